@@ -1,0 +1,41 @@
+"""The controlled vocabulary of optimization action categories.
+
+One list shared by the evidence rules (candidate actions), the gpu-wiki (a technique's category),
+plans (the one action of an iteration), memory records and the rule-based implementer. A category
+names *what kind* of change an iteration makes, so that "one category per iteration" can be checked.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ActionCategory(StrEnum):
+    """One kind of kernel change. Values are the snake_case words used in plans and wiki records."""
+
+    BLOCK_SIZE = "block_size"
+    NUM_WARPS = "num_warps"
+    SOFTWARE_PIPELINING = "software_pipelining"
+    VECTORIZED_ACCESS = "vectorized_access"
+    COALESCING = "coalescing"
+    TILING = "tiling"
+    SMEM_SWIZZLE_PADDING = "smem_swizzle_padding"
+    L2_RASTERIZATION = "l2_rasterization"
+    PERSISTENT_KERNEL = "persistent_kernel"
+    SPLIT_K = "split_k"
+    REGISTER_PRESSURE = "register_pressure"
+    OCCUPANCY = "occupancy"
+    FUSION = "fusion"
+    PRECISION = "precision"
+    TENSOR_CORE_USE = "tensor_core_use"
+    TMA_ASYNC_COPY = "tma_async_copy"
+    WARP_SPECIALIZATION = "warp_specialization"
+    LAUNCH_OVERHEAD = "launch_overhead"
+    AUTOTUNE = "autotune"
+    DIVERGENCE = "divergence"
+    ATOMICS = "atomics"
+    REDUCE_BYTES = "reduce_bytes"
+    INSTRUCTION_MIX = "instruction_mix"
+    LDS_LAYOUT = "lds_layout"
+    MFMA_USE = "mfma_use"
+    WAVE_OCCUPANCY = "wave_occupancy"

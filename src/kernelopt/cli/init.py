@@ -1,0 +1,29 @@
+"""``kernelopt init NAME --kernel K --reference R [--root DIR] [--task-card README] [--force]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kernelopt.cli.output import emit_json, info
+from kernelopt.workspace import DEFAULT_ROOT, Workspace
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("init")
+    def init(
+        name: str = typer.Argument(..., help="Workspace name; creates <root>/kernel_opt_<name>/."),
+        kernel: Path = typer.Option(..., "--kernel", "-k", help="The kernel file (becomes kernel.py)."),
+        reference: Path = typer.Option(..., "--reference", "-r", help="The reference (becomes reference.py)."),
+        root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Parent folder of the workspace."),
+        task_card: Path | None = typer.Option(None, "--task-card", help="README.md with front matter."),
+        force: bool = typer.Option(False, "--force", help="Replace an existing workspace of that name."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Create a workspace (kernel.py, reference.py, README.md, test_kernel.py, memory/, plans/, profiles/)."""
+        ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
+        if as_json:
+            emit_json({"workspace": str(ws.root), "commit": ws.head(), "kernel_form": ws.kernel_form().value})
+        else:
+            info(f"created {ws.root} (commit {ws.head()[:12]})")

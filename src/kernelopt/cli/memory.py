@@ -1,0 +1,214 @@
+"""``kernelopt memory <verb> --workspace W``: the spec's memory_manager."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from kernelopt.cli.output import emit_json, fmt, info, table
+from kernelopt.errors import RecordError
+from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.store import MemoryStore
+
+
+def _store(workspace: Path) -> MemoryStore:
+    memory_dir = Path(workspace).expanduser() / "memory"
+    if not memory_dir.is_dir():
+        raise RecordError(f"{workspace}: no memory/ folder (is this a kernelopt workspace?)")
+    return MemoryStore(memory_dir)
+
+
+def _field(record: IterationRecord, path: str) -> Any:
+    node: Any = record.model_dump(mode="json")
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise RecordError(f"no field '{path}' in {record.version}")
+    return node
+
+
+def summary_rows(records: list[IterationRecord]) -> list[dict[str, Any]]:
+    """One row per record: the spec's summary columns."""
+    rows = []
+    for r in records:
+        p = r.performance
+        rows.append(
+            {
+                "version": r.version,
+                "masked": r.masked,
+                "latency_us": p.latency_us,
+                "tflops": p.tflops,
+                "bandwidth_gbps": p.bandwidth_gbps,
+                "tflops_peak_utilization_pct": p.tflops_peak_utilization_pct,
+                "bandwidth_peak_utilization_pct": p.bandwidth_peak_utilization_pct,
+                "roofline_utilization_pct": p.roofline_utilization_pct,
+                "correctness": r.correctness.status.value,
+                "quality_gate": r.quality_gate.result.value if r.quality_gate.result else None,
+                "action_category": r.optimization.action_category.value if r.optimization.action_category else None,
+                "git_commit_hash": r.git_commit_hash,
+            }
+        )
+    return rows
+
+
+def register(app: typer.Typer) -> None:
+    mem = typer.Typer(help="Create, read, update, mask and summarize memory/v<N>.json records.", no_args_is_help=True)
+    app.add_typer(mem, name="memory")
+    ws_opt = typer.Option(..., "--workspace", "-w", help="The workspace folder.")
+    json_opt = typer.Option(False, "--json", help="Print the result as JSON.")
+
+    @mem.command("create")
+    def create(
+        workspace: Path = ws_opt,
+        version: str = typer.Option(..., "--version", help="v<N>"),
+        force: bool = typer.Option(False, "--force", help="Replace an existing record."),
+        as_json: bool = json_opt,
+    ) -> None:
+        """Create an empty record for a version."""
+        store = _store(workspace)
+        record = store.create(version, force=force)
+        emit_json(record) if as_json else info(f"created {store.path(record.version)}")
+
+    @mem.command("read")
+    def read(
+        workspace: Path = ws_opt,
+        version: str | None = typer.Option(None, "--version", help="v<N> (default: latest unmasked)."),
+        field: str | None = typer.Option(None, "--field", help="Dotted path, e.g. performance.latency_us."),
+        include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
+    ) -> None:
+        """Print a record (or one field of it) as JSON."""
+        store = _store(workspace)
+        if version is None:
+            record = store.latest(include_masked=include_masked)
+            if record is None:
+                raise RecordError(f"{workspace}: no unmasked records")
+        else:
+            record = store.read(version)
+            if record.masked and not include_masked:
+                raise RecordError(f"{record.version} is masked", hint="pass --include-masked to read it")
+        if field:
+            sys.stdout.write(json.dumps(_field(record, field), indent=2) + "\n")
+        else:
+            emit_json(record)
+
+    @mem.command("update")
+    def update(
+        workspace: Path = ws_opt,
+        version: str = typer.Option(..., "--version", help="v<N>"),
+        sets: list[str] = typer.Option(..., "--set", help="key.path=value (repeatable)."),
+        as_json: bool = json_opt,
+    ) -> None:
+        """Set fields (converted by the schema's type); all or nothing, validated, atomic."""
+        store = _store(workspace)
+        record = store.update(version, list(sets))
+        emit_json(record) if as_json else info(f"updated {store.path(record.version)}")
+
+    def _mask(workspace: Path, versions: list[str], masked: bool, as_json: bool) -> None:
+        store = _store(workspace)
+        for v in versions:  # check all first: nothing is written if one is missing
+            store.read(v)
+        done = [store.set_masked(v, masked).version for v in versions]
+        if as_json:
+            emit_json({"masked" if masked else "unmasked": done})
+        else:
+            info(f"{'masked' if masked else 'unmasked'}: {', '.join(done)}")
+
+    @mem.command("mask")
+    def mask(workspace: Path = ws_opt, versions: list[str] = typer.Argument(...), as_json: bool = json_opt) -> None:
+        """Mask records: kept for audit, never read as active data."""
+        _mask(workspace, versions, True, as_json)
+
+    @mem.command("unmask")
+    def unmask(workspace: Path = ws_opt, versions: list[str] = typer.Argument(...), as_json: bool = json_opt) -> None:
+        """Unmask records."""
+        _mask(workspace, versions, False, as_json)
+
+    @mem.command("list")
+    def list_(workspace: Path = ws_opt, as_json: bool = json_opt) -> None:
+        """List every record (masked ones included) with its status."""
+        store = _store(workspace)
+        rows = []
+        for n in store.versions():
+            try:
+                r = store.read(n)
+                rows.append(
+                    {
+                        "version": r.version,
+                        "masked": r.masked,
+                        "quality_gate": r.quality_gate.result.value if r.quality_gate.result else None,
+                        "error": None,
+                    }
+                )
+            except RecordError as exc:
+                rows.append({"version": f"v{n}", "masked": None, "quality_gate": None, "error": exc.message})
+        if as_json:
+            emit_json(rows)
+        else:
+            table(
+                "memory records",
+                ["version", "masked", "gate", "error"],
+                [[r["version"], r["masked"], r["quality_gate"], r["error"] or ""] for r in rows],
+            )
+
+    @mem.command("latest")
+    def latest(
+        workspace: Path = ws_opt,
+        include_masked: bool = typer.Option(False, "--include-masked"),
+        as_json: bool = json_opt,
+    ) -> None:
+        """Print the latest unmasked version label."""
+        record = _store(workspace).latest(include_masked=include_masked)
+        if record is None:
+            raise RecordError(f"{workspace}: no unmasked records")
+        emit_json({"version": record.version}) if as_json else info(record.version)
+
+    @mem.command("summary")
+    def summary(
+        workspace: Path = ws_opt,
+        include_masked: bool = typer.Option(False, "--include-masked"),
+        as_json: bool = json_opt,
+    ) -> None:
+        """Table of versions: latency, TFLOP/s, GB/s, utilization, correctness, gate, action."""
+        rows = summary_rows(list(_store(workspace).records(include_masked=include_masked)))
+        if as_json:
+            emit_json(rows)
+            return
+        table(
+            "kernelopt memory summary",
+            [
+                "version",
+                "masked",
+                "latency (us)",
+                "TFLOP/s",
+                "GB/s",
+                "TFLOP/s %",
+                "GB/s %",
+                "roofline %",
+                "correctness",
+                "gate",
+                "action",
+            ],
+            [
+                [
+                    r["version"],
+                    r["masked"],
+                    r["latency_us"],
+                    r["tflops"],
+                    r["bandwidth_gbps"],
+                    r["tflops_peak_utilization_pct"],
+                    r["bandwidth_peak_utilization_pct"],
+                    r["roofline_utilization_pct"],
+                    r["correctness"],
+                    fmt(r["quality_gate"]),
+                    fmt(r["action_category"]),
+                ]
+                for r in rows
+            ],
+        )

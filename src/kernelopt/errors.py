@@ -1,0 +1,90 @@
+"""The one root of kernelopt's exceptions.
+
+Exceptions are for a broken environment, bad input and our own bugs; a failing *candidate kernel* is
+a result (see :mod:`kernelopt.harness`), never an exception. Each class carries structured fields so
+the CLI's error boundary can print one line and choose an exit code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class KerneloptError(Exception):
+    """Base class of every error kernelopt raises on purpose.
+
+    Attributes:
+        message: the one-line explanation shown to the user (no trailing period needed).
+        hint: an optional fix, appended to the line after "; ".
+        exit_code: process exit status the CLI uses (2 for bad input, 3 for environment problems).
+    """
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and hint on a single line, newlines folded."""
+        text = self.message if not self.hint else f"{self.message}; {self.hint}"
+        return " ".join(text.split())
+
+
+class UsageError(KerneloptError):
+    """The user asked for something that cannot be done as asked (bad name, bad flag value)."""
+
+    exit_code = 2
+
+
+class InputFileError(UsageError):
+    """A user-supplied file is missing, unreadable or lacks what the kernel contract requires."""
+
+    def __init__(self, path: Path | str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(f"{path}: {message}", hint=hint)
+        self.path = Path(path)
+
+
+class WorkspaceError(KerneloptError):
+    """A workspace is missing, malformed, or would be overwritten."""
+
+    exit_code = 2
+
+
+class RecordError(KerneloptError):
+    """A memory record (``memory/v<N>.json``) is missing, corrupt, or a change to it is invalid."""
+
+    exit_code = 2
+
+
+class GitError(KerneloptError):
+    """A git operation inside a workspace failed."""
+
+    exit_code = 3
+
+
+class EnvironmentProblem(KerneloptError):
+    """A tool kernelopt needs (profiler, GPU, git) is missing or unusable."""
+
+    exit_code = 3
+
+
+class CommandTimeout(KerneloptError):
+    """An external command ran past its wall-clock limit and its process group was killed.
+
+    Attributes:
+        argv: the command that was run.
+        timeout_s: the limit in seconds.
+        stdout: what it printed before it was killed.
+        stderr: what it wrote to stderr before it was killed.
+    """
+
+    exit_code = 4
+
+    def __init__(self, argv: list[str], timeout_s: float, stdout: str = "", stderr: str = "") -> None:
+        super().__init__(f"{argv[0]} ran past its {timeout_s:g} s limit and was killed")
+        self.argv = argv
+        self.timeout_s = timeout_s
+        self.stdout = stdout
+        self.stderr = stderr

@@ -1,0 +1,256 @@
+"""Typed Stage 1 evidence: the contract between profilers, planners and reports.
+
+Every claim is ``evidence -> inference -> action``. An :class:`EvidenceItem` names the metric, its value
+with unit, the threshold it was compared with (and where that threshold comes from) and the artifact
+it was read from. A :class:`Finding` is one rule that fired. A :class:`ProfileSummary` is what Stage 1
+writes to ``profiles/v<N>/summary.json``; Stage 2 plans from it without caring about the vendor.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.actions import ActionCategory
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class BottleneckType(StrEnum):
+    """The bottleneck class of a kernel (Nsight Compute's SOL-based taxonomy)."""
+
+    MEMORY_BOUND = "memory_bound"
+    COMPUTE_BOUND = "compute_bound"
+    LATENCY_BOUND = "latency_bound"
+    LAUNCH_OCCUPANCY_BOUND = "launch_occupancy_bound"
+    UNKNOWN = "unknown"
+
+
+class Vendor(StrEnum):
+    NVIDIA = "nvidia"
+    AMD = "amd"
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class EvidenceItem(_Model):
+    """One measured fact behind a finding.
+
+    Attributes:
+        metric: the profiler's own metric name (e.g. ``dram__throughput.avg.pct_of_peak_sustained_elapsed``)
+            or an ISA fact name (e.g. ``sass.LDG.E.32``).
+        value: the measured value; ``None`` when not measured (then ``missing_reason`` says why).
+        unit: unit of ``value`` (``%``, ``GB/s``, ``us``, ``count``, ``bytes``, ...).
+        threshold: the comparison that made it evidence (e.g. ``>= 60 %``); ``None`` for context items.
+        threshold_source: where the threshold comes from (document title / rule file), when there is one.
+        source: the artifact it was read from: report file + metric name, or ``file:line``, or SASS address.
+        missing_reason: why ``value`` is ``None``.
+    """
+
+    metric: str
+    value: float | str | None
+    unit: str | None = None
+    threshold: str | None = None
+    threshold_source: str | None = None
+    source: str
+    missing_reason: str | None = None
+
+    def render(self) -> str:
+        """``metric = value unit (threshold) [source]`` on one line."""
+        if self.value is None:
+            shown = f"n/a ({self.missing_reason or 'not measured'})"
+        elif isinstance(self.value, float):
+            shown = f"{self.value:.4g}"
+        else:
+            shown = str(self.value)
+        unit = f" {self.unit}" if self.unit and self.value is not None else ""
+        thr = f" (threshold {self.threshold})" if self.threshold else ""
+        return f"{self.metric} = {shown}{unit}{thr} [{self.source}]"
+
+
+class Finding(_Model):
+    """One evidence rule that fired: ``evidence -> inference -> action``.
+
+    Attributes:
+        rule_id: stable id of the rule (e.g. ``nv.dram_bandwidth_bound``).
+        symptom: the symptom id searched in the wiki (see :mod:`kernelopt.evidence.symptoms`).
+        confidence: how sure the rule is.
+        evidence: the measured facts, each with its source.
+        inference: what the facts mean, in one sentence.
+        action_categories: candidate action categories, best first.
+        estimated_speedup_pct: the profiler's own estimate of the gain, when it gives one (ncu rules).
+        location: file:line or SASS address the finding points at, when known.
+    """
+
+    rule_id: str
+    symptom: str
+    confidence: Confidence = Confidence.MEDIUM
+    evidence: list[EvidenceItem]
+    inference: str
+    action_categories: list[ActionCategory] = Field(default_factory=list)
+    estimated_speedup_pct: float | None = None
+    location: str | None = None
+
+    def chain(self) -> str:
+        """The ``evidence -> inference -> action`` line used in plans and memory."""
+        facts = "; ".join(e.render() for e in self.evidence)
+        actions = ", ".join(a.value for a in self.action_categories) or "none"
+        return f"{facts} -> {self.inference} -> try {actions}"
+
+
+class ProfilerRuleResult(_Model):
+    """One of the profiler's own guided-analysis results (Nsight Compute rule, or AMD equivalent).
+
+    Attributes:
+        rule_id: the profiler's rule identifier (e.g. ``SOLBottleneck``).
+        section: the section the rule belongs to, when known.
+        kind: message type (``OPTIMIZATION``, ``WARNING``, ``INFO``, ...).
+        message: the rule's text.
+        estimated_speedup_pct: estimated speedup in percent, when the profiler gives one.
+        speedup_type: ``LOCAL`` or ``GLOBAL`` as the profiler reports it.
+        focus_metrics: metric names the rule points at.
+    """
+
+    rule_id: str
+    section: str | None = None
+    kind: str | None = None
+    message: str
+    estimated_speedup_pct: float | None = None
+    speedup_type: str | None = None
+    focus_metrics: list[str] = Field(default_factory=list)
+
+
+class Hotspot(_Model):
+    """A source line or instruction where stall samples concentrate.
+
+    Attributes:
+        location: ``file:line`` or a SASS/ISA address (``0x1a30``).
+        text: the source line or instruction text.
+        samples: stall samples attributed to it (count).
+        share_pct: its share of all samples of the kernel, in percent.
+        dominant_stall: the stall reason with most samples there, by the profiler's name.
+    """
+
+    location: str
+    text: str | None = None
+    samples: float | None = None
+    share_pct: float | None = None
+    dominant_stall: str | None = None
+
+
+class IsaFacts(_Model):
+    """Facts read from the machine code (SASS or AMDGCN) of one kernel.
+
+    Attributes:
+        instruction_counts: static count per opcode family (e.g. ``LDG.E.128``, ``HMMA``,
+            ``buffer_load_dwordx4``).
+        global_load_bits: widest global load width seen, in bits (``None`` when no loads).
+        global_load_bits_min: narrowest global load width seen, in bits.
+        spill_ops: static count of local/scratch spill instructions (``LDL``/``STL``, ``scratch_*``).
+        tensor_instructions: static count of tensor-core / matrix-core instructions.
+        registers_per_thread: registers (VGPRs on AMD) per thread.
+        sgprs: scalar registers per wave (AMD only).
+        spilled_registers: registers spilled as the compiler reports (``.vgpr_spill_count`` ...).
+        scratch_bytes: private/scratch memory per thread in bytes.
+        source: the artifact the facts come from.
+    """
+
+    instruction_counts: dict[str, int] = Field(default_factory=dict)
+    global_load_bits: int | None = None
+    global_load_bits_min: int | None = None
+    spill_ops: int | None = None
+    tensor_instructions: int | None = None
+    registers_per_thread: int | None = None
+    sgprs: int | None = None
+    spilled_registers: int | None = None
+    scratch_bytes: int | None = None
+    source: str | None = None
+
+
+class Metric(_Model):
+    """A normalized metric value with its unit and provenance.
+
+    Attributes:
+        value: the value in ``unit``; ``None`` when not available (``missing_reason`` says why).
+        unit: unit after normalization (``%``, ``us``, ``GB/s``, ``bytes``, ``count``, ...).
+        source: the profiler metric(s) it was read from.
+        missing_reason: why it is ``None`` (metric not collected, not on this architecture, ...).
+    """
+
+    value: float | None
+    unit: str | None = None
+    source: str | None = None
+    missing_reason: str | None = None
+
+
+class KernelEvidence(_Model):
+    """Everything Stage 1 learned about one profiled kernel launch.
+
+    Attributes:
+        kernel_name: demangled kernel name as the profiler reports it.
+        launch_id: the profiler's launch/dispatch index, when known.
+        metrics: normalized metrics by their kernelopt name (units in names: ``duration_us``,
+            ``dram_throughput_pct``, ...); see the vendor readers for the list.
+        bottleneck: the bottleneck class.
+        findings: rules that fired, most important first.
+        profiler_rules: the profiler's own guided-analysis results, ranked by estimated speedup.
+        hotspots: top source lines / instructions by stall samples.
+        isa: machine-code facts, when the code was available.
+        stall_breakdown_pct: warp stall reasons (profiler names) to their share of stall cycles in percent.
+    """
+
+    kernel_name: str
+    launch_id: int | None = None
+    metrics: dict[str, Metric] = Field(default_factory=dict)
+    bottleneck: BottleneckType = BottleneckType.UNKNOWN
+    findings: list[Finding] = Field(default_factory=list)
+    profiler_rules: list[ProfilerRuleResult] = Field(default_factory=list)
+    hotspots: list[Hotspot] = Field(default_factory=list)
+    isa: IsaFacts | None = None
+    stall_breakdown_pct: dict[str, float] = Field(default_factory=dict)
+
+    def metric(self, name: str) -> float | None:
+        """The value of metric ``name``, or ``None`` when absent or not measured."""
+        m = self.metrics.get(name)
+        return None if m is None else m.value
+
+
+class ProfileSummary(_Model):
+    """The content of ``profiles/v<N>/summary.json``.
+
+    Attributes:
+        schema_version: version of this file format.
+        version: the kernel version profiled (``v<N>``), when profiled inside a workspace.
+        vendor: GPU vendor.
+        tool_used: profiler and version (``ncu 2025.3.1 --set full``), or ``timing-only``.
+        gpu: GPU name as the profiler reports it.
+        counters_available: False when hardware counters could not be read (timing-only evidence).
+        counters_unavailable_reason: why, when they could not.
+        artifacts: paths (relative to the profile folder) of the files the evidence was read from.
+        kernels: one entry per profiled kernel launch.
+    """
+
+    schema_version: int = SUMMARY_SCHEMA_VERSION
+    version: str | None = None
+    vendor: Vendor
+    tool_used: str
+    gpu: str | None = None
+    counters_available: bool = True
+    counters_unavailable_reason: str | None = None
+    artifacts: list[str] = Field(default_factory=list)
+    kernels: list[KernelEvidence] = Field(default_factory=list)
+
+    def primary(self) -> KernelEvidence | None:
+        """The kernel that dominates run time (longest ``duration_us``), or the first one."""
+        if not self.kernels:
+            return None
+        return max(self.kernels, key=lambda k: k.metric("duration_us") or 0.0)

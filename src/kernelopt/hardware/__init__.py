@@ -1,0 +1,1 @@
+"""GPU identity, spec sheets (from the gpu-wiki) and measured ceilings."""

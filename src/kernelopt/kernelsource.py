@@ -1,0 +1,93 @@
+"""Static checks of the user's kernel and reference files (the kernel contract of DESIGN.md).
+
+The files are parsed, never imported: checking a contract must not run user code.
+
+Function form: ``kernel.py`` defines ``run(*inputs)``; ``reference.py`` defines ``reference(*inputs)``
+and ``get_inputs()``. KernelBench form: ``reference.py`` defines ``class Model``, ``get_inputs()`` and
+``get_init_inputs()``; ``kernel.py`` defines ``class ModelNew``.
+"""
+
+from __future__ import annotations
+
+import ast
+from enum import StrEnum
+from pathlib import Path
+
+from kernelopt.errors import InputFileError
+
+
+class KernelForm(StrEnum):
+    FUNCTION = "function"
+    KERNELBENCH = "kernelbench"
+
+
+def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
+    """(functions, classes, assigned names) defined at the top level of ``path``."""
+    if not path.is_file():
+        raise InputFileError(path, "no such file")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise InputFileError(path, "not UTF-8 text") from None
+    funcs: set[str] = set()
+    classes: set[str] = set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            funcs.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            classes.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    names.add(t.id)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return funcs, classes, names
+
+
+def check_reference(path: Path) -> KernelForm:
+    """Check ``reference.py`` and return its form.
+
+    Raises:
+        InputFileError: missing, unparsable, or lacking ``get_inputs`` / ``reference`` / ``Model``.
+    """
+    funcs, classes, names = _top_level_names(path)
+    defined = funcs | classes | names
+    if "get_inputs" not in defined:
+        raise InputFileError(path, "defines no get_inputs()", hint="the reference must build the inputs")
+    if "Model" in classes:
+        if "get_init_inputs" not in defined:
+            raise InputFileError(path, "KernelBench form (class Model) needs get_init_inputs()")
+        return KernelForm.KERNELBENCH
+    if "reference" in defined:
+        return KernelForm.FUNCTION
+    raise InputFileError(path, "defines neither reference(*inputs) nor class Model")
+
+
+def check_kernel(path: Path, form: KernelForm) -> None:
+    """Check that ``kernel.py`` matches the reference's form.
+
+    Raises:
+        InputFileError: missing, unparsable, or lacking ``run`` (function form) / ``ModelNew``.
+    """
+    funcs, classes, names = _top_level_names(path)
+    if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
+        raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
+    if form is KernelForm.FUNCTION and "run" not in funcs | names:
+        raise InputFileError(path, "defines no run(*inputs) (the reference uses the function form)")
+
+
+def detect_framework(path: Path) -> str:
+    """``triton``, ``cuda`` (inline CUDA through torch extensions / cupy), or ``torch``, from imports."""
+    text = path.read_text(encoding="utf-8")
+    if "import triton" in text or "from triton" in text:
+        return "triton"
+    if "load_inline" in text or "cupy" in text or "__global__" in text:
+        return "cuda"
+    return "torch"

@@ -1,0 +1,190 @@
+"""The iteration record: one pydantic model, the single source of truth for ``memory/v<N>.json``.
+
+Field names follow the upstream format of the profile-optimizer workflow (see DESIGN.md, "Memory
+record") so records interoperate. The JSON Schema shipped as ``iteration.schema.json`` is generated
+from :class:`IterationRecord` (``kernelopt schema memory``); every write goes through validation.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kernelopt.actions import ActionCategory
+
+RECORD_SCHEMA_VERSION = 1
+_VERSION_RE = re.compile(r"^[vV]?(\d+)$")
+
+
+def parse_version(text: str | int) -> int:
+    """``"v3"``, ``"V3"``, ``"3"`` or ``3`` -> ``3``.
+
+    Raises:
+        ValueError: the text is not a version label.
+    """
+    if isinstance(text, int):
+        if text < 0:
+            raise ValueError(f"version must be >= 0, got {text}")
+        return text
+    m = _VERSION_RE.match(text.strip())
+    if not m:
+        raise ValueError(f"not a version label: {text!r} (expected v<N>, e.g. v3)")
+    return int(m.group(1))
+
+
+def version_label(n: int) -> str:
+    """``3`` -> ``"v3"``."""
+    return f"v{n}"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class GateResult(StrEnum):
+    """The Stage 4 quality-gate decision."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    TIMEOUT_FAIL = "TIMEOUT_FAIL"
+
+
+class CorrectnessStatus(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    TIMEOUT_FAIL = "TIMEOUT_FAIL"
+    NOT_RUN = "NOT_RUN"
+
+
+class Comparison(_Model):
+    """Change against the previous unmasked version, in percent (positive = larger value now).
+
+    ``latency_delta`` -5.0 means 5 % lower latency than V<N-1>. The speedup fields come from the
+    interleaved (ABBA) comparison of Stage 4: ``speedup`` = previous latency / this latency.
+    """
+
+    latency_delta: float | None = None
+    tflops_delta: float | None = None
+    bandwidth_delta: float | None = None
+    speedup: float | None = None
+    speedup_ci_low: float | None = None
+    speedup_ci_high: float | None = None
+    verdict: str | None = Field(default=None, description="improvement | regression | no significant change")
+
+
+class Performance(_Model):
+    """Measured performance of this version (never estimated; ``None`` when not measured)."""
+
+    latency_us: float | None = Field(default=None, ge=0, description="median kernel latency, microseconds")
+    latency_us_by_shape: dict[str, float] = Field(default_factory=dict)
+    latency_iqr_us: float | None = Field(default=None, ge=0)
+    tflops: float | None = Field(default=None, ge=0, description="achieved TFLOP/s; null when FLOPs unknown")
+    bandwidth_gbps: float | None = Field(default=None, ge=0, description="achieved GB/s (1e9 bytes/s)")
+    tflops_peak_utilization_pct: float | None = None
+    bandwidth_peak_utilization_pct: float | None = None
+    roofline_utilization_pct: float | None = Field(
+        default=None, description="% of the roofline bound for this problem size"
+    )
+    gpu: str | None = None
+    comparison_with_previous: Comparison = Field(default_factory=Comparison)
+
+
+class Optimization(_Model):
+    action_category: ActionCategory | None = None
+    action_description: str | None = None
+    expected_impact: str | None = None
+    risks_and_rollback: str | None = None
+    knob_changes: dict[str, list[str | int | float | None]] = Field(
+        default_factory=dict, description="knob name -> [before, after] as applied by Stage 3"
+    )
+
+
+class ProfileEvidence(_Model):
+    tool_used: str | None = None
+    evidence_summary: str | None = None
+    bottleneck_type: str | None = None
+    evidence_chain: list[str] = Field(default_factory=list)
+
+
+class Experiment(_Model):
+    description: str
+    config: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    latency_us: float | None = None
+    result: str | None = None
+
+
+class Experience(_Model):
+    experiments: list[Experiment] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class Correctness(_Model):
+    rel_err: float | None = Field(default=None, ge=0, description="max over cases of ||out-ref||/||ref||")
+    max_abs_err: float | None = Field(default=None, ge=0)
+    status: CorrectnessStatus = CorrectnessStatus.NOT_RUN
+    message: str | None = None
+
+
+class IsaMetricProgress(_Model):
+    metric: str
+    target: str
+    current: float | str | None = None
+    met: bool | None = None
+
+
+class SearchLogEntry(_Model):
+    source: str
+    query: str
+    finding: str
+    actionability: str
+
+
+class PitfallAndFix(_Model):
+    error_type: str
+    error_message: str
+    root_cause: str | None = None
+    fix_applied: str | None = None
+    lesson: str | None = None
+
+
+class QualityGate(_Model):
+    result: GateResult | None = None
+    failure_reason: str | None = None
+
+
+class IterationRecord(_Model):
+    """One iteration of the loop (``memory/v<N>.json``).
+
+    ``version`` is the label ``v<N>``; a record with ``masked: true`` is kept for audit but never read
+    as active data by planners.
+    """
+
+    schema_version: int = RECORD_SCHEMA_VERSION
+    version: str
+    masked: bool = False
+    timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    performance: Performance = Field(default_factory=Performance)
+    optimization: Optimization = Field(default_factory=Optimization)
+    profile_evidence: ProfileEvidence = Field(default_factory=ProfileEvidence)
+    experience: Experience = Field(default_factory=Experience)
+    correctness: Correctness = Field(default_factory=Correctness)
+    isa_metric_progress: list[IsaMetricProgress] = Field(default_factory=list)
+    search_log: list[SearchLogEntry] = Field(default_factory=list)
+    pitfalls_and_fixes: list[PitfallAndFix] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list)
+    quality_gate: QualityGate = Field(default_factory=QualityGate)
+    open_directions: list[str] = Field(default_factory=list)
+    git_commit_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+
+    @field_validator("version")
+    @classmethod
+    def _version_label(cls, v: str) -> str:
+        return version_label(parse_version(v))
+
+    @property
+    def number(self) -> int:
+        """The version number N of ``v<N>``."""
+        return parse_version(self.version)

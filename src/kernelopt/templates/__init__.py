@@ -1,0 +1,1 @@
+"""Package data: files kernelopt writes into workspaces (test_kernel.py, .gitignore, README)."""

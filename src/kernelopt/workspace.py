@@ -1,0 +1,295 @@
+"""The workspace: ``<root>/kernel_opt_<name>/``, its layout, version numbering and git operations.
+
+Layout (DESIGN.md): ``kernel.py``, ``reference.py``, ``README.md`` (task card), ``test_kernel.py``,
+``baseline_report.md``, ``memory/v<N>.json``, ``plans/v<N>_plan.md``, ``profiles/v<N>/``. The git
+repository has a local identity; the user's global git configuration is never touched.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import git
+
+from kernelopt.errors import GitError, WorkspaceError
+from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
+from kernelopt.memory.model import parse_version
+from kernelopt.memory.store import MemoryStore, atomic_write_text
+from kernelopt.taskcard import TaskCard
+
+DEFAULT_ROOT = Path("/tmp")
+PREFIX = "kernel_opt_"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+GIT_USER = ("kernelopt", "kernelopt@localhost")
+
+
+def validate_name(name: str) -> str:
+    """Return ``name`` if it is a safe workspace name.
+
+    Raises:
+        WorkspaceError: empty, too long, or containing path separators, ``..`` or other characters
+            outside ``[A-Za-z0-9_.-]``.
+    """
+    if not _NAME_RE.match(name) or ".." in name:
+        raise WorkspaceError(
+            f"invalid workspace name {name!r}",
+            hint="use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit",
+        )
+    return name
+
+
+def _template(name: str) -> str:
+    return resources.files("kernelopt.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+class Workspace:
+    """An existing workspace folder.
+
+    Args:
+        root: the ``kernel_opt_<name>`` folder.
+
+    Raises:
+        WorkspaceError: the folder is not a workspace (no kernel.py / reference.py / git repository).
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root).expanduser().resolve()
+        if not self.root.is_dir():
+            raise WorkspaceError(f"{self.root}: no such workspace")
+        for required in ("kernel.py", "reference.py"):
+            if not (self.root / required).is_file():
+                raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
+        try:
+            self._repo = git.Repo(self.root)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no git repository)") from None
+        self.memory = MemoryStore(self.memory_dir)
+
+    # -- creation -------------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        name: str,
+        *,
+        kernel: Path,
+        reference: Path,
+        root: Path = DEFAULT_ROOT,
+        task_card: Path | None = None,
+        force: bool = False,
+    ) -> Workspace:
+        """Create ``<root>/kernel_opt_<name>/`` with the first commit.
+
+        Args:
+            name: workspace name (validated, see :func:`validate_name`).
+            kernel: the user's kernel file (copied to ``kernel.py``).
+            reference: the user's reference file (copied to ``reference.py``).
+            root: parent folder (default ``/tmp`` as the spec says).
+            task_card: a README.md with front matter to use as the task card (default: generated).
+            force: replace an existing workspace of that name.
+
+        Raises:
+            WorkspaceError: the workspace exists and ``force`` is False, or the name is invalid.
+            InputFileError: kernel/reference missing or not matching the kernel contract.
+        """
+        validate_name(name)
+        form = check_reference(Path(reference))
+        check_kernel(Path(kernel), form)
+        card = TaskCard.load(Path(task_card)) if task_card else TaskCard()
+        target = Path(root).expanduser().resolve() / f"{PREFIX}{name}"
+        if target.exists() and not force:
+            raise WorkspaceError(f"{target} already exists", hint="pass --force to replace it")
+        Path(root).expanduser().mkdir(parents=True, exist_ok=True)
+        # Build in a sibling temp folder, then move into place: nothing half-made is left behind.
+        staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))
+        try:
+            shutil.copyfile(kernel, staging / "kernel.py")
+            shutil.copyfile(reference, staging / "reference.py")
+            if card.name is None:
+                card.name = name
+            if card.framework is None:
+                card.framework = detect_framework(Path(kernel))
+            card.kernel_form = form.value
+            if not card.body.strip():
+                card.body = _template("README.md").format(name=name)
+            (staging / "README.md").write_text(card.render(), encoding="utf-8")
+            (staging / "test_kernel.py").write_text(_template("test_kernel.py"), encoding="utf-8")
+            (staging / ".gitignore").write_text(_template("gitignore"), encoding="utf-8")
+            for sub in ("memory", "plans", "profiles"):
+                (staging / sub).mkdir()
+                (staging / sub / ".gitkeep").touch()
+            repo = git.Repo.init(staging, initial_branch="main")
+            with repo.config_writer() as cw:
+                cw.set_value("user", "name", GIT_USER[0])
+                cw.set_value("user", "email", GIT_USER[1])
+                cw.set_value("commit", "gpgsign", "false")
+            repo.index.add(
+                [
+                    "kernel.py",
+                    "reference.py",
+                    "README.md",
+                    "test_kernel.py",
+                    ".gitignore",
+                    "memory/.gitkeep",
+                    "plans/.gitkeep",
+                    "profiles/.gitkeep",
+                ]
+            )
+            repo.git.commit("-m", f"init: workspace {name} (kernel.py, reference.py, task card)")
+            repo.close()
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return cls(target)
+
+    # -- paths ----------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.root.name.removeprefix(PREFIX)
+
+    @property
+    def kernel_py(self) -> Path:
+        return self.root / "kernel.py"
+
+    @property
+    def reference_py(self) -> Path:
+        return self.root / "reference.py"
+
+    @property
+    def readme(self) -> Path:
+        return self.root / "README.md"
+
+    @property
+    def test_kernel_py(self) -> Path:
+        return self.root / "test_kernel.py"
+
+    @property
+    def baseline_report(self) -> Path:
+        return self.root / "baseline_report.md"
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def plans_dir(self) -> Path:
+        return self.root / "plans"
+
+    @property
+    def profiles_dir(self) -> Path:
+        return self.root / "profiles"
+
+    @property
+    def state_dir(self) -> Path:
+        """``.kernelopt/``: untracked tool state (journal, caches)."""
+        return self.root / ".kernelopt"
+
+    def plan_path(self, version: int) -> Path:
+        return self.plans_dir / f"v{version}_plan.md"
+
+    def profile_dir(self, version: int) -> Path:
+        return self.profiles_dir / f"v{version}"
+
+    def task_card(self) -> TaskCard:
+        """The parsed README.md front matter (defaults when there is no README)."""
+        return TaskCard.load(self.readme) if self.readme.is_file() else TaskCard()
+
+    def kernel_form(self) -> KernelForm:
+        return check_reference(self.reference_py)
+
+    # -- versions -------------------------------------------------------------------------------
+
+    def used_versions(self) -> set[int]:
+        """Every version number that left a trace (record, plan or profile folder)."""
+        used = set(self.memory.versions())
+        for p in self.plans_dir.glob("v*_plan.md"):
+            try:
+                used.add(parse_version(p.name.split("_")[0]))
+            except ValueError:
+                pass
+        for p in self.profiles_dir.glob("v*"):
+            if p.is_dir():
+                try:
+                    used.add(parse_version(p.name))
+                except ValueError:
+                    pass
+        return used
+
+    def next_version(self) -> int:
+        """The next unused version number (0 for a fresh workspace); numbers are never reused."""
+        used = self.used_versions()
+        return max(used) + 1 if used else 0
+
+    def latest_unmasked(self) -> int | None:
+        """The highest version whose record is not masked, or ``None``."""
+        rec = self.memory.latest()
+        return rec.number if rec else None
+
+    # -- git ------------------------------------------------------------------------------------
+
+    @property
+    def repo(self) -> git.Repo:
+        return self._repo
+
+    def _git(self, *args: str) -> str:
+        try:
+            return str(self._repo.git.execute(["git", *args]))
+        except git.GitCommandError as exc:
+            raise GitError(f"git {' '.join(args)} failed in {self.root}: {exc.stderr.strip()}") from None
+
+    def head(self) -> str:
+        """The full hash of HEAD."""
+        return self._git("rev-parse", "HEAD").strip()
+
+    def is_clean(self, *, paths: list[str] | None = None) -> bool:
+        """True when tracked files (optionally only ``paths``) have no uncommitted change."""
+        args = ["status", "--porcelain", "--untracked-files=no"]
+        if paths:
+            args += ["--", *paths]
+        return self._git(*args).strip() == ""
+
+    def commit(self, paths: list[str | Path], message: str, *, amend: bool = False) -> str:
+        """Stage ``paths`` and commit with ``message`` (passed through a message file); returns the hash."""
+        rel = [str(Path(p).resolve().relative_to(self.root)) if Path(p).is_absolute() else str(p) for p in paths]
+        if rel:
+            self._git("add", "--", *rel)
+        self.state_dir.mkdir(exist_ok=True)
+        msg_file = self.state_dir / "COMMIT_MSG"
+        atomic_write_text(msg_file, message.rstrip() + "\n")
+        args = ["commit", "-F", str(msg_file), "--allow-empty"]
+        if amend:
+            args.append("--amend")
+        self._git(*args)
+        return self.head()
+
+    def amend(self, paths: list[str | Path]) -> str:
+        """Add ``paths`` to the last commit, keeping its message; returns the new hash."""
+        rel = [str(Path(p).resolve().relative_to(self.root)) if Path(p).is_absolute() else str(p) for p in paths]
+        if rel:
+            self._git("add", "--", *rel)
+        self._git("commit", "--amend", "--no-edit", "--allow-empty")
+        return self.head()
+
+    def reset_hard(self, paths: list[str] | None = None, *, ref: str = "HEAD") -> None:
+        """Restore tracked files (all, or ``paths``) to ``ref``; untracked files are left alone."""
+        if paths:
+            self._git("checkout", ref, "--", *paths)
+        else:
+            self._git("reset", "--hard", ref)
+
+    def file_at(self, ref: str, path: str) -> str:
+        """The text of ``path`` at commit ``ref``."""
+        return self._git("show", f"{ref}:{path}")
+
+    def log(self, max_count: int = 50) -> list[tuple[str, str]]:
+        """(short hash, subject) of recent commits, newest first."""
+        out = self._git("log", f"--max-count={max_count}", "--format=%h%x09%s")
+        return [tuple(line.split("\t", 1)) for line in out.splitlines() if "\t" in line]  # type: ignore[misc]

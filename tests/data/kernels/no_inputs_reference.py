@@ -1,0 +1,2 @@
+def reference(x):
+    return x

@@ -1,0 +1,115 @@
+"""Workspace creation, refusal cases, version numbering and git operations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.errors import InputFileError, WorkspaceError
+from kernelopt.workspace import Workspace
+
+from .conftest import KERNELS
+
+
+def test_layout_and_first_commit(add_workspace: Workspace) -> None:
+    ws = add_workspace
+    assert ws.root.name == "kernel_opt_add"
+    for name in ("kernel.py", "reference.py", "README.md", "test_kernel.py", ".gitignore"):
+        assert (ws.root / name).is_file(), name
+    for sub in ("memory", "plans", "profiles"):
+        assert (ws.root / sub).is_dir()
+    assert ws.is_clean()
+    assert ws.log()[0][1].startswith("init:")
+    card = ws.task_card()
+    assert card.name == "add" and card.framework == "torch" and card.kernel_form == "function"
+    assert card.stop_conditions.roofline_utilization_pct == 90.0
+    assert "*.ncu-rep" in (ws.root / ".gitignore").read_text()
+    assert ws.repo.config_reader("repository").get_value("user", "name") == "kernelopt"
+
+
+def test_refuses_overwrite_without_force(add_workspace: Workspace, ws_root: Path) -> None:
+    marker = add_workspace.root / "keep.txt"
+    marker.write_text("user data")
+    with pytest.raises(WorkspaceError, match="already exists"):
+        Workspace.create("add", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    assert marker.read_text() == "user data"
+    ws = Workspace.create(
+        "add", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root, force=True
+    )
+    assert not (ws.root / "keep.txt").exists()
+
+
+@pytest.mark.parametrize("bad", ["../evil", "a/b", "", ".hidden", "x" * 65, "a..b", "sp ace"])
+def test_rejects_path_tricks(ws_root: Path, bad: str) -> None:
+    with pytest.raises(WorkspaceError, match="invalid workspace name"):
+        Workspace.create(bad, kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    assert list(ws_root.iterdir()) == []
+
+
+def test_kernel_contract_checks(ws_root: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="no get_inputs"):
+        Workspace.create(
+            "x", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "no_inputs_reference.py", root=ws_root
+        )
+    with pytest.raises(InputFileError, match="no such file"):
+        Workspace.create("x", kernel=tmp_path / "missing.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    with pytest.raises(InputFileError, match="no class ModelNew"):
+        Workspace.create("x", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "kb_reference.py", root=ws_root)
+    broken = tmp_path / "broken.py"
+    broken.write_text("def run(:\n")
+    with pytest.raises(InputFileError, match="syntax error at line 1"):
+        Workspace.create("x", kernel=broken, reference=KERNELS / "add_reference.py", root=ws_root)
+    assert list(ws_root.iterdir()) == [], "nothing half-made is left behind"
+    ws = Workspace.create("kb", kernel=KERNELS / "kb_kernel.py", reference=KERNELS / "kb_reference.py", root=ws_root)
+    assert ws.kernel_form().value == "kernelbench"
+
+
+def test_versions_and_git_operations(add_workspace: Workspace) -> None:
+    ws = add_workspace
+    assert ws.next_version() == 0 and ws.latest_unmasked() is None
+    ws.memory.create(0)
+    ws.plan_path(1).write_text("plan")
+    assert ws.next_version() == 2, "a plan alone reserves its version number"
+    ws.memory.create(1)
+    ws.memory.set_masked(1, True)
+    assert ws.latest_unmasked() == 0
+
+    ws.kernel_py.write_text(ws.kernel_py.read_text() + "\n# edit\n")
+    assert not ws.is_clean()
+    h1 = ws.commit([ws.kernel_py, ws.memory.path(0)], "V0: baseline\n\nbody with 'quotes' and \"more\"")
+    assert ws.is_clean() and ws.repo.head.commit.message.startswith("V0: baseline")
+    ws.memory.update(0, [f"git_commit_hash={h1}"])
+    h2 = ws.amend([ws.memory.path(0)])
+    assert h2 != h1 and ws.repo.head.commit.message.startswith("V0: baseline")
+    assert json.loads(ws.file_at("HEAD", "memory/v0.json"))["git_commit_hash"] == h1
+
+    ws.kernel_py.write_text("broken")
+    ws.reset_hard(["kernel.py"])
+    assert "# edit" in ws.kernel_py.read_text()
+    ws.kernel_py.write_text("broken again")
+    ws.reset_hard()
+    assert ws.is_clean()
+
+
+def test_init_cli(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [
+        "init",
+        "cli",
+        "--kernel",
+        str(KERNELS / "add_kernel.py"),
+        "--reference",
+        str(KERNELS / "add_reference.py"),
+        "--root",
+        str(ws_root),
+        "--json",
+    ]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["workspace"].endswith("kernel_opt_cli") and out["kernel_form"] == "function"
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err and err.count("\n") == 1
+    assert main([*args[:-1], "--force"]) == 0
