@@ -1,1 +1,1 @@
-"""backends"""
+"""Planner and implementer backends (rules, agent-cli, llm-api): protocol, registry, implementations."""

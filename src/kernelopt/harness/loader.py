@@ -1,0 +1,108 @@
+"""Load a workspace's kernel and reference (both kernel forms) and build inputs.
+
+Shared by the validation worker (Stage 4) and the profile driver (Stage 1). This module runs inside a
+worker process: it imports user code, so it is never imported by the orchestrator itself.
+
+Function form: ``kernel.run(*inputs)`` vs ``reference.reference(*inputs)``. KernelBench form:
+``kernel.ModelNew(*get_init_inputs())(*inputs)`` vs ``reference.Model(*get_init_inputs())(*inputs)``.
+Inputs come from ``reference.get_inputs(**shape)`` for each entry of the optional ``SHAPES`` list.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_counter = itertools.count()
+
+
+def load_module(path: Path, *, unique: bool = True) -> ModuleType:
+    """Import the Python file at ``path`` under a fresh module name.
+
+    Args:
+        path: the file to import.
+        unique: give the module a name never used before in this process (so that a second version of
+            kernel.py is never served from ``sys.modules``).
+
+    Raises:
+        ImportError: the file cannot be loaded (its own exception propagates when it fails to execute).
+    """
+    stem = path.stem
+    name = f"kernelopt_user_{stem}_{next(_counter)}" if unique else stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class KernelPair:
+    """The candidate and the reference of one workspace, ready to call.
+
+    Attributes:
+        kernel: the imported kernel.py module.
+        reference: the imported reference.py module.
+        form: ``function`` or ``kernelbench``.
+        shapes: the reference's ``SHAPES`` (``[{}]`` when absent: ``get_inputs()`` with no arguments).
+    """
+
+    kernel: ModuleType
+    reference: ModuleType
+    form: str
+    shapes: list[dict[str, Any]] = field(default_factory=lambda: [{}])
+    _candidate: Callable[..., Any] | None = None
+    _ref: Callable[..., Any] | None = None
+
+    def build_inputs(self, shape: dict[str, Any]) -> list[Any]:
+        """``reference.get_inputs(**shape)`` as a list."""
+        return list(self.reference.get_inputs(**shape))
+
+    def init_inputs(self) -> list[Any]:
+        fn = getattr(self.reference, "get_init_inputs", None)
+        return list(fn()) if fn else []
+
+    def candidate(self, device: str | None = None) -> Callable[..., Any]:
+        """The callable under test (a ModelNew instance moved to ``device``, or ``kernel.run``)."""
+        if self._candidate is None:
+            if self.form == "kernelbench":
+                model = self.kernel.ModelNew(*self.init_inputs())
+                self._candidate = model.to(device) if device and hasattr(model, "to") else model
+            else:
+                self._candidate = self.kernel.run
+        return self._candidate
+
+    def reference_fn(self, device: str | None = None) -> Callable[..., Any]:
+        """The ground truth callable (a Model instance moved to ``device``, or ``reference.reference``)."""
+        if self._ref is None:
+            if self.form == "kernelbench":
+                model = self.reference.Model(*self.init_inputs())
+                self._ref = model.to(device) if device and hasattr(model, "to") else model
+            else:
+                self._ref = self.reference.reference
+        return self._ref
+
+    def optional(self, name: str) -> Callable[..., Any] | None:
+        """An optional reference hook (``flops``, ``bytes_moved``) or ``None``."""
+        fn = getattr(self.reference, name, None)
+        return fn if callable(fn) else None
+
+
+def load_pair(kernel_py: Path, reference_py: Path) -> KernelPair:
+    """Import both files and detect the form (KernelBench when the reference defines ``Model``)."""
+    reference = load_module(reference_py)
+    kernel = load_module(kernel_py)
+    form = "kernelbench" if hasattr(reference, "Model") else "function"
+    shapes: Sequence[dict[str, Any]] = getattr(reference, "SHAPES", None) or [{}]
+    return KernelPair(kernel=kernel, reference=reference, form=form, shapes=[dict(s) for s in shapes])

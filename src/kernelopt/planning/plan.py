@@ -1,0 +1,64 @@
+"""The typed plan of one iteration (``plans/v<N>_plan.md``): exactly one optimization action.
+
+This module holds the model; rendering to and parsing from Markdown, and validation against the
+workspace (evidence cites ``profiles/v<N>/``, action not already tried), live beside it in the
+planning package.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.actions import ActionCategory
+from kernelopt.memory.model import SearchLogEntry
+
+
+class RiskLevel(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class Plan(BaseModel):
+    """One iteration's plan.
+
+    Attributes:
+        version: the iteration number N this plan is for.
+        bottleneck_type: the Stage 1 bottleneck class it answers (``memory_bound``, ...).
+        action_category: the one category of change (controlled vocabulary).
+        targets: the knobs or code regions the action touches (``BLOCK_SIZE``, ``num_warps``,
+            ``kernel.py:42``).
+        parameters: the concrete change per target, e.g. ``{"num_warps": 8}`` or ``{"BLOCK_M": "x2"}``.
+        action: the action in one or two sentences.
+        evidence: ``evidence -> inference -> action`` lines citing metric values and artifacts.
+        search_log: where knowledge was looked up and what was found (gpu-wiki first).
+        expected_impact: what should improve, and by roughly how much.
+        risk_level: how likely the change is to fail or regress.
+        risks_and_rollback: what can go wrong and how to undo it.
+        enabling_step: True when a regression is expected and accepted because it enables later steps.
+        counters_available: False when the plan was made from timing-only evidence.
+        planner: name of the backend that wrote it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = Field(ge=0)
+    bottleneck_type: str
+    action_category: ActionCategory
+    targets: list[str] = Field(default_factory=list)
+    parameters: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    action: str
+    evidence: list[str] = Field(default_factory=list)
+    search_log: list[SearchLogEntry] = Field(default_factory=list)
+    expected_impact: str
+    risk_level: RiskLevel = RiskLevel.MEDIUM
+    risks_and_rollback: str
+    enabling_step: bool = False
+    counters_available: bool = True
+    planner: str | None = None
+
+    def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """(category, sorted target=value pairs): two plans with equal signatures are the same action."""
+        return self.action_category.value, tuple(sorted((k, str(v)) for k, v in self.parameters.items()))
