@@ -1,0 +1,65 @@
+"""Write guard: snapshot a workspace before a backend runs, find and undo writes outside its allowance.
+
+Backends are never trusted (DESIGN.md, "may write" column). :func:`snapshot` hashes every file of the
+workspace except ``.git/`` and ``.kernelopt/``; :func:`changes` compares two snapshots;
+:func:`enforce` reverts every change whose path matches none of the allowed patterns (tracked files
+from git, new files deleted, deleted files restored) and reports them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelopt.workspace import Workspace
+
+IGNORED_DIRS = (".git", ".kernelopt", "__pycache__", ".triton_cache")
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Map of relative path -> sha256 of every file under ``root`` (ignored folders skipped)."""
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if any(part in IGNORED_DIRS for part in rel.parts) or not p.is_file():
+            continue
+        out[rel.as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    kind: str  # "added" | "modified" | "deleted"
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[Change]:
+    """Files added, modified or deleted between two snapshots, sorted by path."""
+    out = [Change(p, "added") for p in after.keys() - before.keys()]
+    out += [Change(p, "deleted") for p in before.keys() - after.keys()]
+    out += [Change(p, "modified") for p in before.keys() & after.keys() if before[p] != after[p]]
+    return sorted(out, key=lambda c: c.path)
+
+
+def allowed(path: str, patterns: list[str]) -> bool:
+    """True when ``path`` matches one of the glob ``patterns`` (``profiles/v3/**``, ``kernel.py``)."""
+    return any(fnmatch.fnmatch(path, pat) for pat in patterns)
+
+
+def enforce(ws: Workspace, before: dict[str, str], patterns: list[str]) -> list[Change]:
+    """Revert every change since ``before`` that ``patterns`` do not allow; return those violations.
+
+    Tracked files are restored from HEAD; untracked files that were added are deleted; an untracked
+    file that was modified or deleted cannot be recovered from git and is reported all the same.
+    """
+    violations = [c for c in changes(before, snapshot(ws.root)) if not allowed(c.path, patterns)]
+    tracked = set(ws.repo.git.ls_files().splitlines())
+    for c in violations:
+        target = ws.root / c.path
+        if c.path in tracked:
+            ws.reset_hard([c.path])
+        elif c.kind == "added":
+            target.unlink(missing_ok=True)
+    return violations
