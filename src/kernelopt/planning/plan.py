@@ -12,7 +12,17 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.actions import ActionCategory
+from kernelopt.errors import KerneloptError
 from kernelopt.memory.model import SearchLogEntry
+
+
+class PlanError(KerneloptError):
+    """A plan file is malformed, or a plan breaks a Stage 2 rule (one action, cited evidence, new action).
+
+    The message is one line naming what is wrong (the section, the line, the field).
+    """
+
+    exit_code = 2
 
 
 class RiskLevel(StrEnum):
@@ -40,6 +50,12 @@ class Plan(BaseModel):
         enabling_step: True when a regression is expected and accepted because it enables later steps.
         counters_available: False when the plan was made from timing-only evidence.
         planner: name of the backend that wrote it.
+        current_values: for knob plans, the value each target holds now (``{"num_warps": 4}``), so
+            that ``parameters`` reads as a move ``4 -> 8`` and its direction can be learned from.
+        expected_speedup_pct: the expected latency gain in percent, when a source gives one (the
+            profiler's own estimate); ``None`` when not estimated.
+        references: the knowledge the plan relies on: gpu-wiki record ids, ``path:line`` in the
+            reference project, URLs.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -58,6 +74,9 @@ class Plan(BaseModel):
     enabling_step: bool = False
     counters_available: bool = True
     planner: str | None = None
+    current_values: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    expected_speedup_pct: float | None = None
+    references: list[str] = Field(default_factory=list)
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action."""

@@ -1,0 +1,79 @@
+"""``kernelopt plan WS [--version N] [--planner rules|agent-cli|llm-api] [--json]``: Stage 2."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from kernelopt.cli.output import emit_json, info, warn
+from kernelopt.errors import UsageError
+from kernelopt.workspace import Workspace
+
+WEB_ENV = "KERNELOPT_WEB_SEARCH_CMD"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("plan")
+    def plan(
+        workspace: Path = typer.Argument(..., help="The workspace folder."),
+        version: int | None = typer.Option(
+            None, "--version", min=0, help="Iteration N to plan (default: the newest unrecorded profile)."
+        ),
+        planner: str = typer.Option("rules", "--planner", help="rules, agent-cli, llm-api (or a plug-in)."),
+        knob_only: bool = typer.Option(
+            False, "--knob-only", help="rules: plan only knob moves (what the rules implementer can apply)."
+        ),
+        wiki: list[Path] = typer.Option([], "--wiki", help="rules: an extra gpu-wiki folder (repeatable)."),
+        web_command: str | None = typer.Option(
+            None,
+            "--web-command",
+            help=f"rules: web-search command, '{{query}}' replaced (default: ${WEB_ENV}; off when unset).",
+        ),
+        web_timeout_s: float = typer.Option(30.0, "--web-timeout", help="rules: web command time limit, s."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Stage 2: search knowledge, choose one new action, write plans/v<N>_plan.md (and nothing else)."""
+        from kernelopt.backends.registry import planner_class
+        from kernelopt.planning.stage import default_version, run_stage2
+
+        ws = Workspace(workspace)
+        n = version if version is not None else default_version(ws)
+        options: dict[str, Any] = {}
+        if planner == "rules":
+            command = web_command if web_command is not None else os.environ.get(WEB_ENV)
+            if command:
+                try:
+                    options["web_command"] = shlex.split(command)
+                except ValueError as exc:
+                    raise UsageError(f"--web-command: {exc}") from None
+                options["web_timeout_s"] = web_timeout_s
+            options["knob_only"] = knob_only
+            options["wiki_dirs"] = [str(w) for w in wiki]
+        elif knob_only or wiki or web_command:
+            raise UsageError("--knob-only, --wiki and --web-command are options of the rules planner")
+        backend = planner_class(planner)(options)
+        result = run_stage2(ws, n, backend)
+        if as_json:
+            emit_json(
+                {
+                    "version": n,
+                    "planner": result.planner,
+                    "plan_path": str(result.path) if result.path else None,
+                    "plan": result.plan,
+                    "reason": result.reason,
+                }
+            )
+            return
+        if result.plan is None:
+            info(f"v{n}: no plan: {result.reason}")
+            return
+        p = result.plan
+        change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
+        info(f"wrote {result.path}")
+        info(f"v{n}: {p.action_category.value}" + (f" ({change})" if change else "") + f", risk {p.risk_level.value}")
+        if result.reason:
+            warn(result.reason)

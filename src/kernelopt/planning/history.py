@@ -1,0 +1,246 @@
+"""What was tried before: action signatures and learned knob directions from unmasked memory.
+
+An action is *tried* when an unmasked record (``memory/v<N>.json``) holds it: its
+``optimization.action_category`` with the knob values Stage 3 applied (``optimization.knob_changes``:
+name -> [before, after]), or the plan of that version (``plans/v<N>_plan.md``) with its parameters.
+Masked records never count: their actions may be proposed again (spec: masked records are not active
+data).
+
+A knob move that made the kernel slower, failed the gate or timed out teaches a *banned direction*:
+from the value it started at (or beyond it in the same direction) the knob is not moved that way
+again. A move that made it faster teaches a *favoured direction* (keep going while it pays).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from kernelopt.actions import ActionCategory
+from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.planning.markdown import parse_plan
+from kernelopt.planning.plan import Plan, PlanError
+from kernelopt.workspace import Workspace
+
+Signature = tuple[str, tuple[tuple[str, str], ...]]
+
+# A latency change within this band counts as "no significant change" when the record carries no
+# verdict of its own. Source: kernelopt's gate reports a difference as significant only outside the
+# run-to-run noise; 2 % is the usual spread of repeated CUDA-event timings of a us-scale kernel.
+NOISE_BAND_PCT = 2.0
+
+
+def _canon(value: object) -> str:
+    """Text form used in signatures: ``8``, ``8.0`` and ``"8"`` are the same value."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            num = float(text)
+        except ValueError:
+            return text
+        return str(int(num)) if num.is_integer() else str(num)
+    return str(value)
+
+
+def canonical(signature: Signature) -> Signature:
+    """``signature`` with values in canonical text form (see :func:`_canon`), pairs sorted."""
+    category, pairs = signature
+    return category, tuple(sorted((k, _canon(v)) for k, v in pairs))
+
+
+def plan_signature(plan: Plan) -> Signature:
+    """:meth:`Plan.signature` in canonical form."""
+    return canonical(plan.signature())
+
+
+def record_signature(record: IterationRecord) -> Signature | None:
+    """(category, knob=after pairs) of what a record says was applied; ``None`` without a category."""
+    opt = record.optimization
+    if opt.action_category is None:
+        return None
+    pairs = tuple((k, _canon(v[-1])) for k, v in opt.knob_changes.items() if v)
+    return canonical((opt.action_category.value, pairs))
+
+
+class Outcome(StrEnum):
+    """How an iteration ended, as far as the planner cares."""
+
+    IMPROVED = "improved"
+    NEUTRAL = "neutral"
+    REGRESSED = "regressed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+def outcome(record: IterationRecord) -> Outcome:
+    """The outcome of ``record``: gate failure, verdict or latency change against its predecessor."""
+    if record.quality_gate.result in (GateResult.FAIL, GateResult.TIMEOUT_FAIL):
+        return Outcome.FAILED
+    cmp = record.performance.comparison_with_previous
+    verdict = (cmp.verdict or "").lower()
+    if "regress" in verdict:
+        return Outcome.REGRESSED
+    if "improv" in verdict:
+        return Outcome.IMPROVED
+    if "no significant" in verdict:
+        return Outcome.NEUTRAL
+    if cmp.speedup is not None:
+        if cmp.speedup > 1 + NOISE_BAND_PCT / 100:
+            return Outcome.IMPROVED
+        if cmp.speedup < 1 - NOISE_BAND_PCT / 100:
+            return Outcome.REGRESSED
+        return Outcome.NEUTRAL
+    if cmp.latency_delta is not None:
+        if cmp.latency_delta < -NOISE_BAND_PCT:
+            return Outcome.IMPROVED
+        if cmp.latency_delta > NOISE_BAND_PCT:
+            return Outcome.REGRESSED
+        return Outcome.NEUTRAL
+    return Outcome.UNKNOWN
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class KnobMove:
+    """One knob change that was tried: ``knob`` from ``before`` to ``after``, and how it ended."""
+
+    version: str
+    category: ActionCategory | None
+    knob: str
+    before: float
+    after: float
+    outcome: Outcome
+
+    @property
+    def direction(self) -> int:
+        return 1 if self.after > self.before else -1
+
+
+@dataclass
+class History:
+    """What the unmasked history says the planner must not repeat, and what it may learn from.
+
+    Attributes:
+        tried: canonical signatures of every tried action.
+        tried_by: signature -> the version labels that tried it.
+        moves: knob moves with their outcomes, oldest first.
+        failed_categories: category -> versions whose iteration failed or regressed with it.
+    """
+
+    tried: set[Signature] = field(default_factory=set)
+    tried_by: dict[Signature, list[str]] = field(default_factory=dict)
+    moves: list[KnobMove] = field(default_factory=list)
+    failed_categories: dict[ActionCategory, list[str]] = field(default_factory=dict)
+
+    def add_tried(self, signature: Signature, version: str) -> None:
+        sig = canonical(signature)
+        self.tried.add(sig)
+        versions = self.tried_by.setdefault(sig, [])
+        if version not in versions:
+            versions.append(version)
+
+    def was_tried(self, signature: Signature) -> bool:
+        """True when this exact action (category and parameters) was tried."""
+        return canonical(signature) in self.tried
+
+    def setting_tried(self, signature: Signature) -> Signature | None:
+        """The tried action that set the same knob values under any category (knob plans only).
+
+        The rule planner never re-proposes a knob setting under another category's name (a
+        ``BLOCK_SIZE=2048`` tried as ``block_size`` is the same change as ``vectorized_access``).
+        """
+        pairs = canonical(signature)[1]
+        if not pairs:
+            return None
+        return next((sig for sig in sorted(self.tried) if sig[1] == pairs), None)
+
+    def banned(self, knob: str, current: float, direction: int) -> KnobMove | None:
+        """The failed or regressed move that forbids moving ``knob`` from ``current`` in ``direction``.
+
+        A move from ``before`` that hurt forbids the same direction from ``before`` and from any
+        value beyond ``before`` in that direction (going further the same way is not expected to help).
+        """
+        for m in reversed(self.moves):
+            if m.knob != knob or m.direction != direction or m.outcome not in (Outcome.REGRESSED, Outcome.FAILED):
+                continue
+            if (direction == 1 and current >= m.before) or (direction == -1 and current <= m.before):
+                return m
+        return None
+
+    def favoured(self, knob: str, current: float) -> int | None:
+        """The direction of the latest move of ``knob`` that improved the kernel and ended at ``current``."""
+        for m in reversed(self.moves):
+            if m.knob == knob:
+                if m.outcome is Outcome.IMPROVED and m.after == current:
+                    return m.direction
+                return None
+        return None
+
+
+def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | None = None) -> History:
+    """Collect tried actions and knob moves from unmasked ``records`` (masked ones are skipped).
+
+    Args:
+        records: iteration records, oldest first; masked ones are ignored here even if passed.
+        past_plans: version label -> the parsed plan of that version (plans of masked versions are
+            ignored too, since they are matched by record).
+    """
+    past_plans = past_plans or {}
+    h = History()
+    for r in records:
+        if r.masked:
+            continue
+        result = outcome(r)
+        sig = record_signature(r)
+        if sig is not None:
+            h.add_tried(sig, r.version)
+        plan = past_plans.get(r.version)
+        if plan is not None:
+            h.add_tried(plan.signature(), r.version)
+        category = r.optimization.action_category or (plan.action_category if plan else None)
+        if category is not None and result in (Outcome.FAILED, Outcome.REGRESSED):
+            h.failed_categories.setdefault(category, []).append(r.version)
+        applied = {k: v for k, v in r.optimization.knob_changes.items() if len(v) >= 2}
+        if not applied and plan is not None:  # nothing recorded as applied: learn from what was planned
+            applied = {k: [plan.current_values.get(k), v] for k, v in plan.parameters.items()}
+        for knob, values in applied.items():
+            before, after = _number(values[0]), _number(values[-1])
+            if before is None or after is None or before == after:
+                continue
+            h.moves.append(KnobMove(r.version, category, knob, before, after, result))
+    return h
+
+
+def load_past_plans(ws: Workspace, records: list[IterationRecord]) -> tuple[dict[str, Plan], list[str]]:
+    """The plans of the unmasked ``records`` (``plans/v<N>_plan.md``), and notes on unreadable ones.
+
+    A historical plan that no longer parses is skipped with a note (its record still names the
+    category); it never stops planning.
+    """
+    plans: dict[str, Plan] = {}
+    notes: list[str] = []
+    for r in records:
+        if r.masked:
+            continue
+        path = ws.plan_path(r.number)
+        if not path.is_file():
+            continue
+        try:
+            plans[r.version] = parse_plan(path.read_text(encoding="utf-8"), origin=f"plans/{path.name}")
+        except PlanError as exc:
+            notes.append(f"skipped unreadable past plan: {exc.message}")
+    return plans, notes

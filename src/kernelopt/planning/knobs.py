@@ -1,0 +1,172 @@
+"""Knob families, legal steps, and which action category may move which knob (pure).
+
+A *knob* is a tunable literal of the kernel (``num_warps=4``, ``BLOCK_SIZE = 1024``, ``num_stages=2``),
+found by :func:`kernelopt.tunables.discover`. This module names the family of a knob from its name,
+gives the next legal value one step up or down, and maps action categories to the knob families they
+move. The same table serves the rule planner (which knob move answers a category) and plan validation
+(a plan whose knobs belong to two different categories is two actions in disguise).
+
+Legal ranges (sources): Triton requires power-of-two block shapes for ``tl.arange`` (Triton language
+docs, ``triton.language.arange``); ``num_warps`` is a power of two up to 32 (Triton compiler options;
+1024 threads per block on NVIDIA, CUDA C Programming Guide, "Compute Capabilities"); ``num_stages`` >= 1
+(Triton ``Config``); AMD ``waves_per_eu`` is 0 (compiler default) to 8 per SIMD on CDNA3 (AMD ROCm docs,
+"Optimizing Triton kernels"). Upper ends of block and tile sizes are kept conservative (tiles of 256,
+1-D blocks of 65536 elements) because larger ones exceed shared memory or registers on every GPU we know.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from kernelopt.actions import ActionCategory
+
+
+class KnobFamily(StrEnum):
+    """What a knob controls, read from its name."""
+
+    NUM_WARPS = "num_warps"
+    NUM_STAGES = "num_stages"
+    BLOCK = "block"  # 1-D block size (elements per program): BLOCK, BLOCK_SIZE, XBLOCK, RBLOCK
+    TILE_M = "tile_m"
+    TILE_N = "tile_n"
+    TILE_K = "tile_k"
+    GROUP = "group"  # GROUP_SIZE_M: L2 rasterization group
+    SPLIT_K = "split_k"
+    WAVES_PER_EU = "waves_per_eu"
+    THREADS = "threads"  # CUDA threads per block constant
+    OTHER = "other"
+
+
+_PATTERNS: tuple[tuple[re.Pattern[str], KnobFamily], ...] = (
+    (re.compile(r"^num_?warps$", re.I), KnobFamily.NUM_WARPS),
+    (re.compile(r"^num_?stages$", re.I), KnobFamily.NUM_STAGES),
+    (re.compile(r"^waves_?per_?eu$", re.I), KnobFamily.WAVES_PER_EU),
+    (re.compile(r"^(split_?k|splitk|num_?splits?)$", re.I), KnobFamily.SPLIT_K),
+    (re.compile(r"^group(_size)?_?m$|^group_size$", re.I), KnobFamily.GROUP),
+    (re.compile(r"^(threads(_per_block)?|block_?dim|num_?threads|tpb)$", re.I), KnobFamily.THREADS),
+    (re.compile(r"^block(_size)?_?m$|^bm$|^tile_?m$", re.I), KnobFamily.TILE_M),
+    (re.compile(r"^block(_size)?_?n$|^bn$|^tile_?n$", re.I), KnobFamily.TILE_N),
+    (re.compile(r"^block(_size)?_?k$|^bk$|^tile_?k$", re.I), KnobFamily.TILE_K),
+    (re.compile(r"^([xyzr]?block|block(_size)?(_[a-z]+)?|[xyzr]_?block)$", re.I), KnobFamily.BLOCK),
+)
+
+# Inclusive legal ranges per family (powers of two unless noted in _LINEAR).
+_RANGE: dict[KnobFamily, tuple[int, int]] = {
+    KnobFamily.NUM_WARPS: (1, 32),
+    KnobFamily.NUM_STAGES: (1, 8),
+    KnobFamily.BLOCK: (16, 65536),
+    KnobFamily.TILE_M: (16, 256),
+    KnobFamily.TILE_N: (16, 256),
+    KnobFamily.TILE_K: (16, 256),
+    KnobFamily.GROUP: (1, 64),
+    KnobFamily.SPLIT_K: (1, 64),
+    KnobFamily.WAVES_PER_EU: (0, 8),
+    KnobFamily.THREADS: (32, 1024),
+}
+_LINEAR = {KnobFamily.NUM_STAGES, KnobFamily.WAVES_PER_EU}
+
+#: Knob families each category may move. Categories absent here change code, not knobs.
+CATEGORY_KNOBS: dict[ActionCategory, tuple[KnobFamily, ...]] = {
+    ActionCategory.NUM_WARPS: (KnobFamily.NUM_WARPS,),
+    ActionCategory.BLOCK_SIZE: (KnobFamily.BLOCK, KnobFamily.THREADS, KnobFamily.TILE_M, KnobFamily.TILE_N),
+    ActionCategory.TILING: (KnobFamily.TILE_M, KnobFamily.TILE_N, KnobFamily.TILE_K, KnobFamily.BLOCK),
+    ActionCategory.SOFTWARE_PIPELINING: (KnobFamily.NUM_STAGES,),
+    ActionCategory.L2_RASTERIZATION: (KnobFamily.GROUP,),
+    ActionCategory.SPLIT_K: (KnobFamily.SPLIT_K,),
+    ActionCategory.WAVE_OCCUPANCY: (KnobFamily.WAVES_PER_EU, KnobFamily.NUM_WARPS),
+    ActionCategory.OCCUPANCY: (
+        KnobFamily.BLOCK,
+        KnobFamily.THREADS,
+        KnobFamily.NUM_STAGES,
+        KnobFamily.NUM_WARPS,
+        KnobFamily.TILE_M,
+        KnobFamily.TILE_N,
+        KnobFamily.WAVES_PER_EU,
+    ),
+    ActionCategory.REGISTER_PRESSURE: (
+        KnobFamily.BLOCK,
+        KnobFamily.TILE_M,
+        KnobFamily.TILE_N,
+        KnobFamily.TILE_K,
+        KnobFamily.NUM_STAGES,
+        KnobFamily.NUM_WARPS,
+    ),
+    ActionCategory.VECTORIZED_ACCESS: (KnobFamily.BLOCK, KnobFamily.NUM_WARPS),
+}
+
+
+def family(name: str) -> KnobFamily:
+    """The family of knob ``name`` (``"BLOCK_SIZE_M"`` -> ``TILE_M``); ``OTHER`` when unknown."""
+    bare = name.rsplit(".", 1)[-1].strip()
+    for pattern, fam in _PATTERNS:
+        if pattern.match(bare):
+            return fam
+    return KnobFamily.OTHER
+
+
+def legal(fam: KnobFamily, value: int) -> bool:
+    """True when ``value`` is a legal setting of a knob of family ``fam`` (see the module docstring)."""
+    if fam not in _RANGE:
+        return False
+    lo, hi = _RANGE[fam]
+    if not lo <= value <= hi:
+        return False
+    return fam in _LINEAR or (value > 0 and value & (value - 1) == 0)
+
+
+def step(fam: KnobFamily, value: int, direction: int) -> int | None:
+    """The next legal value of a knob one step ``direction`` (+1 up, -1 down), or ``None`` at the edge.
+
+    Powers of two double or halve (a value off the power-of-two grid moves to the next grid point);
+    ``num_stages`` and ``waves_per_eu`` move by one. An L2 group of 1 (no grouping) jumps to 8, the
+    value of Triton's matmul tutorial, since 2 barely changes the tile order.
+    """
+    if fam not in _RANGE or direction not in (1, -1):
+        return None
+    if fam in _LINEAR:
+        new = value + direction
+    elif fam is KnobFamily.GROUP and value == 1 and direction == 1:
+        new = 8
+    elif value <= 0:
+        return None
+    elif value & (value - 1) == 0:
+        new = value * 2 if direction == 1 else value // 2
+    else:  # not a power of two: go to the neighbouring power of two
+        low = 1 << (value.bit_length() - 1)
+        new = low * 2 if direction == 1 else low
+    return new if legal(fam, new) else None
+
+
+def categories_for(fam: KnobFamily) -> set[ActionCategory]:
+    """The categories that may move a knob of family ``fam``."""
+    return {cat for cat, fams in CATEGORY_KNOBS.items() if fam in fams}
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A tunable the planner may move.
+
+    Attributes:
+        name: the knob's name as the kernel spells it (``num_warps``, ``BLOCK_SIZE``).
+        value: its current integer value.
+        location: ``kernel.py:<line>`` where it is set, when known.
+        allowed: the values the tunable accepts, when discovery knows them (``None``: use :func:`legal`).
+    """
+
+    name: str
+    value: int
+    location: str | None = None
+    allowed: tuple[int, ...] | None = None
+
+    @property
+    def family(self) -> KnobFamily:
+        return family(self.name)
+
+    def move(self, direction: int) -> int | None:
+        """The value one legal step ``direction`` away, or ``None``."""
+        new = step(self.family, self.value, direction)
+        if new is None or (self.allowed is not None and new not in self.allowed):
+            return None
+        return new

@@ -1,0 +1,419 @@
+"""Rank candidate actions for the rule planner (pure: no I/O).
+
+A candidate is one category, optionally with one knob move (``num_warps 4 -> 8``). Its score adds:
+
+* **evidence**: each Stage 1 finding votes for its ``action_categories`` with its confidence weight
+  (high 3, medium 2, low 1), halved for its second category, a third for its third..., and decayed by
+  the finding's rank (findings come most important first); a profiler speedup estimate attached to
+  the finding adds ``min(pct, 50) / 10``;
+* **profiler**: each of the profiler's own rule results (Nsight Compute guided analysis) votes for
+  the categories its rule answers, with ``0.5 + min(estimated speedup %, 50) / 10``;
+* **knowledge**: the best idea of the source being searched for that category (wiki technique records
+  matching the symptoms score highest), minus 1 for each matching wiki pitfall record;
+* **history**: x0.6 for a category whose earlier iteration failed or regressed; +0.75 for a knob move
+  that continues a move that improved the kernel;
+* **concreteness**: +1 for a candidate with a concrete knob move (it can be applied exactly and
+  undone exactly).
+
+The weights are kernelopt's own choice (no external source); they only order candidates, and
+ties are broken by the category's place in :class:`~kernelopt.actions.ActionCategory`, then knob name.
+Candidates already tried (same category and parameters in unmasked memory), knob moves in a direction
+that failed or regressed before, and illegal knob values are not actionable and say why.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from kernelopt.actions import ActionCategory
+from kernelopt.evidence.model import BottleneckType, Confidence, KernelEvidence, ProfilerRuleResult
+from kernelopt.evidence.symptoms import Symptom
+from kernelopt.planning.history import History, Signature, canonical
+from kernelopt.planning.knobs import CATEGORY_KNOBS, Knob, KnobFamily
+from kernelopt.planning.knowledge import Idea, KnowledgeSource
+
+CONFIDENCE_WEIGHT = {Confidence.HIGH: 3.0, Confidence.MEDIUM: 2.0, Confidence.LOW: 1.0}
+SPEEDUP_CAP_PCT = 50.0
+CONCRETE_BONUS = 1.0
+FAVOURED_BONUS = 0.75
+FAILED_FACTOR = 0.6
+PITFALL_PENALTY = 1.0
+SECOND_MOVE_DECAY = 0.15
+
+_A = ActionCategory
+#: Categories the profiler's own rules answer. Rule ids are Nsight Compute's (seen in its reports:
+#: SOLBottleneck, AchievedOccupancy, CPIStall, ...); their meaning follows the Nsight Compute
+#: Profiling Guide's description of each section.
+PROFILER_RULE_CATEGORIES: dict[str, tuple[ActionCategory, ...]] = {
+    "UncoalescedGlobalAccess": (_A.COALESCING, _A.VECTORIZED_ACCESS),
+    "UncoalescedSharedAccess": (_A.SMEM_SWIZZLE_PADDING,),
+    "SharedMemoryConflicts": (_A.SMEM_SWIZZLE_PADDING,),
+    "MemorySharedBankConflicts": (_A.SMEM_SWIZZLE_PADDING,),
+    "MemoryCacheAccessPattern": (_A.COALESCING, _A.VECTORIZED_ACCESS),
+    "AchievedOccupancy": (_A.OCCUPANCY, _A.BLOCK_SIZE),
+    "TheoreticalOccupancy": (_A.OCCUPANCY, _A.REGISTER_PRESSURE, _A.BLOCK_SIZE),
+    "Occupancy": (_A.OCCUPANCY, _A.BLOCK_SIZE),
+    "LaunchConfiguration": (_A.BLOCK_SIZE, _A.PERSISTENT_KERNEL),
+    "WorkloadImbalance": (_A.BLOCK_SIZE, _A.PERSISTENT_KERNEL),
+    "ThreadDivergence": (_A.DIVERGENCE,),
+    "FPInstructions": (_A.PRECISION, _A.INSTRUCTION_MIX),
+    "HighPipeUtilization": (_A.TENSOR_CORE_USE, _A.INSTRUCTION_MIX),
+    "IssueSlotUtilization": (_A.NUM_WARPS, _A.SOFTWARE_PIPELINING),
+    "CPIStall": (_A.SOFTWARE_PIPELINING, _A.NUM_WARPS),
+}
+#: Phrases of a rule message that point at a category when the rule id is not in the table above.
+_RULE_MESSAGE_HINTS: tuple[tuple[str, ActionCategory], ...] = (
+    ("spill", _A.REGISTER_PRESSURE),
+    ("local memory", _A.REGISTER_PRESSURE),
+    ("tail effect", _A.BLOCK_SIZE),
+    ("partial wave", _A.BLOCK_SIZE),
+    ("bank conflict", _A.SMEM_SWIZZLE_PADDING),
+    ("uncoalesced", _A.COALESCING),
+    ("long scoreboard", _A.SOFTWARE_PIPELINING),
+    ("occupancy", _A.OCCUPANCY),
+    ("tensor", _A.TENSOR_CORE_USE),
+    ("divergen", _A.DIVERGENCE),
+    ("grid is too small", _A.BLOCK_SIZE),
+)
+#: Categories admissible for a bottleneck class even when no finding names them (Nsight Compute
+#: Profiling Guide, "Speed Of Light" and "Memory/Compute Workload Analysis"; CUDA C++ Best Practices
+#: Guide, "Memory Optimizations" and "Execution Configuration Optimizations").
+BOTTLENECK_CATEGORIES: dict[BottleneckType, tuple[ActionCategory, ...]] = {
+    BottleneckType.MEMORY_BOUND: (
+        _A.COALESCING,
+        _A.VECTORIZED_ACCESS,
+        _A.REDUCE_BYTES,
+        _A.FUSION,
+        _A.BLOCK_SIZE,
+        _A.L2_RASTERIZATION,
+        _A.TMA_ASYNC_COPY,
+        _A.NUM_WARPS,
+    ),
+    BottleneckType.COMPUTE_BOUND: (
+        _A.TENSOR_CORE_USE,
+        _A.MFMA_USE,
+        _A.TILING,
+        _A.PRECISION,
+        _A.INSTRUCTION_MIX,
+        _A.SOFTWARE_PIPELINING,
+        _A.WARP_SPECIALIZATION,
+    ),
+    BottleneckType.LATENCY_BOUND: (
+        _A.NUM_WARPS,
+        _A.SOFTWARE_PIPELINING,
+        _A.OCCUPANCY,
+        _A.BLOCK_SIZE,
+        _A.REGISTER_PRESSURE,
+        _A.WAVE_OCCUPANCY,
+    ),
+    BottleneckType.LAUNCH_OCCUPANCY_BOUND: (
+        _A.BLOCK_SIZE,
+        _A.PERSISTENT_KERNEL,
+        _A.SPLIT_K,
+        _A.OCCUPANCY,
+        _A.LAUNCH_OVERHEAD,
+        _A.NUM_WARPS,
+    ),
+    BottleneckType.UNKNOWN: (_A.BLOCK_SIZE, _A.NUM_WARPS, _A.SOFTWARE_PIPELINING),
+}
+
+_S = Symptom
+# Symptoms that call for smaller blocks/tiles (more CTAs, fewer registers or less shared memory each).
+SHRINK_SYMPTOMS = frozenset(
+    {
+        _S.SMALL_GRID,
+        _S.TAIL_EFFECT,
+        _S.REGISTER_SPILLS,
+        _S.SCRATCH_SPILLS,
+        _S.OCCUPANCY_LIMITED_REGISTERS,
+        _S.OCCUPANCY_LIMITED_SHARED_MEMORY,
+        _S.OCCUPANCY_LIMITED_VGPRS,
+        _S.OCCUPANCY_LIMITED_LDS,
+    }
+)
+_SMEM_LIMITED = frozenset({_S.OCCUPANCY_LIMITED_SHARED_MEMORY, _S.OCCUPANCY_LIMITED_LDS})
+_REG_LIMITED = frozenset(
+    {_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS, _S.OCCUPANCY_LIMITED_REGISTERS, _S.OCCUPANCY_LIMITED_VGPRS}
+)
+_F = KnobFamily
+_TILE_DIMS = (_F.TILE_M, _F.TILE_N, _F.TILE_K)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible action.
+
+    Attributes:
+        category: the action category.
+        knob: the knob it moves, for knob-level actions.
+        new_value: the knob's new value.
+        score: ranking score (higher first).
+        refs: the knowledge behind it (wiki record ids, ``path:line``, URLs).
+        reasons: short notes on what raised or lowered the score.
+    """
+
+    category: ActionCategory
+    knob: Knob | None = None
+    new_value: int | None = None
+    score: float = 0.0
+    refs: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def parameters(self) -> dict[str, int]:
+        return {self.knob.name: self.new_value} if self.knob is not None and self.new_value is not None else {}
+
+    @property
+    def direction(self) -> int:
+        if self.knob is None or self.new_value is None:
+            return 0
+        return 1 if self.new_value > self.knob.value else -1
+
+    def signature(self) -> Signature:
+        return canonical((self.category.value, tuple((k, str(v)) for k, v in self.parameters.items())))
+
+    def describe(self) -> str:
+        """``num_warps: num_warps 4 -> 8`` or ``coalescing`` (code change)."""
+        if self.knob is not None:
+            return f"{self.category.value}: {self.knob.name} {self.knob.value} -> {self.new_value}"
+        return f"{self.category.value} (code change)"
+
+
+def symptoms_of(kernel: KernelEvidence) -> list[str]:
+    """Symptom ids of the kernel's findings, most important first, without repeats."""
+    return list(dict.fromkeys(f.symptom for f in kernel.findings))
+
+
+def rule_categories(rule: ProfilerRuleResult) -> tuple[ActionCategory, ...]:
+    """The categories a profiler rule result answers (by rule id, else by its message)."""
+    if rule.rule_id in PROFILER_RULE_CATEGORIES:
+        return PROFILER_RULE_CATEGORIES[rule.rule_id]
+    low = rule.message.lower()
+    return tuple(dict.fromkeys(cat for phrase, cat in _RULE_MESSAGE_HINTS if phrase in low))
+
+
+def evidence_scores(kernel: KernelEvidence) -> dict[ActionCategory, float]:
+    """Votes of the Stage 1 findings (see the module docstring)."""
+    out: dict[ActionCategory, float] = defaultdict(float)
+    for i, f in enumerate(kernel.findings):
+        weight = CONFIDENCE_WEIGHT[f.confidence] / (1 + 0.25 * i)
+        bonus = min(f.estimated_speedup_pct or 0.0, SPEEDUP_CAP_PCT) / 10
+        for j, cat in enumerate(f.action_categories):
+            out[cat] += (weight + bonus) / (1 + j)
+    return dict(out)
+
+
+def profiler_scores(kernel: KernelEvidence) -> dict[ActionCategory, float]:
+    """Votes of the profiler's own rules that carry an estimate or are optimization advice."""
+    out: dict[ActionCategory, float] = defaultdict(float)
+    for r in kernel.profiler_rules:
+        est = r.estimated_speedup_pct
+        if (est is None or est <= 0) and (r.kind or "").upper() not in ("OPT", "OPTIMIZATION", "WARNING", "WRN"):
+            continue
+        for j, cat in enumerate(rule_categories(r)):
+            out[cat] += (0.5 + min(est or 0.0, SPEEDUP_CAP_PCT) / 10) / (1 + j)
+    return dict(out)
+
+
+def admissible(kernel: KernelEvidence) -> set[ActionCategory]:
+    """Categories the evidence supports: the findings', the profiler rules', the bottleneck class's."""
+    cats = {c for f in kernel.findings for c in f.action_categories}
+    cats |= {c for r in kernel.profiler_rules for c in rule_categories(r)}
+    cats |= set(BOTTLENECK_CATEGORIES[kernel.bottleneck])
+    return cats
+
+
+def idea_scores(
+    ideas: list[Idea], symptoms: list[str], allowed: set[ActionCategory]
+) -> tuple[dict[ActionCategory, float], dict[ActionCategory, list[str]], dict[ActionCategory, float]]:
+    """(category -> idea score, category -> refs, category -> pitfall penalty) of one source's ideas.
+
+    Wiki technique records count when they answer one of the kernel's symptoms or their category is
+    admissible; other sources' ideas count only for admissible categories (they say how, the evidence
+    says what).
+    """
+    best: dict[ActionCategory, float] = {}
+    refs: dict[ActionCategory, list[str]] = defaultdict(list)
+    penalty: dict[ActionCategory, float] = defaultdict(float)
+    top = max((i.score for i in ideas if i.score > 0), default=1.0)
+    sym = set(symptoms)
+    for idea in ideas:
+        if idea.category is None:
+            continue
+        matched = sym & set(idea.matched_symptoms)
+        if idea.kind == "pitfall":
+            if matched or idea.category in allowed:
+                penalty[idea.category] += PITFALL_PENALTY
+                refs[idea.category].append(idea.ref)
+            continue
+        if idea.source is KnowledgeSource.GPU_WIKI:
+            if not matched and idea.category not in allowed:
+                continue
+            value = 1.0 + max(idea.score, 0.0) / top + 0.5 * len(matched)
+            value *= 0.8 if idea.neutral else 1.0
+        else:
+            if idea.category not in allowed:
+                continue
+            value = 1.0
+        best[idea.category] = max(best.get(idea.category, 0.0), value)
+        refs[idea.category].append(idea.ref)
+    return best, dict(refs), dict(penalty)
+
+
+def _present(knobs: list[Knob], families: tuple[KnobFamily, ...]) -> list[Knob]:
+    """Knobs of the given families, in the order of ``families`` then knob name."""
+    out = []
+    for fam in families:
+        out += sorted((k for k in knobs if k.family is fam), key=lambda k: k.name)
+    return out
+
+
+def knob_moves(
+    category: ActionCategory, knobs: list[Knob], symptoms: list[str], bottleneck: BottleneckType
+) -> list[tuple[Knob, int]]:
+    """Knob moves that implement ``category`` here, best first (direction chosen from the symptoms).
+
+    Directions: a shrink symptom (small grid, tail effect, spills, register/shared-memory limited
+    occupancy) or a launch/occupancy-bound kernel asks for smaller blocks and tiles; otherwise blocks
+    and tiles grow (more work per program, fewer programs, wider accesses); block sizes move only in
+    the direction the evidence gives. ``num_warps`` tries up, then down. Pipelining deepens unless
+    shared memory limits occupancy. Register pressure shrinks tiles and stages and spreads the tile over
+    more warps. Within one move the largest knob shrinks first and the smallest grows first.
+    """
+    sym = set(symptoms)
+    shrink = bool(sym & SHRINK_SYMPTOMS) or bottleneck is BottleneckType.LAUNCH_OCCUPANCY_BOUND
+    grow = -1 if shrink else 1
+    plan: list[tuple[tuple[KnobFamily, ...], int]]
+    if category is _A.NUM_WARPS:
+        plan = [((_F.NUM_WARPS,), 1), ((_F.NUM_WARPS,), -1)]
+    elif category is _A.BLOCK_SIZE:
+        plan = [((_F.BLOCK, _F.THREADS, _F.TILE_M, _F.TILE_N), grow)]
+    elif category is _A.TILING:
+        plan = [((_F.TILE_M, _F.TILE_N), grow), ((_F.TILE_K,), grow), ((_F.BLOCK,), grow)]
+    elif category is _A.SOFTWARE_PIPELINING:
+        plan = [((_F.NUM_STAGES,), -1 if sym & _SMEM_LIMITED else 1)]
+    elif category is _A.REGISTER_PRESSURE:
+        plan = [((_F.BLOCK, _F.TILE_M, _F.TILE_N, _F.TILE_K), -1), ((_F.NUM_STAGES,), -1), ((_F.NUM_WARPS,), 1)]
+    elif category is _A.OCCUPANCY:
+        if sym & _SMEM_LIMITED:
+            plan = [((_F.NUM_STAGES,), -1), ((_F.BLOCK, _F.TILE_M, _F.TILE_N), -1)]
+        elif sym & _REG_LIMITED:
+            plan = [((_F.BLOCK, _F.TILE_M, _F.TILE_N), -1), ((_F.NUM_WARPS,), 1)]
+        elif Symptom.OCCUPANCY_LIMITED_BLOCKS in sym:
+            plan = [((_F.BLOCK, _F.THREADS), 1), ((_F.NUM_WARPS,), 1)]
+        else:
+            plan = [((_F.BLOCK, _F.THREADS, _F.TILE_M, _F.TILE_N), -1), ((_F.NUM_WARPS,), 1)]
+    elif category is _A.WAVE_OCCUPANCY:
+        plan = [((_F.WAVES_PER_EU,), 1), ((_F.NUM_WARPS,), -1)]
+    elif category is _A.L2_RASTERIZATION:
+        plan = [((_F.GROUP,), 1)]
+    elif category is _A.SPLIT_K:
+        plan = [((_F.SPLIT_K,), 1)]
+    elif category is _A.VECTORIZED_ACCESS:
+        plan = [((_F.BLOCK,), 1), ((_F.NUM_WARPS,), -1)]
+    else:
+        return []
+    out: list[tuple[Knob, int]] = []
+    seen: set[tuple[str, int]] = set()
+    for families, direction in plan:
+        # Shrink the largest knob first; grow the smallest first (squarer tiles, balanced blocks).
+        group = sorted(_present(knobs, families), key=lambda k: -k.value if direction < 0 else k.value)
+        for knob in group:
+            new = knob.move(direction)
+            if new is not None and (knob.name, new) not in seen:
+                seen.add((knob.name, new))
+                out.append((knob, new))
+    return out
+
+
+@dataclass
+class Ranking:
+    """Actionable candidates, best first, and why other categories are not actionable."""
+
+    candidates: list[Candidate]
+    notes: dict[ActionCategory, str]
+
+
+def rank(
+    kernel: KernelEvidence,
+    ideas: list[Idea] | None,
+    knobs: list[Knob] | None,
+    history: History,
+    *,
+    knob_only: bool = False,
+) -> Ranking:
+    """Rank the actions answering ``kernel``'s evidence that ``ideas`` support.
+
+    Args:
+        kernel: the Stage 1 evidence of the kernel being planned.
+        ideas: one source's ideas; only their categories are candidates. ``None`` ranks the
+            evidence's own candidate categories (the Stage 1 rules' ``action_categories``), used
+            when no knowledge source gave a path.
+        knobs: the kernel's tunables; ``None`` when discovery is unavailable (then knob categories
+            are planned as code changes).
+        history: what unmasked memory says was tried, failed, regressed or improved.
+        knob_only: only knob moves are actionable (the rule-based implementer can apply nothing else).
+    """
+    symptoms = symptoms_of(kernel)
+    ev = evidence_scores(kernel)
+    prof = profiler_scores(kernel)
+    allowed = admissible(kernel)
+    if ideas is None:
+        support = {c: 0.0 for f in kernel.findings for c in f.action_categories}
+        refs: dict[ActionCategory, list[str]] = {}
+        penalty: dict[ActionCategory, float] = {}
+    else:
+        support, refs, penalty = idea_scores(ideas, symptoms, allowed)
+    order = list(ActionCategory)
+    candidates: list[Candidate] = []
+    notes: dict[ActionCategory, str] = {}
+    for cat in sorted(support, key=order.index):
+        base = ev.get(cat, 0.0) + prof.get(cat, 0.0) + support[cat] - penalty.get(cat, 0.0)
+        reasons = [f"evidence {ev.get(cat, 0.0):.2f}", f"profiler {prof.get(cat, 0.0):.2f}"]
+        reasons.append(f"knowledge {support[cat]:.2f}")
+        if penalty.get(cat):
+            reasons.append(f"pitfalls -{penalty[cat]:.2f}")
+        if cat in history.failed_categories:
+            base *= FAILED_FACTOR
+            reasons.append(f"failed/regressed before in {', '.join(history.failed_categories[cat])}")
+        cat_refs = tuple(dict.fromkeys(refs.get(cat, [])))
+        has_family = knobs is not None and any(k.family in CATEGORY_KNOBS.get(cat, ()) for k in knobs)
+        rejected: list[str] = []
+        if cat in CATEGORY_KNOBS and knobs is not None:
+            for k, (knob, new) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):
+                cand = Candidate(cat, knob, new, 0.0, cat_refs)
+                direction = cand.direction
+                same = history.setting_tried(cand.signature())
+                if same is not None:
+                    by = history.tried_by.get(same, [])
+                    rejected.append(f"{knob.name} {knob.value} -> {new} tried in {', '.join(by)}")
+                    continue
+                bad = history.banned(knob.name, knob.value, direction)
+                if bad is not None:
+                    rejected.append(
+                        f"{knob.name} {'up' if direction > 0 else 'down'} {bad.outcome.value} in {bad.version} "
+                        f"({bad.before:g} -> {bad.after:g})"
+                    )
+                    continue
+                score = base * (1 - SECOND_MOVE_DECAY * k) + CONCRETE_BONUS
+                why = [*reasons, "knob move"]
+                if history.favoured(knob.name, knob.value) == direction:
+                    score += FAVOURED_BONUS
+                    why.append("continues a move that improved")
+                candidates.append(Candidate(cat, knob, new, round(score, 9), cat_refs, tuple(why)))
+        if not has_family:
+            if knob_only:
+                rejected.append("no knob of the kernel implements it (knob-only planning)")
+            else:
+                cand = Candidate(cat, None, None, round(base, 9), cat_refs, tuple(reasons))
+                if history.was_tried(cand.signature()):
+                    rejected.append(f"tried in {', '.join(history.tried_by.get(cand.signature(), []))}")
+                else:
+                    candidates.append(cand)
+        elif not any(c.category is cat for c in candidates) and not rejected:
+            rejected.append("its knobs are at their legal limits")
+        if rejected and not any(c.category is cat for c in candidates):
+            notes[cat] = "; ".join(rejected)
+    candidates.sort(key=lambda c: (-c.score, order.index(c.category), c.knob.name if c.knob else "", c.new_value or 0))
+    return Ranking(candidates, notes)

@@ -1,0 +1,501 @@
+"""The rule-based planner (``rules``, the default): Stage 2 with no LLM, deterministic.
+
+From the Stage 1 evidence of ``profiles/v<N>/summary.json`` (findings, the profiler's own rules and
+estimates), the kernel's tunables, and unmasked history, it searches knowledge in the spec's order
+(gpu-wiki, reference project, web; :mod:`kernelopt.planning.knowledge`), ranks the candidate actions
+each source supports (:mod:`kernelopt.planning.ranking`), stops at the first source with an
+actionable action that was not tried, and writes ``plans/v<N>_plan.md``. When no source gives one,
+the Stage 1 rules' own candidate categories are ranked last. When nothing new and actionable remains
+it writes nothing and says why (the loop stops with that reason).
+
+Options (``RulePlanner(options)``):
+    knob_only (bool): only knob moves are actionable (set it when the rule-based implementer runs
+        Stage 3: it can apply nothing else). Default False.
+    wiki_dirs (list of paths): user gpu-wiki folders searched with the built-in one.
+    reference_project (path): overrides README.md's ``reference_project``.
+    web_command (list of str): the web-search argv template (off when absent); ``web_timeout_s``.
+    max_queries (int): symptoms turned into queries, most important first (default 4).
+    wiki_search (callable): replaces ``kernelopt.wiki.search.search`` (tests).
+    knobs (list of Knob or {name, value, location} mappings): replaces tunable discovery (tests).
+    runner (callable): replaces the subprocess gateway for the web command (tests).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernelopt.actions import ActionCategory
+from kernelopt.backends.protocol import PlanOutcome, StageContext
+from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
+from kernelopt.evidence.summary import KEY_METRICS
+from kernelopt.evidence.symptoms import Symptom
+from kernelopt.memory.model import SearchLogEntry
+from kernelopt.memory.store import atomic_write_text
+from kernelopt.planning.history import History, build_history, load_past_plans
+from kernelopt.planning.knobs import Knob
+from kernelopt.planning.knowledge import Decision, Idea, KnowledgeSearch, KnowledgeSource, Query, query_text
+from kernelopt.planning.markdown import render_plan
+from kernelopt.planning.plan import Plan, RiskLevel
+from kernelopt.planning.ranking import Candidate, rank, rule_categories
+from kernelopt.planning.web import WebSearchConfig
+from kernelopt.proc import run_command
+
+PLANNER_NAME = "rules"
+PROFILE_RULES_SOURCE = "profile-rules"
+MAX_EVIDENCE_LINES = 5
+
+_A = ActionCategory
+# Code changes that restructure the kernel: high risk of a wrong result or a regression.
+_HIGH_RISK = frozenset(
+    {
+        _A.TILING,
+        _A.PERSISTENT_KERNEL,
+        _A.WARP_SPECIALIZATION,
+        _A.TMA_ASYNC_COPY,
+        _A.SPLIT_K,
+        _A.PRECISION,
+        _A.FUSION,
+        _A.TENSOR_CORE_USE,
+        _A.MFMA_USE,
+        _A.ATOMICS,
+    }
+)
+# Symptom to search for when no finding fired, by bottleneck class.
+_BOTTLENECK_SYMPTOM = {
+    BottleneckType.MEMORY_BOUND: Symptom.DRAM_BANDWIDTH_BOUND,
+    BottleneckType.COMPUTE_BOUND: Symptom.COMPUTE_BOUND,
+    BottleneckType.LATENCY_BOUND: Symptom.LATENCY_BOUND,
+    BottleneckType.LAUNCH_OCCUPANCY_BOUND: Symptom.SMALL_GRID,
+}
+_ARROWS = re.compile(r"\s*(?:->|→|=>)\s*")
+
+
+@dataclass
+class RuleOptions:
+    """Typed settings of the rule planner (see the module docstring)."""
+
+    knob_only: bool = False
+    wiki_dirs: list[Path] = field(default_factory=list)
+    reference_project: Path | None = None
+    web_command: list[str] | None = None
+    web_timeout_s: float = 30.0
+    max_queries: int = 4
+    wiki_search: Callable[..., Any] | None = None
+    knobs: list[Knob] | None = None
+    runner: Callable[..., Any] = run_command
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> RuleOptions:
+        """Build from a plain mapping.
+
+        Raises:
+            UsageError: an unknown option or a value of the wrong kind.
+        """
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise UsageError(
+                f"unknown option(s) for the rules planner: {', '.join(unknown)}", hint=f"known: {sorted(known)}"
+            )
+        out = cls()
+        for key, value in options.items():
+            if value is None:
+                continue
+            if key == "knob_only":
+                out.knob_only = bool(value)
+            elif key == "wiki_dirs":
+                out.wiki_dirs = [Path(v) for v in value]
+            elif key == "reference_project":
+                out.reference_project = Path(value)
+            elif key == "web_command":
+                if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                    raise UsageError("rules planner option web_command must be a list of strings (an argv)")
+                out.web_command = list(value)
+            elif key == "web_timeout_s":
+                out.web_timeout_s = float(value)
+            elif key == "max_queries":
+                out.max_queries = max(1, int(value))
+            elif key == "knobs":
+                out.knobs = knobs_from_tunables(value)
+            else:
+                setattr(out, key, value)
+        return out
+
+
+# -- tunables -------------------------------------------------------------------------------------
+
+
+def _int_value(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def knobs_from_tunables(tunables: Iterable[Any]) -> list[Knob]:
+    """Knobs from what tunable discovery returns (objects or mappings with ``name`` and ``value``).
+
+    Reads ``name``; the current value from ``value`` (or ``current``); the place from ``location``
+    (or ``line`` -> ``kernel.py:<line>``); legal values from ``legal_values`` / ``allowed`` /
+    ``choices`` when given. A tunable marked not editable (``editable`` False, or a ``refused`` /
+    ``refused_reason`` text) or without one integer value (an autotune list) is left out. The first
+    tunable of a name wins.
+    """
+    out: dict[str, Knob] = {}
+    for t in tunables:
+        if isinstance(t, Knob):
+            out.setdefault(t.name, t)
+            continue
+
+        def get(key: str, t: Any = t) -> Any:
+            return t.get(key) if isinstance(t, Mapping) else getattr(t, key, None)
+
+        name = get("name")
+        if not isinstance(name, str) or not name:
+            continue
+        if get("editable") is False or get("refused") or get("refused_reason"):
+            continue
+        value = _int_value(get("value") if get("value") is not None else get("current"))
+        if value is None:
+            continue
+        location = get("location")
+        if location is None and isinstance(get("line"), int):
+            location = f"kernel.py:{get('line')}"
+        allowed = None
+        for key in ("legal_values", "allowed", "choices"):
+            vals = get(key)
+            if isinstance(vals, Iterable) and not isinstance(vals, str | bytes):
+                ints = [_int_value(v) for v in vals]
+                if ints and all(i is not None for i in ints):
+                    allowed = tuple(i for i in ints if i is not None)
+                    break
+        out.setdefault(name, Knob(name, value, str(location) if location is not None else None, allowed))
+    return list(out.values())
+
+
+def discover_knobs(kernel_py: Path) -> tuple[list[Knob] | None, str | None]:
+    """The kernel's knobs via ``kernelopt.tunables.discover``; ``(None, why)`` when it is unavailable."""
+    try:
+        from kernelopt.tunables import discover  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None, "tunable discovery unavailable (kernelopt.tunables not installed): planning without knob targets"
+    try:
+        found = discover(kernel_py)
+    except KerneloptError as exc:
+        return None, f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
+    return knobs_from_tunables(found), None
+
+
+# -- the planner ----------------------------------------------------------------------------------
+
+
+def _no_arrows(text: str) -> str:
+    return _ARROWS.sub(" to ", " ".join(text.split()))
+
+
+def _arch(names: Iterable[str | None]) -> str | None:
+    from kernelopt.hardware.specs import lookup
+
+    for name in names:
+        if not name:
+            continue
+        try:
+            return lookup(name).arch
+        except UsageError:
+            continue
+    return None
+
+
+def build_queries(kernel: KernelEvidence, summary: ProfileSummary, framework: str | None, limit: int) -> list[Query]:
+    """One query per symptom (most important first): symptom words, bottleneck, metric names, framework."""
+    queries: list[Query] = []
+    extra = (Symptom.TIMING_ONLY.value,) if not summary.counters_available else ()
+    findings_by_symptom: dict[str, Finding] = {}
+    for f in kernel.findings:
+        findings_by_symptom.setdefault(f.symptom, f)
+    symptoms = list(findings_by_symptom)[:limit]
+    if not symptoms and kernel.bottleneck in _BOTTLENECK_SYMPTOM:
+        symptoms = [_BOTTLENECK_SYMPTOM[kernel.bottleneck].value]
+    for sym in symptoms:
+        found = findings_by_symptom.get(sym)
+        metrics = [e.metric for e in found.evidence[:2]] if found else []
+        text = query_text(sym.replace("_", " "), kernel.bottleneck.value.replace("_", " "), *metrics, framework or "")
+        queries.append(Query(text, (sym, *extra)))
+    if not queries:
+        queries.append(Query(query_text(kernel.bottleneck.value.replace("_", " "), framework or ""), extra))
+    return queries
+
+
+class RulePlanner:
+    """Deterministic Stage 2 planner (see the module docstring).
+
+    Args:
+        options: settings (see :class:`RuleOptions`).
+
+    Raises:
+        UsageError: an unknown option.
+    """
+
+    name = PLANNER_NAME
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.options = RuleOptions.from_dict(options or {})
+
+    def plan(self, ctx: StageContext) -> PlanOutcome:
+        """Plan iteration ``ctx.version``; write ``plans/v<N>_plan.md`` or say why there is no plan."""
+        n = ctx.version
+        summary = ctx.summary
+        if summary is None:
+            return PlanOutcome(None, reason=f"no Stage 1 evidence for v{n} (profiles/v{n}/summary.json)")
+        kernel = summary.primary()
+        if kernel is None:
+            return PlanOutcome(None, reason=f"profiles/v{n}/summary.json lists no profiled kernel")
+        ws = ctx.workspace
+        card = ws.task_card()
+        records = [r for r in ctx.history if not r.masked and r.number != n]
+        past, past_notes = load_past_plans(ws, records)
+        history = build_history(records, past)
+
+        knobs = self.options.knobs
+        knob_note = None
+        if knobs is None:
+            knobs, knob_note = discover_knobs(ws.kernel_py)
+
+        reference = self.options.reference_project or card.reference_project_path
+        if reference is not None and not reference.is_absolute():
+            reference = ws.root / reference
+        web = (
+            WebSearchConfig(tuple(self.options.web_command), timeout_s=self.options.web_timeout_s)
+            if self.options.web_command
+            else None
+        )
+        search = KnowledgeSearch(
+            wiki_search=self.options.wiki_search,
+            arch=_arch([card.gpu, summary.gpu]),
+            vendor=summary.vendor.value,
+            framework=card.framework,
+            wiki_dirs=self.options.wiki_dirs,
+            reference_project=reference,
+            web=web,
+            runner=self.options.runner,
+        )
+        queries = build_queries(kernel, summary, card.framework, self.options.max_queries)
+        knob_only = self.options.knob_only
+
+        def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
+            ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only)
+            notes = dict(ranking.notes)
+            for idea in ideas:
+                cat = idea.category
+                if cat is not None and cat not in notes and not any(c.category is cat for c in ranking.candidates):
+                    notes[cat] = "not supported by this kernel's evidence"
+            if not ranking.candidates:
+                return Decision(None, notes=notes)
+            best = ranking.candidates[0]
+            return Decision(best, frozenset(best.refs), notes, best.describe())
+
+        found = search.run(queries, choose)
+        log = list(found.log)
+        chosen = found.chosen
+        ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
+        if chosen is None:
+            ranking = rank(kernel, None, knobs, history, knob_only=knob_only)
+            cats = list(dict.fromkeys(c for f in kernel.findings for c in f.action_categories))
+            if ranking.candidates:
+                chosen = ranking.candidates[0]
+                verdict = f"actionable, chosen: {chosen.describe()}"
+            else:
+                verdict = "not actionable: " + (
+                    "; ".join(f"{c.value} ({ranking.notes.get(c, 'no path')})" for c in cats) or "no candidates"
+                )
+            log.append(
+                SearchLogEntry(
+                    source=PROFILE_RULES_SOURCE,
+                    query=f"candidate actions of the Stage 1 findings (profiles/v{n}/summary.json)",
+                    finding=", ".join(c.value for c in cats) or "no finding names an action",
+                    actionability=verdict[:300],
+                )
+            )
+        if chosen is None:
+            tried = sorted({sig[0] for sig in history.tried})
+            reason = f"no new actionable path for v{n}: every candidate from gpu-wiki"
+            reason += ", the reference project" if reference is not None else ""
+            reason += ", the web" if web is not None else ""
+            reason += " and the Stage 1 findings was tried, banned by an earlier failure, or has no knob to move"
+            if tried:
+                reason += f" (tried: {', '.join(tried)})"
+            if knob_note:
+                reason += f"; {knob_note}"
+            return PlanOutcome(None, reason=reason)
+
+        plan = build_plan(n, summary, kernel, chosen, ideas, log, history)
+        from kernelopt.planning.validate import validate_plan  # the plan must pass what Stage 2 checks
+
+        validate_plan(plan, ws, ctx.history, summary)
+        atomic_write_text(ws.plan_path(n), render_plan(plan))
+        notes = [x for x in (knob_note, *past_notes) if x]
+        return PlanOutcome(plan, reason="; ".join(notes) or None)
+
+
+# -- plan text ------------------------------------------------------------------------------------
+
+
+def _supporting_findings(kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea]) -> list[Finding]:
+    matched = {s for i in ideas if i.ref in chosen.refs for s in i.matched_symptoms}
+    out = [f for f in kernel.findings if chosen.category in f.action_categories]
+    out += [f for f in kernel.findings if f.symptom in matched and f not in out]
+    return out
+
+
+def _action_phrase(chosen: Candidate) -> str:
+    if chosen.knob is not None:
+        return f"{chosen.category.value}: set {chosen.knob.name}={chosen.new_value} (now {chosen.knob.value})"
+    return f"{chosen.category.value} change"
+
+
+def evidence_lines(kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea], artifact: str) -> list[str]:
+    """``evidence -> inference -> action`` lines citing measured values of the summary."""
+    phrase = _action_phrase(chosen)
+    lines: list[str] = []
+    for f in _supporting_findings(kernel, chosen, ideas):
+        items = [e for e in f.evidence if e.value is not None]
+        if not any(isinstance(e.value, int | float) or re.search(r"\d", str(e.value)) for e in items):
+            continue
+        facts = "; ".join(_no_arrows(e.render()) for e in items)
+        lines.append(f"{facts} -> {_no_arrows(f.inference)} ({f.rule_id}) -> {phrase}")
+    for r in kernel.profiler_rules:
+        if r.estimated_speedup_pct is None or chosen.category not in rule_categories(r):
+            continue
+        message = _no_arrows(r.message).split(". ")[0][:200]
+        kind = f" {r.speedup_type}" if r.speedup_type else ""
+        lines.append(
+            f"profiler rule {r.rule_id}: estimated_speedup_pct = {r.estimated_speedup_pct:.4g} %{kind} [{artifact}]"
+            f" -> {message} -> {phrase}"
+        )
+    if not lines:  # no finding names the category: cite the key metrics behind the bottleneck class
+        for name in KEY_METRICS:
+            m = kernel.metrics.get(name)
+            if m is None or m.value is None:
+                continue
+            unit = f" {m.unit}" if m.unit else ""
+            lines.append(
+                f"{name} = {m.value:.4g}{unit} [{m.source or 'summary.json'}] -> the kernel is "
+                f"{kernel.bottleneck.value} -> {phrase}"
+            )
+            if len(lines) >= 2:
+                break
+    return lines[:MAX_EVIDENCE_LINES]
+
+
+def _estimate(kernel: KernelEvidence, chosen: Candidate) -> tuple[float | None, str | None]:
+    best: tuple[float | None, str | None] = (None, None)
+    for f in kernel.findings:
+        est = f.estimated_speedup_pct
+        if chosen.category in f.action_categories and est is not None and (best[0] is None or est > best[0]):
+            best = (est, f"finding {f.rule_id}")
+    for r in kernel.profiler_rules:
+        est = r.estimated_speedup_pct
+        if est is not None and chosen.category in rule_categories(r) and (best[0] is None or est > best[0]):
+            best = (est, f"profiler rule {r.rule_id}")
+    return best
+
+
+def risk_level(chosen: Candidate) -> RiskLevel:
+    """Knob moves are low risk (tiling and occupancy moves medium); code restructures are high."""
+    if chosen.knob is not None:
+        return RiskLevel.MEDIUM if chosen.category in (_A.TILING, _A.OCCUPANCY, _A.SPLIT_K) else RiskLevel.LOW
+    return RiskLevel.HIGH if chosen.category in _HIGH_RISK else RiskLevel.MEDIUM
+
+
+def build_plan(
+    version: int,
+    summary: ProfileSummary,
+    kernel: KernelEvidence,
+    chosen: Candidate,
+    ideas: list[Idea],
+    log: list[SearchLogEntry],
+    history: History,
+) -> Plan:
+    """The Plan of ``chosen`` with its evidence, search log, impact, risks and references."""
+    artifact = next((a for a in summary.artifacts if a.endswith((".ncu-rep", ".csv"))), "summary.json")
+    backing = [i for i in ideas if i.ref in chosen.refs]
+    technique = next((i for i in backing if i.kind != "pitfall"), None)
+    pitfalls = [i for i in backing if i.kind == "pitfall"]
+
+    if chosen.knob is not None:
+        knob = chosen.knob
+        where = f" at {knob.location}" if knob.location else ""
+        way = "up" if chosen.direction > 0 else "down"
+        action = (
+            f"Change `{knob.name}` from {knob.value} to {chosen.new_value}{where} ({chosen.category.value}, "
+            f"one step {way}); change nothing else."
+        )
+        targets = [knob.name]
+    else:
+        locations = [f.location for f in kernel.findings if f.location and chosen.category in f.action_categories]
+        locations += [h.location for h in kernel.hotspots[:1]]
+        targets = list(dict.fromkeys(locations))[:3]
+        on = f" at {', '.join(targets)}" if targets else ""
+        action = f"Apply one {chosen.category.value} change to `{kernel.kernel_name}`{on}; change nothing else."
+    if technique is not None:
+        how = f" How ({technique.ref}, {technique.title}): {technique.text}" if technique.text else ""
+        action += how if technique.text else f" See {technique.ref} ({technique.title})."
+
+    est, est_source = _estimate(kernel, chosen)
+    impact = f"Lower latency of `{kernel.kernel_name}` ({kernel.bottleneck.value})."
+    if est is not None:
+        impact += f" The profiler estimates up to {est:.1f} % for the issue addressed ({est_source})."
+    else:
+        impact += " The size is not estimated by the profiler; Stage 4 measures it against the previous version."
+    if technique is not None and technique.record is not None and getattr(technique.record, "expected_impact", None):
+        impact += f" gpu-wiki {technique.ref}: {' '.join(str(technique.record.expected_impact).split())}"
+
+    risks = []
+    if technique is not None and technique.record is not None and getattr(technique.record, "risks", None):
+        risks.append(f"Risks ({technique.ref}): {' '.join(str(technique.record.risks).split())}")
+    for p in pitfalls:
+        risks.append(f"Pitfall {p.ref}: {p.title}.")
+    if chosen.category in history.failed_categories:
+        risks.append(
+            f"This category failed or regressed before ({', '.join(history.failed_categories[chosen.category])})."
+        )
+    if chosen.knob is not None:
+        risks.append(
+            f"Rollback: restore `{chosen.knob.name}` = {chosen.knob.value}; when the gate fails, Stage 5 resets "
+            "kernel.py to the last good commit."
+        )
+    else:
+        risks.append("Rollback: when correctness or the gate fails, Stage 5 resets kernel.py to the last good commit.")
+
+    references: list[str] = list(chosen.refs)
+    for i in backing:
+        for src in getattr(i.record, "sources", None) or []:
+            if getattr(src, "url", None):
+                references.append(str(src.url))
+    return Plan(
+        version=version,
+        bottleneck_type=kernel.bottleneck.value,
+        action_category=chosen.category,
+        targets=targets,
+        parameters=dict(chosen.parameters),
+        current_values={chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {},
+        action=action,
+        evidence=evidence_lines(kernel, chosen, ideas, artifact),
+        search_log=log,
+        expected_impact=impact,
+        expected_speedup_pct=est,
+        risk_level=risk_level(chosen),
+        risks_and_rollback="\n".join(risks),
+        enabling_step=False,
+        counters_available=summary.counters_available,
+        planner=PLANNER_NAME,
+        references=list(dict.fromkeys(references))[:8],
+    )

@@ -1,0 +1,1 @@
+# hidden folders are skipped: vectorized float4 GROUP_SIZE_M num_stages
