@@ -8,7 +8,8 @@ data).
 
 A knob move that made the kernel slower, failed the gate or timed out teaches a *banned direction*:
 from the value it started at (or beyond it in the same direction) the knob is not moved that way
-again. A move that made it faster teaches a *favoured direction* (keep going while it pays).
+again. A move that made it faster teaches a *favoured direction* (keep going while it pays), and
+moving the knob straight back is not proposed (the old value is known to be slower).
 """
 
 from __future__ import annotations
@@ -178,6 +179,13 @@ class History:
             if m.knob != knob or m.direction != direction or m.outcome not in (Outcome.REGRESSED, Outcome.FAILED):
                 continue
             if (direction == 1 and current >= m.before) or (direction == -1 and current <= m.before):
+                return m
+        return None
+
+    def reverses_improvement(self, knob: str, current: float, new: float) -> KnobMove | None:
+        """The improving move that brought ``knob`` from ``new`` to ``current`` (moving back is known worse)."""
+        for m in reversed(self.moves):
+            if m.knob == knob and m.outcome is Outcome.IMPROVED and m.after == current and m.before == new:
                 return m
         return None
 

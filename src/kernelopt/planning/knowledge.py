@@ -372,17 +372,19 @@ class KnowledgeSearch:
             return SearchLogEntry(source=source.value, query=query, finding="no hits", actionability="none")
         shown = ", ".join(f"{i.ref} ({i.category.value if i.category else '-'})" for i in ideas[:4])
         more = f" +{len(ideas) - 4} more" if len(ideas) > 4 else ""
+        cats = list(dict.fromkeys(i.category for i in ideas if i.category is not None))
+        reasons = [f"{c.value} ({decision.notes[c]})" for c in cats if c in decision.notes]
         if any(i.ref in decision.chosen_refs for i in ideas):
             actionability = f"actionable, chosen: {decision.chosen_text}"
+            if reasons:
+                actionability += "; not actionable: " + "; ".join(reasons)
         else:
-            cats = list(dict.fromkeys(i.category for i in ideas if i.category is not None))
-            reasons = [f"{c.value} ({decision.notes[c]})" for c in cats if c in decision.notes]
             actionability = "not actionable: " + "; ".join(reasons) if reasons else "no category to act on"
         return SearchLogEntry(
             source=source.value,
             query=query,
             finding=_one_line(shown + more, 300),
-            actionability=_one_line(actionability, 300),
+            actionability=_one_line(actionability, 400),
         )
 
 

@@ -137,6 +137,12 @@ _REG_LIMITED = frozenset(
     {_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS, _S.OCCUPANCY_LIMITED_REGISTERS, _S.OCCUPANCY_LIMITED_VGPRS}
 )
 _F = KnobFamily
+#: Knob categories that can still be planned as a code change once every knob move was spent (they
+#: have code-level forms: fewer live values, smaller per-thread fragments, manual prefetching, wider
+#: accesses through pointer hints). Pure launch knobs (num_warps, GROUP_SIZE_M, SPLIT_K) have none.
+CODE_AFTER_KNOBS = frozenset(
+    {_A.REGISTER_PRESSURE, _A.OCCUPANCY, _A.TILING, _A.VECTORIZED_ACCESS, _A.SOFTWARE_PIPELINING}
+)
 _TILE_DIMS = (_F.TILE_M, _F.TILE_N, _F.TILE_K)
 
 
@@ -329,10 +335,11 @@ def knob_moves(
 
 @dataclass
 class Ranking:
-    """Actionable candidates, best first, and why other categories are not actionable."""
+    """Actionable candidates, best first; why categories are not actionable; moves skipped per category."""
 
     candidates: list[Candidate]
     notes: dict[ActionCategory, str]
+    skipped: dict[ActionCategory, list[str]]
 
 
 def rank(
@@ -368,6 +375,7 @@ def rank(
     order = list(ActionCategory)
     candidates: list[Candidate] = []
     notes: dict[ActionCategory, str] = {}
+    skipped: dict[ActionCategory, list[str]] = {}
     for cat in sorted(support, key=order.index):
         base = ev.get(cat, 0.0) + prof.get(cat, 0.0) + support[cat] - penalty.get(cat, 0.0)
         reasons = [f"evidence {ev.get(cat, 0.0):.2f}", f"profiler {prof.get(cat, 0.0):.2f}"]
@@ -396,24 +404,36 @@ def rank(
                         f"({bad.before:g} -> {bad.after:g})"
                     )
                     continue
+                undo = history.reverses_improvement(knob.name, knob.value, new)
+                if undo is not None:
+                    rejected.append(
+                        f"{knob.name} {knob.value} -> {new} undoes the improvement of {undo.version} "
+                        f"({undo.before:g} -> {undo.after:g})"
+                    )
+                    continue
                 score = base * (1 - SECOND_MOVE_DECAY * k) + CONCRETE_BONUS
                 why = [*reasons, "knob move"]
                 if history.favoured(knob.name, knob.value) == direction:
                     score += FAVOURED_BONUS
                     why.append("continues a move that improved")
                 candidates.append(Candidate(cat, knob, new, round(score, 9), cat_refs, tuple(why)))
-        if not has_family:
+        knobs_spent = has_family and not any(c.category is cat for c in candidates)
+        if knobs_spent and not rejected:
+            rejected.append("its knobs are at their legal limits")
+        if not has_family or (knobs_spent and cat in CODE_AFTER_KNOBS):
             if knob_only:
-                rejected.append("no knob of the kernel implements it (knob-only planning)")
+                if not has_family:
+                    rejected.append("no knob of the kernel implements it (knob-only planning)")
             else:
-                cand = Candidate(cat, None, None, round(base, 9), cat_refs, tuple(reasons))
+                notes_code = [*reasons, "code change after its knob moves were spent"] if has_family else reasons
+                cand = Candidate(cat, None, None, round(base, 9), cat_refs, tuple(notes_code))
                 if history.was_tried(cand.signature()):
-                    rejected.append(f"tried in {', '.join(history.tried_by.get(cand.signature(), []))}")
+                    rejected.append(f"code change tried in {', '.join(history.tried_by.get(cand.signature(), []))}")
                 else:
                     candidates.append(cand)
-        elif not any(c.category is cat for c in candidates) and not rejected:
-            rejected.append("its knobs are at their legal limits")
-        if rejected and not any(c.category is cat for c in candidates):
-            notes[cat] = "; ".join(rejected)
+        if rejected:
+            skipped[cat] = rejected
+            if not any(c.category is cat for c in candidates):
+                notes[cat] = "; ".join(rejected)
     candidates.sort(key=lambda c: (-c.score, order.index(c.category), c.knob.name if c.knob else "", c.new_value or 0))
-    return Ranking(candidates, notes)
+    return Ranking(candidates, notes, skipped)

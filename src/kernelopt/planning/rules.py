@@ -300,7 +300,10 @@ class RulePlanner:
             if not ranking.candidates:
                 return Decision(None, notes=notes)
             best = ranking.candidates[0]
-            return Decision(best, frozenset(best.refs), notes, best.describe())
+            text = best.describe()
+            if ranking.skipped.get(best.category):
+                text += f" (skipped: {'; '.join(ranking.skipped[best.category])})"
+            return Decision(best, frozenset(best.refs), notes, text)
 
         found = search.run(queries, choose)
         log = list(found.log)
@@ -312,6 +315,8 @@ class RulePlanner:
             if ranking.candidates:
                 chosen = ranking.candidates[0]
                 verdict = f"actionable, chosen: {chosen.describe()}"
+                if ranking.skipped.get(chosen.category):
+                    verdict += f" (skipped: {'; '.join(ranking.skipped[chosen.category])})"
             else:
                 verdict = "not actionable: " + (
                     "; ".join(f"{c.value} ({ranking.notes.get(c, 'no path')})" for c in cats) or "no candidates"
