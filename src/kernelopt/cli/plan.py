@@ -55,7 +55,11 @@ def register(app: typer.Typer) -> None:
             options["wiki_dirs"] = [str(w) for w in wiki]
         elif knob_only or wiki or web_command:
             raise UsageError("--knob-only, --wiki and --web-command are options of the rules planner")
-        backend = planner_class(planner)(options)
+        try:
+            cls = planner_class(planner)
+        except ImportError as exc:
+            raise UsageError(f"planner backend {planner!r} is not installed ({exc})") from None
+        backend = cls(options)
         result = run_stage2(ws, n, backend)
         if as_json:
             emit_json(

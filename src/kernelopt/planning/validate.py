@@ -176,7 +176,7 @@ def check_search_log(plan: Plan, reference_configured: bool) -> None:
             f"plan v{plan.version}: the Search Log searches the web but not the reference project README.md names"
         )
     for e in searched_web:
-        figures = hardware_figures(f"{e.finding} {e.actionability}")
+        figures = hardware_figures(e.finding)
         if figures:
             raise PlanError(
                 f"plan v{plan.version}: web Search Log row states hardware figure '{figures[0]}': spec values come "

@@ -1,0 +1,173 @@
+"""``kernelopt plan WS``: writes only plans/v<N>_plan.md, one-line errors, guarded backends."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from kernelopt.backends import guard, registry
+from kernelopt.backends.protocol import PlanOutcome, StageContext
+from kernelopt.cli.app import main
+from kernelopt.planning.markdown import render_plan
+from kernelopt.planning.plan import PlanError
+from kernelopt.planning.stage import default_version, run_stage2
+from kernelopt.workspace import Workspace
+
+from .data.planning import fakes
+from .test_planning_rules import make_ws
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def ws(ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    """A Triton workspace whose wiki search and tunable discovery are deterministic fakes."""
+    wiki = types.ModuleType("kernelopt.wiki.search")
+    wiki.search = fakes.FakeWiki()  # type: ignore[attr-defined]
+    tun = types.ModuleType("kernelopt.tunables")
+    tun.discover = lambda path: [  # type: ignore[attr-defined]
+        types.SimpleNamespace(name="BLOCK_SIZE", value=1024, line=12),
+        types.SimpleNamespace(name="num_warps", value=4, line=12),
+    ]
+    monkeypatch.setitem(sys.modules, "kernelopt.wiki.search", wiki)
+    monkeypatch.setitem(sys.modules, "kernelopt.tunables", tun)
+    return make_ws(ws_root, "cli")
+
+
+def test_no_summary_is_one_line_error(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "plan", str(ws.root))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no profiles/v<N>/summary.json to plan from" in err
+    code, _, err = run(capsys, "plan", str(ws.root), "--version", "3")
+    assert code == 2 and err.count("\n") == 1
+    assert "no Stage 1 evidence for v3: profiles/v3/summary.json not found" in err
+    assert not list(ws.plans_dir.glob("*.md"))
+
+
+def test_plan_writes_only_the_plan(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    before = guard.snapshot(ws.root)
+    code, out, err = run(capsys, "plan", str(ws.root), "--json")
+    assert code == 0, err
+    changes = guard.changes(before, guard.snapshot(ws.root))
+    assert [(c.path, c.kind) for c in changes] == [("plans/v1_plan.md", "added")]
+    data = json.loads(out)
+    assert data["version"] == 1 and data["planner"] == "rules"
+    assert data["plan_path"] == str(ws.plan_path(1))
+    assert data["plan"]["action_category"] == "block_size"
+    assert data["plan"]["parameters"] == {"BLOCK_SIZE": 2048}
+    assert data["plan"]["current_values"] == {"BLOCK_SIZE": 1024}
+    # human output
+    code, out, _ = run(capsys, "plan", str(ws.root), "--version", "1", "--knob-only")
+    assert code == 0 and "wrote " in out and "block_size (BLOCK_SIZE 1024 -> 2048), risk low" in out
+
+
+def test_nothing_actionable_is_not_an_error(ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    monkeypatch.setattr(sys.modules["kernelopt.tunables"], "discover", lambda path: [])
+    fakes.install_summary(ws, 1, "small_grid_latency")
+    code, out, _ = run(capsys, "plan", str(ws.root), "--knob-only", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["plan"] is None and data["reason"].startswith("no new actionable path for v1")
+    assert not ws.plan_path(1).exists()
+
+
+def test_default_version(ws: Workspace) -> None:
+    fakes.install_summary(ws, 0, "add_memory_bound")
+    assert default_version(ws) == 0
+    ws.memory.create(0)
+    with pytest.raises(PlanError, match="the newest profile, v0, belongs to a recorded version"):
+        default_version(ws)
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    assert default_version(ws) == 1
+
+
+class EvilPlanner:
+    """Writes a valid-looking plan and also edits kernel.py (forbidden in Stage 2)."""
+
+    name = "evil"
+
+    def __init__(self, options: dict | None = None) -> None:
+        self.options = options
+
+    def plan(self, ctx: StageContext) -> PlanOutcome:
+        ctx.workspace.kernel_py.write_text("# hacked\n")
+        (ctx.workspace.root / "notes.txt").write_text("scratch\n")
+        return PlanOutcome(None, reason="nothing")
+
+
+class SloppyPlanner:
+    """Writes a plan whose evidence cites nothing measured."""
+
+    name = "sloppy"
+
+    def __init__(self, options: dict | None = None) -> None:
+        pass
+
+    def plan(self, ctx: StageContext) -> PlanOutcome:
+        from kernelopt.planning.markdown import parse_plan
+
+        from .test_planning_markdown import KNOB_PLAN
+
+        text = render_plan(KNOB_PLAN.model_copy(update={"version": ctx.version}))
+        ctx.workspace.plan_path(ctx.version).write_text(text)
+        return PlanOutcome(parse_plan(text))
+
+
+def test_writes_outside_the_plan_are_reverted(ws: Workspace, capsys, monkeypatch) -> None:
+    monkeypatch.setitem(registry.PLANNERS, "evil", "tests.test_planning_cli:EvilPlanner")
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    kernel = ws.kernel_py.read_text()
+    code, _, err = run(capsys, "plan", str(ws.root), "--planner", "evil")
+    assert code == 2 and err.count("\n") == 1
+    assert "planner 'evil' wrote outside plans/v1_plan.md: kernel.py (modified), notes.txt (added); reverted" in err
+    assert ws.kernel_py.read_text() == kernel and not (ws.root / "notes.txt").exists()
+
+
+def test_invalid_plan_is_rejected_and_moved(ws: Workspace, capsys, monkeypatch) -> None:
+    monkeypatch.setitem(registry.PLANNERS, "sloppy", "tests.test_planning_cli:SloppyPlanner")
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    code, _, err = run(capsys, "plan", str(ws.root), "--planner", "sloppy")
+    assert code == 2 and err.count("\n") == 1
+    assert (
+        "plans/v1_plan.md rejected: plan v1: Input Evidence line 1 cites no metric value found in profiles/v1/" in err
+    )
+    assert "(moved to .kernelopt/rejected/v1_plan.md)" in err
+    assert not ws.plan_path(1).exists() and (ws.state_dir / "rejected" / "v1_plan.md").is_file()
+
+
+def test_rules_options_belong_to_rules(ws: Workspace, capsys) -> None:
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    code, _, err = run(capsys, "plan", str(ws.root), "--planner", "evil-unknown")
+    assert code == 2 and "unknown planner backend 'evil-unknown'" in err
+    code, _, err = run(capsys, "plan", str(ws.root), "--planner", "llm-api", "--knob-only")
+    assert code == 2 and "options of the rules planner" in err
+
+
+def test_web_command_from_environment(ws: Workspace, capsys, monkeypatch) -> None:
+    fakes.install_summary(ws, 1, "softmax_memory_bound")
+    monkeypatch.setenv("KERNELOPT_WEB_SEARCH_CMD", f"{sys.executable} {fakes.DATA / 'fake_web.py'} {{query}}")
+    # only the reduce_bytes record: the wiki has no knob path, the web is searched
+    sys.modules["kernelopt.wiki.search"].search = fakes.FakeWiki(records=[fakes.RECORDS[0]])  # type: ignore[attr-defined]
+    code, out, err = run(capsys, "plan", str(ws.root), "--knob-only", "--json")
+    assert code == 0, err
+    log = json.loads(out)["plan"]["search_log"]
+    assert any(e["source"] == "web" and "example.com" in e["finding"] for e in log)
+    assert "4.8" not in ws.plan_path(1).read_text()
+
+
+def test_run_stage2_returns_plan_and_reports_planner_note(ws: Workspace) -> None:
+    from kernelopt.planning.rules import RulePlanner
+
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    result = run_stage2(ws, 1, RulePlanner())
+    assert result.plan is not None and result.reason is None
+    assert result.plan.search_log[0].source == "gpu-wiki"
