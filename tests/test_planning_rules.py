@@ -332,3 +332,47 @@ def test_guarded_stage_with_fake_wiki(ws: Workspace) -> None:
     assert result.plan is not None and result.path == ws.plan_path(1)
     assert result.plan.parameters == {"BLOCK_SIZE": 2048}
     assert ws.is_clean()  # nothing tracked changed
+
+
+def test_amd_summary_is_scoped_to_cdna(ws_root: Path) -> None:
+    from kernelopt.evidence.model import BottleneckType, KernelEvidence, Metric, ProfileSummary, Vendor
+    from kernelopt.evidence.summary import write_summary
+
+    ws = make_ws(ws_root, "amd", "framework: triton\ngpu: MI300X\n")
+    summary = ProfileSummary(
+        vendor=Vendor.AMD,
+        tool_used="rocprofv3 (PMC + ATT)",
+        gpu="AMD Instinct MI300X",
+        artifacts=["pmc/counters.csv"],
+        kernels=[
+            KernelEvidence(
+                kernel_name="transpose_kernel",
+                metrics={"duration_us": Metric(value=88.4, unit="us", source="rocprofv3 kernel trace")},
+                bottleneck=BottleneckType.LATENCY_BOUND,
+                findings=[
+                    Finding(
+                        rule_id="amd.lds_bank_conflicts",
+                        symptom="lds_bank_conflicts",
+                        confidence=Confidence.HIGH,
+                        evidence=[
+                            EvidenceItem(
+                                metric="SQ_LDS_BANK_CONFLICT", value=1843200.0, unit="cycles", source="pmc/counters.csv"
+                            )
+                        ],
+                        inference="LDS accesses serialize on bank conflicts",
+                        action_categories=[ActionCategory.LDS_LAYOUT],
+                    )
+                ],
+            )
+        ],
+    )
+    write_summary(ws.profile_dir(1), summary)
+    wiki = fakes.FakeWiki()
+    out = RulePlanner({"wiki_search": wiki, "knobs": []}).plan(
+        StageContext(workspace=ws, version=1, summary=summary, history=[])
+    )
+    assert {(c["arch"], c["vendor"]) for c in wiki.calls} == {("gfx942", "amd")}
+    assert out.plan is not None and out.plan.action_category is ActionCategory.LDS_LAYOUT
+    assert "wiki:amd-lds-padding" in out.plan.references
+    assert "SQ_LDS_BANK_CONFLICT = 1.843e+06 cycles" in out.plan.evidence[0]
+    assert "nv-" not in out.plan.search_log[0].finding  # NVIDIA-only records never answer an AMD query

@@ -450,9 +450,11 @@ def build_plan(
         targets = list(dict.fromkeys(locations))[:3]
         on = f" at {', '.join(targets)}" if targets else ""
         action = f"Apply one {chosen.category.value} change to `{kernel.kernel_name}`{on}; change nothing else."
-    if technique is not None:
-        how = f" How ({technique.ref}, {technique.title}): {technique.text}" if technique.text else ""
-        action += how if technique.text else f" See {technique.ref} ({technique.title})."
+    if technique is not None and technique.text:
+        how = technique.text if technique.text.endswith((".", "!", "?")) else technique.text + "."
+        action += f" How ({technique.ref}, {technique.title}): {how}"
+    elif technique is not None:
+        action += f" See {technique.ref} ({technique.title})."
 
     est, est_source = _estimate(kernel, chosen)
     impact = f"Lower latency of `{kernel.kernel_name}` ({kernel.bottleneck.value})."
