@@ -376,3 +376,20 @@ def test_amd_summary_is_scoped_to_cdna(ws_root: Path) -> None:
     assert "wiki:amd-lds-padding" in out.plan.references
     assert "SQ_LDS_BANK_CONFLICT = 1.843e+06 cycles" in out.plan.evidence[0]
     assert "nv-" not in out.plan.search_log[0].finding  # NVIDIA-only records never answer an AMD query
+
+
+def test_no_citable_value_gives_no_plan(ws: Workspace) -> None:
+    summary = fakes.summary("small_grid_latency")
+    k = summary.kernels[0]
+    k.metrics = {}
+    k.profiler_rules = []
+    for f in k.findings:
+        f.evidence = [
+            EvidenceItem(metric=e.metric, value=None, source=e.source, missing_reason="not collected")
+            for e in f.evidence
+        ]
+    out = RulePlanner({"wiki_search": fakes.FakeWiki(), "knobs": SMALL_KNOBS}).plan(
+        StageContext(workspace=ws, version=1, summary=summary, history=[])
+    )
+    assert out.plan is None and out.reason is not None and "no measured value in profiles/v1/summary.json" in out.reason
+    assert not ws.plan_path(1).exists()

@@ -35,6 +35,7 @@ _CONTAINERS = {
 # Fields of a record that identify the value next to them.
 _ID_FIELDS = ("metric", "rule_id", "location", "dominant_stall")
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
+_METRIC_NAME_RE = re.compile(r"[A-Za-z]\w*[._][\w.]*")
 _IDENT_RE = re.compile(r"[A-Za-z_][\w.\-:/\[\]]*[\w\]]")
 # Values match when equal at the precision written, or within this relative difference (a value
 # printed with 4 significant digits, e.g. by EvidenceItem.render, is within 0.05 %; 0.5 % leaves room
@@ -81,7 +82,7 @@ def summary_facts(summary: ProfileSummary) -> list[Fact]:
         if isinstance(node, dict):
             ids = [str(node[f]) for f in _ID_FIELDS if isinstance(node.get(f), str)]
             if in_metrics and isinstance(node.get("source"), str):  # Metric.source: profiler metric names
-                ids += [t for t in re.split(r"[\s,;+]+", node["source"]) if t]
+                ids += [t for t in re.split(r"[\s,;+/()]+", node["source"]) if _METRIC_NAME_RE.fullmatch(t)]
             for key, child in node.items():
                 sub = [*path, key]
                 if isinstance(child, dict | list):

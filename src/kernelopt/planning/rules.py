@@ -342,6 +342,12 @@ class RulePlanner:
             return PlanOutcome(None, reason=reason)
 
         plan = build_plan(n, summary, kernel, chosen, ideas, log, history)
+        if not plan.evidence:
+            return PlanOutcome(
+                None,
+                reason=f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
+                "a plan needs evidence (re-run Stage 1)",
+            )
         from kernelopt.planning.validate import validate_plan  # the plan must pass what Stage 2 checks
 
         validate_plan(plan, ws, ctx.history, summary)
@@ -386,9 +392,12 @@ def evidence_lines(kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea],
             f" -> {message} -> {phrase}"
         )
     if not lines:  # no finding names the category: cite the key metrics behind the bottleneck class
-        for name in KEY_METRICS:
-            m = kernel.metrics.get(name)
-            if m is None or m.value is None:
+        names = [n for n in KEY_METRICS if n in kernel.metrics] + sorted(
+            n for n in kernel.metrics if n not in KEY_METRICS
+        )
+        for name in names:
+            m = kernel.metrics[name]
+            if m.value is None:
                 continue
             unit = f" {m.unit}" if m.unit else ""
             lines.append(
