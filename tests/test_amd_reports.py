@@ -351,6 +351,10 @@ def test_gfx_name_alone_does_not_pick_a_spec_sheet() -> None:
     assert k.metrics["dram_throughput_pct"].value is None
     (k2,) = build_summary(_vcopy_inputs(agent=AGENT), tool_used="test", gpu_name="MI355X").kernels
     assert k2.metrics["dram_throughput_pct"].value is not None
+    assert "8000" in (k2.metrics["dram_throughput_pct"].source or "")
+    # a task card naming a GPU of another architecture than the measured agent is not believed
+    (k3,) = build_summary(_vcopy_inputs(agent=AGENT), tool_used="test", gpu_name="MI300X").kernels
+    assert k3.metrics["dram_throughput_pct"].value is None
 
 
 def test_kd_name_variants_merge_pmc_and_asm_into_one_kernel() -> None:

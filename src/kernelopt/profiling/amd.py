@@ -47,6 +47,8 @@ DEFAULT_LAUNCHES = 3
 MODES = ("pmc", "att", "asm")
 DECODER_LIB = "librocprof-trace-decoder.so"
 DECODER_ENV = "ROCPROF_TRACE_DECODER_DIR"
+ROCPROF_DECODER_ENV = "ROCPROF_ATT_LIBRARY_PATH"
+"""rocprofv3's own variable for the decoder folder (used when ``--att-library-path`` is not given)."""
 DECODER_RELEASES = "https://github.com/ROCm/rocprof-trace-decoder/releases"
 DEFAULT_ROCM = "/opt/rocm"
 
@@ -373,14 +375,16 @@ def _rocm_root(env: Mapping[str, str]) -> Path:
 
 def find_trace_decoder(att_library_path: Path | None, env: Mapping[str, str]) -> DecoderLookup:
     """Find ``librocprof-trace-decoder.so``: ``--att-library-path`` (only there when given), else
-    ``$ROCPROF_TRACE_DECODER_DIR``, ``$ROCM_PATH/lib`` (default ``/opt/rocm/lib``) and
-    ``$LD_LIBRARY_PATH`` (where rocprofv3 itself looks by default)."""
+    ``$ROCPROF_TRACE_DECODER_DIR``, ``$ROCPROF_ATT_LIBRARY_PATH`` (rocprofv3's own variable),
+    ``$ROCM_PATH/lib`` (default ``/opt/rocm/lib``) and ``$LD_LIBRARY_PATH`` (where rocprofv3 itself
+    looks by default)."""
     if att_library_path is not None:
         candidates = [Path(att_library_path)]
     else:
         candidates = []
-        if env.get(DECODER_ENV):
-            candidates.append(Path(env[DECODER_ENV]))
+        for var in (DECODER_ENV, ROCPROF_DECODER_ENV):
+            if env.get(var):
+                candidates.append(Path(env[var]))
         candidates.append(_rocm_root(env) / "lib")
         candidates += [Path(p) for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
     searched: list[str] = []
@@ -701,6 +705,19 @@ def _check_fresh(profile_dir: Path) -> None:
             )
 
 
+def _remove_artifacts(profile_dir: Path) -> None:
+    for name in ("att", "pmc", "asm"):
+        shutil.rmtree(profile_dir / name, ignore_errors=True)
+    (profile_dir / "kernel.s").unlink(missing_ok=True)
+
+
+def rocm_present(env: Mapping[str, str] | None = None) -> bool:
+    """True on a machine with the ROCm GPU driver (``/dev/kfd``) and rocprofv3; what ``kernelopt
+    profile`` uses to pick the AMD path when ``--vendor`` is not given."""
+    env = os.environ if env is None else env
+    return Path("/dev/kfd").exists() and find_rocprofv3(env) is not None
+
+
 def profile_amd(
     workspace: Workspace,
     version: int,
@@ -730,7 +747,8 @@ def profile_amd(
     Raises:
         UsageError: unknown mode or invalid iteration range.
         WorkspaceError: the profile folder already holds AMD artifacts.
-        EnvironmentProblem: every requested mode failed (each reason in the message).
+        EnvironmentProblem: every requested mode failed (each reason in the message; the partial
+            artifacts of this call are removed).
     """
     unknown = set(modes) - set(MODES)
     if unknown or not modes:
@@ -794,6 +812,7 @@ def profile_amd(
 
     notes = [o.message for o in outcomes if not o.ok]
     if not any(o.ok for o in outcomes):
+        _remove_artifacts(profile_dir)  # nothing half-written is left behind; the reasons are in the error
         raise EnvironmentProblem("AMD profiling produced no evidence: " + "; ".join(notes))
     pmc_ok = any(o.ok and o.mode.startswith("pmc:") and o.mode != "pmc:timing" for o in outcomes)
     counters_reason = None
