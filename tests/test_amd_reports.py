@@ -277,6 +277,13 @@ def test_att_stats_new_format_without_stall() -> None:
     assert top.dominant_stall == "wait_vmcnt_lgkmcnt" and top.samples == 538700
 
 
+def test_att_section_without_a_name_row_is_still_read() -> None:
+    lines = ATT_NEW.read_text().splitlines()
+    text = "\n".join([lines[0], *lines[2:]])  # drop the "; _gemm_afp4_wfp4_kernel" row
+    (ev,) = build_summary(AmdInputs(att=[parse_att_stats(text, "att.csv")]), tool_used="test").kernels
+    assert ev.kernel_name == "codeobj 4" and ev.metrics["att_latency_cycles"].value == 1353636
+
+
 def test_empty_trace_is_no_samples_not_an_error() -> None:
     att = parse_att_stats(ATT_EMPTY.read_text(), ATT_EMPTY.name)
     assert att.empty and att.kernels == []

@@ -296,6 +296,7 @@ def test_all_modes_with_the_stub(amd_env) -> None:
     vcopy = summary.kernels[0]
     assert vcopy.metrics["duration_us"].value == pytest.approx((24800 + 18880 + 18880) / 3 / 1000)
     assert "timing_kernel_trace.csv" in (vcopy.metrics["duration_us"].source or "")
+    assert vcopy.metrics["dispatches"].value == 3  # per pass, not summed over the 8 passes
     assert vcopy.metrics["l2_hit_rate_pct"].value == pytest.approx(33.3618069)  # replayed MI300X counters
     assert vcopy.metrics["dram_throughput_pct"].value is not None
     assert "amd.low_l2_hit_rate" in [f.rule_id for f in vcopy.findings]

@@ -40,6 +40,7 @@ import io
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -1030,8 +1031,9 @@ def _resource_metrics(dispatches: Sequence[AmdDispatch], device: DeviceFacts) ->
             unit="count",
             source=f"{src}: ceil(grid_size/workgroup_size)",
         )
+    per_source = Counter(d.source for d in dispatches)  # every pass replays the same dispatches
     m["dispatches"] = Metric(
-        value=float(len({(d.source, d.dispatch_id) for d in dispatches})), unit="count", source=src
+        value=float(max(per_source.values())), unit="count", source=f"{src}: dispatches per profiler pass"
     )
     return m
 
@@ -1100,8 +1102,9 @@ def build_summary(
     att: dict[str, AttKernel] = {}
     for f in inputs.att:
         for ak in f.kernels:
-            if ak.kernel_name and ak.sampled:
-                att.setdefault(see(ak.kernel_name), ak)
+            if ak.sampled:
+                name = ak.kernel_name or f"codeobj {ak.instructions[0].code_object}"
+                att.setdefault(see(name), ak)
     asm: dict[str, AmdIsaFacts] = {}
     for name, facts in inputs.asm.items():
         key = kernel_base_name(name.split("#")[0])
