@@ -237,6 +237,8 @@ class ProfileSummary(_Model):
         counters_unavailable_reason: why, when they could not.
         artifacts: paths (relative to the profile folder) of the files the evidence was read from.
         kernels: one entry per profiled kernel launch.
+        notes: what the profiler run left out or could not do (a mode that failed, an empty trace),
+            one line each, so that a missing piece of evidence is explained rather than silent.
     """
 
     schema_version: int = SUMMARY_SCHEMA_VERSION
@@ -248,6 +250,7 @@ class ProfileSummary(_Model):
     counters_unavailable_reason: str | None = None
     artifacts: list[str] = Field(default_factory=list)
     kernels: list[KernelEvidence] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
     def primary(self) -> KernelEvidence | None:
         """The kernel that dominates run time (longest ``duration_us``), or the first one."""

@@ -50,6 +50,7 @@ def render_text(summary: ProfileSummary) -> str:
         lines.append(
             f"COUNTERS UNAVAILABLE: {summary.counters_unavailable_reason or 'unknown reason'} (timing-only evidence)"
         )
+    lines += [f"NOTE: {note}" for note in summary.notes]
     for k in summary.kernels:
         lines += ["", f"== kernel: {k.kernel_name}", f"bottleneck: {k.bottleneck.value}"]
         shown = [n for n in KEY_METRICS if n in k.metrics] + sorted(n for n in k.metrics if n not in KEY_METRICS)
