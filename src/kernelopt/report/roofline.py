@@ -201,12 +201,16 @@ def _roofline_axes(ax: Axes, points: list[RooflinePoint], ceilings: Sequence[Cei
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("achieved TFLOP/s")
     ax.set_title("Roofline")
-    missing = [p.version for p in points if p not in on_plot]
+    untimed = [p.version for p in points if p not in on_plot and p.latency_us is None]
+    no_rate = [p.version for p in points if p not in on_plot and p.latency_us is not None]
+    missing = ([f"not timed: {', '.join(untimed)}"] if untimed else []) + (
+        [f"FLOPs or bytes unknown: {', '.join(no_rate)}"] if no_rate else []
+    )
     if missing:
         ax.text(
             0.01,
             0.01,
-            "not on the roofline (FLOPs or bytes unknown): " + ", ".join(missing),
+            "not on the roofline (" + "; ".join(missing) + ")",
             transform=ax.transAxes,
             fontsize=7,
             color="#555555",
