@@ -22,7 +22,7 @@ def _no_measured_ceilings(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI asks the harness cache; tests pin it to 'no measurement' so no machine state leaks in."""
     import kernelopt.report.reader as reader
 
-    monkeypatch.setattr(reader, "cached_measured_ceilings", lambda gpu: (None, "no cached measurement"))
+    monkeypatch.setattr(reader, "cached_measured_ceilings", lambda spec, names: (None, "no cached measurement"))
 
 
 def test_report_prints_markdown_by_default(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,3 +73,18 @@ def test_report_unknown_workspace_is_one_line(tmp_path: Path, capsys: pytest.Cap
     code, out, err = run(capsys, "report", str(tmp_path / "nope"), "--root", str(tmp_path))
     assert code == 2 and out == ""
     assert err.startswith("kernelopt: error: ") and err.count("\n") == 1 and "no such workspace" in err
+
+
+def test_reports_without_matplotlib_say_so(
+    ws_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    ws = build_report_workspace(ws_root)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    code, _, err = run(capsys, "report", str(ws.root), "--html", str(html), "--markdown", str(md))
+    assert code == 0, err
+    assert "No plot: matplotlib is not installed" in html.read_text()
+    assert "No plot: matplotlib is not installed" in md.read_text()
+    assert not (tmp_path / "r.roofline.png").exists()

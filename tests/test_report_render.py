@@ -428,3 +428,46 @@ def test_importing_report_pulls_in_no_matplotlib() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+@dataclass
+class _CachedCeilings:
+    gpu_name: str
+    copy_gbps: float = 4250.0
+    matmul_tflops: dict[str, float] = field(default_factory=lambda: {"fp16": 715.0})
+    driver: str | None = "580.159.04"
+    measured_at: str | None = "2026-11-29T10:00:00"
+
+
+def test_cached_ceilings_are_matched_to_the_spec_sheet(report_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness cache is asked by the GPU names the records carry; another GPU's entry is never used."""
+    import types
+
+    asked: list[str | None] = []
+    cache = {"NVIDIA H200": _CachedCeilings("NVIDIA H200"), None: _CachedCeilings("NVIDIA A100-SXM4-80GB")}
+
+    def cached_ceilings(gpu_name: str | None = None) -> _CachedCeilings | None:
+        asked.append(gpu_name)
+        return cache.get(gpu_name)
+
+    fake = types.ModuleType("kernelopt.hardware.ceilings")
+    fake.cached_ceilings = cached_ceilings  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "kernelopt.hardware.ceilings", fake)
+    data = collect(report_ws)
+    assert asked == ["NVIDIA H200"]
+    measured = [c for c in data.ceilings if c.origin is CeilingOrigin.MEASURED]
+    assert [c.value for c in measured] == [4250.0, 715.0]
+    assert "580.159.04" in measured[0].source and data.measured_problem is None
+
+    del cache["NVIDIA H200"]  # only the machine's own GPU (an A100) has an entry: not this workspace's
+    asked.clear()
+    data = collect(report_ws)
+    assert asked == ["NVIDIA H200", None]
+    assert not [c for c in data.ceilings if c.origin is CeilingOrigin.MEASURED]
+    assert data.measured_problem == "no cached measurement for NVIDIA H200 SXM (run `kernelopt ceilings` on it)"
+
+
+def test_no_ceilings_module_is_said(report_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "kernelopt.hardware.ceilings", None)  # import fails
+    data = collect(report_ws)
+    assert data.measured_problem == "no measured ceilings module in this kernelopt build"

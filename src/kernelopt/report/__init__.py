@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelopt.errors import EnvironmentProblem
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.report.html import html_report
 from kernelopt.report.markdown import markdown_report
@@ -50,28 +51,41 @@ def render_markdown(
 def render_html(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN) -> str:
     """The report of ``ws`` as one self-contained HTML page with the roofline plot embedded."""
     data = collect(ws, measured=measured)
-    return html_report(data, image=plot(data), image_format="png")
+    image, missing = _plot_or_reason(data)
+    return html_report(data, image=image, image_format="png", image_missing=missing)
+
+
+def _plot_or_reason(data: ReportData) -> tuple[bytes | None, str | None]:
+    try:
+        return plot(data), None
+    except EnvironmentProblem as exc:
+        return None, exc.one_line()
 
 
 def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
     """Write the reports of ``data`` atomically; returns what was written by kind.
 
     The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively; the
-    HTML report embeds it.
+    HTML report embeds it. Without matplotlib the reports are written without the plot and say so.
     """
     written: dict[str, Path] = {}
-    image = plot(data) if (markdown or html) else None
-    if markdown is not None and image is not None:
-        png = markdown.with_name(markdown.stem + ".roofline.png")
-        png.parent.mkdir(parents=True, exist_ok=True)
-        tmp = png.with_name(f".{png.name}.tmp")
-        tmp.write_bytes(image)
-        tmp.replace(png)
-        atomic_write_text(markdown, markdown_report(data, plot_href=png.name))
+    image, missing = _plot_or_reason(data) if (markdown or html) else (None, None)
+    if markdown is not None:
+        href = None
+        if image is not None:
+            png = markdown.with_name(markdown.stem + ".roofline.png")
+            png.parent.mkdir(parents=True, exist_ok=True)
+            tmp = png.with_name(f".{png.name}.tmp")
+            tmp.write_bytes(image)
+            tmp.replace(png)
+            written["plot"], href = png, png.name
+        text = markdown_report(data, plot_href=href)
+        if missing:
+            text = text.replace("## Roofline\n", f"## Roofline\n\nNo plot: {missing}.\n", 1)
+        atomic_write_text(markdown, text)
         written["markdown"] = markdown
-        written["plot"] = png
     if html is not None:
-        atomic_write_text(html, html_report(data, image=image, image_format="png"))
+        atomic_write_text(html, html_report(data, image=image, image_format="png", image_missing=missing))
         written["html"] = html
     for path in written.values():
         path.chmod(0o644)  # reports are for reading and sharing (the atomic temp file is 0600)

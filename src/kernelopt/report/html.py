@@ -78,9 +78,9 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[str]], *, row_classes
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _image(image: bytes | None, image_format: str) -> str:
+def _image(image: bytes | None, image_format: str, missing: str | None) -> str:
     if image is None:
-        return "<p>No plot.</p>"
+        return f"<p>No plot: {escape(missing or 'not drawn')}.</p>"
     if image_format == "svg":
         text = image.decode("utf-8")
         start = text.find("<svg")
@@ -89,13 +89,16 @@ def _image(image: bytes | None, image_format: str) -> str:
     return f'<img class="plot" alt="Roofline and latency per version" src="data:image/png;base64,{data}">'
 
 
-def html_report(data: ReportData, *, image: bytes | None, image_format: str = "png") -> str:
+def html_report(
+    data: ReportData, *, image: bytes | None, image_format: str = "png", image_missing: str | None = None
+) -> str:
     """The whole report as one HTML page.
 
     Args:
         data: what the workspace holds.
         image: the roofline plot (see :func:`kernelopt.report.roofline.roofline_plot`), or None.
         image_format: ``png`` (embedded as a data URI) or ``svg`` (inlined).
+        image_missing: why there is no image, when ``image`` is None.
     """
     row_classes = ["masked" if v.record.masked else ("fail" if v.failed else "") for v in data.versions]
     card = ", ".join(
@@ -128,7 +131,7 @@ def html_report(data: ReportData, *, image: bytes | None, image_format: str = "p
     else:
         parts.append("<p>No memory records yet.</p>")
 
-    parts += ["<h2>Roofline</h2>", _image(image, image_format)]
+    parts += ["<h2>Roofline</h2>", _image(image, image_format, image_missing)]
     if data.ceilings:
         parts.append(_table(("roof", "value", "origin", "source"), sections.ceiling_rows(data)))
     notes = sections.ceiling_notes(data)

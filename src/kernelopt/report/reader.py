@@ -9,7 +9,7 @@ them, the ceilings measured on the machine (``kernelopt ceilings``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from kernelopt import frontmatter
@@ -129,20 +129,36 @@ def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> l
     return out
 
 
-def cached_measured_ceilings(gpu: str | None) -> tuple[MeasuredCeilings | None, str | None]:
-    """The harness's cached ceilings for ``gpu``, or ``(None, why not)``.
+def _same_gpu(measured: MeasuredCeilings, spec: GpuSpec) -> bool:
+    """True when the measurement names a GPU whose spec sheet is ``spec`` (never a sibling's)."""
+    name = getattr(measured, "gpu_name", None)
+    if not name:
+        return False
+    try:
+        return lookup(str(name)).id == spec.id
+    except KerneloptError:
+        return False
 
-    Imported lazily: :mod:`kernelopt.hardware.ceilings` measures on a GPU and may be absent from a
-    build; a report never measures anything itself.
+
+def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tuple[MeasuredCeilings | None, str | None]:
+    """The harness's cached ceilings for the workspace's GPU, or ``(None, why not)``.
+
+    The cache is keyed by the name the driver reports (``NVIDIA H200``), which the records and
+    profiles carry; ``names`` are tried in order, then the GPU of this machine. A measurement counts
+    only when its GPU has the same spec sheet as the workspace's. Imported lazily:
+    :mod:`kernelopt.hardware.ceilings` may be absent from a build; a report never measures anything.
     """
     try:
         from kernelopt.hardware.ceilings import cached_ceilings
     except ImportError:
         return None, "no measured ceilings module in this kernelopt build"
-    found = cached_ceilings(gpu)
-    if found is None:
-        return None, "no cached measurement for this GPU (run `kernelopt ceilings` on it)"
-    return found, None
+    if spec is None:
+        return None, "no spec sheet to match a measurement to"
+    for name in [*dict.fromkeys(names), None]:
+        found = cached_ceilings(name)
+        if found is not None and _same_gpu(found, spec):
+            return found, None
+    return None, f"no cached measurement for {spec.name} (run `kernelopt ceilings` on it)"
 
 
 def _plan_title(text: str) -> str | None:
@@ -226,7 +242,8 @@ def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT
             dtype = None
     spec, ceilings, spec_problem = spec_ceilings(gpu, dtype)
     if isinstance(measured, NotGiven):
-        found, measured_problem = cached_measured_ceilings(spec.name if spec else gpu)
+        seen = [v.record.performance.gpu for v in versions] + [v.summary.gpu for v in versions if v.summary]
+        found, measured_problem = cached_measured_ceilings(spec, [n for n in seen if n])
     else:
         found, measured_problem = measured, None if measured is not None else "not requested"
     ceilings += measured_ceilings(found, dtype)

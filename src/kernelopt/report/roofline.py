@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelopt.errors import EnvironmentProblem
 from kernelopt.report.model import Ceiling, CeilingKind, CeilingOrigin, ReportData
 
 if TYPE_CHECKING:
@@ -283,10 +284,16 @@ def roofline_plot(
 
     Raises:
         ValueError: unknown ``image_format``.
+        EnvironmentProblem: matplotlib is not installed.
     """
     if image_format not in ("png", "svg"):
         raise ValueError(f"image_format must be png or svg, got {image_format!r}")
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise EnvironmentProblem(
+            "matplotlib is not installed: no roofline plot", hint="pip install 'kernelopt[report]'"
+        ) from None
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
