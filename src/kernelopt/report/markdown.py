@@ -40,8 +40,9 @@ def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
         f"# kernelopt report: {data.name}",
         "",
         f"Workspace `{data.root}`: {card}.",
-        "Sources: `memory/v<N>.json` (the records), `plans/v<N>_plan.md`, `profiles/v<N>/summary.json` "
-        "and the workspace's git history" + (", `baseline_report.md`." if data.has_baseline_report else "."),
+        "Sources: `memory/v<N>.json` (the records), `plans/v<N>_plan.md`, `profiles/v<N>/summary.json`"
+        + (", `baseline_report.md`" if data.has_baseline_report else "")
+        + " and the workspace's git history.",
         "",
         "## Summary",
         "",
@@ -66,10 +67,12 @@ def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
     if data.ceilings:
         out += table(("roof", "value", "origin", "source"), sections.ceiling_rows(data))
         out.append("")
-    out += [f"- {note}" for note in sections.ceiling_notes(data)]
+    notes = sections.ceiling_notes(data)
+    if notes:
+        out += [f"- {note}" for note in notes] + [""]
     points = sections.point_rows(data)
     if points:
-        out += ["", "Plotted points:", ""]
+        out += ["Plotted points:", ""]
         out += table(("version", "FLOP/byte", "TFLOP/s", "GB/s", "latency (us)"), points)
 
     out += ["", "## Evidence -> action -> result", ""]
