@@ -473,6 +473,12 @@ def loop_result(ws_path: Path, knobs: Sequence[str]) -> LoopResult:
 
 
 def sweep_example(args: argparse.Namespace, example: str, device: str) -> ExampleResult:
+    """Sweep one example; its variant files live in a temporary folder removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=f"sweep_{example}_") as work:
+        return _sweep_example(args, example, device, Path(work))
+
+
+def _sweep_example(args: argparse.Namespace, example: str, device: str, work: Path) -> ExampleResult:
     import torch
 
     folder = Path(args.examples_dir) / example
@@ -501,7 +507,6 @@ def sweep_example(args: argparse.Namespace, example: str, device: str) -> Exampl
         result.warnings.append(f"subsampled: {len(configs)} of {len(enumerate_space(space))} configurations")
 
     start = time.perf_counter()
-    work = Path(tempfile.mkdtemp(prefix=f"sweep_{example}_"))
     source = kernel_py.read_text(encoding="utf-8")
     variants: list[tuple[int, dict[str, int], Path, str]] = []
     for i, cfg in enumerate(configs):
@@ -644,10 +649,11 @@ def main(argv: list[str] | None = None) -> int:
             print("sweep_compare: CPU needs the Triton interpreter: pass --device cpu", file=sys.stderr)
             return 2
         interpreter_shim()
-    if device.startswith("cuda"):
-        os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sweep_triton_cache_"))
     examples = list(EXAMPLES) if args.example == "all" else [args.example]
-    results = [sweep_example(args, ex, device) for ex in examples]
+    with tempfile.TemporaryDirectory(prefix="sweep_triton_cache_") as cache:
+        if device.startswith("cuda") and "TRITON_CACHE_DIR" not in os.environ:
+            os.environ["TRITON_CACHE_DIR"] = cache  # fresh: every variant is compiled by this run
+        results = [sweep_example(args, ex, device) for ex in examples]
     print()
     print(table(results))
     for r in results:
