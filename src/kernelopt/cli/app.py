@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "kernelopt.cli.init",
     "kernelopt.cli.memory",
     "kernelopt.cli.plan",
+    "kernelopt.cli.report",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
 )

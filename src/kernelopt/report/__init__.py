@@ -1,1 +1,92 @@
-"""report"""
+"""Reports of a finished (or running) workspace: Markdown, one self-contained HTML page, a roofline plot.
+
+The entry points read the workspace once (:func:`~kernelopt.report.reader.collect`) and render with
+the pure modules: :mod:`~kernelopt.report.markdown`, :mod:`~kernelopt.report.html`,
+:mod:`~kernelopt.report.roofline` (matplotlib, imported only when a plot is drawn).
+:mod:`~kernelopt.report.baseline` renders ``baseline_report.md`` for the loop's V0.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernelopt.errors import EnvironmentProblem
+from kernelopt.memory.store import atomic_write_text
+from kernelopt.report.html import html_report
+from kernelopt.report.markdown import markdown_report
+from kernelopt.report.model import ReportData
+from kernelopt.report.reader import NOT_GIVEN, MeasuredCeilings, NotGiven, collect
+from kernelopt.report.roofline import roofline_plot, roofline_points
+from kernelopt.workspace import Workspace
+
+__all__ = [
+    "ReportData",
+    "collect",
+    "plot",
+    "render_html",
+    "render_markdown",
+    "roofline_plot",
+    "write_reports",
+]
+
+
+def plot(data: ReportData, *, image_format: str = "png") -> bytes:
+    """The roofline + latency figure of ``data`` (PNG bytes by default, or SVG)."""
+    return roofline_plot(
+        roofline_points(data),
+        data.ceilings,
+        title=f"{data.name}: {data.gpu_spec or data.gpu or 'unknown GPU'}, {data.dtype or 'dtype n/a'}",
+        image_format=image_format,
+    )
+
+
+def render_markdown(
+    ws: Workspace, *, plot_href: str | None = None, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN
+) -> str:
+    """The Markdown report of ``ws`` (``plot_href``: where the roofline image is, when written)."""
+    data = collect(ws, measured=measured)
+    return markdown_report(data, plot_href=plot_href)
+
+
+def render_html(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN) -> str:
+    """The report of ``ws`` as one self-contained HTML page with the roofline plot embedded."""
+    data = collect(ws, measured=measured)
+    image, missing = _plot_or_reason(data)
+    return html_report(data, image=image, image_format="png", image_missing=missing)
+
+
+def _plot_or_reason(data: ReportData) -> tuple[bytes | None, str | None]:
+    try:
+        return plot(data), None
+    except EnvironmentProblem as exc:
+        return None, exc.one_line()
+
+
+def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
+    """Write the reports of ``data`` atomically; returns what was written by kind.
+
+    The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively; the
+    HTML report embeds it. Without matplotlib the reports are written without the plot and say so.
+    """
+    written: dict[str, Path] = {}
+    image, missing = _plot_or_reason(data) if (markdown or html) else (None, None)
+    if markdown is not None:
+        href = None
+        if image is not None:
+            png = markdown.with_name(markdown.stem + ".roofline.png")
+            png.parent.mkdir(parents=True, exist_ok=True)
+            tmp = png.with_name(f".{png.name}.tmp")
+            tmp.write_bytes(image)
+            tmp.replace(png)
+            written["plot"], href = png, png.name
+        text = markdown_report(data, plot_href=href)
+        if missing:
+            text = text.replace("## Roofline\n", f"## Roofline\n\nNo plot: {missing}.\n", 1)
+        atomic_write_text(markdown, text)
+        written["markdown"] = markdown
+    if html is not None:
+        atomic_write_text(html, html_report(data, image=image, image_format="png", image_missing=missing))
+        written["html"] = html
+    for path in written.values():
+        path.chmod(0o644)  # reports are for reading and sharing (the atomic temp file is 0600)
+    return written

@@ -1,0 +1,59 @@
+"""``kernelopt report WS [--html OUT] [--markdown OUT] [--json]``: the workspace's report.
+
+Without ``--html`` / ``--markdown`` the Markdown report goes to stdout. ``--markdown OUT`` writes it
+with the roofline image beside it (``<OUT stem>.roofline.png``); ``--html OUT`` writes one
+self-contained page. ``--json`` prints the report's data (and the files written) instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from kernelopt.cli.output import emit_json, info
+from kernelopt.errors import WorkspaceError
+from kernelopt.report import collect, write_reports
+from kernelopt.report.markdown import markdown_report
+from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace
+
+
+def resolve_workspace(ws: str, root: Path) -> Workspace:
+    """``ws`` as a folder, else as a workspace name under ``root`` (``<root>/kernel_opt_<ws>``).
+
+    Raises:
+        WorkspaceError: neither is a workspace.
+    """
+    path = Path(ws).expanduser()
+    if path.is_dir():
+        return Workspace(path)
+    named = Path(root).expanduser() / f"{PREFIX}{ws}"
+    if named.is_dir():
+        return Workspace(named)
+    raise WorkspaceError(f"{ws}: no such workspace (looked for {path} and {named})")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("report")
+    def report(
+        workspace: str = typer.Argument(..., help="Workspace folder, or its name under --root."),
+        html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+        markdown: Path | None = typer.Option(
+            None, "--markdown", help="Write the Markdown report here (the plot goes beside it)."
+        ),
+        root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Where workspaces named by NAME live."),
+        as_json: bool = typer.Option(False, "--json", help="Print the report data as JSON."),
+    ) -> None:
+        """Report of a workspace: timeline, roofline plot, evidence -> action -> result, failures."""
+        ws = resolve_workspace(workspace, root)
+        data = collect(ws)
+        written = write_reports(data, markdown=markdown, html=html)
+        if as_json:
+            emit_json({"report": data, "written": {k: str(v) for k, v in written.items()}})
+            return
+        if not written:
+            sys.stdout.write(markdown_report(data))
+            return
+        for kind, path in written.items():
+            info(f"wrote {kind}: {path}")

@@ -1,0 +1,196 @@
+"""The typed content of a report: versions, their evidence, the roofs, the git history.
+
+Built from a workspace by :mod:`kernelopt.report.reader`; rendered to Markdown
+(:mod:`kernelopt.report.markdown`), HTML (:mod:`kernelopt.report.html`) and a roofline plot
+(:mod:`kernelopt.report.roofline`). Everything here is pure: derived figures (speedup, arithmetic
+intensity) are computed only from measured values and stay ``None`` when an input is missing.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.evidence.model import KernelEvidence, ProfileSummary
+from kernelopt.memory.model import GateResult, IterationRecord
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CeilingKind(StrEnum):
+    """Which roof a ceiling is: the compute roof (TFLOP/s) or the memory roof (GB/s)."""
+
+    COMPUTE = "compute"
+    MEMORY = "memory"
+
+
+class CeilingOrigin(StrEnum):
+    """Where a ceiling comes from: the vendor spec sheet or a measurement on the machine."""
+
+    SPEC = "spec"
+    MEASURED = "measured"
+
+
+class Ceiling(_Model):
+    """One roof of the roofline.
+
+    Attributes:
+        kind: compute (``value`` in TFLOP/s) or memory (``value`` in GB/s, 1e9 bytes/s).
+        origin: spec sheet or measured.
+        label: short name shown beside the origin (``HBM bandwidth``, ``fp16 peak``, ``copy bandwidth``).
+        value: the ceiling in ``unit``.
+        unit: ``TFLOP/s`` or ``GB/s``.
+        source: citation of the figure (spec sheet title and URL, or the measurement).
+    """
+
+    kind: CeilingKind
+    origin: CeilingOrigin
+    label: str
+    value: float = Field(gt=0)
+    unit: str
+    source: str
+
+
+class VersionEntry(_Model):
+    """One iteration as the report shows it.
+
+    Attributes:
+        record: the memory record (masked ones included; ``record.masked`` says so).
+        plan_path: the plan file relative to the workspace, when it exists.
+        plan_title: the plan's first Markdown heading, when there is one.
+        summary: the Stage 1 evidence of ``profiles/v<N>/summary.json``, when readable.
+        summary_problem: why there is no summary (missing, corrupt), when there is none.
+        commit: the short hash of the version's commit as it stands in the git log, when found.
+        commit_subject: the subject of that commit.
+    """
+
+    record: IterationRecord
+    plan_path: str | None = None
+    plan_title: str | None = None
+    summary: ProfileSummary | None = None
+    summary_problem: str | None = None
+    commit: str | None = None
+    commit_subject: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``V<N>`` as the report prints it."""
+        return f"V{self.record.number}"
+
+    @property
+    def gate(self) -> GateResult | None:
+        return self.record.quality_gate.result
+
+    @property
+    def failed(self) -> bool:
+        """True when the quality gate said FAIL or TIMEOUT_FAIL."""
+        return self.gate in (GateResult.FAIL, GateResult.TIMEOUT_FAIL)
+
+    @property
+    def good(self) -> bool:
+        """An active version of the kernel: not masked, not failed, with a measured latency.
+
+        V0 counts when it has no gate result (the baseline is measured, not gated against anything);
+        later versions need ``PASS``.
+        """
+        if self.record.masked or self.record.performance.latency_us is None:
+            return False
+        if self.record.number == 0:
+            return not self.failed
+        return self.gate is GateResult.PASS
+
+    @property
+    def status(self) -> str:
+        """``PASS`` / ``FAIL`` / ``TIMEOUT_FAIL`` / ``not gated``, with ``masked`` appended when masked."""
+        text = self.gate.value if self.gate else "not gated"
+        return f"{text}, masked" if self.record.masked else text
+
+    @property
+    def primary_kernel(self) -> KernelEvidence | None:
+        return self.summary.primary() if self.summary else None
+
+    @property
+    def arithmetic_intensity(self) -> float | None:
+        """FLOP per byte from the recorded rates (TFLOP/s * 1e12 / (GB/s * 1e9)); ``None`` when either is."""
+        p = self.record.performance
+        if p.tflops is None or not p.bandwidth_gbps:
+            return None
+        return p.tflops * 1e3 / p.bandwidth_gbps
+
+
+class ReportData(_Model):
+    """Everything a report shows, read from one workspace.
+
+    Attributes:
+        name: the workspace name.
+        root: the workspace folder.
+        gpu: the GPU named by the task card (or the records), as written there.
+        gpu_spec: the spec sheet's full name, when one matched.
+        spec_problem: why no spec roof is shown (unknown GPU, no dtype), when none is.
+        dtype: the task card's dtype, normalized (``fp16``), when known.
+        kernel_type: the task card's kernel type.
+        framework: the task card's framework.
+        stop_roofline_pct: the stop condition on % of the roofline bound.
+        max_iterations: the stop condition on iterations, when set.
+        ceilings: the roofs (spec and measured) with their sources.
+        measured_problem: why no measured ceiling is shown, when none is.
+        versions: every readable record, in version order.
+        unreadable: records that could not be read (``v<N>: reason``).
+        git_log: (short hash, subject) of the workspace's commits, newest first.
+        has_baseline_report: True when ``baseline_report.md`` exists.
+    """
+
+    name: str
+    root: str
+    gpu: str | None = None
+    gpu_spec: str | None = None
+    spec_problem: str | None = None
+    dtype: str | None = None
+    kernel_type: str | None = None
+    framework: str | None = None
+    stop_roofline_pct: float | None = None
+    max_iterations: int | None = None
+    ceilings: list[Ceiling] = Field(default_factory=list)
+    measured_problem: str | None = None
+    versions: list[VersionEntry] = Field(default_factory=list)
+    unreadable: list[str] = Field(default_factory=list)
+    git_log: list[tuple[str, str]] = Field(default_factory=list)
+    has_baseline_report: bool = False
+
+    def baseline(self) -> VersionEntry | None:
+        """V0, when it has a record."""
+        return next((v for v in self.versions if v.record.number == 0), None)
+
+    def good_versions(self) -> list[VersionEntry]:
+        return [v for v in self.versions if v.good]
+
+    def final(self) -> VersionEntry | None:
+        """The kernel the loop ended with: the latest good version."""
+        good = self.good_versions()
+        return good[-1] if good else None
+
+    def best(self) -> VersionEntry | None:
+        """The good version with the lowest latency."""
+        good = self.good_versions()
+        return min(good, key=lambda v: v.record.performance.latency_us or float("inf")) if good else None
+
+    def failed_versions(self) -> list[VersionEntry]:
+        return [v for v in self.versions if v.failed]
+
+    def masked_versions(self) -> list[VersionEntry]:
+        return [v for v in self.versions if v.record.masked]
+
+    def speedup(self, entry: VersionEntry | None) -> float | None:
+        """V0 latency / ``entry`` latency; ``None`` when either is missing."""
+        base = self.baseline()
+        if entry is None or base is None:
+            return None
+        b, e = base.record.performance.latency_us, entry.record.performance.latency_us
+        return b / e if b and e else None
+
+    def timing_only_versions(self) -> list[VersionEntry]:
+        """Versions whose Stage 1 evidence had no hardware counters."""
+        return [v for v in self.versions if v.summary is not None and not v.summary.counters_available]

@@ -1,0 +1,268 @@
+"""Read a workspace into :class:`~kernelopt.report.model.ReportData` (the report's only I/O).
+
+Sources: ``memory/v<N>.json`` through the memory store (masked records included and marked; a record
+that cannot be read is listed, not fatal), ``plans/v<N>_plan.md`` (path and title),
+``profiles/v<N>/summary.json`` through :func:`kernelopt.evidence.summary.read_summary`, the git log,
+the task card, the GPU spec sheet (:mod:`kernelopt.hardware.specs`) and, when the harness has cached
+them, the ceilings measured on the machine (``kernelopt ceilings``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from kernelopt import frontmatter
+from kernelopt.errors import KerneloptError
+from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
+from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype
+from kernelopt.report.model import Ceiling, CeilingKind, CeilingOrigin, ReportData, VersionEntry
+from kernelopt.workspace import Workspace
+
+# The git history shown in a report: enough for any realistic run (one or two commits per version).
+GIT_LOG_LIMIT = 500
+
+
+class MeasuredCeilings(Protocol):
+    """Ceilings measured on the GPU by ``kernelopt ceilings`` (the loop's ``Ceilings`` shape).
+
+    ``copy_gbps``: device-to-device copy bandwidth counting read + write, GB/s. ``matmul_tflops``:
+    dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s.
+    """
+
+    @property
+    def copy_gbps(self) -> float | None: ...
+
+    @property
+    def matmul_tflops(self) -> Mapping[str, float]: ...
+
+
+class NotGiven:
+    """Marker: the caller did not pass measured ceilings, so the harness cache is asked."""
+
+
+NOT_GIVEN = NotGiven()
+
+
+def spec_ceilings(gpu: str | None, dtype: str | None) -> tuple[GpuSpec | None, list[Ceiling], str | None]:
+    """The spec sheet's compute roof for ``dtype`` and memory roof, each with its citation.
+
+    Returns:
+        (sheet or None, ceilings, problem): ``problem`` says why a roof is missing (no GPU named,
+        unknown GPU, no dtype, figure unpublished); figures are never borrowed from a sibling GPU.
+    """
+    if not gpu:
+        return None, [], "no GPU named in the task card or the records"
+    try:
+        spec = lookup(gpu)
+    except KerneloptError as exc:
+        return None, [], exc.one_line()
+    out: list[Ceiling] = []
+    problems: list[str] = []
+    bw = spec.memory_bandwidth_gbps
+    if bw:
+        out.append(
+            Ceiling(
+                kind=CeilingKind.MEMORY,
+                origin=CeilingOrigin.SPEC,
+                label="HBM bandwidth",
+                value=bw,
+                unit="GB/s",
+                source=spec.cite("memory_bandwidth_gbps"),
+            )
+        )
+    else:
+        problems.append(f"{spec.name} publishes no memory bandwidth")
+    if dtype:
+        figure = f"peak_tflops_{dtype}"
+        peak = spec.figures[figure].value if figure in spec.figures else None
+        if peak:
+            out.append(
+                Ceiling(
+                    kind=CeilingKind.COMPUTE,
+                    origin=CeilingOrigin.SPEC,
+                    label=f"{dtype} peak",
+                    value=peak,
+                    unit="TFLOP/s",
+                    source=spec.cite(figure),
+                )
+            )
+        else:
+            problems.append(f"{spec.name} publishes no dense {dtype} peak")
+    else:
+        problems.append("no dtype in the task card: no compute roof")
+    return spec, out, "; ".join(problems) or None
+
+
+def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> list[Ceiling]:
+    """Ceilings from a ``kernelopt ceilings`` measurement (copy bandwidth; matmul rate for ``dtype``)."""
+    if measured is None:
+        return []
+    where = "measured on this machine by `kernelopt ceilings`"
+    extra = [f"{k} {getattr(measured, k)}" for k in ("gpu_name", "driver", "measured_at") if getattr(measured, k, None)]
+    if extra:
+        where += " (" + ", ".join(extra) + ")"
+    out = []
+    if measured.copy_gbps:
+        out.append(
+            Ceiling(
+                kind=CeilingKind.MEMORY,
+                origin=CeilingOrigin.MEASURED,
+                label="copy bandwidth",
+                value=measured.copy_gbps,
+                unit="GB/s",
+                source=f"device-to-device copy, read + write; {where}",
+            )
+        )
+    rate = measured.matmul_tflops.get(dtype) if dtype else None
+    if rate:
+        out.append(
+            Ceiling(
+                kind=CeilingKind.COMPUTE,
+                origin=CeilingOrigin.MEASURED,
+                label=f"{dtype} matmul",
+                value=rate,
+                unit="TFLOP/s",
+                source=f"dense {dtype} matmul; {where}",
+            )
+        )
+    return out
+
+
+def _same_gpu(measured: MeasuredCeilings, spec: GpuSpec) -> bool:
+    """True when the measurement names a GPU whose spec sheet is ``spec`` (never a sibling's)."""
+    name = getattr(measured, "gpu_name", None)
+    if not name:
+        return False
+    try:
+        return lookup(str(name)).id == spec.id
+    except KerneloptError:
+        return False
+
+
+def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tuple[MeasuredCeilings | None, str | None]:
+    """The harness's cached ceilings for the workspace's GPU, or ``(None, why not)``.
+
+    The cache is keyed by the name the driver reports (``NVIDIA H200``), which the records and
+    profiles carry; ``names`` are tried in order, then the GPU of this machine. A measurement counts
+    only when its GPU has the same spec sheet as the workspace's. Imported lazily:
+    :mod:`kernelopt.hardware.ceilings` may be absent from a build; a report never measures anything.
+    """
+    try:
+        from kernelopt.hardware.ceilings import cached_ceilings
+    except ImportError:
+        return None, "no measured ceilings module in this kernelopt build"
+    if spec is None:
+        return None, "no spec sheet to match a measurement to"
+    for name in [*dict.fromkeys(names), None]:
+        found = cached_ceilings(name)
+        if found is not None and _same_gpu(found, spec):
+            return found, None
+    return None, f"no cached measurement for {spec.name} (run `kernelopt ceilings` on it)"
+
+
+def _plan_title(text: str) -> str | None:
+    try:
+        _, body = frontmatter.split(text)
+    except frontmatter.FrontMatterError:
+        body = text
+    for line in body.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip() or None
+    return None
+
+
+def _find_commit(version: int, commit_hash: str | None, log: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(short hash, subject) of version ``version``'s commit: by hash when it is in the log, else by ``V<N>:``.
+
+    The hash a record holds is written before the amend that adds it (spec, Stage 5), so it names the
+    commit that the amend replaced; the subject prefix ``V<N>:`` finds the commit that stands.
+    """
+    if commit_hash:
+        for short, subject in log:
+            if commit_hash.startswith(short) or short.startswith(commit_hash):
+                return short, subject
+    prefix = f"V{version}:"
+    return next(((short, subject) for short, subject in log if subject.startswith(prefix)), None)
+
+
+def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN) -> ReportData:
+    """Read everything a report shows from workspace ``ws``.
+
+    Args:
+        ws: the workspace.
+        measured: measured ceilings to show; by default the harness's cache for the GPU is asked
+            (none when it has no measurement); ``None`` shows spec roofs only.
+
+    Raises:
+        WorkspaceError: the task card's front matter is invalid.
+        GitError: the git log cannot be read.
+    """
+    card = ws.task_card()
+    log = ws.log(max_count=GIT_LOG_LIMIT)
+    versions: list[VersionEntry] = []
+    unreadable: list[str] = []
+    for n in ws.memory.versions():
+        try:
+            record = ws.memory.read(n)
+        except KerneloptError as exc:
+            unreadable.append(f"v{n}: {exc.one_line()}")
+            continue
+        plan = ws.plan_path(n)
+        summary_path = ws.profile_dir(n) / SUMMARY_JSON
+        summary, problem = None, None
+        if summary_path.is_file():
+            try:
+                summary = read_summary(summary_path)
+            except KerneloptError as exc:
+                problem = exc.one_line()
+        else:
+            problem = f"no profiles/v{n}/{SUMMARY_JSON}"
+        found_commit = _find_commit(n, record.git_commit_hash, log)
+        versions.append(
+            VersionEntry(
+                record=record,
+                plan_path=str(plan.relative_to(ws.root)) if plan.is_file() else None,
+                plan_title=_plan_title(plan.read_text(encoding="utf-8")) if plan.is_file() else None,
+                summary=summary,
+                summary_problem=problem,
+                commit=found_commit[0] if found_commit else None,
+                commit_subject=found_commit[1] if found_commit else None,
+            )
+        )
+
+    gpu = card.gpu or next((v.record.performance.gpu for v in reversed(versions) if v.record.performance.gpu), None)
+    if gpu is None:
+        gpu = next((v.summary.gpu for v in reversed(versions) if v.summary and v.summary.gpu), None)
+    dtype: str | None = None
+    if card.dtype:
+        try:
+            dtype = normalize_dtype(card.dtype)
+        except KerneloptError:
+            dtype = None
+    spec, ceilings, spec_problem = spec_ceilings(gpu, dtype)
+    if isinstance(measured, NotGiven):
+        seen = [v.record.performance.gpu for v in versions] + [v.summary.gpu for v in versions if v.summary]
+        found, measured_problem = cached_measured_ceilings(spec, [n for n in seen if n])
+    else:
+        found, measured_problem = measured, None if measured is not None else "not requested"
+    ceilings += measured_ceilings(found, dtype)
+
+    return ReportData(
+        name=ws.name,
+        root=str(ws.root),
+        gpu=gpu,
+        gpu_spec=spec.name if spec else None,
+        spec_problem=spec_problem,
+        dtype=dtype,
+        kernel_type=card.kernel_type,
+        framework=card.framework,
+        stop_roofline_pct=card.stop_conditions.roofline_utilization_pct,
+        max_iterations=card.stop_conditions.max_iterations,
+        ceilings=ceilings,
+        measured_problem=measured_problem,
+        versions=versions,
+        unreadable=unreadable,
+        git_log=log,
+        has_baseline_report=ws.baseline_report.is_file(),
+    )

@@ -1,0 +1,321 @@
+"""The roofline plot: every version as a point under the spec and measured roofs, plus a latency panel.
+
+Left panel: arithmetic intensity (FLOP/byte) against achieved TFLOP/s on log-log axes, one line per
+memory roof (GB/s) and per compute roof (TFLOP/s), each labelled with its origin; when no version
+has a FLOP count, achieved GB/s per version against the memory roofs instead. Right panel: latency
+per version with the roofline bound for the problem size. Failed versions are red crosses, masked
+ones grey, the final version a star.
+
+:func:`roofline_points` and :func:`roofline_bounds` are pure; :func:`roofline_plot` imports matplotlib
+(Agg backend) inside the function and returns the image bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from kernelopt.errors import EnvironmentProblem
+from kernelopt.report.model import Ceiling, CeilingKind, CeilingOrigin, ReportData
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+
+class RooflinePoint(BaseModel):
+    """One version on the plot.
+
+    Attributes:
+        version: ``V<N>``.
+        latency_us: measured latency.
+        tflops: achieved TFLOP/s (``None`` when the FLOP count is unknown).
+        bandwidth_gbps: achieved GB/s.
+        intensity: FLOP per byte (``None`` when either rate is unknown).
+        failed: the gate said FAIL / TIMEOUT_FAIL.
+        masked: the record is masked.
+        final: the version the loop ended with.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str
+    latency_us: float | None
+    tflops: float | None
+    bandwidth_gbps: float | None
+    intensity: float | None
+    failed: bool = False
+    masked: bool = False
+    final: bool = False
+
+
+class RooflineBound(BaseModel):
+    """The fastest latency the roofs allow for the problem size.
+
+    Attributes:
+        origin: which roofs (spec or measured).
+        latency_us: max(FLOP / compute roof, bytes / memory roof), microseconds.
+        roofs: the labels of the roofs used.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    origin: CeilingOrigin
+    latency_us: float
+    roofs: list[str]
+
+
+def roofline_points(data: ReportData) -> list[RooflinePoint]:
+    """One point per version (masked and failed ones included and marked; unmeasured values ``None``)."""
+    final = data.final()
+    out = []
+    for v in data.versions:
+        p = v.record.performance
+        out.append(
+            RooflinePoint(
+                version=v.label,
+                latency_us=p.latency_us,
+                tflops=p.tflops,
+                bandwidth_gbps=p.bandwidth_gbps,
+                intensity=v.arithmetic_intensity,
+                failed=v.failed,
+                masked=v.record.masked,
+                final=final is not None and v.record.number == final.record.number,
+            )
+        )
+    return out
+
+
+def problem_size(points: Sequence[RooflinePoint]) -> tuple[float | None, float | None]:
+    """(FLOP, bytes) per launch, recovered from a measured point: rate x latency.
+
+    Every version computes the same problem (the reference's main shape), so the first point with
+    the rates gives it; ``None`` where no point measured that rate.
+    """
+    flops = next((p.tflops * 1e12 * p.latency_us * 1e-6 for p in points if p.tflops and p.latency_us), None)
+    nbytes = next(
+        (p.bandwidth_gbps * 1e9 * p.latency_us * 1e-6 for p in points if p.bandwidth_gbps and p.latency_us), None
+    )
+    return flops, nbytes
+
+
+def roofline_bounds(points: Sequence[RooflinePoint], ceilings: Sequence[Ceiling]) -> list[RooflineBound]:
+    """The roofline latency bound per origin (spec, measured) from the roofs of that origin.
+
+    A bound uses the highest compute and memory roof of its origin that apply (compute needs a FLOP
+    count, memory a byte count); an origin with no applicable roof gives no bound.
+    """
+    flops, nbytes = problem_size(points)
+    out = []
+    for origin in (CeilingOrigin.SPEC, CeilingOrigin.MEASURED):
+        times: list[float] = []
+        used: list[str] = []
+        compute = [c for c in ceilings if c.origin is origin and c.kind is CeilingKind.COMPUTE]
+        memory = [c for c in ceilings if c.origin is origin and c.kind is CeilingKind.MEMORY]
+        if flops is not None and compute:
+            top = max(compute, key=lambda c: c.value)
+            times.append(flops / (top.value * 1e12) * 1e6)
+            used.append(top.label)
+        if nbytes is not None and memory:
+            top = max(memory, key=lambda c: c.value)
+            times.append(nbytes / (top.value * 1e9) * 1e6)
+            used.append(top.label)
+        if times:
+            out.append(RooflineBound(origin=origin, latency_us=max(times), roofs=used))
+    return out
+
+
+_STYLE = {CeilingOrigin.SPEC: "-", CeilingOrigin.MEASURED: "--"}
+_COLORS = {
+    (CeilingKind.MEMORY, CeilingOrigin.SPEC): "#1f4e79",
+    (CeilingKind.MEMORY, CeilingOrigin.MEASURED): "#2e86c1",
+    (CeilingKind.COMPUTE, CeilingOrigin.SPEC): "#7d3c98",
+    (CeilingKind.COMPUTE, CeilingOrigin.MEASURED): "#af7ac5",
+}
+
+
+def _marker(p: RooflinePoint) -> dict[str, Any]:
+    if p.masked:
+        return {"marker": "o", "facecolors": "none", "edgecolors": "#999999", "s": 50}
+    if p.failed:
+        return {"marker": "x", "color": "#c0392b", "s": 60}
+    if p.final:
+        return {"marker": "*", "color": "#d4ac0d", "edgecolors": "#7d6608", "s": 220}
+    return {"marker": "o", "color": "#2874a6", "s": 45}
+
+
+def _label_points(ax: Axes, xs: list[float], ys: list[float], labels: list[str]) -> None:
+    """Version labels beside the points, alternating sides so that stacked points stay readable."""
+    for i, (x, y, text) in enumerate(zip(xs, ys, labels, strict=True)):
+        right = i % 2 == 0
+        ax.annotate(
+            text,
+            (x, y),
+            xytext=(8 if right else -8, 0),
+            textcoords="offset points",
+            ha="left" if right else "right",
+            va="center",
+            fontsize=8,
+        )
+
+
+def _roofline_axes(ax: Axes, points: list[RooflinePoint], ceilings: Sequence[Ceiling]) -> None:
+    placed = [(p, p.intensity, p.tflops) for p in points if p.intensity and p.tflops]
+    on_plot = [p for p, _, _ in placed]
+    xs = [x for _, x, _ in placed if x]
+    ys = [y for _, _, y in placed if y]
+    memory = [c for c in ceilings if c.kind is CeilingKind.MEMORY]
+    compute = [c for c in ceilings if c.kind is CeilingKind.COMPUTE]
+    ridges = [c.value * 1e3 / m.value for c in compute for m in memory]
+    x_lo = min([*xs, *ridges]) / 8
+    x_hi = max([*xs, *ridges]) * 8
+    top_compute = max((c.value for c in compute), default=None)
+    fastest_memory = max((m.value for m in memory), default=None)
+    for m in memory:
+        x_end = top_compute * 1e3 / m.value if top_compute else x_hi
+        ax.plot(
+            [x_lo, x_end],
+            [x_lo * m.value / 1e3, x_end * m.value / 1e3],
+            _STYLE[m.origin],
+            color=_COLORS[(m.kind, m.origin)],
+            label=f"{m.origin.value} {m.label}: {m.value:,.0f} GB/s",
+        )
+    for c in compute:
+        x_start = c.value * 1e3 / fastest_memory if fastest_memory else x_lo
+        ax.plot(
+            [x_start, x_hi],
+            [c.value, c.value],
+            _STYLE[c.origin],
+            color=_COLORS[(c.kind, c.origin)],
+            label=f"{c.origin.value} {c.label}: {c.value:,.0f} TFLOP/s",
+        )
+    for p, x, y in zip(on_plot, xs, ys, strict=True):
+        ax.scatter([x], [y], zorder=3, **_marker(p))
+    _label_points(ax, xs, ys, [p.version for p in on_plot])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x_lo, x_hi)
+    y_all = [*ys, *(c.value for c in compute)]
+    ax.set_ylim(min(y_all) / 8, max(y_all) * 3)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    ax.set_ylabel("achieved TFLOP/s")
+    ax.set_title("Roofline")
+    untimed = [p.version for p in points if p not in on_plot and p.latency_us is None]
+    no_rate = [p.version for p in points if p not in on_plot and p.latency_us is not None]
+    missing = ([f"not timed: {', '.join(untimed)}"] if untimed else []) + (
+        [f"FLOPs or bytes unknown: {', '.join(no_rate)}"] if no_rate else []
+    )
+    if missing:
+        ax.text(
+            0.01,
+            0.01,
+            "not on the roofline (" + "; ".join(missing) + ")",
+            transform=ax.transAxes,
+            fontsize=7,
+            color="#555555",
+        )
+
+
+def _bandwidth_axes(ax: Axes, points: list[RooflinePoint], ceilings: Sequence[Ceiling]) -> None:
+    shown = [(p, p.bandwidth_gbps) for p in points if p.bandwidth_gbps is not None]
+    xs = list(range(len(shown)))
+    for x, (p, y) in zip(xs, shown, strict=True):
+        ax.scatter([x], [y], zorder=3, **_marker(p))
+    _label_points(ax, [float(x) for x in xs], [y for _, y in shown], [p.version for p, _ in shown])
+    for m in (c for c in ceilings if c.kind is CeilingKind.MEMORY):
+        ax.axhline(
+            m.value,
+            linestyle=_STYLE[m.origin],
+            color=_COLORS[(m.kind, m.origin)],
+            label=f"{m.origin.value} {m.label}: {m.value:,.0f} GB/s",
+        )
+    ax.set_xticks(xs, [p.version for p, _ in shown])
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("version")
+    ax.set_ylabel("achieved GB/s")
+    ax.set_title("Bandwidth (FLOPs unknown: no arithmetic intensity)")
+
+
+def _latency_axes(ax: Axes, points: list[RooflinePoint], bounds: Sequence[RooflineBound]) -> None:
+    xs = list(range(len(points)))
+    good = [(x, p.latency_us) for x, p in zip(xs, points, strict=True) if p.latency_us and not (p.failed or p.masked)]
+    if good:
+        ax.plot([g[0] for g in good], [g[1] for g in good], "-", color="#aab7b8", zorder=1)
+    for x, p in zip(xs, points, strict=True):
+        if p.latency_us is not None:
+            ax.scatter([x], [p.latency_us], zorder=3, **_marker(p))
+        else:  # failed before timing: a red cross on the axis, said in words
+            ax.scatter([x], [0.0], zorder=3, clip_on=False, **_marker(p))
+            ax.annotate("no timing", (x, 0.0), xytext=(0, 8), textcoords="offset points", ha="center", fontsize=7)
+    for b in bounds:
+        ax.axhline(
+            b.latency_us,
+            linestyle=_STYLE[b.origin],
+            color="#27ae60" if b.origin is CeilingOrigin.SPEC else "#52be80",
+            label=f"roofline bound, {b.origin.value}: {b.latency_us:,.4g} us",
+        )
+    ax.set_xticks(xs, [p.version for p in points])
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("version")
+    ax.set_ylabel("latency (us), lower is better")
+    ax.set_title("Latency per version")
+    if bounds:
+        ax.legend(fontsize=7, loc="upper right")
+
+
+def roofline_plot(
+    points: Sequence[RooflinePoint],
+    ceilings: Sequence[Ceiling],
+    *,
+    title: str,
+    image_format: str = "png",
+    dpi: int = 110,
+) -> bytes:
+    """Draw the roofline and latency panels and return the image (PNG by default, or ``svg``).
+
+    Args:
+        points: the versions (see :func:`roofline_points`).
+        ceilings: the roofs to draw (spec and measured, each labelled with its origin).
+        title: the figure title.
+        image_format: ``png`` or ``svg``.
+        dpi: resolution of a PNG.
+
+    Raises:
+        ValueError: unknown ``image_format``.
+        EnvironmentProblem: matplotlib is not installed.
+    """
+    if image_format not in ("png", "svg"):
+        raise ValueError(f"image_format must be png or svg, got {image_format!r}")
+    try:
+        import matplotlib
+    except ImportError:
+        raise EnvironmentProblem(
+            "matplotlib is not installed: no roofline plot", hint="pip install 'kernelopt[report]'"
+        ) from None
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    pts = list(points)
+    fig = Figure(figsize=(12.5, 4.8), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=[1.25, 1])
+    if any(p.intensity and p.tflops for p in pts):
+        _roofline_axes(left, pts, ceilings)
+    elif any(p.bandwidth_gbps is not None for p in pts):
+        _bandwidth_axes(left, pts, ceilings)
+    else:
+        left.text(0.5, 0.5, "no version has a measured rate", ha="center", va="center", transform=left.transAxes)
+        left.set_axis_off()
+    if left.get_legend_handles_labels()[0]:
+        left.legend(fontsize=7, loc="upper left")
+    if any(p.latency_us is not None for p in pts):
+        _latency_axes(right, pts, roofline_bounds(pts, ceilings))
+    else:
+        right.text(0.5, 0.5, "no version has a measured latency", ha="center", va="center", transform=right.transAxes)
+        right.set_axis_off()
+    fig.suptitle(title, fontsize=11)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=image_format, dpi=dpi)
+    return buf.getvalue()

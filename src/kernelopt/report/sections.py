@@ -1,0 +1,359 @@
+"""The report's content as rows and lines, shared by the Markdown and HTML renderers (pure).
+
+Each function turns :class:`~kernelopt.report.model.ReportData` into plain cells (strings) so both
+formats show the same figures; ``n/a`` marks every value that was not measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kernelopt.evidence.model import Metric
+from kernelopt.evidence.summary import KEY_METRICS
+from kernelopt.memory.model import GateResult
+from kernelopt.report import cells
+from kernelopt.report.model import ReportData, VersionEntry
+from kernelopt.report.roofline import roofline_bounds, roofline_points
+
+TIMELINE_COLUMNS = (
+    "version",
+    "status",
+    "latency (us)",
+    "vs previous",
+    "speedup vs V0",
+    "TFLOP/s",
+    "GB/s",
+    "% TFLOP/s peak",
+    "% GB/s peak",
+    "% of roofline",
+    "action",
+    "commit",
+)
+
+MEMORY_COLUMNS = (
+    "version",
+    "masked",
+    "latency (us)",
+    "TFLOP/s",
+    "GB/s",
+    "% TFLOP/s peak",
+    "% GB/s peak",
+    "% of roofline",
+    "correctness",
+    "rel_err",
+    "gate",
+    "action",
+    "commit hash",
+)
+
+# Metrics of the primary kernel shown per version when the profile has them (summary.txt's order).
+EVIDENCE_METRICS = KEY_METRICS
+
+
+def _action(v: VersionEntry) -> str:
+    cat = v.record.optimization.action_category
+    if v.record.number == 0 and cat is None:
+        return "baseline"
+    return cells.text(cat)
+
+
+def timeline_rows(data: ReportData) -> list[list[str]]:
+    """The version timeline: latency, rates, utilization and the action of every version."""
+    rows = []
+    for v in data.versions:
+        p = v.record.performance
+        rows.append(
+            [
+                v.label,
+                v.status,
+                cells.num(p.latency_us),
+                cells.signed_pct(p.comparison_with_previous.latency_delta),
+                cells.speedup(data.speedup(v)) if not v.record.masked else cells.NA,
+                cells.num(p.tflops),
+                cells.num(p.bandwidth_gbps),
+                cells.pct(p.tflops_peak_utilization_pct),
+                cells.pct(p.bandwidth_peak_utilization_pct),
+                cells.pct(p.roofline_utilization_pct),
+                _action(v),
+                v.commit or (v.record.git_commit_hash or "")[:10] or cells.NA,
+            ]
+        )
+    return rows
+
+
+def memory_rows(data: ReportData) -> list[list[str]]:
+    """The spec's memory summary: every record, masked ones marked."""
+    rows = []
+    for v in data.versions:
+        r = v.record
+        p = r.performance
+        rows.append(
+            [
+                r.version,
+                "yes" if r.masked else "no",
+                cells.num(p.latency_us),
+                cells.num(p.tflops),
+                cells.num(p.bandwidth_gbps),
+                cells.pct(p.tflops_peak_utilization_pct),
+                cells.pct(p.bandwidth_peak_utilization_pct),
+                cells.pct(p.roofline_utilization_pct),
+                r.correctness.status.value,
+                cells.num(r.correctness.rel_err),
+                cells.text(r.quality_gate.result),
+                cells.text(r.optimization.action_category),
+                (r.git_commit_hash or "")[:12] or cells.NA,
+            ]
+        )
+    return rows
+
+
+def headline(data: ReportData) -> list[str]:
+    """The summary bullets: baseline, final, best, speedup, roofline share, counts, caveats."""
+    base, final, best = data.baseline(), data.final(), data.best()
+    lines = []
+
+    def describe(v: VersionEntry | None) -> str:
+        if v is None:
+            return cells.NA
+        p = v.record.performance
+        return (
+            f"{v.label}: {cells.with_unit(p.latency_us, 'us')}, {cells.num(p.tflops)} TFLOP/s, "
+            f"{cells.num(p.bandwidth_gbps)} GB/s, {cells.pct(p.roofline_utilization_pct)} of the roofline bound"
+        )
+
+    lines.append(f"Baseline {describe(base)}")
+    lines.append(f"Final {describe(final)} (speedup over V0: {cells.speedup(data.speedup(final))})")
+    if best is not None and final is not None and best.record.number != final.record.number:
+        lines.append(f"Fastest {describe(best)} (speedup over V0: {cells.speedup(data.speedup(best))})")
+    stop = f"stop condition: {cells.pct(data.stop_roofline_pct)} of the roofline bound"
+    if data.max_iterations is not None:
+        stop += f" or {data.max_iterations} iterations"
+    lines.append(stop.capitalize())
+    n_pass = sum(1 for v in data.versions if v.gate is GateResult.PASS and not v.record.masked)
+    lines.append(
+        f"Versions: {len(data.versions)} recorded ({n_pass} passed, {len(data.failed_versions())} failed, "
+        f"{len(data.masked_versions())} masked)" + (f"; {len(data.unreadable)} unreadable" if data.unreadable else "")
+    )
+    timing_only = data.timing_only_versions()
+    if timing_only:
+        lines.append(
+            "Timing-only evidence (hardware counters unavailable) for "
+            + ", ".join(v.label for v in timing_only)
+            + ": plans used timing, analytic FLOP/byte counts and compiler facts only"
+        )
+    for b in roofline_bounds(roofline_points(data), data.ceilings):
+        roofs = ", ".join(b.roofs)
+        lines.append(f"Roofline bound for this problem size ({b.origin.value} {roofs}): {cells.num(b.latency_us)} us")
+    return lines
+
+
+def ceiling_rows(data: ReportData) -> list[list[str]]:
+    """The roofs with value, origin and source."""
+    return [[c.label, f"{cells.num(c.value)} {c.unit}", c.origin.value, c.source] for c in data.ceilings]
+
+
+def ceiling_notes(data: ReportData) -> list[str]:
+    """Why a roof is missing, when one is."""
+    notes = []
+    if data.spec_problem:
+        notes.append(f"Spec roofs: {data.spec_problem}")
+    if data.measured_problem:
+        notes.append(f"Measured ceilings: {data.measured_problem}")
+    return notes
+
+
+def point_rows(data: ReportData) -> list[list[str]]:
+    """The plotted points as a table (so the Markdown carries the plot's numbers)."""
+    return [
+        [p.version, cells.num(p.intensity), cells.num(p.tflops), cells.num(p.bandwidth_gbps), cells.num(p.latency_us)]
+        for p in roofline_points(data)
+    ]
+
+
+@dataclass
+class VersionStory:
+    """Evidence -> action -> result of one version, as lines of text.
+
+    Attributes:
+        title: ``V3: block_size (PASS)``.
+        evidence: what Stage 1 measured and concluded.
+        action: what Stage 2 planned and Stage 3 changed.
+        result: what Stage 4 measured and decided.
+        pitfalls: failures met on the way (error, cause, fix, lesson).
+    """
+
+    title: str
+    evidence: list[str] = field(default_factory=list)
+    action: list[str] = field(default_factory=list)
+    result: list[str] = field(default_factory=list)
+    pitfalls: list[str] = field(default_factory=list)
+
+    def parts(self) -> list[tuple[str, list[str]]]:
+        """(heading, lines) for Evidence, Action, Result and Pitfalls, leaving out empty ones."""
+        named = [("Evidence", self.evidence), ("Action", self.action), ("Result", self.result)]
+        named.append(("Pitfalls", self.pitfalls))
+        return [(k, lines) for k, lines in named if lines]
+
+
+def _metric_text(name: str, metric: Metric) -> str:
+    if metric.value is None:
+        return f"{name} n/a" + (f" ({metric.missing_reason})" if metric.missing_reason else "")
+    return f"{name} {cells.num(metric.value)}" + (f" {metric.unit}" if metric.unit else "")
+
+
+def _evidence_lines(v: VersionEntry) -> list[str]:
+    out = []
+    pe = v.record.profile_evidence
+    s = v.summary
+    if s is not None:
+        source = f"profiles/v{v.record.number}/summary.json"
+        line = f"Profile: {s.tool_used} ({source})"
+        if s.gpu:
+            line += f" on {s.gpu}"
+        out.append(line)
+        if not s.counters_available:
+            out.append(
+                "Hardware counters unavailable: "
+                f"{s.counters_unavailable_reason or 'reason not recorded'}; timing-only evidence"
+            )
+        k = s.primary()
+        if k is not None:
+            out.append(f"Kernel `{k.kernel_name}`: bottleneck {k.bottleneck.value}")
+            shown = [_metric_text(name, k.metrics[name]) for name in EVIDENCE_METRICS if name in k.metrics]
+            if shown:
+                out.append("Metrics: " + ", ".join(shown))
+            if k.stall_breakdown_pct:
+                top = sorted(k.stall_breakdown_pct.items(), key=lambda kv: -kv[1])[:4]
+                out.append("Top stalls: " + ", ".join(f"{r} {p:.1f} %" for r, p in top))
+            for f in k.findings[:3]:
+                out.append(f"[{f.confidence.value}] {f.rule_id}: {cells.one_line(f.chain(), 400)}")
+    else:
+        out.append(f"Profile: {v.summary_problem or 'none'}")
+    if pe.bottleneck_type and (s is None or (s.primary() is None)):
+        out.append(f"Bottleneck (record): {pe.bottleneck_type}")
+    if pe.evidence_summary:
+        out.append(f"Summary (record): {cells.one_line(pe.evidence_summary)}")
+    for chain in pe.evidence_chain[:5]:
+        out.append(f"Chain: {cells.one_line(chain, 400)}")
+    return out
+
+
+def _action_lines(v: VersionEntry) -> list[str]:
+    o = v.record.optimization
+    out = []
+    if v.record.number == 0 and o.action_category is None:
+        out.append("Baseline: the kernel as given, no change")
+    else:
+        out.append(f"Category: {cells.text(o.action_category)}")
+        if o.action_description:
+            out.append(f"Change: {cells.one_line(o.action_description)}")
+        for knob, values in o.knob_changes.items():
+            before = values[0] if values else None
+            after = values[1] if len(values) > 1 else None
+            out.append(f"Knob {knob}: {cells.text(before)} -> {cells.text(after)}")
+        if o.expected_impact:
+            out.append(f"Expected: {cells.one_line(o.expected_impact)}")
+        if o.risks_and_rollback:
+            out.append(f"Risks and rollback: {cells.one_line(o.risks_and_rollback)}")
+    if v.plan_path:
+        out.append(f"Plan: {v.plan_path}" + (f" ({v.plan_title})" if v.plan_title else ""))
+    elif v.record.number > 0:
+        out.append("Plan: none on disk")
+    if v.record.search_log:
+        first = v.record.search_log[0]
+        out.append(
+            f"Knowledge: {first.source} '{cells.one_line(first.query, 80)}' -> {cells.one_line(first.finding, 160)}"
+            + (f" (+{len(v.record.search_log) - 1} more)" if len(v.record.search_log) > 1 else "")
+        )
+    return out
+
+
+def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
+    r = v.record
+    p = r.performance
+    c = p.comparison_with_previous
+    out = [
+        f"Latency {cells.with_unit(p.latency_us, 'us')}"
+        + (f" (IQR {cells.with_unit(p.latency_iqr_us, 'us')})" if p.latency_iqr_us is not None else "")
+        + f", {cells.num(p.tflops)} TFLOP/s, {cells.num(p.bandwidth_gbps)} GB/s, "
+        f"{cells.pct(p.roofline_utilization_pct)} of the roofline bound"
+    ]
+    if r.number > 0:
+        comp = f"Against the previous version: latency {cells.signed_pct(c.latency_delta)}"
+        if c.speedup is not None:
+            comp += f", speedup {cells.speedup(c.speedup)}"
+            if c.speedup_ci_low is not None and c.speedup_ci_high is not None:
+                comp += f" (95 % CI {c.speedup_ci_low:.3f}-{c.speedup_ci_high:.3f})"
+        if c.verdict:
+            comp += f": {c.verdict}"
+        out.append(comp)
+    corr = f"Correctness {r.correctness.status.value}, rel_err {cells.num(r.correctness.rel_err)}"
+    if r.correctness.message:
+        corr += f" ({cells.one_line(r.correctness.message, 200)})"
+    out.append(corr)
+    gate = f"Gate: {cells.text(r.quality_gate.result)}"
+    if r.quality_gate.failure_reason:
+        gate += f": {cells.one_line(r.quality_gate.failure_reason)}"
+    out.append(gate)
+    for m in r.isa_metric_progress:
+        met = "met" if m.met else ("not met" if m.met is False else "unknown")
+        out.append(f"ISA target {m.metric} {m.target}: {cells.text(m.current)} ({met})")
+    if r.masked:
+        out.append("Masked: kept for audit, not active data")
+    if v.commit_subject:
+        out.append(f"Commit: {v.commit_subject}")
+    return out
+
+
+def version_stories(data: ReportData) -> list[VersionStory]:
+    """Evidence -> action -> result per version."""
+    out = []
+    for v in data.versions:
+        title = f"{v.label}: {_action(v)} ({v.status})"
+        story = VersionStory(
+            title=title, evidence=_evidence_lines(v), action=_action_lines(v), result=_result_lines(v, data)
+        )
+        for pf in v.record.pitfalls_and_fixes:
+            story.pitfalls.append(
+                _pitfall_line(pf.error_type, pf.error_message, pf.root_cause, pf.fix_applied, pf.lesson)
+            )
+        out.append(story)
+    return out
+
+
+def _pitfall_line(kind: str, message: str, cause: str | None, fix: str | None, lesson: str | None) -> str:
+    line = f"{kind}: {cells.one_line(message, 240)}"
+    if cause:
+        line += f"; cause: {cells.one_line(cause, 160)}"
+    if fix:
+        line += f"; fix: {cells.one_line(fix, 160)}"
+    if lesson:
+        line += f"; lesson: {cells.one_line(lesson, 160)}"
+    return line
+
+
+def failure_rows(data: ReportData) -> list[list[str]]:
+    """Failed attempts: failed versions with the gate's reason, and every recorded pitfall."""
+    rows = []
+    for v in data.versions:
+        if v.failed:
+            rows.append(
+                [
+                    v.label,
+                    cells.text(v.record.optimization.action_category),
+                    cells.text(v.gate),
+                    cells.one_line(v.record.quality_gate.failure_reason or "reason not recorded"),
+                ]
+            )
+        for pf in v.record.pitfalls_and_fixes:
+            if v.failed and pf.error_message == v.record.quality_gate.failure_reason:
+                continue
+            rows.append(
+                [
+                    v.label,
+                    cells.text(v.record.optimization.action_category),
+                    pf.error_type,
+                    _pitfall_line("", pf.error_message, pf.root_cause, pf.fix_applied, pf.lesson).lstrip(": "),
+                ]
+            )
+    return rows
