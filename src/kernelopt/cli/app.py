@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "kernelopt.cli.memory",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
+    "kernelopt.cli.wiki",
 )
 
 
