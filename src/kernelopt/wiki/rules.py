@@ -50,7 +50,7 @@ _UNIT_BY_SUFFIX = (
 
 _METRIC_SHAPES = (
     re.compile(r"^[a-z0-9]+__[a-z0-9_]+(\.[a-z0-9_]+)*$"),  # Nsight Compute: dram__throughput.avg.pct_...
-    re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+(_sum)?$"),  # AMD counters: SQ_LDS_BANK_CONFLICT, TCC_HIT_sum
+    re.compile(r"^[A-Z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$"),  # AMD counters/fields: SQ_LDS_BANK_CONFLICT, Arch_VGPR
     re.compile(r"^(sass|amdgcn|ptx|triton|timing)\.[A-Za-z0-9_.\-]+$"),  # ISA / compiler / timing facts
 )
 
@@ -170,7 +170,7 @@ def check_content(record: WikiRecord) -> list[Problem]:
                 Problem(
                     rule="metrics",
                     severity=Severity.WARNING,
-                    message=f"metric {m!r} is neither an ncu name (a__b.c), an AMD counter (SQ_X) nor sass./amdgcn.",
+                    message=f"metric {m!r} is not an ncu name (a__b.c), an AMD counter (SQ_X, Arch_VGPR) or an isa/timing fact",
                 )
             )
     if len(record.body.strip()) < MIN_BODY_CHARS:
