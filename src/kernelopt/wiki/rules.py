@@ -170,7 +170,7 @@ def check_content(record: WikiRecord) -> list[Problem]:
                 Problem(
                     rule="metrics",
                     severity=Severity.WARNING,
-                    message=f"metric {m!r} is not an ncu name (a__b.c), an AMD counter (SQ_X, Arch_VGPR) or an isa/timing fact",
+                    message=f"metric {m!r} is not an ncu name, an AMD counter or an isa/timing fact",
                 )
             )
     if len(record.body.strip()) < MIN_BODY_CHARS:

@@ -2,11 +2,14 @@
 
 Ranking, for the records that pass the scope filter (:mod:`kernelopt.wiki.scope`)::
 
-    score = bm25 / max(bm25)                       # text relevance, 0..1 within this query
-          + SYMPTOM_WEIGHT * matched / requested   # share of the requested symptom ids the record answers
-          + SPECIFICITY_WEIGHT * specificity       # 1 exact architecture, 0.5 vendor, 0 neutral
+    score = bm25 / max(bm25)                          # text relevance, 0..1 within this query
+          + SYMPTOM_WEIGHT * sum(w(s)) / requested    # requested symptom ids the record answers
+          + SPECIFICITY_WEIGHT * specificity          # 1 exact architecture, 0.5 vendor, 0 neutral
 
-A record with neither text relevance nor a matched symptom is not a hit. The index is built once per
+where ``w(s) = 1 / (1 + 0.25 * position of s in the record's symptom list)``: records list the
+symptoms they answer most directly first, so a record whose *primary* symptom is requested outranks
+one that mentions it third. The requested symptom ids are also added to the BM25 query text. A
+record with neither text relevance nor a matched symptom is not a hit. The index is built once per
 process for a given set of wiki directories and rebuilt only when a user record file changes (see
 :func:`clear_cache`).
 """
@@ -88,6 +91,11 @@ def _check_symptoms(symptoms: Sequence[str]) -> list[str]:
     return out
 
 
+def symptom_weight(position: int) -> float:
+    """Weight of a matched symptom listed at ``position`` (0 = primary) in a record's symptoms."""
+    return 1.0 / (1.0 + 0.25 * position)
+
+
 def rank(
     index: WikiIndex,
     query: str,
@@ -97,7 +105,7 @@ def rank(
     limit: int = 10,
 ) -> list[SearchHit]:
     """Score, filter and order the records of ``index`` (pure; see the module docstring)."""
-    bm25 = index.scores(query)
+    bm25 = index.scores(" ".join([query, *symptoms]))
     wanted_kinds = set(kinds) if kinds else None
     candidates = [
         (r, s)
@@ -111,7 +119,8 @@ def rank(
         text = raw / top if top > 0 else 0.0
         if text <= 0 and not matched:
             continue
-        score = text + (SYMPTOM_WEIGHT * len(matched) / len(symptoms) if symptoms else 0.0)
+        weights = sum(symptom_weight(record.symptoms.index(s)) for s in matched)
+        score = text + (SYMPTOM_WEIGHT * weights / len(symptoms) if symptoms else 0.0)
         score += SPECIFICITY_WEIGHT * specificity(record.scope, scope)
         hits.append(
             SearchHit(record=record, score=round(score, 6), neutral=record.scope.neutral, matched_symptoms=matched)
