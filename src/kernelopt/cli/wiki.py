@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from kernelopt.cli.output import emit_json, fmt, info, table, warn
+from kernelopt.cli.output import emit_json, info, table, warn
 from kernelopt.errors import UsageError
 from kernelopt.hardware.specs import GpuSpec, lookup
 from kernelopt.wiki.record import RecordKind, WikiRecord
@@ -32,6 +32,13 @@ def _spec_json(spec: GpuSpec) -> dict[str, Any]:
         "figures": figures,
         "sources": {k: s.model_dump(mode="json", exclude_none=True) for k, s in spec.sources.items()},
     }
+
+
+def _num(value: float | None) -> str:
+    """A spec figure exactly as stored: integers without a decimal point, others to 6 digits."""
+    if value is None:
+        return "unknown"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _kinds(values: list[str] | None) -> list[RecordKind] | None:
@@ -131,7 +138,7 @@ def register(app: typer.Typer) -> None:
             if as_json:
                 emit_json({"gpu": spec.id, "field": field, **fig.model_dump(mode="json"), "cite": spec.cite(field)})
             else:
-                shown = "unknown" if fig.value is None else f"{fig.value:g} {fig.unit}"
+                shown = _num(fig.value) + ("" if fig.value is None else f" {fig.unit}")
                 info(f"{spec.name} {field} = {shown}")
                 info(f"source: {spec.cite(field)}")
                 if fig.note:
@@ -143,7 +150,7 @@ def register(app: typer.Typer) -> None:
         rows = []
         for key, fig in spec.figures.items():
             cited = spec.sources[fig.source].title if fig.source else f"measure: {fig.how_to_measure}"
-            rows.append([key, fmt(fig.value), fig.unit, cited, fig.note or ""])
+            rows.append([key, _num(fig.value), fig.unit, cited, fig.note or ""])
         table(f"{spec.name} ({spec.architecture}, {spec.arch})", ["figure", "value", "unit", "source", "note"], rows)
         for key, src in spec.sources.items():
             info(f"[{key}] {src.title}" + (f" <{src.url}>" if src.url else ""))

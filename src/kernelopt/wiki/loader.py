@@ -230,6 +230,8 @@ class Wiki:
 def _builtin() -> tuple[tuple[WikiRecord, ...], tuple[GpuSpec, ...]]:
     records: list[WikiRecord] = []
     for f in builtin_files():
+        if f.origin.startswith(f"{BUILTIN_ORIGIN}/hardware/"):
+            continue  # sheets are read (once) by kernelopt.hardware.specs.builtin_specs
         parsed = _parse(f.text, f.origin)
         if isinstance(parsed, WikiRecord):
             records.append(parsed)

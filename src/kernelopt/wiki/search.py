@@ -113,7 +113,7 @@ def rank(
         if (wanted_kinds is None or r.kind in wanted_kinds) and applies(r.scope, scope)
     ]
     top = max((s for _, s in candidates), default=0.0)
-    hits = []
+    scored: list[tuple[float, WikiRecord, list[str]]] = []
     for record, raw in candidates:
         matched = [s for s in symptoms if s in record.symptoms]
         text = raw / top if top > 0 else 0.0
@@ -122,11 +122,12 @@ def rank(
         weights = sum(symptom_weight(record.symptoms.index(s)) for s in matched)
         score = text + (SYMPTOM_WEIGHT * weights / len(symptoms) if symptoms else 0.0)
         score += SPECIFICITY_WEIGHT * specificity(record.scope, scope)
-        hits.append(
-            SearchHit(record=record, score=round(score, 6), neutral=record.scope.neutral, matched_symptoms=matched)
-        )
-    hits.sort(key=lambda h: (-h.score, h.record.kind.value, h.record.id))
-    return hits[:limit]
+        scored.append((round(score, 6), record, matched))
+    scored.sort(key=lambda t: (-t[0], t[1].kind.value, t[1].id))
+    return [
+        SearchHit(record=record, score=score, neutral=record.scope.neutral, matched_symptoms=matched)
+        for score, record, matched in scored[:limit]
+    ]
 
 
 def search(
