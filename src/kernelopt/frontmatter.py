@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 FENCE = "---"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~10x faster, same semantics
 
 
 class FrontMatterError(ValueError):
@@ -28,7 +29,7 @@ def split(text: str) -> tuple[dict[str, Any], str]:
     for i in range(1, len(lines)):
         if lines[i].strip() == FENCE:
             try:
-                loaded = yaml.safe_load("".join(lines[1:i])) or {}
+                loaded = yaml.load("".join(lines[1:i]), Loader=_LOADER) or {}
             except yaml.YAMLError as exc:
                 raise FrontMatterError(f"front matter is not valid YAML ({exc})") from None
             if not isinstance(loaded, dict):

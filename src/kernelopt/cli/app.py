@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "kernelopt.cli.report",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
+    "kernelopt.cli.wiki",
 )
 
 

@@ -8,6 +8,7 @@ numbers are never borrowed. A figure the vendor does not publish is ``None`` wit
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -36,10 +37,20 @@ _DTYPE_ALIASES = {
 }
 
 
+class SourceKind(StrEnum):
+    """Where a figure comes from: a vendor document, or a measurement on a named machine."""
+
+    VENDOR = "vendor"
+    MEASURED = "measured"
+
+
 class Source(BaseModel):
+    """A document (title + URL) or a measurement (``kind: measured``, the figure's note says where/when)."""
+
     model_config = ConfigDict(extra="forbid")
     title: str
     url: str | None = None
+    kind: SourceKind = SourceKind.VENDOR
 
 
 class SpecFigure(BaseModel):
@@ -120,22 +131,37 @@ def normalize_dtype(dtype: str) -> str:
     return key
 
 
-def _norm(name: str) -> str:
+def normalize_name(name: str) -> str:
+    """GPU name as compared by :func:`lookup`: lower case, no spaces, ``_`` or ``-`` (``H200-SXM`` -> ``h200sxm``)."""
     return re.sub(r"[\s_\-]+", "", name.strip().lower())
+
+
+_norm = normalize_name
+
+
+def validation_summary(exc: ValidationError) -> str:
+    """One line for a pydantic error: the first problem with its field path, and how many more."""
+    errors = exc.errors()
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "front matter"
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    return " ".join(f"field {where}: {first.get('msg', 'invalid')}{more}".split())
 
 
 def parse_sheet(text: str, origin: str) -> GpuSpec:
     """Parse one spec-sheet record.
 
     Raises:
-        ValueError: malformed front matter, a figure citing an unknown source, or a known value
-            without a source.
+        ValueError: (one line) malformed front matter, a figure citing an unknown source, or a known
+            value without a source.
     """
     try:
         front, body = frontmatter.split(text)
         spec = GpuSpec.model_validate({**front})
-    except (frontmatter.FrontMatterError, ValidationError) as exc:
-        raise ValueError(f"{origin}: {exc}") from None
+    except frontmatter.FrontMatterError as exc:
+        raise ValueError(f"{origin}: {' '.join(str(exc).split())}") from None
+    except ValidationError as exc:
+        raise ValueError(f"{origin}: {validation_summary(exc)}") from None
     for key, fig in spec.figures.items():
         if fig.value is not None and fig.source is None:
             raise ValueError(f"{origin}: figure {key} has a value but no source")

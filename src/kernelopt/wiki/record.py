@@ -25,16 +25,49 @@ and pitfall front matter::
     ---
     Free text: explanation in our own words.
 
-Pitfalls add ``tried`` (what was tried), ``fails_when`` (conditions) and ``why``.
+Pitfalls add ``tried`` (what was tried), ``fails_when`` (conditions) and ``why``. Either kind may
+list ``related`` record ids (e.g. a pitfall names the technique it warns about).
+
+Controlled vocabularies: ``kind`` is a :class:`RecordKind`; ``action_category`` an
+:class:`~kernelopt.actions.ActionCategory`; ``symptoms`` are
+:class:`~kernelopt.evidence.symptoms.Symptom` ids; ``scope.vendor`` is one of :data:`VENDORS`;
+``scope.framework`` one of :data:`FRAMEWORKS`; ``scope.arch`` names a CUDA SM target (``sm_90``) or an
+AMD LLVM target (``gfx942``), see :data:`ARCH_PATTERN`. The checks live in :mod:`kernelopt.wiki.rules`.
 """
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.actions import ActionCategory
+from kernelopt.errors import KerneloptError
+
+VENDORS = ("nvidia", "amd")
+"""Vendor words of ``scope.vendor``."""
+
+FRAMEWORKS = ("triton", "cuda", "hip", "torch")
+"""Framework words of ``scope.framework``."""
+
+ARCH_PATTERN = re.compile(r"^(sm_\d{2,3}[a-z]?|gfx[0-9a-f]{3,4})$")
+"""An architecture id: CUDA SM target (``sm_80``, ``sm_90a``) or AMD LLVM target (``gfx942``)."""
+
+
+def arch_vendor(arch: str) -> str | None:
+    """The vendor of an architecture id (``sm_90`` -> ``nvidia``, ``gfx942`` -> ``amd``), else ``None``."""
+    if arch.startswith("sm_"):
+        return "nvidia"
+    if arch.startswith("gfx"):
+        return "amd"
+    return None
+
+
+class WikiError(KerneloptError):
+    """A gpu-wiki record or directory is unusable (malformed file, unknown word, duplicate id)."""
+
+    exit_code = 2
 
 
 class RecordKind(StrEnum):
@@ -51,6 +84,11 @@ class Scope(BaseModel):
     arch: list[str] = Field(default_factory=list)
     framework: list[str] = Field(default_factory=list)
 
+    @property
+    def neutral(self) -> bool:
+        """True when the record names neither a vendor nor an architecture (applies to any GPU)."""
+        return not self.vendor and not self.arch
+
 
 class RecordSource(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -66,7 +104,12 @@ class Change(BaseModel):
 
 
 class WikiRecord(BaseModel):
-    """A technique or pitfall record (hardware sheets use :class:`kernelopt.hardware.specs.GpuSpec`)."""
+    """A technique or pitfall record.
+
+    Hardware sheets are parsed as :class:`kernelopt.hardware.specs.GpuSpec`; the loader also offers a
+    read-only ``WikiRecord`` view of each sheet (kind ``hardware_spec``, figures rendered in ``body``) so
+    that search can return them. ``body`` and ``path`` are not part of the front matter.
+    """
 
     model_config = ConfigDict(extra="forbid")
     kind: RecordKind
@@ -82,6 +125,7 @@ class WikiRecord(BaseModel):
     tried: str | None = None
     fails_when: str | None = None
     why: str | None = None
+    related: list[str] = Field(default_factory=list)
     sources: list[RecordSource] = Field(default_factory=list)
     body: str = Field(default="", exclude=True)
     path: str | None = Field(default=None, exclude=True)
