@@ -115,9 +115,9 @@ class Legality(BaseModel):
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None
         if self.minimum is not None and value < self.minimum:
-            return f"must be >= {self.minimum:g}"
+            return f"must be >= {_num(self.minimum)}"
         if self.maximum is not None and value > self.maximum:
-            return f"must be <= {self.maximum:g}"
+            return f"must be <= {_num(self.maximum)}"
         if self.power_of_two and not (isinstance(value, int) and value > 0 and value & (value - 1) == 0):
             return "must be a power of two"
         if self.multiple_of and (not isinstance(value, int) or value % self.multiple_of):
@@ -149,12 +149,16 @@ class Legality(BaseModel):
         if self.power_of_two:
             out.append("power of two")
         if self.minimum is not None:
-            out.append(f">= {self.minimum:g}")
+            out.append(f">= {_num(self.minimum)}")
         if self.maximum is not None:
-            out.append(f"<= {self.maximum:g}")
+            out.append(f"<= {_num(self.maximum)}")
         if self.multiple_of:
             out.append(f"multiple of {self.multiple_of}")
         return out
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 class Tunable(BaseModel):

@@ -25,6 +25,9 @@ COMMAND_MODULES = (
     "kernelopt.cli.memory",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
+    "kernelopt.cli.tunables",
+    "kernelopt.cli.implement",
+    "kernelopt.cli.prompt",
 )
 
 
