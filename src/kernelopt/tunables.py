@@ -1506,7 +1506,7 @@ def apply_source(
         pos = end
     out.append(source[pos:])
     new_source = "".join(out)
-    problems = verify_only(source, new_source, {e.key: e.after for e in edits}, filename=filename)
+    problems = _verify(source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename)
     if problems:  # our bug, not the user's: the splice must touch only the planned literals
         raise AssertionError(f"tunable edit touched more than planned: {problems}")
     diff = "".join(
@@ -1562,15 +1562,28 @@ def verify_only(old: str, new: str, expected: Mapping[str, Value], *, filename: 
     Checks the knob values (every other knob unchanged, each expected one at its value) and the text
     (only lines holding a moved literal or its linked grid literals differ).
     """
-    problems: list[str] = []
     try:
         _, old_sites, before = _analyze(old, filename)
-        _, _, after = _analyze(new, filename)
     except TunableError as exc:
         return [exc.message]
-    a = {t.key: t for t in after}
+    return _verify(old, old_sites, before, new, expected, filename)
+
+
+def _verify(
+    old: str,
+    old_sites: list[_Site],
+    before: list[Tunable],
+    new: str,
+    expected: Mapping[str, Value],
+    filename: str,
+) -> list[str]:
+    problems: list[str] = []
+    try:
+        after = {t.key: t for t in _analyze(new, filename)[2]}
+    except TunableError as exc:
+        return [exc.message]
     for t in before:
-        now = a.get(t.key)
+        now = after.get(t.key)
         if now is None:
             problems.append(f"{t.key} disappeared")
         elif t.key in expected:
