@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +18,40 @@ AGENTS = DATA / "agents"
 REFERENCE = DATA / "kernels" / "add_reference.py"
 
 
+_TEMPLATES: dict[str, Path] = {}
+_TEMPLATE_ROOT: list[Path] = []
+
+
+def _template_root() -> Path:
+    if not _TEMPLATE_ROOT:
+        folder = Path(tempfile.mkdtemp(prefix="kernelopt-test-ws-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _TEMPLATE_ROOT.append(folder)
+    return _TEMPLATE_ROOT[0]
+
+
 def make_ws(root: Path, kernel: str = "add_launch_literal.py", *, card: dict[str, Any] | None = None) -> Workspace:
-    """A workspace whose kernel.py is one of tests/data/tunables (never imported by these tests)."""
-    card_path = None
-    if card is not None:
-        card_path = root / "card.md"
-        card_path.write_text(frontmatter.join(card, "Test task card.\n"))
-    src = root / "src_kernels"
-    src.mkdir(exist_ok=True)
-    shutil.copyfile(TUNABLES / kernel, src / "kernel.py")
-    # The function-form contract needs run(); every tunables fixture defines one.
-    return Workspace.create(
-        kernel.removesuffix(".py"),
-        kernel=src / "kernel.py",
-        reference=REFERENCE,
-        root=root,
-        task_card=card_path,
-    )
+    """A workspace whose kernel.py is one of tests/data/tunables (never imported by these tests).
+
+    Each distinct (kernel, card) workspace is created once per test session through
+    ``Workspace.create`` and copied for every test (git repository included), which keeps the tests fast.
+    """
+    name = kernel.removesuffix(".py")
+    cache_key = f"{kernel}|{sorted((card or {}).items())}"
+    if cache_key not in _TEMPLATES:
+        base = _template_root() / f"t{len(_TEMPLATES)}"
+        base.mkdir()
+        card_path = None
+        if card is not None:
+            card_path = base / "card.md"
+            card_path.write_text(frontmatter.join(card, "Test task card.\n"))
+        shutil.copyfile(TUNABLES / kernel, base / "kernel.py")
+        # The function-form contract needs run(); every tunables fixture defines one.
+        ws = Workspace.create(name, kernel=base / "kernel.py", reference=REFERENCE, root=base, task_card=card_path)
+        _TEMPLATES[cache_key] = ws.root
+    target = root / _TEMPLATES[cache_key].name
+    shutil.copytree(_TEMPLATES[cache_key], target, symlinks=True)
+    return Workspace(target)
 
 
 def make_plan(
