@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.backends import guard
 from kernelopt.backends.agent_cli import AgentCliImplementer, AgentCliPlanner, build_argv
 from kernelopt.backends.guard import violation_pitfall
-from kernelopt.backends.protocol import Implementer, Planner
+from kernelopt.backends.protocol import BackendFailure, Implementer, Planner
 from kernelopt.backends.registry import implementer_class, planner_class
-from kernelopt.backends.stage import run_implement, run_plan, stage_context
+from kernelopt.backends.stage import run_implement, stage_context
 from kernelopt.errors import UsageError
 
 from .backends_support import AGENTS, fake_parse_plan, make_plan, make_ws, write_plan
@@ -72,8 +73,11 @@ def test_missing_command_is_a_usage_error(ws, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_planner_that_behaves(ws) -> None:
-    out = run_plan(_plan_ctx(ws), AgentCliPlanner(agent("behave.py"), parse_plan=fake_parse_plan))
-    assert out.error is None and out.plan is not None
+    before = guard.snapshot(ws.root)
+    out = AgentCliPlanner(agent("behave.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    assert out.plan is not None
+    # only the plan changed, as an orchestrator's guard sees it (the transcript is not a stage write)
+    assert [(c.path, c.kind) for c in guard.changes(before, guard.snapshot(ws.root))] == [("plans/v1_plan.md", "added")]
     assert out.plan.action_category.value == "num_warps" and out.plan.planner == "agent-cli"
     assert ws.plan_path(1).is_file()
     log = out.transcript.read_text()
@@ -83,9 +87,11 @@ def test_planner_that_behaves(ws) -> None:
 
 def test_planner_that_edits_the_kernel_is_reverted_and_fails(ws) -> None:
     kernel = ws.kernel_py.read_bytes()
-    out = run_plan(_plan_ctx(ws), AgentCliPlanner(agent("rogue.py"), parse_plan=fake_parse_plan))
-    assert out.plan is None and "outside the plan stage's allowance: kernel.py (modified)" in out.error
+    with pytest.raises(BackendFailure, match=r"outside the plan stage's allowance: kernel.py \(modified\)") as exc:
+        AgentCliPlanner(agent("rogue.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    out = exc.value
     assert [(c.path, c.kind) for c in out.violations] == [("kernel.py", "modified")]
+    assert out.transcript is not None and out.transcript.is_file()
     assert ws.kernel_py.read_bytes() == kernel
     assert not ws.plan_path(1).exists()  # the failed stage leaves no plan behind
     pit = violation_pitfall(out.violations, stage="Stage 2", backend="agent-cli", allowed_patterns=["plans/v1_plan.md"])
@@ -93,28 +99,42 @@ def test_planner_that_edits_the_kernel_is_reverted_and_fails(ws) -> None:
 
 
 def test_planner_that_writes_nothing_fails(ws) -> None:
-    out = AgentCliPlanner(agent("silent.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
-    assert out.plan is None and "wrote no plans/v1_plan.md" in out.error
+    with pytest.raises(BackendFailure, match="wrote no plans/v1_plan.md"):
+        AgentCliPlanner(agent("silent.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
 
 
 def test_planner_with_nothing_new_says_why(ws) -> None:
     out = AgentCliPlanner(agent("no_new.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
-    assert out.plan is None and out.error is None
+    assert out.plan is None
     assert out.reason == "every applicable technique was tried in v1..v3"
 
 
 def test_planner_crash_and_invalid_plan(ws) -> None:
-    out = AgentCliPlanner(agent("crash.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
-    assert "exited with status 3: agent crashed: out of credits" in out.error
+    with pytest.raises(BackendFailure, match="exited with status 3: agent crashed: out of credits"):
+        AgentCliPlanner(agent("crash.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    assert not ws.plan_path(1).exists()  # the half-written plan is removed
+
+    def strict(text: str):
+        raise ValueError("missing section '## Search Log'")
+
+    with pytest.raises(BackendFailure, match="is not a valid plan: missing section"):
+        AgentCliPlanner(agent("behave.py"), parse_plan=strict).plan(_plan_ctx(ws))
     assert not ws.plan_path(1).exists()
+
+
+def test_planner_hang_is_killed(ws) -> None:
+    opts = {**agent("hang.py", prompt_arg=False), "timeout_s": 1.0}
+    with pytest.raises(BackendFailure, match="ran past its 1 s limit"):
+        AgentCliPlanner(opts, parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
 
 
 def test_planner_without_a_parser_says_so(ws, monkeypatch: pytest.MonkeyPatch) -> None:
     import kernelopt.backends.agent_cli as mod
 
     monkeypatch.setattr(mod, "load_plan_parser", lambda: None)
-    out = AgentCliPlanner(agent("behave.py")).plan(_plan_ctx(ws))
-    assert "plan parser" in out.error and not ws.plan_path(1).exists()
+    with pytest.raises(BackendFailure, match="plan parser"):
+        AgentCliPlanner(agent("behave.py")).plan(_plan_ctx(ws))
+    assert not ws.plan_path(1).exists()
 
 
 # -- Stage 3 --------------------------------------------------------------------------------------

@@ -97,7 +97,12 @@ def test_implement_rules_then_correctness(
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] and data["version"] == 1 and data["implementer"] == "rules"
     assert data["knob_changes"] == {"num_warps": [4, 8]}
-    assert data["correctness"] == {"ran": True, "passed": True, "message": "2/2 shapes pass (rel_err 0.0)"}
+    assert data["correctness"] == {
+        "ran": True,
+        "passed": True,
+        "message": "2/2 shapes pass (rel_err 0.0)",
+        "error": None,
+    }
     assert len(calls) == 1 and "+                     num_warps=8)" in data["diff"]
 
 
@@ -121,6 +126,24 @@ def test_implement_without_harness_says_so(
     assert main(["implement", str(ws.root)]) == 0
     out = capsys.readouterr()
     assert "num_warps: 4 -> 8" in out.out and "correctness not checked: correctness check unavailable" in out.err
+
+
+def test_implement_when_the_check_cannot_run(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.errors import EnvironmentProblem
+
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    fake = types.ModuleType("kernelopt.harness.gate")
+
+    def check_correctness(ws):
+        raise EnvironmentProblem("no CUDA device and KERNELOPT_DEVICE=cuda")
+
+    fake.check_correctness = check_correctness  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "kernelopt.harness.gate", fake)
+    assert main(["implement", str(ws.root)]) == 1
+    assert "the correctness check could not run: no CUDA device" in capsys.readouterr().err
 
 
 def test_implement_refusal_exits_1(ws_root: Path, parser: None, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,9 +22,10 @@ from kernelopt.backends.llm_api import (
     parse_chat_response,
 )
 from kernelopt.backends.patch import PatchError, apply_diff
+from kernelopt.backends.protocol import BackendFailure
 from kernelopt.backends.registry import implementer_class, planner_class
 from kernelopt.backends.settings import LlmApiSettings, load_settings
-from kernelopt.backends.stage import run_implement, run_plan, stage_context
+from kernelopt.backends.stage import run_implement, stage_context
 from kernelopt.errors import UsageError
 
 from .backends_support import fake_parse_plan, make_plan, make_ws, render_plan_file, write_plan
@@ -149,8 +150,8 @@ def _assert_key_nowhere(ws, *texts: str) -> None:
 def test_planner_writes_the_plan_and_records_tokens(server: ChatServer, ws) -> None:
     plan_md = render_plan_file(make_plan())
     server.replies.append(Canned(content=f"```markdown\n{plan_md}```\n"))
-    out = run_plan(stage_context(ws, 1), LlmApiPlanner(opts(server), parse_plan=fake_parse_plan))
-    assert out.error is None and out.plan is not None and out.plan.planner == "llm-api"
+    out = LlmApiPlanner(opts(server), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
+    assert out.plan is not None and out.plan.planner == "llm-api"
     assert ws.plan_path(1).read_text() == plan_md
     assert out.tokens == {"prompt": 1200, "completion": 340, "total": 1540}
     req = server.requests[0]
@@ -162,13 +163,13 @@ def test_planner_writes_the_plan_and_records_tokens(server: ChatServer, ws) -> N
     assert "```python" in user["content"]  # the api channel inlines kernel.py
     log = out.transcript.read_text()
     assert out.transcript == ws.profile_dir(1) / "llm_plan.log" and "status: ok" in log and "--- reply ---" in log
-    _assert_key_nowhere(ws, out.error or "", repr(out))
+    _assert_key_nowhere(ws, repr(out))
 
 
 def test_planner_no_new_action(server: ChatServer, ws) -> None:
     server.replies.append(Canned(content="NO_NEW_ACTION: all block sizes and warp counts were tried"))
     out = LlmApiPlanner(opts(server), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
-    assert out.plan is None and out.error is None and out.reason == "all block sizes and warp counts were tried"
+    assert out.plan is None and out.reason == "all block sizes and warp counts were tried"
     assert not ws.plan_path(1).exists()
 
 
@@ -187,16 +188,19 @@ def test_planner_no_new_action(server: ChatServer, ws) -> None:
 )
 def test_planner_failures_are_clear(server: ChatServer, ws, canned: Canned, message: str) -> None:
     server.replies.append(canned)
-    out = LlmApiPlanner(opts(server), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
-    assert out.plan is None and out.error is not None and message in out.error
+    with pytest.raises(BackendFailure) as exc:
+        LlmApiPlanner(opts(server), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
+    assert message in exc.value.message and "\n" not in exc.value.one_line()
+    assert exc.value.transcript is not None and exc.value.transcript.is_file()
     assert not ws.plan_path(1).exists()
 
 
 def test_http_error_echoing_the_key_is_scrubbed(server: ChatServer, ws) -> None:
     server.replies.append(Canned(status=403, body=f'{{"error": "key {KEY} is revoked"}}'.encode()))
-    out = LlmApiPlanner(opts(server), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
-    assert "HTTP 403" in out.error and "key *** is revoked" in out.error
-    _assert_key_nowhere(ws, out.error)
+    with pytest.raises(BackendFailure) as exc:
+        LlmApiPlanner(opts(server), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
+    assert "HTTP 403" in exc.value.message and "key *** is revoked" in exc.value.message
+    _assert_key_nowhere(ws, exc.value.one_line())
 
 
 def test_retry_after_server_error(server: ChatServer, ws) -> None:
@@ -212,9 +216,9 @@ def test_retry_after_server_error(server: ChatServer, ws) -> None:
 def test_timeout_becomes_a_failure(server: ChatServer, ws) -> None:
     server.replies.append(Canned(content="late", delay_s=2.0))
     t0 = time.monotonic()
-    out = LlmApiPlanner(opts(server, timeout_s=0.4), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
+    with pytest.raises(BackendFailure, match=r"no reply from .* within 0.4 s"):
+        LlmApiPlanner(opts(server, timeout_s=0.4), parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
     assert time.monotonic() - t0 < 1.9
-    assert "no reply from" in out.error and "within 0.4 s" in out.error
 
 
 def test_unreachable_server(ws) -> None:
@@ -224,8 +228,8 @@ def test_unreachable_server(ws) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     o = {"base_url": f"http://127.0.0.1:{port}/v1", "model": "m", "retries": 0}
-    out = LlmApiPlanner(o, parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
-    assert "cannot reach" in out.error or "connection" in out.error
+    with pytest.raises(BackendFailure, match="cannot reach|connection"):
+        LlmApiPlanner(o, parse_plan=fake_parse_plan).plan(stage_context(ws, 1))
 
 
 def test_settings_come_from_env_and_are_validated(monkeypatch: pytest.MonkeyPatch) -> None:

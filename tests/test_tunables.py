@@ -157,6 +157,15 @@ def test_edit_preserves_everything_but_the_literal(tmp_path: Path) -> None:
     assert [line[0] for line in body if line[:1] in "+-"] == ["-", "+"]
 
 
+def test_tabs_unicode_and_crlf_survive() -> None:
+    src = (
+        "import triton\n\ndef run(x):\n"
+        '\tname = "é€"; k_kernel[(1,)](x, BLOCK_SIZE=64, num_warps=4)  # ü\r\n\treturn x\n'
+    )
+    r = apply_source(src, {"num_warps": 8, "BLOCK_SIZE": 128})
+    assert r.new_source == src.replace("BLOCK_SIZE=64, num_warps=4", "BLOCK_SIZE=128, num_warps=8")
+
+
 def test_edit_follows_the_constant_and_keeps_comments(tmp_path: Path) -> None:
     path = _copy(tmp_path, "add_module_constant.py")
     old = path.read_text()

@@ -9,10 +9,11 @@ that kills its whole process group (:func:`kernelopt.proc.run_command`), and wit
 
 The agent is not trusted. After it exits, the workspace is compared with the snapshot taken before:
 a Stage 2 agent may write only ``plans/v<N>_plan.md``, a Stage 3 agent only ``kernel.py`` (and
-auxiliary files the plan names). Any other write is reverted from git and reported in the outcome's
-``violations`` (the caller records a pitfall) and the stage fails. A non-zero exit, a timeout, and a
-run that produced nothing each fail the stage with a clear reason; the stage's own files are then put
-back as they were. The transcript (command, timing, exit status, stdout, stderr) is saved to
+auxiliary files the plan names). Any other write is reverted from git and reported (``violations``
+of the implementer's outcome, or of the planner's :class:`BackendFailure`) so the caller can record
+a pitfall, and the stage fails. A non-zero exit, a timeout, and a run that produced nothing each fail
+the stage with a clear reason (an implementer returns ``error``; a planner raises); the stage's own
+files are then put back as they were. The transcript (command, timing, exit status, stdout, stderr) is saved to
 ``profiles/v<N>/agent_<stage>.log``.
 """
 
@@ -31,7 +32,7 @@ from typing import Any
 from kernelopt.backends import guard
 from kernelopt.backends.guard import Change
 from kernelopt.backends.prompts import PromptChannel, render_prompt
-from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
+from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
 from kernelopt.backends.stage import Stage, allowance, editable_files, load_plan_parser, transcript_path
 from kernelopt.errors import KerneloptError, UsageError
@@ -201,8 +202,15 @@ class AgentCliPlanner(_AgentCliBackend):
     def plan(self, ctx: StageContext) -> PlanOutcome:
         """Run the agent for Stage 2 and read the plan it wrote.
 
+        Returns:
+            The parsed plan, or ``plan=None`` with the agent's reason when it printed
+            ``NO_NEW_ACTION: <reason>`` and wrote no plan.
+
         Raises:
             UsageError: missing or invalid settings (no command configured, bad placeholder).
+            BackendFailure: the agent could not be started, ran past its limit, exited non-zero, wrote
+                outside ``plans/v<N>_plan.md`` (reverted; listed in ``violations``), wrote no plan, or
+                wrote one that does not parse. The plan file is put back as it was.
         """
         settings = self.settings(ctx)
         ws = ctx.workspace
@@ -210,12 +218,12 @@ class AgentCliPlanner(_AgentCliBackend):
         run = self.run_agent(ctx, Stage.PLAN, settings)
         failure = run.failure(settings.timeout_s)
 
-        def fail(msg: str) -> PlanOutcome:
+        def fail(msg: str) -> BackendFailure:
             guard.restore(ws.root, kept)
-            return PlanOutcome(plan=None, error=msg, transcript=run.transcript, violations=run.violations)
+            return BackendFailure(f"agent-cli planner: {msg}", violations=run.violations, transcript=run.transcript)
 
         if failure:
-            return fail(failure)
+            raise fail(failure)
         path = ws.plan_path(ctx.version)
         text = path.read_text(encoding="utf-8") if path.is_file() else None
         rel = f"plans/v{ctx.version}_plan.md"
@@ -224,16 +232,16 @@ class AgentCliPlanner(_AgentCliBackend):
                 if line.strip().startswith(NO_NEW_ACTION):
                     reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
                     return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
-            return fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
+            raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
         parser = self.parse_plan or load_plan_parser()
         if parser is None:
-            return fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
+            raise fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
         try:
             plan = parser(text)
         except (KerneloptError, ValueError) as exc:
-            return fail(f"the agent's {rel} is not a valid plan: {getattr(exc, 'message', exc)}")
+            raise fail(f"the agent's {rel} is not a valid plan: {getattr(exc, 'message', exc)}") from None
         if plan.version != ctx.version:
-            return fail(f"the agent's {rel} says version {plan.version}, expected {ctx.version}")
+            raise fail(f"the agent's {rel} says version {plan.version}, expected {ctx.version}")
         if plan.planner is None:
             plan.planner = self.name
         return PlanOutcome(plan=plan, transcript=run.transcript)

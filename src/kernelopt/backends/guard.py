@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,14 +20,21 @@ from kernelopt.memory.model import PitfallAndFix
 from kernelopt.workspace import Workspace
 
 IGNORED_DIRS = (".git", ".kernelopt", "__pycache__", ".triton_cache")
+# Backend transcripts (``profiles/v<N>/agent_plan.log``, ``llm_implement.log``, ...) are written by the
+# backend wrappers after the agent exits, and rewritten on every run: the orchestrator's record of the
+# stage, not a change the stage made. Every guard skips them.
+TRANSCRIPT_RE = re.compile(r"^profiles/v\d+/(agent|llm)_(plan|implement)\.log$")
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """Map of relative path -> sha256 of every file under ``root`` (ignored folders skipped)."""
+    """Map of relative path -> sha256 of every file under ``root`` (ignored folders and backend
+    transcripts skipped)."""
     out: dict[str, str] = {}
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root)
         if any(part in IGNORED_DIRS for part in rel.parts) or not p.is_file():
+            continue
+        if TRANSCRIPT_RE.match(rel.as_posix()):
             continue
         out[rel.as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out

@@ -13,7 +13,8 @@ leaves this module is scrubbed of it).
   is written.
 
 Token usage is returned per stage (``tokens``: ``prompt``, ``completion``, ``total``). HTTP errors,
-timeouts, connection failures and malformed replies become the outcome's ``error``, never tracebacks.
+timeouts, connection failures and malformed replies become clear one-line failures, never tracebacks:
+the implementer's ``error``, or the planner's :class:`~kernelopt.backends.protocol.BackendFailure`.
 The exchange (messages, reply, usage; never the key) is saved to ``profiles/v<N>/llm_<stage>.log``.
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 
 from kernelopt.backends.patch import PatchError, apply_diff
 from kernelopt.backends.prompts import PromptChannel, render_prompt
-from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
+from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import LlmApiSettings, load_settings
 from kernelopt.backends.stage import Stage, load_plan_parser, transcript_path
 from kernelopt.errors import KerneloptError
@@ -334,15 +335,25 @@ class LlmApiPlanner(_LlmApiBackend):
     def plan(self, ctx: StageContext) -> PlanOutcome:
         """Ask for the plan, validate it, and write ``plans/v<N>_plan.md``.
 
+        Returns:
+            The plan (also written to ``plans/v<N>_plan.md``) with the token usage, or ``plan=None``
+            with the model's reason when it replied ``NO_NEW_ACTION: <reason>``.
+
         Raises:
             UsageError: missing or invalid settings (no base URL or model configured).
+            BackendFailure: HTTP error, timeout, unreachable server, malformed reply, or a reply that is
+                not a valid plan for this version (nothing is written then).
         """
         client = self.client(ctx)
         transcript = self.transcript(ctx, Stage.PLAN)
         reply, error = self.exchange(ctx, Stage.PLAN, client)
         if reply is None:
-            return PlanOutcome(plan=None, error=f"llm-api: {error}", transcript=transcript)
+            raise BackendFailure(f"llm-api planner: {error}", transcript=transcript)
         tokens = dict(reply.tokens)
+
+        def fail(msg: str) -> BackendFailure:
+            return BackendFailure(f"llm-api planner: {client.scrub(msg)}", transcript=transcript, tokens=tokens)
+
         text = plan_text_from_reply(reply.content)
         first = text.strip().splitlines()[0].strip() if text.strip() else ""
         if first.startswith(NO_NEW_ACTION):
@@ -350,26 +361,13 @@ class LlmApiPlanner(_LlmApiBackend):
             return PlanOutcome(plan=None, reason=reason, transcript=transcript, tokens=tokens)
         parser = self.parse_plan or load_plan_parser()
         if parser is None:
-            return PlanOutcome(
-                plan=None,
-                error="cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed",
-                transcript=transcript,
-                tokens=tokens,
-            )
+            raise fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
         try:
             plan = parser(text)
         except (KerneloptError, ValueError) as exc:
-            msg = client.scrub(str(getattr(exc, "message", exc)))
-            return PlanOutcome(
-                plan=None, error=f"llm-api: the reply is not a valid plan: {msg}", transcript=transcript, tokens=tokens
-            )
+            raise fail(f"the reply is not a valid plan: {getattr(exc, 'message', exc)}") from None
         if plan.version != ctx.version:
-            return PlanOutcome(
-                plan=None,
-                error=f"llm-api: the reply's plan is for version {plan.version}, expected {ctx.version}",
-                transcript=transcript,
-                tokens=tokens,
-            )
+            raise fail(f"the reply's plan is for version {plan.version}, expected {ctx.version}")
         if plan.planner is None:
             plan.planner = self.name
         atomic_write_text(ctx.workspace.plan_path(ctx.version), client.scrub(text))

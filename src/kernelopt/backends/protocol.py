@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from kernelopt.backends.guard import Change
+from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.plan import Plan
@@ -57,16 +58,15 @@ class PlanOutcome:
         reason: why there is no plan (the loop stops with it), or a note.
         transcript: file holding the agent transcript, when there is one.
         tokens: token usage by kind (``prompt``, ``completion``) for API backends.
-        error: why the planner failed (the iteration fails with it; distinct from "nothing new left").
-        violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
+
+    A planner that *fails* (its agent crashed, hung, wrote outside its allowance, returned something
+    that is not a plan) raises :class:`BackendFailure` instead: ``plan=None`` means only "nothing new".
     """
 
     plan: Plan | None
     reason: str | None = None
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)
-    error: str | None = None
-    violations: list[Change] = field(default_factory=list)
 
 
 @dataclass
@@ -90,6 +90,31 @@ class ImplementOutcome:
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)
     violations: list[Change] = field(default_factory=list)
+
+
+class BackendFailure(KerneloptError):
+    """A backend could not do its stage; the iteration fails with this one-line reason.
+
+    Attributes:
+        violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
+        transcript: the backend's transcript file, when there is one.
+        tokens: token usage spent before the failure.
+    """
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        violations: list[Change] | None = None,
+        transcript: Path | None = None,
+        tokens: dict[str, int] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.violations = list(violations or [])
+        self.transcript = transcript
+        self.tokens = dict(tokens or {})
 
 
 @runtime_checkable

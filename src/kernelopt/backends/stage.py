@@ -1,10 +1,10 @@
-"""Running a backend as Stage 2 or Stage 3 under the write guard, and checking Stage 3 at once.
+"""What each backend stage may write, and Stage 3 run under the write guard with an immediate check.
 
-The orchestrator owns the rules, not the backend: :func:`run_plan` and :func:`run_implement` snapshot
-the workspace, call the backend, revert and report every write outside the stage's allowance
-(DESIGN.md "may write"), put the allowed files back when the stage failed, and (Stage 3) validate
-``kernel.py`` (it must parse as Python) and run the correctness check immediately, as the spec's
-Stage 3 requires.
+The orchestrator owns the rules, not the backend: :func:`allowance` is the stage's "may write"
+column (DESIGN.md); :func:`run_implement` snapshots the workspace, calls any implementer, reverts and
+reports every write outside the allowance, puts ``kernel.py`` back when the stage failed, and
+validates the new ``kernel.py`` (it must parse as Python) and runs the correctness check at once, as
+the spec's Stage 3 requires. (Stage 2 runs under :func:`kernelopt.planning.stage.run_stage2`.)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from kernelopt.backends import guard
 from kernelopt.backends.guard import Change
-from kernelopt.backends.protocol import Implementer, ImplementOutcome, Planner, PlanOutcome, StageContext
+from kernelopt.backends.protocol import Implementer, ImplementOutcome, StageContext
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError, UsageError
 from kernelopt.planning.plan import Plan
 from kernelopt.workspace import Workspace
@@ -70,20 +70,16 @@ def allowance(ws: Workspace, version: int, stage: Stage | str, plan: Plan | None
     """Glob patterns (relative to the workspace) the stage may write.
 
     Stage 2: ``plans/v<N>_plan.md``; Stage 3: ``kernel.py`` plus the auxiliary files the plan names.
-    Both: the stage's transcripts under ``profiles/v<N>/`` (written by the backend wrapper).
+    (Backend transcripts under ``profiles/v<N>/`` are skipped by every guard snapshot.)
     """
-    st = Stage(stage)
-    transcripts = [f"profiles/v{version}/{kind}_{st.value}.log" for kind in ("agent", "llm")]
-    if st is Stage.PLAN:
-        return [f"plans/v{version}_plan.md", *transcripts]
-    return ["kernel.py", *aux_files(plan), *transcripts]
-
-
-def editable_files(ws: Workspace, version: int, stage: Stage | str, plan: Plan | None = None) -> list[str]:
-    """The concrete files of :func:`allowance` a backend writes (no transcripts)."""
     if Stage(stage) is Stage.PLAN:
         return [f"plans/v{version}_plan.md"]
     return ["kernel.py", *aux_files(plan)]
+
+
+def editable_files(ws: Workspace, version: int, stage: Stage | str, plan: Plan | None = None) -> list[str]:
+    """The files of :func:`allowance` (they are plain paths, no globs): what a failed stage puts back."""
+    return allowance(ws, version, stage, plan)
 
 
 class CorrectnessLike(Protocol):
@@ -125,6 +121,7 @@ class ImplementReport:
         correctness_ran: True when the correctness check ran.
         correctness_passed: its verdict (``None`` when it did not run).
         correctness_message: its message, or why it did not run.
+        correctness_error: why the check itself could not run (environment), when it could not.
     """
 
     outcome: ImplementOutcome
@@ -133,45 +130,28 @@ class ImplementReport:
     correctness_ran: bool = False
     correctness_passed: bool | None = None
     correctness_message: str | None = None
+    correctness_error: str | None = None
 
     @property
     def ok(self) -> bool:
-        """True when kernel.py changed, parses, and passed correctness (or the check was not asked for)."""
+        """True when kernel.py changed, parses, and passed correctness (or no check was available / asked
+        for); False when the check itself could not run."""
         return (
             self.outcome.error is None
             and self.outcome.changed
             and self.syntax_error is None
             and self.correctness_passed is not False
+            and self.correctness_error is None
         )
 
 
-def _fail_violations(outcome: Any, violations: list[Change], stage: Stage, allowed: list[str]) -> None:
+def _fail_violations(outcome: ImplementOutcome, violations: list[Change], allowed: list[str]) -> None:
     outcome.violations = [*outcome.violations, *[v for v in violations if v not in outcome.violations]]
     msg = (
-        f"the {stage.value} backend wrote outside its allowance ({', '.join(allowed)}): "
+        f"the implement backend wrote outside its allowance ({', '.join(allowed)}): "
         f"{guard.describe(violations)}; reverted"
     )
     outcome.error = f"{outcome.error}; {msg}" if outcome.error else msg
-
-
-def run_plan(ctx: StageContext, planner: Planner) -> PlanOutcome:
-    """Run ``planner`` as Stage 2 under the write guard.
-
-    Any write outside ``plans/v<N>_plan.md`` (and the stage transcript) is reverted and fails the
-    stage; when the stage fails, the plan file is put back as it was.
-    """
-    ws = ctx.workspace
-    allowed = allowance(ws, ctx.version, Stage.PLAN)
-    before = guard.snapshot(ws.root)
-    kept = guard.capture(ws.root, editable_files(ws, ctx.version, Stage.PLAN))
-    outcome = planner.plan(ctx)
-    violations = guard.enforce(ws, before, allowed)
-    if violations:
-        _fail_violations(outcome, violations, Stage.PLAN, allowed)
-    if outcome.error is not None:
-        outcome.plan = None
-        guard.restore(ws.root, kept)
-    return outcome
 
 
 def run_implement(
@@ -204,7 +184,7 @@ def run_implement(
     violations = guard.enforce(ws, before, allowed)
     report = ImplementReport(outcome=outcome)
     if violations:
-        _fail_violations(outcome, violations, Stage.IMPLEMENT, allowed)
+        _fail_violations(outcome, violations, allowed)
     new_kernel = ws.kernel_py.read_text(encoding="utf-8") if ws.kernel_py.is_file() else ""
     if outcome.error is None and new_kernel == old_kernel and not outcome.changed:
         outcome.error = "the implementer left kernel.py unchanged"
@@ -238,7 +218,12 @@ def run_implement(
             "run `python test_kernel.py` in the workspace"
         )
         return report
-    result = fn(ws)
+    try:
+        result = fn(ws)
+    except KerneloptError as exc:  # no usable Python / device, invalid task card: not the kernel's fault
+        report.correctness_error = exc.one_line()
+        report.correctness_message = f"the correctness check could not run: {exc.one_line()}"
+        return report
     report.correctness_ran = True
     report.correctness_passed = bool(result.passed)
     report.correctness_message = str(result.message)

@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
                 "ran": report.correctness_ran,
                 "passed": report.correctness_passed,
                 "message": report.correctness_message,
+                "error": report.correctness_error,
             },
             "diff": report.diff,
         }
@@ -80,14 +81,17 @@ def register(app: typer.Typer) -> None:
             if report.correctness_ran:
                 verdict = "PASS" if report.correctness_passed else "FAIL"
                 info(f"correctness: {verdict}: {report.correctness_message}")
-            elif o.error is None and report.syntax_error is None:
+            elif o.error is None and report.syntax_error is None and report.correctness_error is None:
                 warn(f"correctness not checked: {report.correctness_message}")
         if not report.ok:
-            reason = o.error or (
-                f"kernel.py does not parse: {report.syntax_error}"
-                if report.syntax_error
-                else f"kernel.py fails correctness: {report.correctness_message}"
-            )
+            if o.error:
+                reason = o.error
+            elif report.syntax_error:
+                reason = f"kernel.py does not parse: {report.syntax_error}"
+            elif report.correctness_error:
+                reason = str(report.correctness_message)
+            else:
+                reason = f"kernel.py fails correctness: {report.correctness_message}"
             if not as_json:
                 hint = (
                     "" if o.error else f" (kernel.py left as edited; `git -C {ws.root} checkout kernel.py` undoes it)"
