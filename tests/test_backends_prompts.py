@@ -147,6 +147,24 @@ def test_plan_format_uses_the_planning_renderer_when_present(monkeypatch: pytest
     assert plan_format(5) == "```markdown\nRENDERED num_warps v5\n```"
 
 
+def test_plan_format_parses_with_the_planning_parser() -> None:
+    """Integration: the example plan the prompt shows is a valid plan file (runs once planning is merged)."""
+    markdown = pytest.importorskip("kernelopt.planning.markdown")
+    if not hasattr(markdown, "parse_plan"):
+        pytest.skip("the planning package has no parse_plan")
+    from kernelopt.backends.llm_api import fenced_blocks
+    from kernelopt.backends.prompts import _sub
+
+    for text in (
+        plan_format(3, counters_available=False),
+        _sub("plan_format.md", version=3, counters_available="false"),
+    ):
+        plan = markdown.parse_plan(fenced_blocks(text)[0][1])
+        assert plan.version == 3 and plan.action_category is ActionCategory.NUM_WARPS
+        assert plan.parameters == {"num_warps": 8} and plan.counters_available is False
+        assert plan.search_log[0].source == "gpu-wiki"
+
+
 def test_cli_prompt(ws, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prompt", str(ws.root), "--stage", "plan"]) == 0
     assert "iteration V2" in capsys.readouterr().out  # newest profiled version by default

@@ -26,7 +26,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import StageContext
 from kernelopt.backends.stage import Stage, aux_files
 from kernelopt.errors import UsageError
-from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.model import IterationRecord, SearchLogEntry
 from kernelopt.planning.plan import Plan
 
 MAX_EVIDENCE_CHARS = 16000
@@ -72,7 +72,13 @@ def render_evidence(ctx: StageContext) -> str:
         )
     from kernelopt.evidence.summary import render_text
 
-    return "```text\n" + _truncate(render_text(ctx.summary).rstrip(), MAX_EVIDENCE_CHARS) + "\n```"
+    text = "```text\n" + _truncate(render_text(ctx.summary).rstrip(), MAX_EVIDENCE_CHARS) + "\n```"
+    if not ctx.summary.counters_available:
+        text += (
+            "\n\nHardware counters were unavailable for this version: the evidence is timing-only. A plan must "
+            "say so (front matter `counters_available: false`) and cite only what was measured."
+        )
+    return text
 
 
 def render_tunables(ctx: StageContext) -> str:
@@ -153,7 +159,7 @@ def render_plan_text(ctx: StageContext) -> str:
     raise UsageError(f"no plan for v{ctx.version}: plans/v{ctx.version}_plan.md is missing", hint="run Stage 2 first")
 
 
-def plan_format(version: int) -> str:
+def plan_format(version: int, *, counters_available: bool = True) -> str:
     """An example plan in the plan file format (rendered by the planning package when it can)."""
     try:
         markdown = importlib.import_module("kernelopt.planning.markdown")
@@ -172,14 +178,23 @@ def plan_format(version: int) -> str:
                 f"dram__throughput.avg.pct_of_peak_sustained_elapsed = 62.1 % [profiles/v{version}/ncu.ncu-rep] "
                 "-> memory latency is not hidden with 4 warps -> raise num_warps to 8"
             ],
+            search_log=[
+                SearchLogEntry(
+                    source="gpu-wiki",
+                    query="long_scoreboard memory latency num_warps",
+                    finding="more warps per program hide DRAM latency when occupancy allows",
+                    actionability="actionable: num_warps 4 -> 8 not tried yet",
+                )
+            ],
             expected_impact="DRAM throughput 62% -> ~80% of peak; latency about -15%",
             risks_and_rollback="more warps may raise register pressure; revert kernel.py to the previous commit",
+            counters_available=counters_available,
         )
         try:
             return "```markdown\n" + str(render(example)).rstrip() + "\n```"
         except (TypeError, ValueError):
             pass
-    return _sub("plan_format.md", version=version)
+    return _sub("plan_format.md", version=version, counters_available=str(counters_available).lower())
 
 
 def _contract(ctx: StageContext) -> str:
@@ -220,7 +235,8 @@ def render_prompt(ctx: StageContext, stage: str, channel: PromptChannel | str = 
     }
     if st is Stage.PLAN:
         output = _sub(f"plan_output_{ch.value}.md", workspace=ws.root, version=ctx.version)
-        output = Template(output).safe_substitute(plan_format=plan_format(ctx.version))
+        counters = ctx.summary.counters_available if ctx.summary is not None else True
+        output = Template(output).safe_substitute(plan_format=plan_format(ctx.version, counters_available=counters))
         return (
             _sub(
                 "plan.md",
