@@ -215,3 +215,40 @@ def test_aux_files_named_by_the_plan_are_allowed(ws_root: Path) -> None:
     ws = make_ws(ws_root)
     assert allowance(ws, 1, "implement", plan) == ["kernel.py", "csrc/tile.cuh"]
     assert allowance(ws, 1, "plan") == ["plans/v1_plan.md"]
+
+
+def test_relative_move_for_knobs_with_several_values() -> None:
+    from kernelopt.backends.rules import relative_move
+
+    from .backends_support import TUNABLES
+
+    ts = discover(TUNABLES / "matmul_autotune.py")
+    stages = [t for t in ts if t.kernel == "matmul_kernel" and t.name == "num_stages"]  # 3 and 4
+    assert relative_move(stages, 4, 3) == "+1" and relative_move(stages, 2, 3) == "-1"
+    block_m = [t for t in ts if t.kernel == "matmul_kernel" and t.name == "BLOCK_M"]  # 128 and 64
+    assert relative_move(block_m, 256, 128) == "x2" and relative_move(block_m, 32, 64) == "/2"
+    assert relative_move(block_m, 96, 64) == "+32"  # not a power-of-two ratio: a delta (then refused as illegal)
+    assert relative_move(block_m, 256, 100) == 256  # 'before' is not a current value: left as asked
+    assert relative_move(block_m[:1], 256, 128) == 256  # one site: absolute stays absolute
+    assert relative_move(stages, "x2", 3) == "x2"
+
+
+def test_plan_with_current_values_moves_every_autotune_config(ws_root: Path) -> None:
+    """Integration with the planning package's Plan (it records the knob's value before the move)."""
+    from kernelopt.planning.plan import Plan
+
+    if "current_values" not in Plan.model_fields:
+        pytest.skip("this Plan model has no current_values (the planning package adds it)")
+    ws = make_ws(ws_root, "matmul_autotune.py")
+    plan = make_plan("software_pipelining", {"num_stages": 4}).model_copy(update={"current_values": {"num_stages": 3}})
+    ctx = _ctx(ws, plan)
+    from kernelopt.evidence.model import KernelEvidence, ProfileSummary, Vendor
+
+    ctx.summary = ProfileSummary(
+        vendor=Vendor.NVIDIA, tool_used="ncu", kernels=[KernelEvidence(kernel_name="matmul_kernel")]
+    )
+    out = RuleImplementer().implement(ctx)
+    assert out.knob_changes == {
+        "matmul_kernel.configs[0].num_stages": (3, 4),
+        "matmul_kernel.configs[1].num_stages": (4, 5),
+    }

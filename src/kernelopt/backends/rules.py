@@ -2,11 +2,14 @@
 
 The plan names the knob and the change in ``Plan.parameters`` (``{"num_warps": 8}``,
 ``{"BLOCK_SIZE": 2048}``, ``{"BLOCK_M": "x2"}``, ``{"num_stages": "+1"}``) or, without parameters, in
-``Plan.targets`` (then the category's default move applies: one legal step *up*). The knob must be one
-that the plan's category moves (:data:`KNOB_CATEGORIES`), so one iteration changes one category. The
-edit goes through :mod:`kernelopt.tunables` (legality, resource limits, grid consistency), which
-checks that the new text differs from the old one only in the planned literals (knob values re-read,
-every other knob and line unchanged); the implementer then checks those are the knobs the plan named.
+``Plan.targets`` (then the category's default move applies: one legal step *up*). When a knob name is
+carried by several literals with different values (every config of an autotune list), an absolute
+``before -> after`` from the plan's ``current_values`` becomes the same relative move at each of them.
+The knob must be one that the plan's category moves (:data:`KNOB_CATEGORIES`), so one iteration
+changes one category. The edit goes through :mod:`kernelopt.tunables` (legality, resource limits,
+grid consistency), which checks that the new text differs from the old one only in the planned
+literals (knob values re-read, every other knob and line unchanged); the implementer then checks
+those are the knobs the plan named.
 
 Categories that are code changes (coalescing, fusion, swizzles, TMA, ...) cannot be expressed as a
 knob move: the implementer says so and changes nothing.
@@ -14,6 +17,7 @@ knob move: the implementer says so and changes nothing.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from kernelopt.actions import ActionCategory
@@ -75,6 +79,32 @@ def _primary_kernel(ctx: StageContext, tunables: list[Tunable]) -> str | None:
         if primary.kernel_name == k or primary.kernel_name.startswith(k):
             return k
     return None
+
+
+def relative_move(sites: list[Tunable], requested: Any, before: Any) -> Any:
+    """The plan's absolute ``before -> requested`` as the same move at every site of a knob.
+
+    A knob name carried by several literals with different values (each config of an autotune list)
+    cannot take one absolute value; a plan that says ``num_stages 3 -> 4`` means "one stage deeper"
+    there, and ``BLOCK_M 64 -> 128`` means "twice as large". Returns ``requested`` unchanged when it
+    is already relative, when the sites agree, or when ``before`` is not one of their values.
+    """
+    values = {t.value for t in sites}
+    numeric = (
+        isinstance(requested, int | float)
+        and not isinstance(requested, bool)
+        and isinstance(before, int | float)
+        and not isinstance(before, bool)
+    )
+    if len(values) < 2 or not numeric or before not in values or before == 0:
+        return requested
+    ratio = requested / before
+    if all(t.legality.power_of_two for t in sites) and ratio > 0:
+        exponent = math.log2(ratio)
+        if exponent == int(exponent):
+            return f"x{int(ratio)}" if ratio >= 1 else f"/{round(1 / ratio)}"
+    delta = requested - before
+    return f"+{delta:g}" if delta > 0 else f"-{-delta:g}"
 
 
 def _matches(t: Tunable, ident: str) -> bool:
@@ -166,13 +196,19 @@ class RuleImplementer:
                     f"knob '{t.key}' is moved by {moved_by}, not by the plan's category '{cat.value}' "
                     "(one category per iteration)"
                 )
+        kernel = _primary_kernel(ctx, tunables)
+        before_values: dict[str, Any] = dict(getattr(plan, "current_values", {}) or {})
+        for ident, requested in list(changes.items()):
+            sites = [t for t in tunables if _matches(t, ident) and t.editable]
+            mine = [t for t in sites if t.kernel in (kernel, None)] if kernel else sites
+            changes[ident] = relative_move(mine or sites, requested, before_values.get(ident))
         try:
             result = apply_source(
                 old,
                 changes,
                 filename="kernel.py",
                 limits=self._limits(ctx, settings),
-                kernel=_primary_kernel(ctx, tunables),
+                kernel=kernel,
             )
         except TunableError as exc:
             return _fail(exc.one_line())

@@ -81,6 +81,8 @@ def register(app: typer.Typer) -> None:
             if report.correctness_ran:
                 verdict = "PASS" if report.correctness_passed else "FAIL"
                 info(f"correctness: {verdict}: {report.correctness_message}")
+            elif no_check:
+                info("correctness: not checked (--no-check); run `python test_kernel.py` in the workspace")
             elif o.error is None and report.syntax_error is None and report.correctness_error is None:
                 warn(f"correctness not checked: {report.correctness_message}")
         if not report.ok:
