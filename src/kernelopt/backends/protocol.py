@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from kernelopt.backends.guard import Change
+from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.plan import Plan
@@ -31,6 +33,9 @@ class StageContext:
         attempt: 0 for the first implementation try, 1.. for repair attempts.
         failure: the correctness failure of the previous attempt (repair attempts only).
         options: backend settings (typed per backend; see each backend).
+        knowledge: knowledge-search hits the orchestrator gathered for this iteration (gpu-wiki first,
+            then the reference project, then the web), one line each with its source; shown to
+            agents that cannot search themselves.
     """
 
     workspace: Workspace
@@ -41,6 +46,7 @@ class StageContext:
     attempt: int = 0
     failure: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    knowledge: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -52,6 +58,9 @@ class PlanOutcome:
         reason: why there is no plan (the loop stops with it), or a note.
         transcript: file holding the agent transcript, when there is one.
         tokens: token usage by kind (``prompt``, ``completion``) for API backends.
+
+    A planner that *fails* (its agent crashed, hung, wrote outside its allowance, returned something
+    that is not a plan) raises :class:`BackendFailure` instead: ``plan=None`` means only "nothing new".
     """
 
     plan: Plan | None
@@ -71,6 +80,7 @@ class ImplementOutcome:
         error: why nothing could be implemented (the iteration fails with it).
         transcript: agent transcript file, when there is one.
         tokens: token usage for API backends.
+        violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
     """
 
     changed: bool
@@ -79,6 +89,32 @@ class ImplementOutcome:
     error: str | None = None
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)
+    violations: list[Change] = field(default_factory=list)
+
+
+class BackendFailure(KerneloptError):
+    """A backend could not do its stage; the iteration fails with this one-line reason.
+
+    Attributes:
+        violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
+        transcript: the backend's transcript file, when there is one.
+        tokens: token usage spent before the failure.
+    """
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        violations: list[Change] | None = None,
+        transcript: Path | None = None,
+        tokens: dict[str, int] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.violations = list(violations or [])
+        self.transcript = transcript
+        self.tokens = dict(tokens or {})
 
 
 @runtime_checkable

@@ -28,6 +28,9 @@ COMMAND_MODULES = (
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
     "kernelopt.cli.wiki",
+    "kernelopt.cli.tunables",
+    "kernelopt.cli.implement",
+    "kernelopt.cli.prompt",
 )
 
 

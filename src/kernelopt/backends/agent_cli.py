@@ -1,0 +1,291 @@
+"""The coding-agent CLI backend (``agent-cli``): an external agent command runs a stage in the workspace.
+
+The command is a template (``claude -p "Follow {prompt_file}"``, ``codex exec -``, any script) split
+with shell rules but never run by a shell; placeholders ``{prompt_file}``, ``{workspace}``,
+``{version}``, ``{plan_file}`` and ``{stage}`` are filled per argument. Without ``{prompt_file}`` the
+prompt is fed on stdin. The agent runs with the workspace as its working directory, under a timeout
+that kills its whole process group (:func:`kernelopt.proc.run_command`), and with
+``KERNELOPT_WORKSPACE``, ``KERNELOPT_VERSION``, ``KERNELOPT_STAGE`` and ``KERNELOPT_PROMPT_FILE`` set.
+
+The agent is not trusted. After it exits, the workspace is compared with the snapshot taken before:
+a Stage 2 agent may write only ``plans/v<N>_plan.md``, a Stage 3 agent only ``kernel.py`` (and
+auxiliary files the plan names). Any other write is reverted from git and reported (``violations``
+of the implementer's outcome, or of the planner's :class:`BackendFailure`) so the caller can record
+a pitfall, and the stage fails. A non-zero exit, a timeout, and a run that produced nothing each fail
+the stage with a clear reason (an implementer returns ``error``; a planner raises); the stage's own
+files are then put back as they were. The transcript (command, timing, exit status, stdout, stderr) is saved to
+``profiles/v<N>/agent_<stage>.log``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kernelopt.backends import guard
+from kernelopt.backends.guard import Change
+from kernelopt.backends.prompts import PromptChannel, render_prompt
+from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
+from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
+from kernelopt.backends.stage import Stage, allowance, editable_files, load_plan_parser, transcript_path
+from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.memory.store import atomic_write_text
+from kernelopt.planning.plan import Plan
+from kernelopt.proc import CommandResult, run_command
+
+NO_NEW_ACTION = "NO_NEW_ACTION:"
+_FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def build_argv(template: str, values: Mapping[str, str]) -> list[str]:
+    """Split ``template`` like a shell would (no shell runs it) and fill the placeholders per argument.
+
+    Raises:
+        UsageError: the template does not split (unbalanced quotes), is empty, or names an unknown
+            placeholder.
+    """
+    try:
+        tokens = shlex.split(template)
+    except ValueError as exc:
+        raise UsageError(f"agent command {template!r} does not split: {exc}") from None
+    if not tokens:
+        raise UsageError("agent command is empty")
+
+    def fill(m: re.Match[str]) -> str:
+        if m.group(0) == "{{":
+            return "{"
+        if m.group(0) == "}}":
+            return "}"
+        name = m.group(1)
+        if name not in values:
+            raise UsageError(f"agent command: unknown placeholder {{{name}}}", hint=f"known: {', '.join(PLACEHOLDERS)}")
+        return values[name]
+
+    return [_FIELD.sub(fill, tok) for tok in tokens]
+
+
+@dataclass
+class AgentRun:
+    """One agent invocation and what it left behind."""
+
+    stage: Stage
+    argv: list[str]
+    result: CommandResult | None
+    transcript: Path
+    violations: list[Change] = field(default_factory=list)
+    launch_error: str | None = None
+
+    def failure(self, timeout_s: float) -> str | None:
+        """Why the run failed (launch error, timeout, non-zero exit, guard violation), or ``None``."""
+        reasons = []
+        r = self.result
+        if self.launch_error:
+            reasons.append(self.launch_error)
+        elif r is not None and r.timed_out:
+            reasons.append(f"the agent ran past its {timeout_s:g} s limit; its process group was killed")
+        elif r is not None and r.returncode is not None and r.returncode < 0:
+            reasons.append(f"the agent was killed by signal {-r.returncode}")
+        elif r is not None and r.returncode != 0:
+            last = r.stderr_tail(1).strip() or (r.stdout.strip().splitlines() or [""])[-1].strip()
+            reasons.append(f"the agent exited with status {r.returncode}" + (f": {last[:300]}" if last else ""))
+        if self.violations:
+            reasons.append(
+                f"the agent wrote outside the {self.stage.value} stage's allowance: "
+                f"{guard.describe(self.violations)} (reverted)"
+            )
+        if not reasons:
+            return None
+        return "; ".join(reasons) + f" (transcript: {self.transcript})"
+
+    def stdout(self) -> str:
+        return self.result.stdout if self.result else ""
+
+
+class _AgentCliBackend:
+    name = "agent-cli"
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.options = dict(options or {})
+
+    def settings(self, ctx: StageContext) -> AgentCliSettings:
+        return load_settings(AgentCliSettings, {**ctx.options, **self.options}, os.environ, backend="agent-cli")
+
+    def run_agent(self, ctx: StageContext, stage: Stage, settings: AgentCliSettings) -> AgentRun:
+        """Render the prompt, run the agent under the guard, save the transcript."""
+        ws = ctx.workspace
+        prompt = render_prompt(ctx, stage.value, PromptChannel.AGENT)
+        prompt_file = ws.state_dir / "agent" / f"v{ctx.version}_{stage.value}_prompt.md"
+        atomic_write_text(prompt_file, prompt)
+        values = {
+            "prompt_file": str(prompt_file),
+            "workspace": str(ws.root),
+            "version": str(ctx.version),
+            "plan_file": str(ws.plan_path(ctx.version)),
+            "stage": stage.value,
+        }
+        argv = build_argv(settings.command, values)
+        via_file = "{prompt_file}" in settings.command
+        env = {
+            **os.environ,
+            **settings.env,
+            "KERNELOPT_WORKSPACE": str(ws.root),
+            "KERNELOPT_VERSION": str(ctx.version),
+            "KERNELOPT_STAGE": stage.value,
+            "KERNELOPT_PROMPT_FILE": str(prompt_file),
+        }
+        before = guard.snapshot(ws.root)
+        started = datetime.now(UTC)
+        t0 = time.monotonic()
+        result: CommandResult | None = None
+        launch_error = None
+        try:
+            result = run_command(
+                argv, timeout_s=settings.timeout_s, cwd=ws.root, env=env, stdin_text=None if via_file else prompt
+            )
+        except FileNotFoundError:
+            launch_error = f"agent command not found: {argv[0]!r} (is it installed and on PATH?)"
+        except PermissionError:
+            launch_error = f"agent command is not executable: {argv[0]!r}"
+        violations = guard.enforce(ws, before, allowance(ws, ctx.version, stage, ctx.plan))
+        run = AgentRun(stage, argv, result, transcript_path(ws, ctx.version, stage), violations, launch_error)
+        self._write_transcript(run, prompt_file, via_file, started, time.monotonic() - t0, settings)
+        return run
+
+    @staticmethod
+    def _write_transcript(
+        run: AgentRun, prompt_file: Path, via_file: bool, started: datetime, duration_s: float, s: AgentCliSettings
+    ) -> None:
+        r = run.result
+        if run.launch_error:
+            status = run.launch_error
+        elif r is not None and r.timed_out:
+            status = f"timed out after {s.timeout_s:g} s (process group killed)"
+        else:
+            status = f"exit status {r.returncode if r else '?'}"
+        lines = [
+            f"# kernelopt agent transcript: stage {run.stage.value}",
+            f"command: {shlex.join(run.argv)}",
+            f"prompt: {prompt_file} ({'as an argument' if via_file else 'on stdin'})",
+            f"started: {started.isoformat(timespec='seconds')}",
+            f"duration_s: {duration_s:.2f}",
+            f"status: {status}",
+            "violations: " + (guard.describe(run.violations) or "none"),
+            "",
+            "--- stdout ---",
+            r.stdout if r else "",
+            "--- stderr ---",
+            r.stderr if r else "",
+        ]
+        atomic_write_text(run.transcript, "\n".join(lines).rstrip() + "\n")
+
+
+class AgentCliPlanner(_AgentCliBackend):
+    """Stage 2 through a coding agent that writes ``plans/v<N>_plan.md``.
+
+    Args:
+        options: :class:`~kernelopt.backends.settings.AgentCliSettings` fields (``command``,
+            ``timeout_s``, ``env``).
+        parse_plan: plan-file parser (default: ``kernelopt.planning.markdown.parse_plan``).
+    """
+
+    def __init__(self, options: dict[str, Any] | None = None, *, parse_plan: Callable[[str], Plan] | None = None):
+        super().__init__(options)
+        self.parse_plan = parse_plan
+
+    def plan(self, ctx: StageContext) -> PlanOutcome:
+        """Run the agent for Stage 2 and read the plan it wrote.
+
+        Returns:
+            The parsed plan, or ``plan=None`` with the agent's reason when it printed
+            ``NO_NEW_ACTION: <reason>`` and wrote no plan.
+
+        Raises:
+            UsageError: missing or invalid settings (no command configured, bad placeholder).
+            BackendFailure: the agent could not be started, ran past its limit, exited non-zero, wrote
+                outside ``plans/v<N>_plan.md`` (reverted; listed in ``violations``), wrote no plan, or
+                wrote one that does not parse. The plan file is put back as it was.
+        """
+        settings = self.settings(ctx)
+        ws = ctx.workspace
+        kept = guard.capture(ws.root, editable_files(ws, ctx.version, Stage.PLAN))
+        run = self.run_agent(ctx, Stage.PLAN, settings)
+        failure = run.failure(settings.timeout_s)
+
+        def fail(msg: str) -> BackendFailure:
+            guard.restore(ws.root, kept)
+            return BackendFailure(f"agent-cli planner: {msg}", violations=run.violations, transcript=run.transcript)
+
+        if failure:
+            raise fail(failure)
+        path = ws.plan_path(ctx.version)
+        text = path.read_text(encoding="utf-8") if path.is_file() else None
+        rel = f"plans/v{ctx.version}_plan.md"
+        if text is None or text.encode() == kept.get(rel):
+            for line in run.stdout().splitlines():
+                if line.strip().startswith(NO_NEW_ACTION):
+                    reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
+                    return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
+            raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
+        parser = self.parse_plan or load_plan_parser()
+        if parser is None:
+            raise fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
+        try:
+            plan = parser(text)
+        except (KerneloptError, ValueError) as exc:
+            raise fail(f"the agent's {rel} is not a valid plan: {getattr(exc, 'message', exc)}") from None
+        if plan.version != ctx.version:
+            raise fail(f"the agent's {rel} says version {plan.version}, expected {ctx.version}")
+        if plan.planner is None:
+            plan.planner = self.name
+        return PlanOutcome(plan=plan, transcript=run.transcript)
+
+
+class AgentCliImplementer(_AgentCliBackend):
+    """Stage 3 through a coding agent that edits ``kernel.py``.
+
+    Args:
+        options: :class:`~kernelopt.backends.settings.AgentCliSettings` fields.
+    """
+
+    def implement(self, ctx: StageContext) -> ImplementOutcome:
+        """Run the agent for Stage 3; ``kernel.py`` must change, and nothing outside the allowance.
+
+        Raises:
+            UsageError: missing or invalid settings, or no plan for this version.
+        """
+        settings = self.settings(ctx)
+        ws = ctx.workspace
+        if ctx.plan is None and not ws.plan_path(ctx.version).is_file():
+            return ImplementOutcome(changed=False, error=f"no plan to implement (plans/v{ctx.version}_plan.md)")
+        kept = guard.capture(ws.root, editable_files(ws, ctx.version, Stage.IMPLEMENT, ctx.plan))
+        old = (kept.get("kernel.py") or b"").decode("utf-8", errors="replace")
+        run = self.run_agent(ctx, Stage.IMPLEMENT, settings)
+        failure = run.failure(settings.timeout_s)
+
+        def fail(msg: str) -> ImplementOutcome:
+            guard.restore(ws.root, kept)
+            return ImplementOutcome(changed=False, error=msg, transcript=run.transcript, violations=run.violations)
+
+        if failure:
+            return fail(failure)
+        new = ws.kernel_py.read_text(encoding="utf-8") if ws.kernel_py.is_file() else ""
+        if new == old:
+            return fail(f"the agent exited 0 without changing kernel.py (transcript: {run.transcript})")
+        from kernelopt.tunables import knob_diff
+
+        knobs = {k: v for k, v in knob_diff(old, new).items() if v[0] is not None and v[1] is not None}
+        what = ctx.plan.action if ctx.plan else "the plan"
+        category = ctx.plan.action_category.value if ctx.plan else "plan"
+        return ImplementOutcome(
+            changed=True,
+            description=f"{category}: {what} (agent-cli)",
+            knob_changes=dict(knobs),
+            transcript=run.transcript,
+        )

@@ -1,0 +1,227 @@
+"""The rule-based implementer (``rules``, the default; no LLM): a plan's one category becomes one knob move.
+
+The plan names the knob and the change in ``Plan.parameters`` (``{"num_warps": 8}``,
+``{"BLOCK_SIZE": 2048}``, ``{"BLOCK_M": "x2"}``, ``{"num_stages": "+1"}``) or, without parameters, in
+``Plan.targets`` (then the category's default move applies: one legal step *up*). When a knob name is
+carried by several literals with different values (every config of an autotune list), an absolute
+``before -> after`` from the plan's ``current_values`` becomes the same relative move at each of them.
+The knob must be one that the plan's category moves (:data:`KNOB_CATEGORIES`), so one iteration
+changes one category. The edit goes through :mod:`kernelopt.tunables` (legality, resource limits,
+grid consistency), which checks that the new text differs from the old one only in the planned
+literals (knob values re-read, every other knob and line unchanged); the implementer then checks
+those are the knobs the plan named.
+
+Categories that are code changes (coalescing, fusion, swizzles, TMA, ...) cannot be expressed as a
+knob move: the implementer says so and changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from kernelopt.actions import ActionCategory
+from kernelopt.backends.protocol import ImplementOutcome, StageContext
+from kernelopt.backends.settings import RuleSettings, load_settings
+from kernelopt.errors import InputFileError, UsageError
+from kernelopt.memory.store import atomic_write_text
+from kernelopt.tunables import (
+    ResourceLimits,
+    Tunable,
+    TunableError,
+    apply_source,
+    discover_source,
+)
+
+AC = ActionCategory
+
+# Plan category -> the knob categories that may express it (a knob qualifies when one of its
+# categories is in the set).
+KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
+    AC.BLOCK_SIZE: frozenset({AC.BLOCK_SIZE}),
+    AC.NUM_WARPS: frozenset({AC.NUM_WARPS}),
+    AC.SOFTWARE_PIPELINING: frozenset({AC.SOFTWARE_PIPELINING}),
+    AC.TILING: frozenset({AC.TILING}),
+    AC.VECTORIZED_ACCESS: frozenset({AC.VECTORIZED_ACCESS}),
+    AC.L2_RASTERIZATION: frozenset({AC.L2_RASTERIZATION}),
+    AC.SPLIT_K: frozenset({AC.SPLIT_K}),
+    AC.PERSISTENT_KERNEL: frozenset({AC.PERSISTENT_KERNEL}),
+    AC.WAVE_OCCUPANCY: frozenset({AC.WAVE_OCCUPANCY}),
+    AC.MFMA_USE: frozenset({AC.MFMA_USE}),
+    AC.OCCUPANCY: frozenset({AC.OCCUPANCY, AC.NUM_WARPS, AC.BLOCK_SIZE, AC.TILING, AC.SOFTWARE_PIPELINING}),
+    AC.REGISTER_PRESSURE: frozenset(
+        {AC.REGISTER_PRESSURE, AC.NUM_WARPS, AC.BLOCK_SIZE, AC.TILING, AC.SOFTWARE_PIPELINING}
+    ),
+}
+
+# Categories whose direction is unclear without the plan's parameters (fewer warps or smaller tiles?).
+NEEDS_PARAMETERS = frozenset({AC.OCCUPANCY, AC.REGISTER_PRESSURE, AC.PERSISTENT_KERNEL, AC.MFMA_USE})
+
+DEFAULT_MOVE = "up"
+
+
+def supported_categories() -> list[ActionCategory]:
+    """The categories the rule-based implementer can express as a knob move."""
+    return list(KNOB_CATEGORIES)
+
+
+def _fail(message: str) -> ImplementOutcome:
+    return ImplementOutcome(changed=False, error=message)
+
+
+def _primary_kernel(ctx: StageContext, tunables: list[Tunable]) -> str | None:
+    """The kernel of the file that the profile's dominant launch belongs to, when it can be told."""
+    primary = ctx.summary.primary() if ctx.summary else None
+    if primary is None:
+        return None
+    kernels = {t.kernel for t in tunables if t.kernel}
+    for k in sorted(kernels, key=len, reverse=True):
+        if primary.kernel_name == k or primary.kernel_name.startswith(k):
+            return k
+    return None
+
+
+def relative_move(sites: list[Tunable], requested: Any, before: Any) -> Any:
+    """The plan's absolute ``before -> requested`` as the same move at every site of a knob.
+
+    A knob name carried by several literals with different values (each config of an autotune list)
+    cannot take one absolute value; a plan that says ``num_stages 3 -> 4`` means "one stage deeper"
+    there, and ``BLOCK_M 64 -> 128`` means "twice as large". Returns ``requested`` unchanged when it
+    is already relative, when the sites agree, or when ``before`` is not one of their values.
+    """
+    values = {t.value for t in sites}
+    numeric = (
+        isinstance(requested, int | float)
+        and not isinstance(requested, bool)
+        and isinstance(before, int | float)
+        and not isinstance(before, bool)
+    )
+    if len(values) < 2 or not numeric or before not in values or before == 0:
+        return requested
+    ratio = requested / before
+    if all(t.legality.power_of_two for t in sites) and ratio > 0:
+        exponent = math.log2(ratio)
+        if exponent == int(exponent):
+            return f"x{int(ratio)}" if ratio >= 1 else f"/{round(1 / ratio)}"
+    delta = requested - before
+    return f"+{delta:g}" if delta > 0 else f"-{-delta:g}"
+
+
+def _matches(t: Tunable, ident: str) -> bool:
+    return ident in (t.key, t.name) or ident in t.feeds
+
+
+class RuleImplementer:
+    """Stage 3 without an LLM: one planned knob move, checked and applied to ``kernel.py``.
+
+    Args:
+        options: :class:`~kernelopt.backends.settings.RuleSettings` fields (``gpu``, ``dtype``,
+            ``check_resources``).
+    """
+
+    name = "rules"
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.options = dict(options or {})
+
+    def _limits(self, ctx: StageContext, settings: RuleSettings) -> ResourceLimits | None:
+        if not settings.check_resources:
+            return None
+        card = ctx.workspace.task_card()
+        gpu, dtype = settings.gpu or card.gpu, settings.dtype or card.dtype
+        try:
+            return ResourceLimits.for_gpu(gpu, dtype)
+        except UsageError:  # an unknown GPU or dtype: keep the limits that need no spec sheet
+            return ResourceLimits()
+
+    def implement(self, ctx: StageContext) -> ImplementOutcome:
+        """Apply the plan's one knob move to ``kernel.py``.
+
+        Returns:
+            ``changed=True`` with ``knob_changes`` (knob -> (before, after)) on success; otherwise
+            ``changed=False`` and ``error`` saying why (no plan, a category that is not a knob move, no
+            such knob, a knob of another category, an illegal or refused change, a config that
+            cannot fit).
+
+        Raises:
+            UsageError: invalid options.
+        """
+        settings = load_settings(RuleSettings, {**ctx.options, **self.options}, {}, backend="rules")
+        plan = ctx.plan
+        if plan is None:
+            return _fail("no plan to implement")
+        cat = plan.action_category
+        if cat not in KNOB_CATEGORIES:
+            return _fail(
+                f"category '{cat.value}' is a code change, not a knob move; the rules implementer cannot express "
+                "it (use --implementer agent-cli or llm-api)"
+            )
+        kernel_py = ctx.workspace.kernel_py
+        try:
+            old = kernel_py.read_text(encoding="utf-8")
+            tunables = discover_source(old, "kernel.py")
+        except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
+            return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
+        allowed = KNOB_CATEGORIES[cat]
+        editable = [t for t in tunables if t.editable]
+        candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
+
+        changes: dict[str, Any] = dict(plan.parameters)
+        if not changes:
+            if cat in NEEDS_PARAMETERS:
+                return _fail(
+                    f"the plan gives no parameters; '{cat.value}' needs the knob and its new value "
+                    f"(e.g. parameters: {{num_warps: 4}}); candidates: {', '.join(candidates) or 'none'}"
+                )
+            named = [tg for tg in plan.targets if any(_matches(t, tg) for t in tunables)]
+            if named:
+                changes = dict.fromkeys(named, DEFAULT_MOVE)
+            elif len(candidates) == 1:
+                changes = {candidates[0]: DEFAULT_MOVE}
+            else:
+                return _fail(
+                    f"the plan names no knob for '{cat.value}'; candidates in kernel.py: "
+                    f"{', '.join(candidates) or 'none'}"
+                )
+        for ident in changes:
+            found = [t for t in tunables if _matches(t, ident)]
+            if not found:
+                known = ", ".join(sorted({t.key for t in editable})) or "none"
+                return _fail(f"kernel.py has no tunable named '{ident}' (editable: {known})")
+            wrong = [t for t in found if not set(t.categories) & allowed]
+            if wrong:
+                t = wrong[0]
+                moved_by = ", ".join(c.value for c in t.categories) or "no category"
+                return _fail(
+                    f"knob '{t.key}' is moved by {moved_by}, not by the plan's category '{cat.value}' "
+                    "(one category per iteration)"
+                )
+        kernel = _primary_kernel(ctx, tunables)
+        before_values: dict[str, Any] = dict(getattr(plan, "current_values", {}) or {})
+        for ident, requested in list(changes.items()):
+            sites = [t for t in tunables if _matches(t, ident) and t.editable]
+            mine = [t for t in sites if t.kernel in (kernel, None)] if kernel else sites
+            changes[ident] = relative_move(mine or sites, requested, before_values.get(ident))
+        try:
+            result = apply_source(
+                old,
+                changes,
+                filename="kernel.py",
+                limits=self._limits(ctx, settings),
+                kernel=kernel,
+            )
+        except TunableError as exc:
+            return _fail(exc.one_line())
+        # apply_source has checked that the new text differs from the old one only in these literals
+        # (knob values re-read, every other knob and line unchanged); check they are the planned ones.
+        planned = {t.key for ident in changes for t in tunables if _matches(t, ident)}
+        stray = [e.key for e in result.edits if e.key not in planned]
+        if stray:
+            return _fail(f"the edit touched knobs the plan did not name: {', '.join(stray)}")
+        atomic_write_text(kernel_py, result.new_source)
+        moves = ", ".join(f"{e.key} {e.before} -> {e.after} ({e.location})" for e in result.edits)
+        return ImplementOutcome(
+            changed=True,
+            description=f"{cat.value}: {moves}",
+            knob_changes=dict(result.knob_changes),
+        )

@@ -1,0 +1,157 @@
+"""Typed settings of the built-in backends, built from an options dict and the environment.
+
+Options given explicitly (``--option key=value`` on the command line, or the ``options`` dict of a
+:class:`~kernelopt.backends.protocol.StageContext`) win over environment variables, which win over the
+defaults. Environment variables:
+
+- agent-cli: ``KERNELOPT_AGENT_COMMAND``, ``KERNELOPT_AGENT_TIMEOUT_S``;
+- llm-api: ``KERNELOPT_LLM_BASE_URL``, ``KERNELOPT_LLM_MODEL``, ``KERNELOPT_LLM_API_KEY`` (or the
+  variable named by the ``api_key_env`` option), ``KERNELOPT_LLM_TIMEOUT_S``.
+
+The API key is held as a :class:`pydantic.SecretStr`: it never appears in a repr, a dump or an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from kernelopt.errors import UsageError
+
+PLACEHOLDERS = ("prompt_file", "workspace", "version", "plan_file", "stage")
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RuleSettings(_Settings):
+    """Settings of the rule-based implementer.
+
+    Attributes:
+        gpu: GPU name for resource limits (default: the task card's ``gpu``).
+        dtype: operand dtype for shared-memory estimates (default: the task card's ``dtype``).
+        check_resources: refuse configurations that cannot fit (shared memory, accumulator registers).
+    """
+
+    gpu: str | None = None
+    dtype: str | None = None
+    check_resources: bool = True
+
+
+class AgentCliSettings(_Settings):
+    """Settings of the coding-agent CLI backend.
+
+    Attributes:
+        command: the command template, split with shell rules (``shlex``) but never run by a shell;
+            placeholders ``{prompt_file}``, ``{workspace}``, ``{version}``, ``{plan_file}``, ``{stage}``
+            (``{{``/``}}`` for literal braces). Without ``{prompt_file}`` the prompt goes to stdin.
+        timeout_s: wall-clock limit of one agent run in seconds; the process group is killed after it.
+        env: extra environment variables for the agent.
+    """
+
+    command: str = Field(min_length=1)
+    timeout_s: float = Field(default=1800.0, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class LlmApiSettings(_Settings):
+    """Settings of the OpenAI-compatible chat-completions backend.
+
+    Attributes:
+        base_url: API root, e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8000/v1``;
+            requests go to ``<base_url>/chat/completions``.
+        model: model name sent in each request.
+        api_key: bearer token (``None`` for servers that need none); never written anywhere.
+        api_key_env: environment variable holding the key (default ``KERNELOPT_LLM_API_KEY``).
+        timeout_s: wall-clock limit of one HTTP request in seconds.
+        max_tokens: completion token limit sent with the request (``None``: the server's default).
+        temperature: sampling temperature (``None``: the server's default).
+        retries: extra attempts after HTTP 429 / 5xx / connection errors / timeouts.
+        retry_backoff_s: wait before the first retry in seconds, doubled each time.
+    """
+
+    base_url: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    api_key: SecretStr | None = None
+    api_key_env: str = "KERNELOPT_LLM_API_KEY"
+    timeout_s: float = Field(default=300.0, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    temperature: float | None = Field(default=0.0, ge=0)
+    retries: int = Field(default=2, ge=0, le=10)
+    retry_backoff_s: float = Field(default=2.0, ge=0)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, v: str) -> str:
+        if not v.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return v.rstrip("/")
+
+
+S = TypeVar("S", bound=BaseModel)
+
+_ENV: dict[type[BaseModel], dict[str, str]] = {
+    AgentCliSettings: {"command": "KERNELOPT_AGENT_COMMAND", "timeout_s": "KERNELOPT_AGENT_TIMEOUT_S"},
+    LlmApiSettings: {
+        "base_url": "KERNELOPT_LLM_BASE_URL",
+        "model": "KERNELOPT_LLM_MODEL",
+        "timeout_s": "KERNELOPT_LLM_TIMEOUT_S",
+    },
+}
+
+
+def load_settings(cls: type[S], options: Mapping[str, Any] | None, env: Mapping[str, str], *, backend: str) -> S:
+    """Build ``cls`` from ``options`` over environment variables over defaults.
+
+    Raises:
+        UsageError: an unknown option, a missing required setting, or a value of the wrong type; the
+            message names the option and, where one exists, the environment variable.
+    """
+    data: dict[str, Any] = {}
+    names = _ENV.get(cls, {})
+    for fld, var in names.items():
+        if env.get(var):
+            data[fld] = env[var]
+    data.update({k: v for k, v in (options or {}).items() if v is not None})
+    if cls is LlmApiSettings and "api_key" not in data:
+        key_var = str(data.get("api_key_env", "KERNELOPT_LLM_API_KEY"))
+        if env.get(key_var):
+            data["api_key"] = env[key_var]
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "?"
+        env_var = names.get(loc)
+        hint = f"pass --option {loc}=..." + (f" or set {env_var}" if env_var else "")
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(cls.model_fields)
+            raise UsageError(f"{backend}: unknown option '{loc}'", hint=f"known: {known}") from None
+        if err["type"] == "missing":
+            raise UsageError(f"{backend}: setting '{loc}' is required", hint=hint) from None
+        raise UsageError(f"{backend}: option '{loc}': {err['msg']}", hint=hint) from None
+
+
+def parse_assignments(items: list[str]) -> dict[str, Any]:
+    """``["timeout_s=60", "command=claude -p {prompt_file}"]`` -> a dict, values read as YAML scalars.
+
+    Raises:
+        UsageError: an item without ``=``.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"bad option {item!r}", hint="use KEY=VALUE")
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            value = raw
+        if isinstance(value, dict | list) or value is None:
+            value = raw  # keep templates such as "{prompt_file}" and empty strings as text
+        out[key.strip()] = value
+    return out

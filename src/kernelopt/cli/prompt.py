@@ -1,0 +1,56 @@
+"""``kernelopt prompt WS --stage plan|implement``: what an agent backend would receive for a stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kernelopt.cli.output import emit_json, warn
+from kernelopt.errors import KerneloptError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("prompt")
+    def prompt(
+        workspace: Path = typer.Argument(..., help="The workspace folder."),
+        stage: str = typer.Option(..., "--stage", help="plan (Stage 2) or implement (Stage 3)."),
+        version: int | None = typer.Option(
+            None, "--version", help="Iteration N (default: newest profile for plan, newest plan for implement)."
+        ),
+        channel: str = typer.Option(
+            "agent", "--channel", help="agent (works in the workspace) or api (sees only the prompt)."
+        ),
+        out: Path | None = typer.Option(None, "--out", help="Write the prompt to this file instead of stdout."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Print the prompt a coding agent or chat model would get, for running your own agent by hand."""
+        from kernelopt.backends.prompts import PromptChannel, render_prompt
+        from kernelopt.backends.stage import Stage, implement_version, plan_version, read_plan, stage_context
+        from kernelopt.errors import UsageError
+        from kernelopt.memory.store import atomic_write_text
+        from kernelopt.workspace import Workspace
+
+        try:
+            st, ch = Stage(stage), PromptChannel(channel)
+        except ValueError:
+            raise UsageError(
+                f"bad --stage {stage!r} or --channel {channel!r}", hint="--stage plan|implement, --channel agent|api"
+            ) from None
+        ws = Workspace(workspace)
+        n = version if version is not None else (plan_version(ws) if st is Stage.PLAN else implement_version(ws))
+        plan = None
+        if st is Stage.IMPLEMENT:
+            try:
+                plan = read_plan(ws, n)
+            except KerneloptError as exc:
+                if not ws.plan_path(n).is_file():
+                    raise
+                warn(f"plan not parsed ({exc.one_line()}); the prompt shows the plan file as written")
+        text = render_prompt(stage_context(ws, n, plan=plan), st.value, ch)
+        if out is not None:
+            atomic_write_text(out, text)
+        if as_json:
+            emit_json({"stage": st.value, "version": n, "channel": ch.value, "prompt": text, "file": out})
+        elif out is None:
+            typer.echo(text, nl=False)

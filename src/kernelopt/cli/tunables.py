@@ -1,0 +1,66 @@
+"""``kernelopt tunables FILE``: the knobs of a kernel file, and (with ``--set``) a checked edit of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kernelopt.cli.output import emit_json, info, table, warn
+from kernelopt.tunables import ResourceLimits, apply, discover
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("tunables")
+    def tunables(
+        file: Path = typer.Argument(..., help="A kernel file (e.g. a workspace's kernel.py)."),
+        sets: list[str] = typer.Option(
+            [], "--set", help="KNOB=VALUE to apply (value, x2, /2, +1, -1, up, down); repeatable."
+        ),
+        dry_run: bool = typer.Option(False, "--dry-run", help="With --set: show the diff, write nothing."),
+        gpu: str | None = typer.Option(None, "--gpu", help="With --set: refuse configs that cannot fit this GPU."),
+        dtype: str | None = typer.Option(
+            None, "--dtype", help="With --set: operand dtype for shared-memory estimates."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """List the knobs of FILE (launch literals, autotune configs, marked constants) with legal values."""
+        if sets:
+            from kernelopt.backends.settings import parse_assignments
+
+            changes = parse_assignments(list(sets))
+            limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
+            result = apply(file, changes, write=not dry_run, limits=limits)
+            if as_json:
+                emit_json({**result.model_dump(mode="json"), "knob_changes": result.knob_changes})
+                return
+            for e in result.edits:
+                linked = f" (grid kept consistent: {', '.join(e.linked)})" if e.linked else ""
+                info(f"{e.key}: {e.before} -> {e.after} at {e.location}{linked}")
+            info(result.diff.rstrip() if dry_run else f"wrote {file}")
+            return
+        found = discover(file)
+        if as_json:
+            emit_json(found)
+            return
+        if not found:
+            info(f"{file}: no tunable found (launch literals, autotune configs, `# kernelopt: tunable` constants)")
+            return
+        table(
+            f"tunables of {file}",
+            ["key", "value", "kind", "location", "legal", "categories"],
+            [
+                [
+                    t.key,
+                    t.value,
+                    t.kind.value,
+                    t.location,
+                    ", ".join(t.constraints) or "-",
+                    ", ".join(c.value for c in t.categories) or "-",
+                ]
+                for t in found
+            ],
+        )
+        for t in found:
+            if t.refused_reason:
+                warn(f"{t.key} is not editable: {t.refused_reason}")

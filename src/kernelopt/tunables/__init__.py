@@ -1,0 +1,73 @@
+"""Knobs of a kernel source file: discovery and literal edits through a concrete syntax tree (libcst).
+
+A *tunable* is a literal the rule-based implementer may move without touching anything else:
+
+- ``launch_kwarg``: a literal keyword (or positional ``tl.constexpr``) argument at a Triton launch
+  site, ``kern[grid](x, BLOCK_SIZE=1024, num_warps=4)``; a name passed there is followed to the
+  literal that defines it (a local assignment, a tuple assignment, a parameter default);
+- ``module_constant``: a module-level constant that feeds a launch argument (``BLOCK_M = 128``);
+- ``autotune_config``: a value inside the ``triton.Config`` list of an existing ``@triton.autotune``;
+- ``marked_constant``: a module-level constant marked ``# kernelopt: tunable`` (a CUDA block size, a
+  value fed into a ``#define``), optionally with ``category=... values=... min=... max=...``.
+
+Edits replace only the characters of the literal (and of grid literals kept consistent with it), so
+formatting and comments survive byte for byte. When a launch grid repeats a block-size literal
+(``triton.cdiv(n, 1024)`` beside ``BLOCK_SIZE=1024``) the two are edited together; when the repeat
+sits in an expression that cannot be rewritten safely, or could belong to two knobs, the knob is
+refused with the reason.
+
+Legal values come from Triton's and CUDA's documented limits (see :mod:`kernelopt.tunables.knobs`);
+rough resource costs (shared memory of a pipelined GEMM tile, accumulator registers) reject
+configurations that cannot fit (:func:`estimate_resources`).
+
+Modules: :mod:`~kernelopt.tunables.model` (records), :mod:`~kernelopt.tunables.knobs` (names ->
+categories, legality, resources), :mod:`~kernelopt.tunables.analysis` (discovery),
+:mod:`~kernelopt.tunables.edit` (edits and checks).
+"""
+
+from __future__ import annotations
+
+from kernelopt.tunables.analysis import MARKER, discover, discover_source
+from kernelopt.tunables.edit import apply, apply_source, knob_diff, plan_edits, step, verify_only
+from kernelopt.tunables.knobs import (
+    LAUNCH_OPTIONS,
+    MAX_REGISTERS_PER_THREAD_NVIDIA,
+    MAX_THREADS_PER_BLOCK,
+    TRITON_DEFAULTS,
+    TRITON_MAX_TENSOR_NUMEL,
+    ResourceEstimate,
+    ResourceLimits,
+    estimate_resources,
+    knob_rule,
+    resource_problems,
+)
+from kernelopt.tunables.model import EditResult, KnobEdit, Legality, Tunable, TunableError, TunableKind, Value
+
+__all__ = [
+    "LAUNCH_OPTIONS",
+    "MARKER",
+    "MAX_REGISTERS_PER_THREAD_NVIDIA",
+    "MAX_THREADS_PER_BLOCK",
+    "TRITON_DEFAULTS",
+    "TRITON_MAX_TENSOR_NUMEL",
+    "EditResult",
+    "KnobEdit",
+    "Legality",
+    "ResourceEstimate",
+    "ResourceLimits",
+    "Tunable",
+    "TunableError",
+    "TunableKind",
+    "Value",
+    "apply",
+    "apply_source",
+    "discover",
+    "discover_source",
+    "estimate_resources",
+    "knob_diff",
+    "knob_rule",
+    "plan_edits",
+    "resource_problems",
+    "step",
+    "verify_only",
+]

@@ -1,0 +1,871 @@
+"""Finding knobs in a source text through libcst: launch sites, names followed to their literal, grid
+literals kept consistent or refused, autotune config lists, marked constants. Pure: nothing is imported
+or run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from kernelopt.actions import ActionCategory
+from kernelopt.tunables.knobs import BLOCKISH, LAUNCH_OPTIONS, knob_rule
+from kernelopt.tunables.model import Legality, Tunable, TunableError, TunableKind, Value
+
+MARKER = "kernelopt: tunable"
+
+# ---------------------------------------------------------------------------------------------------
+# Analysis (internal): find the literal nodes behind every knob
+
+
+@dataclass
+class SourceLiteral:
+    node: cst.CSTNode
+    value: Value
+    start: int
+    end: int
+    line: int
+
+
+@dataclass
+class _Link:
+    literal: SourceLiteral
+    delta: int  # the linked literal holds value + delta (0 for the divisor, -1 for "+ (B - 1)")
+
+
+@dataclass
+class Site:
+    key: str
+    name: str
+    kind: TunableKind
+    literal: SourceLiteral | None
+    location_line: int
+    kernel: str | None = None
+    feeds: list[str] = field(default_factory=list)
+    used_at: list[int] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)
+    links: list[_Link] = field(default_factory=list)
+    refused: str | None = None
+    marker_rule: tuple[list[ActionCategory], Legality] | None = None
+    value: Value | None = None
+
+
+@dataclass
+class _Binding:
+    """One assignment of a name: the value expression (``None`` when not a simple assignment)."""
+
+    value: cst.BaseExpression | None
+    line: int
+    chained: bool = False
+    statement: cst.SimpleStatementLine | None = None
+
+
+@dataclass
+class _Resolved:
+    """Where a name leads: its literal (or why it cannot be edited) and the variable that holds it."""
+
+    literal: SourceLiteral | None = None
+    refused: str | None = None
+    at_module: bool = False
+    defined_as: str | None = None
+
+
+@dataclass
+class _FuncInfo:
+    node: cst.FunctionDef
+    params: list[cst.Param]
+    locals: dict[str, list[_Binding]]
+
+
+def _dotted(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = _dotted(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    return None
+
+
+def _is_constexpr(annotation: cst.Annotation | None) -> bool:
+    if annotation is None:
+        return False
+    name = _dotted(annotation.annotation)
+    return name is not None and name.split(".")[-1] == "constexpr"
+
+
+def _bind_targets(target: cst.BaseExpression, value: cst.BaseExpression | None, line: int) -> list[tuple[str, Any]]:
+    """(name, value expr or None) for every name bound by ``target = value`` (tuples element-wise)."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if isinstance(target, cst.Tuple | cst.List):
+        elems = [e.value for e in target.elements]
+        vals: list[cst.BaseExpression | None]
+        if isinstance(value, cst.Tuple | cst.List) and len(value.elements) == len(elems):
+            vals = [e.value for e in value.elements]
+        else:
+            vals = [None] * len(elems)
+        out: list[tuple[str, Any]] = []
+        for t, v in zip(elems, vals, strict=True):
+            out += _bind_targets(t, v, line)
+        return out
+    return []
+
+
+class _BindingCollector(cst.CSTVisitor):
+    """Assignments in one scope (a module body or a function body), not descending into nested scopes."""
+
+    def __init__(self, positions: Mapping[cst.CSTNode, CodeRange], root: cst.CSTNode) -> None:
+        self.positions = positions
+        self.root = root
+        self.bindings: dict[str, list[_Binding]] = {}
+        self._stmt: cst.SimpleStatementLine | None = None
+
+    def _add(self, name: str, b: _Binding) -> None:
+        self.bindings.setdefault(name, []).append(b)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if node is not self.root:
+            self._add(node.name.value, _Binding(None, self.positions[node].start.line))
+            return False
+        return True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._add(node.name.value, _Binding(None, self.positions[node].start.line))
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._stmt = node
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        line = self.positions[node].start.line
+        chained = len(node.targets) > 1
+        for t in node.targets:
+            for name, val in _bind_targets(t.target, node.value, line):
+                self._add(name, _Binding(val, line, chained, self._stmt))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self._add(node.target.value, _Binding(node.value, self.positions[node].start.line, False, self._stmt))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self._add(node.target.value, _Binding(None, self.positions[node].start.line))
+
+    def visit_For(self, node: cst.For) -> None:
+        for name, _ in _bind_targets(node.target, None, self.positions[node].start.line):
+            self._add(name, _Binding(None, self.positions[node].start.line))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            n = alias.asname.name if alias.asname else alias.name
+            if isinstance(n, cst.Name):
+                self._add(n.value, _Binding(None, self.positions[node].start.line))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            n = alias.asname.name if alias.asname else alias.name
+            if isinstance(n, cst.Name):
+                self._add(n.value, _Binding(None, self.positions[node].start.line))
+
+
+@dataclass
+class _Launch:
+    call: cst.Call
+    func: _FuncInfo | None
+    line: int
+
+
+class _LaunchCollector(cst.CSTVisitor):
+    """Every ``x[grid](...)`` call with its enclosing function, and every function definition."""
+
+    def __init__(self, positions: Mapping[cst.CSTNode, CodeRange]) -> None:
+        self.positions = positions
+        self.stack: list[_FuncInfo] = []
+        self.launches: list[_Launch] = []
+        self.functions: dict[str, list[_FuncInfo]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        bc = _BindingCollector(self.positions, node)
+        node.body.visit(bc)
+        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        info = _FuncInfo(node, params, bc.bindings)
+        self.functions.setdefault(node.name.value, []).append(info)
+        self.stack.append(info)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Subscript):
+            self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
+
+
+class _Analyzer:
+    """Finds every knob of one source text."""
+
+    def __init__(self, source: str, filename: str) -> None:
+        self.source = source
+        self.filename = filename
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(source))
+        except cst.ParserSyntaxError as exc:
+            raise TunableError(f"{filename}: cannot parse: line {exc.raw_line}: {exc.message}") from None
+        self.module = wrapper.module
+        self.positions = wrapper.resolve(PositionProvider)
+        self.line_starts = [0]
+        for i, ch in enumerate(source):
+            if ch == "\n":
+                self.line_starts.append(i + 1)
+        mc = _BindingCollector(self.positions, self.module)
+        self.module.visit(mc)
+        self.module_bindings = mc.bindings
+        lc = _LaunchCollector(self.positions)
+        self.module.visit(lc)
+        self.launches = lc.launches
+        self.functions = lc.functions
+        self.sites: list[Site] = []
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def loc(self, line: int) -> str:
+        return f"{self.filename}:{line}"
+
+    def code(self, node: cst.CSTNode) -> str:
+        return " ".join(self.module.code_for_node(node).split())
+
+    def literal(self, expr: cst.BaseExpression | None) -> SourceLiteral | None:
+        """The editable literal of ``expr`` (``64``, ``True``, ``"x"``, ``tl.constexpr(64)``), or ``None``."""
+        if expr is None:
+            return None
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].keyword:
+            fn = _dotted(expr.func)
+            if fn and fn.split(".")[-1] == "constexpr":
+                return self.literal(expr.args[0].value)
+            return None
+        value: Value
+        if isinstance(expr, cst.Integer):
+            value = int(expr.evaluated_value)
+        elif isinstance(expr, cst.Float):
+            value = float(expr.evaluated_value)
+        elif isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+            value = expr.value == "True"
+        elif isinstance(expr, cst.SimpleString):
+            v = expr.evaluated_value
+            if not isinstance(v, str):
+                return None
+            value = v
+        else:
+            return None
+        rng = self.positions[expr]
+        start = self.line_starts[rng.start.line - 1] + rng.start.column
+        end = self.line_starts[rng.end.line - 1] + rng.end.column
+        return SourceLiteral(expr, value, start, end, rng.start.line)
+
+    def jit_kernel(self, name: str | None) -> _FuncInfo | None:
+        """The ``@triton.jit`` function named ``name`` in this file (only when unique)."""
+        if not name:
+            return None
+        found = [f for f in self.functions.get(name, []) if self.decorators(f.node)]
+        return found[0] if len(found) == 1 else None
+
+    def decorators(self, fn: cst.FunctionDef) -> dict[str, cst.Decorator]:
+        out = {}
+        for d in fn.decorators:
+            expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            name = _dotted(expr)
+            if name and name.split(".")[-1] in ("jit", "autotune", "heuristics"):
+                out[name.split(".")[-1]] = d
+        return out
+
+    def resolve_name(self, name: str, func: _FuncInfo | None, depth: int = 0) -> _Resolved:
+        """Follow ``name`` to the literal that defines it (locals, then parameters, then the module)."""
+        if depth > 3:
+            return _Resolved(refused=f"'{name}' is defined through a chain of names kernelopt does not follow")
+        if func is not None:
+            binds = func.locals.get(name)
+            if binds:
+                return self._from_bindings(name, binds, func, depth)
+            for p in func.params:
+                if p.name.value == name:
+                    lit = self.literal(p.default)
+                    if lit is not None:
+                        return _Resolved(lit, defined_as=name)
+                    where = f"argument '{name}' of {func.node.name.value}()"
+                    if p.default is None:
+                        return _Resolved(refused=f"comes from {where}, which has no literal default")
+                    return _Resolved(refused=f"comes from {where}, whose default is computed: {self.code(p.default)}")
+        binds = self.module_bindings.get(name)
+        if binds:
+            return self._from_bindings(name, binds, None, depth)
+        return _Resolved(refused=f"'{name}' is not defined in this file (imported or global)")
+
+    def _from_bindings(self, name: str, binds: list[_Binding], func: _FuncInfo | None, depth: int) -> _Resolved:
+        where = f"{func.node.name.value}()" if func else "the module"
+        if len(binds) > 1:
+            lines = ", ".join(str(b.line) for b in binds)
+            return _Resolved(refused=f"'{name}' is assigned more than once in {where} (lines {lines})")
+        b = binds[0]
+        if b.chained:
+            return _Resolved(
+                refused=f"'{name}' is assigned together with other names (line {b.line}); an edit would move both"
+            )
+        lit = self.literal(b.value)
+        if lit is not None:
+            return _Resolved(lit, at_module=func is None, defined_as=name)
+        if isinstance(b.value, cst.Name):  # BLOCK = DEFAULT_BLOCK: follow the name
+            inner = b.value.value
+            scope = func if func is not None and inner in func.locals else None
+            return self.resolve_name(inner, scope, depth + 1)
+        if b.value is None:
+            return _Resolved(refused=f"'{name}' is not a simple assignment in {where} (line {b.line})")
+        return _Resolved(refused=f"'{name}' is computed in {where} (line {b.line}): {self.code(b.value)}")
+
+    # -- sites ------------------------------------------------------------------------------------
+
+    def add_site(self, site: Site) -> None:
+        if site.literal is not None:
+            for s in self.sites:
+                if s.literal is not None and s.literal.node is site.literal.node:
+                    for f in site.feeds:
+                        if f not in s.feeds:
+                            s.feeds.append(f)
+                    s.used_at += [u for u in site.used_at if u not in s.used_at]
+                    s.groups += [g for g in site.groups if g not in s.groups]
+                    s.links += site.links
+                    if site.refused and not s.refused:
+                        s.refused = site.refused
+                    return
+        self.sites.append(site)
+
+    def analyze(self) -> list[Site]:
+        self.marked_constants()
+        self.launch_sites()
+        self.autotune_configs()
+        return self.sites
+
+    def marked_constants(self) -> None:
+        for stmt in self.module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            comment = None
+            if stmt.trailing_whitespace.comment and MARKER in stmt.trailing_whitespace.comment.value:
+                comment = stmt.trailing_whitespace.comment.value
+            elif (
+                stmt.leading_lines and stmt.leading_lines[-1].comment and MARKER in stmt.leading_lines[-1].comment.value
+            ):
+                comment = stmt.leading_lines[-1].comment.value
+            if comment is None:
+                continue
+            line = self.positions[stmt].start.line
+            rule, problem = _marker_rule(comment)
+            for small in stmt.body:
+                pairs: list[tuple[str, Any]] = []
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    pairs = _bind_targets(small.targets[0].target, small.value, line)
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    pairs = [(small.target.value, small.value)]
+                if not pairs:
+                    self.sites.append(
+                        Site(
+                            f"line{line}",
+                            f"line{line}",
+                            TunableKind.MARKED_CONSTANT,
+                            None,
+                            line,
+                            refused="marked line is not a single assignment of constants",
+                        )
+                    )
+                for name, val in pairs:
+                    lit = self.literal(val)
+                    refused = problem
+                    if len(self.module_bindings.get(name, [])) > 1:
+                        refused = refused or f"'{name}' is assigned more than once in the module"
+                    if lit is None:
+                        refused = refused or "marked tunable but its value is not a literal"
+                    self.sites.append(
+                        Site(
+                            name,
+                            name,
+                            TunableKind.MARKED_CONSTANT,
+                            lit,
+                            lit.line if lit else line,
+                            feeds=[name],
+                            refused=refused,
+                            marker_rule=rule,
+                            value=lit.value if lit else None,
+                        )
+                    )
+
+    def launch_sites(self) -> None:
+        per_kernel: dict[str, int] = {}
+        for la in self.launches:
+            sub = la.call.func
+            assert isinstance(sub, cst.Subscript)
+            kname = _dotted(sub.value)
+            kname = kname.split(".")[-1] if kname else None
+            per_kernel[kname or "?"] = per_kernel.get(kname or "?", 0) + 1
+        seen: dict[str, int] = {}
+        for la in self.launches:
+            sub = la.call.func
+            assert isinstance(sub, cst.Subscript)
+            dotted = _dotted(sub.value)
+            kname = dotted.split(".")[-1] if dotted else None
+            kdef = self.jit_kernel(kname)
+            label = kname or "?"
+            seen[label] = seen.get(label, 0) + 1
+            launch_id = label if per_kernel[label] == 1 else f"{label}#{seen[label]}"
+            args = self.launch_knobs(la, kdef)
+            if not args:
+                continue
+            if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
+                continue
+            group = f"launch {launch_id} ({self.loc(la.line)})"
+            launch_sites: list[Site] = []
+            for name, expr in args:
+                lit = self.literal(expr)
+                kind = TunableKind.LAUNCH_KWARG
+                key = f"{launch_id}:{name}"
+                refused = None
+                if lit is None and isinstance(expr, cst.Name):
+                    res = self.resolve_name(expr.value, la.func)
+                    lit, refused = res.literal, res.refused
+                    if lit is not None and res.at_module:
+                        kind = TunableKind.MODULE_CONSTANT
+                        key = res.defined_as or expr.value
+                elif lit is None:
+                    refused = f"value is computed at the launch: {self.code(expr)}"
+                if lit is not None and not isinstance(lit.value, int | bool):
+                    refused = refused or f"value {lit.value!r} is not an integer"
+                site = Site(
+                    key,
+                    name,
+                    kind,
+                    lit,
+                    lit.line if lit else la.line,
+                    kernel=kname,
+                    feeds=[name],
+                    used_at=[la.line],
+                    groups=[group],
+                    refused=refused,
+                    value=lit.value if lit else None,
+                )
+                launch_sites.append(site)
+            self.grid_links(la, launch_sites)
+            for s in launch_sites:
+                self.add_site(s)
+
+    def launch_knobs(self, la: _Launch, kdef: _FuncInfo | None) -> list[tuple[str, cst.BaseExpression]]:
+        constexpr = {p.name.value for p in kdef.params if _is_constexpr(p.annotation)} if kdef else set()
+        out: list[tuple[str, cst.BaseExpression]] = []
+        positional = 0
+        for arg in la.call.args:
+            if arg.star:
+                positional = -(10**6)  # positions unknown after *args
+                continue
+            if arg.keyword is None:
+                if kdef is not None and 0 <= positional < len(kdef.params):
+                    p = kdef.params[positional]
+                    if p.name.value in constexpr:
+                        out.append((p.name.value, arg.value))
+                positional += 1
+                continue
+            name = arg.keyword.value
+            if name in LAUNCH_OPTIONS or name in constexpr or (kdef is None and knob_rule(name) is not None):
+                out.append((name, arg.value))
+        return out
+
+    # -- grid consistency -------------------------------------------------------------------------
+
+    def grid_exprs(self, la: _Launch) -> list[cst.CSTNode]:
+        """The expression(s) computing the launch grid (followed through a name / lambda / def)."""
+        sub = la.call.func
+        assert isinstance(sub, cst.Subscript)
+        out: list[cst.CSTNode] = []
+        for el in sub.slice:
+            if not isinstance(el.slice, cst.Index):
+                continue
+            expr: cst.BaseExpression = el.slice.value
+            if isinstance(expr, cst.Name):
+                binds = (la.func.locals.get(expr.value) if la.func else None) or self.module_bindings.get(expr.value)
+                if binds and len(binds) == 1 and binds[0].value is not None:
+                    out.append(binds[0].value)
+                    continue
+                fns = self.functions.get(expr.value, [])
+                if len(fns) == 1:
+                    out.append(fns[0].node.body)
+                    continue
+            out.append(expr)
+        return out
+
+    def grid_links(self, la: _Launch, sites: list[Site]) -> None:
+        blockish = []
+        for s in sites:
+            rule = knob_rule(s.name)
+            lit = s.literal
+            is_int = lit is not None and isinstance(lit.value, int) and not isinstance(lit.value, bool)
+            if is_int and s.refused is None and rule and BLOCKISH & set(rule[0]):
+                blockish.append(s)
+        if not blockish:
+            return
+        for expr in self.grid_exprs(la):
+            finder = _GridLiterals(self)
+            expr.visit(finder)
+            grid_code = self.code(expr)
+            for lit, role, numerator in finder.found:
+                value = lit.value
+                if role == "divisor":
+                    cands = [s for s in blockish if s.literal is not None and s.literal.value == value]
+                    if not cands:
+                        continue
+                    chosen = cands
+                    if len(cands) > 1:
+                        paired = [s for s in cands if numerator and _axis(s.name) == numerator.lower()]
+                        chosen = paired if len(paired) == 1 else cands
+                    if len(chosen) > 1:
+                        names = " or ".join(s.name for s in chosen)
+                        for s in chosen:
+                            s.refused = (
+                                f"grid literal {value} at {self.loc(lit.line)} ({finder.context[id(lit.node)]}) "
+                                f"could belong to {names}; use the knob's name in the grid"
+                            )
+                        continue
+                    chosen[0].links.append(_Link(lit, 0))
+                    for extra in finder.partners.get(id(lit.node), []):
+                        chosen[0].links.append(_Link(extra[0], extra[1]))
+                elif role == "other":
+                    for s in blockish:
+                        if s.literal is None or not isinstance(s.literal.value, int) or s.literal.value < 16:
+                            continue
+                        if value in (s.literal.value, s.literal.value - 1):
+                            s.refused = (
+                                f"grid literal {value} at {self.loc(lit.line)} in `{grid_code}` "
+                                f"duplicates {s.name}={s.literal.value} in an expression kernelopt cannot keep "
+                                "consistent; write the grid with the knob's name (or triton.cdiv(n, meta[...]))"
+                            )
+
+    # -- autotune ---------------------------------------------------------------------------------
+
+    def autotune_configs(self) -> None:
+        for fname, infos in self.functions.items():
+            for info in infos:
+                deco = self.decorators(info.node).get("autotune")
+                if deco is None or not isinstance(deco.decorator, cst.Call):
+                    continue
+                line = self.positions[deco].start.line
+                configs_expr = None
+                for i, arg in enumerate(deco.decorator.args):
+                    if (arg.keyword and arg.keyword.value == "configs") or (arg.keyword is None and i == 0):
+                        configs_expr = arg.value
+                configs = self.config_list(configs_expr)
+                if configs is None:
+                    what = self.code(configs_expr) if configs_expr is not None else "missing"
+                    self.sites.append(
+                        Site(
+                            f"{fname}.configs",
+                            "configs",
+                            TunableKind.AUTOTUNE_CONFIG,
+                            None,
+                            line,
+                            kernel=fname,
+                            refused=f"autotune configs are built by code ({what}); edit them by hand",
+                        )
+                    )
+                    continue
+                for ci, el in enumerate(configs):
+                    self.config_entry(fname, ci, el)
+
+    def config_list(self, expr: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
+        if isinstance(expr, cst.List | cst.Tuple):
+            return [e.value for e in expr.elements]
+        if isinstance(expr, cst.Name):
+            binds = self.module_bindings.get(expr.value)
+            if binds and len(binds) == 1 and isinstance(binds[0].value, cst.List | cst.Tuple):
+                return self.config_list(binds[0].value)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and not expr.args:
+            fns = self.functions.get(expr.func.value, [])
+            if len(fns) == 1:
+                finder = _Returns()
+                fns[0].node.body.visit(finder)
+                if len(finder.values) == 1:
+                    return self.config_list(finder.values[0])
+        return None
+
+    def config_entry(self, kernel: str, index: int, el: cst.BaseExpression) -> None:
+        line = self.positions[el].start.line
+        group = f"{kernel}.configs[{index}] ({self.loc(line)})"
+        prefix = f"{kernel}.configs[{index}]"
+        fn = _dotted(el.func) if isinstance(el, cst.Call) else None
+        if not isinstance(el, cst.Call) or not fn or fn.split(".")[-1] != "Config":
+            self.sites.append(
+                Site(
+                    prefix,
+                    "config",
+                    TunableKind.AUTOTUNE_CONFIG,
+                    None,
+                    line,
+                    kernel=kernel,
+                    refused=f"config entry is not a triton.Config(...) literal: {self.code(el)}",
+                )
+            )
+            return
+        entries: list[tuple[str, cst.BaseExpression]] = []
+        positional = 0
+        for arg in el.args:
+            if arg.keyword is None:
+                if positional == 0 and isinstance(arg.value, cst.Dict):
+                    for de in arg.value.elements:
+                        if isinstance(de, cst.DictElement) and isinstance(de.key, cst.SimpleString):
+                            k = de.key.evaluated_value
+                            if isinstance(k, str):
+                                entries.append((k, de.value))
+                elif positional in (1, 2):
+                    entries.append((("num_warps", "num_stages")[positional - 1], arg.value))
+                positional += 1
+            elif arg.keyword.value in LAUNCH_OPTIONS:
+                entries.append((arg.keyword.value, arg.value))
+        for name, expr in entries:
+            lit = self.literal(expr)
+            refused = None
+            if lit is None and isinstance(expr, cst.Name):
+                res = self.resolve_name(expr.value, None)
+                lit, refused = res.literal, res.refused
+                if lit is not None:
+                    refused = f"value comes from '{expr.value}', which other configs may share; edit that constant"
+            elif lit is None:
+                refused = f"value is computed: {self.code(expr)}"
+            self.add_site(
+                Site(
+                    f"{prefix}.{name}",
+                    name,
+                    TunableKind.AUTOTUNE_CONFIG,
+                    lit,
+                    lit.line if lit else line,
+                    kernel=kernel,
+                    feeds=[name],
+                    used_at=[line],
+                    groups=[group],
+                    refused=refused,
+                    value=lit.value if lit else None,
+                )
+            )
+
+
+def _axis(name: str) -> str:
+    """``BLOCK_M`` -> ``m``, ``BLOCK_SIZE_N`` -> ``n``."""
+    return name.rsplit("_", 1)[-1].lower() if "_" in name else name.lower()
+
+
+def _looks_like_kernel(name: str | None) -> bool:
+    return bool(name) and ("kernel" in (name or "").lower())
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.values.append(node.value)
+
+
+class _GridLiterals(cst.CSTVisitor):
+    """Integer literals of a grid expression, classified.
+
+    ``found`` holds (literal, role, numerator name): role ``divisor`` for the divisor of
+    ``cdiv(X, L)``, ``X // L`` or ``X / L``; ``other`` for any other literal. ``partners`` maps a
+    divisor to the literals that must move with it (``L - 1`` in ``(X + L - 1) // L``).
+    """
+
+    def __init__(self, an: _Analyzer) -> None:
+        self.an = an
+        self.found: list[tuple[SourceLiteral, str, str | None]] = []
+        self.partners: dict[int, list[tuple[SourceLiteral, int]]] = {}
+        self.context: dict[int, str] = {}
+        self._claimed: set[int] = set()
+
+    def _num_name(self, expr: cst.BaseExpression) -> str | None:
+        if isinstance(expr, cst.Name):
+            return expr.value
+        if isinstance(expr, cst.BinaryOperation):
+            return self._num_name(expr.left)
+        return None
+
+    def _divisor(self, node: cst.CSTNode, numerator: cst.BaseExpression, divisor: cst.BaseExpression) -> None:
+        lit = self.an.literal(divisor)
+        if lit is None or not isinstance(lit.value, int) or isinstance(lit.value, bool):
+            return
+        self._claimed.add(id(divisor))
+        self.context[id(divisor)] = self.an.code(node)
+        self.found.append((lit, "divisor", self._num_name(numerator)))
+        partners: list[tuple[SourceLiteral, int]] = []
+        # (X + (L - 1)) // L and (X + L - 1) // L: the L - 1 literal (or the second L) moves with L.
+        num = numerator
+        if isinstance(num, cst.BinaryOperation) and isinstance(num.operator, cst.Add):
+            right = self.an.literal(num.right)
+            if right is not None and right.value == lit.value - 1:
+                partners.append((right, -1))
+                self._claimed.add(id(num.right))
+        if isinstance(num, cst.BinaryOperation) and isinstance(num.operator, cst.Subtract):
+            inner = num.left
+            if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Add):
+                rl = self.an.literal(inner.right)
+                one = self.an.literal(num.right)
+                if rl is not None and rl.value == lit.value and one is not None and one.value == 1:
+                    partners.append((rl, 0))
+                    self._claimed.update({id(inner.right), id(num.right)})
+        self.partners[id(lit.node)] = partners
+
+    def visit_Call(self, node: cst.Call) -> None:
+        fn = _dotted(node.func)
+        if fn and fn.split(".")[-1] == "cdiv" and len(node.args) == 2:
+            self._divisor(node, node.args[0].value, node.args[1].value)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.FloorDivide | cst.Divide):
+            self._divisor(node, node.left, node.right)
+
+    def visit_Integer(self, node: cst.Integer) -> None:
+        if id(node) in self._claimed:
+            return
+        lit = self.an.literal(node)
+        if lit is not None:
+            self.found.append((lit, "other", None))
+
+
+def _marker_rule(comment: str) -> tuple[tuple[list[ActionCategory], Legality] | None, str | None]:
+    """Parse ``# kernelopt: tunable [category=a,b] [values=1,2] [min=.] [max=.] [multiple_of=.] [power_of_two]``."""
+    text = comment.split(MARKER, 1)[1].strip()
+    if not text:
+        return None, None
+    cats: list[ActionCategory] = []
+    legal: dict[str, Any] = {"source": "the # kernelopt: tunable marker"}
+    for tok in text.split():
+        key, _, val = tok.partition("=")
+        try:
+            if key == "category":
+                cats = [ActionCategory(c) for c in val.split(",") if c]
+            elif key == "values":
+                legal["values"] = [parse_scalar(v) for v in val.split(",") if v]
+            elif key in ("min", "max"):
+                legal["minimum" if key == "min" else "maximum"] = float(val)
+            elif key == "multiple_of":
+                legal["multiple_of"] = int(val)
+            elif key == "power_of_two":
+                legal["power_of_two"] = True
+            else:
+                return None, f"unknown option '{tok}' in the tunable marker"
+        except ValueError:
+            return None, f"bad option '{tok}' in the tunable marker"
+    return (cats, Legality(**legal)), None
+
+
+def parse_scalar(text: str) -> Value:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text in ("True", "False"):
+        return text == "True"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public API
+
+
+def _knob_legality(s: Site) -> tuple[list[ActionCategory], Legality]:
+    """Categories and legality of a site: the marker's options first, then the knob-name rules."""
+    cats: list[ActionCategory] = []
+    legal: Legality | None = None
+    for feed in s.feeds or [s.name]:
+        r = knob_rule(feed)
+        if r:
+            cats += [c for c in r[0] if c not in cats]
+            legal = legal or r[1]
+    if s.marker_rule is not None:
+        m_cats, m_legal = s.marker_rule
+        cats = m_cats or cats
+        if m_legal.model_dump(exclude={"source"}, exclude_defaults=True):
+            legal = m_legal
+    if legal is None:
+        is_count = isinstance(s.value, int) and not isinstance(s.value, bool)
+        legal = Legality(minimum=1, source="a count or size: at least 1") if is_count else Legality()
+    return cats, legal
+
+
+def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
+    cats, legal = _knob_legality(s)
+    name = s.key if len(s.feeds) > 1 else s.name
+    return Tunable(
+        key=s.key,
+        name=name,
+        value=s.literal.value if s.literal else s.value,
+        kind=s.kind,
+        location=an.loc(s.location_line),
+        kernel=s.kernel,
+        feeds=list(s.feeds),
+        used_at=[an.loc(u) for u in s.used_at],
+        groups=list(s.groups),
+        linked=list(dict.fromkeys(an.loc(lk.literal.line) for lk in s.links)),
+        legality=legal,
+        legal_values=legal.enumerate(),
+        constraints=legal.describe(),
+        categories=cats,
+        refused_reason=s.refused,
+    )
+
+
+def analyze(source: str, filename: str) -> tuple[_Analyzer, list[Site], list[Tunable]]:
+    an = _Analyzer(source, filename)
+    sites = an.analyze()
+    used: dict[str, int] = {}
+    for s in sites:  # unique keys
+        used[s.key] = used.get(s.key, 0) + 1
+    for s in sites:
+        if used[s.key] > 1:
+            s.key = f"{s.key}@{s.location_line}"
+    return an, sites, [_to_tunable(an, s) for s in sites]
+
+
+def discover_source(source: str, filename: str = "kernel.py") -> list[Tunable]:
+    """Every knob of the Python source ``source`` (pure; nothing is imported or run).
+
+    Raises:
+        TunableError: the source does not parse.
+    """
+    return analyze(source, filename)[2]
+
+
+def discover(path: Path) -> list[Tunable]:
+    """Every knob of the kernel file ``path``, in source order of discovery.
+
+    Raises:
+        TunableError: the file does not parse.
+        InputFileError: the file does not exist or is not UTF-8 text.
+    """
+    return discover_source(read_source(path), Path(path).name)
+
+
+def read_source(path: Path) -> str:
+    from kernelopt.errors import InputFileError
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputFileError(p, "no such file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(p, "not UTF-8 text") from None

@@ -1,0 +1,317 @@
+"""Moving knobs: resolve a requested change to legal values, splice only the literals, and check that
+nothing else changed."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import libcst as cst
+
+from kernelopt.tunables.analysis import Site, SourceLiteral, analyze, discover_source, parse_scalar, read_source
+from kernelopt.tunables.knobs import ResourceLimits, resource_problems
+from kernelopt.tunables.model import EditResult, KnobEdit, Tunable, TunableError, Value
+
+_DIRECTION = re.compile(r"^\s*(x|\*|/|\+|-)\s*(\d+(?:\.\d+)?)\s*$")
+_UP_WORDS = {"up", "increase", "bigger", "larger", "more", "deeper", "double", "next"}
+_DOWN_WORDS = {"down", "decrease", "smaller", "fewer", "less", "shallower", "halve", "previous"}
+
+
+def _is_direction(requested: Value) -> bool:
+    """True for a relative change (``x2``, ``+1``, ``up``), False for an absolute value."""
+    if not isinstance(requested, str):
+        return False
+    text = requested.strip()
+    return (bool(_DIRECTION.match(text)) and text[:1] in "x*/+-") or text.lower() in _UP_WORDS | _DOWN_WORDS
+
+
+def step(t: Tunable, direction: Value) -> Value:
+    """The value of ``t`` after moving it by ``direction``.
+
+    ``direction`` is an absolute value (``8``, ``"8"``), an operator (``"x2"``, ``"*2"``, ``"/2"``,
+    ``"+1"``, ``"-1"``) or a word (``"up"``/``"double"``/``"more"`` -> the next legal value above,
+    ``"down"``/``"halve"``/``"fewer"`` -> the next legal value below).
+
+    Raises:
+        TunableError: the direction cannot be understood or leaves no legal value.
+    """
+    cur = t.value
+    if isinstance(direction, bool) or not isinstance(direction, str):
+        return direction
+    text = direction.strip()
+    if isinstance(cur, bool):
+        if text in ("True", "False", "true", "false"):
+            return text.lower() == "true"
+        raise TunableError(f"{t.key}: {direction!r} is not a boolean")
+    if isinstance(cur, str):
+        return text
+    scalar = parse_scalar(text)
+    if isinstance(scalar, int | float) and not isinstance(scalar, bool) and not text.startswith(("+", "-")):
+        return _typed(t, scalar)
+    m = _DIRECTION.match(text)
+    if m and isinstance(cur, int | float):
+        op, num = m.group(1), float(m.group(2))
+        new = {"x": cur * num, "*": cur * num, "/": cur / num if num else math.nan, "+": cur + num, "-": cur - num}[op]
+        return _typed(t, new)
+    word = text.lower()
+    if word in _UP_WORDS | _DOWN_WORDS and isinstance(cur, int | float):
+        up = word in _UP_WORDS
+        if word in ("double", "halve"):
+            return _typed(t, cur * 2 if up else cur / 2)
+        legal = t.legality.enumerate()
+        if legal:
+            options = sorted(v for v in legal if isinstance(v, int | float) and (v > cur if up else v < cur))
+            if not options:
+                raise TunableError(f"{t.key}: no legal value {'above' if up else 'below'} {cur}")
+            return options[0] if up else options[-1]
+        if t.legality.power_of_two:
+            return _typed(t, cur * 2 if up else cur / 2)
+        return _typed(t, cur + 1 if up else cur - 1)
+    raise TunableError(
+        f"{t.key}: cannot understand the change {direction!r}",
+        hint="use a value (8), an operator (x2, /2, +1, -1) or up/down",
+    )
+
+
+def _typed(t: Tunable, value: float | int) -> Value:
+    if isinstance(t.value, int) and not isinstance(t.value, bool):
+        if isinstance(value, float) and (math.isnan(value) or value != int(value)):
+            raise TunableError(f"{t.key}: {value:g} is not an integer")
+        return int(value)
+    return float(value)
+
+
+def _render(lit: SourceLiteral, value: Value) -> str:
+    node = lit.node
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(node, cst.SimpleString) and isinstance(value, str):
+        quote = node.quote
+        body = value.replace("\\", "\\\\").replace(quote[0], "\\" + quote[0])
+        return f"{node.prefix}{quote}{body}{quote}"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _select(tunables: list[Tunable], ident: str, kernel: str | None) -> list[Tunable]:
+    by_key = [t for t in tunables if t.key == ident]
+    if by_key:
+        return by_key
+    found = [t for t in tunables if t.name == ident or ident in t.feeds]
+    if kernel is not None:
+        mine = [t for t in found if t.kernel in (kernel, None)]
+        return mine or found
+    return found
+
+
+def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel: str | None = None) -> dict[str, Value]:
+    """Resolve ``changes`` (knob name or key -> value or direction) to key -> new value.
+
+    A name that several literals carry is moved at every one of them (only those of ``kernel`` when
+    given and present); an absolute value is accepted there only when they all hold the same value
+    now (else name one by its key).
+
+    Raises:
+        TunableError: unknown knob, refused knob, ambiguous change, illegal value, or no change.
+    """
+    out: dict[str, Value] = {}
+    editable_names = sorted({t.key for t in tunables if t.editable})
+    for ident, requested in changes.items():
+        found = _select(tunables, ident, kernel)
+        if not found:
+            raise TunableError(f"no tunable named {ident!r}", hint=f"editable: {', '.join(editable_names) or 'none'}")
+        refused = [t for t in found if not t.editable]
+        if refused:
+            t = refused[0]
+            raise TunableError(f"{t.key} cannot be edited safely: {t.refused_reason or 'no literal value'}")
+        if len(found) > 1 and not _is_direction(requested) and len({repr(t.value) for t in found}) > 1:
+            sites = ", ".join(f"{t.key}={t.value}" for t in found)
+            raise TunableError(f"{ident!r} is ambiguous: {sites}", hint="name one by its key, or give a direction (x2)")
+        for t in found:
+            new = step(t, requested)
+            if type(new) is not type(t.value) and not (isinstance(t.value, float) and isinstance(new, int)):
+                raise TunableError(f"{t.key}: {new!r} has the wrong type (the knob holds {type(t.value).__name__})")
+            problem = t.legality.problem(new)
+            if problem:
+                src = f" ({t.legality.source})" if t.legality.source else ""
+                raise TunableError(f"{t.key}={new!r} is illegal: {problem}{src}")
+            if new == t.value:
+                raise TunableError(f"{t.key} is already {t.value!r}: the change does nothing")
+            out[t.key] = new
+    return out
+
+
+def _group_values(tunables: list[Tunable], new: Mapping[str, Value], group: str) -> dict[str, Value]:
+    values: dict[str, Value] = {}
+    for t in tunables:
+        if group in t.groups and t.value is not None:
+            v = new.get(t.key, t.value)
+            for feed in t.feeds or [t.name]:
+                values[feed] = v
+    return values
+
+
+def apply_source(
+    source: str,
+    changes: Mapping[str, Value],
+    *,
+    filename: str = "kernel.py",
+    limits: ResourceLimits | None = None,
+    kernel: str | None = None,
+) -> EditResult:
+    """Apply ``changes`` to ``source`` (pure); see :func:`apply`."""
+    _, sites, tunables = analyze(source, filename)
+    new_values = plan_edits(tunables, changes, kernel=kernel)
+    if limits is not None:
+        touched = {g for t in tunables if t.key in new_values for g in t.groups}
+        for g in sorted(touched):
+            problems = resource_problems(_group_values(tunables, new_values, g), limits)
+            if problems:
+                raise TunableError(f"{g}: the new configuration cannot fit: {'; '.join(problems)}")
+    by_key = {s.key: s for s in sites}
+    spans: list[tuple[int, int, str]] = []
+    edits: list[KnobEdit] = []
+    for t in tunables:
+        if t.key not in new_values:
+            continue
+        s = by_key[t.key]
+        assert s.literal is not None
+        new = new_values[t.key]
+        spans.append((s.literal.start, s.literal.end, _render(s.literal, new)))
+        for lk in s.links:
+            if not isinstance(new, int):
+                raise TunableError(f"{t.key}: grid literal needs an integer")
+            spans.append((lk.literal.start, lk.literal.end, str(new + lk.delta)))
+        edits.append(KnobEdit(key=t.key, name=t.name, before=t.value, after=new, location=t.location, linked=t.linked))
+    spans.sort()
+    for (_, e1, _), (s2, _, _) in itertools.pairwise(spans):
+        if s2 < e1:
+            raise TunableError("two requested edits overlap (the same literal named twice)")
+    out, pos = [], 0
+    for start, end, text in spans:
+        out.append(source[pos:start])
+        out.append(text)
+        pos = end
+    out.append(source[pos:])
+    new_source = "".join(out)
+    problems = _verify(source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename)
+    if problems:  # our bug, not the user's: the splice must touch only the planned literals
+        raise AssertionError(f"tunable edit touched more than planned: {problems}")
+    diff = "".join(
+        difflib.unified_diff(
+            source.splitlines(keepends=True),
+            new_source.splitlines(keepends=True),
+            fromfile=f"a/{filename}",
+            tofile=f"b/{filename}",
+        )
+    )
+    return EditResult(path=filename, edits=edits, diff=diff, new_source=new_source)
+
+
+def apply(
+    path: Path,
+    changes: Mapping[str, Value],
+    *,
+    write: bool = True,
+    limits: ResourceLimits | None = None,
+    kernel: str | None = None,
+) -> EditResult:
+    """Move the knobs named in ``changes`` in the file ``path``, touching nothing but their literals.
+
+    Args:
+        path: the kernel file.
+        changes: knob name or key -> new value or direction (see :func:`step`), e.g.
+            ``{"num_warps": 8}``, ``{"BLOCK_SIZE": 2048}``, ``{"BLOCK_M": "x2"}``.
+        write: write the new text to ``path`` (atomically); False for a dry run.
+        limits: block resource limits; when given, configurations that cannot fit are refused.
+        kernel: when a knob name occurs in several kernels, move only this kernel's (the profiled one).
+
+    Returns:
+        The edits with before/after values and the unified diff.
+
+    Raises:
+        TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing.
+        InputFileError: the file is missing or not UTF-8.
+    """
+    from kernelopt.memory.store import atomic_write_text
+
+    p = Path(path)
+    result = apply_source(read_source(p), changes, filename=p.name, limits=limits, kernel=kernel)
+    result.path = str(p)
+    if write and result.edits:
+        atomic_write_text(p, result.new_source)
+        result.written = True
+    return result
+
+
+def verify_only(old: str, new: str, expected: Mapping[str, Value], *, filename: str = "kernel.py") -> list[str]:
+    """Problems if ``new`` differs from ``old`` in anything but the knobs ``expected`` (key -> value).
+
+    Checks the knob values (every other knob unchanged, each expected one at its value) and the text
+    (only lines holding a moved literal or its linked grid literals differ).
+    """
+    try:
+        _, old_sites, before = analyze(old, filename)
+    except TunableError as exc:
+        return [exc.message]
+    return _verify(old, old_sites, before, new, expected, filename)
+
+
+def _verify(
+    old: str,
+    old_sites: list[Site],
+    before: list[Tunable],
+    new: str,
+    expected: Mapping[str, Value],
+    filename: str,
+) -> list[str]:
+    problems: list[str] = []
+    try:
+        after = {t.key: t for t in analyze(new, filename)[2]}
+    except TunableError as exc:
+        return [exc.message]
+    for t in before:
+        now = after.get(t.key)
+        if now is None:
+            problems.append(f"{t.key} disappeared")
+        elif t.key in expected:
+            if now.value != expected[t.key]:
+                problems.append(f"{t.key} is {now.value!r}, expected {expected[t.key]!r}")
+        elif now.value != t.value:
+            problems.append(f"{t.key} changed {t.value!r} -> {now.value!r} but was not planned")
+    allowed_lines: set[int] = set()
+    for s in old_sites:
+        if s.key in expected and s.literal is not None:
+            allowed_lines.add(s.literal.line)
+            allowed_lines.update(lk.literal.line for lk in s.links)
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if len(old_lines) != len(new_lines):
+        problems.append(f"line count changed ({len(old_lines)} -> {len(new_lines)})")
+    else:
+        for i, (x, y) in enumerate(zip(old_lines, new_lines, strict=True), start=1):
+            if x != y and i not in allowed_lines:
+                problems.append(f"{filename}:{i} changed but holds no planned knob")
+    return problems
+
+
+def knob_diff(old: str, new: str, *, filename: str = "kernel.py") -> dict[str, tuple[Value | None, Value | None]]:
+    """Knob key -> (before, after) for every knob whose value differs between two texts.
+
+    Used to record what a free-form (agent) edit did to the knobs; returns ``{}`` when either text
+    does not parse.
+    """
+    try:
+        before = {t.key: t.value for t in discover_source(old, filename)}
+        after = {t.key: t.value for t in discover_source(new, filename)}
+    except TunableError:
+        return {}
+    out: dict[str, tuple[Value | None, Value | None]] = {}
+    for k in sorted(before.keys() | after.keys()):
+        if before.get(k) != after.get(k):
+            out[k] = (before.get(k), after.get(k))
+    return out

@@ -1,0 +1,259 @@
+"""What is known about knobs by name: the action categories that move them, their legal values (with
+the source of each limit), and rough resource costs of a launch configuration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from kernelopt.actions import ActionCategory
+from kernelopt.tunables.model import Legality, Value
+
+# Triton launch options that are knobs (not kernel parameters). Source: triton.Config / the NVIDIA
+# and AMD backends' compile options in Triton 3.x (num_warps, num_stages, num_ctas, maxnreg;
+# waves_per_eu, matrix_instr_nonkdim, kpack on ROCm).
+LAUNCH_OPTIONS = (
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "maxnreg",
+    "waves_per_eu",
+    "matrix_instr_nonkdim",
+    "kpack",
+)
+
+# Defaults Triton 3.x applies when a launch or triton.Config omits an option (triton.Config.__init__
+# and CUDAOptions: num_warps=4, num_stages=3). Used only to estimate resources.
+TRITON_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_stages": 3}
+
+# CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": at most 1024 threads
+# per block and 255 32-bit registers per thread (all compute capabilities >= 5.0). AMD CDNA: at most
+# 1024 work-items per workgroup (HIP programming guide).
+MAX_THREADS_PER_BLOCK = 1024
+MAX_REGISTERS_PER_THREAD_NVIDIA = 255
+# Triton's TRITON_MAX_TENSOR_NUMEL (triton/language/core.py): the largest block a tl.arange may span.
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+_LEGAL_SOURCE_TRITON_ARANGE = "Triton: tl.arange ranges must be powers of two, at most TRITON_MAX_TENSOR_NUMEL"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Knob rules: names -> categories and legality
+
+
+@dataclass(frozen=True)
+class _KnobRule:
+    pattern: re.Pattern[str]
+    categories: tuple[ActionCategory, ...]
+    legality: Legality
+
+
+def _rule(regex: str, cats: Iterable[ActionCategory], **legal: Any) -> _KnobRule:
+    return _KnobRule(re.compile(regex, re.IGNORECASE), tuple(cats), Legality(**legal))
+
+
+AC = ActionCategory
+_KNOB_RULES: tuple[_KnobRule, ...] = (
+    _rule(
+        r"^num_warps$",
+        [AC.NUM_WARPS, AC.OCCUPANCY],
+        values=[1, 2, 4, 8, 16, 32],
+        source="Triton: num_warps is a power of two; 32 warps x 32 threads = 1024, the CUDA limit of threads per block",
+    ),
+    _rule(
+        r"^num_stages$",
+        [AC.SOFTWARE_PIPELINING],
+        minimum=1,
+        source="Triton: num_stages >= 1 (software-pipelining depth of tl.range / K loops)",
+    ),
+    _rule(r"^num_ctas$", [], power_of_two=True, minimum=1, source="Triton: CTAs per cluster (Hopper), a power of two"),
+    _rule(
+        r"^maxnreg$",
+        [AC.REGISTER_PRESSURE],
+        minimum=1,
+        maximum=MAX_REGISTERS_PER_THREAD_NVIDIA,
+        source="CUDA C++ Programming Guide: at most 255 registers per thread",
+    ),
+    _rule(r"^waves_per_eu$", [AC.WAVE_OCCUPANCY, AC.OCCUPANCY], minimum=0, source="ROCm Triton: waves per EU hint"),
+    _rule(
+        r"^matrix_instr_nonkdim$",
+        [AC.MFMA_USE],
+        values=[0, 16, 32],
+        source="ROCm Triton: MFMA instruction size (16 or 32; 0 lets the compiler choose)",
+    ),
+    _rule(r"^kpack$", [AC.MFMA_USE], values=[1, 2], source="ROCm Triton: kpack 1 or 2"),
+    _rule(
+        r"^(BLOCK|TILE)(_SIZE)?_?[MN]$|^BLOCK_SIZE_[MN]$|^TILE_SIZE_[MN]$",
+        [AC.TILING, AC.BLOCK_SIZE],
+        power_of_two=True,
+        minimum=1,
+        maximum=TRITON_MAX_TENSOR_NUMEL,
+        source=_LEGAL_SOURCE_TRITON_ARANGE,
+    ),
+    _rule(
+        r"^(BLOCK|TILE)(_SIZE)?_?K$|^BLOCK_SIZE_K$",
+        [AC.TILING],
+        power_of_two=True,
+        minimum=1,
+        maximum=TRITON_MAX_TENSOR_NUMEL,
+        source=_LEGAL_SOURCE_TRITON_ARANGE,
+    ),
+    _rule(
+        r"^(BLOCK|BLOCK_SIZE|BLOCK_SIZE_[A-Z]+|BLOCK_[A-Z]|[XYZR]_?BLOCK|BLOCK_[XYZR]|TILE|TILE_SIZE|BLOCK_D|BLOCK_DMODEL)$",
+        [AC.BLOCK_SIZE],
+        power_of_two=True,
+        minimum=1,
+        maximum=TRITON_MAX_TENSOR_NUMEL,
+        source=_LEGAL_SOURCE_TRITON_ARANGE,
+    ),
+    _rule(r"^GROUP(_SIZE)?(_[MN])?$", [AC.L2_RASTERIZATION], minimum=1, source="grouped tile ordering: group >= 1"),
+    _rule(r"^SPLIT_?K$", [AC.SPLIT_K], minimum=1, source="split-K factor >= 1"),
+    _rule(
+        r"^(VEC|VEC_SIZE|VECTOR_SIZE|VEC_WIDTH|VECTOR_WIDTH|ELEMS_PER_THREAD|ELEMENTS_PER_THREAD)$",
+        [AC.VECTORIZED_ACCESS],
+        power_of_two=True,
+        minimum=1,
+        maximum=16,
+        source="vector width in elements: a power of two; 16 B is the widest global access (LDG.128)",
+    ),
+    _rule(r"^(NUM_SMS|NUM_PROGRAMS|NUM_CTAS_PERSISTENT)$", [AC.PERSISTENT_KERNEL], minimum=1, source="persistent grid"),
+    _rule(
+        r"^(THREADS|NUM_THREADS|THREADS_PER_BLOCK|BLOCK_THREADS|BLOCK_DIM|THREADS_PER_CTA)$",
+        [AC.BLOCK_SIZE, AC.OCCUPANCY],
+        minimum=32,
+        maximum=MAX_THREADS_PER_BLOCK,
+        multiple_of=32,
+        source="CUDA C++ Programming Guide: at most 1024 threads per block; whole warps of 32",
+    ),
+)
+
+BLOCKISH = frozenset({AC.BLOCK_SIZE, AC.TILING})
+
+
+def knob_rule(name: str) -> tuple[list[ActionCategory], Legality] | None:
+    """Categories and legality of a knob named ``name`` (``None`` when the name is not a known knob)."""
+    for r in _KNOB_RULES:
+        if r.pattern.match(name):
+            return list(r.categories), r.legality.model_copy(deep=True)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Resources
+
+
+class ResourceLimits(BaseModel):
+    """Per-block limits used to reject configurations that cannot fit.
+
+    Attributes:
+        shared_memory_bytes: shared memory (LDS) per SM/CU, the upper bound of one block's share.
+        max_registers_per_thread: registers per thread before spilling (NVIDIA: 255), ``None`` to skip.
+        max_threads_per_block: threads per block.
+        warp_size: threads per warp (32 NVIDIA, 64 AMD CDNA).
+        elem_bytes: bytes per element of the tile operands (from the task card's dtype), ``None`` unknown.
+        source: where the figures come from.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    shared_memory_bytes: int | None = None
+    max_registers_per_thread: int | None = MAX_REGISTERS_PER_THREAD_NVIDIA
+    max_threads_per_block: int = MAX_THREADS_PER_BLOCK
+    warp_size: int = 32
+    elem_bytes: int | None = None
+    source: str | None = None
+
+    @classmethod
+    def for_gpu(cls, gpu: str | None, dtype: str | None) -> ResourceLimits:
+        """Limits of the GPU named ``gpu`` (wiki spec sheet) for operands of ``dtype``.
+
+        Unknown figures stay ``None`` (their checks are skipped).
+
+        Raises:
+            UsageError: unknown GPU name or dtype.
+        """
+        elem = _dtype_bytes(dtype)
+        if not gpu:
+            return cls(elem_bytes=elem)
+        from kernelopt.hardware.specs import lookup
+
+        spec = lookup(gpu)
+        smem = spec.figures.get("shared_memory_per_sm_bytes")
+        amd = spec.vendor.lower() == "amd"
+        return cls(
+            shared_memory_bytes=int(smem.value) if smem and smem.value is not None else None,
+            max_registers_per_thread=None if amd else MAX_REGISTERS_PER_THREAD_NVIDIA,
+            warp_size=64 if amd else 32,
+            elem_bytes=elem,
+            source=spec.cite("shared_memory_per_sm_bytes") if smem and smem.value is not None else None,
+        )
+
+
+def _dtype_bytes(dtype: str | None) -> int | None:
+    if not dtype:
+        return None
+    from kernelopt.hardware.specs import normalize_dtype
+
+    return {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}.get(normalize_dtype(dtype))
+
+
+class ResourceEstimate(BaseModel):
+    """Rough per-block resource use of one launch configuration.
+
+    Attributes:
+        threads_per_block: ``num_warps * warp_size``.
+        smem_bytes: shared memory of a pipelined GEMM tile, ``num_stages * (BM*BK + BK*BN) * elem_bytes``
+            (``None`` when the group is not a BM/BN/BK tile or the dtype is unknown).
+        acc_registers_per_thread: fp32 accumulator registers per thread, ``BM*BN / threads``.
+    """
+
+    threads_per_block: int | None = None
+    smem_bytes: int | None = None
+    acc_registers_per_thread: float | None = None
+
+
+def _tile_dim(values: Mapping[str, Value], axis: str) -> int | None:
+    for name, v in values.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            up = name.upper()
+            if re.fullmatch(rf"(BLOCK|TILE)(_SIZE)?_?{axis}", up):
+                return v
+    return None
+
+
+def estimate_resources(values: Mapping[str, Value], limits: ResourceLimits) -> ResourceEstimate:
+    """Rough resource use of one launch/config given its knob values (Triton defaults fill the gaps)."""
+    warps = values.get("num_warps", TRITON_DEFAULTS["num_warps"])
+    stages = values.get("num_stages", TRITON_DEFAULTS["num_stages"])
+    threads = warps * limits.warp_size if isinstance(warps, int) else None
+    bm, bn, bk = _tile_dim(values, "M"), _tile_dim(values, "N"), _tile_dim(values, "K")
+    smem = None
+    if bm and bn and bk and isinstance(stages, int) and limits.elem_bytes:
+        smem = max(stages, 1) * (bm * bk + bk * bn) * limits.elem_bytes
+    acc = bm * bn / threads if bm and bn and bk and threads else None
+    return ResourceEstimate(threads_per_block=threads, smem_bytes=smem, acc_registers_per_thread=acc)
+
+
+def resource_problems(values: Mapping[str, Value], limits: ResourceLimits) -> list[str]:
+    """Why the configuration ``values`` cannot fit the block limits (empty when it fits or is unknown)."""
+    est = estimate_resources(values, limits)
+    out = []
+    if est.threads_per_block is not None and est.threads_per_block > limits.max_threads_per_block:
+        out.append(f"{est.threads_per_block} threads per block > {limits.max_threads_per_block}")
+    smem_cap = limits.shared_memory_bytes
+    if est.smem_bytes is not None and smem_cap is not None and est.smem_bytes > smem_cap:
+        out.append(
+            f"estimated shared memory {est.smem_bytes} B (stages x (BM*BK + BK*BN) x {limits.elem_bytes} B) "
+            f"> {limits.shared_memory_bytes} B per SM ({limits.source or 'spec sheet'})"
+        )
+    reg_cap = limits.max_registers_per_thread
+    if est.acc_registers_per_thread is not None and reg_cap is not None and est.acc_registers_per_thread > reg_cap:
+        out.append(
+            f"fp32 accumulator alone needs {est.acc_registers_per_thread:.0f} registers per thread "
+            f"> {limits.max_registers_per_thread} (certain spills)"
+        )
+    return out

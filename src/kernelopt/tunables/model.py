@@ -1,0 +1,193 @@
+"""The tunable records: a knob, its legal values, and the result of an edit."""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.actions import ActionCategory
+from kernelopt.errors import KerneloptError
+
+Value = int | float | bool | str
+
+
+class TunableError(KerneloptError):
+    """A knob cannot be found, is refused, or the requested value is illegal or ambiguous."""
+
+    exit_code = 2
+
+
+class TunableKind(StrEnum):
+    """Where the edited literal lives."""
+
+    LAUNCH_KWARG = "launch_kwarg"
+    AUTOTUNE_CONFIG = "autotune_config"
+    MODULE_CONSTANT = "module_constant"
+    MARKED_CONSTANT = "marked_constant"
+
+
+class Legality(BaseModel):
+    """The legal values of one knob.
+
+    Attributes:
+        values: the explicit set of legal values, when finite.
+        power_of_two: the value must be a power of two.
+        minimum: smallest legal value (inclusive).
+        maximum: largest legal value (inclusive).
+        multiple_of: the value must be a multiple of this.
+        source: where the rule comes from (documentation or API contract).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    values: list[Value] | None = None
+    power_of_two: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    multiple_of: int | None = None
+    source: str | None = None
+
+    def problem(self, value: Value) -> str | None:
+        """Why ``value`` is illegal, or ``None`` when it is legal."""
+        if self.values is not None:
+            return None if value in self.values else f"must be one of {self.values}"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        if self.minimum is not None and value < self.minimum:
+            return f"must be >= {_num(self.minimum)}"
+        if self.maximum is not None and value > self.maximum:
+            return f"must be <= {_num(self.maximum)}"
+        if self.power_of_two and not (isinstance(value, int) and value > 0 and value & (value - 1) == 0):
+            return "must be a power of two"
+        if self.multiple_of and (not isinstance(value, int) or value % self.multiple_of):
+            return f"must be a multiple of {self.multiple_of}"
+        return None
+
+    def enumerate(self) -> list[int] | None:
+        """Every legal integer value when the set is finite and small (<= 32 values), else ``None``."""
+        if self.values is not None:
+            return [v for v in self.values if isinstance(v, int)] or None
+        if self.minimum is None or self.maximum is None:
+            return None
+        lo, hi = math.ceil(self.minimum), int(self.maximum)
+        if self.power_of_two:
+            out = [1 << i for i in range(0, 40) if lo <= (1 << i) <= hi]
+        else:
+            step = self.multiple_of or 1
+            start = lo + (-lo) % step
+            out = list(range(start, hi + 1, step))
+        if self.multiple_of:
+            out = [v for v in out if v % self.multiple_of == 0]
+        return out if len(out) <= 32 else None
+
+    def describe(self) -> list[str]:
+        """Human-readable constraints, one per line."""
+        if self.values is not None:
+            return [f"one of {self.values}"]
+        out = []
+        if self.power_of_two:
+            out.append("power of two")
+        if self.minimum is not None:
+            out.append(f">= {_num(self.minimum)}")
+        if self.maximum is not None:
+            out.append(f"<= {_num(self.maximum)}")
+        if self.multiple_of:
+            out.append(f"multiple of {self.multiple_of}")
+        return out
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+class Tunable(BaseModel):
+    """One knob of a kernel file.
+
+    Attributes:
+        key: unique handle for :func:`apply` (``BLOCK_M`` for a constant, ``add_kernel:num_warps`` for a
+            launch literal, ``matmul_kernel.configs[2].BLOCK_K`` inside an autotune list).
+        name: the knob as the kernel sees it (``BLOCK_SIZE``, ``num_warps``).
+        value: its current value.
+        kind: where the literal lives.
+        location: ``file:line`` of the literal that an edit rewrites.
+        kernel: the Triton kernel it feeds, when known.
+        feeds: every kernel parameter / launch option this literal feeds (a constant may feed several).
+        used_at: ``file:line`` of the launch sites or configs that use it.
+        groups: the launch sites / autotune configs it belongs to (resource estimates are per group).
+        linked: ``file:line`` of grid literals kept consistent with it on edit.
+        legality: the legal values.
+        legal_values: the finite set of legal values, when small enough to list.
+        constraints: human-readable legality constraints.
+        categories: the action categories that move it, primary first.
+        refused_reason: why it cannot be edited safely; ``None`` when it can.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    name: str
+    value: Value | None
+    kind: TunableKind
+    location: str
+    kernel: str | None = None
+    feeds: list[str] = Field(default_factory=list)
+    used_at: list[str] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+    linked: list[str] = Field(default_factory=list)
+    legality: Legality = Field(default_factory=Legality)
+    legal_values: list[Value] | None = None
+    constraints: list[str] = Field(default_factory=list)
+    categories: list[ActionCategory] = Field(default_factory=list)
+    refused_reason: str | None = None
+
+    @property
+    def editable(self) -> bool:
+        return self.refused_reason is None and self.value is not None
+
+    @property
+    def category(self) -> ActionCategory | None:
+        """The primary action category that moves this knob."""
+        return self.categories[0] if self.categories else None
+
+
+class KnobEdit(BaseModel):
+    """One knob moved by :func:`apply`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    name: str
+    before: Value
+    after: Value
+    location: str
+    linked: list[str] = Field(default_factory=list)
+
+
+class EditResult(BaseModel):
+    """The outcome of :func:`apply`.
+
+    Attributes:
+        path: the edited file.
+        edits: the knobs moved, in source order.
+        diff: unified diff of the file (empty when nothing changed).
+        written: True when the new text was written to ``path``.
+        new_source: the edited text.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    edits: list[KnobEdit]
+    diff: str
+    written: bool = False
+    new_source: str = Field(default="", exclude=True, repr=False)
+
+    @property
+    def knob_changes(self) -> dict[str, tuple[Value, Value]]:
+        """Knob -> (before, after): by name when a name was edited at one place, else by key."""
+        counts: dict[str, int] = {}
+        for e in self.edits:
+            counts[e.name] = counts.get(e.name, 0) + 1
+        return {(e.name if counts[e.name] == 1 else e.key): (e.before, e.after) for e in self.edits}

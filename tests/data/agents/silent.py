@@ -1,0 +1,1 @@
+"""An agent that exits 0 having done nothing."""

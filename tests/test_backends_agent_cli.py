@@ -1,0 +1,210 @@
+"""The agent-cli backend with scripted agents (tests/data/agents): behave, trespass, hang, crash, silence."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelopt.backends import guard
+from kernelopt.backends.agent_cli import AgentCliImplementer, AgentCliPlanner, build_argv
+from kernelopt.backends.guard import violation_pitfall
+from kernelopt.backends.protocol import BackendFailure, Implementer, Planner
+from kernelopt.backends.registry import implementer_class, planner_class
+from kernelopt.backends.stage import run_implement, stage_context
+from kernelopt.errors import UsageError
+
+from .backends_support import AGENTS, fake_parse_plan, make_plan, make_ws, write_plan
+
+PY = shlex.quote(sys.executable)
+
+
+def agent(script: str, *, prompt_arg: bool = True) -> dict:
+    command = f"{PY} {shlex.quote(str(AGENTS / script))}" + (" {prompt_file}" if prompt_arg else "")
+    return {"command": command, "timeout_s": 20}
+
+
+@pytest.fixture
+def ws(ws_root: Path):
+    return make_ws(ws_root)
+
+
+def _plan_ctx(ws, version: int = 1):
+    return stage_context(ws, version)
+
+
+def _impl_ctx(ws):
+    plan = make_plan()
+    write_plan(ws, plan)
+    return stage_context(ws, 1, plan=plan)
+
+
+# -- command templates ----------------------------------------------------------------------------
+
+
+def test_build_argv_fills_placeholders_per_argument_without_a_shell() -> None:
+    values = {"prompt_file": "/w s/p.md", "workspace": "/w s", "version": "3", "plan_file": "/w s/plans/v3.md"}
+    argv = build_argv('claude -p "Read {prompt_file} and act" --cwd {workspace} --v={version} {{x}}', values)
+    assert argv == ["claude", "-p", "Read /w s/p.md and act", "--cwd", "/w s", "--v=3", "{x}"]
+    assert build_argv("codex exec - ; rm -rf /", values) == ["codex", "exec", "-", ";", "rm", "-rf", "/"]
+    with pytest.raises(UsageError, match="unknown placeholder"):
+        build_argv("agent {promptfile}", values)
+    with pytest.raises(UsageError, match="does not split"):
+        build_argv("agent 'unbalanced", values)
+
+
+def test_registry_and_protocols() -> None:
+    assert planner_class("agent-cli") is AgentCliPlanner and implementer_class("agent-cli") is AgentCliImplementer
+    assert isinstance(AgentCliPlanner({}), Planner) and isinstance(AgentCliImplementer({}), Implementer)
+
+
+def test_missing_command_is_a_usage_error(ws, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
+    with pytest.raises(UsageError, match="setting 'command' is required") as exc:
+        AgentCliPlanner().plan(_plan_ctx(ws))
+    assert "KERNELOPT_AGENT_COMMAND" in exc.value.one_line()
+
+
+# -- Stage 2 --------------------------------------------------------------------------------------
+
+
+def test_planner_that_behaves(ws) -> None:
+    before = guard.snapshot(ws.root)
+    out = AgentCliPlanner(agent("behave.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    assert out.plan is not None
+    # only the plan changed, as an orchestrator's guard sees it (the transcript is not a stage write)
+    assert [(c.path, c.kind) for c in guard.changes(before, guard.snapshot(ws.root))] == [("plans/v1_plan.md", "added")]
+    assert out.plan.action_category.value == "num_warps" and out.plan.planner == "agent-cli"
+    assert ws.plan_path(1).is_file()
+    log = out.transcript.read_text()
+    assert out.transcript == ws.profile_dir(1) / "agent_plan.log"
+    assert "wrote plans/v1_plan.md" in log and "status: exit status 0" in log and "violations: none" in log
+
+
+def test_planner_that_edits_the_kernel_is_reverted_and_fails(ws) -> None:
+    kernel = ws.kernel_py.read_bytes()
+    with pytest.raises(BackendFailure, match=r"outside the plan stage's allowance: kernel.py \(modified\)") as exc:
+        AgentCliPlanner(agent("rogue.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    out = exc.value
+    assert [(c.path, c.kind) for c in out.violations] == [("kernel.py", "modified")]
+    assert out.transcript is not None and out.transcript.is_file()
+    assert ws.kernel_py.read_bytes() == kernel
+    assert not ws.plan_path(1).exists()  # the failed stage leaves no plan behind
+    pit = violation_pitfall(out.violations, stage="Stage 2", backend="agent-cli", allowed_patterns=["plans/v1_plan.md"])
+    assert pit.error_type == "write_guard_violation" and "kernel.py (modified)" in pit.error_message
+
+
+def test_planner_that_writes_nothing_fails(ws) -> None:
+    with pytest.raises(BackendFailure, match="wrote no plans/v1_plan.md"):
+        AgentCliPlanner(agent("silent.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+
+
+def test_planner_with_nothing_new_says_why(ws) -> None:
+    out = AgentCliPlanner(agent("no_new.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    assert out.plan is None
+    assert out.reason == "every applicable technique was tried in v1..v3"
+
+
+def test_planner_crash_and_invalid_plan(ws) -> None:
+    with pytest.raises(BackendFailure, match="exited with status 3: agent crashed: out of credits"):
+        AgentCliPlanner(agent("crash.py"), parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+    assert not ws.plan_path(1).exists()  # the half-written plan is removed
+
+    def strict(text: str):
+        raise ValueError("missing section '## Search Log'")
+
+    with pytest.raises(BackendFailure, match="is not a valid plan: missing section"):
+        AgentCliPlanner(agent("behave.py"), parse_plan=strict).plan(_plan_ctx(ws))
+    assert not ws.plan_path(1).exists()
+
+
+def test_planner_hang_is_killed(ws) -> None:
+    opts = {**agent("hang.py", prompt_arg=False), "timeout_s": 1.0}
+    with pytest.raises(BackendFailure, match="ran past its 1 s limit"):
+        AgentCliPlanner(opts, parse_plan=fake_parse_plan).plan(_plan_ctx(ws))
+
+
+def test_planner_without_a_parser_says_so(ws, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernelopt.backends.agent_cli as mod
+
+    monkeypatch.setattr(mod, "load_plan_parser", lambda: None)
+    with pytest.raises(BackendFailure, match="plan parser"):
+        AgentCliPlanner(agent("behave.py")).plan(_plan_ctx(ws))
+    assert not ws.plan_path(1).exists()
+
+
+# -- Stage 3 --------------------------------------------------------------------------------------
+
+
+def test_implementer_that_behaves(ws) -> None:
+    report = run_implement(_impl_ctx(ws), AgentCliImplementer(agent("behave.py")), run_check=False)
+    out = report.outcome
+    assert out.error is None and out.changed and report.ok
+    assert out.knob_changes == {"add_kernel:num_warps": (4, 8)}
+    assert "num_warps=8" in ws.kernel_py.read_text()
+    assert (ws.profile_dir(1) / "agent_implement.log").read_text().count("python test_kernel.py passed") == 1
+
+
+def test_implementer_that_trespasses_is_reverted_and_fails(ws) -> None:
+    ref, kernel = ws.reference_py.read_bytes(), ws.kernel_py.read_bytes()
+    report = run_implement(_impl_ctx(ws), AgentCliImplementer(agent("rogue.py")), run_check=False)
+    out = report.outcome
+    assert not out.changed and not report.ok
+    assert {(c.path, c.kind) for c in out.violations} == {("notes.txt", "added"), ("reference.py", "modified")}
+    assert "outside the implement stage's allowance" in out.error and "reverted" in out.error
+    assert ws.reference_py.read_bytes() == ref and not (ws.root / "notes.txt").exists()
+    assert ws.kernel_py.read_bytes() == kernel
+    assert ws.is_clean()
+
+
+def test_implementer_that_hangs_is_killed_with_its_children(ws) -> None:
+    opts = {**agent("hang.py", prompt_arg=False), "timeout_s": 1.5}
+    t0 = time.monotonic()
+    out = AgentCliImplementer(opts).implement(_impl_ctx(ws))
+    assert time.monotonic() - t0 < 15
+    assert "ran past its 1.5 s limit; its process group was killed" in out.error and not out.changed
+    child = int((ws.state_dir / "hang_child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the agent's child process outlived the timeout")
+    assert "thinking..." in out.transcript.read_text() and "timed out after 1.5 s" in out.transcript.read_text()
+
+
+def test_implementer_that_exits_nonzero_fails_and_restores_kernel(ws) -> None:
+    kernel = ws.kernel_py.read_bytes()
+    out = AgentCliImplementer(agent("crash.py")).implement(_impl_ctx(ws))
+    assert out.error.startswith("the agent exited with status 3: agent crashed: out of credits")
+    assert ws.kernel_py.read_bytes() == kernel  # the half edit is undone
+    assert "agent crashed" in out.transcript.read_text()
+
+
+def test_implementer_that_changes_nothing_fails(ws) -> None:
+    out = AgentCliImplementer(agent("silent.py")).implement(_impl_ctx(ws))
+    assert "without changing kernel.py" in out.error
+
+
+def test_prompt_goes_to_stdin_without_the_placeholder(ws) -> None:
+    out = AgentCliImplementer(agent("stdin_echo.py", prompt_arg=False)).implement(_impl_ctx(ws))
+    assert out.changed
+    assert "# prompt: # kernelopt Stage 3 (implement)" in ws.kernel_py.read_text()
+
+
+def test_agent_not_installed(ws) -> None:
+    out = AgentCliImplementer({"command": "no-such-agent-cli-xyz {prompt_file}"}).implement(_impl_ctx(ws))
+    assert "agent command not found: 'no-such-agent-cli-xyz'" in out.error
+
+
+def test_command_from_environment(ws, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KERNELOPT_AGENT_COMMAND", agent("behave.py")["command"])
+    out = AgentCliImplementer().implement(_impl_ctx(ws))
+    assert out.changed and out.error is None

@@ -1,0 +1,225 @@
+"""`kernelopt tunables` and `kernelopt implement`, and third-party backends through entry points."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from kernelopt.backends.registry import implementer_class
+from kernelopt.cli.app import main
+
+from .backends_support import AGENTS, TUNABLES, fake_parse_plan, make_plan, make_ws, write_plan
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    message: str
+
+
+@pytest.fixture
+def parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand in for kernelopt.planning.markdown (the planning package provides the real parser)."""
+    fake = types.ModuleType("kernelopt.planning.markdown")
+    fake.parse_plan = fake_parse_plan  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "kernelopt.planning.markdown", fake)
+
+
+def _harness(monkeypatch: pytest.MonkeyPatch, verdict: Verdict | None) -> list:
+    """Stand in for kernelopt.harness.gate (None: the harness is not installed)."""
+    calls: list = []
+    import kernelopt.backends.stage as stage
+
+    if verdict is None:
+        monkeypatch.setattr(stage, "harness_check", lambda: None)
+        return calls
+    fake = types.ModuleType("kernelopt.harness.gate")
+
+    def check_correctness(ws):
+        calls.append(ws)
+        return verdict
+
+    fake.check_correctness = check_correctness  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "kernelopt.harness.gate", fake)
+    return calls
+
+
+# -- tunables -------------------------------------------------------------------------------------
+
+
+def test_tunables_json_and_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tunables", str(TUNABLES / "matmul_autotune.py"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    keys = {t["key"]: t for t in data}
+    assert keys["matmul_kernel.configs[0].num_warps"]["legal_values"] == [1, 2, 4, 8, 16, 32]
+    assert keys["generated_kernel.configs"]["refused_reason"].startswith("autotune configs are built by code")
+    assert main(["tunables", str(TUNABLES / "grid_refused.py")]) == 0
+    out = capsys.readouterr()
+    assert "copy_kernel:BLOCK" in out.out and "copy_kernel:BLOCK is not editable: grid literal 1024" in out.err
+
+
+def test_tunables_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text((TUNABLES / "softmax_grid_literal.py").read_text())
+    old = path.read_text()
+    assert main(["tunables", str(path), "--set", "scale_kernel#1:BLOCK=x2", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "scale_kernel#1:BLOCK: 1024 -> 2048" in out and "+    grid = ((n + 2047) // 2048,)" in out
+    assert path.read_text() == old
+    assert main(["tunables", str(path), "--set", "scale_kernel#1:num_warps=16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["knob_changes"] == {"num_warps": [8, 16]}
+    assert "num_warps=16" in path.read_text()
+    assert main(["tunables", str(path), "--set", "num_stages=0"]) == 2
+    assert "kernelopt: error: scale_kernel#1:num_stages=0 is illegal: must be >= 1" in capsys.readouterr().err
+
+
+def test_tunables_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tunables", "/nonexistent/kernel.py"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+# -- implement ------------------------------------------------------------------------------------
+
+
+def test_implement_rules_then_correctness(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    calls = _harness(monkeypatch, Verdict(True, "2/2 shapes pass (rel_err 0.0)"))
+    assert main(["implement", str(ws.root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] and data["version"] == 1 and data["implementer"] == "rules"
+    assert data["knob_changes"] == {"num_warps": [4, 8]}
+    assert data["correctness"] == {
+        "ran": True,
+        "passed": True,
+        "message": "2/2 shapes pass (rel_err 0.0)",
+        "error": None,
+    }
+    assert len(calls) == 1 and "+                     num_warps=8)" in data["diff"]
+
+
+def test_implement_failing_correctness_exits_1(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    _harness(monkeypatch, Verdict(False, "case 1: rel_err 0.5"))
+    assert main(["implement", str(ws.root)]) == 1
+    err = capsys.readouterr().err
+    assert "implement failed: kernel.py fails correctness: case 1: rel_err 0.5" in err and "checkout kernel.py" in err
+
+
+def test_implement_without_harness_says_so(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    _harness(monkeypatch, None)
+    assert main(["implement", str(ws.root)]) == 0
+    out = capsys.readouterr()
+    assert "num_warps: 4 -> 8" in out.out and "correctness not checked: correctness check unavailable" in out.err
+
+
+def test_implement_when_the_check_cannot_run(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.errors import EnvironmentProblem
+
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    fake = types.ModuleType("kernelopt.harness.gate")
+
+    def check_correctness(ws):
+        raise EnvironmentProblem("no CUDA device and KERNELOPT_DEVICE=cuda")
+
+    fake.check_correctness = check_correctness  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "kernelopt.harness.gate", fake)
+    assert main(["implement", str(ws.root)]) == 1
+    assert "the correctness check could not run: no CUDA device" in capsys.readouterr().err
+
+
+def test_implement_refusal_exits_1(ws_root: Path, parser: None, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan("coalescing", {}))
+    assert main(["implement", str(ws.root), "--no-check"]) == 1
+    assert "is a code change, not a knob move" in capsys.readouterr().err
+
+
+def test_implement_needs_a_plan_and_a_parser(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_ws(ws_root)
+    assert main(["implement", str(ws.root)]) == 2
+    assert "no plans/v<N>_plan.md to implement" in capsys.readouterr().err
+    write_plan(ws, make_plan())
+    import kernelopt.backends.stage as stage
+
+    monkeypatch.setattr(stage, "load_plan_parser", lambda: None)
+    assert main(["implement", str(ws.root)]) == 3
+    assert "cannot read plans" in capsys.readouterr().err
+
+
+def test_implement_with_agent_cli_option(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    _harness(monkeypatch, Verdict(True, "ok"))
+    command = f"command={shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'behave.py'))} {{prompt_file}}"
+    rc = main(["implement", str(ws.root), "--implementer", "agent-cli", "-o", command, "-o", "timeout_s=30", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and data["ok"] and data["transcript"].endswith("profiles/v1/agent_implement.log")
+
+
+def test_implement_unknown_backend(ws_root: Path, parser: None, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    assert main(["implement", str(ws.root), "--implementer", "magic"]) == 2
+    assert "unknown implementer backend 'magic'" in capsys.readouterr().err
+
+
+# -- third-party backends through entry points ----------------------------------------------------
+
+PLUGIN = """
+from kernelopt.backends.protocol import ImplementOutcome
+
+
+class AppendComment:
+    name = "comment"
+
+    def __init__(self, options=None):
+        self.options = options or {}
+
+    def implement(self, ctx):
+        k = ctx.workspace.kernel_py
+        k.write_text(k.read_text() + "\\n# " + self.options.get("text", "tuned by a plug-in") + "\\n")
+        return ImplementOutcome(changed=True, description="plug-in comment")
+"""
+
+
+def test_entry_point_plugin(
+    tmp_path: Path, ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    (site / "kopt_comment_plugin-0.1.dist-info").mkdir(parents=True)
+    (site / "kopt_comment_plugin.py").write_text(PLUGIN)
+    dist = site / "kopt_comment_plugin-0.1.dist-info"
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kopt-comment-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[kernelopt.implementers]\ncomment = kopt_comment_plugin:AppendComment\n")
+    monkeypatch.syspath_prepend(str(site))
+    cls = implementer_class("comment")
+    assert cls.__name__ == "AppendComment"
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    _harness(monkeypatch, Verdict(True, "ok"))
+    assert main(["implement", str(ws.root), "--implementer", "comment", "-o", "text=hello"]) == 0
+    assert ws.kernel_py.read_text().endswith("# hello\n")
+    capsys.readouterr()

@@ -1,0 +1,319 @@
+"""Tunable discovery and literal edits on several Triton kernel styles (no GPU, nothing imported)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.actions import ActionCategory
+from kernelopt.tunables import (
+    ResourceLimits,
+    TunableError,
+    TunableKind,
+    apply,
+    apply_source,
+    discover,
+    discover_source,
+    estimate_resources,
+    knob_diff,
+    resource_problems,
+    step,
+    verify_only,
+)
+
+DATA = Path(__file__).parent / "data" / "tunables"
+
+
+def _by_key(path: Path) -> dict:
+    return {t.key: t for t in discover(path)}
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    dst = tmp_path / name
+    shutil.copyfile(DATA / name, dst)
+    return dst
+
+
+# -- discovery ------------------------------------------------------------------------------------
+
+
+def test_launch_literals_found_with_location_and_category() -> None:
+    ts = _by_key(DATA / "add_launch_literal.py")
+    assert set(ts) == {"add_kernel:BLOCK_SIZE", "add_kernel:num_warps"}
+    block = ts["add_kernel:BLOCK_SIZE"]
+    assert block.value == 1024 and block.kind is TunableKind.LAUNCH_KWARG
+    assert block.location == "add_launch_literal.py:23" and block.kernel == "add_kernel"
+    assert block.category is ActionCategory.BLOCK_SIZE and block.editable
+    assert block.legality.power_of_two and "power of two" in block.constraints
+    warps = ts["add_kernel:num_warps"]
+    assert warps.legal_values == [1, 2, 4, 8, 16, 32] and warps.category is ActionCategory.NUM_WARPS
+    # runtime arguments (x, y, out, n) are not knobs
+    assert all(t.name in ("BLOCK_SIZE", "num_warps") for t in ts.values())
+
+
+def test_names_followed_to_module_constants() -> None:
+    ts = _by_key(DATA / "add_module_constant.py")
+    assert ts["BLOCK_SIZE"].kind is TunableKind.MODULE_CONSTANT
+    assert ts["BLOCK_SIZE"].location == "add_module_constant.py:7"
+    assert ts["BLOCK_SIZE"].used_at == ["add_module_constant.py:22"]
+    # NUM_WARPS feeds num_warps: the knob is named as the kernel sees it, keyed by the constant
+    assert ts["NUM_WARPS"].name == "num_warps" and ts["NUM_WARPS"].value == 4
+    assert ts["NUM_WARPS"].category is ActionCategory.NUM_WARPS
+
+
+def test_tuple_assignment_constants() -> None:
+    ts = _by_key(DATA / "matmul_tuple.py")
+    assert {k: t.value for k, t in ts.items() if t.kind is TunableKind.MODULE_CONSTANT} == {
+        "BLOCK_M": 128,
+        "BLOCK_N": 64,
+        "BLOCK_K": 32,
+        "GROUP_M": 8,
+    }
+    assert ts["GROUP_M"].category is ActionCategory.L2_RASTERIZATION
+    assert ts["BLOCK_K"].categories == [ActionCategory.TILING]
+    assert ts["matmul_kernel:num_stages"].category is ActionCategory.SOFTWARE_PIPELINING
+
+
+def test_locals_parameter_defaults_and_positional_constexprs() -> None:
+    ts = _by_key(DATA / "local_and_positional.py")
+    assert ts["rms_kernel#1:BLOCK"].value == 512
+    assert ts["rms_kernel#1:BLOCK"].location == "local_and_positional.py:12"  # the `block=512` default
+    assert ts["rms_kernel#1:num_warps"].location == "local_and_positional.py:14"  # `warps = 4`
+    assert ts["rms_kernel#1:ROWS"].value == 2  # positional tl.constexpr
+    computed = ts["rms_kernel#2:BLOCK"]
+    assert not computed.editable and "triton.next_power_of_2(n)" in computed.refused_reason
+    # eps (1e-6) is a runtime argument, not a knob
+    assert not any(t.name == "eps" for t in ts.values())
+
+
+def test_autotune_config_lists() -> None:
+    ts = _by_key(DATA / "matmul_autotune.py")
+    assert ts["matmul_kernel.configs[0].BLOCK_M"].value == 128
+    assert ts["matmul_kernel.configs[1].num_stages"].value == 4
+    assert ts["matmul_kernel.configs[1].num_stages"].kind is TunableKind.AUTOTUNE_CONFIG
+    # configs returned by a helper function are followed
+    assert ts["grouped_kernel.configs[0].GROUP_M"].value == 8
+    assert ts["grouped_kernel.configs[1].BLOCK_N"].location == "matmul_autotune.py:11"
+    # configs built by a comprehension are reported, refused
+    gen = ts["generated_kernel.configs"]
+    assert not gen.editable and "built by code" in gen.refused_reason
+
+
+def test_marked_constants_and_marker_options() -> None:
+    ts = _by_key(DATA / "cuda_marked.py")
+    assert ts["THREADS"].kind is TunableKind.MARKED_CONSTANT and ts["THREADS"].value == 256
+    assert ts["THREADS"].legality.maximum == 1024 and ts["THREADS"].legality.multiple_of == 32
+    assert ts["VEC"].legal_values == [1, 2, 4] and ts["VEC"].category is ActionCategory.VECTORIZED_ACCESS
+    assert ts["ITEMS"].legality.maximum == 64
+    assert not ts["UNROLL"].editable and "not a literal" in ts["UNROLL"].refused_reason
+
+
+def test_marker_with_unknown_option_is_refused() -> None:
+    (t,) = discover_source("X = 4  # kernelopt: tunable colour=blue\n")
+    assert not t.editable and "unknown option" in t.refused_reason
+
+
+def test_grid_literals_linked_or_refused() -> None:
+    ts = _by_key(DATA / "softmax_grid_literal.py")
+    assert ts["scale_kernel#1:BLOCK"].linked == ["softmax_grid_literal.py:19"]
+    assert ts["scale_kernel#2:BLOCK"].linked == ["softmax_grid_literal.py:27"]
+    refused = _by_key(DATA / "grid_refused.py")["copy_kernel:BLOCK"]
+    assert not refused.editable
+    assert "n // 1024 + (1 if n % 1024 else 0)" in refused.refused_reason
+    pairs = _by_key(DATA / "matmul_grid_pairs.py")
+    assert pairs["mm#1:BLOCK_M"].editable and pairs["mm#1:BLOCK_M"].linked  # cdiv(M, 64) pairs with BLOCK_M
+    assert not pairs["mm#2:BLOCK_M"].editable and "BLOCK_M or BLOCK_N" in pairs["mm#2:BLOCK_M"].refused_reason
+
+
+def test_reassigned_and_chained_constants_refused() -> None:
+    src = (
+        "import triton\nimport triton.language as tl\n\nB = 64\nB = 128\nW = V = 4\n\n"
+        "@triton.jit\ndef k(x, BLOCK: tl.constexpr):\n    pass\n\n"
+        "def run(x):\n    k[(1,)](x, BLOCK=B, num_warps=W)\n"
+    )
+    ts = {t.key: t for t in discover_source(src)}
+    assert "assigned more than once" in ts["k:BLOCK"].refused_reason
+    assert "assigned together" in ts["k:num_warps"].refused_reason
+
+
+def test_syntax_error_is_one_clear_error() -> None:
+    with pytest.raises(TunableError, match="cannot parse"):
+        discover_source("def broken(:\n")
+
+
+# -- edits ----------------------------------------------------------------------------------------
+
+
+def test_edit_preserves_everything_but_the_literal(tmp_path: Path) -> None:
+    path = _copy(tmp_path, "add_launch_literal.py")
+    old = path.read_text()
+    result = apply(path, {"BLOCK_SIZE": 2048})
+    new = path.read_text()
+    assert result.written and result.knob_changes == {"BLOCK_SIZE": (1024, 2048)}
+    assert new == old.replace("BLOCK_SIZE=1024,   # elements", "BLOCK_SIZE=2048,   # elements")
+    body = result.diff.splitlines()[2:]
+    assert [line[0] for line in body if line[:1] in "+-"] == ["-", "+"]
+
+
+def test_tabs_unicode_and_crlf_survive() -> None:
+    src = (
+        "import triton\n\ndef run(x):\n"
+        '\tname = "é€"; k_kernel[(1,)](x, BLOCK_SIZE=64, num_warps=4)  # ü\r\n\treturn x\n'
+    )
+    r = apply_source(src, {"num_warps": 8, "BLOCK_SIZE": 128})
+    assert r.new_source == src.replace("BLOCK_SIZE=64, num_warps=4", "BLOCK_SIZE=128, num_warps=8")
+
+
+def test_edit_follows_the_constant_and_keeps_comments(tmp_path: Path) -> None:
+    path = _copy(tmp_path, "add_module_constant.py")
+    old = path.read_text()
+    apply(path, {"num_warps": "x2"})
+    assert path.read_text() == old.replace("NUM_WARPS = 4\n", "NUM_WARPS = 8\n")
+    apply(path, {"BLOCK_SIZE": "/2"})
+    assert "BLOCK_SIZE = 512  # elements per program\n" in path.read_text()
+
+
+def test_tuple_element_edit_is_byte_exact() -> None:
+    old = (DATA / "matmul_tuple.py").read_text()
+    r = apply_source(old, {"BLOCK_N": "x2"}, filename="matmul_tuple.py")
+    assert r.new_source == old.replace("= 128, 64, 32  # tile shape", "= 128, 128, 32  # tile shape")
+
+
+def test_grid_kept_consistent_on_edit() -> None:
+    old = (DATA / "softmax_grid_literal.py").read_text()
+    r = apply_source(old, {"scale_kernel#1:BLOCK": 2048})
+    assert "grid = ((n + 2047) // 2048,)   # one program per 1024 elements" in r.new_source
+    assert "BLOCK=2048, num_warps=8" in r.new_source
+    assert "triton.cdiv(n, 256)" in r.new_source  # the other launch is untouched
+    r2 = apply_source(old, {"scale_kernel#2:BLOCK": 128})
+    assert "scale_kernel[(triton.cdiv(n, 128),)](x, out, n, BLOCK=128)" in r2.new_source
+    pairs = (DATA / "matmul_grid_pairs.py").read_text()
+    r3 = apply_source(pairs, {"mm#1:BLOCK_N": 128})
+    assert "mm[(triton.cdiv(M, 64) * triton.cdiv(N, 128),)](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=128" in r3.new_source
+
+
+def test_refused_knob_cannot_be_edited() -> None:
+    with pytest.raises(TunableError, match="cannot be edited safely: grid literal 1024"):
+        apply_source((DATA / "grid_refused.py").read_text(), {"BLOCK": 2048})
+    # the other knob of that launch is still editable
+    r = apply_source((DATA / "grid_refused.py").read_text(), {"num_warps": 8})
+    assert r.knob_changes == {"num_warps": (4, 8)}
+
+
+def test_autotune_edits_one_config_or_all_by_direction() -> None:
+    old = (DATA / "matmul_autotune.py").read_text()
+    one = apply_source(old, {"matmul_kernel.configs[1].num_warps": 8})
+    assert one.knob_changes == {"num_warps": (4, 8)}
+    assert '"BLOCK_K": 32}, num_stages=4, num_warps=8),' in one.new_source
+    everywhere = apply_source(old, {"num_stages": "+1"}, kernel="matmul_kernel")
+    assert {e.key: (e.before, e.after) for e in everywhere.edits} == {
+        "matmul_kernel.configs[0].num_stages": (3, 4),
+        "matmul_kernel.configs[1].num_stages": (4, 5),
+    }
+    assert "# big tiles first" in everywhere.new_source
+    with pytest.raises(TunableError, match="ambiguous"):
+        apply_source(old, {"num_stages": 5})
+
+
+def test_local_parameter_default_and_positional_edits() -> None:
+    old = (DATA / "local_and_positional.py").read_text()
+    r = apply_source(old, {"rms_kernel#1:BLOCK": 1024, "rms_kernel#1:ROWS": 4, "rms_kernel#1:num_warps": 8})
+    assert "def run(x, out, block=1024):" in r.new_source
+    assert "    warps = 8\n" in r.new_source
+    assert "(x, out, n, 1e-6, block, 4, num_warps=warps)" in r.new_source
+
+
+def test_marked_constant_edit(tmp_path: Path) -> None:
+    path = _copy(tmp_path, "cuda_marked.py")
+    old = path.read_text()
+    apply(path, {"VEC": 2})
+    assert path.read_text() == old.replace("\nVEC = 4\n", "\nVEC = 2\n")
+
+
+@pytest.mark.parametrize(
+    ("file", "change", "message"),
+    [
+        ("matmul_tuple.py", {"num_warps": 3}, "must be one of"),
+        ("matmul_tuple.py", {"num_stages": 0}, "must be >= 1"),
+        ("matmul_tuple.py", {"BLOCK_M": 96}, "power of two"),
+        ("cuda_marked.py", {"VEC": 8}, r"one of \[1, 2, 4\]"),
+        ("cuda_marked.py", {"THREADS": 2048}, "<= 1024"),
+        ("cuda_marked.py", {"THREADS": 200}, "multiple of 32"),
+        ("matmul_tuple.py", {"BLOCK_M": "x1.5"}, "power of two"),
+        ("matmul_tuple.py", {"GROUP_M": "sideways"}, "cannot understand"),
+        ("matmul_tuple.py", {"TILE_Q": 4}, "no tunable named 'TILE_Q'"),
+        ("add_launch_literal.py", {"BLOCK_SIZE": 1024}, "does nothing"),
+        ("matmul_tuple.py", {"num_warps": "x8"}, "must be one of"),
+    ],
+)
+def test_illegal_changes_rejected(file: str, change: dict, message: str, tmp_path: Path) -> None:
+    path = _copy(tmp_path, file)
+    before = path.read_bytes()
+    with pytest.raises(TunableError, match=message):
+        apply(path, change)
+    assert path.read_bytes() == before  # nothing written
+
+
+def test_step_directions() -> None:
+    ts = _by_key(DATA / "matmul_tuple.py")
+    warps = ts["matmul_kernel:num_warps"]
+    assert step(warps, "up") == 16 and step(warps, "down") == 4 and step(warps, "x2") == 16
+    assert step(warps, "/2") == 4 and step(warps, "8") == 8 and step(warps, 2) == 2
+    stages = ts["matmul_kernel:num_stages"]
+    assert step(stages, "deeper") == 4 and step(stages, "+2") == 5 and step(stages, "-1") == 2
+    assert step(ts["BLOCK_M"], "up") == 256 and step(ts["BLOCK_M"], "halve") == 64
+    with pytest.raises(TunableError, match="not an integer"):
+        step(ts["BLOCK_K"], "/3")
+    top = discover_source("import triton\n\ndef run(x):\n    k_kernel[(1,)](x, num_warps=32)\n")[0]
+    with pytest.raises(TunableError, match="no legal value above 32"):
+        step(top, "up")
+
+
+# -- resources ------------------------------------------------------------------------------------
+
+
+def test_resource_estimates_and_limits() -> None:
+    h200 = ResourceLimits.for_gpu("h200", "bf16")
+    assert h200.shared_memory_bytes == 233472 and h200.elem_bytes == 2 and h200.warp_size == 32
+    est = estimate_resources({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_stages": 3, "num_warps": 8}, h200)
+    assert est.smem_bytes == 3 * (128 * 64 + 64 * 128) * 2 and est.threads_per_block == 256
+    assert est.acc_registers_per_thread == 64
+    big = {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 4}
+    problems = resource_problems(big, h200)
+    assert any("accumulator" in p for p in problems)
+    assert resource_problems({"BLOCK_SIZE": 4096, "num_warps": 4}, h200) == []
+    # unknown dtype: no shared-memory estimate, never a guess
+    assert estimate_resources(big, ResourceLimits.for_gpu("h200", None)).smem_bytes is None
+    mi300 = ResourceLimits.for_gpu("mi300x", "fp16")
+    assert mi300.warp_size == 64 and mi300.max_registers_per_thread is None
+
+
+def test_edit_refused_when_config_cannot_fit() -> None:
+    old = (DATA / "matmul_tuple.py").read_text()
+    limits = ResourceLimits.for_gpu("h200", "bf16")
+    with pytest.raises(TunableError, match="estimated shared memory"):
+        apply_source(old, {"BLOCK_K": 256, "BLOCK_M": 512}, limits=limits)
+    assert apply_source(old, {"BLOCK_K": 64}, limits=limits).knob_changes == {"BLOCK_K": (32, 64)}
+
+
+# -- checks ---------------------------------------------------------------------------------------
+
+
+def test_verify_only_catches_unplanned_changes() -> None:
+    old = (DATA / "matmul_tuple.py").read_text()
+    good = old.replace("num_warps=8", "num_warps=4")
+    assert verify_only(old, good, {"matmul_kernel:num_warps": 4}) == []
+    sneaky = good.replace("GROUP_M = 8", "GROUP_M = 4")
+    problems = verify_only(old, sneaky, {"matmul_kernel:num_warps": 4})
+    assert any("GROUP_M changed 8 -> 4 but was not planned" in p for p in problems)
+    reformatted = good.replace("    return c\n", "    return  c\n")
+    assert any("holds no planned knob" in p for p in verify_only(old, reformatted, {"matmul_kernel:num_warps": 4}))
+
+
+def test_knob_diff_reports_moved_knobs() -> None:
+    old = (DATA / "add_module_constant.py").read_text()
+    new = old.replace("NUM_WARPS = 4", "NUM_WARPS = 8")
+    assert knob_diff(old, new) == {"NUM_WARPS": (4, 8)}
+    assert knob_diff(old, "def broken(:\n") == {}
