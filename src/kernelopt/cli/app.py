@@ -23,6 +23,7 @@ from kernelopt.errors import KerneloptError
 COMMAND_MODULES = (
     "kernelopt.cli.init",
     "kernelopt.cli.memory",
+    "kernelopt.cli.optimize",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
 )

@@ -60,7 +60,7 @@ from kernelopt.memory.model import (
 )
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.plan import Plan
-from kernelopt.taskcard import StopConditions
+from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import Workspace
 
 NEXT_STAGES: dict[Stage, frozenset[Stage]] = {
@@ -220,6 +220,7 @@ class OptimizeLoop:
         self._t0 = 0.0
         self._elapsed0 = 0.0
         self._best: tuple[float | None, float | None] = (None, None)
+        self._card_cache: tuple[tuple[int, int] | None, TaskCard] | None = None
         self._handlers: dict[Stage, Callable[[IterationState], None]] = {
             Stage.BASELINE_GATE: self._stage_baseline_gate,
             Stage.BASELINE_PROFILE: self._stage_profile,
@@ -299,7 +300,13 @@ class OptimizeLoop:
         self._new_iteration(self.ws.next_version(), Stage.PROFILE, good=self._last_good_version())
 
     def _new_iteration(self, version: int, stage: Stage, *, good: int | None) -> None:
-        self.state.current = IterationState(version=version, stage=stage, base_commit=self.ws.head(), good_version=good)
+        self.state.current = IterationState(
+            version=version,
+            stage=stage,
+            base_commit=self.ws.head(),
+            good_version=good,
+            snapshot=guard.snapshot(self.ws.root),
+        )
         self._save()
 
     # == bookkeeping ================================================================================
@@ -343,9 +350,11 @@ class OptimizeLoop:
         )
 
     def _enter(self, it: IterationState) -> None:
-        """Stage entry: snapshot the workspace and save it in the journal before anything runs."""
-        it.snapshot = guard.snapshot(self.ws.root)
-        self._save()
+        """Stage entry: the workspace snapshot is in the journal before anything runs (taken by the
+        transition that led here, or now after a resume)."""
+        if not it.snapshot:
+            it.snapshot = guard.snapshot(self.ws.root)
+            self._save()
         self._emit(EventKind.STAGE_START, f"V{it.version}: {it.stage.value}")
 
     def _advance(self, it: IterationState, to: Stage) -> None:
@@ -353,7 +362,8 @@ class OptimizeLoop:
             raise StageOrderError(f"V{it.version}: {it.stage.value} -> {to.value} is not a stage transition")
         self._emit(EventKind.STAGE_END, f"V{it.version}: {it.stage.value} done", stage=it.stage)
         it.stage = to
-        it.snapshot = {}
+        # One journal write holds the move and the snapshot the next stage is rolled back to.
+        it.snapshot = guard.snapshot(self.ws.root) if to not in (Stage.RECORD, Stage.STOP) else {}
         self._save()
 
     def _fail(self, it: IterationState, reason: str, *, error_type: str, result: GateResult = GateResult.FAIL) -> None:
@@ -364,9 +374,10 @@ class OptimizeLoop:
 
     def _guarded(self, it: IterationState, before: dict[str, str], allowed: list[str], who: str) -> list[str]:
         """Revert writes outside ``allowed`` since ``before``; record them; return them as ``path (kind)``."""
+        now = guard.snapshot(self.ws.root)
+        if all(guard.allowed(c.path, allowed) for c in guard.changes(before, now)):
+            return []  # the common case: no git call needed
         violations = guard.enforce(self.ws, before, allowed)
-        if not violations:
-            return []
         shown = [f"{v.path} ({v.kind})" for v in violations]
         it.pitfalls.append(
             PitfallAndFix(
@@ -430,14 +441,25 @@ class OptimizeLoop:
                     out.setdefault(plan.signature(), r.number)
         return out
 
+    def _card(self) -> TaskCard:
+        """README.md's task card, re-read when the file changes (users may edit it between iterations)."""
+        try:
+            st = self.ws.readme.stat()
+            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            key = None
+        if self._card_cache is None or self._card_cache[0] != key:
+            self._card_cache = (key, self.ws.task_card())
+        return self._card_cache[1]
+
     def _conditions(self) -> StopConditions:
-        card = self.ws.task_card()
+        card = self._card()
         return StopConditions.model_validate(
             {**card.stop_conditions.model_dump(), **self.state.settings.stop_overrides}
         )
 
     def _roofline(self, record: IterationRecord) -> RooflineBounds:
-        card = self.ws.task_card()
+        card = self._card()
         gpu = card.gpu or record.performance.gpu
         spec = None
         missing = None
@@ -520,6 +542,8 @@ class OptimizeLoop:
             if it.stage in (Stage.IMPLEMENT, Stage.GATE):
                 self._restore_good_kernel(it)
             it.snapshot = {}
+        elif it is not None and it.stage is Stage.RECORD and it.version > 0 and not self._committed(it):
+            self._restore_good_kernel(it)  # the candidate waits in .kernelopt/candidates/ for the resume
         self._save()
 
     # == V0 =======================================================================================
@@ -786,6 +810,7 @@ class OptimizeLoop:
             return
         # Rewritten at every entry, so that a gate interrupted half-way never leaves its partial record.
         self._write_stage3_record(it, plan)
+        it.snapshot = {}
         self._enter(it)
         report = self.c.gate.validate(self.ws, it.version, previous=it.good_version, plan=plan)
         violations = self._guarded(it, it.snapshot, may_write(Stage.GATE, it.version), "gate")
@@ -1044,6 +1069,11 @@ class OptimizeLoop:
             records=records,
             best_roofline=self._roofline(best) if best is not None else None,
             git_log=[f"{h} {s}" for h, s in self.ws.log(max_count=200)],
+            bounds={
+                r.version: self._roofline(r)
+                for r in records
+                if r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
+            },
         )
 
 

@@ -53,6 +53,21 @@ def default_name(folder: Path) -> str:
     return name[:64]
 
 
+def target_of(path: Path, *, name: str | None = None, root: Path | None = None) -> Path:
+    """The workspace folder ``open_or_create`` would use for ``path`` (nothing is created)."""
+    path = Path(path).expanduser()
+    if path.is_dir() and is_workspace(path):
+        return path.resolve()
+    parent = Path(root).expanduser() if root is not None else DEFAULT_ROOT
+    return parent.resolve() / f"{PREFIX}{validate_name(name or default_name(path))}"
+
+
+def find_existing(path: Path, *, name: str | None = None, root: Path | None = None) -> Workspace | None:
+    """The workspace ``open_or_create`` would open, when it exists already (nothing is created)."""
+    target = target_of(path, name=name, root=root)
+    return Workspace(target) if target.is_dir() and is_workspace(target) else None
+
+
 def open_or_create(path: Path, *, name: str | None = None, root: Path | None = None) -> OpenedWorkspace:
     """The workspace for ``kernelopt optimize PATH``.
 

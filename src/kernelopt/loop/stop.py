@@ -57,7 +57,7 @@ class RooflineBounds(BaseModel):
 
 
 def _pct_text(pct: float | None) -> str:
-    return "n/a" if pct is None else f"{pct:.1f} % of the bound"
+    return "n/a" if pct is None else f"{pct:.3g} % of the bound"
 
 
 def _spec_tflops(spec: GpuSpec, dt: str | None) -> float | None:

@@ -19,15 +19,19 @@ class VersionRow(BaseModel):
     tflops: float | None
     bandwidth_gbps: float | None
     roofline_utilization_pct: float | None
+    roofline_measured_pct: float | None = None
+    roofline_spec_pct: float | None = None
     action_category: str | None
     action: str | None
     failure_reason: str | None
     git_commit_hash: str | None
 
     @classmethod
-    def of(cls, r: IterationRecord) -> VersionRow:
+    def of(cls, r: IterationRecord, roofline: RooflineBounds | None = None) -> VersionRow:
         p = r.performance
         return cls(
+            roofline_measured_pct=roofline.measured_pct if roofline else None,
+            roofline_spec_pct=roofline.spec_pct if roofline else None,
             version=r.version,
             masked=r.masked,
             result=r.quality_gate.result.value if r.quality_gate.result else None,
@@ -87,6 +91,7 @@ def build_summary(
     records: list[IterationRecord],
     best_roofline: RooflineBounds | None,
     git_log: list[str],
+    bounds: dict[str, RooflineBounds] | None = None,
 ) -> LoopSummary:
     """Assemble the summary from the run state and every record (masked ones listed, never best)."""
     passing = [
@@ -113,6 +118,6 @@ def build_summary(
         elapsed_s=state.elapsed_s,
         timing_only=state.timing_only,
         this_run=list(state.outcomes),
-        versions=[VersionRow.of(r) for r in records],
+        versions=[VersionRow.of(r, (bounds or {}).get(r.version)) for r in records],
         git_log=git_log,
     )
