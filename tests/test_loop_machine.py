@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.loop.machine import NEXT_STAGES, VERSION_REF, LoopRequest, OptimizeLoop, StageOrderError
+from kernelopt.loop.machine import NEXT_STAGES, VERSION_REF, OptimizeLoop, StageOrderError
 from kernelopt.loop.opening import open_or_create
 from kernelopt.loop.protocols import EventKind, Stage
+from kernelopt.loop.settings import LoopRequest
 from kernelopt.loop.stop import StopReason
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.memory.model import CorrectnessStatus, GateResult

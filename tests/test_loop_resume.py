@@ -13,8 +13,9 @@ import pytest
 
 from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.loop.journal import Journal
-from kernelopt.loop.machine import LoopRequest, OptimizeLoop
+from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import open_or_create
+from kernelopt.loop.settings import LoopRequest
 from kernelopt.loop.stop import StopReason
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.workspace import Workspace
@@ -125,7 +126,8 @@ CHILD = """
 import sys
 sys.path[:0] = [{src!r}, {repo!r}]
 from tests.loop_fakes import make_fakes
-from kernelopt.loop.machine import LoopRequest, OptimizeLoop
+from kernelopt.loop.machine import OptimizeLoop
+from kernelopt.loop.settings import LoopRequest
 from kernelopt.workspace import Workspace
 
 fakes = make_fakes()

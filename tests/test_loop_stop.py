@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from kernelopt.hardware.specs import lookup
-from kernelopt.loop.machine import LoopRequest, OptimizeLoop
+from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import open_or_create
+from kernelopt.loop.settings import LoopRequest
 from kernelopt.loop.stop import RooflineBounds, StopReason, decide, roofline_bounds
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.memory.model import Performance

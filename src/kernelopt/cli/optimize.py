@@ -140,8 +140,9 @@ def register(app: typer.Typer) -> None:
         Stop conditions come from README.md's front matter; the flags override them. Ctrl-C (or a crash)
         leaves the run resumable: run the command again, or pass --resume.
         """
-        from kernelopt.loop.machine import LoopRequest, OptimizeLoop, resolve_settings
+        from kernelopt.loop.machine import OptimizeLoop
         from kernelopt.loop.opening import find_existing, open_or_create
+        from kernelopt.loop.settings import LoopRequest, resolve_settings
         from kernelopt.loop.stop import StopReason
         from kernelopt.loop.wiring import build_collaborators
 

@@ -18,14 +18,10 @@ idempotent: it inspects HEAD to see whether the commit and the amend happened.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ValidationError
 
 from kernelopt.backends import guard
 from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
@@ -33,7 +29,8 @@ from kernelopt.errors import KerneloptError, RecordError, UsageError, WorkspaceE
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary, write_summary
 from kernelopt.hardware.specs import lookup
-from kernelopt.loop import commits
+from kernelopt.loop import candidate, commits
+from kernelopt.loop.allowance import aux_files_of, may_write
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import (
     Failure,
@@ -41,13 +38,14 @@ from kernelopt.loop.journal import (
     ImplementNote,
     IterationState,
     Journal,
-    RunSettings,
     RunState,
     RunStatus,
     VersionOutcome,
 )
 from kernelopt.loop.opening import baseline_commit
 from kernelopt.loop.protocols import Collaborators, EventKind, GateOutcome, LoopEvent, Stage
+from kernelopt.loop.record import finalize_record, stage3_record
+from kernelopt.loop.settings import LoopRequest, resolve_settings
 from kernelopt.loop.stop import RooflineBounds, StopDecision, StopReason, decide, roofline_bounds
 from kernelopt.loop.summary import LoopSummary, build_summary
 from kernelopt.memory.model import (
@@ -55,7 +53,6 @@ from kernelopt.memory.model import (
     GateResult,
     IterationRecord,
     PitfallAndFix,
-    QualityGate,
     version_label,
 )
 from kernelopt.memory.store import atomic_write_text
@@ -79,126 +76,12 @@ TIMING_ONLY_NOTE = (
     "**Timing-only evidence**: hardware counters were unavailable for this iteration ({reason}); "
     "this plan rests on timing and analytic FLOP/byte counts only."
 )
-_AUX_SUFFIXES = (".py", ".cu", ".cuh", ".h", ".hpp", ".c", ".cc", ".cpp", ".hip")
-_PROTECTED = ("reference.py", "test_kernel.py", "README.md", ".gitignore", "baseline_report.md")
-_PROTECTED_DIRS = ("memory", "plans", "profiles", ".git", ".kernelopt")
 VERSION_REF = "refs/kernelopt/v{n}"
 """Keeps the pre-amend commit named in each record's ``git_commit_hash`` reachable (git gc never drops it)."""
 
 
 class StageOrderError(RuntimeError):
     """A move the transition table does not allow: a bug in the loop, never a user error."""
-
-
-def may_write(stage: Stage, version: int, aux_files: list[str] | None = None) -> list[str]:
-    """DESIGN.md's "may write" column: glob patterns (workspace-relative) a stage may change.
-
-    Backend stages (plan, implement) may also leave their transcript under ``profiles/v<N>/`` (the
-    backends issue stores agent transcripts there).
-    """
-    n = version
-    transcript = f"profiles/v{n}/*transcript*"
-    table: dict[Stage, list[str]] = {
-        Stage.BASELINE_GATE: [f"memory/v{n}.json"],
-        Stage.BASELINE_PROFILE: [f"profiles/v{n}/*"],
-        Stage.PROFILE: [f"profiles/v{n}/*"],
-        Stage.PLAN: [f"plans/v{n}_plan.md", transcript],
-        Stage.IMPLEMENT: ["kernel.py", *(aux_files or []), transcript],
-        Stage.GATE: [f"memory/v{n}.json"],
-        Stage.RECORD: [],
-        Stage.STOP: [],
-    }
-    return table[stage]
-
-
-def aux_files_of(plan: Plan) -> list[str]:
-    """Auxiliary source files a plan names in its targets (``helpers.cu``, ``csrc/k.cuh:12``).
-
-    Only workspace-relative source files qualify; the reference, the harness entry point, the task
-    card and the record folders never do.
-    """
-    out: list[str] = []
-    for target in plan.targets:
-        rel = target.split(":", 1)[0].strip()
-        if not rel.endswith(_AUX_SUFFIXES) or rel == "kernel.py":
-            continue
-        p = PurePosixPath(rel)
-        if p.is_absolute() or ".." in p.parts or rel in _PROTECTED or p.parts[0] in _PROTECTED_DIRS:
-            continue
-        if rel not in out:
-            out.append(rel)
-    return out
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-class LoopRequest(BaseModel):
-    """What the user asked for (None = not given: the journal's value on resume, else the default).
-
-    Stop-condition fields override README.md's ``stop_conditions``.
-    """
-
-    resume: bool = False
-    planner: str | None = None
-    implementer: str | None = None
-    device: str | None = None
-    repair_attempts: int | None = None
-    stop_on_failure: bool | None = None
-    max_iterations: int | None = None
-    max_wall_time_min: float | None = None
-    target_latency_us: float | None = None
-    target_speedup: float | None = None
-    target_speedup_vs_reference: float | None = None
-    roofline_utilization_pct: float | None = None
-    max_consecutive_failures: int | None = None
-
-    def stop_overrides(self) -> dict[str, float | int]:
-        fields = (
-            "max_iterations",
-            "max_wall_time_min",
-            "target_latency_us",
-            "target_speedup",
-            "target_speedup_vs_reference",
-            "roofline_utilization_pct",
-            "max_consecutive_failures",
-        )
-        return {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
-
-
-def resolve_settings(workspace: Workspace, request: LoopRequest) -> tuple[RunSettings, RunState | None]:
-    """The settings a run will use, and the interrupted run it continues (None for a new run).
-
-    An interrupted run keeps its settings; flags given now override them.
-
-    Raises:
-        UsageError: ``--resume`` with nothing to resume.
-        WorkspaceError: the journal is unreadable.
-    """
-    state = Journal(workspace.state_dir).load()
-    resuming = state is not None and state.status is RunStatus.RUNNING
-    if request.resume and not resuming:
-        if state is None:
-            raise UsageError(f"nothing to resume in {workspace.root}", hint="run without --resume to start")
-        raise UsageError(
-            f"the last run in {workspace.root} already stopped ({state.stop.line() if state.stop else 'finished'})",
-            hint="run without --resume to start a new run",
-        )
-    base = state.settings if (resuming and state is not None) else RunSettings()
-    update: dict[str, Any] = {}
-    for name in ("planner", "implementer", "device", "repair_attempts", "stop_on_failure"):
-        value = getattr(request, name)
-        if value is not None:
-            update[name] = value
-    overrides = {**(base.stop_overrides if resuming else {}), **request.stop_overrides()}
-    try:
-        StopConditions.model_validate(overrides)  # reject bad values before anything runs
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise UsageError(f"invalid stop condition {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-    settings = RunSettings.model_validate({**base.model_dump(), **update, "stop_overrides": overrides})
-    return settings, state if resuming else None
 
 
 class OptimizeLoop:
@@ -480,42 +363,11 @@ class OptimizeLoop:
 
     # == resume ====================================================================================
 
-    def _rollback(self, it: IterationState) -> list[str]:
-        """Undo whatever the in-flight stage wrote since its snapshot."""
-        if not it.snapshot:
-            return []
-        return [f"{c.path} ({c.kind})" for c in guard.enforce(self.ws, it.snapshot, [])]
-
-    def _restore_good_kernel(self, it: IterationState) -> None:
-        """kernel.py (and the plan's auxiliary files) back to the last good version (the base commit)."""
-        tracked = set(self.ws.repo.git.ls_files().splitlines())
-        paths = ["kernel.py", *it.aux_files]
-        in_git = [p for p in paths if p in tracked]
-        if in_git:
-            self.ws.reset_hard(in_git, ref=it.base_commit)
-        for p in paths:
-            if p not in tracked:
-                (self.ws.root / p).unlink(missing_ok=True)
-
-    def _restore_candidate(self, it: IterationState) -> bool:
-        """Put the implemented files back from .kernelopt/candidates/v<N>/; False when they are gone."""
-        folder = self.journal.candidate_dir(it.version)
-        for rel, digest in it.candidate.items():
-            src = folder / rel
-            if not src.is_file() or _sha256(src) != digest:
-                return False
-        for rel in it.candidate:
-            dst = self.ws.root / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if not dst.is_file() or _sha256(dst) != it.candidate[rel]:
-                shutil.copyfile(folder / rel, dst)
-        return bool(it.candidate)
-
     def _prepare_resume(self, it: IterationState) -> None:
         """Make the interrupted stage safe to run again (after Ctrl-C, a crash or kill -9)."""
         if it.stage in (Stage.RECORD, Stage.STOP):
             return  # idempotent: the record stage reads git to see what is done
-        undone = self._rollback(it)
+        undone = candidate.rollback(self.ws, it)
         if undone:
             self._emit(EventKind.NOTE, f"rolled back the interrupted {it.stage.value} stage: {', '.join(undone)}")
         if self.ws.head() != it.base_commit:
@@ -526,24 +378,24 @@ class OptimizeLoop:
             )
             self.state.current = None
             return
-        if it.stage is Stage.GATE and not self._restore_candidate(it):
+        if it.stage is Stage.GATE and not candidate.restore(self.ws, self.journal.candidate_dir(it.version), it):
             self._emit(EventKind.WARNING, f"V{it.version}: the implemented kernel was lost; implementing again")
-            self._restore_good_kernel(it)
+            candidate.restore_good_kernel(self.ws, it)
             it.stage = Stage.IMPLEMENT
         elif it.stage is Stage.IMPLEMENT:
-            self._restore_good_kernel(it)
+            candidate.restore_good_kernel(self.ws, it)
         it.snapshot = {}
 
     def _park(self) -> None:
         """On Ctrl-C or an error: roll back the in-flight stage and leave kernel.py at the last good version."""
         it = self.state.current
         if it is not None and it.stage not in (Stage.RECORD, Stage.STOP):
-            self._rollback(it)
+            candidate.rollback(self.ws, it)
             if it.stage in (Stage.IMPLEMENT, Stage.GATE):
-                self._restore_good_kernel(it)
+                candidate.restore_good_kernel(self.ws, it)
             it.snapshot = {}
         elif it is not None and it.stage is Stage.RECORD and it.version > 0 and not self._committed(it):
-            self._restore_good_kernel(it)  # the candidate waits in .kernelopt/candidates/ for the resume
+            candidate.restore_good_kernel(self.ws, it)  # the candidate waits in .kernelopt/candidates/ for the resume
         self._save()
 
     # == V0 =======================================================================================
@@ -728,7 +580,7 @@ class OptimizeLoop:
                     it, f"the implementer could not apply the plan: {outcome.error}", error_type="implementer_error"
                 )
                 return
-            if not self._changed_files(it):
+            if not candidate.changed_files(self.ws, it):
                 self._fail(it, "the implementer left kernel.py unchanged", error_type="no_change")
                 return
             before = guard.snapshot(self.ws.root)
@@ -771,34 +623,12 @@ class OptimizeLoop:
             attempts=attempt + 1,
             rel_err=rel_err,
         )
-        self._keep_candidate(it)
+        candidate.keep(self.ws, self.journal.candidate_dir(it.version), it)
         self._write_stage3_record(it, plan)
         self._advance(it, Stage.GATE)
 
-    def _changed_files(self, it: IterationState) -> list[str]:
-        """Files the implementer changed since the stage began (after the guard reverted the rest)."""
-        now = guard.snapshot(self.ws.root)
-        return [c.path for c in guard.changes(it.snapshot, now) if c.kind != "deleted"]
-
-    def _keep_candidate(self, it: IterationState) -> None:
-        folder = self.journal.candidate_dir(it.version)
-        shutil.rmtree(folder, ignore_errors=True)
-        it.candidate = {}
-        for rel in self._changed_files(it):
-            src = self.ws.root / rel
-            dst = folder / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dst)
-            it.candidate[rel] = _sha256(dst)
-
     def _write_stage3_record(self, it: IterationState, plan: Plan) -> None:
-        """memory/v<N>.json as soon as the edit is known (spec, Stage 3): optimization and correctness."""
-        record = IterationRecord(version=version_label(it.version))
-        self._fill_plan(record, plan, it)
-        record.correctness.status = CorrectnessStatus.PASS
-        if it.implement is not None:
-            record.correctness.rel_err = it.implement.rel_err
-        self.ws.memory.write(record)
+        self.ws.memory.write(stage3_record(it, plan))
 
     # == Stage 4 =====================================================================================
 
@@ -833,86 +663,27 @@ class OptimizeLoop:
 
     # == Stage 5 =====================================================================================
 
-    def _fill_plan(self, record: IterationRecord, plan: Plan | None, it: IterationState) -> None:
-        if plan is None:
-            return
-        o = record.optimization
-        o.action_category = plan.action_category
-        o.action_description = plan.action
-        o.expected_impact = plan.expected_impact
-        o.risks_and_rollback = plan.risks_and_rollback
-        if it.implement is not None and it.implement.knob_changes:
-            o.knob_changes = {k: list(v) for k, v in it.implement.knob_changes.items()}
-        record.search_log = list(plan.search_log)
-
-    def _fill_evidence(self, record: IterationRecord, summary: ProfileSummary | None, plan: Plan | None) -> None:
-        if summary is None:
-            return
-        pe = record.profile_evidence
-        pe.tool_used = summary.tool_used
-        if not summary.counters_available:
-            pe.tool_used += f" (timing-only: {summary.counters_unavailable_reason or 'counters unavailable'})"
-        pe.evidence_summary = commits.bottleneck_evidence(summary)
-        k = summary.primary()
-        pe.bottleneck_type = k.bottleneck.value if k else None
-        chains = list(plan.evidence) if plan is not None and plan.evidence else []
-        if not chains and k is not None:
-            chains = [f.chain() for f in k.findings]
-        pe.evidence_chain = chains
-
-    def _assemble(self, it: IterationState, *, result: GateResult, failure_reason: str | None) -> IterationRecord:
-        """The final record: the gate's measurements plus plan, evidence, verdict and pitfalls (idempotent)."""
+    def _finalize(self, it: IterationState, *, result: GateResult, failure_reason: str | None) -> IterationRecord:
+        """The record as the gate wrote it (or a fresh one), completed by :func:`finalize_record`."""
         n = it.version
         try:
             record = self.ws.memory.read(n) if self.ws.memory.exists(n) else IterationRecord(version=version_label(n))
         except RecordError:
             record = IterationRecord(version=version_label(n))
-        record.timestamp = datetime.now(UTC)
-        plan = self._plan_of(n)
-        summary = self._summary_of(n)
-        self._fill_plan(record, plan, it)
-        self._fill_evidence(record, summary, plan)
-        if n == 0 and not record.optimization.action_description:
-            record.optimization.action_description = "baseline (the kernel as given)"
-        record.quality_gate = QualityGate(result=result, failure_reason=failure_reason)
-        pitfalls = list(it.pitfalls)
-        if it.failure is not None:
-            sig = f" ({plan.action_category.value} {dict(plan.parameters)})" if plan is not None else ""
-            pitfalls.append(
-                PitfallAndFix(
-                    error_type=it.failure.error_type,
-                    error_message=it.failure.reason,
-                    root_cause=f"failed at stage {it.failure.stage.value}",
-                    fix_applied=f"kernel.py restored to V{it.good_version} ({it.base_commit[:12]}); "
-                    "revert marker committed",
-                    lesson=f"this action{sig} failed as planned: do not repeat it unchanged",
-                )
-            )
-            if it.failure.stage is Stage.IMPLEMENT and it.failure.error_type == "correctness":
-                record.correctness.status = (
-                    CorrectnessStatus.TIMEOUT_FAIL
-                    if it.failure.result is GateResult.TIMEOUT_FAIL
-                    else CorrectnessStatus.FAIL
-                )
-                record.correctness.message = it.failure.reason
-        record.pitfalls_and_fixes = [p for p in record.pitfalls_and_fixes if p not in pitfalls] + pitfalls
-        notes = list(it.notes)
-        if result is GateResult.PASS and record.performance.latency_us is not None:
-            notes += self._roofline(record).lines()
-        if it.implement is not None and it.implement.attempts > 1:
-            notes.append(f"correctness passed after {it.implement.attempts} implementation attempts")
-        record.experience.notes = [x for x in record.experience.notes if x not in notes] + notes
-        if result is GateResult.PASS and summary is not None:
-            k = summary.primary()
-            used = plan.action_category if plan is not None else None
-            directions = []
-            for f in k.findings if k else []:
-                for cat in f.action_categories:
-                    line = f"{cat.value}: {f.inference}"
-                    if cat != used and line not in directions:
-                        directions.append(line)
-            record.open_directions = directions[:8]
-        return record
+        lines = (
+            self._roofline(record).lines()
+            if result is GateResult.PASS and record.performance.latency_us is not None
+            else []
+        )
+        return finalize_record(
+            record,
+            it=it,
+            plan=self._plan_of(n),
+            summary=self._summary_of(n),
+            result=result,
+            failure_reason=failure_reason,
+            roofline_lines=lines,
+        )
 
     def _committed(self, it: IterationState) -> bool:
         if it.commit_message is None or self.ws.head() == it.base_commit:
@@ -947,14 +718,14 @@ class OptimizeLoop:
         if it.failure is not None:
             result, reason = it.failure.result, it.failure.reason
             if not self._committed(it):
-                self._restore_good_kernel(it)
-                self.ws.memory.write(self._assemble(it, result=result, failure_reason=reason))
+                candidate.restore_good_kernel(self.ws, it)
+                self.ws.memory.write(self._finalize(it, result=result, failure_reason=reason))
             paths = [f"memory/v{n}.json"] + ([f"plans/v{n}_plan.md"] if self.ws.plan_path(n).is_file() else [])
             commit = self._commit(it, paths, it.commit_message or commits.revert_message(n, reason))
         elif n == 0:
             result, reason = GateResult.PASS, None
             if not self._committed(it):
-                record = self._assemble(it, result=result, failure_reason=None)
+                record = self._finalize(it, result=result, failure_reason=None)
                 self.ws.memory.write(record)
                 text = self.renderer.render(
                     workspace=self.ws, record=record, summary=summary, roofline_lines=self._roofline(record).lines()
@@ -966,9 +737,9 @@ class OptimizeLoop:
             result, reason = GateResult.PASS, None
             plan = self._plan_of(n)
             if not self._committed(it):
-                if not self._restore_candidate(it) and it.candidate:
+                if not candidate.restore(self.ws, self.journal.candidate_dir(it.version), it) and it.candidate:
                     raise WorkspaceError(f"V{n}: the implemented kernel.py was lost before its commit")
-                record = self._assemble(it, result=result, failure_reason=None)
+                record = self._finalize(it, result=result, failure_reason=None)
                 self.ws.memory.write(record)
                 what = plan.action if plan is not None else (it.implement.description if it.implement else "change")
                 it.commit_message = commits.pass_message(
