@@ -272,6 +272,7 @@ class FakeGate:
         self.reference_latency_us: float | None = None
         self.trespass_at: set[int] = set()
         self.fail_at: set[int] = set()
+        self.write_record = True
         self.validated: list[tuple[int, int | None, int]] = []
         self.checked: list[int] = []
 
@@ -318,7 +319,8 @@ class FakeGate:
         if version in self.fail_at:
             result, reason = GateResult.FAIL, "injected failure"
         record.quality_gate = QualityGate(result=result, failure_reason=reason)
-        store.write(record)
+        if self.write_record:
+            store.write(record)
         if version in self.trespass_at:
             workspace.kernel_py.write_text(text + "# gate was here\n")
         return FakeGateReport(result, reason, p.latency_us, None, speedup, record, self.reference_latency_us)

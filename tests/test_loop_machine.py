@@ -131,6 +131,14 @@ def test_progress_events_carry_best_latency_and_utilization(ws: Workspace, fakes
     assert all(e.elapsed_s >= 0 for e in fakes.sink.events)
 
 
+def test_gate_record_is_kept_when_the_gate_only_returns_it(ws: Workspace, fakes: Fakes) -> None:
+    fakes.gate.write_record = False
+    run(ws, fakes, max_iterations=1)
+    assert ws.memory.read(0).performance.latency_us == 100.0
+    r1 = ws.memory.read(1)
+    assert r1.performance.latency_us == 60.0 and r1.optimization.action_description == "set BLOCK to 128"
+
+
 # -- failures -------------------------------------------------------------------------------------
 
 

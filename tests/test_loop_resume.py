@@ -250,7 +250,7 @@ def test_uncommitted_kernel_edit_refuses_a_new_run(ws_root: Path) -> None:
 
 def test_head_moved_during_an_interrupted_iteration(ws_root: Path) -> None:
     ws, fakes = setup(ws_root)
-    fakes.killer.arm("plan", 1)
+    fakes.killer.arm("gate", 1, hard=False)
     with pytest.raises(KeyboardInterrupt):
         run(ws, fakes, max_iterations=1)
     (ws.root / "kernel.py").write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 256"))
@@ -259,3 +259,5 @@ def test_head_moved_during_an_interrupted_iteration(ws_root: Path) -> None:
     warnings = [e.message for e in fakes.sink.events if "HEAD moved" in e.message]
     assert warnings and s.stop is not None
     assert subjects(ws)[-2] == "user: hand edit" and subjects(ws)[-1].startswith("V2: ")
+    assert not ws.memory.exists(1)  # the abandoned V1 left no record (its plan and profile stay, unused)
+    assert ws.plan_path(1).is_file()

@@ -376,6 +376,9 @@ class OptimizeLoop:
                 f"HEAD moved since V{it.version} started ({it.base_commit[:12]} -> {self.ws.head()[:12]}); "
                 "abandoning that iteration",
             )
+            record = self.ws.memory.path(it.version)
+            if record.is_file() and record.relative_to(self.ws.root).as_posix() not in self.ws.repo.git.ls_files():
+                record.unlink()  # an uncommitted record of the abandoned iteration is not history
             self.state.current = None
             return
         if it.stage is Stage.GATE and not candidate.restore(self.ws, self.journal.candidate_dir(it.version), it):
@@ -400,6 +403,18 @@ class OptimizeLoop:
 
     # == V0 =======================================================================================
 
+    def _keep_gate_record(self, version: int, report: GateOutcome) -> None:
+        """The record the gate returns is the one it wrote; write it when the file lacks its figures."""
+        record = getattr(report, "record", None)
+        if not isinstance(record, IterationRecord) or record.number != version:
+            return
+        try:
+            on_disk = self.ws.memory.read(version) if self.ws.memory.exists(version) else None
+        except RecordError:
+            on_disk = None
+        if on_disk is None or (on_disk.performance.latency_us is None and record.performance.latency_us is not None):
+            self.ws.memory.write(record)
+
     def _gate_note(self, report: GateOutcome) -> GateNote:
         return GateNote(
             result=GateResult(str(report.result)),
@@ -414,6 +429,7 @@ class OptimizeLoop:
         self._enter(it)
         report = self.c.gate.validate(self.ws, 0, previous=None, plan=None)
         violations = self._guarded(it, it.snapshot, may_write(it.stage, 0), "gate")
+        self._keep_gate_record(0, report)
         it.gate = self._gate_note(report)
         self.state.reference_latency_us = it.gate.reference_latency_us
         if violations:
@@ -644,6 +660,7 @@ class OptimizeLoop:
         self._enter(it)
         report = self.c.gate.validate(self.ws, it.version, previous=it.good_version, plan=plan)
         violations = self._guarded(it, it.snapshot, may_write(Stage.GATE, it.version), "gate")
+        self._keep_gate_record(it.version, report)
         it.gate = self._gate_note(report)
         if violations:
             self._fail(
