@@ -153,6 +153,13 @@ class BlockPlanner:
         mode = self.modes.get(ctx.version, "")
         if mode == "error":
             raise UsageError("planner backend exploded")
+        if mode == "failure":  # a backend that caught (and reverted) its agent's stray write itself
+            from kernelopt.backends.guard import Change
+
+            exc = UsageError("agent-cli planner: the agent wrote outside its allowance")
+            exc.violations = [Change("kernel.py", "modified")]  # type: ignore[attr-defined]
+            exc.tokens = {"prompt": 7}  # type: ignore[attr-defined]
+            raise exc
         tried = self._tried(ctx)
         if mode == "repeat" and tried:
             block = tried[0]

@@ -52,9 +52,12 @@ def test_baseline_then_iterations_commit_and_amend_with_hash(ws: Workspace, fake
     assert log[0].startswith("init:")
     assert log[1] == (
         "V0: baseline 4.10e-05 TFLOPS / 0.4915 GB/s | 100 us "
-        "(bottleneck: memory_bound, gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed 72.4%)"
+        "(bottleneck: memory_bound, gpu__compute_memory_throughput 72.4%)"
     )
-    assert log[2].startswith("V1: 6.83e-05 TFLOPS / 0.8192 GB/s | set BLOCK to 128 (bottleneck: memory_bound, ")
+    assert log[2] == (
+        "V1: 6.83e-05 TFLOPS / 0.8192 GB/s | block_size: BLOCK 64 -> 128 "
+        "(bottleneck: memory_bound, gpu__compute_memory_throughput 72.4%)"
+    )
     assert [x.split(":")[0] for x in log[1:]] == ["V0", "V1", "V2", "V3"]
     assert block_of(ws) == 512 and ws.is_clean()
 
@@ -226,7 +229,7 @@ def test_invalid_and_repeated_plans_fail(ws: Workspace, fakes: Fakes) -> None:
     log = subjects(ws)
     assert log[3] == "V2: revert (invalid plan: plan evidence cites nothing in profiles/v2/)"
     assert log[4] == "V3: revert (the plan repeats the action of V1 (block_size {'BLOCK': 128}))"
-    assert log[5].startswith("V4: ") and "set BLOCK to 512" in log[5]  # 256 was V2's (invalid) plan
+    assert log[5].startswith("V4: ") and "BLOCK 128 -> 512" in log[5]  # 256 was V2's (invalid) plan
     assert ws.memory.read(3).pitfalls_and_fixes[-1].error_type == "repeated_plan"
     v2_marker = ws.repo.git.log("--format=%H").split()[2]  # the marker keeps the rejected plan, for audit
     assert changed_files(ws, v2_marker) == {"memory/v2.json", "plans/v2_plan.md"}
@@ -237,6 +240,18 @@ def test_planner_exception_is_an_iteration_failure(ws: Workspace, fakes: Fakes) 
     run(ws, fakes, max_iterations=1)
     assert subjects(ws)[-1] == "V1: revert (the planner failed: planner backend exploded)"
     assert changed_files(ws, "HEAD") == {"memory/v1.json"}
+
+
+def test_violations_a_backend_reverted_itself_are_recorded(ws: Workspace, fakes: Fakes) -> None:
+    fakes.planner.modes[1] = "failure"
+    run(ws, fakes, max_iterations=1)
+    assert (
+        subjects(ws)[-1] == "V1: revert (the planner failed: agent-cli planner: the agent wrote outside its allowance)"
+    )
+    r1 = ws.memory.read(1)
+    assert r1.pitfalls_and_fixes[0].error_message == "planner wrote outside its allowance: kernel.py (modified)"
+    assert r1.pitfalls_and_fixes[0].fix_applied == "the backend reverted the writes"
+    assert "tokens (plan): prompt=7" in r1.experience.notes
 
 
 # -- failure budget ----------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from .loop_fakes import DATA, MEMORY_BOUND, TIMING_ONLY
 def test_commit_messages() -> None:
     summary = ProfileSummary.model_validate_json(MEMORY_BOUND.read_text())
     evidence = commits.bottleneck_evidence(summary)
-    assert evidence == "memory_bound, gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed 72.4%"
+    assert evidence == "memory_bound, gpu__compute_memory_throughput 72.4%"
     perf = Performance(latency_us=12.5, tflops=150.0, bandwidth_gbps=1500.25)
     assert commits.pass_message(3, perf, "XOR16 swizzle layout", "ds_read bank conflict stall 12 cycles") == (
         "V3: 150 TFLOPS / 1500 GB/s | XOR16 swizzle layout (bottleneck: ds_read bank conflict stall 12 cycles)"
@@ -36,6 +36,11 @@ def test_commit_messages() -> None:
     assert commits.pass_message(4, Performance(latency_us=3.0), "a\n  b", "e").startswith(
         "V4: n/a TFLOPS / n/a GB/s | a b"
     )
+    assert (
+        commits.change_summary("block_size", {"BLOCK": 128}, {"BLOCK": [64, 128]}, "a") == "block_size: BLOCK 64 -> 128"
+    )
+    assert commits.change_summary("num_warps", {"num_warps": 8}, {}, "a") == "num_warps: num_warps=8"
+    assert commits.change_summary("fusion", {}, {}, "fuse the two kernels") == "fuse the two kernels"
     assert commits.revert_message(5, "occupancy 25% -> 12%") == "V5: revert (occupancy 25% -> 12%)"
     long = commits.revert_message(6, "x " * 200)
     assert len(long) < 140 and long.endswith("...)")
@@ -72,8 +77,9 @@ def test_aux_files_named_by_a_plan() -> None:
     targets = ["BLOCK", "kernel.py:12", "csrc/k.cuh:40", "helper.py", "reference.py", "../x.py", "/etc/passwd.py"]
     plan = _plan([*targets, "memory/v1.json", "plans/x.py", "test_kernel.py", "helper.py"])
     assert aux_files_of(plan) == ["csrc/k.cuh", "helper.py"]
-    assert may_write(Stage.IMPLEMENT, 1, ["helper.py"]) == ["kernel.py", "helper.py", "profiles/v1/*transcript*"]
-    assert may_write(Stage.PLAN, 7) == ["plans/v7_plan.md", "profiles/v7/*transcript*"]
+    t1 = ["profiles/v1/*transcript*", "profiles/v1/agent_*.log", "profiles/v1/llm_*.log"]
+    assert may_write(Stage.IMPLEMENT, 1, ["helper.py"]) == ["kernel.py", "helper.py", *t1]
+    assert may_write(Stage.PLAN, 1) == ["plans/v1_plan.md", *t1]
     assert may_write(Stage.GATE, 7) == ["memory/v7.json"] and may_write(Stage.PROFILE, 7) == ["profiles/v7/*"]
 
 

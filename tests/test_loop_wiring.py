@@ -12,10 +12,12 @@ import pytest
 
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.evidence.model import ProfileSummary, Vendor
+from kernelopt.evidence.summary import read_summary
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.opening import open_or_create
 from kernelopt.loop.wiring import (
+    CPU_REASON,
     CachedCeilings,
     MarkdownPlanReader,
     ReportBaselineRenderer,
@@ -23,7 +25,7 @@ from kernelopt.loop.wiring import (
     build_collaborators,
     vendor_of,
 )
-from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.model import GateResult, IterationRecord
 from kernelopt.workspace import Workspace
 
 from .loop_fakes import DATA, MEMORY_BOUND
@@ -78,7 +80,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     module(monkeypatch, "kernelopt.hardware.ceilings", cached_ceilings=calls.fn("cached_ceilings", "CEILINGS"))
     module(monkeypatch, "kernelopt.report.baseline", render_baseline=calls.fn("render_baseline", "# report\n"))
 
-    c = build_collaborators(ws, RunSettings(device="cpu"))
+    c = build_collaborators(ws, RunSettings(device="cuda"))
     assert type(c.planner).__name__ == "RulePlanner" and c.planner.options == {}
     assert type(c.implementer).__name__ == "RuleImplementer"
     assert c.profiler.profile(ws, 3) is summary
@@ -89,15 +91,15 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     assert c.ceilings.ceilings("H200") == "CEILINGS"
     record = IterationRecord(version="v0")
     text = c.baseline_renderer.render(workspace=ws, record=record, summary=summary, roofline_lines=["a", "b"])  # type: ignore[union-attr]
-    assert text == "# report\n\n## Roofline bounds (loop)\n\n- a\n- b\n"
+    assert text == "# report\n\n## Roofline bounds (loop)\n\n- a\n- b\n"  # the stand-in ignored the lines
     assert calls.log == [
         ("profile", (ws, 3), {"vendor": Vendor.NVIDIA, "kernel_regex": None, "fast": False, "timeout_s": 900.0}),
         ("parse_plan", ("text",), {}),
         ("validate_plan", ("PLAN", ws, [], summary), {}),
-        ("check_correctness", (ws,), {"device": "cpu"}),
-        ("validate", (ws, 3), {"previous": 2, "plan": None, "device": "cpu"}),
+        ("check_correctness", (ws,), {"device": "cuda"}),
+        ("validate", (ws, 3), {"previous": 2, "plan": None, "device": "cuda"}),
         ("cached_ceilings", (), {"gpu_name": "H200"}),
-        ("render_baseline", (), {"workspace": ws, "record": record, "summary": summary}),
+        ("render_baseline", (ws, record, summary), {"roofline_lines": ["a", "b"]}),
     ]
 
 
@@ -112,16 +114,23 @@ def test_missing_stages_are_one_line_errors(ws: Workspace, monkeypatch: pytest.M
     assert CachedCeilings().ceilings(None) is None  # no measured ceilings: the spec bound alone
 
 
-def test_cpu_profiler_falls_back_to_timing_only(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cpu_device_profiles_timing_only_from_the_gate(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = Calls()
-    monkeypatch.setattr(
-        "kernelopt.profiling.profile", calls.fn("profile", EnvironmentProblem("ncu not found")), raising=False
-    )
+    monkeypatch.setattr("kernelopt.profiling.profile", calls.fn("profile"), raising=False)
+    record = IterationRecord(version="v0")
+    record.performance.latency_us = 12.5
+    record.performance.bandwidth_gbps = 3.0
+    record.quality_gate.result = GateResult.PASS
+    ws.memory.write(record)
     s = StageOneProfiler(device="cpu").profile(ws, 1)
-    assert not s.counters_available and s.counters_unavailable_reason == "--device cpu: ncu not found"
-    assert (ws.profile_dir(1) / "summary.json").is_file()
-    with pytest.raises(EnvironmentProblem, match="ncu not found"):
-        StageOneProfiler(device=None).profile(ws, 2)
+    assert calls.log == []  # no GPU profiler on --device cpu
+    assert not s.counters_available and s.counters_unavailable_reason == CPU_REASON
+    k = s.primary()
+    assert k is not None and k.metric("duration_us") == 12.5 and k.metric("achieved_gbps") == 3.0
+    assert k.findings[0].rule_id == "timing_only" and k.findings[0].evidence[0].source == (
+        "memory/v0.json: performance.latency_us"
+    )
+    assert read_summary(ws.profile_dir(1)) == s
 
 
 def test_baseline_renderer_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,7 +138,7 @@ def test_baseline_renderer_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setitem(sys.modules, "kernelopt.report.baseline", None)
     assert isinstance(baseline_renderer(), BuiltinBaselineRenderer)
-    module(monkeypatch, "kernelopt.report.baseline", render_baseline=lambda **_: "x")
+    module(monkeypatch, "kernelopt.report.baseline", render_baseline=lambda *_, **__: "x")
     assert isinstance(baseline_renderer(), ReportBaselineRenderer)
 
 

@@ -20,16 +20,16 @@ def may_write(stage: Stage, version: int, aux_files: list[str] | None = None) ->
     """DESIGN.md's "may write" column: glob patterns (workspace-relative) a stage may change.
 
     Backend stages (plan, implement) may also leave their transcript under ``profiles/v<N>/`` (the
-    backends issue stores agent transcripts there).
+    backends store ``agent_<stage>.log`` / ``llm_<stage>.log`` there).
     """
     n = version
-    transcript = f"profiles/v{n}/*transcript*"
+    transcripts = [f"profiles/v{n}/*transcript*", f"profiles/v{n}/agent_*.log", f"profiles/v{n}/llm_*.log"]
     table: dict[Stage, list[str]] = {
         Stage.BASELINE_GATE: [f"memory/v{n}.json"],
         Stage.BASELINE_PROFILE: [f"profiles/v{n}/*"],
         Stage.PROFILE: [f"profiles/v{n}/*"],
-        Stage.PLAN: [f"plans/v{n}_plan.md", transcript],
-        Stage.IMPLEMENT: ["kernel.py", *(aux_files or []), transcript],
+        Stage.PLAN: [f"plans/v{n}_plan.md", *transcripts],
+        Stage.IMPLEMENT: ["kernel.py", *(aux_files or []), *transcripts],
         Stage.GATE: [f"memory/v{n}.json"],
         Stage.RECORD: [],
         Stage.STOP: [],

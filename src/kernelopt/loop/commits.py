@@ -10,6 +10,8 @@ parts is folded and long parts are cut with an ellipsis so that ``git log --onel
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import Performance
 
@@ -58,10 +60,26 @@ def bottleneck_evidence(summary: ProfileSummary | None) -> str:
         else:
             val = str(e.value)
         unit = "" if not e.unit or e.value is None else (e.unit if e.unit == "%" else f" {e.unit}")
-        text += f", {e.metric} {val}{unit}"
+        # ncu metric names carry their roll-up after the first dot (``.avg.pct_of_peak_sustained_elapsed``)
+        metric = e.metric.split(".", 1)[0] if "__" in e.metric else e.metric
+        text += f", {metric} {val}{unit}"
     elif k.metric("duration_us") is not None:
         text += f", duration {k.metric('duration_us'):.3g} us"
     return one_line(prefix + text, EVIDENCE_CHARS)
+
+
+def change_summary(
+    category: str, parameters: Mapping[str, object], knob_changes: Mapping[str, Sequence[object]], action: str
+) -> str:
+    """The change in a few words: ``block_size: BLOCK 64 -> 128`` (as applied), else the planned
+    parameters, else the plan's action sentence."""
+    if knob_changes:
+        return f"{category}: " + ", ".join(
+            f"{k} {v[0]} -> {v[1]}" if len(v) == 2 else f"{k} {list(v)}" for k, v in knob_changes.items()
+        )
+    if parameters:
+        return f"{category}: " + ", ".join(f"{k}={v}" for k, v in parameters.items())
+    return action
 
 
 def pass_message(version: int, perf: Performance, summary_text: str, evidence: str) -> str:

@@ -43,7 +43,7 @@ from kernelopt.loop.journal import (
     VersionOutcome,
 )
 from kernelopt.loop.opening import baseline_commit
-from kernelopt.loop.protocols import Collaborators, EventKind, GateOutcome, LoopEvent, Stage
+from kernelopt.loop.protocols import Ceilings, Collaborators, EventKind, GateOutcome, LoopEvent, Stage
 from kernelopt.loop.record import finalize_record, stage3_record
 from kernelopt.loop.settings import LoopRequest, resolve_settings
 from kernelopt.loop.stop import RooflineBounds, StopDecision, StopReason, decide, roofline_bounds
@@ -104,6 +104,7 @@ class OptimizeLoop:
         self._elapsed0 = 0.0
         self._best: tuple[float | None, float | None] = (None, None)
         self._card_cache: tuple[tuple[int, int] | None, TaskCard] | None = None
+        self._ceilings_cache: dict[str | None, Ceilings | None] = {}
         self._handlers: dict[Stage, Callable[[IterationState], None]] = {
             Stage.BASELINE_GATE: self._stage_baseline_gate,
             Stage.BASELINE_PROFILE: self._stage_profile,
@@ -274,6 +275,24 @@ class OptimizeLoop:
         self._save()
         return shown
 
+    def _reported(self, it: IterationState, changes: list[guard.Change], allowed: list[str], who: str) -> list[str]:
+        """Violations a backend caught and reverted itself (``BackendFailure.violations``,
+        ``ImplementOutcome.violations``): recorded like the loop's own; returned as ``path (kind)``."""
+        if not changes:
+            return []
+        shown = [f"{c.path} ({c.kind})" for c in changes]
+        it.pitfalls.append(
+            PitfallAndFix(
+                error_type="write_violation",
+                error_message=f"{who} wrote outside its allowance: {', '.join(shown)}",
+                root_cause=f"stage {it.stage.value} may write only {', '.join(allowed)}",
+                fix_applied="the backend reverted the writes",
+                lesson=f"the {who} must not touch {', '.join(c.path for c in changes)}",
+            )
+        )
+        self._save()
+        return shown
+
     def _transcript_allowance(self, it: IterationState, outcome: PlanOutcome | ImplementOutcome) -> list[str]:
         if outcome.transcript is None:
             return []
@@ -341,7 +360,15 @@ class OptimizeLoop:
             {**card.stop_conditions.model_dump(), **self.state.settings.stop_overrides}
         )
 
+    def _ceilings(self, gpu_name: str | None) -> Ceilings | None:
+        """Measured ceilings by GPU name, asked once per run (the lookup may query the driver)."""
+        if gpu_name not in self._ceilings_cache:
+            self._ceilings_cache[gpu_name] = self.c.ceilings.ceilings(gpu_name)
+        return self._ceilings_cache[gpu_name]
+
     def _roofline(self, record: IterationRecord) -> RooflineBounds:
+        """Both bounds of a measured version: the spec sheet of the task card's GPU (else the measured
+        device's), and the measured ceilings cached under the device name the gate recorded."""
         card = self._card()
         gpu = card.gpu or record.performance.gpu
         spec = None
@@ -358,7 +385,7 @@ class OptimizeLoop:
             spec=spec,
             spec_missing=missing,
             dtype=card.dtype,
-            ceilings=self.c.ceilings.ceilings(gpu),
+            ceilings=self._ceilings(record.performance.gpu or card.gpu),
         )
 
     # == resume ====================================================================================
@@ -487,8 +514,10 @@ class OptimizeLoop:
         before = it.snapshot
         try:
             outcome = self.c.planner.plan(ctx)
-        except KerneloptError as exc:
+        except KerneloptError as exc:  # BackendFailure: the planner could not plan (crash, hang, bad output)
             self._guarded(it, before, may_write(Stage.PLAN, n), "planner")
+            self._reported(it, getattr(exc, "violations", []), may_write(Stage.PLAN, n), "planner")
+            self._note_tokens(it, "plan", dict(getattr(exc, "tokens", None) or {}))
             self._fail(it, f"the planner failed: {exc.one_line()}", error_type="planner_error")
             return
         violations = self._guarded(
@@ -580,9 +609,12 @@ class OptimizeLoop:
                 outcome = self.c.implementer.implement(ctx)
             except KerneloptError as exc:
                 self._guarded(it, before, allowed, "implementer")
+                self._reported(it, getattr(exc, "violations", []), allowed, "implementer")
+                self._note_tokens(it, f"implement attempt {attempt}", dict(getattr(exc, "tokens", None) or {}))
                 self._fail(it, f"the implementer failed: {exc.one_line()}", error_type="implementer_error")
                 return
             violations = self._guarded(it, before, allowed + self._transcript_allowance(it, outcome), "implementer")
+            violations += self._reported(it, getattr(outcome, "violations", []), allowed, "implementer")
             self._note_tokens(it, f"implement attempt {attempt}", outcome.tokens)
             if violations:
                 self._fail(
@@ -758,7 +790,11 @@ class OptimizeLoop:
                     raise WorkspaceError(f"V{n}: the implemented kernel.py was lost before its commit")
                 record = self._finalize(it, result=result, failure_reason=None)
                 self.ws.memory.write(record)
-                what = plan.action if plan is not None else (it.implement.description if it.implement else "change")
+                knobs = it.implement.knob_changes if it.implement else {}
+                if plan is not None:
+                    what = commits.change_summary(plan.action_category.value, plan.parameters, knobs, plan.action)
+                else:
+                    what = it.implement.description if it.implement else "change"
                 it.commit_message = commits.pass_message(
                     n, record.performance, what, commits.bottleneck_evidence(summary)
                 )

@@ -11,8 +11,8 @@ stage is reported as one line when it is first used:
   ``kernelopt.harness.gate.check_correctness(workspace, device=...)``
 - Stage 4: ``kernelopt.harness.gate.validate(workspace, version, *, previous, plan, device)``
 - ceilings: ``kernelopt.hardware.ceilings.cached_ceilings(gpu_name=...)``
-- baseline report: ``kernelopt.report.baseline.render_baseline(workspace=, record=, summary=)``, else the
-  loop's built-in renderer.
+- baseline report: ``kernelopt.report.baseline.render_baseline(workspace, record, summary, *,
+  roofline_lines)``, else the loop's built-in renderer.
 """
 
 from __future__ import annotations
@@ -21,7 +21,16 @@ import importlib
 from typing import Any
 
 from kernelopt.errors import EnvironmentProblem
-from kernelopt.evidence.model import ProfileSummary, Vendor
+from kernelopt.evidence.model import (
+    BottleneckType,
+    Confidence,
+    EvidenceItem,
+    Finding,
+    KernelEvidence,
+    Metric,
+    ProfileSummary,
+    Vendor,
+)
 from kernelopt.evidence.summary import write_summary
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import RunSettings
@@ -34,7 +43,7 @@ from kernelopt.loop.protocols import (
     NullProgress,
     ProgressSink,
 )
-from kernelopt.memory.model import IterationRecord, version_label
+from kernelopt.memory.model import GateResult, IterationRecord, version_label
 from kernelopt.planning.plan import Plan
 from kernelopt.workspace import Workspace
 
@@ -66,12 +75,64 @@ def load(module: str, attr: str, what: str) -> Any:
         ) from None
 
 
-class StageOneProfiler:
-    """Stage 1 through ``kernelopt.profiling.profile``.
+CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the harness's CPU timing"
 
-    With ``device="cpu"`` a profiler that cannot run at all (no GPU) is replaced by a timing-only
-    summary that says why, so the loop still runs on the CPU.
+
+def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:
+    """Timing-only Stage 1 evidence for ``--device cpu``: the latest passing version's CPU timing.
+
+    The kernel in ``kernel.py`` is the last good version, whose latency the gate measured on the CPU
+    (``memory/v<K>.json``); achieved GB/s and TFLOP/s come from the reference's byte and FLOP counts.
+    One ``timing_only`` finding says what is known and what is not (no counters, no bottleneck class).
     """
+    good = [r for r in workspace.memory.records(include_masked=True) if r.quality_gate.result is GateResult.PASS]
+    latest = good[-1] if good else (workspace.memory.latest(include_masked=True))
+    metrics: dict[str, Metric] = {}
+    evidence: list[EvidenceItem] = []
+    if latest is not None:
+        src = f"memory/{latest.version}.json"
+        p = latest.performance
+        for name, value, unit, field_name in (
+            ("duration_us", p.latency_us, "us", "latency_us"),
+            ("achieved_gbps", p.bandwidth_gbps, "GB/s", "bandwidth_gbps"),
+            ("achieved_tflops", p.tflops, "TFLOP/s", "tflops"),
+        ):
+            if value is not None:
+                metrics[name] = Metric(value=value, unit=unit, source=f"{src}: performance.{field_name} (CPU)")
+                evidence.append(
+                    EvidenceItem(metric=name, value=value, unit=unit, source=f"{src}: performance.{field_name}")
+                )
+    evidence.append(EvidenceItem(metric="hardware_counters", value="unavailable", source=CPU_REASON))
+    kernel = KernelEvidence(
+        kernel_name="kernel.py (CPU)",
+        metrics=metrics,
+        bottleneck=BottleneckType.UNKNOWN,
+        findings=[
+            Finding(
+                rule_id="timing_only",
+                symptom="timing_only",
+                confidence=Confidence.LOW,
+                evidence=evidence,
+                inference="only CPU timing and analytic byte/FLOP counts are known; "
+                "the bottleneck cannot be classified",
+            )
+        ],
+    )
+    summary = ProfileSummary(
+        version=version_label(version),
+        vendor=Vendor.NVIDIA,
+        tool_used="timing-only (cpu)",
+        counters_available=False,
+        counters_unavailable_reason=CPU_REASON,
+        kernels=[kernel],
+    )
+    write_summary(workspace.profile_dir(version), summary)
+    return summary
+
+
+class StageOneProfiler:
+    """Stage 1 through ``kernelopt.profiling.profile``; with ``device="cpu"`` no GPU profiler runs and
+    the evidence is timing-only (:func:`cpu_timing_summary`)."""
 
     def __init__(
         self, *, vendor: Vendor | None = None, device: str | None = None, fast: bool = False, timeout_s: float = 900.0
@@ -82,22 +143,12 @@ class StageOneProfiler:
         self.timeout_s = timeout_s
 
     def profile(self, workspace: Workspace, version: int) -> ProfileSummary:
+        if self.device == "cpu":
+            return cpu_timing_summary(workspace, version)
         profile = load("kernelopt.profiling", "profile", "Stage 1 (profiling)")
-        try:
-            summary: ProfileSummary = profile(
-                workspace, version, vendor=self.vendor, kernel_regex=None, fast=self.fast, timeout_s=self.timeout_s
-            )
-        except EnvironmentProblem as exc:
-            if self.device != "cpu":
-                raise
-            summary = ProfileSummary(
-                version=version_label(version),
-                vendor=self.vendor or Vendor.NVIDIA,
-                tool_used="timing-only (cpu)",
-                counters_available=False,
-                counters_unavailable_reason=f"--device cpu: {exc.one_line()}",
-            )
-            write_summary(workspace.profile_dir(version), summary)
+        summary: ProfileSummary = profile(
+            workspace, version, vendor=self.vendor, kernel_regex=None, fast=self.fast, timeout_s=self.timeout_s
+        )
         return summary
 
 
@@ -146,7 +197,8 @@ class CachedCeilings:
 
 
 class ReportBaselineRenderer:
-    """``kernelopt.report.baseline.render_baseline`` plus the loop's two roofline-bound lines."""
+    """``kernelopt.report.baseline.render_baseline(workspace, record, summary, *, roofline_lines)``; the
+    loop's two roofline-bound lines are appended when the report did not show them."""
 
     def __init__(self, render: Any) -> None:
         self._render = render
@@ -159,8 +211,8 @@ class ReportBaselineRenderer:
         summary: ProfileSummary | None,
         roofline_lines: list[str],
     ) -> str:
-        text: str = self._render(workspace=workspace, record=record, summary=summary)
-        if "roofline bound, measured ceilings" not in text:
+        text: str = self._render(workspace, record, summary, roofline_lines=list(roofline_lines))
+        if roofline_lines and roofline_lines[0] not in text:
             text = text.rstrip("\n") + "\n\n## Roofline bounds (loop)\n\n" + "".join(f"- {x}\n" for x in roofline_lines)
         return text
 
