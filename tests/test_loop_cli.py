@@ -54,8 +54,10 @@ def test_cpu_run_json(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture
     assert data["best_version"] == "v2" and data["speedup_vs_baseline"] == pytest.approx(2.5)
     assert data["workspace"] == str(ws_root.resolve() / "kernel_opt_loop")
     # progress on stderr: version, stage, elapsed, best latency
-    assert "] V1 profile" in err and "best 60 us (0.0171 % of roofline)" in err
-    assert "] end                  best 40 us (0.0256 % of roofline) | stopped: max_iterations" in err
+    assert "] V1 profile" in err and "best 60 us (n/a of roofline)" in err
+    assert "] end                  best 40 us (n/a of roofline) | stopped: max_iterations" in err
+    # a CPU timing is not measured against the task card's GPU
+    assert data["best_roofline"]["spec_note"] == "timed on the CPU (--device cpu): no GPU roofline applies"
     assert fakes.settings_seen[0].device == "cpu"  # type: ignore[attr-defined]
 
 
@@ -84,6 +86,24 @@ def test_ctrl_c_then_resume(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureF
     assert data["iterations"] == 2 and [o["version"] for o in data["this_run"]] == [0, 1, 2]
     assert main(["optimize", str(ws_path), "--resume"]) == 2
     assert "already stopped" in capsys.readouterr().err
+
+
+def test_sigterm_stops_like_ctrl_c(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    import signal
+
+    def term(point: str, version: int, orig=fakes.killer.check) -> None:
+        if (point, version) == ("implement", 1):
+            os.kill(os.getpid(), signal.SIGTERM)
+        orig(point, version)
+
+    fakes.killer.check = term  # type: ignore[method-assign]
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["optimize", str(DATA), "--root", str(ws_root), "--device", "cpu", "--max-iters", "1"]) == 130
+    assert signal.getsignal(signal.SIGTERM) == before
+    ws = Workspace(ws_root / "kernel_opt_loop")
+    assert ws.is_clean(paths=["kernel.py"])  # rolled back like after Ctrl-C
+    assert "--resume` continues it" in capsys.readouterr().err
 
 
 def test_resume_with_nothing_to_resume(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -27,6 +28,11 @@ def nvidia_gpu_present() -> bool:
         return False
     result = run_command([exe, "-L"], timeout_s=20.0)
     return result.ok and "GPU" in result.stdout
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM stops the loop like Ctrl-C: the in-flight stage is rolled back and the run stays resumable."""
+    raise KeyboardInterrupt
 
 
 def _clock(seconds: float) -> str:
@@ -178,6 +184,7 @@ def register(app: typer.Typer) -> None:
         settings, _ = resolve_settings(ws, request)
         progress = TerminalProgress()
         collaborators = build_collaborators(ws, settings, progress=progress)
+        previous_handler = signal.signal(signal.SIGTERM, _terminate)
         try:
             summary = OptimizeLoop(ws, collaborators, request).run()
         except KeyboardInterrupt:
@@ -187,6 +194,7 @@ def register(app: typer.Typer) -> None:
             )
             raise typer.Exit(130) from None
         finally:
+            signal.signal(signal.SIGTERM, previous_handler)
             progress.close()
         if as_json:
             emit_json(summary)

@@ -369,6 +369,9 @@ class OptimizeLoop:
     def _roofline(self, record: IterationRecord) -> RooflineBounds:
         """Both bounds of a measured version: the spec sheet of the task card's GPU (else the measured
         device's), and the measured ceilings cached under the device name the gate recorded."""
+        if self.state.settings.device == "cpu":
+            note = "timed on the CPU (--device cpu): no GPU roofline applies"
+            return RooflineBounds(measured_note=note, spec_note=note)
         card = self._card()
         gpu = card.gpu or record.performance.gpu
         spec = None

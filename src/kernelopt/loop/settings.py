@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from kernelopt.errors import UsageError
 from kernelopt.loop.journal import Journal, RunSettings, RunState, RunStatus
@@ -22,7 +22,7 @@ class LoopRequest(BaseModel):
     planner: str | None = None
     implementer: str | None = None
     device: str | None = None
-    repair_attempts: int | None = None
+    repair_attempts: int | None = Field(default=None, ge=0)
     stop_on_failure: bool | None = None
     max_iterations: int | None = None
     max_wall_time_min: float | None = None
