@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "kernelopt.cli.memory",
     "kernelopt.cli.plan",
     "kernelopt.cli.report",
+    "kernelopt.cli.optimize",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
     "kernelopt.cli.wiki",

@@ -1,0 +1,204 @@
+"""``kernelopt optimize PATH``: the whole loop (V0 baseline, then Stage 1..6 until a stop condition holds)."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.status import Status
+
+from kernelopt.cli.output import emit_json, fmt, info, table, warn
+from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.loop.protocols import EventKind, LoopEvent
+from kernelopt.loop.summary import LoopSummary
+
+DEVICES = ("cuda", "cpu")
+
+
+def nvidia_gpu_present() -> bool:
+    """True when ``nvidia-smi -L`` lists a GPU (checked without importing torch or initializing CUDA)."""
+    from kernelopt.proc import run_command
+
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return False
+    result = run_command([exe, "-L"], timeout_s=20.0)
+    return result.ok and "GPU" in result.stdout
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM stops the loop like Ctrl-C: the in-flight stage is rolled back and the run stays resumable."""
+    raise KeyboardInterrupt
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600:d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+class TerminalProgress:
+    """Progress on stderr: a live status line on a terminal (version, stage, elapsed, best latency and
+    its roofline share), and one line per stage, commit, warning and result."""
+
+    def __init__(self) -> None:
+        self.console = Console(file=sys.stderr, highlight=False, width=None if sys.stderr.isatty() else 200)
+        self.status: Status | None = None
+
+    def _head(self, e: LoopEvent) -> str:
+        best = "best n/a"
+        if e.best_latency_us is not None:
+            pct = "n/a" if e.best_roofline_pct is None else f"{e.best_roofline_pct:.3g} %"
+            best = f"best {e.best_latency_us:.4g} us ({pct} of roofline)"
+        where = f"V{e.version} {e.stage.value if e.stage else ''}" if e.version is not None else "end"
+        return f"[{_clock(e.elapsed_s)}] {where:<20} {best}"
+
+    def event(self, event: LoopEvent) -> None:
+        head = self._head(event)
+        if self.console.is_terminal:
+            if self.status is None:
+                self.status = self.console.status(head)
+                self.status.start()
+            self.status.update(head)
+        if event.kind is EventKind.STAGE_END or (event.kind is EventKind.STAGE_START and self.console.is_terminal):
+            return  # on a terminal the status line shows the stage
+        style = {EventKind.WARNING: "yellow", EventKind.STOPPED: "bold", EventKind.ITERATION_END: "green"}.get(
+            event.kind
+        )
+        self.console.print(f"{head} | {event.message}", style=style, markup=False)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+
+def _render(summary: LoopSummary) -> None:
+    rows = [
+        [
+            r.version,
+            r.result or "-",
+            r.latency_us,
+            r.tflops,
+            r.bandwidth_gbps,
+            r.roofline_measured_pct,
+            r.roofline_spec_pct,
+            (r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}")[:70],
+            (r.git_commit_hash or "")[:10],
+        ]
+        for r in summary.versions
+    ]
+    table(
+        f"kernelopt summary: {summary.workspace}",
+        [
+            "version",
+            "gate",
+            "latency us",
+            "TFLOP/s",
+            "GB/s",
+            "% roofline (measured)",
+            "% roofline (spec)",
+            "action / failure",
+            "record hash",
+        ],
+        rows,
+    )
+    if summary.best_version is not None:
+        speedup = f"{summary.speedup_vs_baseline:.3g}x over V0" if summary.speedup_vs_baseline else "n/a"
+        info(f"best: {summary.best_version} at {fmt(summary.best_latency_us)} us ({speedup})")
+    if summary.best_roofline is not None:
+        for line in summary.best_roofline.lines():
+            info(f"  {line}")
+    if summary.timing_only:
+        info("evidence: timing-only in some iterations (hardware counters were unavailable)")
+    info(
+        f"this run: {summary.iterations} iteration(s), {summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
+    )
+    if summary.stop is not None:
+        info(f"stopped: {summary.stop.line()}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("optimize")
+    def optimize(
+        path: Path = typer.Argument(..., help="A folder with kernel.py + reference.py [+ README.md], or a workspace."),
+        name: str | None = typer.Option(None, "--name", help="Workspace name (default: the folder's name)."),
+        root: Path | None = typer.Option(None, "--root", help="Parent folder of the workspace (default /tmp)."),
+        max_iters: int | None = typer.Option(None, "--max-iters", min=0, help="Stop after K iterations."),
+        planner: str | None = typer.Option(None, "--planner", help="rules (default), agent-cli or llm-api."),
+        implementer: str | None = typer.Option(None, "--implementer", help="rules (default), agent-cli or llm-api."),
+        resume: bool = typer.Option(False, "--resume", help="Continue the interrupted run (error if none)."),
+        stop_on_failure: bool = typer.Option(False, "--stop-on-failure", help="Stop at the first failed iteration."),
+        max_wall_min: float | None = typer.Option(None, "--max-wall-min", min=0.0, help="Stop after M minutes."),
+        target_latency_us: float | None = typer.Option(None, "--target-latency-us", help="Stop at this latency."),
+        target_speedup: float | None = typer.Option(None, "--target-speedup", help="Stop at this speedup over V0."),
+        repair_attempts: int | None = typer.Option(
+            None, "--repair-attempts", min=0, help="Repairs after a failed correctness check (default 2)."
+        ),
+        device: str | None = typer.Option(None, "--device", help="cuda (default) or cpu (timing-only)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the final summary as JSON."),
+    ) -> None:
+        """Run the loop: V0 baseline, then profile -> plan -> implement -> gate -> record -> stop? per version.
+
+        Stop conditions come from README.md's front matter; the flags override them. Ctrl-C (or a crash)
+        leaves the run resumable: run the command again, or pass --resume.
+        """
+        from kernelopt.loop.machine import OptimizeLoop
+        from kernelopt.loop.opening import find_existing, open_or_create
+        from kernelopt.loop.settings import LoopRequest, resolve_settings
+        from kernelopt.loop.stop import StopReason
+        from kernelopt.loop.wiring import build_collaborators
+
+        if device is not None and device not in DEVICES:
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        request = LoopRequest(
+            resume=resume,
+            planner=planner,
+            implementer=implementer,
+            device=device,
+            repair_attempts=repair_attempts,
+            stop_on_failure=True if stop_on_failure else None,
+            max_iterations=max_iters,
+            max_wall_time_min=max_wall_min,
+            target_latency_us=target_latency_us,
+            target_speedup=target_speedup,
+        )
+        existing = find_existing(path, name=name, root=root)
+        chosen = device
+        if chosen is None and existing is not None:
+            chosen = resolve_settings(existing, request)[0].device
+        if chosen != "cpu" and not nvidia_gpu_present():
+            raise EnvironmentProblem(
+                "no NVIDIA GPU found",
+                hint="run `kernelopt doctor` to check the setup, or pass --device cpu for timing-only mode on the CPU",
+            )
+        opened = open_or_create(path, name=name, root=root)
+        ws = opened.workspace
+        if opened.note:
+            warn(opened.note)
+        elif opened.created and not as_json:
+            info(f"created {ws.root}")
+        settings, _ = resolve_settings(ws, request)
+        progress = TerminalProgress()
+        collaborators = build_collaborators(ws, settings, progress=progress)
+        previous_handler = signal.signal(signal.SIGTERM, _terminate)
+        try:
+            summary = OptimizeLoop(ws, collaborators, request).run()
+        except KeyboardInterrupt:
+            progress.close()
+            sys.stderr.write(
+                f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"
+            )
+            raise typer.Exit(130) from None
+        finally:
+            signal.signal(signal.SIGTERM, previous_handler)
+            progress.close()
+        if as_json:
+            emit_json(summary)
+        else:
+            _render(summary)
+        if summary.stop is not None and summary.stop.reason is StopReason.BASELINE_FAILED:
+            raise typer.Exit(1)

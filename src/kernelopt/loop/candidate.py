@@ -1,0 +1,70 @@
+"""The candidate kernel of an iteration: kept aside, put back, or replaced by the last good version.
+
+After Stage 3 passes its correctness check, the files it changed (kernel.py and any auxiliary file the
+plan names) are copied to ``.kernelopt/candidates/v<N>/`` with their sha256 in the journal. Whenever
+the loop stops mid-iteration, ``kernel.py`` goes back to the last good version (the iteration's base
+commit); a resumed gate or record stage puts the candidate back, byte for byte, from the copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from kernelopt.backends import guard
+from kernelopt.loop.journal import IterationState
+from kernelopt.workspace import Workspace
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def rollback(ws: Workspace, it: IterationState) -> list[str]:
+    """Undo whatever the in-flight stage wrote since its snapshot; returns ``path (kind)`` of each undo."""
+    if not it.snapshot:
+        return []
+    return [f"{c.path} ({c.kind})" for c in guard.enforce(ws, it.snapshot, [])]
+
+
+def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
+    """kernel.py (and the plan's auxiliary files) back to the last good version (the base commit)."""
+    tracked = set(ws.repo.git.ls_files().splitlines())
+    paths = ["kernel.py", *it.aux_files]
+    in_git = [p for p in paths if p in tracked]
+    if in_git:
+        ws.reset_hard(in_git, ref=it.base_commit)
+    for p in paths:
+        if p not in tracked:
+            (ws.root / p).unlink(missing_ok=True)
+
+
+def changed_files(ws: Workspace, it: IterationState) -> list[str]:
+    """Files changed (added or modified) since the stage's snapshot."""
+    return [c.path for c in guard.changes(it.snapshot, guard.snapshot(ws.root)) if c.kind != "deleted"]
+
+
+def keep(ws: Workspace, folder: Path, it: IterationState) -> None:
+    """Copy the files Stage 3 changed into ``folder``; their digests go to ``it.candidate``."""
+    shutil.rmtree(folder, ignore_errors=True)
+    it.candidate = {}
+    for rel in changed_files(ws, it):
+        dst = folder / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ws.root / rel, dst)
+        it.candidate[rel] = sha256(dst)
+
+
+def restore(ws: Workspace, folder: Path, it: IterationState) -> bool:
+    """Put the candidate files back from ``folder``; False when a copy is missing or altered."""
+    for rel, digest in it.candidate.items():
+        src = folder / rel
+        if not src.is_file() or sha256(src) != digest:
+            return False
+    for rel, digest in it.candidate.items():
+        dst = ws.root / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if not dst.is_file() or sha256(dst) != digest:
+            shutil.copyfile(folder / rel, dst)
+    return bool(it.candidate)

@@ -1,0 +1,220 @@
+"""The loop's state journal: ``<workspace>/.kernelopt/loop_state.json`` (untracked, written atomically).
+
+The journal is written BEFORE every side effect of a stage, so that after Ctrl-C, a crash or
+``kill -9`` the next run knows which stage of which version was in flight, and the workspace snapshot
+taken before it. Resuming rolls the interrupted stage back (nothing it half-wrote survives) and runs it
+again under the same version number; a version whose commit exists is never redone. Committed git
+history, not the journal, is the authority on what is done: the record stage inspects HEAD.
+
+A lock (``.kernelopt/loop.lock``, ``flock``; released by the kernel even on ``kill -9``) keeps two
+loops off one workspace.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from kernelopt.errors import UsageError, WorkspaceError
+from kernelopt.loop.protocols import Stage
+from kernelopt.loop.stop import RooflineBounds, StopDecision
+from kernelopt.memory.model import GateResult, PitfallAndFix
+from kernelopt.memory.store import atomic_write_text
+
+JOURNAL_SCHEMA_VERSION = 1
+JOURNAL_FILE = "loop_state.json"
+LOCK_FILE = "loop.lock"
+CANDIDATES_DIR = "candidates"
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class RunSettings(BaseModel):
+    """The settings of a run (kept so that a resumed run behaves like the interrupted one).
+
+    Attributes:
+        planner: planner backend name.
+        implementer: implementer backend name.
+        device: ``cuda`` / ``cpu`` / None (default device).
+        repair_attempts: repair attempts after a failed correctness check in Stage 3.
+        stop_on_failure: stop at the first failed iteration.
+        stop_overrides: stop-condition fields given as flags; they override README.md's front matter.
+    """
+
+    planner: str = "rules"
+    implementer: str = "rules"
+    device: str | None = None
+    repair_attempts: int = Field(default=2, ge=0)
+    stop_on_failure: bool = False
+    stop_overrides: dict[str, float | int] = Field(default_factory=dict)
+
+
+class Failure(BaseModel):
+    """Why an iteration failed: gate result, the stage it failed in, one-line reason."""
+
+    result: GateResult
+    stage: Stage
+    reason: str
+    error_type: str
+
+
+class ImplementNote(BaseModel):
+    description: str = ""
+    knob_changes: dict[str, list[Any]] = Field(default_factory=dict)
+    attempts: int = 1
+    rel_err: float | None = None
+
+
+class GateNote(BaseModel):
+    result: GateResult
+    failure_reason: str | None = None
+    latency_us: float | None = None
+    roofline_utilization_pct: float | None = None
+    speedup_vs_previous: float | None = None
+    reference_latency_us: float | None = None
+
+
+class IterationState(BaseModel):
+    """The iteration in flight.
+
+    Attributes:
+        version: N.
+        stage: the stage running (or about to run).
+        base_commit: HEAD when the iteration started (the last good kernel).
+        good_version: the version whose kernel.py is at ``base_commit`` (the gate's previous).
+        snapshot: path -> sha256 of the workspace before the current stage (rollback on resume).
+        aux_files: auxiliary files the plan names (Stage 3 may edit them besides kernel.py).
+        candidate: path -> sha256 of the implemented files, copied under .kernelopt/candidates/v<N>/.
+        implement: what Stage 3 did.
+        gate: what Stage 4 said.
+        failure: set when a stage failed; the record stage then writes a revert marker.
+        pitfalls: failures met on the way (write violations, failed repair attempts), recorded in Stage 5.
+        notes: experience notes for the record (token usage, timing-only, roofline bounds).
+        commit_message: the Stage 5 message, fixed before the commit so that a resume recognizes it.
+    """
+
+    version: int
+    stage: Stage
+    base_commit: str
+    good_version: int | None
+    snapshot: dict[str, str] = Field(default_factory=dict)
+    aux_files: list[str] = Field(default_factory=list)
+    candidate: dict[str, str] = Field(default_factory=dict)
+    implement: ImplementNote | None = None
+    gate: GateNote | None = None
+    failure: Failure | None = None
+    pitfalls: list[PitfallAndFix] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    no_plan_reason: str | None = None
+    commit_message: str | None = None
+
+
+class VersionOutcome(BaseModel):
+    """One finished version of this run, for the final summary."""
+
+    version: int
+    result: GateResult
+    latency_us: float | None = None
+    tflops: float | None = None
+    bandwidth_gbps: float | None = None
+    roofline: RooflineBounds | None = None
+    action: str | None = None
+    failure_reason: str | None = None
+    commit: str | None = None
+    timing_only: bool = False
+
+
+class RunState(BaseModel):
+    """The whole journal."""
+
+    schema_version: int = JOURNAL_SCHEMA_VERSION
+    status: RunStatus = RunStatus.RUNNING
+    started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    updated_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    elapsed_s: float = 0.0
+    sessions: int = 1
+    settings: RunSettings = Field(default_factory=RunSettings)
+    iterations_done: int = 0
+    consecutive_failures: int = 0
+    failures: int = 0
+    reference_latency_us: float | None = None
+    timing_only: bool = False
+    current: IterationState | None = None
+    outcomes: list[VersionOutcome] = Field(default_factory=list)
+    stop: StopDecision | None = None
+
+
+class Journal:
+    """Load and save the run state of one workspace.
+
+    Args:
+        state_dir: the workspace's ``.kernelopt/`` folder.
+    """
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.path = state_dir / JOURNAL_FILE
+        self._lock_fd: int | None = None
+
+    def load(self) -> RunState | None:
+        """The saved state, or None when there is none.
+
+        Raises:
+            WorkspaceError: the file exists but is corrupt (it is written atomically, so only a hand
+                edit or a foreign tool can cause this).
+        """
+        if not self.path.is_file():
+            return None
+        try:
+            return RunState.model_validate(json.loads(self.path.read_text(encoding="utf-8")))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise WorkspaceError(
+                f"{self.path}: unreadable loop state ({type(exc).__name__})",
+                hint="delete it to start a new run (committed versions are kept in git)",
+            ) from None
+
+    def save(self, state: RunState) -> None:
+        state.updated_at = datetime.now(UTC)
+        atomic_write_text(self.path, state.model_dump_json(indent=2) + "\n")
+
+    def candidate_dir(self, version: int) -> Path:
+        return self.state_dir / CANDIDATES_DIR / f"v{version}"
+
+    # -- lock ---------------------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Take the workspace lock.
+
+        Raises:
+            UsageError: another ``kernelopt optimize`` holds it.
+        """
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise UsageError(
+                f"another kernelopt optimize is running on {self.state_dir.parent} (pid {holder})",
+                hint="wait for it or stop it; the journal lets the next run continue",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None

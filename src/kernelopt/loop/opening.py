@@ -1,0 +1,128 @@
+"""Find or make the workspace ``kernelopt optimize PATH`` works on.
+
+PATH is either an existing workspace, or a folder with ``kernel.py`` + ``reference.py`` (and optionally
+a ``README.md`` task card) from which ``<root>/kernel_opt_<name>/`` is created. Running the command again
+on the same folder opens the workspace made the first time, so that the loop continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelopt.errors import InputFileError
+from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
+
+BASELINE_PREFIX = "V0: baseline"
+
+
+@dataclass
+class OpenedWorkspace:
+    """The workspace, whether it was created now, and a note for the user (or None)."""
+
+    workspace: Workspace
+    created: bool
+    note: str | None = None
+
+
+def is_workspace(path: Path) -> bool:
+    """True when ``path`` looks like a kernelopt workspace (kernel.py, reference.py, test_kernel.py, .git)."""
+    return all((path / f).exists() for f in ("kernel.py", "reference.py", "test_kernel.py", ".git"))
+
+
+def baseline_commit(ws: Workspace) -> str | None:
+    """The (short) hash of the V0 baseline commit, or None when V0 is not committed yet."""
+    for short, subject in ws.log(max_count=1_000_000):
+        if subject.startswith(BASELINE_PREFIX):
+            return short
+    return None
+
+
+def _same_text(ws: Workspace, ref: str, rel: str, source: Path) -> bool:
+    # git show strips the final newline: compare without trailing newlines.
+    return ws.file_at(ref, rel).rstrip("\n") == source.read_text(encoding="utf-8").rstrip("\n")
+
+
+def default_name(folder: Path) -> str:
+    """A valid workspace name from a folder name (``my kernel`` -> ``my_kernel``)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", folder.resolve().name).strip("._-") or "kernel"
+    name = name.replace("..", "_")
+    if not name[0].isalnum():
+        name = "k" + name
+    return name[:64]
+
+
+def target_of(path: Path, *, name: str | None = None, root: Path | None = None) -> Path:
+    """The workspace folder ``open_or_create`` would use for ``path`` (nothing is created)."""
+    path = Path(path).expanduser()
+    if path.is_dir() and is_workspace(path):
+        return path.resolve()
+    parent = Path(root).expanduser() if root is not None else DEFAULT_ROOT
+    return parent.resolve() / f"{PREFIX}{validate_name(name or default_name(path))}"
+
+
+def find_existing(path: Path, *, name: str | None = None, root: Path | None = None) -> Workspace | None:
+    """The workspace ``open_or_create`` would open, when it exists already (nothing is created)."""
+    target = target_of(path, name=name, root=root)
+    return Workspace(target) if target.is_dir() and is_workspace(target) else None
+
+
+def open_or_create(path: Path, *, name: str | None = None, root: Path | None = None) -> OpenedWorkspace:
+    """The workspace for ``kernelopt optimize PATH``.
+
+    Args:
+        path: a workspace, or a folder with kernel.py + reference.py [+ README.md].
+        name: workspace name (default: the folder's name).
+        root: parent of the workspace (default /tmp, as the spec says).
+
+    Raises:
+        InputFileError: PATH is neither a workspace nor a folder with kernel.py and reference.py.
+        WorkspaceError: the name is invalid, or ``<root>/kernel_opt_<name>`` exists but is no workspace.
+    """
+    path = Path(path).expanduser()
+    if path.is_dir() and is_workspace(path):
+        return OpenedWorkspace(Workspace(path), created=False)
+    if not path.is_dir():
+        raise InputFileError(path, "no such folder", hint="give a folder with kernel.py and reference.py")
+    for required in ("kernel.py", "reference.py"):
+        if not (path / required).is_file():
+            raise InputFileError(
+                path, f"has no {required}", hint="a task folder holds kernel.py and reference.py [+ README.md]"
+            )
+    ws_name = validate_name(name or default_name(path))
+    parent = Path(root).expanduser() if root is not None else DEFAULT_ROOT
+    target = parent.resolve() / f"{PREFIX}{ws_name}"
+    card = path / "README.md"
+    if target.exists():
+        ws = Workspace(target)
+        same_sources = all((path / f).read_bytes() == (ws.root / f).read_bytes() for f in ("kernel.py", "reference.py"))
+        v0 = baseline_commit(ws)
+        if v0 is None:
+            if same_sources:
+                return OpenedWorkspace(ws, created=False)
+            # Nothing but the init commit: make it again from the (changed) sources.
+            ws = Workspace.create(
+                ws_name,
+                kernel=path / "kernel.py",
+                reference=path / "reference.py",
+                root=parent,
+                task_card=card if card.is_file() else None,
+                force=True,
+            )
+            return OpenedWorkspace(ws, created=True, note=f"re-created {ws.root} from {path} (no baseline yet)")
+        note = None
+        if not all(_same_text(ws, v0, f, path / f) for f in ("kernel.py", "reference.py")):
+            note = (
+                f"continuing the existing workspace {ws.root}, whose V0 differs from {path} "
+                "(pass --name to start a new workspace)"
+            )
+        return OpenedWorkspace(ws, created=False, note=note)
+    ws = Workspace.create(
+        ws_name,
+        kernel=path / "kernel.py",
+        reference=path / "reference.py",
+        root=parent,
+        task_card=card if card.is_file() else None,
+    )
+    return OpenedWorkspace(ws, created=True)

@@ -1,0 +1,217 @@
+"""The collaborators of the stage machine, as small Protocols, and the event the loop reports progress with.
+
+The loop codes only against these shapes; :mod:`kernelopt.loop.wiring` adapts the real stage
+implementations to them (imported lazily), tests pass deterministic fakes. Planners and implementers
+use the shared backend protocol (:mod:`kernelopt.backends.protocol`) unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from kernelopt.backends.protocol import Implementer, Planner
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.memory.model import IterationRecord
+from kernelopt.planning.plan import Plan
+from kernelopt.workspace import Workspace
+
+
+class Stage(StrEnum):
+    """Where an iteration is. V0 runs BASELINE_GATE -> BASELINE_PROFILE -> RECORD -> STOP; V<N> (N >= 1)
+    runs PROFILE -> PLAN -> IMPLEMENT -> GATE -> RECORD -> STOP (a failed stage goes to RECORD)."""
+
+    BASELINE_GATE = "baseline_gate"
+    BASELINE_PROFILE = "baseline_profile"
+    PROFILE = "profile"
+    PLAN = "plan"
+    IMPLEMENT = "implement"
+    GATE = "gate"
+    RECORD = "record"
+    STOP = "stop"
+
+
+class Profiler(Protocol):
+    """Stage 1: profile the current ``kernel.py`` into ``profiles/v<N>/``.
+
+    Returns the evidence (also written to ``profiles/v<N>/summary.json``). When counters or the
+    profiler are unavailable it returns a summary with ``counters_available=False`` instead of raising.
+    """
+
+    def profile(self, workspace: Workspace, version: int) -> ProfileSummary: ...
+
+
+class PlanReader(Protocol):
+    """Stage 2 tooling: parse the plan file a planner wrote and check it against the workspace."""
+
+    def parse(self, text: str) -> Plan:
+        """Parse ``plans/v<N>_plan.md``; raises a KerneloptError subclass when malformed."""
+        ...
+
+    def validate(
+        self, plan: Plan, workspace: Workspace, history: list[IterationRecord], summary: ProfileSummary | None
+    ) -> None:
+        """Raise a KerneloptError subclass when the plan is invalid (no evidence, repeated action, ...)."""
+        ...
+
+
+class CorrectnessResult(Protocol):
+    """What Stage 3's immediate correctness check reports (harness ``CorrectnessReport``)."""
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def rel_err(self) -> float | None: ...
+
+    @property
+    def message(self) -> str | None: ...
+
+
+class GateOutcome(Protocol):
+    """What Stage 4 reports (harness ``GateReport``); ``record`` is what it wrote to memory/v<N>.json."""
+
+    @property
+    def result(self) -> str: ...
+
+    @property
+    def failure_reason(self) -> str | None: ...
+
+    @property
+    def latency_us(self) -> float | None: ...
+
+    @property
+    def roofline_utilization_pct(self) -> float | None: ...
+
+    @property
+    def speedup_vs_previous(self) -> float | None: ...
+
+    @property
+    def record(self) -> IterationRecord: ...
+
+
+class Gate(Protocol):
+    """Stage 3's correctness check and the Stage 4 quality gate (``kernelopt.harness.gate``)."""
+
+    def check_correctness(self, workspace: Workspace) -> CorrectnessResult: ...
+
+    def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateOutcome:
+        """Gate ``kernel.py`` as version ``version`` against ``previous``; writes memory/v<N>.json."""
+        ...
+
+
+class Ceilings(Protocol):
+    """Measured ceilings of the GPU (``kernelopt ceilings``).
+
+    ``copy_gbps``: device-to-device copy bandwidth (read + write), GB/s. ``matmul_tflops``: dense
+    matmul rate per dtype (``bf16``, ``fp16``, ``fp32`` ...), TFLOP/s.
+    """
+
+    @property
+    def copy_gbps(self) -> float | None: ...
+
+    @property
+    def matmul_tflops(self) -> Mapping[str, float]: ...
+
+
+class CeilingsSource(Protocol):
+    def ceilings(self, gpu_name: str | None) -> Ceilings | None:
+        """The cached measured ceilings of ``gpu_name`` (the current GPU when None), or None."""
+        ...
+
+
+class BaselineRenderer(Protocol):
+    """Renders ``baseline_report.md`` (Markdown) from the V0 record and evidence."""
+
+    def render(
+        self,
+        *,
+        workspace: Workspace,
+        record: IterationRecord,
+        summary: ProfileSummary | None,
+        roofline_lines: list[str],
+    ) -> str: ...
+
+
+class EventKind(StrEnum):
+    STAGE_START = "stage_start"
+    STAGE_END = "stage_end"
+    NOTE = "note"
+    WARNING = "warning"
+    COMMITTED = "committed"
+    ITERATION_END = "iteration_end"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class LoopEvent:
+    """One progress report.
+
+    Attributes:
+        kind: what happened.
+        version: the iteration number N.
+        stage: the stage it happened in.
+        message: one line for people.
+        elapsed_s: wall time of the run so far, seconds (resumed runs included).
+        best_latency_us: best latency of a passing version so far, microseconds.
+        best_roofline_pct: that version's % of the roofline bound (measured ceilings, else spec peak).
+    """
+
+    kind: EventKind
+    version: int | None
+    stage: Stage | None
+    message: str
+    elapsed_s: float
+    best_latency_us: float | None = None
+    best_roofline_pct: float | None = None
+
+
+class ProgressSink(Protocol):
+    def event(self, event: LoopEvent) -> None: ...
+
+
+class NullProgress:
+    """A sink that drops every event."""
+
+    def event(self, event: LoopEvent) -> None:
+        return None
+
+
+class NoCeilings:
+    """A ceilings source that knows none (the spec-peak bound is used alone)."""
+
+    def ceilings(self, gpu_name: str | None) -> Ceilings | None:
+        return None
+
+
+@dataclass
+class Collaborators:
+    """Everything the loop does not do itself.
+
+    Attributes:
+        profiler: Stage 1.
+        planner: Stage 2 backend (writes plans/v<N>_plan.md).
+        plan_reader: parses and validates the written plan.
+        implementer: Stage 3 backend (edits kernel.py).
+        gate: Stage 3 correctness check and Stage 4 gate.
+        baseline_renderer: baseline_report.md; None uses the built-in renderer.
+        ceilings: measured ceilings for the stop condition.
+        progress: where progress events go.
+        clock: monotonic seconds (injected so tests control wall time).
+    """
+
+    profiler: Profiler
+    planner: Planner
+    plan_reader: PlanReader
+    implementer: Implementer
+    gate: Gate
+    baseline_renderer: BaselineRenderer | None = None
+    ceilings: CeilingsSource = field(default_factory=NoCeilings)
+    progress: ProgressSink = field(default_factory=NullProgress)
+    clock: Callable[[], float] = time.monotonic

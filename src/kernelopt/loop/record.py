@@ -1,0 +1,137 @@
+"""Stage 5's record content: the gate's measurements plus plan, evidence, verdict, pitfalls. Pure.
+
+Applying it twice gives the same record (a resumed record stage may run it again): lists are merged
+without duplicates, fields are set, never appended blindly.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.loop import commits
+from kernelopt.loop.journal import IterationState
+from kernelopt.loop.protocols import Stage
+from kernelopt.memory.model import (
+    CorrectnessStatus,
+    GateResult,
+    IterationRecord,
+    PitfallAndFix,
+    QualityGate,
+    version_label,
+)
+from kernelopt.planning.plan import Plan
+
+T = TypeVar("T")
+BASELINE_ACTION = "baseline (the kernel as given)"
+MAX_OPEN_DIRECTIONS = 8
+
+
+def fill_plan(record: IterationRecord, plan: Plan | None, it: IterationState) -> None:
+    """``optimization`` and ``search_log`` from the plan; knob changes as Stage 3 applied them."""
+    if plan is None:
+        return
+    o = record.optimization
+    o.action_category = plan.action_category
+    o.action_description = plan.action
+    o.expected_impact = plan.expected_impact
+    o.risks_and_rollback = plan.risks_and_rollback
+    if it.implement is not None and it.implement.knob_changes:
+        o.knob_changes = {k: list(v) for k, v in it.implement.knob_changes.items()}
+    record.search_log = list(plan.search_log)
+
+
+def fill_evidence(record: IterationRecord, summary: ProfileSummary | None, plan: Plan | None) -> None:
+    """``profile_evidence`` from Stage 1's summary; the chain is the plan's evidence lines when it has them."""
+    if summary is None:
+        return
+    pe = record.profile_evidence
+    pe.tool_used = summary.tool_used
+    if not summary.counters_available:
+        pe.tool_used += f" (timing-only: {summary.counters_unavailable_reason or 'counters unavailable'})"
+    pe.evidence_summary = commits.bottleneck_evidence(summary)
+    k = summary.primary()
+    pe.bottleneck_type = k.bottleneck.value if k else None
+    chains = list(plan.evidence) if plan is not None and plan.evidence else []
+    if not chains and k is not None:
+        chains = [f.chain() for f in k.findings]
+    pe.evidence_chain = chains
+
+
+def stage3_record(it: IterationState, plan: Plan) -> IterationRecord:
+    """memory/v<N>.json as soon as the edit is known (spec, Stage 3): optimization and correctness."""
+    record = IterationRecord(version=version_label(it.version))
+    fill_plan(record, plan, it)
+    record.correctness.status = CorrectnessStatus.PASS
+    if it.implement is not None:
+        record.correctness.rel_err = it.implement.rel_err
+    return record
+
+
+def _merge(old: list[T], new: list[T]) -> list[T]:
+    return [x for x in old if x not in new] + new
+
+
+def finalize_record(
+    record: IterationRecord,
+    *,
+    it: IterationState,
+    plan: Plan | None,
+    summary: ProfileSummary | None,
+    result: GateResult,
+    failure_reason: str | None,
+    roofline_lines: list[str],
+    now: datetime | None = None,
+) -> IterationRecord:
+    """The final record of version ``it.version`` (``record`` is what the gate wrote, or a fresh one).
+
+    Args:
+        record: the record to complete (modified and returned).
+        it: the iteration (implementation notes, failure, pitfalls met on the way, notes).
+        plan: the iteration's plan, when it has one.
+        summary: its Stage 1 evidence.
+        result: the gate verdict (PASS, FAIL, TIMEOUT_FAIL).
+        failure_reason: why it failed, or None.
+        roofline_lines: both roofline bounds in words (passing versions), for ``experience.notes``.
+        now: the timestamp (default: now, UTC).
+    """
+    record.timestamp = now or datetime.now(UTC)
+    fill_plan(record, plan, it)
+    fill_evidence(record, summary, plan)
+    if it.version == 0 and not record.optimization.action_description:
+        record.optimization.action_description = BASELINE_ACTION
+    record.quality_gate = QualityGate(result=result, failure_reason=failure_reason)
+    pitfalls = list(it.pitfalls)
+    if it.failure is not None:
+        sig = f" ({plan.action_category.value} {dict(plan.parameters)})" if plan is not None else ""
+        pitfalls.append(
+            PitfallAndFix(
+                error_type=it.failure.error_type,
+                error_message=it.failure.reason,
+                root_cause=f"failed at stage {it.failure.stage.value}",
+                fix_applied=f"kernel.py restored to V{it.good_version} ({it.base_commit[:12]}); "
+                "revert marker committed",
+                lesson=f"this action{sig} failed as planned: do not repeat it unchanged",
+            )
+        )
+        if it.failure.stage is Stage.IMPLEMENT and it.failure.error_type == "correctness":
+            failed = it.failure.result is GateResult.TIMEOUT_FAIL
+            record.correctness.status = CorrectnessStatus.TIMEOUT_FAIL if failed else CorrectnessStatus.FAIL
+            record.correctness.message = it.failure.reason
+    record.pitfalls_and_fixes = _merge(record.pitfalls_and_fixes, pitfalls)
+    notes = list(it.notes) + list(roofline_lines)
+    if it.implement is not None and it.implement.attempts > 1:
+        notes.append(f"correctness passed after {it.implement.attempts} implementation attempts")
+    record.experience.notes = _merge(record.experience.notes, notes)
+    if result is GateResult.PASS and summary is not None:
+        k = summary.primary()
+        used = plan.action_category if plan is not None else None
+        directions: list[str] = []
+        for f in k.findings if k else []:
+            for cat in f.action_categories:
+                line = f"{cat.value}: {f.inference}"
+                if cat != used and line not in directions:
+                    directions.append(line)
+        record.open_directions = directions[:MAX_OPEN_DIRECTIONS]
+    return record

@@ -1,0 +1,123 @@
+"""The final summary of a run: the spec's per-version summary plus why the loop stopped."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
+from kernelopt.loop.stop import RooflineBounds, StopDecision
+from kernelopt.memory.model import IterationRecord
+
+
+class VersionRow(BaseModel):
+    """One version of the workspace (all runs), as recorded in memory/v<N>.json."""
+
+    version: str
+    masked: bool
+    result: str | None
+    latency_us: float | None
+    tflops: float | None
+    bandwidth_gbps: float | None
+    roofline_utilization_pct: float | None
+    roofline_measured_pct: float | None = None
+    roofline_spec_pct: float | None = None
+    action_category: str | None
+    action: str | None
+    failure_reason: str | None
+    git_commit_hash: str | None
+
+    @classmethod
+    def of(cls, r: IterationRecord, roofline: RooflineBounds | None = None) -> VersionRow:
+        p = r.performance
+        return cls(
+            roofline_measured_pct=roofline.measured_pct if roofline else None,
+            roofline_spec_pct=roofline.spec_pct if roofline else None,
+            version=r.version,
+            masked=r.masked,
+            result=r.quality_gate.result.value if r.quality_gate.result else None,
+            latency_us=p.latency_us,
+            tflops=p.tflops,
+            bandwidth_gbps=p.bandwidth_gbps,
+            roofline_utilization_pct=p.roofline_utilization_pct,
+            action_category=r.optimization.action_category.value if r.optimization.action_category else None,
+            action=r.optimization.action_description,
+            failure_reason=r.quality_gate.failure_reason,
+            git_commit_hash=r.git_commit_hash,
+        )
+
+
+class LoopSummary(BaseModel):
+    """What ``kernelopt optimize`` prints at the end (and emits with ``--json``).
+
+    Attributes:
+        workspace: the workspace folder.
+        status: ``finished`` (a stop condition held) or ``running`` (interrupted; resumable).
+        stop: the stop reason and its evidence.
+        baseline_latency_us: V0 latency, microseconds.
+        best_version: the fastest passing version (V0 when nothing improved).
+        best_latency_us: its latency, microseconds.
+        speedup_vs_baseline: V0 latency / best latency.
+        best_roofline: both roofline bounds of the best version.
+        iterations: iterations V1.. run in this run (passed and failed).
+        failures: failed iterations in this run.
+        elapsed_s: wall time of this run, seconds (resumed sessions included).
+        timing_only: some Stage 1 evidence of this run had no hardware counters.
+        this_run: the versions finished in this run.
+        versions: every version of the workspace (the spec's memory summary).
+        git_log: ``<hash> <subject>`` of the workspace, newest first.
+    """
+
+    workspace: str
+    status: RunStatus
+    stop: StopDecision | None
+    baseline_latency_us: float | None
+    best_version: str | None
+    best_latency_us: float | None
+    speedup_vs_baseline: float | None
+    best_roofline: RooflineBounds | None
+    iterations: int
+    failures: int
+    elapsed_s: float
+    timing_only: bool
+    this_run: list[VersionOutcome] = Field(default_factory=list)
+    versions: list[VersionRow] = Field(default_factory=list)
+    git_log: list[str] = Field(default_factory=list)
+
+
+def build_summary(
+    *,
+    workspace: str,
+    state: RunState,
+    records: list[IterationRecord],
+    best_roofline: RooflineBounds | None,
+    git_log: list[str],
+    bounds: dict[str, RooflineBounds] | None = None,
+) -> LoopSummary:
+    """Assemble the summary from the run state and every record (masked ones listed, never best)."""
+    passing = [
+        r
+        for r in records
+        if not r.masked and r.quality_gate.result is not None and r.quality_gate.result.value == "PASS"
+    ]
+    timed = [r for r in passing if r.performance.latency_us is not None]
+    best = min(timed, key=lambda r: r.performance.latency_us or 0.0) if timed else None
+    v0 = next((r for r in records if r.number == 0), None)
+    base_lat = v0.performance.latency_us if v0 is not None else None
+    best_lat = best.performance.latency_us if best is not None else None
+    return LoopSummary(
+        workspace=workspace,
+        status=state.status,
+        stop=state.stop,
+        baseline_latency_us=base_lat,
+        best_version=best.version if best is not None else None,
+        best_latency_us=best_lat,
+        speedup_vs_baseline=base_lat / best_lat if base_lat and best_lat else None,
+        best_roofline=best_roofline,
+        iterations=state.iterations_done,
+        failures=state.failures,
+        elapsed_s=state.elapsed_s,
+        timing_only=state.timing_only,
+        this_run=list(state.outcomes),
+        versions=[VersionRow.of(r, (bounds or {}).get(r.version)) for r in records],
+        git_log=git_log,
+    )

@@ -1,0 +1,263 @@
+"""Resume after Ctrl-C, an exception or kill -9 at every stage: no committed version lost, no version
+number reused, no half-applied edit left in kernel.py, and the same history as an uninterrupted run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kernelopt.errors import UsageError, WorkspaceError
+from kernelopt.loop.journal import Journal
+from kernelopt.loop.machine import OptimizeLoop
+from kernelopt.loop.opening import open_or_create
+from kernelopt.loop.settings import LoopRequest
+from kernelopt.loop.stop import StopReason
+from kernelopt.loop.summary import LoopSummary
+from kernelopt.workspace import Workspace
+
+from .loop_fakes import DATA, Fakes, block_of, journal, make_fakes, subjects
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO = {2: "regress"}  # V1 passes, V2 fails (revert marker)
+
+
+def setup(ws_root: Path) -> tuple[Workspace, Fakes]:
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    fakes.implementer.modes.update(SCENARIO)
+    return ws, fakes
+
+
+def run(ws: Workspace, fakes: Fakes, **request: object) -> LoopSummary:
+    return OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(**request)).run()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], str, list[str]]:
+    """The uninterrupted run: commit subjects, kernel.py, record files."""
+    os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    ws, fakes = setup(tmp_path_factory.mktemp("ref"))
+    s = run(ws, fakes, max_iterations=2)
+    assert s.stop is not None and s.stop.reason is StopReason.MAX_ITERATIONS
+    return subjects(ws), ws.kernel_py.read_text(), sorted(p.name for p in ws.memory_dir.glob("v*.json"))
+
+
+def check_same_as_reference(ws: Workspace, reference: tuple[list[str], str, list[str]]) -> None:
+    log, kernel, records = reference
+    assert subjects(ws) == log
+    assert ws.kernel_py.read_text() == kernel
+    assert sorted(p.name for p in ws.memory_dir.glob("v*.json")) == records
+    versions = [s.split(":")[0] for s in subjects(ws)[1:]]
+    assert versions == sorted(set(versions), key=lambda v: int(v[1:]))  # no version reused
+    for n in range(len(records)):
+        r = ws.memory.read(n)
+        assert r.git_commit_hash is not None
+        assert ws.file_at(r.git_commit_hash, f"memory/v{n}.json")  # the named commit exists
+    assert ws.is_clean()
+
+
+KILL_POINTS = [
+    ("gate", 0),  # V0: baseline gate
+    ("profile", 0),  # V0: profile
+    ("committed", 0),  # V0: between the commit and the hash amend
+    ("profile", 1),
+    ("plan", 1),
+    ("implement", 1),
+    ("correctness", 1),
+    ("gate", 1),
+    ("record", 1),
+    ("committed", 1),
+    ("stop", 1),
+    ("gate", 2),  # the failing iteration: before its revert marker
+    ("committed", 2),  # the revert marker committed, hash not yet amended
+]
+
+
+INTERRUPTS = [(p, v, KeyboardInterrupt) for p, v in KILL_POINTS] + [
+    ("implement", 1, SystemExit),
+    ("committed", 2, SystemExit),
+]
+
+
+@pytest.mark.parametrize(("point", "version", "exc"), INTERRUPTS)
+def test_interrupt_then_resume(
+    ws_root: Path, reference: tuple[list[str], str, list[str]], point: str, version: int, exc: type[BaseException]
+) -> None:
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm(point, version, exc=exc)
+    with pytest.raises(exc):
+        run(ws, fakes, max_iterations=2)
+    assert fakes.killer.fired == [(point, version)]
+    # After Ctrl-C the in-flight stage is rolled back: kernel.py is the last committed version.
+    assert ws.is_clean(paths=["kernel.py"])
+    assert journal(ws)["status"] == "running"
+    s = run(ws, fakes, resume=True)
+    assert s.stop is not None and s.stop.reason is StopReason.MAX_ITERATIONS
+    check_same_as_reference(ws, reference)
+
+
+def test_rerun_without_resume_flag_continues_too(ws_root: Path, reference: tuple[list[str], str, list[str]]) -> None:
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm("plan", 2)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=2)
+    run(ws, fakes)  # plain re-run: the interrupted run's settings (max_iterations=2) still hold
+    check_same_as_reference(ws, reference)
+
+
+def test_half_written_kernel_is_rolled_back_on_interrupt(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    fakes.implementer.modes[1] = "half"
+    fakes.killer.arm("implement", 1)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=1)
+    assert ws.kernel_py.read_text() == ws.file_at("HEAD", "kernel.py") + "\n"
+    fakes.implementer.modes[1] = ""
+    run(ws, fakes, resume=True)
+    assert block_of(ws) == 128 and subjects(ws)[-1].startswith("V1: ")
+
+
+CHILD = """
+import sys
+sys.path[:0] = [{src!r}, {repo!r}]
+from tests.loop_fakes import make_fakes
+from kernelopt.loop.machine import OptimizeLoop
+from kernelopt.loop.settings import LoopRequest
+from kernelopt.workspace import Workspace
+
+fakes = make_fakes()
+fakes.implementer.modes.update({{2: "regress", **{modes!r}}})
+fakes.killer.arm({point!r}, {version!r}, hard=True)
+OptimizeLoop(Workspace({ws!r}), fakes.collaborators(), LoopRequest(max_iterations=2)).run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("point", "version", "modes", "dirty"),
+    [
+        ("implement", 1, {1: "half"}, True),  # kill -9 with a half-written kernel.py on disk
+        ("gate", 2, {}, True),  # the candidate is in kernel.py while the gate runs
+        ("committed", 1, {}, False),  # committed, hash not yet amended
+        ("plan", 2, {}, False),
+    ],
+)
+def test_kill_9_then_resume(
+    ws_root: Path,
+    reference: tuple[list[str], str, list[str]],
+    point: str,
+    version: int,
+    modes: dict[int, str],
+    dirty: bool,
+) -> None:
+    ws, fakes = setup(ws_root)
+    code = textwrap.dedent(CHILD).format(
+        src=str(REPO / "src"), repo=str(REPO), modes=modes, point=point, version=version, ws=str(ws.root)
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=os.environ)
+    assert proc.returncode == -9, proc.stderr
+    state = journal(ws)
+    assert state["status"] == "running" and state["current"]["version"] == version
+    assert ws.is_clean(paths=["kernel.py"]) is not dirty  # nothing could clean up after kill -9
+    fakes.implementer.modes.update({k: "" for k in modes if k != 2})
+    run(ws, fakes, resume=True)
+    check_same_as_reference(ws, reference)
+
+
+# -- run boundaries ---------------------------------------------------------------------------------
+
+
+def test_resume_flag_needs_an_interrupted_run(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    with pytest.raises(UsageError, match="nothing to resume"):
+        run(ws, fakes, resume=True)
+    run(ws, fakes, max_iterations=1)
+    with pytest.raises(UsageError, match=r"already stopped \(max_iterations: 1 iteration\(s\) run, limit 1\)"):
+        run(ws, fakes, resume=True)
+
+
+def test_a_new_run_continues_the_version_numbers(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    run(ws, fakes, max_iterations=1)
+    s = run(ws, fakes, max_iterations=1)
+    assert [o.version for o in s.this_run] == [2] and s.iterations == 1
+    assert [x.split(":")[0] for x in subjects(ws)[1:]] == ["V0", "V1", "V2"]
+    assert fakes.profiler.calls == [0, 1, 2]  # V0 is not redone
+
+
+def test_versions_left_by_an_abandoned_iteration_are_not_reused(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    run(ws, fakes, max_iterations=1)
+    (ws.profile_dir(2)).mkdir()  # e.g. a manual `kernelopt profile` left profiles/v2/
+    s = run(ws, fakes, max_iterations=1)
+    assert [o.version for o in s.this_run] == [3]
+
+
+def test_flags_override_an_interrupted_runs_settings(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm("plan", 1)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=3, repair_attempts=0)
+    s = run(ws, fakes, max_iterations=1)
+    assert s.iterations == 1
+    assert journal(ws)["settings"]["repair_attempts"] == 0
+    assert journal(ws)["settings"]["stop_overrides"] == {"max_iterations": 1}
+
+
+def test_wall_time_accumulates_across_sessions(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    profile = fakes.profiler.profile
+
+    def slow_profile(workspace: Workspace, version: int):  # type: ignore[no-untyped-def]
+        fakes.clock.now += 6 * 60  # every profile takes six minutes of (fake) wall time
+        return profile(workspace, version)
+
+    fakes.profiler.profile = slow_profile  # type: ignore[method-assign]
+    fakes.killer.arm("plan", 1)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_wall_time_min=10.0)
+    assert journal(ws)["elapsed_s"] == pytest.approx(12 * 60)  # V0 and V1 profiles
+    fakes.clock.now += 3600  # the hour between the sessions does not count
+    s = run(ws, fakes)
+    assert s.stop is not None and s.stop.reason is StopReason.MAX_WALL_TIME
+    assert s.stop.detail == "12.0 min elapsed, limit 10 min" and s.iterations == 1
+    assert journal(ws)["sessions"] == 2
+
+
+def test_lock_refuses_a_second_loop(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    held = Journal(ws.state_dir)
+    held.acquire()
+    try:
+        with pytest.raises(UsageError, match=f"another kernelopt optimize is running on .* \\(pid {os.getpid()}\\)"):
+            run(ws, fakes, max_iterations=1)
+    finally:
+        held.release()
+    run(ws, fakes, max_iterations=1)
+
+
+def test_uncommitted_kernel_edit_refuses_a_new_run(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    ws.kernel_py.write_text(ws.kernel_py.read_text() + "# my edit\n")
+    with pytest.raises(WorkspaceError, match="kernel.py has uncommitted changes"):
+        run(ws, fakes, max_iterations=1)
+    assert "# my edit" in ws.kernel_py.read_text()
+
+
+def test_head_moved_during_an_interrupted_iteration(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm("gate", 1, hard=False)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=1)
+    (ws.root / "kernel.py").write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 256"))
+    ws.commit(["kernel.py"], "user: hand edit")
+    s = run(ws, fakes)
+    warnings = [e.message for e in fakes.sink.events if "HEAD moved" in e.message]
+    assert warnings and s.stop is not None
+    assert subjects(ws)[-2] == "user: hand edit" and subjects(ws)[-1].startswith("V2: ")
+    assert not ws.memory.exists(1)  # the abandoned V1 left no record (its plan and profile stay, unused)
+    assert ws.plan_path(1).is_file()

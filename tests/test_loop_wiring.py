@@ -1,0 +1,147 @@
+"""The CLI's wiring of the real stages: the exact names and call shapes, through stand-in modules."""
+
+from __future__ import annotations
+
+import sys
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.errors import EnvironmentProblem
+from kernelopt.evidence.model import ProfileSummary, Vendor
+from kernelopt.evidence.summary import read_summary
+from kernelopt.loop.baseline import BuiltinBaselineRenderer
+from kernelopt.loop.journal import RunSettings
+from kernelopt.loop.opening import open_or_create
+from kernelopt.loop.wiring import (
+    CPU_REASON,
+    CachedCeilings,
+    MarkdownPlanReader,
+    ReportBaselineRenderer,
+    StageOneProfiler,
+    build_collaborators,
+    vendor_of,
+)
+from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.workspace import Workspace
+
+from .loop_fakes import DATA, MEMORY_BOUND
+
+
+@pytest.fixture
+def ws(ws_root: Path) -> Workspace:
+    return open_or_create(DATA, name="loop", root=ws_root).workspace
+
+
+@dataclass
+class Calls:
+    log: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = field(default_factory=list)
+
+    def fn(self, name: str, result: Any = None) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.log.append((name, args, kwargs))
+            if isinstance(result, BaseException):
+                raise result
+            return result
+
+        return call
+
+
+def module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
+    mod = types.ModuleType(name)
+    for k, v in attrs.items():
+        setattr(mod, k, v)
+    monkeypatch.setitem(sys.modules, name, mod)
+    return mod
+
+
+class FakeBackend:
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+
+
+def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = Calls()
+    summary = ProfileSummary.model_validate_json(MEMORY_BOUND.read_text())
+    monkeypatch.setattr("kernelopt.profiling.profile", calls.fn("profile", summary), raising=False)
+    module(monkeypatch, "kernelopt.planning.rules", RulePlanner=type("RulePlanner", (FakeBackend,), {}))
+    module(monkeypatch, "kernelopt.backends.rules", RuleImplementer=type("RuleImplementer", (FakeBackend,), {}))
+    module(monkeypatch, "kernelopt.planning.markdown", parse_plan=calls.fn("parse_plan", "PLAN"))
+    module(monkeypatch, "kernelopt.planning.validate", validate_plan=calls.fn("validate_plan"))
+    module(
+        monkeypatch,
+        "kernelopt.harness.gate",
+        check_correctness=calls.fn("check_correctness", "CORRECT"),
+        validate=calls.fn("validate", "REPORT"),
+    )
+    module(monkeypatch, "kernelopt.hardware.ceilings", cached_ceilings=calls.fn("cached_ceilings", "CEILINGS"))
+    module(monkeypatch, "kernelopt.report.baseline", render_baseline=calls.fn("render_baseline", "# report\n"))
+
+    c = build_collaborators(ws, RunSettings(device="cuda"))
+    assert type(c.planner).__name__ == "RulePlanner" and c.planner.options == {}
+    assert type(c.implementer).__name__ == "RuleImplementer"
+    assert c.profiler.profile(ws, 3) is summary
+    assert c.plan_reader.parse("text") == "PLAN"
+    c.plan_reader.validate("PLAN", ws, [], summary)  # type: ignore[arg-type]
+    assert c.gate.check_correctness(ws) == "CORRECT"
+    assert c.gate.validate(ws, 3, previous=2, plan=None) == "REPORT"
+    assert c.ceilings.ceilings("H200") == "CEILINGS"
+    record = IterationRecord(version="v0")
+    text = c.baseline_renderer.render(workspace=ws, record=record, summary=summary, roofline_lines=["a", "b"])  # type: ignore[union-attr]
+    assert text == "# report\n\n## Roofline bounds (loop)\n\n- a\n- b\n"  # the stand-in ignored the lines
+    assert calls.log == [
+        ("profile", (ws, 3), {"vendor": Vendor.NVIDIA, "kernel_regex": None, "fast": False, "timeout_s": 900.0}),
+        ("parse_plan", ("text",), {}),
+        ("validate_plan", ("PLAN", ws, [], summary), {}),
+        ("check_correctness", (ws,), {"device": "cuda"}),
+        ("validate", (ws, 3), {"previous": 2, "plan": None, "device": "cuda"}),
+        ("cached_ceilings", (), {"gpu_name": "H200"}),
+        ("render_baseline", (ws, record, summary), {"roofline_lines": ["a", "b"]}),
+    ]
+
+
+def test_missing_stages_are_one_line_errors(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("kernelopt.planning.markdown", "kernelopt.harness.gate", "kernelopt.planning.rules"):
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ModuleNotFoundError
+    with pytest.raises(EnvironmentProblem, match="the planner backend 'rules' is not available"):
+        build_collaborators(ws, RunSettings())
+    with pytest.raises(EnvironmentProblem, match="the plan format is not available"):
+        MarkdownPlanReader().parse("x")
+    monkeypatch.setitem(sys.modules, "kernelopt.hardware.ceilings", None)
+    assert CachedCeilings().ceilings(None) is None  # no measured ceilings: the spec bound alone
+
+
+def test_cpu_device_profiles_timing_only_from_the_gate(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = Calls()
+    monkeypatch.setattr("kernelopt.profiling.profile", calls.fn("profile"), raising=False)
+    record = IterationRecord(version="v0")
+    record.performance.latency_us = 12.5
+    record.performance.bandwidth_gbps = 3.0
+    record.quality_gate.result = GateResult.PASS
+    ws.memory.write(record)
+    s = StageOneProfiler(device="cpu").profile(ws, 1)
+    assert calls.log == []  # no GPU profiler on --device cpu
+    assert not s.counters_available and s.counters_unavailable_reason == CPU_REASON
+    k = s.primary()
+    assert k is not None and k.metric("duration_us") == 12.5 and k.metric("achieved_gbps") == 3.0
+    assert k.findings[0].rule_id == "timing_only" and k.findings[0].evidence[0].source == (
+        "memory/v0.json: performance.latency_us"
+    )
+    assert read_summary(ws.profile_dir(1)) == s
+
+
+def test_baseline_renderer_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelopt.loop.wiring import baseline_renderer
+
+    monkeypatch.setitem(sys.modules, "kernelopt.report.baseline", None)
+    assert isinstance(baseline_renderer(), BuiltinBaselineRenderer)
+    module(monkeypatch, "kernelopt.report.baseline", render_baseline=lambda *_, **__: "x")
+    assert isinstance(baseline_renderer(), ReportBaselineRenderer)
+
+
+def test_vendor_of() -> None:
+    assert vendor_of("NVIDIA") is Vendor.NVIDIA and vendor_of("amd") is Vendor.AMD
+    assert vendor_of(None) is None and vendor_of("intel") is None
