@@ -25,6 +25,9 @@ COMMAND_MODULES = (
     "kernelopt.cli.memory",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
+    "kernelopt.cli.profile",
+    "kernelopt.cli.evidence",
+    "kernelopt.cli.doctor",
 )
 
 
