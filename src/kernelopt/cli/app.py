@@ -32,6 +32,9 @@ COMMAND_MODULES = (
     "kernelopt.cli.tunables",
     "kernelopt.cli.implement",
     "kernelopt.cli.prompt",
+    "kernelopt.cli.profile",
+    "kernelopt.cli.evidence",
+    "kernelopt.cli.doctor",
 )
 
 

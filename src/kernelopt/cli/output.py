@@ -54,8 +54,8 @@ def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any
 
 
 def info(text: str) -> None:
-    _console().print(text, markup=False)
+    _console().print(text, markup=False, soft_wrap=True)
 
 
 def warn(text: str) -> None:
-    _console(stderr=True).print(f"warning: {text}", markup=False)
+    _console(stderr=True).print(f"warning: {text}", markup=False, soft_wrap=True)

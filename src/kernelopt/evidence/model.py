@@ -176,6 +176,29 @@ class IsaFacts(_Model):
     source: str | None = None
 
 
+class SourceMarker(_Model):
+    """A profiler annotation attached to a source line or a SASS/ISA address (Nsight Compute source markers).
+
+    Attributes:
+        rule_id: the profiler rule that placed the marker (e.g. ``CPIStall``, ``UncoalescedGlobalAccess``).
+        section: the section the rule belongs to, when known.
+        location: ``file:line`` for a source marker, a function-relative SASS offset (``0x01a0``) for a SASS one.
+        kind: ``source`` or ``sass``.
+        message: the marker text.
+        severity: the profiler's message type (``WARNING``, ``OPTIMIZATION``, ``INFO``, ...).
+        share_pct: the share (percent) the message states, when it states one (e.g. "responsible for 46.3% of
+            all warp stalls"); used for ranking.
+    """
+
+    rule_id: str
+    section: str | None = None
+    location: str
+    kind: str
+    message: str
+    severity: str | None = None
+    share_pct: float | None = None
+
+
 class Metric(_Model):
     """A normalized metric value with its unit and provenance.
 
@@ -206,6 +229,14 @@ class KernelEvidence(_Model):
         hotspots: top source lines / instructions by stall samples.
         isa: machine-code facts, when the code was available.
         stall_breakdown_pct: warp stall reasons (profiler names) to their share of stall cycles in percent.
+        occupancy_limiters: what limits theoretical occupancy, by the profiler's names (``registers``,
+            ``shared_mem``, ``warps``, ``blocks``); several when tied; empty when unknown.
+        source_markers: the profiler's source/SASS markers, most important first.
+        grid: grid size per dimension as launched, when known (e.g. ``[1024, 1, 1]``).
+        block: block size per dimension as launched, when known.
+        notes: facts that are not metrics (e.g. "counters unavailable: timing from CUDA events").
+        artifact: the report file the metrics were read from (relative to the profile folder when
+            profiled by kernelopt).
     """
 
     kernel_name: str
@@ -217,6 +248,12 @@ class KernelEvidence(_Model):
     hotspots: list[Hotspot] = Field(default_factory=list)
     isa: IsaFacts | None = None
     stall_breakdown_pct: dict[str, float] = Field(default_factory=dict)
+    occupancy_limiters: list[str] = Field(default_factory=list)
+    source_markers: list[SourceMarker] = Field(default_factory=list)
+    grid: list[int] | None = None
+    block: list[int] | None = None
+    notes: list[str] = Field(default_factory=list)
+    artifact: str | None = None
 
     def metric(self, name: str) -> float | None:
         """The value of metric ``name``, or ``None`` when absent or not measured."""
@@ -239,6 +276,7 @@ class ProfileSummary(_Model):
         kernels: one entry per profiled kernel launch.
         notes: what the profiler run left out or could not do (a mode that failed, an empty trace),
             one line each, so that a missing piece of evidence is explained rather than silent.
+        settings: how the profile was taken (profiler argv, section set, launch filter), for audit.
     """
 
     schema_version: int = SUMMARY_SCHEMA_VERSION
@@ -251,6 +289,7 @@ class ProfileSummary(_Model):
     artifacts: list[str] = Field(default_factory=list)
     kernels: list[KernelEvidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    settings: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
 
     def primary(self) -> KernelEvidence | None:
         """The kernel that dominates run time (longest ``duration_us``), or the first one."""

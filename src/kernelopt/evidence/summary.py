@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
-from kernelopt.evidence.model import ProfileSummary
+from kernelopt.evidence.model import Metric, ProfileSummary
 from kernelopt.memory.store import atomic_write_text
 
 SUMMARY_JSON = "summary.json"
@@ -41,9 +41,22 @@ class SummaryError(KerneloptError):
     exit_code = 2
 
 
+def _value_text(m: Metric) -> str:
+    if m.value is None:
+        return "n/a" + (f" ({m.missing_reason})" if m.missing_reason else "")
+    return f"{m.value:.4g}" + (f" {m.unit}" if m.unit else "")
+
+
 def render_text(summary: ProfileSummary) -> str:
-    """The human summary (``summary.txt``)."""
+    """The human summary (``summary.txt``).
+
+    Per kernel: the key metrics (``n/a`` with the reason when missing), the other measured metrics, the
+    names of the metrics the report did not have, the stall breakdown, the diagnosis (one evidence
+    chain per finding), ``SYMPTOMS:`` and ``LOCALIZE:`` lines, then the profiler's own top rule results.
+    """
     lines = [f"tool: {summary.tool_used}", f"vendor: {summary.vendor.value}"]
+    if summary.version:
+        lines.append(f"version: {summary.version}")
     if summary.gpu:
         lines.append(f"gpu: {summary.gpu}")
     if not summary.counters_available:
@@ -52,27 +65,52 @@ def render_text(summary: ProfileSummary) -> str:
         )
     lines += [f"NOTE: {note}" for note in summary.notes]
     for k in summary.kernels:
-        lines += ["", f"== kernel: {k.kernel_name}", f"bottleneck: {k.bottleneck.value}"]
-        shown = [n for n in KEY_METRICS if n in k.metrics] + sorted(n for n in k.metrics if n not in KEY_METRICS)
-        for name in shown:
+        launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
+        lines += ["", f"== kernel: {k.kernel_name}{launch}", f"bottleneck: {k.bottleneck.value}"]
+        if k.grid or k.block:
+            lines.append(f"  launch: grid {k.grid or '?'} block {k.block or '?'}")
+        for name in KEY_METRICS:
+            if name in k.metrics:
+                lines.append(f"  {name}: {_value_text(k.metrics[name])}")
+        missing = []
+        for name in sorted(n for n in k.metrics if n not in KEY_METRICS):
             m = k.metrics[name]
-            val = (
-                "n/a" + (f" ({m.missing_reason})" if m.missing_reason else "")
-                if m.value is None
-                else f"{m.value:.4g}" + (f" {m.unit}" if m.unit else "")
-            )
-            lines.append(f"  {name}: {val}")
+            if m.value is None:
+                missing.append(name)
+            else:
+                lines.append(f"  {name}: {_value_text(m)}")
+        if missing:
+            lines.append("  not measured: " + ", ".join(missing))
+        if k.occupancy_limiters:
+            lines.append("  occupancy limited by: " + ", ".join(k.occupancy_limiters))
         if k.stall_breakdown_pct:
             top = sorted(k.stall_breakdown_pct.items(), key=lambda kv: -kv[1])[:5]
             lines.append("  stalls: " + ", ".join(f"{r} {p:.1f}%" for r, p in top))
+        if k.isa is not None:
+            isa = k.isa
+            lines.append(
+                f"  isa: global load bits max {isa.global_load_bits} min {isa.global_load_bits_min}, "
+                f"spill ops {isa.spill_ops}, tensor instructions {isa.tensor_instructions}"
+                + (f" [{isa.source}]" if isa.source else "")
+            )
+        for note in k.notes:
+            lines.append(f"  note: {note}")
         lines.append("diagnosis:")
         for f in k.findings:
-            lines.append(f"  [{f.confidence.value}] {f.rule_id}: {f.chain()}")
+            loc = f" @ {f.location}" if f.location else ""
+            lines.append(f"  [{f.confidence.value}] {f.rule_id}{loc}: {f.chain()}")
         if not k.findings:
             lines.append("  no rule fired")
         lines.append("SYMPTOMS: " + (", ".join(dict.fromkeys(f.symptom for f in k.findings)) or "none"))
-        locs = [f.location for f in k.findings if f.location] + [h.location for h in k.hotspots[:5]]
+        locs = (
+            [f.location for f in k.findings if f.location]
+            + [m.location for m in k.source_markers[:3]]
+            + [h.location for h in k.hotspots[:5]]
+        )
         lines.append("LOCALIZE: " + (", ".join(dict.fromkeys(locs)) or "none"))
+        for h in k.hotspots[:5]:
+            share = f"{h.share_pct:.1f}%" if h.share_pct is not None else "?"
+            lines.append(f"  hotspot {h.location} {share} {h.dominant_stall or ''}: {h.text or ''}".rstrip())
         for r in k.profiler_rules[:5]:
             sp = (
                 f" (est. speedup {r.estimated_speedup_pct:.1f}% {r.speedup_type or ''})"

@@ -43,3 +43,6 @@ class Symptom(StrEnum):
     MFMA_UNDERUSE = "mfma_underuse"
     WAITCNT_STALLS = "waitcnt_stalls"
     TIMING_ONLY = "timing_only"
+    OCCUPANCY_LIMITED_WARPS = "occupancy_limited_warps"
+    LATENCY_BOUND_SHORT_SCOREBOARD = "latency_bound_short_scoreboard"
+    BLOCK_SIZE_NOT_WARP_MULTIPLE = "block_size_not_warp_multiple"

@@ -1,0 +1,129 @@
+"""Turn what Nsight Compute recorded into typed evidence for one launch or a whole report.
+
+Steps per launch: normalize metrics, compute the stall breakdown and occupancy limiters, rank the
+profiler's rule results and source markers, find hotspots, read ISA facts from SASS, classify the
+bottleneck, run the NVIDIA evidence rules. Pure: no I/O (readers live in :mod:`kernelopt.profiling`).
+"""
+
+from __future__ import annotations
+
+from kernelopt.evidence.bottleneck import classify
+from kernelopt.evidence.hotspots import display_path, rank_hotspots
+from kernelopt.evidence.model import IsaFacts, KernelEvidence, ProfileSummary, SourceMarker, Vendor
+from kernelopt.evidence.nvidia_metrics import normalize, occupancy_limiters, stall_breakdown
+from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
+from kernelopt.evidence.profiler_rules import rank_rule_results, rank_source_markers
+from kernelopt.evidence.rules import Rule, run_rules
+from kernelopt.evidence.sass import SassInstruction, isa_facts, parse_instruction
+from kernelopt.profiling.raw import RawKernel, RawReport
+
+
+def report_isa(kernel: RawKernel) -> IsaFacts | None:
+    """ISA facts from the SASS the report holds (instructions that executed at least once)."""
+    if not kernel.sass:
+        return None
+    instructions: list[SassInstruction] = []
+    for addr, text in sorted(kernel.sass.items()):
+        offset = addr - kernel.function_pc if kernel.function_pc is not None and addr >= kernel.function_pc else addr
+        ins = parse_instruction(text, offset)
+        if ins is not None:
+            instructions.append(ins)
+    regs = kernel.value("launch__registers_per_thread")
+    return isa_facts(
+        instructions,
+        source=f"{kernel.artifact} (SASS of executed instructions)",
+        registers_per_thread=int(regs) if regs is not None else None,
+    )
+
+
+def _relativize(markers: list[SourceMarker], source_root: str | None) -> list[SourceMarker]:
+    if not source_root:
+        return markers
+    out = []
+    for m in markers:
+        if m.kind == "source" and ":" in m.location:
+            path, _, line = m.location.rpartition(":")
+            m = m.model_copy(update={"location": f"{display_path(path, source_root)}:{line}"})
+        out.append(m)
+    return out
+
+
+def build_kernel_evidence(
+    raw: RawKernel,
+    *,
+    source_root: str | None = None,
+    isa: IsaFacts | None = None,
+    rules: tuple[Rule, ...] = NVIDIA_RULES,
+) -> KernelEvidence:
+    """All evidence for one profiled launch.
+
+    Args:
+        raw: the launch as the report stores it.
+        source_root: folder that source paths are shown relative to (the workspace), when known.
+        isa: ISA facts from the full static SASS of the kernel (preferred over the report's SASS, which
+            lists only executed instructions).
+        rules: the rule set to run.
+    """
+    metrics = normalize(raw)
+    stalls, _ = stall_breakdown(raw, metrics)
+    ranked_rules = rank_rule_results(raw.rules)
+    kernel = KernelEvidence(
+        kernel_name=raw.name,
+        launch_id=raw.launch_id,
+        metrics=metrics,
+        profiler_rules=ranked_rules,
+        hotspots=rank_hotspots(
+            raw.per_pc,
+            sass=raw.sass,
+            source_lines=raw.source_lines,
+            source_text=raw.source_text,
+            function_pc=raw.function_pc,
+            source_root=source_root,
+        ),
+        isa=isa if isa is not None else report_isa(raw),
+        stall_breakdown_pct=dict(sorted(stalls.items(), key=lambda kv: -kv[1])),
+        occupancy_limiters=occupancy_limiters(metrics),
+        source_markers=_relativize(rank_source_markers(raw.markers, ranked_rules), source_root),
+        grid=raw.grid,
+        block=raw.block,
+        artifact=raw.artifact,
+    )
+    kernel.bottleneck = classify(kernel).bottleneck
+    kernel.findings = run_rules(kernel, rules)
+    return kernel
+
+
+def build_summary(
+    report: RawReport,
+    *,
+    version: str | None = None,
+    tool_used: str | None = None,
+    source_root: str | None = None,
+    isa_by_kernel: dict[str, IsaFacts] | None = None,
+    artifacts: list[str] | None = None,
+) -> ProfileSummary:
+    """A :class:`ProfileSummary` for every launch of ``report``.
+
+    Args:
+        report: the report as read.
+        version: ``v<N>`` when the report belongs to a workspace version.
+        tool_used: how the report was taken (default: the report's tool).
+        source_root: folder source paths are shown relative to.
+        isa_by_kernel: static ISA facts by kernel function name (from the compiled kernels).
+        artifacts: files of the profile folder the evidence comes from.
+    """
+    kernels = []
+    for raw in report.kernels:
+        isa = None
+        if isa_by_kernel:
+            isa = isa_by_kernel.get(raw.function_name or "") or isa_by_kernel.get(raw.name)
+        kernels.append(build_kernel_evidence(raw, source_root=source_root, isa=isa))
+    gpu = next((k.gpu for k in report.kernels if k.gpu), None)
+    return ProfileSummary(
+        version=version,
+        vendor=Vendor.NVIDIA,
+        tool_used=tool_used or report.tool,
+        gpu=gpu,
+        artifacts=artifacts if artifacts is not None else [report.path],
+        kernels=kernels,
+    )

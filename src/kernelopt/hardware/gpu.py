@@ -1,0 +1,113 @@
+"""GPU identity through NVML (``libnvidia-ml.so.1``, loaded with ctypes: no extra dependency).
+
+:func:`nvidia_gpus` returns the name, UUID, memory, compute capability and driver/CUDA versions of every
+NVIDIA GPU the driver exposes, or raises :class:`NvmlUnavailable` with the reason (no driver, no GPU,
+library missing). It starts no process and creates no CUDA context.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kernelopt.errors import EnvironmentProblem
+
+NVML_LIBRARIES = ("libnvidia-ml.so.1", "libnvidia-ml.so", "nvml.dll")
+_SUCCESS = 0
+
+
+class NvmlUnavailable(EnvironmentProblem):
+    """NVML could not be loaded or initialized (no NVIDIA driver or GPU)."""
+
+
+@dataclass(frozen=True)
+class GpuIdentity:
+    """One NVIDIA GPU as NVML reports it.
+
+    Attributes:
+        index: NVML device index.
+        name: product name (``NVIDIA H200``).
+        uuid: GPU UUID.
+        memory_total_bytes: device memory, bytes.
+        compute_capability: ``(major, minor)``, when NVML reports it.
+        driver_version: the NVIDIA driver version (``580.159.04``).
+        cuda_driver_version: the CUDA version the driver supports (``13.0``).
+    """
+
+    index: int
+    name: str
+    uuid: str | None
+    memory_total_bytes: int | None
+    compute_capability: tuple[int, int] | None
+    driver_version: str | None
+    cuda_driver_version: str | None
+
+
+class _Memory(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+
+
+def _load() -> ctypes.CDLL:
+    errors = []
+    for name in NVML_LIBRARIES:
+        try:
+            return ctypes.CDLL(name)
+        except OSError as exc:
+            errors.append(str(exc))
+    raise NvmlUnavailable("NVML (libnvidia-ml) not found: no NVIDIA driver on this machine", hint=errors[0])
+
+
+def _string(fn: Callable[..., int], *args: object, size: int = 96) -> str | None:
+    buf = ctypes.create_string_buffer(size)
+    if fn(*args, buf, ctypes.c_uint(size)) != _SUCCESS:
+        return None
+    return buf.value.decode(errors="replace")
+
+
+def nvidia_gpus() -> list[GpuIdentity]:
+    """Every NVIDIA GPU NVML sees.
+
+    Raises:
+        NvmlUnavailable: the library is missing or ``nvmlInit`` fails (driver not loaded).
+    """
+    lib = _load()
+    rc = lib.nvmlInit_v2()
+    if rc != _SUCCESS:
+        raise NvmlUnavailable(f"nvmlInit failed (NVML error {rc}): the NVIDIA driver is not usable")
+    try:
+        driver = _string(lib.nvmlSystemGetDriverVersion, size=80)
+        cuda = ctypes.c_int()
+        cuda_text = None
+        if lib.nvmlSystemGetCudaDriverVersion_v2(ctypes.byref(cuda)) == _SUCCESS:
+            cuda_text = f"{cuda.value // 1000}.{(cuda.value % 1000) // 10}"
+        count = ctypes.c_uint()
+        if lib.nvmlDeviceGetCount_v2(ctypes.byref(count)) != _SUCCESS:
+            raise NvmlUnavailable("nvmlDeviceGetCount failed")
+        gpus = []
+        for i in range(count.value):
+            handle = ctypes.c_void_p()
+            if lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(i), ctypes.byref(handle)) != _SUCCESS:
+                continue
+            mem = _Memory()
+            total = mem.total if lib.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(mem)) == _SUCCESS else None
+            major, minor = ctypes.c_int(), ctypes.c_int()
+            cc = (
+                (major.value, minor.value)
+                if lib.nvmlDeviceGetCudaComputeCapability(handle, ctypes.byref(major), ctypes.byref(minor)) == _SUCCESS
+                else None
+            )
+            gpus.append(
+                GpuIdentity(
+                    index=i,
+                    name=_string(lib.nvmlDeviceGetName, handle) or "unknown",
+                    uuid=_string(lib.nvmlDeviceGetUUID, handle),
+                    memory_total_bytes=total,
+                    compute_capability=cc,
+                    driver_version=driver,
+                    cuda_driver_version=cuda_text,
+                )
+            )
+        return gpus
+    finally:
+        lib.nvmlShutdown()

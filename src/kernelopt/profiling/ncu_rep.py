@@ -1,0 +1,282 @@
+"""Read Nsight Compute reports (``.ncu-rep``) with NVIDIA's ``ncu_report`` module.
+
+``ncu_report`` is the Python report interface shipped with every Nsight Compute install
+(``<install>/extras/python``) and on PyPI as ``ncu-report``; it reads reports of any GPU on a machine
+without one, which is what lets CI test on real reports. It is imported only when a report is read.
+
+Every launch becomes a :class:`~kernelopt.profiling.raw.RawKernel`: scalar metrics in base units,
+source-level counters by SASS address (PC sampling stall reasons, executed instructions, L2 sectors),
+executed instruction counts per opcode, the SASS and source line of every address the report holds, the
+imported source, and the profiler's rule results and source markers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError
+from kernelopt.evidence.model import ProfilerRuleResult, SourceMarker
+from kernelopt.evidence.profiler_rules import clean_text, stated_share_pct
+from kernelopt.profiling.raw import RawKernel, RawMetric, RawReport, report_from_json, report_to_json
+from kernelopt.profiling.units import to_base
+
+# Instanced metrics whose correlation ids are SASS addresses (the Source page's counters).
+_PER_PC_PREFIXES = (
+    "smsp__pcsamp_",
+    "inst_executed",
+    "thread_inst_executed",
+    "memory_l1_",
+    "memory_l2_",
+    "derived__memory_",
+    "derived__avg_thread_executed",
+    "sass__inst_executed_global",
+    "sass__inst_executed_shared",
+    "sass__inst_executed_local",
+)
+_PER_OPCODE = "sass__inst_executed_per_opcode_with_modifier_all"
+_MSG_TYPES = {0: "NONE", 1: "OK", 2: "OPTIMIZATION", 3: "WARNING", 4: "ERROR"}
+_SPEEDUP_TYPES = {0: None, 1: "LOCAL", 2: "GLOBAL"}
+NCU_PYTHON_HINT = (
+    "install the PyPI package ncu-report, or add <nsight-compute>/extras/python "
+    "(e.g. /opt/nvidia/nsight-compute/2025.3.1/extras/python) to PYTHONPATH"
+)
+
+
+def import_ncu_report() -> Any:
+    """Import ``ncu_report``.
+
+    Raises:
+        EnvironmentProblem: the module is not importable (with how to install it).
+    """
+    try:
+        import ncu_report
+    except ImportError as exc:
+        raise EnvironmentProblem(f"cannot import ncu_report ({exc})", hint=NCU_PYTHON_HINT) from None
+    return ncu_report
+
+
+def _format_offset(address: int, function_pc: int | None) -> str:
+    if function_pc is not None and address >= function_pc:
+        return f"0x{address - function_pc:04x}"
+    return f"0x{address:x}"
+
+
+def _rule_results(action: Any) -> list[ProfilerRuleResult]:
+    out: list[ProfilerRuleResult] = []
+    for d in action.rule_results_as_dicts():
+        msg = d.get("rule_message") or {}
+        title = clean_text(str(msg.get("title") or ""))
+        text = clean_text(str(msg.get("message") or ""))
+        speed = d.get("speedup_estimation") or {}
+        speedup = speed.get("speedup")
+        out.append(
+            ProfilerRuleResult(
+                rule_id=str(d.get("rule_identifier") or d.get("name") or "unknown"),
+                section=d.get("section_identifier") or None,
+                kind=_MSG_TYPES.get(int(msg.get("type", 0)), str(msg.get("type"))),
+                message=f"{title}: {text}" if title and text else (text or title),
+                estimated_speedup_pct=float(speedup) if speedup is not None else None,
+                speedup_type=_SPEEDUP_TYPES.get(int(speed.get("type", 0))) if speed else None,
+                focus_metrics=[str(f.get("name")) for f in d.get("focus_metrics") or [] if f.get("name")],
+            )
+        )
+    return out
+
+
+def _markers(action: Any, function_pc: int | None) -> list[SourceMarker]:
+    out: list[SourceMarker] = []
+    for d in action.source_markers():
+        kind = int(d.get("kind", 2))
+        message = clean_text(str(d.get("message") or ""))
+        if kind == 0 and "source_address" in d:
+            location = _format_offset(int(d["source_address"]), function_pc)
+            kind_name = "sass"
+        else:
+            loc = d.get("source_location") or {}
+            location = f"{loc.get('file_name', '?')}:{loc.get('line', '?')}"
+            kind_name = "source"
+        out.append(
+            SourceMarker(
+                rule_id=str(d.get("rule_identifier") or "unknown"),
+                section=d.get("section_identifier") or None,
+                location=location,
+                kind=kind_name,
+                message=message,
+                severity=_MSG_TYPES.get(int(d.get("message_type", 0))),
+                share_pct=stated_share_pct(message),
+            )
+        )
+    return out
+
+
+def _read_action(ncu_report: Any, action: Any, artifact: str, launch_id: int) -> RawKernel:
+    demangled = action.name(action.NameBase_DEMANGLED) or action.name()
+    kernel = RawKernel(
+        name=demangled,
+        function_name=action.name(action.NameBase_FUNCTION) or None,
+        launch_id=launch_id,
+        artifact=artifact,
+    )
+    string_kind = ncu_report.IMetric.ValueKind_STRING
+    for name in action.metric_names():
+        m = action.metric_by_name(name)
+        if m is None:
+            continue
+        n_inst = m.num_instances()
+        if n_inst > 0 and m.has_correlation_ids():
+            ids = m.correlation_ids()
+            if name == _PER_OPCODE and ids.kind() == string_kind:
+                kernel.per_opcode = {ids.as_string(i): float(m.as_double(i)) for i in range(n_inst)}
+            elif name.startswith(_PER_PC_PREFIXES) and ids.kind() != string_kind:
+                kernel.per_pc[name] = {int(ids.as_uint64(i)): float(m.as_double(i)) for i in range(n_inst)}
+            elif name == "launch__function_pcs":
+                kernel.function_pc = int(m.as_uint64(0))
+        if not m.has_value() or ":" in name:  # "breakdown:..." / "group:..." list other metrics
+            continue
+        if m.kind() == string_kind:
+            kernel.strings[name] = str(m.as_string())
+            continue
+        raw = m.value()
+        if isinstance(raw, str):
+            kernel.strings[name] = raw
+            continue
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            continue
+        base, unit = to_base(value, m.unit())
+        kernel.metrics[name] = RawMetric(name=name, value=None if math.isnan(base) else base, unit=unit)
+    kernel.gpu = kernel.strings.get("device__attribute_display_name")
+    dims = [kernel.value(f"launch__grid_dim_{a}") for a in "xyz"]
+    if all(d is not None for d in dims):
+        kernel.grid = [int(d) for d in dims if d is not None]
+    dims = [kernel.value(f"launch__block_dim_{a}") for a in "xyz"]
+    if all(d is not None for d in dims):
+        kernel.block = [int(d) for d in dims if d is not None]
+    addresses: set[int] = set()
+    for values in kernel.per_pc.values():
+        addresses.update(values)
+    for addr in sorted(addresses):
+        text = action.sass_by_pc(addr)
+        if text:
+            kernel.sass[addr] = " ".join(text.split())
+        info = action.source_info(addr)
+        if info is not None:
+            kernel.source_lines[addr] = (str(info.file_name()), int(info.line()))
+    for file_name, content in (action.source_files() or {}).items():
+        if content:
+            kernel.source_text[str(file_name)] = str(content).splitlines()
+    kernel.rules = _rule_results(action)
+    kernel.markers = _markers(action, kernel.function_pc)
+    return kernel
+
+
+def read_ncu_rep(path: Path, *, artifact: str | None = None) -> RawReport:
+    """Read every profiled launch of an ``.ncu-rep`` file.
+
+    Args:
+        path: the report.
+        artifact: how evidence should name the file (default: the path as given).
+
+    Raises:
+        InputFileError: the file is missing, unreadable, or holds no profiled launch (empty, truncated, or
+            not an Nsight Compute report).
+        EnvironmentProblem: ``ncu_report`` cannot be imported.
+    """
+    if not path.is_file():
+        raise InputFileError(path, "no such report")
+    if not os.access(path, os.R_OK):
+        raise InputFileError(path, "not readable")
+    ncu_report = import_ncu_report()
+    try:
+        ctx = ncu_report.load_report(str(path))
+    except (FileNotFoundError, RuntimeError, OSError) as exc:
+        raise InputFileError(path, f"cannot load the report ({exc})") from None
+    report = RawReport(path=str(path), tool="ncu")
+    name = artifact or str(path)
+    launch_id = 0
+    for ri in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(ri)
+        for ai in range(rng.num_actions()):
+            report.kernels.append(_read_action(ncu_report, rng.action_by_idx(ai), name, launch_id))
+            launch_id += 1
+    if not report.kernels:
+        raise InputFileError(
+            path,
+            "holds no profiled kernel",
+            hint="the file is empty, truncated or not an Nsight Compute report; profile again",
+        )
+    return report
+
+
+WORKER_TIMEOUT_S = 600.0
+_EXIT_USER = 2
+
+
+class ReportReaderCrashed(KerneloptError):
+    """NVIDIA's ``ncu_report`` module crashed (or hung) while reading a report in the worker process."""
+
+    exit_code = 3
+
+
+def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: int = 2) -> RawReport:
+    """:func:`read_ncu_rep` in a worker process, so that a crash of ``ncu_report`` cannot take kernelopt down.
+
+    ``ncu_report`` is native code; on the H200 test machine it was seen to crash (SIGSEGV) now and then
+    while reading reports it reads fine in another process. The worker runs ``python -m
+    kernelopt.profiling.ncu_rep PATH``; a crash is retried ``attempts`` times in all.
+
+    Raises:
+        InputFileError: the report is missing, unreadable or empty (from the worker).
+        EnvironmentProblem: ``ncu_report`` is not importable (from the worker).
+        ReportReaderCrashed: every attempt crashed or timed out.
+    """
+    from kernelopt.proc import run_command
+
+    if not path.is_file():
+        raise InputFileError(path, "no such report")
+    argv = [sys.executable, "-m", "kernelopt.profiling.ncu_rep", str(path), artifact or str(path)]
+    pkg_parent = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    last = ""
+    for _ in range(max(1, attempts)):
+        res = run_command(argv, timeout_s=WORKER_TIMEOUT_S, env=env)
+        if res.ok:
+            return report_from_json(json.loads(res.stdout))
+        if res.returncode == _EXIT_USER:
+            kind, _, message = res.stderr.strip().splitlines()[-1].partition(": ")
+            if kind == "EnvironmentProblem":
+                raise EnvironmentProblem(message)
+            raise InputFileError(path, message.split(": ", 1)[-1] if message.startswith(str(path)) else message)
+        if res.timed_out:
+            last = f"timed out after {WORKER_TIMEOUT_S:g} s"
+        elif res.returncode is not None and res.returncode < 0:
+            last = f"killed by signal {signal.Signals(-res.returncode).name}"
+        else:
+            last = f"exit {res.returncode}: {res.stderr_tail(3)}"
+    raise ReportReaderCrashed(
+        f"ncu_report failed reading {path} ({last})",
+        hint="open the report with 'ncu --import' or 'ncu-ui' to check it; retry",
+    )
+
+
+def _worker_main(argv: list[str]) -> int:
+    path, artifact = Path(argv[0]), argv[1] if len(argv) > 1 else argv[0]
+    try:
+        report = read_ncu_rep(path, artifact=artifact)
+    except (InputFileError, EnvironmentProblem) as exc:
+        sys.stderr.write(f"{type(exc).__name__}: {exc.message}\n")
+        return _EXIT_USER
+    sys.stdout.write(json.dumps(report_to_json(report)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_worker_main(sys.argv[1:]))

@@ -1,0 +1,174 @@
+"""Timing-only evidence: what Stage 1 can say when hardware counters cannot be read.
+
+Used when ``ncu`` is missing or the GPU forbids performance counters (``ERR_NVGPUCTRPERM``, common on
+cloud GPUs). The evidence is the CUDA-event time of one call of the candidate, analytic FLOP/byte counts
+(from the reference's hooks, or input + output sizes) turned into achieved TFLOP/s and GB/s, the compiler's
+resource use (registers, spills, shared memory, warps) and SASS facts of the compiled Triton kernels.
+Every such summary says ``counters_available: false`` with the reason, and each kernel carries a
+``timing_only`` finding so that planners know what they are missing. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from kernelopt.evidence.model import (
+    Confidence,
+    EvidenceItem,
+    Finding,
+    IsaFacts,
+    KernelEvidence,
+    Metric,
+    ProfileSummary,
+    Vendor,
+)
+from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
+from kernelopt.evidence.rules import run_rules
+from kernelopt.evidence.symptoms import Symptom
+from kernelopt.profiling.driver import CompiledKernel, DriverResult
+
+_NOT_MEASURED = "hardware counters unavailable (timing-only profile)"
+
+
+def _timing_metrics(result: DriverResult, source: str) -> dict[str, Metric]:
+    m: dict[str, Metric] = {}
+    t = result.median_us
+    m["duration_us"] = (
+        Metric(value=t, unit="us", source=f"{source}: median of {len(result.samples_us)} CUDA-event timed calls")
+        if t is not None
+        else Metric(value=None, unit="us", missing_reason="no timed call")
+    )
+    if result.bytes_moved is not None and t:
+        m["achieved_gbps"] = Metric(
+            value=result.bytes_moved / (t * 1e-6) / 1e9,
+            unit="GB/s",
+            source=f"{result.bytes_source} / duration_us",
+        )
+        m["analytic_bytes"] = Metric(value=result.bytes_moved, unit="bytes", source=result.bytes_source)
+    else:
+        m["achieved_gbps"] = Metric(value=None, unit="GB/s", missing_reason="bytes per call unknown")
+    if result.flops is not None and t:
+        m["achieved_tflops"] = Metric(
+            value=result.flops / (t * 1e-6) / 1e12, unit="TFLOP/s", source="reference.flops / duration_us"
+        )
+        m["analytic_flops"] = Metric(value=result.flops, unit="FLOP", source="reference.flops")
+    else:
+        m["achieved_tflops"] = Metric(
+            value=None, unit="TFLOP/s", missing_reason="reference.py defines no flops(); FLOPs are not guessed"
+        )
+    for name, unit in (
+        ("sm_throughput_pct", "%"),
+        ("memory_throughput_pct", "%"),
+        ("dram_throughput_pct", "%"),
+        ("achieved_occupancy_pct", "%"),
+    ):
+        m[name] = Metric(value=None, unit=unit, missing_reason=_NOT_MEASURED)
+    return m
+
+
+def _compiler_metrics(ck: CompiledKernel, source: str) -> dict[str, Metric]:
+    def metric(v: float | int | None, unit: str, what: str) -> Metric:
+        if v is None:
+            return Metric(value=None, unit=unit, missing_reason=f"the compiler did not report {what}")
+        return Metric(value=float(v), unit=unit, source=f"{source}: Triton compiled kernel {what}")
+
+    return {
+        "registers_per_thread": metric(ck.registers, "registers", "n_regs"),
+        "spilled_registers": metric(ck.spilled_registers, "registers", "n_spills"),
+        "shared_mem_per_block_bytes": metric(ck.shared_bytes, "bytes", "shared"),
+        "block_size_threads": metric(32 * ck.num_warps if ck.num_warps else None, "threads", "num_warps x 32"),
+        "num_stages": metric(ck.num_stages, "stages", "num_stages"),
+    }
+
+
+def timing_only_finding(kernel: KernelEvidence, reason: str) -> Finding:
+    """The ``timing_only`` finding: what was measured, and that counters were not."""
+    artifact = kernel.artifact or "driver.json"
+    evidence = [
+        EvidenceItem(
+            metric="duration_us",
+            value=kernel.metric("duration_us"),
+            unit="us",
+            source=f"{artifact} (CUDA events)",
+        ),
+        EvidenceItem(metric="hardware_counters", value="unavailable", source=reason),
+    ]
+    for name in ("achieved_gbps", "achieved_tflops", "registers_per_thread", "spilled_registers"):
+        m = kernel.metrics.get(name)
+        if m is not None and m.value is not None:
+            evidence.append(EvidenceItem(metric=name, value=m.value, unit=m.unit, source=f"{artifact} ({m.source})"))
+    return Finding(
+        rule_id="timing_only",
+        symptom=Symptom.TIMING_ONLY.value,
+        confidence=Confidence.LOW,
+        evidence=evidence,
+        inference=(
+            "only timing, analytic byte/FLOP counts and compiler facts are known; the bottleneck cannot be "
+            "classified from counters — compare achieved GB/s and TFLOP/s with the measured ceilings"
+        ),
+        action_categories=[],
+    )
+
+
+def timing_only_summary(
+    result: DriverResult,
+    *,
+    reason: str,
+    version: str | None,
+    sass_text: dict[str, str],
+    artifact: str,
+    artifacts: list[str],
+) -> ProfileSummary:
+    """The timing-only :class:`ProfileSummary` of one driver run.
+
+    Args:
+        result: the driver's timing run.
+        reason: why counters were not available (one line).
+        version: ``v<N>``.
+        sass_text: SASS listing per compiled kernel name (from the driver's ``*.sass`` files).
+        artifact: the driver result file, as evidence names it.
+        artifacts: all files of the profile folder.
+    """
+    from kernelopt.evidence.sass import isa_facts, parse_listing
+
+    kernels: list[KernelEvidence] = []
+    targets = result.compiled or [CompiledKernel(name="kernel.py (one call)")]
+    for ck in targets:
+        metrics = _timing_metrics(result, artifact)
+        if result.compiled:
+            metrics.update(_compiler_metrics(ck, artifact))
+        isa: IsaFacts | None = None
+        text = sass_text.get(ck.name)
+        if text:
+            listing = parse_listing(text)
+            instructions = listing.get(ck.name) or [i for ins in listing.values() for i in ins]
+            isa = isa_facts(
+                instructions,
+                source=f"{ck.sass_file or ck.name + '.sass'} (cuobjdump -sass of the compiled kernel)",
+                registers_per_thread=ck.registers,
+                spilled_registers=ck.spilled_registers,
+            )
+        k = KernelEvidence(
+            kernel_name=ck.name,
+            metrics=metrics,
+            isa=isa,
+            artifact=artifact,
+            notes=[
+                f"counters unavailable: {reason}",
+                "duration_us covers one whole call of the candidate (every kernel it launches plus launch overhead)"
+                if len(targets) > 1 or not result.compiled
+                else "duration_us is the CUDA-event time of one call of the candidate (includes launch overhead)",
+            ],
+        )
+        findings = [timing_only_finding(k, reason)]
+        findings += [f for f in run_rules(k, NVIDIA_RULES)]
+        k.findings = findings
+        kernels.append(k)
+    return ProfileSummary(
+        version=version,
+        vendor=Vendor.NVIDIA,
+        tool_used="timing-only (CUDA events + compiler facts)",
+        gpu=result.device,
+        counters_available=False,
+        counters_unavailable_reason=reason,
+        artifacts=artifacts,
+        kernels=kernels,
+    )
