@@ -37,7 +37,21 @@ from kernelopt.profiling.amd import (
 
 DATA = Path(__file__).parent / "data" / "amd"
 STUB = DATA / "stub_rocprofv3.py"
-PROGRAM = ["/usr/bin/python3", "-m", "kernelopt.profiling.driver", "--workspace", "/ws", "--launches", "3"]
+PROGRAM = [
+    "/usr/bin/python3",
+    "-m",
+    "kernelopt.profiling.driver",
+    "--kernel",
+    "/ws/kernel.py",
+    "--reference",
+    "/ws/reference.py",
+    "--mode",
+    "profile",
+    "--warmup",
+    "1",
+    "--launches",
+    "3",
+]
 
 
 # ------------------------------------------------------------------------------ argv builders

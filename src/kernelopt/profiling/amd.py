@@ -14,7 +14,7 @@ Every command is an argv list built by a pure function (:func:`timing_argv`, :fu
 :func:`att_argv`, :func:`asm_argv`) and run through :func:`kernelopt.proc.run_command` (timeout,
 process-group kill). CSV output is always requested explicitly (``--output-format csv``: recent
 rocprofv3 versions default to a rocpd database). The profiled program is the kernelopt driver
-(``python -m kernelopt.profiling.driver --workspace WS --launches N``); by default the first (warm-up)
+(``python -m kernelopt.profiling.driver --kernel WS/kernel.py --reference WS/reference.py ...``); by default the first (warm-up)
 dispatch of each kernel is skipped with ``--kernel-iteration-range`` (1-based, inclusive).
 
 A mode that fails is a result, not an exception: its reason becomes a ``NOTE:`` line of the summary and
@@ -213,13 +213,23 @@ def batch_fits(counters: Sequence[str], limits: Mapping[str, int] = BLOCK_LIMITS
 
 
 def driver_argv(workspace_root: Path, launches: int, *, python: str | None = None) -> list[str]:
-    """The profiled program: the kernelopt driver running the workspace kernel ``launches`` times."""
+    """The profiled program: the kernelopt driver running the workspace kernel ``launches`` times.
+
+    One warm-up call comes first (JIT compilation); the default iteration ranges then skip the first
+    profiled dispatch as well, so a kernel whose first launch still differs is never the one measured.
+    """
     return [
         python or sys.executable,
         "-m",
         DRIVER_MODULE,
-        "--workspace",
-        str(workspace_root),
+        "--kernel",
+        str(workspace_root / "kernel.py"),
+        "--reference",
+        str(workspace_root / "reference.py"),
+        "--mode",
+        "profile",
+        "--warmup",
+        "1",
         "--launches",
         str(launches),
     ]
