@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from kernelopt.actions import ActionCategory as A
+from kernelopt.evidence import rules
 from kernelopt.evidence.model import BottleneckType, Confidence, EvidenceItem, Finding, Hotspot, KernelEvidence
 from kernelopt.evidence.symptoms import Symptom
 
@@ -502,9 +503,37 @@ AMD_RULES: tuple[Rule, ...] = (
 """The AMD rules, most important first (the order findings are listed in)."""
 
 
+def _framework_rule(check: Rule, symptom: Symptom) -> rules.Rule:
+    return rules.Rule(
+        id=f"amd.{check.__name__}",
+        symptom=symptom,
+        check=check,
+        description=(check.__doc__ or "").strip().splitlines()[0] if check.__doc__ else "",
+    )
+
+
+AMD_RULE_SET: tuple[rules.Rule, ...] = tuple(
+    _framework_rule(check, symptom)
+    for check, symptom in (
+        (scratch_spills, Symptom.SCRATCH_SPILLS),
+        (dram_bandwidth_bound, Symptom.DRAM_BANDWIDTH_BOUND),
+        (mfma_underuse, Symptom.MFMA_UNDERUSE),
+        (lds_bank_conflicts, Symptom.LDS_BANK_CONFLICTS),
+        (occupancy_limited_vgprs, Symptom.OCCUPANCY_LIMITED_VGPRS),
+        (occupancy_limited_lds, Symptom.OCCUPANCY_LIMITED_LDS),
+        (occupancy_limited_waves, Symptom.SMALL_GRID),
+        (waitcnt_stalls, Symptom.WAITCNT_STALLS),
+        (narrow_global_loads, Symptom.NARROW_GLOBAL_LOADS),
+        (barrier_stalls, Symptom.BARRIER_STALLS),
+        (low_l2_hit_rate, Symptom.LOW_L2_HIT_RATE),
+    )
+)
+"""The AMD rules as :class:`kernelopt.evidence.rules.Rule` objects of the shared engine (same order)."""
+
+
 def run_amd_rules(kernel: KernelEvidence) -> list[Finding]:
-    """Every AMD rule that fires for ``kernel``, in :data:`AMD_RULES` order."""
-    return [f for f in (rule(kernel) for rule in AMD_RULES) if f is not None]
+    """Every AMD rule that fires for ``kernel``, through the shared engine (:func:`rules.run_rules`)."""
+    return rules.run_rules(kernel, AMD_RULE_SET)
 
 
 def classify_amd(kernel: KernelEvidence) -> BottleneckType:
