@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from kernelopt.actions import ActionCategory
+
 
 class Symptom(StrEnum):
     """Symptom ids shared by the NVIDIA and AMD evidence rules and the wiki."""
@@ -46,3 +48,14 @@ class Symptom(StrEnum):
     OCCUPANCY_LIMITED_WARPS = "occupancy_limited_warps"
     LATENCY_BOUND_SHORT_SCOREBOARD = "latency_bound_short_scoreboard"
     BLOCK_SIZE_NOT_WARP_MULTIPLE = "block_size_not_warp_multiple"
+
+
+TIMING_ONLY_ACTIONS = (
+    ActionCategory.BLOCK_SIZE,
+    ActionCategory.NUM_WARPS,
+    ActionCategory.SOFTWARE_PIPELINING,
+    ActionCategory.TILING,
+)
+"""What a planner can still try without counters: measured knob moves, one at a time (the classic
+empirical autotuning of block size, warps and pipeline depth). Each move is kept only when Stage 4's
+interleaved timing shows a significant gain, so timing alone is enough evidence to accept or revert it."""

@@ -32,6 +32,7 @@ from kernelopt.evidence.model import (
     Vendor,
 )
 from kernelopt.evidence.summary import write_summary
+from kernelopt.evidence.symptoms import TIMING_ONLY_ACTIONS
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.protocols import (
@@ -114,7 +115,8 @@ def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:
                 confidence=Confidence.LOW,
                 evidence=evidence,
                 inference="only CPU timing and analytic byte/FLOP counts are known; "
-                "the bottleneck cannot be classified",
+                "the bottleneck cannot be classified; tune the kernel's knobs empirically, one measured move at a time",
+                action_categories=list(TIMING_ONLY_ACTIONS),
             )
         ],
     )

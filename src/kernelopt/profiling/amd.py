@@ -14,8 +14,9 @@ Every command is an argv list built by a pure function (:func:`timing_argv`, :fu
 :func:`att_argv`, :func:`asm_argv`) and run through :func:`kernelopt.proc.run_command` (timeout,
 process-group kill). CSV output is always requested explicitly (``--output-format csv``: recent
 rocprofv3 versions default to a rocpd database). The profiled program is the kernelopt driver
-(``python -m kernelopt.profiling.driver --kernel WS/kernel.py --reference WS/reference.py ...``); by default the first (warm-up)
-dispatch of each kernel is skipped with ``--kernel-iteration-range`` (1-based, inclusive).
+(``python -m kernelopt.profiling.driver --kernel WS/kernel.py --reference WS/reference.py ...``);
+by default the first (warm-up) dispatch of each kernel is skipped with ``--kernel-iteration-range``
+(1-based, inclusive).
 
 A mode that fails is a result, not an exception: its reason becomes a ``NOTE:`` line of the summary and
 the other modes still run. A missing ATT decoder fails ATT alone, with a one-line explanation of where

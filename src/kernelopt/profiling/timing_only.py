@@ -22,7 +22,7 @@ from kernelopt.evidence.model import (
 )
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.rules import run_rules
-from kernelopt.evidence.symptoms import Symptom
+from kernelopt.evidence.symptoms import TIMING_ONLY_ACTIONS, Symptom
 from kernelopt.profiling.driver import CompiledKernel, DriverResult
 
 _NOT_MEASURED = "hardware counters unavailable (timing-only profile)"
@@ -102,9 +102,10 @@ def timing_only_finding(kernel: KernelEvidence, reason: str) -> Finding:
         evidence=evidence,
         inference=(
             "only timing, analytic byte/FLOP counts and compiler facts are known; the bottleneck cannot be "
-            "classified from counters — compare achieved GB/s and TFLOP/s with the measured ceilings"
+            "classified from counters — compare achieved GB/s and TFLOP/s with the measured ceilings; "
+            "tune the kernel's knobs empirically, one measured move at a time"
         ),
-        action_categories=[],
+        action_categories=list(TIMING_ONLY_ACTIONS),
     )
 
 
