@@ -25,6 +25,8 @@ COMMAND_MODULES = (
     "kernelopt.cli.memory",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
+    "kernelopt.cli.validate",
+    "kernelopt.cli.ceilings",
 )
 
 
