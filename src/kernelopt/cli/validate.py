@@ -86,12 +86,17 @@ def render_bench(report: BenchReport, *, show_warnings: bool = True) -> None:
 
 
 def _default_version(ws: Workspace) -> int:
-    """The newest record without a gate result, else the next unused version number."""
-    for n in reversed(ws.memory.versions()):
-        rec = ws.memory.read(n)
-        if rec.quality_gate.result is None and not rec.masked:
-            return n
-    return ws.next_version()
+    """The version in progress: the newest used number (record, plan or profile) without a gate result.
+
+    When the newest version already has a gate result, the next unused number.
+    """
+    used = ws.used_versions()
+    if not used:
+        return 0
+    newest = max(used)
+    if ws.memory.exists(newest) and ws.memory.read(newest).quality_gate.result is not None:
+        return ws.next_version()
+    return newest
 
 
 def _default_previous(ws: Workspace, version: int) -> int | None:

@@ -194,6 +194,12 @@ def _run(
 
 
 def _correctness_report(outcome: RunOutcome) -> CorrectnessReport:
+    report = _correctness_of(outcome)
+    report.run_dir = outcome.run_dir
+    return report
+
+
+def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
     res = outcome.result
     if outcome.timed_out:
         return CorrectnessReport(

@@ -283,6 +283,7 @@ class CorrectnessReport(_Model):
         device_name: the GPU name.
         duration_s: wall-clock seconds of the worker run.
         warnings: notes from the worker.
+        run_dir: the run folder (job, progress events, stdout/stderr of the worker).
     """
 
     passed: bool
@@ -297,6 +298,7 @@ class CorrectnessReport(_Model):
     device_name: str | None = None
     duration_s: float | None = None
     warnings: list[str] = Field(default_factory=list)
+    run_dir: str | None = None
 
 
 class CaseBench(_Model):
