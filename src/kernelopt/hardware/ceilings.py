@@ -259,8 +259,8 @@ def measure_in_process(device_index: int = 0) -> dict[str, object]:
                 _time_ms(lambda: scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), MATMUL_REPS)
             )
             rates["fp8"] = flop / (ms * 1e-3) / 1e12
-        except RuntimeError:
-            pass  # fp8 GEMM not supported on this GPU / build: leave it out rather than guess
+        except (RuntimeError, TypeError, ValueError):
+            pass  # fp8 GEMM not supported on this GPU / build / signature: leave it out rather than guess
     driver_api = torch._C._cuda_getDriverVersion() if hasattr(torch._C, "_cuda_getDriverVersion") else None
     return {
         "gpu_name": torch.cuda.get_device_name(dev),

@@ -258,3 +258,37 @@ def abba_order(n_versions: int, blocks: int) -> list[int]:
     if n_versions == 1:
         return [0, 0] * blocks
     return [0, 1, 1, 0] * blocks
+
+
+def take_samples(samplers: Sequence[Sampler], order: Sequence[int]) -> list[list[float]]:
+    """Samples per sampler, taken in ``order`` (version index per sample, see :func:`abba_order`)."""
+    samples: list[list[float]] = [[] for _ in samplers]
+    for v in order:
+        samples[v].append(samplers[v].sample())
+    return samples
+
+
+def time_versions(
+    fns: Sequence[Callable[..., Any]],
+    sets: Sequence[list[Any]],
+    device: str,
+    settings: BenchSettings,
+    *,
+    case_timeout_s: float = 30.0,
+    flusher: L2Flusher | None = None,
+    warmup: int = 3,
+) -> tuple[list[Sampler], list[list[float]]]:
+    """Warm up, prepare and time one or two callables in this process (ABBA for two).
+
+    For the benchmark and GPU tests; the gate does the same inside a worker process.
+
+    Returns:
+        The samplers (method, launches per sample, ...) and the samples of each callable, microseconds.
+    """
+    for fn in fns:
+        for k in range(warmup):
+            fn(*sets[k % len(sets)])
+    synchronize(device)
+    samplers = [make_sampler(fn, sets, device, settings, flusher) for fn in fns]
+    blocks = plan_blocks([s.est_sample_us for s in samplers], settings, case_timeout_s)
+    return samplers, take_samples(samplers, abba_order(len(samplers), blocks))

@@ -349,6 +349,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         plan_blocks,
         rotation_count,
         synchronize,
+        take_samples,
     )
 
     job = ctx.job
@@ -417,10 +418,8 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                 timing.bytes_moved, timing.bytes_source = float(nbytes(first) + out_bytes), "inputs + outputs"
         blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, job.case_timeout_s)
         order = abba_order(len(samplers), blocks)
-        samples: list[list[float]] = [[] for _ in samplers]
         with _user(where, "the kernel (timing)", case=i, version=current.source.label):
-            for v in order:
-                samples[v].append(samplers[v][1].sample())
+            samples = take_samples([s for _, s in samplers], order)
         for (item, sampler), taken in zip(samplers, samples, strict=True):
             timing.versions.append(
                 VersionTiming(
