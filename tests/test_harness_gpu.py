@@ -62,7 +62,8 @@ def test_aa_comparison_reports_no_change_19_of_20(cache_dir: Path) -> None:
     for r in rows:
         print(f"A/A speedup {r[0]:.4f} [{r[1]:.4f}, {r[2]:.4f}] median {r[3]:.2f} us ({r[4]})")
     no_change = sum(v is Verdict.NO_CHANGE for v in verdicts)
-    print(f"A/A: {no_change}/20 no significant change (margin {min_gain} %)")
+    worst = max(abs(r[0] - 1.0) for r in rows)
+    print(f"A/A: {no_change}/20 no significant change (margin {min_gain} %), largest deviation {100 * worst:.2f} %")
     assert no_change >= 19
 
 

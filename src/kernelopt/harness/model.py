@@ -65,7 +65,8 @@ class BenchSettings(_Model):
         max_blocks: most blocks.
         l2_flush: flush the L2 cache before each timed sample (outside the timed window).
         rotate_inputs: cycle through several input sets so small inputs are not served from L2.
-        graph_below_us: kernels faster than this are timed as CUDA-graph replays of many launches.
+        graph_below_us: kernels faster than this (back-to-back estimate, us) are timed as CUDA-graph replays
+            of many launches; slower ones launch by launch (the flush hides the launch overhead).
         sample_target_us: time per sample for batched and graph timing, microseconds.
         cuda_graphs: allow CUDA graphs (else back-to-back batches).
     """
@@ -75,7 +76,7 @@ class BenchSettings(_Model):
     max_blocks: int = Field(default=200, ge=3)
     l2_flush: bool = True
     rotate_inputs: bool = True
-    graph_below_us: float = Field(default=100.0, ge=0)
+    graph_below_us: float = Field(default=40.0, ge=0)
     sample_target_us: float = Field(default=1000.0, gt=0)
     cuda_graphs: bool = True
 

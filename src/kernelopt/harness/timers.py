@@ -10,6 +10,13 @@ graph, each launch on the next of several rotating input sets (so inputs that fi
 served from it), and one sample is one replay divided by N. If capture fails, N back-to-back launches
 between two events are used instead (``cuda_batch``).
 
+Placement matters at the percent level: on the H200 (2026-11-29, docs/harness.md) two graphs of the
+*same* kernel, each writing its outputs into its own private memory pool, differed systematically by
+1 % (13.7 us add) to 3.3 % (95 us add) in A/A comparisons. All versions compared in one sitting therefore
+capture into one shared pool and release their outputs after capture, so every version writes to the
+same addresses (outputs are never read during timing). Before the first sample each version runs for
+:data:`WARMUP_S` so clocks have ramped up.
+
 CPU (tests without a GPU only): ``time.perf_counter`` around N calls.
 """
 
@@ -24,7 +31,7 @@ from typing import Any
 
 import torch
 
-from kernelopt.harness.inputs import nbytes, tensors_in
+from kernelopt.harness.inputs import nbytes
 from kernelopt.harness.model import BenchSettings, TimingMethod
 
 #: Flushing writes twice the L2 size (triton.testing.do_bench writes 256 MB regardless of the GPU).
@@ -35,6 +42,8 @@ MAX_ROTATION_BYTES = 2 * 1024**3
 MAX_GRAPH_OUTPUT_BYTES = 1024**3
 MAX_ROTATION_SETS = 64
 MAX_LAUNCHES_PER_SAMPLE = 1000
+#: Time-based warm-up per version before sampling (triton.testing.do_bench warms up for 25 ms).
+WARMUP_S = 0.05
 
 
 def synchronize(device: str) -> None:
@@ -123,14 +132,22 @@ def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> 
     return float(start.elapsed_time(end)) * 1000.0 / n
 
 
+def new_graph_pool(device: str) -> Any:
+    """A memory pool handle that all versions of one sitting capture their graphs into (``None`` on the CPU)."""
+    return torch.cuda.graph_pool_handle() if device.startswith("cuda") else None
+
+
 def make_sampler(
     fn: Callable[..., Any],
     sets: Sequence[list[Any]],
     device: str,
     settings: BenchSettings,
     flusher: L2Flusher | None,
+    pool: Any = None,
 ) -> Sampler:
-    """Choose the method for ``fn`` and prepare it (warm-up must already be done by the caller).
+    """Choose the method for ``fn``, prepare it and warm it up for :data:`WARMUP_S`.
+
+    The caller has already run ``fn`` a few times (compilation, autotuning).
 
     Args:
         fn: the callable under test.
@@ -138,7 +155,23 @@ def make_sampler(
         device: ``cuda``/``cpu``.
         settings: the timing plan.
         flusher: the L2 flusher, or ``None`` to leave the L2 warm.
+        pool: graph memory pool shared by the versions compared (see :func:`new_graph_pool`).
     """
+    sampler = _prepare(fn, sets, device, settings, flusher, pool)
+    deadline = time.perf_counter() + WARMUP_S
+    while time.perf_counter() < deadline:
+        sampler.sample()
+    return sampler
+
+
+def _prepare(
+    fn: Callable[..., Any],
+    sets: Sequence[list[Any]],
+    device: str,
+    settings: BenchSettings,
+    flusher: L2Flusher | None,
+    pool: Any,
+) -> Sampler:
     if not device.startswith("cuda"):
         est = estimate_us(fn, sets, device)
         n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
@@ -176,7 +209,7 @@ def make_sampler(
     warnings: list[str] = []
     if settings.cuda_graphs:
         try:
-            graph, outs = _capture(fn, sets, n)
+            graph = _capture(fn, sets, n, pool)
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(
@@ -201,7 +234,7 @@ def make_sampler(
                 take_graph,
                 gpu_us * n,
                 warnings,
-                keep=[graph, outs],
+                keep=[graph],
             )
 
     def take_batch() -> float:
@@ -216,8 +249,13 @@ def make_sampler(
     return Sampler(TimingMethod.CUDA_BATCH, n, min(len(sets), n), flusher is not None, take_batch, gpu_us * n, warnings)
 
 
-def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> tuple[Any, list[Any]]:
-    """A CUDA graph of ``n`` calls on rotating input sets, and the outputs it keeps alive."""
+def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, pool: Any) -> Any:
+    """A CUDA graph of ``n`` calls on rotating input sets, captured into ``pool``.
+
+    The ``n`` outputs are distinct during capture (no launch writes over the previous one's output
+    while it may still sit in L2) and released afterwards, so the next version captured into the same
+    pool writes to the same memory.
+    """
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -227,13 +265,14 @@ def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> tuple
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     outs: list[Any] = []
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, pool=pool):
         for k in range(n):
             outs.append(fn(*sets[k % len(sets)]))
+    del outs
     torch.cuda.synchronize()
     graph.replay()
     torch.cuda.synchronize()
-    return graph, [t for o in outs for t in tensors_in(o)]
+    return graph
 
 
 def plan_blocks(sample_us: Sequence[float], settings: BenchSettings, case_timeout_s: float) -> int:
@@ -289,6 +328,7 @@ def time_versions(
         for k in range(warmup):
             fn(*sets[k % len(sets)])
     synchronize(device)
-    samplers = [make_sampler(fn, sets, device, settings, flusher) for fn in fns]
+    pool = new_graph_pool(device)
+    samplers = [make_sampler(fn, sets, device, settings, flusher, pool) for fn in fns]
     blocks = plan_blocks([s.est_sample_us for s in samplers], settings, case_timeout_s)
     return samplers, take_samples(samplers, abba_order(len(samplers), blocks))

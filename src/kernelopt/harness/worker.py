@@ -346,6 +346,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         L2Flusher,
         abba_order,
         make_sampler,
+        new_graph_pool,
         plan_blocks,
         rotation_count,
         synchronize,
@@ -386,6 +387,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                 sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
         timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(versions) > 1)
         samplers = []
+        pool = new_graph_pool(ctx.device)
         for item in list(versions):
             fn = fns[item.source.label]
             is_current = item is current
@@ -396,7 +398,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                     for k in range(3):
                         out = fn(*sets[k % len(sets)])
                     synchronize(ctx.device)
-                    sampler = make_sampler(fn, sets, ctx.device, settings, flusher)
+                    sampler = make_sampler(fn, sets, ctx.device, settings, flusher, pool)
             except CandidateFailed as failed:
                 if is_current:
                     raise
