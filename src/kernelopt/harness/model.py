@@ -76,7 +76,7 @@ class BenchSettings(_Model):
     max_blocks: int = Field(default=200, ge=3)
     l2_flush: bool = True
     rotate_inputs: bool = True
-    graph_below_us: float = Field(default=40.0, ge=0)
+    graph_below_us: float = Field(default=20.0, ge=0)
     sample_target_us: float = Field(default=1000.0, gt=0)
     cuda_graphs: bool = True
 

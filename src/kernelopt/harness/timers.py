@@ -10,12 +10,19 @@ graph, each launch on the next of several rotating input sets (so inputs that fi
 served from it), and one sample is one replay divided by N. If capture fails, N back-to-back launches
 between two events are used instead (``cuda_batch``).
 
-Placement matters at the percent level: on the H200 (2026-11-29, docs/harness.md) two graphs of the
-*same* kernel, each writing its outputs into its own private memory pool, differed systematically by
-1 % (13.7 us add) to 3.3 % (95 us add) in A/A comparisons. All versions compared in one sitting therefore
-capture into one shared pool and release their outputs after capture, so every version writes to the
-same addresses (outputs are never read during timing). Before the first sample each version runs for
-:data:`WARMUP_S` so clocks have ramped up.
+The CPU must never be on the critical path of a timed window: when launching the kernel from Python
+takes longer than the flush, the GPU idles between the start event and the kernel and the gap is
+timed. On the H200 (2026-11-29, docs/harness.md) per-launch timing of a 13.7 us kernel read 17-27 us
+and two identical versions differed by up to 45 % in A/A comparisons, which we attribute to such gaps.
+So a short spin kernel (``torch.cuda._sleep``, :data:`SPIN_US` at the GPU's maximum clock) is queued
+after the flush and before the start event, the remedy of nvbench's "blocking kernel": by the time the
+GPU reaches the start event, the launch is already queued. The back-to-back estimate that picks the
+method is taken behind a longer spin for the same reason (it had read a 13.7 us kernel as over 40 us).
+
+Each version's graph keeps its own private memory pool: capturing every version into one shared pool
+made the second version up to 10x slower in A/A comparisons on the H200 (not understood); with
+private pools the placement bias between two graphs of the same kernel was 0.8 % at 13.7 us, inside
+the 2 % margin. Before the first sample each version runs for :data:`WARMUP_S` (clocks ramp up).
 
 CPU (tests without a GPU only): ``time.perf_counter`` around N calls.
 """
@@ -44,6 +51,14 @@ MAX_ROTATION_SETS = 64
 MAX_LAUNCHES_PER_SAMPLE = 1000
 #: Time-based warm-up per version before sampling (triton.testing.do_bench warms up for 25 ms).
 WARMUP_S = 0.05
+#: Spin queued before each timed window, microseconds at the maximum clock: covers the CPU launch of a
+#: Triton kernel or a few torch ops (tens of microseconds) on top of the flush.
+SPIN_US = 100.0
+#: Spin before the back-to-back estimate: covers queuing its ten launches.
+ESTIMATE_SPIN_US = 2000.0
+#: The H200's maximum SM clock, 1980 MHz (nvidia-smi clocks.max.sm on the test machine, 2026-11-29); at a
+#: lower clock the spin lasts longer, which is harmless.
+SPIN_CLOCK_GHZ = 2.0
 
 
 def synchronize(device: str) -> None:
@@ -121,9 +136,18 @@ def estimate_us(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, 
     return times[len(times) // 2]
 
 
+def spin(us: float) -> None:
+    """Queue a kernel that keeps the GPU busy for about ``us`` microseconds (no-op without ``torch.cuda._sleep``)."""
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is not None:
+        sleep(int(us * 1000.0 * SPIN_CLOCK_GHZ))
+
+
 def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> float:
+    """GPU time per call of ``n`` back-to-back calls, all queued behind a spin before the start event."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     torch.cuda.synchronize()
+    spin(ESTIMATE_SPIN_US)
     start.record()
     for k in range(n):
         fn(*sets[k % len(sets)])
@@ -132,18 +156,12 @@ def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> 
     return float(start.elapsed_time(end)) * 1000.0 / n
 
 
-def new_graph_pool(device: str) -> Any:
-    """A memory pool handle that all versions of one sitting capture their graphs into (``None`` on the CPU)."""
-    return torch.cuda.graph_pool_handle() if device.startswith("cuda") else None
-
-
 def make_sampler(
     fn: Callable[..., Any],
     sets: Sequence[list[Any]],
     device: str,
     settings: BenchSettings,
     flusher: L2Flusher | None,
-    pool: Any = None,
 ) -> Sampler:
     """Choose the method for ``fn``, prepare it and warm it up for :data:`WARMUP_S`.
 
@@ -155,9 +173,8 @@ def make_sampler(
         device: ``cuda``/``cpu``.
         settings: the timing plan.
         flusher: the L2 flusher, or ``None`` to leave the L2 warm.
-        pool: graph memory pool shared by the versions compared (see :func:`new_graph_pool`).
     """
-    sampler = _prepare(fn, sets, device, settings, flusher, pool)
+    sampler = _prepare(fn, sets, device, settings, flusher)
     deadline = time.perf_counter() + WARMUP_S
     while time.perf_counter() < deadline:
         sampler.sample()
@@ -170,7 +187,6 @@ def _prepare(
     device: str,
     settings: BenchSettings,
     flusher: L2Flusher | None,
-    pool: Any,
 ) -> Sampler:
     if not device.startswith("cuda"):
         est = estimate_us(fn, sets, device)
@@ -194,13 +210,14 @@ def _prepare(
         def take_events() -> float:
             args = sets[next(counter) % len(sets)]
             flush()
+            spin(SPIN_US)
             start.record()
             fn(*args)
             end.record()
             end.synchronize()
             return float(start.elapsed_time(end)) * 1000.0
 
-        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flusher is not None, take_events, gpu_us)
+        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flusher is not None, take_events, gpu_us + SPIN_US)
 
     n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(gpu_us, 0.5))))
     out_bytes = nbytes(fn(*sets[0]))
@@ -209,7 +226,7 @@ def _prepare(
     warnings: list[str] = []
     if settings.cuda_graphs:
         try:
-            graph = _capture(fn, sets, n, pool)
+            graph, outs = _capture(fn, sets, n)
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(
@@ -220,6 +237,7 @@ def _prepare(
 
             def take_graph() -> float:
                 flush()
+                spin(SPIN_US)
                 start.record()
                 graph.replay()
                 end.record()
@@ -232,13 +250,14 @@ def _prepare(
                 min(len(sets), n),
                 flusher is not None,
                 take_graph,
-                gpu_us * n,
+                gpu_us * n + SPIN_US,
                 warnings,
-                keep=[graph],
+                keep=[graph, outs],
             )
 
     def take_batch() -> float:
         flush()
+        spin(SPIN_US)
         start.record()
         for k in range(n):
             fn(*sets[k % len(sets)])
@@ -246,16 +265,13 @@ def _prepare(
         end.synchronize()
         return float(start.elapsed_time(end)) * 1000.0 / n
 
-    return Sampler(TimingMethod.CUDA_BATCH, n, min(len(sets), n), flusher is not None, take_batch, gpu_us * n, warnings)
+    return Sampler(
+        TimingMethod.CUDA_BATCH, n, min(len(sets), n), flusher is not None, take_batch, gpu_us * n + SPIN_US, warnings
+    )
 
 
-def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, pool: Any) -> Any:
-    """A CUDA graph of ``n`` calls on rotating input sets, captured into ``pool``.
-
-    The ``n`` outputs are distinct during capture (no launch writes over the previous one's output
-    while it may still sit in L2) and released afterwards, so the next version captured into the same
-    pool writes to the same memory.
-    """
+def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> tuple[Any, list[Any]]:
+    """A CUDA graph of ``n`` calls on rotating input sets (private memory pool), and the outputs it keeps."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -265,14 +281,13 @@ def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int, pool: An
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     outs: list[Any] = []
-    with torch.cuda.graph(graph, pool=pool):
+    with torch.cuda.graph(graph):
         for k in range(n):
             outs.append(fn(*sets[k % len(sets)]))
-    del outs
     torch.cuda.synchronize()
     graph.replay()
     torch.cuda.synchronize()
-    return graph
+    return graph, outs
 
 
 def plan_blocks(sample_us: Sequence[float], settings: BenchSettings, case_timeout_s: float) -> int:
@@ -328,7 +343,6 @@ def time_versions(
         for k in range(warmup):
             fn(*sets[k % len(sets)])
     synchronize(device)
-    pool = new_graph_pool(device)
-    samplers = [make_sampler(fn, sets, device, settings, flusher, pool) for fn in fns]
+    samplers = [make_sampler(fn, sets, device, settings, flusher) for fn in fns]
     blocks = plan_blocks([s.est_sample_us for s in samplers], settings, case_timeout_s)
     return samplers, take_samples(samplers, abba_order(len(samplers), blocks))

@@ -129,8 +129,14 @@ def _version_env(source: KernelSource) -> None:
     os.environ["TORCH_EXTENSIONS_DIR"] = str(build / "torch_extensions")
 
 
-def _install_compile_hooks(ctx: _Ctx) -> None:
-    """Report Triton JIT compilations as ``compile_start`` / ``compile_end`` so they pause the case clock."""
+_ACTIVE: list[_Ctx] = []  # the run the Triton hooks report to (one at a time; empty between runs)
+
+
+def _install_compile_hooks() -> None:
+    """Report Triton JIT compilations as ``compile_start`` / ``compile_end`` so they pause the case clock.
+
+    Installed once per process, chaining any hooks already set; they report to the active run only.
+    """
     triton = sys.modules.get("triton")
     runtime = getattr(getattr(triton, "knobs", None), "runtime", None)
     if runtime is None or getattr(runtime, "_kernelopt_hooked", False):
@@ -138,15 +144,18 @@ def _install_compile_hooks(ctx: _Ctx) -> None:
     prev_start, prev_end = runtime.jit_cache_hook, runtime.jit_post_compile_hook
 
     def on_start(**kwargs: Any) -> Any:
-        ctx.compile_t0 = time.monotonic()
-        ctx.progress.emit("compile_start")
+        if _ACTIVE:
+            _ACTIVE[-1].compile_t0 = time.monotonic()
+            _ACTIVE[-1].progress.emit("compile_start")
         return prev_start(**kwargs) if prev_start else None
 
     def on_end(**kwargs: Any) -> Any:
-        if ctx.compile_t0 is not None:
-            ctx.compile_s += time.monotonic() - ctx.compile_t0
-            ctx.compile_t0 = None
-        ctx.progress.emit("compile_end")
+        if _ACTIVE:
+            ctx = _ACTIVE[-1]
+            if ctx.compile_t0 is not None:
+                ctx.compile_s += time.monotonic() - ctx.compile_t0
+                ctx.compile_t0 = None
+            ctx.progress.emit("compile_end")
         return prev_end(**kwargs) if prev_end else None
 
     runtime.jit_cache_hook = on_start
@@ -175,7 +184,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
         )
     ctx.result.form = pair.form
     ctx.result.n_shapes = len(pair.shapes)
-    _install_compile_hooks(ctx)
+    _install_compile_hooks()
     return loaded
 
 
@@ -346,7 +355,6 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         L2Flusher,
         abba_order,
         make_sampler,
-        new_graph_pool,
         plan_blocks,
         rotation_count,
         synchronize,
@@ -387,7 +395,6 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                 sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
         timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(versions) > 1)
         samplers = []
-        pool = new_graph_pool(ctx.device)
         for item in list(versions):
             fn = fns[item.source.label]
             is_current = item is current
@@ -398,7 +405,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                     for k in range(3):
                         out = fn(*sets[k % len(sets)])
                     synchronize(ctx.device)
-                    sampler = make_sampler(fn, sets, ctx.device, settings, flusher, pool)
+                    sampler = make_sampler(fn, sets, ctx.device, settings, flusher)
             except CandidateFailed as failed:
                 if is_current:
                     raise
@@ -442,13 +449,18 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
 
 
 def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
-    """Run ``job`` in this process and return the result (exceptions of user code become failures)."""
+    """Run ``job`` in this process and return the result (exceptions of user code become failures).
+
+    The worker's ``main`` calls it in a fresh process; tests call it in-process for checks that need no
+    isolation. It sets ``TRITON_CACHE_DIR`` / ``TORCH_EXTENSIONS_DIR`` in this process's environment.
+    """
     import torch
 
     device = resolve_device(job.device)
     result = WorkerResult(mode=job.mode, device=device, torch_version=torch.__version__)
     result.device_name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
     ctx = _Ctx(job=job, progress=progress, device=device, result=result)
+    _ACTIVE.append(ctx)
     try:
         with torch.no_grad():
             loaded = _load(ctx)
@@ -458,6 +470,8 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
                 _bench(ctx, loaded)
     except CandidateFailed as failed:
         result.failure = failed.failure
+    finally:
+        _ACTIVE.remove(ctx)
     triton = sys.modules.get("triton")
     result.triton_version = getattr(triton, "__version__", None) if triton else None
     result.compile_s = ctx.compile_s
