@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from kernelopt.errors import KerneloptError
 
 
@@ -79,8 +81,7 @@ def _run(root: Path, args: argparse.Namespace) -> int:
             out["status"] = status.value
             out["message"] = f"timing: {bench.message}"
     if args.json_out is not None:
-        from kernelopt.cli.output import _plain
-
+        plain = {k: v.model_dump(mode="json") if isinstance(v, BaseModel) else v for k, v in out.items()}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(_plain(out), indent=2, default=str) + "\n", encoding="utf-8")
+        args.json_out.write_text(json.dumps(plain, indent=2) + "\n", encoding="utf-8")
     return exit_code(status if status is not CorrectnessStatus.NOT_RUN else CorrectnessStatus.FAIL)

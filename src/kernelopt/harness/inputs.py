@@ -115,21 +115,26 @@ def nbytes(obj: Any) -> int:
     return sum(t.numel() * t.element_size() for t in tensors_in(obj))
 
 
-def poison_device_memory(device: str, like: list[torch.Tensor], copies: int = 2) -> None:
-    """Fill freed blocks of the CUDA caching allocator with :data:`POISON_BYTE`.
+def poison_device_memory(device: str, like: list[torch.Tensor], copies: int = 2) -> bool:
+    """Fill freed blocks of the CUDA caching allocator with :data:`POISON_BYTE`; False when out of memory.
 
     For every tensor in ``like`` (the reference outputs), ``copies`` buffers of the same byte size are
     allocated, filled and freed, so a candidate that allocates its output with ``torch.empty`` most
     likely gets poisoned memory and unwritten elements show up. No-op on the CPU (glibc does it there).
     """
     if not device.startswith("cuda"):
-        return
+        return True
     bufs = []
-    for t in like:
-        size = max(1, t.numel() * t.element_size())
-        for _ in range(copies):
-            bufs.append(torch.empty(size, dtype=torch.uint8, device=device).fill_(POISON_BYTE))
-    del bufs
+    try:
+        for t in like:
+            size = max(1, t.numel() * t.element_size())
+            for _ in range(copies):
+                bufs.append(torch.empty(size, dtype=torch.uint8, device=device).fill_(POISON_BYTE))
+    except torch.cuda.OutOfMemoryError:
+        return False  # not enough room to poison: the check runs without it (the caller warns)
+    finally:
+        del bufs
+    return True
 
 
 def poisoned_mask(t: torch.Tensor) -> torch.Tensor:

@@ -18,7 +18,6 @@ exceeded. Limits (see :mod:`kernelopt.harness.settings`):
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -231,14 +230,3 @@ class Watchdog:
                     self.label,
                 )
         return None
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process with ``pid`` exists (used to wait for a killed group to disappear)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

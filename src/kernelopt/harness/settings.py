@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kernelopt.errors import UsageError
 
@@ -62,6 +62,13 @@ class HarnessSettings(BaseModel):
     bench_seconds: float = Field(default=1.0, gt=0)
     device: str | None = None
 
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, v: str | None) -> str | None:
+        if v is not None and v != "cpu" and not v.startswith("cuda"):
+            raise ValueError(f"unknown device {v!r} (use cuda, cuda:<i> or cpu)")
+        return v
+
     @classmethod
     def from_env(cls, env: Mapping[str, str], **overrides: object) -> HarnessSettings:
         """Settings from environment variables, then explicit ``overrides`` (``None`` values ignored).
@@ -97,5 +104,7 @@ class HarnessSettings(BaseModel):
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
             return cls.model_validate(values)
-        except ValueError as exc:
-            raise UsageError(f"invalid harness setting: {exc}") from None
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"])
+            raise UsageError(f"invalid harness setting {field}: {err['msg']}") from None
