@@ -22,11 +22,11 @@ from kernelopt.errors import KerneloptError
 
 COMMAND_MODULES = (
     "kernelopt.cli.init",
+    "kernelopt.cli.validate",
+    "kernelopt.cli.ceilings",
     "kernelopt.cli.memory",
     "kernelopt.cli.schema",
     "kernelopt.cli.utilization",
-    "kernelopt.cli.validate",
-    "kernelopt.cli.ceilings",
 )
 
 
