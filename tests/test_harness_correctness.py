@@ -113,17 +113,15 @@ def test_failures_keep_the_evidence(reports: dict[str, CorrectnessReport]) -> No
 
 def test_hang_is_timeout_fail_within_the_limit(tmp_path: Path) -> None:
     limit = 1.0
-    t0 = time.monotonic()
     r = check_files(ADV / "hang.py", ADD_REF, tmp_path, settings=_settings(case_timeout_s=limit))
-    took = time.monotonic() - t0
+    done = time.monotonic()
     assert r.status is CorrectnessStatus.TIMEOUT_FAIL and r.error_class == "Timeout"
     assert "case 0 (n=4096) ran past the per-case limit of 1 s (TEST_TIMEOUT_SEC)" in r.message
     assert r.run_dir is not None
     events = [json.loads(line) for line in Path(r.run_dir, "progress.jsonl").read_text().splitlines()]
+    # the worker stamps events with time.monotonic(), the system-wide CLOCK_MONOTONIC this process reads too
     case_start = next(e["t"] for e in events if e.get("phase") == "case")
-    started = events[0]["t"]
-    # killed within the limit plus a small margin after the case began (start-up is not case time)
-    assert took <= (case_start - started) + limit + 1.5, took
+    assert limit <= done - case_start <= limit + 1.0, done - case_start  # killed within the limit + a small margin
 
 
 def test_the_next_candidate_after_a_crash_passes(reports: dict[str, CorrectnessReport], state: Path) -> None:
