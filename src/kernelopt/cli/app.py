@@ -22,6 +22,8 @@ from kernelopt.errors import KerneloptError
 
 COMMAND_MODULES = (
     "kernelopt.cli.init",
+    "kernelopt.cli.validate",
+    "kernelopt.cli.ceilings",
     "kernelopt.cli.memory",
     "kernelopt.cli.plan",
     "kernelopt.cli.report",

@@ -81,6 +81,8 @@ class Performance(_Model):
     latency_us: float | None = Field(default=None, ge=0, description="median kernel latency, microseconds")
     latency_us_by_shape: dict[str, float] = Field(default_factory=dict)
     latency_iqr_us: float | None = Field(default=None, ge=0)
+    latency_ci_low_us: float | None = Field(default=None, ge=0, description="95 % CI of the median, low end")
+    latency_ci_high_us: float | None = Field(default=None, ge=0, description="95 % CI of the median, high end")
     tflops: float | None = Field(default=None, ge=0, description="achieved TFLOP/s; null when FLOPs unknown")
     bandwidth_gbps: float | None = Field(default=None, ge=0, description="achieved GB/s (1e9 bytes/s)")
     tflops_peak_utilization_pct: float | None = None
@@ -88,8 +90,15 @@ class Performance(_Model):
     roofline_utilization_pct: float | None = Field(
         default=None, description="% of the roofline bound for this problem size"
     )
+    tflops_ceiling_utilization_pct: float | None = Field(default=None, description="% of the measured matmul ceiling")
+    bandwidth_ceiling_utilization_pct: float | None = Field(
+        default=None, description="% of the measured copy-bandwidth ceiling"
+    )
+    roofline_basis: str | None = Field(default=None, description="measured ceilings or spec sheet used for the bound")
+    timing_method: str | None = None
     gpu: str | None = None
     comparison_with_previous: Comparison = Field(default_factory=Comparison)
+    warnings: list[str] = Field(default_factory=list, description="noise and accounting warnings")
 
 
 class Optimization(_Model):

@@ -1,0 +1,175 @@
+"""``kernelopt validate WS [--version N] [--previous P]``: Stage 4, the quality gate of one version.
+
+Exit status: 0 PASS, 1 FAIL, 124 TIMEOUT_FAIL (errors of the tool itself keep their own codes: 2 bad
+input, 3 environment). ``--json`` prints the whole :class:`~kernelopt.harness.gate.GateReport`.
+Also holds the rendering shared with the workspace's ``test_kernel.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kernelopt.cli.output import emit_json, fmt, info, table, warn
+from kernelopt.errors import UsageError
+from kernelopt.harness.decision import exit_code
+from kernelopt.harness.model import BenchReport, CorrectnessReport
+from kernelopt.memory.model import GateResult
+from kernelopt.workspace import Workspace
+
+
+def render_correctness(report: CorrectnessReport, *, show_warnings: bool = True) -> None:
+    """Per-case lines and the verdict, for people."""
+    rows = []
+    for c in report.cases:
+        tol = c.tolerance
+        rows.append(
+            [
+                c.index,
+                c.label,
+                "PASS" if c.passed else "FAIL",
+                c.seeds,
+                c.rel_err,
+                c.max_abs_err,
+                f"{tol.precision.value} atol {tol.atol:.2g} rtol {tol.rtol:.2g}" if tol else None,
+            ]
+        )
+    if rows:
+        table(
+            f"correctness on {report.device_name or report.device or '?'}",
+            ["case", "shape", "result", "seeds", "rel_err", "max_abs_err", "tolerance"],
+            rows,
+        )
+    info(f"correctness: {report.status.value}: {report.message}")
+    if not report.passed and report.stderr_tail:
+        info("--- stderr / traceback (tail) ---")
+        info(report.stderr_tail)
+    if show_warnings:
+        for w in report.warnings:
+            warn(w)
+
+
+def render_bench(report: BenchReport, *, show_warnings: bool = True) -> None:
+    """Timing statistics per case, for people."""
+    if not report.ok:
+        info(f"timing: {report.status.value}: {report.message}")
+        return
+    rows = []
+    for c in report.cases:
+        s = c.current
+        rows.append(
+            [
+                c.index,
+                c.label,
+                s.median,
+                s.iqr,
+                f"{s.ci_low:.4g}-{s.ci_high:.4g}",
+                s.n,
+                f"{c.method.value} x{c.launches_per_sample}" + (" +L2 flush" if c.l2_flushed else ""),
+                f"{c.speedup.speedup:.3f}x [{c.speedup.ci_low:.3f}, {c.speedup.ci_high:.3f}] {c.speedup.verdict.value}"
+                if c.speedup
+                else None,
+            ]
+        )
+    table(
+        f"timing on {report.device_name or report.device}",
+        ["case", "shape", "median us", "IQR us", "95% CI us", "samples", "method", "speedup vs previous"],
+        rows,
+    )
+    if show_warnings:
+        for c in report.cases:
+            for w in c.warnings:
+                warn(w)
+        for w in report.warnings:
+            warn(w)
+
+
+def _default_version(ws: Workspace) -> int:
+    """The version in progress: the newest used number (record, plan or profile) without a gate result.
+
+    When the newest version already has a gate result, the next unused number.
+    """
+    used = ws.used_versions()
+    if not used:
+        return 0
+    newest = max(used)
+    if ws.memory.exists(newest) and ws.memory.read(newest).quality_gate.result is not None:
+        return ws.next_version()
+    return newest
+
+
+def _default_previous(ws: Workspace, version: int) -> int | None:
+    """The newest unmasked version below ``version`` that passed the gate."""
+    for n in reversed(ws.memory.versions()):
+        if n >= version:
+            continue
+        rec = ws.memory.read(n)
+        if not rec.masked and rec.quality_gate.result is GateResult.PASS:
+            return n
+    return None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("validate")
+    def validate_cmd(
+        workspace: Path = typer.Argument(..., help="The workspace folder (kernel_opt_<name>)."),
+        version: int | None = typer.Option(
+            None, "--version", "-v", help="Version N to validate (default: newest record without a gate result)."
+        ),
+        previous: int | None = typer.Option(
+            None, "--previous", help="Version to compare with (default: newest earlier version that passed)."
+        ),
+        no_previous: bool = typer.Option(False, "--no-previous", help="Do not compare with any earlier version."),
+        enabling_step: bool = typer.Option(
+            False, "--enabling-step", help="Accept a regression: the change enables later optimizations."
+        ),
+        device: str | None = typer.Option(None, "--device", help="cuda or cpu (default: cuda when present)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the gate report as JSON."),
+    ) -> None:
+        """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
+        from kernelopt.harness.gate import validate
+
+        if device is not None and device != "cpu" and not device.startswith("cuda"):
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        ws = Workspace(workspace)
+        n = version if version is not None else _default_version(ws)
+        prev = None if no_previous else (previous if previous is not None else _default_previous(ws, n))
+        report = validate(ws, n, previous=prev, device=device, enabling_step=enabling_step)
+        if as_json:
+            emit_json(report)
+        else:
+            render_correctness(report.correctness, show_warnings=False)
+            if report.bench is not None:
+                render_bench(report.bench, show_warnings=False)
+            p = report.record.performance
+            table(
+                f"v{n} performance",
+                ["quantity", "value"],
+                [
+                    ["latency (median, us)", p.latency_us],
+                    ["TFLOP/s", p.tflops],
+                    ["GB/s", p.bandwidth_gbps],
+                    ["% of spec TFLOP/s", p.tflops_peak_utilization_pct],
+                    ["% of spec bandwidth", p.bandwidth_peak_utilization_pct],
+                    ["% of measured matmul ceiling", p.tflops_ceiling_utilization_pct],
+                    ["% of measured copy ceiling", p.bandwidth_ceiling_utilization_pct],
+                    ["% of roofline bound", p.roofline_utilization_pct],
+                    ["roofline basis", p.roofline_basis],
+                    ["speedup vs previous", report.speedup_vs_previous],
+                    ["verdict", p.comparison_with_previous.verdict],
+                ],
+            )
+            if report.record.isa_metric_progress:
+                table(
+                    "ISA targets",
+                    ["metric", "target", "current", "met"],
+                    [[m.metric, m.target, fmt(m.current), fmt(m.met)] for m in report.record.isa_metric_progress],
+                )
+            for note in report.notes:
+                info(f"note: {note}")
+            for w in report.warnings:
+                warn(w)
+            reason = f": {report.failure_reason}" if report.failure_reason else ""
+            info(f"quality gate v{n}: {report.result.value}{reason} (record {report.record_path})")
+        raise typer.Exit(exit_code(report.result))

@@ -1,0 +1,769 @@
+"""Stage 4: correctness, timing, utilization, comparison with the previous version, ISA targets, the gate.
+
+Library entry points (orchestrator side; torch is only ever imported by the worker processes):
+
+- :func:`check_correctness` -- Stage 3's "run correctness at once" and the first part of Stage 4;
+- :func:`validate` -- the whole gate of one version; writes ``performance``, ``correctness``,
+  ``isa_metric_progress`` and ``quality_gate`` into ``memory/v<N>.json`` and nothing else in the
+  workspace (raw timing samples go to the untracked ``.kernelopt/gate/v<N>/``);
+- :func:`check_files` / :func:`bench_files` -- the same on plain paths (used by ``test_kernel.py``).
+
+Each run gets a fresh worker process (see :mod:`kernelopt.harness.runner`), and each kernel version
+its own build folder ``.kernelopt/build/<label>-<sha256[:12]>/`` (Triton cache and torch extension
+builds), so compiled code of another version or another source is never reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageError
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.evidence.summary import SummaryError, read_summary
+from kernelopt.harness.decision import decide
+from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
+from kernelopt.harness.model import (
+    BenchReport,
+    BenchSettings,
+    CaseBench,
+    CorrectnessReport,
+    JobMode,
+    KernelSource,
+    RunOutcome,
+    WorkerJob,
+    WorkerResult,
+)
+from kernelopt.harness.poison import MALLOC_PERTURB
+from kernelopt.harness.progress import Limits
+from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
+from kernelopt.harness.settings import HarnessSettings
+from kernelopt.harness.stats import abba_ratios, estimate_speedup, summarize
+from kernelopt.harness.worker import EXIT_ENVIRONMENT
+from kernelopt.memory.model import (
+    Comparison,
+    Correctness,
+    CorrectnessStatus,
+    GateResult,
+    IsaMetricProgress,
+    IterationRecord,
+    Performance,
+    QualityGate,
+    version_label,
+)
+from kernelopt.memory.store import atomic_write_text
+from kernelopt.planning.plan import Plan
+from kernelopt.utilization import Utilization, compute_utilization
+from kernelopt.workspace import Workspace
+
+PROTECTED_FILES = ("kernel.py", "reference.py", "test_kernel.py")
+
+
+class GateReport(BaseModel):
+    """The outcome of Stage 4 for one version.
+
+    Attributes:
+        result: PASS / FAIL / TIMEOUT_FAIL.
+        failure_reason: one line, ``None`` on PASS.
+        latency_us: median latency of the primary case (SHAPES[0]), microseconds.
+        roofline_utilization_pct: % of the roofline bound for this problem size (measured ceilings when
+            cached, else the spec sheet); ``None`` when unknown or above 100 % (an accounting error).
+        speedup_vs_previous: previous latency / this latency from the interleaved comparison.
+        record: the memory record as written.
+        version: N.
+        previous: the version compared with, if any.
+        correctness: the correctness report.
+        bench: the timing report (``None`` when correctness failed).
+        utilization_spec: utilization against the spec sheet's peaks.
+        utilization_measured: utilization against the measured ceilings.
+        isa_regressions: severe ISA regressions found.
+        notes: exceptions the gate accepted (enabling step) and other remarks.
+        warnings: noise and accounting warnings.
+        record_path: path of ``memory/v<N>.json``.
+    """
+
+    result: GateResult
+    failure_reason: str | None = None
+    latency_us: float | None = None
+    roofline_utilization_pct: float | None = None
+    speedup_vs_previous: float | None = None
+    record: IterationRecord
+    version: int
+    previous: int | None = None
+    correctness: CorrectnessReport
+    bench: BenchReport | None = None
+    utilization_spec: Utilization | None = None
+    utilization_measured: Utilization | None = None
+    isa_regressions: list[IsaRegression] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    record_path: str | None = None
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def build_dir(state_dir: Path, label: str, kernel_py: Path) -> Path:
+    """``<state>/build/<label>-<sha256 of kernel.py, 12 hex>/``: compiled code of exactly this source."""
+    digest = (_sha256(kernel_py) or "missing")[:12]
+    return state_dir / "build" / f"{label}-{digest}"
+
+
+def limits_of(settings: HarnessSettings) -> Limits:
+    return Limits(
+        startup_s=settings.startup_timeout_s,
+        compile_s=settings.compile_timeout_s,
+        case_s=settings.case_timeout_s,
+        run_s=max(settings.run_timeout_s, settings.case_timeout_s),
+    )
+
+
+def _where(outcome: RunOutcome) -> str:
+    if outcome.last_case is not None:
+        return f"case {outcome.last_case} ({outcome.last_label or 'default'})"
+    return {"load": "loading kernel.py", "startup": "worker start-up"}.get(outcome.last_phase or "", "the worker")
+
+
+def _crash(outcome: RunOutcome) -> tuple[str, str]:
+    """(message, error class) of a worker that died without writing a result."""
+    sig = signal_name(outcome.returncode)
+    if sig is not None:
+        meaning = {
+            "SIGSEGV": "segmentation fault",
+            "SIGBUS": "bus error",
+            "SIGABRT": "abort",
+            "SIGKILL": "killed, possibly out of host memory",
+            "SIGFPE": "arithmetic fault",
+            "SIGILL": "illegal instruction",
+        }.get(sig, "signal")
+        return f"{_where(outcome)}: the worker crashed with {sig} ({meaning})", sig
+    last = (outcome.stderr_tail or "").strip().splitlines()
+    detail = f": {last[-1][:300]}" if last else ""
+    return f"{_where(outcome)}: the worker exited with code {outcome.returncode} without a result{detail}", (
+        f"exit {outcome.returncode}"
+    )
+
+
+def _run(
+    mode: JobMode,
+    *,
+    kernels: list[KernelSource],
+    reference_py: Path,
+    state_dir: Path,
+    settings: HarnessSettings,
+    cases: list[int] | None,
+    dtype_hint: str | None,
+    bench: BenchSettings | None = None,
+) -> RunOutcome:
+    run_dir = new_run_dir(state_dir, mode.value)
+    job = WorkerJob(
+        mode=mode,
+        reference_py=str(reference_py),
+        kernels=kernels,
+        device=settings.device,
+        cases=cases,
+        seeds=settings.seeds,
+        dtype_hint=dtype_hint,
+        case_timeout_s=settings.case_timeout_s,
+        bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
+        progress_path=str(run_dir / "progress.jsonl"),
+        result_path=str(run_dir / "result.json"),
+    )
+    extra = {"KERNELOPT_WORKER": "1"}
+    if mode is JobMode.CHECK:
+        extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations (see harness.inputs)
+    env = worker_env(os.environ, extra)
+    try:
+        outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot start the harness worker: {exc}") from None
+    if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT:
+        lines = (outcome.stderr_tail or "").strip().splitlines()
+        raise EnvironmentProblem(lines[-1] if lines else "the harness worker found no usable device")
+    return outcome
+
+
+def _correctness_report(outcome: RunOutcome) -> CorrectnessReport:
+    report = _correctness_of(outcome)
+    report.run_dir = outcome.run_dir
+    return report
+
+
+def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
+    res = outcome.result
+    if outcome.timed_out:
+        return CorrectnessReport(
+            passed=False,
+            status=CorrectnessStatus.TIMEOUT_FAIL,
+            message=outcome.timeout_message or "timed out",
+            error_class="Timeout",
+            stderr_tail=outcome.stderr_tail,
+            duration_s=outcome.duration_s,
+        )
+    if res is None:
+        message, cls = _crash(outcome)
+        return CorrectnessReport(
+            passed=False,
+            status=CorrectnessStatus.FAIL,
+            message=message,
+            error_class=cls,
+            stderr_tail=outcome.stderr_tail,
+            duration_s=outcome.duration_s,
+        )
+    rel = [c.rel_err for c in res.cases if c.rel_err is not None]
+    abs_ = [c.max_abs_err for c in res.cases if c.max_abs_err is not None]
+    common = dict(
+        rel_err=max(rel) if rel else None,
+        max_abs_err=max(abs_) if abs_ else None,
+        cases=res.cases,
+        device=res.device,
+        device_name=res.device_name,
+        duration_s=outcome.duration_s,
+        warnings=res.warnings,
+    )
+    if res.failure is not None:
+        tb = res.failure.traceback
+        tail = "\n".join(tb.strip().splitlines()[-20:]) if tb else outcome.stderr_tail
+        return CorrectnessReport(
+            passed=False,
+            status=CorrectnessStatus.FAIL,
+            message=res.failure.message,
+            error_class=res.failure.error_class,
+            stderr_tail=tail,
+            **common,
+        )
+    worst = max(rel) if rel else None
+    seeds = max((c.seeds for c in res.cases), default=0)
+    summary = f"{len(res.cases)} case(s) x {seeds} seed(s) passed on {res.device}" + (
+        f", max rel_err {worst:.3g}" if worst is not None else ""
+    )
+    return CorrectnessReport(passed=True, status=CorrectnessStatus.PASS, message=summary, **common)
+
+
+def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, min_gain_pct: float) -> BenchReport:
+    res = outcome.result
+    if outcome.timed_out:
+        return BenchReport(
+            ok=False,
+            status=CorrectnessStatus.TIMEOUT_FAIL,
+            message=outcome.timeout_message,
+            error_class="Timeout",
+            stderr_tail=outcome.stderr_tail,
+        )
+    if res is None:
+        message, cls = _crash(outcome)
+        return BenchReport(
+            ok=False, status=CorrectnessStatus.FAIL, message=message, error_class=cls, stderr_tail=outcome.stderr_tail
+        )
+    if res.failure is not None:
+        return BenchReport(
+            ok=False,
+            status=CorrectnessStatus.FAIL,
+            message=res.failure.message,
+            error_class=res.failure.error_class,
+            stderr_tail=res.failure.traceback,
+            device=res.device,
+            device_name=res.device_name,
+            warnings=res.warnings,
+        )
+    cases = []
+    compared = False
+    for t in res.timings:
+        cur = next(v for v in t.versions if v.label == current)
+        prev = next((v for v in t.versions if previous is not None and v.label == previous), None)
+        cur_stats = summarize(cur.samples_us)
+        warnings = [f"case {t.index} ({t.label}), {current}: {w}" for w in [*cur.warnings, *cur_stats.warnings]]
+        prev_stats = speedup = None
+        if prev is not None and t.interleaved:
+            prev_stats = summarize(prev.samples_us)
+            speedup = estimate_speedup(abba_ratios(prev.samples_us, cur.samples_us), min_gain_pct)
+            compared = True
+        cases.append(
+            CaseBench(
+                index=t.index,
+                label=t.label,
+                current=cur_stats,
+                previous=prev_stats,
+                speedup=speedup,
+                method=cur.method,
+                launches_per_sample=cur.launches_per_sample,
+                l2_flushed=cur.l2_flushed,
+                flops=t.flops,
+                bytes_moved=t.bytes_moved,
+                bytes_source=t.bytes_source,
+                output_dtype=t.output_dtype,
+                warnings=warnings,
+            )
+        )
+    return BenchReport(
+        ok=True,
+        status=CorrectnessStatus.PASS,
+        device=res.device,
+        device_name=res.device_name,
+        cases=cases,
+        previous_label=previous if compared else None,
+        warnings=res.warnings,
+    )
+
+
+# -- on plain paths ------------------------------------------------------------------------------
+
+
+def check_files(
+    kernel_py: Path,
+    reference_py: Path,
+    state_dir: Path,
+    *,
+    label: str = "current",
+    settings: HarnessSettings | None = None,
+    cases: list[int] | None = None,
+    dtype_hint: str | None = None,
+) -> CorrectnessReport:
+    """Correctness of ``kernel_py`` against ``reference_py`` in a fresh worker.
+
+    Args:
+        kernel_py: the candidate.
+        reference_py: the reference.
+        state_dir: folder for run and build folders (a workspace's ``.kernelopt/``).
+        label: version label, used in the build folder name.
+        settings: limits and seeds (default: from the environment).
+        cases: SHAPES indices to check (default all).
+        dtype_hint: the task card's dtype.
+
+    Raises:
+        EnvironmentProblem: no usable Python or device.
+    """
+    settings = settings or HarnessSettings.from_env(os.environ)
+    kernel_py, reference_py, state_dir = (
+        Path(kernel_py).resolve(),
+        Path(reference_py).resolve(),
+        Path(state_dir).resolve(),
+    )
+    source = KernelSource(label=label, kernel_py=str(kernel_py), build_dir=str(build_dir(state_dir, label, kernel_py)))
+    outcome = _run(
+        JobMode.CHECK,
+        kernels=[source],
+        reference_py=reference_py,
+        state_dir=state_dir,
+        settings=settings,
+        cases=cases,
+        dtype_hint=dtype_hint,
+    )
+    return _correctness_report(outcome)
+
+
+def bench_files(
+    kernel_py: Path,
+    reference_py: Path,
+    state_dir: Path,
+    *,
+    label: str = "current",
+    previous: tuple[str, Path] | None = None,
+    settings: HarnessSettings | None = None,
+    cases: list[int] | None = None,
+    dtype_hint: str | None = None,
+    bench: BenchSettings | None = None,
+) -> tuple[BenchReport, WorkerResult | None]:
+    """Time ``kernel_py`` (ABBA against ``previous`` = (label, path) when given) in a fresh worker.
+
+    Returns:
+        The report and the raw worker result (samples included), ``None`` when the worker died.
+    """
+    settings = settings or HarnessSettings.from_env(os.environ)
+    kernel_py, reference_py, state_dir = (
+        Path(kernel_py).resolve(),
+        Path(reference_py).resolve(),
+        Path(state_dir).resolve(),
+    )
+    kernels = []
+    if previous is not None:
+        p_label, p_path = previous[0], Path(previous[1]).resolve()
+        kernels.append(
+            KernelSource(label=p_label, kernel_py=str(p_path), build_dir=str(build_dir(state_dir, p_label, p_path)))
+        )
+    kernels.append(
+        KernelSource(label=label, kernel_py=str(kernel_py), build_dir=str(build_dir(state_dir, label, kernel_py)))
+    )
+    outcome = _run(
+        JobMode.BENCH,
+        kernels=kernels,
+        reference_py=reference_py,
+        state_dir=state_dir,
+        settings=settings,
+        cases=cases,
+        dtype_hint=dtype_hint,
+        bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
+    )
+    report = _bench_report(
+        outcome, current=label, previous=previous[0] if previous else None, min_gain_pct=settings.min_gain_pct
+    )
+    return report, outcome.result
+
+
+# -- on a workspace ------------------------------------------------------------------------------
+
+
+def check_correctness(
+    workspace: Workspace, *, device: str | None = None, timeout_s: float | None = None
+) -> CorrectnessReport:
+    """Run correctness of the workspace's kernel.py now (Stage 3's check after an edit).
+
+    Args:
+        workspace: the workspace.
+        device: ``cuda`` / ``cpu``; default: KERNELOPT_DEVICE, else CUDA when the worker sees a GPU.
+        timeout_s: per-case limit in seconds (default TEST_TIMEOUT_SEC or 30); the run limit is at
+            least as long.
+
+    Raises:
+        EnvironmentProblem: no usable Python or device.
+        WorkspaceError: the task card is invalid.
+    """
+    settings = HarnessSettings.from_env(os.environ, device=device, case_timeout_s=timeout_s)
+    card = workspace.task_card()
+    return check_files(
+        workspace.kernel_py,
+        workspace.reference_py,
+        workspace.state_dir,
+        label="check",
+        settings=settings,
+        dtype_hint=card.dtype,
+    )
+
+
+def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path | None, str]:
+    """Write the previous version's kernel.py (from its commit, else HEAD) to ``dest_dir``; (path, origin)."""
+    commit: str | None = None
+    origin = ""
+    try:
+        rec = ws.memory.read(previous)
+        commit = rec.git_commit_hash
+    except RecordError:
+        origin = f"no record v{previous}; "
+    text: str | None = None
+    if commit:
+        try:
+            text = ws.file_at(commit, "kernel.py")
+            origin += f"kernel.py at {commit[:12]} (memory/v{previous}.json git_commit_hash)"
+        except GitError:
+            origin += f"commit {commit[:12]} not found; "
+    if text is None:
+        try:
+            text = ws.file_at("HEAD", "kernel.py")
+            origin += "kernel.py at HEAD"
+        except GitError:
+            return None, origin + "no committed kernel.py"
+    path = dest_dir / f"previous_v{previous}_kernel.py"
+    atomic_write_text(path, text if text.endswith("\n") else text + "\n")
+    return path, origin
+
+
+def _load_summary(path: Path) -> ProfileSummary | None:
+    if not (path / "summary.json").is_file():
+        return None
+    try:
+        return read_summary(path)
+    except SummaryError:
+        return None
+
+
+def _utilization(
+    bench: BenchReport, *, gpu_hint: str | None, dtype_hint: str | None, warnings: list[str]
+) -> tuple[Utilization | None, Utilization | None, str | None]:
+    """(against the spec sheet, against measured ceilings, basis of the roofline figure)."""
+    from kernelopt.hardware.ceilings import cached_ceilings
+    from kernelopt.hardware.specs import lookup, normalize_dtype
+
+    primary = bench.primary()
+    if primary is None or primary.current.median <= 0:
+        return None, None, None
+    latency = primary.current.median
+    dtype: str | None = None
+    for raw in (dtype_hint, primary.output_dtype):
+        if raw:
+            try:
+                dtype = normalize_dtype(raw)
+                break
+            except UsageError:
+                continue
+    flops, nbytes = primary.flops, primary.bytes_moved
+    if not (bench.device or "").startswith("cuda"):
+        plain = compute_utilization(
+            latency_us=latency, flops=flops, bytes_moved=nbytes, peak_tflops=None, peak_gbps=None
+        )
+        return plain, None, None
+    spec = None
+    for name in (bench.device_name, gpu_hint):
+        if not name:
+            continue
+        try:
+            spec = lookup(name)
+            break
+        except UsageError:
+            continue
+    if spec is None:
+        warnings.append(f"no spec sheet for GPU {bench.device_name or gpu_hint!r}: % of peak unknown")
+    elif gpu_hint and bench.device_name:
+        try:
+            if lookup(gpu_hint).id != spec.id:
+                warnings.append(f"task card says gpu {gpu_hint!r} but the kernel ran on {bench.device_name!r}")
+        except UsageError:
+            pass
+    peak_t = peak_b = None
+    if spec is not None:
+        peak_b = spec.memory_bandwidth_gbps
+        if dtype is not None:
+            try:
+                peak_t = spec.peak_tflops(dtype)
+            except UsageError:
+                peak_t = None
+    u_spec = compute_utilization(
+        latency_us=latency, flops=flops, bytes_moved=nbytes, peak_tflops=peak_t, peak_gbps=peak_b
+    )
+    ceil = cached_ceilings(bench.device_name)
+    u_meas = None
+    basis = f"spec sheet {spec.id}" if spec is not None else None
+    if ceil is not None:
+        u_meas = compute_utilization(
+            latency_us=latency,
+            flops=flops,
+            bytes_moved=nbytes,
+            peak_tflops=ceil.matmul_tflops.get(dtype) if dtype else None,
+            peak_gbps=ceil.copy_gbps,
+        )
+        basis = f"measured ceilings of {ceil.gpu_name} ({ceil.measured_at:%Y-%m-%d}, kernelopt ceilings)"
+    else:
+        warnings.append("no measured ceilings cached for this GPU: run `kernelopt ceilings`; using the spec sheet")
+    return u_spec, u_meas, basis
+
+
+def _pct_change(new: float | None, old: float | None) -> float | None:
+    if new is None or old is None or old == 0:
+        return None
+    return 100.0 * (new - old) / old
+
+
+def validate(
+    workspace: Workspace,
+    version: int,
+    *,
+    previous: int | None,
+    plan: Plan | None = None,
+    device: str | None = None,
+    enabling_step: bool = False,
+) -> GateReport:
+    """Stage 4 for ``version``: correctness, timing (ABBA against ``previous``), utilization, ISA, the gate.
+
+    Writes ``performance``, ``correctness``, ``isa_metric_progress`` and ``quality_gate`` of
+    ``memory/v<version>.json`` (created when missing) and never touches kernel.py (its hash is checked
+    before and after; a change fails the gate).
+
+    Args:
+        workspace: the workspace.
+        version: N, the version being validated (the workspace's current kernel.py).
+        previous: the version to compare with (its kernel.py from the commit in its record, else
+            HEAD's), ``None`` for the baseline V0.
+        plan: this iteration's plan (``enabling_step`` lets a declared regression pass).
+        device: ``cuda`` / ``cpu``; default KERNELOPT_DEVICE, else CUDA when present.
+        enabling_step: declare the change an enabling step without a plan (``--enabling-step``).
+
+    Raises:
+        EnvironmentProblem: no usable Python or device.
+        RecordError: the existing record cannot be read.
+        WorkspaceError: invalid task card.
+    """
+    if version < 0:
+        raise UsageError(f"version must be >= 0, got {version}")
+    if previous is not None and previous >= version:
+        raise UsageError(f"previous version v{previous} must be older than v{version}")
+    settings = HarnessSettings.from_env(os.environ, device=device)
+    card = workspace.task_card()
+    before = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
+    label = version_label(version)
+    gate_dir = workspace.state_dir / "gate" / label
+    gate_dir.mkdir(parents=True, exist_ok=True)
+    warnings: list[str] = []
+
+    correctness = check_files(
+        workspace.kernel_py,
+        workspace.reference_py,
+        workspace.state_dir,
+        label=label,
+        settings=settings,
+        dtype_hint=card.dtype,
+    )
+    warnings += correctness.warnings
+    bench: BenchReport | None = None
+    previous_used: int | None = None
+    if correctness.passed:
+        prev_source = None
+        if previous is not None:
+            prev_path, origin = _previous_kernel(workspace, previous, gate_dir)
+            if prev_path is None:
+                warnings.append(f"no comparison with v{previous}: {origin}")
+            else:
+                prev_source = (version_label(previous), prev_path)
+                previous_used = previous
+        bench, raw = bench_files(
+            workspace.kernel_py,
+            workspace.reference_py,
+            workspace.state_dir,
+            label=label,
+            previous=prev_source,
+            settings=settings,
+            dtype_hint=card.dtype,
+        )
+        if raw is not None:
+            samples = gate_dir / "timing.json"
+            atomic_write_text(samples, raw.model_dump_json(indent=1))
+            bench.samples_path = str(samples)
+        warnings += bench.warnings
+        if prev_source is not None and bench.ok and bench.previous_label is None:
+            previous_used = None
+
+    primary = bench.primary() if bench is not None and bench.ok else None
+    speedup = primary.speedup if primary is not None else None
+    u_spec = u_meas = None
+    basis = None
+    if primary is not None and bench is not None:
+        for c in bench.cases:
+            warnings += c.warnings
+        u_spec, u_meas, basis = _utilization(bench, gpu_hint=card.gpu, dtype_hint=card.dtype, warnings=warnings)
+
+    current_summary = _load_summary(workspace.profile_dir(version))
+    previous_summary = _load_summary(workspace.profile_dir(previous)) if previous is not None else None
+    progress: list[IsaMetricProgress] = isa_progress(card.isa_targets, current_summary)
+    regressions = severe_regressions(previous_summary, current_summary)
+
+    after = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
+    modified = [name for name in PROTECTED_FILES if before[name] != after[name]]
+    decision = decide(
+        correctness_status=correctness.status,
+        correctness_message=correctness.message,
+        timing_status=bench.status if bench is not None else None,
+        timing_message=bench.message if bench is not None else None,
+        speedup=speedup,
+        enabling_step=enabling_step or bool(plan and plan.enabling_step),
+        isa_regressions=regressions,
+        modified_files=modified,
+    )
+
+    roof_util = (u_meas or u_spec).roofline_pct if (u_meas or u_spec) is not None else None  # type: ignore[union-attr]
+    for u in (u_spec, u_meas):
+        if u is not None:
+            warnings += u.warnings
+    if roof_util is not None and roof_util > 100.0:
+        roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
+    perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
+    record = _write_record(workspace, version, perf, correctness, progress, decision.result, decision.failure_reason)
+    return GateReport(
+        result=decision.result,
+        failure_reason=decision.failure_reason,
+        latency_us=perf.latency_us,
+        roofline_utilization_pct=roof_util,
+        speedup_vs_previous=speedup.speedup if speedup is not None else None,
+        record=record,
+        version=version,
+        previous=previous_used,
+        correctness=correctness,
+        bench=bench,
+        utilization_spec=u_spec,
+        utilization_measured=u_meas,
+        isa_regressions=regressions,
+        notes=decision.notes,
+        warnings=list(dict.fromkeys(warnings)),
+        record_path=str(workspace.memory.path(version)),
+    )
+
+
+def _performance(
+    bench: BenchReport | None,
+    primary: CaseBench | None,
+    u_spec: Utilization | None,
+    u_meas: Utilization | None,
+    roof_util: float | None,
+    basis: str | None,
+    warnings: list[str],
+) -> Performance:
+    if bench is None or primary is None:
+        return Performance()
+    cur = primary.current
+    u = u_spec or u_meas
+    comparison = Comparison()
+    if primary.speedup is not None and primary.previous is not None:
+        s = primary.speedup
+        prev_lat = primary.previous.median
+        comparison = Comparison(
+            latency_delta=_pct_change(cur.median, prev_lat),
+            tflops_delta=_pct_change(prev_lat / cur.median, 1.0) if primary.flops is not None else None,
+            bandwidth_delta=_pct_change(prev_lat / cur.median, 1.0) if primary.bytes_moved is not None else None,
+            speedup=s.speedup,
+            speedup_ci_low=s.ci_low,
+            speedup_ci_high=s.ci_high,
+            verdict=s.verdict.value,
+        )
+    method = f"{primary.method.value}, {primary.launches_per_sample} launch(es)/sample, {cur.n} samples" + (
+        ", L2 flushed before each sample" if primary.l2_flushed else ""
+    )
+    return Performance(
+        latency_us=cur.median,
+        latency_us_by_shape={c.label: c.current.median for c in bench.cases},
+        latency_iqr_us=cur.iqr,
+        latency_ci_low_us=cur.ci_low,
+        latency_ci_high_us=cur.ci_high,
+        tflops=u.tflops if u is not None else None,
+        bandwidth_gbps=u.bandwidth_gbps if u is not None else None,
+        tflops_peak_utilization_pct=u_spec.tflops_pct if u_spec is not None else None,
+        bandwidth_peak_utilization_pct=u_spec.bandwidth_pct if u_spec is not None else None,
+        tflops_ceiling_utilization_pct=u_meas.tflops_pct if u_meas is not None else None,
+        bandwidth_ceiling_utilization_pct=u_meas.bandwidth_pct if u_meas is not None else None,
+        roofline_utilization_pct=roof_util,
+        roofline_basis=basis if roof_util is not None else None,
+        gpu=bench.device_name,
+        timing_method=method,
+        comparison_with_previous=comparison,
+        warnings=list(dict.fromkeys(warnings)),
+    )
+
+
+def _write_record(
+    ws: Workspace,
+    version: int,
+    perf: Performance,
+    correctness: CorrectnessReport,
+    progress: list[IsaMetricProgress],
+    result: GateResult,
+    reason: str | None,
+) -> IterationRecord:
+    """Update (or create) ``memory/v<N>.json`` with the gate's fields only."""
+    record = ws.memory.read(version) if ws.memory.exists(version) else IterationRecord(version=version_label(version))
+    record.performance = perf
+    record.correctness = Correctness(
+        rel_err=correctness.rel_err,
+        max_abs_err=correctness.max_abs_err,
+        status=correctness.status,
+        message=correctness.message,
+    )
+    record.isa_metric_progress = progress
+    record.quality_gate = QualityGate(result=result, failure_reason=reason)
+    ws.memory.write(record)
+    return ws.memory.read(version)
+
+
+__all__ = [
+    "CorrectnessReport",
+    "GateReport",
+    "bench_files",
+    "check_correctness",
+    "check_files",
+    "validate",
+]

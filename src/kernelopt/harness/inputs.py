@@ -1,0 +1,148 @@
+"""Inputs for a case: built fresh per seed, moved to the device, cloned, upcast (worker side; imports torch).
+
+Inputs come from ``reference.get_inputs(**shape)`` under ``torch.manual_seed(seed)`` (and with
+``device=`` when the function takes that argument). A reference that seeds its own generator returns
+the same inputs for every seed; then the floating-point inputs of seeds 1, 2, ... are re-randomized by
+a random permutation of their elements (values, range and sign are kept), so a kernel that returns a
+cached result for new inputs is still caught.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from kernelopt.harness.loader import KernelPair
+from kernelopt.harness.poison import POISON_BYTE
+
+
+def tensors_in(obj: Any) -> list[torch.Tensor]:
+    """The tensors of a nested list / tuple / dict, depth first."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, list | tuple):
+        return [t for o in obj for t in tensors_in(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in tensors_in(o)]
+    return []
+
+
+def map_tensors(obj: Any, fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """``obj`` with every tensor replaced by ``fn(tensor)`` (lists, tuples and dicts rebuilt)."""
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if isinstance(obj, list):
+        return [map_tensors(o, fn) for o in obj]
+    if isinstance(obj, tuple):
+        return tuple(map_tensors(o, fn) for o in obj)
+    if isinstance(obj, dict):
+        return {k: map_tensors(v, fn) for k, v in obj.items()}
+    return obj
+
+
+def clone_tree(obj: Any) -> Any:
+    return map_tensors(obj, lambda t: t.detach().clone())
+
+
+def upcast_tree(obj: Any, dtype: torch.dtype) -> Any:
+    """Floating tensors of lower precision than ``dtype`` converted to it; others unchanged."""
+
+    def up(t: torch.Tensor) -> torch.Tensor:
+        if t.is_floating_point() and torch.finfo(t.dtype).bits < torch.finfo(dtype).bits:
+            return t.detach().to(dtype)
+        return t.detach().clone()
+
+    return map_tensors(obj, up)
+
+
+def _accepts_device(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "device" in params
+
+
+def build_inputs(pair: KernelPair, shape: dict[str, Any], device: str, seed: int) -> list[Any]:
+    """Fresh inputs of one case for ``seed``, on ``device``."""
+    torch.manual_seed(seed)
+    kwargs = dict(shape)
+    if "device" not in kwargs and _accepts_device(pair.reference.get_inputs):
+        kwargs["device"] = device
+    inputs = list(pair.reference.get_inputs(**kwargs))
+    return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
+
+
+def same_values(a: Any, b: Any) -> bool:
+    """True when the floating tensors of ``a`` and ``b`` are equal (NaN equal to NaN)."""
+    ta = [t for t in tensors_in(a) if t.is_floating_point()]
+    tb = [t for t in tensors_in(b) if t.is_floating_point()]
+    if len(ta) != len(tb) or not ta:
+        return False
+    return all(
+        x.shape == y.shape and bool(torch.equal(x.nan_to_num(0.0), y.nan_to_num(0.0)))
+        for x, y in zip(ta, tb, strict=True)
+    )
+
+
+def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
+    """Floating tensors with their elements randomly permuted (seeded); other inputs unchanged."""
+    gen = torch.Generator().manual_seed(1_000_003 + seed)
+
+    def permute(t: torch.Tensor) -> torch.Tensor:
+        if not t.is_floating_point() or t.numel() < 2:
+            return t
+        idx = torch.randperm(t.numel(), generator=gen).to(t.device)
+        return t.detach().reshape(-1)[idx].reshape(t.shape).contiguous()
+
+    return [map_tensors(x, permute) for x in inputs]
+
+
+def all_zero_inputs(inputs: list[Any]) -> list[int]:
+    """Indices of top-level floating tensor inputs that are all zeros (skipped work would go unnoticed)."""
+    out = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0 and not bool(x.any()):
+            out.append(i)
+    return out
+
+
+def nbytes(obj: Any) -> int:
+    """Bytes of all tensors in ``obj``."""
+    return sum(t.numel() * t.element_size() for t in tensors_in(obj))
+
+
+def poison_device_memory(device: str, like: list[torch.Tensor], copies: int = 2) -> bool:
+    """Fill freed blocks of the CUDA caching allocator with :data:`POISON_BYTE`; False when out of memory.
+
+    For every tensor in ``like`` (the reference outputs), ``copies`` buffers of the same byte size are
+    allocated, filled and freed, so a candidate that allocates its output with ``torch.empty`` most
+    likely gets poisoned memory and unwritten elements show up. No-op on the CPU (glibc does it there).
+    """
+    if not device.startswith("cuda"):
+        return True
+    bufs = []
+    try:
+        for t in like:
+            size = max(1, t.numel() * t.element_size())
+            for _ in range(copies):
+                bufs.append(torch.empty(size, dtype=torch.uint8, device=device).fill_(POISON_BYTE))
+    except torch.cuda.OutOfMemoryError:
+        return False  # not enough room to poison: the check runs without it (the caller warns)
+    finally:
+        del bufs
+    return True
+
+
+def poisoned_mask(t: torch.Tensor) -> torch.Tensor:
+    """Boolean mask (flat) of elements of ``t`` whose every byte is :data:`POISON_BYTE`."""
+    flat = t.detach().contiguous().reshape(-1)
+    if flat.numel() == 0:
+        return torch.zeros(0, dtype=torch.bool, device=t.device)
+    if flat.dtype == torch.bool:
+        return torch.zeros(flat.numel(), dtype=torch.bool, device=t.device)
+    raw = flat.view(torch.uint8).reshape(flat.numel(), -1)
+    return (raw == POISON_BYTE).all(dim=1)

@@ -1,0 +1,232 @@
+"""Phase events a worker reports while it runs, and the watchdog that turns them into timeouts.
+
+The worker appends one JSON object per line to its progress file: ``{"t": <time.monotonic()>,
+"event": "phase", "phase": "case", "case": 1, "label": "n=1000"}``, ``{"event": "compile_start"}``,
+``{"event": "compile_end"}``. ``time.monotonic`` is the system-wide CLOCK_MONOTONIC on Linux, so the
+orchestrator compares the worker's stamps with its own clock.
+
+The :class:`Watchdog` is pure: it is fed events and asked, at a given time, whether a limit has been
+exceeded. Limits (see :mod:`kernelopt.harness.settings`):
+
+- start-up (Python + torch import, before the first ``load``): ``startup_s``;
+- ``load`` (importing kernel.py / reference.py, building extensions): ``compile_s``;
+- any single JIT compilation (between ``compile_start`` and ``compile_end``): ``compile_s``;
+- a ``case`` or ``bench`` phase, compile time excluded: ``case_s``;
+- all ``case`` and ``bench`` phases together, compile time excluded: ``run_s``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TextIO
+
+
+class Phase(StrEnum):
+    STARTUP = "startup"
+    LOAD = "load"
+    CASE = "case"
+    BENCH = "bench"
+    DONE = "done"
+
+
+class LimitKind(StrEnum):
+    STARTUP = "startup"
+    COMPILE = "compile"
+    CASE = "case"
+    RUN = "run"
+
+
+class ProgressWriter:
+    """Appends events to the progress file (used inside the worker; line-buffered, flushed each event)."""
+
+    def __init__(self, path: Path, clock: Any) -> None:
+        self._fh: TextIO = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 (lives with the worker)
+        self._clock = clock
+
+    def emit(self, event: str, **fields: Any) -> None:
+        self._fh.write(json.dumps({"t": self._clock(), "event": event, **fields}) + "\n")
+        self._fh.flush()
+
+    def phase(self, phase: Phase, **fields: Any) -> None:
+        self.emit("phase", phase=phase.value, **fields)
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+class ProgressReader:
+    """Reads complete new lines of a growing progress file (orchestrator side)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offset = 0
+        self._partial = b""
+
+    def new_events(self) -> list[dict[str, Any]]:
+        """Events appended since the last call (a half-written last line waits for the next call)."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+        except FileNotFoundError:
+            return []
+        self._offset += len(chunk)
+        data = self._partial + chunk
+        lines = data.split(b"\n")
+        self._partial = lines.pop()
+        events = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line the user's code wrote into our file descriptor; not ours
+            if isinstance(obj, dict) and "event" in obj and isinstance(obj.get("t"), int | float):
+                events.append(obj)
+        return events
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The four limits, seconds."""
+
+    startup_s: float
+    compile_s: float
+    case_s: float
+    run_s: float
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """A limit that was exceeded.
+
+    Attributes:
+        kind: which limit.
+        message: one line for the report (``case 1 (n=1000) ran past TEST_TIMEOUT_SEC=30 s ...``).
+        case: the case index, when in one.
+        label: its label.
+    """
+
+    kind: LimitKind
+    message: str
+    case: int | None = None
+    label: str | None = None
+
+
+@dataclass
+class Watchdog:
+    """Tracks the worker's phases and says when a limit is exceeded (pure: time is passed in).
+
+    Args:
+        limits: the limits.
+        started_at: ``time.monotonic()`` when the worker process was started.
+    """
+
+    limits: Limits
+    started_at: float
+    phase: Phase = Phase.STARTUP
+    phase_since: float = 0.0
+    case: int | None = None
+    label: str | None = None
+    version: str | None = None
+    compile_since: float | None = None
+    compile_in_phase_s: float = 0.0
+    run_used_s: float = 0.0
+    compile_total_s: float = 0.0
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.phase_since = self.started_at
+
+    def _close_phase(self, t: float) -> None:
+        if self.compile_since is not None:
+            spent = max(0.0, t - self.compile_since)
+            self.compile_in_phase_s += spent
+            self.compile_total_s += spent
+            self.compile_since = None
+        if self.phase in (Phase.CASE, Phase.BENCH):
+            self.run_used_s += max(0.0, t - self.phase_since - self.compile_in_phase_s)
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Apply one event from the worker."""
+        self.events.append(event)
+        t = float(event["t"])
+        kind = event.get("event")
+        if kind == "phase":
+            self._close_phase(t)
+            try:
+                self.phase = Phase(str(event.get("phase")))
+            except ValueError:
+                return
+            self.phase_since = t
+            self.compile_in_phase_s = 0.0
+            case = event.get("case")
+            self.case = case if isinstance(case, int) else None
+            self.label = event.get("label") if isinstance(event.get("label"), str) else None
+            self.version = event.get("version") if isinstance(event.get("version"), str) else None
+        elif kind == "compile_start" and self.compile_since is None:
+            self.compile_since = t
+        elif kind == "compile_end" and self.compile_since is not None:
+            spent = max(0.0, t - self.compile_since)
+            self.compile_in_phase_s += spent
+            self.compile_total_s += spent
+            self.compile_since = None
+
+    def where(self) -> str:
+        """``case 1 (n=1000)``, ``loading kernel.py``, ... for messages."""
+        if self.phase in (Phase.CASE, Phase.BENCH) and self.case is not None:
+            what = "timing of case" if self.phase is Phase.BENCH else "case"
+            ver = f" [{self.version}]" if self.version else ""
+            return f"{what} {self.case} ({self.label or 'default'}){ver}"
+        if self.phase is Phase.LOAD:
+            return "loading kernel.py and reference.py"
+        if self.phase is Phase.STARTUP:
+            return "worker start-up"
+        return self.phase.value
+
+    def check(self, now: float) -> Timeout | None:
+        """The exceeded limit at time ``now``, or ``None``."""
+        lim = self.limits
+        if self.compile_since is not None and now - self.compile_since > lim.compile_s:
+            return Timeout(
+                LimitKind.COMPILE,
+                f"{self.where()}: JIT compilation ran past the compile limit of {lim.compile_s:g} s "
+                "(KERNELOPT_COMPILE_TIMEOUT_SEC)",
+                self.case,
+                self.label,
+            )
+        elapsed = now - self.phase_since
+        if self.phase is Phase.STARTUP and elapsed > lim.startup_s:
+            return Timeout(
+                LimitKind.STARTUP,
+                f"the worker did not start within {lim.startup_s:g} s (KERNELOPT_STARTUP_TIMEOUT_SEC)",
+            )
+        if self.phase is Phase.LOAD and elapsed > lim.compile_s:
+            return Timeout(
+                LimitKind.COMPILE,
+                f"loading kernel.py (import and compilation) ran past the compile limit of {lim.compile_s:g} s "
+                "(KERNELOPT_COMPILE_TIMEOUT_SEC)",
+            )
+        if self.phase in (Phase.CASE, Phase.BENCH):
+            in_compile = now - self.compile_since if self.compile_since is not None else 0.0
+            active = elapsed - self.compile_in_phase_s - in_compile
+            if active > lim.case_s:
+                return Timeout(
+                    LimitKind.CASE,
+                    f"{self.where()} ran past the per-case limit of {lim.case_s:g} s (TEST_TIMEOUT_SEC); "
+                    "the kernel hangs or is far too slow",
+                    self.case,
+                    self.label,
+                )
+            if self.run_used_s + active > lim.run_s:
+                return Timeout(
+                    LimitKind.RUN,
+                    f"the run ran past its limit of {lim.run_s:g} s (KERNELOPT_RUN_TIMEOUT_SEC) in {self.where()}",
+                    self.case,
+                    self.label,
+                )
+        return None

@@ -1,0 +1,187 @@
+"""Start a harness worker in a fresh process group, watch it, kill it on a timeout, read its result.
+
+This is the careful ``Popen`` the harness needs beyond :func:`kernelopt.proc.run_command`: the
+worker reports phase events to a progress file, and the :class:`~kernelopt.harness.progress.Watchdog`
+applies separate limits to start-up, compilation, each case and the whole run. Stdout and stderr go
+to files (no pipe can fill up and block the worker). Whatever happens, the whole process group is
+killed before returning, so nothing the candidate started survives into the next run.
+
+Runs in the orchestrator: imports no torch.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+import kernelopt
+from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
+from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
+
+POLL_S = 0.02
+EXIT_GRACE_S = 15.0
+KEEP_RUNS = 20
+STDERR_TAIL_LINES = 30
+WORKER_MODULE = "kernelopt.harness.worker"
+
+
+def new_run_dir(state_dir: Path, tag: str) -> Path:
+    """A fresh folder ``<state_dir>/runs/<utc>-<tag>-<random>/``; older runs beyond the newest 20 are removed."""
+    runs = state_dir / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    existing = sorted((p for p in runs.iterdir() if p.is_dir()), key=lambda p: p.name)
+    for old in existing[: max(0, len(existing) - KEEP_RUNS + 1)]:
+        shutil.rmtree(old, ignore_errors=True)
+    path = runs / f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{tag}-{secrets.token_hex(3)}"
+    path.mkdir()
+    return path
+
+
+def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+    """The worker's environment: ``base`` plus ``extra``, with this kernelopt first on PYTHONPATH.
+
+    The worker must import the same kernelopt as the orchestrator (a source checkout included), and
+    must report faults: ``PYTHONFAULTHANDLER`` prints the Python stack of a segfault on stderr.
+    """
+    env = dict(base)
+    pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
+    parts = [pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != pkg_parent]
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    env["PYTHONFAULTHANDLER"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    text = data[-64 * 1024 :].decode(errors="replace")
+    tail = "\n".join(text.splitlines()[-lines:])
+    return tail or None
+
+
+def run_worker(
+    job: WorkerJob,
+    *,
+    limits: Limits,
+    run_dir: Path,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+) -> RunOutcome:
+    """Run ``job`` in a new worker process and return what happened.
+
+    Args:
+        job: the job; its ``progress_path`` and ``result_path`` should lie in ``run_dir``.
+        limits: start-up, compile, case and run limits (seconds).
+        run_dir: folder for job.json, stdout.txt, stderr.txt.
+        env: the worker's full environment (see :func:`worker_env`).
+        cwd: working directory of the worker.
+
+    Returns:
+        A :class:`RunOutcome`; a crash or timeout is reported in it, never raised.
+
+    Raises:
+        OSError: the Python interpreter cannot be started (a broken environment, not a kernel failure).
+    """
+    job_path = run_dir / "job.json"
+    job_path.write_text(job.model_dump_json(indent=2), encoding="utf-8")
+    out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
+    argv = [sys.executable, "-m", WORKER_MODULE, str(job_path)]
+    start = time.monotonic()
+    with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=out_fh,
+            stderr=err_fh,
+            start_new_session=True,
+        )
+    pgid = proc.pid
+    dog = Watchdog(limits=limits, started_at=start)
+    reader = ProgressReader(Path(job.progress_path))
+    timeout: Timeout | None = None
+    done_at: float | None = None
+    hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
+    try:
+        while True:
+            for ev in reader.new_events():
+                dog.feed(ev)
+            if proc.poll() is not None:
+                break
+            now = time.monotonic()
+            if dog.phase is Phase.DONE:
+                # The result is written; a process that does not exit (a hung CUDA teardown) is killed.
+                done_at = now if done_at is None else done_at
+                if now - done_at > EXIT_GRACE_S:
+                    _kill_group(pgid)
+                    proc.wait()
+                    break
+            else:
+                timeout = dog.check(now)
+                if timeout is None and now - start > hard_limit:
+                    timeout = Timeout(
+                        LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}"
+                    )
+            if timeout is not None:
+                _kill_group(pgid)
+                proc.wait()
+                break
+            time.sleep(POLL_S)
+    finally:
+        _kill_group(pgid)  # grandchildren the candidate started, whatever happened
+        if proc.poll() is None:
+            proc.wait()
+    for ev in reader.new_events():
+        dog.feed(ev)
+    result = None
+    result_path = Path(job.result_path)
+    if timeout is None and result_path.is_file():
+        try:
+            result = WorkerResult.model_validate_json(result_path.read_text(encoding="utf-8"))
+        except (ValidationError, ValueError):
+            result = None
+    return RunOutcome(
+        result=result,
+        returncode=None if timeout is not None else proc.returncode,
+        timed_out=timeout is not None,
+        timeout_message=timeout.message if timeout else None,
+        last_phase=dog.phase.value,
+        last_case=dog.case,
+        last_label=dog.label,
+        stderr_tail=_tail(err_path),
+        duration_s=time.monotonic() - start,
+        run_dir=str(run_dir),
+    )
+
+
+def signal_name(returncode: int | None) -> str | None:
+    """``-11`` -> ``SIGSEGV``; ``None`` for a normal exit."""
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"

@@ -1,0 +1,234 @@
+"""Statistics of timing samples: median, IQR, a 95 % confidence interval, and the ABBA speedup verdict.
+
+Pure arithmetic on lists of floats (no I/O, no clock, no random numbers), so results are reproducible.
+
+The confidence interval of a median is the distribution-free one from order statistics: with ``n``
+sorted samples, the interval ``[x_(l), x_(n-l+1)]`` covers the true median with probability
+``1 - 2 * P(B < l)`` where ``B ~ Binomial(n, 1/2)`` (any textbook on nonparametric statistics, e.g.
+Conover, *Practical Nonparametric Statistics*, 3rd ed., section 3.2). It assumes nothing about the
+shape of the timing distribution, which is usually skewed with a long right tail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+#: torch.utils.benchmark.Measurement warns when the IQR exceeds 10 % of the median
+#: ("Interquartile range is X% of the median measurement. This suggests significant environmental influence").
+NOISY_REL_IQR_PCT = 10.0
+#: Our choice: a median whose 95 % interval is wider than +-5 % cannot support a 2 % decision.
+NOISY_CI_HALF_WIDTH_PCT = 5.0
+
+
+class Verdict(StrEnum):
+    """Outcome of comparing a version with the previous one."""
+
+    IMPROVEMENT = "improvement"
+    REGRESSION = "regression"
+    NO_CHANGE = "no significant change"
+
+
+class SampleStats(BaseModel):
+    """Summary of timing samples, in the samples' unit (microseconds in the harness).
+
+    Attributes:
+        n: number of samples.
+        median: the median.
+        q1: first quartile (25th percentile, linear interpolation).
+        q3: third quartile.
+        iqr: ``q3 - q1``.
+        ci_low: lower end of the 95 % distribution-free confidence interval of the median.
+        ci_high: upper end of it.
+        ci_level: the actual coverage of that interval (at least 0.95 when ``n >= 6``).
+        mean: arithmetic mean.
+        minimum: smallest sample.
+        maximum: largest sample.
+        rel_iqr_pct: ``100 * iqr / median``.
+        noisy: True when the spread is too large to trust small differences.
+        warnings: why it is noisy, in words.
+    """
+
+    n: int
+    median: float
+    q1: float
+    q3: float
+    iqr: float
+    ci_low: float
+    ci_high: float
+    ci_level: float
+    mean: float
+    minimum: float
+    maximum: float
+    rel_iqr_pct: float | None
+    noisy: bool
+    warnings: list[str] = []
+
+
+class SpeedupEstimate(BaseModel):
+    """Speedup of the current version over the previous one from ABBA blocks.
+
+    Attributes:
+        speedup: median over blocks of ``(A1 + A2) / (B1 + B2)`` with A the previous version and B the
+            current one; above 1 means the current version is faster.
+        ci_low: lower end of its 95 % confidence interval.
+        ci_high: upper end.
+        n_blocks: number of ABBA blocks.
+        min_gain_pct: the margin the interval had to clear.
+        verdict: improvement, regression, or no significant change.
+    """
+
+    speedup: float
+    ci_low: float
+    ci_high: float
+    n_blocks: int
+    min_gain_pct: float
+    verdict: Verdict
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of already sorted values, linear interpolation between order statistics.
+
+    Raises:
+        ValueError: no values, or ``q`` outside [0, 1].
+    """
+    if not sorted_values:
+        raise ValueError("quantile of no values")
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"quantile {q} outside [0, 1]")
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    frac = pos - lo
+    return sorted_values[lo] * (1.0 - frac) + sorted_values[hi] * frac
+
+
+def median_ci_ranks(n: int, level: float = 0.95) -> tuple[int, int, float]:
+    """1-based ranks ``(l, u)`` of the order statistics bounding the median, and the exact coverage.
+
+    The interval ``[x_(l), x_(u)]`` with ``u = n - l + 1`` and the largest ``l`` whose coverage
+    ``1 - 2 * P(Binomial(n, 1/2) <= l - 1)`` is at least ``level``. For ``n < 6`` no interval reaches 95 %
+    and ``[min, max]`` is returned with its smaller coverage.
+
+    Raises:
+        ValueError: ``n < 1``.
+    """
+    if n < 1:
+        raise ValueError("need at least one sample")
+    total = 2.0**n
+    best = (1, n, 1.0 - 2.0 / total if n > 1 else 0.0)
+    cdf = 0.0
+    for l_rank in range(1, n // 2 + 1):
+        cdf += math.comb(n, l_rank - 1) / total  # P(B <= l - 1)
+        coverage = 1.0 - 2.0 * cdf
+        if coverage >= level:
+            best = (l_rank, n - l_rank + 1, coverage)
+        else:
+            break
+    return best
+
+
+def summarize(samples: Sequence[float]) -> SampleStats:
+    """Median, quartiles, 95 % CI of the median and a noise verdict.
+
+    Raises:
+        ValueError: no samples, or a sample that is not a finite number.
+    """
+    if not samples:
+        raise ValueError("no samples")
+    if any(not math.isfinite(s) for s in samples):
+        raise ValueError("samples must be finite")
+    xs = sorted(float(s) for s in samples)
+    n = len(xs)
+    med = quantile(xs, 0.5)
+    q1 = quantile(xs, 0.25)
+    q3 = quantile(xs, 0.75)
+    lo_rank, hi_rank, level = median_ci_ranks(n)
+    ci_low, ci_high = xs[lo_rank - 1], xs[hi_rank - 1]
+    rel_iqr = 100.0 * (q3 - q1) / med if med > 0 else None
+    warnings = []
+    if rel_iqr is not None and rel_iqr > NOISY_REL_IQR_PCT:
+        warnings.append(
+            f"interquartile range is {rel_iqr:.1f} % of the median (over {NOISY_REL_IQR_PCT:g} %): "
+            "the timing is noisy (other work on the machine, clock changes, or a kernel too short to time)"
+        )
+    if med > 0 and n >= 6:
+        half_width = 100.0 * max(med - ci_low, ci_high - med) / med
+        if half_width > NOISY_CI_HALF_WIDTH_PCT:
+            warnings.append(
+                f"95 % interval of the median is +-{half_width:.1f} % (over {NOISY_CI_HALF_WIDTH_PCT:g} %): "
+                "small differences cannot be resolved"
+            )
+    if n < 6:
+        warnings.append(f"only {n} samples: the interval [min, max] covers the median with {100 * level:.0f} %")
+    return SampleStats(
+        n=n,
+        median=med,
+        q1=q1,
+        q3=q3,
+        iqr=q3 - q1,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        ci_level=level,
+        mean=sum(xs) / n,
+        minimum=xs[0],
+        maximum=xs[-1],
+        rel_iqr_pct=rel_iqr,
+        noisy=bool(warnings),
+        warnings=warnings,
+    )
+
+
+def abba_ratios(a_samples: Sequence[float], b_samples: Sequence[float]) -> list[float]:
+    """Per-block ratios ``(A1 + A2) / (B1 + B2)`` from samples taken in the order A B B A, A B B A, ...
+
+    ``a_samples`` and ``b_samples`` hold each version's samples in the order they were taken, two per
+    block. Pairing within a block cancels slow drift (clocks, temperature) that would bias a
+    comparison of two separately timed runs.
+
+    Raises:
+        ValueError: the two lists differ in length or are not a whole number of blocks.
+    """
+    if len(a_samples) != len(b_samples) or len(a_samples) % 2:
+        raise ValueError("ABBA needs two samples of each version per block")
+    out = []
+    for k in range(0, len(a_samples), 2):
+        denom = b_samples[k] + b_samples[k + 1]
+        if denom <= 0:
+            raise ValueError("non-positive timing sample")
+        out.append((a_samples[k] + a_samples[k + 1]) / denom)
+    return out
+
+
+def verdict_for(ci_low: float, ci_high: float, min_gain_pct: float) -> Verdict:
+    """Improvement when the whole interval lies above ``1 + g``; regression when it lies below ``1 / (1 + g)``.
+
+    The margin is symmetric in log space: a 2 % gain threshold means a regression is called when the
+    current version is slower by at least the factor 1.02.
+    """
+    g = 1.0 + min_gain_pct / 100.0
+    if ci_low > g:
+        return Verdict.IMPROVEMENT
+    if ci_high < 1.0 / g:
+        return Verdict.REGRESSION
+    return Verdict.NO_CHANGE
+
+
+def estimate_speedup(ratios: Sequence[float], min_gain_pct: float) -> SpeedupEstimate:
+    """Median speedup over ABBA blocks with its 95 % interval and the verdict.
+
+    Raises:
+        ValueError: no blocks.
+    """
+    s = summarize(ratios)
+    return SpeedupEstimate(
+        speedup=s.median,
+        ci_low=s.ci_low,
+        ci_high=s.ci_high,
+        n_blocks=s.n,
+        min_gain_pct=min_gain_pct,
+        verdict=verdict_for(s.ci_low, s.ci_high, min_gain_pct),
+    )

@@ -1,0 +1,348 @@
+"""Take timing samples of a callable (worker side; imports torch).
+
+GPU: CUDA events on the current stream. Before each sample the L2 cache is flushed by writing a
+buffer of twice its size, *before* the start event, so the flush is outside the timed window (the
+method of ``triton.testing.do_bench``). A kernel of a few microseconds cannot be timed launch by
+launch: Python launch overhead (tens of microseconds) and event resolution (about 0.5 us) dominate,
+and on the H200 ``do_bench`` gave a 23 % coefficient of variation between repeated medians of a 5 us
+softmax (issue 3). Kernels faster than ``graph_below_us`` are therefore captured N times into a CUDA
+graph, each launch on the next of several rotating input sets (so inputs that fit in L2 are not
+served from it), and one sample is one replay divided by N. If capture fails, N back-to-back launches
+between two events are used instead (``cuda_batch``).
+
+The CPU must never be on the critical path of a timed window: when launching the kernel from Python
+takes longer than the flush, the GPU idles between the start event and the kernel and the gap is
+timed. On the H200 (2026-11-29, docs/harness.md) per-launch timing of a 13.7 us kernel read 17-27 us
+and two identical versions differed by up to 45 % in A/A comparisons, which we attribute to such gaps.
+So a short spin kernel (``torch.cuda._sleep``, :data:`SPIN_US` at the GPU's maximum clock) is queued
+after the flush and before the start event, the remedy of nvbench's "blocking kernel": by the time the
+GPU reaches the start event, the launch is already queued. The back-to-back estimate that picks the
+method is taken behind a longer spin for the same reason (it had read a 13.7 us kernel as over 40 us).
+
+Each version's graph keeps its own private memory pool: capturing every version into one shared pool
+made the second version up to 10x slower in A/A comparisons on the H200 (not understood); with
+private pools the placement bias between two graphs of the same kernel was 0.8 % at 13.7 us, inside
+the 2 % margin. Before the first sample each version runs for :data:`WARMUP_S` (clocks ramp up).
+
+CPU (tests without a GPU only): ``time.perf_counter`` around N calls.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from kernelopt.harness.inputs import nbytes
+from kernelopt.harness.model import BenchSettings, TimingMethod
+
+#: Flushing writes twice the L2 size (triton.testing.do_bench writes 256 MB regardless of the GPU).
+FLUSH_FACTOR = 2
+FALLBACK_FLUSH_BYTES = 256 * 1024 * 1024
+#: Caps on the memory rotation sets and graph outputs may hold (our choice; an H200 has 141 GB).
+MAX_ROTATION_BYTES = 2 * 1024**3
+MAX_GRAPH_OUTPUT_BYTES = 1024**3
+MAX_ROTATION_SETS = 64
+MAX_LAUNCHES_PER_SAMPLE = 1000
+#: Time-based warm-up per version before sampling (triton.testing.do_bench warms up for 25 ms).
+WARMUP_S = 0.05
+#: Spin queued before each timed window, microseconds at the maximum clock: covers the CPU launch of a
+#: Triton kernel or a few torch ops (tens of microseconds) on top of the flush.
+SPIN_US = 100.0
+#: Spin before the back-to-back estimate: covers queuing its ten launches.
+ESTIMATE_SPIN_US = 2000.0
+#: The H200's maximum SM clock, 1980 MHz (nvidia-smi clocks.max.sm on the test machine, 2026-11-29); at a
+#: lower clock the spin lasts longer, which is harmless.
+SPIN_CLOCK_GHZ = 2.0
+
+
+def synchronize(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def l2_bytes(device: str) -> int | None:
+    """L2 cache size of the GPU in bytes, ``None`` on the CPU or when torch does not report it."""
+    if not device.startswith("cuda"):
+        return None
+    props = torch.cuda.get_device_properties(torch.device(device))
+    size = getattr(props, "L2_cache_size", None)
+    return int(size) if size else None
+
+
+class L2Flusher:
+    """Writes a buffer of ``FLUSH_FACTOR`` x the L2 size, evicting whatever the kernel left in L2."""
+
+    def __init__(self, device: str) -> None:
+        size = l2_bytes(device)
+        self.nbytes = FLUSH_FACTOR * size if size else FALLBACK_FLUSH_BYTES
+        self.buf = torch.empty(self.nbytes, dtype=torch.int8, device=device)
+
+    def __call__(self) -> None:
+        self.buf.zero_()
+
+
+def rotation_count(set_bytes: int, device: str, settings: BenchSettings) -> int:
+    """How many input sets to rotate through so that they do not all fit in L2 (1 when not needed)."""
+    l2 = l2_bytes(device)
+    if not settings.rotate_inputs or l2 is None or set_bytes <= 0:
+        return 1
+    want = math.ceil(FLUSH_FACTOR * l2 / set_bytes)
+    cap = max(1, MAX_ROTATION_BYTES // set_bytes)
+    return max(1, min(want, cap, MAX_ROTATION_SETS))
+
+
+@dataclass
+class Sampler:
+    """A prepared way to take one timing sample of one callable.
+
+    Attributes:
+        method: how samples are taken.
+        launches: calls per sample.
+        input_sets: distinct input sets rotated through.
+        l2_flushed: the L2 is flushed before each sample.
+        warnings: problems met while preparing (graph capture failed, ...).
+    """
+
+    method: TimingMethod
+    launches: int
+    input_sets: int
+    l2_flushed: bool
+    take: Callable[[], float]
+    est_sample_us: float
+    warnings: list[str] = field(default_factory=list)
+    keep: list[Any] = field(default_factory=list)  # graph, outputs: alive as long as the sampler
+
+    def sample(self) -> float:
+        """One sample: microseconds per call."""
+        return self.take()
+
+
+def estimate_us(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, *, calls: int = 5) -> float:
+    """Median wall time of single synchronized calls, microseconds (after the caller's warm-up)."""
+    times = []
+    for k in range(calls):
+        synchronize(device)
+        t0 = time.perf_counter()
+        fn(*sets[k % len(sets)])
+        synchronize(device)
+        times.append((time.perf_counter() - t0) * 1e6)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def spin(us: float) -> None:
+    """Queue a kernel that keeps the GPU busy for about ``us`` microseconds (no-op without ``torch.cuda._sleep``)."""
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is not None:
+        sleep(int(us * 1000.0 * SPIN_CLOCK_GHZ))
+
+
+def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> float:
+    """GPU time per call of ``n`` back-to-back calls, all queued behind a spin before the start event."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    spin(ESTIMATE_SPIN_US)
+    start.record()
+    for k in range(n):
+        fn(*sets[k % len(sets)])
+    end.record()
+    end.synchronize()
+    return float(start.elapsed_time(end)) * 1000.0 / n
+
+
+def make_sampler(
+    fn: Callable[..., Any],
+    sets: Sequence[list[Any]],
+    device: str,
+    settings: BenchSettings,
+    flusher: L2Flusher | None,
+) -> Sampler:
+    """Choose the method for ``fn``, prepare it and warm it up for :data:`WARMUP_S`.
+
+    The caller has already run ``fn`` a few times (compilation, autotuning).
+
+    Args:
+        fn: the callable under test.
+        sets: input sets to rotate through (at least one).
+        device: ``cuda``/``cpu``.
+        settings: the timing plan.
+        flusher: the L2 flusher, or ``None`` to leave the L2 warm.
+    """
+    sampler = _prepare(fn, sets, device, settings, flusher)
+    deadline = time.perf_counter() + WARMUP_S
+    while time.perf_counter() < deadline:
+        sampler.sample()
+    return sampler
+
+
+def _prepare(
+    fn: Callable[..., Any],
+    sets: Sequence[list[Any]],
+    device: str,
+    settings: BenchSettings,
+    flusher: L2Flusher | None,
+) -> Sampler:
+    if not device.startswith("cuda"):
+        est = estimate_us(fn, sets, device)
+        n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
+
+        def take_cpu() -> float:
+            t0 = time.perf_counter()
+            for k in range(n):
+                fn(*sets[k % len(sets)])
+            return (time.perf_counter() - t0) * 1e6 / n
+
+        return Sampler(TimingMethod.CPU_PERF_COUNTER, n, len(sets), False, take_cpu, est * n)
+
+    flush = flusher if flusher is not None else (lambda: None)
+    gpu_us = _gpu_batch_us(fn, sets, 10)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    if gpu_us >= settings.graph_below_us:
+        counter = itertools.count()
+
+        def take_events() -> float:
+            args = sets[next(counter) % len(sets)]
+            flush()
+            spin(SPIN_US)
+            start.record()
+            fn(*args)
+            end.record()
+            end.synchronize()
+            return float(start.elapsed_time(end)) * 1000.0
+
+        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flusher is not None, take_events, gpu_us + SPIN_US)
+
+    n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(gpu_us, 0.5))))
+    out_bytes = nbytes(fn(*sets[0]))
+    if out_bytes > 0:
+        n = max(1, min(n, MAX_GRAPH_OUTPUT_BYTES // out_bytes))
+    warnings: list[str] = []
+    if settings.cuda_graphs:
+        try:
+            graph, outs = _capture(fn, sets, n)
+        except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
+            torch.cuda.synchronize()
+            warnings.append(
+                f"CUDA graph capture failed ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
+                "timing back-to-back launches, which includes launch overhead"
+            )
+        else:
+
+            def take_graph() -> float:
+                flush()
+                spin(SPIN_US)
+                start.record()
+                graph.replay()
+                end.record()
+                end.synchronize()
+                return float(start.elapsed_time(end)) * 1000.0 / n
+
+            return Sampler(
+                TimingMethod.CUDA_GRAPH,
+                n,
+                min(len(sets), n),
+                flusher is not None,
+                take_graph,
+                gpu_us * n + SPIN_US,
+                warnings,
+                keep=[graph, outs],
+            )
+
+    def take_batch() -> float:
+        flush()
+        spin(SPIN_US)
+        start.record()
+        for k in range(n):
+            fn(*sets[k % len(sets)])
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end)) * 1000.0 / n
+
+    return Sampler(
+        TimingMethod.CUDA_BATCH, n, min(len(sets), n), flusher is not None, take_batch, gpu_us * n + SPIN_US, warnings
+    )
+
+
+def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> tuple[Any, list[Any]]:
+    """A CUDA graph of ``n`` calls on rotating input sets (private memory pool), and the outputs it keeps."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for k in range(3):
+            fn(*sets[k % len(sets)])
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    outs: list[Any] = []
+    with torch.cuda.graph(graph):
+        for k in range(n):
+            outs.append(fn(*sets[k % len(sets)]))
+    torch.cuda.synchronize()
+    graph.replay()
+    torch.cuda.synchronize()
+    return graph, outs
+
+
+def plan_blocks(sample_us: Sequence[float], settings: BenchSettings, case_timeout_s: float) -> int:
+    """Number of blocks (two samples of every version each) that fits the time budget.
+
+    The budget is ``seconds_per_case`` per version, at most 40 % of the per-case limit; at least
+    ``min_blocks`` unless even that would use more than half of the per-case limit (then at least 3).
+    """
+    per_block_s = 2.0 * sum(sample_us) / 1e6
+    if per_block_s <= 0:
+        return settings.min_blocks
+    budget = min(settings.seconds_per_case * len(sample_us), 0.4 * case_timeout_s)
+    blocks = int(budget / per_block_s)
+    blocks = max(settings.min_blocks, min(settings.max_blocks, blocks))
+    if blocks * per_block_s > 0.5 * case_timeout_s:
+        blocks = max(3, int(0.5 * case_timeout_s / per_block_s))
+    return blocks
+
+
+def abba_order(n_versions: int, blocks: int) -> list[int]:
+    """Version index per sample: ``A B B A`` per block for two versions, ``A A`` for one."""
+    if n_versions == 1:
+        return [0, 0] * blocks
+    return [0, 1, 1, 0] * blocks
+
+
+def take_samples(samplers: Sequence[Sampler], order: Sequence[int]) -> list[list[float]]:
+    """Samples per sampler, taken in ``order`` (version index per sample, see :func:`abba_order`)."""
+    samples: list[list[float]] = [[] for _ in samplers]
+    for v in order:
+        samples[v].append(samplers[v].sample())
+    return samples
+
+
+def time_versions(
+    fns: Sequence[Callable[..., Any]],
+    sets: Sequence[list[Any]],
+    device: str,
+    settings: BenchSettings,
+    *,
+    case_timeout_s: float = 30.0,
+    flusher: L2Flusher | None = None,
+    warmup: int = 3,
+) -> tuple[list[Sampler], list[list[float]]]:
+    """Warm up, prepare and time one or two callables in this process (ABBA for two).
+
+    For the benchmark and GPU tests; the gate does the same inside a worker process.
+
+    Returns:
+        The samplers (method, launches per sample, ...) and the samples of each callable, microseconds.
+    """
+    for fn in fns:
+        for k in range(warmup):
+            fn(*sets[k % len(sets)])
+    synchronize(device)
+    samplers = [make_sampler(fn, sets, device, settings, flusher) for fn in fns]
+    blocks = plan_blocks([s.est_sample_us for s in samplers], settings, case_timeout_s)
+    return samplers, take_samples(samplers, abba_order(len(samplers), blocks))

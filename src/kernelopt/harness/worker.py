@@ -1,0 +1,502 @@
+"""The harness worker: ``python -m kernelopt.harness.worker JOB.json``.
+
+Runs inside a fresh process that the orchestrator started in its own process group (see
+:mod:`kernelopt.harness.runner`). It imports torch and the user's kernel.py / reference.py, reports
+its phases to the progress file, and writes a :class:`~kernelopt.harness.model.WorkerResult`. A
+candidate that raises, returns wrong results, mutates its inputs or caches results is a *result*
+(``failure``); the orchestrator handles crashes and hangs, which this process cannot report itself.
+
+User code is called only inside the ``_user`` boundaries below; an exception there becomes a
+failure with its class and traceback. Exit code 0 means a result was written; 3 means the
+environment is unusable (a requested CUDA device that does not exist).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernelopt.harness.model import (
+    CaseCheck,
+    CaseTiming,
+    Failure,
+    JobMode,
+    KernelSource,
+    VersionTiming,
+    WorkerJob,
+    WorkerResult,
+    shape_label,
+)
+from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.memory.store import atomic_write_text
+
+EXIT_ENVIRONMENT = 3
+TRACEBACK_LIMIT_CHARS = 4000
+
+
+class DeviceUnavailable(Exception):
+    """The requested device does not exist in this process (an environment problem, exit code 3)."""
+
+
+class CandidateFailed(Exception):
+    """Raised inside the worker to stop at the first failure; carries the :class:`Failure`."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+@dataclass
+class _Loaded:
+    source: KernelSource
+    pair: Any  # KernelPair
+    fn: Callable[..., Any] | None = None
+
+
+@dataclass
+class _Ctx:
+    job: WorkerJob
+    progress: ProgressWriter
+    device: str
+    result: WorkerResult
+    compile_s: float = 0.0
+    compile_t0: float | None = None
+    warned: set[str] = field(default_factory=set)
+
+    def warn_once(self, key: str, text: str) -> None:
+        if key not in self.warned:
+            self.warned.add(key)
+            self.result.warnings.append(text)
+
+
+def _tb(exc: BaseException) -> str:
+    text = "".join(traceback.format_exception(exc))
+    return text[-TRACEBACK_LIMIT_CHARS:]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else ""
+
+
+def _failure(where: str, what: str, exc: BaseException, *, case: int | None, version: str | None) -> Failure:
+    detail = _first_line(exc)
+    msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
+    return Failure(message=msg, error_class=type(exc).__name__, case=case, version=version, traceback=_tb(exc))
+
+
+@contextmanager
+def _user(where: str, what: str, *, case: int | None = None, version: str | None = None) -> Iterator[None]:
+    """Boundary around user code: any exception it raises becomes a :class:`CandidateFailed`."""
+    try:
+        yield
+    except CandidateFailed:
+        raise
+    except (Exception, SystemExit) as exc:  # user code may raise anything; it is a result, not our bug
+        raise CandidateFailed(_failure(where, what, exc, case=case, version=version)) from exc
+
+
+def resolve_device(requested: str | None) -> str:
+    """``requested``, else KERNELOPT_DEVICE, else ``cuda`` when torch sees a GPU, else ``cpu``.
+
+    Raises:
+        DeviceUnavailable: a CUDA device was requested and torch has none, or the name is unknown.
+    """
+    import torch
+
+    device = requested or os.environ.get("KERNELOPT_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise DeviceUnavailable(f"device {device!r} requested but torch sees no CUDA/ROCm GPU")
+    if device != "cpu" and not device.startswith("cuda"):
+        raise DeviceUnavailable(f"unknown device {device!r} (use cuda or cpu)")
+    return device
+
+
+def _version_env(source: KernelSource) -> None:
+    """Point Triton's cache and torch's extension builds at this version's own folder."""
+    build = Path(source.build_dir)
+    (build / "triton").mkdir(parents=True, exist_ok=True)
+    (build / "torch_extensions").mkdir(parents=True, exist_ok=True)
+    os.environ["TRITON_CACHE_DIR"] = str(build / "triton")
+    os.environ["TORCH_EXTENSIONS_DIR"] = str(build / "torch_extensions")
+
+
+_ACTIVE: list[_Ctx] = []  # the run the Triton hooks report to (one at a time; empty between runs)
+
+
+def _install_compile_hooks() -> None:
+    """Report Triton JIT compilations as ``compile_start`` / ``compile_end`` so they pause the case clock.
+
+    Installed once per process, chaining any hooks already set; they report to the active run only.
+    """
+    triton = sys.modules.get("triton")
+    runtime = getattr(getattr(triton, "knobs", None), "runtime", None)
+    if runtime is None or getattr(runtime, "_kernelopt_hooked", False):
+        return
+    prev_start, prev_end = runtime.jit_cache_hook, runtime.jit_post_compile_hook
+
+    def on_start(**kwargs: Any) -> Any:
+        if _ACTIVE:
+            _ACTIVE[-1].compile_t0 = time.monotonic()
+            _ACTIVE[-1].progress.emit("compile_start")
+        return prev_start(**kwargs) if prev_start else None
+
+    def on_end(**kwargs: Any) -> Any:
+        if _ACTIVE:
+            ctx = _ACTIVE[-1]
+            if ctx.compile_t0 is not None:
+                ctx.compile_s += time.monotonic() - ctx.compile_t0
+                ctx.compile_t0 = None
+            ctx.progress.emit("compile_end")
+        return prev_end(**kwargs) if prev_end else None
+
+    runtime.jit_cache_hook = on_start
+    runtime.jit_post_compile_hook = on_end
+    runtime._kernelopt_hooked = True
+
+
+def _load(ctx: _Ctx) -> list[_Loaded]:
+    """Import reference.py and every kernel version (phase ``load``)."""
+    from kernelopt.harness.loader import KernelPair, load_module, load_pair
+
+    ctx.progress.phase(Phase.LOAD)
+    job = ctx.job
+    loaded: list[_Loaded] = []
+    first = job.kernels[0]
+    _version_env(first)
+    with _user("loading", "reference.py or kernel.py", version=first.label):
+        pair = load_pair(Path(first.kernel_py), Path(job.reference_py))
+    loaded.append(_Loaded(first, pair))
+    for source in job.kernels[1:]:
+        _version_env(source)
+        with _user("loading", "kernel.py", version=source.label):
+            module = load_module(Path(source.kernel_py))
+        loaded.append(
+            _Loaded(source, KernelPair(kernel=module, reference=pair.reference, form=pair.form, shapes=pair.shapes))
+        )
+    ctx.result.form = pair.form
+    ctx.result.n_shapes = len(pair.shapes)
+    _install_compile_hooks()
+    return loaded
+
+
+def _instantiate(ctx: _Ctx, item: _Loaded, seed: int = 0) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """(candidate, reference) callables; KernelBench models are built under the same seed."""
+    import torch
+
+    pair = item.pair
+    _version_env(item.source)
+    with _user("setup", "reference.py Model / get_init_inputs", version=item.source.label):
+        torch.manual_seed(seed)
+        ref = pair.reference_fn(ctx.device)
+    with _user("setup", "kernel.py ModelNew", version=item.source.label):
+        torch.manual_seed(seed)
+        cand = pair.candidate(ctx.device)
+    if pair.form == "kernelbench" and isinstance(ref, torch.nn.Module) and isinstance(cand, torch.nn.Module):
+        ref_state, cand_state = ref.state_dict(), cand.state_dict()
+        if ref_state.keys() == cand_state.keys() and all(ref_state[k].shape == cand_state[k].shape for k in ref_state):
+            cand.load_state_dict(ref_state)  # same weights whatever the initialization order
+        ref.eval()
+        cand.eval()
+    return cand, ref
+
+
+def _cases(ctx: _Ctx, n_shapes: int) -> list[int]:
+    wanted = ctx.job.cases if ctx.job.cases is not None else list(range(n_shapes))
+    for i in wanted:
+        if not 0 <= i < n_shapes:
+            raise CandidateFailed(
+                Failure(message=f"no case {i}: reference.py SHAPES has {n_shapes} entries", error_class="UsageError")
+            )
+    return wanted
+
+
+# -- correctness -------------------------------------------------------------------------------
+
+
+def _reference_high(ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any]) -> tuple[Any, str]:
+    """The reference in float64 (else float32) on upcast inputs; native when neither runs."""
+    import torch
+
+    from kernelopt.harness.inputs import clone_tree, upcast_tree
+
+    for dtype in (torch.float64, torch.float32):
+        try:
+            fn = ref
+            if isinstance(ref, torch.nn.Module):
+                if dtype not in cache:
+                    cache[dtype] = copy.deepcopy(ref).to(dtype)
+                fn = cache[dtype]
+            return fn(*upcast_tree(inputs, dtype)), str(dtype).removeprefix("torch.")
+        except (Exception, SystemExit):  # user reference code that cannot run in this dtype; try the next
+            continue
+    ctx.warn_once("native-ref", "the reference could not run in float64 or float32; compared in its own dtype")
+    return ref(*clone_tree(inputs)), "native"
+
+
+def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
+    import torch
+
+    from kernelopt.harness.compare import changed_elements, check_outputs, outputs_equal, same_storage
+    from kernelopt.harness.inputs import (
+        all_zero_inputs,
+        build_inputs,
+        clone_tree,
+        poison_device_memory,
+        rerandomize,
+        same_values,
+        tensors_in,
+    )
+    from kernelopt.harness.timers import synchronize
+
+    item = loaded[0]
+    pair = item.pair
+    cand, ref = _instantiate(ctx, item)
+    atol = getattr(pair.reference, "ATOL", None)
+    rtol = getattr(pair.reference, "RTOL", None)
+    hi_cache: dict[Any, Any] = {}
+    for i in _cases(ctx, len(pair.shapes)):
+        shape = pair.shapes[i]
+        label = shape_label(shape)
+        ctx.progress.phase(Phase.CASE, case=i, label=label)
+        cc = CaseCheck(index=i, label=label)
+        ctx.result.cases.append(cc)
+        first_inputs: Any = None
+        prev_out: Any = None
+        prev_ref: Any = None
+        for s in range(ctx.job.seeds):
+            where = f"case {i} ({label})" + (f", seed {s}" if s else "")
+            with _user(where, "reference.py get_inputs", case=i):
+                inputs = build_inputs(pair, shape, ctx.device, seed=s)
+            if s == 0:
+                first_inputs = clone_tree(inputs)
+                zeros = all_zero_inputs(inputs)
+                if zeros:
+                    ctx.warn_once(
+                        f"zeros{i}",
+                        f"case {i} ({label}): input(s) {zeros} are all zeros, so skipped work may go unnoticed",
+                    )
+            elif same_values(inputs, first_inputs):
+                inputs = rerandomize(inputs, s)
+                ctx.warn_once(
+                    "rerandomized",
+                    "get_inputs() returns the same values for every seed; seeds 1+ use randomly permuted inputs",
+                )
+            with _user(where, "the reference"):
+                ref_native = ref(*clone_tree(inputs))
+                ref_hi, precision = _reference_high(ref, inputs, ctx, hi_cache)
+            cc.reference_precision = precision
+            saved = clone_tree(inputs)
+            if not poison_device_memory(ctx.device, tensors_in(ref_native)):
+                ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
+            synchronize(ctx.device)
+            with _user(where, "the kernel", case=i):
+                out = cand(*inputs)
+                synchronize(ctx.device)
+            cc.seeds = s + 1
+            for j, (before, after) in enumerate(zip(tensors_in(saved), tensors_in(inputs), strict=False)):
+                changed = changed_elements(before, after)
+                if changed:
+                    _fail_case(
+                        ctx,
+                        cc,
+                        f"{where}: kernel modified input {j} in place ({changed} of {before.numel()} elements "
+                        "changed); inputs must be left untouched",
+                        "InputMutated",
+                    )
+            chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=atol, rtol=rtol)
+            cc.tolerance = cc.tolerance or chk.tolerance
+            cc.output_dtype = cc.output_dtype or chk.output_dtype
+            for attr in ("rel_err", "max_abs_err", "worst_ratio"):
+                new = getattr(chk, attr)
+                old = getattr(cc, attr)
+                if new is not None and (old is None or new > old):
+                    setattr(cc, attr, new)
+            if chk.message is not None and prev_out is not None:
+                stale = same_storage(out, prev_out) or (
+                    outputs_equal(out, prev_out) and not outputs_equal(ref_native, prev_ref)
+                )
+                if stale:
+                    _fail_case(
+                        ctx,
+                        cc,
+                        f"{where}: kernel returned the same output as for the previous, different inputs "
+                        f"(a cached result); {chk.message}",
+                        "CachedResult",
+                    )
+            if chk.message is not None:
+                _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
+            prev_out, prev_ref = out, ref_native
+            del saved
+        cc.passed = True
+        if ctx.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+
+
+def _fail_case(ctx: _Ctx, cc: CaseCheck, message: str, error_class: str) -> None:
+    cc.passed = False
+    cc.message = message
+    raise CandidateFailed(Failure(message=message, error_class=error_class, case=cc.index))
+
+
+# -- timing ------------------------------------------------------------------------------------
+
+
+def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
+    from kernelopt.harness.inputs import build_inputs, nbytes, rerandomize, same_values, tensors_in
+    from kernelopt.harness.timers import (
+        L2Flusher,
+        abba_order,
+        make_sampler,
+        plan_blocks,
+        rotation_count,
+        synchronize,
+        take_samples,
+    )
+
+    job = ctx.job
+    settings = job.bench
+    current = loaded[-1]
+    versions = list(loaded)
+    fns: dict[str, Callable[..., Any]] = {}
+    refs: Callable[..., Any] | None = None
+    for item in list(versions):
+        try:
+            cand, ref = _instantiate(ctx, item)
+        except CandidateFailed as failed:
+            if item is current:
+                raise
+            versions.remove(item)
+            ctx.result.warnings.append(f"previous version {item.source.label} not timed: {failed.failure.message}")
+            continue
+        fns[item.source.label] = cand
+        refs = ref
+    assert refs is not None
+    flusher = L2Flusher(ctx.device) if settings.l2_flush and ctx.device.startswith("cuda") else None
+    pair = current.pair
+    for i in _cases(ctx, len(pair.shapes)):
+        shape = pair.shapes[i]
+        label = shape_label(shape)
+        ctx.progress.phase(Phase.BENCH, case=i, label=label, version=current.source.label)
+        where = f"case {i} ({label})"
+        with _user(where, "reference.py get_inputs", case=i):
+            first = build_inputs(pair, shape, ctx.device, seed=0)
+            n_sets = rotation_count(nbytes(first), ctx.device, settings) if ctx.device.startswith("cuda") else 1
+            sets = [first]
+            for s in range(1, n_sets):
+                extra = build_inputs(pair, shape, ctx.device, seed=s)
+                sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
+        timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(versions) > 1)
+        samplers = []
+        for item in list(versions):
+            fn = fns[item.source.label]
+            is_current = item is current
+            try:
+                _version_env(item.source)
+                with _user(where, "the kernel (warm-up)", case=i, version=item.source.label):
+                    out = None
+                    for k in range(3):
+                        out = fn(*sets[k % len(sets)])
+                    synchronize(ctx.device)
+                    sampler = make_sampler(fn, sets, ctx.device, settings, flusher)
+            except CandidateFailed as failed:
+                if is_current:
+                    raise
+                versions.remove(item)
+                timing.interleaved = False
+                ctx.result.warnings.append(f"previous version {item.source.label} not timed: {failed.failure.message}")
+                continue
+            samplers.append((item, sampler))
+            if is_current:
+                timing.output_dtype = str(tensors_in(out)[0].dtype).removeprefix("torch.") if tensors_in(out) else None
+                out_bytes = nbytes(out)
+        with _user(where, "reference.py flops()/bytes_moved()", case=i):
+            flops_fn = pair.optional("flops")
+            bytes_fn = pair.optional("bytes_moved")
+            timing.flops = float(flops_fn(*first)) if flops_fn else None
+            if bytes_fn:
+                timing.bytes_moved, timing.bytes_source = float(bytes_fn(*first)), "bytes_moved()"
+            else:
+                timing.bytes_moved, timing.bytes_source = float(nbytes(first) + out_bytes), "inputs + outputs"
+        blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, job.case_timeout_s)
+        order = abba_order(len(samplers), blocks)
+        with _user(where, "the kernel (timing)", case=i, version=current.source.label):
+            samples = take_samples([s for _, s in samplers], order)
+        for (item, sampler), taken in zip(samplers, samples, strict=True):
+            timing.versions.append(
+                VersionTiming(
+                    label=item.source.label,
+                    samples_us=taken,
+                    method=sampler.method,
+                    launches_per_sample=sampler.launches,
+                    input_sets=sampler.input_sets,
+                    l2_flushed=sampler.l2_flushed,
+                    warnings=sampler.warnings,
+                )
+            )
+        ctx.result.timings.append(timing)
+        del samplers, sets, first
+
+
+# -- entry -------------------------------------------------------------------------------------
+
+
+def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
+    """Run ``job`` in this process and return the result (exceptions of user code become failures).
+
+    The worker's ``main`` calls it in a fresh process; tests call it in-process for checks that need no
+    isolation. It sets ``TRITON_CACHE_DIR`` / ``TORCH_EXTENSIONS_DIR`` in this process's environment.
+    """
+    import torch
+
+    device = resolve_device(job.device)
+    result = WorkerResult(mode=job.mode, device=device, torch_version=torch.__version__)
+    result.device_name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
+    ctx = _Ctx(job=job, progress=progress, device=device, result=result)
+    _ACTIVE.append(ctx)
+    try:
+        with torch.no_grad():
+            loaded = _load(ctx)
+            if job.mode is JobMode.CHECK:
+                _check(ctx, loaded)
+            else:
+                _bench(ctx, loaded)
+    except CandidateFailed as failed:
+        result.failure = failed.failure
+    finally:
+        _ACTIVE.remove(ctx)
+    triton = sys.modules.get("triton")
+    result.triton_version = getattr(triton, "__version__", None) if triton else None
+    result.compile_s = ctx.compile_s
+    return result
+
+
+def main(argv: list[str]) -> int:
+    """``python -m kernelopt.harness.worker JOB.json``; returns the exit code."""
+    if len(argv) != 1:
+        sys.stderr.write("usage: python -m kernelopt.harness.worker JOB.json\n")
+        return 2
+    job = WorkerJob.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
+    progress = ProgressWriter(Path(job.progress_path), time.monotonic)
+    progress.phase(Phase.STARTUP)
+    try:
+        result = run_job(job, progress)
+    except DeviceUnavailable as exc:
+        sys.stderr.write(f"kernelopt worker: {exc}\n")
+        return EXIT_ENVIRONMENT
+    atomic_write_text(Path(job.result_path), result.model_dump_json(indent=1))
+    progress.phase(Phase.DONE)
+    progress.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

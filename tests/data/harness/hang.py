@@ -1,0 +1,6 @@
+"""Adversarial: never returns."""
+
+
+def run(x, y):
+    while True:
+        pass

@@ -1,0 +1,10 @@
+"""Adversarial: writes only the first half of a freshly allocated output."""
+
+import torch
+
+
+def run(x, y):
+    out = torch.empty_like(x)
+    half = x.numel() // 2
+    out[:half] = x[:half] + y[:half]
+    return out

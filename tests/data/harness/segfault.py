@@ -1,0 +1,8 @@
+"""Adversarial: crashes the process with a segmentation fault."""
+
+import ctypes
+
+
+def run(x, y):
+    ctypes.string_at(0)
+    return x + y

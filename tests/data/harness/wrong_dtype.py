@@ -1,0 +1,5 @@
+"""Adversarial: right values, wrong dtype."""
+
+
+def run(x, y):
+    return (x + y).double()
