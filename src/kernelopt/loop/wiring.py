@@ -263,7 +263,12 @@ def build_collaborators(
                 ) from None
             raise
 
-    planner = backend("planner", PLANNERS, planner_class, settings.planner, planner_options or {})
+    planner_options = dict(planner_options or {})
+    if settings.planner == "rules" and settings.implementer == "rules":
+        # The rules implementer only moves knobs: a code-change plan it cannot apply would cost a
+        # failed iteration, so the rules planner is asked for knob moves only.
+        planner_options.setdefault("knob_only", True)
+    planner = backend("planner", PLANNERS, planner_class, settings.planner, planner_options)
     implementer = backend(
         "implementer", IMPLEMENTERS, implementer_class, settings.implementer, implementer_options or {}
     )
