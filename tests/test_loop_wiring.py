@@ -81,7 +81,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     module(monkeypatch, "kernelopt.report.baseline", render_baseline=calls.fn("render_baseline", "# report\n"))
 
     c = build_collaborators(ws, RunSettings(device="cuda"))
-    assert type(c.planner).__name__ == "RulePlanner" and c.planner.options == {}
+    assert type(c.planner).__name__ == "RulePlanner" and c.planner.options == {"knob_only": True}
     assert type(c.implementer).__name__ == "RuleImplementer"
     assert c.profiler.profile(ws, 3) is summary
     assert c.plan_reader.parse("text") == "PLAN"
