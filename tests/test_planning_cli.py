@@ -32,13 +32,17 @@ def ws(ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     """A Triton workspace whose wiki search and tunable discovery are deterministic fakes."""
     wiki = types.ModuleType("kernelopt.wiki.search")
     wiki.search = fakes.FakeWiki()  # type: ignore[attr-defined]
-    tun = types.ModuleType("kernelopt.tunables")
-    tun.discover = lambda path: [  # type: ignore[attr-defined]
-        types.SimpleNamespace(name="BLOCK_SIZE", value=1024, line=12),
-        types.SimpleNamespace(name="num_warps", value=4, line=12),
-    ]
+    import kernelopt.tunables as tun
+
+    monkeypatch.setattr(
+        tun,
+        "discover",
+        lambda path: [
+            types.SimpleNamespace(name="BLOCK_SIZE", value=1024, line=12),
+            types.SimpleNamespace(name="num_warps", value=4, line=12),
+        ],
+    )
     monkeypatch.setitem(sys.modules, "kernelopt.wiki.search", wiki)
-    monkeypatch.setitem(sys.modules, "kernelopt.tunables", tun)
     return make_ws(ws_root, "cli")
 
 

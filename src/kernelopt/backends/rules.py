@@ -32,27 +32,12 @@ from kernelopt.tunables import (
     apply_source,
     discover_source,
 )
+from kernelopt.tunables.model import PLAN_KNOB_CATEGORIES
 
 AC = ActionCategory
 
-# Plan category -> the knob categories that may express it (a knob qualifies when one of its
-# categories is in the set).
-KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
-    AC.BLOCK_SIZE: frozenset({AC.BLOCK_SIZE}),
-    AC.NUM_WARPS: frozenset({AC.NUM_WARPS}),
-    AC.SOFTWARE_PIPELINING: frozenset({AC.SOFTWARE_PIPELINING}),
-    AC.TILING: frozenset({AC.TILING}),
-    AC.VECTORIZED_ACCESS: frozenset({AC.VECTORIZED_ACCESS}),
-    AC.L2_RASTERIZATION: frozenset({AC.L2_RASTERIZATION}),
-    AC.SPLIT_K: frozenset({AC.SPLIT_K}),
-    AC.PERSISTENT_KERNEL: frozenset({AC.PERSISTENT_KERNEL}),
-    AC.WAVE_OCCUPANCY: frozenset({AC.WAVE_OCCUPANCY}),
-    AC.MFMA_USE: frozenset({AC.MFMA_USE}),
-    AC.OCCUPANCY: frozenset({AC.OCCUPANCY, AC.NUM_WARPS, AC.BLOCK_SIZE, AC.TILING, AC.SOFTWARE_PIPELINING}),
-    AC.REGISTER_PRESSURE: frozenset(
-        {AC.REGISTER_PRESSURE, AC.NUM_WARPS, AC.BLOCK_SIZE, AC.TILING, AC.SOFTWARE_PIPELINING}
-    ),
-}
+# Plan category -> the knob categories that may express it: one table, in kernelopt.tunables.model.
+KNOB_CATEGORIES = PLAN_KNOB_CATEGORIES
 
 # Categories whose direction is unclear without the plan's parameters (fewer warps or smaller tiles?).
 NEEDS_PARAMETERS = frozenset({AC.OCCUPANCY, AC.REGISTER_PRESSURE, AC.PERSISTENT_KERNEL, AC.MFMA_USE})

@@ -153,12 +153,24 @@ class Knob:
         value: its current integer value.
         location: ``kernel.py:<line>`` where it is set, when known.
         allowed: the values the tunable accepts, when discovery knows them (``None``: use :func:`legal`).
+        categories: the action categories tunable discovery says move this knob (``None``: unknown, the
+            name family decides); a plan of category C may move it only when
+            :func:`kernelopt.tunables.model.expresses` agrees, as the rule-based implementer checks.
     """
 
     name: str
     value: int
     location: str | None = None
     allowed: tuple[int, ...] | None = None
+    categories: tuple[ActionCategory, ...] | None = None
+
+    def serves(self, category: ActionCategory) -> bool:
+        """True when a plan of ``category`` may move this knob (always, when its categories are unknown)."""
+        if self.categories is None:
+            return True
+        from kernelopt.tunables.model import expresses
+
+        return expresses(category, self.categories)
 
     @property
     def family(self) -> KnobFamily:

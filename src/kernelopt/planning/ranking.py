@@ -326,6 +326,8 @@ def knob_moves(
         # Shrink the largest knob first; grow the smallest first (squarer tiles, balanced blocks).
         group = sorted(_present(knobs, families), key=lambda k: -k.value if direction < 0 else k.value)
         for knob in group:
+            if not knob.serves(category):
+                continue
             new = knob.move(direction)
             if new is not None and (knob.name, new) not in seen:
                 seen.add((knob.name, new))
@@ -386,7 +388,7 @@ def rank(
             base *= FAILED_FACTOR
             reasons.append(f"failed/regressed before in {', '.join(history.failed_categories[cat])}")
         cat_refs = tuple(dict.fromkeys(refs.get(cat, [])))
-        has_family = knobs is not None and any(k.family in CATEGORY_KNOBS.get(cat, ()) for k in knobs)
+        has_family = knobs is not None and any(k.family in CATEGORY_KNOBS.get(cat, ()) and k.serves(cat) for k in knobs)
         rejected: list[str] = []
         if cat in CATEGORY_KNOBS and knobs is not None:
             for k, (knob, new) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):

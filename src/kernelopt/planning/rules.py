@@ -177,7 +177,14 @@ def knobs_from_tunables(tunables: Iterable[Any]) -> list[Knob]:
                 if ints and all(i is not None for i in ints):
                     allowed = tuple(i for i in ints if i is not None)
                     break
-        out.setdefault(name, Knob(name, value, str(location) if location is not None else None, allowed))
+        cats = get("categories")
+        categories: tuple[ActionCategory, ...] | None = None
+        if isinstance(cats, Iterable) and not isinstance(cats, str | bytes):
+            try:
+                categories = tuple(ActionCategory(c) for c in cats)
+            except ValueError:
+                categories = None
+        out.setdefault(name, Knob(name, value, str(location) if location is not None else None, allowed, categories))
     return list(out.values())
 
 

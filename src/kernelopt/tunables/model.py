@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,6 +12,48 @@ from kernelopt.actions import ActionCategory
 from kernelopt.errors import KerneloptError
 
 Value = int | float | bool | str
+
+
+PLAN_KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
+    ActionCategory.BLOCK_SIZE: frozenset({ActionCategory.BLOCK_SIZE}),
+    ActionCategory.NUM_WARPS: frozenset({ActionCategory.NUM_WARPS}),
+    ActionCategory.SOFTWARE_PIPELINING: frozenset({ActionCategory.SOFTWARE_PIPELINING}),
+    ActionCategory.TILING: frozenset({ActionCategory.TILING}),
+    ActionCategory.VECTORIZED_ACCESS: frozenset({ActionCategory.VECTORIZED_ACCESS}),
+    ActionCategory.L2_RASTERIZATION: frozenset({ActionCategory.L2_RASTERIZATION}),
+    ActionCategory.SPLIT_K: frozenset({ActionCategory.SPLIT_K}),
+    ActionCategory.PERSISTENT_KERNEL: frozenset({ActionCategory.PERSISTENT_KERNEL}),
+    ActionCategory.WAVE_OCCUPANCY: frozenset({ActionCategory.WAVE_OCCUPANCY}),
+    ActionCategory.MFMA_USE: frozenset({ActionCategory.MFMA_USE}),
+    ActionCategory.OCCUPANCY: frozenset(
+        {
+            ActionCategory.OCCUPANCY,
+            ActionCategory.NUM_WARPS,
+            ActionCategory.BLOCK_SIZE,
+            ActionCategory.TILING,
+            ActionCategory.SOFTWARE_PIPELINING,
+        }
+    ),
+    ActionCategory.REGISTER_PRESSURE: frozenset(
+        {
+            ActionCategory.REGISTER_PRESSURE,
+            ActionCategory.NUM_WARPS,
+            ActionCategory.BLOCK_SIZE,
+            ActionCategory.TILING,
+            ActionCategory.SOFTWARE_PIPELINING,
+        }
+    ),
+}
+
+"""Plan category -> the knob categories that may express it: a knob qualifies for a plan of category C
+when one of its :attr:`Tunable.categories` is in ``PLAN_KNOB_CATEGORIES[C]``. The rule-based planner and
+the rule-based implementer both read this table, so a planned knob move is always one the implementer
+accepts."""
+
+
+def expresses(plan_category: ActionCategory, knob_categories: Iterable[ActionCategory]) -> bool:
+    """True when a knob of ``knob_categories`` may carry out a plan of ``plan_category``."""
+    return bool(PLAN_KNOB_CATEGORIES.get(plan_category, frozenset()) & set(knob_categories))
 
 
 class TunableError(KerneloptError):

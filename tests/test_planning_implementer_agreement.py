@@ -1,0 +1,38 @@
+"""The rule-based planner only plans knob moves the rule-based implementer accepts.
+
+Regression from the H200 run of 2026-11-29: on examples/softmax (compute-bound, sm__throughput 81 %)
+the planner planned ``BLOCK_SIZE 128 -> 256`` under category ``tiling``; tunable discovery files
+``BLOCK_SIZE`` under ``block_size``, so the implementer refused the plan and V1 was a revert.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernelopt.actions import ActionCategory
+from kernelopt.evidence.model import BottleneckType
+from kernelopt.planning.ranking import knob_moves
+from kernelopt.planning.rules import knobs_from_tunables
+from kernelopt.tunables import discover
+from kernelopt.tunables.model import PLAN_KNOB_CATEGORIES, expresses
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_softmax_block_size_is_not_moved_by_tiling() -> None:
+    knobs = knobs_from_tunables(discover(ROOT / "examples" / "softmax" / "kernel.py"))
+    block = next(k for k in knobs if k.name == "BLOCK_SIZE")
+    assert block.categories == (ActionCategory.BLOCK_SIZE,)
+    tiling = knob_moves(ActionCategory.TILING, knobs, ["compute_bound"], BottleneckType.COMPUTE_BOUND)
+    assert all(k.name != "BLOCK_SIZE" for k, _ in tiling)
+    grow = knob_moves(ActionCategory.BLOCK_SIZE, knobs, ["compute_bound"], BottleneckType.COMPUTE_BOUND)
+    assert [(k.name, new) for k, new in grow] == [("BLOCK_SIZE", 256)]
+
+
+def test_every_planned_move_is_one_the_implementer_accepts() -> None:
+    for example in ("elementwise", "softmax", "layernorm", "matmul"):
+        knobs = knobs_from_tunables(discover(ROOT / "examples" / example / "kernel.py"))
+        for category in PLAN_KNOB_CATEGORIES:
+            for knob, _ in knob_moves(category, knobs, [], BottleneckType.MEMORY_BOUND):
+                assert knob.categories is not None
+                assert expresses(category, knob.categories), (example, category, knob.name)
