@@ -11,6 +11,8 @@ from pathlib import Path
 
 from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import BottleneckType
+from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.planning.history import build_history
 from kernelopt.planning.ranking import knob_moves
 from kernelopt.planning.rules import knobs_from_tunables
 from kernelopt.tunables import discover
@@ -36,3 +38,30 @@ def test_every_planned_move_is_one_the_implementer_accepts() -> None:
             for knob, _ in knob_moves(category, knobs, [], BottleneckType.MEMORY_BOUND):
                 assert knob.categories is not None
                 assert expresses(category, knob.categories), (example, category, knob.name)
+
+
+def _record(version: int, knob: str, before: int, after: int, verdict: str) -> IterationRecord:
+    rec = IterationRecord(version=f"v{version}")
+    rec.optimization.action_category = ActionCategory.SOFTWARE_PIPELINING
+    rec.optimization.knob_changes = {knob: [before, after]}
+    rec.quality_gate.result = GateResult.PASS
+    rec.performance.comparison_with_previous.verdict = verdict
+    return rec
+
+
+def test_two_no_change_moves_end_a_direction() -> None:
+    """As on the H200 run: num_stages 1 -> 2 -> 3 changed nothing, so 3 -> 4 is not planned."""
+    one = build_history([_record(1, "num_stages", 1, 2, "no significant change")])
+    assert one.banned("num_stages", 2, 1) is None, "one flat step is not enough evidence"
+    two = build_history(
+        [
+            _record(1, "num_stages", 1, 2, "no significant change"),
+            _record(2, "num_stages", 2, 3, "no significant change"),
+        ]
+    )
+    assert two.banned("num_stages", 3, 1) is not None
+    assert two.banned("num_stages", 3, -1) is None
+    mixed = build_history(
+        [_record(1, "num_stages", 1, 2, "no significant change"), _record(2, "num_stages", 2, 3, "improvement")]
+    )
+    assert mixed.banned("num_stages", 3, 1) is None

@@ -9,7 +9,10 @@ data).
 A knob move that made the kernel slower, failed the gate or timed out teaches a *banned direction*:
 from the value it started at (or beyond it in the same direction) the knob is not moved that way
 again. A move that made it faster teaches a *favoured direction* (keep going while it pays), and
-moving the knob straight back is not proposed (the old value is known to be slower).
+moving the knob straight back is not proposed (the old value is known to be slower). Two moves in a row
+of the same knob in the same direction that both made no significant change end that direction too:
+the knob is not what limits the kernel there (seen on the H200 on 2026-11-29: examples/softmax took
+num_stages 1 -> 2 -> 3 -> 4 -> 5 with no change while BLOCK_SIZE, the knob that mattered, waited).
 """
 
 from __future__ import annotations
@@ -180,6 +183,21 @@ class History:
                 continue
             if (direction == 1 and current >= m.before) or (direction == -1 and current <= m.before):
                 return m
+        return self.stalled(knob, current, direction)
+
+    def stalled(self, knob: str, current: float, direction: int) -> KnobMove | None:
+        """The latest of two consecutive no-change moves of ``knob`` in ``direction`` that ended at or
+        beyond ``current`` (then that direction is not pursued further), else ``None``."""
+        mine = [m for m in self.moves if m.knob == knob]
+        if len(mine) < 2:
+            return None
+        last, before_last = mine[-1], mine[-2]
+        if not (last.direction == before_last.direction == direction):
+            return None
+        if last.outcome is not Outcome.NEUTRAL or before_last.outcome is not Outcome.NEUTRAL:
+            return None
+        if (direction == 1 and current >= last.after) or (direction == -1 and current <= last.after):
+            return last
         return None
 
     def reverses_improvement(self, knob: str, current: float, new: float) -> KnobMove | None:
