@@ -129,9 +129,9 @@ def test_planner_hang_is_killed(ws) -> None:
 
 
 def test_planner_without_a_parser_says_so(ws, monkeypatch: pytest.MonkeyPatch) -> None:
-    import kernelopt.backends.agent_cli as mod
+    import kernelopt.backends.stage as stage
 
-    monkeypatch.setattr(mod, "load_plan_parser", lambda: None)
+    monkeypatch.setattr(stage, "load_plan_parser", lambda: None)
     with pytest.raises(BackendFailure, match="plan parser"):
         AgentCliPlanner(agent("behave.py")).plan(_plan_ctx(ws))
     assert not ws.plan_path(1).exists()

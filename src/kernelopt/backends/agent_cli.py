@@ -34,8 +34,8 @@ from kernelopt.backends.guard import Change
 from kernelopt.backends.prompts import PromptChannel, render_prompt
 from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
-from kernelopt.backends.stage import Stage, allowance, editable_files, load_plan_parser, transcript_path
-from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.backends.stage import Stage, allowance, editable_files, read_plan_reply, transcript_path
+from kernelopt.errors import UsageError
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.plan import Plan
 from kernelopt.proc import CommandResult, run_command
@@ -233,17 +233,14 @@ class AgentCliPlanner(_AgentCliBackend):
                     reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
                     return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
             raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
-        parser = self.parse_plan or load_plan_parser()
-        if parser is None:
-            raise fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
-        try:
-            plan = parser(text)
-        except (KerneloptError, ValueError) as exc:
-            raise fail(f"the agent's {rel} is not a valid plan: {getattr(exc, 'message', exc)}") from None
-        if plan.version != ctx.version:
-            raise fail(f"the agent's {rel} says version {plan.version}, expected {ctx.version}")
-        if plan.planner is None:
-            plan.planner = self.name
+        plan = read_plan_reply(
+            text,
+            version=ctx.version,
+            planner=self.name,
+            parser=self.parse_plan,
+            fail=fail,
+            what=f"the agent's {rel}",
+        )
         return PlanOutcome(plan=plan, transcript=run.transcript)
 
 

@@ -36,7 +36,7 @@ from kernelopt.backends.patch import PatchError, apply_diff
 from kernelopt.backends.prompts import PromptChannel, render_prompt
 from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import LlmApiSettings, load_settings
-from kernelopt.backends.stage import Stage, load_plan_parser, transcript_path
+from kernelopt.backends.stage import Stage, read_plan_reply, transcript_path
 from kernelopt.errors import KerneloptError
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.plan import Plan
@@ -359,17 +359,9 @@ class LlmApiPlanner(_LlmApiBackend):
         if first.startswith(NO_NEW_ACTION):
             reason = first[len(NO_NEW_ACTION) :].strip() or "the model found no new action"
             return PlanOutcome(plan=None, reason=reason, transcript=transcript, tokens=tokens)
-        parser = self.parse_plan or load_plan_parser()
-        if parser is None:
-            raise fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
-        try:
-            plan = parser(text)
-        except (KerneloptError, ValueError) as exc:
-            raise fail(f"the reply is not a valid plan: {getattr(exc, 'message', exc)}") from None
-        if plan.version != ctx.version:
-            raise fail(f"the reply's plan is for version {plan.version}, expected {ctx.version}")
-        if plan.planner is None:
-            plan.planner = self.name
+        plan = read_plan_reply(
+            text, version=ctx.version, planner=self.name, parser=self.parse_plan, fail=fail, what="the reply's plan"
+        )
         atomic_write_text(ctx.workspace.plan_path(ctx.version), client.scrub(text))
         return PlanOutcome(plan=plan, transcript=transcript, tokens=tokens)
 

@@ -110,6 +110,42 @@ def load_plan_parser() -> Callable[[str], Plan] | None:
     return fn if callable(fn) else None
 
 
+def read_plan_reply(
+    text: str,
+    *,
+    version: int,
+    planner: str,
+    parser: Callable[[str], Plan] | None,
+    fail: Callable[[str], Exception],
+    what: str,
+) -> Plan:
+    """Parse a backend's plan text and check it is for ``version``; name ``planner`` when it names none.
+
+    Args:
+        text: the plan Markdown the agent wrote or the model replied.
+        version: the iteration being planned.
+        planner: the backend's name, recorded in the plan when the text names no planner.
+        parser: the plan parser (``None``: load :func:`load_plan_parser`).
+        fail: builds the exception raised for a failure (the backend's own failure with its transcript).
+        what: how the messages name the text ("the agent's plans/v3_plan.md", "the reply").
+
+    Raises:
+        The exception ``fail`` builds: no parser installed, unparsable plan, or a plan for another version.
+    """
+    parse = parser or load_plan_parser()
+    if parse is None:
+        raise fail("cannot read the plan: the plan parser (kernelopt.planning.markdown) is not installed")
+    try:
+        plan = parse(text)
+    except (KerneloptError, ValueError) as exc:
+        raise fail(f"{what} is not a valid plan: {getattr(exc, 'message', exc)}") from None
+    if plan.version != version:
+        raise fail(f"{what} is for version {plan.version}, expected {version}")
+    if plan.planner is None:
+        plan.planner = planner
+    return plan
+
+
 @dataclass
 class ImplementReport:
     """What Stage 3 produced.
