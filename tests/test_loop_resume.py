@@ -261,3 +261,28 @@ def test_head_moved_during_an_interrupted_iteration(ws_root: Path) -> None:
     assert subjects(ws)[-2] == "user: hand edit" and subjects(ws)[-1].startswith("V2: ")
     assert not ws.memory.exists(1)  # the abandoned V1 left no record (its plan and profile stay, unused)
     assert ws.plan_path(1).is_file()
+
+
+def test_interrupted_gate_leaves_no_active_record(ws_root: Path) -> None:
+    """Ctrl-C in the gate: the uncommitted record is masked, so readers of unmasked memory skip it."""
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm("gate", 1)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=1)
+    assert ws.memory.read(1).masked is True
+    assert ws.latest_unmasked() == 0
+    run(ws, fakes, resume=True)
+    rec = ws.memory.read(1)
+    assert rec.masked is False and rec.quality_gate.result is not None
+
+
+def test_resume_keeps_edits_the_loop_did_not_make(ws_root: Path) -> None:
+    """Someone edits kernel.py while the run is interrupted: the resume saves the edit before restoring."""
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm("gate", 1)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=1)
+    ws.kernel_py.write_text(ws.kernel_py.read_text() + "\n# MY PRECIOUS EDIT\n")
+    run(ws, fakes, resume=True)
+    backups = list((ws.root / ".kernelopt" / "backups").glob("kernel.py.v1.*"))
+    assert len(backups) == 1 and "MY PRECIOUS EDIT" in backups[0].read_text()

@@ -395,6 +395,7 @@ class OptimizeLoop:
 
     def _prepare_resume(self, it: IterationState) -> None:
         """Make the interrupted stage safe to run again (after Ctrl-C, a crash or kill -9)."""
+        self._keep_user_edits(it)
         if it.stage in (Stage.RECORD, Stage.STOP):
             return  # idempotent: the record stage reads git to see what is done
         undone = candidate.rollback(self.ws, it)
@@ -419,17 +420,56 @@ class OptimizeLoop:
             candidate.restore_good_kernel(self.ws, it)
         it.snapshot = {}
 
+    def _keep_user_edits(self, it: IterationState) -> None:
+        """Before a resume restores kernel.py, save edits the loop did not make (never lose someone's work).
+
+        kernel.py is the loop's own when it equals HEAD or the kept Stage 3 candidate; anything else was
+        written after the interruption (or by a crashed implementer) and is copied to
+        ``.kernelopt/backups/`` with a warning before the resume touches it.
+        """
+        if self.ws.is_clean(paths=["kernel.py"]) or not self.ws.kernel_py.is_file():
+            return
+        digest = candidate.sha256(self.ws.kernel_py)
+        if digest in set(it.candidate.values()):
+            return
+        backups = self.ws.state_dir / "backups"
+        backups.mkdir(parents=True, exist_ok=True)
+        target = backups / f"kernel.py.v{it.version}.{int(self.c.clock() * 1000)}"
+        shutil.copyfile(self.ws.kernel_py, target)
+        self._emit(
+            EventKind.WARNING,
+            f"kernel.py had changes the loop did not make; saved them to {target} before resuming",
+        )
+
     def _park(self) -> None:
         """On Ctrl-C or an error: roll back the in-flight stage and leave kernel.py at the last good version."""
         it = self.state.current
         if it is not None and it.stage not in (Stage.RECORD, Stage.STOP):
             candidate.rollback(self.ws, it)
+            if it.stage is Stage.GATE:
+                # The gate may have half-written the (untracked) record: put back the Stage 3 record,
+                # which the resumed gate rewrites anyway.
+                plan = self._plan_of(it.version)
+                if plan is not None:
+                    self._write_stage3_record(it, plan)
             if it.stage in (Stage.IMPLEMENT, Stage.GATE):
                 candidate.restore_good_kernel(self.ws, it)
+            self._mask_in_flight_record(it)
             it.snapshot = {}
         elif it is not None and it.stage is Stage.RECORD and it.version > 0 and not self._committed(it):
             candidate.restore_good_kernel(self.ws, it)  # the candidate waits in .kernelopt/candidates/ for the resume
         self._save()
+
+    def _mask_in_flight_record(self, it: IterationState) -> None:
+        """Mask the uncommitted record of an interrupted iteration: it is not history until the iteration
+        is resumed and recorded (readers of unmasked memory, planners included, must not take it as data)."""
+        path = self.ws.memory.path(it.version)
+        if not path.is_file() or path.relative_to(self.ws.root).as_posix() in self.ws.repo.git.ls_files():
+            return
+        try:
+            self.ws.memory.set_masked(it.version, True)
+        except RecordError:
+            path.unlink(missing_ok=True)  # unreadable and uncommitted: nothing worth keeping
 
     # == V0 =======================================================================================
 
