@@ -137,3 +137,29 @@ def test_version_labels() -> None:
     with pytest.raises(ValueError):
         parse_version("version3")
     assert IterationRecord(version="7").version == "v7"
+
+
+@pytest.mark.parametrize(
+    ("assignment", "message"),
+    [
+        ("version=v7", "read-only"),
+        ("schema_version=99", "read-only"),
+        ("performance.latency_us=inf", "performance.latency_us"),
+        ("performance.latency_us=NaN", "performance.latency_us"),
+        ("performance.tflops=1e400", "performance.tflops"),
+    ],
+)
+def test_identity_is_read_only_and_numbers_finite(store: MemoryStore, assignment: str, message: str) -> None:
+    store.create(1)
+    before = store.path(1).read_bytes()
+    with pytest.raises(RecordError, match=message):
+        store.update(1, [assignment])
+    assert store.path(1).read_bytes() == before
+    assert store.versions() == [1]
+
+
+def test_bad_version_label_is_a_record_error(store: MemoryStore) -> None:
+    with pytest.raises(RecordError, match="not a version label"):
+        store.create("v-1")
+    with pytest.raises(RecordError, match="not a version label"):
+        store.read("v1/../../x")

@@ -113,3 +113,30 @@ def test_init_cli(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "already exists" in err and "--force" in err and err.count("\n") == 1
     assert main([*args[:-1], "--force"]) == 0
+
+
+def test_force_never_deletes_a_folder_that_is_not_a_workspace(ws_root: Path, tmp_path: Path) -> None:
+    precious = ws_root / "kernel_opt_precious"
+    precious.mkdir()
+    (precious / "thesis.txt").write_text("years of work")
+    with pytest.raises(WorkspaceError, match="not a kernelopt workspace"):
+        Workspace.create(
+            "precious",
+            kernel=KERNELS / "add_kernel.py",
+            reference=KERNELS / "add_reference.py",
+            root=ws_root,
+            force=True,
+        )
+    assert (precious / "thesis.txt").read_text() == "years of work"
+    a_file = tmp_path / "plain.txt"
+    a_file.write_text("x")
+    with pytest.raises(WorkspaceError, match="is not a folder"):
+        Workspace.create("x", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=a_file)
+    with pytest.raises(InputFileError, match="no such file"):
+        Workspace.create(
+            "x",
+            kernel=KERNELS / "add_kernel.py",
+            reference=KERNELS / "add_reference.py",
+            root=ws_root,
+            task_card=tmp_path / "nope.md",
+        )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import git
 
-from kernelopt.errors import GitError, WorkspaceError
+from kernelopt.errors import GitError, InputFileError, WorkspaceError
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
 from kernelopt.memory.store import MemoryStore, atomic_write_text
@@ -40,6 +40,11 @@ def validate_name(name: str) -> str:
             hint="use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit",
         )
     return name
+
+
+def is_workspace(folder: Path) -> bool:
+    """True when ``folder`` looks like a kernelopt workspace (kernel.py, reference.py, memory/, a git repo)."""
+    return all((folder / p).exists() for p in ("kernel.py", "reference.py", "memory", ".git"))
 
 
 def _template(name: str) -> str:
@@ -99,10 +104,20 @@ class Workspace:
         validate_name(name)
         form = check_reference(Path(reference))
         check_kernel(Path(kernel), form)
+        if task_card is not None and not Path(task_card).is_file():
+            raise InputFileError(task_card, "no such file")
         card = TaskCard.load(Path(task_card)) if task_card else TaskCard()
         target = Path(root).expanduser().resolve() / f"{PREFIX}{name}"
         if target.exists() and not force:
             raise WorkspaceError(f"{target} already exists", hint="pass --force to replace it")
+        if target.exists() and not is_workspace(target):
+            raise WorkspaceError(
+                f"{target} exists and is not a kernelopt workspace; refusing to delete it even with --force",
+                hint="move it away or choose another name",
+            )
+        root_path = Path(root).expanduser()
+        if root_path.exists() and not root_path.is_dir():
+            raise WorkspaceError(f"--root {root_path} is not a folder")
         Path(root).expanduser().mkdir(parents=True, exist_ok=True)
         # Build in a sibling temp folder, then move into place: nothing half-made is left behind.
         staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))

@@ -13,10 +13,11 @@ The API key is held as a :class:`pydantic.SecretStr`: it never appears in a repr
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from kernelopt.errors import UsageError
@@ -136,22 +137,36 @@ def load_settings(cls: type[S], options: Mapping[str, Any] | None, env: Mapping[
         raise UsageError(f"{backend}: option '{loc}': {err['msg']}", hint=hint) from None
 
 
+_INT = re.compile(r"^[+-]?\d+$")
+_FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+
+
+def scalar(raw: str) -> Any:
+    """A command-line value: decimal int (``020`` is 20, never octal), finite float, or the text itself
+    (commands, templates such as ``{prompt_file}``, ``true``, directions such as ``x2``)."""
+    text = raw.strip()
+    if _INT.match(text):
+        return int(text, 10)
+    if _FLOAT.match(text):
+        value = float(text)
+        if math.isfinite(value):
+            return value
+    return raw  # "true"/"false" stay text: typed settings convert them for boolean fields only
+
+
 def parse_assignments(items: list[str]) -> dict[str, Any]:
-    """``["timeout_s=60", "command=claude -p {prompt_file}"]`` -> a dict, values read as YAML scalars.
+    """``["timeout_s=60", "command=claude -p {prompt_file}"]`` -> a dict of :func:`scalar` values.
 
     Raises:
-        UsageError: an item without ``=``.
+        UsageError: an item without ``=``, or the same key given twice.
     """
     out: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
+        key = key.strip()
+        if not sep or not key:
             raise UsageError(f"bad option {item!r}", hint="use KEY=VALUE")
-        try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            value = raw
-        if isinstance(value, dict | list) or value is None:
-            value = raw  # keep templates such as "{prompt_file}" and empty strings as text
-        out[key.strip()] = value
+        if key in out:
+            raise UsageError(f"{key} is given twice ({out[key]!r} and {raw!r})", hint="give each key once")
+        out[key] = scalar(raw)
     return out

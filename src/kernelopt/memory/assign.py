@@ -85,6 +85,9 @@ def convert(model: type[BaseModel], path: list[str], raw: str) -> Any:
         return raw
 
 
+READ_ONLY = frozenset({"version", "schema_version"})
+
+
 def parse_assignment(text: str) -> tuple[list[str], str]:
     """``"a.b=c"`` -> (["a", "b"], "c").
 
@@ -109,6 +112,8 @@ def apply_assignments(record: BaseModel, assignments: list[str]) -> BaseModel:
     model = type(record)
     for text in assignments:
         path, raw = parse_assignment(text)
+        if path[0] in READ_ONLY:
+            raise RecordError(f"'{path[0]}' is read-only (it names the record; create another version instead)")
         value = convert(model, path, raw)
         node: Any = data
         for i, part in enumerate(path[:-1]):

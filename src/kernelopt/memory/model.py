@@ -41,7 +41,9 @@ def version_label(n: int) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # Measurements are finite numbers or null: inf/NaN would be written as null by JSON and read back
+    # as "not measured", so they are refused at the door.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class GateResult(StrEnum):

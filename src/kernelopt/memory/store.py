@@ -46,8 +46,16 @@ class MemoryStore:
         self.memory_dir = Path(memory_dir)
 
     def path(self, version: int | str) -> Path:
-        """Path of the record of ``version`` (``3`` or ``"v3"``)."""
-        return self.memory_dir / f"{version_label(parse_version(version))}.json"
+        """Path of the record of ``version`` (``3`` or ``"v3"``).
+
+        Raises:
+            RecordError: ``version`` is not a version label.
+        """
+        try:
+            n = parse_version(version)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
+        return self.memory_dir / f"{version_label(n)}.json"
 
     def versions(self) -> list[int]:
         """Version numbers that have a record file, ascending (masked ones included)."""
@@ -95,7 +103,7 @@ class MemoryStore:
         Raises:
             RecordError: it already exists and ``force`` is False.
         """
-        n = parse_version(version)
+        n = parse_version(self.path(version).stem)
         if self.exists(n) and not force:
             raise RecordError(f"{self.path(n).name} already exists", hint="use --force to replace it")
         record = IterationRecord(version=version_label(n))
