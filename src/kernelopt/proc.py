@@ -11,7 +11,8 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,3 +117,36 @@ def run_command(
         duration_s=time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+class TerminationSignal(KeyboardInterrupt):
+    """SIGTERM or SIGHUP turned into an interrupt (see :func:`signals_as_interrupt`)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+@contextmanager
+def signals_as_interrupt() -> Iterator[None]:
+    """Inside this block SIGTERM and SIGHUP raise :class:`TerminationSignal` (a KeyboardInterrupt).
+
+    So the cleanup that Ctrl-C gets (killing the worker process groups, rolling back a stage) also runs
+    when a terminal closes, a CI job is cancelled or ``timeout(1)`` fires; without it a hung candidate
+    kernel would outlive kernelopt in its own process group. Only in the main thread (elsewhere a no-op).
+    """
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, _frame: object) -> None:
+        raise TerminationSignal(signum)
+
+    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

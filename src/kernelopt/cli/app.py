@@ -86,8 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
     command = typer.main.get_command(app)
+    from kernelopt.proc import signals_as_interrupt
+
     try:
-        rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
+        with signals_as_interrupt():
+            rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
         sys.stderr.write(f"kernelopt: error: {exc.one_line()}\n")
         return exc.exit_code

@@ -39,12 +39,18 @@ def main(workspace_dir: Path, argv: list[str]) -> int:
         workspace_dir: the folder holding kernel.py, reference.py and (optionally) README.md.
         argv: the command-line arguments after the script name.
     """
+    from kernelopt.proc import signals_as_interrupt
+
     args = _parser().parse_args(argv)
     try:
-        return _run(Path(workspace_dir).resolve(), args)
+        with signals_as_interrupt():
+            return _run(Path(workspace_dir).resolve(), args)
     except KerneloptError as exc:
         sys.stderr.write(f"test_kernel: error: {exc.one_line()}\n")
         return exc.exit_code
+    except KeyboardInterrupt as exc:
+        sys.stderr.write(f"test_kernel: interrupted ({exc or 'Ctrl-C'}); the worker was stopped\n")
+        return 130
 
 
 def _run(root: Path, args: argparse.Namespace) -> int:
