@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from kernelopt.cli.output import emit_json, info
-from kernelopt.errors import WorkspaceError
+from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.report import collect, write_reports
 from kernelopt.report.markdown import markdown_report
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace
@@ -46,6 +46,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the report data as JSON."),
     ) -> None:
         """Report of a workspace: timeline, roofline plot, evidence -> action -> result, failures."""
+        for flag, out in (("--html", html), ("--markdown", markdown)):
+            if out is not None and out.is_dir():
+                raise UsageError(f"{flag} {out} is a folder; give a file name (e.g. {out}/report.html)")
         ws = resolve_workspace(workspace, root)
         data = collect(ws)
         written = write_reports(data, markdown=markdown, html=html)

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import kernelopt
-from kernelopt.errors import CommandTimeout
+from kernelopt.errors import CommandTimeout, EnvironmentProblem
 from kernelopt.evidence.model import IsaFacts, ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.sass import isa_facts, parse_listing
@@ -310,6 +310,11 @@ class NcuProfiler:
         _write_log(log, argv, res)
         if res.timed_out:
             raise _timeout(argv, settings, res, log)
+        if not res.ok and "torch sees no CUDA device" in res.stdout + res.stderr:
+            raise EnvironmentProblem(
+                "no NVIDIA GPU found: torch sees no CUDA device",
+                hint="run `kernelopt doctor` to check the setup",
+            )
         if not res.ok:
             raise UserProgramFailed(
                 "kernel.py / reference.py failed in the driver: "
