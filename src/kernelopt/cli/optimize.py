@@ -13,6 +13,7 @@ from rich.status import Status
 
 from kernelopt.cli.output import emit_json, fmt, info, table, warn
 from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
 from kernelopt.loop.summary import LoopSummary
 
@@ -108,6 +109,9 @@ def _render(summary: LoopSummary) -> None:
     )
     if summary.best_version is not None:
         speedup = f"{summary.speedup_vs_baseline:.3g}x over V0" if summary.speedup_vs_baseline else "n/a"
+        if summary.speedup_vs_baseline and summary.speedup_vs_baseline < 1 + MIN_GAIN_PCT / 100:
+            # Latencies of different gate runs: a difference below the gate's margin is noise, not a win.
+            speedup += f", within the gate's {MIN_GAIN_PCT:g} % noise margin: no significant gain"
         info(f"best: {summary.best_version} at {fmt(summary.best_latency_us)} us ({speedup})")
     if summary.best_roofline is not None:
         for line in summary.best_roofline.lines():
