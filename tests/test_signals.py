@@ -49,11 +49,14 @@ def test_signal_kills_the_hung_worker(ws_root: Path, tmp_path: Path, sig: signal
         time.sleep(0.2)
     assert _workers(str(ws.root)), "the worker never started"
     time.sleep(1.0)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130 and b"interrupted" in err
-    time.sleep(0.5)
-    left = _workers(str(ws.root))
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == [], "the hung worker outlived test_kernel.py"
+    try:
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        time.sleep(0.5)
+        left = _workers(str(ws.root))
+        assert proc.returncode == 130 and b"interrupted" in err
+        assert left == [], "the hung worker outlived test_kernel.py"
+    finally:  # never leave a spinning worker behind, even when the test fails
+        proc.kill()
+        for pid in _workers(str(ws.root)):
+            os.kill(pid, signal.SIGKILL)
