@@ -46,3 +46,17 @@ def test_recorded_evidence_finds_the_relevant_techniques(name: str) -> None:
     found = {h.record.action_category for h in hits}
     assert found & categories, f"{name}: top-3 categories {found} miss {categories}"
     assert all(h.record.scope.vendor in ([], ["nvidia"]) or "nvidia" in h.record.scope.vendor for h in hits)
+
+
+def test_evidence_reads_gzipped_reports_as_committed(tmp_path) -> None:
+    from pathlib import Path
+
+    from kernelopt.errors import InputFileError
+
+    packed = Path(__file__).parent / "data" / "nvidia" / "h200_bank_conflict.ncu-rep.gz"
+    summary = read_evidence(packed)
+    assert "smem_bank_conflicts" in {f.symptom for f in summary.kernels[0].findings}
+    broken = tmp_path / "broken.ncu-rep.gz"
+    broken.write_bytes(b"not gzip at all")
+    with pytest.raises(InputFileError, match="not a readable gzip file"):
+        read_evidence(broken)

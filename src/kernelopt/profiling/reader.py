@@ -79,6 +79,22 @@ def _from_csv(path: Path, artifact: str) -> ProfileSummary:
     return build_summary(parse_ncu_csv(text, artifact=artifact), artifacts=[artifact])
 
 
+def _from_gzipped_report(path: Path) -> ProfileSummary:
+    """A gzipped ``.ncu-rep`` (as reports are stored in repositories), unpacked to a temporary file."""
+    import gzip
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kernelopt-ncu-") as tmp:
+        target = Path(tmp) / path.name.removesuffix(".gz")
+        try:
+            with gzip.open(path, "rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except (OSError, EOFError) as exc:
+            raise InputFileError(path, f"not a readable gzip file ({exc})") from None
+        return _from_report(target, path.name)
+
+
 def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
     """Evidence from any profiler output kernelopt understands.
 
@@ -113,12 +129,17 @@ def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
                 raise InputFileError(path, "holds no summary.json, .ncu-rep or ncu CSV export")
     elif path.suffix == ".ncu-rep":
         summary = _from_report(path, path.name)
+    elif path.name.endswith(".ncu-rep.gz"):
+        summary = _from_gzipped_report(path)
     elif path.suffix.lower() == ".csv":
         summary = _from_csv(path, path.name)
     elif path.suffix == ".json":
         summary = read_summary(path)
     else:
         raise InputFileError(
-            path, "unknown report type", hint="give an .ncu-rep, an ncu CSV export, summary.json or a profile folder"
+            path,
+            "unknown report type",
+            hint="give an .ncu-rep (or .ncu-rep.gz), an ncu CSV export, summary.json, a profile folder, "
+            "or AMD output (rocprofv3 / rocprof-compute CSV, ATT stats, .s / .amdgcn)",
         )
     return filter_kernels(summary, kernel, origin=str(path))
