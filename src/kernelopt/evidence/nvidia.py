@@ -10,6 +10,7 @@ from __future__ import annotations
 from kernelopt.evidence.bottleneck import classify
 from kernelopt.evidence.hotspots import display_path, rank_hotspots
 from kernelopt.evidence.model import IsaFacts, KernelEvidence, ProfileSummary, SourceMarker, Vendor
+from kernelopt.evidence.ncu_guided import add_guided_findings
 from kernelopt.evidence.nvidia_metrics import normalize, occupancy_limiters, stall_breakdown
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.profiler_rules import rank_rule_results, rank_source_markers
@@ -90,6 +91,7 @@ def build_kernel_evidence(
     )
     kernel.bottleneck = classify(kernel).bottleneck
     kernel.findings = run_rules(kernel, rules)
+    kernel.findings += add_guided_findings(kernel)
     return kernel
 
 
