@@ -13,12 +13,12 @@ not invented vendor guidance.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from kernelopt.actions import ActionCategory as A
 from kernelopt.evidence import rules
 from kernelopt.evidence.model import BottleneckType, Confidence, EvidenceItem, Finding, Hotspot, KernelEvidence
 from kernelopt.evidence.symptoms import Symptom
+from kernelopt.evidence.thresholds import SOL_LATENCY_PCT, Threshold
 
 Rule = Callable[[KernelEvidence], Finding | None]
 
@@ -30,58 +30,59 @@ _NCU_SOL = (
 )
 
 
-class Threshold(NamedTuple):
-    """A cut-off and where it comes from."""
-
-    value: float
-    source: str
-
-
 NARROW_LOAD_SHARE = Threshold(
     50.0,
+    "%",
     "spec 'AMD Assembly Analysis' (many buffer_load_dword, few dwordx4 -> vectorization insufficient); "
     "128-bit per lane is the widest global load (AMD CDNA3 ISA guide, FLAT/MUBUF dwordx4); cut-off: kernelopt, "
     "most static loads narrower than 128 bit",
 )
 LDS_BANK_CONFLICT_PCT = Threshold(
     10.0,
+    "%",
     f"metric: Bank Conflict Rate, % of active LDS cycles spent on bank conflicts ({_ROCPROF_COMPUTE}, "
     "'Local data share'); cut-off: kernelopt, one cycle in ten serialized",
 )
 SPILLS = Threshold(
     0.0,
+    "",
     "LLVM AMDGPU code-object metadata .vgpr_spill_count/.sgpr_spill_count (AMDGPUUsage); any spill "
     "goes to scratch (off-chip) memory; cut-off: more than zero",
 )
 OCCUPANCY_LIMITER_PCT = Threshold(
     10.0,
+    "%",
     f"metric: Insufficient SIMD VGPRs / CU LDS, % of cycles a workgroup could not be scheduled "
     f"({_ROCPROF_COMPUTE}, 'Workgroup manager - resource allocation'); cut-off: kernelopt",
 )
 LOW_OCCUPANCY_FRACTION = Threshold(
     0.5,
+    "",
     "compiler '; Occupancy' (waves per SIMD, LLVM AMDGPU) against the machine's Max_Waves_Per_Simd "
     "(agent_info.csv); cut-off: kernelopt, half of the wave slots or fewer",
 )
 MIN_WORKGROUPS = Threshold(
     1024.0,
+    "",
     "ROCm docs 'Optimizing Triton kernels' (MI300X): 'the grid should have at least 1024 thread blocks or workgroups'",
 )
-VALU_BUSY_PCT = Threshold(50.0, f"metric: VALU Utilization ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt")
-MFMA_IDLE_PCT = Threshold(10.0, f"metric: MFMA Utilization ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt")
-MIN_STATIC_FMA = Threshold(32.0, "kernelopt: enough static VALU FMA/dot instructions to be matrix work")
+VALU_BUSY_PCT = Threshold(50.0, "%", f"metric: VALU Utilization ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt")
+MFMA_IDLE_PCT = Threshold(10.0, "%", f"metric: MFMA Utilization ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt")
+MIN_STATIC_FMA = Threshold(32.0, "", "kernelopt: enough static VALU FMA/dot instructions to be matrix work")
 WAITCNT_SHARE_PCT = Threshold(
     30.0,
+    "%",
     "rocprofv3 'Using thread trace' (stats CSV: Latency = stall + issue cycles per instruction); cut-off: "
     "kernelopt, waits hold 30% or more of the traced cycles",
 )
-BARRIER_SHARE_PCT = Threshold(20.0, "rocprofv3 'Using thread trace' stats CSV; cut-off: kernelopt")
+BARRIER_SHARE_PCT = Threshold(20.0, "%", "rocprofv3 'Using thread trace' stats CSV; cut-off: kernelopt")
 L2_HIT_RATE_PCT = Threshold(
     50.0,
+    "%",
     f"metric: L2 Cache Hit Rate = 100*TCC_HIT/(TCC_HIT+TCC_MISS) ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt, "
     "more misses than hits",
 )
-SOL_HIGH_PCT = Threshold(60.0, _NCU_SOL)
+SOL_HIGH_PCT = Threshold(SOL_LATENCY_PCT.value, SOL_LATENCY_PCT.unit, _NCU_SOL)
 
 
 def _item(k: KernelEvidence, name: str, threshold: str | None = None, source: str | None = None) -> EvidenceItem:
@@ -123,7 +124,7 @@ def narrow_global_loads(k: KernelEvidence) -> Finding | None:
     widest = _v(k, "global_load_max_bits")
     hot = _hottest(k, _narrow_load)
     evidence = [
-        _item(k, "global_load_narrow_pct", f">= {NARROW_LOAD_SHARE.value:g} %", NARROW_LOAD_SHARE.source),
+        _item(k, "global_load_narrow_pct", NARROW_LOAD_SHARE.text(">="), NARROW_LOAD_SHARE.source),
         _item(k, "global_load_insts"),
         _item(k, "global_load_max_bits"),
     ]
@@ -151,7 +152,7 @@ def lds_bank_conflicts(k: KernelEvidence) -> Finding | None:
     if rate is None or rate < LDS_BANK_CONFLICT_PCT.value:
         return None
     evidence = [
-        _item(k, "lds_bank_conflict_pct", f">= {LDS_BANK_CONFLICT_PCT.value:g} %", LDS_BANK_CONFLICT_PCT.source),
+        _item(k, "lds_bank_conflict_pct", LDS_BANK_CONFLICT_PCT.text(">="), LDS_BANK_CONFLICT_PCT.source),
         _item(k, "lds_bank_conflict_cycles"),
         _item(k, "lds_insts"),
     ]
@@ -244,9 +245,7 @@ def occupancy_limited_vgprs(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.OCCUPANCY_LIMITED_VGPRS.value,
             confidence=Confidence.HIGH,
             evidence=[
-                _item(
-                    k, "insufficient_vgprs_pct", f">= {OCCUPANCY_LIMITER_PCT.value:g} %", OCCUPANCY_LIMITER_PCT.source
-                ),
+                _item(k, "insufficient_vgprs_pct", OCCUPANCY_LIMITER_PCT.text(">="), OCCUPANCY_LIMITER_PCT.source),
                 _item(k, "vgprs"),
                 _item(k, "agprs"),
             ],
@@ -289,7 +288,7 @@ def occupancy_limited_lds(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.OCCUPANCY_LIMITED_LDS.value,
             confidence=Confidence.HIGH,
             evidence=[
-                _item(k, "insufficient_lds_pct", f">= {OCCUPANCY_LIMITER_PCT.value:g} %", OCCUPANCY_LIMITER_PCT.source),
+                _item(k, "insufficient_lds_pct", OCCUPANCY_LIMITER_PCT.text(">="), OCCUPANCY_LIMITER_PCT.source),
                 _item(k, "lds_bytes_per_workgroup"),
                 _item(k, "lds_bytes_per_cu"),
             ],
@@ -345,7 +344,7 @@ def occupancy_limited_waves(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.SMALL_GRID.value,
             confidence=Confidence.MEDIUM,
             evidence=[
-                _item(k, "workgroups", f"< {MIN_WORKGROUPS.value:g}", MIN_WORKGROUPS.source),
+                _item(k, "workgroups", MIN_WORKGROUPS.text("<"), MIN_WORKGROUPS.source),
                 _item(k, "cu_count"),
             ],
             inference="too few workgroups to give every CU several waves to switch between",
@@ -364,8 +363,8 @@ def mfma_underuse(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.MFMA_UNDERUSE.value,
             confidence=Confidence.HIGH if (_v(k, "valu_fma_insts") or 0) > 0 else Confidence.MEDIUM,
             evidence=[
-                _item(k, "valu_busy_pct", f">= {VALU_BUSY_PCT.value:g} %", VALU_BUSY_PCT.source),
-                _item(k, "mfma_busy_pct", f"< {MFMA_IDLE_PCT.value:g} %", MFMA_IDLE_PCT.source),
+                _item(k, "valu_busy_pct", VALU_BUSY_PCT.text(">="), VALU_BUSY_PCT.source),
+                _item(k, "mfma_busy_pct", MFMA_IDLE_PCT.text("<"), MFMA_IDLE_PCT.source),
                 _item(k, "valu_fma_insts"),
                 _item(k, "mfma_insts"),
             ],
@@ -381,7 +380,7 @@ def mfma_underuse(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.MFMA_UNDERUSE.value,
             confidence=Confidence.LOW,
             evidence=[
-                _item(k, "valu_fma_static_insts", f">= {MIN_STATIC_FMA.value:g}", MIN_STATIC_FMA.source),
+                _item(k, "valu_fma_static_insts", MIN_STATIC_FMA.text(">="), MIN_STATIC_FMA.source),
                 _item(k, "mfma_static_insts", "== 0"),
                 _item(k, "lds_read_insts", "> 0"),
             ],
@@ -401,7 +400,7 @@ def waitcnt_stalls(k: KernelEvidence) -> Finding | None:
     lgkm = _v(k, "att_lgkmcnt_wait_pct") or 0.0
     hot = _hottest(k, lambda h: (h.dominant_stall or "").startswith("wait_"))
     evidence = [
-        _item(k, "att_waitcnt_latency_pct", f">= {WAITCNT_SHARE_PCT.value:g} %", WAITCNT_SHARE_PCT.source),
+        _item(k, "att_waitcnt_latency_pct", WAITCNT_SHARE_PCT.text(">="), WAITCNT_SHARE_PCT.source),
         _item(k, "att_vmcnt_wait_pct"),
         _item(k, "att_lgkmcnt_wait_pct"),
     ]
@@ -441,7 +440,7 @@ def barrier_stalls(k: KernelEvidence) -> Finding | None:
         rule_id="amd.barrier_stalls",
         symptom=Symptom.BARRIER_STALLS.value,
         confidence=Confidence.MEDIUM,
-        evidence=[_item(k, "att_barrier_latency_pct", f">= {BARRIER_SHARE_PCT.value:g} %", BARRIER_SHARE_PCT.source)],
+        evidence=[_item(k, "att_barrier_latency_pct", BARRIER_SHARE_PCT.text(">="), BARRIER_SHARE_PCT.source)],
         inference="waves of a workgroup wait for each other at s_barrier",
         action_categories=[A.SOFTWARE_PIPELINING, A.NUM_WARPS],
         location=hot.location if hot else None,
@@ -458,7 +457,7 @@ def low_l2_hit_rate(k: KernelEvidence) -> Finding | None:
         symptom=Symptom.LOW_L2_HIT_RATE.value,
         confidence=Confidence.LOW,
         evidence=[
-            _item(k, "l2_hit_rate_pct", f"< {L2_HIT_RATE_PCT.value:g} %", L2_HIT_RATE_PCT.source),
+            _item(k, "l2_hit_rate_pct", L2_HIT_RATE_PCT.text("<"), L2_HIT_RATE_PCT.source),
             _item(k, "l2_requests"),
             _item(k, "hbm_read_bytes"),
         ],
