@@ -477,7 +477,7 @@ def dram_bandwidth_bound(k: KernelEvidence) -> Finding | None:
         symptom=Symptom.DRAM_BANDWIDTH_BOUND.value,
         confidence=Confidence.HIGH,
         evidence=[
-            _item(k, "dram_throughput_pct", f">= {SOL_HIGH_PCT.value:g} %", SOL_HIGH_PCT.source),
+            _item(k, "dram_throughput_pct", SOL_HIGH_PCT.text(">="), SOL_HIGH_PCT.source),
             _item(k, "dram_gbps"),
             _item(k, "duration_us"),
         ],

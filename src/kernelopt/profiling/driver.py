@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK
+from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
 
 EXIT_USER_ERROR = 3
 
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> DriverResult:
         result.notes.append("triton is not importable")
     on_gpu = args.device == "cuda"
     if on_gpu and not torch.cuda.is_available():
-        raise RuntimeError("torch sees no CUDA device (torch.cuda.is_available() is False)")
+        raise RuntimeError(f"{NO_CUDA_DEVICE} (torch.cuda.is_available() is False)")
     result.device = torch.cuda.get_device_name() if on_gpu else "cpu"
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     pair = load_pair(Path(args.kernel), Path(args.reference))

@@ -27,6 +27,9 @@ from pathlib import Path
 from kernelopt.errors import KerneloptError
 
 DRIVER_ERROR_MARK = "KERNELOPT_DRIVER_ERROR:"
+NO_CUDA_DEVICE = "torch sees no CUDA device"
+"""What the driver says when there is no GPU; the runner turns it into an environment error, not a
+failure of the user's kernel."""
 COUNTERS_HELP_URL = "https://developer.nvidia.com/ERR_NVGPUCTRPERM"
 COUNTERS_FIX = (
     "an administrator must allow GPU performance counters for non-admin users (driver option "

@@ -38,6 +38,7 @@ from kernelopt.profiling.ncu_command import (
 )
 from kernelopt.profiling.ncu_failures import (
     COUNTERS_FIX,
+    NO_CUDA_DEVICE,
     NcuFailure,
     NcuTooOld,
     NoKernelsProfiled,
@@ -310,9 +311,9 @@ class NcuProfiler:
         _write_log(log, argv, res)
         if res.timed_out:
             raise _timeout(argv, settings, res, log)
-        if not res.ok and "torch sees no CUDA device" in res.stdout + res.stderr:
+        if not res.ok and NO_CUDA_DEVICE in res.stdout + res.stderr:
             raise EnvironmentProblem(
-                "no NVIDIA GPU found: torch sees no CUDA device",
+                f"no NVIDIA GPU found: {NO_CUDA_DEVICE}",
                 hint="run `kernelopt doctor` to check the setup",
             )
         if not res.ok:
