@@ -42,11 +42,6 @@ def validate_name(name: str) -> str:
     return name
 
 
-def is_workspace(folder: Path) -> bool:
-    """True when ``folder`` looks like a kernelopt workspace (kernel.py, reference.py, memory/, a git repo)."""
-    return all((folder / p).exists() for p in ("kernel.py", "reference.py", "memory", ".git"))
-
-
 def _template(name: str) -> str:
     return resources.files("kernelopt.templates").joinpath(name).read_text(encoding="utf-8")
 
@@ -308,3 +303,12 @@ class Workspace:
         """(short hash, subject) of recent commits, newest first."""
         out = self._git("log", f"--max-count={max_count}", "--format=%h%x09%s")
         return [tuple(line.split("\t", 1)) for line in out.splitlines() if "\t" in line]  # type: ignore[misc]
+
+
+def is_workspace(folder: Path) -> bool:
+    """True when ``folder`` opens as a :class:`Workspace` and has its ``memory/`` folder."""
+    try:
+        Workspace(folder)
+    except WorkspaceError:
+        return False
+    return (Path(folder) / "memory").is_dir()
