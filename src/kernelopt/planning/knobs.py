@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from kernelopt.actions import ActionCategory
+from kernelopt.tunables.model import expresses
 
 
 class KnobFamily(StrEnum):
@@ -166,11 +167,7 @@ class Knob:
 
     def serves(self, category: ActionCategory) -> bool:
         """True when a plan of ``category`` may move this knob (always, when its categories are unknown)."""
-        if self.categories is None:
-            return True
-        from kernelopt.tunables.model import expresses
-
-        return expresses(category, self.categories)
+        return self.categories is None or expresses(category, self.categories)
 
     @property
     def family(self) -> KnobFamily:
