@@ -172,7 +172,23 @@ def test_same_knob_setting_under_another_category_is_tried(ws: Workspace) -> Non
 
 
 def test_regressed_direction_is_not_retried(ws: Workspace) -> None:
-    # num_warps 8 -> 32 (applied by hand) made it slower and was reverted: 8 -> 16 goes the same way
+    # num_warps 4 -> 8 made it slower; the kernel now holds 8 (set by hand): going further up is banned
+    regressed = fakes.record(
+        1,
+        "num_warps",
+        {"num_warps": [4, 8]},
+        quality_gate={"result": "PASS"},
+        performance={"comparison_with_previous": {"latency_delta": 7.5}},
+    )
+    knobs = [{"name": "BLOCK_SIZE", "value": 16}, {"name": "num_warps", "value": 8}]  # BLOCK at its floor
+    plan = run_planner(ws, "small_grid_latency", knobs, [regressed], version=2, knob_only=True).plan
+    assert plan is not None
+    assert plan.parameters == {"num_warps": 4}  # the other direction, never 16 or 32
+    assert "num_warps up regressed in v1 (4 -> 8)" in " ".join(e.actionability for e in plan.search_log)
+
+
+def test_regressed_jump_allows_a_shorter_step(ws: Workspace) -> None:
+    # num_warps 8 -> 32 overshot and was reverted: the contraction step 8 -> 16 is still worth a try
     regressed = fakes.record(
         1,
         "num_warps",
@@ -180,11 +196,10 @@ def test_regressed_direction_is_not_retried(ws: Workspace) -> None:
         quality_gate={"result": "PASS"},
         performance={"comparison_with_previous": {"latency_delta": 7.5}},
     )
-    knobs = [{"name": "BLOCK_SIZE", "value": 16}, {"name": "num_warps", "value": 8}]  # BLOCK at its floor
+    knobs = [{"name": "BLOCK_SIZE", "value": 16}, {"name": "num_warps", "value": 8}]
     plan = run_planner(ws, "small_grid_latency", knobs, [regressed], version=2, knob_only=True).plan
-    assert plan is not None
-    assert plan.parameters == {"num_warps": 4}  # the other direction, never 16
-    assert "num_warps up regressed in v1 (8 -> 32)" in " ".join(e.actionability for e in plan.search_log)
+    assert plan is not None and plan.parameters == {"num_warps": 16}
+    assert "one step up" in plan.action
 
 
 def test_improvement_is_not_undone(ws: Workspace) -> None:
@@ -197,7 +212,9 @@ def test_improvement_is_not_undone(ws: Workspace) -> None:
     )
     knobs = [{"name": "BLOCK_SIZE", "value": 16}, {"name": "num_warps", "value": 4}]
     plan = run_planner(ws, "small_grid_latency", knobs, [improved], version=2, knob_only=True).plan
-    assert plan is not None and plan.parameters == {"num_warps": 2}
+    # the last move down improved: the next one goes twice as far (pattern-search expansion)
+    assert plan is not None and plan.parameters == {"num_warps": 1}
+    assert "a x4 step down" in plan.action
     assert "num_warps 4 -> 8 undoes the improvement of v1" in " ".join(e.actionability for e in plan.search_log)
 
 
@@ -211,7 +228,7 @@ def test_improving_direction_is_continued(ws: Workspace) -> None:
     )
     knobs = [{"name": "BLOCK_SIZE", "value": 2048}, {"name": "num_warps", "value": 8}]
     plan = run_planner(ws, "small_grid_latency", knobs, [improved], version=2).plan
-    assert plan is not None and plan.parameters == {"BLOCK_SIZE": 1024}
+    assert plan is not None and plan.parameters == {"BLOCK_SIZE": 512}  # x4: the last halving paid
 
 
 def _simulate(ws: Workspace, summary: str, knobs: list[dict[str, Any]], improve: bool, **opts: Any) -> list[Any]:

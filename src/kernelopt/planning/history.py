@@ -13,10 +13,18 @@ moving the knob straight back is not proposed (the old value is known to be slow
 of the same knob in the same direction that both made no significant change end that direction too:
 the knob is not what limits the kernel there (seen on the H200 on 2026-11-29: examples/softmax took
 num_stages 1 -> 2 -> 3 -> 4 -> 5 with no change while BLOCK_SIZE, the knob that mattered, waited).
+
+Step sizes follow a pattern search with expansion and contraction (Hooke and Jeeves, "Direct search
+solution of numerical and statistical problems", J. ACM 8(2), 1961; the compass search of Kolda, Lewis
+and Torczon, SIAM Review 45(3), 2003): a power-of-two knob whose last move improved the kernel moves
+twice as far next time in that direction (x2, then x4, then x8, :data:`MAX_STRIDE`), and a move that
+hurt bans only the values at or beyond the one it reached, so a shorter step from the same place may
+still be tried.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -32,6 +40,9 @@ Signature = tuple[str, tuple[tuple[str, str], ...]]
 # verdict of its own. Source: kernelopt's gate reports a difference as significant only outside the
 # run-to-run noise; 2 % is the usual spread of repeated CUDA-event timings of a us-scale kernel.
 NOISE_BAND_PCT = 2.0
+#: Largest ratio of one expanded power-of-two knob move (three doublings at once). kernelopt's choice:
+#: it bounds the overshoot of one move to what one contraction step can walk back.
+MAX_STRIDE = 8
 
 
 def _canon(value: object) -> str:
@@ -172,18 +183,40 @@ class History:
             return None
         return next((sig for sig in sorted(self.tried) if sig[1] == pairs), None)
 
-    def banned(self, knob: str, current: float, direction: int) -> KnobMove | None:
-        """The failed or regressed move that forbids moving ``knob`` from ``current`` in ``direction``.
+    def banned(self, knob: str, current: float, direction: int, new: float | None = None) -> KnobMove | None:
+        """The failed or regressed move that forbids moving ``knob`` from ``current`` to ``new``.
 
-        A move from ``before`` that hurt forbids the same direction from ``before`` and from any
-        value beyond ``before`` in that direction (going further the same way is not expected to help).
+        A move from ``before`` to ``after`` that hurt forbids, from ``before`` or any value beyond it in
+        that direction, every move that reaches ``after`` or goes past it (going as far or further the
+        same way is not expected to help); a shorter move is still allowed (the contraction step of a
+        pattern search). ``new`` of ``None`` asks about the direction as a whole: then any such move
+        forbids it. Two no-change moves in a row end the direction too (:meth:`stalled`).
         """
         for m in reversed(self.moves):
             if m.knob != knob or m.direction != direction or m.outcome not in (Outcome.REGRESSED, Outcome.FAILED):
                 continue
-            if (direction == 1 and current >= m.before) or (direction == -1 and current <= m.before):
+            if not ((direction == 1 and current >= m.before) or (direction == -1 and current <= m.before)):
+                continue
+            if new is None or (direction == 1 and new >= m.after) or (direction == -1 and new <= m.after):
                 return m
         return self.stalled(knob, current, direction)
+
+    def stride(self, knob: str, current: float, direction: int) -> int:
+        """Ratio of the next power-of-two move of ``knob`` from ``current`` in ``direction``.
+
+        Twice the ratio of the knob's latest move when that move improved the kernel, went the same
+        way and ended at ``current`` (expansion); else 2 (one step). At most :data:`MAX_STRIDE`.
+        """
+        for m in reversed(self.moves):
+            if m.knob != knob:
+                continue
+            if m.outcome is not Outcome.IMPROVED or m.direction != direction or m.after != current:
+                return 2
+            if m.before <= 0 or m.after <= 0:
+                return 2
+            doublings = max(1, round(abs(math.log2(m.after / m.before))))
+            return int(min(MAX_STRIDE, 2 ** (doublings + 1)))
+        return 2
 
     def stalled(self, knob: str, current: float, direction: int) -> KnobMove | None:
         """The latest of two consecutive no-change moves of ``knob`` in ``direction`` that ended at or

@@ -66,7 +66,9 @@ _RANGE: dict[KnobFamily, tuple[int, int]] = {
     KnobFamily.WAVES_PER_EU: (0, 8),
     KnobFamily.THREADS: (32, 1024),
 }
-_LINEAR = {KnobFamily.NUM_STAGES, KnobFamily.WAVES_PER_EU}
+_LINEAR = frozenset({KnobFamily.NUM_STAGES, KnobFamily.WAVES_PER_EU})
+#: Families that move by one (not by powers of two).
+LINEAR_FAMILIES = _LINEAR
 
 #: Knob families each category may move. Categories absent here change code, not knobs.
 CATEGORY_KNOBS: dict[ActionCategory, tuple[KnobFamily, ...]] = {
@@ -117,15 +119,22 @@ def legal(fam: KnobFamily, value: int) -> bool:
     return fam in _LINEAR or (value > 0 and value & (value - 1) == 0)
 
 
-def step(fam: KnobFamily, value: int, direction: int) -> int | None:
-    """The next legal value of a knob one step ``direction`` (+1 up, -1 down), or ``None`` at the edge.
+def step(fam: KnobFamily, value: int, direction: int, ratio: int = 2) -> int | None:
+    """The next legal value of a knob ``direction`` (+1 up, -1 down), or ``None`` at the edge.
 
-    Powers of two double or halve (a value off the power-of-two grid moves to the next grid point);
-    ``num_stages`` and ``waves_per_eu`` move by one. An L2 group of 1 (no grouping) jumps to 8, the
-    value of Triton's matmul tutorial, since 2 barely changes the tile order.
+    Powers of two move by ``ratio`` (2: double or halve, one step; 4: two steps at once), stopping at
+    the edge of the legal range; a value off the power-of-two grid moves to the next grid point.
+    ``num_stages`` and ``waves_per_eu`` move by one whatever ``ratio`` says. An L2 group of 1 (no
+    grouping) jumps to 8, the value of Triton's matmul tutorial, since 2 barely changes the tile order.
+
+    Raises:
+        ValueError: ``ratio`` is not a power of two >= 2.
     """
+    if ratio < 2 or ratio & (ratio - 1):
+        raise ValueError(f"a knob step ratio must be a power of two >= 2, not {ratio}")
     if fam not in _RANGE or direction not in (1, -1):
         return None
+    lo, hi = _RANGE[fam]
     if fam in _LINEAR:
         new = value + direction
     elif fam is KnobFamily.GROUP and value == 1 and direction == 1:
@@ -133,11 +142,11 @@ def step(fam: KnobFamily, value: int, direction: int) -> int | None:
     elif value <= 0:
         return None
     elif value & (value - 1) == 0:
-        new = value * 2 if direction == 1 else value // 2
+        new = min(value * ratio, hi) if direction == 1 else max(value // ratio, lo)
     else:  # not a power of two: go to the neighbouring power of two
         low = 1 << (value.bit_length() - 1)
         new = low * 2 if direction == 1 else low
-    return new if legal(fam, new) else None
+    return new if new != value and legal(fam, new) else None
 
 
 def categories_for(fam: KnobFamily) -> set[ActionCategory]:
@@ -173,9 +182,9 @@ class Knob:
     def family(self) -> KnobFamily:
         return family(self.name)
 
-    def move(self, direction: int) -> int | None:
-        """The value one legal step ``direction`` away, or ``None``."""
-        new = step(self.family, self.value, direction)
+    def move(self, direction: int, ratio: int = 2) -> int | None:
+        """The legal value ``direction`` away by ``ratio`` (see :func:`step`), or ``None``."""
+        new = step(self.family, self.value, direction, ratio)
         if new is None or (self.allowed is not None and new not in self.allowed):
             return None
         return new

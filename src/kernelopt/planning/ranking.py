@@ -17,13 +17,16 @@ A candidate is one category, optionally with one knob move (``num_warps 4 -> 8``
 
 The weights are kernelopt's own choice (no external source); they only order candidates, and
 ties are broken by the category's place in :class:`~kernelopt.actions.ActionCategory`, then knob name.
-Candidates already tried (same category and parameters in unmasked memory), knob moves in a direction
-that failed or regressed before, and illegal knob values are not actionable and say why.
+Candidates already tried (same category and parameters in unmasked memory), knob moves as far as or
+beyond one that failed or regressed before, illegal knob values, and configurations that cannot fit
+the GPU (``fits``) are not actionable and say why. A knob whose last move improved the kernel moves
+farther the same way (x4, then x8; :meth:`~kernelopt.planning.history.History.stride`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kernelopt.actions import ActionCategory
@@ -335,6 +338,75 @@ def knob_moves(
     return out
 
 
+#: Why a configuration (knob name -> value) cannot fit the GPU; empty when it fits.
+Fits = Callable[[dict[str, int]], list[str]]
+
+
+def _longest_move(
+    category: ActionCategory,
+    knob: Knob,
+    one_step: int,
+    direction: int,
+    knobs: list[Knob],
+    history: History,
+    fits: Fits | None,
+) -> tuple[int | None, str | None]:
+    """The farthest actionable move of ``knob`` in ``direction``: (new value, None) or (None, why not).
+
+    Tries the stride history allows (:meth:`History.stride`: longer after a move that improved), then
+    shorter ones down to ``one_step``. A move is not actionable when the same setting was tried, a
+    move as far or farther that way hurt (:meth:`History.banned`), it undoes an improvement, or the
+    configuration cannot fit (``fits``). The reason given is the one-step move's.
+    """
+    ratio = history.stride(knob.name, knob.value, direction)
+    tries: list[int] = []
+    while ratio > 2:
+        value = knob.move(direction, ratio)
+        if value is not None and value not in tries and value != one_step:
+            tries.append(value)
+        ratio //= 2
+    tries.append(one_step)
+    why: str | None = None
+    for new in tries:
+        why = _why_not(category, knob, new, direction, knobs, history, fits)
+        if why is None:
+            return new, None
+    return None, why
+
+
+def _why_not(
+    category: ActionCategory,
+    knob: Knob,
+    new: int,
+    direction: int,
+    knobs: list[Knob],
+    history: History,
+    fits: Fits | None,
+) -> str | None:
+    """Why moving ``knob`` to ``new`` is not actionable, or ``None`` when it is."""
+    cand = Candidate(category, knob, new)
+    same = history.setting_tried(cand.signature())
+    if same is not None:
+        return f"{knob.name} {knob.value} -> {new} tried in {', '.join(history.tried_by.get(same, []))}"
+    bad = history.banned(knob.name, knob.value, direction, new)
+    if bad is not None:
+        return (
+            f"{knob.name} {'up' if direction > 0 else 'down'} {bad.outcome.value} in {bad.version} "
+            f"({bad.before:g} -> {bad.after:g})"
+        )
+    undo = history.reverses_improvement(knob.name, knob.value, new)
+    if undo is not None:
+        return (
+            f"{knob.name} {knob.value} -> {new} undoes the improvement of {undo.version} "
+            f"({undo.before:g} -> {undo.after:g})"
+        )
+    if fits is not None:
+        problems = fits({**{k.name: k.value for k in knobs}, knob.name: new})
+        if problems:
+            return f"{knob.name} {knob.value} -> {new} cannot fit: {'; '.join(problems)}"
+    return None
+
+
 @dataclass
 class Ranking:
     """Actionable candidates, best first; why categories are not actionable; moves skipped per category."""
@@ -351,6 +423,7 @@ def rank(
     history: History,
     *,
     knob_only: bool = False,
+    fits: Fits | None = None,
 ) -> Ranking:
     """Rank the actions answering ``kernel``'s evidence that ``ideas`` support.
 
@@ -363,6 +436,9 @@ def rank(
             are planned as code changes).
         history: what unmasked memory says was tried, failed, regressed or improved.
         knob_only: only knob moves are actionable (the rule-based implementer can apply nothing else).
+        fits: why a configuration (knob name -> value, every knob) cannot fit the GPU (empty when it
+            fits), e.g. :func:`kernelopt.tunables.resource_problems` with the GPU's limits; moves
+            into a configuration that cannot fit are not actionable. ``None``: no check.
     """
     symptoms = symptoms_of(kernel)
     ev = evidence_scores(kernel)
@@ -391,30 +467,16 @@ def rank(
         has_family = knobs is not None and any(k.family in CATEGORY_KNOBS.get(cat, ()) and k.serves(cat) for k in knobs)
         rejected: list[str] = []
         if cat in CATEGORY_KNOBS and knobs is not None:
-            for k, (knob, new) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):
-                cand = Candidate(cat, knob, new, 0.0, cat_refs)
-                direction = cand.direction
-                same = history.setting_tried(cand.signature())
-                if same is not None:
-                    by = history.tried_by.get(same, [])
-                    rejected.append(f"{knob.name} {knob.value} -> {new} tried in {', '.join(by)}")
-                    continue
-                bad = history.banned(knob.name, knob.value, direction)
-                if bad is not None:
-                    rejected.append(
-                        f"{knob.name} {'up' if direction > 0 else 'down'} {bad.outcome.value} in {bad.version} "
-                        f"({bad.before:g} -> {bad.after:g})"
-                    )
-                    continue
-                undo = history.reverses_improvement(knob.name, knob.value, new)
-                if undo is not None:
-                    rejected.append(
-                        f"{knob.name} {knob.value} -> {new} undoes the improvement of {undo.version} "
-                        f"({undo.before:g} -> {undo.after:g})"
-                    )
+            for k, (knob, one_step) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):
+                direction = 1 if one_step > knob.value else -1
+                new, why_not = _longest_move(cat, knob, one_step, direction, knobs, history, fits)
+                if new is None:
+                    rejected.append(why_not or f"{knob.name} {knob.value} -> {one_step} not actionable")
                     continue
                 score = base * (1 - SECOND_MOVE_DECAY * k) + CONCRETE_BONUS
                 why = [*reasons, "knob move"]
+                if new != one_step:
+                    why.append(f"longer move ({knob.value} -> {new}): the last move of {knob.name} this way improved")
                 if history.favoured(knob.name, knob.value) == direction:
                     score += FAVOURED_BONUS
                     why.append("continues a move that improved")

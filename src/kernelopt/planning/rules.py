@@ -37,11 +37,11 @@ from kernelopt.evidence.symptoms import Symptom
 from kernelopt.memory.model import SearchLogEntry
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.history import History, build_history, load_past_plans
-from kernelopt.planning.knobs import Knob
+from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob
 from kernelopt.planning.knowledge import Decision, Idea, KnowledgeSearch, KnowledgeSource, Query, query_text
 from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import Plan, RiskLevel
-from kernelopt.planning.ranking import Candidate, rank, rule_categories
+from kernelopt.planning.ranking import Candidate, Fits, rank, rule_categories
 from kernelopt.planning.web import WebSearchConfig
 from kernelopt.proc import run_command
 
@@ -201,6 +201,29 @@ def discover_knobs(kernel_py: Path) -> tuple[list[Knob] | None, str | None]:
     return knobs_from_tunables(found), None
 
 
+def resource_check(gpu: str | None, dtype: str | None) -> Fits | None:
+    """Why a knob configuration cannot fit ``gpu`` with ``dtype`` operands (the tunables' estimate).
+
+    The same check the rule-based implementer applies (:func:`kernelopt.tunables.resource_problems`
+    with :meth:`~kernelopt.tunables.ResourceLimits.for_gpu`), so the planner does not spend an iteration
+    on a move Stage 3 would refuse. An unknown GPU or dtype keeps the limits that need no spec sheet;
+    ``None`` when tunables are unavailable.
+    """
+    try:
+        from kernelopt.tunables import ResourceLimits, resource_problems
+    except ImportError:
+        return None
+    try:
+        limits = ResourceLimits.for_gpu(gpu, dtype)
+    except UsageError:
+        limits = ResourceLimits()
+
+    def fits(values: dict[str, int]) -> list[str]:
+        return resource_problems(values, limits)
+
+    return fits
+
+
 # -- the planner ----------------------------------------------------------------------------------
 
 
@@ -296,9 +319,10 @@ class RulePlanner:
         )
         queries = build_queries(kernel, summary, card.framework, self.options.max_queries)
         knob_only = self.options.knob_only
+        fits = resource_check(card.gpu or summary.gpu, card.dtype)
 
         def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
-            ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only)
+            ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only, fits=fits)
             notes = dict(ranking.notes)
             for idea in ideas:
                 cat = idea.category
@@ -317,7 +341,7 @@ class RulePlanner:
         chosen = found.chosen
         ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
         if chosen is None:
-            ranking = rank(kernel, None, knobs, history, knob_only=knob_only)
+            ranking = rank(kernel, None, knobs, history, knob_only=knob_only, fits=fits)
             cats = list(dict.fromkeys(c for f in kernel.findings for c in f.action_categories))
             if ranking.candidates:
                 chosen = ranking.candidates[0]
@@ -455,9 +479,13 @@ def build_plan(
         knob = chosen.knob
         where = f" at {knob.location}" if knob.location else ""
         way = "up" if chosen.direction > 0 else "down"
+        new = chosen.new_value or 0
+        ratio = max(new, knob.value) // max(min(new, knob.value), 1)
+        stride = "one step" if ratio <= 2 or knob.family in LINEAR_FAMILIES else f"a x{ratio} step"
+        why = "" if stride == "one step" else ", since its last move this way improved"
         action = (
             f"Change `{knob.name}` from {knob.value} to {chosen.new_value}{where} ({chosen.category.value}, "
-            f"one step {way}); change nothing else."
+            f"{stride} {way}{why}); change nothing else."
         )
         targets = [knob.name]
     else:

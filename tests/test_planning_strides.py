@@ -1,0 +1,148 @@
+"""Pattern-search step sizes of the rule planner: expansion after a gain, contraction after an overshoot,
+and moves into configurations that cannot fit the GPU left out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kernelopt.actions import ActionCategory
+from kernelopt.memory.model import IterationRecord
+from kernelopt.planning.history import MAX_STRIDE, History, KnobMove, Outcome
+from kernelopt.planning.knobs import KnobFamily, step
+from kernelopt.planning.rules import resource_check
+from kernelopt.workspace import Workspace
+
+from .data.planning import fakes
+from .test_planning_rules import make_ws, run_planner
+
+
+def _move(knob: str, before: float, after: float, outcome: Outcome) -> KnobMove:
+    return KnobMove("v1", ActionCategory.BLOCK_SIZE, knob, before, after, outcome)
+
+
+def test_step_ratio_and_range_edge() -> None:
+    assert step(KnobFamily.BLOCK, 128, 1, 4) == 512
+    assert step(KnobFamily.BLOCK, 512, -1, 8) == 64
+    assert step(KnobFamily.TILE_M, 64, 1, 8) == 256  # stops at the top of the legal range
+    assert step(KnobFamily.TILE_M, 256, 1, 8) is None  # already there
+    assert step(KnobFamily.NUM_STAGES, 2, 1, 8) == 3  # linear knobs move by one
+    with pytest.raises(ValueError, match="power of two"):
+        step(KnobFamily.BLOCK, 128, 1, 3)
+
+
+def test_stride_expands_after_gains_only() -> None:
+    h = History()
+    assert h.stride("BLOCK_SIZE", 128, 1) == 2
+    h.moves.append(_move("BLOCK_SIZE", 128, 256, Outcome.IMPROVED))
+    assert h.stride("BLOCK_SIZE", 256, 1) == 4
+    assert h.stride("BLOCK_SIZE", 256, -1) == 2  # not the direction that paid
+    assert h.stride("BLOCK_SIZE", 512, 1) == 2  # the knob is no longer where the gain left it
+    h.moves.append(_move("BLOCK_SIZE", 256, 1024, Outcome.IMPROVED))
+    assert h.stride("BLOCK_SIZE", 1024, 1) == 8
+    h.moves.append(_move("BLOCK_SIZE", 1024, 8192, Outcome.IMPROVED))
+    assert h.stride("BLOCK_SIZE", 8192, 1) == MAX_STRIDE
+    h.moves.append(_move("BLOCK_SIZE", 8192, 65536, Outcome.NEUTRAL))
+    assert h.stride("BLOCK_SIZE", 65536, 1) == 2
+
+
+def test_overshoot_bans_only_as_far_or_farther() -> None:
+    h = History(moves=[_move("BLOCK_SIZE", 1024, 8192, Outcome.REGRESSED)])
+    assert h.banned("BLOCK_SIZE", 1024, 1, 2048) is None  # the contraction step
+    assert h.banned("BLOCK_SIZE", 1024, 1, 4096) is None
+    assert h.banned("BLOCK_SIZE", 1024, 1, 8192) is not None
+    assert h.banned("BLOCK_SIZE", 2048, 1, 16384) is not None
+    assert h.banned("BLOCK_SIZE", 1024, 1) is not None  # the direction as a whole
+    assert h.banned("BLOCK_SIZE", 512, 1, 1024) is None  # below where the bad move started
+    assert h.banned("BLOCK_SIZE", 1024, -1, 512) is None
+
+
+def test_resource_check_uses_the_gpu_sheet() -> None:
+    fits = resource_check("H200", "fp16")
+    assert fits is not None
+    ok = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8, "num_stages": 3}
+    assert fits(ok) == []
+    too_big = {**ok, "BLOCK_M": 256, "BLOCK_N": 256, "num_stages": 4}
+    assert any("shared memory" in p for p in fits(too_big))
+    unknown = resource_check("no such GPU", None)  # only the limits that need no spec sheet
+    assert unknown is not None and unknown({**ok, "num_warps": 64}) != []
+
+
+def test_planner_leaves_out_a_move_that_cannot_fit(ws_root: Path) -> None:
+    ws = make_ws(ws_root, front="framework: triton\ngpu: H200\ndtype: fp16\n")
+    # 128 x 128 x 128 fp16 tiles in 4 stages: 4 * (128*128 + 128*128) * 2 B = 256 KiB > 228 KiB per SM
+    knobs = [
+        {"name": "BLOCK_M", "value": 128},
+        {"name": "BLOCK_N", "value": 128},
+        {"name": "BLOCK_K", "value": 128},
+        {"name": "num_warps", "value": 8},
+        {"name": "num_stages", "value": 4},
+    ]
+    plan = run_planner(ws, "spilling_matmul", knobs, knob_only=True).plan
+    assert plan is not None
+    log = " ".join(e.actionability for e in plan.search_log)
+    assert "num_warps 8 -> 16 cannot fit: estimated shared memory 262144 B" in log  # Stage 3 would refuse it
+    assert plan.parameters == {"BLOCK_M": 64}  # 4 * (64*128 + 128*128) * 2 B = 192 KiB fits
+    fits = resource_check("H200", "fp16")
+    assert fits is not None and fits({k["name"]: k["value"] for k in knobs} | {"BLOCK_M": 64}) == []
+
+
+# -- a synthetic landscape: how many iterations the expanding search needs ---------------------------
+
+
+def _run_loop(
+    ws: Workspace, latency: Callable[[dict[str, int]], float], start: dict[str, int], iterations: int
+) -> tuple[list[dict[str, int]], dict[str, int]]:
+    """Plan, gate (2 % noise band) and keep or revert, as the loop does; return the configs and the final one."""
+    history: list[IterationRecord] = []
+    values = dict(start)
+    tried = []
+    for n in range(1, iterations + 1):
+        out = run_planner(
+            ws,
+            "add_memory_bound",
+            [{"name": k, "value": v} for k, v in values.items()],
+            history,
+            version=n,
+            knob_only=True,
+        )
+        if out.plan is None:
+            break
+        new = values | {k: int(v) for k, v in out.plan.parameters.items()}
+        tried.append(new)
+        speedup = latency(values) / latency(new)
+        verdict = "improvement" if speedup > 1.02 else "regression" if speedup < 0.98 else "no significant change"
+        changes = {k: [values[k], int(v)] for k, v in out.plan.parameters.items()}
+        history.append(
+            fakes.record(
+                n,
+                out.plan.action_category.value,
+                changes,
+                quality_gate={"result": "PASS"},
+                performance={"comparison_with_previous": {"speedup": speedup, "verdict": verdict}},
+            )
+        )
+        if verdict != "regression":
+            values = new
+    return tried, values
+
+
+def test_expanding_search_reaches_a_far_optimum_in_few_iterations(ws_root: Path) -> None:
+    ws = make_ws(ws_root)
+
+    # A row kernel whose block should cover a 4096-column row: latency falls with the block up to 4096,
+    # rises past it (masked lanes, register pressure); num_warps matters little.
+    def latency(c: dict[str, int]) -> float:
+        b = c["BLOCK_SIZE"]
+        base = {128: 10.0, 256: 6.5, 512: 4.6, 1024: 3.4, 2048: 2.8, 4096: 2.5, 8192: 3.9}.get(b, 9.0)
+        return base * (1.0 if c["num_warps"] in (4, 8) else 1.1)
+
+    tried, final = _run_loop(ws, latency, {"BLOCK_SIZE": 128, "num_warps": 4}, iterations=6)
+    best = min(latency({"BLOCK_SIZE": b, "num_warps": 4}) for b in (128, 256, 512, 1024, 2048, 4096, 8192))
+    assert latency(final) <= 1.05 * best, (tried, final)
+    # 128 -> 256 -> 1024 (expanding) -> 8192 (overshoot, reverted) -> 2048 -> 4096 (contracting):
+    # the optimum in five plans; single doublings would need five kept versions on a landscape with no
+    # overshoot and cannot go faster on a farther optimum.
+    assert [c["BLOCK_SIZE"] for c in tried][:5] == [256, 1024, 8192, 2048, 4096]
