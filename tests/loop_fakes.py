@@ -335,8 +335,9 @@ class FakeGate:
 
 @dataclass
 class FakeCeilings:
-    copy_gbps: float | None
+    memory_gbps: float | None
     matmul_tflops: dict[str, float] = field(default_factory=dict)
+    memory_stream: str | None = "copy"
 
 
 class FixedCeilings:

@@ -40,7 +40,7 @@ class Ceiling(_Model):
     Attributes:
         kind: compute (``value`` in TFLOP/s) or memory (``value`` in GB/s, 1e9 bytes/s).
         origin: spec sheet or measured.
-        label: short name shown beside the origin (``HBM bandwidth``, ``fp16 peak``, ``copy bandwidth``).
+        label: short name shown beside the origin (``HBM bandwidth``, ``fp16 peak``, ``add bandwidth``).
         value: the ceiling in ``unit``.
         unit: ``TFLOP/s`` or ``GB/s``.
         source: citation of the figure (spec sheet title and URL, or the measurement).

@@ -26,12 +26,17 @@ GIT_LOG_LIMIT = 500
 class MeasuredCeilings(Protocol):
     """Ceilings measured on the GPU by ``kernelopt ceilings`` (the loop's ``Ceilings`` shape).
 
-    ``copy_gbps``: device-to-device copy bandwidth counting read + write, GB/s. ``matmul_tflops``:
-    dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s.
+    ``memory_gbps``: the memory bandwidth ceiling, the fastest measured stream counting bytes read +
+    written, GB/s; ``memory_stream``: which stream gave it (``copy``, ``add``, ``sum``).
+    ``matmul_tflops``: dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s. A
+    ``stream_gbps`` mapping (every stream's GB/s), when present, is cited beside the memory roof.
     """
 
     @property
-    def copy_gbps(self) -> float | None: ...
+    def memory_gbps(self) -> float | None: ...
+
+    @property
+    def memory_stream(self) -> str | None: ...
 
     @property
     def matmul_tflops(self) -> Mapping[str, float]: ...
@@ -95,7 +100,7 @@ def spec_ceilings(gpu: str | None, dtype: str | None) -> tuple[GpuSpec | None, l
 
 
 def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> list[Ceiling]:
-    """Ceilings from a ``kernelopt ceilings`` measurement (copy bandwidth; matmul rate for ``dtype``)."""
+    """Ceilings from a ``kernelopt ceilings`` measurement (fastest memory stream; matmul rate for ``dtype``)."""
     if measured is None:
         return []
     where = "measured on this machine by `kernelopt ceilings`"
@@ -103,15 +108,20 @@ def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> l
     if extra:
         where += " (" + ", ".join(extra) + ")"
     out = []
-    if measured.copy_gbps:
+    if measured.memory_gbps:
+        stream = str(measured.memory_stream or "memory")
+        streams: Mapping[str, float] = getattr(measured, "stream_gbps", None) or {}
+        each = ", ".join(f"{k} {v:.0f}" for k, v in streams.items())
         out.append(
             Ceiling(
                 kind=CeilingKind.MEMORY,
                 origin=CeilingOrigin.MEASURED,
-                label="copy bandwidth",
-                value=measured.copy_gbps,
+                label=f"{stream} bandwidth",
+                value=measured.memory_gbps,
                 unit="GB/s",
-                source=f"device-to-device copy, read + write; {where}",
+                source=f"fastest measured stream ({stream}), bytes read + written"
+                + (f"; streams GB/s: {each}" if each else "")
+                + f"; {where}",
             )
         )
     rate = measured.matmul_tflops.get(dtype) if dtype else None
