@@ -15,8 +15,15 @@ from typing import Protocol
 from kernelopt import frontmatter
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
-from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype
-from kernelopt.report.model import Ceiling, CeilingKind, CeilingOrigin, ReportData, VersionEntry
+from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype, normalize_name
+from kernelopt.report.model import (
+    Ceiling,
+    CeilingKind,
+    CeilingOrigin,
+    MeasuredDevice,
+    ReportData,
+    VersionEntry,
+)
 from kernelopt.workspace import Workspace
 
 # The git history shown in a report: enough for any realistic run (one or two commits per version).
@@ -171,6 +178,31 @@ def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tupl
     return None, f"no cached measurement for {spec.name} (run `kernelopt ceilings` on it)"
 
 
+def measured_devices(versions: Sequence[VersionEntry]) -> list[MeasuredDevice]:
+    """The devices the versions were timed on (``performance.gpu``), each with its timing methods and versions."""
+    found: dict[str, MeasuredDevice] = {}
+    for v in versions:
+        p = v.record.performance
+        if not p.gpu:
+            continue
+        device = found.setdefault(p.gpu, MeasuredDevice(name=p.gpu))
+        method = (p.timing_method or "").split(",")[0].strip()
+        if method and method not in device.timing_methods:
+            device.timing_methods.append(method)
+        device.versions.append(v.label)
+    return list(found.values())
+
+
+def same_gpu(a: str, b: str) -> bool:
+    """True when names ``a`` and ``b`` are one GPU: the same spec sheet, or the same name (case, separators)."""
+    if normalize_name(a) == normalize_name(b):
+        return True
+    try:
+        return lookup(a).id == lookup(b).id
+    except KerneloptError:
+        return False
+
+
 def _plan_title(text: str) -> str | None:
     try:
         _, body = frontmatter.split(text)
@@ -258,10 +290,15 @@ def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT
         found, measured_problem = measured, None if measured is not None else "not requested"
     ceilings += measured_ceilings(found, dtype)
 
+    devices = measured_devices(versions)
     return ReportData(
         name=ws.name,
         root=str(ws.root),
         gpu=gpu,
+        card_gpu=card.gpu,
+        measured_on=devices,
+        measured_elsewhere=any(d.is_cpu or gpu is None or not same_gpu(gpu, d.name) for d in devices),
+        profiled_on=list(dict.fromkeys(v.summary.gpu for v in versions if v.summary and v.summary.gpu)),
         gpu_spec=spec.name if spec else None,
         spec_problem=spec_problem,
         dtype=dtype,
