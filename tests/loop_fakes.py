@@ -280,6 +280,8 @@ class FakeGate:
         self.trespass_at: set[int] = set()
         self.fail_at: set[int] = set()
         self.write_record = True
+        self.device = "NVIDIA H200"  # what the records say the versions were timed on
+        self.timing_method = "cuda_graph, 100 launch(es)/sample, 40 samples"
         self.validated: list[tuple[int, int | None, int]] = []
         self.checked: list[int] = []
 
@@ -308,7 +310,8 @@ class FakeGate:
         p.latency_us = lat
         p.tflops = FLOPS / (lat * 1e-6) / 1e12
         p.bandwidth_gbps = BYTES_MOVED / (lat * 1e-6) / 1e9
-        p.gpu = "NVIDIA H200"
+        p.gpu = self.device
+        p.timing_method = self.timing_method
         record.correctness.status = CorrectnessStatus.PASS
         record.correctness.rel_err = 1e-7
         result, reason, speedup = GateResult.PASS, None, None
@@ -335,8 +338,9 @@ class FakeGate:
 
 @dataclass
 class FakeCeilings:
-    copy_gbps: float | None
+    memory_gbps: float | None
     matmul_tflops: dict[str, float] = field(default_factory=dict)
+    memory_stream: str | None = "copy"
 
 
 class FixedCeilings:

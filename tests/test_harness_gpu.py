@@ -94,6 +94,8 @@ def test_ceilings_near_the_measured_copy_bandwidth(cache_dir: Path) -> None:
     c = measure_ceilings(0)
     print(f"ceilings: {c.model_dump_json()}")
     assert 3500 < c.copy_gbps < 5000  # about 4.2 TB/s (read + write) on the H200
+    assert {s.value for s in c.stream_gbps} == {"copy", "add", "sum"}
+    assert c.memory_gbps == max(c.stream_gbps.values()) >= c.copy_gbps  # read-heavy streams may beat the copy
     assert c.matmul_tflops["bf16"] > 400
     assert c.matmul_tflops["fp32"] < c.matmul_tflops["tf32"] < c.matmul_tflops["bf16"]
     assert cached_ceilings() == c

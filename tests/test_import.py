@@ -1,7 +1,11 @@
 """Importing kernelopt must do nothing: no torch/triton/matplotlib, no subprocess."""
 
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
 def test_import_pulls_in_no_heavy_modules() -> None:
@@ -11,7 +15,9 @@ def test_import_pulls_in_no_heavy_modules() -> None:
         "bad = [m for m in ('torch', 'triton', 'matplotlib', 'numpy') if m in sys.modules]\n"
         "print(','.join(bad))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    # the checkout's kernelopt, not whatever an installed copy imports (the shared env has none)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=env)
     assert out.stdout.strip() == ""
 
 

@@ -64,6 +64,15 @@ def test_whole_loop_on_cpu_with_the_real_stages(ws_root: Path) -> None:
         if r.number > 0 and r.quality_gate.result is GateResult.PASS:
             assert ws.plan_path(r.number).is_file() and r.optimization.action_category is not None
     assert ws.is_clean(paths=["kernel.py"])
+    # timed on the CPU path under a task card that names the H200: the report says both, plainly
+    from kernelopt.report import render_markdown
+    from kernelopt.report.reader import collect
+
+    data = collect(ws, measured=None)
+    assert data.card_gpu == "H200" and data.measured_elsewhere and [d.name for d in data.measured_on] == ["cpu"]
+    assert data.measured_on[0].timing_methods == ["cpu_perf_counter"]
+    header = render_markdown(ws, measured=None).splitlines()[2]
+    assert "task card GPU H200, measured on cpu (CPU timing path, no GPU; cpu_perf_counter; V0" in header
 
 
 @pytest.mark.gpu

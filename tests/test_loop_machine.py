@@ -125,7 +125,7 @@ def test_transition_table_refuses_skips(ws: Workspace, fakes: Fakes) -> None:
 
 
 def test_progress_events_carry_best_latency_and_utilization(ws: Workspace, fakes: Fakes) -> None:
-    fakes.ceilings.value = FakeCeilings(copy_gbps=2.0)
+    fakes.ceilings.value = FakeCeilings(memory_gbps=2.0)
     run(ws, fakes, max_iterations=1)
     last = fakes.sink.events[-1]
     assert last.kind is EventKind.STOPPED and last.best_latency_us == 60.0

@@ -41,7 +41,7 @@ def stopped(s: LoopSummary, reason: StopReason, detail: str, ws: Workspace) -> N
 
 
 def test_roofline_utilization_default_90_pct_on_measured_ceilings(ws: Workspace, fakes: Fakes) -> None:
-    fakes.ceilings.value = FakeCeilings(copy_gbps=1.0)  # roofline latency: 49152 B / 1 GB/s = 49.152 us
+    fakes.ceilings.value = FakeCeilings(memory_gbps=1.0)  # roofline latency: 49152 B / 1 GB/s = 49.152 us
     fakes.gate.latency_of = {64: 100.0, 128: 60.0, 256: 52.0, 512: 51.0}.__getitem__
     s = run(ws, fakes, max_iterations=10)
     stopped(s, StopReason.ROOFLINE_UTILIZATION, "94.5 % of the roofline bound (measured ceilings) >= 90 %", ws)
@@ -60,7 +60,7 @@ def test_roofline_utilization_falls_back_to_the_spec_peak(ws: Workspace, fakes: 
 
 
 def test_utilization_above_100_pct_is_an_error_not_a_stop(ws: Workspace, fakes: Fakes) -> None:
-    fakes.ceilings.value = FakeCeilings(copy_gbps=1.0)
+    fakes.ceilings.value = FakeCeilings(memory_gbps=1.0)
     fakes.gate.latency_of = {64: 100.0, 128: 40.0, 256: 30.0}.__getitem__  # 123 % and 164 %
     s = run(ws, fakes, max_iterations=2)
     assert s.stop is not None and s.stop.reason is StopReason.MAX_ITERATIONS
@@ -181,7 +181,7 @@ def test_roofline_bounds_both_ways() -> None:
     h200 = lookup("H200")
     # a bf16 matmul-like point: 1e12 FLOP, 1e9 bytes in 2000 us
     perf = Performance(latency_us=2000.0, tflops=1e12 / 2e-3 / 1e12, bandwidth_gbps=1e9 / 2e-3 / 1e9)
-    ceilings = FakeCeilings(copy_gbps=4250.0, matmul_tflops={"bf16": 715.0})
+    ceilings = FakeCeilings(memory_gbps=4250.0, matmul_tflops={"bf16": 715.0})
     b = roofline_bounds(perf, spec=h200, spec_missing=None, dtype="bfloat16", ceilings=ceilings)
     assert b.measured_pct == pytest.approx(1e12 / 715e12 * 1e6 / 2000 * 100)
     assert b.spec_pct == pytest.approx(1e12 / (h200.peak_tflops("bf16") * 1e12) * 1e6 / 2000 * 100)  # type: ignore[operator]

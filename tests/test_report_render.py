@@ -52,7 +52,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 class FakeCeilings:
     """Measured ceilings in the loop's ``Ceilings`` shape."""
 
-    copy_gbps: float | None = 4250.0
+    memory_gbps: float | None = 4250.0
+    memory_stream: str | None = "copy"
     matmul_tflops: dict[str, float] = field(default_factory=lambda: {"fp16": 715.0, "bf16": 715.0})
 
 
@@ -433,7 +434,8 @@ def test_importing_report_pulls_in_no_matplotlib() -> None:
 @dataclass
 class _CachedCeilings:
     gpu_name: str
-    copy_gbps: float = 4250.0
+    memory_gbps: float = 4250.0
+    memory_stream: str = "copy"
     matmul_tflops: dict[str, float] = field(default_factory=lambda: {"fp16": 715.0})
     driver: str | None = "580.159.04"
     measured_at: str | None = "2026-11-29T10:00:00"

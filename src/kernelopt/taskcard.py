@@ -1,18 +1,30 @@
 """The workspace task card: ``README.md`` with YAML front matter, then free text.
 
 Front matter keys (all optional): ``name``, ``platform`` (``nvidia``/``amd``), ``gpu``, ``framework``
-(``triton``/``cuda``/``hip``/``torch``), ``kernel_type``, ``dtype``, ``reference_project`` (a local
+(``triton``/``cuda``/``hip``/``torch``), ``kernel_form`` (``function``/``kernelbench``), ``kernel_type``,
+``dtype`` (a dtype of :func:`kernelopt.hardware.specs.normalize_dtype`), ``reference_project`` (a local
 folder or ``none``), ``stop_conditions`` and ``isa_targets`` (metric -> target such as ``">=128"``).
+
+A value outside its accepted range or vocabulary is an error when the card is read (one line naming the
+file, the field, the value and what is accepted). A ``gpu`` without a spec sheet is not: the loop runs
+on any GPU against the ceilings measured there, and only the spec-peak half of the roofline is missing,
+so :meth:`TaskCard.warnings` says it and the CLI shows it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from kernelopt import frontmatter
-from kernelopt.errors import WorkspaceError
+from kernelopt.errors import KerneloptError, WorkspaceError
+from kernelopt.hardware.specs import DTYPES, lookup, normalize_dtype
+from kernelopt.kernelsource import KernelForm
+from kernelopt.wiki.record import FRAMEWORKS, VENDORS
 
 
 class StopConditions(BaseModel):
@@ -39,6 +51,54 @@ class StopConditions(BaseModel):
     max_consecutive_failures: int = Field(default=3, ge=1)
 
 
+_VOCABULARY: dict[str, tuple[str, ...]] = {
+    "platform": VENDORS,
+    "framework": FRAMEWORKS,
+    "kernel_form": tuple(f.value for f in KernelForm),
+}
+
+
+def _accepted_range(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """``"> 0 and <= 100"`` from the numeric constraints of field ``loc`` of ``model``, or None."""
+    field = None
+    for part in loc:
+        if field is not None:
+            sub = field.annotation
+            if not (isinstance(sub, type) and issubclass(sub, BaseModel)):
+                return None
+            model = sub
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return None
+    if field is None:
+        return None
+    words = (
+        (annotated_types.Gt, "gt", ">"),
+        (annotated_types.Ge, "ge", ">="),
+        (annotated_types.Lt, "lt", "<"),
+        (annotated_types.Le, "le", "<="),
+    )
+    bounds = [
+        f"{sign} {getattr(meta, attr)}"
+        for meta in field.metadata
+        for kind, attr, sign in words
+        if isinstance(meta, kind)
+    ]
+    return " and ".join(bounds) or None
+
+
+def _problem(err: ErrorDetails) -> str:
+    """``'stop_conditions.target_latency_us' = -5: must be > 0`` for one pydantic error of a task card."""
+    loc = err["loc"]
+    where = ".".join(str(p) for p in loc)
+    value = f" = {err['input']!r}" if err["type"] not in ("missing", "extra_forbidden") else ""
+    accepted = _accepted_range(TaskCard, loc)
+    if accepted and err["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return f"'{where}'{value}: must be {accepted}"
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    return f"'{where}'{value}: {msg}" + (f" (accepted: {accepted})" if accepted else "")
+
+
 class TaskCard(BaseModel):
     """The parsed front matter of a workspace README.md, plus its free text."""
 
@@ -56,6 +116,43 @@ class TaskCard(BaseModel):
     isa_targets: dict[str, str | int | float] = Field(default_factory=dict)
     body: str = Field(default="", exclude=True)
 
+    @field_validator("platform", "framework", "kernel_form")
+    @classmethod
+    def _known_word(cls, value: str | None, info: Any) -> str | None:
+        """``platform``, ``framework`` and ``kernel_form`` are words of a fixed vocabulary (case ignored)."""
+        if value is None:
+            return None
+        accepted = _VOCABULARY[info.field_name]
+        word = value.strip().lower()
+        if word not in accepted:
+            raise ValueError(f"unknown {info.field_name} {value!r}; accepted: {', '.join(accepted)}")
+        return word
+
+    @field_validator("dtype")
+    @classmethod
+    def _known_dtype(cls, value: str | None) -> str | None:
+        """A dtype :func:`~kernelopt.hardware.specs.normalize_dtype` knows (``fp16``, ``bfloat16`` ...), as written."""
+        if value is None:
+            return None
+        try:
+            normalize_dtype(value)
+        except KerneloptError:
+            raise ValueError(f"unknown dtype {value!r}; accepted: {', '.join(DTYPES)} or their torch names") from None
+        return value
+
+    def warnings(self) -> list[str]:
+        """What is valid but will limit the run: a ``gpu`` with no spec sheet (no spec-peak roofline)."""
+        out = []
+        if self.gpu:
+            try:
+                lookup(self.gpu)
+            except KerneloptError as exc:
+                out.append(
+                    f"task card gpu {self.gpu!r} has no spec sheet ({exc.one_line()}): "
+                    "the roofline uses the measured ceilings only"
+                )
+        return out
+
     @classmethod
     def parse(cls, text: str, *, origin: str = "README.md") -> TaskCard:
         """Parse README text (front matter optional).
@@ -70,9 +167,7 @@ class TaskCard(BaseModel):
         try:
             card = cls.model_validate(front)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise WorkspaceError(f"{origin}: front matter '{loc}': {err['msg']}") from None
+            raise WorkspaceError(f"{origin}: front matter {_problem(exc.errors()[0])}") from None
         card.body = body
         return card
 

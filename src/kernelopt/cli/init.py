@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from kernelopt.cli.output import emit_json, info
+from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.workspace import DEFAULT_ROOT, Workspace
 
 
@@ -23,6 +23,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Create a workspace (kernel.py, reference.py, README.md, test_kernel.py, memory/, plans/, profiles/)."""
         ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
+        for note in ws.task_card().warnings():
+            warn(note)
         if as_json:
             emit_json({"workspace": str(ws.root), "commit": ws.head(), "kernel_form": ws.kernel_form().value})
         else:

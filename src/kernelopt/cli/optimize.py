@@ -185,6 +185,8 @@ def register(app: typer.Typer) -> None:
             warn(opened.note)
         elif opened.created and not as_json:
             info(f"created {ws.root}")
+        for note in ws.task_card().warnings():
+            warn(note)
         settings, _ = resolve_settings(ws, request)
         progress = TerminalProgress()
         collaborators = build_collaborators(ws, settings, progress=progress)

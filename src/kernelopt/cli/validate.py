@@ -153,7 +153,7 @@ def register(app: typer.Typer) -> None:
                     ["% of spec TFLOP/s", p.tflops_peak_utilization_pct],
                     ["% of spec bandwidth", p.bandwidth_peak_utilization_pct],
                     ["% of measured matmul ceiling", p.tflops_ceiling_utilization_pct],
-                    ["% of measured copy ceiling", p.bandwidth_ceiling_utilization_pct],
+                    ["% of measured bandwidth ceiling", p.bandwidth_ceiling_utilization_pct],
                     ["% of roofline bound", p.roofline_utilization_pct],
                     ["roofline basis", p.roofline_basis],
                     ["speedup vs previous", report.speedup_vs_previous],

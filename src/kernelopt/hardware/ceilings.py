@@ -1,12 +1,19 @@
-"""Measured ceilings of the GPU in this machine: copy bandwidth and dense matmul rate per dtype.
+"""Measured ceilings of the GPU in this machine: memory bandwidth and dense matmul rate per dtype.
 
 Spec-sheet peaks (:mod:`kernelopt.hardware.specs`) are what the vendor promises; these are what the
 machine delivers, and what the stop condition compares a kernel with. On the H200 test machine
 (2026-11-29, DESIGN.md) a device-to-device copy reached 4.25 TB/s (read + write) against 4.8 TB/s on
 the datasheet, and bf16 GEMM 8192^3 about 715 TFLOP/s against 989.5 dense.
 
-- copy: ``dst.copy_(src)`` of 1 GiB buffers, CUDA events, ``2 * bytes / time`` (read + write), median
-  of 20 repetitions after 3 warm-up copies.
+- memory bandwidth: three streams over 1 GiB fp32 buffers, each ``(bytes read + bytes written) / time``:
+  ``copy`` (``dst.copy_(src)``, 1 read : 1 write), ``add`` (``torch.add(a, b, out=c)``, 2 reads : 1
+  write) and ``sum`` (``x.sum()``, reads only). The memory ceiling is the fastest of them, named by
+  :attr:`Ceilings.memory_stream`. A copy alone is not a ceiling: on the H200 (2026-11-29,
+  docs/results.md) an elementwise kernel with 2 reads : 1 write moved 4345 GB/s while the copy
+  reached 4128 GB/s, i.e. 105 % of the "measured ceiling", because read-heavy traffic gets more out
+  of HBM than an even read/write mix. Each stream: median of 20 repetitions after 3 warm-ups, CUDA
+  events, the L2 flushed (and a short spin queued) before each start event, the harness's timing
+  helpers (:mod:`kernelopt.harness.timers`).
 - matmul: ``A @ B`` with 8192 x 8192 operands, ``2 * n^3 / time``, median of 10 repetitions after 3
   warm-ups, for bf16, fp16, tf32 (fp32 inputs with TF32 allowed) and fp32 (TF32 off); fp8 e4m3 through
   ``torch._scaled_mm`` when the GPU and torch support it.
@@ -18,15 +25,21 @@ the orchestrator never imports torch. Results are cached per GPU name and driver
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import sys
 import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kernelopt.errors import CommandTimeout, EnvironmentProblem
 from kernelopt.memory.store import atomic_write_text
@@ -42,6 +55,26 @@ MEASURE_TIMEOUT_S = 600.0
 EXIT_NO_GPU = 3
 
 
+class BandwidthStream(StrEnum):
+    """A memory stream timed for the bandwidth ceiling (buffers of ``copy_bytes`` each).
+
+    ``copy``: ``dst.copy_(src)``, 1 read : 1 write; ``add``: ``torch.add(a, b, out=c)``, 2 reads : 1
+    write; ``sum``: ``x.sum()``, reads only (the one-element result is counted as written).
+    """
+
+    COPY = "copy"
+    ADD = "add"
+    SUM = "sum"
+
+
+#: How each stream moves memory, in words (CLI and report labels).
+STREAM_TRAFFIC: dict[BandwidthStream, str] = {
+    BandwidthStream.COPY: "1 read : 1 write",
+    BandwidthStream.ADD: "2 reads : 1 write",
+    BandwidthStream.SUM: "read only",
+}
+
+
 class Ceilings(BaseModel):
     """What the GPU delivers, measured.
 
@@ -49,11 +82,13 @@ class Ceilings(BaseModel):
         gpu_name: the device name as torch reports it (``NVIDIA H200``).
         driver: the NVIDIA driver version (``580.159.04``), or the CUDA/HIP driver API version when
             nvidia-smi is absent; ``None`` when unknown.
-        copy_gbps: device-to-device copy bandwidth, GB/s (1e9 bytes/s), counting read + write.
+        stream_gbps: bandwidth of each memory stream, GB/s (1e9 bytes/s), counting bytes read + bytes
+            written; always holds ``copy``. A cache entry written before the read-heavy streams were
+            measured (a top-level ``copy_gbps`` only) is read as ``{copy: copy_gbps}``.
         matmul_tflops: dense matmul TFLOP/s per dtype (``bf16``, ``fp16``, ``tf32``, ``fp32``, ``fp8``).
         measured_at: when.
         device_index: the CUDA device index measured.
-        copy_bytes: size of each copy buffer, bytes.
+        copy_bytes: size of each buffer of every bandwidth stream, bytes.
         matmul_n: matmul size (n x n times n x n).
         torch_version: torch used for the measurement.
         method: how the figures were obtained, in words.
@@ -63,7 +98,7 @@ class Ceilings(BaseModel):
 
     gpu_name: str
     driver: str | None = None
-    copy_gbps: float = Field(gt=0)
+    stream_gbps: dict[BandwidthStream, Annotated[float, Field(gt=0)]]
     matmul_tflops: dict[str, float] = Field(default_factory=dict)
     measured_at: datetime
     device_index: int = 0
@@ -71,9 +106,46 @@ class Ceilings(BaseModel):
     matmul_n: int | None = None
     torch_version: str | None = None
     method: str = (
-        f"copy: median of {COPY_REPS} 1 GiB device-to-device copies, (read + write) bytes / time; "
+        f"bandwidth: median of {COPY_REPS} passes of each stream over 1 GiB buffers (copy 1 read : 1 write, "
+        "add 2 reads : 1 write, sum read only), (read + write) bytes / time, L2 flushed before each; "
         f"matmul: median of {MATMUL_REPS} {MATMUL_N}^3 GEMMs, 2 n^3 / time; CUDA events"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _copy_only_entry(cls, data: Any) -> Any:
+        """Read an older cache entry (``copy_gbps`` only) as a measurement of the copy stream alone."""
+        if isinstance(data, Mapping) and "copy_gbps" in data and "stream_gbps" not in data:
+            rest = {k: v for k, v in data.items() if k != "copy_gbps"}
+            return {**rest, "stream_gbps": {BandwidthStream.COPY.value: data["copy_gbps"]}}
+        return data
+
+    @model_validator(mode="after")
+    def _has_copy(self) -> Ceilings:
+        if BandwidthStream.COPY not in self.stream_gbps:
+            raise ValueError("stream_gbps must hold the copy stream")
+        return self
+
+    @property
+    def copy_gbps(self) -> float:
+        """Device-to-device copy bandwidth (1 read : 1 write), GB/s: the figure shown before read-heavy streams."""
+        return self.stream_gbps[BandwidthStream.COPY]
+
+    @property
+    def memory_stream(self) -> BandwidthStream:
+        """The stream that moved the most bytes per second (ties: the first in :class:`BandwidthStream` order)."""
+        order = list(BandwidthStream)
+        return max(self.stream_gbps, key=lambda s: (self.stream_gbps[s], -order.index(s)))
+
+    @property
+    def memory_gbps(self) -> float:
+        """The memory bandwidth ceiling, GB/s: the fastest measured stream (:attr:`memory_stream`)."""
+        return self.stream_gbps[self.memory_stream]
+
+    @property
+    def read_heavy_measured(self) -> bool:
+        """False for an older cache entry that holds the copy stream only."""
+        return len(self.stream_gbps) > 1
 
 
 def cache_dir(env: dict[str, str] | None = None) -> Path:
@@ -198,22 +270,138 @@ def _median(xs: list[float]) -> float:
     return s[mid] if len(s) % 2 else 0.5 * (s[mid - 1] + s[mid])
 
 
-def _time_ms(fn: object, reps: int) -> list[float]:
+#: Takes ``reps`` timing samples of a callable after its warm-up; milliseconds per call.
+Timer = Callable[[Callable[[], object], int], list[float]]
+
+
+def cuda_timer(device: str, *, flush_l2: bool) -> Timer:
+    """CUDA events around one call per sample, a spin queued before the start event (harness timers).
+
+    With ``flush_l2`` the L2 is flushed before each sample, outside the timed window, by the harness's
+    :class:`~kernelopt.harness.timers.L2Flusher`, so a stream never reads what the last pass left in L2.
+    """
     import torch
 
-    assert callable(fn)
+    from kernelopt.harness.timers import SPIN_US, L2Flusher, spin
+
+    flusher = L2Flusher(device) if flush_l2 else None
+
+    def take(fn: Callable[[], object], reps: int) -> list[float]:
+        for _ in range(WARMUP):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(reps):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            if flusher is not None:
+                flusher()
+            spin(SPIN_US)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(float(start.elapsed_time(end)))
+        return times
+
+    return take
+
+
+def cpu_timer(fn: Callable[[], object], reps: int) -> list[float]:
+    """``time.perf_counter`` around one call per sample, milliseconds (the CPU path of the tests)."""
     for _ in range(WARMUP):
         fn()
-    torch.cuda.synchronize()
     times = []
     for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
+        t0 = time.perf_counter()
         fn()
-        end.record()
-        end.synchronize()
-        times.append(float(start.elapsed_time(end)))
+        times.append((time.perf_counter() - t0) * 1e3)
     return times
+
+
+@dataclass
+class StreamCase:
+    """One bandwidth stream ready to time.
+
+    Attributes:
+        stream: which stream.
+        run: one pass over the buffers.
+        bytes_moved: bytes read + bytes written by one pass.
+        buffers: the tensors the pass reads and writes (kept alive with the case).
+    """
+
+    stream: BandwidthStream
+    run: Callable[[], object]
+    bytes_moved: int
+    buffers: tuple[Any, ...]
+
+
+def _filled(n: int, device: str) -> Any:
+    import torch
+
+    return torch.empty(n, dtype=torch.float32, device=device).uniform_()
+
+
+def _copy_case(n: int, device: str) -> StreamCase:
+    src = _filled(n, device)
+    dst = src.new_empty(n)
+    return StreamCase(BandwidthStream.COPY, lambda: dst.copy_(src), src.nbytes + dst.nbytes, (src, dst))
+
+
+def _add_case(n: int, device: str) -> StreamCase:
+    import torch
+
+    a, b = _filled(n, device), _filled(n, device)
+    c = a.new_empty(n)
+    return StreamCase(BandwidthStream.ADD, lambda: torch.add(a, b, out=c), a.nbytes + b.nbytes + c.nbytes, (a, b, c))
+
+
+def _sum_case(n: int, device: str) -> StreamCase:
+    x = _filled(n, device)
+    return StreamCase(BandwidthStream.SUM, x.sum, x.nbytes + x.element_size(), (x,))
+
+
+_STREAM_CASES: dict[BandwidthStream, Callable[[int, str], StreamCase]] = {
+    BandwidthStream.COPY: _copy_case,
+    BandwidthStream.ADD: _add_case,
+    BandwidthStream.SUM: _sum_case,
+}
+
+
+def stream_case(stream: BandwidthStream, device: str, buffer_bytes: int) -> StreamCase:
+    """Allocate and fill the fp32 buffers of ``stream`` (``buffer_bytes`` each, rounded down to 4 bytes)."""
+    return _STREAM_CASES[stream](max(1, buffer_bytes // 4), device)
+
+
+def measure_bandwidth(
+    device: str,
+    timer: Timer,
+    *,
+    buffer_bytes: int = COPY_BYTES,
+    reps: int = COPY_REPS,
+    streams: tuple[BandwidthStream, ...] = tuple(BandwidthStream),
+) -> dict[BandwidthStream, float]:
+    """GB/s (1e9 bytes/s) of each stream: (bytes read + bytes written) / median time of ``reps`` passes.
+
+    One stream's buffers are freed before the next is allocated (at most three buffers at a time).
+
+    Args:
+        device: ``cuda``/``cuda:<i>`` (the ceiling) or ``cpu`` (tests).
+        timer: takes the samples (:func:`cuda_timer` with the L2 flushed on a GPU).
+        buffer_bytes: size of each buffer, bytes.
+        reps: samples per stream.
+        streams: which streams.
+    """
+    import torch
+
+    out: dict[BandwidthStream, float] = {}
+    for stream in streams:
+        case = stream_case(stream, device, buffer_bytes)
+        ms = _median(timer(case.run, reps))
+        out[stream] = case.bytes_moved / (ms * 1e-3) / 1e9
+        del case
+        if device.startswith("cuda"):
+            torch.cuda.empty_cache()
+    return out
 
 
 def measure_in_process(device_index: int = 0) -> dict[str, object]:
@@ -222,12 +410,8 @@ def measure_in_process(device_index: int = 0) -> dict[str, object]:
 
     torch.cuda.set_device(device_index)
     dev = torch.device("cuda", device_index)
-    src = torch.empty(COPY_BYTES // 4, dtype=torch.float32, device=dev).uniform_()
-    dst = torch.empty_like(src)
-    copy_ms = _median(_time_ms(lambda s=src, d=dst: d.copy_(s), COPY_REPS))
-    copy_gbps = 2.0 * COPY_BYTES / (copy_ms * 1e-3) / 1e9
-    del src, dst
-    torch.cuda.empty_cache()
+    streams = measure_bandwidth(str(dev), cuda_timer(str(dev), flush_l2=True))
+    timed = cuda_timer(str(dev), flush_l2=False)
 
     n = MATMUL_N
     flop = 2.0 * n**3
@@ -243,7 +427,7 @@ def measure_in_process(device_index: int = 0) -> dict[str, object]:
             torch.backends.cuda.matmul.allow_tf32 = tf32
             a = torch.randn(n, n, device=dev, dtype=dtype)
             b = torch.randn(n, n, device=dev, dtype=dtype)
-            ms = _median(_time_ms(lambda a=a, b=b: torch.mm(a, b), MATMUL_REPS))
+            ms = _median(timed(functools.partial(torch.mm, a, b), MATMUL_REPS))
             rates[name] = flop / (ms * 1e-3) / 1e12
             del a, b
     finally:
@@ -256,7 +440,7 @@ def measure_in_process(device_index: int = 0) -> dict[str, object]:
         one = torch.ones((), device=dev)
         try:
             ms = _median(
-                _time_ms(lambda: scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), MATMUL_REPS)
+                timed(lambda: scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), MATMUL_REPS)
             )
             rates["fp8"] = flop / (ms * 1e-3) / 1e12
         except (RuntimeError, TypeError, ValueError):
@@ -265,7 +449,7 @@ def measure_in_process(device_index: int = 0) -> dict[str, object]:
     return {
         "gpu_name": torch.cuda.get_device_name(dev),
         "driver": f"cuda-driver-api-{driver_api}" if driver_api else None,
-        "copy_gbps": copy_gbps,
+        "stream_gbps": {stream.value: gbps for stream, gbps in streams.items()},
         "matmul_tflops": rates,
         "measured_at": datetime.now(UTC).isoformat(),
         "device_index": device_index,

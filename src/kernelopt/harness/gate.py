@@ -538,7 +538,7 @@ def _utilization(
             flops=flops,
             bytes_moved=nbytes,
             peak_tflops=ceil.matmul_tflops.get(dtype) if dtype else None,
-            peak_gbps=ceil.copy_gbps,
+            peak_gbps=ceil.memory_gbps,
         )
         basis = f"measured ceilings of {ceil.gpu_name} ({ceil.measured_at:%Y-%m-%d}, kernelopt ceilings)"
     else:

@@ -109,12 +109,16 @@ class Gate(Protocol):
 class Ceilings(Protocol):
     """Measured ceilings of the GPU (``kernelopt ceilings``).
 
-    ``copy_gbps``: device-to-device copy bandwidth (read + write), GB/s. ``matmul_tflops``: dense
-    matmul rate per dtype (``bf16``, ``fp16``, ``fp32`` ...), TFLOP/s.
+    ``memory_gbps``: the memory bandwidth ceiling (the fastest of the measured streams, bytes read +
+    written), GB/s; ``memory_stream``: the stream that gave it (``copy``, ``add``, ``sum``).
+    ``matmul_tflops``: dense matmul rate per dtype (``bf16``, ``fp16``, ``fp32`` ...), TFLOP/s.
     """
 
     @property
-    def copy_gbps(self) -> float | None: ...
+    def memory_gbps(self) -> float | None: ...
+
+    @property
+    def memory_stream(self) -> str | None: ...
 
     @property
     def matmul_tflops(self) -> Mapping[str, float]: ...

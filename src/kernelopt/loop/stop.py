@@ -2,7 +2,8 @@
 
 The default stop condition is the spec's: latency within 90 % of the roofline bound for this problem
 size (``StopConditions.roofline_utilization_pct``). The bound is computed twice, as the issue asks:
-against the measured ceilings of ``kernelopt ceilings`` (copy bandwidth, dense matmul rate), and against
+against the measured ceilings of ``kernelopt ceilings`` (the fastest measured memory stream, dense
+matmul rate), and against
 the vendor spec peak of the gpu-wiki spec sheet. The stop check uses the measured bound when it exists
 (it is the roof this machine can reach), else the spec bound, else the gate's own figure.
 """
@@ -121,7 +122,7 @@ def roofline_bounds(
         out.measured_note = "no measured ceilings for this GPU (run `kernelopt ceilings`)"
     else:
         peak_t = ceilings.matmul_tflops.get(dt) if dt else None
-        peak_b = ceilings.copy_gbps
+        peak_b = ceilings.memory_gbps
         if peak_b is None and peak_t is None:
             out.measured_note = "the measured ceilings hold no figure for this dtype"
         else:
@@ -131,7 +132,7 @@ def roofline_bounds(
             out.measured_pct = u.roofline_pct
             parts = []
             if peak_b is not None:
-                parts.append(f"copy {peak_b:.0f} GB/s")
+                parts.append(f"{ceilings.memory_stream or 'memory'} {peak_b:.0f} GB/s")
             if peak_t is not None:
                 parts.append(f"{dt} matmul {peak_t:.1f} TFLOP/s")
             out.measured_note = "measured " + ", ".join(parts) + f", {u.bound.value}-bound" + dtype_note

@@ -94,7 +94,7 @@ class Performance(_Model):
     )
     tflops_ceiling_utilization_pct: float | None = Field(default=None, description="% of the measured matmul ceiling")
     bandwidth_ceiling_utilization_pct: float | None = Field(
-        default=None, description="% of the measured copy-bandwidth ceiling"
+        default=None, description="% of the measured memory-bandwidth ceiling (fastest measured stream)"
     )
     roofline_basis: str | None = Field(default=None, description="measured ceilings or spec sheet used for the bound")
     timing_method: str | None = None

@@ -104,7 +104,7 @@ def html_report(
     card = ", ".join(
         f"{k} <b>{escape(cells.text(v))}</b>"
         for k, v in (
-            ("GPU", data.gpu_spec or data.gpu),
+            *sections.hardware_fields(data),
             ("dtype", data.dtype),
             ("kernel type", data.kernel_type),
             ("framework", data.framework),

@@ -30,7 +30,7 @@ def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
     card = ", ".join(
         f"{k} {cells.text(v)}"
         for k, v in (
-            ("GPU", data.gpu_spec or data.gpu),
+            *sections.hardware_fields(data),
             ("dtype", data.dtype),
             ("kernel type", data.kernel_type),
             ("framework", data.framework),

@@ -40,7 +40,7 @@ class Ceiling(_Model):
     Attributes:
         kind: compute (``value`` in TFLOP/s) or memory (``value`` in GB/s, 1e9 bytes/s).
         origin: spec sheet or measured.
-        label: short name shown beside the origin (``HBM bandwidth``, ``fp16 peak``, ``copy bandwidth``).
+        label: short name shown beside the origin (``HBM bandwidth``, ``fp16 peak``, ``add bandwidth``).
         value: the ceiling in ``unit``.
         unit: ``TFLOP/s`` or ``GB/s``.
         source: citation of the figure (spec sheet title and URL, or the measurement).
@@ -52,6 +52,37 @@ class Ceiling(_Model):
     value: float = Field(gt=0)
     unit: str
     source: str
+
+
+#: The device name the harness records for a run on the CPU timing path (``Performance.gpu``).
+CPU_DEVICE = "cpu"
+
+
+class MeasuredDevice(_Model):
+    """A device the versions were timed on, as their memory records say (``performance.gpu``).
+
+    Attributes:
+        name: the device name recorded by the harness (``NVIDIA H200``, or ``cpu`` on the CPU path).
+        timing_methods: how the samples were taken (``cuda_graph``, ``cpu_perf_counter`` ...), in order.
+        versions: the versions timed there (``V0``, ``V1`` ...).
+    """
+
+    name: str
+    timing_methods: list[str] = Field(default_factory=list)
+    versions: list[str] = Field(default_factory=list)
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.name.strip().lower() == CPU_DEVICE
+
+    def describe(self) -> str:
+        """``cpu (CPU timing path, no GPU; cpu_perf_counter; V0-V2)`` / ``NVIDIA H200 (cuda_graph; V0, V1)``."""
+        parts = ["CPU timing path, no GPU"] if self.is_cpu else []
+        if self.timing_methods:
+            parts.append(", ".join(self.timing_methods))
+        if self.versions:
+            parts.append(", ".join(self.versions))
+        return f"{self.name} ({'; '.join(parts)})" if parts else self.name
 
 
 class VersionEntry(_Model):
@@ -128,6 +159,11 @@ class ReportData(_Model):
         name: the workspace name.
         root: the workspace folder.
         gpu: the GPU named by the task card (or the records), as written there.
+        card_gpu: the GPU the task card names, when it names one.
+        measured_on: the devices the versions were timed on, from their records, in version order.
+        measured_elsewhere: True when some version was timed on a device that is not ``gpu`` (the CPU
+            timing path, or another GPU), so the header must not present ``gpu`` as where it ran.
+        profiled_on: the GPUs the Stage 1 profiles were taken on (``summary.json``), in version order.
         gpu_spec: the spec sheet's full name, when one matched.
         spec_problem: why no spec roof is shown (unknown GPU, no dtype), when none is.
         dtype: the task card's dtype, normalized (``fp16``), when known.
@@ -146,6 +182,10 @@ class ReportData(_Model):
     name: str
     root: str
     gpu: str | None = None
+    card_gpu: str | None = None
+    measured_on: list[MeasuredDevice] = Field(default_factory=list)
+    measured_elsewhere: bool = False
+    profiled_on: list[str] = Field(default_factory=list)
     gpu_spec: str | None = None
     spec_problem: str | None = None
     dtype: str | None = None

@@ -15,8 +15,15 @@ from typing import Protocol
 from kernelopt import frontmatter
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
-from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype
-from kernelopt.report.model import Ceiling, CeilingKind, CeilingOrigin, ReportData, VersionEntry
+from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype, normalize_name
+from kernelopt.report.model import (
+    Ceiling,
+    CeilingKind,
+    CeilingOrigin,
+    MeasuredDevice,
+    ReportData,
+    VersionEntry,
+)
 from kernelopt.workspace import Workspace
 
 # The git history shown in a report: enough for any realistic run (one or two commits per version).
@@ -26,12 +33,17 @@ GIT_LOG_LIMIT = 500
 class MeasuredCeilings(Protocol):
     """Ceilings measured on the GPU by ``kernelopt ceilings`` (the loop's ``Ceilings`` shape).
 
-    ``copy_gbps``: device-to-device copy bandwidth counting read + write, GB/s. ``matmul_tflops``:
-    dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s.
+    ``memory_gbps``: the memory bandwidth ceiling, the fastest measured stream counting bytes read +
+    written, GB/s; ``memory_stream``: which stream gave it (``copy``, ``add``, ``sum``).
+    ``matmul_tflops``: dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s. A
+    ``stream_gbps`` mapping (every stream's GB/s), when present, is cited beside the memory roof.
     """
 
     @property
-    def copy_gbps(self) -> float | None: ...
+    def memory_gbps(self) -> float | None: ...
+
+    @property
+    def memory_stream(self) -> str | None: ...
 
     @property
     def matmul_tflops(self) -> Mapping[str, float]: ...
@@ -95,7 +107,7 @@ def spec_ceilings(gpu: str | None, dtype: str | None) -> tuple[GpuSpec | None, l
 
 
 def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> list[Ceiling]:
-    """Ceilings from a ``kernelopt ceilings`` measurement (copy bandwidth; matmul rate for ``dtype``)."""
+    """Ceilings from a ``kernelopt ceilings`` measurement (fastest memory stream; matmul rate for ``dtype``)."""
     if measured is None:
         return []
     where = "measured on this machine by `kernelopt ceilings`"
@@ -103,15 +115,20 @@ def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> l
     if extra:
         where += " (" + ", ".join(extra) + ")"
     out = []
-    if measured.copy_gbps:
+    if measured.memory_gbps:
+        stream = str(measured.memory_stream or "memory")
+        streams: Mapping[str, float] = getattr(measured, "stream_gbps", None) or {}
+        each = ", ".join(f"{k} {v:.0f}" for k, v in streams.items())
         out.append(
             Ceiling(
                 kind=CeilingKind.MEMORY,
                 origin=CeilingOrigin.MEASURED,
-                label="copy bandwidth",
-                value=measured.copy_gbps,
+                label=f"{stream} bandwidth",
+                value=measured.memory_gbps,
                 unit="GB/s",
-                source=f"device-to-device copy, read + write; {where}",
+                source=f"fastest measured stream ({stream}), bytes read + written"
+                + (f"; streams GB/s: {each}" if each else "")
+                + f"; {where}",
             )
         )
     rate = measured.matmul_tflops.get(dtype) if dtype else None
@@ -159,6 +176,31 @@ def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tupl
         if found is not None and _same_gpu(found, spec):
             return found, None
     return None, f"no cached measurement for {spec.name} (run `kernelopt ceilings` on it)"
+
+
+def measured_devices(versions: Sequence[VersionEntry]) -> list[MeasuredDevice]:
+    """The devices the versions were timed on (``performance.gpu``), each with its timing methods and versions."""
+    found: dict[str, MeasuredDevice] = {}
+    for v in versions:
+        p = v.record.performance
+        if not p.gpu:
+            continue
+        device = found.setdefault(p.gpu, MeasuredDevice(name=p.gpu))
+        method = (p.timing_method or "").split(",")[0].strip()
+        if method and method not in device.timing_methods:
+            device.timing_methods.append(method)
+        device.versions.append(v.label)
+    return list(found.values())
+
+
+def same_gpu(a: str, b: str) -> bool:
+    """True when names ``a`` and ``b`` are one GPU: the same spec sheet, or the same name (case, separators)."""
+    if normalize_name(a) == normalize_name(b):
+        return True
+    try:
+        return lookup(a).id == lookup(b).id
+    except KerneloptError:
+        return False
 
 
 def _plan_title(text: str) -> str | None:
@@ -248,10 +290,15 @@ def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT
         found, measured_problem = measured, None if measured is not None else "not requested"
     ceilings += measured_ceilings(found, dtype)
 
+    devices = measured_devices(versions)
     return ReportData(
         name=ws.name,
         root=str(ws.root),
         gpu=gpu,
+        card_gpu=card.gpu,
+        measured_on=devices,
+        measured_elsewhere=any(d.is_cpu or gpu is None or not same_gpu(gpu, d.name) for d in devices),
+        profiled_on=list(dict.fromkeys(v.summary.gpu for v in versions if v.summary and v.summary.gpu)),
         gpu_spec=spec.name if spec else None,
         spec_problem=spec_problem,
         dtype=dtype,

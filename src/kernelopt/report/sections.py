@@ -107,6 +107,37 @@ def memory_rows(data: ReportData) -> list[list[str]]:
     return rows
 
 
+def hardware_fields(data: ReportData) -> list[tuple[str, str | None]]:
+    """The header's hardware: the GPU, or, when the versions were timed elsewhere, both plainly.
+
+    ``[("GPU", "NVIDIA H200 SXM")]`` when every version was timed on the GPU the report names;
+    otherwise ``[("task card GPU", "H200"), ("measured on", "cpu (CPU timing path, no GPU; ...)")]`` (and
+    the Stage 1 profiles' GPU when they were taken on another device than the timing).
+    """
+    if not data.measured_elsewhere:
+        return [("GPU", data.gpu_spec or data.gpu)]
+    out: list[tuple[str, str | None]] = []
+    if data.card_gpu:
+        out.append(("task card GPU", data.card_gpu))
+    out.append(("measured on", "; ".join(d.describe() for d in data.measured_on)))
+    timed = {d.name for d in data.measured_on}
+    if any(g not in timed for g in data.profiled_on):
+        out.append(("profiled on", ", ".join(data.profiled_on)))
+    return out
+
+
+def _elsewhere_line(data: ReportData) -> str | None:
+    """A summary caveat when the versions were not timed on the GPU the roofs are for."""
+    if not data.measured_elsewhere:
+        return None
+    where = ", ".join(d.name for d in data.measured_on)
+    roofs = f"the {data.gpu_spec or data.gpu} roofs below are not the roofs of that device" if data.gpu else ""
+    cpu = any(d.is_cpu for d in data.measured_on)
+    text = f"Measured on {where}" + (f", not on the task card's {data.card_gpu}" if data.card_gpu else "")
+    text += ": latencies and rates are " + ("the CPU timing path's (no GPU)" if cpu else "that device's")
+    return text + (f"; {roofs}" if roofs else "")
+
+
 def headline(data: ReportData) -> list[str]:
     """The summary bullets: baseline, final, best, speedup, roofline share, counts, caveats."""
     base, final, best = data.baseline(), data.final(), data.best()
@@ -121,6 +152,9 @@ def headline(data: ReportData) -> list[str]:
             f"{cells.num(p.bandwidth_gbps)} GB/s, {cells.pct(p.roofline_utilization_pct)} of the roofline bound"
         )
 
+    elsewhere = _elsewhere_line(data)
+    if elsewhere:
+        lines.append(elsewhere)
     lines.append(f"Baseline {describe(base)}")
     lines.append(f"Final {describe(final)} (speedup over V0: {cells.speedup(data.speedup(final))})")
     if best is not None and final is not None and best.record.number != final.record.number:
