@@ -79,5 +79,12 @@ def test_timing_only_summary_from_driver_facts() -> None:
     assert k.metric("achieved_tflops") == 2e9 / 21e-6 / 1e12
     assert k.metric("block_size_threads") == 32 and k.metric("spilled_registers") == 96
     assert [f.symptom for f in k.findings] == ["timing_only", "register_spills"]
+    timing = k.findings[0]
+    assert [e.source for e in timing.evidence[:3]] == [
+        "driver.json: median of 3 CUDA-event timed calls",
+        "GPU performance counters are not readable (ERR_NVGPUCTRPERM)",
+        "driver.json: reference.bytes_moved / duration_us",
+    ]
+    assert "only timing (CUDA events), analytic byte/FLOP counts and compiler facts are known" in timing.inference
     assert k.isa is not None and k.isa.spill_ops == 2 and k.isa.spilled_registers == 96
     assert "COUNTERS UNAVAILABLE" in render_text(s)

@@ -127,9 +127,12 @@ def test_cpu_device_profiles_timing_only_from_the_gate(ws: Workspace, monkeypatc
     assert not s.counters_available and s.counters_unavailable_reason == CPU_REASON
     k = s.primary()
     assert k is not None and k.metric("duration_us") == 12.5 and k.metric("achieved_gbps") == 3.0
-    assert k.findings[0].rule_id == "timing_only" and k.findings[0].evidence[0].source == (
-        "memory/v0.json: performance.latency_us"
-    )
+    f = k.findings[0]
+    assert f.rule_id == "timing_only" and f.evidence[0].source == "memory/v0.json: performance.latency_us (CPU)"
+    assert [e.metric for e in f.evidence] == ["duration_us", "hardware_counters", "achieved_gbps"]
+    assert f.evidence[1].source == CPU_REASON
+    assert "only timing (time.perf_counter on the CPU) and analytic byte/FLOP counts are known" in f.inference
+    assert k.metrics["achieved_tflops"].missing_reason == "memory/v0.json has no performance.tflops"
     assert read_summary(ws.profile_dir(1)) == s
 
 

@@ -1,13 +1,14 @@
-"""The subprocess gateway: timeouts kill the whole process group."""
+"""The subprocess gateway: timeouts, interrupts and the end of a watched command kill the whole process group."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
 import pytest
 
-from kernelopt.proc import run_command
+from kernelopt.proc import TerminationSignal, run_command, start_command
 
 
 def test_captures_output_and_status() -> None:
@@ -41,3 +42,74 @@ def test_missing_program() -> None:
 def test_signal_exit_code() -> None:
     r = run_command([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"], timeout_s=30)
     assert r.returncode == -11
+
+
+def _spawner(marker, delay_s: float) -> str:
+    """A command that starts a grandchild writing ``marker`` after ``delay_s``, then sleeps."""
+    child = f"import time; time.sleep({delay_s}); open({str(marker)!r}, 'w')"
+    return (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        "print('started', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+
+
+def _wait_for_output(path, deadline_s: float = 10.0) -> None:
+    t0 = time.monotonic()
+    while not path.read_text() and time.monotonic() - t0 < deadline_s:
+        time.sleep(0.02)
+
+
+def test_started_command_writes_files_and_exits(tmp_path) -> None:
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    code = "import sys; print('hi'); print('oops', file=sys.stderr); sys.exit(3)"
+    with start_command([sys.executable, "-c", code], timeout_s=30, stdout_path=out, stderr_path=err) as cmd:
+        while cmd.running():
+            time.sleep(0.02)
+    assert cmd.returncode == 3 and not cmd.timed_out
+    assert out.read_text().strip() == "hi" and err.read_text().strip() == "oops"
+
+
+def test_started_command_timeout_kills_group(tmp_path) -> None:
+    marker, out = tmp_path / "grandchild_alive", tmp_path / "out.txt"
+    argv = [sys.executable, "-c", _spawner(marker, 1.5)]
+    t0 = time.monotonic()
+    with start_command(argv, timeout_s=0.5, stdout_path=out, stderr_path=tmp_path / "err.txt") as cmd:
+        while cmd.running():
+            time.sleep(0.02)
+    assert cmd.timed_out and cmd.returncode is None
+    assert time.monotonic() - t0 < 10
+    time.sleep(1.6)
+    assert not marker.exists(), "grandchild survived the process-group kill"
+
+
+def test_allow_exit_lifts_the_timeout_and_kills_a_lingering_command(tmp_path) -> None:
+    out = tmp_path / "out.txt"
+    argv = [sys.executable, "-c", "import time; print('done', flush=True); time.sleep(60)"]
+    with start_command(argv, timeout_s=0.3, stdout_path=out, stderr_path=tmp_path / "err.txt") as cmd:
+        cmd.allow_exit(0.8)  # its work is done: no timeout, only a grace to exit
+        t0 = time.monotonic()
+        while cmd.running():
+            time.sleep(0.02)
+    assert 0.6 < time.monotonic() - t0 < 5
+    assert not cmd.timed_out and cmd.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), TerminationSignal(signal.SIGTERM)])
+def test_leaving_the_block_kills_the_group(tmp_path, interrupt: KeyboardInterrupt) -> None:
+    marker, out = tmp_path / "grandchild_alive", tmp_path / "out.txt"
+    argv = [sys.executable, "-c", _spawner(marker, 1.0)]
+    err = tmp_path / "err.txt"
+    with pytest.raises(KeyboardInterrupt), start_command(argv, timeout_s=30, stdout_path=out, stderr_path=err) as cmd:
+        _wait_for_output(out)
+        raise interrupt
+    assert not cmd.running() and cmd.returncode == -signal.SIGKILL
+    time.sleep(1.2)
+    assert not marker.exists(), "grandchild survived leaving the block"
+
+
+def test_start_command_rejects_no_timeout(tmp_path) -> None:
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with pytest.raises(ValueError), start_command(["true"], timeout_s=0, stdout_path=out, stderr_path=err):
+        pass

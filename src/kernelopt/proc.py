@@ -1,8 +1,10 @@
 """The one gateway for external commands.
 
-Every subprocess kernelopt starts goes through :func:`run_command`: an argv list (never a shell string),
-a mandatory timeout, the child in its own process group (``start_new_session``) so that on timeout the
-whole group is killed, and the output captured so far is kept.
+Every subprocess kernelopt starts goes through this module: an argv list (never a shell string), a
+mandatory timeout, the child in its own process group (``start_new_session``) so that on timeout the
+whole group is killed, and the output captured so far is kept. :func:`run_command` runs a command to
+completion with its output captured; :func:`start_command` starts one whose output goes to files and
+hands it to a caller that watches it while it runs (the harness worker, with its per-phase limits).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,27 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+def _start(
+    args: list[str],
+    *,
+    cwd: Path | str | None,
+    env: Mapping[str, str] | None,
+    stdin: int | IO[bytes],
+    stdout: int | IO[bytes],
+    stderr: int | IO[bytes],
+) -> subprocess.Popen[bytes]:
+    """``Popen`` with the child leading a new process group (so one ``killpg`` reaches all it starts)."""
+    return subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
+
+
 def run_command(
     argv: Sequence[str | os.PathLike[str]],
     *,
@@ -82,14 +106,13 @@ def run_command(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
     start = time.monotonic()
-    proc = subprocess.Popen(
+    proc = _start(
         args,
         cwd=cwd,
-        env=dict(env) if env is not None else None,
+        env=env,
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        start_new_session=True,
     )
     timed_out = False
     try:
@@ -117,6 +140,115 @@ def run_command(
         duration_s=time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+class RunningCommand:
+    """A command started by :func:`start_command`, watched by its caller.
+
+    The caller polls :meth:`running` in its own loop (reading progress the command reports) and may
+    :meth:`kill` it early; the gateway keeps the command's time limit: past ``timeout_s`` the next
+    :meth:`running` kills the whole process group and sets :attr:`timed_out`.
+
+    Attributes:
+        argv: the command as run.
+        pid: the child's process id (also its process group id).
+        started_at: ``time.monotonic()`` just before the child was started.
+        timeout_s: the wall-clock limit, seconds from ``started_at``.
+        timed_out: True once the group was killed for running past ``timeout_s``.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float):
+        self._proc = proc
+        self.argv = argv
+        self.pid = proc.pid
+        self.started_at = started_at
+        self.timeout_s = timeout_s
+        self.timed_out = False
+        self._exit_by: float | None = None
+
+    def running(self) -> bool:
+        """True while the command runs; False once it exited or was killed.
+
+        Past ``timeout_s`` (or past the grace of :meth:`allow_exit`) the whole process group is killed
+        here, so a caller's polling loop cannot outlive the limit.
+        """
+        if self._proc.poll() is not None:
+            return False
+        now = time.monotonic()
+        if self._exit_by is not None:
+            if now > self._exit_by:  # its work is done but it does not exit (a hung teardown)
+                self.kill()
+                return False
+        elif now - self.started_at > self.timeout_s:
+            self.timed_out = True
+            self.kill()
+            return False
+        return True
+
+    def allow_exit(self, grace_s: float) -> None:
+        """The command's work is done (its result is written): the time limit no longer applies.
+
+        If it has not exited ``grace_s`` seconds after the first call, :meth:`running` kills its group;
+        that is not a timeout (``timed_out`` stays False, the return code is the kill signal's).
+        """
+        if self._exit_by is None and not self.timed_out:
+            self._exit_by = time.monotonic() + grace_s
+
+    def kill(self) -> None:
+        """Kill the whole process group (SIGKILL) and reap the command; harmless when it has exited."""
+        _kill_group(self._proc)
+        self._proc.wait()
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status (negative for a signal); ``None`` while running or when killed on timeout."""
+        return None if self.timed_out else self._proc.returncode
+
+
+@contextmanager
+def start_command(
+    argv: Sequence[str | os.PathLike[str]],
+    *,
+    timeout_s: float,
+    stdout_path: Path,
+    stderr_path: Path,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[RunningCommand]:
+    """Start ``argv`` with its output going to files, for a caller that watches it while it runs.
+
+    Standard output and error are written to ``stdout_path`` and ``stderr_path`` (no pipe can fill
+    up and block the command; what it wrote before a kill stays there); stdin is /dev/null. However
+    the block is left (normally, by an error, by Ctrl-C or a :class:`TerminationSignal`), the whole
+    process group is killed and the command reaped, so nothing it started survives it.
+
+    Args:
+        argv: program and arguments; the first element is looked up on ``PATH``.
+        timeout_s: wall-clock limit in seconds, enforced by :meth:`RunningCommand.running`.
+        stdout_path: file for standard output (created or truncated).
+        stderr_path: file for standard error (created or truncated).
+        cwd: working directory of the child.
+        env: full environment of the child (default: inherit this process's).
+
+    Yields:
+        The :class:`RunningCommand`.
+
+    Raises:
+        FileNotFoundError: the program does not exist.
+        OSError: the program cannot be started.
+        ValueError: ``timeout_s`` is not positive.
+    """
+    if timeout_s <= 0:
+        raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    args = [os.fspath(a) for a in argv]
+    start = time.monotonic()
+    with open(stdout_path, "wb") as out_fh, open(stderr_path, "wb") as err_fh:
+        proc = _start(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh)
+    command = RunningCommand(proc, tuple(args), timeout_s, start)
+    try:
+        yield command
+    finally:
+        command.kill()  # grandchildren it started, whatever happened
 
 
 class TerminationSignal(KeyboardInterrupt):

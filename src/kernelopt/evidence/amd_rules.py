@@ -13,6 +13,7 @@ not invented vendor guidance.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from kernelopt.actions import ActionCategory as A
 from kernelopt.evidence import rules
@@ -21,6 +22,9 @@ from kernelopt.evidence.symptoms import Symptom
 from kernelopt.evidence.thresholds import SOL_LATENCY_PCT, Threshold
 
 Rule = Callable[[KernelEvidence], Finding | None]
+
+# AMD metric sources name their file and formula, so an item cites the normalized metric by name.
+_item = partial(rules.item, by_name=True)
 
 _ROCPROF_COMPUTE = "ROCm Compute Profiler (rocprof-compute) documentation, gfx942 analysis configs"
 _NCU_SOL = (
@@ -85,23 +89,6 @@ L2_HIT_RATE_PCT = Threshold(
 SOL_HIGH_PCT = Threshold(SOL_LATENCY_PCT.value, SOL_LATENCY_PCT.unit, _NCU_SOL)
 
 
-def _item(k: KernelEvidence, name: str, threshold: str | None = None, source: str | None = None) -> EvidenceItem:
-    m = k.metrics.get(name)
-    return EvidenceItem(
-        metric=name,
-        value=None if m is None else m.value,
-        unit=None if m is None else m.unit,
-        threshold=threshold,
-        threshold_source=source,
-        source=(m.source if m is not None and m.source else "not collected"),
-        missing_reason=None if m is None else m.missing_reason,
-    )
-
-
-def _v(k: KernelEvidence, name: str) -> float | None:
-    return k.metric(name)
-
-
 def _hottest(k: KernelEvidence, pred: Callable[[Hotspot], bool]) -> Hotspot | None:
     return next((h for h in k.hotspots if pred(h)), None)
 
@@ -118,13 +105,13 @@ def _narrow_load(h: Hotspot) -> bool:
 
 def narrow_global_loads(k: KernelEvidence) -> Finding | None:
     """Most static global loads are narrower than 128 bit per lane (ASM)."""
-    share = _v(k, "global_load_narrow_pct")
+    share = rules.value(k, "global_load_narrow_pct")
     if share is None or share < NARROW_LOAD_SHARE.value:
         return None
-    widest = _v(k, "global_load_max_bits")
+    widest = rules.value(k, "global_load_max_bits")
     hot = _hottest(k, _narrow_load)
     evidence = [
-        _item(k, "global_load_narrow_pct", NARROW_LOAD_SHARE.text(">="), NARROW_LOAD_SHARE.source),
+        _item(k, "global_load_narrow_pct", threshold=NARROW_LOAD_SHARE, op=">="),
         _item(k, "global_load_insts"),
         _item(k, "global_load_max_bits"),
     ]
@@ -148,11 +135,11 @@ def narrow_global_loads(k: KernelEvidence) -> Finding | None:
 
 def lds_bank_conflicts(k: KernelEvidence) -> Finding | None:
     """LDS bank conflicts take a significant share of LDS cycles (PMC)."""
-    rate = _v(k, "lds_bank_conflict_pct")
+    rate = rules.value(k, "lds_bank_conflict_pct")
     if rate is None or rate < LDS_BANK_CONFLICT_PCT.value:
         return None
     evidence = [
-        _item(k, "lds_bank_conflict_pct", LDS_BANK_CONFLICT_PCT.text(">="), LDS_BANK_CONFLICT_PCT.source),
+        _item(k, "lds_bank_conflict_pct", threshold=LDS_BANK_CONFLICT_PCT, op=">="),
         _item(k, "lds_bank_conflict_cycles"),
         _item(k, "lds_insts"),
     ]
@@ -176,18 +163,18 @@ def lds_bank_conflicts(k: KernelEvidence) -> Finding | None:
 
 def scratch_spills(k: KernelEvidence) -> Finding | None:
     """Registers spill to scratch, or the kernel keeps arrays in scratch (ASM / dispatch record)."""
-    vgpr = _v(k, "vgpr_spill_count") or 0.0
-    sgpr = _v(k, "sgpr_spill_count") or 0.0
-    spill_ops = _v(k, "spill_insts") or 0.0
-    scratch_ops = _v(k, "scratch_insts") or 0.0
-    scratch_bytes = _v(k, "scratch_bytes") or _v(k, "asm_scratch_bytes") or 0.0
+    vgpr = rules.value(k, "vgpr_spill_count") or 0.0
+    sgpr = rules.value(k, "sgpr_spill_count") or 0.0
+    spill_ops = rules.value(k, "spill_insts") or 0.0
+    scratch_ops = rules.value(k, "scratch_insts") or 0.0
+    scratch_bytes = rules.value(k, "scratch_bytes") or rules.value(k, "asm_scratch_bytes") or 0.0
     if vgpr + sgpr + spill_ops > SPILLS.value:
         return Finding(
             rule_id="amd.scratch_spills",
             symptom=Symptom.SCRATCH_SPILLS.value,
             confidence=Confidence.HIGH,
             evidence=[
-                _item(k, "vgpr_spill_count", "> 0", SPILLS.source),
+                _item(k, "vgpr_spill_count", threshold=SPILLS, op=">"),
                 _item(k, "sgpr_spill_count"),
                 _item(k, "spill_insts"),
                 _item(k, "registers_per_thread"),
@@ -203,8 +190,8 @@ def scratch_spills(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.SCRATCH_SPILLS.value,
             confidence=Confidence.MEDIUM,
             evidence=[
-                _item(k, "scratch_insts", "> 0", SPILLS.source),
-                _item(k, "scratch_bytes" if "scratch_bytes" in k.metrics else "asm_scratch_bytes", "> 0"),
+                _item(k, "scratch_insts", threshold=SPILLS, op=">"),
+                _item(k, "scratch_bytes" if "scratch_bytes" in k.metrics else "asm_scratch_bytes", condition="> 0"),
                 _item(k, "vgpr_spill_count"),
             ],
             inference="the kernel uses scratch memory without register spills: a private array indexed "
@@ -216,11 +203,11 @@ def scratch_spills(k: KernelEvidence) -> Finding | None:
 
 def _lds_waves_per_simd(k: KernelEvidence) -> float | None:
     """Waves per SIMD the LDS allocation allows (workgroups per CU by LDS x waves per workgroup / SIMDs)."""
-    lds_wg = _v(k, "lds_bytes_per_workgroup")
-    lds_cu = _v(k, "lds_bytes_per_cu")
-    wg = _v(k, "workgroup_size")
-    wave = _v(k, "wave_size")
-    simds = _v(k, "simds_per_cu")
+    lds_wg = rules.value(k, "lds_bytes_per_workgroup")
+    lds_cu = rules.value(k, "lds_bytes_per_cu")
+    wg = rules.value(k, "workgroup_size")
+    wave = rules.value(k, "wave_size")
+    simds = rules.value(k, "simds_per_cu")
     if not (lds_wg and lds_cu and wg and wave and simds):
         return None
     per_cu = lds_cu // lds_wg
@@ -228,8 +215,8 @@ def _lds_waves_per_simd(k: KernelEvidence) -> float | None:
 
 
 def _low_occupancy(k: KernelEvidence) -> tuple[float, float] | None:
-    occ = _v(k, "occupancy_waves_per_simd")
-    max_w = _v(k, "max_waves_per_simd")
+    occ = rules.value(k, "occupancy_waves_per_simd")
+    max_w = rules.value(k, "max_waves_per_simd")
     if occ is None or not max_w or occ > LOW_OCCUPANCY_FRACTION.value * max_w:
         return None
     return occ, max_w
@@ -238,14 +225,14 @@ def _low_occupancy(k: KernelEvidence) -> tuple[float, float] | None:
 def occupancy_limited_vgprs(k: KernelEvidence) -> Finding | None:
     """Waves cannot launch for lack of VGPRs (PMC), or the compiler's occupancy is low and LDS is not
     the limiter (ASM + machine description)."""
-    stalled = _v(k, "insufficient_vgprs_pct")
+    stalled = rules.value(k, "insufficient_vgprs_pct")
     if stalled is not None and stalled >= OCCUPANCY_LIMITER_PCT.value:
         return Finding(
             rule_id="amd.occupancy_limited_vgprs",
             symptom=Symptom.OCCUPANCY_LIMITED_VGPRS.value,
             confidence=Confidence.HIGH,
             evidence=[
-                _item(k, "insufficient_vgprs_pct", OCCUPANCY_LIMITER_PCT.text(">="), OCCUPANCY_LIMITER_PCT.source),
+                _item(k, "insufficient_vgprs_pct", threshold=OCCUPANCY_LIMITER_PCT, op=">="),
                 _item(k, "vgprs"),
                 _item(k, "agprs"),
             ],
@@ -266,8 +253,8 @@ def occupancy_limited_vgprs(k: KernelEvidence) -> Finding | None:
             _item(
                 k,
                 "occupancy_waves_per_simd",
-                f"<= {LOW_OCCUPANCY_FRACTION.value:g} x max_waves_per_simd",
-                LOW_OCCUPANCY_FRACTION.source,
+                condition=f"<= {LOW_OCCUPANCY_FRACTION.value:g} x max_waves_per_simd",
+                condition_source=LOW_OCCUPANCY_FRACTION.source,
             ),
             _item(k, "max_waves_per_simd"),
             _item(k, "registers_per_thread"),
@@ -281,14 +268,14 @@ def occupancy_limited_vgprs(k: KernelEvidence) -> Finding | None:
 
 def occupancy_limited_lds(k: KernelEvidence) -> Finding | None:
     """Workgroups cannot launch for lack of LDS (PMC), or LDS per workgroup caps waves per SIMD (ASM)."""
-    stalled = _v(k, "insufficient_lds_pct")
+    stalled = rules.value(k, "insufficient_lds_pct")
     if stalled is not None and stalled >= OCCUPANCY_LIMITER_PCT.value:
         return Finding(
             rule_id="amd.occupancy_limited_lds",
             symptom=Symptom.OCCUPANCY_LIMITED_LDS.value,
             confidence=Confidence.HIGH,
             evidence=[
-                _item(k, "insufficient_lds_pct", OCCUPANCY_LIMITER_PCT.text(">="), OCCUPANCY_LIMITER_PCT.source),
+                _item(k, "insufficient_lds_pct", threshold=OCCUPANCY_LIMITER_PCT, op=">="),
                 _item(k, "lds_bytes_per_workgroup"),
                 _item(k, "lds_bytes_per_cu"),
             ],
@@ -307,8 +294,8 @@ def occupancy_limited_lds(k: KernelEvidence) -> Finding | None:
             _item(
                 k,
                 "occupancy_waves_per_simd",
-                f"<= {LOW_OCCUPANCY_FRACTION.value:g} x max",
-                LOW_OCCUPANCY_FRACTION.source,
+                condition=f"<= {LOW_OCCUPANCY_FRACTION.value:g} x max",
+                condition_source=LOW_OCCUPANCY_FRACTION.source,
             ),
             _item(k, "lds_bytes_per_workgroup"),
             _item(k, "lds_bytes_per_cu"),
@@ -321,17 +308,17 @@ def occupancy_limited_lds(k: KernelEvidence) -> Finding | None:
 
 def occupancy_limited_waves(k: KernelEvidence) -> Finding | None:
     """The grid launches too few workgroups to occupy the GPU."""
-    wgs = _v(k, "workgroups")
+    wgs = rules.value(k, "workgroups")
     if wgs is None:
         return None
-    cus = _v(k, "cu_count")
+    cus = rules.value(k, "cu_count")
     if cus and wgs < cus:
         return Finding(
             rule_id="amd.occupancy_limited_waves",
             symptom=Symptom.SMALL_GRID.value,
             confidence=Confidence.HIGH,
             evidence=[
-                _item(k, "workgroups", "< cu_count", "agent_info.csv Cu_Count"),
+                _item(k, "workgroups", condition="< cu_count", condition_source="agent_info.csv Cu_Count"),
                 _item(k, "cu_count"),
                 _item(k, "grid_size"),
             ],
@@ -344,7 +331,7 @@ def occupancy_limited_waves(k: KernelEvidence) -> Finding | None:
             symptom=Symptom.SMALL_GRID.value,
             confidence=Confidence.MEDIUM,
             evidence=[
-                _item(k, "workgroups", MIN_WORKGROUPS.text("<"), MIN_WORKGROUPS.source),
+                _item(k, "workgroups", threshold=MIN_WORKGROUPS, op="<"),
                 _item(k, "cu_count"),
             ],
             inference="too few workgroups to give every CU several waves to switch between",
@@ -355,16 +342,16 @@ def occupancy_limited_waves(k: KernelEvidence) -> Finding | None:
 
 def mfma_underuse(k: KernelEvidence) -> Finding | None:
     """Matrix work runs on the VALU: VALU busy, MFMA idle (PMC), or FMA-heavy code with no MFMA (ASM)."""
-    valu = _v(k, "valu_busy_pct")
-    mfma = _v(k, "mfma_busy_pct")
+    valu = rules.value(k, "valu_busy_pct")
+    mfma = rules.value(k, "mfma_busy_pct")
     if valu is not None and valu >= VALU_BUSY_PCT.value and (mfma is None or mfma < MFMA_IDLE_PCT.value):
         return Finding(
             rule_id="amd.mfma_underuse",
             symptom=Symptom.MFMA_UNDERUSE.value,
-            confidence=Confidence.HIGH if (_v(k, "valu_fma_insts") or 0) > 0 else Confidence.MEDIUM,
+            confidence=Confidence.HIGH if (rules.value(k, "valu_fma_insts") or 0) > 0 else Confidence.MEDIUM,
             evidence=[
-                _item(k, "valu_busy_pct", VALU_BUSY_PCT.text(">="), VALU_BUSY_PCT.source),
-                _item(k, "mfma_busy_pct", MFMA_IDLE_PCT.text("<"), MFMA_IDLE_PCT.source),
+                _item(k, "valu_busy_pct", threshold=VALU_BUSY_PCT, op=">="),
+                _item(k, "mfma_busy_pct", threshold=MFMA_IDLE_PCT, op="<"),
                 _item(k, "valu_fma_insts"),
                 _item(k, "mfma_insts"),
             ],
@@ -372,17 +359,17 @@ def mfma_underuse(k: KernelEvidence) -> Finding | None:
             "is done with VALU FMAs",
             action_categories=[A.MFMA_USE, A.PRECISION],
         )
-    static_mfma = _v(k, "mfma_static_insts")
-    static_fma = _v(k, "valu_fma_static_insts") or 0.0
-    if static_mfma == 0 and static_fma >= MIN_STATIC_FMA.value and (_v(k, "lds_read_insts") or 0) > 0:
+    static_mfma = rules.value(k, "mfma_static_insts")
+    static_fma = rules.value(k, "valu_fma_static_insts") or 0.0
+    if static_mfma == 0 and static_fma >= MIN_STATIC_FMA.value and (rules.value(k, "lds_read_insts") or 0) > 0:
         return Finding(
             rule_id="amd.mfma_underuse",
             symptom=Symptom.MFMA_UNDERUSE.value,
             confidence=Confidence.LOW,
             evidence=[
-                _item(k, "valu_fma_static_insts", MIN_STATIC_FMA.text(">="), MIN_STATIC_FMA.source),
-                _item(k, "mfma_static_insts", "== 0"),
-                _item(k, "lds_read_insts", "> 0"),
+                _item(k, "valu_fma_static_insts", threshold=MIN_STATIC_FMA, op=">="),
+                _item(k, "mfma_static_insts", condition="== 0"),
+                _item(k, "lds_read_insts", condition="> 0"),
             ],
             inference="the kernel stages tiles in LDS and multiplies them with VALU FMAs, with no MFMA "
             "instruction: matrix work without the matrix cores",
@@ -393,14 +380,14 @@ def mfma_underuse(k: KernelEvidence) -> Finding | None:
 
 def waitcnt_stalls(k: KernelEvidence) -> Finding | None:
     """Traced cycles concentrate on ``s_waitcnt`` instructions (ATT)."""
-    share = _v(k, "att_waitcnt_latency_pct")
+    share = rules.value(k, "att_waitcnt_latency_pct")
     if share is None or share < WAITCNT_SHARE_PCT.value:
         return None
-    vm = _v(k, "att_vmcnt_wait_pct") or 0.0
-    lgkm = _v(k, "att_lgkmcnt_wait_pct") or 0.0
+    vm = rules.value(k, "att_vmcnt_wait_pct") or 0.0
+    lgkm = rules.value(k, "att_lgkmcnt_wait_pct") or 0.0
     hot = _hottest(k, lambda h: (h.dominant_stall or "").startswith("wait_"))
     evidence = [
-        _item(k, "att_waitcnt_latency_pct", WAITCNT_SHARE_PCT.text(">="), WAITCNT_SHARE_PCT.source),
+        _item(k, "att_waitcnt_latency_pct", threshold=WAITCNT_SHARE_PCT, op=">="),
         _item(k, "att_vmcnt_wait_pct"),
         _item(k, "att_lgkmcnt_wait_pct"),
     ]
@@ -432,7 +419,7 @@ def waitcnt_stalls(k: KernelEvidence) -> Finding | None:
 
 def barrier_stalls(k: KernelEvidence) -> Finding | None:
     """Traced cycles concentrate on ``s_barrier`` (ATT)."""
-    share = _v(k, "att_barrier_latency_pct")
+    share = rules.value(k, "att_barrier_latency_pct")
     if share is None or share < BARRIER_SHARE_PCT.value:
         return None
     hot = _hottest(k, lambda h: h.dominant_stall == "barrier")
@@ -440,7 +427,7 @@ def barrier_stalls(k: KernelEvidence) -> Finding | None:
         rule_id="amd.barrier_stalls",
         symptom=Symptom.BARRIER_STALLS.value,
         confidence=Confidence.MEDIUM,
-        evidence=[_item(k, "att_barrier_latency_pct", BARRIER_SHARE_PCT.text(">="), BARRIER_SHARE_PCT.source)],
+        evidence=[_item(k, "att_barrier_latency_pct", threshold=BARRIER_SHARE_PCT, op=">=")],
         inference="waves of a workgroup wait for each other at s_barrier",
         action_categories=[A.SOFTWARE_PIPELINING, A.NUM_WARPS],
         location=hot.location if hot else None,
@@ -449,7 +436,7 @@ def barrier_stalls(k: KernelEvidence) -> Finding | None:
 
 def low_l2_hit_rate(k: KernelEvidence) -> Finding | None:
     """Most L2 requests miss (PMC). Low confidence: a pure stream has no reuse to recover."""
-    rate = _v(k, "l2_hit_rate_pct")
+    rate = rules.value(k, "l2_hit_rate_pct")
     if rate is None or rate >= L2_HIT_RATE_PCT.value:
         return None
     return Finding(
@@ -457,7 +444,7 @@ def low_l2_hit_rate(k: KernelEvidence) -> Finding | None:
         symptom=Symptom.LOW_L2_HIT_RATE.value,
         confidence=Confidence.LOW,
         evidence=[
-            _item(k, "l2_hit_rate_pct", L2_HIT_RATE_PCT.text("<"), L2_HIT_RATE_PCT.source),
+            _item(k, "l2_hit_rate_pct", threshold=L2_HIT_RATE_PCT, op="<"),
             _item(k, "l2_requests"),
             _item(k, "hbm_read_bytes"),
         ],
@@ -469,7 +456,7 @@ def low_l2_hit_rate(k: KernelEvidence) -> Finding | None:
 
 def dram_bandwidth_bound(k: KernelEvidence) -> Finding | None:
     """HBM traffic runs near the spec-sheet bandwidth (PMC + duration + spec sheet)."""
-    pct = _v(k, "dram_throughput_pct")
+    pct = rules.value(k, "dram_throughput_pct")
     if pct is None or pct < SOL_HIGH_PCT.value:
         return None
     return Finding(
@@ -477,7 +464,7 @@ def dram_bandwidth_bound(k: KernelEvidence) -> Finding | None:
         symptom=Symptom.DRAM_BANDWIDTH_BOUND.value,
         confidence=Confidence.HIGH,
         evidence=[
-            _item(k, "dram_throughput_pct", SOL_HIGH_PCT.text(">="), SOL_HIGH_PCT.source),
+            _item(k, "dram_throughput_pct", threshold=SOL_HIGH_PCT, op=">="),
             _item(k, "dram_gbps"),
             _item(k, "duration_us"),
         ],

@@ -76,21 +76,38 @@ def item(
     *,
     threshold: Threshold | None = None,
     op: str | None = None,
+    condition: str | None = None,
+    condition_source: str | None = None,
+    by_name: bool = False,
 ) -> EvidenceItem:
     """An evidence item for normalized metric ``name``.
 
-    The item names the profiler's own metric (the normalized metric's ``source``) and the report it was
-    read from; with ``threshold`` and ``op`` it also states the comparison and its source.
+    By default (NVIDIA) the item names the profiler's own metric (the normalized metric's ``source``)
+    and the report it was read from (the kernel's ``artifact``). With ``by_name`` (AMD, whose metric
+    sources already name their file and formula, ``pmc_perf.csv: 100*TCC_HIT/...``) it names the
+    normalized metric and cites that source as it is (``not collected`` when there is none).
+
+    The comparison is ``threshold`` with ``op`` (text and source from the :class:`Threshold`), or,
+    where no fixed number is compared against, a written-out ``condition`` (``< cu_count``, ``== 0``)
+    with its optional ``condition_source``.
     """
     m = kernel.metrics.get(name)
-    artifact = kernel.artifact or "profile"
+    if by_name:
+        metric, source = name, (m.source if m is not None and m.source else "not collected")
+    else:
+        metric, source = (m.source if m is not None and m.source else name), f"{kernel.artifact or 'profile'} ({name})"
+    if threshold is not None:
+        compared = threshold.text(op) if op else None
+        compared_source: str | None = threshold.source
+    else:
+        compared, compared_source = condition, condition_source
     return EvidenceItem(
-        metric=(m.source if m is not None and m.source else name),
+        metric=metric,
         value=None if m is None else m.value,
         unit=None if m is None else m.unit,
-        threshold=threshold.text(op) if threshold is not None and op else None,
-        threshold_source=threshold.source if threshold is not None else None,
-        source=f"{artifact} ({name})",
+        threshold=compared,
+        threshold_source=compared_source,
+        source=source,
         missing_reason=None if m is None or m.value is not None else m.missing_reason,
     )
 

@@ -1,10 +1,11 @@
 """Start a harness worker in a fresh process group, watch it, kill it on a timeout, read its result.
 
-This is the careful ``Popen`` the harness needs beyond :func:`kernelopt.proc.run_command`: the
-worker reports phase events to a progress file, and the :class:`~kernelopt.harness.progress.Watchdog`
-applies separate limits to start-up, compilation, each case and the whole run. Stdout and stderr go
-to files (no pipe can fill up and block the worker). Whatever happens, the whole process group is
-killed before returning, so nothing the candidate started survives into the next run.
+The worker is started through the subprocess gateway (:func:`kernelopt.proc.start_command`): its own
+process group, stdout and stderr in files (no pipe can fill up and block it), an overall wall-clock
+limit, and the whole group killed whatever happens, so nothing the candidate started survives into
+the next run. The worker reports phase events to a progress file, and the
+:class:`~kernelopt.harness.progress.Watchdog` applies separate limits to start-up, compilation, each
+case and the run.
 
 Runs in the orchestrator: imports no torch.
 """
@@ -15,7 +16,6 @@ import os
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -27,6 +27,7 @@ from pydantic import ValidationError
 import kernelopt
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
+from kernelopt.proc import start_command
 
 POLL_S = 0.02
 EXIT_GRACE_S = 15.0
@@ -62,13 +63,6 @@ def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, s
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra)
     return env
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str | None:
@@ -108,52 +102,30 @@ def run_worker(
     job_path.write_text(job.model_dump_json(indent=2), encoding="utf-8")
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     argv = [sys.executable, "-m", WORKER_MODULE, str(job_path)]
-    start = time.monotonic()
-    with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=out_fh,
-            stderr=err_fh,
-            start_new_session=True,
-        )
-    pgid = proc.pid
-    dog = Watchdog(limits=limits, started_at=start)
-    reader = ProgressReader(Path(job.progress_path))
-    timeout: Timeout | None = None
-    done_at: float | None = None
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
-    try:
+    timeout: Timeout | None = None
+    with start_command(
+        argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env
+    ) as worker:
+        start = worker.started_at
+        dog = Watchdog(limits=limits, started_at=start)
+        reader = ProgressReader(Path(job.progress_path))
         while True:
             for ev in reader.new_events():
                 dog.feed(ev)
-            if proc.poll() is not None:
-                break
-            now = time.monotonic()
             if dog.phase is Phase.DONE:
                 # The result is written; a process that does not exit (a hung CUDA teardown) is killed.
-                done_at = now if done_at is None else done_at
-                if now - done_at > EXIT_GRACE_S:
-                    _kill_group(pgid)
-                    proc.wait()
-                    break
-            else:
-                timeout = dog.check(now)
-                if timeout is None and now - start > hard_limit:
-                    timeout = Timeout(
-                        LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}"
-                    )
-            if timeout is not None:
-                _kill_group(pgid)
-                proc.wait()
+                worker.allow_exit(EXIT_GRACE_S)
+            if not worker.running():
                 break
+            if dog.phase is not Phase.DONE:
+                timeout = dog.check(time.monotonic())
+                if timeout is not None:
+                    worker.kill()
+                    break
             time.sleep(POLL_S)
-    finally:
-        _kill_group(pgid)  # grandchildren the candidate started, whatever happened
-        if proc.poll() is None:
-            proc.wait()
+    if worker.timed_out:
+        timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
     for ev in reader.new_events():
         dog.feed(ev)
     result = None
@@ -165,7 +137,7 @@ def run_worker(
             result = None
     return RunOutcome(
         result=result,
-        returncode=None if timeout is not None else proc.returncode,
+        returncode=None if timeout is not None else worker.returncode,
         timed_out=timeout is not None,
         timeout_message=timeout.message if timeout else None,
         last_phase=dog.phase.value,

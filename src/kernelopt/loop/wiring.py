@@ -23,16 +23,12 @@ from typing import Any
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.evidence.model import (
     BottleneckType,
-    Confidence,
-    EvidenceItem,
-    Finding,
     KernelEvidence,
     Metric,
     ProfileSummary,
     Vendor,
 )
 from kernelopt.evidence.summary import write_summary
-from kernelopt.evidence.symptoms import TIMING_ONLY_ACTIONS
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.protocols import (
@@ -77,6 +73,7 @@ def load(module: str, attr: str, what: str) -> Any:
 
 
 CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the harness's CPU timing"
+CPU_TIMER = "time.perf_counter on the CPU"
 
 
 def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:
@@ -84,42 +81,34 @@ def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:
 
     The kernel in ``kernel.py`` is the last good version, whose latency the gate measured on the CPU
     (``memory/v<K>.json``); achieved GB/s and TFLOP/s come from the reference's byte and FLOP counts.
-    One ``timing_only`` finding says what is known and what is not (no counters, no bottleneck class).
+    The shared ``timing_only`` finding (:func:`kernelopt.profiling.timing_only.timing_only_finding`)
+    says what is known, how it was timed, and what is not (no counters, no bottleneck class).
     """
+    from kernelopt.profiling.timing_only import timing_only_finding
+
     good = [r for r in workspace.memory.records(include_masked=True) if r.quality_gate.result is GateResult.PASS]
     latest = good[-1] if good else (workspace.memory.latest(include_masked=True))
     metrics: dict[str, Metric] = {}
-    evidence: list[EvidenceItem] = []
+    artifact: str | None = None
+    timer = CPU_TIMER
     if latest is not None:
-        src = f"memory/{latest.version}.json"
+        artifact = f"memory/{latest.version}.json"
         p = latest.performance
+        timer = p.timing_method or CPU_TIMER
         for name, value, unit, field_name in (
             ("duration_us", p.latency_us, "us", "latency_us"),
             ("achieved_gbps", p.bandwidth_gbps, "GB/s", "bandwidth_gbps"),
             ("achieved_tflops", p.tflops, "TFLOP/s", "tflops"),
         ):
-            if value is not None:
-                metrics[name] = Metric(value=value, unit=unit, source=f"{src}: performance.{field_name} (CPU)")
-                evidence.append(
-                    EvidenceItem(metric=name, value=value, unit=unit, source=f"{src}: performance.{field_name}")
-                )
-    evidence.append(EvidenceItem(metric="hardware_counters", value="unavailable", source=CPU_REASON))
-    kernel = KernelEvidence(
-        kernel_name="kernel.py (CPU)",
-        metrics=metrics,
-        bottleneck=BottleneckType.UNKNOWN,
-        findings=[
-            Finding(
-                rule_id="timing_only",
-                symptom="timing_only",
-                confidence=Confidence.LOW,
-                evidence=evidence,
-                inference="only CPU timing and analytic byte/FLOP counts are known; "
-                "the bottleneck cannot be classified; tune the kernel's knobs empirically, one measured move at a time",
-                action_categories=list(TIMING_ONLY_ACTIONS),
+            metrics[name] = (
+                Metric(value=value, unit=unit, source=f"{artifact}: performance.{field_name} (CPU)")
+                if value is not None
+                else Metric(value=None, unit=unit, missing_reason=f"{artifact} has no performance.{field_name}")
             )
-        ],
+    kernel = KernelEvidence(
+        kernel_name="kernel.py (CPU)", metrics=metrics, bottleneck=BottleneckType.UNKNOWN, artifact=artifact
     )
+    kernel.findings = [timing_only_finding(kernel, CPU_REASON, timer=timer)]
     summary = ProfileSummary(
         version=version_label(version),
         vendor=Vendor.NVIDIA,

@@ -26,6 +26,7 @@ from kernelopt.evidence.symptoms import TIMING_ONLY_ACTIONS, Symptom
 from kernelopt.profiling.driver import CompiledKernel, DriverResult
 
 _NOT_MEASURED = "hardware counters unavailable (timing-only profile)"
+CUDA_EVENTS = "CUDA events"
 
 
 def _timing_metrics(result: DriverResult, source: str) -> dict[str, Metric]:
@@ -40,14 +41,14 @@ def _timing_metrics(result: DriverResult, source: str) -> dict[str, Metric]:
         m["achieved_gbps"] = Metric(
             value=result.bytes_moved / (t * 1e-6) / 1e9,
             unit="GB/s",
-            source=f"{result.bytes_source} / duration_us",
+            source=f"{source}: {result.bytes_source} / duration_us",
         )
         m["analytic_bytes"] = Metric(value=result.bytes_moved, unit="bytes", source=result.bytes_source)
     else:
         m["achieved_gbps"] = Metric(value=None, unit="GB/s", missing_reason="bytes per call unknown")
     if result.flops is not None and t:
         m["achieved_tflops"] = Metric(
-            value=result.flops / (t * 1e-6) / 1e12, unit="TFLOP/s", source="reference.flops / duration_us"
+            value=result.flops / (t * 1e-6) / 1e12, unit="TFLOP/s", source=f"{source}: reference.flops / duration_us"
         )
         m["analytic_flops"] = Metric(value=result.flops, unit="FLOP", source="reference.flops")
     else:
@@ -79,31 +80,51 @@ def _compiler_metrics(ck: CompiledKernel, source: str) -> dict[str, Metric]:
     }
 
 
-def timing_only_finding(kernel: KernelEvidence, reason: str) -> Finding:
-    """The ``timing_only`` finding: what was measured, and that counters were not."""
-    artifact = kernel.artifact or "driver.json"
-    evidence = [
-        EvidenceItem(
-            metric="duration_us",
-            value=kernel.metric("duration_us"),
-            unit="us",
-            source=f"{artifact} (CUDA events)",
-        ),
-        EvidenceItem(metric="hardware_counters", value="unavailable", source=reason),
-    ]
+def timing_only_finding(kernel: KernelEvidence, reason: str, *, timer: str) -> Finding:
+    """The ``timing_only`` finding: what was measured, how it was timed, and that counters were not.
+
+    One builder for every timing-only profile (the CUDA-event driver run here, the gate's CPU timing
+    of ``--device cpu`` in :func:`kernelopt.loop.wiring.cpu_timing_summary`). Each evidence item cites
+    its metric's own source, which names the file the value was read from.
+
+    Args:
+        kernel: evidence of one kernel: ``duration_us`` always becomes evidence (``None`` with its
+            reason when not timed); ``achieved_gbps``, ``achieved_tflops``, ``registers_per_thread`` and
+            ``spilled_registers`` do where measured.
+        reason: why hardware counters were not available (one line).
+        timer: what timed the calls, for the inference (``CUDA events``, the gate's timing method such
+            as ``cpu_perf_counter, 10 launch(es)/sample, 30 samples``).
+    """
+    artifact = kernel.artifact or "profile"
+
+    def cite(name: str, m: Metric) -> EvidenceItem:
+        return EvidenceItem(
+            metric=name,
+            value=m.value,
+            unit=m.unit,
+            source=m.source or artifact,
+            missing_reason=m.missing_reason if m.value is None else None,
+        )
+
+    duration = kernel.metrics.get("duration_us") or Metric(value=None, unit="us", missing_reason="not timed")
+    evidence = [cite("duration_us", duration)]
+    evidence.append(EvidenceItem(metric="hardware_counters", value="unavailable", source=reason))
     for name in ("achieved_gbps", "achieved_tflops", "registers_per_thread", "spilled_registers"):
         m = kernel.metrics.get(name)
         if m is not None and m.value is not None:
-            evidence.append(EvidenceItem(metric=name, value=m.value, unit=m.unit, source=f"{artifact} ({m.source})"))
+            evidence.append(cite(name, m))
+    known = [f"timing ({timer})", "analytic byte/FLOP counts"]
+    if kernel.metric("registers_per_thread") is not None:
+        known.append("compiler facts")
     return Finding(
         rule_id="timing_only",
         symptom=Symptom.TIMING_ONLY.value,
         confidence=Confidence.LOW,
         evidence=evidence,
         inference=(
-            "only timing, analytic byte/FLOP counts and compiler facts are known; the bottleneck cannot be "
-            "classified from counters — compare achieved GB/s and TFLOP/s with the measured ceilings; "
-            "tune the kernel's knobs empirically, one measured move at a time"
+            f"only {', '.join(known[:-1])} and {known[-1]} are known; the bottleneck cannot be classified "
+            "from counters — compare achieved GB/s and TFLOP/s with the measured ceilings of the device that "
+            "ran it; tune the kernel's knobs empirically, one measured move at a time"
         ),
         action_categories=list(TIMING_ONLY_ACTIONS),
     )
@@ -159,14 +180,14 @@ def timing_only_summary(
                 else "duration_us is the CUDA-event time of one call of the candidate (includes launch overhead)",
             ],
         )
-        findings = [timing_only_finding(k, reason)]
+        findings = [timing_only_finding(k, reason, timer=CUDA_EVENTS)]
         findings += [f for f in run_rules(k, NVIDIA_RULES)]
         k.findings = findings
         kernels.append(k)
     return ProfileSummary(
         version=version,
         vendor=Vendor.NVIDIA,
-        tool_used="timing-only (CUDA events + compiler facts)",
+        tool_used=f"timing-only ({CUDA_EVENTS} + compiler facts)",
         gpu=result.device,
         counters_available=False,
         counters_unavailable_reason=reason,
