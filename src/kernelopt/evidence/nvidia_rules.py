@@ -36,6 +36,7 @@ nv.block_size_not_warp_multiple   block_size_not_warp_multiple
 nv.atomics                        atomics
 nv.fp64_use                       fp64_use
 nv.narrow_global_loads            narrow_global_loads
+nv.onchip_bandwidth_bound         onchip_bandwidth_bound
 ================================  =====================================
 
 Pure: no I/O.
@@ -241,6 +242,44 @@ def dram_bandwidth_bound(k: KernelEvidence) -> Finding | None:
             "enough to reach the roof (narrow or strided accesses, too few bytes in flight)"
         ),
         action_categories=[A.VECTORIZED_ACCESS, A.TMA_ASYNC_COPY, A.REDUCE_BYTES, A.FUSION],
+    )
+
+
+def onchip_bandwidth_bound(k: KernelEvidence) -> Finding | None:
+    """The busiest memory unit is on chip (L1/shared or L2) while DRAM idles: too little data reuse.
+
+    Nsight Compute's memory throughput is the maximum over the memory units (Profiling Guide, "Speed Of
+    Light": ``gpu__compute_memory_throughput`` is the max of DRAM, L2 and L1/TEX throughputs). When it is
+    high (>= 60 %, SOLBottleneck) but DRAM is at most half of it, the traffic that limits the kernel is
+    re-read from the caches: each program loads operands that its neighbours load too. Larger tiles or
+    blocks raise the work done per byte loaded (CUTLASS, "Efficient GEMM in CUDA": operand traffic per
+    output scales with 1/BLOCK_M + 1/BLOCK_N); tile order (L2 rasterization) helps when L2 is the unit.
+    """
+    mem = value(k, "memory_throughput_pct")
+    dram = value(k, "dram_throughput_pct")
+    if mem is None or dram is None or mem < SOL_LATENCY_PCT.value or dram > mem / 2:
+        return None
+    units = {u: value(k, f"{u}_throughput_pct") for u in ("l1", "l2")}
+    busiest = max((u for u in units if units[u] is not None), key=lambda u: units[u] or 0.0, default=None)
+    categories = [A.TILING, A.BLOCK_SIZE, A.L2_RASTERIZATION]
+    if busiest == "l2":
+        categories = [A.TILING, A.L2_RASTERIZATION, A.BLOCK_SIZE]
+    where = {"l1": "L1/shared memory", "l2": "L2"}.get(busiest or "", "an on-chip memory unit")
+    return Finding(
+        rule_id="nv.onchip_bandwidth_bound",
+        symptom=S.ONCHIP_BANDWIDTH_BOUND.value,
+        confidence=Confidence.MEDIUM,
+        evidence=[
+            item(k, "memory_throughput_pct", threshold=SOL_LATENCY_PCT, op=">="),
+            item(k, "dram_throughput_pct"),
+            item(k, "l1_throughput_pct"),
+            item(k, "l2_throughput_pct"),
+        ],
+        inference=(
+            f"the memory traffic that limits the kernel is served by {where} while DRAM runs at most half as busy: "
+            "operands are re-read from the caches, so each program does too little work per byte it loads"
+        ),
+        action_categories=categories,
     )
 
 
@@ -854,31 +893,48 @@ def fp64_use(k: KernelEvidence) -> Finding | None:
 
 
 def narrow_global_loads(k: KernelEvidence) -> Finding | None:
-    if k.isa is None or k.isa.global_load_bits is None:
+    """The widest global load is under 128 bits in a kernel where load instructions cost: memory-heavy
+    (memory or DRAM throughput >= 60 %) or issue-heavy (schedulers issue in >= 60 % of cycles, so every
+    extra instruction takes an issue slot; NVIDIA, "CUDA Pro Tip: Increase Performance with Vectorized
+    Memory Access": vector loads cut the instruction count for the same bytes)."""
+    if k.isa is None or k.isa.global_load_bits is None or k.isa.global_load_bits >= VECTOR_LOAD_BITS.value:
         return None
     dram = value(k, "dram_throughput_pct")
     mem = value(k, "memory_throughput_pct")
+    issue = value(k, "issue_active_pct")
     busy = max((v for v in (dram, mem) if v is not None), default=None)
-    if k.isa.global_load_bits >= VECTOR_LOAD_BITS.value or busy is None or busy < SOL_LATENCY_PCT.value:
+    memory_heavy = busy is not None and busy >= SOL_LATENCY_PCT.value
+    issue_heavy = issue is not None and issue >= ISSUE_ACTIVE_LOW_PCT.value
+    if not (memory_heavy or issue_heavy):
         return None
+    evidence = [
+        fact(
+            "sass.global_load_bits_max",
+            k.isa.global_load_bits,
+            unit="bits",
+            source=k.isa.source or "SASS",
+            threshold=VECTOR_LOAD_BITS,
+            op="<",
+        )
+    ]
+    if memory_heavy:
+        evidence += [
+            item(k, "memory_throughput_pct", threshold=SOL_LATENCY_PCT, op=">="),
+            item(k, "dram_throughput_pct"),
+        ]
+    else:
+        evidence += [
+            item(k, "issue_active_pct", threshold=ISSUE_ACTIVE_LOW_PCT, op=">="),
+            item(k, "memory_throughput_pct"),
+        ]
+    kind = "memory-heavy" if memory_heavy else "issue-heavy"
     return Finding(
         rule_id="nv.narrow_global_loads",
         symptom=S.NARROW_GLOBAL_LOADS.value,
         confidence=Confidence.MEDIUM,
-        evidence=[
-            fact(
-                "sass.global_load_bits_max",
-                k.isa.global_load_bits,
-                unit="bits",
-                source=k.isa.source or "SASS",
-                threshold=VECTOR_LOAD_BITS,
-                op="<",
-            ),
-            item(k, "memory_throughput_pct", threshold=SOL_LATENCY_PCT, op=">="),
-            item(k, "dram_throughput_pct"),
-        ],
+        evidence=evidence,
         inference=(
-            f"the widest global load is {k.isa.global_load_bits} bits in a memory-heavy kernel: more load "
+            f"the widest global load is {k.isa.global_load_bits} bits in a {kind} kernel: more load "
             "instructions than needed for the same bytes"
         ),
         action_categories=[A.VECTORIZED_ACCESS],
@@ -935,6 +991,17 @@ NVIDIA_RULES: tuple[Rule, ...] = (
     ),
     Rule("nv.atomics", S.ATOMICS, atomics, "hot global atomics"),
     Rule("nv.fp64_use", S.FP64_USE, fp64_use, "FP64 instructions executed"),
-    Rule("nv.narrow_global_loads", S.NARROW_GLOBAL_LOADS, narrow_global_loads, "widest LDG < 128 bits, memory-heavy"),
+    Rule(
+        "nv.narrow_global_loads",
+        S.NARROW_GLOBAL_LOADS,
+        narrow_global_loads,
+        "widest LDG < 128 bits, memory- or issue-heavy",
+    ),
+    Rule(
+        "nv.onchip_bandwidth_bound",
+        S.ONCHIP_BANDWIDTH_BOUND,
+        onchip_bandwidth_bound,
+        "memory SOL >= 60%, DRAM <= half of it",
+    ),
     Rule("nv.low_issue_efficiency", S.LOW_ISSUE_EFFICIENCY, low_issue_efficiency, "issue active < 60%, mixed stalls"),
 )

@@ -48,6 +48,7 @@ class Symptom(StrEnum):
     OCCUPANCY_LIMITED_WARPS = "occupancy_limited_warps"
     LATENCY_BOUND_SHORT_SCOREBOARD = "latency_bound_short_scoreboard"
     BLOCK_SIZE_NOT_WARP_MULTIPLE = "block_size_not_warp_multiple"
+    ONCHIP_BANDWIDTH_BOUND = "onchip_bandwidth_bound"
 
 
 TIMING_ONLY_ACTIONS = (

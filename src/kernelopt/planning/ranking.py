@@ -284,7 +284,8 @@ def knob_moves(
     """Knob moves that implement ``category`` here, best first (direction chosen from the symptoms).
 
     Directions: a shrink symptom (small grid, tail effect, spills, register/shared-memory limited
-    occupancy) or a launch/occupancy-bound kernel asks for smaller blocks and tiles; otherwise blocks
+    occupancy) or a launch/occupancy-bound kernel asks for smaller blocks and tiles, unless the kernel
+    is bound by on-chip bandwidth (too little reuse: tiling and block moves then grow); otherwise blocks
     and tiles grow (more work per program, fewer programs, wider accesses); block sizes move only in
     the direction the evidence gives. ``num_warps`` tries up, then down. Pipelining deepens unless
     shared memory limits occupancy. Register pressure shrinks tiles and stages and spreads the tile over
@@ -293,6 +294,8 @@ def knob_moves(
     sym = set(symptoms)
     shrink = bool(sym & SHRINK_SYMPTOMS) or bottleneck is BottleneckType.LAUNCH_OCCUPANCY_BOUND
     grow = -1 if shrink else 1
+    if category in (_A.TILING, _A.BLOCK_SIZE) and Symptom.ONCHIP_BANDWIDTH_BOUND in sym:
+        grow = 1  # too little reuse per byte loaded: only larger tiles answer it, whatever else fired
     plan: list[tuple[tuple[KnobFamily, ...], int]]
     if category is _A.NUM_WARPS:
         plan = [((_F.NUM_WARPS,), 1), ((_F.NUM_WARPS,), -1)]

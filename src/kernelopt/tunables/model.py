@@ -19,7 +19,13 @@ PLAN_KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
     ActionCategory.NUM_WARPS: frozenset({ActionCategory.NUM_WARPS}),
     ActionCategory.SOFTWARE_PIPELINING: frozenset({ActionCategory.SOFTWARE_PIPELINING}),
     ActionCategory.TILING: frozenset({ActionCategory.TILING}),
-    ActionCategory.VECTORIZED_ACCESS: frozenset({ActionCategory.VECTORIZED_ACCESS}),
+    # In a Triton program each thread holds BLOCK_SIZE / (32 * num_warps) contiguous elements, which the
+    # compiler loads with one vector instruction when they fit 16 bytes (Triton language docs, "Layouts";
+    # seen on the H200 on 2026-11-29: 32-bit loads at BLOCK_SIZE 256 with 4 warps in examples/layernorm):
+    # a larger block or fewer warps is the knob form of a wider access.
+    ActionCategory.VECTORIZED_ACCESS: frozenset(
+        {ActionCategory.VECTORIZED_ACCESS, ActionCategory.BLOCK_SIZE, ActionCategory.NUM_WARPS}
+    ),
     ActionCategory.L2_RASTERIZATION: frozenset({ActionCategory.L2_RASTERIZATION}),
     ActionCategory.SPLIT_K: frozenset({ActionCategory.SPLIT_K}),
     ActionCategory.PERSISTENT_KERNEL: frozenset({ActionCategory.PERSISTENT_KERNEL}),

@@ -1,0 +1,89 @@
+"""The examples' V0 evidence recorded on the H200 leads the rule planner to the move a performance
+engineer would make first (tests/data/h200_examples: real Stage 1 summaries, rules re-run here).
+
+The first H200 run of matmul, softmax and layernorm (2026-11-29, docs/gpu-runs/2026-11-29-run3-*) showed
+the planner shrinking a 32x32 matmul tile that was starved of reuse, and never touching BLOCK_SIZE in
+the row kernels whose 16/32-bit loads and busy schedulers asked for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.actions import ActionCategory
+from kernelopt.backends.protocol import StageContext
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.evidence.ncu_guided import add_guided_findings
+from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
+from kernelopt.evidence.rules import run_rules
+from kernelopt.evidence.summary import read_summary
+from kernelopt.planning.rules import RulePlanner
+from kernelopt.workspace import Workspace
+
+DATA = Path(__file__).parent / "data" / "h200_examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def evidence(example: str) -> ProfileSummary:
+    summary = read_summary(DATA / f"{example}_v0_summary.json")
+    for k in summary.kernels:
+        k.findings = run_rules(k, NVIDIA_RULES) + add_guided_findings(k)
+    return summary
+
+
+def first_plan(example: str, root: Path):  # type: ignore[no-untyped-def]
+    folder = EXAMPLES / example
+    ws = Workspace.create(
+        example,
+        kernel=folder / "kernel.py",
+        reference=folder / "reference.py",
+        root=root,
+        task_card=folder / "README.md",
+    )
+    ctx = StageContext(workspace=ws, version=1, summary=evidence(example), history=[])
+    return RulePlanner({"knob_only": True}).plan(ctx).plan
+
+
+def test_matmul_starved_of_reuse_is_onchip_bound_and_grows_its_tile(ws_root: Path) -> None:
+    kernel = evidence("matmul").kernels[0]
+    found = {f.rule_id: f for f in kernel.findings}
+    onchip = found["nv.onchip_bandwidth_bound"]  # memory SOL 94.5 % (L1 95 %), DRAM 11.7 %
+    assert onchip.action_categories[0] is ActionCategory.TILING
+    assert "L1/shared memory" in onchip.inference
+    assert {e.metric for e in onchip.evidence} >= {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}
+    plan = first_plan("matmul", ws_root)
+    assert plan is not None and plan.action_category is ActionCategory.TILING
+    assert plan.parameters == {"BLOCK_M": 64}  # grows, though register-limited occupancy also fired
+
+
+@pytest.mark.parametrize("example", ["softmax", "layernorm"])
+def test_row_kernels_with_narrow_loads_get_a_wider_access(example: str) -> None:
+    kernel = evidence(example).kernels[0]
+    narrow = next(f for f in kernel.findings if f.rule_id == "nv.narrow_global_loads")
+    assert narrow.evidence[0].value is not None and float(narrow.evidence[0].value) < 128
+    assert narrow.action_categories == [ActionCategory.VECTORIZED_ACCESS]
+
+
+def test_issue_heavy_softmax_counts_as_narrow_loads_and_moves_block_size(ws_root: Path) -> None:
+    kernel = evidence("softmax").kernels[0]
+    narrow = next(f for f in kernel.findings if f.rule_id == "nv.narrow_global_loads")
+    assert "issue-heavy" in narrow.inference  # memory SOL 41.7 %, issue active 82.6 %
+    plan = first_plan("softmax", ws_root)
+    assert plan is not None and plan.action_category is ActionCategory.VECTORIZED_ACCESS
+    assert plan.parameters == {"BLOCK_SIZE": 256}
+
+
+def test_onchip_rule_stays_quiet_when_dram_carries_the_traffic() -> None:
+    from kernelopt.evidence.nvidia_rules import onchip_bandwidth_bound
+
+    kernel = evidence("matmul").kernels[0]
+    assert onchip_bandwidth_bound(kernel) is not None
+    dram = kernel.metrics["dram_throughput_pct"]
+    kernel.metrics["dram_throughput_pct"] = dram.model_copy(update={"value": 80.0})
+    assert onchip_bandwidth_bound(kernel) is None  # DRAM above half the memory SOL: not a reuse problem
+    kernel.metrics["dram_throughput_pct"] = dram
+    mem = kernel.metrics["memory_throughput_pct"]
+    kernel.metrics["memory_throughput_pct"] = mem.model_copy(update={"value": 40.0})
+    assert onchip_bandwidth_bound(kernel) is None  # memory units not busy: latency, not bandwidth
