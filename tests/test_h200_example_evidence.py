@@ -26,14 +26,14 @@ DATA = Path(__file__).parent / "data" / "h200_examples"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def evidence(example: str) -> ProfileSummary:
-    summary = read_summary(DATA / f"{example}_v0_summary.json")
+def evidence(example: str, run: str = "") -> ProfileSummary:
+    summary = read_summary(DATA / f"{example}_v0_summary{run}.json")
     for k in summary.kernels:
         k.findings = run_rules(k, NVIDIA_RULES) + add_guided_findings(k)
     return summary
 
 
-def first_plan(example: str, root: Path):  # type: ignore[no-untyped-def]
+def first_plan(example: str, root: Path, run: str = ""):  # type: ignore[no-untyped-def]
     folder = EXAMPLES / example
     ws = Workspace.create(
         example,
@@ -42,7 +42,7 @@ def first_plan(example: str, root: Path):  # type: ignore[no-untyped-def]
         root=root,
         task_card=folder / "README.md",
     )
-    ctx = StageContext(workspace=ws, version=1, summary=evidence(example), history=[])
+    ctx = StageContext(workspace=ws, version=1, summary=evidence(example, run), history=[])
     return RulePlanner({"knob_only": True}).plan(ctx).plan
 
 
@@ -87,3 +87,27 @@ def test_onchip_rule_stays_quiet_when_dram_carries_the_traffic() -> None:
     mem = kernel.metrics["memory_throughput_pct"]
     kernel.metrics["memory_throughput_pct"] = mem.model_copy(update={"value": 40.0})
     assert onchip_bandwidth_bound(kernel) is None  # memory units not busy: latency, not bandwidth
+
+
+def test_latency_bound_layernorm_widens_its_loads_first(ws_root: Path) -> None:
+    # run 4: memory SOL 59.8 %, issue active 58.0 %: neither memory- nor issue-heavy, but long-scoreboard
+    # stalls take 71.5 % of warp cycles and the loads are 32 bits: the bytes in flight are the limit
+    kernel = evidence("layernorm", "_run4").kernels[0]
+    found = {f.rule_id: f for f in kernel.findings}
+    assert "memory-latency-bound" in found["nv.narrow_global_loads"].inference
+    assert found["nv.latency_bound"].action_categories[0] is ActionCategory.VECTORIZED_ACCESS
+    plan = first_plan("layernorm", ws_root, "_run4")
+    assert plan is not None and plan.action_category is ActionCategory.VECTORIZED_ACCESS
+    assert plan.parameters == {"BLOCK_SIZE": 512}
+    assert "BLOCK_SIZE / (32 * num_warps)" in plan.action  # the wiki's Triton advice, quoted
+
+
+def test_profiler_rules_restating_a_finding_do_not_vote_twice() -> None:
+    from kernelopt.planning.ranking import profiler_scores
+
+    kernel = evidence("layernorm", "_run4").kernels[0]
+    rules = {r.rule_id for r in kernel.profiler_rules}
+    assert {"CPIStall", "IssueSlotUtilization"} <= rules  # both estimate 39.7 %
+    assert ActionCategory.NUM_WARPS not in profiler_scores(kernel)  # latency_bound already read them
+    kernel.findings = [f for f in kernel.findings if f.rule_id != "nv.latency_bound"]
+    assert profiler_scores(kernel)[ActionCategory.NUM_WARPS] > 0  # without the finding, they count

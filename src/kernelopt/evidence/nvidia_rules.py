@@ -382,7 +382,8 @@ def latency_bound(k: KernelEvidence) -> Finding | None:
             "warps mostly wait on global/local memory results (long scoreboard) while neither compute nor "
             "memory bandwidth is busy: too few loads in flight to hide DRAM latency"
         ),
-        action_categories=[A.SOFTWARE_PIPELINING, A.TMA_ASYNC_COPY, A.OCCUPANCY, A.NUM_WARPS],
+        action_categories=([A.VECTORIZED_ACCESS] if _narrow_loads(k) else [])
+        + [A.SOFTWARE_PIPELINING, A.TMA_ASYNC_COPY, A.OCCUPANCY, A.NUM_WARPS],
         location=_hotspot_for(k, "long_scoreboard"),
     )
 
@@ -892,12 +893,27 @@ def fp64_use(k: KernelEvidence) -> Finding | None:
     )
 
 
+def _narrow_loads(k: KernelEvidence) -> bool:
+    """The widest global load in the SASS is under 128 bits (False when the SASS is unknown)."""
+    bits = k.isa.global_load_bits if k.isa is not None else None
+    return bits is not None and bits < VECTOR_LOAD_BITS.value
+
+
+def _waits_on_memory(k: KernelEvidence) -> bool:
+    """Latency regime with long-scoreboard (global/local memory) stalls as the top stall reason."""
+    top = top_stall(k)
+    return _latency_regime(k) and top is not None and top[0] == "long_scoreboard" and top[1] > STALL_SHARE_PCT.value
+
+
 def narrow_global_loads(k: KernelEvidence) -> Finding | None:
     """The widest global load is under 128 bits in a kernel where load instructions cost: memory-heavy
-    (memory or DRAM throughput >= 60 %) or issue-heavy (schedulers issue in >= 60 % of cycles, so every
+    (memory or DRAM throughput >= 60 %), issue-heavy (schedulers issue in >= 60 % of cycles, so every
     extra instruction takes an issue slot; NVIDIA, "CUDA Pro Tip: Increase Performance with Vectorized
-    Memory Access": vector loads cut the instruction count for the same bytes)."""
-    if k.isa is None or k.isa.global_load_bits is None or k.isa.global_load_bits >= VECTOR_LOAD_BITS.value:
+    Memory Access": vector loads cut the instruction count for the same bytes), or latency-bound on
+    memory (long-scoreboard stalls dominate: the bytes in flight per warp, which hide DRAM latency by
+    Little's law, grow with the width of each load; V. Volkov, "Understanding Latency Hiding on GPUs",
+    UC Berkeley, 2016)."""
+    if k.isa is None or k.isa.global_load_bits is None or not _narrow_loads(k):
         return None
     dram = value(k, "dram_throughput_pct")
     mem = value(k, "memory_throughput_pct")
@@ -905,7 +921,7 @@ def narrow_global_loads(k: KernelEvidence) -> Finding | None:
     busy = max((v for v in (dram, mem) if v is not None), default=None)
     memory_heavy = busy is not None and busy >= SOL_LATENCY_PCT.value
     issue_heavy = issue is not None and issue >= ISSUE_ACTIVE_LOW_PCT.value
-    if not (memory_heavy or issue_heavy):
+    if not (memory_heavy or issue_heavy or _waits_on_memory(k)):
         return None
     evidence = [
         fact(
@@ -922,12 +938,16 @@ def narrow_global_loads(k: KernelEvidence) -> Finding | None:
             item(k, "memory_throughput_pct", threshold=SOL_LATENCY_PCT, op=">="),
             item(k, "dram_throughput_pct"),
         ]
-    else:
+        kind = "memory-heavy"
+    elif issue_heavy:
         evidence += [
             item(k, "issue_active_pct", threshold=ISSUE_ACTIVE_LOW_PCT, op=">="),
             item(k, "memory_throughput_pct"),
         ]
-    kind = "memory-heavy" if memory_heavy else "issue-heavy"
+        kind = "issue-heavy"
+    else:
+        evidence += [*_stall_items(k, "long_scoreboard"), item(k, "memory_throughput_pct")]
+        kind = "memory-latency-bound"
     return Finding(
         rule_id="nv.narrow_global_loads",
         symptom=S.NARROW_GLOBAL_LOADS.value,

@@ -7,7 +7,8 @@ A candidate is one category, optionally with one knob move (``num_warps 4 -> 8``
   the finding's rank (findings come most important first); a profiler speedup estimate attached to
   the finding adds ``min(pct, 50) / 10``;
 * **profiler**: each of the profiler's own rule results (Nsight Compute guided analysis) votes for
-  the categories its rule answers, with ``0.5 + min(estimated speedup %, 50) / 10``;
+  the categories its rule answers, with ``0.5 + min(estimated speedup %, 50) / 10``, unless a Stage 1
+  finding already read the same counters (:data:`PROFILER_RULE_COVERED_BY`: no vote counted twice);
 * **knowledge**: the best idea of the source being searched for that category (wiki technique records
   matching the symptoms score highest), minus 1 for each matching wiki pitfall record;
 * **history**: x0.6 for a category whose earlier iteration failed or regressed; +0.75 for a knob move
@@ -64,6 +65,33 @@ PROFILER_RULE_CATEGORIES: dict[str, tuple[ActionCategory, ...]] = {
     "HighPipeUtilization": (_A.TENSOR_CORE_USE, _A.INSTRUCTION_MIX),
     "IssueSlotUtilization": (_A.NUM_WARPS, _A.SOFTWARE_PIPELINING),
     "CPIStall": (_A.SOFTWARE_PIPELINING, _A.NUM_WARPS),
+}
+#: Profiler rules whose diagnosis a Stage 1 finding of these symptoms already makes from the same
+#: counters (stall reasons, issue rate, occupancy limits), with the SASS and thresholds added: when such a
+#: finding fired, the rule's vote would count the same evidence twice, so it is not counted. Seen on the
+#: H200 on 2026-11-29: CPIStall and IssueSlotUtilization (39.7 % each) restated examples/layernorm's
+#: latency_bound finding and outvoted its cause, 32-bit loads, sending the planner to num_warps and
+#: num_stages, which moved nothing.
+PROFILER_RULE_COVERED_BY: dict[str, frozenset[Symptom]] = {
+    "CPIStall": frozenset(
+        {
+            Symptom.LATENCY_BOUND,
+            Symptom.LATENCY_BOUND_SHORT_SCOREBOARD,
+            Symptom.MIO_THROTTLE,
+            Symptom.BARRIER_STALLS,
+            Symptom.LOW_ISSUE_EFFICIENCY,
+        }
+    ),
+    "IssueSlotUtilization": frozenset({Symptom.LATENCY_BOUND, Symptom.LOW_ISSUE_EFFICIENCY}),
+    "AchievedOccupancy": frozenset({Symptom.ACHIEVED_OCCUPANCY_GAP}),
+    "TheoreticalOccupancy": frozenset(
+        {
+            Symptom.OCCUPANCY_LIMITED_REGISTERS,
+            Symptom.OCCUPANCY_LIMITED_SHARED_MEMORY,
+            Symptom.OCCUPANCY_LIMITED_BLOCKS,
+            Symptom.OCCUPANCY_LIMITED_WARPS,
+        }
+    ),
 }
 #: Phrases of a rule message that point at a category when the rule id is not in the table above.
 _RULE_MESSAGE_HINTS: tuple[tuple[str, ActionCategory], ...] = (
@@ -216,7 +244,10 @@ def evidence_scores(kernel: KernelEvidence) -> dict[ActionCategory, float]:
 def profiler_scores(kernel: KernelEvidence) -> dict[ActionCategory, float]:
     """Votes of the profiler's own rules that carry an estimate or are optimization advice."""
     out: dict[ActionCategory, float] = defaultdict(float)
+    fired = {f.symptom for f in kernel.findings}
     for r in kernel.profiler_rules:
+        if fired & PROFILER_RULE_COVERED_BY.get(r.rule_id, frozenset()):
+            continue
         est = r.estimated_speedup_pct
         if (est is None or est <= 0) and (r.kind or "").upper() not in ("OPT", "OPTIMIZATION", "WARNING", "WRN"):
             continue
@@ -287,7 +318,8 @@ def knob_moves(
     occupancy) or a launch/occupancy-bound kernel asks for smaller blocks and tiles, unless the kernel
     is bound by on-chip bandwidth (too little reuse: tiling and block moves then grow); otherwise blocks
     and tiles grow (more work per program, fewer programs, wider accesses); block sizes move only in
-    the direction the evidence gives. ``num_warps`` tries up, then down. Pipelining deepens unless
+    the direction the evidence gives. ``num_warps`` tries up, then down (never up when global loads are
+    already narrow: more warps share the same block). Pipelining deepens unless
     shared memory limits occupancy. Register pressure shrinks tiles and stages and spreads the tile over
     more warps. Within one move the largest knob shrinks first and the smallest grows first.
     """
@@ -326,6 +358,10 @@ def knob_moves(
         plan = [((_F.BLOCK,), 1), ((_F.NUM_WARPS,), -1)]
     else:
         return []
+    if Symptom.NARROW_GLOBAL_LOADS in sym:
+        # a program's block is spread over 32 * num_warps threads: more warps narrow each thread's
+        # contiguous slice, and so its loads, further (Triton language docs, "Layouts")
+        plan = [(fams, d) for fams, d in plan if not (fams == (_F.NUM_WARPS,) and d > 0)]
     out: list[tuple[Knob, int]] = []
     seen: set[tuple[str, int]] = set()
     for families, direction in plan:
