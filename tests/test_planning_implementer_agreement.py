@@ -65,3 +65,18 @@ def test_two_no_change_moves_end_a_direction() -> None:
         [_record(1, "num_stages", 1, 2, "no significant change"), _record(2, "num_stages", 2, 3, "improvement")]
     )
     assert mixed.banned("num_stages", 3, 1) is None
+
+
+def test_planner_and_validation_read_the_tunables_table_only() -> None:
+    from kernelopt.planning.knobs import Knob, knob_categories, may_move
+
+    # without discovered categories, a knob's name gives them through the tunables' own rules
+    assert knob_categories("BLOCK_SIZE") == (ActionCategory.BLOCK_SIZE,)
+    assert Knob("BLOCK_SIZE", 128).serves(ActionCategory.VECTORIZED_ACCESS)  # elements per thread
+    assert not Knob("num_stages", 2).serves(ActionCategory.TILING)
+    assert not Knob("MY_OWN_KNOB", 3).serves(ActionCategory.BLOCK_SIZE)  # unknown: never moved
+    for category in PLAN_KNOB_CATEGORIES:
+        for name in ("BLOCK_SIZE", "BLOCK_M", "num_warps", "num_stages", "GROUP_M"):
+            cats = knob_categories(name)
+            assert cats is not None
+            assert may_move(category, name) == expresses(category, cats), (category, name)

@@ -102,7 +102,7 @@ def test_no_summary_no_citation(add_workspace) -> None:
 def test_several_actions_via_parameters(ws) -> None:
     bad = _plan(parameters={"BLOCK_SIZE": 2048, "num_warps": 8})
     line = _refused(bad, ws)
-    assert "parameter 'num_warps' is a num_warps knob, which 'block_size' does not move" in line
+    assert "parameter 'num_warps' is a num_warps/occupancy knob, which 'block_size' does not move" in line
     assert "several actions in one plan" in line
     # a tiling plan may move two tile sizes; unknown knobs are not judged
     validate_plan(_plan(action_category="tiling", parameters={"BLOCK_M": 128, "BLOCK_N": 128}), ws, [], None)

@@ -1,10 +1,12 @@
 """Knob families, legal steps, and which action category may move which knob (pure).
 
 A *knob* is a tunable literal of the kernel (``num_warps=4``, ``BLOCK_SIZE = 1024``, ``num_stages=2``),
-found by :func:`kernelopt.tunables.discover`. This module names the family of a knob from its name,
-gives the next legal value one step up or down, and maps action categories to the knob families they
-move. The same table serves the rule planner (which knob move answers a category) and plan validation
-(a plan whose knobs belong to two different categories is two actions in disguise).
+found by :func:`kernelopt.tunables.discover`. This module names the family of a knob from its name (for
+step sizes and directions) and gives the next legal value up or down. Which category may move which
+knob is not decided here: :func:`may_move` asks the tunables' own tables (the knob's categories from
+discovery, :data:`kernelopt.tunables.model.PLAN_KNOB_CATEGORIES`), the ones the rule-based implementer
+applies, for the rule planner and plan validation alike (a plan whose knobs belong to two different
+categories is two actions in disguise).
 
 Legal ranges (sources): Triton requires power-of-two block shapes for ``tl.arange`` (Triton language
 docs, ``triton.language.arange``); ``num_warps`` is a power of two up to 32 (Triton compiler options;
@@ -70,35 +72,6 @@ _LINEAR = frozenset({KnobFamily.NUM_STAGES, KnobFamily.WAVES_PER_EU})
 #: Families that move by one (not by powers of two).
 LINEAR_FAMILIES = _LINEAR
 
-#: Knob families each category may move. Categories absent here change code, not knobs.
-CATEGORY_KNOBS: dict[ActionCategory, tuple[KnobFamily, ...]] = {
-    ActionCategory.NUM_WARPS: (KnobFamily.NUM_WARPS,),
-    ActionCategory.BLOCK_SIZE: (KnobFamily.BLOCK, KnobFamily.THREADS, KnobFamily.TILE_M, KnobFamily.TILE_N),
-    ActionCategory.TILING: (KnobFamily.TILE_M, KnobFamily.TILE_N, KnobFamily.TILE_K, KnobFamily.BLOCK),
-    ActionCategory.SOFTWARE_PIPELINING: (KnobFamily.NUM_STAGES,),
-    ActionCategory.L2_RASTERIZATION: (KnobFamily.GROUP,),
-    ActionCategory.SPLIT_K: (KnobFamily.SPLIT_K,),
-    ActionCategory.WAVE_OCCUPANCY: (KnobFamily.WAVES_PER_EU, KnobFamily.NUM_WARPS),
-    ActionCategory.OCCUPANCY: (
-        KnobFamily.BLOCK,
-        KnobFamily.THREADS,
-        KnobFamily.NUM_STAGES,
-        KnobFamily.NUM_WARPS,
-        KnobFamily.TILE_M,
-        KnobFamily.TILE_N,
-        KnobFamily.WAVES_PER_EU,
-    ),
-    ActionCategory.REGISTER_PRESSURE: (
-        KnobFamily.BLOCK,
-        KnobFamily.TILE_M,
-        KnobFamily.TILE_N,
-        KnobFamily.TILE_K,
-        KnobFamily.NUM_STAGES,
-        KnobFamily.NUM_WARPS,
-    ),
-    ActionCategory.VECTORIZED_ACCESS: (KnobFamily.BLOCK, KnobFamily.NUM_WARPS),
-}
-
 
 def family(name: str) -> KnobFamily:
     """The family of knob ``name`` (``"BLOCK_SIZE_M"`` -> ``TILE_M``); ``OTHER`` when unknown."""
@@ -149,9 +122,23 @@ def step(fam: KnobFamily, value: int, direction: int, ratio: int = 2) -> int | N
     return new if new != value and legal(fam, new) else None
 
 
-def categories_for(fam: KnobFamily) -> set[ActionCategory]:
-    """The categories that may move a knob of family ``fam``."""
-    return {cat for cat, fams in CATEGORY_KNOBS.items() if fam in fams}
+def knob_categories(name: str) -> tuple[ActionCategory, ...] | None:
+    """The action categories tunable discovery gives a knob named ``name`` (``None``: not a known knob).
+
+    The one source is :func:`kernelopt.tunables.knobs.knob_rule`, the table discovery itself uses.
+    """
+    from kernelopt.tunables.knobs import knob_rule
+
+    rule = knob_rule(name.rsplit(".", 1)[-1].strip())
+    return tuple(rule[0]) if rule is not None else None
+
+
+def may_move(category: ActionCategory, name: str, categories: tuple[ActionCategory, ...] | None = None) -> bool:
+    """True when a plan of ``category`` may move the knob ``name`` (whose discovered categories are
+    ``categories``, else those its name gives): :func:`kernelopt.tunables.model.expresses`, the table
+    the rule-based implementer applies. An unknown knob moves for no category."""
+    cats = categories if categories is not None else knob_categories(name)
+    return cats is not None and expresses(category, cats)
 
 
 @dataclass(frozen=True)
@@ -163,8 +150,8 @@ class Knob:
         value: its current integer value.
         location: ``kernel.py:<line>`` where it is set, when known.
         allowed: the values the tunable accepts, when discovery knows them (``None``: use :func:`legal`).
-        categories: the action categories tunable discovery says move this knob (``None``: unknown, the
-            name family decides); a plan of category C may move it only when
+        categories: the action categories tunable discovery says move this knob (``None``: those its
+            name gives, :func:`knob_categories`); a plan of category C may move it only when
             :func:`kernelopt.tunables.model.expresses` agrees, as the rule-based implementer checks.
     """
 
@@ -175,8 +162,8 @@ class Knob:
     categories: tuple[ActionCategory, ...] | None = None
 
     def serves(self, category: ActionCategory) -> bool:
-        """True when a plan of ``category`` may move this knob (always, when its categories are unknown)."""
-        return self.categories is None or expresses(category, self.categories)
+        """True when a plan of ``category`` may move this knob (:func:`may_move`)."""
+        return may_move(category, self.name, self.categories)
 
     @property
     def family(self) -> KnobFamily:

@@ -34,7 +34,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import BottleneckType, Confidence, KernelEvidence, ProfilerRuleResult
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.planning.history import History, Signature, canonical
-from kernelopt.planning.knobs import CATEGORY_KNOBS, Knob, KnobFamily
+from kernelopt.planning.knobs import Knob, KnobFamily
 from kernelopt.planning.knowledge import Idea, KnowledgeSource
 
 CONFIDENCE_WEIGHT = {Confidence.HIGH: 3.0, Confidence.MEDIUM: 2.0, Confidence.LOW: 1.0}
@@ -175,6 +175,22 @@ CODE_AFTER_KNOBS = frozenset(
     {_A.REGISTER_PRESSURE, _A.OCCUPANCY, _A.TILING, _A.VECTORIZED_ACCESS, _A.SOFTWARE_PIPELINING}
 )
 _TILE_DIMS = (_F.TILE_M, _F.TILE_N, _F.TILE_K)
+#: Categories :func:`knob_moves` knows how to carry out with knob moves (which knobs may serve each is
+#: the tunables' decision, :meth:`Knob.serves`). Other categories are code changes.
+KNOB_MOVE_CATEGORIES = frozenset(
+    {
+        _A.NUM_WARPS,
+        _A.BLOCK_SIZE,
+        _A.TILING,
+        _A.SOFTWARE_PIPELINING,
+        _A.REGISTER_PRESSURE,
+        _A.OCCUPANCY,
+        _A.WAVE_OCCUPANCY,
+        _A.L2_RASTERIZATION,
+        _A.SPLIT_K,
+        _A.VECTORIZED_ACCESS,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -503,9 +519,9 @@ def rank(
             base *= FAILED_FACTOR
             reasons.append(f"failed/regressed before in {', '.join(history.failed_categories[cat])}")
         cat_refs = tuple(dict.fromkeys(refs.get(cat, [])))
-        has_family = knobs is not None and any(k.family in CATEGORY_KNOBS.get(cat, ()) and k.serves(cat) for k in knobs)
+        has_family = cat in KNOB_MOVE_CATEGORIES and knobs is not None and any(k.serves(cat) for k in knobs)
         rejected: list[str] = []
-        if cat in CATEGORY_KNOBS and knobs is not None:
+        if cat in KNOB_MOVE_CATEGORIES and knobs is not None:
             for k, (knob, one_step) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):
                 direction = 1 if one_step > knob.value else -1
                 new, why_not = _longest_move(cat, knob, one_step, direction, knobs, history, fits)

@@ -26,10 +26,11 @@ from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.citations import cited_fact, cites_text_artifact, summary_facts
 from kernelopt.planning.history import build_history, load_past_plans, plan_signature
-from kernelopt.planning.knobs import CATEGORY_KNOBS, KnobFamily, categories_for, family
+from kernelopt.planning.knobs import knob_categories, may_move
 from kernelopt.planning.knowledge import KnowledgeSource
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.planning.web import hardware_figures
+from kernelopt.tunables.model import PLAN_KNOB_CATEGORIES
 from kernelopt.workspace import Workspace
 
 MAX_ARTIFACT_BYTES = 8 * 1024 * 1024
@@ -54,15 +55,15 @@ def check_action(plan: Plan) -> None:
         raise PlanError(f"plan v{plan.version}: unknown action category '{plan.action_category}'") from None
     if not plan.action.strip():
         raise PlanError(f"plan v{plan.version}: the action section describes no change (zero actions)")
-    if category in CATEGORY_KNOBS:
+    if category in PLAN_KNOB_CATEGORIES:
         for knob in plan.parameters:
-            fam = family(knob)
-            if fam is KnobFamily.OTHER or category in categories_for(fam):
-                continue
-            owners = ", ".join(sorted(c.value for c in categories_for(fam)))
+            cats = knob_categories(knob)
+            if cats is None or may_move(category, knob, cats):
+                continue  # a knob the tables do not know is the plan's own business
+            owners = "/".join(sorted(c.value for c in cats))
             raise PlanError(
-                f"plan v{plan.version}: parameter '{knob}' is a {fam.value} knob, which '{category.value}' does not "
-                f"move (it belongs to {owners}): several actions in one plan"
+                f"plan v{plan.version}: parameter '{knob}' is a {owners} knob, which '{category.value}' does not "
+                f"move: several actions in one plan"
             )
 
 
