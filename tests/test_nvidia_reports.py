@@ -307,6 +307,21 @@ def test_corrupt_and_missing_report(tmp_path: Path) -> None:
         read_ncu_rep_isolated(tmp_path / "absent.ncu-rep")
 
 
+def test_gzipped_junk_report_names_the_users_file(tmp_path: Path) -> None:
+    import gzip
+
+    from kernelopt.profiling import read_evidence
+
+    junk = tmp_path / "junk.ncu-rep.gz"
+    junk.write_bytes(gzip.compress(b"\x00" * 1000))
+    with pytest.raises(InputFileError) as info:
+        read_evidence(junk)
+    line = info.value.one_line()
+    # not the unpacked temporary copy, which no longer exists when the user reads the line
+    assert line.startswith(f"{junk}: holds no profiled kernel; ") and "kernelopt-ncu-" not in line
+    assert info.value.path == junk
+
+
 def test_worker_environment_problem_keeps_its_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import kernelopt.profiling.ncu_rep as ncu_rep
     from kernelopt.errors import EnvironmentProblem
