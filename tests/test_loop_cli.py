@@ -43,6 +43,31 @@ def test_no_gpu_says_so_in_one_line(fakes: Fakes, ws_root: Path, capsys: pytest.
     assert list(ws_root.iterdir()) == []  # nothing created
 
 
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda tmp: tmp / "missing", "missing: no such folder; give a folder with kernel.py and reference.py"),
+        (lambda tmp: _file(tmp / "kernel.py"), "kernel.py: is a file, not a folder; give the folder that holds"),
+        (lambda tmp: _file(tmp / "k" / "kernel.py").parent, "k: has no reference.py; a task folder holds"),
+    ],
+    ids=["missing", "a_file", "no_reference"],
+)
+def test_a_wrong_path_is_said_before_the_missing_gpu(
+    fakes: Fakes, ws_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, expected: str
+) -> None:
+    # Without a GPU and without --device cpu: the path is what the user must fix first.
+    assert main(["optimize", str(make(tmp_path)), "--root", str(ws_root)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expected in err and "GPU" not in err
+    assert list(ws_root.iterdir()) == []
+
+
+def _file(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("def run(x):\n    return x\n")
+    return path
+
+
 def test_cpu_run_json(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["optimize", str(DATA), "--root", str(ws_root), "--device", "cpu", "--max-iters", "2", "--json"])
     out, err = capsys.readouterr()

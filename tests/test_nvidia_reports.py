@@ -297,10 +297,45 @@ def test_not_a_report() -> None:
 def test_corrupt_and_missing_report(tmp_path: Path) -> None:
     junk = tmp_path / "junk.ncu-rep"
     junk.write_bytes(b"\x00" * 1000)
-    with pytest.raises(InputFileError, match="holds no profiled kernel"):
+    with pytest.raises(InputFileError, match="holds no profiled kernel") as info:
         read_ncu_rep_isolated(junk)
+    # The worker process's hint reaches the user's one line, and the path is not repeated.
+    line = info.value.one_line()
+    assert line.count(str(junk)) == 1
+    assert "not an Nsight Compute report" in line
     with pytest.raises(InputFileError, match="no such report"):
         read_ncu_rep_isolated(tmp_path / "absent.ncu-rep")
+
+
+def test_gzipped_junk_report_names_the_users_file(tmp_path: Path) -> None:
+    import gzip
+
+    from kernelopt.profiling import read_evidence
+
+    junk = tmp_path / "junk.ncu-rep.gz"
+    junk.write_bytes(gzip.compress(b"\x00" * 1000))
+    with pytest.raises(InputFileError) as info:
+        read_evidence(junk)
+    line = info.value.one_line()
+    # not the unpacked temporary copy, which no longer exists when the user reads the line
+    assert line.startswith(f"{junk}: holds no profiled kernel; ") and "kernelopt-ncu-" not in line
+    assert info.value.path == junk
+
+
+def test_worker_environment_problem_keeps_its_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernelopt.profiling.ncu_rep as ncu_rep
+    from kernelopt.errors import EnvironmentProblem
+    from kernelopt.proc import CommandResult
+
+    sent = '{"kind": "EnvironmentProblem", "message": "cannot import ncu_report (x)", "hint": "install it"}'
+
+    def no_module(argv, **kwargs):
+        return CommandResult(tuple(argv), 2, "", f"some warning\n{sent}\n", 0.1, False)
+
+    monkeypatch.setattr("kernelopt.proc.run_command", no_module)
+    with pytest.raises(EnvironmentProblem) as info:
+        ncu_rep.read_ncu_rep_isolated(report("h200_softmax"))
+    assert info.value.one_line() == "cannot import ncu_report (x); install it"
 
 
 def test_report_reader_crash_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

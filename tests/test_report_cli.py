@@ -73,6 +73,10 @@ def test_report_unknown_workspace_is_one_line(tmp_path: Path, capsys: pytest.Cap
     code, out, err = run(capsys, "report", str(tmp_path / "nope"), "--root", str(tmp_path))
     assert code == 2 and out == ""
     assert err.startswith("kernelopt: error: ") and err.count("\n") == 1 and "no such workspace" in err
+    # a path is not also looked up as a name (no '<root>/kernel_opt_/abs/path')
+    assert "kernel_opt_" not in err
+    code, _, err = run(capsys, "report", "nope", "--root", str(tmp_path))
+    assert code == 2 and f"looked for nope and {tmp_path}/kernel_opt_nope" in err
 
 
 def test_reports_without_matplotlib_say_so(

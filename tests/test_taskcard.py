@@ -80,6 +80,25 @@ def test_bad_value_is_one_line_naming_file_field_and_range(front: str, expected:
     assert "\n" not in line
 
 
+@pytest.mark.parametrize(
+    ("front", "key"),
+    [
+        # A second block added above the card's own: PyYAML alone would keep the last one silently.
+        (
+            "stop_conditions: {roofline_utilization_pct: 150}\nstop_conditions:\n  roofline_utilization_pct: 90",
+            "stop_conditions",
+        ),
+        ("stop_conditions:\n  target_speedup: 2\n  target_speedup: 3", "target_speedup"),
+    ],
+)
+def test_a_key_given_twice_is_refused_not_silently_dropped(front: str, key: str) -> None:
+    with pytest.raises(WorkspaceError) as info:
+        card(front)
+    line = info.value.one_line()
+    assert line.startswith("cards/README.md: front matter is not valid YAML") and f"key '{key}' is given twice" in line
+    assert "\n" not in line
+
+
 @pytest.mark.parametrize("path", CARDS, ids=lambda p: str(p.relative_to(REPO)))
 def test_every_shipped_card_is_valid(path: Path) -> None:
     loaded = TaskCard.load(path)

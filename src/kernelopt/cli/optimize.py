@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
         leaves the run resumable: run the command again, or pass --resume.
         """
         from kernelopt.loop.machine import OptimizeLoop
-        from kernelopt.loop.opening import find_existing, open_or_create
+        from kernelopt.loop.opening import check_task_folder, find_existing, open_or_create
         from kernelopt.loop.settings import LoopRequest, resolve_settings
         from kernelopt.loop.stop import StopReason
         from kernelopt.loop.wiring import build_collaborators
@@ -171,6 +171,8 @@ def register(app: typer.Typer) -> None:
             target_speedup=target_speedup,
         )
         existing = find_existing(path, name=name, root=root)
+        if existing is None:
+            check_task_folder(path)  # a wrong PATH is said before a missing GPU
         chosen = device
         if chosen is None and existing is not None:
             chosen = resolve_settings(existing, request)[0].device

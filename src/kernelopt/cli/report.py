@@ -28,6 +28,8 @@ def resolve_workspace(ws: str, root: Path) -> Workspace:
     path = Path(ws).expanduser()
     if path.is_dir():
         return Workspace(path)
+    if len(path.parts) != 1 or ws in (".", ".."):  # a path, not a name: no <root>/kernel_opt_<ws> to look for
+        raise WorkspaceError(f"{ws}: no such workspace folder")
     named = Path(root).expanduser() / f"{PREFIX}{ws}"
     if named.is_dir():
         return Workspace(named)

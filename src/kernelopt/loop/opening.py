@@ -68,6 +68,26 @@ def find_existing(path: Path, *, name: str | None = None, root: Path | None = No
     return Workspace(target) if target.is_dir() and is_workspace(target) else None
 
 
+def check_task_folder(path: Path) -> None:
+    """Check that ``path`` is a folder with kernel.py and reference.py (what a new workspace is made from).
+
+    Raises:
+        InputFileError: ``path`` does not exist, is a file, or lacks kernel.py or reference.py.
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise InputFileError(path, "no such folder", hint="give a folder with kernel.py and reference.py")
+    if not path.is_dir():
+        raise InputFileError(
+            path, "is a file, not a folder", hint="give the folder that holds kernel.py and reference.py"
+        )
+    for required in ("kernel.py", "reference.py"):
+        if not (path / required).is_file():
+            raise InputFileError(
+                path, f"has no {required}", hint="a task folder holds kernel.py and reference.py [+ README.md]"
+            )
+
+
 def open_or_create(path: Path, *, name: str | None = None, root: Path | None = None) -> OpenedWorkspace:
     """The workspace for ``kernelopt optimize PATH``.
 
@@ -83,13 +103,7 @@ def open_or_create(path: Path, *, name: str | None = None, root: Path | None = N
     path = Path(path).expanduser()
     if path.is_dir() and is_workspace(path):
         return OpenedWorkspace(Workspace(path), created=False)
-    if not path.is_dir():
-        raise InputFileError(path, "no such folder", hint="give a folder with kernel.py and reference.py")
-    for required in ("kernel.py", "reference.py"):
-        if not (path / required).is_file():
-            raise InputFileError(
-                path, f"has no {required}", hint="a task folder holds kernel.py and reference.py [+ README.md]"
-            )
+    check_task_folder(path)
     ws_name = validate_name(name or default_name(path))
     parent = Path(root).expanduser() if root is not None else DEFAULT_ROOT
     target = parent.resolve() / f"{PREFIX}{ws_name}"

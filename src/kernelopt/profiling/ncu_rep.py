@@ -251,10 +251,7 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
         if res.ok:
             return report_from_json(json.loads(res.stdout))
         if res.returncode == _EXIT_USER:
-            kind, _, message = res.stderr.strip().splitlines()[-1].partition(": ")
-            if kind == "EnvironmentProblem":
-                raise EnvironmentProblem(message)
-            raise InputFileError(path, message.split(": ", 1)[-1] if message.startswith(str(path)) else message)
+            raise _user_error(path, res.stderr)
         if res.timed_out:
             last = f"timed out after {WORKER_TIMEOUT_S:g} s"
         elif res.returncode is not None and res.returncode < 0:
@@ -267,12 +264,31 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
     )
 
 
+def _user_error(path: Path, stderr: str) -> InputFileError | EnvironmentProblem:
+    """The worker's error (its last stderr line, a JSON object) as the exception it raised, hint included."""
+    lines = stderr.strip().splitlines()
+    try:
+        sent = json.loads(lines[-1]) if lines else {}
+    except json.JSONDecodeError:
+        sent = {}
+    if not isinstance(sent, dict):
+        sent = {}
+    message = str(sent.get("message") or (lines[-1] if lines else "the report reader failed"))
+    hint = sent.get("hint") if isinstance(sent.get("hint"), str) else None
+    if sent.get("kind") == "EnvironmentProblem":
+        return EnvironmentProblem(message, hint=hint)
+    prefix = f"{path}: "
+    return InputFileError(path, message.removeprefix(prefix), hint=hint)
+
+
 def _worker_main(argv: list[str]) -> int:
     path, artifact = Path(argv[0]), argv[1] if len(argv) > 1 else argv[0]
     try:
         report = read_ncu_rep(path, artifact=artifact)
     except (InputFileError, EnvironmentProblem) as exc:
-        sys.stderr.write(f"{type(exc).__name__}: {exc.message}\n")
+        # One JSON line, so that the parent can raise the same error with its hint.
+        sent = {"kind": type(exc).__name__, "message": exc.message, "hint": exc.hint}
+        sys.stderr.write(json.dumps(sent) + "\n")
         return _EXIT_USER
     sys.stdout.write(json.dumps(report_to_json(report)))
     return 0

@@ -92,7 +92,12 @@ def _from_gzipped_report(path: Path) -> ProfileSummary:
                 shutil.copyfileobj(src, dst)
         except (OSError, EOFError) as exc:
             raise InputFileError(path, f"not a readable gzip file ({exc})") from None
-        return _from_report(target, path.name)
+        try:
+            return _from_report(target, path.name)
+        except InputFileError as exc:
+            # Name the user's file, not the unpacked copy that is deleted on return.
+            message = exc.message.removeprefix(f"{target}: ")
+            raise InputFileError(path, message, hint=exc.hint) from None
 
 
 def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
