@@ -37,10 +37,29 @@ def test_no_gpu_says_so_in_one_line(fakes: Fakes, ws_root: Path, capsys: pytest.
     assert main(["optimize", str(DATA), "--root", str(ws_root)]) == 3
     err = capsys.readouterr().err
     assert err == (
-        "kernelopt: error: no NVIDIA GPU found; run `kernelopt doctor` to check the setup, "
-        "or pass --device cpu for timing-only mode on the CPU\n"
+        "kernelopt: error: no NVIDIA GPU found; run `kernelopt doctor` to check the setup; --device cpu runs "
+        "kernels written for torch CPU tensors in timing-only mode (try `kernelopt optimize tests/data/loop "
+        "--device cpu`)\n"
     )
     assert list(ws_root.iterdir()) == []  # nothing created
+
+
+def test_cpu_path_refuses_a_triton_example_in_one_line(
+    fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the no-GPU line used to suggest --device cpu, where Triton's launcher then failed ("0 active drivers")
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    example = Path(__file__).resolve().parents[1] / "examples" / "softmax"
+    assert main(["optimize", str(example), "--root", str(ws_root), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelopt: error: --device cpu cannot run this triton kernel: it launches on a GPU driver;")
+    assert err.count("\n") == 1 and "tests/data/loop" in err
+    assert list(ws_root.iterdir()) == []  # nothing created
+
+    from kernelopt.cli.optimize import refuse_gpu_framework_on_cpu
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # Triton's interpreter runs it on the CPU: let through
+    refuse_gpu_framework_on_cpu(example)
 
 
 @pytest.mark.parametrize(

@@ -125,6 +125,33 @@ def _render(summary: LoopSummary) -> None:
         info(f"stopped: {summary.stop.line()}")
 
 
+def refuse_gpu_framework_on_cpu(folder: Path) -> None:
+    """Refuse ``--device cpu`` for a kernel whose task card says it is Triton, CUDA or HIP code.
+
+    Those kernels launch on a GPU driver (Triton's launcher finds "0 active drivers" without one);
+    the CPU path times kernels written for torch CPU tensors. Triton's interpreter
+    (``TRITON_INTERPRET=1``, set by the user) runs Triton kernels on the CPU and is let through.
+
+    Raises:
+        UsageError: the card names a GPU-only framework.
+    """
+    import os
+
+    from kernelopt.taskcard import TaskCard
+
+    card_path = folder / "README.md"
+    framework = TaskCard.load(card_path).framework if card_path.is_file() else None
+    if framework == "triton" and os.environ.get("TRITON_INTERPRET") == "1":
+        return
+    if framework in ("triton", "cuda", "hip"):
+        raise UsageError(
+            f"--device cpu cannot run this {framework} kernel: it launches on a GPU driver",
+            hint="run it on a machine with an NVIDIA GPU; the CPU path is for kernels on torch CPU tensors "
+            "(try `kernelopt optimize tests/data/loop --device cpu`), or set TRITON_INTERPRET=1 for Triton's "
+            "interpreter (slow: use small shapes)",
+        )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("optimize")
     def optimize(
@@ -179,8 +206,11 @@ def register(app: typer.Typer) -> None:
         if chosen != "cpu" and not nvidia_gpu_present():
             raise EnvironmentProblem(
                 "no NVIDIA GPU found",
-                hint="run `kernelopt doctor` to check the setup, or pass --device cpu for timing-only mode on the CPU",
+                hint="run `kernelopt doctor` to check the setup; --device cpu runs kernels written for torch CPU "
+                "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
             )
+        if chosen == "cpu":
+            refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
         opened = open_or_create(path, name=name, root=root)
         ws = opened.workspace
         if opened.note:
