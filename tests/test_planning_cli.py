@@ -84,6 +84,25 @@ def test_nothing_actionable_is_not_an_error(ws: Workspace, capsys: pytest.Captur
     assert not ws.plan_path(1).exists()
 
 
+def test_plan_defaults_to_what_the_loop_would_plan(
+    ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    # a kernel with no knobs: the loop (rules implementer) has nothing to plan, and so has `plan` by
+    # default; a code-change plan comes only for an implementer that can write code (seen by a fresh user:
+    # `plan` wrote a num_warps plan with no parameters where the loop had stopped with no_new_plan)
+    monkeypatch.setattr(sys.modules["kernelopt.tunables"], "discover", lambda path: [])
+    fakes.install_summary(ws, 1, "small_grid_latency")
+    code, out, _ = run(capsys, "plan", str(ws.root), "--json")
+    assert code == 0 and json.loads(out)["plan"] is None
+    code, out, _ = run(capsys, "plan", str(ws.root), "--implementer", "agent-cli", "--json")
+    assert code == 0
+    data = json.loads(out)["plan"]
+    assert data is not None and data["parameters"] == {}  # a code change, for an agent to write
+    ws.plan_path(1).unlink()
+    code, out, _ = run(capsys, "plan", str(ws.root), "--any-action", "--json")
+    assert code == 0 and json.loads(out)["plan"] is not None
+
+
 def test_default_version(ws: Workspace) -> None:
     fakes.install_summary(ws, 0, "add_memory_bound")
     assert default_version(ws) == 0

@@ -24,8 +24,14 @@ def register(app: typer.Typer) -> None:
             None, "--version", min=0, help="Iteration N to plan (default: the newest unrecorded profile)."
         ),
         planner: str = typer.Option("rules", "--planner", help="rules, agent-cli, llm-api (or a plug-in)."),
-        knob_only: bool = typer.Option(
-            False, "--knob-only", help="rules: plan only knob moves (what the rules implementer can apply)."
+        knob_only: bool | None = typer.Option(
+            None,
+            "--knob-only/--any-action",
+            help="rules: plan only knob moves (what the rules implementer can apply), or any action "
+            "(for a coding-agent or LLM implementer). Default: as the loop does for --implementer.",
+        ),
+        implementer: str = typer.Option(
+            "rules", "--implementer", help="The Stage 3 backend that will apply the plan (sets the default above)."
         ),
         wiki: list[Path] = typer.Option([], "--wiki", help="rules: an extra gpu-wiki folder (repeatable)."),
         web_command: str | None = typer.Option(
@@ -51,9 +57,10 @@ def register(app: typer.Typer) -> None:
                 except ValueError as exc:
                     raise UsageError(f"--web-command: {exc}") from None
                 options["web_timeout_s"] = web_timeout_s
-            options["knob_only"] = knob_only
+            # as the loop wires it: the rules implementer only moves knobs, so ask for knob moves only
+            options["knob_only"] = knob_only if knob_only is not None else implementer == "rules"
             options["wiki_dirs"] = [str(w) for w in wiki]
-        elif knob_only or wiki or web_command:
+        elif knob_only is not None or wiki or web_command:
             raise UsageError("--knob-only, --wiki and --web-command are options of the rules planner")
         try:
             cls = planner_class(planner)
