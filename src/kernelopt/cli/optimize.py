@@ -117,7 +117,7 @@ def _render(summary: LoopSummary) -> None:
         for line in summary.best_roofline.lines():
             info(f"  {line}")
     if summary.timing_only:
-        info("evidence: timing-only in some iterations (hardware counters were unavailable)")
+        info("evidence: timing-only where Stage 1 had no hardware counters (see each plan and the report)")
     info(
         f"this run: {summary.iterations} iteration(s), {summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
     )

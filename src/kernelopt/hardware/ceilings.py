@@ -247,7 +247,10 @@ def measure_ceilings(device_index: int = 0, *, timeout_s: float = MEASURE_TIMEOU
         if res.timed_out:
             raise CommandTimeout(argv, timeout_s, res.stdout, res.stderr)
         if res.returncode == EXIT_NO_GPU:
-            raise EnvironmentProblem(res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "no CUDA GPU")
+            raise EnvironmentProblem(
+                res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "no CUDA GPU",
+                hint="run `kernelopt doctor` to check the setup",
+            )
         if not res.ok or not out.is_file():
             raise EnvironmentProblem(
                 f"ceilings measurement failed (exit {res.returncode}): {res.stderr_tail(3)}",
