@@ -123,24 +123,58 @@ def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:
 
 class StageOneProfiler:
     """Stage 1 through ``kernelopt.profiling.profile``; with ``device="cpu"`` no GPU profiler runs and
-    the evidence is timing-only (:func:`cpu_timing_summary`)."""
+    the evidence is timing-only (:func:`cpu_timing_summary`).
+
+    An unchanged kernel (byte-identical ``kernel.py`` and ``reference.py``, same GPU, same metric set) is
+    not profiled again: its newest profile is copied into the new version's folder with a note
+    (:mod:`kernelopt.profiling.reuse`; ``reuse=False`` always profiles).
+    """
 
     def __init__(
-        self, *, vendor: Vendor | None = None, device: str | None = None, fast: bool = False, timeout_s: float = 900.0
+        self,
+        *,
+        vendor: Vendor | None = None,
+        device: str | None = None,
+        fast: bool = False,
+        timeout_s: float = 900.0,
+        reuse: bool = True,
     ) -> None:
         self.vendor = vendor
         self.device = device
         self.fast = fast
         self.timeout_s = timeout_s
+        self.reuse = reuse
 
     def profile(self, workspace: Workspace, version: int) -> ProfileSummary:
         if self.device == "cpu":
             return cpu_timing_summary(workspace, version)
+        from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
+
+        gpu = _single_gpu_name() if self.reuse else None
+        reused = reuse_unchanged(workspace, version, fast=self.fast, gpu=gpu)
+        if reused is not None:
+            return reused
         profile = load("kernelopt.profiling", "profile", "Stage 1 (profiling)")
         summary: ProfileSummary = profile(
             workspace, version, vendor=self.vendor, kernel_regex=None, fast=self.fast, timeout_s=self.timeout_s
         )
+        if gpu is not None and summary.counters_available:
+            write_stamp(workspace, version, fast=self.fast, gpu=gpu)
         return summary
+
+
+def _single_gpu_name() -> str | None:
+    """The product name of the machine's NVIDIA GPUs when they are all one model; else ``None``.
+
+    (NVML lists every GPU whatever CUDA_VISIBLE_DEVICES says, so a machine of mixed models never reuses.)
+    """
+    from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
+
+    try:
+        names = {g.name for g in nvidia_gpus()}
+    except (NvmlUnavailable, OSError):  # no NVML, no driver: reuse is only an optimization
+        return None
+    return names.pop() if len(names) == 1 else None
 
 
 class MarkdownPlanReader:
