@@ -375,6 +375,9 @@ def test_html_is_self_contained_with_embedded_plot(report_ws: Workspace) -> None
     assert "TIMEOUT_FAIL" in html and "case 0 ran past its 30 s limit | killed" in html
     assert 'class="masked"' in html and ">n/a<" in html
     assert "Evidence &rarr; action &rarr; result" in html
+    # both say which latency comparison to trust (clocks drift between separate runs)
+    assert "interleaved comparison with the previous version" in html
+    assert "interleaved comparison with the previous version" in render_markdown(report_ws, measured=FakeCeilings())
 
 
 def test_html_escapes_workspace_text(report_ws: Workspace) -> None:

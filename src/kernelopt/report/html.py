@@ -128,6 +128,7 @@ def html_report(
     parts.append("<h2>Version timeline</h2>")
     if data.versions:
         parts.append(_table(sections.TIMELINE_COLUMNS, sections.timeline_rows(data), row_classes=row_classes))
+        parts.append(f"<p>{escape(sections.TIMELINE_NOTE).replace('`', '')}</p>")
     else:
         parts.append("<p>No memory records yet.</p>")
 

@@ -55,8 +55,7 @@ def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
         out += table(sections.TIMELINE_COLUMNS, sections.timeline_rows(data))
         out += [
             "",
-            "Latency is the median per launch; `vs previous` is the latency change against the previous "
-            "version; `% of roofline` is the roofline bound's latency over the measured one.",
+            sections.TIMELINE_NOTE,
         ]
     else:
         out.append("No memory records yet.")

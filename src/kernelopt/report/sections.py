@@ -15,6 +15,13 @@ from kernelopt.report import cells
 from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.roofline import roofline_bounds, roofline_points
 
+#: What the timeline's columns mean (Markdown and HTML alike).
+TIMELINE_NOTE = (
+    "Latency is the median per launch of the version's own gate run; `vs previous` is the gate's interleaved "
+    "comparison with the previous version (both timed alternately in one process), the figure to trust when "
+    "the two disagree: medians of separate runs drift with the GPU's clocks, which kernelopt never locks. "
+    "`% of roofline` is the roofline bound's latency over the measured one."
+)
 TIMELINE_COLUMNS = (
     "version",
     "status",
