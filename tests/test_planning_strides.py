@@ -146,3 +146,28 @@ def test_expanding_search_reaches_a_far_optimum_in_few_iterations(ws_root: Path)
     # the optimum in five plans; single doublings would need five kept versions on a landscape with no
     # overshoot and cannot go faster on a farther optimum.
     assert [c["BLOCK_SIZE"] for c in tried][:5] == [256, 1024, 8192, 2048, 4096]
+
+
+def test_one_d_block_past_the_register_file_is_not_planned(ws_root: Path) -> None:
+    from kernelopt.tunables import ResourceLimits, resource_problems
+
+    limits = ResourceLimits.for_gpu("H200", "fp16")
+    # 2 live fp32 tensors x 16384 elements / 128 threads = 256 registers per thread > 255
+    assert any(
+        "1-D block of 128 elements per thread" in p
+        for p in resource_problems({"BLOCK_SIZE": 16384, "num_warps": 4}, limits)
+    )
+    assert resource_problems({"BLOCK_SIZE": 16384, "num_warps": 8}, limits) == []
+    assert resource_problems({"BLOCK_SIZE": 8192, "num_warps": 4}, limits) == []
+    # layernorm on the H200: 512 -> 2048 improved; the x8 expansion (16384) would spill, x4 (8192) is next
+    ws = make_ws(ws_root, front="framework: triton\ngpu: H200\ndtype: fp16\n")
+    improved = fakes.record(
+        2,
+        "vectorized_access",
+        {"BLOCK_SIZE": [512, 2048]},
+        quality_gate={"result": "PASS"},
+        performance={"comparison_with_previous": {"speedup": 1.25, "verdict": "improvement"}},
+    )
+    knobs = [{"name": "BLOCK_SIZE", "value": 2048}, {"name": "num_warps", "value": 4}]
+    plan = run_planner(ws, "add_memory_bound", knobs, [improved], version=3, knob_only=True).plan
+    assert plan is not None and plan.parameters == {"BLOCK_SIZE": 8192}

@@ -201,6 +201,16 @@ def _dtype_bytes(dtype: str | None) -> int | None:
     return {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}.get(normalize_dtype(dtype))
 
 
+#: Block-sized fp32 tensors a 1-D Triton program keeps live at once, at the least: the loaded block and
+#: an accumulator (a running max or sum, or the values kept for a second pass). With 255 registers per
+#: thread (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability") a block of 128
+#: or more elements per thread cannot stay in registers. Measured on the H200 (2026-11-29, the exhaustive
+#: sweeps of docs/results.md): of the 22 elementwise, softmax and layernorm configurations with >= 128
+#: elements per thread none came within 5 % of its example's best; the fastest was 12 % slower.
+LIVE_BLOCK_TENSORS = 2
+_ONE_D_BLOCK = re.compile(r"^(BLOCK|BLOCK_SIZE|[XYZR]_?BLOCK|BLOCK_[XYZR])$", re.IGNORECASE)
+
+
 class ResourceEstimate(BaseModel):
     """Rough per-block resource use of one launch configuration.
 
@@ -209,11 +219,14 @@ class ResourceEstimate(BaseModel):
         smem_bytes: shared memory of a pipelined GEMM tile, ``num_stages * (BM*BK + BK*BN) * elem_bytes``
             (``None`` when the group is not a BM/BN/BK tile or the dtype is unknown).
         acc_registers_per_thread: fp32 accumulator registers per thread, ``BM*BN / threads``.
+        block_registers_per_thread: registers per thread of a 1-D block (``BLOCK_SIZE``),
+            ``LIVE_BLOCK_TENSORS * BLOCK / threads`` (one fp32 value per element and live tensor).
     """
 
     threads_per_block: int | None = None
     smem_bytes: int | None = None
     acc_registers_per_thread: float | None = None
+    block_registers_per_thread: float | None = None
 
 
 def _tile_dim(values: Mapping[str, Value], axis: str) -> int | None:
@@ -235,7 +248,17 @@ def estimate_resources(values: Mapping[str, Value], limits: ResourceLimits) -> R
     if bm and bn and bk and isinstance(stages, int) and limits.elem_bytes:
         smem = max(stages, 1) * (bm * bk + bk * bn) * limits.elem_bytes
     acc = bm * bn / threads if bm and bn and bk and threads else None
-    return ResourceEstimate(threads_per_block=threads, smem_bytes=smem, acc_registers_per_thread=acc)
+    block = next(
+        (v for n, v in values.items() if _ONE_D_BLOCK.match(n) and isinstance(v, int) and not isinstance(v, bool)),
+        None,
+    )
+    block_regs = LIVE_BLOCK_TENSORS * block / threads if block and threads else None
+    return ResourceEstimate(
+        threads_per_block=threads,
+        smem_bytes=smem,
+        acc_registers_per_thread=acc,
+        block_registers_per_thread=block_regs,
+    )
 
 
 def resource_problems(values: Mapping[str, Value], limits: ResourceLimits) -> list[str]:
@@ -255,5 +278,12 @@ def resource_problems(values: Mapping[str, Value], limits: ResourceLimits) -> li
         out.append(
             f"fp32 accumulator alone needs {est.acc_registers_per_thread:.0f} registers per thread "
             f"> {limits.max_registers_per_thread} (certain spills)"
+        )
+    regs = est.block_registers_per_thread
+    if regs is not None and reg_cap is not None and regs > reg_cap:
+        out.append(
+            f"a 1-D block of {regs / LIVE_BLOCK_TENSORS:.0f} elements per thread keeps {regs:.0f} fp32 registers per "
+            f"thread live (at least {LIVE_BLOCK_TENSORS} block-sized tensors) > {limits.max_registers_per_thread} "
+            "(certain spills)"
         )
     return out
