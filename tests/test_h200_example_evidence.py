@@ -109,5 +109,30 @@ def test_profiler_rules_restating_a_finding_do_not_vote_twice() -> None:
     rules = {r.rule_id for r in kernel.profiler_rules}
     assert {"CPIStall", "IssueSlotUtilization"} <= rules  # both estimate 39.7 %
     assert ActionCategory.NUM_WARPS not in profiler_scores(kernel)  # latency_bound already read them
-    kernel.findings = [f for f in kernel.findings if f.rule_id != "nv.latency_bound"]
-    assert profiler_scores(kernel)[ActionCategory.NUM_WARPS] > 0  # without the finding, they count
+    kernel.findings = []
+    scores = profiler_scores(kernel)
+    assert scores[ActionCategory.SOFTWARE_PIPELINING] > 0  # without the findings, the rules count
+    # ... but IssueSlotUtilization votes no more warps at 90.8 % achieved occupancy (it asks to cut stalls):
+    # pipelining gets both rules' first votes, num_warps only CPIStall's second (half of one)
+    assert scores[ActionCategory.NUM_WARPS] == pytest.approx(scores[ActionCategory.SOFTWARE_PIPELINING] / 4)
+
+
+def test_layernorm_on_the_memory_bound_side_of_the_line_also_widens_its_loads(ws_root: Path) -> None:
+    # run 5 profiled the same kernel at memory SOL 60.5 %: memory-bound, no latency finding; Nsight
+    # Compute's CPIStall and IssueSlotUtilization (39.5 % each) sent the loop to num_warps 4 -> 2 (0.769x).
+    # Now: more warps is no answer at 91 % achieved occupancy, CPIStall restates the narrow-loads cause,
+    # and num_stages has no tl.dot to pipeline.
+    kernel = evidence("layernorm", "_run5").kernels[0]
+    assert kernel.metric("memory_throughput_pct") == pytest.approx(60.5, abs=0.05)
+    assert "memory-heavy" in next(f for f in kernel.findings if f.rule_id == "nv.narrow_global_loads").inference
+    plan = first_plan("layernorm", ws_root, "_run5")
+    assert plan is not None and plan.parameters == {"BLOCK_SIZE": 512}
+    log = " ".join(e.actionability for e in plan.search_log)
+    assert "num_stages: Triton pipelines the loads that feed tl.dot" in log
+
+
+def test_num_stages_stays_a_move_for_the_matmul(ws_root: Path) -> None:
+    from kernelopt.planning.ranking import stages_without_dot
+
+    assert not stages_without_dot(evidence("matmul").kernels[0])  # tl.dot: tensor-core instructions in SASS
+    assert stages_without_dot(evidence("softmax").kernels[0])

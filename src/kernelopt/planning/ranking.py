@@ -80,6 +80,7 @@ PROFILER_RULE_COVERED_BY: dict[str, frozenset[Symptom]] = {
             Symptom.MIO_THROTTLE,
             Symptom.BARRIER_STALLS,
             Symptom.LOW_ISSUE_EFFICIENCY,
+            Symptom.NARROW_GLOBAL_LOADS,  # waits on memory with narrow loads: the loads are the cause named
         }
     ),
     "IssueSlotUtilization": frozenset({Symptom.LATENCY_BOUND, Symptom.LOW_ISSUE_EFFICIENCY}),
@@ -238,10 +239,25 @@ def symptoms_of(kernel: KernelEvidence) -> list[str]:
     return list(dict.fromkeys(f.symptom for f in kernel.findings))
 
 
-def rule_categories(rule: ProfilerRuleResult) -> tuple[ActionCategory, ...]:
-    """The categories a profiler rule result answers (by rule id, else by its message)."""
+#: Achieved occupancy (% of the SM's warp slots) at or above which more warps cannot be the answer to a
+#: low issue rate: Nsight Compute's IssueSlotUtilization rule then says to reduce the stalls of the warps
+#: already there (its message: "To increase the number of eligible warps, reduce the time the active
+#: warps are stalled"); 80 % is its TheoreticalOccupancy rule's "low" line (TheoreticalOccupancy.py).
+HIGH_OCCUPANCY_PCT = 80.0
+
+
+def rule_categories(rule: ProfilerRuleResult, kernel: KernelEvidence | None = None) -> tuple[ActionCategory, ...]:
+    """The categories a profiler rule result answers (by rule id, else by its message).
+
+    With ``kernel``: a low issue rate (IssueSlotUtilization) at high achieved occupancy does not ask for
+    more warps (:data:`HIGH_OCCUPANCY_PCT`).
+    """
     if rule.rule_id in PROFILER_RULE_CATEGORIES:
-        return PROFILER_RULE_CATEGORIES[rule.rule_id]
+        cats = PROFILER_RULE_CATEGORIES[rule.rule_id]
+        occupancy = kernel.metric("achieved_occupancy_pct") if kernel is not None else None
+        if rule.rule_id == "IssueSlotUtilization" and occupancy is not None and occupancy >= HIGH_OCCUPANCY_PCT:
+            cats = tuple(c for c in cats if c is not _A.NUM_WARPS)
+        return cats
     low = rule.message.lower()
     return tuple(dict.fromkeys(cat for phrase, cat in _RULE_MESSAGE_HINTS if phrase in low))
 
@@ -267,7 +283,7 @@ def profiler_scores(kernel: KernelEvidence) -> dict[ActionCategory, float]:
         est = r.estimated_speedup_pct
         if (est is None or est <= 0) and (r.kind or "").upper() not in ("OPT", "OPTIMIZATION", "WARNING", "WRN"):
             continue
-        for j, cat in enumerate(rule_categories(r)):
+        for j, cat in enumerate(rule_categories(r, kernel)):
             out[cat] += (0.5 + min(est or 0.0, SPEEDUP_CAP_PCT) / 10) / (1 + j)
     return dict(out)
 
@@ -275,7 +291,7 @@ def profiler_scores(kernel: KernelEvidence) -> dict[ActionCategory, float]:
 def admissible(kernel: KernelEvidence) -> set[ActionCategory]:
     """Categories the evidence supports: the findings', the profiler rules', the bottleneck class's."""
     cats = {c for f in kernel.findings for c in f.action_categories}
-    cats |= {c for r in kernel.profiler_rules for c in rule_categories(r)}
+    cats |= {c for r in kernel.profiler_rules for c in rule_categories(r, kernel)}
     cats |= set(BOTTLENECK_CATEGORIES[kernel.bottleneck])
     return cats
 
@@ -393,6 +409,19 @@ def knob_moves(
     return out
 
 
+STAGES_WITHOUT_DOT = (
+    "Triton pipelines the loads that feed tl.dot ('num_stages ... mostly useful for matrix multiplication "
+    "workloads', triton.Config docs) and this kernel's SASS has no tensor-core instruction"
+)
+
+
+def stages_without_dot(kernel: KernelEvidence) -> bool:
+    """True when the SASS is known and has no tensor-core instruction (a Triton ``num_stages`` move has
+    nothing to pipeline; seen on the H200 on 2026-11-29: softmax and layernorm flat over num_stages 1-4
+    in their exhaustive sweeps, and four flat num_stages versions in the loop)."""
+    return kernel.isa is not None and kernel.isa.tensor_instructions == 0
+
+
 #: Why a configuration (knob name -> value) cannot fit the GPU; empty when it fits.
 Fits = Callable[[dict[str, int]], list[str]]
 
@@ -479,6 +508,7 @@ def rank(
     *,
     knob_only: bool = False,
     fits: Fits | None = None,
+    triton: bool = False,
 ) -> Ranking:
     """Rank the actions answering ``kernel``'s evidence that ``ideas`` support.
 
@@ -494,6 +524,8 @@ def rank(
         fits: why a configuration (knob name -> value, every knob) cannot fit the GPU (empty when it
             fits), e.g. :func:`kernelopt.tunables.resource_problems` with the GPU's limits; moves
             into a configuration that cannot fit are not actionable. ``None``: no check.
+        triton: the kernel is Triton code: ``num_stages`` moves are not actionable when the SASS shows
+            no tensor-core instruction (:func:`stages_without_dot`).
     """
     symptoms = symptoms_of(kernel)
     ev = evidence_scores(kernel)
@@ -524,6 +556,9 @@ def rank(
         if cat in KNOB_MOVE_CATEGORIES and knobs is not None:
             for k, (knob, one_step) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):
                 direction = 1 if one_step > knob.value else -1
+                if triton and knob.family is KnobFamily.NUM_STAGES and stages_without_dot(kernel):
+                    rejected.append(f"{knob.name}: {STAGES_WITHOUT_DOT}")
+                    continue
                 new, why_not = _longest_move(cat, knob, one_step, direction, knobs, history, fits)
                 if new is None:
                     rejected.append(why_not or f"{knob.name} {knob.value} -> {one_step} not actionable")

@@ -320,9 +320,10 @@ class RulePlanner:
         queries = build_queries(kernel, summary, card.framework, self.options.max_queries)
         knob_only = self.options.knob_only
         fits = resource_check(card.gpu or summary.gpu, card.dtype)
+        triton = (card.framework or "").lower() == "triton"
 
         def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
-            ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only, fits=fits)
+            ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
             notes = dict(ranking.notes)
             for idea in ideas:
                 cat = idea.category
@@ -341,7 +342,7 @@ class RulePlanner:
         chosen = found.chosen
         ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
         if chosen is None:
-            ranking = rank(kernel, None, knobs, history, knob_only=knob_only, fits=fits)
+            ranking = rank(kernel, None, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
             cats = list(dict.fromkeys(c for f in kernel.findings for c in f.action_categories))
             if ranking.candidates:
                 chosen = ranking.candidates[0]
@@ -414,7 +415,7 @@ def evidence_lines(kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea],
         facts = "; ".join(_no_arrows(e.render()) for e in items)
         lines.append(f"{facts} -> {_no_arrows(f.inference)} ({f.rule_id}) -> {phrase}")
     for r in kernel.profiler_rules:
-        if r.estimated_speedup_pct is None or chosen.category not in rule_categories(r):
+        if r.estimated_speedup_pct is None or chosen.category not in rule_categories(r, kernel):
             continue
         message = _no_arrows(r.message).split(". ")[0][:200]
         kind = f" {r.speedup_type}" if r.speedup_type else ""
@@ -448,7 +449,7 @@ def _estimate(kernel: KernelEvidence, chosen: Candidate) -> tuple[float | None, 
             best = (est, f"finding {f.rule_id}")
     for r in kernel.profiler_rules:
         est = r.estimated_speedup_pct
-        if est is not None and chosen.category in rule_categories(r) and (best[0] is None or est > best[0]):
+        if est is not None and chosen.category in rule_categories(r, kernel) and (best[0] is None or est > best[0]):
             best = (est, f"profiler rule {r.rule_id}")
     return best
 
