@@ -86,3 +86,18 @@ def test_a_corrupt_stamp_means_profiling_again(ws_root: Path, runs: list[int]) -
     (ws.profile_dir(0) / STAMP).write_text("{not json")
     StageOneProfiler().profile(ws, 1)
     assert runs == [0, 1]
+
+
+def test_a_changed_auxiliary_source_means_profiling_again(ws_root: Path, runs: list[int]) -> None:
+    # Stage 3 may edit an auxiliary source a plan names (helpers.cu) and leave kernel.py alone: the kernel
+    # that runs is not the one profiled, so its profile must not be served again.
+    ws = make_ws(ws_root)
+    (ws.root / "csrc").mkdir()
+    (ws.root / "csrc" / "helpers.cu").write_text("__global__ void k() {}\n")
+    stage1 = StageOneProfiler()
+    stage1.profile(ws, 0)
+    (ws.root / "csrc" / "helpers.cu").write_text("__global__ void k() { /* tiled */ }\n")
+    stage1.profile(ws, 1)
+    assert runs == [0, 1]
+    stage1.profile(ws, 2)  # nothing changed since v1: v1's profile serves
+    assert runs == [0, 1]

@@ -125,8 +125,8 @@ class StageOneProfiler:
     """Stage 1 through ``kernelopt.profiling.profile``; with ``device="cpu"`` no GPU profiler runs and
     the evidence is timing-only (:func:`cpu_timing_summary`).
 
-    An unchanged kernel (byte-identical ``kernel.py`` and ``reference.py``, same GPU, same metric set) is
-    not profiled again: its newest profile is copied into the new version's folder with a note
+    An unchanged kernel (byte-identical ``kernel.py``, ``reference.py`` and other sources, same GPU, same
+    metric set) is not profiled again: its newest profile is copied into the new version's folder with a note
     (:mod:`kernelopt.profiling.reuse`; ``reuse=False`` always profiles).
     """
 

@@ -7,7 +7,9 @@ profiler settings: on the H200 (2026-11-29, docs/results.md) each such ncu run c
 40-45 s iteration, 3 of matmul's 9 iterations and 3 of layernorm's 4.
 
 Each profile folder the loop fills gets a stamp, ``profiles/v<N>/kernel_stamp.json``: the SHA-256 of
-``kernel.py`` and ``reference.py``, the profiler settings that matter (``fast``) and the GPU. When the
+``kernel.py``, ``reference.py`` and every other source file of the workspace (a plan may change an
+auxiliary source such as ``helpers.cu`` and leave ``kernel.py`` alone), the profiler settings that matter
+(``fast``) and the GPU. When the
 newest stamped profile matches the kernel now, its files are copied into ``profiles/v<N>/`` (so
 plans cite artifacts of their own version, as validation asks) and its summary is rewritten for
 ``v<N>`` with a note naming the profile it came from. Anything that differs, or a stamp that cannot be
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -27,13 +30,30 @@ from kernelopt.memory.store import atomic_write_text
 from kernelopt.workspace import Workspace
 
 STAMP = "kernel_stamp.json"
+#: Files the kernel may be built from: Stage 3 may edit any such file a plan names besides ``kernel.py``
+#: (the auxiliary sources of :func:`kernelopt.loop.allowance.aux_files_of`).
+SOURCE_SUFFIXES = (".py", ".cu", ".cuh", ".h", ".hpp", ".c", ".cc", ".cpp", ".hip")
+#: Folders holding records, history or caches, never the kernel's sources.
+_NOT_SOURCE_DIRS = frozenset({"memory", "plans", "profiles", ".git", ".kernelopt", "__pycache__", ".triton_cache"})
+
+
+def _sources(root: Path) -> list[str]:
+    """Workspace-relative paths of the source files under ``root`` (record and cache folders skipped)."""
+    out: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_SOURCE_DIRS)
+        rel = Path(folder).relative_to(root)
+        out += [(rel / f).as_posix() for f in files if f.endswith(SOURCE_SUFFIXES)]
+    return sorted(out)
 
 
 def kernel_stamp(workspace: Workspace, *, fast: bool, gpu: str | None) -> dict[str, object]:
-    """What makes two profiles interchangeable: the kernel and reference files, the metric set, the GPU."""
+    """What makes two profiles interchangeable: the kernel, reference and other source files, the metric
+    set, the GPU."""
+    names = dict.fromkeys(["kernel.py", "reference.py", *_sources(workspace.root)])
     digest = {
         name: hashlib.sha256((workspace.root / name).read_bytes()).hexdigest()
-        for name in ("kernel.py", "reference.py")
+        for name in names
         if (workspace.root / name).is_file()
     }
     return {"sha256": digest, "fast": fast, "gpu": gpu}
@@ -96,7 +116,8 @@ def _copy(workspace: Workspace, source: Path, m: int, version: int, summary: Pro
     reused.version = f"v{version}"
     reused.notes = [
         *summary.notes,
-        f"reused profiles/v{m}/: kernel.py and reference.py are byte-identical to what it profiled, on the same "
+        f"reused profiles/v{m}/: kernel.py, reference.py and the other sources are byte-identical to what it "
+        "profiled, on the same "
         "GPU with the same metric set, so Stage 1 did not run the profiler again",
     ]
     write_summary(target, reused)
