@@ -101,3 +101,15 @@ def test_a_changed_auxiliary_source_means_profiling_again(ws_root: Path, runs: l
     assert runs == [0, 1]
     stage1.profile(ws, 2)  # nothing changed since v1: v1's profile serves
     assert runs == [0, 1]
+
+
+def test_a_folder_that_already_holds_files_is_not_mixed_with_a_copy(ws_root: Path, runs: list[int]) -> None:
+    # The profiler refuses a non-empty profiles/v<N>/ (staging); a reuse copy must not silently merge the
+    # old files (a stale SASS of another kernel) with the copied profile either.
+    ws = make_ws(ws_root)
+    stage1 = StageOneProfiler()
+    stage1.profile(ws, 0)
+    ws.profile_dir(1).mkdir(parents=True)
+    (ws.profile_dir(1) / "other_kernel.sass").write_text("stale\n")
+    stage1.profile(ws, 1)
+    assert runs == [0, 1]  # handed to the profiler, which decides (the real one raises WorkspaceError)

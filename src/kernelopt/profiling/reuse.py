@@ -78,10 +78,14 @@ def reuse_unchanged(workspace: Workspace, version: int, *, fast: bool, gpu: str 
 
     Returns:
         The summary now in ``profiles/v<version>/summary.json``, with ``version`` set and a note
-        naming the profile it came from; ``None`` when no earlier profile matches.
+        naming the profile it came from; ``None`` when no earlier profile matches or
+        ``profiles/v<version>/`` already holds files (copying into it would mix two profiles).
     """
     if gpu is None or version <= 0:
         return None
+    target = workspace.profile_dir(version)
+    if target.is_dir() and any(target.iterdir()):
+        return None  # never mixed into files already there: the profiler refuses such a folder (staging)
     want = kernel_stamp(workspace, fast=fast, gpu=gpu)
     for m in range(version - 1, -1, -1):
         source = workspace.profile_dir(m)
