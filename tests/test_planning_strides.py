@@ -171,3 +171,46 @@ def test_one_d_block_past_the_register_file_is_not_planned(ws_root: Path) -> Non
     knobs = [{"name": "BLOCK_SIZE", "value": 2048}, {"name": "num_warps", "value": 4}]
     plan = run_planner(ws, "add_memory_bound", knobs, [improved], version=3, knob_only=True).plan
     assert plan is not None and plan.parameters == {"BLOCK_SIZE": 8192}
+
+
+COMPUTED_WARPS_KERNEL = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def run(x):
+    y = x.clone()
+    n = x.numel()
+    nw = 4 if n < 4096 else 16
+    add_kernel[(n,)](x, y, n, BLOCK_SIZE=BLOCK_VALUE, num_warps=nw)
+    return y
+"""
+
+
+def test_a_computed_num_warps_is_unknown_not_trittons_default(ws_root: Path) -> None:
+    # num_warps=nw with nw computed (Triton's softmax tutorial picks it from BLOCK_SIZE) is not the default
+    # 4: with 16 warps a block of 16384 holds 32 elements per thread. Neither Stage 3 nor the planner may
+    # refuse the move on a register estimate made with a guessed warp count.
+    from kernelopt.tunables import ResourceLimits, apply_source
+
+    limits = ResourceLimits.for_gpu("H200", "fp16")
+    source = COMPUTED_WARPS_KERNEL.replace("BLOCK_VALUE", "8192")
+    edited = apply_source(source, {"BLOCK_SIZE": 16384}, limits=limits)
+    assert "BLOCK_SIZE=16384" in edited.new_source
+
+    ws = make_ws(ws_root, front="framework: triton\ngpu: H200\ndtype: fp16\n")
+    ws.kernel_py.write_text(COMPUTED_WARPS_KERNEL.replace("BLOCK_VALUE", "2048"))
+    improved = fakes.record(
+        2,
+        "vectorized_access",
+        {"BLOCK_SIZE": [512, 2048]},
+        quality_gate={"result": "PASS"},
+        performance={"comparison_with_previous": {"speedup": 1.25, "verdict": "improvement"}},
+    )
+    plan = run_planner(ws, "add_memory_bound", None, [improved], version=3, knob_only=True).plan
+    assert plan is not None and plan.parameters == {"BLOCK_SIZE": 16384}  # the x8 expansion is not refused

@@ -188,26 +188,55 @@ def knobs_from_tunables(tunables: Iterable[Any]) -> list[Knob]:
     return list(out.values())
 
 
-def discover_knobs(kernel_py: Path) -> tuple[list[Knob] | None, str | None]:
-    """The kernel's knobs via ``kernelopt.tunables.discover``; ``(None, why)`` when it is unavailable."""
+def unread_knobs(tunables: Iterable[Any]) -> frozenset[str]:
+    """Names of tunables whose value discovery could not read (``num_warps=nw`` with ``nw`` computed).
+
+    The knob is there but its value is unknown, which is not the same as absent: a resource estimate
+    must not fill it with a default (Triton's ``num_warps=4``).
+    """
+    out: set[str] = set()
+    for t in tunables:
+        name = t.get("name") if isinstance(t, Mapping) else getattr(t, "name", None)
+        value = t.get("value") if isinstance(t, Mapping) else getattr(t, "value", None)
+        if isinstance(name, str) and name and value is None:
+            out.add(name)
+    return frozenset(out)
+
+
+def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[str], str | None]:
+    """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
+    are none (``(None, {}, why)`` when discovery is unavailable or fails)."""
     try:
         from kernelopt.tunables import discover  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
-        return None, "tunable discovery unavailable (kernelopt.tunables not installed): planning without knob targets"
+        return (
+            None,
+            frozenset(),
+            "tunable discovery unavailable (kernelopt.tunables not installed): planning without knob targets",
+        )
     try:
         found = discover(kernel_py)
     except KerneloptError as exc:
-        return None, f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
-    return knobs_from_tunables(found), None
+        return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
+    knobs = knobs_from_tunables(found)
+    known = {k.name for k in knobs}
+    return knobs, unread_knobs(found) - known, None
 
 
-def resource_check(gpu: str | None, dtype: str | None) -> Fits | None:
+def discover_knobs(kernel_py: Path) -> tuple[list[Knob] | None, str | None]:
+    """The kernel's knobs via ``kernelopt.tunables.discover``; ``(None, why)`` when it is unavailable."""
+    knobs, _, why = discover_knob_values(kernel_py)
+    return knobs, why
+
+
+def resource_check(gpu: str | None, dtype: str | None, unread: frozenset[str] = frozenset()) -> Fits | None:
     """Why a knob configuration cannot fit ``gpu`` with ``dtype`` operands (the tunables' estimate).
 
     The same check the rule-based implementer applies (:func:`kernelopt.tunables.resource_problems`
     with :meth:`~kernelopt.tunables.ResourceLimits.for_gpu`), so the planner does not spend an iteration
     on a move Stage 3 would refuse. An unknown GPU or dtype keeps the limits that need no spec sheet;
-    ``None`` when tunables are unavailable.
+    ``None`` when tunables are unavailable. Knobs named in ``unread`` exist with a value discovery could
+    not read: the estimate treats them as unknown, never as their default.
     """
     try:
         from kernelopt.tunables import ResourceLimits, resource_problems
@@ -219,7 +248,7 @@ def resource_check(gpu: str | None, dtype: str | None) -> Fits | None:
         limits = ResourceLimits()
 
     def fits(values: dict[str, int]) -> list[str]:
-        return resource_problems(values, limits)
+        return resource_problems({**dict.fromkeys(unread), **values}, limits)
 
     return fits
 
@@ -296,8 +325,9 @@ class RulePlanner:
 
         knobs = self.options.knobs
         knob_note = None
+        unread: frozenset[str] = frozenset()
         if knobs is None:
-            knobs, knob_note = discover_knobs(ws.kernel_py)
+            knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
 
         reference = self.options.reference_project or card.reference_project_path
         if reference is not None and not reference.is_absolute():
@@ -319,7 +349,7 @@ class RulePlanner:
         )
         queries = build_queries(kernel, summary, card.framework, self.options.max_queries)
         knob_only = self.options.knob_only
-        fits = resource_check(card.gpu or summary.gpu, card.dtype)
+        fits = resource_check(card.gpu or summary.gpu, card.dtype, unread)
         triton = (card.framework or "").lower() == "triton"
 
         def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:

@@ -146,10 +146,12 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
     return out
 
 
-def _group_values(tunables: list[Tunable], new: Mapping[str, Value], group: str) -> dict[str, Value]:
-    values: dict[str, Value] = {}
+def _group_values(tunables: list[Tunable], new: Mapping[str, Value], group: str) -> dict[str, Value | None]:
+    """Knob values of ``group`` after the edit; ``None`` for a knob whose value is not a literal (unknown,
+    not absent: the resource estimate must not give it a default)."""
+    values: dict[str, Value | None] = {}
     for t in tunables:
-        if group in t.groups and t.value is not None:
+        if group in t.groups:
             v = new.get(t.key, t.value)
             for feed in t.feeds or [t.name]:
                 values[feed] = v

@@ -229,7 +229,7 @@ class ResourceEstimate(BaseModel):
     block_registers_per_thread: float | None = None
 
 
-def _tile_dim(values: Mapping[str, Value], axis: str) -> int | None:
+def _tile_dim(values: Mapping[str, Value | None], axis: str) -> int | None:
     for name, v in values.items():
         if isinstance(v, int) and not isinstance(v, bool):
             up = name.upper()
@@ -238,8 +238,12 @@ def _tile_dim(values: Mapping[str, Value], axis: str) -> int | None:
     return None
 
 
-def estimate_resources(values: Mapping[str, Value], limits: ResourceLimits) -> ResourceEstimate:
-    """Rough resource use of one launch/config given its knob values (Triton defaults fill the gaps)."""
+def estimate_resources(values: Mapping[str, Value | None], limits: ResourceLimits) -> ResourceEstimate:
+    """Rough resource use of one launch/config given its knob values (Triton defaults fill the gaps).
+
+    A knob given as ``None`` is there with a value nobody could read (``num_warps=nw``, ``nw`` computed):
+    it stays unknown, and so does everything estimated from it; only an absent knob takes its default.
+    """
     warps = values.get("num_warps", TRITON_DEFAULTS["num_warps"])
     stages = values.get("num_stages", TRITON_DEFAULTS["num_stages"])
     threads = warps * limits.warp_size if isinstance(warps, int) else None
@@ -261,7 +265,7 @@ def estimate_resources(values: Mapping[str, Value], limits: ResourceLimits) -> R
     )
 
 
-def resource_problems(values: Mapping[str, Value], limits: ResourceLimits) -> list[str]:
+def resource_problems(values: Mapping[str, Value | None], limits: ResourceLimits) -> list[str]:
     """Why the configuration ``values`` cannot fit the block limits (empty when it fits or is unknown)."""
     est = estimate_resources(values, limits)
     out = []
