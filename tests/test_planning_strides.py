@@ -214,3 +214,20 @@ def test_a_computed_num_warps_is_unknown_not_trittons_default(ws_root: Path) -> 
     )
     plan = run_planner(ws, "add_memory_bound", None, [improved], version=3, knob_only=True).plan
     assert plan is not None and plan.parameters == {"BLOCK_SIZE": 16384}  # the x8 expansion is not refused
+
+
+def test_onchip_bound_with_spills_does_not_grow_tiles() -> None:
+    # Spilled registers live in local memory, served by L1: an L1-bound kernel that spills is not
+    # answered by larger tiles (more registers, more spills); without spills larger tiles are the answer.
+    from kernelopt.evidence.model import BottleneckType
+    from kernelopt.evidence.symptoms import Symptom
+    from kernelopt.planning.knobs import Knob
+    from kernelopt.planning.ranking import knob_moves
+
+    knobs = [Knob("BLOCK_M", 128), Knob("BLOCK_N", 128), Knob("BLOCK_K", 32)]
+    onchip = [Symptom.ONCHIP_BANDWIDTH_BOUND.value]
+    grown = knob_moves(ActionCategory.TILING, knobs, onchip, BottleneckType.MEMORY_BOUND)
+    assert grown and all(new > k.value for k, new in grown)
+    spilling = [*onchip, Symptom.REGISTER_SPILLS.value]
+    moves = knob_moves(ActionCategory.TILING, knobs, spilling, BottleneckType.MEMORY_BOUND)
+    assert moves and all(new < k.value for k, new in moves)

@@ -164,6 +164,7 @@ SHRINK_SYMPTOMS = frozenset(
         _S.OCCUPANCY_LIMITED_LDS,
     }
 )
+_SPILLS = frozenset({_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS})
 _SMEM_LIMITED = frozenset({_S.OCCUPANCY_LIMITED_SHARED_MEMORY, _S.OCCUPANCY_LIMITED_LDS})
 _REG_LIMITED = frozenset(
     {_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS, _S.OCCUPANCY_LIMITED_REGISTERS, _S.OCCUPANCY_LIMITED_VGPRS}
@@ -348,7 +349,7 @@ def knob_moves(
 
     Directions: a shrink symptom (small grid, tail effect, spills, register/shared-memory limited
     occupancy) or a launch/occupancy-bound kernel asks for smaller blocks and tiles, unless the kernel
-    is bound by on-chip bandwidth (too little reuse: tiling and block moves then grow); otherwise blocks
+    is bound by on-chip bandwidth with no spills (too little reuse: tiling and block moves then grow); otherwise blocks
     and tiles grow (more work per program, fewer programs, wider accesses); block sizes move only in
     the direction the evidence gives. ``num_warps`` tries up, then down (never up when global loads are
     already narrow: more warps share the same block). Pipelining deepens unless
@@ -358,8 +359,10 @@ def knob_moves(
     sym = set(symptoms)
     shrink = bool(sym & SHRINK_SYMPTOMS) or bottleneck is BottleneckType.LAUNCH_OCCUPANCY_BOUND
     grow = -1 if shrink else 1
-    if category in (_A.TILING, _A.BLOCK_SIZE) and Symptom.ONCHIP_BANDWIDTH_BOUND in sym:
-        grow = 1  # too little reuse per byte loaded: only larger tiles answer it, whatever else fired
+    if category in (_A.TILING, _A.BLOCK_SIZE) and Symptom.ONCHIP_BANDWIDTH_BOUND in sym and not sym & _SPILLS:
+        # too little reuse per byte loaded: only larger tiles answer it, unless registers spill (spill
+        # traffic is local memory served by L1, and larger tiles spill more)
+        grow = 1
     plan: list[tuple[tuple[KnobFamily, ...], int]]
     if category is _A.NUM_WARPS:
         plan = [((_F.NUM_WARPS,), 1), ((_F.NUM_WARPS,), -1)]
