@@ -173,6 +173,8 @@ def test_rules_options_belong_to_rules(ws: Workspace, capsys) -> None:
     assert code == 2 and "unknown planner backend 'evil-unknown'" in err
     code, _, err = run(capsys, "plan", str(ws.root), "--planner", "llm-api", "--knob-only")
     assert code == 2 and "options of the rules planner" in err
+    code, _, err = run(capsys, "plan", str(ws.root), "--implementer", "nosuch")  # it decides what may be planned
+    assert code == 2 and "unknown implementer backend 'nosuch'" in err and err.count("\n") == 1
 
 
 def test_web_command_from_environment(ws: Workspace, capsys, monkeypatch) -> None:

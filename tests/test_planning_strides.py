@@ -243,3 +243,8 @@ def test_cuda_block_constant_is_judged_like_stage_3_judges_it() -> None:
     fits = resource_check("H200", "fp32")
     assert fits is not None
     assert fits({"BLOCK_SIZE": 32768, "THREADS": 1024}) == []
+
+
+def test_l2_group_does_not_expand_past_its_one_jump() -> None:
+    h = History(moves=[KnobMove("v1", ActionCategory.L2_RASTERIZATION, "GROUP_M", 1, 8, Outcome.IMPROVED)])
+    assert h.stride("GROUP_M", 8, 1) == 2  # 8 -> 16 next, not 8 -> 64

@@ -113,3 +113,20 @@ def test_a_folder_that_already_holds_files_is_not_mixed_with_a_copy(ws_root: Pat
     (ws.profile_dir(1) / "other_kernel.sass").write_text("stale\n")
     stage1.profile(ws, 1)
     assert runs == [0, 1]  # handed to the profiler, which decides (the real one raises WorkspaceError)
+
+
+def test_masked_version_or_new_compiler_means_profiling_again(
+    ws_root: Path, runs: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = make_ws(ws_root)
+    StageOneProfiler().profile(ws, 0)
+    ws.memory.create(0)
+    ws.memory.set_masked(0, True)  # a masked record is not active data: neither is its profile
+    StageOneProfiler().profile(ws, 1)
+    assert runs == [0, 1]
+
+    import kernelopt.profiling.reuse as reuse
+
+    monkeypatch.setattr(reuse, "_tool_versions", lambda: {"triton": "9.9.9", "torch": None})
+    StageOneProfiler().profile(ws, 2)  # v1's stamp names the installed Triton: an upgrade profiles again
+    assert runs == [0, 1, 2]

@@ -43,9 +43,13 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Stage 2: search knowledge, choose one new action, write plans/v<N>_plan.md (and nothing else)."""
-        from kernelopt.backends.registry import planner_class
+        from kernelopt.backends.registry import implementer_class, planner_class
         from kernelopt.planning.stage import default_version, run_stage2
 
+        try:
+            implementer_class(implementer)  # the name must be a backend: it decides what may be planned
+        except ImportError as exc:
+            raise UsageError(f"implementer backend {implementer!r} is not installed ({exc})") from None
         ws = Workspace(workspace)
         n = version if version is not None else default_version(ws)
         options: dict[str, Any] = {}

@@ -164,14 +164,14 @@ class StageOneProfiler:
 
 
 def _single_gpu_name() -> str | None:
-    """The product name of the machine's NVIDIA GPUs when they are all one model; else ``None``.
+    """The product name and driver of the machine's NVIDIA GPUs when they are all one; else ``None``.
 
     (NVML lists every GPU whatever CUDA_VISIBLE_DEVICES says, so a machine of mixed models never reuses.)
     """
     from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
 
     try:
-        names = {g.name for g in nvidia_gpus()}
+        names = {f"{g.name} (driver {g.driver_version})" for g in nvidia_gpus()}
     except (NvmlUnavailable, OSError):  # no NVML, no driver: reuse is only an optimization
         return None
     return names.pop() if len(names) == 1 else None

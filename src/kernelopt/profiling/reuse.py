@@ -9,7 +9,7 @@ profiler settings: on the H200 (2026-11-29, docs/results.md) each such ncu run c
 Each profile folder the loop fills gets a stamp, ``profiles/v<N>/kernel_stamp.json``: the SHA-256 of
 ``kernel.py``, ``reference.py`` and every other source file of the workspace (a plan may change an
 auxiliary source such as ``helpers.cu`` and leave ``kernel.py`` alone), the profiler settings that matter
-(``fast``) and the GPU. When the
+(``fast``), the GPU and driver, and the Triton and torch versions that compile the kernel. When the
 newest stamped profile matches the kernel now, its files are copied into ``profiles/v<N>/`` (so
 plans cite artifacts of their own version, as validation asks) and its summary is rewritten for
 ``v<N>`` with a note naming the profile it came from. Anything that differs, or a stamp that cannot be
@@ -24,6 +24,7 @@ import os
 import shutil
 from pathlib import Path
 
+from kernelopt.errors import RecordError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary, write_summary
 from kernelopt.memory.store import atomic_write_text
@@ -56,7 +57,30 @@ def kernel_stamp(workspace: Workspace, *, fast: bool, gpu: str | None) -> dict[s
         for name in names
         if (workspace.root / name).is_file()
     }
-    return {"sha256": digest, "fast": fast, "gpu": gpu}
+    return {"sha256": digest, "fast": fast, "gpu": gpu, "tools": _tool_versions()}
+
+
+def _tool_versions() -> dict[str, str | None]:
+    """Versions of the packages that compile the kernel (a new Triton or torch can change its SASS)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for name in ("triton", "torch"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _masked(workspace: Workspace, version: int) -> bool:
+    """True when version ``version`` has a masked memory record (unreadable counts as masked: not trusted)."""
+    if not workspace.memory.exists(version):
+        return False
+    try:
+        return workspace.memory.read(version).masked
+    except RecordError:  # a record that cannot be read is not trusted either
+        return True
 
 
 def write_stamp(workspace: Workspace, version: int, *, fast: bool, gpu: str | None) -> None:
@@ -93,8 +117,8 @@ def reuse_unchanged(workspace: Workspace, version: int, *, fast: bool, gpu: str 
             stamp = json.loads((source / STAMP).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if stamp != want:
-            continue
+        if stamp != want or _masked(workspace, m):
+            continue  # a masked version's profile is not active data (DESIGN: masked records)
         try:
             summary = read_summary(source / SUMMARY_JSON)
         except (SummaryError, OSError):
