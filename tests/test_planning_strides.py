@@ -233,16 +233,40 @@ def test_onchip_bound_with_spills_does_not_grow_tiles() -> None:
     assert moves and all(new < k.value for k, new in moves)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="open: the planner's fits pools every knob of the kernel and assumes Triton's 4 warps"
-)
-def test_cuda_block_constant_is_judged_like_stage_3_judges_it() -> None:
+def test_cuda_block_constant_is_judged_like_stage_3_judges_it(tmp_path: Path) -> None:
     # A CUDA kernel's marked constants (BLOCK_SIZE elements, THREADS per block) belong to no Triton launch:
-    # Stage 3 applies BLOCK_SIZE 16384 -> 32768 without a resource check, while the planner's estimate uses
-    # num_warps=4 (128 threads, not THREADS=1024) and refuses it as 256 elements per thread.
-    fits = resource_check("H200", "fp32")
+    # Stage 3 applies BLOCK_SIZE 16384 -> 32768 without a resource check. The planner asks the same
+    # function Stage 3 uses (apply_source with the GPU's limits), so it agrees; the pooled estimate of
+    # resource_check (used only for knobs injected without a source) would assume 4 warps and refuse it.
+    from kernelopt.planning.rules import stage3_check
+    from kernelopt.tunables import ResourceLimits, apply_source
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(
+        "BLOCK_SIZE = 16384  # kernelopt: tunable\n"
+        "THREADS = 1024  # kernelopt: tunable\n"
+        "\n\ndef run(x):\n    return x\n"
+    )
+    limits = ResourceLimits.for_gpu("H200", "fp32")
+    apply_source(kernel.read_text(), {"BLOCK_SIZE": 32768}, filename="kernel.py", limits=limits)  # Stage 3 agrees
+    fits = stage3_check(kernel, "H200", "fp32")
+    assert fits is not None and fits({"BLOCK_SIZE": 32768, "THREADS": 1024}) == []
+    pooled = resource_check("H200", "fp32")
+    assert pooled is not None and pooled({"BLOCK_SIZE": 32768, "THREADS": 1024}) != []
+
+
+def test_stage3_check_refuses_what_stage_3_refuses() -> None:
+    from kernelopt.planning.rules import stage3_check
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    fits = stage3_check(examples / "layernorm" / "kernel.py", "H200", "fp16")
     assert fits is not None
-    assert fits({"BLOCK_SIZE": 32768, "THREADS": 1024}) == []
+    assert fits({"BLOCK_SIZE": 8192, "num_warps": 4, "num_stages": 1}) == []
+    assert any("cannot fit" in p for p in fits({"BLOCK_SIZE": 16384, "num_warps": 4, "num_stages": 1}))
+    mm = stage3_check(examples / "matmul" / "kernel.py", "H200", "fp16")
+    assert mm is not None
+    too_big = {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 1, "num_warps": 4, "num_stages": 4}
+    assert any("shared memory" in p for p in mm(too_big))
 
 
 def test_l2_group_does_not_expand_past_its_one_jump() -> None:

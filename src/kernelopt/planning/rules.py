@@ -253,6 +253,42 @@ def resource_check(gpu: str | None, dtype: str | None, unread: frozenset[str] = 
     return fits
 
 
+def stage3_check(kernel_py: Path, gpu: str | None, dtype: str | None) -> Fits | None:
+    """Why Stage 3 would refuse to set the knobs to a configuration because it cannot fit the GPU.
+
+    The check the rule-based implementer makes, made the same way: the change is applied to the text of
+    ``kernel_py`` by :func:`kernelopt.tunables.apply_source` with the GPU's limits, which estimates each
+    launch group with its own knobs (a CUDA kernel's marked constants belong to no Triton launch and are
+    not estimated as one). Only "cannot fit" refusals count here; anything else is Stage 3's to say.
+    Falls back to :func:`resource_check` when the kernel cannot be read or tunables are unavailable.
+    """
+    try:
+        from kernelopt.tunables import ResourceLimits, TunableError, apply_source, discover_source
+    except ImportError:
+        return None
+    try:
+        source = kernel_py.read_text(encoding="utf-8")
+        current = {t.name: t.value for t in discover_source(source, "kernel.py") if t.editable}
+    except (OSError, UnicodeDecodeError, KerneloptError):
+        return resource_check(gpu, dtype)
+    try:
+        limits = ResourceLimits.for_gpu(gpu, dtype)
+    except UsageError:
+        limits = ResourceLimits()
+
+    def fits(values: dict[str, int]) -> list[str]:
+        changes = {k: v for k, v in values.items() if k in current and current[k] != v}
+        if not changes:
+            return []
+        try:
+            apply_source(source, changes, filename="kernel.py", limits=limits)
+        except TunableError as exc:
+            return [exc.message] if "cannot fit" in exc.message else []
+        return []
+
+    return fits
+
+
 # -- the planner ----------------------------------------------------------------------------------
 
 
@@ -349,7 +385,12 @@ class RulePlanner:
         )
         queries = build_queries(kernel, summary, card.framework, self.options.max_queries)
         knob_only = self.options.knob_only
-        fits = resource_check(card.gpu or summary.gpu, card.dtype, unread)
+        gpu, dtype = card.gpu or summary.gpu, card.dtype
+        fits = (
+            stage3_check(ws.kernel_py, gpu, dtype)
+            if self.options.knobs is None
+            else resource_check(gpu, dtype, unread)
+        )
         triton = (card.framework or "").lower() == "triton"
 
         def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
