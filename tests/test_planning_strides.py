@@ -12,7 +12,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.history import MAX_STRIDE, History, KnobMove, Outcome
 from kernelopt.planning.knobs import KnobFamily, step
-from kernelopt.planning.rules import resource_check
+from kernelopt.planning.rules import discover_knobs, resource_check
 from kernelopt.workspace import Workspace
 
 from .data.planning import fakes
@@ -249,7 +249,7 @@ def test_cuda_block_constant_is_judged_like_stage_3_judges_it(tmp_path: Path) ->
     )
     limits = ResourceLimits.for_gpu("H200", "fp32")
     apply_source(kernel.read_text(), {"BLOCK_SIZE": 32768}, filename="kernel.py", limits=limits)  # Stage 3 agrees
-    fits = stage3_check(kernel, "H200", "fp32")
+    fits = stage3_check(kernel, discover_knobs(kernel)[0] or [], "H200", "fp32")
     assert fits is not None and fits({"BLOCK_SIZE": 32768, "THREADS": 1024}) == []
     pooled = resource_check("H200", "fp32")
     assert pooled is not None and pooled({"BLOCK_SIZE": 32768, "THREADS": 1024}) != []
@@ -259,11 +259,13 @@ def test_stage3_check_refuses_what_stage_3_refuses() -> None:
     from kernelopt.planning.rules import stage3_check
 
     examples = Path(__file__).resolve().parents[1] / "examples"
-    fits = stage3_check(examples / "layernorm" / "kernel.py", "H200", "fp16")
+    layernorm = examples / "layernorm" / "kernel.py"
+    fits = stage3_check(layernorm, discover_knobs(layernorm)[0] or [], "H200", "fp16")
     assert fits is not None
     assert fits({"BLOCK_SIZE": 8192, "num_warps": 4, "num_stages": 1}) == []
     assert any("cannot fit" in p for p in fits({"BLOCK_SIZE": 16384, "num_warps": 4, "num_stages": 1}))
-    mm = stage3_check(examples / "matmul" / "kernel.py", "H200", "fp16")
+    matmul = examples / "matmul" / "kernel.py"
+    mm = stage3_check(matmul, discover_knobs(matmul)[0] or [], "H200", "fp16")
     assert mm is not None
     too_big = {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 1, "num_warps": 4, "num_stages": 4}
     assert any("shared memory" in p for p in mm(too_big))

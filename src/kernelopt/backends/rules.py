@@ -23,7 +23,7 @@ from typing import Any
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings, load_settings
-from kernelopt.errors import InputFileError, UsageError
+from kernelopt.errors import InputFileError
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.tunables import (
     ResourceLimits,
@@ -114,10 +114,7 @@ class RuleImplementer:
             return None
         card = ctx.workspace.task_card()
         gpu, dtype = settings.gpu or card.gpu, settings.dtype or card.dtype
-        try:
-            return ResourceLimits.for_gpu(gpu, dtype)
-        except UsageError:  # an unknown GPU or dtype: keep the limits that need no spec sheet
-            return ResourceLimits()
+        return ResourceLimits.for_gpu_or_generic(gpu, dtype)
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
         """Apply the plan's one knob move to ``kernel.py``.

@@ -242,10 +242,7 @@ def resource_check(gpu: str | None, dtype: str | None, unread: frozenset[str] = 
         from kernelopt.tunables import ResourceLimits, resource_problems
     except ImportError:
         return None
-    try:
-        limits = ResourceLimits.for_gpu(gpu, dtype)
-    except UsageError:
-        limits = ResourceLimits()
+    limits = ResourceLimits.for_gpu_or_generic(gpu, dtype)
 
     def fits(values: dict[str, int]) -> list[str]:
         return resource_problems({**dict.fromkeys(unread), **values}, limits)
@@ -253,28 +250,29 @@ def resource_check(gpu: str | None, dtype: str | None, unread: frozenset[str] = 
     return fits
 
 
-def stage3_check(kernel_py: Path, gpu: str | None, dtype: str | None) -> Fits | None:
+def stage3_check(
+    kernel_py: Path, knobs: list[Knob], gpu: str | None, dtype: str | None, unread: frozenset[str] = frozenset()
+) -> Fits | None:
     """Why Stage 3 would refuse to set the knobs to a configuration because it cannot fit the GPU.
 
-    The check the rule-based implementer makes, made the same way: the change is applied to the text of
-    ``kernel_py`` by :func:`kernelopt.tunables.apply_source` with the GPU's limits, which estimates each
-    launch group with its own knobs (a CUDA kernel's marked constants belong to no Triton launch and are
-    not estimated as one). Only "cannot fit" refusals count here; anything else is Stage 3's to say.
-    Falls back to :func:`resource_check` when the kernel cannot be read or tunables are unavailable.
+    The check the rule-based implementer makes, made the same way: the change against ``knobs`` (the
+    values discovered in ``kernel_py``) is applied to the text of ``kernel_py`` by
+    :func:`kernelopt.tunables.apply_source` with the GPU's limits, which estimates each launch group with
+    its own knobs (a CUDA kernel's marked constants belong to no Triton launch and are not estimated as
+    one). Only its "cannot fit" refusals (:class:`~kernelopt.tunables.TunableFitError`) count here;
+    anything else is Stage 3's to say. Falls back to :func:`resource_check` when the kernel cannot be
+    read, and is ``None`` when tunables are unavailable.
     """
     try:
-        from kernelopt.tunables import ResourceLimits, TunableError, apply_source, discover_source
+        from kernelopt.tunables import ResourceLimits, TunableError, TunableFitError, apply_source
     except ImportError:
         return None
     try:
         source = kernel_py.read_text(encoding="utf-8")
-        current = {t.name: t.value for t in discover_source(source, "kernel.py") if t.editable}
-    except (OSError, UnicodeDecodeError, KerneloptError):
-        return resource_check(gpu, dtype)
-    try:
-        limits = ResourceLimits.for_gpu(gpu, dtype)
-    except UsageError:
-        limits = ResourceLimits()
+    except (OSError, UnicodeDecodeError):
+        return resource_check(gpu, dtype, unread)
+    limits = ResourceLimits.for_gpu_or_generic(gpu, dtype)
+    current = {k.name: k.value for k in knobs}
 
     def fits(values: dict[str, int]) -> list[str]:
         changes = {k: v for k, v in values.items() if k in current and current[k] != v}
@@ -282,8 +280,10 @@ def stage3_check(kernel_py: Path, gpu: str | None, dtype: str | None) -> Fits | 
             return []
         try:
             apply_source(source, changes, filename="kernel.py", limits=limits)
-        except TunableError as exc:
-            return [exc.message] if "cannot fit" in exc.message else []
+        except TunableFitError as exc:
+            return [exc.message]
+        except TunableError:
+            return []  # not a question of fit: Stage 3 says what is wrong
         return []
 
     return fits
@@ -387,8 +387,8 @@ class RulePlanner:
         knob_only = self.options.knob_only
         gpu, dtype = card.gpu or summary.gpu, card.dtype
         fits = (
-            stage3_check(ws.kernel_py, gpu, dtype)
-            if self.options.knobs is None
+            stage3_check(ws.kernel_py, knobs, gpu, dtype, unread)
+            if self.options.knobs is None and knobs is not None
             else resource_check(gpu, dtype, unread)
         )
         triton = (card.framework or "").lower() == "triton"

@@ -41,7 +41,16 @@ from kernelopt.tunables.knobs import (
     knob_rule,
     resource_problems,
 )
-from kernelopt.tunables.model import EditResult, KnobEdit, Legality, Tunable, TunableError, TunableKind, Value
+from kernelopt.tunables.model import (
+    EditResult,
+    KnobEdit,
+    Legality,
+    Tunable,
+    TunableError,
+    TunableFitError,
+    TunableKind,
+    Value,
+)
 
 __all__ = [
     "LAUNCH_OPTIONS",
@@ -57,6 +66,7 @@ __all__ = [
     "ResourceLimits",
     "Tunable",
     "TunableError",
+    "TunableFitError",
     "TunableKind",
     "Value",
     "apply",

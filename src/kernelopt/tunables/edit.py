@@ -14,7 +14,7 @@ import libcst as cst
 
 from kernelopt.tunables.analysis import Site, SourceLiteral, analyze, discover_source, parse_scalar, read_source
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
-from kernelopt.tunables.model import EditResult, KnobEdit, Tunable, TunableError, Value
+from kernelopt.tunables.model import EditResult, KnobEdit, Tunable, TunableError, TunableFitError, Value
 
 _DIRECTION = re.compile(r"^\s*(x|\*|/|\+|-)\s*(\d+(?:\.\d+)?)\s*$")
 _UP_WORDS = {"up", "increase", "bigger", "larger", "more", "deeper", "double", "next"}
@@ -174,7 +174,7 @@ def apply_source(
         for g in sorted(touched):
             problems = resource_problems(_group_values(tunables, new_values, g), limits)
             if problems:
-                raise TunableError(f"{g}: the new configuration cannot fit: {'; '.join(problems)}")
+                raise TunableFitError(f"{g}: the new configuration cannot fit: {'; '.join(problems)}")
     by_key = {s.key: s for s in sites}
     spans: list[tuple[int, int, str]] = []
     edits: list[KnobEdit] = []

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from kernelopt.actions import ActionCategory
+from kernelopt.errors import UsageError
 from kernelopt.tunables.model import Legality, Value
 
 # Triton launch options that are knobs (not kernel parameters). Source: triton.Config / the NVIDIA
@@ -191,6 +192,14 @@ class ResourceLimits(BaseModel):
             elem_bytes=elem,
             source=spec.cite("shared_memory_per_sm_bytes") if smem and smem.value is not None else None,
         )
+
+    @classmethod
+    def for_gpu_or_generic(cls, gpu: str | None, dtype: str | None) -> ResourceLimits:
+        """:meth:`for_gpu`, or the limits that need no spec sheet when ``gpu`` or ``dtype`` is unknown."""
+        try:
+            return cls.for_gpu(gpu, dtype)
+        except UsageError:
+            return cls()
 
 
 def _dtype_bytes(dtype: str | None) -> int | None:

@@ -68,6 +68,10 @@ class TunableError(KerneloptError):
     exit_code = 2
 
 
+class TunableFitError(TunableError):
+    """The requested configuration cannot fit the GPU's block limits (shared memory, registers, threads)."""
+
+
 class TunableKind(StrEnum):
     """Where the edited literal lives."""
 
