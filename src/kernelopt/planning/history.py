@@ -30,6 +30,7 @@ from enum import StrEnum
 
 from kernelopt.actions import ActionCategory
 from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.planning.knobs import KnobFamily, family
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.workspace import Workspace
@@ -207,8 +208,6 @@ class History:
         Twice the ratio of the knob's latest move when that move improved the kernel, went the same
         way and ended at ``current`` (expansion); else 2 (one step). At most :data:`MAX_STRIDE`.
         """
-        from kernelopt.planning.knobs import KnobFamily, family
-
         if family(knob) is KnobFamily.GROUP:
             return 2  # 1 -> 8 is already the one jump an L2 group makes (knobs.step); no expansion past it
         for m in reversed(self.moves):

@@ -133,7 +133,7 @@ def _copy(workspace: Workspace, source: Path, m: int, version: int, summary: Pro
     target = workspace.profile_dir(version)
     target.mkdir(parents=True, exist_ok=True)
     for item in source.iterdir():
-        if item.name in (SUMMARY_JSON, STAMP) or item.name.startswith("summary."):
+        if item.name == STAMP or item.name.startswith("summary."):  # summary.json/.txt are rewritten below
             continue
         dest = target / item.name
         if item.is_dir():
