@@ -106,7 +106,7 @@ def test_failed_write_leaves_old_file(store: MemoryStore, monkeypatch: pytest.Mo
     def boom(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("kernelopt.memory.store.os.replace", boom)
+    monkeypatch.setattr("kernelopt.fileio.os.replace", boom)
     with pytest.raises(OSError, match="disk full"):
         store.update(6, ["performance.latency_us=20"])
     assert store.path(6).read_bytes() == before

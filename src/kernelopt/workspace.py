@@ -16,9 +16,10 @@ from pathlib import Path
 import git
 
 from kernelopt.errors import GitError, InputFileError, WorkspaceError
+from kernelopt.fileio import atomic_write_text
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
-from kernelopt.memory.store import MemoryStore, atomic_write_text
+from kernelopt.memory.store import MemoryStore
 from kernelopt.taskcard import TaskCard
 
 DEFAULT_ROOT = Path("/tmp")

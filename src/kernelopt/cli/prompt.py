@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         from kernelopt.backends.prompts import PromptChannel, render_prompt
         from kernelopt.backends.stage import Stage, implement_version, plan_version, read_plan, stage_context
         from kernelopt.errors import UsageError
-        from kernelopt.memory.store import atomic_write_text
+        from kernelopt.fileio import atomic_write_text
         from kernelopt.workspace import Workspace
 
         try:

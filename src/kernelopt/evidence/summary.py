@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import Metric, ProfileSummary
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 
 SUMMARY_JSON = "summary.json"
 SUMMARY_TXT = "summary.txt"

@@ -42,7 +42,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kernelopt.errors import CommandTimeout, EnvironmentProblem
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 from kernelopt.proc import run_command
 
 ENV_CACHE_DIR = "KERNELOPT_CACHE_DIR"

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
+from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.decision import decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
@@ -54,7 +55,6 @@ from kernelopt.memory.model import (
     QualityGate,
     version_label,
 )
-from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.plan import Plan
 from kernelopt.utilization import Utilization, compute_utilization
 from kernelopt.workspace import Workspace

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.model import (
     CaseCheck,
     CaseTiming,
@@ -36,7 +37,6 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
-from kernelopt.memory.store import atomic_write_text
 
 EXIT_ENVIRONMENT = 3
 TRACEBACK_LIMIT_CHARS = 4000

@@ -28,6 +28,7 @@ from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageCont
 from kernelopt.errors import KerneloptError, RecordError, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary, write_summary
+from kernelopt.fileio import atomic_write_text
 from kernelopt.hardware.specs import lookup
 from kernelopt.loop import candidate, commits
 from kernelopt.loop.allowance import aux_files_of, may_write
@@ -55,7 +56,6 @@ from kernelopt.memory.model import (
     PitfallAndFix,
     version_label,
 )
-from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.plan import Plan
 from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import Workspace

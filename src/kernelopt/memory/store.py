@@ -8,31 +8,15 @@ previous file intact.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from kernelopt.errors import RecordError
+from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.assign import apply_assignments
 from kernelopt.memory.model import IterationRecord, parse_version, version_label
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class MemoryStore:
@@ -136,4 +120,4 @@ class MemoryStore:
         return found[-1] if found else None
 
 
-__all__ = ["MemoryStore", "atomic_write_text", "version_label"]
+__all__ = ["MemoryStore", "version_label"]

@@ -34,8 +34,8 @@ from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
+from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.model import SearchLogEntry
-from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.history import History, build_history, load_past_plans
 from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob
 from kernelopt.planning.knowledge import Decision, Idea, KnowledgeSearch, KnowledgeSource, Query, query_text

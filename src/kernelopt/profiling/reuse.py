@@ -27,7 +27,7 @@ from pathlib import Path
 from kernelopt.errors import RecordError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary, write_summary
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 from kernelopt.workspace import Workspace
 
 STAMP = "kernel_stamp.json"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernelopt.errors import EnvironmentProblem
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 from kernelopt.report.html import html_report
 from kernelopt.report.markdown import markdown_report
 from kernelopt.report.model import ReportData

@@ -240,7 +240,7 @@ def apply(
         TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing.
         InputFileError: the file is missing or not UTF-8.
     """
-    from kernelopt.memory.store import atomic_write_text
+    from kernelopt.fileio import atomic_write_text
 
     p = Path(path)
     result = apply_source(read_source(p), changes, filename=p.name, limits=limits, kernel=kernel)
