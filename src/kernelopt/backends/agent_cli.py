@@ -36,7 +36,7 @@ from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOu
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
 from kernelopt.backends.stage import Stage, allowance, editable_files, read_plan_reply, transcript_path
 from kernelopt.errors import UsageError
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 from kernelopt.planning.plan import Plan
 from kernelopt.proc import CommandResult, run_command
 

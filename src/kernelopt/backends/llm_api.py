@@ -38,7 +38,7 @@ from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOu
 from kernelopt.backends.settings import LlmApiSettings, load_settings
 from kernelopt.backends.stage import Stage, read_plan_reply, transcript_path
 from kernelopt.errors import KerneloptError
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 from kernelopt.planning.plan import Plan
 
 NO_NEW_ACTION = "NO_NEW_ACTION:"

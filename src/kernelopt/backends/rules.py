@@ -24,7 +24,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
-from kernelopt.memory.store import atomic_write_text
+from kernelopt.fileio import atomic_write_text
 from kernelopt.tunables import (
     ResourceLimits,
     Tunable,
