@@ -14,6 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from kernelopt.errors import InputFileError
+from kernelopt.vocabulary import Framework
 
 
 class KernelForm(StrEnum):
@@ -83,11 +84,11 @@ def check_kernel(path: Path, form: KernelForm) -> None:
         raise InputFileError(path, "defines no run(*inputs) (the reference uses the function form)")
 
 
-def detect_framework(path: Path) -> str:
+def detect_framework(path: Path) -> Framework:
     """``triton``, ``cuda`` (inline CUDA through torch extensions / cupy), or ``torch``, from imports."""
     text = path.read_text(encoding="utf-8")
     if "import triton" in text or "from triton" in text:
-        return "triton"
+        return Framework.TRITON
     if "load_inline" in text or "cupy" in text or "__global__" in text:
-        return "cuda"
-    return "torch"
+        return Framework.CUDA
+    return Framework.TORCH

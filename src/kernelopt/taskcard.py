@@ -22,9 +22,9 @@ from pydantic_core import ErrorDetails
 
 from kernelopt import frontmatter
 from kernelopt.errors import KerneloptError, WorkspaceError
-from kernelopt.hardware.specs import DTYPES, lookup, normalize_dtype
+from kernelopt.hardware.specs import lookup, normalize_dtype
 from kernelopt.kernelsource import KernelForm
-from kernelopt.wiki.record import FRAMEWORKS, VENDORS
+from kernelopt.vocabulary import DTYPES, FRAMEWORKS, VENDORS
 
 
 class StopConditions(BaseModel):

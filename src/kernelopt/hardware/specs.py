@@ -17,24 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelopt import frontmatter
 from kernelopt.errors import UsageError
-
-DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8")
-_DTYPE_ALIASES = {
-    "float64": "fp64",
-    "double": "fp64",
-    "float32": "fp32",
-    "float": "fp32",
-    "tfloat32": "tf32",
-    "bfloat16": "bf16",
-    "float16": "fp16",
-    "half": "fp16",
-    "float8": "fp8",
-    "e4m3": "fp8",
-    "e5m2": "fp8",
-    "float8_e4m3fn": "fp8",
-    "float8_e5m2": "fp8",
-    "fp64_tensor": "fp64_tensor",
-}
+from kernelopt.vocabulary import DTYPE_ALIASES, DTYPES
 
 
 class SourceKind(StrEnum):
@@ -125,7 +108,7 @@ def normalize_dtype(dtype: str) -> str:
         UsageError: not a known dtype.
     """
     key = dtype.strip().lower().removeprefix("torch.")
-    key = _DTYPE_ALIASES.get(key, key)
+    key = DTYPE_ALIASES.get(key, key)
     if key not in (*DTYPES, "fp64_tensor"):
         raise UsageError(f"unknown dtype {dtype!r}", hint=f"use one of {', '.join(DTYPES)}")
     return key

@@ -30,8 +30,9 @@ list ``related`` record ids (e.g. a pitfall names the technique it warns about).
 
 Controlled vocabularies: ``kind`` is a :class:`RecordKind`; ``action_category`` an
 :class:`~kernelopt.actions.ActionCategory`; ``symptoms`` are
-:class:`~kernelopt.evidence.symptoms.Symptom` ids; ``scope.vendor`` is one of :data:`VENDORS`;
-``scope.framework`` one of :data:`FRAMEWORKS`; ``scope.arch`` names a CUDA SM target (``sm_90``) or an
+:class:`~kernelopt.evidence.symptoms.Symptom` ids; ``scope.vendor`` is a
+:class:`~kernelopt.vocabulary.Vendor` word; ``scope.framework`` a :class:`~kernelopt.vocabulary.Framework`
+word; ``scope.arch`` names a CUDA SM target (``sm_90``) or an
 AMD LLVM target (``gfx942``), see :data:`ARCH_PATTERN`. The checks live in :mod:`kernelopt.wiki.rules`.
 """
 
@@ -45,23 +46,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import KerneloptError
 
-VENDORS = ("nvidia", "amd")
-"""Vendor words of ``scope.vendor``."""
-
-FRAMEWORKS = ("triton", "cuda", "hip", "torch")
-"""Framework words of ``scope.framework``."""
-
 ARCH_PATTERN = re.compile(r"^(sm_\d{2,3}[a-z]?|gfx[0-9a-f]{3,4})$")
 """An architecture id: CUDA SM target (``sm_80``, ``sm_90a``) or AMD LLVM target (``gfx942``)."""
-
-
-def arch_vendor(arch: str) -> str | None:
-    """The vendor of an architecture id (``sm_90`` -> ``nvidia``, ``gfx942`` -> ``amd``), else ``None``."""
-    if arch.startswith("sm_"):
-        return "nvidia"
-    if arch.startswith("gfx"):
-        return "amd"
-    return None
 
 
 class WikiError(KerneloptError):

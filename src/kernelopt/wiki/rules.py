@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kernelopt.actions import ActionCategory
 from kernelopt.evidence.symptoms import Symptom
-from kernelopt.hardware.specs import DTYPES, GpuSpec, SourceKind, validation_summary
-from kernelopt.wiki.record import ARCH_PATTERN, FRAMEWORKS, VENDORS, RecordKind, WikiRecord, arch_vendor
+from kernelopt.hardware.specs import GpuSpec, SourceKind, validation_summary
+from kernelopt.vocabulary import DTYPES, FRAMEWORKS, SOURCE_FRAMEWORKS, VENDORS, Framework, Vendor
+from kernelopt.wiki.record import ARCH_PATTERN, RecordKind, WikiRecord
 
 MIN_BODY_CHARS = 80
 """A record's explanation must be at least this long (a sentence or two in our own words)."""
@@ -147,9 +148,9 @@ def check_content(record: WikiRecord) -> list[Problem]:
         if not texts:
             out.append(_blocking("required", "a technique needs change.triton and/or change.cuda/change.hip"))
         else:
-            frameworks = record.scope.framework or ["triton", "cuda"]
+            frameworks = record.scope.framework or [Framework.TRITON, Framework.CUDA]
             for fw in frameworks:
-                if fw in ("triton", "cuda", "hip") and fw not in texts:
+                if fw in SOURCE_FRAMEWORKS and fw not in texts:
                     out.append(Problem(rule="change", message=f"scope names framework {fw} but change.{fw} is empty"))
         if not record.symptoms:
             out.append(Problem(rule="required", message="a technique must answer at least one symptom id"))
@@ -184,7 +185,7 @@ def check_scope(record: WikiRecord) -> list[Problem]:
     """Architectures must belong to the vendors listed."""
     out = []
     for a in record.scope.arch:
-        v = arch_vendor(a)
+        v = Vendor.of_arch(a)
         if v and v not in record.scope.vendor:
             out.append(Problem(rule="scope", message=f"scope.arch {a} is {v} but scope.vendor does not list {v}"))
     return out
@@ -218,7 +219,7 @@ def check_sheet(spec: GpuSpec) -> list[Problem]:
         out.append(Problem(rule="vocabulary", message=f"vendor {spec.vendor!r} is not one of {', '.join(VENDORS)}"))
     if not ARCH_PATTERN.match(spec.arch):
         out.append(Problem(rule="vocabulary", message=f"arch {spec.arch!r} is not an sm_NN or gfxNNN target"))
-    elif arch_vendor(spec.arch) != spec.vendor:
+    elif Vendor.of_arch(spec.arch) != spec.vendor:
         out.append(Problem(rule="vocabulary", message=f"arch {spec.arch} does not belong to vendor {spec.vendor}"))
     for name in REQUIRED_FIGURES:
         if name not in spec.figures:

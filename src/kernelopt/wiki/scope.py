@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelopt.errors import UsageError
 from kernelopt.hardware.specs import GpuSpec, lookup
-from kernelopt.wiki.record import FRAMEWORKS, VENDORS, Scope, arch_vendor
+from kernelopt.vocabulary import FRAMEWORKS, VENDORS, Vendor
+from kernelopt.wiki.record import Scope
 
 
 class QueryScope(BaseModel):
@@ -112,7 +113,7 @@ def resolve_scope(
                 gpu = sheet.id
             q_arch = base_arch(sheet.arch)
         family = families.get(q_arch)
-        a_vendor = arch_vendor(q_arch)
+        a_vendor = Vendor.of_arch(q_arch)
         if q_vendor is not None and a_vendor is not None and q_vendor != a_vendor:
             raise UsageError(f"vendor {q_vendor} contradicts architecture {q_arch} ({a_vendor})")
         q_vendor = a_vendor or q_vendor
