@@ -9,6 +9,7 @@ import typer
 
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.errors import UsageError
+from kernelopt.vocabulary import Device, Vendor
 
 _RANGE = re.compile(r"^\d+-\d+$")
 
@@ -53,10 +54,10 @@ def register(app: typer.Typer) -> None:
         chosen = resolve_vendor(ws, vendor)
         n = ws.next_version() if version is None else version
         options: dict[str, object] = {"force": force}
-        if device != "cuda":
+        if device != Device.CUDA:
             options["device"] = device
         amd_flags = pmc_only or att_only or asm_only or iteration_range or att_library_path
-        if chosen == "amd":
+        if chosen == Vendor.AMD:
             modes = {m for m, on in (("pmc", pmc_only), ("att", att_only), ("asm", asm_only)) if on}
             options["modes"] = modes or {"att", "pmc", "asm"}
             if iteration_range is not None:

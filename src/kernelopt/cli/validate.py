@@ -16,6 +16,7 @@ from kernelopt.errors import UsageError
 from kernelopt.harness.decision import exit_code
 from kernelopt.harness.model import BenchReport, CorrectnessReport
 from kernelopt.memory.model import GateResult
+from kernelopt.vocabulary import Device
 from kernelopt.workspace import Workspace
 
 
@@ -130,7 +131,7 @@ def register(app: typer.Typer) -> None:
         """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
         from kernelopt.harness.gate import validate
 
-        if device is not None and device != "cpu" and not device.startswith("cuda"):
+        if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
         n = version if version is not None else _default_version(ws)

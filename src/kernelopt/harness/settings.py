@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kernelopt.errors import UsageError
+from kernelopt.vocabulary import Device
 
 #: Spec, "Timeout Guard": "Each individual test case must complete within 30 seconds".
 DEFAULT_CASE_TIMEOUT_S = 30.0
@@ -65,7 +66,7 @@ class HarnessSettings(BaseModel):
     @field_validator("device")
     @classmethod
     def _known_device(cls, v: str | None) -> str | None:
-        if v is not None and v != "cpu" and not v.startswith("cuda"):
+        if v is not None and Device.of(v) is None:
             raise ValueError(f"unknown device {v!r} (use cuda, cuda:<i> or cpu)")
         return v
 

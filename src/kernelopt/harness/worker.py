@@ -37,6 +37,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.vocabulary import Device
 
 EXIT_ENVIRONMENT = 3
 TRACEBACK_LIMIT_CHARS = 4000
@@ -115,7 +116,7 @@ def resolve_device(requested: str | None) -> str:
     device = requested or os.environ.get("KERNELOPT_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise DeviceUnavailable(f"device {device!r} requested but torch sees no CUDA/ROCm GPU")
-    if device != "cpu" and not device.startswith("cuda"):
+    if Device.of(device) is None:
         raise DeviceUnavailable(f"unknown device {device!r} (use cuda or cpu)")
     return device
 

@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
+from kernelopt.vocabulary import Device
 
 EXIT_USER_ERROR = 3
 
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> DriverResult:
         result.triton_version = triton.__version__
     except ImportError:
         result.notes.append("triton is not importable")
-    on_gpu = args.device == "cuda"
+    on_gpu = args.device == Device.CUDA
     if on_gpu and not torch.cuda.is_available():
         raise RuntimeError(f"{NO_CUDA_DEVICE} (torch.cuda.is_available() is False)")
     result.device = torch.cuda.get_device_name() if on_gpu else "cpu"

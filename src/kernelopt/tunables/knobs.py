@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.tunables.model import Legality, Value
+from kernelopt.vocabulary import Vendor
 
 # Triton launch options that are knobs (not kernel parameters). Source: triton.Config / the NVIDIA
 # and AMD backends' compile options in Triton 3.x (num_warps, num_stages, num_ctas, maxnreg;
@@ -184,7 +185,7 @@ class ResourceLimits(BaseModel):
 
         spec = lookup(gpu)
         smem = spec.figures.get("shared_memory_per_sm_bytes")
-        amd = spec.vendor.lower() == "amd"
+        amd = spec.vendor.lower() == Vendor.AMD
         return cls(
             shared_memory_bytes=int(smem.value) if smem and smem.value is not None else None,
             max_registers_per_thread=None if amd else MAX_REGISTERS_PER_THREAD_NVIDIA,
