@@ -14,9 +14,9 @@ from kernelopt.evidence.ncu_guided import add_guided_findings
 from kernelopt.evidence.nvidia_metrics import normalize, occupancy_limiters, stall_breakdown
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.profiler_rules import rank_rule_results, rank_source_markers
+from kernelopt.evidence.raw import RawKernel, RawReport
 from kernelopt.evidence.rules import Rule, run_rules
 from kernelopt.evidence.sass import SassInstruction, isa_facts, parse_instruction
-from kernelopt.profiling.raw import RawKernel, RawReport
 
 
 def report_isa(kernel: RawKernel) -> IsaFacts | None:

@@ -85,7 +85,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kernelopt.evidence.model import Metric
-from kernelopt.profiling.raw import RawKernel
+from kernelopt.evidence.raw import RawKernel
 
 #: Warp stall reasons by Nsight Compute's names, in the order of its Warp State section.
 STALL_REASONS = (

@@ -24,7 +24,7 @@ from kernelopt.errors import InputFileError
 from kernelopt.evidence.model import ProfilerRuleResult
 from kernelopt.evidence.nvidia_metrics import DETAILS_LABELS
 from kernelopt.evidence.profiler_rules import clean_text
-from kernelopt.profiling.raw import RawKernel, RawMetric, RawReport
+from kernelopt.evidence.raw import RawKernel, RawMetric, RawReport
 from kernelopt.profiling.units import parse_number, to_base
 
 _RULE_TYPES = {"OPT": "OPTIMIZATION", "WRN": "WARNING", "INF": "INFO", "ERR": "ERROR", "OK": "OK"}

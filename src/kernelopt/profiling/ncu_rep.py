@@ -4,7 +4,7 @@
 (``<install>/extras/python``) and on PyPI as ``ncu-report``; it reads reports of any GPU on a machine
 without one, which is what lets CI test on real reports. It is imported only when a report is read.
 
-Every launch becomes a :class:`~kernelopt.profiling.raw.RawKernel`: scalar metrics in base units,
+Every launch becomes a :class:`~kernelopt.evidence.raw.RawKernel`: scalar metrics in base units,
 source-level counters by SASS address (PC sampling stall reasons, executed instructions, L2 sectors),
 executed instruction counts per opcode, the SASS and source line of every address the report holds, the
 imported source, and the profiler's rule results and source markers.
@@ -23,7 +23,7 @@ from typing import Any
 from kernelopt.errors import EnvironmentProblem, InputFileError, KerneloptError
 from kernelopt.evidence.model import ProfilerRuleResult, SourceMarker
 from kernelopt.evidence.profiler_rules import clean_text, stated_share_pct
-from kernelopt.profiling.raw import RawKernel, RawMetric, RawReport, report_from_json, report_to_json
+from kernelopt.evidence.raw import RawKernel, RawMetric, RawReport, report_from_json, report_to_json
 from kernelopt.profiling.units import to_base
 
 # Instanced metrics whose correlation ids are SASS addresses (the Source page's counters).
