@@ -1,9 +1,11 @@
 """The workspace's ``test_kernel.py``: ``python test_kernel.py [--bench] [--json OUT] [--case I] [--device D]``.
 
 The generated file only calls :func:`main` with its own folder, so the validation logic is versioned
-with kernelopt rather than copied into every workspace. Correctness runs in a fresh worker process
-with the per-case and per-run timeouts; ``--bench`` then times the kernel (no comparison). Exit
-status: 0 PASS, 1 FAIL, 124 TIMEOUT_FAIL, 2/3 for bad usage / a broken environment.
+with kernelopt rather than copied into every workspace. It is a command like the others (it parses its
+arguments, calls the harness and renders the result), so it lives with them in ``cli``.
+Correctness runs in a fresh worker process with the per-case and per-run timeouts; ``--bench`` then
+times the kernel (no comparison). Exit status: 0 PASS, 1 FAIL, 124 TIMEOUT_FAIL, 2/3 for bad usage /
+a broken environment.
 """
 
 from __future__ import annotations
