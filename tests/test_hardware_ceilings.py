@@ -16,6 +16,7 @@ import pytest
 from kernelopt.hardware import ceilings as mod
 from kernelopt.hardware.ceilings import BandwidthStream, Ceilings
 from kernelopt.hardware.specs import lookup
+from kernelopt.harness import ceilings as measure
 from kernelopt.loop.stop import roofline_bounds
 from kernelopt.memory.model import Performance
 from kernelopt.report.model import CeilingKind, CeilingOrigin
@@ -86,15 +87,15 @@ def test_cache_round_trip_keeps_every_stream(tmp_path: Path, monkeypatch: pytest
 def test_streams_do_what_they_say() -> None:
     import torch
 
-    copy = mod.stream_case(BandwidthStream.COPY, "cpu", 4096)
+    copy = measure.stream_case(BandwidthStream.COPY, "cpu", 4096)
     copy.run()
     src, dst = copy.buffers
     assert torch.equal(src, dst) and copy.bytes_moved == 2 * 4096
-    add = mod.stream_case(BandwidthStream.ADD, "cpu", 4096)
+    add = measure.stream_case(BandwidthStream.ADD, "cpu", 4096)
     add.run()
     a, b, c = add.buffers
     assert torch.equal(c, a + b) and add.bytes_moved == 3 * 4096
-    total = mod.stream_case(BandwidthStream.SUM, "cpu", 4096)
+    total = measure.stream_case(BandwidthStream.SUM, "cpu", 4096)
     (x,) = total.buffers
     assert torch.allclose(total.run(), x.sum()) and total.bytes_moved == 4096 + 4  # one fp32 result written
 
@@ -107,7 +108,7 @@ def test_bandwidth_counts_bytes_read_plus_written_over_the_median() -> None:
         calls[str(len(calls))] = reps
         return [9.0, 1.0, 2.0][:reps]  # median 2 ms: one slow outlier does not move it
 
-    got = mod.measure_bandwidth("cpu", fake_timer, buffer_bytes=1 << 20, reps=3)
+    got = measure.measure_bandwidth("cpu", fake_timer, buffer_bytes=1 << 20, reps=3)
     b = 1 << 20
     assert got == {
         BandwidthStream.COPY: pytest.approx(2 * b / 2e-3 / 1e9),
@@ -118,7 +119,7 @@ def test_bandwidth_counts_bytes_read_plus_written_over_the_median() -> None:
 
 
 def test_bandwidth_with_the_cpu_timer_gives_a_positive_figure_per_stream() -> None:
-    got = mod.measure_bandwidth("cpu", mod.cpu_timer, buffer_bytes=1 << 16, reps=3)
+    got = measure.measure_bandwidth("cpu", measure.cpu_timer, buffer_bytes=1 << 16, reps=3)
     assert set(got) == set(BandwidthStream) and all(v > 0 for v in got.values())
     c = h200({k.value: v for k, v in got.items()})
     assert c.memory_gbps == max(got.values())

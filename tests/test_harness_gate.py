@@ -154,7 +154,7 @@ def scenario_test_kernel_py(root: Path) -> Callable[[], dict[str, Any]]:
 
 
 def scenario_ceilings_without_gpu(root: Path) -> Callable[[], dict[str, Any]]:
-    from kernelopt.hardware.ceilings import measure_ceilings
+    from kernelopt.harness.ceilings import measure_ceilings
 
     def run() -> dict[str, Any]:
         try:

@@ -22,7 +22,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the ceilings as JSON."),
     ) -> None:
         """Memory GB/s per stream (copy, add, sum; read + write) and dense matmul TFLOP/s, cached per GPU + driver."""
-        from kernelopt.hardware.ceilings import STREAM_TRAFFIC, cache_path, cached_ceilings, measure_ceilings
+        from kernelopt.hardware.ceilings import STREAM_TRAFFIC, cache_path, cached_ceilings
+        from kernelopt.harness.ceilings import measure_ceilings
 
         found = None if refresh else cached_ceilings()
         origin = "cached"
