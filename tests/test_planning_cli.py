@@ -30,19 +30,17 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 @pytest.fixture
 def ws(ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
     """A Triton workspace whose wiki search and tunable discovery are deterministic fakes."""
-    wiki = types.ModuleType("kernelopt.wiki.search")
-    wiki.search = fakes.FakeWiki()  # type: ignore[attr-defined]
     import kernelopt.tunables as tun
 
-    monkeypatch.setattr(
-        tun,
-        "discover",
-        lambda path: [
+    def discover(path: Path) -> list[types.SimpleNamespace]:
+        return [
             types.SimpleNamespace(name="BLOCK_SIZE", value=1024, line=12),
             types.SimpleNamespace(name="num_warps", value=4, line=12),
-        ],
-    )
-    monkeypatch.setitem(sys.modules, "kernelopt.wiki.search", wiki)
+        ]
+
+    monkeypatch.setattr(tun, "discover", discover)
+    monkeypatch.setattr("kernelopt.planning.rules.discover", discover)
+    monkeypatch.setattr("kernelopt.planning.knowledge.search", fakes.FakeWiki())
     return make_ws(ws_root, "cli")
 
 
@@ -75,7 +73,7 @@ def test_plan_writes_only_the_plan(ws: Workspace, capsys: pytest.CaptureFixture[
 
 
 def test_nothing_actionable_is_not_an_error(ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
-    monkeypatch.setattr(sys.modules["kernelopt.tunables"], "discover", lambda path: [])
+    monkeypatch.setattr("kernelopt.planning.rules.discover", lambda path: [])
     fakes.install_summary(ws, 1, "small_grid_latency")
     code, out, _ = run(capsys, "plan", str(ws.root), "--knob-only", "--json")
     assert code == 0
@@ -90,7 +88,7 @@ def test_plan_defaults_to_what_the_loop_would_plan(
     # a kernel with no knobs: the loop (rules implementer) has nothing to plan, and so has `plan` by
     # default; a code-change plan comes only for an implementer that can write code (seen by a fresh user:
     # `plan` wrote a num_warps plan with no parameters where the loop had stopped with no_new_plan)
-    monkeypatch.setattr(sys.modules["kernelopt.tunables"], "discover", lambda path: [])
+    monkeypatch.setattr("kernelopt.planning.rules.discover", lambda path: [])
     fakes.install_summary(ws, 1, "small_grid_latency")
     code, out, _ = run(capsys, "plan", str(ws.root), "--json")
     assert code == 0 and json.loads(out)["plan"] is None
@@ -181,7 +179,7 @@ def test_web_command_from_environment(ws: Workspace, capsys, monkeypatch) -> Non
     fakes.install_summary(ws, 1, "softmax_memory_bound")
     monkeypatch.setenv("KERNELOPT_WEB_SEARCH_CMD", f"{sys.executable} {fakes.DATA / 'fake_web.py'} {{query}}")
     # only the reduce_bytes record: the wiki has no knob path, the web is searched
-    sys.modules["kernelopt.wiki.search"].search = fakes.FakeWiki(records=[fakes.RECORDS[0]])  # type: ignore[attr-defined]
+    monkeypatch.setattr("kernelopt.planning.knowledge.search", fakes.FakeWiki(records=[fakes.RECORDS[0]]))
     code, out, err = run(capsys, "plan", str(ws.root), "--knob-only", "--json")
     assert code == 0, err
     log = json.loads(out)["plan"]["search_log"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -279,23 +278,6 @@ def test_nothing_left_writes_nothing(ws: Workspace) -> None:
     assert out.plan is None
     assert out.reason is not None and out.reason.startswith("no new actionable path for v1")
     assert not ws.plan_path(1).exists()
-
-
-def test_without_tunable_discovery_plans_code_level(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "kernelopt.tunables", None)  # discovery not installed
-    out = run_planner(ws, "small_grid_latency", None)
-    assert out.plan is not None and out.plan.action_category is ActionCategory.BLOCK_SIZE
-    assert out.plan.parameters == {}
-    assert out.reason is not None and "tunable discovery unavailable" in out.reason
-
-
-def test_wiki_unavailable_falls_back_to_findings(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "kernelopt.wiki.search", None)
-    out = run_planner(ws, "small_grid_latency", SMALL_KNOBS, wiki_search=None)
-    plan = out.plan
-    assert plan is not None and plan.parameters == {"BLOCK_SIZE": 2048}
-    assert plan.search_log[0].finding.startswith("gpu-wiki search unavailable")
-    assert [e.source for e in plan.search_log][-1] == "profile-rules"
 
 
 def test_tunables_adapter() -> None:

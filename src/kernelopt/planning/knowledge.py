@@ -7,7 +7,7 @@ runs the queries of one source, hands every hit (an :class:`Idea`) to the caller
 and moves to the next source only when ``choose`` found nothing; every query, and every source skipped
 because it is not configured, becomes a search-log row.
 
-The gpu-wiki search (``kernelopt.wiki.search.search``) is imported lazily and can be injected (tests
+The gpu-wiki search (``kernelopt.wiki.search.search``) is the default and can be injected (tests
 use a small fake). Web text never carries hardware figures (see :mod:`kernelopt.planning.web`).
 """
 
@@ -25,6 +25,7 @@ from kernelopt.memory.model import SearchLogEntry
 from kernelopt.planning.reference import ReferenceIndex
 from kernelopt.planning.web import Runner, WebSearchConfig, web_search
 from kernelopt.proc import run_command
+from kernelopt.wiki.search import search
 
 T = TypeVar("T")
 
@@ -216,10 +217,6 @@ class KnowledgeSearch:
 
     def _wiki(self) -> WikiSearchFn | None:
         if self._wiki_search is None:
-            try:
-                from kernelopt.wiki.search import search
-            except ImportError:
-                return None
             self._wiki_search = search
         return self._wiki_search
 

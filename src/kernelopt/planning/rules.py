@@ -44,6 +44,14 @@ from kernelopt.planning.plan import Plan, RiskLevel
 from kernelopt.planning.ranking import Candidate, Fits, rank, rule_categories
 from kernelopt.planning.web import WebSearchConfig
 from kernelopt.proc import run_command
+from kernelopt.tunables import (
+    ResourceLimits,
+    TunableError,
+    TunableFitError,
+    apply_source,
+    discover,
+    resource_problems,
+)
 
 PLANNER_NAME = "rules"
 PROFILE_RULES_SOURCE = "profile-rules"
@@ -207,14 +215,6 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
     """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
     are none (``(None, {}, why)`` when discovery is unavailable or fails)."""
     try:
-        from kernelopt.tunables import discover  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return (
-            None,
-            frozenset(),
-            "tunable discovery unavailable (kernelopt.tunables not installed): planning without knob targets",
-        )
-    try:
         found = discover(kernel_py)
     except KerneloptError as exc:
         return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
@@ -238,10 +238,6 @@ def resource_check(gpu: str | None, dtype: str | None, unread: frozenset[str] = 
     ``None`` when tunables are unavailable. Knobs named in ``unread`` exist with a value discovery could
     not read: the estimate treats them as unknown, never as their default.
     """
-    try:
-        from kernelopt.tunables import ResourceLimits, resource_problems
-    except ImportError:
-        return None
     limits = ResourceLimits.for_gpu_or_generic(gpu, dtype)
 
     def fits(values: dict[str, int]) -> list[str]:
@@ -263,10 +259,6 @@ def stage3_check(
     anything else is Stage 3's to say. Falls back to :func:`resource_check` when the kernel cannot be
     read, and is ``None`` when tunables are unavailable.
     """
-    try:
-        from kernelopt.tunables import ResourceLimits, TunableError, TunableFitError, apply_source
-    except ImportError:
-        return None
     try:
         source = kernel_py.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
