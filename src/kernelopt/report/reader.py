@@ -15,6 +15,7 @@ from typing import Protocol
 from kernelopt import frontmatter
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
+from kernelopt.hardware.ceilings import cached_ceilings
 from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype, normalize_name
 from kernelopt.report.model import (
     Ceiling,
@@ -162,13 +163,8 @@ def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tupl
 
     The cache is keyed by the name the driver reports (``NVIDIA H200``), which the records and
     profiles carry; ``names`` are tried in order, then the GPU of this machine. A measurement counts
-    only when its GPU has the same spec sheet as the workspace's. Imported lazily:
-    :mod:`kernelopt.hardware.ceilings` may be absent from a build; a report never measures anything.
+    only when its GPU has the same spec sheet as the workspace's. A report never measures anything.
     """
-    try:
-        from kernelopt.hardware.ceilings import cached_ceilings
-    except ImportError:
-        return None, "no measured ceilings module in this kernelopt build"
     if spec is None:
         return None, "no spec sheet to match a measurement to"
     for name in [*dict.fromkeys(names), None]:
