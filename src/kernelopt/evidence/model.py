@@ -13,6 +13,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.actions import ActionCategory
+from kernelopt.vocabulary import Vendor
 
 SUMMARY_SCHEMA_VERSION = 1
 
@@ -29,11 +30,6 @@ class BottleneckType(StrEnum):
     LATENCY_BOUND = "latency_bound"
     LAUNCH_OCCUPANCY_BOUND = "launch_occupancy_bound"
     UNKNOWN = "unknown"
-
-
-class Vendor(StrEnum):
-    NVIDIA = "nvidia"
-    AMD = "amd"
 
 
 class Confidence(StrEnum):
