@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import types
 from pathlib import Path
 
 import pytest
@@ -219,7 +218,7 @@ def test_vendor_dispatch(add_workspace: Workspace, monkeypatch: pytest.MonkeyPat
 
         return fake_summary(version)
 
-    monkeypatch.setitem(sys.modules, "kernelopt.profiling.amd", types.SimpleNamespace(profile_amd=profile_amd))
+    monkeypatch.setattr("kernelopt.profiling.rocprof_adapter.profile_amd", profile_amd)
     profile(add_workspace, 2, vendor="amd", kernel_regex="k", modes={"pmc"}, iteration_range="0-0", timeout_s=5)
     assert calls == [(2, {"pmc"}, "k", "0-0", None, 5)]
     assert (add_workspace.profile_dir(2) / "summary.json").is_file()  # written for the AMD profiler too

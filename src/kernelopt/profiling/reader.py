@@ -8,29 +8,13 @@ through ``ncu_report``; ``.csv`` files through the CSV parser.
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
-
-_AMD_MODULE = "kernelopt.profiling.amd_reports"
-
-
-def _amd_reader():  # -> module | None
-    try:
-        return importlib.import_module(_AMD_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != _AMD_MODULE:
-            raise
-        return None
-
-
-def _is_amd(path: Path) -> bool:
-    amd = _amd_reader()
-    return bool(amd is not None and amd.is_amd_path(path))
+from kernelopt.profiling.amd_reports import is_amd_path, read_amd_path
 
 
 def filter_kernels(summary: ProfileSummary, kernel: str | None, *, origin: str) -> ProfileSummary:
@@ -116,10 +100,8 @@ def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
     path = Path(path)
     if not path.exists():
         raise InputFileError(path, "no such file or folder")
-    if _is_amd(path):
-        amd = _amd_reader()
-        assert amd is not None
-        summary = amd.read_amd_path(path)
+    if is_amd_path(path):
+        summary = read_amd_path(path)
     elif path.is_dir():
         if (path / SUMMARY_JSON).is_file():
             summary = read_summary(path)

@@ -1,4 +1,4 @@
-"""Profiler names -> lazily imported implementations, plus third-party entry points.
+"""Profiler names -> implementations, plus third-party entry points.
 
 Built-ins: ``nvidia`` (Nsight Compute), ``amd`` (rocprofv3, through :mod:`kernelopt.profiling.rocprof_adapter`)
 and ``fake`` (a deterministic stand-in for tests). Third parties register a class under the entry-point
@@ -7,16 +7,19 @@ group ``kernelopt.profilers``.
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from importlib.metadata import entry_points
 
 from kernelopt.errors import UsageError
+from kernelopt.profiling.fake import FakeProfiler
+from kernelopt.profiling.nvidia import NcuProfiler
 from kernelopt.profiling.protocol import Profiler
+from kernelopt.profiling.rocprof_adapter import RocprofProfiler
 
-PROFILERS: dict[str, str] = {
-    "nvidia": "kernelopt.profiling.nvidia:NcuProfiler",
-    "amd": "kernelopt.profiling.rocprof_adapter:RocprofProfiler",
-    "fake": "kernelopt.profiling.fake:FakeProfiler",
+PROFILERS: dict[str, Callable[[], Profiler]] = {
+    "nvidia": NcuProfiler,
+    "amd": RocprofProfiler,
+    "fake": FakeProfiler,
 }
 PROFILER_GROUP = "kernelopt.profilers"
 
@@ -33,9 +36,7 @@ def get_profiler(name: str) -> Profiler:
         UsageError: no such profiler.
     """
     if name in PROFILERS:
-        module, _, attr = PROFILERS[name].partition(":")
-        cls = getattr(importlib.import_module(module), attr)
-        return cls()
+        return PROFILERS[name]()
     for ep in entry_points(group=PROFILER_GROUP):
         if ep.name == name:
             return ep.load()()

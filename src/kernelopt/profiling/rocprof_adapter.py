@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
-from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.errors import UsageError
 from kernelopt.evidence.model import ProfileSummary
+from kernelopt.profiling.amd import profile_amd
 from kernelopt.profiling.protocol import ProfileSettings
 from kernelopt.workspace import Workspace
 
@@ -49,14 +49,8 @@ class RocprofProfiler:
         modes = set(opts.get("modes") or AMD_MODES)
         if not modes <= AMD_MODES:
             raise UsageError(f"unknown AMD profile modes {sorted(modes - AMD_MODES)}", hint="use att, pmc, asm")
-        try:
-            amd = importlib.import_module("kernelopt.profiling.amd")
-        except ModuleNotFoundError as exc:
-            if exc.name != "kernelopt.profiling.amd":
-                raise
-            raise EnvironmentProblem("the AMD profiler (kernelopt.profiling.amd) is not installed") from None
         att = opts.get("att_library_path")
-        return amd.profile_amd(
+        return profile_amd(
             workspace,
             version,
             modes=modes,
