@@ -8,7 +8,6 @@ profiler module provides ``environment_checks()``.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -211,13 +210,4 @@ def run_checks(*, probe_counters: bool = True) -> list[Check]:
     else:
         checks.append(Check("counters", CheckStatus.SKIP, "no GPU" if gpu.status is not CheckStatus.OK else "skipped"))
     checks += [check_torch(), check_triton()]
-    try:
-        amd = importlib.import_module("kernelopt.profiling.amd")
-    except ModuleNotFoundError as exc:
-        if exc.name != "kernelopt.profiling.amd":
-            raise
-        amd = None
-    extra = getattr(amd, "environment_checks", None) if amd is not None else None
-    if callable(extra):
-        checks += list(extra())
     return checks
