@@ -14,36 +14,52 @@ import tempfile
 import traceback
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 
 import typer
 
 from kernelopt import __version__
+from kernelopt.cli import ceilings as ceilings_cmd
+from kernelopt.cli import doctor as doctor_cmd
+from kernelopt.cli import evidence as evidence_cmd
+from kernelopt.cli import implement as implement_cmd
+from kernelopt.cli import init as init_cmd
+from kernelopt.cli import memory as memory_cmd
+from kernelopt.cli import optimize as optimize_cmd
+from kernelopt.cli import plan as plan_cmd
+from kernelopt.cli import profile as profile_cmd
+from kernelopt.cli import prompt as prompt_cmd
+from kernelopt.cli import report as report_cmd
+from kernelopt.cli import schema as schema_cmd
+from kernelopt.cli import tunables as tunables_cmd
+from kernelopt.cli import utilization as utilization_cmd
+from kernelopt.cli import validate as validate_cmd
+from kernelopt.cli import wiki as wiki_cmd
 from kernelopt.errors import KerneloptError
 
-COMMAND_MODULES = (
-    "kernelopt.cli.init",
-    "kernelopt.cli.profile",
-    "kernelopt.cli.evidence",
-    "kernelopt.cli.plan",
-    "kernelopt.cli.tunables",
-    "kernelopt.cli.implement",
-    "kernelopt.cli.prompt",
-    "kernelopt.cli.validate",
-    "kernelopt.cli.ceilings",
-    "kernelopt.cli.memory",
-    "kernelopt.cli.utilization",
-    "kernelopt.cli.optimize",
-    "kernelopt.cli.report",
-    "kernelopt.cli.wiki",
-    "kernelopt.cli.schema",
-    "kernelopt.cli.doctor",
+COMMAND_MODULES: tuple[ModuleType, ...] = (
+    init_cmd,
+    profile_cmd,
+    evidence_cmd,
+    plan_cmd,
+    tunables_cmd,
+    implement_cmd,
+    prompt_cmd,
+    validate_cmd,
+    ceilings_cmd,
+    memory_cmd,
+    utilization_cmd,
+    optimize_cmd,
+    report_cmd,
+    wiki_cmd,
+    schema_cmd,
+    doctor_cmd,
 )
+"""Every command module, in the order of ``kernelopt --help``; each exposes ``register(app)``."""
 
 
 def build_app() -> typer.Typer:
     """The Typer application with every command registered."""
-    import importlib
-
     app = typer.Typer(
         name="kernelopt",
         help="Profile-driven GPU kernel optimization: profile, plan one change, prove it, record it.",
@@ -65,8 +81,8 @@ def build_app() -> typer.Typer:
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
 
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(app)
+    for module in COMMAND_MODULES:
+        module.register(app)
     return app
 
 
