@@ -51,7 +51,6 @@ from kernelopt.hardware.ceilings import (
     store_ceilings,
 )
 from kernelopt.harness.runner import worker_env
-from kernelopt.harness.timers import SPIN_US, L2Flusher, spin
 from kernelopt.proc import run_command
 
 COPY_BYTES = 1024**3
@@ -120,6 +119,8 @@ def cuda_timer(device: str, *, flush_l2: bool) -> Timer:
     :class:`~kernelopt.harness.timers.L2Flusher`, so a stream never reads what the last pass left in L2.
     """
     import torch
+
+    from kernelopt.harness.timers import SPIN_US, L2Flusher, spin  # worker side: imports torch
 
     flusher = L2Flusher(device) if flush_l2 else None
 
