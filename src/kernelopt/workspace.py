@@ -12,8 +12,7 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
-
-import git
+from typing import TYPE_CHECKING
 
 from kernelopt.errors import GitError, InputFileError, WorkspaceError
 from kernelopt.fileio import atomic_write_text
@@ -21,6 +20,9 @@ from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, de
 from kernelopt.memory.model import parse_version
 from kernelopt.memory.store import MemoryStore
 from kernelopt.taskcard import TaskCard
+
+if TYPE_CHECKING:
+    import git  # imported where used: GitPython runs `git version` when it is imported
 
 DEFAULT_ROOT = Path("/tmp")
 PREFIX = "kernel_opt_"
@@ -64,6 +66,8 @@ class Workspace:
         for required in ("kernel.py", "reference.py"):
             if not (self.root / required).is_file():
                 raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
+        import git
+
         try:
             self._repo = git.Repo(self.root)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -133,6 +137,8 @@ class Workspace:
             for sub in ("memory", "plans", "profiles"):
                 (staging / sub).mkdir()
                 (staging / sub / ".gitkeep").touch()
+            import git
+
             repo = git.Repo.init(staging, initial_branch="main")
             with repo.config_writer() as cw:
                 cw.set_value("user", "name", GIT_USER[0])
@@ -251,6 +257,8 @@ class Workspace:
         return self._repo
 
     def _git(self, *args: str) -> str:
+        import git
+
         try:
             return str(self._repo.git.execute(["git", *args]))
         except git.GitCommandError as exc:
