@@ -1,0 +1,245 @@
+"""Foundation: every environment variable kernelopt reads or sets, and the one place that reads them.
+
+:data:`VARIABLES` is the table of all of them (documented in docs/environment.md, which a test keeps
+equal to :func:`render_table`). :class:`EnvSettings` holds the typed values of the variables kernelopt
+reads; :meth:`EnvSettings.read` is the only code that looks them up in the environment. Modules take
+the value they need from it (``EnvSettings.read(env).device``), at the edge, so a pure package never
+touches ``os.environ``.
+
+Names end in their unit (``_S`` seconds, ``_PCT`` percent). Older spellings (``_SEC``,
+``_SECONDS``) still work as deprecated aliases: the new name wins when both are set, and reading an
+old one warns once (``FutureWarning``). ``TEST_TIMEOUT_SEC`` is the spec's own name and stays.
+
+This module imports nothing of kernelopt but its errors, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from kernelopt.errors import UsageError
+
+
+class Direction(StrEnum):
+    """Who sets a variable."""
+
+    READ = "read"
+    """The user (or a test run) sets it; kernelopt reads it."""
+    SET = "set"
+    """kernelopt sets it in the environment of a child process (an agent, the harness worker)."""
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """One environment variable.
+
+    Attributes:
+        name: the variable's name.
+        field: the :class:`EnvSettings` field holding its value (``None`` for a variable kernelopt sets).
+        meaning: what it does, in plain words.
+        default: the value used when it is unset, in words.
+        deprecated: older names that still work.
+        direction: whether kernelopt reads it or sets it for a child.
+    """
+
+    name: str
+    field: str | None
+    meaning: str
+    default: str
+    deprecated: tuple[str, ...] = ()
+    direction: Direction = Direction.READ
+
+
+VARIABLES: tuple[EnvVar, ...] = (
+    # the harness (Stage 4)
+    EnvVar("TEST_TIMEOUT_SEC", "case_timeout_s", "limit for one test case, seconds (the spec's name)", "30"),
+    EnvVar(
+        "KERNELOPT_RUN_TIMEOUT_S",
+        "run_timeout_s",
+        "limit for a whole validation run, minus start-up and compilation, seconds",
+        "60",
+        deprecated=("KERNELOPT_RUN_TIMEOUT_SEC",),
+    ),
+    EnvVar(
+        "KERNELOPT_COMPILE_TIMEOUT_S",
+        "compile_timeout_s",
+        "limit for loading kernel.py and for each single JIT compilation, seconds",
+        "300",
+        deprecated=("KERNELOPT_COMPILE_TIMEOUT_SEC",),
+    ),
+    EnvVar(
+        "KERNELOPT_STARTUP_TIMEOUT_S",
+        "startup_timeout_s",
+        "limit for the worker to start Python and import torch, seconds",
+        "120",
+        deprecated=("KERNELOPT_STARTUP_TIMEOUT_SEC",),
+    ),
+    EnvVar("KERNELOPT_SEEDS", "seeds", "random input sets checked per case", "3"),
+    EnvVar(
+        "KERNELOPT_MIN_GAIN_PCT", "min_gain_pct", "smallest speedup the comparison calls an improvement, percent", "2"
+    ),
+    EnvVar(
+        "KERNELOPT_BENCH_S",
+        "bench_s",
+        "measurement time per case and version, seconds",
+        "1",
+        deprecated=("KERNELOPT_BENCH_SECONDS",),
+    ),
+    EnvVar("KERNELOPT_DEVICE", "device", "force the torch device: cuda, cuda:N or cpu", "cuda when present, else cpu"),
+    # profiling, hardware, wiki
+    EnvVar("KERNELOPT_NCU", "ncu", "the Nsight Compute CLI to run", "ncu on PATH, then /usr/local/cuda/bin"),
+    EnvVar(
+        "KERNELOPT_CACHE_DIR",
+        "cache_dir",
+        "cache folder (measured ceilings under ceilings/)",
+        "~/.cache/kernelopt",
+    ),
+    EnvVar(
+        "KERNELOPT_WIKI_DIRS",
+        "wiki_dirs",
+        "extra gpu-wiki record folders, separated by os.pathsep (: on Linux)",
+        "none",
+    ),
+    EnvVar(
+        "KERNELOPT_CONFIG",
+        "config",
+        "the config file ([wiki] dirs)",
+        "$XDG_CONFIG_HOME/kernelopt/config.toml, else ~/.config/kernelopt/config.toml",
+    ),
+    # commands and backends
+    EnvVar("KERNELOPT_CRASH_DIR", "crash_dir", "folder for crash logs of unexpected errors", "the temporary folder"),
+    EnvVar("KERNELOPT_IMPLEMENTER", "implementer", "default implementer backend of kernelopt implement", "rules"),
+    EnvVar(
+        "KERNELOPT_WEB_SEARCH_CMD",
+        "web_search_cmd",
+        "web-search command of the rules planner, {query} replaced",
+        "off",
+    ),
+    EnvVar("KERNELOPT_AGENT_COMMAND", "agent_command", "command line of the agent-cli backend", "none (required)"),
+    EnvVar("KERNELOPT_AGENT_TIMEOUT_S", "agent_timeout_s", "time limit of one agent-cli call, seconds", "1800"),
+    EnvVar("KERNELOPT_LLM_BASE_URL", "llm_base_url", "base URL of the OpenAI-compatible API (llm-api)", "none"),
+    EnvVar("KERNELOPT_LLM_MODEL", "llm_model", "model name sent to the API (llm-api)", "none"),
+    EnvVar("KERNELOPT_LLM_API_KEY", "llm_api_key", "API key (llm-api); never written anywhere", "none"),
+    EnvVar("KERNELOPT_LLM_TIMEOUT_S", "llm_timeout_s", "time limit of one API request, seconds (llm-api)", "300"),
+    # the test suite
+    EnvVar("KERNELOPT_GPU_TESTS", "gpu_tests", "1 runs the tests marked gpu (needs an NVIDIA GPU)", "off"),
+    # set by kernelopt for its children
+    EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
+    EnvVar("KERNELOPT_WORKSPACE", None, "the workspace folder, for an agent-cli agent", "", direction=Direction.SET),
+    EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),
+    EnvVar("KERNELOPT_STAGE", None, "the stage the agent runs (plan or implement)", "", direction=Direction.SET),
+    EnvVar("KERNELOPT_PROMPT_FILE", None, "the file holding the agent's prompt", "", direction=Direction.SET),
+)
+"""Every environment variable, in the order of the documented table."""
+
+
+class EnvSettings(BaseModel):
+    """The typed values of the variables kernelopt reads; ``None`` (or empty) when unset.
+
+    Units are in the names (``_s`` seconds, ``_pct`` percent). Defaults of the settings themselves
+    live with their owners (e.g. :class:`~kernelopt.harness.settings.HarnessSettings`); this record
+    only says what the environment asks for.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    case_timeout_s: float | None = None
+    run_timeout_s: float | None = None
+    compile_timeout_s: float | None = None
+    startup_timeout_s: float | None = None
+    seeds: int | None = None
+    min_gain_pct: float | None = None
+    bench_s: float | None = None
+    device: str | None = None
+    ncu: str | None = None
+    cache_dir: Path | None = None
+    wiki_dirs: tuple[Path, ...] = Field(default=())
+    config: Path | None = None
+    crash_dir: Path | None = None
+    implementer: str | None = None
+    web_search_cmd: str | None = None
+    agent_command: str | None = None
+    agent_timeout_s: float | None = None
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float | None = None
+    gpu_tests: bool = False
+
+    @classmethod
+    def read(cls, env: Mapping[str, str] | None = None) -> EnvSettings:
+        """The settings from ``env`` (default: ``os.environ``); empty values count as unset.
+
+        Raises:
+            UsageError: a variable holds a value of the wrong kind (``KERNELOPT_SEEDS='many'``).
+        """
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        names: dict[str, str] = {}
+        for var in VARIABLES:
+            if var.field is None:
+                continue
+            found = _lookup(env, var)
+            if found is None:
+                continue
+            name, raw = found
+            names[var.field] = name
+            if var.field == "wiki_dirs":
+                values["wiki_dirs"] = tuple(Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip())
+            elif var.field in ("cache_dir", "config", "crash_dir"):
+                values[var.field] = Path(raw).expanduser()
+            elif var.field == "gpu_tests":
+                values["gpu_tests"] = raw.strip() == "1"
+            elif var.field in ("device",):
+                values[var.field] = raw.strip()
+            else:
+                values[var.field] = raw
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = str(err["loc"][0])
+            kind = "an integer" if field == "seeds" else "a number"
+            raise UsageError(f"{names[field]}={values[field]!r} is not {kind}") from None
+
+
+_warned: set[str] = set()
+
+
+def _lookup(env: Mapping[str, str], var: EnvVar) -> tuple[str, str] | None:
+    """``(name, value)`` of the first set, non-empty spelling of ``var``; warns once for an old name."""
+    for name in (var.name, *var.deprecated):
+        raw = env.get(name)
+        if raw is None or not raw.strip():
+            continue
+        if name != var.name and name not in _warned:
+            _warned.add(name)
+            warnings.warn(f"{name} is deprecated: use {var.name}", FutureWarning, stacklevel=3)
+        return name, raw
+    return None
+
+
+def variable(field: str) -> EnvVar:
+    """The variable behind an :class:`EnvSettings` field (for messages: ``variable("seeds").name``)."""
+    for var in VARIABLES:
+        if var.field == field:
+            return var
+    raise KeyError(field)
+
+
+def render_table() -> str:
+    """The Markdown table of :data:`VARIABLES`, as docs/environment.md shows it."""
+    rows = ["| variable | set by | meaning | default | older name |", "|---|---|---|---|---|"]
+    for var in VARIABLES:
+        who = "you" if var.direction is Direction.READ else "kernelopt, for a child"
+        old = ", ".join(f"`{n}`" for n in var.deprecated)
+        default = var.default or "-"
+        rows.append(f"| `{var.name}` | {who} | {var.meaning} | {default} | {old} |")
+    return "\n".join(rows) + "\n"
