@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+from kernelopt.env import EnvSettings
 
 DATA = Path(__file__).parent / "data"
 KERNELS = DATA / "kernels"
@@ -14,7 +15,7 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get("KERNELOPT_GPU_TESTS") == "1":
+    if EnvSettings.read().gpu_tests:
         return
     skip = pytest.mark.skip(reason="GPU test: set KERNELOPT_GPU_TESTS=1 on a machine with an NVIDIA GPU")
     for item in items:

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.timeout(180)
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    env.update({"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_SECONDS": "0.1"}, **extra)
+    env.update({"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_S": "0.1"}, **extra)
     return env
 
 
@@ -204,7 +204,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[st
         mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
         mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
         mp.setenv("KERNELOPT_CACHE_DIR", str(home / "cache"))
-        mp.setenv("KERNELOPT_BENCH_SECONDS", "0.1")
+        mp.setenv("KERNELOPT_BENCH_S", "0.1")
         prepared = {name: make(tmp_path_factory.mktemp(name)) for name, make in SCENARIOS.items()}
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = {name: pool.submit(run) for name, run in prepared.items()}

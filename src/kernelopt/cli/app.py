@@ -35,6 +35,7 @@ from kernelopt.cli import tunables as tunables_cmd
 from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
+from kernelopt.env import EnvSettings
 from kernelopt.errors import KerneloptError
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
@@ -87,7 +88,7 @@ def build_app() -> typer.Typer:
 
 
 def _crash_log(exc: BaseException) -> Path:
-    folder = Path(os.environ.get("KERNELOPT_CRASH_DIR", tempfile.gettempdir()))
+    folder = EnvSettings.read().crash_dir or Path(tempfile.gettempdir())
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"kernelopt-crash-{datetime.now(UTC):%Y%m%dT%H%M%S}-{os.getpid()}.log"
     path.write_text(

@@ -11,7 +11,6 @@ lives in :mod:`kernelopt.harness.ceilings`.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from datetime import datetime
@@ -21,10 +20,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from kernelopt.env import EnvSettings
 from kernelopt.fileio import atomic_write_text
 from kernelopt.proc import run_command
 
-ENV_CACHE_DIR = "KERNELOPT_CACHE_DIR"
 COPY_REPS = 20
 MATMUL_N = 8192
 MATMUL_REPS = 10
@@ -125,9 +124,8 @@ class Ceilings(BaseModel):
 
 def cache_dir(env: dict[str, str] | None = None) -> Path:
     """``$KERNELOPT_CACHE_DIR/ceilings`` or ``~/.cache/kernelopt/ceilings``."""
-    env = dict(os.environ) if env is None else env
-    base = env.get(ENV_CACHE_DIR)
-    root = Path(base).expanduser() if base else Path.home() / ".cache" / "kernelopt"
+    base = EnvSettings.read(env).cache_dir
+    root = base if base is not None else Path.home() / ".cache" / "kernelopt"
     return root / "ceilings"
 
 

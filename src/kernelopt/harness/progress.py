@@ -195,7 +195,7 @@ class Watchdog:
             return Timeout(
                 LimitKind.COMPILE,
                 f"{self.where()}: JIT compilation ran past the compile limit of {lim.compile_s:g} s "
-                "(KERNELOPT_COMPILE_TIMEOUT_SEC)",
+                "(KERNELOPT_COMPILE_TIMEOUT_S)",
                 self.case,
                 self.label,
             )
@@ -203,13 +203,13 @@ class Watchdog:
         if self.phase is Phase.STARTUP and elapsed > lim.startup_s:
             return Timeout(
                 LimitKind.STARTUP,
-                f"the worker did not start within {lim.startup_s:g} s (KERNELOPT_STARTUP_TIMEOUT_SEC)",
+                f"the worker did not start within {lim.startup_s:g} s (KERNELOPT_STARTUP_TIMEOUT_S)",
             )
         if self.phase is Phase.LOAD and elapsed > lim.compile_s:
             return Timeout(
                 LimitKind.COMPILE,
                 f"loading kernel.py (import and compilation) ran past the compile limit of {lim.compile_s:g} s "
-                "(KERNELOPT_COMPILE_TIMEOUT_SEC)",
+                "(KERNELOPT_COMPILE_TIMEOUT_S)",
             )
         if self.phase in (Phase.CASE, Phase.BENCH):
             in_compile = now - self.compile_since if self.compile_since is not None else 0.0
@@ -225,7 +225,7 @@ class Watchdog:
             if self.run_used_s + active > lim.run_s:
                 return Timeout(
                     LimitKind.RUN,
-                    f"the run ran past its limit of {lim.run_s:g} s (KERNELOPT_RUN_TIMEOUT_SEC) in {self.where()}",
+                    f"the run ran past its limit of {lim.run_s:g} s (KERNELOPT_RUN_TIMEOUT_S) in {self.where()}",
                     self.case,
                     self.label,
                 )

@@ -4,7 +4,8 @@ Defaults follow the spec's Stage 4 timeout guard: every test case must finish wi
 (``TEST_TIMEOUT_SEC``) and a whole validation run within 60 s (``timeout 60 python test_kernel.py``).
 Compilation (importing kernel.py, building CUDA extensions, Triton JIT) is bounded separately, so a
 slow first compile is not mistaken for a hung kernel and a hung kernel is not given the compile
-budget. The environment is read only by :meth:`HarnessSettings.from_env`, at the edge.
+budget. The environment is read only by :meth:`HarnessSettings.from_env`, at the edge, through
+:class:`kernelopt.env.EnvSettings` (the variables are listed in docs/environment.md).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.vocabulary import Device
 
@@ -26,15 +28,6 @@ DEFAULT_COMPILE_TIMEOUT_S = 300.0
 DEFAULT_STARTUP_TIMEOUT_S = 120.0
 #: Issue 3 ("Comparison with the previous version"): an improvement must clear 2 % by default.
 DEFAULT_MIN_GAIN_PCT = 2.0
-
-ENV_CASE_TIMEOUT = "TEST_TIMEOUT_SEC"
-ENV_RUN_TIMEOUT = "KERNELOPT_RUN_TIMEOUT_SEC"
-ENV_COMPILE_TIMEOUT = "KERNELOPT_COMPILE_TIMEOUT_SEC"
-ENV_STARTUP_TIMEOUT = "KERNELOPT_STARTUP_TIMEOUT_SEC"
-ENV_MIN_GAIN = "KERNELOPT_MIN_GAIN_PCT"
-ENV_SEEDS = "KERNELOPT_SEEDS"
-ENV_DEVICE = "KERNELOPT_DEVICE"
-ENV_BENCH_SECONDS = "KERNELOPT_BENCH_SECONDS"
 
 
 class HarnessSettings(BaseModel):
@@ -75,33 +68,20 @@ class HarnessSettings(BaseModel):
         """Settings from environment variables, then explicit ``overrides`` (``None`` values ignored).
 
         Raises:
-            UsageError: a variable is set to something that is not a positive number.
+            UsageError: a variable is set to something that is not a number, or out of range.
         """
-        values: dict[str, object] = {}
-        for key, var in (
-            ("case_timeout_s", ENV_CASE_TIMEOUT),
-            ("run_timeout_s", ENV_RUN_TIMEOUT),
-            ("compile_timeout_s", ENV_COMPILE_TIMEOUT),
-            ("startup_timeout_s", ENV_STARTUP_TIMEOUT),
-            ("min_gain_pct", ENV_MIN_GAIN),
-            ("bench_seconds", ENV_BENCH_SECONDS),
-        ):
-            raw = env.get(var)
-            if raw is None or not raw.strip():
-                continue
-            try:
-                values[key] = float(raw)
-            except ValueError:
-                raise UsageError(f"{var}={raw!r} is not a number") from None
-        raw_seeds = env.get(ENV_SEEDS)
-        if raw_seeds and raw_seeds.strip():
-            try:
-                values["seeds"] = int(raw_seeds)
-            except ValueError:
-                raise UsageError(f"{ENV_SEEDS}={raw_seeds!r} is not an integer") from None
-        device = env.get(ENV_DEVICE)
-        if device and device.strip():
-            values["device"] = device.strip()
+        read = EnvSettings.read(env)
+        values: dict[str, object] = {
+            "case_timeout_s": read.case_timeout_s,
+            "run_timeout_s": read.run_timeout_s,
+            "compile_timeout_s": read.compile_timeout_s,
+            "startup_timeout_s": read.startup_timeout_s,
+            "seeds": read.seeds,
+            "min_gain_pct": read.min_gain_pct,
+            "bench_seconds": read.bench_s,
+            "device": read.device,
+        }
+        values = {k: v for k, v in values.items() if v is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
             return cls.model_validate(values)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernelopt.env import EnvSettings
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.model import (
     CaseCheck,
@@ -113,7 +114,7 @@ def resolve_device(requested: str | None) -> str:
     """
     import torch
 
-    device = requested or os.environ.get("KERNELOPT_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = requested or EnvSettings.read().device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise DeviceUnavailable(f"device {device!r} requested but torch sees no CUDA/ROCm GPU")
     if Device.of(device) is None:

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import kernelopt
+from kernelopt.env import EnvSettings, variable
 from kernelopt.errors import CommandTimeout, EnvironmentProblem
 from kernelopt.evidence.model import IsaFacts, ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
@@ -55,7 +56,7 @@ from kernelopt.profiling.staging import log_path, staged_profile_dir
 from kernelopt.profiling.timing_only import timing_only_summary
 from kernelopt.workspace import Workspace
 
-NCU_ENV = "KERNELOPT_NCU"
+NCU_ENV = variable("ncu").name
 NCU_CANDIDATES = (
     "/usr/local/cuda/bin/ncu",
     "/opt/nvidia/nsight-compute/*/ncu",
@@ -73,7 +74,7 @@ class ProfilerTimeout(CommandTimeout):
 
 def find_ncu(explicit: str | None = None) -> str | None:
     """Path of the ``ncu`` to use: ``explicit``, ``$KERNELOPT_NCU``, ``PATH``, then standard install folders."""
-    for cand in (explicit, os.environ.get(NCU_ENV)):
+    for cand in (explicit, EnvSettings.read().ncu):
         if cand:
             return cand if Path(cand).is_file() or shutil.which(cand) else None
     found = shutil.which("ncu")

@@ -31,12 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt import frontmatter
+from kernelopt.env import EnvSettings
 from kernelopt.hardware.specs import GpuSpec, builtin_specs, parse_sheet
 from kernelopt.wiki.record import RecordKind, RecordSource, Scope, WikiError, WikiRecord
 from kernelopt.wiki.rules import validate_record
 
-ENV_DIRS = "KERNELOPT_WIKI_DIRS"
-ENV_CONFIG = "KERNELOPT_CONFIG"
 BUILTIN_ORIGIN = "kernelopt/wiki/records"
 
 
@@ -56,9 +55,10 @@ def builtin_root() -> Traversable:
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:
     """The config file: ``$KERNELOPT_CONFIG``, else ``$XDG_CONFIG_HOME/kernelopt/config.toml``."""
+    configured = EnvSettings.read(env).config
+    if configured is not None:
+        return configured
     env = os.environ if env is None else env
-    if env.get(ENV_CONFIG):
-        return Path(env[ENV_CONFIG]).expanduser()
     base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
     return base / "kernelopt" / "config.toml"
 
@@ -69,8 +69,7 @@ def configured_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
     Raises:
         WikiError: the config file is not valid TOML or ``[wiki] dirs`` is not a list of strings.
     """
-    env = os.environ if env is None else env
-    dirs = [Path(p).expanduser() for p in env.get(ENV_DIRS, "").split(os.pathsep) if p.strip()]
+    dirs = list(EnvSettings.read(env).wiki_dirs)
     cfg = config_path(env)
     if cfg.is_file():
         try:
