@@ -37,6 +37,7 @@ from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
 from kernelopt.env import EnvSettings
 from kernelopt.errors import KerneloptError
+from kernelopt.proc import signals_as_interrupt
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     init_cmd,
@@ -103,8 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
     command = typer.main.get_command(app)
-    from kernelopt.proc import signals_as_interrupt
-
     try:
         with signals_as_interrupt():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)

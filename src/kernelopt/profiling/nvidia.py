@@ -19,7 +19,7 @@ from pathlib import Path
 
 import kernelopt
 from kernelopt.env import EnvSettings, variable
-from kernelopt.errors import CommandTimeout, EnvironmentProblem
+from kernelopt.errors import CommandTimeout, EnvironmentProblem, UsageError
 from kernelopt.evidence.model import IsaFacts, ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.sass import isa_facts, parse_listing
@@ -200,8 +200,6 @@ class NcuProfiler:
             WorkspaceError: ``profiles/v<version>/`` exists and ``settings.force`` is False.
         """
         if settings.vendor_options:
-            from kernelopt.errors import UsageError
-
             raise UsageError(
                 f"options not understood by the nvidia profiler: {', '.join(sorted(settings.vendor_options))}"
             )

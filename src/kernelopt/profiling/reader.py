@@ -13,8 +13,11 @@ from pathlib import Path
 
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.evidence.model import ProfileSummary
+from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
 from kernelopt.profiling.amd_reports import is_amd_path, read_amd_path
+from kernelopt.profiling.ncu_csv import parse_ncu_csv
+from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
 
 
 def filter_kernels(summary: ProfileSummary, kernel: str | None, *, origin: str) -> ProfileSummary:
@@ -46,16 +49,10 @@ def filter_kernels(summary: ProfileSummary, kernel: str | None, *, origin: str) 
 
 
 def _from_report(path: Path, artifact: str) -> ProfileSummary:
-    from kernelopt.evidence.nvidia import build_summary
-    from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
-
     return build_summary(read_ncu_rep_isolated(path, artifact=artifact), artifacts=[artifact])
 
 
 def _from_csv(path: Path, artifact: str) -> ProfileSummary:
-    from kernelopt.evidence.nvidia import build_summary
-    from kernelopt.profiling.ncu_csv import parse_ncu_csv
-
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:

@@ -22,6 +22,7 @@ from kernelopt.evidence.model import (
 )
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.rules import run_rules
+from kernelopt.evidence.sass import isa_facts, parse_listing
 from kernelopt.evidence.symptoms import TIMING_ONLY_ACTIONS, Symptom
 from kernelopt.profiling.driver import CompiledKernel, DriverResult
 
@@ -149,8 +150,6 @@ def timing_only_summary(
         artifact: the driver result file, as evidence names it.
         artifacts: all files of the profile folder.
     """
-    from kernelopt.evidence.sass import isa_facts, parse_listing
-
     kernels: list[KernelEvidence] = []
     targets = result.compiled or [CompiledKernel(name="kernel.py (one call)")]
     for ck in targets:
