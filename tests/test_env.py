@@ -66,7 +66,7 @@ def test_a_bad_value_is_one_line_naming_the_variable() -> None:
 
 def test_old_names_still_work_warn_once_and_lose_to_the_new(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(env_mod, "_warned", set())
-    with pytest.warns(FutureWarning) as caught:
+    with pytest.warns(env_mod.DeprecatedVariable) as caught:
         s = HarnessSettings.from_env({"KERNELOPT_RUN_TIMEOUT_SEC": "7", "KERNELOPT_BENCH_SECONDS": "0.25"})
     assert [str(w.message) for w in caught] == [
         "KERNELOPT_RUN_TIMEOUT_SEC is deprecated: use KERNELOPT_RUN_TIMEOUT_S",
@@ -83,3 +83,16 @@ def test_old_names_still_work_warn_once_and_lose_to_the_new(monkeypatch: pytest.
 
 def test_harness_defaults_are_unchanged_without_variables() -> None:
     assert HarnessSettings.from_env({}) == HarnessSettings()
+
+
+def test_the_cli_prints_a_deprecated_name_as_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.cli.app import _one_line_warnings
+
+    monkeypatch.setattr(env_mod, "_warned", set())
+    with _one_line_warnings():
+        warnings.simplefilter("default")
+        EnvSettings.read({"KERNELOPT_STARTUP_TIMEOUT_SEC": "30"})
+    err = capsys.readouterr().err
+    assert err == "kernelopt: warning: KERNELOPT_STARTUP_TIMEOUT_SEC is deprecated: use KERNELOPT_STARTUP_TIMEOUT_S\n"

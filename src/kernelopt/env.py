@@ -8,7 +8,8 @@ touches ``os.environ``.
 
 Names end in their unit (``_S`` seconds, ``_PCT`` percent). Older spellings (``_SEC``,
 ``_SECONDS``) still work as deprecated aliases: the new name wins when both are set, and reading an
-old one warns once (``FutureWarning``). ``TEST_TIMEOUT_SEC`` is the spec's own name and stays.
+old one warns once (:class:`DeprecatedVariable`, a ``FutureWarning``). ``TEST_TIMEOUT_SEC`` is the
+spec's own name and stays.
 
 This module imports nothing of kernelopt but its errors, so every layer may use it.
 """
@@ -25,6 +26,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from kernelopt.errors import UsageError
+
+
+class DeprecatedVariable(FutureWarning):
+    """An environment variable was read under its older name (the CLI prints it as one line)."""
 
 
 class Direction(StrEnum):
@@ -221,7 +226,7 @@ def _lookup(env: Mapping[str, str], var: EnvVar) -> tuple[str, str] | None:
             continue
         if name != var.name and name not in _warned:
             _warned.add(name)
-            warnings.warn(f"{name} is deprecated: use {var.name}", FutureWarning, stacklevel=3)
+            warnings.warn(f"{name} is deprecated: use {var.name}", DeprecatedVariable, stacklevel=3)
         return name, raw
     return None
 

@@ -7,14 +7,18 @@ one line pointing at it, exit code 70.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
 import tempfile
 import traceback
+import warnings
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import typer
 
@@ -35,7 +39,7 @@ from kernelopt.cli import tunables as tunables_cmd
 from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
-from kernelopt.env import EnvSettings
+from kernelopt.env import DeprecatedVariable, EnvSettings
 from kernelopt.errors import KerneloptError
 from kernelopt.proc import signals_as_interrupt
 
@@ -100,12 +104,28 @@ def _crash_log(exc: BaseException) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Our own warnings (a deprecated environment variable) as one ``kernelopt: warning:`` line."""
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if issubclass(category, DeprecatedVariable):
+                sys.stderr.write(f"kernelopt: warning: {message}\n")
+            else:
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
     command = typer.main.get_command(app)
     try:
-        with signals_as_interrupt():
+        with signals_as_interrupt(), _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
         sys.stderr.write(f"kernelopt: error: {exc.one_line()}\n")
