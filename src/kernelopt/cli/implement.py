@@ -3,15 +3,13 @@ immediate correctness check."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from kernelopt.cli.output import emit_json, info, warn
-
-DEFAULT_IMPLEMENTER_ENV = "KERNELOPT_IMPLEMENTER"
+from kernelopt.env import EnvSettings
 
 
 def register(app: typer.Typer) -> None:
@@ -39,7 +37,7 @@ def register(app: typer.Typer) -> None:
         ws = Workspace(workspace)
         n = version if version is not None else implement_version(ws)
         plan = read_plan(ws, n)
-        name = implementer or os.environ.get(DEFAULT_IMPLEMENTER_ENV) or "rules"
+        name = implementer or EnvSettings.read().implementer or "rules"
         backend = implementer_class(name)(parse_assignments(list(options)))
         report = run_implement(stage_context(ws, n, plan=plan), backend, run_check=not no_check)
         o = report.outcome

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import typer
 
 from kernelopt.cli.output import emit_json, info, warn
+from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.workspace import Workspace
 
@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
         n = version if version is not None else default_version(ws)
         options: dict[str, Any] = {}
         if planner == "rules":
-            command = web_command if web_command is not None else os.environ.get(WEB_ENV)
+            command = web_command if web_command is not None else EnvSettings.read().web_search_cmd
             if command:
                 try:
                     options["web_command"] = shlex.split(command)
