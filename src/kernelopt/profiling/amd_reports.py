@@ -911,9 +911,6 @@ def isa_metrics(facts: AmdIsaFacts) -> dict[str, Metric]:
         if value is not None:
             m[name] = Metric(value=float(value), unit=unit, source=f"{src}: {what}")
 
-    put("registers_per_thread", facts.registers_per_thread, "registers", ".vgpr_count (VGPRs+AGPRs per lane)")
-    put("asm_vgprs", facts.arch_vgprs, "registers", "NumVgprs")
-    put("asm_agprs", facts.agprs, "registers", ".agpr_count")
     put("asm_sgprs", facts.sgprs, "registers", ".sgpr_count")
     put("vgpr_spill_count", facts.vgpr_spill_count, "registers", ".vgpr_spill_count")
     put("sgpr_spill_count", facts.sgpr_spill_count, "registers", ".sgpr_spill_count")
@@ -941,6 +938,51 @@ def isa_metrics(facts: AmdIsaFacts) -> dict[str, Metric]:
 
 
 _VALU_FMA = re.compile(r"^v_(fma|fmac|pk_fma|dot\d|mac|mad)_")
+
+
+def register_metrics(
+    *,
+    total: int | None,
+    architected: int | None,
+    accumulation: int | None,
+    source: str,
+    names: tuple[str, str, str],
+) -> dict[str, Metric]:
+    """The VGPR counts of one kernel under explicit names, per lane (work-item).
+
+    * ``vgprs_total``: every vector register a wave allocates, architected plus accumulation; the
+      headline figure, what the rules and the cross-vendor ``registers_per_thread`` use. From the
+      compiler's ``.vgpr_count`` / ``TotalNumVgprs`` when given, else the sum of the two parts.
+    * ``vgprs_architected``: the architected VGPRs alone (``NumVgprs``, ``Arch_VGPR``).
+    * ``vgprs_accumulation``: the accumulation VGPRs (AGPRs) the MFMA instructions use
+      (``.agpr_count``, ``Accum_VGPR``); 0 on targets without them.
+
+    On gfx90a and later both parts share one register file of 512 per lane (AMDGPUUsage, "AMDGPU
+    code object metadata": ``.vgpr_count`` counts both), so reading the architected count alone
+    understates register pressure (a gfx942 MFMA kernel: 216 total, 152 architected).
+
+    Args:
+        total, architected, accumulation: the counts as the input gives them (``None`` when absent).
+        source: the artifact (and record) they come from.
+        names: the input's own names of the three counts, for each metric's ``source``.
+    """
+    m: dict[str, Metric] = {}
+    total_from = names[0]
+    if total is None and architected is not None:
+        total = architected + (accumulation or 0)
+        total_from = f"{names[1]} + {names[2]}" if accumulation is not None else names[1]
+    for name, value, what in (
+        ("vgprs_total", total, total_from),
+        ("vgprs_architected", architected, names[1]),
+        ("vgprs_accumulation", accumulation, names[2]),
+    ):
+        if value is not None:
+            m[name] = Metric(value=float(value), unit="registers", source=f"{source}: {what}")
+    if total is not None:
+        m["registers_per_thread"] = Metric(
+            value=float(total), unit="registers", source=f"{source}: {total_from} (= vgprs_total)"
+        )
+    return m
 
 
 # ------------------------------------------------------------------------------------ merge
@@ -1014,11 +1056,18 @@ def _resource_metrics(dispatches: Sequence[AmdDispatch], device: DeviceFacts) ->
     m: dict[str, Metric] = {}
     first = dispatches[0]
     src = first.source
+    m.update(
+        register_metrics(
+            total=None,
+            architected=first.arch_vgprs,
+            accumulation=first.accum_vgprs,
+            source=f"{src}: dispatch record",
+            names=("", "Arch_VGPR", "Accum_VGPR"),
+        )
+    )
     for name, value, unit in (
         ("grid_size", first.grid_size, "work-items"),
         ("workgroup_size", first.workgroup_size, "work-items"),
-        ("vgprs", first.arch_vgprs, "registers"),
-        ("agprs", first.accum_vgprs, "registers"),
         ("sgprs", first.sgprs, "registers"),
         ("lds_bytes_per_workgroup", first.lds_bytes, "bytes"),
         ("scratch_bytes", first.scratch_bytes, "bytes"),
@@ -1148,9 +1197,17 @@ def build_summary(
             facts = asm[key]
             metrics.update(isa_metrics(facts))
             isa = facts.base()
+            if "vgprs_total" not in metrics:  # the dispatch record, when there is one, wins
+                metrics.update(
+                    register_metrics(
+                        total=facts.registers_per_thread,
+                        architected=facts.arch_vgprs,
+                        accumulation=facts.agprs,
+                        source=facts.source or "assembly",
+                        names=(".vgpr_count / TotalNumVgprs", "NumVgprs", ".agpr_count / NumAgprs"),
+                    )
+                )
             for name, value, unit, what in (
-                ("vgprs", facts.arch_vgprs, "registers", "NumVgprs"),
-                ("agprs", facts.agprs, "registers", ".agpr_count"),
                 ("sgprs", facts.sgprs, "registers", ".sgpr_count"),
                 ("scratch_bytes", facts.scratch_bytes, "bytes", ".private_segment_fixed_size"),
             ):
