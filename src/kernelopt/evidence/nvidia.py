@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kernelopt.evidence.bottleneck import classify
 from kernelopt.evidence.hotspots import display_path, rank_hotspots
-from kernelopt.evidence.model import IsaFacts, KernelEvidence, ProfileSummary, SourceMarker, Vendor
+from kernelopt.evidence.model import IsaFacts, KernelEvidence, Metric, ProfileSummary, SourceMarker, Vendor
 from kernelopt.evidence.ncu_guided import add_guided_findings
 from kernelopt.evidence.nvidia_metrics import normalize, occupancy_limiters, stall_breakdown
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
@@ -35,6 +35,28 @@ def report_isa(kernel: RawKernel) -> IsaFacts | None:
         source=f"{kernel.artifact} (SASS of executed instructions)",
         registers_per_thread=int(regs) if regs is not None else None,
     )
+
+
+def carried_metrics(raw: RawKernel, normalized: dict[str, Metric]) -> dict[str, Metric]:
+    """Every row of a CSV export that no normalized metric reads, under the profiler's own name.
+
+    A details, section or ``--metrics`` export carries what the user asked for (a roofline section,
+    PM sampling, a metric list); each row is kept (``details:<section>/<label>`` when the row has no
+    metric name) rather than dropped. Rows of ``.ncu-rep`` reports (no ``label``) are not carried: a
+    full report holds thousands of raw metrics that the normalized set already summarizes.
+    """
+    used = " ".join(m.source or "" for m in normalized.values())
+    out: dict[str, Metric] = {}
+    for name, rm in raw.metrics.items():
+        if rm.label is None or name in normalized or name in used:
+            continue
+        out[name] = Metric(
+            value=rm.value,
+            unit=rm.unit or None,
+            source=f"{raw.artifact}: {rm.label}",
+            missing_reason="the profiler reported n/a" if rm.value is None else None,
+        )
+    return out
 
 
 def _relativize(markers: list[SourceMarker], source_root: str | None) -> list[SourceMarker]:
@@ -66,6 +88,7 @@ def build_kernel_evidence(
         rules: the rule set to run.
     """
     metrics = normalize(raw)
+    metrics.update(carried_metrics(raw, metrics))
     stalls, _ = stall_breakdown(raw, metrics)
     ranked_rules = rank_rule_results(raw.rules)
     kernel = KernelEvidence(

@@ -27,6 +27,61 @@ from kernelopt.evidence.profiler_rules import clean_text
 from kernelopt.profiling.raw import RawKernel, RawMetric, RawReport
 from kernelopt.profiling.units import parse_number, to_base
 
+#: Rows of the roofline chart sections (``SpeedOfLight_RooflineChart`` and the hierarchical ones) as a
+#: details or section export prints them with ``--print-details all``: the body items ``Achieved`` and
+#: ``Roofline`` label the metrics the chart is drawn from (sections/SpeedOfLight_RooflineChart.section,
+#: ``PeakWork`` / ``PeakTraffic`` / ``AchievedWork`` / ``AchievedTraffic``). The same label in both items
+#: names the same metric (the roofline's clocks are the measured ones).
+ROOFLINE_LABELS: dict[str, str] = {
+    "dram bandwidth": "dram__bytes.sum.per_second",
+    "sm frequency": "sm__cycles_elapsed.avg.per_second",
+    "dram frequency": "dram__cycles_elapsed.avg.per_second",
+    "theoretical dram bytes accessible": "dram__bytes.sum.peak_sustained",
+    "theoretical predicated-on ffma operations": "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "theoretical predicated-on dfma operations": "derived__sm__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "predicated-on ffma operations per cycle": "derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "predicated-on dfma operations per cycle": "derived__smsp__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "predicated-on fadd thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on fmul thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on ffma thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on dadd thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on dmul thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on dfma thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed"
+    ),
+}
+
+
+def details_metric_name(section: str, label: str, body_item: str | None = None) -> str:
+    """The metric a details/section row shows: the section file's metric for known rows, the label
+    itself when it is a metric name, else ``details:<section>/<body item>/<label>`` (kept, never dropped).
+
+    Section names are matched both as the display name (``GPU Speed Of Light Roofline Chart``) and as
+    the identifier (``SpeedOfLight_RooflineChart``); roofline rows by :data:`ROOFLINE_LABELS`.
+    """
+    name = DETAILS_LABELS.get((section, label))
+    if name is not None:
+        return name
+    if "__" in label or "." in label:
+        return label
+    if "roofline" in section.lower():
+        mapped = ROOFLINE_LABELS.get(" ".join(label.lower().replace("\u2011", "-").split()))
+        if mapped is not None:
+            return mapped
+    item = f"{body_item}/" if body_item else ""
+    return f"details:{section}/{item}{label}"
+
+
 _RULE_TYPES = {"OPT": "OPTIMIZATION", "WRN": "WARNING", "INF": "INFO", "ERR": "ERROR", "OK": "OK"}
 _DIMS = re.compile(r"^\(?\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)?$")
 _ATTRIBUTE_COLUMNS = {
@@ -51,6 +106,7 @@ _ATTRIBUTE_COLUMNS = {
     "Rule Description",
     "Estimated Speedup Type",
     "Estimated Speedup",
+    "Body Item Label",
 }
 
 
@@ -127,9 +183,7 @@ def _parse_long(rows: list[dict[str, str]], artifact: str) -> list[RawKernel]:
             continue
         raw_value = (row.get("Metric Value") or "").strip()
         unit = (row.get("Metric Unit") or "").strip()
-        name = DETAILS_LABELS.get((section, label))
-        if name is None:
-            name = label if "__" in label or "." in label else f"details:{section}/{label}"
+        name = details_metric_name(section, label, (row.get("Body Item Label") or "").strip() or None)
         try:
             number = parse_number(raw_value)
         except ValueError:
