@@ -219,7 +219,8 @@ class MetricSpread(_Model):
     """How one metric varied over the launches of a launch group (same kernel, same launch configuration).
 
     Attributes:
-        median: the median over the launches that have a value (what ``KernelEvidence.metrics`` holds).
+        median: the median over the launches that have a value (what ``KernelEvidence.metrics`` holds for
+            an NVIDIA launch group; AMD entries hold the mean, as rocprof-compute does).
         min: the smallest value.
         max: the largest value.
         count: launches that have a value.

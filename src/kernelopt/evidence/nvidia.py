@@ -16,6 +16,7 @@ from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.profiler_rules import rank_rule_results, rank_source_markers
 from kernelopt.evidence.rules import Rule, run_rules
 from kernelopt.evidence.sass import SassInstruction, isa_facts, parse_instruction
+from kernelopt.evidence.summary import group_launches, mark_empty
 from kernelopt.profiling.raw import RawKernel, RawReport
 
 
@@ -112,10 +113,15 @@ def build_kernel_evidence(
         block=raw.block,
         artifact=raw.artifact,
     )
+    evaluate_kernel(kernel, rules)
+    return kernel
+
+
+def evaluate_kernel(kernel: KernelEvidence, rules: tuple[Rule, ...] = NVIDIA_RULES) -> None:
+    """Classify the bottleneck and run the rules on ``kernel``'s metrics (a launch or a launch group)."""
     kernel.bottleneck = classify(kernel).bottleneck
     kernel.findings = run_rules(kernel, rules)
     kernel.findings += add_guided_findings(kernel)
-    return kernel
 
 
 def build_summary(
@@ -126,8 +132,14 @@ def build_summary(
     source_root: str | None = None,
     isa_by_kernel: dict[str, IsaFacts] | None = None,
     artifacts: list[str] | None = None,
+    per_launch: bool = False,
 ) -> ProfileSummary:
-    """A :class:`ProfileSummary` for every launch of ``report``.
+    """A :class:`ProfileSummary` of ``report``: one entry per kernel and launch configuration.
+
+    Repeated launches of one kernel with one launch configuration become one launch group (count,
+    medians, spread; :func:`kernelopt.evidence.summary.group_launches`), and the rules run on the group;
+    ``per_launch`` keeps one entry per launch instead. A launch whose metrics are all n/a is flagged as
+    an empty result (:func:`kernelopt.evidence.summary.mark_empty`), with a note at the top.
 
     Args:
         report: the report as read.
@@ -136,6 +148,7 @@ def build_summary(
         source_root: folder source paths are shown relative to.
         isa_by_kernel: static ISA facts by kernel function name (from the compiled kernels).
         artifacts: files of the profile folder the evidence comes from.
+        per_launch: one entry per launch, no grouping.
     """
     kernels = []
     for raw in report.kernels:
@@ -143,6 +156,9 @@ def build_summary(
         if isa_by_kernel:
             isa = isa_by_kernel.get(raw.function_name or "") or isa_by_kernel.get(raw.name)
         kernels.append(build_kernel_evidence(raw, source_root=source_root, isa=isa))
+    notes = mark_empty(kernels)
+    if not per_launch:
+        kernels = group_launches(kernels, evaluate_kernel)
     gpu = next((k.gpu for k in report.kernels if k.gpu), None)
     return ProfileSummary(
         version=version,
@@ -151,4 +167,5 @@ def build_summary(
         gpu=gpu,
         artifacts=artifacts if artifacts is not None else [report.path],
         kernels=kernels,
+        notes=notes,
     )

@@ -41,6 +41,7 @@ import io
 import json
 import math
 import re
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,8 @@ from pathlib import Path
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.evidence import amd_rules
 from kernelopt.evidence.amdgcn import AmdIsaFacts, analyze, kernel_base_name, looks_like_amdgcn, normalize_kernel_name
-from kernelopt.evidence.model import Hotspot, KernelEvidence, Metric, ProfileSummary, Vendor
+from kernelopt.evidence.model import Hotspot, KernelEvidence, Metric, MetricSpread, ProfileSummary, Vendor
+from kernelopt.evidence.summary import mark_empty
 
 
 class ReportKind(StrEnum):
@@ -1211,6 +1213,36 @@ def device_facts(agents: Sequence[AmdAgent], gpu_name: str | None) -> DeviceFact
     )
 
 
+def _launch_groups(
+    order: Sequence[str], by_kernel: dict[str, list[AmdDispatch]], per_launch: bool
+) -> list[tuple[str, list[AmdDispatch]]]:
+    """Kernels split by launch configuration (grid and workgroup size), or by dispatch with ``per_launch``.
+
+    Counter passes replay the same dispatches, so one dispatch id seen in several files is one launch.
+    """
+    out: list[tuple[str, list[AmdDispatch]]] = []
+    for key in order:
+        dispatches = by_kernel.get(key, [])
+        if not dispatches:
+            out.append((key, []))
+            continue
+        groups: dict[tuple[int | None, ...], list[AmdDispatch]] = {}
+        for d in dispatches:
+            config: tuple[int | None, ...] = (d.grid_size, d.workgroup_size)
+            if per_launch:
+                config = (*config, d.dispatch_id)
+            groups.setdefault(config, []).append(d)
+        out.extend((key, members) for members in groups.values())
+    return out
+
+
+def _launch_durations_us(dispatches: Sequence[AmdDispatch]) -> list[float]:
+    """Per-launch durations in us of the pass :func:`_duration` uses (timing-only pass preferred)."""
+    timing = [d for d in dispatches if d.timing_only and d.duration_ns is not None]
+    group = timing or [d for d in dispatches if d.duration_ns is not None]
+    return [float(d.duration_ns or 0) / 1000.0 for d in group]
+
+
 def _duration(dispatches: Sequence[AmdDispatch]) -> tuple[float | None, str, str | None]:
     """Mean duration in ns, preferring timing-only dispatches (a kernel-trace pass) over counter passes."""
     for group in ([d for d in dispatches if d.timing_only], list(dispatches)):
@@ -1323,6 +1355,7 @@ def build_summary(
     gpu_name: str | None = None,
     counters_unavailable_reason: str | None = None,
     run_wall_s: float | None = None,
+    per_launch: bool = False,
 ) -> ProfileSummary:
     """Merge everything read from one AMD profile into the vendor-neutral summary, rules applied.
 
@@ -1330,7 +1363,11 @@ def build_summary(
     metrics of every source that has it, its ATT hotspots, its ISA facts, the AMD rules' findings and
     its bottleneck class. A per-launch duration that cannot be true (:func:`implausible_duration`,
     against ``run_wall_s`` when the caller knows the run's wall time) is reported as missing, with the
-    raw figure in the reason and a summary note, so that no rule reads it. Pure: no I/O.
+    raw figure in the reason and a summary note, so that no rule reads it. Dispatches of one kernel
+    with different launch configurations (grid, workgroup) are separate entries, each a launch group
+    (``launch_count``, ``launch_ids``, duration median/min/max in ``metric_spread``; counters are
+    means, as rocprof-compute's ``AVG()``); ``per_launch`` gives one entry per dispatch. An entry whose
+    measured metrics are all n/a is flagged as empty. Pure: no I/O.
     """
     device = device_facts(inputs.agents, gpu_name)
     wall_ns = None if run_wall_s is None else run_wall_s * 1e9
@@ -1373,13 +1410,15 @@ def build_summary(
             see(name.split("#")[0])
 
     kernels: list[KernelEvidence] = []
-    for key in order:
+    for key, dispatches in _launch_groups(order, by_kernel, per_launch):
         metrics: dict[str, Metric] = _device_metrics(device)
         hotspots: list[Hotspot] = []
-        dispatches = by_kernel.get(key, [])
         launch_id = None
+        spread: dict[str, MetricSpread] = {}
+        launch_ids: list[int] = []
         if dispatches:
             launch_id = dispatches[0].dispatch_id
+            launch_ids = list(dict.fromkeys(d.dispatch_id for d in dispatches if d.dispatch_id is not None))
             dur, dsrc, reason = _duration(dispatches)
             dur, bad = checked_duration(names[key], dur, "End_Timestamp-Start_Timestamp")
             reason = bad or reason
@@ -1390,6 +1429,12 @@ def build_summary(
                 missing_reason=reason,
             )
             metrics.update(_resource_metrics(dispatches, device))
+            if dur is not None:
+                known = _launch_durations_us(dispatches)
+                if len(known) > 1:
+                    spread["duration_us"] = MetricSpread(
+                        median=statistics.median(known), min=min(known), max=max(known), count=len(known)
+                    )
             counted = [d for d in dispatches if not d.timing_only and d.counters]
             if counted:
                 metrics.update(counter_metrics(counted, device, dur))
@@ -1453,10 +1498,21 @@ def build_summary(
                 metrics["wave_size"] = Metric(
                     value=float(facts.wavefront_size), unit="work-items", source=f"{facts.source}: .wavefront_size"
                 )
-        k = KernelEvidence(kernel_name=names[key], launch_id=launch_id, metrics=metrics, hotspots=hotspots, isa=isa)
+        count = metrics.get("dispatches")
+        k = KernelEvidence(
+            kernel_name=names[key],
+            launch_id=launch_id,
+            metrics=metrics,
+            hotspots=hotspots,
+            isa=isa,
+            launch_count=int(count.value) if count is not None and count.value else 1,
+            launch_ids=launch_ids,
+            metric_spread=spread,
+        )
         k.findings = amd_rules.run_amd_rules(k)
         k.bottleneck = amd_rules.classify_amd(k)
         kernels.append(k)
+    notes.extend(mark_empty(kernels))
 
     has_counters = any(not d.timing_only and d.counters for d in inputs.dispatches)
     for f in inputs.att:
@@ -1696,6 +1752,7 @@ def read_amd_profile_dir(
     gpu_name: str | None = None,
     notes: Iterable[str] = (),
     counters_unavailable_reason: str | None = None,
+    per_launch: bool = False,
 ) -> ProfileSummary:
     """The summary of an AMD profile folder (see :func:`collect_profile_dir`).
 
@@ -1710,10 +1767,11 @@ def read_amd_profile_dir(
         version=version,
         gpu_name=gpu_name,
         counters_unavailable_reason=counters_unavailable_reason,
+        per_launch=per_launch,
     )
 
 
-def read_amd_path(path: Path) -> ProfileSummary:
+def read_amd_path(path: Path, *, per_launch: bool = False) -> ProfileSummary:
     """Evidence from any AMD input: a profile folder, one CSV, or one assembly file.
 
     Raises:
@@ -1721,7 +1779,7 @@ def read_amd_path(path: Path) -> ProfileSummary:
     """
     path = Path(path)
     if path.is_dir():
-        return read_amd_profile_dir(path)
+        return read_amd_profile_dir(path, per_launch=per_launch)
     if not path.is_file():
         raise InputFileError(path, "no such file or folder")
     unsupported = unsupported_amd_file(path)
@@ -1741,7 +1799,7 @@ def read_amd_path(path: Path) -> ProfileSummary:
             ReportKind.KERNEL_TOP: "rocprof-compute (pmc_kernel_top)",
             ReportKind.KERNEL_STATS: "rocprof --stats (kernel statistics)",
         }.get(kind or ReportKind.DISPATCH_TABLE, "rocprof-compute / rocprof (dispatch table)")
-        return build_summary(inputs, tool_used=tool)
+        return build_summary(inputs, tool_used=tool, per_launch=per_launch)
     if path.suffix.lower() in _ASM_SUFFIXES or looks_like_amdgcn(_read_text(path)[:65536]):
         _add_asm(inputs, path, path.name)
         return build_summary(
