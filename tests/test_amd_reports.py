@@ -86,7 +86,7 @@ def test_row_width_mismatch_is_refused_as_malformed() -> None:
     lines = TIMESTAMPS.read_text().splitlines()
     lines[2] = lines[2].rsplit(",", 1)[0]  # drop the last field of the second data row
     with pytest.raises(InputFileError, match=r"malformed CSV: row 3 has 16 fields but the header has 17"):
-        parse_dispatch_table("\n".join(lines), "cut.csv")
+        parse_dispatch_table("\n".join(lines) + "\n", "cut.csv")
 
 
 def test_empty_file_is_refused() -> None:

@@ -1561,11 +1561,28 @@ def _csv_kind(path: Path) -> ReportKind | None:
     return classify_header([h.strip() for h in header])
 
 
+def _read_csv_file(path: Path) -> str:
+    """A profiler CSV's text. Every profiler ends its CSV files with a line break, so a file that ends
+    inside a line was cut off.
+
+    Raises:
+        InputFileError: unreadable, or cut off inside its last line.
+    """
+    text = _read_text(path)
+    if text.strip() and not text.endswith(("\n", "\r")):
+        raise InputFileError(
+            path,
+            "truncated: the file ends inside a line (no final line break)",
+            hint="the copy was cut off; copy the file again or re-run the profiler",
+        )
+    return text
+
+
 def _add_csv(inputs: AmdInputs, path: Path, label: str) -> bool:
     kind = _csv_kind(path)
     if kind is None or _API_STATS.search(path.name):
         return False
-    text = _read_text(path)
+    text = _read_csv_file(path)
     if kind is ReportKind.ATT_STATS:
         inputs.att.append(parse_att_stats(text, label))
     elif kind is ReportKind.AGENT_INFO:
@@ -1784,6 +1801,8 @@ def read_amd_path(path: Path, *, per_launch: bool = False) -> ProfileSummary:
         raise InputFileError(path, "no such file or folder")
     unsupported = unsupported_amd_file(path)
     if unsupported is not None:
+        if _csv_kind(path) is ReportKind.SYSINFO:
+            parse_sysinfo(_read_csv_file(path), path.name)  # a truncated one says so first
         what, hint = unsupported
         raise InputFileError(path, f"this is {what}", hint=hint)
     inputs = AmdInputs()
@@ -1791,6 +1810,14 @@ def read_amd_path(path: Path, *, per_launch: bool = False) -> ProfileSummary:
         if not _add_csv(inputs, path, path.name):
             raise InputFileError(path, "not an AMD profiler CSV (unknown header)")
         kind = _csv_kind(path)
+        empty_trace = kind is ReportKind.ATT_STATS
+        if not empty_trace and not (inputs.dispatches or inputs.kernel_top):
+            what = "a machine description" if kind is ReportKind.AGENT_INFO else "a header"
+            raise InputFileError(
+                path,
+                f"holds only {what}, no kernel",
+                hint="give the profiler's dispatch, counter or kernel-trace output (or the whole output folder)",
+            )
         tool = {
             ReportKind.ATT_STATS: "rocprofv3 --att (ATT decoder stats)",
             ReportKind.AGENT_INFO: "rocprofv3 (agent info)",

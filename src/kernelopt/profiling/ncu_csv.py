@@ -231,7 +231,8 @@ def parse_ncu_csv(text: str, *, artifact: str) -> RawReport:
         artifact: how evidence should name the file.
 
     Raises:
-        InputFileError: not an Nsight Compute CSV, no launch in it, or an unparsable number.
+        InputFileError: not an Nsight Compute CSV, cut off (no final line break, a row wider than the
+            header, or a metric row without its value), no launch in it, or an unparsable number.
     """
     text = text.lstrip("\ufeff")
     # ncu prints "==PROF==" / "==WARNING==" lines before the table when stdout was captured.
@@ -241,6 +242,23 @@ def parse_ncu_csv(text: str, *, artifact: str) -> RawReport:
     if not table or "ID" not in table[0] or "Kernel Name" not in table[0]:
         raise InputFileError(artifact, "not an Nsight Compute CSV export (no ID / Kernel Name header)")
     header = table[0]
+    if not text.endswith(("\n", "\r")):
+        raise InputFileError(
+            artifact,
+            "truncated: the export ends inside a line (no final line break)",
+            hint="the copy was cut off; export again with ncu --import REPORT --csv",
+        )
+    # Metric rows of a details export stop before the rule columns; no row reaches past the header,
+    # and a metric row always reaches its value.
+    long_format = "Metric Value" in header
+    least = header.index("Metric Value") + 1 if long_format else len(header)
+    for i, row in enumerate(table[1:], start=2):
+        if len(row) > len(header) or len(row) < least:
+            raise InputFileError(
+                artifact,
+                f"malformed CSV: row {i} has {len(row)} fields but the header has {len(header)}",
+                hint="the export is truncated or was edited; export again with ncu --import REPORT --csv",
+            )
     if "Metric Name" in header and "Metric Value" in header:
         kernels = _parse_long([dict(zip(header, r, strict=False)) for r in table[1:]], artifact)
     else:
