@@ -181,3 +181,26 @@ def test_corrupt_triton_metadata_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "k.json").write_text(text[: len(text) // 2])
     with pytest.raises(InputFileError, match="corrupt Triton metadata JSON"):
         read_amd_path(tmp_path / "k.amdgcn")
+
+
+def test_amd_dispatches_of_one_configuration_are_one_group() -> None:
+    """MI100 rocprof v1 recording: three dispatches of vecCopy, same grid and workgroup."""
+    path = DATA / "amd_mi100_vcopy_pmc_perf_rocprofv1.csv"
+    (k,) = read_evidence(path).kernels
+    assert k.launch_count == 3 and k.launch_ids == [0, 1, 2]
+    spread = k.metric_spread["duration_us"]
+    assert (spread.median, spread.min, spread.max, spread.count) == (18.88, 18.88, 24.8, 3)
+    # the headline stays rocprof-compute's mean over dispatches
+    assert k.metric("duration_us") == pytest.approx((24.8 + 18.88 + 18.88) / 3)
+    assert [x.launch_ids for x in read_evidence(path, per_launch=True).kernels] == [[0], [1], [2]]
+
+
+def test_cli_launches_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from kernelopt.cli.app import main
+
+    path = str(DATA / "amd_mi100_vcopy_pmc_perf_rocprofv1.csv")
+    assert main(["evidence", path]) == 0
+    grouped = capsys.readouterr().out
+    assert grouped.count("== kernel:") == 1 and "(3 launches: ids 0-2)" in grouped
+    assert main(["evidence", path, "--launches"]) == 0
+    assert capsys.readouterr().out.count("== kernel:") == 3

@@ -184,7 +184,7 @@ def _spread_text(k: KernelEvidence, name: str) -> str:
     spread = k.metric_spread.get(name)
     if spread is None or spread.min == spread.max:
         return ""
-    return f" (median of {spread.count}; min {spread.min:.4g}, max {spread.max:.4g})"
+    return f" ({spread.count} launches: median {spread.median:.4g}, min {spread.min:.4g}, max {spread.max:.4g})"
 
 
 def _id_ranges(ids: Sequence[int]) -> str:
