@@ -898,7 +898,7 @@ def counter_metrics(
 
     grbm = c["GRBM_GUI_ACTIVE"]
     put("gpu_active_cycles", grbm, "cycles", "GRBM_GUI_ACTIVE")
-    need = "needs the CU and XCD counts of the machine (agent_info.csv)"
+    need = "needs the CU and XCD counts of the machine (agent_info.csv, or rocprof-compute's sysinfo.csv)"
     cu_cycles = None
     if grbm is not None and device.cu_count and device.num_xcc:
         cu_cycles = grbm / device.num_xcc * device.cu_count
