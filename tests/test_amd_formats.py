@@ -204,3 +204,21 @@ def test_cli_launches_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert grouped.count("== kernel:") == 1 and "(3 launches: ids 0-2)" in grouped
     assert main(["evidence", path, "--launches"]) == 0
     assert capsys.readouterr().out.count("== kernel:") == 3
+
+
+def test_sysinfo_peak_gives_dram_percent_of_peak() -> None:
+    """The % of peak arithmetic: the MI100 recording (exact timestamps) normalized by the sysinfo
+    fixture's peak. The two come from different machines; only the formula is under test."""
+    v1 = DATA / "amd_mi100_vcopy_pmc_perf_rocprofv1.csv"
+    from kernelopt.profiling.amd_reports import parse_dispatch_table
+
+    inputs = AmdInputs(
+        dispatches=parse_dispatch_table(v1.read_text(), v1.name),
+        agents=[parse_sysinfo(SYSINFO.read_text(), SYSINFO.name)],
+    )
+    (k,) = build_summary(inputs, tool_used="t").kernels
+    gbps = k.metric("dram_gbps")
+    assert gbps is not None
+    pct = k.metrics["dram_throughput_pct"]
+    assert pct.value == pytest.approx(100 * gbps / 5324.8)
+    assert "hbmBandwidth" in (pct.source or "")
