@@ -14,6 +14,7 @@
 set -euo pipefail
 : "${OUT:?set OUT to the output folder}"
 mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
 NCU="${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}"
 cd "$(dirname "$0")/.."
 { "$NCU" --version; nvidia-smi --query-gpu=name,driver_version --format=csv; python3 -c 'import torch; print("torch", torch.__version__)'; } > "$OUT/versions.txt" 2>&1 || true
