@@ -23,6 +23,8 @@ Fixtures (what each one exercises):
   (``scratch_load/store``, ``.vgpr_spill_count`` > 0). Line info disabled to keep the file small.
 * ``triton_gfx942_softmax.amdgcn``: row softmax -> ``buffer_load_dword`` and LDS reductions.
 * ``triton_gfx950_matmul_bf16_wide.amdgcn``: the wide GEMM for CDNA4 (gfx950).
+* ``triton_gfx942_matmul_bf16_wide.json``: Triton's metadata of that GEMM (``shared`` = the LDS it
+  allocates at launch, which the assembly does not state).
 * ``llvm_gfx942_multi_kernel.s``: three kernels in one file: ``lds_shuffle`` (``ds_read2_b32``,
   ``ds_bpermute_b32``, 2 KiB LDS), ``private_array`` (scratch array, no spill), ``copy_x2_x3``
   (``global_load_dwordx2`` / ``dwordx3``).
@@ -158,12 +160,26 @@ def _kernels() -> dict[str, Any]:
     return {"copy": copy_kernel, "matmul": matmul_kernel, "softmax": softmax_kernel}
 
 
-def _compile(fn: Any, arch: str, sig: dict[str, str], consts: dict[str, Any], attrs: Any = None, **opts: Any) -> str:
+def _compiled(fn: Any, arch: str, sig: dict[str, str], consts: dict[str, Any], attrs: Any = None, **opts: Any) -> Any:
     import triton
     from triton.backends.compiler import GPUTarget
 
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs or {})
-    return str(triton.compile(src, target=GPUTarget("hip", arch, 64), options=opts).asm["amdgcn"])
+    return triton.compile(src, target=GPUTarget("hip", arch, 64), options=opts)
+
+
+def _compile(fn: Any, arch: str, sig: dict[str, str], consts: dict[str, Any], attrs: Any = None, **opts: Any) -> str:
+    return str(_compiled(fn, arch, sig, consts, attrs, **opts).asm["amdgcn"])
+
+
+def _metadata_json(compiled: Any) -> str:
+    """The ``<kernel>.json`` Triton's cache holds beside ``<kernel>.amdgcn`` (``json.dumps(metadata,
+    default=vars)`` as ``triton.compiler.compile`` writes it), library paths made neutral."""
+    import json
+
+    meta = compiled.metadata._asdict()
+    meta["extern_libs"] = [[name, Path(path).name] for name, path in meta.get("extern_libs") or []]
+    return json.dumps(meta, default=vars, indent=1, sort_keys=True) + "\n"
 
 
 def _div16(*indices: int) -> dict[tuple[int, ...], list[list[Any]]]:
@@ -208,6 +224,13 @@ def build(out: Path) -> list[Path]:
         path = out / name
         path.write_text(_neutral(job()), encoding="utf-8")
         written.append(path)
+    # Triton allocates LDS at launch: the size is in the cache's metadata JSON, not in the assembly.
+    wide_bf16 = _compiled(
+        k["matmul"], "gfx942", bf16_sig, {"BM": 128, "BN": 128, "BK": 64, **unit_strides}, wide, num_warps=4
+    )
+    meta_path = out / "triton_gfx942_matmul_bf16_wide.json"
+    meta_path.write_text(_metadata_json(wide_bf16), encoding="utf-8")
+    written.append(meta_path)
     # The spill kernel is large; without line info it stays under 200 KB.
     old = os.environ.get("TRITON_DISABLE_LINE_INFO")
     os.environ["TRITON_DISABLE_LINE_INFO"] = "1"

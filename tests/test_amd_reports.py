@@ -86,7 +86,7 @@ def test_row_width_mismatch_is_refused_as_malformed() -> None:
     lines = TIMESTAMPS.read_text().splitlines()
     lines[2] = lines[2].rsplit(",", 1)[0]  # drop the last field of the second data row
     with pytest.raises(InputFileError, match=r"malformed CSV: row 3 has 16 fields but the header has 17"):
-        parse_dispatch_table("\n".join(lines), "cut.csv")
+        parse_dispatch_table("\n".join(lines) + "\n", "cut.csv")
 
 
 def test_empty_file_is_refused() -> None:
@@ -376,7 +376,7 @@ def test_kd_name_variants_merge_pmc_and_asm_into_one_kernel() -> None:
     assert k.isa is not None and k.isa.global_load_bits == 32
     assert k.metrics["global_load_narrow_pct"].value == 100.0
     assert k.metrics["l2_hit_rate_pct"].value is not None
-    assert k.metrics["vgprs"].source.startswith(V2.name)  # the dispatch record wins over the assembly
+    assert k.metrics["vgprs_total"].source.startswith(V2.name)  # the dispatch record wins over the assembly
 
 
 def test_profile_folder(tmp_path: Path) -> None:
@@ -430,6 +430,22 @@ def test_single_assembly_file() -> None:
 
 
 def test_triton_lds_is_dynamic_so_unknown_from_assembly() -> None:
-    (k,) = read_amd_path(DATA / "asm" / "triton_gfx942_matmul_bf16_wide.amdgcn").kernels
+    # no metadata JSON beside this one
+    (k,) = read_amd_path(DATA / "asm" / "triton_gfx942_matmul_bf16_narrow.amdgcn").kernels
     lds = k.metrics["lds_bytes_per_workgroup"]
-    assert lds.value is None and "dynamic" in (lds.missing_reason or "")
+    assert lds.value is None and (lds.missing_reason or "").startswith("dynamic")
+
+
+def test_register_counts_total_architected_accumulation() -> None:
+    """gfx942 MFMA kernel: .vgpr_count 216 = 152 architected + 64 accumulation; the total is the headline."""
+    (k,) = read_amd_path(DATA / "asm" / "triton_gfx942_matmul_bf16_wide.amdgcn").kernels
+    assert k.metric("vgprs_total") == 216
+    assert k.metric("vgprs_architected") == 152
+    assert k.metric("vgprs_accumulation") == 64
+    assert k.metric("registers_per_thread") == 216
+    assert "vgprs" not in k.metrics and "agprs" not in k.metrics  # no ambiguous names left
+    # a dispatch record gives the parts; the total is their sum
+    (d,) = build_summary(AmdInputs(dispatches=parse_dispatch_table(V2.read_text(), V2.name)), tool_used="t").kernels
+    assert d.metric("vgprs_architected") == 4 and d.metric("vgprs_accumulation") == 4
+    assert d.metric("vgprs_total") == 8
+    assert "Arch_VGPR + Accum_VGPR" in (d.metrics["vgprs_total"].source or "")

@@ -16,20 +16,26 @@ def register(app: typer.Typer) -> None:
         kernel: str | None = typer.Option(None, "--kernel", help="Only kernels matching this name / regex / #ID."),
         diff: Path | None = typer.Option(None, "--diff", help="Compare with another report or profile folder."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        launches: bool = typer.Option(
+            False,
+            "--launches",
+            help="One entry per launch, instead of one group (count, median/min/max) per kernel and launch "
+            "configuration.",
+        ),
     ) -> None:
         """Metrics, bottleneck, findings (evidence -> inference -> action), hotspots; or the change to --diff."""
         from kernelopt.evidence.diff import diff_summaries, render_diff
         from kernelopt.evidence.summary import render_text
         from kernelopt.profiling import read_evidence
 
-        summary = read_evidence(path, kernel=kernel)
+        summary = read_evidence(path, kernel=kernel, per_launch=launches)
         if diff is None:
             if as_json:
                 emit_json(summary)
             else:
                 info(render_text(summary).rstrip("\n"))
             return
-        other = read_evidence(diff, kernel=kernel)
+        other = read_evidence(diff, kernel=kernel, per_launch=launches)
         changes = diff_summaries(summary, other, before_name=str(path), after_name=str(diff))
         if as_json:
             emit_json(changes)

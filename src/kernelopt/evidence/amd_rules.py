@@ -177,7 +177,7 @@ def scratch_spills(k: KernelEvidence) -> Finding | None:
                 _item(k, "vgpr_spill_count", threshold=SPILLS, op=">"),
                 _item(k, "sgpr_spill_count"),
                 _item(k, "spill_insts"),
-                _item(k, "registers_per_thread"),
+                _item(k, "vgprs_total"),
                 _item(k, "scratch_bytes" if "scratch_bytes" in k.metrics else "asm_scratch_bytes"),
             ],
             inference="the register allocator ran out of VGPRs and spills live values to scratch memory, "
@@ -233,8 +233,9 @@ def occupancy_limited_vgprs(k: KernelEvidence) -> Finding | None:
             confidence=Confidence.HIGH,
             evidence=[
                 _item(k, "insufficient_vgprs_pct", threshold=OCCUPANCY_LIMITER_PCT, op=">="),
-                _item(k, "vgprs"),
-                _item(k, "agprs"),
+                _item(k, "vgprs_total"),
+                _item(k, "vgprs_architected"),
+                _item(k, "vgprs_accumulation"),
             ],
             inference="workgroups wait for free VGPRs: register use per wave caps the waves a SIMD holds",
             action_categories=[A.REGISTER_PRESSURE, A.WAVE_OCCUPANCY, A.NUM_WARPS],
@@ -257,7 +258,7 @@ def occupancy_limited_vgprs(k: KernelEvidence) -> Finding | None:
                 condition_source=LOW_OCCUPANCY_FRACTION.source,
             ),
             _item(k, "max_waves_per_simd"),
-            _item(k, "registers_per_thread"),
+            _item(k, "vgprs_total"),
             _item(k, "lds_bytes_per_workgroup"),
         ],
         inference=f"the compiler fits only {low[0]:g} of {low[1]:g} waves per SIMD and LDS does not explain it: "

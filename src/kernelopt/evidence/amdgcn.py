@@ -485,14 +485,19 @@ def analyze(text: str, source: str) -> dict[str, AmdIsaFacts]:
     ``.amdgcn_target`` line; a kernel name seen twice gets a ``#2`` suffix.
 
     Raises:
-        InputFileError: the text holds no AMDGCN kernel, or its metadata block is not valid YAML.
+        InputFileError: the text holds no AMDGCN kernel, was cut off (compiler output without the end
+            of its metadata block), or its metadata block is not valid YAML.
     """
     out: dict[str, AmdIsaFacts] = {}
     for segment in _modules(text):
         try:
             found = _analyze_module(segment, source)
         except ValueError as exc:
-            raise InputFileError(source, str(exc)) from None
+            raise InputFileError(
+                source,
+                str(exc),
+                hint="copy the assembly again (Triton's cache: ~/.triton/cache/<hash>/<kernel>.amdgcn)",
+            ) from None
         for name, facts in found.items():
             key = name
             n = 2
@@ -515,7 +520,27 @@ def _modules(text: str) -> list[str]:
     return ["".join(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
 
 
+_TARGET_LINE = re.compile(r"^\s*\.amdgcn_target\b", re.M)
+
+
+def _check_complete(text: str) -> None:
+    """Compiler output (``.amdgcn_target``) ends with its ``.amdgpu_metadata`` block (LLVM prints it
+    last, for code object v3 and later); a file without the block's end was cut off.
+
+    Raises:
+        ValueError: the metadata block is missing or unterminated.
+    """
+    if ".amdgpu_metadata" in text and ".end_amdgpu_metadata" not in text:
+        raise ValueError("truncated: the .amdgpu_metadata block has no .end_amdgpu_metadata (the file was cut off)")
+    if _TARGET_LINE.search(text) and ".amdgpu_metadata" not in text:
+        raise ValueError(
+            "truncated: compiler output without its .amdgpu_metadata block, which LLVM prints at the end of "
+            "the file (the file was cut off)"
+        )
+
+
 def _analyze_module(text: str, source: str) -> dict[str, AmdIsaFacts]:
+    _check_complete(text)
     bodies, metadata, arch = _scan(text)
     out: dict[str, AmdIsaFacts] = {}
     if metadata:

@@ -211,6 +211,23 @@ class Metric(_Model):
     missing_reason: str | None = None
 
 
+class MetricSpread(_Model):
+    """How one metric varied over the launches of a launch group (same kernel, same launch configuration).
+
+    Attributes:
+        median: the median over the launches that have a value (what ``KernelEvidence.metrics`` holds for
+            an NVIDIA launch group; AMD entries hold the mean, as rocprof-compute does).
+        min: the smallest value.
+        max: the largest value.
+        count: launches that have a value.
+    """
+
+    median: float
+    min: float
+    max: float
+    count: int
+
+
 class KernelEvidence(_Model):
     """Everything Stage 1 learned about one profiled kernel launch.
 
@@ -233,6 +250,12 @@ class KernelEvidence(_Model):
         notes: facts that are not metrics (e.g. "counters unavailable: timing from CUDA events").
         artifact: the report file the metrics were read from (relative to the profile folder when
             profiled by kernelopt).
+        launch_count: launches of this kernel with this launch configuration that the entry stands for
+            (1 for a single launch; a launch group's metrics are medians over its launches).
+        launch_ids: the profiler's ids of those launches, in report order.
+        metric_spread: per metric, median/min/max over the group's launches (groups of 2 or more).
+        no_data_reason: set when every measured metric of the launch is n/a (an empty result): why that
+            usually happens; rules do not run on it.
     """
 
     kernel_name: str
@@ -250,6 +273,10 @@ class KernelEvidence(_Model):
     block: list[int] | None = None
     notes: list[str] = Field(default_factory=list)
     artifact: str | None = None
+    launch_count: int = 1
+    launch_ids: list[int] = Field(default_factory=list)
+    metric_spread: dict[str, MetricSpread] = Field(default_factory=dict)
+    no_data_reason: str | None = None
 
     def metric(self, name: str) -> float | None:
         """The value of metric ``name``, or ``None`` when absent or not measured."""
@@ -288,7 +315,7 @@ class ProfileSummary(_Model):
     settings: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
 
     def primary(self) -> KernelEvidence | None:
-        """The kernel that dominates run time (longest ``duration_us``), or the first one."""
+        """The kernel that dominates run time (longest ``duration_us`` x ``launch_count``), or the first one."""
         if not self.kernels:
             return None
-        return max(self.kernels, key=lambda k: k.metric("duration_us") or 0.0)
+        return max(self.kernels, key=lambda k: (k.metric("duration_us") or 0.0) * k.launch_count)

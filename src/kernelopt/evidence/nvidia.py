@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kernelopt.evidence.bottleneck import classify
 from kernelopt.evidence.hotspots import display_path, rank_hotspots
-from kernelopt.evidence.model import IsaFacts, KernelEvidence, ProfileSummary, SourceMarker, Vendor
+from kernelopt.evidence.model import IsaFacts, KernelEvidence, Metric, ProfileSummary, SourceMarker, Vendor
 from kernelopt.evidence.ncu_guided import add_guided_findings
 from kernelopt.evidence.nvidia_metrics import normalize, occupancy_limiters, stall_breakdown
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
@@ -17,6 +17,7 @@ from kernelopt.evidence.profiler_rules import rank_rule_results, rank_source_mar
 from kernelopt.evidence.raw import RawKernel, RawReport
 from kernelopt.evidence.rules import Rule, run_rules
 from kernelopt.evidence.sass import SassInstruction, isa_facts, parse_instruction
+from kernelopt.evidence.summary import group_launches, mark_empty
 
 
 def report_isa(kernel: RawKernel) -> IsaFacts | None:
@@ -35,6 +36,28 @@ def report_isa(kernel: RawKernel) -> IsaFacts | None:
         source=f"{kernel.artifact} (SASS of executed instructions)",
         registers_per_thread=int(regs) if regs is not None else None,
     )
+
+
+def carried_metrics(raw: RawKernel, normalized: dict[str, Metric]) -> dict[str, Metric]:
+    """Every row of a CSV export that no normalized metric reads, under the profiler's own name.
+
+    A details, section or ``--metrics`` export carries what the user asked for (a roofline section,
+    PM sampling, a metric list); each row is kept (``details:<section>/<label>`` when the row has no
+    metric name) rather than dropped. Rows of ``.ncu-rep`` reports (no ``label``) are not carried: a
+    full report holds thousands of raw metrics that the normalized set already summarizes.
+    """
+    used = " ".join(m.source or "" for m in normalized.values())
+    out: dict[str, Metric] = {}
+    for name, rm in raw.metrics.items():
+        if rm.label is None or name in normalized or name in used:
+            continue
+        out[name] = Metric(
+            value=rm.value,
+            unit=rm.unit or None,
+            source=f"{raw.artifact}: {rm.label}",
+            missing_reason="the profiler reported n/a" if rm.value is None else None,
+        )
+    return out
 
 
 def _relativize(markers: list[SourceMarker], source_root: str | None) -> list[SourceMarker]:
@@ -66,6 +89,7 @@ def build_kernel_evidence(
         rules: the rule set to run.
     """
     metrics = normalize(raw)
+    metrics.update(carried_metrics(raw, metrics))
     stalls, _ = stall_breakdown(raw, metrics)
     ranked_rules = rank_rule_results(raw.rules)
     kernel = KernelEvidence(
@@ -89,10 +113,15 @@ def build_kernel_evidence(
         block=raw.block,
         artifact=raw.artifact,
     )
+    evaluate_kernel(kernel, rules)
+    return kernel
+
+
+def evaluate_kernel(kernel: KernelEvidence, rules: tuple[Rule, ...] = NVIDIA_RULES) -> None:
+    """Classify the bottleneck and run the rules on ``kernel``'s metrics (a launch or a launch group)."""
     kernel.bottleneck = classify(kernel).bottleneck
     kernel.findings = run_rules(kernel, rules)
     kernel.findings += add_guided_findings(kernel)
-    return kernel
 
 
 def build_summary(
@@ -103,8 +132,14 @@ def build_summary(
     source_root: str | None = None,
     isa_by_kernel: dict[str, IsaFacts] | None = None,
     artifacts: list[str] | None = None,
+    per_launch: bool = False,
 ) -> ProfileSummary:
-    """A :class:`ProfileSummary` for every launch of ``report``.
+    """A :class:`ProfileSummary` of ``report``: one entry per kernel and launch configuration.
+
+    Repeated launches of one kernel with one launch configuration become one launch group (count,
+    medians, spread; :func:`kernelopt.evidence.summary.group_launches`), and the rules run on the group;
+    ``per_launch`` keeps one entry per launch instead. A launch whose metrics are all n/a is flagged as
+    an empty result (:func:`kernelopt.evidence.summary.mark_empty`), with a note at the top.
 
     Args:
         report: the report as read.
@@ -113,6 +148,7 @@ def build_summary(
         source_root: folder source paths are shown relative to.
         isa_by_kernel: static ISA facts by kernel function name (from the compiled kernels).
         artifacts: files of the profile folder the evidence comes from.
+        per_launch: one entry per launch, no grouping.
     """
     kernels = []
     for raw in report.kernels:
@@ -120,6 +156,9 @@ def build_summary(
         if isa_by_kernel:
             isa = isa_by_kernel.get(raw.function_name or "") or isa_by_kernel.get(raw.name)
         kernels.append(build_kernel_evidence(raw, source_root=source_root, isa=isa))
+    notes = mark_empty(kernels)
+    if not per_launch:
+        kernels = group_launches(kernels, evaluate_kernel)
     gpu = next((k.gpu for k in report.kernels if k.gpu), None)
     return ProfileSummary(
         version=version,
@@ -128,4 +167,5 @@ def build_summary(
         gpu=gpu,
         artifacts=artifacts if artifacts is not None else [report.path],
         kernels=kernels,
+        notes=notes,
     )

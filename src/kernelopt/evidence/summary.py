@@ -1,19 +1,24 @@
-"""Read and write ``profiles/v<N>/summary.json`` and render ``summary.txt``.
+"""Read and write ``profiles/v<N>/summary.json`` and render ``summary.txt``; group repeated launches;
+flag empty results.
 
 The JSON is the typed :class:`~kernelopt.evidence.model.ProfileSummary` (validated on write and on
 read); the text is for people: key metrics, diagnosis with evidence lines, ``SYMPTOMS:`` and
-``LOCALIZE:`` lines.
+``LOCALIZE:`` lines. :func:`group_launches` and :func:`mark_empty` are pure; the vendor summary
+builders call them before the summary is written, so that rules, plans and reports see one entry per
+kernel and launch configuration.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
-from kernelopt.evidence.model import Metric, ProfileSummary
+from kernelopt.evidence.model import BottleneckType, KernelEvidence, Metric, MetricSpread, ProfileSummary
 from kernelopt.fileio import atomic_write_text
 
 SUMMARY_JSON = "summary.json"
@@ -41,10 +46,161 @@ class SummaryError(KerneloptError):
     exit_code = 2
 
 
+# Metrics that describe the launch or the machine, not what the profiler measured: a result whose
+# other metrics are all n/a is empty even though these are known.
+CONFIG_METRICS = frozenset(
+    {
+        "grid_size_blocks",
+        "block_size_threads",
+        "grid_size",
+        "workgroup_size",
+        "workgroups",
+        "dispatches",
+        "cu_count",
+        "simds_per_cu",
+        "max_waves_per_simd",
+        "wave_size",
+        "lds_bytes_per_cu",
+        "max_sclk_mhz",
+        "peak_hbm_gbps",
+    }
+)
+
+NO_DATA_REASON = (
+    "every measured metric of this launch is n/a. That usually means the profiler could not replay it "
+    "(a replay pass failed: the kernel changed its own inputs, timed out, or used a feature replay does not "
+    "support; the profiler's log names it), or that it was outside what was collected (a --launch-skip / "
+    "--launch-count range, an NVTX range, or a --kernel-name filter that matched the launch but collected no "
+    "section). Profile that launch again alone."
+)
+
+
+def is_empty(kernel: KernelEvidence) -> bool:
+    """True when the kernel has metrics and every one outside :data:`CONFIG_METRICS` is n/a, and no
+    hotspot or ISA fact says otherwise."""
+    measured = [m for name, m in kernel.metrics.items() if name not in CONFIG_METRICS]
+    if not measured or kernel.hotspots or kernel.isa is not None:
+        return False
+    return all(m.value is None for m in measured)
+
+
+def mark_empty(kernels: Sequence[KernelEvidence]) -> list[str]:
+    """Flag empty results (:func:`is_empty`): set ``no_data_reason``, drop any finding and the
+    bottleneck class (the rules treat the result as missing, never as zeros). Returns one summary note
+    per empty kernel, for the top of the summary."""
+    notes = []
+    for k in kernels:
+        if not is_empty(k):
+            continue
+        k.no_data_reason = NO_DATA_REASON
+        k.findings = []
+        k.bottleneck = BottleneckType.UNKNOWN
+        launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
+        notes.append(f"NO DATA for {k.kernel_name[:160]}{launch}: {NO_DATA_REASON}")
+    return notes
+
+
+def launch_key(kernel: KernelEvidence) -> tuple[str, tuple[int, ...] | None, tuple[int, ...] | None]:
+    """Launches are identical when kernel name and launch configuration (grid and block) agree."""
+    return (
+        kernel.kernel_name,
+        tuple(kernel.grid) if kernel.grid is not None else None,
+        tuple(kernel.block) if kernel.block is not None else None,
+    )
+
+
+def group_launches(
+    kernels: Sequence[KernelEvidence], evaluate: Callable[[KernelEvidence], None]
+) -> list[KernelEvidence]:
+    """One entry per kernel and launch configuration, in order of first appearance.
+
+    A group of several launches is its median launch (the one whose ``duration_us`` is nearest the
+    median; it gives the hotspots, SASS facts and profiler rules) with every metric replaced by the
+    median over the launches that have it, the spread in ``metric_spread`` and the launch ids in
+    ``launch_ids``; ``evaluate`` then re-runs the vendor's classification and rules on those medians,
+    so that findings describe the group. Single launches are returned as they are (``launch_ids`` set).
+    An empty launch (:func:`is_empty`) is never merged into a group with data.
+    """
+    groups: dict[tuple[object, ...], list[KernelEvidence]] = {}
+    for k in kernels:
+        groups.setdefault((*launch_key(k), is_empty(k)), []).append(k)
+    out = []
+    for members in groups.values():
+        ids = [m.launch_id for m in members if m.launch_id is not None]
+        if len(members) == 1:
+            only = members[0]
+            only.launch_ids = ids
+            out.append(only)
+            continue
+        out.append(_merge(members, ids, evaluate))
+    return out
+
+
+def _merge(members: list[KernelEvidence], ids: list[int], evaluate: Callable[[KernelEvidence], None]) -> KernelEvidence:
+    durations = [m.metric("duration_us") for m in members]
+    known = [d for d in durations if d is not None]
+    if known:
+        med = statistics.median(known)
+        rep = min(
+            (m for m in members if m.metric("duration_us") is not None),
+            key=lambda m: abs((m.metric("duration_us") or 0.0) - med),
+        )
+    else:
+        rep = members[0]
+    group = rep.model_copy(deep=True)
+    n = len(members)
+    for name in dict.fromkeys(name for m in members for name in m.metrics):
+        values = [v for m in members if name in m.metrics and (v := m.metrics[name].value) is not None]
+        base = next((m.metrics[name] for m in members if name in m.metrics), None)
+        if not values or base is None:
+            continue
+        med = float(statistics.median(values))
+        group.metrics[name] = Metric(
+            value=med,
+            unit=base.unit,
+            source=f"{base.source} (median of {len(values)} of {n} launches)",
+        )
+        if len(values) > 1:
+            group.metric_spread[name] = MetricSpread(median=med, min=min(values), max=max(values), count=len(values))
+    group.launch_count = n
+    group.launch_ids = ids
+    group.launch_id = rep.launch_id
+    group.notes.append(
+        f"{n} launches with the same name and launch configuration, shown as one group: metrics are medians; "
+        f"hotspots, SASS and profiler rules are those of launch {rep.launch_id} (nearest the median duration)"
+    )
+    if not group.no_data_reason:
+        evaluate(group)
+    return group
+
+
 def _value_text(m: Metric) -> str:
     if m.value is None:
         return "n/a" + (f" ({m.missing_reason})" if m.missing_reason else "")
     return f"{m.value:.4g}" + (f" {m.unit}" if m.unit else "")
+
+
+def _spread_text(k: KernelEvidence, name: str) -> str:
+    spread = k.metric_spread.get(name)
+    if spread is None or spread.min == spread.max:
+        return ""
+    return f" ({spread.count} launches: median {spread.median:.4g}, min {spread.min:.4g}, max {spread.max:.4g})"
+
+
+def _id_ranges(ids: Sequence[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"ids 0-2, 5"``."""
+    if not ids:
+        return "ids unknown"
+    parts: list[str] = []
+    start = prev = ids[0]
+    for i in [*ids[1:], None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        parts.append(f"{start}-{prev}" if prev != start else f"{start}")
+        if i is not None:
+            start = prev = i
+    return "ids " + ", ".join(parts)
 
 
 def render_text(summary: ProfileSummary) -> str:
@@ -63,22 +219,32 @@ def render_text(summary: ProfileSummary) -> str:
         lines.append(
             f"COUNTERS UNAVAILABLE: {summary.counters_unavailable_reason or 'unknown reason'} (timing-only evidence)"
         )
-    lines += [f"NOTE: {note}" for note in summary.notes]
+    empty = [k for k in summary.kernels if k.no_data_reason]
+    if empty and len(empty) == len(summary.kernels):
+        lines.append(f"EMPTY RESULT: no kernel in this input has data: {empty[0].no_data_reason}")
+    for k in empty:
+        launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
+        lines.append(f"NO DATA: {k.kernel_name[:160]}{launch}: every measured metric is n/a")
+    lines += [f"NOTE: {note}" for note in summary.notes if not note.startswith("NO DATA for ")]
     for k in summary.kernels:
         launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
+        if k.launch_count > 1:
+            launch = f" ({k.launch_count} launches: {_id_ranges(k.launch_ids)})"
         lines += ["", f"== kernel: {k.kernel_name}{launch}", f"bottleneck: {k.bottleneck.value}"]
+        if k.no_data_reason:
+            lines.append(f"  NO DATA: {k.no_data_reason}")
         if k.grid or k.block:
             lines.append(f"  launch: grid {k.grid or '?'} block {k.block or '?'}")
         for name in KEY_METRICS:
             if name in k.metrics:
-                lines.append(f"  {name}: {_value_text(k.metrics[name])}")
+                lines.append(f"  {name}: {_value_text(k.metrics[name])}{_spread_text(k, name)}")
         missing = []
         for name in sorted(n for n in k.metrics if n not in KEY_METRICS):
             m = k.metrics[name]
             if m.value is None:
                 missing.append(name)
             else:
-                lines.append(f"  {name}: {_value_text(m)}")
+                lines.append(f"  {name}: {_value_text(m)}{_spread_text(k, name)}")
         if missing:
             lines.append("  not measured: " + ", ".join(missing))
         if k.occupancy_limiters:

@@ -35,8 +35,8 @@ def profile(
     )
 
 
-def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
+def read_evidence(path: Path, *, kernel: str | None = None, per_launch: bool = False) -> ProfileSummary:
     """Evidence from any report; see :func:`kernelopt.profiling.reader.read_evidence`."""
     from kernelopt.profiling.reader import read_evidence as _read
 
-    return _read(path, kernel=kernel)
+    return _read(path, kernel=kernel, per_launch=per_launch)

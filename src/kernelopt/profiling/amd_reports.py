@@ -36,10 +36,12 @@ The ``parse_*`` / ``build_*`` functions are pure (text in, records out); :func:`
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
 import re
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +51,8 @@ from pathlib import Path
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.evidence import amd_rules
 from kernelopt.evidence.amdgcn import AmdIsaFacts, analyze, kernel_base_name, looks_like_amdgcn, normalize_kernel_name
-from kernelopt.evidence.model import Hotspot, KernelEvidence, Metric, ProfileSummary, Vendor
+from kernelopt.evidence.model import Hotspot, KernelEvidence, Metric, MetricSpread, ProfileSummary, Vendor
+from kernelopt.evidence.summary import mark_empty
 
 
 class ReportKind(StrEnum):
@@ -61,6 +64,8 @@ class ReportKind(StrEnum):
     KERNEL_TRACE = "kernel_trace"
     KERNEL_TOP = "kernel_top"
     DISPATCH_TABLE = "dispatch_table"
+    SYSINFO = "sysinfo"
+    KERNEL_STATS = "kernel_stats"
 
 
 # ----------------------------------------------------------------------------------------- CSV
@@ -92,6 +97,10 @@ def parse_csv(text: str, source: str) -> tuple[list[str], list[list[str]]]:
 def classify_header(header: Sequence[str]) -> ReportKind | None:
     """The kind of AMD report a CSV header belongs to, or ``None`` when it is not one we read."""
     cols = set(header)
+    if {"gpu_arch", "cu_per_gpu"} <= cols:
+        return ReportKind.SYSINFO
+    if {"Name", "Calls", "TotalDurationNs", "AverageNs"} <= cols:
+        return ReportKind.KERNEL_STATS
     if {"CodeObj", "Vaddr", "Instruction", "Hitcount", "Latency"} <= cols:
         return ReportKind.ATT_STATS
     if {"Agent_Type", "Wave_Front_Size"} <= cols or {"Agent_Type", "Cu_Count"} <= cols:
@@ -125,8 +134,11 @@ class AmdAgent:
         max_waves_per_cu: wave slots per CU.
         wave_size: wavefront size (work-items).
         lds_bytes_per_cu: LDS per CU in bytes.
-        max_engine_clock_mhz: peak shader clock (``Max_Engine_Clk_Fcompute``), MHz.
+        max_engine_clock_mhz: peak shader clock (``Max_Engine_Clk_Fcompute``, sysinfo ``max_sclk``), MHz.
         source: the file it was read from.
+        memory_clock_mhz: peak memory clock (sysinfo ``max_mclk``), MHz.
+        hbm_channels: HBM channels (sysinfo ``num_hbm_channels``).
+        compute_partition: ``SPX`` / ``CPX`` ... (sysinfo); in CPX mode the CU count is one partition's.
     """
 
     name: str
@@ -140,13 +152,28 @@ class AmdAgent:
     lds_bytes_per_cu: int | None
     max_engine_clock_mhz: int | None
     source: str
+    memory_clock_mhz: int | None = None
+    hbm_channels: int | None = None
+    compute_partition: str | None = None
+
+    @property
+    def generic_name(self) -> bool:
+        return not self.product_name or self.product_name in ("AMD Radeon Graphics", self.name)
 
     @property
     def label(self) -> str:
         """``"AMD Instinct MI300X (gfx942)"``, or the gfx name alone when the product name is generic."""
-        if self.product_name and self.product_name not in ("AMD Radeon Graphics", self.name):
-            return f"{self.product_name} ({self.name})"
-        return self.name
+        part = f", {self.compute_partition} partition" if self.compute_partition else ""
+        if not self.generic_name:
+            return f"{self.product_name} ({self.name}{part})"
+        return self.name + (f" ({self.compute_partition} partition)" if part else "")
+
+    @property
+    def peak_hbm_gbps(self) -> float | None:
+        """rocprof-compute's ``hbmBandwidth`` = max_mclk/1000 x 32 x HBM channels (GB/s), when both are known."""
+        if not self.memory_clock_mhz or not self.hbm_channels:
+            return None
+        return self.memory_clock_mhz / 1000.0 * 32.0 * self.hbm_channels
 
 
 @dataclass
@@ -192,7 +219,7 @@ class AmdDispatch:
 
 @dataclass(frozen=True)
 class KernelTopRow:
-    """One row of rocprof-compute's ``pmc_kernel_top.csv`` (times in ns)."""
+    """One kernel of rocprof-compute's ``pmc_kernel_top.csv`` or a rocprof ``--stats`` file (times in ns)."""
 
     kernel_name: str
     count: int
@@ -201,6 +228,9 @@ class KernelTopRow:
     median_ns: float | None
     pct: float | None
     source: str
+    min_ns: float | None = None
+    max_ns: float | None = None
+    mean_column: str = "Mean(ns)"
 
 
 @dataclass(frozen=True)
@@ -510,6 +540,123 @@ def parse_kernel_top(text: str, source: str) -> list[KernelTopRow]:
     return out
 
 
+def _sysinfo_int(row: dict[str, str], *names: str) -> int | None:
+    for name in names:
+        v = _int(row.get(name))
+        if v is not None:
+            return v
+    return None
+
+
+def parse_sysinfo(text: str, source: str) -> AmdAgent:
+    """The machine rocprof-compute profiled, from its ``sysinfo.csv`` (one row: header + values).
+
+    Columns read (rocprof-compute / Omniperf ``specs``): ``gpu_model``, ``gpu_arch``,
+    ``compute_partition``, ``cu_per_gpu``, ``simd_per_cu``, ``max_waves_per_cu``, ``wave_size``,
+    ``num_xcd``, ``max_sclk`` and ``max_mclk`` (MHz), ``num_hbm_channels`` (older files:
+    ``hbm_channels``). LDS per CU is not in it.
+
+    Raises:
+        InputFileError: malformed CSV, not a sysinfo table, or no row.
+    """
+    header, rows = parse_csv(text, source)
+    if classify_header(header) is not ReportKind.SYSINFO:
+        raise InputFileError(source, "not a rocprof-compute sysinfo.csv (no gpu_arch / cu_per_gpu columns)")
+    if not rows:
+        raise InputFileError(
+            source, "sysinfo.csv has a header but no machine row", hint="re-run rocprof-compute profile"
+        )
+    row = dict(zip(header, rows[0], strict=True))
+    arch = (row.get("gpu_arch") or "").strip() or "?"
+    m = re.search(r"gfx[0-9a-f]+", arch)
+    simds = _sysinfo_int(row, "simd_per_cu")
+    waves_cu = _sysinfo_int(row, "max_waves_per_cu")
+    partition = (row.get("compute_partition") or "").strip()
+    return AmdAgent(
+        name=m.group(0) if m else arch,
+        product_name=(row.get("gpu_model") or "").strip() or None,
+        cu_count=_sysinfo_int(row, "cu_per_gpu"),
+        num_xcc=_sysinfo_int(row, "num_xcd"),
+        simds_per_cu=simds,
+        max_waves_per_simd=waves_cu // simds if waves_cu and simds else None,
+        max_waves_per_cu=waves_cu,
+        wave_size=_sysinfo_int(row, "wave_size"),
+        lds_bytes_per_cu=None,
+        max_engine_clock_mhz=_sysinfo_int(row, "max_sclk"),
+        source=source,
+        memory_clock_mhz=_sysinfo_int(row, "max_mclk"),
+        hbm_channels=_sysinfo_int(row, "num_hbm_channels", "hbm_channels"),
+        compute_partition=partition if partition and partition.upper() not in ("NA", "N/A") else None,
+    )
+
+
+# rocprof v1 ``--hip-trace --stats`` / ``--hsa-trace --stats`` and rocprofv3 ``--stats`` write API and
+# copy statistics in the same columns as kernel statistics; only the file name tells them apart.
+_API_STATS = re.compile(r"(hip_stats|hsa_stats|copy_stats|api_stats|memory_copy_stats|memory_allocation_stats)\.csv$")
+
+
+def parse_kernel_stats(text: str, source: str) -> list[KernelTopRow]:
+    """Kernel statistics: rocprof v1 ``--stats`` ``results.stats.csv`` (``Name``, ``Calls``,
+    ``TotalDurationNs``, ``AverageNs``, ``Percentage``) and rocprofv3 ``--stats`` ``kernel_stats.csv``
+    (the same plus ``MinNs``, ``MaxNs``, ``StdDev``).
+
+    Raises:
+        InputFileError: malformed CSV or not a stats table.
+    """
+    header, rows = parse_csv(text, source)
+    if classify_header(header) is not ReportKind.KERNEL_STATS:
+        raise InputFileError(source, "not a rocprof kernel stats file (no Name / Calls / TotalDurationNs)")
+    out = []
+    for i, cells in enumerate(rows, start=2):
+        row = dict(zip(header, cells, strict=True))
+        calls, total, mean = _int(row.get("Calls")), _num(row.get("TotalDurationNs")), _num(row.get("AverageNs"))
+        if calls is None or total is None or mean is None:
+            raise InputFileError(source, f"row {i}: Calls / TotalDurationNs / AverageNs is not a number")
+        out.append(
+            KernelTopRow(
+                kernel_name=normalize_kernel_name(row.get("Name") or "?"),
+                count=calls,
+                sum_ns=total,
+                mean_ns=mean,
+                median_ns=None,
+                pct=_num(row.get("Percentage")),
+                source=source,
+                min_ns=_num(row.get("MinNs")),
+                max_ns=_num(row.get("MaxNs")),
+                mean_column="AverageNs",
+            )
+        )
+    return out
+
+
+# A single launch longer than this is treated as a broken timestamp. kernelopt's own plausibility
+# ceiling, not a vendor figure: the loop profiles launches of micro- to milliseconds, a profiler
+# replays each one many times, and durations of minutes per launch in legacy stats files come from
+# mixed clock domains or wrapped counters.
+IMPLAUSIBLE_LAUNCH_NS = 60e9
+
+
+def implausible_duration(duration_ns: float, *, run_wall_ns: float | None = None) -> str | None:
+    """Why a per-launch duration cannot be true, or ``None`` when it can.
+
+    A launch cannot last longer than the run that contains it (``run_wall_ns``, when known), nor longer
+    than :data:`IMPLAUSIBLE_LAUNCH_NS`; a negative or non-finite value is beyond any timestamp range.
+    """
+    if not math.isfinite(duration_ns) or duration_ns < 0:
+        return f"{duration_ns!r} ns is outside the range of a timestamp difference"
+    if run_wall_ns is not None and duration_ns > run_wall_ns:
+        return (
+            f"{duration_ns / 1e9:.3g} s per launch is longer than the whole run ({run_wall_ns / 1e9:.3g} s wall time)"
+        )
+    if duration_ns > IMPLAUSIBLE_LAUNCH_NS:
+        return (
+            f"{duration_ns / 1e9:.3g} s per launch is beyond {IMPLAUSIBLE_LAUNCH_NS / 1e9:g} s, kernelopt's "
+            "plausibility limit: usually timestamps from two clock domains or a wrapped counter; re-measure with "
+            "rocprofv3 --kernel-trace"
+        )
+    return None
+
+
 def parse_att_stats(text: str, source: str) -> AttFile:
     """An ATT decoder per-instruction stats file, in either known format.
 
@@ -664,6 +811,7 @@ class DeviceFacts:
     max_waves_per_simd: int | None = None
     wave_size: int | None = None
     lds_bytes_per_cu: int | None = None
+    max_sclk_mhz: int | None = None
     memory_bandwidth_gbps: float | None = None
     source: str = "unknown"
     bandwidth_source: str | None = None
@@ -750,7 +898,7 @@ def counter_metrics(
 
     grbm = c["GRBM_GUI_ACTIVE"]
     put("gpu_active_cycles", grbm, "cycles", "GRBM_GUI_ACTIVE")
-    need = "needs the CU and XCD counts of the machine (agent_info.csv)"
+    need = "needs the CU and XCD counts of the machine (agent_info.csv, or rocprof-compute's sysinfo.csv)"
     cu_cycles = None
     if grbm is not None and device.cu_count and device.num_xcc:
         cu_cycles = grbm / device.num_xcc * device.cu_count
@@ -911,9 +1059,6 @@ def isa_metrics(facts: AmdIsaFacts) -> dict[str, Metric]:
         if value is not None:
             m[name] = Metric(value=float(value), unit=unit, source=f"{src}: {what}")
 
-    put("registers_per_thread", facts.registers_per_thread, "registers", ".vgpr_count (VGPRs+AGPRs per lane)")
-    put("asm_vgprs", facts.arch_vgprs, "registers", "NumVgprs")
-    put("asm_agprs", facts.agprs, "registers", ".agpr_count")
     put("asm_sgprs", facts.sgprs, "registers", ".sgpr_count")
     put("vgpr_spill_count", facts.vgpr_spill_count, "registers", ".vgpr_spill_count")
     put("sgpr_spill_count", facts.sgpr_spill_count, "registers", ".sgpr_spill_count")
@@ -943,6 +1088,51 @@ def isa_metrics(facts: AmdIsaFacts) -> dict[str, Metric]:
 _VALU_FMA = re.compile(r"^v_(fma|fmac|pk_fma|dot\d|mac|mad)_")
 
 
+def register_metrics(
+    *,
+    total: int | None,
+    architected: int | None,
+    accumulation: int | None,
+    source: str,
+    names: tuple[str, str, str],
+) -> dict[str, Metric]:
+    """The VGPR counts of one kernel under explicit names, per lane (work-item).
+
+    * ``vgprs_total``: every vector register a wave allocates, architected plus accumulation; the
+      headline figure, what the rules and the cross-vendor ``registers_per_thread`` use. From the
+      compiler's ``.vgpr_count`` / ``TotalNumVgprs`` when given, else the sum of the two parts.
+    * ``vgprs_architected``: the architected VGPRs alone (``NumVgprs``, ``Arch_VGPR``).
+    * ``vgprs_accumulation``: the accumulation VGPRs (AGPRs) the MFMA instructions use
+      (``.agpr_count``, ``Accum_VGPR``); 0 on targets without them.
+
+    On gfx90a and later both parts share one register file of 512 per lane (AMDGPUUsage, "AMDGPU
+    code object metadata": ``.vgpr_count`` counts both), so reading the architected count alone
+    understates register pressure (a gfx942 MFMA kernel: 216 total, 152 architected).
+
+    Args:
+        total, architected, accumulation: the counts as the input gives them (``None`` when absent).
+        source: the artifact (and record) they come from.
+        names: the input's own names of the three counts, for each metric's ``source``.
+    """
+    m: dict[str, Metric] = {}
+    total_from = names[0]
+    if total is None and architected is not None:
+        total = architected + (accumulation or 0)
+        total_from = f"{names[1]} + {names[2]}" if accumulation is not None else names[1]
+    for name, value, what in (
+        ("vgprs_total", total, total_from),
+        ("vgprs_architected", architected, names[1]),
+        ("vgprs_accumulation", accumulation, names[2]),
+    ):
+        if value is not None:
+            m[name] = Metric(value=float(value), unit="registers", source=f"{source}: {what}")
+    if total is not None:
+        m["registers_per_thread"] = Metric(
+            value=float(total), unit="registers", source=f"{source}: {total_from} (= vgprs_total)"
+        )
+    return m
+
+
 # ------------------------------------------------------------------------------------ merge
 
 
@@ -956,20 +1146,46 @@ class AmdInputs:
     agents: list[AmdAgent] = field(default_factory=list)
     kernel_top: list[KernelTopRow] = field(default_factory=list)
     triton_lds_bytes: dict[str, int] = field(default_factory=dict)
+    triton_lds_sources: dict[str, str] = field(default_factory=dict)
     artifacts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
+def merge_agents(agents: Sequence[AmdAgent]) -> AmdAgent | None:
+    """One description of the measured GPU from every source that has one (``agent_info.csv`` and
+    rocprof-compute's ``sysinfo.csv``): each field from the first source that gives it, the product
+    name from the first source whose name is not generic."""
+    if not agents:
+        return None
+    first = agents[0]
+    merged = {}
+    for f in dataclasses.fields(AmdAgent):
+        if f.name in ("name", "product_name", "source"):
+            continue
+        merged[f.name] = next((getattr(a, f.name) for a in agents if getattr(a, f.name) is not None), None)
+    named = next((a for a in agents if not a.generic_name), first)
+    sources = ", ".join(dict.fromkeys(a.source for a in agents))
+    return AmdAgent(name=named.name, product_name=named.product_name, source=sources, **merged)
+
+
 def device_facts(agents: Sequence[AmdAgent], gpu_name: str | None) -> DeviceFacts:
-    """Machine facts: the first GPU agent, plus the spec-sheet bandwidth of ``gpu_name`` (or the
-    agent's product name) when a sheet matches it exactly. A gfx name alone is not looked up: one gfx
-    target can be several products (gfx942 is MI300X and MI325X)."""
+    """Machine facts: the GPU agents merged (:func:`merge_agents`), and the peak HBM bandwidth:
+    rocprof-compute's own ``hbmBandwidth`` formula when ``sysinfo.csv`` gives the memory clock and
+    channel count, else the spec-sheet figure of ``gpu_name`` (or the agent's product name) when a sheet
+    matches it exactly. A gfx name alone is not looked up: one gfx target can be several products
+    (gfx942 is MI300X and MI325X)."""
     from kernelopt.hardware import specs
 
-    agent = agents[0] if agents else None
+    agent = merge_agents(agents)
     bw = None
     bw_source = None
-    for name in (gpu_name, agent.product_name if agent else None):
+    if agent is not None and agent.peak_hbm_gbps is not None:
+        bw = agent.peak_hbm_gbps
+        bw_source = (
+            f"{agent.source}: rocprof-compute hbmBandwidth = max_mclk {agent.memory_clock_mhz} MHz/1000 x 32 x "
+            f"{agent.hbm_channels} HBM channels"
+        )
+    for name in () if bw is not None else (gpu_name, agent.product_name if agent else None):
         if not name:
             continue
         try:
@@ -990,10 +1206,41 @@ def device_facts(agents: Sequence[AmdAgent], gpu_name: str | None) -> DeviceFact
         max_waves_per_simd=agent.max_waves_per_simd,
         wave_size=agent.wave_size,
         lds_bytes_per_cu=agent.lds_bytes_per_cu,
+        max_sclk_mhz=agent.max_engine_clock_mhz,
         memory_bandwidth_gbps=bw,
         source=agent.source,
         bandwidth_source=bw_source,
     )
+
+
+def _launch_groups(
+    order: Sequence[str], by_kernel: dict[str, list[AmdDispatch]], per_launch: bool
+) -> list[tuple[str, list[AmdDispatch]]]:
+    """Kernels split by launch configuration (grid and workgroup size), or by dispatch with ``per_launch``.
+
+    Counter passes replay the same dispatches, so one dispatch id seen in several files is one launch.
+    """
+    out: list[tuple[str, list[AmdDispatch]]] = []
+    for key in order:
+        dispatches = by_kernel.get(key, [])
+        if not dispatches:
+            out.append((key, []))
+            continue
+        groups: dict[tuple[int | None, ...], list[AmdDispatch]] = {}
+        for d in dispatches:
+            config: tuple[int | None, ...] = (d.grid_size, d.workgroup_size)
+            if per_launch:
+                config = (*config, d.dispatch_id)
+            groups.setdefault(config, []).append(d)
+        out.extend((key, members) for members in groups.values())
+    return out
+
+
+def _launch_durations_us(dispatches: Sequence[AmdDispatch]) -> list[float]:
+    """Per-launch durations in us of the pass :func:`_duration` uses (timing-only pass preferred)."""
+    timing = [d for d in dispatches if d.timing_only and d.duration_ns is not None]
+    group = timing or [d for d in dispatches if d.duration_ns is not None]
+    return [float(d.duration_ns or 0) / 1000.0 for d in group]
 
 
 def _duration(dispatches: Sequence[AmdDispatch]) -> tuple[float | None, str, str | None]:
@@ -1014,11 +1261,18 @@ def _resource_metrics(dispatches: Sequence[AmdDispatch], device: DeviceFacts) ->
     m: dict[str, Metric] = {}
     first = dispatches[0]
     src = first.source
+    m.update(
+        register_metrics(
+            total=None,
+            architected=first.arch_vgprs,
+            accumulation=first.accum_vgprs,
+            source=f"{src}: dispatch record",
+            names=("", "Arch_VGPR", "Accum_VGPR"),
+        )
+    )
     for name, value, unit in (
         ("grid_size", first.grid_size, "work-items"),
         ("workgroup_size", first.workgroup_size, "work-items"),
-        ("vgprs", first.arch_vgprs, "registers"),
-        ("agprs", first.accum_vgprs, "registers"),
         ("sgprs", first.sgprs, "registers"),
         ("lds_bytes_per_workgroup", first.lds_bytes, "bytes"),
         ("scratch_bytes", first.scratch_bytes, "bytes"),
@@ -1046,26 +1300,49 @@ def _device_metrics(device: DeviceFacts) -> dict[str, Metric]:
         ("max_waves_per_simd", device.max_waves_per_simd, "waves"),
         ("wave_size", device.wave_size, "work-items"),
         ("lds_bytes_per_cu", device.lds_bytes_per_cu, "bytes"),
+        ("max_sclk_mhz", device.max_sclk_mhz, "MHz"),
     ):
         if value is not None:
-            m[name] = Metric(value=float(value), unit=unit, source=f"{device.source}: agent info")
+            m[name] = Metric(value=float(value), unit=unit, source=f"{device.source}: machine description")
+    if device.memory_bandwidth_gbps is not None:
+        m["peak_hbm_gbps"] = Metric(
+            value=device.memory_bandwidth_gbps, unit="GB/s", source=device.bandwidth_source or device.source
+        )
     return m
 
 
-def _asm_lds_metric(facts: AmdIsaFacts, triton_lds: dict[str, int]) -> Metric:
-    """LDS per workgroup from the compiler output; Triton allocates LDS dynamically, so a kernel with
-    LDS instructions and 0 static bytes has an unknown size unless Triton's metadata gives it."""
+def _asm_lds_metric(facts: AmdIsaFacts, triton_lds: dict[str, int], triton_sources: dict[str, str]) -> Metric:
+    """LDS per workgroup from the compiler output, saying which of three cases it is.
+
+    * static: ``.group_segment_fixed_size`` > 0, or 0 with no LDS instruction (the kernel uses none);
+    * dynamic, size known: Triton allocates LDS at launch (0 static bytes in the assembly) and its
+      metadata JSON beside the assembly gives ``shared``;
+    * dynamic or unknown: LDS instructions with 0 static bytes and no metadata, or no size at all.
+    """
     if facts.kernel in triton_lds:
+        meta = triton_sources.get(facts.kernel, f"{facts.kernel}.json")
+        static = facts.lds_bytes or 0
         return Metric(
-            value=float(triton_lds[facts.kernel]), unit="bytes", source=f"{facts.source}: Triton metadata 'shared'"
+            value=float(max(triton_lds[facts.kernel], static)),
+            unit="bytes",
+            source=f"{meta}: Triton metadata 'shared' (dynamic LDS, allocated at launch; the assembly states "
+            f"{static} static bytes)",
         )
     uses_lds = bool(facts.lds_reads_by_bits or facts.lds_writes_by_bits)
-    if facts.lds_bytes is None or (facts.lds_bytes == 0 and uses_lds):
+    if facts.lds_bytes is None:
         return Metric(
             value=None,
             unit="bytes",
             source=f"{facts.source}: .group_segment_fixed_size",
-            missing_reason="LDS is allocated at launch (dynamic, as Triton does): its size is not in the assembly",
+            missing_reason="unknown: the assembly states no LDS size (no metadata block)",
+        )
+    if facts.lds_bytes == 0 and uses_lds:
+        return Metric(
+            value=None,
+            unit="bytes",
+            source=f"{facts.source}: .group_segment_fixed_size",
+            missing_reason="dynamic: LDS is allocated at launch (as Triton does) and its size is not in the assembly; "
+            "Triton's <kernel>.json beside the assembly gives it ('shared')",
         )
     return Metric(value=float(facts.lds_bytes), unit="bytes", source=f"{facts.source}: .group_segment_fixed_size")
 
@@ -1077,14 +1354,34 @@ def build_summary(
     version: str | None = None,
     gpu_name: str | None = None,
     counters_unavailable_reason: str | None = None,
+    run_wall_s: float | None = None,
+    per_launch: bool = False,
 ) -> ProfileSummary:
     """Merge everything read from one AMD profile into the vendor-neutral summary, rules applied.
 
     Kernels are matched across PMC, kernel trace, ATT and assembly by base name; each kernel gets the
     metrics of every source that has it, its ATT hotspots, its ISA facts, the AMD rules' findings and
-    its bottleneck class. Pure: no I/O.
+    its bottleneck class. A per-launch duration that cannot be true (:func:`implausible_duration`,
+    against ``run_wall_s`` when the caller knows the run's wall time) is reported as missing, with the
+    raw figure in the reason and a summary note, so that no rule reads it. Dispatches of one kernel
+    with different launch configurations (grid, workgroup) are separate entries, each a launch group
+    (``launch_count``, ``launch_ids``, duration median/min/max in ``metric_spread``; counters are
+    means, as rocprof-compute's ``AVG()``); ``per_launch`` gives one entry per dispatch. An entry whose
+    measured metrics are all n/a is flagged as empty. Pure: no I/O.
     """
     device = device_facts(inputs.agents, gpu_name)
+    wall_ns = None if run_wall_s is None else run_wall_s * 1e9
+    notes = list(inputs.notes)
+
+    def checked_duration(name: str, dur_ns: float | None, what: str) -> tuple[float | None, str | None]:
+        if dur_ns is None:
+            return None, None
+        why = implausible_duration(dur_ns, run_wall_ns=wall_ns)
+        if why is None:
+            return dur_ns, None
+        notes.append(f"IMPLAUSIBLE DURATION for {name}: {what} = {dur_ns:.6g} ns: {why}; not used")
+        return None, f"implausible: {why}"
+
     order: list[str] = []
     names: dict[str, str] = {}
 
@@ -1113,14 +1410,18 @@ def build_summary(
             see(name.split("#")[0])
 
     kernels: list[KernelEvidence] = []
-    for key in order:
+    for key, dispatches in _launch_groups(order, by_kernel, per_launch):
         metrics: dict[str, Metric] = _device_metrics(device)
         hotspots: list[Hotspot] = []
-        dispatches = by_kernel.get(key, [])
         launch_id = None
+        spread: dict[str, MetricSpread] = {}
+        launch_ids: list[int] = []
         if dispatches:
             launch_id = dispatches[0].dispatch_id
+            launch_ids = list(dict.fromkeys(d.dispatch_id for d in dispatches if d.dispatch_id is not None))
             dur, dsrc, reason = _duration(dispatches)
+            dur, bad = checked_duration(names[key], dur, "End_Timestamp-Start_Timestamp")
+            reason = bad or reason
             metrics["duration_us"] = Metric(
                 value=None if dur is None else dur / 1000.0,
                 unit="us",
@@ -1128,18 +1429,37 @@ def build_summary(
                 missing_reason=reason,
             )
             metrics.update(_resource_metrics(dispatches, device))
+            if dur is not None:
+                known = _launch_durations_us(dispatches)
+                if len(known) > 1:
+                    spread["duration_us"] = MetricSpread(
+                        median=statistics.median(known), min=min(known), max=max(known), count=len(known)
+                    )
             counted = [d for d in dispatches if not d.timing_only and d.counters]
             if counted:
                 metrics.update(counter_metrics(counted, device, dur))
         row = top.get(key)
         if row is not None:
+            mean_col = row.mean_column
+            mean, bad = checked_duration(names[key], row.mean_ns, mean_col)
+            if row.max_ns is not None and bad is None:
+                _, bad = checked_duration(names[key], row.max_ns, "MaxNs")
+                mean = None if bad else mean
             if metrics.get("duration_us") is None or metrics["duration_us"].value is None:
-                metrics["duration_us"] = Metric(value=row.mean_ns / 1000.0, unit="us", source=f"{row.source}: Mean(ns)")
+                metrics["duration_us"] = Metric(
+                    value=None if mean is None else mean / 1000.0,
+                    unit="us",
+                    source=f"{row.source}: {mean_col}",
+                    missing_reason=bad,
+                )
             metrics.setdefault(
                 "dispatches", Metric(value=float(row.count), unit="count", source=f"{row.source}: Count")
             )
             if row.pct is not None:
                 metrics["time_share_pct"] = Metric(value=row.pct, unit="%", source=f"{row.source}: Pct")
+            for name, value in (("duration_min_us", row.min_ns), ("duration_max_us", row.max_ns)):
+                if value is not None and bad is None:
+                    metrics[name] = Metric(value=value / 1000.0, unit="us", source=f"{row.source}: {name}")
         if key in att:
             am, hotspots = att_metrics(att[key])
             metrics.update(am)
@@ -1148,16 +1468,26 @@ def build_summary(
             facts = asm[key]
             metrics.update(isa_metrics(facts))
             isa = facts.base()
+            if "vgprs_total" not in metrics:  # the dispatch record, when there is one, wins
+                metrics.update(
+                    register_metrics(
+                        total=facts.registers_per_thread,
+                        architected=facts.arch_vgprs,
+                        accumulation=facts.agprs,
+                        source=facts.source or "assembly",
+                        names=(".vgpr_count / TotalNumVgprs", "NumVgprs", ".agpr_count / NumAgprs"),
+                    )
+                )
             for name, value, unit, what in (
-                ("vgprs", facts.arch_vgprs, "registers", "NumVgprs"),
-                ("agprs", facts.agprs, "registers", ".agpr_count"),
                 ("sgprs", facts.sgprs, "registers", ".sgpr_count"),
                 ("scratch_bytes", facts.scratch_bytes, "bytes", ".private_segment_fixed_size"),
             ):
                 if name not in metrics and value is not None:
                     metrics[name] = Metric(value=float(value), unit=unit, source=f"{facts.source}: {what}")
             if "lds_bytes_per_workgroup" not in metrics:
-                metrics["lds_bytes_per_workgroup"] = _asm_lds_metric(facts, inputs.triton_lds_bytes)
+                metrics["lds_bytes_per_workgroup"] = _asm_lds_metric(
+                    facts, inputs.triton_lds_bytes, inputs.triton_lds_sources
+                )
             if "workgroup_size" not in metrics and facts.max_workgroup_size:
                 metrics["workgroup_size"] = Metric(
                     value=float(facts.max_workgroup_size),
@@ -1168,13 +1498,23 @@ def build_summary(
                 metrics["wave_size"] = Metric(
                     value=float(facts.wavefront_size), unit="work-items", source=f"{facts.source}: .wavefront_size"
                 )
-        k = KernelEvidence(kernel_name=names[key], launch_id=launch_id, metrics=metrics, hotspots=hotspots, isa=isa)
+        count = metrics.get("dispatches")
+        k = KernelEvidence(
+            kernel_name=names[key],
+            launch_id=launch_id,
+            metrics=metrics,
+            hotspots=hotspots,
+            isa=isa,
+            launch_count=int(count.value) if count is not None and count.value else 1,
+            launch_ids=launch_ids,
+            metric_spread=spread,
+        )
         k.findings = amd_rules.run_amd_rules(k)
         k.bottleneck = amd_rules.classify_amd(k)
         kernels.append(k)
+    notes.extend(mark_empty(kernels))
 
     has_counters = any(not d.timing_only and d.counters for d in inputs.dispatches)
-    notes = list(inputs.notes)
     for f in inputs.att:
         if f.empty:
             notes.append(
@@ -1184,7 +1524,8 @@ def build_summary(
     reason = counters_unavailable_reason
     if not has_counters and reason is None:
         reason = "this input holds no hardware counters"
-    gpu = inputs.agents[0].label if inputs.agents else (gpu_name or None)
+    agent = merge_agents(inputs.agents)
+    gpu = agent.label if agent is not None else (gpu_name or None)
     return ProfileSummary(
         version=version,
         vendor=Vendor.AMD,
@@ -1220,21 +1561,42 @@ def _csv_kind(path: Path) -> ReportKind | None:
     return classify_header([h.strip() for h in header])
 
 
+def _read_csv_file(path: Path) -> str:
+    """A profiler CSV's text. Every profiler ends its CSV files with a line break, so a file that ends
+    inside a line was cut off.
+
+    Raises:
+        InputFileError: unreadable, or cut off inside its last line.
+    """
+    text = _read_text(path)
+    if text.strip() and not text.endswith(("\n", "\r")):
+        raise InputFileError(
+            path,
+            "truncated: the file ends inside a line (no final line break)",
+            hint="the copy was cut off; copy the file again or re-run the profiler",
+        )
+    return text
+
+
 def _add_csv(inputs: AmdInputs, path: Path, label: str) -> bool:
     kind = _csv_kind(path)
-    if kind is None:
+    if kind is None or _API_STATS.search(path.name):
         return False
-    text = _read_text(path)
+    text = _read_csv_file(path)
     if kind is ReportKind.ATT_STATS:
         inputs.att.append(parse_att_stats(text, label))
     elif kind is ReportKind.AGENT_INFO:
         inputs.agents.extend(parse_agent_info(text, label))
+    elif kind is ReportKind.SYSINFO:
+        inputs.agents.append(parse_sysinfo(text, label))
     elif kind is ReportKind.COUNTER_COLLECTION:
         inputs.dispatches.extend(parse_counter_collection(text, label))
     elif kind is ReportKind.KERNEL_TRACE:
         inputs.dispatches.extend(parse_kernel_trace(text, label))
     elif kind is ReportKind.KERNEL_TOP:
         inputs.kernel_top.extend(parse_kernel_top(text, label))
+    elif kind is ReportKind.KERNEL_STATS:
+        inputs.kernel_top.extend(parse_kernel_stats(text, label))
     else:
         inputs.dispatches.extend(parse_dispatch_table(text, label))
     inputs.artifacts.append(label)
@@ -1242,7 +1604,8 @@ def _add_csv(inputs: AmdInputs, path: Path, label: str) -> bool:
 
 
 def _add_asm(inputs: AmdInputs, path: Path, label: str) -> None:
-    for name, facts in analyze(_read_text(path), label).items():
+    found = analyze(_read_text(path), label)
+    for name, facts in found.items():
         key = name
         n = 2
         while key in inputs.asm:
@@ -1250,19 +1613,82 @@ def _add_asm(inputs: AmdInputs, path: Path, label: str) -> None:
             n += 1
         inputs.asm[key] = facts
     inputs.artifacts.append(label)
+    for meta in _metadata_beside(path, list(found)):
+        kernel, shared = _read_triton_metadata(meta)
+        if kernel is not None and shared is not None:
+            inputs.triton_lds_bytes.setdefault(kernel, shared)
+            inputs.triton_lds_sources.setdefault(kernel, meta.name)
+            inputs.artifacts.append(meta.name)
+
+
+def _metadata_beside(asm: Path, kernels: Sequence[str]) -> list[Path]:
+    """Triton metadata files that belong to an assembly file: ``<stem>.json`` and ``<kernel>.json``
+    (Triton's cache names both files after the kernel)."""
+    out = []
+    for candidate in [asm.with_suffix(".json")] + [asm.parent / f"{k.split('#')[0]}.json" for k in kernels]:
+        if candidate.is_file() and candidate not in out:
+            out.append(candidate)
+    return out
+
+
+def _read_triton_metadata(path: Path) -> tuple[str | None, int | None]:
+    """``(name, shared)`` of a Triton cache metadata JSON; ``(None, None)`` when it is another JSON.
+
+    Raises:
+        InputFileError: the file is not valid JSON (corrupt or truncated).
+    """
+    try:
+        doc = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InputFileError(
+            path,
+            f"corrupt Triton metadata JSON ({exc.msg} at line {exc.lineno})",
+            hint="the file is truncated or was edited; copy it again from Triton's cache (~/.triton/cache)",
+        ) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
+        return None, None
+    shared = doc.get("shared")
+    return doc["name"], shared if isinstance(shared, int) and not isinstance(shared, bool) else None
 
 
 def _triton_lds(folder: Path) -> dict[str, int]:
     """Triton's dynamic LDS per kernel (``shared`` in the cache's ``<kernel>.json``), when present."""
     out: dict[str, int] = {}
     for meta in sorted(folder.glob("*.json")):
-        try:
-            doc = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(doc, dict) and isinstance(doc.get("name"), str) and isinstance(doc.get("shared"), int):
-            out[doc["name"]] = doc["shared"]
+        name, shared = _read_triton_metadata(meta)
+        if name is not None and shared is not None:
+            out[name] = shared
     return out
+
+
+def unsupported_amd_file(path: Path) -> tuple[str, str] | None:
+    """What an AMD output kernelopt cannot read is, and what to run instead; ``None`` for other files.
+
+    Recognized: a raw, undecoded ATT stream (``.att``), rocprof API / copy statistics
+    (``hip_stats.csv``, ``hsa_stats.csv``, ``copy_stats.csv``, ...), and rocprof-compute's
+    ``sysinfo.csv`` on its own (a machine description without kernel data). Reads at most a header.
+    """
+    name = path.name
+    if path.suffix.lower() == ".att":
+        return (
+            "a raw, undecoded AMD thread-trace (ATT) stream of one shader engine; kernelopt reads the decoder's "
+            "per-instruction stats, not the stream",
+            "re-run rocprofv3 --att with the ROCprof trace decoder installed (librocprof-trace-decoder.so, "
+            "--att-library-path DIR) so that it writes stats_*.csv, or let 'kernelopt profile --vendor amd' do it",
+        )
+    if path.suffix.lower() == ".csv" and _API_STATS.search(name) and _csv_kind(path) is ReportKind.KERNEL_STATS:
+        return (
+            "rocprof API / copy statistics (calls of host API functions or memory copies), no kernel time",
+            "give the kernel statistics of the same run: results.stats.csv (rocprof --stats) or kernel_stats.csv "
+            "(rocprofv3 --kernel-trace --stats)",
+        )
+    if path.suffix.lower() == ".csv" and _csv_kind(path) is ReportKind.SYSINFO:
+        return (
+            "rocprof-compute's sysinfo.csv: the description of the machine (GPU model, CUs, clocks), no kernel data",
+            "give the workload folder that holds it beside pmc_perf.csv (rocprof-compute profile -n NAME -- APP "
+            "writes workloads/NAME/<GPU>/), or pmc_perf.csv itself",
+        )
+    return None
 
 
 def collect_profile_dir(folder: Path) -> AmdInputs:
@@ -1286,9 +1712,26 @@ def collect_profile_dir(folder: Path) -> AmdInputs:
     for path in asm_files:
         _add_asm(inputs, path, path.name)
     if (folder / "asm").is_dir():
-        inputs.triton_lds_bytes = _triton_lds(folder / "asm")
+        for name, shared in _triton_lds(folder / "asm").items():
+            inputs.triton_lds_bytes.setdefault(name, shared)
+            inputs.triton_lds_sources.setdefault(name, f"asm/{name}.json")
+    raw_att = sorted(folder.rglob("*.att"))
+    if raw_att and not any(f.kernels for f in inputs.att):
+        what, hint = unsupported_amd_file(raw_att[0]) or ("", "")
+        inputs.notes.append(f"ATT: {len(raw_att)} raw .att stream(s) but no decoded stats_*.csv: {hint}")
     if not inputs.artifacts:
+        if raw_att:
+            what, hint = unsupported_amd_file(raw_att[0]) or ("", "")
+            raise InputFileError(folder, f"holds only {what}", hint=hint)
         raise InputFileError(folder, "no AMD profile data (expected att/, pmc/, kernel.s or *.amdgcn)")
+    if not inputs.dispatches and not inputs.kernel_top and not inputs.att and not inputs.asm:
+        machine = ", ".join(inputs.artifacts)
+        raise InputFileError(
+            folder,
+            f"holds only a machine description ({machine}), no kernel data",
+            hint="profile again so that the folder also holds pmc_perf.csv / counter_collection.csv / "
+            "kernel_trace.csv, or give the folder that does",
+        )
     return inputs
 
 
@@ -1297,7 +1740,7 @@ def is_amd_path(path: Path) -> bool:
     rocprof-compute / ATT CSV, or an AMDGCN assembly file. Reads at most a file header."""
     path = Path(path)
     if path.is_dir():
-        if (path / "kernel.s").is_file() or any(path.glob("*.amdgcn")):
+        if (path / "kernel.s").is_file() or any(path.glob("*.amdgcn")) or any(path.glob("*.att")):
             return True
         for sub in ("att", "pmc"):
             if (path / sub).is_dir() and any(_csv_kind(p) for p in (path / sub).rglob("*.csv")):
@@ -1305,6 +1748,8 @@ def is_amd_path(path: Path) -> bool:
         return any(_csv_kind(p) for p in path.glob("*.csv"))
     if not path.is_file():
         return False
+    if path.suffix.lower() == ".att":
+        return True
     if path.suffix.lower() == ".csv":
         return _csv_kind(path) is not None
     if path.suffix.lower() in _ASM_SUFFIXES:
@@ -1324,6 +1769,7 @@ def read_amd_profile_dir(
     gpu_name: str | None = None,
     notes: Iterable[str] = (),
     counters_unavailable_reason: str | None = None,
+    per_launch: bool = False,
 ) -> ProfileSummary:
     """The summary of an AMD profile folder (see :func:`collect_profile_dir`).
 
@@ -1338,10 +1784,11 @@ def read_amd_profile_dir(
         version=version,
         gpu_name=gpu_name,
         counters_unavailable_reason=counters_unavailable_reason,
+        per_launch=per_launch,
     )
 
 
-def read_amd_path(path: Path) -> ProfileSummary:
+def read_amd_path(path: Path, *, per_launch: bool = False) -> ProfileSummary:
     """Evidence from any AMD input: a profile folder, one CSV, or one assembly file.
 
     Raises:
@@ -1349,22 +1796,37 @@ def read_amd_path(path: Path) -> ProfileSummary:
     """
     path = Path(path)
     if path.is_dir():
-        return read_amd_profile_dir(path)
+        return read_amd_profile_dir(path, per_launch=per_launch)
     if not path.is_file():
         raise InputFileError(path, "no such file or folder")
+    unsupported = unsupported_amd_file(path)
+    if unsupported is not None:
+        if _csv_kind(path) is ReportKind.SYSINFO:
+            parse_sysinfo(_read_csv_file(path), path.name)  # a truncated one says so first
+        what, hint = unsupported
+        raise InputFileError(path, f"this is {what}", hint=hint)
     inputs = AmdInputs()
     if path.suffix.lower() == ".csv":
         if not _add_csv(inputs, path, path.name):
             raise InputFileError(path, "not an AMD profiler CSV (unknown header)")
         kind = _csv_kind(path)
+        empty_trace = kind is ReportKind.ATT_STATS
+        if not empty_trace and not (inputs.dispatches or inputs.kernel_top):
+            what = "a machine description" if kind is ReportKind.AGENT_INFO else "a header"
+            raise InputFileError(
+                path,
+                f"holds only {what}, no kernel",
+                hint="give the profiler's dispatch, counter or kernel-trace output (or the whole output folder)",
+            )
         tool = {
             ReportKind.ATT_STATS: "rocprofv3 --att (ATT decoder stats)",
             ReportKind.AGENT_INFO: "rocprofv3 (agent info)",
             ReportKind.COUNTER_COLLECTION: "rocprofv3 --pmc",
             ReportKind.KERNEL_TRACE: "rocprofv3 --kernel-trace",
             ReportKind.KERNEL_TOP: "rocprof-compute (pmc_kernel_top)",
+            ReportKind.KERNEL_STATS: "rocprof --stats (kernel statistics)",
         }.get(kind or ReportKind.DISPATCH_TABLE, "rocprof-compute / rocprof (dispatch table)")
-        return build_summary(inputs, tool_used=tool)
+        return build_summary(inputs, tool_used=tool, per_launch=per_launch)
     if path.suffix.lower() in _ASM_SUFFIXES or looks_like_amdgcn(_read_text(path)[:65536]):
         _add_asm(inputs, path, path.name)
         return build_summary(

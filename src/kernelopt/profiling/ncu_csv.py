@@ -27,6 +27,61 @@ from kernelopt.evidence.profiler_rules import clean_text
 from kernelopt.evidence.raw import RawKernel, RawMetric, RawReport
 from kernelopt.profiling.units import parse_number, to_base
 
+#: Rows of the roofline chart sections (``SpeedOfLight_RooflineChart`` and the hierarchical ones) as a
+#: details or section export prints them with ``--print-details all``: the body items ``Achieved`` and
+#: ``Roofline`` label the metrics the chart is drawn from (sections/SpeedOfLight_RooflineChart.section,
+#: ``PeakWork`` / ``PeakTraffic`` / ``AchievedWork`` / ``AchievedTraffic``). The same label in both items
+#: names the same metric (the roofline's clocks are the measured ones).
+ROOFLINE_LABELS: dict[str, str] = {
+    "dram bandwidth": "dram__bytes.sum.per_second",
+    "sm frequency": "sm__cycles_elapsed.avg.per_second",
+    "dram frequency": "dram__cycles_elapsed.avg.per_second",
+    "theoretical dram bytes accessible": "dram__bytes.sum.peak_sustained",
+    "theoretical predicated-on ffma operations": "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "theoretical predicated-on dfma operations": "derived__sm__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "predicated-on ffma operations per cycle": "derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "predicated-on dfma operations per cycle": "derived__smsp__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "predicated-on fadd thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on fmul thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on ffma thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on dadd thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on dmul thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed"
+    ),
+    "predicated-on dfma thread instructions executed per cycle": (
+        "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed"
+    ),
+}
+
+
+def details_metric_name(section: str, label: str, body_item: str | None = None) -> str:
+    """The metric a details/section row shows: the section file's metric for known rows, the label
+    itself when it is a metric name, else ``details:<section>/<body item>/<label>`` (kept, never dropped).
+
+    Section names are matched both as the display name (``GPU Speed Of Light Roofline Chart``) and as
+    the identifier (``SpeedOfLight_RooflineChart``); roofline rows by :data:`ROOFLINE_LABELS`.
+    """
+    name = DETAILS_LABELS.get((section, label))
+    if name is not None:
+        return name
+    if "__" in label or "." in label:
+        return label
+    if "roofline" in section.lower():
+        mapped = ROOFLINE_LABELS.get(" ".join(label.lower().replace("\u2011", "-").split()))
+        if mapped is not None:
+            return mapped
+    item = f"{body_item}/" if body_item else ""
+    return f"details:{section}/{item}{label}"
+
+
 _RULE_TYPES = {"OPT": "OPTIMIZATION", "WRN": "WARNING", "INF": "INFO", "ERR": "ERROR", "OK": "OK"}
 _DIMS = re.compile(r"^\(?\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)?$")
 _ATTRIBUTE_COLUMNS = {
@@ -51,6 +106,7 @@ _ATTRIBUTE_COLUMNS = {
     "Rule Description",
     "Estimated Speedup Type",
     "Estimated Speedup",
+    "Body Item Label",
 }
 
 
@@ -127,9 +183,7 @@ def _parse_long(rows: list[dict[str, str]], artifact: str) -> list[RawKernel]:
             continue
         raw_value = (row.get("Metric Value") or "").strip()
         unit = (row.get("Metric Unit") or "").strip()
-        name = DETAILS_LABELS.get((section, label))
-        if name is None:
-            name = label if "__" in label or "." in label else f"details:{section}/{label}"
+        name = details_metric_name(section, label, (row.get("Body Item Label") or "").strip() or None)
         try:
             number = parse_number(raw_value)
         except ValueError:
@@ -177,7 +231,8 @@ def parse_ncu_csv(text: str, *, artifact: str) -> RawReport:
         artifact: how evidence should name the file.
 
     Raises:
-        InputFileError: not an Nsight Compute CSV, no launch in it, or an unparsable number.
+        InputFileError: not an Nsight Compute CSV, cut off (no final line break, a row wider than the
+            header, or a metric row without its value), no launch in it, or an unparsable number.
     """
     text = text.lstrip("\ufeff")
     # ncu prints "==PROF==" / "==WARNING==" lines before the table when stdout was captured.
@@ -187,6 +242,23 @@ def parse_ncu_csv(text: str, *, artifact: str) -> RawReport:
     if not table or "ID" not in table[0] or "Kernel Name" not in table[0]:
         raise InputFileError(artifact, "not an Nsight Compute CSV export (no ID / Kernel Name header)")
     header = table[0]
+    if not text.endswith(("\n", "\r")):
+        raise InputFileError(
+            artifact,
+            "truncated: the export ends inside a line (no final line break)",
+            hint="the copy was cut off; export again with ncu --import REPORT --csv",
+        )
+    # Metric rows of a details export stop before the rule columns; no row reaches past the header,
+    # and a metric row always reaches its value.
+    long_format = "Metric Value" in header
+    least = header.index("Metric Value") + 1 if long_format else len(header)
+    for i, row in enumerate(table[1:], start=2):
+        if len(row) > len(header) or len(row) < least:
+            raise InputFileError(
+                artifact,
+                f"malformed CSV: row {i} has {len(row)} fields but the header has {len(header)}",
+                hint="the export is truncated or was edited; export again with ncu --import REPORT --csv",
+            )
     if "Metric Name" in header and "Metric Value" in header:
         kernels = _parse_long([dict(zip(header, r, strict=False)) for r in table[1:]], artifact)
     else:

@@ -117,6 +117,12 @@ def _markers(action: Any, function_pc: int | None) -> list[SourceMarker]:
 
 def _read_action(ncu_report: Any, action: Any, artifact: str, launch_id: int) -> RawKernel:
     demangled = action.name(action.NameBase_DEMANGLED) or action.name()
+    if not isinstance(demangled, str) or not demangled:
+        raise InputFileError(
+            artifact,
+            f"launch {launch_id} has no kernel name: the report is truncated or corrupt",
+            hint="copy the report again, or profile again; 'ncu --import REPORT' shows what ncu itself can read",
+        )
     kernel = RawKernel(
         name=demangled,
         function_name=action.name(action.NameBase_FUNCTION) or None,

@@ -32,7 +32,8 @@ def filter_kernels(summary: ProfileSummary, kernel: str | None, *, origin: str) 
     if not kernel:
         return summary
     if kernel.startswith("#") and kernel[1:].isdigit():
-        keep = [k for k in summary.kernels if k.launch_id == int(kernel[1:])]
+        wanted = int(kernel[1:])
+        keep = [k for k in summary.kernels if k.launch_id == wanted or wanted in k.launch_ids]
     else:
         try:
             pattern = re.compile(kernel)
@@ -48,19 +49,19 @@ def filter_kernels(summary: ProfileSummary, kernel: str | None, *, origin: str) 
     return summary.model_copy(update={"kernels": keep})
 
 
-def _from_report(path: Path, artifact: str) -> ProfileSummary:
-    return build_summary(read_ncu_rep_isolated(path, artifact=artifact), artifacts=[artifact])
+def _from_report(path: Path, artifact: str, per_launch: bool = False) -> ProfileSummary:
+    return build_summary(read_ncu_rep_isolated(path, artifact=artifact), artifacts=[artifact], per_launch=per_launch)
 
 
-def _from_csv(path: Path, artifact: str) -> ProfileSummary:
+def _from_csv(path: Path, artifact: str, per_launch: bool = False) -> ProfileSummary:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise InputFileError(path, f"cannot read ({exc.strerror})") from None
-    return build_summary(parse_ncu_csv(text, artifact=artifact), artifacts=[artifact])
+    return build_summary(parse_ncu_csv(text, artifact=artifact), artifacts=[artifact], per_launch=per_launch)
 
 
-def _from_gzipped_report(path: Path) -> ProfileSummary:
+def _from_gzipped_report(path: Path, per_launch: bool = False) -> ProfileSummary:
     """A gzipped ``.ncu-rep`` (as reports are stored in repositories), unpacked to a temporary file."""
     import gzip
     import shutil
@@ -74,20 +75,22 @@ def _from_gzipped_report(path: Path) -> ProfileSummary:
         except (OSError, EOFError) as exc:
             raise InputFileError(path, f"not a readable gzip file ({exc})") from None
         try:
-            return _from_report(target, path.name)
+            return _from_report(target, path.name, per_launch)
         except InputFileError as exc:
             # Name the user's file, not the unpacked copy that is deleted on return.
             message = exc.message.removeprefix(f"{target}: ")
             raise InputFileError(path, message, hint=exc.hint) from None
 
 
-def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
+def read_evidence(path: Path, *, kernel: str | None = None, per_launch: bool = False) -> ProfileSummary:
     """Evidence from any profiler output kernelopt understands.
 
     Args:
         path: an ``.ncu-rep``, an ncu CSV export (details, raw or ``--metrics`` page), a profile folder
             (``profiles/v<N>/``) or a ``summary.json``; AMD artifacts are delegated to the AMD reader.
         kernel: keep only the kernels matching this name, regex or ``#<launch id>``.
+        per_launch: one entry per launch instead of one per kernel and launch configuration (reports
+            and CSV exports; a recorded summary.json holds the groups it was written with).
 
     Raises:
         InputFileError: the path does not exist or is not a readable report.
@@ -98,7 +101,7 @@ def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
     if not path.exists():
         raise InputFileError(path, "no such file or folder")
     if is_amd_path(path):
-        summary = read_amd_path(path)
+        summary = read_amd_path(path, per_launch=per_launch)
     elif path.is_dir():
         if (path / SUMMARY_JSON).is_file():
             summary = read_summary(path)
@@ -106,17 +109,17 @@ def read_evidence(path: Path, *, kernel: str | None = None) -> ProfileSummary:
             reports = sorted(path.glob("*.ncu-rep"))
             csvs = sorted(path.glob("*.csv"))
             if reports:
-                summary = _from_report(reports[0], reports[0].name)
+                summary = _from_report(reports[0], reports[0].name, per_launch)
             elif csvs:
-                summary = _from_csv(csvs[0], csvs[0].name)
+                summary = _from_csv(csvs[0], csvs[0].name, per_launch)
             else:
                 raise InputFileError(path, "holds no summary.json, .ncu-rep or ncu CSV export")
     elif path.suffix == ".ncu-rep":
-        summary = _from_report(path, path.name)
+        summary = _from_report(path, path.name, per_launch)
     elif path.name.endswith(".ncu-rep.gz"):
-        summary = _from_gzipped_report(path)
+        summary = _from_gzipped_report(path, per_launch)
     elif path.suffix.lower() == ".csv":
-        summary = _from_csv(path, path.name)
+        summary = _from_csv(path, path.name, per_launch)
     elif path.suffix == ".json":
         summary = read_summary(path)
     else:
