@@ -328,6 +328,22 @@ def enumerate_space(space: Mapping[str, Sequence[int]]) -> list[dict[str, int]]:
     return [dict(zip(keys, values, strict=True)) for values in itertools.product(*(space[k] for k in keys))]
 
 
+def assign_lanes(examples: Sequence[str], lanes: int, *, by_space: bool = True) -> list[list[str]]:
+    """Spread ``examples`` over ``lanes`` GPUs so that the lanes finish about together.
+
+    Heaviest first onto the least loaded lane (the LPT rule). The weight of an example is the size of
+    its space (``by_space``, for sweeps) or 1 (for loops, which all run to the same wall-time limit).
+    """
+    loads = [0] * max(1, lanes)
+    out: list[list[str]] = [[] for _ in loads]
+    weight = {e: len(enumerate_space(SPACES[e])) if by_space else 1 for e in examples}
+    for name in sorted(examples, key=lambda e: -weight[e]):
+        i = loads.index(min(loads))
+        out[i].append(name)
+        loads[i] += weight[name]
+    return out
+
+
 def subsample(configs: list[dict[str, int]], naive: dict[str, int], limit: int | None) -> list[dict[str, int]]:
     """At most ``limit`` configurations: the naive one, then others evenly spread over the space."""
     if limit is None or len(configs) <= limit:

@@ -12,7 +12,7 @@
 # between calls on a warm machine); poll again until $OUT/progress.txt says "phase ... done".
 #
 # Phase `sweep`: benchmarks/sweep_compare.py over every example into $STATE/sweeps/<example>.json, one
-#   lane per GPU (examples spread over the lanes, biggest spaces first), compiles in parallel
+#   lane per GPU (examples spread so each lane has about as many configurations), compiles in parallel
 #   (SWEEP_JOBS processes per lane, default CPU cores / lanes), at most SWEEP_BUDGET_S seconds of timing
 #   per example (default 300; a cut sweep resumes on the next `sweep` call, and a finished one whose
 #   kernel, reference and timer are unchanged is not run again).
@@ -42,9 +42,16 @@ PY=${PYTHON:-python3}
 
 examples() {
     if [ -n "${EXAMPLES:-}" ]; then echo "$EXAMPLES"; return; fi
-    # biggest spaces first, so the lanes finish together
-    $PY -c 'import sys; sys.path.insert(0, "benchmarks"); import math, sweep_compare as s
-print(" ".join(sorted(s.SPACES, key=lambda e: -math.prod(len(v) for v in s.SPACES[e].values()))))'
+    $PY -c 'import sys; sys.path.insert(0, "benchmarks"); import sweep_compare as s; print(" ".join(s.EXAMPLES))'
+}
+
+# lanes N sweep|loop: one line of examples per lane (sweep_compare.assign_lanes: about as many
+# configurations per lane for sweeps, as many examples per lane for loops)
+lanes() {
+    # shellcheck disable=SC2016
+    $PY -c 'import sys; sys.path.insert(0, "benchmarks"); import sweep_compare as s
+for lane in s.assign_lanes(sys.argv[3].split(), int(sys.argv[1]), by_space=sys.argv[2] == "sweep"):
+    print(" ".join(lane))' "$1" "$2" "$(examples)"
 }
 
 gpus() {
@@ -91,30 +98,24 @@ loop_lane() {
     done
 }
 
-# run_phase NAME LANE_FUNCTION: spread the examples over the GPUs, one lane each, and wait for all
+# run_phase sweep|loop: spread the examples over the GPUs, one lane each, and wait for all
 run_phase() {
-    local phase=$1 lane=$2 g i=0
-    local -a gs exs
+    local phase=$1 i
+    local -a gs assigned
     read -r -a gs <<< "$(gpus)"
-    read -r -a exs <<< "$(examples)"
-    local -a assigned
-    for g in "${gs[@]}"; do assigned+=(""); done
-    for ex in "${exs[@]}"; do
-        assigned[$((i % ${#gs[@]}))]+="$ex "
-        i=$((i + 1))
-    done
+    mapfile -t assigned < <(lanes "${#gs[@]}" "$phase")
     SWEEP_JOBS=${SWEEP_JOBS:-$(( $(nproc) / ${#gs[@]} > 1 ? $(nproc) / ${#gs[@]} : 1 ))}
     export SWEEP_JOBS
     for i in "${!gs[@]}"; do
         # shellcheck disable=SC2086
-        [ -n "${assigned[$i]}" ] && $lane "${gs[$i]}" ${assigned[$i]} &
+        [ -n "${assigned[$i]:-}" ] && "${phase}_lane" "${gs[$i]}" ${assigned[$i]} &
     done
     wait
 }
 
 phase_sweep() {
     progress "phase sweep: start (GPUs $(gpus); examples $(examples))"
-    run_phase sweep sweep_lane
+    run_phase sweep
     $PY benchmarks/sweep_compare.py --example "$(examples | tr ' ' ',' | sed 's/,$//')" \
         --sweep-dir "$STATE/sweeps" --no-sweep --device cpu --markdown "$STATE/sweeps.md" \
         > "$STATE/logs/sweep_table.txt" 2>&1
@@ -124,7 +125,7 @@ phase_sweep() {
 phase_loop() {
     progress "phase loop: start (GPUs $(gpus); examples $(examples))"
     : > "$STATE/loop_walls.txt"
-    run_phase loop loop_lane
+    run_phase loop
     progress "compare: start"
     CUDA_VISIBLE_DEVICES=$(gpus | cut -d' ' -f1) timeout 1500 $PY benchmarks/sweep_compare.py \
         --example "$(examples | tr ' ' ',' | sed 's/,$//')" --sweep-dir "$STATE/sweeps" --no-sweep --compare \
