@@ -514,16 +514,34 @@ def evaluate(
         return Status.ERROR, None, err, f"while timing: {_problem(exc)}"
 
 
-def _precompile_worker(job: tuple[str, str, dict[str, Any], str, str]) -> str:
-    """Compile one variant by running it once (fills the shared Triton cache); returns its name."""
-    reference_py, device, shape, path, name = job
+def write_variant(source: str, config: Mapping[str, int], path: Path) -> None:
+    """Write the variant of ``source`` with ``config`` to ``path`` atomically (a killed writer leaves nothing)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(variant_source(source, config), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+_WORKER_INPUTS: dict[tuple[str, str], list[Any]] = {}
+
+
+def _precompile_worker(job: tuple[str, str, dict[str, Any], str, dict[str, int], str, str]) -> str:
+    """Write one variant and compile it by running it once (fills the shared Triton cache); returns its name.
+
+    Writing happens here too because the libcst edit costs about 0.1-0.3 s a variant: in ``--jobs``
+    processes it is no longer the sweep's bottleneck. The inputs are made once per process.
+    """
+    reference_py, device, shape, source, config, path, name = job
     import torch
 
-    ref = load_module(Path(reference_py), "sweep_reference")
-    torch.manual_seed(0)
-    inputs = ref.get_inputs(**shape, device=device)
+    write_variant(source, config, Path(path))
+    key = (reference_py, json.dumps(shape, sort_keys=True))
+    if key not in _WORKER_INPUTS:
+        ref = load_module(Path(reference_py), "sweep_reference")
+        torch.manual_seed(0)
+        _WORKER_INPUTS.clear()
+        _WORKER_INPUTS[key] = ref.get_inputs(**shape, device=device)
     try:
-        load_module(Path(path), name).run(*inputs)
+        load_module(Path(path), name).run(*_WORKER_INPUTS[key])
         torch.cuda.synchronize()
     except Exception:  # reported again (and recorded) by the timing pass
         pass
@@ -534,17 +552,18 @@ def precompile(
     reference_py: Path,
     device: str,
     shape: dict[str, Any],
-    variants: list[tuple[Path, str]],
+    source: str,
+    variants: Sequence[tuple[dict[str, int], Path, str]],
     jobs: int,
     timeout_s: float,
 ) -> str | None:
-    """Compile ``variants`` in ``jobs`` processes within ``timeout_s``; a note when not all finished."""
+    """Write and compile ``variants`` in ``jobs`` processes within ``timeout_s``; a note when not all finished."""
     import multiprocessing
 
-    work = [(str(reference_py), device, shape, str(p), n) for p, n in variants]
+    work = [(str(reference_py), device, shape, source, cfg, str(p), n) for cfg, p, n in variants]
     done = 0
     deadline = time.monotonic() + timeout_s
-    pool = multiprocessing.get_context("spawn").Pool(processes=min(jobs, len(work)), maxtasksperchild=32)
+    pool = multiprocessing.get_context("spawn").Pool(processes=min(jobs, len(work)))
     try:
         results = pool.imap_unordered(_precompile_worker, work)
         while done < len(work):
@@ -684,16 +703,15 @@ def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, l
                 sweep.configs.append(ConfigResult(config=cfg, status=Status.PRUNED, message=problem))
                 continue
             name = f"sweep_{ctx.example}_c{len(variants):05d}"
-            file = Path(work) / f"{name}.py"
-            file.write_text(variant_source(ctx.source, cfg), encoding="utf-8")
-            variants.append((cfg, file, name))
+            variants.append((cfg, Path(work) / f"{name}.py", name))
         if device.startswith("cuda") and args.jobs > 1 and len(variants) > 1:
-            log(f"[{ctx.example}] compiling {len(variants)} variants in {args.jobs} processes")
+            log(f"[{ctx.example}] writing and compiling {len(variants)} variants in {args.jobs} processes")
             note = precompile(
                 ctx.folder / "reference.py",
                 device,
                 ctx.shape,
-                [(p, n) for _, p, n in variants],
+                ctx.source,
+                variants,
                 args.jobs,
                 max(1.0, 0.6 * budget - elapsed()) if budget else 3600.0,
             )
@@ -706,6 +724,8 @@ def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, l
                 sweep.warnings.append(f"time budget of {budget:.0f} s spent: {left} configurations left for later")
                 log(f"[{ctx.example}] time budget spent, {left} configurations left (resume with the same command)")
                 break
+            if not file.exists():  # not written by a compile process (CPU, or the compile time ran out)
+                write_variant(ctx.source, cfg, file)
             status, timing, err, message = evaluate(file, name, ctx.inputs, ctx.expected, ctx.ref, device, args.samples)
             sweep.configs.append(
                 ConfigResult(

@@ -13,9 +13,9 @@
 #
 # Phase `sweep`: benchmarks/sweep_compare.py over every example into $STATE/sweeps/<example>.json, one
 #   lane per GPU (examples spread so each lane has about as many configurations), compiles in parallel
-#   (SWEEP_JOBS processes per lane, default CPU cores / lanes), at most SWEEP_BUDGET_S seconds of timing
-#   per example (default 300; a cut sweep resumes on the next `sweep` call, and a finished one whose
-#   kernel, reference and timer are unchanged is not run again).
+#   (SWEEP_JOBS processes per lane, default CPU cores / lanes), at most SWEEP_BUDGET_S seconds of
+#   compiling and timing per example (default 450; a cut sweep resumes on the next `sweep` call, and a
+#   finished one whose kernel, reference and timer are unchanged is not run again).
 # Phase `loop`: for each example `kernelopt optimize examples/X --root $W --max-wall-min M` (one lane
 #   per GPU), its wall time into $STATE/loop_walls.txt, then one process on GPU 0 re-times V0, the loop's
 #   final kernel and the exhaustive best of every example together and writes the table
@@ -23,7 +23,8 @@
 #
 # Env: OUT (required), STATE, EXAMPLES (default: every example of sweep_compare.SPACES), GPUS (default:
 #   all, from nvidia-smi -L), MAX_WALL_MIN (loop wall per example, default 3; WALL_<example> overrides),
-#   MAX_ITERS (default 30), SWEEP_BUDGET_S, SWEEP_JOBS, WS_ROOT (default $STATE/ws).
+#   MAX_ITERS (default: the task card's max_iterations), SWEEP_BUDGET_S, SWEEP_JOBS, WS_ROOT (default
+#   $STATE/ws).
 # Prerequisites (device tool): the dependencies installed (e.g. a carried .whl into /tmp/site) and
 #   PYTHONPATH=/tmp/site:$PWD/src:/opt/nvidia/nsight-compute/2025.3.1/extras/python
 #   (see scripts/gpu_session_lanes.sh).
@@ -71,8 +72,8 @@ sweep_lane() {
     for ex in "$@"; do
         start=$(date +%s)
         progress "sweep $ex on GPU $gpu: start"
-        CUDA_VISIBLE_DEVICES=$gpu timeout $(( ${SWEEP_BUDGET_S:-300} + 300 )) $PY benchmarks/sweep_compare.py \
-            --example "$ex" --sweep-dir "$STATE/sweeps" --time-budget-s "${SWEEP_BUDGET_S:-300}" \
+        CUDA_VISIBLE_DEVICES=$gpu timeout $(( ${SWEEP_BUDGET_S:-450} + 300 )) $PY benchmarks/sweep_compare.py \
+            --example "$ex" --sweep-dir "$STATE/sweeps" --time-budget-s "${SWEEP_BUDGET_S:-450}" \
             --jobs "$SWEEP_JOBS" > "$STATE/logs/sweep_$ex.txt" 2>&1
         progress "sweep $ex on GPU $gpu: rc=$? wall_s=$(( $(date +%s) - start ))"
     done
@@ -86,8 +87,9 @@ loop_lane() {
         wall=$(eval echo "\${WALL_$ex:-${MAX_WALL_MIN:-3}}")
         rm -rf "$W/kernel_opt_$ex"
         progress "loop $ex on GPU $gpu: start (max wall $wall min)"
+        # shellcheck disable=SC2086
         CUDA_VISIBLE_DEVICES=$gpu timeout "$(awk "BEGIN { print int($wall * 60 + 180) }")" $PY -m kernelopt \
-            optimize "examples/$ex" --root "$W" --max-iters "${MAX_ITERS:-30}" --max-wall-min "$wall" \
+            optimize "examples/$ex" --root "$W" ${MAX_ITERS:+--max-iters $MAX_ITERS} --max-wall-min "$wall" \
             > "$STATE/logs/optimize_$ex.txt" 2>&1
         rc=$?
         echo "$ex $(( $(date +%s) - start ))" >> "$STATE/loop_walls.txt"

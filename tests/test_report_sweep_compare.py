@@ -295,3 +295,23 @@ def test_cpu_sweep_reuse_and_compare(ws_root: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "sweep fresh: changed since the sweep: kernel_sha256" in proc.stdout
     assert json.loads((sweeps / "gelu_fp32.json").read_text())["sittings"] == 1
+
+
+def test_compile_processes_write_every_variant_and_respect_the_time_limit(
+    sweep: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """precompile writes each variant (atomically, through the tunables' edit) in its worker processes; a
+    limit that runs out returns a note instead of waiting (the timing pass writes what is missing)."""
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # spawn children import the module by name
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    source = (EXAMPLES / "gelu_fp32" / "kernel.py").read_text()
+    configs = [{"BLOCK_SIZE": b, "num_warps": 4} for b in (256, 512, 1024)]
+    variants = [(c, tmp_path / f"v{i}.py", f"sweep_test_v{i}") for i, c in enumerate(configs)]
+    ref_py = EXAMPLES / "gelu_fp32" / "reference.py"
+    note = sweep.precompile(ref_py, "cpu", {"n": 64}, source, variants, 2, 60.0)
+    assert note is None
+    for cfg, path, _ in variants:
+        assert path.read_text() == sweep.variant_source(source, cfg)
+    assert not list(tmp_path.glob(".*.tmp"))
+    note = sweep.precompile(ref_py, "cpu", {"n": 64}, source, [(configs[0], tmp_path / "late.py", "late")], 1, 0.01)
+    assert note == "compiled 0 of 1 variants in 0 s; the rest compile while timing"
