@@ -24,8 +24,22 @@ from kernelopt.taskcard import TaskCard
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 SWEEP_SCRIPT = REPO / "benchmarks" / "sweep_compare.py"
-# Every example folder (kernel.py + reference.py + README.md directly inside examples/).
-NAMES = tuple(sorted(p.parent.name for p in EXAMPLES.glob("*/kernel.py") if (p.parent / "reference.py").is_file()))
+
+
+def function_form_examples(root: Path) -> tuple[str, ...]:
+    """Folders directly inside ``root`` with kernel.py (defining ``run``), reference.py and README.md."""
+    return tuple(
+        sorted(
+            p.parent.name
+            for p in root.glob("*/kernel.py")
+            if (p.parent / "reference.py").is_file()
+            and (p.parent / "README.md").is_file()
+            and "\ndef run(" in p.read_text(encoding="utf-8")
+        )
+    )
+
+
+NAMES = function_form_examples(EXAMPLES)
 TORCH_DTYPES = {"fp16": "torch.float16", "bf16": "torch.bfloat16", "fp32": "torch.float32"}
 
 # Runs in the child, after benchmarks/sweep_compare.py's interpreter_shim (the one copy of the two fixes

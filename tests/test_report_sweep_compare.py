@@ -44,8 +44,9 @@ def sweep() -> ModuleType:
 
 
 def test_every_example_has_a_space_of_legal_values_holding_its_start(sweep: ModuleType) -> None:
-    folders = {p.parent.name for p in EXAMPLES.glob("*/kernel.py")}
-    assert set(sweep.SPACES) == folders
+    from .test_examples import function_form_examples
+
+    assert set(sweep.SPACES) == set(function_form_examples(EXAMPLES))  # the suite covers every example
     sizes = {name: len(sweep.enumerate_space(space)) for name, space in sweep.SPACES.items()}
     assert sizes["matmul"] == 768 and sizes["elementwise"] == 48
     assert sum(1 for n in sizes.values() if n >= sweep.LARGE_SPACE_CONFIGS) >= 3  # the wall/evals target applies
