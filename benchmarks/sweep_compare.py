@@ -145,6 +145,11 @@ LARGE_SPACE_CONFIGS = 300
 EVALS_FRACTION = 5
 #: Save the sweep file after this many timed configurations (and at the end).
 SAVE_EVERY = 10
+#: The result of a configuration during whose check or timing the sweep process died (killed by the
+#: outer timeout, or crashed): a resumed sweep records it instead of meeting it again.
+DIED = (
+    "the sweep process was killed or died while checking or timing this configuration (a hang or a crash); not retried"
+)
 
 
 class Status(StrEnum):
@@ -680,6 +685,17 @@ def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, l
     wanted = {_config_id(c) for c in configs}
     sweep.configs = [c for c in sweep.configs if _config_id(c.config) in wanted]
     have = {_config_id(c.config) for c in sweep.configs}
+    inflight = path.with_name(f"{ctx.example}.inflight.json")  # the configuration being checked or timed
+    if decision == Reuse.RESUME and inflight.is_file():
+        try:
+            died = json.loads(inflight.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            died = None
+        if isinstance(died, dict) and _config_id(died) in wanted and _config_id(died) not in have:
+            sweep.configs.append(ConfigResult(config=died, status=Status.ERROR, message=DIED))
+            have.add(_config_id(died))
+            log(f"[{ctx.example}] {died}: {DIED}")
+    inflight.unlink(missing_ok=True)
     todo = [c for c in configs if _config_id(c) not in have]
 
     start = time.monotonic()
@@ -726,6 +742,8 @@ def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, l
                 break
             if not file.exists():  # not written by a compile process (CPU, or the compile time ran out)
                 write_variant(ctx.source, cfg, file)
+            if args.sweep_dir:
+                write_json(inflight, cfg)
             status, timing, err, message = evaluate(file, name, ctx.inputs, ctx.expected, ctx.ref, device, args.samples)
             sweep.configs.append(
                 ConfigResult(
@@ -746,6 +764,7 @@ def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, l
                 shown = f"{best.latency_us:.2f} us {best.config}" if best and best.latency_us else "n/a"
                 log(f"[{ctx.example}] {k + 1}/{len(variants)} timed, best {shown}")
     save()
+    inflight.unlink(missing_ok=True)
     return sweep
 
 

@@ -229,7 +229,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
 
 
-def test_cpu_sweep_reuse_and_compare(ws_root: Path, tmp_path: Path) -> None:
+def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path: Path) -> None:
     """A sweep is written, reused when nothing changed, resumed when configurations are missing, and compared."""
     sweeps = tmp_path / "sweeps"
     common = ("--example", "gelu_fp32", "--sweep-dir", str(sweeps))
@@ -247,6 +247,13 @@ def test_cpu_sweep_reuse_and_compare(ws_root: Path, tmp_path: Path) -> None:
     proc = _run(*common, "--max-configs", "3")
     assert proc.returncode == 0 and "sweep skip: kernel, reference and timer unchanged" in proc.stdout
     assert json.loads((sweeps / "gelu_fp32.json").read_text())["sittings"] == 1  # nothing timed again
+
+    # the process died while timing the one configuration a 4-config subsample adds: it is not retried
+    naive = {"BLOCK_SIZE": 16384, "num_warps": 16}
+    configs = sweep.subsample(sweep.enumerate_space(sweep.SPACES["gelu_fp32"]), naive, 4)
+    have = [c["config"] for c in doc["configs"]]
+    (died,) = [c for c in configs if c not in have]
+    (sweeps / "gelu_fp32.inflight.json").write_text(json.dumps(died))
 
     ws = _workspace(ws_root)
     walls = tmp_path / "walls.txt"
@@ -270,6 +277,10 @@ def test_cpu_sweep_reuse_and_compare(ws_root: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "sweep resume: 1 of 4 configurations not measured yet" in proc.stdout
+    assert "the sweep process was killed or died" in proc.stdout
+    assert not (sweeps / "gelu_fp32.inflight.json").exists()
+    (entry,) = [c for c in json.loads((sweeps / "gelu_fp32.json").read_text())["configs"] if c["config"] == died]
+    assert entry["status"] == "error" and entry["latency_us"] is None and "not retried" in entry["message"]
     run = json.loads(out.read_text())
     assert run["device"] == "cpu" and run["sweeps"]["gelu_fp32"]["sittings"] == 2
     assert run["sweeps"]["gelu_fp32"]["timed"] == 4
