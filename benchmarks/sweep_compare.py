@@ -926,12 +926,23 @@ def compare_example(
     )
     if sweep is None:
         row.notes.append("no sweep: exhaustive columns are n/a")
-    elif not sweep.complete:
-        row.notes.append("sweep incomplete: the best is the best of the configurations measured so far")
+    else:
+        if not sweep.complete:
+            row.notes.append("sweep incomplete: the best is the best of the configurations measured so far")
+        decision, why = reuse_decision(sweep, sweep_key(ctx, device), [])
+        if decision == Reuse.FRESH:
+            row.notes.append(f"the sweep file was made for another setting ({why}): its best may not be this one's")
     if row.loop is None:
         row.notes.append(f"no kernelopt workspace at {ws}: loop columns are n/a")
     elif row.loop.problem:
         row.notes.append(f"workspace unreadable: {row.loop.problem}")
+    if row.loop is not None or best is not None:
+        shown = [
+            f"{label} {' '.join(f'{k}={v}' for k, v in cfg.items())}"
+            for label, cfg in (("loop final", row.loop.final_config if row.loop else None), ("best", row.best_config))
+            if cfg
+        ]
+        row.notes.append("; ".join(shown))
     with tempfile.TemporaryDirectory(prefix=f"compare_{ctx.example}_") as work:
         files: list[tuple[str, Path]] = [("v0", ctx.folder / "kernel.py")]
         if row.loop is not None:
