@@ -144,7 +144,8 @@ collect() {
     [ -f "$STATE/compare.json" ] && cp "$STATE/compare.json" "$OUT/compare.json"
     tar -C "$STATE" -czf "$OUT/sweeps.tar.gz" sweeps logs 2> /dev/null
     if [ -d "$W" ] && [ -n "$(ls -A "$W" 2> /dev/null)" ]; then
-        tar -C "$W" --exclude='*.ncu-rep' -czf "$OUT/workspaces.tar.gz" . 2> /dev/null
+        # without the profiler reports and the compiled code (.kernelopt/build: triton caches per version)
+        tar -C "$W" --exclude='*.ncu-rep' --exclude='./*/.kernelopt/build' -czf "$OUT/workspaces.tar.gz" . 2> /dev/null
     fi
     { date -u; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv 2>&1
       git -C "$ROOT" log -1 --format='%H %s' 2>&1; } > "$OUT/session.txt"
