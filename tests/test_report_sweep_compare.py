@@ -327,3 +327,13 @@ def test_compile_processes_write_every_variant_and_respect_the_time_limit(
     assert not list(tmp_path.glob(".*.tmp"))
     note = sweep.precompile(ref_py, "cpu", {"n": 64}, source, [(configs[0], tmp_path / "late.py", "late")], 1, 0.01)
     assert note == "compiled 0 of 1 variants in 0 s; the rest compile while timing"
+
+
+def test_lanes_balance_configurations_for_sweeps_and_examples_for_loops(sweep: ModuleType) -> None:
+    names = list(sweep.SPACES)
+    two = sweep.assign_lanes(names, 2)
+    assert sorted(n for lane in two for n in lane) == sorted(names)
+    loads = [sum(len(sweep.enumerate_space(sweep.SPACES[n])) for n in lane) for lane in two]
+    assert max(loads) - min(loads) <= max(len(sweep.enumerate_space(s)) for s in sweep.SPACES.values())
+    assert [len(lane) for lane in sweep.assign_lanes(names, 4, by_space=False)] == [3, 3, 2, 2]
+    assert sweep.assign_lanes(["sumsq"], 3) == [["sumsq"], [], []]
