@@ -3,7 +3,7 @@
 Written by someone who copied the tile sizes of a square GEMM: 256 x 128 tiles with BLOCK_K=128, 8
 warps and no software pipelining (num_stages=1). With N=128 the whole width of C is one tile, so the
 grid is only M / 256 = 64 programs on a GPU with 132 SMs: half the SMs idle, and each busy one waits
-on its unpipelined loads. The knob values start above the optimum in BLOCK_M. kernelopt tunes the
+on its unpipelined loads: BLOCK_M starts above what fills the GPU. kernelopt tunes the
 launch keywords (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages).
 """
 
