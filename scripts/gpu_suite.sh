@@ -4,7 +4,15 @@
 #
 #   bash scripts/gpu_suite.sh sweep [WAIT_S]   start phase `sweep` in the background, wait, collect
 #   bash scripts/gpu_suite.sh loop  [WAIT_S]   start phase `loop` in the background, wait, collect
+#   bash scripts/gpu_suite.sh compare [WAIT_S] only the comparison (of $EXAMPLES, default every example)
 #   bash scripts/gpu_suite.sh poll  [WAIT_S]   wait for the running phase (if any), collect
+#
+# Several sittings: a fresh machine has no $STATE. Unpack a previous $OUT/sweeps.tar.gz into
+# build/gpu_suite/ here and carry build/gpu_suite/sweeps (the run tool's `carry`): finished sweeps whose
+# kernel, reference and timer are unchanged are reused, cut ones resumed (for `compare` alone, also
+# unpack $OUT/workspaces.tar.gz into build/gpu_suite/ws and carry it, with build/gpu_suite/loop_walls.txt). EXAMPLES="a b" limits a phase
+# to some examples (e.g. the loops a cold machine cut; their walls are appended to loop_walls.txt, the
+# last line per example wins); then `compare` compares every example again.
 #
 # Each call returns within WAIT_S seconds (default 540, inside the device tool's 10-minute limit) and
 # copies what exists so far into $OUT (at most 8 files, no folders: bigger things are tarred). A phase
@@ -28,9 +36,10 @@
 # Prerequisites (device tool): the dependencies installed (e.g. a carried .whl into /tmp/site) and
 #   PYTHONPATH=/tmp/site:$PWD/src:/opt/nvidia/nsight-compute/2025.3.1/extras/python
 #   (see scripts/gpu_session_lanes.sh).
-# Expected durations (estimates from the 2026-11-29 sweeps: 25-50 s for a 50-170 config space, 243 s for
-#   matmul's 636): phase sweep about 18 GPU-minutes of sweeps in all (about 9-10 min on 2 GPUs, 5-6 on
-#   4); phase loop about ceil(10 / GPUs) x (MAX_WALL_MIN + 1) minutes, plus about 3 min of comparison.
+# Expected durations (estimates, from the 2026-11-29 sweeps: 25-50 s for a 40-170 config space, 243 s
+#   for matmul's 636; 2,644 configurations in all now): phase sweep about 15-18 GPU-minutes in all
+#   (8-9 min on 2 GPUs, 4-5 on 4); phase loop about ceil(10 / GPUs) x (MAX_WALL_MIN + 1.5) minutes,
+#   plus 2-4 min of comparison.
 set -u
 MODE=${1:-poll}
 WAIT_S=${2:-540}
@@ -126,15 +135,24 @@ phase_sweep() {
 
 phase_loop() {
     progress "phase loop: start (GPUs $(gpus); examples $(examples))"
-    : > "$STATE/loop_walls.txt"
     run_phase loop
+    compare
+    progress "phase loop done"
+}
+
+phase_compare() {
+    progress "phase compare: start"
+    compare
+    progress "phase compare done"
+}
+
+compare() {
     progress "compare: start"
     CUDA_VISIBLE_DEVICES=$(gpus | cut -d' ' -f1) timeout 1500 $PY benchmarks/sweep_compare.py \
         --example "$(examples | tr ' ' ',' | sed 's/,$//')" --sweep-dir "$STATE/sweeps" --no-sweep --compare \
         --workspace-root "$W" --loop-walls "$STATE/loop_walls.txt" --json "$STATE/compare.json" \
         --markdown "$STATE/compare.md" > "$STATE/logs/compare.txt" 2>&1
     progress "compare: rc=$?"
-    progress "phase loop done"
 }
 
 collect() {
@@ -142,7 +160,7 @@ collect() {
     [ -f "$STATE/sweeps.md" ] && cp "$STATE/sweeps.md" "$OUT/sweeps.md"
     [ -f "$STATE/compare.md" ] && cp "$STATE/compare.md" "$OUT/compare.md"
     [ -f "$STATE/compare.json" ] && cp "$STATE/compare.json" "$OUT/compare.json"
-    tar -C "$STATE" -czf "$OUT/sweeps.tar.gz" sweeps logs 2> /dev/null
+    (cd "$STATE" && tar -czf "$OUT/sweeps.tar.gz" sweeps logs $(ls loop_walls.txt 2> /dev/null)) 2> /dev/null
     if [ -d "$W" ] && [ -n "$(ls -A "$W" 2> /dev/null)" ]; then
         # without the profiler reports and the compiled code (.kernelopt/build: triton caches per version)
         tar -C "$W" --exclude='*.ncu-rep' --exclude='./*/.kernelopt/build' -czf "$OUT/workspaces.tar.gz" . 2> /dev/null
@@ -160,7 +178,7 @@ wait_running() {
 }
 
 case "$MODE" in
-    sweep | loop)
+    sweep | loop | compare)
         if running; then
             echo "a phase is already running (pid $(cat "$STATE/pid")); polling it" >&2
         else
@@ -176,8 +194,9 @@ case "$MODE" in
         ;;
     _sweep) phase_sweep ;;
     _loop) phase_loop ;;
+    _compare) phase_compare ;;
     *)
-        echo "usage: bash scripts/gpu_suite.sh sweep|loop|poll [WAIT_S]" >&2
+        echo "usage: bash scripts/gpu_suite.sh sweep|loop|compare|poll [WAIT_S]" >&2
         exit 2
         ;;
 esac
