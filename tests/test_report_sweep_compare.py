@@ -337,3 +337,22 @@ def test_lanes_balance_configurations_for_sweeps_and_examples_for_loops(sweep: M
     assert max(loads) - min(loads) <= max(len(sweep.enumerate_space(s)) for s in sweep.SPACES.values())
     assert [len(lane) for lane in sweep.assign_lanes(names, 4, by_space=False)] == [3, 3, 2, 2]
     assert sweep.assign_lanes(["sumsq"], 3) == [["sumsq"], [], []]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_gpu_sweep_compiles_in_processes_and_times_on_cuda(tmp_path: Path) -> None:
+    """On a GPU: the compile processes write and compile the variants, the harness's CUDA timer times them,
+    and the sweep file records the GPU (KERNELOPT_GPU_TESTS=1; about a minute)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    sweeps = tmp_path / "sweeps"
+    cmd = [sys.executable, str(SCRIPT), "--example", "gelu_fp32,linear_bf16", "--device", "cuda", "--small"]
+    cmd += ["--max-configs", "6", "--jobs", "3", "--sweep-dir", str(sweeps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=280, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "writing and compiling" in proc.stdout
+    for name in ("gelu_fp32", "linear_bf16"):
+        doc = json.loads((sweeps / f"{name}.json").read_text())
+        assert doc["complete"] and doc["key"]["gpu"] and doc["key"]["device"] == "cuda"
+        ok = [c for c in doc["configs"] if c["status"] == "ok"]
+        assert ok and all(c["method"].startswith("cuda") and c["latency_us"] > 0 for c in ok)
