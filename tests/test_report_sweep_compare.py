@@ -1,7 +1,8 @@
-"""benchmarks/sweep_compare.py: knob-space helpers, and a CPU smoke run against a synthetic workspace."""
+"""benchmarks/sweep_compare.py: the spaces, the sweep file reuse rule, the table, and CPU runs of both jobs."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,7 @@ from kernelopt.memory.model import (
     PitfallAndFix,
     QualityGate,
 )
+from kernelopt.tunables import ResourceLimits, discover
 from kernelopt.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,27 +43,44 @@ def sweep() -> ModuleType:
     return mod
 
 
-def test_space_sizes_and_naive_configs_are_in_the_space(sweep: ModuleType) -> None:
+def test_every_example_has_a_space_of_legal_values_holding_its_start(sweep: ModuleType) -> None:
+    from .test_examples import function_form_examples
+
+    assert set(sweep.SPACES) == set(function_form_examples(EXAMPLES))  # the suite covers every example
     sizes = {name: len(sweep.enumerate_space(space)) for name, space in sweep.SPACES.items()}
-    assert sizes == {"elementwise": 48, "softmax": 144, "layernorm": 168, "matmul": 768}
+    assert sizes["matmul"] == 768 and sizes["elementwise"] == 48
+    assert sum(1 for n in sizes.values() if n >= sweep.LARGE_SPACE_CONFIGS) >= 3  # the wall/evals target applies
     for name, space in sweep.SPACES.items():
-        found = sweep._launch_literals((EXAMPLES / name / "kernel.py").read_text())
-        assert set(space) == set(found)
-        assert all(found[k] in values for k, values in space.items())  # the naive start is one of the configs
+        tunables = {t.name: t for t in discover(EXAMPLES / name / "kernel.py") if t.editable}
+        assert set(space) <= set(tunables), name
+        for knob, values in space.items():
+            assert tunables[knob].value in values, (name, knob)  # the naive start is one of the configs
+            assert all(tunables[knob].legality.problem(v) is None for v in values), (name, knob)
 
 
 def test_variant_source_changes_only_the_literals(sweep: ModuleType) -> None:
-    source = (EXAMPLES / "matmul" / "kernel.py").read_text()
-    new = sweep._splice(source, {"BLOCK_M": 128, "num_stages": 3})
-    assert sweep._launch_literals(new) == {**sweep._launch_literals(source), "BLOCK_M": 128, "num_stages": 3}
+    source = (EXAMPLES / "linear_bf16" / "kernel.py").read_text()
+    new = sweep.variant_source(source, {"BLOCK_M": 128, "num_stages": 3, "num_warps": 8})
     changed = [(a, b) for a, b in zip(source.splitlines(), new.splitlines(), strict=True) if a != b]
     assert changed == [
-        ("        BLOCK_M=32,", "        BLOCK_M=128,"),
+        ("        BLOCK_M=64,", "        BLOCK_M=128,"),
         ("        num_stages=1,", "        num_stages=3,"),
     ]
-    assert sweep.variant_source(source, sweep._launch_literals(source)) == source
-    with pytest.raises(ValueError):
-        sweep._splice(source, {"NOT_A_KNOB": 1})
+    assert sweep.variant_source(source, {"BLOCK_M": 64}) == source
+
+
+def test_pruning_is_the_tunables_resource_estimate(sweep: ModuleType) -> None:
+    limits = ResourceLimits.for_gpu("h200", "bf16")
+    big = {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 1, "num_warps": 4, "num_stages": 2}
+    assert "registers" in (sweep.resource_problem(big, limits) or "")
+    deep = {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 256, "GROUP_M": 1, "num_warps": 8, "num_stages": 4}
+    assert "shared memory" in (sweep.resource_problem(deep, limits) or "")
+    assert sweep.resource_problem({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8}, limits) is None
+    # every example's naive start fits (else the loop could not start from it)
+    for name in sweep.SPACES:
+        card_dtype = (EXAMPLES / name / "README.md").read_text().split("dtype: ")[1].split()[0]
+        naive = {t.name: t.value for t in discover(EXAMPLES / name / "kernel.py") if t.name in sweep.SPACES[name]}
+        assert sweep.resource_problem(naive, ResourceLimits.for_gpu("h200", card_dtype)) is None, name
 
 
 def test_subsample_keeps_the_naive_config(sweep: ModuleType) -> None:
@@ -71,20 +91,104 @@ def test_subsample_keeps_the_naive_config(sweep: ModuleType) -> None:
     assert sweep.subsample(configs, naive, None) == configs
 
 
-def test_builtin_resource_estimate_prunes_what_cannot_fit(sweep: ModuleType) -> None:
-    big = {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 1, "num_warps": 4, "num_stages": 2}
-    assert "registers" in (sweep._builtin_resource_problem(big, "h200", "fp16") or "")
-    deep = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 1, "num_warps": 8, "num_stages": 4}
-    assert "shared memory" in (sweep._builtin_resource_problem(deep, "h200", "fp16") or "")
-    fine = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8, "num_warps": 8, "num_stages": 3}
-    assert sweep._builtin_resource_problem(fine, "h200", "fp16") is None
-    assert sweep._builtin_resource_problem({"BLOCK_SIZE": 1024, "num_warps": 4}, "h200", "fp16") is None
+def _key(sweep: ModuleType, **changes: Any) -> Any:
+    fields = dict(
+        example="gelu_fp32",
+        kernel_sha256="a" * 64,
+        reference_sha256="b" * 64,
+        timer_version="m2-0123",
+        device="cuda",
+        gpu="NVIDIA H200",
+        torch="2.11.0",
+        triton="3.6.0",
+        shape={"n": 1024},
+    )
+    return sweep.SweepKey(**{**fields, **changes})
+
+
+def test_reuse_rule(sweep: ModuleType, tmp_path: Path) -> None:
+    configs = [{"BLOCK_SIZE": 128, "num_warps": 4}, {"BLOCK_SIZE": 256, "num_warps": 4}]
+    assert sweep.reuse_decision(None, _key(sweep), configs)[0] == sweep.Reuse.FRESH
+    old = sweep.SweepFile(_key(sweep), {"BLOCK_SIZE": [128, 256], "num_warps": [4]}, configs[0])
+    old.configs = [sweep.ConfigResult(config=configs[0], status=sweep.Status.OK, latency_us=5.0, samples=10)]
+    decision, why = sweep.reuse_decision(old, _key(sweep), configs)
+    assert decision == sweep.Reuse.RESUME and why.startswith("1 of 2")
+    old.configs.append(sweep.ConfigResult(config=dict(reversed(configs[1].items())), status=sweep.Status.PRUNED))
+    assert sweep.reuse_decision(old, _key(sweep), configs)[0] == sweep.Reuse.SKIP  # key order does not matter
+    for change in ({"kernel_sha256": "c" * 64}, {"timer_version": "m3-0123"}, {"gpu": "NVIDIA H100"}):
+        decision, why = sweep.reuse_decision(old, _key(sweep, **change), configs)
+        assert decision == sweep.Reuse.FRESH and next(iter(change)) in why
+    # the file round-trips through JSON; a file of another schema or shape is unreadable, not fatal
+    path = tmp_path / "gelu_fp32.json"
+    sweep.write_json(path, old.to_json())
+    back, problem = sweep.read_sweep(path)
+    assert problem is None and back is not None and back.to_json() == old.to_json()
+    assert back.best() is not None and back.best().latency_us == 5.0 and len(back.timed()) == 1
+    path.write_text(json.dumps({"schema": 99}))
+    back, problem = sweep.read_sweep(path)
+    assert back is None and problem is not None and "schema" in problem
+    assert sweep.read_sweep(tmp_path / "absent.json") == (None, None)
+
+
+def test_timer_version_follows_the_harness_timer(sweep: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = sweep.timer_version()
+    assert first.startswith(f"m{sweep.MEASURE_VERSION}-") and sweep.timer_version() == first
+    monkeypatch.setattr(sweep, "MEASURE_VERSION", sweep.MEASURE_VERSION + 1)
+    assert sweep.timer_version() != first
+
+
+def test_loop_evaluations_count_candidates_when_recorded(sweep: ModuleType) -> None:
+    records = [
+        {"version": "v0"},
+        {
+            "version": "v1",
+            "candidates": [{"status": "ok"}, {"status": "wrong_result"}, {"status": "pruned"}, {"status": "ok"}],
+        },
+        {"version": "v2", "pitfalls_and_fixes": [{"error_type": "correctness_fail"}, {"error_type": "timeout"}]},
+    ]
+    assert sweep.count_evaluations(records) == (3, 3, 1)
+
+
+def test_compare_table_and_targets(sweep: ModuleType) -> None:
+    loop = sweep.LoopResult(workspace="/w", versions=6, candidates_timed=40, evaluations=46, wall_s=200.0)
+    row = sweep.CompareRow(
+        example="linear_bf16",
+        space_configs=1024,
+        sweep_configs=600,
+        sweep_wall_s=300.0,
+        sweep_complete=True,
+        best_config={"BLOCK_M": 128},
+        loop=loop,
+        v0_us=1000.0,
+        final_us=205.0,
+        best_us=200.0,
+    )
+    assert row.ratio == pytest.approx(1.025) and row.gap_pct == pytest.approx(2.5)
+    assert row.targets() == {"within_3pct": True, "wall_below_sweep": True, "evals_fifth": True}
+    small = sweep.CompareRow("gelu_fp32", 54, 50, 20.0, False, None, None, 10.0, None, 5.0)
+    assert small.targets() == {"within_3pct": None}
+    table = sweep.compare_table([row, small]).splitlines()
+    assert table[0].startswith("| kernel | V0 (us) | loop final (us) | exhaustive best (us) | final/best | gap % |")
+    assert table[2] == (
+        "| linear_bf16 | 1,000.00 | 205.00 | 200.00 | 1.025x | 2.5 | 46 (6 versions + 40 candidates) | 3.3 min "
+        "| 600 | 5.0 min | 3 % met, wall met, 1/5 met |"
+    )
+    assert table[3] == "| gelu_fp32 | 10.00 | n/a | 5.00 | n/a | n/a | n/a | n/a | 50 (incomplete) | 20 s | 3 % n/a |"
+    row.final_us, loop.wall_s, loop.evaluations = 206.5, 400.0, 121
+    assert sweep._targets_cell(row) == "3 % MISSED, wall MISSED, 1/5 MISSED"
+
+
+def test_loop_walls_file(sweep: ModuleType, tmp_path: Path) -> None:
+    f = tmp_path / "walls.txt"
+    f.write_text("# example seconds\ngelu_fp32 181\nmatmul 400.5  # cut\nbroken line-without-number x\ngelu_fp32 190\n")
+    assert sweep.read_loop_walls(f) == {"gelu_fp32": 190.0, "matmul": 400.5}
+    assert sweep.read_loop_walls(None) == {}
 
 
 def _workspace(root: Path) -> Workspace:
-    ex = EXAMPLES / "elementwise"
+    ex = EXAMPLES / "gelu_fp32"
     ws = Workspace.create(
-        "elementwise", kernel=ex / "kernel.py", reference=ex / "reference.py", task_card=ex / "README.md", root=root
+        "gelu_fp32", kernel=ex / "kernel.py", reference=ex / "reference.py", task_card=ex / "README.md", root=root
     )
     ws.memory.write(
         IterationRecord(
@@ -95,7 +199,7 @@ def _workspace(root: Path) -> Workspace:
         )
     )
     ws.kernel_py.write_text(
-        ws.kernel_py.read_text().replace("BLOCK_SIZE=128, num_warps=4", "BLOCK_SIZE=1024, num_warps=8")
+        ws.kernel_py.read_text().replace("BLOCK_SIZE=16384, num_warps=16", "BLOCK_SIZE=1024, num_warps=4")
     )
     ws.memory.write(
         IterationRecord(
@@ -119,49 +223,136 @@ def _workspace(root: Path) -> Workspace:
     return ws
 
 
-def test_cpu_smoke_run_against_a_workspace(ws_root: Path, tmp_path: Path) -> None:
-    ws = _workspace(ws_root)
-    out = tmp_path / "sweep.json"
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--example",
-            "elementwise",
-            "--device",
-            "cpu",
-            "--small",
-            "--max-configs",
-            "4",
-            "--samples",
-            "2",
-            "--workspace",
-            str(ws.root),
-            "--json",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=110,
-        env=env,
+    cmd = [sys.executable, str(SCRIPT), "--device", "cpu", "--small", "--samples", "2", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path: Path) -> None:
+    """A sweep is written, reused when nothing changed, resumed when configurations are missing, and compared."""
+    sweeps = tmp_path / "sweeps"
+    common = ("--example", "gelu_fp32", "--sweep-dir", str(sweeps))
+    proc = _run(*common, "--max-configs", "3")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "[gelu_fp32] sweep fresh: no sweep file" in proc.stdout
+    doc = json.loads((sweeps / "gelu_fp32.json").read_text())
+    assert doc["complete"] and doc["sittings"] == 1 and len(doc["configs"]) == 3
+    assert (
+        doc["key"]["kernel_sha256"] == hashlib.sha256((EXAMPLES / "gelu_fp32" / "kernel.py").read_bytes()).hexdigest()
+    )
+    assert doc["configs"][0]["config"] == {"BLOCK_SIZE": 16384, "num_warps": 16}  # the naive start first
+    assert all(c["status"] == "ok" and c["latency_us"] > 0 for c in doc["configs"])
+
+    proc = _run(*common, "--max-configs", "3")
+    assert proc.returncode == 0 and "sweep skip: kernel, reference and timer unchanged" in proc.stdout
+    assert json.loads((sweeps / "gelu_fp32.json").read_text())["sittings"] == 1  # nothing timed again
+
+    # the process died while timing the one configuration a 4-config subsample adds: it is not retried
+    naive = {"BLOCK_SIZE": 16384, "num_warps": 16}
+    configs = sweep.subsample(sweep.enumerate_space(sweep.SPACES["gelu_fp32"]), naive, 4)
+    have = [c["config"] for c in doc["configs"]]
+    (died,) = [c for c in configs if c not in have]
+    (sweeps / "gelu_fp32.inflight.json").write_text(json.dumps(died))
+
+    ws = _workspace(ws_root)
+    walls = tmp_path / "walls.txt"
+    walls.write_text("gelu_fp32 42\n")
+    out = tmp_path / "compare.json"
+    proc = _run(
+        *common,
+        "--max-configs",
+        "4",
+        "--compare",
+        "--compare-rounds",
+        "2",
+        "--workspace-root",
+        str(ws.root.parent),
+        "--loop-walls",
+        str(walls),
+        "--json",
+        str(out),
+        "--markdown",
+        str(tmp_path / "compare.md"),
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "exhaustive best (us)" in proc.stdout and "elementwise" in proc.stdout
-    doc = json.loads(out.read_text())
-    assert doc["device"] == "cpu"
-    (r,) = doc["results"]
-    assert r["shape"] == {"n": 4099}
-    timed = [c for c in r["configs"] if c["status"] != "pruned"]
-    assert len(timed) == 4 and timed[0]["config"] == {"BLOCK_SIZE": 128, "num_warps": 4}
-    assert all(c["status"] == "ok" and c["latency_us"] > 0 and c["max_abs_err"] is not None for c in timed)
-    loop = r["loop"]
-    assert loop["final_version"] == "V1" and loop["final_latency_us"] == 400.0
-    assert loop["baseline_latency_us"] == 900.0
-    assert loop["versions"] == 3 and loop["failed_attempts"] == 2 and loop["evaluations"] == 5
-    assert loop["final_config"] == {"BLOCK_SIZE": 1024, "num_warps": 8}
-    assert loop["final_retimed_status"] == "ok" and loop["final_retimed_us"] > 0
-    best = min(c["latency_us"] for c in timed)
-    assert r["best"]["latency_us"] == best
-    assert r["gap_pct"] == pytest.approx(100 * (loop["final_retimed_us"] - best) / best)
-    assert r["meets_target"] in (True, False)
+    assert "sweep resume: 1 of 4 configurations not measured yet" in proc.stdout
+    assert "the sweep process was killed or died" in proc.stdout
+    assert not (sweeps / "gelu_fp32.inflight.json").exists()
+    (entry,) = [c for c in json.loads((sweeps / "gelu_fp32.json").read_text())["configs"] if c["config"] == died]
+    assert entry["status"] == "error" and entry["latency_us"] is None and "not retried" in entry["message"]
+    run = json.loads(out.read_text())
+    assert run["device"] == "cpu" and run["sweeps"]["gelu_fp32"]["sittings"] == 2
+    assert run["sweeps"]["gelu_fp32"]["timed"] == 4
+    (row,) = run["compare"]
+    assert row["v0_us"] > 0 and row["final_us"] > 0 and row["best_us"] > 0
+    assert row["gap_pct"] == pytest.approx(100 * (row["final_us"] / row["best_us"] - 1))
+    loop = row["loop"]
+    assert loop["final_version"] == "V1" and loop["final_latency_us"] == 400.0 and loop["baseline_latency_us"] == 900.0
+    assert (loop["versions"], loop["failed_attempts"], loop["evaluations"]) == (3, 2, 5)
+    assert loop["wall_s"] == 42.0 and loop["wall_source"] == "optimize command"
+    assert loop["final_config"] == {"BLOCK_SIZE": 1024, "num_warps": 4}
+    assert row["final_status"] == "ok" and set(row["targets"]) == {"within_3pct"}
+    text = (tmp_path / "compare.md").read_text()
+    assert "| gelu_fp32 |" in text and "exhaustive best (us)" in text
+
+    # a changed kernel makes the sweep start again
+    changed = tmp_path / "examples"
+    (changed / "gelu_fp32").mkdir(parents=True)
+    for f in ("kernel.py", "reference.py", "README.md"):
+        (changed / "gelu_fp32" / f).write_text((EXAMPLES / "gelu_fp32" / f).read_text())
+    with (changed / "gelu_fp32" / "kernel.py").open("a") as fh:
+        fh.write("# edited\n")
+    proc = _run(*common, "--max-configs", "2", "--examples-dir", str(changed))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "sweep fresh: changed since the sweep: kernel_sha256" in proc.stdout
+    assert json.loads((sweeps / "gelu_fp32.json").read_text())["sittings"] == 1
+
+
+def test_compile_processes_write_every_variant_and_respect_the_time_limit(
+    sweep: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """precompile writes each variant (atomically, through the tunables' edit) in its worker processes; a
+    limit that runs out returns a note instead of waiting (the timing pass writes what is missing)."""
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # spawn children import the module by name
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    source = (EXAMPLES / "gelu_fp32" / "kernel.py").read_text()
+    configs = [{"BLOCK_SIZE": b, "num_warps": 4} for b in (256, 512, 1024)]
+    variants = [(c, tmp_path / f"v{i}.py", f"sweep_test_v{i}") for i, c in enumerate(configs)]
+    ref_py = EXAMPLES / "gelu_fp32" / "reference.py"
+    note = sweep.precompile(ref_py, "cpu", {"n": 64}, source, variants, 2, 60.0)
+    assert note is None
+    for cfg, path, _ in variants:
+        assert path.read_text() == sweep.variant_source(source, cfg)
+    assert not list(tmp_path.glob(".*.tmp"))
+    note = sweep.precompile(ref_py, "cpu", {"n": 64}, source, [(configs[0], tmp_path / "late.py", "late")], 1, 0.01)
+    assert note == "compiled 0 of 1 variants in 0 s; the rest compile while timing"
+
+
+def test_lanes_balance_configurations_for_sweeps_and_examples_for_loops(sweep: ModuleType) -> None:
+    names = list(sweep.SPACES)
+    two = sweep.assign_lanes(names, 2)
+    assert sorted(n for lane in two for n in lane) == sorted(names)
+    loads = [sum(len(sweep.enumerate_space(sweep.SPACES[n])) for n in lane) for lane in two]
+    assert max(loads) - min(loads) <= max(len(sweep.enumerate_space(s)) for s in sweep.SPACES.values())
+    assert [len(lane) for lane in sweep.assign_lanes(names, 4, by_space=False)] == [3, 3, 2, 2]
+    assert sweep.assign_lanes(["sumsq"], 3) == [["sumsq"], [], []]
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_gpu_sweep_compiles_in_processes_and_times_on_cuda(tmp_path: Path) -> None:
+    """On a GPU: the compile processes write and compile the variants, the harness's CUDA timer times them,
+    and the sweep file records the GPU (KERNELOPT_GPU_TESTS=1; about a minute)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    sweeps = tmp_path / "sweeps"
+    cmd = [sys.executable, str(SCRIPT), "--example", "gelu_fp32,linear_bf16", "--device", "cuda", "--small"]
+    cmd += ["--max-configs", "6", "--jobs", "3", "--sweep-dir", str(sweeps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=280, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "writing and compiling" in proc.stdout
+    for name in ("gelu_fp32", "linear_bf16"):
+        doc = json.loads((sweeps / f"{name}.json").read_text())
+        assert doc["complete"] and doc["key"]["gpu"] and doc["key"]["device"] == "cuda"
+        ok = [c for c in doc["configs"] if c["status"] == "ok"]
+        assert ok and all(c["method"].startswith("cuda") and c["latency_us"] > 0 for c in ok)
