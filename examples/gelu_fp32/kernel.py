@@ -3,17 +3,13 @@
 y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), elementwise, in fp32. The first version is
 written by someone who reasoned "bigger blocks, fewer programs": 16384 elements per program with 16
 warps, so each thread keeps 32 fp32 values of x live and the grid has only 8192 programs, about 62
-per SM on the H200. Both knobs start above the best of the similar elementwise example's sweep
-(BLOCK_SIZE=1024, num_warps=4; docs/results.md). kernelopt tunes the launch keywords (BLOCK_SIZE,
-num_warps).
+per SM on the H200. The knob values start above the optimum. kernelopt
+tunes the launch keywords (BLOCK_SIZE, num_warps).
 """
 
 import torch
 import triton
 import triton.language as tl
-
-SQRT_2_OVER_PI = 0.7978845608028654
-
 
 @triton.jit
 def gelu_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
@@ -21,7 +17,7 @@ def gelu_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
-    inner = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
     # tanh(u) = 2 sigmoid(2u) - 1, written with exp so it runs the same on every backend
     tanh_inner = 2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0
     tl.store(y_ptr + offsets, 0.5 * x * (1.0 + tanh_inner), mask=mask)
