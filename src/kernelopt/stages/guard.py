@@ -29,6 +29,9 @@ from pathlib import Path
 
 import git
 
+from kernelopt.memory.model import PitfallAndFix
+from kernelopt.proc import secret_values
+from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import PROTECTED_FILES
 from kernelopt.workspace import Workspace
 
@@ -311,3 +314,73 @@ def files_with_secret(root: Path, paths: list[str], secrets: list[str]) -> list[
             if any(n in data for n in needles):
                 out.append(rel)
     return out
+
+
+# -- the guard of one stage call --------------------------------------------------------------------
+
+
+@dataclass
+class GuardPoint:
+    """What the guard recorded just before a stage call (see :meth:`RunGuard.begin`)."""
+
+    snapshot: dict[str, str]
+    git: GitState | None
+    kept: dict[str, bytes | None]
+
+
+class RunGuard:
+    """The guard of one run: every stage call is bracketed by :meth:`begin` and :meth:`check`.
+
+    Args:
+        ws: the workspace.
+        protected: the protected files' recorded content (``None``: record it now).
+        secrets: values no file a stage writes may contain (default: the values of this process's
+            secret-looking variables, :func:`kernelopt.proc.secret_values`, the API key among them).
+    """
+
+    def __init__(self, ws: Workspace, protected: ProtectedContent | None = None, secrets: list[str] | None = None):
+        self.ws = ws
+        self.protected = protected if protected is not None else ProtectedContent(ws)
+        self.secrets = list(secrets) if secrets is not None else secret_values()
+
+    def begin(self, editable: list[str], *, snapshot_now: dict[str, str] | None = None, git_state: bool = True) -> GuardPoint:
+        """Record the workspace before a call: file digests, git state, the bytes of ``editable``."""
+        return GuardPoint(
+            snapshot=snapshot_now if snapshot_now is not None else snapshot(self.ws.root),
+            git=GitState.record(self.ws) if git_state else None,
+            kept=capture(self.ws.root, editable),
+        )
+
+    def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
+        """Undo what the call did outside ``allowed_patterns`` since ``point``; one line per violation.
+
+        In order: git state back (commits, branches, tags, stash, index, config), protected files back
+        from their recorded content, other writes outside the allowance reverted, and an allowed file
+        that holds a secret put back as it was before the call.
+        """
+        out: list[str] = []
+        if point.git is not None:
+            out += point.git.restore(self.ws)
+        restored = self.protected.restore()
+        out += [str(c) for c in restored]
+        done = {c.path for c in restored}
+        out += [str(c) for c in enforce(self.ws, point.snapshot, allowed_patterns) if c.path not in done]
+        now = snapshot(self.ws.root)
+        written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
+        leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
+        for rel in leaked:
+            restore(self.ws.root, {rel: point.kept.get(rel)})
+            out.append(f"{rel} (holds a secret value: the API key or another secret variable)")
+        return out
+
+
+def violation_pitfall(violations: list[str], *, stage: Stage, who: str, allowed_patterns: list[str]) -> PitfallAndFix:
+    """The memory ``pitfalls_and_fixes`` entry that records a stage writing outside its allowance."""
+    return PitfallAndFix(
+        error_type="write_violation",
+        error_message=f"{who} wrote outside its allowance: {', '.join(violations)}",
+        root_cause=f"stage {stage.value} may write only {', '.join(allowed_patterns) or 'nothing'}",
+        fix_applied="undone: git state restored, protected files written back from their content at run start, "
+        "other writes reverted (tracked files from git, new files deleted)",
+        lesson=f"the {who} must not touch {', '.join(v.split(' (')[0] for v in violations)}",
+    )
