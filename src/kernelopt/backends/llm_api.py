@@ -385,7 +385,9 @@ class LlmApiImplementer(_LlmApiBackend):
         try:
             old = ws.kernel_py.read_text(encoding="utf-8")
         except (FileNotFoundError, UnicodeDecodeError) as exc:
-            return ImplementOutcome(changed=False, error=f"llm-api: cannot read kernel.py: {exc}", transcript=transcript)
+            return ImplementOutcome(
+                changed=False, error=f"llm-api: cannot read kernel.py: {exc}", transcript=transcript
+            )
         try:
             new, mode = kernel_from_reply(reply.content, old)
         except ReplyError as exc:

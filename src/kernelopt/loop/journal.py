@@ -23,10 +23,10 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from kernelopt.errors import UsageError, WorkspaceError
-from kernelopt.stagenames import Stage
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import GateResult, PitfallAndFix
 from kernelopt.memory.store import atomic_write_text
+from kernelopt.stagenames import Stage
 
 JOURNAL_SCHEMA_VERSION = 1
 JOURNAL_FILE = "loop_state.json"

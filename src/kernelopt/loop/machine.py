@@ -31,9 +31,9 @@ from typing import Any
 from kernelopt.errors import KerneloptError, RecordError, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
+from kernelopt.hardware.specs import lookup
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import CorrectnessReport
-from kernelopt.hardware.specs import lookup
 from kernelopt.loop import candidate, commits
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import (
@@ -609,7 +609,9 @@ class OptimizeLoop:
         outcome = result.outcome
         it.implement = ImplementNote(
             description=outcome.description if outcome else "",
-            knob_changes={k: [_plain(v) for v in pair] for k, pair in (outcome.knob_changes if outcome else {}).items()},
+            knob_changes={
+                k: [_plain(v) for v in pair] for k, pair in (outcome.knob_changes if outcome else {}).items()
+            },
             attempts=result.attempts,
             rel_err=result.rel_err,
         )

@@ -45,7 +45,6 @@ from kernelopt.stages.backends import build_implementer, build_planner
 from kernelopt.stages.plan import MarkdownPlanReader
 from kernelopt.workspace import Workspace
 
-
 CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the harness's CPU timing"
 CPU_TIMER = "time.perf_counter on the CPU"
 

@@ -343,7 +343,9 @@ class RunGuard:
         self.protected = protected if protected is not None else ProtectedContent(ws)
         self.secrets = list(secrets) if secrets is not None else secret_values()
 
-    def begin(self, editable: list[str], *, snapshot_now: dict[str, str] | None = None, git_state: bool = True) -> GuardPoint:
+    def begin(
+        self, editable: list[str], *, snapshot_now: dict[str, str] | None = None, git_state: bool = True
+    ) -> GuardPoint:
         """Record the workspace before a call: file digests, git state, the bytes of ``editable``."""
         return GuardPoint(
             snapshot=snapshot_now if snapshot_now is not None else snapshot(self.ws.root),

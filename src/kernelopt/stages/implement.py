@@ -252,7 +252,9 @@ def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
     return None
 
 
-def _fail(ws: Workspace, res: ImplementResult, good: dict[str, bytes | None], why: _Attempt, first: str | None) -> ImplementResult:
+def _fail(
+    ws: Workspace, res: ImplementResult, good: dict[str, bytes | None], why: _Attempt, first: str | None
+) -> ImplementResult:
     restore(ws.root, good)
     res.ok = False
     res.error_type = why.error_type

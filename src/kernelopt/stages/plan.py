@@ -216,7 +216,9 @@ def run_plan(
         violations = guard.check(point, allowed + transcript_allowance(ws, version, transcript))
         if violations:
             result.violations = violations
-            result.pitfalls.append(violation_pitfall(violations, stage=Stage.PLAN, who="planner", allowed_patterns=allowed))
+            result.pitfalls.append(
+                violation_pitfall(violations, stage=Stage.PLAN, who="planner", allowed_patterns=allowed)
+            )
         return violations
 
     try:
