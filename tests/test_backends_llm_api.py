@@ -25,10 +25,10 @@ from kernelopt.backends.patch import PatchError, apply_diff
 from kernelopt.backends.protocol import BackendFailure
 from kernelopt.backends.registry import implementer_class, planner_class
 from kernelopt.backends.settings import LlmApiSettings, load_settings
-from kernelopt.backends.stage import run_implement, stage_context
 from kernelopt.errors import UsageError
+from kernelopt.stages.implement import stage_context
 
-from .backends_support import fake_parse_plan, make_plan, make_ws, render_plan_file, write_plan
+from .backends_support import fake_parse_plan, implement, make_plan, make_ws, render_plan_file, write_plan
 
 KEY = "sk-test-9f8e7d6c5b4a-SECRET"
 
@@ -261,7 +261,7 @@ def test_registry() -> None:
 def test_implementer_whole_file(server: ChatServer, ws) -> None:
     new = ws.kernel_py.read_text().replace("num_warps=4", "num_warps=8")
     server.replies.append(Canned(content=f"Here is the kernel:\n```python\n{new}```\n"))
-    report = run_implement(_impl_ctx(ws), LlmApiImplementer(opts(server)), run_check=False)
+    report = implement(_impl_ctx(ws), LlmApiImplementer(opts(server)))
     out = report.outcome
     assert out.error is None and report.ok and ws.kernel_py.read_text() == new
     assert out.knob_changes == {"add_kernel:num_warps": (4, 8)} and "whole file" in out.description

@@ -246,7 +246,7 @@ def test_writes_of_a_failed_backend_are_undone_and_recorded(ws: Workspace, fakes
     kernel = ws.kernel_py.read_bytes()
     fakes.planner.modes[1] = "failure"
     run(ws, fakes, max_iterations=1)
-    assert subjects(ws)[-1] == "V1: revert (the planner failed: agent-cli planner: the agent exited with status 1)"
+    assert subjects(ws)[-1] == "V1: revert (the planner wrote outside plans/v1_plan.md: kernel.py (modified))"
     r1 = ws.memory.read(1)
     assert r1.pitfalls_and_fixes[0].error_message == "planner wrote outside its allowance: kernel.py (modified)"
     assert (r1.pitfalls_and_fixes[0].fix_applied or "").startswith("undone: git state restored")

@@ -22,7 +22,7 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +40,8 @@ from kernelopt.backends.protocol import (
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
 from kernelopt.errors import UsageError
 from kernelopt.memory.store import atomic_write_text
+from kernelopt.planning.markdown import parse_plan
+from kernelopt.planning.plan import Plan
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
@@ -192,7 +194,12 @@ class AgentCliPlanner(_AgentCliBackend):
     Args:
         options: :class:`~kernelopt.backends.settings.AgentCliSettings` fields (``command``,
             ``timeout_s``, ``env``).
+        parse_plan: the plan-file parser (default: :func:`kernelopt.planning.markdown.parse_plan`).
     """
+
+    def __init__(self, options: dict[str, Any] | None = None, *, parse_plan: Callable[[str], Plan] = parse_plan):
+        super().__init__(options)
+        self.parse_plan = parse_plan
 
     def plan(self, ctx: StageContext) -> PlanOutcome:
         """Run the agent for Stage 2 and read the plan it wrote.
@@ -230,7 +237,9 @@ class AgentCliPlanner(_AgentCliBackend):
                     reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
                     return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
             raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
-        plan = read_plan_reply(text, version=ctx.version, planner=self.name, fail=fail, what=f"the agent's {rel}")
+        plan = read_plan_reply(
+            text, version=ctx.version, planner=self.name, fail=fail, what=f"the agent's {rel}", parser=self.parse_plan
+        )
         return PlanOutcome(plan=plan, transcript=run.transcript)
 
 

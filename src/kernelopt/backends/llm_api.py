@@ -45,6 +45,8 @@ from kernelopt.backends.protocol import (
 from kernelopt.backends.settings import LlmApiSettings, load_settings
 from kernelopt.errors import KerneloptError
 from kernelopt.memory.store import atomic_write_text
+from kernelopt.planning.markdown import parse_plan
+from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
 
@@ -325,8 +327,19 @@ class LlmApiPlanner(_LlmApiBackend):
 
     Args:
         options: :class:`~kernelopt.backends.settings.LlmApiSettings` fields.
+        parse_plan: the plan-file parser (default: :func:`kernelopt.planning.markdown.parse_plan`).
         sleep: wait between retries (injectable for tests).
     """
+
+    def __init__(
+        self,
+        options: dict[str, Any] | None = None,
+        *,
+        parse_plan: Callable[[str], Plan] = parse_plan,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        super().__init__(options, sleep=sleep)
+        self.parse_plan = parse_plan
 
     def plan(self, ctx: StageContext) -> PlanOutcome:
         """Ask for the plan, validate it, and write ``plans/v<N>_plan.md``.
@@ -355,7 +368,9 @@ class LlmApiPlanner(_LlmApiBackend):
         if first.startswith(NO_NEW_ACTION):
             reason = first[len(NO_NEW_ACTION) :].strip() or "the model found no new action"
             return PlanOutcome(plan=None, reason=reason, transcript=transcript, tokens=tokens)
-        plan = read_plan_reply(text, version=ctx.version, planner=self.name, fail=fail, what="the reply's plan")
+        plan = read_plan_reply(
+            text, version=ctx.version, planner=self.name, fail=fail, what="the reply's plan", parser=self.parse_plan
+        )
         atomic_write_text(ctx.workspace.plan_path(ctx.version), client.scrub(text))
         return PlanOutcome(plan=plan, transcript=transcript, tokens=tokens)
 

@@ -146,6 +146,7 @@ def read_plan_reply(
     planner: str,
     fail: Callable[[str], Exception],
     what: str,
+    parser: Callable[[str], Plan] = parse_plan,
 ) -> Plan:
     """Parse a backend's plan text and check it is for ``version``; name ``planner`` when it names none.
 
@@ -155,12 +156,13 @@ def read_plan_reply(
         planner: the backend's name, recorded in the plan when the text names no planner.
         fail: builds the exception raised for a failure (the backend's own failure with its transcript).
         what: how the messages name the text ("the agent's plans/v3_plan.md", "the reply").
+        parser: the plan parser (tests inject a stand-in).
 
     Raises:
         The exception ``fail`` builds: an unparsable plan, or a plan for another version.
     """
     try:
-        plan = parse_plan(text)
+        plan = parser(text)
     except (KerneloptError, ValueError) as exc:
         raise fail(f"{what} is not a valid plan: {getattr(exc, 'message', exc)}") from None
     if plan.version != version:

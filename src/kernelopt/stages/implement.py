@@ -319,7 +319,9 @@ def summary_of(ws: Workspace, version: int) -> ProfileSummary | None:
         return None
 
 
-def stage_context(ws: Workspace, version: int, *, plan: Plan | None = None) -> StageContext:
+def stage_context(
+    ws: Workspace, version: int, *, plan: Plan | None = None, knowledge: list[str] | None = None
+) -> StageContext:
     """The :class:`StageContext` a backend gets for ``version`` (what ``kernelopt prompt`` renders):
     the Stage 1 summary, the unmasked records below ``version``, the plan and its auxiliary files."""
     return StageContext(
@@ -329,4 +331,5 @@ def stage_context(ws: Workspace, version: int, *, plan: Plan | None = None) -> S
         history=[r for r in ws.memory.records() if r.number < version],
         plan=plan,
         aux_files=aux_files_of(plan),
+        knowledge=list(knowledge or []),
     )

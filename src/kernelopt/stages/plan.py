@@ -29,7 +29,7 @@ from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.planning.validate import validate_plan
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import editable_files, may_write
-from kernelopt.stages.guard import RunGuard, violation_pitfall
+from kernelopt.stages.guard import RunGuard, restore, violation_pitfall
 from kernelopt.workspace import Workspace
 
 TIMING_ONLY_NOTE = (
@@ -210,6 +210,8 @@ def run_plan(
 
     def fail(reason: str, error_type: str) -> PlanResult:
         result.reason, result.error_type = reason, error_type
+        if error_type in ("planner_error", "write_violation"):
+            restore(ws.root, point.kept)  # a failed planner leaves no (half-written) plan behind
         return result
 
     def guarded(transcript: Path | None) -> list[str]:
@@ -227,7 +229,9 @@ def run_plan(
         transcript = exc.transcript if isinstance(exc, BackendFailure) else None
         result.tokens = dict(exc.tokens) if isinstance(exc, BackendFailure) else {}
         result.transcript = transcript
-        guarded(transcript)
+        violations = guarded(transcript)
+        if violations:  # the stray writes are the first cause: a planner must never make them
+            return fail(f"the planner wrote outside {result.path}: {', '.join(violations)}", "write_violation")
         return fail(f"the planner failed: {exc.one_line()}", "planner_error")
     result.tokens, result.transcript = dict(outcome.tokens), outcome.transcript
     violations = guarded(outcome.transcript)
