@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -50,6 +50,7 @@ class ChatServer:
     def __init__(self) -> None:
         self.replies: list[Canned] = []
         self.requests: list[dict[str, Any]] = []
+        self.responder: Callable[[dict[str, Any]], Canned] | None = None  # answers when no reply is scripted
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -60,7 +61,12 @@ class ChatServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                canned = outer.replies.pop(0) if outer.replies else Canned(status=500, body=b"no reply scripted")
+                if outer.replies:
+                    canned = outer.replies.pop(0)
+                elif outer.responder is not None:
+                    canned = outer.responder(body)
+                else:
+                    canned = Canned(status=500, body=b"no reply scripted")
                 if canned.delay_s:
                     time.sleep(canned.delay_s)
                 if canned.body is not None:
