@@ -363,10 +363,9 @@ class RunGuard:
         out: list[str] = []
         if point.git is not None:
             out += point.git.restore(self.ws)
-        restored = self.protected.restore()
-        out += [str(c) for c in restored]
-        done = {c.path for c in restored}
-        out += [str(c) for c in enforce(self.ws, point.snapshot, allowed_patterns) if c.path not in done]
+        out += [str(c) for c in self.protected.restore()]
+        # protected files are the recorded content's business (git may hold a poisoned copy)
+        out += [str(c) for c in enforce(self.ws, point.snapshot, [*allowed_patterns, *PROTECTED_FILES])]
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
         leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
