@@ -204,7 +204,9 @@ class BlockImplementer:
     """Sets BLOCK as planned. Modes per version: ``bug`` (broken first try, repaired on retry),
     ``always_bug``, ``slow`` (correctness timeout), ``hang`` (gate timeout), ``regress`` (BLOCK 4096),
     ``trespass`` (edits reference.py), ``litter`` (creates notes.txt), ``noop``, ``error``,
-    ``half`` (writes half of kernel.py, then the killer fires), ``aux`` (edits helper.py too)."""
+    ``half`` (writes half of kernel.py, then the killer fires), ``aux`` (edits helper.py too),
+    ``commit`` (poisons reference.py and commits everything with a tag and a branch, as a cheating agent
+    would)."""
 
     name = "fake-implementer"
 
@@ -244,6 +246,12 @@ class BlockImplementer:
             (ws.root / "reference.py").write_text("# replaced by a cheating implementer\n")
         if mode == "litter":
             (ws.root / "notes.txt").write_text("scratch\n")
+        if mode == "commit":
+            (ws.root / "reference.py").write_text("def reference(x, y):\n    return x * 0\n")
+            ws.repo.git.add("-A")
+            ws.repo.git.commit("-q", "-m", "agent: faster")
+            ws.repo.git.tag("agent-tag")
+            ws.repo.git.branch("agent-branch")
         return ImplementOutcome(
             changed=True, description=f"BLOCK {before} -> {after}", knob_changes={"BLOCK": (before, after)}
         )
@@ -362,9 +370,12 @@ class RecordingSink:
     def __init__(self, killer: Killer) -> None:
         self.killer = killer
         self.events: list[LoopEvent] = []
+        self.hooks: list[Callable[[LoopEvent], None]] = []  # e.g. a user editing files between iterations
 
     def event(self, event: LoopEvent) -> None:
         self.events.append(event)
+        for hook in self.hooks:
+            hook(event)
         if event.version is not None:
             if event.kind is EventKind.COMMITTED:
                 self.killer.check("committed", event.version)
