@@ -61,7 +61,11 @@ def test_an_agent_that_commits_around_the_guard_is_undone(ws) -> None:
     report = implement(ws, AgentCliImplementer(agent("committer.py")))
     assert not report.ok and report.error_type == "write_violation"
     joined = "; ".join(report.violations)
-    for what in ("git config changed", "branch refs/heads/agent-branch created", "tag refs/tags/agent-was-here created"):
+    for what in (
+        "git config changed",
+        "branch refs/heads/agent-branch created",
+        "tag refs/tags/agent-was-here created",
+    ):
         assert what in joined
     assert "stash refs/stash created" in joined and "(commits made)" in joined and "reference.py (modified)" in joined
     assert ws.head() == head and ws.reference_py.read_bytes() == ref
