@@ -60,7 +60,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
 
     calls = Calls()
     summary = ProfileSummary.model_validate_json(MEMORY_BOUND.read_text())
-    monkeypatch.setattr(wiring, "profile", calls.fn("profile", summary))
+    monkeypatch.setattr(wiring.profiling, "profile", calls.fn("profile", summary))
     monkeypatch.setattr(stage_plan, "parse_plan", calls.fn("parse_plan", "PLAN"))
     monkeypatch.setattr(stage_plan, "validate_plan", calls.fn("validate_plan"))
     monkeypatch.setattr(wiring, "check_correctness", calls.fn("check_correctness", "CORRECT"))

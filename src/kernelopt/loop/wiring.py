@@ -37,7 +37,7 @@ from kernelopt.loop.protocols import (
 )
 from kernelopt.memory.model import GateResult, IterationRecord, version_label
 from kernelopt.planning.plan import Plan
-from kernelopt.profiling import profile
+from kernelopt import profiling
 from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
 from kernelopt.profiling.timing_only import timing_only_finding
 from kernelopt.report.baseline import render_baseline
@@ -123,7 +123,7 @@ class StageOneProfiler:
         reused = reuse_unchanged(workspace, version, fast=self.fast, gpu=gpu)
         if reused is not None:
             return reused
-        summary: ProfileSummary = profile(
+        summary: ProfileSummary = profiling.profile(
             workspace, version, vendor=self.vendor, kernel_regex=None, fast=self.fast, timeout_s=self.timeout_s
         )
         if gpu is not None and summary.counters_available:
