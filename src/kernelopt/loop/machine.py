@@ -383,10 +383,12 @@ class OptimizeLoop:
     def _prepare_resume(self, it: IterationState) -> None:
         """Make the interrupted stage safe to run again (after Ctrl-C, a crash or kill -9)."""
         self._keep_user_edits(it)
-        if it.snapshot and self._run_guard().protected.accept("README.md"):
+        if self._run_guard().protected.accept("README.md"):
             # the user edited the task card while the run was stopped: theirs, not the stage's
-            it.snapshot["README.md"] = guard.snapshot(self.ws.root).get("README.md", "")
+            if it.snapshot:
+                it.snapshot["README.md"] = guard.snapshot(self.ws.root).get("README.md", "")
             self.state.protected = dict(self._run_guard().protected.digests)
+            self._card_cache = None
             self._emit(EventKind.NOTE, "README.md (the task card) was edited: accepted for the next iterations")
         if it.stage in (Stage.RECORD, Stage.STOP):
             return  # idempotent: the record stage reads git to see what is done
