@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernelopt import profiling
 from kernelopt.evidence.model import (
     BottleneckType,
     KernelEvidence,
@@ -37,7 +38,6 @@ from kernelopt.loop.protocols import (
 )
 from kernelopt.memory.model import GateResult, IterationRecord, version_label
 from kernelopt.planning.plan import Plan
-from kernelopt import profiling
 from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
 from kernelopt.profiling.timing_only import timing_only_finding
 from kernelopt.report.baseline import render_baseline
