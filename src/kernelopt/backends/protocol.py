@@ -164,7 +164,8 @@ def read_plan_reply(
     try:
         plan = parser(text)
     except (KerneloptError, ValueError) as exc:
-        raise fail(f"{what} is not a valid plan: {getattr(exc, 'message', exc)}") from None
+        why = exc.message if isinstance(exc, KerneloptError) else str(exc)
+        raise fail(f"{what} is not a valid plan: {why}") from None
     if plan.version != version:
         raise fail(f"{what} is for version {plan.version}, expected {version}")
     if plan.planner is None:

@@ -123,7 +123,7 @@ def run_implement(
     allowed = may_write(Stage.IMPLEMENT, version, aux)
     editable = editable_files(Stage.IMPLEMENT, version, aux)
     history = [r for r in history if not r.masked and r.number < version]
-    name = str(getattr(implementer, "name", type(implementer).__name__))
+    name = implementer.name
     res = ImplementResult(version=version, implementer=name)
     good = capture(ws.root, editable)
     good_kernel = good.get("kernel.py")

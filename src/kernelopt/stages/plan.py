@@ -202,7 +202,7 @@ def run_plan(
     """
     reader = reader or MarkdownPlanReader()
     history = [r for r in history if not r.masked and r.number < version]
-    name = str(getattr(planner, "name", type(planner).__name__))
+    name = planner.name
     result = PlanResult(version=version, planner=name, verdict=PlanVerdict.FAILED)
     allowed = may_write(Stage.PLAN, version)
     ctx = StageContext(workspace=ws, version=version, summary=summary, history=history)
