@@ -25,7 +25,7 @@ def write_kernel(text: str) -> None:
 
 
 def slower(text: str) -> str:
-    """The kernel with every pass run twice (same result, twice the work)."""
-    return text.replace("    for i in range(rows):", "    for _ in range(2):\n      for i in range(rows):").replace(
+    """The kernel with every pass run four times (same result, four times the work)."""
+    return text.replace("    for i in range(rows):", "    for _ in range(4):\n      for i in range(rows):").replace(
         "\n        ", "\n          "
     )
