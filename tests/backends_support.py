@@ -89,3 +89,25 @@ def write_plan(ws: Workspace, plan: Plan) -> Path:
     path = ws.plan_path(plan.version)
     path.write_text(render_plan_file(plan))
     return path
+
+
+def implement(ctx: Any, backend: Any, *, check: Any = None) -> Any:
+    """Stage 3 as the commands and the loop run it (the stages layer), for ``ctx``'s plan."""
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import run_implement
+
+    ws = ctx.workspace
+    return run_implement(
+        ws, ctx.version, ctx.plan, backend, guard=RunGuard(ws), check=check, summary=ctx.summary, history=ctx.history
+    )
+
+
+def plan_stage(ws: Workspace, version: int, backend: Any, *, reader: Any = None) -> Any:
+    """Stage 2 as the commands and the loop run it (the stages layer)."""
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import summary_of
+    from kernelopt.stages.plan import run_plan
+
+    return run_plan(
+        ws, version, backend, guard=RunGuard(ws), reader=reader, summary=summary_of(ws, version), history=[]
+    )

@@ -2,6 +2,9 @@
 implementer and a gate with a latency model. Each can misbehave on request (fail, hang as a timeout,
 write outside its allowance, or be killed at a chosen point).
 
+The fakes return the real result models (``GateReport``, ``CorrectnessReport``, ``ImplementOutcome``,
+``PlanOutcome``), so a field the real code lacks fails when the fake builds it.
+
 The kernel under test (tests/data/loop/kernel.py) has ``BLOCK = <n>``; the fake gate's latency is
 ``LATENCY_US[BLOCK]``. Markers written into kernel.py by the fake implementer steer the fake harness:
 ``# BUG`` fails correctness, ``# SLOW`` times out the correctness check, ``# HANG`` times out the gate.
@@ -19,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.actions import ActionCategory
-from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
+from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.errors import UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
+from kernelopt.harness.gate import GateReport
+from kernelopt.harness.model import CorrectnessReport
 from kernelopt.loop.protocols import Collaborators, EventKind, LoopEvent, Stage
 from kernelopt.memory.model import (
     CorrectnessStatus,
@@ -153,13 +158,9 @@ class BlockPlanner:
         mode = self.modes.get(ctx.version, "")
         if mode == "error":
             raise UsageError("planner backend exploded")
-        if mode == "failure":  # a backend that caught (and reverted) its agent's stray write itself
-            from kernelopt.backends.guard import Change
-
-            exc = UsageError("agent-cli planner: the agent wrote outside its allowance")
-            exc.violations = [Change("kernel.py", "modified")]  # type: ignore[attr-defined]
-            exc.tokens = {"prompt": 7}  # type: ignore[attr-defined]
-            raise exc
+        if mode == "failure":  # a backend whose agent wrote outside its allowance, then failed
+            ctx.workspace.kernel_py.write_text(ctx.workspace.kernel_py.read_text() + "# stray agent write\n")
+            raise BackendFailure("agent-cli planner: the agent exited with status 1", tokens={"prompt": 7})
         tried = self._tried(ctx)
         if mode == "repeat" and tried:
             block = tried[0]
@@ -203,7 +204,9 @@ class BlockImplementer:
     """Sets BLOCK as planned. Modes per version: ``bug`` (broken first try, repaired on retry),
     ``always_bug``, ``slow`` (correctness timeout), ``hang`` (gate timeout), ``regress`` (BLOCK 4096),
     ``trespass`` (edits reference.py), ``litter`` (creates notes.txt), ``noop``, ``error``,
-    ``half`` (writes half of kernel.py, then the killer fires), ``aux`` (edits helper.py too)."""
+    ``half`` (writes half of kernel.py, then the killer fires), ``aux`` (edits helper.py too),
+    ``commit`` (poisons reference.py and commits everything with a tag and a branch, as a cheating agent
+    would)."""
 
     name = "fake-implementer"
 
@@ -243,6 +246,12 @@ class BlockImplementer:
             (ws.root / "reference.py").write_text("# replaced by a cheating implementer\n")
         if mode == "litter":
             (ws.root / "notes.txt").write_text("scratch\n")
+        if mode == "commit":
+            (ws.root / "reference.py").write_text("def reference(x, y):\n    return x * 0\n")
+            ws.repo.git.add("-A")
+            ws.repo.git.commit("-q", "-m", "agent: faster")
+            ws.repo.git.tag("agent-tag")
+            ws.repo.git.branch("agent-branch")
         return ImplementOutcome(
             changed=True, description=f"BLOCK {before} -> {after}", knob_changes={"BLOCK": (before, after)}
         )
@@ -251,22 +260,14 @@ class BlockImplementer:
 # -- Stage 3 correctness and Stage 4 ----------------------------------------------------------------
 
 
-@dataclass
-class FakeCorrectness:
-    passed: bool
-    status: CorrectnessStatus
-    rel_err: float | None
-    message: str | None
+def correctness(passed: bool, status: CorrectnessStatus, rel_err: float | None, message: str) -> CorrectnessReport:
+    return CorrectnessReport(passed=passed, status=status, rel_err=rel_err, message=message, device="cpu")
 
 
-@dataclass
-class FakeGateReport:
-    result: GateResult
-    failure_reason: str | None
-    latency_us: float | None
-    roofline_utilization_pct: float | None
-    speedup_vs_previous: float | None
-    record: IterationRecord
+class GateReportWithReference(GateReport):
+    """GateReport plus the reference latency the ``reference`` work (issue 16) adds to the real model;
+    used only by the one test of the speedup-over-reference stop, until then."""
+
     reference_latency_us: float | None = None
 
 
@@ -285,20 +286,18 @@ class FakeGate:
         self.validated: list[tuple[int, int | None, int]] = []
         self.checked: list[int] = []
 
-    def check_correctness(self, workspace: Workspace) -> FakeCorrectness:
+    def check_correctness(self, workspace: Workspace) -> CorrectnessReport:
         text = workspace.kernel_py.read_text()
         self.checked.append(block_of(workspace))
         planned = [int(p.name[1:].split("_")[0]) for p in workspace.plans_dir.glob("v*_plan.md")]
         self.killer.check("correctness", max(planned, default=0))
         if "# SLOW" in text:
-            return FakeCorrectness(False, CorrectnessStatus.TIMEOUT_FAIL, None, "case 0 ran past 30 s")
+            return correctness(False, CorrectnessStatus.TIMEOUT_FAIL, None, "case 0 ran past 30 s")
         if "# BUG" in text:
-            return FakeCorrectness(False, CorrectnessStatus.FAIL, 0.5, "max abs err 1.0 at index 7")
-        return FakeCorrectness(True, CorrectnessStatus.PASS, 1e-7, None)
+            return correctness(False, CorrectnessStatus.FAIL, 0.5, "max abs err 1.0 at index 7")
+        return correctness(True, CorrectnessStatus.PASS, 1e-7, "1 case(s) passed")
 
-    def validate(
-        self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None
-    ) -> FakeGateReport:
+    def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
         block = block_of(workspace)
         self.validated.append((version, previous, block))
         store = workspace.memory
@@ -333,7 +332,19 @@ class FakeGate:
             store.write(record)
         if version in self.trespass_at:
             workspace.kernel_py.write_text(text + "# gate was here\n")
-        return FakeGateReport(result, reason, p.latency_us, None, speedup, record, self.reference_latency_us)
+        fields: dict[str, Any] = {
+            "result": result,
+            "failure_reason": reason,
+            "latency_us": p.latency_us,
+            "speedup_vs_previous": speedup,
+            "record": record,
+            "version": version,
+            "previous": previous,
+            "correctness": correctness(True, CorrectnessStatus.PASS, 1e-7, "1 case(s) passed"),
+        }
+        if self.reference_latency_us is not None:
+            return GateReportWithReference(**fields, reference_latency_us=self.reference_latency_us)
+        return GateReport(**fields)
 
 
 @dataclass
@@ -359,9 +370,12 @@ class RecordingSink:
     def __init__(self, killer: Killer) -> None:
         self.killer = killer
         self.events: list[LoopEvent] = []
+        self.hooks: list[Callable[[LoopEvent], None]] = []  # e.g. a user editing files between iterations
 
     def event(self, event: LoopEvent) -> None:
         self.events.append(event)
+        for hook in self.hooks:
+            hook(event)
         if event.version is not None:
             if event.kind is EventKind.COMMITTED:
                 self.killer.check("committed", event.version)

@@ -5,48 +5,42 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-import types
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from kernelopt.backends.registry import implementer_class
 from kernelopt.cli.app import main
+from kernelopt.harness.model import CorrectnessReport
+from kernelopt.memory.model import CorrectnessStatus
 
 from .backends_support import AGENTS, TUNABLES, fake_parse_plan, make_plan, make_ws, write_plan
 
 
-@dataclass
-class Verdict:
-    passed: bool
-    message: str
+def Verdict(passed: bool, message: str) -> CorrectnessReport:
+    status = CorrectnessStatus.PASS if passed else CorrectnessStatus.FAIL
+    return CorrectnessReport(passed=passed, status=status, message=message)
 
 
 @pytest.fixture
 def parser(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stand in for kernelopt.planning.markdown (the planning package provides the real parser)."""
-    fake = types.ModuleType("kernelopt.planning.markdown")
-    fake.parse_plan = fake_parse_plan  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "kernelopt.planning.markdown", fake)
+    """A stand-in plan parser (the plans these tests write are not full plan files)."""
+    import kernelopt.stages.plan as stage_plan
+
+    monkeypatch.setattr(stage_plan, "parse_plan", fake_parse_plan)
 
 
-def _harness(monkeypatch: pytest.MonkeyPatch, verdict: Verdict | None) -> list:
-    """Stand in for kernelopt.harness.gate (None: the harness is not installed)."""
+def _harness(monkeypatch: pytest.MonkeyPatch, verdict: CorrectnessReport) -> list:
+    """A stand-in for the harness's correctness check."""
+    import kernelopt.harness.gate as gate
+
     calls: list = []
-    import kernelopt.backends.stage as stage
-
-    if verdict is None:
-        monkeypatch.setattr(stage, "harness_check", lambda: None)
-        return calls
-    fake = types.ModuleType("kernelopt.harness.gate")
 
     def check_correctness(ws):
         calls.append(ws)
         return verdict
 
-    fake.check_correctness = check_correctness  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "kernelopt.harness.gate", fake)
+    monkeypatch.setattr(gate, "check_correctness", check_correctness)
     return calls
 
 
@@ -101,7 +95,6 @@ def test_implement_rules_then_correctness(
         "ran": True,
         "passed": True,
         "message": "2/2 shapes pass (rel_err 0.0)",
-        "error": None,
     }
     assert len(calls) == 1 and "+                     num_warps=8)" in data["diff"]
 
@@ -114,18 +107,8 @@ def test_implement_failing_correctness_exits_1(
     _harness(monkeypatch, Verdict(False, "case 1: rel_err 0.5"))
     assert main(["implement", str(ws.root)]) == 1
     err = capsys.readouterr().err
-    assert "implement failed: kernel.py fails correctness: case 1: rel_err 0.5" in err and "checkout kernel.py" in err
-
-
-def test_implement_without_harness_says_so(
-    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    ws = make_ws(ws_root)
-    write_plan(ws, make_plan())
-    _harness(monkeypatch, None)
-    assert main(["implement", str(ws.root)]) == 0
-    out = capsys.readouterr()
-    assert "num_warps: 4 -> 8" in out.out and "correctness not checked: correctness check unavailable" in out.err
+    assert "implement failed: correctness FAIL: case 1: rel_err 0.5; kernel.py left as it was" in err
+    assert "num_warps=4" in ws.kernel_py.read_text()
 
 
 def test_implement_when_the_check_cannot_run(
@@ -135,15 +118,15 @@ def test_implement_when_the_check_cannot_run(
 
     ws = make_ws(ws_root)
     write_plan(ws, make_plan())
-    fake = types.ModuleType("kernelopt.harness.gate")
+    import kernelopt.harness.gate as gate
 
     def check_correctness(ws):
         raise EnvironmentProblem("no CUDA device and KERNELOPT_DEVICE=cuda")
 
-    fake.check_correctness = check_correctness  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "kernelopt.harness.gate", fake)
-    assert main(["implement", str(ws.root)]) == 1
-    assert "the correctness check could not run: no CUDA device" in capsys.readouterr().err
+    monkeypatch.setattr(gate, "check_correctness", check_correctness)
+    assert main(["implement", str(ws.root)]) == 3
+    err = capsys.readouterr().err
+    assert "no CUDA device and KERNELOPT_DEVICE=cuda" in err and err.count("\n") == 1
 
 
 def test_implement_refusal_exits_1(ws_root: Path, parser: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -159,12 +142,10 @@ def test_implement_needs_a_plan_and_a_parser(
     ws = make_ws(ws_root)
     assert main(["implement", str(ws.root)]) == 2
     assert "no plans/v<N>_plan.md to implement" in capsys.readouterr().err
-    write_plan(ws, make_plan())
-    import kernelopt.backends.stage as stage
-
-    monkeypatch.setattr(stage, "load_plan_parser", lambda: None)
-    assert main(["implement", str(ws.root)]) == 3
-    assert "cannot read plans" in capsys.readouterr().err
+    write_plan(ws, make_plan())  # not a full plan file: the real parser refuses it in one line
+    assert main(["implement", str(ws.root)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "plan" in err
 
 
 def test_implement_with_agent_cli_option(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,10 +25,10 @@ from kernelopt.backends.patch import PatchError, apply_diff
 from kernelopt.backends.protocol import BackendFailure
 from kernelopt.backends.registry import implementer_class, planner_class
 from kernelopt.backends.settings import LlmApiSettings, load_settings
-from kernelopt.backends.stage import run_implement, stage_context
 from kernelopt.errors import UsageError
+from kernelopt.stages.implement import stage_context
 
-from .backends_support import fake_parse_plan, make_plan, make_ws, render_plan_file, write_plan
+from .backends_support import fake_parse_plan, implement, make_plan, make_ws, render_plan_file, write_plan
 
 KEY = "sk-test-9f8e7d6c5b4a-SECRET"
 
@@ -50,6 +50,7 @@ class ChatServer:
     def __init__(self) -> None:
         self.replies: list[Canned] = []
         self.requests: list[dict[str, Any]] = []
+        self.responder: Callable[[dict[str, Any]], Canned] | None = None  # answers when no reply is scripted
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -60,7 +61,12 @@ class ChatServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                canned = outer.replies.pop(0) if outer.replies else Canned(status=500, body=b"no reply scripted")
+                if outer.replies:
+                    canned = outer.replies.pop(0)
+                elif outer.responder is not None:
+                    canned = outer.responder(body)
+                else:
+                    canned = Canned(status=500, body=b"no reply scripted")
                 if canned.delay_s:
                     time.sleep(canned.delay_s)
                 if canned.body is not None:
@@ -261,7 +267,7 @@ def test_registry() -> None:
 def test_implementer_whole_file(server: ChatServer, ws) -> None:
     new = ws.kernel_py.read_text().replace("num_warps=4", "num_warps=8")
     server.replies.append(Canned(content=f"Here is the kernel:\n```python\n{new}```\n"))
-    report = run_implement(_impl_ctx(ws), LlmApiImplementer(opts(server)), run_check=False)
+    report = implement(_impl_ctx(ws), LlmApiImplementer(opts(server)))
     out = report.outcome
     assert out.error is None and report.ok and ws.kernel_py.read_text() == new
     assert out.knob_changes == {"add_kernel:num_warps": (4, 8)} and "whole file" in out.description

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import types
 from pathlib import Path
 
 import pytest
 
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.prompts import PromptChannel, plan_format, render_prompt, template
-from kernelopt.backends.stage import stage_context
 from kernelopt.cli.app import main
 from kernelopt.errors import UsageError
 from kernelopt.evidence.model import (
@@ -23,6 +21,7 @@ from kernelopt.evidence.model import (
     Vendor,
 )
 from kernelopt.evidence.summary import write_summary
+from kernelopt.stages.implement import stage_context
 
 from .backends_support import make_plan, make_ws, write_plan
 
@@ -138,13 +137,6 @@ def test_implement_prompt_needs_a_plan(ws) -> None:
         render_prompt(stage_context(ws, 2), "implement")
     with pytest.raises(UsageError, match="unknown stage"):
         render_prompt(stage_context(ws, 2), "review")
-
-
-def test_plan_format_uses_the_planning_renderer_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = types.ModuleType("kernelopt.planning.markdown")
-    fake.render_plan = lambda plan: f"RENDERED {plan.action_category.value} v{plan.version}"  # type: ignore[attr-defined]
-    monkeypatch.setitem(__import__("sys").modules, "kernelopt.planning.markdown", fake)
-    assert plan_format(5) == "```markdown\nRENDERED num_warps v5\n```"
 
 
 def test_plan_format_parses_with_the_planning_parser() -> None:

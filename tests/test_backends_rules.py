@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -10,11 +9,13 @@ import pytest
 from kernelopt.backends.protocol import Implementer, ImplementOutcome, StageContext
 from kernelopt.backends.registry import implementer_class
 from kernelopt.backends.rules import KNOB_CATEGORIES, RuleImplementer, supported_categories
-from kernelopt.backends.stage import run_implement, stage_context
 from kernelopt.errors import UsageError
+from kernelopt.harness.model import CorrectnessReport
+from kernelopt.memory.model import CorrectnessStatus
+from kernelopt.stages.implement import stage_context
 from kernelopt.tunables import discover
 
-from .backends_support import make_plan, make_ws
+from .backends_support import implement, make_plan, make_ws
 
 # category -> (kernel fixture, plan parameters, expected knob changes)
 CASES = {
@@ -131,10 +132,9 @@ def test_profiled_kernel_limits_a_shared_knob_name(ws_root: Path) -> None:
 # -- Stage 3 under the guard, with the correctness check injected ---------------------------------
 
 
-@dataclass
-class Verdict:
-    passed: bool
-    message: str
+def verdict(passed: bool, message: str) -> CorrectnessReport:
+    status = CorrectnessStatus.PASS if passed else CorrectnessStatus.FAIL
+    return CorrectnessReport(passed=passed, status=status, rel_err=1e-7 if passed else 0.3, message=message)
 
 
 def test_run_implement_checks_correctness_at_once(ws_root: Path) -> None:
@@ -143,28 +143,27 @@ def test_run_implement_checks_correctness_at_once(ws_root: Path) -> None:
 
     def check(w):
         seen.append(w.kernel_py.read_text())
-        return Verdict(True, "2/2 shapes within tolerance")
+        return verdict(True, "2/2 shapes within tolerance")
 
-    report = run_implement(_ctx(ws, make_plan()), RuleImplementer(), check=check)
-    assert report.ok and report.correctness_ran and report.correctness_passed
+    report = implement(_ctx(ws, make_plan()), RuleImplementer(), check=check)
+    assert report.ok and report.correctness is not None and report.correctness.passed
     assert "num_warps=8" in seen[0]  # the check saw the edited kernel
     assert "-                     num_warps=4)" in report.diff and "+                     num_warps=8)" in report.diff
 
 
-def test_run_implement_reports_a_failing_check_and_keeps_the_edit(ws_root: Path) -> None:
+def test_run_implement_reports_a_failing_check_and_restores_the_kernel(ws_root: Path) -> None:
     ws = make_ws(ws_root)
-    report = run_implement(_ctx(ws, make_plan()), RuleImplementer(), check=lambda w: Verdict(False, "rel_err 0.3"))
-    assert not report.ok and report.correctness_passed is False and report.correctness_message == "rel_err 0.3"
-    assert "num_warps=8" in ws.kernel_py.read_text()
+    kernel = ws.kernel_py.read_bytes()
+    report = implement(_ctx(ws, make_plan()), RuleImplementer(), check=lambda w: verdict(False, "rel_err 0.3"))
+    assert not report.ok and report.reason == "correctness FAIL: rel_err 0.3"
+    assert report.pitfalls[0].error_type == "correctness_fail"
+    assert ws.kernel_py.read_bytes() == kernel
 
 
-def test_run_implement_without_a_harness_says_so(ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import kernelopt.backends.stage as stage
-
-    monkeypatch.setattr(stage, "harness_check", lambda: None)
+def test_run_implement_without_a_check(ws_root: Path) -> None:
     ws = make_ws(ws_root)
-    report = run_implement(_ctx(ws, make_plan()), RuleImplementer())
-    assert report.ok and not report.correctness_ran and "unavailable" in report.correctness_message
+    report = implement(_ctx(ws, make_plan()), RuleImplementer())
+    assert report.ok and report.correctness is None and "num_warps=8" in ws.kernel_py.read_text()
 
 
 class _Scribbler:
@@ -191,11 +190,10 @@ class _Breaker:
 def test_guard_reverts_writes_outside_the_allowance(ws_root: Path) -> None:
     ws = make_ws(ws_root)
     ref, kernel = ws.reference_py.read_bytes(), ws.kernel_py.read_bytes()
-    report = run_implement(_ctx(ws, make_plan()), _Scribbler(), check=lambda w: Verdict(True, "ok"))
-    out = report.outcome
-    assert not report.ok and not out.changed
-    assert {(c.path, c.kind) for c in out.violations} == {("reference.py", "modified"), ("scratch.txt", "added")}
-    assert "outside its allowance" in out.error
+    report = implement(_ctx(ws, make_plan()), _Scribbler(), check=lambda w: verdict(True, "ok"))
+    assert not report.ok and report.error_type == "write_violation"
+    assert set(report.violations) == {"reference.py (modified)", "scratch.txt (added)"}
+    assert "outside its allowance" in (report.reason or "")
     assert ws.reference_py.read_bytes() == ref and not (ws.root / "scratch.txt").exists()
     assert ws.kernel_py.read_bytes() == kernel  # the failed stage's own edit is undone too
 
@@ -203,18 +201,18 @@ def test_guard_reverts_writes_outside_the_allowance(ws_root: Path) -> None:
 def test_kernel_that_does_not_parse_fails_before_the_check(ws_root: Path) -> None:
     ws = make_ws(ws_root)
     called = []
-    report = run_implement(_ctx(ws, make_plan()), _Breaker(), check=lambda w: called.append(1))
-    assert report.syntax_error and "line 2" in report.syntax_error and not called and not report.ok
+    report = implement(_ctx(ws, make_plan()), _Breaker(), check=lambda w: called.append(1))
+    assert report.reason == "kernel.py does not parse: line 2: invalid syntax" and not called and not report.ok
 
 
-def test_aux_files_named_by_the_plan_are_allowed(ws_root: Path) -> None:
-    from kernelopt.backends.stage import allowance, aux_files
+def test_aux_files_named_by_the_plan_are_allowed() -> None:
+    from kernelopt.stagenames import Stage
+    from kernelopt.stages.allowance import aux_files_of, editable_files
 
     plan = make_plan("tiling", {"BLOCK_K": 64}, targets=["BLOCK_K", "csrc/tile.cuh:12", "reference.py", "../x.py"])
-    assert aux_files(plan) == ["csrc/tile.cuh"]
-    ws = make_ws(ws_root)
-    assert allowance(ws, 1, "implement", plan) == ["kernel.py", "csrc/tile.cuh"]
-    assert allowance(ws, 1, "plan") == ["plans/v1_plan.md"]
+    assert aux_files_of(plan) == ["csrc/tile.cuh"]
+    assert editable_files(Stage.IMPLEMENT, 1, aux_files_of(plan)) == ["kernel.py", "csrc/tile.cuh"]
+    assert editable_files(Stage.PLAN, 1) == ["plans/v1_plan.md"]
 
 
 def test_relative_move_for_knobs_with_several_values() -> None:

@@ -8,14 +8,24 @@ import pytest
 
 from kernelopt.loop.machine import NEXT_STAGES, VERSION_REF, OptimizeLoop, StageOrderError
 from kernelopt.loop.opening import open_or_create
-from kernelopt.loop.protocols import EventKind, Stage
+from kernelopt.loop.protocols import EventKind, LoopEvent, Stage
 from kernelopt.loop.settings import LoopRequest
 from kernelopt.loop.stop import StopReason
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.memory.model import CorrectnessStatus, GateResult
 from kernelopt.workspace import Workspace
 
-from .loop_fakes import DATA, TIMING_ONLY, FakeCeilings, Fakes, block_of, commit_card, make_fakes, subjects
+from .loop_fakes import (
+    DATA,
+    TIMING_ONLY,
+    FakeCeilings,
+    Fakes,
+    block_of,
+    commit_card,
+    journal,
+    make_fakes,
+    subjects,
+)
 
 ITERATION = ["profile", "plan", "implement", "gate", "record", "stop"]
 
@@ -242,16 +252,16 @@ def test_planner_exception_is_an_iteration_failure(ws: Workspace, fakes: Fakes) 
     assert changed_files(ws, "HEAD") == {"memory/v1.json"}
 
 
-def test_violations_a_backend_reverted_itself_are_recorded(ws: Workspace, fakes: Fakes) -> None:
+def test_writes_of_a_failed_backend_are_undone_and_recorded(ws: Workspace, fakes: Fakes) -> None:
+    kernel = ws.kernel_py.read_bytes()
     fakes.planner.modes[1] = "failure"
     run(ws, fakes, max_iterations=1)
-    assert (
-        subjects(ws)[-1] == "V1: revert (the planner failed: agent-cli planner: the agent wrote outside its allowance)"
-    )
+    assert subjects(ws)[-1] == "V1: revert (the planner wrote outside plans/v1_plan.md: kernel.py (modified))"
     r1 = ws.memory.read(1)
     assert r1.pitfalls_and_fixes[0].error_message == "planner wrote outside its allowance: kernel.py (modified)"
-    assert r1.pitfalls_and_fixes[0].fix_applied == "the backend reverted the writes"
+    assert (r1.pitfalls_and_fixes[0].fix_applied or "").startswith("undone: git state restored")
     assert "tokens (plan): prompt=7" in r1.experience.notes
+    assert ws.kernel_py.read_bytes() == kernel and ws.is_clean()
 
 
 # -- failure budget ----------------------------------------------------------------------------------
@@ -303,7 +313,7 @@ def test_backend_writes_outside_allowance_are_reverted_and_recorded(
     r1 = ws.memory.read(1)
     v = r1.pitfalls_and_fixes[0]
     assert v.error_type == "write_violation" and v.error_message.endswith(f"wrote outside its allowance: {path}")
-    assert v.fix_applied == "the writes were reverted (tracked files from git, new files deleted)"
+    assert (v.fix_applied or "").startswith("undone: git state restored, protected files written back")
     assert r1.quality_gate.result is GateResult.FAIL and path in (r1.quality_gate.failure_reason or "")
     assert ws.is_clean()
 
@@ -369,4 +379,55 @@ def test_timing_only_evidence_is_said_everywhere(ws: Workspace, fakes: Fakes) ->
     assert all(o.timing_only for o in s.this_run)
     warnings = [e.message for e in fakes.sink.events if e.kind is EventKind.WARNING]
     assert any("timing-only evidence" in w for w in warnings)
-    assert fakes.planner.contexts[0].options == {"timing_only": True}
+    # the planner learns it from the evidence, never from an option (agent backends refuse unknown ones)
+    ctx = fakes.planner.contexts[0]
+    assert ctx.options == {} and ctx.summary is not None and not ctx.summary.counters_available
+
+
+# -- protected content, git state, the user's task card --------------------------------------------
+
+
+def test_an_implementer_that_commits_around_the_guard(ws: Workspace, fakes: Fakes) -> None:
+    reference = ws.reference_py.read_bytes()
+    fakes.implementer.modes[1] = "commit"
+    s = run(ws, fakes, max_iterations=2)
+    assert [o.result for o in s.this_run][:2] == [GateResult.PASS, GateResult.FAIL]
+    assert ws.reference_py.read_bytes() == reference
+    log = subjects(ws)
+    assert "agent: faster" not in log and log[2].startswith("V1: revert (the implementer wrote outside its allowance")
+    assert ws.repo.git.tag() == "" and "agent-branch" not in ws.repo.git.branch()
+    parents = ws.repo.git.log("--format=%p").splitlines()
+    assert all(len(p.split()) <= 1 for p in parents)
+    r1 = ws.memory.read(1)
+    assert "(commits made)" in r1.pitfalls_and_fixes[0].error_message
+    assert s.this_run[2].result is GateResult.PASS  # V0's kernel and reference still pass afterwards
+    assert ws.is_clean()
+
+
+def test_a_task_card_edit_between_iterations_is_accepted(ws: Workspace, fakes: Fakes) -> None:
+    edited = ws.readme.read_text() + "\nThe user adds context between iterations.\n"
+
+    def user_edit(event: LoopEvent) -> None:
+        if event.kind is EventKind.ITERATION_END and event.version == 1:
+            ws.readme.write_text(edited)
+
+    fakes.sink.hooks.append(user_edit)
+    s = run(ws, fakes, max_iterations=2)
+    assert [o.result for o in s.this_run] == [GateResult.PASS, GateResult.PASS, GateResult.PASS]
+    assert ws.readme.read_text() == edited  # not reverted
+    notes = [e.message for e in fakes.sink.events if e.kind is EventKind.NOTE]
+    assert any("README.md (the task card) was edited: accepted" in n for n in notes)
+    assert journal(ws)["protected"]["README.md"] is not None
+
+
+def test_stage_times_and_profiles_are_journaled(ws: Workspace, fakes: Fakes) -> None:
+    lat = fakes.gate.latency_of
+
+    def slow(block: int) -> float:
+        fakes.clock.now += 2.0
+        return lat(block)
+
+    fakes.gate.latency_of = slow
+    s = run(ws, fakes, max_iterations=2)
+    assert s.profiles_taken == 3 and journal(ws)["profiles_taken"] == 3
+    assert s.stage_seconds["gate"] == 4.0 and s.stage_seconds["baseline_gate"] == 2.0

@@ -286,3 +286,16 @@ def test_resume_keeps_edits_the_loop_did_not_make(ws_root: Path) -> None:
     run(ws, fakes, resume=True)
     backups = list((ws.root / ".kernelopt" / "backups").glob("kernel.py.v1.*"))
     assert len(backups) == 1 and "MY PRECIOUS EDIT" in backups[0].read_text()
+
+
+def test_a_task_card_edit_while_stopped_is_kept_on_resume(ws_root: Path) -> None:
+    ws, fakes = setup(ws_root)
+    fakes.killer.arm("gate", 1)
+    with pytest.raises(KeyboardInterrupt):
+        run(ws, fakes, max_iterations=2)
+    edited = ws.readme.read_text() + "\nA note the user adds while the run is stopped.\n"
+    ws.readme.write_text(edited)
+    s = run(ws, fakes, resume=True, max_iterations=2)
+    assert s.stop is not None and ws.readme.read_text() == edited
+    assert not any(p.error_type == "write_violation" for r in ws.memory.records() for p in r.pitfalls_and_fixes)
+    assert any("README.md (the task card) was edited: accepted" in e.message for e in fakes.sink.events)

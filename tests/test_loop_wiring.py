@@ -10,17 +10,13 @@ from typing import Any
 
 import pytest
 
-from kernelopt.errors import EnvironmentProblem
+from kernelopt.errors import UsageError
 from kernelopt.evidence.model import ProfileSummary, Vendor
 from kernelopt.evidence.summary import read_summary
-from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.opening import open_or_create
 from kernelopt.loop.wiring import (
     CPU_REASON,
-    CachedCeilings,
-    MarkdownPlanReader,
-    ReportBaselineRenderer,
     StageOneProfiler,
     build_collaborators,
     vendor_of,
@@ -58,30 +54,22 @@ def module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.Mo
     return mod
 
 
-class FakeBackend:
-    def __init__(self, options: dict[str, Any]) -> None:
-        self.options = options
-
-
 def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernelopt.loop.wiring as wiring
+    import kernelopt.stages.plan as stage_plan
+
     calls = Calls()
     summary = ProfileSummary.model_validate_json(MEMORY_BOUND.read_text())
-    monkeypatch.setattr("kernelopt.profiling.profile", calls.fn("profile", summary), raising=False)
-    module(monkeypatch, "kernelopt.planning.rules", RulePlanner=type("RulePlanner", (FakeBackend,), {}))
-    module(monkeypatch, "kernelopt.backends.rules", RuleImplementer=type("RuleImplementer", (FakeBackend,), {}))
-    module(monkeypatch, "kernelopt.planning.markdown", parse_plan=calls.fn("parse_plan", "PLAN"))
-    module(monkeypatch, "kernelopt.planning.validate", validate_plan=calls.fn("validate_plan"))
-    module(
-        monkeypatch,
-        "kernelopt.harness.gate",
-        check_correctness=calls.fn("check_correctness", "CORRECT"),
-        validate=calls.fn("validate", "REPORT"),
-    )
-    module(monkeypatch, "kernelopt.hardware.ceilings", cached_ceilings=calls.fn("cached_ceilings", "CEILINGS"))
-    module(monkeypatch, "kernelopt.report.baseline", render_baseline=calls.fn("render_baseline", "# report\n"))
+    monkeypatch.setattr(wiring.profiling, "profile", calls.fn("profile", summary))
+    monkeypatch.setattr(stage_plan, "parse_plan", calls.fn("parse_plan", "PLAN"))
+    monkeypatch.setattr(stage_plan, "validate_plan", calls.fn("validate_plan"))
+    monkeypatch.setattr(wiring, "check_correctness", calls.fn("check_correctness", "CORRECT"))
+    monkeypatch.setattr(wiring, "validate", calls.fn("validate", "REPORT"))
+    monkeypatch.setattr(wiring, "cached_ceilings", calls.fn("cached_ceilings", "CEILINGS"))
+    monkeypatch.setattr(wiring, "render_baseline", calls.fn("render_baseline", "# report\n"))
 
     c = build_collaborators(ws, RunSettings(device="cuda"))
-    assert type(c.planner).__name__ == "RulePlanner" and c.planner.options == {"knob_only": True}
+    assert type(c.planner).__name__ == "RulePlanner" and c.planner.options.knob_only is True  # type: ignore[attr-defined]
     assert type(c.implementer).__name__ == "RuleImplementer"
     assert c.profiler.profile(ws, 3) is summary
     assert c.plan_reader.parse("text") == "PLAN"
@@ -103,15 +91,23 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     ]
 
 
-def test_missing_stages_are_one_line_errors(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("kernelopt.planning.markdown", "kernelopt.harness.gate", "kernelopt.planning.rules"):
-        monkeypatch.setitem(sys.modules, name, None)  # import raises ModuleNotFoundError
-    with pytest.raises(EnvironmentProblem, match="the planner backend 'rules' is not available"):
-        build_collaborators(ws, RunSettings())
-    with pytest.raises(EnvironmentProblem, match="the plan format is not available"):
-        MarkdownPlanReader().parse("x")
-    monkeypatch.setitem(sys.modules, "kernelopt.hardware.ceilings", None)
-    assert CachedCeilings().ceilings(None) is None  # no measured ceilings: the spec bound alone
+def test_bad_backend_names_and_options_fail_before_any_stage(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
+    with pytest.raises(UsageError, match="unknown planner backend 'nosuch'"):
+        build_collaborators(ws, RunSettings(planner="nosuch"))
+    with pytest.raises(UsageError, match="agent-cli: setting 'command' is required"):
+        build_collaborators(ws, RunSettings(planner="agent-cli", implementer="agent-cli"))
+    with pytest.raises(UsageError, match="agent-cli: unknown option 'timing_only'"):
+        build_collaborators(
+            ws, RunSettings(implementer="agent-cli"), implementer_options={"command": "x", "timing_only": True}
+        )
+    c = build_collaborators(
+        ws,
+        RunSettings(planner="agent-cli", implementer="agent-cli"),
+        planner_options={"command": "x"},
+        implementer_options={"command": "y"},
+    )
+    assert type(c.planner).__name__ == "AgentCliPlanner"
 
 
 def test_cpu_device_profiles_timing_only_from_the_gate(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,15 +130,6 @@ def test_cpu_device_profiles_timing_only_from_the_gate(ws: Workspace, monkeypatc
     assert "only timing (time.perf_counter on the CPU) and analytic byte/FLOP counts are known" in f.inference
     assert k.metrics["achieved_tflops"].missing_reason == "memory/v0.json has no performance.tflops"
     assert read_summary(ws.profile_dir(1)) == s
-
-
-def test_baseline_renderer_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernelopt.loop.wiring import baseline_renderer
-
-    monkeypatch.setitem(sys.modules, "kernelopt.report.baseline", None)
-    assert isinstance(baseline_renderer(), BuiltinBaselineRenderer)
-    module(monkeypatch, "kernelopt.report.baseline", render_baseline=lambda *_, **__: "x")
-    assert isinstance(baseline_renderer(), ReportBaselineRenderer)
 
 
 def test_vendor_of() -> None:

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.backends import guard, registry
+from kernelopt.backends import registry
 from kernelopt.backends.protocol import PlanOutcome, StageContext
 from kernelopt.cli.app import main
 from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import PlanError
-from kernelopt.planning.stage import default_version, run_stage2
+from kernelopt.stages import guard
+from kernelopt.stages.guard import RunGuard
+from kernelopt.stages.implement import summary_of
+from kernelopt.stages.plan import PlanVerdict, default_version, run_plan
 from kernelopt.workspace import Workspace
 
 from .data.planning import fakes
@@ -149,7 +152,7 @@ def test_writes_outside_the_plan_are_reverted(ws: Workspace, capsys, monkeypatch
     kernel = ws.kernel_py.read_text()
     code, _, err = run(capsys, "plan", str(ws.root), "--planner", "evil")
     assert code == 2 and err.count("\n") == 1
-    assert "planner 'evil' wrote outside plans/v1_plan.md: kernel.py (modified), notes.txt (added); reverted" in err
+    assert "planner 'evil': the planner wrote outside plans/v1_plan.md: kernel.py (modified), notes.txt (added)" in err
     assert ws.kernel_py.read_text() == kernel and not (ws.root / "notes.txt").exists()
 
 
@@ -187,10 +190,10 @@ def test_web_command_from_environment(ws: Workspace, capsys, monkeypatch) -> Non
     assert "4.8" not in ws.plan_path(1).read_text()
 
 
-def test_run_stage2_returns_plan_and_reports_planner_note(ws: Workspace) -> None:
+def test_run_plan_returns_plan_and_reports_planner_note(ws: Workspace) -> None:
     from kernelopt.planning.rules import RulePlanner
 
     fakes.install_summary(ws, 1, "add_memory_bound")
-    result = run_stage2(ws, 1, RulePlanner())
-    assert result.plan is not None and result.reason is None
+    result = run_plan(ws, 1, RulePlanner(), guard=RunGuard(ws), summary=summary_of(ws, 1), history=[])
+    assert result.verdict is PlanVerdict.PLANNED and result.plan is not None and result.reason is None
     assert result.plan.search_log[0].source == "gpu-wiki"

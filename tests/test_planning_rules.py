@@ -323,12 +323,15 @@ def test_profiler_estimate_changes_the_order() -> None:
 
 
 def test_guarded_stage_with_fake_wiki(ws: Workspace) -> None:
-    from kernelopt.planning.stage import run_stage2
+    from kernelopt.stages.guard import RunGuard
+    from kernelopt.stages.implement import summary_of
+    from kernelopt.stages.plan import run_plan
 
     fakes.install_summary(ws, 1, "add_memory_bound")
     ws.commit(["profiles"], "v1 profile")
-    result = run_stage2(ws, 1, RulePlanner({"wiki_search": fakes.FakeWiki(), "knobs": ADD_KNOBS}))
-    assert result.plan is not None and result.path == ws.plan_path(1)
+    planner = RulePlanner({"wiki_search": fakes.FakeWiki(), "knobs": ADD_KNOBS})
+    result = run_plan(ws, 1, planner, guard=RunGuard(ws), summary=summary_of(ws, 1), history=[])
+    assert result.plan is not None and ws.plan_path(1).is_file()
     assert result.plan.parameters == {"BLOCK_SIZE": 2048}
     assert ws.is_clean()  # nothing tracked changed
 

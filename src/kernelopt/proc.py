@@ -5,19 +5,57 @@ mandatory timeout, the child in its own process group (``start_new_session``) so
 whole group is killed, and the output captured so far is kept. :func:`run_command` runs a command to
 completion with its output captured; :func:`start_command` starts one whose output goes to files and
 hands it to a caller that watches it while it runs (the harness worker, with its per-phase limits).
+
+Secrets stay out of children: every command runs with :func:`child_env` of the environment it is given
+(or of this process's), which drops ``KERNELOPT_LLM_API_KEY`` and every variable whose name looks like a
+secret (:data:`SECRET_NAME`: ``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*CREDENTIAL*``, ...).
+A variable named in ``KERNELOPT_KEEP_ENV`` (comma-separated names, e.g. ``ANTHROPIC_API_KEY`` for a
+coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
+"""A variable whose name matches this is a secret and is not passed to child processes."""
+ALWAYS_DROPPED = ("KERNELOPT_LLM_API_KEY",)
+"""Never passed to a child, whatever ``KERNELOPT_KEEP_ENV`` says (only kernelopt's own llm-api client uses it)."""
+KEEP_ENV = "KERNELOPT_KEEP_ENV"
+"""Comma-separated names of secret-looking variables that children may see all the same."""
+
+
+def is_secret_name(name: str) -> bool:
+    """True when the variable ``name`` is dropped from a child's environment by default."""
+    return name in ALWAYS_DROPPED or bool(SECRET_NAME.search(name))
+
+
+def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = ()) -> dict[str, str]:
+    """``base`` (default: this process's environment) without secret-looking variables.
+
+    Args:
+        base: the environment to start from.
+        keep: names passed on even when they look like secrets (besides those in ``KERNELOPT_KEEP_ENV``).
+    """
+    env = dict(os.environ if base is None else base)
+    kept = {n.strip() for n in env.get(KEEP_ENV, os.environ.get(KEEP_ENV, "")).split(",") if n.strip()}
+    kept |= set(keep)
+    return {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
+
+
+def secret_values(base: Mapping[str, str] | None = None) -> list[str]:
+    """The values of the secret-looking variables of ``base`` (default: this process's), 8+ characters."""
+    env = os.environ if base is None else base
+    return [v for k, v in env.items() if is_secret_name(k) and len(v) >= 8]
 
 
 @dataclass(frozen=True)
@@ -65,12 +103,14 @@ def _start(
     stdin: int | IO[bytes],
     stdout: int | IO[bytes],
     stderr: int | IO[bytes],
+    keep: Collection[str] = (),
 ) -> subprocess.Popen[bytes]:
-    """``Popen`` with the child leading a new process group (so one ``killpg`` reaches all it starts)."""
+    """``Popen`` with the child leading a new process group (so one ``killpg`` reaches all it starts),
+    with secrets dropped from its environment (:func:`child_env`)."""
     return subprocess.Popen(
         args,
         cwd=cwd,
-        env=dict(env) if env is not None else None,
+        env=child_env(env, keep=keep),
         stdin=stdin,
         stdout=stdout,
         stderr=stderr,
@@ -85,6 +125,7 @@ def run_command(
     cwd: Path | str | None = None,
     env: Mapping[str, str] | None = None,
     stdin_text: str | None = None,
+    keep: Collection[str] = (),
 ) -> CommandResult:
     """Run ``argv`` to completion or until ``timeout_s`` seconds have passed.
 
@@ -92,8 +133,10 @@ def run_command(
         argv: program and arguments; the first element is looked up on ``PATH``.
         timeout_s: wall-clock limit in seconds (required; there is no "forever").
         cwd: working directory of the child.
-        env: full environment of the child (default: inherit this process's).
+        env: full environment of the child (default: inherit this process's); secrets are dropped
+            from it (:func:`child_env`).
         stdin_text: text fed to the child's standard input (default: no input, stdin is /dev/null).
+        keep: secret-looking variable names the child may see all the same.
 
     Returns:
         A :class:`CommandResult`; a timeout is reported in it (``timed_out=True``), not raised.
@@ -113,6 +156,7 @@ def run_command(
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        keep=keep,
     )
     timed_out = False
     try:
@@ -228,7 +272,8 @@ def start_command(
         stdout_path: file for standard output (created or truncated).
         stderr_path: file for standard error (created or truncated).
         cwd: working directory of the child.
-        env: full environment of the child (default: inherit this process's).
+        env: full environment of the child (default: inherit this process's); secrets are dropped
+            from it (:func:`child_env`).
 
     Yields:
         The :class:`RunningCommand`.

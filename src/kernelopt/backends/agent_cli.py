@@ -7,14 +7,13 @@ prompt is fed on stdin. The agent runs with the workspace as its working directo
 that kills its whole process group (:func:`kernelopt.proc.run_command`), and with
 ``KERNELOPT_WORKSPACE``, ``KERNELOPT_VERSION``, ``KERNELOPT_STAGE`` and ``KERNELOPT_PROMPT_FILE`` set.
 
-The agent is not trusted. After it exits, the workspace is compared with the snapshot taken before:
-a Stage 2 agent may write only ``plans/v<N>_plan.md``, a Stage 3 agent only ``kernel.py`` (and
-auxiliary files the plan names). Any other write is reverted from git and reported (``violations``
-of the implementer's outcome, or of the planner's :class:`BackendFailure`) so the caller can record
-a pitfall, and the stage fails. A non-zero exit, a timeout, and a run that produced nothing each fail
-the stage with a clear reason (an implementer returns ``error``; a planner raises); the stage's own
-files are then put back as they were. The transcript (command, timing, exit status, stdout, stderr) is saved to
-``profiles/v<N>/agent_<stage>.log``.
+The agent is not trusted, and this module does not guard it: the stage runner
+(:mod:`kernelopt.stages`) snapshots the workspace, the protected files and the git state around the
+call and undoes whatever the agent did outside the stage's allowance. The agent's environment drops
+secrets (:func:`kernelopt.proc.child_env`; the ``env`` option's names are passed as given). A
+non-zero exit, a timeout, a launch failure and a run that produced nothing each fail the stage with a
+clear reason (an implementer returns ``error``; a planner raises). The transcript (command, timing,
+exit status, stdout, stderr) is saved to ``profiles/v<N>/agent_<stage>.log``.
 """
 
 from __future__ import annotations
@@ -24,21 +23,28 @@ import re
 import shlex
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kernelopt.backends import guard
-from kernelopt.backends.guard import Change
 from kernelopt.backends.prompts import PromptChannel, render_prompt
-from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
+from kernelopt.backends.protocol import (
+    BackendFailure,
+    ImplementOutcome,
+    PlanOutcome,
+    StageContext,
+    read_plan_reply,
+    transcript_path,
+)
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
-from kernelopt.backends.stage import Stage, allowance, editable_files, read_plan_reply, transcript_path
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
 from kernelopt.proc import CommandResult, run_command
+from kernelopt.stagenames import Stage
+from kernelopt.tunables import knob_diff
 
 NO_NEW_ACTION = "NO_NEW_ACTION:"
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
@@ -79,11 +85,10 @@ class AgentRun:
     argv: list[str]
     result: CommandResult | None
     transcript: Path
-    violations: list[Change] = field(default_factory=list)
     launch_error: str | None = None
 
     def failure(self, timeout_s: float) -> str | None:
-        """Why the run failed (launch error, timeout, non-zero exit, guard violation), or ``None``."""
+        """Why the run failed (launch error, timeout, signal, non-zero exit), or ``None``."""
         reasons = []
         r = self.result
         if self.launch_error:
@@ -95,11 +100,6 @@ class AgentRun:
         elif r is not None and r.returncode != 0:
             last = r.stderr_tail(1).strip() or (r.stdout.strip().splitlines() or [""])[-1].strip()
             reasons.append(f"the agent exited with status {r.returncode}" + (f": {last[:300]}" if last else ""))
-        if self.violations:
-            reasons.append(
-                f"the agent wrote outside the {self.stage.value} stage's allowance: "
-                f"{guard.describe(self.violations)} (reverted)"
-            )
         if not reasons:
             return None
         return "; ".join(reasons) + f" (transcript: {self.transcript})"
@@ -118,7 +118,7 @@ class _AgentCliBackend:
         return load_settings(AgentCliSettings, {**ctx.options, **self.options}, os.environ, backend="agent-cli")
 
     def run_agent(self, ctx: StageContext, stage: Stage, settings: AgentCliSettings) -> AgentRun:
-        """Render the prompt, run the agent under the guard, save the transcript."""
+        """Render the prompt, run the agent, save the transcript."""
         ws = ctx.workspace
         prompt = render_prompt(ctx, stage.value, PromptChannel.AGENT)
         prompt_file = ws.state_dir / "agent" / f"v{ctx.version}_{stage.value}_prompt.md"
@@ -140,21 +140,24 @@ class _AgentCliBackend:
             "KERNELOPT_STAGE": stage.value,
             "KERNELOPT_PROMPT_FILE": str(prompt_file),
         }
-        before = guard.snapshot(ws.root)
         started = datetime.now(UTC)
         t0 = time.monotonic()
         result: CommandResult | None = None
         launch_error = None
         try:
             result = run_command(
-                argv, timeout_s=settings.timeout_s, cwd=ws.root, env=env, stdin_text=None if via_file else prompt
+                argv,
+                timeout_s=settings.timeout_s,
+                cwd=ws.root,
+                env=env,
+                stdin_text=None if via_file else prompt,
+                keep=settings.env.keys(),
             )
         except FileNotFoundError:
             launch_error = f"agent command not found: {argv[0]!r} (is it installed and on PATH?)"
         except PermissionError:
             launch_error = f"agent command is not executable: {argv[0]!r}"
-        violations = guard.enforce(ws, before, allowance(ws, ctx.version, stage, ctx.plan))
-        run = AgentRun(stage, argv, result, transcript_path(ws, ctx.version, stage), violations, launch_error)
+        run = AgentRun(stage, argv, result, transcript_path(ws, ctx.version, stage), launch_error)
         self._write_transcript(run, prompt_file, via_file, started, time.monotonic() - t0, settings)
         return run
 
@@ -176,7 +179,6 @@ class _AgentCliBackend:
             f"started: {started.isoformat(timespec='seconds')}",
             f"duration_s: {duration_s:.2f}",
             f"status: {status}",
-            "violations: " + (guard.describe(run.violations) or "none"),
             "",
             "--- stdout ---",
             r.stdout if r else "",
@@ -192,10 +194,10 @@ class AgentCliPlanner(_AgentCliBackend):
     Args:
         options: :class:`~kernelopt.backends.settings.AgentCliSettings` fields (``command``,
             ``timeout_s``, ``env``).
-        parse_plan: plan-file parser (default: ``kernelopt.planning.markdown.parse_plan``).
+        parse_plan: the plan-file parser (default: :func:`kernelopt.planning.markdown.parse_plan`).
     """
 
-    def __init__(self, options: dict[str, Any] | None = None, *, parse_plan: Callable[[str], Plan] | None = None):
+    def __init__(self, options: dict[str, Any] | None = None, *, parse_plan: Callable[[str], Plan] = parse_plan):
         super().__init__(options)
         self.parse_plan = parse_plan
 
@@ -209,37 +211,34 @@ class AgentCliPlanner(_AgentCliBackend):
         Raises:
             UsageError: missing or invalid settings (no command configured, bad placeholder).
             BackendFailure: the agent could not be started, ran past its limit, exited non-zero, wrote
-                outside ``plans/v<N>_plan.md`` (reverted; listed in ``violations``), wrote no plan, or
-                wrote one that does not parse. The plan file is put back as it was.
+                no plan, or wrote one that is not UTF-8 text or does not parse.
         """
         settings = self.settings(ctx)
         ws = ctx.workspace
-        kept = guard.capture(ws.root, editable_files(ws, ctx.version, Stage.PLAN))
+        path = ws.plan_path(ctx.version)
+        old = path.read_bytes() if path.is_file() else None
         run = self.run_agent(ctx, Stage.PLAN, settings)
         failure = run.failure(settings.timeout_s)
 
         def fail(msg: str) -> BackendFailure:
-            guard.restore(ws.root, kept)
-            return BackendFailure(f"agent-cli planner: {msg}", violations=run.violations, transcript=run.transcript)
+            return BackendFailure(f"agent-cli planner: {msg}", transcript=run.transcript)
 
         if failure:
             raise fail(failure)
-        path = ws.plan_path(ctx.version)
-        text = path.read_text(encoding="utf-8") if path.is_file() else None
+        data = path.read_bytes() if path.is_file() else None
         rel = f"plans/v{ctx.version}_plan.md"
-        if text is None or text.encode() == kept.get(rel):
+        try:
+            text = data.decode("utf-8") if data is not None else None
+        except UnicodeDecodeError:
+            raise fail(f"the agent's {rel} is not UTF-8 text (transcript: {run.transcript})") from None
+        if text is None or data == old:
             for line in run.stdout().splitlines():
                 if line.strip().startswith(NO_NEW_ACTION):
                     reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
                     return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
             raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
         plan = read_plan_reply(
-            text,
-            version=ctx.version,
-            planner=self.name,
-            parser=self.parse_plan,
-            fail=fail,
-            what=f"the agent's {rel}",
+            text, version=ctx.version, planner=self.name, fail=fail, what=f"the agent's {rel}", parser=self.parse_plan
         )
         return PlanOutcome(plan=plan, transcript=run.transcript)
 
@@ -252,31 +251,33 @@ class AgentCliImplementer(_AgentCliBackend):
     """
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
-        """Run the agent for Stage 3; ``kernel.py`` must change, and nothing outside the allowance.
+        """Run the agent for Stage 3; ``kernel.py`` must change (still UTF-8 text).
 
         Raises:
-            UsageError: missing or invalid settings, or no plan for this version.
+            UsageError: missing or invalid settings.
         """
         settings = self.settings(ctx)
         ws = ctx.workspace
         if ctx.plan is None and not ws.plan_path(ctx.version).is_file():
             return ImplementOutcome(changed=False, error=f"no plan to implement (plans/v{ctx.version}_plan.md)")
-        kept = guard.capture(ws.root, editable_files(ws, ctx.version, Stage.IMPLEMENT, ctx.plan))
-        old = (kept.get("kernel.py") or b"").decode("utf-8", errors="replace")
+        before = ws.kernel_py.read_bytes() if ws.kernel_py.is_file() else b""
         run = self.run_agent(ctx, Stage.IMPLEMENT, settings)
         failure = run.failure(settings.timeout_s)
 
         def fail(msg: str) -> ImplementOutcome:
-            guard.restore(ws.root, kept)
-            return ImplementOutcome(changed=False, error=msg, transcript=run.transcript, violations=run.violations)
+            return ImplementOutcome(changed=False, error=msg, transcript=run.transcript)
 
         if failure:
             return fail(failure)
-        new = ws.kernel_py.read_text(encoding="utf-8") if ws.kernel_py.is_file() else ""
-        if new == old:
+        if not ws.kernel_py.is_file():
+            return fail(f"the agent deleted kernel.py (transcript: {run.transcript})")
+        after = ws.kernel_py.read_bytes()
+        if after == before:
             return fail(f"the agent exited 0 without changing kernel.py (transcript: {run.transcript})")
-        from kernelopt.tunables import knob_diff
-
+        try:
+            old, new = before.decode("utf-8"), after.decode("utf-8")
+        except UnicodeDecodeError:
+            return fail(f"the agent left a kernel.py that is not UTF-8 text (binary?) (transcript: {run.transcript})")
         knobs = {k: v for k, v in knob_diff(old, new).items() if v[0] is not None and v[1] is not None}
         what = ctx.plan.action if ctx.plan else "the plan"
         category = ctx.plan.action_category.value if ctx.plan else "plan"

@@ -34,12 +34,21 @@ from typing import Any
 
 from kernelopt.backends.patch import PatchError, apply_diff
 from kernelopt.backends.prompts import PromptChannel, render_prompt
-from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOutcome, StageContext
+from kernelopt.backends.protocol import (
+    BackendFailure,
+    ImplementOutcome,
+    PlanOutcome,
+    StageContext,
+    read_plan_reply,
+    transcript_path,
+)
 from kernelopt.backends.settings import LlmApiSettings, load_settings
-from kernelopt.backends.stage import Stage, read_plan_reply, transcript_path
 from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
+from kernelopt.stagenames import Stage
+from kernelopt.tunables import knob_diff
 
 NO_NEW_ACTION = "NO_NEW_ACTION:"
 SYSTEM_PROMPTS = {
@@ -318,7 +327,7 @@ class LlmApiPlanner(_LlmApiBackend):
 
     Args:
         options: :class:`~kernelopt.backends.settings.LlmApiSettings` fields.
-        parse_plan: plan-file parser (default: ``kernelopt.planning.markdown.parse_plan``).
+        parse_plan: the plan-file parser (default: :func:`kernelopt.planning.markdown.parse_plan`).
         sleep: wait between retries (injectable for tests).
     """
 
@@ -326,7 +335,7 @@ class LlmApiPlanner(_LlmApiBackend):
         self,
         options: dict[str, Any] | None = None,
         *,
-        parse_plan: Callable[[str], Plan] | None = None,
+        parse_plan: Callable[[str], Plan] = parse_plan,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         super().__init__(options, sleep=sleep)
@@ -360,7 +369,7 @@ class LlmApiPlanner(_LlmApiBackend):
             reason = first[len(NO_NEW_ACTION) :].strip() or "the model found no new action"
             return PlanOutcome(plan=None, reason=reason, transcript=transcript, tokens=tokens)
         plan = read_plan_reply(
-            text, version=ctx.version, planner=self.name, parser=self.parse_plan, fail=fail, what="the reply's plan"
+            text, version=ctx.version, planner=self.name, fail=fail, what="the reply's plan", parser=self.parse_plan
         )
         atomic_write_text(ctx.workspace.plan_path(ctx.version), client.scrub(text))
         return PlanOutcome(plan=plan, transcript=transcript, tokens=tokens)
@@ -388,7 +397,12 @@ class LlmApiImplementer(_LlmApiBackend):
         reply, error = self.exchange(ctx, Stage.IMPLEMENT, client)
         if reply is None:
             return ImplementOutcome(changed=False, error=f"llm-api: {error}", transcript=transcript)
-        old = ws.kernel_py.read_text(encoding="utf-8")
+        try:
+            old = ws.kernel_py.read_text(encoding="utf-8")
+        except (FileNotFoundError, UnicodeDecodeError) as exc:
+            return ImplementOutcome(
+                changed=False, error=f"llm-api: cannot read kernel.py: {exc}", transcript=transcript
+            )
         try:
             new, mode = kernel_from_reply(reply.content, old)
         except ReplyError as exc:
@@ -396,8 +410,6 @@ class LlmApiImplementer(_LlmApiBackend):
                 changed=False, error=f"llm-api: {exc.message}", transcript=transcript, tokens=dict(reply.tokens)
             )
         atomic_write_text(ws.kernel_py, new)
-        from kernelopt.tunables import knob_diff
-
         knobs = {k: v for k, v in knob_diff(old, new).items() if v[0] is not None and v[1] is not None}
         what = ctx.plan.action if ctx.plan else "the plan"
         category = ctx.plan.action_category.value if ctx.plan else "plan"

@@ -14,7 +14,6 @@ Templates live in ``kernelopt/templates/prompts/*.md`` (``string.Template`` synt
 
 from __future__ import annotations
 
-import importlib
 from enum import StrEnum
 from importlib import resources
 from string import Template
@@ -24,10 +23,11 @@ import yaml
 
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import StageContext
-from kernelopt.backends.stage import Stage, aux_files
 from kernelopt.errors import UsageError
 from kernelopt.memory.model import IterationRecord, SearchLogEntry
+from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import Plan
+from kernelopt.stagenames import BACKEND_STAGES, Stage
 
 MAX_EVIDENCE_CHARS = 16000
 MAX_README_CHARS = 4000
@@ -160,41 +160,31 @@ def render_plan_text(ctx: StageContext) -> str:
 
 
 def plan_format(version: int, *, counters_available: bool = True) -> str:
-    """An example plan in the plan file format (rendered by the planning package when it can)."""
-    try:
-        markdown = importlib.import_module("kernelopt.planning.markdown")
-    except ImportError:
-        markdown = None
-    render = getattr(markdown, "render_plan", None) if markdown else None
-    if callable(render):
-        example = Plan(
-            version=version,
-            bottleneck_type="memory_bound",
-            action_category=ActionCategory.NUM_WARPS,
-            targets=["num_warps"],
-            parameters={"num_warps": 8},
-            action="Raise num_warps of the launch from 4 to 8 to hide DRAM latency.",
-            evidence=[
-                f"dram__throughput.avg.pct_of_peak_sustained_elapsed = 62.1 % [profiles/v{version}/ncu.ncu-rep] "
-                "-> memory latency is not hidden with 4 warps -> raise num_warps to 8"
-            ],
-            search_log=[
-                SearchLogEntry(
-                    source="gpu-wiki",
-                    query="long_scoreboard memory latency num_warps",
-                    finding="more warps per program hide DRAM latency when occupancy allows",
-                    actionability="actionable: num_warps 4 -> 8 not tried yet",
-                )
-            ],
-            expected_impact="DRAM throughput 62% -> ~80% of peak; latency about -15%",
-            risks_and_rollback="more warps may raise register pressure; revert kernel.py to the previous commit",
-            counters_available=counters_available,
-        )
-        try:
-            return "```markdown\n" + str(render(example)).rstrip() + "\n```"
-        except (TypeError, ValueError):
-            pass
-    return _sub("plan_format.md", version=version, counters_available=str(counters_available).lower())
+    """An example plan in the plan file format (rendered by :func:`kernelopt.planning.markdown.render_plan`)."""
+    example = Plan(
+        version=version,
+        bottleneck_type="memory_bound",
+        action_category=ActionCategory.NUM_WARPS,
+        targets=["num_warps"],
+        parameters={"num_warps": 8},
+        action="Raise num_warps of the launch from 4 to 8 to hide DRAM latency.",
+        evidence=[
+            f"dram__throughput.avg.pct_of_peak_sustained_elapsed = 62.1 % [profiles/v{version}/ncu.ncu-rep] "
+            "-> memory latency is not hidden with 4 warps -> raise num_warps to 8"
+        ],
+        search_log=[
+            SearchLogEntry(
+                source="gpu-wiki",
+                query="long_scoreboard memory latency num_warps",
+                finding="more warps per program hide DRAM latency when occupancy allows",
+                actionability="actionable: num_warps 4 -> 8 not tried yet",
+            )
+        ],
+        expected_impact="DRAM throughput 62% -> ~80% of peak; latency about -15%",
+        risks_and_rollback="more warps may raise register pressure; revert kernel.py to the previous commit",
+        counters_available=counters_available,
+    )
+    return "```markdown\n" + render_plan(example).rstrip() + "\n```"
 
 
 def _contract(ctx: StageContext) -> str:
@@ -211,7 +201,7 @@ def _kernel_section(ctx: StageContext, channel: PromptChannel) -> str:
     return f"## kernel.py (current)\n\n```python\n{source.rstrip()}\n```"
 
 
-def render_prompt(ctx: StageContext, stage: str, channel: PromptChannel | str = PromptChannel.AGENT) -> str:
+def render_prompt(ctx: StageContext, stage: Stage | str, channel: PromptChannel | str = PromptChannel.AGENT) -> str:
     """The full prompt of ``stage`` (``plan`` or ``implement``) for ``channel`` (``agent`` or ``api``).
 
     Raises:
@@ -220,6 +210,8 @@ def render_prompt(ctx: StageContext, stage: str, channel: PromptChannel | str = 
     try:
         st = Stage(stage)
         ch = PromptChannel(channel)
+        if st not in BACKEND_STAGES:
+            raise ValueError(st)
     except ValueError:
         raise UsageError(f"unknown stage {stage!r} or channel {channel!r}", hint="stage: plan|implement") from None
     ws = ctx.workspace
@@ -249,7 +241,7 @@ def render_prompt(ctx: StageContext, stage: str, channel: PromptChannel | str = 
         )
     plan_text = render_plan_text(ctx)
     category = ctx.plan.action_category.value if ctx.plan else "the plan's category"
-    aux = aux_files(ctx.plan)
+    aux = ctx.aux_files
     editable = "`kernel.py`" + (f" and the files the plan names ({', '.join(aux)})" if aux else "")
     repair = ""
     if ctx.attempt > 0 and ctx.failure:

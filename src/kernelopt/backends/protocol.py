@@ -2,21 +2,25 @@
 
 A planner turns Stage 1 evidence and history into a :class:`~kernelopt.planning.plan.Plan` (Stage 2);
 an implementer turns a plan and ``kernel.py`` into an edited ``kernel.py`` (Stage 3). Backends are
-never trusted: the orchestrator snapshots the workspace around each call and rejects writes outside
-the stage's allowance.
+never trusted: the stage runner (:mod:`kernelopt.stages`) guards every call (writes outside the
+stage's allowance, protected files, git state, secrets); a backend only does its stage and reports.
+
+:func:`transcript_path` and :func:`read_plan_reply` are the two helpers every built-in backend shares.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from kernelopt.backends.guard import Change
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import IterationRecord
+from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
+from kernelopt.stagenames import Stage
 from kernelopt.workspace import Workspace
 
 
@@ -32,7 +36,10 @@ class StageContext:
         plan: the plan to implement (Stage 3 only).
         attempt: 0 for the first implementation try, 1.. for repair attempts.
         failure: the correctness failure of the previous attempt (repair attempts only).
-        options: backend settings (typed per backend; see each backend).
+        options: backend settings given per call (typed per backend; see each backend); the stage
+            runner passes the same options for the loop and the commands.
+        aux_files: auxiliary files the plan names that Stage 3 may edit besides ``kernel.py`` (set by
+            the stage runner from its allowance table).
         knowledge: knowledge-search hits the orchestrator gathered for this iteration (gpu-wiki first,
             then the reference project, then the web), one line each with its source; shown to
             agents that cannot search themselves.
@@ -46,6 +53,7 @@ class StageContext:
     attempt: int = 0
     failure: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    aux_files: list[str] = field(default_factory=list)
     knowledge: list[str] = field(default_factory=list)
 
 
@@ -80,7 +88,6 @@ class ImplementOutcome:
         error: why nothing could be implemented (the iteration fails with it).
         transcript: agent transcript file, when there is one.
         tokens: token usage for API backends.
-        violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
     """
 
     changed: bool
@@ -89,14 +96,12 @@ class ImplementOutcome:
     error: str | None = None
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)
-    violations: list[Change] = field(default_factory=list)
 
 
 class BackendFailure(KerneloptError):
     """A backend could not do its stage; the iteration fails with this one-line reason.
 
     Attributes:
-        violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
         transcript: the backend's transcript file, when there is one.
         tokens: token usage spent before the failure.
     """
@@ -107,12 +112,10 @@ class BackendFailure(KerneloptError):
         self,
         message: str,
         *,
-        violations: list[Change] | None = None,
         transcript: Path | None = None,
         tokens: dict[str, int] | None = None,
     ) -> None:
         super().__init__(message)
-        self.violations = list(violations or [])
         self.transcript = transcript
         self.tokens = dict(tokens or {})
 
@@ -129,3 +132,42 @@ class Implementer(Protocol):
     name: str
 
     def implement(self, ctx: StageContext) -> ImplementOutcome: ...
+
+
+def transcript_path(ws: Workspace, version: int, stage: Stage, *, kind: str = "agent") -> Path:
+    """``profiles/v<N>/<kind>_<stage>.log``: where a backend's transcript of a stage is saved."""
+    return ws.profile_dir(version) / f"{kind}_{stage.value}.log"
+
+
+def read_plan_reply(
+    text: str,
+    *,
+    version: int,
+    planner: str,
+    fail: Callable[[str], Exception],
+    what: str,
+    parser: Callable[[str], Plan] = parse_plan,
+) -> Plan:
+    """Parse a backend's plan text and check it is for ``version``; name ``planner`` when it names none.
+
+    Args:
+        text: the plan Markdown the agent wrote or the model replied.
+        version: the iteration being planned.
+        planner: the backend's name, recorded in the plan when the text names no planner.
+        fail: builds the exception raised for a failure (the backend's own failure with its transcript).
+        what: how the messages name the text ("the agent's plans/v3_plan.md", "the reply").
+        parser: the plan parser (tests inject a stand-in).
+
+    Raises:
+        The exception ``fail`` builds: an unparsable plan, or a plan for another version.
+    """
+    try:
+        plan = parser(text)
+    except (KerneloptError, ValueError) as exc:
+        why = exc.message if isinstance(exc, KerneloptError) else str(exc)
+        raise fail(f"{what} is not a valid plan: {why}") from None
+    if plan.version != version:
+        raise fail(f"{what} is for version {plan.version}, expected {version}")
+    if plan.planner is None:
+        plan.planner = planner
+    return plan

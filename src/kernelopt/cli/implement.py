@@ -29,72 +29,68 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Apply plans/v<N>_plan.md to kernel.py (one category), then check correctness at once."""
-        from kernelopt.backends.registry import implementer_class
         from kernelopt.backends.settings import parse_assignments
-        from kernelopt.backends.stage import implement_version, read_plan, run_implement, stage_context
+        from kernelopt.harness.gate import check_correctness
+        from kernelopt.stages.backends import build_implementer
+        from kernelopt.stages.guard import RunGuard
+        from kernelopt.stages.implement import implement_version, read_plan, run_implement, summary_of
         from kernelopt.workspace import Workspace
 
         ws = Workspace(workspace)
         n = version if version is not None else implement_version(ws)
         plan = read_plan(ws, n)
         name = implementer or EnvSettings.read().implementer or "rules"
-        backend = implementer_class(name)(parse_assignments(list(options)))
-        report = run_implement(stage_context(ws, n, plan=plan), backend, run_check=not no_check)
+        backend = build_implementer(name, parse_assignments(list(options)))
+        report = run_implement(
+            ws,
+            n,
+            plan,
+            backend,
+            guard=RunGuard(ws),
+            check=None if no_check else check_correctness,
+            summary=summary_of(ws, n),
+            history=list(ws.memory.records()),
+        )
         o = report.outcome
+        c = report.correctness
         result: dict[str, Any] = {
             "version": n,
             "implementer": name,
             "ok": report.ok,
-            "changed": o.changed,
-            "description": o.description,
-            "knob_changes": {k: list(v) for k, v in o.knob_changes.items()},
-            "error": o.error,
-            "violations": [{"path": c.path, "kind": c.kind} for c in o.violations],
-            "transcript": str(o.transcript) if o.transcript else None,
-            "tokens": o.tokens,
-            "syntax_error": report.syntax_error,
+            "changed": report.ok,
+            "description": o.description if o else "",
+            "knob_changes": {k: list(v) for k, v in o.knob_changes.items()} if o else {},
+            "error": report.reason,
+            "error_type": report.error_type,
+            "violations": report.violations,
+            "transcript": str(report.transcript) if report.transcript else None,
+            "tokens": {k: v for _, t in report.tokens for k, v in t.items()},
             "correctness": {
-                "ran": report.correctness_ran,
-                "passed": report.correctness_passed,
-                "message": report.correctness_message,
-                "error": report.correctness_error,
+                "ran": c is not None,
+                "passed": c.passed if c is not None else None,
+                "message": c.message if c is not None else None,
             },
             "diff": report.diff,
         }
         if as_json:
             emit_json(result)
         else:
-            if o.changed:
+            if report.ok and o is not None:
                 info(f"v{n}: {o.description}")
                 for k, (before, after) in o.knob_changes.items():
                     info(f"  {k}: {before} -> {after}")
-            if o.transcript:
-                info(f"transcript: {o.transcript}")
-            if o.tokens:
-                info("tokens: " + ", ".join(f"{k} {v}" for k, v in o.tokens.items()))
-            if o.violations:
-                warn(
-                    "reverted writes outside the allowance: " + ", ".join(f"{c.path} ({c.kind})" for c in o.violations)
-                )
-            if report.correctness_ran:
-                verdict = "PASS" if report.correctness_passed else "FAIL"
-                info(f"correctness: {verdict}: {report.correctness_message}")
-            elif no_check:
+            if report.transcript:
+                info(f"transcript: {report.transcript}")
+            if result["tokens"]:
+                info("tokens: " + ", ".join(f"{k} {v}" for k, v in result["tokens"].items()))
+            if report.violations:
+                warn("undid writes outside the allowance: " + ", ".join(report.violations))
+            if c is not None:
+                info(f"correctness: {'PASS' if c.passed else c.status.value}: {c.message}")
+            elif no_check and report.ok:
                 info("correctness: not checked (--no-check); run `python test_kernel.py` in the workspace")
-            elif o.error is None and report.syntax_error is None and report.correctness_error is None:
-                warn(f"correctness not checked: {report.correctness_message}")
         if not report.ok:
-            if o.error:
-                reason = o.error
-            elif report.syntax_error:
-                reason = f"kernel.py does not parse: {report.syntax_error}"
-            elif report.correctness_error:
-                reason = str(report.correctness_message)
-            else:
-                reason = f"kernel.py fails correctness: {report.correctness_message}"
             if not as_json:
-                hint = (
-                    "" if o.error else f" (kernel.py left as edited; `git -C {ws.root} checkout kernel.py` undoes it)"
-                )
-                typer.echo(f"kernelopt: implement failed: {' '.join(reason.split())}{hint}", err=True)
+                reason = " ".join((report.reason or "").split())
+                typer.echo(f"kernelopt: implement failed: {reason}; kernel.py left as it was", err=True)
             raise typer.Exit(1)

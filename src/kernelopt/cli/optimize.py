@@ -121,6 +121,9 @@ def _render(summary: LoopSummary) -> None:
     info(
         f"this run: {summary.iterations} iteration(s), {summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
     )
+    if summary.stage_seconds:
+        spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
+        info(f"time per stage: {spent}; {summary.profiles_taken} profile(s) taken")
     if summary.stop is not None:
         info(f"stopped: {summary.stop.line()}")
 
@@ -161,6 +164,15 @@ def register(app: typer.Typer) -> None:
         max_iters: int | None = typer.Option(None, "--max-iters", min=0, help="Stop after K iterations."),
         planner: str | None = typer.Option(None, "--planner", help="rules (default), agent-cli or llm-api."),
         implementer: str | None = typer.Option(None, "--implementer", help="rules (default), agent-cli or llm-api."),
+        planner_options: list[str] = typer.Option(
+            [], "--planner-option", "-P", help="Planner setting KEY=VALUE, as `kernelopt plan -o` takes; repeatable."
+        ),
+        implementer_options: list[str] = typer.Option(
+            [],
+            "--implementer-option",
+            "-I",
+            help="Implementer setting KEY=VALUE, as `kernelopt implement -o` takes; repeatable.",
+        ),
         resume: bool = typer.Option(False, "--resume", help="Continue the interrupted run (error if none)."),
         stop_on_failure: bool = typer.Option(False, "--stop-on-failure", help="Stop at the first failed iteration."),
         max_wall_min: float | None = typer.Option(None, "--max-wall-min", min=0.0, help="Stop after M minutes."),
@@ -177,6 +189,7 @@ def register(app: typer.Typer) -> None:
         Stop conditions come from README.md's front matter; the flags override them. Ctrl-C (or a crash)
         leaves the run resumable: run the command again, or pass --resume.
         """
+        from kernelopt.backends.settings import parse_assignments
         from kernelopt.loop.machine import OptimizeLoop
         from kernelopt.loop.opening import check_task_folder, find_existing, open_or_create
         from kernelopt.loop.settings import LoopRequest, resolve_settings
@@ -221,7 +234,13 @@ def register(app: typer.Typer) -> None:
             warn(note)
         settings, _ = resolve_settings(ws, request)
         progress = TerminalProgress()
-        collaborators = build_collaborators(ws, settings, progress=progress)
+        collaborators = build_collaborators(
+            ws,
+            settings,
+            progress=progress,
+            planner_options=parse_assignments(list(planner_options)),
+            implementer_options=parse_assignments(list(implementer_options)),
+        )
         previous_handler = signal.signal(signal.SIGTERM, _terminate)
         try:
             summary = OptimizeLoop(ws, collaborators, request).run()

@@ -1,8 +1,14 @@
-"""``kernelopt plan WS [--version N] [--planner rules|agent-cli|llm-api] [--json]``: Stage 2."""
+"""``kernelopt plan WS [--version N] [--planner rules|agent-cli|llm-api] [--option K=V] [--json]``: Stage 2.
+
+Runs :func:`kernelopt.stages.plan.run_plan`, the Stage 2 of the loop, with the backend built by
+:func:`kernelopt.stages.backends.build_planner`: same options, same guard, same checks. A plan that
+breaks a rule is moved out of ``plans/`` to ``.kernelopt/rejected/`` (kept for inspection, never used).
+"""
 
 from __future__ import annotations
 
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +19,14 @@ from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.workspace import Workspace
 
-WEB_ENV = "KERNELOPT_WEB_SEARCH_CMD"
+REJECTED_DIR = "rejected"
+
+
+def _reject(ws: Workspace, path: Path) -> Path:
+    target = ws.state_dir / REJECTED_DIR / path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(path), target)
+    return target
 
 
 def register(app: typer.Typer) -> None:
@@ -33,62 +46,78 @@ def register(app: typer.Typer) -> None:
         implementer: str = typer.Option(
             "rules", "--implementer", help="The Stage 3 backend that will apply the plan (sets the default above)."
         ),
+        options: list[str] = typer.Option(
+            [], "--option", "-o", help="Planner setting KEY=VALUE (e.g. command=..., timeout_s=600); repeatable."
+        ),
         wiki: list[Path] = typer.Option([], "--wiki", help="rules: an extra gpu-wiki folder (repeatable)."),
         web_command: str | None = typer.Option(
             None,
             "--web-command",
-            help=f"rules: web-search command, '{{query}}' replaced (default: ${WEB_ENV}; off when unset).",
+            help="rules: web-search command, '{query}' replaced (default: $KERNELOPT_WEB_SEARCH_CMD; off when unset).",
         ),
         web_timeout_s: float = typer.Option(30.0, "--web-timeout", help="rules: web command time limit, s."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Stage 2: search knowledge, choose one new action, write plans/v<N>_plan.md (and nothing else)."""
-        from kernelopt.backends.registry import implementer_class, planner_class
-        from kernelopt.planning.stage import default_version, run_stage2
+        from kernelopt.backends.settings import parse_assignments
+        from kernelopt.planning.plan import PlanError
+        from kernelopt.stages.backends import build_planner
+        from kernelopt.stages.guard import RunGuard
+        from kernelopt.stages.implement import summary_of
+        from kernelopt.stages.plan import PlanVerdict, default_version, run_plan
 
-        try:
-            implementer_class(implementer)  # the name must be a backend: it decides what may be planned
-        except ImportError as exc:
-            raise UsageError(f"implementer backend {implementer!r} is not installed ({exc})") from None
         ws = Workspace(workspace)
         n = version if version is not None else default_version(ws)
-        options: dict[str, Any] = {}
+        opts: dict[str, Any] = parse_assignments(list(options))
         if planner == "rules":
             command = web_command if web_command is not None else EnvSettings.read().web_search_cmd
             if command:
                 try:
-                    options["web_command"] = shlex.split(command)
+                    opts["web_command"] = shlex.split(command)
                 except ValueError as exc:
                     raise UsageError(f"--web-command: {exc}") from None
-                options["web_timeout_s"] = web_timeout_s
-            # as the loop wires it: the rules implementer only moves knobs, so ask for knob moves only
-            options["knob_only"] = knob_only if knob_only is not None else implementer == "rules"
-            options["wiki_dirs"] = [str(w) for w in wiki]
+            if "web_command" in opts:
+                opts["web_timeout_s"] = web_timeout_s
+            if knob_only is not None:
+                opts["knob_only"] = knob_only
+            if wiki:
+                opts["wiki_dirs"] = [str(w) for w in wiki]
         elif knob_only is not None or wiki or web_command:
             raise UsageError("--knob-only, --wiki and --web-command are options of the rules planner")
-        try:
-            cls = planner_class(planner)
-        except ImportError as exc:
-            raise UsageError(f"planner backend {planner!r} is not installed ({exc})") from None
-        backend = cls(options)
-        result = run_stage2(ws, n, backend)
+        backend = build_planner(planner, opts, implementer=implementer)
+        summary = summary_of(ws, n)
+        if summary is None:
+            raise PlanError(
+                f"no Stage 1 evidence for v{n}: profiles/v{n}/summary.json not found",
+                hint="run Stage 1 (kernelopt profile) first",
+            )
+        result = run_plan(ws, n, backend, guard=RunGuard(ws), summary=summary, history=list(ws.memory.records()))
+        path = ws.plan_path(n)
+        if result.verdict is PlanVerdict.FAILED:
+            reason = result.reason or "the planner failed"
+            if result.error_type in ("invalid_plan", "repeated_plan") and path.is_file():
+                moved = _reject(ws, path).relative_to(ws.root)
+                reason = f"{result.path} rejected: {reason.removeprefix('invalid plan: ')} (moved to {moved})"
+            raise PlanError(f"planner '{result.planner}': {reason}")
         if as_json:
             emit_json(
                 {
                     "version": n,
                     "planner": result.planner,
-                    "plan_path": str(result.path) if result.path else None,
+                    "plan_path": str(path) if result.plan else None,
                     "plan": result.plan,
                     "reason": result.reason,
                 }
             )
             return
+        for note in result.notes:
+            warn(note)
         if result.plan is None:
             info(f"v{n}: no plan: {result.reason}")
             return
         p = result.plan
         change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
-        info(f"wrote {result.path}")
+        info(f"wrote {path}")
         info(f"v{n}: {p.action_category.value}" + (f" ({change})" if change else "") + f", risk {p.risk_level.value}")
         if result.reason:
             warn(result.reason)

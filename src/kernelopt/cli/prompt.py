@@ -1,4 +1,9 @@
-"""``kernelopt prompt WS --stage plan|implement``: what an agent backend would receive for a stage."""
+"""``kernelopt prompt WS --stage plan|implement``: exactly the text an agent backend receives for a stage.
+
+The context is built by :func:`kernelopt.stages.implement.stage_context`, the same one the stage runner
+gives a backend in the loop and in ``kernelopt plan`` / ``implement`` (first attempt; a repair attempt
+adds the previous failure).
+"""
 
 from __future__ import annotations
 
@@ -26,19 +31,23 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print the prompt a coding agent or chat model would get, for running your own agent by hand."""
         from kernelopt.backends.prompts import PromptChannel, render_prompt
-        from kernelopt.backends.stage import Stage, implement_version, plan_version, read_plan, stage_context
         from kernelopt.errors import UsageError
         from kernelopt.fileio import atomic_write_text
+        from kernelopt.stagenames import BACKEND_STAGES, Stage
+        from kernelopt.stages.implement import implement_version, read_plan, stage_context
+        from kernelopt.stages.plan import default_version
         from kernelopt.workspace import Workspace
 
         try:
             st, ch = Stage(stage), PromptChannel(channel)
+            if st not in BACKEND_STAGES:
+                raise ValueError(stage)
         except ValueError:
             raise UsageError(
                 f"bad --stage {stage!r} or --channel {channel!r}", hint="--stage plan|implement, --channel agent|api"
             ) from None
         ws = Workspace(workspace)
-        n = version if version is not None else (plan_version(ws) if st is Stage.PLAN else implement_version(ws))
+        n = version if version is not None else (default_version(ws) if st is Stage.PLAN else implement_version(ws))
         plan = None
         if st is Stage.IMPLEMENT:
             try:
@@ -47,7 +56,7 @@ def register(app: typer.Typer) -> None:
                 if not ws.plan_path(n).is_file():
                     raise
                 warn(f"plan not parsed ({exc.one_line()}); the prompt shows the plan file as written")
-        text = render_prompt(stage_context(ws, n, plan=plan), st.value, ch)
+        text = render_prompt(stage_context(ws, n, plan=plan), st, ch)
         if out is not None:
             atomic_write_text(out, text)
         if as_json:

@@ -12,8 +12,8 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from kernelopt.backends import guard
 from kernelopt.loop.journal import IterationState
+from kernelopt.stages import guard
 from kernelopt.workspace import Workspace
 
 
@@ -25,7 +25,7 @@ def rollback(ws: Workspace, it: IterationState) -> list[str]:
     """Undo whatever the in-flight stage wrote since its snapshot; returns ``path (kind)`` of each undo."""
     if not it.snapshot:
         return []
-    return [f"{c.path} ({c.kind})" for c in guard.enforce(ws, it.snapshot, [])]
+    return [str(c) for c in guard.enforce(ws, it.snapshot, [])]
 
 
 def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
@@ -42,7 +42,9 @@ def restore_good_kernel(ws: Workspace, it: IterationState) -> None:
 
 def changed_files(ws: Workspace, it: IterationState) -> list[str]:
     """Files changed (added or modified) since the stage's snapshot."""
-    return [c.path for c in guard.changes(it.snapshot, guard.snapshot(ws.root)) if c.kind != "deleted"]
+    return [
+        c.path for c in guard.changes(it.snapshot, guard.snapshot(ws.root)) if c.kind is not guard.ChangeKind.DELETED
+    ]
 
 
 def keep(ws: Workspace, folder: Path, it: IterationState) -> None:

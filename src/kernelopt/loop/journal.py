@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.fileio import atomic_write_text
-from kernelopt.loop.protocols import Stage
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import GateResult, PitfallAndFix
+from kernelopt.stagenames import Stage
 
 JOURNAL_SCHEMA_VERSION = 1
 JOURNAL_FILE = "loop_state.json"
@@ -135,7 +135,15 @@ class VersionOutcome(BaseModel):
 
 
 class RunState(BaseModel):
-    """The whole journal."""
+    """The whole journal.
+
+    Attributes (besides the counters):
+        protected: sha256 of each protected file (reference.py, test_kernel.py, README.md) as recorded at
+            run start (README.md again after a user's edit between iterations); ``None`` for a missing file.
+        stage_seconds: wall time spent in each stage over the run (stage name -> seconds; resumed
+            sessions included).
+        profiles_taken: Stage 1 profiler calls of the run.
+    """
 
     schema_version: int = JOURNAL_SCHEMA_VERSION
     status: RunStatus = RunStatus.RUNNING
@@ -149,6 +157,9 @@ class RunState(BaseModel):
     failures: int = 0
     reference_latency_us: float | None = None
     timing_only: bool = False
+    protected: dict[str, str | None] = Field(default_factory=dict)
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    profiles_taken: int = 0
     current: IterationState | None = None
     outcomes: list[VersionOutcome] = Field(default_factory=list)
     stop: StopDecision | None = None

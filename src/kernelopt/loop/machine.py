@@ -6,9 +6,14 @@ which refuses a move the table does not hold, so no stage is skipped. V0 runs
 ``profile -> plan -> implement -> gate -> record -> stop``, where a failing plan, implementation or gate
 goes on to ``record`` (revert marker) and "no new actionable plan" goes to ``stop``.
 
-What each stage may write is DESIGN.md's "may write" table (:func:`may_write`), enforced with
-before/after workspace snapshots around every collaborator call (:mod:`kernelopt.backends.guard`): a
-write outside the allowance is reverted, recorded in ``pitfalls_and_fixes``, and fails the iteration.
+Stage 2 and Stage 3 are the stage runner's (:func:`kernelopt.stages.plan.run_plan`,
+:func:`kernelopt.stages.implement.run_implement`), the same code ``kernelopt plan`` and ``kernelopt
+implement`` run; this module only journals their results. What each stage may write is the stage
+runner's one allowance table (:func:`kernelopt.stages.allowance.may_write`), enforced around every
+collaborator call by :class:`kernelopt.stages.guard.RunGuard`: a write outside the allowance, a change
+to a protected file (checked against its content at run start) or to the git state is undone,
+recorded in ``pitfalls_and_fixes``, and fails the iteration. A user's task-card edit made between
+iterations is accepted and recorded again.
 
 Every step writes the journal (:mod:`kernelopt.loop.journal`) before its side effects. After Ctrl-C the
 in-flight stage is rolled back at once (``kernel.py`` back to the last good version); after ``kill -9``
@@ -23,15 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kernelopt.backends import guard
-from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.errors import KerneloptError, RecordError, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
-from kernelopt.evidence.summary import SummaryError, read_summary, write_summary
+from kernelopt.evidence.summary import write_summary
 from kernelopt.fileio import atomic_write_text
 from kernelopt.hardware.specs import lookup
+from kernelopt.harness.gate import GateReport
+from kernelopt.harness.model import CorrectnessReport
 from kernelopt.loop import candidate, commits
-from kernelopt.loop.allowance import aux_files_of, may_write
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import (
     Failure,
@@ -44,19 +48,18 @@ from kernelopt.loop.journal import (
     VersionOutcome,
 )
 from kernelopt.loop.opening import baseline_commit
-from kernelopt.loop.protocols import Ceilings, Collaborators, EventKind, GateOutcome, LoopEvent, Stage
+from kernelopt.loop.protocols import Ceilings, Collaborators, EventKind, LoopEvent, Stage
 from kernelopt.loop.record import finalize_record, stage3_record
 from kernelopt.loop.settings import LoopRequest, resolve_settings
 from kernelopt.loop.stop import RooflineBounds, StopDecision, StopReason, decide, roofline_bounds
 from kernelopt.loop.summary import LoopSummary, build_summary
-from kernelopt.memory.model import (
-    CorrectnessStatus,
-    GateResult,
-    IterationRecord,
-    PitfallAndFix,
-    version_label,
-)
+from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix, version_label
 from kernelopt.planning.plan import Plan
+from kernelopt.stages import guard
+from kernelopt.stages.allowance import aux_files_of, may_write
+from kernelopt.stages.guard import GuardPoint, ProtectedContent, RunGuard, violation_pitfall
+from kernelopt.stages.implement import run_implement, summary_of
+from kernelopt.stages.plan import PlanVerdict, run_plan
 from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import Workspace
 
@@ -72,16 +75,16 @@ NEXT_STAGES: dict[Stage, frozenset[Stage]] = {
 }
 """Allowed moves; RECORD after PROFILE/PLAN/IMPLEMENT is the failure path (revert marker)."""
 
-TIMING_ONLY_NOTE = (
-    "**Timing-only evidence**: hardware counters were unavailable for this iteration ({reason}); "
-    "this plan rests on timing and analytic FLOP/byte counts only."
-)
 VERSION_REF = "refs/kernelopt/v{n}"
 """Keeps the pre-amend commit named in each record's ``git_commit_hash`` reachable (git gc never drops it)."""
 
 
 class StageOrderError(RuntimeError):
     """A move the transition table does not allow: a bug in the loop, never a user error."""
+
+
+class CheckWroteError(KerneloptError):
+    """The Stage 3 correctness check wrote into the workspace (reverted); the iteration fails."""
 
 
 class OptimizeLoop:
@@ -95,11 +98,19 @@ class OptimizeLoop:
 
     def __init__(self, workspace: Workspace, collaborators: Collaborators, request: LoopRequest | None = None) -> None:
         self.ws = workspace
-        self.c = collaborators
+        self.profiler = collaborators.profiler
+        self.planner = collaborators.planner
+        self.plan_reader = collaborators.plan_reader
+        self.implementer = collaborators.implementer
+        self.gate = collaborators.gate
+        self.ceilings_source = collaborators.ceilings
+        self.progress = collaborators.progress
+        self.clock = collaborators.clock
         self.request = request or LoopRequest()
         self.journal = Journal(workspace.state_dir)
         self.renderer = collaborators.baseline_renderer or BuiltinBaselineRenderer()
         self.state = RunState()
+        self.guard: RunGuard | None = None
         self._t0 = 0.0
         self._elapsed0 = 0.0
         self._best: tuple[float | None, float | None] = (None, None)
@@ -142,7 +153,7 @@ class OptimizeLoop:
 
     def _start(self) -> None:
         settings, previous = resolve_settings(self.ws, self.request)
-        self._t0 = self.c.clock()
+        self._t0 = self.clock()
         self._refresh_best()
         if previous is not None:
             self.state = previous
@@ -162,7 +173,20 @@ class OptimizeLoop:
                 )
             self.state = RunState(settings=settings)
             self._elapsed0 = 0.0
+        self._open_guard()
         self._save()
+
+    def _open_guard(self) -> None:
+        """The run's guard, with the protected files' content as the run's first session recorded it."""
+        protected = ProtectedContent(self.ws, self.state.protected or None)
+        self.state.protected = dict(protected.digests)
+        self.guard = RunGuard(self.ws, protected)
+
+    def _run_guard(self) -> RunGuard:
+        if self.guard is None:
+            self._open_guard()
+        assert self.guard is not None
+        return self.guard
 
     def _drive(self) -> None:
         while self.state.status is RunStatus.RUNNING:
@@ -170,7 +194,18 @@ class OptimizeLoop:
             if it is None:
                 self._begin_next()
                 continue
-            self._handlers[it.stage](it)
+            stage, t0 = it.stage, self.clock()
+            self._handlers[stage](it)
+            spent = self.clock() - t0
+            self.state.stage_seconds[stage.value] = self.state.stage_seconds.get(stage.value, 0.0) + spent
+            self._save()
+
+    def _accept_card_edit(self) -> None:
+        """A task-card edit made between iterations is the user's: accept it and record its content again."""
+        if self._run_guard().protected.accept("README.md"):
+            self.state.protected = dict(self._run_guard().protected.digests)
+            self._card_cache = None
+            self._emit(EventKind.NOTE, "README.md (the task card) was edited: accepted for the next iterations")
 
     def _begin_next(self) -> None:
         """Start V0 when there is no baseline commit; else check Stage 6 and start the next version."""
@@ -184,6 +219,7 @@ class OptimizeLoop:
         self._new_iteration(self.ws.next_version(), Stage.PROFILE, good=self._last_good_version())
 
     def _new_iteration(self, version: int, stage: Stage, *, good: int | None) -> None:
+        self._accept_card_edit()
         self.state.current = IterationState(
             version=version,
             stage=stage,
@@ -196,7 +232,7 @@ class OptimizeLoop:
     # == bookkeeping ================================================================================
 
     def _elapsed(self) -> float:
-        return self._elapsed0 + (self.c.clock() - self._t0)
+        return self._elapsed0 + (self.clock() - self._t0)
 
     def _save(self) -> None:
         self.state.elapsed_s = self._elapsed()
@@ -221,7 +257,7 @@ class OptimizeLoop:
     def _emit(self, kind: EventKind, message: str, *, stage: Stage | None = None) -> None:
         it = self.state.current
         best_lat, best_pct = self._best
-        self.c.progress.event(
+        self.progress.event(
             LoopEvent(
                 kind=kind,
                 version=it.version if it else None,
@@ -257,52 +293,16 @@ class OptimizeLoop:
         self._advance(it, Stage.STOP if it.version == 0 else Stage.RECORD)
 
     def _guarded(self, it: IterationState, before: dict[str, str], allowed: list[str], who: str) -> list[str]:
-        """Revert writes outside ``allowed`` since ``before``; record them; return them as ``path (kind)``."""
-        now = guard.snapshot(self.ws.root)
-        if all(guard.allowed(c.path, allowed) for c in guard.changes(before, now)):
-            return []  # the common case: no git call needed
-        violations = guard.enforce(self.ws, before, allowed)
-        shown = [f"{v.path} ({v.kind})" for v in violations]
-        it.pitfalls.append(
-            PitfallAndFix(
-                error_type="write_violation",
-                error_message=f"{who} wrote outside its allowance: {', '.join(shown)}",
-                root_cause=f"stage {it.stage.value} may write only {', '.join(allowed) or 'nothing'}",
-                fix_applied="the writes were reverted (tracked files from git, new files deleted)",
-                lesson=f"the {who} must not touch {', '.join(v.path for v in violations)}",
-            )
-        )
-        self._save()
-        return shown
+        """Undo what a tooling stage did outside ``allowed`` since ``before``; record it; return it."""
+        point = GuardPoint(snapshot=before, git=None, kept={})
+        violations = self._run_guard().check(point, allowed, secrets=False)
+        self._record_violations(it, violations, allowed, who)
+        return violations
 
-    def _reported(self, it: IterationState, changes: list[guard.Change], allowed: list[str], who: str) -> list[str]:
-        """Violations a backend caught and reverted itself (``BackendFailure.violations``,
-        ``ImplementOutcome.violations``): recorded like the loop's own; returned as ``path (kind)``."""
-        if not changes:
-            return []
-        shown = [f"{c.path} ({c.kind})" for c in changes]
-        it.pitfalls.append(
-            PitfallAndFix(
-                error_type="write_violation",
-                error_message=f"{who} wrote outside its allowance: {', '.join(shown)}",
-                root_cause=f"stage {it.stage.value} may write only {', '.join(allowed)}",
-                fix_applied="the backend reverted the writes",
-                lesson=f"the {who} must not touch {', '.join(c.path for c in changes)}",
-            )
-        )
-        self._save()
-        return shown
-
-    def _transcript_allowance(self, it: IterationState, outcome: PlanOutcome | ImplementOutcome) -> list[str]:
-        if outcome.transcript is None:
-            return []
-        path = Path(outcome.transcript)
-        path = path if path.is_absolute() else self.ws.root / path
-        try:
-            rel = path.resolve().relative_to(self.ws.root).as_posix()
-        except ValueError:
-            return []
-        return [rel] if rel.startswith(f"profiles/v{it.version}/") else []
+    def _record_violations(self, it: IterationState, violations: list[str], allowed: list[str], who: str) -> None:
+        if violations:
+            it.pitfalls.append(violation_pitfall(violations, stage=it.stage, who=who, allowed_patterns=allowed))
+            self._save()
 
     def _note_tokens(self, it: IterationState, who: str, tokens: dict[str, int]) -> None:
         if tokens:
@@ -311,18 +311,15 @@ class OptimizeLoop:
     # == reading workspace state =====================================================================
 
     def _summary_of(self, version: int) -> ProfileSummary | None:
-        try:
-            return read_summary(self.ws.profile_dir(version))
-        except SummaryError:
-            return None
+        return summary_of(self.ws, version)
 
     def _plan_of(self, version: int) -> Plan | None:
         path = self.ws.plan_path(version)
         if not path.is_file():
             return None
         try:
-            return self.c.plan_reader.parse(path.read_text(encoding="utf-8"))
-        except KerneloptError:
+            return self.plan_reader.parse(path.read_text(encoding="utf-8"))
+        except (KerneloptError, UnicodeDecodeError):
             return None
 
     def _records(self, *, include_masked: bool = False) -> list[IterationRecord]:
@@ -332,16 +329,6 @@ class OptimizeLoop:
         """The newest version that passed the gate (its kernel.py is HEAD's); masked ones count too."""
         good = [r.number for r in self._records(include_masked=True) if r.quality_gate.result is GateResult.PASS]
         return max(good) if good else None
-
-    def _tried_signatures(self, *, before: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], int]:
-        """Plan signature -> version, for every unmasked version < ``before`` that has a record."""
-        out: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
-        for r in self._records():
-            if 0 < r.number < before:
-                plan = self._plan_of(r.number)
-                if plan is not None:
-                    out.setdefault(plan.signature(), r.number)
-        return out
 
     def _card(self) -> TaskCard:
         """README.md's task card, re-read when the file changes (users may edit it between iterations)."""
@@ -363,7 +350,7 @@ class OptimizeLoop:
     def _ceilings(self, gpu_name: str | None) -> Ceilings | None:
         """Measured ceilings by GPU name, asked once per run (the lookup may query the driver)."""
         if gpu_name not in self._ceilings_cache:
-            self._ceilings_cache[gpu_name] = self.c.ceilings.ceilings(gpu_name)
+            self._ceilings_cache[gpu_name] = self.ceilings_source.ceilings(gpu_name)
         return self._ceilings_cache[gpu_name]
 
     def _roofline(self, record: IterationRecord) -> RooflineBounds:
@@ -396,6 +383,13 @@ class OptimizeLoop:
     def _prepare_resume(self, it: IterationState) -> None:
         """Make the interrupted stage safe to run again (after Ctrl-C, a crash or kill -9)."""
         self._keep_user_edits(it)
+        if self._run_guard().protected.accept("README.md"):
+            # the user edited the task card while the run was stopped: theirs, not the stage's
+            if it.snapshot:
+                it.snapshot["README.md"] = guard.snapshot(self.ws.root).get("README.md", "")
+            self.state.protected = dict(self._run_guard().protected.digests)
+            self._card_cache = None
+            self._emit(EventKind.NOTE, "README.md (the task card) was edited: accepted for the next iterations")
         if it.stage in (Stage.RECORD, Stage.STOP):
             return  # idempotent: the record stage reads git to see what is done
         undone = candidate.rollback(self.ws, it)
@@ -434,7 +428,7 @@ class OptimizeLoop:
             return
         backups = self.ws.state_dir / "backups"
         backups.mkdir(parents=True, exist_ok=True)
-        target = backups / f"kernel.py.v{it.version}.{int(self.c.clock() * 1000)}"
+        target = backups / f"kernel.py.v{it.version}.{int(self.clock() * 1000)}"
         shutil.copyfile(self.ws.kernel_py, target)
         self._emit(
             EventKind.WARNING,
@@ -473,10 +467,10 @@ class OptimizeLoop:
 
     # == V0 =======================================================================================
 
-    def _keep_gate_record(self, version: int, report: GateOutcome) -> None:
+    def _keep_gate_record(self, version: int, report: GateReport) -> None:
         """The record the gate returns is the one it wrote; write it when the file lacks its figures."""
-        record = getattr(report, "record", None)
-        if not isinstance(record, IterationRecord) or record.number != version:
+        record = report.record
+        if record.number != version:
             return
         try:
             on_disk = self.ws.memory.read(version) if self.ws.memory.exists(version) else None
@@ -485,19 +479,21 @@ class OptimizeLoop:
         if on_disk is None or (on_disk.performance.latency_us is None and record.performance.latency_us is not None):
             self.ws.memory.write(record)
 
-    def _gate_note(self, report: GateOutcome) -> GateNote:
+    def _gate_note(self, report: GateReport) -> GateNote:
         return GateNote(
-            result=GateResult(str(report.result)),
+            result=report.result,
             failure_reason=report.failure_reason,
             latency_us=report.latency_us,
             roofline_utilization_pct=report.roofline_utilization_pct,
             speedup_vs_previous=report.speedup_vs_previous,
+            # The one duck-typed read left: GateReport has no reference latency yet; the `reference`
+            # work (issue 16) adds the field and replaces this getattr.
             reference_latency_us=getattr(report, "reference_latency_us", None),
         )
 
     def _stage_baseline_gate(self, it: IterationState) -> None:
         self._enter(it)
-        report = self.c.gate.validate(self.ws, 0, previous=None, plan=None)
+        report = self.gate.validate(self.ws, 0, previous=None, plan=None)
         violations = self._guarded(it, it.snapshot, may_write(it.stage, 0), "gate")
         self._keep_gate_record(0, report)
         it.gate = self._gate_note(report)
@@ -520,7 +516,8 @@ class OptimizeLoop:
 
     def _stage_profile(self, it: IterationState) -> None:
         self._enter(it)
-        summary = self.c.profiler.profile(self.ws, it.version)
+        summary = self.profiler.profile(self.ws, it.version)
+        self.state.profiles_taken += 1
         violations = self._guarded(it, it.snapshot, may_write(it.stage, it.version), "profiler")
         if violations:
             self._fail(
@@ -545,80 +542,30 @@ class OptimizeLoop:
     def _stage_plan(self, it: IterationState) -> None:
         self._enter(it)
         n = it.version
-        summary = self._summary_of(n)
-        history = self._records()
-        ctx = StageContext(
-            workspace=self.ws,
-            version=n,
-            summary=summary,
-            history=history,
-            options={"timing_only": summary is not None and not summary.counters_available},
+        result = run_plan(
+            self.ws,
+            n,
+            self.planner,
+            guard=self._run_guard(),
+            reader=self.plan_reader,
+            summary=self._summary_of(n),
+            history=self._records(),
         )
-        before = it.snapshot
-        try:
-            outcome = self.c.planner.plan(ctx)
-        except KerneloptError as exc:  # BackendFailure: the planner could not plan (crash, hang, bad output)
-            self._guarded(it, before, may_write(Stage.PLAN, n), "planner")
-            self._reported(it, getattr(exc, "violations", []), may_write(Stage.PLAN, n), "planner")
-            self._note_tokens(it, "plan", dict(getattr(exc, "tokens", None) or {}))
-            self._fail(it, f"the planner failed: {exc.one_line()}", error_type="planner_error")
-            return
-        violations = self._guarded(
-            it, before, may_write(Stage.PLAN, n) + self._transcript_allowance(it, outcome), "planner"
-        )
-        self._note_tokens(it, "plan", outcome.tokens)
-        if violations:
-            self._fail(
-                it,
-                f"the planner wrote outside plans/v{n}_plan.md: {', '.join(violations)}",
-                error_type="write_violation",
-            )
-            return
-        if outcome.plan is None:
-            it.no_plan_reason = outcome.reason or "the planner found no new actionable plan"
+        it.pitfalls += result.pitfalls
+        self._note_tokens(it, "plan", result.tokens)
+        for note in result.notes:
+            self._emit(EventKind.WARNING, note)
+        if result.verdict is PlanVerdict.NO_PLAN:
+            it.no_plan_reason = result.reason
             self._advance(it, Stage.STOP)
             return
-        path = self.ws.plan_path(n)
-        if not path.is_file():
-            self._fail(it, f"the planner returned a plan but wrote no {path.name}", error_type="invalid_plan")
+        if result.verdict is PlanVerdict.FAILED or result.plan is None:
+            self._fail(it, result.reason or "the planner failed", error_type=result.error_type or "planner_error")
             return
-        try:
-            plan = self.c.plan_reader.parse(path.read_text(encoding="utf-8"))
-            if plan.version != n:
-                raise UsageError(f"{path.name} is for version {plan.version}, not {n}")
-            self.c.plan_reader.validate(plan, self.ws, history, summary)
-        except KerneloptError as exc:
-            self._fail(it, f"invalid plan: {exc.one_line()}", error_type="invalid_plan")
-            return
-        repeated = self._tried_signatures(before=n).get(plan.signature())
-        if repeated is not None:
-            self._fail(
-                it,
-                f"the plan repeats the action of V{repeated} ({plan.action_category.value} {dict(plan.parameters)})",
-                error_type="repeated_plan",
-            )
-            return
-        if summary is not None and not summary.counters_available:
-            self._say_timing_only(path, summary)
+        plan = result.plan
         it.aux_files = aux_files_of(plan)
         self._emit(EventKind.NOTE, f"V{n} plan: {plan.action_category.value}: {commits.one_line(plan.action, 100)}")
         self._advance(it, Stage.IMPLEMENT)
-
-    def _say_timing_only(self, path: Path, summary: ProfileSummary) -> None:
-        """Make sure the plan file says that its evidence is timing-only (appended when it does not)."""
-        text = path.read_text(encoding="utf-8")
-        if "timing-only" in text.lower():
-            return
-        note = TIMING_ONLY_NOTE.format(reason=summary.counters_unavailable_reason or "reason unknown")
-        new = text.rstrip("\n") + "\n\n" + note + "\n"
-        try:
-            same = self.c.plan_reader.parse(new) == self.c.plan_reader.parse(text)
-        except KerneloptError:
-            same = False
-        if same:
-            atomic_write_text(path, new)
-        else:
-            self._emit(EventKind.WARNING, f"{path.name}: could not add the timing-only note without changing the plan")
 
     # == Stage 3 =====================================================================================
 
@@ -629,94 +576,63 @@ class OptimizeLoop:
         if plan is None:
             self._fail(it, f"{self.ws.plan_path(n).name} is missing or unreadable", error_type="invalid_plan")
             return
-        summary = self._summary_of(n)
-        history = self._records()
-        allowed = may_write(Stage.IMPLEMENT, n, it.aux_files)
-        attempts = self.state.settings.repair_attempts + 1
-        failure: str | None = None
-        status = CorrectnessStatus.FAIL
-        outcome: ImplementOutcome | None = None
-        rel_err: float | None = None
-        for attempt in range(attempts):
-            ctx = StageContext(
-                workspace=self.ws,
-                version=n,
-                summary=summary,
-                history=history,
-                plan=plan,
-                attempt=attempt,
-                failure=failure,
-            )
-            before = guard.snapshot(self.ws.root)
-            try:
-                outcome = self.c.implementer.implement(ctx)
-            except KerneloptError as exc:
-                self._guarded(it, before, allowed, "implementer")
-                self._reported(it, getattr(exc, "violations", []), allowed, "implementer")
-                self._note_tokens(it, f"implement attempt {attempt}", dict(getattr(exc, "tokens", None) or {}))
-                self._fail(it, f"the implementer failed: {exc.one_line()}", error_type="implementer_error")
-                return
-            violations = self._guarded(it, before, allowed + self._transcript_allowance(it, outcome), "implementer")
-            violations += self._reported(it, getattr(outcome, "violations", []), allowed, "implementer")
-            self._note_tokens(it, f"implement attempt {attempt}", outcome.tokens)
-            if violations:
-                self._fail(
-                    it,
-                    f"the implementer wrote outside its allowance: {', '.join(violations)}",
-                    error_type="write_violation",
-                )
-                return
-            if outcome.error:
-                self._fail(
-                    it, f"the implementer could not apply the plan: {outcome.error}", error_type="implementer_error"
-                )
-                return
-            if not candidate.changed_files(self.ws, it):
-                self._fail(it, "the implementer left kernel.py unchanged", error_type="no_change")
-                return
-            before = guard.snapshot(self.ws.root)
-            report = self.c.gate.check_correctness(self.ws)
-            violations = self._guarded(it, before, [], "correctness check")
-            if violations:
-                self._fail(
-                    it,
-                    f"the correctness check wrote into the workspace: {', '.join(violations)}",
-                    error_type="write_violation",
-                )
-                return
-            if report.passed:
-                rel_err = report.rel_err
-                break
-            status = _correctness_status(report.status)
-            failure = f"correctness {status.value}: {report.message or 'no message'}"
-            last = attempt == attempts - 1
-            it.pitfalls.append(
-                PitfallAndFix(
-                    error_type=f"correctness_{status.value.lower()}",
-                    error_message=commits.one_line(failure, 500),
-                    root_cause=f"implementation attempt {attempt + 1} of {attempts}",
-                    fix_applied="none: repair attempts spent, kernel.py restored"
-                    if last
-                    else "repair attempt by the implementer",
-                    lesson=None,
-                )
-            )
+
+        def failed_attempt(pitfall: PitfallAndFix, message: str, last: bool) -> None:
+            it.pitfalls.append(pitfall)
             self._save()
-            self._emit(EventKind.WARNING, f"V{n}: {failure}" + ("" if last else "; repairing"))
-        else:
-            result = GateResult.TIMEOUT_FAIL if status is CorrectnessStatus.TIMEOUT_FAIL else GateResult.FAIL
-            self._fail(it, f"{failure} after {attempts} attempt(s)", error_type="correctness", result=result)
+            self._emit(EventKind.WARNING, f"V{n}: {message}" + ("" if last else "; repairing"))
+
+        try:
+            result = run_implement(
+                self.ws,
+                n,
+                plan,
+                self.implementer,
+                guard=self._run_guard(),
+                check=self._checked_correctness(it),
+                summary=self._summary_of(n),
+                history=self._records(),
+                repair_attempts=self.state.settings.repair_attempts,
+                on_failed_attempt=failed_attempt,
+            )
+        except CheckWroteError as exc:
+            self._fail(it, exc.message, error_type="write_violation")
             return
-        assert outcome is not None
+        for who, tokens in result.tokens:
+            self._note_tokens(it, who, tokens)
+        if not result.ok:
+            self._fail(
+                it,
+                result.reason or "the implementer failed",
+                error_type=result.error_type or "implementer_error",
+                result=result.result or GateResult.FAIL,
+            )
+            return
+        outcome = result.outcome
         it.implement = ImplementNote(
-            description=outcome.description,
-            knob_changes={k: [_plain(v) for v in pair] for k, pair in outcome.knob_changes.items()},
-            attempts=attempt + 1,
-            rel_err=rel_err,
+            description=outcome.description if outcome else "",
+            knob_changes={
+                k: [_plain(v) for v in pair] for k, pair in (outcome.knob_changes if outcome else {}).items()
+            },
+            attempts=result.attempts,
+            rel_err=result.rel_err,
         )
         candidate.keep(self.ws, self.journal.candidate_dir(it.version), it)
         self._write_stage3_record(it, plan)
         self._advance(it, Stage.GATE)
+
+    def _checked_correctness(self, it: IterationState) -> Callable[[Workspace], CorrectnessReport]:
+        """The gate's correctness check, itself guarded: it may write nothing in the workspace."""
+
+        def check(ws: Workspace) -> CorrectnessReport:
+            before = guard.snapshot(ws.root)
+            report = self.gate.check_correctness(ws)
+            violations = self._guarded(it, before, [], "correctness check")
+            if violations:
+                raise CheckWroteError(f"the correctness check wrote into the workspace: {', '.join(violations)}")
+            return report
+
+        return check
 
     def _write_stage3_record(self, it: IterationState, plan: Plan) -> None:
         self.ws.memory.write(stage3_record(it, plan))
@@ -733,7 +649,7 @@ class OptimizeLoop:
         self._write_stage3_record(it, plan)
         it.snapshot = {}
         self._enter(it)
-        report = self.c.gate.validate(self.ws, it.version, previous=it.good_version, plan=plan)
+        report = self.gate.validate(self.ws, it.version, previous=it.good_version, plan=plan)
         violations = self._guarded(it, it.snapshot, may_write(Stage.GATE, it.version), "gate")
         self._keep_gate_record(it.version, report)
         it.gate = self._gate_note(report)
@@ -942,14 +858,6 @@ class OptimizeLoop:
                 if r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
             },
         )
-
-
-def _correctness_status(value: object) -> CorrectnessStatus:
-    try:
-        status = CorrectnessStatus(str(value))
-    except ValueError:
-        return CorrectnessStatus.FAIL
-    return CorrectnessStatus.FAIL if status in (CorrectnessStatus.PASS, CorrectnessStatus.NOT_RUN) else status
 
 
 def _plain(value: Any) -> str | int | float | None:

@@ -1,8 +1,10 @@
 """The collaborators of the stage machine, as small Protocols, and the event the loop reports progress with.
 
 The loop codes only against these shapes; :mod:`kernelopt.loop.wiring` adapts the real stage
-implementations to them (imported lazily), tests pass deterministic fakes. Planners and implementers
-use the shared backend protocol (:mod:`kernelopt.backends.protocol`) unchanged.
+implementations to them, tests pass deterministic fakes built from the real result models. Planners
+and implementers use the shared backend protocol (:mod:`kernelopt.backends.protocol`), the plan reader
+the stage runner's (:class:`kernelopt.stages.plan.PlanReader`). ``Stage`` is the package's one stage
+enum (:mod:`kernelopt.stagenames`), re-exported here for the loop's callers.
 """
 
 from __future__ import annotations
@@ -15,23 +17,29 @@ from typing import Protocol
 
 from kernelopt.backends.protocol import Implementer, Planner
 from kernelopt.evidence.model import ProfileSummary
+from kernelopt.harness.gate import GateReport
+from kernelopt.harness.model import CorrectnessReport
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.plan import Plan
+from kernelopt.stagenames import Stage
+from kernelopt.stages.plan import PlanReader
 from kernelopt.workspace import Workspace
 
-
-class Stage(StrEnum):
-    """Where an iteration is. V0 runs BASELINE_GATE -> BASELINE_PROFILE -> RECORD -> STOP; V<N> (N >= 1)
-    runs PROFILE -> PLAN -> IMPLEMENT -> GATE -> RECORD -> STOP (a failed stage goes to RECORD)."""
-
-    BASELINE_GATE = "baseline_gate"
-    BASELINE_PROFILE = "baseline_profile"
-    PROFILE = "profile"
-    PLAN = "plan"
-    IMPLEMENT = "implement"
-    GATE = "gate"
-    RECORD = "record"
-    STOP = "stop"
+__all__ = [
+    "BaselineRenderer",
+    "Ceilings",
+    "CeilingsSource",
+    "Collaborators",
+    "EventKind",
+    "Gate",
+    "LoopEvent",
+    "NoCeilings",
+    "NullProgress",
+    "PlanReader",
+    "Profiler",
+    "ProgressSink",
+    "Stage",
+]
 
 
 class Profiler(Protocol):
@@ -44,64 +52,15 @@ class Profiler(Protocol):
     def profile(self, workspace: Workspace, version: int) -> ProfileSummary: ...
 
 
-class PlanReader(Protocol):
-    """Stage 2 tooling: parse the plan file a planner wrote and check it against the workspace."""
-
-    def parse(self, text: str) -> Plan:
-        """Parse ``plans/v<N>_plan.md``; raises a KerneloptError subclass when malformed."""
-        ...
-
-    def validate(
-        self, plan: Plan, workspace: Workspace, history: list[IterationRecord], summary: ProfileSummary | None
-    ) -> None:
-        """Raise a KerneloptError subclass when the plan is invalid (no evidence, repeated action, ...)."""
-        ...
-
-
-class CorrectnessResult(Protocol):
-    """What Stage 3's immediate correctness check reports (harness ``CorrectnessReport``)."""
-
-    @property
-    def passed(self) -> bool: ...
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def rel_err(self) -> float | None: ...
-
-    @property
-    def message(self) -> str | None: ...
-
-
-class GateOutcome(Protocol):
-    """What Stage 4 reports (harness ``GateReport``); ``record`` is what it wrote to memory/v<N>.json."""
-
-    @property
-    def result(self) -> str: ...
-
-    @property
-    def failure_reason(self) -> str | None: ...
-
-    @property
-    def latency_us(self) -> float | None: ...
-
-    @property
-    def roofline_utilization_pct(self) -> float | None: ...
-
-    @property
-    def speedup_vs_previous(self) -> float | None: ...
-
-    @property
-    def record(self) -> IterationRecord: ...
-
-
 class Gate(Protocol):
-    """Stage 3's correctness check and the Stage 4 quality gate (``kernelopt.harness.gate``)."""
+    """Stage 3's correctness check and the Stage 4 quality gate (``kernelopt.harness.gate``).
 
-    def check_correctness(self, workspace: Workspace) -> CorrectnessResult: ...
+    Both return the harness's own models, so a fake gate is built from them and cannot drift.
+    """
 
-    def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateOutcome:
+    def check_correctness(self, workspace: Workspace) -> CorrectnessReport: ...
+
+    def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
         """Gate ``kernel.py`` as version ``version`` against ``previous``; writes memory/v<N>.json."""
         ...
 

@@ -62,6 +62,8 @@ class LoopSummary(BaseModel):
         failures: failed iterations in this run.
         elapsed_s: wall time of this run, seconds (resumed sessions included).
         timing_only: some Stage 1 evidence of this run had no hardware counters.
+        stage_seconds: wall time per stage over the run (stage name -> seconds).
+        profiles_taken: Stage 1 profiler calls of the run.
         this_run: the versions finished in this run.
         versions: every version of the workspace (the spec's memory summary).
         git_log: ``<hash> <subject>`` of the workspace, newest first.
@@ -79,6 +81,8 @@ class LoopSummary(BaseModel):
     failures: int
     elapsed_s: float
     timing_only: bool
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    profiles_taken: int = 0
     this_run: list[VersionOutcome] = Field(default_factory=list)
     versions: list[VersionRow] = Field(default_factory=list)
     git_log: list[str] = Field(default_factory=list)
@@ -117,6 +121,8 @@ def build_summary(
         failures=state.failures,
         elapsed_s=state.elapsed_s,
         timing_only=state.timing_only,
+        stage_seconds=dict(state.stage_seconds),
+        profiles_taken=state.profiles_taken,
         this_run=list(state.outcomes),
         versions=[VersionRow.of(r, (bounds or {}).get(r.version)) for r in records],
         git_log=git_log,

@@ -1,26 +1,21 @@
-"""The real stage implementations behind the loop's Protocols, imported lazily by name.
-
-Nothing here is imported before it is needed, so ``import kernelopt.loop`` stays light and a missing
-stage is reported as one line when it is first used:
+"""The real stage implementations behind the loop's Protocols (plain imports: our own modules are never optional).
 
 - Stage 1: ``kernelopt.profiling.profile(workspace, version, *, vendor, kernel_regex, fast, timeout_s)``
-- Stage 2: ``kernelopt.backends.registry.planner_class(name)(options)``, then
-  ``kernelopt.planning.markdown.parse_plan(text)`` and
-  ``kernelopt.planning.validate.validate_plan(plan, workspace, history, summary)``
-- Stage 3: ``kernelopt.backends.registry.implementer_class(name)(options)`` and
-  ``kernelopt.harness.gate.check_correctness(workspace, device=...)``
+- Stage 2 and 3 backends: :func:`kernelopt.stages.backends.build_planner` /
+  :func:`~kernelopt.stages.backends.build_implementer` (the same as ``kernelopt plan`` / ``implement``),
+  plan reading :class:`kernelopt.stages.plan.MarkdownPlanReader`
+- Stage 3 check: ``kernelopt.harness.gate.check_correctness(workspace, device=...)``
 - Stage 4: ``kernelopt.harness.gate.validate(workspace, version, *, previous, plan, device)``
 - ceilings: ``kernelopt.hardware.ceilings.cached_ceilings(gpu_name=...)``
 - baseline report: ``kernelopt.report.baseline.render_baseline(workspace, record, summary, *,
-  roofline_lines)``, else the loop's built-in renderer.
+  roofline_lines)``.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from kernelopt.errors import EnvironmentProblem
+from kernelopt import profiling
 from kernelopt.evidence.model import (
     BottleneckType,
     KernelEvidence,
@@ -29,48 +24,26 @@ from kernelopt.evidence.model import (
     Vendor,
 )
 from kernelopt.evidence.summary import write_summary
-from kernelopt.loop.baseline import BuiltinBaselineRenderer
+from kernelopt.hardware.ceilings import cached_ceilings
+from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
+from kernelopt.harness.gate import GateReport, check_correctness, validate
+from kernelopt.harness.model import CorrectnessReport
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.protocols import (
     BaselineRenderer,
     Ceilings,
     Collaborators,
-    CorrectnessResult,
-    GateOutcome,
     NullProgress,
     ProgressSink,
 )
 from kernelopt.memory.model import GateResult, IterationRecord, version_label
 from kernelopt.planning.plan import Plan
+from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
+from kernelopt.profiling.timing_only import timing_only_finding
+from kernelopt.report.baseline import render_baseline
+from kernelopt.stages.backends import build_implementer, build_planner
+from kernelopt.stages.plan import MarkdownPlanReader
 from kernelopt.workspace import Workspace
-
-
-def _missing(exc: ModuleNotFoundError, module: str) -> bool:
-    """True when the import failed because ``module`` itself (or a parent) does not exist."""
-    return exc.name is not None and (module == exc.name or module.startswith(exc.name + "."))
-
-
-def load(module: str, attr: str, what: str) -> Any:
-    """``module.attr``, imported now.
-
-    Raises:
-        EnvironmentProblem: this kernelopt has no such module or attribute (a stage not installed).
-    """
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if not _missing(exc, module):
-            raise
-        raise EnvironmentProblem(
-            f"{what} is not available: no module {module}", hint="this kernelopt build lacks that stage"
-        ) from None
-    try:
-        return getattr(mod, attr)
-    except AttributeError:
-        raise EnvironmentProblem(
-            f"{what} is not available: {module} has no {attr}", hint="this kernelopt build lacks that stage"
-        ) from None
-
 
 CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the harness's CPU timing"
 CPU_TIMER = "time.perf_counter on the CPU"
@@ -84,8 +57,6 @@ def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:
     The shared ``timing_only`` finding (:func:`kernelopt.profiling.timing_only.timing_only_finding`)
     says what is known, how it was timed, and what is not (no counters, no bottleneck class).
     """
-    from kernelopt.profiling.timing_only import timing_only_finding
-
     good = [r for r in workspace.memory.records(include_masked=True) if r.quality_gate.result is GateResult.PASS]
     latest = good[-1] if good else (workspace.memory.latest(include_masked=True))
     metrics: dict[str, Metric] = {}
@@ -148,14 +119,11 @@ class StageOneProfiler:
     def profile(self, workspace: Workspace, version: int) -> ProfileSummary:
         if self.device == "cpu":
             return cpu_timing_summary(workspace, version)
-        from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
-
         gpu = _single_gpu_name() if self.reuse else None
         reused = reuse_unchanged(workspace, version, fast=self.fast, gpu=gpu)
         if reused is not None:
             return reused
-        profile = load("kernelopt.profiling", "profile", "Stage 1 (profiling)")
-        summary: ProfileSummary = profile(
+        summary: ProfileSummary = profiling.profile(
             workspace, version, vendor=self.vendor, kernel_regex=None, fast=self.fast, timeout_s=self.timeout_s
         )
         if gpu is not None and summary.counters_available:
@@ -168,28 +136,11 @@ def _single_gpu_name() -> str | None:
 
     (NVML lists every GPU whatever CUDA_VISIBLE_DEVICES says, so a machine of mixed models never reuses.)
     """
-    from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
-
     try:
         names = {f"{g.name} (driver {g.driver_version})" for g in nvidia_gpus()}
     except (NvmlUnavailable, OSError):  # no NVML, no driver: reuse is only an optimization
         return None
     return names.pop() if len(names) == 1 else None
-
-
-class MarkdownPlanReader:
-    """Stage 2 tooling through ``kernelopt.planning.markdown`` and ``kernelopt.planning.validate``."""
-
-    def parse(self, text: str) -> Plan:
-        parse_plan = load("kernelopt.planning.markdown", "parse_plan", "the plan format")
-        plan: Plan = parse_plan(text)
-        return plan
-
-    def validate(
-        self, plan: Plan, workspace: Workspace, history: list[IterationRecord], summary: ProfileSummary | None
-    ) -> None:
-        validate_plan = load("kernelopt.planning.validate", "validate_plan", "plan validation")
-        validate_plan(plan, workspace, history, summary)
 
 
 class HarnessGate:
@@ -198,27 +149,18 @@ class HarnessGate:
     def __init__(self, *, device: str | None = None) -> None:
         self.device = device
 
-    def check_correctness(self, workspace: Workspace) -> CorrectnessResult:
-        check = load("kernelopt.harness.gate", "check_correctness", "the correctness check")
-        result: CorrectnessResult = check(workspace, device=self.device)
-        return result
+    def check_correctness(self, workspace: Workspace) -> CorrectnessReport:
+        return check_correctness(workspace, device=self.device)
 
-    def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateOutcome:
-        validate = load("kernelopt.harness.gate", "validate", "the quality gate")
-        report: GateOutcome = validate(workspace, version, previous=previous, plan=plan, device=self.device)
-        return report
+    def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
+        return validate(workspace, version, previous=previous, plan=plan, device=self.device)
 
 
 class CachedCeilings:
-    """Measured ceilings from ``kernelopt ceilings``' cache; None when none were measured (or no module)."""
+    """Measured ceilings from ``kernelopt ceilings``' cache; None when none were measured."""
 
     def ceilings(self, gpu_name: str | None) -> Ceilings | None:
-        try:
-            cached = load("kernelopt.hardware.ceilings", "cached_ceilings", "measured ceilings")
-        except EnvironmentProblem:
-            return None
-        result: Ceilings | None = cached(gpu_name=gpu_name)
-        return result
+        return cached_ceilings(gpu_name=gpu_name)
 
 
 class ReportBaselineRenderer:
@@ -243,11 +185,8 @@ class ReportBaselineRenderer:
 
 
 def baseline_renderer() -> BaselineRenderer:
-    """The report package's renderer when it exists, else the built-in one."""
-    try:
-        return ReportBaselineRenderer(load("kernelopt.report.baseline", "render_baseline", "the baseline report"))
-    except EnvironmentProblem:
-        return BuiltinBaselineRenderer()
+    """The report package's renderer of ``baseline_report.md``."""
+    return ReportBaselineRenderer(render_baseline)
 
 
 def vendor_of(platform: str | None) -> Vendor | None:
@@ -266,35 +205,13 @@ def build_collaborators(
     planner_options: dict[str, Any] | None = None,
     implementer_options: dict[str, Any] | None = None,
 ) -> Collaborators:
-    """The real collaborators for ``settings`` (backends are instantiated now, so a bad name fails first).
+    """The real collaborators for ``settings`` (backends are built now, so a bad name or option fails first).
 
     Raises:
-        UsageError: unknown backend name.
-        EnvironmentProblem: a backend's module is not installed.
+        UsageError: unknown backend name, or an option the backend does not know.
     """
-    from kernelopt.backends.registry import IMPLEMENTERS, PLANNERS, implementer_class, planner_class
-
-    def backend(kind: str, builtins: dict[str, str], find: Any, name: str, options: dict[str, Any]) -> Any:
-        try:
-            return find(name)(dict(options))
-        except ModuleNotFoundError as exc:
-            module = builtins.get(name, "").partition(":")[0]
-            if module and _missing(exc, module):
-                raise EnvironmentProblem(
-                    f"the {kind} backend {name!r} is not available: no module {module}",
-                    hint="this kernelopt build lacks that backend (see --planner / --implementer)",
-                ) from None
-            raise
-
-    planner_options = dict(planner_options or {})
-    if settings.planner == "rules" and settings.implementer == "rules":
-        # The rules implementer only moves knobs: a code-change plan it cannot apply would cost a
-        # failed iteration, so the rules planner is asked for knob moves only.
-        planner_options.setdefault("knob_only", True)
-    planner = backend("planner", PLANNERS, planner_class, settings.planner, planner_options)
-    implementer = backend(
-        "implementer", IMPLEMENTERS, implementer_class, settings.implementer, implementer_options or {}
-    )
+    planner = build_planner(settings.planner, planner_options, implementer=settings.implementer)
+    implementer = build_implementer(settings.implementer, implementer_options)
     return Collaborators(
         profiler=StageOneProfiler(vendor=vendor_of(workspace.task_card().platform), device=settings.device),
         planner=planner,

@@ -32,7 +32,7 @@ from kernelopt.workspace import Workspace
 
 STAMP = "kernel_stamp.json"
 #: Files the kernel may be built from: Stage 3 may edit any such file a plan names besides ``kernel.py``
-#: (the auxiliary sources of :func:`kernelopt.loop.allowance.aux_files_of`).
+#: (the auxiliary sources of :func:`kernelopt.stages.allowance.aux_files_of`).
 SOURCE_SUFFIXES = (".py", ".cu", ".cuh", ".h", ".hpp", ".c", ".cc", ".cpp", ".hip")
 #: Folders holding records, history or caches, never the kernel's sources.
 _NOT_SOURCE_DIRS = frozenset({"memory", "plans", "profiles", ".git", ".kernelopt", "__pycache__", ".triton_cache"})

@@ -1,0 +1,76 @@
+"""DESIGN.md's "may write" column: the one allowance table of every stage, and the files no backend may touch.
+
+Pure: no I/O. The guard (:mod:`kernelopt.stages.guard`) enforces these patterns with before/after
+workspace snapshots around every stage.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from kernelopt.planning.plan import Plan
+from kernelopt.stagenames import Stage
+
+PROTECTED_FILES = ("reference.py", "test_kernel.py", "README.md")
+"""The kernel contract and the task card: their content is recorded at run start and restored from it."""
+PROTECTED = (*PROTECTED_FILES, ".gitignore", "baseline_report.md")
+"""Files no backend may ever write, whatever a plan names."""
+PROTECTED_DIRS = ("memory", "plans", "profiles", ".git", ".kernelopt")
+"""Folders no auxiliary file of a plan may live in."""
+AUX_SUFFIXES = (".py", ".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".hip", ".cl", ".inc")
+"""Suffixes an auxiliary source file named by a plan may have."""
+
+
+def transcripts(version: int) -> list[str]:
+    """Where a backend may leave its transcript of a stage (``profiles/v<N>/agent_plan.log`` ...)."""
+    n = version
+    return [f"profiles/v{n}/*transcript*", f"profiles/v{n}/agent_*.log", f"profiles/v{n}/llm_*.log"]
+
+
+def may_write(stage: Stage, version: int, aux_files: list[str] | None = None) -> list[str]:
+    """Glob patterns (workspace-relative) that ``stage`` of version ``version`` may change.
+
+    Backend stages (plan, implement) may also leave their transcript under ``profiles/v<N>/``.
+    """
+    n = version
+    table: dict[Stage, list[str]] = {
+        Stage.BASELINE_GATE: [f"memory/v{n}.json"],
+        Stage.BASELINE_PROFILE: [f"profiles/v{n}/*"],
+        Stage.PROFILE: [f"profiles/v{n}/*"],
+        Stage.PLAN: [f"plans/v{n}_plan.md", *transcripts(n)],
+        Stage.IMPLEMENT: ["kernel.py", *(aux_files or []), *transcripts(n)],
+        Stage.GATE: [f"memory/v{n}.json"],
+        Stage.RECORD: [],
+        Stage.STOP: [],
+    }
+    return table[stage]
+
+
+def editable_files(stage: Stage, version: int, aux_files: list[str] | None = None) -> list[str]:
+    """The plain files (no globs, no transcripts) a backend stage edits: what a failed stage puts back."""
+    if stage is Stage.PLAN:
+        return [f"plans/v{version}_plan.md"]
+    if stage is Stage.IMPLEMENT:
+        return ["kernel.py", *(aux_files or [])]
+    return []
+
+
+def aux_files_of(plan: Plan | None) -> list[str]:
+    """Auxiliary source files a plan names in its targets (``helpers.cu``, ``csrc/k.cuh:12``).
+
+    Only workspace-relative source files qualify; ``kernel.py``, the protected files and the record
+    folders never do.
+    """
+    if plan is None:
+        return []
+    out: list[str] = []
+    for target in plan.targets:
+        rel = target.split(":", 1)[0].strip()
+        p = PurePosixPath(rel)
+        if not rel or p.is_absolute() or ".." in p.parts or p.suffix not in AUX_SUFFIXES:
+            continue
+        if rel == "kernel.py" or rel in PROTECTED or p.parts[0] in PROTECTED_DIRS:
+            continue
+        if rel not in out:
+            out.append(rel)
+    return out

@@ -1,0 +1,387 @@
+"""The guard around every stage: writes outside the allowance, protected-file content, git state, secrets.
+
+Backends are never trusted (DESIGN.md, "may write" column), and tooling stages are checked the same way.
+
+- Write guard: :func:`snapshot` hashes every file of the workspace except ``.git/``, ``.kernelopt/``
+  and backend transcripts; :func:`changes` compares two snapshots; :func:`enforce` reverts every
+  change no allowed pattern matches (tracked files from HEAD, new files deleted) and reports them.
+  :func:`capture` / :func:`restore` put a failed stage's own files back.
+- Protected content (:class:`ProtectedContent`): the bytes of ``reference.py``, ``test_kernel.py`` and
+  the task card ``README.md`` recorded at run start (kept under ``.kernelopt/protected/``); a backend
+  that changes one has it written back from that recorded content, whatever git says (an agent may
+  have committed its change). A user's task-card edit made between iterations is accepted with
+  :meth:`ProtectedContent.accept`.
+- Git state (:class:`GitState`): HEAD, every ref (branches, tags, stash, ``refs/kernelopt/*``), the
+  index (as a tree) and ``.git/config`` recorded before a backend runs; :meth:`GitState.restore`
+  undoes commits, new branches, tags, stashes, index and config changes, and lists what it undid.
+- Secrets: :func:`files_with_secret` finds changed files that hold a secret value (the API key).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from kernelopt.memory.model import PitfallAndFix
+from kernelopt.proc import secret_values
+from kernelopt.stagenames import Stage
+from kernelopt.stages.allowance import PROTECTED_FILES
+from kernelopt.workspace import Workspace
+
+IGNORED_DIRS = (".git", ".kernelopt", "__pycache__", ".triton_cache")
+# Backend transcripts (``profiles/v<N>/agent_plan.log``, ``llm_implement.log``, ...) are written by the
+# backend wrappers after the agent exits, and rewritten on every run: the orchestrator's record of the
+# stage, not a change the stage made. Every guard skips them.
+TRANSCRIPT_RE = re.compile(r"^profiles/v\d+/(agent|llm)_(plan|implement)\.log$")
+PROTECTED_DIR = "protected"
+
+
+class ChangeKind(StrEnum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Map of relative path -> sha256 of every file under ``root`` (ignored folders and backend
+    transcripts skipped)."""
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if any(part in IGNORED_DIRS for part in rel.parts) or not p.is_file():
+            continue
+        if TRANSCRIPT_RE.match(rel.as_posix()):
+            continue
+        out[rel.as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    kind: ChangeKind
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.kind.value})"
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[Change]:
+    """Files added, modified or deleted between two snapshots, sorted by path."""
+    out = [Change(p, ChangeKind.ADDED) for p in after.keys() - before.keys()]
+    out += [Change(p, ChangeKind.DELETED) for p in before.keys() - after.keys()]
+    out += [Change(p, ChangeKind.MODIFIED) for p in before.keys() & after.keys() if before[p] != after[p]]
+    return sorted(out, key=lambda c: c.path)
+
+
+def allowed(path: str, patterns: list[str]) -> bool:
+    """True when ``path`` matches one of the glob ``patterns`` (``profiles/v3/*``, ``kernel.py``)."""
+    return any(fnmatch.fnmatch(path, pat) for pat in patterns)
+
+
+def enforce(ws: Workspace, before: dict[str, str], patterns: list[str]) -> list[Change]:
+    """Revert every change since ``before`` that ``patterns`` do not allow; return those violations.
+
+    Tracked files are restored from HEAD; untracked files that were added are deleted; an untracked
+    file that was modified or deleted cannot be recovered from git and is reported all the same.
+    (Protected files are restored from their recorded content by :class:`ProtectedContent`.)
+    """
+    violations = [c for c in changes(before, snapshot(ws.root)) if not allowed(c.path, patterns)]
+    if not violations:
+        return []
+    tracked = set(ws.repo.git.ls_files().splitlines())
+    for c in violations:
+        target = ws.root / c.path
+        if c.path in tracked:
+            ws.reset_hard([c.path])
+        elif c.kind is ChangeKind.ADDED:
+            target.unlink(missing_ok=True)
+    return violations
+
+
+def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
+    """The bytes of each of ``paths`` (relative to ``root``) now; ``None`` for a missing file."""
+    out: dict[str, bytes | None] = {}
+    for rel in paths:
+        p = root / rel
+        out[rel] = p.read_bytes() if p.is_file() else None
+    return out
+
+
+def restore(root: Path, captured: dict[str, bytes | None]) -> list[str]:
+    """Write back files captured by :func:`capture` (deleting those that did not exist); returns the
+    paths that had to be restored."""
+    restored = []
+    for rel, content in captured.items():
+        p = root / rel
+        now = p.read_bytes() if p.is_file() else None
+        if now == content:
+            continue
+        if content is None:
+            p.unlink(missing_ok=True)
+        else:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(content)
+        restored.append(rel)
+    return restored
+
+
+def describe(violations: list[Change]) -> str:
+    """``reference.py (modified), notes.txt (added)``."""
+    return ", ".join(str(c) for c in violations)
+
+
+# -- protected content ------------------------------------------------------------------------------
+
+
+def _digest(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+class ProtectedContent:
+    """The recorded content of the protected files (``reference.py``, ``test_kernel.py``, ``README.md``).
+
+    The bytes live under ``.kernelopt/protected/`` (untracked), the digests in the caller's journal
+    (:attr:`digests`), so that a resumed run checks against the content of the first session.
+
+    Args:
+        ws: the workspace.
+        digests: digests recorded earlier (a resumed run); ``None`` records the files now.
+    """
+
+    def __init__(self, ws: Workspace, digests: dict[str, str | None] | None = None) -> None:
+        self.ws = ws
+        self.folder = ws.state_dir / PROTECTED_DIR
+        if digests is None or not self._kept_matches(digests):
+            digests = {rel: self._keep(rel) for rel in PROTECTED_FILES}
+        self.digests: dict[str, str | None] = dict(digests)
+
+    def _kept_matches(self, digests: dict[str, str | None]) -> bool:
+        for rel in PROTECTED_FILES:
+            kept = self.folder / rel
+            data = kept.read_bytes() if kept.is_file() else None
+            if rel not in digests or _digest(data) != digests[rel]:
+                return False
+        return True
+
+    def _keep(self, rel: str) -> str | None:
+        src = self.ws.root / rel
+        dst = self.folder / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_file():
+            shutil.copyfile(src, dst)
+            return _digest(dst.read_bytes())
+        dst.unlink(missing_ok=True)
+        return None
+
+    def changed(self) -> list[str]:
+        """Protected files whose content differs from the recorded one."""
+        out = []
+        for rel in PROTECTED_FILES:
+            p = self.ws.root / rel
+            if _digest(p.read_bytes() if p.is_file() else None) != self.digests.get(rel):
+                out.append(rel)
+        return out
+
+    def restore(self) -> list[Change]:
+        """Write every changed protected file back from its recorded content; returns what was undone."""
+        undone = []
+        for rel in self.changed():
+            p = self.ws.root / rel
+            kept = self.folder / rel
+            if self.digests.get(rel) is None:
+                kind = ChangeKind.ADDED
+                p.unlink(missing_ok=True)
+            else:
+                kind = ChangeKind.MODIFIED if p.is_file() else ChangeKind.DELETED
+                shutil.copyfile(kept, p)
+            undone.append(Change(rel, kind))
+        return undone
+
+    def accept(self, rel: str) -> bool:
+        """Record the current content of ``rel`` (a user's edit between iterations); True when it changed."""
+        if rel not in self.changed():
+            return False
+        self.digests[rel] = self._keep(rel)
+        return True
+
+
+# -- git state --------------------------------------------------------------------------------------
+
+
+@dataclass
+class GitState:
+    """HEAD, refs, index and config of the workspace repository at one moment.
+
+    Attributes:
+        head: HEAD's commit.
+        head_ref: the branch HEAD points to (``refs/heads/main``), ``None`` when detached.
+        refs: every ref (branches, tags, ``refs/stash``, ``refs/kernelopt/*``) -> object name.
+        index_tree: the tree the index holds (``git write-tree``), ``None`` when it cannot be written.
+        config: the bytes of ``.git/config``.
+    """
+
+    head: str
+    head_ref: str | None
+    refs: dict[str, str] = field(default_factory=dict)
+    index_tree: str | None = None
+    config: bytes = b""
+
+    @classmethod
+    def record(cls, ws: Workspace) -> GitState:
+        import git  # imported where used: GitPython runs `git version` when it is imported
+
+        g = ws.repo.git
+        try:
+            head_ref: str | None = g.symbolic_ref("-q", "HEAD").strip() or None
+        except git.GitCommandError:
+            head_ref = None
+        refs = {}
+        for line in g.for_each_ref("--format=%(refname) %(objectname)").splitlines():
+            name, _, sha = line.partition(" ")
+            if name:
+                refs[name] = sha
+        try:
+            tree: str | None = g.write_tree().strip()
+        except git.GitCommandError:  # unmerged entries
+            tree = None
+        config = Path(ws.repo.git_dir) / "config"
+        return cls(
+            head=ws.head(),
+            head_ref=head_ref,
+            refs=refs,
+            index_tree=tree,
+            config=config.read_bytes() if config.is_file() else b"",
+        )
+
+    def restore(self, ws: Workspace) -> list[str]:
+        """Undo every difference from this state; returns one line per thing undone (empty: none)."""
+        now = GitState.record(ws)
+        g = ws.repo.git
+        undone: list[str] = []
+        if now.config != self.config:
+            (Path(ws.repo.git_dir) / "config").write_bytes(self.config)
+            undone.append("git config changed")
+        for name in sorted(now.refs.keys() - self.refs.keys()):
+            g.update_ref("-d", name)
+            undone.append(f"{_ref_kind(name)} {name} created")
+        for name in sorted(self.refs.keys()):
+            if now.refs.get(name) != self.refs[name]:
+                g.update_ref(name, self.refs[name])
+                if name != self.head_ref:
+                    undone.append(f"{_ref_kind(name)} {name} moved")
+        if now.head_ref != self.head_ref:
+            if self.head_ref is not None:
+                g.symbolic_ref("HEAD", self.head_ref)
+            else:
+                g.update_ref("--no-deref", "HEAD", self.head)
+            undone.append(f"HEAD switched to {now.head_ref or 'a detached commit'}")
+        elif self.head_ref is None and now.head != self.head:
+            g.update_ref("--no-deref", "HEAD", self.head)
+        if now.head != self.head:
+            undone.append(f"HEAD moved {self.head[:12]} -> {now.head[:12]} (commits made)")
+        if self.index_tree is not None and GitState.record(ws).index_tree != self.index_tree:
+            g.read_tree(self.index_tree)
+            undone.append("git index changed")
+        return undone
+
+
+def _ref_kind(name: str) -> str:
+    if name.startswith("refs/heads/"):
+        return "branch"
+    if name.startswith("refs/tags/"):
+        return "tag"
+    if name == "refs/stash":
+        return "stash"
+    return "ref"
+
+
+# -- secrets ----------------------------------------------------------------------------------------
+
+
+def files_with_secret(root: Path, paths: list[str], secrets: list[str]) -> list[str]:
+    """Those of ``paths`` (relative to ``root``) whose bytes contain one of ``secrets``."""
+    needles = [s.encode() for s in secrets if len(s) >= 8]
+    out = []
+    for rel in paths:
+        p = root / rel
+        if needles and p.is_file():
+            data = p.read_bytes()
+            if any(n in data for n in needles):
+                out.append(rel)
+    return out
+
+
+# -- the guard of one stage call --------------------------------------------------------------------
+
+
+@dataclass
+class GuardPoint:
+    """What the guard recorded just before a stage call (see :meth:`RunGuard.begin`)."""
+
+    snapshot: dict[str, str]
+    git: GitState | None
+    kept: dict[str, bytes | None]
+
+
+class RunGuard:
+    """The guard of one run: every stage call is bracketed by :meth:`begin` and :meth:`check`.
+
+    Args:
+        ws: the workspace.
+        protected: the protected files' recorded content (``None``: record it now).
+        secrets: values no file a stage writes may contain (default: the values of this process's
+            secret-looking variables, :func:`kernelopt.proc.secret_values`, the API key among them).
+    """
+
+    def __init__(self, ws: Workspace, protected: ProtectedContent | None = None, secrets: list[str] | None = None):
+        self.ws = ws
+        self.protected = protected if protected is not None else ProtectedContent(ws)
+        self.secrets = list(secrets) if secrets is not None else secret_values()
+
+    def begin(
+        self, editable: list[str], *, snapshot_now: dict[str, str] | None = None, git_state: bool = True
+    ) -> GuardPoint:
+        """Record the workspace before a call: file digests, git state, the bytes of ``editable``."""
+        return GuardPoint(
+            snapshot=snapshot_now if snapshot_now is not None else snapshot(self.ws.root),
+            git=GitState.record(self.ws) if git_state else None,
+            kept=capture(self.ws.root, editable),
+        )
+
+    def check(self, point: GuardPoint, allowed_patterns: list[str], *, secrets: bool = True) -> list[str]:
+        """Undo what the call did outside ``allowed_patterns`` since ``point``; one line per violation.
+
+        In order: git state back (commits, branches, tags, stash, index, config), protected files back
+        from their recorded content, other writes outside the allowance reverted, and an allowed file
+        that holds a secret put back as it was before the call.
+        """
+        out: list[str] = []
+        if point.git is not None:
+            out += point.git.restore(self.ws)
+        out += [str(c) for c in self.protected.restore()]
+        # protected files are the recorded content's business (git may hold a poisoned copy)
+        out += [str(c) for c in enforce(self.ws, point.snapshot, [*allowed_patterns, *PROTECTED_FILES])]
+        now = snapshot(self.ws.root)
+        written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
+        leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
+        for rel in leaked:
+            restore(self.ws.root, {rel: point.kept.get(rel)})
+            out.append(f"{rel} (holds a secret value: the API key or another secret variable)")
+        return out
+
+
+def violation_pitfall(violations: list[str], *, stage: Stage, who: str, allowed_patterns: list[str]) -> PitfallAndFix:
+    """The memory ``pitfalls_and_fixes`` entry that records a stage writing outside its allowance."""
+    return PitfallAndFix(
+        error_type="write_violation",
+        error_message=f"{who} wrote outside its allowance: {', '.join(violations)}",
+        root_cause=f"stage {stage.value} may write only {', '.join(allowed_patterns) or 'nothing'}",
+        fix_applied="undone: git state restored, protected files written back from their content at run start, "
+        "other writes reverted (tracked files from git, new files deleted)",
+        lesson=f"the {who} must not touch {', '.join(v.split(' (')[0] for v in violations)}",
+    )

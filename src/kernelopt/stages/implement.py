@@ -1,0 +1,335 @@
+"""Stage 3 with any implementer, under the guard, with the correctness check at once and repair attempts.
+
+:func:`run_implement` is the one Stage 3 of ``kernelopt implement`` and of the loop. Each attempt calls
+the implementer (attempt 0, then repair attempts with the previous failure), undoes whatever it did
+outside ``kernel.py`` and the plan's auxiliary files (:class:`~kernelopt.stages.guard.RunGuard`), then
+checks what it left: ``kernel.py`` present, UTF-8 text, changed, parsing as Python, and passing the
+correctness check. Every failed attempt is a :class:`~kernelopt.memory.model.PitfallAndFix`; the
+stage's failure reason names the FIRST real cause (a crash, a timeout), followed by what the repair
+attempts met. On failure ``kernel.py`` (and the auxiliary files) are put back as they were.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernelopt.backends.protocol import BackendFailure, Implementer, ImplementOutcome, StageContext
+from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
+from kernelopt.harness.model import CorrectnessReport
+from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord, PitfallAndFix
+from kernelopt.planning.plan import Plan, PlanError
+from kernelopt.stagenames import Stage
+from kernelopt.stages.allowance import aux_files_of, editable_files, may_write
+from kernelopt.stages.guard import RunGuard, capture, restore, violation_pitfall
+from kernelopt.stages.plan import MarkdownPlanReader, PlanReader, transcript_allowance
+from kernelopt.workspace import Workspace
+
+CorrectnessCheck = Callable[[Workspace], CorrectnessReport]
+AttemptSink = Callable[[PitfallAndFix, str, bool], None]
+"""Told of each failed attempt: (pitfall, one-line message, True when no repair attempt is left)."""
+
+
+@dataclass
+class ImplementResult:
+    """What Stage 3 produced.
+
+    Attributes:
+        version: the iteration N.
+        implementer: the implementer's name.
+        ok: ``kernel.py`` changed, parses, and passed the correctness check (or no check was asked for).
+        outcome: the last implementer outcome (``None`` when the implementer raised).
+        attempts: implementer calls made.
+        result: the verdict a failure records (FAIL, TIMEOUT_FAIL); ``None`` when ok.
+        reason: one line: the first real cause, then what the repair attempts met; ``None`` when ok.
+        error_type: ``implementer_error``, ``write_violation``, ``no_change``, ``correctness``, ...
+        correctness: the last correctness report, when the check ran.
+        rel_err: its relative error when it passed.
+        diff: unified diff of ``kernel.py`` (empty when it failed and was put back).
+        violations: what the guard undid, one line each.
+        pitfalls: one entry per failed attempt and per violation.
+        tokens: (who, token usage) per attempt that reported usage.
+        transcript: the last attempt's transcript file.
+    """
+
+    version: int
+    implementer: str
+    ok: bool = False
+    outcome: ImplementOutcome | None = None
+    attempts: int = 0
+    result: GateResult | None = None
+    reason: str | None = None
+    error_type: str | None = None
+    correctness: CorrectnessReport | None = None
+    rel_err: float | None = None
+    diff: str = ""
+    violations: list[str] = field(default_factory=list)
+    pitfalls: list[PitfallAndFix] = field(default_factory=list)
+    tokens: list[tuple[str, dict[str, int]]] = field(default_factory=list)
+    transcript: Path | None = None
+
+
+@dataclass
+class _Attempt:
+    """Why one attempt failed."""
+
+    message: str
+    error_type: str
+    repairable: bool
+    status: CorrectnessStatus = CorrectnessStatus.FAIL
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def run_implement(
+    ws: Workspace,
+    version: int,
+    plan: Plan,
+    implementer: Implementer,
+    *,
+    guard: RunGuard,
+    check: CorrectnessCheck | None,
+    summary: ProfileSummary | None,
+    history: list[IterationRecord],
+    repair_attempts: int = 0,
+    on_failed_attempt: AttemptSink | None = None,
+) -> ImplementResult:
+    """Run ``implementer`` on ``plan`` under the guard, check correctness at once, repair on failure.
+
+    Args:
+        ws: the workspace.
+        version: the iteration N.
+        plan: the checked plan of ``version``.
+        implementer: any :class:`~kernelopt.backends.protocol.Implementer`.
+        guard: the run's guard.
+        check: the correctness check; ``None`` skips it (``kernelopt implement --no-check``).
+        summary: the Stage 1 evidence of ``version``.
+        history: the records the implementer sees; masked ones and those of ``version`` or later are dropped.
+        repair_attempts: implementer calls after a failed check (or a kernel.py that does not parse).
+        on_failed_attempt: told of each failed attempt as it happens (the loop journals it).
+
+    Raises:
+        KerneloptError: the correctness check itself cannot run (no usable Python, device, task card).
+    """
+    aux = aux_files_of(plan)
+    allowed = may_write(Stage.IMPLEMENT, version, aux)
+    editable = editable_files(Stage.IMPLEMENT, version, aux)
+    history = [r for r in history if not r.masked and r.number < version]
+    name = implementer.name
+    res = ImplementResult(version=version, implementer=name)
+    good = capture(ws.root, editable)
+    good_kernel = good.get("kernel.py")
+    first: str | None = None
+    failure_text: str | None = None
+    attempts = repair_attempts + 1
+
+    def failed(why: _Attempt, attempt: int, last: bool) -> None:
+        nonlocal first
+        res.pitfalls.append(
+            PitfallAndFix(
+                error_type=why.error_type
+                if why.error_type != "correctness"
+                else f"correctness_{why.status.value.lower()}",
+                error_message=_one_line(why.message),
+                root_cause=f"implementation attempt {attempt + 1} of {attempts}",
+                fix_applied="none: kernel.py restored to the last good version"
+                if last
+                else "repair attempt by the implementer",
+                lesson=None,
+            )
+        )
+        if on_failed_attempt is not None:
+            on_failed_attempt(res.pitfalls[-1], why.message, last)
+        if first is None:
+            first = why.message
+
+    for attempt in range(attempts):
+        res.attempts = attempt + 1
+        ctx = StageContext(
+            workspace=ws,
+            version=version,
+            summary=summary,
+            history=history,
+            plan=plan,
+            attempt=attempt,
+            failure=failure_text,
+            aux_files=list(aux),
+        )
+        point = guard.begin(editable)
+        why: _Attempt | None = None
+        outcome: ImplementOutcome | None = None
+        transcript: Path | None = None
+        try:
+            outcome = implementer.implement(ctx)
+            transcript = outcome.transcript
+            if outcome.tokens:
+                res.tokens.append((f"implement attempt {attempt}", dict(outcome.tokens)))
+        except KerneloptError as exc:  # BackendFailure or a usage problem of the backend
+            if isinstance(exc, BackendFailure):
+                transcript = exc.transcript
+                if exc.tokens:
+                    res.tokens.append((f"implement attempt {attempt}", dict(exc.tokens)))
+            why = _Attempt(f"the implementer failed: {exc.one_line()}", "implementer_error", repairable=False)
+        res.outcome, res.transcript = outcome, transcript
+        violations = guard.check(point, allowed + transcript_allowance(ws, version, transcript))
+        if violations:
+            res.violations += violations
+            res.pitfalls.append(
+                violation_pitfall(violations, stage=Stage.IMPLEMENT, who="implementer", allowed_patterns=allowed)
+            )
+            if on_failed_attempt is not None:
+                on_failed_attempt(res.pitfalls[-1], res.pitfalls[-1].error_message, True)
+            why = _Attempt(
+                f"the implementer wrote outside its allowance: {', '.join(violations)}",
+                "write_violation",
+                repairable=False,
+            )
+            return _fail(ws, res, good, why, first)
+        if why is None and outcome is not None and outcome.error:
+            why = _Attempt(
+                f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False
+            )
+        if why is None:
+            why = _inspect(ws, good_kernel)
+        if why is None and check is not None:
+            report = check(ws)
+            res.correctness = report
+            if report.passed:
+                res.rel_err = report.rel_err
+            else:
+                status = (
+                    report.status
+                    if report.status not in (CorrectnessStatus.PASS, CorrectnessStatus.NOT_RUN)
+                    else CorrectnessStatus.FAIL
+                )
+                why = _Attempt(
+                    f"correctness {status.value}: {report.message or 'no message'}",
+                    "correctness",
+                    repairable=True,
+                    status=status,
+                )
+        if why is None:
+            res.ok = True
+            res.diff = _diff(good_kernel, ws.kernel_py.read_bytes())
+            return res
+        last = attempt == attempts - 1 or not why.repairable
+        failed(why, attempt, last)
+        if last:
+            if why.repairable and attempts > 1:
+                why.message = f"{why.message} after {attempts} attempt(s)"
+            return _fail(ws, res, good, why, first)
+        failure_text = why.message
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
+    """What is wrong with the kernel.py an implementer left, or ``None``."""
+    if not ws.kernel_py.is_file():
+        return _Attempt("the implementer deleted kernel.py", "deleted_kernel", repairable=False)
+    data = ws.kernel_py.read_bytes()
+    if data == good_kernel:
+        return _Attempt("the implementer left kernel.py unchanged", "no_change", repairable=False)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _Attempt(
+            f"the implementer left a kernel.py that is not UTF-8 text (binary?): byte {exc.start}",
+            "binary_kernel",
+            repairable=False,
+        )
+    try:
+        ast.parse(text, filename="kernel.py")
+    except SyntaxError as exc:
+        return _Attempt(f"kernel.py does not parse: line {exc.lineno}: {exc.msg}", "correctness", repairable=True)
+    return None
+
+
+def _fail(
+    ws: Workspace, res: ImplementResult, good: dict[str, bytes | None], why: _Attempt, first: str | None
+) -> ImplementResult:
+    restore(ws.root, good)
+    res.ok = False
+    res.error_type = why.error_type
+    res.result = GateResult.TIMEOUT_FAIL if why.status is CorrectnessStatus.TIMEOUT_FAIL else GateResult.FAIL
+    if first is not None and first != why.message and not why.message.startswith(first):
+        res.reason = f"{first}; then {why.message}"
+    else:
+        res.reason = why.message
+    return res
+
+
+def _diff(old: bytes | None, new: bytes) -> str:
+    a = (old or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+    b = new.decode("utf-8", errors="replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile="a/kernel.py", tofile="b/kernel.py"))
+
+
+# -- what the commands implement ----------------------------------------------------------------------
+
+
+def implement_version(ws: Workspace) -> int:
+    """The version Stage 3 implements by default: the newest ``plans/v<N>_plan.md``.
+
+    Raises:
+        UsageError: there is no plan.
+    """
+    planned = []
+    for p in ws.plans_dir.glob("v*_plan.md"):
+        head = p.name.split("_", 1)[0]
+        if head[1:].isdigit():
+            planned.append(int(head[1:]))
+    if not planned:
+        raise UsageError(f"{ws.root}: no plans/v<N>_plan.md to implement", hint="run Stage 2 (kernelopt plan) first")
+    return max(planned)
+
+
+def read_plan(ws: Workspace, version: int, reader: PlanReader | None = None) -> Plan:
+    """Parse ``plans/v<N>_plan.md``.
+
+    Raises:
+        UsageError: no such plan file.
+        PlanError: the file is not a valid plan.
+    """
+    path = ws.plan_path(version)
+    if not path.is_file():
+        raise UsageError(f"no plan for v{version}: {path} is missing", hint="run Stage 2 (kernelopt plan) first")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PlanError(f"{path}: not UTF-8 text") from None
+    return (reader or MarkdownPlanReader()).parse(text)
+
+
+def summary_of(ws: Workspace, version: int) -> ProfileSummary | None:
+    """``profiles/v<N>/summary.json`` of ``version``, or ``None`` when there is none or it is unreadable."""
+    folder = ws.profile_dir(version)
+    if not (folder / SUMMARY_JSON).is_file():
+        return None
+    try:
+        return read_summary(folder)
+    except SummaryError:
+        return None
+
+
+def stage_context(
+    ws: Workspace, version: int, *, plan: Plan | None = None, knowledge: list[str] | None = None
+) -> StageContext:
+    """The :class:`StageContext` a backend gets for ``version`` (what ``kernelopt prompt`` renders):
+    the Stage 1 summary, the unmasked records below ``version``, the plan and its auxiliary files."""
+    return StageContext(
+        workspace=ws,
+        version=version,
+        summary=summary_of(ws, version),
+        history=[r for r in ws.memory.records() if r.number < version],
+        plan=plan,
+        aux_files=aux_files_of(plan),
+        knowledge=list(knowledge or []),
+    )
