@@ -86,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
     command = typer.main.get_command(app)
+    from kernelopt.cli.output import plain_flags
     from kernelopt.proc import signals_as_interrupt
+
+    plain_flags(command)
 
     try:
         with signals_as_interrupt():
