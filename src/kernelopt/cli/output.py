@@ -12,7 +12,6 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-
 DEFAULT_WIDTH = 100
 
 
