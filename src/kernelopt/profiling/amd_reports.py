@@ -1357,6 +1357,10 @@ def read_amd_path(path: Path) -> ProfileSummary:
         if not _add_csv(inputs, path, path.name):
             raise InputFileError(path, "not an AMD profiler CSV (unknown header)")
         kind = _csv_kind(path)
+        if kind is not ReportKind.ATT_STATS and not (inputs.dispatches or inputs.agents or inputs.kernel_top):
+            # As for an ncu CSV: a header with no data row is bad input. (An ATT stats file without
+            # samples is a real trace result, read with a note.)
+            raise InputFileError(path, "the CSV holds no profiled dispatch (a header and no data row)")
         tool = {
             ReportKind.ATT_STATS: "rocprofv3 --att (ATT decoder stats)",
             ReportKind.AGENT_INFO: "rocprofv3 (agent info)",
