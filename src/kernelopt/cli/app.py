@@ -18,7 +18,7 @@ from pathlib import Path
 import typer
 
 from kernelopt import __version__
-from kernelopt.errors import KerneloptError
+from kernelopt.errors import KerneloptError, disk_problem
 
 COMMAND_MODULES = (
     "kernelopt.cli.init",
@@ -112,6 +112,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("kernelopt: interrupted\n")
         return 130
+    except OSError as exc:  # a full disk or a read-only workspace is the environment, not our bug
+        problem = disk_problem(exc)
+        if problem is None:
+            log = _crash_log(exc)
+            sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
+            return 70
+        sys.stderr.write(f"kernelopt: error: {problem.one_line()}\n")
+        return problem.exit_code
     except Exception as exc:  # our bug: keep the evidence, print one line
         log = _crash_log(exc)
         sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
