@@ -82,7 +82,7 @@ def timeline_rows(data: ReportData) -> list[list[str]]:
                 cells.pct(p.bandwidth_peak_utilization_pct),
                 cells.pct(p.roofline_utilization_pct),
                 _action(v),
-                v.commit or (v.record.git_commit_hash or "")[:10] or cells.NA,
+                v.commit or cells.NA,
             ]
         )
     return rows
@@ -108,7 +108,7 @@ def memory_rows(data: ReportData) -> list[list[str]]:
                 cells.num(r.correctness.rel_err),
                 cells.text(r.quality_gate.result),
                 cells.text(r.optimization.action_category),
-                (r.git_commit_hash or "")[:12] or cells.NA,
+                v.commit or cells.NA,
             ]
         )
     return rows
