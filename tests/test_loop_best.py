@@ -78,3 +78,27 @@ def test_best_record_and_gate_previous() -> None:
     assert gate_previous(records, 5, last_good=4) == 2
     assert gate_previous(records, 1, last_good=0) == 0
     assert gate_previous([], 0, last_good=None) is None
+
+
+def test_every_hash_the_summary_and_report_show_is_in_plain_git_log(ws: Workspace) -> None:
+    import re
+
+    from kernelopt.report import collect, markdown_report
+
+    fakes = make_fakes()
+    s = OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(max_iterations=2)).run()
+    in_log = ws.repo.git.log("--format=%H").split()
+
+    def shown(h: str | None) -> bool:
+        return h is not None and any(full.startswith(h) for full in in_log)
+
+    assert s.versions and all(shown(r.commit) for r in s.versions)
+    assert all(shown(o.commit) for o in s.this_run)
+    for n in (0, 1, 2):
+        rec = ws.memory.read(n)
+        # the spec's field names the pre-amend commit: not in git log, resolvable through refs/kernelopt/v<N>
+        assert not shown(rec.git_commit_hash)
+        assert ws.repo.git.rev_parse(f"refs/kernelopt/v{n}") == rec.git_commit_hash
+    text = markdown_report(collect(ws, measured=None))
+    hashes = set(re.findall(r"\b[0-9a-f]{7,12}\b", text))
+    assert hashes and all(shown(h) for h in hashes), hashes - {h for h in hashes if shown(h)}
