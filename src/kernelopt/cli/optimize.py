@@ -88,7 +88,7 @@ def _render(summary: LoopSummary) -> None:
             r.roofline_measured_pct,
             r.roofline_spec_pct,
             (r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}")[:70],
-            (r.git_commit_hash or "")[:10],
+            r.commit or "-",
         ]
         for r in summary.versions
     ]
