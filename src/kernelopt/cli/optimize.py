@@ -103,7 +103,7 @@ def _render(summary: LoopSummary) -> None:
             "% roofline (measured)",
             "% roofline (spec)",
             "action / failure",
-            "record hash",
+            "commit",
         ],
         rows,
     )
