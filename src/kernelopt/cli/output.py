@@ -69,7 +69,7 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a rich table."""
-    t = Table(title=title, show_lines=False, pad_edge=False, collapse_padding=True)
+    t = Table(title=title, show_lines=False)
     for c in columns:
         t.add_column(c, overflow="fold")
     for r in rows:
