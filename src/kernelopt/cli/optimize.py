@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.status import Status
 
-from kernelopt.cli.output import emit_json, fmt, info, table, warn
+from kernelopt.cli.output import emit_json, fmt, info, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
@@ -46,7 +46,7 @@ class TerminalProgress:
     its roofline share), and one line per stage, commit, warning and result."""
 
     def __init__(self) -> None:
-        self.console = Console(file=sys.stderr, highlight=False, width=None if sys.stderr.isatty() else 200)
+        self.console = Console(file=sys.stderr, highlight=False, width=width_of(sys.stderr))
         self.status: Status | None = None
 
     def _head(self, e: LoopEvent) -> str:
@@ -170,6 +170,9 @@ def register(app: typer.Typer) -> None:
             None, "--repair-attempts", min=0, help="Repairs after a failed correctness check (default 2)."
         ),
         device: str | None = typer.Option(None, "--device", help="cuda (default) or cpu (timing-only)."),
+        reuse_workspace: bool = typer.Option(
+            False, "--reuse-workspace", help="Continue the existing workspace even when its V0 differs from PATH."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the final summary as JSON."),
     ) -> None:
         """Run the loop: V0 baseline, then profile -> plan -> implement -> gate -> record -> stop? per version.
@@ -211,7 +214,7 @@ def register(app: typer.Typer) -> None:
             )
         if chosen == "cpu":
             refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
-        opened = open_or_create(path, name=name, root=root)
+        opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
         ws = opened.workspace
         if opened.note:
             warn(opened.note)
