@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.status import Status
 
-from kernelopt.cli.output import emit_json, fmt, info, table, warn, width_of
+from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
@@ -220,8 +220,13 @@ def register(app: typer.Typer) -> None:
             warn(opened.note)
         elif opened.created and not as_json:
             info(f"created {ws.root}")
-        for note in ws.task_card().warnings():
-            warn(note)
+        if opened.created:
+            from kernelopt.loop.opening import fill_card
+
+            for found in fill_card(ws, device=chosen):
+                note(found.line())
+        for problem in ws.task_card().warnings():
+            warn(problem)
         settings, _ = resolve_settings(ws, request)
         progress = TerminalProgress()
         collaborators = build_collaborators(ws, settings, progress=progress)

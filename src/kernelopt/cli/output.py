@@ -83,3 +83,8 @@ def info(text: str) -> None:
 
 def warn(text: str) -> None:
     _console(stderr=True).print(f"warning: {text}", markup=False, soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """A line for people on stderr (stdout may carry ``--json``)."""
+    _console(stderr=True).print(text, markup=False, soft_wrap=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelopt.errors import InputFileError, WorkspaceError
+from kernelopt.harness.infer import Inferred, infer_dtype, infer_gpu
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -162,3 +163,32 @@ def open_or_create(
         task_card=card if card.is_file() else None,
     )
     return OpenedWorkspace(ws, created=True)
+
+
+def card_beside(kernel: Path) -> Path | None:
+    """The ``README.md`` in the kernel's folder, when there is one (the task card ``init`` takes by default)."""
+    card = Path(kernel).expanduser().resolve().parent / "README.md"
+    return card if card.is_file() else None
+
+
+def fill_card(ws: Workspace, *, device: str | None) -> list[Inferred]:
+    """Infer the ``dtype`` and ``gpu`` the task card leaves out, write them into README.md and commit it.
+
+    Only fields the card does not set are touched; what was inferred (or why not) is returned for the
+    command to say. Called when a workspace is created (``init``, ``optimize`` on a task folder), never
+    during a run.
+    """
+    card = ws.task_card()
+    found: list[Inferred] = []
+    if card.dtype is None:
+        found.append(infer_dtype(ws.reference_py))
+    if card.gpu is None:
+        found.append(infer_gpu(device))
+    changed = [f for f in found if f.value is not None]
+    if not changed:
+        return found
+    for f in changed:
+        setattr(card, f.field, f.value)
+    ws.readme.write_text(card.render(), encoding="utf-8")
+    ws.commit(["README.md"], "task card: " + ", ".join(f"{f.field} {f.value} (inferred)" for f in changed))
+    return found
