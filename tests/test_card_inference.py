@@ -12,7 +12,7 @@ from kernelopt.workspace import Workspace
 
 pytestmark = pytest.mark.timeout(120)
 
-FP16_GEMM_REFERENCE = '''
+FP16_GEMM_REFERENCE = """
 import torch
 
 SHAPES = [{"n": 4096}]
@@ -24,7 +24,7 @@ def get_inputs(n=64):
 
 def reference(a, b):
     return (a @ b).float()  # an fp32 output: the inputs still decide (more elements)
-'''
+"""
 
 KERNEL = "def run(a, b):\n    return (a @ b).float()\n"
 
@@ -54,7 +54,9 @@ def test_dtype_of_a_large_fp16_gemm_comes_from_meta_tensors(tmp_path: Path) -> N
 def test_init_takes_the_card_beside_the_kernel_and_fills_in_the_dtype(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    task = _task(tmp_path / "gemm", card="---\nkernel_type: gemm\nstop_conditions:\n  max_iterations: 4\n---\n# My GEMM\n")
+    task = _task(
+        tmp_path / "gemm", card="---\nkernel_type: gemm\nstop_conditions:\n  max_iterations: 4\n---\n# My GEMM\n"
+    )
     root = tmp_path / "root"
     argv = ["init", "gemm", "--kernel", str(task / "kernel.py"), "--reference", str(task / "reference.py")]
     assert main([*argv, "--root", str(root)]) == 0
