@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelopt.errors import GitError
 from kernelopt.memory.model import GateResult, IterationRecord
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import Workspace, version_commit
 
 END_PREFIX = "end of run"
 
@@ -56,17 +57,29 @@ def _untracked_profiles(ws: Workspace) -> list[str]:
     return [line for line in out.splitlines() if line.strip()]
 
 
+def _best_kernel(ws: Workspace, best: IterationRecord) -> str | None:
+    """kernel.py of ``best``: from its recorded commit, else from its commit in the log, else None."""
+    found = version_commit(best.number, best.git_commit_hash, ws.log(max_count=1_000_000))
+    for ref in (best.git_commit_hash, found[0] if found else None):
+        if ref:
+            try:
+                return ws.file_at(ref, "kernel.py")
+            except GitError:
+                continue
+    return None
+
+
 def end_on_best(ws: Workspace, records: list[IterationRecord]) -> str | None:
     """Put kernel.py back to the best version's and commit leftover profile summaries; the new commit or None.
 
     Idempotent: nothing is committed when kernel.py already is the best version's and no profile file is
-    untracked. A best version whose commit cannot be read (no ``git_commit_hash``) leaves kernel.py alone.
+    untracked. A best version whose commit cannot be found leaves kernel.py alone.
     """
     best = best_record(records)
     paths: list[str | Path] = []
     subject = ""
-    if best is not None and best.git_commit_hash:
-        text = ws.file_at(best.git_commit_hash, "kernel.py")
+    text = _best_kernel(ws, best) if best is not None else None
+    if best is not None and text is not None:
         current = ws.kernel_py.read_text(encoding="utf-8")
         if current.rstrip("\n") != text.rstrip("\n"):
             ws.kernel_py.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
