@@ -78,3 +78,32 @@ def test_a_card_that_sets_the_dtype_is_left_alone(tmp_path: Path, capsys: pytest
     assert "inferred" not in capsys.readouterr().err
     ws = Workspace(tmp_path / "root" / "kernel_opt_g")
     assert ws.task_card().dtype == "fp32" and ws.log(max_count=1)[0][1].startswith("init:")
+
+
+def test_optimize_on_a_task_folder_infers_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    from typing import Any
+
+    from .loop_fakes import DATA, make_fakes
+
+    fakes = make_fakes()
+
+    def build(ws: Workspace, settings: Any, *, progress: Any = None, **_: Any) -> Any:
+        c = fakes.collaborators()
+        c.progress = progress
+        return c
+
+    monkeypatch.setattr("kernelopt.loop.wiring.build_collaborators", build)
+    task = tmp_path / "task"
+    shutil.copytree(DATA, task)
+    card = (task / "README.md").read_text()
+    (task / "README.md").write_text("\n".join(x for x in card.splitlines() if not x.startswith(("dtype:", "gpu:"))))
+    args = ["optimize", str(task), "--root", str(tmp_path / "root"), "--device", "cpu", "--max-iters", "1"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "dtype: fp32 (inferred from reference.py's inputs and outputs" in err
+    assert "gpu: not inferred (--device cpu)" in err
+    ws = Workspace(tmp_path / "root" / "kernel_opt_task")
+    assert ws.task_card().dtype == "fp32" and ws.task_card().gpu is None

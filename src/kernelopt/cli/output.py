@@ -70,8 +70,9 @@ def fmt(value: Any, digits: int = 4) -> str:
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a rich table."""
     t = Table(title=title, show_lines=False)
-    for c in columns:
-        t.add_column(c, overflow="fold")
+    for i, c in enumerate(columns):
+        # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
+        t.add_column(c, overflow="fold", no_wrap=i == 0)
     for r in rows:
         t.add_row(*(fmt(v) for v in r))
     _console().print(t)
