@@ -105,7 +105,10 @@ def test_cpu_run_json(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture
     assert fakes.settings_seen[0].device == "cpu"  # type: ignore[attr-defined]
 
 
-def test_human_summary_and_rerun_continues(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_human_summary_and_rerun_continues(
+    fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
     args = ["optimize", str(DATA), "--root", str(ws_root), "--device", "cpu", "--max-iters", "1"]
     assert main(args) == 0
     out = capsys.readouterr().out
