@@ -782,11 +782,11 @@ class OptimizeLoop:
     def _commit(self, it: IterationState, paths: list[str], message: str) -> str:
         """Commit, write the commit's hash into the record, amend (resumable at every step)."""
         n = it.version
-        if not self._committed(it):
+        fresh = not self._committed(it)
+        if fresh:
             it.commit_message = message
             self._save()
             self.ws.commit(list[str | Path](paths), message)
-            self._emit(EventKind.COMMITTED, f"V{n}: committed {self.ws.head()[:12]}")
         rel = f"memory/v{n}.json"
         in_head = IterationRecord.model_validate_json(self.ws.file_at("HEAD", rel))
         if in_head.git_commit_hash is None:
@@ -796,6 +796,8 @@ class OptimizeLoop:
             self.ws.memory.write(record)
             self.ws.repo.git.update_ref(VERSION_REF.format(n=n), first)
             self.ws.amend([rel])
+        if fresh:  # the hash that git log shows (after the amend)
+            self._emit(EventKind.COMMITTED, f"V{n}: committed {self.ws.head()[:12]}")
         return self.ws.head()
 
     def _stage_record(self, it: IterationState) -> None:
