@@ -93,6 +93,12 @@ def test_every_hash_the_summary_and_report_show_is_in_plain_git_log(ws: Workspac
         return h is not None and any(full.startswith(h) for full in in_log)
 
     assert s.versions and all(shown(r.commit) for r in s.versions)
+    committed = [
+        e.message.rsplit(" ", 1)[-1]
+        for e in fakes.sink.events
+        if e.message.endswith(tuple("0123456789abcdef")) and "committed" in e.message
+    ]
+    assert committed and all(shown(h) for h in committed)  # progress lines too
     assert all(shown(o.commit) for o in s.this_run)
     for n in (0, 1, 2):
         rec = ws.memory.read(n)
