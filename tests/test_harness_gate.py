@@ -25,7 +25,7 @@ import kernelopt
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.harness.gate import GateReport, validate
-from kernelopt.memory.model import CorrectnessStatus, GateResult
+from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord
 from kernelopt.planning.plan import Plan
 from kernelopt.workspace import Workspace
 
@@ -120,6 +120,18 @@ def scenario_regression(root: Path) -> Callable[[], dict[str, Any]]:
     return run
 
 
+def scenario_committed_record_cli(root: Path) -> Callable[[], dict[str, Any]]:
+    ws = _cmp_workspace(root, "committed")
+    ws.commit(["memory/v0.json"], "V0: baseline (test)")
+    before = ws.memory.path(0).read_bytes()
+
+    def run() -> dict[str, Any]:
+        proc = _cli(["validate", str(ws.root), "--version", "0", "--json"])
+        return {"ws": ws, "proc": proc, "before": before}
+
+    return run
+
+
 def scenario_fail_cli(root: Path) -> Callable[[], dict[str, Any]]:
     ws = _ws(root, "nan", ADV / "nan.py")
     return lambda: {"ws": ws, "proc": _cli(["validate", str(ws.root), "--json"])}
@@ -188,6 +200,7 @@ SCENARIOS: dict[str, Callable[[Path], Callable[[], dict[str, Any]]]] = {
     "baseline_cli": scenario_baseline_cli,
     "isa_regression": scenario_isa_regression,
     "regression": scenario_regression,
+    "committed_cli": scenario_committed_record_cli,
     "fail_cli": scenario_fail_cli,
     "timeout_cli": scenario_timeout_cli,
     "tamper": scenario_tamper,
@@ -214,7 +227,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[st
 # -- baseline through the CLI ----------------------------------------------------------------------
 
 
-def test_cli_validate_baseline_passes_and_writes_the_record(runs: dict[str, dict[str, Any]]) -> None:
+def _scratch(ws: Workspace, n: int) -> IterationRecord:
+    """The record stand-alone validate wrote aside; memory/ itself stays untouched and git clean."""
+    assert not ws.memory.exists(n) and ws.memory.versions() == []
+    assert ws.repo.git.status("--porcelain", "--", "memory", "kernel.py", "README.md") == ""
+    return IterationRecord.model_validate_json((ws.state_dir / "validate" / f"v{n}.json").read_text())
+
+
+def test_cli_validate_baseline_passes_and_writes_the_record_aside(runs: dict[str, dict[str, Any]]) -> None:
     r = runs["baseline_cli"]
     proc, ws = r["proc"], r["ws"]
     assert proc.returncode == 0, proc.stderr
@@ -223,7 +243,8 @@ def test_cli_validate_baseline_passes_and_writes_the_record(runs: dict[str, dict
     assert report.version == 0 and report.previous is None
     assert report.latency_us is not None and report.latency_us > 0
     assert r["kernel_unchanged"]
-    rec = ws.memory.read(0)
+    assert report.record_path == str(ws.state_dir / "validate" / "v0.json")
+    rec = _scratch(ws, 0)
     assert rec.quality_gate.result is GateResult.PASS
     assert rec.correctness.status is CorrectnessStatus.PASS and rec.correctness.rel_err is not None
     p = rec.performance
@@ -282,6 +303,16 @@ def test_previous_kernel_comes_from_the_recorded_commit(runs: dict[str, dict[str
     assert ws.is_clean(paths=["reference.py", "test_kernel.py", "README.md"])
 
 
+def test_cli_validate_never_rewrites_a_committed_record(runs: dict[str, dict[str, Any]]) -> None:
+    r = runs["committed_cli"]
+    proc, ws = r["proc"], r["ws"]
+    assert proc.returncode == 0, proc.stderr
+    assert ws.memory.path(0).read_bytes() == r["before"]
+    assert ws.memory.versions() == [0] and ws.repo.git.status("--porcelain", "--", "memory") == ""
+    aside = IterationRecord.model_validate_json((ws.state_dir / "validate" / "v0.json").read_text())
+    assert aside.quality_gate.result is GateResult.PASS and aside.git_commit_hash == ws.memory.read(0).git_commit_hash
+
+
 # -- failures through the CLI ------------------------------------------------------------------------
 
 
@@ -291,7 +322,7 @@ def test_cli_validate_fail_exit_code_and_json(runs: dict[str, dict[str, Any]]) -
     data = json.loads(proc.stdout)
     assert data["result"] == "FAIL"
     assert data["failure_reason"].startswith("correctness: case 0 (n=4096): output contains NaN")
-    rec = ws.memory.read(0)
+    rec = _scratch(ws, 0)
     assert rec.quality_gate.result is GateResult.FAIL and rec.correctness.status is CorrectnessStatus.FAIL
     assert rec.performance.latency_us is None  # no timing of an incorrect kernel
 
@@ -300,7 +331,7 @@ def test_cli_validate_timeout_exit_code(runs: dict[str, dict[str, Any]]) -> None
     proc, ws = runs["timeout_cli"]["proc"], runs["timeout_cli"]["ws"]
     assert proc.returncode == 124, proc.stderr
     assert "quality gate v0: TIMEOUT_FAIL" in proc.stdout
-    rec = ws.memory.read(0)
+    rec = _scratch(ws, 0)
     assert rec.quality_gate.result is GateResult.TIMEOUT_FAIL
     assert "TEST_TIMEOUT_SEC" in (rec.quality_gate.failure_reason or "")
 

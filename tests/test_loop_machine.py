@@ -48,6 +48,11 @@ def changed_files(ws: Workspace, ref: str) -> set[str]:
     return set(ws.repo.git.show("--name-only", "--format=", ref).split())
 
 
+def profile_summaries(n: int) -> set[str]:
+    """The profile files a version's commit takes (the rest of profiles/v<N>/ is ignored)."""
+    return {f"profiles/v{n}/summary.json", f"profiles/v{n}/summary.txt"}
+
+
 def kernel_at(ws: Workspace, ref: str) -> str:
     return ws.file_at(ref, "kernel.py")
 
@@ -70,12 +75,18 @@ def test_baseline_then_iterations_commit_and_amend_with_hash(ws: Workspace, fake
     )
     assert [x.split(":")[0] for x in log[1:]] == ["V0", "V1", "V2", "V3"]
     assert block_of(ws) == 512 and ws.is_clean()
+    assert ws.repo.git.status("--porcelain") == ""  # nothing untracked either: profiles committed or ignored
 
-    # V0 holds the record and the baseline report; V<N> holds kernel.py, record and plan.
+    # V0 holds the record, the baseline report and its profile summaries; V<N> kernel.py, record, plan, summaries.
     history = ws.repo.git.log("--format=%H").split()[::-1]
-    assert changed_files(ws, history[1]) == {"memory/v0.json", "baseline_report.md"}
+    summaries = {"profiles/v{n}/summary.json", "profiles/v{n}/summary.txt"}
+    assert changed_files(ws, history[1]) == {"memory/v0.json", "baseline_report.md"} | {
+        p.format(n=0) for p in summaries
+    }
     for n, commit in enumerate(history[2:], start=1):
-        assert changed_files(ws, commit) == {"kernel.py", f"memory/v{n}.json", f"plans/v{n}_plan.md"}
+        assert changed_files(ws, commit) == {"kernel.py", f"memory/v{n}.json", f"plans/v{n}_plan.md"} | {
+            p.format(n=n) for p in summaries
+        }
         record = ws.memory.read(n)
         # the record names the commit that holds the kernel change (the pre-amend commit), kept reachable
         h = record.git_commit_hash
@@ -161,7 +172,7 @@ def test_gate_failure_reverts_kernel_and_commits_marker(ws: Workspace, fakes: Fa
     log = subjects(ws)
     assert log[3] == "V2: revert (regression: 90 us vs 60 us (V1))"
     marker = ws.repo.git.log("--format=%H").split()[1]
-    assert changed_files(ws, marker) == {"memory/v2.json", "plans/v2_plan.md"}
+    assert changed_files(ws, marker) == {"memory/v2.json", "plans/v2_plan.md"} | profile_summaries(2)
     assert kernel_at(ws, marker) == kernel_at(ws, f"{marker}^")
     r2 = ws.memory.read(2)
     assert r2.quality_gate.result is GateResult.FAIL
@@ -242,14 +253,14 @@ def test_invalid_and_repeated_plans_fail(ws: Workspace, fakes: Fakes) -> None:
     assert log[5].startswith("V4: ") and "BLOCK 128 -> 512" in log[5]  # 256 was V2's (invalid) plan
     assert ws.memory.read(3).pitfalls_and_fixes[-1].error_type == "repeated_plan"
     v2_marker = ws.repo.git.log("--format=%H").split()[2]  # the marker keeps the rejected plan, for audit
-    assert changed_files(ws, v2_marker) == {"memory/v2.json", "plans/v2_plan.md"}
+    assert changed_files(ws, v2_marker) == {"memory/v2.json", "plans/v2_plan.md"} | profile_summaries(2)
 
 
 def test_planner_exception_is_an_iteration_failure(ws: Workspace, fakes: Fakes) -> None:
     fakes.planner.modes[1] = "error"
     run(ws, fakes, max_iterations=1)
     assert subjects(ws)[-1] == "V1: revert (the planner failed: planner backend exploded)"
-    assert changed_files(ws, "HEAD") == {"memory/v1.json"}
+    assert changed_files(ws, "HEAD") == {"memory/v1.json"} | profile_summaries(1)
 
 
 def test_writes_of_a_failed_backend_are_undone_and_recorded(ws: Workspace, fakes: Fakes) -> None:
@@ -347,7 +358,12 @@ def test_aux_file_named_by_the_plan_may_be_written_and_is_committed(ws: Workspac
     fakes.planner.plan = plan_with_aux  # type: ignore[method-assign]
     fakes.implementer.modes[1] = "aux"
     run(ws, fakes, max_iterations=1)
-    assert changed_files(ws, "HEAD") == {"kernel.py", "helper.py", "memory/v1.json", "plans/v1_plan.md"}
+    assert changed_files(ws, "HEAD") == {
+        "kernel.py",
+        "helper.py",
+        "memory/v1.json",
+        "plans/v1_plan.md",
+    } | profile_summaries(1)
     assert (ws.root / "helper.py").read_text() == "HELPER_BLOCK = 128\n"
 
 

@@ -258,7 +258,9 @@ def test_head_moved_during_an_interrupted_iteration(ws_root: Path) -> None:
     s = run(ws, fakes)
     warnings = [e.message for e in fakes.sink.events if "HEAD moved" in e.message]
     assert warnings and s.stop is not None
-    assert subjects(ws)[-2] == "user: hand edit" and subjects(ws)[-1].startswith("V2: ")
+    # the abandoned V1's profile summaries go into the end-of-run commit
+    assert subjects(ws)[-3] == "user: hand edit" and subjects(ws)[-2].startswith("V2: ")
+    assert subjects(ws)[-1].startswith("end of run: profile summaries")
     assert not ws.memory.exists(1)  # the abandoned V1 left no record (its plan and profile stay, unused)
     assert ws.plan_path(1).is_file()
 

@@ -118,8 +118,11 @@ def test_no_new_actionable_plan(ws: Workspace, fakes: Fakes) -> None:
     fakes.planner.modes[2] = "none"
     s = run(ws, fakes, max_iterations=10)
     stopped(s, StopReason.NO_NEW_PLAN, "every block size in the sequence was tried", ws)
-    assert [x.split(":")[0] for x in subjects(ws)[1:]] == ["V0", "V1"]
+    # the profile of V2 (no plan, no commit of its own) goes into the end-of-run commit: git stays clean
+    assert [x.split(":")[0] for x in subjects(ws)[1:]] == ["V0", "V1", "end of run"]
     assert not ws.memory.exists(2) and ws.profile_dir(2).is_dir()
+    assert "profiles/v2/summary.json" in ws.repo.git.show("--name-only", "--format=", "HEAD").split()
+    assert ws.repo.git.status("--porcelain") == ""
     s = run(ws, fakes, max_iterations=1)  # version 2 left a profile: never reused
     assert [o.version for o in s.this_run] == [3]
 

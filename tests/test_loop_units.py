@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -118,7 +119,7 @@ def test_task_folder_changed_before_any_baseline_recreates(ws_root: Path, tmp_pa
     assert "BLOCK = 32" in opened.workspace.kernel_py.read_text() and first.root == opened.workspace.root
 
 
-def test_task_folder_changed_after_the_baseline_warns(ws_root: Path, tmp_path: Path) -> None:
+def test_task_folder_changed_after_the_baseline_is_refused_unless_asked(ws_root: Path, tmp_path: Path) -> None:
     src = tmp_path / "task"
     shutil.copytree(DATA, src)
     ws = open_or_create(src, root=ws_root).workspace
@@ -126,8 +127,38 @@ def test_task_folder_changed_after_the_baseline_warns(ws_root: Path, tmp_path: P
     ws.commit(["memory/v0.json"], "V0: baseline n/a TFLOPS / n/a GB/s | 1 us (bottleneck: x)")
     assert open_or_create(src, root=ws_root).note is None
     (src / "kernel.py").write_text("def run(x, y):\n    return y + x\n")
-    opened = open_or_create(src, root=ws_root)
+    with pytest.raises(WorkspaceError, match=r"made from another kernel.py than .*its V0 differs") as exc:
+        open_or_create(src, root=ws_root)
+    assert "--reuse-workspace" in exc.value.one_line() and "--name" in exc.value.one_line()
+    opened = open_or_create(src, root=ws_root, reuse=True)
     assert not opened.created and opened.note and "whose V0 differs" in opened.note
+
+
+def test_different_folders_with_the_same_name_never_share_a_workspace(ws_root: Path, tmp_path: Path) -> None:
+    """Two folders of one name: the second is refused (its V0 would differ), never optimized as the first."""
+    a, b = tmp_path / "a" / "task", tmp_path / "b" / "task"
+    shutil.copytree(DATA, a)
+    shutil.copytree(DATA, b)
+    (b / "kernel.py").write_text("def run(x, y):\n    return y + x\n")
+    ws = open_or_create(a, root=ws_root).workspace
+    ws.memory.create(0)
+    ws.commit(["memory/v0.json"], "V0: baseline n/a TFLOPS / n/a GB/s | 1 us (bottleneck: x)")
+    with pytest.raises(WorkspaceError, match="its V0 differs"):
+        open_or_create(b, root=ws_root)
+
+
+def test_non_ascii_folder_names_give_safe_distinct_names(ws_root: Path, tmp_path: Path) -> None:
+    names = [default_name(Path(f"/x/{n}")) for n in ("ядро", "核", "café", "ядро2")]
+    assert len(set(names)) == 4
+    assert all(n.isascii() and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", n) for n in names)
+    assert names[2].startswith("cafe_") and names[0].startswith("kernel_")
+    assert default_name(Path("/x/ядро")) == names[0]  # stable: the same folder name opens the same workspace
+    for n in ("ядро", "核"):
+        src = tmp_path / n
+        shutil.copytree(DATA, src)
+    first = open_or_create(tmp_path / "ядро", root=ws_root).workspace
+    second = open_or_create(tmp_path / "核", root=ws_root).workspace
+    assert first.root != second.root
 
 
 def test_bad_paths(tmp_path: Path, ws_root: Path) -> None:

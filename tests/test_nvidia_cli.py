@@ -63,7 +63,7 @@ def test_doctor_one_line_per_check(monkeypatch: pytest.MonkeyPatch, capsys: pyte
         Check("ncu", CheckStatus.OK, "ncu 2025.3.1 at /usr/local/cuda/bin/ncu"),
         Check("counters", CheckStatus.FAIL, "not readable by this user (ERR_NVGPUCTRPERM)", "ask the admin"),
     ]
-    monkeypatch.setattr(environment, "run_checks", lambda probe_counters=True: checks)
+    monkeypatch.setattr(environment, "run_checks", lambda probe_counters=True, **_: checks)
     assert main(["doctor"]) == 3
     out = capsys.readouterr().out.splitlines()
     assert out == [
@@ -71,7 +71,7 @@ def test_doctor_one_line_per_check(monkeypatch: pytest.MonkeyPatch, capsys: pyte
         "OK   ncu: ncu 2025.3.1 at /usr/local/cuda/bin/ncu",
         "FAIL counters: not readable by this user (ERR_NVGPUCTRPERM) -> ask the admin",
     ]
-    monkeypatch.setattr(environment, "run_checks", lambda probe_counters=True: checks[:2])
+    monkeypatch.setattr(environment, "run_checks", lambda probe_counters=True, **_: checks[:2])
     assert main(["doctor", "--json"]) == 0
     assert [c["status"] for c in json.loads(capsys.readouterr().out)] == ["ok", "ok"]
 

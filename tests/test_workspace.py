@@ -26,7 +26,16 @@ def test_layout_and_first_commit(add_workspace: Workspace) -> None:
     card = ws.task_card()
     assert card.name == "add" and card.framework == "torch" and card.kernel_form == "function"
     assert card.stop_conditions.roofline_utilization_pct == 90.0
-    assert "*.ncu-rep" in (ws.root / ".gitignore").read_text()
+    # profile summaries are committed, large profiler output is ignored
+    ignored = ws.repo.git.check_ignore(
+        "profiles/v1/ncu.ncu-rep",
+        "profiles/v1/ncu.log",
+        "profiles/v1/att/x.csv",
+        "profiles/v1/k.sass",
+        with_exceptions=False,
+    ).split()
+    assert ignored == ["profiles/v1/ncu.ncu-rep", "profiles/v1/ncu.log", "profiles/v1/att/x.csv", "profiles/v1/k.sass"]
+    assert ws.repo.git.check_ignore("profiles/v1/summary.json", "profiles/v1/summary.txt", with_exceptions=False) == ""
     assert ws.repo.config_reader("repository").get_value("user", "name") == "kernelopt"
 
 

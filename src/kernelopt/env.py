@@ -133,6 +133,12 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar("KERNELOPT_LLM_MODEL", "llm_model", "model name sent to the API (llm-api)", "none"),
     EnvVar("KERNELOPT_LLM_API_KEY", "llm_api_key", "API key (llm-api); never written anywhere", "none"),
     EnvVar("KERNELOPT_LLM_TIMEOUT_S", "llm_timeout_s", "time limit of one API request, seconds (llm-api)", "300"),
+    EnvVar(
+        "KERNELOPT_KEEP_ENV",
+        "keep_env",
+        "comma-separated secret-looking variables that child processes may see (read by kernelopt.proc)",
+        "none",
+    ),
     # the test suite
     EnvVar("KERNELOPT_GPU_TESTS", "gpu_tests", "1 runs the tests marked gpu (needs an NVIDIA GPU)", "off"),
     # set by kernelopt for its children
@@ -176,6 +182,7 @@ class EnvSettings(BaseModel):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float | None = None
+    keep_env: str | None = None
     gpu_tests: bool = False
 
     @classmethod

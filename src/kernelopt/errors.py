@@ -7,7 +7,13 @@ the CLI's error boundary can print one line and choose an exit code.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+
+EXIT_BAD_INPUT = 2
+"""Exit status of bad input: a wrong flag, name or file (:class:`UsageError` and its kind)."""
+EXIT_ENVIRONMENT = 3
+"""Exit status of a broken environment: a missing tool, a full disk, a read-only workspace."""
 
 
 class KerneloptError(Exception):
@@ -35,7 +41,7 @@ class KerneloptError(Exception):
 class UsageError(KerneloptError):
     """The user asked for something that cannot be done as asked (bad name, bad flag value)."""
 
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
 
 class InputFileError(UsageError):
@@ -49,25 +55,25 @@ class InputFileError(UsageError):
 class WorkspaceError(KerneloptError):
     """A workspace is missing, malformed, or would be overwritten."""
 
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
 
 class RecordError(KerneloptError):
     """A memory record (``memory/v<N>.json``) is missing, corrupt, or a change to it is invalid."""
 
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
 
 class GitError(KerneloptError):
     """A git operation inside a workspace failed."""
 
-    exit_code = 3
+    exit_code = EXIT_ENVIRONMENT
 
 
 class EnvironmentProblem(KerneloptError):
     """A tool kernelopt needs (profiler, GPU, git) is missing or unusable."""
 
-    exit_code = 3
+    exit_code = EXIT_ENVIRONMENT
 
 
 class CommandTimeout(KerneloptError):
@@ -88,3 +94,46 @@ class CommandTimeout(KerneloptError):
         self.timeout_s = timeout_s
         self.stdout = stdout
         self.stderr = stderr
+
+
+class DiskProblem(EnvironmentProblem):
+    """The file system refused a write: no space left, quota exceeded, read-only, or no permission.
+
+    Attributes:
+        path: the file the write was for, when the system said.
+        errno: the system's error number (``errno.ENOSPC``, ``errno.EROFS``, ...).
+    """
+
+    def __init__(self, message: str, *, path: str | None, code: int, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.path = path
+        self.errno = code
+
+
+_DISK_ERRORS: dict[int, tuple[str, str]] = {
+    errno.ENOSPC: ("no space left on the device", "free some space (or pass --root to put the workspace elsewhere)"),
+    errno.EDQUOT: ("disk quota exceeded", "free some space (or pass --root to put the workspace elsewhere)"),
+    errno.EROFS: (
+        "the file system is read-only",
+        "copy the workspace to a writable folder (or pass --root to create it elsewhere)",
+    ),
+    errno.EACCES: ("permission denied", "make the workspace writable for this user"),
+    errno.EPERM: ("operation not permitted", "make the workspace writable for this user"),
+}
+
+
+def disk_problem(exc: OSError) -> DiskProblem | None:
+    """The one-line environment error (exit 3) for an ``OSError`` the file system raised, or ``None``
+    when ``exc`` is not one of the disk errors (ENOSPC, EDQUOT, EROFS, EACCES, EPERM)."""
+    known = _DISK_ERRORS.get(exc.errno) if exc.errno is not None else None
+    if known is None:
+        return None
+    what, hint = known
+    target = exc.filename if exc.filename is not None else None
+    where = f" writing {target}" if target is not None else ""
+    return DiskProblem(
+        f"{what}{where} (errno {exc.errno})",
+        path=None if target is None else str(target),
+        code=exc.errno or 0,
+        hint=hint,
+    )

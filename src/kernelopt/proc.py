@@ -249,6 +249,12 @@ class RunningCommand:
         return None if self.timed_out else self._proc.returncode
 
 
+def _fresh_append(path: Path) -> IO[bytes]:
+    """``path`` created or truncated, opened for appending (O_APPEND), binary."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+    return os.fdopen(fd, "wb")
+
+
 @contextmanager
 def start_command(
     argv: Sequence[str | os.PathLike[str]],
@@ -287,7 +293,9 @@ def start_command(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
     start = time.monotonic()
-    with open(stdout_path, "wb") as out_fh, open(stderr_path, "wb") as err_fh:
+    # Append mode: a watcher may cut a file that floods (kernelopt.harness.runner.OutputCap) and the
+    # child's next write then lands at the new end instead of leaving a hole.
+    with _fresh_append(stdout_path) as out_fh, _fresh_append(stderr_path) as err_fh:
         proc = _start(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh)
     command = RunningCommand(proc, tuple(args), timeout_s, start)
     try:

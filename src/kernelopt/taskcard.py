@@ -173,7 +173,19 @@ class TaskCard(BaseModel):
 
     @classmethod
     def load(cls, path: Path) -> TaskCard:
-        return cls.parse(path.read_text(encoding="utf-8"), origin=str(path))
+        """Read and parse the task card at ``path``.
+
+        Raises:
+            WorkspaceError: the file is not UTF-8 text, or :meth:`parse` rejects it.
+        """
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise WorkspaceError(
+                f"{path}: not UTF-8 text (byte {exc.start} is 0x{exc.object[exc.start]:02x})",
+                hint="save the task card as UTF-8",
+            ) from None
+        return cls.parse(text, origin=str(path))
 
     def render(self) -> str:
         """Front matter + body, the text of README.md."""

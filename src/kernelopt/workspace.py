@@ -314,6 +314,28 @@ class Workspace:
         return [tuple(line.split("\t", 1)) for line in out.splitlines() if "\t" in line]  # type: ignore[misc]
 
 
+def version_commit(version: int, commit_hash: str | None, log: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(short hash, subject) of version ``version``'s commit as plain ``git log`` shows it, or None.
+
+    By hash when ``commit_hash`` is in ``log``, else by the subject prefix ``V<N>:``. The hash a record
+    holds (``git_commit_hash``) is written before the amend that adds it (spec, Stage 5), so it names
+    the commit the amend replaced (kept reachable as ``refs/kernelopt/v<N>``); the subject prefix finds
+    the amended commit, the one ``git log`` shows. Every hash the summary and the report print comes
+    from here.
+
+    Args:
+        version: N.
+        commit_hash: the record's ``git_commit_hash`` (full or short), when it has one.
+        log: (short hash, subject) pairs, newest first (:meth:`Workspace.log`).
+    """
+    if commit_hash:
+        for short, subject in log:
+            if commit_hash.startswith(short) or short.startswith(commit_hash):
+                return short, subject
+    prefix = f"V{version}:"
+    return next(((short, subject) for short, subject in log if subject.startswith(prefix)), None)
+
+
 def is_workspace(folder: Path) -> bool:
     """True when ``folder`` opens as a :class:`Workspace` and has its ``memory/`` folder."""
     try:

@@ -39,8 +39,9 @@ from kernelopt.cli import tunables as tunables_cmd
 from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
+from kernelopt.cli.output import plain_flags
 from kernelopt.env import DeprecatedVariable, EnvSettings
-from kernelopt.errors import KerneloptError
+from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.proc import signals_as_interrupt
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
@@ -124,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
     command = typer.main.get_command(app)
+    plain_flags(command)
+
     try:
         with signals_as_interrupt(), _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
@@ -145,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("kernelopt: interrupted\n")
         return 130
+    except OSError as exc:  # a full disk or a read-only workspace is the environment, not our bug
+        problem = disk_problem(exc)
+        if problem is None:
+            log = _crash_log(exc)
+            sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
+            return 70
+        sys.stderr.write(f"kernelopt: error: {problem.one_line()}\n")
+        return problem.exit_code
     except Exception as exc:  # our bug: keep the evidence, print one line
         log = _crash_log(exc)
         sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")

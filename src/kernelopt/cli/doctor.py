@@ -10,13 +10,16 @@ from kernelopt.cli.output import emit_json, info
 def register(app: typer.Typer) -> None:
     @app.command("doctor")
     def doctor_cmd(
-        no_probe: bool = typer.Option(False, "--no-probe", help="Skip the real one-launch counters probe."),
+        no_probe: bool = typer.Option(False, "--no-probe", help="Skip profiling a trivial kernel with ncu."),
+        probe_timeout: float = typer.Option(
+            180.0, "--probe-timeout", min=1.0, help="Seconds the profile of a trivial kernel may take."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ) -> None:
-        """Check that Stage 1 can run here. Exit status 3 when a check fails."""
+        """Check that Stage 1 can run here: profiles a trivial kernel with ncu. Exit status 3 when a check fails."""
         from kernelopt.profiling.environment import CheckStatus, run_checks
 
-        checks = run_checks(probe_counters=not no_probe)
+        checks = run_checks(probe_counters=not no_probe, probe_timeout_s=probe_timeout)
         if as_json:
             emit_json([{"name": c.name, "status": c.status.value, "detail": c.detail, "fix": c.fix} for c in checks])
         else:

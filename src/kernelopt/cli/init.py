@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from kernelopt.cli.output import emit_json, info, warn
+from kernelopt.cli.output import emit_json, info, note, warn
 from kernelopt.workspace import DEFAULT_ROOT, Workspace
 
 
@@ -17,14 +17,28 @@ def register(app: typer.Typer) -> None:
         kernel: Path = typer.Option(..., "--kernel", "-k", help="The kernel file (becomes kernel.py)."),
         reference: Path = typer.Option(..., "--reference", "-r", help="The reference (becomes reference.py)."),
         root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Parent folder of the workspace."),
-        task_card: Path | None = typer.Option(None, "--task-card", help="README.md with front matter."),
+        task_card: Path | None = typer.Option(
+            None, "--task-card", help="README.md with front matter (default: the README.md beside the kernel)."
+        ),
         force: bool = typer.Option(False, "--force", help="Replace an existing workspace of that name."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """Create a workspace (kernel.py, reference.py, README.md, test_kernel.py, memory/, plans/, profiles/)."""
+        """Create a workspace (kernel.py, reference.py, README.md, test_kernel.py, memory/, plans/, profiles/).
+
+        A README.md beside the kernel is the task card unless --task-card names another; the dtype and the
+        GPU it leaves out are inferred (from the reference's tensors, from the device) and said.
+        """
+        from kernelopt.loop.opening import card_beside, fill_card
+
+        if task_card is None:
+            task_card = card_beside(kernel)
+            if task_card is not None:
+                note(f"task card: {task_card} (beside the kernel)")
         ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
-        for note in ws.task_card().warnings():
-            warn(note)
+        for found in fill_card(ws, device=None):
+            note(found.line())
+        for problem in ws.task_card().warnings():
+            warn(problem)
         if as_json:
             emit_json({"workspace": str(ws.root), "commit": ws.head(), "kernel_form": ws.kernel_form().value})
         else:

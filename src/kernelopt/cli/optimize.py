@@ -5,13 +5,14 @@ from __future__ import annotations
 import shutil
 import signal
 import sys
+import textwrap
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.status import Status
 
-from kernelopt.cli.output import emit_json, fmt, info, table, warn
+from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
@@ -46,7 +47,7 @@ class TerminalProgress:
     its roofline share), and one line per stage, commit, warning and result."""
 
     def __init__(self) -> None:
-        self.console = Console(file=sys.stderr, highlight=False, width=None if sys.stderr.isatty() else 200)
+        self.console = Console(file=sys.stderr, highlight=False, width=width_of(sys.stderr))
         self.status: Status | None = None
 
     def _head(self, e: LoopEvent) -> str:
@@ -88,7 +89,7 @@ def _render(summary: LoopSummary) -> None:
             r.roofline_measured_pct,
             r.roofline_spec_pct,
             (r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}")[:70],
-            (r.git_commit_hash or "")[:10],
+            r.commit or "-",
         ]
         for r in summary.versions
     ]
@@ -103,7 +104,7 @@ def _render(summary: LoopSummary) -> None:
             "% roofline (measured)",
             "% roofline (spec)",
             "action / failure",
-            "record hash",
+            "commit",
         ],
         rows,
     )
@@ -123,7 +124,11 @@ def _render(summary: LoopSummary) -> None:
     )
     if summary.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
-        info(f"time per stage: {spent}; {summary.profiles_taken} profile(s) taken")
+        line = f"time per stage: {spent}; {summary.profiles_taken} profile(s) taken"
+        for part in textwrap.wrap(
+            line, width=width_of(sys.stdout) or shutil.get_terminal_size().columns, subsequent_indent="  "
+        ):
+            info(part)
     if summary.stop is not None:
         info(f"stopped: {summary.stop.line()}")
 
@@ -182,6 +187,9 @@ def register(app: typer.Typer) -> None:
             None, "--repair-attempts", min=0, help="Repairs after a failed correctness check (default 2)."
         ),
         device: str | None = typer.Option(None, "--device", help="cuda (default) or cpu (timing-only)."),
+        reuse_workspace: bool = typer.Option(
+            False, "--reuse-workspace", help="Continue the existing workspace even when its V0 differs from PATH."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the final summary as JSON."),
     ) -> None:
         """Run the loop: V0 baseline, then profile -> plan -> implement -> gate -> record -> stop? per version.
@@ -224,14 +232,19 @@ def register(app: typer.Typer) -> None:
             )
         if chosen == "cpu":
             refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
-        opened = open_or_create(path, name=name, root=root)
+        opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
         ws = opened.workspace
         if opened.note:
             warn(opened.note)
         elif opened.created and not as_json:
             info(f"created {ws.root}")
-        for note in ws.task_card().warnings():
-            warn(note)
+        if opened.created:
+            from kernelopt.loop.opening import fill_card
+
+            for found in fill_card(ws, device=chosen):
+                note(found.line())
+        for problem in ws.task_card().warnings():
+            warn(problem)
         settings, _ = resolve_settings(ws, request)
         progress = TerminalProgress()
         collaborators = build_collaborators(

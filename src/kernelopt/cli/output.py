@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -11,12 +12,35 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+DEFAULT_WIDTH = 100
+
+
+def width_of(stream: Any, environ: Any = None) -> int | None:
+    """Columns to render for ``stream``: the terminal's own width (None: Rich asks the terminal), else
+    ``COLUMNS`` when it is a positive number, else 100 (pipes, logs, CI)."""
+    env = os.environ if environ is None else environ
+    columns = str(env.get("COLUMNS", "")).strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return None if stream.isatty() else DEFAULT_WIDTH
+
 
 def _console(stderr: bool = False) -> Console:
-    """A console bound to the current stdout/stderr; 200 columns when not a terminal (pipes, logs)."""
+    """A console bound to the current stdout/stderr, as wide as the terminal (see :func:`width_of`)."""
     stream = sys.stderr if stderr else sys.stdout
-    width = None if stream.isatty() else 200
-    return Console(file=stream, highlight=False, width=width)
+    return Console(file=stream, highlight=False, width=width_of(stream))
+
+
+def plain_flags(command: Any) -> None:
+    """Show boolean flags as flags in ``--help`` (``--json``, not ``--json <bool>``), in every sub-command.
+
+    Typer 0.29's rich help prints the type of every option, flags included; an empty metavar drops it.
+    """
+    for p in command.get_params(command.context_class(command)):
+        if getattr(p, "is_flag", False) and p.metavar is None:
+            p.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        plain_flags(sub)
 
 
 def _plain(obj: Any) -> Any:
@@ -46,8 +70,9 @@ def fmt(value: Any, digits: int = 4) -> str:
 def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a rich table."""
     t = Table(title=title, show_lines=False)
-    for c in columns:
-        t.add_column(c)
+    for i, c in enumerate(columns):
+        # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
+        t.add_column(c, overflow="fold", no_wrap=i == 0)
     for r in rows:
         t.add_row(*(fmt(v) for v in r))
     _console().print(t)
@@ -59,3 +84,8 @@ def info(text: str) -> None:
 
 def warn(text: str) -> None:
     _console(stderr=True).print(f"warning: {text}", markup=False, soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """A line for people on stderr (stdout may carry ``--json``)."""
+    _console(stderr=True).print(text, markup=False, soft_wrap=True)

@@ -36,6 +36,17 @@ def resolve_workspace(ws: str, root: Path) -> Workspace:
     raise WorkspaceError(f"{ws}: no such workspace (looked for {path} and {named})")
 
 
+def last_stop_reason(ws: Workspace) -> str | None:
+    """Why the last run of ``ws`` stopped, from the loop's saved state (None: no finished run)."""
+    from kernelopt.loop.journal import Journal
+
+    try:
+        state = Journal(ws.state_dir).load()
+    except WorkspaceError:
+        return None
+    return state.stop.line() if state is not None and state.stop is not None else None
+
+
 def register(app: typer.Typer) -> None:
     @app.command("report")
     def report(
@@ -53,6 +64,7 @@ def register(app: typer.Typer) -> None:
                 raise UsageError(f"{flag} {out} is a folder; give a file name (e.g. {out}/report.html)")
         ws = resolve_workspace(workspace, root)
         data = collect(ws)
+        data.stop_reason = last_stop_reason(ws)
         written = write_reports(data, markdown=markdown, html=html)
         if as_json:
             emit_json({"report": data, "written": {k: str(v) for k, v in written.items()}})

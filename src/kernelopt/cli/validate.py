@@ -1,5 +1,8 @@
 """``kernelopt validate WS [--version N] [--previous P]``: Stage 4, the quality gate of one version.
 
+Stand-alone validation leaves ``memory/`` alone: the record it would write goes to
+``.kernelopt/validate/v<N>.json`` (untracked), so git stays clean and the loop's records stay the loop's.
+
 Exit status: 0 PASS, 1 FAIL, 124 TIMEOUT_FAIL (errors of the tool itself keep their own codes: 2 bad
 input, 3 environment). ``--json`` prints the whole :class:`~kernelopt.harness.gate.GateReport`.
 Also holds the rendering shared with the workspace's ``test_kernel.py``.
@@ -136,7 +139,7 @@ def register(app: typer.Typer) -> None:
         ws = Workspace(workspace)
         n = version if version is not None else _default_version(ws)
         prev = None if no_previous else (previous if previous is not None else _default_previous(ws, n))
-        report = validate(ws, n, previous=prev, device=device, enabling_step=enabling_step)
+        report = validate(ws, n, previous=prev, device=device, enabling_step=enabling_step, scratch=True)
         if as_json:
             emit_json(report)
         else:
@@ -172,5 +175,5 @@ def register(app: typer.Typer) -> None:
             for w in report.warnings:
                 warn(w)
             reason = f": {report.failure_reason}" if report.failure_reason else ""
-            info(f"quality gate v{n}: {report.result.value}{reason} (record {report.record_path})")
+            info(f"quality gate v{n}: {report.result.value}{reason} (record aside: {report.record_path})")
         raise typer.Exit(exit_code(report.result))

@@ -560,6 +560,7 @@ def validate(
     plan: Plan | None = None,
     device: str | None = None,
     enabling_step: bool = False,
+    scratch: bool = False,
 ) -> GateReport:
     """Stage 4 for ``version``: correctness, timing (ABBA against ``previous``), utilization, ISA, the gate.
 
@@ -575,6 +576,8 @@ def validate(
         plan: this iteration's plan (``enabling_step`` lets a declared regression pass).
         device: ``cuda`` / ``cpu``; default KERNELOPT_DEVICE, else CUDA when present.
         enabling_step: declare the change an enabling step without a plan (``--enabling-step``).
+        scratch: leave ``memory/`` alone and write the record to ``.kernelopt/validate/v<N>.json``
+            instead (stand-alone ``kernelopt validate``: only the loop writes records).
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -664,7 +667,9 @@ def validate(
     if roof_util is not None and roof_util > 100.0:
         roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
     perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
-    record = _write_record(workspace, version, perf, correctness, progress, decision.result, decision.failure_reason)
+    record, record_path = _write_record(
+        workspace, version, perf, correctness, progress, decision.result, decision.failure_reason, scratch=scratch
+    )
     return GateReport(
         result=decision.result,
         failure_reason=decision.failure_reason,
@@ -681,7 +686,7 @@ def validate(
         isa_regressions=regressions,
         notes=decision.notes,
         warnings=list(dict.fromkeys(warnings)),
-        record_path=str(workspace.memory.path(version)),
+        record_path=str(record_path),
     )
 
 
@@ -743,8 +748,13 @@ def _write_record(
     progress: list[IsaMetricProgress],
     result: GateResult,
     reason: str | None,
-) -> IterationRecord:
-    """Update (or create) ``memory/v<N>.json`` with the gate's fields only."""
+    *,
+    scratch: bool,
+) -> tuple[IterationRecord, Path]:
+    """Update (or create) ``memory/v<N>.json`` with the gate's fields only; (record, where it was written).
+
+    With ``scratch`` the record is written to ``.kernelopt/validate/v<N>.json`` and ``memory/`` is only read.
+    """
     record = ws.memory.read(version) if ws.memory.exists(version) else IterationRecord(version=version_label(version))
     record.performance = perf
     record.correctness = Correctness(
@@ -755,8 +765,14 @@ def _write_record(
     )
     record.isa_metric_progress = progress
     record.quality_gate = QualityGate(result=result, failure_reason=reason)
+    if scratch:
+        path = ws.state_dir / "validate" / f"{version_label(version)}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = IterationRecord.model_validate(record.model_dump())
+        atomic_write_text(path, record.model_dump_json(indent=2) + "\n")
+        return record, path
     ws.memory.write(record)
-    return ws.memory.read(version)
+    return ws.memory.read(version), ws.memory.path(version)
 
 
 __all__ = [

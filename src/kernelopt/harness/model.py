@@ -254,6 +254,8 @@ class RunOutcome(_Model):
         stderr_tail: the last lines of its stderr.
         duration_s: wall-clock seconds.
         run_dir: folder with job.json, progress.jsonl, result.json, stdout/stderr.
+        output_dropped_bytes: bytes of stdout + stderr cut from the middle of the files (head and tail
+            kept, see :class:`kernelopt.harness.runner.OutputCap`).
     """
 
     result: WorkerResult | None = None
@@ -266,6 +268,7 @@ class RunOutcome(_Model):
     stderr_tail: str | None = None
     duration_s: float = 0.0
     run_dir: str | None = None
+    output_dropped_bytes: int = 0
 
 
 class CorrectnessReport(_Model):

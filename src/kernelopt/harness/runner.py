@@ -30,6 +30,8 @@ from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader,
 from kernelopt.proc import start_command
 
 POLL_S = 0.02
+OUTPUT_HEAD_BYTES = 256 * 1024
+OUTPUT_TAIL_BYTES = 256 * 1024
 EXIT_GRACE_S = 15.0
 KEEP_RUNS = 20
 STDERR_TAIL_LINES = 30
@@ -63,6 +65,71 @@ def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, s
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra)
     return env
+
+
+class OutputCap:
+    """Keeps one captured output file (a worker's stdout or stderr) to its head and tail while it grows.
+
+    The file is written by the child in append mode (see :func:`kernelopt.proc.start_command`). Whenever
+    it holds more than ``head + 2 * tail`` bytes, :meth:`trim` keeps the newest ``tail`` bytes in memory
+    and cuts the file back to its first ``head`` bytes; :meth:`finish` writes the head, one line that says
+    how many bytes were dropped, and the tail. A kernel that prints 100 KB per call therefore costs at
+    most about ``head + 2 * tail`` bytes of disk, however long it runs.
+
+    The count is a lower bound: what the child writes in the instant between the last size check and
+    the cut is lost uncounted, so the note says "at least".
+
+    Attributes:
+        dropped_bytes: bytes cut from the middle so far (a lower bound).
+    """
+
+    def __init__(self, path: Path, *, head_bytes: int = OUTPUT_HEAD_BYTES, tail_bytes: int = OUTPUT_TAIL_BYTES) -> None:
+        self.path = path
+        self.head_bytes = head_bytes
+        self.tail_bytes = tail_bytes
+        self.dropped_bytes = 0
+        self._tail = b""
+
+    def _size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def trim(self) -> None:
+        """Cut the file back to its head when it has grown past ``head + 2 * tail`` bytes."""
+        size = self._size()
+        if size <= self.head_bytes + 2 * self.tail_bytes:
+            return
+        with self.path.open("rb") as fh:
+            fh.seek(size - self.tail_bytes)
+            chunk = fh.read(self.tail_bytes)
+        late = self._size() - size  # written while we read: lost with the cut, and counted
+        os.truncate(self.path, self.head_bytes)
+        self.dropped_bytes += (size - self.head_bytes - len(chunk)) + len(self._tail) + max(0, late)
+        self._tail = chunk
+
+    def finish(self) -> int:
+        """Write head + drop note + tail once the writer has exited; returns the bytes dropped in all."""
+        size = self._size()
+        if not self._tail and size <= self.head_bytes + self.tail_bytes:
+            return self.dropped_bytes
+        with self.path.open("rb") as fh:
+            head = fh.read(self.head_bytes)
+            rest = fh.read()
+        tail = self._tail + rest
+        if len(tail) > self.tail_bytes:
+            self.dropped_bytes += len(tail) - self.tail_bytes
+            tail = tail[-self.tail_bytes :]
+        note = (
+            f"\n[kernelopt: at least {self.dropped_bytes} bytes of output dropped here; "
+            f"the first {len(head)} and the last {len(tail)} bytes are kept]\n"
+        ).encode()
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_bytes(head + note + tail)
+        tmp.replace(self.path)
+        self._tail = b""
+        return self.dropped_bytes
 
 
 def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str | None:
@@ -104,6 +171,7 @@ def run_worker(
     argv = [sys.executable, "-m", WORKER_MODULE, str(job_path)]
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
     timeout: Timeout | None = None
+    caps = (OutputCap(out_path), OutputCap(err_path))
     with start_command(
         argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env
     ) as worker:
@@ -116,6 +184,8 @@ def run_worker(
             if dog.phase is Phase.DONE:
                 # The result is written; a process that does not exit (a hung CUDA teardown) is killed.
                 worker.allow_exit(EXIT_GRACE_S)
+            for cap in caps:
+                cap.trim()
             if not worker.running():
                 break
             if dog.phase is not Phase.DONE:
@@ -124,6 +194,7 @@ def run_worker(
                     worker.kill()
                     break
             time.sleep(POLL_S)
+    dropped = sum(cap.finish() for cap in caps)
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
     for ev in reader.new_events():
@@ -146,6 +217,7 @@ def run_worker(
         stderr_tail=_tail(err_path),
         duration_s=time.monotonic() - start,
         run_dir=str(run_dir),
+        output_dropped_bytes=dropped,
     )
 
 

@@ -35,7 +35,7 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.hardware.specs import lookup
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import CorrectnessReport
-from kernelopt.loop import candidate, commits
+from kernelopt.loop import candidate, commits, ending
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import (
     Failure,
@@ -239,13 +239,8 @@ class OptimizeLoop:
         self.journal.save(self.state)
 
     def _best_record(self) -> IterationRecord | None:
-        """The fastest unmasked passing version of the workspace."""
-        good = [
-            r
-            for r in self._records()
-            if r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
-        ]
-        return min(good, key=lambda r: r.performance.latency_us or 0.0) if good else None
+        """The fastest unmasked passing version of the workspace (the rule: :mod:`kernelopt.loop.ending`)."""
+        return ending.best_record(self._records())
 
     def _refresh_best(self) -> None:
         best = self._best_record()
@@ -649,7 +644,8 @@ class OptimizeLoop:
         self._write_stage3_record(it, plan)
         it.snapshot = {}
         self._enter(it)
-        report = self.gate.validate(self.ws, it.version, previous=it.good_version, plan=plan)
+        previous = ending.gate_previous(self._records(), it.version, it.good_version)  # the best so far
+        report = self.gate.validate(self.ws, it.version, previous=previous, plan=plan)
         violations = self._guarded(it, it.snapshot, may_write(Stage.GATE, it.version), "gate")
         self._keep_gate_record(it.version, report)
         it.gate = self._gate_note(report)
@@ -702,11 +698,11 @@ class OptimizeLoop:
     def _commit(self, it: IterationState, paths: list[str], message: str) -> str:
         """Commit, write the commit's hash into the record, amend (resumable at every step)."""
         n = it.version
-        if not self._committed(it):
+        fresh = not self._committed(it)
+        if fresh:
             it.commit_message = message
             self._save()
             self.ws.commit(list[str | Path](paths), message)
-            self._emit(EventKind.COMMITTED, f"V{n}: committed {self.ws.head()[:12]}")
         rel = f"memory/v{n}.json"
         in_head = IterationRecord.model_validate_json(self.ws.file_at("HEAD", rel))
         if in_head.git_commit_hash is None:
@@ -716,6 +712,8 @@ class OptimizeLoop:
             self.ws.memory.write(record)
             self.ws.repo.git.update_ref(VERSION_REF.format(n=n), first)
             self.ws.amend([rel])
+        if fresh:  # the hash that git log shows (after the amend)
+            self._emit(EventKind.COMMITTED, f"V{n}: committed {self.ws.head()[:12]}")
         return self.ws.head()
 
     def _stage_record(self, it: IterationState) -> None:
@@ -729,6 +727,7 @@ class OptimizeLoop:
                 candidate.restore_good_kernel(self.ws, it)
                 self.ws.memory.write(self._finalize(it, result=result, failure_reason=reason))
             paths = [f"memory/v{n}.json"] + ([f"plans/v{n}_plan.md"] if self.ws.plan_path(n).is_file() else [])
+            paths += ending.profile_paths(self.ws, n)
             commit = self._commit(it, paths, it.commit_message or commits.revert_message(n, reason))
         elif n == 0:
             result, reason = GateResult.PASS, None
@@ -740,7 +739,8 @@ class OptimizeLoop:
                 )
                 atomic_write_text(self.ws.baseline_report, text)
                 it.commit_message = commits.baseline_message(record.performance, commits.bottleneck_evidence(summary))
-            commit = self._commit(it, [f"memory/v{n}.json", "baseline_report.md"], it.commit_message or "V0: baseline")
+            paths = [f"memory/v{n}.json", "baseline_report.md", *ending.profile_paths(self.ws, n)]
+            commit = self._commit(it, paths, it.commit_message or "V0: baseline")
         else:
             result, reason = GateResult.PASS, None
             plan = self._plan_of(n)
@@ -762,6 +762,7 @@ class OptimizeLoop:
                 *sorted(set(it.candidate) - {"kernel.py"}),
                 f"memory/v{n}.json",
                 f"plans/v{n}_plan.md",
+                *ending.profile_paths(self.ws, n),
             ]
             commit = self._commit(it, paths, it.commit_message or f"V{n}")
         final = self.ws.memory.read(n)
@@ -834,6 +835,9 @@ class OptimizeLoop:
         self._new_iteration(self.ws.next_version(), Stage.PROFILE, good=self._last_good_version())
 
     def _finish(self, decision: StopDecision) -> None:
+        ended = ending.end_on_best(self.ws, self._records())
+        if ended is not None:
+            self._emit(EventKind.COMMITTED, f"{self.ws.log(max_count=1)[0][1]} ({ended[:12]})")
         self.state.stop = decision
         self.state.status = RunStatus.FINISHED
         self.state.current = None

@@ -7,11 +7,14 @@ on the same folder opens the workspace made the first time, so that the loop con
 
 from __future__ import annotations
 
+import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernelopt.errors import InputFileError
+from kernelopt.errors import InputFileError, WorkspaceError
+from kernelopt.harness.infer import Inferred, infer_dtype, infer_gpu
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -45,11 +48,22 @@ def _same_text(ws: Workspace, ref: str, rel: str, source: Path) -> bool:
 
 
 def default_name(folder: Path) -> str:
-    """A valid workspace name from a folder name (``my kernel`` -> ``my_kernel``)."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", folder.resolve().name).strip("._-") or "kernel"
+    """A safe, valid workspace name from a folder name.
+
+    ASCII names keep their letters (``my kernel`` -> ``my_kernel``). A name with other letters is
+    transliterated where Unicode can (``café`` -> ``cafe``) and always gets 8 hex digits of the
+    name's hash, so two different non-ASCII names never share a workspace (``ядро`` ->
+    ``kernel_<hash>``, ``核`` -> ``kernel_<another hash>``).
+    """
+    raw = folder.resolve().name
+    ascii_text = unicodedata.normalize("NFKD", raw).encode("ascii", "ignore").decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("._-") or "kernel"
     name = name.replace("..", "_")
     if not name[0].isalnum():
         name = "k" + name
+    if not raw.isascii():
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
+        return f"{name[:55]}_{digest}"
     return name[:64]
 
 
@@ -88,17 +102,22 @@ def check_task_folder(path: Path) -> None:
             )
 
 
-def open_or_create(path: Path, *, name: str | None = None, root: Path | None = None) -> OpenedWorkspace:
+def open_or_create(
+    path: Path, *, name: str | None = None, root: Path | None = None, reuse: bool = False
+) -> OpenedWorkspace:
     """The workspace for ``kernelopt optimize PATH``.
 
     Args:
         path: a workspace, or a folder with kernel.py + reference.py [+ README.md].
-        name: workspace name (default: the folder's name).
+        name: workspace name (default: from the folder's name, see :func:`default_name`).
         root: parent of the workspace (default /tmp, as the spec says).
+        reuse: continue an existing workspace even when its V0 differs from PATH's sources
+            (``--reuse-workspace``); without it that is an error.
 
     Raises:
         InputFileError: PATH is neither a workspace nor a folder with kernel.py and reference.py.
-        WorkspaceError: the name is invalid, or ``<root>/kernel_opt_<name>`` exists but is no workspace.
+        WorkspaceError: the name is invalid, ``<root>/kernel_opt_<name>`` exists but is no workspace,
+            or its V0 differs from PATH's kernel.py / reference.py and ``reuse`` is not set.
     """
     path = Path(path).expanduser()
     if path.is_dir() and is_workspace(path):
@@ -126,11 +145,15 @@ def open_or_create(path: Path, *, name: str | None = None, root: Path | None = N
             )
             return OpenedWorkspace(ws, created=True, note=f"re-created {ws.root} from {path} (no baseline yet)")
         note = None
-        if not all(_same_text(ws, v0, f, path / f) for f in ("kernel.py", "reference.py")):
-            note = (
-                f"continuing the existing workspace {ws.root}, whose V0 differs from {path} "
-                "(pass --name to start a new workspace)"
+        differ = [f for f in ("kernel.py", "reference.py") if not _same_text(ws, v0, f, path / f)]
+        if differ and not reuse:
+            raise WorkspaceError(
+                f"the existing workspace {ws.root} was made from another {' and '.join(differ)} than {path}'s "
+                "(its V0 differs)",
+                hint="pass --name NEW to start a new workspace, or --reuse-workspace to continue this one anyway",
             )
+        if differ:
+            note = f"continuing the existing workspace {ws.root}, whose V0 differs from {path} (--reuse-workspace)"
         return OpenedWorkspace(ws, created=False, note=note)
     ws = Workspace.create(
         ws_name,
@@ -140,3 +163,32 @@ def open_or_create(path: Path, *, name: str | None = None, root: Path | None = N
         task_card=card if card.is_file() else None,
     )
     return OpenedWorkspace(ws, created=True)
+
+
+def card_beside(kernel: Path) -> Path | None:
+    """The ``README.md`` in the kernel's folder, when there is one (the task card ``init`` takes by default)."""
+    card = Path(kernel).expanduser().resolve().parent / "README.md"
+    return card if card.is_file() else None
+
+
+def fill_card(ws: Workspace, *, device: str | None) -> list[Inferred]:
+    """Infer the ``dtype`` and ``gpu`` the task card leaves out, write them into README.md and commit it.
+
+    Only fields the card does not set are touched; what was inferred (or why not) is returned for the
+    command to say. Called when a workspace is created (``init``, ``optimize`` on a task folder), never
+    during a run.
+    """
+    card = ws.task_card()
+    found: list[Inferred] = []
+    if card.dtype is None:
+        found.append(infer_dtype(ws.reference_py))
+    if card.gpu is None:
+        found.append(infer_gpu(device))
+    changed = [f for f in found if f.value is not None]
+    if not changed:
+        return found
+    for f in changed:
+        setattr(card, f.field, f.value)
+    ws.readme.write_text(card.render(), encoding="utf-8")
+    ws.commit(["README.md"], "task card: " + ", ".join(f"{f.field} {f.value} (inferred)" for f in changed))
+    return found

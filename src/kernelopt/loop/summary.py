@@ -7,10 +7,15 @@ from pydantic import BaseModel, Field
 from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import IterationRecord
+from kernelopt.workspace import version_commit
 
 
 class VersionRow(BaseModel):
-    """One version of the workspace (all runs), as recorded in memory/v<N>.json."""
+    """One version of the workspace (all runs), as recorded in memory/v<N>.json.
+
+    ``commit`` is the version's commit as plain ``git log`` shows it (the amended one);
+    ``git_commit_hash`` is the record's field, the pre-amend commit (``refs/kernelopt/v<N>``).
+    """
 
     version: str
     masked: bool
@@ -25,11 +30,16 @@ class VersionRow(BaseModel):
     action: str | None
     failure_reason: str | None
     git_commit_hash: str | None
+    commit: str | None = None
 
     @classmethod
-    def of(cls, r: IterationRecord, roofline: RooflineBounds | None = None) -> VersionRow:
+    def of(
+        cls, r: IterationRecord, roofline: RooflineBounds | None = None, log: list[tuple[str, str]] | None = None
+    ) -> VersionRow:
         p = r.performance
+        found = version_commit(r.number, r.git_commit_hash, log or [])
         return cls(
+            commit=found[0] if found else None,
             roofline_measured_pct=roofline.measured_pct if roofline else None,
             roofline_spec_pct=roofline.spec_pct if roofline else None,
             version=r.version,
@@ -98,6 +108,7 @@ def build_summary(
     bounds: dict[str, RooflineBounds] | None = None,
 ) -> LoopSummary:
     """Assemble the summary from the run state and every record (masked ones listed, never best)."""
+    pairs = [(h, subject) for h, _, subject in (line.partition(" ") for line in git_log)]
     passing = [
         r
         for r in records
@@ -124,6 +135,6 @@ def build_summary(
         stage_seconds=dict(state.stage_seconds),
         profiles_taken=state.profiles_taken,
         this_run=list(state.outcomes),
-        versions=[VersionRow.of(r, (bounds or {}).get(r.version)) for r in records],
+        versions=[VersionRow.of(r, (bounds or {}).get(r.version), pairs) for r in records],
         git_log=git_log,
     )

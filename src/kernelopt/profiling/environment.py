@@ -16,6 +16,11 @@ from pathlib import Path
 
 from kernelopt.profiling.ncu_command import MIN_NCU_VERSION
 
+PROBE_TIMEOUT_S = 180.0
+"""Default limit of the doctor's profile of a trivial kernel (``kernelopt doctor --probe-timeout``)."""
+VERSION_TIMEOUT_S = 60.0
+"""Limit of ``ncu --version``."""
+
 PROBE_PROGRAM = (
     "import torch; x = torch.ones(1024, device='cuda'); x.add_(1); torch.cuda.synchronize(); print('probe ok')"
 )
@@ -91,8 +96,17 @@ def check_gpu() -> Check:
     )
 
 
-def check_ncu() -> tuple[Check, str | None]:
-    from kernelopt.profiling.nvidia import find_ncu, ncu_version
+def _said(stdout: str, stderr: str) -> str:
+    """The last non-empty line a command printed, or ``no output``."""
+    lines = [line.strip() for line in (stdout + "\n" + stderr).splitlines() if line.strip()]
+    return lines[-1][-200:] if lines else "no output"
+
+
+def check_ncu(*, timeout_s: float = VERSION_TIMEOUT_S) -> tuple[Check, str | None]:
+    """``ncu --version`` with its own timeout; a hang or a silent failure is said, never an empty reason."""
+    from kernelopt.proc import run_command
+    from kernelopt.profiling.ncu_command import parse_version
+    from kernelopt.profiling.nvidia import find_ncu
 
     ncu = find_ncu()
     if ncu is None:
@@ -105,10 +119,21 @@ def check_ncu() -> tuple[Check, str | None]:
             ),
             None,
         )
-    version, text = ncu_version(ncu)
+    res = run_command([ncu, "--version"], timeout_s=timeout_s)
+    if res.timed_out:
+        return Check(
+            "ncu",
+            CheckStatus.FAIL,
+            f"{ncu} --version ran past {timeout_s:g} s and was killed (last output: {_said(res.stdout, res.stderr)})",
+            "check that ncu runs by hand; a hung driver or a licence prompt can block it",
+        ), None
+    version = parse_version(res.stdout + res.stderr) if res.ok else None
     if version is None:
         return Check(
-            "ncu", CheckStatus.FAIL, f"{ncu} --version failed: {text[-200:]}", "reinstall Nsight Compute"
+            "ncu",
+            CheckStatus.FAIL,
+            f"{ncu} --version failed (exit {res.returncode}): {_said(res.stdout, res.stderr)}",
+            "reinstall Nsight Compute",
         ), None
     shown = ".".join(map(str, version))
     if version[:2] < MIN_NCU_VERSION:
@@ -131,8 +156,12 @@ def check_ncu_report() -> Check:
     return Check("ncu_report", CheckStatus.OK, text)
 
 
-def check_counters(ncu: str | None, *, timeout_s: float = 180.0) -> Check:
-    """Profile one launch of a tiny PyTorch kernel with ncu and classify the outcome."""
+def check_counters(ncu: str | None, *, timeout_s: float = PROBE_TIMEOUT_S) -> Check:
+    """Profile one launch of a trivial PyTorch kernel with ncu (its own timeout) and classify the outcome.
+
+    This proves that ncu can profile here (driver, permissions, replay), not only that it starts; a
+    failure or a timeout says why in one line (ncu's own error line, or its last output).
+    """
     from kernelopt.proc import run_command
     from kernelopt.profiling.ncu_command import parse_passes
     from kernelopt.profiling.ncu_failures import COUNTERS_FIX, NcuFailure, classify, first_error_line
@@ -161,13 +190,19 @@ def check_counters(ncu: str | None, *, timeout_s: float = 180.0) -> Check:
         ]
         res = run_command(argv, timeout_s=timeout_s, env=child_env())
         if res.timed_out:
-            return Check("counters", CheckStatus.FAIL, f"the probe profile ran past {timeout_s:g} s", "check the GPU")
+            return Check(
+                "counters",
+                CheckStatus.FAIL,
+                f"profiling a trivial kernel ran past {timeout_s:g} s and was killed "
+                f"(last output: {_said(res.stdout, res.stderr)})",
+                "check the GPU with nvidia-smi; raise the limit with `kernelopt doctor --probe-timeout S`",
+            )
         output = res.stdout + "\n" + res.stderr
         kind = classify(output, res.returncode, report_exists=out.with_suffix(".ncu-rep").is_file())
     if kind is None:
         passes = parse_passes(output)
         shown = f", {passes[0][1]} pass(es)" if passes else ""
-        return Check("counters", CheckStatus.OK, f"readable (profiled one launch{shown})")
+        return Check("counters", CheckStatus.OK, f"readable (profiled one launch of a trivial kernel{shown})")
     if kind is NcuFailure.COUNTERS_PERMISSION:
         return Check(
             "counters",
@@ -175,8 +210,13 @@ def check_counters(ncu: str | None, *, timeout_s: float = 180.0) -> Check:
             "not readable by this user (ERR_NVGPUCTRPERM): Stage 1 gives timing-only evidence",
             COUNTERS_FIX,
         )
-    line = first_error_line(output) or output.strip().splitlines()[-1:] or ["no output"]
-    return Check("counters", CheckStatus.FAIL, f"probe failed ({kind.value}): {line}", "see 'ncu --version'")
+    line = first_error_line(output) or _said(res.stdout, res.stderr)
+    return Check(
+        "counters",
+        CheckStatus.FAIL,
+        f"profiling a trivial kernel failed ({kind.value}, exit {res.returncode}): {line}",
+        "run the probe by hand: ncu --launch-count 1 python -c '<a torch kernel>'",
+    )
 
 
 def check_torch() -> Check:
@@ -200,13 +240,13 @@ def check_triton() -> Check:
     return Check("triton", CheckStatus.OK, f"triton {text}")
 
 
-def run_checks(*, probe_counters: bool = True) -> list[Check]:
+def run_checks(*, probe_counters: bool = True, probe_timeout_s: float = PROBE_TIMEOUT_S) -> list[Check]:
     """Every check, in a fixed order (the counters probe only when a GPU and ncu are there)."""
     gpu = check_gpu()
     ncu_check, ncu = check_ncu()
     checks = [gpu, ncu_check, check_ncu_report()]
     if probe_counters and gpu.status is CheckStatus.OK:
-        checks.append(check_counters(ncu))
+        checks.append(check_counters(ncu, timeout_s=probe_timeout_s))
     else:
         checks.append(Check("counters", CheckStatus.SKIP, "no GPU" if gpu.status is not CheckStatus.OK else "skipped"))
     checks += [check_torch(), check_triton()]

@@ -212,6 +212,13 @@ def read_ncu_rep(path: Path, *, artifact: str | None = None) -> RawReport:
         for ai in range(rng.num_actions()):
             report.kernels.append(_read_action(ncu_report, rng.action_by_idx(ai), name, launch_id))
             launch_id += 1
+    unnamed = [k.launch_id for k in report.kernels if not k.name]
+    if unnamed:
+        raise InputFileError(
+            path,
+            f"launch {unnamed[0]} has no kernel name: the report is truncated or damaged",
+            hint="profile again (a report is complete only after ncu exits)",
+        )
     if not report.kernels:
         raise InputFileError(
             path,

@@ -171,6 +171,8 @@ class ReportData(_Model):
         framework: the task card's framework.
         stop_roofline_pct: the stop condition on % of the roofline bound.
         max_iterations: the stop condition on iterations, when set.
+        stop_reason: why the last run stopped (``max_iterations: 3 iteration(s) run, limit 3``), from the
+            loop's saved state; None when no run finished (or its state is gone).
         ceilings: the roofs (spec and measured) with their sources.
         measured_problem: why no measured ceiling is shown, when none is.
         versions: every readable record, in version order.
@@ -193,6 +195,7 @@ class ReportData(_Model):
     framework: str | None = None
     stop_roofline_pct: float | None = None
     max_iterations: int | None = None
+    stop_reason: str | None = None
     ceilings: list[Ceiling] = Field(default_factory=list)
     measured_problem: str | None = None
     versions: list[VersionEntry] = Field(default_factory=list)
@@ -208,9 +211,9 @@ class ReportData(_Model):
         return [v for v in self.versions if v.good]
 
     def final(self) -> VersionEntry | None:
-        """The kernel the loop ended with: the latest good version."""
-        good = self.good_versions()
-        return good[-1] if good else None
+        """The kernel the loop ended with: the best good version (a run ends on the best kernel,
+        :mod:`kernelopt.loop.ending`)."""
+        return self.best()
 
     def best(self) -> VersionEntry | None:
         """The good version with the lowest latency."""

@@ -25,7 +25,7 @@ from kernelopt.report.model import (
     ReportData,
     VersionEntry,
 )
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import Workspace, version_commit
 
 # The git history shown in a report: enough for any realistic run (one or two commits per version).
 GIT_LOG_LIMIT = 500
@@ -210,20 +210,6 @@ def _plan_title(text: str) -> str | None:
     return None
 
 
-def _find_commit(version: int, commit_hash: str | None, log: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """(short hash, subject) of version ``version``'s commit: by hash when it is in the log, else by ``V<N>:``.
-
-    The hash a record holds is written before the amend that adds it (spec, Stage 5), so it names the
-    commit that the amend replaced; the subject prefix ``V<N>:`` finds the commit that stands.
-    """
-    if commit_hash:
-        for short, subject in log:
-            if commit_hash.startswith(short) or short.startswith(commit_hash):
-                return short, subject
-    prefix = f"V{version}:"
-    return next(((short, subject) for short, subject in log if subject.startswith(prefix)), None)
-
-
 def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN) -> ReportData:
     """Read everything a report shows from workspace ``ws``.
 
@@ -256,7 +242,7 @@ def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT
                 problem = exc.one_line()
         else:
             problem = f"no profiles/v{n}/{SUMMARY_JSON}"
-        found_commit = _find_commit(n, record.git_commit_hash, log)
+        found_commit = version_commit(n, record.git_commit_hash, log)
         versions.append(
             VersionEntry(
                 record=record,

@@ -238,13 +238,44 @@ def _bandwidth_axes(ax: Axes, points: list[RooflinePoint], ceilings: Sequence[Ce
     ax.set_title("Bandwidth (FLOPs unknown: no arithmetic intensity)")
 
 
+OFF_SCALE = 1.6
+"""A failed or masked version slower than this many times the slowest passing one is off scale."""
+
+
+def latency_axis_top(points: Sequence[RooflinePoint], bounds: Sequence[RooflineBound]) -> float:
+    """Top of the latency axis: it fits the passing versions (and the roofline bounds) with 10 % room.
+
+    Failed and masked versions count only while they are within :data:`OFF_SCALE` times the slowest
+    passing one; a slower one is drawn at the top edge with its value written beside it, so a version
+    that failed at 50x the latency cannot squash the line of the versions that passed.
+    """
+    passing = [p.latency_us for p in points if p.latency_us and not (p.failed or p.masked)]
+    others = [p.latency_us for p in points if p.latency_us and (p.failed or p.masked)]
+    floor = [b.latency_us for b in bounds]
+    if not passing:
+        return 1.1 * max([*others, *floor], default=1.0)
+    cap = OFF_SCALE * max(passing)
+    return 1.1 * max([*passing, *floor, *(v for v in others if v <= cap)])
+
+
 def _latency_axes(ax: Axes, points: list[RooflinePoint], bounds: Sequence[RooflineBound]) -> None:
     xs = list(range(len(points)))
     good = [(x, p.latency_us) for x, p in zip(xs, points, strict=True) if p.latency_us and not (p.failed or p.masked)]
     if good:
         ax.plot([g[0] for g in good], [g[1] for g in good], "-", color="#aab7b8", zorder=1)
+    top = latency_axis_top(points, bounds)
     for x, p in zip(xs, points, strict=True):
-        if p.latency_us is not None:
+        if p.latency_us is not None and p.latency_us > top:  # off scale: at the edge, value in words
+            ax.scatter([x], [top], zorder=3, clip_on=False, **_marker(p))
+            ax.annotate(
+                f"{p.latency_us:,.4g} us (off scale)",
+                (x, top),
+                xytext=(0, -10),
+                textcoords="offset points",
+                ha="center",
+                fontsize=7,
+            )
+        elif p.latency_us is not None:
             ax.scatter([x], [p.latency_us], zorder=3, **_marker(p))
         else:  # failed before timing: a red cross on the axis, said in words
             ax.scatter([x], [0.0], zorder=3, clip_on=False, **_marker(p))
@@ -257,7 +288,7 @@ def _latency_axes(ax: Axes, points: list[RooflinePoint], bounds: Sequence[Roofli
             label=f"roofline bound, {b.origin.value}: {b.latency_us:,.4g} us",
         )
     ax.set_xticks(xs, [p.version for p in points])
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, top)
     ax.set_xlabel("version")
     ax.set_ylabel("latency (us), lower is better")
     ax.set_title("Latency per version")

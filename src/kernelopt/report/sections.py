@@ -82,7 +82,7 @@ def timeline_rows(data: ReportData) -> list[list[str]]:
                 cells.pct(p.bandwidth_peak_utilization_pct),
                 cells.pct(p.roofline_utilization_pct),
                 _action(v),
-                v.commit or (v.record.git_commit_hash or "")[:10] or cells.NA,
+                v.commit or cells.NA,
             ]
         )
     return rows
@@ -108,7 +108,7 @@ def memory_rows(data: ReportData) -> list[list[str]]:
                 cells.num(r.correctness.rel_err),
                 cells.text(r.quality_gate.result),
                 cells.text(r.optimization.action_category),
-                (r.git_commit_hash or "")[:12] or cells.NA,
+                v.commit or cells.NA,
             ]
         )
     return rows
@@ -166,10 +166,14 @@ def headline(data: ReportData) -> list[str]:
     lines.append(f"Final {describe(final)} (speedup over V0: {cells.speedup(data.speedup(final))})")
     if best is not None and final is not None and best.record.number != final.record.number:
         lines.append(f"Fastest {describe(best)} (speedup over V0: {cells.speedup(data.speedup(best))})")
-    stop = f"stop condition: {cells.pct(data.stop_roofline_pct)} of the roofline bound"
+    if data.stop_reason is not None:
+        lines.append(f"Run stopped: {data.stop_reason}")
+    else:
+        lines.append("Run stopped: not recorded (no finished run in this workspace's .kernelopt/)")
+    stop = f"Stop conditions in README.md: {cells.pct(data.stop_roofline_pct)} of the roofline bound"
     if data.max_iterations is not None:
         stop += f" or {data.max_iterations} iterations"
-    lines.append(stop.capitalize())
+    lines.append(stop)
     n_pass = sum(1 for v in data.versions if v.gate is GateResult.PASS and not v.record.masked)
     lines.append(
         f"Versions: {len(data.versions)} recorded ({n_pass} passed, {len(data.failed_versions())} failed, "

@@ -1,0 +1,154 @@
+"""Fill in what a task card leaves out: the dtype from the reference's tensors, the GPU from the device.
+
+- **dtype**: the floating-point dtype that holds the most elements among the reference's inputs
+  (``get_inputs()``, first shape of ``SHAPES``) and outputs (the reference run on PyTorch's ``meta``
+  device, so nothing is computed and a large GEMM costs no time). An fp16 GEMM whose output is fp32
+  is fp16: that is the data the kernel streams and the tensor-core peak that applies.
+- **gpu**: the name NVML gives for device 0 (no CUDA initialization, no torch).
+
+Both run in a child process through :mod:`kernelopt.proc` with a timeout; a probe that fails leaves
+the field empty with the reason, never a guess. Run as ``python -m kernelopt.harness.infer REFERENCE``
+it prints one JSON object (the child side; imports torch).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PROBE_TIMEOUT_S = 120.0
+
+
+@dataclass
+class Inferred:
+    """A value the card did not give: ``value`` (or None) and where it came from (or why not)."""
+
+    field: str
+    value: str | None
+    source: str
+
+    def line(self) -> str:
+        if self.value is None:
+            return f"{self.field}: not inferred ({self.source})"
+        return f"{self.field}: {self.value} (inferred from {self.source}; write it in README.md to override)"
+
+
+def dtype_name(torch_dtype: str) -> str | None:
+    """``torch.float16`` -> ``fp16``; None for a non-floating or unknown dtype."""
+    from kernelopt.errors import UsageError
+    from kernelopt.hardware.specs import normalize_dtype
+
+    key = torch_dtype.removeprefix("torch.")
+    if key.startswith("float8"):
+        return "fp8"
+    try:
+        return normalize_dtype(key)
+    except UsageError:
+        return None
+
+
+def dominant_dtype(counts: dict[str, int]) -> str | None:
+    """The dtype with the most elements (``{"torch.float16": 2 * 4096**2, ...}``); ties: the narrower one."""
+    order = ("fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
+    by_name: dict[str, int] = {}
+    for raw, n in counts.items():
+        name = dtype_name(raw)
+        if name is not None:
+            by_name[name] = by_name.get(name, 0) + n
+    if not by_name:
+        return None
+    return max(by_name, key=lambda d: (by_name[d], -order.index(d) if d in order else -99))
+
+
+def infer_dtype(reference_py: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> Inferred:
+    """The reference's dtype (see the module docstring), from a child process."""
+    from kernelopt.harness.runner import worker_env
+    from kernelopt.proc import run_command
+
+    env = worker_env(os.environ, {})
+    res = run_command(
+        [sys.executable, "-m", "kernelopt.harness.infer", str(reference_py)], timeout_s=timeout_s, env=env
+    )
+    if res.timed_out:
+        return Inferred("dtype", None, f"the probe of {reference_py.name} ran past {timeout_s:g} s")
+    try:
+        data = json.loads(res.stdout.strip().splitlines()[-1]) if res.ok and res.stdout.strip() else None
+    except json.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        return Inferred("dtype", None, f"the probe of {reference_py.name} failed: {res.stderr_tail(1).strip()}")
+    value = dominant_dtype({str(k): int(v) for k, v in dict(data.get("elements", {})).items()})
+    if value is None:
+        return Inferred("dtype", None, f"{reference_py.name}'s inputs and outputs hold no floating-point tensor")
+    what = "inputs and outputs" if data.get("outputs_seen") else "inputs"
+    return Inferred("dtype", value, f"{reference_py.name}'s {what}")
+
+
+_GPU_PROBE = """
+from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
+try:
+    gpus = nvidia_gpus()
+except NvmlUnavailable as exc:
+    print("|" + exc.message)
+    raise SystemExit(0)
+print((gpus[0].name if gpus else "") + "|" + ("" if gpus else "NVML sees no NVIDIA GPU"))
+"""
+
+
+def infer_gpu(device: str | None, *, timeout_s: float = 60.0) -> Inferred:
+    """The GPU name of device 0 through NVML, or None with the reason (``--device cpu``: no GPU)."""
+    if device == "cpu":
+        return Inferred("gpu", None, "--device cpu")
+    from kernelopt.harness.runner import worker_env
+    from kernelopt.proc import run_command
+
+    res = run_command([sys.executable, "-c", _GPU_PROBE], timeout_s=timeout_s, env=worker_env(os.environ, {}))
+    if res.timed_out:
+        return Inferred("gpu", None, f"the NVML probe ran past {timeout_s:g} s")
+    name, _, why = (res.stdout.strip().splitlines() or ["|no output"])[-1].partition("|")
+    if not res.ok or not name:
+        return Inferred("gpu", None, why or res.stderr_tail(1).strip() or "the NVML probe failed")
+    return Inferred("gpu", name, "NVML device 0")
+
+
+# ------------------------------------------------------------------------------- child side (torch)
+
+
+def _probe(reference_py: Path) -> dict[str, Any]:
+    import torch
+
+    from kernelopt.harness.inputs import tensors_in
+    from kernelopt.harness.loader import load_module
+
+    ref = load_module(reference_py)
+    shapes = getattr(ref, "SHAPES", None)
+    shape = shapes[0] if isinstance(shapes, list | tuple) and shapes and isinstance(shapes[0], dict) else {}
+    torch.manual_seed(0)
+    inputs = ref.get_inputs(**shape)
+    elements: dict[str, int] = {}
+    for t in tensors_in(inputs):
+        elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
+    outputs_seen = False
+    try:
+        meta = [t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs]
+        if hasattr(ref, "Model"):
+            init = ref.get_init_inputs() if hasattr(ref, "get_init_inputs") else []
+            with torch.device("meta"):
+                model = ref.Model(*init)
+            out = model(*meta)
+        else:
+            out = ref.reference(*meta)
+        for t in tensors_in(out):
+            elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
+        outputs_seen = True
+    except Exception:  # a reference that cannot run on meta tensors: its inputs alone decide
+        outputs_seen = False
+    return {"elements": elements, "outputs_seen": outputs_seen}
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(_probe(Path(sys.argv[1]))) + "\n")

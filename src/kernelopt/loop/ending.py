@@ -1,0 +1,97 @@
+"""The best-kernel rule of the loop and what a run leaves in git when it ends.
+
+The rule, in one place:
+
+- **best version**: the fastest unmasked version whose gate passed (lowest recorded median latency);
+  V0 until something beats it. :func:`best_record` computes it; the summary, the report and the stop
+  check read the same records.
+- **the gate compares with the best version so far**, not only with the previous one
+  (:func:`gate_previous`). A "no significant change" pass is judged against the fastest kernel seen,
+  so a chain of such passes cannot walk the kernel slower step by step.
+- **the run ends on the best kernel** (:func:`end_on_best`): when the last passing version is not the
+  best one, ``kernel.py`` is put back to the best version's (from its commit) and committed as
+  ``end of run: kernel.py = V<B> ...``. That commit's subject starts with ``end of run`` (never ``V<N>:``),
+  so every version keeps exactly one ``V<N>:`` commit.
+- **profiles are committed or ignored**: the small files of ``profiles/v<N>/`` (``*.json``, ``*.txt``)
+  go into the version's commit; the workspace ``.gitignore`` keeps every other profiler output (``.ncu-rep``,
+  ATT/PMC folders, SASS listings, logs) out of git. :func:`profile_paths` names what a commit takes;
+  :func:`end_on_best` commits any left over (a version that stopped before its own commit), so
+  ``git status`` is clean after a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernelopt.errors import GitError
+from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.workspace import Workspace, version_commit
+
+END_PREFIX = "end of run"
+
+
+def best_record(records: list[IterationRecord]) -> IterationRecord | None:
+    """The fastest unmasked passing version with a measured latency, or None."""
+    good = [
+        r
+        for r in records
+        if not r.masked and r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
+    ]
+    return min(good, key=lambda r: (r.performance.latency_us or 0.0, r.number)) if good else None
+
+
+def gate_previous(records: list[IterationRecord], version: int, last_good: int | None) -> int | None:
+    """The version the gate of ``version`` compares with: the best version below it, else ``last_good``."""
+    best = best_record([r for r in records if r.number < version])
+    return best.number if best is not None else last_good
+
+
+def profile_paths(ws: Workspace, version: int) -> list[str]:
+    """``profiles/v<N>`` when it exists (``git add`` takes its files that ``.gitignore`` lets through)."""
+    folder = ws.profile_dir(version)
+    return [str(folder.relative_to(ws.root))] if folder.is_dir() else []
+
+
+def _untracked_profiles(ws: Workspace) -> list[str]:
+    out = ws.repo.git.ls_files("--others", "--exclude-standard", "--", "profiles")
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def _best_kernel(ws: Workspace, best: IterationRecord) -> str | None:
+    """kernel.py of ``best``: from its recorded commit, else from its commit in the log, else None."""
+    found = version_commit(best.number, best.git_commit_hash, ws.log(max_count=1_000_000))
+    for ref in (best.git_commit_hash, found[0] if found else None):
+        if ref:
+            try:
+                return ws.file_at(ref, "kernel.py")
+            except GitError:
+                continue
+    return None
+
+
+def end_on_best(ws: Workspace, records: list[IterationRecord]) -> str | None:
+    """Put kernel.py back to the best version's and commit leftover profile summaries; the new commit or None.
+
+    Idempotent: nothing is committed when kernel.py already is the best version's and no profile file is
+    untracked. A best version whose commit cannot be found leaves kernel.py alone.
+    """
+    best = best_record(records)
+    paths: list[str | Path] = []
+    subject = ""
+    text = _best_kernel(ws, best) if best is not None else None
+    if best is not None and text is not None:
+        current = ws.kernel_py.read_text(encoding="utf-8")
+        if current.rstrip("\n") != text.rstrip("\n"):
+            ws.kernel_py.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            paths.append("kernel.py")
+            lat = best.performance.latency_us
+            subject = f"{END_PREFIX}: kernel.py = {best.version.upper()}, the fastest passing version" + (
+                f" ({lat:.4g} us)" if lat is not None else ""
+            )
+    leftovers = _untracked_profiles(ws)
+    if leftovers:
+        paths += ["profiles"]
+        subject = subject or f"{END_PREFIX}: profile summaries of versions without a commit of their own"
+    if not paths:
+        return None
+    return ws.commit(paths, subject)

@@ -1,0 +1,109 @@
+"""init and optimize take the task card beside the kernel and infer what it leaves out (dtype, GPU), saying so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.harness.infer import dominant_dtype, infer_dtype
+from kernelopt.workspace import Workspace
+
+pytestmark = pytest.mark.timeout(120)
+
+FP16_GEMM_REFERENCE = """
+import torch
+
+SHAPES = [{"n": 4096}]
+
+
+def get_inputs(n=64):
+    return [torch.randn(n, n, dtype=torch.float16), torch.randn(n, n, dtype=torch.float16)]
+
+
+def reference(a, b):
+    return (a @ b).float()  # an fp32 output: the inputs still decide (more elements)
+"""
+
+KERNEL = "def run(a, b):\n    return (a @ b).float()\n"
+
+
+def _task(folder: Path, *, card: str | None) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    (folder / "reference.py").write_text(FP16_GEMM_REFERENCE)
+    if card is not None:
+        (folder / "README.md").write_text(card)
+    return folder
+
+
+def test_dominant_dtype() -> None:
+    assert dominant_dtype({"torch.float16": 2 * 64, "torch.float32": 64}) == "fp16"
+    assert dominant_dtype({"torch.bfloat16": 10, "torch.float16": 10}) == "bf16"  # a tie: the narrower
+    assert dominant_dtype({"torch.float8_e4m3fn": 100, "torch.float32": 1}) == "fp8"
+    assert dominant_dtype({"torch.int64": 10}) is None
+
+
+def test_dtype_of_a_large_fp16_gemm_comes_from_meta_tensors(tmp_path: Path) -> None:
+    ref = _task(tmp_path / "t", card=None) / "reference.py"
+    found = infer_dtype(ref)
+    assert found.value == "fp16" and found.source == "reference.py's inputs and outputs"
+
+
+def test_init_takes_the_card_beside_the_kernel_and_fills_in_the_dtype(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = _task(
+        tmp_path / "gemm", card="---\nkernel_type: gemm\nstop_conditions:\n  max_iterations: 4\n---\n# My GEMM\n"
+    )
+    root = tmp_path / "root"
+    argv = ["init", "gemm", "--kernel", str(task / "kernel.py"), "--reference", str(task / "reference.py")]
+    assert main([*argv, "--root", str(root)]) == 0
+    err = capsys.readouterr().err
+    assert f"task card: {task / 'README.md'} (beside the kernel)" in err
+    assert "dtype: fp16 (inferred from reference.py's inputs and outputs" in err
+    assert "gpu: " in err  # inferred from NVML on a GPU machine, else the reason it was not
+    ws = Workspace(root / "kernel_opt_gemm")
+    card = ws.task_card()
+    assert card.kernel_type == "gemm" and card.stop_conditions.max_iterations == 4 and "# My GEMM" in card.body
+    assert card.dtype == "fp16"
+    assert ws.is_clean() and "dtype fp16 (inferred)" in ws.log(max_count=1)[0][1]
+
+
+def test_a_card_that_sets_the_dtype_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    task = _task(tmp_path / "gemm", card="---\ndtype: fp32\ngpu: H200\n---\n")
+    argv = ["init", "g", "--kernel", str(task / "kernel.py"), "--reference", str(task / "reference.py")]
+    assert main([*argv, "--root", str(tmp_path / "root")]) == 0
+    assert "inferred" not in capsys.readouterr().err
+    ws = Workspace(tmp_path / "root" / "kernel_opt_g")
+    assert ws.task_card().dtype == "fp32" and ws.log(max_count=1)[0][1].startswith("init:")
+
+
+def test_optimize_on_a_task_folder_infers_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    from typing import Any
+
+    from .loop_fakes import DATA, make_fakes
+
+    fakes = make_fakes()
+
+    def build(ws: Workspace, settings: Any, *, progress: Any = None, **_: Any) -> Any:
+        c = fakes.collaborators()
+        c.progress = progress
+        return c
+
+    monkeypatch.setattr("kernelopt.loop.wiring.build_collaborators", build)
+    task = tmp_path / "task"
+    shutil.copytree(DATA, task)
+    card = (task / "README.md").read_text()
+    (task / "README.md").write_text("\n".join(x for x in card.splitlines() if not x.startswith(("dtype:", "gpu:"))))
+    args = ["optimize", str(task), "--root", str(tmp_path / "root"), "--device", "cpu", "--max-iters", "1"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "dtype: fp32 (inferred from reference.py's inputs and outputs" in err
+    assert "gpu: not inferred (--device cpu)" in err
+    ws = Workspace(tmp_path / "root" / "kernel_opt_task")
+    assert ws.task_card().dtype == "fp32" and ws.task_card().gpu is None
