@@ -284,7 +284,7 @@ def candidate_set(
                 tile_steps = [(k.name, _log_steps(k, config[k.name])) for k in mine if k.name in moved]
                 add({**config, warps.name: new}, [*tile_steps, (warps.name, way)], [*moved, warps.name], warps.name)
     ranked = sorted(entries.values(), key=lambda r: (r[0], r[1], r[2], r[5]))
-    for _, _, _, config, moved, steps in ranked:
+    for _, _, _, config, moved, total in ranked:
         whole = {**current, **config}
         if fits is not None:
             problems = fits(whole)
@@ -295,7 +295,7 @@ def candidate_set(
             out.pruned.append(f"{_text(config, mine)}: over the budget of {budget}")
             continue
         why = "; ".join(f"{n} {current[n]} -> {config[n]} ({dirs[n].why})" for n in moved)
-        out.candidates.append(SetCandidate(parameters=dict(config), evidence=why, steps=steps))
+        out.candidates.append(SetCandidate(parameters=dict(config), evidence=why, steps=total))
     if not out.candidates:
         what = ", ".join(f"{k.name}={k.value}" for k in mine)
         if out.pruned:
