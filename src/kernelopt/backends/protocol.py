@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from kernelopt.backends.guard import Change
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
-from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.model import CandidateResult, IterationRecord
 from kernelopt.planning.plan import Plan
 from kernelopt.workspace import Workspace
 
@@ -81,6 +81,10 @@ class ImplementOutcome:
         transcript: agent transcript file, when there is one.
         tokens: token usage for API backends.
         violations: writes outside the stage's allowance, already reverted (record them as pitfalls).
+        candidates: every candidate of a plan's candidate set as Stage 3 measured it (rules backend),
+            the chosen one marked; kept in ``memory/v<N>.json``.
+        no_gain: the search found nothing faster than the current configuration (``changed`` False):
+            a measured result, not a failure of the implementer.
     """
 
     changed: bool
@@ -90,6 +94,8 @@ class ImplementOutcome:
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)
     violations: list[Change] = field(default_factory=list)
+    candidates: list[CandidateResult] = field(default_factory=list)
+    no_gain: bool = False
 
 
 class BackendFailure(KerneloptError):
