@@ -67,8 +67,12 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     calls = Calls()
     summary = ProfileSummary.model_validate_json(MEMORY_BOUND.read_text())
     monkeypatch.setattr("kernelopt.profiling.profile", calls.fn("profile", summary), raising=False)
-    module(monkeypatch, "kernelopt.planning.rules", RulePlanner=type("RulePlanner", (FakeBackend,), {}))
-    module(monkeypatch, "kernelopt.backends.rules", RuleImplementer=type("RuleImplementer", (FakeBackend,), {}))
+    module(
+        monkeypatch,
+        "kernelopt.backends.rules",
+        RulePlanner=type("RulePlanner", (FakeBackend,), {}),
+        RuleImplementer=type("RuleImplementer", (FakeBackend,), {}),
+    )
     module(monkeypatch, "kernelopt.planning.markdown", parse_plan=calls.fn("parse_plan", "PLAN"))
     module(monkeypatch, "kernelopt.planning.validate", validate_plan=calls.fn("validate_plan"))
     module(
@@ -83,6 +87,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     c = build_collaborators(ws, RunSettings(device="cuda"))
     assert type(c.planner).__name__ == "RulePlanner" and c.planner.options == {"knob_only": True}
     assert type(c.implementer).__name__ == "RuleImplementer"
+    assert c.implementer.options == {"device": "cuda"}  # candidates are timed where the gate runs
     assert c.profiler.profile(ws, 3) is summary
     assert c.plan_reader.parse("text") == "PLAN"
     c.plan_reader.validate("PLAN", ws, [], summary)  # type: ignore[arg-type]
@@ -104,7 +109,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
 
 
 def test_missing_stages_are_one_line_errors(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("kernelopt.planning.markdown", "kernelopt.harness.gate", "kernelopt.planning.rules"):
+    for name in ("kernelopt.planning.markdown", "kernelopt.harness.gate", "kernelopt.backends.rules"):
         monkeypatch.setitem(sys.modules, name, None)  # import raises ModuleNotFoundError
     with pytest.raises(EnvironmentProblem, match="the planner backend 'rules' is not available"):
         build_collaborators(ws, RunSettings())

@@ -291,10 +291,11 @@ def build_collaborators(
         # The rules implementer only moves knobs: a code-change plan it cannot apply would cost a
         # failed iteration, so the rules planner is asked for knob moves only.
         planner_options.setdefault("knob_only", True)
+    implementer_options = dict(implementer_options or {})
+    if settings.implementer == "rules" and settings.device is not None:
+        implementer_options.setdefault("device", settings.device)  # candidates are timed where the gate runs
     planner = backend("planner", PLANNERS, planner_class, settings.planner, planner_options)
-    implementer = backend(
-        "implementer", IMPLEMENTERS, implementer_class, settings.implementer, implementer_options or {}
-    )
+    implementer = backend("implementer", IMPLEMENTERS, implementer_class, settings.implementer, implementer_options)
     return Collaborators(
         profiler=StageOneProfiler(vendor=vendor_of(workspace.task_card().platform), device=settings.device),
         planner=planner,
