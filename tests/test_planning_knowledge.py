@@ -13,7 +13,7 @@ from kernelopt.planning.knowledge import Decision, KnowledgeSearch, KnowledgeSou
 from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import PlanError
 from kernelopt.planning.reference import ReferenceIndex, tokenize
-from kernelopt.planning.rules import RulePlanner
+from kernelopt.backends.rules import RulePlanner
 from kernelopt.planning.validate import check_search_log
 from kernelopt.planning.web import (
     REMOVED,

@@ -660,6 +660,7 @@ def _candidates(front: dict[str, Any], lines: list[str], origin: str) -> list[Pl
     """The candidate set from the front matter, else from the ``## Candidates`` table."""
     where = f"{origin}: candidates"
     out: list[PlanCandidate] = []
+    params: dict[str, str | int | float | bool]
     raw = front.get("candidates")
     if raw is not None:
         if not isinstance(raw, list):
@@ -683,10 +684,12 @@ def _candidates(front: dict[str, Any], lines: list[str], origin: str) -> list[Pl
             cells = [c.strip().replace("\\|", "|") for c in _CELL_SPLIT_RE.split(text.strip("|"))]
             if len(cells) < 2 or cells[0] in ("#", "") or set(cells[0]) <= set("-: "):
                 continue
-            params: dict[str, str | int | float | bool] = {}
+            params = {}
             for part in cells[1].split(","):
                 if "=" not in part:
-                    raise PlanError(f"{origin}: {CANDIDATES} row {cells[0]}: cannot read {part.strip()!r} as knob=value")
+                    raise PlanError(
+                        f"{origin}: {CANDIDATES} row {cells[0]}: cannot read {part.strip()!r} as knob=value"
+                    )
                 k, _, v = part.partition("=")
                 params[k.strip().strip("`")] = _scalar_text(v)
             out.append(PlanCandidate(parameters=params, evidence=cells[2] if len(cells) > 2 else ""))
