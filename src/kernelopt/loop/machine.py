@@ -77,6 +77,8 @@ TIMING_ONLY_NOTE = (
     "this plan rests on timing and analytic FLOP/byte counts only."
 )
 VERSION_REF = "refs/kernelopt/v{n}"
+#: error_type of an iteration whose Stage 3 search found nothing faster than the current configuration.
+NO_GAIN = "search_no_gain"
 """Keeps the pre-amend commit named in each record's ``git_commit_hash`` reachable (git gc never drops it)."""
 
 
@@ -667,6 +669,11 @@ class OptimizeLoop:
                 )
                 return
             if outcome.error:
+                if outcome.candidates:  # a measured search: its results are the record's, even when nothing won
+                    it.implement = ImplementNote(description=outcome.error, candidates=list(outcome.candidates))
+                if outcome.no_gain:
+                    self._fail(it, outcome.error, error_type=NO_GAIN)
+                    return
                 self._fail(
                     it, f"the implementer could not apply the plan: {outcome.error}", error_type="implementer_error"
                 )
@@ -713,6 +720,7 @@ class OptimizeLoop:
             knob_changes={k: [_plain(v) for v in pair] for k, pair in outcome.knob_changes.items()},
             attempts=attempt + 1,
             rel_err=rel_err,
+            candidates=list(outcome.candidates),
         )
         candidate.keep(self.ws, self.journal.candidate_dir(it.version), it)
         self._write_stage3_record(it, plan)
@@ -870,7 +878,10 @@ class OptimizeLoop:
             if result is GateResult.PASS:
                 self.state.consecutive_failures = 0
             else:
-                self.state.consecutive_failures += 1
+                # a search that found the current configuration fastest is a measurement, not a failure
+                # streak: the planner turns it into a waiting category (and convergence)
+                if it.failure is None or it.failure.error_type != NO_GAIN:
+                    self.state.consecutive_failures += 1
                 self.state.failures += 1
         shutil.rmtree(self.journal.candidate_dir(n), ignore_errors=True)
         self._refresh_best()
