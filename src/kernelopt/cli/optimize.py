@@ -120,6 +120,7 @@ def _render(summary: LoopSummary) -> None:
         info("evidence: timing-only where Stage 1 had no hardware counters (see each plan and the report)")
     info(
         f"this run: {summary.iterations} iteration(s), {summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
+        + (f"; {summary.candidates_timed} candidate(s) timed by Stage 3" if summary.candidates_evaluated else "")
     )
     if summary.stop is not None:
         info(f"stopped: {summary.stop.line()}")
