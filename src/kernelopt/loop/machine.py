@@ -847,7 +847,10 @@ class OptimizeLoop:
                 else:
                     what = it.implement.description if it.implement else "change"
                 it.commit_message = commits.pass_message(
-                    n, record.performance, what, commits.bottleneck_evidence(summary)
+                    n,
+                    record.performance,
+                    what,
+                    commits.bottleneck_evidence(summary, plan.action_category if plan is not None else None),
                 )
             paths = [
                 "kernel.py",

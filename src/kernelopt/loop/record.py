@@ -52,7 +52,7 @@ def fill_evidence(record: IterationRecord, summary: ProfileSummary | None, plan:
     pe.tool_used = summary.tool_used
     if not summary.counters_available:
         pe.tool_used += f" (timing-only: {summary.counters_unavailable_reason or 'counters unavailable'})"
-    pe.evidence_summary = commits.bottleneck_evidence(summary)
+    pe.evidence_summary = commits.bottleneck_evidence(summary, plan.action_category if plan is not None else None)
     k = summary.primary()
     pe.bottleneck_type = k.bottleneck.value if k else None
     chains = list(plan.evidence) if plan is not None and plan.evidence else []
