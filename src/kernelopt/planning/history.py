@@ -162,6 +162,7 @@ class History:
         failed_categories: category -> versions whose iteration failed or regressed with it.
         waiting: category -> why it waits (its last sweep gained nothing and the kernel has not changed
             since).
+        waiting_knobs: category -> the knobs its last sweep searched (waiting categories only).
         last_change: the label of the newest passing version V1.. (the kernel as it is now), if any.
     """
 
@@ -170,7 +171,13 @@ class History:
     moves: list[KnobMove] = field(default_factory=list)
     failed_categories: dict[ActionCategory, list[str]] = field(default_factory=dict)
     waiting: dict[ActionCategory, str] = field(default_factory=dict)
+    waiting_knobs: dict[ActionCategory, frozenset[str]] = field(default_factory=dict)
     last_change: str | None = None
+
+    def same_search(self, knobs: frozenset[str]) -> ActionCategory | None:
+        """A waiting category whose sweep searched these knobs (or more) from the kernel as it is now:
+        another category over the same knobs would time the same neighbourhood again."""
+        return next((c for c, names in self.waiting_knobs.items() if knobs and knobs <= names), None)
 
     def add_tried(self, signature: Signature, version: str) -> None:
         sig = canonical(signature)
@@ -304,6 +311,7 @@ def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | 
     for cat, r in sweeps.items():
         if r.number > last_change and r.quality_gate.result is not GateResult.PASS:
             h.waiting[cat] = sweep_note(r)
+            h.waiting_knobs[cat] = frozenset(k for c in r.candidates for k in c.parameters)
     return h
 
 

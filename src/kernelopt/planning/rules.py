@@ -444,9 +444,13 @@ def plan_version(
             if not options.searching or cand.knob is None:
                 return cand
             cs = set_of(cand.category)
-            if cs.candidates:
+            same = history.same_search(frozenset(k.name for k in cs.knobs))
+            if cs.candidates and same is None:
                 return cand
-            empty[cand.category] = cs.why_empty or "no candidate"
+            if same is not None:
+                empty[cand.category] = f"searches the knobs {same.value} searched ({history.waiting[same]})"
+            else:
+                empty[cand.category] = cs.why_empty or "no candidate"
         return None
 
     def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
