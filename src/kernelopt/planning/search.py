@@ -142,6 +142,10 @@ def direction(
             grow.remove(_S.ONCHIP_BANDWIDTH_BOUND.value)  # larger tiles spill more
         if category is _A.REGISTER_PRESSURE or (category is _A.OCCUPANCY and sym & {s.value for s in _SMEM | _SPILLS}):
             return Direction((-1,), f"{category.value}: smaller {knob.name}")
+        if _S.ONCHIP_BANDWIDTH_BOUND.value in grow:
+            # too little reuse per byte loaded: only larger tiles answer it (spills excluded above);
+            # register-limited occupancy without spills does not make smaller tiles faster
+            return Direction((1,), f"onchip_bandwidth_bound (low data reuse) says grow {knob.name}")
         if grow and not shrink:
             return Direction((1,), f"{', '.join(grow)} says grow {knob.name}")
         if shrink and not grow:
