@@ -134,6 +134,7 @@ class CandidateJob(BaseModel):
     dtype_hint: str | None = None
     case_timeout_s: float
     bench: BenchSettings = Field(default_factory=BenchSettings)
+    then_bench: bool = False  # check mode: time each correct candidate right after its check
     progress_path: str
     results_path: str
 
@@ -141,6 +142,7 @@ class CandidateJob(BaseModel):
 class _Line(BaseModel):
     label: str
     result: WorkerResult
+    bench: WorkerResult | None = None
 
 
 # -- orchestrator ----------------------------------------------------------------------------------
@@ -155,8 +157,8 @@ def _limits(settings: SweepSettings, n: int) -> Limits:
     )
 
 
-def _read_lines(path: Path) -> dict[str, WorkerResult]:
-    out: dict[str, WorkerResult] = {}
+def _read_lines(path: Path) -> dict[str, _Line]:
+    out: dict[str, _Line] = {}
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -166,7 +168,7 @@ def _read_lines(path: Path) -> dict[str, WorkerResult]:
             line = _Line.model_validate_json(raw)
         except (ValidationError, ValueError):
             continue  # a half-written last line of a killed worker
-        out[line.label] = line.result
+        out[line.label] = line
     return out
 
 
@@ -207,7 +209,7 @@ def classify(result: WorkerResult) -> tuple[CandidateStatus, str] | None:
 
 _RUN_NUMBERS = itertools.count()
 #: Called with (label, the worker's result, or (status, reason) when the worker died on it).
-_Done = Callable[[str, WorkerResult | None, tuple[CandidateStatus, str] | None], None]
+_Done = Callable[[str, "_Line | None", tuple[CandidateStatus, str] | None], None]
 
 
 def _run_dir(sweep_dir: Path, mode: JobMode) -> Path:
@@ -226,6 +228,7 @@ def _drain(
     settings: SweepSettings,
     dtype_hint: str | None,
     done: _Done,
+    then_bench: bool = False,
 ) -> None:
     """Run ``sources`` through workers until each has a result (a killed worker is restarted after
     the candidate it was on)."""
@@ -240,6 +243,7 @@ def _drain(
             dtype_hint=dtype_hint,
             case_timeout_s=settings.case_timeout_s,
             bench=settings.quick_bench(),
+            then_bench=then_bench,
             progress_path=str(run_dir / "progress.jsonl"),
             results_path=str(run_dir / "results.jsonl"),
         )
@@ -359,29 +363,7 @@ def evaluate(
             text = json.dumps({k: v.model_dump(mode="json") for k, v in saved.items()}, indent=1)
             atomic_write_text(saved_path, text)
 
-    checked: dict[str, WorkerResult] = {}
-
-    def on_check(label: str, result: WorkerResult | None, failed: tuple[CandidateStatus, str] | None) -> None:
-        bad = failed or (classify(result) if result is not None else None)
-        if bad is not None:
-            save(Evaluation(label=label, status=bad[0], reason=bad[1][:500], digest=digests[label]))
-        elif result is not None:
-            checked[label] = result
-            save(
-                Evaluation(
-                    label=label,
-                    status=CandidateStatus.NOT_TIMED,
-                    reason="checked, not yet timed",
-                    compile_s=result.compile_s,
-                    digest=digests[label],
-                )
-            )
-
-    todo = [sources[c.label] for c in candidates if c.label in sources]
-    need_check = [s for s in todo if _saved_status(saved, settings, digests[s.label]) is not CandidateStatus.NOT_TIMED]
-    ready = [s for s in todo if s not in need_check]
-
-    def drain(mode: JobMode, share: list[KernelSource], done: _Done) -> None:
+    def drain(mode: JobMode, share: list[KernelSource], done: _Done, then_bench: bool = False) -> None:
         _drain(
             mode,
             share,
@@ -390,27 +372,22 @@ def evaluate(
             settings=settings,
             dtype_hint=dtype_hint,
             done=done,
+            then_bench=then_bench,
         )
 
-    if need_check:
-        k = settings.workers(len(need_check))
-        shares = [need_check[i::k] for i in range(k)]
-        with ThreadPoolExecutor(max_workers=k) as pool:
-            futures = [pool.submit(drain, JobMode.CHECK, share, on_check) for share in shares]
-            for fut in futures:
-                fut.result()
-    timed = [s for s in todo if s in ready or s.label in checked]
-
-    def on_bench(label: str, result: WorkerResult | None, failed: tuple[CandidateStatus, str] | None) -> None:
+    def on_bench(label: str, line: _Line | None, failed: tuple[CandidateStatus, str] | None) -> None:
+        result = (line.bench or line.result) if line is not None else None
         prior = by_label.get(label)
-        compile_s = prior.compile_s if prior is not None else None
+        compile_s = line.result.compile_s if line is not None and line.bench is not None else None
+        if compile_s is None and prior is not None:
+            compile_s = prior.compile_s
         bad = failed or (classify(result) if result is not None else None)
         if bad is not None:
             save(Evaluation(label=label, status=bad[0], reason=f"timing: {bad[1]}"[:500], digest=digests[label]))
             return
         assert result is not None
-        samples = [s for t in result.timings for v in t.versions[:1] for s in v.samples_us]
-        finite = [s for s in samples if math.isfinite(s)]
+        samples = [x for t in result.timings for v in t.versions[:1] for x in v.samples_us]
+        finite = [x for x in samples if math.isfinite(x)]
         if not finite:
             save(
                 Evaluation(
@@ -429,6 +406,45 @@ def evaluate(
                 digest=digests[label],
             )
         )
+
+    checked: dict[str, WorkerResult] = {}
+
+    def on_check(label: str, line: _Line | None, failed: tuple[CandidateStatus, str] | None) -> None:
+        result = line.result if line is not None else None
+        bad = failed or (classify(result) if result is not None else None)
+        if bad is not None:
+            save(Evaluation(label=label, status=bad[0], reason=bad[1][:500], digest=digests[label]))
+        elif line is not None and line.bench is not None:
+            checked[label] = line.result
+            on_bench(label, line, None)
+        elif result is not None:
+            checked[label] = result
+            save(
+                Evaluation(
+                    label=label,
+                    status=CandidateStatus.NOT_TIMED,
+                    reason="checked, not yet timed",
+                    compile_s=result.compile_s,
+                    digest=digests[label],
+                )
+            )
+
+    todo = [sources[c.label] for c in candidates if c.label in sources]
+    need_check = [s for s in todo if _saved_status(saved, settings, digests[s.label]) is not CandidateStatus.NOT_TIMED]
+    ready = [s for s in todo if s not in need_check]
+
+    if need_check:
+        k = settings.workers(len(need_check))
+        shares = [need_check[i::k] for i in range(k)]
+        # one worker: nothing else runs beside it, so each candidate is timed right after its check
+        # (one process start instead of two); several: they share the machine, so timing waits for pass 2
+        with ThreadPoolExecutor(max_workers=k) as pool:
+            futures = [pool.submit(drain, JobMode.CHECK, share, on_check, k == 1) for share in shares]
+            for fut in futures:
+                fut.result()
+    timed = [
+        s for s in todo if s in ready or (s.label in checked and by_label[s.label].status is CandidateStatus.NOT_TIMED)
+    ]
 
     if timed:
         drain(JobMode.BENCH, timed, on_bench)
@@ -493,8 +509,12 @@ def run_candidates(job: CandidateJob, progress: ProgressWriter) -> None:
             result_path=str(results.parent / "unused.json"),
         )
         result = run_job(sub, progress)
+        bench = None
+        if job.then_bench and job.mode is JobMode.CHECK and result.failure is None:
+            timing = sub.model_copy(update={"mode": JobMode.BENCH, "cases": [0]})
+            bench = run_job(timing, progress)
         with open(results, "a", encoding="utf-8") as fh:
-            fh.write(_Line(label=source.label, result=result).model_dump_json() + "\n")
+            fh.write(_Line(label=source.label, result=result, bench=bench).model_dump_json() + "\n")
             fh.flush()
             os.fsync(fh.fileno())
 
