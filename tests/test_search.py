@@ -298,3 +298,25 @@ def test_search_reaches_the_interior_optimum_of_two_interacting_knobs(ws_root: P
     assert knobs_of(ws.kernel_py.read_text()) == {"BLOCK_M": 64, "BLOCK_N": 32}
     assert reason is not None and reason.startswith("converged: a full round over every actionable category")
     assert n <= 5 and timed <= 16 * (n - 1)  # the budget held in every iteration
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_triton_candidates_on_the_gpu(tmp_path: Path) -> None:
+    """examples/elementwise at four BLOCK_SIZE values, compiled in parallel and timed on the GPU."""
+    from kernelopt.tunables import apply_source
+
+    folder = EXAMPLES / "elementwise"
+    source = (folder / "kernel.py").read_text()
+    cands = [Candidate(label="now", source=source)]
+    for size in (256, 1024, 4096):
+        cands.append(Candidate(label=f"b{size}", source=apply_source(source, {"BLOCK_SIZE": size}).new_source))
+    out = evaluate(
+        cands,
+        reference_py=folder / "reference.py",
+        sweep_dir=tmp_path / "sweep",
+        settings=SweepSettings(device="cuda", bench_seconds=0.2),
+    )
+    assert [e.status for e in out] == [CandidateStatus.OK] * 4, [e.reason for e in out]
+    assert all(e.latency_us is not None and e.latency_us > 0 for e in out)
+    assert all(e.compile_s is not None for e in out)
