@@ -435,6 +435,7 @@ def plan_version(
                 budget=budget,
                 fits=fits,
                 no_dot=triton and stages_without_dot(kernel),
+                exclude=measured_in_streak(records, cat),
             )
         return sets[cat]
 
@@ -536,6 +537,26 @@ def plan_version(
     atomic_write_text(ws.plan_path(n), render_plan(plan))
     notes_out = [x for x in (knob_note, *past_notes) if x]
     return plan, "; ".join(notes_out) or None
+
+
+def measured_in_streak(records: list[IterationRecord], category: ActionCategory) -> set[tuple[tuple[str, int], ...]]:
+    """Configurations the latest unbroken run of ``category``'s sweeps already measured.
+
+    While only this category moved the kernel, every other knob kept its value, so a configuration of
+    its knobs timed in one of those sweeps is known (slower than where the search went, or broken) and is
+    not timed again; the budget goes to new neighbours instead.
+    """
+    out: set[tuple[tuple[str, int], ...]] = set()
+    for r in reversed(records):
+        if r.masked or r.number == 0:
+            continue
+        if r.optimization.action_category is not category:
+            break
+        for c in r.candidates:
+            values = {k: v for k, v in c.parameters.items() if isinstance(v, int) and not isinstance(v, bool)}
+            if len(values) == len(c.parameters):
+                out.add(tuple(sorted(values.items())))
+    return out
 
 
 def _card_budget(card: Any) -> int | None:
