@@ -320,3 +320,25 @@ def test_triton_candidates_on_the_gpu(tmp_path: Path) -> None:
     assert [e.status for e in out] == [CandidateStatus.OK] * 4, [e.reason for e in out]
     assert all(e.latency_us is not None and e.latency_us > 0 for e in out)
     assert all(e.compile_s is not None for e in out)
+
+
+def test_planning_does_not_import_backends() -> None:
+    """Issue 12: the rules planner adapter lives in backends/; planning's own modules import no backend.
+
+    ``planning/stage.py`` (the Stage 2 runner) is the stages package's to move out of planning.
+    """
+    import ast
+
+    import kernelopt.planning
+
+    folder = Path(kernelopt.planning.__file__).parent
+    offenders = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "stage.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.name}: {n}" for n in names if n.startswith("kernelopt.backends")]
+    assert not offenders
