@@ -162,7 +162,7 @@ def test_every_bad_candidate_is_a_recorded_result(tmp_path: Path) -> None:
     configs = [(16, 256), (64, 32), (128, 256), (256, 16), (16, 16), (256, 32)]
     cands = [Candidate(label=f"c{i}", source=config(m, n)) for i, (m, n) in enumerate(configs)]
     (tmp_path / "reference.py").write_text((DATA / "reference.py").read_text())
-    settings = SweepSettings(device="cpu", case_timeout_s=3.0, bench_seconds=0.05, parallel=2)
+    settings = SweepSettings(device="cpu", case_timeout_s=2.0, bench_seconds=0.05, parallel=2)
     out = evaluate(cands, reference_py=tmp_path / "reference.py", sweep_dir=tmp_path / "sweep", settings=settings)
     status = {e.label: e.status for e in out}
     assert status == {
@@ -342,3 +342,26 @@ def test_planning_does_not_import_backends() -> None:
                 names = [node.module]
             offenders += [f"{path.name}: {n}" for n in names if n.startswith("kernelopt.backends")]
     assert not offenders
+
+
+def test_implementer_records_a_refused_candidate_and_applies_the_fastest(ws_root: Path) -> None:
+    ws = _bowl(ws_root)
+    plan = _plan(ws, 1, [_v0(ws)])
+    assert plan is not None and not isinstance(plan, str)
+    plan = plan.model_copy(
+        update={
+            "candidates": [
+                plan.candidates[0].model_copy(update={"parameters": {"BLOCK_M": 48, "BLOCK_N": 256}}),
+                plan.candidates[0].model_copy(update={"parameters": {"BLOCK_M": 32, "BLOCK_N": 128}}),
+            ]
+        }
+    )
+    summary = cpu_timing_summary(ws, 1)
+    out = RuleImplementer(FAST).implement(StageContext(workspace=ws, version=1, summary=summary, plan=plan))
+    assert out.changed and out.knob_changes == {"BLOCK_M": (16, 32), "BLOCK_N": (256, 128)}
+    current, refused, best = out.candidates
+    assert current.current and current.status is CandidateStatus.OK and not current.chosen
+    assert refused.status is CandidateStatus.REFUSED and "power of two" in (refused.reason or "")
+    assert best.chosen and best.latency_us is not None and current.latency_us is not None
+    assert best.latency_us < current.latency_us
+    assert knobs_of(ws.kernel_py.read_text()) == {"BLOCK_M": 32, "BLOCK_N": 128}

@@ -369,7 +369,8 @@ class RuleImplementer:
             )
             return ImplementOutcome(
                 changed=False,
-                error=f"{cat.value} search: {what} of {n_timed} timed candidate(s); kernel.py left unchanged",
+                error=f"{cat.value} search: {what} of {n_timed} timed candidate(s){_not_timed(results)}; "
+                "kernel.py left unchanged",
                 candidates=results,
                 no_gain=True,
             )
@@ -391,6 +392,15 @@ class RuleImplementer:
 
 def _params(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "as is"
+
+
+def _not_timed(results: list[CandidateResult]) -> str:
+    """`` (2 refused, 1 timeout)``: the candidates that were not timed, by status; empty when all were."""
+    counts: dict[str, int] = {}
+    for r in results:
+        if r.status is not CandidateStatus.OK:
+            counts[r.status.value] = counts.get(r.status.value, 0) + 1
+    return f" ({', '.join(f'{n} {s}' for s, n in counts.items())})" if counts else ""
 
 
 def _failures(results: list[CandidateResult]) -> str:
