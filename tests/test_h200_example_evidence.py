@@ -14,12 +14,12 @@ import pytest
 
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import StageContext
+from kernelopt.backends.rules import RulePlanner
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.ncu_guided import add_guided_findings
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.rules import run_rules
 from kernelopt.evidence.summary import read_summary
-from kernelopt.backends.rules import RulePlanner
 from kernelopt.workspace import Workspace
 
 DATA = Path(__file__).parent / "data" / "h200_examples"

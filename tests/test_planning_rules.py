@@ -11,13 +11,13 @@ import pytest
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import Planner, PlanOutcome, StageContext
 from kernelopt.backends.registry import planner_class
+from kernelopt.backends.rules import RulePlanner
 from kernelopt.evidence.model import Confidence, EvidenceItem, Finding, ProfilerRuleResult
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.history import build_history
 from kernelopt.planning.knobs import Knob
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.ranking import rank
-from kernelopt.backends.rules import RulePlanner
 from kernelopt.planning.rules import knobs_from_tunables
 from kernelopt.planning.validate import validate_plan
 from kernelopt.workspace import Workspace
