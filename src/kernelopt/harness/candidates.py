@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.harness.model import BenchSettings, JobMode, KernelSource, RunOutcome, WorkerJob, WorkerResult
+from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.harness.progress import Limits, Phase, ProgressReader, ProgressWriter
 from kernelopt.harness.runner import run_worker, signal_name, worker_env
 from kernelopt.harness.stats import summarize
@@ -247,7 +248,10 @@ def _drain(
             progress_path=str(run_dir / "progress.jsonl"),
             results_path=str(run_dir / "results.jsonl"),
         )
-        env = worker_env(os.environ, {"KERNELOPT_WORKER": "1"})
+        extra = {"KERNELOPT_WORKER": "1"}
+        if mode is JobMode.CHECK:
+            extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations, as the gate's check does
+        env = worker_env(os.environ, extra)
         outcome = _run_candidate_worker(job, settings, len(pending), run_dir, env, reference_py.parent)
         if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT:
             lines = (outcome.stderr_tail or "").strip().splitlines()
