@@ -150,7 +150,11 @@ def test_a_category_waits_until_another_one_changes_the_kernel() -> None:
     h = build_history([v0, no_gain])
     assert A.TILING in h.waiting and "no candidate beat the current configuration" in h.waiting[A.TILING]
     moved = _sweep(2, A.NUM_WARPS, GateResult.PASS, chosen_current=False)
+    moved.performance.comparison_with_previous.verdict = "improvement"
     assert A.TILING not in build_history([v0, no_gain, moved]).waiting  # eligible again
+    flat = _sweep(2, A.NUM_WARPS, GateResult.PASS, chosen_current=False)
+    flat.performance.comparison_with_previous.verdict = "no significant change"
+    assert A.TILING in build_history([v0, no_gain, flat]).waiting  # the gate found it no faster
     gained = _sweep(1, A.TILING, GateResult.PASS, chosen_current=False)
     assert not build_history([v0, gained]).waiting  # a sweep that moved the kernel may go on
 

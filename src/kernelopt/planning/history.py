@@ -8,8 +8,8 @@ data).
 
 A category searched by the rules backend (a record with ``candidates``) whose sweep gained nothing (its
 best candidate was the current configuration, or the chosen one failed the gate) *waits*: it is not
-planned again until another category has changed the kernel (a later passing version). A category is
-never banned for good.
+planned again until another category has changed the kernel (a later passing version that the gate
+found faster, or that has no comparison). A category is never banned for good.
 
 A knob move that made the kernel slower, failed the gate or timed out teaches a *banned direction*:
 from the value it started at (or beyond it in the same direction) the knob is not moved that way
@@ -285,7 +285,13 @@ def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | 
     for r in records:
         if r.masked:
             continue
-        if r.number > 0 and r.quality_gate.result is GateResult.PASS:
+        if (
+            r.number > 0
+            and r.quality_gate.result is GateResult.PASS
+            and outcome(r) in (Outcome.IMPROVED, Outcome.UNKNOWN)
+        ):
+            # a passing version that the gate found no faster changed the knobs, not what the others
+            # would find: it does not wake the waiting categories (no drift between equally fast points)
             last_change = max(last_change, r.number)
             h.last_change = r.version
         if r.candidates and r.optimization.action_category is not None:
