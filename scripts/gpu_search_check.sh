@@ -12,8 +12,8 @@
 # Env: EXAMPLES (default: every folder under examples/), MAX_ITERS (default 12), MAX_WALL_MIN (default 8),
 #      WS_ROOT (default /tmp/kernelopt-search), TESTS (1: run the GPU tests first, default 1).
 # A device call is limited to 10 minutes: give one example per call, e.g.
-#   TESTS=1 EXAMPLES=matmul MAX_WALL_MIN=6 bash scripts/gpu_search_check.sh      (about 8 min)
-#   TESTS=0 EXAMPLES=elementwise MAX_WALL_MIN=6 bash scripts/gpu_search_check.sh (about 7 min)
+#   TESTS=1 EXAMPLES=matmul MAX_WALL_MIN=5 bash scripts/gpu_search_check.sh      (at most about 9 min)
+#   TESTS=0 EXAMPLES=elementwise MAX_WALL_MIN=6 bash scripts/gpu_search_check.sh (at most about 9 min)
 # Writes: $OUT/gpu_tests.txt, $OUT/optimize_<ex>.txt, $OUT/optimize_<ex>.json (the loop summary),
 #         $OUT/search_<ex>.json (per-version candidates), $OUT/report_<ex>.md, $OUT/session.txt.
 set -u
