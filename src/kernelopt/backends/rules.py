@@ -40,7 +40,6 @@ from kernelopt.errors import InputFileError
 from kernelopt.memory.model import CandidateResult, CandidateStatus
 from kernelopt.memory.store import atomic_write_text
 from kernelopt.planning.plan import Plan, PlanCandidate
-from kernelopt.planning.rules import PLANNER_NAME, RuleOptions, plan_version
 from kernelopt.tunables import (
     ResourceLimits,
     Tunable,
@@ -122,13 +121,18 @@ class RulePlanner:
         UsageError: an unknown option.
     """
 
-    name = PLANNER_NAME
+    name = "rules"
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
+        # imported here: the implementer in this module needs none of the planning machinery
+        from kernelopt.planning.rules import RuleOptions
+
         self.options = RuleOptions.from_dict(options or {})
 
     def plan(self, ctx: StageContext) -> PlanOutcome:
         """Plan iteration ``ctx.version``; write ``plans/v<N>_plan.md`` or say why there is no plan."""
+        from kernelopt.planning.rules import plan_version
+
         plan, reason = plan_version(ctx.workspace, ctx.version, ctx.summary, ctx.history, self.options)
         return PlanOutcome(plan, reason=reason)
 
