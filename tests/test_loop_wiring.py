@@ -71,6 +71,7 @@ def test_build_collaborators_calls_the_real_stage_names(ws: Workspace, monkeypat
     c = build_collaborators(ws, RunSettings(device="cuda"))
     assert type(c.planner).__name__ == "RulePlanner" and c.planner.options.knob_only is True  # type: ignore[attr-defined]
     assert type(c.implementer).__name__ == "RuleImplementer"
+    assert c.implementer.options == {"device": "cuda"}  # candidates are timed where the gate runs
     assert c.profiler.profile(ws, 3) is summary
     assert c.plan_reader.parse("text") == "PLAN"
     c.plan_reader.validate("PLAN", ws, [], summary)  # type: ignore[arg-type]

@@ -73,7 +73,8 @@ def test_planner_and_validation_read_the_tunables_table_only() -> None:
     # without discovered categories, a knob's name gives them through the tunables' own rules
     assert knob_categories("BLOCK_SIZE") == (ActionCategory.BLOCK_SIZE,)
     assert Knob("BLOCK_SIZE", 128).serves(ActionCategory.VECTORIZED_ACCESS)  # elements per thread
-    assert not Knob("num_stages", 2).serves(ActionCategory.TILING)
+    assert Knob("num_stages", 2).serves(ActionCategory.TILING)  # a tile is searched with its pipeline depth
+    assert not Knob("num_stages", 2).serves(ActionCategory.BLOCK_SIZE)
     assert not Knob("MY_OWN_KNOB", 3).serves(ActionCategory.BLOCK_SIZE)  # unknown: never moved
     for category in PLAN_KNOB_CATEGORIES:
         for name in ("BLOCK_SIZE", "BLOCK_M", "num_warps", "num_stages", "GROUP_M"):

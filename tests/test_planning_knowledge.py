@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from kernelopt.actions import ActionCategory
+from kernelopt.backends.rules import RulePlanner
 from kernelopt.memory.model import SearchLogEntry
 from kernelopt.planning.knowledge import Decision, KnowledgeSearch, KnowledgeSource, Query, categories_in
 from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import PlanError
 from kernelopt.planning.reference import ReferenceIndex, tokenize
-from kernelopt.planning.rules import RulePlanner
 from kernelopt.planning.validate import check_search_log
 from kernelopt.planning.web import (
     REMOVED,

@@ -10,13 +10,14 @@ import pytest
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import Planner, PlanOutcome, StageContext
 from kernelopt.backends.registry import planner_class
+from kernelopt.backends.rules import RulePlanner
 from kernelopt.evidence.model import Confidence, EvidenceItem, Finding, ProfilerRuleResult
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.history import build_history
 from kernelopt.planning.knobs import Knob
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.ranking import rank
-from kernelopt.planning.rules import RulePlanner, knobs_from_tunables
+from kernelopt.planning.rules import knobs_from_tunables
 from kernelopt.planning.validate import validate_plan
 from kernelopt.workspace import Workspace
 
@@ -58,6 +59,7 @@ def run_planner(
 ) -> PlanOutcome:
     fakes.install_summary(ws, version, summary)
     options.setdefault("wiki_search", fakes.FakeWiki())
+    options.setdefault("search", False)  # one knob move per plan (what agent implementers get)
     if knobs is not None:
         options["knobs"] = knobs
     planner = RulePlanner(options)
@@ -276,7 +278,9 @@ def test_loop_with_code_actions_never_repeats(ws: Workspace) -> None:
 def test_nothing_left_writes_nothing(ws: Workspace) -> None:
     out = run_planner(ws, "small_grid_latency", [], knob_only=True)
     assert out.plan is None
-    assert out.reason is not None and out.reason.startswith("no new actionable path for v1")
+    # nothing the rules backend can move: the reason names the backends that write code (issue 16)
+    assert out.reason is not None and out.reason.startswith("the rules backend has nothing it can move in v1")
+    assert "agent-cli" in out.reason and "llm-api" in out.reason
     assert not ws.plan_path(1).exists()
 
 

@@ -3,7 +3,8 @@
 Front matter keys (all optional): ``name``, ``platform`` (``nvidia``/``amd``), ``gpu``, ``framework``
 (``triton``/``cuda``/``hip``/``torch``), ``kernel_form`` (``function``/``kernelbench``), ``kernel_type``,
 ``dtype`` (a dtype of :func:`kernelopt.hardware.specs.normalize_dtype`), ``reference_project`` (a local
-folder or ``none``), ``stop_conditions`` and ``isa_targets`` (metric -> target such as ``">=128"``).
+folder or ``none``), ``stop_conditions``, ``isa_targets`` (metric -> target such as ``">=128"``) and
+``search_budget`` (the most candidates the rules backend times per iteration; default 16).
 
 A value outside its accepted range or vocabulary is an error when the card is read (one line naming the
 file, the field, the value and what is accepted). A ``gpu`` without a spec sheet is not: the loop runs
@@ -114,6 +115,7 @@ class TaskCard(BaseModel):
     reference_project: str | None = None
     stop_conditions: StopConditions = Field(default_factory=StopConditions)
     isa_targets: dict[str, str | int | float] = Field(default_factory=dict)
+    search_budget: int | None = Field(default=None, ge=1)
     body: str = Field(default="", exclude=True)
 
     @field_validator("platform", "framework", "kernel_form")

@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
-from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.model import CandidateResult, IterationRecord
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
@@ -88,6 +88,10 @@ class ImplementOutcome:
         error: why nothing could be implemented (the iteration fails with it).
         transcript: agent transcript file, when there is one.
         tokens: token usage for API backends.
+        candidates: every candidate of a plan's candidate set as Stage 3 measured it (rules backend),
+            the chosen one marked; kept in ``memory/v<N>.json``.
+        no_gain: the search found nothing faster than the current configuration (``changed`` False):
+            a measured result, not a failure of the implementer.
     """
 
     changed: bool
@@ -96,6 +100,8 @@ class ImplementOutcome:
     error: str | None = None
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)
+    candidates: list[CandidateResult] = field(default_factory=list)
+    no_gain: bool = False
 
 
 class BackendFailure(KerneloptError):

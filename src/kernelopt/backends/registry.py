@@ -14,7 +14,7 @@ from typing import Any
 from kernelopt.errors import UsageError
 
 PLANNERS: dict[str, str] = {
-    "rules": "kernelopt.planning.rules:RulePlanner",
+    "rules": "kernelopt.backends.rules:RulePlanner",
     "agent-cli": "kernelopt.backends.agent_cli:AgentCliPlanner",
     "llm-api": "kernelopt.backends.llm_api:LlmApiPlanner",
 }

@@ -149,6 +149,8 @@ def run_worker(
     run_dir: Path,
     env: Mapping[str, str],
     cwd: Path | None = None,
+    module: str = WORKER_MODULE,
+    job_json: str | None = None,
 ) -> RunOutcome:
     """Run ``job`` in a new worker process and return what happened.
 
@@ -158,6 +160,10 @@ def run_worker(
         run_dir: folder for job.json, stdout.txt, stderr.txt.
         env: the worker's full environment (see :func:`worker_env`).
         cwd: working directory of the worker.
+        module: the worker module run as ``python -m MODULE job.json`` (another worker of the same
+            progress protocol, e.g. :mod:`kernelopt.harness.candidates`).
+        job_json: the text written to job.json instead of ``job`` (that worker's own job; ``job`` then
+            only names the progress and result files).
 
     Returns:
         A :class:`RunOutcome`; a crash or timeout is reported in it, never raised.
@@ -166,9 +172,9 @@ def run_worker(
         OSError: the Python interpreter cannot be started (a broken environment, not a kernel failure).
     """
     job_path = run_dir / "job.json"
-    job_path.write_text(job.model_dump_json(indent=2), encoding="utf-8")
+    job_path.write_text(job_json if job_json is not None else job.model_dump_json(indent=2), encoding="utf-8")
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
-    argv = [sys.executable, "-m", WORKER_MODULE, str(job_path)]
+    argv = [sys.executable, "-m", module, str(job_path)]
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
     timeout: Timeout | None = None
     caps = (OutputCap(out_path), OutputCap(err_path))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import Performance
 
@@ -42,8 +43,9 @@ def one_line(text: str, limit: int) -> str:
     return folded if len(folded) <= limit else folded[: limit - 3].rstrip() + "..."
 
 
-def bottleneck_evidence(summary: ProfileSummary | None) -> str:
-    """The headline evidence of a profile: bottleneck class and the first fact of the top finding."""
+def bottleneck_evidence(summary: ProfileSummary | None, category: ActionCategory | None = None) -> str:
+    """The headline evidence of a profile: bottleneck class and the first fact of the finding that drove
+    the plan (the first finding naming ``category``), else of the top finding."""
     if summary is None:
         return "no profile"
     prefix = "" if summary.counters_available else "timing-only, "
@@ -51,8 +53,10 @@ def bottleneck_evidence(summary: ProfileSummary | None) -> str:
     if k is None:
         return prefix + "no kernel profiled"
     text = k.bottleneck.value
-    if k.findings and k.findings[0].evidence:
-        e = k.findings[0].evidence[0]
+    driver = next((f for f in k.findings if category is not None and category in f.action_categories), None)
+    top = driver or (k.findings[0] if k.findings else None)
+    if top is not None and top.evidence:
+        e = top.evidence[0]
         if e.value is None:
             val = "n/a"
         elif isinstance(e.value, float):

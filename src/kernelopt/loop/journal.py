@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.loop.stop import RooflineBounds, StopDecision
-from kernelopt.memory.model import GateResult, PitfallAndFix
+from kernelopt.memory.model import CandidateResult, GateResult, PitfallAndFix
 from kernelopt.stagenames import Stage
 
 JOURNAL_SCHEMA_VERSION = 1
@@ -73,6 +73,7 @@ class ImplementNote(BaseModel):
     knob_changes: dict[str, list[Any]] = Field(default_factory=dict)
     attempts: int = 1
     rel_err: float | None = None
+    candidates: list[CandidateResult] = Field(default_factory=list)
 
 
 class GateNote(BaseModel):

@@ -58,7 +58,7 @@ from kernelopt.planning.plan import Plan
 from kernelopt.stages import guard
 from kernelopt.stages.allowance import aux_files_of, may_write
 from kernelopt.stages.guard import GuardPoint, ProtectedContent, RunGuard, violation_pitfall
-from kernelopt.stages.implement import run_implement, summary_of
+from kernelopt.stages.implement import NO_GAIN, run_implement, summary_of
 from kernelopt.stages.plan import PlanVerdict, run_plan
 from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import Workspace
@@ -596,6 +596,12 @@ class OptimizeLoop:
         for who, tokens in result.tokens:
             self._note_tokens(it, who, tokens)
         if not result.ok:
+            if result.outcome is not None and result.outcome.candidates:
+                # a measured search: its results are the record's, even when nothing won
+                it.implement = ImplementNote(
+                    description=result.outcome.error or result.reason or "",
+                    candidates=list(result.outcome.candidates),
+                )
             self._fail(
                 it,
                 result.reason or "the implementer failed",
@@ -611,6 +617,7 @@ class OptimizeLoop:
             },
             attempts=result.attempts,
             rel_err=result.rel_err,
+            candidates=list(outcome.candidates) if outcome else [],
         )
         candidate.keep(self.ws, self.journal.candidate_dir(it.version), it)
         self._write_stage3_record(it, plan)
@@ -755,7 +762,10 @@ class OptimizeLoop:
                 else:
                     what = it.implement.description if it.implement else "change"
                 it.commit_message = commits.pass_message(
-                    n, record.performance, what, commits.bottleneck_evidence(summary)
+                    n,
+                    record.performance,
+                    what,
+                    commits.bottleneck_evidence(summary, plan.action_category if plan is not None else None),
                 )
             paths = [
                 "kernel.py",
@@ -787,7 +797,10 @@ class OptimizeLoop:
             if result is GateResult.PASS:
                 self.state.consecutive_failures = 0
             else:
-                self.state.consecutive_failures += 1
+                # a search that found the current configuration fastest is a measurement, not a failure
+                # streak: the planner turns it into a waiting category (and convergence)
+                if it.failure is None or it.failure.error_type != NO_GAIN:
+                    self.state.consecutive_failures += 1
                 self.state.failures += 1
         shutil.rmtree(self.journal.candidate_dir(n), ignore_errors=True)
         self._refresh_best()

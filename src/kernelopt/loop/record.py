@@ -39,6 +39,8 @@ def fill_plan(record: IterationRecord, plan: Plan | None, it: IterationState) ->
     o.risks_and_rollback = plan.risks_and_rollback
     if it.implement is not None and it.implement.knob_changes:
         o.knob_changes = {k: list(v) for k, v in it.implement.knob_changes.items()}
+    if it.implement is not None and it.implement.candidates:
+        record.candidates = list(it.implement.candidates)
     record.search_log = list(plan.search_log)
 
 
@@ -50,7 +52,7 @@ def fill_evidence(record: IterationRecord, summary: ProfileSummary | None, plan:
     pe.tool_used = summary.tool_used
     if not summary.counters_available:
         pe.tool_used += f" (timing-only: {summary.counters_unavailable_reason or 'counters unavailable'})"
-    pe.evidence_summary = commits.bottleneck_evidence(summary)
+    pe.evidence_summary = commits.bottleneck_evidence(summary, plan.action_category if plan is not None else None)
     k = summary.primary()
     pe.bottleneck_type = k.bottleneck.value if k else None
     chains = list(plan.evidence) if plan is not None and plan.evidence else []

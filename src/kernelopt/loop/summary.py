@@ -31,6 +31,8 @@ class VersionRow(BaseModel):
     failure_reason: str | None
     git_commit_hash: str | None
     commit: str | None = None
+    candidates_timed: int = 0
+    candidates_evaluated: int = 0
 
     @classmethod
     def of(
@@ -53,6 +55,8 @@ class VersionRow(BaseModel):
             action=r.optimization.action_description,
             failure_reason=r.quality_gate.failure_reason,
             git_commit_hash=r.git_commit_hash,
+            candidates_timed=sum(1 for c in r.candidates if c.latency_us is not None),
+            candidates_evaluated=len(r.candidates),
         )
 
 
@@ -77,6 +81,9 @@ class LoopSummary(BaseModel):
         this_run: the versions finished in this run.
         versions: every version of the workspace (the spec's memory summary).
         git_log: ``<hash> <subject>`` of the workspace, newest first.
+        candidates_timed: candidate configurations Stage 3 compiled, checked and timed (every version of
+            the workspace, the current configurations used as yardsticks included).
+        candidates_evaluated: candidates Stage 3 evaluated, failed ones (refused, wrong, crashed, hung) too.
     """
 
     workspace: str
@@ -96,6 +103,8 @@ class LoopSummary(BaseModel):
     this_run: list[VersionOutcome] = Field(default_factory=list)
     versions: list[VersionRow] = Field(default_factory=list)
     git_log: list[str] = Field(default_factory=list)
+    candidates_timed: int = 0
+    candidates_evaluated: int = 0
 
 
 def build_summary(
@@ -137,4 +146,6 @@ def build_summary(
         this_run=list(state.outcomes),
         versions=[VersionRow.of(r, (bounds or {}).get(r.version), pairs) for r in records],
         git_log=git_log,
+        candidates_timed=sum(1 for r in records for c in r.candidates if c.latency_us is not None),
+        candidates_evaluated=sum(len(r.candidates) for r in records),
     )

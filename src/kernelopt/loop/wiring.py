@@ -210,6 +210,9 @@ def build_collaborators(
     Raises:
         UsageError: unknown backend name, or an option the backend does not know.
     """
+    implementer_options = dict(implementer_options or {})
+    if settings.implementer == "rules" and settings.device is not None:
+        implementer_options.setdefault("device", settings.device)  # candidates are timed where the gate runs
     planner = build_planner(settings.planner, planner_options, implementer=settings.implementer)
     implementer = build_implementer(settings.implementer, implementer_options)
     return Collaborators(

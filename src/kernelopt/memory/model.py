@@ -161,6 +161,41 @@ class PitfallAndFix(_Model):
     lesson: str | None = None
 
 
+class CandidateStatus(StrEnum):
+    """How one candidate configuration of a Stage 3 sweep ended."""
+
+    OK = "ok"  # compiled, correct on the small shape, timed
+    WRONG_RESULT = "wrong_result"
+    COMPILE_FAILED = "compile_failed"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    REFUSED = "refused"  # the tunables edit refused it (illegal value, cannot fit)
+    NOT_TIMED = "not_timed"  # correct, but the timing run failed or was skipped
+
+
+class CandidateResult(_Model):
+    """One candidate configuration that Stage 3 compiled, checked and timed (the rules implementer's sweep).
+
+    Attributes:
+        parameters: knob -> value of the candidate (the values the whole configuration has after the edit).
+        status: how it ended.
+        latency_us: median latency on the primary shape from the quick timer, microseconds; ``None``
+            when not timed.
+        reason: why it failed or was not timed, one line; ``None`` when it was timed.
+        chosen: the configuration Stage 3 applied (the fastest correct one).
+        current: the configuration kernel.py had before Stage 3 (timed as the yardstick).
+        evidence: the evidence line of the plan behind this candidate.
+    """
+
+    parameters: dict[str, int | float | str | bool]
+    status: CandidateStatus
+    latency_us: float | None = Field(default=None, ge=0)
+    reason: str | None = None
+    chosen: bool = False
+    current: bool = False
+    evidence: str | None = None
+
+
 class QualityGate(_Model):
     result: GateResult | None = None
     failure_reason: str | None = None
@@ -189,6 +224,9 @@ class IterationRecord(_Model):
     quality_gate: QualityGate = Field(default_factory=QualityGate)
     open_directions: list[str] = Field(default_factory=list)
     git_commit_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+    candidates: list[CandidateResult] = Field(
+        default_factory=list, description="Stage 3's candidate sweep: every configuration timed, and the one chosen"
+    )
 
     @field_validator("version")
     @classmethod

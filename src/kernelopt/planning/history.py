@@ -6,6 +6,11 @@ name -> [before, after]), or the plan of that version (``plans/v<N>_plan.md``) w
 Masked records never count: their actions may be proposed again (spec: masked records are not active
 data).
 
+A category searched by the rules backend (a record with ``candidates``) whose sweep gained nothing (its
+best candidate was the current configuration, or the chosen one failed the gate) *waits*: it is not
+planned again until another category has changed the kernel (a later passing version that the gate
+found faster, or that has no comparison). A category is never banned for good.
+
 A knob move that made the kernel slower, failed the gate or timed out teaches a *banned direction*:
 from the value it started at (or beyond it in the same direction) the knob is not moved that way
 again. A move that made it faster teaches a *favoured direction* (keep going while it pays), and
@@ -155,12 +160,24 @@ class History:
         tried_by: signature -> the version labels that tried it.
         moves: knob moves with their outcomes, oldest first.
         failed_categories: category -> versions whose iteration failed or regressed with it.
+        waiting: category -> why it waits (its last sweep gained nothing and the kernel has not changed
+            since).
+        waiting_knobs: category -> the knobs its last sweep searched (waiting categories only).
+        last_change: the label of the newest passing version V1.. (the kernel as it is now), if any.
     """
 
     tried: set[Signature] = field(default_factory=set)
     tried_by: dict[Signature, list[str]] = field(default_factory=dict)
     moves: list[KnobMove] = field(default_factory=list)
     failed_categories: dict[ActionCategory, list[str]] = field(default_factory=dict)
+    waiting: dict[ActionCategory, str] = field(default_factory=dict)
+    waiting_knobs: dict[ActionCategory, frozenset[str]] = field(default_factory=dict)
+    last_change: str | None = None
+
+    def same_search(self, knobs: frozenset[str]) -> ActionCategory | None:
+        """A waiting category whose sweep searched these knobs (or more) from the kernel as it is now:
+        another category over the same knobs would time the same neighbourhood again."""
+        return next((c for c, names in self.waiting_knobs.items() if knobs and knobs <= names), None)
 
     def add_tried(self, signature: Signature, version: str) -> None:
         sig = canonical(signature)
@@ -263,9 +280,22 @@ def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | 
     """
     past_plans = past_plans or {}
     h = History()
+    sweeps: dict[ActionCategory, IterationRecord] = {}
+    last_change = 0
     for r in records:
         if r.masked:
             continue
+        if (
+            r.number > 0
+            and r.quality_gate.result is GateResult.PASS
+            and outcome(r) in (Outcome.IMPROVED, Outcome.UNKNOWN)
+        ):
+            # a passing version that the gate found no faster changed the knobs, not what the others
+            # would find: it does not wake the waiting categories (no drift between equally fast points)
+            last_change = max(last_change, r.number)
+            h.last_change = r.version
+        if r.candidates and r.optimization.action_category is not None:
+            sweeps[r.optimization.action_category] = r
         result = outcome(r)
         sig = record_signature(r)
         if sig is not None:
@@ -284,7 +314,25 @@ def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | 
             if before is None or after is None or before == after:
                 continue
             h.moves.append(KnobMove(r.version, category, knob, before, after, result))
+    for cat, r in sweeps.items():
+        if r.number > last_change and r.quality_gate.result is not GateResult.PASS:
+            h.waiting[cat] = sweep_note(r)
+            h.waiting_knobs[cat] = frozenset(k for c in r.candidates for k in c.parameters)
     return h
+
+
+def sweep_note(record: IterationRecord) -> str:
+    """Why the category of ``record``'s sweep waits: what its sweep found, in one line."""
+    ok = [c for c in record.candidates if c.latency_us is not None]
+    current = next((c for c in record.candidates if c.current), None)
+    chosen = next((c for c in record.candidates if c.chosen), None)
+    if chosen is not None and not chosen.current:
+        what = "its chosen candidate failed the gate"
+    elif current is not None and current.latency_us is not None:
+        what = f"no candidate beat the current configuration ({current.latency_us:.4g} us)"
+    else:
+        what = "no candidate was correct and timed"
+    return f"{record.version} timed {len(ok)} of {len(record.candidates)} candidates: {what}"
 
 
 def load_past_plans(ws: Workspace, records: list[IterationRecord]) -> tuple[dict[str, Plan], list[str]]:

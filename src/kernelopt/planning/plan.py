@@ -31,6 +31,31 @@ class RiskLevel(StrEnum):
     HIGH = "high"
 
 
+#: Candidates Stage 3 compiles, checks and times per iteration when neither the task card
+#: (``search_budget``) nor the planner option ``candidate_budget`` says otherwise. kernelopt's choice: at
+#: about 0.7 s to compile, check and time one configuration on the H200 (issue 13), 16 candidates cost
+#: about as much as one Nsight Compute profile, and 16 covers a 4 x 4 joint neighbourhood of two knobs.
+DEFAULT_CANDIDATE_BUDGET = 16
+
+
+class PlanCandidate(BaseModel):
+    """One configuration of the plan's candidate set (every knob of the category it sets).
+
+    Attributes:
+        parameters: knob -> value after the edit, e.g. ``{"BLOCK_M": 64, "BLOCK_N": 128, "num_warps": 4}``.
+        evidence: why it is in the set (the evidence line or the search rule behind it), one line.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    parameters: dict[str, int | float | str | bool]
+    evidence: str = ""
+
+    def key(self) -> tuple[tuple[str, str], ...]:
+        """Sorted ``(knob, value)`` pairs: two candidates with equal keys are the same configuration."""
+        return tuple(sorted((k, str(v)) for k, v in self.parameters.items()))
+
+
 class Plan(BaseModel):
     """One iteration's plan.
 
@@ -56,6 +81,10 @@ class Plan(BaseModel):
             profiler's own estimate); ``None`` when not estimated.
         references: the knowledge the plan relies on: gpu-wiki record ids, ``path:line`` in the
             reference project, URLs.
+        candidates: the candidate set of a measured search inside the category (rules backend): Stage 3
+            times each and applies the fastest correct one; empty for a plan of one fixed change.
+        candidate_budget: the most candidates Stage 3 may time this iteration (``None`` without a set).
+        pruned: candidates left out before timing and why (cannot fit, illegal), one line each.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -77,7 +106,18 @@ class Plan(BaseModel):
     current_values: dict[str, str | int | float | bool] = Field(default_factory=dict)
     expected_speedup_pct: float | None = None
     references: list[str] = Field(default_factory=list)
+    candidates: list[PlanCandidate] = Field(default_factory=list)
+    candidate_budget: int | None = Field(default=None, ge=1)
+    pruned: list[str] = Field(default_factory=list)
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        """(category, sorted target=value pairs): two plans with equal signatures are the same action."""
-        return self.action_category.value, tuple(sorted((k, str(v)) for k, v in self.parameters.items()))
+        """(category, sorted target=value pairs): two plans with equal signatures are the same action.
+
+        A candidate-set plan is the same action as another only when it searches the same set (the
+        set is absolute values around the kernel's knobs, so it differs once the kernel changed).
+        """
+        pairs = sorted((k, str(v)) for k, v in self.parameters.items())
+        if self.candidates:
+            sets = sorted(";".join(f"{k}={v}" for k, v in c.key()) for c in self.candidates)
+            pairs.append(("candidates", " | ".join(sets)))
+        return self.action_category.value, tuple(sorted(pairs))

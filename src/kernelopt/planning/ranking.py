@@ -545,6 +545,9 @@ def rank(
     notes: dict[ActionCategory, str] = {}
     skipped: dict[ActionCategory, list[str]] = {}
     for cat in sorted(support, key=order.index):
+        if cat in history.waiting:
+            notes[cat] = f"waits until another category changes the kernel ({history.waiting[cat]})"
+            continue
         base = ev.get(cat, 0.0) + prof.get(cat, 0.0) + support[cat] - penalty.get(cat, 0.0)
         reasons = [f"evidence {ev.get(cat, 0.0):.2f}", f"profiler {prof.get(cat, 0.0):.2f}"]
         reasons.append(f"knowledge {support[cat]:.2f}")

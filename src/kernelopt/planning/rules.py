@@ -18,6 +18,16 @@ Options (``RulePlanner(options)``):
     wiki_search (callable): replaces ``kernelopt.wiki.search.search`` (tests).
     knobs (list of Knob or {name, value, location} mappings): replaces tunable discovery (tests).
     runner (callable): replaces the subprocess gateway for the web command (tests).
+    search (bool): plan a measured search inside the category (a candidate set that Stage 3 times;
+        DESIGN.md "Search inside one category"). Default: on when ``knob_only`` is (the rules implementer
+        runs Stage 3 and times candidates); off for agent implementers, which get one concrete move.
+    candidate_budget (int): the most candidates per iteration; default the task card's
+        ``search_budget``, else :data:`~kernelopt.planning.plan.DEFAULT_CANDIDATE_BUDGET` (16).
+
+A category whose last sweep gained nothing waits until another category changes the kernel
+(:attr:`~kernelopt.planning.history.History.waiting`); when every actionable category waits, the search
+has converged and the planner says so. This module does not import :mod:`kernelopt.backends`: the
+``rules`` planner backend (:class:`kernelopt.backends.rules.RulePlanner`) calls :func:`plan_version`.
 """
 
 from __future__ import annotations
@@ -29,19 +39,19 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.actions import ActionCategory
-from kernelopt.backends.protocol import PlanOutcome, StageContext
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text
-from kernelopt.memory.model import SearchLogEntry
+from kernelopt.memory.model import IterationRecord, SearchLogEntry
 from kernelopt.planning.history import History, build_history, load_past_plans
 from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob
 from kernelopt.planning.knowledge import Decision, Idea, KnowledgeSearch, KnowledgeSource, Query, query_text
 from kernelopt.planning.markdown import render_plan
-from kernelopt.planning.plan import Plan, RiskLevel
-from kernelopt.planning.ranking import Candidate, Fits, rank, rule_categories
+from kernelopt.planning.plan import DEFAULT_CANDIDATE_BUDGET, Plan, PlanCandidate, RiskLevel
+from kernelopt.planning.ranking import Candidate, Fits, Ranking, rank, rule_categories, stages_without_dot, symptoms_of
+from kernelopt.planning.search import CandidateSet, candidate_set
 from kernelopt.planning.web import WebSearchConfig
 from kernelopt.proc import run_command
 from kernelopt.tunables import (
@@ -52,10 +62,13 @@ from kernelopt.tunables import (
     discover,
     resource_problems,
 )
+from kernelopt.workspace import Workspace
 
 PLANNER_NAME = "rules"
 PROFILE_RULES_SOURCE = "profile-rules"
 MAX_EVIDENCE_LINES = 5
+MAX_PRUNED_LINES = 12
+CODE_BACKENDS = "agent-cli or llm-api (--planner agent-cli --implementer agent-cli, or llm-api)"
 
 _A = ActionCategory
 # Code changes that restructure the kernel: high risk of a wrong result or a regression.
@@ -96,6 +109,13 @@ class RuleOptions:
     wiki_search: Callable[..., Any] | None = None
     knobs: list[Knob] | None = None
     runner: Callable[..., Any] = run_command
+    search: bool | None = None
+    candidate_budget: int | None = None
+
+    @property
+    def searching(self) -> bool:
+        """True when plans carry a candidate set (see the module docstring)."""
+        return self.knob_only if self.search is None else self.search
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any]) -> RuleOptions:
@@ -130,6 +150,12 @@ class RuleOptions:
                 out.max_queries = max(1, int(value))
             elif key == "knobs":
                 out.knobs = knobs_from_tunables(value)
+            elif key == "search":
+                out.search = bool(value)
+            elif key == "candidate_budget":
+                if isinstance(value, bool) or int(value) < 1:
+                    raise UsageError(f"rules planner option candidate_budget must be >= 1, not {value!r}")
+                out.candidate_budget = int(value)
             else:
                 setattr(out, key, value)
         return out
@@ -321,134 +347,222 @@ def build_queries(kernel: KernelEvidence, summary: ProfileSummary, framework: st
     return queries
 
 
-class RulePlanner:
-    """Deterministic Stage 2 planner (see the module docstring).
+def plan_version(
+    ws: Workspace,
+    n: int,
+    summary: ProfileSummary | None,
+    history_records: list[IterationRecord],
+    options: RuleOptions,
+) -> tuple[Plan | None, str | None]:
+    """Plan iteration ``n``: write ``plans/v<N>_plan.md`` and return (plan, notes), or (None, why not).
 
     Args:
-        options: settings (see :class:`RuleOptions`).
+        ws: the workspace.
+        n: the version being planned.
+        summary: its Stage 1 evidence (``profiles/v<N>/summary.json``).
+        history_records: the unmasked iteration records, oldest first.
+        options: the planner's settings.
 
     Raises:
-        UsageError: an unknown option.
+        PlanError: the plan built breaks a Stage 2 rule (a bug of this planner).
     """
+    if summary is None:
+        return None, f"no Stage 1 evidence for v{n} (profiles/v{n}/summary.json)"
+    kernel = summary.primary()
+    if kernel is None:
+        return None, f"profiles/v{n}/summary.json lists no profiled kernel"
+    card = ws.task_card()
+    records = [r for r in history_records if not r.masked and r.number != n]
+    past, past_notes = load_past_plans(ws, records)
+    history = build_history(records, past)
 
-    name = PLANNER_NAME
+    knobs = options.knobs
+    knob_note = None
+    unread: frozenset[str] = frozenset()
+    if knobs is None:
+        knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
 
-    def __init__(self, options: dict[str, Any] | None = None) -> None:
-        self.options = RuleOptions.from_dict(options or {})
-
-    def plan(self, ctx: StageContext) -> PlanOutcome:
-        """Plan iteration ``ctx.version``; write ``plans/v<N>_plan.md`` or say why there is no plan."""
-        n = ctx.version
-        summary = ctx.summary
-        if summary is None:
-            return PlanOutcome(None, reason=f"no Stage 1 evidence for v{n} (profiles/v{n}/summary.json)")
-        kernel = summary.primary()
-        if kernel is None:
-            return PlanOutcome(None, reason=f"profiles/v{n}/summary.json lists no profiled kernel")
-        ws = ctx.workspace
-        card = ws.task_card()
-        records = [r for r in ctx.history if not r.masked and r.number != n]
-        past, past_notes = load_past_plans(ws, records)
-        history = build_history(records, past)
-
-        knobs = self.options.knobs
-        knob_note = None
-        unread: frozenset[str] = frozenset()
-        if knobs is None:
-            knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
-
-        reference = self.options.reference_project or card.reference_project_path
-        if reference is not None and not reference.is_absolute():
-            reference = ws.root / reference
-        web = (
-            WebSearchConfig(tuple(self.options.web_command), timeout_s=self.options.web_timeout_s)
-            if self.options.web_command
-            else None
+    if options.knob_only and knobs is not None and not knobs:
+        return None, (
+            f"the rules backend has nothing it can move in v{n}: kernel.py has no tunable knob (a literal launch "
+            "argument, a triton.Config value or a '# kernelopt: tunable' constant); a code change needs a backend "
+            f"that writes code: {CODE_BACKENDS}"
         )
-        search = KnowledgeSearch(
-            wiki_search=self.options.wiki_search,
-            arch=_arch([card.gpu, summary.gpu]),
-            vendor=summary.vendor.value,
-            framework=card.framework,
-            wiki_dirs=self.options.wiki_dirs,
-            reference_project=reference,
-            web=web,
-            runner=self.options.runner,
-        )
-        queries = build_queries(kernel, summary, card.framework, self.options.max_queries)
-        knob_only = self.options.knob_only
-        gpu, dtype = card.gpu or summary.gpu, card.dtype
-        fits = (
-            stage3_check(ws.kernel_py, knobs, gpu, dtype, unread)
-            if self.options.knobs is None and knobs is not None
-            else resource_check(gpu, dtype, unread)
-        )
-        triton = (card.framework or "").lower() == "triton"
 
-        def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
-            ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
-            notes = dict(ranking.notes)
-            for idea in ideas:
-                cat = idea.category
-                if cat is not None and cat not in notes and not any(c.category is cat for c in ranking.candidates):
-                    notes[cat] = "not supported by this kernel's evidence"
-            if not ranking.candidates:
-                return Decision(None, notes=notes)
-            best = ranking.candidates[0]
-            text = best.describe()
-            if ranking.skipped.get(best.category):
-                text += f" (skipped: {'; '.join(ranking.skipped[best.category])})"
-            return Decision(best, frozenset(best.refs), notes, text)
+    reference = options.reference_project or card.reference_project_path
+    if reference is not None and not reference.is_absolute():
+        reference = ws.root / reference
+    web = WebSearchConfig(tuple(options.web_command), timeout_s=options.web_timeout_s) if options.web_command else None
+    search = KnowledgeSearch(
+        wiki_search=options.wiki_search,
+        arch=_arch([card.gpu, summary.gpu]),
+        vendor=summary.vendor.value,
+        framework=card.framework,
+        wiki_dirs=options.wiki_dirs,
+        reference_project=reference,
+        web=web,
+        runner=options.runner,
+    )
+    queries = build_queries(kernel, summary, card.framework, options.max_queries)
+    knob_only = options.knob_only
+    gpu, dtype = card.gpu or summary.gpu, card.dtype
+    fits = (
+        stage3_check(ws.kernel_py, knobs, gpu, dtype, unread)
+        if options.knobs is None and knobs is not None
+        else resource_check(gpu, dtype, unread)
+    )
+    triton = (card.framework or "").lower() == "triton"
+    budget = options.candidate_budget or _card_budget(card) or DEFAULT_CANDIDATE_BUDGET
+    symptoms = symptoms_of(kernel)
+    sets: dict[ActionCategory, CandidateSet] = {}
+    empty: dict[ActionCategory, str] = {}
 
-        found = search.run(queries, choose)
-        log = list(found.log)
-        chosen = found.chosen
-        ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
-        if chosen is None:
-            ranking = rank(kernel, None, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
-            cats = list(dict.fromkeys(c for f in kernel.findings for c in f.action_categories))
-            if ranking.candidates:
-                chosen = ranking.candidates[0]
-                verdict = f"actionable, chosen: {chosen.describe()}"
-                if ranking.skipped.get(chosen.category):
-                    verdict += f" (skipped: {'; '.join(ranking.skipped[chosen.category])})"
+    def set_of(cat: ActionCategory) -> CandidateSet:
+        if cat not in sets:
+            sets[cat] = candidate_set(
+                cat,
+                knobs or [],
+                symptoms,
+                kernel.bottleneck,
+                budget=budget,
+                fits=fits,
+                no_dot=triton and stages_without_dot(kernel),
+                exclude=measured_in_streak(records, cat),
+            )
+        return sets[cat]
+
+    def pick(ranking: Ranking) -> Candidate | None:
+        """The best candidate; when searching, the best whose category has a non-empty candidate set."""
+        for cand in ranking.candidates:
+            if not options.searching or cand.knob is None:
+                return cand
+            cs = set_of(cand.category)
+            same = history.same_search(frozenset(k.name for k in cs.knobs))
+            if cs.candidates and same is None:
+                return cand
+            if same is not None:
+                empty[cand.category] = f"searches the knobs {same.value} searched ({history.waiting[same]})"
             else:
-                verdict = "not actionable: " + (
-                    "; ".join(f"{c.value} ({ranking.notes.get(c, 'no path')})" for c in cats) or "no candidates"
-                )
-            log.append(
-                SearchLogEntry(
-                    source=PROFILE_RULES_SOURCE,
-                    query=f"candidate actions of the Stage 1 findings (profiles/v{n}/summary.json)",
-                    finding=", ".join(c.value for c in cats) or "no finding names an action",
-                    actionability=verdict[:300],
-                )
-            )
-        if chosen is None:
-            tried = sorted({sig[0] for sig in history.tried})
-            reason = f"no new actionable path for v{n}: every candidate from gpu-wiki"
-            reason += ", the reference project" if reference is not None else ""
-            reason += ", the web" if web is not None else ""
-            reason += " and the Stage 1 findings was tried, banned by an earlier failure, or has no knob to move"
-            if tried:
-                reason += f" (tried: {', '.join(tried)})"
-            if knob_note:
-                reason += f"; {knob_note}"
-            return PlanOutcome(None, reason=reason)
+                empty[cand.category] = cs.why_empty or "no candidate"
+        return None
 
-        plan = build_plan(n, summary, kernel, chosen, ideas, log, history)
-        if not plan.evidence:
-            return PlanOutcome(
-                None,
-                reason=f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
-                "a plan needs evidence (re-run Stage 1)",
-            )
-        from kernelopt.planning.validate import validate_plan  # the plan must pass what Stage 2 checks
+    def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
+        ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
+        notes = dict(ranking.notes)
+        notes.update(empty)
+        for idea in ideas:
+            cat = idea.category
+            if cat is not None and cat not in notes and not any(c.category is cat for c in ranking.candidates):
+                notes[cat] = "not supported by this kernel's evidence"
+        best = pick(ranking)
+        if best is None:
+            notes.update(empty)
+            return Decision(None, notes=notes)
+        text = _describe(best, sets.get(best.category) if options.searching else None)
+        if ranking.skipped.get(best.category):
+            text += f" (skipped: {'; '.join(ranking.skipped[best.category])})"
+        return Decision(best, frozenset(best.refs), notes, text)
 
-        validate_plan(plan, ws, ctx.history, summary)
-        atomic_write_text(ws.plan_path(n), render_plan(plan))
-        notes = [x for x in (knob_note, *past_notes) if x]
-        return PlanOutcome(plan, reason="; ".join(notes) or None)
+    found = search.run(queries, choose)
+    log = list(found.log)
+    chosen = found.chosen
+    ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
+    if chosen is None:
+        ranking = rank(kernel, None, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
+        cats = list(dict.fromkeys(c for f in kernel.findings for c in f.action_categories))
+        chosen = pick(ranking)
+        notes = {**ranking.notes, **empty}
+        if chosen is not None:
+            verdict = (
+                f"actionable, chosen: {_describe(chosen, sets.get(chosen.category) if options.searching else None)}"
+            )
+            if ranking.skipped.get(chosen.category):
+                verdict += f" (skipped: {'; '.join(ranking.skipped[chosen.category])})"
+        else:
+            verdict = "not actionable: " + (
+                "; ".join(f"{c.value} ({notes.get(c, 'no path')})" for c in cats) or "no candidates"
+            )
+        log.append(
+            SearchLogEntry(
+                source=PROFILE_RULES_SOURCE,
+                query=f"candidate actions of the Stage 1 findings (profiles/v{n}/summary.json)",
+                finding=", ".join(c.value for c in cats) or "no finding names an action",
+                actionability=verdict[:300],
+            )
+        )
+    if chosen is None:
+        if history.waiting:
+            waits = "; ".join(f"{c.value}: {why}" for c, why in history.waiting.items())
+            since = f" since {history.last_change}" if history.last_change else ""
+            reason = (
+                f"converged: a full round over every actionable category gained nothing{since} ({waits}); "
+                "each waits until another category changes the kernel, and none is left"
+            )
+            if empty:
+                reason += "; no candidate set: " + "; ".join(f"{c.value}: {w}" for c, w in empty.items())
+            return None, reason
+        tried = sorted({sig[0] for sig in history.tried})
+        reason = f"no new actionable path for v{n}: every candidate from gpu-wiki"
+        reason += ", the reference project" if reference is not None else ""
+        reason += ", the web" if web is not None else ""
+        reason += " and the Stage 1 findings was tried, banned by an earlier failure, or has no knob to move"
+        if tried:
+            reason += f" (tried: {', '.join(tried)})"
+        if empty:
+            reason += "; no candidate set: " + "; ".join(f"{c.value}: {w}" for c, w in empty.items())
+        if knob_only:
+            reason += f"; the rules backend only moves knobs: a code change needs {CODE_BACKENDS}"
+        if knob_note:
+            reason += f"; {knob_note}"
+        return None, reason
+
+    cs = set_of(chosen.category) if options.searching and chosen.knob is not None else None
+    plan = build_plan(n, summary, kernel, chosen, ideas, log, history, cs)
+    if not plan.evidence:
+        return None, (
+            f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
+            "a plan needs evidence (re-run Stage 1)"
+        )
+    from kernelopt.planning.validate import validate_plan  # the plan must pass what Stage 2 checks
+
+    validate_plan(plan, ws, history_records, summary)
+    atomic_write_text(ws.plan_path(n), render_plan(plan))
+    notes_out = [x for x in (knob_note, *past_notes) if x]
+    return plan, "; ".join(notes_out) or None
+
+
+def measured_in_streak(records: list[IterationRecord], category: ActionCategory) -> set[tuple[tuple[str, int], ...]]:
+    """Configurations the latest unbroken run of ``category``'s sweeps already measured.
+
+    While only this category moved the kernel, every other knob kept its value, so a configuration of
+    its knobs timed in one of those sweeps is known (slower than where the search went, or broken) and is
+    not timed again; the budget goes to new neighbours instead.
+    """
+    out: set[tuple[tuple[str, int], ...]] = set()
+    for r in reversed(records):
+        if r.masked or r.number == 0:
+            continue
+        if r.optimization.action_category is not category:
+            break
+        for c in r.candidates:
+            values = {k: v for k, v in c.parameters.items() if isinstance(v, int) and not isinstance(v, bool)}
+            if len(values) == len(c.parameters):
+                out.add(tuple(sorted(values.items())))
+    return out
+
+
+def _card_budget(card: Any) -> int | None:
+    value = getattr(card, "search_budget", None)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    return None
+
+
+def _describe(chosen: Candidate, cs: CandidateSet | None) -> str:
+    if cs is None or not cs.candidates:
+        return chosen.describe()
+    names = ", ".join(k.name for k in cs.knobs)
+    return f"{chosen.category.value}: search {names} ({len(cs.candidates)} candidates)"
 
 
 # -- plan text ------------------------------------------------------------------------------------
@@ -461,15 +575,24 @@ def _supporting_findings(kernel: KernelEvidence, chosen: Candidate, ideas: list[
     return out
 
 
-def _action_phrase(chosen: Candidate) -> str:
+def _action_phrase(chosen: Candidate, cs: CandidateSet | None = None) -> str:
+    if cs is not None and cs.candidates:
+        names = ", ".join(k.name for k in cs.knobs)
+        return f"{chosen.category.value}: time {len(cs.candidates)} configurations of {names}, keep the fastest"
     if chosen.knob is not None:
         return f"{chosen.category.value}: set {chosen.knob.name}={chosen.new_value} (now {chosen.knob.value})"
     return f"{chosen.category.value} change"
 
 
-def evidence_lines(kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea], artifact: str) -> list[str]:
-    """``evidence -> inference -> action`` lines citing measured values of the summary."""
-    phrase = _action_phrase(chosen)
+def evidence_lines(
+    kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea], artifact: str, cs: CandidateSet | None = None
+) -> list[str]:
+    """``evidence -> inference -> action`` lines citing measured values of the summary.
+
+    The finding that drove the plan (the highest-ranked finding naming the category) comes first, so
+    that the commit's bottleneck fact is that finding, not a side metric.
+    """
+    phrase = _action_phrase(chosen, cs)
     lines: list[str] = []
     for f in _supporting_findings(kernel, chosen, ideas):
         items = [e for e in f.evidence if e.value is not None]
@@ -532,14 +655,28 @@ def build_plan(
     ideas: list[Idea],
     log: list[SearchLogEntry],
     history: History,
+    cs: CandidateSet | None = None,
 ) -> Plan:
-    """The Plan of ``chosen`` with its evidence, search log, impact, risks and references."""
+    """The Plan of ``chosen`` with its evidence, search log, impact, risks and references.
+
+    With a candidate set ``cs`` (a measured search), the plan names the category's knobs, their current
+    values and the candidates; Stage 3 times each and applies the fastest correct one.
+    """
     artifact = next((a for a in summary.artifacts if a.endswith((".ncu-rep", ".csv"))), "summary.json")
     backing = [i for i in ideas if i.ref in chosen.refs]
     technique = next((i for i in backing if i.kind != "pitfall"), None)
     pitfalls = [i for i in backing if i.kind == "pitfall"]
 
-    if chosen.knob is not None:
+    if cs is not None and cs.candidates:
+        names = ", ".join(f"`{k.name}`" for k in cs.knobs)
+        now = ", ".join(f"{k.name}={k.value}" for k in cs.knobs)
+        ways = "; ".join(d.why for d in cs.directions.values())
+        action = (
+            f"Search {chosen.category.value}: compile, check and time {len(cs.candidates)} configurations of {names} "
+            f"around the current {now} ({ways}), and apply the fastest correct one; change nothing else."
+        )
+        targets = [k.name for k in cs.knobs]
+    elif chosen.knob is not None:
         knob = chosen.knob
         where = f" at {knob.location}" if knob.location else ""
         way = "up" if chosen.direction > 0 else "down"
@@ -582,7 +719,13 @@ def build_plan(
         risks.append(
             f"This category failed or regressed before ({', '.join(history.failed_categories[chosen.category])})."
         )
-    if chosen.knob is not None:
+    if cs is not None and cs.candidates:
+        now = ", ".join(f"`{k.name}` = {k.value}" for k in cs.knobs)
+        risks.append(
+            f"A candidate that fails to compile, hangs, crashes or is wrong is recorded and skipped. Rollback: restore "
+            f"{now}; when the gate fails, Stage 5 resets kernel.py to the last good commit."
+        )
+    elif chosen.knob is not None:
         risks.append(
             f"Rollback: restore `{chosen.knob.name}` = {chosen.knob.value}; when the gate fails, Stage 5 resets "
             "kernel.py to the last good commit."
@@ -590,6 +733,11 @@ def build_plan(
     else:
         risks.append("Rollback: when correctness or the gate fails, Stage 5 resets kernel.py to the last good commit.")
 
+    searching = cs is not None and bool(cs.candidates)
+    if searching and cs is not None:
+        current: dict[str, str | int | float | bool] = {k.name: k.value for k in cs.knobs}
+    else:
+        current = {chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {}
     references: list[str] = list(chosen.refs)
     for i in backing:
         for src in getattr(i.record, "sources", None) or []:
@@ -600,10 +748,10 @@ def build_plan(
         bottleneck_type=kernel.bottleneck.value,
         action_category=chosen.category,
         targets=targets,
-        parameters=dict(chosen.parameters),
-        current_values={chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {},
+        parameters={} if searching else dict(chosen.parameters),
+        current_values=current,
         action=action,
-        evidence=evidence_lines(kernel, chosen, ideas, artifact),
+        evidence=evidence_lines(kernel, chosen, ideas, artifact, cs),
         search_log=log,
         expected_impact=impact,
         expected_speedup_pct=est,
@@ -613,4 +761,16 @@ def build_plan(
         counters_available=summary.counters_available,
         planner=PLANNER_NAME,
         references=list(dict.fromkeys(references))[:8],
+        candidates=[PlanCandidate(parameters=dict(c.parameters), evidence=c.evidence) for c in cs.candidates]
+        if searching and cs is not None
+        else [],
+        candidate_budget=cs.budget if searching and cs is not None else None,
+        pruned=_pruned_lines(cs) if searching and cs is not None else [],
     )
+
+
+def _pruned_lines(cs: CandidateSet) -> list[str]:
+    lines = cs.pruned[:MAX_PRUNED_LINES]
+    if len(cs.pruned) > MAX_PRUNED_LINES:
+        lines.append(f"... and {len(cs.pruned) - MAX_PRUNED_LINES} more")
+    return lines

@@ -2,8 +2,8 @@
 
 A plan is refused (one-line :class:`~kernelopt.planning.plan.PlanError`) when:
 
-* it holds zero actions or several: no category, an empty action, or knob parameters that belong to
-  another category's knobs (``num_warps`` plan also moving ``BLOCK_SIZE`` is two actions);
+* it holds zero actions or several: no category, an empty action, or knob parameters (or candidates)
+  that belong to another category's knobs (``num_warps`` plan also moving ``BLOCK_SIZE`` is two actions);
 * its category is not in the controlled vocabulary;
 * an evidence line is not ``evidence -> inference -> action``, or cites no value measured in
   ``profiles/v<N>/`` (a value of ``summary.json`` named with its metric, or a line of a text artifact
@@ -55,8 +55,13 @@ def check_action(plan: Plan) -> None:
         raise PlanError(f"plan v{plan.version}: unknown action category '{plan.action_category}'") from None
     if not plan.action.strip():
         raise PlanError(f"plan v{plan.version}: the action section describes no change (zero actions)")
+    if plan.candidates and category not in PLAN_KNOB_CATEGORIES:
+        raise PlanError(
+            f"plan v{plan.version}: a candidate set needs a knob category; '{category.value}' is a code change"
+        )
     if category in PLAN_KNOB_CATEGORIES:
-        for knob in plan.parameters:
+        knobs = list(plan.parameters) + [k for c in plan.candidates for k in c.parameters]
+        for knob in dict.fromkeys(knobs):
             cats = knob_categories(knob)
             if cats is None or may_move(category, knob, cats):
                 continue  # a knob the tables do not know is the plan's own business

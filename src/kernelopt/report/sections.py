@@ -179,6 +179,11 @@ def headline(data: ReportData) -> list[str]:
         f"Versions: {len(data.versions)} recorded ({n_pass} passed, {len(data.failed_versions())} failed, "
         f"{len(data.masked_versions())} masked)" + (f"; {len(data.unreadable)} unreadable" if data.unreadable else "")
     )
+    sweeps = [v for v in data.versions if v.record.candidates]
+    if sweeps:
+        timed = sum(1 for v in sweeps for c in v.record.candidates if c.latency_us is not None)
+        tried = sum(len(v.record.candidates) for v in sweeps)
+        lines.append(f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sweeps)} search(es)")
     timing_only = data.timing_only_versions()
     if timing_only:
         lines.append(
@@ -225,6 +230,7 @@ class VersionStory:
         action: what Stage 2 planned and Stage 3 changed.
         result: what Stage 4 measured and decided.
         pitfalls: failures met on the way (error, cause, fix, lesson).
+        candidates: Stage 3's candidate sweep, one line each: configuration -> latency -> chosen.
     """
 
     title: str
@@ -232,11 +238,12 @@ class VersionStory:
     action: list[str] = field(default_factory=list)
     result: list[str] = field(default_factory=list)
     pitfalls: list[str] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
 
     def parts(self) -> list[tuple[str, list[str]]]:
-        """(heading, lines) for Evidence, Action, Result and Pitfalls, leaving out empty ones."""
-        named = [("Evidence", self.evidence), ("Action", self.action), ("Result", self.result)]
-        named.append(("Pitfalls", self.pitfalls))
+        """(heading, lines) for Evidence, Action, Candidates, Result and Pitfalls, leaving out empty ones."""
+        named = [("Evidence", self.evidence), ("Action", self.action), ("Candidates", self.candidates)]
+        named += [("Result", self.result), ("Pitfalls", self.pitfalls)]
         return [(k, lines) for k, lines in named if lines]
 
 
@@ -350,6 +357,21 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
     return out
 
 
+def candidate_lines(v: VersionEntry) -> list[str]:
+    """``BLOCK_M=64, num_warps=4 -> 123 us -> chosen`` per candidate of the version's sweep, fastest first."""
+    rows = sorted(v.record.candidates, key=lambda c: (c.latency_us is None, c.latency_us or 0.0))
+    out = []
+    for c in rows:
+        config = ", ".join(f"{k}={val}" for k, val in c.parameters.items()) or "as is"
+        what = cells.with_unit(c.latency_us, "us") if c.latency_us is not None else c.status.value
+        tags = [t for t, on in (("current", c.current), ("chosen", c.chosen)) if on]
+        line = f"{config} -> {what}" + (f" -> {', '.join(tags)}" if tags else "")
+        if c.reason and c.latency_us is None:
+            line += f" ({cells.one_line(c.reason, 160)})"
+        out.append(line)
+    return out
+
+
 def version_stories(data: ReportData) -> list[VersionStory]:
     """Evidence -> action -> result per version."""
     out = []
@@ -358,6 +380,7 @@ def version_stories(data: ReportData) -> list[VersionStory]:
         story = VersionStory(
             title=title, evidence=_evidence_lines(v), action=_action_lines(v), result=_result_lines(v, data)
         )
+        story.candidates = candidate_lines(v)
         for pf in v.record.pitfalls_and_fixes:
             story.pitfalls.append(
                 _pitfall_line(pf.error_type, pf.error_message, pf.root_cause, pf.fix_applied, pf.lesson)

@@ -35,6 +35,9 @@ AttemptSink = Callable[[PitfallAndFix, str, bool], None]
 """Told of each failed attempt: (pitfall, one-line message, True when no repair attempt is left)."""
 
 
+NO_GAIN = "search_no_gain"
+"""error_type of an iteration whose Stage 3 search found nothing faster than the current configuration."""
+
 @dataclass
 class ImplementResult:
     """What Stage 3 produced.
@@ -193,6 +196,9 @@ def run_implement(
                 repairable=False,
             )
             return _fail(ws, res, good, why, first)
+        if why is None and outcome is not None and outcome.error and outcome.no_gain:
+            # a measured search found nothing faster: a result, not a failure of the implementer
+            why = _Attempt(outcome.error, NO_GAIN, repairable=False)
         if why is None and outcome is not None and outcome.error:
             why = _Attempt(
                 f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False

@@ -18,7 +18,11 @@ PLAN_KNOB_CATEGORIES: dict[ActionCategory, frozenset[ActionCategory]] = {
     ActionCategory.BLOCK_SIZE: frozenset({ActionCategory.BLOCK_SIZE}),
     ActionCategory.NUM_WARPS: frozenset({ActionCategory.NUM_WARPS}),
     ActionCategory.SOFTWARE_PIPELINING: frozenset({ActionCategory.SOFTWARE_PIPELINING}),
-    ActionCategory.TILING: frozenset({ActionCategory.TILING}),
+    # A tile is searched with the warps that compute it and the pipeline depth that feeds it (issue 13:
+    # tile M/N/K with num_warps and num_stages are one joint configuration, as in Triton's matmul configs).
+    ActionCategory.TILING: frozenset(
+        {ActionCategory.TILING, ActionCategory.NUM_WARPS, ActionCategory.SOFTWARE_PIPELINING}
+    ),
     # In a Triton program each thread holds BLOCK_SIZE / (32 * num_warps) contiguous elements, which the
     # compiler loads with one vector instruction when they fit 16 bytes (Triton language docs, "Layouts";
     # seen on the H200 on 2026-11-29: 32-bit loads at BLOCK_SIZE 256 with 4 warps in examples/layernorm):
