@@ -41,7 +41,9 @@ def _copy(tmp_path: Path, name: str) -> Path:
 
 def test_launch_literals_found_with_location_and_category() -> None:
     ts = _by_key(DATA / "add_launch_literal.py")
-    assert set(ts) == {"add_kernel:BLOCK_SIZE", "add_kernel:num_warps"}
+    assert set(ts) == {"add_kernel:BLOCK_SIZE", "add_kernel:num_warps", "add_kernel:num_stages"}
+    # the launch leaves num_stages out: offered at Triton's default, inserted on the first move
+    assert ts["add_kernel:num_stages"].kind is TunableKind.LAUNCH_DEFAULT and ts["add_kernel:num_stages"].value == 3
     block = ts["add_kernel:BLOCK_SIZE"]
     assert block.value == 1024 and block.kind is TunableKind.LAUNCH_KWARG
     assert block.location == "add_launch_literal.py:23" and block.kernel == "add_kernel"
@@ -50,7 +52,7 @@ def test_launch_literals_found_with_location_and_category() -> None:
     warps = ts["add_kernel:num_warps"]
     assert warps.legal_values == [1, 2, 4, 8, 16, 32] and warps.category is ActionCategory.NUM_WARPS
     # runtime arguments (x, y, out, n) are not knobs
-    assert all(t.name in ("BLOCK_SIZE", "num_warps") for t in ts.values())
+    assert all(t.name in ("BLOCK_SIZE", "num_warps", "num_stages") for t in ts.values())
 
 
 def test_names_followed_to_module_constants() -> None:
@@ -83,7 +85,7 @@ def test_locals_parameter_defaults_and_positional_constexprs() -> None:
     assert ts["rms_kernel#1:num_warps"].location == "local_and_positional.py:14"  # `warps = 4`
     assert ts["rms_kernel#1:ROWS"].value == 2  # positional tl.constexpr
     computed = ts["rms_kernel#2:BLOCK"]
-    assert not computed.editable and "triton.next_power_of_2(n)" in computed.refused_reason
+    assert computed.kind is TunableKind.LAUNCH_OVERRIDE and computed.computed == "triton.next_power_of_2(n)"
     # eps (1e-6) is a runtime argument, not a knob
     assert not any(t.name == "eps" for t in ts.values())
 
@@ -134,8 +136,12 @@ def test_reassigned_and_chained_constants_refused() -> None:
         "def run(x):\n    k[(1,)](x, BLOCK=B, num_warps=W)\n"
     )
     ts = {t.key: t for t in discover_source(src)}
-    assert "assigned more than once" in ts["k:BLOCK"].refused_reason
-    assert "assigned together" in ts["k:num_warps"].refused_reason
+    # not a literal kernelopt can edit in place: offered as an override at the launch, the reason kept
+    assert ts["k:BLOCK"].kind is TunableKind.LAUNCH_OVERRIDE and ts["k:BLOCK"].value is None
+    assert "assigned more than once" in ts["k:BLOCK"].computed
+    assert "assigned together" in ts["k:num_warps"].computed
+    r = apply_source(src, {"k:num_warps": 8})
+    assert r.new_source == src.replace("num_warps=W)", "num_warps=8)") and r.edits[0].overrides.startswith("W: ")
 
 
 def test_syntax_error_is_one_clear_error() -> None:
