@@ -530,7 +530,7 @@ class _Analyzer:
                 kind = TunableKind.MODULE_CONSTANT
                 key = res.defined_as or expr.value
             elif lit is None:
-                computed = f"{expr.value}: {refused}"
+                computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {refused}"
         elif lit is None:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)
@@ -572,6 +572,17 @@ class _Analyzer:
             override=override,
             semantic=semantic,
         )
+
+    def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
+        """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
+        binds = (func.locals.get(name) if func is not None else None) or self.module_bindings.get(name)
+        if not binds:
+            return None
+        if len(binds) > 1:
+            return f"{name} assigned at lines {', '.join(str(b.line) for b in binds)}"
+        if binds[0].statement is not None:
+            return self.code(binds[0].statement)
+        return None
 
     def other_uses(self, la: _Launch, expr: cst.BaseExpression) -> str | None:
         """``file:line`` of another read of the names in ``expr`` in the launch's function, or ``None``."""
