@@ -30,8 +30,8 @@ from kernelopt.tunables import (
     Tunable,
     TunableError,
     apply_source,
-    discover_source,
 )
+from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.model import PLAN_KNOB_CATEGORIES
 
 AC = ActionCategory
@@ -139,11 +139,14 @@ class RuleImplementer:
                 "it (use --implementer agent-cli or llm-api)"
             )
         kernel_py = ctx.workspace.kernel_py
+        gpu = settings.gpu or ctx.workspace.task_card().gpu
         try:
             old = kernel_py.read_text(encoding="utf-8")
-            tunables = discover_source(old, "kernel.py")
+            # autotune lists built by code are read back by importing kernel.py in a worker process
+            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu)
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
+        spaces = evaluation.spaces if evaluation is not None else None
         allowed = KNOB_CATEGORIES[cat]
         editable = [t for t in tunables if t.editable]
         candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
@@ -170,6 +173,9 @@ class RuleImplementer:
             if not found:
                 known = ", ".join(sorted({t.key for t in editable})) or "none"
                 return _fail(f"kernel.py has no tunable named '{ident}' (editable: {known})")
+            semantic = [t for t in found if t.semantic]
+            if semantic:
+                return _fail(f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it")
             wrong = [t for t in found if not set(t.categories) & allowed]
             if wrong:
                 t = wrong[0]
@@ -191,6 +197,8 @@ class RuleImplementer:
                 filename="kernel.py",
                 limits=self._limits(ctx, settings),
                 kernel=kernel,
+                gpu=gpu,
+                autotune=spaces,
             )
         except TunableError as exc:
             return _fail(exc.one_line())
@@ -201,7 +209,13 @@ class RuleImplementer:
         if stray:
             return _fail(f"the edit touched knobs the plan did not name: {', '.join(stray)}")
         atomic_write_text(kernel_py, result.new_source)
-        moves = ", ".join(f"{e.key} {e.before} -> {e.after} ({e.location})" for e in result.edits)
+        moves = ", ".join(
+            f"{e.key} {e.before} -> {e.after} ({e.location}"
+            + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
+            + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
+            + ")"
+            for e in result.edits
+        )
         return ImplementOutcome(
             changed=True,
             description=f"{cat.value}: {moves}",
