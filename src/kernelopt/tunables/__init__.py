@@ -28,8 +28,18 @@ categories, legality, resources), :mod:`~kernelopt.tunables.analysis` (discovery
 from __future__ import annotations
 
 from kernelopt.tunables.analysis import MARKER, discover, discover_source
-from kernelopt.tunables.edit import apply, apply_source, knob_diff, plan_edits, step, verify_only
+from kernelopt.tunables.edit import (
+    apply,
+    apply_source,
+    knob_diff,
+    pin_configs,
+    plan_edits,
+    render_configs,
+    step,
+    verify_only,
+)
 from kernelopt.tunables.knobs import (
+    ABSENT_OPTION_DEFAULTS,
     LAUNCH_OPTIONS,
     MAX_REGISTERS_PER_THREAD_NVIDIA,
     MAX_THREADS_PER_BLOCK,
@@ -37,11 +47,16 @@ from kernelopt.tunables.knobs import (
     TRITON_MAX_TENSOR_NUMEL,
     ResourceEstimate,
     ResourceLimits,
+    absent_options,
     estimate_resources,
     knob_rule,
     resource_problems,
+    semantic_reason,
 )
 from kernelopt.tunables.model import (
+    AutotuneConfig,
+    AutotuneEvaluation,
+    AutotuneSpace,
     EditResult,
     KnobEdit,
     Legality,
@@ -53,12 +68,16 @@ from kernelopt.tunables.model import (
 )
 
 __all__ = [
+    "ABSENT_OPTION_DEFAULTS",
     "LAUNCH_OPTIONS",
     "MARKER",
     "MAX_REGISTERS_PER_THREAD_NVIDIA",
     "MAX_THREADS_PER_BLOCK",
     "TRITON_DEFAULTS",
     "TRITON_MAX_TENSOR_NUMEL",
+    "AutotuneConfig",
+    "AutotuneEvaluation",
+    "AutotuneSpace",
     "EditResult",
     "KnobEdit",
     "Legality",
@@ -69,6 +88,7 @@ __all__ = [
     "TunableFitError",
     "TunableKind",
     "Value",
+    "absent_options",
     "apply",
     "apply_source",
     "discover",
@@ -76,8 +96,11 @@ __all__ = [
     "estimate_resources",
     "knob_diff",
     "knob_rule",
+    "pin_configs",
     "plan_edits",
+    "render_configs",
     "resource_problems",
+    "semantic_reason",
     "step",
     "verify_only",
 ]
