@@ -711,6 +711,7 @@ class OptimizeLoop:
         it.implement = ImplementNote(
             description=outcome.description,
             knob_changes={k: [_plain(v) for v in pair] for k, pair in outcome.knob_changes.items()},
+            knob_overrides=dict(outcome.knob_overrides),
             attempts=attempt + 1,
             rel_err=rel_err,
         )

@@ -39,6 +39,8 @@ def fill_plan(record: IterationRecord, plan: Plan | None, it: IterationState) ->
     o.risks_and_rollback = plan.risks_and_rollback
     if it.implement is not None and it.implement.knob_changes:
         o.knob_changes = {k: list(v) for k, v in it.implement.knob_changes.items()}
+    if it.implement is not None and it.implement.knob_overrides:
+        o.knob_overrides = dict(it.implement.knob_overrides)
     record.search_log = list(plan.search_log)
 
 
