@@ -215,7 +215,12 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
             "tunable discovery unavailable (kernelopt.tunables not installed): planning without knob targets",
         )
     try:
-        found = discover(kernel_py)
+        # autotune lists built by code and computed knobs are read by importing kernel.py (and running the
+        # task once) in a worker, only when static reading cannot see them
+        from kernelopt.tunables.evaluate import discover_evaluated
+
+        reference = kernel_py.with_name("reference.py")
+        found, _ = discover_evaluated(kernel_py, reference=reference if reference.is_file() else None)
     except KerneloptError as exc:
         return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
     knobs = knobs_from_tunables(found)
