@@ -545,7 +545,7 @@ def test_autotune_helper_configs_evaluated_in_a_worker() -> None:
 
     # Stage 3's edit: the configs= argument becomes an explicit literal list, key= stays
     old = (CORPUS / "matmul_autotune_helper.py").read_text()
-    r = apply_source(old, {"gemm_kernel.configs[3].num_stages": 5}, autotune=ev.spaces)
+    r = apply_source(old, {"gemm_kernel.configs[3].num_stages": 5}, evaluation=ev)
     removed, added = _only_change(old, r.new_source)
     assert removed.startswith("get_autotune_config()") or "get_autotune_config()" in removed
     assert added.count("triton.Config(") == 4 and "num_warps=8, num_stages=5" in added

@@ -143,10 +143,9 @@ class RuleImplementer:
         try:
             old = kernel_py.read_text(encoding="utf-8")
             # autotune lists built by code are read back by importing kernel.py in a worker process
-            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu)
+            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
-        spaces = evaluation.spaces if evaluation is not None else None
         allowed = KNOB_CATEGORIES[cat]
         editable = [t for t in tunables if t.editable]
         candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
@@ -198,7 +197,7 @@ class RuleImplementer:
                 limits=self._limits(ctx, settings),
                 kernel=kernel,
                 gpu=gpu,
-                autotune=spaces,
+                evaluation=evaluation,
             )
         except TunableError as exc:
             return _fail(exc.one_line())
@@ -220,4 +219,5 @@ class RuleImplementer:
             changed=True,
             description=f"{cat.value}: {moves}",
             knob_changes=dict(result.knob_changes),
+            knob_overrides=result.knob_overrides,
         )

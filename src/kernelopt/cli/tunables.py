@@ -30,21 +30,25 @@ def register(app: typer.Typer) -> None:
             "--evaluate/--no-evaluate",
             help="Import FILE in a worker process to read autotune configs built by code.",
         ),
+        reference: Path | None = typer.Option(
+            None,
+            "--reference",
+            help="The task's reference.py: run the task once (in a worker) to read the values computed knobs "
+            "take at launch and the config each autotuner picks.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """List the knobs of FILE (launch literals, launch options left out, computed values, autotune
         configs, heuristics, marked constants) with legal values; semantic parameters are listed, never
         edited."""
-        spaces = None
-        problem = None
+        evaluation = None
         if evaluate:
             from kernelopt.tunables.evaluate import discover_evaluated
 
-            found, evaluation = discover_evaluated(file, gpu=gpu)
-            if evaluation is not None:
-                spaces, problem = evaluation.spaces, evaluation.problem
+            found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference)
         else:
             found = discover(file, gpu=gpu)
+        problem = evaluation.problem if evaluation is not None else None
         if problem:
             warn(problem)
         if sets:
@@ -52,7 +56,7 @@ def register(app: typer.Typer) -> None:
 
             changes = parse_assignments(list(sets))
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
-            result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, autotune=spaces)
+            result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
             if as_json:
                 emit_json({**result.model_dump(mode="json"), "knob_changes": result.knob_changes})
                 return

@@ -23,7 +23,15 @@ from kernelopt.tunables.knobs import (
     knob_rule,
     semantic_reason,
 )
-from kernelopt.tunables.model import AutotuneSpace, Legality, Tunable, TunableError, TunableKind, Value
+from kernelopt.tunables.model import (
+    AutotuneEvaluation,
+    AutotuneSpace,
+    Legality,
+    Tunable,
+    TunableError,
+    TunableKind,
+    Value,
+)
 
 MARKER = "kernelopt: tunable"
 
@@ -261,11 +269,15 @@ class _Analyzer:
         *,
         gpu: str | None = None,
         autotune: Mapping[str, AutotuneSpace] | None = None,
+        launch_values: Mapping[str, Mapping[str, Value]] | None = None,
+        shape: Mapping[str, Value] | None = None,
     ) -> None:
         self.source = source
         self.filename = filename
         self.gpu = gpu
         self.autotune = dict(autotune or {})
+        self.launch_values = {k: dict(v) for k, v in (launch_values or {}).items()}
+        self.shape = dict(shape) if shape is not None else None
         try:
             wrapper = MetadataWrapper(cst.parse_module(source))
         except cst.ParserSyntaxError as exc:
@@ -411,7 +423,19 @@ class _Analyzer:
         self.launch_sites()
         self.autotune_configs()
         self.heuristics()
+        self.values_from_the_run()
         return self.sites
+
+    def values_from_the_run(self) -> None:
+        """Computed knobs take the value their kernel's launch received in the task run, when one was made."""
+        shape = f" for the task shape {self.shape}" if self.shape else ""
+        for s in self.sites:
+            if s.computed is None or s.value is not None or s.region is not None or s.kernel is None:
+                continue
+            got = self.launch_values.get(s.kernel, {}).get(s.name)
+            if isinstance(got, int) and not isinstance(got, bool):
+                s.value = got
+                s.value_source = f"the value its launch received in one run of the task{shape}"
 
     def marked_constants(self) -> None:
         for stmt in self.module.body:
@@ -1256,8 +1280,10 @@ def analyze(
     *,
     gpu: str | None = None,
     autotune: Mapping[str, AutotuneSpace] | None = None,
+    launch_values: Mapping[str, Mapping[str, Value]] | None = None,
+    shape: Mapping[str, Value] | None = None,
 ) -> tuple[_Analyzer, list[Site], list[Tunable]]:
-    an = _Analyzer(source, filename, gpu=gpu, autotune=autotune)
+    an = _Analyzer(source, filename, gpu=gpu, autotune=autotune, launch_values=launch_values, shape=shape)
     sites = an.analyze()
     used: dict[str, int] = {}
     for s in sites:  # unique keys
@@ -1273,7 +1299,7 @@ def discover_source(
     filename: str = "kernel.py",
     *,
     gpu: str | None = None,
-    autotune: Mapping[str, AutotuneSpace] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> list[Tunable]:
     """Every knob of the Python source ``source`` (pure; nothing is imported or run).
 
@@ -1282,20 +1308,28 @@ def discover_source(
         filename: the name used in locations.
         gpu: the target GPU (wiki spec-sheet name); ``num_ctas`` is offered at launches that leave it
             out only where clusters exist (compute capability >= 9.0).
-        autotune: kernel name -> the evaluated space of an autotune list built by code
-            (:func:`kernelopt.tunables.evaluate.evaluate_autotune`); without it such a list is refused.
+        evaluation: what importing the module (and one run of the task) told
+            (:func:`kernelopt.tunables.evaluate.evaluate_autotune`): the configs of autotune lists built by
+            code (without it such a list is refused) and the values computed knobs received at launch.
 
     Raises:
         TunableError: the source does not parse.
     """
-    return analyze(source, filename, gpu=gpu, autotune=autotune)[2]
+    return analyze(source, filename, gpu=gpu, **evaluated(evaluation))[2]
+
+
+def evaluated(evaluation: AutotuneEvaluation | None) -> dict[str, Any]:
+    """The keyword arguments of :func:`analyze` that carry an evaluation."""
+    if evaluation is None:
+        return {}
+    return {"autotune": evaluation.spaces, "launch_values": evaluation.launch_values, "shape": evaluation.shape}
 
 
 def discover(
     path: Path,
     *,
     gpu: str | None = None,
-    autotune: Mapping[str, AutotuneSpace] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> list[Tunable]:
     """Every knob of the kernel file ``path``, in source order of discovery (see :func:`discover_source`).
 
@@ -1303,7 +1337,7 @@ def discover(
         TunableError: the file does not parse.
         InputFileError: the file does not exist or is not UTF-8 text.
     """
-    return discover_source(read_source(path), Path(path).name, gpu=gpu, autotune=autotune)
+    return discover_source(read_source(path), Path(path).name, gpu=gpu, evaluation=evaluation)
 
 
 def read_source(path: Path) -> str:

@@ -102,6 +102,45 @@ def _space(at: Any) -> dict[str, Any]:
     }
 
 
+class _LaunchRecorder:
+    """Records the keyword arguments of the last launch of every Triton kernel (compiled or interpreted):
+    the values computed settings, heuristics and the picked autotune config take for the task's shape."""
+
+    def __init__(self) -> None:
+        self.launches: dict[str, dict[str, Any]] = {}
+        self._saved: list[tuple[type, Any]] = []
+
+    def __enter__(self) -> _LaunchRecorder:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import JITFunction
+
+        for cls in (JITFunction, InterpretedFunction):
+            original = cls.run
+            self._saved.append((cls, original))
+            cls.run = self._wrap(original)  # type: ignore[method-assign]
+        return self
+
+    def _wrap(self, original: Any) -> Any:
+        recorder = self
+
+        def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
+            fn = getattr(fn_self, "fn", None)
+            name = getattr(fn, "__name__", None)
+            if name:  # the last launch wins: after autotuning, the picked config's
+                recorder.launches[name] = {
+                    k: v
+                    for k, v in kwargs.items()
+                    if k not in ("grid", "warmup") and isinstance(v, bool | int | float | str)
+                }
+            return original(fn_self, *args, **kwargs)
+
+        return run
+
+    def __exit__(self, *exc: object) -> None:
+        for cls, original in self._saved:
+            cls.run = original  # type: ignore[method-assign]
+
+
 def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, Any]:
     """Call the task once on its first shape; return that shape."""
     import torch
@@ -131,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="kernelopt.tunables.autotune_worker")
     p.add_argument("kernel_py", type=Path)
     p.add_argument("--reference", type=Path, default=None)
-    p.add_argument("--device", default="cuda")
+    p.add_argument("--device", default="auto", help="cuda, cpu, or auto (cuda when torch sees a GPU)")
     args = p.parse_args(argv)
     path: Path = args.kernel_py
     try:
@@ -143,12 +182,21 @@ def main(argv: list[str] | None = None) -> int:
     tuners = _autotuners(module)
     spaces = {s["kernel"]: s for s in (_space(at) for at in tuners)}
     result: dict[str, Any] = {"spaces": spaces}
-    if args.reference is not None and tuners:
+    if args.reference is not None:
+        device = args.device
+        if device == "auto":
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        recorder = _LaunchRecorder()
         try:
-            shape = _run_task(module, args.reference, args.device)
+            with recorder:
+                shape = _run_task(module, args.reference, device)
         except BaseException as exc:  # the task run failed: the configs are still known
             result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
         else:
+            result["launch_values"] = recorder.launches
+            result["shape"] = shape
             for at in tuners:
                 best = getattr(at, "best_config", None)
                 name = getattr(_base_fn(at), "__name__", "?")

@@ -18,13 +18,14 @@ from kernelopt.tunables.analysis import (
     SourceLiteral,
     analyze,
     discover_source,
+    evaluated,
     parse_scalar,
     read_source,
 )
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
 from kernelopt.tunables.model import (
     AutotuneConfig,
-    AutotuneSpace,
+    AutotuneEvaluation,
     EditResult,
     KnobEdit,
     Tunable,
@@ -137,7 +138,7 @@ def pin_configs(
     configs: list[AutotuneConfig],
     *,
     filename: str = "kernel.py",
-    autotune: Mapping[str, AutotuneSpace] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> EditResult:
     """Replace the ``configs=`` argument of ``kernel``'s ``@triton.autotune`` with an explicit literal list.
 
@@ -148,7 +149,7 @@ def pin_configs(
     Raises:
         TunableError: no autotuned kernel of that name, an empty list, or a config with a pre_hook.
     """
-    an, _, _ = analyze(source, filename, autotune=autotune)
+    an, _, _ = analyze(source, filename, **evaluated(evaluation))
     if not configs:
         raise TunableError(f"{kernel}: an autotune list needs at least one config")
     expr = an.autotune_configs_expr(kernel)
@@ -261,17 +262,17 @@ def apply_source(
     limits: ResourceLimits | None = None,
     kernel: str | None = None,
     gpu: str | None = None,
-    autotune: Mapping[str, AutotuneSpace] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> EditResult:
     """Apply ``changes`` to ``source`` (pure); see :func:`apply`.
 
-    ``gpu`` and ``autotune`` are those of :func:`~kernelopt.tunables.analysis.discover_source`: a knob of
+    ``gpu`` and ``evaluation`` are those of :func:`~kernelopt.tunables.analysis.discover_source`: a knob of
     an evaluated autotune list is moved by replacing the ``configs=`` expression with an explicit literal
     list of every config (the moved values in place); an absent launch option is inserted; a computed
     value is overridden by a literal in its place at the launch (the edit keeps the original expression
     in :attr:`KnobEdit.overrides`).
     """
-    _, sites, tunables = analyze(source, filename, gpu=gpu, autotune=autotune)
+    _, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
     new_values = plan_edits(tunables, changes, kernel=kernel)
     if limits is not None:
         touched = {g for t in tunables if t.key in new_values for g in t.groups}
@@ -330,7 +331,7 @@ def apply_source(
     out.append(source[pos:])
     new_source = "".join(out)
     problems = _verify(
-        source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename, gpu=gpu, autotune=autotune
+        source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename, gpu=gpu, evaluation=evaluation
     )
     if problems:  # our bug, not the user's: the splice must touch only the planned literals
         raise AssertionError(f"tunable edit touched more than planned: {problems}")
@@ -353,7 +354,7 @@ def apply(
     limits: ResourceLimits | None = None,
     kernel: str | None = None,
     gpu: str | None = None,
-    autotune: Mapping[str, AutotuneSpace] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> EditResult:
     """Move the knobs named in ``changes`` in the file ``path``, touching nothing but their literals.
 
@@ -365,7 +366,7 @@ def apply(
         limits: block resource limits; when given, configurations that cannot fit are refused.
         kernel: when a knob name occurs in several kernels, move only this kernel's (the profiled one).
         gpu: the target GPU (offers ``num_ctas`` where clusters exist), see :func:`apply_source`.
-        autotune: evaluated autotune spaces (:func:`kernelopt.tunables.evaluate.evaluate_autotune`).
+        evaluation: what importing the module told (:func:`kernelopt.tunables.evaluate.evaluate_autotune`).
 
     Returns:
         The edits with before/after values and the unified diff.
@@ -378,7 +379,7 @@ def apply(
 
     p = Path(path)
     result = apply_source(
-        read_source(p), changes, filename=p.name, limits=limits, kernel=kernel, gpu=gpu, autotune=autotune
+        read_source(p), changes, filename=p.name, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
     )
     result.path = str(p)
     if write and result.edits:
@@ -409,11 +410,11 @@ def _verify(
     filename: str,
     *,
     gpu: str | None = None,
-    autotune: Mapping[str, AutotuneSpace] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> list[str]:
     problems: list[str] = []
     try:
-        after = {t.key: t for t in analyze(new, filename, gpu=gpu, autotune=autotune)[2]}
+        after = {t.key: t for t in analyze(new, filename, gpu=gpu, **evaluated(evaluation))[2]}
     except TunableError as exc:
         return [exc.message]
     for t in before:

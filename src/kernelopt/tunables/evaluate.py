@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from kernelopt.tunables.analysis import analyze, read_source
+from kernelopt.tunables.analysis import analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import RESULT_PREFIX
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
 
@@ -27,7 +27,7 @@ from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable,
 EVALUATE_TIMEOUT_S = 300.0
 
 
-def worker_argv(kernel_py: Path, *, reference: Path | None = None, device: str = "cuda") -> list[str]:
+def worker_argv(kernel_py: Path, *, reference: Path | None = None, device: str = "auto") -> list[str]:
     """The worker's command line (pure)."""
     argv = [sys.executable, "-m", "kernelopt.tunables.autotune_worker", str(Path(kernel_py).resolve())]
     if reference is not None:
@@ -65,15 +65,19 @@ def parse_worker_output(
         return AutotuneEvaluation(problem=f"{name}: cannot evaluate the autotune configs: {exc.errors()[0]['msg']}")
     problem = None
     if data.get("run_error"):
-        problem = f"{name}: the configs were read, but the task run that picks one failed: {data['run_error']}"
-    return AutotuneEvaluation(spaces=spaces, problem=problem)
+        problem = f"{name}: the module was read, but the task run failed: {data['run_error']}"
+    launches = {
+        str(k): {str(n): v for n, v in vals.items() if isinstance(v, bool | int | float | str)}
+        for k, vals in (data.get("launch_values") or {}).items()
+    }
+    return AutotuneEvaluation(spaces=spaces, problem=problem, launch_values=launches, shape=data.get("shape"))
 
 
 def evaluate_autotune(
     kernel_py: Path,
     *,
     reference: Path | None = None,
-    device: str = "cuda",
+    device: str = "auto",
     timeout_s: float = EVALUATE_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
 ) -> AutotuneEvaluation:
@@ -81,9 +85,11 @@ def evaluate_autotune(
 
     Args:
         kernel_py: the kernel file.
-        reference: the task's reference.py; when given, the task runs once on its first ``SHAPES`` entry
-            and each space carries the ``best_config`` its autotuner picked.
-        device: the device of that run (``cuda``, ``cpu`` under ``TRITON_INTERPRET=1``).
+        reference: the task's reference.py; when given, the task runs once on its first ``SHAPES`` entry,
+            each space carries the ``best_config`` its autotuner picked, and ``launch_values`` the values
+            every kernel's last launch received (computed settings, heuristics, the picked config).
+        device: the device of that run (``cuda``, ``cpu`` under ``TRITON_INTERPRET=1``, ``auto``: cuda when
+            torch sees a GPU).
         timeout_s: the worker's wall-clock limit; past it the process group is killed.
         env: the worker's environment (default: this process's).
 
@@ -103,18 +109,27 @@ def evaluate_autotune(
     )
 
 
+def needs_values(source: str, filename: str = "kernel.py") -> bool:
+    """True when some editable knob has a computed value that only a run can tell."""
+    return any(t.editable and t.value is None for t in analyze(source, filename)[2])
+
+
 def discover_evaluated(
     kernel_py: Path,
     *,
     gpu: str | None = None,
+    reference: Path | None = None,
+    device: str = "auto",
     timeout_s: float = EVALUATE_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
-    """:func:`~kernelopt.tunables.analysis.discover`, evaluating autotune lists built by code first.
+    """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
 
-    The module is imported only when static reading meets such a list. When the evaluation fails, its
-    one-line problem becomes the refused reason of that list's knob (no autotune knobs), and the
-    evaluation is returned so the caller can show the line.
+    The module is imported (in a worker) only when static reading meets an autotune list built by code,
+    or, with ``reference``, a computed knob: the task then runs once and each computed knob gets the value
+    its launch received (``value_source`` says so; an edit still overrides the expression, which it
+    records). When the evaluation fails, its one-line problem becomes the refused reason of the autotune
+    list's knob (no autotune knobs), and the evaluation is returned so the caller can show the line.
 
     Raises:
         TunableError: the file does not parse.
@@ -122,10 +137,13 @@ def discover_evaluated(
     """
     source = read_source(kernel_py)
     name = Path(kernel_py).name
-    if not needs_evaluation(source, name):
+    run = reference is not None and (needs_values(source, name) or bool(needs_evaluation(source, name)))
+    if not needs_evaluation(source, name) and not run:
         return analyze(source, name, gpu=gpu)[2], None
-    evaluation = evaluate_autotune(Path(kernel_py), timeout_s=timeout_s, env=env)
-    found = analyze(source, name, gpu=gpu, autotune=evaluation.spaces)[2]
+    evaluation = evaluate_autotune(
+        Path(kernel_py), reference=reference if run else None, device=device, timeout_s=timeout_s, env=env
+    )
+    found = analyze(source, name, gpu=gpu, **evaluated(evaluation))[2]
     if evaluation.problem is not None and not evaluation.spaces:
         for t in found:
             if t.kind is TunableKind.AUTOTUNE_CONFIG and t.key.endswith(".configs"):

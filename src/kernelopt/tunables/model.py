@@ -271,6 +271,14 @@ class EditResult(BaseModel):
         """Knob key -> the computed expression its new literal replaces (only the overrides)."""
         return {e.key: e.overrides for e in self.edits if e.overrides is not None}
 
+    @property
+    def knob_overrides(self) -> dict[str, str]:
+        """:attr:`overridden` named like :attr:`knob_changes` (by name when unique, else by key)."""
+        counts: dict[str, int] = {}
+        for e in self.edits:
+            counts[e.name] = counts.get(e.name, 0) + 1
+        return {(e.name if counts[e.name] == 1 else e.key): e.overrides for e in self.edits if e.overrides is not None}
+
 
 class AutotuneConfig(BaseModel):
     """One ``triton.Config`` as the autotuner holds it (read back from the imported module).
@@ -340,15 +348,23 @@ class AutotuneSpace(BaseModel):
 
 
 class AutotuneEvaluation(BaseModel):
-    """What importing a kernel file told about its autotuned kernels.
+    """What importing a kernel file (and, when asked, running the task once) told about its knobs.
 
     Attributes:
-        spaces: kernel name -> its space.
+        spaces: kernel name -> its autotune space.
         problem: one line (``file:line: reason``) when the configs could not be evaluated; the kernels
             then have no autotune knobs from evaluation.
+        launch_values: kernel -> keyword -> value at its first launch in the task run.
+        shape: the task shape of that run.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     spaces: dict[str, AutotuneSpace] = Field(default_factory=dict)
     problem: str | None = None
+    launch_values: dict[str, dict[str, Value]] = Field(
+        default_factory=dict,
+        description="kernel -> keyword -> the value its first launch received in the task run (computed settings, "
+        "heuristics, the picked autotune config)",
+    )
+    shape: dict[str, Value] | None = Field(default=None, description="the task shape of that run")
