@@ -615,3 +615,105 @@ def test_pin_configs_keeps_key_prune_and_reset() -> None:
     assert old.split('    key=["M", "N", "K"],')[1] == r.new_source.split('    key=["M", "N", "K"],')[1]
     with pytest.raises(TunableError, match="at least one config"):
         pin_configs(old, "splitk_kernel", [])
+
+
+# -- the CPU loop moves them (TRITON_INTERPRET=1, kernelopt optimize DIR --device cpu) ----------------
+
+TASKS = DATA / "tasks"
+
+
+def _task(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copyfile(CORPUS / f"{name}.py", folder / "kernel.py")
+    shutil.copyfile(TASKS / name / "reference.py", folder / "reference.py")
+    return folder
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(("name", "iters"), [("rmsnorm_calculate_settings", 1)])
+def test_cpu_loop_moves_the_corpus_knobs(
+    name: str, iters: int, tmp_path: Path, ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _task(tmp_path, name)
+    args = ["optimize", str(folder), "--root", str(ws_root), "--device", "cpu", "--max-iters", str(iters), "--json"]
+    assert main(args) == 0, capsys.readouterr().err
+    data = json.loads(capsys.readouterr().out)
+    ws = Workspace(Path(data["workspace"]))
+    records = list(ws.memory.records(include_masked=True))
+    assert len(records) == iters + 1
+    v0 = (CORPUS / f"{name}.py").read_text()
+    engineer = ENGINEER_KNOBS[f"{name}.py"]
+    for r in records[1:]:
+        assert r.optimization.knob_changes, r.optimization
+        # only knobs an engineer would tune moved, and kernel.py differs from V0 only in them
+        knob_names = {k.split(":")[-1] for k in engineer}
+        assert set(r.optimization.knob_changes) <= knob_names
+        new = ws.file_at(r.git_commit_hash, "kernel.py")
+        moved = {t.key for t in discover_source(v0) if any(t.key.endswith(":" + n) for n in r.optimization.knob_changes)}
+        assert moved and _only_change(v0, new)[1]
+        after = {t.key: t.value for t in discover_source(new)}
+        for knob, (_, value) in r.optimization.knob_changes.items():
+            assert after[next(k for k in moved if k.endswith(":" + knob))] == value
+    if name == "rmsnorm_calculate_settings":
+        # a computed setting moved: the record keeps the expression the literal replaced
+        (r1,) = records[1:]
+        (knob,) = r1.optimization.knob_changes
+        assert r1.optimization.knob_overrides == {knob: "BLOCK_SIZE, num_warps = calculate_settings(n_cols)"}
+        assert r1.optimization.knob_changes[knob][0] == {"BLOCK_SIZE": 512, "num_warps": 4}[knob]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "category", "params", "expected", "text"),
+    [
+        ("swiglu_defaults.py", "num_warps", {"num_warps": 8}, {"num_warps": (4, 8)}, "BLOCK_SIZE=1024, num_warps=8)"),
+        ("swiglu_defaults.py", "software_pipelining", {"num_stages": "+1"}, {"num_stages": (3, 4)}, "num_stages=4)"),
+        ("mm_module_dict.py", "tiling", {"BLOCK_K": 64}, {"BLOCK_K": (32, 64)}, "BLOCK_K=64, num_warps=4"),
+        ("layernorm_heuristics.py", "num_warps", {"num_warps": 8}, {"num_warps": (4, 8)}, '"num_warps": lambda args: 8'),
+        ("conditional_warps.py", "num_warps", {"num_warps": 16}, {"num_warps": (None, 16)}, "num_warps=16, num_stages"),
+    ],
+)
+def test_rules_implementer_moves_corpus_knobs(
+    kernel: str, category: str, params: dict, expected: dict, text: str, ws_root: Path
+) -> None:
+    from kernelopt.backends.rules import RuleImplementer
+    from kernelopt.backends.stage import stage_context
+
+    from .backends_support import make_plan, make_ws
+
+    ws = make_ws(ws_root, f"corpus/{kernel}")
+    plan = make_plan(category, params)
+    out = RuleImplementer().implement(stage_context(ws, plan.version, plan=plan))
+    assert out.error is None and out.knob_changes == expected
+    assert text in ws.kernel_py.read_text()
+    if expected.get("num_warps", (0,))[0] is None:
+        assert out.knob_overrides == {"num_warps": "8 if n > 65536 else 4"} and "overrides the computed" in out.description
+
+
+@pytest.mark.parametrize(
+    ("kernel", "category", "params"),
+    [
+        ("bias_activation_flags.py", "block_size", {"HAS_BIAS": False}),
+        ("cross_entropy_dict_launch.py", "block_size", {"REDUCTION": "sum"}),
+    ],
+)
+def test_rules_implementer_never_moves_semantic_parameters(
+    kernel: str, category: str, params: dict, ws_root: Path
+) -> None:
+    from kernelopt.backends.rules import RuleImplementer
+    from kernelopt.backends.stage import stage_context
+
+    from .backends_support import make_plan, make_ws
+
+    ws = make_ws(ws_root, f"corpus/{kernel}")
+    before = ws.kernel_py.read_bytes()
+    plan = make_plan(category, params)
+    out = RuleImplementer().implement(stage_context(ws, plan.version, plan=plan))
+    assert not out.changed and "is not a performance knob" in (out.error or "") and "never move it" in out.error
+    assert ws.kernel_py.read_bytes() == before
