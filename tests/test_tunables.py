@@ -337,7 +337,11 @@ ENGINEER_KNOBS: dict[str, dict[str, object]] = {
         "rmsnorm_kernel:num_warps": None,
         "rmsnorm_kernel:num_stages": 3,
     },
-    "swiglu_defaults.py": {"swiglu_kernel:BLOCK_SIZE": 1024, "swiglu_kernel:num_warps": 4, "swiglu_kernel:num_stages": 3},
+    "swiglu_defaults.py": {
+        "swiglu_kernel:BLOCK_SIZE": 1024,
+        "swiglu_kernel:num_warps": 4,
+        "swiglu_kernel:num_stages": 3,
+    },
     "cross_entropy_dict_launch.py": {
         "xent_kernel:BLOCK_SIZE": 4096,
         "xent_kernel:num_warps": 8,
@@ -476,7 +480,9 @@ def test_corpus_edits_are_byte_exact(name: str, change: dict, old_text: str, new
 def test_grid_kept_consistent_in_the_corpus() -> None:
     old = (CORPUS / "bias_activation_flags.py").read_text()
     r = apply_source(old, {"BLOCK_M": 64}, filename="bias_activation_flags.py")
-    assert "grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))" in r.new_source and "BLOCK_M=64, BLOCK_N=64" in r.new_source
+    assert (
+        "grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))" in r.new_source and "BLOCK_M=64, BLOCK_N=64" in r.new_source
+    )
 
 
 def test_override_is_recorded_with_the_original_expression() -> None:
@@ -608,8 +614,15 @@ def test_pin_configs_keeps_key_prune_and_reset() -> None:
     old = (CORPUS / "splitk_autotune_prune.py").read_text()
     winner = AutotuneConfig(kwargs={"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "SPLIT_K": 2}, num_warps=8)
     r = pin_configs(old, "splitk_kernel", [winner], filename="splitk_autotune_prune.py")
-    assert "configs=[triton.Config({\"BLOCK_M\": 128, \"BLOCK_N\": 64, \"BLOCK_K\": 32, \"SPLIT_K\": 2}, num_warps=8, num_stages=3)]," in r.new_source
-    for kept in ('key=["M", "N", "K"]', 'prune_configs_by={"early_config_prune": drop_oversized}', 'reset_to_zero=["c_ptr"]'):
+    assert (
+        'configs=[triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "SPLIT_K": 2}, num_warps=8, num_stages=3)],'
+        in r.new_source
+    )
+    for kept in (
+        'key=["M", "N", "K"]',
+        'prune_configs_by={"early_config_prune": drop_oversized}',
+        'reset_to_zero=["c_ptr"]',
+    ):
         assert kept in r.new_source
     assert old.split("@triton.autotune(")[0] == r.new_source.split("@triton.autotune(")[0]
     assert old.split('    key=["M", "N", "K"],')[1] == r.new_source.split('    key=["M", "N", "K"],')[1]
@@ -633,7 +646,12 @@ def _task(tmp_path: Path, name: str) -> Path:
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize(("name", "iters"), [("rmsnorm_calculate_settings", 1)])
 def test_cpu_loop_moves_the_corpus_knobs(
-    name: str, iters: int, tmp_path: Path, ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    name: str,
+    iters: int,
+    tmp_path: Path,
+    ws_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     import json
 
@@ -656,7 +674,9 @@ def test_cpu_loop_moves_the_corpus_knobs(
         knob_names = {k.split(":")[-1] for k in engineer}
         assert set(r.optimization.knob_changes) <= knob_names
         new = ws.file_at(r.git_commit_hash, "kernel.py")
-        moved = {t.key for t in discover_source(v0) if any(t.key.endswith(":" + n) for n in r.optimization.knob_changes)}
+        moved = {
+            t.key for t in discover_source(v0) if any(t.key.endswith(":" + n) for n in r.optimization.knob_changes)
+        }
         assert moved and _only_change(v0, new)[1]
         after = {t.key: t.value for t in discover_source(new)}
         for knob, (_, value) in r.optimization.knob_changes.items():
@@ -675,7 +695,13 @@ def test_cpu_loop_moves_the_corpus_knobs(
         ("swiglu_defaults.py", "num_warps", {"num_warps": 8}, {"num_warps": (4, 8)}, "BLOCK_SIZE=1024, num_warps=8)"),
         ("swiglu_defaults.py", "software_pipelining", {"num_stages": "+1"}, {"num_stages": (3, 4)}, "num_stages=4)"),
         ("mm_module_dict.py", "tiling", {"BLOCK_K": 64}, {"BLOCK_K": (32, 64)}, "BLOCK_K=64, num_warps=4"),
-        ("layernorm_heuristics.py", "num_warps", {"num_warps": 8}, {"num_warps": (4, 8)}, '"num_warps": lambda args: 8'),
+        (
+            "layernorm_heuristics.py",
+            "num_warps",
+            {"num_warps": 8},
+            {"num_warps": (4, 8)},
+            '"num_warps": lambda args: 8',
+        ),
         ("conditional_warps.py", "num_warps", {"num_warps": 16}, {"num_warps": (None, 16)}, "num_warps=16, num_stages"),
     ],
 )
@@ -693,7 +719,9 @@ def test_rules_implementer_moves_corpus_knobs(
     assert out.error is None and out.knob_changes == expected
     assert text in ws.kernel_py.read_text()
     if expected.get("num_warps", (0,))[0] is None:
-        assert out.knob_overrides == {"num_warps": "8 if n > 65536 else 4"} and "overrides the computed" in out.description
+        assert (
+            out.knob_overrides == {"num_warps": "8 if n > 65536 else 4"} and "overrides the computed" in out.description
+        )
 
 
 @pytest.mark.parametrize(

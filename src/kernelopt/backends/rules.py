@@ -174,7 +174,9 @@ class RuleImplementer:
                 return _fail(f"kernel.py has no tunable named '{ident}' (editable: {known})")
             semantic = [t for t in found if t.semantic]
             if semantic:
-                return _fail(f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it")
+                return _fail(
+                    f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it"
+                )
             wrong = [t for t in found if not set(t.categories) & allowed]
             if wrong:
                 t = wrong[0]

@@ -19,8 +19,9 @@ def register(app: typer.Typer) -> None:
         ),
         dry_run: bool = typer.Option(False, "--dry-run", help="With --set: show the diff, write nothing."),
         gpu: str | None = typer.Option(
-            None, "--gpu", help="Target GPU: offers num_ctas where clusters exist; with --set, refuses configs "
-            "that cannot fit it."
+            None,
+            "--gpu",
+            help="Target GPU: offers num_ctas where clusters exist; with --set, refuses configs that cannot fit it.",
         ),
         dtype: str | None = typer.Option(
             None, "--dtype", help="With --set: operand dtype for shared-memory estimates."

@@ -650,9 +650,7 @@ class _Analyzer:
         set_by_heuristics = set(self.heuristic_entries(kdef))
         return {n: v for n, v in absent_options(self.gpu).items() if n not in given and n not in set_by_heuristics}
 
-    def launch_knobs(
-        self, la: _Launch, kdef: _FuncInfo | None
-    ) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
+    def launch_knobs(self, la: _Launch, kdef: _FuncInfo | None) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
         """(knob name, value expression) of a launch, and whether some arguments could not be read."""
         constexpr = {p.name.value for p in kdef.params if _is_constexpr(p.annotation)} if kdef else set()
         out: list[tuple[str, cst.BaseExpression]] = []
@@ -1099,9 +1097,10 @@ class _Mutations(cst.CSTVisitor):
             self.found = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and _dotted(node.func.value) == self.name:
-            if node.func.attr.value in ("update", "pop", "setdefault", "clear", "popitem"):
-                self.found = True
+        func = node.func
+        mutators = ("update", "pop", "setdefault", "clear", "popitem")
+        if isinstance(func, cst.Attribute) and _dotted(func.value) == self.name and func.attr.value in mutators:
+            self.found = True
 
 
 def _boolean_expr(expr: cst.BaseExpression) -> bool:

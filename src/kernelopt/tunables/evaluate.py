@@ -49,7 +49,9 @@ def parse_worker_output(
     """The evaluation from the worker's output (pure); every failure becomes one ``file:line: reason``."""
     name = kernel_py.name
     if timed_out:
-        return AutotuneEvaluation(problem=f"{name}: cannot evaluate the autotune configs: the import ran past {timeout_s:g} s")
+        return AutotuneEvaluation(
+            problem=f"{name}: cannot evaluate the autotune configs: the import ran past {timeout_s:g} s"
+        )
     line = next((x for x in reversed(stdout.splitlines()) if x.startswith(RESULT_PREFIX)), None)
     if line is None:
         tail = (stderr.strip().splitlines() or [f"exit status {returncode}"])[-1]
@@ -104,9 +106,7 @@ def evaluate_autotune(
         cwd=kernel_py.parent,
         env=dict(env) if env is not None else dict(os.environ),
     )
-    return parse_worker_output(
-        result.stdout, result.stderr, result.returncode, result.timed_out, kernel_py, timeout_s
-    )
+    return parse_worker_output(result.stdout, result.stderr, result.returncode, result.timed_out, kernel_py, timeout_s)
 
 
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
