@@ -536,15 +536,14 @@ def test_dict_launch_built_by_code_is_not_read() -> None:
 
 @pytest.mark.timeout(120)
 def test_autotune_helper_configs_evaluated_in_a_worker() -> None:
-    from kernelopt.tunables.evaluate import discover_evaluated, evaluate_autotune
+    from kernelopt.tunables.evaluate import discover_evaluated
 
-    ev = evaluate_autotune(CORPUS / "matmul_autotune_helper.py")
-    assert ev.problem is None
+    found, ev = discover_evaluated(CORPUS / "matmul_autotune_helper.py")
+    assert ev is not None and ev.problem is None
     space = ev.spaces["gemm_kernel"]
     assert space.key == ["M", "N", "K"] and len(space.configs) == 4 and space.line is not None
     assert space.configs[3].kwargs == {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 4}
     assert (space.configs[3].num_warps, space.configs[3].num_stages) == (8, 4)
-    found, _ = discover_evaluated(CORPUS / "matmul_autotune_helper.py")
     ts = {t.key: t for t in found}
     assert ts["gemm_kernel.configs[0].BLOCK_K"].value == 64 and ts["gemm_kernel.configs[0].BLOCK_K"].editable
     assert ts["gemm_kernel.configs[3].num_stages"].computed == "get_autotune_config()"
