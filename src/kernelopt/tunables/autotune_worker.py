@@ -141,13 +141,22 @@ class _LaunchRecorder:
             setattr(cls, "run", original)  # noqa: B010
 
 
+def _shape_size(shape: dict[str, Any]) -> float:
+    size = 1.0
+    for v in shape.values():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            size *= max(float(v), 1.0)
+    return size
+
+
 def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, Any]:
-    """Call the task once on its first shape; return that shape."""
+    """Call the task once (its first shape; the smallest on the CPU); return that shape."""
     import torch
 
     reference = _load(reference_py, "kernelopt_autotune_reference")
-    shapes = getattr(reference, "SHAPES", None) or [{}]
-    shape = dict(shapes[0])
+    shapes = [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
+    # the main (timed) shape on a GPU; on the CPU (Triton's interpreter) the smallest one
+    shape = shapes[0] if device != "cpu" else min(shapes, key=_shape_size)
     kwargs = dict(shape)
     try:
         if "device" in inspect.signature(reference.get_inputs).parameters:

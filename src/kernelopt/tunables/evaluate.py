@@ -87,7 +87,8 @@ def evaluate_autotune(
 
     Args:
         kernel_py: the kernel file.
-        reference: the task's reference.py; when given, the task runs once on its first ``SHAPES`` entry,
+        reference: the task's reference.py; when given, the task runs once on its first ``SHAPES`` entry
+            (the smallest one on the CPU),
             each space carries the ``best_config`` its autotuner picked, and ``launch_values`` the values
             every kernel's last launch received (computed settings, heuristics, the picked config).
         device: the device of that run (``cuda``, ``cpu`` under ``TRITON_INTERPRET=1``, ``auto``: cuda when
