@@ -207,7 +207,7 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
     """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
     are none (``(None, {}, why)`` when discovery is unavailable or fails)."""
     try:
-        from kernelopt.tunables.evaluate import discover_evaluated  # type: ignore[import-not-found,unused-ignore]
+        from kernelopt.tunables import discover  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return (
             None,
@@ -217,8 +217,14 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
     try:
         # autotune lists built by code and computed knobs are read by importing kernel.py (and running the
         # task once) in a worker, only when static reading cannot see them
-        reference = kernel_py.with_name("reference.py")
-        found, _ = discover_evaluated(kernel_py, reference=reference if reference.is_file() else None)
+        from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
+
+        ref = kernel_py.with_name("reference.py")
+        reference = ref if ref.is_file() else None
+        if should_evaluate(kernel_py, reference=reference):
+            found, _ = discover_evaluated(kernel_py, reference=reference)
+        else:
+            found = discover(kernel_py)
     except KerneloptError as exc:
         return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
     knobs = knobs_from_tunables(found)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from kernelopt.errors import KerneloptError
 from kernelopt.tunables.analysis import analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import RESULT_PREFIX
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
@@ -113,6 +114,18 @@ def evaluate_autotune(
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
     """True when some editable knob has a computed value that only a run can tell."""
     return any(t.editable and t.value is None for t in analyze(source, filename)[2])
+
+
+def should_evaluate(kernel_py: Path, *, reference: Path | None = None) -> bool:
+    """True when :func:`discover_evaluated` would start a worker for ``kernel_py`` (an autotune list built
+    by code, or, with ``reference``, a computed knob); ``False`` also when the file cannot be read or parsed
+    (plain discovery then reports that)."""
+    try:
+        source = read_source(kernel_py)
+        name = Path(kernel_py).name
+        return bool(needs_evaluation(source, name)) or (reference is not None and needs_values(source, name))
+    except KerneloptError:
+        return False
 
 
 def discover_evaluated(
