@@ -744,3 +744,18 @@ def test_rules_implementer_never_moves_semantic_parameters(
     out = RuleImplementer().implement(stage_context(ws, plan.version, plan=plan))
     assert not out.changed and "is not a performance knob" in (out.error or "") and "never move it" in out.error
     assert ws.kernel_py.read_bytes() == before
+
+
+@pytest.mark.timeout(120)
+def test_best_config_read_back_after_one_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # the run happens on the CPU, through Triton's interpreter
+    task = TASKS / "autotune_double"
+    args = ["tunables", str(task / "kernel.py"), "--reference", str(task / "reference.py")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    # the autotuner benchmarked both configs for n=1000 and kept one; the launch received that one
+    assert "double_kernel: the autotuner picked {'BLOCK': " in out and "for the shape {'n': 1000} (key ['n'])" in out

@@ -52,6 +52,12 @@ def register(app: typer.Typer) -> None:
         problem = evaluation.problem if evaluation is not None else None
         if problem:
             warn(problem)
+        for space in evaluation.spaces.values() if evaluation is not None else []:
+            if space.best_config is not None:
+                info(
+                    f"{space.kernel}: the autotuner picked {space.best_config.knob_values()} for the shape "
+                    f"{space.best_config_shape} (key {space.key})"
+                )
         if sets:
             from kernelopt.backends.settings import parse_assignments
 
