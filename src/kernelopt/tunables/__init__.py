@@ -8,7 +8,17 @@ A *tunable* is a literal the rule-based implementer may move without touching an
 - ``module_constant``: a module-level constant that feeds a launch argument (``BLOCK_M = 128``);
 - ``autotune_config``: a value inside the ``triton.Config`` list of an existing ``@triton.autotune``;
 - ``marked_constant``: a module-level constant marked ``# kernelopt: tunable`` (a CUDA block size, a
-  value fed into a ``#define``), optionally with ``category=... values=... min=... max=...``.
+  value fed into a ``#define``), optionally with ``category=... values=... min=... max=...``;
+- ``launch_default``: ``num_warps`` / ``num_stages`` (and ``num_ctas`` where clusters exist) that a launch
+  leaves out, at Triton's defaults, inserted on the first move;
+- ``launch_override``: a computed launch value (``calculate_settings(n)``, ``8 if n > 4096 else 4``) that
+  an edit overrides with a literal at the launch, keeping the original expression in the record;
+- ``heuristic``: a value of ``@triton.heuristics``.
+
+``**dict`` launches are read when the dict is built from literals in the same function or module.
+Semantic parameters (flags, activation or mode selectors) are listed with ``semantic=True`` and never
+edited. Autotune lists built by code are evaluated by importing the module in a worker
+(:mod:`~kernelopt.tunables.evaluate`) and edited by replacing ``configs=`` with a literal list.
 
 Edits replace only the characters of the literal (and of grid literals kept consistent with it), so
 formatting and comments survive byte for byte. When a launch grid repeats a block-size literal
@@ -21,8 +31,9 @@ rough resource costs (shared memory of a pipelined GEMM tile, accumulator regist
 configurations that cannot fit (:func:`estimate_resources`).
 
 Modules: :mod:`~kernelopt.tunables.model` (records), :mod:`~kernelopt.tunables.knobs` (names ->
-categories, legality, resources), :mod:`~kernelopt.tunables.analysis` (discovery),
-:mod:`~kernelopt.tunables.edit` (edits and checks).
+categories, legality, resources, semantic names, launch defaults), :mod:`~kernelopt.tunables.analysis`
+(discovery), :mod:`~kernelopt.tunables.edit` (edits and checks), :mod:`~kernelopt.tunables.evaluate`
+(the worker that imports the module; not imported here).
 """
 
 from __future__ import annotations
