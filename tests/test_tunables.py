@@ -759,3 +759,23 @@ def test_best_config_read_back_after_one_run(
     out = capsys.readouterr().out
     # the autotuner benchmarked both configs for n=1000 and kept one; the launch received that one
     assert "double_kernel: the autotuner picked {'BLOCK': " in out and "for the shape {'n': 1000} (key ['n'])" in out
+
+
+@pytest.mark.timeout(120)
+def test_profile_driver_reports_the_picked_config(tmp_path: Path) -> None:
+    import sys
+
+    from kernelopt.proc import run_command
+    from kernelopt.profiling.driver import DriverResult
+    from kernelopt.profiling.nvidia import child_env
+
+    task = TASKS / "autotune_double"
+    argv = [sys.executable, "-m", "kernelopt.profiling.driver", "--kernel", str(task / "kernel.py")]
+    argv += ["--reference", str(task / "reference.py"), "--device", "cpu", "--mode", "time", "--repeats", "2"]
+    argv += ["--out", str(tmp_path / "d.json")]
+    res = run_command(argv, timeout_s=100, env={**child_env(), "TRITON_INTERPRET": "1"})
+    assert res.returncode == 0, res.stderr_tail()
+    driver = DriverResult.model_validate_json((tmp_path / "d.json").read_text())
+    (picked,) = driver.autotune_picked.values()
+    assert list(driver.autotune_picked) == ["double_kernel"] and picked["kwargs"]["BLOCK"] in (64, 256)
+    assert (picked["kwargs"]["BLOCK"], picked["num_warps"]) in ((64, 2), (256, 4))

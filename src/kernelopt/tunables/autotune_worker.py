@@ -141,6 +141,24 @@ class _LaunchRecorder:
             setattr(cls, "run", original)  # noqa: B010
 
 
+def time_autotune_on_cpu(module: ModuleType) -> None:
+    """Let the autotuners of ``module`` benchmark on the CPU (Triton's interpreter has no benchmarker)."""
+    for at in _autotuners(module):
+        if getattr(at, "_do_bench", None) is None:
+            at._do_bench = _cpu_bench
+
+
+def picked_configs(module: ModuleType) -> dict[str, dict[str, Any]]:
+    """Kernel name -> the config its autotuner picked in the last call (``kwargs``, ``num_warps``, ...);
+    autotuners not yet run are left out."""
+    out = {}
+    for at in _autotuners(module):
+        best = getattr(at, "best_config", None)
+        if best is not None:
+            out[str(getattr(_base_fn(at), "__name__", "?"))] = _config(best)
+    return out
+
+
 def _cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
     """The autotuner's benchmark on the CPU (interpreter): median, 20th and 80th percentile of 3 calls, ms."""
     import time
@@ -215,9 +233,7 @@ def main(argv: list[str] | None = None) -> int:
 
             device = "cuda" if torch.cuda.is_available() else "cpu"
         if device == "cpu":
-            for at in tuners:  # Triton's interpreter has no GPU benchmarker: time the configs on the CPU
-                if getattr(at, "_do_bench", None) is None:
-                    at._do_bench = _cpu_bench
+            time_autotune_on_cpu(module)
         recorder = _LaunchRecorder()
         try:
             with recorder:
@@ -227,11 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result["launch_values"] = recorder.launches
             result["shape"] = shape
-            for at in tuners:
-                best = getattr(at, "best_config", None)
-                name = getattr(_base_fn(at), "__name__", "?")
-                if best is not None and name in spaces:
-                    spaces[name]["best_config"] = _config(best)
+            for name, best in picked_configs(module).items():
+                if name in spaces:
+                    spaces[name]["best_config"] = best
                     spaces[name]["best_config_shape"] = shape
     print(RESULT_PREFIX + json.dumps(result), flush=True)
     return 0
