@@ -36,7 +36,7 @@ def make_ws(root: Path, kernel: str = "add_launch_literal.py", *, card: dict[str
     Each distinct (kernel, card) workspace is created once per test session through
     ``Workspace.create`` and copied for every test (git repository included), which keeps the tests fast.
     """
-    name = kernel.removesuffix(".py")
+    name = Path(kernel).stem  # a file under a subfolder (corpus/x.py) names the workspace x
     cache_key = f"{kernel}|{sorted((card or {}).items())}"
     if cache_key not in _TEMPLATES:
         base = _template_root() / f"t{len(_TEMPLATES)}"

@@ -48,11 +48,16 @@ def _harness(monkeypatch: pytest.MonkeyPatch, verdict: CorrectnessReport) -> lis
 
 
 def test_tunables_json_and_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tunables", str(TUNABLES / "matmul_autotune.py"), "--json"]) == 0
+    assert main(["tunables", str(TUNABLES / "matmul_autotune.py"), "--json", "--no-evaluate"]) == 0
     data = json.loads(capsys.readouterr().out)
     keys = {t["key"]: t for t in data}
     assert keys["matmul_kernel.configs[0].num_warps"]["legal_values"] == [1, 2, 4, 8, 16, 32]
     assert keys["generated_kernel.configs"]["refused_reason"].startswith("autotune configs are built by code")
+    # evaluated (the default): the comprehension's configs, read back from the imported module
+    assert main(["tunables", str(TUNABLES / "matmul_autotune.py"), "--json"]) == 0
+    keys = {t["key"]: t for t in json.loads(capsys.readouterr().out)}
+    generated = keys["generated_kernel.configs[0].num_warps"]
+    assert "generated_kernel.configs" not in keys and generated["refused_reason"] is None and generated["computed"]
     assert main(["tunables", str(TUNABLES / "grid_refused.py")]) == 0
     out = capsys.readouterr()
     assert "copy_kernel:BLOCK" in out.out and "copy_kernel:BLOCK is not editable: grid literal 1024" in out.err
@@ -69,7 +74,7 @@ def test_tunables_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["tunables", str(path), "--set", "scale_kernel#1:num_warps=16", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["knob_changes"] == {"num_warps": [8, 16]}
     assert "num_warps=16" in path.read_text()
-    assert main(["tunables", str(path), "--set", "num_stages=0"]) == 2
+    assert main(["tunables", str(path), "--set", "scale_kernel#1:num_stages=0"]) == 2  # #2 leaves it out: 3
     assert "kernelopt: error: scale_kernel#1:num_stages=0 is illegal: must be >= 1" in capsys.readouterr().err
 
 

@@ -85,6 +85,7 @@ class ImplementOutcome:
         changed: True when kernel.py was edited.
         description: what was done, in one line.
         knob_changes: knob -> (before, after) for tunable edits.
+        knob_overrides: knob -> the computed expression a tunable edit replaced with a literal.
         error: why nothing could be implemented (the iteration fails with it).
         transcript: agent transcript file, when there is one.
         tokens: token usage for API backends.
@@ -97,6 +98,7 @@ class ImplementOutcome:
     changed: bool
     description: str = ""
     knob_changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    knob_overrides: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     transcript: Path | None = None
     tokens: dict[str, int] = field(default_factory=dict)

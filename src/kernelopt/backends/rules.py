@@ -45,8 +45,8 @@ from kernelopt.tunables import (
     Tunable,
     TunableError,
     apply_source,
-    discover_source,
 )
+from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.model import PLAN_KNOB_CATEGORIES
 
 AC = ActionCategory
@@ -182,9 +182,11 @@ class RuleImplementer:
                 "it (use --implementer agent-cli or llm-api)"
             )
         kernel_py = ctx.workspace.kernel_py
+        gpu = settings.gpu or ctx.workspace.task_card().gpu
         try:
             old = kernel_py.read_text(encoding="utf-8")
-            tunables = discover_source(old, "kernel.py")
+            # autotune lists built by code are read back by importing kernel.py in a worker process
+            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
         allowed = KNOB_CATEGORIES[cat]
@@ -213,6 +215,11 @@ class RuleImplementer:
             if not found:
                 known = ", ".join(sorted({t.key for t in editable})) or "none"
                 return _fail(f"kernel.py has no tunable named '{ident}' (editable: {known})")
+            semantic = [t for t in found if t.semantic]
+            if semantic:
+                return _fail(
+                    f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it"
+                )
             wrong = [t for t in found if not set(t.categories) & allowed]
             if wrong:
                 t = wrong[0]
@@ -234,6 +241,8 @@ class RuleImplementer:
                 filename="kernel.py",
                 limits=self._limits(ctx, settings),
                 kernel=kernel,
+                gpu=gpu,
+                evaluation=evaluation,
             )
         except TunableError as exc:
             return _fail(exc.one_line())
@@ -244,67 +253,97 @@ class RuleImplementer:
         if stray:
             return _fail(f"the edit touched knobs the plan did not name: {', '.join(stray)}")
         atomic_write_text(kernel_py, result.new_source)
-        moves = ", ".join(f"{e.key} {e.before} -> {e.after} ({e.location})" for e in result.edits)
+        moves = ", ".join(
+            f"{e.key} {e.before} -> {e.after} ({e.location}"
+            + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
+            + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
+            + ")"
+            for e in result.edits
+        )
         return ImplementOutcome(
             changed=True,
             description=f"{cat.value}: {moves}",
             knob_changes=dict(result.knob_changes),
+            knob_overrides=result.knob_overrides,
         )
 
     # -- a measured search ------------------------------------------------------------------------
 
     def _edit(
-        self, ctx: StageContext, plan: Plan, old: str, tunables: list[Tunable], params: dict[str, Any], settings: Any
-    ) -> tuple[str | None, dict[str, tuple[Any, Any]], str | None]:
-        """(new source, knob changes, None) of one candidate, or (None, {}, why the edit is refused)."""
+        self,
+        ctx: StageContext,
+        plan: Plan,
+        old: str,
+        tunables: list[Tunable],
+        params: dict[str, Any],
+        settings: Any,
+        *,
+        gpu: str | None = None,
+        evaluation: Any = None,
+    ) -> tuple[str | None, dict[str, tuple[Any, Any]], str | None, dict[str, str]]:
+        """(new source, knob changes, None, overridden expressions) of one candidate, or
+        (None, {}, why the edit is refused, {})."""
         allowed = KNOB_CATEGORIES[plan.action_category]
         kernel = _primary_kernel(ctx, tunables)
         changes: dict[str, Any] = {}
         for ident, value in params.items():
             sites = [t for t in tunables if _matches(t, ident) and t.editable]
             if not sites:
-                return None, {}, f"kernel.py has no editable tunable named '{ident}'"
+                return None, {}, f"kernel.py has no editable tunable named '{ident}'", {}
+            if any(t.semantic for t in sites):
+                return None, {}, f"'{ident}' is not a performance knob; the rules never move it", {}
             if any(not set(t.categories) & allowed for t in sites):
-                return None, {}, f"knob '{ident}' is not moved by '{plan.action_category.value}'"
+                return None, {}, f"knob '{ident}' is not moved by '{plan.action_category.value}'", {}
             mine = [t for t in sites if t.kernel in (kernel, None)] if kernel else sites
             now = {t.value for t in (mine or sites)}
             if now == {value}:
                 continue
             changes[ident] = relative_move(mine or sites, value, plan.current_values.get(ident))
         if not changes:
-            return old, {}, None
+            return old, {}, None, {}
         try:
-            result = apply_source(old, changes, filename="kernel.py", limits=self._limits(ctx, settings), kernel=kernel)
+            result = apply_source(
+                old,
+                changes,
+                filename="kernel.py",
+                limits=self._limits(ctx, settings),
+                kernel=kernel,
+                gpu=gpu,
+                evaluation=evaluation,
+            )
         except TunableError as exc:
-            return None, {}, exc.one_line()
+            return None, {}, exc.one_line(), {}
         planned = {t.key for ident in changes for t in tunables if _matches(t, ident)}
         stray = [e.key for e in result.edits if e.key not in planned]
         if stray:
-            return None, {}, f"the edit touched knobs the plan did not name: {', '.join(stray)}"
-        return result.new_source, dict(result.knob_changes), None
+            return None, {}, f"the edit touched knobs the plan did not name: {', '.join(stray)}", {}
+        return result.new_source, dict(result.knob_changes), None, dict(result.knob_overrides)
 
     def _search(self, ctx: StageContext, plan: Plan, settings: RuleSettings) -> ImplementOutcome:
         """Time every candidate of ``plan`` and apply the fastest correct one (see the module docstring)."""
         from kernelopt.harness.candidates import Candidate, SweepSettings, evaluate
 
         kernel_py = ctx.workspace.kernel_py
+        gpu = settings.gpu or ctx.workspace.task_card().gpu
         try:
             old = kernel_py.read_text(encoding="utf-8")
-            tunables = discover_source(old, "kernel.py")
+            # autotune lists built by code are read back by importing kernel.py in a worker process
+            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
         cat = plan.action_category
         if cat not in KNOB_CATEGORIES:
             return _fail(f"category '{cat.value}' is a code change: a candidate set needs knobs")
         current_params = {k: v for k, v in plan.current_values.items()}
-        entries: list[tuple[PlanCandidate | None, str | None, dict[str, tuple[Any, Any]], str | None]] = [
-            (None, old, {}, None)
-        ]
+        entries: list[
+            tuple[PlanCandidate | None, str | None, dict[str, tuple[Any, Any]], str | None, dict[str, str]]
+        ] = [(None, old, {}, None, {})]
         for c in plan.candidates:
-            entries.append((c, *self._edit(ctx, plan, old, tunables, dict(c.parameters), settings)))
+            edited = self._edit(ctx, plan, old, tunables, dict(c.parameters), settings, gpu=gpu, evaluation=evaluation)
+            entries.append((c, *edited))
         to_time = [
             Candidate(label=f"c{i:02d}", source=src)
-            for i, (_, src, _, why) in enumerate(entries)
+            for i, (_, src, _, why, _) in enumerate(entries)
             if src is not None and why is None
         ]
         card = ctx.workspace.task_card()
@@ -324,7 +363,7 @@ class RuleImplementer:
         )
         by_label = {e.label: e for e in found}
         results: list[CandidateResult] = []
-        for i, (pc, src, _, why) in enumerate(entries):
+        for i, (pc, src, _, why, _) in enumerate(entries):
             params = dict(pc.parameters) if pc is not None else dict(current_params)
             ev = by_label.get(f"c{i:02d}")
             if src is None or why is not None:
@@ -379,7 +418,7 @@ class RuleImplementer:
                 no_gain=True,
             )
         results[best_i] = best.model_copy(update={"chosen": True})
-        _, src, knob_changes, _ = entries[best_i]
+        _, src, knob_changes, _, overrides = entries[best_i]
         assert src is not None
         atomic_write_text(kernel_py, src)
         vs = f" vs current {base_us:.4g} us" if base_us is not None else ""
@@ -390,6 +429,7 @@ class RuleImplementer:
                 f"{_params(best.parameters)} ({best.latency_us:.4g} us{vs})"
             ),
             knob_changes=knob_changes,
+            knob_overrides=overrides,
             candidates=results,
         )
 

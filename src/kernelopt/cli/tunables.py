@@ -18,28 +18,61 @@ def register(app: typer.Typer) -> None:
             [], "--set", help="KNOB=VALUE to apply (value, x2, /2, +1, -1, up, down); repeatable."
         ),
         dry_run: bool = typer.Option(False, "--dry-run", help="With --set: show the diff, write nothing."),
-        gpu: str | None = typer.Option(None, "--gpu", help="With --set: refuse configs that cannot fit this GPU."),
+        gpu: str | None = typer.Option(
+            None,
+            "--gpu",
+            help="Target GPU: offers num_ctas where clusters exist; with --set, refuses configs that cannot fit it.",
+        ),
         dtype: str | None = typer.Option(
             None, "--dtype", help="With --set: operand dtype for shared-memory estimates."
         ),
+        evaluate: bool = typer.Option(
+            True,
+            "--evaluate/--no-evaluate",
+            help="Import FILE in a worker process to read autotune configs built by code.",
+        ),
+        reference: Path | None = typer.Option(
+            None,
+            "--reference",
+            help="The task's reference.py: run the task once (in a worker) to read the values computed knobs "
+            "take at launch and the config each autotuner picks.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """List the knobs of FILE (launch literals, autotune configs, marked constants) with legal values."""
+        """List the knobs of FILE (launch literals, launch options left out, computed values, autotune
+        configs, heuristics, marked constants) with legal values; semantic parameters are listed, never
+        edited."""
+        evaluation = None
+        if evaluate:
+            from kernelopt.tunables.evaluate import discover_evaluated
+
+            found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference)
+        else:
+            found = discover(file, gpu=gpu)
+        problem = evaluation.problem if evaluation is not None else None
+        if problem:
+            warn(problem)
+        for space in evaluation.spaces.values() if evaluation is not None else []:
+            if space.best_config is not None:
+                info(
+                    f"{space.kernel}: the autotuner picked {space.best_config.knob_values()} for the shape "
+                    f"{space.best_config_shape} (key {space.key})"
+                )
         if sets:
             from kernelopt.backends.settings import parse_assignments
 
             changes = parse_assignments(list(sets))
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
-            result = apply(file, changes, write=not dry_run, limits=limits)
+            result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
             if as_json:
                 emit_json({**result.model_dump(mode="json"), "knob_changes": result.knob_changes})
                 return
             for e in result.edits:
                 linked = f" (grid kept consistent: {', '.join(e.linked)})" if e.linked else ""
-                info(f"{e.key}: {e.before} -> {e.after} at {e.location}{linked}")
+                how = " (inserted)" if e.inserted else f" (overrides the computed {e.overrides})" if e.overrides else ""
+                info(f"{e.key}: {e.before} -> {e.after} at {e.location}{how}{linked}")
             info(result.diff.rstrip() if dry_run else f"wrote {file}")
             return
-        found = discover(file)
         if as_json:
             emit_json(found)
             return
@@ -52,8 +85,8 @@ def register(app: typer.Typer) -> None:
             [
                 [
                     t.key,
-                    t.value,
-                    t.kind.value,
+                    t.value if t.value is not None else ("computed" if t.computed else None),
+                    "semantic" if t.semantic else t.kind.value,
                     t.location,
                     ", ".join(t.constraints) or "-",
                     ", ".join(c.value for c in t.categories) or "-",
@@ -62,5 +95,9 @@ def register(app: typer.Typer) -> None:
             ],
         )
         for t in found:
-            if t.refused_reason:
+            if t.semantic:
+                warn(f"{t.key} is not a performance parameter: {t.refused_reason}")
+            elif t.refused_reason:
                 warn(f"{t.key} is not editable: {t.refused_reason}")
+            elif t.computed and t.value is None:
+                info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")

@@ -71,6 +71,7 @@ class Failure(BaseModel):
 class ImplementNote(BaseModel):
     description: str = ""
     knob_changes: dict[str, list[Any]] = Field(default_factory=dict)
+    knob_overrides: dict[str, str] = Field(default_factory=dict)
     attempts: int = 1
     rel_err: float | None = None
     candidates: list[CandidateResult] = Field(default_factory=list)

@@ -615,6 +615,7 @@ class OptimizeLoop:
             knob_changes={
                 k: [_plain(v) for v in pair] for k, pair in (outcome.knob_changes if outcome else {}).items()
             },
+            knob_overrides=dict(outcome.knob_overrides) if outcome else {},
             attempts=result.attempts,
             rel_err=result.rel_err,
             candidates=list(outcome.candidates) if outcome else [],

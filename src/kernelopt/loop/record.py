@@ -41,6 +41,8 @@ def fill_plan(record: IterationRecord, plan: Plan | None, it: IterationState) ->
         o.knob_changes = {k: list(v) for k, v in it.implement.knob_changes.items()}
     if it.implement is not None and it.implement.candidates:
         record.candidates = list(it.implement.candidates)
+    if it.implement is not None and it.implement.knob_overrides:
+        o.knob_overrides = dict(it.implement.knob_overrides)
     record.search_log = list(plan.search_log)
 
 

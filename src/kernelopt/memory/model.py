@@ -111,6 +111,11 @@ class Optimization(_Model):
     knob_changes: dict[str, list[str | int | float | None]] = Field(
         default_factory=dict, description="knob name -> [before, after] as applied by Stage 3"
     )
+    knob_overrides: dict[str, str] = Field(
+        default_factory=dict,
+        description="knob name -> the computed expression (a helper call, a conditional, an autotune list built by "
+        "code) that Stage 3's literal replaced",
+    )
 
 
 class ProfileEvidence(_Model):

@@ -62,6 +62,7 @@ from kernelopt.tunables import (
     discover,
     resource_problems,
 )
+from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
 from kernelopt.workspace import Workspace
 
 PLANNER_NAME = "rules"
@@ -241,7 +242,14 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
     """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
     are none (``(None, {}, why)`` when discovery is unavailable or fails)."""
     try:
-        found = discover(kernel_py)
+        # autotune lists built by code and computed knobs are read by importing kernel.py (and running the
+        # task once) in a worker, only when static reading cannot see them
+        ref = kernel_py.with_name("reference.py")
+        reference = ref if ref.is_file() else None
+        if should_evaluate(kernel_py, reference=reference):
+            found, _ = discover_evaluated(kernel_py, reference=reference)
+        else:
+            found = discover(kernel_py)
     except KerneloptError as exc:
         return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
     knobs = knobs_from_tunables(found)
@@ -250,7 +258,7 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
 
 
 def discover_knobs(kernel_py: Path) -> tuple[list[Knob] | None, str | None]:
-    """The kernel's knobs via ``kernelopt.tunables.discover``; ``(None, why)`` when it is unavailable."""
+    """The kernel's knobs via ``kernelopt.tunables``; ``(None, why)`` when discovery fails."""
     knobs, _, why = discover_knob_values(kernel_py)
     return knobs, why
 

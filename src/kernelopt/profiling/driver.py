@@ -79,6 +79,8 @@ class DriverResult(BaseModel):
         bytes_source: where ``bytes_moved`` comes from.
         kernels_launched: kernel names that ran in one call (list mode).
         compiled: compiled Triton kernels of kernel.py.
+        autotune_picked: kernel -> the config its ``@triton.autotune`` picked during the warm-up for this
+            shape (the one the profiled and timed calls run).
         notes: what could not be collected, and why.
     """
 
@@ -97,6 +99,7 @@ class DriverResult(BaseModel):
     bytes_source: str | None = None
     kernels_launched: list[str] = Field(default_factory=list)
     compiled: list[CompiledKernel] = Field(default_factory=list)
+    autotune_picked: dict[str, dict[str, Any]] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
 
@@ -215,10 +218,17 @@ def run(args: argparse.Namespace) -> DriverResult:
     result.shape = {k: v if isinstance(v, int | float | str | bool) else repr(v) for k, v in shape.items()}
     inputs = _to_device(pair.build_inputs(shape), args.device)
     fn = pair.candidate(device=args.device)
+    from kernelopt.tunables.autotune_worker import picked_configs, time_autotune_on_cpu
+
+    with_triton = result.triton_version is not None
+    if with_triton and not on_gpu:
+        time_autotune_on_cpu(pair.kernel)
     out = None
     for _ in range(args.warmup):
         out = fn(*inputs)
     sync()
+    if with_triton:  # autotuning happened in the warm-up: the profiled and timed calls run this config
+        result.autotune_picked = picked_configs(pair.kernel)
     for hook in ("flops", "bytes_moved"):
         f = pair.optional(hook)
         if f is not None:

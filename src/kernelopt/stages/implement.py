@@ -38,6 +38,7 @@ AttemptSink = Callable[[PitfallAndFix, str, bool], None]
 NO_GAIN = "search_no_gain"
 """error_type of an iteration whose Stage 3 search found nothing faster than the current configuration."""
 
+
 @dataclass
 class ImplementResult:
     """What Stage 3 produced.

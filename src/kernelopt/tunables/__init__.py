@@ -8,7 +8,17 @@ A *tunable* is a literal the rule-based implementer may move without touching an
 - ``module_constant``: a module-level constant that feeds a launch argument (``BLOCK_M = 128``);
 - ``autotune_config``: a value inside the ``triton.Config`` list of an existing ``@triton.autotune``;
 - ``marked_constant``: a module-level constant marked ``# kernelopt: tunable`` (a CUDA block size, a
-  value fed into a ``#define``), optionally with ``category=... values=... min=... max=...``.
+  value fed into a ``#define``), optionally with ``category=... values=... min=... max=...``;
+- ``launch_default``: ``num_warps`` / ``num_stages`` (and ``num_ctas`` where clusters exist) that a launch
+  leaves out, at Triton's defaults, inserted on the first move;
+- ``launch_override``: a computed launch value (``calculate_settings(n)``, ``8 if n > 4096 else 4``) that
+  an edit overrides with a literal at the launch, keeping the original expression in the record;
+- ``heuristic``: a value of ``@triton.heuristics``.
+
+``**dict`` launches are read when the dict is built from literals in the same function or module.
+Semantic parameters (flags, activation or mode selectors) are listed with ``semantic=True`` and never
+edited. Autotune lists built by code are evaluated by importing the module in a worker
+(:mod:`~kernelopt.tunables.evaluate`) and edited by replacing ``configs=`` with a literal list.
 
 Edits replace only the characters of the literal (and of grid literals kept consistent with it), so
 formatting and comments survive byte for byte. When a launch grid repeats a block-size literal
@@ -21,15 +31,26 @@ rough resource costs (shared memory of a pipelined GEMM tile, accumulator regist
 configurations that cannot fit (:func:`estimate_resources`).
 
 Modules: :mod:`~kernelopt.tunables.model` (records), :mod:`~kernelopt.tunables.knobs` (names ->
-categories, legality, resources), :mod:`~kernelopt.tunables.analysis` (discovery),
-:mod:`~kernelopt.tunables.edit` (edits and checks).
+categories, legality, resources, semantic names, launch defaults), :mod:`~kernelopt.tunables.analysis`
+(discovery), :mod:`~kernelopt.tunables.edit` (edits and checks), :mod:`~kernelopt.tunables.evaluate`
+(the worker that imports the module; not imported here).
 """
 
 from __future__ import annotations
 
 from kernelopt.tunables.analysis import MARKER, discover, discover_source
-from kernelopt.tunables.edit import apply, apply_source, knob_diff, plan_edits, step, verify_only
+from kernelopt.tunables.edit import (
+    apply,
+    apply_source,
+    knob_diff,
+    pin_configs,
+    plan_edits,
+    render_configs,
+    step,
+    verify_only,
+)
 from kernelopt.tunables.knobs import (
+    ABSENT_OPTION_DEFAULTS,
     LAUNCH_OPTIONS,
     MAX_REGISTERS_PER_THREAD_NVIDIA,
     MAX_THREADS_PER_BLOCK,
@@ -37,11 +58,16 @@ from kernelopt.tunables.knobs import (
     TRITON_MAX_TENSOR_NUMEL,
     ResourceEstimate,
     ResourceLimits,
+    absent_options,
     estimate_resources,
     knob_rule,
     resource_problems,
+    semantic_reason,
 )
 from kernelopt.tunables.model import (
+    AutotuneConfig,
+    AutotuneEvaluation,
+    AutotuneSpace,
     EditResult,
     KnobEdit,
     Legality,
@@ -53,12 +79,16 @@ from kernelopt.tunables.model import (
 )
 
 __all__ = [
+    "ABSENT_OPTION_DEFAULTS",
     "LAUNCH_OPTIONS",
     "MARKER",
     "MAX_REGISTERS_PER_THREAD_NVIDIA",
     "MAX_THREADS_PER_BLOCK",
     "TRITON_DEFAULTS",
     "TRITON_MAX_TENSOR_NUMEL",
+    "AutotuneConfig",
+    "AutotuneEvaluation",
+    "AutotuneSpace",
     "EditResult",
     "KnobEdit",
     "Legality",
@@ -69,6 +99,7 @@ __all__ = [
     "TunableFitError",
     "TunableKind",
     "Value",
+    "absent_options",
     "apply",
     "apply_source",
     "discover",
@@ -76,8 +107,11 @@ __all__ = [
     "estimate_resources",
     "knob_diff",
     "knob_rule",
+    "pin_configs",
     "plan_edits",
+    "render_configs",
     "resource_problems",
+    "semantic_reason",
     "step",
     "verify_only",
 ]

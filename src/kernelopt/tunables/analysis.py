@@ -1,6 +1,8 @@
 """Finding knobs in a source text through libcst: launch sites, names followed to their literal, grid
-literals kept consistent or refused, autotune config lists, marked constants. Pure: nothing is imported
-or run."""
+literals kept consistent or refused, autotune config lists, heuristics, ``**dict`` launches, launch
+options left out, computed values overridable at the launch, semantic parameters, marked constants.
+Pure: nothing is imported or run (autotune configs built by code come in evaluated, see
+:mod:`kernelopt.tunables.evaluate`)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,23 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
-from kernelopt.tunables.knobs import BLOCKISH, LAUNCH_OPTIONS, knob_rule
-from kernelopt.tunables.model import Legality, Tunable, TunableError, TunableKind, Value
+from kernelopt.tunables.knobs import (
+    ABSENT_OPTION_SOURCE,
+    BLOCKISH,
+    LAUNCH_OPTIONS,
+    absent_options,
+    knob_rule,
+    semantic_reason,
+)
+from kernelopt.tunables.model import (
+    AutotuneEvaluation,
+    AutotuneSpace,
+    Legality,
+    Tunable,
+    TunableError,
+    TunableKind,
+    Value,
+)
 
 MARKER = "kernelopt: tunable"
 
@@ -52,6 +69,39 @@ class Site:
     refused: str | None = None
     marker_rule: tuple[list[ActionCategory], Legality] | None = None
     value: Value | None = None
+    # a computed value: its source text, and the span an override literal replaces
+    computed: str | None = None
+    override: Span | None = None
+    # an absent launch option: where ``, name=value`` is inserted
+    insert: Insertion | None = None
+    # an autotune list built by code, evaluated: the ``configs=`` expression a literal list replaces
+    region: ConfigRegion | None = None
+    semantic: bool = False
+    value_source: str | None = None
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+    line: int
+    end_line: int
+
+
+@dataclass
+class Insertion:
+    offset: int
+    line: int
+    separator: str  # ", " after an argument, "" in an empty call
+
+
+@dataclass
+class ConfigRegion:
+    span: Span
+    kernel: str
+    index: int
+    space: AutotuneSpace
+    config_callee: str  # how the module names triton.Config ("triton.Config", "Config")
 
 
 @dataclass
@@ -212,9 +262,22 @@ class _LaunchCollector(cst.CSTVisitor):
 class _Analyzer:
     """Finds every knob of one source text."""
 
-    def __init__(self, source: str, filename: str) -> None:
+    def __init__(
+        self,
+        source: str,
+        filename: str,
+        *,
+        gpu: str | None = None,
+        autotune: Mapping[str, AutotuneSpace] | None = None,
+        launch_values: Mapping[str, Mapping[str, Value]] | None = None,
+        shape: Mapping[str, Value] | None = None,
+    ) -> None:
         self.source = source
         self.filename = filename
+        self.gpu = gpu
+        self.autotune = dict(autotune or {})
+        self.launch_values = {k: dict(v) for k, v in (launch_values or {}).items()}
+        self.shape = dict(shape) if shape is not None else None
         try:
             wrapper = MetadataWrapper(cst.parse_module(source))
         except cst.ParserSyntaxError as exc:
@@ -238,6 +301,15 @@ class _Analyzer:
 
     def loc(self, line: int) -> str:
         return f"{self.filename}:{line}"
+
+    def span(self, node: cst.CSTNode) -> Span:
+        rng = self.positions[node]
+        start = self.line_starts[rng.start.line - 1] + rng.start.column
+        end = self.line_starts[rng.end.line - 1] + rng.end.column
+        return Span(start, end, rng.start.line, rng.end.line)
+
+    def autotuned(self, info: _FuncInfo | None) -> bool:
+        return info is not None and "autotune" in self.decorators(info.node)
 
     def code(self, node: cst.CSTNode) -> str:
         return " ".join(self.module.code_for_node(node).split())
@@ -350,7 +422,20 @@ class _Analyzer:
         self.marked_constants()
         self.launch_sites()
         self.autotune_configs()
+        self.heuristics()
+        self.values_from_the_run()
         return self.sites
+
+    def values_from_the_run(self) -> None:
+        """Computed knobs take the value their kernel's launch received in the task run, when one was made."""
+        shape = f" for the task shape {self.shape}" if self.shape else ""
+        for s in self.sites:
+            if s.computed is None or s.value is not None or s.region is not None or s.kernel is None:
+                continue
+            got = self.launch_values.get(s.kernel, {}).get(s.name)
+            if isinstance(got, int) and not isinstance(got, bool):
+                s.value = got
+                s.value_source = f"the value its launch received in one run of the task{shape}"
 
     def marked_constants(self) -> None:
         for stmt in self.module.body:
@@ -423,53 +508,167 @@ class _Analyzer:
             label = kname or "?"
             seen[label] = seen.get(label, 0) + 1
             launch_id = label if per_kernel[label] == 1 else f"{label}#{seen[label]}"
-            args = self.launch_knobs(la, kdef)
-            if not args:
+            args, opaque = self.launch_knobs(la, kdef)
+            absent = self.absent_at(la, kdef, args, opaque)
+            if not args and not absent:
                 continue
             if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
                 continue
             group = f"launch {launch_id} ({self.loc(la.line)})"
             launch_sites: list[Site] = []
             for name, expr in args:
-                lit = self.literal(expr)
-                kind = TunableKind.LAUNCH_KWARG
-                key = f"{launch_id}:{name}"
-                refused = None
-                if lit is None and isinstance(expr, cst.Name):
-                    res = self.resolve_name(expr.value, la.func)
-                    lit, refused = res.literal, res.refused
-                    if lit is not None and res.at_module:
-                        kind = TunableKind.MODULE_CONSTANT
-                        key = res.defined_as or expr.value
-                elif lit is None:
-                    refused = f"value is computed at the launch: {self.code(expr)}"
-                if lit is not None and not isinstance(lit.value, int | bool):
-                    refused = refused or f"value {lit.value!r} is not an integer"
-                site = Site(
-                    key,
-                    name,
-                    kind,
-                    lit,
-                    lit.line if lit else la.line,
-                    kernel=kname,
-                    feeds=[name],
-                    used_at=[la.line],
-                    groups=[group],
-                    refused=refused,
-                    value=lit.value if lit else None,
+                launch_sites.append(self.launch_site(la, launch_id, kname, group, name, expr))
+            for name, value in absent.items():
+                launch_sites.append(
+                    Site(
+                        f"{launch_id}:{name}",
+                        name,
+                        TunableKind.LAUNCH_DEFAULT,
+                        None,
+                        la.line,
+                        kernel=kname,
+                        feeds=[name],
+                        used_at=[la.line],
+                        groups=[group],
+                        value=value,
+                        insert=self.insertion_point(la.call),
+                        value_source=ABSENT_OPTION_SOURCE,
+                    )
                 )
-                launch_sites.append(site)
             self.grid_links(la, launch_sites)
             for s in launch_sites:
                 self.add_site(s)
 
-    def launch_knobs(self, la: _Launch, kdef: _FuncInfo | None) -> list[tuple[str, cst.BaseExpression]]:
+    def launch_site(
+        self, la: _Launch, launch_id: str, kname: str | None, group: str, name: str, expr: cst.BaseExpression
+    ) -> Site:
+        lit = self.literal(expr)
+        kind = TunableKind.LAUNCH_KWARG
+        key = f"{launch_id}:{name}"
+        refused = None
+        computed = None
+        if lit is None and isinstance(expr, cst.Name):
+            res = self.resolve_name(expr.value, la.func)
+            lit, refused = res.literal, res.refused
+            if lit is not None and res.at_module:
+                kind = TunableKind.MODULE_CONSTANT
+                key = res.defined_as or expr.value
+            elif lit is None:
+                computed = self.computed_text(expr.value, la.func) or f"{expr.value}: {refused}"
+        elif lit is None:
+            refused = f"value is computed at the launch: {self.code(expr)}"
+            computed = self.code(expr)
+        value = lit.value if lit else None
+        semantic = name not in LAUNCH_OPTIONS and semantic_reason(name, value) is not None
+        if semantic:
+            refused, computed = semantic_reason(name, value), None
+        elif lit is not None and not isinstance(lit.value, int | bool):
+            refused = refused or f"value {lit.value!r} is not an integer"
+        override = None
+        if computed is not None:
+            # A computed performance knob is overridable at the launch with a literal, unless the name
+            # also feeds something else in the function (a grid, a host-side check) that would then
+            # disagree with the launch.
+            reads_a_name = isinstance(expr, cst.Name) and name not in LAUNCH_OPTIONS
+            other = self.other_uses(la, expr) if reads_a_name else None
+            performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None
+            if not performance:
+                refused = f"{refused}; not a known performance knob, so no override is offered"
+                computed = None
+            elif other is not None:
+                refused = f"{refused}; an override at the launch would disagree with its use at {other}"
+                computed = None
+            else:
+                kind, refused, override = TunableKind.LAUNCH_OVERRIDE, None, self.span(expr)
+        return Site(
+            key,
+            name,
+            kind,
+            lit,
+            lit.line if lit else la.line,
+            kernel=kname,
+            feeds=[name],
+            used_at=[la.line],
+            groups=[group],
+            refused=refused,
+            value=value,
+            computed=computed,
+            override=override,
+            semantic=semantic,
+        )
+
+    def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
+        """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
+        binds = (func.locals.get(name) if func is not None else None) or self.module_bindings.get(name)
+        if not binds:
+            return None
+        if len(binds) > 1:
+            return f"{name} assigned at lines {', '.join(str(b.line) for b in binds)}"
+        if binds[0].statement is not None:
+            return self.code(binds[0].statement)
+        return None
+
+    def other_uses(self, la: _Launch, expr: cst.BaseExpression) -> str | None:
+        """``file:line`` of another read of the names in ``expr`` in the launch's function, or ``None``."""
+        if la.func is None:
+            return None
+        names = {n.value for n in _names_in(expr)}
+        uses = _NameReads(names, self.positions)
+        la.func.node.body.visit(uses)
+        for node, line in uses.reads:
+            if not self._inside(node, expr):
+                return self.loc(line)
+        return None
+
+    def _inside(self, node: cst.CSTNode, root: cst.CSTNode) -> bool:
+        a, b = self.span(node), self.span(root)
+        return b.start <= a.start and a.end <= b.end
+
+    def insertion_point(self, call: cst.Call) -> Insertion:
+        if call.args:
+            last = self.span(call.args[-1].value)
+            return Insertion(last.end, last.end_line, ", ")
+        rng = self.positions[call]
+        # ``kern[grid]()``: the opening parenthesis is the last "(" of the call's first characters
+        text = self.module.code_for_node(call)
+        close = self.span(call).start + text.rstrip().rfind(")")
+        line = rng.end.line
+        return Insertion(close, line, "")
+
+    def absent_at(
+        self,
+        la: _Launch,
+        kdef: _FuncInfo | None,
+        args: list[tuple[str, cst.BaseExpression]],
+        opaque: bool,
+    ) -> dict[str, int]:
+        """Launch options this launch leaves out, at Triton's defaults (none for autotuned kernels, whose
+        configs set them, for kernels defined elsewhere, and after an unreadable ``*args``/``**kwargs``)."""
+        if kdef is None or opaque or self.autotuned(kdef):
+            return {}
+        given = {n for n, _ in args}
+        set_by_heuristics = set(self.heuristic_entries(kdef))
+        return {n: v for n, v in absent_options(self.gpu).items() if n not in given and n not in set_by_heuristics}
+
+    def launch_knobs(self, la: _Launch, kdef: _FuncInfo | None) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
+        """(knob name, value expression) of a launch, and whether some arguments could not be read."""
         constexpr = {p.name.value for p in kdef.params if _is_constexpr(p.annotation)} if kdef else set()
         out: list[tuple[str, cst.BaseExpression]] = []
         positional = 0
+        opaque = False
         for arg in la.call.args:
-            if arg.star:
+            if arg.star == "*":
                 positional = -(10**6)  # positions unknown after *args
+                opaque = True
+                continue
+            if arg.star == "**":
+                entries = self.dict_entries(arg.value, la.func)
+                if entries is None:
+                    opaque = True
+                    continue
+                for name, expr in entries:
+                    if name in LAUNCH_OPTIONS or name in constexpr or (kdef is None and knob_rule(name) is not None):
+                        out.append((name, expr))
                 continue
             if arg.keyword is None:
                 if kdef is not None and 0 <= positional < len(kdef.params):
@@ -481,7 +680,106 @@ class _Analyzer:
             name = arg.keyword.value
             if name in LAUNCH_OPTIONS or name in constexpr or (kdef is None and knob_rule(name) is not None):
                 out.append((name, arg.value))
-        return out
+        return out, opaque
+
+    def dict_entries(
+        self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The entries of a ``**dict`` launch argument: a dict literal, ``dict(a=1)``, or a name bound once
+        to one of them in the launch's function or the module; ``None`` when it is built otherwise."""
+        if isinstance(expr, cst.Dict):
+            out = []
+            for el in expr.elements:
+                if not isinstance(el, cst.DictElement) or not isinstance(el.key, cst.SimpleString):
+                    return None
+                key = el.key.evaluated_value
+                if not isinstance(key, str):
+                    return None
+                out.append((key, el.value))
+            return out
+        if isinstance(expr, cst.Call) and _dotted(expr.func) == "dict":
+            out = []
+            for a in expr.args:
+                if a.keyword is None:
+                    return None
+                out.append((a.keyword.value, a.value))
+            return out
+        if isinstance(expr, cst.Name) and depth < 3:
+            binds = func.locals.get(expr.value) if func is not None else None
+            scope = func
+            if not binds:
+                binds, scope = self.module_bindings.get(expr.value), None
+            if not binds or len(binds) != 1 or binds[0].value is None or binds[0].chained:
+                return None
+            if self.mutated(expr.value, scope):
+                return None
+            return self.dict_entries(binds[0].value, scope, depth + 1)
+        return None
+
+    def mutated(self, name: str, func: _FuncInfo | None) -> bool:
+        """True when ``name[...] = ...``, ``name.update(...)`` or similar changes the dict after it is built."""
+        finder = _Mutations(name)
+        (func.node.body if func is not None else self.module).visit(finder)
+        return finder.found
+
+    # -- heuristics -------------------------------------------------------------------------------
+
+    def heuristic_entries(self, info: _FuncInfo) -> dict[str, cst.BaseExpression]:
+        deco = self.decorators(info.node).get("heuristics")
+        if deco is None or not isinstance(deco.decorator, cst.Call):
+            return {}
+        values = None
+        for i, arg in enumerate(deco.decorator.args):
+            if (arg.keyword and arg.keyword.value == "values") or (arg.keyword is None and i == 0):
+                values = arg.value
+        entries = self.dict_entries(values, None) if values is not None else None
+        return dict(entries or [])
+
+    def heuristics(self) -> None:
+        for fname, infos in self.functions.items():
+            for info in infos:
+                for name, expr in self.heuristic_entries(info).items():
+                    self.heuristic_site(fname, name, expr)
+
+    def heuristic_site(self, kernel: str, name: str, expr: cst.BaseExpression) -> None:
+        key = f"{kernel}.heuristics.{name}"
+        line = self.positions[expr].start.line
+        body = expr.body if isinstance(expr, cst.Lambda) else None
+        lit = self.literal(body)
+        refused = None
+        computed = None
+        override = None
+        semantic_why = semantic_reason(name, lit.value if lit else None)
+        if semantic_why is None and body is not None and _boolean_expr(body):
+            semantic_why = f"'{name}' is a boolean computed from the arguments: it selects what the kernel computes"
+        if semantic_why is not None:
+            refused = semantic_why
+        elif lit is None and body is None:
+            refused = f"heuristic is not a lambda: {self.code(expr)}; edit it by hand"
+        elif lit is None and body is not None:
+            if knob_rule(name) is None and name not in LAUNCH_OPTIONS:
+                refused = f"computed by a heuristic ({self.code(body)}); not a known performance knob"
+            else:
+                computed = self.code(body)
+                override = self.span(body)
+        self.add_site(
+            Site(
+                key,
+                name,
+                TunableKind.HEURISTIC,
+                lit,
+                lit.line if lit else line,
+                kernel=kernel,
+                feeds=[name],
+                used_at=[line],
+                groups=[f"{kernel}.heuristics ({self.loc(line)})"],
+                refused=refused,
+                value=lit.value if lit else None,
+                computed=computed,
+                override=override,
+                semantic=semantic_why is not None,
+            )
+        )
 
     # -- grid consistency -------------------------------------------------------------------------
 
@@ -566,6 +864,10 @@ class _Analyzer:
                     if (arg.keyword and arg.keyword.value == "configs") or (arg.keyword is None and i == 0):
                         configs_expr = arg.value
                 configs = self.config_list(configs_expr)
+                space = self.autotune.get(fname)
+                if configs is None and space is not None and configs_expr is not None:
+                    self.evaluated_configs(fname, configs_expr, space)
+                    continue
                 if configs is None:
                     what = self.code(configs_expr) if configs_expr is not None else "missing"
                     self.sites.append(
@@ -582,6 +884,61 @@ class _Analyzer:
                     continue
                 for ci, el in enumerate(configs):
                     self.config_entry(fname, ci, el)
+
+    def autotune_configs_expr(self, kernel: str) -> cst.BaseExpression | None:
+        """The ``configs=`` expression of ``kernel``'s ``@triton.autotune`` (``None`` when there is none)."""
+        for info in self.functions.get(kernel, []):
+            deco = self.decorators(info.node).get("autotune")
+            if deco is None or not isinstance(deco.decorator, cst.Call):
+                continue
+            for i, arg in enumerate(deco.decorator.args):
+                if (arg.keyword and arg.keyword.value == "configs") or (arg.keyword is None and i == 0):
+                    return arg.value
+        return None
+
+    def config_callee(self) -> str:
+        """How this module names ``triton.Config`` (``Config`` when imported from triton, else ``triton.Config``)."""
+        for b in self.module_bindings.get("Config", []):
+            if b.value is None:
+                return "Config"
+        return "triton.Config"
+
+    def evaluated_configs(self, kernel: str, configs_expr: cst.BaseExpression, space: AutotuneSpace) -> None:
+        """Knobs of an autotune list built by code, from the configs the imported module holds; an edit
+        replaces the ``configs=`` expression with an explicit literal list (key, prune and restore
+        arguments stay as written)."""
+        span = self.span(configs_expr)
+        code = self.code(configs_expr)
+        hooked = [i for i, c in enumerate(space.configs) if c.pre_hook]
+        for ci, config in enumerate(space.configs):
+            group = f"{kernel}.configs[{ci}] ({self.loc(span.line)})"
+            refused = None
+            if hooked:
+                refused = (
+                    f"config {hooked[0]} of {code} has a pre_hook, which an explicit literal list cannot carry; "
+                    "edit the configs by hand"
+                )
+            for name, value in config.knob_values().items():
+                why = semantic_reason(name, value) if name not in LAUNCH_OPTIONS else None
+                self.sites.append(
+                    Site(
+                        f"{kernel}.configs[{ci}].{name}",
+                        name,
+                        TunableKind.AUTOTUNE_CONFIG,
+                        None,
+                        span.line,
+                        kernel=kernel,
+                        feeds=[name],
+                        used_at=[span.line],
+                        groups=[group],
+                        refused=why or refused,
+                        value=value,
+                        computed=code,
+                        region=ConfigRegion(span, kernel, ci, space, self.config_callee()),
+                        semantic=why is not None,
+                        value_source=f"evaluated: the configs {code} builds, read back from the imported module",
+                    )
+                )
 
     def config_list(self, expr: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
         if isinstance(expr, cst.List | cst.Tuple):
@@ -666,6 +1023,91 @@ def _axis(name: str) -> str:
 
 def _looks_like_kernel(name: str | None) -> bool:
     return bool(name) and ("kernel" in (name or "").lower())
+
+
+def _names_in(expr: cst.CSTNode) -> list[cst.Name]:
+    class _All(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.names: list[cst.Name] = []
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.names.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # the base object is read; the attribute name is not a variable
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)  # the keyword of an argument is not a variable
+            return False
+
+    v = _All()
+    expr.visit(v)
+    return v.names
+
+
+class _NameReads(cst.CSTVisitor):
+    """Reads of some names in a function body (assignment targets and keywords are not reads)."""
+
+    def __init__(self, names: set[str], positions: Mapping[cst.CSTNode, CodeRange]) -> None:
+        self.names = names
+        self.positions = positions
+        self.reads: list[tuple[cst.CSTNode, int]] = []
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            self.reads.append((node, self.positions[node].start.line))
+
+
+class _Mutations(cst.CSTVisitor):
+    """``name[k] = v``, ``name.update(...)``, ``name |= ...``, ``del name[k]``: a dict changed after it is built."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Subscript) and _dotted(node.target.value) == self.name:
+            self.found = True
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        t = node.target
+        if _dotted(t.value if isinstance(t, cst.Subscript) else t) == self.name:
+            self.found = True
+
+    def visit_Del(self, node: cst.Del) -> None:
+        t = node.target
+        if isinstance(t, cst.Subscript) and _dotted(t.value) == self.name:
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        mutators = ("update", "pop", "setdefault", "clear", "popitem")
+        if isinstance(func, cst.Attribute) and _dotted(func.value) == self.name and func.attr.value in mutators:
+            self.found = True
+
+
+def _boolean_expr(expr: cst.BaseExpression) -> bool:
+    """True for an expression whose value is a boolean (a comparison, ``and``/``or``, ``not``)."""
+    if isinstance(expr, cst.Comparison | cst.BooleanOperation):
+        return True
+    return isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
 
 
 class _Returns(cst.CSTVisitor):
@@ -823,13 +1265,24 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         legality=legal,
         legal_values=legal.enumerate(),
         constraints=legal.describe(),
-        categories=cats,
+        categories=[] if s.semantic else cats,
         refused_reason=s.refused,
+        computed=s.computed if s.refused is None else None,
+        semantic=s.semantic,
+        value_source=s.value_source,
     )
 
 
-def analyze(source: str, filename: str) -> tuple[_Analyzer, list[Site], list[Tunable]]:
-    an = _Analyzer(source, filename)
+def analyze(
+    source: str,
+    filename: str,
+    *,
+    gpu: str | None = None,
+    autotune: Mapping[str, AutotuneSpace] | None = None,
+    launch_values: Mapping[str, Mapping[str, Value]] | None = None,
+    shape: Mapping[str, Value] | None = None,
+) -> tuple[_Analyzer, list[Site], list[Tunable]]:
+    an = _Analyzer(source, filename, gpu=gpu, autotune=autotune, launch_values=launch_values, shape=shape)
     sites = an.analyze()
     used: dict[str, int] = {}
     for s in sites:  # unique keys
@@ -840,23 +1293,50 @@ def analyze(source: str, filename: str) -> tuple[_Analyzer, list[Site], list[Tun
     return an, sites, [_to_tunable(an, s) for s in sites]
 
 
-def discover_source(source: str, filename: str = "kernel.py") -> list[Tunable]:
+def discover_source(
+    source: str,
+    filename: str = "kernel.py",
+    *,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> list[Tunable]:
     """Every knob of the Python source ``source`` (pure; nothing is imported or run).
+
+    Args:
+        source: the file's text.
+        filename: the name used in locations.
+        gpu: the target GPU (wiki spec-sheet name); ``num_ctas`` is offered at launches that leave it
+            out only where clusters exist (compute capability >= 9.0).
+        evaluation: what importing the module (and one run of the task) told
+            (:func:`kernelopt.tunables.evaluate.evaluate_autotune`): the configs of autotune lists built by
+            code (without it such a list is refused) and the values computed knobs received at launch.
 
     Raises:
         TunableError: the source does not parse.
     """
-    return analyze(source, filename)[2]
+    return analyze(source, filename, gpu=gpu, **evaluated(evaluation))[2]
 
 
-def discover(path: Path) -> list[Tunable]:
-    """Every knob of the kernel file ``path``, in source order of discovery.
+def evaluated(evaluation: AutotuneEvaluation | None) -> dict[str, Any]:
+    """The keyword arguments of :func:`analyze` that carry an evaluation."""
+    if evaluation is None:
+        return {}
+    return {"autotune": evaluation.spaces, "launch_values": evaluation.launch_values, "shape": evaluation.shape}
+
+
+def discover(
+    path: Path,
+    *,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> list[Tunable]:
+    """Every knob of the kernel file ``path``, in source order of discovery (see :func:`discover_source`).
 
     Raises:
         TunableError: the file does not parse.
         InputFileError: the file does not exist or is not UTF-8 text.
     """
-    return discover_source(read_source(path), Path(path).name)
+    return discover_source(read_source(path), Path(path).name, gpu=gpu, evaluation=evaluation)
 
 
 def read_source(path: Path) -> str:

@@ -12,9 +12,28 @@ from pathlib import Path
 
 import libcst as cst
 
-from kernelopt.tunables.analysis import Site, SourceLiteral, analyze, discover_source, parse_scalar, read_source
+from kernelopt.tunables.analysis import (
+    ConfigRegion,
+    Site,
+    SourceLiteral,
+    analyze,
+    discover_source,
+    evaluated,
+    parse_scalar,
+    read_source,
+)
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
-from kernelopt.tunables.model import EditResult, KnobEdit, Tunable, TunableError, TunableFitError, Value
+from kernelopt.tunables.model import (
+    AutotuneConfig,
+    AutotuneEvaluation,
+    EditResult,
+    KnobEdit,
+    Tunable,
+    TunableError,
+    TunableFitError,
+    TunableKind,
+    Value,
+)
 
 _DIRECTION = re.compile(r"^\s*(x|\*|/|\+|-)\s*(\d+(?:\.\d+)?)\s*$")
 _UP_WORDS = {"up", "increase", "bigger", "larger", "more", "deeper", "double", "next"}
@@ -43,6 +62,14 @@ def step(t: Tunable, direction: Value) -> Value:
     if isinstance(direction, bool) or not isinstance(direction, str):
         return direction
     text = direction.strip()
+    if cur is None:
+        scalar = parse_scalar(text)
+        if isinstance(scalar, int | float) and not isinstance(scalar, bool) and not text.startswith(("+", "-")):
+            return scalar
+        raise TunableError(
+            f"{t.key}: the value is computed ({t.computed or 'unknown'}), so {direction!r} has nothing to move from",
+            hint="give an absolute value; it overrides the computed one at the launch",
+        )
     if isinstance(cur, bool):
         if text in ("True", "False", "true", "false"):
             return text.lower() == "true"
@@ -83,6 +110,68 @@ def _typed(t: Tunable, value: float | int) -> Value:
             raise TunableError(f"{t.key}: {value:g} is not an integer")
         return int(value)
     return float(value)
+
+
+def _render_value(value: Value) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return repr(value)
+
+
+def render_configs(configs: list[AutotuneConfig], callee: str = "triton.Config") -> str:
+    """An explicit literal list of ``configs`` on one line (``[triton.Config({...}, num_warps=4, ...), ...]``)."""
+    items = []
+    for c in configs:
+        kwargs = ", ".join(f"{k!r}: {_render_value(v)}" for k, v in c.kwargs.items()).replace("'", '"')
+        opts = f"num_warps={c.num_warps}, num_stages={c.num_stages}"
+        if c.num_ctas != 1:
+            opts += f", num_ctas={c.num_ctas}"
+        if c.maxnreg is not None:
+            opts += f", maxnreg={c.maxnreg}"
+        items.append(f"{callee}({{{kwargs}}}, {opts})")
+    return "[" + ", ".join(items) + "]"
+
+
+def pin_configs(
+    source: str,
+    kernel: str,
+    configs: list[AutotuneConfig],
+    *,
+    filename: str = "kernel.py",
+    evaluation: AutotuneEvaluation | None = None,
+) -> EditResult:
+    """Replace the ``configs=`` argument of ``kernel``'s ``@triton.autotune`` with an explicit literal list.
+
+    Pins the winner (one config), prunes (a subset) or adds neighbours (more configs); ``key``,
+    ``prune_configs_by``, ``reset_to_zero``, ``restore_value`` and the hooks stay as written. The new
+    list is checked: the file parses and its configs read back as ``configs``.
+
+    Raises:
+        TunableError: no autotuned kernel of that name, an empty list, or a config with a pre_hook.
+    """
+    an, _, _ = analyze(source, filename, **evaluated(evaluation))
+    if not configs:
+        raise TunableError(f"{kernel}: an autotune list needs at least one config")
+    expr = an.autotune_configs_expr(kernel)
+    if expr is None:
+        raise TunableError(f"{filename}: no @triton.autotune(configs=...) on a function named {kernel!r}")
+    span = an.span(expr)
+    text = render_configs(configs, an.config_callee())
+    new_source = source[: span.start] + text + source[span.end :]
+    _, _, after = analyze(new_source, filename)
+    got = {t.key: t.value for t in after if t.kernel == kernel and t.kind is TunableKind.AUTOTUNE_CONFIG}
+    want = {f"{kernel}.configs[{i}].{k}": v for i, c in enumerate(configs) for k, v in c.knob_values().items()}
+    if {k: v for k, v in got.items() if k in want} != want:  # our bug: the rendered list must read back
+        raise AssertionError(f"pinned configs read back differently: {got} != {want}")
+    diff = "".join(
+        difflib.unified_diff(
+            source.splitlines(keepends=True),
+            new_source.splitlines(keepends=True),
+            fromfile=f"a/{filename}",
+            tofile=f"b/{filename}",
+        )
+    )
+    return EditResult(path=filename, edits=[], diff=diff, new_source=new_source)
 
 
 def _render(lit: SourceLiteral, value: Value) -> str:
@@ -126,6 +215,10 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
         if not found:
             raise TunableError(f"no tunable named {ident!r}", hint=f"editable: {', '.join(editable_names) or 'none'}")
         refused = [t for t in found if not t.editable]
+        semantic = [t for t in refused if t.semantic]
+        if semantic:
+            t = semantic[0]
+            raise TunableError(f"{t.key} is not a performance knob: {t.refused_reason}; kernelopt never edits it")
         if refused:
             t = refused[0]
             raise TunableError(f"{t.key} cannot be edited safely: {t.refused_reason or 'no literal value'}")
@@ -134,7 +227,10 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
             raise TunableError(f"{ident!r} is ambiguous: {sites}", hint="name one by its key, or give a direction (x2)")
         for t in found:
             new = step(t, requested)
-            if type(new) is not type(t.value) and not (isinstance(t.value, float) and isinstance(new, int)):
+            if t.value is None:
+                if isinstance(new, bool) or not isinstance(new, int):
+                    raise TunableError(f"{t.key}: {new!r} is not an integer (the computed value it overrides is)")
+            elif type(new) is not type(t.value) and not (isinstance(t.value, float) and isinstance(new, int)):
                 raise TunableError(f"{t.key}: {new!r} has the wrong type (the knob holds {type(t.value).__name__})")
             problem = t.legality.problem(new)
             if problem:
@@ -165,9 +261,18 @@ def apply_source(
     filename: str = "kernel.py",
     limits: ResourceLimits | None = None,
     kernel: str | None = None,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> EditResult:
-    """Apply ``changes`` to ``source`` (pure); see :func:`apply`."""
-    _, sites, tunables = analyze(source, filename)
+    """Apply ``changes`` to ``source`` (pure); see :func:`apply`.
+
+    ``gpu`` and ``evaluation`` are those of :func:`~kernelopt.tunables.analysis.discover_source`: a knob of
+    an evaluated autotune list is moved by replacing the ``configs=`` expression with an explicit literal
+    list of every config (the moved values in place); an absent launch option is inserted; a computed
+    value is overridden by a literal in its place at the launch (the edit keeps the original expression
+    in :attr:`KnobEdit.overrides`).
+    """
+    _, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
     new_values = plan_edits(tunables, changes, kernel=kernel)
     if limits is not None:
         touched = {g for t in tunables if t.key in new_values for g in t.groups}
@@ -178,18 +283,42 @@ def apply_source(
     by_key = {s.key: s for s in sites}
     spans: list[tuple[int, int, str]] = []
     edits: list[KnobEdit] = []
+    regions: dict[int, tuple[ConfigRegion, dict[int, dict[str, Value]]]] = {}
     for t in tunables:
         if t.key not in new_values:
             continue
         s = by_key[t.key]
-        assert s.literal is not None
         new = new_values[t.key]
-        spans.append((s.literal.start, s.literal.end, _render(s.literal, new)))
+        if s.region is not None:
+            _, moved = regions.setdefault(s.region.span.start, (s.region, {}))
+            moved.setdefault(s.region.index, {})[s.name] = new
+        elif s.insert is not None:
+            ins = s.insert
+            spans.append((ins.offset, ins.offset, f"{ins.separator}{s.name}={_render_value(new)}"))
+        elif s.override is not None:
+            spans.append((s.override.start, s.override.end, _render_value(new)))
+        else:
+            assert s.literal is not None
+            spans.append((s.literal.start, s.literal.end, _render(s.literal, new)))
         for lk in s.links:
             if not isinstance(new, int):
                 raise TunableError(f"{t.key}: grid literal needs an integer")
             spans.append((lk.literal.start, lk.literal.end, str(new + lk.delta)))
-        edits.append(KnobEdit(key=t.key, name=t.name, before=t.value, after=new, location=t.location, linked=t.linked))
+        edits.append(
+            KnobEdit(
+                key=t.key,
+                name=t.name,
+                before=t.value,
+                after=new,
+                location=t.location,
+                linked=t.linked,
+                overrides=t.computed if t.kind is not TunableKind.HEURISTIC or t.value is None else None,
+                inserted=t.kind is TunableKind.LAUNCH_DEFAULT,
+            )
+        )
+    for region, moved in regions.values():
+        configs = [c.with_values(moved.get(i, {})) for i, c in enumerate(region.space.configs)]
+        spans.append((region.span.start, region.span.end, render_configs(configs, region.config_callee)))
     spans.sort()
     for (_, e1, _), (s2, _, _) in itertools.pairwise(spans):
         if s2 < e1:
@@ -201,7 +330,9 @@ def apply_source(
         pos = end
     out.append(source[pos:])
     new_source = "".join(out)
-    problems = _verify(source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename)
+    problems = _verify(
+        source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename, gpu=gpu, evaluation=evaluation
+    )
     if problems:  # our bug, not the user's: the splice must touch only the planned literals
         raise AssertionError(f"tunable edit touched more than planned: {problems}")
     diff = "".join(
@@ -222,6 +353,8 @@ def apply(
     write: bool = True,
     limits: ResourceLimits | None = None,
     kernel: str | None = None,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> EditResult:
     """Move the knobs named in ``changes`` in the file ``path``, touching nothing but their literals.
 
@@ -232,6 +365,8 @@ def apply(
         write: write the new text to ``path`` (atomically); False for a dry run.
         limits: block resource limits; when given, configurations that cannot fit are refused.
         kernel: when a knob name occurs in several kernels, move only this kernel's (the profiled one).
+        gpu: the target GPU (offers ``num_ctas`` where clusters exist), see :func:`apply_source`.
+        evaluation: what importing the module told (:func:`kernelopt.tunables.evaluate.evaluate_autotune`).
 
     Returns:
         The edits with before/after values and the unified diff.
@@ -243,7 +378,9 @@ def apply(
     from kernelopt.fileio import atomic_write_text
 
     p = Path(path)
-    result = apply_source(read_source(p), changes, filename=p.name, limits=limits, kernel=kernel)
+    result = apply_source(
+        read_source(p), changes, filename=p.name, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
+    )
     result.path = str(p)
     if write and result.edits:
         atomic_write_text(p, result.new_source)
@@ -271,10 +408,13 @@ def _verify(
     new: str,
     expected: Mapping[str, Value],
     filename: str,
+    *,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
 ) -> list[str]:
     problems: list[str] = []
     try:
-        after = {t.key: t for t in analyze(new, filename)[2]}
+        after = {t.key: t for t in analyze(new, filename, gpu=gpu, **evaluated(evaluation))[2]}
     except TunableError as exc:
         return [exc.message]
     for t in before:
@@ -287,17 +427,30 @@ def _verify(
         elif now.value != t.value:
             problems.append(f"{t.key} changed {t.value!r} -> {now.value!r} but was not planned")
     allowed_lines: set[int] = set()
+    regions = False
     for s in old_sites:
-        if s.key in expected and s.literal is not None:
+        if s.key not in expected:
+            continue
+        if s.literal is not None and s.override is None and s.region is None:
             allowed_lines.add(s.literal.line)
-            allowed_lines.update(lk.literal.line for lk in s.links)
+        if s.insert is not None:
+            allowed_lines.add(s.insert.line)
+        for span in [s.override, s.region.span if s.region else None]:
+            if span is not None:
+                allowed_lines.update(range(span.line, span.end_line + 1))
+        regions = regions or s.region is not None
+        allowed_lines.update(lk.literal.line for lk in s.links)
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    if len(old_lines) != len(new_lines):
+    if len(old_lines) != len(new_lines) and not regions:
         problems.append(f"line count changed ({len(old_lines)} -> {len(new_lines)})")
     else:
-        for i, (x, y) in enumerate(zip(old_lines, new_lines, strict=True), start=1):
-            if x != y and i not in allowed_lines:
-                problems.append(f"{filename}:{i} changed but holds no planned knob")
+        matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+        for tag, i1, i2, _, _ in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            for i in range(i1 + 1, max(i2, i1 + 1) + 1):
+                if i not in allowed_lines:
+                    problems.append(f"{filename}:{i} changed but holds no planned knob")
     return problems
 
 

@@ -301,3 +301,68 @@ def resource_problems(values: Mapping[str, Value | None], limits: ResourceLimits
             "(certain spills)"
         )
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Launch options a launch leaves out
+
+#: Options offered when a launch leaves them out, at the value Triton then uses (triton.Config.__init__ and
+#: the NVIDIA backend's CUDAOptions in Triton 3.x: num_warps=4, num_stages=3, num_ctas=1). ``num_ctas`` is
+#: offered only where thread-block clusters exist (compute capability 9.0 and later: Hopper, Blackwell;
+#: CUDA C++ Programming Guide, "Thread Block Clusters").
+ABSENT_OPTION_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+ABSENT_OPTION_SOURCE = "Triton's default when the launch leaves it out (triton.Config / CUDAOptions)"
+
+
+def clusters_supported(gpu: str | None) -> bool:
+    """True when ``gpu`` (a wiki spec-sheet name) is an NVIDIA GPU of compute capability 9.0 or later.
+
+    An unknown or missing name is ``False`` (``num_ctas`` is then not offered).
+    """
+    if not gpu:
+        return False
+    from kernelopt.hardware.specs import lookup
+
+    try:
+        spec = lookup(gpu)
+    except UsageError:
+        return False
+    m = re.fullmatch(r"sm_(\d+)", spec.arch)
+    return spec.vendor.lower() == "nvidia" and m is not None and int(m.group(1)) >= 90
+
+
+def absent_options(gpu: str | None) -> dict[str, int]:
+    """The launch options offered when a launch leaves them out, with Triton's defaults."""
+    out = dict(ABSENT_OPTION_DEFAULTS)
+    if not clusters_supported(gpu):
+        del out["num_ctas"]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Semantic parameters: they change what the kernel computes
+
+_SEMANTIC_NAME = re.compile(
+    r"^(HAS|RETURN|IS|USE|ENABLE|APPLY|WITH|SAVE|STORE|COMPUTE|EVEN|ADD|FUSE|DO|NEED|CAUSAL|TRANS)(_|$)"
+    r"|(^|_)(ACTIVATION|ACT|MODE|REDUCTION|OP|OPERATION|DTYPE|TYPE|KIND|CAUSAL|NORM|TRANSPOSE|TRANS_[AB]|LAYOUT|"
+    r"PRECISION|ROUNDING|AXIS|DIM|SCALE|EPS|BIAS|RESIDUAL|DROPOUT|SEED)$",
+    re.IGNORECASE,
+)
+
+
+def semantic_reason(name: str, value: Value | None) -> str | None:
+    """Why the parameter ``name`` (now ``value``) changes what a kernel computes, or ``None``.
+
+    A boolean or string value (a flag, an activation or mode selector) or a name of that family
+    (``HAS_BIAS``, ``RETURN_LSE``, ``ACTIVATION``, ``REDUCTION_MODE``, ``EVEN_K``) is semantic. Names of
+    performance knobs (:func:`knob_rule`) with numeric values never are.
+    """
+    if isinstance(value, bool):
+        return f"'{name}' is a boolean flag: it selects what the kernel computes, not how fast"
+    if isinstance(value, str):
+        return f"'{name}' selects a mode ({value!r}): it changes what the kernel computes"
+    if knob_rule(name) is not None:
+        return None
+    if _SEMANTIC_NAME.search(name):
+        return f"'{name}' names a flag or selector: it changes what the kernel computes"
+    return None

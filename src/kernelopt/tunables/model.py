@@ -83,6 +83,13 @@ class TunableKind(StrEnum):
     AUTOTUNE_CONFIG = "autotune_config"
     MODULE_CONSTANT = "module_constant"
     MARKED_CONSTANT = "marked_constant"
+    #: a launch option the launch leaves out, offered at Triton's default and inserted on the first move
+    LAUNCH_DEFAULT = "launch_default"
+    #: a launch argument whose value is computed (a helper, an expression, a name assigned twice): an
+    #: edit overrides it at the launch with a literal
+    LAUNCH_OVERRIDE = "launch_override"
+    #: a value of ``@triton.heuristics``: a literal, or a lambda whose body an edit overrides with a literal
+    HEURISTIC = "heuristic"
 
 
 class Legality(BaseModel):
@@ -179,6 +186,13 @@ class Tunable(BaseModel):
         constraints: human-readable legality constraints.
         categories: the action categories that move it, primary first.
         refused_reason: why it cannot be edited safely; ``None`` when it can.
+        computed: the source expression the value comes from when it is computed (``calculate_settings(n)``,
+            ``8 if n > 4096 else 4``, a heuristics lambda, an autotune list built by code); an edit replaces
+            it with a literal (absolute values only when ``value`` is unknown), and the edit records it.
+        semantic: a parameter that changes what the kernel computes (a boolean flag, an activation or
+            mode selector, ``HAS_*``, ``RETURN_*``): listed, never editable, never a performance knob.
+        value_source: where ``value`` comes from when it is not a literal of the file (Triton's default
+            for an absent launch option, the evaluated autotune configs).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -198,10 +212,13 @@ class Tunable(BaseModel):
     constraints: list[str] = Field(default_factory=list)
     categories: list[ActionCategory] = Field(default_factory=list)
     refused_reason: str | None = None
+    computed: str | None = None
+    semantic: bool = False
+    value_source: str | None = None
 
     @property
     def editable(self) -> bool:
-        return self.refused_reason is None and self.value is not None
+        return self.refused_reason is None and (self.value is not None or self.computed is not None)
 
     @property
     def category(self) -> ActionCategory | None:
@@ -216,10 +233,14 @@ class KnobEdit(BaseModel):
 
     key: str
     name: str
-    before: Value
+    before: Value | None
     after: Value
     location: str
     linked: list[str] = Field(default_factory=list)
+    overrides: str | None = Field(
+        default=None, description="the computed expression the new literal replaces (kept for the record)"
+    )
+    inserted: bool = Field(default=False, description="the option was absent and the edit inserted it")
 
 
 class EditResult(BaseModel):
@@ -242,9 +263,112 @@ class EditResult(BaseModel):
     new_source: str = Field(default="", exclude=True, repr=False)
 
     @property
-    def knob_changes(self) -> dict[str, tuple[Value, Value]]:
+    def knob_changes(self) -> dict[str, tuple[Value | None, Value]]:
         """Knob -> (before, after): by name when a name was edited at one place, else by key."""
         counts: dict[str, int] = {}
         for e in self.edits:
             counts[e.name] = counts.get(e.name, 0) + 1
         return {(e.name if counts[e.name] == 1 else e.key): (e.before, e.after) for e in self.edits}
+
+    @property
+    def overridden(self) -> dict[str, str]:
+        """Knob key -> the computed expression its new literal replaces (only the overrides)."""
+        return {e.key: e.overrides for e in self.edits if e.overrides is not None}
+
+    @property
+    def knob_overrides(self) -> dict[str, str]:
+        """:attr:`overridden` named like :attr:`knob_changes` (by name when unique, else by key)."""
+        counts: dict[str, int] = {}
+        for e in self.edits:
+            counts[e.name] = counts.get(e.name, 0) + 1
+        return {(e.name if counts[e.name] == 1 else e.key): e.overrides for e in self.edits if e.overrides is not None}
+
+
+class AutotuneConfig(BaseModel):
+    """One ``triton.Config`` as the autotuner holds it (read back from the imported module).
+
+    Attributes:
+        kwargs: the meta-parameters (``{"BLOCK_M": 128, ...}``).
+        num_warps, num_stages, num_ctas, maxnreg: the compile options of the config.
+        pre_hook: the config carries a ``pre_hook`` (a literal list cannot carry it).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kwargs: dict[str, Value] = Field(default_factory=dict)
+    num_warps: int = 4
+    num_stages: int = 3
+    num_ctas: int = 1
+    maxnreg: int | None = None
+    pre_hook: bool = False
+
+    def knob_values(self) -> dict[str, Value]:
+        """Every knob of the config by name: the meta-parameters, then the options it sets."""
+        out: dict[str, Value] = {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.num_ctas != 1:
+            out["num_ctas"] = self.num_ctas
+        if self.maxnreg is not None:
+            out["maxnreg"] = self.maxnreg
+        return out
+
+    def with_values(self, values: dict[str, Value]) -> AutotuneConfig:
+        """A copy with the knobs in ``values`` (meta-parameters or options) set."""
+        kwargs = dict(self.kwargs)
+        opts: dict[str, Value] = {}
+        for k, v in values.items():
+            if k in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+                opts[k] = v
+            else:
+                kwargs[k] = v
+        return self.model_copy(update={"kwargs": kwargs, **opts})
+
+
+class AutotuneSpace(BaseModel):
+    """The configs, key and hooks of one ``@triton.autotune`` kernel, read back from the imported module.
+
+    Attributes:
+        kernel: the decorated function's name.
+        line: line of the decorated function in its file.
+        configs: the configs as the autotuner holds them (after the decorator's own code ran).
+        key: the argument names whose values select a config (``key=[...]``).
+        reset_to_zero: arguments zeroed before each benchmark run.
+        restore_value: arguments restored after each benchmark run.
+        prune: the pruning hooks set (``early_config_prune``, ``perf_model``, ``top_k``).
+        best_config: the config the autotuner picked for the task's first shape, when a run was made.
+        best_config_shape: that shape (the task's ``SHAPES`` entry).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: str
+    line: int | None = None
+    configs: list[AutotuneConfig] = Field(default_factory=list)
+    key: list[str] = Field(default_factory=list)
+    reset_to_zero: list[str] = Field(default_factory=list)
+    restore_value: list[str] = Field(default_factory=list)
+    prune: list[str] = Field(default_factory=list)
+    best_config: AutotuneConfig | None = None
+    best_config_shape: dict[str, Value] | None = None
+
+
+class AutotuneEvaluation(BaseModel):
+    """What importing a kernel file (and, when asked, running the task once) told about its knobs.
+
+    Attributes:
+        spaces: kernel name -> its autotune space.
+        problem: one line (``file:line: reason``) when the configs could not be evaluated; the kernels
+            then have no autotune knobs from evaluation.
+        launch_values: kernel -> keyword -> value at its first launch in the task run.
+        shape: the task shape of that run.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    spaces: dict[str, AutotuneSpace] = Field(default_factory=dict)
+    problem: str | None = None
+    launch_values: dict[str, dict[str, Value]] = Field(
+        default_factory=dict,
+        description="kernel -> keyword -> the value its first launch received in the task run (computed settings, "
+        "heuristics, the picked autotune config)",
+    )
+    shape: dict[str, Value] | None = Field(default=None, description="the task shape of that run")

@@ -1,0 +1,255 @@
+"""The child side of :func:`kernelopt.tunables.evaluate.evaluate_autotune`: import a kernel file the way
+Triton's users do, read back what its ``@triton.autotune`` decorators hold, optionally run the task once
+and read which config each autotuner picked.
+
+Run as ``python -m kernelopt.tunables.autotune_worker KERNEL_PY [--reference REFERENCE_PY --device DEV]``.
+It prints one JSON object on its last stdout line: ``{"spaces": {...}}`` or ``{"error": ..., "line": N}``.
+Its functions import user code, so only the worker process calls them; importing this module
+does nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any
+
+RESULT_PREFIX = "KERNELOPT_AUTOTUNE "
+
+
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _line_in(path: Path, tb: TracebackType | None) -> int | None:
+    """The last line of ``path`` on the traceback (where the import failed in the user's file)."""
+    line = None
+    for frame in traceback.extract_tb(tb):
+        if Path(frame.filename).resolve() == path.resolve():
+            line = frame.lineno
+    return line
+
+
+def _scalar(v: Any) -> Any:
+    if isinstance(v, bool | int | float | str):
+        return v
+    return repr(v)
+
+
+def _config(c: Any) -> dict[str, Any]:
+    return {
+        "kwargs": {str(k): _scalar(v) for k, v in dict(getattr(c, "kwargs", {}) or {}).items()},
+        "num_warps": int(getattr(c, "num_warps", 4) or 4),
+        "num_stages": int(getattr(c, "num_stages", 3) or 3),
+        "num_ctas": int(getattr(c, "num_ctas", 1) or 1),
+        "maxnreg": getattr(c, "maxnreg", None),
+        "pre_hook": getattr(c, "pre_hook", None) is not None,
+    }
+
+
+def _autotuners(module: ModuleType) -> list[Any]:
+    from triton.runtime.autotuner import Autotuner
+
+    found: list[Any] = []
+    for obj in vars(module).values():
+        cur, depth = obj, 0
+        while cur is not None and depth < 6:
+            if isinstance(cur, Autotuner) and all(cur is not f for f in found):
+                found.append(cur)
+            cur, depth = getattr(cur, "fn", None), depth + 1
+    return found
+
+
+def _base_fn(at: Any) -> Any:
+    fn = getattr(at, "base_fn", None) or at.fn
+    while not inspect.isfunction(fn) and getattr(fn, "fn", None) is not None:
+        fn = fn.fn
+    return fn
+
+
+def _space(at: Any) -> dict[str, Any]:
+    fn = _base_fn(at)
+    prune = []
+    if getattr(at, "early_config_prune", None):
+        prune.append("early_config_prune")
+    if getattr(at, "perf_model", None):
+        prune.append("perf_model")
+        prune.append(f"top_k={getattr(at, 'configs_top_k', 1.0)}")
+    code = getattr(fn, "__code__", None)
+    return {
+        "kernel": getattr(fn, "__name__", "?"),
+        "line": code.co_firstlineno if code is not None else None,
+        "configs": [_config(c) for c in at.configs],
+        "key": [str(k) for k in (at.keys or [])],
+        "reset_to_zero": [str(k) for k in (getattr(at, "reset_to_zero", None) or [])],
+        "restore_value": [str(k) for k in (getattr(at, "restore_value", None) or [])],
+        "prune": prune,
+    }
+
+
+class _LaunchRecorder:
+    """Records the keyword arguments of the last launch of every Triton kernel (compiled or interpreted):
+    the values computed settings, heuristics and the picked autotune config take for the task's shape."""
+
+    def __init__(self) -> None:
+        self.launches: dict[str, dict[str, Any]] = {}
+        self._saved: list[tuple[Any, Any]] = []
+
+    def __enter__(self) -> _LaunchRecorder:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import JITFunction
+
+        for cls in (JITFunction, InterpretedFunction):
+            original = cls.run
+            self._saved.append((cls, original))
+            setattr(cls, "run", self._wrap(original))  # noqa: B010 (a class attribute patched and restored)
+        return self
+
+    def _wrap(self, original: Any) -> Any:
+        recorder = self
+
+        def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
+            fn = getattr(fn_self, "fn", None)
+            name = getattr(fn, "__name__", None)
+            if name:  # the last launch wins: after autotuning, the picked config's
+                recorder.launches[name] = {
+                    k: v
+                    for k, v in kwargs.items()
+                    if k not in ("grid", "warmup") and isinstance(v, bool | int | float | str)
+                }
+            return original(fn_self, *args, **kwargs)
+
+        return run
+
+    def __exit__(self, *exc: object) -> None:
+        for cls, original in self._saved:
+            setattr(cls, "run", original)  # noqa: B010
+
+
+def time_autotune_on_cpu(module: ModuleType) -> None:
+    """Let the autotuners of ``module`` benchmark on the CPU (Triton's interpreter has no benchmarker)."""
+    for at in _autotuners(module):
+        if getattr(at, "_do_bench", None) is None:
+            at._do_bench = _cpu_bench
+
+
+def picked_configs(module: ModuleType) -> dict[str, dict[str, Any]]:
+    """Kernel name -> the config its autotuner picked in the last call (``kwargs``, ``num_warps``, ...);
+    autotuners not yet run are left out."""
+    out = {}
+    for at in _autotuners(module):
+        best = getattr(at, "best_config", None)
+        if best is not None:
+            out[str(getattr(_base_fn(at), "__name__", "?"))] = _config(best)
+    return out
+
+
+def _cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
+    """The autotuner's benchmark on the CPU (interpreter): median, 20th and 80th percentile of 3 calls, ms."""
+    import time
+
+    kernel_call()
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        kernel_call()
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    return [times[1], times[0], times[2]]
+
+
+def _shape_size(shape: dict[str, Any]) -> float:
+    size = 1.0
+    for v in shape.values():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            size *= max(float(v), 1.0)
+    return size
+
+
+def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, Any]:
+    """Call the task once (its first shape; the smallest on the CPU); return that shape."""
+    import torch
+
+    reference = _load(reference_py, "kernelopt_autotune_reference")
+    shapes = [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
+    # the main (timed) shape on a GPU; on the CPU (Triton's interpreter) the smallest one
+    shape = shapes[0] if device != "cpu" else min(shapes, key=_shape_size)
+    kwargs = dict(shape)
+    try:
+        if "device" in inspect.signature(reference.get_inputs).parameters:
+            kwargs["device"] = device
+    except (TypeError, ValueError):
+        pass
+    torch.manual_seed(0)
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in reference.get_inputs(**kwargs)]
+    if hasattr(reference, "Model"):
+        init = list(reference.get_init_inputs()) if hasattr(reference, "get_init_inputs") else []
+        model = kernel.ModelNew(*init)
+        model = model.to(device) if hasattr(model, "to") else model
+        model(*inputs)
+    else:
+        kernel.run(*inputs)
+    return {k: _scalar(v) for k, v in shape.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="kernelopt.tunables.autotune_worker")
+    p.add_argument("kernel_py", type=Path)
+    p.add_argument("--reference", type=Path, default=None)
+    p.add_argument("--device", default="auto", help="cuda, cpu, or auto (cuda when torch sees a GPU)")
+    args = p.parse_args(argv)
+    path: Path = args.kernel_py
+    try:
+        module = _load(path, "kernelopt_autotune_kernel")
+    except BaseException as exc:  # the user's module failed to import: a result, reported in one line
+        out = {
+            "error": f"importing the module failed: {type(exc).__name__}: {exc}",
+            "line": _line_in(path, exc.__traceback__),
+        }
+        print(RESULT_PREFIX + json.dumps(out), flush=True)
+        return 0
+    tuners = _autotuners(module)
+    spaces = {s["kernel"]: s for s in (_space(at) for at in tuners)}
+    result: dict[str, Any] = {"spaces": spaces}
+    if args.reference is not None:
+        device = args.device
+        if device == "auto":
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu":
+            time_autotune_on_cpu(module)
+        recorder = _LaunchRecorder()
+        try:
+            with recorder:
+                shape = _run_task(module, args.reference, device)
+        except BaseException as exc:  # the task run failed: the configs are still known
+            result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        else:
+            result["launch_values"] = recorder.launches
+            result["shape"] = shape
+            for name, best in picked_configs(module).items():
+                if name in spaces:
+                    spaces[name]["best_config"] = best
+                    spaces[name]["best_config_shape"] = shape
+    print(RESULT_PREFIX + json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""Autotune lists built by code, evaluated the way Triton does: by importing the module (in a killable
+worker process started through :mod:`kernelopt.proc`) and reading back the configs, ``key``, pruning
+hooks and ``reset_to_zero`` / ``restore_value`` each ``@triton.autotune`` holds; optionally, after one
+run of the task, the config the autotuner picked for the task's first shape (``best_config``).
+
+A list that cannot be evaluated (an import error, a GPU query at import time on a machine without a
+GPU, a worker that hangs) gives one line naming the file, the line and the reason
+(:attr:`AutotuneEvaluation.problem`); the kernel then has no autotune knobs, and nothing crashes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from kernelopt.errors import KerneloptError
+from kernelopt.tunables.analysis import analyze, evaluated, read_source
+from kernelopt.tunables.autotune_worker import RESULT_PREFIX
+from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
+
+#: Seconds one evaluation may take: importing torch and triton (~5 s) plus one run of the task, which
+#: benchmarks every config of every autotuned kernel once.
+EVALUATE_TIMEOUT_S = 300.0
+
+
+def worker_argv(kernel_py: Path, *, reference: Path | None = None, device: str = "auto") -> list[str]:
+    """The worker's command line (pure)."""
+    argv = [sys.executable, "-m", "kernelopt.tunables.autotune_worker", str(Path(kernel_py).resolve())]
+    if reference is not None:
+        argv += ["--reference", str(Path(reference).resolve()), "--device", device]
+    return argv
+
+
+def needs_evaluation(source: str, filename: str = "kernel.py") -> list[str]:
+    """Names of the kernels whose autotune list static reading cannot follow (built by code)."""
+    _, sites, _ = analyze(source, filename)
+    return [
+        s.kernel for s in sites if s.kind is TunableKind.AUTOTUNE_CONFIG and s.key.endswith(".configs") and s.kernel
+    ]
+
+
+def parse_worker_output(
+    stdout: str, stderr: str, returncode: int | None, timed_out: bool, kernel_py: Path, timeout_s: float
+) -> AutotuneEvaluation:
+    """The evaluation from the worker's output (pure); every failure becomes one ``file:line: reason``."""
+    name = kernel_py.name
+    if timed_out:
+        return AutotuneEvaluation(
+            problem=f"{name}: cannot evaluate the autotune configs: the import ran past {timeout_s:g} s"
+        )
+    line = next((x for x in reversed(stdout.splitlines()) if x.startswith(RESULT_PREFIX)), None)
+    if line is None:
+        tail = (stderr.strip().splitlines() or [f"exit status {returncode}"])[-1]
+        return AutotuneEvaluation(problem=f"{name}: cannot evaluate the autotune configs: the worker failed: {tail}")
+    data = json.loads(line[len(RESULT_PREFIX) :])
+    if "error" in data:
+        where = f"{name}:{data['line']}" if data.get("line") else name
+        reason = str(data["error"]).splitlines()[0] if str(data["error"]) else "unknown error"
+        return AutotuneEvaluation(problem=f"{where}: cannot evaluate the autotune configs: {reason}")
+    try:
+        spaces = {k: AutotuneSpace.model_validate(v) for k, v in data.get("spaces", {}).items()}
+    except ValidationError as exc:
+        return AutotuneEvaluation(problem=f"{name}: cannot evaluate the autotune configs: {exc.errors()[0]['msg']}")
+    problem = None
+    if data.get("run_error"):
+        problem = f"{name}: the module was read, but the task run failed: {data['run_error']}"
+    launches = {
+        str(k): {str(n): v for n, v in vals.items() if isinstance(v, bool | int | float | str)}
+        for k, vals in (data.get("launch_values") or {}).items()
+    }
+    return AutotuneEvaluation(spaces=spaces, problem=problem, launch_values=launches, shape=data.get("shape"))
+
+
+def evaluate_autotune(
+    kernel_py: Path,
+    *,
+    reference: Path | None = None,
+    device: str = "auto",
+    timeout_s: float = EVALUATE_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
+) -> AutotuneEvaluation:
+    """Import ``kernel_py`` in a worker process and read back its autotuned kernels.
+
+    Args:
+        kernel_py: the kernel file.
+        reference: the task's reference.py; when given, the task runs once on its first ``SHAPES`` entry
+            (the smallest one on the CPU),
+            each space carries the ``best_config`` its autotuner picked, and ``launch_values`` the values
+            every kernel's last launch received (computed settings, heuristics, the picked config).
+        device: the device of that run (``cuda``, ``cpu`` under ``TRITON_INTERPRET=1``, ``auto``: cuda when
+            torch sees a GPU).
+        timeout_s: the worker's wall-clock limit; past it the process group is killed.
+        env: the worker's environment (default: this process's).
+
+    Returns:
+        The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated.
+    """
+    from kernelopt.proc import run_command
+
+    result = run_command(
+        worker_argv(kernel_py, reference=reference, device=device),
+        timeout_s=timeout_s,
+        cwd=kernel_py.parent,
+        env=dict(env) if env is not None else dict(os.environ),
+    )
+    return parse_worker_output(result.stdout, result.stderr, result.returncode, result.timed_out, kernel_py, timeout_s)
+
+
+def needs_values(source: str, filename: str = "kernel.py") -> bool:
+    """True when some editable knob has a computed value that only a run can tell."""
+    return any(t.editable and t.value is None for t in analyze(source, filename)[2])
+
+
+def should_evaluate(kernel_py: Path, *, reference: Path | None = None) -> bool:
+    """True when :func:`discover_evaluated` would start a worker for ``kernel_py`` (an autotune list built
+    by code, or, with ``reference``, a computed knob); ``False`` also when the file cannot be read or parsed
+    (plain discovery then reports that)."""
+    try:
+        source = read_source(kernel_py)
+        name = Path(kernel_py).name
+        return bool(needs_evaluation(source, name)) or (reference is not None and needs_values(source, name))
+    except KerneloptError:
+        return False
+
+
+def discover_evaluated(
+    kernel_py: Path,
+    *,
+    gpu: str | None = None,
+    reference: Path | None = None,
+    device: str = "auto",
+    timeout_s: float = EVALUATE_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
+) -> tuple[list[Tunable], AutotuneEvaluation | None]:
+    """:func:`~kernelopt.tunables.analysis.discover`, evaluating what static reading cannot see.
+
+    The module is imported (in a worker) only when static reading meets an autotune list built by code,
+    or, with ``reference``, a computed knob: the task then runs once and each computed knob gets the value
+    its launch received (``value_source`` says so; an edit still overrides the expression, which it
+    records). When the evaluation fails, its one-line problem becomes the refused reason of the autotune
+    list's knob (no autotune knobs), and the evaluation is returned so the caller can show the line.
+
+    Raises:
+        TunableError: the file does not parse.
+        InputFileError: the file does not exist or is not UTF-8 text.
+    """
+    source = read_source(kernel_py)
+    name = Path(kernel_py).name
+    run = reference is not None and (needs_values(source, name) or bool(needs_evaluation(source, name)))
+    if not needs_evaluation(source, name) and not run:
+        return analyze(source, name, gpu=gpu)[2], None
+    evaluation = evaluate_autotune(
+        Path(kernel_py), reference=reference if run else None, device=device, timeout_s=timeout_s, env=env
+    )
+    found = analyze(source, name, gpu=gpu, **evaluated(evaluation))[2]
+    if evaluation.problem is not None and not evaluation.spaces:
+        for t in found:
+            if t.kind is TunableKind.AUTOTUNE_CONFIG and t.key.endswith(".configs"):
+                t.refused_reason = evaluation.problem
+    return found, evaluation
