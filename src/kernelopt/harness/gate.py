@@ -27,9 +27,12 @@ from kernelopt.evidence.summary import SummaryError, read_summary
 from kernelopt.harness.decision import decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
+    COMPILED_REFERENCE_LABEL,
+    REFERENCE_LABEL,
     BenchReport,
     BenchSettings,
     CaseBench,
+    CaseTiming,
     CorrectnessReport,
     JobMode,
     KernelSource,
@@ -41,7 +44,7 @@ from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.harness.progress import Limits
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
-from kernelopt.harness.stats import abba_ratios, estimate_speedup, summarize
+from kernelopt.harness.stats import SampleStats, SpeedupEstimate, abba_ratios, estimate_speedup, summarize
 from kernelopt.harness.worker import EXIT_ENVIRONMENT
 from kernelopt.memory.model import (
     Comparison,
@@ -52,6 +55,7 @@ from kernelopt.memory.model import (
     IterationRecord,
     Performance,
     QualityGate,
+    ReferenceSpeedup,
     version_label,
 )
 from kernelopt.memory.store import atomic_write_text
@@ -72,6 +76,9 @@ class GateReport(BaseModel):
         roofline_utilization_pct: % of the roofline bound for this problem size (measured ceilings when
             cached, else the spec sheet); ``None`` when unknown or above 100 % (an accounting error).
         speedup_vs_previous: previous latency / this latency from the interleaved comparison.
+        speedup_vs_reference: reference (PyTorch eager) latency / this latency, timed interleaved.
+        speedup_vs_compiled: ``torch.compile(reference)`` latency / this latency, when asked.
+        reference_latency_us: median latency of the reference (eager), microseconds.
         record: the memory record as written.
         version: N.
         previous: the version compared with, if any.
@@ -90,6 +97,9 @@ class GateReport(BaseModel):
     latency_us: float | None = None
     roofline_utilization_pct: float | None = None
     speedup_vs_previous: float | None = None
+    speedup_vs_reference: float | None = None
+    speedup_vs_compiled: float | None = None
+    reference_latency_us: float | None = None
     record: IterationRecord
     version: int
     previous: int | None = None
@@ -250,6 +260,16 @@ def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
     return CorrectnessReport(passed=True, status=CorrectnessStatus.PASS, message=summary, **common)
 
 
+def _against(
+    t: CaseTiming, label: str, current_us: list[float], min_gain_pct: float
+) -> tuple[SampleStats | None, SpeedupEstimate | None]:
+    """Statistics of the reference timing ``label`` of case ``t`` and its interleaved speedup estimate."""
+    ref = next((v for v in t.versions if v.label == label), None)
+    if ref is None or len(ref.samples_us) != len(current_us):
+        return None, None
+    return summarize(ref.samples_us), estimate_speedup(abba_ratios(ref.samples_us, current_us), min_gain_pct)
+
+
 def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, min_gain_pct: float) -> BenchReport:
     res = outcome.result
     if outcome.timed_out:
@@ -288,6 +308,8 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
             prev_stats = summarize(prev.samples_us)
             speedup = estimate_speedup(abba_ratios(prev.samples_us, cur.samples_us), min_gain_pct)
             compared = True
+        ref = _against(t, REFERENCE_LABEL, cur.samples_us, min_gain_pct)
+        comp = _against(t, COMPILED_REFERENCE_LABEL, cur.samples_us, min_gain_pct)
         cases.append(
             CaseBench(
                 index=t.index,
@@ -303,6 +325,12 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
                 bytes_source=t.bytes_source,
                 output_dtype=t.output_dtype,
                 warnings=warnings,
+                reference=ref[0],
+                reference_speedup=ref[1],
+                compiled=comp[0],
+                compiled_speedup=comp[1],
+                reference_compile_s=t.reference_compile_s,
+                reference_compile_error=t.reference_compile_error,
             )
         )
     return BenchReport(
@@ -560,6 +588,7 @@ def validate(
     plan: Plan | None = None,
     device: str | None = None,
     enabling_step: bool = False,
+    compile_reference: bool | None = None,
 ) -> GateReport:
     """Stage 4 for ``version``: correctness, timing (ABBA against ``previous``), utilization, ISA, the gate.
 
@@ -575,6 +604,8 @@ def validate(
         plan: this iteration's plan (``enabling_step`` lets a declared regression pass).
         device: ``cuda`` / ``cpu``; default KERNELOPT_DEVICE, else CUDA when present.
         enabling_step: declare the change an enabling step without a plan (``--enabling-step``).
+        compile_reference: also time ``torch.compile(reference)`` (default: KERNELOPT_COMPILE_REFERENCE,
+            else the task card's ``compile_reference``).
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -585,8 +616,13 @@ def validate(
         raise UsageError(f"version must be >= 0, got {version}")
     if previous is not None and previous >= version:
         raise UsageError(f"previous version v{previous} must be older than v{version}")
-    settings = HarnessSettings.from_env(os.environ, device=device)
+    settings = HarnessSettings.from_env(os.environ, device=device, compile_reference=compile_reference)
     card = workspace.task_card()
+    timing_plan = BenchSettings(
+        seconds_per_case=settings.bench_seconds,
+        compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
+        compile_backend=settings.compile_backend,
+    )
     before = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
     label = version_label(version)
     gate_dir = workspace.state_dir / "gate" / label
@@ -621,6 +657,7 @@ def validate(
             previous=prev_source,
             settings=settings,
             dtype_hint=card.dtype,
+            bench=timing_plan,
         )
         if raw is not None:
             samples = gate_dir / "timing.json"
@@ -664,6 +701,7 @@ def validate(
     if roof_util is not None and roof_util > 100.0:
         roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
     perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
+    ref_speedup = perf.speedup_vs_reference
     record = _write_record(workspace, version, perf, correctness, progress, decision.result, decision.failure_reason)
     return GateReport(
         result=decision.result,
@@ -671,6 +709,9 @@ def validate(
         latency_us=perf.latency_us,
         roofline_utilization_pct=roof_util,
         speedup_vs_previous=speedup.speedup if speedup is not None else None,
+        speedup_vs_reference=ref_speedup.eager if ref_speedup is not None else None,
+        speedup_vs_compiled=ref_speedup.compiled if ref_speedup is not None else None,
+        reference_latency_us=ref_speedup.eager_latency_us if ref_speedup is not None else None,
         record=record,
         version=version,
         previous=previous_used,
@@ -732,6 +773,29 @@ def _performance(
         timing_method=method,
         comparison_with_previous=comparison,
         warnings=list(dict.fromkeys(warnings)),
+        flops=primary.flops,
+        bytes_moved=primary.bytes_moved,
+        bytes_source=primary.bytes_source,
+        speedup_vs_reference=_reference_speedup(primary),
+    )
+
+
+def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
+    """The primary case against the reference (eager, and compiled when it was timed)."""
+    eager, compiled = primary.reference_speedup, primary.compiled_speedup
+    if eager is None and compiled is None and primary.reference_compile_error is None:
+        return None
+    return ReferenceSpeedup(
+        eager=eager.speedup if eager is not None else None,
+        eager_ci_low=eager.ci_low if eager is not None else None,
+        eager_ci_high=eager.ci_high if eager is not None else None,
+        eager_latency_us=primary.reference.median if primary.reference is not None else None,
+        compiled=compiled.speedup if compiled is not None else None,
+        compiled_ci_low=compiled.ci_low if compiled is not None else None,
+        compiled_ci_high=compiled.ci_high if compiled is not None else None,
+        compiled_latency_us=primary.compiled.median if primary.compiled is not None else None,
+        compile_s=primary.reference_compile_s,
+        compile_error=primary.reference_compile_error,
     )
 
 

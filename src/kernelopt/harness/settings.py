@@ -34,6 +34,9 @@ ENV_MIN_GAIN = "KERNELOPT_MIN_GAIN_PCT"
 ENV_SEEDS = "KERNELOPT_SEEDS"
 ENV_DEVICE = "KERNELOPT_DEVICE"
 ENV_BENCH_SECONDS = "KERNELOPT_BENCH_SECONDS"
+ENV_COMPILE_REFERENCE = "KERNELOPT_COMPILE_REFERENCE"
+ENV_SIZE_SCALE = "KERNELOPT_SIZE_SCALE"
+ENV_COMPILE_BACKEND = "KERNELOPT_COMPILE_BACKEND"
 
 
 class HarnessSettings(BaseModel):
@@ -49,6 +52,12 @@ class HarnessSettings(BaseModel):
             margin the other way is needed to call a regression.
         bench_seconds: measurement time per case and version, seconds (split among the samples).
         device: ``cuda`` / ``cpu`` to force a device; ``None`` lets the worker choose (CUDA when present).
+        compile_reference: also time ``torch.compile(reference)``; ``None`` leaves it to the task card's
+            ``compile_reference`` key (``KERNELOPT_COMPILE_REFERENCE=1`` or ``--compile-reference``).
+        size_scale: scale the problem's module-level size constants by this factor for a quick run;
+            ``None`` leaves it to the task card's ``size_scale`` (``KERNELOPT_SIZE_SCALE``, ``--size-scale``).
+        compile_backend: the ``torch.compile`` backend for the compiled reference
+            (``KERNELOPT_COMPILE_BACKEND``; default ``inductor``, the tests use ``eager``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -61,6 +70,9 @@ class HarnessSettings(BaseModel):
     min_gain_pct: float = Field(default=DEFAULT_MIN_GAIN_PCT, ge=0, lt=100)
     bench_seconds: float = Field(default=1.0, gt=0)
     device: str | None = None
+    compile_reference: bool | None = None
+    size_scale: float | None = Field(default=None, gt=0, le=1)
+    compile_backend: str = "inductor"
 
     @field_validator("device")
     @classmethod
@@ -98,6 +110,20 @@ class HarnessSettings(BaseModel):
                 values["seeds"] = int(raw_seeds)
             except ValueError:
                 raise UsageError(f"{ENV_SEEDS}={raw_seeds!r} is not an integer") from None
+        raw_compile = (env.get(ENV_COMPILE_REFERENCE) or "").strip().lower()
+        if raw_compile:
+            if raw_compile not in ("0", "1", "true", "false", "yes", "no"):
+                raise UsageError(f"{ENV_COMPILE_REFERENCE}={raw_compile!r} is not 0 or 1")
+            values["compile_reference"] = raw_compile in ("1", "true", "yes")
+        raw_scale = env.get(ENV_SIZE_SCALE)
+        if raw_scale and raw_scale.strip():
+            try:
+                values["size_scale"] = float(raw_scale)
+            except ValueError:
+                raise UsageError(f"{ENV_SIZE_SCALE}={raw_scale!r} is not a number") from None
+        backend = env.get(ENV_COMPILE_BACKEND)
+        if backend and backend.strip():
+            values["compile_backend"] = backend.strip()
         device = env.get(ENV_DEVICE)
         if device and device.strip():
             values["device"] = device.strip()

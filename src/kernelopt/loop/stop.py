@@ -189,7 +189,6 @@ def decide(
     current: Performance | None,
     roofline: RooflineBounds | None,
     baseline_latency_us: float | None,
-    reference_latency_us: float | None,
     iterations_done: int,
     consecutive_failures: int,
     last_failed: bool,
@@ -203,10 +202,10 @@ def decide(
 
     Args:
         conditions: the effective stop conditions (README.md front matter with flag overrides).
-        current: performance of the current kernel (the last passing version; V0 at first).
+        current: performance of the current kernel (the last passing version; V0 at first); its
+            ``speedup_vs_reference`` is the gate's interleaved measurement against the reference.
         roofline: its roofline bounds.
         baseline_latency_us: V0 latency, microseconds.
-        reference_latency_us: latency of the reference implementation, when the gate measured it.
         iterations_done: iterations V1.. finished in this run (passed or failed).
         consecutive_failures: failed iterations in a row at the end of the run.
         last_failed: the iteration that just ended failed.
@@ -234,8 +233,9 @@ def decide(
                 reason=StopReason.TARGET_SPEEDUP,
                 detail=f"speedup over V0 {speedup:.3g}x >= target {conditions.target_speedup:g}x",
             )
-    if lat and conditions.target_speedup_vs_reference is not None and reference_latency_us:
-        speedup = reference_latency_us / lat
+    vs_ref = current.speedup_vs_reference if current is not None else None
+    if conditions.target_speedup_vs_reference is not None and vs_ref is not None and vs_ref.eager is not None:
+        speedup = vs_ref.eager
         if speedup >= conditions.target_speedup_vs_reference:
             return StopDecision(
                 reason=StopReason.TARGET_SPEEDUP_VS_REFERENCE,

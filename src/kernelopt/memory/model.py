@@ -8,6 +8,7 @@ from :class:`IterationRecord` (``kernelopt schema memory``); every write goes th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -268,3 +269,14 @@ class IterationRecord(_Model):
     def number(self) -> int:
         """The version number N of ``v<N>``."""
         return parse_version(self.version)
+
+
+def best_version(records: Iterable[IterationRecord]) -> IterationRecord | None:
+    """The one rule for "best version": the fastest unmasked version that passed the gate with a
+    measured latency (the earliest of equal latencies); ``None`` when there is none."""
+    good = [
+        r
+        for r in records
+        if not r.masked and r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
+    ]
+    return min(good, key=lambda r: (r.performance.latency_us or 0.0, r.number)) if good else None

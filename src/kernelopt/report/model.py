@@ -13,7 +13,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
-from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.memory.model import GateResult, IterationRecord, best_version
 
 
 class _Model(BaseModel):
@@ -213,9 +213,9 @@ class ReportData(_Model):
         return good[-1] if good else None
 
     def best(self) -> VersionEntry | None:
-        """The good version with the lowest latency."""
-        good = self.good_versions()
-        return min(good, key=lambda v: v.record.performance.latency_us or float("inf")) if good else None
+        """The best version (:func:`~kernelopt.memory.model.best_version`, the rule the loop uses)."""
+        best = best_version(v.record for v in self.versions)
+        return next((v for v in self.versions if best is not None and v.record.number == best.number), None)
 
     def failed_versions(self) -> list[VersionEntry]:
         return [v for v in self.versions if v.failed]
