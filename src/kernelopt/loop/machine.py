@@ -53,6 +53,7 @@ from kernelopt.memory.model import (
     GateResult,
     IterationRecord,
     PitfallAndFix,
+    best_version,
     version_label,
 )
 from kernelopt.memory.store import atomic_write_text
@@ -203,13 +204,8 @@ class OptimizeLoop:
         self.journal.save(self.state)
 
     def _best_record(self) -> IterationRecord | None:
-        """The fastest unmasked passing version of the workspace."""
-        good = [
-            r
-            for r in self._records()
-            if r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
-        ]
-        return min(good, key=lambda r: r.performance.latency_us or 0.0) if good else None
+        """The fastest unmasked passing version of the workspace (:func:`best_version`)."""
+        return best_version(self._records())
 
     def _refresh_best(self) -> None:
         best = self._best_record()
@@ -894,7 +890,6 @@ class OptimizeLoop:
             current=good.performance if good else None,
             roofline=self._roofline(good) if good else None,
             baseline_latency_us=v0.performance.latency_us if v0 else None,
-            reference_latency_us=self.state.reference_latency_us,
             iterations_done=self.state.iterations_done,
             consecutive_failures=self.state.consecutive_failures,
             last_failed=last_failed,
