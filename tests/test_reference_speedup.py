@@ -71,6 +71,8 @@ def test_eager_reference_is_timed_beside_the_candidate(tmp_path: Path, cpu_env: 
     assert f'"label": "{REFERENCE_LABEL}"' in text.replace('":"', '": "')
     assert report.record.performance.flops is None  # the problem defines no flops(): unknown, not guessed
     assert report.record.performance.bytes_moved == 2 * 32 * 128 * 4  # input + output, float32
+    roof = report.record.performance.roofline  # both bounds, computed once by the gate
+    assert roof is not None and "CPU" in roof.measured_note and roof.measured_pct is None
     # the Markdown and HTML reports show it
     data = collect(ws, measured=None)
     md, html = markdown_report(data), html_report(data, image=None)
@@ -106,3 +108,27 @@ def test_a_candidate_slower_than_the_reference_shows_below_one(tmp_path: Path, c
     report = validate(ws, 0, previous=None)
     assert report.result is GateResult.PASS
     assert report.speedup_vs_reference is not None and report.speedup_vs_reference < 0.5
+
+
+def test_best_version_is_one_rule() -> None:
+    from kernelopt.memory.model import IterationRecord, Performance, QualityGate, best_version
+
+    def rec(n: int, lat: float | None, result: GateResult | None, masked: bool = False) -> IterationRecord:
+        return IterationRecord(
+            version=f"v{n}",
+            masked=masked,
+            performance=Performance(latency_us=lat),
+            quality_gate=QualityGate(result=result),
+        )
+
+    records = [
+        rec(0, 100.0, GateResult.PASS),
+        rec(1, 50.0, GateResult.FAIL),
+        rec(2, 40.0, GateResult.PASS, masked=True),
+        rec(3, 80.0, GateResult.PASS),
+        rec(4, 80.0, GateResult.PASS),
+        rec(5, None, GateResult.PASS),
+    ]
+    best = best_version(records)
+    assert best is not None and best.version == "v3"  # fastest passing unmasked, earliest of a tie
+    assert best_version([rec(0, 10.0, GateResult.FAIL)]) is None

@@ -42,6 +42,7 @@ from kernelopt.harness.model import (
 )
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.harness.progress import Limits
+from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
 from kernelopt.harness.stats import SampleStats, SpeedupEstimate, abba_ratios, estimate_speedup, summarize
@@ -56,6 +57,7 @@ from kernelopt.memory.model import (
     Performance,
     QualityGate,
     ReferenceSpeedup,
+    RooflineBounds,
     version_label,
 )
 from kernelopt.memory.store import atomic_write_text
@@ -529,15 +531,7 @@ def _utilization(
             latency_us=latency, flops=flops, bytes_moved=nbytes, peak_tflops=None, peak_gbps=None
         )
         return plain, None, None
-    spec = None
-    for name in (bench.device_name, gpu_hint):
-        if not name:
-            continue
-        try:
-            spec = lookup(name)
-            break
-        except UsageError:
-            continue
+    spec, _ = gpu_spec(bench.device_name, gpu_hint)
     if spec is None:
         warnings.append(f"no spec sheet for GPU {bench.device_name or gpu_hint!r}: % of peak unknown")
     elif gpu_hint and bench.device_name:
@@ -572,6 +566,23 @@ def _utilization(
     else:
         warnings.append("no measured ceilings cached for this GPU: run `kernelopt ceilings`; using the spec sheet")
     return u_spec, u_meas, basis
+
+
+def _bounds(
+    perf: Performance, bench: BenchReport | None, *, card_gpu: str | None, dtype: str | None
+) -> RooflineBounds | None:
+    """Both roofline bounds of this version, computed here once; the stop check and reports read them."""
+    from kernelopt.hardware.ceilings import cached_ceilings
+
+    if bench is None or perf.latency_us is None:
+        return None
+    if not (bench.device or "").startswith("cuda"):
+        note = "timed on the CPU: no GPU roofline applies"
+        return RooflineBounds(measured_note=note, spec_note=note, gate_pct=perf.roofline_utilization_pct)
+    spec, missing = gpu_spec(bench.device_name, card_gpu)
+    return roofline_bounds(
+        perf, spec=spec, spec_missing=missing, dtype=dtype, ceilings=cached_ceilings(bench.device_name or card_gpu)
+    )
 
 
 def _pct_change(new: float | None, old: float | None) -> float | None:
@@ -701,6 +712,7 @@ def validate(
     if roof_util is not None and roof_util > 100.0:
         roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
     perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
+    perf.roofline = _bounds(perf, bench, card_gpu=card.gpu, dtype=card.dtype)
     ref_speedup = perf.speedup_vs_reference
     record = _write_record(workspace, version, perf, correctness, progress, decision.result, decision.failure_reason)
     return GateReport(

@@ -145,8 +145,11 @@ class VersionEntry(_Model):
 
     @property
     def arithmetic_intensity(self) -> float | None:
-        """FLOP per byte from the recorded rates (TFLOP/s * 1e12 / (GB/s * 1e9)); ``None`` when either is."""
+        """FLOP per byte from the recorded counts (older records: from the rates, TFLOP/s * 1e12 / (GB/s * 1e9));
+        ``None`` when either is unknown."""
         p = self.record.performance
+        if p.flops is not None and p.bytes_moved:
+            return p.flops / p.bytes_moved
         if p.tflops is None or not p.bandwidth_gbps:
             return None
         return p.tflops * 1e3 / p.bandwidth_gbps
