@@ -28,7 +28,7 @@ from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageCont
 from kernelopt.errors import KerneloptError, RecordError, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary, write_summary
-from kernelopt.hardware.specs import lookup
+from kernelopt.harness.roofline import gpu_spec
 from kernelopt.loop import candidate, commits
 from kernelopt.loop.allowance import aux_files_of, may_write
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
@@ -363,22 +363,16 @@ class OptimizeLoop:
         return self._ceilings_cache[gpu_name]
 
     def _roofline(self, record: IterationRecord) -> RooflineBounds:
-        """Both bounds of a measured version: the spec sheet of the task card's GPU (else the measured
-        device's), and the measured ceilings cached under the device name the gate recorded."""
+        """Both bounds of a measured version, as the gate stored them (``performance.roofline``); for a
+        record without them (written by an older gate), computed the gate's way: the spec sheet of the
+        measured device (else the task card's GPU) and the ceilings cached under that device's name."""
+        if record.performance.roofline is not None:
+            return record.performance.roofline
         if self.state.settings.device == "cpu":
             note = "timed on the CPU (--device cpu): no GPU roofline applies"
             return RooflineBounds(measured_note=note, spec_note=note)
         card = self._card()
-        gpu = card.gpu or record.performance.gpu
-        spec = None
-        missing = None
-        if gpu is None:
-            missing = "GPU unknown (set gpu in README.md)"
-        else:
-            try:
-                spec = lookup(gpu)
-            except UsageError as exc:
-                missing = exc.one_line()
+        spec, missing = gpu_spec(record.performance.gpu, card.gpu)
         return roofline_bounds(
             record.performance,
             spec=spec,
