@@ -130,6 +130,11 @@ def register(app: typer.Typer) -> None:
             "--compile-reference/--no-compile-reference",
             help="Also time torch.compile(reference) (default: the task card's compile_reference).",
         ),
+        size_scale: float | None = typer.Option(
+            None,
+            "--size-scale",
+            help="Scale reference.py's size constants by this factor (0 < s <= 1) for a quick run.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the gate report as JSON."),
     ) -> None:
         """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
@@ -141,7 +146,13 @@ def register(app: typer.Typer) -> None:
         n = version if version is not None else _default_version(ws)
         prev = None if no_previous else (previous if previous is not None else _default_previous(ws, n))
         report = validate(
-            ws, n, previous=prev, device=device, enabling_step=enabling_step, compile_reference=compile_reference
+            ws,
+            n,
+            previous=prev,
+            device=device,
+            enabling_step=enabling_step,
+            compile_reference=compile_reference,
+            size_scale=size_scale,
         )
         if as_json:
             emit_json(report)

@@ -45,6 +45,7 @@ from kernelopt.harness.progress import Limits
 from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
+from kernelopt.harness.sizes import effective_constants
 from kernelopt.harness.stats import SampleStats, SpeedupEstimate, abba_ratios, estimate_speedup, summarize
 from kernelopt.harness.worker import EXIT_ENVIRONMENT
 from kernelopt.memory.model import (
@@ -176,6 +177,7 @@ def _run(
     cases: list[int] | None,
     dtype_hint: str | None,
     bench: BenchSettings | None = None,
+    constants: dict[str, int | float] | None = None,
 ) -> RunOutcome:
     run_dir = new_run_dir(state_dir, mode.value)
     job = WorkerJob(
@@ -190,6 +192,7 @@ def _run(
         bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
         progress_path=str(run_dir / "progress.jsonl"),
         result_path=str(run_dir / "result.json"),
+        constants=constants or {},
     )
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
@@ -358,6 +361,7 @@ def check_files(
     settings: HarnessSettings | None = None,
     cases: list[int] | None = None,
     dtype_hint: str | None = None,
+    constants: dict[str, int | float] | None = None,
 ) -> CorrectnessReport:
     """Correctness of ``kernel_py`` against ``reference_py`` in a fresh worker.
 
@@ -369,6 +373,7 @@ def check_files(
         settings: limits and seeds (default: from the environment).
         cases: SHAPES indices to check (default all).
         dtype_hint: the task card's dtype.
+        constants: module-level size constants of reference.py to set first (see :mod:`.sizes`).
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -388,6 +393,7 @@ def check_files(
         settings=settings,
         cases=cases,
         dtype_hint=dtype_hint,
+        constants=constants,
     )
     return _correctness_report(outcome)
 
@@ -403,6 +409,7 @@ def bench_files(
     cases: list[int] | None = None,
     dtype_hint: str | None = None,
     bench: BenchSettings | None = None,
+    constants: dict[str, int | float] | None = None,
 ) -> tuple[BenchReport, WorkerResult | None]:
     """Time ``kernel_py`` (ABBA against ``previous`` = (label, path) when given) in a fresh worker.
 
@@ -433,6 +440,7 @@ def bench_files(
         cases=cases,
         dtype_hint=dtype_hint,
         bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
+        constants=constants,
     )
     report = _bench_report(
         outcome, current=label, previous=previous[0] if previous else None, min_gain_pct=settings.min_gain_pct
@@ -467,7 +475,20 @@ def check_correctness(
         label="check",
         settings=settings,
         dtype_hint=card.dtype,
+        constants=problem_constants(workspace, settings),
     )
+
+
+def problem_constants(workspace: Workspace, settings: HarnessSettings) -> dict[str, int | float]:
+    """The size constants to set in reference.py: the task card's ``sizes``, and ``size_scale`` (the
+    setting, else the card's) applied to the others.
+
+    Raises:
+        UsageError: ``sizes`` names a constant reference.py lacks (exit 2, naming it).
+    """
+    card = workspace.task_card()
+    scale = settings.size_scale if settings.size_scale is not None else card.size_scale
+    return effective_constants(workspace.reference_py, sizes=card.sizes, scale=scale)
 
 
 def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path | None, str]:
@@ -600,6 +621,7 @@ def validate(
     device: str | None = None,
     enabling_step: bool = False,
     compile_reference: bool | None = None,
+    size_scale: float | None = None,
 ) -> GateReport:
     """Stage 4 for ``version``: correctness, timing (ABBA against ``previous``), utilization, ISA, the gate.
 
@@ -617,6 +639,8 @@ def validate(
         enabling_step: declare the change an enabling step without a plan (``--enabling-step``).
         compile_reference: also time ``torch.compile(reference)`` (default: KERNELOPT_COMPILE_REFERENCE,
             else the task card's ``compile_reference``).
+        size_scale: scale reference.py's size constants for a quick run (default: KERNELOPT_SIZE_SCALE,
+            else the task card's ``size_scale``); the card's ``sizes`` apply either way.
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -627,8 +651,11 @@ def validate(
         raise UsageError(f"version must be >= 0, got {version}")
     if previous is not None and previous >= version:
         raise UsageError(f"previous version v{previous} must be older than v{version}")
-    settings = HarnessSettings.from_env(os.environ, device=device, compile_reference=compile_reference)
+    settings = HarnessSettings.from_env(
+        os.environ, device=device, compile_reference=compile_reference, size_scale=size_scale
+    )
     card = workspace.task_card()
+    constants = problem_constants(workspace, settings)
     timing_plan = BenchSettings(
         seconds_per_case=settings.bench_seconds,
         compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
@@ -647,8 +674,13 @@ def validate(
         label=label,
         settings=settings,
         dtype_hint=card.dtype,
+        constants=constants,
     )
     warnings += correctness.warnings
+    if constants:
+        warnings.append(
+            "problem sizes changed from reference.py: " + ", ".join(f"{k}={v}" for k, v in constants.items())
+        )
     bench: BenchReport | None = None
     previous_used: int | None = None
     if correctness.passed:
@@ -669,6 +701,7 @@ def validate(
             settings=settings,
             dtype_hint=card.dtype,
             bench=timing_plan,
+            constants=constants,
         )
         if raw is not None:
             samples = gate_dir / "timing.json"
