@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "kernelopt.cli.utilization",
     "kernelopt.cli.optimize",
     "kernelopt.cli.report",
+    "kernelopt.cli.batch",
     "kernelopt.cli.wiki",
     "kernelopt.cli.schema",
     "kernelopt.cli.doctor",
