@@ -205,3 +205,16 @@ def test_a_problem_past_the_batch_limit_is_killed_and_recorded(tmp_path: Path, m
     (row,) = table.rows
     assert row.status is ProblemStatus.TIMEOUT_FAIL
     assert row.reason == "ran past the batch's limit of 1 s per problem (killed)"
+
+
+def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k, v in CPU_ENV.items():
+        monkeypatch.setenv(k, v)
+    problems = tmp_path / "problems"
+    shutil.copytree(KB / "function_form", problems / "function_form")
+    opts = BatchOptions(out_dir=tmp_path / "out", mode=BatchMode.OPTIMIZE, max_iters=0, device="cpu")
+    (row,) = run_batch(problems, opts).rows
+    assert row.status is ProblemStatus.PASS and row.correct is True, row.reason
+    assert row.best_version == "v0" and row.speedup_vs_eager is not None
+    ws = Workspace(Path(row.workspace or ""))
+    assert ws.memory.read(0).performance.speedup_vs_reference is not None  # the loop's gate timed the reference
