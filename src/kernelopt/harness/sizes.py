@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kernelopt.errors import InputFileError, UsageError
+from kernelopt.harness.settings import ENV_SIZE_SCALE
+from kernelopt.taskcard import TaskCard
 
 #: Integer constants below this are left alone by ``size_scale``: they are kernel sizes, strides,
 #: padding, small channel counts or ranks, whose meaning a scale would change (our choice).
@@ -80,3 +82,21 @@ def effective_constants(
             if name not in out and isinstance(value, int) and value >= SCALE_MIN_VALUE:
                 out[name] = max(1, round(value * scale))
     return out
+
+
+def card_constants(reference_py: Path, env: Mapping[str, str]) -> dict[str, int | float]:
+    """The constants for a process that has only the paths (the profiler's driver): the task card
+    ``README.md`` beside reference.py and ``KERNELOPT_SIZE_SCALE``, the same sizes the gate uses.
+
+    Raises:
+        UsageError: as :func:`effective_constants`, or ``KERNELOPT_SIZE_SCALE`` is not a number.
+        WorkspaceError: the task card is invalid.
+    """
+    card_path = Path(reference_py).parent / "README.md"
+    card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
+    raw = (env.get(ENV_SIZE_SCALE) or "").strip()
+    try:
+        scale = float(raw) if raw else card.size_scale
+    except ValueError:
+        raise UsageError(f"{ENV_SIZE_SCALE}={raw!r} is not a number") from None
+    return effective_constants(reference_py, sizes=card.sizes, scale=scale)
