@@ -132,3 +132,18 @@ def test_best_version_is_one_rule() -> None:
     best = best_version(records)
     assert best is not None and best.version == "v3"  # fastest passing unmasked, earliest of a tie
     assert best_version([rec(0, 10.0, GateResult.FAIL)]) is None
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_the_triton_relu_is_timed_against_eager_and_compiled(tmp_path: Path) -> None:
+    """The same timer on CUDA (graphs or events, L2 flush) for a Triton kernel, eager and inductor."""
+    folder = Path(__file__).resolve().parents[1] / "examples" / "kernelbench" / "12_relu_triton"
+    ws = Workspace.create("relu_triton", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    report = validate(ws, 0, previous=None, compile_reference=True)
+    assert report.result is GateResult.PASS, report.failure_reason
+    ref = report.record.performance.speedup_vs_reference
+    assert ref is not None and ref.eager is not None and ref.compiled is not None, ref
+    assert ref.compile_s is not None and ref.compile_s > 0
+    assert report.bench is not None and report.bench.cases[0].reference is not None
+    # a memory-bound ReLU: kernel and eager both near the copy rate, so the ratio is near 1
+    assert 0.3 < ref.eager < 3.0

@@ -384,14 +384,15 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         fns[item.source.label] = cand
         refs = ref
     assert refs is not None
-    compiled: list[Any] = [None]  # torch.compile(reference), built once, compiled per shape at warm-up
+    # torch.compile(reference), built once and compiled per shape at its warm-up; or why it could not be
+    compiled: Callable[..., Any] | BaseException | None = None
     if settings.time_reference and settings.compile_reference:
         import torch
 
         try:
-            compiled[0] = torch.compile(refs, backend=settings.compile_backend)
+            compiled = torch.compile(refs, backend=settings.compile_backend)
         except Exception as exc:  # torch.compile refuses this reference: a note, never a candidate failure
-            compiled[0] = exc
+            compiled = exc
     flusher = L2Flusher(ctx.device) if settings.l2_flush and ctx.device.startswith("cuda") else None
     pair = current.pair
     for i in _cases(ctx, len(pair.shapes)):
@@ -463,7 +464,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
 def _reference_samplers(
     ctx: _Ctx,
     ref: Callable[..., Any],
-    compiled: list[Any],
+    compiled: Callable[..., Any] | BaseException | None,
     sets: list[list[Any]],
     flusher: Any,
     timing: CaseTiming,
@@ -489,7 +490,7 @@ def _reference_samplers(
     except CandidateFailed as failed:
         ctx.result.warnings.append(f"the reference was not timed: {failed.failure.message}")
         return out
-    fn = compiled[0]
+    fn = compiled
     if fn is None:
         return out
     if isinstance(fn, BaseException):
