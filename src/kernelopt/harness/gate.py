@@ -527,25 +527,31 @@ def _load_summary(path: Path) -> ProfileSummary | None:
         return None
 
 
+def compute_dtype(dtype_hint: str | None, primary: CaseBench) -> str | None:
+    """The dtype of the compute roof: the task card's, else the first output's (normalized), else None."""
+    from kernelopt.hardware.specs import normalize_dtype
+
+    for raw in (dtype_hint, primary.output_dtype):
+        if raw:
+            try:
+                return normalize_dtype(raw)
+            except UsageError:
+                continue
+    return None
+
+
 def _utilization(
     bench: BenchReport, *, gpu_hint: str | None, dtype_hint: str | None, warnings: list[str]
 ) -> tuple[Utilization | None, Utilization | None, str | None]:
     """(against the spec sheet, against measured ceilings, basis of the roofline figure)."""
     from kernelopt.hardware.ceilings import cached_ceilings
-    from kernelopt.hardware.specs import lookup, normalize_dtype
+    from kernelopt.hardware.specs import lookup
 
     primary = bench.primary()
     if primary is None or primary.current.median <= 0:
         return None, None, None
     latency = primary.current.median
-    dtype: str | None = None
-    for raw in (dtype_hint, primary.output_dtype):
-        if raw:
-            try:
-                dtype = normalize_dtype(raw)
-                break
-            except UsageError:
-                continue
+    dtype = compute_dtype(dtype_hint, primary)
     flops, nbytes = primary.flops, primary.bytes_moved
     if not (bench.device or "").startswith("cuda"):
         plain = compute_utilization(
@@ -590,19 +596,24 @@ def _utilization(
 
 
 def _bounds(
-    perf: Performance, bench: BenchReport | None, *, card_gpu: str | None, dtype: str | None
+    primary: CaseBench | None, bench: BenchReport | None, *, card_gpu: str | None, dtype_hint: str | None
 ) -> RooflineBounds | None:
     """Both roofline bounds of this version, computed here once; the stop check and reports read them."""
     from kernelopt.hardware.ceilings import cached_ceilings
 
-    if bench is None or perf.latency_us is None:
+    if bench is None or primary is None or primary.current.median <= 0:
         return None
     if not (bench.device or "").startswith("cuda"):
         note = "timed on the CPU: no GPU roofline applies"
-        return RooflineBounds(measured_note=note, spec_note=note, gate_pct=perf.roofline_utilization_pct)
+        return RooflineBounds(measured_note=note, spec_note=note)
     spec, missing = gpu_spec(bench.device_name, card_gpu)
+    work = Performance(latency_us=primary.current.median, flops=primary.flops, bytes_moved=primary.bytes_moved)
     return roofline_bounds(
-        perf, spec=spec, spec_missing=missing, dtype=dtype, ceilings=cached_ceilings(bench.device_name or card_gpu)
+        work,
+        spec=spec,
+        spec_missing=missing,
+        dtype=compute_dtype(dtype_hint, primary),
+        ceilings=cached_ceilings(bench.device_name or card_gpu),
     )
 
 
@@ -738,14 +749,18 @@ def validate(
         modified_files=modified,
     )
 
-    roof_util = (u_meas or u_spec).roofline_pct if (u_meas or u_spec) is not None else None  # type: ignore[union-attr]
     for u in (u_spec, u_meas):
         if u is not None:
             warnings += u.warnings
+    # The roofline figure is computed once: both bounds here, the stop figure read from them.
+    bounds = _bounds(primary, bench, card_gpu=card.gpu, dtype_hint=card.dtype)
+    roof_util, which = bounds.stop_figure() if bounds is not None else (None, "none")
     if roof_util is not None and roof_util > 100.0:
         roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
+    if bounds is not None and roof_util is not None:
+        basis = f"{which}: {bounds.measured_note if which == 'measured ceilings' else bounds.spec_note}"
     perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
-    perf.roofline = _bounds(perf, bench, card_gpu=card.gpu, dtype=card.dtype)
+    perf.roofline = bounds
     ref_speedup = perf.speedup_vs_reference
     record = _write_record(workspace, version, perf, correctness, progress, decision.result, decision.failure_reason)
     return GateReport(
