@@ -669,6 +669,7 @@ def validate(
     constants = problem_constants(workspace, settings)
     timing_plan = BenchSettings(
         seconds_per_case=settings.bench_seconds,
+        time_reference=True,
         compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
         compile_backend=settings.compile_backend,
     )
