@@ -33,6 +33,7 @@ pytestmark = pytest.mark.timeout(400)
 def ray_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BatchTable, list[BatchEvent]]:
     ray = pytest.importorskip("ray")
     from kernelopt.batch.ray_runner import run_batch_on_ray
+    from kernelopt.errors import EnvironmentProblem
 
     root = tmp_path_factory.mktemp("ray")
     problems = root / "problems"
@@ -45,6 +46,13 @@ def ray_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BatchTabl
         mp.setenv(k, v)
     events: list[BatchEvent] = []
     try:
+        ray.init(include_dashboard=False, log_to_driver=False)  # the batch below joins this instance
+        if not ray.cluster_resources().get("GPU"):
+            # No GPU here: asking one per problem is refused before anything is submitted.
+            try:
+                run_batch_on_ray(problems, BatchOptions(out_dir=root / "gpu_out"), address="local")
+            except EnvironmentProblem as exc:
+                (root / "no_gpu_error.txt").write_text(exc.one_line())
         opts = BatchOptions(out_dir=root / "out", device="cpu", problem_timeout_s=200)
         table = run_batch_on_ray(problems, opts, address="local", on_event=events.append)
     finally:
@@ -97,4 +105,16 @@ def test_without_ray_the_flag_is_one_line_error(tmp_path: Path) -> None:
     assert proc.returncode == 3, proc.stderr
     assert (
         proc.stderr.strip() == "kernelopt: error: --ray needs Ray, which is not installed; pip install 'kernelopt[ray]'"
+    )
+
+
+def test_a_cluster_without_gpus_is_one_line_error_unless_cpu(
+    ray_batch: tuple[Path, BatchTable, list[BatchEvent]],
+) -> None:
+    root = ray_batch[0]
+    if not (root / "no_gpu_error.txt").exists() and not (root / "gpu_out").exists():
+        pytest.skip("this machine's Ray instance has a GPU")
+    error = (root / "no_gpu_error.txt").read_text()
+    assert error == (
+        "the Ray cluster at 'local' has no GPU, so no problem could start; pass --device cpu to run the problems on CPUs"
     )

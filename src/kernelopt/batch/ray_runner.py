@@ -121,6 +121,11 @@ def run_batch_on_ray(
         return write_table(table, options.out_dir)
     _connect(ray, address)
     gpus = 0 if options.device == "cpu" else 1
+    if gpus and not ray.cluster_resources().get("GPU", 0):
+        raise EnvironmentProblem(
+            f"the Ray cluster at {address!r} has no GPU, so no problem could start",
+            hint="pass --device cpu to run the problems on CPUs",
+        )
     task = ray.remote(num_gpus=gpus, num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(problem_task)
     options_json = options.model_dump_json()
     pending: dict[Any, Path] = {}
