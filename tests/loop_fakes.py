@@ -34,6 +34,7 @@ from kernelopt.memory.model import (
     GateResult,
     IterationRecord,
     QualityGate,
+    ReferenceSpeedup,
     SearchLogEntry,
     version_label,
 )
@@ -311,6 +312,10 @@ class FakeGate:
         p.bandwidth_gbps = BYTES_MOVED / (lat * 1e-6) / 1e9
         p.gpu = self.device
         p.timing_method = self.timing_method
+        if self.reference_latency_us is not None:  # what the real gate measures beside the candidate
+            p.speedup_vs_reference = ReferenceSpeedup(
+                eager=self.reference_latency_us / lat, eager_latency_us=self.reference_latency_us
+            )
         record.correctness.status = CorrectnessStatus.PASS
         record.correctness.rel_err = 1e-7
         result, reason, speedup = GateResult.PASS, None, None

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.timeout(300)
 
 @pytest.fixture(autouse=True)
 def _quick(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KERNELOPT_BENCH_SECONDS", "0.2")
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.2")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a shared CI machine: one thread keeps CPU timing steady
     monkeypatch.setenv("KERNELOPT_SEEDS", "1")
     monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)

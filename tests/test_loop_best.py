@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.loop.ending import END_PREFIX, best_record, gate_previous
+from kernelopt.loop.ending import END_PREFIX, gate_previous
 from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import open_or_create
 from kernelopt.loop.settings import LoopRequest
 from kernelopt.memory.model import GateResult, IterationRecord, QualityGate
+from kernelopt.memory.model import best_version as best_record
 from kernelopt.workspace import Workspace
 
 from .loop_fakes import DATA, block_of, make_fakes, subjects

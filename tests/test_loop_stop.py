@@ -155,7 +155,6 @@ def test_decide_order_and_conditions() -> None:
         current=perf,
         roofline=bounds,
         baseline_latency_us=100.0,
-        reference_latency_us=None,
         iterations_done=1,
         consecutive_failures=0,
         last_failed=False,

@@ -134,6 +134,19 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar("KERNELOPT_LLM_API_KEY", "llm_api_key", "API key (llm-api); never written anywhere", "none"),
     EnvVar("KERNELOPT_LLM_TIMEOUT_S", "llm_timeout_s", "time limit of one API request, seconds (llm-api)", "300"),
     EnvVar(
+        "KERNELOPT_COMPILE_REFERENCE",
+        "compile_reference",
+        "1 also times torch.compile(reference) in the gate (its compile time kept out)",
+        "off",
+    ),
+    EnvVar("KERNELOPT_COMPILE_BACKEND", "compile_backend", "torch.compile backend for the reference", "inductor"),
+    EnvVar(
+        "KERNELOPT_SIZE_SCALE",
+        "size_scale",
+        "scale a problem's module-level size constants down for a quick run (0 < x <= 1)",
+        "1 (off)",
+    ),
+    EnvVar(
         "KERNELOPT_KEEP_ENV",
         "keep_env",
         "comma-separated secret-looking variables that child processes may see (read by kernelopt.proc)",
@@ -183,6 +196,9 @@ class EnvSettings(BaseModel):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float | None = None
     keep_env: str | None = None
+    compile_reference: bool | None = None
+    compile_backend: str | None = None
+    size_scale: float | None = None
     gpu_tests: bool = False
 
     @classmethod

@@ -3,8 +3,11 @@
 Front matter keys (all optional): ``name``, ``platform`` (``nvidia``/``amd``), ``gpu``, ``framework``
 (``triton``/``cuda``/``hip``/``torch``), ``kernel_form`` (``function``/``kernelbench``), ``kernel_type``,
 ``dtype`` (a dtype of :func:`kernelopt.hardware.specs.normalize_dtype`), ``reference_project`` (a local
-folder or ``none``), ``stop_conditions``, ``isa_targets`` (metric -> target such as ``">=128"``) and
-``search_budget`` (the most candidates the rules backend times per iteration; default 16).
+folder or ``none``), ``stop_conditions``, ``isa_targets`` (metric -> target such as ``">=128"``),
+``search_budget`` (the most candidates the rules backend times per iteration; default 16),
+``compile_reference`` (also time ``torch.compile(reference)``), ``sizes`` (module-level size constants of
+reference.py to override, name -> number) and ``size_scale`` (scale the other size constants down for a
+quick run, ``0 < size_scale <= 1``).
 
 A value outside its accepted range or vocabulary is an error when the card is read (one line naming the
 file, the field, the value and what is accepted). A ``gpu`` without a spec sheet is not: the loop runs
@@ -116,6 +119,9 @@ class TaskCard(BaseModel):
     stop_conditions: StopConditions = Field(default_factory=StopConditions)
     isa_targets: dict[str, str | int | float] = Field(default_factory=dict)
     search_budget: int | None = Field(default=None, ge=1)
+    compile_reference: bool = False
+    sizes: dict[str, int | float] = Field(default_factory=dict)
+    size_scale: float | None = Field(default=None, gt=0, le=1)
     body: str = Field(default="", exclude=True)
 
     @field_validator("platform", "framework", "kernel_form")

@@ -23,6 +23,7 @@ from typing import Any
 import typer
 
 from kernelopt import __version__
+from kernelopt.cli import batch as batch_cmd
 from kernelopt.cli import ceilings as ceilings_cmd
 from kernelopt.cli import doctor as doctor_cmd
 from kernelopt.cli import evidence as evidence_cmd
@@ -58,6 +59,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     utilization_cmd,
     optimize_cmd,
     report_cmd,
+    batch_cmd,
     wiki_cmd,
     schema_cmd,
     doctor_cmd,

@@ -114,6 +114,9 @@ def _render(summary: LoopSummary) -> None:
             # Latencies of different gate runs: a difference below the gate's margin is noise, not a win.
             speedup += f", within the gate's {MIN_GAIN_PCT:g} % noise margin: no significant gain"
         info(f"best: {summary.best_version} at {fmt(summary.best_latency_us)} us ({speedup})")
+    if summary.speedup_vs_reference is not None:
+        compiled = f", {summary.speedup_vs_compiled:.3g}x over torch.compile" if summary.speedup_vs_compiled else ""
+        info(f"  {summary.speedup_vs_reference:.3g}x over the reference (PyTorch eager){compiled}")
     if summary.best_roofline is not None:
         for line in summary.best_roofline.lines():
             info(f"  {line}")

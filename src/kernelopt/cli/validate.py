@@ -129,6 +129,16 @@ def register(app: typer.Typer) -> None:
             False, "--enabling-step", help="Accept a regression: the change enables later optimizations."
         ),
         device: str | None = typer.Option(None, "--device", help="cuda or cpu (default: cuda when present)."),
+        compile_reference: bool | None = typer.Option(
+            None,
+            "--compile-reference/--no-compile-reference",
+            help="Also time torch.compile(reference) (default: the task card's compile_reference).",
+        ),
+        size_scale: float | None = typer.Option(
+            None,
+            "--size-scale",
+            help="Scale reference.py's size constants by this factor (0 < s <= 1) for a quick run.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the gate report as JSON."),
     ) -> None:
         """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
@@ -139,7 +149,16 @@ def register(app: typer.Typer) -> None:
         ws = Workspace(workspace)
         n = version if version is not None else _default_version(ws)
         prev = None if no_previous else (previous if previous is not None else _default_previous(ws, n))
-        report = validate(ws, n, previous=prev, device=device, enabling_step=enabling_step, scratch=True)
+        report = validate(
+            ws,
+            n,
+            previous=prev,
+            device=device,
+            enabling_step=enabling_step,
+            compile_reference=compile_reference,
+            size_scale=size_scale,
+            scratch=True,
+        )
         if as_json:
             emit_json(report)
         else:
@@ -161,6 +180,13 @@ def register(app: typer.Typer) -> None:
                     ["% of roofline bound", p.roofline_utilization_pct],
                     ["roofline basis", p.roofline_basis],
                     ["speedup vs previous", report.speedup_vs_previous],
+                    ["reference latency (eager, us)", report.reference_latency_us],
+                    ["speedup vs reference (eager)", report.speedup_vs_reference],
+                    ["speedup vs torch.compile", report.speedup_vs_compiled],
+                    [
+                        "torch.compile time (s, not timed)",
+                        p.speedup_vs_reference.compile_s if p.speedup_vs_reference else None,
+                    ],
                     ["verdict", p.comparison_with_previous.verdict],
                 ],
             )

@@ -28,9 +28,12 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.decision import decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
+    COMPILED_REFERENCE_LABEL,
+    REFERENCE_LABEL,
     BenchReport,
     BenchSettings,
     CaseBench,
+    CaseTiming,
     CorrectnessReport,
     JobMode,
     KernelSource,
@@ -40,9 +43,11 @@ from kernelopt.harness.model import (
 )
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.harness.progress import Limits
+from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
-from kernelopt.harness.stats import abba_ratios, estimate_speedup, summarize
+from kernelopt.harness.sizes import effective_constants
+from kernelopt.harness.stats import SampleStats, SpeedupEstimate, abba_ratios, estimate_speedup, summarize
 from kernelopt.harness.worker import EXIT_ENVIRONMENT
 from kernelopt.memory.model import (
     Comparison,
@@ -53,6 +58,8 @@ from kernelopt.memory.model import (
     IterationRecord,
     Performance,
     QualityGate,
+    ReferenceSpeedup,
+    RooflineBounds,
     version_label,
 )
 from kernelopt.planning.plan import Plan
@@ -72,6 +79,9 @@ class GateReport(BaseModel):
         roofline_utilization_pct: % of the roofline bound for this problem size (measured ceilings when
             cached, else the spec sheet); ``None`` when unknown or above 100 % (an accounting error).
         speedup_vs_previous: previous latency / this latency from the interleaved comparison.
+        speedup_vs_reference: reference (PyTorch eager) latency / this latency, timed interleaved.
+        speedup_vs_compiled: ``torch.compile(reference)`` latency / this latency, when asked.
+        reference_latency_us: median latency of the reference (eager), microseconds.
         record: the memory record as written.
         version: N.
         previous: the version compared with, if any.
@@ -90,6 +100,9 @@ class GateReport(BaseModel):
     latency_us: float | None = None
     roofline_utilization_pct: float | None = None
     speedup_vs_previous: float | None = None
+    speedup_vs_reference: float | None = None
+    speedup_vs_compiled: float | None = None
+    reference_latency_us: float | None = None
     record: IterationRecord
     version: int
     previous: int | None = None
@@ -164,6 +177,7 @@ def _run(
     cases: list[int] | None,
     dtype_hint: str | None,
     bench: BenchSettings | None = None,
+    constants: dict[str, int | float] | None = None,
 ) -> RunOutcome:
     run_dir = new_run_dir(state_dir, mode.value)
     job = WorkerJob(
@@ -178,6 +192,7 @@ def _run(
         bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
         progress_path=str(run_dir / "progress.jsonl"),
         result_path=str(run_dir / "result.json"),
+        constants=constants or {},
     )
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
@@ -250,6 +265,16 @@ def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
     return CorrectnessReport(passed=True, status=CorrectnessStatus.PASS, message=summary, **common)
 
 
+def _against(
+    t: CaseTiming, label: str, current_us: list[float], min_gain_pct: float
+) -> tuple[SampleStats | None, SpeedupEstimate | None]:
+    """Statistics of the reference timing ``label`` of case ``t`` and its interleaved speedup estimate."""
+    ref = next((v for v in t.versions if v.label == label), None)
+    if ref is None or len(ref.samples_us) != len(current_us):
+        return None, None
+    return summarize(ref.samples_us), estimate_speedup(abba_ratios(ref.samples_us, current_us), min_gain_pct)
+
+
 def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, min_gain_pct: float) -> BenchReport:
     res = outcome.result
     if outcome.timed_out:
@@ -288,6 +313,8 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
             prev_stats = summarize(prev.samples_us)
             speedup = estimate_speedup(abba_ratios(prev.samples_us, cur.samples_us), min_gain_pct)
             compared = True
+        ref = _against(t, REFERENCE_LABEL, cur.samples_us, min_gain_pct)
+        comp = _against(t, COMPILED_REFERENCE_LABEL, cur.samples_us, min_gain_pct)
         cases.append(
             CaseBench(
                 index=t.index,
@@ -303,6 +330,12 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
                 bytes_source=t.bytes_source,
                 output_dtype=t.output_dtype,
                 warnings=warnings,
+                reference=ref[0],
+                reference_speedup=ref[1],
+                compiled=comp[0],
+                compiled_speedup=comp[1],
+                reference_compile_s=t.reference_compile_s,
+                reference_compile_error=t.reference_compile_error,
             )
         )
     return BenchReport(
@@ -328,6 +361,7 @@ def check_files(
     settings: HarnessSettings | None = None,
     cases: list[int] | None = None,
     dtype_hint: str | None = None,
+    constants: dict[str, int | float] | None = None,
 ) -> CorrectnessReport:
     """Correctness of ``kernel_py`` against ``reference_py`` in a fresh worker.
 
@@ -339,6 +373,7 @@ def check_files(
         settings: limits and seeds (default: from the environment).
         cases: SHAPES indices to check (default all).
         dtype_hint: the task card's dtype.
+        constants: module-level size constants of reference.py to set first (see :mod:`.sizes`).
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -358,6 +393,7 @@ def check_files(
         settings=settings,
         cases=cases,
         dtype_hint=dtype_hint,
+        constants=constants,
     )
     return _correctness_report(outcome)
 
@@ -373,6 +409,7 @@ def bench_files(
     cases: list[int] | None = None,
     dtype_hint: str | None = None,
     bench: BenchSettings | None = None,
+    constants: dict[str, int | float] | None = None,
 ) -> tuple[BenchReport, WorkerResult | None]:
     """Time ``kernel_py`` (ABBA against ``previous`` = (label, path) when given) in a fresh worker.
 
@@ -403,6 +440,7 @@ def bench_files(
         cases=cases,
         dtype_hint=dtype_hint,
         bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
+        constants=constants,
     )
     report = _bench_report(
         outcome, current=label, previous=previous[0] if previous else None, min_gain_pct=settings.min_gain_pct
@@ -437,7 +475,20 @@ def check_correctness(
         label="check",
         settings=settings,
         dtype_hint=card.dtype,
+        constants=problem_constants(workspace, settings),
     )
+
+
+def problem_constants(workspace: Workspace, settings: HarnessSettings) -> dict[str, int | float]:
+    """The size constants to set in reference.py: the task card's ``sizes``, and ``size_scale`` (the
+    setting, else the card's) applied to the others.
+
+    Raises:
+        UsageError: ``sizes`` names a constant reference.py lacks (exit 2, naming it).
+    """
+    card = workspace.task_card()
+    scale = settings.size_scale if settings.size_scale is not None else card.size_scale
+    return effective_constants(workspace.reference_py, sizes=card.sizes, scale=scale)
 
 
 def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path | None, str]:
@@ -476,40 +527,38 @@ def _load_summary(path: Path) -> ProfileSummary | None:
         return None
 
 
+def compute_dtype(dtype_hint: str | None, primary: CaseBench) -> str | None:
+    """The dtype of the compute roof: the task card's, else the first output's (normalized), else None."""
+    from kernelopt.hardware.specs import normalize_dtype
+
+    for raw in (dtype_hint, primary.output_dtype):
+        if raw:
+            try:
+                return normalize_dtype(raw)
+            except UsageError:
+                continue
+    return None
+
+
 def _utilization(
     bench: BenchReport, *, gpu_hint: str | None, dtype_hint: str | None, warnings: list[str]
 ) -> tuple[Utilization | None, Utilization | None, str | None]:
     """(against the spec sheet, against measured ceilings, basis of the roofline figure)."""
     from kernelopt.hardware.ceilings import cached_ceilings
-    from kernelopt.hardware.specs import lookup, normalize_dtype
+    from kernelopt.hardware.specs import lookup
 
     primary = bench.primary()
     if primary is None or primary.current.median <= 0:
         return None, None, None
     latency = primary.current.median
-    dtype: str | None = None
-    for raw in (dtype_hint, primary.output_dtype):
-        if raw:
-            try:
-                dtype = normalize_dtype(raw)
-                break
-            except UsageError:
-                continue
+    dtype = compute_dtype(dtype_hint, primary)
     flops, nbytes = primary.flops, primary.bytes_moved
     if not (bench.device or "").startswith("cuda"):
         plain = compute_utilization(
             latency_us=latency, flops=flops, bytes_moved=nbytes, peak_tflops=None, peak_gbps=None
         )
         return plain, None, None
-    spec = None
-    for name in (bench.device_name, gpu_hint):
-        if not name:
-            continue
-        try:
-            spec = lookup(name)
-            break
-        except UsageError:
-            continue
+    spec, _ = gpu_spec(bench.device_name, gpu_hint)
     if spec is None:
         warnings.append(f"no spec sheet for GPU {bench.device_name or gpu_hint!r}: % of peak unknown")
     elif gpu_hint and bench.device_name:
@@ -546,6 +595,28 @@ def _utilization(
     return u_spec, u_meas, basis
 
 
+def _bounds(
+    primary: CaseBench | None, bench: BenchReport | None, *, card_gpu: str | None, dtype_hint: str | None
+) -> RooflineBounds | None:
+    """Both roofline bounds of this version, computed here once; the stop check and reports read them."""
+    from kernelopt.hardware.ceilings import cached_ceilings
+
+    if bench is None or primary is None or primary.current.median <= 0:
+        return None
+    if not (bench.device or "").startswith("cuda"):
+        note = "timed on the CPU: no GPU roofline applies"
+        return RooflineBounds(measured_note=note, spec_note=note)
+    spec, missing = gpu_spec(bench.device_name, card_gpu)
+    work = Performance(latency_us=primary.current.median, flops=primary.flops, bytes_moved=primary.bytes_moved)
+    return roofline_bounds(
+        work,
+        spec=spec,
+        spec_missing=missing,
+        dtype=compute_dtype(dtype_hint, primary),
+        ceilings=cached_ceilings(bench.device_name or card_gpu),
+    )
+
+
 def _pct_change(new: float | None, old: float | None) -> float | None:
     if new is None or old is None or old == 0:
         return None
@@ -561,6 +632,8 @@ def validate(
     device: str | None = None,
     enabling_step: bool = False,
     scratch: bool = False,
+    compile_reference: bool | None = None,
+    size_scale: float | None = None,
 ) -> GateReport:
     """Stage 4 for ``version``: correctness, timing (ABBA against ``previous``), utilization, ISA, the gate.
 
@@ -578,6 +651,10 @@ def validate(
         enabling_step: declare the change an enabling step without a plan (``--enabling-step``).
         scratch: leave ``memory/`` alone and write the record to ``.kernelopt/validate/v<N>.json``
             instead (stand-alone ``kernelopt validate``: only the loop writes records).
+        compile_reference: also time ``torch.compile(reference)`` (default: KERNELOPT_COMPILE_REFERENCE,
+            else the task card's ``compile_reference``).
+        size_scale: scale reference.py's size constants for a quick run (default: KERNELOPT_SIZE_SCALE,
+            else the task card's ``size_scale``); the card's ``sizes`` apply either way.
 
     Raises:
         EnvironmentProblem: no usable Python or device.
@@ -588,8 +665,17 @@ def validate(
         raise UsageError(f"version must be >= 0, got {version}")
     if previous is not None and previous >= version:
         raise UsageError(f"previous version v{previous} must be older than v{version}")
-    settings = HarnessSettings.from_env(os.environ, device=device)
+    settings = HarnessSettings.from_env(
+        os.environ, device=device, compile_reference=compile_reference, size_scale=size_scale
+    )
     card = workspace.task_card()
+    constants = problem_constants(workspace, settings)
+    timing_plan = BenchSettings(
+        seconds_per_case=settings.bench_seconds,
+        time_reference=True,
+        compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
+        compile_backend=settings.compile_backend,
+    )
     before = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
     label = version_label(version)
     gate_dir = workspace.state_dir / "gate" / label
@@ -603,8 +689,13 @@ def validate(
         label=label,
         settings=settings,
         dtype_hint=card.dtype,
+        constants=constants,
     )
     warnings += correctness.warnings
+    if constants:
+        warnings.append(
+            "problem sizes changed from reference.py: " + ", ".join(f"{k}={v}" for k, v in constants.items())
+        )
     bench: BenchReport | None = None
     previous_used: int | None = None
     if correctness.passed:
@@ -624,6 +715,8 @@ def validate(
             previous=prev_source,
             settings=settings,
             dtype_hint=card.dtype,
+            bench=timing_plan,
+            constants=constants,
         )
         if raw is not None:
             samples = gate_dir / "timing.json"
@@ -660,13 +753,19 @@ def validate(
         modified_files=modified,
     )
 
-    roof_util = (u_meas or u_spec).roofline_pct if (u_meas or u_spec) is not None else None  # type: ignore[union-attr]
     for u in (u_spec, u_meas):
         if u is not None:
             warnings += u.warnings
+    # The roofline figure is computed once: both bounds here, the stop figure read from them.
+    bounds = _bounds(primary, bench, card_gpu=card.gpu, dtype_hint=card.dtype)
+    roof_util, which = bounds.stop_figure() if bounds is not None else (None, "none")
     if roof_util is not None and roof_util > 100.0:
         roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
+    if bounds is not None and roof_util is not None:
+        basis = f"{which}: {bounds.measured_note if which == 'measured ceilings' else bounds.spec_note}"
     perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
+    perf.roofline = bounds
+    ref_speedup = perf.speedup_vs_reference
     record, record_path = _write_record(
         workspace, version, perf, correctness, progress, decision.result, decision.failure_reason, scratch=scratch
     )
@@ -676,6 +775,9 @@ def validate(
         latency_us=perf.latency_us,
         roofline_utilization_pct=roof_util,
         speedup_vs_previous=speedup.speedup if speedup is not None else None,
+        speedup_vs_reference=ref_speedup.eager if ref_speedup is not None else None,
+        speedup_vs_compiled=ref_speedup.compiled if ref_speedup is not None else None,
+        reference_latency_us=ref_speedup.eager_latency_us if ref_speedup is not None else None,
         record=record,
         version=version,
         previous=previous_used,
@@ -737,6 +839,29 @@ def _performance(
         timing_method=method,
         comparison_with_previous=comparison,
         warnings=list(dict.fromkeys(warnings)),
+        flops=primary.flops,
+        bytes_moved=primary.bytes_moved,
+        bytes_source=primary.bytes_source,
+        speedup_vs_reference=_reference_speedup(primary),
+    )
+
+
+def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
+    """The primary case against the reference (eager, and compiled when it was timed)."""
+    eager, compiled = primary.reference_speedup, primary.compiled_speedup
+    if eager is None and compiled is None and primary.reference_compile_error is None:
+        return None
+    return ReferenceSpeedup(
+        eager=eager.speedup if eager is not None else None,
+        eager_ci_low=eager.ci_low if eager is not None else None,
+        eager_ci_high=eager.ci_high if eager is not None else None,
+        eager_latency_us=primary.reference.median if primary.reference is not None else None,
+        compiled=compiled.speedup if compiled is not None else None,
+        compiled_ci_low=compiled.ci_low if compiled is not None else None,
+        compiled_ci_high=compiled.ci_high if compiled is not None else None,
+        compiled_latency_us=primary.compiled.median if primary.compiled is not None else None,
+        compile_s=primary.reference_compile_s,
+        compile_error=primary.reference_compile_error,
     )
 
 

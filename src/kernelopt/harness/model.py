@@ -21,6 +21,12 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: Timing label of the reference as written (PyTorch eager); kernel labels are ``v<N>``, ``current`` ...
+REFERENCE_LABEL = "reference"
+#: Timing label of ``torch.compile(reference)``.
+COMPILED_REFERENCE_LABEL = "reference_compiled"
+
+
 class JobMode(StrEnum):
     CHECK = "check"
     BENCH = "bench"
@@ -69,6 +75,11 @@ class BenchSettings(_Model):
             of many launches; slower ones launch by launch (the flush hides the launch overhead).
         sample_target_us: time per sample for batched and graph timing, microseconds.
         cuda_graphs: allow CUDA graphs (else back-to-back batches).
+        time_reference: time the reference (as written: PyTorch eager) beside the kernels, interleaved
+            (the gate asks for it; other timings, such as Stage 3's quick candidate timing, do not).
+        compile_reference: also time ``torch.compile(reference)``; its compilation happens in the
+            warm-up, outside the timed samples, and is reported as ``reference_compile_s``.
+        compile_backend: the ``torch.compile`` backend (``inductor``; tests use ``eager``).
     """
 
     seconds_per_case: float = Field(default=1.0, gt=0)
@@ -79,6 +90,9 @@ class BenchSettings(_Model):
     graph_below_us: float = Field(default=20.0, ge=0)
     sample_target_us: float = Field(default=1000.0, gt=0)
     cuda_graphs: bool = True
+    time_reference: bool = False
+    compile_reference: bool = False
+    compile_backend: str = "inductor"
 
 
 class WorkerJob(_Model):
@@ -97,6 +111,8 @@ class WorkerJob(_Model):
         bench: timing plan.
         progress_path: JSON-lines file the worker appends phase events to.
         result_path: where the worker writes its :class:`WorkerResult`.
+        constants: module-level constants of reference.py to set before anything is built (problem-size
+            overrides; name -> value), checked against the file by the orchestrator.
     """
 
     mode: JobMode
@@ -110,6 +126,7 @@ class WorkerJob(_Model):
     bench: BenchSettings = Field(default_factory=BenchSettings)
     progress_path: str
     result_path: str
+    constants: dict[str, int | float] = Field(default_factory=dict)
 
 
 class Failure(_Model):
@@ -196,6 +213,8 @@ class CaseTiming(_Model):
         bytes_moved: bytes per launch from ``bytes_moved()``, else inputs + outputs.
         bytes_source: ``bytes_moved()`` or ``inputs + outputs``.
         output_dtype: dtype of the first output.
+        reference_compile_s: seconds of the compiled reference's warm-up (its compilation), not timed.
+        reference_compile_error: why ``torch.compile(reference)`` was not timed, when asked and it failed.
     """
 
     index: int
@@ -206,6 +225,8 @@ class CaseTiming(_Model):
     bytes_moved: float | None = None
     bytes_source: str | None = None
     output_dtype: str | None = None
+    reference_compile_s: float | None = None
+    reference_compile_error: str | None = None
 
 
 class WorkerResult(_Model):
@@ -322,6 +343,12 @@ class CaseBench(_Model):
         bytes_source: where the byte count comes from.
         output_dtype: dtype of the first output.
         warnings: noise and method warnings.
+        reference: statistics of the reference (eager), timed beside the current version.
+        reference_speedup: reference latency / current latency, from the interleaved blocks.
+        compiled: statistics of ``torch.compile(reference)``, when asked.
+        compiled_speedup: compiled reference latency / current latency.
+        reference_compile_s: seconds torch.compile took (outside the timing).
+        reference_compile_error: why the compiled reference was not timed.
     """
 
     index: int
@@ -337,6 +364,12 @@ class CaseBench(_Model):
     bytes_source: str | None = None
     output_dtype: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    reference: SampleStats | None = None
+    reference_speedup: SpeedupEstimate | None = None
+    compiled: SampleStats | None = None
+    compiled_speedup: SpeedupEstimate | None = None
+    reference_compile_s: float | None = None
+    reference_compile_error: str | None = None
 
 
 class BenchReport(_Model):

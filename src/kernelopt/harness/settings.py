@@ -14,9 +14,14 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kernelopt.env import EnvSettings
+from kernelopt.env import EnvSettings, variable
 from kernelopt.errors import UsageError
 from kernelopt.vocabulary import Device
+
+# names of the variables a parent sets for a harness child (kernelopt batch): one table, kernelopt.env
+ENV_DEVICE = variable("device").name
+ENV_COMPILE_REFERENCE = variable("compile_reference").name
+ENV_SIZE_SCALE = variable("size_scale").name
 
 #: Spec, "Timeout Guard": "Each individual test case must complete within 30 seconds".
 DEFAULT_CASE_TIMEOUT_S = 30.0
@@ -43,6 +48,12 @@ class HarnessSettings(BaseModel):
             margin the other way is needed to call a regression.
         bench_seconds: measurement time per case and version, seconds (split among the samples).
         device: ``cuda`` / ``cpu`` to force a device; ``None`` lets the worker choose (CUDA when present).
+        compile_reference: also time ``torch.compile(reference)``; ``None`` leaves it to the task card's
+            ``compile_reference`` key (``KERNELOPT_COMPILE_REFERENCE=1`` or ``--compile-reference``).
+        size_scale: scale the problem's module-level size constants by this factor for a quick run;
+            ``None`` leaves it to the task card's ``size_scale`` (``KERNELOPT_SIZE_SCALE``, ``--size-scale``).
+        compile_backend: the ``torch.compile`` backend for the compiled reference
+            (``KERNELOPT_COMPILE_BACKEND``; default ``inductor``, the tests use ``eager``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -55,6 +66,9 @@ class HarnessSettings(BaseModel):
     min_gain_pct: float = Field(default=DEFAULT_MIN_GAIN_PCT, ge=0, lt=100)
     bench_seconds: float = Field(default=1.0, gt=0)
     device: str | None = None
+    compile_reference: bool | None = None
+    size_scale: float | None = Field(default=None, gt=0, le=1)
+    compile_backend: str = "inductor"
 
     @field_validator("device")
     @classmethod
@@ -80,6 +94,9 @@ class HarnessSettings(BaseModel):
             "min_gain_pct": read.min_gain_pct,
             "bench_seconds": read.bench_s,
             "device": read.device,
+            "compile_reference": read.compile_reference,
+            "size_scale": read.size_scale,
+            "compile_backend": read.compile_backend,
         }
         values = {k: v for k, v in values.items() if v is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -308,10 +308,11 @@ def plan_blocks(sample_us: Sequence[float], settings: BenchSettings, case_timeou
 
 
 def abba_order(n_versions: int, blocks: int) -> list[int]:
-    """Version index per sample: ``A B B A`` per block for two versions, ``A A`` for one."""
-    if n_versions == 1:
-        return [0, 0] * blocks
-    return [0, 1, 1, 0] * blocks
+    """Version index per sample: ``A B B A`` per block for two versions, ``A A`` for one, and the same
+    mirrored block for more (``A B C C B A``), so every pair of versions is interleaved symmetrically
+    and :func:`~kernelopt.harness.stats.abba_ratios` applies to any two of them."""
+    block = list(range(n_versions))
+    return (block + block[::-1]) * blocks
 
 
 def take_samples(samplers: Sequence[Sampler], order: Sequence[int]) -> list[list[float]]:

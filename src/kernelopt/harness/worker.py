@@ -27,6 +27,8 @@ from typing import Any
 from kernelopt.env import EnvSettings
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.model import (
+    COMPILED_REFERENCE_LABEL,
+    REFERENCE_LABEL,
     CaseCheck,
     CaseTiming,
     Failure,
@@ -176,6 +178,8 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
     _version_env(first)
     with _user("loading", "reference.py or kernel.py", version=first.label):
         pair = load_pair(Path(first.kernel_py), Path(job.reference_py))
+    for name, value in job.constants.items():  # problem-size overrides, checked by the orchestrator
+        setattr(pair.reference, name, value)
     loaded.append(_Loaded(first, pair))
     for source in job.kernels[1:]:
         _version_env(source)
@@ -382,6 +386,15 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         fns[item.source.label] = cand
         refs = ref
     assert refs is not None
+    # torch.compile(reference), built once and compiled per shape at its warm-up; or why it could not be
+    compiled: Callable[..., Any] | BaseException | None = None
+    if settings.time_reference and settings.compile_reference:
+        import torch
+
+        try:
+            compiled = torch.compile(refs, backend=settings.compile_backend)
+        except Exception as exc:  # torch.compile refuses this reference: a note, never a candidate failure
+            compiled = exc
     flusher = L2Flusher(ctx.device) if settings.l2_flush and ctx.device.startswith("cuda") else None
     pair = current.pair
     for i in _cases(ctx, len(pair.shapes)):
@@ -397,7 +410,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
                 extra = build_inputs(pair, shape, ctx.device, seed=s)
                 sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
         timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(versions) > 1)
-        samplers = []
+        samplers: list[tuple[Any, Any]] = []
         for item in list(versions):
             fn = fns[item.source.label]
             is_current = item is current
@@ -420,6 +433,8 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
             if is_current:
                 timing.output_dtype = str(tensors_in(out)[0].dtype).removeprefix("torch.") if tensors_in(out) else None
                 out_bytes = nbytes(out)
+        if settings.time_reference:
+            samplers += _reference_samplers(ctx, refs, compiled, sets, flusher, timing, where)
         with _user(where, "reference.py flops()/bytes_moved()", case=i):
             flops_fn = pair.optional("flops")
             bytes_fn = pair.optional("bytes_moved")
@@ -435,7 +450,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         for (item, sampler), taken in zip(samplers, samples, strict=True):
             timing.versions.append(
                 VersionTiming(
-                    label=item.source.label,
+                    label=item if isinstance(item, str) else item.source.label,
                     samples_us=taken,
                     method=sampler.method,
                     launches_per_sample=sampler.launches,
@@ -446,6 +461,62 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
             )
         ctx.result.timings.append(timing)
         del samplers, sets, first
+
+
+def _reference_samplers(
+    ctx: _Ctx,
+    ref: Callable[..., Any],
+    compiled: Callable[..., Any] | BaseException | None,
+    sets: list[list[Any]],
+    flusher: Any,
+    timing: CaseTiming,
+    where: str,
+) -> list[tuple[str, Any]]:
+    """Samplers of the reference as written (eager) and of ``torch.compile(reference)`` when asked.
+
+    Same warm-up and same timer as the kernels, so the samples interleave with theirs. The compiled
+    reference compiles during its warm-up, which reports ``compile_start``/``compile_end`` so the case
+    clock pauses, and the seconds it took go to ``timing.reference_compile_s``. A reference that cannot
+    be timed (or compiled) is a warning, never a failure of the candidate.
+    """
+    from kernelopt.harness.timers import make_sampler, synchronize
+
+    settings = ctx.job.bench
+    out: list[tuple[str, Any]] = []
+    try:
+        with _user(where, "the reference (timing warm-up)", version=REFERENCE_LABEL):
+            for k in range(3):
+                ref(*sets[k % len(sets)])
+            synchronize(ctx.device)
+            out.append((REFERENCE_LABEL, make_sampler(ref, sets, ctx.device, settings, flusher)))
+    except CandidateFailed as failed:
+        ctx.result.warnings.append(f"the reference was not timed: {failed.failure.message}")
+        return out
+    fn = compiled
+    if fn is None:
+        return out
+    if isinstance(fn, BaseException):
+        timing.reference_compile_error = f"torch.compile raised {type(fn).__name__}: {_first_line(fn)}"
+        return out
+    ctx.progress.emit("compile_start")
+    t0 = time.monotonic()
+    try:
+        with _user(where, "torch.compile(reference) (warm-up)", version=COMPILED_REFERENCE_LABEL):
+            for k in range(3):
+                fn(*sets[k % len(sets)])
+            synchronize(ctx.device)
+    except CandidateFailed as failed:
+        timing.reference_compile_error = failed.failure.message
+        return out
+    finally:
+        timing.reference_compile_s = time.monotonic() - t0
+        ctx.progress.emit("compile_end")
+    try:
+        with _user(where, "torch.compile(reference) (timing)", version=COMPILED_REFERENCE_LABEL):
+            out.append((COMPILED_REFERENCE_LABEL, make_sampler(fn, sets, ctx.device, settings, flusher)))
+    except CandidateFailed as failed:
+        timing.reference_compile_error = failed.failure.message
+    return out
 
 
 # -- entry -------------------------------------------------------------------------------------

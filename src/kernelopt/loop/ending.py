@@ -3,8 +3,8 @@
 The rule, in one place:
 
 - **best version**: the fastest unmasked version whose gate passed (lowest recorded median latency);
-  V0 until something beats it. :func:`best_record` computes it; the summary, the report and the stop
-  check read the same records.
+  V0 until something beats it. :func:`kernelopt.memory.model.best_version` computes it; the summary,
+  the report and the stop check read the same records.
 - **the gate compares with the best version so far**, not only with the previous one
   (:func:`gate_previous`). A "no significant change" pass is judged against the fastest kernel seen,
   so a chain of such passes cannot walk the kernel slower step by step.
@@ -24,25 +24,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernelopt.errors import GitError
-from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.memory.model import IterationRecord, best_version
 from kernelopt.workspace import Workspace, version_commit
 
 END_PREFIX = "end of run"
 
 
-def best_record(records: list[IterationRecord]) -> IterationRecord | None:
-    """The fastest unmasked passing version with a measured latency, or None."""
-    good = [
-        r
-        for r in records
-        if not r.masked and r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
-    ]
-    return min(good, key=lambda r: (r.performance.latency_us or 0.0, r.number)) if good else None
-
-
 def gate_previous(records: list[IterationRecord], version: int, last_good: int | None) -> int | None:
     """The version the gate of ``version`` compares with: the best version below it, else ``last_good``."""
-    best = best_record([r for r in records if r.number < version])
+    best = best_version([r for r in records if r.number < version])
     return best.number if best is not None else last_good
 
 
@@ -75,7 +65,7 @@ def end_on_best(ws: Workspace, records: list[IterationRecord]) -> str | None:
     Idempotent: nothing is committed when kernel.py already is the best version's and no profile file is
     untracked. A best version whose commit cannot be found leaves kernel.py alone.
     """
-    best = best_record(records)
+    best = best_version(records)
     paths: list[str | Path] = []
     subject = ""
     text = _best_kernel(ws, best) if best is not None else None

@@ -28,13 +28,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kernelopt.errors import KerneloptError, RecordError, UsageError, WorkspaceError
+from kernelopt.errors import KerneloptError, RecordError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
 from kernelopt.fileio import atomic_write_text
-from kernelopt.hardware.specs import lookup
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import CorrectnessReport
+from kernelopt.harness.roofline import gpu_spec
 from kernelopt.loop import candidate, commits, ending
 from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import (
@@ -53,7 +53,7 @@ from kernelopt.loop.record import finalize_record, stage3_record
 from kernelopt.loop.settings import LoopRequest, resolve_settings
 from kernelopt.loop.stop import RooflineBounds, StopDecision, StopReason, decide, roofline_bounds
 from kernelopt.loop.summary import LoopSummary, build_summary
-from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix, version_label
+from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix, best_version, version_label
 from kernelopt.planning.plan import Plan
 from kernelopt.stages import guard
 from kernelopt.stages.allowance import aux_files_of, may_write
@@ -239,8 +239,8 @@ class OptimizeLoop:
         self.journal.save(self.state)
 
     def _best_record(self) -> IterationRecord | None:
-        """The fastest unmasked passing version of the workspace (the rule: :mod:`kernelopt.loop.ending`)."""
-        return ending.best_record(self._records())
+        """The fastest unmasked passing version of the workspace (:func:`best_version`)."""
+        return best_version(self._records())
 
     def _refresh_best(self) -> None:
         best = self._best_record()
@@ -349,22 +349,16 @@ class OptimizeLoop:
         return self._ceilings_cache[gpu_name]
 
     def _roofline(self, record: IterationRecord) -> RooflineBounds:
-        """Both bounds of a measured version: the spec sheet of the task card's GPU (else the measured
-        device's), and the measured ceilings cached under the device name the gate recorded."""
+        """Both bounds of a measured version, as the gate stored them (``performance.roofline``); for a
+        record without them (written by an older gate), computed the gate's way: the spec sheet of the
+        measured device (else the task card's GPU) and the ceilings cached under that device's name."""
+        if record.performance.roofline is not None:
+            return record.performance.roofline
         if self.state.settings.device == "cpu":
             note = "timed on the CPU (--device cpu): no GPU roofline applies"
             return RooflineBounds(measured_note=note, spec_note=note)
         card = self._card()
-        gpu = card.gpu or record.performance.gpu
-        spec = None
-        missing = None
-        if gpu is None:
-            missing = "GPU unknown (set gpu in README.md)"
-        else:
-            try:
-                spec = lookup(gpu)
-            except UsageError as exc:
-                missing = exc.one_line()
+        spec, missing = gpu_spec(record.performance.gpu, card.gpu)
         return roofline_bounds(
             record.performance,
             spec=spec,
@@ -481,9 +475,7 @@ class OptimizeLoop:
             latency_us=report.latency_us,
             roofline_utilization_pct=report.roofline_utilization_pct,
             speedup_vs_previous=report.speedup_vs_previous,
-            # The one duck-typed read left: GateReport has no reference latency yet; the `reference`
-            # work (issue 16) adds the field and replaces this getattr.
-            reference_latency_us=getattr(report, "reference_latency_us", None),
+            reference_latency_us=report.reference_latency_us,
         )
 
     def _stage_baseline_gate(self, it: IterationState) -> None:
@@ -825,7 +817,6 @@ class OptimizeLoop:
             current=good.performance if good else None,
             roofline=self._roofline(good) if good else None,
             baseline_latency_us=v0.performance.latency_us if v0 else None,
-            reference_latency_us=self.state.reference_latency_us,
             iterations_done=self.state.iterations_done,
             consecutive_failures=self.state.consecutive_failures,
             last_failed=last_failed,

@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
 from kernelopt.loop.stop import RooflineBounds, StopDecision
-from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.model import IterationRecord, best_version
 from kernelopt.workspace import version_commit
 
 
@@ -26,6 +26,8 @@ class VersionRow(BaseModel):
     roofline_utilization_pct: float | None
     roofline_measured_pct: float | None = None
     roofline_spec_pct: float | None = None
+    speedup_vs_reference: float | None = None
+    speedup_vs_compiled: float | None = None
     action_category: str | None
     action: str | None
     failure_reason: str | None
@@ -51,6 +53,8 @@ class VersionRow(BaseModel):
             tflops=p.tflops,
             bandwidth_gbps=p.bandwidth_gbps,
             roofline_utilization_pct=p.roofline_utilization_pct,
+            speedup_vs_reference=p.speedup_vs_reference.eager if p.speedup_vs_reference else None,
+            speedup_vs_compiled=p.speedup_vs_reference.compiled if p.speedup_vs_reference else None,
             action_category=r.optimization.action_category.value if r.optimization.action_category else None,
             action=r.optimization.action_description,
             failure_reason=r.quality_gate.failure_reason,
@@ -72,6 +76,8 @@ class LoopSummary(BaseModel):
         best_latency_us: its latency, microseconds.
         speedup_vs_baseline: V0 latency / best latency.
         best_roofline: both roofline bounds of the best version.
+        speedup_vs_reference: the best version against the reference (eager), timed beside it by the gate.
+        speedup_vs_compiled: the best version against ``torch.compile(reference)``, when it was timed.
         iterations: iterations V1.. run in this run (passed and failed).
         failures: failed iterations in this run.
         elapsed_s: wall time of this run, seconds (resumed sessions included).
@@ -105,6 +111,8 @@ class LoopSummary(BaseModel):
     git_log: list[str] = Field(default_factory=list)
     candidates_timed: int = 0
     candidates_evaluated: int = 0
+    speedup_vs_reference: float | None = None
+    speedup_vs_compiled: float | None = None
 
 
 def build_summary(
@@ -118,13 +126,8 @@ def build_summary(
 ) -> LoopSummary:
     """Assemble the summary from the run state and every record (masked ones listed, never best)."""
     pairs = [(h, subject) for h, _, subject in (line.partition(" ") for line in git_log)]
-    passing = [
-        r
-        for r in records
-        if not r.masked and r.quality_gate.result is not None and r.quality_gate.result.value == "PASS"
-    ]
-    timed = [r for r in passing if r.performance.latency_us is not None]
-    best = min(timed, key=lambda r: r.performance.latency_us or 0.0) if timed else None
+    best = best_version(records)
+    vs_ref = best.performance.speedup_vs_reference if best is not None else None
     v0 = next((r for r in records if r.number == 0), None)
     base_lat = v0.performance.latency_us if v0 is not None else None
     best_lat = best.performance.latency_us if best is not None else None
@@ -148,4 +151,6 @@ def build_summary(
         git_log=git_log,
         candidates_timed=sum(1 for r in records for c in r.candidates if c.latency_us is not None),
         candidates_evaluated=sum(len(r.candidates) for r in records),
+        speedup_vs_reference=vs_ref.eager if vs_ref is not None else None,
+        speedup_vs_compiled=vs_ref.compiled if vs_ref is not None else None,
     )

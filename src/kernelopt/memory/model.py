@@ -8,6 +8,7 @@ from :class:`IterationRecord` (``kernelopt schema memory``); every write goes th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -77,6 +78,68 @@ class Comparison(_Model):
     verdict: str | None = Field(default=None, description="improvement | regression | no significant change")
 
 
+class RooflineBounds(_Model):
+    """Where a version's latency sits against the roofline bound for its problem size (computed once,
+    by the gate; the stop check and the report only read it).
+
+    Attributes:
+        measured_pct: roofline latency (measured ceilings) / latency, percent; None with ``measured_note``.
+        measured_note: the ceilings used, or why there is no measured bound.
+        spec_pct: roofline latency (spec-sheet peaks) / latency, percent; None with ``spec_note``.
+        spec_note: the spec figures used (with their source), or why there is none.
+        gate_pct: the gate's own ``roofline_utilization_pct``, when it reported one.
+    """
+
+    measured_pct: float | None = None
+    measured_note: str = "not computed"
+    spec_pct: float | None = None
+    spec_note: str = "not computed"
+    gate_pct: float | None = None
+
+    def stop_figure(self) -> tuple[float | None, str]:
+        """(percent, which bound) the stop condition uses: measured, else spec, else the gate's."""
+        if self.measured_pct is not None:
+            return self.measured_pct, "measured ceilings"
+        if self.spec_pct is not None:
+            return self.spec_pct, "spec peak"
+        if self.gate_pct is not None:
+            return self.gate_pct, "gate"
+        return None, "none"
+
+    def lines(self) -> list[str]:
+        """Both bounds in words, one line each (for reports and records)."""
+        return [
+            "roofline bound, measured ceilings: " + _pct_text(self.measured_pct) + f" ({self.measured_note})",
+            "roofline bound, spec peak: " + _pct_text(self.spec_pct) + f" ({self.spec_note})",
+        ]
+
+
+def _pct_text(pct: float | None) -> str:
+    return "n/a" if pct is None else f"{pct:.3g} % of the bound"
+
+
+class ReferenceSpeedup(_Model):
+    """The candidate against the reference implementation, timed beside it (same timer, interleaved).
+
+    ``eager`` = reference latency / candidate latency with the reference run as written (PyTorch eager);
+    ``compiled`` the same against ``torch.compile(reference)``, when it was asked for. Above 1 means the
+    candidate is faster: the figure KernelBench and kernel papers report.
+    """
+
+    eager: float | None = Field(default=None, gt=0, description="reference (eager) latency / candidate latency")
+    eager_ci_low: float | None = Field(default=None, gt=0)
+    eager_ci_high: float | None = Field(default=None, gt=0)
+    eager_latency_us: float | None = Field(default=None, ge=0, description="median latency of the reference")
+    compiled: float | None = Field(default=None, gt=0, description="torch.compile(reference) latency / candidate")
+    compiled_ci_low: float | None = Field(default=None, gt=0)
+    compiled_ci_high: float | None = Field(default=None, gt=0)
+    compiled_latency_us: float | None = Field(default=None, ge=0)
+    compile_s: float | None = Field(
+        default=None, ge=0, description="seconds torch.compile took (warm-up), kept out of the timing"
+    )
+    compile_error: str | None = Field(default=None, description="why the compiled reference was not timed")
+
+
 class Performance(_Model):
     """Measured performance of this version (never estimated; ``None`` when not measured)."""
 
@@ -101,6 +164,13 @@ class Performance(_Model):
     gpu: str | None = None
     comparison_with_previous: Comparison = Field(default_factory=Comparison)
     warnings: list[str] = Field(default_factory=list, description="noise and accounting warnings")
+    flops: float | None = Field(default=None, ge=0, description="FLOP per launch of the primary case (flops())")
+    bytes_moved: float | None = Field(default=None, ge=0, description="bytes per launch of the primary case")
+    bytes_source: str | None = Field(default=None, description="bytes_moved() or inputs + outputs")
+    roofline: RooflineBounds | None = Field(default=None, description="both roofline bounds, computed by the gate")
+    speedup_vs_reference: ReferenceSpeedup | None = Field(
+        default=None, description="the candidate against the reference (eager; torch.compile when asked)"
+    )
 
 
 class Optimization(_Model):
@@ -242,3 +312,14 @@ class IterationRecord(_Model):
     def number(self) -> int:
         """The version number N of ``v<N>``."""
         return parse_version(self.version)
+
+
+def best_version(records: Iterable[IterationRecord]) -> IterationRecord | None:
+    """The one rule for "best version": the fastest unmasked version that passed the gate with a
+    measured latency (the earliest of equal latencies); ``None`` when there is none."""
+    good = [
+        r
+        for r in records
+        if not r.masked and r.quality_gate.result is GateResult.PASS and r.performance.latency_us is not None
+    ]
+    return min(good, key=lambda r: (r.performance.latency_us or 0.0, r.number)) if good else None

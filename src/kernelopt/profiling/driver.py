@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -197,6 +198,7 @@ def run(args: argparse.Namespace) -> DriverResult:
     import torch
 
     from kernelopt.harness.loader import load_pair
+    from kernelopt.harness.sizes import card_constants
 
     result = DriverResult(mode=args.mode, torch_version=torch.__version__, warmup=args.warmup)
     try:
@@ -211,6 +213,8 @@ def run(args: argparse.Namespace) -> DriverResult:
     result.device = torch.cuda.get_device_name() if on_gpu else "cpu"
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     pair = load_pair(Path(args.kernel), Path(args.reference))
+    for name, value in card_constants(Path(args.reference), os.environ).items():  # the gate's problem sizes
+        setattr(pair.reference, name, value)
     result.form = pair.form
     if not 0 <= args.shape_index < len(pair.shapes):
         raise IndexError(f"shape index {args.shape_index} out of range (reference has {len(pair.shapes)} shapes)")

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
-from kernelopt.memory.model import GateResult, IterationRecord
+from kernelopt.memory.model import GateResult, IterationRecord, best_version
 
 
 class _Model(BaseModel):
@@ -145,8 +145,11 @@ class VersionEntry(_Model):
 
     @property
     def arithmetic_intensity(self) -> float | None:
-        """FLOP per byte from the recorded rates (TFLOP/s * 1e12 / (GB/s * 1e9)); ``None`` when either is."""
+        """FLOP per byte from the recorded counts (older records: from the rates, TFLOP/s * 1e12 / (GB/s * 1e9));
+        ``None`` when either is unknown."""
         p = self.record.performance
+        if p.flops is not None and p.bytes_moved:
+            return p.flops / p.bytes_moved
         if p.tflops is None or not p.bandwidth_gbps:
             return None
         return p.tflops * 1e3 / p.bandwidth_gbps
@@ -216,9 +219,9 @@ class ReportData(_Model):
         return self.best()
 
     def best(self) -> VersionEntry | None:
-        """The good version with the lowest latency."""
-        good = self.good_versions()
-        return min(good, key=lambda v: v.record.performance.latency_us or float("inf")) if good else None
+        """The best version (:func:`~kernelopt.memory.model.best_version`, the rule the loop uses)."""
+        best = best_version(v.record for v in self.versions)
+        return next((v for v in self.versions if best is not None and v.record.number == best.number), None)
 
     def failed_versions(self) -> list[VersionEntry]:
         return [v for v in self.versions if v.failed]

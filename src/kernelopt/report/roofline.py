@@ -37,6 +37,8 @@ class RooflinePoint(BaseModel):
         failed: the gate said FAIL / TIMEOUT_FAIL.
         masked: the record is masked.
         final: the version the loop ended with.
+        flops: FLOP per launch as the gate recorded it, when known.
+        bytes_moved: bytes per launch as the gate recorded it, when known.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -49,6 +51,8 @@ class RooflinePoint(BaseModel):
     failed: bool = False
     masked: bool = False
     final: bool = False
+    flops: float | None = None
+    bytes_moved: float | None = None
 
 
 class RooflineBound(BaseModel):
@@ -80,6 +84,8 @@ def roofline_points(data: ReportData) -> list[RooflinePoint]:
                 tflops=p.tflops,
                 bandwidth_gbps=p.bandwidth_gbps,
                 intensity=v.arithmetic_intensity,
+                flops=p.flops,
+                bytes_moved=p.bytes_moved,
                 failed=v.failed,
                 masked=v.record.masked,
                 final=final is not None and v.record.number == final.record.number,
@@ -89,11 +95,15 @@ def roofline_points(data: ReportData) -> list[RooflinePoint]:
 
 
 def problem_size(points: Sequence[RooflinePoint]) -> tuple[float | None, float | None]:
-    """(FLOP, bytes) per launch, recovered from a measured point: rate x latency.
+    """(FLOP, bytes) per launch as the gate recorded them (``performance.flops`` / ``bytes_moved``).
 
-    Every version computes the same problem (the reference's main shape), so the first point with
-    the rates gives it; ``None`` where no point measured that rate.
+    Every version computes the same problem (the reference's main shape), so the first point that
+    has a count gives it. Records written before the gate stored the counts give them back from the
+    measured rates (rate x latency); ``None`` where nothing measured them.
     """
+    stored = next((p for p in points if p.flops is not None or p.bytes_moved is not None), None)
+    if stored is not None:
+        return stored.flops, stored.bytes_moved
     flops = next((p.tflops * 1e12 * p.latency_us * 1e-6 for p in points if p.tflops and p.latency_us), None)
     nbytes = next(
         (p.bandwidth_gbps * 1e9 * p.latency_us * 1e-6 for p in points if p.bandwidth_gbps and p.latency_us), None

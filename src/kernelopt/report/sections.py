@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from kernelopt.evidence.model import Metric
 from kernelopt.evidence.summary import KEY_METRICS
-from kernelopt.memory.model import GateResult
+from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
 from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.roofline import roofline_bounds, roofline_points
@@ -170,6 +170,9 @@ def headline(data: ReportData) -> list[str]:
         lines.append(f"Run stopped: {data.stop_reason}")
     else:
         lines.append("Run stopped: not recorded (no finished run in this workspace's .kernelopt/)")
+    vs_ref = reference_line(final.record.performance) if final is not None else None
+    if vs_ref is not None:
+        lines.append(f"{final.label if final else ''} {vs_ref[0].lower()}{vs_ref[1:]}".strip())
     stop = f"Stop conditions in README.md: {cells.pct(data.stop_roofline_pct)} of the roofline bound"
     if data.max_iterations is not None:
         stop += f" or {data.max_iterations} iterations"
@@ -320,6 +323,32 @@ def _action_lines(v: VersionEntry) -> list[str]:
     return out
 
 
+def reference_line(p: Performance) -> str | None:
+    """The version against the reference, as the gate timed it beside the kernel; ``None`` when not timed."""
+    ref = p.speedup_vs_reference
+    if ref is None:
+        return None
+    parts = []
+    if ref.eager is not None:
+        ci = (
+            f" (95 % CI {ref.eager_ci_low:.3f}-{ref.eager_ci_high:.3f})"
+            if ref.eager_ci_low is not None and ref.eager_ci_high is not None
+            else ""
+        )
+        parts.append(
+            f"{cells.speedup(ref.eager)}{ci} over PyTorch eager ({cells.with_unit(ref.eager_latency_us, 'us')})"
+        )
+    if ref.compiled is not None:
+        compile_s = f", compiled in {ref.compile_s:.1f} s, not timed" if ref.compile_s is not None else ""
+        parts.append(
+            f"{cells.speedup(ref.compiled)} over torch.compile "
+            f"({cells.with_unit(ref.compiled_latency_us, 'us')}{compile_s})"
+        )
+    elif ref.compile_error:
+        parts.append(f"torch.compile not timed: {cells.one_line(ref.compile_error, 160)}")
+    return "Against the reference: " + "; ".join(parts) if parts else None
+
+
 def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
     r = v.record
     p = r.performance
@@ -330,6 +359,9 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
         + f", {cells.num(p.tflops)} TFLOP/s, {cells.num(p.bandwidth_gbps)} GB/s, "
         f"{cells.pct(p.roofline_utilization_pct)} of the roofline bound"
     ]
+    vs_ref = reference_line(p)
+    if vs_ref is not None:
+        out.append(vs_ref)
     if r.number > 0:
         comp = f"Against the previous version: latency {cells.signed_pct(c.latency_delta)}"
         if c.speedup is not None:

@@ -1,0 +1,151 @@
+"""The batch table: one typed row per problem folder, fast_p over them, and its CSV text. Pure."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: KernelBench's fast_p thresholds: the share of problems that are correct and faster than p x reference.
+FAST_P_THRESHOLDS = (1.0, 1.5, 2.0)
+
+
+class BatchMode(StrEnum):
+    VALIDATE = "validate"
+    OPTIMIZE = "optimize"
+
+
+class ProblemStatus(StrEnum):
+    """How one problem ended.
+
+    ``PASS`` / ``FAIL`` / ``TIMEOUT_FAIL``: the gate's verdict; ``INVALID``: the folder is not a
+    problem in either accepted form; ``ERROR``: kernelopt itself could not run it (bad task card, no
+    device, a process that died without a result, a Ray worker lost twice).
+    """
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    TIMEOUT_FAIL = "TIMEOUT_FAIL"
+    INVALID = "INVALID"
+    ERROR = "ERROR"
+
+
+class ProblemRow(BaseModel):
+    """One problem of the batch.
+
+    Attributes:
+        problem: the folder's name.
+        folder: the folder.
+        status: how it ended.
+        correct: the kernel matched the reference; ``None`` when correctness never ran.
+        latency_us: median latency of the kernel (the best passing version with ``--optimize``).
+        reference_latency_us: median latency of the reference (PyTorch eager), timed beside it.
+        speedup_vs_eager: reference (eager) latency / kernel latency, interleaved.
+        speedup_vs_compile: ``torch.compile(reference)`` latency / kernel latency, when timed.
+        compile_s: seconds torch.compile took (outside the timing).
+        best_version: the version the figures are of (``v0`` for validate).
+        reason: one line: why it failed or is not a problem; ``None`` on PASS.
+        workspace: the workspace the problem ran in, when one was made.
+        duration_s: wall-clock seconds of the problem.
+        attempts: how many times it was started (a lost Ray worker is retried once).
+        host: where it ran (Ray: node and GPU), when known.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    problem: str
+    folder: str
+    status: ProblemStatus
+    correct: bool | None = None
+    latency_us: float | None = None
+    reference_latency_us: float | None = None
+    speedup_vs_eager: float | None = None
+    speedup_vs_compile: float | None = None
+    compile_s: float | None = None
+    best_version: str | None = None
+    reason: str | None = None
+    workspace: str | None = None
+    duration_s: float | None = None
+    attempts: int = 1
+    host: str | None = None
+
+
+class FastP(BaseModel):
+    """fast_p at one threshold: correct problems with speedup > ``threshold``, over all problems."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float
+    eager: float | None
+    compile: float | None
+
+
+class BatchTable(BaseModel):
+    """The whole batch (``batch.json``): rows in folder order and fast_p over them.
+
+    Attributes:
+        directory: the folder of problems.
+        mode: validate or optimize.
+        rows: one per problem folder, finished ones only (the batch resumes from them).
+        fast_p: at 1.0, 1.5 and 2.0, against eager and against torch.compile.
+        updated: when the table was last written.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    directory: str
+    mode: BatchMode
+    rows: list[ProblemRow] = Field(default_factory=list)
+    fast_p: list[FastP] = Field(default_factory=list)
+    updated: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+def fast_p(rows: Sequence[ProblemRow], threshold: float) -> FastP:
+    """KernelBench's fast_p: the share of all problems that are correct and faster than ``threshold`` x
+    the reference; against torch.compile ``None`` when no problem timed it."""
+    n = len(rows)
+    if n == 0:
+        return FastP(threshold=threshold, eager=None, compile=None)
+    eager = sum(1 for r in rows if r.correct and r.speedup_vs_eager is not None and r.speedup_vs_eager > threshold)
+    timed = any(r.speedup_vs_compile is not None for r in rows)
+    comp = sum(1 for r in rows if r.correct and r.speedup_vs_compile is not None and r.speedup_vs_compile > threshold)
+    return FastP(threshold=threshold, eager=eager / n, compile=comp / n if timed else None)
+
+
+def with_fast_p(table: BatchTable) -> BatchTable:
+    """``table`` with its fast_p recomputed from its rows."""
+    return table.model_copy(update={"fast_p": [fast_p(table.rows, p) for p in FAST_P_THRESHOLDS]})
+
+
+CSV_COLUMNS = (
+    "problem",
+    "status",
+    "correct",
+    "latency_us",
+    "reference_latency_us",
+    "speedup_vs_eager",
+    "speedup_vs_compile",
+    "compile_s",
+    "best_version",
+    "reason",
+    "workspace",
+    "duration_s",
+    "attempts",
+    "host",
+)
+
+
+def csv_text(table: BatchTable) -> str:
+    """The rows as CSV (header first; empty cells for unknown values), then no fast_p lines: those are
+    in ``batch.json`` and the printed table."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in table.rows:
+        data = row.model_dump(mode="json")
+        writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
+    return buf.getvalue()

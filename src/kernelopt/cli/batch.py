@@ -1,0 +1,158 @@
+"""``kernelopt batch DIR [--optimize] [--ray ADDRESS|local]``: a folder of problems and the KernelBench table.
+
+Each sub-folder of DIR is a problem (reference.py + kernel.py, function or KernelBench form). The
+table (problem, correct, latency, speedup vs eager and vs torch.compile, then fast_p at 1.0 / 1.5 /
+2.0) is printed and written as ``batch.json`` and ``batch.csv`` in the output folder; running the
+command again resumes the batch. Exit status 0 once every problem has a row, whatever the rows say.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from kernelopt.batch.model import BatchMode, BatchTable
+from kernelopt.batch.runner import CSV_FILE, DEFAULT_PROBLEM_TIMEOUT_S, TABLE_FILE, BatchEvent, BatchOptions, EventKind
+from kernelopt.cli.output import emit_json, fmt, info, table
+from kernelopt.errors import UsageError
+from kernelopt.workspace import DEFAULT_ROOT
+
+DEVICES = ("cuda", "cpu")
+
+
+def _speedup(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{100.0 * value:.0f} %"
+
+
+def render(result: BatchTable, out_dir: Path) -> None:
+    """The KernelBench table and fast_p, for people."""
+    rows = [
+        [
+            r.problem,
+            {True: "yes", False: "no", None: "n/a"}[r.correct],
+            r.latency_us,
+            _speedup(r.speedup_vs_eager),
+            _speedup(r.speedup_vs_compile),
+            r.status.value,
+            r.reason or "",
+        ]
+        for r in result.rows
+    ]
+    table(
+        f"batch {result.mode.value}: {result.directory}",
+        ["problem", "correct", "latency (us)", "vs eager", "vs compile", "status", "reason"],
+        rows,
+    )
+    table(
+        "fast_p (correct and faster than p x the reference, over all problems)",
+        ["p", "vs eager", "vs compile"],
+        [[fmt(f.threshold), _share(f.eager), _share(f.compile)] for f in result.fast_p],
+    )
+    info(f"table: {out_dir / TABLE_FILE}, {out_dir / CSV_FILE}")
+
+
+class _Bar:
+    """A progress bar over the problems on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self) -> None:
+        self.console = Console(file=sys.stderr, highlight=False)
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
+            disable=not sys.stderr.isatty(),
+        )
+        self.task: TaskID | None = None
+
+    def __call__(self, event: BatchEvent) -> None:
+        if self.task is None:
+            self.progress.start()
+            self.task = self.progress.add_task("problems", total=event.total)
+        self.progress.update(self.task, completed=event.done, description=f"{event.kind.value} {event.problem}")
+        if not sys.stderr.isatty() and event.kind is not EventKind.SKIPPED:
+            end = f": {event.row.status.value}" if event.row is not None else ""
+            sys.stderr.write(f"[{event.done}/{event.total}] {event.kind.value} {event.problem}{end}\n")
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.progress.stop()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("batch")
+    def batch_cmd(
+        directory: Path = typer.Argument(..., help="A folder whose sub-folders are problems."),
+        optimize: bool = typer.Option(
+            False, "--optimize", help="Run the whole loop on each problem (default: validate V0)."
+        ),
+        out: Path | None = typer.Option(
+            None,
+            "--out",
+            help="Output folder: batch.json, batch.csv, workspaces/, logs/ (default /tmp/kernelopt_batch_<DIR>).",
+        ),
+        fresh: bool = typer.Option(False, "--fresh", help="Start again instead of resuming from batch.json."),
+        device: str | None = typer.Option(None, "--device", help="cuda or cpu (default: cuda when present)."),
+        problem_timeout_s: float = typer.Option(
+            DEFAULT_PROBLEM_TIMEOUT_S, "--problem-timeout-s", min=1.0, help="Wall-clock limit of one problem, seconds."
+        ),
+        compile_reference: bool | None = typer.Option(
+            None, "--compile-reference/--no-compile-reference", help="Also time torch.compile(reference)."
+        ),
+        size_scale: float | None = typer.Option(
+            None, "--size-scale", help="Scale every problem's size constants (0 < s <= 1) for a quick run."
+        ),
+        max_iters: int | None = typer.Option(
+            None, "--max-iters", min=0, help="With --optimize: iterations per problem."
+        ),
+        planner: str | None = typer.Option(None, "--planner", help="With --optimize: the planner backend."),
+        implementer: str | None = typer.Option(None, "--implementer", help="With --optimize: the implementer backend."),
+        ray: str | None = typer.Option(
+            None, "--ray", help="Run the problems as Ray tasks, one GPU each: a cluster ADDRESS, or 'local'."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print the batch table as JSON."),
+    ) -> None:
+        """Validate (or optimize) every problem folder under DIR and print the KernelBench table."""
+        from kernelopt.batch.runner import run_batch
+
+        if device is not None and device not in DEVICES:
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        if size_scale is not None and not 0 < size_scale <= 1:
+            raise UsageError(f"--size-scale {size_scale:g} is outside (0, 1]")
+        name = Path(directory).expanduser().resolve().name or "batch"
+        out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
+        options = BatchOptions(
+            mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,
+            out_dir=out_dir,
+            device=device,
+            problem_timeout_s=problem_timeout_s,
+            compile_reference=compile_reference,
+            size_scale=size_scale,
+            max_iters=max_iters,
+            planner=planner,
+            implementer=implementer,
+        )
+        bar = _Bar()
+        try:
+            if ray is not None:
+                from kernelopt.batch.ray_runner import run_batch_on_ray
+
+                result = run_batch_on_ray(Path(directory), options, address=ray, fresh=fresh, on_event=bar)
+            else:
+                result = run_batch(Path(directory), options, fresh=fresh, on_event=bar)
+        finally:
+            bar.close()
+        if as_json:
+            emit_json(result)
+        else:
+            render(result, out_dir)

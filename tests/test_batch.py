@@ -1,0 +1,220 @@
+"""``kernelopt batch``: every problem folder becomes a row (correct, wrong, crashing, hanging, not a
+problem), the table carries the speedup over the reference and fast_p, it is written as JSON and CSV,
+and a second run resumes instead of running the problems again. CPU only."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kernelopt
+from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, ProblemStatus, csv_text, fast_p, with_fast_p
+from kernelopt.batch.problems import problem_defect, problem_folders
+from kernelopt.batch.runner import BatchEvent, BatchOptions, EventKind, child_argv, child_env, run_batch
+from kernelopt.workspace import Workspace
+
+from .conftest import DATA
+
+KB = DATA / "kernelbench"
+SRC = str(Path(kernelopt.__file__).resolve().parents[1])
+PROBLEMS = ("crashing", "function_form", "hanging", "missing_modelnew", "relu", "wrong")
+CPU_ENV = {
+    "KERNELOPT_DEVICE": "cpu",
+    "KERNELOPT_BENCH_S": "0.05",
+    "KERNELOPT_SEEDS": "1",
+    "TEST_TIMEOUT_SEC": "3",
+}
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _row(name: str, correct: bool | None, eager: float | None, compiled: float | None = None) -> ProblemRow:
+    status = ProblemStatus.PASS if correct else ProblemStatus.FAIL
+    return ProblemRow(
+        problem=name,
+        folder=f"/x/{name}",
+        status=status,
+        correct=correct,
+        speedup_vs_eager=eager,
+        speedup_vs_compile=compiled,
+    )
+
+
+def test_fast_p_counts_correct_and_faster_over_all_problems() -> None:
+    rows = [_row("a", True, 2.5, 1.2), _row("b", True, 1.2), _row("c", False, 3.0), _row("d", None, None)]
+    assert fast_p(rows, 1.0).eager == 0.5 and fast_p(rows, 1.0).compile == 0.25
+    assert fast_p(rows, 1.5).eager == 0.25 and fast_p(rows, 2.0).eager == 0.25
+    assert fast_p(rows, 1.0).model_dump() == {"threshold": 1.0, "eager": 0.5, "compile": 0.25}
+    assert fast_p([_row("a", True, 2.0)], 1.0).compile is None  # nothing timed torch.compile
+    assert fast_p([], 1.0).eager is None
+    table = with_fast_p(BatchTable(directory="/x", mode=BatchMode.VALIDATE, rows=rows))
+    assert [f.threshold for f in table.fast_p] == [1.0, 1.5, 2.0]
+    lines = list(csv.reader(csv_text(table).splitlines()))
+    assert lines[0][:7] == [
+        "problem",
+        "status",
+        "correct",
+        "latency_us",
+        "reference_latency_us",
+        "speedup_vs_eager",
+        "speedup_vs_compile",
+    ]
+    assert lines[1][:7] == ["a", "PASS", "True", "", "", "2.5", "1.2"]
+
+
+def test_a_folder_that_is_not_a_problem_says_why(tmp_path: Path) -> None:
+    assert problem_defect(KB / "relu") is None and problem_defect(KB / "function_form") is None
+    assert problem_defect(KB / "missing_modelnew") == (
+        "kernel.py: defines no class ModelNew (the reference uses the KernelBench form)"
+    )
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    (lone / "reference.py").write_text("def get_inputs():\n    return []\n")
+    assert problem_defect(lone) == "no kernel.py (a problem folder holds reference.py and kernel.py)"
+    (lone / "kernel.py").write_text("def run(x):\n    return x\n")
+    assert problem_defect(lone) == "reference.py: defines neither reference(*inputs) nor class Model"
+    (tmp_path / "notes").mkdir()  # no Python file: not a problem folder at all
+    assert [p.name for p in problem_folders(tmp_path)] == ["lone"]
+
+
+def test_the_child_command_and_environment(tmp_path: Path) -> None:
+    ws = Workspace.create(
+        "relu", kernel=KB / "relu" / "kernel.py", reference=KB / "relu" / "reference.py", root=tmp_path
+    )
+    opts = BatchOptions(out_dir=tmp_path / "out", device="cpu", size_scale=0.5, compile_reference=True)
+    assert child_argv(ws, opts) == [
+        sys.executable,
+        "-m",
+        "kernelopt",
+        "validate",
+        str(ws.root),
+        "--version",
+        "0",
+        "--no-previous",
+        "--json",
+        "--device",
+        "cpu",
+    ]
+    opt = opts.model_copy(update={"mode": BatchMode.OPTIMIZE, "max_iters": 2, "planner": "rules"})
+    assert child_argv(ws, opt)[3:] == [
+        "optimize",
+        str(ws.root),
+        "--json",
+        "--max-iters",
+        "2",
+        "--planner",
+        "rules",
+        "--device",
+        "cpu",
+    ]
+    env = child_env({"A": "1"}, opts)
+    assert env == {
+        "A": "1",
+        "KERNELOPT_COMPILE_REFERENCE": "1",
+        "KERNELOPT_SIZE_SCALE": "0.5",
+        "KERNELOPT_DEVICE": "cpu",
+    }
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, BatchTable, list[BatchEvent]]:
+    root = tmp_path_factory.mktemp("batch")
+    problems = root / "problems"
+    for name in PROBLEMS:
+        shutil.copytree(KB / name, problems / name)
+    out = root / "out"
+    events: list[BatchEvent] = []
+    mp = pytest.MonkeyPatch()
+    for k, v in CPU_ENV.items():
+        mp.setenv(k, v)
+    try:
+        table = run_batch(problems, BatchOptions(out_dir=out, problem_timeout_s=240), on_event=events.append)
+    finally:
+        mp.undo()
+    return problems, out, table, events
+
+
+def test_every_problem_gets_its_row(batch: tuple[Path, Path, BatchTable, list[BatchEvent]]) -> None:
+    _, out, table, events = batch
+    rows = {r.problem: r for r in table.rows}
+    assert [r.problem for r in table.rows] == list(PROBLEMS)
+    for name in ("relu", "function_form"):
+        r = rows[name]
+        assert r.status is ProblemStatus.PASS and r.correct is True, r.reason
+        assert r.latency_us is not None and r.reference_latency_us is not None and r.speedup_vs_eager is not None
+        assert r.speedup_vs_compile is None and r.best_version == "v0" and r.workspace is not None
+    assert rows["wrong"].status is ProblemStatus.FAIL and rows["wrong"].correct is False
+    assert "differs from the reference" in (rows["wrong"].reason or "")
+    assert rows["crashing"].status is ProblemStatus.FAIL and "SIGSEGV" in (rows["crashing"].reason or "")
+    assert rows["hanging"].status is ProblemStatus.TIMEOUT_FAIL and "per-case limit" in (rows["hanging"].reason or "")
+    invalid = rows["missing_modelnew"]
+    assert invalid.status is ProblemStatus.INVALID and invalid.workspace is None
+    assert invalid.reason == "kernel.py: defines no class ModelNew (the reference uses the KernelBench form)"
+    assert [e.kind for e in events].count(EventKind.DONE) == len(PROBLEMS) and events[-1].done == len(PROBLEMS)
+    # written as JSON and CSV, fast_p over all six problems
+    on_disk = BatchTable.model_validate_json((out / "batch.json").read_text())
+    assert on_disk.rows == table.rows
+    passed = sum(1 for r in table.rows if r.correct and (r.speedup_vs_eager or 0) > 1.0)
+    assert table.fast_p[0].eager == pytest.approx(passed / 6)
+    lines = list(csv.DictReader((out / "batch.csv").read_text().splitlines()))
+    assert [line["problem"] for line in lines] == list(PROBLEMS)
+    assert lines[PROBLEMS.index("hanging")]["status"] == "TIMEOUT_FAIL"
+    # the workspace is the one `kernelopt optimize FOLDER --root OUT/workspaces` would use
+    assert Path(rows["relu"].workspace or "").parent == out / "workspaces"
+
+
+def test_a_second_run_resumes(batch: tuple[Path, Path, BatchTable, list[BatchEvent]]) -> None:
+    problems, out, table, _ = batch
+    events: list[BatchEvent] = []
+    again = run_batch(problems, BatchOptions(out_dir=out), on_event=events.append)
+    assert {e.kind for e in events} == {EventKind.SKIPPED}
+    assert again.rows == table.rows
+    env = {**os.environ, **CPU_ENV, "PYTHONPATH": SRC}
+    proc = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "batch", str(problems), "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [r["problem"] for r in json.loads(proc.stdout)["rows"]] == list(PROBLEMS)
+    other = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "batch", str(problems), "--out", str(out), "--optimize"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert other.returncode == 2 and "validate batch" in other.stderr and len(other.stderr.strip().splitlines()) == 1
+
+
+def test_a_problem_past_the_batch_limit_is_killed_and_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k, v in CPU_ENV.items():
+        monkeypatch.setenv(k, v)
+    problems = tmp_path / "problems"
+    shutil.copytree(KB / "hanging", problems / "hanging")
+    table = run_batch(problems, BatchOptions(out_dir=tmp_path / "out", problem_timeout_s=1.0))
+    (row,) = table.rows
+    assert row.status is ProblemStatus.TIMEOUT_FAIL
+    assert row.reason == "ran past the batch's limit of 1 s per problem (killed)"
+
+
+def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k, v in CPU_ENV.items():
+        monkeypatch.setenv(k, v)
+    problems = tmp_path / "problems"
+    shutil.copytree(KB / "function_form", problems / "function_form")
+    opts = BatchOptions(out_dir=tmp_path / "out", mode=BatchMode.OPTIMIZE, max_iters=0, device="cpu")
+    (row,) = run_batch(problems, opts).rows
+    assert row.status is ProblemStatus.PASS and row.correct is True, row.reason
+    assert row.best_version == "v0" and row.speedup_vs_eager is not None
+    ws = Workspace(Path(row.workspace or ""))
+    assert ws.memory.read(0).performance.speedup_vs_reference is not None  # the loop's gate timed the reference
