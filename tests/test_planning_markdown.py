@@ -237,3 +237,27 @@ def test_version_from_file_name_and_title() -> None:
     assert parse_plan(untitled, origin="plans/v7_plan.md").version == 7
     with pytest.raises(PlanError, match="no version"):
         parse_plan(untitled, origin="somewhere.md")
+
+
+def test_a_candidate_set_is_a_new_action_once_the_kernel_changed() -> None:
+    """The same neighbourhood searched again after another category changed kernel.py is a new search
+    (issue 13: no category is banned for good); against the same kernel it repeats the old one."""
+    from kernelopt.planning.plan import PlanCandidate
+
+    search = TIMING_PLAN.model_copy(
+        update={
+            "parameters": {},
+            "candidates": [
+                PlanCandidate(parameters={"BLOCK_SIZE": 1024}),
+                PlanCandidate(parameters={"BLOCK_SIZE": 4096}),
+            ],
+            "candidate_budget": 4,
+            "base_kernel_sha256": "a" * 64,
+        }
+    )
+    text = render_plan(search)
+    assert "base_kernel_sha256" in text and parse_plan(text) == search
+    same_kernel = search.model_copy(update={"version": 14})
+    changed_kernel = search.model_copy(update={"version": 14, "base_kernel_sha256": "b" * 64})
+    assert same_kernel.signature() == search.signature()
+    assert changed_kernel.signature() != search.signature()

@@ -130,6 +130,7 @@ _FRONT_ALIASES = {
     "budget": "candidate_budget",
     "search_budget": "candidate_budget",
     "pruned": "pruned",
+    "base_kernel_sha256": "base_kernel_sha256",
 }
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -208,6 +209,8 @@ def render_plan(plan: Plan) -> str:
         ]
     if plan.pruned:
         front["pruned"] = list(plan.pruned)
+    if plan.base_kernel_sha256:
+        front["base_kernel_sha256"] = plan.base_kernel_sha256
 
     body: list[str] = [f"# Plan v{plan.version}: {plan.action_category.value}", "", f"## {EVIDENCE}", ""]
     if not plan.counters_available:
@@ -645,6 +648,7 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         candidates=candidates,
         candidate_budget=budget,
         pruned=_str_list_plain(front.get("pruned"), f"{origin}: pruned"),
+        base_kernel_sha256=str(front["base_kernel_sha256"]) if front.get("base_kernel_sha256") else None,
     )
 
 

@@ -85,6 +85,8 @@ class Plan(BaseModel):
             times each and applies the fastest correct one; empty for a plan of one fixed change.
         candidate_budget: the most candidates Stage 3 may time this iteration (``None`` without a set).
         pruned: candidates left out before timing and why (cannot fit, illegal), one line each.
+        base_kernel_sha256: sha256 of the ``kernel.py`` a candidate set was planned against: the same set
+            searched again after another category changed the kernel is a new action (issue 13).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -109,15 +111,18 @@ class Plan(BaseModel):
     candidates: list[PlanCandidate] = Field(default_factory=list)
     candidate_budget: int | None = Field(default=None, ge=1)
     pruned: list[str] = Field(default_factory=list)
+    base_kernel_sha256: str | None = None
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action.
 
-        A candidate-set plan is the same action as another only when it searches the same set (the
-        set is absolute values around the kernel's knobs, so it differs once the kernel changed).
+        A candidate-set plan is the same action as another only when it searches the same set against
+        the same kernel: a knob of another category that changed since makes the same set a new search.
         """
         pairs = sorted((k, str(v)) for k, v in self.parameters.items())
         if self.candidates:
             sets = sorted(";".join(f"{k}={v}" for k, v in c.key()) for c in self.candidates)
             pairs.append(("candidates", " | ".join(sets)))
+            if self.base_kernel_sha256:
+                pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
         return self.action_category.value, tuple(sorted(pairs))

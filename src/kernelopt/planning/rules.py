@@ -32,6 +32,7 @@ has converged and the planner says so. This module does not import :mod:`kernelo
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -526,6 +527,8 @@ def plan_version(
 
     cs = set_of(chosen.category) if options.searching and chosen.knob is not None else None
     plan = build_plan(n, summary, kernel, chosen, ideas, log, history, cs)
+    if plan.candidates:
+        plan.base_kernel_sha256 = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
     if not plan.evidence:
         return None, (
             f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
