@@ -16,8 +16,15 @@ from kernelopt.memory.model import Performance, RooflineBounds
 from kernelopt.utilization import compute_utilization
 
 
-class MeasuredRoofs(Protocol):
-    """Measured ceilings of one GPU (:class:`kernelopt.hardware.ceilings.Ceilings` has this shape)."""
+class Ceilings(Protocol):
+    """Measured ceilings of one GPU (``kernelopt ceilings``; :class:`kernelopt.hardware.ceilings.Ceilings`
+    has this shape): the one protocol the gate, the loop and the report read them through.
+
+    ``memory_gbps``: the memory bandwidth ceiling, the fastest measured stream counting bytes read +
+    written, GB/s; ``memory_stream``: which stream gave it (``copy``, ``add``, ``sum``).
+    ``matmul_tflops``: dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s. A
+    ``stream_gbps`` mapping (every stream's GB/s), when present, is cited by the report beside the memory roof.
+    """
 
     @property
     def memory_gbps(self) -> float | None: ...
@@ -75,7 +82,7 @@ def roofline_bounds(
     spec: GpuSpec | None,
     spec_missing: str | None,
     dtype: str | None,
-    ceilings: MeasuredRoofs | None,
+    ceilings: Ceilings | None,
 ) -> RooflineBounds:
     """The measured-ceiling and spec-peak roofline bounds of one measured version.
 

@@ -10,7 +10,7 @@ enum (:mod:`kernelopt.stagenames`), re-exported here for the loop's callers.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -19,6 +19,7 @@ from kernelopt.backends.protocol import Implementer, Planner
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import CorrectnessReport
+from kernelopt.harness.roofline import Ceilings
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
@@ -63,24 +64,6 @@ class Gate(Protocol):
     def validate(self, workspace: Workspace, version: int, *, previous: int | None, plan: Plan | None) -> GateReport:
         """Gate ``kernel.py`` as version ``version`` against ``previous``; writes memory/v<N>.json."""
         ...
-
-
-class Ceilings(Protocol):
-    """Measured ceilings of the GPU (``kernelopt ceilings``).
-
-    ``memory_gbps``: the memory bandwidth ceiling (the fastest of the measured streams, bytes read +
-    written), GB/s; ``memory_stream``: the stream that gave it (``copy``, ``add``, ``sum``).
-    ``matmul_tflops``: dense matmul rate per dtype (``bf16``, ``fp16``, ``fp32`` ...), TFLOP/s.
-    """
-
-    @property
-    def memory_gbps(self) -> float | None: ...
-
-    @property
-    def memory_stream(self) -> str | None: ...
-
-    @property
-    def matmul_tflops(self) -> Mapping[str, float]: ...
 
 
 class CeilingsSource(Protocol):

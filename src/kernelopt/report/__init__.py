@@ -15,7 +15,7 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.report.html import html_report
 from kernelopt.report.markdown import markdown_report
 from kernelopt.report.model import ReportData
-from kernelopt.report.reader import NOT_GIVEN, MeasuredCeilings, NotGiven, collect
+from kernelopt.report.reader import NOT_GIVEN, Ceilings, NotGiven, collect
 from kernelopt.report.roofline import roofline_plot, roofline_points
 from kernelopt.workspace import Workspace
 
@@ -41,14 +41,14 @@ def plot(data: ReportData, *, image_format: str = "png") -> bytes:
 
 
 def render_markdown(
-    ws: Workspace, *, plot_href: str | None = None, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN
+    ws: Workspace, *, plot_href: str | None = None, measured: Ceilings | NotGiven | None = NOT_GIVEN
 ) -> str:
     """The Markdown report of ``ws`` (``plot_href``: where the roofline image is, when written)."""
     data = collect(ws, measured=measured)
     return markdown_report(data, plot_href=plot_href)
 
 
-def render_html(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN) -> str:
+def render_html(ws: Workspace, *, measured: Ceilings | NotGiven | None = NOT_GIVEN) -> str:
     """The report of ``ws`` as one self-contained HTML page with the roofline plot embedded."""
     data = collect(ws, measured=measured)
     image, missing = _plot_or_reason(data)

@@ -10,13 +10,13 @@ them, the ceilings measured on the machine (``kernelopt ceilings``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from kernelopt import frontmatter
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
 from kernelopt.hardware.ceilings import cached_ceilings
 from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype, normalize_name
+from kernelopt.harness.roofline import Ceilings
 from kernelopt.report.model import (
     Ceiling,
     CeilingKind,
@@ -29,25 +29,6 @@ from kernelopt.workspace import Workspace, version_commit
 
 # The git history shown in a report: enough for any realistic run (one or two commits per version).
 GIT_LOG_LIMIT = 500
-
-
-class MeasuredCeilings(Protocol):
-    """Ceilings measured on the GPU by ``kernelopt ceilings`` (the loop's ``Ceilings`` shape).
-
-    ``memory_gbps``: the memory bandwidth ceiling, the fastest measured stream counting bytes read +
-    written, GB/s; ``memory_stream``: which stream gave it (``copy``, ``add``, ``sum``).
-    ``matmul_tflops``: dense matmul rate per dtype (``fp16``, ``bf16``, ``fp32`` ...), TFLOP/s. A
-    ``stream_gbps`` mapping (every stream's GB/s), when present, is cited beside the memory roof.
-    """
-
-    @property
-    def memory_gbps(self) -> float | None: ...
-
-    @property
-    def memory_stream(self) -> str | None: ...
-
-    @property
-    def matmul_tflops(self) -> Mapping[str, float]: ...
 
 
 class NotGiven:
@@ -107,7 +88,7 @@ def spec_ceilings(gpu: str | None, dtype: str | None) -> tuple[GpuSpec | None, l
     return spec, out, "; ".join(problems) or None
 
 
-def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> list[Ceiling]:
+def measured_ceilings(measured: Ceilings | None, dtype: str | None) -> list[Ceiling]:
     """Ceilings from a ``kernelopt ceilings`` measurement (fastest memory stream; matmul rate for ``dtype``)."""
     if measured is None:
         return []
@@ -147,7 +128,7 @@ def measured_ceilings(measured: MeasuredCeilings | None, dtype: str | None) -> l
     return out
 
 
-def _same_gpu(measured: MeasuredCeilings, spec: GpuSpec) -> bool:
+def _same_gpu(measured: Ceilings, spec: GpuSpec) -> bool:
     """True when the measurement names a GPU whose spec sheet is ``spec`` (never a sibling's)."""
     name = getattr(measured, "gpu_name", None)
     if not name:
@@ -158,7 +139,7 @@ def _same_gpu(measured: MeasuredCeilings, spec: GpuSpec) -> bool:
         return False
 
 
-def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tuple[MeasuredCeilings | None, str | None]:
+def cached_measured_ceilings(spec: GpuSpec | None, names: Sequence[str]) -> tuple[Ceilings | None, str | None]:
     """The harness's cached ceilings for the workspace's GPU, or ``(None, why not)``.
 
     The cache is keyed by the name the driver reports (``NVIDIA H200``), which the records and
@@ -210,7 +191,7 @@ def _plan_title(text: str) -> str | None:
     return None
 
 
-def collect(ws: Workspace, *, measured: MeasuredCeilings | NotGiven | None = NOT_GIVEN) -> ReportData:
+def collect(ws: Workspace, *, measured: Ceilings | NotGiven | None = NOT_GIVEN) -> ReportData:
     """Read everything a report shows from workspace ``ws``.
 
     Args:
