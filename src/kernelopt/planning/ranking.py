@@ -164,8 +164,8 @@ SHRINK_SYMPTOMS = frozenset(
         _S.OCCUPANCY_LIMITED_LDS,
     }
 )
-_SPILLS = frozenset({_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS})
-_SMEM_LIMITED = frozenset({_S.OCCUPANCY_LIMITED_SHARED_MEMORY, _S.OCCUPANCY_LIMITED_LDS})
+SPILL_SYMPTOMS = frozenset({_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS})
+SMEM_LIMITED_SYMPTOMS = frozenset({_S.OCCUPANCY_LIMITED_SHARED_MEMORY, _S.OCCUPANCY_LIMITED_LDS})
 _REG_LIMITED = frozenset(
     {_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS, _S.OCCUPANCY_LIMITED_REGISTERS, _S.OCCUPANCY_LIMITED_VGPRS}
 )
@@ -359,7 +359,7 @@ def knob_moves(
     sym = set(symptoms)
     shrink = bool(sym & SHRINK_SYMPTOMS) or bottleneck is BottleneckType.LAUNCH_OCCUPANCY_BOUND
     grow = -1 if shrink else 1
-    if category in (_A.TILING, _A.BLOCK_SIZE) and Symptom.ONCHIP_BANDWIDTH_BOUND in sym and not sym & _SPILLS:
+    if category in (_A.TILING, _A.BLOCK_SIZE) and Symptom.ONCHIP_BANDWIDTH_BOUND in sym and not sym & SPILL_SYMPTOMS:
         # too little reuse per byte loaded: only larger tiles answer it, unless registers spill (spill
         # traffic is local memory served by L1, and larger tiles spill more)
         grow = 1
@@ -371,11 +371,11 @@ def knob_moves(
     elif category is _A.TILING:
         plan = [((_F.TILE_M, _F.TILE_N), grow), ((_F.TILE_K,), grow), ((_F.BLOCK,), grow)]
     elif category is _A.SOFTWARE_PIPELINING:
-        plan = [((_F.NUM_STAGES,), -1 if sym & _SMEM_LIMITED else 1)]
+        plan = [((_F.NUM_STAGES,), -1 if sym & SMEM_LIMITED_SYMPTOMS else 1)]
     elif category is _A.REGISTER_PRESSURE:
         plan = [((_F.BLOCK, _F.TILE_M, _F.TILE_N, _F.TILE_K), -1), ((_F.NUM_STAGES,), -1), ((_F.NUM_WARPS,), 1)]
     elif category is _A.OCCUPANCY:
-        if sym & _SMEM_LIMITED:
+        if sym & SMEM_LIMITED_SYMPTOMS:
             plan = [((_F.NUM_STAGES,), -1), ((_F.BLOCK, _F.TILE_M, _F.TILE_N), -1)]
         elif sym & _REG_LIMITED:
             plan = [((_F.BLOCK, _F.TILE_M, _F.TILE_N), -1), ((_F.NUM_WARPS,), 1)]

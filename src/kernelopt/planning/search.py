@@ -35,6 +35,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import BottleneckType
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob, KnobFamily
+from kernelopt.planning.ranking import SHRINK_SYMPTOMS, SMEM_LIMITED_SYMPTOMS, SPILL_SYMPTOMS
 
 _A = ActionCategory
 _F = KnobFamily
@@ -58,21 +59,8 @@ CATEGORY_FAMILIES: dict[ActionCategory, tuple[KnobFamily, ...]] = {
     _A.SPLIT_K: (_F.SPLIT_K,),
     _A.VECTORIZED_ACCESS: (_F.BLOCK, _F.NUM_WARPS),
 }
-SHRINK = frozenset(
-    {
-        _S.SMALL_GRID,
-        _S.TAIL_EFFECT,
-        _S.REGISTER_SPILLS,
-        _S.SCRATCH_SPILLS,
-        _S.OCCUPANCY_LIMITED_REGISTERS,
-        _S.OCCUPANCY_LIMITED_SHARED_MEMORY,
-        _S.OCCUPANCY_LIMITED_VGPRS,
-        _S.OCCUPANCY_LIMITED_LDS,
-    }
-)
+SHRINK = SHRINK_SYMPTOMS  # the ranking's table: one place for which symptoms shrink blocks and tiles
 GROW = frozenset({_S.ONCHIP_BANDWIDTH_BOUND, _S.OCCUPANCY_LIMITED_BLOCKS})
-_SPILLS = frozenset({_S.REGISTER_SPILLS, _S.SCRATCH_SPILLS})
-_SMEM = frozenset({_S.OCCUPANCY_LIMITED_SHARED_MEMORY, _S.OCCUPANCY_LIMITED_LDS})
 #: Steps of a knob searched alone (x8 = three doublings) and of a knob searched with others (x4 alone).
 ALONE_STEPS = 3
 AXIS_STEPS = 2
@@ -138,9 +126,11 @@ def direction(
         grow = sorted(sym & {s.value for s in GROW})
         if _S.NARROW_GLOBAL_LOADS.value in sym and fam is _F.BLOCK:
             grow.append(_S.NARROW_GLOBAL_LOADS.value)
-        if _S.ONCHIP_BANDWIDTH_BOUND.value in grow and sym & {s.value for s in _SPILLS}:
+        if _S.ONCHIP_BANDWIDTH_BOUND.value in grow and sym & {s.value for s in SPILL_SYMPTOMS}:
             grow.remove(_S.ONCHIP_BANDWIDTH_BOUND.value)  # larger tiles spill more
-        if category is _A.REGISTER_PRESSURE or (category is _A.OCCUPANCY and sym & {s.value for s in _SMEM | _SPILLS}):
+        if category is _A.REGISTER_PRESSURE or (
+            category is _A.OCCUPANCY and sym & {s.value for s in SMEM_LIMITED_SYMPTOMS | SPILL_SYMPTOMS}
+        ):
             return Direction((-1,), f"{category.value}: smaller {knob.name}")
         if _S.ONCHIP_BANDWIDTH_BOUND.value in grow:
             # too little reuse per byte loaded: only larger tiles answer it (spills excluded above);
@@ -160,7 +150,7 @@ def direction(
     if fam is _F.NUM_STAGES:
         if no_dot:
             return None
-        if sym & {s.value for s in _SMEM}:
+        if sym & {s.value for s in SMEM_LIMITED_SYMPTOMS}:
             return Direction((-1,), "shared memory limits occupancy: fewer stages")
         return Direction((1, -1), "both ways for num_stages (latency hiding against shared memory)")
     if fam in (_F.GROUP, _F.SPLIT_K, _F.WAVES_PER_EU):
