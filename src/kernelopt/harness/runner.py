@@ -68,7 +68,7 @@ def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, s
 
 
 _TRIM_TRIES = 5
-"""How often :meth:`OutputCap.trim` re-reads the tail of a file that grew while it read, before it leaves the cut to its next call."""
+"""How often :meth:`OutputCap.trim` reads the tail of a file that keeps growing before it cuts all the same."""
 
 
 class OutputCap:
