@@ -27,8 +27,8 @@ clock drift hits all three alike. The table:
     sweep configs | sweep wall | targets
 
 - Loop evaluations: versions (``memory/v*.json`` files) plus candidates timed (entries of each
-  record's ``candidates`` list that were not pruned, when the field is present) or, for records
-  without it, failed implementation attempts (``correctness_*`` entries of ``pitfalls_and_fixes``).
+  record's ``candidates`` list that were not pruned, when the list is not empty) or, for records
+  without candidates, failed implementation attempts (``correctness_*`` entries of ``pitfalls_and_fixes``).
 - Loop wall: from ``--loop-walls FILE`` (lines ``example seconds``, written by scripts/gpu_suite.sh
   around ``kernelopt optimize``), else the span of the workspace's git commits.
 - Sweep configs: configurations timed (pruned ones not counted); sweep wall: compile and timing time
@@ -793,13 +793,15 @@ class LoopResult:
 def count_evaluations(records: Sequence[Mapping[str, Any]]) -> tuple[int, int, int]:
     """(versions, candidates timed, failed attempts) of raw ``memory/v*.json`` documents.
 
-    A record with a ``candidates`` list counts its entries that were not pruned; one without counts its
-    failed implementation attempts (``correctness_*`` entries of ``pitfalls_and_fixes``) instead.
+    A record with a non-empty ``candidates`` list counts its entries that were not pruned; one without
+    (or with the empty list every record written since the field exists carries when Stage 3 ran no
+    search) counts its failed implementation attempts (``correctness_*`` entries of
+    ``pitfalls_and_fixes``) instead.
     """
     candidates = failed = 0
     for rec in records:
         listed = rec.get("candidates")
-        if isinstance(listed, list):
+        if isinstance(listed, list) and listed:
             candidates += sum(
                 1 for c in listed if not (isinstance(c, Mapping) and str(c.get("status", "")).lower() == "pruned")
             )

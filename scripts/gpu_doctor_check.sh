@@ -10,7 +10,7 @@ export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 python -m kernelopt doctor --probe-timeout 300 > "$OUT/doctor.txt" 2>&1
 echo "doctor exit status: $?" >> "$OUT/doctor.txt"
 python -m kernelopt doctor --probe-timeout 300 --json > "$OUT/doctor.json" 2>> "$OUT/doctor.txt"
-KERNELOPT_GPU_TESTS=1 python -m pytest -q -p no:cacheprovider tests/test_doctor.py -k gpu > "$OUT/pytest_doctor_gpu.log" 2>&1
+KERNELOPT_GPU_TESTS=1 python -m pytest -q -o addopts=-ra -p no:cacheprovider tests/test_doctor.py -k gpu > "$OUT/pytest_doctor_gpu.log" 2>&1
 echo "pytest exit status: $?" >> "$OUT/pytest_doctor_gpu.log"
 cat "$OUT/doctor.txt"
 tail -3 "$OUT/pytest_doctor_gpu.log"

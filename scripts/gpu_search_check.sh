@@ -22,7 +22,7 @@ W=${WS_ROOT:-/tmp/kernelopt-search}
 mkdir -p "$W"
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$R/session.txt" 2>&1
 if [ "${TESTS:-1}" = 1 ]; then
-    KERNELOPT_GPU_TESTS=1 timeout 300 python3 -m pytest -q -m gpu tests/test_search.py > "$R/gpu_tests.txt" 2>&1
+    KERNELOPT_GPU_TESTS=1 timeout 300 python3 -m pytest -q -o addopts=-ra -m gpu tests/test_search.py > "$R/gpu_tests.txt" 2>&1
     echo "rc=$?" >> "$R/gpu_tests.txt"
 fi
 for dir in ${EXAMPLES:-$(ls examples)}; do

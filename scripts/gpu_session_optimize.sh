@@ -9,7 +9,7 @@ R=$OUT
 W=/tmp/kernelopt-ws; rm -rf "$W"; mkdir -p "$W"
 date -u > "$R/session.txt"; nvidia-smi --query-gpu=name,driver_version --format=csv >> "$R/session.txt" 2>&1
 if [ "${HARNESS_TESTS:-0}" = 1 ]; then
-    KERNELOPT_GPU_TESTS=1 timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_harness_gpu.py -s > "$R/harness_gpu_tests.txt" 2>&1
+    KERNELOPT_GPU_TESTS=1 timeout 150 python3 -m pytest -q -o addopts=-ra -p no:cacheprovider tests/test_harness_gpu.py -s > "$R/harness_gpu_tests.txt" 2>&1
     echo "rc=$?" >> "$R/harness_gpu_tests.txt"
 fi
 timeout 120 python3 -m kernelopt ceilings --json >> "$R/session.txt" 2>&1

@@ -18,7 +18,7 @@ KERNELOPT_NCU=/nonexistent run profile "$W/u/kernel_opt_userk" > "$R/e2e/timing_
 run evidence "$W/u/kernel_opt_userk/profiles/v1" >> "$R/e2e/timing_only.txt" 2>&1
 run evidence "$R/h200_softmax.ncu-rep" --diff "$R/h200_softmax_fast.ncu-rep" > "$R/e2e/diff.txt" 2>&1
 run doctor > "$R/e2e/doctor.txt" 2>&1; echo "rc=$?" >> "$R/e2e/doctor.txt"
-KERNELOPT_GPU_TESTS=1 timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_nvidia_gpu.py > "$R/gpu_tests.txt" 2>&1
+KERNELOPT_GPU_TESTS=1 timeout 150 python3 -m pytest -q -o addopts=-ra -p no:cacheprovider tests/test_nvidia_gpu.py > "$R/gpu_tests.txt" 2>&1
 for f in SpeedOfLight LaunchStatistics IssueSlotUtilization CPIStall AchievedOccupancy TheoreticalOccupancy ThreadDivergence SharedMemoryConflicts HighPipeUtilization MemoryCacheAccessPattern; do
   echo "== $f.py"; grep -nE "threshold|Threshold|= 0\.[0-9]+$|= [0-9]+ *(#.*)?$" "$SEC/$f.py" 2>&1 | head -20; done > "$R/rule_thresholds.txt" 2>&1
 for f in SchedulerStatistics SourceCounters MemoryWorkloadAnalysis_Tables; do echo "== $f"; grep -nE "Label|Name:" "$SEC/$f.section" | head -60; done > "$R/section_labels.txt" 2>&1

@@ -116,7 +116,7 @@ def test_half_written_kernel_is_rolled_back_on_interrupt(ws_root: Path) -> None:
     fakes.killer.arm("implement", 1)
     with pytest.raises(KeyboardInterrupt):
         run(ws, fakes, max_iterations=1)
-    assert ws.kernel_py.read_text() == ws.file_at("HEAD", "kernel.py") + "\n"
+    assert ws.kernel_py.read_text() == ws.file_at("HEAD", "kernel.py")
     fakes.implementer.modes[1] = ""
     run(ws, fakes, resume=True)
     assert block_of(ws) == 128 and subjects(ws)[-1].startswith("V1: ")

@@ -147,6 +147,9 @@ def test_loop_evaluations_count_candidates_when_recorded(sweep: ModuleType) -> N
         {"version": "v2", "pitfalls_and_fixes": [{"error_type": "correctness_fail"}, {"error_type": "timeout"}]},
     ]
     assert sweep.count_evaluations(records) == (3, 3, 1)
+    # the memory store writes ``candidates: []`` on every record: no search ran, the failed attempts count
+    no_search = {"version": "v2", "candidates": [], "pitfalls_and_fixes": [{"error_type": "correctness_fail"}]}
+    assert sweep.count_evaluations([no_search]) == (1, 0, 1)
 
 
 def test_compare_table_and_targets(sweep: ModuleType) -> None:

@@ -668,30 +668,40 @@ def test_cpu_loop_moves_the_corpus_knobs(
     v0 = (CORPUS / f"{name}.py").read_text()
     engineer = ENGINEER_KNOBS[f"{name}.py"]
     knob_names = {k.split(":")[-1] for k in engineer}
+    good = v0  # kernel.py of the last version that passed the gate
     for r in records[1:]:
         # the measured search (issue 13) timed candidates over the engineer's knobs only
         assert r.candidates, r
         assert {k for c in r.candidates for k in c.parameters} <= knob_names
         assert any(c.status.value == "ok" and not c.current for c in r.candidates)
+        new = ws.file_at(r.git_commit_hash, "kernel.py")
         if not r.optimization.knob_changes:
             # nothing beat the current configuration on the CPU: a measured result, kernel.py unchanged
             assert r.quality_gate.result.value != "PASS" and not any(c.chosen and not c.current for c in r.candidates)
+            assert new == good
             continue
-        # only knobs an engineer would tune moved, and kernel.py differs from V0 only in them
+        # only knobs an engineer would tune moved (the record names the move it tried, passed or not)
         assert set(r.optimization.knob_changes) <= knob_names
-        new = ws.file_at(r.git_commit_hash, "kernel.py")
         moved = {
             t.key for t in discover_source(v0) if any(t.key.endswith(":" + n) for n in r.optimization.knob_changes)
         }
-        assert moved and _only_change(v0, new)[1]
-        after = {t.key: t.value for t in discover_source(new)}
-        for knob, (_, value) in r.optimization.knob_changes.items():
-            assert after[next(k for k in moved if k.endswith(":" + knob))] == value
+        assert moved
         if name == "rmsnorm_calculate_settings":
             # a computed setting moved: the record keeps the expression the literal replaced
             (knob,) = r.optimization.knob_changes
             assert r.optimization.knob_overrides == {knob: "BLOCK_SIZE, num_warps = calculate_settings(n_cols)"}
             assert r.optimization.knob_changes[knob][0] == {"BLOCK_SIZE": 512, "num_warps": 4}[knob]
+        if r.quality_gate.result.value != "PASS":
+            # the search's pick lost the gate's side-by-side timing on the noisy CPU: Stage 5 reverted it,
+            # the version's commit holds the last good kernel.py byte for byte
+            assert new == good, _only_change(good, new)
+            continue
+        # kernel.py differs from V0 only in them
+        assert _only_change(v0, new)[1]
+        good = new
+        after = {t.key: t.value for t in discover_source(new)}
+        for knob, (_, value) in r.optimization.knob_changes.items():
+            assert after[next(k for k in moved if k.endswith(":" + knob))] == value
 
 
 @pytest.mark.parametrize(

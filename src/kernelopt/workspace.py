@@ -256,11 +256,12 @@ class Workspace:
     def repo(self) -> git.Repo:
         return self._repo
 
-    def _git(self, *args: str) -> str:
+    def _git(self, *args: str, exact: bool = False) -> str:
         import git
 
         try:
-            return str(self._repo.git.execute(["git", *args]))
+            # GitPython strips the last newline of the output unless told not to (file contents need it)
+            return str(self._repo.git.execute(["git", *args], strip_newline_in_stdout=not exact))
         except git.GitCommandError as exc:
             raise GitError(f"git {' '.join(args)} failed in {self.root}: {exc.stderr.strip()}") from None
 
@@ -305,8 +306,8 @@ class Workspace:
             self._git("reset", "--hard", ref)
 
     def file_at(self, ref: str, path: str) -> str:
-        """The text of ``path`` at commit ``ref``."""
-        return self._git("show", f"{ref}:{path}")
+        """The text of ``path`` at commit ``ref``, byte for byte (its final newline included)."""
+        return self._git("show", f"{ref}:{path}", exact=True)
 
     def log(self, max_count: int = 50) -> list[tuple[str, str]]:
         """(short hash, subject) of recent commits, newest first."""

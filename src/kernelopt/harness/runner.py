@@ -67,6 +67,10 @@ def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, s
     return env
 
 
+_TRIM_TRIES = 5
+"""How often :meth:`OutputCap.trim` reads the tail of a file that keeps growing before it cuts all the same."""
+
+
 class OutputCap:
     """Keeps one captured output file (a worker's stdout or stderr) to its head and tail while it grows.
 
@@ -76,8 +80,9 @@ class OutputCap:
     how many bytes were dropped, and the tail. A kernel that prints 100 KB per call therefore costs at
     most about ``head + 2 * tail`` bytes of disk, however long it runs.
 
-    The count is a lower bound: what the child writes in the instant between the last size check and
-    the cut is lost uncounted, so the note says "at least".
+    The count is a lower bound: what the child writes in the instant between the last size check (on the
+    open file) and the cut is lost uncounted, so the note says "at least". Output written while the tail
+    is read is not cut: the tail is read again (see :meth:`trim`).
 
     Attributes:
         dropped_bytes: bytes cut from the middle so far (a lower bound).
@@ -97,17 +102,30 @@ class OutputCap:
             return 0
 
     def trim(self) -> None:
-        """Cut the file back to its head when it has grown past ``head + 2 * tail`` bytes."""
-        size = self._size()
-        if size <= self.head_bytes + 2 * self.tail_bytes:
+        """Cut the file back to its head when it has grown past ``head + 2 * tail`` bytes.
+
+        The cut never destroys bytes it has not read: when the writer appended while the tail was being
+        read (the newest output, the part the tail is for), the tail is read again at the new end, and
+        the file is cut only once its size is the one the tail was read at (checked on the open file just
+        before the cut). A writer that never pauses in :data:`_TRIM_TRIES` reads is cut all the same, so
+        the file stays bounded; what it wrote during the last read is then lost, and counted.
+        """
+        for attempt in range(_TRIM_TRIES):
+            size = self._size()
+            if size <= self.head_bytes + 2 * self.tail_bytes:
+                return
+            with self.path.open("r+b") as fh:
+                fh.seek(size - self.tail_bytes)
+                chunk = fh.read(self.tail_bytes)
+                late = os.fstat(fh.fileno()).st_size - size
+                if late > 0 and attempt < _TRIM_TRIES - 1:
+                    continue  # new output arrived while we read: cutting now would lose the newest lines
+                fh.truncate(self.head_bytes)
+            # a writer that never paused in all the tries: cut all the same (the disk bound holds), the
+            # bytes written during the last read are lost with the cut, and counted
+            self.dropped_bytes += (size - self.head_bytes - len(chunk)) + len(self._tail) + max(0, late)
+            self._tail = chunk
             return
-        with self.path.open("rb") as fh:
-            fh.seek(size - self.tail_bytes)
-            chunk = fh.read(self.tail_bytes)
-        late = self._size() - size  # written while we read: lost with the cut, and counted
-        os.truncate(self.path, self.head_bytes)
-        self.dropped_bytes += (size - self.head_bytes - len(chunk)) + len(self._tail) + max(0, late)
-        self._tail = chunk
 
     def finish(self) -> int:
         """Write head + drop note + tail once the writer has exited; returns the bytes dropped in all."""
