@@ -113,3 +113,46 @@ def test_start_command_rejects_no_timeout(tmp_path) -> None:
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     with pytest.raises(ValueError), start_command(["true"], timeout_s=0, stdout_path=out, stderr_path=err):
         pass
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_dies_with_its_parent_even_in_a_group_of_its_own(tmp_path) -> None:
+    """A harness worker leads its own process group, so a parent killed at a batch's time limit cannot
+    reach it with a group kill; die_with_parent() ends it with the parent all the same."""
+    import os
+    import subprocess
+
+    pid_file = tmp_path / "worker.pid"
+    worker = (
+        "import os, pathlib, time\n"
+        "from kernelopt.proc import die_with_parent\n"
+        "die_with_parent()\n"
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
+        "time.sleep(120)\n"
+    )
+    parent = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {worker!r}], start_new_session=True)\n"
+        "time.sleep(120)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", parent], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.is_file() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the worker did not start"
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the worker outlived its parent")
+    finally:
+        if proc.poll() is None:
+            proc.kill()

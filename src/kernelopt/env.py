@@ -155,6 +155,13 @@ VARIABLES: tuple[EnvVar, ...] = (
     # the test suite
     EnvVar("KERNELOPT_GPU_TESTS", "gpu_tests", "1 runs the tests marked gpu (needs an NVIDIA GPU)", "off"),
     # set by kernelopt for its children
+    EnvVar(
+        "KERNELOPT_PARENT_PID",
+        None,
+        "pid of the kernelopt process that started a child (a worker ends with it)",
+        "",
+        direction=Direction.SET,
+    ),
     EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
     EnvVar("KERNELOPT_WORKSPACE", None, "the workspace folder, for an agent-cli agent", "", direction=Direction.SET),
     EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),

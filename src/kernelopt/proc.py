@@ -19,6 +19,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,12 +32,35 @@ SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
 ALWAYS_DROPPED = ("KERNELOPT_LLM_API_KEY",)
 """Never passed to a child, whatever ``KERNELOPT_KEEP_ENV`` says (only kernelopt's own llm-api client uses it)."""
 KEEP_ENV = "KERNELOPT_KEEP_ENV"
+PARENT_PID = "KERNELOPT_PARENT_PID"
+"""Set in every child's environment: the pid of the kernelopt process that started it (:func:`die_with_parent`)."""
 """Comma-separated names of secret-looking variables that children may see all the same."""
 
 
 def is_secret_name(name: str) -> bool:
     """True when the variable ``name`` is dropped from a child's environment by default."""
     return name in ALWAYS_DROPPED or bool(SECRET_NAME.search(name))
+
+
+def die_with_parent() -> None:
+    """Make this process (a worker kernelopt started in a process group of its own) end when its parent
+    ends, however the parent ends (SIGKILL from a batch's time limit included): a worker leads its own
+    group, so the parent's group kill never reaches it. Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
+    elsewhere nothing. Called first thing by each worker's ``main``; never at import.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    started_by = os.environ.get(PARENT_PID, "")
+    parent = int(started_by) if started_by.isdigit() else os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect (during start-up)
+        os._exit(1)
 
 
 def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = ()) -> dict[str, str]:
@@ -49,7 +73,9 @@ def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = 
     env = dict(os.environ if base is None else base)
     kept = {n.strip() for n in env.get(KEEP_ENV, os.environ.get(KEEP_ENV, "")).split(",") if n.strip()}
     kept |= set(keep)
-    return {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
+    out = {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
+    out[PARENT_PID] = str(os.getpid())
+    return out
 
 
 def secret_values(base: Mapping[str, str] | None = None) -> list[str]:

@@ -48,6 +48,7 @@ from kernelopt.harness.runner import run_worker, signal_name, worker_env
 from kernelopt.harness.stats import summarize
 from kernelopt.memory.model import CandidateStatus
 from kernelopt.memory.store import atomic_write_text
+from kernelopt.proc import die_with_parent
 
 WORKER_MODULE = "kernelopt.harness.candidates"
 RESULTS_FILE = "results.json"
@@ -525,6 +526,7 @@ def run_candidates(job: CandidateJob, progress: ProgressWriter) -> None:
 
 def main(argv: list[str]) -> int:
     """``python -m kernelopt.harness.candidates JOB.json``; returns the exit code."""
+    die_with_parent()
     from kernelopt.harness.worker import DeviceUnavailable
 
     if len(argv) != 1:

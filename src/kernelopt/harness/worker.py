@@ -40,6 +40,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.proc import die_with_parent
 from kernelopt.vocabulary import Device
 
 EXIT_ENVIRONMENT = 3
@@ -554,6 +555,7 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
 
 def main(argv: list[str]) -> int:
     """``python -m kernelopt.harness.worker JOB.json``; returns the exit code."""
+    die_with_parent()
     if len(argv) != 1:
         sys.stderr.write("usage: python -m kernelopt.harness.worker JOB.json\n")
         return 2

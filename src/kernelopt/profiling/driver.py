@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kernelopt.proc import die_with_parent
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
 from kernelopt.vocabulary import Device
 
@@ -299,6 +300,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    die_with_parent()
     args = parse_args(sys.argv[1:] if argv is None else argv)
     t0 = time.monotonic()
     try:

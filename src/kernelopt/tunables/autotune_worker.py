@@ -208,6 +208,9 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, 
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kernelopt.proc import die_with_parent
+
+    die_with_parent()
     p = argparse.ArgumentParser(prog="kernelopt.tunables.autotune_worker")
     p.add_argument("kernel_py", type=Path)
     p.add_argument("--reference", type=Path, default=None)
