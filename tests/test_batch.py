@@ -194,6 +194,15 @@ def test_a_second_run_resumes(batch: tuple[Path, Path, BatchTable, list[BatchEve
         timeout=120,
     )
     assert other.returncode == 2 and "validate batch" in other.stderr and len(other.stderr.strip().splitlines()) == 1
+    # the same folder and mode with another size scale would mix figures of two problem sizes
+    scaled = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "batch", str(problems), "--out", str(out), "--size-scale", "0.5"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert scaled.returncode == 2 and "size_scale None -> 0.5" in scaled.stderr, scaled.stderr
 
 
 def test_a_problem_past_the_batch_limit_is_killed_and_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

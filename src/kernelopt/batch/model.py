@@ -93,6 +93,8 @@ class BatchTable(BaseModel):
         rows: one per problem folder, finished ones only (the batch resumes from them).
         fast_p: at 1.0, 1.5 and 2.0, against eager and against torch.compile.
         updated: when the table was last written.
+        settings: what else decides the figures (device, size scale, compiled reference, backends,
+            iterations); a resume with other settings is refused. ``None`` in tables written before it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -102,6 +104,7 @@ class BatchTable(BaseModel):
     rows: list[ProblemRow] = Field(default_factory=list)
     fast_p: list[FastP] = Field(default_factory=list)
     updated: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    settings: dict[str, str | float | int | bool | None] | None = None
 
 
 def fast_p(rows: Sequence[ProblemRow], threshold: float) -> FastP:

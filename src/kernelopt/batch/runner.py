@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -206,7 +207,13 @@ def run_problem(folder: Path, options: BatchOptions, *, env: Mapping[str, str] |
     )
 
 
-def _read_table(path: Path, directory: Path, mode: BatchMode) -> BatchTable | None:
+def table_settings(options: BatchOptions) -> dict[str, str | float | int | bool | None]:
+    """The options besides folder and mode that decide a batch's figures (kept in ``batch.json``)."""
+    keys = ("device", "size_scale", "compile_reference", "max_iters", "planner", "implementer")
+    return {k: getattr(options, k) for k in keys}
+
+
+def _read_table(path: Path, directory: Path, mode: BatchMode, settings: dict[str, Any]) -> BatchTable | None:
     if not path.is_file():
         return None
     try:
@@ -217,6 +224,16 @@ def _read_table(path: Path, directory: Path, mode: BatchMode) -> BatchTable | No
         raise UsageError(
             f"{path} holds a {table.mode.value} batch of {table.directory}",
             hint="pass another --out, or --fresh to start again",
+        )
+    if table.settings is not None and table.settings != settings:
+        changed = ", ".join(
+            f"{k} {table.settings.get(k)!r} -> {settings.get(k)!r}"
+            for k in sorted(set(table.settings) | set(settings))
+            if table.settings.get(k) != settings.get(k)
+        )
+        raise UsageError(
+            f"{path} was made with other settings ({changed}): its rows would not be comparable",
+            hint="pass the same settings, another --out, or --fresh to start again",
         )
     return table
 
@@ -247,8 +264,9 @@ def prepare(directory: Path, options: BatchOptions, *, fresh: bool) -> tuple[Bat
     """
     directory = Path(directory).resolve()
     folders = problem_folders(directory)
-    table = None if fresh else _read_table(options.out_dir / TABLE_FILE, directory, options.mode)
-    return table or BatchTable(directory=str(directory), mode=options.mode), folders
+    settings = table_settings(options)
+    table = None if fresh else _read_table(options.out_dir / TABLE_FILE, directory, options.mode, settings)
+    return table or BatchTable(directory=str(directory), mode=options.mode, settings=settings), folders
 
 
 def run_batch(
