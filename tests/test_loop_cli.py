@@ -114,7 +114,7 @@ def test_human_summary_and_rerun_continues(
     out = capsys.readouterr().out
     # piped: the table fits 100 columns (the "created <workspace>" line is as long as the temporary path)
     assert max(len(line) for line in out.splitlines() if not line.startswith("created ")) <= 100
-    assert "kernelopt summary" in out and "set BLOCK" in out  # the action cell folds onto more lines
+    assert "kernelopt summary" in out and "BLOCK 64 ->" in out  # the action cell: the knob move as applied
     assert "stopped: max_iterations: 1 iteration(s) run, limit 1" in out
     assert "best: v1 at 60 us (1.67x over V0)" in out
     assert main(args) == 0  # the same folder again: the same workspace, the next version

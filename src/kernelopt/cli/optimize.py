@@ -98,15 +98,16 @@ def _render(summary: LoopSummary) -> None:
         [
             "version",
             "gate",
-            "latency us",
+            "us",
             "TFLOP/s",
             "GB/s",
-            "% roofline (measured)",
-            "% roofline (spec)",
+            "% roof meas.",
+            "% roof spec",
             "action / failure",
             "commit",
         ],
         rows,
+        wide="action / failure",
     )
     if summary.best_version is not None:
         speedup = f"{summary.speedup_vs_baseline:.3g}x over V0" if summary.speedup_vs_baseline else "n/a"

@@ -67,12 +67,15 @@ def fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Print a rich table."""
+def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, wide: str | None = None) -> None:
+    """Print a rich table; the column named ``wide`` (a text column) takes the width the others leave."""
     t = Table(title=title, show_lines=False)
     for i, c in enumerate(columns):
         # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
-        t.add_column(c, overflow="fold", no_wrap=i == 0)
+        if c == wide:
+            t.add_column(c, overflow="fold", ratio=1, min_width=24)
+        else:
+            t.add_column(c, overflow="fold", no_wrap=i == 0)
     for r in rows:
         t.add_row(*(fmt(v) for v in r))
     _console().print(t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kernelopt.loop.commits import change_summary
 from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import IterationRecord, best_version
@@ -56,7 +57,11 @@ class VersionRow(BaseModel):
             speedup_vs_reference=p.speedup_vs_reference.eager if p.speedup_vs_reference else None,
             speedup_vs_compiled=p.speedup_vs_reference.compiled if p.speedup_vs_reference else None,
             action_category=r.optimization.action_category.value if r.optimization.action_category else None,
-            action=r.optimization.action_description,
+            action=change_summary(
+                r.optimization.action_category.value, {}, r.optimization.knob_changes, r.optimization.action_description
+            )
+            if r.optimization.action_category is not None and r.optimization.action_description is not None
+            else r.optimization.action_description,
             failure_reason=r.quality_gate.failure_reason,
             git_commit_hash=r.git_commit_hash,
             candidates_timed=sum(1 for c in r.candidates if c.latency_us is not None),
