@@ -165,4 +165,9 @@ def test_cli_prompt(ws, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["version"] == 2 and data["channel"] == "api" and "Stage 3 (implement)" in data["prompt"]
     assert main(["prompt", str(ws.root), "--stage", "review"]) == 2
-    assert "bad --stage" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "bad --stage 'review'" in err and "--channel" not in err.split(";")[0]
+    assert main(["prompt", str(ws.root), "--stage", "plan", "--version", "-1"]) == 2  # not an internal error
+    assert "iterations 1 and later" in capsys.readouterr().err
+    assert main(["prompt", str(ws.root), "--stage", "plan", "--version", "99"]) == 2
+    assert "next iteration is v" in capsys.readouterr().err

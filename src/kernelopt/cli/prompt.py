@@ -39,15 +39,24 @@ def register(app: typer.Typer) -> None:
         from kernelopt.workspace import Workspace
 
         try:
-            st, ch = Stage(stage), PromptChannel(channel)
+            st = Stage(stage)
             if st not in BACKEND_STAGES:
                 raise ValueError(stage)
         except ValueError:
-            raise UsageError(
-                f"bad --stage {stage!r} or --channel {channel!r}", hint="--stage plan|implement, --channel agent|api"
-            ) from None
+            raise UsageError(f"bad --stage {stage!r}", hint="--stage plan|implement") from None
+        try:
+            ch = PromptChannel(channel)
+        except ValueError:
+            raise UsageError(f"bad --channel {channel!r}", hint="--channel agent|api") from None
+        if version is not None and version < 1:
+            raise UsageError(f"--version {version}: prompts are for iterations 1 and later (V0 is the baseline)")
         ws = Workspace(workspace)
         n = version if version is not None else (default_version(ws) if st is Stage.PLAN else implement_version(ws))
+        newest = ws.next_version()
+        if n > newest:
+            raise UsageError(
+                f"--version {n}: the workspace's next iteration is v{newest}", hint=f"pass --version {newest} or lower"
+            )
         plan = None
         if st is Stage.IMPLEMENT:
             try:
