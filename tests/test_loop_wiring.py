@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kernelopt.errors import UsageError
+from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.evidence.model import ProfileSummary, Vendor
 from kernelopt.evidence.summary import read_summary
 from kernelopt.loop.journal import RunSettings
@@ -100,13 +100,17 @@ def test_bad_backend_names_and_options_fail_before_any_stage(ws: Workspace, monk
         build_collaborators(ws, RunSettings(planner="agent-cli", implementer="agent-cli"))
     with pytest.raises(UsageError, match="agent-cli: unknown option 'timing_only'"):
         build_collaborators(
-            ws, RunSettings(implementer="agent-cli"), implementer_options={"command": "x", "timing_only": True}
+            ws, RunSettings(implementer="agent-cli"), implementer_options={"command": "true", "timing_only": True}
+        )
+    with pytest.raises(EnvironmentProblem, match="agent command not found: '/no/such/agent'"):
+        build_collaborators(
+            ws, RunSettings(planner="agent-cli"), planner_options={"command": "/no/such/agent {prompt_file}"}
         )
     c = build_collaborators(
         ws,
         RunSettings(planner="agent-cli", implementer="agent-cli"),
-        planner_options={"command": "x"},
-        implementer_options={"command": "y"},
+        planner_options={"command": "true {prompt_file}"},
+        implementer_options={"command": "cat {prompt_file}"},
     )
     assert type(c.planner).__name__ == "AgentCliPlanner"
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from kernelopt.backends.protocol import (
     transcript_path,
 )
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
-from kernelopt.errors import UsageError
+from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
@@ -75,6 +76,24 @@ def build_argv(template: str, values: Mapping[str, str]) -> list[str]:
         return values[name]
 
     return [_FIELD.sub(fill, tok) for tok in tokens]
+
+
+def check_command(template: str) -> None:
+    """Fail before any stage runs when the agent command's program cannot be found.
+
+    Raises:
+        UsageError: the template does not split or is empty.
+        EnvironmentProblem: its program is not on PATH (or not an executable file).
+    """
+    program = build_argv(template, {name: name for name in PLACEHOLDERS})[0]
+    if os.sep in program:
+        found = os.path.isfile(program) and os.access(program, os.X_OK)
+    else:
+        found = shutil.which(program) is not None
+    if not found:
+        raise EnvironmentProblem(
+            f"agent command not found: {program!r}", hint="install it or put it on PATH (see docs/backends.md)"
+        )
 
 
 @dataclass

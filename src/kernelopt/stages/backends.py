@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from kernelopt.backends.agent_cli import check_command
 from kernelopt.backends.protocol import Implementer, Planner
 from kernelopt.backends.registry import implementer_class, planner_class
 from kernelopt.backends.settings import AgentCliSettings, LlmApiSettings, RuleSettings, load_settings
@@ -75,7 +76,9 @@ def build_planner(name: str, options: Mapping[str, Any] | None = None, *, implem
     opts = planner_options(name, options, implementer=implementer)
     cls = planner_class(name)
     if name in _PLANNER_SETTINGS:
-        load_settings(_PLANNER_SETTINGS[name], opts, os.environ, backend=name)
+        settings = load_settings(_PLANNER_SETTINGS[name], opts, os.environ, backend=name)
+        if isinstance(settings, AgentCliSettings):
+            check_command(settings.command)
     backend: Planner = cls(opts)
     return backend
 
@@ -90,6 +93,8 @@ def build_implementer(name: str, options: Mapping[str, Any] | None = None) -> Im
     cls = implementer_class(name)
     if name in _IMPLEMENTER_SETTINGS:
         env = {} if name == "rules" else os.environ
-        load_settings(_IMPLEMENTER_SETTINGS[name], opts, env, backend=name)
+        settings = load_settings(_IMPLEMENTER_SETTINGS[name], opts, env, backend=name)
+        if isinstance(settings, AgentCliSettings):
+            check_command(settings.command)
     backend: Implementer = cls(opts)
     return backend
