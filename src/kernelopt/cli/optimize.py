@@ -125,7 +125,11 @@ def _render(summary: LoopSummary) -> None:
         info("evidence: timing-only where Stage 1 had no hardware counters (see each plan and the report)")
     info(
         f"this run: {summary.iterations} iteration(s), {summary.failures} failed, {_clock(summary.elapsed_s)} wall time"
-        + (f"; {summary.candidates_timed} candidate(s) timed by Stage 3" if summary.candidates_evaluated else "")
+        + (
+            f"; {summary.candidates_timed} candidate(s) timed by Stage 3 over all versions"
+            if summary.candidates_evaluated
+            else ""
+        )
     )
     if summary.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
