@@ -150,6 +150,13 @@ def register(app: typer.Typer) -> None:
                 result = run_batch_on_ray(Path(directory), options, address=ray, fresh=fresh, on_event=bar)
             else:
                 result = run_batch(Path(directory), options, fresh=fresh, on_event=bar)
+        except KeyboardInterrupt:
+            bar.close()
+            sys.stderr.write(
+                f"kernelopt: interrupted; the rows so far are in {out_dir / TABLE_FILE}: "
+                "the same command resumes the batch\n"
+            )
+            raise
         finally:
             bar.close()
         if as_json:
