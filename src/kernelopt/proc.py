@@ -33,7 +33,8 @@ ALWAYS_DROPPED = ("KERNELOPT_LLM_API_KEY",)
 """Never passed to a child, whatever ``KERNELOPT_KEEP_ENV`` says (only kernelopt's own llm-api client uses it)."""
 KEEP_ENV = "KERNELOPT_KEEP_ENV"
 PARENT_PID = "KERNELOPT_PARENT_PID"
-"""Set in every child's environment: the pid of the kernelopt process that started it (:func:`die_with_parent`)."""
+"""Set in every child's environment: the pid of the kernelopt process that started it; a grandchild
+(the driver under ncu) inherits it (:func:`die_with_parent`)."""
 """Comma-separated names of secret-looking variables that children may see all the same."""
 
 
@@ -52,15 +53,27 @@ def die_with_parent() -> None:
         return
     import ctypes
 
-    started_by = os.environ.get(PARENT_PID, "")
-    parent = int(started_by) if started_by.isdigit() else os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
-    if os.getppid() != parent:  # the parent died before the request took effect (during start-up)
+    # The parent may have died before the request took effect (during this process's start-up): then
+    # this process was handed to init, or the kernelopt process that started the chain is gone (a
+    # profiled driver's parent is ncu, so the recorded pid is an ancestor, not always the parent).
+    started_by = os.environ.get(PARENT_PID, "")
+    if os.getppid() == 1 or (started_by.isdigit() and not _alive(int(started_by))):
         os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = ()) -> dict[str, str]:
