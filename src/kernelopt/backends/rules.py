@@ -41,6 +41,7 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.model import CandidateResult, CandidateStatus
 from kernelopt.planning.plan import Plan, PlanCandidate
 from kernelopt.tunables import (
+    EditResult,
     ResourceLimits,
     Tunable,
     TunableError,
@@ -234,24 +235,9 @@ class RuleImplementer:
             sites = [t for t in tunables if _matches(t, ident) and t.editable]
             mine = [t for t in sites if t.kernel in (kernel, None)] if kernel else sites
             changes[ident] = relative_move(mine or sites, requested, before_values.get(ident))
-        try:
-            result = apply_source(
-                old,
-                changes,
-                filename="kernel.py",
-                limits=self._limits(ctx, settings),
-                kernel=kernel,
-                gpu=gpu,
-                evaluation=evaluation,
-            )
-        except TunableError as exc:
-            return _fail(exc.one_line())
-        # apply_source has checked that the new text differs from the old one only in these literals
-        # (knob values re-read, every other knob and line unchanged); check they are the planned ones.
-        planned = {t.key for ident in changes for t in tunables if _matches(t, ident)}
-        stray = [e.key for e in result.edits if e.key not in planned]
-        if stray:
-            return _fail(f"the edit touched knobs the plan did not name: {', '.join(stray)}")
+        result, why = self._apply(ctx, settings, old, changes, tunables, kernel, gpu, evaluation)
+        if result is None:
+            return _fail(why or "the edit was refused")
         atomic_write_text(kernel_py, result.new_source)
         moves = ", ".join(
             f"{e.key} {e.before} -> {e.after} ({e.location}"
@@ -301,6 +287,27 @@ class RuleImplementer:
             changes[ident] = relative_move(mine or sites, value, plan.current_values.get(ident))
         if not changes:
             return old, {}, None, {}
+        result, why = self._apply(ctx, settings, old, changes, tunables, kernel, gpu, evaluation)
+        if result is None:
+            return None, {}, why, {}
+        return result.new_source, dict(result.knob_changes), None, dict(result.knob_overrides)
+
+    def _apply(
+        self,
+        ctx: StageContext,
+        settings: Any,
+        old: str,
+        changes: dict[str, Any],
+        tunables: list[Tunable],
+        kernel: str | None,
+        gpu: str | None,
+        evaluation: Any,
+    ) -> tuple[EditResult | None, str | None]:
+        """The tunables' checked edit of ``changes`` as (EditResult, None), or (None, why it is refused).
+
+        ``apply_source`` checks that the new text differs from the old one only in these literals (knob
+        values re-read, every other knob and line unchanged); this checks they are the planned ones.
+        """
         try:
             result = apply_source(
                 old,
@@ -312,12 +319,12 @@ class RuleImplementer:
                 evaluation=evaluation,
             )
         except TunableError as exc:
-            return None, {}, exc.one_line(), {}
+            return None, exc.one_line()
         planned = {t.key for ident in changes for t in tunables if _matches(t, ident)}
         stray = [e.key for e in result.edits if e.key not in planned]
         if stray:
-            return None, {}, f"the edit touched knobs the plan did not name: {', '.join(stray)}", {}
-        return result.new_source, dict(result.knob_changes), None, dict(result.knob_overrides)
+            return None, f"the edit touched knobs the plan did not name: {', '.join(stray)}"
+        return result, None
 
     def _search(self, ctx: StageContext, plan: Plan, settings: RuleSettings) -> ImplementOutcome:
         """Time every candidate of ``plan`` and apply the fastest correct one (see the module docstring)."""
