@@ -50,6 +50,8 @@ def test_report_states_why_the_run_stopped(ws_root: Path, tmp_path: Path, capsys
     md = capsys.readouterr().out
     assert "Run stopped: max_iterations: 2 iteration(s) run, limit 2" in md
     assert "Stop conditions in README.md: 90.0 % of the roofline bound" in md
+    # issue 13: the costs of the run, from the loop's saved state (V0 and two versions: three profiles)
+    assert "Wall time per stage: baseline_gate " in md and "; 3 profile(s) taken" in md
     html = tmp_path / "r.html"
     assert main(["report", str(ws.root), "--html", str(html)]) == 0
     assert "Run stopped: max_iterations: 2 iteration(s) run, limit 2" in html.read_text()

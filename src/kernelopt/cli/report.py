@@ -16,6 +16,7 @@ from kernelopt.cli.output import emit_json, info
 from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.report import collect, write_reports
 from kernelopt.report.markdown import markdown_report
+from kernelopt.report.model import ReportData
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace
 
 
@@ -36,15 +37,20 @@ def resolve_workspace(ws: str, root: Path) -> Workspace:
     raise WorkspaceError(f"{ws}: no such workspace (looked for {path} and {named})")
 
 
-def last_stop_reason(ws: Workspace) -> str | None:
-    """Why the last run of ``ws`` stopped, from the loop's saved state (None: no finished run)."""
+def add_run_state(ws: Workspace, data: ReportData) -> None:
+    """Why the last run of ``ws`` stopped and what its stages cost, from the loop's saved state (left
+    unset when no run was saved)."""
     from kernelopt.loop.journal import Journal
 
     try:
         state = Journal(ws.state_dir).load()
     except WorkspaceError:
-        return None
-    return state.stop.line() if state is not None and state.stop is not None else None
+        return
+    if state is None:
+        return
+    data.stop_reason = state.stop.line() if state.stop is not None else None
+    data.stage_seconds = {str(k): float(v) for k, v in state.stage_seconds.items()}
+    data.profiles_taken = state.profiles_taken
 
 
 def register(app: typer.Typer) -> None:
@@ -64,7 +70,7 @@ def register(app: typer.Typer) -> None:
                 raise UsageError(f"{flag} {out} is a folder; give a file name (e.g. {out}/report.html)")
         ws = resolve_workspace(workspace, root)
         data = collect(ws)
-        data.stop_reason = last_stop_reason(ws)
+        add_run_state(ws, data)
         written = write_reports(data, markdown=markdown, html=html)
         if as_json:
             emit_json({"report": data, "written": {k: str(v) for k, v in written.items()}})

@@ -176,6 +176,8 @@ class ReportData(_Model):
         max_iterations: the stop condition on iterations, when set.
         stop_reason: why the last run stopped (``max_iterations: 3 iteration(s) run, limit 3``), from the
             loop's saved state; None when no run finished (or its state is gone).
+        stage_seconds: wall time of each stage over the loop's runs of this workspace, seconds (saved state).
+        profiles_taken: Stage 1 profiler calls the loop made (saved state).
         ceilings: the roofs (spec and measured) with their sources.
         measured_problem: why no measured ceiling is shown, when none is.
         versions: every readable record, in version order.
@@ -199,6 +201,8 @@ class ReportData(_Model):
     stop_roofline_pct: float | None = None
     max_iterations: int | None = None
     stop_reason: str | None = None
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    profiles_taken: int | None = None
     ceilings: list[Ceiling] = Field(default_factory=list)
     measured_problem: str | None = None
     versions: list[VersionEntry] = Field(default_factory=list)

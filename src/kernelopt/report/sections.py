@@ -187,6 +187,10 @@ def headline(data: ReportData) -> list[str]:
         timed = sum(1 for v in sweeps for c in v.record.candidates if c.latency_us is not None)
         tried = sum(len(v.record.candidates) for v in sweeps)
         lines.append(f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sweeps)} search(es)")
+    if data.stage_seconds:
+        spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in data.stage_seconds.items())
+        taken = f"; {data.profiles_taken} profile(s) taken" if data.profiles_taken is not None else ""
+        lines.append(f"Wall time per stage: {spent}{taken}")
     timing_only = data.timing_only_versions()
     if timing_only:
         lines.append(
