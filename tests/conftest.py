@@ -14,7 +14,31 @@ KERNELS = DATA / "kernels"
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-public"
 
 
+# The test files that take longest (most of it module fixtures and CPU loops), longest first. The run is
+# spread over two workers one file at a time (--dist loadfile): starting the long files first keeps both
+# workers busy to the end instead of leaving one running the last long file alone.
+SLOW_FILES = (
+    "test_harness_gate.py",
+    "test_tunables.py",
+    "test_report_sweep_compare.py",
+    "test_batch.py",
+    "test_loop_agents.py",
+    "test_search.py",
+    "test_batch_ray.py",
+    "test_harness_correctness.py",
+    "test_loop_integration.py",
+    "test_problem_sizes.py",
+    "test_reference_speedup.py",
+)
+
+
+def _file_rank(item: pytest.Item) -> int:
+    name = item.path.name
+    return SLOW_FILES.index(name) if name in SLOW_FILES else len(SLOW_FILES)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_file_rank)  # stable: the order inside a file and among the other files is kept
     if EnvSettings.read().gpu_tests:
         return
     skip = pytest.mark.skip(reason="GPU test: set KERNELOPT_GPU_TESTS=1 on a machine with an NVIDIA GPU")
