@@ -148,7 +148,14 @@ def test_a_category_waits_until_another_one_changes_the_kernel() -> None:
     v0.quality_gate.result = GateResult.PASS
     no_gain = _sweep(1, A.TILING, GateResult.FAIL, chosen_current=True)
     h = build_history([v0, no_gain])
-    assert A.TILING in h.waiting and "no candidate beat the current configuration" in h.waiting[A.TILING]
+    # the data says the faster candidate was not taken: by less than the gain a move needs
+    assert (
+        A.TILING in h.waiting
+        and "the fastest candidate (4 us) beat the current configuration (5 us) by less" in (h.waiting[A.TILING])
+    )
+    slower = _sweep(1, A.TILING, GateResult.FAIL, chosen_current=True)
+    slower.candidates[1].latency_us = 6.0
+    assert "no candidate beat the current configuration (5 us)" in build_history([v0, slower]).waiting[A.TILING]
     moved = _sweep(2, A.NUM_WARPS, GateResult.PASS, chosen_current=False)
     moved.performance.comparison_with_previous.verdict = "improvement"
     assert A.TILING not in build_history([v0, no_gain, moved]).waiting  # eligible again

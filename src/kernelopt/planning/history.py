@@ -329,7 +329,14 @@ def sweep_note(record: IterationRecord) -> str:
     if chosen is not None and not chosen.current:
         what = "its chosen candidate failed the gate"
     elif current is not None and current.latency_us is not None:
-        what = f"no candidate beat the current configuration ({current.latency_us:.4g} us)"
+        fastest = min((c for c in ok if not c.current), key=lambda c: c.latency_us or 0.0, default=None)
+        if fastest is not None and fastest.latency_us is not None and fastest.latency_us < current.latency_us:
+            what = (
+                f"the fastest candidate ({fastest.latency_us:.4g} us) beat the current configuration "
+                f"({current.latency_us:.4g} us) by less than the gain a move needs"
+            )
+        else:
+            what = f"no candidate beat the current configuration ({current.latency_us:.4g} us)"
     else:
         what = "no candidate was correct and timed"
     return f"{record.version} timed {len(ok)} of {len(record.candidates)} candidates: {what}"
