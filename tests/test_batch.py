@@ -17,7 +17,7 @@ import pytest
 import kernelopt
 from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, ProblemStatus, csv_text, fast_p, with_fast_p
 from kernelopt.batch.problems import problem_defect, problem_folders
-from kernelopt.batch.runner import BatchEvent, BatchOptions, EventKind, child_argv, child_env, run_batch
+from kernelopt.batch.runner import BatchEvent, BatchOptions, EventKind, child_argv, problem_env, run_batch
 from kernelopt.workspace import Workspace
 
 from .conftest import DATA
@@ -114,7 +114,7 @@ def test_the_child_command_and_environment(tmp_path: Path) -> None:
         "--device",
         "cpu",
     ]
-    env = child_env({"A": "1"}, opts)
+    env = problem_env({"A": "1"}, opts)
     assert env == {
         "A": "1",
         "KERNELOPT_COMPILE_REFERENCE": "1",

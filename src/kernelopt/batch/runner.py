@@ -109,7 +109,7 @@ def child_argv(ws: Workspace, options: BatchOptions) -> list[str]:
     return argv
 
 
-def child_env(base: Mapping[str, str], options: BatchOptions) -> dict[str, str]:
+def problem_env(base: Mapping[str, str], options: BatchOptions) -> dict[str, str]:
     """The child's environment: ``base`` plus the batch's harness settings (pure)."""
     env = dict(base)
     if options.compile_reference is not None:
@@ -180,7 +180,7 @@ def run_problem(folder: Path, options: BatchOptions, *, env: Mapping[str, str] |
         return row.model_copy(update={"reason": exc.one_line()})
     row = row.model_copy(update={"workspace": str(ws.root)})
     result = run_command(
-        child_argv(ws, options), timeout_s=options.problem_timeout_s, env=child_env(env or os.environ, options)
+        child_argv(ws, options), timeout_s=options.problem_timeout_s, env=problem_env(env or os.environ, options)
     )
     logs = options.out_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
