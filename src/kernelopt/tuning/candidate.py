@@ -1,0 +1,112 @@
+"""A configuration, how its evaluation ended, and what was measured (pure; the engine's shared words).
+
+A *configuration* is one value for every knob of one launch; a *candidate* is a configuration the engine
+evaluates (compile, check, time). A candidate's failure is a :class:`Result` with an :class:`Outcome`,
+never an exception (STYLE.md, convention 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Value = int | float | bool | str
+
+
+@dataclass(frozen=True)
+class Config(Mapping[str, Value]):
+    """One value for every knob of a launch, immutable and hashable; knobs kept sorted by name."""
+
+    items_: tuple[tuple[str, Value], ...]
+
+    @classmethod
+    def of(cls, values: Mapping[str, Value]) -> Config:
+        """The configuration of ``values`` (knob name -> value)."""
+        return cls(tuple(sorted(values.items())))
+
+    def __getitem__(self, name: str) -> Value:
+        for k, v in self.items_:
+            if k == name:
+                return v
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, _ in self.items_)
+
+    def __len__(self) -> int:
+        return len(self.items_)
+
+    def with_values(self, changes: Mapping[str, Value]) -> Config:
+        """A copy with the knobs in ``changes`` set."""
+        return Config.of({**dict(self.items_), **changes})
+
+    def as_dict(self) -> dict[str, Value]:
+        return dict(self.items_)
+
+    def key(self) -> str:
+        """``BLOCK_M=64,num_warps=4``: the configuration's text, the key of records and sweep files."""
+        return ",".join(f"{k}={v}" for k, v in self.items_)
+
+    def __str__(self) -> str:
+        return self.key()
+
+
+class Outcome(StrEnum):
+    """How one candidate's evaluation ended."""
+
+    OK = "ok"  # compiled, correct, timed
+    INVALID = "invalid"  # pruned before compiling: illegal value, cannot fit (shared memory, registers, tile > problem)
+    COMPILE_ERROR = "compile_error"
+    COMPILE_TIMEOUT = "compile_timeout"
+    WRONG_RESULT = "wrong_result"  # a correctness check failed (mismatch, NaN, unwritten output, input mutated, ...)
+    RUN_ERROR = "run_error"  # the kernel raised while running
+    RUN_TIMEOUT = "run_timeout"  # the check or the timing passed its limit; the worker was killed
+    OUT_OF_MEMORY = "out_of_memory"
+    WORKER_CRASH = "worker_crash"  # the worker died (a signal, an exit without a reply)
+    NOT_RUN_BUDGET = "not_run_budget"  # proposed but left when the budget ran out
+
+    @property
+    def ok(self) -> bool:
+        return self is Outcome.OK
+
+
+class Result(BaseModel):
+    """What one candidate's evaluation gave.
+
+    Attributes:
+        config: knob name -> value of the candidate.
+        outcome: how it ended.
+        reason: one line for a failure; ``None`` when it was timed.
+        latency_us: median of ``samples_us`` on the primary shape, microseconds; ``None`` unless ``OK``.
+        samples_us: the timing samples, microseconds.
+        compile_s, check_s, bench_s: seconds spent compiling, checking and timing it (``None``: not done).
+        peak_bytes: the bench worker's peak device memory while it ran, bytes (``None``: not measured).
+        retimed: the latency comes from the interleaved re-time of the top few.
+        recorded: served from a record (a resumed session or a replayed sweep), not measured now.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: dict[str, Value]
+    outcome: Outcome
+    reason: str | None = None
+    latency_us: float | None = Field(default=None, ge=0)
+    samples_us: list[float] = Field(default_factory=list)
+    compile_s: float | None = Field(default=None, ge=0)
+    check_s: float | None = Field(default=None, ge=0)
+    bench_s: float | None = Field(default=None, ge=0)
+    peak_bytes: int | None = Field(default=None, ge=0)
+    retimed: bool = False
+    recorded: bool = False
+
+    @property
+    def key(self) -> str:
+        return Config.of(self.config).key()
+
+    @classmethod
+    def failed(cls, config: Mapping[str, Value], outcome: Outcome, reason: str) -> Result:
+        """A failed candidate's result."""
+        return cls(config=dict(config), outcome=outcome, reason=reason)
