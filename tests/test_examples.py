@@ -165,19 +165,25 @@ NAIVE_KNOBS = {
     "gelu_fp32": {"BLOCK_SIZE": 16384, "num_warps": 16},
     "sumsq": {"BLOCK_SIZE": 512, "num_warps": 4},
     "transpose_fp32": {"BLOCK_M": 16, "BLOCK_N": 16, "num_warps": 8},
+    "bias_gelu_fp32": {"BLOCK_SIZE": 128, "num_warps": 4, "num_stages": 1},
+    "online_softmax_fp32": {"BLOCK_SIZE": 256, "num_warps": 4, "num_stages": 1},
 }
+# Examples whose knobs are computed settings (a helper's return value passed to the launch): listed as
+# launch overrides, whose literal replaces the expression on the first edit (issue 22: realistic kernels).
+COMPUTED_KNOBS = {"rmsnorm_settings_bf16": ("BLOCK_SIZE", "num_warps")}
+LITERAL = tuple(n for n in NAMES if n not in COMPUTED_KNOBS)
 
 
 def test_there_are_ten_examples_with_new_dtypes_and_shapes() -> None:
     """Issue 13: at least 10 examples, six beyond the first four, in bf16 and fp32 too, a skinny GEMM among them."""
-    assert set(NAIVE_KNOBS) == set(NAMES) and len(NAMES) >= 10
+    assert set(NAIVE_KNOBS) | set(COMPUTED_KNOBS) == set(NAMES) and len(NAMES) >= 10
     dtypes = {TaskCard.load(EXAMPLES / n / "README.md").dtype for n in NAMES}
     assert {"fp16", "bf16", "fp32"} <= dtypes
     skinny = _load(EXAMPLES / "skinny_gemm" / "reference.py").SHAPES[0]
     assert skinny["M"] >= 64 * skinny["N"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", LITERAL)
 def test_tunables_find_every_knob(name: str) -> None:
     """`kernelopt tunables` discovers each knob as an editable launch keyword holding the naive value."""
     from kernelopt.tunables import TunableKind, discover
@@ -188,7 +194,7 @@ def test_tunables_find_every_knob(name: str) -> None:
         assert t.editable and t.kind == TunableKind.LAUNCH_KWARG and t.value == value, t
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", LITERAL)
 def test_knobs_are_literal_launch_keywords(name: str) -> None:
     text = (EXAMPLES / name / "kernel.py").read_text()
     launch_keywords = [
@@ -203,6 +209,16 @@ def test_knobs_are_literal_launch_keywords(name: str) -> None:
     for line in text.splitlines():
         if "cdiv(" in line and "def " not in line and "tl.cdiv" not in line:
             assert "meta[" in line, line
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTED_KNOBS))
+def test_computed_settings_are_launch_overrides(name: str) -> None:
+    from kernelopt.tunables import TunableKind, discover
+
+    found = {t.name: t for t in discover(EXAMPLES / name / "kernel.py")}
+    for knob in COMPUTED_KNOBS[name]:
+        t = found[knob]
+        assert t.editable and t.kind == TunableKind.LAUNCH_OVERRIDE and "calculate_settings" in (t.computed or ""), t
 
 
 def test_default_device_is_cpu_without_cuda() -> None:
@@ -278,6 +294,21 @@ def test_exact_flop_and_byte_counts_of_the_new_examples() -> None:
     x = meta(2**28, dtype=torch.float16)
     assert sq.flops(x) == 2 * 2**28 == 536_870_912
     assert sq.bytes_moved(x) == 2 * 2**28 + 4 == 536_870_916
+
+    bg = _load(EXAMPLES / "bias_gelu_fp32" / "reference.py")
+    x, b = meta(16384, 16384, dtype=torch.float32), meta(16384, dtype=torch.float32)
+    assert bg.flops(x, b) == 10 * 16384 * 16384 == 2_684_354_560
+    assert bg.bytes_moved(x, b) == 2 * 4 * 16384 * 16384 + 4 * 16384 == 2_147_549_184
+
+    so = _load(EXAMPLES / "online_softmax_fp32" / "reference.py")
+    x = meta(16384, 8192, dtype=torch.float32)
+    assert so.flops(x) == 5 * 16384 * 8192 == 671_088_640
+    assert so.bytes_moved(x) == 2 * 4 * 16384 * 8192 == 1_073_741_824
+
+    rs = _load(EXAMPLES / "rmsnorm_settings_bf16" / "reference.py")
+    x, w = meta(32768, 8192, dtype=torch.bfloat16), meta(8192, dtype=torch.bfloat16)
+    assert rs.flops(x, w) == 4 * 32768 * 8192 == 1_073_741_824
+    assert rs.bytes_moved(x, w) == 2 * 2 * 32768 * 8192 + 2 * 8192 == 1_073_758_208
 
     tr = _load(EXAMPLES / "transpose_fp32" / "reference.py")
     x = meta(8192, 16384, dtype=torch.float32)
