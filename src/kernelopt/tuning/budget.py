@@ -155,9 +155,9 @@ class BudgetRule:
         return Budget.default(space_size, clock, wall_s=self.wall_s)
 
     def describe(self) -> str:
-        """``default (max(24, 1/5 of the space))``, ``1/10 of the space`` or ``50 candidates``."""
+        """``default: max(24, 1/5 of the space)``, ``0.1 of the space`` or ``50 candidates``."""
         if self.count is not None:
             return f"{self.count} candidates"
         if self.fraction is not None:
             return f"{self.fraction:g} of the space"
-        return f"default (max({FLOOR}, 1/5 of the space), at most the space)"
+        return f"default: max({FLOOR}, 1/5 of the space)"

@@ -71,12 +71,14 @@ class BaseStrategy:
 
     def _take(self, candidates: Iterable[Config], n: int) -> list[Config]:
         out: list[Config] = []
-        for c in candidates:
-            if len(out) == n:
-                break
+        if n <= 0:
+            return out
+        for c in candidates:  # stops as soon as it has n: an iterator keeps the rest
             if c not in self.proposed and self.space.fits(c):
                 self.proposed.add(c)
                 out.append(c)
+                if len(out) == n:
+                    break
         return out
 
     def _pending(self) -> bool:
