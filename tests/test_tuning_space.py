@@ -166,3 +166,20 @@ def test_a_space_that_pruning_leaves_empty_is_one_line() -> None:
     with pytest.raises(UsageError, match="the fit rules leave no configuration") as exc:
         Space.from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=tiny)
     assert "\n" not in exc.value.one_line()
+
+
+def test_a_run_tells_computed_values_and_the_autotuners_pick() -> None:
+    from kernelopt.tunables import AutotuneConfig, AutotuneEvaluation, AutotuneSpace, discover_source
+
+    path = TUNABLES / "corpus" / "rmsnorm_calculate_settings.py"
+    told = AutotuneEvaluation(launch_values={"rmsnorm_kernel": {"BLOCK_SIZE": 4096, "num_warps": 16}})
+    space = Space.from_tunables(discover_source(path.read_text(), path.name, evaluation=told))
+    assert space.current() == Config.of({"BLOCK_SIZE": 4096, "num_warps": 16, "num_stages": 3})
+    assert space.origins["BLOCK_SIZE"].computed is not None  # the edit overrides the expression
+
+    path = TUNABLES / "matmul_autotune.py"
+    picked = AutotuneConfig(kwargs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4)
+    ran = AutotuneEvaluation(spaces={"matmul_kernel": AutotuneSpace(kernel="matmul_kernel", best_config=picked)})
+    tunables = discover_source(path.read_text(), path.name)
+    space = Space.from_tunables(tunables, kernel="matmul_kernel", evaluation=ran)
+    assert space.current() == Config.of({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "num_warps": 4, "num_stages": 4})

@@ -68,7 +68,6 @@ class LocalDescent(BaseStrategy):
         share = round(budget * self.settings.random_share)
         self._random_left = max(self.settings.min_random, min(self.settings.max_random, share))
         self.centre: Config | None = None
-        self._spent_centres: set[Config] = set()
         self._model: Surrogate | None = None
         self._model_size = -1
         self._length: float | None = None
@@ -127,8 +126,6 @@ class LocalDescent(BaseStrategy):
 
     def _restart(self) -> Config | None:
         """A new centre: the filter's most promising untried configuration, else a kick of the best."""
-        if self.centre is not None:
-            self._spent_centres.add(self.centre)
         model = self._surrogate()
         pick = self._promising(model) if model is not None else self._kick()
         if pick is None:
