@@ -3,6 +3,7 @@
 Every persisted file of kernelopt (iteration records, summaries, plans, journals, reports, the
 kernel edits of Stage 3) is written through :func:`atomic_write_text`: a temporary file in the same
 folder, fsync, then ``os.replace``. A failed or interrupted write leaves the previous file intact.
+An append-only record (a tuning session's JSONL) grows by :func:`append_line`: one whole line per write.
 This module imports nothing of kernelopt, so every layer may use it.
 """
 
@@ -30,3 +31,21 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append ``line`` and a newline to ``path`` in one write, then fsync (a JSONL record's one entry).
+
+    A line is written whole or, if the process dies mid-write, left as a last line without its newline,
+    which readers of such records ignore. ``path`` must exist (its header is written with
+    :func:`atomic_write_text`); ``line`` must hold no newline.
+
+    Raises:
+        ValueError: ``line`` holds a newline.
+    """
+    if "\n" in line:
+        raise ValueError("a record line holds no newline")
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())

@@ -37,6 +37,7 @@ from kernelopt.cli import prompt as prompt_cmd
 from kernelopt.cli import report as report_cmd
 from kernelopt.cli import schema as schema_cmd
 from kernelopt.cli import tunables as tunables_cmd
+from kernelopt.cli import tune as tune_cmd
 from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
@@ -51,6 +52,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     evidence_cmd,
     plan_cmd,
     tunables_cmd,
+    tune_cmd,
     implement_cmd,
     prompt_cmd,
     validate_cmd,

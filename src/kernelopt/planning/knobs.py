@@ -92,6 +92,20 @@ def legal(fam: KnobFamily, value: int) -> bool:
     return fam in _LINEAR or (value > 0 and value & (value - 1) == 0)
 
 
+def family_values(fam: KnobFamily) -> tuple[int, ...] | None:
+    """Every legal setting of a knob of family ``fam``, ascending (``None`` for ``OTHER``: no known range).
+
+    Powers of two over the family's range, or every integer of it for the linear families
+    (``num_stages``, ``waves_per_eu``); the ranges and their sources are the module docstring's.
+    """
+    if fam not in _RANGE:
+        return None
+    lo, hi = _RANGE[fam]
+    if fam in _LINEAR:
+        return tuple(range(lo, hi + 1))
+    return tuple(v for v in (1 << i for i in range(hi.bit_length())) if lo <= v <= hi)
+
+
 def step(fam: KnobFamily, value: int, direction: int, ratio: int = 2) -> int | None:
     """The next legal value of a knob ``direction`` (+1 up, -1 down), or ``None`` at the edge.
 

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""The tuning strategy replayed on every recorded sweep: how often it ends within 3 % of the exhaustive best.
+
+For each recorded sweep (``docs/gpu-runs/2026-12-01-sweeps/*.json`` and the 2026-11-29
+``run*-sweep_*.json.gz``) and each strategy, ``--trials`` tuning sessions run against the recorded
+latencies (:func:`kernelopt.tuning.replay.replay_trials`, seeds ``--seed`` onward), at the default budget
+(max(24, 1/5 of the fit-pruned space), at most the space) and at 1/10 of the space. Printed per sweep:
+the space and fit-pruned sizes, the budget, the success rate (final configuration within 3 % of the
+sweep's best), the mean evaluations and the mean final/best ratio.
+
+The sweeps the strategy was tuned on and the sweeps held out of its tuning are reported apart. The split
+was fixed before any tuning (:data:`TUNED_ON`); every other sweep, including all of 2026-11-29, is held out.
+Target (issue 22): success >= 95 % on every sweep at the default budget.
+
+Usage (CPU, a few minutes)::
+
+    python benchmarks/tune_replay.py --trials 200 --strategies local,pattern,random --markdown out/tune_replay.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if (REPO / "src" / "kernelopt").is_dir():
+    sys.path.insert(0, str(REPO / "src"))
+
+from kernelopt.fileio import atomic_write_text  # noqa: E402
+from kernelopt.tuning.budget import BudgetRule  # noqa: E402
+from kernelopt.tuning.record import SweepFile, read_sweeps  # noqa: E402
+from kernelopt.tuning.replay import ReplayReport, replay_trials  # noqa: E402
+
+SWEEPS_1201 = REPO / "docs" / "gpu-runs" / "2026-12-01-sweeps"
+#: The sweeps the strategy's settings were tuned on, chosen before tuning (the 1-D kernels of 2026-12-01).
+TUNED_ON = ("elementwise", "softmax", "layernorm", "rmsnorm_bf16", "sumsq")
+TARGET = 0.95
+ONE_TENTH = 0.1
+
+
+def recorded_sweeps() -> list[tuple[str, SweepFile, bool]]:
+    """(label, sweep, tuned on) for every recorded sweep: 2026-12-01 first, then 2026-11-29."""
+    out = []
+    for path in sorted(SWEEPS_1201.glob("*.json")):
+        sweep = read_sweeps(path)[0]
+        out.append((f"{sweep.name} (12-01)", sweep, sweep.name in TUNED_ON))
+    for path in sorted((REPO / "docs" / "gpu-runs").glob("2026-11-29-run*-sweep_*.json.gz")):
+        run = path.name.split("-")[3]
+        for sweep in read_sweeps(path):
+            out.append((f"{sweep.name} (11-29 {run})", sweep, False))
+    return out
+
+
+def measure(sweep: SweepFile, strategy: str, trials: int, seed: int) -> tuple[ReplayReport, ReplayReport]:
+    """The replay at the default budget and at 1/10 of the space."""
+    default = replay_trials(sweep, trials=trials, budget=BudgetRule(), strategy=strategy, seed=seed)
+    tenth = replay_trials(sweep, trials=trials, budget=BudgetRule(fraction=ONE_TENTH), strategy=strategy, seed=seed)
+    return default, tenth
+
+
+HEAD = (
+    "sweep",
+    "strategy",
+    "space",
+    "fit-pruned",
+    "budget",
+    "success",
+    "mean evals",
+    "mean final/best",
+    "budget 1/10",
+    "success 1/10",
+    "mean final/best 1/10",
+)
+
+
+def row(label: str, default: ReplayReport, tenth: ReplayReport) -> list[str]:
+    miss = "" if default.success_rate >= TARGET else " (missed)"
+    return [
+        label,
+        default.strategy,
+        str(default.space_size),
+        str(default.fit_size),
+        str(default.budget),
+        f"{default.success_rate:.1%}{miss}",
+        f"{default.mean_evaluations:.1f}",
+        f"{default.mean_ratio_to_best:.4f}",
+        str(tenth.budget),
+        f"{tenth.success_rate:.1%}",
+        f"{tenth.mean_ratio_to_best:.4f}",
+    ]
+
+
+def markdown(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--trials", type=int, default=200)
+    p.add_argument("--strategies", default="local", help="comma-separated strategy names")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--markdown", type=Path, help="also write the tables to this file")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    strategies = [s for s in args.strategies.split(",") if s]
+    tables: dict[bool, list[list[str]]] = {True: [], False: []}
+    missed: list[str] = []
+    started = time.monotonic()
+    for label, sweep, tuned in recorded_sweeps():
+        for strategy in strategies:
+            default, tenth = measure(sweep, strategy, args.trials, args.seed)
+            tables[tuned].append(row(label, default, tenth))
+            if strategy == strategies[0] and default.success_rate < TARGET:
+                missed.append(f"{label}: {default.success_rate:.1%}")
+            print(f"{label} {strategy}: {default.success_rate:.1%} / {tenth.success_rate:.1%}", file=sys.stderr)
+    text = (
+        f"Trials per cell: {args.trials} (seeds {args.seed}..{args.seed + args.trials - 1}); "
+        "success = final configuration within 3 % of the sweep's best; "
+        f"target >= {TARGET:.0%} at the default budget.\n\n"
+        f"Sweeps the strategy was tuned on ({', '.join(TUNED_ON)}):\n\n{markdown(tables[True])}\n\n"
+        f"Sweeps held out of the tuning:\n\n{markdown(tables[False])}\n\n"
+        f"Target missed ({strategies[0]}): {', '.join(missed) or 'none'}. "
+        f"Replay time: {time.monotonic() - started:.0f} s.\n"
+    )
+    print(text)
+    if args.markdown is not None:
+        atomic_write_text(args.markdown, text)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""The budget of one tuning session: a number of candidates and a wall time, on an injected clock (pure).
+
+The default rule (issue 22): a fifth of the fit-pruned space, but never fewer than :data:`FLOOR`
+candidates, and never more than the space (a space of at most the floor is swept whole, which is cheap);
+beside it :data:`DEFAULT_WALL_S` seconds of wall time. An explicit count or fraction replaces the rule
+(capped at the space, at least one candidate; no floor: what was asked is what runs).
+
+The clock is any ``() -> seconds`` callable: ``time.monotonic`` on the hardware, a :class:`ManualClock`
+that an evaluator advances in replay (recorded seconds), so time limits work offline too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+#: Fewest candidates the default budget allows: a space this small is swept whole.
+FLOOR = 24
+#: The default budget is this fraction of the fit-pruned space (above the floor).
+DEFAULT_FRACTION = 1 / 5
+#: Wall seconds of a session by default.
+DEFAULT_WALL_S = 600.0
+
+Clock = Callable[[], float]
+
+
+@dataclass
+class ManualClock:
+    """A clock that moves only when told (replay charges recorded seconds; tests charge what they like)."""
+
+    now_s: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("a clock does not go back")
+        self.now_s += seconds
+
+
+class BudgetStop(StrEnum):
+    """Which limit of the budget was reached."""
+
+    CANDIDATES = "candidates"
+    WALL_TIME = "wall_time"
+
+
+def default_candidates(space_size: int) -> int:
+    """``max(FLOOR, ceil(size * DEFAULT_FRACTION))`` capped at ``space_size`` (the issue's rule)."""
+    return min(space_size, max(FLOOR, math.ceil(space_size * DEFAULT_FRACTION)))
+
+
+@dataclass
+class Budget:
+    """Candidates and wall seconds a session may spend.
+
+    Attributes:
+        candidates: how many candidates may be evaluated (served-from-record ones count too: a resumed
+            session continues the same budget).
+        wall_s: seconds of wall time from :meth:`start`.
+        clock: the clock, ``() -> seconds``.
+        spent: candidates charged so far.
+    """
+
+    candidates: int
+    clock: Clock
+    wall_s: float = DEFAULT_WALL_S
+    spent: int = 0
+    _started_s: float | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.candidates < 0 or self.wall_s < 0:
+            raise ValueError("a budget is not negative")
+
+    @classmethod
+    def default(cls, space_size: int, clock: Clock, *, wall_s: float = DEFAULT_WALL_S) -> Budget:
+        """The default rule over a fit-pruned space of ``space_size`` configurations."""
+        return cls(default_candidates(space_size), clock, wall_s)
+
+    @classmethod
+    def from_fraction(cls, space_size: int, fraction: float, clock: Clock, *, wall_s: float = DEFAULT_WALL_S) -> Budget:
+        """``ceil(space_size * fraction)`` candidates (at least 1, at most the space).
+
+        Raises:
+            ValueError: ``fraction`` is not in (0, 1].
+        """
+        if not 0 < fraction <= 1:
+            raise ValueError(f"a budget fraction is in (0, 1], not {fraction:g}")
+        return cls(min(space_size, max(1, math.ceil(space_size * fraction))), clock, wall_s)
+
+    @classmethod
+    def from_count(cls, space_size: int, count: int, clock: Clock, *, wall_s: float = DEFAULT_WALL_S) -> Budget:
+        """``count`` candidates, at most the space.
+
+        Raises:
+            ValueError: ``count`` < 1.
+        """
+        if count < 1:
+            raise ValueError(f"a budget is at least one candidate, not {count}")
+        return cls(min(space_size, count), clock, wall_s)
+
+    def start(self) -> None:
+        """Start the wall clock (a second call keeps the first start)."""
+        if self._started_s is None:
+            self._started_s = self.clock()
+
+    @property
+    def elapsed_s(self) -> float:
+        return 0.0 if self._started_s is None else self.clock() - self._started_s
+
+    @property
+    def remaining(self) -> int:
+        """Candidates left (0 once the wall time is spent)."""
+        return 0 if self.stop() is not None else self.candidates - self.spent
+
+    def charge(self, n: int = 1) -> None:
+        self.spent += n
+
+    def stop(self) -> BudgetStop | None:
+        """The limit reached, or ``None`` while the session may go on."""
+        if self.spent >= self.candidates:
+            return BudgetStop.CANDIDATES
+        if self.elapsed_s >= self.wall_s:
+            return BudgetStop.WALL_TIME
+        return None
+
+
+@dataclass(frozen=True)
+class BudgetRule:
+    """How a session's budget is set (the task-card keys ``budget``, ``budget_fraction``, ``budget_wall_s``
+    and the flags ``--budget``, ``--budget-fraction``, ``--budget-wall-s``): a count, else a fraction,
+    else the default rule; and the wall seconds.
+
+    Raises:
+        ValueError: both a count and a fraction, or either out of range (at :meth:`build`).
+    """
+
+    count: int | None = None
+    fraction: float | None = None
+    wall_s: float = DEFAULT_WALL_S
+
+    def __post_init__(self) -> None:
+        if self.count is not None and self.fraction is not None:
+            raise ValueError("a budget is a count or a fraction, not both")
+
+    def build(self, space_size: int, clock: Clock) -> Budget:
+        """The budget over a fit-pruned space of ``space_size`` configurations."""
+        if self.count is not None:
+            return Budget.from_count(space_size, self.count, clock, wall_s=self.wall_s)
+        if self.fraction is not None:
+            return Budget.from_fraction(space_size, self.fraction, clock, wall_s=self.wall_s)
+        return Budget.default(space_size, clock, wall_s=self.wall_s)
+
+    def describe(self) -> str:
+        """``default: max(24, 1/5 of the space)``, ``0.1 of the space`` or ``50 candidates``."""
+        if self.count is not None:
+            return f"{self.count} candidates"
+        if self.fraction is not None:
+            return f"{self.fraction:g} of the space"
+        return f"default: max({FLOOR}, 1/5 of the space)"

@@ -1,0 +1,253 @@
+"""The space of one launch from what tunable discovery lists (pure: the tunables are given, nothing is read).
+
+``kernelopt tunables`` lists knobs per *group*: a launch site (``launch k (kernel.py:31)``), one
+``triton.Config`` of an autotune list, a ``@triton.heuristics`` entry, or no group (a marked constant of a
+CUDA kernel). A *launch* here is what one tuning session configures jointly:
+
+- a launch site's knobs (literal keywords, launch options left out, computed settings overridden at the
+  launch, module constants that feed it), with the ``@triton.heuristics`` values of the same kernel;
+- an autotuned kernel's ``triton.Config`` list, as one configuration (the edit pins the winner);
+- the marked constants that belong to no launch (a CUDA block size).
+
+Only editable, non-semantic knobs are knobs of the space. Legal values: the tunable's own finite list
+(:attr:`Tunable.legal_values`), narrowed to its family's range (:func:`kernelopt.planning.knobs.family_values`);
+a family range when discovery gives no list; for a count of no known family, the powers of two from a
+quarter to four times its value. The current value is always legal, so the current configuration is a
+configuration of the space.
+
+Fit pruning: :func:`kernelopt.tunables.resource_problems` with the caller's limits (shared memory of a
+pipelined tile, registers, threads per block), and, when the problem's sizes are known, "a tile is no larger
+than the problem": a tile of M/N/K at most the size of that axis rounded up to a power of two, a 1-D block at
+most the largest size rounded up (a larger one only adds masked lanes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kernelopt.errors import UsageError
+from kernelopt.planning.knobs import KnobFamily, family, family_values
+from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
+from kernelopt.tuning.candidate import Config, Value
+from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
+
+#: The label of the knobs that belong to no launch (marked constants of a CUDA kernel).
+NO_LAUNCH = "module constants (no launch)"
+#: A count of no known family ranges over the powers of two from its value / SPREAD to its value * SPREAD.
+SPREAD = 4
+#: The values of a computed count of no known family whose value no run told.
+_SMALL_COUNTS = (1, 2, 4, 8, 16, 32, 64)
+_TILE_AXES = {KnobFamily.TILE_M: "M", KnobFamily.TILE_N: "N", KnobFamily.TILE_K: "K"}
+
+
+@dataclass
+class _Launch:
+    label: str
+    kernel: str | None
+    tunables: list[Tunable] = field(default_factory=list)
+
+
+def space_from_tunables(
+    tunables: Sequence[Tunable],
+    *,
+    kernel: str | None = None,
+    limits: ResourceLimits | None = None,
+    problem_sizes: Mapping[str, int] | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> Space:
+    """The space of one launch of a kernel file.
+
+    Args:
+        tunables: what :func:`kernelopt.tunables.discover` (or ``discover_evaluated``) lists for the file.
+        kernel: which launch: a group label as discovery prints it, a kernel name (its launch with the most
+            knobs), or a launch key prefix (``rms_kernel#2``). ``None``: the launch with the most knobs (the
+            first in source order on a tie).
+        limits: the GPU's block limits for fit pruning; ``None``: no resource check.
+        problem_sizes: the problem's sizes (``{"M": 8192, "N": 128, "K": 4096}``, a ``SHAPES`` entry) for
+            the rule "a tile is no larger than the problem"; ``None``: no such rule.
+        evaluation: the evaluation discovery used; an autotuned kernel then starts from the config its
+            autotuner picked (else from its first config).
+
+    Raises:
+        UsageError: no editable knob, no launch of that name, or a space the fit rules leave empty (one
+            line naming what discovery sees).
+    """
+    launches = _launches(tunables)
+    if not launches:
+        raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
+    chosen = _choose(launches, kernel)
+    knobs, origins = _knobs(chosen, evaluation)
+    fit, rules = _fit(knobs, origins, limits, problem_sizes)
+    space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins)
+    if space.size.count == 0:
+        raise UsageError(
+            f"{chosen.label}: the fit rules leave no configuration of {', '.join(k.describe() for k in knobs)}",
+            hint=f"rules: {'; '.join(rules)}",
+        )
+    return space
+
+
+def _seen(tunables: Sequence[Tunable]) -> str:
+    if not tunables:
+        return "nothing (no launch literal, autotune config or `# kernelopt: tunable` constant)"
+    why = [f"{t.key} ({'semantic' if t.semantic else t.refused_reason or 'no value'})" for t in tunables]
+    return "only knobs it cannot edit: " + ", ".join(why)
+
+
+# ---------------------------------------------------------------------------------------------- launches
+
+
+def _launches(tunables: Sequence[Tunable]) -> list[_Launch]:
+    """Every launch with at least one editable, non-semantic knob, in source order."""
+    usable = [t for t in tunables if t.editable and not t.semantic]
+    out: dict[str, _Launch] = {}
+    heuristics: list[Tunable] = []
+    for t in usable:
+        if t.kind is TunableKind.HEURISTIC:
+            heuristics.append(t)
+            continue
+        if t.kind is TunableKind.AUTOTUNE_CONFIG:
+            labels = [f"{t.kernel}.configs"]
+        else:
+            labels = [g for g in t.groups if not g.startswith(f"{t.kernel}.heuristics")] or [NO_LAUNCH]
+        for label in labels:
+            out.setdefault(label, _Launch(label, t.kernel if label != NO_LAUNCH else None)).tunables.append(t)
+    for h in heuristics:
+        hosts = [la for la in out.values() if la.kernel == h.kernel] or [
+            out.setdefault(f"{h.kernel}.heuristics", _Launch(f"{h.kernel}.heuristics", h.kernel))
+        ]
+        for la in hosts:
+            la.tunables.append(h)
+    return list(out.values())
+
+
+def _choose(launches: list[_Launch], kernel: str | None) -> _Launch:
+    """The launch named by ``kernel`` (label, kernel name or label prefix), else the one with most knobs."""
+    pool = launches
+    if kernel is not None:
+        pool = [la for la in launches if kernel in (la.label, la.kernel) or la.label.startswith(f"launch {kernel} ")]
+        pool = pool or [la for la in launches if la.label.startswith(kernel)]
+        if not pool:
+            names = "; ".join(la.label for la in launches)
+            raise UsageError(f"no launch named {kernel!r}", hint=f"launches with knobs: {names}")
+    return max(pool, key=lambda la: len({_knob_name(t) for t in la.tunables}))
+
+
+def _knob_name(t: Tunable) -> str:
+    return t.name
+
+
+# ---------------------------------------------------------------------------------------------- knobs
+
+
+def _knobs(la: _Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob], dict[str, KnobOrigin]]:
+    """The launch's knobs by name (an autotune list: one knob per name over all its configs)."""
+    by_name: dict[str, list[Tunable]] = {}
+    for t in la.tunables:
+        by_name.setdefault(_knob_name(t), []).append(t)
+    picked = _picked_config(la, evaluation)
+    knobs: list[Knob] = []
+    origins: dict[str, KnobOrigin] = {}
+    for name, ts in by_name.items():
+        first = ts[0]
+        value = picked.get(name, first.value) if picked else first.value
+        knobs.append(knob_of(name, *_domain(first, value)))
+        origins[name] = KnobOrigin(
+            keys=tuple(t.key for t in ts),
+            value=value,
+            computed=first.computed,
+            feeds=tuple(first.feeds or [name]),
+            categories=tuple(c.value for c in first.categories),
+        )
+    return knobs, origins
+
+
+def _picked_config(la: _Launch, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
+    """The config an autotuner picked for the task's shape (when the evaluation ran it), by knob name."""
+    if evaluation is None or la.kernel is None or not la.label.endswith(".configs"):
+        return {}
+    space = evaluation.spaces.get(la.kernel)
+    if space is None or space.best_config is None:
+        return {}
+    return space.best_config.knob_values()
+
+
+def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
+    """The legal values of ``t`` and its default (its value, or the middle of the domain when unknown)."""
+    grid = family_values(family(t.feeds[0] if t.feeds else t.name))
+    values: list[Value] = list(t.legal_values or [])
+    if values and grid is not None:
+        values = [v for v in values if v in grid] or values
+    elif not values and grid is not None:
+        values = [v for v in grid if t.legality.problem(v) is None]
+    elif not values and isinstance(value, int) and not isinstance(value, bool):
+        values = _around(t, value)
+    elif not values and value is None:
+        values = [v for v in _SMALL_COUNTS if t.legality.problem(v) is None]
+    if value is not None and value not in values:
+        values.append(value)
+    default = value if value is not None else values[len(values) // 2]
+    return values, default
+
+
+def _around(t: Tunable, value: int) -> list[Value]:
+    """Powers of two from ``value / SPREAD`` to ``value * SPREAD`` that the knob's legality accepts."""
+    lo, hi = max(1, value // SPREAD), max(1, value * SPREAD)
+    powers = (1 << i for i in range(hi.bit_length() + 1))
+    return [v for v in powers if lo <= v <= hi and t.legality.problem(v) is None]
+
+
+# ---------------------------------------------------------------------------------------------- fit
+
+
+def _fit(
+    knobs: list[Knob],
+    origins: Mapping[str, KnobOrigin],
+    limits: ResourceLimits | None,
+    problem_sizes: Mapping[str, int] | None,
+) -> tuple[Fit | None, list[str]]:
+    """The fit callable of the launch and the words for the rules it checks."""
+    rules: list[str] = []
+    tile = _tile_limits(knobs, origins, problem_sizes) if problem_sizes else {}
+    if limits is not None:
+        rules.append(f"resource_problems({limits.model_dump_json(exclude={'source'})})")
+    if tile:
+        rules.append("tile <= problem: " + ", ".join(f"{n} <= {m}" for n, m in sorted(tile.items())))
+    if not rules:
+        return None, rules
+
+    def fit(config: Config) -> list[str]:
+        out = [f"{n}={config[n]} > {m}: larger than the problem" for n, m in tile.items() if _gt(config[n], m)]
+        if limits is not None:
+            values = {feed: config[n] for n, o in origins.items() for feed in o.feeds}
+            out += resource_problems(values, limits)
+        return out
+
+    return fit, rules
+
+
+def _gt(value: Value, limit: int) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > limit
+
+
+def _tile_limits(knobs: list[Knob], origins: Mapping[str, KnobOrigin], sizes: Mapping[str, int]) -> dict[str, int]:
+    """Knob name -> the largest useful value: a tile of an axis the problem names, a 1-D block."""
+    by_axis = {k.upper(): v for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+    if not by_axis:
+        return {}
+    out: dict[str, int] = {}
+    for k in knobs:
+        fam = family(origins[k.name].feeds[0])
+        axis = _TILE_AXES.get(fam)
+        if axis is not None and axis in by_axis:
+            out[k.name] = _pow2_ceil(by_axis[axis])
+        elif fam is KnobFamily.BLOCK:
+            out[k.name] = _pow2_ceil(max(by_axis.values()))
+    lowest = {k.name: k.values[0] for k in knobs}
+    # a problem smaller than the smallest legal tile prunes nothing (else it would prune everything)
+    return {n: m for n, m in out.items() if not _gt(lowest[n], m)}
+
+
+def _pow2_ceil(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())

@@ -1,0 +1,343 @@
+"""One tuning session: seeds, the strategy's loop under a budget, the top few re-timed, the best so far.
+
+:func:`tune` owns the loop (the strategy only proposes and observes, the evaluator only evaluates):
+
+1. the budget starts; the strategy is built with the current configuration first, then the given seeds;
+2. each round it asks the strategy for up to ``batch_size`` configurations (never more than the budget
+   has left), serves those the session record already holds (``Result.recorded``: a resumed session never
+   times them again), sends the rest to the evaluator in one batch, appends each new result to the record,
+   charges the budget and tells the strategy;
+3. it stops when the budget's candidates or wall time are spent, when the strategy has nothing left, or on
+   ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
+4. unless interrupted or out of wall time, the best :data:`RETIME_TOP` and the current configuration are
+   re-timed together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those.
+
+:func:`judge_gain` says whether a session found something better than the current configuration by a
+minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from kernelopt.errors import UsageError
+from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
+from kernelopt.tuning.budget import Budget, BudgetStop
+from kernelopt.tuning.candidate import Config, Result, Value
+from kernelopt.tuning.evaluator import Evaluator
+from kernelopt.tuning.record import SessionRecord
+from kernelopt.tuning.space import Space
+from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
+
+#: How many of the fastest candidates are re-timed together at the end (Helion re-times its near-best).
+RETIME_TOP = 3
+#: Candidates per round: one batch for the compile pool (compiled in parallel, then timed one by one).
+#: Smaller batches give the strategy more feedback per candidate, larger ones more parallel compiles.
+DEFAULT_BATCH = 4
+
+
+class StopReason(StrEnum):
+    """Why a session ended."""
+
+    CANDIDATES = "candidates"  # the budget's candidates are spent
+    WALL_TIME = "wall_time"  # the budget's wall time is spent: the best so far is returned
+    INTERRUPTED = "interrupted"  # KeyboardInterrupt: the best so far is returned
+    STRATEGY_DONE = "strategy_done"  # the strategy has nothing left to propose (the space is swept)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a session reports after each round (for a progress bar).
+
+    Attributes:
+        candidates: candidates charged so far (measured and served), of ``budget``.
+        evaluations: candidates measured in this session.
+        best_latency_us, best_config: the fastest so far (first measurements), ``None`` before one ran.
+        batch: the results of the round.
+    """
+
+    candidates: int
+    budget: int
+    evaluations: int
+    best_latency_us: float | None
+    best_config: dict[str, Value] | None
+    batch: tuple[Result, ...]
+
+
+class SessionResult(BaseModel):
+    """What a tuning session found.
+
+    Attributes:
+        best_config: the configuration picked (fastest of the re-timed top few, else of the first
+            measurements); ``None`` when no candidate ran.
+        best_latency_us: its latency (re-timed when it was), microseconds.
+        current_config: the configuration the kernel ran before (``None`` when a computed knob's value is
+            unknown).
+        current_latency_us: its latency (re-timed beside the top few when it ran), microseconds.
+        results: every candidate's first result, in order (``recorded`` ones served from the record).
+        retimed: the re-times of the top few and the current configuration.
+        evaluations: candidates measured now (not served from the record).
+        served: candidates served from the session record.
+        budget: the budget's candidates.
+        space_size: the fit-pruned space's size (an estimate on large spaces).
+        wall_s: the session's wall time, seconds (recorded seconds in replay).
+        stop: why it ended.
+        strategy: the strategy's name.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    best_config: dict[str, Value] | None
+    best_latency_us: float | None
+    current_config: dict[str, Value] | None
+    current_latency_us: float | None
+    results: list[Result]
+    retimed: list[Result]
+    evaluations: int
+    served: int
+    budget: int
+    space_size: int
+    wall_s: float
+    stop: StopReason
+    strategy: str
+
+    @property
+    def speedup(self) -> float | None:
+        """Current latency / best latency (``None`` unless both ran)."""
+        if self.best_latency_us is None or self.current_latency_us is None or self.best_latency_us <= 0:
+            return None
+        return self.current_latency_us / self.best_latency_us
+
+
+@dataclass
+class _Run:
+    """The session's state as it goes."""
+
+    budget: Budget
+    record: SessionRecord | None
+    served_from: dict[str, Result]
+    results: list[Result] = field(default_factory=list)
+    evaluations: int = 0
+    served: int = 0
+
+    def best(self) -> Result | None:
+        ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None]
+        return min(ok, key=lambda r: r.latency_us or 0.0) if ok else None
+
+
+def tune(
+    space: Space,
+    evaluator: Evaluator,
+    *,
+    budget: Budget,
+    seeds: Sequence[Config] = (),
+    strategy: str | Strategy = DEFAULT_STRATEGY,
+    record: SessionRecord | None = None,
+    rng_seed: int = 0,
+    on_progress: Callable[[Progress], None] | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    retime_top: int = RETIME_TOP,
+) -> SessionResult:
+    """Tune the launch configuration of ``space`` with ``evaluator`` (see the module docstring).
+
+    Args:
+        space: the space (its current configuration, when known, is evaluated first).
+        evaluator: evaluates batches (:class:`KernelEvaluator`, :class:`ReplayEvaluator`).
+        budget: candidates and wall time; started here.
+        seeds: configurations to evaluate first, after the current one (:func:`kernelopt.tuning.seeds.seeds`).
+        strategy: a registered strategy's name, or a strategy object.
+        record: the session record: results are appended as they arrive; those already in it are served.
+        rng_seed: the strategy's seed.
+        on_progress: called after each round.
+        batch_size: candidates per round, at most.
+        retime_top: how many of the fastest are re-timed at the end (0: none).
+
+    Raises:
+        UsageError: a seed is not a configuration of the space, or an unknown strategy name.
+    """
+    budget.start()
+    current = space.current()
+    first = _seeds(space, current, seeds)
+    name = strategy if isinstance(strategy, str) else type(strategy).__name__
+    strat = (
+        make_strategy(strategy, space, seeds=first, budget=budget.candidates, rng_seed=rng_seed)
+        if isinstance(strategy, str)
+        else strategy
+    )
+    run = _Run(budget, record, record.served() if record is not None else {})
+    stop = _loop(strat, evaluator, run, batch_size, on_progress)
+    retimed = (
+        _retime(evaluator, run, current, retime_top)
+        if stop not in (StopReason.INTERRUPTED, StopReason.WALL_TIME)
+        else []
+    )
+    return _result(space, run, current, retimed, stop, name)
+
+
+def _seeds(space: Space, current: Config | None, seeds: Sequence[Config]) -> list[Config]:
+    for s in seeds:
+        problems = space.illegal(s)
+        if problems:
+            raise UsageError(f"seed {Config.of(s)} is not a configuration of the space: {'; '.join(problems)}")
+    return list(dict.fromkeys([*([current] if current is not None else []), *map(Config.of, seeds)]))
+
+
+def _loop(
+    strat: Strategy,
+    evaluator: Evaluator,
+    run: _Run,
+    batch_size: int,
+    on_progress: Callable[[Progress], None] | None,
+) -> StopReason:
+    """Rounds until a stop; returns why it stopped."""
+    try:
+        while True:
+            limit = run.budget.stop()
+            if limit is not None:
+                return StopReason.CANDIDATES if limit is BudgetStop.CANDIDATES else StopReason.WALL_TIME
+            batch = strat.propose(min(batch_size, run.budget.remaining))[: run.budget.remaining]
+            if not batch:
+                return StopReason.STRATEGY_DONE
+            results = _round(batch, evaluator, run)
+            strat.observe(results)
+            if on_progress is not None:
+                on_progress(_progress(run, results))
+    except KeyboardInterrupt:
+        return StopReason.INTERRUPTED
+
+
+def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Result]:
+    """Serve what the record holds, evaluate the rest in one batch, record and charge; results in order."""
+    fresh = [c for c in batch if c.key() not in run.served_from]
+    measured = iter(evaluator.evaluate(fresh) if fresh else [])
+    out: list[Result] = []
+    for c in batch:
+        held = run.served_from.get(c.key())
+        if held is not None:
+            r = held.model_copy(update={"recorded": True})
+            run.served += 1
+        else:
+            r = next(measured)
+            run.evaluations += 1
+            if run.record is not None:
+                run.record.append(r)
+        out.append(r)
+    run.budget.charge(len(batch))
+    run.results += out
+    return out
+
+
+def _progress(run: _Run, batch: Sequence[Result]) -> Progress:
+    best = run.best()
+    return Progress(
+        candidates=run.budget.spent,
+        budget=run.budget.candidates,
+        evaluations=run.evaluations,
+        best_latency_us=best.latency_us if best else None,
+        best_config=best.config if best else None,
+        batch=tuple(batch),
+    )
+
+
+def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -> list[Result]:
+    """Re-time the fastest ``top`` and the current configuration together; appended to the record."""
+    ok = sorted(
+        (r for r in run.results if r.outcome.ok and r.latency_us is not None), key=lambda r: r.latency_us or 0.0
+    )
+    picks = [Config.of(r.config) for r in ok[:top]]
+    if top > 0 and current is not None and current not in picks and any(Config.of(r.config) == current for r in ok):
+        picks.append(current)
+    if not picks:
+        return []
+    try:
+        retimed = evaluator.retime(picks)
+    except KeyboardInterrupt:
+        return []
+    retimed = [r.model_copy(update={"retimed": True}) for r in retimed]
+    if run.record is not None:
+        for r in retimed:
+            run.record.append(r)
+    return retimed
+
+
+def _result(
+    space: Space, run: _Run, current: Config | None, retimed: list[Result], stop: StopReason, name: str
+) -> SessionResult:
+    timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
+    best = min(timed, key=lambda r: r.latency_us or 0.0) if timed else run.best()
+    cur = _latency_of(current, retimed) or _latency_of(current, run.results)
+    return SessionResult(
+        best_config=best.config if best else None,
+        best_latency_us=best.latency_us if best else None,
+        current_config=current.as_dict() if current is not None else None,
+        current_latency_us=cur,
+        results=run.results,
+        retimed=retimed,
+        evaluations=run.evaluations,
+        served=run.served,
+        budget=run.budget.candidates,
+        space_size=space.size.count,
+        wall_s=run.budget.elapsed_s,
+        stop=stop,
+        strategy=name,
+    )
+
+
+def _latency_of(config: Config | None, results: Sequence[Result]) -> float | None:
+    if config is None:
+        return None
+    for r in results:
+        if r.outcome.ok and r.latency_us is not None and Config.of(r.config) == config:
+            return r.latency_us
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- gain
+
+
+class GainJudgement(BaseModel):
+    """Whether a session's best beats the current configuration by the minimum gain.
+
+    Attributes:
+        better: the best is faster than the current configuration by at least ``min_gain_pct``.
+        gain_pct: ``(current / best - 1) * 100`` (``None`` unless both ran).
+        min_gain_pct: the gain asked for.
+        reason: one line saying why.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    better: bool
+    gain_pct: float | None
+    min_gain_pct: float
+    reason: str
+
+
+def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> GainJudgement:
+    """Judge ``result`` against its current configuration (the harness's default minimum gain, 2 %)."""
+    if result.best_latency_us is None:
+        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason="no candidate ran")
+    if result.current_latency_us is None:
+        why = (
+            "the current configuration did not run" if result.current_config else "the current configuration is unknown"
+        )
+        return GainJudgement(better=True, gain_pct=None, min_gain_pct=min_gain_pct, reason=f"{why}; the best ran")
+    gain = (result.current_latency_us / result.best_latency_us - 1) * 100
+    better = gain >= min_gain_pct
+    word = "beats" if better else "does not beat"
+    return GainJudgement(
+        better=better,
+        gain_pct=gain,
+        min_gain_pct=min_gain_pct,
+        reason=f"the best {word} the current configuration by {min_gain_pct:g} % ({gain:+.1f} %)",
+    )
+
+
+def no_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> bool:
+    """True when the session found nothing better than the current configuration (the loop then stops:
+    the launch configuration has converged)."""
+    return not judge_gain(result, min_gain_pct=min_gain_pct).better

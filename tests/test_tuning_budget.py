@@ -1,0 +1,60 @@
+"""The budget of a tuning session: the default rule, counts and fractions, the wall time on a clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.tuning.budget import FLOOR, Budget, BudgetRule, BudgetStop, ManualClock, default_candidates
+
+
+@pytest.mark.parametrize(
+    ("size", "candidates"),
+    [(1, 1), (10, 10), (24, 24), (38, 24), (120, 24), (121, 25), (125, 25), (480, 96), (591, 119), (29_127, 5826)],
+)
+def test_default_rule_is_a_fifth_with_a_floor_capped_at_the_space(size: int, candidates: int) -> None:
+    assert default_candidates(size) == candidates
+    assert Budget.default(size, ManualClock()).candidates == candidates
+
+
+def test_a_space_at_most_the_floor_is_swept_whole() -> None:
+    assert all(default_candidates(n) == n for n in range(1, FLOOR + 1))
+
+
+def test_fraction_and_count() -> None:
+    clock = ManualClock()
+    assert Budget.from_fraction(480, 0.1, clock).candidates == 48
+    assert Budget.from_fraction(42, 0.1, clock).candidates == 5  # no floor: what was asked runs
+    assert Budget.from_fraction(3, 0.01, clock).candidates == 1
+    assert Budget.from_count(480, 50, clock).candidates == 50
+    assert Budget.from_count(40, 50, clock).candidates == 40
+    with pytest.raises(ValueError, match="fraction"):
+        Budget.from_fraction(10, 0.0, clock)
+    with pytest.raises(ValueError, match="at least one"):
+        Budget.from_count(10, 0, clock)
+
+
+def test_the_rule_of_a_task_card() -> None:
+    clock = ManualClock()
+    assert BudgetRule().build(480, clock).candidates == 96
+    assert BudgetRule(fraction=0.5, wall_s=30).build(480, clock).wall_s == 30
+    assert BudgetRule(count=7).build(480, clock).candidates == 7
+    with pytest.raises(ValueError, match="not both"):
+        BudgetRule(count=7, fraction=0.5)
+
+
+def test_candidates_and_wall_time_stop_it() -> None:
+    clock = ManualClock()
+    budget = Budget(candidates=3, clock=clock, wall_s=10.0)
+    budget.start()
+    assert budget.stop() is None and budget.remaining == 3
+    budget.charge(2)
+    clock.advance(4.0)
+    assert budget.remaining == 1 and budget.elapsed_s == 4.0
+    budget.charge()
+    assert budget.stop() is BudgetStop.CANDIDATES and budget.remaining == 0
+    timed = Budget(candidates=100, clock=clock, wall_s=10.0)
+    timed.start()
+    clock.advance(10.0)
+    assert timed.stop() is BudgetStop.WALL_TIME and timed.remaining == 0
+    with pytest.raises(ValueError):
+        clock.advance(-1.0)

@@ -1,0 +1,172 @@
+"""A tuning session: the loop under the budget, the record appended as results arrive, an interrupt mid-batch
+and a resume that never times a recorded configuration again, the final re-time, the gain judgement.
+
+The hardware is a recorded sweep (``ReplayEvaluator``) wrapped to count, fail or interrupt; the record is
+a real file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from kernelopt.errors import RecordError, UsageError
+from kernelopt.tuning.budget import Budget, ManualClock
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.record import RecordHeader, SessionRecord, SweepFile, read_sweeps
+from kernelopt.tuning.replay import ReplayEvaluator
+from kernelopt.tuning.session import SessionResult, StopReason, judge_gain, no_gain, tune
+from kernelopt.tuning.space import Space
+
+SWEEPS = Path(__file__).resolve().parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps"
+
+
+def sweep(name: str) -> SweepFile:
+    return read_sweeps(SWEEPS / f"{name}.json")[0]
+
+
+class Counting:
+    """A replay that remembers what it was asked to evaluate, and raises KeyboardInterrupt at the
+    ``interrupt_at``-th configuration (counted over all batches), in the middle of a batch."""
+
+    def __init__(self, s: SweepFile, clock: ManualClock, interrupt_at: int | None = None) -> None:
+        self.inner = ReplayEvaluator(s, clock)
+        self.asked: list[str] = []
+        self.retimed: list[str] = []
+        self.interrupt_at = interrupt_at
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        out = []
+        for c in batch:
+            if self.interrupt_at is not None and len(self.asked) == self.interrupt_at:
+                raise KeyboardInterrupt
+            self.asked.append(c.key())
+            out += self.inner.evaluate([c])
+        return [r.model_copy(update={"recorded": False}) for r in out]
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        self.retimed += [c.key() for c in batch]
+        return self.inner.retime(batch)
+
+    def close(self) -> None:
+        pass
+
+
+def session(
+    space: Space, ev: Counting, clock: ManualClock, record: SessionRecord | None = None, **kw: object
+) -> SessionResult:
+    budget = Budget.default(space.size.count, clock)
+    return tune(space, ev, budget=budget, record=record, rng_seed=7, **kw)  # type: ignore[arg-type]
+
+
+def test_a_session_spends_its_budget_and_retimes_the_top_few() -> None:
+    s = sweep("rmsnorm_bf16")
+    space, clock = Space.from_sweep(s), ManualClock()
+    ev = Counting(s, clock)
+    res = session(space, ev, clock)
+    assert res.stop is StopReason.CANDIDATES and res.evaluations == res.budget == 24 and res.served == 0
+    assert len(set(ev.asked)) == 24 and ev.asked[0] == space.default().key()  # the current configuration first
+    assert res.current_config == s.naive_config and res.current_latency_us is not None
+    assert len(ev.retimed) == 4  # the three fastest and the current configuration
+    best = min((r for r in res.results if r.latency_us is not None), key=lambda r: r.latency_us or 0)
+    assert res.best_config == best.config and res.retimed and all(r.retimed for r in res.retimed)
+    assert res.speedup is not None and res.speedup > 1
+    assert res.wall_s == pytest.approx(clock())
+
+
+def test_interrupt_mid_batch_keeps_the_record_and_resume_times_nothing_again(tmp_path: Path) -> None:
+    s = sweep("layernorm")
+    space = Space.from_sweep(s)
+    header = RecordHeader.for_space(space, device="cuda", gpu="NVIDIA H200", versions={"triton": "3.6.0"})
+    path = tmp_path / "session.jsonl"
+
+    clock = ManualClock()
+    first = Counting(s, clock, interrupt_at=11)
+    cut = session(space, first, clock, SessionRecord.open(path, header))
+    assert cut.stop is StopReason.INTERRUPTED and not cut.retimed
+    kept = cut.evaluations
+    assert 0 < kept < len(first.asked)  # the interrupt fell inside a batch: its first results are lost
+    assert cut.best_latency_us is not None  # the best so far
+    recorded = SessionRecord.read(path)
+    assert [r.key for r in recorded.results] == first.asked[:kept]
+
+    clock = ManualClock()
+    again = Counting(s, clock)
+    resumed = session(space, again, clock, SessionRecord.open(path, header))
+    assert resumed.served == kept and resumed.evaluations == resumed.budget - kept
+    assert not set(again.asked) & set(first.asked[:kept])  # nothing recorded is timed again
+    assert set(first.asked[kept:]) <= set(again.asked)  # what the interrupt lost is timed now
+    assert [r.recorded for r in resumed.results[:kept]] == [True] * kept
+
+    clock = ManualClock()
+    whole = session(space, Counting(s, clock), clock)
+    assert [r.key for r in resumed.results] == [r.key for r in whole.results]  # same path as never cut
+    assert resumed.best_config == whole.best_config
+
+
+def test_record_lines_torn_tails_and_other_spaces(tmp_path: Path) -> None:
+    s = sweep("sumsq")
+    space = Space.from_sweep(s)
+    path = tmp_path / "r.jsonl"
+    record = SessionRecord.open(path, RecordHeader.for_space(space))
+    clock = ManualClock()
+    session(space, Counting(s, clock), clock, record)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 + 24 + 4  # header, the candidates, the re-times
+    with path.open("a") as fh:
+        fh.write('{"kind": "result", "result": {"config": {"BLOCK_')  # the process died mid-write
+    back = SessionRecord.read(path)
+    assert back.torn_tail and len(back.results) == 28 and len(back.served()) == 24
+    reopened = SessionRecord.open(path, RecordHeader.for_space(space))
+    assert not reopened.torn_tail and path.read_text().endswith("}\n")
+    other = Space.from_sweep(sweep("elementwise"))
+    with pytest.raises(RecordError, match="another space"):
+        SessionRecord.open(path, RecordHeader.for_space(other))
+    path.write_text(lines[0] + "\nnot json\n" + lines[1] + "\n")
+    with pytest.raises(RecordError, match=":2: not a session record line"):
+        SessionRecord.read(path)
+
+
+def test_failures_are_results_and_the_session_goes_on() -> None:
+    s = sweep("transpose_fp32")  # two configurations failed to launch (shared memory)
+    space, clock = Space.from_sweep(s), ManualClock()
+    res = tune(space, Counting(s, clock), budget=Budget(200, clock), strategy="exhaustive")
+    assert res.stop is StopReason.STRATEGY_DONE and len(res.results) == 125
+    failed = [r for r in res.results if r.outcome is Outcome.COMPILE_ERROR]
+    assert len(failed) == 2 and all(r.reason for r in failed)
+    assert res.best_latency_us == s.best().latency_us  # type: ignore[union-attr]
+
+
+def test_wall_time_returns_the_best_so_far_without_retiming() -> None:
+    s = sweep("softmax")
+    space, clock = Space.from_sweep(s), ManualClock()
+    ev = Counting(s, clock)
+    per = ev.inner.seconds_per_config
+    res = tune(space, ev, budget=Budget(100, clock, wall_s=10 * per - 1e-9), rng_seed=1)
+    assert res.stop is StopReason.WALL_TIME and res.evaluations == 12 and not ev.retimed  # 3 batches of 4
+    assert res.best_latency_us == min(r.latency_us for r in res.results if r.latency_us is not None)
+
+
+def test_seeds_come_first_and_bad_seeds_are_refused() -> None:
+    s = sweep("sumsq")
+    space, clock = Space.from_sweep(s), ManualClock()
+    seed = Config.of({"BLOCK_SIZE": 32768, "num_warps": 32})
+    ev = Counting(s, clock)
+    tune(space, ev, budget=Budget(5, clock), seeds=[seed])
+    assert ev.asked[:2] == [space.default().key(), seed.key()]
+    with pytest.raises(UsageError, match="not a configuration of the space"):
+        tune(space, ev, budget=Budget(5, clock), seeds=[Config.of({"BLOCK_SIZE": 3, "num_warps": 32})])
+
+
+def test_gain_judgement() -> None:
+    s = sweep("rmsnorm_bf16")
+    space, clock = Space.from_sweep(s), ManualClock()
+    res = session(space, Counting(s, clock), clock)
+    judged = judge_gain(res)
+    assert judged.better and judged.gain_pct is not None and judged.gain_pct > 100 and not no_gain(res)
+    flat = res.model_copy(update={"best_latency_us": res.current_latency_us})
+    assert no_gain(flat) and "does not beat" in judge_gain(flat).reason
+    assert no_gain(res.model_copy(update={"best_latency_us": None}))
+    assert not no_gain(res.model_copy(update={"current_latency_us": None}))  # the current one failed
+    assert no_gain(res, min_gain_pct=1e9)
