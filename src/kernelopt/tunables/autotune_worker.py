@@ -11,7 +11,6 @@ does nothing.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import inspect
 import json
 import sys
@@ -20,20 +19,9 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
+from kernelopt.worker.loader import load_module
+
 RESULT_PREFIX = "KERNELOPT_AUTOTUNE "
-
-
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _line_in(path: Path, tb: TracebackType | None) -> int | None:
@@ -185,7 +173,7 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, 
     """Call the task once (its first shape; the smallest on the CPU); return that shape."""
     import torch
 
-    reference = _load(reference_py, "kernelopt_autotune_reference")
+    reference = load_module(reference_py)
     shapes = [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
     # the main (timed) shape on a GPU; on the CPU (Triton's interpreter) the smallest one
     shape = shapes[0] if device != "cpu" else min(shapes, key=_shape_size)
@@ -218,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     path: Path = args.kernel_py
     try:
-        module = _load(path, "kernelopt_autotune_kernel")
+        module = load_module(path)
     except BaseException as exc:  # the user's module failed to import: a result, reported in one line
         out = {
             "error": f"importing the module failed: {type(exc).__name__}: {exc}",
