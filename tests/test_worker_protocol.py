@@ -160,7 +160,7 @@ def test_a_pool_overlaps_requests_and_keeps_their_order(tmp_path: Path) -> None:
         jobs = [Job("sleep", {"s": 0.4}) for _ in range(5)] + [Job("segv", {}), Job("echo", {"last": 1})]
         seen: list[int] = []
         t0 = time.monotonic()
-        answers = pool.run(jobs, timeout_s=lambda: 10.0, on_answer=lambda j, a, s: seen.append(j))
+        answers = pool.run(jobs, timeout_s=lambda: 10.0, on_answer=lambda j, a, s, w: seen.append(j))
         wall = time.monotonic() - t0
     assert [type(a).__name__ for a in answers] == ["Reply"] * 5 + ["Failure", "Reply"]
     assert answers[5].outcome is FailureKind.WORKER_CRASH  # type: ignore[union-attr]

@@ -20,6 +20,8 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 from kernelopt.worker.loader import load_module
+from kernelopt.worker.messages import JsonObject
+from kernelopt.worker.server import EventSink, SetupInfo
 
 RESULT_PREFIX = "KERNELOPT_AUTOTUNE "
 
@@ -195,6 +197,63 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, 
     return {k: _scalar(v) for k, v in shape.items()}
 
 
+def read_module(kernel_py: Path, reference: Path | None = None, device: str = "auto") -> dict[str, Any]:
+    """What the autotuners of ``kernel_py`` hold (``{"spaces": ...}``), after one run of the task when
+    ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``); a module that fails to
+    import is ``{"error": ..., "line": N}``. A result, never an exception of the user's code."""
+    try:
+        module = load_module(kernel_py)
+    except BaseException as exc:  # the user's module failed to import: a result, reported in one line
+        return {
+            "error": f"importing the module failed: {type(exc).__name__}: {exc}",
+            "line": _line_in(kernel_py, exc.__traceback__),
+        }
+    spaces = {s["kernel"]: s for s in (_space(at) for at in _autotuners(module))}
+    result: dict[str, Any] = {"spaces": spaces}
+    if reference is None:
+        return result
+    if device == "auto":
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        time_autotune_on_cpu(module)
+    recorder = _LaunchRecorder()
+    try:
+        with recorder:
+            shape = _run_task(module, reference, device)
+    except BaseException as exc:  # the task run failed: the configs are still known
+        result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return result
+    result["launch_values"] = recorder.launches
+    result["shape"] = shape
+    for name, best in picked_configs(module).items():
+        if name in spaces:
+            spaces[name]["best_config"] = best
+            spaces[name]["best_config_shape"] = shape
+    return result
+
+
+class AutotuneService:
+    """The ``autotune`` service of ``python -m kernelopt.child autotune``: one ``read`` request per module
+    (payload ``{"kernel_py": ..., "reference": ... | None, "device": "auto"}``), answered by :func:`read_module`'s
+    result. Setup does nothing."""
+
+    def setup(self, payload: JsonObject, events: EventSink) -> SetupInfo:
+        return SetupInfo()
+
+    def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
+        if kind != "read":
+            raise ValueError(f"the autotune service has no request kind {kind!r}")
+        reference = payload.get("reference")
+        return read_module(
+            Path(payload["kernel_py"]), Path(reference) if reference else None, str(payload.get("device", "auto"))
+        )
+
+    def close(self) -> None:
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     from kernelopt.proc import die_with_parent
 
@@ -204,41 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reference", type=Path, default=None)
     p.add_argument("--device", default="auto", help="cuda, cpu, or auto (cuda when torch sees a GPU)")
     args = p.parse_args(argv)
-    path: Path = args.kernel_py
-    try:
-        module = load_module(path)
-    except BaseException as exc:  # the user's module failed to import: a result, reported in one line
-        out = {
-            "error": f"importing the module failed: {type(exc).__name__}: {exc}",
-            "line": _line_in(path, exc.__traceback__),
-        }
-        print(RESULT_PREFIX + json.dumps(out), flush=True)
-        return 0
-    tuners = _autotuners(module)
-    spaces = {s["kernel"]: s for s in (_space(at) for at in tuners)}
-    result: dict[str, Any] = {"spaces": spaces}
-    if args.reference is not None:
-        device = args.device
-        if device == "auto":
-            import torch
-
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        if device == "cpu":
-            time_autotune_on_cpu(module)
-        recorder = _LaunchRecorder()
-        try:
-            with recorder:
-                shape = _run_task(module, args.reference, device)
-        except BaseException as exc:  # the task run failed: the configs are still known
-            result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
-        else:
-            result["launch_values"] = recorder.launches
-            result["shape"] = shape
-            for name, best in picked_configs(module).items():
-                if name in spaces:
-                    spaces[name]["best_config"] = best
-                    spaces[name]["best_config_shape"] = shape
-    print(RESULT_PREFIX + json.dumps(result), flush=True)
+    print(RESULT_PREFIX + json.dumps(read_module(args.kernel_py, args.reference, args.device)), flush=True)
     return 0
 
 

@@ -44,6 +44,7 @@ class FailureKind(StrEnum):
     START_TIMEOUT = "start_timeout"  # no Ready within the start-up limit; the child's group was killed
     SETUP_FAILED = "setup_failed"  # the service's setup raised (its reason says why)
     NO_ROOM = "no_room"  # the service's setup found the device without room for its problem
+    BAD_INPUT = "bad_input"  # the service's setup was given inputs that do not work (reference.py raised)
     SERVICE_ERROR = "service_error"  # the service raised while handling the request (a bug, or a bad request)
 
 

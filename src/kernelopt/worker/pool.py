@@ -60,19 +60,37 @@ class WorkerPool:
             self.close()
             raise
 
+    def grow(self, workers: Sequence[WorkerProcess]) -> list[Ready]:
+        """Add ``workers`` and start them (their start-ups overlapping); their Ready messages.
+
+        Raises:
+            WorkerStartError: one of them could not start (the new ones are killed; the pool is unchanged).
+        """
+        for w in workers:
+            w.spawn()
+        try:
+            readies = [w.await_ready() for w in workers]
+        except WorkerStartError:
+            for w in workers:
+                w.close()
+            raise
+        self.workers.extend(workers)
+        return readies
+
     def run(
         self,
         jobs: Sequence[Job],
         *,
         timeout_s: Callable[[], float],
-        on_answer: Callable[[int, Answer, float], None] | None = None,
+        on_answer: Callable[[int, Answer, float, WorkerProcess], None] | None = None,
     ) -> list[Answer]:
         """Serve every job; one answer each, in ``jobs``' order.
 
         Args:
             jobs: the requests.
             timeout_s: the limit of the next request, asked when it is sent (an adaptive limit).
-            on_answer: called with (job index, answer, seconds from send to answer) as each arrives.
+            on_answer: called with (job index, answer, seconds from send to answer, the worker) as each
+                arrives (the caller may :meth:`~WorkerProcess.kill` a worker that asked to be started again).
 
         Raises:
             WorkerStartError: a worker could not be (re)started.
@@ -94,7 +112,7 @@ class WorkerPool:
                 j, sent = running.pop(wi)
                 answers[j] = answer
                 if on_answer is not None:
-                    on_answer(j, answer, time.monotonic() - sent)
+                    on_answer(j, answer, time.monotonic() - sent, self.workers[wi])
         return [answers[j] for j in range(len(jobs))]
 
     def close(self) -> None:

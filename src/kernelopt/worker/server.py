@@ -50,7 +50,8 @@ class SetupInfo:
 
 
 class SetupRefused(Exception):
-    """The service cannot be set up here; ``kind`` is ``NO_ROOM`` or ``SETUP_FAILED``, ``reason`` one line."""
+    """The service cannot be set up here; ``kind`` is ``NO_ROOM``, ``BAD_INPUT`` or ``SETUP_FAILED``, ``reason``
+    one line."""
 
     def __init__(self, kind: FailureKind, reason: str) -> None:
         super().__init__(reason)
