@@ -238,6 +238,7 @@ class CompilePool:
             device_cap=device_cap,
         )
         self._pool: WorkerPool | None = None
+        self.compile_shape: str | None = None  # the compile shape's label, from the first worker's Ready
 
     def _worker(self, k: int) -> WorkerProcess:
         return WorkerProcess(
@@ -254,7 +255,8 @@ class CompilePool:
         want = min(self.cap, max(1, n))
         if self._pool is None:
             self._pool = WorkerPool([self._worker(k) for k in range(want)])
-            self._pool.start()
+            readies = self._pool.start()
+            self.compile_shape = str(readies[0].info.get("shape"))
         elif len(self._pool.workers) < want:
             have = len(self._pool.workers)
             self._pool.grow([self._worker(k) for k in range(have, want)])
@@ -264,6 +266,11 @@ class CompilePool:
     def workers(self) -> int:
         """Workers started so far."""
         return 0 if self._pool is None else len(self._pool.workers)
+
+    @property
+    def starts(self) -> int:
+        """Worker starts so far (restarts after a hang or crash included)."""
+        return 0 if self._pool is None else sum(w.starts for w in self._pool.workers)
 
     def compile(self, paths: Sequence[Path]) -> list[CompileResult]:
         """Compile each candidate file; one result each, in order.
