@@ -36,7 +36,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
-    COMPARE_CHUNK_ELEMS,
     LoadedCandidate,
     LoadedProblem,
     Verdict,
@@ -75,7 +74,6 @@ class BenchPlan(BaseModel):
         l2_flush: flush the L2 before each sample (GPU).
         cuda_graphs: time kernels under 20 us as CUDA-graph replays (their kept outputs are capped at the
             problem's inputs + outputs).
-        chunk_elems: elements per step of the output comparison.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -85,7 +83,6 @@ class BenchPlan(BaseModel):
     retime_rounds: int = Field(default=10, ge=1)
     l2_flush: bool = True
     cuda_graphs: bool = True
-    chunk_elems: int = Field(default=COMPARE_CHUNK_ELEMS, ge=1024)
 
 
 class BenchInit(BaseModel):
@@ -358,7 +355,7 @@ class BenchService:
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None and self.need is not None
         peak.reset()
-        candidate, verdict = run_candidate(loaded, path, chunk_elems=self.plan.chunk_elems)
+        candidate, verdict = run_candidate(loaded, path)
         if candidate is None:
             recover(loaded, verdict)
             return self._reply(path, verdict)
@@ -408,7 +405,7 @@ class BenchService:
         ready: list[tuple[Path, LoadedCandidate, Verdict]] = []
         replies: dict[Path, BenchReply] = {}
         for path in paths:
-            candidate, verdict = run_candidate(loaded, path, chunk_elems=self.plan.chunk_elems)
+            candidate, verdict = run_candidate(loaded, path)
             if candidate is None:
                 recover(loaded, verdict)
                 replies[path] = self._reply(path, verdict)

@@ -30,10 +30,19 @@ from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
 
-FINGERPRINT_CHUNK_ELEMS = 1 << 22
-"""Elements per step of :func:`fingerprint` (4 Mi int32: 32 MiB of int64 temporaries)."""
-COMPARE_CHUNK_ELEMS = 1 << 20
-"""Elements per step of the output comparison (1 Mi: a few 8 MiB float64 temporaries)."""
+CHUNK_MIN_ELEMS = 1 << 16
+CHUNK_MAX_ELEMS = 1 << 24
+CHUNK_DIVISOR = 16
+"""The fingerprint and the output comparison read a tensor 1/16 of it at a time (at least 64 Ki, at most 16 Mi
+elements): their temporaries (a few int64 or float64 copies of one chunk, 8 bytes an element, a dozen in
+the full scan of a failing output) stay below 1.5 x the tensor, so the bench worker's bound holds."""
+
+
+def chunk_for(elems: int) -> int:
+    """Elements per step for a tensor (or outputs) of ``elems`` elements (:data:`CHUNK_DIVISOR`)."""
+    return max(CHUNK_MIN_ELEMS, min(CHUNK_MAX_ELEMS, elems // CHUNK_DIVISOR))
+
+
 STICKY_CUDA_ERRORS = (
     "illegal memory access",
     "device-side assert",
@@ -141,8 +150,9 @@ def fingerprint(obj: Any) -> list[tuple[int, int, int]]:
         raw = t.detach().contiguous().reshape(-1).view(torch.uint8)
         words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
         total, weighted = 0, 0
-        for a in range(0, words.numel(), FINGERPRINT_CHUNK_ELEMS):
-            chunk = words[a : a + FINGERPRINT_CHUNK_ELEMS].to(torch.int64)
+        step = chunk_for(words.numel())
+        for a in range(0, words.numel(), step):
+            chunk = words[a : a + step].to(torch.int64)
             total = (total + int(chunk.sum().item())) % (1 << 64)
             chunk.mul_(_weights(chunk.device, chunk.numel()))
             weighted = (weighted + int(chunk.sum().item()) + a) % (1 << 64)
@@ -176,6 +186,7 @@ class LoadedProblem:
         ref_model: the reference Model instance (KernelBench form).
         prepared: what the value checks need of ``expected``, read once
             (:func:`kernelopt.harness.compare.prepare_reference`).
+        chunk_elems: elements per step of the output comparison (:func:`chunk_for` of the outputs).
     """
 
     problem: Problem
@@ -190,6 +201,7 @@ class LoadedProblem:
     init_inputs: list[Any] = field(default_factory=list)
     ref_model: Any = None
     prepared: list[Any] = field(default_factory=list)
+    chunk_elems: int = CHUNK_MIN_ELEMS
 
     @classmethod
     def load(cls, problem: Problem, device: str) -> LoadedProblem:
@@ -260,13 +272,15 @@ class LoadedProblem:
         if fingerprint(self.inputs) != self.prints:
             self.restore_inputs()
         from kernelopt.harness.compare import prepare_reference
+        from kernelopt.harness.inputs import tensors_in
 
+        self.chunk_elems = chunk_for(sum(t.numel() for t in tensors_in(self.expected)))
         self.prepared = prepare_reference(
             self.expected,
             dtype_hint=self.problem.dtype_hint,
             atol=self.atol,
             rtol=self.rtol,
-            chunk_elems=COMPARE_CHUNK_ELEMS,
+            chunk_elems=self.chunk_elems,
         )
         return MemoryNeed(inputs_bytes=nbytes(self.inputs) + _parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
 
@@ -346,7 +360,7 @@ def load_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate |
     return LoadedCandidate(path, module, fn), Verdict(Outcome.OK, load_s=load_s)
 
 
-def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdict, *, chunk_elems: int) -> Verdict:
+def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdict) -> Verdict:
     """Run ``candidate`` once on the loaded inputs (output memory poisoned first) and check the inputs and the
     outputs; ``verdict`` (from :func:`load_candidate`) is completed and returned."""
     import torch
@@ -378,7 +392,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
             dtype_hint=loaded.problem.dtype_hint,
             atol=loaded.atol,
             rtol=loaded.rtol,
-            chunk_elems=chunk_elems,
+            chunk_elems=loaded.chunk_elems,
             prepared=loaded.prepared,
         )
         if chk.message is not None:
@@ -402,14 +416,12 @@ def mutated_inputs(loaded: LoadedProblem) -> str | None:
     return f"the kernel modified input {which} in place; inputs must be left untouched"
 
 
-def run_candidate(
-    loaded: LoadedProblem, path: Path, *, chunk_elems: int = COMPARE_CHUNK_ELEMS
-) -> tuple[LoadedCandidate | None, Verdict]:
+def run_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
     """Load ``path``, run it once and check it; the loaded candidate is returned when it passed (else released)."""
     candidate, verdict = load_candidate(loaded, path)
     if candidate is None:
         return None, verdict
-    verdict = check_run(loaded, candidate, verdict, chunk_elems=chunk_elems)
+    verdict = check_run(loaded, candidate, verdict)
     if verdict.outcome is not Outcome.OK:
         candidate.release()
         return None, verdict
@@ -417,7 +429,10 @@ def run_candidate(
 
 
 def recover(loaded: LoadedProblem, verdict: Verdict) -> None:
-    """After a failed candidate: free what it left (an out-of-memory first) so the next one starts clean."""
+    """After a failed candidate: free what it left (an out-of-memory first) so the next one starts clean; after a
+    sticky CUDA error nothing (the context is unusable: the parent starts the worker again)."""
+    if verdict.restart:
+        return
     if verdict.outcome is Outcome.OUT_OF_MEMORY or verdict.outcome is Outcome.RUN_ERROR:
         gc.collect()
         if loaded.device.startswith("cuda"):
