@@ -9,7 +9,8 @@ Services (:class:`kernelopt.worker.messages.Service`):
 
 - ``bench``: :class:`kernelopt.tuning.bench_worker.BenchService` (inputs once; check and time candidates);
 - ``compile``: :class:`kernelopt.tuning.compile_pool.CompileService` (small shape, shared Triton cache);
-- ``autotune``: :class:`kernelopt.tunables.autotune_worker.AutotuneService` (read ``@triton.autotune`` lists);
+- ``autotune``: :class:`kernelopt.tunables.autotune_worker.AutotuneService` (read ``@triton.autotune`` lists;
+  :func:`kernelopt.tunables.evaluate.evaluate_autotune` is its client);
 - ``gate`` and ``profile``: still their own entry points (``kernelopt.harness.worker``,
   ``kernelopt.profiling.driver``); asking for them here is a usage error (exit 2).
 

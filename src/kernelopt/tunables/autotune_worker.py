@@ -2,18 +2,15 @@
 Triton's users do, read back what its ``@triton.autotune`` decorators hold, optionally run the task once
 and read which config each autotuner picked.
 
-Run as ``python -m kernelopt.tunables.autotune_worker KERNEL_PY [--reference REFERENCE_PY --device DEV]``.
-It prints one JSON object on its last stdout line: ``{"spaces": {...}}`` or ``{"error": ..., "line": N}``.
-Its functions import user code, so only the worker process calls them; importing this module
-does nothing.
+It runs as the ``autotune`` service of ``python -m kernelopt.child autotune`` (:class:`AutotuneService`): one
+``read`` request per module, answered by :func:`read_module`'s ``{"spaces": {...}}`` or
+``{"error": ..., "line": N}``. Its functions import user code, so only the worker process calls them;
+importing this module does nothing.
 """
 
 from __future__ import annotations
 
-import argparse
 import inspect
-import json
-import sys
 import traceback
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -23,7 +20,8 @@ from kernelopt.worker.loader import load_module
 from kernelopt.worker.messages import JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo
 
-RESULT_PREFIX = "KERNELOPT_AUTOTUNE "
+READ = "read"
+"""The autotune service's one request kind."""
 
 
 def _line_in(path: Path, tb: TracebackType | None) -> int | None:
@@ -243,7 +241,7 @@ class AutotuneService:
         return SetupInfo()
 
     def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
-        if kind != "read":
+        if kind != READ:
             raise ValueError(f"the autotune service has no request kind {kind!r}")
         reference = payload.get("reference")
         return read_module(
@@ -252,20 +250,3 @@ class AutotuneService:
 
     def close(self) -> None:
         pass
-
-
-def main(argv: list[str] | None = None) -> int:
-    from kernelopt.proc import die_with_parent
-
-    die_with_parent()
-    p = argparse.ArgumentParser(prog="kernelopt.tunables.autotune_worker")
-    p.add_argument("kernel_py", type=Path)
-    p.add_argument("--reference", type=Path, default=None)
-    p.add_argument("--device", default="auto", help="cuda, cpu, or auto (cuda when torch sees a GPU)")
-    args = p.parse_args(argv)
-    print(RESULT_PREFIX + json.dumps(read_module(args.kernel_py, args.reference, args.device)), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
