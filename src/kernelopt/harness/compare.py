@@ -149,16 +149,9 @@ def check_outputs(
             return result
         if out.numel() == 0:
             continue
+        stats = prepared[k] if prepared is not None and k < len(prepared) else None
         check = _check_values(
-            name,
-            out,
-            ref,
-            hi,
-            dtype_hint=dtype_hint,
-            atol=atol,
-            rtol=rtol,
-            chunk_elems=chunk_elems,
-            prepared=prepared[k] if prepared is not None and k < len(prepared) else None,
+            name, out, ref, hi, dtype_hint=dtype_hint, atol=atol, rtol=rtol, chunk_elems=chunk_elems, prepared=stats
         )
         if result.tolerance is None:
             result.tolerance = check.tolerance
