@@ -26,9 +26,12 @@ SLOW_FILES = (
     "test_search.py",
     "test_batch_ray.py",
     "test_harness_correctness.py",
+    "test_tuning_evaluator.py",
+    "test_tuning_memory.py",
     "test_loop_integration.py",
     "test_problem_sizes.py",
     "test_reference_speedup.py",
+    "test_tuning_compile_pool.py",
 )
 
 

@@ -587,24 +587,22 @@ def test_config_list_that_cannot_be_evaluated_is_one_line(capsys: pytest.Capture
     assert "autotune_gpu_query.py:8: cannot evaluate" in capsys.readouterr().err
 
 
-def test_worker_output_parsing_and_argv() -> None:
-    from kernelopt.tunables.evaluate import parse_worker_output, worker_argv
+def test_worker_answer_parsing() -> None:
+    from kernelopt.tunables.evaluate import parse_answer
+    from kernelopt.worker.messages import Failure, FailureKind, Reply
 
     k = Path("/w/kernel.py")
-    argv = worker_argv(k, reference=Path("/w/reference.py"), device="cpu")
-    assert argv[1:] == [
-        "-m",
-        "kernelopt.tunables.autotune_worker",
-        "/w/kernel.py",
-        "--reference",
-        "/w/reference.py",
-        "--device",
-        "cpu",
-    ]
-    hung = parse_worker_output("", "", None, True, k, 30)
+    hung = parse_answer(Failure(id=1, outcome=FailureKind.RUN_TIMEOUT, reason="no reply within 30 s"), k, 30)
     assert hung.problem == "kernel.py: cannot evaluate the autotune configs: the import ran past 30 s"
-    crashed = parse_worker_output("", "Segmentation fault\n", -11, False, k, 30)
-    assert crashed.problem == "kernel.py: cannot evaluate the autotune configs: the worker failed: Segmentation fault"
+    died = "the worker died with SIGSEGV while serving the request: Fatal Python error: Segmentation fault"
+    crashed = parse_answer(Failure(id=1, outcome=FailureKind.WORKER_CRASH, reason=died), k, 30)
+    assert crashed.problem == f"kernel.py: cannot evaluate the autotune configs: the worker failed: {died}"
+    failed = parse_answer(Reply(id=1, payload={"error": "importing the module failed: NameError: x", "line": 8}), k, 30)
+    assert (
+        failed.problem == "kernel.py:8: cannot evaluate the autotune configs: importing the module failed: NameError: x"
+    )
+    ran = parse_answer(Reply(id=1, payload={"spaces": {}, "run_error": "ValueError: no GPU"}), k, 30)
+    assert ran.problem == "kernel.py: the module was read, but the task run failed: ValueError: no GPU"
 
 
 def test_pin_configs_keeps_key_prune_and_reset() -> None:

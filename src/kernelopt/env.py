@@ -163,6 +163,13 @@ VARIABLES: tuple[EnvVar, ...] = (
         direction=Direction.SET,
     ),
     EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
+    EnvVar(
+        "KERNELOPT_WORKER_FDS",
+        None,
+        "the pipe pair of a kernelopt.child worker: its read and write file descriptors, r,w",
+        "",
+        direction=Direction.SET,
+    ),
     EnvVar("KERNELOPT_WORKSPACE", None, "the workspace folder, for an agent-cli agent", "", direction=Direction.SET),
     EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),
     EnvVar("KERNELOPT_STAGE", None, "the stage the agent runs (plan or implement)", "", direction=Direction.SET),
@@ -259,6 +266,26 @@ def _lookup(env: Mapping[str, str], var: EnvVar) -> tuple[str, str] | None:
             warnings.warn(f"{name} is deprecated: use {var.name}", DeprecatedVariable, stacklevel=3)
         return name, raw
     return None
+
+
+WORKER_FDS = "KERNELOPT_WORKER_FDS"
+"""The variable a worker's parent sets to ``r,w``: the child's ends of the protocol's pipe pair."""
+
+
+def read_worker_fds(env: Mapping[str, str] | None = None) -> tuple[int, int] | None:
+    """The ``(read, write)`` descriptors of :data:`WORKER_FDS` in ``env`` (default: ``os.environ``);
+    ``None`` when it is unset. The one reader of a variable kernelopt sets for its own children.
+
+    Raises:
+        UsageError: the value is not two non-negative integers ``r,w``.
+    """
+    raw = (os.environ if env is None else env).get(WORKER_FDS, "").strip()
+    if not raw:
+        return None
+    parts = raw.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"{WORKER_FDS}={raw!r} is not two file descriptors r,w")
+    return int(parts[0]), int(parts[1])
 
 
 def variable(field: str) -> EnvVar:

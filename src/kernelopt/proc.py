@@ -4,7 +4,9 @@ Every subprocess kernelopt starts goes through this module: an argv list (never 
 mandatory timeout, the child in its own process group (``start_new_session``) so that on timeout the
 whole group is killed, and the output captured so far is kept. :func:`run_command` runs a command to
 completion with its output captured; :func:`start_command` starts one whose output goes to files and
-hands it to a caller that watches it while it runs (the harness worker, with its per-phase limits).
+hands it to a caller that watches it while it runs (the harness worker, with its per-phase limits);
+:func:`start_worker` starts a long-lived worker (:mod:`kernelopt.worker`) that talks over a pipe pair
+passed down to it, whose caller bounds its start-up and each request and kills its group.
 
 Secrets stay out of children: every command runs with :func:`child_env` of the environment it is given
 (or of this process's), which drops ``KERNELOPT_LLM_API_KEY`` and every variable whose name looks like a
@@ -21,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -143,6 +146,7 @@ def _start(
     stdout: int | IO[bytes],
     stderr: int | IO[bytes],
     keep: Collection[str] = (),
+    pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
     """``Popen`` with the child leading a new process group (so one ``killpg`` reaches all it starts),
     with secrets dropped from its environment (:func:`child_env`)."""
@@ -154,6 +158,7 @@ def _start(
         stdout=stdout,
         stderr=stderr,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
 
 
@@ -341,6 +346,89 @@ def start_command(
         yield command
     finally:
         command.kill()  # grandchildren it started, whatever happened
+
+
+def _kill_pid_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class WorkerCommand:
+    """A long-lived worker started by :func:`start_worker`; its caller owns it until :meth:`kill`.
+
+    Attributes:
+        argv: the command as run.
+        pid: the child's process id (also its process group id).
+        log_path: the file its standard output and error are appended to.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], log_path: Path) -> None:
+        self._proc = proc
+        self.argv = argv
+        self.pid = proc.pid
+        self.log_path = log_path
+        # a worker its owner forgot is killed (with its group) when this object goes or the interpreter exits
+        self._finalizer = weakref.finalize(self, _kill_pid_group, proc.pid)
+
+    def poll(self) -> int | None:
+        """The exit status (negative for a signal), or ``None`` while it runs."""
+        return self._proc.poll()
+
+    def wait(self, timeout_s: float) -> int | None:
+        """Wait up to ``timeout_s`` seconds for it to exit; its exit status, or ``None`` if it still runs."""
+        try:
+            return self._proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """Kill its whole process group (SIGKILL; what it started too) and reap it; harmless when it has exited."""
+        _kill_group(self._proc)
+        self._proc.wait()
+        self._finalizer.detach()
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status (negative for a signal); ``None`` while it runs."""
+        return self._proc.returncode
+
+
+def start_worker(
+    argv: Sequence[str | os.PathLike[str]],
+    *,
+    log_path: Path,
+    pass_fds: Sequence[int] = (),
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    keep: Collection[str] = (),
+) -> WorkerCommand:
+    """Start a long-lived worker process that its caller talks to over ``pass_fds`` (a pipe pair).
+
+    Like every command here the worker leads a process group of its own and gets no secrets; unlike
+    :func:`run_command` it has no time limit of its own: the caller (:class:`kernelopt.worker.client.WorkerProcess`)
+    bounds its start-up and every request, and kills the group past them. Standard output and error are
+    both appended to ``log_path`` (a kernel's prints never reach the caller's channel); stdin is /dev/null.
+
+    Args:
+        argv: program and arguments.
+        log_path: the worker's log (created or truncated).
+        pass_fds: descriptors the child keeps open (its ends of the pipe pair).
+        cwd: working directory of the child.
+        env: its environment (default: this process's); secrets are dropped (:func:`child_env`).
+        keep: secret-looking variable names it may see all the same.
+
+    Raises:
+        FileNotFoundError: the program does not exist.
+        OSError: the program cannot be started.
+    """
+    args = [os.fspath(a) for a in argv]
+    with _fresh_append(log_path) as log:
+        proc = _start(
+            args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, keep=keep, pass_fds=pass_fds
+        )
+    return WorkerCommand(proc, tuple(args), log_path)
 
 
 class TerminationSignal(KeyboardInterrupt):

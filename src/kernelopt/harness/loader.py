@@ -6,45 +6,18 @@ worker process: it imports user code, so it is never imported by the orchestrato
 Function form: ``kernel.run(*inputs)`` vs ``reference.reference(*inputs)``. KernelBench form:
 ``kernel.ModelNew(*get_init_inputs())(*inputs)`` vs ``reference.Model(*get_init_inputs())(*inputs)``.
 Inputs come from ``reference.get_inputs(**shape)`` for each entry of the optional ``SHAPES`` list.
+Files are imported by the one module loader, :func:`kernelopt.worker.loader.load_module`.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-_counter = itertools.count()
-
-
-def load_module(path: Path, *, unique: bool = True) -> ModuleType:
-    """Import the Python file at ``path`` under a fresh module name.
-
-    Args:
-        path: the file to import.
-        unique: give the module a name never used before in this process (so that a second version of
-            kernel.py is never served from ``sys.modules``).
-
-    Raises:
-        ImportError: the file cannot be loaded (its own exception propagates when it fails to execute).
-    """
-    stem = path.stem
-    name = f"kernelopt_user_{stem}_{next(_counter)}" if unique else stem
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    spec.loader.exec_module(module)
-    return module
+from kernelopt.worker.loader import load_module  # the one loader; the harness's callers import it from here
 
 
 @dataclass

@@ -80,6 +80,8 @@ class BenchSettings(_Model):
         compile_reference: also time ``torch.compile(reference)``; its compilation happens in the
             warm-up, outside the timed samples, and is reported as ``reference_compile_s``.
         compile_backend: the ``torch.compile`` backend (``inductor``; tests use ``eager``).
+        max_graph_output_bytes: the most memory the outputs a CUDA graph keeps may take, bytes (``None``:
+            the timer's own cap, 1 GiB); the tuning engine's bench worker bounds it by the problem's size.
     """
 
     seconds_per_case: float = Field(default=1.0, gt=0)
@@ -93,6 +95,7 @@ class BenchSettings(_Model):
     time_reference: bool = False
     compile_reference: bool = False
     compile_backend: str = "inductor"
+    max_graph_output_bytes: int | None = Field(default=None, ge=0)
 
 
 class WorkerJob(_Model):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import sys
 import time
 from collections.abc import Mapping
@@ -24,10 +23,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-import kernelopt
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.proc import start_command
+
+# the one worker environment and signal naming, re-exported for the harness
+from kernelopt.worker.client import signal_name as signal_name
+from kernelopt.worker.client import worker_env as worker_env
 
 POLL_S = 0.02
 OUTPUT_HEAD_BYTES = 256 * 1024
@@ -48,23 +50,6 @@ def new_run_dir(state_dir: Path, tag: str) -> Path:
     path = runs / f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{tag}-{secrets.token_hex(3)}"
     path.mkdir()
     return path
-
-
-def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
-    """The worker's environment: ``base`` plus ``extra``, with this kernelopt first on PYTHONPATH.
-
-    The worker must import the same kernelopt as the orchestrator (a source checkout included), and
-    must report faults: ``PYTHONFAULTHANDLER`` prints the Python stack of a segfault on stderr.
-    """
-    env = dict(base)
-    pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
-    parts = [pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != pkg_parent]
-    env["PYTHONPATH"] = os.pathsep.join(parts)
-    env["PYTHONFAULTHANDLER"] = "1"
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env.update(extra)
-    return env
 
 
 _TRIM_TRIES = 5
@@ -243,13 +228,3 @@ def run_worker(
         run_dir=str(run_dir),
         output_dropped_bytes=dropped,
     )
-
-
-def signal_name(returncode: int | None) -> str | None:
-    """``-11`` -> ``SIGSEGV``; ``None`` for a normal exit."""
-    if returncode is None or returncode >= 0:
-        return None
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"

@@ -221,8 +221,9 @@ def _prepare(
 
     n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(gpu_us, 0.5))))
     out_bytes = nbytes(fn(*sets[0]))
+    graph_cap = MAX_GRAPH_OUTPUT_BYTES if settings.max_graph_output_bytes is None else settings.max_graph_output_bytes
     if out_bytes > 0:
-        n = max(1, min(n, MAX_GRAPH_OUTPUT_BYTES // out_bytes))
+        n = max(1, min(n, graph_cap // out_bytes))
     warnings: list[str] = []
     if settings.cuda_graphs:
         try:

@@ -2,38 +2,26 @@
 Triton's users do, read back what its ``@triton.autotune`` decorators hold, optionally run the task once
 and read which config each autotuner picked.
 
-Run as ``python -m kernelopt.tunables.autotune_worker KERNEL_PY [--reference REFERENCE_PY --device DEV]``.
-It prints one JSON object on its last stdout line: ``{"spaces": {...}}`` or ``{"error": ..., "line": N}``.
-Its functions import user code, so only the worker process calls them; importing this module
-does nothing.
+It runs as the ``autotune`` service of ``python -m kernelopt.child autotune`` (:class:`AutotuneService`): one
+``read`` request per module, answered by :func:`read_module`'s ``{"spaces": {...}}`` or
+``{"error": ..., "line": N}``. Its functions import user code, so only the worker process calls them;
+importing this module does nothing.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import inspect
-import json
-import sys
 import traceback
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-RESULT_PREFIX = "KERNELOPT_AUTOTUNE "
+from kernelopt.worker.loader import load_module
+from kernelopt.worker.messages import JsonObject
+from kernelopt.worker.server import EventSink, SetupInfo
 
-
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    spec.loader.exec_module(module)
-    return module
+READ = "read"
+"""The autotune service's one request kind."""
 
 
 def _line_in(path: Path, tb: TracebackType | None) -> int | None:
@@ -185,7 +173,7 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, 
     """Call the task once (its first shape; the smallest on the CPU); return that shape."""
     import torch
 
-    reference = _load(reference_py, "kernelopt_autotune_reference")
+    reference = load_module(reference_py)
     shapes = [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
     # the main (timed) shape on a GPU; on the CPU (Triton's interpreter) the smallest one
     shape = shapes[0] if device != "cpu" else min(shapes, key=_shape_size)
@@ -207,52 +195,58 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, 
     return {k: _scalar(v) for k, v in shape.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    from kernelopt.proc import die_with_parent
-
-    die_with_parent()
-    p = argparse.ArgumentParser(prog="kernelopt.tunables.autotune_worker")
-    p.add_argument("kernel_py", type=Path)
-    p.add_argument("--reference", type=Path, default=None)
-    p.add_argument("--device", default="auto", help="cuda, cpu, or auto (cuda when torch sees a GPU)")
-    args = p.parse_args(argv)
-    path: Path = args.kernel_py
+def read_module(kernel_py: Path, reference: Path | None = None, device: str = "auto") -> dict[str, Any]:
+    """What the autotuners of ``kernel_py`` hold (``{"spaces": ...}``), after one run of the task when
+    ``reference`` is given (``launch_values``, ``shape``, each space's ``best_config``); a module that fails to
+    import is ``{"error": ..., "line": N}``. A result, never an exception of the user's code."""
     try:
-        module = _load(path, "kernelopt_autotune_kernel")
+        module = load_module(kernel_py)
     except BaseException as exc:  # the user's module failed to import: a result, reported in one line
-        out = {
+        return {
             "error": f"importing the module failed: {type(exc).__name__}: {exc}",
-            "line": _line_in(path, exc.__traceback__),
+            "line": _line_in(kernel_py, exc.__traceback__),
         }
-        print(RESULT_PREFIX + json.dumps(out), flush=True)
-        return 0
-    tuners = _autotuners(module)
-    spaces = {s["kernel"]: s for s in (_space(at) for at in tuners)}
+    spaces = {s["kernel"]: s for s in (_space(at) for at in _autotuners(module))}
     result: dict[str, Any] = {"spaces": spaces}
-    if args.reference is not None:
-        device = args.device
-        if device == "auto":
-            import torch
+    if reference is None:
+        return result
+    if device == "auto":
+        import torch
 
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        if device == "cpu":
-            time_autotune_on_cpu(module)
-        recorder = _LaunchRecorder()
-        try:
-            with recorder:
-                shape = _run_task(module, args.reference, device)
-        except BaseException as exc:  # the task run failed: the configs are still known
-            result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
-        else:
-            result["launch_values"] = recorder.launches
-            result["shape"] = shape
-            for name, best in picked_configs(module).items():
-                if name in spaces:
-                    spaces[name]["best_config"] = best
-                    spaces[name]["best_config_shape"] = shape
-    print(RESULT_PREFIX + json.dumps(result), flush=True)
-    return 0
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        time_autotune_on_cpu(module)
+    recorder = _LaunchRecorder()
+    try:
+        with recorder:
+            shape = _run_task(module, reference, device)
+    except BaseException as exc:  # the task run failed: the configs are still known
+        result["run_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return result
+    result["launch_values"] = recorder.launches
+    result["shape"] = shape
+    for name, best in picked_configs(module).items():
+        if name in spaces:
+            spaces[name]["best_config"] = best
+            spaces[name]["best_config_shape"] = shape
+    return result
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+class AutotuneService:
+    """The ``autotune`` service of ``python -m kernelopt.child autotune``: one ``read`` request per module
+    (payload ``{"kernel_py": ..., "reference": ... | None, "device": "auto"}``), answered by :func:`read_module`'s
+    result. Setup does nothing."""
+
+    def setup(self, payload: JsonObject, events: EventSink) -> SetupInfo:
+        return SetupInfo()
+
+    def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
+        if kind != READ:
+            raise ValueError(f"the autotune service has no request kind {kind!r}")
+        reference = payload.get("reference")
+        return read_module(
+            Path(payload["kernel_py"]), Path(reference) if reference else None, str(payload.get("device", "auto"))
+        )
+
+    def close(self) -> None:
+        pass

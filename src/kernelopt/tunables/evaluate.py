@@ -1,5 +1,5 @@
 """Autotune lists built by code, evaluated the way Triton does: by importing the module (in a killable
-worker process started through :mod:`kernelopt.proc`) and reading back the configs, ``key``, pruning
+``python -m kernelopt.child autotune`` worker, :mod:`kernelopt.worker`) and reading back the configs, ``key``, pruning
 hooks and ``reset_to_zero`` / ``restore_value`` each ``@triton.autotune`` holds; optionally, after one
 run of the task, the config the autotuner picked for the task's first shape (``best_config``).
 
@@ -10,9 +10,7 @@ GPU, a worker that hangs) gives one line naming the file, the line and the reaso
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -20,20 +18,14 @@ from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
 from kernelopt.tunables.analysis import analyze, evaluated, read_source
-from kernelopt.tunables.autotune_worker import RESULT_PREFIX
+from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
+from kernelopt.worker.client import WorkerProcess, WorkerStartError
+from kernelopt.worker.messages import Failure, FailureKind, Reply, Service
 
 #: Seconds one evaluation may take: importing torch and triton (~5 s) plus one run of the task, which
 #: benchmarks every config of every autotuned kernel once.
 EVALUATE_TIMEOUT_S = 300.0
-
-
-def worker_argv(kernel_py: Path, *, reference: Path | None = None, device: str = "auto") -> list[str]:
-    """The worker's command line (pure)."""
-    argv = [sys.executable, "-m", "kernelopt.tunables.autotune_worker", str(Path(kernel_py).resolve())]
-    if reference is not None:
-        argv += ["--reference", str(Path(reference).resolve()), "--device", device]
-    return argv
 
 
 def needs_evaluation(source: str, filename: str = "kernel.py") -> list[str]:
@@ -44,20 +36,18 @@ def needs_evaluation(source: str, filename: str = "kernel.py") -> list[str]:
     ]
 
 
-def parse_worker_output(
-    stdout: str, stderr: str, returncode: int | None, timed_out: bool, kernel_py: Path, timeout_s: float
-) -> AutotuneEvaluation:
-    """The evaluation from the worker's output (pure); every failure becomes one ``file:line: reason``."""
+def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> AutotuneEvaluation:
+    """The evaluation from the autotune worker's answer (pure); every failure becomes one ``file:line: reason``."""
     name = kernel_py.name
-    if timed_out:
+    if isinstance(answer, Failure):
+        if answer.outcome is FailureKind.RUN_TIMEOUT:
+            return AutotuneEvaluation(
+                problem=f"{name}: cannot evaluate the autotune configs: the import ran past {timeout_s:g} s"
+            )
         return AutotuneEvaluation(
-            problem=f"{name}: cannot evaluate the autotune configs: the import ran past {timeout_s:g} s"
+            problem=f"{name}: cannot evaluate the autotune configs: the worker failed: {answer.reason}"
         )
-    line = next((x for x in reversed(stdout.splitlines()) if x.startswith(RESULT_PREFIX)), None)
-    if line is None:
-        tail = (stderr.strip().splitlines() or [f"exit status {returncode}"])[-1]
-        return AutotuneEvaluation(problem=f"{name}: cannot evaluate the autotune configs: the worker failed: {tail}")
-    data = json.loads(line[len(RESULT_PREFIX) :])
+    data = answer.payload
     if "error" in data:
         where = f"{name}:{data['line']}" if data.get("line") else name
         reason = str(data["error"]).splitlines()[0] if str(data["error"]) else "unknown error"
@@ -100,15 +90,26 @@ def evaluate_autotune(
     Returns:
         The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated.
     """
-    from kernelopt.proc import run_command
-
-    result = run_command(
-        worker_argv(kernel_py, reference=reference, device=device),
-        timeout_s=timeout_s,
-        cwd=kernel_py.parent,
-        env=dict(env) if env is not None else dict(os.environ),
-    )
-    return parse_worker_output(result.stdout, result.stderr, result.returncode, result.timed_out, kernel_py, timeout_s)
+    with tempfile.TemporaryDirectory(prefix="kernelopt-autotune-") as logs:
+        worker = WorkerProcess(
+            Service.AUTOTUNE,
+            log_dir=Path(logs),
+            env=dict(env) if env is not None else None,
+            cwd=kernel_py.parent,
+            startup_timeout_s=timeout_s,
+        )
+        payload = {
+            "kernel_py": str(Path(kernel_py).resolve()),
+            "reference": str(Path(reference).resolve()) if reference is not None else None,
+            "device": device,
+        }
+        try:
+            answer = worker.request(READ, payload, timeout_s)
+        except WorkerStartError as exc:
+            answer = exc.failure
+        finally:
+            worker.close()
+    return parse_answer(answer, kernel_py, timeout_s)
 
 
 def needs_values(source: str, filename: str = "kernel.py") -> bool:

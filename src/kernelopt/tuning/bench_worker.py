@@ -1,0 +1,441 @@
+"""The ``bench`` service: one long-lived worker per GPU checks and times candidates on the full problem.
+
+Runs in ``python -m kernelopt.child bench`` (:mod:`kernelopt.child`); the parent talks to it through
+:class:`kernelopt.worker.client.WorkerProcess` with the models below (:class:`BenchInit`, then
+:class:`EvaluateRequest` / :class:`RetimeRequest`, answered by :class:`BenchReply` / :class:`RetimeReply`).
+
+Setup, once per process: the device; the inputs (seed 0), their fingerprint (no copy), the reference's
+output in its own dtype; then the problem's memory need (their bytes) checked against the device's free
+memory measured before they were built
+(:func:`kernelopt.tuning.problem.fit_problem`): a problem that cannot fit, or whose building runs out of
+memory, is refused with one line before any candidate runs. Per candidate (a kernel file): load it,
+poison the output memory, run it once, check it (:mod:`kernelopt.tuning.checks`: inputs untouched,
+NaN/Inf, unwritten elements, shape and dtype, values in chunks with the dtype-aware tolerance), then
+time it with the gate's sampler (:mod:`kernelopt.harness.timers`: L2 flushed, CUDA events on a GPU,
+``perf_counter`` on the CPU) for a fixed warm-up and number of repetitions, and report the median and
+the peak memory above the process's baseline (``torch.cuda.max_memory_allocated`` on a GPU, ``VmHWM`` on
+the CPU). An out-of-memory inside a candidate is its result; the worker frees the cache and goes on.
+``retime`` times several checked candidates interleaved (ABBA rounds), the final pick of a session.
+
+Memory (docs/tuning-engine.md, "Memory"): inputs 1x, reference output 1x, one candidate output at a time,
+poison buffers and compare chunks, CUDA-graph outputs capped at inputs + outputs: at most
+:data:`~kernelopt.tuning.problem.BENCH_MEMORY_FACTOR` x (inputs + outputs) above the baseline.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.checks import (
+    LoadedCandidate,
+    LoadedProblem,
+    Verdict,
+    classify,
+    device_free_bytes,
+    fingerprint,
+    first_line,
+    is_out_of_memory,
+    mutated_inputs,
+    recover,
+    reset_resident_peak,
+    resident_bytes,
+    run_candidate,
+    synchronize,
+)
+from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem, size_text
+from kernelopt.worker.messages import FailureKind, JsonObject
+from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
+
+
+class BenchKind(StrEnum):
+    """The bench service's request kinds."""
+
+    EVALUATE = "evaluate"
+    RETIME = "retime"
+
+
+class BenchPlan(BaseModel):
+    """How the bench worker checks and times.
+
+    Attributes:
+        warmup_calls: calls of each candidate before its sampler is prepared (then the sampler's own
+            50 ms warm-up, :data:`kernelopt.harness.timers.WARMUP_S`).
+        repetitions: timing samples per candidate; the latency is their median.
+        retime_rounds: ABBA rounds of a re-time (two samples of every candidate per round).
+        l2_flush: flush the L2 before each sample (GPU).
+        cuda_graphs: time kernels under 20 us as CUDA-graph replays (their kept outputs are capped at the
+            problem's inputs + outputs).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    warmup_calls: int = Field(default=3, ge=1)
+    repetitions: int = Field(default=20, ge=1)
+    retime_rounds: int = Field(default=10, ge=1)
+    l2_flush: bool = True
+    cuda_graphs: bool = True
+
+
+class BenchInit(BaseModel):
+    """The bench service's setup payload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    problem: Problem
+    device: str | None = None
+    plan: BenchPlan = Field(default_factory=BenchPlan)
+
+
+class BenchReady(BaseModel):
+    """What the bench worker's setup measured (its Ready's ``info``).
+
+    Attributes:
+        device: the device (``cuda:0``, ``cpu``); device_name: its name.
+        shape: the primary shape's label.
+        need: the problem's inputs and outputs, bytes.
+        free_bytes: the device's free memory before the problem was built.
+        held_bytes: what the worker holds above its baseline after setup (inputs, reference output).
+        baseline_bytes: the process's memory before the problem was built (GPU: allocated by torch after the
+            L2 flush buffer; CPU: resident set), the zero of every ``peak_bytes``.
+    """
+
+    device: str
+    device_name: str
+    shape: str
+    need: MemoryNeed
+    free_bytes: int
+    held_bytes: int | None
+    baseline_bytes: int | None
+
+
+class EvaluateRequest(BaseModel):
+    """Check (and time) one candidate file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    time: bool = True
+
+
+class BenchReply(BaseModel):
+    """One candidate's verdict and measurement.
+
+    Attributes:
+        outcome: ``OK`` or why not; reason: one line for a failure.
+        latency_us: median of ``samples_us`` (microseconds per call).
+        load_s, first_call_s, check_s, bench_s: seconds importing, of the first call, checking, timing.
+        peak_bytes: the worker's peak memory above its baseline while it ran (``None``: not measured).
+        restart: the worker's process is unusable after this candidate (a sticky CUDA error).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    outcome: Outcome
+    reason: str | None = None
+    latency_us: float | None = None
+    samples_us: list[float] = Field(default_factory=list)
+    load_s: float | None = None
+    first_call_s: float | None = None
+    check_s: float | None = None
+    bench_s: float | None = None
+    peak_bytes: int | None = None
+    restart: bool = False
+
+
+class RetimeRequest(BaseModel):
+    """Time several checked candidates interleaved."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paths: list[str] = Field(min_length=1)
+
+
+class RetimeReply(BaseModel):
+    """One reply per path, in order."""
+
+    results: list[BenchReply]
+
+
+class _Peak:
+    """The worker's peak memory above its baseline: CUDA caching allocator's peak, or the resident peak."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.baseline: int | None = self.current()
+
+    def current(self) -> int | None:
+        import torch
+
+        if self.device.startswith("cuda"):
+            return int(torch.cuda.memory_allocated(torch.device(self.device)))
+        return resident_bytes("VmRSS")
+
+    def reset(self) -> None:
+        import torch
+
+        if self.device.startswith("cuda"):
+            torch.cuda.reset_peak_memory_stats(torch.device(self.device))
+        else:
+            reset_resident_peak()
+
+    def read(self) -> int | None:
+        import torch
+
+        if self.baseline is None:
+            return None
+        if self.device.startswith("cuda"):
+            peak: int | None = int(torch.cuda.max_memory_allocated(torch.device(self.device)))
+        else:
+            peak = resident_bytes("VmHWM")
+        return None if peak is None else max(0, peak - self.baseline)
+
+
+def _versions() -> dict[str, str]:
+    import platform
+
+    out = {"python": platform.python_version()}
+    for name in ("torch", "triton", "kernelopt"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def time_callables(
+    fns: Sequence[Callable[..., Any]],
+    inputs: list[Any],
+    device: str,
+    plan: BenchPlan,
+    *,
+    flusher: Any,
+    graph_bytes: int,
+    order: Sequence[int],
+) -> list[list[float]]:
+    """Samples (microseconds per call) of each of ``fns`` on ``inputs``, taken in ``order`` (index per sample).
+
+    Each is called ``plan.warmup_calls`` times, then the gate's sampler is prepared (its method chosen, a
+    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all.
+    """
+    import torch
+
+    from kernelopt.harness.model import BenchSettings
+    from kernelopt.harness.timers import make_sampler, take_samples
+
+    settings = BenchSettings(
+        l2_flush=plan.l2_flush,
+        rotate_inputs=False,
+        cuda_graphs=plan.cuda_graphs,
+        max_graph_output_bytes=max(0, graph_bytes // max(1, len(fns))),
+    )
+    with torch.no_grad():
+        for fn in fns:
+            for _ in range(plan.warmup_calls):
+                fn(*inputs)
+        synchronize(device)
+        samplers = [make_sampler(fn, [inputs], device, settings, flusher) for fn in fns]
+        return take_samples(samplers, order)
+
+
+def _warm_up(device: str) -> None:
+    """Run a few small ops of every kind the checks use, so that the runtime's one-time allocations (thread
+    pools, kernels loaded on first use) land before the baseline, not in the first candidate's peak."""
+    import torch
+
+    x = torch.randn(1 << 16, device=device)
+    fingerprint([x])
+    ((x.double() - x.double()).abs() / (x.abs() + 1)).max().item()
+    synchronize(device)
+    del x
+
+
+class BenchService:
+    """The bench service's handler (one per worker process)."""
+
+    def __init__(self) -> None:
+        self.loaded: LoadedProblem | None = None
+        self.plan = BenchPlan()
+        self.flusher: Any = None
+        self.peak: _Peak | None = None
+        self.need: MemoryNeed | None = None
+
+    # -- setup --------------------------------------------------------------------------------------
+
+    def setup(self, payload: JsonObject, events: EventSink) -> SetupInfo:
+        import torch
+
+        from kernelopt.harness.timers import L2Flusher
+        from kernelopt.harness.worker import DeviceUnavailable, resolve_device
+
+        init = BenchInit.model_validate(payload)
+        self.plan = init.plan
+        try:
+            device = resolve_device(init.device or init.problem.device)
+        except DeviceUnavailable as exc:
+            raise SetupRefused(FailureKind.SETUP_FAILED, str(exc)) from None
+        if device.startswith("cuda"):
+            torch.cuda.set_device(torch.device(device))
+            self.flusher = L2Flusher(device) if self.plan.l2_flush else None
+        try:
+            loaded = LoadedProblem.load(init.problem, device)
+        except Exception as exc:  # reference.py does not import: bad input
+            raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py: {first_line(exc)}") from None
+        shape = init.problem.primary_shape(loaded.shapes)
+        _warm_up(device)
+        self.peak = _Peak(device)  # the zero of every peak: after the runtime's own first-use allocations
+        free = device_free_bytes(device)
+        try:
+            need = self._build(loaded, shape, free)
+            fit_problem(need, free, device=device)
+        except ProblemDoesNotFit as exc:
+            raise SetupRefused(FailureKind.NO_ROOM, exc.one_line()) from None
+        self.loaded, self.need = loaded, need
+        name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
+        held = self.peak.current()
+        ready = BenchReady(
+            device=device,
+            device_name=name,
+            shape=shape.label(),
+            need=need,
+            free_bytes=free,
+            held_bytes=None if held is None or self.peak.baseline is None else max(0, held - self.peak.baseline),
+            baseline_bytes=self.peak.baseline,
+        )
+        return SetupInfo(device=device, versions=_versions(), info=ready.model_dump(mode="json"))
+
+    def _build(self, loaded: LoadedProblem, shape: Any, free_bytes: int) -> MemoryNeed:
+        try:
+            return loaded.build(shape)
+        except Exception as exc:  # reference.py failed on the real problem
+            if is_out_of_memory(exc):
+                raise ProblemDoesNotFit(
+                    f"the problem cannot fit on {loaded.device}: building its inputs and reference output ran "
+                    f"out of memory with {size_text(free_bytes)} free ({first_line(exc)})",
+                    hint="free the device, use a larger one, or lower the problem size (task card sizes / size_scale)",
+                ) from None
+            raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py: {first_line(exc)}") from None
+
+    # -- requests -----------------------------------------------------------------------------------
+
+    def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
+        if kind == BenchKind.EVALUATE:
+            request = EvaluateRequest.model_validate(payload)
+            return self.evaluate(Path(request.path), timed=request.time).model_dump(mode="json")
+        if kind == BenchKind.RETIME:
+            paths = [Path(p) for p in RetimeRequest.model_validate(payload).paths]
+            return RetimeReply(results=self.retime(paths)).model_dump(mode="json")
+        raise ValueError(f"the bench service has no request kind {kind!r}")
+
+    def _reply(self, path: Path, verdict: Verdict, **extra: Any) -> BenchReply:
+        assert self.peak is not None
+        return BenchReply(
+            path=str(path),
+            outcome=verdict.outcome,
+            reason=verdict.reason,
+            load_s=verdict.load_s,
+            first_call_s=verdict.first_call_s,
+            check_s=verdict.check_s,
+            peak_bytes=self.peak.read(),
+            restart=verdict.restart,
+            **extra,
+        )
+
+    def evaluate(self, path: Path, *, timed: bool = True) -> BenchReply:
+        """Check one candidate and, when it passes and ``timed``, time it."""
+        loaded, peak = self.loaded, self.peak
+        assert loaded is not None and peak is not None and self.need is not None
+        peak.reset()
+        candidate, verdict = run_candidate(loaded, path)
+        if candidate is None:
+            recover(loaded, verdict)
+            return self._reply(path, verdict)
+        try:
+            if not timed:
+                return self._reply(path, verdict)
+            t0 = time.perf_counter()
+            samples, verdict = self._time([candidate], verdict, [0] * self.plan.repetitions)
+            bench_s = time.perf_counter() - t0
+            if verdict.outcome is not Outcome.OK:
+                recover(loaded, verdict)
+                return self._reply(path, verdict, bench_s=bench_s)
+            return self._reply(
+                path, verdict, latency_us=statistics.median(samples[0]), samples_us=samples[0], bench_s=bench_s
+            )
+        finally:
+            candidate.release()
+
+    def _time(
+        self, candidates: Sequence[LoadedCandidate], verdict: Verdict, order: Sequence[int]
+    ) -> tuple[list[list[float]], Verdict]:
+        loaded = self.loaded
+        assert loaded is not None and self.need is not None
+        try:
+            samples = time_callables(
+                [c.fn for c in candidates],
+                loaded.inputs,
+                loaded.device,
+                self.plan,
+                flusher=self.flusher,
+                graph_bytes=self.need.total_bytes,
+                order=order,
+            )
+        except Exception as exc:  # a launch that fails only under the timer (graph capture, ...): a result
+            path = candidates[0].path if len(candidates) == 1 else None
+            return [], classify(exc, path, "timing")
+        changed = mutated_inputs(loaded)
+        if changed:
+            return [], Verdict(Outcome.WRONG_RESULT, f"while timing: {changed}")
+        return samples, verdict
+
+    def retime(self, paths: Sequence[Path]) -> list[BenchReply]:
+        """Check each candidate again, then time those that pass interleaved (ABBA rounds)."""
+        loaded, peak = self.loaded, self.peak
+        assert loaded is not None and peak is not None
+        peak.reset()
+        ready: list[tuple[Path, LoadedCandidate, Verdict]] = []
+        replies: dict[Path, BenchReply] = {}
+        for path in paths:
+            candidate, verdict = run_candidate(loaded, path)
+            if candidate is None:
+                recover(loaded, verdict)
+                replies[path] = self._reply(path, verdict)
+            else:
+                ready.append((path, candidate, verdict))
+        try:
+            if ready:
+                self._retime_ready(ready, replies)
+        finally:
+            for _, candidate, _ in ready:
+                candidate.release()
+        return [replies[p] for p in paths]
+
+    def _retime_ready(
+        self, ready: list[tuple[Path, LoadedCandidate, Verdict]], replies: dict[Path, BenchReply]
+    ) -> None:
+        from kernelopt.harness.timers import abba_order
+
+        t0 = time.perf_counter()
+        order = abba_order(len(ready), self.plan.retime_rounds)
+        samples, failed = self._time([c for _, c, _ in ready], ready[0][2], order)
+        bench_s = time.perf_counter() - t0
+        for k, (path, _, verdict) in enumerate(ready):
+            if failed.outcome is not Outcome.OK:
+                reason = f"re-timed with {len(ready)} others: {failed.reason}"
+                replies[path] = self._reply(path, Verdict(failed.outcome, reason), bench_s=bench_s)
+                continue
+            replies[path] = self._reply(
+                path, verdict, latency_us=statistics.median(samples[k]), samples_us=samples[k], bench_s=bench_s
+            )
+
+    def close(self) -> None:
+        self.loaded = None

@@ -1,0 +1,497 @@
+"""Worker side: the problem loaded in a worker, and one candidate run once and checked.
+
+Shared by the bench service (:mod:`kernelopt.tuning.bench_worker`, the primary shape) and the compile
+service (:mod:`kernelopt.tuning.compile_pool`, the compile shape). :class:`LoadedProblem` holds
+reference.py imported once, its inputs built once (seed 0), their :func:`fingerprint` (the mutation check
+keeps no copy of the inputs) and the reference's output in its own dtype. :func:`run_candidate` loads a
+candidate file, runs it once on those inputs and checks it: the load (``COMPILE_ERROR``), the call
+(``COMPILE_ERROR`` for a Triton compilation failure, ``OUT_OF_MEMORY``, ``RUN_ERROR``), the inputs left
+untouched, and the outputs against the reference (:func:`kernelopt.harness.compare.check_outputs`, in
+chunks, so a 1 GB output never gets a float64 copy). A failure is a :class:`Verdict`, never an exception.
+
+torch is imported inside the functions: importing this module does nothing.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import os
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kernelopt.kernelsource import KernelForm
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
+from kernelopt.worker.loader import load_module, unload
+
+CHUNK_MIN_ELEMS = 1 << 16
+CHUNK_MAX_ELEMS = 1 << 24
+CHUNK_DIVISOR = 16
+"""The fingerprint and the output comparison read a tensor 1/16 of it at a time (at least 64 Ki, at most 16 Mi
+elements): their temporaries (a few int64 or float64 copies of one chunk, 8 bytes an element, a dozen in
+the full scan of a failing output) stay below 1.5 x the tensor, so the bench worker's bound holds."""
+
+
+def chunk_for(elems: int) -> int:
+    """Elements per step for a tensor (or outputs) of ``elems`` elements (:data:`CHUNK_DIVISOR`)."""
+    return max(CHUNK_MIN_ELEMS, min(CHUNK_MAX_ELEMS, elems // CHUNK_DIVISOR))
+
+
+STICKY_CUDA_ERRORS = (
+    "illegal memory access",
+    "device-side assert",
+    "unspecified launch failure",
+    "misaligned address",
+    "illegal instruction",
+)
+"""Words of a CUDA error after which the process's context is unusable: the worker must start again."""
+
+
+@dataclass
+class Verdict:
+    """How one run of a candidate ended.
+
+    Attributes:
+        outcome: ``OK`` or why not.
+        reason: one line for a failure.
+        restart: the process is unusable after it (a sticky CUDA error): its worker must start again.
+        load_s: seconds importing the candidate file.
+        first_call_s: seconds of its first call (compilation included).
+        check_s: seconds of the checks after the call.
+    """
+
+    outcome: Outcome
+    reason: str | None = None
+    restart: bool = False
+    load_s: float | None = None
+    first_call_s: float | None = None
+    check_s: float | None = None
+
+
+def first_line(exc: BaseException, path: Path | None = None) -> str:
+    """``TypeName: first line`` of an exception, with ``(kernel.py:12)`` when its traceback passes ``path``."""
+    text = str(exc).strip().splitlines()
+    line = f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+    if path is not None:
+        where = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+        if where:
+            line += f" ({path.name}:{where[-1].lineno})"
+        elif isinstance(exc, SyntaxError) and exc.lineno is not None:
+            line += f" ({path.name}:{exc.lineno})"
+    return line
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """torch's OutOfMemoryError (CUDA), Python's MemoryError, or torch's CPU allocator refusing."""
+    import torch
+
+    if isinstance(exc, torch.OutOfMemoryError | MemoryError):
+        return True
+    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
+
+
+def is_compile_error(exc: BaseException) -> bool:
+    """A Triton compilation failure: an exception of Triton's compiler (CompilationError, OutOfResources for
+    shared memory or registers, ptxas) or one raised from inside it."""
+    for cls in type(exc).__mro__:
+        if cls.__module__.startswith(("triton.compiler", "triton.backends")) or cls.__name__ == "OutOfResources":
+            return True
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and any(part in frames[-1].filename for part in ("/triton/compiler/", "/triton/backends/"))
+
+
+def classify(exc: BaseException, path: Path | None, what: str) -> Verdict:
+    """The verdict of an exception a candidate raised while ``what`` (``running``, ``timing``)."""
+    line = first_line(exc, path)
+    if is_out_of_memory(exc):
+        return Verdict(Outcome.OUT_OF_MEMORY, f"out of memory while {what}: {line}")
+    if is_compile_error(exc):
+        return Verdict(Outcome.COMPILE_ERROR, f"compiling failed: {line}")
+    sticky = any(word in str(exc) for word in STICKY_CUDA_ERRORS)
+    return Verdict(Outcome.RUN_ERROR, f"raised while {what}: {line}", restart=sticky)
+
+
+def synchronize(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+_WEIGHTS: dict[tuple[str, int], Any] = {}
+
+
+def _weights(device: Any, n: int) -> Any:
+    """``1, 2, ..., n`` as int64 on ``device``, made once per device and chunk size."""
+    import torch
+
+    key = (str(device), n)
+    if key not in _WEIGHTS:
+        _WEIGHTS[key] = torch.arange(1, n + 1, dtype=torch.int64, device=device)
+    return _WEIGHTS[key]
+
+
+def fingerprint(obj: Any) -> list[tuple[int, int, int]]:
+    """A checksum of every tensor in ``obj`` (its bytes read as integers, chunk by chunk): ``(bytes, sum,
+    position-weighted sum)`` each, so a changed or moved element changes it but for a vanishing chance, with no
+    copy of the inputs kept."""
+    import torch
+
+    from kernelopt.harness.inputs import tensors_in
+
+    out = []
+    for t in tensors_in(obj):
+        raw = t.detach().contiguous().reshape(-1).view(torch.uint8)
+        words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
+        total, weighted = 0, 0
+        step = chunk_for(words.numel())
+        for a in range(0, words.numel(), step):
+            chunk = words[a : a + step].to(torch.int64)
+            total = (total + int(chunk.sum().item())) % (1 << 64)
+            chunk.mul_(_weights(chunk.device, chunk.numel()))
+            weighted = (weighted + int(chunk.sum().item()) + a) % (1 << 64)
+            del chunk
+        out.append((raw.numel(), total, weighted))
+    return out
+
+
+def _accepts_device(fn: Callable[..., Any]) -> bool:
+    try:
+        return "device" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+@dataclass
+class LoadedProblem:
+    """reference.py imported in a worker, with one shape's inputs and reference output built once.
+
+    Attributes:
+        problem: the problem.
+        device: the torch device (``cuda:0``, ``cpu``).
+        shape: the shape the inputs were built for.
+        reference: the imported reference.py.
+        form: function or KernelBench form.
+        shapes: reference.py's ``SHAPES`` (``[]`` when absent).
+        inputs: the inputs (seed 0) on ``device``.
+        expected: the reference's output on them, in its own dtype.
+        prints: the inputs' :func:`fingerprint`.
+        init_inputs: ``get_init_inputs()`` of the KernelBench form (``[]`` otherwise).
+        ref_model: the reference Model instance (KernelBench form).
+        prepared: what the value checks need of ``expected``, read once
+            (:func:`kernelopt.harness.compare.prepare_reference`).
+        chunk_elems: elements per step of the output comparison (:func:`chunk_for` of the outputs).
+    """
+
+    problem: Problem
+    device: str
+    shape: ProblemShape
+    reference: ModuleType
+    form: KernelForm
+    shapes: list[dict[str, Any]]
+    inputs: list[Any] = field(default_factory=list)
+    expected: Any = None
+    prints: list[tuple[int, int, int]] = field(default_factory=list)
+    init_inputs: list[Any] = field(default_factory=list)
+    ref_model: Any = None
+    prepared: list[Any] = field(default_factory=list)
+    chunk_elems: int = CHUNK_MIN_ELEMS
+
+    @classmethod
+    def load(cls, problem: Problem, device: str) -> LoadedProblem:
+        """Import reference.py (its folder and the kernel's importable); no tensor is built yet."""
+        import sys
+
+        folder = str(Path(problem.kernel_py).parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        reference = load_module(Path(problem.reference_py))
+        form = KernelForm.KERNELBENCH if hasattr(reference, "Model") else KernelForm.FUNCTION
+        raw = getattr(reference, "SHAPES", None) or []
+        shapes = [dict(s) for s in raw if isinstance(s, dict)]
+        empty = ProblemShape()
+        return cls(problem=problem, device=device, shape=empty, reference=reference, form=form, shapes=shapes)
+
+    def _use(self, shape: ProblemShape) -> None:
+        for name, value in shape.constants.items():  # problem sizes, checked against the file by the parent
+            setattr(self.reference, name, value)
+        self.shape = shape
+
+    def make_inputs(self, device: str) -> list[Any]:
+        """``get_inputs(**shape)`` under seed 0, on ``device`` (a KernelBench model is built beside them)."""
+        import torch
+
+        from kernelopt.harness.inputs import map_tensors
+
+        torch.manual_seed(0)
+        kwargs: dict[str, Any] = dict(self.shape.kwargs)
+        if "device" not in kwargs and _accepts_device(self.reference.get_inputs):
+            kwargs["device"] = device
+        inputs = list(self.reference.get_inputs(**kwargs))
+        return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
+
+    def reference_callable(self, device: str) -> Callable[..., Any]:
+        """The ground truth: a ``Model`` instance (seed 0, eval mode) on ``device``, or ``reference()``."""
+        import torch
+
+        if self.form is KernelForm.FUNCTION:
+            return self.reference.reference
+        fn = getattr(self.reference, "get_init_inputs", None)
+        self.init_inputs = list(fn()) if fn else []
+        torch.manual_seed(0)
+        model = self.reference.Model(*self.init_inputs)
+        model = model.to(device) if hasattr(model, "to") else model
+        if isinstance(model, torch.nn.Module):
+            model.eval()
+        return model
+
+    def build(self, shape: ProblemShape) -> MemoryNeed:
+        """Build the inputs, their fingerprint and the reference output of ``shape`` on the device.
+
+        A reference that modifies its inputs gets them built again afterwards (the candidates see fresh ones).
+        Exceptions of reference.py propagate (the service turns them into its setup failure).
+        """
+        import torch
+
+        from kernelopt.harness.inputs import nbytes
+
+        self._use(shape)
+        self.inputs = self.make_inputs(self.device)
+        self.prints = fingerprint(self.inputs)
+        with torch.no_grad():
+            ref = self.reference_callable(self.device)
+            self.ref_model = ref if self.form is KernelForm.KERNELBENCH else None
+            self.expected = ref(*self.inputs)
+            synchronize(self.device)
+        if fingerprint(self.inputs) != self.prints:
+            self.restore_inputs()
+        from kernelopt.harness.compare import prepare_reference
+        from kernelopt.harness.inputs import tensors_in
+
+        self.chunk_elems = chunk_for(sum(t.numel() for t in tensors_in(self.expected)))
+        self.prepared = prepare_reference(
+            self.expected,
+            dtype_hint=self.problem.dtype_hint,
+            atol=self.atol,
+            rtol=self.rtol,
+            chunk_elems=self.chunk_elems,
+        )
+        return MemoryNeed(inputs_bytes=nbytes(self.inputs) + _parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
+
+    @property
+    def atol(self) -> float | None:
+        """The problem's ATOL, else reference.py's, else ``None`` (the dtype-aware default)."""
+        return self.problem.atol if self.problem.atol is not None else getattr(self.reference, "ATOL", None)
+
+    @property
+    def rtol(self) -> float | None:
+        """The problem's RTOL, else reference.py's, else ``None``."""
+        return self.problem.rtol if self.problem.rtol is not None else getattr(self.reference, "RTOL", None)
+
+    def restore_inputs(self) -> None:
+        """Build the inputs again (seed 0) after something modified them."""
+        self.inputs = []
+        gc.collect()
+        self.inputs = self.make_inputs(self.device)
+        self.prints = fingerprint(self.inputs)
+
+    def candidate_callable(self, module: ModuleType) -> Callable[..., Any]:
+        """``module.run``, or its ``ModelNew`` (same init inputs and seed; the reference's weights when the
+        parameters match) on the device."""
+        import torch
+
+        if self.form is KernelForm.FUNCTION:
+            return module.run
+        torch.manual_seed(0)
+        model = module.ModelNew(*self.init_inputs)
+        model = model.to(self.device) if hasattr(model, "to") else model
+        ref = self.ref_model
+        if isinstance(model, torch.nn.Module) and isinstance(ref, torch.nn.Module):
+            mine, theirs = model.state_dict(), ref.state_dict()
+            if mine.keys() == theirs.keys() and all(mine[k].shape == theirs[k].shape for k in mine):
+                model.load_state_dict(theirs)
+            model.eval()
+        return model
+
+
+def _parameter_bytes(obj: Any) -> int:
+    import torch
+
+    if not isinstance(obj, torch.nn.Module):
+        return 0
+    return sum(t.numel() * t.element_size() for t in [*obj.parameters(), *obj.buffers()])
+
+
+@dataclass
+class LoadedCandidate:
+    """A candidate file imported and ready to call."""
+
+    path: Path
+    module: ModuleType
+    fn: Callable[..., Any]
+
+    def release(self) -> None:
+        unload(self.module)
+
+
+def load_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
+    """Import ``path`` and build its callable; ``(None, verdict)`` when that fails."""
+    t0 = time.perf_counter()
+    try:
+        module = load_module(path)
+    except BaseException as exc:  # the candidate's file failed to import: a result
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return None, Verdict(Outcome.COMPILE_ERROR, f"loading failed: {first_line(exc, path)}")
+    load_s = time.perf_counter() - t0
+    try:
+        fn = loaded.candidate_callable(module)
+    except Exception as exc:  # ModelNew's constructor raised (an extension build, a bad argument): a result
+        unload(module)
+        verdict = classify(exc, path, "building ModelNew")
+        verdict.load_s = load_s
+        return None, verdict
+    return LoadedCandidate(path, module, fn), Verdict(Outcome.OK, load_s=load_s)
+
+
+def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdict) -> Verdict:
+    """Run ``candidate`` once on the loaded inputs (output memory poisoned first) and check the inputs and the
+    outputs; ``verdict`` (from :func:`load_candidate`) is completed and returned."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.inputs import poison_device_memory, tensors_in
+
+    poison_device_memory(loaded.device, tensors_in(loaded.expected))
+    t0 = time.perf_counter()
+    try:
+        with torch.no_grad():
+            out = candidate.fn(*loaded.inputs)
+            synchronize(loaded.device)
+    except Exception as exc:  # the candidate's own failure: a result
+        failed = classify(exc, candidate.path, "running")
+        failed.load_s, failed.first_call_s = verdict.load_s, time.perf_counter() - t0
+        return failed
+    verdict.first_call_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    try:
+        changed = mutated_inputs(loaded)
+        if changed:
+            verdict.outcome, verdict.reason = Outcome.WRONG_RESULT, changed
+            return verdict
+        chk = check_outputs(
+            out,
+            loaded.expected,
+            loaded.expected,
+            dtype_hint=loaded.problem.dtype_hint,
+            atol=loaded.atol,
+            rtol=loaded.rtol,
+            chunk_elems=loaded.chunk_elems,
+            prepared=loaded.prepared,
+        )
+        if chk.message is not None:
+            verdict.outcome, verdict.reason = Outcome.WRONG_RESULT, chk.message
+    finally:
+        del out
+        verdict.check_s = time.perf_counter() - t1
+    return verdict
+
+
+def mutated_inputs(loaded: LoadedProblem) -> str | None:
+    """The failure line when a candidate modified an input (the inputs are then built again), else ``None``."""
+    now = fingerprint(loaded.inputs)
+    changed = [j for j, (a, b) in enumerate(zip(now, loaded.prints, strict=False)) if a != b]
+    if len(now) != len(loaded.prints):
+        changed = changed or [len(now)]
+    if not changed:
+        return None
+    loaded.restore_inputs()
+    which = ", ".join(str(j) for j in changed)
+    return f"the kernel modified input {which} in place; inputs must be left untouched"
+
+
+def run_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
+    """Load ``path``, run it once and check it; the loaded candidate is returned when it passed (else released)."""
+    candidate, verdict = load_candidate(loaded, path)
+    if candidate is None:
+        return None, verdict
+    verdict = check_run(loaded, candidate, verdict)
+    if verdict.outcome is not Outcome.OK:
+        candidate.release()
+        return None, verdict
+    return candidate, verdict
+
+
+def recover(loaded: LoadedProblem, verdict: Verdict) -> None:
+    """After a failed candidate: free what it left (an out-of-memory first) so the next one starts clean; after a
+    sticky CUDA error nothing (the context is unusable: the parent starts the worker again)."""
+    if verdict.restart:
+        return
+    if verdict.outcome is Outcome.OUT_OF_MEMORY or verdict.outcome is Outcome.RUN_ERROR:
+        gc.collect()
+        if loaded.device.startswith("cuda"):
+            import torch
+
+            torch.cuda.empty_cache()
+
+
+def device_free_bytes(device: str) -> int:
+    """Free memory of ``device``: ``torch.cuda.mem_get_info`` on a GPU; on the CPU the kernel's MemAvailable,
+    lowered to the cgroup's limit minus its use when there is one."""
+    if device.startswith("cuda"):
+        import torch
+
+        free, _total = torch.cuda.mem_get_info(torch.device(device))
+        return int(free)
+    free = _meminfo("MemAvailable") or 0
+    limit, used = _cgroup_value("memory.max"), _cgroup_value("memory.current")
+    if limit is not None and used is not None:
+        free = min(free, max(0, limit - used))
+    return free
+
+
+def _meminfo(key: str) -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def _cgroup_value(name: str) -> int | None:
+    try:
+        raw = Path("/sys/fs/cgroup", name).read_text(encoding="ascii").strip()
+    except OSError:
+        return None
+    return int(raw) if raw.isdigit() else None
+
+
+def resident_bytes(key: str = "VmRSS") -> int | None:
+    """This process's resident memory (``VmRSS``) or its peak (``VmHWM``), bytes; ``None`` off Linux."""
+    try:
+        with open(f"/proc/{os.getpid()}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def reset_resident_peak() -> bool:
+    """Reset this process's ``VmHWM`` to its current RSS (Linux ``clear_refs`` 5); False when refused."""
+    try:
+        with open(f"/proc/{os.getpid()}/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+    except OSError:
+        return False
+    return True

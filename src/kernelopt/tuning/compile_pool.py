@@ -1,0 +1,325 @@
+"""Compile candidates in parallel on the small shape, into one Triton cache per tuning session.
+
+Parent side, :class:`CompilePool`: long-lived ``compile`` workers (``python -m kernelopt.child compile``),
+as many as the CPU count, capped by the host's available memory (:data:`HOST_BYTES_PER_WORKER` each) and
+by what the caller allows on the device, all with the session's ``TRITON_CACHE_DIR``. Each request is
+one candidate file: the worker loads it and runs it once on the compile shape
+(:func:`kernelopt.tuning.problem.compile_shape`), which compiles it into the shared cache, and checks
+that run cheaply against the reference on the same shape. The full problem is never allocated here:
+the bench worker's first call of the candidate then loads the compiled kernel from the cache.
+
+Every compilation has a limit, adaptive as in Helion's autotuner: :class:`AdaptiveTimeout` starts at
+its ceiling and, once compilations have been seen, is :data:`COMPILE_TIMEOUT_FACTOR` times the slowest
+of them, between a floor and the ceiling. A compilation past it is ``COMPILE_TIMEOUT``: that worker's
+process group is killed and the worker starts again for its next candidate. Results: the seconds
+taken and ``OK``, ``COMPILE_ERROR``, ``COMPILE_TIMEOUT``, ``WRONG_RESULT`` (on the compile shape),
+``RUN_ERROR``, ``OUT_OF_MEMORY`` or ``WORKER_CRASH``, each with its one-line reason.
+
+Worker side, :class:`CompileService`: the handler of the ``compile`` service.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.checks import LoadedProblem, device_free_bytes, first_line, recover, run_candidate
+from kernelopt.tuning.problem import Problem
+from kernelopt.worker.client import WorkerProcess
+from kernelopt.worker.messages import Failure, FailureKind, JsonObject, Reply, Service
+from kernelopt.worker.pool import Answer, Job, WorkerPool
+from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
+
+COMPILE_TIMEOUT_FACTOR = 3.0
+"""The adaptive limit is this many times the slowest compilation seen (our choice)."""
+COMPILE_TIMEOUT_FLOOR_S = 15.0
+"""The adaptive limit never goes below this: a Triton compile of a large tile takes seconds on a busy host."""
+COMPILE_TIMEOUT_CEILING_S = 300.0
+"""Nor above this (the harness's ``KERNELOPT_COMPILE_TIMEOUT_S`` default: a CUDA extension build)."""
+HOST_BYTES_PER_WORKER = 2 * 1024**3
+"""Host memory one compile worker may take (Python, torch, Triton, a CUDA context: about 1-2 GiB; our bound)."""
+CACHE_DIR = "triton-cache"
+
+
+class CompileKind(StrEnum):
+    """The compile service's request kinds."""
+
+    COMPILE = "compile"
+
+
+class CompileInit(BaseModel):
+    """The compile service's setup payload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    problem: Problem
+    device: str | None = None
+
+
+class CompileRequest(BaseModel):
+    """Compile (and run once on the compile shape) one candidate file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+
+
+class CompileReply(BaseModel):
+    """How the compilation of one candidate ended.
+
+    Attributes:
+        outcome: ``OK`` or why not; reason: one line for a failure.
+        compile_s: seconds importing the file and running it once on the compile shape (compilation included).
+        restart: the worker's process is unusable after it (a sticky CUDA error).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    outcome: Outcome
+    reason: str | None = None
+    compile_s: float | None = Field(default=None, ge=0)
+    restart: bool = False
+
+
+class CompileService:
+    """The compile service's handler: the problem on its compile shape, built once per process."""
+
+    def __init__(self) -> None:
+        self.loaded: LoadedProblem | None = None
+
+    def setup(self, payload: JsonObject, events: EventSink) -> SetupInfo:
+        import torch
+
+        from kernelopt.harness.worker import DeviceUnavailable, resolve_device
+
+        init = CompileInit.model_validate(payload)
+        try:
+            device = resolve_device(init.device or init.problem.device)
+        except DeviceUnavailable as exc:
+            raise SetupRefused(FailureKind.SETUP_FAILED, str(exc)) from None
+        if device.startswith("cuda"):
+            torch.cuda.set_device(torch.device(device))
+        try:
+            loaded = LoadedProblem.load(init.problem, device)
+            shape = init.problem.compile_shape(loaded.shapes)
+            loaded.build(shape)
+        except Exception as exc:  # reference.py fails on the compile shape: bad input
+            raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py on the compile shape: {first_line(exc)}") from None
+        self.loaded = loaded
+        return SetupInfo(device=device, info={"shape": shape.label()})
+
+    def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
+        if kind != CompileKind.COMPILE:
+            raise ValueError(f"the compile service has no request kind {kind!r}")
+        loaded = self.loaded
+        assert loaded is not None
+        path = Path(CompileRequest.model_validate(payload).path)
+        candidate, verdict = run_candidate(loaded, path)
+        if candidate is not None:
+            candidate.release()
+        else:
+            recover(loaded, verdict)
+        reason = verdict.reason
+        if verdict.outcome is Outcome.WRONG_RESULT:
+            reason = f"on the compile shape ({loaded.shape.label()}): {reason}"
+        spent = [s for s in (verdict.load_s, verdict.first_call_s) if s is not None]
+        reply = CompileReply(
+            path=str(path), outcome=verdict.outcome, reason=reason, compile_s=sum(spent) if spent else None
+        )
+        reply.restart = verdict.restart
+        return reply.model_dump(mode="json")
+
+    def close(self) -> None:
+        self.loaded = None
+
+
+@dataclass
+class AdaptiveTimeout:
+    """The limit of the next compilation: the ceiling until one was seen, then ``factor`` x the slowest seen,
+    between ``floor_s`` and ``ceiling_s``."""
+
+    floor_s: float = COMPILE_TIMEOUT_FLOOR_S
+    ceiling_s: float = COMPILE_TIMEOUT_CEILING_S
+    factor: float = COMPILE_TIMEOUT_FACTOR
+    seen_s: list[float] = field(default_factory=list)
+
+    def current(self) -> float:
+        if not self.seen_s:
+            return self.ceiling_s
+        return min(self.ceiling_s, max(self.floor_s, self.factor * max(self.seen_s)))
+
+    def observe(self, seconds: float) -> None:
+        self.seen_s.append(seconds)
+
+
+class CompileSettings(BaseModel):
+    """How many compile workers and how long a compilation may take.
+
+    Attributes:
+        workers: compile workers at most (``None``: the CPU count); capped by host memory and the batch.
+        timeout_floor_s, timeout_ceiling_s, timeout_factor: the :class:`AdaptiveTimeout`.
+        startup_timeout_s: limit for a worker's start and setup.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    workers: int | None = Field(default=None, ge=1)
+    timeout_floor_s: float = Field(default=COMPILE_TIMEOUT_FLOOR_S, gt=0)
+    timeout_ceiling_s: float = Field(default=COMPILE_TIMEOUT_CEILING_S, gt=0)
+    timeout_factor: float = Field(default=COMPILE_TIMEOUT_FACTOR, gt=0)
+    startup_timeout_s: float = Field(default=120.0, gt=0)
+
+
+@dataclass
+class CompileResult:
+    """One candidate's compilation: how it ended, its one-line reason, the seconds it took."""
+
+    path: Path
+    outcome: Outcome
+    reason: str | None = None
+    compile_s: float | None = None
+
+
+def worker_cap(
+    requested: int | None, *, cpu_count: int | None, available_bytes: int | None, device_cap: int | None
+) -> int:
+    """How many compile workers to run: ``requested`` (default the CPU count), capped by the host's available
+    memory (:data:`HOST_BYTES_PER_WORKER` each) and by ``device_cap``; at least 1."""
+    n = requested if requested is not None else (cpu_count or 1)
+    if available_bytes is not None:
+        n = min(n, available_bytes // HOST_BYTES_PER_WORKER)
+    if device_cap is not None:
+        n = min(n, device_cap)
+    return max(1, n)
+
+
+class CompilePool:
+    """Compile workers of one tuning session, started on the first batch and grown with larger batches.
+
+    Args:
+        problem: the problem (the workers build its compile shape).
+        session_dir: the session's folder: the shared Triton cache (``triton-cache/``) and the logs.
+        device: the device the workers compile and run on (default the problem's).
+        settings: worker count and limits.
+        env: the workers' environment (default: this process's); ``TRITON_CACHE_DIR`` is set in it.
+        device_cap: the most workers the device has room for (the caller measured it), ``None``: no cap.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        *,
+        session_dir: Path,
+        device: str | None = None,
+        settings: CompileSettings | None = None,
+        env: Mapping[str, str] | None = None,
+        device_cap: int | None = None,
+    ) -> None:
+        self.problem = problem
+        self.session_dir = Path(session_dir)
+        self.device = device or problem.device
+        self.settings = settings or CompileSettings()
+        self.timeout = AdaptiveTimeout(
+            self.settings.timeout_floor_s, self.settings.timeout_ceiling_s, self.settings.timeout_factor
+        )
+        base = dict(os.environ if env is None else env)
+        self.env = shared_cache_env(base, self.session_dir)
+        self.cap = worker_cap(
+            self.settings.workers,
+            cpu_count=os.cpu_count(),
+            available_bytes=device_free_bytes("cpu"),
+            device_cap=device_cap,
+        )
+        self._pool: WorkerPool | None = None
+        self.compile_shape: str | None = None  # the compile shape's label, from the first worker's Ready
+
+    def _worker(self, k: int) -> WorkerProcess:
+        return WorkerProcess(
+            Service.COMPILE,
+            setup=CompileInit(problem=self.problem, device=self.device),
+            log_dir=self.session_dir / "logs",
+            env=self.env,
+            cwd=Path(self.problem.kernel_py).parent,
+            startup_timeout_s=self.settings.startup_timeout_s,
+            name=f"compile-{k}",
+        )
+
+    def _ensure(self, n: int) -> WorkerPool:
+        want = min(self.cap, max(1, n))
+        if self._pool is None:
+            self._pool = WorkerPool([self._worker(k) for k in range(want)])
+            readies = self._pool.start()
+            self.compile_shape = str(readies[0].info.get("shape"))
+        elif len(self._pool.workers) < want:
+            have = len(self._pool.workers)
+            self._pool.grow([self._worker(k) for k in range(have, want)])
+        return self._pool
+
+    @property
+    def workers(self) -> int:
+        """Workers started so far."""
+        return 0 if self._pool is None else len(self._pool.workers)
+
+    @property
+    def starts(self) -> int:
+        """Worker starts so far (restarts after a hang or crash included)."""
+        return 0 if self._pool is None else sum(w.starts for w in self._pool.workers)
+
+    def compile(self, paths: Sequence[Path]) -> list[CompileResult]:
+        """Compile each candidate file; one result each, in order.
+
+        Raises:
+            WorkerStartError: a compile worker could not start (its setup failed: a broken environment, or
+                reference.py failing on the compile shape, ``BAD_INPUT``).
+        """
+        if not paths:
+            return []
+        pool = self._ensure(len(paths))
+
+        def on_answer(j: int, answer: Answer, seconds: float, worker: WorkerProcess) -> None:
+            if isinstance(answer, Reply):
+                reply = CompileReply.model_validate(answer.payload)
+                if reply.outcome is Outcome.OK and reply.compile_s is not None:
+                    self.timeout.observe(reply.compile_s)
+                if reply.restart:
+                    worker.kill()
+
+        answers = pool.run(
+            [Job(CompileKind.COMPILE, {"path": str(p)}) for p in paths],
+            timeout_s=self.timeout.current,
+            on_answer=on_answer,
+        )
+        return [_result(Path(p), a) for p, a in zip(paths, answers, strict=True)]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+def _result(path: Path, answer: Answer) -> CompileResult:
+    if isinstance(answer, Reply):
+        reply = CompileReply.model_validate(answer.payload)
+        return CompileResult(path, reply.outcome, reply.reason, reply.compile_s)
+    assert isinstance(answer, Failure)
+    if answer.outcome is FailureKind.RUN_TIMEOUT:
+        return CompileResult(path, Outcome.COMPILE_TIMEOUT, f"compiling: {answer.reason} (the adaptive compile limit)")
+    if answer.outcome is FailureKind.WORKER_CRASH:
+        return CompileResult(path, Outcome.WORKER_CRASH, f"compiling: {answer.reason}")
+    return CompileResult(path, Outcome.RUN_ERROR, f"the compile service failed: {answer.reason}")
+
+
+def shared_cache_env(base: Mapping[str, str], session_dir: Path) -> dict[str, str]:
+    """``base`` with the session's one Triton cache and extension build folder (every worker of a session
+    uses them, so what a compile worker built the bench worker loads)."""
+    env = dict(base)
+    env["TRITON_CACHE_DIR"] = str(Path(session_dir) / CACHE_DIR)
+    env["TORCH_EXTENSIONS_DIR"] = str(Path(session_dir) / "torch-extensions")
+    return env

@@ -1,0 +1,420 @@
+"""KernelEvaluator: configurations -> candidate sources -> compile pool -> bench worker -> results.
+
+The :class:`~kernelopt.tuning.evaluator.Evaluator` of the hardware (a GPU, or the CPU with torch kernels
+and Triton's interpreter, ``TRITON_INTERPRET=1``). For each configuration of a batch, the caller's
+``apply`` callable makes the candidate's source (the knob edits are the caller's: usually
+:func:`kernelopt.tunables.apply_source`, see :func:`knob_editor`); the source is written to the session
+folder (``candidates/<sha256[:12]>/kernel.py``; equal sources are evaluated once), compiled by the
+:class:`~kernelopt.tuning.compile_pool.CompilePool` on the small shape (on a GPU; on the CPU there is
+nothing to compile ahead, so the bench worker's first call does it), then checked and timed by the bench
+worker(s) (:mod:`kernelopt.tuning.bench_worker`, one per device; a second on the same device only when its
+measured free memory holds two). Every failure is a :class:`~kernelopt.tuning.candidate.Result` with its
+outcome and one-line reason; a crashed or hung worker is started again for the next candidate.
+
+The bench workers start on the first batch (or :meth:`KernelEvaluator.start`): a problem that cannot fit
+on the device is then one line (:class:`~kernelopt.tuning.problem.ProblemDoesNotFit`, exit 3) and a
+reference.py that fails on it another (:class:`~kernelopt.tuning.problem.ProblemError`, exit 2), before any
+candidate runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.errors import KerneloptError
+from kernelopt.fileio import atomic_write_text
+from kernelopt.harness.poison import MALLOC_PERTURB
+from kernelopt.tunables import (
+    AutotuneEvaluation,
+    ResourceLimits,
+    Tunable,
+    TunableError,
+    Value,
+    apply_source,
+    discover_source,
+)
+from kernelopt.tuning.bench_worker import (
+    BenchInit,
+    BenchKind,
+    BenchPlan,
+    BenchReady,
+    BenchReply,
+    EvaluateRequest,
+    RetimeReply,
+    RetimeRequest,
+)
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
+from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
+from kernelopt.vocabulary import Device
+from kernelopt.worker.client import WorkerProcess, WorkerStartError
+from kernelopt.worker.messages import Failure, FailureKind, Ready, Reply, Service
+from kernelopt.worker.pool import Answer, Job, WorkerPool
+
+DEVICE_BYTES_PER_COMPILE_WORKER = 1024**3
+"""Device memory one compile worker may take (a CUDA context and the compile shape; our bound)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What ``apply`` returns for a configuration it cannot make into a source (an illegal or unfit value)."""
+
+    reason: str
+
+
+Apply = Callable[[Config], "str | Refusal"]
+"""Configuration -> the candidate's full kernel source, or a :class:`Refusal`."""
+
+
+class EvaluatorSettings(BaseModel):
+    """Limits and workers of a :class:`KernelEvaluator`.
+
+    Attributes:
+        plan: how the bench worker checks and times (warm-up, repetitions, re-time rounds).
+        bench_timeout_s: limit for checking and timing one candidate (its first call may compile), seconds.
+        retime_timeout_s: limit for one interleaved re-time of the top few, seconds.
+        startup_timeout_s: limit for a worker's start and setup (the bench worker builds the problem).
+        compile: the compile pool's workers and adaptive limit.
+        compile_pool: compile ahead in the pool (``None``: on a GPU yes; on the CPU no, compiling there
+            is the interpreter's, nothing to do ahead).
+        devices: one bench worker each (``None``: the problem's device).
+        workers_per_device: bench workers wanted per device; more than one only when its measured free memory
+            holds them (their timings then overlap: for checking throughput, not for final numbers).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    plan: BenchPlan = Field(default_factory=BenchPlan)
+    bench_timeout_s: float = Field(default=60.0, gt=0)
+    retime_timeout_s: float = Field(default=300.0, gt=0)
+    startup_timeout_s: float = Field(default=120.0, gt=0)
+    compile: CompileSettings = Field(default_factory=CompileSettings)
+    compile_pool: bool | None = None
+    devices: list[str] | None = None
+    workers_per_device: int = Field(default=1, ge=1)
+
+
+def knob_editor(
+    base_source: str,
+    *,
+    filename: str = "kernel.py",
+    limits: ResourceLimits | None = None,
+    kernel: str | None = None,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> Apply:
+    """An ``apply`` callable of :func:`kernelopt.tunables.apply_source` on ``base_source``: a configuration
+    becomes the edited source (knobs already at their value are left out, so the current configuration is
+    ``base_source`` itself), and an edit the tunables refuse (an unknown or illegal value, a tile that
+    cannot fit ``limits``) a :class:`Refusal` with its one line. The other arguments are ``apply_source``'s.
+
+    Raises:
+        TunableError: ``base_source`` does not parse.
+    """
+    current = _current_values(discover_source(base_source, filename, gpu=gpu, evaluation=evaluation))
+
+    def apply(config: Config) -> str | Refusal:
+        changes = {k: v for k, v in config.items() if not (k in current and _same(current[k], v))}
+        if not changes:
+            return base_source
+        try:
+            edit = apply_source(
+                base_source, changes, filename=filename, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
+            )
+        except TunableError as exc:
+            return Refusal(exc.one_line())
+        return edit.new_source
+
+    return apply
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _current_values(tunables: Sequence[Tunable]) -> dict[str, Value]:
+    """Knob key -> its value, and knob name -> its value where every knob of that name holds the same one."""
+    out: dict[str, Value] = {t.key: t.value for t in tunables if t.value is not None}
+    by_name: dict[str, set[str]] = {}
+    for t in tunables:
+        if t.value is not None:
+            by_name.setdefault(t.name, set()).add(repr(t.value))
+    for t in tunables:
+        if t.value is not None and len(by_name.get(t.name, ())) == 1:
+            out[t.name] = t.value
+    return out
+
+
+class KernelEvaluator:
+    """Evaluates configurations of one kernel on the hardware (the Evaluator protocol).
+
+    Args:
+        problem: the problem (reference, shape, device, tolerance).
+        base_source: the kernel's source that configurations edit (kept for the caller; ``apply`` owns edits).
+        apply: configuration -> candidate source or :class:`Refusal` (see :func:`knob_editor`).
+        session_dir: the session's folder (candidate files, Triton cache, worker logs).
+        settings: limits and workers.
+        env: the workers' environment (default: this process's).
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        base_source: str,
+        apply: Apply,
+        *,
+        session_dir: Path,
+        settings: EvaluatorSettings | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.problem = problem
+        self.base_source = base_source
+        self.apply = apply
+        self.session_dir = Path(session_dir)
+        self.settings = settings or EvaluatorSettings()
+        self._env = shared_cache_env(dict(os.environ if env is None else env), self.session_dir)
+        self._bench: WorkerPool | None = None
+        self._compile: CompilePool | None = None
+        self.ready: BenchReady | None = None
+        self._paths: dict[str, Path] = {}  # config key -> candidate file
+
+    # -- workers ------------------------------------------------------------------------------------
+
+    def _bench_worker(self, device: str | None, k: int) -> WorkerProcess:
+        env = dict(self._env)
+        if Device.of(device or self.problem.device or "") is not Device.CUDA:
+            env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
+        return WorkerProcess(
+            Service.BENCH,
+            setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan),
+            log_dir=self.session_dir / "logs",
+            env=env,
+            cwd=Path(self.problem.kernel_py).parent,
+            startup_timeout_s=self.settings.startup_timeout_s,
+            name=f"bench-{k}",
+        )
+
+    def start(self) -> BenchReady:
+        """Start the bench worker(s) (the problem is built and its fit checked) and, on a GPU, the compile pool.
+
+        Raises:
+            ProblemDoesNotFit: the problem does not fit on the device (exit 3).
+            ProblemError: reference.py fails on the problem (exit 2).
+            WorkerStartError: a worker could not start (exit 3).
+        """
+        if self.ready is not None:
+            return self.ready
+        devices = self.settings.devices or [self.problem.device]  # type: ignore[list-item]
+        first = [self._bench_worker(d, k) for k, d in enumerate(devices)]
+        pool = WorkerPool(first)
+        readies = _started(pool.start)
+        ready = BenchReady.model_validate(readies[0].info)
+        extra = workers_that_fit(ready.need, ready.free_bytes, self.settings.workers_per_device) - 1
+        if extra > 0:
+            more = [
+                self._bench_worker(d, len(first) + k * len(devices) + i)
+                for k in range(extra)
+                for i, d in enumerate(devices)
+            ]
+            _started(lambda: pool.grow(more))
+        self._bench, self.ready = pool, ready
+        use_pool = self.settings.compile_pool
+        if use_pool is None:
+            use_pool = Device.of(ready.device) is Device.CUDA
+        if use_pool:
+            left = max(0, ready.free_bytes - len(pool.workers) * ready.need.bench_bound_bytes)
+            self._compile = CompilePool(
+                self.problem,
+                session_dir=self.session_dir,
+                device=ready.device,
+                settings=self.settings.compile,
+                env=self._env,
+                device_cap=max(1, left // DEVICE_BYTES_PER_COMPILE_WORKER)
+                if Device.of(ready.device) is Device.CUDA
+                else None,
+            )
+        return ready
+
+    @property
+    def bench_starts(self) -> int:
+        """How many times bench workers were started (restarts after a crash or hang included)."""
+        return 0 if self._bench is None else sum(w.starts for w in self._bench.workers)
+
+    @property
+    def compile_workers(self) -> int:
+        """Compile workers started so far (0 without a compile pool)."""
+        return 0 if self._compile is None else self._compile.workers
+
+    # -- evaluation ---------------------------------------------------------------------------------
+
+    def _write(self, source: str) -> Path:
+        digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
+        path = self.session_dir / "candidates" / digest / "kernel.py"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, source)
+        return path
+
+    def _sources(self, batch: Sequence[Config]) -> list[Path | Result]:
+        out: list[Path | Result] = []
+        for config in batch:
+            try:
+                made = self.apply(config)
+            except KerneloptError as exc:  # an edit that raised instead of refusing: the same verdict
+                made = Refusal(exc.one_line())
+            if isinstance(made, Refusal):
+                out.append(Result.failed(config, Outcome.INVALID, made.reason))
+                continue
+            path = self._write(made)
+            self._paths[config.key()] = path
+            out.append(path)
+        return out
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        """Compile, check and time each configuration; one result each, in ``batch``'s order.
+
+        Raises:
+            ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start` (never for a candidate).
+        """
+        self.start()
+        made = self._sources(batch)
+        paths = list(dict.fromkeys(p for p in made if isinstance(p, Path)))
+        compiled = self._compile_all(paths)
+        to_bench = [p for p in paths if compiled[p] is None or compiled[p].outcome is Outcome.OK]  # type: ignore[union-attr]
+        benched = dict(zip(to_bench, self._bench_all(to_bench), strict=True))
+        results: list[Result] = []
+        for config, item in zip(batch, made, strict=True):
+            if isinstance(item, Result):
+                results.append(item)
+                continue
+            results.append(_merge(config, compiled[item], benched.get(item)))
+        return results
+
+    def _compile_all(self, paths: Sequence[Path]) -> dict[Path, CompileResult | None]:
+        if self._compile is None or not paths:
+            return dict.fromkeys(paths)
+        try:
+            done = self._compile.compile(paths)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+        return dict(zip(paths, done, strict=True))
+
+    def _bench_all(self, paths: Sequence[Path]) -> list[Answer]:
+        assert self._bench is not None
+        if not paths:
+            return []
+
+        def on_answer(j: int, answer: Answer, seconds: float, worker: WorkerProcess) -> None:
+            if isinstance(answer, Reply) and answer.payload.get("restart"):
+                worker.kill()  # its process is unusable (a sticky CUDA error): the next request starts it again
+
+        jobs = [Job(BenchKind.EVALUATE, EvaluateRequest(path=str(p)).model_dump(mode="json")) for p in paths]
+        try:
+            return self._bench.run(jobs, timeout_s=lambda: self.settings.bench_timeout_s, on_answer=on_answer)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        """Check and time ``batch`` again in one bench worker, interleaved (ABBA rounds); results are ``retimed``."""
+        self.start()
+        assert self._bench is not None
+        unknown = [c for c in batch if c.key() not in self._paths]
+        refused = {c.key(): r for c, r in zip(unknown, self._sources(unknown), strict=True) if isinstance(r, Result)}
+        paths = [self._paths.get(c.key()) for c in batch]
+        wanted = list(dict.fromkeys(p for p in paths if p is not None))
+        replies: dict[Path, BenchReply | Failure] = {}
+        if wanted:
+            worker = self._bench.workers[0]
+            try:
+                answer = worker.request(
+                    BenchKind.RETIME, RetimeRequest(paths=[str(p) for p in wanted]), self.settings.retime_timeout_s
+                )
+            except WorkerStartError as exc:
+                raise _problem_error(exc) from None
+            if isinstance(answer, Reply):
+                for p, r in zip(wanted, RetimeReply.model_validate(answer.payload).results, strict=True):
+                    replies[p] = r
+            else:
+                replies = dict.fromkeys(wanted, answer)
+        out = []
+        for config, path in zip(batch, paths, strict=True):
+            if path is None:
+                out.append(refused[config.key()])
+                continue
+            result = _merge(config, None, replies[path])
+            out.append(result.model_copy(update={"retimed": result.outcome is Outcome.OK}))
+        return out
+
+    def close(self) -> None:
+        """Shut every worker down (their process groups killed); the session folder stays."""
+        if self._compile is not None:
+            self._compile.close()
+            self._compile = None
+        if self._bench is not None:
+            self._bench.close()
+            self._bench = None
+        self.ready = None
+
+    def __enter__(self) -> KernelEvaluator:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def _started(start: Callable[[], list[Ready]]) -> list[Ready]:
+    try:
+        return start()
+    except WorkerStartError as exc:
+        raise _problem_error(exc) from None
+
+
+def _problem_error(exc: WorkerStartError) -> KerneloptError:
+    """A worker's refused setup as the problem's error: no room -> exit 3, a failing reference.py -> exit 2."""
+    if exc.failure.outcome is FailureKind.NO_ROOM:
+        return ProblemDoesNotFit(exc.failure.reason)
+    if exc.failure.outcome is FailureKind.BAD_INPUT:
+        return ProblemError(exc.failure.reason, hint=f"the worker's log: {exc.log_path}")
+    return exc
+
+
+def _merge(config: Config, compiled: CompileResult | None, benched: Answer | BenchReply | None) -> Result:
+    """One candidate's Result from its compile result (``None``: not compiled ahead) and its bench answer."""
+    compile_s = compiled.compile_s if compiled is not None else None
+    if compiled is not None and compiled.outcome is not Outcome.OK:
+        return Result(config=config.as_dict(), outcome=compiled.outcome, reason=compiled.reason, compile_s=compile_s)
+    if isinstance(benched, Failure):
+        outcome, reason = _bench_failure(benched)
+        return Result(config=config.as_dict(), outcome=outcome, reason=reason, compile_s=compile_s)
+    reply = benched if isinstance(benched, BenchReply) else BenchReply.model_validate(benched.payload)  # type: ignore[union-attr]
+    if compile_s is None and reply.load_s is not None and reply.first_call_s is not None:
+        compile_s = reply.load_s + reply.first_call_s  # not compiled ahead: loading and the first call compiled it
+    checked = [s for s in (reply.load_s, reply.first_call_s, reply.check_s) if s is not None]
+    return Result(
+        config=config.as_dict(),
+        outcome=reply.outcome,
+        reason=reply.reason,
+        latency_us=reply.latency_us if reply.outcome is Outcome.OK else None,
+        samples_us=reply.samples_us,
+        compile_s=compile_s,
+        check_s=sum(checked) if checked else None,
+        bench_s=reply.bench_s,
+        peak_bytes=reply.peak_bytes,
+    )
+
+
+def _bench_failure(failure: Failure) -> tuple[Outcome, str]:
+    if failure.outcome is FailureKind.RUN_TIMEOUT:
+        return Outcome.RUN_TIMEOUT, f"checking and timing: {failure.reason}; the bench worker starts again"
+    if failure.outcome is FailureKind.WORKER_CRASH:
+        return Outcome.WORKER_CRASH, f"checking and timing: {failure.reason}; the bench worker starts again"
+    return Outcome.RUN_ERROR, f"the bench service failed: {failure.reason}"

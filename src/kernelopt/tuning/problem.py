@@ -1,0 +1,269 @@
+"""The problem a tuning session measures: reference.py, its shapes, the device, the tolerance, its memory.
+
+Parent side, no torch. A :class:`Problem` names the files (the function or KernelBench form of DESIGN.md,
+"Kernel contract"), the device, the task card's dtype hint and problem sizes, and an optional tolerance
+override. The workers turn it into tensors: the *primary shape* (what the candidates are timed on) is
+``SHAPES[0]`` of reference.py with the task card's ``sizes`` / ``size_scale`` applied to its module-level
+constants (:mod:`kernelopt.harness.sizes`); the *compile shape* (:func:`compile_shape`) is the smallest
+``SHAPES`` entry, or the primary shape shrunk along its leading size so that Triton specializes the
+kernel the same way (integers keep their divisibility by 16), which the compile workers run.
+
+The problem's memory need (:class:`MemoryNeed`: bytes of its inputs and outputs, measured by the bench
+worker as it builds them) is checked against the device's free memory measured before, by
+:func:`fit_problem`: a problem that cannot fit is one line (:class:`ProblemDoesNotFit`, exit 3) before any
+candidate runs. The bench worker holds at most :data:`BENCH_MEMORY_FACTOR` times it.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
+from kernelopt.harness.sizes import effective_constants, size_constants
+from kernelopt.taskcard import TaskCard
+
+ShapeValue = int | float | bool | str
+Number = int | float
+
+BENCH_MEMORY_FACTOR = 4
+"""The bench worker's peak is at most this many times (inputs + outputs) (issue 22; docs/tuning-engine.md,
+"Memory"): inputs 1x, the reference output 1x, one candidate output 1x, poison and compare chunks."""
+SHRINK_FACTOR = 64
+"""The compile shape's leading size is the primary's divided by about this (our choice: a 16384-row
+problem compiles on 256 rows)."""
+SHRINK_ALIGN = 512
+"""A shrunk size keeps its remainder modulo this, so its divisibility by every power of two up to 512 stays:
+Triton's specialization (by 16) and a kernel's assumption that a tile up to 512 divides the size."""
+
+
+class ProblemDoesNotFit(KerneloptError):
+    """The problem needs more memory than the device has free (exit 3: this machine, not the input)."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+
+class ProblemError(KerneloptError):
+    """reference.py cannot build the problem (its ``get_inputs`` or reference raised): exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class ProblemShape(BaseModel):
+    """One shape of the problem.
+
+    Attributes:
+        kwargs: the keyword arguments of ``get_inputs(**kwargs)`` (a ``SHAPES`` entry).
+        constants: module-level constants of reference.py set before anything is built (name -> value).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kwargs: dict[str, ShapeValue] = Field(default_factory=dict)
+    constants: dict[str, Number] = Field(default_factory=dict)
+
+    def label(self) -> str:
+        """``M=16384,N=8192`` (kwargs, then constants); ``default`` when both are empty."""
+        parts = [f"{k}={v}" for k, v in {**self.kwargs, **self.constants}.items()]
+        return ",".join(parts) or "default"
+
+
+class MemoryNeed(BaseModel):
+    """Bytes the problem's tensors take on the device.
+
+    Attributes:
+        inputs_bytes: every tensor ``get_inputs`` returns (and a KernelBench model's parameters).
+        outputs_bytes: every tensor the reference returns.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    inputs_bytes: int = Field(ge=0)
+    outputs_bytes: int = Field(ge=0)
+
+    @property
+    def total_bytes(self) -> int:
+        return self.inputs_bytes + self.outputs_bytes
+
+    @property
+    def bench_bound_bytes(self) -> int:
+        """What the bench worker may hold at its peak: :data:`BENCH_MEMORY_FACTOR` x (inputs + outputs)."""
+        return BENCH_MEMORY_FACTOR * self.total_bytes
+
+
+def size_text(n: float) -> str:
+    """Bytes as ``512.0 MiB``, ``1.50 GiB`` or ``4.00 TiB``."""
+    if n >= 2**40:
+        return f"{n / 2**40:.2f} TiB"
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def fit_problem(need: MemoryNeed, free_bytes: int, *, device: str, workers: int = 1) -> None:
+    """Check that ``workers`` bench workers of ``need`` fit in ``free_bytes`` of ``device``.
+
+    Raises:
+        ProblemDoesNotFit: they do not (one line with the figures).
+    """
+    want = workers * need.bench_bound_bytes
+    if want <= free_bytes:
+        return
+    who = "the bench worker needs" if workers == 1 else f"{workers} bench workers need"
+    raise ProblemDoesNotFit(
+        f"the problem cannot fit on {device}: {who} {size_text(want)} ({workers * BENCH_MEMORY_FACTOR} x "
+        f"(inputs {size_text(need.inputs_bytes)} + outputs {size_text(need.outputs_bytes)})) "
+        f"but {size_text(free_bytes)} are free",
+        hint="free the device, use a larger one, or lower the problem size (task card sizes / size_scale)",
+    )
+
+
+def workers_that_fit(need: MemoryNeed, free_bytes: int, wanted: int) -> int:
+    """How many of ``wanted`` bench workers fit in ``free_bytes`` (at least 1: the first is checked by
+    :func:`fit_problem`)."""
+    if need.bench_bound_bytes <= 0:
+        return max(1, wanted)
+    return max(1, min(wanted, free_bytes // need.bench_bound_bytes))
+
+
+def _size(kwargs: Mapping[str, ShapeValue]) -> float:
+    nums = [float(v) for v in kwargs.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    return math.prod(nums) if nums else math.inf
+
+
+def shrink(value: int) -> int:
+    """``value`` divided by about :data:`SHRINK_FACTOR`, keeping its remainder modulo :data:`SHRINK_ALIGN`
+    (``16384 -> 512``, ``100000 -> 1696``); a value that cannot shrink so is kept (``1000``)."""
+    blocks = max(1, value // SHRINK_FACTOR // SHRINK_ALIGN)
+    return min(value, blocks * SHRINK_ALIGN + value % SHRINK_ALIGN)
+
+
+def _leading(values: Mapping[str, ShapeValue]) -> str | None:
+    """The first integer of ``values`` (in order) that :func:`shrink` makes smaller, or ``None``."""
+    for name, v in values.items():
+        if isinstance(v, int) and not isinstance(v, bool) and shrink(v) < v:
+            return name
+    return None
+
+
+def compile_shape(
+    primary: ProblemShape, shapes: Sequence[Mapping[str, ShapeValue]], module_constants: Mapping[str, Number]
+) -> ProblemShape:
+    """The shape the compile workers run: the smallest of several ``SHAPES`` entries, else ``primary``
+    shrunk (:func:`shrink`) along its leading size: the first integer ``get_inputs`` argument that shrinks,
+    else the first such module-level constant (the effective value: the task card's, else the file's).
+
+    Args:
+        primary: the primary shape.
+        shapes: reference.py's ``SHAPES`` (``[]`` when absent).
+        module_constants: reference.py's module-level number constants, in file order.
+    """
+    if len(shapes) > 1:
+        smallest = min(range(len(shapes)), key=lambda i: (_size(shapes[i]), i))
+        return ProblemShape(kwargs=dict(shapes[smallest]), constants=primary.constants)
+    name = _leading(primary.kwargs)
+    if name is not None:
+        value = primary.kwargs[name]
+        assert isinstance(value, int)
+        return ProblemShape(kwargs={**primary.kwargs, name: shrink(value)}, constants=primary.constants)
+    effective: dict[str, ShapeValue] = {**module_constants, **primary.constants}
+    name = _leading({k: effective[k] for k in module_constants})
+    if name is None:
+        return primary
+    value = effective[name]
+    assert isinstance(value, int)
+    return ProblemShape(kwargs=primary.kwargs, constants={**primary.constants, name: shrink(value)})
+
+
+def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
+    """reference.py's ``SHAPES`` when it is a literal list of dicts (read, not imported); ``None`` when it
+    is absent or computed (the workers read it then).
+
+    Raises:
+        InputFileError: the file is missing or is not valid Python.
+    """
+    try:
+        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8"), filename=str(reference_py))
+    except FileNotFoundError:
+        raise InputFileError(reference_py, "no such file") from None
+    except SyntaxError as exc:
+        raise InputFileError(reference_py, f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return None
+            if isinstance(value, list) and all(isinstance(s, dict) for s in value):
+                return [dict(s) for s in value]
+            return None
+    return None
+
+
+class Problem(BaseModel):
+    """What a tuning session measures (parent side; the workers build its tensors).
+
+    Attributes:
+        reference_py: the reference (function or KernelBench form; ``SHAPES``, ``ATOL``/``RTOL`` optional).
+        kernel_py: the base kernel; its folder is importable by every candidate (helper modules beside it).
+        device: ``cuda``, ``cuda:N`` or ``cpu``; ``None`` lets the bench worker choose (``KERNELOPT_DEVICE``,
+            else cuda when torch sees a GPU, else cpu).
+        dtype_hint: the task card's ``dtype`` (``tf32`` relaxes fp32 outputs; :mod:`kernelopt.harness.tolerance`).
+        constants: module-level constants of reference.py to set (the task card's sizes and size_scale).
+        shape: ``get_inputs`` keyword arguments of the primary shape; ``None``: ``SHAPES[0]`` (or none).
+        atol: absolute tolerance; ``None``: reference.py's ``ATOL``, else the dtype-aware default.
+        rtol: relative tolerance; ``None``: reference.py's ``RTOL``, else the default.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    reference_py: Path
+    kernel_py: Path
+    device: str | None = None
+    dtype_hint: str | None = None
+    constants: dict[str, Number] = Field(default_factory=dict)
+    shape: dict[str, ShapeValue] | None = None
+    atol: float | None = Field(default=None, ge=0)
+    rtol: float | None = Field(default=None, ge=0)
+
+    @classmethod
+    def from_folder(
+        cls, folder: Path, *, device: str | None = None, card: TaskCard | None = None, size_scale: float | None = None
+    ) -> Problem:
+        """The problem of a folder holding ``kernel.py``, ``reference.py`` and optionally ``README.md``.
+
+        Args:
+            folder: the problem folder (a workspace, or what ``kernelopt optimize`` takes).
+            device: as :attr:`device`.
+            card: the task card (default: ``README.md`` of the folder when present).
+            size_scale: overrides the card's ``size_scale``.
+
+        Raises:
+            InputFileError: kernel.py or reference.py is missing or is not valid Python.
+            UsageError: the card's ``sizes`` name a constant reference.py lacks, or a value is not positive.
+            WorkspaceError: the task card is invalid.
+        """
+        folder = Path(folder).resolve()
+        kernel_py, reference_py = folder / "kernel.py", folder / "reference.py"
+        for path in (kernel_py, reference_py):
+            if not path.is_file():
+                raise InputFileError(path, "no such file")
+        if card is None:
+            readme = folder / "README.md"
+            card = TaskCard.load(readme) if readme.is_file() else TaskCard()
+        scale = size_scale if size_scale is not None else card.size_scale
+        constants = effective_constants(reference_py, sizes=card.sizes, scale=scale)
+        return cls(
+            reference_py=reference_py, kernel_py=kernel_py, device=device, dtype_hint=card.dtype, constants=constants
+        )
+
+    def primary_shape(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> ProblemShape:
+        """The shape candidates are timed on: :attr:`shape`, else ``shapes[0]``, else no arguments."""
+        kwargs = dict(self.shape) if self.shape is not None else (dict(shapes[0]) if shapes else {})
+        return ProblemShape(kwargs=kwargs, constants=dict(self.constants))
+
+    def compile_shape(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> ProblemShape:
+        """The shape the compile workers run (:func:`compile_shape`)."""
+        return compile_shape(self.primary_shape(shapes), shapes, size_constants(self.reference_py))

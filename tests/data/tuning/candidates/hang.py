@@ -1,0 +1,3 @@
+def run(x, y):
+    while True:
+        pass

@@ -1,0 +1,57 @@
+"""The bench worker's memory: measured on a 120 MB CPU problem it stays within 4 x (inputs + outputs), and a
+problem that cannot fit is one line before any candidate runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tuning.bench_worker import BenchPlan
+from kernelopt.tuning.candidate import Config, Outcome
+from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator
+from kernelopt.tuning.problem import BENCH_MEMORY_FACTOR, Problem, ProblemDoesNotFit
+
+DATA = Path(__file__).parent / "data" / "tuning"
+MIB = 2**20
+
+
+def _evaluator(folder: Path, session: Path) -> KernelEvaluator:
+    source = (folder / "kernel.py").read_text()
+    settings = EvaluatorSettings(plan=BenchPlan(warmup_calls=1, repetitions=3), bench_timeout_s=60.0)
+    return KernelEvaluator(
+        Problem.from_folder(folder, device="cpu"),
+        source,
+        lambda c: f"{source}\n# {c.key()}\n",
+        session_dir=session,
+        settings=settings,
+    )
+
+
+def test_the_bench_worker_peak_is_measured_and_within_four_times_the_problem(tmp_path: Path) -> None:
+    with _evaluator(DATA / "big", tmp_path) as ev:
+        ready = ev.start()
+        need = ready.need
+        assert need.inputs_bytes == 80_000_000 and need.outputs_bytes == 40_000_000
+        assert ready.held_bytes is not None and ready.held_bytes >= need.total_bytes  # inputs and reference, held
+        first, second = ev.evaluate([Config.of({}), Config.of({"again": 1})])
+    assert first.outcome is Outcome.OK and second.outcome is Outcome.OK, (first.reason, second.reason)
+    peak = max(first.peak_bytes or 0, second.peak_bytes or 0)
+    print(f"\npeak {peak / MIB:.0f} MiB above the baseline for inputs + outputs {need.total_bytes / MIB:.0f} MiB")
+    # measured, not assumed: the peak includes the held problem and a candidate output
+    assert need.total_bytes + need.outputs_bytes <= peak <= BENCH_MEMORY_FACTOR * need.total_bytes
+
+
+def test_a_problem_that_cannot_fit_is_one_line_before_any_candidate(tmp_path: Path) -> None:
+    with _evaluator(DATA / "huge", tmp_path) as ev, pytest.raises(ProblemDoesNotFit) as refused:
+        ev.evaluate([Config.of({})])
+    line = refused.value.one_line()
+    assert line.startswith(
+        "the problem cannot fit on cpu: building its inputs and reference output ran out of memory with "
+    )
+    assert "free (RuntimeError: " in line and "can't allocate memory" in line and "\n" not in line
+    assert line.endswith(
+        "; free the device, use a larger one, or lower the problem size (task card sizes / size_scale)"
+    )
+    assert refused.value.exit_code == 3
+    assert not (tmp_path / "candidates").exists()  # nothing was written, nothing ran
