@@ -12,8 +12,10 @@ output folder:
 
 For each problem it prints the wall time (from the batch's start event to its row), the work (``work_s``:
 seconds inside the workers' correctness and timing phases, compile pauses excluded, read from the
-progress files both paths leave) and the overhead (wall - work); then the mean overhead per problem, the
-totals, and the pool's one-time start (importing torch once, before the first problem). Issue 24's target:
+progress files both paths leave), the overhead (wall - work) and the warm / cold ratio of the measured
+latency (near 1 unless the warm path's overlap, the next problem's load and the spare's CUDA start,
+disturbed the timing); then the mean overhead per problem, the totals, and the pool's one-time start
+(importing torch once, before the first problem). Issue 24's target:
 at most 3 s of overhead per problem on the H200 for the 14 examples.
 
     python benchmarks/batch_overhead.py [DIR] [--device cuda|cpu] [--size-scale S] [--only A,B]
@@ -57,6 +59,7 @@ class Measured:
     status: str
     wall_s: float | None
     work_s: float | None
+    latency_us: float | None = None
 
     @property
     def overhead_s(self) -> float | None:
@@ -116,7 +119,7 @@ def run_path(name: str, problems: Path, out: Path, base: BatchOptions) -> PathRu
     finally:
         runner.close()
     total = time.monotonic() - t0
-    rows = [Measured(r.key, r.status.value, walls.get(r.key), r.work_s) for r in table.rows]
+    rows = [Measured(r.key, r.status.value, walls.get(r.key), r.work_s, r.latency_us) for r in table.rows]
     run = PathRun(name, rows, total, start_s)
     if name == "warm":
         run.launches, run.warm_launches = warm.pool.launches, warm.pool.warm_launches
@@ -132,12 +135,24 @@ def _mean(values: list[float | None]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
+def _latency_ratio(by_path: dict[str, dict[str, Measured]], names: list[str], problem: str) -> float | None:
+    """Warm latency / cold latency of one problem: near 1 unless one path disturbed the timing."""
+    if len(names) != 2:
+        return None
+    cold, warm = (by_path[n].get(problem) for n in names)
+    if cold is None or warm is None or not cold.latency_us or warm.latency_us is None:
+        return None
+    return warm.latency_us / cold.latency_us
+
+
 def report(runs: list[PathRun]) -> str:
     """The side-by-side table, for people."""
     names = [r.path for r in runs]
     by_path = {r.path: {m.problem: m for m in r.problems} for r in runs}
     problems = [m.problem for m in runs[-1].problems]
     head = f"{'problem':24}" + "".join(f" | {n:>5} status   wall_s   work_s  overhead" for n in names)
+    if len(names) == 2:
+        head += " | latency warm/cold"
     lines = [head, "-" * len(head)]
     for p in problems:
         cells = []
@@ -148,7 +163,8 @@ def report(runs: list[PathRun]) -> str:
                 if m is None
                 else f" | {m.status:>12} {_fmt(m.wall_s)}  {_fmt(m.work_s)}  {_fmt(m.overhead_s)}"
             )
-        lines.append(f"{p[:24]:24}" + "".join(cells))
+        ratio = _latency_ratio(by_path, names, p)
+        lines.append(f"{p[:24]:24}" + "".join(cells) + (f" | {ratio:5.2f}" if ratio is not None else ""))
     lines.append("")
     for r in runs:
         mean_over = _mean([m.overhead_s for m in r.problems])
