@@ -148,7 +148,7 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the batch table as JSON."),
     ) -> None:
-        """Validate (or optimize) every problem folder under DIR and print the KernelBench table."""
+        """Validate (or optimize) every problem under DIR (or problem and sample) and print the KernelBench table."""
         from kernelopt.batch.runner import run_batch
 
         if device is not None and device not in DEVICES:
