@@ -149,7 +149,7 @@ def test_one_row_per_problem_and_sample(batch: tuple[Path, dict[str, str], dict[
 def test_the_batch_resumes_and_keeps_its_runs_folder(batch: tuple[Path, dict[str, str], dict[str, object]]) -> None:
     out, env, table = batch
     level, runs = str(LAYOUT / "level1"), str(LAYOUT / "runs")
-    again = _kernelopt(level, "--kernels", runs, "--out", str(out), env=env)
+    again = _kernelopt(level, "--kernels", runs, "--out", str(out), env={**env, "COLUMNS": "250"})  # no wrapping
     assert again.returncode == 0, again.stderr
     assert any("problem" in line and "sample" in line for line in again.stdout.splitlines())  # the table's column
     assert json.loads((out / "batch.json").read_text())["rows"] == table["rows"]

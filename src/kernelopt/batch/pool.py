@@ -359,8 +359,14 @@ class WorkerPool:
                 stdout_path=str(out),
                 stderr_path=str(err),
             )
-            assert self._conn is not None
-            self._conn.sendall(encode(message))
+            try:
+                assert self._conn is not None
+                self._conn.sendall(encode(message))
+            except OSError:  # the server died since the check: start it again, once, for this run
+                self._close()
+                self._ensure_server()
+                assert self._conn is not None
+                self._conn.sendall(encode(message))
             self._wait(lambda: launch_id in self._replies, self.startup_timeout_s, what="a launch")
             reply = self._replies[launch_id]
         if isinstance(reply, Refused):
