@@ -22,6 +22,8 @@ SLOW_FILES = (
     "test_tunables.py",
     "test_report_sweep_compare.py",
     "test_batch.py",
+    "test_batch_pool.py",
+    "test_batch_kernelbench.py",
     "test_loop_agents.py",
     "test_search.py",
     "test_batch_ray.py",

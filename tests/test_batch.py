@@ -57,8 +57,10 @@ def test_fast_p_counts_correct_and_faster_over_all_problems() -> None:
     table = with_fast_p(BatchTable(directory="/x", mode=BatchMode.VALIDATE, rows=rows))
     assert [f.threshold for f in table.fast_p] == [1.0, 1.5, 2.0]
     lines = list(csv.reader(csv_text(table).splitlines()))
-    assert lines[0][:7] == [
+    assert lines[0][:9] == [
         "problem",
+        "problem_id",
+        "sample",
         "status",
         "correct",
         "latency_us",
@@ -66,7 +68,7 @@ def test_fast_p_counts_correct_and_faster_over_all_problems() -> None:
         "speedup_vs_eager",
         "speedup_vs_compile",
     ]
-    assert lines[1][:7] == ["a", "PASS", "True", "", "", "2.5", "1.2"]
+    assert lines[1][:9] == ["a", "", "", "PASS", "True", "", "", "2.5", "1.2"]
 
 
 def test_a_folder_that_is_not_a_problem_says_why(tmp_path: Path) -> None:

@@ -34,12 +34,19 @@ class ProblemStatus(StrEnum):
     ERROR = "ERROR"
 
 
+def row_key(problem: str, sample: int | None) -> str:
+    """The identity of a row in its batch: the problem, and the sample when there are samples."""
+    return problem if sample is None else f"{problem} sample {sample}"
+
+
 class ProblemRow(BaseModel):
-    """One problem of the batch.
+    """One problem of the batch (one problem and sample in KernelBench's layout).
 
     Attributes:
-        problem: the folder's name.
-        folder: the folder.
+        problem: the folder's name (KernelBench layout: the problem file's name, ``19_ReLU``).
+        folder: the folder that ran (KernelBench layout: made from the problem file and the sample).
+        problem_id: KernelBench layout: the problem's number.
+        sample: KernelBench layout: the sample's number (``None``: the problem has no sample).
         status: how it ended.
         correct: the kernel matched the reference; ``None`` when correctness never ran.
         latency_us: median latency of the kernel (the best passing version with ``--optimize``).
@@ -50,7 +57,9 @@ class ProblemRow(BaseModel):
         best_version: the version the figures are of (``v0`` for validate).
         reason: one line: why it failed or is not a problem; ``None`` on PASS.
         workspace: the workspace the problem ran in, when one was made.
-        duration_s: wall-clock seconds of the problem.
+        duration_s: wall-clock seconds of the problem (workspace, start-up, compilation, checks, timing).
+        work_s: seconds its workers spent checking and timing it (the correctness and timing phases,
+            compile pauses excluded; the rest of ``duration_s`` is overhead).
         attempts: how many times it was started (a lost Ray worker is retried once).
         host: where it ran (Ray: node and GPU), when known.
     """
@@ -59,6 +68,8 @@ class ProblemRow(BaseModel):
 
     problem: str
     folder: str
+    problem_id: int | None = None
+    sample: int | None = None
     status: ProblemStatus
     correct: bool | None = None
     latency_us: float | None = None
@@ -70,8 +81,13 @@ class ProblemRow(BaseModel):
     reason: str | None = None
     workspace: str | None = None
     duration_s: float | None = None
+    work_s: float | None = None
     attempts: int = 1
     host: str | None = None
+
+    @property
+    def key(self) -> str:
+        return row_key(self.problem, self.sample)
 
 
 class FastP(BaseModel):
@@ -90,11 +106,13 @@ class BatchTable(BaseModel):
     Attributes:
         directory: the folder of problems.
         mode: validate or optimize.
-        rows: one per problem folder, finished ones only (the batch resumes from them).
+        rows: one per problem folder (KernelBench layout: per problem and sample), finished ones only
+            (the batch resumes from them).
         fast_p: at 1.0, 1.5 and 2.0, against eager and against torch.compile.
         updated: when the table was last written.
         settings: what else decides the figures (device, size scale, compiled reference, backends,
-            iterations); a resume with other settings is refused. ``None`` in tables written before it.
+            iterations, the KernelBench runs folder and level); a resume with other settings is refused.
+            ``None`` in tables written before it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -126,6 +144,8 @@ def with_fast_p(table: BatchTable) -> BatchTable:
 
 CSV_COLUMNS = (
     "problem",
+    "problem_id",
+    "sample",
     "status",
     "correct",
     "latency_us",
@@ -137,6 +157,7 @@ CSV_COLUMNS = (
     "reason",
     "workspace",
     "duration_s",
+    "work_s",
     "attempts",
     "host",
 )

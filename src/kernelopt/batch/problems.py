@@ -1,11 +1,44 @@
-"""Which sub-folders of a batch folder are problems, and why one is not. Parses files, never imports."""
+"""What a batch runs: its items (one row each), which sub-folders are problems, and why one is not.
+
+Parses files and looks modules up (``importlib.util.find_spec``); never imports user code.
+"""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import sys
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
+from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError
 from kernelopt.kernelsource import check_kernel, check_reference
+
+
+class BatchItem(BaseModel):
+    """One row's worth of work: a problem folder to run, or the reason there is nothing to run.
+
+    Attributes:
+        problem: the row's problem name (the folder's name; KernelBench layout: ``19_ReLU``).
+        folder: the folder that runs (reference.py + kernel.py); when nothing runs, the problem's file or folder.
+        problem_id: KernelBench layout: the problem's number.
+        sample: KernelBench layout: the sample's number (``None`` for a problem without one).
+        defect: why it cannot run (one line; its row is ``INVALID``), ``None`` when it can.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    problem: str
+    folder: Path
+    problem_id: int | None = None
+    sample: int | None = None
+    defect: str | None = None
+
+    @property
+    def key(self) -> str:
+        return row_key(self.problem, self.sample)
 
 
 def problem_folders(directory: Path) -> list[Path]:
@@ -22,18 +55,67 @@ def problem_folders(directory: Path) -> list[Path]:
     )
 
 
-def problem_defect(folder: Path) -> str | None:
-    """Why ``folder`` is not a problem in either accepted form (one line), or ``None`` when it is one.
+def folder_items(directory: Path) -> list[BatchItem]:
+    """The items of a folder of problem folders (this project's layout), in folder order.
 
-    Function form: reference.py with ``reference`` + ``get_inputs``, kernel.py with ``run``. KernelBench
-    form: reference.py with ``Model`` + ``get_inputs`` + ``get_init_inputs``, kernel.py with ``ModelNew``.
+    Raises:
+        InputFileError: ``directory`` is not a folder.
     """
+    return [BatchItem(problem=f.name, folder=f.resolve(), defect=problem_defect(f)) for f in problem_folders(directory)]
+
+
+def missing_imports(path: Path) -> list[str]:
+    """The top-level packages ``path`` imports at module level (not inside ``try`` or ``if``) that this
+    Python cannot find; a module or package beside the file counts as found. Imports nothing.
+
+    Raises:
+        SyntaxError: the file does not parse (callers check the file's form first).
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    missing = []
+    for name in dict.fromkeys(names):
+        if name in sys.builtin_module_names or name in sys.stdlib_module_names:
+            continue
+        if (path.parent / f"{name}.py").is_file() or (path.parent / name).is_dir():
+            continue
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # an odd finder: leave the verdict to the worker's own import
+            found = True
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def source_defect(reference: Path, kernel: Path) -> str | None:
+    """Why ``kernel`` against ``reference`` cannot run (one line naming the file), or ``None``.
+
+    Function form: reference with ``reference`` + ``get_inputs``, kernel with ``run``. KernelBench form:
+    reference with ``Model`` + ``get_inputs`` + ``get_init_inputs``, kernel with ``ModelNew``. Either file
+    importing a package that is not installed is a defect too.
+    """
+    try:
+        form = check_reference(reference)
+        check_kernel(kernel, form)
+    except InputFileError as exc:
+        return exc.one_line().replace(str(reference.parent) + "/", "").replace(str(kernel.parent) + "/", "")
+    for path in (reference, kernel):
+        missing = missing_imports(path)
+        if missing:
+            verb = "is" if len(missing) == 1 else "are"
+            return f"{path.name} imports {', '.join(missing)}, which {verb} not installed"
+    return None
+
+
+def problem_defect(folder: Path) -> str | None:
+    """Why ``folder`` is not a problem in either accepted form (one line), or ``None`` when it is one."""
     for name in ("reference.py", "kernel.py"):
         if not (folder / name).is_file():
             return f"no {name} (a problem folder holds reference.py and kernel.py)"
-    try:
-        form = check_reference(folder / "reference.py")
-        check_kernel(folder / "kernel.py", form)
-    except InputFileError as exc:
-        return exc.one_line().replace(str(folder) + "/", "")
-    return None
+    return source_defect(folder / "reference.py", folder / "kernel.py")

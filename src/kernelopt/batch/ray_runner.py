@@ -1,8 +1,9 @@
 """``kernelopt batch DIR --ray ADDRESS|local``: the batch's problems as Ray tasks, one GPU each.
 
 Each problem is one Ray task (``num_gpus=1``; ``0`` with ``--device cpu``) that runs
-:func:`~kernelopt.batch.runner.run_problem` on the node Ray picks; Ray sets ``CUDA_VISIBLE_DEVICES``
-for the task, and the problem's ``kernelopt`` process inherits it, so each problem sees its own GPU.
+:func:`~kernelopt.batch.cold.run_problem` (its own ``kernelopt`` process) on the node Ray picks; Ray
+sets ``CUDA_VISIBLE_DEVICES`` for the task, and the problem's ``kernelopt`` process inherits it, so each
+problem sees its own GPU.
 Rows are gathered as tasks finish (progress streams), into the same ``batch.json`` / ``batch.csv``.
 The workspaces are the ones a local batch makes, under ``OUT/workspaces``: DIR and ``--out`` must be on
 a filesystem every node mounts at the same path.
@@ -21,8 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kernelopt.batch.cold import run_problem
 from kernelopt.batch.model import BatchTable, ProblemRow, ProblemStatus
-from kernelopt.batch.runner import BatchEvent, BatchOptions, EventKind, add_row, prepare, run_problem, write_table
+from kernelopt.batch.problems import BatchItem
+from kernelopt.batch.rows import BatchOptions, item_row
+from kernelopt.batch.runner import BatchEvent, EventKind, add_row, prepare, write_table
 from kernelopt.errors import EnvironmentProblem, UsageError
 
 LOCAL = "local"
@@ -40,30 +44,31 @@ def _import_ray() -> Any:
     return ray
 
 
-def _attempts_file(options: BatchOptions, problem: str) -> Path:
-    return options.out_dir / "ray" / f"{problem}.attempts"
+def _attempts_file(options: BatchOptions, key: str) -> Path:
+    return options.out_dir / "ray" / f"{key.replace(' ', '_')}.attempts"
 
 
-def count_attempt(options: BatchOptions, problem: str) -> int:
-    """Count one more start of ``problem`` (a file under ``OUT/ray/``, so a retry on another node sees
+def count_attempt(options: BatchOptions, key: str) -> int:
+    """Count one more start of item ``key`` (a file under ``OUT/ray/``, so a retry on another node sees
     it too); returns the count."""
-    path = _attempts_file(options, problem)
+    path = _attempts_file(options, key)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:
         fh.write("1")
     return len(path.read_text(encoding="utf-8"))
 
 
-def attempts_of(options: BatchOptions, problem: str) -> int:
-    path = _attempts_file(options, problem)
+def attempts_of(options: BatchOptions, key: str) -> int:
+    path = _attempts_file(options, key)
     return len(path.read_text(encoding="utf-8")) if path.is_file() else 0
 
 
-def problem_task(folder: str, options_json: str) -> str:
-    """The body of one Ray task: run the problem here and return its row as JSON."""
+def problem_task(item_json: str, options_json: str) -> str:
+    """The body of one Ray task: run the item here and return its row as JSON."""
     options = BatchOptions.model_validate_json(options_json)
-    attempt = count_attempt(options, Path(folder).name)
-    row = run_problem(Path(folder), options)
+    item = BatchItem.model_validate_json(item_json)
+    attempt = count_attempt(options, item.key)
+    row = run_problem(item, options)
     gpus = os.environ.get("CUDA_VISIBLE_DEVICES")
     host = socket.gethostname() + (f" GPU {gpus}" if gpus else "")
     return row.model_copy(update={"attempts": attempt, "host": host}).model_dump_json()
@@ -105,18 +110,23 @@ def run_batch_on_ray(
         UsageError: the output folder holds another batch.
     """
     ray = _import_ray()
-    table, folders = prepare(directory, options, fresh=fresh)
-    order = [f.name for f in folders]
-    done = {r.problem for r in table.rows}
+    table, items = prepare(directory, options, fresh=fresh)
+    order = [item.key for item in items]
+    done = {r.key for r in table.rows}
     emit = on_event or (lambda _event: None)
     finished = 0
     todo = []
-    for folder in folders:
-        if folder.name in done:
+    for item in items:
+        if item.key in done:
             finished += 1
-            emit(BatchEvent(EventKind.SKIPPED, folder.name, finished, len(folders)))
+            emit(BatchEvent(EventKind.SKIPPED, item.key, finished, len(items)))
+        elif item.defect is not None:  # nothing to run: its row at once, no task
+            row = item_row(item)
+            table = write_table(add_row(table, row, order), options.out_dir)
+            finished += 1
+            emit(BatchEvent(EventKind.DONE, item.key, finished, len(items), row))
         else:
-            todo.append(folder)
+            todo.append(item)
     if not todo:
         return write_table(table, options.out_dir)
     _connect(ray, address)
@@ -128,33 +138,34 @@ def run_batch_on_ray(
         )
     task = ray.remote(num_gpus=gpus, num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(problem_task)
     options_json = options.model_dump_json()
-    pending: dict[Any, Path] = {}
-    for folder in todo:
-        _attempts_file(options, folder.name).unlink(missing_ok=True)  # count this batch's starts only
-        pending[task.remote(str(folder), options_json)] = folder
-        emit(BatchEvent(EventKind.START, folder.name, finished, len(folders)))
+    pending: dict[Any, BatchItem] = {}
+    for item in todo:
+        _attempts_file(options, item.key).unlink(missing_ok=True)  # count this batch's starts only
+        pending[task.remote(item.model_dump_json(), options_json)] = item
+        emit(BatchEvent(EventKind.START, item.key, finished, len(items)))
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
-            folder = pending.pop(ref)
-            row = _gather(ray, ref, folder, options)
+            item = pending.pop(ref)
+            row = _gather(ray, ref, item, options)
             table = write_table(add_row(table, row, order), options.out_dir)
             finished += 1
-            emit(BatchEvent(EventKind.DONE, folder.name, finished, len(folders), row))
+            emit(BatchEvent(EventKind.DONE, item.key, finished, len(items), row))
     return write_table(table, options.out_dir)
 
 
-def _gather(ray: Any, ref: Any, folder: Path, options: BatchOptions) -> ProblemRow:
+def _gather(ray: Any, ref: Any, item: BatchItem, options: BatchOptions) -> ProblemRow:
     """The row a task returned, or an ``ERROR`` row when its worker died after the retry."""
     try:
         return ProblemRow.model_validate_json(ray.get(ref))
     except ray.exceptions.RayError as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        attempts = attempts_of(options, folder.name)
-        return ProblemRow(
-            problem=folder.name,
-            folder=str(folder.resolve()),
-            status=ProblemStatus.ERROR,
-            reason=f"the Ray worker died {attempts} time(s), retried {MAX_RETRIES}x: {type(exc).__name__}: {first}",
-            attempts=attempts,
+        attempts = attempts_of(options, item.key)
+        return item_row(item).model_copy(
+            update={
+                "status": ProblemStatus.ERROR,
+                "reason": f"the Ray worker died {attempts} time(s), retried {MAX_RETRIES}x: "
+                f"{type(exc).__name__}: {first}",
+                "attempts": attempts,
+            }
         )

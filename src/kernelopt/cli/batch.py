@@ -1,9 +1,11 @@
-"""``kernelopt batch DIR [--optimize] [--ray ADDRESS|local]``: a folder of problems and the KernelBench table.
+"""``kernelopt batch DIR [--kernels RUN_DIR] [--optimize] [--ray ADDRESS|local]``: problems and the KernelBench table.
 
-Each sub-folder of DIR is a problem (reference.py + kernel.py, function or KernelBench form). The
+Each sub-folder of DIR is a problem (reference.py + kernel.py, function or KernelBench form); with
+``--kernels RUN_DIR``, DIR is a KernelBench level folder (``<id>_<Name>.py`` problems) and RUN_DIR holds
+the generated ``level_<L>_problem_<id>_sample_<k>_kernel.py`` files, one row per problem and sample. The
 table (problem, correct, latency, speedup vs eager and vs torch.compile, then fast_p at 1.0 / 1.5 /
 2.0) is printed and written as ``batch.json`` and ``batch.csv`` in the output folder; running the
-command again resumes the batch. Exit status 0 once every problem has a row, whatever the rows say.
+command again resumes the batch. Exit status 0 once every row is there, whatever the rows say.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ def _share(value: float | None) -> str:
 
 
 def render(result: BatchTable, out_dir: Path) -> None:
-    """The KernelBench table and fast_p, for people."""
+    """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout)."""
+    samples = any(r.sample is not None for r in result.rows) or (result.settings or {}).get("kernels") is not None
     rows = [
         [
             r.problem,
+            *([] if not samples else ["-" if r.sample is None else r.sample]),
             {True: "yes", False: "no", None: "n/a"}[r.correct],
             r.latency_us,
             _speedup(r.speedup_vs_eager),
@@ -48,7 +52,16 @@ def render(result: BatchTable, out_dir: Path) -> None:
     ]
     table(
         f"batch {result.mode.value}: {result.directory}",
-        ["problem", "correct", "latency (us)", "vs eager", "vs compile", "status", "reason"],
+        [
+            "problem",
+            *(["sample"] if samples else []),
+            "correct",
+            "latency (us)",
+            "vs eager",
+            "vs compile",
+            "status",
+            "reason",
+        ],
         rows,
     )
     table(
@@ -92,7 +105,20 @@ class _Bar:
 def register(app: typer.Typer) -> None:
     @app.command("batch")
     def batch_cmd(
-        directory: Path = typer.Argument(..., help="A folder whose sub-folders are problems."),
+        directory: Path = typer.Argument(
+            ..., help="A folder whose sub-folders are problems; with --kernels, a KernelBench level folder."
+        ),
+        kernels: Path | None = typer.Option(
+            None,
+            "--kernels",
+            help="KernelBench layout: the runs folder of generated level_<L>_problem_<id>_sample_<k>_kernel.py files.",
+        ),
+        level: int | None = typer.Option(
+            None, "--level", min=0, help="With --kernels: the level, when DIR's name (level<N>) does not say it."
+        ),
+        cold: bool = typer.Option(
+            False, "--cold", help="Validate each problem in its own kernelopt process instead of the worker pool."
+        ),
         optimize: bool = typer.Option(
             False, "--optimize", help="Run the whole loop on each problem (default: validate V0)."
         ),
@@ -122,13 +148,15 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the batch table as JSON."),
     ) -> None:
-        """Validate (or optimize) every problem folder under DIR and print the KernelBench table."""
+        """Validate (or optimize) every problem under DIR (or problem and sample) and print the KernelBench table."""
         from kernelopt.batch.runner import run_batch
 
         if device is not None and device not in DEVICES:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         if size_scale is not None and not 0 < size_scale <= 1:
             raise UsageError(f"--size-scale {size_scale:g} is outside (0, 1]")
+        if level is not None and kernels is None:
+            raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
         name = Path(directory).expanduser().resolve().name or "batch"
         out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
         options = BatchOptions(
@@ -141,6 +169,9 @@ def register(app: typer.Typer) -> None:
             max_iters=max_iters,
             planner=planner,
             implementer=implementer,
+            kernels=Path(kernels).expanduser().resolve() if kernels is not None else None,
+            level=level,
+            cold=cold,
         )
         bar = _Bar()
         try:

@@ -28,8 +28,14 @@ COMPILED_REFERENCE_LABEL = "reference_compiled"
 
 
 class JobMode(StrEnum):
+    """What a worker run does: ``check`` (correctness), ``bench`` (timing), or ``load``: import reference.py
+    and the kernel only (building any CUDA extension into the version's build folder) and run nothing on
+    the device, so that a later check or bench finds the build ready (``kernelopt batch`` loads the next
+    problem while the current one is timed)."""
+
     CHECK = "check"
     BENCH = "bench"
+    LOAD = "load"
 
 
 class TimingMethod(StrEnum):
@@ -102,8 +108,9 @@ class WorkerJob(_Model):
     """What a worker is asked to do.
 
     Attributes:
-        mode: ``check`` (correctness of ``kernels[0]``) or ``bench`` (timing; with two kernels the first
-            is the previous version A and the second the current version B, timed ABBA).
+        mode: ``check`` (correctness of ``kernels[0]``), ``bench`` (timing; with two kernels the first
+            is the previous version A and the second the current version B, timed ABBA) or ``load``
+            (import only, see :class:`JobMode`).
         reference_py: the workspace's reference.py.
         kernels: the kernel versions.
         device: ``cuda``/``cpu`` or ``None`` (worker picks CUDA when available; KERNELOPT_DEVICE forces).

@@ -7,6 +7,13 @@ the next run. The worker reports phase events to a progress file, and the
 :class:`~kernelopt.harness.progress.Watchdog` applies separate limits to start-up, compilation, each
 case and the run.
 
+How the worker process is started is one seam, :class:`WorkerStarter`: by default
+:func:`kernelopt.proc.start_command` (a fresh ``python -m kernelopt.harness.worker``); inside
+``with workers_started_by(starter):`` every :func:`run_worker` of this thread (and of the gate it calls)
+starts its worker through ``starter`` instead. ``kernelopt batch`` passes its pool of pre-started workers
+(:mod:`kernelopt.batch.pool`): a fresh child forked from a process that has torch imported, watched and
+killed the same way.
+
 Runs in the orchestrator: imports no torch.
 """
 
@@ -17,9 +24,12 @@ import secrets
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -38,6 +48,65 @@ EXIT_GRACE_S = 15.0
 KEEP_RUNS = 20
 STDERR_TAIL_LINES = 30
 WORKER_MODULE = "kernelopt.harness.worker"
+
+
+class WatchedWorker(Protocol):
+    """A started worker as :func:`run_worker` watches it (what :class:`kernelopt.proc.RunningCommand` offers).
+
+    Attributes:
+        started_at: ``time.monotonic()`` just before the worker was started.
+        timed_out: True once it was killed for running past its overall limit.
+    """
+
+    started_at: float
+    timed_out: bool
+
+    def running(self) -> bool:
+        """True while it runs; past its limit it is killed here and this returns False."""
+        ...
+
+    def allow_exit(self, grace_s: float) -> None:
+        """Its result is written: kill it if it has not exited ``grace_s`` seconds from now."""
+        ...
+
+    def kill(self) -> None:
+        """Kill it and everything it started (its process group); harmless once it has exited."""
+        ...
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status (negative for a signal); ``None`` while running or when killed on timeout."""
+        ...
+
+
+class WorkerStarter(Protocol):
+    """Starts ``argv`` (``[python, -m, MODULE, JOB.json]``) with its output in files; the same signature as
+    :func:`kernelopt.proc.start_command`. Leaving the context kills the worker's process group."""
+
+    def __call__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float,
+        stdout_path: Path,
+        stderr_path: Path,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> AbstractContextManager[WatchedWorker]: ...
+
+
+_STARTER: ContextVar[WorkerStarter | None] = ContextVar("kernelopt_worker_starter", default=None)
+
+
+@contextmanager
+def workers_started_by(starter: WorkerStarter) -> Iterator[None]:
+    """Inside this block (this thread, or a context copied from it) :func:`run_worker` starts its workers
+    through ``starter`` instead of a fresh process from :func:`kernelopt.proc.start_command`."""
+    token = _STARTER.set(starter)
+    try:
+        yield
+    finally:
+        _STARTER.reset(token)
 
 
 def new_run_dir(state_dir: Path, tag: str) -> Path:
@@ -181,9 +250,8 @@ def run_worker(
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
     timeout: Timeout | None = None
     caps = (OutputCap(out_path), OutputCap(err_path))
-    with start_command(
-        argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env
-    ) as worker:
+    starter: WorkerStarter = _STARTER.get() or start_command
+    with starter(argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env) as worker:
         start = worker.started_at
         dog = Watchdog(limits=limits, started_at=start)
         reader = ProgressReader(Path(job.progress_path))

@@ -541,7 +541,7 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
             loaded = _load(ctx)
             if job.mode is JobMode.CHECK:
                 _check(ctx, loaded)
-            else:
+            elif job.mode is JobMode.BENCH:
                 _bench(ctx, loaded)
     except CandidateFailed as failed:
         result.failure = failed.failure

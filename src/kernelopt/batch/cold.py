@@ -1,0 +1,87 @@
+"""One problem in its own ``kernelopt validate`` / ``kernelopt optimize`` process with a time limit.
+
+The path every ``--optimize`` batch and every Ray task takes, and ``--cold`` validation: the process
+starts Python, imports kernelopt, and its gate starts fresh harness workers (torch imported, CUDA started
+each time). A problem that fails, crashes or hangs becomes a row and never stops the batch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from pydantic import ValidationError
+
+from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
+from kernelopt.batch.problems import BatchItem
+from kernelopt.batch.rows import BatchOptions, child_argv, item_row, optimize_row, problem_env, validate_row
+from kernelopt.batch.work import work_seconds
+from kernelopt.errors import KerneloptError, RecordError
+from kernelopt.fileio import atomic_write_text
+from kernelopt.harness.gate import GateReport
+from kernelopt.loop.opening import open_or_create
+from kernelopt.proc import run_command
+
+
+def last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str] | None = None) -> ProblemRow:
+    """Run one item in its own ``kernelopt`` process and return its row; every way it can go wrong
+    becomes the row's status.
+
+    Args:
+        item: the item (an item with a defect is its ``INVALID`` row at once).
+        options: the batch's options.
+        env: the environment the child starts from (default: this process's).
+    """
+    row = item_row(item)
+    if item.defect is not None:
+        return row
+    start, since = time.monotonic(), datetime.now(UTC)
+    try:
+        ws = open_or_create(item.folder, root=options.workspace_root).workspace
+    except KerneloptError as exc:
+        return row.model_copy(update={"reason": exc.one_line()})
+    row = row.model_copy(update={"workspace": str(ws.root)})
+    result = run_command(
+        child_argv(ws, options), timeout_s=options.problem_timeout_s, env=problem_env(env or os.environ, options)
+    )
+    logs = options.out_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(logs / f"{item.folder.name}.out", result.stdout)
+    atomic_write_text(logs / f"{item.folder.name}.err", result.stderr)
+    row = row.model_copy(
+        update={"duration_s": round(time.monotonic() - start, 3), "work_s": work_seconds(ws.state_dir, since)}
+    )
+    if result.timed_out:
+        return row.model_copy(update={"status": ProblemStatus.TIMEOUT_FAIL, "reason": options.batch_limit_reason()})
+    try:
+        if options.mode is BatchMode.VALIDATE:
+            return validate_row(row, GateReport.model_validate(json.loads(result.stdout)))
+        if result.returncode in (0, 1, 124) and result.stdout.strip():
+            return optimize_row(row, ws)
+    except (ValueError, ValidationError, RecordError):
+        pass  # no usable result: said below from the exit status and stderr
+    detail = last_line(result.stderr) or "no output"
+    return row.model_copy(
+        update={"reason": f"kernelopt {options.mode.value} exited with {result.returncode}: {detail}"}
+    )
+
+
+class ColdRunner:
+    """Each problem in its own ``kernelopt`` process (:func:`run_problem`)."""
+
+    def __init__(self, options: BatchOptions) -> None:
+        self.options = options
+
+    def run(self, item: BatchItem, upcoming: BatchItem | None = None) -> ProblemRow:
+        return run_problem(item, self.options)
+
+    def close(self) -> None:
+        return None

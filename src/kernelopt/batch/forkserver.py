@@ -1,0 +1,450 @@
+"""The fork server of ``kernelopt batch``: ``python -m kernelopt.batch.forkserver SOCKET [--warm DEVICE]``.
+
+A process that has imported torch, triton and the harness worker's modules, but never initialized CUDA,
+forks one fresh child per worker run, so a run pays a ``fork`` instead of a Python start and a torch
+import. It is started through :func:`kernelopt.proc.start_command` (own process group, secrets dropped,
+a time limit) by :class:`kernelopt.batch.pool.WorkerPool`; its children are ``os.fork`` copies of it,
+the one documented exception to "every process through kernelopt.proc": they run our own entry points
+(:data:`ENTRY_POINTS`), never an external program, and each leads a process group of its own.
+
+Each child is as isolated as a fresh worker: its own session and process group (the parent kills the
+group on a timeout), the job's environment in place of the server's (``os.environ`` replaced, Python's
+start-up flags applied by hand: ``PYTHONFAULTHANDLER``, ``PYTHONDONTWRITEBYTECODE``, ``MALLOC_PERTURB_``
+through ``mallopt``), stdout and stderr in the job's files, fresh random seeds, and it ends with the server
+(``PR_SET_PDEATHSIG``), which ends with the batch. A crash or hang takes only the child.
+
+One child is kept ready ahead (a *spare*): forked, and on a GPU machine with CUDA and Triton's driver
+already initialized, while the previous run is still working; the next run starts in it. A run whose
+environment differs from the spare's in a variable read at CUDA start (:data:`EARLY_VARIABLES`) gets a
+fresh fork instead.
+
+The parent and the server speak JSON lines over a Unix socket (one message each, :data:`MESSAGE`): the
+server sends :class:`Ready`, then :class:`Launched` / :class:`Refused` for each :class:`Launch` and
+:class:`Exited` when a child ends; the parent sends :class:`Launch`, :class:`Kill` and :class:`Shutdown`.
+The generic worker protocol (``kernelopt.worker``, ``python -m kernelopt.child SERVICE``) will carry these
+messages later; nothing outside :mod:`kernelopt.batch.pool` depends on this module.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal, NoReturn
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from kernelopt.proc import die_with_parent
+
+#: The modules the server imports before it forks anything (a missing one is skipped and reported).
+PRELOAD = (
+    "numpy",
+    "torch",
+    "triton",
+    "kernelopt.harness.worker",
+    "kernelopt.harness.loader",
+    "kernelopt.harness.compare",
+    "kernelopt.harness.inputs",
+    "kernelopt.harness.timers",
+)
+#: Variables read when CUDA starts: a run that sets them otherwise than the server does gets a fresh
+#: child, never the spare that already started CUDA.
+EARLY_VARIABLES = (
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "CUDA_MODULE_LOADING",
+    "CUDA_LAUNCH_BLOCKING",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "PYTORCH_ALLOC_CONF",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+)
+#: Our choice: after this many spares that died before a run reached them, the server forks plain children.
+MAX_SPARE_FAILURES = 3
+POLL_S = 0.02
+M_PERTURB = -6  # glibc mallopt parameter behind MALLOC_PERTURB_
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Ready(_Message):
+    """The server is up. ``missing``: preload modules that could not be imported; ``threads``: its thread
+    count after the imports (a fork copies only the forking thread)."""
+
+    kind: Literal["ready"] = "ready"
+    pid: int
+    preloaded: list[str]
+    missing: list[str]
+    preload_s: float
+    cuda_initialized: bool
+    threads: int
+
+
+class Launch(_Message):
+    """Run the entry point ``entry`` (a key of :data:`ENTRY_POINTS`) with ``args`` in a fresh child."""
+
+    kind: Literal["launch"] = "launch"
+    id: int
+    entry: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: str | None = None
+    stdout_path: str
+    stderr_path: str
+
+
+class Launched(_Message):
+    """Launch ``id`` runs as process ``pid`` (which leads its own process group); ``warm``: in the spare."""
+
+    kind: Literal["launched"] = "launched"
+    id: int
+    pid: int
+    warm: bool
+
+
+class Refused(_Message):
+    kind: Literal["refused"] = "refused"
+    id: int
+    reason: str
+
+
+class Kill(_Message):
+    """Kill the process group of child ``pid`` (nothing when it has already ended)."""
+
+    kind: Literal["kill"] = "kill"
+    pid: int
+
+
+class Exited(_Message):
+    """Child ``pid`` ended; ``returncode`` as :class:`subprocess.Popen` gives it (negative: the signal)."""
+
+    kind: Literal["exited"] = "exited"
+    pid: int
+    returncode: int
+
+
+class Shutdown(_Message):
+    kind: Literal["shutdown"] = "shutdown"
+
+
+MESSAGE: TypeAdapter[Ready | Launch | Launched | Refused | Kill | Exited | Shutdown] = TypeAdapter(
+    Annotated[Ready | Launch | Launched | Refused | Kill | Exited | Shutdown, Field(discriminator="kind")]
+)
+
+
+def encode(message: _Message) -> bytes:
+    return message.model_dump_json().encode() + b"\n"
+
+
+def _harness_worker(args: list[str]) -> int:
+    from kernelopt.harness.worker import main
+
+    return main(args)
+
+
+#: What a child may run: ``python -m MODULE ARGS`` of these modules becomes ``ENTRY_POINTS[MODULE](ARGS)``.
+ENTRY_POINTS: dict[str, Callable[[list[str]], int]] = {"kernelopt.harness.worker": _harness_worker}
+
+
+# -- in a child -----------------------------------------------------------------------------------
+
+
+def _redirect(fd: int, path: str) -> None:
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    os.dup2(target, fd)
+    os.close(target)
+
+
+def _python_flags(env: dict[str, str]) -> None:
+    """What the interpreter would have done at start-up with the job's environment."""
+    import faulthandler
+    import random
+
+    sys.dont_write_bytecode = bool(env.get("PYTHONDONTWRITEBYTECODE"))
+    if env.get("PYTHONFAULTHANDLER"):
+        faulthandler.enable(file=sys.stderr, all_threads=True)
+    perturb = env.get("MALLOC_PERTURB_", "")
+    if perturb.isdigit() and sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(M_PERTURB, int(perturb))
+    random.seed()  # a fresh process seeds from the OS; a fork would repeat the server's sequence
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+
+
+def run_launch(launch: Launch) -> NoReturn:
+    """Become the job: its files, folder, environment and flags; run its entry point; exit with its code."""
+    code = 1
+    try:
+        _redirect(1, launch.stdout_path)
+        _redirect(2, launch.stderr_path)
+        for stream in (sys.stdout, sys.stderr):
+            stream.reconfigure(line_buffering=True, write_through=True)  # type: ignore[union-attr]
+        if launch.cwd:
+            os.chdir(launch.cwd)
+        os.environ.clear()
+        os.environ.update(launch.env)
+        _python_flags(launch.env)
+        sys.argv = [launch.entry, *launch.args]
+        code = ENTRY_POINTS[launch.entry](list(launch.args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # the child's last act: report whatever it was on its stderr and exit 1
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def _warm(device: str) -> None:
+    """Start CUDA and Triton's driver in a spare, so the run that gets it does not wait for them."""
+    if device == "cpu":
+        return
+    import torch
+
+    try:
+        if not torch.cuda.is_available():  # safe here: this is a child, never the server
+            return
+        torch.empty(1, device="cuda")  # creates the context
+        from triton.runtime import driver
+
+        driver.active.get_current_device()  # builds and loads Triton's CUDA helper module once
+    except Exception as exc:  # a warm-up only: the run that gets this spare meets the real error itself
+        sys.stderr.write(f"kernelopt forkserver: spare {os.getpid()} not warmed: {type(exc).__name__}: {exc}\n")
+
+
+def _read_line(fd: int) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b""
+        data += chunk
+    return data
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Spare:
+    pid: int
+    job_fd: int
+    early: dict[str, str | None]
+
+
+class Server:
+    """The server's state: its connection, its children, its spare."""
+
+    def __init__(self, conn: socket.socket, *, warm_device: str, spares: bool) -> None:
+        self.conn = conn
+        self.warm_device = warm_device
+        self.spares = spares
+        self.children: set[int] = set()
+        self.spare: _Spare | None = None
+        self.spare_failures = 0
+        self.inbox = b""
+
+    def send(self, message: _Message) -> None:
+        self.conn.sendall(encode(message))
+
+    def _fork(self) -> int:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()  # its own session and process group: the parent kills the group
+            self.conn.close()
+            if self.spare is not None:
+                os.close(self.spare.job_fd)
+            die_with_parent()
+        return pid
+
+    def _fork_spare(self) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = self._fork()
+        if pid == 0:
+            os.close(write_fd)
+            _warm(self.warm_device)
+            line = _read_line(read_fd)
+            if not line:
+                os._exit(0)  # the server went away before giving it a run
+            message = MESSAGE.validate_json(line)
+            assert isinstance(message, Launch)
+            run_launch(message)
+        os.close(read_fd)
+        self.spare = _Spare(pid, write_fd, {k: os.environ.get(k) for k in EARLY_VARIABLES})
+
+    def launch(self, message: Launch) -> None:
+        if message.entry not in ENTRY_POINTS:
+            self.send(Refused(id=message.id, reason=f"no entry point {message.entry!r} in the fork server"))
+            return
+        spare = self.spare
+        if spare is not None and spare.early == {k: message.env.get(k) for k in EARLY_VARIABLES}:
+            self.spare = None
+            os.write(spare.job_fd, encode(message))
+            os.close(spare.job_fd)
+            pid, warm = spare.pid, True
+        else:
+            pid, warm = self._fork(), False
+            if pid == 0:
+                run_launch(message)
+        self.children.add(pid)
+        self.send(Launched(id=message.id, pid=pid, warm=warm))
+
+    def kill(self, pid: int) -> None:
+        if pid not in self.children:
+            return  # already reaped: its Exited is on the way
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            os.kill(pid, signal.SIGKILL)
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            code = os.waitstatus_to_exitcode(status)
+            if self.spare is not None and pid == self.spare.pid:
+                os.close(self.spare.job_fd)
+                self.spare = None
+                self.spare_failures += 1
+            elif pid in self.children:
+                self.children.discard(pid)
+                try:  # what it started and left behind, as proc.start_command does for a finished command
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                self.send(Exited(pid=pid, returncode=code))
+
+    def refill(self) -> None:
+        if self.spares and self.spare is None and self.spare_failures < MAX_SPARE_FAILURES:
+            self._fork_spare()
+
+    def handle(self, data: bytes) -> bool:
+        """Apply the complete messages in ``data``; False when the parent asked the server to stop."""
+        self.inbox += data
+        *lines, self.inbox = self.inbox.split(b"\n")
+        for line in lines:
+            if not line.strip():
+                continue
+            message = MESSAGE.validate_json(line)
+            if isinstance(message, Launch):
+                self.launch(message)
+            elif isinstance(message, Kill):
+                self.kill(message.pid)
+            elif isinstance(message, Shutdown):
+                return False
+        return True
+
+    def stop(self) -> None:
+        """Kill every child and the spare, and reap them (nothing is sent: the parent may be gone)."""
+        pids = set(self.children) | ({self.spare.pid} if self.spare else set())
+        for pid in pids:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + 5.0
+        while pids and time.monotonic() < deadline:
+            for pid in list(pids):
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    done = pid
+                if done:
+                    pids.discard(pid)
+            time.sleep(POLL_S)
+        self.children.clear()
+        self.spare = None
+
+
+def _preload() -> tuple[list[str], list[str]]:
+    loaded, missing = [], []
+    for name in PRELOAD:
+        try:
+            __import__(name)
+            loaded.append(name)
+        except ImportError:
+            missing.append(name)
+    return loaded, missing
+
+
+def serve(socket_path: str, *, warm_device: str, spares: bool, accept_timeout_s: float = 120.0) -> int:
+    """Preload, accept the parent's connection on ``socket_path``, then serve until told to stop or the
+    parent goes away; returns the exit status."""
+    die_with_parent()
+    start = time.monotonic()
+    loaded, missing = _preload()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path)
+    listener.listen(1)
+    listener.settimeout(accept_timeout_s)
+    try:
+        conn, _ = listener.accept()
+    except TimeoutError:
+        return 1
+    finally:
+        listener.close()
+    torch = sys.modules.get("torch")
+    server = Server(conn, warm_device=warm_device, spares=spares)
+    server.send(
+        Ready(
+            pid=os.getpid(),
+            preloaded=loaded,
+            missing=missing,
+            preload_s=round(time.monotonic() - start, 3),
+            cuda_initialized=bool(torch is not None and torch.cuda.is_initialized()),
+            threads=len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1,
+        )
+    )
+    selector = selectors.DefaultSelector()
+    selector.register(conn, selectors.EVENT_READ)
+    try:
+        going = True
+        while going:
+            server.refill()
+            if selector.select(timeout=POLL_S):
+                data = conn.recv(1 << 20)
+                going = bool(data) and server.handle(data)
+            server.reap()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the parent is gone
+    finally:
+        server.stop()
+        conn.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """``python -m kernelopt.batch.forkserver SOCKET [--warm cuda|cpu] [--no-spare]``."""
+    if not argv or argv[0].startswith("-"):
+        sys.stderr.write("usage: python -m kernelopt.batch.forkserver SOCKET [--warm cuda|cpu] [--no-spare]\n")
+        return 2
+    warm = argv[argv.index("--warm") + 1] if "--warm" in argv else "cuda"
+    return serve(argv[0], warm_device=warm, spares="--no-spare" not in argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

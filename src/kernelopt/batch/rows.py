@@ -1,0 +1,149 @@
+"""How every problem of a batch is run (:class:`BatchOptions`) and how a row is made of what it left.
+
+Shared by both ways of running a problem (:mod:`.cold`: a ``kernelopt`` process; :mod:`.warm`: the gate
+in this process, its workers from the pool), so a row means the same whichever made it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
+from kernelopt.batch.problems import BatchItem
+from kernelopt.harness.gate import GateReport
+from kernelopt.harness.settings import ENV_COMPILE_REFERENCE, ENV_DEVICE, ENV_SIZE_SCALE
+from kernelopt.memory.model import GateResult, IterationRecord, best_version
+from kernelopt.workspace import Workspace
+
+#: Our choice: a level-1 problem validates in well under a minute; the limit only catches a stuck child.
+DEFAULT_PROBLEM_TIMEOUT_S = 1800.0
+
+
+class BatchOptions(BaseModel):
+    """How every problem of a batch is run.
+
+    Attributes:
+        mode: validate (the gate on V0) or optimize (the whole loop).
+        out_dir: the batch's output folder.
+        device: ``cuda`` / ``cpu``; ``None`` lets each run choose.
+        problem_timeout_s: wall-clock limit of one problem, seconds (its processes are killed past it).
+        compile_reference: also time ``torch.compile(reference)``; ``None`` leaves it to each task card.
+        size_scale: scale each problem's size constants (0 < s <= 1) for a quick run.
+        max_iters: with optimize, stop each loop after this many iterations.
+        planner: with optimize, the planner backend.
+        implementer: with optimize, the implementer backend.
+        kernels: KernelBench layout: the runs folder of generated kernels (the batch folder is then a
+            level folder).
+        level: KernelBench layout: the level, when the level folder's name does not say it.
+        cold: validate each problem in its own ``kernelopt validate`` process (as before the pool) instead
+            of through the pool of pre-started workers; the figures are the same, only slower to get.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: BatchMode = BatchMode.VALIDATE
+    out_dir: Path
+    device: str | None = None
+    problem_timeout_s: float = Field(default=DEFAULT_PROBLEM_TIMEOUT_S, gt=0)
+    compile_reference: bool | None = None
+    size_scale: float | None = Field(default=None, gt=0, le=1)
+    max_iters: int | None = Field(default=None, ge=0)
+    planner: str | None = None
+    implementer: str | None = None
+    kernels: Path | None = None
+    level: int | None = Field(default=None, ge=0)
+    cold: bool = False
+
+    @property
+    def workspace_root(self) -> Path:
+        return self.out_dir / "workspaces"
+
+    def batch_limit_reason(self) -> str:
+        return f"ran past the batch's limit of {self.problem_timeout_s:g} s per problem (killed)"
+
+
+def child_argv(ws: Workspace, options: BatchOptions) -> list[str]:
+    """The ``kernelopt`` command one problem runs in on the cold path (pure)."""
+    argv = [sys.executable, "-m", "kernelopt"]
+    if options.mode is BatchMode.VALIDATE:
+        argv += ["validate", str(ws.root), "--version", "0", "--no-previous", "--json"]
+    else:
+        argv += ["optimize", str(ws.root), "--json"]
+        if options.max_iters is not None:
+            argv += ["--max-iters", str(options.max_iters)]
+        if options.planner:
+            argv += ["--planner", options.planner]
+        if options.implementer:
+            argv += ["--implementer", options.implementer]
+    if options.device:
+        argv += ["--device", options.device]
+    return argv
+
+
+def problem_env(base: Mapping[str, str], options: BatchOptions) -> dict[str, str]:
+    """The child's environment: ``base`` plus the batch's harness settings (pure)."""
+    env = dict(base)
+    if options.compile_reference is not None:
+        env[ENV_COMPILE_REFERENCE] = "1" if options.compile_reference else "0"
+    if options.size_scale is not None:
+        env[ENV_SIZE_SCALE] = repr(options.size_scale)
+    if options.device:
+        env[ENV_DEVICE] = options.device
+    return env
+
+
+def item_row(item: BatchItem, status: ProblemStatus = ProblemStatus.ERROR) -> ProblemRow:
+    """The row of ``item`` before anything ran: ``INVALID`` with its defect, else ``status``."""
+    return ProblemRow(
+        problem=item.problem,
+        folder=str(item.folder),
+        problem_id=item.problem_id,
+        sample=item.sample,
+        status=ProblemStatus.INVALID if item.defect else status,
+        reason=item.defect,
+    )
+
+
+def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
+    """``row`` with the latency and speedups of ``record``."""
+    p = record.performance
+    ref = p.speedup_vs_reference
+    return row.model_copy(
+        update={
+            "latency_us": p.latency_us,
+            "reference_latency_us": ref.eager_latency_us if ref else None,
+            "speedup_vs_eager": ref.eager if ref else None,
+            "speedup_vs_compile": ref.compiled if ref else None,
+            "compile_s": ref.compile_s if ref else None,
+            "best_version": record.version,
+        }
+    )
+
+
+def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
+    """``row`` with the gate's verdict on V0 and its figures."""
+    return figures(row, report.record).model_copy(
+        update={
+            "status": ProblemStatus(report.result.value),
+            "correct": report.correctness.passed,
+            "reason": report.failure_reason,
+        }
+    )
+
+
+def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
+    """``row`` with the best version the loop reached (or why none passed)."""
+    records = [ws.memory.read(n) for n in ws.memory.versions()]
+    best = best_version(records)
+    v0 = next((r for r in records if r.number == 0), None)
+    if best is None:
+        reason = (v0.quality_gate.failure_reason if v0 else None) or "no version passed the gate"
+        result = v0.quality_gate.result if v0 and v0.quality_gate.result else GateResult.FAIL
+        status = ProblemStatus(result.value) if result is not GateResult.PASS else ProblemStatus.FAIL
+        correct = None if v0 is None else v0.correctness.status.value == "PASS"
+        return row.model_copy(update={"status": status, "reason": reason, "correct": correct})
+    return figures(row, best).model_copy(update={"status": ProblemStatus.PASS, "correct": True})
