@@ -136,9 +136,15 @@ def render_baseline(
         + (f", at most {stop.max_wall_time_min} min" if stop.max_wall_time_min else "")
         + ".",
         "",
-        "## Performance",
-        "",
     ]
+    if summary is not None and not summary.counters_available:
+        out += [
+            "> **Timing-only evidence**: hardware counters were unavailable "
+            f"({summary.counters_unavailable_reason or 'reason not recorded'}). The evidence below comes from "
+            "event timing, analytic FLOP/byte counts, compiler resource usage and ISA facts only.",
+            "",
+        ]
+    out += ["## Performance", ""]
     out += _performance(record)
     out += ["", "## Roofs", ""]
     if ceilings:
@@ -157,12 +163,6 @@ def render_baseline(
         out += ["No profile summary: n/a (Stage 1 produced no summary.json for V0).", ""]
     else:
         out.append(f"Tool: {summary.tool_used}; vendor {summary.vendor.value}; GPU {cells.text(summary.gpu)}.")
-        if not summary.counters_available:
-            out.append(
-                "**Hardware counters unavailable** "
-                f"({summary.counters_unavailable_reason or 'reason not recorded'}): the evidence is timing-only "
-                "(event timing, analytic FLOP/byte counts, compiler resource usage and ISA facts)."
-            )
         if summary.artifacts:
             out.append("Artifacts: " + ", ".join(f"`profiles/v0/{a}`" for a in summary.artifacts))
         out.append("")
@@ -196,7 +196,8 @@ def render_baseline(
 
 
 class BaselineRenderer:
-    """:func:`render_baseline` in the shape the loop injects (``render(*, workspace, record, summary, ...)``)."""
+    """The one renderer of ``baseline_report.md``: :func:`render_baseline` in the shape the loop injects
+    (:class:`kernelopt.loop.protocols.BaselineRenderer`)."""
 
     def render(
         self,
