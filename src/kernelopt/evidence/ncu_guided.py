@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from kernelopt.actions import ActionCategory as A
 from kernelopt.evidence.model import EvidenceItem, Finding, KernelEvidence
-from kernelopt.evidence.rules import Citation, Rule, RuleTable, Verdict, evaluate
+from kernelopt.evidence.rules import Citation, ComputedRule, RuleTable, Verdict, evaluate
 from kernelopt.evidence.symptoms import Symptom as S
 
 MIN_ESTIMATED_SPEEDUP_PCT = 10.0
 _SOURCE = "Nsight Compute guided analysis (rule results in the report)"
 
-# NCU rule id -> (symptom, candidate actions, inference)
+# NCU rule id -> (symptom, actions to try, inference)
 GUIDED: dict[str, tuple[S, list[A], str]] = {
     "SharedMemoryConflicts": (
         S.SMEM_BANK_CONFLICTS,
@@ -51,7 +51,7 @@ GUIDED: dict[str, tuple[S, list[A], str]] = {
 }
 
 
-def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> Rule:
+def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> ComputedRule:
     def check(k: KernelEvidence) -> Verdict | None:
         if any(f.symptom == symptom.value for f in k.findings):
             return None  # a counter-based finding of this symptom already stands
@@ -80,7 +80,7 @@ def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> Rule:
             speedup_pct=r.estimated_speedup_pct,
         )
 
-    return Rule(f"nv.ncu.{rule_id}", symptom, check, f"NCU rule {rule_id} fired (counters absent)")
+    return ComputedRule(f"nv.ncu.{rule_id}", symptom, check, f"NCU rule {rule_id} fired (counters absent)")
 
 
 GUIDED_RULES = RuleTable(Citation.PROFILER_METRIC, tuple(_guided(rid, *spec) for rid, spec in GUIDED.items()))

@@ -55,13 +55,13 @@ from kernelopt.evidence.rules import (
     Citation,
     Cite,
     Cmp,
+    ComputedRule,
     Diff,
     EvidenceSpec,
     Fact,
     Grade,
     Largest,
     Row,
-    Rule,
     RuleTable,
     Smallest,
     Stall,
@@ -614,7 +614,7 @@ _NO_TENSOR_CORES = Row("nv.compute_bound_no_tensor", S.COMPUTE_BOUND_NO_TENSOR, 
               Cite("tensor_pipe_pct", "<", PIPE_LOW_PCT)),
     inference="the FP32 FMA pipe is saturated while the tensor cores are idle",
     actions=(A.TENSOR_CORE_USE, A.PRECISION), confidence=Confidence.HIGH)
-_COMPUTE_BOUND = Rule("nv.compute_bound", S.COMPUTE_BOUND, compute_bound, "SM throughput dominates")
+_COMPUTE_BOUND = ComputedRule("nv.compute_bound", S.COMPUTE_BOUND, compute_bound, "SM throughput dominates")
 _SPILL_TRAFFIC = Row("nv.register_spills", S.REGISTER_SPILLS, "local-memory spill traffic",
     when=(When(_LOCAL_TRAFFIC, Cmp.GT, 0.0),),
     evidence=(Cite("spill_requests", ">", SPILL_ANY), "local_load_inst", "local_store_inst", "local_load_bytes",
@@ -657,7 +657,7 @@ _BANK_CONFLICTS = Row("nv.smem_bank_conflicts", S.SMEM_BANK_CONFLICTS, "bank con
     actions=(A.SMEM_SWIZZLE_PADDING,),
     confidence=Grade(When(_WORST_BANK_CONFLICT, Cmp.GE, 50.0), Confidence.HIGH, Confidence.MEDIUM),
     speedup=_bank_conflict_cost, location=marker("SharedMemoryConflicts", "UncoalescedSharedAccess"))
-_TAIL_EFFECT = Rule("nv.tail_effect", S.TAIL_EFFECT, tail_effect, "partial last wave >= 20% of run time")
+_TAIL_EFFECT = ComputedRule("nv.tail_effect", S.TAIL_EFFECT, tail_effect, "partial last wave >= 20% of run time")
 _SHORT_SCOREBOARD = stall_rule("nv.short_scoreboard", S.LATENCY_BOUND_SHORT_SCOREBOARD, "short_scoreboard",
     also=("smem_bank_conflicts",),
     inference="warps wait on shared-memory or special-function (MUFU) results (short scoreboard): shared-memory "
@@ -718,7 +718,7 @@ _PARTIAL_WARP = Row("nv.block_size_not_warp_multiple", S.BLOCK_SIZE_NOT_WARP_MUL
     inference="the last of {0} warps per block runs with only {1:g} of 32 threads",
     says=(_warps_per_block, _last_warp_threads),
     actions=(A.BLOCK_SIZE,), confidence=Confidence.HIGH, speedup=_masked_lane_pct)
-_ATOMICS = Rule("nv.atomics", S.ATOMICS, atomics, "hot global atomics")
+_ATOMICS = ComputedRule("nv.atomics", S.ATOMICS, atomics, "hot global atomics")
 _FP64_PIPE = Row("nv.fp64_use", S.FP64_USE, "FP64 pipe busy",
     when=(When("fp64_pipe_pct", Cmp.GE, PIPE_LOW_PCT),),
     evidence=("fp64_inst", Cite("fp64_pipe_pct", ">=", PIPE_LOW_PCT)),
@@ -739,7 +739,7 @@ _NARROW_LOADS_LATENCY = _NARROW_LOADS_MEMORY.otherwise(description="widest LDG <
     when=(_narrow_loads, _waits_on_memory),
     evidence=(_widest_load_fact, *stall_evidence("long_scoreboard"), "memory_throughput_pct"),
     inference=_WIDER_LOADS % "memory-latency-bound")
-_ONCHIP = Rule("nv.onchip_bandwidth_bound", S.ONCHIP_BANDWIDTH_BOUND, onchip_bandwidth_bound,
+_ONCHIP = ComputedRule("nv.onchip_bandwidth_bound", S.ONCHIP_BANDWIDTH_BOUND, onchip_bandwidth_bound,
     "memory SOL >= 60%, DRAM <= half of it")
 _LOW_ISSUE = Row("nv.low_issue_efficiency", S.LOW_ISSUE_EFFICIENCY, "issue active < 60%, mixed stalls",
     when=(When("issue_active_pct", Cmp.LT, ISSUE_ACTIVE_LOW_PCT), latency_regime, _no_dominant_stall),

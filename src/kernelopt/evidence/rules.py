@@ -8,8 +8,8 @@ the vendors differ only in their tables. A table lists, in priority order:
   computed condition). Then it cites ``evidence`` (a metric name, a :class:`Cite` with the comparison
   shown, a :class:`Fact` for a derived value, or an evidence function), states ``inference`` (a sentence;
   ``{0}``, ``{1}``... are filled with the ``says`` quantities) and proposes ``actions``; ``confidence``
-  is fixed or a :class:`Grade`. The symptom is the wiki's key: Stage 2 searches the wiki for it.
-- :class:`Rule`: a rule that is a computed combination (the busiest pipe picks the inference, the
+  is fixed or a :class:`Grade`. The symptom is the key Stage 2's knowledge search looks up in the wiki.
+- :class:`ComputedRule`: a rule that is a computed combination (the busiest pipe picks the inference, the
   wave count decides the tail), kept as a function that returns a :class:`Verdict`.
 
 Several entries may share one id: they are the branches of one rule, tried in order, and the first that
@@ -227,7 +227,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Rule:
+class ComputedRule:
     """A rule that is a computed combination: a pure function returning a :class:`Verdict` or ``None``."""
 
     id: str
@@ -241,7 +241,7 @@ class RuleTable:
     """A vendor's rules, most important first, and how its rows cite metrics."""
 
     citation: Citation
-    rules: tuple[Row | Rule, ...] = field(default=())
+    rules: tuple[Row | ComputedRule, ...] = field(default=())
 
     def __post_init__(self) -> None:
         """Check that the branches of each rule are adjacent and report one symptom.
@@ -255,7 +255,7 @@ class RuleTable:
                 raise ValueError(f"rule {rule.id}: its branches must be adjacent and report one symptom")
             seen[rule.id] = rule.symptom
 
-    def __iter__(self) -> Iterator[Row | Rule]:
+    def __iter__(self) -> Iterator[Row | ComputedRule]:
         return iter(self.rules)
 
     def __len__(self) -> int:
