@@ -53,6 +53,19 @@ MEMORY_COLUMNS = (
     "commit hash",
 )
 
+#: Columns whose cells are numbers (the HTML report right-aligns them): every column of the tables above
+#: but the text ones, and the roofline table's.
+NUMERIC_COLUMNS = frozenset(TIMELINE_COLUMNS + MEMORY_COLUMNS) - {
+    "version",
+    "status",
+    "masked",
+    "correctness",
+    "gate",
+    "action",
+    "commit",
+    "commit hash",
+} | {"FLOP/byte", "value"}
+
 # Metrics of the primary kernel shown per version when the profile has them (summary.txt's order).
 EVIDENCE_METRICS = KEY_METRICS
 
@@ -131,6 +144,16 @@ def hardware_fields(data: ReportData) -> list[tuple[str, str | None]]:
     if any(g not in timed for g in data.profiled_on):
         out.append(("profiled on", ", ".join(data.profiled_on)))
     return out
+
+
+def card_fields(data: ReportData) -> list[tuple[str, str | None]]:
+    """The report's header card: the hardware (:func:`hardware_fields`), dtype, kernel type, framework."""
+    return [
+        *hardware_fields(data),
+        ("dtype", data.dtype),
+        ("kernel type", data.kernel_type),
+        ("framework", data.framework),
+    ]
 
 
 def _elsewhere_line(data: ReportData) -> str | None:
