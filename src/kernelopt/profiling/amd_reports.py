@@ -117,6 +117,18 @@ def classify_header(header: Sequence[str]) -> ReportKind | None:
     return None
 
 
+def _read_table(text: str, source: str, kind: ReportKind, refusal: str) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows (column -> cell) of a CSV that must be a ``kind`` table.
+
+    Raises:
+        InputFileError: malformed CSV (:func:`parse_csv`), or ``refusal`` when the header is another table's.
+    """
+    header, rows = parse_csv(text, source)
+    if classify_header(header) is not kind:
+        raise InputFileError(source, refusal)
+    return header, [dict(zip(header, cells, strict=True)) for cells in rows]
+
+
 # ----------------------------------------------------------------------------------- records
 
 
@@ -415,15 +427,14 @@ def parse_dispatch_table(text: str, source: str) -> list[AmdDispatch]:
     Raises:
         InputFileError: malformed CSV or not a dispatch table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.DISPATCH_TABLE:
-        raise InputFileError(source, "not a rocprof dispatch table (no Kernel_Name / Dispatch_ID columns)")
+    header, rows = _read_table(
+        text, source, ReportKind.DISPATCH_TABLE, "not a rocprof dispatch table (no Kernel_Name / Dispatch_ID columns)"
+    )
     variant = dispatch_table_variant(header)
     counter_cols = [c for c in header if _COUNTER_COL.match(c) and c not in _NOT_COUNTERS]
     label = f"{source} ({variant} columns)"
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         d = _dispatch_from_row(row, label)
         for col in counter_cols:
             v = _num(row[col])
@@ -441,12 +452,14 @@ def parse_counter_collection(text: str, source: str) -> list[AmdDispatch]:
     Raises:
         InputFileError: malformed CSV or not a counter collection.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.COUNTER_COLLECTION:
-        raise InputFileError(source, "not a rocprofv3 counter_collection.csv (no Counter_Name / Counter_Value)")
+    _, rows = _read_table(
+        text,
+        source,
+        ReportKind.COUNTER_COLLECTION,
+        "not a rocprofv3 counter_collection.csv (no Counter_Name / Counter_Value)",
+    )
     by_key: dict[tuple[str, str], AmdDispatch] = {}
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         key = (row.get("Dispatch_Id") or row.get("Dispatch_ID") or "", row.get("Kernel_Name", ""))
         d = by_key.get(key)
         if d is None:
@@ -467,12 +480,9 @@ def parse_kernel_trace(text: str, source: str) -> list[AmdDispatch]:
     Raises:
         InputFileError: malformed CSV or not a kernel trace.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.KERNEL_TRACE:
-        raise InputFileError(source, "not a rocprofv3 kernel_trace.csv")
+    _, rows = _read_table(text, source, ReportKind.KERNEL_TRACE, "not a rocprofv3 kernel_trace.csv")
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         if row.get("Kind", "KERNEL_DISPATCH") != "KERNEL_DISPATCH":
             continue
         d = _dispatch_from_row(row, source)
@@ -487,12 +497,9 @@ def parse_agent_info(text: str, source: str) -> list[AmdAgent]:
     Raises:
         InputFileError: malformed CSV or not an agent-info table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.AGENT_INFO:
-        raise InputFileError(source, "not a rocprofv3 agent_info.csv")
+    _, rows = _read_table(text, source, ReportKind.AGENT_INFO, "not a rocprofv3 agent_info.csv")
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         if row.get("Agent_Type", "").upper() != "GPU":
             continue
         lds_kb = _int(row.get("Lds_Size_In_Kb"))
@@ -520,12 +527,9 @@ def parse_kernel_top(text: str, source: str) -> list[KernelTopRow]:
     Raises:
         InputFileError: malformed CSV or not a kernel-top table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.KERNEL_TOP:
-        raise InputFileError(source, "not a pmc_kernel_top.csv")
+    _, rows = _read_table(text, source, ReportKind.KERNEL_TOP, "not a pmc_kernel_top.csv")
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         out.append(
             KernelTopRow(
                 kernel_name=normalize_kernel_name(row.get("Kernel_Name") or row.get("KernelName") or "?"),
@@ -559,14 +563,14 @@ def parse_sysinfo(text: str, source: str) -> AmdAgent:
     Raises:
         InputFileError: malformed CSV, not a sysinfo table, or no row.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.SYSINFO:
-        raise InputFileError(source, "not a rocprof-compute sysinfo.csv (no gpu_arch / cu_per_gpu columns)")
+    _, rows = _read_table(
+        text, source, ReportKind.SYSINFO, "not a rocprof-compute sysinfo.csv (no gpu_arch / cu_per_gpu columns)"
+    )
     if not rows:
         raise InputFileError(
             source, "sysinfo.csv has a header but no machine row", hint="re-run rocprof-compute profile"
         )
-    row = dict(zip(header, rows[0], strict=True))
+    row = rows[0]
     arch = (row.get("gpu_arch") or "").strip() or "?"
     m = re.search(r"gfx[0-9a-f]+", arch)
     simds = _sysinfo_int(row, "simd_per_cu")
@@ -603,12 +607,11 @@ def parse_kernel_stats(text: str, source: str) -> list[KernelTopRow]:
     Raises:
         InputFileError: malformed CSV or not a stats table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.KERNEL_STATS:
-        raise InputFileError(source, "not a rocprof kernel stats file (no Name / Calls / TotalDurationNs)")
+    _, rows = _read_table(
+        text, source, ReportKind.KERNEL_STATS, "not a rocprof kernel stats file (no Name / Calls / TotalDurationNs)"
+    )
     out = []
-    for i, cells in enumerate(rows, start=2):
-        row = dict(zip(header, cells, strict=True))
+    for i, row in enumerate(rows, start=2):
         calls, total, mean = _int(row.get("Calls")), _num(row.get("TotalDurationNs")), _num(row.get("AverageNs"))
         if calls is None or total is None or mean is None:
             raise InputFileError(source, f"row {i}: Calls / TotalDurationNs / AverageNs is not a number")
@@ -666,9 +669,9 @@ def parse_att_stats(text: str, source: str) -> AttFile:
     Raises:
         InputFileError: malformed CSV or not ATT stats.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.ATT_STATS:
-        raise InputFileError(source, "not an ATT decoder stats file (no CodeObj / Vaddr / Instruction columns)")
+    header, rows = _read_table(
+        text, source, ReportKind.ATT_STATS, "not an ATT decoder stats file (no CodeObj / Vaddr / Instruction columns)"
+    )
     has_stall = {"Stall", "Idle"} <= set(header)
     kernels: list[AttKernel] = []
     name: str | None = None
@@ -678,8 +681,7 @@ def parse_att_stats(text: str, source: str) -> AttFile:
         if current or name is not None:
             kernels.append(AttKernel(name, tuple(current), has_stall, source))
 
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         instr = row["Instruction"]
         if instr.startswith(";"):
             flush()
