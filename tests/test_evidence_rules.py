@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kernelopt.actions import ActionCategory
 from kernelopt.evidence import thresholds as T
 from kernelopt.evidence.bottleneck import classify
 from kernelopt.evidence.model import (
@@ -17,7 +18,22 @@ from kernelopt.evidence.model import (
     Metric,
 )
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
-from kernelopt.evidence.rules import Rule, rank_findings, run_rules
+from kernelopt.evidence.rules import (
+    Citation,
+    Cite,
+    Cmp,
+    Diff,
+    Grade,
+    Largest,
+    Row,
+    RuleTable,
+    Smallest,
+    Stall,
+    Total,
+    When,
+    rank_findings,
+    run_rules,
+)
 from kernelopt.evidence.symptoms import Symptom
 
 
@@ -36,9 +52,10 @@ def symptoms(k: KernelEvidence) -> list[str]:
 
 
 def test_rule_table_is_consistent() -> None:
-    ids = [r.id for r in NVIDIA_RULES]
-    assert len(ids) == len(set(ids)) and all(i.startswith("nv.") for i in ids)
+    ids = NVIDIA_RULES.ids()
+    assert len(ids) == 27 and all(i.startswith("nv.") for i in ids)
     assert all(isinstance(r.symptom, Symptom) for r in NVIDIA_RULES)
+    assert all(r.description for r in NVIDIA_RULES)
     for value in vars(T).values():
         if isinstance(value, T.Threshold):
             assert value.source and value.unit is not None
@@ -193,15 +210,64 @@ def test_missing_metrics_fire_nothing() -> None:
     assert symptoms(k) == []
 
 
-def test_framework_orders_by_confidence_and_checks_ids() -> None:
+def test_framework_orders_by_confidence() -> None:
     def make(rule_id: str, conf: Confidence) -> Finding:
         return Finding(rule_id=rule_id, symptom="atomics", confidence=conf, evidence=[], inference="i")
 
     ranked = rank_findings([make("a", Confidence.LOW), make("b", Confidence.HIGH), make("c", Confidence.LOW)])
     assert [f.rule_id for f in ranked] == ["b", "a", "c"]
-    bad = Rule("x.one", Symptom.ATOMICS, lambda k: make("x.other", Confidence.LOW))
-    with pytest.raises(ValueError, match="returned a finding for x.other"):
-        run_rules(KernelEvidence(kernel_name="k"), [bad])
+
+
+def _row(**changes: object) -> Row:
+    base = Row(
+        "x.rule",
+        Symptom.SMALL_GRID,
+        "a test rule",
+        when=(When("waves_per_sm", Cmp.LT, T.SMALL_GRID_WAVES),),
+        evidence=(Cite("waves_per_sm", "<", T.SMALL_GRID_WAVES), "sm_count"),
+        inference="{0:g} waves",
+        says=("waves_per_sm",),
+        actions=(ActionCategory.BLOCK_SIZE,),
+    )
+    return base.otherwise(**changes)
+
+
+def test_a_row_fires_cites_and_fills_its_sentence() -> None:
+    (f,) = run_rules(kernel(waves_per_sm=0.5, sm_count=132.0), RuleTable(Citation.PROFILER_METRIC, (_row(),)))
+    assert f.rule_id == "x.rule" and f.symptom == "small_grid" and f.inference == "0.5 waves"
+    assert [e.metric for e in f.evidence] == ["ncu:waves_per_sm", "ncu:sm_count"]
+    assert f.evidence[0].threshold == "< 1 waves" and f.evidence[1].threshold is None
+    assert f.evidence[0].source == "ncu.ncu-rep (waves_per_sm)"
+    by_name = run_rules(kernel(waves_per_sm=0.5), RuleTable(Citation.NORMALIZED_NAME, (_row(),)))[0]
+    assert by_name.evidence[0].metric == "waves_per_sm" and by_name.evidence[0].source == "ncu:waves_per_sm"
+    assert run_rules(kernel(waves_per_sm=1.0), RuleTable(Citation.PROFILER_METRIC, (_row(),))) == []
+    assert run_rules(kernel(), RuleTable(Citation.PROFILER_METRIC, (_row(),))) == []  # not measured: no claim
+
+
+def test_branches_the_first_that_fires_speaks() -> None:
+    first = _row(when=(When("sm_count", Cmp.GT, 100.0),), confidence=Confidence.HIGH)
+    second = _row(confidence=Grade(When("waves_per_sm", Cmp.LT, 0.1), Confidence.MEDIUM, Confidence.LOW))
+    table = RuleTable(Citation.PROFILER_METRIC, (first, second))
+    assert [f.confidence for f in run_rules(kernel(waves_per_sm=0.5, sm_count=132.0), table)] == [Confidence.HIGH]
+    assert [f.confidence for f in run_rules(kernel(waves_per_sm=0.5), table)] == [Confidence.LOW]
+    assert [f.confidence for f in run_rules(kernel(waves_per_sm=0.05), table)] == [Confidence.MEDIUM]
+    with pytest.raises(ValueError, match="adjacent"):
+        RuleTable(Citation.PROFILER_METRIC, (first, _row(id="x.other"), second))
+    with pytest.raises(ValueError, match="one symptom"):
+        RuleTable(Citation.PROFILER_METRIC, (first, _row(symptom=Symptom.TAIL_EFFECT)))
+
+
+def test_a_test_on_a_missing_quantity_fails_unless_told() -> None:
+    k = kernel(sm_count=132.0)
+    assert not When("issue_active_pct", Cmp.LT, T.ISSUE_ACTIVE_STALL_PCT)(k)
+    assert When("issue_active_pct", Cmp.LT, T.ISSUE_ACTIVE_STALL_PCT, missing=True)(k)
+    assert When(Diff("sm_count", "grid_size_blocks"), Cmp.GT, 0.0)(kernel(sm_count=132.0, grid_size_blocks=8.0))
+    assert not When(Diff("sm_count", "grid_size_blocks"), Cmp.GT, 0.0)(k)
+    assert Largest(("a", "b"))(kernel(a=1.0)) == 1.0 and Smallest(("a", "b"))(kernel()) is None
+    assert Total(("a", "b"))(kernel(a=2.0)) == 2.0 and Stall("barrier")(k) is None
+    fallback = Cite("scratch_bytes", fallback="sm_count")
+    (f,) = run_rules(k, RuleTable(Citation.PROFILER_METRIC, (_row(when=(), evidence=(fallback,), says=()),)))
+    assert f.evidence[0].metric == "ncu:sm_count"
 
 
 @pytest.mark.parametrize(

@@ -110,7 +110,7 @@ def test_baseline_then_iterations_commit_and_amend_with_hash(ws: Workspace, fake
     v0 = ws.memory.read(0)
     assert v0.git_commit_hash is not None and v0.quality_gate.result is GateResult.PASS
     report = (ws.root / "baseline_report.md").read_text()
-    assert "# Baseline report: loop (V0)" in report and "| latency (median) | 100 us |" in report
+    assert "# Baseline report: loop (V0)" in report and "| latency (median) | 100.0 us |" in report
     assert "roofline bound, measured ceilings: n/a" in report and "roofline bound, spec peak:" in report
 
     assert s.baseline_latency_us == 100.0 and s.best_latency_us == 30.0 and s.best_version == "v3"

@@ -19,8 +19,10 @@ from kernelopt.loop.baseline import BuiltinBaselineRenderer
 from kernelopt.loop.journal import Journal
 from kernelopt.loop.opening import default_name, find_existing, open_or_create
 from kernelopt.loop.protocols import Stage
+from kernelopt.loop.wiring import baseline_renderer
 from kernelopt.memory.model import IterationRecord, Performance
 from kernelopt.planning.plan import Plan
+from kernelopt.report.baseline import BaselineRenderer
 from kernelopt.stages.allowance import aux_files_of, may_write
 
 from .loop_fakes import DATA, MEMORY_BOUND, TIMING_ONLY
@@ -84,14 +86,16 @@ def test_aux_files_named_by_a_plan() -> None:
     assert may_write(Stage.GATE, 7) == ["memory/v7.json"] and may_write(Stage.PROFILE, 7) == ["profiles/v7/*"]
 
 
-def test_builtin_baseline_report(add_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_the_loop_renders_the_baseline_with_the_report_renderer(add_workspace) -> None:  # type: ignore[no-untyped-def]
+    assert BuiltinBaselineRenderer is BaselineRenderer and isinstance(baseline_renderer(), BaselineRenderer)
     record = IterationRecord(version="v0", performance=Performance(latency_us=5.0, latency_us_by_shape={"n=1": 5.0}))
     timing = ProfileSummary.model_validate_json(TIMING_ONLY.read_text())
     text = BuiltinBaselineRenderer().render(
         workspace=add_workspace, record=record, summary=timing, roofline_lines=["bound A", "bound B"]
     )
-    assert text.startswith("# Baseline report: add (V0)\n\n> **Timing-only evidence**")
-    assert "| n=1 | 5 |" in text and "- bound A\n- bound B" in text and "- no evidence rule fired" in text
+    assert text.startswith("# Baseline report: add (V0)\n\n")
+    assert "\n> **Timing-only evidence**: hardware counters were unavailable (" in text
+    assert "| latency, n=1 | 5 us |" in text and "- bound A\n- bound B" in text and "- no rule fired" in text
 
 
 # -- opening ---------------------------------------------------------------------------------------

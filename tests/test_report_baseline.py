@@ -54,6 +54,6 @@ def test_baseline_report_without_evidence_prints_na(ws_root: Path) -> None:
 def test_baseline_report_timing_only(ws_root: Path) -> None:
     ws = build_report_workspace(ws_root)
     text = render_baseline(ws, ws.memory.read(0), _summary(0, counters=False))
-    assert "**Hardware counters unavailable** (ERR_NVGPUCTRPERM" in text
+    assert "\n> **Timing-only evidence**: hardware counters were unavailable (ERR_NVGPUCTRPERM" in text
     assert "| dram_throughput_pct | n/a (counters unavailable (ERR_NVGPUCTRPERM)) |" in text
     assert "- no rule fired" in text

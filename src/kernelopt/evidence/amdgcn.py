@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 import yaml
 from pydantic import Field
@@ -354,57 +355,83 @@ def _int(value: object) -> int | None:
     return None
 
 
-def _facts(name: str, body: _Body | None, meta: dict[str, object] | None, arch: str | None, source: str) -> AmdIsaFacts:
-    ops: Counter[str] = Counter()
-    gl: Counter[int] = Counter()
-    gs: Counter[int] = Counter()
-    lr: Counter[int] = Counter()
-    lw: Counter[int] = Counter()
-    read2 = write2 = bperm = sload = sstore = spills = waits = wait_vm = wait_lgkm = matrix = 0
-    for mnemonic, operands, comment in body.lines if body else []:
-        ops[mnemonic] += 1
+class _Counts:
+    """Static instruction counts of one kernel body, by kind and width (bits per lane)."""
+
+    def __init__(self) -> None:
+        self.ops: Counter[str] = Counter()
+        self.global_loads: Counter[int] = Counter()
+        self.global_stores: Counter[int] = Counter()
+        self.lds_reads: Counter[int] = Counter()
+        self.lds_writes: Counter[int] = Counter()
+        self.read2 = self.write2 = self.bpermute = 0
+        self.scratch_loads = self.scratch_stores = self.spills = 0
+        self.waits = self.wait_vm = self.wait_lgkm = self.matrix = 0
+
+    def add(self, mnemonic: str, operands: str, comment: str) -> None:
+        """Count one instruction (its mnemonic, operands and trailing comment)."""
+        self.ops[mnemonic] += 1
         g = _GLOBAL_RE.match(mnemonic)
         if g and "atomic" not in mnemonic:
             bits = _width_bits(g.group(2))
             if bits is not None:
-                (gl if g.group(1) == "load" else gs)[bits] += 1
-            continue
-        d = _LDS_RE.match(mnemonic)
-        if d:
-            bits = _width_bits(d.group(3))
-            is_read = d.group(1) in ("read", "load")
-            if d.group(2):
-                read2 += is_read
-                write2 += not is_read
-                bits = bits * 2 if bits is not None else None
-            if bits is not None:
-                (lr if is_read else lw)[bits] += 1
-            continue
-        if mnemonic in ("ds_bpermute_b32", "ds_permute_b32"):
-            bperm += 1
-            continue
-        s = _SCRATCH_RE.match(mnemonic)
-        if s:
+                (self.global_loads if g.group(1) == "load" else self.global_stores)[bits] += 1
+        elif d := _LDS_RE.match(mnemonic):
+            self._lds(d)
+        elif mnemonic in ("ds_bpermute_b32", "ds_permute_b32"):
+            self.bpermute += 1
+        elif s := _SCRATCH_RE.match(mnemonic):
             if s.group(1) == "load":
-                sload += 1
+                self.scratch_loads += 1
             else:
-                sstore += 1
-            if _SPILL_COMMENT_RE.search(comment):
-                spills += 1
-            continue
-        if mnemonic.startswith("buffer_") and _SPILL_COMMENT_RE.search(comment):
-            spills += 1  # pre-gfx940 spills go through buffer_store/load to the scratch buffer
-            continue
-        if _MATRIX_RE.match(mnemonic):
-            matrix += 1
-            continue
-        if _WAIT_RE.match(mnemonic):
-            waits += 1
-            if "vmcnt" in operands or "loadcnt" in mnemonic or "vmcnt" in mnemonic:
-                wait_vm += 1
-            if "lgkmcnt" in operands or "dscnt" in mnemonic or "lgkmcnt" in mnemonic:
-                wait_lgkm += 1
-    meta = meta or {}
+                self.scratch_stores += 1
+            self.spills += bool(_SPILL_COMMENT_RE.search(comment))
+        elif mnemonic.startswith("buffer_") and _SPILL_COMMENT_RE.search(comment):
+            self.spills += 1  # pre-gfx940 spills go through buffer_store/load to the scratch buffer
+        elif _MATRIX_RE.match(mnemonic):
+            self.matrix += 1
+        elif _WAIT_RE.match(mnemonic):
+            self.waits += 1
+            self.wait_vm += "vmcnt" in operands or "loadcnt" in mnemonic or "vmcnt" in mnemonic
+            self.wait_lgkm += "lgkmcnt" in operands or "dscnt" in mnemonic or "lgkmcnt" in mnemonic
+
+    def _lds(self, d: re.Match[str]) -> None:
+        bits = _width_bits(d.group(3))
+        is_read = d.group(1) in ("read", "load")
+        if d.group(2):
+            self.read2 += is_read
+            self.write2 += not is_read
+            bits = bits * 2 if bits is not None else None
+        if bits is not None:
+            (self.lds_reads if is_read else self.lds_writes)[bits] += 1
+
+    def fields(self) -> dict[str, Any]:
+        """The :class:`AmdIsaFacts` fields these counts give."""
+        loads = sorted(self.global_loads)
+        return {
+            "instruction_counts": dict(sorted(self.ops.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "global_load_bits": loads[-1] if loads else None,
+            "global_load_bits_min": loads[0] if loads else None,
+            "spill_ops": self.spills,
+            "tensor_instructions": self.matrix,
+            "global_loads_by_bits": dict(sorted(self.global_loads.items())),
+            "global_stores_by_bits": dict(sorted(self.global_stores.items())),
+            "lds_reads_by_bits": dict(sorted(self.lds_reads.items())),
+            "lds_writes_by_bits": dict(sorted(self.lds_writes.items())),
+            "lds_read2_insts": self.read2,
+            "lds_write2_insts": self.write2,
+            "ds_bpermute_insts": self.bpermute,
+            "scratch_loads": self.scratch_loads,
+            "scratch_stores": self.scratch_stores,
+            "waitcnt_insts": self.waits,
+            "waitcnt_vmcnt": self.wait_vm,
+            "waitcnt_lgkmcnt": self.wait_lgkm,
+            "total_instructions": sum(self.ops.values()),
+        }
+
+
+def _resources(meta: dict[str, object], body: _Body | None, arch: str | None) -> dict[str, Any]:
+    """The :class:`AmdIsaFacts` fields of the resource report: metadata first, then directives and comments."""
     info = body.info if body else {}
     amdhsa = body.amdhsa if body else {}
     total_vgprs = _int(meta.get(".vgpr_count"))
@@ -422,43 +449,30 @@ def _facts(name: str, body: _Body | None, meta: dict[str, object] | None, arch: 
     if isinstance(target, str):
         m = re.search(r"(gfx[0-9a-f]+)", target)
         arch = m.group(1) if m else arch
-    all_loads = sorted(gl)
-    spilled = None if vgpr_spill is None and sgpr_spill is None else (vgpr_spill or 0) + (sgpr_spill or 0)
-    return AmdIsaFacts(
-        kernel=name,
-        arch=arch,
-        instruction_counts=dict(sorted(ops.items(), key=lambda kv: (-kv[1], kv[0]))),
-        global_load_bits=all_loads[-1] if all_loads else None,
-        global_load_bits_min=all_loads[0] if all_loads else None,
-        spill_ops=spills,
-        tensor_instructions=matrix,
-        registers_per_thread=total_vgprs,
-        sgprs=_int(meta.get(".sgpr_count")) if meta.get(".sgpr_count") is not None else info.get("TotalNumSgprs"),
-        spilled_registers=spilled,
-        scratch_bytes=scratch,
-        source=source,
-        arch_vgprs=info.get("NumVgprs"),
-        agprs=_int(meta.get(".agpr_count")) if meta.get(".agpr_count") is not None else info.get("NumAgprs"),
-        vgpr_spill_count=vgpr_spill,
-        sgpr_spill_count=sgpr_spill,
-        lds_bytes=lds,
-        occupancy_waves_per_simd=info.get("Occupancy"),
-        max_workgroup_size=_int(meta.get(".max_flat_workgroup_size")),
-        wavefront_size=_int(meta.get(".wavefront_size")),
-        global_loads_by_bits=dict(sorted(gl.items())),
-        global_stores_by_bits=dict(sorted(gs.items())),
-        lds_reads_by_bits=dict(sorted(lr.items())),
-        lds_writes_by_bits=dict(sorted(lw.items())),
-        lds_read2_insts=read2,
-        lds_write2_insts=write2,
-        ds_bpermute_insts=bperm,
-        scratch_loads=sload,
-        scratch_stores=sstore,
-        waitcnt_insts=waits,
-        waitcnt_vmcnt=wait_vm,
-        waitcnt_lgkmcnt=wait_lgkm,
-        total_instructions=sum(ops.values()),
-    )
+    return {
+        "arch": arch,
+        "registers_per_thread": total_vgprs,
+        "sgprs": _int(meta.get(".sgpr_count")) if meta.get(".sgpr_count") is not None else info.get("TotalNumSgprs"),
+        "spilled_registers": None
+        if vgpr_spill is None and sgpr_spill is None
+        else (vgpr_spill or 0) + (sgpr_spill or 0),
+        "scratch_bytes": scratch,
+        "arch_vgprs": info.get("NumVgprs"),
+        "agprs": _int(meta.get(".agpr_count")) if meta.get(".agpr_count") is not None else info.get("NumAgprs"),
+        "vgpr_spill_count": vgpr_spill,
+        "sgpr_spill_count": sgpr_spill,
+        "lds_bytes": lds,
+        "occupancy_waves_per_simd": info.get("Occupancy"),
+        "max_workgroup_size": _int(meta.get(".max_flat_workgroup_size")),
+        "wavefront_size": _int(meta.get(".wavefront_size")),
+    }
+
+
+def _facts(name: str, body: _Body | None, meta: dict[str, object] | None, arch: str | None, source: str) -> AmdIsaFacts:
+    counts = _Counts()
+    for mnemonic, operands, comment in body.lines if body else []:
+        counts.add(mnemonic, operands, comment)
+    return AmdIsaFacts(kernel=name, source=source, **counts.fields(), **_resources(meta or {}, body, arch))
 
 
 def looks_like_amdgcn(text: str) -> bool:

@@ -82,7 +82,7 @@ class Finding(_Model):
         confidence: how sure the rule is.
         evidence: the measured facts, each with its source.
         inference: what the facts mean, in one sentence.
-        action_categories: candidate action categories, best first.
+        action_categories: the action categories to try, best first.
         estimated_speedup_pct: the profiler's own estimate of the gain, when it gives one (ncu rules).
         location: file:line or SASS address the finding points at, when known.
     """

@@ -14,14 +14,14 @@ Compute rule named in each finding (Nsight Compute Profiling Guide, "Rules"). Pu
 from __future__ import annotations
 
 from kernelopt.actions import ActionCategory as A
-from kernelopt.evidence.model import Confidence, EvidenceItem, Finding, KernelEvidence
-from kernelopt.evidence.rules import Rule
+from kernelopt.evidence.model import EvidenceItem, Finding, KernelEvidence
+from kernelopt.evidence.rules import Citation, ComputedRule, RuleTable, Verdict, evaluate
 from kernelopt.evidence.symptoms import Symptom as S
 
 MIN_ESTIMATED_SPEEDUP_PCT = 10.0
 _SOURCE = "Nsight Compute guided analysis (rule results in the report)"
 
-# NCU rule id -> (symptom, candidate actions, inference)
+# NCU rule id -> (symptom, actions to try, inference)
 GUIDED: dict[str, tuple[S, list[A], str]] = {
     "SharedMemoryConflicts": (
         S.SMEM_BANK_CONFLICTS,
@@ -51,8 +51,8 @@ GUIDED: dict[str, tuple[S, list[A], str]] = {
 }
 
 
-def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> Rule:
-    def check(k: KernelEvidence) -> Finding | None:
+def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> ComputedRule:
+    def check(k: KernelEvidence) -> Verdict | None:
         if any(f.symptom == symptom.value for f in k.findings):
             return None  # a counter-based finding of this symptom already stands
         hits = [
@@ -65,36 +65,31 @@ def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> Rule:
         if not hits:
             return None
         r = max(hits, key=lambda h: h.estimated_speedup_pct or 0.0)
-        return Finding(
-            rule_id=f"nv.ncu.{rule_id}",
-            symptom=symptom.value,
-            confidence=Confidence.MEDIUM,
-            evidence=[
-                EvidenceItem(
-                    metric=f"ncu rule {rule_id} estimated speedup",
-                    value=r.estimated_speedup_pct,
-                    unit="%",
-                    threshold=f">= {MIN_ESTIMATED_SPEEDUP_PCT:g} %",
-                    threshold_source="kernelopt (see kernelopt.evidence.ncu_guided)",
-                    source=f"{k.artifact or 'report'} ({_SOURCE}: {' '.join(r.message.split())[:160]})",
-                )
-            ],
+        said = EvidenceItem(
+            metric=f"ncu rule {rule_id} estimated speedup",
+            value=r.estimated_speedup_pct,
+            unit="%",
+            threshold=f">= {MIN_ESTIMATED_SPEEDUP_PCT:g} %",
+            threshold_source="kernelopt (see kernelopt.evidence.ncu_guided)",
+            source=f"{k.artifact or 'report'} ({_SOURCE}: {' '.join(r.message.split())[:160]})",
+        )
+        return Verdict(
+            evidence=[said],
             inference=f"{inference} (Nsight Compute's own diagnosis; the raw counters are not in this input)",
-            action_categories=actions,
-            estimated_speedup_pct=r.estimated_speedup_pct,
+            actions=actions,
+            speedup_pct=r.estimated_speedup_pct,
         )
 
-    return Rule(f"nv.ncu.{rule_id}", symptom, check, f"NCU rule {rule_id} fired (counters absent)")
+    return ComputedRule(f"nv.ncu.{rule_id}", symptom, check, f"NCU rule {rule_id} fired (counters absent)")
 
 
-GUIDED_RULES: tuple[Rule, ...] = tuple(_guided(rid, *spec) for rid, spec in GUIDED.items())
+GUIDED_RULES = RuleTable(Citation.PROFILER_METRIC, tuple(_guided(rid, *spec) for rid, spec in GUIDED.items()))
 
 
 def add_guided_findings(kernel: KernelEvidence) -> list[Finding]:
     """Findings of :data:`GUIDED_RULES` for ``kernel`` (after its counter rules ran), one per symptom."""
     out: list[Finding] = []
-    for rule in GUIDED_RULES:
-        finding = rule.check(kernel)
-        if finding is not None and all(f.symptom != finding.symptom for f in out):
+    for finding in evaluate(kernel, GUIDED_RULES):
+        if all(f.symptom != finding.symptom for f in out):
             out.append(finding)
     return out

@@ -15,7 +15,7 @@ from kernelopt.evidence.nvidia_metrics import normalize, occupancy_limiters, sta
 from kernelopt.evidence.nvidia_rules import NVIDIA_RULES
 from kernelopt.evidence.profiler_rules import rank_rule_results, rank_source_markers
 from kernelopt.evidence.raw import RawKernel, RawReport
-from kernelopt.evidence.rules import Rule, run_rules
+from kernelopt.evidence.rules import RuleTable, run_rules
 from kernelopt.evidence.sass import SassInstruction, isa_facts, parse_instruction
 from kernelopt.evidence.summary import group_launches, mark_empty
 
@@ -77,7 +77,7 @@ def build_kernel_evidence(
     *,
     source_root: str | None = None,
     isa: IsaFacts | None = None,
-    rules: tuple[Rule, ...] = NVIDIA_RULES,
+    rules: RuleTable = NVIDIA_RULES,
 ) -> KernelEvidence:
     """All evidence for one profiled launch.
 
@@ -117,7 +117,7 @@ def build_kernel_evidence(
     return kernel
 
 
-def evaluate_kernel(kernel: KernelEvidence, rules: tuple[Rule, ...] = NVIDIA_RULES) -> None:
+def evaluate_kernel(kernel: KernelEvidence, rules: RuleTable = NVIDIA_RULES) -> None:
     """Classify the bottleneck and run the rules on ``kernel``'s metrics (a launch or a launch group)."""
     kernel.bottleneck = classify(kernel).bottleneck
     kernel.findings = run_rules(kernel, rules)

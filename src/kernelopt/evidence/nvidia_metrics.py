@@ -119,13 +119,13 @@ class MetricSpec:
     Attributes:
         name: kernelopt's name (unit in the name).
         unit: unit of the normalized value.
-        candidates: profiler metric names, best first.
+        sources: the profiler metric names it may be read from, best first (the first present wins).
         scale: factor from the profiler metric's base unit to ``unit`` (e.g. ns -> us is 1e-3).
     """
 
     name: str
     unit: str
-    candidates: tuple[str, ...]
+    sources: tuple[str, ...]
     scale: float = 1.0
 
 
@@ -313,14 +313,14 @@ DETAILS_LABELS: dict[tuple[str, str], str] = {
 _NOT_IN_REPORT = "not in this report (section not collected, or not on this GPU / ncu version)"
 
 
-def _missing(unit: str, candidates: tuple[str, ...] | list[str], kernel: RawKernel) -> Metric:
-    present_na = [c for c in candidates if kernel.has(c)]
+def _missing(unit: str, sources: tuple[str, ...] | list[str], kernel: RawKernel) -> Metric:
+    present_na = [c for c in sources if kernel.has(c)]
     reason = "the profiler reported n/a" if present_na else _NOT_IN_REPORT
-    return Metric(value=None, unit=unit, source=" | ".join(candidates), missing_reason=reason)
+    return Metric(value=None, unit=unit, source=" | ".join(sources), missing_reason=reason)
 
 
-def _first(kernel: RawKernel, candidates: tuple[str, ...]) -> tuple[str, float] | None:
-    for c in candidates:
+def _first(kernel: RawKernel, sources: tuple[str, ...]) -> tuple[str, float] | None:
+    for c in sources:
         v = kernel.value(c)
         if v is not None:
             return c, v
@@ -468,9 +468,9 @@ def normalize(kernel: RawKernel) -> dict[str, Metric]:
     """
     out: dict[str, Metric] = {}
     for spec in DIRECT:
-        hit = _first(kernel, spec.candidates)
+        hit = _first(kernel, spec.sources)
         if hit is None:
-            out[spec.name] = _missing(spec.unit, spec.candidates, kernel)
+            out[spec.name] = _missing(spec.unit, spec.sources, kernel)
         else:
             source, found = hit
             out[spec.name] = Metric(value=found * spec.scale, unit=spec.unit, source=source)

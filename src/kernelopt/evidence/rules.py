@@ -1,43 +1,338 @@
-"""The evidence-rule framework: pure rules over normalized metrics, run in a fixed order.
+"""The evidence-rule evaluator: one small interpreter for every vendor's rule table.
 
-A :class:`Rule` is an id, the symptom it reports and a pure function ``KernelEvidence -> Finding |
-None``. Rules read only :attr:`KernelEvidence.metrics` (normalized names, see
+A vendor's rules are one :class:`RuleTable` (``nvidia_rules.NVIDIA_RULES``, ``amd_rules.AMD_RULES``);
+the vendors differ only in their tables. A table lists, in priority order:
+
+- :class:`Row`: a rule written as data. It fires when every test in ``when`` holds (a :class:`When`
+  compares a quantity with a :class:`~kernelopt.evidence.thresholds.Threshold`; a predicate names a
+  computed condition). Then it cites ``evidence`` (a metric name, a :class:`Cite` with the comparison
+  shown, a :class:`Fact` for a derived value, or an evidence function), states ``inference`` (a sentence;
+  ``{0}``, ``{1}``... are filled with the ``says`` quantities) and proposes ``actions``; ``confidence``
+  is fixed or a :class:`Grade`. The symptom is the key Stage 2's knowledge search looks up in the wiki.
+- :class:`ComputedRule`: a rule that is a computed combination (the busiest pipe picks the inference, the
+  wave count decides the tail), kept as a function that returns a :class:`Verdict`.
+
+Several entries may share one id: they are the branches of one rule, tried in order, and the first that
+fires speaks for the rule. Quantities (:data:`Quantity`) are normalized metric names or derived values
+(:class:`Stall`, :class:`Diff`, :class:`Largest`, :class:`Smallest`, :class:`Total`, or a function). A
+quantity that is not measured is ``None``, and a :class:`When` on it fails unless ``missing=True``.
+
+Rules read only :attr:`KernelEvidence.metrics` (normalized names, see
 :mod:`kernelopt.evidence.nvidia_metrics`), the stall breakdown, occupancy limiters, hotspots, ISA facts
-and the profiler's own rule results, so NVIDIA and AMD rule sets share this module. The helpers build
-evidence items that carry the metric's value, unit, threshold, threshold source and artifact.
-Pure: no I/O.
+and the profiler's own rule results. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
+from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import Confidence, EvidenceItem, Finding, KernelEvidence
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.evidence.thresholds import Threshold
 
-RuleCheck = Callable[[KernelEvidence], Finding | None]
+Predicate = Callable[[KernelEvidence], bool]
+Quantity = str | Callable[[KernelEvidence], float | None]
+EvidenceFn = Callable[[KernelEvidence], list[EvidenceItem]]
 
 _CONFIDENCE_RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One evidence rule.
+class Cmp(StrEnum):
+    """The comparison of a :class:`When`."""
 
-    Attributes:
-        id: stable id (``nv.small_grid``); a finding carries it as ``rule_id``.
-        symptom: the symptom id the rule reports (the wiki's search key).
-        check: the pure function; returns a finding, or ``None`` when the rule does not apply or its
-            inputs are missing.
-        description: one line for ``kernelopt evidence --rules`` and the docs.
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    EQ = "=="
+    NE = "!="
+
+
+_COMPARE = {
+    Cmp.LT: operator.lt,
+    Cmp.LE: operator.le,
+    Cmp.GT: operator.gt,
+    Cmp.GE: operator.ge,
+    Cmp.EQ: operator.eq,
+    Cmp.NE: operator.ne,
+}
+
+
+class Citation(StrEnum):
+    """How a table's rows cite a normalized metric (see :func:`item`)."""
+
+    PROFILER_METRIC = "profiler_metric"  # NVIDIA: the profiler's metric, read from the report
+    NORMALIZED_NAME = "normalized_name"  # AMD: the normalized name, its source names file and formula
+
+
+# -- quantities -----------------------------------------------------------------------------------
+
+
+def quantity(q: Quantity, kernel: KernelEvidence) -> float | None:
+    """The value of quantity ``q`` for ``kernel`` (``None`` when it is not measured)."""
+    return kernel.metric(q) if isinstance(q, str) else q(kernel)
+
+
+@dataclass(frozen=True)
+class Stall:
+    """Share (percent) of warp cycles in stall ``reason``; 0 when absent, ``None`` without a breakdown."""
+
+    reason: str
+
+    def __call__(self, kernel: KernelEvidence) -> float | None:
+        return stall_share(kernel, self.reason)
+
+
+@dataclass(frozen=True)
+class Diff:
+    """``a - b``; ``None`` unless both are measured."""
+
+    a: Quantity
+    b: Quantity
+
+    def __call__(self, kernel: KernelEvidence) -> float | None:
+        a, b = quantity(self.a, kernel), quantity(self.b, kernel)
+        return None if a is None or b is None else a - b
+
+
+@dataclass(frozen=True)
+class Largest:
+    """The largest of the measured ``names`` (``None`` when none is)."""
+
+    names: tuple[str, ...]
+
+    def __call__(self, kernel: KernelEvidence) -> float | None:
+        return max((v for v in map(kernel.metric, self.names) if v is not None), default=None)
+
+
+@dataclass(frozen=True)
+class Smallest:
+    """The smallest of the measured ``names`` (``None`` when none is)."""
+
+    names: tuple[str, ...]
+
+    def __call__(self, kernel: KernelEvidence) -> float | None:
+        return min((v for v in map(kernel.metric, self.names) if v is not None), default=None)
+
+
+@dataclass(frozen=True)
+class Total:
+    """The sum of ``names``, a metric that is not measured counting as 0 (always a number)."""
+
+    names: tuple[str, ...]
+
+    def __call__(self, kernel: KernelEvidence) -> float | None:
+        return sum(v for v in map(kernel.metric, self.names) if v)
+
+
+# -- the parts of a row ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class When:
+    """One test of a rule: ``quantity cmp threshold``; ``missing`` when the quantity is not measured."""
+
+    quantity: Quantity
+    cmp: Cmp
+    threshold: Threshold | float
+    missing: bool = False
+
+    def __call__(self, kernel: KernelEvidence) -> bool:
+        v = quantity(self.quantity, kernel)
+        if v is None:
+            return self.missing
+        limit = self.threshold.value if isinstance(self.threshold, Threshold) else self.threshold
+        return bool(_COMPARE[self.cmp](v, limit))
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A confidence decided by one test: ``then`` when it holds, ``otherwise`` when not."""
+
+    test: When | Predicate
+    then: Confidence
+    otherwise: Confidence
+
+
+@dataclass(frozen=True)
+class Cite:
+    """An evidence item for a normalized metric, with the comparison that makes it evidence.
+
+    ``op`` is the comparison as shown (``>=``, ``< sm_count x``). With a ``threshold`` the item shows
+    ``op`` and the threshold's value, unit and source; without one, ``op`` is a written-out condition
+    (``< cu_count``) and ``source`` its source. ``fallback`` is cited instead when the kernel has no
+    ``metric`` at all.
     """
+
+    metric: str
+    op: str | None = None
+    threshold: Threshold | None = None
+    source: str | None = None
+    fallback: str | None = None
+
+
+@dataclass(frozen=True)
+class Fact:
+    """An evidence item for a derived value (not a normalized metric), read from the kernel's report.
+
+    Its source is ``<artifact> (<how>)``: how the value was derived from what the report holds.
+    """
+
+    metric: str
+    value: Quantity
+    unit: str
+    how: str
+    threshold: Threshold | None = None
+    op: str | None = None
+
+
+EvidenceSpec = str | Cite | Fact | EvidenceFn
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a rule concludes when it fires; the evaluator adds the rule's id and symptom."""
+
+    evidence: list[EvidenceItem]
+    inference: str
+    actions: Sequence[ActionCategory]
+    confidence: Confidence = Confidence.MEDIUM
+    speedup_pct: float | None = None
+    location: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One rule (or one branch of a rule) as data; see the module docstring."""
 
     id: str
     symptom: Symptom
-    check: RuleCheck
+    description: str
+    when: tuple[When | Predicate, ...]
+    evidence: tuple[EvidenceSpec, ...]
+    inference: str
+    actions: tuple[ActionCategory, ...]
+    confidence: Confidence | Grade = Confidence.MEDIUM
+    says: tuple[Quantity, ...] = ()
+    speedup: Quantity | None = None
+    location: Callable[[KernelEvidence], str | None] | None = None
+
+    def otherwise(self, **changes: object) -> Row:
+        """A further branch of this rule: the same row with ``changes`` (tried after this one)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ComputedRule:
+    """A rule that is a computed combination: a pure function returning a :class:`Verdict` or ``None``."""
+
+    id: str
+    symptom: Symptom
+    check: Callable[[KernelEvidence], Verdict | None]
     description: str = ""
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    """A vendor's rules, most important first, and how its rows cite metrics."""
+
+    citation: Citation
+    rules: tuple[Row | ComputedRule, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        """Check that the branches of each rule are adjacent and report one symptom.
+
+        Raises:
+            ValueError: an id reappears after another rule, or its branches differ in symptom.
+        """
+        seen: dict[str, Symptom] = {}
+        for before, rule in zip((None, *self.rules), self.rules, strict=False):
+            if rule.id in seen and (before is None or before.id != rule.id or seen[rule.id] != rule.symptom):
+                raise ValueError(f"rule {rule.id}: its branches must be adjacent and report one symptom")
+            seen[rule.id] = rule.symptom
+
+    def __iter__(self) -> Iterator[Row | ComputedRule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def ids(self) -> list[str]:
+        """The rule ids, in order, each once (branches share an id)."""
+        return list(dict.fromkeys(r.id for r in self.rules))
+
+
+# -- the evaluator --------------------------------------------------------------------------------
+
+
+def _cite(spec: EvidenceSpec, kernel: KernelEvidence, citation: Citation) -> list[EvidenceItem]:
+    by_name = citation is Citation.NORMALIZED_NAME
+    if isinstance(spec, str):
+        return [item(kernel, spec, by_name=by_name)]
+    if isinstance(spec, Cite):
+        name = spec.fallback if spec.fallback and spec.metric not in kernel.metrics else spec.metric
+        if spec.threshold is not None:
+            return [item(kernel, name, threshold=spec.threshold, op=spec.op, by_name=by_name)]
+        return [item(kernel, name, condition=spec.op, condition_source=spec.source, by_name=by_name)]
+    if isinstance(spec, Fact):
+        source = f"{kernel.artifact or 'profile'} ({spec.how})"
+        val = quantity(spec.value, kernel)
+        return [fact(spec.metric, val, unit=spec.unit, source=source, threshold=spec.threshold, op=spec.op)]
+    return spec(kernel)
+
+
+def cite(
+    kernel: KernelEvidence, specs: Sequence[EvidenceSpec], citation: Citation = Citation.PROFILER_METRIC
+) -> list[EvidenceItem]:
+    """The evidence items of ``specs`` for ``kernel`` (for computed rules; rows are cited by the evaluator)."""
+    return [e for spec in specs for e in _cite(spec, kernel, citation)]
+
+
+def _verdict(row: Row, kernel: KernelEvidence, citation: Citation) -> Verdict | None:
+    if not all(test(kernel) for test in row.when):
+        return None
+    confidence = row.confidence
+    if isinstance(confidence, Grade):
+        confidence = confidence.then if confidence.test(kernel) else confidence.otherwise
+    said = [quantity(q, kernel) for q in row.says]
+    return Verdict(
+        evidence=cite(kernel, row.evidence, citation),
+        inference=row.inference.format(*said) if said else row.inference,
+        actions=row.actions,
+        confidence=confidence,
+        speedup_pct=quantity(row.speedup, kernel) if row.speedup is not None else None,
+        location=row.location(kernel) if row.location is not None else None,
+    )
+
+
+def evaluate(kernel: KernelEvidence, table: RuleTable) -> list[Finding]:
+    """The findings of ``table`` for ``kernel``, in table order (the first firing branch of each id)."""
+    found: list[Finding] = []
+    fired: set[str] = set()
+    for rule in table:
+        if rule.id in fired:
+            continue
+        verdict = _verdict(rule, kernel, table.citation) if isinstance(rule, Row) else rule.check(kernel)
+        if verdict is None:
+            continue
+        fired.add(rule.id)
+        found.append(
+            Finding(
+                rule_id=rule.id,
+                symptom=rule.symptom.value,
+                confidence=verdict.confidence,
+                evidence=verdict.evidence,
+                inference=verdict.inference,
+                action_categories=list(verdict.actions),
+                estimated_speedup_pct=verdict.speedup_pct,
+                location=verdict.location,
+            )
+        )
+    return found
 
 
 def rank_findings(findings: Sequence[Finding]) -> list[Finding]:
@@ -47,22 +342,12 @@ def rank_findings(findings: Sequence[Finding]) -> list[Finding]:
     return [f for _, f in indexed]
 
 
-def run_rules(kernel: KernelEvidence, rules: Sequence[Rule]) -> list[Finding]:
-    """Run ``rules`` on ``kernel`` and return the findings, most important first.
+def run_rules(kernel: KernelEvidence, table: RuleTable) -> list[Finding]:
+    """Run ``table`` on ``kernel`` and return the findings, most important first."""
+    return rank_findings(evaluate(kernel, table))
 
-    Raises:
-        ValueError: a rule returned a finding whose ``rule_id`` or ``symptom`` differs from its declaration
-            (a bug in the rule).
-    """
-    found: list[Finding] = []
-    for rule in rules:
-        finding = rule.check(kernel)
-        if finding is None:
-            continue
-        if finding.rule_id != rule.id or finding.symptom != rule.symptom.value:
-            raise ValueError(f"rule {rule.id} returned a finding for {finding.rule_id}/{finding.symptom}")
-        found.append(finding)
-    return rank_findings(found)
+
+# -- helpers for evidence functions and computed rules --------------------------------------------
 
 
 def value(kernel: KernelEvidence, name: str) -> float | None:

@@ -203,13 +203,8 @@ def _id_ranges(ids: Sequence[int]) -> str:
     return "ids " + ", ".join(parts)
 
 
-def render_text(summary: ProfileSummary) -> str:
-    """The human summary (``summary.txt``).
-
-    Per kernel: the key metrics (``n/a`` with the reason when missing), the other measured metrics, the
-    names of the metrics the report did not have, the stall breakdown, the diagnosis (one evidence
-    chain per finding), ``SYMPTOMS:`` and ``LOCALIZE:`` lines, then the profiler's own top rule results.
-    """
+def _header_lines(summary: ProfileSummary) -> list[str]:
+    """Tool, vendor, version, GPU; then what is missing: counters, data of every or some kernels, notes."""
     lines = [f"tool: {summary.tool_used}", f"vendor: {summary.vendor.value}"]
     if summary.version:
         lines.append(f"version: {summary.version}")
@@ -226,64 +221,90 @@ def render_text(summary: ProfileSummary) -> str:
         launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
         lines.append(f"NO DATA: {k.kernel_name[:160]}{launch}: every measured metric is n/a")
     lines += [f"NOTE: {note}" for note in summary.notes if not note.startswith("NO DATA for ")]
-    for k in summary.kernels:
-        launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
-        if k.launch_count > 1:
-            launch = f" ({k.launch_count} launches: {_id_ranges(k.launch_ids)})"
-        lines += ["", f"== kernel: {k.kernel_name}{launch}", f"bottleneck: {k.bottleneck.value}"]
-        if k.no_data_reason:
-            lines.append(f"  NO DATA: {k.no_data_reason}")
-        if k.grid or k.block:
-            lines.append(f"  launch: grid {k.grid or '?'} block {k.block or '?'}")
-        for name in KEY_METRICS:
-            if name in k.metrics:
-                lines.append(f"  {name}: {_value_text(k.metrics[name])}{_spread_text(k, name)}")
-        missing = []
-        for name in sorted(n for n in k.metrics if n not in KEY_METRICS):
-            m = k.metrics[name]
-            if m.value is None:
-                missing.append(name)
-            else:
-                lines.append(f"  {name}: {_value_text(m)}{_spread_text(k, name)}")
-        if missing:
-            lines.append("  not measured: " + ", ".join(missing))
-        if k.occupancy_limiters:
-            lines.append("  occupancy limited by: " + ", ".join(k.occupancy_limiters))
-        if k.stall_breakdown_pct:
-            top = sorted(k.stall_breakdown_pct.items(), key=lambda kv: -kv[1])[:5]
-            lines.append("  stalls: " + ", ".join(f"{r} {p:.1f}%" for r, p in top))
-        if k.isa is not None:
-            isa = k.isa
-            lines.append(
-                f"  isa: global load bits max {isa.global_load_bits} min {isa.global_load_bits_min}, "
-                f"spill ops {isa.spill_ops}, tensor instructions {isa.tensor_instructions}"
-                + (f" [{isa.source}]" if isa.source else "")
-            )
-        for note in k.notes:
-            lines.append(f"  note: {note}")
-        lines.append("diagnosis:")
-        for f in k.findings:
-            loc = f" @ {f.location}" if f.location else ""
-            lines.append(f"  [{f.confidence.value}] {f.rule_id}{loc}: {f.chain()}")
-        if not k.findings:
-            lines.append("  no rule fired")
-        lines.append("SYMPTOMS: " + (", ".join(dict.fromkeys(f.symptom for f in k.findings)) or "none"))
-        locs = (
-            [f.location for f in k.findings if f.location]
-            + [m.location for m in k.source_markers[:3]]
-            + [h.location for h in k.hotspots[:5]]
+    return lines
+
+
+def _measured_lines(k: KernelEvidence) -> list[str]:
+    """The key metrics, the other measured ones, the names of those not measured, limiters, stalls, ISA."""
+    lines = [
+        f"  {name}: {_value_text(k.metrics[name])}{_spread_text(k, name)}" for name in KEY_METRICS if name in k.metrics
+    ]
+    missing = []
+    for name in sorted(n for n in k.metrics if n not in KEY_METRICS):
+        m = k.metrics[name]
+        if m.value is None:
+            missing.append(name)
+        else:
+            lines.append(f"  {name}: {_value_text(m)}{_spread_text(k, name)}")
+    if missing:
+        lines.append("  not measured: " + ", ".join(missing))
+    if k.occupancy_limiters:
+        lines.append("  occupancy limited by: " + ", ".join(k.occupancy_limiters))
+    if k.stall_breakdown_pct:
+        top = sorted(k.stall_breakdown_pct.items(), key=lambda kv: -kv[1])[:5]
+        lines.append("  stalls: " + ", ".join(f"{r} {p:.1f}%" for r, p in top))
+    if k.isa is not None:
+        isa = k.isa
+        lines.append(
+            f"  isa: global load bits max {isa.global_load_bits} min {isa.global_load_bits_min}, "
+            f"spill ops {isa.spill_ops}, tensor instructions {isa.tensor_instructions}"
+            + (f" [{isa.source}]" if isa.source else "")
         )
-        lines.append("LOCALIZE: " + (", ".join(dict.fromkeys(locs)) or "none"))
-        for h in k.hotspots[:5]:
-            share = f"{h.share_pct:.1f}%" if h.share_pct is not None else "?"
-            lines.append(f"  hotspot {h.location} {share} {h.dominant_stall or ''}: {h.text or ''}".rstrip())
-        for r in k.profiler_rules[:5]:
-            sp = (
-                f" (est. speedup {r.estimated_speedup_pct:.1f}% {r.speedup_type or ''})"
-                if r.estimated_speedup_pct is not None
-                else ""
-            )
-            lines.append(f"  profiler rule {r.rule_id}{sp}: {' '.join(r.message.split())[:300]}")
+    return lines
+
+
+def _diagnosis_lines(k: KernelEvidence) -> list[str]:
+    """One evidence chain per finding, ``SYMPTOMS:`` and ``LOCALIZE:``, hotspots, the profiler's rules."""
+    lines = ["diagnosis:"]
+    for f in k.findings:
+        loc = f" @ {f.location}" if f.location else ""
+        lines.append(f"  [{f.confidence.value}] {f.rule_id}{loc}: {f.chain()}")
+    if not k.findings:
+        lines.append("  no rule fired")
+    lines.append("SYMPTOMS: " + (", ".join(dict.fromkeys(f.symptom for f in k.findings)) or "none"))
+    locs = (
+        [f.location for f in k.findings if f.location]
+        + [m.location for m in k.source_markers[:3]]
+        + [h.location for h in k.hotspots[:5]]
+    )
+    lines.append("LOCALIZE: " + (", ".join(dict.fromkeys(locs)) or "none"))
+    for h in k.hotspots[:5]:
+        share = f"{h.share_pct:.1f}%" if h.share_pct is not None else "?"
+        lines.append(f"  hotspot {h.location} {share} {h.dominant_stall or ''}: {h.text or ''}".rstrip())
+    for r in k.profiler_rules[:5]:
+        sp = (
+            f" (est. speedup {r.estimated_speedup_pct:.1f}% {r.speedup_type or ''})"
+            if r.estimated_speedup_pct is not None
+            else ""
+        )
+        lines.append(f"  profiler rule {r.rule_id}{sp}: {' '.join(r.message.split())[:300]}")
+    return lines
+
+
+def _kernel_lines(k: KernelEvidence) -> list[str]:
+    launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
+    if k.launch_count > 1:
+        launch = f" ({k.launch_count} launches: {_id_ranges(k.launch_ids)})"
+    lines = ["", f"== kernel: {k.kernel_name}{launch}", f"bottleneck: {k.bottleneck.value}"]
+    if k.no_data_reason:
+        lines.append(f"  NO DATA: {k.no_data_reason}")
+    if k.grid or k.block:
+        lines.append(f"  launch: grid {k.grid or '?'} block {k.block or '?'}")
+    lines += _measured_lines(k)
+    lines += [f"  note: {note}" for note in k.notes]
+    return lines + _diagnosis_lines(k)
+
+
+def render_text(summary: ProfileSummary) -> str:
+    """The human summary (``summary.txt``).
+
+    Per kernel: the key metrics (``n/a`` with the reason when missing), the other measured metrics, the
+    names of the metrics the report did not have, the stall breakdown, the diagnosis (one evidence
+    chain per finding), ``SYMPTOMS:`` and ``LOCALIZE:`` lines, then the profiler's own top rule results.
+    """
+    lines = _header_lines(summary)
+    for k in summary.kernels:
+        lines += _kernel_lines(k)
     return "\n".join(lines) + "\n"
 
 

@@ -1,8 +1,11 @@
 """Every threshold the evidence rules compare against, each with its source (one copy of each number).
 
-The reference is Nsight Compute's own guided analysis: the rule files shipped in
+The NVIDIA reference is Nsight Compute's own guided analysis: the rule files shipped in
 ``<nsight-compute>/sections/*.py`` (read for Nsight Compute 2025.3.1; the values have been stable since
-2022) and the Kernel Profiling Guide. A threshold kernelopt chose itself says so in its source.
+2022) and the Kernel Profiling Guide. The AMD thresholds (``AMD_*``) cite the ROCm documentation of the
+metric; where AMD documents the metric but not a cut-off, the source says so and the cut-off is
+kernelopt's own (with its reason): honest provenance, not invented vendor guidance. A threshold
+kernelopt chose itself says so in its source.
 """
 
 from __future__ import annotations
@@ -175,4 +178,68 @@ TRAFFIC_SHARE_MIN_PCT = Threshold(
     "%",
     "kernelopt: an access-pattern finding needs the accesses to carry at least 10% of the kernel's global "
     "L1 sectors (materiality floor; eight stores in a kernel that reads megabytes are not a bottleneck)",
+)
+
+# -- AMD (CDNA3/CDNA4) --------------------------------------------------------------------------------
+
+_ROCPROF_COMPUTE = "ROCm Compute Profiler (rocprof-compute) documentation, gfx942 analysis configs"
+
+AMD_NARROW_LOAD_SHARE_PCT = Threshold(
+    50.0,
+    "%",
+    "spec 'AMD Assembly Analysis' (many buffer_load_dword, few dwordx4 -> vectorization insufficient); "
+    "128-bit per lane is the widest global load (AMD CDNA3 ISA guide, FLAT/MUBUF dwordx4); cut-off: kernelopt, "
+    "most static loads narrower than 128 bit",
+)
+AMD_LDS_BANK_CONFLICT_PCT = Threshold(
+    10.0,
+    "%",
+    f"metric: Bank Conflict Rate, % of active LDS cycles spent on bank conflicts ({_ROCPROF_COMPUTE}, "
+    "'Local data share'); cut-off: kernelopt, one cycle in ten serialized",
+)
+AMD_SPILLS = Threshold(
+    0.0,
+    "",
+    "LLVM AMDGPU code-object metadata .vgpr_spill_count/.sgpr_spill_count (AMDGPUUsage); any spill "
+    "goes to scratch (off-chip) memory; cut-off: more than zero",
+)
+AMD_OCCUPANCY_LIMITER_PCT = Threshold(
+    10.0,
+    "%",
+    f"metric: Insufficient SIMD VGPRs / CU LDS, % of cycles a workgroup could not be scheduled "
+    f"({_ROCPROF_COMPUTE}, 'Workgroup manager - resource allocation'); cut-off: kernelopt",
+)
+AMD_LOW_OCCUPANCY_FRACTION = Threshold(
+    0.5,
+    "",
+    "compiler '; Occupancy' (waves per SIMD, LLVM AMDGPU) against the machine's Max_Waves_Per_Simd "
+    "(agent_info.csv); cut-off: kernelopt, half of the wave slots or fewer",
+)
+AMD_MIN_WORKGROUPS = Threshold(
+    1024.0,
+    "",
+    "ROCm docs 'Optimizing Triton kernels' (MI300X): 'the grid should have at least 1024 thread blocks or workgroups'",
+)
+AMD_VALU_BUSY_PCT = Threshold(50.0, "%", f"metric: VALU Utilization ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt")
+AMD_MFMA_IDLE_PCT = Threshold(10.0, "%", f"metric: MFMA Utilization ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt")
+AMD_MIN_STATIC_FMA = Threshold(32.0, "", "kernelopt: enough static VALU FMA/dot instructions to be matrix work")
+AMD_WAITCNT_SHARE_PCT = Threshold(
+    30.0,
+    "%",
+    "rocprofv3 'Using thread trace' (stats CSV: Latency = stall + issue cycles per instruction); cut-off: "
+    "kernelopt, waits hold 30% or more of the traced cycles",
+)
+AMD_BARRIER_SHARE_PCT = Threshold(20.0, "%", "rocprofv3 'Using thread trace' stats CSV; cut-off: kernelopt")
+AMD_L2_HIT_RATE_PCT = Threshold(
+    50.0,
+    "%",
+    f"metric: L2 Cache Hit Rate = 100*TCC_HIT/(TCC_HIT+TCC_MISS) ({_ROCPROF_COMPUTE}, SOL); cut-off: kernelopt, "
+    "more misses than hits",
+)
+AMD_SOL_HIGH_PCT = Threshold(
+    SOL_LATENCY_PCT.value,
+    SOL_LATENCY_PCT.unit,
+    "Nsight Compute SOLBottleneck rule: 'achieved compute throughput and/or memory bandwidth below 60.0% of "
+    "peak typically indicate latency issues'; the same cut-off is applied to AMD pipes for one vendor-neutral "
+    "taxonomy",
 )

@@ -7,8 +7,8 @@
 - Stage 3 check: ``kernelopt.harness.gate.check_correctness(workspace, device=...)``
 - Stage 4: ``kernelopt.harness.gate.validate(workspace, version, *, previous, plan, device)``
 - ceilings: ``kernelopt.hardware.ceilings.cached_ceilings(gpu_name=...)``
-- baseline report: ``kernelopt.report.baseline.render_baseline(workspace, record, summary, *,
-  roofline_lines)``.
+- baseline report: :class:`kernelopt.report.baseline.BaselineRenderer` (the one renderer of
+  ``baseline_report.md``).
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ from kernelopt.loop.protocols import (
     NullProgress,
     ProgressSink,
 )
-from kernelopt.memory.model import GateResult, IterationRecord, version_label
+from kernelopt.memory.model import GateResult, version_label
 from kernelopt.planning.plan import Plan
 from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
 from kernelopt.profiling.timing_only import timing_only_finding
-from kernelopt.report.baseline import render_baseline
+from kernelopt.report.baseline import BaselineRenderer as ReportBaselineRenderer
 from kernelopt.stages.backends import build_implementer, build_planner
 from kernelopt.stages.plan import MarkdownPlanReader
 from kernelopt.workspace import Workspace
@@ -163,30 +163,9 @@ class CachedCeilings:
         return cached_ceilings(gpu_name=gpu_name)
 
 
-class ReportBaselineRenderer:
-    """``kernelopt.report.baseline.render_baseline(workspace, record, summary, *, roofline_lines)``; the
-    loop's two roofline-bound lines are appended when the report did not show them."""
-
-    def __init__(self, render: Any) -> None:
-        self._render = render
-
-    def render(
-        self,
-        *,
-        workspace: Workspace,
-        record: IterationRecord,
-        summary: ProfileSummary | None,
-        roofline_lines: list[str],
-    ) -> str:
-        text: str = self._render(workspace, record, summary, roofline_lines=list(roofline_lines))
-        if roofline_lines and roofline_lines[0] not in text:
-            text = text.rstrip("\n") + "\n\n## Roofline bounds (loop)\n\n" + "".join(f"- {x}\n" for x in roofline_lines)
-        return text
-
-
 def baseline_renderer() -> BaselineRenderer:
     """The report package's renderer of ``baseline_report.md``."""
-    return ReportBaselineRenderer(render_baseline)
+    return ReportBaselineRenderer()
 
 
 def vendor_of(platform: str | None) -> Vendor | None:

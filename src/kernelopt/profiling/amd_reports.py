@@ -117,6 +117,18 @@ def classify_header(header: Sequence[str]) -> ReportKind | None:
     return None
 
 
+def _read_table(text: str, source: str, kind: ReportKind, refusal: str) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows (column -> cell) of a CSV that must be a ``kind`` table.
+
+    Raises:
+        InputFileError: malformed CSV (:func:`parse_csv`), or ``refusal`` when the header is another table's.
+    """
+    header, rows = parse_csv(text, source)
+    if classify_header(header) is not kind:
+        raise InputFileError(source, refusal)
+    return header, [dict(zip(header, cells, strict=True)) for cells in rows]
+
+
 # ----------------------------------------------------------------------------------- records
 
 
@@ -415,15 +427,14 @@ def parse_dispatch_table(text: str, source: str) -> list[AmdDispatch]:
     Raises:
         InputFileError: malformed CSV or not a dispatch table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.DISPATCH_TABLE:
-        raise InputFileError(source, "not a rocprof dispatch table (no Kernel_Name / Dispatch_ID columns)")
+    header, rows = _read_table(
+        text, source, ReportKind.DISPATCH_TABLE, "not a rocprof dispatch table (no Kernel_Name / Dispatch_ID columns)"
+    )
     variant = dispatch_table_variant(header)
     counter_cols = [c for c in header if _COUNTER_COL.match(c) and c not in _NOT_COUNTERS]
     label = f"{source} ({variant} columns)"
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         d = _dispatch_from_row(row, label)
         for col in counter_cols:
             v = _num(row[col])
@@ -441,12 +452,14 @@ def parse_counter_collection(text: str, source: str) -> list[AmdDispatch]:
     Raises:
         InputFileError: malformed CSV or not a counter collection.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.COUNTER_COLLECTION:
-        raise InputFileError(source, "not a rocprofv3 counter_collection.csv (no Counter_Name / Counter_Value)")
+    _, rows = _read_table(
+        text,
+        source,
+        ReportKind.COUNTER_COLLECTION,
+        "not a rocprofv3 counter_collection.csv (no Counter_Name / Counter_Value)",
+    )
     by_key: dict[tuple[str, str], AmdDispatch] = {}
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         key = (row.get("Dispatch_Id") or row.get("Dispatch_ID") or "", row.get("Kernel_Name", ""))
         d = by_key.get(key)
         if d is None:
@@ -467,12 +480,9 @@ def parse_kernel_trace(text: str, source: str) -> list[AmdDispatch]:
     Raises:
         InputFileError: malformed CSV or not a kernel trace.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.KERNEL_TRACE:
-        raise InputFileError(source, "not a rocprofv3 kernel_trace.csv")
+    _, rows = _read_table(text, source, ReportKind.KERNEL_TRACE, "not a rocprofv3 kernel_trace.csv")
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         if row.get("Kind", "KERNEL_DISPATCH") != "KERNEL_DISPATCH":
             continue
         d = _dispatch_from_row(row, source)
@@ -487,12 +497,9 @@ def parse_agent_info(text: str, source: str) -> list[AmdAgent]:
     Raises:
         InputFileError: malformed CSV or not an agent-info table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.AGENT_INFO:
-        raise InputFileError(source, "not a rocprofv3 agent_info.csv")
+    _, rows = _read_table(text, source, ReportKind.AGENT_INFO, "not a rocprofv3 agent_info.csv")
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         if row.get("Agent_Type", "").upper() != "GPU":
             continue
         lds_kb = _int(row.get("Lds_Size_In_Kb"))
@@ -520,12 +527,9 @@ def parse_kernel_top(text: str, source: str) -> list[KernelTopRow]:
     Raises:
         InputFileError: malformed CSV or not a kernel-top table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.KERNEL_TOP:
-        raise InputFileError(source, "not a pmc_kernel_top.csv")
+    _, rows = _read_table(text, source, ReportKind.KERNEL_TOP, "not a pmc_kernel_top.csv")
     out = []
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         out.append(
             KernelTopRow(
                 kernel_name=normalize_kernel_name(row.get("Kernel_Name") or row.get("KernelName") or "?"),
@@ -559,14 +563,14 @@ def parse_sysinfo(text: str, source: str) -> AmdAgent:
     Raises:
         InputFileError: malformed CSV, not a sysinfo table, or no row.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.SYSINFO:
-        raise InputFileError(source, "not a rocprof-compute sysinfo.csv (no gpu_arch / cu_per_gpu columns)")
+    _, rows = _read_table(
+        text, source, ReportKind.SYSINFO, "not a rocprof-compute sysinfo.csv (no gpu_arch / cu_per_gpu columns)"
+    )
     if not rows:
         raise InputFileError(
             source, "sysinfo.csv has a header but no machine row", hint="re-run rocprof-compute profile"
         )
-    row = dict(zip(header, rows[0], strict=True))
+    row = rows[0]
     arch = (row.get("gpu_arch") or "").strip() or "?"
     m = re.search(r"gfx[0-9a-f]+", arch)
     simds = _sysinfo_int(row, "simd_per_cu")
@@ -603,12 +607,11 @@ def parse_kernel_stats(text: str, source: str) -> list[KernelTopRow]:
     Raises:
         InputFileError: malformed CSV or not a stats table.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.KERNEL_STATS:
-        raise InputFileError(source, "not a rocprof kernel stats file (no Name / Calls / TotalDurationNs)")
+    _, rows = _read_table(
+        text, source, ReportKind.KERNEL_STATS, "not a rocprof kernel stats file (no Name / Calls / TotalDurationNs)"
+    )
     out = []
-    for i, cells in enumerate(rows, start=2):
-        row = dict(zip(header, cells, strict=True))
+    for i, row in enumerate(rows, start=2):
         calls, total, mean = _int(row.get("Calls")), _num(row.get("TotalDurationNs")), _num(row.get("AverageNs"))
         if calls is None or total is None or mean is None:
             raise InputFileError(source, f"row {i}: Calls / TotalDurationNs / AverageNs is not a number")
@@ -666,9 +669,9 @@ def parse_att_stats(text: str, source: str) -> AttFile:
     Raises:
         InputFileError: malformed CSV or not ATT stats.
     """
-    header, rows = parse_csv(text, source)
-    if classify_header(header) is not ReportKind.ATT_STATS:
-        raise InputFileError(source, "not an ATT decoder stats file (no CodeObj / Vaddr / Instruction columns)")
+    header, rows = _read_table(
+        text, source, ReportKind.ATT_STATS, "not an ATT decoder stats file (no CodeObj / Vaddr / Instruction columns)"
+    )
     has_stall = {"Stall", "Idle"} <= set(header)
     kernels: list[AttKernel] = []
     name: str | None = None
@@ -678,8 +681,7 @@ def parse_att_stats(text: str, source: str) -> AttFile:
         if current or name is not None:
             kernels.append(AttKernel(name, tuple(current), has_stall, source))
 
-    for cells in rows:
-        row = dict(zip(header, cells, strict=True))
+    for row in rows:
         instr = row["Instruction"]
         if instr.startswith(";"):
             flush()
@@ -830,6 +832,139 @@ def _first(dispatches: Sequence[AmdDispatch], name: str) -> float | None:
     return v
 
 
+class _CounterMetrics:
+    """The normalized metrics of one kernel's counters, each citing its source file and formula."""
+
+    def __init__(self, dispatches: Sequence[AmdDispatch]) -> None:
+        self.src = ", ".join(sorted({d.source for d in dispatches if not d.timing_only})) or "counters"
+        self.c = {n: _first(dispatches, n) for n in _USED_COUNTERS}
+        self.m: dict[str, Metric] = {}
+
+    def put(self, name: str, value: float | None, unit: str, formula: str, reason: str | None = None) -> None:
+        """Metric ``name`` = ``value`` by ``formula``; ``None`` with ``reason`` (skipped without one)."""
+        if value is None and reason is None:
+            return
+        self.m[name] = Metric(
+            value=value,
+            unit=unit,
+            source=f"{self.src}: {formula}",
+            missing_reason=None if value is not None else reason,
+        )
+
+    def counts(self) -> None:
+        """Raw instruction counts and the FMA / MFMA-op sums."""
+        c = self.c
+        for name, counter in _RAW_COUNTS.items():
+            self.put(name, c[counter], "count", counter)
+        fma = [c[n] for n in ("SQ_INSTS_VALU_FMA_F16", "SQ_INSTS_VALU_FMA_F32", "SQ_INSTS_VALU_FMA_F64")]
+        if any(v is not None for v in fma):
+            self.put("valu_fma_insts", sum(v or 0.0 for v in fma), "count", "SQ_INSTS_VALU_FMA_F16+F32+F64")
+        mops = [c[n] for n in _MOPS]
+        if any(v is not None for v in mops):
+            self.put("mfma_mops", sum(v or 0.0 for v in mops), "count", "sum(SQ_INSTS_VALU_MFMA_MOPS_*)")
+
+    def caches(self) -> None:
+        """LDS bank conflicts, L2 and vL1D hit rates, VALU thread utilization."""
+        c = self.c
+        conflict, active = c["SQ_LDS_BANK_CONFLICT"], c["SQ_LDS_IDX_ACTIVE"]
+        if conflict is not None and active is not None:
+            self.put(
+                "lds_bank_conflict_pct",
+                100.0 * conflict / active if active > 0 else None,
+                "%",
+                "100*SQ_LDS_BANK_CONFLICT/SQ_LDS_IDX_ACTIVE (Bank Conflict Rate)",
+                "no LDS activity (SQ_LDS_IDX_ACTIVE = 0)",
+            )
+        hit, miss = c["TCC_HIT_sum"], c["TCC_MISS_sum"]
+        if hit is not None and miss is not None:
+            self.put(
+                "l2_hit_rate_pct",
+                100.0 * hit / (hit + miss) if hit + miss > 0 else None,
+                "%",
+                "100*TCC_HIT_sum/(TCC_HIT_sum+TCC_MISS_sum)",
+                "no L2 requests",
+            )
+        self.put("l2_requests", c["TCC_REQ_sum"], "count", "TCC_REQ_sum")
+        tcp_total = c["TCP_TOTAL_CACHE_ACCESSES_sum"]
+        tcp_parts = [c[n] for n in _TCP_TO_TCC]
+        if tcp_total is not None and all(v is not None for v in tcp_parts):
+            self.put(
+                "vl1d_hit_rate_pct",
+                100.0 - 100.0 * sum(v or 0.0 for v in tcp_parts) / tcp_total if tcp_total > 0 else None,
+                "%",
+                "100-100*(TCP_TCC_READ+WRITE+ATOMIC_WITH_RET+ATOMIC_WITHOUT_RET_REQ_sum)/TCP_TOTAL_CACHE_ACCESSES_sum",
+                "no vL1D accesses",
+            )
+        if c["SQ_THREAD_CYCLES_VALU"] is not None and c["SQ_ACTIVE_INST_VALU"]:
+            self.put(
+                "valu_active_threads",
+                c["SQ_THREAD_CYCLES_VALU"] / c["SQ_ACTIVE_INST_VALU"],
+                "threads",
+                "SQ_THREAD_CYCLES_VALU/SQ_ACTIVE_INST_VALU",
+            )
+
+    def busy(self, device: DeviceFacts) -> None:
+        """Pipe utilizations and resource-allocation stalls as a share of the CU cycles (:data:`_BUSY`)."""
+        grbm = self.c["GRBM_GUI_ACTIVE"]
+        self.put("gpu_active_cycles", grbm, "cycles", "GRBM_GUI_ACTIVE")
+        need = "needs the CU and XCD counts of the machine (agent_info.csv, or rocprof-compute's sysinfo.csv)"
+        cu_cycles = None
+        if grbm is not None and device.cu_count and device.num_xcc:
+            cu_cycles = grbm / device.num_xcc * device.cu_count
+        for name, counters, scale, formula in _BUSY:
+            vals = [self.c[n] for n in counters]
+            if all(v is None for v in vals):
+                continue
+            if any(v is None for v in vals) or grbm is None:
+                self.put(name, None, "%", formula, "a counter of the formula was not collected")
+            elif not cu_cycles:
+                self.put(name, None, "%", formula, need)
+            else:
+                self.put(name, 100.0 * sum(v or 0.0 for v in vals) / (cu_cycles * scale), "%", formula)
+
+    def hbm(self, device: DeviceFacts, duration_ns: float | None) -> None:
+        """HBM bytes read and written, the bandwidth and its share of the spec sheet's."""
+        c = self.c
+        rd, rd32, bubble = c["TCC_EA0_RDREQ_sum"], c["TCC_EA0_RDREQ_32B_sum"], c["TCC_BUBBLE_sum"]
+        wr, wr64 = c["TCC_EA0_WRREQ_sum"], c["TCC_EA0_WRREQ_64B_sum"]
+        read_bytes = None
+        if rd is not None and rd32 is not None:
+            b = bubble or 0.0
+            read_bytes = 128.0 * b + 64.0 * (rd - b - rd32) + 32.0 * rd32
+            self.put(
+                "hbm_read_bytes",
+                read_bytes,
+                "bytes",
+                "128*TCC_BUBBLE_sum+64*(TCC_EA0_RDREQ_sum-TCC_BUBBLE_sum-TCC_EA0_RDREQ_32B_sum)+32*TCC_EA0_RDREQ_32B_sum",
+            )
+        write_bytes = None
+        if wr is not None and wr64 is not None:
+            write_bytes = 64.0 * wr64 + 32.0 * (wr - wr64)
+            self.put(
+                "hbm_write_bytes",
+                write_bytes,
+                "bytes",
+                "64*TCC_EA0_WRREQ_64B_sum+32*(TCC_EA0_WRREQ_sum-TCC_EA0_WRREQ_64B_sum)",
+            )
+        if read_bytes is None or write_bytes is None:
+            return
+        if not duration_ns:
+            self.put("dram_gbps", None, "GB/s", "(hbm_read_bytes+hbm_write_bytes)/duration", "kernel duration unknown")
+            return
+        gbps = (read_bytes + write_bytes) / duration_ns
+        self.put("dram_gbps", gbps, "GB/s", "(hbm_read_bytes+hbm_write_bytes)/duration")
+        if device.memory_bandwidth_gbps:
+            self.m["dram_throughput_pct"] = Metric(
+                value=100.0 * gbps / device.memory_bandwidth_gbps,
+                unit="%",
+                source=f"dram_gbps / {device.memory_bandwidth_gbps:g} GB/s ({device.bandwidth_source})",
+            )
+        else:
+            self.m["dram_throughput_pct"] = Metric(
+                value=None, unit="%", source=self.src, missing_reason="GPU model unknown: no spec-sheet bandwidth"
+            )
+
+
 def counter_metrics(
     dispatches: Sequence[AmdDispatch], device: DeviceFacts, duration_ns: float | None
 ) -> dict[str, Metric]:
@@ -839,157 +974,49 @@ def counter_metrics(
     its ``source``. Utilizations that need the CU and XCD counts are ``None`` with the reason when the
     machine description (``agent_info.csv``) is missing.
     """
-    src = ", ".join(sorted({d.source for d in dispatches if not d.timing_only})) or "counters"
-    m: dict[str, Metric] = {}
+    out = _CounterMetrics(dispatches)
+    out.counts()
+    out.caches()
+    out.busy(device)
+    out.hbm(device, duration_ns)
+    return out.m
 
-    def put(name: str, value: float | None, unit: str, formula: str, reason: str | None = None) -> None:
-        if value is None and reason is None:
-            return
-        m[name] = Metric(
-            value=value, unit=unit, source=f"{src}: {formula}", missing_reason=None if value is not None else reason
-        )
 
-    c = {n: _first(dispatches, n) for n in _USED_COUNTERS}
-    for name, counter in _RAW_COUNTS.items():
-        put(name, c[counter], "count", counter)
-    fma = [c[n] for n in ("SQ_INSTS_VALU_FMA_F16", "SQ_INSTS_VALU_FMA_F32", "SQ_INSTS_VALU_FMA_F64")]
-    if any(v is not None for v in fma):
-        put("valu_fma_insts", sum(v or 0.0 for v in fma), "count", "SQ_INSTS_VALU_FMA_F16+F32+F64")
-    mops = [c[n] for n in _MOPS]
-    if any(v is not None for v in mops):
-        put("mfma_mops", sum(v or 0.0 for v in mops), "count", "sum(SQ_INSTS_VALU_MFMA_MOPS_*)")
-
-    conflict, active = c["SQ_LDS_BANK_CONFLICT"], c["SQ_LDS_IDX_ACTIVE"]
-    if conflict is not None and active is not None:
-        put(
-            "lds_bank_conflict_pct",
-            100.0 * conflict / active if active > 0 else None,
-            "%",
-            "100*SQ_LDS_BANK_CONFLICT/SQ_LDS_IDX_ACTIVE (Bank Conflict Rate)",
-            "no LDS activity (SQ_LDS_IDX_ACTIVE = 0)",
-        )
-    hit, miss = c["TCC_HIT_sum"], c["TCC_MISS_sum"]
-    if hit is not None and miss is not None:
-        put(
-            "l2_hit_rate_pct",
-            100.0 * hit / (hit + miss) if hit + miss > 0 else None,
-            "%",
-            "100*TCC_HIT_sum/(TCC_HIT_sum+TCC_MISS_sum)",
-            "no L2 requests",
-        )
-    put("l2_requests", c["TCC_REQ_sum"], "count", "TCC_REQ_sum")
-    tcp_total = c["TCP_TOTAL_CACHE_ACCESSES_sum"]
-    tcp_parts = [c[n] for n in _TCP_TO_TCC]
-    if tcp_total is not None and all(v is not None for v in tcp_parts):
-        put(
-            "vl1d_hit_rate_pct",
-            100.0 - 100.0 * sum(v or 0.0 for v in tcp_parts) / tcp_total if tcp_total > 0 else None,
-            "%",
-            "100-100*(TCP_TCC_READ+WRITE+ATOMIC_WITH_RET+ATOMIC_WITHOUT_RET_REQ_sum)/TCP_TOTAL_CACHE_ACCESSES_sum",
-            "no vL1D accesses",
-        )
-    if c["SQ_THREAD_CYCLES_VALU"] is not None and c["SQ_ACTIVE_INST_VALU"]:
-        put(
-            "valu_active_threads",
-            c["SQ_THREAD_CYCLES_VALU"] / c["SQ_ACTIVE_INST_VALU"],
-            "threads",
-            "SQ_THREAD_CYCLES_VALU/SQ_ACTIVE_INST_VALU",
-        )
-
-    grbm = c["GRBM_GUI_ACTIVE"]
-    put("gpu_active_cycles", grbm, "cycles", "GRBM_GUI_ACTIVE")
-    need = "needs the CU and XCD counts of the machine (agent_info.csv, or rocprof-compute's sysinfo.csv)"
-    cu_cycles = None
-    if grbm is not None and device.cu_count and device.num_xcc:
-        cu_cycles = grbm / device.num_xcc * device.cu_count
-    busy = (
-        ("valu_busy_pct", ["SQ_ACTIVE_INST_VALU"], 1.0, "100*SQ_ACTIVE_INST_VALU/(GRBM_GUI_ACTIVE/XCDs*CUs)"),
-        (
-            "mfma_busy_pct",
-            ["SQ_VALU_MFMA_BUSY_CYCLES"],
-            4.0,
-            "100*SQ_VALU_MFMA_BUSY_CYCLES/(GRBM_GUI_ACTIVE/XCDs*CUs*4)",
-        ),
-        (
-            "vmem_busy_pct",
-            ["SQ_ACTIVE_INST_VMEM", "SQ_ACTIVE_INST_FLAT"],
-            1.0,
-            "100*(SQ_ACTIVE_INST_FLAT+SQ_ACTIVE_INST_VMEM)/(GRBM_GUI_ACTIVE/XCDs*CUs)",
-        ),
-        (
-            "insufficient_vgprs_pct",
-            ["SPI_RA_VGPR_SIMD_FULL_CSN"],
-            1.0,
-            "100*SPI_RA_VGPR_SIMD_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient SIMD VGPRs)",
-        ),
-        (
-            "insufficient_sgprs_pct",
-            ["SPI_RA_SGPR_SIMD_FULL_CSN"],
-            1.0,
-            "100*SPI_RA_SGPR_SIMD_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient SIMD SGPRs)",
-        ),
-        (
-            "insufficient_lds_pct",
-            ["SPI_RA_LDS_CU_FULL_CSN"],
-            1.0,
-            "100*SPI_RA_LDS_CU_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient CU LDS)",
-        ),
-        (
-            "insufficient_waveslots_pct",
-            ["SPI_RA_WAVE_SIMD_FULL_CSN"],
-            1.0,
-            "100*SPI_RA_WAVE_SIMD_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient SIMD Waveslots)",
-        ),
-    )
-    for name, counters, scale, formula in busy:
-        vals = [c[n] for n in counters]
-        if all(v is None for v in vals):
-            continue
-        if any(v is None for v in vals) or grbm is None:
-            put(name, None, "%", formula, "a counter of the formula was not collected")
-        elif not cu_cycles:
-            put(name, None, "%", formula, need)
-        else:
-            put(name, 100.0 * sum(v or 0.0 for v in vals) / (cu_cycles * scale), "%", formula)
-
-    rd, rd32, bubble = c["TCC_EA0_RDREQ_sum"], c["TCC_EA0_RDREQ_32B_sum"], c["TCC_BUBBLE_sum"]
-    wr, wr64 = c["TCC_EA0_WRREQ_sum"], c["TCC_EA0_WRREQ_64B_sum"]
-    read_bytes = None
-    if rd is not None and rd32 is not None:
-        b = bubble or 0.0
-        read_bytes = 128.0 * b + 64.0 * (rd - b - rd32) + 32.0 * rd32
-        put(
-            "hbm_read_bytes",
-            read_bytes,
-            "bytes",
-            "128*TCC_BUBBLE_sum+64*(TCC_EA0_RDREQ_sum-TCC_BUBBLE_sum-TCC_EA0_RDREQ_32B_sum)+32*TCC_EA0_RDREQ_32B_sum",
-        )
-    write_bytes = None
-    if wr is not None and wr64 is not None:
-        write_bytes = 64.0 * wr64 + 32.0 * (wr - wr64)
-        put(
-            "hbm_write_bytes",
-            write_bytes,
-            "bytes",
-            "64*TCC_EA0_WRREQ_64B_sum+32*(TCC_EA0_WRREQ_sum-TCC_EA0_WRREQ_64B_sum)",
-        )
-    if read_bytes is not None and write_bytes is not None:
-        if duration_ns:
-            gbps = (read_bytes + write_bytes) / duration_ns
-            put("dram_gbps", gbps, "GB/s", "(hbm_read_bytes+hbm_write_bytes)/duration")
-            if device.memory_bandwidth_gbps:
-                m["dram_throughput_pct"] = Metric(
-                    value=100.0 * gbps / device.memory_bandwidth_gbps,
-                    unit="%",
-                    source=f"dram_gbps / {device.memory_bandwidth_gbps:g} GB/s ({device.bandwidth_source})",
-                )
-            else:
-                m["dram_throughput_pct"] = Metric(
-                    value=None, unit="%", source=src, missing_reason="GPU model unknown: no spec-sheet bandwidth"
-                )
-        else:
-            put("dram_gbps", None, "GB/s", "(hbm_read_bytes+hbm_write_bytes)/duration", "kernel duration unknown")
-    return m
+#: (metric, counters summed, MFMA scale, formula): shares of the CU cycles (GRBM_GUI_ACTIVE / XCDs x CUs).
+_BUSY = (
+    ("valu_busy_pct", ("SQ_ACTIVE_INST_VALU",), 1.0, "100*SQ_ACTIVE_INST_VALU/(GRBM_GUI_ACTIVE/XCDs*CUs)"),
+    ("mfma_busy_pct", ("SQ_VALU_MFMA_BUSY_CYCLES",), 4.0, "100*SQ_VALU_MFMA_BUSY_CYCLES/(GRBM_GUI_ACTIVE/XCDs*CUs*4)"),
+    (
+        "vmem_busy_pct",
+        ("SQ_ACTIVE_INST_VMEM", "SQ_ACTIVE_INST_FLAT"),
+        1.0,
+        "100*(SQ_ACTIVE_INST_FLAT+SQ_ACTIVE_INST_VMEM)/(GRBM_GUI_ACTIVE/XCDs*CUs)",
+    ),
+    (
+        "insufficient_vgprs_pct",
+        ("SPI_RA_VGPR_SIMD_FULL_CSN",),
+        1.0,
+        "100*SPI_RA_VGPR_SIMD_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient SIMD VGPRs)",
+    ),
+    (
+        "insufficient_sgprs_pct",
+        ("SPI_RA_SGPR_SIMD_FULL_CSN",),
+        1.0,
+        "100*SPI_RA_SGPR_SIMD_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient SIMD SGPRs)",
+    ),
+    (
+        "insufficient_lds_pct",
+        ("SPI_RA_LDS_CU_FULL_CSN",),
+        1.0,
+        "100*SPI_RA_LDS_CU_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient CU LDS)",
+    ),
+    (
+        "insufficient_waveslots_pct",
+        ("SPI_RA_WAVE_SIMD_FULL_CSN",),
+        1.0,
+        "100*SPI_RA_WAVE_SIMD_FULL_CSN/(GRBM_GUI_ACTIVE/XCDs*CUs) (Insufficient SIMD Waveslots)",
+    ),
+)
 
 
 _RAW_COUNTS = {
@@ -1347,6 +1374,182 @@ def _asm_lds_metric(facts: AmdIsaFacts, triton_lds: dict[str, int], triton_sourc
     return Metric(value=float(facts.lds_bytes), unit="bytes", source=f"{facts.source}: .group_segment_fixed_size")
 
 
+class _Durations:
+    """Checks durations against :func:`implausible_duration`; an implausible one becomes a summary note."""
+
+    def __init__(self, run_wall_s: float | None, notes: list[str]) -> None:
+        self.wall_ns = None if run_wall_s is None else run_wall_s * 1e9
+        self.notes = notes
+
+    def check(self, name: str, dur_ns: float | None, what: str) -> tuple[float | None, str | None]:
+        """``(duration, None)`` when plausible; ``(None, reason)`` when not (and a note says so)."""
+        if dur_ns is None:
+            return None, None
+        why = implausible_duration(dur_ns, run_wall_ns=self.wall_ns)
+        if why is None:
+            return dur_ns, None
+        self.notes.append(f"IMPLAUSIBLE DURATION for {name}: {what} = {dur_ns:.6g} ns: {why}; not used")
+        return None, f"implausible: {why}"
+
+
+@dataclass
+class _KernelIndex:
+    """The kernels of one AMD profile by base name, in first-seen order, with what each source holds."""
+
+    order: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    dispatches: dict[str, list[AmdDispatch]] = field(default_factory=dict)
+    top: dict[str, KernelTopRow] = field(default_factory=dict)
+    att: dict[str, AttKernel] = field(default_factory=dict)
+    asm: dict[str, AmdIsaFacts] = field(default_factory=dict)
+
+    def see(self, name: str) -> str:
+        """The base-name key of kernel ``name`` (first sight fixes its order and shown name)."""
+        key = kernel_base_name(name)
+        if key not in self.names:
+            self.order.append(key)
+            self.names[key] = normalize_kernel_name(name)
+        return key
+
+    @classmethod
+    def of(cls, inputs: AmdInputs) -> _KernelIndex:
+        """Kernels matched across PMC, kernel trace, ATT and assembly, in that order of first sight."""
+        index = cls()
+        for d in inputs.dispatches:
+            index.dispatches.setdefault(index.see(d.kernel_name), []).append(d)
+        index.top = {index.see(r.kernel_name): r for r in inputs.kernel_top}
+        for f in inputs.att:
+            for ak in f.kernels:
+                if ak.sampled:
+                    name = ak.kernel_name or f"codeobj {ak.instructions[0].code_object}"
+                    index.att.setdefault(index.see(name), ak)
+        for name, facts in inputs.asm.items():
+            key = kernel_base_name(name.split("#")[0])
+            if key not in index.asm:
+                index.asm[key] = facts
+                index.see(name.split("#")[0])
+        return index
+
+
+def _dispatch_metrics(
+    name: str, dispatches: list[AmdDispatch], device: DeviceFacts, durations: _Durations, metrics: dict[str, Metric]
+) -> dict[str, MetricSpread]:
+    """Add the duration, resources and counters of a launch group's dispatches; return the duration spread."""
+    dur, dsrc, reason = _duration(dispatches)
+    dur, bad = durations.check(name, dur, "End_Timestamp-Start_Timestamp")
+    metrics["duration_us"] = Metric(
+        value=None if dur is None else dur / 1000.0,
+        unit="us",
+        source=f"{dsrc}: End_Timestamp-Start_Timestamp (mean over dispatches)",
+        missing_reason=bad or reason,
+    )
+    metrics.update(_resource_metrics(dispatches, device))
+    spread: dict[str, MetricSpread] = {}
+    if dur is not None:
+        known = _launch_durations_us(dispatches)
+        if len(known) > 1:
+            spread["duration_us"] = MetricSpread(
+                median=statistics.median(known), min=min(known), max=max(known), count=len(known)
+            )
+    counted = [d for d in dispatches if not d.timing_only and d.counters]
+    if counted:
+        metrics.update(counter_metrics(counted, device, dur))
+    return spread
+
+
+def _kernel_top_metrics(name: str, row: KernelTopRow, durations: _Durations, metrics: dict[str, Metric]) -> None:
+    """Add what rocprof-compute's ``pmc_kernel_top.csv`` says of the kernel (the trace's duration wins)."""
+    mean_col = row.mean_column
+    mean, bad = durations.check(name, row.mean_ns, mean_col)
+    if row.max_ns is not None and bad is None:
+        _, bad = durations.check(name, row.max_ns, "MaxNs")
+        mean = None if bad else mean
+    if metrics.get("duration_us") is None or metrics["duration_us"].value is None:
+        metrics["duration_us"] = Metric(
+            value=None if mean is None else mean / 1000.0,
+            unit="us",
+            source=f"{row.source}: {mean_col}",
+            missing_reason=bad,
+        )
+    metrics.setdefault("dispatches", Metric(value=float(row.count), unit="count", source=f"{row.source}: Count"))
+    if row.pct is not None:
+        metrics["time_share_pct"] = Metric(value=row.pct, unit="%", source=f"{row.source}: Pct")
+    for metric, value in (("duration_min_us", row.min_ns), ("duration_max_us", row.max_ns)):
+        if value is not None and bad is None:
+            metrics[metric] = Metric(value=value / 1000.0, unit="us", source=f"{row.source}: {metric}")
+
+
+def _asm_metrics(facts: AmdIsaFacts, inputs: AmdInputs, metrics: dict[str, Metric]) -> None:
+    """Add the assembly's facts; a value the dispatch record already gave is kept."""
+    metrics.update(isa_metrics(facts))
+    if "vgprs_total" not in metrics:  # the dispatch record, when there is one, wins
+        metrics.update(
+            register_metrics(
+                total=facts.registers_per_thread,
+                architected=facts.arch_vgprs,
+                accumulation=facts.agprs,
+                source=facts.source or "assembly",
+                names=(".vgpr_count / TotalNumVgprs", "NumVgprs", ".agpr_count / NumAgprs"),
+            )
+        )
+    for name, value, unit, what in (
+        ("sgprs", facts.sgprs, "registers", ".sgpr_count"),
+        ("scratch_bytes", facts.scratch_bytes, "bytes", ".private_segment_fixed_size"),
+    ):
+        if name not in metrics and value is not None:
+            metrics[name] = Metric(value=float(value), unit=unit, source=f"{facts.source}: {what}")
+    if "lds_bytes_per_workgroup" not in metrics:
+        metrics["lds_bytes_per_workgroup"] = _asm_lds_metric(facts, inputs.triton_lds_bytes, inputs.triton_lds_sources)
+    if "workgroup_size" not in metrics and facts.max_workgroup_size:
+        metrics["workgroup_size"] = Metric(
+            value=float(facts.max_workgroup_size), unit="work-items", source=f"{facts.source}: .max_flat_workgroup_size"
+        )
+    if "wave_size" not in metrics and facts.wavefront_size:
+        metrics["wave_size"] = Metric(
+            value=float(facts.wavefront_size), unit="work-items", source=f"{facts.source}: .wavefront_size"
+        )
+
+
+def _kernel_evidence(
+    key: str,
+    dispatches: list[AmdDispatch],
+    index: _KernelIndex,
+    inputs: AmdInputs,
+    device: DeviceFacts,
+    durations: _Durations,
+) -> KernelEvidence:
+    """One entry of the summary: every source's metrics of the kernel ``key``, its rules and bottleneck."""
+    name = index.names[key]
+    metrics: dict[str, Metric] = _device_metrics(device)
+    spread: dict[str, MetricSpread] = {}
+    if dispatches:
+        spread = _dispatch_metrics(name, dispatches, device, durations, metrics)
+    if key in index.top:
+        _kernel_top_metrics(name, index.top[key], durations, metrics)
+    hotspots: list[Hotspot] = []
+    if key in index.att:
+        am, hotspots = att_metrics(index.att[key])
+        metrics.update(am)
+    isa = None
+    if key in index.asm:
+        _asm_metrics(index.asm[key], inputs, metrics)
+        isa = index.asm[key].base()
+    count = metrics.get("dispatches")
+    k = KernelEvidence(
+        kernel_name=name,
+        launch_id=dispatches[0].dispatch_id if dispatches else None,
+        metrics=metrics,
+        hotspots=hotspots,
+        isa=isa,
+        launch_count=int(count.value) if count is not None and count.value else 1,
+        launch_ids=list(dict.fromkeys(d.dispatch_id for d in dispatches if d.dispatch_id is not None)),
+        metric_spread=spread,
+    )
+    k.findings = amd_rules.run_amd_rules(k)
+    k.bottleneck = amd_rules.classify_amd(k)
+    return k
+
+
 def build_summary(
     inputs: AmdInputs,
     *,
@@ -1370,150 +1573,14 @@ def build_summary(
     measured metrics are all n/a is flagged as empty. Pure: no I/O.
     """
     device = device_facts(inputs.agents, gpu_name)
-    wall_ns = None if run_wall_s is None else run_wall_s * 1e9
     notes = list(inputs.notes)
-
-    def checked_duration(name: str, dur_ns: float | None, what: str) -> tuple[float | None, str | None]:
-        if dur_ns is None:
-            return None, None
-        why = implausible_duration(dur_ns, run_wall_ns=wall_ns)
-        if why is None:
-            return dur_ns, None
-        notes.append(f"IMPLAUSIBLE DURATION for {name}: {what} = {dur_ns:.6g} ns: {why}; not used")
-        return None, f"implausible: {why}"
-
-    order: list[str] = []
-    names: dict[str, str] = {}
-
-    def see(name: str) -> str:
-        key = kernel_base_name(name)
-        if key not in names:
-            order.append(key)
-            names[key] = normalize_kernel_name(name)
-        return key
-
-    by_kernel: dict[str, list[AmdDispatch]] = {}
-    for d in inputs.dispatches:
-        by_kernel.setdefault(see(d.kernel_name), []).append(d)
-    top = {see(r.kernel_name): r for r in inputs.kernel_top}
-    att: dict[str, AttKernel] = {}
-    for f in inputs.att:
-        for ak in f.kernels:
-            if ak.sampled:
-                name = ak.kernel_name or f"codeobj {ak.instructions[0].code_object}"
-                att.setdefault(see(name), ak)
-    asm: dict[str, AmdIsaFacts] = {}
-    for name, facts in inputs.asm.items():
-        key = kernel_base_name(name.split("#")[0])
-        if key not in asm:
-            asm[key] = facts
-            see(name.split("#")[0])
-
-    kernels: list[KernelEvidence] = []
-    for key, dispatches in _launch_groups(order, by_kernel, per_launch):
-        metrics: dict[str, Metric] = _device_metrics(device)
-        hotspots: list[Hotspot] = []
-        launch_id = None
-        spread: dict[str, MetricSpread] = {}
-        launch_ids: list[int] = []
-        if dispatches:
-            launch_id = dispatches[0].dispatch_id
-            launch_ids = list(dict.fromkeys(d.dispatch_id for d in dispatches if d.dispatch_id is not None))
-            dur, dsrc, reason = _duration(dispatches)
-            dur, bad = checked_duration(names[key], dur, "End_Timestamp-Start_Timestamp")
-            reason = bad or reason
-            metrics["duration_us"] = Metric(
-                value=None if dur is None else dur / 1000.0,
-                unit="us",
-                source=f"{dsrc}: End_Timestamp-Start_Timestamp (mean over dispatches)",
-                missing_reason=reason,
-            )
-            metrics.update(_resource_metrics(dispatches, device))
-            if dur is not None:
-                known = _launch_durations_us(dispatches)
-                if len(known) > 1:
-                    spread["duration_us"] = MetricSpread(
-                        median=statistics.median(known), min=min(known), max=max(known), count=len(known)
-                    )
-            counted = [d for d in dispatches if not d.timing_only and d.counters]
-            if counted:
-                metrics.update(counter_metrics(counted, device, dur))
-        row = top.get(key)
-        if row is not None:
-            mean_col = row.mean_column
-            mean, bad = checked_duration(names[key], row.mean_ns, mean_col)
-            if row.max_ns is not None and bad is None:
-                _, bad = checked_duration(names[key], row.max_ns, "MaxNs")
-                mean = None if bad else mean
-            if metrics.get("duration_us") is None or metrics["duration_us"].value is None:
-                metrics["duration_us"] = Metric(
-                    value=None if mean is None else mean / 1000.0,
-                    unit="us",
-                    source=f"{row.source}: {mean_col}",
-                    missing_reason=bad,
-                )
-            metrics.setdefault(
-                "dispatches", Metric(value=float(row.count), unit="count", source=f"{row.source}: Count")
-            )
-            if row.pct is not None:
-                metrics["time_share_pct"] = Metric(value=row.pct, unit="%", source=f"{row.source}: Pct")
-            for name, value in (("duration_min_us", row.min_ns), ("duration_max_us", row.max_ns)):
-                if value is not None and bad is None:
-                    metrics[name] = Metric(value=value / 1000.0, unit="us", source=f"{row.source}: {name}")
-        if key in att:
-            am, hotspots = att_metrics(att[key])
-            metrics.update(am)
-        isa = None
-        if key in asm:
-            facts = asm[key]
-            metrics.update(isa_metrics(facts))
-            isa = facts.base()
-            if "vgprs_total" not in metrics:  # the dispatch record, when there is one, wins
-                metrics.update(
-                    register_metrics(
-                        total=facts.registers_per_thread,
-                        architected=facts.arch_vgprs,
-                        accumulation=facts.agprs,
-                        source=facts.source or "assembly",
-                        names=(".vgpr_count / TotalNumVgprs", "NumVgprs", ".agpr_count / NumAgprs"),
-                    )
-                )
-            for name, value, unit, what in (
-                ("sgprs", facts.sgprs, "registers", ".sgpr_count"),
-                ("scratch_bytes", facts.scratch_bytes, "bytes", ".private_segment_fixed_size"),
-            ):
-                if name not in metrics and value is not None:
-                    metrics[name] = Metric(value=float(value), unit=unit, source=f"{facts.source}: {what}")
-            if "lds_bytes_per_workgroup" not in metrics:
-                metrics["lds_bytes_per_workgroup"] = _asm_lds_metric(
-                    facts, inputs.triton_lds_bytes, inputs.triton_lds_sources
-                )
-            if "workgroup_size" not in metrics and facts.max_workgroup_size:
-                metrics["workgroup_size"] = Metric(
-                    value=float(facts.max_workgroup_size),
-                    unit="work-items",
-                    source=f"{facts.source}: .max_flat_workgroup_size",
-                )
-            if "wave_size" not in metrics and facts.wavefront_size:
-                metrics["wave_size"] = Metric(
-                    value=float(facts.wavefront_size), unit="work-items", source=f"{facts.source}: .wavefront_size"
-                )
-        count = metrics.get("dispatches")
-        k = KernelEvidence(
-            kernel_name=names[key],
-            launch_id=launch_id,
-            metrics=metrics,
-            hotspots=hotspots,
-            isa=isa,
-            launch_count=int(count.value) if count is not None and count.value else 1,
-            launch_ids=launch_ids,
-            metric_spread=spread,
-        )
-        k.findings = amd_rules.run_amd_rules(k)
-        k.bottleneck = amd_rules.classify_amd(k)
-        kernels.append(k)
+    durations = _Durations(run_wall_s, notes)
+    index = _KernelIndex.of(inputs)
+    kernels = [
+        _kernel_evidence(key, dispatches, index, inputs, device, durations)
+        for key, dispatches in _launch_groups(index.order, index.dispatches, per_launch)
+    ]
     notes.extend(mark_empty(kernels))
-
     has_counters = any(not d.timing_only and d.counters for d in inputs.dispatches)
     for f in inputs.att:
         if f.empty:
@@ -1525,12 +1592,11 @@ def build_summary(
     if not has_counters and reason is None:
         reason = "this input holds no hardware counters"
     agent = merge_agents(inputs.agents)
-    gpu = agent.label if agent is not None else (gpu_name or None)
     return ProfileSummary(
         version=version,
         vendor=Vendor.AMD,
         tool_used=tool_used,
-        gpu=gpu,
+        gpu=agent.label if agent is not None else (gpu_name or None),
         counters_available=has_counters,
         counters_unavailable_reason=None if has_counters else reason,
         artifacts=list(inputs.artifacts),

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
-from kernelopt.hardware.specs import normalize_dtype
 from kernelopt.memory.model import IterationRecord
 from kernelopt.report import cells
 from kernelopt.report.markdown import table
-from kernelopt.report.reader import spec_ceilings
+from kernelopt.report.model import Ceiling
+from kernelopt.report.reader import card_dtype, spec_ceilings
+from kernelopt.taskcard import TaskCard
 from kernelopt.workspace import Workspace
 
 
@@ -95,40 +95,14 @@ def _kernel_evidence(k: KernelEvidence, profile: str) -> list[str]:
     return out
 
 
-def render_baseline(
-    workspace: Workspace,
-    record: IterationRecord,
-    summary: ProfileSummary | None,
-    *,
-    roofline_lines: Sequence[str] = (),
-) -> str:
-    """The text of ``baseline_report.md``.
-
-    Args:
-        workspace: the workspace (task card, name).
-        record: the V0 record after the baseline gate.
-        summary: the V0 Stage 1 evidence (``profiles/v0/summary.json``), or None when profiling
-            produced none.
-        roofline_lines: how the loop computed the roofline bound (roofs and sources), shown as given.
-
-    Raises:
-        WorkspaceError: the task card's front matter is invalid.
-    """
-    card = workspace.task_card()
-    dtype = None
-    if card.dtype:
-        try:
-            dtype = normalize_dtype(card.dtype)
-        except KerneloptError:
-            dtype = None
-    gpu = card.gpu or record.performance.gpu or (summary.gpu if summary else None)
-    spec, ceilings, problem = spec_ceilings(gpu, dtype)
+def _header(title: str, card: TaskCard, gpu: str | None, summary: ProfileSummary | None) -> list[str]:
+    """Title, what the kernel is, its stop conditions, and the timing-only banner when it applies."""
     stop = card.stop_conditions
     out = [
-        f"# Baseline report: {workspace.name} ({record.version.upper()})",
+        f"# {title}",
         "",
         f"Kernel type {cells.text(card.kernel_type)}, framework {cells.text(card.framework)}, "
-        f"dtype {cells.text(dtype or card.dtype)}, GPU {cells.text(spec.name if spec else gpu)}.",
+        f"dtype {cells.text(card_dtype(card.dtype) or card.dtype)}, GPU {cells.text(gpu)}.",
         f"Stop conditions: {cells.pct(stop.roofline_utilization_pct)} of the roofline bound"
         + (f", target latency {cells.num(stop.target_latency_us)} us" if stop.target_latency_us else "")
         + (f", target speedup {stop.target_speedup}x" if stop.target_speedup else "")
@@ -136,11 +110,20 @@ def render_baseline(
         + (f", at most {stop.max_wall_time_min} min" if stop.max_wall_time_min else "")
         + ".",
         "",
-        "## Performance",
-        "",
     ]
-    out += _performance(record)
-    out += ["", "## Roofs", ""]
+    if summary is not None and not summary.counters_available:
+        out += [
+            "> **Timing-only evidence**: hardware counters were unavailable "
+            f"({summary.counters_unavailable_reason or 'reason not recorded'}). The evidence below comes from "
+            "event timing, analytic FLOP/byte counts, compiler resource usage and ISA facts only.",
+            "",
+        ]
+    return out
+
+
+def _roofs(ceilings: Sequence[Ceiling], problem: str | None, roofline_lines: Sequence[str]) -> list[str]:
+    """The spec sheet's roofs with their sources, and how the loop computed the bound."""
+    out = ["## Roofs", ""]
     if ceilings:
         out += table(
             ("roof", "value", "source"), [[c.label, f"{cells.num(c.value)} {c.unit}", c.source] for c in ceilings]
@@ -151,26 +134,27 @@ def render_baseline(
     out += [f"- {line}" for line in roofline_lines]
     if roofline_lines:
         out.append("")
+    return out
 
-    out += ["## Profile evidence (profiles/v0/)", ""]
+
+def _profile_evidence(summary: ProfileSummary | None) -> list[str]:
+    out = ["## Profile evidence (profiles/v0/)", ""]
     if summary is None:
-        out += ["No profile summary: n/a (Stage 1 produced no summary.json for V0).", ""]
-    else:
-        out.append(f"Tool: {summary.tool_used}; vendor {summary.vendor.value}; GPU {cells.text(summary.gpu)}.")
-        if not summary.counters_available:
-            out.append(
-                "**Hardware counters unavailable** "
-                f"({summary.counters_unavailable_reason or 'reason not recorded'}): the evidence is timing-only "
-                "(event timing, analytic FLOP/byte counts, compiler resource usage and ISA facts)."
-            )
-        if summary.artifacts:
-            out.append("Artifacts: " + ", ".join(f"`profiles/v0/{a}`" for a in summary.artifacts))
-        out.append("")
-        for k in summary.kernels:
-            out += _kernel_evidence(k, "profiles/v0/")
-        if not summary.kernels:
-            out += ["No kernel was captured.", ""]
+        return [*out, "No profile summary: n/a (Stage 1 produced no summary.json for V0).", ""]
+    out.append(f"Tool: {summary.tool_used}; vendor {summary.vendor.value}; GPU {cells.text(summary.gpu)}.")
+    if summary.artifacts:
+        out.append("Artifacts: " + ", ".join(f"`profiles/v0/{a}`" for a in summary.artifacts))
+    out.append("")
+    for k in summary.kernels:
+        out += _kernel_evidence(k, "profiles/v0/")
+    if not summary.kernels:
+        out += ["No kernel was captured.", ""]
+    return out
 
+
+def _record_sections(record: IterationRecord) -> list[str]:
+    """What the V0 record adds: its evidence chain, ISA targets and open directions."""
+    out: list[str] = []
     pe = record.profile_evidence
     if pe.evidence_summary or pe.evidence_chain:
         out += ["## Evidence chain (memory/v0.json)", ""]
@@ -192,11 +176,43 @@ def render_baseline(
         out += ["## Open directions", ""]
         out += [f"- {cells.one_line(d, 400)}" for d in record.open_directions]
         out.append("")
+    return out
+
+
+def render_baseline(
+    workspace: Workspace,
+    record: IterationRecord,
+    summary: ProfileSummary | None,
+    *,
+    roofline_lines: Sequence[str] = (),
+) -> str:
+    """The text of ``baseline_report.md``.
+
+    Args:
+        workspace: the workspace (task card, name).
+        record: the V0 record after the baseline gate.
+        summary: the V0 Stage 1 evidence (``profiles/v0/summary.json``), or None when profiling
+            produced none.
+        roofline_lines: how the loop computed the roofline bound (roofs and sources), shown as given.
+
+    Raises:
+        WorkspaceError: the task card's front matter is invalid.
+    """
+    card = workspace.task_card()
+    gpu = card.gpu or record.performance.gpu or (summary.gpu if summary else None)
+    spec, ceilings, problem = spec_ceilings(gpu, card_dtype(card.dtype))
+    title = f"Baseline report: {workspace.name} ({record.version.upper()})"
+    out = _header(title, card, spec.name if spec else gpu, summary)
+    out += ["## Performance", "", *_performance(record), ""]
+    out += _roofs(ceilings, problem, roofline_lines)
+    out += _profile_evidence(summary)
+    out += _record_sections(record)
     return "\n".join(out).rstrip() + "\n"
 
 
 class BaselineRenderer:
-    """:func:`render_baseline` in the shape the loop injects (``render(*, workspace, record, summary, ...)``)."""
+    """The one renderer of ``baseline_report.md``: :func:`render_baseline` in the shape the loop injects
+    (:class:`kernelopt.loop.protocols.BaselineRenderer`)."""
 
     def render(
         self,

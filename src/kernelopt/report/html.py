@@ -40,20 +40,6 @@ code { background: #f4f6f7; padding: 0 .2rem; border-radius: .2rem; font-size: .
 ul.log { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .82rem; list-style: none; padding: 0; }
 """
 
-_NUMERIC = {
-    "latency (us)",
-    "vs previous",
-    "speedup vs V0",
-    "TFLOP/s",
-    "GB/s",
-    "% TFLOP/s peak",
-    "% GB/s peak",
-    "% of roofline",
-    "rel_err",
-    "FLOP/byte",
-    "value",
-}
-
 
 def _badge(status: str) -> str:
     gate = status.split(",")[0]
@@ -70,7 +56,7 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[str]], *, row_classes
         for col, cell in zip(columns, row, strict=True):
             if col in ("status", "gate"):
                 tds.append(f"<td>{_badge(cell)}</td>")
-            elif col in _NUMERIC:
+            elif col in sections.NUMERIC_COLUMNS:
                 tds.append(f'<td class="num">{escape(cell)}</td>')
             else:
                 tds.append(f"<td>{escape(cell)}</td>")
@@ -101,15 +87,7 @@ def html_report(
         image_missing: why there is no image, when ``image`` is None.
     """
     row_classes = ["masked" if v.record.masked else ("fail" if v.failed else "") for v in data.versions]
-    card = ", ".join(
-        f"{k} <b>{escape(cells.text(v))}</b>"
-        for k, v in (
-            *sections.hardware_fields(data),
-            ("dtype", data.dtype),
-            ("kernel type", data.kernel_type),
-            ("framework", data.framework),
-        )
-    )
+    card = ", ".join(f"{k} <b>{escape(cells.text(v))}</b>" for k, v in sections.card_fields(data))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -27,15 +27,7 @@ def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
         plot_href: where the roofline image is (relative path or data URI); no image when None, the
             plotted numbers are always given as a table.
     """
-    card = ", ".join(
-        f"{k} {cells.text(v)}"
-        for k, v in (
-            *sections.hardware_fields(data),
-            ("dtype", data.dtype),
-            ("kernel type", data.kernel_type),
-            ("framework", data.framework),
-        )
-    )
+    card = ", ".join(f"{k} {cells.text(v)}" for k, v in sections.card_fields(data))
     out = [
         f"# kernelopt report: {data.name}",
         "",

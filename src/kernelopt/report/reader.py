@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from kernelopt import frontmatter
 from kernelopt.errors import KerneloptError
+from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
 from kernelopt.hardware.ceilings import cached_ceilings
 from kernelopt.hardware.specs import GpuSpec, lookup, normalize_dtype, normalize_name
@@ -191,6 +192,62 @@ def _plan_title(text: str) -> str | None:
     return None
 
 
+def card_dtype(dtype: str | None) -> str | None:
+    """The task card's ``dtype`` normalized (``bfloat16`` -> ``bf16``); None when unset or not a dtype."""
+    if not dtype:
+        return None
+    try:
+        return normalize_dtype(dtype)
+    except KerneloptError:
+        return None
+
+
+def _summary_of(ws: Workspace, n: int) -> tuple[ProfileSummary | None, str | None]:
+    """``profiles/v<n>/summary.json``, or why there is none."""
+    summary_path = ws.profile_dir(n) / SUMMARY_JSON
+    if not summary_path.is_file():
+        return None, f"no profiles/v{n}/{SUMMARY_JSON}"
+    try:
+        return read_summary(summary_path), None
+    except KerneloptError as exc:
+        return None, exc.one_line()
+
+
+def _versions(ws: Workspace, log: list[tuple[str, str]]) -> tuple[list[VersionEntry], list[str]]:
+    """Every version's record, plan, summary and commit; and the records that could not be read."""
+    versions: list[VersionEntry] = []
+    unreadable: list[str] = []
+    for n in ws.memory.versions():
+        try:
+            record = ws.memory.read(n)
+        except KerneloptError as exc:
+            unreadable.append(f"v{n}: {exc.one_line()}")
+            continue
+        plan = ws.plan_path(n)
+        summary, problem = _summary_of(ws, n)
+        found_commit = version_commit(n, record.git_commit_hash, log)
+        versions.append(
+            VersionEntry(
+                record=record,
+                plan_path=str(plan.relative_to(ws.root)) if plan.is_file() else None,
+                plan_title=_plan_title(plan.read_text(encoding="utf-8")) if plan.is_file() else None,
+                summary=summary,
+                summary_problem=problem,
+                commit=found_commit[0] if found_commit else None,
+                commit_subject=found_commit[1] if found_commit else None,
+            )
+        )
+    return versions, unreadable
+
+
+def _report_gpu(card_gpu: str | None, versions: Sequence[VersionEntry]) -> str | None:
+    """The task card's GPU, else the last one a record or a profile names."""
+    gpu = card_gpu or next((v.record.performance.gpu for v in reversed(versions) if v.record.performance.gpu), None)
+    if gpu is None:
+        gpu = next((v.summary.gpu for v in reversed(versions) if v.summary and v.summary.gpu), None)
+    return gpu
+
+
 def collect(ws: Workspace, *, measured: Ceilings | NotGiven | None = NOT_GIVEN) -> ReportData:
     """Read everything a report shows from workspace ``ws``.
 
@@ -205,46 +262,9 @@ def collect(ws: Workspace, *, measured: Ceilings | NotGiven | None = NOT_GIVEN) 
     """
     card = ws.task_card()
     log = ws.log(max_count=GIT_LOG_LIMIT)
-    versions: list[VersionEntry] = []
-    unreadable: list[str] = []
-    for n in ws.memory.versions():
-        try:
-            record = ws.memory.read(n)
-        except KerneloptError as exc:
-            unreadable.append(f"v{n}: {exc.one_line()}")
-            continue
-        plan = ws.plan_path(n)
-        summary_path = ws.profile_dir(n) / SUMMARY_JSON
-        summary, problem = None, None
-        if summary_path.is_file():
-            try:
-                summary = read_summary(summary_path)
-            except KerneloptError as exc:
-                problem = exc.one_line()
-        else:
-            problem = f"no profiles/v{n}/{SUMMARY_JSON}"
-        found_commit = version_commit(n, record.git_commit_hash, log)
-        versions.append(
-            VersionEntry(
-                record=record,
-                plan_path=str(plan.relative_to(ws.root)) if plan.is_file() else None,
-                plan_title=_plan_title(plan.read_text(encoding="utf-8")) if plan.is_file() else None,
-                summary=summary,
-                summary_problem=problem,
-                commit=found_commit[0] if found_commit else None,
-                commit_subject=found_commit[1] if found_commit else None,
-            )
-        )
-
-    gpu = card.gpu or next((v.record.performance.gpu for v in reversed(versions) if v.record.performance.gpu), None)
-    if gpu is None:
-        gpu = next((v.summary.gpu for v in reversed(versions) if v.summary and v.summary.gpu), None)
-    dtype: str | None = None
-    if card.dtype:
-        try:
-            dtype = normalize_dtype(card.dtype)
-        except KerneloptError:
-            dtype = None
+    versions, unreadable = _versions(ws, log)
+    gpu = _report_gpu(card.gpu, versions)
+    dtype = card_dtype(card.dtype)
     spec, ceilings, spec_problem = spec_ceilings(gpu, dtype)
     if isinstance(measured, NotGiven):
         seen = [v.record.performance.gpu for v in versions] + [v.summary.gpu for v in versions if v.summary]
@@ -252,7 +272,6 @@ def collect(ws: Workspace, *, measured: Ceilings | NotGiven | None = NOT_GIVEN) 
     else:
         found, measured_problem = measured, None if measured is not None else "not requested"
     ceilings += measured_ceilings(found, dtype)
-
     devices = measured_devices(versions)
     return ReportData(
         name=ws.name,

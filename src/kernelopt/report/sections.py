@@ -53,6 +53,19 @@ MEMORY_COLUMNS = (
     "commit hash",
 )
 
+#: Columns whose cells are numbers (the HTML report right-aligns them): every column of the tables above
+#: but the text ones, and the roofline table's.
+NUMERIC_COLUMNS = frozenset(TIMELINE_COLUMNS + MEMORY_COLUMNS) - {
+    "version",
+    "status",
+    "masked",
+    "correctness",
+    "gate",
+    "action",
+    "commit",
+    "commit hash",
+} | {"FLOP/byte", "value"}
+
 # Metrics of the primary kernel shown per version when the profile has them (summary.txt's order).
 EVIDENCE_METRICS = KEY_METRICS
 
@@ -133,6 +146,16 @@ def hardware_fields(data: ReportData) -> list[tuple[str, str | None]]:
     return out
 
 
+def card_fields(data: ReportData) -> list[tuple[str, str | None]]:
+    """The report's header card: the hardware (:func:`hardware_fields`), dtype, kernel type, framework."""
+    return [
+        *hardware_fields(data),
+        ("dtype", data.dtype),
+        ("kernel type", data.kernel_type),
+        ("framework", data.framework),
+    ]
+
+
 def _elsewhere_line(data: ReportData) -> str | None:
     """A summary caveat when the versions were not timed on the GPU the roofs are for."""
     if not data.measured_elsewhere:
@@ -182,11 +205,11 @@ def headline(data: ReportData) -> list[str]:
         f"Versions: {len(data.versions)} recorded ({n_pass} passed, {len(data.failed_versions())} failed, "
         f"{len(data.masked_versions())} masked)" + (f"; {len(data.unreadable)} unreadable" if data.unreadable else "")
     )
-    sweeps = [v for v in data.versions if v.record.candidates]
-    if sweeps:
-        timed = sum(1 for v in sweeps for c in v.record.candidates if c.latency_us is not None)
-        tried = sum(len(v.record.candidates) for v in sweeps)
-        lines.append(f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sweeps)} search(es)")
+    sessions = [v for v in data.versions if v.record.candidates]
+    if sessions:
+        timed = sum(1 for v in sessions for c in v.record.candidates if c.latency_us is not None)
+        tried = sum(len(v.record.candidates) for v in sessions)
+        lines.append(f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sessions)} tuning session(s)")
     if data.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in data.stage_seconds.items())
         taken = f"; {data.profiles_taken} profile(s) taken" if data.profiles_taken is not None else ""
@@ -237,7 +260,7 @@ class VersionStory:
         action: what Stage 2 planned and Stage 3 changed.
         result: what Stage 4 measured and decided.
         pitfalls: failures met on the way (error, cause, fix, lesson).
-        candidates: Stage 3's candidate sweep, one line each: configuration -> latency -> chosen.
+        candidates: the candidates of Stage 3's tuning session, one line each: configuration -> latency -> chosen.
     """
 
     title: str
@@ -394,7 +417,7 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
 
 
 def candidate_lines(v: VersionEntry) -> list[str]:
-    """``BLOCK_M=64, num_warps=4 -> 123 us -> chosen`` per candidate of the version's sweep, fastest first."""
+    """``BLOCK_M=64, num_warps=4 -> 123 us -> chosen`` per candidate of the version's tuning session, fastest first."""
     rows = sorted(v.record.candidates, key=lambda c: (c.latency_us is None, c.latency_us or 0.0))
     out = []
     for c in rows:
