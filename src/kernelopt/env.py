@@ -152,6 +152,13 @@ VARIABLES: tuple[EnvVar, ...] = (
         "comma-separated secret-looking variables that child processes may see (read by kernelopt.proc)",
         "none",
     ),
+    EnvVar(
+        "KERNELOPT_REDACT",
+        "redact",
+        "comma-separated variable names (their values) or literal values that no kept file may hold "
+        "(read by kernelopt.redact; secret-looking variables and known key formats are redacted anyway)",
+        "none",
+    ),
     # the test suite
     EnvVar("KERNELOPT_GPU_TESTS", "gpu_tests", "1 runs the tests marked gpu (needs an NVIDIA GPU)", "off"),
     # set by kernelopt for its children
@@ -203,6 +210,7 @@ class EnvSettings(BaseModel):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float | None = None
     keep_env: str | None = None
+    redact: str | None = None
     compile_reference: bool | None = None
     compile_backend: str | None = None
     size_scale: float | None = None
@@ -259,6 +267,16 @@ def _lookup(env: Mapping[str, str], var: EnvVar) -> tuple[str, str] | None:
             warnings.warn(f"{name} is deprecated: use {var.name}", DeprecatedVariable, stacklevel=3)
         return name, raw
     return None
+
+
+def raw_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The raw text of one variable (by its :class:`EnvSettings` field), unvalidated; ``None`` when unset.
+
+    For the foundation code that must work while another setting is malformed (the redactor, the crash
+    log); everything else reads :meth:`EnvSettings.read`.
+    """
+    found = _lookup(os.environ if env is None else env, variable(field))
+    return None if found is None else found[1]
 
 
 def variable(field: str) -> EnvVar:

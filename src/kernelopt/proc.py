@@ -8,7 +8,10 @@ hands it to a caller that watches it while it runs (the harness worker, with its
 
 Secrets stay out of children: every command runs with :func:`child_env` of the environment it is given
 (or of this process's), which drops ``KERNELOPT_LLM_API_KEY`` and every variable whose name looks like a
-secret (:data:`SECRET_NAME`: ``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*CREDENTIAL*``, ...).
+secret (:func:`kernelopt.redact.is_secret_name`: ``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``,
+``*CREDENTIAL*``, ...). A child can still read its parent's environment (``/proc/<ppid>/environ``), so what
+it prints is redacted where it is caught: a :class:`CommandResult`'s output, and the output files of
+:func:`start_command` once the command has ended.
 A variable named in ``KERNELOPT_KEEP_ENV`` (comma-separated names, e.g. ``ANTHROPIC_API_KEY`` for a
 coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 """
@@ -16,7 +19,6 @@ coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -27,20 +29,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
-"""A variable whose name matches this is a secret and is not passed to child processes."""
-ALWAYS_DROPPED = ("KERNELOPT_LLM_API_KEY",)
-"""Never passed to a child, whatever ``KERNELOPT_KEEP_ENV`` says (only kernelopt's own llm-api client uses it)."""
+from kernelopt.fileio import redact_file
+from kernelopt.redact import ALWAYS_DROPPED, SECRET_NAME, is_secret_name, redact, secret_values
+
+__all__ = [
+    "ALWAYS_DROPPED",
+    "SECRET_NAME",
+    "CommandResult",
+    "RunningCommand",
+    "TerminationSignal",
+    "child_env",
+    "die_with_parent",
+    "is_secret_name",
+    "run_command",
+    "secret_values",
+    "signals_as_interrupt",
+    "start_command",
+]
+
 KEEP_ENV = "KERNELOPT_KEEP_ENV"
+"""Comma-separated names of secret-looking variables that children may see all the same."""
 PARENT_PID = "KERNELOPT_PARENT_PID"
 """Set in every child's environment: the pid of the kernelopt process that started it; a grandchild
 (the driver under ncu) inherits it (:func:`die_with_parent`)."""
-"""Comma-separated names of secret-looking variables that children may see all the same."""
-
-
-def is_secret_name(name: str) -> bool:
-    """True when the variable ``name`` is dropped from a child's environment by default."""
-    return name in ALWAYS_DROPPED or bool(SECRET_NAME.search(name))
 
 
 def die_with_parent() -> None:
@@ -89,12 +100,6 @@ def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = 
     out = {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
     out[PARENT_PID] = str(os.getpid())
     return out
-
-
-def secret_values(base: Mapping[str, str] | None = None) -> list[str]:
-    """The values of the secret-looking variables of ``base`` (default: this process's), 8+ characters."""
-    env = os.environ if base is None else base
-    return [v for k, v in env.items() if is_secret_name(k) and len(v) >= 8]
 
 
 @dataclass(frozen=True)
@@ -218,8 +223,8 @@ def run_command(
     return CommandResult(
         argv=tuple(args),
         returncode=None if timed_out else proc.returncode,
-        stdout=(out or b"").decode(errors="replace"),
-        stderr=(err or b"").decode(errors="replace"),
+        stdout=redact((out or b"").decode(errors="replace")),
+        stderr=redact((err or b"").decode(errors="replace")),
         duration_s=time.monotonic() - start,
         timed_out=timed_out,
     )
@@ -341,6 +346,8 @@ def start_command(
         yield command
     finally:
         command.kill()  # grandchildren it started, whatever happened
+        for path in (stdout_path, stderr_path):
+            redact_file(path)
 
 
 class TerminationSignal(KeyboardInterrupt):

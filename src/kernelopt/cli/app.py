@@ -41,9 +41,11 @@ from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
 from kernelopt.cli.output import plain_flags
-from kernelopt.env import DeprecatedVariable, EnvSettings
+from kernelopt.env import DeprecatedVariable, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
+from kernelopt.fileio import atomic_write_text
 from kernelopt.proc import signals_as_interrupt
+from kernelopt.redact import redact
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     init_cmd,
@@ -96,15 +98,21 @@ def build_app() -> typer.Typer:
 
 
 def _crash_log(exc: BaseException) -> Path:
-    folder = EnvSettings.read().crash_dir or Path(tempfile.gettempdir())
-    folder.mkdir(parents=True, exist_ok=True)
+    """The crash log of an unexpected error (redacted, as every kept text), in ``KERNELOPT_CRASH_DIR``."""
+    configured = raw_value("crash_dir")  # unvalidated: the crash may be another setting's
+    folder = Path(configured).expanduser() if configured else Path(tempfile.gettempdir())
     path = folder / f"kernelopt-crash-{datetime.now(UTC):%Y%m%dT%H%M%S}-{os.getpid()}.log"
-    path.write_text(
+    atomic_write_text(
+        path,
         f"kernelopt {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
         f"argv {sys.argv}\n\n" + "".join(traceback.format_exception(exc)),
-        encoding="utf-8",
     )
     return path
+
+
+def _say(line: str) -> None:
+    """One line on stderr, redacted (an error may quote what a child printed)."""
+    sys.stderr.write(redact(line) + "\n")
 
 
 @contextlib.contextmanager
@@ -133,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         with signals_as_interrupt(), _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
-        sys.stderr.write(f"kernelopt: error: {exc.one_line()}\n")
+        _say(f"kernelopt: error: {exc.one_line()}")
         return exc.exit_code
     except typer.Exit as exc:
         return int(getattr(exc, "exit_code", 0) or 0)
@@ -154,13 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         problem = disk_problem(exc)
         if problem is None:
             log = _crash_log(exc)
-            sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
+            _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
             return 70
-        sys.stderr.write(f"kernelopt: error: {problem.one_line()}\n")
+        _say(f"kernelopt: error: {problem.one_line()}")
         return problem.exit_code
     except Exception as exc:  # our bug: keep the evidence, print one line
         log = _crash_log(exc)
-        sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
+        _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
         return 70
     return int(rv) if isinstance(rv, int) else 0
 

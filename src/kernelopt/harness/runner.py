@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 import kernelopt
+from kernelopt.fileio import redact_tree
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.proc import start_command
@@ -219,6 +220,7 @@ def run_worker(
                     break
             time.sleep(POLL_S)
     dropped = sum(cap.finish() for cap in caps)
+    redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
     for ev in reader.new_events():

@@ -55,6 +55,7 @@ from kernelopt.loop.stop import RooflineBounds, StopDecision, StopReason, decide
 from kernelopt.loop.summary import LoopSummary, build_summary
 from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix, best_version, version_label
 from kernelopt.planning.plan import Plan
+from kernelopt.redact import redact
 from kernelopt.stages import guard
 from kernelopt.stages.allowance import aux_files_of, may_write
 from kernelopt.stages.guard import GuardPoint, ProtectedContent, RunGuard, violation_pitfall
@@ -698,6 +699,7 @@ class OptimizeLoop:
     def _commit(self, it: IterationState, paths: list[str], message: str) -> str:
         """Commit, write the commit's hash into the record, amend (resumable at every step)."""
         n = it.version
+        message = redact(message)  # as the commit message file holds it (kernelopt.fileio)
         fresh = not self._committed(it)
         if fresh:
             it.commit_message = message
