@@ -188,13 +188,13 @@ class EnvSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    case_timeout_s: float | None = None
-    run_timeout_s: float | None = None
-    compile_timeout_s: float | None = None
-    startup_timeout_s: float | None = None
-    seeds: int | None = None
-    min_gain_pct: float | None = None
-    bench_s: float | None = None
+    case_timeout_s: float | None = Field(default=None, gt=0)
+    run_timeout_s: float | None = Field(default=None, gt=0)
+    compile_timeout_s: float | None = Field(default=None, gt=0)
+    startup_timeout_s: float | None = Field(default=None, gt=0)
+    seeds: int | None = Field(default=None, ge=1, le=32)
+    min_gain_pct: float | None = Field(default=None, ge=0, lt=100)
+    bench_s: float | None = Field(default=None, gt=0)
     device: str | None = None
     ncu: str | None = None
     cache_dir: Path | None = None
@@ -204,16 +204,16 @@ class EnvSettings(BaseModel):
     implementer: str | None = None
     web_search_cmd: str | None = None
     agent_command: str | None = None
-    agent_timeout_s: float | None = None
+    agent_timeout_s: float | None = Field(default=None, gt=0)
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
-    llm_timeout_s: float | None = None
+    llm_timeout_s: float | None = Field(default=None, gt=0)
     keep_env: str | None = None
     redact: str | None = None
     compile_reference: bool | None = None
     compile_backend: str | None = None
-    size_scale: float | None = None
+    size_scale: float | None = Field(default=None, gt=0, le=1)
     gpu_tests: bool = False
 
     @classmethod
@@ -249,8 +249,24 @@ class EnvSettings(BaseModel):
         except ValidationError as exc:
             err = exc.errors()[0]
             field = str(err["loc"][0])
-            kind = "an integer" if field == "seeds" else "a number"
-            raise UsageError(f"{names[field]}={values[field]!r} is not {kind}") from None
+            raise UsageError(f"{names[field]}={values[field]!r} {_complaint(field, err)}") from None
+
+
+_BOUNDS = {"gt": "greater than", "ge": "at least", "lt": "less than", "le": "at most"}
+
+
+def _complaint(field: str, err: Mapping[str, object]) -> str:
+    """What is wrong with a value, in words: its kind, or the bound it breaks."""
+    ctx = err.get("ctx")
+    if isinstance(ctx, Mapping):
+        for key, words in _BOUNDS.items():
+            if key in ctx:
+                return f"must be {words} {ctx[key]:g}"
+    if field == "seeds":
+        return "is not an integer"
+    if field in ("compile_reference",):
+        return "is not 0 or 1"
+    return "is not a number"
 
 
 _warned: set[str] = set()

@@ -41,7 +41,7 @@ from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
 from kernelopt.cli.output import plain_flags
-from kernelopt.env import DeprecatedVariable, raw_value
+from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.fileio import atomic_write_text
 from kernelopt.proc import signals_as_interrupt
@@ -91,6 +91,9 @@ def build_app() -> typer.Typer:
         if ctx.invoked_subcommand is None:
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
+        # Every setting of the environment is checked before any command starts (exit 2, nothing
+        # written): a malformed value must not surface mid-run as failed versions.
+        EnvSettings.read()
 
     for module in COMMAND_MODULES:
         module.register(app)
