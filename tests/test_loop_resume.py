@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import UsageError, WorkspaceError
-from kernelopt.loop.journal import Journal
 from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import open_or_create
 from kernelopt.loop.settings import LoopRequest
@@ -230,13 +229,25 @@ def test_wall_time_accumulates_across_sessions(ws_root: Path) -> None:
 
 def test_lock_refuses_a_second_loop(ws_root: Path) -> None:
     ws, fakes = setup(ws_root)
-    held = Journal(ws.state_dir)
-    held.acquire()
+    code = (
+        "import sys, time; from kernelopt.loop.journal import Journal; "
+        f"Journal(__import__('pathlib').Path({str(ws.state_dir)!r})).acquire(); print('held', flush=True); "
+        "sys.stdin.read()"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": src},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
-        with pytest.raises(UsageError, match=f"another kernelopt optimize is running on .* \\(pid {os.getpid()}\\)"):
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(UsageError, match=f"another kernelopt optimize is running on .* \\(pid {holder.pid}\\)"):
             run(ws, fakes, max_iterations=1)
     finally:
-        held.release()
+        holder.communicate("")
     run(ws, fakes, max_iterations=1)
 
 

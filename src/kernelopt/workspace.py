@@ -7,14 +7,16 @@ repository has a local identity; the user's global git configuration is never to
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from kernelopt.errors import GitError, InputFileError, WorkspaceError
+from kernelopt.errors import GitError, InputFileError, UsageError, WorkspaceError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
@@ -43,6 +45,85 @@ def validate_name(name: str) -> str:
             hint="use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit",
         )
     return name
+
+
+class RunLock:
+    """The one lock of a workspace, from before its first write: ``<root>/.kernel_opt_<name>.lock``.
+
+    It lies beside the workspace folder, so it can be taken before the folder exists: ``kernelopt
+    optimize`` on a new task folder creates the workspace under it, and holds it to the end of the run;
+    a second start on the same folder is refused at once (exit 2), however close together they start.
+    ``flock`` is released by the kernel when the holder dies (``kill -9`` included). The file is removed
+    on release; a taker checks that the file it locked is still the one at the path (a release may have
+    removed it in between). Re-entrant within one process (the command and the loop both take it).
+
+    Args:
+        target: the workspace folder (it need not exist yet).
+    """
+
+    _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # lock file -> (fd, depth), this process's locks
+
+    def __init__(self, target: Path) -> None:
+        self.target = Path(target).expanduser().resolve()
+        self.path = self.target.parent / f".{self.target.name}.lock"
+
+    def acquire(self) -> None:
+        """Take the lock.
+
+        Raises:
+            UsageError: another kernelopt process holds it (its pid is in the message).
+            WorkspaceError: the workspace's parent is not a folder.
+        """
+        held = self._held.get(self.path)
+        if held is not None:
+            self._held[self.path] = (held[0], held[1] + 1)
+            return
+        parent = self.path.parent
+        if parent.exists() and not parent.is_dir():
+            raise WorkspaceError(f"--root {parent} is not a folder")
+        parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                raise UsageError(
+                    f"another kernelopt optimize is running on {self.target} (pid {holder})",
+                    hint="wait for it or stop it; the journal lets the next run continue",
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)  # the holder released and removed it after we opened it: take the new one
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._held[self.path] = (fd, 1)
+
+    def release(self) -> None:
+        """Give the lock back (the last release of this process removes the file)."""
+        held = self._held.get(self.path)
+        if held is None:
+            return
+        fd, depth = held
+        if depth > 1:
+            self._held[self.path] = (fd, depth - 1)
+            return
+        del self._held[self.path]
+        self.path.unlink(missing_ok=True)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 def _template(name: str) -> str:

@@ -7,6 +7,7 @@ import signal
 import sys
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -17,6 +18,9 @@ from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
 from kernelopt.loop.summary import LoopSummary
+
+if TYPE_CHECKING:
+    from kernelopt.loop.settings import LoopRequest
 
 DEVICES = ("cuda", "cpu")
 
@@ -169,6 +173,72 @@ def refuse_gpu_framework_on_cpu(folder: Path) -> None:
         )
 
 
+def _run(
+    path: Path,
+    name: str | None,
+    root: Path | None,
+    request: LoopRequest,
+    reuse_workspace: bool,
+    as_json: bool,
+    planner_options: list[str],
+    implementer_options: list[str],
+) -> LoopSummary:
+    """Open (or create) the workspace and run the loop on it (the caller holds the run lock)."""
+    from kernelopt.backends.settings import parse_assignments
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import find_existing, open_or_create
+    from kernelopt.loop.settings import resolve_settings
+    from kernelopt.loop.wiring import build_collaborators
+
+    existing = find_existing(path, name=name, root=root)
+    chosen = request.device
+    if chosen is None and existing is not None:
+        chosen = resolve_settings(existing, request)[0].device
+    if chosen != "cpu" and not nvidia_gpu_present():
+        raise EnvironmentProblem(
+            "no NVIDIA GPU found",
+            hint="run `kernelopt doctor` to check the setup; --device cpu runs kernels written for torch CPU "
+            "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
+        )
+    if chosen == "cpu":
+        refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
+    opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
+    ws = opened.workspace
+    if opened.note:
+        warn(opened.note)
+    elif opened.created and not as_json:
+        info(f"created {ws.root}")
+    if opened.created:
+        from kernelopt.loop.opening import fill_card
+
+        for found in fill_card(ws, device=chosen):
+            note(found.line())
+    for problem in ws.task_card().warnings():
+        warn(problem)
+    settings, _ = resolve_settings(ws, request)
+    progress = TerminalProgress()
+    collaborators = build_collaborators(
+        ws,
+        settings,
+        progress=progress,
+        planner_options=parse_assignments(list(planner_options)),
+        implementer_options=parse_assignments(list(implementer_options)),
+    )
+    previous_handler = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        summary = OptimizeLoop(ws, collaborators, request).run()
+    except KeyboardInterrupt:
+        progress.close()
+        sys.stderr.write(
+            f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"
+        )
+        raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous_handler)
+        progress.close()
+    return summary
+
+
 def register(app: typer.Typer) -> None:
     @app.command("optimize")
     def optimize(
@@ -206,12 +276,10 @@ def register(app: typer.Typer) -> None:
         Stop conditions come from README.md's front matter; the flags override them. Ctrl-C (or a crash)
         leaves the run resumable: run the command again, or pass --resume.
         """
-        from kernelopt.backends.settings import parse_assignments
-        from kernelopt.loop.machine import OptimizeLoop
-        from kernelopt.loop.opening import check_task_folder, find_existing, open_or_create
-        from kernelopt.loop.settings import LoopRequest, resolve_settings
+        from kernelopt.loop.opening import check_task_folder, find_existing, target_of
+        from kernelopt.loop.settings import LoopRequest
         from kernelopt.loop.stop import StopReason
-        from kernelopt.loop.wiring import build_collaborators
+        from kernelopt.workspace import RunLock
 
         if device is not None and device not in DEVICES:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
@@ -227,54 +295,11 @@ def register(app: typer.Typer) -> None:
             target_latency_us=target_latency_us,
             target_speedup=target_speedup,
         )
-        existing = find_existing(path, name=name, root=root)
-        if existing is None:
-            check_task_folder(path)  # a wrong PATH is said before a missing GPU
-        chosen = device
-        if chosen is None and existing is not None:
-            chosen = resolve_settings(existing, request)[0].device
-        if chosen != "cpu" and not nvidia_gpu_present():
-            raise EnvironmentProblem(
-                "no NVIDIA GPU found",
-                hint="run `kernelopt doctor` to check the setup; --device cpu runs kernels written for torch CPU "
-                "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
-            )
-        if chosen == "cpu":
-            refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
-        opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
-        ws = opened.workspace
-        if opened.note:
-            warn(opened.note)
-        elif opened.created and not as_json:
-            info(f"created {ws.root}")
-        if opened.created:
-            from kernelopt.loop.opening import fill_card
-
-            for found in fill_card(ws, device=chosen):
-                note(found.line())
-        for problem in ws.task_card().warnings():
-            warn(problem)
-        settings, _ = resolve_settings(ws, request)
-        progress = TerminalProgress()
-        collaborators = build_collaborators(
-            ws,
-            settings,
-            progress=progress,
-            planner_options=parse_assignments(list(planner_options)),
-            implementer_options=parse_assignments(list(implementer_options)),
-        )
-        previous_handler = signal.signal(signal.SIGTERM, _terminate)
-        try:
-            summary = OptimizeLoop(ws, collaborators, request).run()
-        except KeyboardInterrupt:
-            progress.close()
-            sys.stderr.write(
-                f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"
-            )
-            raise typer.Exit(130) from None
-        finally:
-            signal.signal(signal.SIGTERM, previous_handler)
-            progress.close()
+        if find_existing(path, name=name, root=root) is None:
+            check_task_folder(path)  # a wrong PATH is said before a missing GPU, and before any write
+        # One lock from the first write: the workspace is created, and the run made, under it.
+        with RunLock(target_of(path, name=name, root=root)):
+            summary = _run(path, name, root, request, reuse_workspace, as_json, planner_options, implementer_options)
         if as_json:
             emit_json(summary)
         else:
