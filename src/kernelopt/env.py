@@ -169,6 +169,13 @@ VARIABLES: tuple[EnvVar, ...] = (
         "",
         direction=Direction.SET,
     ),
+    EnvVar(
+        "KERNELOPT_COMMAND_ID",
+        None,
+        "a token of one worker or agent command, inherited by all it starts (what survives it is killed)",
+        "",
+        direction=Direction.SET,
+    ),
     EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
     EnvVar("KERNELOPT_WORKSPACE", None, "the workspace folder, for an agent-cli agent", "", direction=Direction.SET),
     EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),
