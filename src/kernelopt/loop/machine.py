@@ -47,7 +47,7 @@ from kernelopt.loop.journal import (
     RunStatus,
     VersionOutcome,
 )
-from kernelopt.loop.opening import baseline_commit
+from kernelopt.loop.opening import baseline_commit, changed_truth
 from kernelopt.loop.protocols import Ceilings, Collaborators, EventKind, LoopEvent, Stage
 from kernelopt.loop.record import finalize_record, stage3_record
 from kernelopt.loop.settings import LoopRequest, resolve_settings
@@ -154,6 +154,9 @@ class OptimizeLoop:
 
     def _start(self) -> None:
         settings, previous = resolve_settings(self.ws, self.request)
+        changed = changed_truth(self.ws, new_run=previous is None)
+        if changed is not None:
+            raise changed
         self._t0 = self.clock()
         self._refresh_best()
         if previous is not None:
