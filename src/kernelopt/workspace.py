@@ -16,7 +16,15 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from kernelopt.errors import GitError, InputFileError, UsageError, WorkspaceError
+from kernelopt.errors import (
+    DiskProblem,
+    GitError,
+    InputFileError,
+    UsageError,
+    WorkspaceError,
+    disk_problem,
+    disk_problem_in,
+)
 from kernelopt.fileio import atomic_write_text
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
@@ -100,8 +108,11 @@ class RunLock:
             if same:
                 break
             os.close(fd)  # the holder released and removed it after we opened it: take the new one
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())  # for the refusal's message; the lock holds without it
+        except OSError:
+            pass
         self._held[self.path] = (fd, 1)
 
     def release(self) -> None:
@@ -128,6 +139,57 @@ class RunLock:
 
 def _template(name: str) -> str:
     return resources.files("kernelopt.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
+    """``git init`` in ``folder`` with the local identity, and the first commit; errors name ``shown``
+    (the workspace being made, not its staging folder).
+
+    Raises:
+        DiskProblem: the disk refused a write (no space, quota, read-only): one line, exit 3.
+        GitError: git failed otherwise (its last line of error output).
+    """
+    import git
+
+    try:
+        repo = git.Repo.init(folder, initial_branch="main")
+        with repo.config_writer() as cw:
+            cw.set_value("user", "name", GIT_USER[0])
+            cw.set_value("user", "email", GIT_USER[1])
+            cw.set_value("commit", "gpgsign", "false")
+        repo.index.add(
+            [
+                "kernel.py",
+                "reference.py",
+                "README.md",
+                "test_kernel.py",
+                ".gitignore",
+                "memory/.gitkeep",
+                "plans/.gitkeep",
+                "profiles/.gitkeep",
+            ]
+        )
+        repo.git.commit("-m", f"init: workspace {name} (kernel.py, reference.py, task card)")
+        repo.close()
+    except git.GitCommandError as exc:
+        raise git_failure(f"git {exc.command[1] if len(exc.command) > 1 else ''}", str(exc.stderr), shown) from None
+
+
+def _as_disk_problem(exc: OSError, target: Path) -> OSError | DiskProblem:
+    """A disk error met while ``target`` is made, named by ``target`` (not its staging folder); any other
+    ``OSError`` as it is."""
+    problem = disk_problem(OSError(exc.errno, exc.strerror, str(target)))
+    return exc if problem is None else problem
+
+
+def git_failure(what: str, stderr: str, where: Path) -> DiskProblem | GitError:
+    """The one-line error of a failed git command: a disk problem (exit 3) when git says so, else a
+    :class:`GitError` with git's last line of error output."""
+    problem = disk_problem_in(stderr, path=str(where))
+    if problem is not None:
+        return problem
+    lines = [line.strip() for line in stderr.strip().strip("'").splitlines() if line.strip()]
+    return GitError(f"{what} failed in {where}: {lines[-1] if lines else 'no error output'}")
 
 
 class Workspace:
@@ -201,7 +263,10 @@ class Workspace:
             raise WorkspaceError(f"--root {root_path} is not a folder")
         Path(root).expanduser().mkdir(parents=True, exist_ok=True)
         # Build in a sibling temp folder, then move into place: nothing half-made is left behind.
-        staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))
+        except OSError as exc:
+            raise _as_disk_problem(exc, target) from None
         try:
             shutil.copyfile(kernel, staging / "kernel.py")
             shutil.copyfile(reference, staging / "reference.py")
@@ -218,30 +283,13 @@ class Workspace:
             for sub in ("memory", "plans", "profiles"):
                 (staging / sub).mkdir()
                 (staging / sub / ".gitkeep").touch()
-            import git
-
-            repo = git.Repo.init(staging, initial_branch="main")
-            with repo.config_writer() as cw:
-                cw.set_value("user", "name", GIT_USER[0])
-                cw.set_value("user", "email", GIT_USER[1])
-                cw.set_value("commit", "gpgsign", "false")
-            repo.index.add(
-                [
-                    "kernel.py",
-                    "reference.py",
-                    "README.md",
-                    "test_kernel.py",
-                    ".gitignore",
-                    "memory/.gitkeep",
-                    "plans/.gitkeep",
-                    "profiles/.gitkeep",
-                ]
-            )
-            repo.git.commit("-m", f"init: workspace {name} (kernel.py, reference.py, task card)")
-            repo.close()
+            _init_repository(staging, name, shown=target)
             if target.exists():
                 shutil.rmtree(target)
             staging.rename(target)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise _as_disk_problem(exc, target) from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -344,7 +392,7 @@ class Workspace:
             # GitPython strips the last newline of the output unless told not to (file contents need it)
             return str(self._repo.git.execute(["git", *args], strip_newline_in_stdout=not exact))
         except git.GitCommandError as exc:
-            raise GitError(f"git {' '.join(args)} failed in {self.root}: {exc.stderr.strip()}") from None
+            raise git_failure(f"git {' '.join(args)}", str(exc.stderr), self.root) from None
 
     def head(self) -> str:
         """The full hash of HEAD."""

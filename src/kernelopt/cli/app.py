@@ -114,8 +114,8 @@ def _crash_log(exc: BaseException) -> Path:
 
 
 def _say(line: str) -> None:
-    """One line on stderr, redacted (an error may quote what a child printed)."""
-    sys.stderr.write(redact(line) + "\n")
+    """One line on stderr (newlines folded), redacted (an error may quote what a child printed)."""
+    sys.stderr.write(" ".join(redact(line).split()) + "\n")
 
 
 @contextlib.contextmanager
