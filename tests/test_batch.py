@@ -84,6 +84,27 @@ def test_a_folder_that_is_not_a_problem_says_why(tmp_path: Path) -> None:
     assert [p.name for p in problem_folders(tmp_path)] == ["lone"]
 
 
+def test_a_wrong_batch_folder_or_out_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: `--out <a file>` crashed (exit 70); a single problem folder gave an empty table, no hint."""
+    from kernelopt.cli.app import main
+
+    (tmp_path / "a_file").write_text("")
+    assert main(["batch", str(KB), "--out", str(tmp_path / "a_file"), "--device", "cpu"]) == 2
+    assert capsys.readouterr().err == (
+        f"kernelopt: error: --out {tmp_path / 'a_file'} is a file; give a folder (it is created when missing)\n"
+    )
+    out = ["--out", str(tmp_path / "out"), "--device", "cpu"]
+    assert main(["batch", str(KB / "relu"), *out]) == 2
+    assert capsys.readouterr().err == (
+        f"kernelopt: error: {KB / 'relu'}: is one problem, not a folder of problems; give its parent folder "
+        f"({KB}), or run `kernelopt optimize {KB / 'relu'}`\n"
+    )
+    (tmp_path / "empty").mkdir()
+    assert main(["batch", str(tmp_path / "empty"), *out]) == 2
+    assert "holds no problem folder" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_child_command_and_environment(tmp_path: Path) -> None:
     ws = Workspace.create(
         "relu", kernel=KB / "relu" / "kernel.py", reference=KB / "relu" / "reference.py", root=tmp_path

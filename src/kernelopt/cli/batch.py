@@ -131,6 +131,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--size-scale {size_scale:g} is outside (0, 1]")
         name = Path(directory).expanduser().resolve().name or "batch"
         out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
+        if out_dir.exists() and not out_dir.is_dir():
+            raise UsageError(f"--out {out_dir} is a file", hint="give a folder (it is created when missing)")
         options = BatchOptions(
             mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,
             out_dir=out_dir,
