@@ -177,6 +177,14 @@ VARIABLES: tuple[EnvVar, ...] = (
         direction=Direction.SET,
     ),
     EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
+    EnvVar(
+        "TRITON_INTERPRET",
+        None,
+        "1 in a harness worker on the CPU (--device cpu): Triton kernels run in Triton's interpreter "
+        "(unless you set it)",
+        "",
+        direction=Direction.SET,
+    ),
     EnvVar("KERNELOPT_WORKSPACE", None, "the workspace folder, for an agent-cli agent", "", direction=Direction.SET),
     EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),
     EnvVar("KERNELOPT_STAGE", None, "the stage the agent runs (plan or implement)", "", direction=Direction.SET),

@@ -146,31 +146,32 @@ def _render(summary: LoopSummary) -> None:
         info(f"stopped: {summary.stop.line()}")
 
 
-def refuse_gpu_framework_on_cpu(folder: Path) -> None:
-    """Refuse ``--device cpu`` for a kernel whose task card says it is Triton, CUDA or HIP code.
+def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
+    """Refuse ``--device cpu`` for a kernel whose task card says it is CUDA or HIP code; for a Triton
+    kernel, the note that it runs in Triton's interpreter.
 
-    Those kernels launch on a GPU driver (Triton's launcher finds "0 active drivers" without one);
-    the CPU path times kernels written for torch CPU tensors. Triton's interpreter
-    (``TRITON_INTERPRET=1``, set by the user) runs Triton kernels on the CPU and is let through.
+    CUDA and HIP kernels launch on a GPU driver; the CPU path times kernels written for torch CPU
+    tensors, and Triton kernels in Triton's interpreter (the harness sets ``TRITON_INTERPRET=1`` for its
+    CPU workers, :func:`kernelopt.harness.runner.worker_env`).
 
     Raises:
         UsageError: the card names a GPU-only framework.
     """
-    import os
-
     from kernelopt.taskcard import TaskCard
 
     card_path = folder / "README.md"
     framework = TaskCard.load(card_path).framework if card_path.is_file() else None
-    if framework == "triton" and os.environ.get("TRITON_INTERPRET") == "1":
-        return
-    if framework in ("triton", "cuda", "hip"):
+    if framework == "triton":
+        return (
+            "--device cpu: the Triton kernel runs in Triton's interpreter (TRITON_INTERPRET=1; slow: use small shapes)"
+        )
+    if framework in ("cuda", "hip"):
         raise UsageError(
             f"--device cpu cannot run this {framework} kernel: it launches on a GPU driver",
             hint="run it on a machine with an NVIDIA GPU; the CPU path is for kernels on torch CPU tensors "
-            "(try `kernelopt optimize tests/data/loop --device cpu`), or set TRITON_INTERPRET=1 for Triton's "
-            "interpreter (slow: use small shapes)",
+            "and Triton kernels (in Triton's interpreter): try `kernelopt optimize tests/data/loop --device cpu`",
         )
+    return None
 
 
 def _run(
@@ -201,7 +202,9 @@ def _run(
             "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
         )
     if chosen == "cpu":
-        refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
+        interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
+        if interpreted is not None:
+            note(interpreted)
     opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
     ws = opened.workspace
     if opened.note:

@@ -252,7 +252,7 @@ def _drain(
         extra = {"KERNELOPT_WORKER": "1"}
         if mode is JobMode.CHECK:
             extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations, as the gate's check does
-        env = worker_env(os.environ, extra)
+        env = worker_env(os.environ, extra, device=settings.device)
         outcome = _run_candidate_worker(job, settings, len(pending), run_dir, env, reference_py.parent)
         if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT:
             lines = (outcome.stderr_tail or "").strip().splitlines()

@@ -204,7 +204,7 @@ def _run(
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
         extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations (see harness.inputs)
-    env = worker_env(os.environ, extra)
+    env = worker_env(os.environ, extra, device=settings.device)
     try:
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:

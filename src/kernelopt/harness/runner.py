@@ -29,6 +29,7 @@ from kernelopt.fileio import redact_tree
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.proc import start_command
+from kernelopt.vocabulary import Device
 
 POLL_S = 0.02
 OUTPUT_HEAD_BYTES = 256 * 1024
@@ -51,11 +52,13 @@ def new_run_dir(state_dir: Path, tag: str) -> Path:
     return path
 
 
-def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+def worker_env(base: Mapping[str, str], extra: Mapping[str, str], *, device: str | None = None) -> dict[str, str]:
     """The worker's environment: ``base`` plus ``extra``, with this kernelopt first on PYTHONPATH.
 
     The worker must import the same kernelopt as the orchestrator (a source checkout included), and
-    must report faults: ``PYTHONFAULTHANDLER`` prints the Python stack of a segfault on stderr.
+    must report faults: ``PYTHONFAULTHANDLER`` prints the Python stack of a segfault on stderr. On
+    ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter: ``TRITON_INTERPRET=1``
+    unless ``base`` sets it (without it Triton finds "0 active drivers").
     """
     env = dict(base)
     pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
@@ -64,10 +67,14 @@ def worker_env(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, s
     env["PYTHONFAULTHANDLER"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if device is not None and Device.of(device) is Device.CPU:
+        env.setdefault(TRITON_INTERPRET, "1")
     env.update(extra)
     return env
 
 
+TRITON_INTERPRET = "TRITON_INTERPRET"
+"""Set to 1 for a worker on the CPU (listed in kernelopt.env's table)."""
 _TRIM_TRIES = 5
 """How often :meth:`OutputCap.trim` reads the tail of a file that keeps growing before it cuts all the same."""
 
