@@ -82,7 +82,7 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar(
         "KERNELOPT_STARTUP_TIMEOUT_S",
         "startup_timeout_s",
-        "limit for the worker to start Python and import torch, seconds",
+        "limit for the worker to start Python and import torch, and again for importing reference.py, seconds",
         "120",
         deprecated=("KERNELOPT_STARTUP_TIMEOUT_SEC",),
     ),

@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         target = Path(root).expanduser().resolve() / f"{PREFIX}{validate_name(name)}"
         with RunLock(target):  # the same lock as a run: no run starts on a half-made workspace
             ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
-            for found in fill_card(ws, device=None):
+            for found in fill_card(ws, device=None, announce=note):
                 note(found.line())
         for problem in ws.task_card().warnings():
             warn(problem)

@@ -18,6 +18,7 @@ from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
 from kernelopt.loop.summary import LoopSummary
+from kernelopt.oneline import one_line
 
 if TYPE_CHECKING:
     from kernelopt.loop.settings import LoopRequest
@@ -92,7 +93,7 @@ def _render(summary: LoopSummary) -> None:
             r.bandwidth_gbps,
             r.roofline_measured_pct,
             r.roofline_spec_pct,
-            (r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}")[:70],
+            one_line(r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}", 70),
             r.commit or "-",
         ]
         for r in summary.versions
@@ -214,7 +215,7 @@ def _run(
     if opened.created:
         from kernelopt.loop.opening import fill_card
 
-        for found in fill_card(ws, device=chosen):
+        for found in fill_card(ws, device=chosen, announce=note):
             note(found.line())
     for problem in ws.task_card().warnings():
         warn(problem)

@@ -69,6 +69,7 @@ from kernelopt.memory.model import (
     RooflineBounds,
     version_label,
 )
+from kernelopt.oneline import last_line
 from kernelopt.planning.plan import Plan
 from kernelopt.utilization import Utilization, compute_utilization
 from kernelopt.workspace import Workspace
@@ -151,7 +152,9 @@ def limits_of(settings: HarnessSettings) -> Limits:
 def _where(outcome: RunOutcome) -> str:
     if outcome.last_case is not None:
         return f"case {outcome.last_case} ({outcome.last_label or 'default'})"
-    return {"load": "loading kernel.py", "startup": "worker start-up"}.get(outcome.last_phase or "", "the worker")
+    return {"load": "loading kernel.py", "reference": "importing reference.py", "startup": "worker start-up"}.get(
+        outcome.last_phase or "", "the worker"
+    )
 
 
 def _crash(outcome: RunOutcome) -> tuple[str, str]:
@@ -167,8 +170,8 @@ def _crash(outcome: RunOutcome) -> tuple[str, str]:
             "SIGILL": "illegal instruction",
         }.get(sig, "signal")
         return f"{_where(outcome)}: the worker crashed with {sig} ({meaning})", sig
-    last = (outcome.stderr_tail or "").strip().splitlines()
-    detail = f": {last[-1][:300]}" if last else ""
+    last = last_line(outcome.stderr_tail or "", 300)
+    detail = f": {last}" if last else ""
     return f"{_where(outcome)}: the worker exited with code {outcome.returncode} without a result{detail}", (
         f"exit {outcome.returncode}"
     )

@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernelopt.errors import GitError, InputFileError, WorkspaceError
-from kernelopt.harness.infer import Inferred, infer_dtype, infer_gpu
+from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -203,16 +204,22 @@ def card_beside(kernel: Path) -> Path | None:
     return card if card.is_file() else None
 
 
-def fill_card(ws: Workspace, *, device: str | None) -> list[Inferred]:
+def fill_card(ws: Workspace, *, device: str | None, announce: Callable[[str], None] | None = None) -> list[Inferred]:
     """Infer the ``dtype`` and ``gpu`` the task card leaves out, write them into README.md and commit it.
 
     Only fields the card does not set are touched; what was inferred (or why not) is returned for the
-    command to say. Called when a workspace is created (``init``, ``optimize`` on a task folder), never
+    command to say, and ``announce`` is told before the probe runs (it runs reference.py: seconds, up to
+    its limit). Called when a workspace is created (``init``, ``optimize`` on a task folder), never
     during a run.
+
+    Raises:
+        InputFileError: the probe of reference.py ran past its limit (it hangs at import or in get_inputs).
     """
     card = ws.task_card()
     found: list[Inferred] = []
     if card.dtype is None:
+        if announce is not None:
+            announce(f"dtype: probing reference.py's inputs (at most {PROBE_TIMEOUT_S:g} s)")
         found.append(infer_dtype(ws.reference_py))
     if card.gpu is None:
         found.append(infer_gpu(device))
