@@ -134,6 +134,16 @@ def _one_line_warnings() -> Iterator[None]:
         yield
 
 
+def _usage_line(exc: Exception) -> str:
+    """A usage error of the command line as one line (``--max-iters -1``), with where to read more;
+    never click's multi-line usage box."""
+    format_message = getattr(exc, "format_message", None)
+    message = format_message() if callable(format_message) else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "kernelopt"
+    return f"{message.rstrip('.')}; see `{path} --help`"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
@@ -152,11 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("kernelopt: aborted\n")
         return 130
     except typer.TyperException as exc:  # usage errors of the (vendored) click inside typer
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            sys.stderr.write(f"kernelopt: error: {exc}\n")
+        _say(f"kernelopt: error: {_usage_line(exc)}")
         return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         sys.stderr.write("kernelopt: interrupted\n")

@@ -222,7 +222,9 @@ def _check_values(
 
     res.max_abs_err = float(err.max().item())
     ref_norm = float(torch.where(both_finite, r64, torch.zeros_like(r64)).norm().item())
-    res.rel_err = float(err.norm().item()) / ref_norm if ref_norm > 0 else None
+    err_norm = float(err.norm().item())
+    # relative to a zero reference only "no error" is defined; any other error has no relative size
+    res.rel_err = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else None)
     res.worst_ratio = float(ratio.max().item()) if ratio.numel() else None
 
     not_written = poisoned & bad
@@ -267,11 +269,15 @@ def _check_values(
     if bool(bad.any()):
         worst = int(torch.argmax(torch.where(torch.isfinite(ratio), ratio, torch.zeros_like(ratio))).item())
         idx = _index_of(worst, out.shape)
+        size = (
+            f"rel_err {res.rel_err:.3g}"
+            if res.rel_err is not None
+            else f"rel_err undefined (the reference is all zeros), max abs err {res.max_abs_err:.3g}"
+        )
         res.message = (
             f"{name} differs from the reference beyond tolerance ({_count(bad, n)}; "
             f"worst at {idx}: got {o64.reshape(-1)[worst].item():.6g}, expected {r64.reshape(-1)[worst].item():.6g}; "
-            f"rel_err {res.rel_err if res.rel_err is not None else float('nan'):.3g}, "
-            f"atol {tol.atol:.3g}, rtol {tol.rtol:.3g}, {tol.precision.value})"
+            f"{size}, atol {tol.atol:.3g}, rtol {tol.rtol:.3g}, {tol.precision.value})"
         )
         res.error_class = "Mismatch"
     return res
