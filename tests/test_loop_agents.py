@@ -81,7 +81,8 @@ def test_agent_rewrites_the_multi_pass_kernel_as_single_pass(ws_root: Path, caps
         "the implementer could not apply the plan: the agent exited 0 without changing kernel.py"
     )
     assert summary["best_version"] == "v1" and summary["speedup_vs_baseline"] > 2
-    assert summary["profiles_taken"] == 3 and set(summary["stage_seconds"]) >= {"plan", "implement", "gate"}
+    # on the CPU no profiler runs (issue 23: "3 profile(s) taken" beside "no GPU profiler runs")
+    assert summary["profiles_taken"] == 0 and set(summary["stage_seconds"]) >= {"plan", "implement", "gate"}
     # the plan prompt the loop sent is exactly what `kernelopt prompt` prints for that version
     sent = (ws.state_dir / "agent" / "v2_plan_prompt.md").read_text()
     consistent(ws)

@@ -132,8 +132,9 @@ def test_human_summary_and_rerun_continues(
     assert "kernelopt summary" in out and "BLOCK 64 ->" in out  # the action cell: the knob move as applied
     assert "stopped: max_iterations: 1 iteration(s) run, limit 1" in out
     assert "best: v1 at 60 us (1.67x over V0)" in out
-    assert main(args) == 0  # the same folder again: the same workspace, the next version
     ws = Workspace(ws_root / "kernel_opt_loop")
+    assert all(f" {short} " in out for short, _ in ws.log(max_count=2))  # issue 23: the commit column survives
+    assert main(args) == 0  # the same folder again: the same workspace, the next version
     assert [s.split(":")[0] for s in subjects(ws)[1:]] == ["V0", "V1", "V2"]
 
 

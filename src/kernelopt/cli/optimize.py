@@ -84,34 +84,38 @@ class TerminalProgress:
 
 
 def _render(summary: LoopSummary) -> None:
+    # the commit beside the version: a narrow pipe folds the text column, never drops the hash
     rows = [
         [
             r.version,
             r.result or "-",
+            r.commit or "-",
             r.latency_us,
             r.tflops,
             r.bandwidth_gbps,
             r.roofline_measured_pct,
             r.roofline_spec_pct,
             one_line(r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}", 70),
-            r.commit or "-",
         ]
         for r in summary.versions
     ]
+    columns = [
+        "version",
+        "gate",
+        "commit",
+        "us",
+        "TFLOP/s",
+        "GB/s",
+        "% roof\nmeas.",
+        "% roof\nspec",
+        "action / failure",
+    ]
+    # a figure no version has (TFLOP/s without FLOPs, a roofline on the CPU) is left out, not a column of n/a
+    keep = [i for i, c in enumerate(columns) if i < 3 or c == columns[-1] or any(r[i] is not None for r in rows)]
     table(
         f"kernelopt summary: {summary.workspace}",
-        [
-            "version",
-            "gate",
-            "us",
-            "TFLOP/s",
-            "GB/s",
-            "% roof meas.",
-            "% roof spec",
-            "action / failure",
-            "commit",
-        ],
-        rows,
+        [columns[i] for i in keep],
+        [[r[i] for i in keep] for r in rows],
         wide="action / failure",
     )
     if summary.best_version is not None:
@@ -138,7 +142,8 @@ def _render(summary: LoopSummary) -> None:
     )
     if summary.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
-        line = f"time per stage: {spent}; {summary.profiles_taken} profile(s) taken"
+        taken = f"{summary.profiles_taken} profile(s) taken" if summary.profiles_taken else "no profiler run"
+        line = f"time per stage: {spent}; {taken}"
         for part in textwrap.wrap(
             line, width=width_of(sys.stdout) or shutil.get_terminal_size().columns, subsequent_indent="  "
         ):
