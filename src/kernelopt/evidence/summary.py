@@ -109,7 +109,7 @@ def partial_data_lines(summary: ProfileSummary) -> list[str]:
     cannot be classified because the input lacks the Speed Of Light throughputs (a raw page of a few
     metrics, a section left out): most of its headline metrics then read n/a, and that must be said
     once, up front, not only metric by metric."""
-    if summary.vendor.value != "nvidia":
+    if summary.vendor.value != "nvidia" or not summary.counters_available:  # timing-only says so itself
         return []
     out = []
     for k in summary.kernels:
