@@ -17,6 +17,8 @@ from kernelopt.fileio import atomic_write_text, redact_tree
 from kernelopt.proc import child_env, run_command, start_command
 from kernelopt.redact import REDACTED, Redactor, named_values, redact, secret_values
 
+from .conftest import with_baseline
+
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ROOT / "tests" / "data" / "agents"
 KEY = "LEAKME-plain-value-0123456789"  # no known key format: only the value rule catches it
@@ -99,10 +101,12 @@ def test_a_crash_log_and_the_error_line_are_redacted(
 
 
 @pytest.mark.timeout(240)
-def test_a_key_read_from_proc_environ_is_nowhere_in_the_workspace(tmp_path: Path) -> None:
+def test_a_key_read_from_proc_environ_is_nowhere_in_the_workspace(tmp_path: Path, rows_baseline: Path) -> None:
     """The agent (and the kernel it writes) read OPENAI_API_KEY from kernelopt's /proc/<pid>/environ:
-    the key reaches failure reasons, a repair prompt, transcripts, worker results and a commit."""
+    the key reaches failure reasons, a repair prompt, transcripts, worker results and a commit. The run
+    starts at V1 of a gated V0 (``rows_baseline``)."""
     root = tmp_path / "root"
+    with_baseline(rows_baseline, root)
     env = {
         **os.environ,
         "OPENAI_API_KEY": KEY,  # in kernelopt's environment from its start: in /proc/<pid>/environ
