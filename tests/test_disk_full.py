@@ -1,4 +1,4 @@
-"""A full disk is one line and exit 3 (documented in docs/errors.md), wherever it is met: while the
+"""A full disk is one line and exit 3 (documented in the README), wherever it is met: while the
 workspace is made (issue 23: exit 70 with a crash log), or in a git command (raw git stderr before).
 
 The full disk is a real one: a small tmpfs mounted for the module (skipped where mounting is not
