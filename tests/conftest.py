@@ -13,8 +13,10 @@ import pytest
 from kernelopt.env import EnvSettings
 
 TMP = Path(tempfile.gettempdir())
-OURS = ("kernel_opt_", ".kernel_opt_", "kernelopt-", "kernelopt_batch_")
-"""Names kernelopt (and its tests) give what they create in the temporary folder."""
+OURS = ("kernel_opt_", ".kernel_opt_", "kernelopt_batch_")
+"""Names of what kernelopt puts under /tmp by default (workspaces, their locks, batch folders): what a test
+could leave there although TMPDIR points elsewhere (the checks compare with the session's start; other
+users' runs of kernelopt on a shared machine could still add one meanwhile)."""
 
 DATA = Path(__file__).parent / "data"
 KERNELS = DATA / "kernels"

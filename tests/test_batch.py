@@ -169,7 +169,11 @@ def test_every_problem_gets_its_row(batch: tuple[Path, Path, BatchTable, list[Ba
     for name in ("relu", "function_form"):
         r = rows[name]
         assert r.status is ProblemStatus.PASS and r.correct is True, r.reason
-        assert r.latency_us is not None and r.reference_latency_us is not None and r.speedup_vs_eager is not None
+        assert r.latency_us is not None and r.reference_latency_us is not None
+        # a figure whose interval is too wide (noise on a loaded CPU) is withheld, and the row says so
+        assert r.speedup_vs_eager is not None or (r.reason or "").startswith(
+            "the speedup over the reference is withheld"
+        )
         assert r.speedup_vs_compile is None and r.best_version == "v0" and r.workspace is not None
     assert rows["wrong"].status is ProblemStatus.FAIL and rows["wrong"].correct is False
     assert "differs from the reference" in (rows["wrong"].reason or "")
@@ -245,6 +249,9 @@ def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pyt
     opts = BatchOptions(out_dir=tmp_path / "out", mode=BatchMode.OPTIMIZE, max_iters=0, device="cpu")
     (row,) = run_batch(problems, opts).rows
     assert row.status is ProblemStatus.PASS and row.correct is True, row.reason
-    assert row.best_version == "v0" and row.speedup_vs_eager is not None
+    assert row.best_version == "v0"
+    assert row.speedup_vs_eager is not None or (row.reason or "").startswith(
+        "the speedup over the reference is withheld"
+    )
     ws = Workspace(Path(row.workspace or ""))
     assert ws.memory.read(0).performance.speedup_vs_reference is not None  # the loop's gate timed the reference

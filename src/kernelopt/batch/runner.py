@@ -132,6 +132,8 @@ def _figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
             "speedup_vs_compile": ref.compiled if ref else None,
             "compile_s": ref.compile_s if ref else None,
             "best_version": record.version,
+            # a figure left out for noise says why (kernelopt.harness.stats.too_wide), not just n/a
+            "reason": f"the speedup over the reference is withheld: {ref.withheld}" if ref and ref.withheld else None,
         }
     )
 
@@ -143,7 +145,7 @@ def _validate_row(row: ProblemRow, stdout: str) -> ProblemRow:
         update={
             "status": ProblemStatus(report.result.value),
             "correct": report.correctness.passed,
-            "reason": report.failure_reason,
+            "reason": report.failure_reason or row.reason,
         }
     )
 
