@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from kernelopt.env import EnvSettings
+
+TMP = Path(tempfile.gettempdir())
+OURS = ("kernel_opt_", ".kernel_opt_", "kernelopt_batch_")
+"""Names of what kernelopt puts under /tmp by default (workspaces, their locks, batch folders): what a test
+could leave there although TMPDIR points elsewhere (the checks compare with the session's start; other
+users' runs of kernelopt on a shared machine could still add one meanwhile)."""
 
 DATA = Path(__file__).parent / "data"
 KERNELS = DATA / "kernels"
@@ -72,7 +81,9 @@ def add_workspace(ws_root: Path):
 
 @pytest.fixture(autouse=True)
 def _isolated_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never read or write the user's global git configuration."""
+    """Tests never read or write the user's global git configuration; a real gate measures 0.1 s per case
+    and version unless the test asks for more (the default of 1 s is the harness's own, tested there)."""
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
@@ -83,7 +94,70 @@ def _isolated_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.delenv("LINES", raising=False)
 
 
+ROWS = DATA / "agents" / "rows"
+
+
+@pytest.fixture(scope="session")
+def rows_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The coding-agent loops' workspace (tests/data/agents/rows) with V0 gated and committed, made once
+    per test worker; a loop test copies it (:func:`with_baseline`) and starts at V1."""
+    from kernelopt.cli.app import main
+
+    root = tmp_path_factory.mktemp("rows_baseline")
+    home = tmp_path_factory.mktemp("rows_home")
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in (
+            ("HOME", str(home)),
+            ("GIT_CONFIG_GLOBAL", str(home / ".gitconfig")),
+            ("GIT_CONFIG_NOSYSTEM", "1"),
+            ("KERNELOPT_BENCH_S", "0.2"),
+            ("KERNELOPT_SEEDS", "1"),
+            ("OMP_NUM_THREADS", "1"),
+        ):
+            mp.setenv(name, value)
+        code = main(["optimize", str(ROWS), "--root", str(root), "--device", "cpu", "--max-iters", "0", "--json"])
+    assert code == 0
+    return root / "kernel_opt_rows"
+
+
+def with_baseline(baseline: Path, root: Path) -> Path:
+    """A copy of a baselined workspace under ``root`` (git history included; the harness's run and build
+    folders, scratch that a run makes again, left out); returns its folder."""
+    skip = shutil.ignore_patterns("runs", "build")
+    return Path(shutil.copytree(baseline, root / baseline.name, symlinks=True, ignore=skip))
+
+
 def copy_fixture(src: Path, dst_dir: Path) -> Path:
     dst = dst_dir / src.name
     shutil.copyfile(src, dst)
     return dst
+
+
+def _ours_in_tmp() -> set[str]:
+    return {p.name for p in TMP.iterdir() if p.name.startswith(OURS)}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Everything a test makes with ``tempfile`` lands under pytest's own session folder (TMPDIR points
+    there, for this process and every child), which pytest removes at the end (tmp_path_retention_policy)."""
+    session.config.stash[_BEFORE] = _ours_in_tmp()
+    base = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    scratch = base / "tmpdir"
+    scratch.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = None  # re-read TMPDIR
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Nothing of kernelopt's is left in the real temporary folder (a workspace under /tmp, a lock, a
+    crash log, a batch folder): the session fails when a test left one."""
+    before = session.config.stash.get(_BEFORE, None)
+    if before is None:
+        return
+    left = sorted(_ours_in_tmp() - before)
+    if left:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        sys.stderr.write(f"\ntests left these in {TMP}: {', '.join(left)}\n")
+
+
+_BEFORE = pytest.StashKey[set[str]]()

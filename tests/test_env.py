@@ -96,3 +96,27 @@ def test_the_cli_prints_a_deprecated_name_as_one_line(
         EnvSettings.read({"KERNELOPT_STARTUP_TIMEOUT_SEC": "30"})
     err = capsys.readouterr().err
     assert err == "kernelopt: warning: KERNELOPT_STARTUP_TIMEOUT_SEC is deprecated: use KERNELOPT_STARTUP_TIMEOUT_S\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "line"),
+    [
+        ("TEST_TIMEOUT_SEC", "abc", "TEST_TIMEOUT_SEC='abc' is not a number"),
+        ("TEST_TIMEOUT_SEC", "0", "TEST_TIMEOUT_SEC='0' must be greater than 0"),
+        ("KERNELOPT_SEEDS", "0", "KERNELOPT_SEEDS='0' must be at least 1"),
+        ("KERNELOPT_SIZE_SCALE", "2", "KERNELOPT_SIZE_SCALE='2' must be at most 1"),
+        ("KERNELOPT_COMPILE_REFERENCE", "maybe", "KERNELOPT_COMPILE_REFERENCE='maybe' is not 0 or 1"),
+    ],
+)
+def test_a_bad_setting_stops_any_command_before_it_writes(
+    add_workspace, name: str, value: str, line: str, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 23: `TEST_TIMEOUT_SEC=abc kernelopt optimize` on a workspace committed V2-V4 as FAIL and
+    exited 0; every setting is now checked before the first stage."""
+    from kernelopt.cli.app import main
+
+    commits = add_workspace.log()
+    monkeypatch.setenv(name, value)
+    assert main(["optimize", str(add_workspace.root), "--device", "cpu", "--max-iters", "1"]) == 2
+    assert capsys.readouterr().err == f"kernelopt: error: {line}\n"
+    assert add_workspace.log() == commits and not (add_workspace.state_dir / "loop_state.json").exists()

@@ -4,8 +4,8 @@ Scripted agents under tests/data/agents/ change CODE, not knobs, on a multi-pass
 (tests/data/agents/rows/): one rewrites it as a single pass, one first breaks the build and then repairs
 it, one makes it slower so the gate fails and the loop reverts. The llm-api loop talks to a small chat
 server on 127.0.0.1 that the test starts and stops. Every run goes through ``kernelopt optimize`` with
-the real harness and ends in a consistent workspace: linear history, protected files byte-identical to
-the run start, clean git status.
+the real harness, from one gated V0 made once for the file (``rows_baseline``), and ends in a consistent
+workspace: linear history, protected files byte-identical to the run start, clean git status.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import Plan
 from kernelopt.workspace import Workspace
 
+from .conftest import with_baseline
 from .test_backends_llm_api import Canned, ChatServer
 
 AGENTS = Path(__file__).parent / "data" / "agents"
@@ -44,6 +45,13 @@ def _quick(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def agent(script: str) -> str:
     return f"command={PY} {shlex.quote(str(AGENTS / script))} {{prompt_file}}"
+
+
+@pytest.fixture
+def ws_root(ws_root: Path, rows_baseline: Path) -> Path:
+    """Every loop here starts from the same gated V0 (made once: tests/conftest.py) and runs from V1."""
+    with_baseline(rows_baseline, ws_root)
+    return ws_root
 
 
 def optimize(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[Workspace, dict[str, Any]]:
@@ -74,14 +82,15 @@ def agent_args(planner: str, implementer: str) -> list[str]:
 def test_agent_rewrites_the_multi_pass_kernel_as_single_pass(ws_root: Path, capsys) -> None:
     ws, summary = optimize(ws_root, capsys, "--max-iters", "2", *agent_args("planner.py", "single_pass.py"))
     results = [(o["version"], o["result"]) for o in summary["this_run"]]
-    assert results == [(0, "PASS"), (1, "PASS"), (2, "FAIL")]
+    assert results == [(1, "PASS"), (2, "FAIL")]
     assert ws.kernel_py.read_text() == SINGLE_PASS  # V1 is the kept kernel
     r2 = ws.memory.read(2)
     assert (r2.quality_gate.failure_reason or "").startswith(
         "the implementer could not apply the plan: the agent exited 0 without changing kernel.py"
     )
     assert summary["best_version"] == "v1" and summary["speedup_vs_baseline"] > 2
-    assert summary["profiles_taken"] == 3 and set(summary["stage_seconds"]) >= {"plan", "implement", "gate"}
+    # on the CPU no profiler runs (issue 23: "3 profile(s) taken" beside "no GPU profiler runs")
+    assert summary["profiles_taken"] == 0 and set(summary["stage_seconds"]) >= {"plan", "implement", "gate"}
     # the plan prompt the loop sent is exactly what `kernelopt prompt` prints for that version
     sent = (ws.state_dir / "agent" / "v2_plan_prompt.md").read_text()
     consistent(ws)
@@ -91,7 +100,7 @@ def test_agent_rewrites_the_multi_pass_kernel_as_single_pass(ws_root: Path, caps
 
 def test_a_compile_error_is_repaired(ws_root: Path, capsys) -> None:
     ws, summary = optimize(ws_root, capsys, "--max-iters", "1", *agent_args("planner.py", "compile_error.py"))
-    assert [o["result"] for o in summary["this_run"]] == ["PASS", "PASS"]
+    assert [o["result"] for o in summary["this_run"]] == ["PASS"]
     r1 = ws.memory.read(1)
     pit = r1.pitfalls_and_fixes[0]
     assert pit.error_type == "correctness_fail" and pit.error_message.startswith("kernel.py does not parse: line ")
@@ -102,7 +111,7 @@ def test_a_compile_error_is_repaired(ws_root: Path, capsys) -> None:
 
 def test_a_slower_kernel_is_rejected_and_reverted(ws_root: Path, capsys) -> None:
     ws, summary = optimize(ws_root, capsys, "--max-iters", "1", *agent_args("planner.py", "slower.py"))
-    assert [o["result"] for o in summary["this_run"]] == ["PASS", "FAIL"]
+    assert [o["result"] for o in summary["this_run"]] == ["FAIL"]
     r1 = ws.memory.read(1)
     assert r1.quality_gate.result is GateResult.FAIL and r1.quality_gate.failure_reason
     assert ws.kernel_py.read_bytes() == (ROWS / "kernel.py").read_bytes()  # back to V0
@@ -164,7 +173,7 @@ def test_llm_api_loop_against_a_local_chat_server(ws_root: Path, capsys, monkeyp
         assert len(server.requests) >= 4
         assert all(r["headers"].get("Authorization") == f"Bearer {key}" for r in server.requests)
     results = [o["result"] for o in summary["this_run"]]
-    assert results == ["PASS", "PASS", "FAIL"]  # V2's reply does not parse: a recorded result, not a crash
+    assert results == ["PASS", "FAIL"]  # V2's reply does not parse: a recorded result, not a crash
     assert "does not parse as Python" in (ws.memory.read(2).quality_gate.failure_reason or "")
     assert ws.kernel_py.read_text() == SINGLE_PASS
     for p in ws.root.rglob("*"):

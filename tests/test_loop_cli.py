@@ -44,22 +44,37 @@ def test_no_gpu_says_so_in_one_line(fakes: Fakes, ws_root: Path, capsys: pytest.
     assert list(ws_root.iterdir()) == []  # nothing created
 
 
-def test_cpu_path_refuses_a_triton_example_in_one_line(
-    fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_cpu_path_runs_triton_in_the_interpreter_and_refuses_cuda_in_one_line(
+    fakes: Fakes, ws_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the no-GPU line used to suggest --device cpu, where Triton's launcher then failed ("0 active drivers")
+    """Issue 23: `kernelopt batch examples/kernelbench --device cpu` failed the Triton problems ("0 active
+    drivers") unless the user set TRITON_INTERPRET=1: --device cpu now sets it for its workers."""
+    from kernelopt.cli.optimize import refuse_gpu_framework_on_cpu
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     example = Path(__file__).resolve().parents[1] / "examples" / "softmax"
-    assert main(["optimize", str(example), "--root", str(ws_root), "--device", "cpu"]) == 2
+    note = refuse_gpu_framework_on_cpu(example)
+    assert note is not None and "Triton's interpreter (TRITON_INTERPRET=1" in note
+    data = Path(__file__).parent / "data"
+    report = check_files(
+        data / "harness" / "add_triton.py",
+        data / "kernels" / "add_reference.py",
+        tmp_path / "state",
+        settings=HarnessSettings(device="cpu", seeds=1),
+    )
+    assert report.passed and report.device == "cpu", report.message
+    cuda = tmp_path / "cuda_task"
+    cuda.mkdir()
+    (cuda / "kernel.py").write_text("def run(x):\n    return x\n")
+    (cuda / "reference.py").write_text((data / "kernels" / "add_reference.py").read_text())
+    (cuda / "README.md").write_text("---\nframework: cuda\n---\n")
+    assert main(["optimize", str(cuda), "--root", str(ws_root), "--device", "cpu"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("kernelopt: error: --device cpu cannot run this triton kernel: it launches on a GPU driver;")
+    assert err.startswith("kernelopt: error: --device cpu cannot run this cuda kernel: it launches on a GPU driver;")
     assert err.count("\n") == 1 and "tests/data/loop" in err
     assert list(ws_root.iterdir()) == []  # nothing created
-
-    from kernelopt.cli.optimize import refuse_gpu_framework_on_cpu
-
-    monkeypatch.setenv("TRITON_INTERPRET", "1")  # Triton's interpreter runs it on the CPU: let through
-    refuse_gpu_framework_on_cpu(example)
 
 
 @pytest.mark.parametrize(
@@ -117,8 +132,9 @@ def test_human_summary_and_rerun_continues(
     assert "kernelopt summary" in out and "BLOCK 64 ->" in out  # the action cell: the knob move as applied
     assert "stopped: max_iterations: 1 iteration(s) run, limit 1" in out
     assert "best: v1 at 60 us (1.67x over V0)" in out
-    assert main(args) == 0  # the same folder again: the same workspace, the next version
     ws = Workspace(ws_root / "kernel_opt_loop")
+    assert all(f" {short} " in out for short, _ in ws.log(max_count=2))  # issue 23: the commit column survives
+    assert main(args) == 0  # the same folder again: the same workspace, the next version
     assert [s.split(":")[0] for s in subjects(ws)[1:]] == ["V0", "V1", "V2"]
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import UsageError, WorkspaceError
-from kernelopt.loop.journal import Journal
 from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import open_or_create
 from kernelopt.loop.settings import LoopRequest
@@ -20,7 +19,7 @@ from kernelopt.loop.stop import StopReason
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.workspace import Workspace
 
-from .loop_fakes import DATA, Fakes, block_of, journal, make_fakes, subjects
+from .loop_fakes import DATA, Fakes, block_of, commit_card, journal, make_fakes, subjects
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIO = {2: "regress"}  # V1 passes, V2 fails (revert marker)
@@ -230,13 +229,25 @@ def test_wall_time_accumulates_across_sessions(ws_root: Path) -> None:
 
 def test_lock_refuses_a_second_loop(ws_root: Path) -> None:
     ws, fakes = setup(ws_root)
-    held = Journal(ws.state_dir)
-    held.acquire()
+    code = (
+        "import sys, time; from kernelopt.loop.journal import Journal; "
+        f"Journal(__import__('pathlib').Path({str(ws.state_dir)!r})).acquire(); print('held', flush=True); "
+        "sys.stdin.read()"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": src},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
-        with pytest.raises(UsageError, match=f"another kernelopt optimize is running on .* \\(pid {os.getpid()}\\)"):
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(UsageError, match=f"another kernelopt optimize is running on .* \\(pid {holder.pid}\\)"):
             run(ws, fakes, max_iterations=1)
     finally:
-        held.release()
+        holder.communicate("")
     run(ws, fakes, max_iterations=1)
 
 
@@ -301,3 +312,25 @@ def test_a_task_card_edit_while_stopped_is_kept_on_resume(ws_root: Path) -> None
     assert s.stop is not None and ws.readme.read_text() == edited
     assert not any(p.error_type == "write_violation" for r in ws.memory.records() for p in r.pitfalls_and_fixes)
     assert any("README.md (the task card) was edited: accepted" in e.message for e in fakes.sink.events)
+
+
+def test_a_protected_file_changed_between_runs_is_refused_in_one_line(ws_root: Path) -> None:
+    """Issue 23: a reference.py changed between runs was used as the truth with no warning."""
+    ws, fakes = setup(ws_root)
+    run(ws, fakes, max_iterations=1)
+    commits = subjects(ws)
+    for rel, what in (
+        ("reference.py", "V0's"),
+        ("test_kernel.py", "the committed one"),
+        ("README.md", "the committed one"),
+    ):
+        original = (ws.root / rel).read_text()
+        (ws.root / rel).write_text(original + "\n# changed between runs\n")
+        with pytest.raises(WorkspaceError) as refused:
+            run(ws, fakes, max_iterations=1)
+        line = refused.value.one_line()
+        assert line.startswith(f"{ws.root / rel} differs from {what}") and "refusing to use it" in line
+        assert refused.value.exit_code == 2 and "\n" not in line and subjects(ws) == commits
+        (ws.root / rel).write_text(original)
+    commit_card(ws, max_iterations=5)  # a committed task-card edit is the user's: accepted
+    assert run(ws, fakes, max_iterations=1).stop is not None

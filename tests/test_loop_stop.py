@@ -134,11 +134,16 @@ def test_planner_runs_out_of_ideas(ws: Workspace, fakes: Fakes) -> None:
     assert s.iterations == len(LATENCY_US) - 1
 
 
-def test_baseline_failure_stops_without_a_commit(ws: Workspace, fakes: Fakes) -> None:
+def test_baseline_failure_stops_with_its_record_committed_not_as_v0(ws: Workspace, fakes: Fakes) -> None:
+    """Issue 23: a failed baseline left memory/v0.json untracked; its record is committed (not as V0)."""
     fakes.gate.fail_at = {0}
     s = run(ws, fakes)
     stopped(s, StopReason.BASELINE_FAILED, "the baseline kernel does not pass the gate: injected failure", ws)
-    assert subjects(ws) == ["init: workspace loop (kernel.py, reference.py, task card)"]
+    assert subjects(ws) == [
+        "init: workspace loop (kernel.py, reference.py, task card)",
+        "baseline check failed: the baseline kernel does not pass the gate: injected failure",
+    ]
+    assert ws.repo.git.status("--porcelain", "--untracked-files=all", "--", "memory").strip() == ""
     fakes.gate.fail_at = set()
     s = run(ws, fakes, max_iterations=0)  # fixed: the next run gates the baseline again
     assert subjects(ws)[-1].startswith("V0: baseline")

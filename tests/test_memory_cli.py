@@ -83,3 +83,17 @@ def test_errors_are_one_line(add_workspace, capsys: pytest.CaptureFixture[str]) 
 def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "schema", "memory")
     assert code == 0 and json.loads(out)["title"] == "IterationRecord"
+
+
+def test_the_workspace_may_be_given_first_as_for_report(add_workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: `report WS` is positional, `memory --workspace WS` was not; both spellings work."""
+    ws = str(add_workspace.root)
+    assert run(capsys, "memory", "create", ws, "--version", "v0")[0] == 0
+    code, out, _ = run(capsys, "memory", "latest", ws, "--json")
+    assert code == 0 and json.loads(out) == {"version": "v0"}
+    assert run(capsys, "memory", "mask", ws, "v0")[0] == 0
+    assert run(capsys, "memory", "unmask", "--workspace", ws, "v0")[0] == 0
+    code, out, _ = run(capsys, "memory", "list", ws, "--json")
+    assert code == 0 and json.loads(out)[0]["masked"] is False
+    code, _, err = run(capsys, "memory", "list")
+    assert code == 2 and err == "kernelopt: error: no workspace given; kernelopt memory <verb> WS (or --workspace WS)\n"

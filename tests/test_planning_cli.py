@@ -201,3 +201,23 @@ def test_run_plan_returns_plan_and_reports_planner_note(ws: Workspace) -> None:
     result = run_plan(ws, 1, RulePlanner(), guard=RunGuard(ws), summary=summary_of(ws, 1), history=[])
     assert result.verdict is PlanVerdict.PLANNED and result.plan is not None and result.reason is None
     assert result.plan.search_log[0].source == "gpu-wiki"
+
+
+def test_plan_and_prompt_have_a_cpu_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: profile, plan and prompt had no CPU path; the step-by-step workflow now runs without a GPU."""
+    from kernelopt.workspace import Workspace
+
+    loop = Path(__file__).parent / "data" / "loop"
+    ws = Workspace.create("steps", kernel=loop / "kernel.py", reference=loop / "reference.py", root=tmp_path)
+    code = main(["plan", str(ws.root), "--device", "cpu", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    summary = json.loads((ws.profile_dir(0) / "summary.json").read_text())
+    assert summary["tool_used"] == "timing-only (time.perf_counter on the CPU)"
+    assert summary["counters_unavailable_reason"].startswith("--device cpu: no GPU profiler runs")
+    assert json.loads(out)["plan"]["action_category"] == "block_size" and ws.plan_path(0).is_file()
+    assert main(["prompt", str(ws.root), "--stage", "plan", "--device", "cpu"]) == 0  # the profile is reused
+    assert "timing-only (time.perf_counter on the CPU)" in capsys.readouterr().out
+    fresh = Workspace.create("steps2", kernel=loop / "kernel.py", reference=loop / "reference.py", root=tmp_path)
+    assert main(["plan", str(fresh.root)]) == 2
+    assert "or pass --device cpu to take timing-only evidence on the CPU" in capsys.readouterr().err

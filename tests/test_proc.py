@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from kernelopt.proc import TerminationSignal, run_command, start_command
+from kernelopt.proc import TerminationSignal, kill_strays, run_command, start_command
 
 
 def test_captures_output_and_status() -> None:
@@ -156,3 +159,68 @@ def test_a_worker_dies_with_its_parent_even_in_a_group_of_its_own(tmp_path) -> N
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rfind(")") + 2] != "Z"  # a zombie is dead
+
+
+def _pids(folder: Path) -> list[int]:
+    return sorted(int(p.name.split(".")[1]) for p in folder.glob("pid.*"))
+
+
+SETSID_SLEEPER = (
+    "import os, subprocess, sys; from pathlib import Path\n"
+    "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+    "Path(sys.argv[1]).write_text(str(p.pid))\n"
+)
+
+
+def test_what_a_command_starts_in_another_session_is_killed_with_it(tmp_path: Path) -> None:
+    """setsid escapes the process-group kill; the command's token in its environment does not."""
+    pid_file = tmp_path / "pid"
+    argv = [sys.executable, "-c", SETSID_SLEEPER, str(pid_file)]
+    with start_command(argv, timeout_s=30, stdout_path=tmp_path / "o", stderr_path=tmp_path / "e") as cmd:
+        while cmd.running():
+            time.sleep(0.02)
+    pid = int(pid_file.read_text())
+    assert cmd.strays == [pid] and not _alive(pid)
+    run_command([sys.executable, "-c", SETSID_SLEEPER, str(pid_file)], timeout_s=30, sweep=True)
+    assert not _alive(int(pid_file.read_text()))
+    assert kill_strays(cmd.token) == []
+
+
+def test_a_worker_adopts_and_kills_what_it_orphaned(tmp_path: Path) -> None:
+    """PR_SET_CHILD_SUBREAPER: a double-forked daemon is handed to the worker, which kills it at exit."""
+    pid_file = tmp_path / "pid"
+    code = (
+        "import subprocess, sys; from kernelopt.proc import adopt_descendants; adopt_descendants()\n"
+        f"subprocess.run([sys.executable, '-c', {SETSID_SLEEPER!r}, sys.argv[1]], check=True)\n"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    subprocess.run([sys.executable, "-c", code, str(pid_file)], env={**os.environ, "PYTHONPATH": src}, timeout=60)
+    assert not _alive(int(pid_file.read_text()))
+
+
+def test_nothing_a_kernel_leaves_running_survives_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    data = Path(__file__).parent / "data"
+    strays = tmp_path / "strays"
+    strays.mkdir()
+    monkeypatch.setenv("HYGIENE_DAEMON_DIR", str(strays))
+    settings = HarnessSettings(device="cpu", seeds=1)
+    report = check_files(
+        data / "harness" / "daemon.py", data / "kernels" / "add_reference.py", tmp_path / "state", settings=settings
+    )
+    assert report.passed, report.message
+    pids = _pids(strays)
+    assert len(pids) == 2 and not any(_alive(p) for p in pids)
+    time.sleep(2.5)
+    assert not list(strays.glob("late.*"))  # no stray wrote after the check

@@ -22,3 +22,38 @@ def test_install_command_installs_the_package() -> None:
     readme = (ROOT / "README.md").read_text()
     install = _blocks(readme.split("## Install and run", 1)[1])[0]
     assert "pip install -e '.[dev]'" in install and "kernelopt" in install
+
+
+def test_the_cpu_example_tunes_a_knob_its_kernel_uses() -> None:
+    """Issue 23: the README's CPU example moved BLOCK, which its kernel did not use, for a noise-level
+    1.02x. Its kernel now adds in chunks of BLOCK elements (one torch call each), bounded by max=4096, the
+    largest shape: the knob changes the CPU latency many times over, then has converged."""
+    import importlib.util
+    import time
+
+    import torch
+
+    from kernelopt.tunables import discover
+
+    readme = (ROOT / "README.md").read_text()
+    assert "`kernelopt optimize tests/data/loop --device cpu --max-iters 2`" in readme
+    kernel_py = ROOT / "tests" / "data" / "loop" / "kernel.py"
+    (knob,) = [k for k in discover(kernel_py) if k.name == "BLOCK"]
+    assert knob.value == 64 and knob.legality.maximum == 4096
+    spec = importlib.util.spec_from_file_location("loop_kernel", kernel_py)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x, y = torch.randn(4096), torch.randn(4096)
+
+    def best_of(block: int) -> float:
+        module.BLOCK = block
+        times = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            out = module.run(x, y)
+            times.append(time.perf_counter() - t0)
+        assert torch.equal(out, x + y)
+        return min(times)
+
+    assert best_of(64) > 3 * best_of(4096)

@@ -147,3 +147,39 @@ def test_on_the_gpu_the_triton_relu_is_timed_against_eager_and_compiled(tmp_path
     assert report.bench is not None and report.bench.cases[0].reference is not None
     # a memory-bound ReLU: kernel and eager both near the copy rate, so the ratio is near 1
     assert 0.3 < ref.eager < 3.0
+
+
+def test_a_noisy_reference_is_flagged_and_its_speedup_withheld(tmp_path: Path, cpu_env: None) -> None:
+    """Issue 23: the CPU speedup over a reference timed under load was reported (3.18x, then 0.004x on a
+    quiet machine) with no warning; only the kernel's noise was flagged."""
+    ws = Workspace.create(
+        "noisy",
+        kernel=DATA / "kernels" / "add_kernel.py",
+        reference=DATA / "harness" / "noisy_reference.py",
+        root=tmp_path,
+    )
+    report = validate(ws, 0, previous=None)
+    assert report.result is GateResult.PASS  # the kernel itself is fine
+    ref = report.record.performance.speedup_vs_reference
+    assert ref is not None and ref.eager is None and report.speedup_vs_reference is None
+    assert ref.eager_ci_low is not None and ref.eager_ci_high is not None  # the interval is kept
+    assert ref.withheld is not None and ref.withheld.startswith("its 95 % interval")
+    warnings = report.record.performance.warnings
+    assert any("the reference: interquartile range is" in w for w in warnings), warnings
+    assert any("the speedup over the reference is withheld" in w for w in warnings)
+
+
+def test_too_wide_names_the_interval() -> None:
+    from kernelopt.harness.stats import SpeedupEstimate, Verdict, too_wide
+
+    wide = SpeedupEstimate(
+        speedup=3.18, ci_low=0.004, ci_high=3.4, n_blocks=20, min_gain_pct=2, verdict=Verdict.NO_CHANGE
+    )
+    assert too_wide(wide) == (
+        "its 95 % interval 0.004x..3.4x spans a factor 850 (over 2) across 1: the timing cannot say faster or slower"
+    )
+    assert too_wide(wide.model_copy(update={"ci_low": 2.0})) is None  # precise enough
+    assert too_wide(wide.model_copy(update={"ci_low": 0.002, "ci_high": 0.008})) is None  # wide, but surely slower
+    assert too_wide(wide.model_copy(update={"ci_low": 1.7, "ci_high": 892.0})) == (
+        "its 95 % interval 1.7x..892x spans a factor 525 (over 10): the timing is too noisy to give a figure"
+    )

@@ -68,7 +68,10 @@ def card(front: str) -> TaskCard:
         ),
         (
             "stop_conditions:\n  target_latncy_us: 5",
-            "'stop_conditions.target_latncy_us': Extra inputs are not permitted",
+            # issue 23: a wrong key lists the allowed ones
+            "'stop_conditions.target_latncy_us': unknown key (allowed: max_consecutive_failures, max_iterations, "
+            "max_wall_time_min, roofline_utilization_pct, target_latency_us, target_speedup, "
+            "target_speedup_vs_reference)",
         ),
     ],
 )

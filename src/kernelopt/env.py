@@ -82,7 +82,7 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar(
         "KERNELOPT_STARTUP_TIMEOUT_S",
         "startup_timeout_s",
-        "limit for the worker to start Python and import torch, seconds",
+        "limit for the worker to start Python and import torch, and again for importing reference.py, seconds",
         "120",
         deprecated=("KERNELOPT_STARTUP_TIMEOUT_SEC",),
     ),
@@ -152,6 +152,13 @@ VARIABLES: tuple[EnvVar, ...] = (
         "comma-separated secret-looking variables that child processes may see (read by kernelopt.proc)",
         "none",
     ),
+    EnvVar(
+        "KERNELOPT_REDACT",
+        "redact",
+        "comma-separated variable names (their values) or literal values that no kept file may hold "
+        "(read by kernelopt.redact; secret-looking variables and known key formats are redacted anyway)",
+        "none",
+    ),
     # the test suite
     EnvVar("KERNELOPT_GPU_TESTS", "gpu_tests", "1 runs the tests marked gpu (needs an NVIDIA GPU)", "off"),
     # set by kernelopt for its children
@@ -162,11 +169,26 @@ VARIABLES: tuple[EnvVar, ...] = (
         "",
         direction=Direction.SET,
     ),
+    EnvVar(
+        "KERNELOPT_COMMAND_ID",
+        None,
+        "a token of one worker or agent command, inherited by all it starts (what survives it is killed)",
+        "",
+        direction=Direction.SET,
+    ),
     EnvVar("KERNELOPT_WORKER", None, "1 in the harness worker process", "", direction=Direction.SET),
     EnvVar(
         "KERNELOPT_WORKER_FDS",
         None,
         "the pipe pair of a kernelopt.child worker: its read and write file descriptors, r,w",
+        "",
+        direction=Direction.SET,
+    ),
+    EnvVar(
+        "TRITON_INTERPRET",
+        None,
+        "1 in a harness worker on the CPU (--device cpu): Triton kernels run in Triton's interpreter "
+        "(unless you set it)",
         "",
         direction=Direction.SET,
     ),
@@ -188,13 +210,13 @@ class EnvSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    case_timeout_s: float | None = None
-    run_timeout_s: float | None = None
-    compile_timeout_s: float | None = None
-    startup_timeout_s: float | None = None
-    seeds: int | None = None
-    min_gain_pct: float | None = None
-    bench_s: float | None = None
+    case_timeout_s: float | None = Field(default=None, gt=0)
+    run_timeout_s: float | None = Field(default=None, gt=0)
+    compile_timeout_s: float | None = Field(default=None, gt=0)
+    startup_timeout_s: float | None = Field(default=None, gt=0)
+    seeds: int | None = Field(default=None, ge=1, le=32)
+    min_gain_pct: float | None = Field(default=None, ge=0, lt=100)
+    bench_s: float | None = Field(default=None, gt=0)
     device: str | None = None
     ncu: str | None = None
     cache_dir: Path | None = None
@@ -204,15 +226,16 @@ class EnvSettings(BaseModel):
     implementer: str | None = None
     web_search_cmd: str | None = None
     agent_command: str | None = None
-    agent_timeout_s: float | None = None
+    agent_timeout_s: float | None = Field(default=None, gt=0)
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
-    llm_timeout_s: float | None = None
+    llm_timeout_s: float | None = Field(default=None, gt=0)
     keep_env: str | None = None
+    redact: str | None = None
     compile_reference: bool | None = None
     compile_backend: str | None = None
-    size_scale: float | None = None
+    size_scale: float | None = Field(default=None, gt=0, le=1)
     gpu_tests: bool = False
 
     @classmethod
@@ -248,8 +271,24 @@ class EnvSettings(BaseModel):
         except ValidationError as exc:
             err = exc.errors()[0]
             field = str(err["loc"][0])
-            kind = "an integer" if field == "seeds" else "a number"
-            raise UsageError(f"{names[field]}={values[field]!r} is not {kind}") from None
+            raise UsageError(f"{names[field]}={values[field]!r} {_complaint(field, err)}") from None
+
+
+_BOUNDS = {"gt": "greater than", "ge": "at least", "lt": "less than", "le": "at most"}
+
+
+def _complaint(field: str, err: Mapping[str, object]) -> str:
+    """What is wrong with a value, in words: its kind, or the bound it breaks."""
+    ctx = err.get("ctx")
+    if isinstance(ctx, Mapping):
+        for key, words in _BOUNDS.items():
+            if key in ctx:
+                return f"must be {words} {ctx[key]:g}"
+    if field == "seeds":
+        return "is not an integer"
+    if field in ("compile_reference",):
+        return "is not 0 or 1"
+    return "is not a number"
 
 
 _warned: set[str] = set()
@@ -286,6 +325,16 @@ def read_worker_fds(env: Mapping[str, str] | None = None) -> tuple[int, int] | N
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise UsageError(f"{WORKER_FDS}={raw!r} is not two file descriptors r,w")
     return int(parts[0]), int(parts[1])
+
+
+def raw_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The raw text of one variable (by its :class:`EnvSettings` field), unvalidated; ``None`` when unset.
+
+    For the foundation code that must work while another setting is malformed (the redactor, the crash
+    log); everything else reads :meth:`EnvSettings.read`.
+    """
+    found = _lookup(os.environ if env is None else env, variable(field))
+    return None if found is None else found[1]
 
 
 def variable(field: str) -> EnvVar:

@@ -137,3 +137,20 @@ def disk_problem(exc: OSError) -> DiskProblem | None:
         code=exc.errno or 0,
         hint=hint,
     )
+
+
+_DISK_WORDS: dict[str, int] = {
+    "No space left on device": errno.ENOSPC,
+    "Disk quota exceeded": errno.EDQUOT,
+    "Read-only file system": errno.EROFS,
+}
+"""The C library's words for the disk errors, as a child process (git) prints them."""
+
+
+def disk_problem_in(text: str, *, path: str | None = None) -> DiskProblem | None:
+    """The one-line environment error (exit 3) for a child's error output that says the disk refused a
+    write (``git``: "No space left on device"), or ``None``."""
+    for words, code in _DISK_WORDS.items():
+        if words in text:
+            return disk_problem(OSError(code, words, path))
+    return None

@@ -4,7 +4,9 @@ Every persisted file of kernelopt (iteration records, summaries, plans, journals
 kernel edits of Stage 3) is written through :func:`atomic_write_text`: a temporary file in the same
 folder, fsync, then ``os.replace``. A failed or interrupted write leaves the previous file intact.
 An append-only record (a tuning session's JSONL) grows by :func:`append_line`: one whole line per write.
-This module imports nothing of kernelopt, so every layer may use it.
+Every text is redacted on the way (:func:`kernelopt.redact.redact`): no kept file holds a secret.
+:func:`redact_file` and :func:`redact_tree` clean files a child process wrote. This module imports
+nothing of kernelopt but the redactor, so every layer may use it.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from kernelopt.redact import redact
+
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, rename).
+    """Write ``text``, redacted (:func:`kernelopt.redact.redact`), to ``path`` atomically (temp file in
+    the same folder, fsync, rename).
 
     Creates the parent folders. On any error the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
@@ -24,7 +29,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.write(redact(text))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -46,6 +51,28 @@ def append_line(path: Path, line: str) -> None:
     if "\n" in line:
         raise ValueError("a record line holds no newline")
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(line + "\n")
+        fh.write(redact(line) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def redact_file(path: Path) -> bool:
+    """Redact a text file in place (one a child process wrote); True when it changed.
+
+    A missing file, a folder or a file that is not UTF-8 text is left alone; the rewrite is atomic.
+    """
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if redact(text) == text:
+        return False
+    atomic_write_text(path, text)
+    return True
+
+
+def redact_tree(folder: Path) -> list[Path]:
+    """Redact every text file under ``folder`` in place; the files that changed."""
+    if not folder.is_dir():
+        return []
+    return [p for p in sorted(folder.rglob("*")) if p.is_file() and redact_file(p)]

@@ -10,7 +10,10 @@ passed down to it, whose caller bounds its start-up and each request and kills i
 
 Secrets stay out of children: every command runs with :func:`child_env` of the environment it is given
 (or of this process's), which drops ``KERNELOPT_LLM_API_KEY`` and every variable whose name looks like a
-secret (:data:`SECRET_NAME`: ``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*CREDENTIAL*``, ...).
+secret (:func:`kernelopt.redact.is_secret_name`: ``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``,
+``*CREDENTIAL*``, ...). A child can still read its parent's environment (``/proc/<ppid>/environ``), so what
+it prints is redacted where it is caught: a :class:`CommandResult`'s output, and the output files of
+:func:`start_command` once the command has ended.
 A variable named in ``KERNELOPT_KEEP_ENV`` (comma-separated names, e.g. ``ANTHROPIC_API_KEY`` for a
 coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 """
@@ -18,11 +21,11 @@ coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
+import uuid
 import weakref
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -30,20 +33,38 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
-"""A variable whose name matches this is a secret and is not passed to child processes."""
-ALWAYS_DROPPED = ("KERNELOPT_LLM_API_KEY",)
-"""Never passed to a child, whatever ``KERNELOPT_KEEP_ENV`` says (only kernelopt's own llm-api client uses it)."""
+from kernelopt.fileio import redact_file
+from kernelopt.redact import ALWAYS_DROPPED, SECRET_NAME, is_secret_name, redact, secret_values
+
+__all__ = [
+    "ALWAYS_DROPPED",
+    "COMMAND_ID",
+    "SECRET_NAME",
+    "CommandResult",
+    "RunningCommand",
+    "TerminationSignal",
+    "adopt_descendants",
+    "child_env",
+    "die_with_parent",
+    "is_secret_name",
+    "kill_descendants",
+    "kill_strays",
+    "run_command",
+    "secret_values",
+    "signals_as_interrupt",
+    "start_command",
+]
+
 KEEP_ENV = "KERNELOPT_KEEP_ENV"
+"""Comma-separated names of secret-looking variables that children may see all the same."""
 PARENT_PID = "KERNELOPT_PARENT_PID"
 """Set in every child's environment: the pid of the kernelopt process that started it; a grandchild
 (the driver under ncu) inherits it (:func:`die_with_parent`)."""
-"""Comma-separated names of secret-looking variables that children may see all the same."""
-
-
-def is_secret_name(name: str) -> bool:
-    """True when the variable ``name`` is dropped from a child's environment by default."""
-    return name in ALWAYS_DROPPED or bool(SECRET_NAME.search(name))
+COMMAND_ID = "KERNELOPT_COMMAND_ID"
+"""Set in the environment of every command :func:`start_command` starts (and of a :func:`run_command`
+asked to ``sweep``): a token of that command, inherited by everything it starts, so that whatever
+survives it (a process started with ``setsid``, in a session of its own) is found and killed
+(:func:`kill_strays`)."""
 
 
 def die_with_parent() -> None:
@@ -67,6 +88,117 @@ def die_with_parent() -> None:
     started_by = os.environ.get(PARENT_PID, "")
     if os.getppid() == 1 or (started_by.isdigit() and not _alive(int(started_by))):
         os._exit(1)
+    adopt_descendants()
+
+
+def adopt_descendants() -> None:
+    """Make this worker the reaper of everything it starts, and kill all of it when the worker exits.
+
+    Linux ``prctl(PR_SET_CHILD_SUBREAPER)``: a process the kernel under test starts and orphans (a
+    daemon that double-forks, one started with ``setsid`` in a session of its own) is handed to this
+    worker instead of init, and an ``atexit`` hook kills every descendant (:func:`kill_descendants`).
+    Called by :func:`die_with_parent`, so every worker does it. Elsewhere nothing.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import atexit
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # 36 = PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return
+    atexit.register(kill_descendants)
+
+
+def _proc_table() -> dict[int, int]:
+    """pid -> parent pid of every process (Linux ``/proc``); empty elsewhere."""
+    table: dict[int, int] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 1 and fields[1].isdigit():
+            table[int(entry.name)] = int(fields[1])
+    return table
+
+
+def _kill_all(pids: Collection[int], *, wait_s: float = 2.0) -> list[int]:
+    """SIGKILL ``pids``; wait up to ``wait_s`` until they are gone (or zombies); the pids signalled."""
+    killed = []
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except (ProcessLookupError, PermissionError):
+            continue
+    deadline = time.monotonic() + wait_s
+    while killed and time.monotonic() < deadline and any(_running(p) for p in killed):
+        time.sleep(0.01)
+    return killed
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] != "Z"
+
+
+def kill_descendants(pid: int | None = None) -> list[int]:
+    """SIGKILL every descendant of ``pid`` (default: this process) and reap this process's children;
+    returns the pids killed."""
+    root = os.getpid() if pid is None else pid
+    table = _proc_table()
+    found: set[int] = set()
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        kids = [p for p, pp in table.items() if pp == parent and p not in found]
+        found.update(kids)
+        frontier += kids
+    killed = _kill_all(found)
+    if root == os.getpid():
+        with _suppress_child_errors():
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+    return killed
+
+
+@contextmanager
+def _suppress_child_errors() -> Iterator[None]:
+    try:
+        yield
+    except ChildProcessError:
+        return
+
+
+def kill_strays(token: str) -> list[int]:
+    """SIGKILL every process whose environment carries ``KERNELOPT_COMMAND_ID=token`` (what a command
+    left running after it ended, in whatever session or process group); returns their pids.
+
+    The check that nothing of a worker survives it: a process that moved to a session of its own
+    (``setsid``) escapes the process-group kill, but not its inherited environment.
+    """
+    needle = f"{COMMAND_ID}={token}".encode()
+    strays = []
+    for pid in _proc_table():
+        if pid == os.getpid():
+            continue
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            strays.append(pid)
+    return _kill_all(strays)
 
 
 def _alive(pid: int) -> bool:
@@ -92,12 +224,6 @@ def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = 
     out = {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
     out[PARENT_PID] = str(os.getpid())
     return out
-
-
-def secret_values(base: Mapping[str, str] | None = None) -> list[str]:
-    """The values of the secret-looking variables of ``base`` (default: this process's), 8+ characters."""
-    env = os.environ if base is None else base
-    return [v for k, v in env.items() if is_secret_name(k) and len(v) >= 8]
 
 
 @dataclass(frozen=True)
@@ -147,13 +273,17 @@ def _start(
     stderr: int | IO[bytes],
     keep: Collection[str] = (),
     pass_fds: Sequence[int] = (),
+    token: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """``Popen`` with the child leading a new process group (so one ``killpg`` reaches all it starts),
-    with secrets dropped from its environment (:func:`child_env`)."""
+    with secrets dropped from its environment (:func:`child_env`) and the command's ``token`` in it."""
+    child = child_env(env, keep=keep)
+    if token is not None:
+        child[COMMAND_ID] = token
     return subprocess.Popen(
         args,
         cwd=cwd,
-        env=child_env(env, keep=keep),
+        env=child,
         stdin=stdin,
         stdout=stdout,
         stderr=stderr,
@@ -170,6 +300,7 @@ def run_command(
     env: Mapping[str, str] | None = None,
     stdin_text: str | None = None,
     keep: Collection[str] = (),
+    sweep: bool = False,
 ) -> CommandResult:
     """Run ``argv`` to completion or until ``timeout_s`` seconds have passed.
 
@@ -181,6 +312,8 @@ def run_command(
             from it (:func:`child_env`).
         stdin_text: text fed to the child's standard input (default: no input, stdin is /dev/null).
         keep: secret-looking variable names the child may see all the same.
+        sweep: once the command has ended, kill whatever it left running, in any session
+            (:func:`kill_strays`; for commands that run foreign code: an agent, a kernel).
 
     Returns:
         A :class:`CommandResult`; a timeout is reported in it (``timed_out=True``), not raised.
@@ -193,6 +326,7 @@ def run_command(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
     start = time.monotonic()
+    token = uuid.uuid4().hex if sweep else None
     proc = _start(
         args,
         cwd=cwd,
@@ -201,10 +335,11 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         keep=keep,
+        token=token,
     )
     timed_out = False
     try:
-        out, err = proc.communicate(input=stdin_text.encode() if stdin_text is not None else None, timeout=timeout_s)
+        out, err = _communicate(proc, stdin_text, start + timeout_s, token)
     except subprocess.TimeoutExpired:
         timed_out = True
         _kill_group(proc)
@@ -220,14 +355,38 @@ def run_command(
         # A child that exited normally may have left members of its group behind (a spawned worker).
         if proc.poll() is not None and timed_out:
             _kill_group(proc)
+        if token is not None:
+            kill_strays(token)
     return CommandResult(
         argv=tuple(args),
         returncode=None if timed_out else proc.returncode,
-        stdout=(out or b"").decode(errors="replace"),
-        stderr=(err or b"").decode(errors="replace"),
+        stdout=redact((out or b"").decode(errors="replace")),
+        stderr=redact((err or b"").decode(errors="replace")),
         duration_s=time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+def _communicate(
+    proc: subprocess.Popen[bytes], stdin_text: str | None, deadline: float, token: str | None
+) -> tuple[bytes, bytes]:
+    """``proc.communicate`` until ``deadline`` (monotonic); raises ``subprocess.TimeoutExpired`` past it.
+
+    With a ``token`` (a swept command): once the command itself has exited, what it left running in
+    other sessions is killed, so a daemon holding its output pipes does not keep us waiting until the limit.
+    """
+    data = stdin_text.encode() if stdin_text is not None else None
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise subprocess.TimeoutExpired(proc.args, 0)
+        try:
+            return proc.communicate(input=data, timeout=min(remaining, 0.5) if token else remaining)
+        except subprocess.TimeoutExpired:
+            data = None  # sent with the first call; a retry must not send it again
+            if token is not None and proc.poll() is not None:
+                kill_strays(token)
+                _kill_group(proc)
 
 
 class RunningCommand:
@@ -243,10 +402,16 @@ class RunningCommand:
         started_at: ``time.monotonic()`` just before the child was started.
         timeout_s: the wall-clock limit, seconds from ``started_at``.
         timed_out: True once the group was killed for running past ``timeout_s``.
+        token: the command's ``KERNELOPT_COMMAND_ID``.
+        strays: pids of what it left running in other sessions, killed when the block was left.
     """
 
-    def __init__(self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float):
+    def __init__(
+        self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float, token: str
+    ):
         self._proc = proc
+        self.token = token
+        self.strays: list[int] = []
         self.argv = argv
         self.pid = proc.pid
         self.started_at = started_at
@@ -314,7 +479,8 @@ def start_command(
     Standard output and error are written to ``stdout_path`` and ``stderr_path`` (no pipe can fill
     up and block the command; what it wrote before a kill stays there); stdin is /dev/null. However
     the block is left (normally, by an error, by Ctrl-C or a :class:`TerminationSignal`), the whole
-    process group is killed and the command reaped, so nothing it started survives it.
+    process group is killed and the command reaped, and whatever it started in other sessions
+    (``setsid``) is found by its ``KERNELOPT_COMMAND_ID`` and killed: nothing it started survives it.
 
     Args:
         argv: program and arguments; the first element is looked up on ``PATH``.
@@ -339,13 +505,17 @@ def start_command(
     start = time.monotonic()
     # Append mode: a watcher may cut a file that floods (kernelopt.harness.runner.OutputCap) and the
     # child's next write then lands at the new end instead of leaving a hole.
+    token = uuid.uuid4().hex
     with _fresh_append(stdout_path) as out_fh, _fresh_append(stderr_path) as err_fh:
-        proc = _start(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh)
-    command = RunningCommand(proc, tuple(args), timeout_s, start)
+        proc = _start(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh, token=token)
+    command = RunningCommand(proc, tuple(args), timeout_s, start, token)
     try:
         yield command
     finally:
         command.kill()  # grandchildren it started, whatever happened
+        command.strays = kill_strays(token)  # and what it started in sessions of their own
+        for path in (stdout_path, stderr_path):
+            redact_file(path)
 
 
 def _kill_pid_group(pid: int) -> None:
@@ -364,8 +534,11 @@ class WorkerCommand:
         log_path: the file its standard output and error are appended to.
     """
 
-    def __init__(self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], log_path: Path) -> None:
+    def __init__(
+        self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], log_path: Path, token: str | None = None
+    ) -> None:
         self._proc = proc
+        self._token = token
         self.argv = argv
         self.pid = proc.pid
         self.log_path = log_path
@@ -384,9 +557,12 @@ class WorkerCommand:
             return None
 
     def kill(self) -> None:
-        """Kill its whole process group (SIGKILL; what it started too) and reap it; harmless when it has exited."""
+        """Kill its whole process group (SIGKILL; what it started too, in any session: :func:`kill_strays`)
+        and reap it; harmless when it has exited."""
         _kill_group(self._proc)
         self._proc.wait()
+        if self._token is not None:
+            kill_strays(self._token)
         self._finalizer.detach()
 
     @property
@@ -424,11 +600,20 @@ def start_worker(
         OSError: the program cannot be started.
     """
     args = [os.fspath(a) for a in argv]
+    token = uuid.uuid4().hex
     with _fresh_append(log_path) as log:
         proc = _start(
-            args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, keep=keep, pass_fds=pass_fds
+            args,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            keep=keep,
+            pass_fds=pass_fds,
+            token=token,
         )
-    return WorkerCommand(proc, tuple(args), log_path)
+    return WorkerCommand(proc, tuple(args), log_path, token)
 
 
 class TerminationSignal(KeyboardInterrupt):

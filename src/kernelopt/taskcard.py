@@ -91,6 +91,17 @@ def _accepted_range(model: type[BaseModel], loc: tuple[int | str, ...]) -> str |
     return " and ".join(bounds) or None
 
 
+def _allowed_keys(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the (sub-)model at ``loc`` accepts (``stop_conditions`` -> its conditions), or []."""
+    for part in loc:
+        field = model.model_fields.get(str(part))
+        sub = field.annotation if field is not None else None
+        if not (isinstance(sub, type) and issubclass(sub, BaseModel)):
+            return []
+        model = sub
+    return sorted(model.model_fields)
+
+
 def _problem(err: ErrorDetails) -> str:
     """``'stop_conditions.target_latency_us' = -5: must be > 0`` for one pydantic error of a task card."""
     loc = err["loc"]
@@ -100,6 +111,10 @@ def _problem(err: ErrorDetails) -> str:
     if accepted and err["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         return f"'{where}'{value}: must be {accepted}"
     msg = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        allowed = _allowed_keys(TaskCard, loc[:-1])
+        if allowed:
+            return f"'{where}': unknown key (allowed: {', '.join(allowed)})"
     return f"'{where}'{value}: {msg}" + (f" (accepted: {accepted})" if accepted else "")
 
 

@@ -7,14 +7,24 @@ repository has a local identity; the user's global git configuration is never to
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from kernelopt.errors import GitError, InputFileError, WorkspaceError
+from kernelopt.errors import (
+    DiskProblem,
+    GitError,
+    InputFileError,
+    UsageError,
+    WorkspaceError,
+    disk_problem,
+    disk_problem_in,
+)
 from kernelopt.fileio import atomic_write_text
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
@@ -45,8 +55,141 @@ def validate_name(name: str) -> str:
     return name
 
 
+class RunLock:
+    """The one lock of a workspace, from before its first write: ``<root>/.kernel_opt_<name>.lock``.
+
+    It lies beside the workspace folder, so it can be taken before the folder exists: ``kernelopt
+    optimize`` on a new task folder creates the workspace under it, and holds it to the end of the run;
+    a second start on the same folder is refused at once (exit 2), however close together they start.
+    ``flock`` is released by the kernel when the holder dies (``kill -9`` included). The file is removed
+    on release; a taker checks that the file it locked is still the one at the path (a release may have
+    removed it in between). Re-entrant within one process (the command and the loop both take it).
+
+    Args:
+        target: the workspace folder (it need not exist yet).
+    """
+
+    _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # lock file -> (fd, depth), this process's locks
+
+    def __init__(self, target: Path) -> None:
+        self.target = Path(target).expanduser().resolve()
+        self.path = self.target.parent / f".{self.target.name}.lock"
+
+    def acquire(self) -> None:
+        """Take the lock.
+
+        Raises:
+            UsageError: another kernelopt process holds it (its pid is in the message).
+            WorkspaceError: the workspace's parent is not a folder.
+        """
+        held = self._held.get(self.path)
+        if held is not None:
+            self._held[self.path] = (held[0], held[1] + 1)
+            return
+        parent = self.path.parent
+        if parent.exists() and not parent.is_dir():
+            raise WorkspaceError(f"--root {parent} is not a folder")
+        parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                raise UsageError(
+                    f"another kernelopt optimize is running on {self.target} (pid {holder})",
+                    hint="wait for it or stop it; the journal lets the next run continue",
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)  # the holder released and removed it after we opened it: take the new one
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())  # for the refusal's message; the lock holds without it
+        except OSError:
+            pass
+        self._held[self.path] = (fd, 1)
+
+    def release(self) -> None:
+        """Give the lock back (the last release of this process removes the file)."""
+        held = self._held.get(self.path)
+        if held is None:
+            return
+        fd, depth = held
+        if depth > 1:
+            self._held[self.path] = (fd, depth - 1)
+            return
+        del self._held[self.path]
+        self.path.unlink(missing_ok=True)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 def _template(name: str) -> str:
     return resources.files("kernelopt.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
+    """``git init`` in ``folder`` with the local identity, and the first commit; errors name ``shown``
+    (the workspace being made, not its staging folder).
+
+    Raises:
+        DiskProblem: the disk refused a write (no space, quota, read-only): one line, exit 3.
+        GitError: git failed otherwise (its last line of error output).
+    """
+    import git
+
+    try:
+        repo = git.Repo.init(folder, initial_branch="main")
+        with repo.config_writer() as cw:
+            cw.set_value("user", "name", GIT_USER[0])
+            cw.set_value("user", "email", GIT_USER[1])
+            cw.set_value("commit", "gpgsign", "false")
+        repo.index.add(
+            [
+                "kernel.py",
+                "reference.py",
+                "README.md",
+                "test_kernel.py",
+                ".gitignore",
+                "memory/.gitkeep",
+                "plans/.gitkeep",
+                "profiles/.gitkeep",
+            ]
+        )
+        repo.git.commit("-m", f"init: workspace {name} (kernel.py, reference.py, task card)")
+        repo.close()
+    except git.GitCommandError as exc:
+        raise git_failure(f"git {exc.command[1] if len(exc.command) > 1 else ''}", str(exc.stderr), shown) from None
+
+
+def _as_disk_problem(exc: OSError, target: Path) -> OSError | DiskProblem:
+    """A disk error met while ``target`` is made, named by ``target`` (not its staging folder); any other
+    ``OSError`` as it is."""
+    problem = disk_problem(OSError(exc.errno, exc.strerror, str(target)))
+    return exc if problem is None else problem
+
+
+def git_failure(what: str, stderr: str, where: Path) -> DiskProblem | GitError:
+    """The one-line error of a failed git command: a disk problem (exit 3) when git says so, else a
+    :class:`GitError` with git's last line of error output."""
+    problem = disk_problem_in(stderr, path=str(where))
+    if problem is not None:
+        return problem
+    lines = [line.strip() for line in stderr.strip().strip("'").splitlines() if line.strip()]
+    return GitError(f"{what} failed in {where}: {lines[-1] if lines else 'no error output'}")
 
 
 class Workspace:
@@ -120,7 +263,10 @@ class Workspace:
             raise WorkspaceError(f"--root {root_path} is not a folder")
         Path(root).expanduser().mkdir(parents=True, exist_ok=True)
         # Build in a sibling temp folder, then move into place: nothing half-made is left behind.
-        staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))
+        except OSError as exc:
+            raise _as_disk_problem(exc, target) from None
         try:
             shutil.copyfile(kernel, staging / "kernel.py")
             shutil.copyfile(reference, staging / "reference.py")
@@ -137,30 +283,13 @@ class Workspace:
             for sub in ("memory", "plans", "profiles"):
                 (staging / sub).mkdir()
                 (staging / sub / ".gitkeep").touch()
-            import git
-
-            repo = git.Repo.init(staging, initial_branch="main")
-            with repo.config_writer() as cw:
-                cw.set_value("user", "name", GIT_USER[0])
-                cw.set_value("user", "email", GIT_USER[1])
-                cw.set_value("commit", "gpgsign", "false")
-            repo.index.add(
-                [
-                    "kernel.py",
-                    "reference.py",
-                    "README.md",
-                    "test_kernel.py",
-                    ".gitignore",
-                    "memory/.gitkeep",
-                    "plans/.gitkeep",
-                    "profiles/.gitkeep",
-                ]
-            )
-            repo.git.commit("-m", f"init: workspace {name} (kernel.py, reference.py, task card)")
-            repo.close()
+            _init_repository(staging, name, shown=target)
             if target.exists():
                 shutil.rmtree(target)
             staging.rename(target)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise _as_disk_problem(exc, target) from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -263,7 +392,7 @@ class Workspace:
             # GitPython strips the last newline of the output unless told not to (file contents need it)
             return str(self._repo.git.execute(["git", *args], strip_newline_in_stdout=not exact))
         except git.GitCommandError as exc:
-            raise GitError(f"git {' '.join(args)} failed in {self.root}: {exc.stderr.strip()}") from None
+            raise git_failure(f"git {' '.join(args)}", str(exc.stderr), self.root) from None
 
     def head(self) -> str:
         """The full hash of HEAD."""

@@ -45,13 +45,25 @@ def problem_folders(directory: Path) -> list[Path]:
     """The sub-folders of ``directory`` that hold Python files, sorted by name (hidden ones skipped).
 
     Raises:
-        InputFileError: ``directory`` is not a folder.
+        InputFileError: ``directory`` is not a folder, or holds no problem folder (it may be one problem
+            itself: the hint says so).
     """
     directory = Path(directory)
     if not directory.is_dir():
         raise InputFileError(directory, "is not a folder", hint="give a folder whose sub-folders are problems")
-    return sorted(
+    found = sorted(
         p for p in directory.iterdir() if p.is_dir() and not p.name.startswith((".", "_")) and any(p.glob("*.py"))
+    )
+    if found:
+        return found
+    if (directory / "reference.py").is_file():
+        raise InputFileError(
+            directory,
+            "is one problem, not a folder of problems",
+            hint=f"give its parent folder ({directory.resolve().parent}), or run `kernelopt optimize {directory}`",
+        )
+    raise InputFileError(
+        directory, "holds no problem folder", hint="a batch is a folder whose sub-folders hold reference.py + kernel.py"
     )
 
 

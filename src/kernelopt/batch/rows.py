@@ -120,6 +120,8 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
             "speedup_vs_compile": ref.compiled if ref else None,
             "compile_s": ref.compile_s if ref else None,
             "best_version": record.version,
+            # a figure left out for noise says why (kernelopt.harness.stats.too_wide), not just n/a
+            "reason": f"the speedup over the reference is withheld: {ref.withheld}" if ref and ref.withheld else None,
         }
     )
 
@@ -130,7 +132,7 @@ def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
         update={
             "status": ProblemStatus(report.result.value),
             "correct": report.correctness.passed,
-            "reason": report.failure_reason,
+            "reason": report.failure_reason or row.reason,
         }
     )
 

@@ -42,9 +42,11 @@ from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
 from kernelopt.cli.output import plain_flags
-from kernelopt.env import DeprecatedVariable, EnvSettings
+from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
+from kernelopt.fileio import atomic_write_text
 from kernelopt.proc import signals_as_interrupt
+from kernelopt.redact import redact
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     init_cmd,
@@ -91,6 +93,9 @@ def build_app() -> typer.Typer:
         if ctx.invoked_subcommand is None:
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
+        # Every setting of the environment is checked before any command starts (exit 2, nothing
+        # written): a malformed value must not surface mid-run as failed versions.
+        EnvSettings.read()
 
     for module in COMMAND_MODULES:
         module.register(app)
@@ -98,15 +103,21 @@ def build_app() -> typer.Typer:
 
 
 def _crash_log(exc: BaseException) -> Path:
-    folder = EnvSettings.read().crash_dir or Path(tempfile.gettempdir())
-    folder.mkdir(parents=True, exist_ok=True)
+    """The crash log of an unexpected error (redacted, as every kept text), in ``KERNELOPT_CRASH_DIR``."""
+    configured = raw_value("crash_dir")  # unvalidated: the crash may be another setting's
+    folder = Path(configured).expanduser() if configured else Path(tempfile.gettempdir())
     path = folder / f"kernelopt-crash-{datetime.now(UTC):%Y%m%dT%H%M%S}-{os.getpid()}.log"
-    path.write_text(
+    atomic_write_text(
+        path,
         f"kernelopt {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
         f"argv {sys.argv}\n\n" + "".join(traceback.format_exception(exc)),
-        encoding="utf-8",
     )
     return path
+
+
+def _say(line: str) -> None:
+    """One line on stderr (newlines folded), redacted (an error may quote what a child printed)."""
+    sys.stderr.write(" ".join(redact(line).split()) + "\n")
 
 
 @contextlib.contextmanager
@@ -125,6 +136,16 @@ def _one_line_warnings() -> Iterator[None]:
         yield
 
 
+def _usage_line(exc: Exception) -> str:
+    """A usage error of the command line as one line (``--max-iters -1``), with where to read more;
+    never click's multi-line usage box."""
+    format_message = getattr(exc, "format_message", None)
+    message = format_message() if callable(format_message) else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "kernelopt"
+    return f"{message.rstrip('.')}; see `{path} --help`"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     app = build_app()
@@ -135,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         with signals_as_interrupt(), _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
-        sys.stderr.write(f"kernelopt: error: {exc.one_line()}\n")
+        _say(f"kernelopt: error: {exc.one_line()}")
         return exc.exit_code
     except typer.Exit as exc:
         return int(getattr(exc, "exit_code", 0) or 0)
@@ -143,11 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("kernelopt: aborted\n")
         return 130
     except typer.TyperException as exc:  # usage errors of the (vendored) click inside typer
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            sys.stderr.write(f"kernelopt: error: {exc}\n")
+        _say(f"kernelopt: error: {_usage_line(exc)}")
         return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         sys.stderr.write("kernelopt: interrupted\n")
@@ -156,13 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         problem = disk_problem(exc)
         if problem is None:
             log = _crash_log(exc)
-            sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
+            _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
             return 70
-        sys.stderr.write(f"kernelopt: error: {problem.one_line()}\n")
+        _say(f"kernelopt: error: {problem.one_line()}")
         return problem.exit_code
     except Exception as exc:  # our bug: keep the evidence, print one line
         log = _crash_log(exc)
-        sys.stderr.write(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})\n")
+        _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
         return 70
     return int(rv) if isinstance(rv, int) else 0
 

@@ -159,6 +159,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
         name = Path(directory).expanduser().resolve().name or "batch"
         out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
+        if out_dir.exists() and not out_dir.is_dir():
+            raise UsageError(f"--out {out_dir} is a file", hint="give a folder (it is created when missing)")
         options = BatchOptions(
             mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,
             out_dir=out_dir,

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from kernelopt.cli.output import emit_json, info, note, warn
-from kernelopt.workspace import DEFAULT_ROOT, Workspace
+from kernelopt.workspace import DEFAULT_ROOT, PREFIX, RunLock, Workspace, validate_name
 
 
 def register(app: typer.Typer) -> None:
@@ -34,9 +34,11 @@ def register(app: typer.Typer) -> None:
             task_card = card_beside(kernel)
             if task_card is not None:
                 note(f"task card: {task_card} (beside the kernel)")
-        ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
-        for found in fill_card(ws, device=None):
-            note(found.line())
+        target = Path(root).expanduser().resolve() / f"{PREFIX}{validate_name(name)}"
+        with RunLock(target):  # the same lock as a run: no run starts on a half-made workspace
+            ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
+            for found in fill_card(ws, device=None, announce=note):
+                note(found.line())
         for problem in ws.task_card().warnings():
             warn(problem)
         if as_json:

@@ -1,4 +1,4 @@
-"""``kernelopt memory <verb> --workspace W``: the spec's memory_manager."""
+"""``kernelopt memory <verb> WS`` (or ``--workspace WS``, the spec's spelling): the spec's memory_manager."""
 
 from __future__ import annotations
 
@@ -10,9 +10,23 @@ from typing import Any
 import typer
 
 from kernelopt.cli.output import emit_json, fmt, info, table
-from kernelopt.errors import RecordError
+from kernelopt.errors import RecordError, UsageError
 from kernelopt.memory.model import IterationRecord
 from kernelopt.memory.store import MemoryStore
+
+
+def _chosen(positional: Path | None, option: Path | None) -> Path:
+    """The workspace named positionally (as ``kernelopt report WS``) or by ``--workspace``; one of them.
+
+    Raises:
+        UsageError: neither, or two different ones.
+    """
+    if positional is not None and option is not None and Path(positional) != Path(option):
+        raise UsageError(f"two workspaces given: {positional} and --workspace {option}")
+    chosen = positional if positional is not None else option
+    if chosen is None:
+        raise UsageError("no workspace given", hint="kernelopt memory <verb> WS (or --workspace WS)")
+    return chosen
 
 
 def _store(workspace: Path) -> MemoryStore:
@@ -61,29 +75,34 @@ def summary_rows(records: list[IterationRecord]) -> list[dict[str, Any]]:
 def register(app: typer.Typer) -> None:
     mem = typer.Typer(help="Create, read, update, mask and summarize memory/v<N>.json records.", no_args_is_help=True)
     app.add_typer(mem, name="memory")
-    ws_opt = typer.Option(..., "--workspace", "-w", help="The workspace folder.")
+    ws_opt = typer.Option(None, "--workspace", "-w", help="The workspace folder (or give it first, positionally).")
+    ws_arg = typer.Argument(None, help="The workspace folder (or --workspace).", show_default=False)
     json_opt = typer.Option(False, "--json", help="Print the result as JSON.")
 
     @mem.command("create")
     def create(
-        workspace: Path = ws_opt,
+        ws: Path | None = ws_arg,
+        workspace: Path | None = ws_opt,
         version: str = typer.Option(..., "--version", help="v<N>"),
         force: bool = typer.Option(False, "--force", help="Replace an existing record."),
         as_json: bool = json_opt,
     ) -> None:
         """Create an empty record for a version."""
+        workspace = _chosen(ws, workspace)
         store = _store(workspace)
         record = store.create(version, force=force)
         emit_json(record) if as_json else info(f"created {store.path(record.version)}")
 
     @mem.command("read")
     def read(
-        workspace: Path = ws_opt,
+        ws: Path | None = ws_arg,
+        workspace: Path | None = ws_opt,
         version: str | None = typer.Option(None, "--version", help="v<N> (default: latest unmasked)."),
         field: str | None = typer.Option(None, "--field", help="Dotted path, e.g. performance.latency_us."),
         include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
     ) -> None:
         """Print a record (or one field of it) as JSON."""
+        workspace = _chosen(ws, workspace)
         store = _store(workspace)
         if version is None:
             record = store.latest(include_masked=include_masked)
@@ -100,17 +119,24 @@ def register(app: typer.Typer) -> None:
 
     @mem.command("update")
     def update(
-        workspace: Path = ws_opt,
+        ws: Path | None = ws_arg,
+        workspace: Path | None = ws_opt,
         version: str = typer.Option(..., "--version", help="v<N>"),
         sets: list[str] = typer.Option(..., "--set", help="key.path=value (repeatable)."),
         as_json: bool = json_opt,
     ) -> None:
         """Set fields (converted by the schema's type); all or nothing, validated, atomic."""
+        workspace = _chosen(ws, workspace)
         store = _store(workspace)
         record = store.update(version, list(sets))
         emit_json(record) if as_json else info(f"updated {store.path(record.version)}")
 
-    def _mask(workspace: Path, versions: list[str], masked: bool, as_json: bool) -> None:
+    def _mask(workspace: Path | None, versions: list[str], masked: bool, as_json: bool) -> None:
+        if workspace is None and versions:  # kernelopt memory mask WS v1 v2
+            workspace, versions = Path(versions[0]), versions[1:]
+        workspace = _chosen(None, workspace)
+        if not versions:
+            raise UsageError("no version to change", hint="kernelopt memory mask WS v<N>...")
         store = _store(workspace)
         for v in versions:  # check all first: nothing is written if one is missing
             store.read(v)
@@ -121,18 +147,27 @@ def register(app: typer.Typer) -> None:
             info(f"{'masked' if masked else 'unmasked'}: {', '.join(done)}")
 
     @mem.command("mask")
-    def mask(workspace: Path = ws_opt, versions: list[str] = typer.Argument(...), as_json: bool = json_opt) -> None:
+    def mask(
+        workspace: Path | None = ws_opt,
+        versions: list[str] = typer.Argument(..., help="[WS] v<N>..."),
+        as_json: bool = json_opt,
+    ) -> None:
         """Mask records: kept for audit, never read as active data."""
         _mask(workspace, versions, True, as_json)
 
     @mem.command("unmask")
-    def unmask(workspace: Path = ws_opt, versions: list[str] = typer.Argument(...), as_json: bool = json_opt) -> None:
+    def unmask(
+        workspace: Path | None = ws_opt,
+        versions: list[str] = typer.Argument(..., help="[WS] v<N>..."),
+        as_json: bool = json_opt,
+    ) -> None:
         """Unmask records."""
         _mask(workspace, versions, False, as_json)
 
     @mem.command("list")
-    def list_(workspace: Path = ws_opt, as_json: bool = json_opt) -> None:
+    def list_(ws: Path | None = ws_arg, workspace: Path | None = ws_opt, as_json: bool = json_opt) -> None:
         """List every record (masked ones included) with its status."""
+        workspace = _chosen(ws, workspace)
         store = _store(workspace)
         rows = []
         for n in store.versions():
@@ -159,11 +194,13 @@ def register(app: typer.Typer) -> None:
 
     @mem.command("latest")
     def latest(
-        workspace: Path = ws_opt,
+        ws: Path | None = ws_arg,
+        workspace: Path | None = ws_opt,
         include_masked: bool = typer.Option(False, "--include-masked"),
         as_json: bool = json_opt,
     ) -> None:
         """Print the latest unmasked version label."""
+        workspace = _chosen(ws, workspace)
         record = _store(workspace).latest(include_masked=include_masked)
         if record is None:
             raise RecordError(f"{workspace}: no unmasked records")
@@ -171,12 +208,13 @@ def register(app: typer.Typer) -> None:
 
     @mem.command("summary")
     def summary(
-        workspace: Path = ws_opt,
+        ws: Path | None = ws_arg,
+        workspace: Path | None = ws_opt,
         include_masked: bool = typer.Option(False, "--include-masked"),
         as_json: bool = json_opt,
     ) -> None:
         """Table of versions: latency, TFLOP/s, GB/s, utilization, correctness, gate, action."""
-        rows = summary_rows(list(_store(workspace).records(include_masked=include_masked)))
+        rows = summary_rows(list(_store(_chosen(ws, workspace)).records(include_masked=include_masked)))
         if as_json:
             emit_json(rows)
             return

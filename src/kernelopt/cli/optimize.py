@@ -7,6 +7,7 @@ import signal
 import sys
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -17,6 +18,10 @@ from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.protocols import EventKind, LoopEvent
 from kernelopt.loop.summary import LoopSummary
+from kernelopt.oneline import one_line
+
+if TYPE_CHECKING:
+    from kernelopt.loop.settings import LoopRequest
 
 DEVICES = ("cuda", "cpu")
 
@@ -79,34 +84,38 @@ class TerminalProgress:
 
 
 def _render(summary: LoopSummary) -> None:
+    # the commit beside the version: a narrow pipe folds the text column, never drops the hash
     rows = [
         [
             r.version,
             r.result or "-",
+            r.commit or "-",
             r.latency_us,
             r.tflops,
             r.bandwidth_gbps,
             r.roofline_measured_pct,
             r.roofline_spec_pct,
-            (r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}")[:70],
-            r.commit or "-",
+            one_line(r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}", 70),
         ]
         for r in summary.versions
     ]
+    columns = [
+        "version",
+        "gate",
+        "commit",
+        "us",
+        "TFLOP/s",
+        "GB/s",
+        "% roof\nmeas.",
+        "% roof\nspec",
+        "action / failure",
+    ]
+    # a figure no version has (TFLOP/s without FLOPs, a roofline on the CPU) is left out, not a column of n/a
+    keep = [i for i, c in enumerate(columns) if i < 3 or c == columns[-1] or any(r[i] is not None for r in rows)]
     table(
         f"kernelopt summary: {summary.workspace}",
-        [
-            "version",
-            "gate",
-            "us",
-            "TFLOP/s",
-            "GB/s",
-            "% roof meas.",
-            "% roof spec",
-            "action / failure",
-            "commit",
-        ],
-        rows,
+        [columns[i] for i in keep],
+        [[r[i] for i in keep] for r in rows],
         wide="action / failure",
     )
     if summary.best_version is not None:
@@ -133,7 +142,8 @@ def _render(summary: LoopSummary) -> None:
     )
     if summary.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
-        line = f"time per stage: {spent}; {summary.profiles_taken} profile(s) taken"
+        taken = f"{summary.profiles_taken} profile(s) taken" if summary.profiles_taken else "no profiler run"
+        line = f"time per stage: {spent}; {taken}"
         for part in textwrap.wrap(
             line, width=width_of(sys.stdout) or shutil.get_terminal_size().columns, subsequent_indent="  "
         ):
@@ -142,31 +152,100 @@ def _render(summary: LoopSummary) -> None:
         info(f"stopped: {summary.stop.line()}")
 
 
-def refuse_gpu_framework_on_cpu(folder: Path) -> None:
-    """Refuse ``--device cpu`` for a kernel whose task card says it is Triton, CUDA or HIP code.
+def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
+    """Refuse ``--device cpu`` for a kernel whose task card says it is CUDA or HIP code; for a Triton
+    kernel, the note that it runs in Triton's interpreter.
 
-    Those kernels launch on a GPU driver (Triton's launcher finds "0 active drivers" without one);
-    the CPU path times kernels written for torch CPU tensors. Triton's interpreter
-    (``TRITON_INTERPRET=1``, set by the user) runs Triton kernels on the CPU and is let through.
+    CUDA and HIP kernels launch on a GPU driver; the CPU path times kernels written for torch CPU
+    tensors, and Triton kernels in Triton's interpreter (the harness sets ``TRITON_INTERPRET=1`` for its
+    CPU workers, :func:`kernelopt.harness.runner.worker_env`).
 
     Raises:
         UsageError: the card names a GPU-only framework.
     """
-    import os
-
     from kernelopt.taskcard import TaskCard
 
     card_path = folder / "README.md"
     framework = TaskCard.load(card_path).framework if card_path.is_file() else None
-    if framework == "triton" and os.environ.get("TRITON_INTERPRET") == "1":
-        return
-    if framework in ("triton", "cuda", "hip"):
+    if framework == "triton":
+        return (
+            "--device cpu: the Triton kernel runs in Triton's interpreter (TRITON_INTERPRET=1; slow: use small shapes)"
+        )
+    if framework in ("cuda", "hip"):
         raise UsageError(
             f"--device cpu cannot run this {framework} kernel: it launches on a GPU driver",
             hint="run it on a machine with an NVIDIA GPU; the CPU path is for kernels on torch CPU tensors "
-            "(try `kernelopt optimize tests/data/loop --device cpu`), or set TRITON_INTERPRET=1 for Triton's "
-            "interpreter (slow: use small shapes)",
+            "and Triton kernels (in Triton's interpreter): try `kernelopt optimize tests/data/loop --device cpu`",
         )
+    return None
+
+
+def _run(
+    path: Path,
+    name: str | None,
+    root: Path | None,
+    request: LoopRequest,
+    reuse_workspace: bool,
+    as_json: bool,
+    planner_options: list[str],
+    implementer_options: list[str],
+) -> LoopSummary:
+    """Open (or create) the workspace and run the loop on it (the caller holds the run lock)."""
+    from kernelopt.backends.settings import parse_assignments
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import find_existing, open_or_create
+    from kernelopt.loop.settings import resolve_settings
+    from kernelopt.loop.wiring import build_collaborators
+
+    existing = find_existing(path, name=name, root=root)
+    chosen = request.device
+    if chosen is None and existing is not None:
+        chosen = resolve_settings(existing, request)[0].device
+    if chosen != "cpu" and not nvidia_gpu_present():
+        raise EnvironmentProblem(
+            "no NVIDIA GPU found",
+            hint="run `kernelopt doctor` to check the setup; --device cpu runs kernels written for torch CPU "
+            "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
+        )
+    if chosen == "cpu":
+        interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
+        if interpreted is not None:
+            note(interpreted)
+    opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
+    ws = opened.workspace
+    if opened.note:
+        warn(opened.note)
+    elif opened.created and not as_json:
+        info(f"created {ws.root}")
+    if opened.created:
+        from kernelopt.loop.opening import fill_card
+
+        for found in fill_card(ws, device=chosen, announce=note):
+            note(found.line())
+    for problem in ws.task_card().warnings():
+        warn(problem)
+    settings, _ = resolve_settings(ws, request)
+    progress = TerminalProgress()
+    collaborators = build_collaborators(
+        ws,
+        settings,
+        progress=progress,
+        planner_options=parse_assignments(list(planner_options)),
+        implementer_options=parse_assignments(list(implementer_options)),
+    )
+    previous_handler = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        summary = OptimizeLoop(ws, collaborators, request).run()
+    except KeyboardInterrupt:
+        progress.close()
+        sys.stderr.write(
+            f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"
+        )
+        raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous_handler)
+        progress.close()
+    return summary
 
 
 def register(app: typer.Typer) -> None:
@@ -206,12 +285,10 @@ def register(app: typer.Typer) -> None:
         Stop conditions come from README.md's front matter; the flags override them. Ctrl-C (or a crash)
         leaves the run resumable: run the command again, or pass --resume.
         """
-        from kernelopt.backends.settings import parse_assignments
-        from kernelopt.loop.machine import OptimizeLoop
-        from kernelopt.loop.opening import check_task_folder, find_existing, open_or_create
-        from kernelopt.loop.settings import LoopRequest, resolve_settings
+        from kernelopt.loop.opening import check_task_folder, find_existing, target_of
+        from kernelopt.loop.settings import LoopRequest
         from kernelopt.loop.stop import StopReason
-        from kernelopt.loop.wiring import build_collaborators
+        from kernelopt.workspace import RunLock
 
         if device is not None and device not in DEVICES:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
@@ -227,54 +304,11 @@ def register(app: typer.Typer) -> None:
             target_latency_us=target_latency_us,
             target_speedup=target_speedup,
         )
-        existing = find_existing(path, name=name, root=root)
-        if existing is None:
-            check_task_folder(path)  # a wrong PATH is said before a missing GPU
-        chosen = device
-        if chosen is None and existing is not None:
-            chosen = resolve_settings(existing, request)[0].device
-        if chosen != "cpu" and not nvidia_gpu_present():
-            raise EnvironmentProblem(
-                "no NVIDIA GPU found",
-                hint="run `kernelopt doctor` to check the setup; --device cpu runs kernels written for torch CPU "
-                "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
-            )
-        if chosen == "cpu":
-            refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
-        opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
-        ws = opened.workspace
-        if opened.note:
-            warn(opened.note)
-        elif opened.created and not as_json:
-            info(f"created {ws.root}")
-        if opened.created:
-            from kernelopt.loop.opening import fill_card
-
-            for found in fill_card(ws, device=chosen):
-                note(found.line())
-        for problem in ws.task_card().warnings():
-            warn(problem)
-        settings, _ = resolve_settings(ws, request)
-        progress = TerminalProgress()
-        collaborators = build_collaborators(
-            ws,
-            settings,
-            progress=progress,
-            planner_options=parse_assignments(list(planner_options)),
-            implementer_options=parse_assignments(list(implementer_options)),
-        )
-        previous_handler = signal.signal(signal.SIGTERM, _terminate)
-        try:
-            summary = OptimizeLoop(ws, collaborators, request).run()
-        except KeyboardInterrupt:
-            progress.close()
-            sys.stderr.write(
-                f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"
-            )
-            raise typer.Exit(130) from None
-        finally:
-            signal.signal(signal.SIGTERM, previous_handler)
-            progress.close()
+        if find_existing(path, name=name, root=root) is None:
+            check_task_folder(path)  # a wrong PATH is said before a missing GPU, and before any write
+        # One lock from the first write: the workspace is created, and the run made, under it.
+        with RunLock(target_of(path, name=name, root=root)):
+            summary = _run(path, name, root, request, reuse_workspace, as_json, planner_options, implementer_options)
         if as_json:
             emit_json(summary)
         else:

@@ -56,6 +56,9 @@ def register(app: typer.Typer) -> None:
             help="rules: web-search command, '{query}' replaced (default: $KERNELOPT_WEB_SEARCH_CMD; off when unset).",
         ),
         web_timeout_s: float = typer.Option(30.0, "--web-timeout", help="rules: web command time limit, s."),
+        device: str | None = typer.Option(
+            None, "--device", help="cpu: with no profile yet, take Stage 1's timing-only evidence on the CPU first."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Stage 2: search knowledge, choose one new action, write plans/v<N>_plan.md (and nothing else)."""
@@ -64,10 +67,12 @@ def register(app: typer.Typer) -> None:
         from kernelopt.stages.backends import build_planner
         from kernelopt.stages.guard import RunGuard
         from kernelopt.stages.implement import summary_of
-        from kernelopt.stages.plan import PlanVerdict, default_version, run_plan
+        from kernelopt.stages.plan import PlanVerdict, cpu_evidence, default_version, run_plan
 
         ws = Workspace(workspace)
-        n = version if version is not None else default_version(ws)
+        if device not in (None, "cpu", "cuda"):
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        n = cpu_evidence(ws, version) if device == "cpu" else default_version(ws) if version is None else version
         opts: dict[str, Any] = parse_assignments(list(options))
         if planner == "rules":
             command = web_command if web_command is not None else EnvSettings.read().web_search_cmd
@@ -89,7 +94,7 @@ def register(app: typer.Typer) -> None:
         if summary is None:
             raise PlanError(
                 f"no Stage 1 evidence for v{n}: profiles/v{n}/summary.json not found",
-                hint="run Stage 1 (kernelopt profile) first",
+                hint="run Stage 1 (kernelopt profile) first, or pass --device cpu to take it on the CPU",
             )
         result = run_plan(ws, n, backend, guard=RunGuard(ws), summary=summary, history=list(ws.memory.records()))
         path = ws.plan_path(n)

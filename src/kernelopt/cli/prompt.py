@@ -27,6 +27,9 @@ def register(app: typer.Typer) -> None:
             "agent", "--channel", help="agent (works in the workspace) or api (sees only the prompt)."
         ),
         out: Path | None = typer.Option(None, "--out", help="Write the prompt to this file instead of stdout."),
+        device: str | None = typer.Option(
+            None, "--device", help="cpu: with no profile yet, take Stage 1's timing-only evidence on the CPU first."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Print the prompt a coding agent or chat model would get, for running your own agent by hand."""
@@ -35,7 +38,7 @@ def register(app: typer.Typer) -> None:
         from kernelopt.fileio import atomic_write_text
         from kernelopt.stagenames import BACKEND_STAGES, Stage
         from kernelopt.stages.implement import implement_version, read_plan, stage_context
-        from kernelopt.stages.plan import default_version
+        from kernelopt.stages.plan import cpu_evidence, default_version
         from kernelopt.workspace import Workspace
 
         try:
@@ -51,7 +54,12 @@ def register(app: typer.Typer) -> None:
         if version is not None and version < 1:
             raise UsageError(f"--version {version}: prompts are for iterations 1 and later (V0 is the baseline)")
         ws = Workspace(workspace)
-        n = version if version is not None else (default_version(ws) if st is Stage.PLAN else implement_version(ws))
+        if device not in (None, "cpu", "cuda"):
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        if device == "cpu" and st is Stage.PLAN:
+            n = cpu_evidence(ws, version)
+        else:
+            n = version if version is not None else (default_version(ws) if st is Stage.PLAN else implement_version(ws))
         newest = ws.next_version()
         if n > newest:
             raise UsageError(

@@ -13,7 +13,7 @@ from kernelopt.tunables import ResourceLimits, apply, discover
 def register(app: typer.Typer) -> None:
     @app.command("tunables")
     def tunables(
-        file: Path = typer.Argument(..., help="A kernel file (e.g. a workspace's kernel.py)."),
+        file: Path = typer.Argument(..., help="A kernel file, or a folder holding kernel.py (a workspace)."),
         sets: list[str] = typer.Option(
             [], "--set", help="KNOB=VALUE to apply (value, x2, /2, +1, -1, up, down); repeatable."
         ),
@@ -42,6 +42,8 @@ def register(app: typer.Typer) -> None:
         """List the knobs of FILE (launch literals, launch options left out, computed values, autotune
         configs, heuristics, marked constants) with legal values; semantic parameters are listed, never
         edited."""
+        if file.is_dir() and (file / "kernel.py").is_file():
+            file = file / "kernel.py"  # a workspace or task folder: its kernel
         evaluation = None
         if evaluate:
             from kernelopt.tunables.evaluate import discover_evaluated

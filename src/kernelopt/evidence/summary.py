@@ -100,6 +100,33 @@ def mark_empty(kernels: Sequence[KernelEvidence]) -> list[str]:
     return notes
 
 
+CLASSIFYING_METRICS = ("sm_throughput_pct", "memory_throughput_pct")
+"""What the NVIDIA bottleneck class needs (kernelopt.evidence.bottleneck.classify): Speed Of Light."""
+
+
+def partial_data_lines(summary: ProfileSummary) -> list[str]:
+    """``PARTIAL DATA`` warnings for the top of the summary: an NVIDIA kernel with data whose bottleneck
+    cannot be classified because the input lacks the Speed Of Light throughputs (a raw page of a few
+    metrics, a section left out): most of its headline metrics then read n/a, and that must be said
+    once, up front, not only metric by metric."""
+    if summary.vendor.value != "nvidia" or not summary.counters_available:  # timing-only says so itself
+        return []
+    out = []
+    for k in summary.kernels:
+        if k.no_data_reason or k.bottleneck is not BottleneckType.UNKNOWN:
+            continue
+        missing = [m for m in CLASSIFYING_METRICS if k.metric(m) is None]
+        if not missing:
+            continue
+        present = sum(1 for m in KEY_METRICS if k.metric(m) is not None)
+        out.append(
+            f"PARTIAL DATA: {k.kernel_name[:120]}: bottleneck unknown, {' and '.join(missing)} not in this input "
+            f"({present} of {len(KEY_METRICS)} headline metrics are); profile with the SpeedOfLight section "
+            "(ncu --section SpeedOfLight, or --set full) to classify it"
+        )
+    return out
+
+
 def launch_key(kernel: KernelEvidence) -> tuple[str, tuple[int, ...] | None, tuple[int, ...] | None]:
     """Launches are identical when kernel name and launch configuration (grid and block) agree."""
     return (
@@ -220,6 +247,7 @@ def _header_lines(summary: ProfileSummary) -> list[str]:
     for k in empty:
         launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
         lines.append(f"NO DATA: {k.kernel_name[:160]}{launch}: every measured metric is n/a")
+    lines += partial_data_lines(summary)
     lines += [f"NOTE: {note}" for note in summary.notes if not note.startswith("NO DATA for ")]
     return lines
 

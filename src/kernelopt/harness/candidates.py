@@ -48,6 +48,7 @@ from kernelopt.harness.runner import run_worker, signal_name, worker_env
 from kernelopt.harness.stats import summarize
 from kernelopt.memory.model import CandidateStatus
 from kernelopt.memory.store import atomic_write_text
+from kernelopt.oneline import last_line, one_line
 from kernelopt.proc import die_with_parent
 
 WORKER_MODULE = "kernelopt.harness.candidates"
@@ -189,8 +190,8 @@ def _died(outcome: RunOutcome) -> tuple[CandidateStatus, str]:
     sig = signal_name(outcome.returncode)
     if sig is not None:
         return CandidateStatus.CRASHED, f"the worker died with {sig}"
-    tail = (outcome.stderr_tail or "").strip().splitlines()
-    detail = f": {tail[-1][:200]}" if tail else ""
+    tail = last_line(outcome.stderr_tail or "", 200)
+    detail = f": {tail}" if tail else ""
     return CandidateStatus.CRASHED, f"the worker exited with code {outcome.returncode} without a result{detail}"
 
 
@@ -252,7 +253,7 @@ def _drain(
         extra = {"KERNELOPT_WORKER": "1"}
         if mode is JobMode.CHECK:
             extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations, as the gate's check does
-        env = worker_env(os.environ, extra)
+        env = worker_env(os.environ, extra, device=settings.device)
         outcome = _run_candidate_worker(job, settings, len(pending), run_dir, env, reference_py.parent)
         if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT:
             lines = (outcome.stderr_tail or "").strip().splitlines()
@@ -388,7 +389,9 @@ def evaluate(
             compile_s = prior.compile_s
         bad = failed or (classify(result) if result is not None else None)
         if bad is not None:
-            save(Evaluation(label=label, status=bad[0], reason=f"timing: {bad[1]}"[:500], digest=digests[label]))
+            save(
+                Evaluation(label=label, status=bad[0], reason=one_line(f"timing: {bad[1]}", 500), digest=digests[label])
+            )
             return
         assert result is not None
         samples = [x for t in result.timings for v in t.versions[:1] for x in v.samples_us]
@@ -418,7 +421,7 @@ def evaluate(
         result = line.result if line is not None else None
         bad = failed or (classify(result) if result is not None else None)
         if bad is not None:
-            save(Evaluation(label=label, status=bad[0], reason=bad[1][:500], digest=digests[label]))
+            save(Evaluation(label=label, status=bad[0], reason=one_line(bad[1], 500), digest=digests[label]))
         elif line is not None and line.bench is not None:
             checked[label] = line.result
             on_bench(label, line, None)

@@ -382,11 +382,15 @@ def _verdict(name: str, scan: _Scan, n: int, shape: torch.Size, res: OutputCheck
         tol = res.tolerance
         assert tol is not None and scan.worst_finite is not None
         _, worst, got, expected = scan.worst_finite
+        size = (
+            f"rel_err {res.rel_err:.3g}"
+            if res.rel_err is not None
+            else f"rel_err undefined (the reference is all zeros), max abs err {res.max_abs_err:.3g}"
+        )
         res.message = (
             f"{name} differs from the reference beyond tolerance ({where(scan.bad)}; "
             f"worst at {_index_of(worst, shape)}: got {got:.6g}, expected {expected:.6g}; "
-            f"rel_err {res.rel_err if res.rel_err is not None else float('nan'):.3g}, "
-            f"atol {tol.atol:.3g}, rtol {tol.rtol:.3g}, {tol.precision.value})"
+            f"{size}, atol {tol.atol:.3g}, rtol {tol.rtol:.3g}, {tol.precision.value})"
         )
         res.error_class = "Mismatch"
 
@@ -451,7 +455,12 @@ def _check_values(
         _scan_chunk(scan, o64, r64, poisoned_mask(out_flat[a:b]), stats.tolerance, a)
         del o64, r64
     res.max_abs_err = scan.max_abs_err
-    res.rel_err = math.sqrt(scan.err_squares) / math.sqrt(scan.ref_squares) if scan.ref_squares > 0 else None
+    # relative to a zero reference only "no error" is defined; any other error has no relative size
+    res.rel_err = (
+        math.sqrt(scan.err_squares) / math.sqrt(scan.ref_squares)
+        if scan.ref_squares > 0
+        else (0.0 if scan.err_squares == 0 else None)
+    )
     res.worst_ratio = scan.worst_ratio
     _verdict(name, scan, n, out.shape, res)
     return res

@@ -47,7 +47,14 @@ from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
 from kernelopt.harness.sizes import effective_constants
-from kernelopt.harness.stats import SampleStats, SpeedupEstimate, abba_ratios, estimate_speedup, summarize
+from kernelopt.harness.stats import (
+    SampleStats,
+    SpeedupEstimate,
+    abba_ratios,
+    estimate_speedup,
+    summarize,
+    too_wide,
+)
 from kernelopt.harness.worker import EXIT_ENVIRONMENT
 from kernelopt.memory.model import (
     Comparison,
@@ -62,6 +69,7 @@ from kernelopt.memory.model import (
     RooflineBounds,
     version_label,
 )
+from kernelopt.oneline import last_line
 from kernelopt.planning.plan import Plan
 from kernelopt.utilization import Utilization, compute_utilization
 from kernelopt.workspace import Workspace
@@ -144,7 +152,9 @@ def limits_of(settings: HarnessSettings) -> Limits:
 def _where(outcome: RunOutcome) -> str:
     if outcome.last_case is not None:
         return f"case {outcome.last_case} ({outcome.last_label or 'default'})"
-    return {"load": "loading kernel.py", "startup": "worker start-up"}.get(outcome.last_phase or "", "the worker")
+    return {"load": "loading kernel.py", "reference": "importing reference.py", "startup": "worker start-up"}.get(
+        outcome.last_phase or "", "the worker"
+    )
 
 
 def _crash(outcome: RunOutcome) -> tuple[str, str]:
@@ -160,8 +170,8 @@ def _crash(outcome: RunOutcome) -> tuple[str, str]:
             "SIGILL": "illegal instruction",
         }.get(sig, "signal")
         return f"{_where(outcome)}: the worker crashed with {sig} ({meaning})", sig
-    last = (outcome.stderr_tail or "").strip().splitlines()
-    detail = f": {last[-1][:300]}" if last else ""
+    last = last_line(outcome.stderr_tail or "", 300)
+    detail = f": {last}" if last else ""
     return f"{_where(outcome)}: the worker exited with code {outcome.returncode} without a result{detail}", (
         f"exit {outcome.returncode}"
     )
@@ -197,7 +207,7 @@ def _run(
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
         extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations (see harness.inputs)
-    env = worker_env(os.environ, extra)
+    env = worker_env(os.environ, extra, device=settings.device)
     try:
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
@@ -315,6 +325,14 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
             compared = True
         ref = _against(t, REFERENCE_LABEL, cur.samples_us, min_gain_pct)
         comp = _against(t, COMPILED_REFERENCE_LABEL, cur.samples_us, min_gain_pct)
+        withheld = []
+        for what, (stats, estimate) in (("the reference", ref), ("torch.compile(reference)", comp)):
+            # the reference's noise is flagged as the kernel's is, and a speedup too uncertain is withheld
+            warnings += [f"case {t.index} ({t.label}), {what}: {w}" for w in (stats.warnings if stats else [])]
+            why = too_wide(estimate) if estimate is not None else None
+            if why is not None:
+                warnings.append(f"case {t.index} ({t.label}): the speedup over {what} is withheld: {why}")
+            withheld.append(why)
         cases.append(
             CaseBench(
                 index=t.index,
@@ -334,6 +352,8 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
                 reference_speedup=ref[1],
                 compiled=comp[0],
                 compiled_speedup=comp[1],
+                reference_withheld=withheld[0],
+                compiled_withheld=withheld[1],
                 reference_compile_s=t.reference_compile_s,
                 reference_compile_error=t.reference_compile_error,
             )
@@ -851,17 +871,19 @@ def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
     eager, compiled = primary.reference_speedup, primary.compiled_speedup
     if eager is None and compiled is None and primary.reference_compile_error is None:
         return None
+    withheld = [w for w in (primary.reference_withheld, primary.compiled_withheld) if w is not None]
     return ReferenceSpeedup(
-        eager=eager.speedup if eager is not None else None,
+        eager=eager.speedup if eager is not None and primary.reference_withheld is None else None,
         eager_ci_low=eager.ci_low if eager is not None else None,
         eager_ci_high=eager.ci_high if eager is not None else None,
         eager_latency_us=primary.reference.median if primary.reference is not None else None,
-        compiled=compiled.speedup if compiled is not None else None,
+        compiled=compiled.speedup if compiled is not None and primary.compiled_withheld is None else None,
         compiled_ci_low=compiled.ci_low if compiled is not None else None,
         compiled_ci_high=compiled.ci_high if compiled is not None else None,
         compiled_latency_us=primary.compiled.median if primary.compiled is not None else None,
         compile_s=primary.reference_compile_s,
         compile_error=primary.reference_compile_error,
+        withheld="; ".join(withheld) if withheld else None,
     )
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernelopt.errors import InputFileError
+
 PROBE_TIMEOUT_S = 120.0
 
 
@@ -65,7 +67,11 @@ def dominant_dtype(counts: dict[str, int]) -> str | None:
 
 
 def infer_dtype(reference_py: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> Inferred:
-    """The reference's dtype (see the module docstring), from a child process."""
+    """The reference's dtype (see the module docstring), from a child process.
+
+    Raises:
+        InputFileError: the probe ran past ``timeout_s`` (reference.py hangs at import or in get_inputs).
+    """
     from kernelopt.harness.runner import worker_env
     from kernelopt.proc import run_command
 
@@ -74,7 +80,12 @@ def infer_dtype(reference_py: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> In
         [sys.executable, "-m", "kernelopt.harness.infer", str(reference_py)], timeout_s=timeout_s, env=env
     )
     if res.timed_out:
-        return Inferred("dtype", None, f"the probe of {reference_py.name} ran past {timeout_s:g} s")
+        # a reference that cannot build its inputs in this time hangs: said now, not after the gate's limits
+        raise InputFileError(
+            reference_py,
+            f"importing it and building its inputs (get_inputs) ran past {timeout_s:g} s",
+            hint="it hangs at import or in get_inputs(); try `python -c 'import reference'` in its folder",
+        )
     try:
         data = json.loads(res.stdout.strip().splitlines()[-1]) if res.ok and res.stdout.strip() else None
     except json.JSONDecodeError:

@@ -75,7 +75,11 @@ class KernelPair:
 def load_pair(kernel_py: Path, reference_py: Path) -> KernelPair:
     """Import both files and detect the form (KernelBench when the reference defines ``Model``)."""
     reference = load_module(reference_py)
-    kernel = load_module(kernel_py)
+    return pair_of(load_module(kernel_py), reference)
+
+
+def pair_of(kernel: ModuleType, reference: ModuleType) -> KernelPair:
+    """The pair of imported modules, with the form (KernelBench when the reference defines ``Model``)."""
     form = "kernelbench" if hasattr(reference, "Model") else "function"
     shapes: Sequence[dict[str, Any]] = getattr(reference, "SHAPES", None) or [{}]
     return KernelPair(kernel=kernel, reference=reference, form=form, shapes=[dict(s) for s in shapes])

@@ -357,6 +357,8 @@ class CaseBench(_Model):
         reference_speedup: reference latency / current latency, from the interleaved blocks.
         compiled: statistics of ``torch.compile(reference)``, when asked.
         compiled_speedup: compiled reference latency / current latency.
+        reference_withheld: why the speedup over the reference is not reported (its interval is too wide).
+        compiled_withheld: the same for the compiled reference.
         reference_compile_s: seconds torch.compile took (outside the timing).
         reference_compile_error: why the compiled reference was not timed.
     """
@@ -378,6 +380,8 @@ class CaseBench(_Model):
     reference_speedup: SpeedupEstimate | None = None
     compiled: SampleStats | None = None
     compiled_speedup: SpeedupEstimate | None = None
+    reference_withheld: str | None = None
+    compiled_withheld: str | None = None
     reference_compile_s: float | None = None
     reference_compile_error: str | None = None
 

@@ -26,6 +26,8 @@ from typing import Any, TextIO
 
 class Phase(StrEnum):
     STARTUP = "startup"
+    REFERENCE = "reference"
+    """Importing reference.py: under the start-up limit (it defines the problem, nothing is compiled)."""
     LOAD = "load"
     CASE = "case"
     BENCH = "bench"
@@ -182,8 +184,10 @@ class Watchdog:
             what = "timing of case" if self.phase is Phase.BENCH else "case"
             ver = f" [{self.version}]" if self.version else ""
             return f"{what} {self.case} ({self.label or 'default'}){ver}"
+        if self.phase is Phase.REFERENCE:
+            return "importing reference.py"
         if self.phase is Phase.LOAD:
-            return "loading kernel.py and reference.py"
+            return "loading kernel.py"
         if self.phase is Phase.STARTUP:
             return "worker start-up"
         return self.phase.value
@@ -204,6 +208,12 @@ class Watchdog:
             return Timeout(
                 LimitKind.STARTUP,
                 f"the worker did not start within {lim.startup_s:g} s (KERNELOPT_STARTUP_TIMEOUT_S)",
+            )
+        if self.phase is Phase.REFERENCE and elapsed > lim.startup_s:
+            return Timeout(
+                LimitKind.STARTUP,
+                f"importing reference.py ran past {lim.startup_s:g} s (KERNELOPT_STARTUP_TIMEOUT_S): it hangs at "
+                "import, or its module-level code is far too slow",
             )
         if self.phase is Phase.LOAD and elapsed > lim.compile_s:
             return Timeout(

@@ -33,9 +33,11 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
+from kernelopt.fileio import redact_tree
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.proc import start_command
+from kernelopt.worker.client import TRITON_INTERPRET as TRITON_INTERPRET
 
 # the one worker environment and signal naming, re-exported for the harness
 from kernelopt.worker.client import signal_name as signal_name
@@ -272,6 +274,7 @@ def run_worker(
                     break
             time.sleep(POLL_S)
     dropped = sum(cap.finish() for cap in caps)
+    redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
     for ev in reader.new_events():

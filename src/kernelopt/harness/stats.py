@@ -22,6 +22,14 @@ from pydantic import BaseModel
 NOISY_REL_IQR_PCT = 10.0
 #: Our choice: a median whose 95 % interval is wider than +-5 % cannot support a 2 % decision.
 NOISY_CI_HALF_WIDTH_PCT = 5.0
+#: Our choice: a speedup over the reference is withheld, not reported, when its 95 % interval spans more
+#: than this factor (high / low) across 1, so it cannot say faster or slower (issue 23 saw one kernel at
+#: 3.18x under load and 0.004x on a quiet machine)...
+MAX_REPORTED_SPEEDUP_SPREAD = 2.0
+#: ...or more than this factor on one side (188x from an interval of 1.7x..892x is no figure). A wider
+#: interval than the first, wholly on one side, is reported with the noise warnings: an honest 0.004x
+#: against a reference at the timer's resolution is sure to be slower, if not by how much.
+MAX_ONE_SIDED_SPEEDUP_SPREAD = 10.0
 
 
 class Verdict(StrEnum):
@@ -215,6 +223,18 @@ def verdict_for(ci_low: float, ci_high: float, min_gain_pct: float) -> Verdict:
     if ci_high < 1.0 / g:
         return Verdict.REGRESSION
     return Verdict.NO_CHANGE
+
+
+def too_wide(estimate: SpeedupEstimate) -> str | None:
+    """Why a speedup is too uncertain to report, or ``None``: its interval spans over
+    :data:`MAX_REPORTED_SPEEDUP_SPREAD` across 1, or over :data:`MAX_ONE_SIDED_SPEEDUP_SPREAD`."""
+    spread = estimate.ci_high / estimate.ci_low if estimate.ci_low > 0 else math.inf
+    interval = f"its 95 % interval {estimate.ci_low:.3g}x..{estimate.ci_high:.3g}x spans a factor {spread:.3g}"
+    if spread > MAX_REPORTED_SPEEDUP_SPREAD and estimate.ci_low <= 1.0 <= estimate.ci_high:
+        return f"{interval} (over {MAX_REPORTED_SPEEDUP_SPREAD:g}) across 1: the timing cannot say faster or slower"
+    if spread > MAX_ONE_SIDED_SPEEDUP_SPREAD:
+        return f"{interval} (over {MAX_ONE_SIDED_SPEEDUP_SPREAD:g}): the timing is too noisy to give a figure"
+    return None
 
 
 def estimate_speedup(ratios: Sequence[float], min_gain_pct: float) -> SpeedupEstimate:

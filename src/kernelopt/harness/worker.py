@@ -40,6 +40,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent
 from kernelopt.vocabulary import Device
 
@@ -88,8 +89,7 @@ def _tb(exc: BaseException) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else ""
+    return first_line(str(exc), 300)
 
 
 def _failure(where: str, what: str, exc: BaseException, *, case: int | None, version: str | None) -> Failure:
@@ -169,16 +169,20 @@ def _install_compile_hooks() -> None:
 
 
 def _load(ctx: _Ctx) -> list[_Loaded]:
-    """Import reference.py and every kernel version (phase ``load``)."""
-    from kernelopt.harness.loader import KernelPair, load_module, load_pair
+    """Import reference.py (phase ``reference``) and every kernel version (phase ``load``)."""
+    from kernelopt.harness.loader import KernelPair, load_module, pair_of
 
-    ctx.progress.phase(Phase.LOAD)
     job = ctx.job
     loaded: list[_Loaded] = []
     first = job.kernels[0]
     _version_env(first)
-    with _user("loading", "reference.py or kernel.py", version=first.label):
-        pair = load_pair(Path(first.kernel_py), Path(job.reference_py))
+    # reference.py's import is timed on its own (the start-up limit): one that hangs is said at once
+    ctx.progress.phase(Phase.REFERENCE)
+    with _user("loading", "reference.py", version=first.label):
+        reference = load_module(Path(job.reference_py))
+    ctx.progress.phase(Phase.LOAD)
+    with _user("loading", "kernel.py", version=first.label):
+        pair = pair_of(load_module(Path(first.kernel_py)), reference)
     for name, value in job.constants.items():  # problem-size overrides, checked by the orchestrator
         setattr(pair.reference, name, value)
     loaded.append(_Loaded(first, pair))

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from kernelopt.actions import ActionCategory
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.memory.model import Performance
+from kernelopt.oneline import one_line
 
 SUMMARY_CHARS = 80
 EVIDENCE_CHARS = 90
@@ -35,12 +36,6 @@ def figure(value: float | None) -> str:
     if v >= 0.001:
         return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
     return "0" if v == 0 else f"{value:.2e}"
-
-
-def one_line(text: str, limit: int) -> str:
-    """``text`` with whitespace folded, cut to ``limit`` characters with an ellipsis."""
-    folded = " ".join(text.split())
-    return folded if len(folded) <= limit else folded[: limit - 3].rstrip() + "..."
 
 
 def bottleneck_evidence(summary: ProfileSummary | None, category: ActionCategory | None = None) -> str:

@@ -6,15 +6,13 @@ taken before it. Resuming rolls the interrupted stage back (nothing it half-wrot
 again under the same version number; a version whose commit exists is never redone. Committed git
 history, not the journal, is the authority on what is done: the record stage inspects HEAD.
 
-A lock (``.kernelopt/loop.lock``, ``flock``; released by the kernel even on ``kill -9``) keeps two
-loops off one workspace.
+The workspace's one lock (:class:`kernelopt.workspace.RunLock`, ``flock`` on a file beside the
+workspace folder; released by the kernel even on ``kill -9``) keeps two loops off one workspace.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -22,15 +20,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from kernelopt.errors import UsageError, WorkspaceError
+from kernelopt.errors import WorkspaceError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.loop.stop import RooflineBounds, StopDecision
 from kernelopt.memory.model import CandidateResult, GateResult, PitfallAndFix
 from kernelopt.stagenames import Stage
+from kernelopt.workspace import RunLock
 
 JOURNAL_SCHEMA_VERSION = 1
 JOURNAL_FILE = "loop_state.json"
-LOCK_FILE = "loop.lock"
 CANDIDATES_DIR = "candidates"
 
 
@@ -177,7 +175,7 @@ class Journal:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
         self.path = state_dir / JOURNAL_FILE
-        self._lock_fd: int | None = None
+        self._lock = RunLock(state_dir.parent)
 
     def load(self) -> RunState | None:
         """The saved state, or None when there is none.
@@ -206,28 +204,12 @@ class Journal:
     # -- lock ---------------------------------------------------------------------------------
 
     def acquire(self) -> None:
-        """Take the workspace lock.
+        """Take the workspace's run lock (:class:`kernelopt.workspace.RunLock`; re-entrant in one process).
 
         Raises:
             UsageError: another ``kernelopt optimize`` holds it.
         """
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise UsageError(
-                f"another kernelopt optimize is running on {self.state_dir.parent} (pid {holder})",
-                hint="wait for it or stop it; the journal lets the next run continue",
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._lock_fd = fd
+        self._lock.acquire()
 
     def release(self) -> None:
-        if self._lock_fd is not None:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        self._lock.release()

@@ -47,14 +47,16 @@ from kernelopt.loop.journal import (
     RunStatus,
     VersionOutcome,
 )
-from kernelopt.loop.opening import baseline_commit
+from kernelopt.loop.opening import baseline_commit, changed_truth
 from kernelopt.loop.protocols import Ceilings, Collaborators, EventKind, LoopEvent, Stage
 from kernelopt.loop.record import finalize_record, stage3_record
 from kernelopt.loop.settings import LoopRequest, resolve_settings
 from kernelopt.loop.stop import RooflineBounds, StopDecision, StopReason, decide, roofline_bounds
 from kernelopt.loop.summary import LoopSummary, build_summary
 from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix, best_version, version_label
+from kernelopt.oneline import one_line
 from kernelopt.planning.plan import Plan
+from kernelopt.redact import redact
 from kernelopt.stages import guard
 from kernelopt.stages.allowance import aux_files_of, may_write
 from kernelopt.stages.guard import GuardPoint, ProtectedContent, RunGuard, violation_pitfall
@@ -153,6 +155,9 @@ class OptimizeLoop:
 
     def _start(self) -> None:
         settings, previous = resolve_settings(self.ws, self.request)
+        changed = changed_truth(self.ws, new_run=previous is None)
+        if changed is not None:
+            raise changed
         self._t0 = self.clock()
         self._refresh_best()
         if previous is not None:
@@ -283,7 +288,7 @@ class OptimizeLoop:
 
     def _fail(self, it: IterationState, reason: str, *, error_type: str, result: GateResult = GateResult.FAIL) -> None:
         """The iteration failed in the current stage: go to the record stage (revert marker)."""
-        it.failure = Failure(result=result, stage=it.stage, reason=commits.one_line(reason, 500), error_type=error_type)
+        it.failure = Failure(result=result, stage=it.stage, reason=one_line(reason, 500), error_type=error_type)
         self._emit(EventKind.WARNING, f"V{it.version} {result.value} at {it.stage.value}: {it.failure.reason}")
         self._advance(it, Stage.STOP if it.version == 0 else Stage.RECORD)
 
@@ -504,7 +509,8 @@ class OptimizeLoop:
     def _stage_profile(self, it: IterationState) -> None:
         self._enter(it)
         summary = self.profiler.profile(self.ws, it.version)
-        self.state.profiles_taken += 1
+        if self.state.settings.device != "cpu":  # on the CPU no profiler runs: Stage 1 reads the gate's timing
+            self.state.profiles_taken += 1
         violations = self._guarded(it, it.snapshot, may_write(it.stage, it.version), "profiler")
         if violations:
             self._fail(
@@ -551,7 +557,7 @@ class OptimizeLoop:
             return
         plan = result.plan
         it.aux_files = aux_files_of(plan)
-        self._emit(EventKind.NOTE, f"V{n} plan: {plan.action_category.value}: {commits.one_line(plan.action, 100)}")
+        self._emit(EventKind.NOTE, f"V{n} plan: {plan.action_category.value}: {one_line(plan.action, 100)}")
         self._advance(it, Stage.IMPLEMENT)
 
     # == Stage 3 =====================================================================================
@@ -698,6 +704,7 @@ class OptimizeLoop:
     def _commit(self, it: IterationState, paths: list[str], message: str) -> str:
         """Commit, write the commit's hash into the record, amend (resumable at every step)."""
         n = it.version
+        message = redact(message)  # as the commit message file holds it (kernelopt.fileio)
         fresh = not self._committed(it)
         if fresh:
             it.commit_message = message
@@ -827,6 +834,7 @@ class OptimizeLoop:
     def _stage_stop(self, it: IterationState) -> None:
         self._emit(EventKind.STAGE_START, f"V{it.version}: stop check")
         if it.version == 0 and it.failure is not None:
+            self._keep_failed_baseline(it.failure.reason)
             self._finish(StopDecision(reason=StopReason.BASELINE_FAILED, detail=it.failure.reason))
             return
         if it.no_plan_reason is not None:
@@ -838,6 +846,14 @@ class OptimizeLoop:
             return
         self._emit(EventKind.STAGE_END, f"V{it.version}: continue", stage=Stage.STOP)
         self._new_iteration(self.ws.next_version(), Stage.PROFILE, good=self._last_good_version())
+
+    def _keep_failed_baseline(self, reason: str) -> None:
+        """Commit the gate's record of a baseline that failed, so the workspace is left clean and the
+        evidence in its history (idempotent: nothing to commit after a resume). Its subject is not a
+        ``V0:`` one: the next run gates the baseline again, and that commit is V0."""
+        rel = "memory/v0.json"
+        if self.ws.memory.exists(0) and self.ws.repo.git.status("--porcelain", "--", rel).strip():
+            self.ws.commit([rel], f"baseline check failed: {one_line(reason, 160)}")
 
     def _finish(self, decision: StopDecision) -> None:
         ended = ending.end_on_best(self.ws, self._records())

@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernelopt.errors import InputFileError, WorkspaceError
-from kernelopt.harness.infer import Inferred, infer_dtype, infer_gpu
+from kernelopt.errors import GitError, InputFileError, WorkspaceError
+from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -39,6 +40,38 @@ def baseline_commit(ws: Workspace) -> str | None:
     for short, subject in ws.log(max_count=1_000_000):
         if subject.startswith(BASELINE_PREFIX):
             return short
+    return None
+
+
+def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
+    """The one-line refusal when a file the run takes as given changed since it was committed, or None.
+
+    ``reference.py`` (the ground truth) must be V0's (the init commit's before V0); ``test_kernel.py``
+    and, for a new run, the task card ``README.md`` must be as committed at HEAD. Such a change made
+    between runs is refused, never used silently: a changed reference would make every later speedup
+    and correctness verdict incomparable with the earlier ones. (A task-card edit while a run is
+    stopped is accepted, with a note, by the resumed run; a committed task-card edit is the user's.)
+    """
+    v0 = baseline_commit(ws)
+    checks = [
+        ("reference.py", v0 or "HEAD", f"V0's ({v0})" if v0 else "the committed one"),
+        ("test_kernel.py", "HEAD", "the committed one"),
+    ]
+    if new_run:
+        checks.append(("README.md", "HEAD", "the committed one"))
+    for rel, ref, what in checks:
+        path = ws.root / rel
+        try:
+            same = path.is_file() and ws.file_at(ref, rel).encode("utf-8") == path.read_bytes()
+        except GitError:  # not in that commit
+            same = not path.exists()
+        if same:
+            continue
+        if rel == "README.md":
+            hint = f"commit it (git -C {ws.root} commit README.md) or restore it (git -C {ws.root} checkout README.md)"
+        else:
+            hint = f"restore it (git -C {ws.root} checkout {ref} -- {rel}), or start a new workspace (--name NEW)"
+        return WorkspaceError(f"{path} differs from {what} since the last run: refusing to use it", hint=hint)
     return None
 
 
@@ -171,16 +204,22 @@ def card_beside(kernel: Path) -> Path | None:
     return card if card.is_file() else None
 
 
-def fill_card(ws: Workspace, *, device: str | None) -> list[Inferred]:
+def fill_card(ws: Workspace, *, device: str | None, announce: Callable[[str], None] | None = None) -> list[Inferred]:
     """Infer the ``dtype`` and ``gpu`` the task card leaves out, write them into README.md and commit it.
 
     Only fields the card does not set are touched; what was inferred (or why not) is returned for the
-    command to say. Called when a workspace is created (``init``, ``optimize`` on a task folder), never
+    command to say, and ``announce`` is told before the probe runs (it runs reference.py: seconds, up to
+    its limit). Called when a workspace is created (``init``, ``optimize`` on a task folder), never
     during a run.
+
+    Raises:
+        InputFileError: the probe of reference.py ran past its limit (it hangs at import or in get_inputs).
     """
     card = ws.task_card()
     found: list[Inferred] = []
     if card.dtype is None:
+        if announce is not None:
+            announce(f"dtype: probing reference.py's inputs (at most {PROBE_TIMEOUT_S:g} s)")
         found.append(infer_dtype(ws.reference_py))
     if card.gpu is None:
         found.append(infer_gpu(device))

@@ -39,14 +39,13 @@ from kernelopt.loop.protocols import (
 from kernelopt.memory.model import GateResult, version_label
 from kernelopt.planning.plan import Plan
 from kernelopt.profiling.reuse import reuse_unchanged, write_stamp
-from kernelopt.profiling.timing_only import timing_only_finding
+from kernelopt.profiling.timing_only import CPU_TIMER, timing_only_finding
 from kernelopt.report.baseline import BaselineRenderer as ReportBaselineRenderer
 from kernelopt.stages.backends import build_implementer, build_planner
 from kernelopt.stages.plan import MarkdownPlanReader
 from kernelopt.workspace import Workspace
 
 CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the harness's CPU timing"
-CPU_TIMER = "time.perf_counter on the CPU"
 
 
 def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:

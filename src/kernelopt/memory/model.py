@@ -138,6 +138,9 @@ class ReferenceSpeedup(_Model):
         default=None, ge=0, description="seconds torch.compile took (warm-up), kept out of the timing"
     )
     compile_error: str | None = Field(default=None, description="why the compiled reference was not timed")
+    withheld: str | None = Field(
+        default=None, description="why a speedup is not given (eager / compiled null): its interval is too wide"
+    )
 
 
 class Performance(_Model):

@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from kernelopt.actions import ActionCategory
 from kernelopt.memory.model import SearchLogEntry
+from kernelopt.oneline import one_line
 from kernelopt.planning.reference import ReferenceIndex
 from kernelopt.planning.web import Runner, WebSearchConfig, web_search
 from kernelopt.proc import run_command
@@ -168,11 +169,6 @@ class SearchOutcome(Generic[T]):
     log: list[SearchLogEntry]
 
 
-def _one_line(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
 class KnowledgeSearch:
     """The three knowledge sources and their order.
 
@@ -259,7 +255,7 @@ class KnowledgeSearch:
                     score=float(hit.score),
                     neutral=bool(hit.neutral),
                     matched_symptoms=tuple(str(s) for s in (hit.matched_symptoms or ())),
-                    text=_one_line(text, 400),
+                    text=one_line(text, 400),
                     record=rec,
                 )
             )
@@ -286,7 +282,7 @@ class KnowledgeSearch:
                     category=cats[0] if cats else None,
                     kind="code",
                     score=hit.score,
-                    text=_one_line(hit.snippet, 300),
+                    text=one_line(hit.snippet, 300),
                 )
             )
         return ideas, None
@@ -309,7 +305,7 @@ class KnowledgeSearch:
                     category=cats[0] if cats else None,
                     kind="web",
                     score=0.0,
-                    text=_one_line(f"{r.snippet}{removed}", 300),
+                    text=one_line(f"{r.snippet}{removed}", 300),
                 )
             )
         return ideas, note
@@ -380,8 +376,8 @@ class KnowledgeSearch:
         return SearchLogEntry(
             source=source.value,
             query=query,
-            finding=_one_line(shown + more, 300),
-            actionability=_one_line(actionability, 400),
+            finding=one_line(shown + more, 300),
+            actionability=one_line(actionability, 400),
         )
 
 

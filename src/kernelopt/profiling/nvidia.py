@@ -53,7 +53,7 @@ from kernelopt.profiling.ncu_failures import (
 from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
 from kernelopt.profiling.protocol import ProfileSettings
 from kernelopt.profiling.staging import log_path, staged_profile_dir
-from kernelopt.profiling.timing_only import timing_only_summary
+from kernelopt.profiling.timing_only import CPU_REASON, timing_only_summary
 from kernelopt.workspace import Workspace
 
 NCU_ENV = variable("ncu").name
@@ -214,7 +214,9 @@ class NcuProfiler:
         ncu = find_ncu(self._ncu)
         if ncu is None:
             reason = (
-                "ncu (Nsight Compute CLI) not found on PATH, in $KERNELOPT_NCU or /usr/local/cuda/bin; "
+                CPU_REASON  # no GPU and no profiler: the kernel's CPU timing is the evidence, as asked
+                if settings.device == "cpu"
+                else "ncu (Nsight Compute CLI) not found on PATH, in $KERNELOPT_NCU or /usr/local/cuda/bin; "
                 "install Nsight Compute to get counters"
             )
             return self._timing_only(ws, version, settings, staging, reason)
@@ -313,7 +315,7 @@ class NcuProfiler:
         if not res.ok and NO_CUDA_DEVICE in res.stdout + res.stderr:
             raise EnvironmentProblem(
                 f"no NVIDIA GPU found: {NO_CUDA_DEVICE}",
-                hint="run `kernelopt doctor` to check the setup",
+                hint="run `kernelopt doctor` to check the setup; `--device cpu` takes timing-only evidence on the CPU",
             )
         if not res.ok:
             raise UserProgramFailed(

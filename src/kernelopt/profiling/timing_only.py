@@ -28,6 +28,9 @@ from kernelopt.profiling.driver import CompiledKernel, DriverResult
 
 _NOT_MEASURED = "hardware counters unavailable (timing-only profile)"
 CUDA_EVENTS = "CUDA events"
+CPU_TIMER = "time.perf_counter on the CPU"
+CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the kernel's CPU timing"
+"""Why a ``--device cpu`` Stage 1 has no counters (the loop's and ``kernelopt profile``'s)."""
 
 
 def _timing_metrics(result: DriverResult, source: str) -> dict[str, Metric]:
@@ -151,6 +154,7 @@ def timing_only_summary(
         artifacts: all files of the profile folder.
     """
     kernels: list[KernelEvidence] = []
+    timer = CPU_TIMER if result.device == "cpu" else CUDA_EVENTS
     targets = result.compiled or [CompiledKernel(name="kernel.py (one call)")]
     for ck in targets:
         metrics = _timing_metrics(result, artifact)
@@ -176,17 +180,17 @@ def timing_only_summary(
                 f"counters unavailable: {reason}",
                 "duration_us covers one whole call of the candidate (every kernel it launches plus launch overhead)"
                 if len(targets) > 1 or not result.compiled
-                else "duration_us is the CUDA-event time of one call of the candidate (includes launch overhead)",
+                else f"duration_us is the {timer} time of one call of the candidate (includes launch overhead)",
             ],
         )
-        findings = [timing_only_finding(k, reason, timer=CUDA_EVENTS)]
+        findings = [timing_only_finding(k, reason, timer=timer)]
         findings += [f for f in run_rules(k, NVIDIA_RULES)]
         k.findings = findings
         kernels.append(k)
     return ProfileSummary(
         version=version,
         vendor=Vendor.NVIDIA,
-        tool_used=f"timing-only ({CUDA_EVENTS} + compiler facts)",
+        tool_used=f"timing-only ({timer} + compiler facts)" if timer == CUDA_EVENTS else f"timing-only ({timer})",
         gpu=result.device,
         counters_available=False,
         counters_unavailable_reason=reason,

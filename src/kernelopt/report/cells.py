@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kernelopt.oneline import one_line as cut_line
+
 NA = "n/a"
 
 
@@ -57,5 +59,4 @@ def one_line(value: str | None, limit: int = 300) -> str:
     """Whitespace folded to single spaces, cut at ``limit`` characters; ``n/a`` for None."""
     if value is None:
         return NA
-    folded = " ".join(value.split())
-    return folded if len(folded) <= limit else folded[: limit - 1] + "…"
+    return cut_line(value, limit)

@@ -7,6 +7,7 @@ is a base64 ``data:`` URI (PNG) or inline SVG. Every text from the workspace is 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -41,6 +42,15 @@ ul.log { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .82re
 """
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def inline(text: str) -> str:
+    """``text`` HTML-escaped, with Markdown code spans (```kernelopt report WS```) as ``<code>``: the texts
+    the Markdown report shares with this page carry backticks, which must not show raw."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", escape(text))
+
+
 def _badge(status: str) -> str:
     gate = status.split(",")[0]
     cls = gate if gate in ("PASS", "FAIL", "TIMEOUT_FAIL") else "none"
@@ -59,7 +69,7 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[str]], *, row_classes
             elif col in sections.NUMERIC_COLUMNS:
                 tds.append(f'<td class="num">{escape(cell)}</td>')
             else:
-                tds.append(f"<td>{escape(cell)}</td>")
+                tds.append(f"<td>{inline(cell)}</td>")
         body.append(f'<tr class="{cls}">' + "".join(tds) + "</tr>" if cls else "<tr>" + "".join(tds) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -99,14 +109,14 @@ def html_report(
         "Stage 1 profile summaries and the workspace's git history.</p>",
         "<h2>Summary</h2><ul>",
     ]
-    parts += [f"<li>{escape(line)}</li>" for line in sections.headline(data)]
+    parts += [f"<li>{inline(line)}</li>" for line in sections.headline(data)]
     parts += [f"<li>Unreadable record {escape(u)}</li>" for u in data.unreadable]
     parts.append("</ul>")
 
     parts.append("<h2>Version timeline</h2>")
     if data.versions:
         parts.append(_table(sections.TIMELINE_COLUMNS, sections.timeline_rows(data), row_classes=row_classes))
-        parts.append(f"<p>{escape(sections.TIMELINE_NOTE).replace('`', '')}</p>")
+        parts.append(f"<p>{inline(sections.TIMELINE_NOTE)}</p>")
     else:
         parts.append("<p>No memory records yet.</p>")
 
@@ -115,7 +125,7 @@ def html_report(
         parts.append(_table(("roof", "value", "origin", "source"), sections.ceiling_rows(data)))
     notes = sections.ceiling_notes(data)
     if notes:
-        parts.append("<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li>{inline(n)}</li>" for n in notes) + "</ul>")
     points = sections.point_rows(data)
     if points:
         parts.append(_table(("version", "FLOP/byte", "TFLOP/s", "GB/s", "latency (us)"), points))
@@ -123,9 +133,9 @@ def html_report(
     parts.append("<h2>Evidence &rarr; action &rarr; result</h2>")
     for v, story in zip(data.versions, sections.version_stories(data), strict=True):
         cls = "story fail" if v.failed else "story"
-        parts.append(f'<div class="{cls}"><h3>{escape(story.title)}</h3>')
+        parts.append(f'<div class="{cls}"><h3>{inline(story.title)}</h3>')
         for key, lines in story.parts():
-            parts.append(f'<div class="k">{key}</div><ul>' + "".join(f"<li>{escape(x)}</li>" for x in lines) + "</ul>")
+            parts.append(f'<div class="k">{key}</div><ul>' + "".join(f"<li>{inline(x)}</li>" for x in lines) + "</ul>")
         parts.append("</div>")
 
     parts.append("<h2>Failed attempts</h2>")

@@ -13,6 +13,7 @@ ones grey, the final version a star.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -156,9 +157,34 @@ def _marker(p: RooflinePoint) -> dict[str, Any]:
     return {"marker": "o", "color": "#2874a6", "s": 45}
 
 
+SAME_SPOT_DECADES = 0.03
+"""Points closer than this in log10 on both axes (about 7 %) share one label (``v1, v3``): labels of
+versions that landed on the same spot would print over each other."""
+
+
+def label_groups(xs: Sequence[float], ys: Sequence[float], labels: Sequence[str]) -> list[tuple[float, float, str]]:
+    """One ``(x, y, "v1, v3")`` per spot: points within :data:`SAME_SPOT_DECADES` of a spot's first point
+    (log10 on both axes; non-positive values compared as they are) join its label, in order."""
+
+    def near(a: float, b: float) -> bool:
+        if a > 0 and b > 0:
+            return abs(math.log10(a / b)) < SAME_SPOT_DECADES
+        return a == b
+
+    spots: list[tuple[float, float, list[str]]] = []
+    for x, y, text in zip(xs, ys, labels, strict=True):
+        spot = next((s for s in spots if near(s[0], x) and near(s[1], y)), None)
+        if spot is None:
+            spots.append((x, y, [text]))
+        else:
+            spot[2].append(text)
+    return [(x, y, ", ".join(names)) for x, y, names in spots]
+
+
 def _label_points(ax: Axes, xs: list[float], ys: list[float], labels: list[str]) -> None:
-    """Version labels beside the points, alternating sides so that stacked points stay readable."""
-    for i, (x, y, text) in enumerate(zip(xs, ys, labels, strict=True)):
+    """Version labels beside the points, one per spot (:func:`label_groups`), alternating sides so that
+    stacked spots stay readable."""
+    for i, (x, y, text) in enumerate(label_groups(xs, ys, labels)):
         right = i % 2 == 0
         ax.annotate(
             text,

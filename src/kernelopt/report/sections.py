@@ -212,7 +212,7 @@ def headline(data: ReportData) -> list[str]:
         lines.append(f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sessions)} tuning session(s)")
     if data.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in data.stage_seconds.items())
-        taken = f"; {data.profiles_taken} profile(s) taken" if data.profiles_taken is not None else ""
+        taken = {None: "", 0: "; no profiler run"}.get(data.profiles_taken, f"; {data.profiles_taken} profile(s) taken")
         lines.append(f"Wall time per stage: {spent}{taken}")
     timing_only = data.timing_only_versions()
     if timing_only:

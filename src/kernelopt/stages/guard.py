@@ -14,7 +14,7 @@ Backends are never trusted (DESIGN.md, "may write" column), and tooling stages a
 - Git state (:class:`GitState`): HEAD, every ref (branches, tags, stash, ``refs/kernelopt/*``), the
   index (as a tree) and ``.git/config`` recorded before a backend runs; :meth:`GitState.restore`
   undoes commits, new branches, tags, stashes, index and config changes, and lists what it undid.
-- Secrets: :func:`files_with_secret` finds changed files that hold a secret value (the API key).
+- Secrets: :func:`files_with_secret` finds changed files that hold a secret value (the API key) or a key.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from kernelopt.memory.model import PitfallAndFix
-from kernelopt.proc import secret_values
+from kernelopt.redact import MIN_SECRET_CHARS, Redactor, secret_values
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import PROTECTED_FILES
 from kernelopt.workspace import Workspace
@@ -304,15 +304,14 @@ def _ref_kind(name: str) -> str:
 
 
 def files_with_secret(root: Path, paths: list[str], secrets: list[str]) -> list[str]:
-    """Those of ``paths`` (relative to ``root``) whose bytes contain one of ``secrets``."""
-    needles = [s.encode() for s in secrets if len(s) >= 8]
+    """Those of ``paths`` (relative to ``root``) that hold one of ``secrets`` or a known key format
+    (:class:`kernelopt.redact.Redactor`: the one rule of what a secret looks like)."""
+    redactor = Redactor([s for s in secrets if len(s) >= MIN_SECRET_CHARS])
     out = []
     for rel in paths:
         p = root / rel
-        if needles and p.is_file():
-            data = p.read_bytes()
-            if any(n in data for n in needles):
-                out.append(rel)
+        if p.is_file() and redactor.holds_secret(p.read_bytes().decode("utf-8", errors="replace")):
+            out.append(rel)
     return out
 
 
@@ -335,7 +334,7 @@ class RunGuard:
         ws: the workspace.
         protected: the protected files' recorded content (``None``: record it now).
         secrets: values no file a stage writes may contain (default: the values of this process's
-            secret-looking variables, :func:`kernelopt.proc.secret_values`, the API key among them).
+            secret-looking variables, :func:`kernelopt.redact.secret_values`, the API key among them).
     """
 
     def __init__(self, ws: Workspace, protected: ProtectedContent | None = None, secrets: list[str] | None = None):

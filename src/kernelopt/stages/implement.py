@@ -23,6 +23,7 @@ from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
 from kernelopt.harness.model import CorrectnessReport
 from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord, PitfallAndFix
+from kernelopt.oneline import one_line
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import aux_files_of, editable_files, may_write
@@ -88,11 +89,6 @@ class _Attempt:
     status: CorrectnessStatus = CorrectnessStatus.FAIL
 
 
-def _one_line(text: str, limit: int = 500) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
 def run_implement(
     ws: Workspace,
     version: int,
@@ -142,7 +138,7 @@ def run_implement(
                 error_type=why.error_type
                 if why.error_type != "correctness"
                 else f"correctness_{why.status.value.lower()}",
-                error_message=_one_line(why.message),
+                error_message=one_line(why.message, 500),
                 root_cause=f"implementation attempt {attempt + 1} of {attempts}",
                 fix_applied="none: kernel.py restored to the last good version"
                 if last

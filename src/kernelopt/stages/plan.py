@@ -106,6 +106,26 @@ class PlanResult:
         return f"plans/v{self.version}_plan.md"
 
 
+def cpu_evidence(ws: Workspace, version: int | None) -> int:
+    """``--device cpu`` of ``kernelopt plan`` and ``prompt``: the version to plan, with Stage 1's timing-only
+    CPU evidence taken first when that version has none (no GPU, no profiler: the kernel timed on the CPU),
+    so the step-by-step workflow runs on a machine without a GPU.
+
+    Raises:
+        KerneloptError: Stage 1 failed (the kernel does not run, ...).
+    """
+    from kernelopt.profiling import profile
+
+    if version is None:
+        try:
+            return default_version(ws)
+        except PlanError:
+            version = ws.next_version()
+    if not (ws.profile_dir(version) / SUMMARY_JSON).is_file():
+        profile(ws, version, device="cpu")
+    return version
+
+
 def default_version(ws: Workspace) -> int:
     """The iteration to plan: the newest ``profiles/v<N>/summary.json`` whose version has no memory record.
 
@@ -117,7 +137,8 @@ def default_version(ws: Workspace) -> int:
     )
     if not profiled:
         raise PlanError(
-            f"{ws.root}: no profiles/v<N>/summary.json to plan from", hint="run Stage 1 (kernelopt profile) first"
+            f"{ws.root}: no profiles/v<N>/summary.json to plan from",
+            hint="run Stage 1 (kernelopt profile) first, or pass --device cpu to take timing-only evidence on the CPU",
         )
     n = profiled[-1]
     if ws.memory.exists(n):

@@ -1343,6 +1343,8 @@ def read_source(path: Path) -> str:
     from kernelopt.errors import InputFileError
 
     p = Path(path)
+    if p.is_dir():
+        raise InputFileError(p, "is a folder, not a kernel file", hint="give a kernel file (e.g. its kernel.py)")
     if not p.is_file():
         raise InputFileError(p, "no such file")
     try:

@@ -1,0 +1,42 @@
+"""Foundation: the one rule for making a text one line of at most N characters.
+
+Whitespace (newlines included) is folded to single spaces, and a text over the limit is cut at the last
+space before it, never inside a word or a number ("1000 of 1000 elements" is never shown as "1000 of
+100"), with ``...`` marking the cut. Every reason, message and table cell kernelopt shortens goes through
+:func:`one_line`. This module imports nothing.
+"""
+
+from __future__ import annotations
+
+ELLIPSIS = "..."
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` with whitespace folded, cut at a word boundary to at most ``limit`` characters.
+
+    A single word longer than the limit (a path, a hash) is cut inside it, since nothing else fits.
+    """
+    folded = " ".join(text.split())
+    if len(folded) <= limit:
+        return folded
+    room = max(limit - len(ELLIPSIS), 1)
+    head = folded[: room + 1]
+    cut = head.rfind(" ")
+    kept = head[:cut] if cut > 0 else folded[:room]
+    return kept.rstrip(" ,;:") + ELLIPSIS
+
+
+def first_line(text: str, limit: int) -> str:
+    """The first non-empty line of ``text``, cut as :func:`one_line` does; empty when there is none."""
+    for line in text.splitlines():
+        if line.strip():
+            return one_line(line, limit)
+    return ""
+
+
+def last_line(text: str, limit: int) -> str:
+    """The last non-empty line of ``text``, cut as :func:`one_line` does; empty when there is none."""
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            return one_line(line, limit)
+    return ""

@@ -1,0 +1,146 @@
+"""Foundation: the one redactor that every text kernelopt keeps passes through.
+
+Dropping secrets from the children's environment (:func:`kernelopt.proc.child_env`) is not enough: a
+child can read its parent's environment from ``/proc/<ppid>/environ`` and print a key, and kernelopt
+writes what its children print into records, commit messages, transcripts, prompts and reports. So the
+texts are cleaned where they are kept: :func:`kernelopt.fileio.atomic_write_text` (every persisted file,
+the commit message file among them), the captured output of every command
+(:func:`kernelopt.proc.run_command`, :func:`kernelopt.proc.start_command`), the files a worker leaves
+(:func:`kernelopt.fileio.redact_file`) and the CLI's one-line errors all call :func:`redact`.
+
+What is replaced by :data:`REDACTED`:
+
+- the values of this process's secret-looking variables (:func:`is_secret_name`: ``*KEY*``,
+  ``*TOKEN*``, ``*SECRET*``, ``*PASSW*``, ``*CREDENTIAL*``; 8 characters or more), also in their JSON-escaped
+  spelling;
+- what the user names in ``KERNELOPT_REDACT`` (comma-separated): a set variable's name redacts its value,
+  any other item is redacted as it is written (4 characters or more);
+- known key formats (:data:`KEY_FORMATS`: OpenAI/Anthropic ``sk-...``, GitHub ``ghp_...``/``github_pat_...``,
+  AWS ``AKIA...``, Slack ``xox?-...``, GitLab ``glpat-...``, Hugging Face ``hf_...``, Google ``AIza...``,
+  ``Bearer``/``Basic`` authorization values, PEM private keys), whoever's they are. A format only matches
+  a whole word (never inside a longer run of base64, so an embedded image stays intact).
+
+This module owns the secret-name rule (``kernelopt.proc`` uses it to drop variables from children) and
+imports nothing of kernelopt but :mod:`kernelopt.env`, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from kernelopt.env import raw_value
+
+REDACTED = "[redacted]"
+"""What a secret is replaced by."""
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
+"""A variable whose name matches this is a secret: not passed to child processes, and redacted."""
+ALWAYS_DROPPED = ("KERNELOPT_LLM_API_KEY",)
+"""Never passed to a child, whatever ``KERNELOPT_KEEP_ENV`` says (only kernelopt's own llm-api client uses it)."""
+MIN_SECRET_CHARS = 8
+"""A secret-looking variable's value shorter than this is not redacted (``KEY=1`` would blank every 1)."""
+MIN_NAMED_CHARS = 4
+"""A value named in ``KERNELOPT_REDACT`` shorter than this is not redacted."""
+
+_WORD_START = r"(?<![A-Za-z0-9+/_-])"
+_WORD_END = r"(?![A-Za-z0-9+/=_-])"
+KEY_FORMATS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p)
+    for p in (
+        _WORD_START + r"sk-[A-Za-z0-9][A-Za-z0-9_-]{15,}" + _WORD_END,  # OpenAI, Anthropic (sk-ant-...)
+        _WORD_START + r"gh[pousr]_[A-Za-z0-9]{20,}" + _WORD_END,  # GitHub tokens
+        _WORD_START + r"github_pat_[A-Za-z0-9_]{20,}" + _WORD_END,
+        _WORD_START + r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _WORD_END,  # AWS access key ids
+        _WORD_START + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _WORD_END,  # Slack
+        _WORD_START + r"glpat-[A-Za-z0-9_-]{20,}" + _WORD_END,  # GitLab
+        _WORD_START + r"hf_[A-Za-z0-9]{30,}" + _WORD_END,  # Hugging Face
+        _WORD_START + r"AIza[0-9A-Za-z_-]{35}" + _WORD_END,  # Google API keys
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----",
+    )
+)
+"""Key formats redacted wherever they appear (each matches the whole key)."""
+AUTHORIZATION = re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/-]*[0-9])([A-Za-z0-9._~+/-]{16,}=*)")
+"""An authorization header's value (16+ characters, a digit among them): the scheme word is kept, the
+credential redacted."""
+
+
+def is_secret_name(name: str) -> bool:
+    """True when the variable ``name`` holds a secret (dropped from children, its value redacted)."""
+    return name in ALWAYS_DROPPED or bool(SECRET_NAME.search(name))
+
+
+def secret_values(base: Mapping[str, str] | None = None) -> list[str]:
+    """The values of the secret-looking variables of ``base`` (default: this process's), 8+ characters."""
+    env = os.environ if base is None else base
+    return [v for k, v in env.items() if is_secret_name(k) and len(v) >= MIN_SECRET_CHARS]
+
+
+def named_values(base: Mapping[str, str] | None = None) -> list[str]:
+    """The values ``KERNELOPT_REDACT`` names in ``base`` (default: this process's environment).
+
+    Each comma-separated item is the name of a set variable (its value is redacted) or a literal value.
+    """
+    env = os.environ if base is None else base
+    out = []
+    for item in (raw_value("redact", env) or "").split(","):
+        item = item.strip()
+        value = env.get(item) if item else None
+        chosen = value if value else item
+        if len(chosen) >= MIN_NAMED_CHARS:
+            out.append(chosen)
+    return out
+
+
+class Redactor:
+    """Replaces secret values and key formats in a text.
+
+    Args:
+        values: exact values to redact (longest first, so a value containing another goes whole).
+        patterns: key formats (default :data:`KEY_FORMATS`).
+    """
+
+    def __init__(self, values: Iterable[str] = (), *, patterns: tuple[re.Pattern[str], ...] = KEY_FORMATS) -> None:
+        spelled = set()
+        for v in values:
+            if v:
+                spelled.add(v)
+                spelled.add(json.dumps(v)[1:-1])  # as a JSON record holds it
+        self.values = tuple(sorted(spelled, key=len, reverse=True))
+        self._exact = re.compile("|".join(re.escape(v) for v in self.values)) if self.values else None
+        self.patterns = patterns
+
+    @classmethod
+    def of_environment(cls, env: Mapping[str, str] | None = None) -> Redactor:
+        """The redactor of ``env`` (default: this process's): its secret values and the named ones."""
+        return cls([*secret_values(env), *named_values(env)])
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every secret replaced by :data:`REDACTED`."""
+        if self._exact is not None:
+            text = self._exact.sub(REDACTED, text)
+        for pattern in self.patterns:
+            text = pattern.sub(REDACTED, text)
+        return AUTHORIZATION.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+    def holds_secret(self, text: str) -> bool:
+        """True when :meth:`__call__` would change ``text``."""
+        return self(text) != text
+
+
+@lru_cache(maxsize=8)
+def _cached(values: tuple[str, ...]) -> Redactor:
+    return Redactor(values)
+
+
+def current() -> Redactor:
+    """The redactor of this process's environment as it is now (rebuilt when it changes)."""
+    return _cached(tuple(sorted({*secret_values(), *named_values()})))
+
+
+def redact(text: str) -> str:
+    """``text`` with this process's secrets and every known key format replaced (:class:`Redactor`)."""
+    return current()(text)

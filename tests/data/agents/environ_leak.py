@@ -1,0 +1,33 @@
+"""An agent that leaks OPENAI_API_KEY, which kernelopt dropped from its environment, by reading its
+parent's ``/proc/<ppid>/environ``.
+
+First attempt: a kernel.py that reads the key the same way when it runs (in the harness worker) and fails
+its check with the key in the error. The repair attempt: the agent prints the key and dies of an exception
+that holds it.
+"""
+
+import os
+from pathlib import Path
+
+from _agent import REPAIR, STAGE
+
+LEAKY_KERNEL = '''import os
+from pathlib import Path
+
+
+def run(x):
+    raw = Path(f"/proc/{os.getppid()}/environ").read_bytes().split(b"\\0")
+    env = dict(i.decode(errors="replace").split("=", 1) for i in raw if b"=" in i)
+    raise RuntimeError("the kernel service refused the key " + env.get("OPENAI_API_KEY", "none"))
+'''
+
+assert STAGE == "implement", STAGE
+if not REPAIR:
+    Path("kernel.py").write_text(LEAKY_KERNEL)
+    print("wrote a kernel that calls the service")
+else:
+    raw = Path(f"/proc/{os.getppid()}/environ").read_bytes().split(b"\0")
+    found = dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+    key = found.get("OPENAI_API_KEY", "none")
+    print(f"retrying with key {key}")
+    raise RuntimeError(f"the API refused the key {key}")

@@ -1,0 +1,87 @@
+"""A full disk is one line and exit 3 (documented in the README), wherever it is met: while the
+workspace is made (issue 23: exit 70 with a crash log), or in a git command (raw git stderr before).
+
+The full disk is a real one: a small tmpfs mounted for the module (skipped where mounting is not
+allowed), filled to the brim.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.errors import DiskProblem, GitError
+from kernelopt.workspace import Workspace, git_failure
+
+KERNELS = Path(__file__).parent / "data" / "kernels"
+
+
+def _fill(folder: Path) -> None:
+    """Write zeros into ``folder`` until the file system refuses."""
+    with open(folder / "filler", "wb", buffering=0) as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 4096)
+        except OSError:
+            pass
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True, text=True, timeout=30
+    )
+    if done.returncode != 0 or shutil.which("umount") is None:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, timeout=30)
+
+
+def test_a_full_disk_while_the_workspace_is_made_is_one_line_exit_3(
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = tmp_path / "add"
+    task.mkdir()
+    shutil.copyfile(KERNELS / "add_kernel.py", task / "kernel.py")
+    shutil.copyfile(KERNELS / "add_reference.py", task / "reference.py")
+    _fill(small_disk)
+    assert main(["optimize", str(task), "--root", str(small_disk), "--device", "cpu", "--max-iters", "0"]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        f"kernelopt: error: no space left on the device writing {small_disk}/kernel_opt_add (errno 28); "
+        "free some space (or pass --root to put the workspace elsewhere)\n"
+    )
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]  # no staging folder, no lock
+
+
+def test_a_full_disk_in_a_git_command_is_one_line_exit_3(small_disk: Path) -> None:
+    ws = Workspace.create(
+        "add", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=small_disk
+    )
+    ws.kernel_py.write_text(ws.kernel_py.read_text() + "# edited\n")
+    _fill(small_disk)
+    with pytest.raises(DiskProblem) as full:
+        ws.commit(["kernel.py"], "V1: an edit")
+    assert full.value.exit_code == 3 and "\n" not in full.value.one_line()
+    assert full.value.one_line().startswith(f"no space left on the device writing {ws.root} (errno 28)")
+
+
+def test_git_failures_are_one_line() -> None:
+    # git's own words, as `git init` printed them on a full tmpfs
+    stderr = (
+        "'error: copy-fd: write returned: No space left on device\n"
+        "fatal: cannot copy '/usr/share/git-core/templates/hooks/post-update.sample' to '/x/.git/hooks/"
+        "post-update.sample': No space left on device'"
+    )
+    assert isinstance(git_failure("git init", stderr, Path("/x")), DiskProblem)
+    other = git_failure("git commit", "error: pathspec 'nope' did not match\nfatal: bad revision\n", Path("/x"))
+    assert isinstance(other, GitError) and other.one_line() == "git commit failed in /x: fatal: bad revision"
