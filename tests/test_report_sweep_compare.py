@@ -339,7 +339,7 @@ def test_lanes_balance_configurations_for_sweeps_and_examples_for_loops(sweep: M
     assert sorted(n for lane in two for n in lane) == sorted(names)
     loads = [sum(len(sweep.enumerate_space(sweep.SPACES[n])) for n in lane) for lane in two]
     assert max(loads) - min(loads) <= max(len(sweep.enumerate_space(s)) for s in sweep.SPACES.values())
-    assert [len(lane) for lane in sweep.assign_lanes(names, 4, by_space=False)] == [3, 3, 2, 2]
+    assert [len(lane) for lane in sweep.assign_lanes(names, 4, by_space=False)] == [4, 3, 3, 3]
     assert sweep.assign_lanes(["sumsq"], 3) == [["sumsq"], [], []]
 
 
