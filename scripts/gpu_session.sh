@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One GPU session as a background job that outlives the device tool's calls (run from the repository root).
+#
+#   bash scripts/gpu_session.sh start [PHASE ...]   start the phases in order, in a new session (setsid),
+#                                                   and return at once; default: every phase below
+#   bash scripts/gpu_session.sh collect             print the progress and pack what is done into $OUT
+#                                                   (one tarball, gpu_session.tar.gz, plus progress.txt)
+#   bash scripts/gpu_session.sh wait SECONDS        collect after SECONDS, or as soon as the job ends
+#
+# Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
+# are never changed, ncu runs with --clock-control none):
+#   engine     scripts/gpu_engine_check.sh: the engine at 512 MiB - 1 GiB per tensor, peak memory, GPU tests
+#   suite      scripts/gpu_engine_suite.sh: sweeps, the loop and `kernelopt tune` on the suite kernels
+#   overhead   scripts/gpu_batch_overhead.sh: batch wall time per problem, cold and warm
+#   ray        scripts/gpu_ray_batch.sh: the plain and the Ray batch (needs .whl/ray_part1 and ray_part2)
+#   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU
+#   gputests   every test marked gpu
+set -u
+GPU_DIR=${GPU_DIR:-/tmp/kernelopt_gpu}
+mkdir -p "$GPU_DIR"
+cmd=${1:-collect}
+shift || true
+
+run_phase() {
+    local p=$1 d="$GPU_DIR/$1" rc
+    mkdir -p "$d"
+    echo "$(date -u +%T) start $p" >> "$GPU_DIR/progress.txt"
+    case $p in
+        engine) OUT="$d" timeout -k 10 420 bash scripts/gpu_engine_check.sh > "$d/stdout.txt" 2>&1 ;;
+        suite) OUT="$d" timeout -k 10 1500 bash scripts/gpu_engine_suite.sh > "$d/stdout.txt" 2>&1 ;;
+        overhead) OUT="$d" timeout -k 10 560 bash scripts/gpu_batch_overhead.sh > "$d/stdout.txt" 2>&1 ;;
+        ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" timeout -k 10 560 \
+            bash scripts/gpu_ray_batch.sh > "$d/stdout.txt" 2>&1 ;;
+        tunables) OUT="$d" TASKS="rmsnorm_calculate_settings matmul_autotune_helper" timeout -k 10 560 \
+            bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
+        gputests) KERNELOPT_GPU_TESTS=1 PYTHONPATH="$PWD/src" timeout -k 10 560 \
+            python3 -m pytest -q -n 0 -o addopts=-ra -m gpu tests > "$d/stdout.txt" 2>&1 ;;
+        *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;
+    esac
+    rc=$?
+    echo "$(date -u +%T) end $p rc=$rc" >> "$GPU_DIR/progress.txt"
+}
+
+collect() {
+    local out=${OUT:?set OUT}
+    cp "$GPU_DIR/progress.txt" "$out/progress.txt" 2> /dev/null
+    (cd "$GPU_DIR" && tar --exclude='*triton-cache*' --exclude='*.ncu-rep' --exclude='ray_part*' \
+        -czf "$out/gpu_session.tar.gz" . 2> /dev/null)
+    cat "$GPU_DIR/progress.txt" 2> /dev/null
+    for f in "$GPU_DIR"/*/stdout.txt; do [ -f "$f" ] && { echo "== $f"; tail -5 "$f"; }; done
+}
+
+case $cmd in
+    start)
+        phases=${*:-engine suite overhead ray tunables}
+        # the Ray wheel parts travel in two calls; keep them outside the working tree copy
+        for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
+        {
+            date -u
+            nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
+            python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+            nproc
+        } > "$GPU_DIR/env.txt" 2>&1
+        export -f run_phase
+        export GPU_DIR
+        setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'" \
+            > "$GPU_DIR/session.log" 2>&1 < /dev/null &
+        sleep 5
+        cat "$GPU_DIR/progress.txt"
+        ;;
+    wait)
+        end=$((SECONDS + ${1:-240}))
+        while [ $SECONDS -lt $end ] && ! grep -q '^done' "$GPU_DIR/progress.txt" 2> /dev/null; do sleep 5; done
+        for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && [ ! -d "$GPU_DIR/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
+        collect
+        ;;
+    collect) collect ;;
+    *) echo "usage: gpu_session.sh start [PHASE ...] | collect | wait SECONDS" >&2; exit 2 ;;
+esac
