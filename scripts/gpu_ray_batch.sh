@@ -71,7 +71,8 @@ run_batch() {  # NAME LIMIT_S ARGS...
   for f in batch.json batch.csv; do [ -f "$WORK/$batch/$f" ] && cp "$WORK/$batch/$f" "$OUT/$batch/"; done
 }
 
-run_batch plain 200 --problem-timeout-s 60
+# PLAIN=0 skips the plain batch (the batch-overhead phase's warm run, in the same session, is that figure)
+[ "${PLAIN:-1}" = "1" ] && run_batch plain 200 --problem-timeout-s 60
 run_batch ray 330 --ray local --problem-timeout-s 60
 "$PY" - "$OUT" > "$OUT/summary.txt" 2>&1 <<'EOF'
 import json, sys

@@ -29,7 +29,7 @@ run_phase() {
         engine) OUT="$d" timeout -k 10 420 bash scripts/gpu_engine_check.sh > "$d/stdout.txt" 2>&1 ;;
         suite) OUT="$d" timeout -k 10 1500 bash scripts/gpu_engine_suite.sh > "$d/stdout.txt" 2>&1 ;;
         overhead) OUT="$d" timeout -k 10 560 bash scripts/gpu_batch_overhead.sh > "$d/stdout.txt" 2>&1 ;;
-        ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" timeout -k 10 560 \
+        ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" PLAIN=${PLAIN:-0} timeout -k 10 560 \
             bash scripts/gpu_ray_batch.sh > "$d/stdout.txt" 2>&1 ;;
         tunables) OUT="$d" TASKS="rmsnorm_calculate_settings matmul_autotune_helper" timeout -k 10 560 \
             bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
@@ -53,16 +53,24 @@ collect() {
 case $cmd in
     start)
         phases=${*:-engine suite overhead ray tunables}
+        # kernelopt's own dependencies the GPU image lacks travel as wheels (.whl/deps, carried in the call)
+        if [ -d .whl/deps ]; then
+            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+                .whl/deps/*.whl > "$GPU_DIR/install.txt" 2>&1 || { cat "$GPU_DIR/install.txt"; exit 3; }
+        fi
+        export PYTHONPATH="/tmp/site:$PWD/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
+        export PYTHONUNBUFFERED=1
         # the Ray wheel parts travel in two calls; keep them outside the working tree copy
         for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
         {
             date -u
             nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
             python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+            python3 -c "import kernelopt, pydantic, git, libcst, ncu_report; print('kernelopt imports')"
             nproc
         } > "$GPU_DIR/env.txt" 2>&1
         export -f run_phase
-        export GPU_DIR
+        export GPU_DIR PLAIN
         setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'" \
             > "$GPU_DIR/session.log" 2>&1 < /dev/null &
         sleep 5
