@@ -69,17 +69,26 @@ case $cmd in
             python3 -c "import kernelopt, pydantic, git, libcst, ncu_report; print('kernelopt imports')"
             nproc
         } > "$GPU_DIR/env.txt" 2>&1
+        # the phases run from a private copy of the repository: the device tool's next call copies the
+        # working tree again, and files missing for that moment broke a running phase (2026-12-03)
+        repo=${GPU_REPO:-/tmp/kernelopt_repo}
+        rm -rf "$repo" && mkdir -p "$repo"
+        tar --exclude=./.git --exclude=./.whl -cf - . | (cd "$repo" && tar -xf -)
+        cd "$repo" || exit 3
+        export PYTHONPATH="/tmp/site:$repo/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
         export -f run_phase
         export GPU_DIR PLAIN
-        setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'" \
+        touch "$GPU_DIR/running"
+        setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'; rm -f '$GPU_DIR/running'" \
             > "$GPU_DIR/session.log" 2>&1 < /dev/null &
         sleep 5
         cat "$GPU_DIR/progress.txt"
         ;;
     wait)
-        end=$((SECONDS + ${1:-240}))
-        while [ $SECONDS -lt $end ] && ! grep -q '^done' "$GPU_DIR/progress.txt" 2> /dev/null; do sleep 5; done
+        # a Ray wheel part carried in this call joins the other before the Ray phase starts
         for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && [ ! -d "$GPU_DIR/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
+        end=$((SECONDS + ${1:-240}))
+        while [ $SECONDS -lt $end ] && [ -f "$GPU_DIR/running" ]; do sleep 5; done
         collect
         ;;
     collect) collect ;;

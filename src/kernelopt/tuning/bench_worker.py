@@ -43,6 +43,7 @@ from kernelopt.tuning.checks import (
     device_free_bytes,
     fingerprint,
     first_line,
+    indexed_device,
     is_out_of_memory,
     mutated_inputs,
     recover,
@@ -283,6 +284,7 @@ class BenchService:
             device = resolve_device(init.device or init.problem.device)
         except DeviceUnavailable as exc:
             raise SetupRefused(FailureKind.SETUP_FAILED, str(exc)) from None
+        device = indexed_device(device)
         if device.startswith("cuda"):
             torch.cuda.set_device(torch.device(device))
             self.flusher = L2Flusher(device) if self.plan.l2_flush else None

@@ -441,6 +441,16 @@ def recover(loaded: LoadedProblem, verdict: Verdict) -> None:
             torch.cuda.empty_cache()
 
 
+def indexed_device(device: str) -> str:
+    """``device`` with its index: ``cuda`` becomes ``cuda:<current device>`` (torch's per-device calls,
+    ``set_device`` and the memory statistics, refuse a CUDA device without one); others unchanged."""
+    if device != "cuda":
+        return device
+    import torch
+
+    return f"cuda:{torch.cuda.current_device()}"
+
+
 def device_free_bytes(device: str) -> int:
     """Free memory of ``device``: ``torch.cuda.mem_get_info`` on a GPU; on the CPU the kernel's MemAvailable,
     lowered to the cgroup's limit minus its use when there is one."""

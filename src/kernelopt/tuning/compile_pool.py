@@ -29,7 +29,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.tuning.candidate import Outcome
-from kernelopt.tuning.checks import LoadedProblem, device_free_bytes, first_line, recover, run_candidate
+from kernelopt.tuning.checks import (
+    LoadedProblem,
+    device_free_bytes,
+    first_line,
+    indexed_device,
+    recover,
+    run_candidate,
+)
 from kernelopt.tuning.problem import Problem
 from kernelopt.worker.client import WorkerProcess
 from kernelopt.worker.messages import Failure, FailureKind, JsonObject, Reply, Service
@@ -104,6 +111,7 @@ class CompileService:
             device = resolve_device(init.device or init.problem.device)
         except DeviceUnavailable as exc:
             raise SetupRefused(FailureKind.SETUP_FAILED, str(exc)) from None
+        device = indexed_device(device)
         if device.startswith("cuda"):
             torch.cuda.set_device(torch.device(device))
         try:
