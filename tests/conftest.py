@@ -35,6 +35,7 @@ SLOW_FILES = (
     "test_batch_kernelbench.py",
     "test_loop_agents.py",
     "test_search.py",
+    "test_tuning_folder.py",
     "test_batch_ray.py",
     "test_harness_correctness.py",
     "test_tuning_evaluator.py",

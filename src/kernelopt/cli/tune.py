@@ -71,6 +71,9 @@ def register(app: typer.Typer) -> None:
         out: Path | None = typer.Option(
             None, "--out", help="Parent of the session folder (record, candidates, plot); default PATH/.kernelopt/tune."
         ),
+        repetitions: int = typer.Option(
+            20, "--repetitions", min=1, help="Timing samples per candidate (the median is its latency)."
+        ),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the best configuration's diff; write nothing."),
         sweep: Path | None = typer.Option(
             None, "--sweep", help="A recorded sweep of the same space: its best is drawn as a line on the plot."
@@ -88,8 +91,13 @@ def register(app: typer.Typer) -> None:
             return
         if path is None:
             raise UsageError("give PATH (a folder with kernel.py and reference.py) or --replay SWEEP.json")
+        from kernelopt.tuning.bench_worker import BenchPlan
         from kernelopt.tuning.folder import TuneRequest
+        from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
 
+        plan = BenchPlan(
+            warmup_calls=min(3, repetitions), repetitions=repetitions, retime_rounds=max(1, repetitions // 2)
+        )
         request = TuneRequest(
             folder=_folder(path, device),
             device=device,
@@ -100,6 +108,7 @@ def register(app: typer.Typer) -> None:
             strategy=strategy,
             rng_seed=seed,
             out=out,
+            evaluator=EvaluatorSettings(plan=plan),
         )
         _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
 
