@@ -34,7 +34,7 @@ SLOW_FILES = (
     "test_batch_pool.py",
     "test_batch_kernelbench.py",
     "test_loop_agents.py",
-    "test_search.py",
+    "test_launch_tuning.py",
     "test_tuning_folder.py",
     "test_batch_ray.py",
     "test_harness_correctness.py",

@@ -2,9 +2,8 @@
 
 A Triton kernel under the interpreter (``tests/data/tuning/tune_add``, started at a poor BLOCK) and a torch
 CPU kernel (``tests/data/loop``): the JSON fields, kernel.py written by the checked edit, ``--dry-run``
-leaving it, a second run serving the recorded candidates; a kernel with no knob is one line, exit 2. The
-rules backend's old sweep kernel (``tests/data/search``: a build error, a hang, a segfault, a wrong result)
-goes through the folder's session: every bad candidate is recorded with its reason and the session goes on.
+leaving it, a second run serving the recorded candidates; a kernel with no knob is one line, exit 2. Bad
+candidates (a build error, a hang, a segfault, a wrong result) in a folder's session: tests/test_launch_tuning.py.
 """
 
 from __future__ import annotations
@@ -19,11 +18,8 @@ from kernelopt.cli.app import main
 from kernelopt.errors import UsageError
 from kernelopt.report.search_plot import SearchPoint, best_so_far, search_plot
 from kernelopt.taskcard import TaskCard
-from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.budget import DEFAULT_WALL_S
-from kernelopt.tuning.candidate import Outcome
-from kernelopt.tuning.folder import TuneRequest, best_edit, budget_rule, prepare_folder, summarize, tune_folder
-from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
+from kernelopt.tuning.folder import TuneRequest, budget_rule
 
 DATA = Path(__file__).parent / "data"
 FIELDS = {"best_config", "best_latency_us", "evaluations", "space_size", "wall_s", "current_latency_us", "speedup"}
@@ -105,34 +101,6 @@ def test_the_budget_comes_from_the_flags_then_the_task_card() -> None:
     assert rule.count is None and rule.fraction == 0.5 and rule.wall_s == DEFAULT_WALL_S
     with pytest.raises(UsageError, match="both budget and budget_fraction"):
         budget_rule(req, TaskCard(budget=7, budget_fraction=0.2))
-
-
-@pytest.mark.timeout(120)
-def test_every_bad_candidate_is_recorded_with_its_reason_and_the_session_goes_on(tmp_path: Path) -> None:
-    """The sweep kernel of the rules backend's tests: every configuration, one bench worker restarted after
-    a segfault and a hang; the optimum of the bowl is found among them."""
-    folder = _copy(DATA / "search", tmp_path / "search")
-    plan = BenchPlan(warmup_calls=1, repetitions=2, retime_rounds=1)
-    request = TuneRequest(
-        folder=folder,
-        device="cpu",
-        strategy="exhaustive",
-        budget=25,
-        evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=3.0),
-    )
-    tuning = tune_folder(prepare_folder(request))
-    by = {(r.config["BLOCK_M"], r.config["BLOCK_N"]): r for r in tuning.result.results}
-    assert len(by) == 25 and tuning.result.evaluations == 25
-    assert by[(128, 256)].outcome is Outcome.COMPILE_ERROR and "ptxas error" in (by[(128, 256)].reason or "")
-    assert by[(256, 16)].outcome is Outcome.RUN_TIMEOUT and "no reply within 3 s" in (by[(256, 16)].reason or "")
-    assert by[(16, 16)].outcome is Outcome.WORKER_CRASH and "SIGSEGV" in (by[(16, 16)].reason or "")
-    assert by[(256, 32)].outcome is Outcome.WRONG_RESULT and "differs from the reference" in (
-        by[(256, 32)].reason or ""
-    )
-    assert summarize(tuning).outcomes["ok"] == 21
-    assert tuning.result.best_config in ({"BLOCK_M": 64, "BLOCK_N": 32}, {"BLOCK_M": 64, "BLOCK_N": 16})
-    edit = best_edit(tuning)
-    assert edit is not None and "BLOCK_M = 64" in edit.new_source
 
 
 def test_search_plot_draws_failures_and_the_sweep_line() -> None:

@@ -20,7 +20,9 @@ again. :func:`best_edit` is the checked literal edit that writes the best config
 (the caller writes it, or not: ``--dry-run``).
 
 The session folder is ``<out>/<key>/`` (default ``out``: ``<folder>/.kernelopt/tune``), where ``key`` is a
-digest of kernel.py, reference.py, the problem, the device and the space: ``record.jsonl`` (the session
+digest of kernel.py apart from its knob values, reference.py, the problem, the device and the space (so a
+session from another configuration of the same kernel, after a winner was written, serves the measurements
+of the earlier one): ``record.jsonl`` (the session
 record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers'), the Triton cache.
 """
 
@@ -47,6 +49,7 @@ from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.kernel_evaluator import (
+    Apply,
     EvaluatorSettings,
     KernelEvaluator,
     current_values,
@@ -82,7 +85,9 @@ class TuneRequest(BaseModel):
         folder: the folder (kernel.py, reference.py, optional README.md).
         device: ``cuda``, ``cuda:N`` or ``cpu`` (Triton through its interpreter); ``None``: cuda when present.
         kernel: which launch (a group label as ``kernelopt tunables`` prints it, a kernel name or a prefix);
-            ``None``: the launch with the most knobs.
+            ``None``: the launch of ``profiled_kernel``, else the launch with the most knobs.
+        profiled_kernel: the kernel a profiler saw run most (Stage 1's primary kernel; a compiled name may
+            carry a suffix): its launch is tuned when it is a kernel of the file.
         budget, budget_fraction, budget_wall_s: the budget (override the task card's keys of the same names).
         strategy: a registered strategy's name; rng_seed: its seed.
         out: the session folders' parent (default ``<folder>/.kernelopt/tune``).
@@ -99,6 +104,7 @@ class TuneRequest(BaseModel):
     folder: Path
     device: str | None = None
     kernel: str | None = None
+    profiled_kernel: str | None = None
     budget: int | None = Field(default=None, ge=1)
     budget_fraction: float | None = Field(default=None, gt=0, le=1)
     budget_wall_s: float | None = Field(default=None, gt=0)
@@ -224,12 +230,14 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         problem.kernel_py, gpu=gpu, reference=problem.reference_py, device=request.device or "auto", env=env
     )
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
+    kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
     space = Space.from_tunables(
-        tunables, kernel=request.kernel, limits=limits, problem_sizes=problem_sizes(problem), evaluation=evaluation
+        tunables, kernel=kernel, limits=limits, problem_sizes=problem_sizes(problem), evaluation=evaluation
     )
     base = problem.kernel_py.read_text(encoding="utf-8")
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
-    key = session_key(base, problem, space)
+    editor = knob_editor(base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation)
+    key = session_key(canonical_source(space, base, editor), problem, space)
     return PreparedFolder(
         request=request,
         card=card,
@@ -246,12 +254,32 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     )
 
 
-def session_key(base_source: str, problem: Problem, space: Space) -> str:
-    """A digest of what a session's measurements depend on: kernel.py's text, reference.py's, the problem
-    (device, sizes, shape, tolerance) and the space (knobs and fit rules). A session run again with all of
-    it unchanged resumes from its record; anything else starts a new one."""
+def profiled_launch(profiled: str | None, tunables: list[Tunable]) -> str | None:
+    """The kernel of the file that a profiler's kernel name is (``add_kernel`` for ``add_kernel_0d1d``):
+    the longest kernel name it equals or starts with; ``None`` when none."""
+    if not profiled:
+        return None
+    kernels = sorted({t.kernel for t in tunables if t.kernel}, key=len, reverse=True)
+    return next((k for k in kernels if profiled == k or profiled.startswith(k)), None)
+
+
+def canonical_source(space: Space, base_source: str, editor: Apply) -> str:
+    """kernel.py with every knob of ``space`` at the first fitting configuration: the kernel's text apart from
+    its knob values, so a session started from another configuration of the same kernel (the next version,
+    after the loop wrote a winner) serves what the earlier one measured. ``base_source`` when the edit is
+    refused."""
+    first = next(iter(space.configs()), None)
+    made = editor(first) if first is not None else base_source
+    return made if isinstance(made, str) else base_source
+
+
+def session_key(source: str, problem: Problem, space: Space) -> str:
+    """A digest of what a session's measurements depend on: kernel.py's text apart from its knob values
+    (:func:`canonical_source`), reference.py's, the problem (device, sizes, shape, tolerance) and the space
+    (knobs and fit rules). A session run again with all of it unchanged serves what its record holds;
+    anything else starts a new record."""
     doc = {
-        "kernel": hashlib.sha256(base_source.encode("utf-8")).hexdigest(),
+        "kernel": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
         "problem": problem.model_dump(mode="json", exclude={"kernel_py", "reference_py"}),
         "space": space.fingerprint,
@@ -439,10 +467,12 @@ __all__ = [
     "TuneSummary",
     "best_edit",
     "budget_rule",
+    "canonical_source",
     "config_text",
     "outcome_counts",
     "prepare_folder",
     "problem_sizes",
+    "profiled_launch",
     "session_key",
     "summarize",
     "tune_folder",
