@@ -54,7 +54,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
 from kernelopt.vocabulary import Device
-from kernelopt.worker.client import WorkerProcess, WorkerStartError
+from kernelopt.worker.client import TRITON_INTERPRET, WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Ready, Reply, Service
 from kernelopt.worker.pool import Answer, Job, WorkerPool
 
@@ -192,6 +192,8 @@ class KernelEvaluator:
         env = dict(self._env)
         if Device.of(device or self.problem.device or "") is not Device.CUDA:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
+        if Device.of(device or self.problem.device or "") is Device.CPU:
+            env.setdefault(TRITON_INTERPRET, "1")  # Triton kernels run in its interpreter on the CPU
         return WorkerProcess(
             Service.BENCH,
             setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan),
