@@ -71,6 +71,11 @@ def register(app: typer.Typer) -> None:
         out: Path | None = typer.Option(
             None, "--out", help="Parent of the session folder (record, candidates, plot); default PATH/.kernelopt/tune."
         ),
+        size_scale: float | None = typer.Option(
+            None,
+            "--size-scale",
+            help="Scale reference.py's size constants down for a quick run (0 < F <= 1; overrides the task card).",
+        ),
         repetitions: int = typer.Option(
             20, "--repetitions", min=1, help="Timing samples per candidate (the median is its latency)."
         ),
@@ -108,6 +113,7 @@ def register(app: typer.Typer) -> None:
             strategy=strategy,
             rng_seed=seed,
             out=out,
+            size_scale=size_scale,
             evaluator=EvaluatorSettings(plan=plan),
         )
         _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)

@@ -26,6 +26,7 @@ from typing import Any
 
 from kernelopt.env import EnvSettings
 from kernelopt.fileio import atomic_write_text
+from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
     REFERENCE_LABEL,
@@ -536,6 +537,8 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
     import torch
 
     device = resolve_device(job.device)
+    if not device.startswith("cuda"):
+        patch_interpreter()  # Triton kernels run in its interpreter on the CPU
     result = WorkerResult(mode=job.mode, device=device, torch_version=torch.__version__)
     result.device_name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
     ctx = _Ctx(job=job, progress=progress, device=device, result=result)

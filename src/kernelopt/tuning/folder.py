@@ -113,7 +113,7 @@ class TuneRequest(BaseModel):
     out: Path | None = None
     gpu: str | None = None
     dtype: str | None = None
-    size_scale: float | None = Field(default=None, gt=0, le=1)
+    size_scale: float | None = None  # checked where it is applied (harness.sizes: one line, exit 2)
     check_resources: bool = True
     evaluator: EvaluatorSettings = Field(default_factory=EvaluatorSettings)
     min_gain_pct: float = Field(default=DEFAULT_MIN_GAIN_PCT, ge=0)
