@@ -37,6 +37,7 @@ from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageCont
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.planning.plan import Plan
 from kernelopt.tunables import (
     EditResult,
     ResourceLimits,
@@ -107,6 +108,59 @@ def relative_move(sites: list[Tunable], requested: Any, before: Any) -> Any:
 
 def _matches(t: Tunable, ident: str) -> bool:
     return ident in (t.key, t.name) or ident in t.feeds
+
+
+def _planned_changes(plan: Plan, tunables: list[Tunable]) -> dict[str, Any] | str:
+    """The knob moves of a plan of one knob category (its parameters, else its targets or the category's
+    one knob moved one step up), checked: each names an editable, non-semantic knob of the category; or
+    one line saying why not."""
+    cat = plan.action_category
+    allowed = KNOB_CATEGORIES[cat]
+    editable = [t for t in tunables if t.editable]
+    candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
+    changes: dict[str, Any] = dict(plan.parameters)
+    if not changes:
+        if cat in NEEDS_PARAMETERS:
+            return (
+                f"the plan gives no parameters; '{cat.value}' needs the knob and its new value "
+                f"(e.g. parameters: {{num_warps: 4}}); candidates: {', '.join(candidates) or 'none'}"
+            )
+        named = [tg for tg in plan.targets if any(_matches(t, tg) for t in tunables)]
+        if named:
+            changes = dict.fromkeys(named, DEFAULT_MOVE)
+        elif len(candidates) == 1:
+            changes = {candidates[0]: DEFAULT_MOVE}
+        else:
+            return (
+                f"the plan names no knob for '{cat.value}'; candidates in kernel.py: {', '.join(candidates) or 'none'}"
+            )
+    for ident in changes:
+        found = [t for t in tunables if _matches(t, ident)]
+        if not found:
+            known = ", ".join(sorted({t.key for t in editable})) or "none"
+            return f"kernel.py has no tunable named '{ident}' (editable: {known})"
+        semantic = [t for t in found if t.semantic]
+        if semantic:
+            return f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it"
+        wrong = [t for t in found if not set(t.categories) & allowed]
+        if wrong:
+            moved_by = ", ".join(c.value for c in wrong[0].categories) or "no category"
+            return (
+                f"knob '{wrong[0].key}' is moved by {moved_by}, not by the plan's category '{cat.value}' "
+                "(one category per iteration)"
+            )
+    return changes
+
+
+def _moves(result: EditResult) -> str:
+    """``BLOCK 64 -> 128 (kernel.py:12; ...)`` for every knob an edit moved."""
+    return ", ".join(
+        f"{e.key} {e.before} -> {e.after} ({e.location}"
+        + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
+        + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
+        + ")"
+        for e in result.edits
+    )
 
 
 class RulePlanner:
@@ -189,45 +243,9 @@ class RuleImplementer:
             tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
-        allowed = KNOB_CATEGORIES[cat]
-        editable = [t for t in tunables if t.editable]
-        candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
-
-        changes: dict[str, Any] = dict(plan.parameters)
-        if not changes:
-            if cat in NEEDS_PARAMETERS:
-                return _fail(
-                    f"the plan gives no parameters; '{cat.value}' needs the knob and its new value "
-                    f"(e.g. parameters: {{num_warps: 4}}); candidates: {', '.join(candidates) or 'none'}"
-                )
-            named = [tg for tg in plan.targets if any(_matches(t, tg) for t in tunables)]
-            if named:
-                changes = dict.fromkeys(named, DEFAULT_MOVE)
-            elif len(candidates) == 1:
-                changes = {candidates[0]: DEFAULT_MOVE}
-            else:
-                return _fail(
-                    f"the plan names no knob for '{cat.value}'; candidates in kernel.py: "
-                    f"{', '.join(candidates) or 'none'}"
-                )
-        for ident in changes:
-            found = [t for t in tunables if _matches(t, ident)]
-            if not found:
-                known = ", ".join(sorted({t.key for t in editable})) or "none"
-                return _fail(f"kernel.py has no tunable named '{ident}' (editable: {known})")
-            semantic = [t for t in found if t.semantic]
-            if semantic:
-                return _fail(
-                    f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it"
-                )
-            wrong = [t for t in found if not set(t.categories) & allowed]
-            if wrong:
-                t = wrong[0]
-                moved_by = ", ".join(c.value for c in t.categories) or "no category"
-                return _fail(
-                    f"knob '{t.key}' is moved by {moved_by}, not by the plan's category '{cat.value}' "
-                    "(one category per iteration)"
-                )
+        changes = _planned_changes(plan, tunables)
+        if isinstance(changes, str):
+            return _fail(changes)
         kernel = _primary_kernel(ctx, tunables)
         before_values: dict[str, Any] = dict(getattr(plan, "current_values", {}) or {})
         for ident, requested in list(changes.items()):
@@ -238,16 +256,9 @@ class RuleImplementer:
         if result is None:
             return _fail(why or "the edit was refused")
         atomic_write_text(kernel_py, result.new_source)
-        moves = ", ".join(
-            f"{e.key} {e.before} -> {e.after} ({e.location}"
-            + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
-            + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
-            + ")"
-            for e in result.edits
-        )
         return ImplementOutcome(
             changed=True,
-            description=f"{cat.value}: {moves}",
+            description=f"{cat.value}: {_moves(result)}",
             knob_changes=dict(result.knob_changes),
             knob_overrides=result.knob_overrides,
         )

@@ -35,7 +35,7 @@ def patch_interpreter() -> bool:
         return True
     _patch_index(interp)
     _patch_dot(interp)
-    interp._kernelopt_patched = True  # type: ignore[attr-defined]
+    interp._kernelopt_patched = True
     return True
 
 

@@ -537,8 +537,6 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
     import torch
 
     device = resolve_device(job.device)
-    if not device.startswith("cuda"):
-        patch_interpreter()  # Triton kernels run in its interpreter on the CPU
     result = WorkerResult(mode=job.mode, device=device, torch_version=torch.__version__)
     result.device_name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
     ctx = _Ctx(job=job, progress=progress, device=device, result=result)
@@ -546,6 +544,8 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
     try:
         with torch.no_grad():
             loaded = _load(ctx)
+            if not device.startswith("cuda") and "triton" in sys.modules:
+                patch_interpreter()  # the kernels imported Triton: they run in its interpreter on the CPU
             if job.mode is JobMode.CHECK:
                 _check(ctx, loaded)
             elif job.mode is JobMode.BENCH:

@@ -69,8 +69,8 @@ def decide(
     """The Stage 6 decision: a reason to stop, or None to run another iteration.
 
     Goals are checked first (roofline utilization, target latency, speedups), then a converged launch
-    configuration, then failures
-    (``--stop-on-failure``, the consecutive-failure budget), then limits (iterations, wall time).
+    configuration, then failures (``--stop-on-failure``, the consecutive-failure budget), then limits
+    (iterations, wall time).
 
     Args:
         conditions: the effective stop conditions (README.md front matter with flag overrides).
@@ -86,6 +86,42 @@ def decide(
         converged_session: why the last tuning session kept nothing (its one line), when it found nothing
             better than the current configuration: the launch configuration has converged.
     """
+    goal = _goal_met(conditions, current, roofline, baseline_latency_us)
+    if goal is not None:
+        return goal
+    if converged_session is not None:
+        return converged(converged_session, roofline)
+    if last_failed and stop_on_failure:
+        return StopDecision(
+            reason=StopReason.STOP_ON_FAILURE, detail="the iteration failed and --stop-on-failure is set"
+        )
+    if consecutive_failures >= conditions.max_consecutive_failures:
+        return StopDecision(
+            reason=StopReason.FAILURE_BUDGET,
+            detail=f"{consecutive_failures} consecutive failed iterations "
+            f"(budget {conditions.max_consecutive_failures})",
+        )
+    if conditions.max_iterations is not None and iterations_done >= conditions.max_iterations:
+        return StopDecision(
+            reason=StopReason.MAX_ITERATIONS,
+            detail=f"{iterations_done} iteration(s) run, limit {conditions.max_iterations}",
+        )
+    if conditions.max_wall_time_min is not None and elapsed_s >= conditions.max_wall_time_min * 60.0:
+        return StopDecision(
+            reason=StopReason.MAX_WALL_TIME,
+            detail=f"{elapsed_s / 60.0:.1f} min elapsed, limit {conditions.max_wall_time_min:g} min",
+        )
+    return None
+
+
+def _goal_met(
+    conditions: StopConditions,
+    current: Performance | None,
+    roofline: RooflineBounds | None,
+    baseline_latency_us: float | None,
+) -> StopDecision | None:
+    """The first goal the current kernel meets: roofline utilization, target latency, speedup over V0,
+    speedup over the reference (arguments as :func:`decide`'s)."""
     lat = current.latency_us if current is not None else None
     if roofline is not None:
         pct, which = roofline.stop_figure()
@@ -116,28 +152,6 @@ def decide(
                 detail=f"speedup over the reference {speedup:.3g}x >= target "
                 f"{conditions.target_speedup_vs_reference:g}x",
             )
-    if converged_session is not None:
-        return converged(converged_session, roofline)
-    if last_failed and stop_on_failure:
-        return StopDecision(
-            reason=StopReason.STOP_ON_FAILURE, detail="the iteration failed and --stop-on-failure is set"
-        )
-    if consecutive_failures >= conditions.max_consecutive_failures:
-        return StopDecision(
-            reason=StopReason.FAILURE_BUDGET,
-            detail=f"{consecutive_failures} consecutive failed iterations "
-            f"(budget {conditions.max_consecutive_failures})",
-        )
-    if conditions.max_iterations is not None and iterations_done >= conditions.max_iterations:
-        return StopDecision(
-            reason=StopReason.MAX_ITERATIONS,
-            detail=f"{iterations_done} iteration(s) run, limit {conditions.max_iterations}",
-        )
-    if conditions.max_wall_time_min is not None and elapsed_s >= conditions.max_wall_time_min * 60.0:
-        return StopDecision(
-            reason=StopReason.MAX_WALL_TIME,
-            detail=f"{elapsed_s / 60.0:.1f} min elapsed, limit {conditions.max_wall_time_min:g} min",
-        )
     return None
 
 
