@@ -173,7 +173,8 @@ MEASURE_VERSION = 3
 GAP_TARGET_PCT = 3.0
 LARGE_SPACE_CONFIGS = 300
 EVALS_FRACTION = 5
-#: Candidates per round of the sweep's session: compiled together, then timed; the file is saved after each.
+#: Candidates per round of the sweep's session at least (else ``--jobs``): compiled together, then timed; the
+#: file is saved after each.
 SAVE_EVERY = 10
 
 #: The sweep file's words, as the tuning package defines them (one format: docs/sweep-format.md).
@@ -402,7 +403,7 @@ def measure(
             seeds=[Config.of(c) for c in todo],
             strategy="exhaustive",
             on_progress=lambda p: on_batch(p.batch),
-            batch_size=SAVE_EVERY,
+            batch_size=max(SAVE_EVERY, args.jobs),  # one round compiles in every compile worker at once
             retime_top=0,
         )
     return result.stop.value == "wall_time"
