@@ -4,24 +4,29 @@
 Two jobs, one script:
 
 **Sweep** (default). For each example (``examples/<name>``, ``--example all`` for every one in ``SPACES``)
-every configuration of its knob space is written as a variant of ``kernel.py`` (only the knob literals
-change, through :func:`kernelopt.tunables.apply_source`), checked against the reference at the main
-shape and timed. Configurations that the tunables' resource estimate rejects
-(:func:`kernelopt.tunables.resource_problems`: shared memory of a pipelined tile, registers) are
-recorded as ``pruned`` and not timed, as the rule-based tuner would not try them. On a GPU the
-variants are compiled first in ``--jobs`` processes (a shared Triton cache), bounded by the time budget.
+every configuration of its knob space goes through the package's tuning engine: the ``exhaustive``
+strategy of one tuning session (:func:`kernelopt.tuning.session.tune`) over
+:class:`kernelopt.tuning.kernel_evaluator.KernelEvaluator`, the same execution as ``kernelopt tune`` and the
+loop's Stage 3: each configuration written as a variant of ``kernel.py`` (only the knob literals change,
+through the tunables' edit), compiled in ``--jobs`` processes into one Triton cache (GPU), checked against
+the reference at the main shape and timed in one long-lived bench worker that builds the inputs once. A
+candidate that hangs or crashes is a result (its worker starts again). Configurations that the tunables'
+resource estimate rejects (:func:`kernelopt.tunables.resource_problems`: shared memory of a pipelined tile,
+registers) are recorded as ``pruned`` and not timed, as the tuner would not try them.
 
-Each example's sweep is one JSON file, ``<sweep-dir>/<example>.json``. It records the sha256 of the
-kernel and reference files, the timer version (:func:`timer_version`), the GPU, torch and Triton
-versions and the shape; it is written every few configurations, so a sweep cut by ``--time-budget-s``
-or killed resumes where it stopped. A sweep is re-run only when one of those changed; a finished sweep
-whose record still matches is reused as it is (the rule: :func:`reuse_decision`).
+Each example's sweep is one JSON file, ``<sweep-dir>/<example>.json``, in the documented sweep file
+format (schema 1, :class:`kernelopt.tuning.record.SweepFile`, written by
+:func:`kernelopt.tuning.record.write_sweep`). It records the sha256 of the kernel and reference files, the
+timer version (:func:`timer_version`), the GPU, torch and Triton versions and the shape; it is written after
+every batch of candidates, so a sweep cut by ``--time-budget-s`` or killed resumes where it stopped. A sweep
+is re-run only when one of those changed; a finished sweep whose record still matches is reused as it is
+(the rule: :func:`reuse_decision`).
 
 **Compare** (``--compare``, or ``--workspace`` for one example). In one process, for each example with
 a finished kernelopt workspace (``<workspace-root>/kernel_opt_<name>``), the example's V0 (its
 ``kernel.py``), the loop's final kernel (the workspace's ``kernel.py``) and the exhaustive best
-configuration of the sweep are checked and re-timed together, interleaved (``0 1 2 2 1 0`` rounds), so
-clock drift hits all three alike. The table:
+configuration of the sweep are checked and re-timed together by the engine's bench worker, interleaved
+(ABBA rounds), so clock drift hits all three alike. The table:
 
     kernel | V0 | loop final | exhaustive best | final/best | gap % | loop evaluations | loop wall |
     sweep configs | sweep wall | targets
@@ -47,31 +52,40 @@ Smoke test without a GPU (Triton interpreter, small shape, a few configurations)
 
     python benchmarks/sweep_compare.py --example gelu_fp32 --device cpu --small --max-configs 4
 
-Timing is done in one place (marked TIMING HOOK below) with the harness's own sampler.
+Timing is the engine's (the bench worker with the harness's sampler); this script only chooses what to time.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import itertools
 import json
-import math
 import os
+import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from importlib import metadata
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 if (REPO / "src" / "kernelopt").is_dir():
     sys.path.insert(0, str(REPO / "src"))
+
+from kernelopt.tuning.bench_worker import BenchPlan  # noqa: E402
+from kernelopt.tuning.budget import Budget  # noqa: E402
+from kernelopt.tuning.candidate import Config, Outcome, Result  # noqa: E402
+from kernelopt.tuning.compile_pool import CompileSettings  # noqa: E402
+from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator, Refusal, knob_editor  # noqa: E402
+from kernelopt.tuning.problem import Problem, literal_shapes  # noqa: E402
+from kernelopt.tuning.record import SweepEntry, SweepFile, SweepKey, SweepStatus, read_sweeps, write_sweep  # noqa: E402
+from kernelopt.tuning.session import tune  # noqa: E402
+from kernelopt.tuning.space import Space, knob_of  # noqa: E402
 
 # The knob space per example: knob -> values, each legal for kernelopt's tunables (checked by the tests).
 # Block sizes are powers of two over the range that makes sense for the shape, num_warps Triton's set,
@@ -151,30 +165,27 @@ SPACES: dict[str, dict[str, list[int]]] = {
 }
 EXAMPLES = tuple(SPACES)
 
-#: Bump when :func:`measure` or :func:`evaluate` changes how a configuration is checked or timed; part of
-#: :func:`timer_version` together with the harness timer's source and default settings.
-MEASURE_VERSION = 2
-SWEEP_SCHEMA = 1
+#: Bump when :func:`run_sweep` or :func:`compare_example` changes how a configuration is checked or timed;
+#: part of :func:`timer_version` together with the bench worker's and the harness timer's sources and the
+#: default bench plan. 3: the tuning engine's bench worker (issue 22).
+MEASURE_VERSION = 3
 #: Issue 13's targets.
 GAP_TARGET_PCT = 3.0
 LARGE_SPACE_CONFIGS = 300
 EVALS_FRACTION = 5
-#: Save the sweep file after this many timed configurations (and at the end).
+#: Candidates per round of the sweep's session at least (else ``--jobs``): compiled together, then timed; the
+#: file is saved after each.
 SAVE_EVERY = 10
-#: The result of a configuration during whose check or timing the sweep process died (killed by the
-#: outer timeout, or crashed): a resumed sweep records it instead of meeting it again.
-DIED = (
-    "the sweep process was killed or died while checking or timing this configuration (a hang or a crash); not retried"
-)
 
-
-class Status(StrEnum):
-    """What happened to one configuration."""
-
-    OK = "ok"
-    WRONG = "wrong"  # ran, result outside tolerance
-    ERROR = "error"  # did not compile or launch
-    PRUNED = "pruned"  # the tunables' resource estimate rejects it: not timed
+#: The sweep file's words, as the tuning package defines them (one format: docs/sweep-format.md).
+Status = SweepStatus
+ConfigResult = SweepEntry
+#: The engine's outcome as a sweep status (the sweep does not tell a compile error from a launch error).
+SWEEP_STATUS: dict[Outcome, SweepStatus] = {
+    Outcome.OK: SweepStatus.OK,
+    Outcome.WRONG_RESULT: SweepStatus.WRONG,
+    Outcome.INVALID: SweepStatus.PRUNED,
+}
 
 
 class Reuse(StrEnum):
@@ -186,84 +197,31 @@ class Reuse(StrEnum):
 
 
 # --------------------------------------------------------------------------------------------------
-# Records
+# Records: the package's sweep file (kernelopt.tuning.record)
 
 
-@dataclass
-class ConfigResult:
-    """One configuration of the sweep (``latency_us`` and ``samples`` only for ``ok``)."""
-
-    config: dict[str, int]
-    status: Status
-    latency_us: float | None = None
-    iqr_us: float | None = None
-    samples: int = 0
-    method: str | None = None
-    max_abs_err: float | None = None
-    message: str | None = None
-
-
-@dataclass
-class SweepKey:
-    """What a sweep's measurements depend on: a sweep file is reused only when all of it matches."""
-
-    example: str
-    kernel_sha256: str
-    reference_sha256: str
-    timer_version: str
-    device: str
-    gpu: str | None
-    torch: str
-    triton: str
-    shape: dict[str, Any]
+def new_sweep(key: SweepKey, space: Mapping[str, list[int]], naive: Mapping[str, int]) -> SweepFile:
+    """An empty sweep of ``space`` under ``key``."""
+    return SweepFile(
+        key=key,
+        space={k: list(v) for k, v in space.items()},
+        naive_config=dict(naive),
+        configs=[],
+        complete=False,
+        wall_s=0.0,
+        sittings=0,
+    )
 
 
-@dataclass
-class SweepFile:
-    """``<sweep-dir>/<example>.json``: the key, the space and every configuration measured so far."""
-
-    key: SweepKey
-    space: dict[str, list[int]]
-    naive_config: dict[str, int]
-    configs: list[ConfigResult] = field(default_factory=list)
-    complete: bool = False
-    wall_s: float = 0.0  # over every sitting
-    sittings: int = 0
-    warnings: list[str] = field(default_factory=list)
-    schema: int = SWEEP_SCHEMA
-
-    def timed(self) -> list[ConfigResult]:
-        return [c for c in self.configs if c.status != Status.PRUNED]
-
-    def best(self) -> ConfigResult | None:
-        ok = [c for c in self.configs if c.status == Status.OK and c.latency_us is not None]
-        return min(ok, key=lambda c: c.latency_us or math.inf) if ok else None
-
-    def naive(self) -> ConfigResult | None:
-        return next((c for c in self.configs if c.config == self.naive_config), None)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, doc: Mapping[str, Any]) -> SweepFile:
-        """Raises KeyError / TypeError / ValueError on a document of another shape."""
-        if doc.get("schema") != SWEEP_SCHEMA:
-            raise ValueError(f"sweep file schema {doc.get('schema')!r} != {SWEEP_SCHEMA}")
-        configs = [ConfigResult(**{**c, "status": Status(c["status"])}) for c in doc["configs"]]
-        return cls(
-            key=SweepKey(**doc["key"]),
-            space={k: list(v) for k, v in doc["space"].items()},
-            naive_config=dict(doc["naive_config"]),
-            configs=configs,
-            complete=bool(doc["complete"]),
-            wall_s=float(doc["wall_s"]),
-            sittings=int(doc["sittings"]),
-            warnings=list(doc.get("warnings", [])),
-        )
+def naive_entry(sweep: SweepFile) -> SweepEntry | None:
+    return next((c for c in sweep.configs if c.config == sweep.naive_config), None)
 
 
-def _config_id(config: Mapping[str, int]) -> str:
+def sweep_json(sweep: SweepFile) -> dict[str, Any]:
+    return sweep.model_dump(mode="json", by_alias=True)
+
+
+def _config_id(config: Mapping[str, Any]) -> str:
     return json.dumps(dict(sorted(config.items())))
 
 
@@ -276,7 +234,7 @@ def reuse_decision(old: SweepFile | None, key: SweepKey, configs: Sequence[Mappi
     """
     if old is None:
         return Reuse.FRESH, "no sweep file"
-    changed = [name for name, value in asdict(key).items() if asdict(old.key).get(name) != value]
+    changed = [name for name, value in key.model_dump().items() if old.key.model_dump().get(name) != value]
     if changed:
         return Reuse.FRESH, f"changed since the sweep: {', '.join(changed)}"
     have = {_config_id(c.config) for c in old.configs}
@@ -290,15 +248,20 @@ def read_sweep(path: Path) -> tuple[SweepFile | None, str | None]:
     """The sweep file at ``path`` (``None`` when absent), and why it could not be read."""
     if not path.is_file():
         return None, None
+    from kernelopt.errors import KerneloptError
+
     try:
-        return SweepFile.from_json(json.loads(path.read_text(encoding="utf-8"))), None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return None, f"{path}: unreadable ({type(exc).__name__}: {exc}); sweeping again"
+        sweeps = read_sweeps(path)
+    except KerneloptError as exc:
+        return None, f"{path}: unreadable ({exc.one_line()}); sweeping again"
+    if len(sweeps) != 1:
+        return None, f"{path}: holds {len(sweeps)} sweeps; sweeping again"
+    return sweeps[0], None
 
 
 def write_json(path: Path, doc: Any) -> None:
     """Write ``doc`` as JSON atomically (temporary file, then rename)."""
-    from kernelopt.memory.store import atomic_write_text
+    from kernelopt.fileio import atomic_write_text
 
     atomic_write_text(path, json.dumps(doc, indent=1) + "\n")
 
@@ -312,12 +275,16 @@ def sha256_file(path: Path) -> str:
 
 
 def timer_version() -> str:
-    """``m<MEASURE_VERSION>-<digest>``: the digest covers the harness timer's source and its default settings."""
-    from kernelopt.harness import timers
-    from kernelopt.harness.model import BenchSettings
+    """``m<MEASURE_VERSION>-<digest>``: the digest covers the bench worker's and the harness timer's sources and
+    the default bench plan."""
+    import importlib.util
 
-    digest = hashlib.sha256(Path(timers.__file__).read_bytes())
-    digest.update(BenchSettings().model_dump_json().encode())
+    digest = hashlib.sha256()
+    for module in ("kernelopt.harness.timers", "kernelopt.tuning.bench_worker"):  # found, not imported (torch)
+        spec = importlib.util.find_spec(module)
+        assert spec is not None and spec.origin is not None
+        digest.update(Path(spec.origin).read_bytes())
+    digest.update(BenchPlan().model_dump_json().encode())
     return f"m{MEASURE_VERSION}-{digest.hexdigest()[:16]}"
 
 
@@ -335,16 +302,15 @@ def resource_problem(config: Mapping[str, int], limits: Any) -> str | None:
     return "; ".join(resource_problems(dict(config), limits)) or None
 
 
-def variant_source(source: str, config: Mapping[str, int]) -> str:
-    """``source`` with the knob literals set to ``config`` (the tunables' libcst edit)."""
-    from kernelopt.tunables import apply_source, discover_source
+def variant_source(source: str, config: Mapping[str, Any]) -> str:
+    """``source`` with the knob literals set to ``config`` (the tunables' libcst edit, as the engine makes it)."""
+    made = knob_editor(source)(Config.of(config))
+    if isinstance(made, Refusal):
+        raise ValueError(made.reason)
+    return made
 
-    current = {t.name: t.value for t in discover_source(source) if t.editable}
-    moved = {k: v for k, v in config.items() if current.get(k) != v}
-    return apply_source(source, moved).new_source if moved else source
 
-
-def enumerate_space(space: Mapping[str, Sequence[int]]) -> list[dict[str, int]]:
+def enumerate_space(space: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     keys = list(space)
     return [dict(zip(keys, values, strict=True)) for values in itertools.product(*(space[k] for k in keys))]
 
@@ -376,229 +342,71 @@ def subsample(configs: list[dict[str, int]], naive: dict[str, int], limit: int |
 
 
 # --------------------------------------------------------------------------------------------------
-# Running user code
+# The engine: what runs the candidates
 
 
-def interpreter_shim() -> None:
-    """Two fixes to Triton 3.6's interpreter (TRITON_INTERPRET=1) that the examples need on the CPU.
-
-    - ``__index__`` calls ``int()`` on a one-element array, which numpy >= 2.4 refuses, so any
-      ``range(0, n, BLOCK)`` over a runtime ``n`` fails; mirrors the upstream fix of Triton 3.7
-      (``int(self.handle.data.squeeze())``).
-    - ``tl.dot`` multiplies bf16 operands as their raw 16-bit patterns (the interpreter stores bf16 as
-      ``uint16`` and converts only fp8 operands before ``np.matmul``), so a bf16 GEMM returns garbage;
-      bf16 operands are widened to fp32 first, exactly (bf16 is the top half of an fp32).
-    """
-    import numpy as np
-    import triton.language as tl
-    import triton.runtime.interpreter as interp
-
-    if getattr(interp, "_kernelopt_shim", False):
-        return
-    original = interp._patch_lang_tensor
-
-    def patched(tensor: Any, scope: Any) -> None:
-        original(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.squeeze()))
-
-    interp._patch_lang_tensor = patched
-    create_dot = interp.InterpreterBuilder.create_dot
-
-    def widen(h: Any) -> Any:
-        if h.dtype.scalar != tl.bfloat16:
-            return h
-        data = interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32)
-        return interp.TensorHandle(data, tl.float32)
-
-    def dot(self: Any, a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
-        return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
-
-    interp.InterpreterBuilder.create_dot = dot
-    interp._kernelopt_shim = True
+def entry_of(result: Result, method: str) -> SweepEntry:
+    """One candidate's result as a sweep entry."""
+    samples = sorted(result.samples_us)
+    iqr = None
+    if len(samples) >= 4:
+        q = statistics.quantiles(samples, n=4)
+        iqr = q[2] - q[0]
+    return SweepEntry(
+        config=dict(result.config),
+        status=SWEEP_STATUS.get(result.outcome, SweepStatus.ERROR),
+        latency_us=result.latency_us if result.outcome is Outcome.OK else None,
+        iqr_us=iqr if result.outcome is Outcome.OK else None,
+        samples=len(samples) if result.outcome is Outcome.OK else 0,
+        method=method if result.outcome is Outcome.OK else None,
+        message=None if result.outcome is Outcome.OK else f"{result.outcome.value}: {result.reason}",
+    )
 
 
-def load_module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def evaluator_for(
+    ctx: Context, device: str, args: argparse.Namespace, session_dir: Path, apply: Any
+) -> KernelEvaluator:
+    """The engine's evaluator of ``ctx``'s problem at its shape: compile pool on a GPU, one bench worker."""
+    problem = Problem.from_folder(ctx.folder, device=device).model_copy(update={"shape": ctx.shape})
+    rounds = max(1, getattr(args, "compare_rounds", 10))
+    settings = EvaluatorSettings(
+        plan=BenchPlan(warmup_calls=2, repetitions=args.samples, retime_rounds=rounds),
+        compile=CompileSettings(workers=args.jobs),
+    )
+    return KernelEvaluator(problem, ctx.source, apply, session_dir=session_dir, settings=settings)
 
 
-def check_output(out: Any, expected: Any, atol: float, rtol: float) -> tuple[bool, float | None, str | None]:
-    """(within tolerance, max abs error, problem) of ``out`` against ``expected``."""
-    import torch
-
-    if not isinstance(out, torch.Tensor) or out.shape != expected.shape:
-        return False, None, f"output shape {getattr(out, 'shape', type(out).__name__)} != {tuple(expected.shape)}"
-    if out.dtype != expected.dtype:
-        return False, None, f"output dtype {out.dtype} != {expected.dtype}"
-    if not torch.isfinite(out).all():
-        return False, None, "non-finite values in the output"
-    diff = (out.double() - expected.double()).abs()
-    ok = bool((diff <= atol + rtol * expected.double().abs()).all())
-    err = float(diff.max())
-    return ok, err, None if ok else f"max abs err {err:.3g} over tolerance (atol {atol}, rtol {rtol})"
+def sweep_space(space: Mapping[str, Sequence[int]], naive: Mapping[str, int]) -> Space:
+    """The example's space for the session (its knobs as listed; fit pruning is done before, recorded)."""
+    return Space(tuple(knob_of(k, list(v), naive[k]) for k, v in space.items()))
 
 
-@dataclass
-class Timing:
-    median_us: float
-    iqr_us: float | None
-    samples: int
-    method: str
-    warnings: list[str] = field(default_factory=list)
-
-
-# ==================================================================================================
-# TIMING HOOK: the one place that measures kernels.
-#
-# The harness's own sampler (kernelopt.harness.timers: CUDA events with the L2 flushed outside the
-# timed window, CUDA-graph batches for kernels under 20 us, a spin kernel ahead of each window) and its
-# statistics, so the sweep and the loop's Stage 4 gate measure the same way. :func:`measure` times one
-# callable; :func:`measure_together` several, interleaved in ``0 1 2 2 1 0`` rounds.
-# ==================================================================================================
-
-
-def measure(fn: Callable[..., Any], inputs: list[Any], device: str, samples: int) -> Timing:
-    """Median latency of ``fn(*inputs)`` in microseconds over ``samples`` samples (warm-up done by the caller)."""
-    return measure_together([fn], inputs, device, samples)[0]
-
-
-def measure_together(fns: Sequence[Callable[..., Any]], inputs: list[Any], device: str, rounds: int) -> list[Timing]:
-    """Latency of each of ``fns`` on the same inputs, sampled in interleaved rounds (2 samples each per round
-    when there are several, ``rounds`` samples for one)."""
-    from kernelopt.harness.model import BenchSettings
-    from kernelopt.harness.stats import summarize
-    from kernelopt.harness.timers import L2Flusher, make_sampler
-
-    flusher = L2Flusher(device) if device.startswith("cuda") else None
-    samplers = [make_sampler(fn, [inputs], device, BenchSettings(), flusher) for fn in fns]
-    n = len(samplers)
-    order = list(range(n)) * rounds if n == 1 else [*range(n), *reversed(range(n))] * rounds
-    values: list[list[float]] = [[] for _ in samplers]
-    for i in order:
-        values[i].append(samplers[i].sample())
-    out = []
-    for sampler, vals in zip(samplers, values, strict=True):
-        stats = summarize(vals)
-        out.append(Timing(stats.median, stats.iqr, stats.n, str(sampler.method), [*sampler.warnings, *stats.warnings]))
-    return out
-
-
-# ==================================================================================================
-
-
-def _sync(device: str) -> None:
-    if device.startswith("cuda"):
-        import torch
-
-        torch.cuda.synchronize()
-
-
-def _problem(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:200] if text else ''}"
-
-
-def load_checked(
-    path: Path, name: str, inputs: list[Any], expected: Any, ref: ModuleType, device: str
-) -> tuple[Status, ModuleType | None, float | None, str | None]:
-    """Load ``path``, run it once and check it: (status, module when ok, max abs err, problem)."""
-    try:
-        module = load_module(path, name)
-        out = module.run(*inputs)
-        _sync(device)
-    except Exception as exc:  # a configuration that does not compile or launch is a result of the sweep
-        return Status.ERROR, None, None, _problem(exc)
-    ok, err, problem = check_output(out, expected, ref.ATOL, ref.RTOL)
-    if not ok:
-        return Status.WRONG, None, err, problem
-    for _ in range(2):  # warm-up
-        module.run(*inputs)
-    _sync(device)
-    return Status.OK, module, err, None
-
-
-def evaluate(
-    path: Path, name: str, inputs: list[Any], expected: Any, ref: ModuleType, device: str, samples: int
-) -> tuple[Status, Timing | None, float | None, str | None]:
-    """Load, check and time one kernel file: (status, timing, max abs err, message)."""
-    status, module, err, problem = load_checked(path, name, inputs, expected, ref, device)
-    if module is None:
-        return status, None, err, problem
-    try:
-        return status, measure(module.run, inputs, device, samples), err, None
-    except Exception as exc:  # a launch that fails only under the timer (graph capture, ...) is a result
-        return Status.ERROR, None, err, f"while timing: {_problem(exc)}"
-
-
-def write_variant(source: str, config: Mapping[str, int], path: Path) -> None:
-    """Write the variant of ``source`` with ``config`` to ``path`` atomically (a killed writer leaves nothing)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(variant_source(source, config), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-_WORKER_INPUTS: dict[tuple[str, str], list[Any]] = {}
-
-
-def _precompile_worker(job: tuple[str, str, dict[str, Any], str, dict[str, int], str, str]) -> str:
-    """Write one variant and compile it by running it once (fills the shared Triton cache); returns its name.
-
-    Writing happens here too because the libcst edit costs about 0.1-0.3 s a variant: in ``--jobs``
-    processes it is no longer the sweep's bottleneck. The inputs are made once per process.
-    """
-    reference_py, device, shape, source, config, path, name = job
-    import torch
-
-    write_variant(source, config, Path(path))
-    key = (reference_py, json.dumps(shape, sort_keys=True))
-    if key not in _WORKER_INPUTS:
-        ref = load_module(Path(reference_py), "sweep_reference")
-        torch.manual_seed(0)
-        _WORKER_INPUTS.clear()
-        _WORKER_INPUTS[key] = ref.get_inputs(**shape, device=device)
-    try:
-        load_module(Path(path), name).run(*_WORKER_INPUTS[key])
-        torch.cuda.synchronize()
-    except Exception:  # reported again (and recorded) by the timing pass
-        pass
-    return name
-
-
-def precompile(
-    reference_py: Path,
+def measure(
+    ctx: Context,
     device: str,
-    shape: dict[str, Any],
-    source: str,
-    variants: Sequence[tuple[dict[str, int], Path, str]],
-    jobs: int,
-    timeout_s: float,
-) -> str | None:
-    """Write and compile ``variants`` in ``jobs`` processes within ``timeout_s``; a note when not all finished."""
-    import multiprocessing
-
-    work = [(str(reference_py), device, shape, source, cfg, str(p), n) for cfg, p, n in variants]
-    done = 0
-    deadline = time.monotonic() + timeout_s
-    pool = multiprocessing.get_context("spawn").Pool(processes=min(jobs, len(work)))
-    try:
-        results = pool.imap_unordered(_precompile_worker, work)
-        while done < len(work):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise multiprocessing.TimeoutError
-            results.next(timeout=left)
-            done += 1
-    except multiprocessing.TimeoutError:
-        return f"compiled {done} of {len(work)} variants in {timeout_s:.0f} s; the rest compile while timing"
-    finally:
-        pool.terminate()
-        pool.join()
-    return None
+    args: argparse.Namespace,
+    todo: Sequence[dict[str, int]],
+    work: Path,
+    on_batch: Callable[[Sequence[Result]], None],
+) -> bool:
+    """Evaluate ``todo`` in order: one tuning session, exhaustive strategy, seeded with ``todo`` (so it runs
+    exactly them, the naive configuration first); ``on_batch`` gets each round's results. True when the
+    time budget cut it."""
+    space = sweep_space(SPACES[ctx.example], ctx.naive)
+    extra = 0 if ctx.naive in todo else 1  # a session evaluates the current (naive) configuration first
+    budget = Budget(len(todo) + extra, time.monotonic, wall_s=args.time_budget_s or float("inf"))
+    with evaluator_for(ctx, device, args, work / "session", knob_editor(ctx.source)) as evaluator:
+        result = tune(
+            space,
+            evaluator,
+            budget=budget,
+            seeds=[Config.of(c) for c in todo],
+            strategy="exhaustive",
+            on_progress=lambda p: on_batch(p.batch),
+            batch_size=max(SAVE_EVERY, args.jobs),  # one round compiles in every compile worker at once
+            retime_top=0,
+        )
+    return result.stop.value == "wall_time"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -607,14 +415,11 @@ def precompile(
 
 @dataclass
 class Context:
-    """An example ready to run: its files, task card limits, reference module, shape and inputs."""
+    """An example ready to run: its files, task card limits, shape and knobs."""
 
     example: str
     folder: Path
-    ref: ModuleType
     shape: dict[str, Any]
-    inputs: list[Any]
-    expected: Any
     limits: Any
     source: str
     naive: dict[str, int]
@@ -622,16 +427,20 @@ class Context:
 
 
 def environment(device: str) -> tuple[str | None, str, str]:
-    import torch
-    import triton
+    """(GPU name, torch version, Triton version), read without importing torch or touching the GPU."""
+    gpu = None
+    if device.startswith("cuda"):
+        from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
 
-    gpu = torch.cuda.get_device_name() if device.startswith("cuda") else None
-    return gpu, str(torch.__version__), str(triton.__version__)
+        try:
+            gpus = nvidia_gpus()
+            gpu = gpus[0].name if gpus else None
+        except NvmlUnavailable:
+            gpu = None
+    return gpu, metadata.version("torch"), metadata.version("triton")
 
 
 def prepare(args: argparse.Namespace, example: str, device: str) -> Context:
-    import torch
-
     from kernelopt.taskcard import TaskCard
     from kernelopt.tunables import ResourceLimits
 
@@ -647,17 +456,13 @@ def prepare(args: argparse.Namespace, example: str, device: str) -> Context:
     extra = sorted(set(found) - set(space))
     if extra:
         warnings.append(f"knobs the tuner can move but the sweep keeps fixed: {extra}")
-    ref = load_module(folder / "reference.py", f"sweep_{example}_reference")
-    shape = dict(ref.SHAPES[-1] if args.small else ref.SHAPES[0])
-    torch.manual_seed(0)
-    inputs = ref.get_inputs(**shape, device=device)
+    shapes = literal_shapes(folder / "reference.py")
+    if not shapes:
+        raise SystemExit(f"{example}: reference.py has no literal SHAPES list")
     return Context(
         example=example,
         folder=folder,
-        ref=ref,
-        shape=shape,
-        inputs=inputs,
-        expected=ref.reference(*inputs),
+        shape=dict(shapes[-1] if args.small else shapes[0]),
         limits=ResourceLimits.for_gpu(card.gpu, card.dtype),
         source=kernel_py.read_text(encoding="utf-8"),
         naive={k: int(found[k]) for k in space},
@@ -680,8 +485,10 @@ def sweep_key(ctx: Context, device: str) -> SweepKey:
     )
 
 
-def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, log: Callable[[str], None]) -> SweepFile:
-    """Sweep ``ctx``'s example into ``path``, reusing or resuming what the file already holds."""
+def _start(
+    args: argparse.Namespace, ctx: Context, device: str, path: Path, log: Callable[[str], None]
+) -> tuple[SweepFile, list[dict[str, int]], Reuse]:
+    """The sweep file to continue (reused, resumed or fresh) and the configurations wanted."""
     space = SPACES[ctx.example]
     configs = subsample(enumerate_space(space), ctx.naive, args.max_configs)
     configs.sort(key=lambda c: c != ctx.naive)  # the naive start first: a cut sweep still has V0's latency
@@ -692,95 +499,57 @@ def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, l
     decision, why = (Reuse.FRESH, "--force") if args.force else reuse_decision(old, key, configs)
     log(f"[{ctx.example}] sweep {decision.value}: {why}")
     if decision == Reuse.SKIP and old is not None:
-        return old
-    sweep = old if decision == Reuse.RESUME and old is not None else SweepFile(key, space, ctx.naive)
-    sweep.space, sweep.naive_config, sweep.sittings = space, ctx.naive, sweep.sittings + 1
+        return old, configs, decision
+    sweep = old if decision == Reuse.RESUME and old is not None else new_sweep(key, space, ctx.naive)
+    sweep.space = {k: list(v) for k, v in space.items()}
+    sweep.naive_config = dict(ctx.naive)
+    sweep.sittings += 1
     sweep.warnings = list(ctx.warnings)
     if len(configs) < len(enumerate_space(space)):
         sweep.warnings.append(f"subsampled: {len(configs)} of {len(enumerate_space(space))} configurations")
     wanted = {_config_id(c) for c in configs}
     sweep.configs = [c for c in sweep.configs if _config_id(c.config) in wanted]
+    return sweep, configs, decision
+
+
+def run_sweep(args: argparse.Namespace, ctx: Context, device: str, path: Path, log: Callable[[str], None]) -> SweepFile:
+    """Sweep ``ctx``'s example into ``path``, reusing or resuming what the file already holds."""
+    sweep, configs, decision = _start(args, ctx, device, path, log)
+    if decision == Reuse.SKIP:
+        return sweep
     have = {_config_id(c.config) for c in sweep.configs}
-    inflight = path.with_name(f"{ctx.example}.inflight.json")  # the configuration being checked or timed
-    if decision == Reuse.RESUME and inflight.is_file():
-        try:
-            died = json.loads(inflight.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            died = None
-        if isinstance(died, dict) and _config_id(died) in wanted and _config_id(died) not in have:
-            sweep.configs.append(ConfigResult(config=died, status=Status.ERROR, message=DIED))
-            have.add(_config_id(died))
-            log(f"[{ctx.example}] {died}: {DIED}")
-    inflight.unlink(missing_ok=True)
-    todo = [c for c in configs if _config_id(c) not in have]
+    todo: list[dict[str, int]] = []
+    for cfg in (c for c in configs if _config_id(c) not in have):
+        problem = resource_problem(cfg, ctx.limits)
+        if problem:
+            sweep.configs.append(SweepEntry(config=cfg, status=SweepStatus.PRUNED, message=problem))
+        else:
+            todo.append(cfg)
+    wall_before, start = sweep.wall_s, time.monotonic()
+    method = "cuda_events" if device.startswith("cuda") else "perf_counter"
 
-    start = time.monotonic()
-    budget = args.time_budget_s
-
-    def elapsed() -> float:
-        return time.monotonic() - start
-
-    def save() -> None:
-        sweep.complete = not [c for c in configs if _config_id(c) not in {_config_id(r.config) for r in sweep.configs}]
-        sweep.wall_s = wall_before + elapsed()
+    def save(batch: Sequence[Result] = ()) -> None:
+        known = {_config_id(c.config) for c in sweep.configs}
+        sweep.configs += [entry_of(r, method) for r in batch if _config_id(r.config) not in known]
+        sweep.complete = {_config_id(c) for c in configs} <= {_config_id(r.config) for r in sweep.configs}
+        sweep.wall_s = wall_before + time.monotonic() - start
         if args.sweep_dir:
-            write_json(path, sweep.to_json())
+            write_sweep(path, sweep)
+        timed = sum(1 for c in sweep.configs if c.status is not SweepStatus.PRUNED)
+        best = sweep.best()
+        shown = f"{best.latency_us:.2f} us {best.config}" if best and best.latency_us else "n/a"
+        if batch:
+            log(f"[{ctx.example}] {timed} timed, best {shown}")
 
-    wall_before = sweep.wall_s
-    with tempfile.TemporaryDirectory(prefix=f"sweep_{ctx.example}_") as work:
-        variants: list[tuple[dict[str, int], Path, str]] = []
-        for cfg in todo:
-            problem = resource_problem(cfg, ctx.limits)
-            if problem:
-                sweep.configs.append(ConfigResult(config=cfg, status=Status.PRUNED, message=problem))
-                continue
-            name = f"sweep_{ctx.example}_c{len(variants):05d}"
-            variants.append((cfg, Path(work) / f"{name}.py", name))
-        if device.startswith("cuda") and args.jobs > 1 and len(variants) > 1:
-            log(f"[{ctx.example}] writing and compiling {len(variants)} variants in {args.jobs} processes")
-            note = precompile(
-                ctx.folder / "reference.py",
-                device,
-                ctx.shape,
-                ctx.source,
-                variants,
-                args.jobs,
-                max(1.0, 0.6 * budget - elapsed()) if budget else 3600.0,
-            )
-            if note:
-                sweep.warnings.append(note)
-                log(f"[{ctx.example}] {note}")
-        for k, (cfg, file, name) in enumerate(variants):
-            if budget and elapsed() > budget:
-                left = len(variants) - k
-                sweep.warnings.append(f"time budget of {budget:.0f} s spent: {left} configurations left for later")
-                log(f"[{ctx.example}] time budget spent, {left} configurations left (resume with the same command)")
-                break
-            if not file.exists():  # not written by a compile process (CPU, or the compile time ran out)
-                write_variant(ctx.source, cfg, file)
-            if args.sweep_dir:
-                write_json(inflight, cfg)
-            status, timing, err, message = evaluate(file, name, ctx.inputs, ctx.expected, ctx.ref, device, args.samples)
-            sweep.configs.append(
-                ConfigResult(
-                    config=cfg,
-                    status=status,
-                    latency_us=timing.median_us if timing else None,
-                    iqr_us=timing.iqr_us if timing else None,
-                    samples=timing.samples if timing else 0,
-                    method=timing.method if timing else None,
-                    max_abs_err=err,
-                    message=message,
-                )
-            )
-            if (k + 1) % SAVE_EVERY == 0:
-                save()
-            if (k + 1) % 50 == 0 or k + 1 == len(variants):
-                best = sweep.best()
-                shown = f"{best.latency_us:.2f} us {best.config}" if best and best.latency_us else "n/a"
-                log(f"[{ctx.example}] {k + 1}/{len(variants)} timed, best {shown}")
+    if todo:
+        with tempfile.TemporaryDirectory(prefix=f"sweep_{ctx.example}_") as work:
+            cut = measure(ctx, device, args, todo, Path(work), save)
+        if cut:
+            done = {_config_id(r.config) for r in sweep.configs}
+            left = sum(1 for c in todo if _config_id(c) not in done)
+            sweep.warnings.append(f"time budget of {args.time_budget_s:.0f} s spent: {left} configurations left")
+            log(f"[{ctx.example}] time budget spent, {left} configurations left (resume with the same command)")
     save()
-    inflight.unlink(missing_ok=True)
     return sweep
 
 
@@ -809,7 +578,8 @@ class LoopResult:
 def count_evaluations(records: Sequence[Mapping[str, Any]]) -> tuple[int, int, int]:
     """(versions, candidates timed, failed attempts) of raw ``memory/v*.json`` documents.
 
-    A record with a non-empty ``candidates`` list counts its entries that were not pruned; one without
+    A record with a non-empty ``candidates`` list counts its entries that were not pruned nor served from a
+    tuning session's record (an earlier version's session measured them); one without
     (or with the empty list every record written since the field exists carries when Stage 3 ran no
     search) counts its failed implementation attempts (``correctness_*`` entries of
     ``pitfalls_and_fixes``) instead.
@@ -819,7 +589,9 @@ def count_evaluations(records: Sequence[Mapping[str, Any]]) -> tuple[int, int, i
         listed = rec.get("candidates")
         if isinstance(listed, list) and listed:
             candidates += sum(
-                1 for c in listed if not (isinstance(c, Mapping) and str(c.get("status", "")).lower() == "pruned")
+                1
+                for c in listed
+                if not (isinstance(c, Mapping) and (str(c.get("status", "")).lower() == "pruned" or c.get("served")))
             )
         else:
             failed += sum(
@@ -888,7 +660,7 @@ class CompareRow:
     sweep_configs: int  # timed (not pruned)
     sweep_wall_s: float | None
     sweep_complete: bool
-    best_config: dict[str, int] | None
+    best_config: dict[str, Any] | None
     loop: LoopResult | None
     v0_us: float | None = None
     final_us: float | None = None
@@ -961,32 +733,40 @@ def compare_example(
             if cfg
         ]
         row.notes.append("; ".join(shown))
-    with tempfile.TemporaryDirectory(prefix=f"compare_{ctx.example}_") as work:
-        files: list[tuple[str, Path]] = [("v0", ctx.folder / "kernel.py")]
-        if row.loop is not None:
-            files.append(("final", ws / "kernel.py"))
-        if best is not None:
-            path = Path(work) / "best.py"
-            path.write_text(variant_source(ctx.source, best.config), encoding="utf-8")
-            files.append(("best", path))
-        fns, labels = [], []
-        for label, path in files:
-            status, module, _, problem = load_checked(
-                path, f"compare_{ctx.example}_{label}", ctx.inputs, ctx.expected, ctx.ref, device
-            )
-            if label == "final":
-                row.final_status = status.value if problem is None else f"{status.value}: {problem}"
-            if module is None:
-                row.notes.append(f"{label} not timed: {status.value}: {problem}")
-                continue
-            fns.append(module.run)
-            labels.append(label)
-        if fns:
-            timings = measure_together(fns, ctx.inputs, device, args.compare_rounds)
-            for label, t in zip(labels, timings, strict=True):
-                setattr(row, f"{label}_us", t.median_us)
-                row.notes += [f"{label}: {w}" for w in t.warnings]
+    sources = {"v0": ctx.source}
+    if row.loop is not None:
+        sources["final"] = (ws / "kernel.py").read_text(encoding="utf-8")
+    if best is not None:
+        sources["best"] = variant_source(ctx.source, best.config)
+    for label, r in retime_sources(ctx, device, args, sources).items():
+        status = SWEEP_STATUS.get(r.outcome, SweepStatus.ERROR).value
+        if label == "final":
+            row.final_status = status if r.outcome is Outcome.OK else f"{status}: {r.reason}"
+        if r.outcome is not Outcome.OK or r.latency_us is None:
+            row.notes.append(f"{label} not timed: {r.outcome.value}: {r.reason}")
+            continue
+        setattr(row, f"{label}_us", r.latency_us)
     return row
+
+
+def retime_sources(ctx: Context, device: str, args: argparse.Namespace, sources: dict[str, str]) -> dict[str, Result]:
+    """Check each source once in the engine's bench worker, then re-time those that pass together,
+    interleaved (ABBA rounds, ``--compare-rounds``); label -> its result."""
+    configs = [Config.of({"which": label}) for label in sources]
+
+    def apply(config: Config) -> str:
+        return sources[str(config["which"])]
+
+    with (
+        tempfile.TemporaryDirectory(prefix=f"compare_{ctx.example}_") as work,
+        evaluator_for(ctx, device, args, Path(work), apply) as evaluator,
+    ):
+        checked = evaluator.evaluate(configs)
+        ok = [c for c, r in zip(configs, checked, strict=True) if r.outcome is Outcome.OK]
+        retimed = evaluator.retime(ok) if ok else []
+    out = {str(c["which"]): r for c, r in zip(configs, checked, strict=True)}
+    out.update({str(r.config["which"]): r for r in retimed})
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1064,7 +844,7 @@ SWEEP_HEAD = ("kernel", "configs", "timed", "pruned", "wrong/error", "naive (us)
 def sweep_table(sweeps: Mapping[str, SweepFile]) -> str:
     rows = []
     for name, s in sweeps.items():
-        best, naive = s.best(), s.naive()
+        best, naive = s.best(), naive_entry(s)
         bad = sum(1 for c in s.configs if c.status in (Status.WRONG, Status.ERROR))
         rows.append(
             (
@@ -1151,9 +931,9 @@ class SuiteRun:
                     "complete": s.complete,
                     "wall_s": s.wall_s,
                     "sittings": s.sittings,
-                    "best": asdict(b) if (b := s.best()) else None,
-                    "naive": asdict(n) if (n := s.naive()) else None,
-                    "key": asdict(s.key),
+                    "best": b.model_dump(mode="json") if (b := s.best()) else None,
+                    "naive": n.model_dump(mode="json") if (n := naive_entry(s)) else None,
+                    "key": s.key.model_dump(mode="json"),
                     "warnings": s.warnings,
                 }
                 for k, s in self.sweeps.items()
@@ -1170,17 +950,13 @@ def _examples(args: argparse.Namespace, device: str) -> Iterator[tuple[str, Cont
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
-        os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
-    import torch
+    from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cpu":
-        if os.environ.get("TRITON_INTERPRET") != "1":
-            print("sweep_compare: CPU needs the Triton interpreter: pass --device cpu", file=sys.stderr)
-            return 2
-        interpreter_shim()
+    try:
+        has_gpu = bool(nvidia_gpus())
+    except NvmlUnavailable:
+        has_gpu = False
+    device = args.device or ("cuda" if has_gpu else "cpu")  # on the CPU the engine's workers interpret Triton
     sweep_dir = Path(args.sweep_dir) if args.sweep_dir else None
     if sweep_dir:
         sweep_dir.mkdir(parents=True, exist_ok=True)
@@ -1190,8 +966,6 @@ def main(argv: list[str] | None = None) -> int:
         device, gpu, torch_version, triton_version, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), {}, []
     )
     with tempfile.TemporaryDirectory(prefix="sweep_") as scratch:
-        if device.startswith("cuda") and "TRITON_CACHE_DIR" not in os.environ:
-            os.environ["TRITON_CACHE_DIR"] = str(Path(scratch) / "triton")  # fresh: every variant compiles here
         for name, ctx in _examples(args, device):
             path = (sweep_dir or Path(scratch)) / f"{name}.json"
             sweep: SweepFile | None

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 13's GPU check of the rules backend's measured search (run from the repository root with $OUT set).
 #
-# 1. the GPU tests of the candidate sweep (tests/test_search.py -m gpu): a real Triton kernel's candidates
+# 1. the GPU tests of the tuning engine (tests/test_launch_tuning.py -m gpu): a real Triton kernel's candidates
 #    compiled, checked and timed on the GPU;
-# 2. for each example, `kernelopt optimize` with the default rules backends (one category per version, a
-#    candidate set timed in Stage 3, the chosen one gated in Stage 4), then one JSON per example with
+# 2. for each example, `kernelopt optimize` with the default rules backends (one tuning session of the launch
+#    configuration per version in Stage 3, the winner gated in Stage 4), then one JSON per example with
 #    every version's category, gate result, latency and candidates (configuration, status, latency,
 #    chosen), the stop reason and the counts.
 # Never changes GPU clocks or settings (ncu runs with --clock-control none, the profiler's default here).
@@ -22,7 +22,7 @@ W=${WS_ROOT:-/tmp/kernelopt-search}
 mkdir -p "$W"
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$R/session.txt" 2>&1
 if [ "${TESTS:-1}" = 1 ]; then
-    KERNELOPT_GPU_TESTS=1 timeout 300 python3 -m pytest -q -o addopts=-ra -m gpu tests/test_search.py > "$R/gpu_tests.txt" 2>&1
+    KERNELOPT_GPU_TESTS=1 timeout 300 python3 -m pytest -q -o addopts=-ra -m gpu tests/test_launch_tuning.py > "$R/gpu_tests.txt" 2>&1
     echo "rc=$?" >> "$R/gpu_tests.txt"
 fi
 for dir in ${EXAMPLES:-$(ls examples)}; do

@@ -23,7 +23,6 @@ from kernelopt.taskcard import TaskCard
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
-SWEEP_SCRIPT = REPO / "benchmarks" / "sweep_compare.py"
 
 
 def function_form_examples(root: Path) -> tuple[str, ...]:
@@ -42,8 +41,9 @@ def function_form_examples(root: Path) -> tuple[str, ...]:
 NAMES = function_form_examples(EXAMPLES)
 TORCH_DTYPES = {"fp16": "torch.float16", "bf16": "torch.bfloat16", "fp32": "torch.float32"}
 
-# Runs in the child, after benchmarks/sweep_compare.py's interpreter_shim (the one copy of the two fixes
-# to Triton 3.6's interpreter the examples need: ``__index__`` on one-element arrays, bf16 ``tl.dot``).
+# Runs in the child, after kernelopt.harness.interpreter.patch_interpreter (the one copy of the two fixes to
+# Triton 3.6's interpreter the examples need, which kernelopt's workers apply on the CPU: ``__index__`` on
+# one-element arrays, bf16 ``tl.dot``).
 CHILD = r"""
 import importlib.util, json, os, sys
 os.environ["TRITON_INTERPRET"] = "1"
@@ -55,13 +55,11 @@ def load(path, name):
     spec.loader.exec_module(mod)
     return mod
 
-spec = importlib.util.spec_from_file_location("sweep_compare", sys.argv[1])
-shim = importlib.util.module_from_spec(spec)
-sys.modules["sweep_compare"] = shim  # dataclasses look their module up there
-spec.loader.exec_module(shim)
-shim.interpreter_shim()
+from kernelopt.harness.interpreter import patch_interpreter
+
+patch_interpreter()
 results = {}
-for folder in sys.argv[2:]:
+for folder in sys.argv[1:]:
     name = os.path.basename(folder)
     ref = load(os.path.join(folder, "reference.py"), name + "_reference")
     ker = load(os.path.join(folder, "kernel.py"), name + "_kernel")
@@ -103,9 +101,11 @@ def _load(path: Path) -> ModuleType:
 
 @pytest.fixture(scope="module")
 def interpreted() -> dict[str, list[dict[str, Any]]]:
-    env = {**os.environ, "TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""}
+    src = str(REPO / "src")
+    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": path}
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(SWEEP_SCRIPT), *(str(EXAMPLES / n) for n in NAMES)],
+        [sys.executable, "-c", CHILD, *(str(EXAMPLES / n) for n in NAMES)],
         capture_output=True,
         text=True,
         timeout=90,

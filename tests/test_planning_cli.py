@@ -67,15 +67,14 @@ def test_plan_writes_only_the_plan(ws: Workspace, capsys: pytest.CaptureFixture[
     data = json.loads(out)
     assert data["version"] == 1 and data["planner"] == "rules"
     assert data["plan_path"] == str(ws.plan_path(1))
-    assert data["plan"]["action_category"] == "block_size"
-    # the rules implementer times candidates: the nearest blocks both ways (this evidence names no way)
-    assert data["plan"]["parameters"] == {}
-    assert data["plan"]["current_values"] == {"BLOCK_SIZE": 1024}
-    sizes = [c["parameters"]["BLOCK_SIZE"] for c in data["plan"]["candidates"]]
-    assert {512, 2048} <= set(sizes) and 1024 not in sizes
+    # the rules implementer runs one tuning session of the whole launch configuration
+    assert data["plan"]["action_category"] == "autotune"
+    assert data["plan"]["parameters"] == {} and data["plan"]["candidates"] == []
+    assert data["plan"]["current_values"]["BLOCK_SIZE"] == 1024 and data["plan"]["base_kernel_sha256"]
+    assert "block_size" in data["plan"]["action"]  # the move the evidence favours: the session's seeds
     # human output
     code, out, _ = run(capsys, "plan", str(ws.root), "--version", "1", "--knob-only")
-    assert code == 0 and "wrote " in out and f"block_size ({len(sizes)} candidates around BLOCK_SIZE=1024" in out
+    assert code == 0 and "wrote " in out and "autotune (one tuning session from BLOCK_SIZE=1024" in out
 
 
 def test_nothing_actionable_is_not_an_error(ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
@@ -215,7 +214,7 @@ def test_plan_and_prompt_have_a_cpu_path(tmp_path: Path, capsys: pytest.CaptureF
     summary = json.loads((ws.profile_dir(0) / "summary.json").read_text())
     assert summary["tool_used"] == "timing-only (time.perf_counter on the CPU)"
     assert summary["counters_unavailable_reason"].startswith("--device cpu: no GPU profiler runs")
-    assert json.loads(out)["plan"]["action_category"] == "block_size" and ws.plan_path(0).is_file()
+    assert json.loads(out)["plan"]["action_category"] == "autotune" and ws.plan_path(0).is_file()
     assert main(["prompt", str(ws.root), "--stage", "plan", "--device", "cpu"]) == 0  # the profile is reused
     assert "timing-only (time.perf_counter on the CPU)" in capsys.readouterr().out
     fresh = Workspace.create("steps2", kernel=loop / "kernel.py", reference=loop / "reference.py", root=tmp_path)

@@ -69,7 +69,7 @@ def test_a_bad_replay_file_is_one_line_exit_2(
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (["--trials", "2"], "give --replay"),
+        (["--trials", "2"], "or --replay SWEEP.json"),
         (["--replay", SUMSQ, "--budget", "3", "--budget-fraction", "0.1"], "not both"),
         (["--replay", SUMSQ, "--budget-fraction", "1.5"], "(0, 1]"),
         (["--replay", SUMSQ, "--strategy", "annealing"], "unknown strategy"),

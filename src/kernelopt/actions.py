@@ -39,3 +39,10 @@ class ActionCategory(StrEnum):
     LDS_LAYOUT = "lds_layout"
     MFMA_USE = "mfma_use"
     WAVE_OCCUPANCY = "wave_occupancy"
+
+
+LAUNCH_CONFIGURATION = ActionCategory.AUTOTUNE
+"""The category of a tuning session: one launch's whole configuration (tiles, warps, stages, group size,
+autotune ``Config`` values, computed settings overridden at the launch) searched jointly, the way
+``triton.autotune`` does (docs/tuning-engine.md). The rules backend's Stage 3 makes one such change per
+version, so each version stays one category."""

@@ -4,7 +4,9 @@ Front matter keys (all optional): ``name``, ``platform`` (``nvidia``/``amd``), `
 (``triton``/``cuda``/``hip``/``torch``), ``kernel_form`` (``function``/``kernelbench``), ``kernel_type``,
 ``dtype`` (a dtype of :func:`kernelopt.hardware.specs.normalize_dtype`), ``reference_project`` (a local
 folder or ``none``), ``stop_conditions``, ``isa_targets`` (metric -> target such as ``">=128"``),
-``search_budget`` (the most candidates the rules backend times per iteration; default 16),
+``budget``, ``budget_fraction``, ``budget_wall_s`` (the tuning engine's budget of one session: a count of
+candidates or a fraction of the fit-pruned space, and wall seconds; default max(24, 1/5 of the space) and
+600 s; ``search_budget`` is the older name of ``budget``),
 ``compile_reference`` (also time ``torch.compile(reference)``), ``sizes`` (module-level size constants of
 reference.py to override, name -> number) and ``size_scale`` (scale the other size constants down for a
 quick run, ``0 < size_scale <= 1``).
@@ -134,6 +136,9 @@ class TaskCard(BaseModel):
     stop_conditions: StopConditions = Field(default_factory=StopConditions)
     isa_targets: dict[str, str | int | float] = Field(default_factory=dict)
     search_budget: int | None = Field(default=None, ge=1)
+    budget: int | None = Field(default=None, ge=1)
+    budget_fraction: float | None = Field(default=None, gt=0, le=1)
+    budget_wall_s: float | None = Field(default=None, gt=0)
     compile_reference: bool = False
     sizes: dict[str, int | float] = Field(default_factory=dict)
     size_scale: float | None = Field(default=None, gt=0, le=1)

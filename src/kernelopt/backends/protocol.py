@@ -93,6 +93,8 @@ class ImplementOutcome:
             the chosen one marked; kept in ``memory/v<N>.json``.
         no_gain: the search found nothing faster than the current configuration (``changed`` False):
             a measured result, not a failure of the implementer.
+        checked: the implementer checked the kernel.py it wrote on the full problem already (the tuning
+            engine's winner): Stage 3 does not check it again, the gate checks it once.
     """
 
     changed: bool
@@ -104,6 +106,7 @@ class ImplementOutcome:
     tokens: dict[str, int] = field(default_factory=dict)
     candidates: list[CandidateResult] = field(default_factory=list)
     no_gain: bool = False
+    checked: bool = False
 
 
 class BackendFailure(KerneloptError):

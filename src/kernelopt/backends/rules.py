@@ -3,13 +3,12 @@
 :class:`RulePlanner` is the Stage 2 backend registered as ``rules``; its planning logic lives in
 :mod:`kernelopt.planning.rules` (which does not import this package).
 
-:class:`RuleImplementer` (Stage 3). A plan with a candidate set (a measured search inside one category)
-is carried out by timing: every candidate configuration is written as its own copy of ``kernel.py``
-through the tunables edit (refused edits are recorded), compiled and checked on the small shape in
-parallel killable workers, and quick-timed with the current configuration as the yardstick
-(:func:`kernelopt.harness.candidates.evaluate`). The fastest correct candidate that beats the current
-configuration by ``min_gain_pct`` is applied; when none does, kernel.py is left unchanged and the
-outcome says so (``no_gain``). Every candidate's measurement is returned for ``memory/v<N>.json``.
+:class:`RuleImplementer` (Stage 3). A plan of the launch configuration
+(:data:`~kernelopt.actions.LAUNCH_CONFIGURATION`, what the rules planner plans for it) is one tuning session
+of the tuning engine (:mod:`kernelopt.backends.launch_tuning`): every knob of the launch searched jointly,
+every candidate recorded, the fastest correct one applied through the tunables' checked edit when it beats
+the current configuration by ``min_gain_pct``; when none does, kernel.py is left unchanged and the outcome
+says so (``no_gain``: the launch configuration has converged).
 
 A plan of one knob move:
 
@@ -33,13 +32,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kernelopt.actions import ActionCategory
+from kernelopt.actions import LAUNCH_CONFIGURATION, ActionCategory
 from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
 from kernelopt.fileio import atomic_write_text
-from kernelopt.memory.model import CandidateResult, CandidateStatus
-from kernelopt.planning.plan import Plan, PlanCandidate
+from kernelopt.planning.plan import Plan
 from kernelopt.tunables import (
     EditResult,
     ResourceLimits,
@@ -112,6 +110,59 @@ def _matches(t: Tunable, ident: str) -> bool:
     return ident in (t.key, t.name) or ident in t.feeds
 
 
+def _planned_changes(plan: Plan, tunables: list[Tunable]) -> dict[str, Any] | str:
+    """The knob moves of a plan of one knob category (its parameters, else its targets or the category's
+    one knob moved one step up), checked: each names an editable, non-semantic knob of the category; or
+    one line saying why not."""
+    cat = plan.action_category
+    allowed = KNOB_CATEGORIES[cat]
+    editable = [t for t in tunables if t.editable]
+    candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
+    changes: dict[str, Any] = dict(plan.parameters)
+    if not changes:
+        if cat in NEEDS_PARAMETERS:
+            return (
+                f"the plan gives no parameters; '{cat.value}' needs the knob and its new value "
+                f"(e.g. parameters: {{num_warps: 4}}); candidates: {', '.join(candidates) or 'none'}"
+            )
+        named = [tg for tg in plan.targets if any(_matches(t, tg) for t in tunables)]
+        if named:
+            changes = dict.fromkeys(named, DEFAULT_MOVE)
+        elif len(candidates) == 1:
+            changes = {candidates[0]: DEFAULT_MOVE}
+        else:
+            return (
+                f"the plan names no knob for '{cat.value}'; candidates in kernel.py: {', '.join(candidates) or 'none'}"
+            )
+    for ident in changes:
+        found = [t for t in tunables if _matches(t, ident)]
+        if not found:
+            known = ", ".join(sorted({t.key for t in editable})) or "none"
+            return f"kernel.py has no tunable named '{ident}' (editable: {known})"
+        semantic = [t for t in found if t.semantic]
+        if semantic:
+            return f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it"
+        wrong = [t for t in found if not set(t.categories) & allowed]
+        if wrong:
+            moved_by = ", ".join(c.value for c in wrong[0].categories) or "no category"
+            return (
+                f"knob '{wrong[0].key}' is moved by {moved_by}, not by the plan's category '{cat.value}' "
+                "(one category per iteration)"
+            )
+    return changes
+
+
+def _moves(result: EditResult) -> str:
+    """``BLOCK 64 -> 128 (kernel.py:12; ...)`` for every knob an edit moved."""
+    return ", ".join(
+        f"{e.key} {e.before} -> {e.after} ({e.location}"
+        + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
+        + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
+        + ")"
+        for e in result.edits
+    )
+
+
 class RulePlanner:
     """The ``rules`` planner backend: :func:`kernelopt.planning.rules.plan_version` behind the Planner protocol.
 
@@ -174,8 +225,10 @@ class RuleImplementer:
         plan = ctx.plan
         if plan is None:
             return _fail("no plan to implement")
-        if plan.candidates:
-            return self._search(ctx, plan, settings)
+        if plan.action_category is LAUNCH_CONFIGURATION or plan.candidates:
+            from kernelopt.backends.launch_tuning import tune_launch
+
+            return tune_launch(ctx, settings)
         cat = plan.action_category
         if cat not in KNOB_CATEGORIES:
             return _fail(
@@ -190,45 +243,9 @@ class RuleImplementer:
             tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
-        allowed = KNOB_CATEGORIES[cat]
-        editable = [t for t in tunables if t.editable]
-        candidates = sorted({t.name for t in editable if set(t.categories) & allowed})
-
-        changes: dict[str, Any] = dict(plan.parameters)
-        if not changes:
-            if cat in NEEDS_PARAMETERS:
-                return _fail(
-                    f"the plan gives no parameters; '{cat.value}' needs the knob and its new value "
-                    f"(e.g. parameters: {{num_warps: 4}}); candidates: {', '.join(candidates) or 'none'}"
-                )
-            named = [tg for tg in plan.targets if any(_matches(t, tg) for t in tunables)]
-            if named:
-                changes = dict.fromkeys(named, DEFAULT_MOVE)
-            elif len(candidates) == 1:
-                changes = {candidates[0]: DEFAULT_MOVE}
-            else:
-                return _fail(
-                    f"the plan names no knob for '{cat.value}'; candidates in kernel.py: "
-                    f"{', '.join(candidates) or 'none'}"
-                )
-        for ident in changes:
-            found = [t for t in tunables if _matches(t, ident)]
-            if not found:
-                known = ", ".join(sorted({t.key for t in editable})) or "none"
-                return _fail(f"kernel.py has no tunable named '{ident}' (editable: {known})")
-            semantic = [t for t in found if t.semantic]
-            if semantic:
-                return _fail(
-                    f"'{ident}' is not a performance knob: {semantic[0].refused_reason}; the rules never move it"
-                )
-            wrong = [t for t in found if not set(t.categories) & allowed]
-            if wrong:
-                t = wrong[0]
-                moved_by = ", ".join(c.value for c in t.categories) or "no category"
-                return _fail(
-                    f"knob '{t.key}' is moved by {moved_by}, not by the plan's category '{cat.value}' "
-                    "(one category per iteration)"
-                )
+        changes = _planned_changes(plan, tunables)
+        if isinstance(changes, str):
+            return _fail(changes)
         kernel = _primary_kernel(ctx, tunables)
         before_values: dict[str, Any] = dict(getattr(plan, "current_values", {}) or {})
         for ident, requested in list(changes.items()):
@@ -239,58 +256,12 @@ class RuleImplementer:
         if result is None:
             return _fail(why or "the edit was refused")
         atomic_write_text(kernel_py, result.new_source)
-        moves = ", ".join(
-            f"{e.key} {e.before} -> {e.after} ({e.location}"
-            + (f"; overrides the computed `{e.overrides}`" if e.overrides else "")
-            + ("; the launch left it at Triton's default, now written out" if e.inserted else "")
-            + ")"
-            for e in result.edits
-        )
         return ImplementOutcome(
             changed=True,
-            description=f"{cat.value}: {moves}",
+            description=f"{cat.value}: {_moves(result)}",
             knob_changes=dict(result.knob_changes),
             knob_overrides=result.knob_overrides,
         )
-
-    # -- a measured search ------------------------------------------------------------------------
-
-    def _edit(
-        self,
-        ctx: StageContext,
-        plan: Plan,
-        old: str,
-        tunables: list[Tunable],
-        params: dict[str, Any],
-        settings: Any,
-        *,
-        gpu: str | None = None,
-        evaluation: Any = None,
-    ) -> tuple[str | None, dict[str, tuple[Any, Any]], str | None, dict[str, str]]:
-        """(new source, knob changes, None, overridden expressions) of one candidate, or
-        (None, {}, why the edit is refused, {})."""
-        allowed = KNOB_CATEGORIES[plan.action_category]
-        kernel = _primary_kernel(ctx, tunables)
-        changes: dict[str, Any] = {}
-        for ident, value in params.items():
-            sites = [t for t in tunables if _matches(t, ident) and t.editable]
-            if not sites:
-                return None, {}, f"kernel.py has no editable tunable named '{ident}'", {}
-            if any(t.semantic for t in sites):
-                return None, {}, f"'{ident}' is not a performance knob; the rules never move it", {}
-            if any(not set(t.categories) & allowed for t in sites):
-                return None, {}, f"knob '{ident}' is not moved by '{plan.action_category.value}'", {}
-            mine = [t for t in sites if t.kernel in (kernel, None)] if kernel else sites
-            now = {t.value for t in (mine or sites)}
-            if now == {value}:
-                continue
-            changes[ident] = relative_move(mine or sites, value, plan.current_values.get(ident))
-        if not changes:
-            return old, {}, None, {}
-        result, why = self._apply(ctx, settings, old, changes, tunables, kernel, gpu, evaluation)
-        if result is None:
-            return None, {}, why, {}
-        return result.new_source, dict(result.knob_changes), None, dict(result.knob_overrides)
 
     def _apply(
         self,
@@ -325,135 +296,3 @@ class RuleImplementer:
         if stray:
             return None, f"the edit touched knobs the plan did not name: {', '.join(stray)}"
         return result, None
-
-    def _search(self, ctx: StageContext, plan: Plan, settings: RuleSettings) -> ImplementOutcome:
-        """Time every candidate of ``plan`` and apply the fastest correct one (see the module docstring)."""
-        from kernelopt.harness.candidates import Candidate, SweepSettings, evaluate
-
-        kernel_py = ctx.workspace.kernel_py
-        gpu = settings.gpu or ctx.workspace.task_card().gpu
-        try:
-            old = kernel_py.read_text(encoding="utf-8")
-            # autotune lists built by code are read back by importing kernel.py in a worker process
-            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
-        except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
-            return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
-        cat = plan.action_category
-        if cat not in KNOB_CATEGORIES:
-            return _fail(f"category '{cat.value}' is a code change: a candidate set needs knobs")
-        current_params = {k: v for k, v in plan.current_values.items()}
-        entries: list[
-            tuple[PlanCandidate | None, str | None, dict[str, tuple[Any, Any]], str | None, dict[str, str]]
-        ] = [(None, old, {}, None, {})]
-        for c in plan.candidates:
-            edited = self._edit(ctx, plan, old, tunables, dict(c.parameters), settings, gpu=gpu, evaluation=evaluation)
-            entries.append((c, *edited))
-        to_time = [
-            Candidate(label=f"c{i:02d}", source=src)
-            for i, (_, src, _, why, _) in enumerate(entries)
-            if src is not None and why is None
-        ]
-        card = ctx.workspace.task_card()
-        sweep = SweepSettings(
-            compile_timeout_s=settings.candidate_compile_timeout_s,
-            case_timeout_s=settings.candidate_case_timeout_s,
-            bench_seconds=settings.candidate_bench_seconds,
-            parallel=settings.candidate_parallel,
-            device=settings.device,
-        )
-        found = evaluate(
-            to_time,
-            reference_py=ctx.workspace.reference_py,
-            sweep_dir=ctx.workspace.state_dir / "sweeps" / f"v{ctx.version}",
-            settings=sweep,
-            dtype_hint=settings.dtype or card.dtype,
-        )
-        by_label = {e.label: e for e in found}
-        results: list[CandidateResult] = []
-        for i, (pc, src, _, why, _) in enumerate(entries):
-            params = dict(pc.parameters) if pc is not None else dict(current_params)
-            ev = by_label.get(f"c{i:02d}")
-            if src is None or why is not None:
-                results.append(
-                    CandidateResult(
-                        parameters=params,
-                        status=CandidateStatus.REFUSED,
-                        reason=why,
-                        evidence=pc.evidence if pc else None,
-                    )
-                )
-            elif ev is None:
-                results.append(
-                    CandidateResult(parameters=params, status=CandidateStatus.NOT_TIMED, reason="not evaluated")
-                )
-            else:
-                results.append(
-                    CandidateResult(
-                        parameters=params,
-                        status=ev.status,
-                        latency_us=ev.latency_us,
-                        reason=ev.reason,
-                        current=pc is None,
-                        evidence=pc.evidence if pc else "the current configuration (the yardstick)",
-                    )
-                )
-        timed = [(i, r) for i, r in enumerate(results) if r.status is CandidateStatus.OK and r.latency_us is not None]
-        n_timed = len(timed)
-        if not timed:
-            return ImplementOutcome(
-                changed=False,
-                error=f"no candidate of {len(plan.candidates)} was correct and timed: {_failures(results)}",
-                candidates=results,
-            )
-        best_i, best = min(timed, key=lambda ir: (ir[1].latency_us or 0.0, ir[0]))
-        base = results[0]
-        base_us = base.latency_us if base.status is CandidateStatus.OK else None
-        gain = base_us is None or (best.latency_us or 0.0) < base_us * (1 - settings.min_gain_pct / 100)
-        if best_i == 0 or not gain:
-            results[0] = base.model_copy(update={"chosen": True})
-            what = (
-                f"the current configuration ({_params(current_params)}, {base_us:.4g} us) was the fastest"
-                if best_i == 0 and base_us is not None
-                else f"the fastest candidate ({_params(best.parameters)}, {best.latency_us:.4g} us) beats the "
-                f"current {base_us:.4g} us by less than {settings.min_gain_pct:g} %"
-            )
-            return ImplementOutcome(
-                changed=False,
-                error=f"{cat.value} search: {what} of {n_timed} timed candidate(s){_not_timed(results)}; "
-                "kernel.py left unchanged",
-                candidates=results,
-                no_gain=True,
-            )
-        results[best_i] = best.model_copy(update={"chosen": True})
-        _, src, knob_changes, _, overrides = entries[best_i]
-        assert src is not None
-        atomic_write_text(kernel_py, src)
-        vs = f" vs current {base_us:.4g} us" if base_us is not None else ""
-        return ImplementOutcome(
-            changed=True,
-            description=(
-                f"{cat.value}: timed {n_timed} of {len(results)} configurations; fastest correct "
-                f"{_params(best.parameters)} ({best.latency_us:.4g} us{vs})"
-            ),
-            knob_changes=knob_changes,
-            knob_overrides=overrides,
-            candidates=results,
-        )
-
-
-def _params(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items()) or "as is"
-
-
-def _not_timed(results: list[CandidateResult]) -> str:
-    """`` (2 refused, 1 timeout)``: the candidates that were not timed, by status; empty when all were."""
-    counts: dict[str, int] = {}
-    for r in results:
-        if r.status is not CandidateStatus.OK:
-            counts[r.status.value] = counts.get(r.status.value, 0) + 1
-    return f" ({', '.join(f'{n} {s}' for s, n in counts.items())})" if counts else ""
-
-
-def _failures(results: list[CandidateResult]) -> str:
-    out = [f"{_params(r.parameters)}: {r.status.value}" + (f" ({r.reason[:80]})" if r.reason else "") for r in results]
-    return "; ".join(out[:6]) + ("; ..." if len(out) > 6 else "")

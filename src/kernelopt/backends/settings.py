@@ -36,24 +36,28 @@ class RuleSettings(_Settings):
         gpu: GPU name for resource limits (default: the task card's ``gpu``).
         dtype: operand dtype for shared-memory estimates (default: the task card's ``dtype``).
         check_resources: refuse configurations that cannot fit (shared memory, accumulator registers).
-        device: where a plan's candidates are compiled, checked and timed (``cuda`` / ``cpu``; the
-            loop passes its ``--device``); ``None`` lets the worker choose (CUDA when present).
-        candidate_compile_timeout_s: limit for importing one candidate and for one JIT compilation, s.
-        candidate_case_timeout_s: limit for checking or timing one candidate on one shape, s.
-        candidate_bench_seconds: quick-timer measurement time per candidate, s.
-        candidate_parallel: candidates compiled and checked at once (default: the CPU count).
-        min_gain_pct: the fastest candidate must beat the current configuration by this much (percent,
-            the gate's default margin) to be applied; otherwise the current one stays.
+        device: where a tuning session's candidates are checked and timed (``cuda`` / ``cpu``; the loop
+            passes its ``--device``); ``None`` lets the worker choose (CUDA when present).
+        budget, budget_fraction, budget_wall_s: one tuning session's budget (default: the task card's keys
+            of the same names, else max(24, 1/5 of the fit-pruned space) and 600 s).
+        strategy: the tuning strategy (``local``, ``pattern``, ``random``, ``exhaustive``); seed: its seed.
+        bench_repetitions: timing samples per candidate (the median is its latency).
+        bench_timeout_s: limit for checking and timing one candidate (its first call may compile), s.
+        min_gain_pct: the best candidate must beat the current configuration by this much (percent, the
+            gate's default margin) to be applied; otherwise the launch configuration has converged.
     """
 
     gpu: str | None = None
     dtype: str | None = None
     check_resources: bool = True
     device: str | None = None
-    candidate_compile_timeout_s: float = Field(default=120.0, gt=0)
-    candidate_case_timeout_s: float = Field(default=20.0, gt=0)
-    candidate_bench_seconds: float = Field(default=0.2, gt=0)
-    candidate_parallel: int | None = Field(default=None, ge=1)
+    budget: int | None = Field(default=None, ge=1)
+    budget_fraction: float | None = Field(default=None, gt=0, le=1)
+    budget_wall_s: float | None = Field(default=None, gt=0)
+    strategy: str = "local"
+    seed: int = 0
+    bench_repetitions: int = Field(default=20, ge=1)
+    bench_timeout_s: float = Field(default=60.0, gt=0)
     min_gain_pct: float = Field(default=2.0, ge=0, lt=100)
 
 

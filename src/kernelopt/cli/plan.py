@@ -122,9 +122,9 @@ def register(app: typer.Typer) -> None:
             return
         p = result.plan
         change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
-        if p.candidates:
+        if p.candidates or (not p.parameters and p.current_values):
             now = ", ".join(f"{k}={v}" for k, v in p.current_values.items())
-            change = f"{len(p.candidates)} candidates around {now}, budget {p.candidate_budget}"
+            change = f"one tuning session from {now}"
         info(f"wrote {path}")
         info(f"v{n}: {p.action_category.value}" + (f" ({change})" if change else "") + f", risk {p.risk_level.value}")
         if result.reason:

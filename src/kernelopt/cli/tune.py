@@ -1,65 +1,300 @@
-"""``kernelopt tune --replay SWEEP.json``: the tuning engine run against a recorded sweep (no GPU).
+"""``kernelopt tune PATH``: the tuning engine without the profile loop; ``kernelopt tune --replay SWEEP.json``:
+the strategy replayed on a recorded sweep (no GPU).
 
-Each trial is one tuning session of the strategy with its own seed (``--seed``, ``--seed + 1``, ...) on the
-sweep's recorded latencies (:func:`kernelopt.tuning.replay.replay_trials`). Printed: the success rate (the
-share of trials whose final configuration is within 3 % of the sweep's best), the mean evaluations and the
-mean final/best ratio; ``--json`` gives them as ``success_rate``, ``mean_evaluations``,
-``mean_ratio_to_best`` and ``trials`` (with the rest of :class:`~kernelopt.tuning.replay.ReplayReport`).
+**PATH** is the folder ``kernelopt optimize`` takes (kernel.py, reference.py, optional README.md). One tuning
+session (:mod:`kernelopt.tuning.folder`) searches the launch configuration of one launch (``--kernel``, else
+the launch with the most knobs) under the budget (``--budget N`` | ``--budget-fraction F``, ``--budget-wall-s
+S``; else the task card's ``budget`` / ``budget_fraction`` / ``budget_wall_s``; else max(24, 1/5 of the
+space) and 600 s), with a progress bar on a terminal. It prints the best configuration and its speedup over
+the current one, writes it into kernel.py as a checked literal edit when it beats the current one by the
+minimum gain (``--dry-run``: only prints the diff), and draws the search (``search.png`` in the session
+folder; ``--sweep FILE`` adds a recorded sweep's best as a line). The session folder is
+``<--out>/<key>/`` (default ``--out``: ``PATH/.kernelopt/tune``): the record there makes a second run of an
+interrupted session serve what it measured. ``--json`` prints :class:`~kernelopt.tuning.folder.TuneSummary`
+with ``written``, ``dry_run``, ``diff``, ``kernel_py`` and ``plot``.
 
-The command's sources are modes: ``--replay`` is the one built; tuning a kernel folder (a positional PATH,
-the folder ``optimize`` takes) is added beside it as its own mode (:func:`_replay` is one of them).
+**--replay**: each trial is one tuning session of the strategy with its own seed (``--seed``, ``--seed + 1``,
+...) on the sweep's recorded latencies (:func:`kernelopt.tuning.replay.replay_trials`). Printed: the success
+rate (trials whose final configuration is within 3 % of the sweep's best), the mean evaluations and the mean
+final/best ratio; ``--json`` gives them as ``success_rate``, ``mean_evaluations``, ``mean_ratio_to_best`` and
+``trials`` (with the rest of :class:`~kernelopt.tuning.replay.ReplayReport`).
+
+Exit codes: 2 bad input (no knob, an empty space, a wrong flag or file), 3 environment (no GPU, a problem
+that cannot fit the device, a worker that cannot start).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import emit_json, info, table, warn
-from kernelopt.errors import UsageError
+from kernelopt.cli.output import emit_json, info, note, table, warn, width_of
+from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest
+    from kernelopt.tuning.session import Progress
+
+PLOT_FILE = "search.png"
 
 
 def register(app: typer.Typer) -> None:
     @app.command("tune")
     def tune(
+        path: Path | None = typer.Argument(
+            None, help="A folder with kernel.py + reference.py [+ README.md] (as optimize takes), or a workspace."
+        ),
         replay: Path | None = typer.Option(
             None,
             "--replay",
             help="A recorded sweep file (schema 1, docs/sweep-format.md; or a 2026-11-29 .json.gz): run the "
             "strategy against its recorded latencies, no GPU.",
         ),
-        trials: int = typer.Option(100, "--trials", min=1, help="Sessions to run, each with its own seed."),
+        trials: int = typer.Option(100, "--trials", min=1, help="--replay: sessions to run, each with its own seed."),
         budget: int | None = typer.Option(None, "--budget", min=1, help="Candidates per session."),
         budget_fraction: float | None = typer.Option(
             None, "--budget-fraction", help="Candidates per session as a fraction of the fit-pruned space."
         ),
-        budget_wall_s: float = typer.Option(
-            DEFAULT_WALL_S, "--budget-wall-s", help="Wall seconds per session (replay: recorded seconds)."
+        budget_wall_s: float | None = typer.Option(
+            None, "--budget-wall-s", help=f"Wall seconds per session (default {DEFAULT_WALL_S:g}; replay: recorded)."
         ),
         strategy: str = typer.Option(DEFAULT_STRATEGY, "--strategy", help=f"One of {', '.join(STRATEGIES)}."),
-        seed: int = typer.Option(0, "--seed", help="The first trial's seed."),
+        seed: int = typer.Option(0, "--seed", help="The strategy's seed (replay: the first trial's)."),
+        kernel: str | None = typer.Option(
+            None, "--kernel", help="Which launch: a kernel name or a launch label as `kernelopt tunables` prints it."
+        ),
+        device: str | None = typer.Option(None, "--device", help="cuda (default) or cpu (Triton interpreted)."),
+        out: Path | None = typer.Option(
+            None, "--out", help="Parent of the session folder (record, candidates, plot); default PATH/.kernelopt/tune."
+        ),
+        size_scale: float | None = typer.Option(
+            None,
+            "--size-scale",
+            help="Scale reference.py's size constants down for a quick run (0 < F <= 1; overrides the task card).",
+        ),
+        repetitions: int = typer.Option(
+            20, "--repetitions", min=1, help="Timing samples per candidate (the median is its latency)."
+        ),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Print the best configuration's diff; write nothing."),
+        sweep: Path | None = typer.Option(
+            None, "--sweep", help="A recorded sweep of the same space: its best is drawn as a line on the plot."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """Tune a launch configuration; with --replay, replay the strategy on a recorded sweep."""
+        """Tune the launch configuration of a kernel folder (PATH), or replay the strategy on a sweep."""
         rule = _budget_rule(budget, budget_fraction, budget_wall_s)
         if strategy not in STRATEGIES:
             raise UsageError(f"unknown strategy {strategy!r}", hint=f"known: {', '.join(STRATEGIES)}")
-        if replay is None:
-            raise UsageError("give --replay SWEEP.json (a recorded sweep to run the strategy against)")
-        _replay(replay, trials=trials, rule=rule, strategy=strategy, seed=seed, as_json=as_json)
+        if replay is not None:
+            if path is not None:
+                raise UsageError("give PATH (tune a kernel folder) or --replay SWEEP.json, not both")
+            _replay(replay, trials=trials, rule=rule, strategy=strategy, seed=seed, as_json=as_json)
+            return
+        if path is None:
+            raise UsageError("give PATH (a folder with kernel.py and reference.py) or --replay SWEEP.json")
+        from kernelopt.tuning.bench_worker import BenchPlan
+        from kernelopt.tuning.folder import TuneRequest
+        from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
+
+        plan = BenchPlan(
+            warmup_calls=min(3, repetitions), repetitions=repetitions, retime_rounds=max(1, repetitions // 2)
+        )
+        request = TuneRequest(
+            folder=_folder(path, device),
+            device=device,
+            kernel=kernel,
+            budget=budget,
+            budget_fraction=budget_fraction,
+            budget_wall_s=budget_wall_s,
+            strategy=strategy,
+            rng_seed=seed,
+            out=out,
+            size_scale=size_scale,
+            evaluator=EvaluatorSettings(plan=plan),
+        )
+        _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
 
 
-def _budget_rule(count: int | None, fraction: float | None, wall_s: float) -> BudgetRule:
+def _budget_rule(count: int | None, fraction: float | None, wall_s: float | None) -> BudgetRule:
     if count is not None and fraction is not None:
         raise UsageError("give --budget or --budget-fraction, not both")
     if fraction is not None and not 0 < fraction <= 1:
         raise UsageError(f"--budget-fraction must be in (0, 1], not {fraction:g}")
-    if wall_s <= 0:
+    if wall_s is not None and wall_s <= 0:
         raise UsageError(f"--budget-wall-s must be positive, not {wall_s:g}")
-    return BudgetRule(count=count, fraction=fraction, wall_s=wall_s)
+    return BudgetRule(count=count, fraction=fraction, wall_s=DEFAULT_WALL_S if wall_s is None else wall_s)
+
+
+# ---------------------------------------------------------------------------------------------- a folder
+
+
+def _folder(path: Path, device: str | None) -> Path:
+    """PATH checked: a folder with kernel.py and reference.py; the device usable for it.
+
+    Raises:
+        UsageError: not such a folder, an unknown device, or a CUDA/HIP kernel on the CPU.
+        EnvironmentProblem: no NVIDIA GPU for ``--device cuda`` (the default).
+    """
+    from kernelopt.cli.optimize import DEVICES, nvidia_gpu_present, refuse_gpu_framework_on_cpu
+
+    if device is not None and device not in DEVICES:
+        raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+    if not path.is_dir():
+        raise UsageError(f"{path}: not a folder", hint="PATH holds kernel.py and reference.py, as optimize takes")
+    missing = [n for n in ("kernel.py", "reference.py") if not (path / n).is_file()]
+    if missing:
+        raise UsageError(f"{path}: no {' and no '.join(missing)}", hint="PATH holds kernel.py and reference.py")
+    if device == "cpu":
+        interpreted = refuse_gpu_framework_on_cpu(path)
+        if interpreted is not None:
+            note(interpreted)
+    elif not nvidia_gpu_present():
+        raise EnvironmentProblem(
+            "no NVIDIA GPU found",
+            hint="run `kernelopt doctor`; --device cpu tunes torch CPU kernels and Triton kernels (interpreted)",
+        )
+    return path
+
+
+def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
+    """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
+    from kernelopt.fileio import atomic_write_text
+    from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
+
+    sweep_best = _sweep_best(sweep) if sweep is not None else None
+    prepared = prepare_folder(request)
+    space = prepared.space
+    note(
+        f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
+        f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
+    )
+    with _Bar() as bar:
+        tuning = tune_folder(prepared, on_progress=bar.update)
+    edit = best_edit(tuning) if tuning.judgement.better else None
+    written = edit is not None and not dry_run
+    if written and edit is not None:
+        atomic_write_text(prepared.problem.kernel_py, edit.new_source)
+    plot = _draw(tuning, sweep_best)
+    summary = summarize(tuning)
+    if as_json:
+        emit_json(
+            {
+                **summary.model_dump(mode="json"),
+                "written": written,
+                "dry_run": dry_run,
+                "diff": edit.diff if edit is not None else "",
+                "kernel_py": str(prepared.problem.kernel_py),
+                "plot": str(plot) if plot is not None else None,
+                "sweep_best_us": sweep_best,
+            }
+        )
+        return
+    _render(tuning, edit.diff if edit is not None else "", written=written, dry_run=dry_run, plot=plot)
+
+
+def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, plot: Path | None) -> None:
+    from kernelopt.tuning.folder import config_text
+
+    r, j = tuning.result, tuning.judgement
+    table(
+        f"{tuning.prepared.space.launch}: {r.evaluations} evaluated, {r.served} from the record, "
+        f"space {r.space_size}, {r.wall_s:.1f} s ({r.stop.value})",
+        ["", "configuration", "latency (us)"],
+        [
+            ["current", config_text(r.current_config), r.current_latency_us],
+            ["best", config_text(r.best_config), r.best_latency_us],
+        ],
+        wide="configuration",
+    )
+    speedup = f"{r.speedup:.3f}x over the current configuration" if r.speedup is not None else "speedup n/a"
+    info(f"{speedup}; {j.reason}")
+    if diff:
+        info(diff.rstrip())
+    kernel_py = tuning.prepared.problem.kernel_py
+    if written:
+        info(f"wrote {kernel_py}")
+    elif diff and dry_run:
+        info(f"--dry-run: {kernel_py} left as it was")
+    else:
+        info(f"{kernel_py} left as it was: nothing to write")
+    info(f"session record: {tuning.prepared.record_path}" + (f"; plot: {plot}" if plot else ""))
+
+
+class _Bar:
+    """A rich progress bar on stderr while the session runs (evaluations, best so far); nothing off a terminal."""
+
+    def __enter__(self) -> _Bar:
+        import sys
+
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        console = Console(file=sys.stderr, highlight=False, width=width_of(sys.stderr))
+        self.progress = Progress(
+            TextColumn("tuning"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[best]}"),
+            console=console,
+            disable=not console.is_terminal,
+            transient=True,
+        )
+        self.task = self.progress.add_task("tune", total=None, best="best n/a")
+        self.progress.start()
+        return self
+
+    def update(self, p: Progress) -> None:
+        best = f"best {p.best_latency_us:.4g} us" if p.best_latency_us is not None else "best n/a"
+        self.progress.update(self.task, completed=p.candidates, total=p.budget, best=best)
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def _sweep_best(path: Path) -> float | None:
+    """The best latency of the recorded sweep at ``path`` (its one sweep).
+
+    Raises:
+        InputFileError: not a sweep file.
+        UsageError: a file of several sweeps.
+    """
+    from kernelopt.tuning.record import read_sweeps
+
+    sweeps = read_sweeps(path)
+    if len(sweeps) != 1:
+        raise UsageError(f"{path}: holds {len(sweeps)} sweeps; --sweep takes a file of one sweep")
+    best = sweeps[0].best()
+    return best.latency_us if best is not None else None
+
+
+def _draw(tuning: FolderTuning, sweep_best: float | None) -> Path | None:
+    """``search.png`` in the session folder; ``None`` (and a warning) without matplotlib."""
+    from kernelopt.report.search_plot import SearchPoint, search_plot
+
+    r = tuning.result
+    points = [
+        SearchPoint(evaluation=i, latency_us=x.latency_us, outcome=x.outcome.value, recorded=x.recorded)
+        for i, x in enumerate(r.results, start=1)
+    ]
+    title = f"{tuning.prepared.problem.kernel_py.parent.name}: {tuning.prepared.space.launch} ({r.strategy})"
+    try:
+        image = search_plot(points, title=title, current_latency_us=r.current_latency_us, sweep_best_us=sweep_best)
+    except EnvironmentProblem as exc:
+        warn(exc.one_line())
+        return None
+    path = tuning.prepared.session_dir / PLOT_FILE
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(image)
+    tmp.replace(path)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------- replay
 
 
 def _replay(path: Path, *, trials: int, rule: BudgetRule, strategy: str, seed: int, as_json: bool) -> None:

@@ -235,7 +235,7 @@ def run_worker(
         env: the worker's full environment (see :func:`worker_env`).
         cwd: working directory of the worker.
         module: the worker module run as ``python -m MODULE job.json`` (another worker of the same
-            progress protocol, e.g. :mod:`kernelopt.harness.candidates`).
+            progress protocol).
         job_json: the text written to job.json instead of ``job`` (that worker's own job; ``job`` then
             only names the progress and result files).
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from kernelopt.env import EnvSettings
 from kernelopt.fileio import atomic_write_text
+from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
     REFERENCE_LABEL,
@@ -543,6 +544,8 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
     try:
         with torch.no_grad():
             loaded = _load(ctx)
+            if not device.startswith("cuda") and "triton" in sys.modules:
+                patch_interpreter()  # the kernels imported Triton: they run in its interpreter on the CPU
             if job.mode is JobMode.CHECK:
                 _check(ctx, loaded)
             elif job.mode is JobMode.BENCH:

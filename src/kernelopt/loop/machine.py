@@ -815,7 +815,7 @@ class OptimizeLoop:
 
     # == Stage 6 =====================================================================================
 
-    def _decide(self, *, last_failed: bool) -> StopDecision | None:
+    def _decide(self, *, last_failed: bool, converged_session: str | None = None) -> StopDecision | None:
         good_n = self._last_good_version()
         good = self.ws.memory.read(good_n) if good_n is not None else None
         v0 = self.ws.memory.read(0) if self.ws.memory.exists(0) else None
@@ -829,6 +829,7 @@ class OptimizeLoop:
             last_failed=last_failed,
             stop_on_failure=self.state.settings.stop_on_failure,
             elapsed_s=self._elapsed(),
+            converged_session=converged_session,
         )
 
     def _stage_stop(self, it: IterationState) -> None:
@@ -840,7 +841,10 @@ class OptimizeLoop:
         if it.no_plan_reason is not None:
             self._finish(StopDecision(reason=StopReason.NO_NEW_PLAN, detail=it.no_plan_reason))
             return
-        decision = self._decide(last_failed=it.failure is not None)
+        no_gain = it.failure is not None and it.failure.error_type == NO_GAIN
+        decision = self._decide(
+            last_failed=it.failure is not None, converged_session=it.failure.reason if it.failure and no_gain else None
+        )
         if decision is not None:
             self._finish(decision)
             return

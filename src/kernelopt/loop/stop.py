@@ -1,5 +1,9 @@
 """Stage 6: the stop decision. Pure: no I/O, no clock.
 
+The launch configuration has *converged* when a tuning session (the rules backend's Stage 3) found nothing
+better than the current configuration by the minimum gain: the loop stops there (:func:`converged`), says at
+what share of the roofline, and that further gains need a code change.
+
 The default stop condition is the spec's: latency within 90 % of the roofline bound for this problem
 size (``StopConditions.roofline_utilization_pct``). The gate computes both bounds once (measured
 ceilings and spec peak, :func:`kernelopt.harness.roofline.roofline_bounds`) and stores them in
@@ -17,7 +21,10 @@ from kernelopt.harness.roofline import roofline_bounds
 from kernelopt.memory.model import Performance, RooflineBounds
 from kernelopt.taskcard import StopConditions
 
-__all__ = ["RooflineBounds", "StopDecision", "StopReason", "decide", "roofline_bounds"]
+__all__ = ["CODE_CHANGE", "RooflineBounds", "StopDecision", "StopReason", "converged", "decide", "roofline_bounds"]
+
+#: What a converged launch configuration leaves: the backends that write code.
+CODE_CHANGE = "further gains need a code change (--implementer agent-cli or llm-api)"
 
 
 class StopReason(StrEnum):
@@ -30,6 +37,7 @@ class StopReason(StrEnum):
     MAX_ITERATIONS = "max_iterations"
     MAX_WALL_TIME = "max_wall_time"
     NO_NEW_PLAN = "no_new_plan"
+    CONVERGED = "converged"  # a tuning session found nothing better: the launch configuration has converged
     FAILURE_BUDGET = "failure_budget"
     STOP_ON_FAILURE = "stop_on_failure"
     BASELINE_FAILED = "baseline_failed"
@@ -56,11 +64,13 @@ def decide(
     last_failed: bool,
     stop_on_failure: bool,
     elapsed_s: float,
+    converged_session: str | None = None,
 ) -> StopDecision | None:
     """The Stage 6 decision: a reason to stop, or None to run another iteration.
 
-    Goals are checked first (roofline utilization, target latency, speedups), then failures
-    (``--stop-on-failure``, the consecutive-failure budget), then limits (iterations, wall time).
+    Goals are checked first (roofline utilization, target latency, speedups), then a converged launch
+    configuration, then failures (``--stop-on-failure``, the consecutive-failure budget), then limits
+    (iterations, wall time).
 
     Args:
         conditions: the effective stop conditions (README.md front matter with flag overrides).
@@ -73,7 +83,45 @@ def decide(
         last_failed: the iteration that just ended failed.
         stop_on_failure: stop at the first failure.
         elapsed_s: wall time of the run so far, seconds.
+        converged_session: why the last tuning session kept nothing (its one line), when it found nothing
+            better than the current configuration: the launch configuration has converged.
     """
+    goal = _goal_met(conditions, current, roofline, baseline_latency_us)
+    if goal is not None:
+        return goal
+    if converged_session is not None:
+        return converged(converged_session, roofline)
+    if last_failed and stop_on_failure:
+        return StopDecision(
+            reason=StopReason.STOP_ON_FAILURE, detail="the iteration failed and --stop-on-failure is set"
+        )
+    if consecutive_failures >= conditions.max_consecutive_failures:
+        return StopDecision(
+            reason=StopReason.FAILURE_BUDGET,
+            detail=f"{consecutive_failures} consecutive failed iterations "
+            f"(budget {conditions.max_consecutive_failures})",
+        )
+    if conditions.max_iterations is not None and iterations_done >= conditions.max_iterations:
+        return StopDecision(
+            reason=StopReason.MAX_ITERATIONS,
+            detail=f"{iterations_done} iteration(s) run, limit {conditions.max_iterations}",
+        )
+    if conditions.max_wall_time_min is not None and elapsed_s >= conditions.max_wall_time_min * 60.0:
+        return StopDecision(
+            reason=StopReason.MAX_WALL_TIME,
+            detail=f"{elapsed_s / 60.0:.1f} min elapsed, limit {conditions.max_wall_time_min:g} min",
+        )
+    return None
+
+
+def _goal_met(
+    conditions: StopConditions,
+    current: Performance | None,
+    roofline: RooflineBounds | None,
+    baseline_latency_us: float | None,
+) -> StopDecision | None:
+    """The first goal the current kernel meets: roofline utilization, target latency, speedup over V0,
+    speedup over the reference (arguments as :func:`decide`'s)."""
     lat = current.latency_us if current is not None else None
     if roofline is not None:
         pct, which = roofline.stop_figure()
@@ -104,24 +152,16 @@ def decide(
                 detail=f"speedup over the reference {speedup:.3g}x >= target "
                 f"{conditions.target_speedup_vs_reference:g}x",
             )
-    if last_failed and stop_on_failure:
-        return StopDecision(
-            reason=StopReason.STOP_ON_FAILURE, detail="the iteration failed and --stop-on-failure is set"
-        )
-    if consecutive_failures >= conditions.max_consecutive_failures:
-        return StopDecision(
-            reason=StopReason.FAILURE_BUDGET,
-            detail=f"{consecutive_failures} consecutive failed iterations "
-            f"(budget {conditions.max_consecutive_failures})",
-        )
-    if conditions.max_iterations is not None and iterations_done >= conditions.max_iterations:
-        return StopDecision(
-            reason=StopReason.MAX_ITERATIONS,
-            detail=f"{iterations_done} iteration(s) run, limit {conditions.max_iterations}",
-        )
-    if conditions.max_wall_time_min is not None and elapsed_s >= conditions.max_wall_time_min * 60.0:
-        return StopDecision(
-            reason=StopReason.MAX_WALL_TIME,
-            detail=f"{elapsed_s / 60.0:.1f} min elapsed, limit {conditions.max_wall_time_min:g} min",
-        )
     return None
+
+
+def converged(session: str, roofline: RooflineBounds | None) -> StopDecision:
+    """The stop of a converged launch configuration: at what share of the roofline bound (the gate's stored
+    figure, as :func:`decide` reads it) the current kernel runs, what the session said, and that the rest
+    needs a code change."""
+    pct, which = roofline.stop_figure() if roofline is not None else (None, None)
+    at = f"at {pct:.1f} % of the roofline bound ({which})" if pct is not None else "(no roofline bound known)"
+    return StopDecision(
+        reason=StopReason.CONVERGED,
+        detail=f"the launch configuration has converged {at}; {CODE_CHANGE}. {session}",
+    )

@@ -263,6 +263,8 @@ class CandidateResult(_Model):
         chosen: the configuration Stage 3 applied (the fastest correct one).
         current: the configuration kernel.py had before Stage 3 (timed as the yardstick).
         evidence: the evidence line of the plan behind this candidate.
+        served: served from a tuning session's record (an earlier session of the same kernel measured it),
+            not timed again in this version.
     """
 
     parameters: dict[str, int | float | str | bool]
@@ -272,6 +274,7 @@ class CandidateResult(_Model):
     chosen: bool = False
     current: bool = False
     evidence: str | None = None
+    served: bool = False
 
 
 class QualityGate(_Model):

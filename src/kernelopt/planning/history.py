@@ -174,11 +174,6 @@ class History:
     waiting_knobs: dict[ActionCategory, frozenset[str]] = field(default_factory=dict)
     last_change: str | None = None
 
-    def same_search(self, knobs: frozenset[str]) -> ActionCategory | None:
-        """A waiting category whose sweep searched these knobs (or more) from the kernel as it is now:
-        another category over the same knobs would time the same neighbourhood again."""
-        return next((c for c, names in self.waiting_knobs.items() if knobs and knobs <= names), None)
-
     def add_tried(self, signature: Signature, version: str) -> None:
         sig = canonical(signature)
         self.tried.add(sig)

@@ -31,13 +31,6 @@ class RiskLevel(StrEnum):
     HIGH = "high"
 
 
-#: Candidates Stage 3 compiles, checks and times per iteration when neither the task card
-#: (``search_budget``) nor the planner option ``candidate_budget`` says otherwise. kernelopt's choice: at
-#: about 0.7 s to compile, check and time one configuration on the H200 (issue 13), 16 candidates cost
-#: about as much as one Nsight Compute profile, and 16 covers a 4 x 4 joint neighbourhood of two knobs.
-DEFAULT_CANDIDATE_BUDGET = 16
-
-
 class PlanCandidate(BaseModel):
     """One configuration of the plan's candidate set (every knob of the category it sets).
 
@@ -116,13 +109,13 @@ class Plan(BaseModel):
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action.
 
-        A candidate-set plan is the same action as another only when it searches the same set against
-        the same kernel: a knob of another category that changed since makes the same set a new search.
+        A tuning session (or an older plan's candidate set) is the same action as another only against the
+        same kernel.py (``base_kernel_sha256``): once the kernel changed, the same session is a new action.
         """
         pairs = sorted((k, str(v)) for k, v in self.parameters.items())
         if self.candidates:
             sets = sorted(";".join(f"{k}={v}" for k, v in c.key()) for c in self.candidates)
             pairs.append(("candidates", " | ".join(sets)))
-            if self.base_kernel_sha256:
-                pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
+        if self.base_kernel_sha256:  # a tuning session or a candidate set: a new kernel.py makes it a new action
+            pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
         return self.action_category.value, tuple(sorted(pairs))

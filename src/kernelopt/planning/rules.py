@@ -18,16 +18,18 @@ Options (``RulePlanner(options)``):
     wiki_search (callable): replaces ``kernelopt.wiki.search.search`` (tests).
     knobs (list of Knob or {name, value, location} mappings): replaces tunable discovery (tests).
     runner (callable): replaces the subprocess gateway for the web command (tests).
-    search (bool): plan a measured search inside the category (a candidate set that Stage 3 times;
-        DESIGN.md "Search inside one category"). Default: on when ``knob_only`` is (the rules implementer
-        runs Stage 3 and times candidates); off for agent implementers, which get one concrete move.
-    candidate_budget (int): the most candidates per iteration; default the task card's
-        ``search_budget``, else :data:`~kernelopt.planning.plan.DEFAULT_CANDIDATE_BUDGET` (16).
+    search (bool): plan one tuning session of the launch configuration per version (category
+        :data:`~kernelopt.actions.LAUNCH_CONFIGURATION`; Stage 3 runs the tuning engine, docs/tuning-engine.md).
+        Default: on when ``knob_only`` is (the rules implementer runs Stage 3); off for agent implementers,
+        which get one concrete knob move.
 
-A category whose last sweep gained nothing waits until another category changes the kernel
-(:attr:`~kernelopt.planning.history.History.waiting`); when every actionable category waits, the search
-has converged and the planner says so. This module does not import :mod:`kernelopt.backends`: the
-``rules`` planner backend (:class:`kernelopt.backends.rules.RulePlanner`) calls :func:`plan_version`.
+A tuning session is planned once per kernel.py: when one already ran on the same kernel.py and nothing it
+found was kept, the launch configuration has converged and the planner says so (the loop itself stops
+when a session finds nothing better). Without ``search``, a category whose last measured search gained
+nothing waits until another category changes the kernel
+(:attr:`~kernelopt.planning.history.History.waiting`); when every actionable category waits, it has
+converged. This module does not import :mod:`kernelopt.backends`: the ``rules`` planner backend
+(:class:`kernelopt.backends.rules.RulePlanner`) calls :func:`plan_version`.
 """
 
 from __future__ import annotations
@@ -39,20 +41,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.actions import ActionCategory
+from kernelopt.actions import LAUNCH_CONFIGURATION, ActionCategory
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.model import IterationRecord, SearchLogEntry
-from kernelopt.planning.history import History, build_history, load_past_plans
+from kernelopt.planning.history import History, build_history, load_past_plans, plan_signature
 from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob
 from kernelopt.planning.knowledge import Decision, Idea, KnowledgeSearch, KnowledgeSource, Query, query_text
 from kernelopt.planning.markdown import render_plan
-from kernelopt.planning.plan import DEFAULT_CANDIDATE_BUDGET, Plan, PlanCandidate, RiskLevel
-from kernelopt.planning.ranking import Candidate, Fits, Ranking, rank, rule_categories, stages_without_dot, symptoms_of
-from kernelopt.planning.search import CandidateSet, candidate_set
+from kernelopt.planning.plan import Plan, RiskLevel
+from kernelopt.planning.ranking import Candidate, Fits, Ranking, rank, rule_categories
 from kernelopt.planning.web import WebSearchConfig
 from kernelopt.proc import run_command
 from kernelopt.tunables import (
@@ -69,7 +70,6 @@ from kernelopt.workspace import Workspace
 PLANNER_NAME = "rules"
 PROFILE_RULES_SOURCE = "profile-rules"
 MAX_EVIDENCE_LINES = 5
-MAX_PRUNED_LINES = 12
 CODE_BACKENDS = "agent-cli or llm-api (--planner agent-cli --implementer agent-cli, or llm-api)"
 
 _A = ActionCategory
@@ -112,11 +112,10 @@ class RuleOptions:
     knobs: list[Knob] | None = None
     runner: Callable[..., Any] = run_command
     search: bool | None = None
-    candidate_budget: int | None = None
 
     @property
     def searching(self) -> bool:
-        """True when plans carry a candidate set (see the module docstring)."""
+        """True when plans are tuning sessions of the launch configuration (see the module docstring)."""
         return self.knob_only if self.search is None else self.search
 
     @classmethod
@@ -154,10 +153,6 @@ class RuleOptions:
                 out.knobs = knobs_from_tunables(value)
             elif key == "search":
                 out.search = bool(value)
-            elif key == "candidate_budget":
-                if isinstance(value, bool) or int(value) < 1:
-                    raise UsageError(f"rules planner option candidate_budget must be >= 1, not {value!r}")
-                out.candidate_budget = int(value)
             else:
                 setattr(out, key, value)
         return out
@@ -356,6 +351,25 @@ def build_queries(kernel: KernelEvidence, summary: ProfileSummary, framework: st
     return queries
 
 
+@dataclass
+class _Planning:
+    """What one call of :func:`plan_version` works with."""
+
+    ws: Workspace
+    n: int
+    summary: ProfileSummary
+    kernel: KernelEvidence
+    options: RuleOptions
+    records: list[IterationRecord]
+    history: History
+    knobs: list[Knob] | None
+    knob_note: str | None
+    fits: Fits | None
+    triton: bool
+    reference: Path | None
+    web: WebSearchConfig | None
+
+
 def plan_version(
     ws: Workspace,
     n: int,
@@ -364,6 +378,10 @@ def plan_version(
     options: RuleOptions,
 ) -> tuple[Plan | None, str | None]:
     """Plan iteration ``n``: write ``plans/v<N>_plan.md`` and return (plan, notes), or (None, why not).
+
+    With ``options.searching`` (the rules implementer runs Stage 3) the plan is one tuning session of the
+    launch configuration (:data:`~kernelopt.actions.LAUNCH_CONFIGURATION`): the knowledge search and the
+    ranking still choose what the evidence favours, which the plan cites and the session's seeds follow.
 
     Args:
         ws: the workspace.
@@ -380,155 +398,23 @@ def plan_version(
     kernel = summary.primary()
     if kernel is None:
         return None, f"profiles/v{n}/summary.json lists no profiled kernel"
-    card = ws.task_card()
-    records = [r for r in history_records if not r.masked and r.number != n]
-    past, past_notes = load_past_plans(ws, records)
-    history = build_history(records, past)
-
-    knobs = options.knobs
-    knob_note = None
-    unread: frozenset[str] = frozenset()
-    if knobs is None:
-        knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
-
-    if options.knob_only and knobs is not None and not knobs:
+    p = _planning(ws, n, summary, kernel, history_records, options)
+    if options.knob_only and p.knobs is not None and not p.knobs:
         return None, (
             f"the rules backend has nothing it can move in v{n}: kernel.py has no tunable knob (a literal launch "
             "argument, a triton.Config value or a '# kernelopt: tunable' constant); a code change needs a backend "
             f"that writes code: {CODE_BACKENDS}"
         )
-
-    reference = options.reference_project or card.reference_project_path
-    if reference is not None and not reference.is_absolute():
-        reference = ws.root / reference
-    web = WebSearchConfig(tuple(options.web_command), timeout_s=options.web_timeout_s) if options.web_command else None
-    search = KnowledgeSearch(
-        wiki_search=options.wiki_search,
-        arch=_arch([card.gpu, summary.gpu]),
-        vendor=summary.vendor.value,
-        framework=card.framework,
-        wiki_dirs=options.wiki_dirs,
-        reference_project=reference,
-        web=web,
-        runner=options.runner,
-    )
-    queries = build_queries(kernel, summary, card.framework, options.max_queries)
-    knob_only = options.knob_only
-    gpu, dtype = card.gpu or summary.gpu, card.dtype
-    fits = (
-        stage3_check(ws.kernel_py, knobs, gpu, dtype, unread)
-        if options.knobs is None and knobs is not None
-        else resource_check(gpu, dtype, unread)
-    )
-    triton = (card.framework or "").lower() == "triton"
-    budget = options.candidate_budget or _card_budget(card) or DEFAULT_CANDIDATE_BUDGET
-    symptoms = symptoms_of(kernel)
-    sets: dict[ActionCategory, CandidateSet] = {}
-    empty: dict[ActionCategory, str] = {}
-
-    def set_of(cat: ActionCategory) -> CandidateSet:
-        if cat not in sets:
-            sets[cat] = candidate_set(
-                cat,
-                knobs or [],
-                symptoms,
-                kernel.bottleneck,
-                budget=budget,
-                fits=fits,
-                no_dot=triton and stages_without_dot(kernel),
-                exclude=measured_in_streak(records, cat),
-            )
-        return sets[cat]
-
-    def pick(ranking: Ranking) -> Candidate | None:
-        """The best candidate; when searching, the best whose category has a non-empty candidate set."""
-        for cand in ranking.candidates:
-            if not options.searching or cand.knob is None:
-                return cand
-            cs = set_of(cand.category)
-            same = history.same_search(frozenset(k.name for k in cs.knobs))
-            if cs.candidates and same is None:
-                return cand
-            if same is not None:
-                empty[cand.category] = f"searches the knobs {same.value} searched ({history.waiting[same]})"
-            else:
-                empty[cand.category] = cs.why_empty or "no candidate"
-        return None
-
-    def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
-        ranking = rank(kernel, ideas, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
-        notes = dict(ranking.notes)
-        notes.update(empty)
-        for idea in ideas:
-            cat = idea.category
-            if cat is not None and cat not in notes and not any(c.category is cat for c in ranking.candidates):
-                notes[cat] = "not supported by this kernel's evidence"
-        best = pick(ranking)
-        if best is None:
-            notes.update(empty)
-            return Decision(None, notes=notes)
-        text = _describe(best, sets.get(best.category) if options.searching else None)
-        if ranking.skipped.get(best.category):
-            text += f" (skipped: {'; '.join(ranking.skipped[best.category])})"
-        return Decision(best, frozenset(best.refs), notes, text)
-
-    found = search.run(queries, choose)
-    log = list(found.log)
-    chosen = found.chosen
-    ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
+    chosen, ideas, log = _choose(p)
+    if chosen is None and options.searching and p.knobs:
+        chosen = Candidate(category=LAUNCH_CONFIGURATION)  # the session needs no move the history allows
     if chosen is None:
-        ranking = rank(kernel, None, knobs, history, knob_only=knob_only, fits=fits, triton=triton)
-        cats = list(dict.fromkeys(c for f in kernel.findings for c in f.action_categories))
-        chosen = pick(ranking)
-        notes = {**ranking.notes, **empty}
-        if chosen is not None:
-            verdict = (
-                f"actionable, chosen: {_describe(chosen, sets.get(chosen.category) if options.searching else None)}"
-            )
-            if ranking.skipped.get(chosen.category):
-                verdict += f" (skipped: {'; '.join(ranking.skipped[chosen.category])})"
-        else:
-            verdict = "not actionable: " + (
-                "; ".join(f"{c.value} ({notes.get(c, 'no path')})" for c in cats) or "no candidates"
-            )
-        log.append(
-            SearchLogEntry(
-                source=PROFILE_RULES_SOURCE,
-                query=f"candidate actions of the Stage 1 findings (profiles/v{n}/summary.json)",
-                finding=", ".join(c.value for c in cats) or "no finding names an action",
-                actionability=verdict[:300],
-            )
-        )
-    if chosen is None:
-        if history.waiting:
-            waits = "; ".join(f"{c.value}: {why}" for c, why in history.waiting.items())
-            since = f" since {history.last_change}" if history.last_change else ""
-            reason = (
-                f"converged: a full round over every actionable category gained nothing{since} ({waits}); "
-                "each waits until another category changes the kernel, and none is left"
-            )
-            if empty:
-                reason += "; no candidate set: " + "; ".join(f"{c.value}: {w}" for c, w in empty.items())
-            return None, reason
-        tried = sorted({sig[0] for sig in history.tried})
-        reason = f"no new actionable path for v{n}: every candidate from gpu-wiki"
-        reason += ", the reference project" if reference is not None else ""
-        reason += ", the web" if web is not None else ""
-        reason += " and the Stage 1 findings was tried, banned by an earlier failure, or has no knob to move"
-        if tried:
-            reason += f" (tried: {', '.join(tried)})"
-        if empty:
-            reason += "; no candidate set: " + "; ".join(f"{c.value}: {w}" for c, w in empty.items())
-        if knob_only:
-            reason += f"; the rules backend only moves knobs: a code change needs {CODE_BACKENDS}"
-        if knob_note:
-            reason += f"; {knob_note}"
-        return None, reason
-
-    cs = set_of(chosen.category) if options.searching and chosen.knob is not None else None
-    plan = build_plan(n, summary, kernel, chosen, ideas, log, history, cs)
-    if plan.candidates:
+        return None, _no_plan_reason(p)
+    plan = build_plan(n, summary, kernel, chosen, ideas, log, p.history, p.knobs if options.searching else None)
+    if options.searching:
         plan.base_kernel_sha256 = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
+        if p.history.was_tried(plan_signature(plan)):
+            return None, _tuned_before(p, plan)
     if not plan.evidence:
         return None, (
             f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
@@ -538,42 +424,138 @@ def plan_version(
 
     validate_plan(plan, ws, history_records, summary)
     atomic_write_text(ws.plan_path(n), render_plan(plan))
-    notes_out = [x for x in (knob_note, *past_notes) if x]
+    past_notes = load_past_plans(ws, p.records)[1]
+    notes_out = [x for x in (p.knob_note, *past_notes) if x]
     return plan, "; ".join(notes_out) or None
 
 
-def measured_in_streak(records: list[IterationRecord], category: ActionCategory) -> set[tuple[tuple[str, int], ...]]:
-    """Configurations the latest unbroken run of ``category``'s sweeps already measured.
+def _planning(
+    ws: Workspace,
+    n: int,
+    summary: ProfileSummary,
+    kernel: KernelEvidence,
+    history_records: list[IterationRecord],
+    options: RuleOptions,
+) -> _Planning:
+    """History, knobs, the fit check and the knowledge sources of one call."""
+    card = ws.task_card()
+    records = [r for r in history_records if not r.masked and r.number != n]
+    past, _ = load_past_plans(ws, records)
+    knobs, knob_note, unread = options.knobs, None, frozenset[str]()
+    if knobs is None:
+        knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
+    reference = options.reference_project or card.reference_project_path
+    if reference is not None and not reference.is_absolute():
+        reference = ws.root / reference
+    web = WebSearchConfig(tuple(options.web_command), timeout_s=options.web_timeout_s) if options.web_command else None
+    gpu, dtype = card.gpu or summary.gpu, card.dtype
+    fits = (
+        stage3_check(ws.kernel_py, knobs, gpu, dtype, unread)
+        if options.knobs is None and knobs is not None
+        else resource_check(gpu, dtype, unread)
+    )
+    triton = (card.framework or "").lower() == "triton"
+    return _Planning(
+        ws, n, summary, kernel, options, records, build_history(records, past), knobs, knob_note, fits, triton,
+        reference, web,
+    )  # fmt: skip
 
-    While only this category moved the kernel, every other knob kept its value, so a configuration of
-    its knobs timed in one of those sweeps is known (slower than where the search went, or broken) and is
-    not timed again; the budget goes to new neighbours instead.
-    """
-    out: set[tuple[tuple[str, int], ...]] = set()
-    for r in reversed(records):
-        if r.masked or r.number == 0:
-            continue
-        if r.optimization.action_category is not category:
-            break
-        for c in r.candidates:
-            values = {k: v for k, v in c.parameters.items() if isinstance(v, int) and not isinstance(v, bool)}
-            if len(values) == len(c.parameters):
-                out.add(tuple(sorted(values.items())))
-    return out
+
+def _choose(p: _Planning) -> tuple[Candidate | None, list[Idea], list[SearchLogEntry]]:
+    """The knowledge search in the spec's order, then the Stage 1 rules' own categories: the chosen action,
+    the ideas of the source that gave it, and the search log."""
+    card = p.ws.task_card()
+    search = KnowledgeSearch(
+        wiki_search=p.options.wiki_search,
+        arch=_arch([card.gpu, p.summary.gpu]),
+        vendor=p.summary.vendor.value,
+        framework=card.framework,
+        wiki_dirs=p.options.wiki_dirs,
+        reference_project=p.reference,
+        web=p.web,
+        runner=p.options.runner,
+    )
+    queries = build_queries(p.kernel, p.summary, card.framework, p.options.max_queries)
+
+    def ranked(ideas: list[Idea] | None) -> Ranking:
+        return rank(p.kernel, ideas, p.knobs, p.history, knob_only=p.options.knob_only, fits=p.fits, triton=p.triton)
+
+    def choose(source: KnowledgeSource, ideas: list[Idea]) -> Decision[Candidate]:
+        ranking = ranked(ideas)
+        notes = dict(ranking.notes)
+        for idea in ideas:
+            cat = idea.category
+            if cat is not None and cat not in notes and not any(c.category is cat for c in ranking.candidates):
+                notes[cat] = "not supported by this kernel's evidence"
+        best = ranking.candidates[0] if ranking.candidates else None
+        if best is None:
+            return Decision(None, notes=notes)
+        return Decision(best, frozenset(best.refs), notes, _verdict_text(best, ranking))
+
+    found = search.run(queries, choose)
+    log = list(found.log)
+    ideas = [i for i in found.ideas if found.source is not None and i.source is found.source]
+    if found.chosen is not None:
+        return found.chosen, ideas, log
+    ranking = ranked(None)
+    cats = list(dict.fromkeys(c for f in p.kernel.findings for c in f.action_categories))
+    chosen = ranking.candidates[0] if ranking.candidates else None
+    if chosen is not None:
+        verdict = f"actionable, chosen: {_verdict_text(chosen, ranking)}"
+    else:
+        notes = ranking.notes
+        verdict = "not actionable: " + (
+            "; ".join(f"{c.value} ({notes.get(c, 'no path')})" for c in cats) or "no candidates"
+        )
+    log.append(
+        SearchLogEntry(
+            source=PROFILE_RULES_SOURCE,
+            query=f"candidate actions of the Stage 1 findings (profiles/v{p.n}/summary.json)",
+            finding=", ".join(c.value for c in cats) or "no finding names an action",
+            actionability=verdict[:300],
+        )
+    )
+    return chosen, ideas, log
 
 
-def _card_budget(card: Any) -> int | None:
-    value = getattr(card, "search_budget", None)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-        return value
-    return None
+def _verdict_text(chosen: Candidate, ranking: Ranking) -> str:
+    text = chosen.describe()
+    if ranking.skipped.get(chosen.category):
+        text += f" (skipped: {'; '.join(ranking.skipped[chosen.category])})"
+    return text
 
 
-def _describe(chosen: Candidate, cs: CandidateSet | None) -> str:
-    if cs is None or not cs.candidates:
-        return chosen.describe()
-    names = ", ".join(k.name for k in cs.knobs)
-    return f"{chosen.category.value}: search {names} ({len(cs.candidates)} candidates)"
+def _no_plan_reason(p: _Planning) -> str:
+    """Why there is no plan: converged (every category waits), or nothing new and actionable."""
+    history = p.history
+    if history.waiting:
+        waits = "; ".join(f"{c.value}: {why}" for c, why in history.waiting.items())
+        since = f" since {history.last_change}" if history.last_change else ""
+        return (
+            f"converged: a full round over every actionable category gained nothing{since} ({waits}); "
+            "each waits until another category changes the kernel, and none is left"
+        )
+    tried = sorted({sig[0] for sig in history.tried})
+    reason = f"no new actionable path for v{p.n}: every candidate from gpu-wiki"
+    reason += ", the reference project" if p.reference is not None else ""
+    reason += ", the web" if p.web is not None else ""
+    reason += " and the Stage 1 findings was tried, banned by an earlier failure, or has no knob to move"
+    if tried:
+        reason += f" (tried: {', '.join(tried)})"
+    if p.options.knob_only:
+        reason += f"; the rules backend only moves knobs: a code change needs {CODE_BACKENDS}"
+    if p.knob_note:
+        reason += f"; {p.knob_note}"
+    return reason
+
+
+def _tuned_before(p: _Planning, plan: Plan) -> str:
+    """Why a tuning session of this kernel.py is not planned again: one already ran on it."""
+    by = ", ".join(p.history.tried_by.get(plan_signature(plan), [])) or "an earlier version"
+    return (
+        f"converged: the launch configuration of this kernel.py was tuned in {by} and nothing it found was kept; "
+        f"further gains need a code change: {CODE_BACKENDS}"
+    )
 
 
 # -- plan text ------------------------------------------------------------------------------------
@@ -586,24 +568,25 @@ def _supporting_findings(kernel: KernelEvidence, chosen: Candidate, ideas: list[
     return out
 
 
-def _action_phrase(chosen: Candidate, cs: CandidateSet | None = None) -> str:
-    if cs is not None and cs.candidates:
-        names = ", ".join(k.name for k in cs.knobs)
-        return f"{chosen.category.value}: time {len(cs.candidates)} configurations of {names}, keep the fastest"
+def _action_phrase(chosen: Candidate, tuning: list[Knob] | None = None) -> str:
+    if tuning:
+        names = ", ".join(k.name for k in tuning)
+        seed = f", seeded toward {chosen.describe()}" if chosen.knob is not None else ""
+        return f"{LAUNCH_CONFIGURATION.value}: tune {names} jointly in one session{seed}"
     if chosen.knob is not None:
         return f"{chosen.category.value}: set {chosen.knob.name}={chosen.new_value} (now {chosen.knob.value})"
     return f"{chosen.category.value} change"
 
 
 def evidence_lines(
-    kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea], artifact: str, cs: CandidateSet | None = None
+    kernel: KernelEvidence, chosen: Candidate, ideas: list[Idea], artifact: str, tuning: list[Knob] | None = None
 ) -> list[str]:
     """``evidence -> inference -> action`` lines citing measured values of the summary.
 
     The finding that drove the plan (the highest-ranked finding naming the category) comes first, so
     that the commit's bottleneck fact is that finding, not a side metric.
     """
-    phrase = _action_phrase(chosen, cs)
+    phrase = _action_phrase(chosen, tuning)
     lines: list[str] = []
     for f in _supporting_findings(kernel, chosen, ideas):
         items = [e for e in f.evidence if e.value is not None]
@@ -666,28 +649,77 @@ def build_plan(
     ideas: list[Idea],
     log: list[SearchLogEntry],
     history: History,
-    cs: CandidateSet | None = None,
+    tuning: list[Knob] | None = None,
 ) -> Plan:
     """The Plan of ``chosen`` with its evidence, search log, impact, risks and references.
 
-    With a candidate set ``cs`` (a measured search), the plan names the category's knobs, their current
-    values and the candidates; Stage 3 times each and applies the fastest correct one.
+    With ``tuning`` (the kernel's knobs, when the rules implementer runs Stage 3) the plan is one tuning
+    session of the launch configuration: its category is :data:`~kernelopt.actions.LAUNCH_CONFIGURATION`,
+    its targets the knobs with their current values; ``chosen`` is what the evidence favours (cited, and
+    the direction the session's seeds take).
     """
     artifact = next((a for a in summary.artifacts if a.endswith((".ncu-rep", ".csv"))), "summary.json")
     backing = [i for i in ideas if i.ref in chosen.refs]
     technique = next((i for i in backing if i.kind != "pitfall"), None)
-    pitfalls = [i for i in backing if i.kind == "pitfall"]
+    action, targets = _action_text(kernel, chosen, tuning)
+    if technique is not None and technique.text:
+        how = technique.text if technique.text.endswith((".", "!", "?")) else technique.text + "."
+        action += f" How ({technique.ref}, {technique.title}): {how}"
+    elif technique is not None:
+        action += f" See {technique.ref} ({technique.title})."
+    est, est_source = _estimate(kernel, chosen)
+    impact = f"Lower latency of `{kernel.kernel_name}` ({kernel.bottleneck.value})."
+    if est is not None:
+        impact += f" The profiler estimates up to {est:.1f} % for the issue addressed ({est_source})."
+    else:
+        impact += " The size is not estimated by the profiler; Stage 4 measures it against the previous version."
+    if technique is not None and technique.record is not None and getattr(technique.record, "expected_impact", None):
+        impact += f" gpu-wiki {technique.ref}: {' '.join(str(technique.record.expected_impact).split())}"
+    if tuning:
+        current: dict[str, str | int | float | bool] = {k.name: k.value for k in tuning}
+    else:
+        current = {chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {}
+    references: list[str] = list(chosen.refs)
+    for i in backing:
+        for src in getattr(i.record, "sources", None) or []:
+            if getattr(src, "url", None):
+                references.append(str(src.url))
+    return Plan(
+        version=version,
+        bottleneck_type=kernel.bottleneck.value,
+        action_category=LAUNCH_CONFIGURATION if tuning else chosen.category,
+        targets=targets,
+        parameters={} if tuning else dict(chosen.parameters),
+        current_values=current,
+        action=action,
+        evidence=evidence_lines(kernel, chosen, ideas, artifact, tuning),
+        search_log=log,
+        expected_impact=impact,
+        expected_speedup_pct=est,
+        risk_level=RiskLevel.MEDIUM if tuning else risk_level(chosen),
+        risks_and_rollback="\n".join(_risks(chosen, backing, history, tuning)),
+        enabling_step=False,
+        counters_available=summary.counters_available,
+        planner=PLANNER_NAME,
+        references=list(dict.fromkeys(references))[:8],
+    )
 
-    if cs is not None and cs.candidates:
-        names = ", ".join(f"`{k.name}`" for k in cs.knobs)
-        now = ", ".join(f"{k.name}={k.value}" for k in cs.knobs)
-        ways = "; ".join(d.why for d in cs.directions.values())
+
+def _action_text(kernel: KernelEvidence, chosen: Candidate, tuning: list[Knob] | None) -> tuple[str, list[str]]:
+    """The plan's action and its targets."""
+    if tuning:
+        names = ", ".join(f"`{k.name}`" for k in tuning)
+        now = ", ".join(f"{k.name}={k.value}" for k in tuning)
+        favours = f" (the evidence favours {chosen.describe()}: those seeds go first)" if chosen.knob else ""
         action = (
-            f"Search {chosen.category.value}: compile, check and time {len(cs.candidates)} configurations of {names} "
-            f"around the current {now} ({ways}), and apply the fastest correct one; change nothing else."
+            f"Tune the launch configuration of `{kernel.kernel_name}` as one category: {names}, now {now}. One "
+            f"tuning session compiles, checks and times candidates within the budget: the current configuration, "
+            f"the configurations the evidence favours{favours}, then a local descent with single and paired "
+            "moves; the fastest few are re-timed interleaved and the fastest correct one is applied when it beats "
+            "the current one by the minimum gain. Change nothing else."
         )
-        targets = [k.name for k in cs.knobs]
-    elif chosen.knob is not None:
+        return action, [k.name for k in tuning]
+    if chosen.knob is not None:
         knob = chosen.knob
         where = f" at {knob.location}" if knob.location else ""
         way = "up" if chosen.direction > 0 else "down"
@@ -699,42 +731,33 @@ def build_plan(
             f"Change `{knob.name}` from {knob.value} to {chosen.new_value}{where} ({chosen.category.value}, "
             f"{stride} {way}{why}); change nothing else."
         )
-        targets = [knob.name]
-    else:
-        locations = [f.location for f in kernel.findings if f.location and chosen.category in f.action_categories]
-        locations += [h.location for h in kernel.hotspots[:1]]
-        targets = list(dict.fromkeys(locations))[:3]
-        on = f" at {', '.join(targets)}" if targets else ""
-        action = f"Apply one {chosen.category.value} change to `{kernel.kernel_name}`{on}; change nothing else."
-    if technique is not None and technique.text:
-        how = technique.text if technique.text.endswith((".", "!", "?")) else technique.text + "."
-        action += f" How ({technique.ref}, {technique.title}): {how}"
-    elif technique is not None:
-        action += f" See {technique.ref} ({technique.title})."
+        return action, [knob.name]
+    locations = [f.location for f in kernel.findings if f.location and chosen.category in f.action_categories]
+    locations += [h.location for h in kernel.hotspots[:1]]
+    targets = list(dict.fromkeys(locations))[:3]
+    on = f" at {', '.join(targets)}" if targets else ""
+    return f"Apply one {chosen.category.value} change to `{kernel.kernel_name}`{on}; change nothing else.", targets
 
-    est, est_source = _estimate(kernel, chosen)
-    impact = f"Lower latency of `{kernel.kernel_name}` ({kernel.bottleneck.value})."
-    if est is not None:
-        impact += f" The profiler estimates up to {est:.1f} % for the issue addressed ({est_source})."
-    else:
-        impact += " The size is not estimated by the profiler; Stage 4 measures it against the previous version."
-    if technique is not None and technique.record is not None and getattr(technique.record, "expected_impact", None):
-        impact += f" gpu-wiki {technique.ref}: {' '.join(str(technique.record.expected_impact).split())}"
 
+def _risks(chosen: Candidate, backing: list[Idea], history: History, tuning: list[Knob] | None) -> list[str]:
+    """The plan's risks and rollback, one line each."""
+    technique = next((i for i in backing if i.kind != "pitfall"), None)
     risks = []
     if technique is not None and technique.record is not None and getattr(technique.record, "risks", None):
         risks.append(f"Risks ({technique.ref}): {' '.join(str(technique.record.risks).split())}")
-    for p in pitfalls:
-        risks.append(f"Pitfall {p.ref}: {p.title}.")
+    for p in backing:
+        if p.kind == "pitfall":
+            risks.append(f"Pitfall {p.ref}: {p.title}.")
     if chosen.category in history.failed_categories:
         risks.append(
             f"This category failed or regressed before ({', '.join(history.failed_categories[chosen.category])})."
         )
-    if cs is not None and cs.candidates:
-        now = ", ".join(f"`{k.name}` = {k.value}" for k in cs.knobs)
+    if tuning:
+        now = ", ".join(f"`{k.name}` = {k.value}" for k in tuning)
         risks.append(
-            f"A candidate that fails to compile, hangs, crashes or is wrong is recorded and skipped. Rollback: restore "
-            f"{now}; when the gate fails, Stage 5 resets kernel.py to the last good commit."
+            "A candidate that fails to compile, hangs, crashes, runs out of memory or is wrong is recorded with its "
+            f"reason and the session goes on. Rollback: restore {now}; when the gate fails, Stage 5 resets kernel.py "
+            "to the last good commit."
         )
     elif chosen.knob is not None:
         risks.append(
@@ -743,45 +766,4 @@ def build_plan(
         )
     else:
         risks.append("Rollback: when correctness or the gate fails, Stage 5 resets kernel.py to the last good commit.")
-
-    searching = cs is not None and bool(cs.candidates)
-    if searching and cs is not None:
-        current: dict[str, str | int | float | bool] = {k.name: k.value for k in cs.knobs}
-    else:
-        current = {chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {}
-    references: list[str] = list(chosen.refs)
-    for i in backing:
-        for src in getattr(i.record, "sources", None) or []:
-            if getattr(src, "url", None):
-                references.append(str(src.url))
-    return Plan(
-        version=version,
-        bottleneck_type=kernel.bottleneck.value,
-        action_category=chosen.category,
-        targets=targets,
-        parameters={} if searching else dict(chosen.parameters),
-        current_values=current,
-        action=action,
-        evidence=evidence_lines(kernel, chosen, ideas, artifact, cs),
-        search_log=log,
-        expected_impact=impact,
-        expected_speedup_pct=est,
-        risk_level=risk_level(chosen),
-        risks_and_rollback="\n".join(risks),
-        enabling_step=False,
-        counters_available=summary.counters_available,
-        planner=PLANNER_NAME,
-        references=list(dict.fromkeys(references))[:8],
-        candidates=[PlanCandidate(parameters=dict(c.parameters), evidence=c.evidence) for c in cs.candidates]
-        if searching and cs is not None
-        else [],
-        candidate_budget=cs.budget if searching and cs is not None else None,
-        pruned=_pruned_lines(cs) if searching and cs is not None else [],
-    )
-
-
-def _pruned_lines(cs: CandidateSet) -> list[str]:
-    lines = cs.pruned[:MAX_PRUNED_LINES]
-    if len(cs.pruned) > MAX_PRUNED_LINES:
-        lines.append(f"... and {len(cs.pruned) - MAX_PRUNED_LINES} more")
-    return lines
+    return risks

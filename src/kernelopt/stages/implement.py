@@ -123,35 +123,10 @@ def run_implement(
     allowed = may_write(Stage.IMPLEMENT, version, aux)
     editable = editable_files(Stage.IMPLEMENT, version, aux)
     history = [r for r in history if not r.masked and r.number < version]
-    name = implementer.name
-    res = ImplementResult(version=version, implementer=name)
+    res = ImplementResult(version=version, implementer=implementer.name)
     good = capture(ws.root, editable)
-    good_kernel = good.get("kernel.py")
-    first: str | None = None
-    failure_text: str | None = None
-    attempts = repair_attempts + 1
-
-    def failed(why: _Attempt, attempt: int, last: bool) -> None:
-        nonlocal first
-        res.pitfalls.append(
-            PitfallAndFix(
-                error_type=why.error_type
-                if why.error_type != "correctness"
-                else f"correctness_{why.status.value.lower()}",
-                error_message=one_line(why.message, 500),
-                root_cause=f"implementation attempt {attempt + 1} of {attempts}",
-                fix_applied="none: kernel.py restored to the last good version"
-                if last
-                else "repair attempt by the implementer",
-                lesson=None,
-            )
-        )
-        if on_failed_attempt is not None:
-            on_failed_attempt(res.pitfalls[-1], why.message, last)
-        if first is None:
-            first = why.message
-
-    for attempt in range(attempts):
+    attempts = _Attempts(res, repair_attempts + 1, on_failed_attempt)
+    for attempt in range(attempts.total):
         res.attempts = attempt + 1
         ctx = StageContext(
             workspace=ws,
@@ -160,77 +135,120 @@ def run_implement(
             history=history,
             plan=plan,
             attempt=attempt,
-            failure=failure_text,
+            failure=attempts.failure_text,
             aux_files=list(aux),
         )
         point = guard.begin(editable)
-        why: _Attempt | None = None
-        outcome: ImplementOutcome | None = None
-        transcript: Path | None = None
-        try:
-            outcome = implementer.implement(ctx)
-            transcript = outcome.transcript
-            if outcome.tokens:
-                res.tokens.append((f"implement attempt {attempt}", dict(outcome.tokens)))
-        except KerneloptError as exc:  # BackendFailure or a usage problem of the backend
-            if isinstance(exc, BackendFailure):
-                transcript = exc.transcript
-                if exc.tokens:
-                    res.tokens.append((f"implement attempt {attempt}", dict(exc.tokens)))
-            why = _Attempt(f"the implementer failed: {exc.one_line()}", "implementer_error", repairable=False)
-        res.outcome, res.transcript = outcome, transcript
-        violations = guard.check(point, allowed + transcript_allowance(ws, version, transcript))
+        res.outcome, res.transcript, why = _call(implementer, ctx, res, attempt)
+        violations = guard.check(point, allowed + transcript_allowance(ws, version, res.transcript))
         if violations:
-            res.violations += violations
-            res.pitfalls.append(
-                violation_pitfall(violations, stage=Stage.IMPLEMENT, who="implementer", allowed_patterns=allowed)
-            )
-            if on_failed_attempt is not None:
-                on_failed_attempt(res.pitfalls[-1], res.pitfalls[-1].error_message, True)
-            why = _Attempt(
-                f"the implementer wrote outside its allowance: {', '.join(violations)}",
-                "write_violation",
-                repairable=False,
-            )
-            return _fail(ws, res, good, why, first)
-        if why is None and outcome is not None and outcome.error and outcome.no_gain:
-            # a measured search found nothing faster: a result, not a failure of the implementer
-            why = _Attempt(outcome.error, NO_GAIN, repairable=False)
-        if why is None and outcome is not None and outcome.error:
-            why = _Attempt(
-                f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False
-            )
-        if why is None:
-            why = _inspect(ws, good_kernel)
-        if why is None and check is not None:
-            report = check(ws)
-            res.correctness = report
-            if report.passed:
-                res.rel_err = report.rel_err
-            else:
-                status = (
-                    report.status
-                    if report.status not in (CorrectnessStatus.PASS, CorrectnessStatus.NOT_RUN)
-                    else CorrectnessStatus.FAIL
-                )
-                why = _Attempt(
-                    f"correctness {status.value}: {report.message or 'no message'}",
-                    "correctness",
-                    repairable=True,
-                    status=status,
-                )
+            return _fail(ws, res, good, _violated(res, violations, allowed, on_failed_attempt), attempts.first)
+        why = why or _verdict(ws, res, good.get("kernel.py"), check)
         if why is None:
             res.ok = True
-            res.diff = _diff(good_kernel, ws.kernel_py.read_bytes())
+            res.diff = _diff(good.get("kernel.py"), ws.kernel_py.read_bytes())
             return res
-        last = attempt == attempts - 1 or not why.repairable
-        failed(why, attempt, last)
+        last = attempt == attempts.total - 1 or not why.repairable
+        attempts.failed(why, attempt, last)
         if last:
-            if why.repairable and attempts > 1:
-                why.message = f"{why.message} after {attempts} attempt(s)"
-            return _fail(ws, res, good, why, first)
-        failure_text = why.message
+            if why.repairable and attempts.total > 1:
+                why.message = f"{why.message} after {attempts.total} attempt(s)"
+            return _fail(ws, res, good, why, attempts.first)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass
+class _Attempts:
+    """The failed attempts of one Stage 3 so far: the first real cause, the failure the next attempt repairs."""
+
+    res: ImplementResult
+    total: int
+    sink: AttemptSink | None
+    first: str | None = None
+    failure_text: str | None = None
+
+    def failed(self, why: _Attempt, attempt: int, last: bool) -> None:
+        """Record attempt ``attempt``'s failure as a pitfall and tell the sink."""
+        error_type = why.error_type if why.error_type != "correctness" else f"correctness_{why.status.value.lower()}"
+        self.res.pitfalls.append(
+            PitfallAndFix(
+                error_type=error_type,
+                error_message=one_line(why.message, 500),
+                root_cause=f"implementation attempt {attempt + 1} of {self.total}",
+                fix_applied="none: kernel.py restored to the last good version"
+                if last
+                else "repair attempt by the implementer",
+                lesson=None,
+            )
+        )
+        if self.sink is not None:
+            self.sink(self.res.pitfalls[-1], why.message, last)
+        if self.first is None:
+            self.first = why.message
+        self.failure_text = why.message
+
+
+def _call(
+    implementer: Implementer, ctx: StageContext, res: ImplementResult, attempt: int
+) -> tuple[ImplementOutcome | None, Path | None, _Attempt | None]:
+    """One implementer call: (its outcome, its transcript, why it failed when it raised)."""
+    try:
+        outcome = implementer.implement(ctx)
+    except KerneloptError as exc:  # BackendFailure or a usage problem of the backend
+        transcript = None
+        if isinstance(exc, BackendFailure):
+            transcript = exc.transcript
+            if exc.tokens:
+                res.tokens.append((f"implement attempt {attempt}", dict(exc.tokens)))
+        why = _Attempt(f"the implementer failed: {exc.one_line()}", "implementer_error", repairable=False)
+        return None, transcript, why
+    if outcome.tokens:
+        res.tokens.append((f"implement attempt {attempt}", dict(outcome.tokens)))
+    return outcome, outcome.transcript, None
+
+
+def _violated(res: ImplementResult, violations: list[str], allowed: list[str], sink: AttemptSink | None) -> _Attempt:
+    """Record writes outside the allowance (a pitfall, told to the sink); the failure they are."""
+    res.violations += violations
+    res.pitfalls.append(
+        violation_pitfall(violations, stage=Stage.IMPLEMENT, who="implementer", allowed_patterns=allowed)
+    )
+    if sink is not None:
+        sink(res.pitfalls[-1], res.pitfalls[-1].error_message, True)
+    return _Attempt(
+        f"the implementer wrote outside its allowance: {', '.join(violations)}", "write_violation", repairable=False
+    )
+
+
+def _verdict(
+    ws: Workspace, res: ImplementResult, good_kernel: bytes | None, check: CorrectnessCheck | None
+) -> _Attempt | None:
+    """What is wrong with an attempt that returned: its error, the kernel.py it left, or the correctness
+    check (not run on a kernel.py the implementer checked on the full problem, ``outcome.checked``)."""
+    outcome = res.outcome
+    if outcome is not None and outcome.error and outcome.no_gain:
+        # a measured search found nothing faster: a result, not a failure of the implementer
+        return _Attempt(outcome.error, NO_GAIN, repairable=False)
+    if outcome is not None and outcome.error:
+        return _Attempt(
+            f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False
+        )
+    why = _inspect(ws, good_kernel)
+    if why is not None or check is None or (outcome is not None and outcome.checked):
+        return why
+    report = check(ws)
+    res.correctness = report
+    if report.passed:
+        res.rel_err = report.rel_err
+        return None
+    status = (
+        report.status
+        if report.status not in (CorrectnessStatus.PASS, CorrectnessStatus.NOT_RUN)
+        else CorrectnessStatus.FAIL
+    )
+    return _Attempt(
+        f"correctness {status.value}: {report.message or 'no message'}", "correctness", repairable=True, status=status
+    )
 
 
 def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:

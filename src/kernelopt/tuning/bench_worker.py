@@ -34,6 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedCandidate,
@@ -288,6 +289,8 @@ class BenchService:
         if device.startswith("cuda"):
             torch.cuda.set_device(torch.device(device))
             self.flusher = L2Flusher(device) if self.plan.l2_flush else None
+        else:
+            patch_interpreter()  # Triton kernels run in its interpreter on the CPU
         try:
             loaded = LoadedProblem.load(init.problem, device)
         except Exception as exc:  # reference.py does not import: bad input

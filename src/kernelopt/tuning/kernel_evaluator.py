@@ -54,7 +54,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
 from kernelopt.vocabulary import Device
-from kernelopt.worker.client import WorkerProcess, WorkerStartError
+from kernelopt.worker.client import TRITON_INTERPRET, WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Ready, Reply, Service
 from kernelopt.worker.pool import Answer, Job, WorkerPool
 
@@ -118,10 +118,10 @@ def knob_editor(
     Raises:
         TunableError: ``base_source`` does not parse.
     """
-    current = _current_values(discover_source(base_source, filename, gpu=gpu, evaluation=evaluation))
+    current = current_values(discover_source(base_source, filename, gpu=gpu, evaluation=evaluation))
 
     def apply(config: Config) -> str | Refusal:
-        changes = {k: v for k, v in config.items() if not (k in current and _same(current[k], v))}
+        changes = {k: v for k, v in config.items() if not (k in current and same_value(current[k], v))}
         if not changes:
             return base_source
         try:
@@ -135,11 +135,12 @@ def knob_editor(
     return apply
 
 
-def _same(a: object, b: object) -> bool:
+def same_value(a: object, b: object) -> bool:
+    """Equal and of one type (``4`` is not ``4.0`` nor ``True``: a knob's literal keeps its type)."""
     return type(a) is type(b) and a == b
 
 
-def _current_values(tunables: Sequence[Tunable]) -> dict[str, Value]:
+def current_values(tunables: Sequence[Tunable]) -> dict[str, Value]:
     """Knob key -> its value, and knob name -> its value where every knob of that name holds the same one."""
     out: dict[str, Value] = {t.key: t.value for t in tunables if t.value is not None}
     by_name: dict[str, set[str]] = {}
@@ -191,6 +192,8 @@ class KernelEvaluator:
         env = dict(self._env)
         if Device.of(device or self.problem.device or "") is not Device.CUDA:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
+        if Device.of(device or self.problem.device or "") is Device.CPU:
+            env.setdefault(TRITON_INTERPRET, "1")  # Triton kernels run in its interpreter on the CPU
         return WorkerProcess(
             Service.BENCH,
             setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan),

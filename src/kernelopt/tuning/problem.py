@@ -177,9 +177,35 @@ def compile_shape(
     return ProblemShape(kwargs=primary.kwargs, constants={**primary.constants, name: shrink(value)})
 
 
+_OPERATORS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Pow: lambda a, b: a**b,
+    ast.LShift: lambda a, b: a << b,
+}
+
+
+def _constant(node: ast.expr) -> object:
+    """A literal, or integer arithmetic of literals (``2**27``, ``1 << 14``, ``4 * 1024``); ValueError else."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        a, b = _constant(node.left), _constant(node.right)
+        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool):
+            if isinstance(node.op, ast.Pow | ast.LShift) and not 0 <= b <= 64:
+                raise ValueError("exponent out of range")
+            return _OPERATORS[type(node.op)](a, b)
+        raise ValueError("not integer arithmetic")
+    if isinstance(node, ast.List):
+        return [_constant(e) for e in node.elts]
+    if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+        return {_constant(k): _constant(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+    return ast.literal_eval(node)
+
+
 def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
-    """reference.py's ``SHAPES`` when it is a literal list of dicts (read, not imported); ``None`` when it
-    is absent or computed (the workers read it then).
+    """reference.py's ``SHAPES`` when it is a list of dicts of literals or integer arithmetic of literals
+    (``{"n": 2**27}``; read, not imported); ``None`` when it is absent or computed (the workers read it then).
 
     Raises:
         InputFileError: the file is missing or is not valid Python.
@@ -193,8 +219,8 @@ def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
+                value = _constant(node.value)
+            except (ValueError, TypeError, SyntaxError):
                 return None
             if isinstance(value, list) and all(isinstance(s, dict) for s in value):
                 return [dict(s) for s in value]

@@ -1,0 +1,158 @@
+"""Stage 3 of the rules backend: one tuning session of the launch configuration per version.
+
+:func:`tune_launch` runs the tuning engine on the workspace (:mod:`kernelopt.tuning.folder`: the same
+discovery, space and session as ``kernelopt tune``). Stage 1's evidence gives the session's seeds. The
+session record lives in ``.kernelopt/tune/<key>/``: a loop resumed after a kill, and the next version's
+session of the same kernel, serve what it measured. The best configuration is written into kernel.py
+through the tunables' checked literal edit when it beats the current one by the minimum gain.
+
+Every candidate is returned as a :class:`~kernelopt.memory.model.CandidateResult` for
+``memory/v<N>.json``; :data:`CANDIDATE_STATUS` is the one mapping of the engine's outcomes to the
+record's statuses. A session that finds nothing better is ``no_gain``: the launch configuration has
+converged (the loop stops and says so). The winner was checked on the full problem by the engine, so
+Stage 3 does not check it again (``checked``); the gate checks it once.
+"""
+
+from __future__ import annotations
+
+from kernelopt.actions import LAUNCH_CONFIGURATION
+from kernelopt.backends.protocol import ImplementOutcome, StageContext
+from kernelopt.backends.settings import RuleSettings
+from kernelopt.errors import UsageError
+from kernelopt.fileio import atomic_write_text
+from kernelopt.memory.model import CandidateResult, CandidateStatus
+from kernelopt.tuning.bench_worker import BenchPlan
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
+from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
+from kernelopt.tuning.session import SessionResult
+
+#: The tuning engine's outcome as the iteration record's candidate status (the one mapping; the record's
+#: statuses are coarser, so the reason of a coarse one starts with the outcome's word).
+CANDIDATE_STATUS: dict[Outcome, CandidateStatus] = {
+    Outcome.OK: CandidateStatus.OK,
+    Outcome.INVALID: CandidateStatus.REFUSED,
+    Outcome.COMPILE_ERROR: CandidateStatus.COMPILE_FAILED,
+    Outcome.COMPILE_TIMEOUT: CandidateStatus.TIMEOUT,
+    Outcome.WRONG_RESULT: CandidateStatus.WRONG_RESULT,
+    Outcome.RUN_ERROR: CandidateStatus.CRASHED,
+    Outcome.RUN_TIMEOUT: CandidateStatus.TIMEOUT,
+    Outcome.OUT_OF_MEMORY: CandidateStatus.CRASHED,
+    Outcome.WORKER_CRASH: CandidateStatus.CRASHED,
+    Outcome.NOT_RUN_BUDGET: CandidateStatus.NOT_TIMED,
+}
+CURRENT_EVIDENCE = "the current configuration (the yardstick)"
+
+
+def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
+    """The session of version ``ctx.version`` on the workspace, from the rules backend's settings."""
+    ws = ctx.workspace
+    primary = ctx.summary.primary() if ctx.summary is not None else None
+    plan = BenchPlan(
+        warmup_calls=min(3, settings.bench_repetitions),
+        repetitions=settings.bench_repetitions,
+        retime_rounds=max(1, settings.bench_repetitions // 2),
+    )
+    return TuneRequest(
+        folder=ws.root,
+        device=settings.device,
+        profiled_kernel=primary.kernel_name if primary is not None else None,
+        budget=settings.budget,
+        budget_fraction=settings.budget_fraction,
+        budget_wall_s=settings.budget_wall_s,
+        strategy=settings.strategy,
+        rng_seed=settings.seed,
+        out=ws.state_dir / "tune",
+        gpu=settings.gpu,
+        dtype=settings.dtype,
+        check_resources=settings.check_resources,
+        evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=settings.bench_timeout_s),
+        min_gain_pct=settings.min_gain_pct,
+    )
+
+
+def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
+    """Run the session of ``ctx.version`` and apply its best configuration (see the module docstring).
+
+    Raises:
+        ProblemDoesNotFit, ProblemError, WorkerStartError: the problem cannot be measured (before any
+            candidate runs); the stage records the one line.
+    """
+    try:
+        prepared = prepare_folder(tune_request(ctx, settings))
+    except UsageError as exc:
+        return ImplementOutcome(changed=False, error=f"{LAUNCH_CONFIGURATION.value}: {exc.one_line()}")
+    evidence = ctx.summary.primary() if ctx.summary is not None else None
+    tuning = tune_folder(prepared, evidence=evidence)
+    return apply_best(tuning)
+
+
+def apply_best(tuning: FolderTuning) -> ImplementOutcome:
+    """Write the session's best into kernel.py when it beats the current configuration; every candidate
+    recorded."""
+    r, judgement = tuning.result, tuning.judgement
+    launch = tuning.prepared.space.launch
+    counted = f"{r.evaluations} candidate(s) evaluated, {r.served} from the record, of a space of {r.space_size}"
+    if r.best_config is None:
+        return ImplementOutcome(
+            changed=False,
+            error=f"{LAUNCH_CONFIGURATION.value}: no candidate of {launch} was correct and timed ({counted}): "
+            f"{_failures(r.results)}",
+            candidates=candidate_results(r, applied=None),
+        )
+    edit = best_edit(tuning) if judgement.better else None
+    if edit is None:
+        return ImplementOutcome(
+            changed=False,
+            error=f"the tuning session of {launch} kept nothing: {judgement.reason}; best "
+            f"{config_text(r.best_config)}; {counted}; kernel.py left unchanged",
+            candidates=candidate_results(r, applied=r.current_config),
+            no_gain=True,
+        )
+    atomic_write_text(tuning.prepared.problem.kernel_py, edit.new_source)
+    vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
+    return ImplementOutcome(
+        changed=True,
+        description=f"{LAUNCH_CONFIGURATION.value}: tuned {launch}: {counted}; fastest correct "
+        f"{config_text(r.best_config)} ({r.best_latency_us:.4g} us{vs})",
+        knob_changes=dict(edit.knob_changes),
+        knob_overrides=dict(edit.knob_overrides),
+        candidates=candidate_results(r, applied=r.best_config),
+        checked=True,
+    )
+
+
+def candidate_results(result: SessionResult, *, applied: dict | None) -> list[CandidateResult]:
+    """Every candidate of the session as the record's entries, in the order evaluated.
+
+    The configurations re-timed at the end carry their re-timed latency (the session's verdict); ``applied``
+    (the configuration kernel.py ends with) is ``chosen``, the current configuration ``current``.
+    """
+    retimed = {Config.of(r.config): r.latency_us for r in result.retimed if r.outcome is Outcome.OK}
+    current = Config.of(result.current_config) if result.current_config is not None else None
+    chosen = Config.of(applied) if applied is not None else None
+    out = []
+    for r in result.results:
+        config = Config.of(r.config)
+        status = CANDIDATE_STATUS[r.outcome]
+        reason = r.reason
+        if reason is not None and status.value != r.outcome.value:
+            reason = f"{r.outcome.value}: {reason}"
+        out.append(
+            CandidateResult(
+                parameters=dict(r.config),
+                status=status,
+                latency_us=retimed.get(config, r.latency_us) if r.outcome is Outcome.OK else None,
+                reason=reason,
+                chosen=config == chosen,
+                current=config == current,
+                evidence=CURRENT_EVIDENCE if config == current else None,
+                served=r.recorded,
+            )
+        )
+    return out
+
+
+def _failures(results: list[Result]) -> str:
+    out = [f"{config_text(r.config)}: {r.outcome.value}" + (f" ({r.reason[:80]})" if r.reason else "") for r in results]
+    return "; ".join(out[:6]) + ("; ..." if len(out) > 6 else "") if out else "no candidate ran"

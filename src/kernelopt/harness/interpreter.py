@@ -1,0 +1,67 @@
+"""Two fixes to Triton 3.6's CPU interpreter (``TRITON_INTERPRET=1``), applied in kernelopt's workers on the
+CPU (the gate's worker and the tuning engine's bench worker) so that ``--device cpu`` runs the kernels an
+engineer writes, not only elementwise ones.
+
+- ``__index__`` calls ``int()`` on a one-element array, which numpy >= 2.4 refuses, so any
+  ``for start in range(0, n, BLOCK)`` over a runtime ``n`` fails with "only 0-dimensional arrays can be
+  converted to Python scalars"; this mirrors the upstream fix of Triton 3.7 (``int(self.handle.data.squeeze())``).
+- ``tl.dot`` multiplies bf16 operands as their raw 16-bit patterns (the interpreter stores bf16 as ``uint16``
+  and converts only fp8 operands before ``np.matmul``), so a bf16 GEMM returns garbage; bf16 operands are
+  widened to fp32 first, exactly (a bf16 is the top half of an fp32).
+
+Both are applied only to Triton before 3.7, once per process, and only when Triton is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+FIXED_IN = (3, 7)
+
+
+def patch_interpreter() -> bool:
+    """Apply the fixes (see the module docstring); True when they are in place after the call."""
+    if importlib.util.find_spec("triton") is None:
+        return False
+    import triton
+
+    version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
+    if version >= FIXED_IN:
+        return False
+    import triton.runtime.interpreter as interp
+
+    if getattr(interp, "_kernelopt_patched", False):
+        return True
+    _patch_index(interp)
+    _patch_dot(interp)
+    interp._kernelopt_patched = True
+    return True
+
+
+def _patch_index(interp: Any) -> None:
+    original = interp._patch_lang_tensor
+
+    def patched(tensor: Any, scope: Any) -> None:
+        original(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.squeeze()))
+
+    interp._patch_lang_tensor = patched
+
+
+def _patch_dot(interp: Any) -> None:
+    import numpy as np
+    import triton.language as tl
+
+    create_dot = interp.InterpreterBuilder.create_dot
+
+    def widen(h: Any) -> Any:
+        if h.dtype.scalar != tl.bfloat16:
+            return h
+        data = interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32)
+        return interp.TensorHandle(data, tl.float32)
+
+    def dot(self: Any, a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
+        return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
+
+    interp.InterpreterBuilder.create_dot = dot

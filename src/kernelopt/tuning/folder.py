@@ -1,0 +1,479 @@
+"""Tune the launch configuration of a kernel folder: the one glue of the engine (``kernelopt tune PATH``, the
+rules backend's Stage 3, ``benchmarks/sweep_compare.py``).
+
+A *folder* is what ``kernelopt optimize`` takes: ``kernel.py``, ``reference.py`` and optionally ``README.md``
+(the task card). :func:`prepare_folder` reads it the way every user of knobs does:
+
+1. discovery (:func:`kernelopt.tunables.evaluate.discover_evaluated`: autotune lists built by code and
+   computed settings are read by importing kernel.py in a worker), so every knob ``kernelopt tunables``
+   lists is a knob here;
+2. the space of one launch (:meth:`Space.from_tunables`) with the GPU's :class:`ResourceLimits` and the
+   problem's sizes; a kernel with no knob, or a space the fit rules leave empty, is one line (``UsageError``,
+   exit 2) naming what discovery sees;
+3. the problem (:meth:`Problem.from_folder`) and the budget rule (task-card keys ``budget``,
+   ``budget_fraction``, ``budget_wall_s``; the request overrides them).
+
+:func:`tune_folder` runs one session on it: seeds (the current configuration, then what Stage 1's evidence
+favours), :class:`KernelEvaluator` with :func:`knob_editor`, :func:`kernelopt.tuning.session.tune` with a
+session record, so a session run again on the same kernel serves what it recorded instead of timing it
+again. :func:`best_edit` is the checked literal edit that writes the best configuration into kernel.py
+(the caller writes it, or not: ``--dry-run``).
+
+The session folder is ``<out>/<key>/`` (default ``out``: ``<folder>/.kernelopt/tune``), where ``key`` is a
+digest of kernel.py apart from its knob values, reference.py, the problem, the device and the space (so a
+session from another configuration of the same kernel, after a winner was written, serves the measurements
+of the earlier one): ``record.jsonl`` (the session
+record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers'), the Triton cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt import __version__
+from kernelopt.errors import UsageError
+from kernelopt.evidence.model import KernelEvidence
+from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
+from kernelopt.harness.sizes import size_constants
+from kernelopt.taskcard import TaskCard
+from kernelopt.tunables import AutotuneEvaluation, EditResult, ResourceLimits, Tunable, apply_source
+from kernelopt.tunables.evaluate import discover_evaluated
+from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
+from kernelopt.tuning.candidate import Config, Value
+from kernelopt.tuning.kernel_evaluator import (
+    Apply,
+    EvaluatorSettings,
+    KernelEvaluator,
+    current_values,
+    knob_editor,
+    same_value,
+)
+from kernelopt.tuning.problem import Problem, literal_shapes
+from kernelopt.tuning.record import RecordHeader, SessionRecord
+from kernelopt.tuning.seeds import seeds as evidence_seeds
+from kernelopt.tuning.session import (
+    DEFAULT_BATCH,
+    RETIME_TOP,
+    GainJudgement,
+    Progress,
+    SessionResult,
+    judge_gain,
+    tune,
+)
+from kernelopt.tuning.space import Space
+from kernelopt.tuning.strategies import DEFAULT_STRATEGY
+from kernelopt.vocabulary import Device
+from kernelopt.worker.client import worker_env
+
+#: The session folders' parent inside a folder by default (``kernelopt tune PATH`` without ``--out``).
+DEFAULT_OUT = Path(".kernelopt") / "tune"
+RECORD_FILE = "record.jsonl"
+
+
+class TuneRequest(BaseModel):
+    """What to tune and how (the flags of ``kernelopt tune``, the rules backend's settings).
+
+    Attributes:
+        folder: the folder (kernel.py, reference.py, optional README.md).
+        device: ``cuda``, ``cuda:N`` or ``cpu`` (Triton through its interpreter); ``None``: cuda when present.
+        kernel: which launch (a group label as ``kernelopt tunables`` prints it, a kernel name or a prefix);
+            ``None``: the launch of ``profiled_kernel``, else the launch with the most knobs.
+        profiled_kernel: the kernel a profiler saw run most (Stage 1's primary kernel; a compiled name may
+            carry a suffix): its launch is tuned when it is a kernel of the file.
+        budget, budget_fraction, budget_wall_s: the budget (override the task card's keys of the same names).
+        strategy: a registered strategy's name; rng_seed: its seed.
+        out: the session folders' parent (default ``<folder>/.kernelopt/tune``).
+        gpu, dtype: for the resource limits of fit pruning (default: the task card's; the GPU's name).
+        size_scale: overrides the task card's ``size_scale``.
+        check_resources: prune configurations that cannot fit the GPU's block limits.
+        evaluator: the evaluator's limits, workers and bench plan.
+        min_gain_pct: the gain over the current configuration that counts as better, percent.
+        batch_size, retime_top: the session's candidates per round and re-timed top few.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    folder: Path
+    device: str | None = None
+    kernel: str | None = None
+    profiled_kernel: str | None = None
+    budget: int | None = Field(default=None, ge=1)
+    budget_fraction: float | None = Field(default=None, gt=0, le=1)
+    budget_wall_s: float | None = Field(default=None, gt=0)
+    strategy: str = DEFAULT_STRATEGY
+    rng_seed: int = 0
+    out: Path | None = None
+    gpu: str | None = None
+    dtype: str | None = None
+    size_scale: float | None = None  # checked where it is applied (harness.sizes: one line, exit 2)
+    check_resources: bool = True
+    evaluator: EvaluatorSettings = Field(default_factory=EvaluatorSettings)
+    min_gain_pct: float = Field(default=DEFAULT_MIN_GAIN_PCT, ge=0)
+    batch_size: int = Field(default=DEFAULT_BATCH, ge=1)
+    retime_top: int = Field(default=RETIME_TOP, ge=0)
+
+
+@dataclass(frozen=True)
+class PreparedFolder:
+    """A folder read and its space built, before any candidate runs.
+
+    Attributes:
+        request: what was asked.
+        card: the task card (empty when the folder has none).
+        problem: the problem the candidates are measured on.
+        tunables, evaluation: what discovery lists (and what importing kernel.py told).
+        space: the space of the chosen launch.
+        limits: the resource limits of fit pruning (``None``: not checked); gpu: the GPU they are for.
+        base_source: kernel.py's text, which every candidate edits.
+        budget: the budget rule (request over task card).
+        session_dir: this session's folder (the record, candidates, logs).
+        env: the workers' environment.
+    """
+
+    request: TuneRequest
+    card: TaskCard
+    problem: Problem
+    tunables: list[Tunable]
+    evaluation: AutotuneEvaluation | None
+    space: Space
+    limits: ResourceLimits | None
+    gpu: str | None
+    base_source: str
+    budget: BudgetRule
+    session_dir: Path
+    env: dict[str, str]
+
+    @property
+    def record_path(self) -> Path:
+        return self.session_dir / RECORD_FILE
+
+
+@dataclass(frozen=True)
+class FolderTuning:
+    """One session on a folder: what was prepared, what the session found, and the verdict on the gain."""
+
+    prepared: PreparedFolder
+    result: SessionResult
+    judgement: GainJudgement
+
+
+def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
+    """The budget: the request's count or fraction, else the task card's (``budget``, ``budget_fraction``;
+    the older ``search_budget`` is a count), else the default rule; the wall seconds likewise.
+
+    Raises:
+        UsageError: a count and a fraction from the same source.
+    """
+    if request.budget is not None and request.budget_fraction is not None:
+        raise UsageError("give a budget count or a budget fraction, not both")
+    count, fraction = request.budget, request.budget_fraction
+    if count is None and fraction is None:
+        count = card.budget if card.budget is not None else card.search_budget
+        fraction = card.budget_fraction
+        if count is not None and fraction is not None:
+            raise UsageError("the task card gives both budget and budget_fraction: keep one")
+    wall_s = request.budget_wall_s or card.budget_wall_s or DEFAULT_WALL_S
+    return BudgetRule(count=count, fraction=fraction, wall_s=wall_s)
+
+
+def _gpu_name(request: TuneRequest, card: TaskCard) -> str | None:
+    """The GPU the space is pruned for: the request's, the task card's, else the first NVIDIA GPU's name
+    (not on the CPU; ``None`` when NVML cannot tell)."""
+    if request.gpu or card.gpu:
+        return request.gpu or card.gpu
+    if request.device is not None and Device.of(request.device) is Device.CPU:
+        return None
+    from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
+
+    try:
+        gpus = nvidia_gpus()
+    except NvmlUnavailable:
+        return None
+    return gpus[0].name if gpus else None
+
+
+def problem_sizes(problem: Problem) -> dict[str, int]:
+    """The problem's integer sizes for the rule "a tile is no larger than the problem": reference.py's
+    module-level constants (with the task card's sizes applied), then the primary shape's keyword arguments
+    (read from a literal ``SHAPES``; a computed one gives none)."""
+    numbers: dict[str, int | float] = {**size_constants(problem.reference_py), **problem.constants}
+    shapes = literal_shapes(problem.reference_py) or []
+    numbers.update({k: v for k, v in problem.primary_shape(shapes).kwargs.items() if isinstance(v, int | float)})
+    return {k: v for k, v in numbers.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+
+
+def prepare_folder(request: TuneRequest) -> PreparedFolder:
+    """Read the folder, discover its knobs and build the space (no candidate runs).
+
+    Raises:
+        InputFileError: kernel.py or reference.py is missing or not valid Python.
+        UsageError: no tunable knob, no launch of that name, or a space the fit rules leave empty (one line
+            naming what discovery sees); an invalid budget.
+        TunableError: kernel.py does not parse.
+        WorkspaceError: the task card is invalid.
+    """
+    folder = Path(request.folder).resolve()
+    card_path = folder / "README.md"
+    card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
+    problem = Problem.from_folder(folder, device=request.device, card=card, size_scale=request.size_scale)
+    env = worker_env(None, device=request.device)
+    gpu = _gpu_name(request, card)
+    tunables, evaluation = discover_evaluated(
+        problem.kernel_py, gpu=gpu, reference=problem.reference_py, device=request.device or "auto", env=env
+    )
+    limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
+    kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
+    space = Space.from_tunables(
+        tunables, kernel=kernel, limits=limits, problem_sizes=problem_sizes(problem), evaluation=evaluation
+    )
+    base = problem.kernel_py.read_text(encoding="utf-8")
+    out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
+    editor = knob_editor(base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation)
+    key = session_key(canonical_source(space, base, editor), problem, space)
+    return PreparedFolder(
+        request=request,
+        card=card,
+        problem=problem,
+        tunables=tunables,
+        evaluation=evaluation,
+        space=space,
+        limits=limits,
+        gpu=gpu,
+        base_source=base,
+        budget=budget_rule(request, card),
+        session_dir=out / key,
+        env=env,
+    )
+
+
+def profiled_launch(profiled: str | None, tunables: list[Tunable]) -> str | None:
+    """The kernel of the file that a profiler's kernel name is (``add_kernel`` for ``add_kernel_0d1d``):
+    the longest kernel name it equals or starts with; ``None`` when none."""
+    if not profiled:
+        return None
+    kernels = sorted({t.kernel for t in tunables if t.kernel}, key=len, reverse=True)
+    return next((k for k in kernels if profiled == k or profiled.startswith(k)), None)
+
+
+def canonical_source(space: Space, base_source: str, editor: Apply) -> str:
+    """kernel.py with every knob of ``space`` at the first fitting configuration: the kernel's text apart from
+    its knob values, so a session started from another configuration of the same kernel (the next version,
+    after the loop wrote a winner) serves what the earlier one measured. ``base_source`` when the edit is
+    refused."""
+    first = next(iter(space.configs()), None)
+    made = editor(first) if first is not None else base_source
+    return made if isinstance(made, str) else base_source
+
+
+def session_key(source: str, problem: Problem, space: Space) -> str:
+    """A digest of what a session's measurements depend on: kernel.py's text apart from its knob values
+    (:func:`canonical_source`), reference.py's, the problem (device, sizes, shape, tolerance) and the space
+    (knobs and fit rules). A session run again with all of it unchanged serves what its record holds;
+    anything else starts a new record."""
+    doc = {
+        "kernel": hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
+        "problem": problem.model_dump(mode="json", exclude={"kernel_py", "reference_py"}),
+        "space": space.fingerprint,
+        "launch": space.launch,
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def tune_folder(
+    prepared: PreparedFolder,
+    *,
+    evidence: KernelEvidence | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> FolderTuning:
+    """Run one tuning session on ``prepared`` (see the module docstring).
+
+    Args:
+        prepared: from :func:`prepare_folder`.
+        evidence: Stage 1's evidence of the kernel: its favoured configurations are seeds.
+        on_progress: called after each round (a progress bar).
+
+    Raises:
+        ProblemDoesNotFit: the problem does not fit on the device (exit 3), before any candidate runs.
+        ProblemError: reference.py fails on the problem (exit 2).
+        WorkerStartError: a worker could not start (exit 3).
+        RecordError: the session folder holds a record of another space.
+    """
+    req, space = prepared.request, prepared.space
+    prepared.session_dir.mkdir(parents=True, exist_ok=True)
+    header = RecordHeader.for_space(
+        space,
+        device=req.device,
+        gpu=prepared.gpu,
+        versions={"kernelopt": __version__},
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    record = SessionRecord.open(prepared.record_path, header)
+    editor = knob_editor(
+        prepared.base_source,
+        limits=prepared.limits,
+        kernel=space.kernel,
+        gpu=prepared.gpu,
+        evaluation=prepared.evaluation,
+    )
+    evaluator = KernelEvaluator(
+        prepared.problem,
+        prepared.base_source,
+        editor,
+        session_dir=prepared.session_dir,
+        settings=req.evaluator,
+        env=prepared.env,
+    )
+    budget = prepared.budget.build(space.size.count, time.monotonic)
+    with evaluator:
+        result = tune(
+            space,
+            evaluator,
+            budget=budget,
+            seeds=evidence_seeds(space, evidence),
+            strategy=req.strategy,
+            record=record,
+            rng_seed=req.rng_seed,
+            on_progress=on_progress,
+            batch_size=req.batch_size,
+            retime_top=req.retime_top,
+        )
+    return FolderTuning(prepared, result, judge_gain(result, min_gain_pct=req.min_gain_pct))
+
+
+def best_edit(tuning: FolderTuning) -> EditResult | None:
+    """The checked literal edit that sets kernel.py to the best configuration (its text in ``new_source``);
+    ``None`` when no candidate ran or the best is the current configuration.
+
+    Raises:
+        TunableError: the tunables refuse the edit (a bug: the same edit made the candidate's source).
+    """
+    best = tuning.result.best_config
+    if best is None:
+        return None
+    prepared = tuning.prepared
+    current = current_values(prepared.tunables)
+    changes = {k: v for k, v in best.items() if not (k in current and same_value(current[k], v))}
+    if not changes:
+        return None
+    return apply_source(
+        prepared.base_source,
+        changes,
+        filename=prepared.problem.kernel_py.name,
+        limits=prepared.limits,
+        kernel=prepared.space.kernel,
+        gpu=prepared.gpu,
+        evaluation=prepared.evaluation,
+    )
+
+
+class TuneSummary(BaseModel):
+    """What ``kernelopt tune --json`` prints.
+
+    Attributes:
+        best_config: knob name -> value of the best configuration (``None``: no candidate ran).
+        best_latency_us, current_latency_us: their latencies (re-timed together when both ran), microseconds.
+        current_config: the configuration kernel.py ran before.
+        speedup: current / best latency; gain_pct and better: the judgement against the minimum gain.
+        evaluations: candidates measured now; served: served from the session record.
+        space_size: the fit-pruned space's size; raw_size: before the fit rules; knobs: knob -> legal values.
+        budget: candidates the budget allowed; budget_rule: how it was set; wall_s: the session's seconds.
+        stop: why the session ended; strategy: the strategy.
+        outcomes: outcome -> how many candidates ended so.
+        launch, kernel: the launch tuned; session_dir, record: where the session keeps its files.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    best_config: dict[str, Value] | None
+    best_latency_us: float | None
+    current_config: dict[str, Value] | None
+    current_latency_us: float | None
+    speedup: float | None
+    gain_pct: float | None
+    better: bool
+    evaluations: int
+    served: int
+    space_size: int
+    raw_size: int
+    knobs: dict[str, list[Value]]
+    budget: int
+    budget_rule: str
+    wall_s: float
+    stop: str
+    strategy: str
+    outcomes: dict[str, int]
+    launch: str | None
+    kernel: str | None
+    session_dir: str
+    record: str
+
+
+def summarize(tuning: FolderTuning) -> TuneSummary:
+    """The summary of a session on a folder."""
+    r, p = tuning.result, tuning.prepared
+    return TuneSummary(
+        best_config=r.best_config,
+        best_latency_us=r.best_latency_us,
+        current_config=r.current_config,
+        current_latency_us=r.current_latency_us,
+        speedup=r.speedup,
+        gain_pct=tuning.judgement.gain_pct,
+        better=tuning.judgement.better,
+        evaluations=r.evaluations,
+        served=r.served,
+        space_size=r.space_size,
+        raw_size=p.space.raw_size,
+        knobs={k.name: list(k.values) for k in p.space.knobs},
+        budget=r.budget,
+        budget_rule=p.budget.describe(),
+        wall_s=r.wall_s,
+        stop=r.stop.value,
+        strategy=r.strategy,
+        outcomes=outcome_counts(r),
+        launch=p.space.launch,
+        kernel=p.space.kernel,
+        session_dir=str(p.session_dir),
+        record=str(p.record_path),
+    )
+
+
+def outcome_counts(result: SessionResult) -> dict[str, int]:
+    """Outcome -> candidates that ended so (first results only)."""
+    out: dict[str, int] = {}
+    for r in result.results:
+        out[r.outcome.value] = out.get(r.outcome.value, 0) + 1
+    return out
+
+
+def config_text(config: Mapping[str, Value] | None) -> str:
+    """``BLOCK=1024, num_warps=4`` (``-`` for none)."""
+    return ", ".join(f"{k}={v}" for k, v in Config.of(config).items()) if config else "-"
+
+
+__all__ = [
+    "DEFAULT_OUT",
+    "FolderTuning",
+    "PreparedFolder",
+    "TuneRequest",
+    "TuneSummary",
+    "best_edit",
+    "budget_rule",
+    "canonical_source",
+    "config_text",
+    "outcome_counts",
+    "prepare_folder",
+    "problem_sizes",
+    "profiled_launch",
+    "session_key",
+    "summarize",
+    "tune_folder",
+]

@@ -1,0 +1,115 @@
+"""``kernelopt tune PATH`` and :mod:`kernelopt.tuning.folder` on the CPU, with real workers.
+
+A Triton kernel under the interpreter (``tests/data/tuning/tune_add``, started at a poor BLOCK) and a torch
+CPU kernel (``tests/data/loop``): the JSON fields, kernel.py written by the checked edit, ``--dry-run``
+leaving it, a second run serving the recorded candidates; a kernel with no knob is one line, exit 2. Bad
+candidates (a build error, a hang, a segfault, a wrong result) in a folder's session: tests/test_launch_tuning.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.errors import UsageError
+from kernelopt.report.search_plot import SearchPoint, best_so_far, search_plot
+from kernelopt.taskcard import TaskCard
+from kernelopt.tuning.budget import DEFAULT_WALL_S
+from kernelopt.tuning.folder import TuneRequest, budget_rule
+
+DATA = Path(__file__).parent / "data"
+FIELDS = {"best_config", "best_latency_us", "evaluations", "space_size", "wall_s", "current_latency_us", "speedup"}
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".kernelopt", "__pycache__"))
+    return dst
+
+
+def _tune(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:
+    code = main(["tune", *argv])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 else {}), err
+
+
+@pytest.mark.timeout(120)
+def test_triton_kernel_dry_run_then_resume_writes_the_best(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _copy(DATA / "tuning" / "tune_add", tmp_path / "add")
+    before = (folder / "kernel.py").read_text()
+    argv = [str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    code, first, err = _tune(capsys, *argv, "--dry-run")
+    assert code == 0, err
+    assert set(first) >= FIELDS and first["evaluations"] == 4 and first["served"] == 0
+    assert set(first["best_config"]) == {"BLOCK", "num_warps", "num_stages"}
+    assert first["best_config"]["BLOCK"] > 32 and first["speedup"] > 1.0  # 32 programs of 32 lanes are slow
+    assert first["current_config"]["BLOCK"] == 32 and first["outcomes"] == {"ok": 4}
+    assert first["dry_run"] and not first["written"] and "BLOCK=" in first["diff"]
+    assert (folder / "kernel.py").read_text() == before  # --dry-run only prints
+    assert Path(first["plot"]).is_file() and Path(first["record"]).is_file()
+    # the same session again: every candidate is served from the record, none is timed again
+    code, second, err = _tune(capsys, *argv)
+    assert code == 0, err
+    assert second["served"] == 4 and second["evaluations"] == 0 and second["record"] == first["record"]
+    assert second["written"]
+    after = (folder / "kernel.py").read_text()
+    assert f"BLOCK={second['best_config']['BLOCK']}" in after and "BLOCK=32)" not in after
+
+
+@pytest.mark.timeout(120)
+def test_torch_cpu_kernel_reaches_the_large_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    out = tmp_path / "sessions"
+    code, doc, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "3", "--out", str(out), "--json")
+    assert code == 0, err
+    assert doc["space_size"] == 9 and doc["budget"] == 9 and doc["knobs"] == {"BLOCK": [16 << i for i in range(9)]}
+    assert doc["best_config"]["BLOCK"] >= 1024 and doc["better"] and doc["written"]
+    assert Path(doc["session_dir"]).parent == out
+    assert f"BLOCK = {doc['best_config']['BLOCK']}  # kernelopt: tunable max=4096" in (folder / "kernel.py").read_text()
+
+
+def test_a_kernel_with_no_knob_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run(x, y):\n    return x + y\n")
+    shutil.copyfile(DATA / "loop" / "reference.py", folder / "reference.py")
+    code = main(["tune", str(folder), "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "no tunable knob: discovery lists nothing" in err and len(err.strip().splitlines()) <= 2
+    assert not (folder / ".kernelopt").exists()  # nothing half-made
+
+
+def test_path_and_flags_are_checked_before_anything_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tune", str(tmp_path), "--device", "cpu"]) == 2
+    assert "no kernel.py and no reference.py" in capsys.readouterr().err
+    assert main(["tune", str(DATA / "loop"), "--device", "tpu"]) == 2
+    assert main(["tune"]) == 2
+    assert "give PATH" in capsys.readouterr().err
+
+
+def test_the_budget_comes_from_the_flags_then_the_task_card() -> None:
+    req = TuneRequest(folder=Path("."))
+    assert budget_rule(req, TaskCard(budget=7, budget_wall_s=30)).count == 7
+    assert budget_rule(req, TaskCard(budget=7, budget_wall_s=30)).wall_s == 30
+    assert budget_rule(req, TaskCard(search_budget=5)).count == 5  # the older name
+    assert budget_rule(req, TaskCard(budget_fraction=0.1)).fraction == 0.1
+    rule = budget_rule(TuneRequest(folder=Path("."), budget_fraction=0.5), TaskCard(budget=7))
+    assert rule.count is None and rule.fraction == 0.5 and rule.wall_s == DEFAULT_WALL_S
+    with pytest.raises(UsageError, match="both budget and budget_fraction"):
+        budget_rule(req, TaskCard(budget=7, budget_fraction=0.2))
+
+
+def test_search_plot_draws_failures_and_the_sweep_line() -> None:
+    points = [
+        SearchPoint(evaluation=1, latency_us=10.0, outcome="ok"),
+        SearchPoint(evaluation=2, latency_us=None, outcome="wrong_result"),
+        SearchPoint(evaluation=3, latency_us=7.0, outcome="ok"),
+        SearchPoint(evaluation=4, latency_us=9.0, outcome="ok"),
+    ]
+    assert best_so_far(points) == [(1, 10.0), (2, 10.0), (3, 7.0), (4, 7.0)]
+    image = search_plot(points, title="t", current_latency_us=10.0, sweep_best_us=6.5)
+    assert image.startswith(b"\x89PNG")
