@@ -44,7 +44,8 @@ def test_triton_kernel_dry_run_then_resume_writes_the_best(tmp_path: Path, capsy
     code, first, err = _tune(capsys, *argv, "--dry-run")
     assert code == 0, err
     assert set(first) >= FIELDS and first["evaluations"] == 4 and first["served"] == 0
-    assert set(first["best_config"]) == {"BLOCK", "num_warps", "num_stages"}
+    # num_stages is held (add_kernel has no loop to pipeline), num_ctas too (the launch leaves it at 1)
+    assert set(first["best_config"]) == {"BLOCK", "num_warps"}
     assert first["best_config"]["BLOCK"] > 32 and first["speedup"] > 1.0  # 32 programs of 32 lanes are slow
     assert first["current_config"]["BLOCK"] == 32 and first["outcomes"] == {"ok": 4}
     assert first["dry_run"] and not first["written"] and "BLOCK=" in first["diff"]

@@ -183,3 +183,43 @@ def test_a_run_tells_computed_values_and_the_autotuners_pick() -> None:
     tunables = discover_source(path.read_text(), path.name)
     space = Space.from_tunables(tunables, kernel="matmul_kernel", evaluation=ran)
     assert space.current() == Config.of({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "num_warps": 4, "num_stages": 4})
+
+
+LOOPED = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def flat(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+
+@triton.jit
+def rows(x_ptr, n, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        tl.store(x_ptr + start + tl.arange(0, BLOCK), 1.0)
+
+
+def run(x):
+    flat[(1,)](x, BLOCK=64, num_warps=4)
+    rows[(1,)](x, x.numel(), BLOCK=64, num_warps=4, num_ctas=1)
+"""
+
+
+def test_knobs_that_cannot_change_the_speed_are_held() -> None:
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.launch import loop_kernels
+
+    tunables = discover_source(LOOPED, "kernel.py")
+    looped = loop_kernels(LOOPED)
+    assert looped == {"rows"}
+    flat = Space.from_tunables(tunables, kernel="flat", looped=looped)
+    rows = Space.from_tunables(tunables, kernel="rows", looped=looped)
+    # no loop: num_stages has nothing to pipeline; num_ctas left at Triton's default is not offered
+    assert set(flat.names) == {"BLOCK", "num_warps"}
+    assert any("num_stages" in r and "no loop" in r for r in flat.fit_rules)
+    # a loop: num_stages is a knob; num_ctas written in the launch is the user's knob
+    assert {"BLOCK", "num_warps", "num_stages", "num_ctas"} <= set(rows.names)
+    # unknown loops (no source): every num_stages stays a knob
+    assert "num_stages" in Space.from_tunables(tunables, kernel="flat").names

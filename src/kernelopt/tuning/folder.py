@@ -56,6 +56,7 @@ from kernelopt.tuning.kernel_evaluator import (
     knob_editor,
     same_value,
 )
+from kernelopt.tuning.launch import loop_kernels
 from kernelopt.tuning.problem import Problem, literal_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord
 from kernelopt.tuning.seeds import seeds as evidence_seeds
@@ -231,10 +232,15 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     )
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
-    space = Space.from_tunables(
-        tunables, kernel=kernel, limits=limits, problem_sizes=problem_sizes(problem), evaluation=evaluation
-    )
     base = problem.kernel_py.read_text(encoding="utf-8")
+    space = Space.from_tunables(
+        tunables,
+        kernel=kernel,
+        limits=limits,
+        problem_sizes=problem_sizes(problem),
+        evaluation=evaluation,
+        looped=loop_kernels(base),
+    )
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = knob_editor(base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation)
     key = session_key(canonical_source(space, base, editor), problem, space)

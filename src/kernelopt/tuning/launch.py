@@ -9,7 +9,11 @@ CUDA kernel). A *launch* here is what one tuning session configures jointly:
 - an autotuned kernel's ``triton.Config`` list, as one configuration (the edit pins the winner);
 - the marked constants that belong to no launch (a CUDA block size).
 
-Only editable, non-semantic knobs are knobs of the space. Legal values: the tunable's own finite list
+Only editable, non-semantic knobs are knobs of the space, and only those that can change the launch's speed
+(:func:`inert_reason`): ``num_stages`` of a kernel with no loop (Triton software-pipelines the loads of a
+loop; the source tells, :func:`loop_kernels`), and ``num_ctas`` where the launch leaves it at Triton's default
+of 1 (thread-block clusters, which Triton's autotune configs and Inductor's leave alone too), are held at their
+value. Legal values: the tunable's own finite list
 (:attr:`Tunable.legal_values`), narrowed to its family's range (:func:`kernelopt.planning.knobs.family_values`);
 a family range when discovery gives no list; for a count of no known family, the powers of two from a
 quarter to four times its value. The current value is always legal, so the current configuration is a
@@ -23,7 +27,8 @@ most the largest size rounded up (a larger one only adds masked lanes).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import ast
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kernelopt.errors import UsageError
@@ -55,6 +60,7 @@ def space_from_tunables(
     limits: ResourceLimits | None = None,
     problem_sizes: Mapping[str, int] | None = None,
     evaluation: AutotuneEvaluation | None = None,
+    looped: Collection[str] | None = None,
 ) -> Space:
     """The space of one launch of a kernel file.
 
@@ -68,17 +74,21 @@ def space_from_tunables(
             the rule "a tile is no larger than the problem"; ``None``: no such rule.
         evaluation: the evaluation discovery used; an autotuned kernel then starts from the config its
             autotuner picked (else from its first config).
+        looped: the kernels of the file that have a loop (:func:`loop_kernels` of its source); ``None``:
+            unknown, every ``num_stages`` is a knob.
 
     Raises:
         UsageError: no editable knob, no launch of that name, or a space the fit rules leave empty (one
             line naming what discovery sees).
     """
-    launches = _launches(tunables)
+    held = {t.key: why for t in tunables if (why := inert_reason(t, looped)) is not None}
+    launches = _launches([t for t in tunables if t.key not in held])
     if not launches:
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
     chosen = _choose(launches, kernel)
     knobs, origins = _knobs(chosen, evaluation)
     fit, rules = _fit(knobs, origins, limits, problem_sizes)
+    rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
     space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins)
     if space.size.count == 0:
         raise UsageError(
@@ -93,6 +103,32 @@ def _seen(tunables: Sequence[Tunable]) -> str:
         return "nothing (no launch literal, autotune config or `# kernelopt: tunable` constant)"
     why = [f"{t.key} ({'semantic' if t.semantic else t.refused_reason or 'no value'})" for t in tunables]
     return "only knobs it cannot edit: " + ", ".join(why)
+
+
+# ---------------------------------------------------------------------------------------------- inert knobs
+
+
+def loop_kernels(source: str) -> frozenset[str]:
+    """The functions of ``source`` whose body holds a ``for`` or ``while`` loop (empty when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(
+        f.name
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(isinstance(n, ast.For | ast.While | ast.AsyncFor) for n in ast.walk(f))
+    )
+
+
+def inert_reason(t: Tunable, looped: Collection[str] | None) -> str | None:
+    """Why ``t`` cannot change the launch's speed (then it is held at its value), or ``None``."""
+    if t.name == "num_ctas" and t.kind is TunableKind.LAUNCH_DEFAULT:
+        return "thread-block clusters: left at Triton's default unless the launch sets num_ctas"
+    if t.name == "num_stages" and looped is not None and t.kernel is not None and t.kernel not in looped:
+        return f"{t.kernel} has no loop for Triton to pipeline"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- launches

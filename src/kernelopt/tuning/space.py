@@ -20,7 +20,7 @@ import itertools
 import json
 import math
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -404,13 +404,19 @@ class Space:
         limits: ResourceLimits | None = None,
         problem_sizes: Mapping[str, int] | None = None,
         evaluation: AutotuneEvaluation | None = None,
+        looped: Collection[str] | None = None,
     ) -> Space:
         """The space of one launch of a kernel file, from what discovery lists; see
         :func:`kernelopt.tuning.launch.space_from_tunables`."""
         from kernelopt.tuning.launch import space_from_tunables
 
         return space_from_tunables(
-            tunables, kernel=kernel, limits=limits, problem_sizes=problem_sizes, evaluation=evaluation
+            tunables,
+            kernel=kernel,
+            limits=limits,
+            problem_sizes=problem_sizes,
+            evaluation=evaluation,
+            looped=looped,
         )
 
     @classmethod
