@@ -8,9 +8,10 @@
 #      read from docs/gpu-runs/2026-12-01-sweeps;
 #   2. tune: `kernelopt tune` (the engine alone, from each example's V0) on TUNE_EXAMPLES, TUNE_WALL_S
 #      seconds of wall budget each; its JSON and its wall time are kept;
-#   3. loop: `kernelopt optimize` with the default rule-based backends on LOOP_EXAMPLES, LOOP_WALL_MIN each;
-#   4. compare: one process re-times V0, the final kernel and the exhaustive best of every example tuned
-#      (and, apart, looped), interleaved (sweep_compare.py --compare).
+#   3. compare: one process re-times V0, the tuned kernel and the exhaustive best of every example tuned,
+#      interleaved (sweep_compare.py --compare);
+#   4. loop: `kernelopt optimize` with the default rule-based backends on LOOP_EXAMPLES, LOOP_WALL_MIN each;
+#   5. compare the looped examples the same way.
 #
 # Env: OUT (required), SWEEP_EXAMPLES, TUNE_EXAMPLES, LOOP_EXAMPLES (space-separated; empty skips the
 # step), SWEEP_BUDGET_S (default 150 per example), TUNE_WALL_S (default 60), LOOP_WALL_MIN (default 3).
@@ -22,7 +23,7 @@ R=${OUT:?set OUT}
 PY=${PYTHON:-python3}
 SWEEP_EXAMPLES=${SWEEP_EXAMPLES-"bias_gelu_fp32 online_softmax_fp32 rmsnorm_settings_bf16"}
 TUNE_EXAMPLES=${TUNE_EXAMPLES-"bias_gelu_fp32 online_softmax_fp32 rmsnorm_settings_bf16 matmul skinny_gemm transpose_fp32"}
-LOOP_EXAMPLES=${LOOP_EXAMPLES-"rmsnorm_settings_bf16 skinny_gemm"}
+LOOP_EXAMPLES=${LOOP_EXAMPLES-"rmsnorm_settings_bf16"}
 mkdir -p "$R/sweeps" "$R/tune" "$R/loop" "$R/logs" "$R/tune_ws" "$R/loop_ws"
 cp docs/gpu-runs/2026-12-01-sweeps/*.json "$R/sweeps/" 2> /dev/null
 progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
@@ -39,6 +40,14 @@ for ex in $SWEEP_EXAMPLES; do
     progress "sweep $ex: rc=$?"
 done
 
+compare() {  # NAME EXAMPLES WS_ROOT WALLS
+    [ -n "$2" ] || return 0
+    progress "compare $1: start"
+    timeout 420 $PY benchmarks/sweep_compare.py --example "$(csv "$2")" --sweep-dir "$R/sweeps" --no-sweep \
+        --compare --workspace-root "$3" --loop-walls "$4" --json "$R/compare_$1.json" \
+        --markdown "$R/compare_$1.md" > "$R/logs/compare_$1.txt" 2>&1
+    progress "compare $1: rc=$?"
+}
 for ex in $TUNE_EXAMPLES; do
     ws="$R/tune_ws/kernel_opt_$ex"
     rm -rf "$ws" && cp -r "examples/$ex" "$ws"
@@ -53,6 +62,8 @@ for ex in $TUNE_EXAMPLES; do
     progress "tune $ex: rc=$rc wall_s=$wall"
 done
 
+compare tune "$TUNE_EXAMPLES" "$R/tune_ws" "$R/tune_walls.txt"
+
 for ex in $LOOP_EXAMPLES; do
     progress "loop $ex: start"
     start=$(date +%s)
@@ -66,17 +77,8 @@ for ex in $LOOP_EXAMPLES; do
     progress "loop $ex: rc=$rc"
 done
 
-compare() {  # NAME EXAMPLES WS_ROOT WALLS
-    [ -n "$2" ] || return 0
-    progress "compare $1: start"
-    timeout 420 $PY benchmarks/sweep_compare.py --example "$(csv "$2")" --sweep-dir "$R/sweeps" --no-sweep \
-        --compare --workspace-root "$3" --loop-walls "$4" --json "$R/compare_$1.json" \
-        --markdown "$R/compare_$1.md" > "$R/logs/compare_$1.txt" 2>&1
-    progress "compare $1: rc=$?"
-}
-compare tune "$TUNE_EXAMPLES" "$R/tune_ws" "$R/tune_walls.txt"
 compare loop "$LOOP_EXAMPLES" "$R/loop_ws" "$R/loop_walls.txt"
-find "$R" -type d \( -name triton-cache -o -name build \) -prune -exec rm -rf {} + 2> /dev/null
+find "$R" -type d \( -name triton-cache -o -name build -o -name torch-extensions -o -name candidates \) -prune -exec rm -rf {} + 2> /dev/null
 find "$R" -name '*.ncu-rep' -delete 2> /dev/null
 progress "suite done"
 cat "$R/compare_tune.md" "$R/compare_loop.md" 2> /dev/null

@@ -34,7 +34,7 @@ run_phase() {
         tunables) OUT="$d" TASKS="rmsnorm_calculate_settings matmul_autotune_helper" timeout -k 10 560 \
             bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
         gputests) KERNELOPT_GPU_TESTS=1 PYTHONPATH="$PWD/src" timeout -k 10 560 \
-            python3 -m pytest -q -n 0 -o addopts=-ra -m gpu tests > "$d/stdout.txt" 2>&1 ;;
+            python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
         *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;
     esac
     rc=$?
@@ -77,7 +77,7 @@ case $cmd in
         cd "$repo" || exit 3
         export PYTHONPATH="/tmp/site:$repo/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
         export -f run_phase
-        export GPU_DIR PLAIN
+        export GPU_DIR PLAIN GPU_TESTS SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S
         touch "$GPU_DIR/running"
         setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'; rm -f '$GPU_DIR/running'" \
             > "$GPU_DIR/session.log" 2>&1 < /dev/null &
