@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from kernelopt.env import PARENT_PID, inherited, raw_value, read_parent_pid
 from kernelopt.fileio import redact_file
 from kernelopt.redact import ALWAYS_DROPPED, SECRET_NAME, is_secret_name, redact, secret_values
 
@@ -57,9 +58,6 @@ __all__ = [
 
 KEEP_ENV = "KERNELOPT_KEEP_ENV"
 """Comma-separated names of secret-looking variables that children may see all the same."""
-PARENT_PID = "KERNELOPT_PARENT_PID"
-"""Set in every child's environment: the pid of the kernelopt process that started it; a grandchild
-(the driver under ncu) inherits it (:func:`die_with_parent`)."""
 COMMAND_ID = "KERNELOPT_COMMAND_ID"
 """Set in the environment of every command :func:`start_command` starts (and of a :func:`run_command`
 asked to ``sweep``): a token of that command, inherited by everything it starts, so that whatever
@@ -85,8 +83,8 @@ def die_with_parent() -> None:
     # The parent may have died before the request took effect (during this process's start-up): then
     # this process was handed to init, or the kernelopt process that started the chain is gone (a
     # profiled driver's parent is ncu, so the recorded pid is an ancestor, not always the parent).
-    started_by = os.environ.get(PARENT_PID, "")
-    if os.getppid() == 1 or (started_by.isdigit() and not _alive(int(started_by))):
+    started_by = read_parent_pid()
+    if os.getppid() == 1 or (started_by is not None and not _alive(started_by)):
         os._exit(1)
     adopt_descendants()
 
@@ -218,8 +216,9 @@ def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = 
         base: the environment to start from.
         keep: names passed on even when they look like secrets (besides those in ``KERNELOPT_KEEP_ENV``).
     """
-    env = dict(os.environ if base is None else base)
-    kept = {n.strip() for n in env.get(KEEP_ENV, os.environ.get(KEEP_ENV, "")).split(",") if n.strip()}
+    env = inherited() if base is None else dict(base)
+    keep_env = env[KEEP_ENV] if KEEP_ENV in env else (raw_value("keep_env") or "")
+    kept = {n.strip() for n in keep_env.split(",") if n.strip()}
     kept |= set(keep)
     out = {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
     out[PARENT_PID] = str(os.getpid())

@@ -39,6 +39,7 @@ from kernelopt.backends.protocol import (
     transcript_path,
 )
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
+from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.planning.markdown import parse_plan
@@ -134,7 +135,7 @@ class _AgentCliBackend:
         self.options = dict(options or {})
 
     def settings(self, ctx: StageContext) -> AgentCliSettings:
-        return load_settings(AgentCliSettings, {**ctx.options, **self.options}, os.environ, backend="agent-cli")
+        return load_settings(AgentCliSettings, {**ctx.options, **self.options}, backend="agent-cli")
 
     def run_agent(self, ctx: StageContext, stage: Stage, settings: AgentCliSettings) -> AgentRun:
         """Render the prompt, run the agent, save the transcript."""
@@ -152,7 +153,7 @@ class _AgentCliBackend:
         argv = build_argv(settings.command, values)
         via_file = "{prompt_file}" in settings.command
         env = {
-            **os.environ,
+            **inherited(),
             **settings.env,
             "KERNELOPT_WORKSPACE": str(ws.root),
             "KERNELOPT_VERSION": str(ctx.version),

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import http.client
 import json
-import os
 import re
 import time
 import urllib.error
@@ -272,7 +271,7 @@ class _LlmApiBackend:
         self._sleep = sleep
 
     def client(self, ctx: StageContext) -> ChatClient:
-        settings = load_settings(LlmApiSettings, {**ctx.options, **self.options}, os.environ, backend="llm-api")
+        settings = load_settings(LlmApiSettings, {**ctx.options, **self.options}, backend="llm-api")
         return ChatClient(settings, sleep=self._sleep)
 
     def exchange(self, ctx: StageContext, stage: Stage, client: ChatClient) -> tuple[ChatReply | None, str | None]:

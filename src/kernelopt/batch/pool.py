@@ -17,7 +17,6 @@ generic worker protocol (``kernelopt.worker``) without its users changing.
 from __future__ import annotations
 
 import itertools
-import os
 import select
 import shutil
 import signal
@@ -42,6 +41,7 @@ from kernelopt.batch.forkserver import (
     Shutdown,
     encode,
 )
+from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.harness.runner import WatchedWorker, worker_env
 from kernelopt.proc import RunningCommand, child_env, start_command
@@ -143,7 +143,7 @@ class WorkerPool:
         self.lifetime_s = lifetime_s
         self.startup_timeout_s = startup_timeout_s
         self.spare = spare
-        self.env = dict(os.environ if env is None else env)
+        self.env = inherited() if env is None else dict(env)
         self.ready: Ready | None = None
         self.restarts = 0
         self.launches = 0

@@ -16,7 +16,6 @@ builds), so compiled code of another version or another source is never reused.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -207,7 +206,7 @@ def _run(
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
         extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations (see harness.inputs)
-    env = worker_env(os.environ, extra, device=settings.device)
+    env = worker_env(None, extra, device=settings.device)
     try:
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
@@ -398,7 +397,7 @@ def check_files(
     Raises:
         EnvironmentProblem: no usable Python or device.
     """
-    settings = settings or HarnessSettings.from_env(os.environ)
+    settings = settings or HarnessSettings.from_env()
     kernel_py, reference_py, state_dir = (
         Path(kernel_py).resolve(),
         Path(reference_py).resolve(),
@@ -436,7 +435,7 @@ def bench_files(
     Returns:
         The report and the raw worker result (samples included), ``None`` when the worker died.
     """
-    settings = settings or HarnessSettings.from_env(os.environ)
+    settings = settings or HarnessSettings.from_env()
     kernel_py, reference_py, state_dir = (
         Path(kernel_py).resolve(),
         Path(reference_py).resolve(),
@@ -486,7 +485,7 @@ def check_correctness(
         EnvironmentProblem: no usable Python or device.
         WorkspaceError: the task card is invalid.
     """
-    settings = HarnessSettings.from_env(os.environ, device=device, case_timeout_s=timeout_s)
+    settings = HarnessSettings.from_env(None, device=device, case_timeout_s=timeout_s)
     card = workspace.task_card()
     return check_files(
         workspace.kernel_py,
@@ -685,9 +684,7 @@ def validate(
         raise UsageError(f"version must be >= 0, got {version}")
     if previous is not None and previous >= version:
         raise UsageError(f"previous version v{previous} must be older than v{version}")
-    settings = HarnessSettings.from_env(
-        os.environ, device=device, compile_reference=compile_reference, size_scale=size_scale
-    )
+    settings = HarnessSettings.from_env(None, device=device, compile_reference=compile_reference, size_scale=size_scale)
     card = workspace.task_card()
     constants = problem_constants(workspace, settings)
     timing_plan = BenchSettings(

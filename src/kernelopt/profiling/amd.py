@@ -35,11 +35,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.profiling.amd_reports import read_amd_profile_dir
+from kernelopt.worker.client import worker_env
 from kernelopt.workspace import Workspace
 
 DRIVER_MODULE = "kernelopt.profiling.driver"
@@ -688,16 +690,6 @@ def run_asm(
 # ------------------------------------------------------------------------------------- run
 
 
-def _child_env() -> dict[str, str]:
-    """This process's environment with kernelopt importable by the driver subprocess."""
-    import kernelopt
-
-    env = dict(os.environ)
-    src = str(Path(kernelopt.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
-    return env
-
-
 def _rocprofv3_version(rocprofv3: str, env: Mapping[str, str], cwd: Path) -> str | None:
     result = _run([rocprofv3, "--version"], timeout_s=30, env=env, cwd=cwd)
     for line in (result.stdout + result.stderr).splitlines():
@@ -725,8 +717,7 @@ def _remove_artifacts(profile_dir: Path) -> None:
 def rocm_present(env: Mapping[str, str] | None = None) -> bool:
     """True on a machine with the ROCm GPU driver (``/dev/kfd``) and rocprofv3; what ``kernelopt
     profile`` uses to pick the AMD path when ``--vendor`` is not given."""
-    env = os.environ if env is None else env
-    return Path("/dev/kfd").exists() and find_rocprofv3(env) is not None
+    return Path("/dev/kfd").exists() and find_rocprofv3(inherited() if env is None else env) is not None
 
 
 def profile_amd(
@@ -771,7 +762,7 @@ def profile_amd(
     profile_dir = workspace.profile_dir(version)
     _check_fresh(profile_dir)
     profile_dir.mkdir(parents=True, exist_ok=True)
-    env = _child_env()
+    env = worker_env()
     cwd = workspace.root
     program = driver_argv(workspace.root, DEFAULT_LAUNCHES)
     outcomes: list[ModeOutcome] = []

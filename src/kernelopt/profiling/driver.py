@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -33,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kernelopt.env import EnvSettings
 from kernelopt.proc import die_with_parent
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
 from kernelopt.vocabulary import Device
@@ -214,7 +214,8 @@ def run(args: argparse.Namespace) -> DriverResult:
     result.device = torch.cuda.get_device_name() if on_gpu else "cpu"
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     pair = load_pair(Path(args.kernel), Path(args.reference))
-    for name, value in card_constants(Path(args.reference), os.environ).items():  # the gate's problem sizes
+    # the gate's problem sizes
+    for name, value in card_constants(Path(args.reference), EnvSettings.read().size_scale).items():
         setattr(pair.reference, name, value)
     result.form = pair.form
     if not 0 <= args.shape_index < len(pair.shapes):

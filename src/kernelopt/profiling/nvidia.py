@@ -12,12 +12,10 @@ timing-only evidence instead of failing, so the loop can still run.
 from __future__ import annotations
 
 import glob
-import os
 import shutil
 import sys
 from pathlib import Path
 
-import kernelopt
 from kernelopt.env import EnvSettings, variable
 from kernelopt.errors import CommandTimeout, EnvironmentProblem, UsageError
 from kernelopt.evidence.model import IsaFacts, ProfileSummary
@@ -54,6 +52,7 @@ from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
 from kernelopt.profiling.protocol import ProfileSettings
 from kernelopt.profiling.staging import log_path, staged_profile_dir
 from kernelopt.profiling.timing_only import CPU_REASON, timing_only_summary
+from kernelopt.worker.client import worker_env
 from kernelopt.workspace import Workspace
 
 NCU_ENV = variable("ncu").name
@@ -92,15 +91,6 @@ def ncu_version(ncu: str) -> tuple[tuple[int, int, int] | None, str]:
     res = run_command([ncu, "--version"], timeout_s=VERSION_TIMEOUT_S)
     text = res.stdout + res.stderr
     return (parse_version(text) if res.ok else None), text.strip()
-
-
-def child_env() -> dict[str, str]:
-    """The environment of the profiled driver: this kernelopt first on PYTHONPATH, unbuffered output."""
-    env = dict(os.environ)
-    pkg_parent = str(Path(kernelopt.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 def driver_argv(
@@ -253,7 +243,7 @@ class NcuProfiler:
         program = driver_argv(ws, settings, "profile", staging / DRIVER_JSON, python=self._python)
         argv = build_ncu_argv(ncu, options, program)
         log = log_path(ws, version, "ncu")
-        res = run_command(argv, timeout_s=settings.timeout_s, cwd=ws.root, env=child_env())
+        res = run_command(argv, timeout_s=settings.timeout_s, cwd=ws.root, env=worker_env())
         _write_log(log, argv, res)
         shutil.copyfile(log, staging / "ncu.log")
         if res.timed_out:
@@ -308,7 +298,7 @@ class NcuProfiler:
     ) -> DriverResult:
         argv = driver_argv(ws, settings, mode, out, python=self._python)
         log = log_path(ws, version, f"driver-{mode}")
-        res = run_command(argv, timeout_s=timeout_s, cwd=ws.root, env=child_env())
+        res = run_command(argv, timeout_s=timeout_s, cwd=ws.root, env=worker_env())
         _write_log(log, argv, res)
         if res.timed_out:
             raise _timeout(argv, settings, res, log)
