@@ -42,6 +42,7 @@ __all__ = [
     "COMMAND_ID",
     "SECRET_NAME",
     "CommandResult",
+    "LimitedCommand",
     "RunningCommand",
     "TerminationSignal",
     "adopt_descendants",
@@ -388,35 +389,29 @@ def _communicate(
                 _kill_group(proc)
 
 
-class RunningCommand:
-    """A command started by :func:`start_command`, watched by its caller.
-
-    The caller polls :meth:`running` in its own loop (reading progress the command reports) and may
-    :meth:`kill` it early; the gateway keeps the command's time limit: past ``timeout_s`` the next
-    :meth:`running` kills the whole process group and sets :attr:`timed_out`.
+class LimitedCommand:
+    """A running command under its time limit: the polling half of :class:`RunningCommand` (and of the
+    batch's fork-server runs), given how to see that it exited and how to kill it.
 
     Attributes:
-        argv: the command as run.
-        pid: the child's process id (also its process group id).
         started_at: ``time.monotonic()`` just before the child was started.
         timeout_s: the wall-clock limit, seconds from ``started_at``.
-        timed_out: True once the group was killed for running past ``timeout_s``.
-        token: the command's ``KERNELOPT_COMMAND_ID``.
-        strays: pids of what it left running in other sessions, killed when the block was left.
+        timed_out: True once it was killed for running past ``timeout_s``.
     """
 
-    def __init__(
-        self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float, token: str
-    ):
-        self._proc = proc
-        self.token = token
-        self.strays: list[int] = []
-        self.argv = argv
-        self.pid = proc.pid
+    def __init__(self, *, started_at: float, timeout_s: float) -> None:
         self.started_at = started_at
         self.timeout_s = timeout_s
         self.timed_out = False
         self._exit_by: float | None = None
+
+    def exited(self) -> bool:
+        """True once the command has exited (it is reaped)."""
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        """Kill the command's whole process group; harmless when it has exited."""
+        raise NotImplementedError
 
     def running(self) -> bool:
         """True while the command runs; False once it exited or was killed.
@@ -424,7 +419,7 @@ class RunningCommand:
         Past ``timeout_s`` (or past the grace of :meth:`allow_exit`) the whole process group is killed
         here, so a caller's polling loop cannot outlive the limit.
         """
-        if self._proc.poll() is not None:
+        if self.exited():
             return False
         now = time.monotonic()
         if self._exit_by is not None:
@@ -445,6 +440,37 @@ class RunningCommand:
         """
         if self._exit_by is None and not self.timed_out:
             self._exit_by = time.monotonic() + grace_s
+
+
+class RunningCommand(LimitedCommand):
+    """A command started by :func:`start_command`, watched by its caller.
+
+    The caller polls :meth:`running` in its own loop (reading progress the command reports) and may
+    :meth:`kill` it early; the gateway keeps the command's time limit: past ``timeout_s`` the next
+    :meth:`running` kills the whole process group and sets :attr:`timed_out`.
+
+    Attributes:
+        argv: the command as run.
+        pid: the child's process id (also its process group id).
+        started_at: ``time.monotonic()`` just before the child was started.
+        timeout_s: the wall-clock limit, seconds from ``started_at``.
+        timed_out: True once the group was killed for running past ``timeout_s``.
+        token: the command's ``KERNELOPT_COMMAND_ID``.
+        strays: pids of what it left running in other sessions, killed when the block was left.
+    """
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float, token: str
+    ):
+        super().__init__(started_at=started_at, timeout_s=timeout_s)
+        self._proc = proc
+        self.token = token
+        self.strays: list[int] = []
+        self.argv = argv
+        self.pid = proc.pid
+
+    def exited(self) -> bool:
+        return self._proc.poll() is not None
 
     def kill(self) -> None:
         """Kill the whole process group (SIGKILL) and reap the command; harmless when it has exited."""

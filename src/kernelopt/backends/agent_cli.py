@@ -35,6 +35,7 @@ from kernelopt.backends.protocol import (
     ImplementOutcome,
     PlanOutcome,
     StageContext,
+    no_new_action,
     read_plan_reply,
     transcript_path,
 )
@@ -48,7 +49,6 @@ from kernelopt.proc import CommandResult, run_command
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
 
-NO_NEW_ACTION = "NO_NEW_ACTION:"
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 
 
@@ -254,8 +254,9 @@ class AgentCliPlanner(_AgentCliBackend):
             raise fail(f"the agent's {rel} is not UTF-8 text (transcript: {run.transcript})") from None
         if text is None or data == old:
             for line in run.stdout().splitlines():
-                if line.strip().startswith(NO_NEW_ACTION):
-                    reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
+                reason = no_new_action(line)
+                if reason is not None:
+                    reason = reason or "the agent found no new action"
                     return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
             raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
         plan = read_plan_reply(

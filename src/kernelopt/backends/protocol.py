@@ -142,6 +142,16 @@ class Implementer(Protocol):
     def implement(self, ctx: StageContext) -> ImplementOutcome: ...
 
 
+NO_NEW_ACTION = "NO_NEW_ACTION:"
+"""How an agent or a model says that no new actionable plan is left: ``NO_NEW_ACTION: <reason>``."""
+
+
+def no_new_action(line: str) -> str | None:
+    """The reason of a ``NO_NEW_ACTION: <reason>`` line ("" when it gives none); None for any other line."""
+    line = line.strip()
+    return line[len(NO_NEW_ACTION) :].strip() if line.startswith(NO_NEW_ACTION) else None
+
+
 def transcript_path(ws: Workspace, version: int, stage: Stage, *, kind: str = "agent") -> Path:
     """``profiles/v<N>/<kind>_<stage>.log``: where a backend's transcript of a stage is saved."""
     return ws.profile_dir(version) / f"{kind}_{stage.value}.log"
