@@ -93,6 +93,51 @@ def ncu_version(ncu: str) -> tuple[tuple[int, int, int] | None, str]:
     return (parse_version(text) if res.ok else None), text.strip()
 
 
+def _checked_version(ncu: str) -> tuple[int, int, int]:
+    """``ncu``'s version, which kernelopt must be able to drive.
+
+    Raises:
+        ProfilingError: ``ncu --version`` does not run.
+        NcuTooOld: older than :data:`MIN_NCU_VERSION`.
+    """
+    version_tuple, version_text = ncu_version(ncu)
+    if version_tuple is None:
+        raise ProfilingError(
+            f"cannot run '{ncu} --version': {version_text.splitlines()[-1] if version_text else 'no output'}",
+            kind=NcuFailure.NCU_FAILED,
+            hint=f"check the Nsight Compute install, or point {NCU_ENV} at a working ncu",
+        )
+    if version_tuple[:2] < MIN_NCU_VERSION:
+        shown = ".".join(map(str, version_tuple))
+        need = ".".join(map(str, MIN_NCU_VERSION))
+        raise NcuTooOld(
+            f"ncu {shown} at {ncu} is older than {need}, the oldest release kernelopt drives",
+            kind=NcuFailure.NCU_FAILED,
+            hint=f"install Nsight Compute {need} or newer and put it on PATH (or set {NCU_ENV})",
+        )
+    return version_tuple
+
+
+def _ncu_options(ws: Workspace, settings: ProfileSettings, staging: Path) -> NcuOptions:
+    """What ncu collects (the full set, or the fast sections) and which launches: the kernels of
+    kernel.py (or ``--kernel-regex``), ``settings.launches`` of each after the skipped ones."""
+    names = kernel_names(ws.kernel_py.read_text(encoding="utf-8"))
+    regex = settings.kernel_regex or kernel_regex_for(names)
+    launch_count = settings.launch_count
+    if launch_count is None and regex is not None:
+        launch_count = max(1, len(names)) * settings.launches if not settings.kernel_regex else settings.launches
+    return NcuOptions(
+        export=staging / "ncu",
+        set_name=None if settings.fast else "full",
+        sections=FAST_SECTIONS if settings.fast else (),
+        metrics=FAST_METRICS if settings.fast else (),
+        kernel_regex=regex,
+        launch_skip=settings.launch_skip,
+        launch_count=launch_count,
+        launch_skip_before_match=settings.launch_skip_before_match,
+    )
+
+
 def driver_argv(
     workspace: Workspace, settings: ProfileSettings, mode: str, out: Path, *, python: str | None = None
 ) -> list[str]:
@@ -210,36 +255,8 @@ class NcuProfiler:
                 "install Nsight Compute to get counters"
             )
             return self._timing_only(ws, version, settings, staging, reason)
-        version_tuple, version_text = ncu_version(ncu)
-        if version_tuple is None:
-            raise ProfilingError(
-                f"cannot run '{ncu} --version': {version_text.splitlines()[-1] if version_text else 'no output'}",
-                kind=NcuFailure.NCU_FAILED,
-                hint=f"check the Nsight Compute install, or point {NCU_ENV} at a working ncu",
-            )
-        if version_tuple[:2] < MIN_NCU_VERSION:
-            shown = ".".join(map(str, version_tuple))
-            need = ".".join(map(str, MIN_NCU_VERSION))
-            raise NcuTooOld(
-                f"ncu {shown} at {ncu} is older than {need}, the oldest release kernelopt drives",
-                kind=NcuFailure.NCU_FAILED,
-                hint=f"install Nsight Compute {need} or newer and put it on PATH (or set {NCU_ENV})",
-            )
-        names = kernel_names(ws.kernel_py.read_text(encoding="utf-8"))
-        regex = settings.kernel_regex or kernel_regex_for(names)
-        launch_count = settings.launch_count
-        if launch_count is None and regex is not None:
-            launch_count = max(1, len(names)) * settings.launches if not settings.kernel_regex else settings.launches
-        options = NcuOptions(
-            export=staging / "ncu",
-            set_name=None if settings.fast else "full",
-            sections=FAST_SECTIONS if settings.fast else (),
-            metrics=FAST_METRICS if settings.fast else (),
-            kernel_regex=regex,
-            launch_skip=settings.launch_skip,
-            launch_count=launch_count,
-            launch_skip_before_match=settings.launch_skip_before_match,
-        )
+        version_tuple = _checked_version(ncu)
+        options = _ncu_options(ws, settings, staging)
         program = driver_argv(ws, settings, "profile", staging / DRIVER_JSON, python=self._python)
         argv = build_ncu_argv(ncu, options, program)
         log = log_path(ws, version, "ncu")
@@ -256,22 +273,22 @@ class NcuProfiler:
             (staging / "ncu.log").unlink(missing_ok=True)
             return self._timing_only(ws, version, settings, staging, reason)
         if kind is NcuFailure.NO_KERNELS_PROFILED:
-            raise self._no_kernels(ws, version, settings, staging, regex, log, available_kernels(output))
+            raise self._no_kernels(ws, version, settings, staging, options.kernel_regex, log, available_kernels(output))
         if kind is not None:
             final = ws.profile_dir(version) / REPORT_NAME
             raise error_for(kind, output, report=final, log_path=log, returncode=res.returncode)
         driver = _read_driver(staging / DRIVER_JSON)
         raw = read_ncu_rep_isolated(report, artifact=REPORT_NAME)
+        shown = ".".join(map(str, version_tuple))
         set_text = (
             f"--section {' --section '.join(FAST_SECTIONS)} + {len(FAST_METRICS)} metrics (--fast)"
             if settings.fast
             else "--set full"
         )
-        tool = f"ncu {'.'.join(map(str, version_tuple))} {set_text}"
         summary = build_summary(
             raw,
             version=f"v{version}",
-            tool_used=tool,
+            tool_used=f"ncu {shown} {set_text}",
             source_root=str(ws.root),
             isa_by_kernel=_static_isa(driver, staging),
             artifacts=[*sorted(p.name for p in staging.iterdir()), "summary.json", "summary.txt"],
@@ -280,11 +297,11 @@ class NcuProfiler:
         summary.settings = {
             "argv": argv,
             "ncu": ncu,
-            "ncu_version": ".".join(map(str, version_tuple)),
+            "ncu_version": shown,
             "section_set": "fast" if settings.fast else "full",
-            "kernel_regex": regex,
+            "kernel_regex": options.kernel_regex,
             "launch_skip": settings.launch_skip,
-            "launch_count": launch_count,
+            "launch_count": options.launch_count,
             "launch_skip_before_match": settings.launch_skip_before_match,
             "warmup_calls": settings.warmup,
             "profiled_calls": settings.launches,
