@@ -61,7 +61,7 @@ KEEP_ENV = "KERNELOPT_KEEP_ENV"
 """Comma-separated names of secret-looking variables that children may see all the same."""
 COMMAND_ID = "KERNELOPT_COMMAND_ID"
 """Set in the environment of every command :func:`start_command` starts (and of a :func:`run_command`
-asked to ``sweep``): a token of that command, inherited by everything it starts, so that whatever
+asked to ``kill_leftovers``): a token of that command, inherited by everything it starts, so that whatever
 survives it (a process started with ``setsid``, in a session of its own) is found and killed
 (:func:`kill_strays`)."""
 
@@ -300,7 +300,7 @@ def run_command(
     env: Mapping[str, str] | None = None,
     stdin_text: str | None = None,
     keep: Collection[str] = (),
-    sweep: bool = False,
+    kill_leftovers: bool = False,
 ) -> CommandResult:
     """Run ``argv`` to completion or until ``timeout_s`` seconds have passed.
 
@@ -312,7 +312,7 @@ def run_command(
             from it (:func:`child_env`).
         stdin_text: text fed to the child's standard input (default: no input, stdin is /dev/null).
         keep: secret-looking variable names the child may see all the same.
-        sweep: once the command has ended, kill whatever it left running, in any session
+        kill_leftovers: once the command has ended, kill whatever it left running, in any session
             (:func:`kill_strays`; for commands that run foreign code: an agent, a kernel).
 
     Returns:
@@ -326,7 +326,7 @@ def run_command(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
     start = time.monotonic()
-    token = uuid.uuid4().hex if sweep else None
+    token = uuid.uuid4().hex if kill_leftovers else None
     proc = _start(
         args,
         cwd=cwd,

@@ -172,7 +172,7 @@ class _AgentCliBackend:
                 env=env,
                 stdin_text=None if via_file else prompt,
                 keep=settings.env.keys(),
-                sweep=True,  # an agent's daemons (setsid) must not write into the workspace later
+                kill_leftovers=True,  # an agent's daemons (setsid) must not write into the workspace later
             )
         except FileNotFoundError:
             launch_error = f"agent command not found: {argv[0]!r} (is it installed and on PATH?)"

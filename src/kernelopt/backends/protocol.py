@@ -91,7 +91,7 @@ class ImplementOutcome:
         tokens: token usage for API backends.
         candidates: every candidate of a plan's candidate set as Stage 3 measured it (rules backend),
             the chosen one marked; kept in ``memory/v<N>.json``.
-        no_gain: the search found nothing faster than the current configuration (``changed`` False):
+        no_gain: the tuning session found nothing faster than the current configuration (``changed`` False):
             a measured result, not a failure of the implementer.
     """
 

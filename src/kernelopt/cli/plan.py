@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """Stage 2: search knowledge, choose one new action, write plans/v<N>_plan.md (and nothing else)."""
+        """Stage 2: the knowledge search, one new action chosen, plans/v<N>_plan.md written (and nothing else)."""
         from kernelopt.backends.settings import parse_assignments
         from kernelopt.planning.plan import PlanError
         from kernelopt.stages.backends import build_planner

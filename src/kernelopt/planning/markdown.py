@@ -35,7 +35,7 @@ Layout (what :func:`render_plan` writes; :func:`parse_plan` reads it back to an 
     ## Expected Impact
     ## Risks and Rollback
 
-    ## Candidates                       (a measured search inside the category, rules backend)
+    ## Candidates                       (a tuning session inside the category, rules backend)
     Budget: 16 candidates per iteration; Stage 3 times each and applies the fastest correct one.
     | # | Configuration | Evidence |
     | --- | --- | --- |

@@ -160,7 +160,7 @@ def split_front(text: str, origin: str) -> tuple[dict[str, Any], str]:
 
 
 def sheet_record(spec: GpuSpec, origin: str | None = None) -> WikiRecord:
-    """A read-only :class:`WikiRecord` view of a hardware sheet, for search and ``wiki show``.
+    """A read-only :class:`WikiRecord` view of a hardware sheet, for the knowledge search and ``wiki show``.
 
     The figures are rendered into ``body`` (value, unit, source title); the sheet file stays the one
     copy of each number.
