@@ -142,7 +142,7 @@ def test_transition_table_refuses_skips(ws: Workspace, fakes: Fakes) -> None:
 
     it = IterationState(version=1, stage=Stage.PROFILE, base_commit=ws.head(), good_version=0)
     with pytest.raises(StageOrderError, match="profile -> gate"):
-        loop._advance(it, Stage.GATE)
+        loop.context.advance(it, Stage.GATE)
 
 
 def test_progress_events_carry_best_latency_and_utilization(ws: Workspace, fakes: Fakes) -> None:

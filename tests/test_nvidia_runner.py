@@ -230,7 +230,7 @@ def test_vendor_dispatch(add_workspace: Workspace, monkeypatch: pytest.MonkeyPat
 
 def test_driver_reports_a_failing_kernel_in_one_line(tmp_path: Path) -> None:
     from kernelopt.proc import run_command
-    from kernelopt.profiling.nvidia import child_env
+    from kernelopt.worker.client import worker_env
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("def run(x, y):\n    raise ValueError('broken on purpose')\n")
@@ -247,7 +247,7 @@ def test_driver_reports_a_failing_kernel_in_one_line(tmp_path: Path) -> None:
         "--out",
         str(tmp_path / "d.json"),
     ]
-    res = run_command(argv, timeout_s=120, env=child_env())
+    res = run_command(argv, timeout_s=120, env=worker_env())
     assert res.returncode == 3
     assert res.stderr.strip().splitlines()[-1] == "KERNELOPT_DRIVER_ERROR: ValueError: broken on purpose"
     assert not (tmp_path / "d.json").exists()

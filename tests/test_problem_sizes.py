@@ -83,6 +83,6 @@ def test_the_profiler_driver_reads_the_same_sizes_from_the_task_card(tmp_path: P
     from kernelopt.harness.sizes import card_constants
 
     ws = _ws(tmp_path, "---\nsizes:\n  dim: 32\nsize_scale: 0.5\n---\n")
-    assert card_constants(ws.reference_py, {}) == {"dim": 32, "batch_size": 32}
-    assert card_constants(ws.reference_py, {"KERNELOPT_SIZE_SCALE": "0.25"}) == {"dim": 32, "batch_size": 16}
-    assert card_constants(RELU / "reference.py", {}) == {}  # no task card beside it: the file's sizes
+    assert card_constants(ws.reference_py, None) == {"dim": 32, "batch_size": 32}
+    assert card_constants(ws.reference_py, 0.25) == {"dim": 32, "batch_size": 16}
+    assert card_constants(RELU / "reference.py", None) == {}  # no task card beside it: the file's sizes

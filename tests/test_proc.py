@@ -190,7 +190,7 @@ def test_what_a_command_starts_in_another_session_is_killed_with_it(tmp_path: Pa
             time.sleep(0.02)
     pid = int(pid_file.read_text())
     assert cmd.strays == [pid] and not _alive(pid)
-    run_command([sys.executable, "-c", SETSID_SLEEPER, str(pid_file)], timeout_s=30, sweep=True)
+    run_command([sys.executable, "-c", SETSID_SLEEPER, str(pid_file)], timeout_s=30, kill_leftovers=True)
     assert not _alive(int(pid_file.read_text()))
     assert kill_strays(cmd.token) == []
 

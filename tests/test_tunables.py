@@ -783,13 +783,13 @@ def test_profile_driver_reports_the_picked_config(tmp_path: Path) -> None:
 
     from kernelopt.proc import run_command
     from kernelopt.profiling.driver import DriverResult
-    from kernelopt.profiling.nvidia import child_env
+    from kernelopt.worker.client import worker_env
 
     task = TASKS / "autotune_double"
     argv = [sys.executable, "-m", "kernelopt.profiling.driver", "--kernel", str(task / "kernel.py")]
     argv += ["--reference", str(task / "reference.py"), "--device", "cpu", "--mode", "time", "--repeats", "2"]
     argv += ["--out", str(tmp_path / "d.json")]
-    res = run_command(argv, timeout_s=100, env={**child_env(), "TRITON_INTERPRET": "1"})
+    res = run_command(argv, timeout_s=100, env={**worker_env(), "TRITON_INTERPRET": "1"})
     assert res.returncode == 0, res.stderr_tail()
     driver = DriverResult.model_validate_json((tmp_path / "d.json").read_text())
     (picked,) = driver.autotune_picked.values()

@@ -161,6 +161,15 @@ VARIABLES: tuple[EnvVar, ...] = (
     ),
     # the test suite
     EnvVar("KERNELOPT_GPU_TESTS", "gpu_tests", "1 runs the tests marked gpu (needs an NVIDIA GPU)", "off"),
+    # standard variables kernelopt reads
+    EnvVar("COLUMNS", "columns", "width of the printed tables, characters (when not a terminal)", "100"),
+    EnvVar("XDG_CONFIG_HOME", "xdg_config_home", "the folder of the config file (kernelopt/config.toml)", "~/.config"),
+    EnvVar(
+        "CUDA_VISIBLE_DEVICES",
+        "cuda_visible_devices",
+        "the GPUs a process sees; a Ray batch row names them (set by Ray for a task)",
+        "all",
+    ),
     # set by kernelopt for its children
     EnvVar(
         "KERNELOPT_PARENT_PID",
@@ -237,6 +246,9 @@ class EnvSettings(BaseModel):
     compile_backend: str | None = None
     size_scale: float | None = Field(default=None, gt=0, le=1)
     gpu_tests: bool = False
+    columns: str | None = None
+    xdg_config_home: Path | None = None
+    cuda_visible_devices: str | None = None
 
     @classmethod
     def read(cls, env: Mapping[str, str] | None = None) -> EnvSettings:
@@ -258,11 +270,11 @@ class EnvSettings(BaseModel):
             names[var.field] = name
             if var.field == "wiki_dirs":
                 values["wiki_dirs"] = tuple(Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip())
-            elif var.field in ("cache_dir", "config", "crash_dir"):
+            elif var.field in ("cache_dir", "config", "crash_dir", "xdg_config_home"):
                 values[var.field] = Path(raw).expanduser()
             elif var.field == "gpu_tests":
                 values["gpu_tests"] = raw.strip() == "1"
-            elif var.field in ("device",):
+            elif var.field in ("device", "columns", "cuda_visible_devices"):
                 values[var.field] = raw.strip()
             else:
                 values[var.field] = raw
@@ -327,11 +339,38 @@ def read_worker_fds(env: Mapping[str, str] | None = None) -> tuple[int, int] | N
     return int(parts[0]), int(parts[1])
 
 
+PARENT_PID = "KERNELOPT_PARENT_PID"
+"""Set in every child's environment (:func:`kernelopt.proc.child_env`): the pid of the kernelopt process
+that started it."""
+
+
+def read_parent_pid(env: Mapping[str, str] | None = None) -> int | None:
+    """The pid in :data:`PARENT_PID` of ``env`` (default: ``os.environ``); ``None`` when unset or not a
+    number. What a worker checks to end with the kernelopt process that started it."""
+    raw = (os.environ if env is None else env).get(PARENT_PID, "").strip()
+    return int(raw) if raw.isdigit() else None
+
+
+def inherited() -> dict[str, str]:
+    """A copy of this process's environment: what a child inherits, and the base each child's
+    environment is built from (:func:`kernelopt.proc.child_env`, :func:`kernelopt.worker.client.worker_env`).
+
+    The one place that takes the environment whole; a setting is read through :meth:`EnvSettings.read`.
+    """
+    return dict(os.environ)
+
+
+def replace_environment(values: Mapping[str, str]) -> None:
+    """Make ``values`` this process's whole environment (a fork server's child becoming its job)."""
+    os.environ.clear()
+    os.environ.update(values)
+
+
 def raw_value(field: str, env: Mapping[str, str] | None = None) -> str | None:
     """The raw text of one variable (by its :class:`EnvSettings` field), unvalidated; ``None`` when unset.
 
-    For the foundation code that must work while another setting is malformed (the redactor, the crash
-    log); everything else reads :meth:`EnvSettings.read`.
+    For code that must work while another setting is malformed (the redactor, the crash log, the width
+    of a printed table, a batch row's host); everything else reads :meth:`EnvSettings.read`.
     """
     found = _lookup(os.environ if env is None else env, variable(field))
     return None if found is None else found[1]

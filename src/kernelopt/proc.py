@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from kernelopt.env import PARENT_PID, inherited, raw_value, read_parent_pid
 from kernelopt.fileio import redact_file
 from kernelopt.redact import ALWAYS_DROPPED, SECRET_NAME, is_secret_name, redact, secret_values
 
@@ -41,6 +42,7 @@ __all__ = [
     "COMMAND_ID",
     "SECRET_NAME",
     "CommandResult",
+    "LimitedCommand",
     "RunningCommand",
     "TerminationSignal",
     "adopt_descendants",
@@ -57,12 +59,9 @@ __all__ = [
 
 KEEP_ENV = "KERNELOPT_KEEP_ENV"
 """Comma-separated names of secret-looking variables that children may see all the same."""
-PARENT_PID = "KERNELOPT_PARENT_PID"
-"""Set in every child's environment: the pid of the kernelopt process that started it; a grandchild
-(the driver under ncu) inherits it (:func:`die_with_parent`)."""
 COMMAND_ID = "KERNELOPT_COMMAND_ID"
 """Set in the environment of every command :func:`start_command` starts (and of a :func:`run_command`
-asked to ``sweep``): a token of that command, inherited by everything it starts, so that whatever
+asked to ``kill_leftovers``): a token of that command, inherited by everything it starts, so that whatever
 survives it (a process started with ``setsid``, in a session of its own) is found and killed
 (:func:`kill_strays`)."""
 
@@ -85,8 +84,8 @@ def die_with_parent() -> None:
     # The parent may have died before the request took effect (during this process's start-up): then
     # this process was handed to init, or the kernelopt process that started the chain is gone (a
     # profiled driver's parent is ncu, so the recorded pid is an ancestor, not always the parent).
-    started_by = os.environ.get(PARENT_PID, "")
-    if os.getppid() == 1 or (started_by.isdigit() and not _alive(int(started_by))):
+    started_by = read_parent_pid()
+    if os.getppid() == 1 or (started_by is not None and not _alive(started_by)):
         os._exit(1)
     adopt_descendants()
 
@@ -218,8 +217,9 @@ def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = 
         base: the environment to start from.
         keep: names passed on even when they look like secrets (besides those in ``KERNELOPT_KEEP_ENV``).
     """
-    env = dict(os.environ if base is None else base)
-    kept = {n.strip() for n in env.get(KEEP_ENV, os.environ.get(KEEP_ENV, "")).split(",") if n.strip()}
+    env = inherited() if base is None else dict(base)
+    keep_env = env[KEEP_ENV] if KEEP_ENV in env else (raw_value("keep_env") or "")
+    kept = {n.strip() for n in keep_env.split(",") if n.strip()}
     kept |= set(keep)
     out = {k: v for k, v in env.items() if k not in ALWAYS_DROPPED and (k in kept or not is_secret_name(k))}
     out[PARENT_PID] = str(os.getpid())
@@ -300,7 +300,7 @@ def run_command(
     env: Mapping[str, str] | None = None,
     stdin_text: str | None = None,
     keep: Collection[str] = (),
-    sweep: bool = False,
+    kill_leftovers: bool = False,
 ) -> CommandResult:
     """Run ``argv`` to completion or until ``timeout_s`` seconds have passed.
 
@@ -312,7 +312,7 @@ def run_command(
             from it (:func:`child_env`).
         stdin_text: text fed to the child's standard input (default: no input, stdin is /dev/null).
         keep: secret-looking variable names the child may see all the same.
-        sweep: once the command has ended, kill whatever it left running, in any session
+        kill_leftovers: once the command has ended, kill whatever it left running, in any session
             (:func:`kill_strays`; for commands that run foreign code: an agent, a kernel).
 
     Returns:
@@ -326,7 +326,7 @@ def run_command(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
     start = time.monotonic()
-    token = uuid.uuid4().hex if sweep else None
+    token = uuid.uuid4().hex if kill_leftovers else None
     proc = _start(
         args,
         cwd=cwd,
@@ -389,35 +389,29 @@ def _communicate(
                 _kill_group(proc)
 
 
-class RunningCommand:
-    """A command started by :func:`start_command`, watched by its caller.
-
-    The caller polls :meth:`running` in its own loop (reading progress the command reports) and may
-    :meth:`kill` it early; the gateway keeps the command's time limit: past ``timeout_s`` the next
-    :meth:`running` kills the whole process group and sets :attr:`timed_out`.
+class LimitedCommand:
+    """A running command under its time limit: the polling half of :class:`RunningCommand` (and of the
+    batch's fork-server runs), given how to see that it exited and how to kill it.
 
     Attributes:
-        argv: the command as run.
-        pid: the child's process id (also its process group id).
         started_at: ``time.monotonic()`` just before the child was started.
         timeout_s: the wall-clock limit, seconds from ``started_at``.
-        timed_out: True once the group was killed for running past ``timeout_s``.
-        token: the command's ``KERNELOPT_COMMAND_ID``.
-        strays: pids of what it left running in other sessions, killed when the block was left.
+        timed_out: True once it was killed for running past ``timeout_s``.
     """
 
-    def __init__(
-        self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float, token: str
-    ):
-        self._proc = proc
-        self.token = token
-        self.strays: list[int] = []
-        self.argv = argv
-        self.pid = proc.pid
+    def __init__(self, *, started_at: float, timeout_s: float) -> None:
         self.started_at = started_at
         self.timeout_s = timeout_s
         self.timed_out = False
         self._exit_by: float | None = None
+
+    def exited(self) -> bool:
+        """True once the command has exited (it is reaped)."""
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        """Kill the command's whole process group; harmless when it has exited."""
+        raise NotImplementedError
 
     def running(self) -> bool:
         """True while the command runs; False once it exited or was killed.
@@ -425,7 +419,7 @@ class RunningCommand:
         Past ``timeout_s`` (or past the grace of :meth:`allow_exit`) the whole process group is killed
         here, so a caller's polling loop cannot outlive the limit.
         """
-        if self._proc.poll() is not None:
+        if self.exited():
             return False
         now = time.monotonic()
         if self._exit_by is not None:
@@ -446,6 +440,37 @@ class RunningCommand:
         """
         if self._exit_by is None and not self.timed_out:
             self._exit_by = time.monotonic() + grace_s
+
+
+class RunningCommand(LimitedCommand):
+    """A command started by :func:`start_command`, watched by its caller.
+
+    The caller polls :meth:`running` in its own loop (reading progress the command reports) and may
+    :meth:`kill` it early; the gateway keeps the command's time limit: past ``timeout_s`` the next
+    :meth:`running` kills the whole process group and sets :attr:`timed_out`.
+
+    Attributes:
+        argv: the command as run.
+        pid: the child's process id (also its process group id).
+        started_at: ``time.monotonic()`` just before the child was started.
+        timeout_s: the wall-clock limit, seconds from ``started_at``.
+        timed_out: True once the group was killed for running past ``timeout_s``.
+        token: the command's ``KERNELOPT_COMMAND_ID``.
+        strays: pids of what it left running in other sessions, killed when the block was left.
+    """
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], argv: tuple[str, ...], timeout_s: float, started_at: float, token: str
+    ):
+        super().__init__(started_at=started_at, timeout_s=timeout_s)
+        self._proc = proc
+        self.token = token
+        self.strays: list[int] = []
+        self.argv = argv
+        self.pid = proc.pid
+
+    def exited(self) -> bool:
+        return self._proc.poll() is not None
 
     def kill(self) -> None:
         """Kill the whole process group (SIGKILL) and reap the command; harmless when it has exited."""

@@ -27,12 +27,11 @@ imports nothing of kernelopt but :mod:`kernelopt.env`, so every layer may use it
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from kernelopt.env import raw_value
+from kernelopt.env import inherited, raw_value
 
 REDACTED = "[redacted]"
 """What a secret is replaced by."""
@@ -75,7 +74,7 @@ def is_secret_name(name: str) -> bool:
 
 def secret_values(base: Mapping[str, str] | None = None) -> list[str]:
     """The values of the secret-looking variables of ``base`` (default: this process's), 8+ characters."""
-    env = os.environ if base is None else base
+    env = inherited() if base is None else base
     return [v for k, v in env.items() if is_secret_name(k) and len(v) >= MIN_SECRET_CHARS]
 
 
@@ -84,7 +83,7 @@ def named_values(base: Mapping[str, str] | None = None) -> list[str]:
 
     Each comma-separated item is the name of a set variable (its value is redacted) or a literal value.
     """
-    env = os.environ if base is None else base
+    env = inherited() if base is None else base
     out = []
     for item in (raw_value("redact", env) or "").split(","):
         item = item.strip()

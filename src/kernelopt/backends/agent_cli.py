@@ -35,10 +35,12 @@ from kernelopt.backends.protocol import (
     ImplementOutcome,
     PlanOutcome,
     StageContext,
+    no_new_action,
     read_plan_reply,
     transcript_path,
 )
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
+from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.planning.markdown import parse_plan
@@ -47,7 +49,6 @@ from kernelopt.proc import CommandResult, run_command
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
 
-NO_NEW_ACTION = "NO_NEW_ACTION:"
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 
 
@@ -134,7 +135,7 @@ class _AgentCliBackend:
         self.options = dict(options or {})
 
     def settings(self, ctx: StageContext) -> AgentCliSettings:
-        return load_settings(AgentCliSettings, {**ctx.options, **self.options}, os.environ, backend="agent-cli")
+        return load_settings(AgentCliSettings, {**ctx.options, **self.options}, backend="agent-cli")
 
     def run_agent(self, ctx: StageContext, stage: Stage, settings: AgentCliSettings) -> AgentRun:
         """Render the prompt, run the agent, save the transcript."""
@@ -152,7 +153,7 @@ class _AgentCliBackend:
         argv = build_argv(settings.command, values)
         via_file = "{prompt_file}" in settings.command
         env = {
-            **os.environ,
+            **inherited(),
             **settings.env,
             "KERNELOPT_WORKSPACE": str(ws.root),
             "KERNELOPT_VERSION": str(ctx.version),
@@ -171,7 +172,7 @@ class _AgentCliBackend:
                 env=env,
                 stdin_text=None if via_file else prompt,
                 keep=settings.env.keys(),
-                sweep=True,  # an agent's daemons (setsid) must not write into the workspace later
+                kill_leftovers=True,  # an agent's daemons (setsid) must not write into the workspace later
             )
         except FileNotFoundError:
             launch_error = f"agent command not found: {argv[0]!r} (is it installed and on PATH?)"
@@ -253,8 +254,9 @@ class AgentCliPlanner(_AgentCliBackend):
             raise fail(f"the agent's {rel} is not UTF-8 text (transcript: {run.transcript})") from None
         if text is None or data == old:
             for line in run.stdout().splitlines():
-                if line.strip().startswith(NO_NEW_ACTION):
-                    reason = line.strip()[len(NO_NEW_ACTION) :].strip() or "the agent found no new action"
+                reason = no_new_action(line)
+                if reason is not None:
+                    reason = reason or "the agent found no new action"
                     return PlanOutcome(plan=None, reason=reason, transcript=run.transcript)
             raise fail(f"the agent exited 0 but wrote no {rel} (transcript: {run.transcript})")
         plan = read_plan_reply(

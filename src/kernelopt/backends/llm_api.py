@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import http.client
 import json
-import os
 import re
 import time
 import urllib.error
@@ -39,6 +38,7 @@ from kernelopt.backends.protocol import (
     ImplementOutcome,
     PlanOutcome,
     StageContext,
+    no_new_action,
     read_plan_reply,
     transcript_path,
 )
@@ -50,7 +50,6 @@ from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
 
-NO_NEW_ACTION = "NO_NEW_ACTION:"
 SYSTEM_PROMPTS = {
     Stage.PLAN: (
         "You are the Stage 2 planning subagent of kernelopt, a profile-driven GPU kernel optimizer. "
@@ -272,7 +271,7 @@ class _LlmApiBackend:
         self._sleep = sleep
 
     def client(self, ctx: StageContext) -> ChatClient:
-        settings = load_settings(LlmApiSettings, {**ctx.options, **self.options}, os.environ, backend="llm-api")
+        settings = load_settings(LlmApiSettings, {**ctx.options, **self.options}, backend="llm-api")
         return ChatClient(settings, sleep=self._sleep)
 
     def exchange(self, ctx: StageContext, stage: Stage, client: ChatClient) -> tuple[ChatReply | None, str | None]:
@@ -364,9 +363,9 @@ class LlmApiPlanner(_LlmApiBackend):
             return BackendFailure(f"llm-api planner: {client.scrub(msg)}", transcript=transcript, tokens=tokens)
 
         text = plan_text_from_reply(reply.content)
-        first = text.strip().splitlines()[0].strip() if text.strip() else ""
-        if first.startswith(NO_NEW_ACTION):
-            reason = first[len(NO_NEW_ACTION) :].strip() or "the model found no new action"
+        reason = no_new_action(text.strip().splitlines()[0]) if text.strip() else None
+        if reason is not None:
+            reason = reason or "the model found no new action"
             return PlanOutcome(plan=None, reason=reason, transcript=transcript, tokens=tokens)
         plan = read_plan_reply(
             text, version=ctx.version, planner=self.name, fail=fail, what="the reply's plan", parser=self.parse_plan

@@ -91,7 +91,7 @@ class ImplementOutcome:
         tokens: token usage for API backends.
         candidates: every candidate of a plan's candidate set as Stage 3 measured it (rules backend),
             the chosen one marked; kept in ``memory/v<N>.json``.
-        no_gain: the search found nothing faster than the current configuration (``changed`` False):
+        no_gain: the tuning session found nothing faster than the current configuration (``changed`` False):
             a measured result, not a failure of the implementer.
         checked: the implementer checked the kernel.py it wrote on the full problem already (the tuning
             engine's winner): Stage 3 does not check it again, the gate checks it once.
@@ -143,6 +143,16 @@ class Implementer(Protocol):
     name: str
 
     def implement(self, ctx: StageContext) -> ImplementOutcome: ...
+
+
+NO_NEW_ACTION = "NO_NEW_ACTION:"
+"""How an agent or a model says that no new actionable plan is left: ``NO_NEW_ACTION: <reason>``."""
+
+
+def no_new_action(line: str) -> str | None:
+    """The reason of a ``NO_NEW_ACTION: <reason>`` line ("" when it gives none); None for any other line."""
+    line = line.strip()
+    return line[len(NO_NEW_ACTION) :].strip() if line.startswith(NO_NEW_ACTION) else None
 
 
 def transcript_path(ws: Workspace, version: int, stage: Stage, *, kind: str = "agent") -> Path:

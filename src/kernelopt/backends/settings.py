@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from kernelopt.env import inherited
 from kernelopt.errors import UsageError
 
 PLACEHOLDERS = ("prompt_file", "workspace", "version", "plan_file", "stage")
@@ -123,13 +124,16 @@ _ENV: dict[type[BaseModel], dict[str, str]] = {
 }
 
 
-def load_settings(cls: type[S], options: Mapping[str, Any] | None, env: Mapping[str, str], *, backend: str) -> S:
-    """Build ``cls`` from ``options`` over environment variables over defaults.
+def load_settings(
+    cls: type[S], options: Mapping[str, Any] | None, env: Mapping[str, str] | None = None, *, backend: str
+) -> S:
+    """Build ``cls`` from ``options`` over the variables of ``env`` (default: this process's) over defaults.
 
     Raises:
         UsageError: an unknown option, a missing required setting, or a value of the wrong type; the
             message names the option and, where one exists, the environment variable.
     """
+    env = inherited() if env is None else env
     data: dict[str, Any] = {}
     names = _ENV.get(cls, {})
     for fld, var in names.items():

@@ -8,7 +8,6 @@ each time). A problem that fails, crashes or hangs becomes a row and never stops
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -19,6 +18,7 @@ from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, child_argv, item_row, optimize_row, problem_env, validate_row
 from kernelopt.batch.work import work_seconds
+from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError, RecordError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.gate import GateReport
@@ -50,7 +50,7 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
         return row.model_copy(update={"reason": exc.one_line()})
     row = row.model_copy(update={"workspace": str(ws.root)})
     result = run_command(
-        child_argv(ws, options), timeout_s=options.problem_timeout_s, env=problem_env(env or os.environ, options)
+        child_argv(ws, options), timeout_s=options.problem_timeout_s, env=problem_env(env or inherited(), options)
     )
     logs = options.out_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ the one documented exception to "every process through kernelopt.proc": they run
 (:data:`ENTRY_POINTS`), never an external program, and each leads a process group of its own.
 
 Each child is as isolated as a fresh worker: its own session and process group (the parent kills the
-group on a timeout), the job's environment in place of the server's (``os.environ`` replaced, Python's
+group on a timeout), the job's environment in place of the server's (the process environment replaced, Python's
 start-up flags applied by hand: ``PYTHONFAULTHANDLER``, ``PYTHONDONTWRITEBYTECODE``, ``MALLOC_PERTURB_``
 through ``mallopt``), stdout and stderr in the job's files, fresh random seeds, and it ends with the server
 (``PR_SET_PDEATHSIG``), which ends with the batch. A crash or hang takes only the child.
@@ -33,12 +33,13 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from kernelopt.env import inherited, replace_environment
 from kernelopt.proc import die_with_parent
 
 #: The modules the server imports before it forks anything (a missing one is skipped and reported).
@@ -64,6 +65,13 @@ EARLY_VARIABLES = (
     "HIP_VISIBLE_DEVICES",
     "ROCR_VISIBLE_DEVICES",
 )
+
+
+def _early(env: Mapping[str, str]) -> dict[str, str | None]:
+    """The :data:`EARLY_VARIABLES` of ``env`` (None where unset)."""
+    return {k: env.get(k) for k in EARLY_VARIABLES}
+
+
 #: Our choice: after this many spares that died before a run reached them, the server forks plain children.
 MAX_SPARE_FAILURES = 3
 POLL_S = 0.02
@@ -191,8 +199,7 @@ def run_launch(launch: Launch) -> NoReturn:
             stream.reconfigure(line_buffering=True, write_through=True)  # type: ignore[union-attr]
         if launch.cwd:
             os.chdir(launch.cwd)
-        os.environ.clear()
-        os.environ.update(launch.env)
+        replace_environment(launch.env)
         _python_flags(launch.env)
         sys.argv = [launch.entry, *launch.args]
         code = ENTRY_POINTS[launch.entry](list(launch.args))
@@ -288,14 +295,14 @@ class Server:
             assert isinstance(message, Launch)
             run_launch(message)
         os.close(read_fd)
-        self.spare = _Spare(pid, write_fd, {k: os.environ.get(k) for k in EARLY_VARIABLES})
+        self.spare = _Spare(pid, write_fd, _early(inherited()))
 
     def launch(self, message: Launch) -> None:
         if message.entry not in ENTRY_POINTS:
             self.send(Refused(id=message.id, reason=f"no entry point {message.entry!r} in the fork server"))
             return
         spare = self.spare
-        if spare is not None and spare.early == {k: message.env.get(k) for k in EARLY_VARIABLES}:
+        if spare is not None and spare.early == _early(message.env):
             self.spare = None
             os.write(spare.job_fd, encode(message))
             os.close(spare.job_fd)

@@ -17,7 +17,6 @@ generic worker protocol (``kernelopt.worker``) without its users changing.
 from __future__ import annotations
 
 import itertools
-import os
 import select
 import shutil
 import signal
@@ -42,9 +41,10 @@ from kernelopt.batch.forkserver import (
     Shutdown,
     encode,
 )
+from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.harness.runner import WatchedWorker, worker_env
-from kernelopt.proc import RunningCommand, child_env, start_command
+from kernelopt.proc import LimitedCommand, RunningCommand, child_env, start_command
 
 SERVER_MODULE = "kernelopt.batch.forkserver"
 POLL_S = 0.02
@@ -66,7 +66,7 @@ def warm_entry(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     return None
 
 
-class PooledWorker:
+class PooledWorker(LimitedCommand):
     """A run in a child of the fork server, with :class:`kernelopt.proc.RunningCommand`'s interface.
 
     Attributes:
@@ -78,31 +78,13 @@ class PooledWorker:
     """
 
     def __init__(self, pool: WorkerPool, pid: int, *, started_at: float, timeout_s: float, warm: bool) -> None:
+        super().__init__(started_at=started_at, timeout_s=timeout_s)
         self._pool = pool
         self.pid = pid
-        self.started_at = started_at
-        self.timeout_s = timeout_s
         self.warm = warm
-        self.timed_out = False
-        self._exit_by: float | None = None
 
-    def running(self) -> bool:
-        if self._pool.exit_status(self.pid) is not None:
-            return False
-        now = time.monotonic()
-        if self._exit_by is not None:
-            if now > self._exit_by:
-                self.kill()
-                return False
-        elif now - self.started_at > self.timeout_s:
-            self.timed_out = True
-            self.kill()
-            return False
-        return True
-
-    def allow_exit(self, grace_s: float) -> None:
-        if self._exit_by is None and not self.timed_out:
-            self._exit_by = time.monotonic() + grace_s
+    def exited(self) -> bool:
+        return self._pool.exit_status(self.pid) is not None
 
     def kill(self) -> None:
         self._pool.kill(self.pid)
@@ -143,7 +125,7 @@ class WorkerPool:
         self.lifetime_s = lifetime_s
         self.startup_timeout_s = startup_timeout_s
         self.spare = spare
-        self.env = dict(os.environ if env is None else env)
+        self.env = inherited() if env is None else dict(env)
         self.ready: Ready | None = None
         self.restarts = 0
         self.launches = 0

@@ -16,7 +16,6 @@ optional extra (``pip install 'kernelopt[ray]'``) imported only here.
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from kernelopt.batch.model import BatchTable, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row
 from kernelopt.batch.runner import BatchEvent, EventKind, add_row, prepare, write_table
+from kernelopt.env import raw_value
 from kernelopt.errors import EnvironmentProblem, UsageError
 
 LOCAL = "local"
@@ -69,7 +69,7 @@ def problem_task(item_json: str, options_json: str) -> str:
     item = BatchItem.model_validate_json(item_json)
     attempt = count_attempt(options, item.key)
     row = run_problem(item, options)
-    gpus = os.environ.get("CUDA_VISIBLE_DEVICES")
+    gpus = raw_value("cuda_visible_devices")
     host = socket.gethostname() + (f" GPU {gpus}" if gpus else "")
     return row.model_copy(update={"attempts": attempt, "host": host}).model_dump_json()
 

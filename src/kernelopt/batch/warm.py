@@ -21,7 +21,6 @@ The figures are the gate's, exactly as on the cold path.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -66,7 +65,7 @@ class WarmRunner:
     def __init__(self, options: BatchOptions, *, problems: int, spare: bool = True) -> None:
         self.options = options
         self.settings = HarnessSettings.from_env(
-            os.environ,
+            None,
             device=options.device,
             compile_reference=options.compile_reference,
             size_scale=options.size_scale,
@@ -186,6 +185,6 @@ class WarmRunner:
                 job,
                 limits=limits_of(self.settings),
                 run_dir=run_dir,
-                env=worker_env(os.environ, {"KERNELOPT_WORKER": "1"}),
+                env=worker_env(None, {"KERNELOPT_WORKER": "1"}),
                 cwd=reference.parent,
             )

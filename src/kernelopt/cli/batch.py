@@ -149,21 +149,15 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the batch table as JSON."),
     ) -> None:
         """Validate (or optimize) every problem under DIR (or problem and sample) and print the KernelBench table."""
-        from kernelopt.batch.runner import run_batch
-
         if device is not None and device not in DEVICES:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         if size_scale is not None and not 0 < size_scale <= 1:
             raise UsageError(f"--size-scale {size_scale:g} is outside (0, 1]")
         if level is not None and kernels is None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
-        name = Path(directory).expanduser().resolve().name or "batch"
-        out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
-        if out_dir.exists() and not out_dir.is_dir():
-            raise UsageError(f"--out {out_dir} is a file", hint="give a folder (it is created when missing)")
         options = BatchOptions(
             mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,
-            out_dir=out_dir,
+            out_dir=_out_dir(directory, out),
             device=device,
             problem_timeout_s=problem_timeout_s,
             compile_reference=compile_reference,
@@ -175,24 +169,43 @@ def register(app: typer.Typer) -> None:
             level=level,
             cold=cold,
         )
-        bar = _Bar()
-        try:
-            if ray is not None:
-                from kernelopt.batch.ray_runner import run_batch_on_ray
-
-                result = run_batch_on_ray(Path(directory), options, address=ray, fresh=fresh, on_event=bar)
-            else:
-                result = run_batch(Path(directory), options, fresh=fresh, on_event=bar)
-        except KeyboardInterrupt:
-            bar.close()
-            sys.stderr.write(
-                f"kernelopt: interrupted; the rows so far are in {out_dir / TABLE_FILE}: "
-                "the same command resumes the batch\n"
-            )
-            raise
-        finally:
-            bar.close()
+        result = _run(Path(directory), options, ray=ray, fresh=fresh)
         if as_json:
             emit_json(result)
         else:
-            render(result, out_dir)
+            render(result, options.out_dir)
+
+
+def _out_dir(directory: Path, out: Path | None) -> Path:
+    """``--out``, else ``/tmp/kernelopt_batch_<DIR's name>``; never a file.
+
+    Raises:
+        UsageError: the folder is a file.
+    """
+    name = Path(directory).expanduser().resolve().name or "batch"
+    out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir} is a file", hint="give a folder (it is created when missing)")
+    return out_dir
+
+
+def _run(directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool) -> BatchTable:
+    """The batch, here or on Ray, with a progress bar; on Ctrl-C, where its rows so far are."""
+    from kernelopt.batch.runner import run_batch
+
+    bar = _Bar()
+    try:
+        if ray is not None:
+            from kernelopt.batch.ray_runner import run_batch_on_ray
+
+            return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
+        return run_batch(directory, options, fresh=fresh, on_event=bar)
+    except KeyboardInterrupt:
+        bar.close()
+        sys.stderr.write(
+            f"kernelopt: interrupted; the rows so far are in {options.out_dir / TABLE_FILE}: "
+            "the same command resumes the batch\n"
+        )
+        raise
+    finally:
+        bar.close()

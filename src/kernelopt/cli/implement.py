@@ -4,12 +4,15 @@ immediate correctness check."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.env import EnvSettings
+
+if TYPE_CHECKING:
+    from kernelopt.stages.implement import ImplementResult
 
 
 def register(app: typer.Typer) -> None:
@@ -51,46 +54,57 @@ def register(app: typer.Typer) -> None:
             summary=summary_of(ws, n),
             history=list(ws.memory.records()),
         )
-        o = report.outcome
-        c = report.correctness
-        result: dict[str, Any] = {
-            "version": n,
-            "implementer": name,
-            "ok": report.ok,
-            "changed": report.ok,
-            "description": o.description if o else "",
-            "knob_changes": {k: list(v) for k, v in o.knob_changes.items()} if o else {},
-            "error": report.reason,
-            "error_type": report.error_type,
-            "violations": report.violations,
-            "transcript": str(report.transcript) if report.transcript else None,
-            "tokens": {k: v for _, t in report.tokens for k, v in t.items()},
-            "correctness": {
-                "ran": c is not None,
-                "passed": c.passed if c is not None else None,
-                "message": c.message if c is not None else None,
-            },
-            "diff": report.diff,
-        }
+        result = _result(n, name, report)
         if as_json:
             emit_json(result)
         else:
-            if report.ok and o is not None:
-                info(f"v{n}: {o.description}")
-                for k, (before, after) in o.knob_changes.items():
-                    info(f"  {k}: {before} -> {after}")
-            if report.transcript:
-                info(f"transcript: {report.transcript}")
-            if result["tokens"]:
-                info("tokens: " + ", ".join(f"{k} {v}" for k, v in result["tokens"].items()))
-            if report.violations:
-                warn("undid writes outside the allowance: " + ", ".join(report.violations))
-            if c is not None:
-                info(f"correctness: {'PASS' if c.passed else c.status.value}: {c.message}")
-            elif no_check and report.ok:
-                info("correctness: not checked (--no-check); run `python test_kernel.py` in the workspace")
+            _show(n, report, result, no_check=no_check)
         if not report.ok:
             if not as_json:
                 reason = " ".join((report.reason or "").split())
                 typer.echo(f"kernelopt: implement failed: {reason}; kernel.py left as it was", err=True)
             raise typer.Exit(1)
+
+
+def _result(n: int, name: str, report: ImplementResult) -> dict[str, Any]:
+    """What ``--json`` prints: the change, the errors, the guard's undos, tokens, the check, the diff."""
+    o = report.outcome
+    c = report.correctness
+    return {
+        "version": n,
+        "implementer": name,
+        "ok": report.ok,
+        "changed": report.ok,
+        "description": o.description if o else "",
+        "knob_changes": {k: list(v) for k, v in o.knob_changes.items()} if o else {},
+        "error": report.reason,
+        "error_type": report.error_type,
+        "violations": report.violations,
+        "transcript": str(report.transcript) if report.transcript else None,
+        "tokens": {k: v for _, t in report.tokens for k, v in t.items()},
+        "correctness": {
+            "ran": c is not None,
+            "passed": c.passed if c is not None else None,
+            "message": c.message if c is not None else None,
+        },
+        "diff": report.diff,
+    }
+
+
+def _show(n: int, report: ImplementResult, result: dict[str, Any], *, no_check: bool) -> None:
+    """The change, the transcript and tokens, the guard's undos and the correctness check, for people."""
+    o, c = report.outcome, report.correctness
+    if report.ok and o is not None:
+        info(f"v{n}: {o.description}")
+        for k, (before, after) in o.knob_changes.items():
+            info(f"  {k}: {before} -> {after}")
+    if report.transcript:
+        info(f"transcript: {report.transcript}")
+    if result["tokens"]:
+        info("tokens: " + ", ".join(f"{k} {v}" for k, v in result["tokens"].items()))
+    if report.violations:
+        warn("undid writes outside the allowance: " + ", ".join(report.violations))
+    if c is not None:
+        info(f"correctness: {'PASS' if c.passed else c.status.value}: {c.message}")
+    elif no_check and report.ok:
+        info("correctness: not checked (--no-check); run `python test_kernel.py` in the workspace")

@@ -72,181 +72,169 @@ def summary_rows(records: list[IterationRecord]) -> list[dict[str, Any]]:
     return rows
 
 
+MEMORY = typer.Typer(help="Create, read, update, mask and summarize memory/v<N>.json records.", no_args_is_help=True)
+WS_OPT = typer.Option(None, "--workspace", "-w", help="The workspace folder (or give it first, positionally).")
+WS_ARG = typer.Argument(None, help="The workspace folder (or --workspace).", show_default=False)
+JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")
+VERSIONS_ARG = typer.Argument(..., help="[WS] v<N>...")
+
+
 def register(app: typer.Typer) -> None:
-    mem = typer.Typer(help="Create, read, update, mask and summarize memory/v<N>.json records.", no_args_is_help=True)
-    app.add_typer(mem, name="memory")
-    ws_opt = typer.Option(None, "--workspace", "-w", help="The workspace folder (or give it first, positionally).")
-    ws_arg = typer.Argument(None, help="The workspace folder (or --workspace).", show_default=False)
-    json_opt = typer.Option(False, "--json", help="Print the result as JSON.")
+    app.add_typer(MEMORY, name="memory")
 
-    @mem.command("create")
-    def create(
-        ws: Path | None = ws_arg,
-        workspace: Path | None = ws_opt,
-        version: str = typer.Option(..., "--version", help="v<N>"),
-        force: bool = typer.Option(False, "--force", help="Replace an existing record."),
-        as_json: bool = json_opt,
-    ) -> None:
-        """Create an empty record for a version."""
-        workspace = _chosen(ws, workspace)
-        store = _store(workspace)
-        record = store.create(version, force=force)
-        emit_json(record) if as_json else info(f"created {store.path(record.version)}")
 
-    @mem.command("read")
-    def read(
-        ws: Path | None = ws_arg,
-        workspace: Path | None = ws_opt,
-        version: str | None = typer.Option(None, "--version", help="v<N> (default: latest unmasked)."),
-        field: str | None = typer.Option(None, "--field", help="Dotted path, e.g. performance.latency_us."),
-        include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
-    ) -> None:
-        """Print a record (or one field of it) as JSON."""
-        workspace = _chosen(ws, workspace)
-        store = _store(workspace)
-        if version is None:
-            record = store.latest(include_masked=include_masked)
-            if record is None:
-                raise RecordError(f"{workspace}: no unmasked records")
-        else:
-            record = store.read(version)
-            if record.masked and not include_masked:
-                raise RecordError(f"{record.version} is masked", hint="pass --include-masked to read it")
-        if field:
-            sys.stdout.write(json.dumps(_field(record, field), indent=2) + "\n")
-        else:
-            emit_json(record)
+@MEMORY.command("create")
+def create(
+    ws: Path | None = WS_ARG,
+    workspace: Path | None = WS_OPT,
+    version: str = typer.Option(..., "--version", help="v<N>"),
+    force: bool = typer.Option(False, "--force", help="Replace an existing record."),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Create an empty record for a version."""
+    store = _store(_chosen(ws, workspace))
+    record = store.create(version, force=force)
+    emit_json(record) if as_json else info(f"created {store.path(record.version)}")
 
-    @mem.command("update")
-    def update(
-        ws: Path | None = ws_arg,
-        workspace: Path | None = ws_opt,
-        version: str = typer.Option(..., "--version", help="v<N>"),
-        sets: list[str] = typer.Option(..., "--set", help="key.path=value (repeatable)."),
-        as_json: bool = json_opt,
-    ) -> None:
-        """Set fields (converted by the schema's type); all or nothing, validated, atomic."""
-        workspace = _chosen(ws, workspace)
-        store = _store(workspace)
-        record = store.update(version, list(sets))
-        emit_json(record) if as_json else info(f"updated {store.path(record.version)}")
 
-    def _mask(workspace: Path | None, versions: list[str], masked: bool, as_json: bool) -> None:
-        if workspace is None and versions:  # kernelopt memory mask WS v1 v2
-            workspace, versions = Path(versions[0]), versions[1:]
-        workspace = _chosen(None, workspace)
-        if not versions:
-            raise UsageError("no version to change", hint="kernelopt memory mask WS v<N>...")
-        store = _store(workspace)
-        for v in versions:  # check all first: nothing is written if one is missing
-            store.read(v)
-        done = [store.set_masked(v, masked).version for v in versions]
-        if as_json:
-            emit_json({"masked" if masked else "unmasked": done})
-        else:
-            info(f"{'masked' if masked else 'unmasked'}: {', '.join(done)}")
-
-    @mem.command("mask")
-    def mask(
-        workspace: Path | None = ws_opt,
-        versions: list[str] = typer.Argument(..., help="[WS] v<N>..."),
-        as_json: bool = json_opt,
-    ) -> None:
-        """Mask records: kept for audit, never read as active data."""
-        _mask(workspace, versions, True, as_json)
-
-    @mem.command("unmask")
-    def unmask(
-        workspace: Path | None = ws_opt,
-        versions: list[str] = typer.Argument(..., help="[WS] v<N>..."),
-        as_json: bool = json_opt,
-    ) -> None:
-        """Unmask records."""
-        _mask(workspace, versions, False, as_json)
-
-    @mem.command("list")
-    def list_(ws: Path | None = ws_arg, workspace: Path | None = ws_opt, as_json: bool = json_opt) -> None:
-        """List every record (masked ones included) with its status."""
-        workspace = _chosen(ws, workspace)
-        store = _store(workspace)
-        rows = []
-        for n in store.versions():
-            try:
-                r = store.read(n)
-                rows.append(
-                    {
-                        "version": r.version,
-                        "masked": r.masked,
-                        "quality_gate": r.quality_gate.result.value if r.quality_gate.result else None,
-                        "error": None,
-                    }
-                )
-            except RecordError as exc:
-                rows.append({"version": f"v{n}", "masked": None, "quality_gate": None, "error": exc.message})
-        if as_json:
-            emit_json(rows)
-        else:
-            table(
-                "memory records",
-                ["version", "masked", "gate", "error"],
-                [[r["version"], r["masked"], r["quality_gate"], r["error"] or ""] for r in rows],
-            )
-
-    @mem.command("latest")
-    def latest(
-        ws: Path | None = ws_arg,
-        workspace: Path | None = ws_opt,
-        include_masked: bool = typer.Option(False, "--include-masked"),
-        as_json: bool = json_opt,
-    ) -> None:
-        """Print the latest unmasked version label."""
-        workspace = _chosen(ws, workspace)
-        record = _store(workspace).latest(include_masked=include_masked)
+@MEMORY.command("read")
+def read(
+    ws: Path | None = WS_ARG,
+    workspace: Path | None = WS_OPT,
+    version: str | None = typer.Option(None, "--version", help="v<N> (default: latest unmasked)."),
+    field: str | None = typer.Option(None, "--field", help="Dotted path, e.g. performance.latency_us."),
+    include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
+) -> None:
+    """Print a record (or one field of it) as JSON."""
+    workspace = _chosen(ws, workspace)
+    store = _store(workspace)
+    if version is None:
+        record = store.latest(include_masked=include_masked)
         if record is None:
             raise RecordError(f"{workspace}: no unmasked records")
-        emit_json({"version": record.version}) if as_json else info(record.version)
+    else:
+        record = store.read(version)
+        if record.masked and not include_masked:
+            raise RecordError(f"{record.version} is masked", hint="pass --include-masked to read it")
+    if field:
+        sys.stdout.write(json.dumps(_field(record, field), indent=2) + "\n")
+    else:
+        emit_json(record)
 
-    @mem.command("summary")
-    def summary(
-        ws: Path | None = ws_arg,
-        workspace: Path | None = ws_opt,
-        include_masked: bool = typer.Option(False, "--include-masked"),
-        as_json: bool = json_opt,
-    ) -> None:
-        """Table of versions: latency, TFLOP/s, GB/s, utilization, correctness, gate, action."""
-        rows = summary_rows(list(_store(_chosen(ws, workspace)).records(include_masked=include_masked)))
-        if as_json:
-            emit_json(rows)
-            return
+
+@MEMORY.command("update")
+def update(
+    ws: Path | None = WS_ARG,
+    workspace: Path | None = WS_OPT,
+    version: str = typer.Option(..., "--version", help="v<N>"),
+    sets: list[str] = typer.Option(..., "--set", help="key.path=value (repeatable)."),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Set fields (converted by the schema's type); all or nothing, validated, atomic."""
+    store = _store(_chosen(ws, workspace))
+    record = store.update(version, list(sets))
+    emit_json(record) if as_json else info(f"updated {store.path(record.version)}")
+
+
+@MEMORY.command("mask")
+def mask(workspace: Path | None = WS_OPT, versions: list[str] = VERSIONS_ARG, as_json: bool = JSON_OPT) -> None:
+    """Mask records: kept for audit, never read as active data."""
+    _mask(workspace, versions, True, as_json)
+
+
+@MEMORY.command("unmask")
+def unmask(workspace: Path | None = WS_OPT, versions: list[str] = VERSIONS_ARG, as_json: bool = JSON_OPT) -> None:
+    """Unmask records."""
+    _mask(workspace, versions, False, as_json)
+
+
+def _mask(workspace: Path | None, versions: list[str], masked: bool, as_json: bool) -> None:
+    if workspace is None and versions:  # kernelopt memory mask WS v1 v2
+        workspace, versions = Path(versions[0]), versions[1:]
+    workspace = _chosen(None, workspace)
+    if not versions:
+        raise UsageError("no version to change", hint="kernelopt memory mask WS v<N>...")
+    store = _store(workspace)
+    for v in versions:  # check all first: nothing is written if one is missing
+        store.read(v)
+    done = [store.set_masked(v, masked).version for v in versions]
+    if as_json:
+        emit_json({"masked" if masked else "unmasked": done})
+    else:
+        info(f"{'masked' if masked else 'unmasked'}: {', '.join(done)}")
+
+
+@MEMORY.command("list")
+def list_(ws: Path | None = WS_ARG, workspace: Path | None = WS_OPT, as_json: bool = JSON_OPT) -> None:
+    """List every record (masked ones included) with its status."""
+    store = _store(_chosen(ws, workspace))
+    rows = [_list_row(store, n) for n in store.versions()]
+    if as_json:
+        emit_json(rows)
+    else:
         table(
-            "kernelopt memory summary",
-            [
-                "version",
-                "masked",
-                "latency (us)",
-                "TFLOP/s",
-                "GB/s",
-                "TFLOP/s %",
-                "GB/s %",
-                "roofline %",
-                "correctness",
-                "gate",
-                "action",
-            ],
-            [
-                [
-                    r["version"],
-                    r["masked"],
-                    r["latency_us"],
-                    r["tflops"],
-                    r["bandwidth_gbps"],
-                    r["tflops_peak_utilization_pct"],
-                    r["bandwidth_peak_utilization_pct"],
-                    r["roofline_utilization_pct"],
-                    r["correctness"],
-                    fmt(r["quality_gate"]),
-                    fmt(r["action_category"]),
-                ]
-                for r in rows
-            ],
+            "memory records",
+            ["version", "masked", "gate", "error"],
+            [[r["version"], r["masked"], r["quality_gate"], r["error"] or ""] for r in rows],
         )
+
+
+def _list_row(store: MemoryStore, n: int) -> dict[str, Any]:
+    """One row of ``memory list``: the record's status, or why it cannot be read."""
+    try:
+        r = store.read(n)
+    except RecordError as exc:
+        return {"version": f"v{n}", "masked": None, "quality_gate": None, "error": exc.message}
+    gate = r.quality_gate.result.value if r.quality_gate.result else None
+    return {"version": r.version, "masked": r.masked, "quality_gate": gate, "error": None}
+
+
+@MEMORY.command("latest")
+def latest(
+    ws: Path | None = WS_ARG,
+    workspace: Path | None = WS_OPT,
+    include_masked: bool = typer.Option(False, "--include-masked"),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Print the latest unmasked version label."""
+    workspace = _chosen(ws, workspace)
+    record = _store(workspace).latest(include_masked=include_masked)
+    if record is None:
+        raise RecordError(f"{workspace}: no unmasked records")
+    emit_json({"version": record.version}) if as_json else info(record.version)
+
+
+SUMMARY_COLUMNS = (
+    ("version", "version"),
+    ("masked", "masked"),
+    ("latency (us)", "latency_us"),
+    ("TFLOP/s", "tflops"),
+    ("GB/s", "bandwidth_gbps"),
+    ("TFLOP/s %", "tflops_peak_utilization_pct"),
+    ("GB/s %", "bandwidth_peak_utilization_pct"),
+    ("roofline %", "roofline_utilization_pct"),
+    ("correctness", "correctness"),
+    ("gate", "quality_gate"),
+    ("action", "action_category"),
+)
+"""The columns of ``memory summary``'s table: header, key of :func:`summary_rows`."""
+
+
+@MEMORY.command("summary")
+def summary(
+    ws: Path | None = WS_ARG,
+    workspace: Path | None = WS_OPT,
+    include_masked: bool = typer.Option(False, "--include-masked"),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Table of versions: latency, TFLOP/s, GB/s, utilization, correctness, gate, action."""
+    rows = summary_rows(list(_store(_chosen(ws, workspace)).records(include_masked=include_masked)))
+    if as_json:
+        emit_json(rows)
+        return
+    words = {"quality_gate", "action_category"}  # a missing word shows as n/a
+    table(
+        "kernelopt memory summary",
+        [header for header, _ in SUMMARY_COLUMNS],
+        [[fmt(r[key]) if key in words else r[key] for _, key in SUMMARY_COLUMNS] for r in rows],
+    )

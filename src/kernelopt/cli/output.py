@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -12,14 +11,15 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from kernelopt.env import raw_value
+
 DEFAULT_WIDTH = 100
 
 
 def width_of(stream: Any, environ: Any = None) -> int | None:
     """Columns to render for ``stream``: the terminal's own width (None: Rich asks the terminal), else
     ``COLUMNS`` when it is a positive number, else 100 (pipes, logs, CI)."""
-    env = os.environ if environ is None else environ
-    columns = str(env.get("COLUMNS", "")).strip()
+    columns = (raw_value("columns", environ) or "").strip()
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     return None if stream.isatty() else DEFAULT_WIDTH

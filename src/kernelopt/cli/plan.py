@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -18,6 +18,10 @@ from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.workspace import Workspace
+
+if TYPE_CHECKING:
+    from kernelopt.planning.plan import PlanError
+    from kernelopt.stages.plan import PlanResult
 
 REJECTED_DIR = "rejected"
 
@@ -61,7 +65,7 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """Stage 2: search knowledge, choose one new action, write plans/v<N>_plan.md (and nothing else)."""
+        """Stage 2: the knowledge search, one new action chosen, plans/v<N>_plan.md written (and nothing else)."""
         from kernelopt.backends.settings import parse_assignments
         from kernelopt.planning.plan import PlanError
         from kernelopt.stages.backends import build_planner
@@ -73,22 +77,7 @@ def register(app: typer.Typer) -> None:
         if device not in (None, "cpu", "cuda"):
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         n = cpu_evidence(ws, version) if device == "cpu" else default_version(ws) if version is None else version
-        opts: dict[str, Any] = parse_assignments(list(options))
-        if planner == "rules":
-            command = web_command if web_command is not None else EnvSettings.read().web_search_cmd
-            if command:
-                try:
-                    opts["web_command"] = shlex.split(command)
-                except ValueError as exc:
-                    raise UsageError(f"--web-command: {exc}") from None
-            if "web_command" in opts:
-                opts["web_timeout_s"] = web_timeout_s
-            if knob_only is not None:
-                opts["knob_only"] = knob_only
-            if wiki:
-                opts["wiki_dirs"] = [str(w) for w in wiki]
-        elif knob_only is not None or wiki or web_command:
-            raise UsageError("--knob-only, --wiki and --web-command are options of the rules planner")
+        opts = _planner_options(planner, parse_assignments(list(options)), knob_only, wiki, web_command, web_timeout_s)
         backend = build_planner(planner, opts, implementer=implementer)
         summary = summary_of(ws, n)
         if summary is None:
@@ -97,35 +86,79 @@ def register(app: typer.Typer) -> None:
                 hint="run Stage 1 (kernelopt profile) first, or pass --device cpu to take it on the CPU",
             )
         result = run_plan(ws, n, backend, guard=RunGuard(ws), summary=summary, history=list(ws.memory.records()))
-        path = ws.plan_path(n)
         if result.verdict is PlanVerdict.FAILED:
-            reason = result.reason or "the planner failed"
-            if result.error_type in ("invalid_plan", "repeated_plan") and path.is_file():
-                moved = _reject(ws, path).relative_to(ws.root)
-                reason = f"{result.path} rejected: {reason.removeprefix('invalid plan: ')} (moved to {moved})"
-            raise PlanError(f"planner '{result.planner}': {reason}")
-        if as_json:
-            emit_json(
-                {
-                    "version": n,
-                    "planner": result.planner,
-                    "plan_path": str(path) if result.plan else None,
-                    "plan": result.plan,
-                    "reason": result.reason,
-                }
-            )
-            return
-        for note in result.notes:
-            warn(note)
-        if result.plan is None:
-            info(f"v{n}: no plan: {result.reason}")
-            return
-        p = result.plan
-        change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
-        if p.candidates or (not p.parameters and p.current_values):
-            now = ", ".join(f"{k}={v}" for k, v in p.current_values.items())
-            change = f"one tuning session from {now}"
-        info(f"wrote {path}")
-        info(f"v{n}: {p.action_category.value}" + (f" ({change})" if change else "") + f", risk {p.risk_level.value}")
-        if result.reason:
-            warn(result.reason)
+            raise _failure(ws, ws.plan_path(n), result)
+        _show(n, ws.plan_path(n), result, as_json)
+
+
+def _planner_options(
+    planner: str,
+    opts: dict[str, Any],
+    knob_only: bool | None,
+    wiki: list[Path],
+    web_command: str | None,
+    web_timeout_s: float,
+) -> dict[str, Any]:
+    """``--option`` settings plus the rules planner's own flags (the web command: the flag, else
+    ``KERNELOPT_WEB_SEARCH_CMD``).
+
+    Raises:
+        UsageError: a rules flag given for another planner, or a web command that does not split.
+    """
+    if planner != "rules":
+        if knob_only is not None or wiki or web_command:
+            raise UsageError("--knob-only, --wiki and --web-command are options of the rules planner")
+        return opts
+    command = web_command if web_command is not None else EnvSettings.read().web_search_cmd
+    if command:
+        try:
+            opts["web_command"] = shlex.split(command)
+        except ValueError as exc:
+            raise UsageError(f"--web-command: {exc}") from None
+    if "web_command" in opts:
+        opts["web_timeout_s"] = web_timeout_s
+    if knob_only is not None:
+        opts["knob_only"] = knob_only
+    if wiki:
+        opts["wiki_dirs"] = [str(w) for w in wiki]
+    return opts
+
+
+def _failure(ws: Workspace, path: Path, result: PlanResult) -> PlanError:
+    """The error of a failed plan; a plan that broke a rule is moved to ``.kernelopt/rejected/``."""
+    from kernelopt.planning.plan import PlanError
+
+    reason = result.reason or "the planner failed"
+    if result.error_type in ("invalid_plan", "repeated_plan") and path.is_file():
+        moved = _reject(ws, path).relative_to(ws.root)
+        reason = f"{result.path} rejected: {reason.removeprefix('invalid plan: ')} (moved to {moved})"
+    return PlanError(f"planner '{result.planner}': {reason}")
+
+
+def _show(n: int, path: Path, result: PlanResult, as_json: bool) -> None:
+    """The plan written (its action, change and risk), or why there is none."""
+    if as_json:
+        emit_json(
+            {
+                "version": n,
+                "planner": result.planner,
+                "plan_path": str(path) if result.plan else None,
+                "plan": result.plan,
+                "reason": result.reason,
+            }
+        )
+        return
+    for note in result.notes:
+        warn(note)
+    if result.plan is None:
+        info(f"v{n}: no plan: {result.reason}")
+        return
+    p = result.plan
+    change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
+    if p.candidates or (not p.parameters and p.current_values):
+        now = ", ".join(f"{k}={v}" for k, v in p.current_values.items())
+        change = f"one tuning session from {now}"
+    info(f"wrote {path}")
+    info(f"v{n}: {p.action_category.value}" + (f" ({change})" if change else "") + f", risk {p.risk_level.value}")
+    if result.reason:
+        warn(result.reason)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,7 +68,7 @@ def _run(root: Path, args: argparse.Namespace) -> int:
         if not f.is_file():
             raise WorkspaceError(f"{root}: no {f.name}")
     card = TaskCard.load(root / "README.md") if (root / "README.md").is_file() else TaskCard()
-    settings = HarnessSettings.from_env(os.environ, device=args.device)
+    settings = HarnessSettings.from_env(None, device=args.device)
     cases = [args.case] if args.case is not None else None
     state = root / ".kernelopt"
     report = check_files(

@@ -8,6 +8,7 @@ import typer
 
 from kernelopt.cli.output import emit_json, info, table, warn
 from kernelopt.tunables import ResourceLimits, apply, discover
+from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
 
 
 def register(app: typer.Typer) -> None:
@@ -44,62 +45,79 @@ def register(app: typer.Typer) -> None:
         edited."""
         if file.is_dir() and (file / "kernel.py").is_file():
             file = file / "kernel.py"  # a workspace or task folder: its kernel
-        evaluation = None
-        if evaluate:
-            from kernelopt.tunables.evaluate import discover_evaluated
-
-            found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference)
-        else:
-            found = discover(file, gpu=gpu)
-        problem = evaluation.problem if evaluation is not None else None
-        if problem:
-            warn(problem)
-        for space in evaluation.spaces.values() if evaluation is not None else []:
-            if space.best_config is not None:
-                info(
-                    f"{space.kernel}: the autotuner picked {space.best_config.knob_values()} for the shape "
-                    f"{space.best_config_shape} (key {space.key})"
-                )
+        found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference)
         if sets:
             from kernelopt.backends.settings import parse_assignments
 
-            changes = parse_assignments(list(sets))
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
+            changes = parse_assignments(list(sets))
             result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
-            if as_json:
-                emit_json({**result.model_dump(mode="json"), "knob_changes": result.knob_changes})
-                return
-            for e in result.edits:
-                linked = f" (grid kept consistent: {', '.join(e.linked)})" if e.linked else ""
-                how = " (inserted)" if e.inserted else f" (overrides the computed {e.overrides})" if e.overrides else ""
-                info(f"{e.key}: {e.before} -> {e.after} at {e.location}{how}{linked}")
-            info(result.diff.rstrip() if dry_run else f"wrote {file}")
-            return
-        if as_json:
+            _show_edit(file, result, dry_run=dry_run, as_json=as_json)
+        elif as_json:
             emit_json(found)
-            return
-        if not found:
-            info(f"{file}: no tunable found (launch literals, autotune configs, `# kernelopt: tunable` constants)")
-            return
-        table(
-            f"tunables of {file}",
-            ["key", "value", "kind", "location", "legal", "categories"],
+        else:
+            _show_knobs(file, found)
+
+
+def _discover(
+    file: Path, *, gpu: str | None, evaluate: bool, reference: Path | None
+) -> tuple[list[Tunable], AutotuneEvaluation | None]:
+    """The knobs of ``file`` (read statically, or with its autotune lists evaluated in a worker); what
+    the evaluation could not do, and each autotuner's pick, are said."""
+    if not evaluate:
+        return discover(file, gpu=gpu), None
+    from kernelopt.tunables.evaluate import discover_evaluated
+
+    found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference)
+    if evaluation is None:
+        return found, None
+    if evaluation.problem:
+        warn(evaluation.problem)
+    for space in evaluation.spaces.values():
+        if space.best_config is not None:
+            info(
+                f"{space.kernel}: the autotuner picked {space.best_config.knob_values()} for the shape "
+                f"{space.best_config_shape} (key {space.key})"
+            )
+    return found, evaluation
+
+
+def _show_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -> None:
+    """Each knob's edit, then the diff (``--dry-run``) or the file written."""
+    if as_json:
+        emit_json({**result.model_dump(mode="json"), "knob_changes": result.knob_changes})
+        return
+    for e in result.edits:
+        linked = f" (grid kept consistent: {', '.join(e.linked)})" if e.linked else ""
+        how = " (inserted)" if e.inserted else f" (overrides the computed {e.overrides})" if e.overrides else ""
+        info(f"{e.key}: {e.before} -> {e.after} at {e.location}{how}{linked}")
+    info(result.diff.rstrip() if dry_run else f"wrote {file}")
+
+
+def _show_knobs(file: Path, found: list[Tunable]) -> None:
+    """The knobs' table, then why a knob is not edited, or how a computed one is."""
+    if not found:
+        info(f"{file}: no tunable found (launch literals, autotune configs, `# kernelopt: tunable` constants)")
+        return
+    table(
+        f"tunables of {file}",
+        ["key", "value", "kind", "location", "legal", "categories"],
+        [
             [
-                [
-                    t.key,
-                    t.value if t.value is not None else ("computed" if t.computed else None),
-                    "semantic" if t.semantic else t.kind.value,
-                    t.location,
-                    ", ".join(t.constraints) or "-",
-                    ", ".join(c.value for c in t.categories) or "-",
-                ]
-                for t in found
-            ],
-        )
-        for t in found:
-            if t.semantic:
-                warn(f"{t.key} is not a performance parameter: {t.refused_reason}")
-            elif t.refused_reason:
-                warn(f"{t.key} is not editable: {t.refused_reason}")
-            elif t.computed and t.value is None:
-                info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")
+                t.key,
+                t.value if t.value is not None else ("computed" if t.computed else None),
+                "semantic" if t.semantic else t.kind.value,
+                t.location,
+                ", ".join(t.constraints) or "-",
+                ", ".join(c.value for c in t.categories) or "-",
+            ]
+            for t in found
+        ],
+    )
+    for t in found:
+        if t.semantic:
+            warn(f"{t.key} is not a performance parameter: {t.refused_reason}")
+        elif t.refused_reason:
+            warn(f"{t.key} is not editable: {t.refused_reason}")
+        elif t.computed and t.value is None:
+            info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")

@@ -11,6 +11,7 @@ Also holds the rendering shared with the workspace's ``test_kernel.py``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -21,6 +22,9 @@ from kernelopt.harness.model import BenchReport, CorrectnessReport
 from kernelopt.memory.model import GateResult
 from kernelopt.vocabulary import Device
 from kernelopt.workspace import Workspace
+
+if TYPE_CHECKING:
+    from kernelopt.harness.gate import GateReport
 
 
 def render_correctness(report: CorrectnessReport, *, show_warnings: bool = True) -> None:
@@ -162,44 +166,47 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(report)
         else:
-            render_correctness(report.correctness, show_warnings=False)
-            if report.bench is not None:
-                render_bench(report.bench, show_warnings=False)
-            p = report.record.performance
-            table(
-                f"v{n} performance",
-                ["quantity", "value"],
-                [
-                    ["latency (median, us)", p.latency_us],
-                    ["TFLOP/s", p.tflops],
-                    ["GB/s", p.bandwidth_gbps],
-                    ["% of spec TFLOP/s", p.tflops_peak_utilization_pct],
-                    ["% of spec bandwidth", p.bandwidth_peak_utilization_pct],
-                    ["% of measured matmul ceiling", p.tflops_ceiling_utilization_pct],
-                    ["% of measured bandwidth ceiling", p.bandwidth_ceiling_utilization_pct],
-                    ["% of roofline bound", p.roofline_utilization_pct],
-                    ["roofline basis", p.roofline_basis],
-                    ["speedup vs previous", report.speedup_vs_previous],
-                    ["reference latency (eager, us)", report.reference_latency_us],
-                    ["speedup vs reference (eager)", report.speedup_vs_reference],
-                    ["speedup vs torch.compile", report.speedup_vs_compiled],
-                    [
-                        "torch.compile time (s, not timed)",
-                        p.speedup_vs_reference.compile_s if p.speedup_vs_reference else None,
-                    ],
-                    ["verdict", p.comparison_with_previous.verdict],
-                ],
-            )
-            if report.record.isa_metric_progress:
-                table(
-                    "ISA targets",
-                    ["metric", "target", "current", "met"],
-                    [[m.metric, m.target, fmt(m.current), fmt(m.met)] for m in report.record.isa_metric_progress],
-                )
-            for note in report.notes:
-                info(f"note: {note}")
-            for w in report.warnings:
-                warn(w)
-            reason = f": {report.failure_reason}" if report.failure_reason else ""
-            info(f"quality gate v{n}: {report.result.value}{reason} (record aside: {report.record_path})")
+            _show(n, report)
         raise typer.Exit(exit_code(report.result))
+
+
+def _show(n: int, report: GateReport) -> None:
+    """The gate report for people: correctness, timing, performance, ISA targets, notes, the verdict."""
+    render_correctness(report.correctness, show_warnings=False)
+    if report.bench is not None:
+        render_bench(report.bench, show_warnings=False)
+    table(f"v{n} performance", ["quantity", "value"], _performance_rows(report))
+    if report.record.isa_metric_progress:
+        table(
+            "ISA targets",
+            ["metric", "target", "current", "met"],
+            [[m.metric, m.target, fmt(m.current), fmt(m.met)] for m in report.record.isa_metric_progress],
+        )
+    for note in report.notes:
+        info(f"note: {note}")
+    for w in report.warnings:
+        warn(w)
+    reason = f": {report.failure_reason}" if report.failure_reason else ""
+    info(f"quality gate v{n}: {report.result.value}{reason} (record aside: {report.record_path})")
+
+
+def _performance_rows(report: GateReport) -> list[list[Any]]:
+    """The performance table: quantity, value."""
+    p = report.record.performance
+    return [
+        ["latency (median, us)", p.latency_us],
+        ["TFLOP/s", p.tflops],
+        ["GB/s", p.bandwidth_gbps],
+        ["% of spec TFLOP/s", p.tflops_peak_utilization_pct],
+        ["% of spec bandwidth", p.bandwidth_peak_utilization_pct],
+        ["% of measured matmul ceiling", p.tflops_ceiling_utilization_pct],
+        ["% of measured bandwidth ceiling", p.bandwidth_ceiling_utilization_pct],
+        ["% of roofline bound", p.roofline_utilization_pct],
+        ["roofline basis", p.roofline_basis],
+        ["speedup vs previous", report.speedup_vs_previous],
+        ["reference latency (eager, us)", report.reference_latency_us],
+        ["speedup vs reference (eager)", report.speedup_vs_reference],
+        ["speedup vs torch.compile", report.speedup_vs_compiled],
+        ["torch.compile time (s, not timed)", p.speedup_vs_reference.compile_s if p.speedup_vs_reference else None],
+        ["verdict", p.comparison_with_previous.verdict],
+    ]

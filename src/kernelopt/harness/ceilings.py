@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 import tempfile
 import time
@@ -78,7 +77,7 @@ def measure_ceilings(device_index: int = 0, *, timeout_s: float = MEASURE_TIMEOU
             "--device-index",
             str(device_index),
         ]
-        res = run_command(argv, timeout_s=timeout_s, env=worker_env(os.environ, {}))
+        res = run_command(argv, timeout_s=timeout_s, env=worker_env())
         if res.timed_out:
             raise CommandTimeout(argv, timeout_s, res.stdout, res.stderr)
         if res.returncode == EXIT_NO_GPU:

@@ -80,6 +80,49 @@ def changed_elements(before: torch.Tensor, after: torch.Tensor) -> int:
     return int(diff.sum().item())
 
 
+class _Mismatch(Exception):
+    """An output that cannot be compared with the reference's: what is wrong, and its error class."""
+
+    def __init__(self, message: str, error_class: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error_class = error_class
+
+
+def _as_tensors(name: str, out: Any, ref: Any, hi: Any) -> tuple[torch.Tensor, torch.Tensor, Any]:
+    """The output and the reference's as tensors (a number the reference returns becomes one, and so does
+    the output, on the reference's device).
+
+    Raises:
+        _Mismatch: the output is not a tensor (or a number where the reference returns one).
+    """
+    if not isinstance(ref, torch.Tensor):
+        ref = torch.as_tensor(ref)
+        hi = torch.as_tensor(hi)
+        if not isinstance(out, torch.Tensor):
+            try:
+                out = torch.as_tensor(out)
+            except (TypeError, ValueError, RuntimeError):
+                raise _Mismatch(f"{name} is {type(out).__name__}; the reference's is a number", "WrongType") from None
+        out = out.to(ref.device)
+    if not isinstance(out, torch.Tensor):
+        raise _Mismatch(
+            f"{name} is {type(out).__name__}, not a tensor (the reference returns a tensor)",
+            "WrongType" if out is not None else "NotWritten",
+        )
+    return out, ref, hi
+
+
+def _same_layout(name: str, out: torch.Tensor, ref: torch.Tensor) -> None:
+    """Raises :class:`_Mismatch` when the output's shape, dtype or device type is not the reference's."""
+    if tuple(out.shape) != tuple(ref.shape):
+        raise _Mismatch(f"{name} has shape {tuple(out.shape)}; the reference's is {tuple(ref.shape)}", "WrongShape")
+    if out.dtype != ref.dtype:
+        raise _Mismatch(f"{name} has dtype {out.dtype}; the reference's is {ref.dtype}", "WrongDtype")
+    if out.device.type != ref.device.type:
+        raise _Mismatch(f"{name} is on {out.device.type}; the reference's is on {ref.device.type}", "WrongDevice")
+
+
 def check_outputs(
     out_obj: Any,
     ref_native_obj: Any,
@@ -118,34 +161,13 @@ def check_outputs(
     ratios: list[float] = []
     for k, (out, ref, hi) in enumerate(zip(outs, refs, his if len(his) == len(refs) else refs, strict=True)):
         name = f"output {k}" if len(outs) > 1 else "output"
-        if not isinstance(ref, torch.Tensor):
-            ref = torch.as_tensor(ref)
-            hi = torch.as_tensor(hi)
-            if not isinstance(out, torch.Tensor):
-                try:
-                    out = torch.as_tensor(out)
-                except (TypeError, ValueError, RuntimeError):
-                    result.message = f"{name} is {type(out).__name__}; the reference's is a number"
-                    result.error_class = "WrongType"
-                    return result
-            out = out.to(ref.device)
-        if not isinstance(out, torch.Tensor):
-            result.message = f"{name} is {type(out).__name__}, not a tensor (the reference returns a tensor)"
-            result.error_class = "WrongType" if out is not None else "NotWritten"
-            return result
-        if result.output_dtype is None:
-            result.output_dtype = str(ref.dtype).removeprefix("torch.")
-        if tuple(out.shape) != tuple(ref.shape):
-            result.message = f"{name} has shape {tuple(out.shape)}; the reference's is {tuple(ref.shape)}"
-            result.error_class = "WrongShape"
-            return result
-        if out.dtype != ref.dtype:
-            result.message = f"{name} has dtype {out.dtype}; the reference's is {ref.dtype}"
-            result.error_class = "WrongDtype"
-            return result
-        if out.device.type != ref.device.type:
-            result.message = f"{name} is on {out.device.type}; the reference's is on {ref.device.type}"
-            result.error_class = "WrongDevice"
+        try:
+            out, ref, hi = _as_tensors(name, out, ref, hi)
+            if result.output_dtype is None:
+                result.output_dtype = str(ref.dtype).removeprefix("torch.")
+            _same_layout(name, out, ref)
+        except _Mismatch as exc:
+            result.message, result.error_class = exc.message, exc.error_class
             return result
         if out.numel() == 0:
             continue

@@ -16,7 +16,7 @@ builds), so compiled code of another version or another source is never reused.
 from __future__ import annotations
 
 import hashlib
-import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -25,7 +25,7 @@ from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageErr
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
 from kernelopt.fileio import atomic_write_text
-from kernelopt.harness.decision import decide
+from kernelopt.harness.decision import Decision, decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
@@ -71,6 +71,7 @@ from kernelopt.memory.model import (
 )
 from kernelopt.oneline import last_line
 from kernelopt.planning.plan import Plan
+from kernelopt.taskcard import TaskCard
 from kernelopt.utilization import Utilization, compute_utilization
 from kernelopt.workspace import Workspace
 
@@ -207,7 +208,7 @@ def _run(
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
         extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations (see harness.inputs)
-    env = worker_env(os.environ, extra, device=settings.device)
+    env = worker_env(None, extra, device=settings.device)
     try:
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
@@ -286,6 +287,26 @@ def _against(
 
 
 def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, min_gain_pct: float) -> BenchReport:
+    failed = _bench_failure(outcome)
+    if failed is not None:
+        return failed
+    res = outcome.result
+    assert res is not None
+    cases = [_case_bench(t, current, previous, min_gain_pct) for t in res.timings]
+    compared = any(c.previous is not None for c in cases)
+    return BenchReport(
+        ok=True,
+        status=CorrectnessStatus.PASS,
+        device=res.device,
+        device_name=res.device_name,
+        cases=cases,
+        previous_label=previous if compared else None,
+        warnings=res.warnings,
+    )
+
+
+def _bench_failure(outcome: RunOutcome) -> BenchReport | None:
+    """The report of a timing run that gave no timings (timed out, crashed, or failed); None when it did."""
     res = outcome.result
     if outcome.timed_out:
         return BenchReport(
@@ -311,61 +332,52 @@ def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, mi
             device_name=res.device_name,
             warnings=res.warnings,
         )
-    cases = []
-    compared = False
-    for t in res.timings:
-        cur = next(v for v in t.versions if v.label == current)
-        prev = next((v for v in t.versions if previous is not None and v.label == previous), None)
-        cur_stats = summarize(cur.samples_us)
-        warnings = [f"case {t.index} ({t.label}), {current}: {w}" for w in [*cur.warnings, *cur_stats.warnings]]
-        prev_stats = speedup = None
-        if prev is not None and t.interleaved:
-            prev_stats = summarize(prev.samples_us)
-            speedup = estimate_speedup(abba_ratios(prev.samples_us, cur.samples_us), min_gain_pct)
-            compared = True
-        ref = _against(t, REFERENCE_LABEL, cur.samples_us, min_gain_pct)
-        comp = _against(t, COMPILED_REFERENCE_LABEL, cur.samples_us, min_gain_pct)
-        withheld = []
-        for what, (stats, estimate) in (("the reference", ref), ("torch.compile(reference)", comp)):
-            # the reference's noise is flagged as the kernel's is, and a speedup too uncertain is withheld
-            warnings += [f"case {t.index} ({t.label}), {what}: {w}" for w in (stats.warnings if stats else [])]
-            why = too_wide(estimate) if estimate is not None else None
-            if why is not None:
-                warnings.append(f"case {t.index} ({t.label}): the speedup over {what} is withheld: {why}")
-            withheld.append(why)
-        cases.append(
-            CaseBench(
-                index=t.index,
-                label=t.label,
-                current=cur_stats,
-                previous=prev_stats,
-                speedup=speedup,
-                method=cur.method,
-                launches_per_sample=cur.launches_per_sample,
-                l2_flushed=cur.l2_flushed,
-                flops=t.flops,
-                bytes_moved=t.bytes_moved,
-                bytes_source=t.bytes_source,
-                output_dtype=t.output_dtype,
-                warnings=warnings,
-                reference=ref[0],
-                reference_speedup=ref[1],
-                compiled=comp[0],
-                compiled_speedup=comp[1],
-                reference_withheld=withheld[0],
-                compiled_withheld=withheld[1],
-                reference_compile_s=t.reference_compile_s,
-                reference_compile_error=t.reference_compile_error,
-            )
-        )
-    return BenchReport(
-        ok=True,
-        status=CorrectnessStatus.PASS,
-        device=res.device,
-        device_name=res.device_name,
-        cases=cases,
-        previous_label=previous if compared else None,
-        warnings=res.warnings,
+    return None
+
+
+def _case_bench(t: CaseTiming, current: str, previous: str | None, min_gain_pct: float) -> CaseBench:
+    """One case's timing: the kernel's statistics, its interleaved speedup over ``previous``, and over the
+    reference (eager and compiled; a speedup too uncertain is withheld, with the reason)."""
+    cur = next(v for v in t.versions if v.label == current)
+    prev = next((v for v in t.versions if previous is not None and v.label == previous), None)
+    cur_stats = summarize(cur.samples_us)
+    warnings = [f"case {t.index} ({t.label}), {current}: {w}" for w in [*cur.warnings, *cur_stats.warnings]]
+    prev_stats = speedup = None
+    if prev is not None and t.interleaved:
+        prev_stats = summarize(prev.samples_us)
+        speedup = estimate_speedup(abba_ratios(prev.samples_us, cur.samples_us), min_gain_pct)
+    ref = _against(t, REFERENCE_LABEL, cur.samples_us, min_gain_pct)
+    comp = _against(t, COMPILED_REFERENCE_LABEL, cur.samples_us, min_gain_pct)
+    withheld = []
+    for what, (stats, estimate) in (("the reference", ref), ("torch.compile(reference)", comp)):
+        # the reference's noise is flagged as the kernel's is, and a speedup too uncertain is withheld
+        warnings += [f"case {t.index} ({t.label}), {what}: {w}" for w in (stats.warnings if stats else [])]
+        why = too_wide(estimate) if estimate is not None else None
+        if why is not None:
+            warnings.append(f"case {t.index} ({t.label}): the speedup over {what} is withheld: {why}")
+        withheld.append(why)
+    return CaseBench(
+        index=t.index,
+        label=t.label,
+        current=cur_stats,
+        previous=prev_stats,
+        speedup=speedup,
+        method=cur.method,
+        launches_per_sample=cur.launches_per_sample,
+        l2_flushed=cur.l2_flushed,
+        flops=t.flops,
+        bytes_moved=t.bytes_moved,
+        bytes_source=t.bytes_source,
+        output_dtype=t.output_dtype,
+        warnings=warnings,
+        reference=ref[0],
+        reference_speedup=ref[1],
+        compiled=comp[0],
+        compiled_speedup=comp[1],
+        reference_withheld=withheld[0],
+        compiled_withheld=withheld[1],
+        reference_compile_s=t.reference_compile_s,
+        reference_compile_error=t.reference_compile_error,
     )
 
 
@@ -398,7 +410,7 @@ def check_files(
     Raises:
         EnvironmentProblem: no usable Python or device.
     """
-    settings = settings or HarnessSettings.from_env(os.environ)
+    settings = settings or HarnessSettings.from_env()
     kernel_py, reference_py, state_dir = (
         Path(kernel_py).resolve(),
         Path(reference_py).resolve(),
@@ -436,7 +448,7 @@ def bench_files(
     Returns:
         The report and the raw worker result (samples included), ``None`` when the worker died.
     """
-    settings = settings or HarnessSettings.from_env(os.environ)
+    settings = settings or HarnessSettings.from_env()
     kernel_py, reference_py, state_dir = (
         Path(kernel_py).resolve(),
         Path(reference_py).resolve(),
@@ -486,7 +498,7 @@ def check_correctness(
         EnvironmentProblem: no usable Python or device.
         WorkspaceError: the task card is invalid.
     """
-    settings = HarnessSettings.from_env(os.environ, device=device, case_timeout_s=timeout_s)
+    settings = HarnessSettings.from_env(None, device=device, case_timeout_s=timeout_s)
     card = workspace.task_card()
     return check_files(
         workspace.kernel_py,
@@ -681,114 +693,23 @@ def validate(
         RecordError: the existing record cannot be read.
         WorkspaceError: invalid task card.
     """
-    if version < 0:
-        raise UsageError(f"version must be >= 0, got {version}")
-    if previous is not None and previous >= version:
-        raise UsageError(f"previous version v{previous} must be older than v{version}")
-    settings = HarnessSettings.from_env(
-        os.environ, device=device, compile_reference=compile_reference, size_scale=size_scale
-    )
-    card = workspace.task_card()
-    constants = problem_constants(workspace, settings)
-    timing_plan = BenchSettings(
-        seconds_per_case=settings.bench_seconds,
-        time_reference=True,
-        compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
-        compile_backend=settings.compile_backend,
-    )
-    before = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
-    label = version_label(version)
-    gate_dir = workspace.state_dir / "gate" / label
-    gate_dir.mkdir(parents=True, exist_ok=True)
-    warnings: list[str] = []
-
-    correctness = check_files(
-        workspace.kernel_py,
-        workspace.reference_py,
-        workspace.state_dir,
-        label=label,
-        settings=settings,
-        dtype_hint=card.dtype,
-        constants=constants,
-    )
-    warnings += correctness.warnings
-    if constants:
-        warnings.append(
-            "problem sizes changed from reference.py: " + ", ".join(f"{k}={v}" for k, v in constants.items())
-        )
-    bench: BenchReport | None = None
-    previous_used: int | None = None
-    if correctness.passed:
-        prev_source = None
-        if previous is not None:
-            prev_path, origin = _previous_kernel(workspace, previous, gate_dir)
-            if prev_path is None:
-                warnings.append(f"no comparison with v{previous}: {origin}")
-            else:
-                prev_source = (version_label(previous), prev_path)
-                previous_used = previous
-        bench, raw = bench_files(
-            workspace.kernel_py,
-            workspace.reference_py,
-            workspace.state_dir,
-            label=label,
-            previous=prev_source,
-            settings=settings,
-            dtype_hint=card.dtype,
-            bench=timing_plan,
-            constants=constants,
-        )
-        if raw is not None:
-            samples = gate_dir / "timing.json"
-            atomic_write_text(samples, raw.model_dump_json(indent=1))
-            bench.samples_path = str(samples)
-        warnings += bench.warnings
-        if prev_source is not None and bench.ok and bench.previous_label is None:
-            previous_used = None
-
+    _check_versions(version, previous)
+    settings = HarnessSettings.from_env(None, device=device, compile_reference=compile_reference, size_scale=size_scale)
+    g = _Gating.start(workspace, version, settings)
+    correctness = _correctness(g)
+    bench, previous_used = _timing(g, previous) if correctness.passed else (None, None)
     primary = bench.primary() if bench is not None and bench.ok else None
     speedup = primary.speedup if primary is not None else None
-    u_spec = u_meas = None
-    basis = None
-    if primary is not None and bench is not None:
-        for c in bench.cases:
-            warnings += c.warnings
-        u_spec, u_meas, basis = _utilization(bench, gpu_hint=card.gpu, dtype_hint=card.dtype, warnings=warnings)
-
-    current_summary = _load_summary(workspace.profile_dir(version))
-    previous_summary = _load_summary(workspace.profile_dir(previous)) if previous is not None else None
-    progress: list[IsaMetricProgress] = isa_progress(card.isa_targets, current_summary)
-    regressions = severe_regressions(previous_summary, current_summary)
-
-    after = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
-    modified = [name for name in PROTECTED_FILES if before[name] != after[name]]
-    decision = decide(
-        correctness_status=correctness.status,
-        correctness_message=correctness.message,
-        timing_status=bench.status if bench is not None else None,
-        timing_message=bench.message if bench is not None else None,
-        speedup=speedup,
-        enabling_step=enabling_step or bool(plan and plan.enabling_step),
-        isa_regressions=regressions,
-        modified_files=modified,
+    u_spec, u_meas, basis = _utilizations(g, bench, primary)
+    progress, regressions = _isa(g, previous)
+    decision = _decide(
+        g, correctness, bench, regressions, enabling_step=enabling_step or bool(plan and plan.enabling_step)
     )
-
-    for u in (u_spec, u_meas):
-        if u is not None:
-            warnings += u.warnings
-    # The roofline figure is computed once: both bounds here, the stop figure read from them.
-    bounds = _bounds(primary, bench, card_gpu=card.gpu, dtype_hint=card.dtype)
-    roof_util, which = bounds.stop_figure() if bounds is not None else (None, "none")
-    if roof_util is not None and roof_util > 100.0:
-        roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
-    if bounds is not None and roof_util is not None:
-        basis = f"{which}: {bounds.measured_note if which == 'measured ceilings' else bounds.spec_note}"
-    perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, warnings)
-    perf.roofline = bounds
-    ref_speedup = perf.speedup_vs_reference
+    perf, roof_util = _measured(g, bench, primary, u_spec, u_meas, basis)
     record, record_path = _write_record(
         workspace, version, perf, correctness, progress, decision.result, decision.failure_reason, scratch=scratch
     )
+    ref_speedup = perf.speedup_vs_reference
     return GateReport(
         result=decision.result,
         failure_reason=decision.failure_reason,
@@ -807,9 +728,170 @@ def validate(
         utilization_measured=u_meas,
         isa_regressions=regressions,
         notes=decision.notes,
-        warnings=list(dict.fromkeys(warnings)),
+        warnings=list(dict.fromkeys(g.warnings)),
         record_path=str(record_path),
     )
+
+
+def _check_versions(version: int, previous: int | None) -> None:
+    if version < 0:
+        raise UsageError(f"version must be >= 0, got {version}")
+    if previous is not None and previous >= version:
+        raise UsageError(f"previous version v{previous} must be older than v{version}")
+
+
+def _decide(
+    g: _Gating,
+    correctness: CorrectnessReport,
+    bench: BenchReport | None,
+    regressions: list[IsaRegression],
+    *,
+    enabling_step: bool,
+) -> Decision:
+    """The gate's verdict (:func:`kernelopt.harness.decision.decide`) from what was measured."""
+    primary = bench.primary() if bench is not None and bench.ok else None
+    return decide(
+        correctness_status=correctness.status,
+        correctness_message=correctness.message,
+        timing_status=bench.status if bench is not None else None,
+        timing_message=bench.message if bench is not None else None,
+        speedup=primary.speedup if primary is not None else None,
+        enabling_step=enabling_step,
+        isa_regressions=regressions,
+        modified_files=g.modified(),
+    )
+
+
+@dataclass
+class _Gating:
+    """One gate run: its version, settings and problem sizes, and the warnings it gathers on the way."""
+
+    workspace: Workspace
+    version: int
+    label: str
+    gate_dir: Path
+    settings: HarnessSettings
+    card: TaskCard
+    constants: dict[str, int | float]
+    protected: dict[str, str | None]
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, workspace: Workspace, version: int, settings: HarnessSettings) -> _Gating:
+        card = workspace.task_card()
+        constants = problem_constants(workspace, settings)
+        label = version_label(version)
+        gate_dir = workspace.state_dir / "gate" / label
+        protected = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
+        gate_dir.mkdir(parents=True, exist_ok=True)
+        return cls(workspace, version, label, gate_dir, settings, card, constants, protected)
+
+    def modified(self) -> list[str]:
+        """The protected files whose content changed since the gate started (a change fails it)."""
+        return [name for name in PROTECTED_FILES if self.protected[name] != _sha256(self.workspace.root / name)]
+
+
+def _correctness(g: _Gating) -> CorrectnessReport:
+    """The correctness check of the workspace's kernel.py (at the gate's problem sizes)."""
+    ws = g.workspace
+    correctness = check_files(
+        ws.kernel_py,
+        ws.reference_py,
+        ws.state_dir,
+        label=g.label,
+        settings=g.settings,
+        dtype_hint=g.card.dtype,
+        constants=g.constants,
+    )
+    g.warnings += correctness.warnings
+    if g.constants:
+        g.warnings.append(
+            "problem sizes changed from reference.py: " + ", ".join(f"{k}={v}" for k, v in g.constants.items())
+        )
+    return correctness
+
+
+def _timing(g: _Gating, previous: int | None) -> tuple[BenchReport, int | None]:
+    """Time the kernel (ABBA against ``previous``'s kernel.py when it is found) and the reference; the
+    samples go to ``timing.json``. Returns the report and the version it was compared with."""
+    ws, card, settings = g.workspace, g.card, g.settings
+    prev_source = None
+    previous_used: int | None = None
+    if previous is not None:
+        prev_path, origin = _previous_kernel(ws, previous, g.gate_dir)
+        if prev_path is None:
+            g.warnings.append(f"no comparison with v{previous}: {origin}")
+        else:
+            prev_source = (version_label(previous), prev_path)
+            previous_used = previous
+    timing_plan = BenchSettings(
+        seconds_per_case=settings.bench_seconds,
+        time_reference=True,
+        compile_reference=card.compile_reference if settings.compile_reference is None else settings.compile_reference,
+        compile_backend=settings.compile_backend,
+    )
+    bench, raw = bench_files(
+        ws.kernel_py,
+        ws.reference_py,
+        ws.state_dir,
+        label=g.label,
+        previous=prev_source,
+        settings=settings,
+        dtype_hint=card.dtype,
+        bench=timing_plan,
+        constants=g.constants,
+    )
+    if raw is not None:
+        samples = g.gate_dir / "timing.json"
+        atomic_write_text(samples, raw.model_dump_json(indent=1))
+        bench.samples_path = str(samples)
+    g.warnings += bench.warnings
+    if prev_source is not None and bench.ok and bench.previous_label is None:
+        previous_used = None
+    return bench, previous_used
+
+
+def _utilizations(
+    g: _Gating, bench: BenchReport | None, primary: CaseBench | None
+) -> tuple[Utilization | None, Utilization | None, str | None]:
+    """:func:`_utilization` of a timing that worked (the cases' warnings gathered first)."""
+    if primary is None or bench is None:
+        return None, None, None
+    for c in bench.cases:
+        g.warnings += c.warnings
+    return _utilization(bench, gpu_hint=g.card.gpu, dtype_hint=g.card.dtype, warnings=g.warnings)
+
+
+def _isa(g: _Gating, previous: int | None) -> tuple[list[IsaMetricProgress], list[IsaRegression]]:
+    """The task card's ISA targets against this version's Stage 1 facts, and the severe ISA regressions
+    since ``previous``'s."""
+    current = _load_summary(g.workspace.profile_dir(g.version))
+    before = _load_summary(g.workspace.profile_dir(previous)) if previous is not None else None
+    return isa_progress(g.card.isa_targets, current), severe_regressions(before, current)
+
+
+def _measured(
+    g: _Gating,
+    bench: BenchReport | None,
+    primary: CaseBench | None,
+    u_spec: Utilization | None,
+    u_meas: Utilization | None,
+    basis: str | None,
+) -> tuple[Performance, float | None]:
+    """The record's performance and the roofline figure of the stop check (None above 100 %)."""
+    for u in (u_spec, u_meas):
+        if u is not None:
+            g.warnings += u.warnings
+    # The roofline figure is computed once: both bounds here, the stop figure read from them.
+    bounds = _bounds(primary, bench, card_gpu=g.card.gpu, dtype_hint=g.card.dtype)
+    roof_util, which = bounds.stop_figure() if bounds is not None else (None, "none")
+    if roof_util is not None and roof_util > 100.0:
+        roof_util = None  # over 100 % is a measurement or accounting error (warning above), never a success
+    if bounds is not None and roof_util is not None:
+        basis = f"{which}: {bounds.measured_note if which == 'measured ceilings' else bounds.spec_note}"
+    perf = _performance(bench, primary, u_spec, u_meas, roof_util, basis, g.warnings)
+    perf.roofline = bounds
+    return perf, roof_util
 
 
 def _performance(

@@ -14,7 +14,6 @@ it prints one JSON object (the child side; imports torch).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +74,7 @@ def infer_dtype(reference_py: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> In
     from kernelopt.harness.runner import worker_env
     from kernelopt.proc import run_command
 
-    env = worker_env(os.environ, {})
+    env = worker_env()
     res = run_command(
         [sys.executable, "-m", "kernelopt.harness.infer", str(reference_py)], timeout_s=timeout_s, env=env
     )
@@ -117,7 +116,7 @@ def infer_gpu(device: str | None, *, timeout_s: float = 60.0) -> Inferred:
     from kernelopt.harness.runner import worker_env
     from kernelopt.proc import run_command
 
-    res = run_command([sys.executable, "-c", _GPU_PROBE], timeout_s=timeout_s, env=worker_env(os.environ, {}))
+    res = run_command([sys.executable, "-c", _GPU_PROBE], timeout_s=timeout_s, env=worker_env())
     if res.timed_out:
         return Inferred("gpu", None, f"the NVML probe ran past {timeout_s:g} s")
     name, _, why = (res.stdout.strip().splitlines() or ["|no output"])[-1].partition("|")

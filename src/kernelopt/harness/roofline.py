@@ -113,6 +113,17 @@ def roofline_bounds(
     elif flops is not None:
         dtype_note = "; compute roof unknown (no dtype in README.md): memory roof only"
 
+    latency_us = perf.latency_us
+
+    def bound(peak_t: float | None, peak_b: float | None, memory: str, compute: str) -> tuple[float | None, str]:
+        """The roofline % against these roofs, and the roofs (``memory``, ``compute``: each in words, for the
+        roof that is known) with the bound the version hits."""
+        u = compute_utilization(
+            latency_us=latency_us, flops=flops, bytes_moved=nbytes, peak_tflops=peak_t, peak_gbps=peak_b
+        )
+        roofs = [words for peak, words in ((peak_b, memory), (peak_t, compute)) if peak is not None]
+        return u.roofline_pct, ", ".join(roofs) + f", {u.bound.value}-bound" + dtype_note
+
     if ceilings is None:
         out.measured_note = "no measured ceilings for this GPU (run `kernelopt ceilings`)"
     else:
@@ -121,17 +132,9 @@ def roofline_bounds(
         if peak_b is None and peak_t is None:
             out.measured_note = "the measured ceilings hold no figure for this dtype"
         else:
-            u = compute_utilization(
-                latency_us=perf.latency_us, flops=flops, bytes_moved=nbytes, peak_tflops=peak_t, peak_gbps=peak_b
-            )
-            out.measured_pct = u.roofline_pct
-            parts = []
-            if peak_b is not None:
-                parts.append(f"{ceilings.memory_stream or 'memory'} {peak_b:.0f} GB/s")
-            if peak_t is not None:
-                parts.append(f"{dt} matmul {peak_t:.1f} TFLOP/s")
-            out.measured_note = "measured " + ", ".join(parts) + f", {u.bound.value}-bound" + dtype_note
-
+            memory = f"{ceilings.memory_stream or 'memory'} {peak_b or 0:.0f} GB/s"
+            out.measured_pct, note = bound(peak_t, peak_b, memory, f"{dt} matmul {peak_t or 0:.1f} TFLOP/s")
+            out.measured_note = "measured " + note
     if spec is None:
         out.spec_note = spec_missing or "no spec sheet"
     else:
@@ -140,14 +143,8 @@ def roofline_bounds(
         if peak_b is None and peak_t is None:
             out.spec_note = f"{spec.name}: no published peak for this dtype"
         else:
-            u = compute_utilization(
-                latency_us=perf.latency_us, flops=flops, bytes_moved=nbytes, peak_tflops=peak_t, peak_gbps=peak_b
-            )
-            out.spec_pct = u.roofline_pct
-            parts = []
-            if peak_b is not None:
-                parts.append(f"{peak_b:.0f} GB/s ({spec.cite('memory_bandwidth_gbps')})")
-            if peak_t is not None:
-                parts.append(f"{dt} {peak_t:.0f} TFLOP/s ({spec.cite(f'peak_tflops_{dt}')})")
-            out.spec_note = f"{spec.name} spec " + ", ".join(parts) + f", {u.bound.value}-bound" + dtype_note
+            memory = f"{peak_b:.0f} GB/s ({spec.cite('memory_bandwidth_gbps')})" if peak_b is not None else ""
+            compute = f"{dt} {peak_t:.0f} TFLOP/s ({spec.cite(f'peak_tflops_{dt}')})" if peak_t is not None else ""
+            out.spec_pct, note = bound(peak_t, peak_b, memory, compute)
+            out.spec_note = f"{spec.name} spec " + note
     return out

@@ -78,8 +78,9 @@ class HarnessSettings(BaseModel):
         return v
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], **overrides: object) -> HarnessSettings:
-        """Settings from environment variables, then explicit ``overrides`` (``None`` values ignored).
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> HarnessSettings:
+        """Settings from the environment ``env`` (default: this process's, read by
+        :meth:`EnvSettings.read`), then explicit ``overrides`` (``None`` values ignored).
 
         Raises:
             UsageError: a variable is set to something that is not a number, or out of range.

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kernelopt.errors import InputFileError, UsageError
-from kernelopt.harness.settings import ENV_SIZE_SCALE
 from kernelopt.taskcard import TaskCard
 
 #: Integer constants below this are left alone by ``size_scale``: they are kernel sizes, strides,
@@ -84,19 +83,16 @@ def effective_constants(
     return out
 
 
-def card_constants(reference_py: Path, env: Mapping[str, str]) -> dict[str, int | float]:
+def card_constants(reference_py: Path, size_scale: float | None) -> dict[str, int | float]:
     """The constants for a process that has only the paths (the profiler's driver): the task card
-    ``README.md`` beside reference.py and ``KERNELOPT_SIZE_SCALE``, the same sizes the gate uses.
+    ``README.md`` beside reference.py and ``size_scale`` (``KERNELOPT_SIZE_SCALE``; None: the card's),
+    the same sizes the gate uses.
 
     Raises:
-        UsageError: as :func:`effective_constants`, or ``KERNELOPT_SIZE_SCALE`` is not a number.
+        UsageError: as :func:`effective_constants`.
         WorkspaceError: the task card is invalid.
     """
     card_path = Path(reference_py).parent / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
-    raw = (env.get(ENV_SIZE_SCALE) or "").strip()
-    try:
-        scale = float(raw) if raw else card.size_scale
-    except ValueError:
-        raise UsageError(f"{ENV_SIZE_SCALE}={raw!r} is not a number") from None
+    scale = card.size_scale if size_scale is None else size_scale
     return effective_constants(reference_py, sizes=card.sizes, scale=scale)

@@ -143,17 +143,39 @@ def spin(us: float) -> None:
         sleep(int(us * 1000.0 * SPIN_CLOCK_GHZ))
 
 
+def _gpu_take(
+    work: Callable[[], object], calls: int, *, flush: Callable[[], object], spin_us: float = SPIN_US
+) -> Callable[[], float]:
+    """A sample of ``work`` (``calls`` calls of the callable) timed by CUDA events, microseconds per call:
+    the L2 flushed, then the work queued behind a spin, so that launch overhead stays off the clock."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def take() -> float:
+        flush()
+        spin(spin_us)
+        start.record()
+        work()
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end)) * 1000.0 / calls
+
+    return take
+
+
+def _rotating(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> Callable[[], None]:
+    """``n`` back-to-back calls of ``fn``, rotating through the input sets."""
+
+    def calls() -> None:
+        for k in range(n):
+            fn(*sets[k % len(sets)])
+
+    return calls
+
+
 def _gpu_batch_us(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> float:
     """GPU time per call of ``n`` back-to-back calls, all queued behind a spin before the start event."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     torch.cuda.synchronize()
-    spin(ESTIMATE_SPIN_US)
-    start.record()
-    for k in range(n):
-        fn(*sets[k % len(sets)])
-    end.record()
-    end.synchronize()
-    return float(start.elapsed_time(end)) * 1000.0 / n
+    return _gpu_take(_rotating(fn, sets, n), n, flush=lambda: None, spin_us=ESTIMATE_SPIN_US)()
 
 
 def make_sampler(
@@ -188,42 +210,18 @@ def _prepare(
     settings: BenchSettings,
     flusher: L2Flusher | None,
 ) -> Sampler:
+    """The sampler of ``fn``: CPU clock off the GPU; CUDA events around one call when a call is long
+    enough (``graph_below_us``); else a CUDA graph of several calls, or those calls back to back."""
     if not device.startswith("cuda"):
-        est = estimate_us(fn, sets, device)
-        n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
-
-        def take_cpu() -> float:
-            t0 = time.perf_counter()
-            for k in range(n):
-                fn(*sets[k % len(sets)])
-            return (time.perf_counter() - t0) * 1e6 / n
-
-        return Sampler(TimingMethod.CPU_PERF_COUNTER, n, len(sets), False, take_cpu, est * n)
-
+        return _cpu_sampler(fn, sets, device, settings)
     flush = flusher if flusher is not None else (lambda: None)
+    flushed = flusher is not None
     gpu_us = _gpu_batch_us(fn, sets, 10)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
     if gpu_us >= settings.graph_below_us:
         counter = itertools.count()
-
-        def take_events() -> float:
-            args = sets[next(counter) % len(sets)]
-            flush()
-            spin(SPIN_US)
-            start.record()
-            fn(*args)
-            end.record()
-            end.synchronize()
-            return float(start.elapsed_time(end)) * 1000.0
-
-        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flusher is not None, take_events, gpu_us + SPIN_US)
-
-    n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(gpu_us, 0.5))))
-    out_bytes = nbytes(fn(*sets[0]))
-    graph_cap = MAX_GRAPH_OUTPUT_BYTES if settings.max_graph_output_bytes is None else settings.max_graph_output_bytes
-    if out_bytes > 0:
-        n = max(1, min(n, graph_cap // out_bytes))
+        take = _gpu_take(lambda: fn(*sets[next(counter) % len(sets)]), 1, flush=flush)
+        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), flushed, take, gpu_us + SPIN_US)
+    n = _calls_per_sample(fn, sets, settings, gpu_us)
     warnings: list[str] = []
     if settings.cuda_graphs:
         try:
@@ -235,40 +233,36 @@ def _prepare(
                 "timing back-to-back launches, which includes launch overhead"
             )
         else:
+            take = _gpu_take(graph.replay, n, flush=flush)
+            sets_used, est = min(len(sets), n), gpu_us * n + SPIN_US
+            return Sampler(TimingMethod.CUDA_GRAPH, n, sets_used, flushed, take, est, warnings, keep=[graph, outs])
+    take = _gpu_take(_rotating(fn, sets, n), n, flush=flush)
+    return Sampler(TimingMethod.CUDA_BATCH, n, min(len(sets), n), flushed, take, gpu_us * n + SPIN_US, warnings)
 
-            def take_graph() -> float:
-                flush()
-                spin(SPIN_US)
-                start.record()
-                graph.replay()
-                end.record()
-                end.synchronize()
-                return float(start.elapsed_time(end)) * 1000.0 / n
 
-            return Sampler(
-                TimingMethod.CUDA_GRAPH,
-                n,
-                min(len(sets), n),
-                flusher is not None,
-                take_graph,
-                gpu_us * n + SPIN_US,
-                warnings,
-                keep=[graph, outs],
-            )
+def _cpu_sampler(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, settings: BenchSettings) -> Sampler:
+    """Calls back to back on the CPU's performance counter, as many as fill ``sample_target_us``."""
+    est = estimate_us(fn, sets, device)
+    n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
+    calls = _rotating(fn, sets, n)
 
-    def take_batch() -> float:
-        flush()
-        spin(SPIN_US)
-        start.record()
-        for k in range(n):
-            fn(*sets[k % len(sets)])
-        end.record()
-        end.synchronize()
-        return float(start.elapsed_time(end)) * 1000.0 / n
+    def take_cpu() -> float:
+        t0 = time.perf_counter()
+        calls()
+        return (time.perf_counter() - t0) * 1e6 / n
 
-    return Sampler(
-        TimingMethod.CUDA_BATCH, n, min(len(sets), n), flusher is not None, take_batch, gpu_us * n + SPIN_US, warnings
-    )
+    return Sampler(TimingMethod.CPU_PERF_COUNTER, n, len(sets), False, take_cpu, est * n)
+
+
+def _calls_per_sample(fn: Callable[..., Any], sets: Sequence[list[Any]], settings: BenchSettings, gpu_us: float) -> int:
+    """Calls in one sample of a short kernel: enough to fill ``sample_target_us``, few enough that a
+    graph's kept outputs stay under ``max_graph_output_bytes``."""
+    n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(gpu_us, 0.5))))
+    out_bytes = nbytes(fn(*sets[0]))
+    graph_cap = MAX_GRAPH_OUTPUT_BYTES if settings.max_graph_output_bytes is None else settings.max_graph_output_bytes
+    if out_bytes > 0:
+        n = max(1, min(n, graph_cap // out_bytes))
+    return n
 
 
 def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> tuple[Any, list[Any]]:

@@ -159,7 +159,6 @@ def open_or_create(
     ws_name = validate_name(name or default_name(path))
     parent = Path(root).expanduser() if root is not None else DEFAULT_ROOT
     target = parent.resolve() / f"{PREFIX}{ws_name}"
-    card = path / "README.md"
     if target.exists():
         ws = Workspace(target)
         same_sources = all((path / f).read_bytes() == (ws.root / f).read_bytes() for f in ("kernel.py", "reference.py"))
@@ -168,14 +167,7 @@ def open_or_create(
             if same_sources:
                 return OpenedWorkspace(ws, created=False)
             # Nothing but the init commit: make it again from the (changed) sources.
-            ws = Workspace.create(
-                ws_name,
-                kernel=path / "kernel.py",
-                reference=path / "reference.py",
-                root=parent,
-                task_card=card if card.is_file() else None,
-                force=True,
-            )
+            ws = _create(ws_name, path, parent, force=True)
             return OpenedWorkspace(ws, created=True, note=f"re-created {ws.root} from {path} (no baseline yet)")
         note = None
         differ = [f for f in ("kernel.py", "reference.py") if not _same_text(ws, v0, f, path / f)]
@@ -188,14 +180,20 @@ def open_or_create(
         if differ:
             note = f"continuing the existing workspace {ws.root}, whose V0 differs from {path} (--reuse-workspace)"
         return OpenedWorkspace(ws, created=False, note=note)
-    ws = Workspace.create(
+    return OpenedWorkspace(_create(ws_name, path, parent), created=True)
+
+
+def _create(ws_name: str, path: Path, parent: Path, *, force: bool = False) -> Workspace:
+    """The workspace made from the folder ``path``: its kernel.py, reference.py and README.md (when there)."""
+    card = path / "README.md"
+    return Workspace.create(
         ws_name,
         kernel=path / "kernel.py",
         reference=path / "reference.py",
         root=parent,
         task_card=card if card.is_file() else None,
+        force=force,
     )
-    return OpenedWorkspace(ws, created=True)
 
 
 def card_beside(kernel: Path) -> Path | None:

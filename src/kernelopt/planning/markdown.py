@@ -35,7 +35,7 @@ Layout (what :func:`render_plan` writes; :func:`parse_plan` reads it back to an 
     ## Expected Impact
     ## Risks and Rollback
 
-    ## Candidates                       (a measured search inside the category, rules backend)
+    ## Candidates                       (a tuning session inside the category, rules backend)
     Budget: 16 candidates per iteration; Stage 3 times each and applies the fastest correct one.
     | # | Configuration | Evidence |
     | --- | --- | --- |
@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -451,12 +452,16 @@ def _table(lines: list[str], origin: str) -> list[SearchLogEntry]:
     return out
 
 
-def _parse_change(text: str) -> list[tuple[str, str | int | float | bool, Any]] | None:
+_Change = tuple[str, str | int | float | bool, Any]
+"""``(knob, after, before)`` of a ``name before -> after`` item (``before`` None when not given)."""
+
+
+def _parse_change(text: str) -> list[_Change] | None:
     """``"`num_warps` 4 -> 8"`` / ``"num_warps = 8"`` / ``"num_warps: 4 -> 8"`` -> [(name, after, before)].
 
     ``None`` when the text is prose rather than ``name before -> after`` items.
     """
-    out: list[tuple[str, str | int | float | bool, Any]] = []
+    out: list[_Change] = []
     for part in re.split(r"\s*[,;]\s*", text):
         part = part.strip()
         if not part:
@@ -494,124 +499,21 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         raise PlanError(f"{origin}: {exc}") from None
     front = _front(raw_front, origin)
     title, sections, subheads = _split_sections(body, origin)
-
     for sec in (EVIDENCE, SEARCH_LOG, ACTION, RISKS):
         if sec not in sections:
             raise PlanError(f"{origin}: missing section '## {sec}'")
-
-    # -- the one action ---------------------------------------------------------------------------
-    several = [h for h in subheads[ACTION] if _MULTI_ACTION_HEADING_RE.match(h.strip())]
-    if len(several) >= 2:
-        raise PlanError(f"{origin}: {ACTION} holds several actions ({', '.join(several)}); a plan has exactly one")
-    declared: list[ActionCategory] = []
-    targets_line: list[str] = []
-    changes: list[tuple[str, str | int | float | bool, Any]] = []
-    prose: list[str] = []
-    for raw in sections[ACTION]:
-        m = _BULLET_RE.match(raw)
-        label = _LABEL_RE.match(m.group(2)) if m else None
-        kind = _STRUCTURED_LABELS.get(label.group(1).strip().lower()) if label else None
-        if label is None or kind is None:
-            prose.append(raw)
-            continue
-        value = label.group(2).strip()
-        if kind == "category":
-            plain = re.sub(r"\(.*?\)", "", value.replace("`", ""))
-            names = [n for n in _CATEGORY_SPLIT_RE.split(plain) if n.strip()]
-            if not names:
-                raise PlanError(f"{origin}: {ACTION}: empty Category line")
-            declared += [normalize_category(n, where=f"{origin}: {ACTION}") for n in names]
-        elif kind == "targets":
-            targets_line += [t.strip().strip("`") for t in value.split(",") if t.strip().strip("`")]
-        else:
-            parsed = _parse_change(value)
-            if parsed is None:
-                prose.append(raw)
-            else:
-                changes += parsed
-    distinct = list(dict.fromkeys(declared))
-    if len(declared) > 1:
-        what = "several categories" if len(distinct) > 1 else "several Category lines"
-        raise PlanError(
-            f"{origin}: {ACTION} names {what} ({', '.join(c.value for c in declared)}); a plan has exactly one action"
-        )
-
-    fm_cat = front.get("action_category")
-    if isinstance(fm_cat, list):
-        if len(fm_cat) != 1:
-            raise PlanError(
-                f"{origin}: front matter action_category lists {len(fm_cat)} categories; a plan has exactly one"
-            )
-        fm_cat = fm_cat[0]
-    front_category = None
-    if fm_cat is not None:
-        front_category = normalize_category(str(fm_cat), where=f"{origin}: front matter action_category")
-    if front_category is not None and distinct and distinct[0] != front_category:
-        raise PlanError(
-            f"{origin}: front matter action_category '{front_category.value}' but {ACTION} says '{distinct[0].value}'"
-        )
-    category = front_category or (distinct[0] if distinct else None)
-    if category is None:
-        raise PlanError(
-            f"{origin}: no optimization action: neither front matter action_category nor a 'Category:' line in {ACTION}"
-        )
-
-    action = "\n".join(prose).strip()
-    if not action and changes:
-        action = "; ".join(f"{n} {b} -> {a}" if b is not None else f"{n} = {a}" for n, a, b in changes)
-    if not action:
-        raise PlanError(f"{origin}: {ACTION} names category '{category.value}' but describes no change")
-
-    # -- the rest ---------------------------------------------------------------------------------
-    version_raw = front.get("version")
-    if version_raw is None:
-        m = _TITLE_VERSION_RE.search(title) or _PLAN_FILE_RE.search(origin)
-        if m is None:
-            raise PlanError(
-                f"{origin}: no version (front matter 'version', a title 'Plan v<N>' or a v<N>_plan.md name)"
-            )
-        version_raw = m.group(1)
-    try:
-        version = int(str(version_raw).strip().lstrip("vV"))
-    except ValueError:
-        raise PlanError(f"{origin}: front matter version {version_raw!r} is not v<N> or a number") from None
-    if version < 0:
-        raise PlanError(f"{origin}: front matter version must be >= 0, got {version}")
-
+    act = _action_section(sections[ACTION], subheads[ACTION], origin)
+    category = _category(front, act.declared, origin)
+    action = act.text(category, origin)
+    version = _version(front, title, origin)
     bottleneck = front.get("bottleneck_type")
     if bottleneck is None or not str(bottleneck).strip():
         raise PlanError(f"{origin}: front matter has no bottleneck_type")
-
     evidence, says_timing_only = _evidence_lines(sections[EVIDENCE])
     search_log = _table(sections[SEARCH_LOG], origin)
-
-    impact = "\n".join(sections.get(IMPACT, [])).strip()
-    if not impact:
-        fm_impact = front.get("expected_impact")
-        impact = str(fm_impact).strip() if fm_impact is not None else ""
-    if not impact:
-        raise PlanError(f"{origin}: no expected impact (section '## {IMPACT}' or front matter expected_impact)")
-    risks = "\n".join(sections[RISKS]).strip()
-    if not risks:
-        raise PlanError(f"{origin}: section '{RISKS}' is empty")
-
-    risk_raw = front.get("risk_level") or RiskLevel.MEDIUM.value
-    try:
-        risk = RiskLevel(str(risk_raw).strip().lower())
-    except ValueError:
-        raise PlanError(
-            f"{origin}: risk_level {risk_raw!r} is not one of {', '.join(r.value for r in RiskLevel)}"
-        ) from None
-
-    parameters = _mapping(front.get("parameters"), f"{origin}: parameters")
-    current = _mapping(front.get("current_values"), f"{origin}: current_values")
-    if "parameters" not in front and changes:
-        parameters = {n: a for n, a, _ in changes}
-        current = current or {n: b for n, _, b in changes if b is not None}
-    targets = _str_list(front.get("targets"), f"{origin}: targets") if "targets" in front else targets_line
-    if not targets and parameters:
-        targets = list(parameters)
-
+    impact, risks = _impact_and_risks(front, sections, origin)
+    risk = _risk_level(front, origin)
+    parameters, current, targets = _knobs(front, act, origin)
     speedup = front.get("expected_speedup_pct")
     if speedup is not None and (isinstance(speedup, bool) or not isinstance(speedup, int | float)):
         raise PlanError(f"{origin}: expected_speedup_pct must be a number, got {speedup!r}")
@@ -622,11 +524,7 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
     )
     planner = front.get("planner")
     candidates = _candidates(front, sections.get(CANDIDATES, []), origin)
-    budget = front.get("candidate_budget")
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-        raise PlanError(f"{origin}: candidate_budget must be a whole number >= 1, got {budget!r}")
-    if budget is not None and len(candidates) > budget:
-        raise PlanError(f"{origin}: {len(candidates)} candidates exceed the candidate_budget of {budget}")
+    budget = _candidate_budget(front, len(candidates), origin)
     return Plan(
         version=version,
         bottleneck_type=str(bottleneck).strip(),
@@ -650,6 +548,168 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         pruned=_str_list_plain(front.get("pruned"), f"{origin}: pruned"),
         base_kernel_sha256=str(front["base_kernel_sha256"]) if front.get("base_kernel_sha256") else None,
     )
+
+
+@dataclass
+class _ActionSection:
+    """What the ``## Optimization Action`` section says: its Category lines, Targets, the changes written
+    as ``name before -> after`` items, and the prose that describes the action."""
+
+    declared: list[ActionCategory] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    changes: list[_Change] = field(default_factory=list)
+    prose: list[str] = field(default_factory=list)
+
+    def text(self, category: ActionCategory, origin: str) -> str:
+        """The action in words: the prose, else the changes.
+
+        Raises:
+            PlanError: neither.
+        """
+        action = "\n".join(self.prose).strip()
+        if not action and self.changes:
+            action = "; ".join(f"{n} {b} -> {a}" if b is not None else f"{n} = {a}" for n, a, b in self.changes)
+        if not action:
+            raise PlanError(f"{origin}: {ACTION} names category '{category.value}' but describes no change")
+        return action
+
+
+def _action_section(lines: list[str], subheads: list[str], origin: str) -> _ActionSection:
+    """Read the action section: labelled bullets (Category, Targets, a change) and the prose around them.
+
+    Raises:
+        PlanError: several actions (sub-headings), an empty or unknown category, several categories.
+    """
+    several = [h for h in subheads if _MULTI_ACTION_HEADING_RE.match(h.strip())]
+    if len(several) >= 2:
+        raise PlanError(f"{origin}: {ACTION} holds several actions ({', '.join(several)}); a plan has exactly one")
+    out = _ActionSection()
+    for raw in lines:
+        m = _BULLET_RE.match(raw)
+        label = _LABEL_RE.match(m.group(2)) if m else None
+        kind = _STRUCTURED_LABELS.get(label.group(1).strip().lower()) if label else None
+        if label is None or kind is None:
+            out.prose.append(raw)
+            continue
+        value = label.group(2).strip()
+        if kind == "category":
+            plain = re.sub(r"\(.*?\)", "", value.replace("`", ""))
+            names = [n for n in _CATEGORY_SPLIT_RE.split(plain) if n.strip()]
+            if not names:
+                raise PlanError(f"{origin}: {ACTION}: empty Category line")
+            out.declared += [normalize_category(n, where=f"{origin}: {ACTION}") for n in names]
+        elif kind == "targets":
+            out.targets += [t.strip().strip("`") for t in value.split(",") if t.strip().strip("`")]
+        else:
+            parsed = _parse_change(value)
+            if parsed is None:
+                out.prose.append(raw)
+            else:
+                out.changes += parsed
+    if len(out.declared) > 1:
+        what = "several categories" if len(set(out.declared)) > 1 else "several Category lines"
+        listed = ", ".join(c.value for c in out.declared)
+        raise PlanError(f"{origin}: {ACTION} names {what} ({listed}); a plan has exactly one action")
+    return out
+
+
+def _category(front: dict[str, Any], declared: list[ActionCategory], origin: str) -> ActionCategory:
+    """The one action category: the front matter's and the section's, which must agree; one of them.
+
+    Raises:
+        PlanError: several in the front matter, a disagreement, or none at all.
+    """
+    fm_cat = front.get("action_category")
+    if isinstance(fm_cat, list):
+        if len(fm_cat) != 1:
+            raise PlanError(
+                f"{origin}: front matter action_category lists {len(fm_cat)} categories; a plan has exactly one"
+            )
+        fm_cat = fm_cat[0]
+    front_category = None
+    if fm_cat is not None:
+        front_category = normalize_category(str(fm_cat), where=f"{origin}: front matter action_category")
+    if front_category is not None and declared and declared[0] != front_category:
+        raise PlanError(
+            f"{origin}: front matter action_category '{front_category.value}' but {ACTION} says '{declared[0].value}'"
+        )
+    category = front_category or (declared[0] if declared else None)
+    if category is None:
+        raise PlanError(
+            f"{origin}: no optimization action: neither front matter action_category nor a 'Category:' line in {ACTION}"
+        )
+    return category
+
+
+def _version(front: dict[str, Any], title: str, origin: str) -> int:
+    """N: the front matter's version, else the title's ``Plan v<N>``, else the file name's ``v<N>_plan.md``.
+
+    Raises:
+        PlanError: none of them, or not a number >= 0.
+    """
+    version_raw = front.get("version")
+    if version_raw is None:
+        m = _TITLE_VERSION_RE.search(title) or _PLAN_FILE_RE.search(origin)
+        if m is None:
+            raise PlanError(
+                f"{origin}: no version (front matter 'version', a title 'Plan v<N>' or a v<N>_plan.md name)"
+            )
+        version_raw = m.group(1)
+    try:
+        version = int(str(version_raw).strip().lstrip("vV"))
+    except ValueError:
+        raise PlanError(f"{origin}: front matter version {version_raw!r} is not v<N> or a number") from None
+    if version < 0:
+        raise PlanError(f"{origin}: front matter version must be >= 0, got {version}")
+    return version
+
+
+def _impact_and_risks(front: dict[str, Any], sections: dict[str, list[str]], origin: str) -> tuple[str, str]:
+    """The expected impact (its section, else the front matter's) and the risks section; neither empty."""
+    impact = "\n".join(sections.get(IMPACT, [])).strip()
+    if not impact:
+        fm_impact = front.get("expected_impact")
+        impact = str(fm_impact).strip() if fm_impact is not None else ""
+    if not impact:
+        raise PlanError(f"{origin}: no expected impact (section '## {IMPACT}' or front matter expected_impact)")
+    risks = "\n".join(sections[RISKS]).strip()
+    if not risks:
+        raise PlanError(f"{origin}: section '{RISKS}' is empty")
+    return impact, risks
+
+
+def _risk_level(front: dict[str, Any], origin: str) -> RiskLevel:
+    risk_raw = front.get("risk_level") or RiskLevel.MEDIUM.value
+    try:
+        return RiskLevel(str(risk_raw).strip().lower())
+    except ValueError:
+        raise PlanError(
+            f"{origin}: risk_level {risk_raw!r} is not one of {', '.join(r.value for r in RiskLevel)}"
+        ) from None
+
+
+def _knobs(front: dict[str, Any], act: _ActionSection, origin: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """``(parameters, current_values, targets)``: the front matter's, else what the action's changes and
+    Targets line say (the targets default to the changed knobs)."""
+    parameters = _mapping(front.get("parameters"), f"{origin}: parameters")
+    current = _mapping(front.get("current_values"), f"{origin}: current_values")
+    if "parameters" not in front and act.changes:
+        parameters = {n: a for n, a, _ in act.changes}
+        current = current or {n: b for n, _, b in act.changes if b is not None}
+    targets = _str_list(front.get("targets"), f"{origin}: targets") if "targets" in front else act.targets
+    if not targets and parameters:
+        targets = list(parameters)
+    return parameters, current, targets
+
+
+def _candidate_budget(front: dict[str, Any], candidates: int, origin: str) -> int | None:
+    """The front matter's ``candidate_budget``: a whole number >= 1 that the candidates do not exceed."""
+    budget = front.get("candidate_budget")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise PlanError(f"{origin}: candidate_budget must be a whole number >= 1, got {budget!r}")
+    if budget is not None and candidates > budget:
+        raise PlanError(f"{origin}: {candidates} candidates exceed the candidate_budget of {budget}")
+    return budget
 
 
 def _str_list_plain(value: Any, where: str) -> list[str]:

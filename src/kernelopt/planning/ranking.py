@@ -495,6 +495,47 @@ def _why_not(
 
 
 @dataclass
+class _Moves:
+    """The knob moves of one ranking: what the kernel's knobs allow, given its evidence and history."""
+
+    kernel: KernelEvidence
+    symptoms: list[str]
+    knobs: list[Knob] | None
+    history: History
+    fits: Fits | None
+    triton: bool
+
+    def of(
+        self, cat: ActionCategory, base: float, reasons: list[str], refs: tuple[str, ...]
+    ) -> tuple[list[Candidate], list[str]]:
+        """The actionable moves of ``cat``'s knobs, scored (a second knob less than the first, a longer move
+        or one that continues an improvement more), and why each other move is not actionable."""
+        found: list[Candidate] = []
+        rejected: list[str] = []
+        if cat not in KNOB_MOVE_CATEGORIES or self.knobs is None:
+            return found, rejected
+        knobs, history = self.knobs, self.history
+        for k, (knob, one_step) in enumerate(knob_moves(cat, knobs, self.symptoms, self.kernel.bottleneck)):
+            direction = 1 if one_step > knob.value else -1
+            if self.triton and knob.family is KnobFamily.NUM_STAGES and stages_without_dot(self.kernel):
+                rejected.append(f"{knob.name}: {STAGES_WITHOUT_DOT}")
+                continue
+            new, why_not = _longest_move(cat, knob, one_step, direction, knobs, history, self.fits)
+            if new is None:
+                rejected.append(why_not or f"{knob.name} {knob.value} -> {one_step} not actionable")
+                continue
+            score = base * (1 - SECOND_MOVE_DECAY * k) + CONCRETE_BONUS
+            why = [*reasons, "knob move"]
+            if new != one_step:
+                why.append(f"longer move ({knob.value} -> {new}): the last move of {knob.name} this way improved")
+            if history.favoured(knob.name, knob.value) == direction:
+                score += FAVOURED_BONUS
+                why.append("continues a move that improved")
+            found.append(Candidate(cat, knob, new, round(score, 9), refs, tuple(why)))
+        return found, rejected
+
+
+@dataclass
 class Ranking:
     """Actionable candidates, best first; why categories are not actionable; moves skipped per category."""
 
@@ -533,17 +574,17 @@ def rank(
     symptoms = symptoms_of(kernel)
     ev = evidence_scores(kernel)
     prof = profiler_scores(kernel)
-    allowed = admissible(kernel)
     if ideas is None:
         support = {c: 0.0 for f in kernel.findings for c in f.action_categories}
         refs: dict[ActionCategory, list[str]] = {}
         penalty: dict[ActionCategory, float] = {}
     else:
-        support, refs, penalty = idea_scores(ideas, symptoms, allowed)
+        support, refs, penalty = idea_scores(ideas, symptoms, admissible(kernel))
     order = list(ActionCategory)
     candidates: list[Candidate] = []
     notes: dict[ActionCategory, str] = {}
     skipped: dict[ActionCategory, list[str]] = {}
+    moves = _Moves(kernel, symptoms, knobs, history, fits, triton)
     for cat in sorted(support, key=order.index):
         if cat in history.waiting:
             notes[cat] = f"waits until another category changes the kernel ({history.waiting[cat]})"
@@ -557,27 +598,9 @@ def rank(
             base *= FAILED_FACTOR
             reasons.append(f"failed/regressed before in {', '.join(history.failed_categories[cat])}")
         cat_refs = tuple(dict.fromkeys(refs.get(cat, [])))
+        found, rejected = moves.of(cat, base, reasons, cat_refs)
         has_family = cat in KNOB_MOVE_CATEGORIES and knobs is not None and any(k.serves(cat) for k in knobs)
-        rejected: list[str] = []
-        if cat in KNOB_MOVE_CATEGORIES and knobs is not None:
-            for k, (knob, one_step) in enumerate(knob_moves(cat, knobs, symptoms, kernel.bottleneck)):
-                direction = 1 if one_step > knob.value else -1
-                if triton and knob.family is KnobFamily.NUM_STAGES and stages_without_dot(kernel):
-                    rejected.append(f"{knob.name}: {STAGES_WITHOUT_DOT}")
-                    continue
-                new, why_not = _longest_move(cat, knob, one_step, direction, knobs, history, fits)
-                if new is None:
-                    rejected.append(why_not or f"{knob.name} {knob.value} -> {one_step} not actionable")
-                    continue
-                score = base * (1 - SECOND_MOVE_DECAY * k) + CONCRETE_BONUS
-                why = [*reasons, "knob move"]
-                if new != one_step:
-                    why.append(f"longer move ({knob.value} -> {new}): the last move of {knob.name} this way improved")
-                if history.favoured(knob.name, knob.value) == direction:
-                    score += FAVOURED_BONUS
-                    why.append("continues a move that improved")
-                candidates.append(Candidate(cat, knob, new, round(score, 9), cat_refs, tuple(why)))
-        knobs_spent = has_family and not any(c.category is cat for c in candidates)
+        knobs_spent = has_family and not found
         if knobs_spent and not rejected:
             rejected.append("its knobs are at their legal limits")
         if not has_family or (knobs_spent and cat in CODE_AFTER_KNOBS):
@@ -590,10 +613,11 @@ def rank(
                 if history.was_tried(cand.signature()):
                     rejected.append(f"code change tried in {', '.join(history.tried_by.get(cand.signature(), []))}")
                 else:
-                    candidates.append(cand)
+                    found.append(cand)
+        candidates += found
         if rejected:
             skipped[cat] = rejected
-            if not any(c.category is cat for c in candidates):
+            if not found:
                 notes[cat] = "; ".join(rejected)
     candidates.sort(key=lambda c: (-c.score, order.index(c.category), c.knob.name if c.knob else "", c.new_value or 0))
     return Ranking(candidates, notes, skipped)

@@ -30,16 +30,18 @@ import re
 import shutil
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.profiling.amd_reports import read_amd_profile_dir
+from kernelopt.worker.client import worker_env
 from kernelopt.workspace import Workspace
 
 DRIVER_MODULE = "kernelopt.profiling.driver"
@@ -267,23 +269,36 @@ def _filters(kernel_regex: str | None, iteration: str) -> list[str]:
     return [*out, "--kernel-iteration-range", iteration]
 
 
-def timing_argv(
-    *, rocprofv3: str, out_dir: Path, program: Sequence[str], kernel_regex: str | None, iteration: str
+def _pass_argv(
+    rocprofv3: str,
+    flags: Sequence[str],
+    name: str,
+    out_dir: Path,
+    program: Sequence[str],
+    kernel_regex: str | None,
+    iteration: str,
 ) -> list[str]:
-    """The kernel-trace pass (clean durations, no counters)."""
+    """One rocprofv3 pass: its own ``flags``, CSV output ``out_dir/name``, the kernel filters, the program."""
     return [
         rocprofv3,
-        "--kernel-trace",
+        *flags,
         "--output-format",
         "csv",
         "-d",
         str(out_dir),
         "-o",
-        "timing",
+        name,
         *_filters(kernel_regex, iteration),
         "--",
         *program,
     ]
+
+
+def timing_argv(
+    *, rocprofv3: str, out_dir: Path, program: Sequence[str], kernel_regex: str | None, iteration: str
+) -> list[str]:
+    """The kernel-trace pass (clean durations, no counters)."""
+    return _pass_argv(rocprofv3, ["--kernel-trace"], "timing", out_dir, program, kernel_regex, iteration)
 
 
 def pmc_argv(
@@ -296,20 +311,7 @@ def pmc_argv(
     iteration: str,
 ) -> list[str]:
     """One counter pass."""
-    return [
-        rocprofv3,
-        "--pmc",
-        *batch.counters,
-        "--output-format",
-        "csv",
-        "-d",
-        str(out_dir),
-        "-o",
-        batch.name,
-        *_filters(kernel_regex, iteration),
-        "--",
-        *program,
-    ]
+    return _pass_argv(rocprofv3, ["--pmc", *batch.counters], batch.name, out_dir, program, kernel_regex, iteration)
 
 
 def att_argv(
@@ -322,21 +324,8 @@ def att_argv(
     iteration: str,
 ) -> list[str]:
     """The thread-trace pass; the decoder folder is always passed explicitly."""
-    return [
-        rocprofv3,
-        "--att",
-        "--att-library-path",
-        str(decoder_dir),
-        "--output-format",
-        "csv",
-        "-d",
-        str(out_dir),
-        "-o",
-        "att",
-        *_filters(kernel_regex, iteration),
-        "--",
-        *program,
-    ]
+    flags = ["--att", "--att-library-path", str(decoder_dir)]
+    return _pass_argv(rocprofv3, flags, "att", out_dir, program, kernel_regex, iteration)
 
 
 def asm_argv(program: Sequence[str]) -> list[str]:
@@ -512,112 +501,130 @@ def _timeout_message(what: str, timeout_s: float) -> str:
     return f"{what} ran past its {timeout_s:g} s limit; its process group was killed"
 
 
-def run_timing(
-    rocprofv3: str,
-    pmc_dir: Path,
-    program: Sequence[str],
-    kernel_regex: str | None,
-    iteration: str,
-    *,
-    timeout_s: float,
-    env: Mapping[str, str],
-    cwd: Path,
-) -> ModeOutcome:
-    out = pmc_dir / "timing"
-    result = _run(
-        timing_argv(rocprofv3=rocprofv3, out_dir=out, program=program, kernel_regex=kernel_regex, iteration=iteration),
-        timeout_s=timeout_s,
-        env=env,
-        cwd=cwd,
-    )
-    log = _write_log(out / "timing.log", result)
+@dataclass(frozen=True)
+class _Pass:
+    """One rocprofv3 pass as its outcome says it.
+
+    Attributes:
+        mode: the outcome's mode (``pmc:timing``, ``pmc:<batch>``, ``att``).
+        what: the pass in words, for the time-out message.
+        out: the folder the pass writes.
+        expect: a file pattern the pass must write there (else nothing matched the filters).
+        log: where its output is kept.
+        diagnose: why a pass that exited non-zero failed, in one line.
+        empty: what it means that it wrote no ``expect``.
+        done: what a pass that worked gave.
+    """
+
+    mode: str
+    what: str
+    out: Path
+    expect: str
+    log: Path
+    diagnose: Callable[[CommandResult], str]
+    empty: str
+    done: str
+
+
+@dataclass(frozen=True)
+class Target:
+    """The profiled program and how every pass runs it.
+
+    Attributes:
+        program: the kernelopt driver's command line (:func:`driver_argv`).
+        kernel_regex: the kernel filter (``--kernel-include-regex``, and of assembly kernel names).
+        timeout_s: wall-clock limit of each pass, seconds.
+        env: the passes' environment.
+        cwd: the folder they run in (the workspace).
+    """
+
+    program: list[str]
+    kernel_regex: str | None
+    timeout_s: float
+    env: Mapping[str, str]
+    cwd: Path
+
+
+def _run_pass(p: _Pass, argv: list[str], target: Target) -> ModeOutcome:
+    result = _run(argv, timeout_s=target.timeout_s, env=target.env, cwd=target.cwd)
+    log = _write_log(p.log, result)
     if result.timed_out:
-        return ModeOutcome("pmc:timing", ModeStatus.TIMEOUT, _timeout_message("timing pass", timeout_s), log)
+        return ModeOutcome(p.mode, ModeStatus.TIMEOUT, _timeout_message(p.what, target.timeout_s), log)
     if not result.ok:
-        return ModeOutcome(
-            "pmc:timing", ModeStatus.FAILED, f"timing pass failed: exit {result.returncode}: {_last_line(result)}", log
-        )
-    if not any(out.rglob("*kernel_trace.csv")):
-        return ModeOutcome(
-            "pmc:timing",
-            ModeStatus.FAILED,
-            "timing pass wrote no kernel_trace.csv (no dispatch matched the kernel filter)",
-            log,
-        )
-    return ModeOutcome("pmc:timing", ModeStatus.OK, "kernel trace written", log)
+        return ModeOutcome(p.mode, ModeStatus.FAILED, p.diagnose(result), log)
+    if not any(p.out.rglob(p.expect)):
+        return ModeOutcome(p.mode, ModeStatus.FAILED, p.empty, log)
+    return ModeOutcome(p.mode, ModeStatus.OK, p.done, log)
 
 
-def run_pmc_batch(
-    rocprofv3: str,
-    batch: CounterBatch,
-    pmc_dir: Path,
-    program: Sequence[str],
-    kernel_regex: str | None,
-    iteration: str,
-    *,
-    timeout_s: float,
-    env: Mapping[str, str],
-    cwd: Path,
-) -> ModeOutcome:
+def run_timing(target: Target, rocprofv3: str, pmc_dir: Path, iteration: str) -> ModeOutcome:
+    """The kernel-trace pass, into ``pmc_dir/timing``."""
+    out = pmc_dir / "timing"
+    argv = timing_argv(
+        rocprofv3=rocprofv3, out_dir=out, program=target.program, kernel_regex=target.kernel_regex, iteration=iteration
+    )
+    timing = _Pass(
+        mode="pmc:timing",
+        what="timing pass",
+        out=out,
+        expect="*kernel_trace.csv",
+        log=out / "timing.log",
+        diagnose=lambda r: f"timing pass failed: exit {r.returncode}: {_last_line(r)}",
+        empty="timing pass wrote no kernel_trace.csv (no dispatch matched the kernel filter)",
+        done="kernel trace written",
+    )
+    return _run_pass(timing, argv, target)
+
+
+def run_pmc_batch(target: Target, rocprofv3: str, batch: CounterBatch, pmc_dir: Path, iteration: str) -> ModeOutcome:
+    """One counter pass, into ``pmc_dir/<batch>``."""
     out = pmc_dir / batch.name
     argv = pmc_argv(
-        rocprofv3=rocprofv3, batch=batch, out_dir=out, program=program, kernel_regex=kernel_regex, iteration=iteration
+        rocprofv3=rocprofv3,
+        batch=batch,
+        out_dir=out,
+        program=target.program,
+        kernel_regex=target.kernel_regex,
+        iteration=iteration,
     )
-    result = _run(argv, timeout_s=timeout_s, env=env, cwd=cwd)
-    log = _write_log(out / f"{batch.name}.log", result)
-    mode = f"pmc:{batch.name}"
-    if result.timed_out:
-        return ModeOutcome(mode, ModeStatus.TIMEOUT, _timeout_message(f"PMC pass '{batch.name}'", timeout_s), log)
-    if not result.ok:
-        return ModeOutcome(mode, ModeStatus.FAILED, diagnose_pmc_failure(result, batch), log)
-    if not any(out.rglob("*counter_collection.csv")):
-        return ModeOutcome(
-            mode,
-            ModeStatus.FAILED,
-            f"PMC pass '{batch.name}' wrote no counter_collection.csv although rocprofv3 exited 0 "
-            "(no dispatch matched the kernel filter / iteration range, or the counters were dropped)",
-            log,
-        )
-    return ModeOutcome(mode, ModeStatus.OK, f"{len(batch.counters)} counters ({batch.feeds})", log)
+    pmc = _Pass(
+        mode=f"pmc:{batch.name}",
+        what=f"PMC pass '{batch.name}'",
+        out=out,
+        expect="*counter_collection.csv",
+        log=out / f"{batch.name}.log",
+        diagnose=lambda r: diagnose_pmc_failure(r, batch),
+        empty=f"PMC pass '{batch.name}' wrote no counter_collection.csv although rocprofv3 exited 0 "
+        "(no dispatch matched the kernel filter / iteration range, or the counters were dropped)",
+        done=f"{len(batch.counters)} counters ({batch.feeds})",
+    )
+    return _run_pass(pmc, argv, target)
 
 
-def run_att(
-    rocprofv3: str,
-    att_dir: Path,
-    decoder: DecoderLookup,
-    program: Sequence[str],
-    kernel_regex: str | None,
-    iteration: str,
-    *,
-    timeout_s: float,
-    env: Mapping[str, str],
-    cwd: Path,
-) -> ModeOutcome:
+def run_att(target: Target, rocprofv3: str, att_dir: Path, decoder: DecoderLookup, iteration: str) -> ModeOutcome:
+    """The thread-trace pass, into ``att_dir``."""
     if decoder.directory is None:
         return ModeOutcome("att", ModeStatus.FAILED, decoder.missing_message())
     argv = att_argv(
         rocprofv3=rocprofv3,
         decoder_dir=decoder.directory,
         out_dir=att_dir,
-        program=program,
-        kernel_regex=kernel_regex,
+        program=target.program,
+        kernel_regex=target.kernel_regex,
         iteration=iteration,
     )
-    result = _run(argv, timeout_s=timeout_s, env=env, cwd=cwd)
-    log = _write_log(att_dir / "rocprofv3.log", result)
-    if result.timed_out:
-        return ModeOutcome("att", ModeStatus.TIMEOUT, _timeout_message("ATT pass", timeout_s), log)
-    if not result.ok:
-        return ModeOutcome("att", ModeStatus.FAILED, diagnose_att_failure(result, decoder), log)
-    if not any(att_dir.rglob("stats_*.csv")):
-        return ModeOutcome(
-            "att",
-            ModeStatus.FAILED,
-            "ATT wrote no stats_*.csv: no dispatch matched the kernel filter / iteration range, or decoding "
-            f"produced nothing (decoder {decoder.library})",
-            log,
-        )
-    return ModeOutcome("att", ModeStatus.OK, f"thread trace decoded with {decoder.library}", log)
+    att = _Pass(
+        mode="att",
+        what="ATT pass",
+        out=att_dir,
+        expect="stats_*.csv",
+        log=att_dir / "rocprofv3.log",
+        diagnose=lambda r: diagnose_att_failure(r, decoder),
+        empty="ATT wrote no stats_*.csv: no dispatch matched the kernel filter / iteration range, or decoding "
+        f"produced nothing (decoder {decoder.library})",
+        done=f"thread trace decoded with {decoder.library}",
+    )
+    return _run_pass(att, argv, target)
 
 
 def collect_triton_asm(cache_dir: Path, asm_dir: Path, kernel_regex: str | None) -> list[Path]:
@@ -641,18 +648,12 @@ def collect_triton_asm(cache_dir: Path, asm_dir: Path, kernel_regex: str | None)
     return copied
 
 
-def run_asm(
-    profile_dir: Path,
-    program: Sequence[str],
-    kernel_regex: str | None,
-    *,
-    timeout_s: float,
-    env: Mapping[str, str],
-    cwd: Path,
-) -> ModeOutcome:
+def run_asm(target: Target, profile_dir: Path) -> ModeOutcome:
+    """One kernel run with a fresh Triton cache; its AMDGCN assembly into ``kernel.s``."""
     asm_dir = profile_dir / "asm"
     cache = asm_dir / "triton_cache"
-    result = _run(asm_argv(program), timeout_s=timeout_s, env=asm_env(env, cache), cwd=cwd)
+    timeout_s = target.timeout_s
+    result = _run(asm_argv(target.program), timeout_s=timeout_s, env=asm_env(target.env, cache), cwd=target.cwd)
     log = _write_log(asm_dir / "asm.log", result)
     try:
         if result.timed_out:
@@ -669,7 +670,7 @@ def run_asm(
                 f"ASM pass failed: the kernel run exited {result.returncode}: {_last_line(result)}",
                 log,
             )
-        files = collect_triton_asm(cache, asm_dir, kernel_regex) if cache.is_dir() else []
+        files = collect_triton_asm(cache, asm_dir, target.kernel_regex) if cache.is_dir() else []
         if not files:
             return ModeOutcome(
                 "asm",
@@ -686,16 +687,6 @@ def run_asm(
 
 
 # ------------------------------------------------------------------------------------- run
-
-
-def _child_env() -> dict[str, str]:
-    """This process's environment with kernelopt importable by the driver subprocess."""
-    import kernelopt
-
-    env = dict(os.environ)
-    src = str(Path(kernelopt.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
-    return env
 
 
 def _rocprofv3_version(rocprofv3: str, env: Mapping[str, str], cwd: Path) -> str | None:
@@ -725,8 +716,7 @@ def _remove_artifacts(profile_dir: Path) -> None:
 def rocm_present(env: Mapping[str, str] | None = None) -> bool:
     """True on a machine with the ROCm GPU driver (``/dev/kfd``) and rocprofv3; what ``kernelopt
     profile`` uses to pick the AMD path when ``--vendor`` is not given."""
-    env = os.environ if env is None else env
-    return Path("/dev/kfd").exists() and find_rocprofv3(env) is not None
+    return Path("/dev/kfd").exists() and find_rocprofv3(inherited() if env is None else env) is not None
 
 
 def profile_amd(
@@ -771,78 +761,68 @@ def profile_amd(
     profile_dir = workspace.profile_dir(version)
     _check_fresh(profile_dir)
     profile_dir.mkdir(parents=True, exist_ok=True)
-    env = _child_env()
-    cwd = workspace.root
-    program = driver_argv(workspace.root, DEFAULT_LAUNCHES)
-    outcomes: list[ModeOutcome] = []
+    env = worker_env()
+    target = Target(driver_argv(workspace.root, DEFAULT_LAUNCHES), kernel_regex, timeout_s, env, workspace.root)
     rocprofv3 = find_rocprofv3(env) if modes & {"pmc", "att"} else None
-    no_tool = "rocprofv3 not found on PATH or in $ROCM_PATH/bin (install ROCm 6.2+ rocprofiler-sdk)"
+    outcomes: list[ModeOutcome] = []
     if "pmc" in modes:
-        if rocprofv3 is None:
-            outcomes.append(ModeOutcome("pmc", ModeStatus.FAILED, f"PMC not run: {no_tool}"))
-        else:
-            pmc_dir = profile_dir / "pmc"
-            outcomes.append(
-                run_timing(rocprofv3, pmc_dir, program, kernel_regex, pmc_iter, timeout_s=timeout_s, env=env, cwd=cwd)
-            )
-            for batch in PMC_BATCHES:
-                outcomes.append(
-                    run_pmc_batch(
-                        rocprofv3,
-                        batch,
-                        pmc_dir,
-                        program,
-                        kernel_regex,
-                        pmc_iter,
-                        timeout_s=timeout_s,
-                        env=env,
-                        cwd=cwd,
-                    )
-                )
+        outcomes += _pmc_outcomes(target, rocprofv3, profile_dir / "pmc", pmc_iter)
     if "att" in modes:
-        if rocprofv3 is None:
-            outcomes.append(ModeOutcome("att", ModeStatus.FAILED, f"ATT not run: {no_tool}"))
-        else:
-            decoder = find_trace_decoder(att_library_path, env)
-            outcomes.append(
-                run_att(
-                    rocprofv3,
-                    profile_dir / "att",
-                    decoder,
-                    program,
-                    kernel_regex,
-                    att_iter,
-                    timeout_s=timeout_s,
-                    env=env,
-                    cwd=cwd,
-                )
-            )
+        outcomes.append(_att_outcome(target, rocprofv3, profile_dir / "att", att_library_path, att_iter))
     if "asm" in modes:
-        asm_program = driver_argv(workspace.root, 1)
-        outcomes.append(run_asm(profile_dir, asm_program, kernel_regex, timeout_s=timeout_s, env=env, cwd=cwd))
-
+        asm_target = Target(driver_argv(workspace.root, 1), kernel_regex, timeout_s, env, workspace.root)
+        outcomes.append(run_asm(asm_target, profile_dir))
     notes = [o.message for o in outcomes if not o.ok]
     if not any(o.ok for o in outcomes):
         _remove_artifacts(profile_dir)  # nothing half-written is left behind; the reasons are in the error
         raise EnvironmentProblem("AMD profiling produced no evidence: " + "; ".join(notes))
-    pmc_ok = any(o.ok and o.mode.startswith("pmc:") and o.mode != "pmc:timing" for o in outcomes)
-    counters_reason = None
-    if not pmc_ok:
-        pmc_notes = [o.message for o in outcomes if o.mode.startswith("pmc") and not o.ok]
-        counters_reason = pmc_notes[0] if pmc_notes else "PMC mode not requested"
-    tool = "rocprofv3"
-    if rocprofv3 is not None:
-        ver = _rocprofv3_version(rocprofv3, env, cwd)
-        tool = f"rocprofv3 {ver}" if ver else tool
-    ran = [m for m in MODES if any(o.ok and o.mode.split(":")[0] == m for o in outcomes)]
-    gpu = workspace.task_card().gpu
     summary = read_amd_profile_dir(
         profile_dir,
-        tool_used=f"{tool} ({', '.join(ran)})",
+        tool_used=_tool_used(target, rocprofv3, outcomes),
         version=f"v{version}",
-        gpu_name=gpu,
+        gpu_name=workspace.task_card().gpu,
         notes=notes,
-        counters_unavailable_reason=counters_reason,
+        counters_unavailable_reason=_counters_reason(outcomes),
     )
     write_summary(profile_dir, summary)
     return summary
+
+
+_NO_TOOL = "rocprofv3 not found on PATH or in $ROCM_PATH/bin (install ROCm 6.2+ rocprofiler-sdk)"
+
+
+def _pmc_outcomes(target: Target, rocprofv3: str | None, pmc_dir: Path, iteration: str) -> list[ModeOutcome]:
+    """The PMC mode: the timing pass, then one pass per counter batch."""
+    if rocprofv3 is None:
+        return [ModeOutcome("pmc", ModeStatus.FAILED, f"PMC not run: {_NO_TOOL}")]
+    outcomes = [run_timing(target, rocprofv3, pmc_dir, iteration)]
+    outcomes += [run_pmc_batch(target, rocprofv3, batch, pmc_dir, iteration) for batch in PMC_BATCHES]
+    return outcomes
+
+
+def _att_outcome(
+    target: Target, rocprofv3: str | None, att_dir: Path, att_library_path: Path | None, iteration: str
+) -> ModeOutcome:
+    """The ATT mode: the thread-trace pass with the decoder found."""
+    if rocprofv3 is None:
+        return ModeOutcome("att", ModeStatus.FAILED, f"ATT not run: {_NO_TOOL}")
+    decoder = find_trace_decoder(att_library_path, target.env)
+    return run_att(target, rocprofv3, att_dir, decoder, iteration)
+
+
+def _counters_reason(outcomes: list[ModeOutcome]) -> str | None:
+    """Why no counter was read (None when a PMC counter pass worked)."""
+    if any(o.ok and o.mode.startswith("pmc:") and o.mode != "pmc:timing" for o in outcomes):
+        return None
+    pmc_notes = [o.message for o in outcomes if o.mode.startswith("pmc") and not o.ok]
+    return pmc_notes[0] if pmc_notes else "PMC mode not requested"
+
+
+def _tool_used(target: Target, rocprofv3: str | None, outcomes: list[ModeOutcome]) -> str:
+    """``rocprofv3 <version> (<the modes that worked>)``."""
+    tool = "rocprofv3"
+    if rocprofv3 is not None:
+        ver = _rocprofv3_version(rocprofv3, target.env, target.cwd)
+        tool = f"rocprofv3 {ver}" if ver else tool
+    ran = [m for m in MODES if any(o.ok and o.mode.split(":")[0] == m for o in outcomes)]
+    return f"{tool} ({', '.join(ran)})"

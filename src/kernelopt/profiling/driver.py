@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -33,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kernelopt.env import EnvSettings
 from kernelopt.proc import die_with_parent
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
 from kernelopt.vocabulary import Device
@@ -198,9 +198,6 @@ def run(args: argparse.Namespace) -> DriverResult:
     """Execute one driver run (imports torch; needs a CUDA GPU)."""
     import torch
 
-    from kernelopt.harness.loader import load_pair
-    from kernelopt.harness.sizes import card_constants
-
     result = DriverResult(mode=args.mode, torch_version=torch.__version__, warmup=args.warmup)
     try:
         import triton
@@ -213,20 +210,45 @@ def run(args: argparse.Namespace) -> DriverResult:
         raise RuntimeError(f"{NO_CUDA_DEVICE} (torch.cuda.is_available() is False)")
     result.device = torch.cuda.get_device_name() if on_gpu else "cpu"
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
+    pair, inputs = _problem(args, result)
+    fn = pair.candidate(device=args.device)
+    out = _warm_up(args, pair, fn, inputs, sync, result)
+    _work(pair, inputs, out, result)
+    if args.mode == "profile":
+        _profile_calls(args, fn, inputs, sync, result, on_gpu=on_gpu)
+    elif args.mode == "time":
+        _time_calls(args, fn, inputs, result, on_gpu=on_gpu)
+    elif args.mode == "list":
+        _list_kernels(fn, inputs, sync, result, on_gpu=on_gpu)
+    out_dir = Path(args.out).parent if args.out else None
+    if on_gpu:
+        result.compiled = _compiled_kernels(pair.kernel, out_dir if args.sass else None, result.notes)
+    return result
+
+
+def _problem(args: argparse.Namespace, result: DriverResult) -> tuple[Any, list[Any]]:
+    """The kernel and reference pair at the gate's problem sizes, and the inputs of the chosen shape."""
+    from kernelopt.harness.loader import load_pair
+    from kernelopt.harness.sizes import card_constants
+
     pair = load_pair(Path(args.kernel), Path(args.reference))
-    for name, value in card_constants(Path(args.reference), os.environ).items():  # the gate's problem sizes
+    for name, value in card_constants(Path(args.reference), EnvSettings.read().size_scale).items():
         setattr(pair.reference, name, value)
     result.form = pair.form
     if not 0 <= args.shape_index < len(pair.shapes):
         raise IndexError(f"shape index {args.shape_index} out of range (reference has {len(pair.shapes)} shapes)")
     shape = pair.shapes[args.shape_index]
     result.shape = {k: v if isinstance(v, int | float | str | bool) else repr(v) for k, v in shape.items()}
-    inputs = _to_device(pair.build_inputs(shape), args.device)
-    fn = pair.candidate(device=args.device)
+    return pair, _to_device(pair.build_inputs(shape), args.device)
+
+
+def _warm_up(args: argparse.Namespace, pair: Any, fn: Any, inputs: list[Any], sync: Any, result: DriverResult) -> Any:
+    """The warm-up calls (JIT, autotuning; on the CPU each autotune config is timed first); the config
+    each autotuner picked; the last output."""
     from kernelopt.tunables.autotune_worker import picked_configs, time_autotune_on_cpu
 
     with_triton = result.triton_version is not None
-    if with_triton and not on_gpu:
+    if with_triton and args.device != Device.CUDA:
         time_autotune_on_cpu(pair.kernel)
     out = None
     for _ in range(args.warmup):
@@ -234,6 +256,12 @@ def run(args: argparse.Namespace) -> DriverResult:
     sync()
     if with_triton:  # autotuning happened in the warm-up: the profiled and timed calls run this config
         result.autotune_picked = picked_configs(pair.kernel)
+    return out
+
+
+def _work(pair: Any, inputs: list[Any], out: Any, result: DriverResult) -> None:
+    """FLOPs and bytes moved: the reference's ``flops`` / ``bytes_moved``, else bytes as the sum of the
+    input and output sizes."""
     for hook in ("flops", "bytes_moved"):
         f = pair.optional(hook)
         if f is not None:
@@ -243,45 +271,56 @@ def run(args: argparse.Namespace) -> DriverResult:
     elif out is not None:
         result.bytes_moved = float(_nbytes(inputs) + _nbytes(out))
         result.bytes_source = "sum of input and output tensor sizes"
-    if args.mode == "profile":
-        cudart = torch.cuda.cudart() if on_gpu else None
-        if cudart is not None:
-            cudart.cudaProfilerStart()
-        for _ in range(args.launches):
-            fn(*inputs)
-        sync()
-        if cudart is not None:
-            cudart.cudaProfilerStop()
-        result.launches = args.launches
-    elif args.mode == "time":
-        for _ in range(args.repeats):
-            if on_gpu:
-                start = torch.cuda.Event(enable_timing=True)
-                end = torch.cuda.Event(enable_timing=True)
-                start.record()
-                fn(*inputs)
-                end.record()
-                end.synchronize()
-                result.samples_us.append(start.elapsed_time(end) * 1e3)
-            else:
-                t = time.perf_counter()
-                fn(*inputs)
-                result.samples_us.append((time.perf_counter() - t) * 1e6)
-        result.median_us = statistics.median(result.samples_us) if result.samples_us else None
-    elif args.mode == "list":
-        from torch.profiler import ProfilerActivity, profile
 
-        activity = ProfilerActivity.CUDA if on_gpu else ProfilerActivity.CPU
-        with profile(activities=[activity]) as prof:
+
+def _profile_calls(
+    args: argparse.Namespace, fn: Any, inputs: list[Any], sync: Any, result: DriverResult, *, on_gpu: bool
+) -> None:
+    """The profiled calls, between cudaProfilerStart and cudaProfilerStop."""
+    import torch
+
+    cudart = torch.cuda.cudart() if on_gpu else None
+    if cudart is not None:
+        cudart.cudaProfilerStart()
+    for _ in range(args.launches):
+        fn(*inputs)
+    sync()
+    if cudart is not None:
+        cudart.cudaProfilerStop()
+    result.launches = args.launches
+
+
+def _time_calls(args: argparse.Namespace, fn: Any, inputs: list[Any], result: DriverResult, *, on_gpu: bool) -> None:
+    """``args.repeats`` calls, each timed (CUDA events, or the CPU's clock), and their median."""
+    import torch
+
+    for _ in range(args.repeats):
+        if on_gpu:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
             fn(*inputs)
-            sync()
-        kind = "CUDA" if on_gpu else "CPU"
-        names = [e.name for e in prof.events() if str(getattr(e, "device_type", "")).endswith(kind)]
-        result.kernels_launched = list(dict.fromkeys(n for n in names if n))
-    out_dir = Path(args.out).parent if args.out else None
-    if on_gpu:
-        result.compiled = _compiled_kernels(pair.kernel, out_dir if args.sass else None, result.notes)
-    return result
+            end.record()
+            end.synchronize()
+            result.samples_us.append(start.elapsed_time(end) * 1e3)
+        else:
+            t = time.perf_counter()
+            fn(*inputs)
+            result.samples_us.append((time.perf_counter() - t) * 1e6)
+    result.median_us = statistics.median(result.samples_us) if result.samples_us else None
+
+
+def _list_kernels(fn: Any, inputs: list[Any], sync: Any, result: DriverResult, *, on_gpu: bool) -> None:
+    """The names of the kernels one call launches (torch's profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activity = ProfilerActivity.CUDA if on_gpu else ProfilerActivity.CPU
+    with profile(activities=[activity]) as prof:
+        fn(*inputs)
+        sync()
+    kind = "CUDA" if on_gpu else "CPU"
+    names = [e.name for e in prof.events() if str(getattr(e, "device_type", "")).endswith(kind)]
+    result.kernels_launched = list(dict.fromkeys(n for n in names if n))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

@@ -53,9 +53,9 @@ class Check:
 def _probe_python(code: str, timeout_s: float = 120.0) -> tuple[bool, str]:
     """Run ``code`` in a fresh interpreter: native modules (ncu_report, torch) are checked in isolation."""
     from kernelopt.proc import run_command
-    from kernelopt.profiling.nvidia import child_env
+    from kernelopt.worker.client import worker_env
 
-    res = run_command([sys.executable, "-c", code], timeout_s=timeout_s, env=child_env())
+    res = run_command([sys.executable, "-c", code], timeout_s=timeout_s, env=worker_env())
     if res.timed_out:
         return False, f"timed out after {timeout_s:g} s"
     if res.returncode is not None and res.returncode < 0:
@@ -165,7 +165,7 @@ def check_counters(ncu: str | None, *, timeout_s: float = PROBE_TIMEOUT_S) -> Ch
     from kernelopt.proc import run_command
     from kernelopt.profiling.ncu_command import parse_passes
     from kernelopt.profiling.ncu_failures import COUNTERS_FIX, NcuFailure, classify, first_error_line
-    from kernelopt.profiling.nvidia import child_env
+    from kernelopt.worker.client import worker_env
 
     if ncu is None:
         return Check("counters", CheckStatus.SKIP, "no ncu to probe with")
@@ -188,7 +188,7 @@ def check_counters(ncu: str | None, *, timeout_s: float = PROBE_TIMEOUT_S) -> Ch
             "-c",
             PROBE_PROGRAM,
         ]
-        res = run_command(argv, timeout_s=timeout_s, env=child_env())
+        res = run_command(argv, timeout_s=timeout_s, env=worker_env())
         if res.timed_out:
             return Check(
                 "counters",

@@ -21,6 +21,8 @@ Texts recognised (Nsight Compute 2022-2025):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -181,6 +183,45 @@ def user_error_line(output: str) -> str | None:
     return lines[-1] if lines else None
 
 
+@dataclass(frozen=True)
+class _Said:
+    """How one failure class is said: its error class, its line (from ncu's output and the report
+    path) and the fix."""
+
+    error: type[ProfilingError]
+    line: Callable[[str, Path], str]
+    hint: str
+
+
+_SAID: dict[NcuFailure, _Said] = {
+    NcuFailure.USER_PROGRAM_FAILED: _Said(
+        UserProgramFailed,
+        lambda out, _: f"kernel.py / reference.py failed under the profiler: {user_error_line(out) or 'no message'}",
+        "run 'python test_kernel.py' in the workspace to reproduce it without the profiler",
+    ),
+    NcuFailure.DEVICE_NOT_SUPPORTED: _Said(
+        ProfilerDeviceError,
+        lambda out, _: f"ncu cannot profile this GPU: {first_error_line(out) or 'not supported'}",
+        "check 'ncu --list-chips' and that the Nsight Compute version supports the GPU",
+    ),
+    NcuFailure.DEVICE_ERROR: _Said(
+        ProfilerDeviceError,
+        lambda out, _: f"ncu failed on the device: {first_error_line(out) or 'unknown device error'}",
+        "check nvidia-smi (GPU health, another profiler or MPS holding the GPU) and retry",
+    ),
+    NcuFailure.REPORT_NOT_WRITTEN: _Said(
+        ReportNotWritten,
+        lambda _, report: f"ncu finished but wrote no report at {report}",
+        "check free disk space and write permission of the profiles/ folder",
+    ),
+    NcuFailure.COUNTERS_PERMISSION: _Said(
+        CountersUnavailable,
+        lambda _, __: "GPU performance counters are not readable by this user (ERR_NVGPUCTRPERM)",
+        COUNTERS_FIX,
+    ),
+}
+
+
 def error_for(
     kind: NcuFailure,
     output: str,
@@ -190,41 +231,9 @@ def error_for(
     returncode: int | None,
 ) -> ProfilingError:
     """The one-line error for a failure class (counters and no-kernels are handled by the runner)."""
-    if kind is NcuFailure.USER_PROGRAM_FAILED:
-        return UserProgramFailed(
-            f"kernel.py / reference.py failed under the profiler: {user_error_line(output) or 'no message'}",
-            kind=kind,
-            hint="run 'python test_kernel.py' in the workspace to reproduce it without the profiler",
-            log_path=log_path,
-        )
-    if kind is NcuFailure.DEVICE_NOT_SUPPORTED:
-        return ProfilerDeviceError(
-            f"ncu cannot profile this GPU: {first_error_line(output) or 'not supported'}",
-            kind=kind,
-            hint="check 'ncu --list-chips' and that the Nsight Compute version supports the GPU",
-            log_path=log_path,
-        )
-    if kind is NcuFailure.DEVICE_ERROR:
-        return ProfilerDeviceError(
-            f"ncu failed on the device: {first_error_line(output) or 'unknown device error'}",
-            kind=kind,
-            hint="check nvidia-smi (GPU health, another profiler or MPS holding the GPU) and retry",
-            log_path=log_path,
-        )
-    if kind is NcuFailure.REPORT_NOT_WRITTEN:
-        return ReportNotWritten(
-            f"ncu finished but wrote no report at {report}",
-            kind=kind,
-            hint="check free disk space and write permission of the profiles/ folder",
-            log_path=log_path,
-        )
-    if kind is NcuFailure.COUNTERS_PERMISSION:
-        return CountersUnavailable(
-            "GPU performance counters are not readable by this user (ERR_NVGPUCTRPERM)",
-            kind=kind,
-            hint=COUNTERS_FIX,
-            log_path=log_path,
-        )
+    said = _SAID.get(kind)
+    if said is not None:
+        return said.error(said.line(output, report), kind=kind, hint=said.hint, log_path=log_path)
     return ProfilingError(
         f"ncu exited with status {returncode}: {first_error_line(output) or 'no error message'}",
         kind=kind,

@@ -251,13 +251,12 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
         ReportReaderCrashed: every attempt crashed or timed out.
     """
     from kernelopt.proc import run_command
+    from kernelopt.worker.client import worker_env
 
     if not path.is_file():
         raise InputFileError(path, "no such report")
     argv = [sys.executable, "-m", "kernelopt.profiling.ncu_rep", str(path), artifact or str(path)]
-    pkg_parent = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = worker_env()
     last = ""
     for _ in range(max(1, attempts)):
         res = run_command(argv, timeout_s=WORKER_TIMEOUT_S, env=env)

@@ -12,12 +12,10 @@ timing-only evidence instead of failing, so the loop can still run.
 from __future__ import annotations
 
 import glob
-import os
 import shutil
 import sys
 from pathlib import Path
 
-import kernelopt
 from kernelopt.env import EnvSettings, variable
 from kernelopt.errors import CommandTimeout, EnvironmentProblem, UsageError
 from kernelopt.evidence.model import IsaFacts, ProfileSummary
@@ -54,6 +52,7 @@ from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
 from kernelopt.profiling.protocol import ProfileSettings
 from kernelopt.profiling.staging import log_path, staged_profile_dir
 from kernelopt.profiling.timing_only import CPU_REASON, timing_only_summary
+from kernelopt.worker.client import worker_env
 from kernelopt.workspace import Workspace
 
 NCU_ENV = variable("ncu").name
@@ -94,13 +93,49 @@ def ncu_version(ncu: str) -> tuple[tuple[int, int, int] | None, str]:
     return (parse_version(text) if res.ok else None), text.strip()
 
 
-def child_env() -> dict[str, str]:
-    """The environment of the profiled driver: this kernelopt first on PYTHONPATH, unbuffered output."""
-    env = dict(os.environ)
-    pkg_parent = str(Path(kernelopt.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
+def _checked_version(ncu: str) -> tuple[int, int, int]:
+    """``ncu``'s version, which kernelopt must be able to drive.
+
+    Raises:
+        ProfilingError: ``ncu --version`` does not run.
+        NcuTooOld: older than :data:`MIN_NCU_VERSION`.
+    """
+    version_tuple, version_text = ncu_version(ncu)
+    if version_tuple is None:
+        raise ProfilingError(
+            f"cannot run '{ncu} --version': {version_text.splitlines()[-1] if version_text else 'no output'}",
+            kind=NcuFailure.NCU_FAILED,
+            hint=f"check the Nsight Compute install, or point {NCU_ENV} at a working ncu",
+        )
+    if version_tuple[:2] < MIN_NCU_VERSION:
+        shown = ".".join(map(str, version_tuple))
+        need = ".".join(map(str, MIN_NCU_VERSION))
+        raise NcuTooOld(
+            f"ncu {shown} at {ncu} is older than {need}, the oldest release kernelopt drives",
+            kind=NcuFailure.NCU_FAILED,
+            hint=f"install Nsight Compute {need} or newer and put it on PATH (or set {NCU_ENV})",
+        )
+    return version_tuple
+
+
+def _ncu_options(ws: Workspace, settings: ProfileSettings, staging: Path) -> NcuOptions:
+    """What ncu collects (the full set, or the fast sections) and which launches: the kernels of
+    kernel.py (or ``--kernel-regex``), ``settings.launches`` of each after the skipped ones."""
+    names = kernel_names(ws.kernel_py.read_text(encoding="utf-8"))
+    regex = settings.kernel_regex or kernel_regex_for(names)
+    launch_count = settings.launch_count
+    if launch_count is None and regex is not None:
+        launch_count = max(1, len(names)) * settings.launches if not settings.kernel_regex else settings.launches
+    return NcuOptions(
+        export=staging / "ncu",
+        set_name=None if settings.fast else "full",
+        sections=FAST_SECTIONS if settings.fast else (),
+        metrics=FAST_METRICS if settings.fast else (),
+        kernel_regex=regex,
+        launch_skip=settings.launch_skip,
+        launch_count=launch_count,
+        launch_skip_before_match=settings.launch_skip_before_match,
+    )
 
 
 def driver_argv(
@@ -220,40 +255,12 @@ class NcuProfiler:
                 "install Nsight Compute to get counters"
             )
             return self._timing_only(ws, version, settings, staging, reason)
-        version_tuple, version_text = ncu_version(ncu)
-        if version_tuple is None:
-            raise ProfilingError(
-                f"cannot run '{ncu} --version': {version_text.splitlines()[-1] if version_text else 'no output'}",
-                kind=NcuFailure.NCU_FAILED,
-                hint=f"check the Nsight Compute install, or point {NCU_ENV} at a working ncu",
-            )
-        if version_tuple[:2] < MIN_NCU_VERSION:
-            shown = ".".join(map(str, version_tuple))
-            need = ".".join(map(str, MIN_NCU_VERSION))
-            raise NcuTooOld(
-                f"ncu {shown} at {ncu} is older than {need}, the oldest release kernelopt drives",
-                kind=NcuFailure.NCU_FAILED,
-                hint=f"install Nsight Compute {need} or newer and put it on PATH (or set {NCU_ENV})",
-            )
-        names = kernel_names(ws.kernel_py.read_text(encoding="utf-8"))
-        regex = settings.kernel_regex or kernel_regex_for(names)
-        launch_count = settings.launch_count
-        if launch_count is None and regex is not None:
-            launch_count = max(1, len(names)) * settings.launches if not settings.kernel_regex else settings.launches
-        options = NcuOptions(
-            export=staging / "ncu",
-            set_name=None if settings.fast else "full",
-            sections=FAST_SECTIONS if settings.fast else (),
-            metrics=FAST_METRICS if settings.fast else (),
-            kernel_regex=regex,
-            launch_skip=settings.launch_skip,
-            launch_count=launch_count,
-            launch_skip_before_match=settings.launch_skip_before_match,
-        )
+        version_tuple = _checked_version(ncu)
+        options = _ncu_options(ws, settings, staging)
         program = driver_argv(ws, settings, "profile", staging / DRIVER_JSON, python=self._python)
         argv = build_ncu_argv(ncu, options, program)
         log = log_path(ws, version, "ncu")
-        res = run_command(argv, timeout_s=settings.timeout_s, cwd=ws.root, env=child_env())
+        res = run_command(argv, timeout_s=settings.timeout_s, cwd=ws.root, env=worker_env())
         _write_log(log, argv, res)
         shutil.copyfile(log, staging / "ncu.log")
         if res.timed_out:
@@ -266,22 +273,22 @@ class NcuProfiler:
             (staging / "ncu.log").unlink(missing_ok=True)
             return self._timing_only(ws, version, settings, staging, reason)
         if kind is NcuFailure.NO_KERNELS_PROFILED:
-            raise self._no_kernels(ws, version, settings, staging, regex, log, available_kernels(output))
+            raise self._no_kernels(ws, version, settings, staging, options.kernel_regex, log, available_kernels(output))
         if kind is not None:
             final = ws.profile_dir(version) / REPORT_NAME
             raise error_for(kind, output, report=final, log_path=log, returncode=res.returncode)
         driver = _read_driver(staging / DRIVER_JSON)
         raw = read_ncu_rep_isolated(report, artifact=REPORT_NAME)
+        shown = ".".join(map(str, version_tuple))
         set_text = (
             f"--section {' --section '.join(FAST_SECTIONS)} + {len(FAST_METRICS)} metrics (--fast)"
             if settings.fast
             else "--set full"
         )
-        tool = f"ncu {'.'.join(map(str, version_tuple))} {set_text}"
         summary = build_summary(
             raw,
             version=f"v{version}",
-            tool_used=tool,
+            tool_used=f"ncu {shown} {set_text}",
             source_root=str(ws.root),
             isa_by_kernel=_static_isa(driver, staging),
             artifacts=[*sorted(p.name for p in staging.iterdir()), "summary.json", "summary.txt"],
@@ -290,11 +297,11 @@ class NcuProfiler:
         summary.settings = {
             "argv": argv,
             "ncu": ncu,
-            "ncu_version": ".".join(map(str, version_tuple)),
+            "ncu_version": shown,
             "section_set": "fast" if settings.fast else "full",
-            "kernel_regex": regex,
+            "kernel_regex": options.kernel_regex,
             "launch_skip": settings.launch_skip,
-            "launch_count": launch_count,
+            "launch_count": options.launch_count,
             "launch_skip_before_match": settings.launch_skip_before_match,
             "warmup_calls": settings.warmup,
             "profiled_calls": settings.launches,
@@ -308,7 +315,7 @@ class NcuProfiler:
     ) -> DriverResult:
         argv = driver_argv(ws, settings, mode, out, python=self._python)
         log = log_path(ws, version, f"driver-{mode}")
-        res = run_command(argv, timeout_s=timeout_s, cwd=ws.root, env=child_env())
+        res = run_command(argv, timeout_s=timeout_s, cwd=ws.root, env=worker_env())
         _write_log(log, argv, res)
         if res.timed_out:
             raise _timeout(argv, settings, res, log)

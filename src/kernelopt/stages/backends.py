@@ -15,7 +15,6 @@ Defaults applied here, for every caller:
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -26,9 +25,10 @@ from kernelopt.backends.agent_cli import check_command
 from kernelopt.backends.protocol import Implementer, Planner
 from kernelopt.backends.registry import implementer_class, planner_class
 from kernelopt.backends.settings import AgentCliSettings, LlmApiSettings, RuleSettings, load_settings
+from kernelopt.env import EnvSettings, variable
 from kernelopt.errors import UsageError
 
-WEB_ENV = "KERNELOPT_WEB_SEARCH_CMD"
+WEB_ENV = variable("web_search_cmd").name
 
 _PLANNER_SETTINGS: dict[str, type[BaseModel]] = {"agent-cli": AgentCliSettings, "llm-api": LlmApiSettings}
 _IMPLEMENTER_SETTINGS: dict[str, type[BaseModel]] = {
@@ -46,11 +46,10 @@ def planner_options(
     Raises:
         UsageError: ``KERNELOPT_WEB_SEARCH_CMD`` does not split.
     """
-    env = os.environ if env is None else env
     out = dict(options or {})
     if name == "rules":
         out.setdefault("knob_only", implementer == "rules")
-        command = env.get(WEB_ENV)
+        command = EnvSettings.read(env).web_search_cmd
         if command and "web_command" not in out:
             try:
                 out["web_command"] = shlex.split(command)
@@ -76,7 +75,7 @@ def build_planner(name: str, options: Mapping[str, Any] | None = None, *, implem
     opts = planner_options(name, options, implementer=implementer)
     cls = planner_class(name)
     if name in _PLANNER_SETTINGS:
-        settings = load_settings(_PLANNER_SETTINGS[name], opts, os.environ, backend=name)
+        settings = load_settings(_PLANNER_SETTINGS[name], opts, backend=name)
         if isinstance(settings, AgentCliSettings):
             check_command(settings.command)
     backend: Planner = cls(opts)
@@ -92,7 +91,7 @@ def build_implementer(name: str, options: Mapping[str, Any] | None = None) -> Im
     opts = dict(options or {})
     cls = implementer_class(name)
     if name in _IMPLEMENTER_SETTINGS:
-        env = {} if name == "rules" else os.environ
+        env: Mapping[str, str] | None = {} if name == "rules" else None  # rules reads no variable
         settings = load_settings(_IMPLEMENTER_SETTINGS[name], opts, env, backend=name)
         if isinstance(settings, AgentCliSettings):
             check_command(settings.command)

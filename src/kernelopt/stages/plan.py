@@ -200,6 +200,34 @@ def say_timing_only(path: Path, summary: ProfileSummary, reader: PlanReader) -> 
     return same
 
 
+def _written_plan(
+    ws: Workspace,
+    version: int,
+    returned: Plan,
+    reader: PlanReader,
+    history: list[IterationRecord],
+    summary: ProfileSummary | None,
+) -> Plan:
+    """The plan file as ``reader`` reads and validates it: for ``version``, with the action the planner
+    returned.
+
+    Raises:
+        KerneloptError: it is not UTF-8, does not parse or validate, or is another plan.
+    """
+    path = ws.plan_path(version)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PlanError(f"{path.name} is not UTF-8 text") from None
+    plan = reader.parse(text)
+    if plan.version != version:
+        raise PlanError(f"{path.name} is for version {plan.version}, not {version}")
+    if plan_signature(plan) != plan_signature(returned):
+        raise PlanError(f"{path.name}: the file's action differs from the action the planner returned")
+    reader.validate(plan, ws, history, summary)
+    return plan
+
+
 def run_plan(
     ws: Workspace,
     version: int,
@@ -266,16 +294,7 @@ def run_plan(
     if not path.is_file():
         return fail(f"the planner returned a plan but wrote no {path.name}", "invalid_plan")
     try:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise PlanError(f"{path.name} is not UTF-8 text") from None
-        plan = reader.parse(text)
-        if plan.version != version:
-            raise PlanError(f"{path.name} is for version {plan.version}, not {version}")
-        if plan_signature(plan) != plan_signature(outcome.plan):
-            raise PlanError(f"{path.name}: the file's action differs from the action the planner returned")
-        reader.validate(plan, ws, history, summary)
+        plan = _written_plan(ws, version, outcome.plan, reader, history, summary)
     except KerneloptError as exc:
         return fail(f"invalid plan: {exc.one_line()}", "invalid_plan")
     repeated = tried_signatures(ws, reader, before=version).get(plan_signature(plan))

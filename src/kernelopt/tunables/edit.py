@@ -163,15 +163,7 @@ def pin_configs(
     want = {f"{kernel}.configs[{i}].{k}": v for i, c in enumerate(configs) for k, v in c.knob_values().items()}
     if {k: v for k, v in got.items() if k in want} != want:  # our bug: the rendered list must read back
         raise AssertionError(f"pinned configs read back differently: {got} != {want}")
-    diff = "".join(
-        difflib.unified_diff(
-            source.splitlines(keepends=True),
-            new_source.splitlines(keepends=True),
-            fromfile=f"a/{filename}",
-            tofile=f"b/{filename}",
-        )
-    )
-    return EditResult(path=filename, edits=[], diff=diff, new_source=new_source)
+    return EditResult(path=filename, edits=[], diff=_diff(source, new_source, filename), new_source=new_source)
 
 
 def _render(lit: SourceLiteral, value: Value) -> str:
@@ -275,13 +267,42 @@ def apply_source(
     _, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
     new_values = plan_edits(tunables, changes, kernel=kernel)
     if limits is not None:
-        touched = {g for t in tunables if t.key in new_values for g in t.groups}
-        for g in sorted(touched):
-            problems = resource_problems(_group_values(tunables, new_values, g), limits)
-            if problems:
-                raise TunableFitError(f"{g}: the new configuration cannot fit: {'; '.join(problems)}")
+        _check_fit(tunables, new_values, limits)
+    spans, edits = _splices(sites, tunables, new_values)
+    new_source = _splice(source, spans)
+    problems = _verify(
+        source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename, gpu=gpu, evaluation=evaluation
+    )
+    if problems:  # our bug, not the user's: the splice must touch only the planned literals
+        raise AssertionError(f"tunable edit touched more than planned: {problems}")
+    return EditResult(path=filename, edits=edits, diff=_diff(source, new_source, filename), new_source=new_source)
+
+
+def _check_fit(tunables: list[Tunable], new_values: Mapping[str, Value], limits: ResourceLimits) -> None:
+    """Every launch group the change touches must still fit the GPU.
+
+    Raises:
+        TunableFitError: a touched group's new configuration cannot fit.
+    """
+    touched = {g for t in tunables if t.key in new_values for g in t.groups}
+    for g in sorted(touched):
+        problems = resource_problems(_group_values(tunables, new_values, g), limits)
+        if problems:
+            raise TunableFitError(f"{g}: the new configuration cannot fit: {'; '.join(problems)}")
+
+
+_Splice = tuple[int, int, str]
+"""``(start, end, text)``: the source between the offsets becomes ``text``."""
+
+
+def _splices(
+    sites: list[Site], tunables: list[Tunable], new_values: Mapping[str, Value]
+) -> tuple[list[_Splice], list[KnobEdit]]:
+    """The text changes of ``new_values`` and the edit of each knob: a literal replaced, an absent launch
+    option inserted, a computed value overridden, linked grid literals moved along, and an evaluated
+    autotune list replaced whole by a literal list."""
     by_key = {s.key: s for s in sites}
-    spans: list[tuple[int, int, str]] = []
+    spans: list[_Splice] = []
     edits: list[KnobEdit] = []
     regions: dict[int, tuple[ConfigRegion, dict[int, dict[str, Value]]]] = {}
     for t in tunables:
@@ -292,14 +313,8 @@ def apply_source(
         if s.region is not None:
             _, moved = regions.setdefault(s.region.span.start, (s.region, {}))
             moved.setdefault(s.region.index, {})[s.name] = new
-        elif s.insert is not None:
-            ins = s.insert
-            spans.append((ins.offset, ins.offset, f"{ins.separator}{s.name}={_render_value(new)}"))
-        elif s.override is not None:
-            spans.append((s.override.start, s.override.end, _render_value(new)))
         else:
-            assert s.literal is not None
-            spans.append((s.literal.start, s.literal.end, _render(s.literal, new)))
+            spans.append(_site_splice(s, new))
         for lk in s.links:
             if not isinstance(new, int):
                 raise TunableError(f"{t.key}: grid literal needs an integer")
@@ -319,7 +334,26 @@ def apply_source(
     for region, moved in regions.values():
         configs = [c.with_values(moved.get(i, {})) for i, c in enumerate(region.space.configs)]
         spans.append((region.span.start, region.span.end, render_configs(configs, region.config_callee)))
-    spans.sort()
+    return spans, edits
+
+
+def _site_splice(s: Site, new: Value) -> _Splice:
+    """The text change that gives one site (not in an evaluated autotune list) its new value."""
+    if s.insert is not None:
+        return (s.insert.offset, s.insert.offset, f"{s.insert.separator}{s.name}={_render_value(new)}")
+    if s.override is not None:
+        return (s.override.start, s.override.end, _render_value(new))
+    assert s.literal is not None
+    return (s.literal.start, s.literal.end, _render(s.literal, new))
+
+
+def _splice(source: str, spans: list[_Splice]) -> str:
+    """``source`` with every splice applied.
+
+    Raises:
+        TunableError: two splices overlap.
+    """
+    spans = sorted(spans)
     for (_, e1, _), (s2, _, _) in itertools.pairwise(spans):
         if s2 < e1:
             raise TunableError("two requested edits overlap (the same literal named twice)")
@@ -329,13 +363,12 @@ def apply_source(
         out.append(text)
         pos = end
     out.append(source[pos:])
-    new_source = "".join(out)
-    problems = _verify(
-        source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename, gpu=gpu, evaluation=evaluation
-    )
-    if problems:  # our bug, not the user's: the splice must touch only the planned literals
-        raise AssertionError(f"tunable edit touched more than planned: {problems}")
-    diff = "".join(
+    return "".join(out)
+
+
+def _diff(source: str, new_source: str, filename: str) -> str:
+    """The unified diff of an edit (``a/<file>`` -> ``b/<file>``)."""
+    return "".join(
         difflib.unified_diff(
             source.splitlines(keepends=True),
             new_source.splitlines(keepends=True),
@@ -343,7 +376,6 @@ def apply_source(
             tofile=f"b/{filename}",
         )
     )
-    return EditResult(path=filename, edits=edits, diff=diff, new_source=new_source)
 
 
 def apply(

@@ -20,7 +20,6 @@ the same id are an error too (ids are how plans and memory cite records).
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -55,12 +54,10 @@ def builtin_root() -> Traversable:
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:
     """The config file: ``$KERNELOPT_CONFIG``, else ``$XDG_CONFIG_HOME/kernelopt/config.toml``."""
-    configured = EnvSettings.read(env).config
-    if configured is not None:
-        return configured
-    env = os.environ if env is None else env
-    base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
-    return base / "kernelopt" / "config.toml"
+    read = EnvSettings.read(env)
+    if read.config is not None:
+        return read.config
+    return (read.xdg_config_home or Path.home() / ".config") / "kernelopt" / "config.toml"
 
 
 def configured_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
@@ -163,7 +160,7 @@ def split_front(text: str, origin: str) -> tuple[dict[str, Any], str]:
 
 
 def sheet_record(spec: GpuSpec, origin: str | None = None) -> WikiRecord:
-    """A read-only :class:`WikiRecord` view of a hardware sheet, for search and ``wiki show``.
+    """A read-only :class:`WikiRecord` view of a hardware sheet, for the knowledge search and ``wiki show``.
 
     The figures are rendered into ``body`` (value, unit, source title); the sheet file stays the one
     copy of each number.

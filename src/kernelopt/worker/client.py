@@ -30,7 +30,7 @@ from types import TracebackType
 from pydantic import BaseModel
 
 import kernelopt
-from kernelopt.env import WORKER_FDS
+from kernelopt.env import WORKER_FDS, inherited
 from kernelopt.errors import EXIT_ENVIRONMENT, KerneloptError
 from kernelopt.proc import WorkerCommand, start_worker
 from kernelopt.vocabulary import Device
@@ -80,7 +80,7 @@ class WorkerStartError(KerneloptError):
 
 
 def worker_env(
-    base: Mapping[str, str] | None, extra: Mapping[str, str] | None = None, *, device: str | None = None
+    base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None, *, device: str | None = None
 ) -> dict[str, str]:
     """A worker's environment: ``base`` (default: this process's) plus ``extra``, this kernelopt first on
     ``PYTHONPATH`` (the child imports the parent's kernelopt, a source checkout included), Python's fault
@@ -88,7 +88,7 @@ def worker_env(
     On ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter:
     ``TRITON_INTERPRET=1`` unless ``base`` sets it (without it Triton finds "0 active drivers").
     """
-    env = dict(os.environ if base is None else base)
+    env = inherited() if base is None else dict(base)
     pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
     parts = [pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != pkg_parent]
     env["PYTHONPATH"] = os.pathsep.join(parts)

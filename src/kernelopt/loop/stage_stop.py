@@ -1,0 +1,72 @@
+"""Stage 6 of the loop: the stop decision (:func:`kernelopt.loop.stop.decide`) and the end of a run."""
+
+from __future__ import annotations
+
+from kernelopt.loop import ending
+from kernelopt.loop.journal import IterationState, RunStatus
+from kernelopt.loop.protocols import EventKind, Stage
+from kernelopt.loop.run import LoopRun
+from kernelopt.loop.stop import StopDecision, StopReason, decide
+from kernelopt.oneline import one_line
+from kernelopt.stages.implement import NO_GAIN
+
+
+def stop_stage(run: LoopRun, it: IterationState) -> None:
+    """Stop (a failed baseline, no new plan, a stop condition) or start the next version."""
+    run.emit(EventKind.STAGE_START, f"V{it.version}: stop check")
+    if it.version == 0 and it.failure is not None:
+        _keep_failed_baseline(run, it.failure.reason)
+        finish(run, StopDecision(reason=StopReason.BASELINE_FAILED, detail=it.failure.reason))
+        return
+    if it.no_plan_reason is not None:
+        finish(run, StopDecision(reason=StopReason.NO_NEW_PLAN, detail=it.no_plan_reason))
+        return
+    no_gain = it.failure is not None and it.failure.error_type == NO_GAIN
+    converged = it.failure.reason if it.failure is not None and no_gain else None
+    decision = decide_stop(run, last_failed=it.failure is not None, converged_session=converged)
+    if decision is not None:
+        finish(run, decision)
+        return
+    run.emit(EventKind.STAGE_END, f"V{it.version}: continue", stage=Stage.STOP)
+    run.new_iteration(run.ws.next_version(), Stage.PROFILE, good=run.last_good_version())
+
+
+def decide_stop(run: LoopRun, *, last_failed: bool, converged_session: str | None = None) -> StopDecision | None:
+    """The stop conditions checked against the last good version; None: go on. ``converged_session``: why the
+    tuning session of the iteration that just ended kept nothing (the launch configuration has converged)."""
+    good_n = run.last_good_version()
+    good = run.ws.memory.read(good_n) if good_n is not None else None
+    v0 = run.ws.memory.read(0) if run.ws.memory.exists(0) else None
+    return decide(
+        conditions=run.conditions(),
+        current=good.performance if good else None,
+        roofline=run.roofline(good) if good else None,
+        baseline_latency_us=v0.performance.latency_us if v0 else None,
+        iterations_done=run.state.iterations_done,
+        consecutive_failures=run.state.consecutive_failures,
+        last_failed=last_failed,
+        stop_on_failure=run.state.settings.stop_on_failure,
+        elapsed_s=run.elapsed(),
+        converged_session=converged_session,
+    )
+
+
+def finish(run: LoopRun, decision: StopDecision) -> None:
+    """End the run: kernel.py on the best version (:func:`ending.end_on_best`), the journal finished."""
+    ended = ending.end_on_best(run.ws, run.records())
+    if ended is not None:
+        run.emit(EventKind.COMMITTED, f"{run.ws.log(max_count=1)[0][1]} ({ended[:12]})")
+    run.state.stop = decision
+    run.state.status = RunStatus.FINISHED
+    run.state.current = None
+    run.save()
+    run.emit(EventKind.STOPPED, f"stopped: {decision.line()}")
+
+
+def _keep_failed_baseline(run: LoopRun, reason: str) -> None:
+    """Commit the gate's record of a baseline that failed, so the workspace is left clean and the
+    evidence in its history (idempotent: nothing to commit after a resume). Its subject is not a
+    ``V0:`` one: the next run gates the baseline again, and that commit is V0."""
+    rel = "memory/v0.json"
+    if run.ws.memory.exists(0) and run.ws.repo.git.status("--porcelain", "--", rel).strip():
+        run.ws.commit([rel], f"baseline check failed: {one_line(reason, 160)}")
