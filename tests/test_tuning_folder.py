@@ -19,7 +19,7 @@ from kernelopt.errors import UsageError
 from kernelopt.report.search_plot import SearchPoint, best_so_far, search_plot
 from kernelopt.taskcard import TaskCard
 from kernelopt.tuning.budget import DEFAULT_WALL_S
-from kernelopt.tuning.folder import TuneRequest, budget_rule
+from kernelopt.tuning.folder import TuneRequest, budget_rule, prepare_folder
 
 DATA = Path(__file__).parent / "data"
 FIELDS = {"best_config", "best_latency_us", "evaluations", "space_size", "wall_s", "current_latency_us", "speedup"}
@@ -90,6 +90,22 @@ def test_path_and_flags_are_checked_before_anything_runs(tmp_path: Path, capsys:
     assert main(["tune", str(DATA / "loop"), "--device", "tpu"]) == 2
     assert main(["tune"]) == 2
     assert "give PATH" in capsys.readouterr().err
+
+
+def test_the_session_key_ignores_the_knob_values_and_their_order(tmp_path: Path) -> None:
+    """The loop's next version (a winner written, launch options inserted in another order) serves the
+    measurements of the session before it: the same kernel apart from its knobs is the same session."""
+    from kernelopt.tunables import apply_source
+
+    first = _copy(DATA / "tuning" / "tune_add", tmp_path / "a")
+    second = _copy(DATA / "tuning" / "tune_add", tmp_path / "b")
+    kernel = second / "kernel.py"
+    kernel.write_text(apply_source(kernel.read_text(), {"BLOCK": 256, "num_warps": 8, "num_stages": 2}).new_source)
+    a = prepare_folder(TuneRequest(folder=first, device="cpu"))
+    b = prepare_folder(TuneRequest(folder=second, device="cpu"))
+    assert a.session_dir.name == b.session_dir.name and a.space.current() != b.space.current()
+    (second / "kernel.py").write_text(kernel.read_text().replace("x + y", "y + x"))  # another kernel
+    assert prepare_folder(TuneRequest(folder=second, device="cpu")).session_dir.name != a.session_dir.name
 
 
 def test_the_budget_comes_from_the_flags_then_the_task_card() -> None:

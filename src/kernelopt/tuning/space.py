@@ -273,8 +273,10 @@ class Space:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A digest of the knobs (names, kinds, values) and the fit rules: the key of a session record."""
-        doc = {"knobs": [[k.name, k.kind.value, list(k.values)] for k in self.knobs], "fit": list(self.fit_rules)}
+        """A digest of the knobs (names, kinds, values; not their order: a launch written with its keywords
+        in another order is the same space) and the fit rules: the key of a session record."""
+        knobs = sorted([k.name, k.kind.value, list(k.values)] for k in self.knobs)
+        doc = {"knobs": knobs, "fit": list(self.fit_rules)}
         return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     # ------------------------------------------------------------------ legality and fit
