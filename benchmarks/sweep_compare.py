@@ -286,11 +286,20 @@ def timer_version() -> str:
     return f"m{MEASURE_VERSION}-{digest.hexdigest()[:16]}"
 
 
-def discover_knobs(kernel_py: Path) -> dict[str, Any]:
-    """Knob name -> current value of the editable tunables of ``kernel_py``."""
-    from kernelopt.tunables import discover
+def discover_knobs(kernel_py: Path, device: str = "auto") -> dict[str, Any]:
+    """Knob name -> current value of the editable tunables of ``kernel_py``; a computed setting's value is
+    the one its launch received when the task (``reference.py`` beside the kernel) ran once."""
+    from kernelopt.tunables.evaluate import discover_evaluated
+    from kernelopt.worker.client import worker_env
 
-    return {t.name: t.value for t in discover(kernel_py) if t.editable}
+    reference = kernel_py.parent / "reference.py"
+    found, _ = discover_evaluated(
+        kernel_py,
+        reference=reference if reference.is_file() else None,
+        device=device,
+        env=worker_env(None, device=None if device == "auto" else device),
+    )
+    return {t.name: t.value for t in found if t.editable}
 
 
 def resource_problem(config: Mapping[str, int], limits: Any) -> str | None:
@@ -446,7 +455,7 @@ def prepare(args: argparse.Namespace, example: str, device: str) -> Context:
     kernel_py = folder / "kernel.py"
     card = TaskCard.load(folder / "README.md")
     space = SPACES[example]
-    found = discover_knobs(kernel_py)
+    found = discover_knobs(kernel_py, device)
     missing = [k for k in space if k not in found]
     if missing:
         raise SystemExit(f"{example}: knobs {missing} not found in {kernel_py} (found {sorted(found)})")
@@ -463,9 +472,24 @@ def prepare(args: argparse.Namespace, example: str, device: str) -> Context:
         shape=dict(shapes[-1] if args.small else shapes[0]),
         limits=ResourceLimits.for_gpu(card.gpu, card.dtype),
         source=kernel_py.read_text(encoding="utf-8"),
-        naive={k: int(found[k]) for k in space},
+        naive=naive_config(example, space, found),
         warnings=warnings,
     )
+
+
+def naive_config(example: str, space: Mapping[str, Sequence[int]], found: Mapping[str, Any]) -> dict[str, int]:
+    """The kernel's own configuration (its V0) as a configuration of the sweep's space.
+
+    Raises:
+        SystemExit: a knob whose value neither the literals nor a run of the task told.
+    """
+    unknown = [k for k in space if not isinstance(found.get(k), int)]
+    if unknown:
+        raise SystemExit(f"{example}: the value of {unknown} is unknown (computed, and the task did not tell it)")
+    outside = [f"{k}={found[k]}" for k in space if found[k] not in space[k]]
+    if outside:
+        raise SystemExit(f"{example}: the kernel's own {', '.join(outside)} is not in the sweep's space")
+    return {k: int(found[k]) for k in space}
 
 
 def sweep_key(ctx: Context, device: str) -> SweepKey:
@@ -620,6 +644,8 @@ def loop_result(ws_path: Path, knobs: Sequence[str], wall_s: float | None) -> Lo
     from kernelopt.workspace import Workspace
 
     result = LoopResult(workspace=str(ws_path))
+    if not (ws_path / ".git").exists():
+        return tuned_folder_result(ws_path, knobs, wall_s)
     ws = Workspace(ws_path)
     records = []
     for f in sorted(ws.memory_dir.glob("v*.json")):
@@ -645,6 +671,26 @@ def loop_result(ws_path: Path, knobs: Sequence[str], wall_s: float | None) -> Lo
         result.final_latency_us = final.record.performance.latency_us if final else None
         result.baseline_latency_us = base.record.performance.latency_us if base else None
     found = discover_knobs(ws.kernel_py)
+    result.final_config = {k: found.get(k) for k in knobs}
+    return result
+
+
+def tuned_folder_result(folder: Path, knobs: Sequence[str], wall_s: float | None) -> LoopResult:
+    """A folder that ``kernelopt tune`` edited in place (no git, no records): its kernel.py is the final
+    kernel; the evaluations are those of ``tune.json`` beside it (``kernelopt tune --json``'s output), when
+    there is one."""
+    result = LoopResult(workspace=str(folder), final_version="tuned")
+    summary = folder / "tune.json"
+    if summary.is_file():
+        try:
+            doc = json.loads(summary.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            doc = {}
+        result.candidates_timed = int(doc.get("evaluations") or 0) + int(doc.get("served") or 0)
+        result.evaluations = result.candidates_timed
+    if wall_s is not None:
+        result.wall_s, result.wall_source = wall_s, "tune command"
+    found = discover_knobs(folder / "kernel.py")
     result.final_config = {k: found.get(k) for k in knobs}
     return result
 

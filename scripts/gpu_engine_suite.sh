@@ -57,6 +57,7 @@ for ex in $TUNE_EXAMPLES; do
         --budget-wall-s "${TUNE_WALL_S:-60}" --out "$R/logs/tune_session_$ex" \
         > "$R/tune/$ex.json" 2> "$R/tune/$ex.txt"
     rc=$?
+    cp "$R/tune/$ex.json" "$ws/tune.json"  # the comparison reads the evaluations from it
     wall=$($PY -c "print(round($(date +%s.%N) - $start, 1))")
     echo "$ex $wall" >> "$R/tune_walls.txt"
     progress "tune $ex: rc=$rc wall_s=$wall"
