@@ -133,6 +133,14 @@ def copy_fixture(src: Path, dst_dir: Path) -> Path:
     return dst
 
 
+def timed_or_withheld(speedup: float | None, reason: str | None) -> bool:
+    """A passing batch row gives its speedup over the reference (and no reason), or says why it is withheld:
+    its interval was too wide (a reference at the timer's resolution on a loaded CPU), never a bare n/a."""
+    if speedup is not None:
+        return reason is None
+    return (reason or "").startswith("the speedup over the reference is withheld: its 95 % interval ")
+
+
 def _ours_in_tmp() -> set[str]:
     return {p.name for p in TMP.iterdir() if p.name.startswith(OURS)}
 
