@@ -17,10 +17,14 @@ import pytest
 import kernelopt
 from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, ProblemStatus, csv_text, fast_p, with_fast_p
 from kernelopt.batch.problems import problem_defect, problem_folders
+from kernelopt.batch.rows import validate_row
 from kernelopt.batch.runner import BatchEvent, BatchOptions, EventKind, child_argv, problem_env, run_batch
+from kernelopt.harness.gate import GateReport
+from kernelopt.harness.model import CorrectnessReport
+from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord, Performance, ReferenceSpeedup
 from kernelopt.workspace import Workspace
 
-from .conftest import DATA
+from .conftest import DATA, timed_or_withheld
 
 KB = DATA / "kernelbench"
 SRC = str(Path(kernelopt.__file__).resolve().parents[1])
@@ -69,6 +73,28 @@ def test_fast_p_counts_correct_and_faster_over_all_problems() -> None:
         "speedup_vs_compile",
     ]
     assert lines[1][:9] == ["a", "", "", "PASS", "True", "", "", "2.5", "1.2"]
+
+
+def _gate(result: GateResult, reference: ReferenceSpeedup | None, failure: str | None = None) -> GateReport:
+    record = IterationRecord(version="v0", performance=Performance(latency_us=4.0, speedup_vs_reference=reference))
+    passed = result is GateResult.PASS
+    check = CorrectnessReport(
+        passed=passed, status=CorrectnessStatus.PASS if passed else CorrectnessStatus.FAIL, message="checked"
+    )
+    return GateReport(result=result, failure_reason=failure, record=record, version=0, correctness=check)
+
+
+def test_a_validated_row_keeps_the_figures_or_says_why_the_speedup_is_withheld() -> None:
+    row = ProblemRow(problem="relu", folder="/x/relu", status=ProblemStatus.ERROR)
+    timed = validate_row(row, _gate(GateResult.PASS, ReferenceSpeedup(eager=1.5, eager_latency_us=6.0)))
+    assert (timed.status, timed.correct, timed.speedup_vs_eager, timed.reason) == (ProblemStatus.PASS, True, 1.5, None)
+    assert timed.latency_us == 4.0 and timed.reference_latency_us == 6.0 and timed.best_version == "v0"
+    why = "its 95 % interval 0.3x..2.9x spans a factor 9.67 (over 2) across 1: the timing cannot say faster or slower"
+    noisy = validate_row(row, _gate(GateResult.PASS, ReferenceSpeedup(eager_latency_us=6.0, withheld=why)))
+    assert noisy.status is ProblemStatus.PASS and noisy.speedup_vs_eager is None
+    assert noisy.reason == f"the speedup over the reference is withheld: {why}"
+    failed = validate_row(row, _gate(GateResult.FAIL, None, "correctness: case 0 (n=4096): output contains NaN"))
+    assert failed.correct is False and failed.reason == "correctness: case 0 (n=4096): output contains NaN"
 
 
 def test_a_folder_that_is_not_a_problem_says_why(tmp_path: Path) -> None:
@@ -173,9 +199,7 @@ def test_every_problem_gets_its_row(batch: tuple[Path, Path, BatchTable, list[Ba
         assert r.status is ProblemStatus.PASS and r.correct is True, r.reason
         assert r.latency_us is not None and r.reference_latency_us is not None
         # a figure whose interval is too wide (noise on a loaded CPU) is withheld, and the row says so
-        assert r.speedup_vs_eager is not None or (r.reason or "").startswith(
-            "the speedup over the reference is withheld"
-        )
+        assert timed_or_withheld(r.speedup_vs_eager, r.reason), r
         assert r.speedup_vs_compile is None and r.best_version == "v0" and r.workspace is not None
     assert rows["wrong"].status is ProblemStatus.FAIL and rows["wrong"].correct is False
     assert "differs from the reference" in (rows["wrong"].reason or "")
@@ -252,8 +276,6 @@ def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pyt
     (row,) = run_batch(problems, opts).rows
     assert row.status is ProblemStatus.PASS and row.correct is True, row.reason
     assert row.best_version == "v0"
-    assert row.speedup_vs_eager is not None or (row.reason or "").startswith(
-        "the speedup over the reference is withheld"
-    )
+    assert timed_or_withheld(row.speedup_vs_eager, row.reason), row
     ws = Workspace(Path(row.workspace or ""))
     assert ws.memory.read(0).performance.speedup_vs_reference is not None  # the loop's gate timed the reference

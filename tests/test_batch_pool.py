@@ -28,7 +28,7 @@ from kernelopt.harness.progress import Limits, ProgressReader
 from kernelopt.harness.runner import new_run_dir, run_worker, worker_env, workers_started_by
 from kernelopt.harness.settings import HarnessSettings
 
-from .conftest import DATA
+from .conftest import DATA, timed_or_withheld
 
 KB = DATA / "kernelbench"
 SETTINGS = HarnessSettings(device="cpu", seeds=1, bench_seconds=0.05, case_timeout_s=3.0)
@@ -222,14 +222,15 @@ def test_warm_and_cold_rows_agree(warm_batch, monkeypatch: pytest.MonkeyPatch) -
     shutil.copytree(root / "problems" / "relu", root / "cold_problems" / "relu")  # one cold run: a few seconds
     (cold,) = run_batch(root / "cold_problems", BatchOptions(out_dir=root / "cold", cold=True)).rows
     w = warm.rows[0]
-    assert (w.problem, w.status, w.correct, w.best_version, w.reason) == (
+    assert (w.problem, w.status, w.correct, w.best_version) == (
         cold.problem,
         cold.status,
         cold.correct,
         cold.best_version,
-        cold.reason,
     )
-    assert None not in (w.latency_us, cold.latency_us, w.speedup_vs_eager, cold.speedup_vs_eager)
+    assert None not in (w.latency_us, cold.latency_us, w.reference_latency_us, cold.reference_latency_us)
+    # each gives its speedup or says it is withheld for noise (how noisy one sitting was is not the path's)
+    assert timed_or_withheld(w.speedup_vs_eager, w.reason) and timed_or_withheld(cold.speedup_vs_eager, cold.reason)
     assert cold.work_s is not None and cold.duration_s is not None and cold.work_s < cold.duration_s
     assert (root / "cold" / "logs" / "relu.out").is_file() and not (root / "out" / "logs").exists()
     assert [i.problem for i in folder_items(root / "problems")] == ["relu", "wrong"]

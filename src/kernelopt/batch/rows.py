@@ -127,12 +127,13 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
 
 
 def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
-    """``row`` with the gate's verdict on V0 and its figures."""
-    return figures(row, report.record).model_copy(
+    """``row`` with the gate's verdict on V0 and its figures (a speedup withheld for noise says so)."""
+    figured = figures(row, report.record)
+    return figured.model_copy(
         update={
             "status": ProblemStatus(report.result.value),
             "correct": report.correctness.passed,
-            "reason": report.failure_reason or row.reason,
+            "reason": report.failure_reason or figured.reason or row.reason,
         }
     )
 

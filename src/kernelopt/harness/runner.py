@@ -19,12 +19,13 @@ Runs in the orchestrator: imports no torch.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -123,25 +124,52 @@ def new_run_dir(state_dir: Path, tag: str) -> Path:
     return path
 
 
-_TRIM_TRIES = 5
-"""How often :meth:`OutputCap.trim` reads the tail of a file that keeps growing before it cuts all the same."""
+_FALLOC_FL_COLLAPSE_RANGE = 0x08
+"""linux/falloc.h: remove a block-aligned range from a file, the bytes after it move down (ext4, xfs)."""
+
+
+@functools.cache
+def _fallocate() -> Callable[[int, int, int, int], int] | None:
+    """libc's ``fallocate(fd, mode, offset, len)``, or ``None`` where there is none (not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    fn = getattr(ctypes.CDLL(None, use_errno=True), "fallocate", None)
+    if fn is None:
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _collapse(fd: int, offset: int, length: int) -> bool:
+    """Remove ``length`` bytes at ``offset`` (both multiples of the block size) from the open file in place;
+    False where the file system or platform cannot (tmpfs, for one). The kernel does it under the file's
+    lock, so a child appending meanwhile loses nothing: its next write lands at the new end."""
+    fallocate = _fallocate()
+    return fallocate is not None and fallocate(fd, _FALLOC_FL_COLLAPSE_RANGE, offset, length) == 0
 
 
 class OutputCap:
     """Keeps one captured output file (a worker's stdout or stderr) to its head and tail while it grows.
 
     The file is written by the child in append mode (see :func:`kernelopt.proc.start_command`). Whenever
-    it holds more than ``head + 2 * tail`` bytes, :meth:`trim` keeps the newest ``tail`` bytes in memory
-    and cuts the file back to its first ``head`` bytes; :meth:`finish` writes the head, one line that says
-    how many bytes were dropped, and the tail. A kernel that prints 100 KB per call therefore costs at
-    most about ``head + 2 * tail`` bytes of disk, however long it runs.
+    it holds more than ``head + 2 * tail`` bytes, :meth:`trim` cuts out the middle; :meth:`finish` writes
+    the head, one line that says how many bytes were dropped, and the tail (the newest output, what the
+    tail is for). A kernel that prints 100 KB per call therefore costs at most about ``head + 2 * tail``
+    bytes of disk (plus two file system blocks), however long it runs.
 
-    The count is a lower bound: what the child writes in the instant between the last size check (on the
-    open file) and the cut is lost uncounted, so the note says "at least". Output written while the tail
-    is read is not cut: the tail is read again (see :meth:`trim`).
+    The cut is made in place where the file system can remove a range from a file (Linux
+    ``FALLOC_FL_COLLAPSE_RANGE``: ext4, xfs), which loses nothing the child writes meanwhile, and the
+    count is exact. Elsewhere (tmpfs) the newest ``tail`` bytes are read up to the end of the file, kept
+    in memory, and the file is cut back to its head at once: output the child writes in the instant
+    between that read and the cut is lost uncounted, so the note says "at least".
 
     Attributes:
         dropped_bytes: bytes cut from the middle so far (a lower bound).
+        in_place: every cut so far was made in place (nothing lost, the count exact); False once the file
+            system refused one.
     """
 
     def __init__(self, path: Path, *, head_bytes: int = OUTPUT_HEAD_BYTES, tail_bytes: int = OUTPUT_TAIL_BYTES) -> None:
@@ -150,6 +178,7 @@ class OutputCap:
         self.tail_bytes = tail_bytes
         self.dropped_bytes = 0
         self._tail = b""
+        self.in_place = True
 
     def _size(self) -> int:
         try:
@@ -158,36 +187,33 @@ class OutputCap:
             return 0
 
     def trim(self) -> None:
-        """Cut the file back to its head when it has grown past ``head + 2 * tail`` bytes.
-
-        The cut never destroys bytes it has not read: when the writer appended while the tail was being
-        read (the newest output, the part the tail is for), the tail is read again at the new end, and
-        the file is cut only once its size is the one the tail was read at (checked on the open file just
-        before the cut). A writer that never pauses in :data:`_TRIM_TRIES` reads is cut all the same, so
-        the file stays bounded; what it wrote during the last read is then lost, and counted.
-        """
-        for attempt in range(_TRIM_TRIES):
-            size = self._size()
-            if size <= self.head_bytes + 2 * self.tail_bytes:
-                return
-            with self.path.open("r+b") as fh:
-                fh.seek(size - self.tail_bytes)
-                chunk = fh.read(self.tail_bytes)
-                late = os.fstat(fh.fileno()).st_size - size
-                if late > 0 and attempt < _TRIM_TRIES - 1:
-                    continue  # new output arrived while we read: cutting now would lose the newest lines
-                fh.truncate(self.head_bytes)
-            # a writer that never paused in all the tries: cut all the same (the disk bound holds), the
-            # bytes written during the last read are lost with the cut, and counted
-            self.dropped_bytes += (size - self.head_bytes - len(chunk)) + len(self._tail) + max(0, late)
-            self._tail = chunk
+        """Cut the middle out of the file when it has grown past ``head + 2 * tail`` bytes."""
+        size = self._size()
+        if size <= self.head_bytes + 2 * self.tail_bytes:
             return
+        with self.path.open("r+b") as fh:
+            if self.in_place:
+                block = os.fstat(fh.fileno()).st_blksize
+                start = -(-self.head_bytes // block) * block  # the head, rounded up to whole blocks
+                end = (size - self.tail_bytes) // block * block  # at least the tail stays after the cut
+                if end - start < block:
+                    return  # less than a block to cut yet
+                if _collapse(fh.fileno(), start, end - start):
+                    self.dropped_bytes += end - start
+                    return
+                self.in_place = False
+            fh.seek(size - self.tail_bytes)
+            chunk = fh.read()  # to the end: output written since the size was taken is read too
+            fh.truncate(self.head_bytes)
+        kept = chunk[-self.tail_bytes :]
+        self.dropped_bytes += (size - self.tail_bytes + len(chunk) - self.head_bytes - len(kept)) + len(self._tail)
+        self._tail = kept
 
     def finish(self) -> int:
         """Write head + drop note + tail once the writer has exited; returns the bytes dropped in all."""
         size = self._size()
-        if not self._tail and size <= self.head_bytes + self.tail_bytes:
-            return self.dropped_bytes
+        if not self.dropped_bytes and size <= self.head_bytes + self.tail_bytes:
+            return 0
         with self.path.open("rb") as fh:
             head = fh.read(self.head_bytes)
             rest = fh.read()
