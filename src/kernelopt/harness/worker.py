@@ -14,7 +14,6 @@ environment is unusable (a requested CUDA device that does not exist).
 from __future__ import annotations
 
 import copy
-import os
 import sys
 import time
 import traceback
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.env import EnvSettings
+from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
@@ -131,8 +130,7 @@ def _version_env(source: KernelSource) -> None:
     build = Path(source.build_dir)
     (build / "triton").mkdir(parents=True, exist_ok=True)
     (build / "torch_extensions").mkdir(parents=True, exist_ok=True)
-    os.environ["TRITON_CACHE_DIR"] = str(build / "triton")
-    os.environ["TORCH_EXTENSIONS_DIR"] = str(build / "torch_extensions")
+    use_build_folders(build / "triton", build / "torch_extensions")
 
 
 _ACTIVE: list[_Ctx] = []  # the run the Triton hooks report to (one at a time; empty between runs)
