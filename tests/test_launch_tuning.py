@@ -105,7 +105,7 @@ def test_matmul_on_the_h200_plans_one_session_seeded_toward_larger_tiles(ws_root
     summary = evidence("matmul")
     assert summary.kernels[0].findings[0].rule_id == "nv.onchip_bandwidth_bound"
     plan = RulePlanner({"knob_only": True}).plan(StageContext(workspace=ws, version=1, summary=summary)).plan
-    assert plan is not None and plan.action_category is LAUNCH_CONFIGURATION and not plan.candidates
+    assert plan is not None and plan.action_category is LAUNCH_CONFIGURATION and plan.is_tuning_session()
     assert {"BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"} <= set(plan.targets)
     assert plan.current_values["BLOCK_M"] == 32 and plan.parameters == {} and plan.base_kernel_sha256
     assert "the evidence favours tiling" in plan.action and "onchip_bandwidth_bound" in plan.evidence[0]

@@ -239,25 +239,36 @@ def test_version_from_file_name_and_title() -> None:
         parse_plan(untitled, origin="somewhere.md")
 
 
-def test_a_candidate_set_is_a_new_action_once_the_kernel_changed() -> None:
-    """The same neighbourhood searched again after another category changed kernel.py is a new search
-    (issue 13: no category is banned for good); against the same kernel it repeats the old one."""
-    from kernelopt.planning.plan import PlanCandidate
-
-    search = TIMING_PLAN.model_copy(
-        update={
-            "parameters": {},
-            "candidates": [
-                PlanCandidate(parameters={"BLOCK_SIZE": 1024}),
-                PlanCandidate(parameters={"BLOCK_SIZE": 4096}),
-            ],
-            "candidate_budget": 4,
-            "base_kernel_sha256": "a" * 64,
-        }
+def test_a_tuning_session_is_a_new_action_once_the_kernel_changed() -> None:
+    """The same session run again after another action changed kernel.py is a new action (issue 13: no
+    category is banned for good); against the same kernel it repeats the old one."""
+    session = TIMING_PLAN.model_copy(
+        update={"parameters": {}, "current_values": {"BLOCK_SIZE": 1024}, "base_kernel_sha256": "a" * 64}
     )
-    text = render_plan(search)
-    assert "base_kernel_sha256" in text and parse_plan(text) == search
-    same_kernel = search.model_copy(update={"version": 14})
-    changed_kernel = search.model_copy(update={"version": 14, "base_kernel_sha256": "b" * 64})
-    assert same_kernel.signature() == search.signature()
-    assert changed_kernel.signature() != search.signature()
+    text = render_plan(session)
+    assert "base_kernel_sha256" in text and parse_plan(text) == session
+    assert session.is_tuning_session() and not TIMING_PLAN.is_tuning_session()
+    same_kernel = session.model_copy(update={"version": 14})
+    changed_kernel = session.model_copy(update={"version": 14, "base_kernel_sha256": "b" * 64})
+    assert same_kernel.signature() == session.signature()
+    assert changed_kernel.signature() != session.signature()
+
+
+def test_an_older_plans_candidate_set_is_read_and_dropped() -> None:
+    """A plan file from before one tuning session replaced the candidate set still parses: the set, its
+    budget and what was pruned are dropped, the Candidates section is not read as part of the risks, and
+    the plan is a tuning session of its targets."""
+    session = TIMING_PLAN.model_copy(
+        update={"parameters": {}, "current_values": {"BLOCK_SIZE": 1024}, "base_kernel_sha256": "a" * 64}
+    )
+    text = render_plan(session)
+    old_front = (
+        "candidate_budget: 4\ncandidates:\n- parameters: {BLOCK_SIZE: 2048}\n  evidence: up\n"
+        "pruned: [BLOCK_SIZE=8192 cannot fit]\nbase_kernel_sha256:"
+    )
+    old = text.replace("base_kernel_sha256:", old_front, 1) + (
+        "\n## Candidates\n\nBudget: 4 candidates per iteration.\n\n| # | Configuration | Evidence |\n"
+        "| --- | --- | --- |\n| 1 | BLOCK_SIZE=2048 | up |\n"
+    )
+    assert "candidate_budget: 4" in old
+    assert parse_plan(old) == session

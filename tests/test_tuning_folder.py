@@ -16,7 +16,7 @@ import pytest
 
 from kernelopt.cli.app import main
 from kernelopt.errors import UsageError
-from kernelopt.report.search_plot import SearchPoint, best_so_far, search_plot
+from kernelopt.report.search_plot import SearchPoint, best_so_far, latency_axis, search_plot
 from kernelopt.taskcard import TaskCard
 from kernelopt.tuning.budget import DEFAULT_WALL_S
 from kernelopt.tuning.folder import TuneRequest, budget_rule, prepare_folder
@@ -130,3 +130,60 @@ def test_search_plot_draws_failures_and_the_sweep_line() -> None:
     assert best_so_far(points) == [(1, 10.0), (2, 10.0), (3, 7.0), (4, 7.0)]
     image = search_plot(points, title="t", current_latency_us=10.0, sweep_best_us=6.5)
     assert image.startswith(b"\x89PNG")
+
+
+def test_the_latency_axis_is_logarithmic_past_ten_times_and_failures_stay_on_the_plot() -> None:
+    """A matmul session from 1.6 ms to 136 ms (the H200) on a linear axis drew the best so far flat along the
+    bottom; past 10x the axis is logarithmic. Failed candidates without a latency go in the "not timed" strip."""
+    assert not latency_axis([7.0, 10.0, 65.0]).log and latency_axis([7.0, 10.0, 65.0]).bottom == 0
+    wide = latency_axis([1600.0, 136_000.0])
+    assert wide.log and wide.bottom < 1600 and wide.top > 136_000
+    points = [
+        SearchPoint(evaluation=1, latency_us=136_000.0, outcome="ok"),
+        SearchPoint(evaluation=2, latency_us=None, outcome="compile_error"),
+        SearchPoint(evaluation=3, latency_us=1_600.0, outcome="ok"),
+        SearchPoint(evaluation=4, latency_us=50_000.0, outcome="wrong_result"),
+    ]
+    assert search_plot(points, title="t", current_latency_us=9_000.0).startswith(b"\x89PNG")
+    assert search_plot(points[1:2], title="nothing timed").startswith(b"\x89PNG")
+
+
+def test_the_verdict_says_the_best_the_speedup_and_what_happened_to_kernel_py() -> None:
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    def session(best: int, best_us: float, current_us: float | None) -> SessionResult:
+        return SessionResult(
+            best_config={"BLOCK": best, "num_warps": 4},
+            best_latency_us=best_us,
+            current_config={"BLOCK": 64, "num_warps": 4},
+            current_latency_us=current_us,
+            results=[],
+            retimed=[],
+            evaluations=9,
+            served=0,
+            budget=24,
+            space_size=9,
+            wall_s=5.0,
+            stop=StopReason.CANDIDATES,
+            strategy="local",
+        )
+
+    faster = session(4096, 7.39, 304.0)
+    assert verdict_line(faster, judge_gain(faster), kernel_py="kernel.py", written=True, dry_run=False) == (
+        "best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304 us); written to kernel.py"
+    )
+    dry = verdict_line(faster, judge_gain(faster), kernel_py="kernel.py", written=False, dry_run=True)
+    assert dry.endswith("; --dry-run: kernel.py left unchanged")
+    close = session(128, 1000.0, 1004.0)
+    assert verdict_line(close, judge_gain(close), kernel_py="kernel.py", written=False, dry_run=False) == (
+        "the current configuration stays (the best found, BLOCK=128, beat it by +0.4 %, under the 2 % a change "
+        "needs); kernel.py left unchanged"
+    )
+    same = session(64, 1.2e5, 1.2e5)
+    assert verdict_line(same, judge_gain(same), kernel_py="kernel.py", written=False, dry_run=False) == (
+        "the current configuration is the best found (120 ms); kernel.py left unchanged"
+    )
+    unknown = session(4096, 7.39, None)
+    line = verdict_line(unknown, judge_gain(unknown), kernel_py="kernel.py", written=True, dry_run=False)
+    assert line == "best BLOCK=4096: 7.39 us; the current BLOCK=64 did not run; written to kernel.py"

@@ -201,6 +201,22 @@ VARIABLES: tuple[EnvVar, ...] = (
         "",
         direction=Direction.SET,
     ),
+    EnvVar(
+        "TRITON_CACHE_DIR",
+        None,
+        "Triton's cache: a version's build folder (triton/) in a harness worker, the session's shared cache "
+        "(triton-cache/) in a tuning session's workers, the ASM pass's folder in the AMD profiler",
+        "",
+        direction=Direction.SET,
+    ),
+    EnvVar(
+        "TORCH_EXTENSIONS_DIR",
+        None,
+        "torch's extension builds: a version's build folder (torch_extensions/) in a harness worker, the "
+        "session's (torch-extensions/) in a tuning session's workers",
+        "",
+        direction=Direction.SET,
+    ),
     EnvVar("KERNELOPT_WORKSPACE", None, "the workspace folder, for an agent-cli agent", "", direction=Direction.SET),
     EnvVar("KERNELOPT_VERSION", None, "the version N being planned or implemented", "", direction=Direction.SET),
     EnvVar("KERNELOPT_STAGE", None, "the stage the agent runs (plan or implement)", "", direction=Direction.SET),
@@ -358,6 +374,22 @@ def inherited() -> dict[str, str]:
     The one place that takes the environment whole; a setting is read through :meth:`EnvSettings.read`.
     """
     return dict(os.environ)
+
+
+TRITON_CACHE_DIR = "TRITON_CACHE_DIR"
+TORCH_EXTENSIONS_DIR = "TORCH_EXTENSIONS_DIR"
+
+
+def build_folders(triton_cache: Path, torch_extensions: Path) -> dict[str, str]:
+    """The variables that send Triton's cache and torch's extension builds to these folders."""
+    return {TRITON_CACHE_DIR: str(triton_cache), TORCH_EXTENSIONS_DIR: str(torch_extensions)}
+
+
+def use_build_folders(triton_cache: Path, torch_extensions: Path) -> None:
+    """Send this process's Triton cache and torch extension builds to these folders (the harness worker, per
+    kernel version: Triton and torch read the variables when they compile, so a change applies to the next
+    compilation)."""
+    os.environ.update(build_folders(triton_cache, torch_extensions))
 
 
 def replace_environment(values: Mapping[str, str]) -> None:

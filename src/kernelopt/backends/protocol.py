@@ -89,8 +89,8 @@ class ImplementOutcome:
         error: why nothing could be implemented (the iteration fails with it).
         transcript: agent transcript file, when there is one.
         tokens: token usage for API backends.
-        candidates: every candidate of a plan's candidate set as Stage 3 measured it (rules backend),
-            the chosen one marked; kept in ``memory/v<N>.json``.
+        candidates: every candidate of the tuning session as Stage 3 measured it (rules backend), the
+            chosen one marked; kept in ``memory/v<N>.json``.
         no_gain: the tuning session found nothing faster than the current configuration (``changed`` False):
             a measured result, not a failure of the implementer.
         checked: the implementer checked the kernel.py it wrote on the full problem already (the tuning

@@ -4,7 +4,8 @@
 :mod:`kernelopt.planning.rules` (which does not import this package).
 
 :class:`RuleImplementer` (Stage 3). A plan of the launch configuration
-(:data:`~kernelopt.actions.LAUNCH_CONFIGURATION`, what the rules planner plans for it) is one tuning session
+(:data:`~kernelopt.actions.LAUNCH_CONFIGURATION`, what the rules planner plans for it; an older plan's
+candidate set reads the same: :meth:`~kernelopt.planning.plan.Plan.is_tuning_session`) is one tuning session
 of the tuning engine (:mod:`kernelopt.backends.launch_tuning`): every knob of the launch searched jointly,
 every candidate recorded, the fastest correct one applied through the tunables' checked edit when it beats
 the current configuration by ``min_gain_pct``; when none does, kernel.py is left unchanged and the outcome
@@ -32,7 +33,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kernelopt.actions import LAUNCH_CONFIGURATION, ActionCategory
+from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
@@ -225,7 +226,7 @@ class RuleImplementer:
         plan = ctx.plan
         if plan is None:
             return _fail("no plan to implement")
-        if plan.action_category is LAUNCH_CONFIGURATION or plan.candidates:
+        if plan.is_tuning_session():
             from kernelopt.backends.launch_tuning import tune_launch
 
             return tune_launch(ctx, settings)

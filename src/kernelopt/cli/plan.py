@@ -155,7 +155,7 @@ def _show(n: int, path: Path, result: PlanResult, as_json: bool) -> None:
         return
     p = result.plan
     change = ", ".join(f"{k} {p.current_values.get(k, '?')} -> {v}" for k, v in p.parameters.items())
-    if p.candidates or (not p.parameters and p.current_values):
+    if not p.parameters and p.current_values:
         now = ", ".join(f"{k}={v}" for k, v in p.current_values.items())
         change = f"one tuning session from {now}"
     info(f"wrote {path}")

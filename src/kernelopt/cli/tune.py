@@ -37,7 +37,7 @@ from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
 if TYPE_CHECKING:
     from kernelopt.tuning.folder import FolderTuning, TuneRequest
-    from kernelopt.tuning.session import Progress
+    from kernelopt.tuning.session import GainJudgement, Progress, SessionResult
 
 PLOT_FILE = "search.png"
 
@@ -210,18 +210,60 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         ],
         wide="configuration",
     )
-    speedup = f"{r.speedup:.3f}x over the current configuration" if r.speedup is not None else "speedup n/a"
-    info(f"{speedup}; {j.reason}")
     if diff:
         info(diff.rstrip())
-    kernel_py = tuning.prepared.problem.kernel_py
-    if written:
-        info(f"wrote {kernel_py}")
-    elif diff and dry_run:
-        info(f"--dry-run: {kernel_py} left as it was")
-    else:
-        info(f"{kernel_py} left as it was: nothing to write")
+    kernel_py = tuning.prepared.problem.kernel_py.name
+    info(verdict_line(r, j, kernel_py=kernel_py, written=written, dry_run=dry_run and bool(diff)))
     info(f"session record: {tuning.prepared.record_path}" + (f"; plot: {plot}" if plot else ""))
+
+
+def verdict_line(
+    result: SessionResult, judgement: GainJudgement, *, kernel_py: str, written: bool, dry_run: bool
+) -> str:
+    """The session's outcome in one line: the best and how much faster it is than the current configuration
+    (the knobs that differ), and what happened to kernel.py; or why the current configuration stays.
+
+    ``best BLOCK=4096: 7.39 us, 41.1x faster than the current BLOCK=64 (304.1 us); written to kernel.py``
+    """
+    from kernelopt.tuning.folder import config_text
+    from kernelopt.tuning.kernel_evaluator import same_value
+
+    best, current = result.best_config, result.current_config
+    if best is None or result.best_latency_us is None:
+        return f"no candidate ran (each one's outcome is in the session record); {kernel_py} left unchanged"
+    changed = {k: v for k, v in best.items() if current is None or not (k in current and same_value(current[k], v))}
+    best_text = config_text(changed or best)
+    current_text = config_text({k: current[k] for k in changed if k in current} if current else None)
+    left = f"{kernel_py} left unchanged"
+    if not judgement.better:
+        if not changed:
+            return f"the current configuration is the best found ({_latency(result.best_latency_us)}); {left}"
+        gain = judgement.gain_pct or 0.0
+        by = (
+            f"beat it by {gain:+.1f} %, under the {judgement.min_gain_pct:g} % a change needs"
+            if gain >= 0
+            else f"was {-gain:.1f} % slower"
+        )
+        return f"the current configuration stays (the best found, {best_text}, {by}); {left}"
+    line = f"best {best_text}: {_latency(result.best_latency_us)}"
+    if result.current_latency_us is not None and result.speedup is not None:
+        line += (
+            f", {result.speedup:.3g}x faster than the current {current_text} ({_latency(result.current_latency_us)})"
+        )
+    elif current is not None:
+        line += f"; the current {current_text} did not run"
+    else:
+        line += "; the current configuration is unknown"
+    if written:
+        return f"{line}; written to {kernel_py}"
+    if dry_run:
+        return f"{line}; --dry-run: {left}"
+    return f"{line}; {left}: nothing to write"
+
+
+def _latency(us: float) -> str:
+    """``7.39 us``, ``304.1 us``, ``1.603 ms`` (4 significant digits, ms from 1000 us)."""
+    return f"{us / 1000:.4g} ms" if us >= 1000 else f"{us:.4g} us"
 
 
 class _Bar:

@@ -242,6 +242,38 @@ def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str | None:
     return tail or None
 
 
+def _watch(worker: WatchedWorker, dog: Watchdog, reader: ProgressReader, caps: Sequence[OutputCap]) -> Timeout | None:
+    """Watch a started worker until it exits, or until ``dog`` finds a limit passed (then kill it and return
+    that :class:`Timeout`). Feeds ``dog`` the progress events and keeps the captured output trimmed; once
+    the result is written, a process that does not exit (a hung CUDA teardown) is killed after
+    :data:`EXIT_GRACE_S`."""
+    while True:
+        for ev in reader.new_events():
+            dog.feed(ev)
+        if dog.phase is Phase.DONE:
+            worker.allow_exit(EXIT_GRACE_S)
+        for cap in caps:
+            cap.trim()
+        if not worker.running():
+            return None
+        if dog.phase is not Phase.DONE:
+            timeout = dog.check(time.monotonic())
+            if timeout is not None:
+                worker.kill()
+                return timeout
+        time.sleep(POLL_S)
+
+
+def _read_result(path: Path) -> WorkerResult | None:
+    """The worker's result file, ``None`` when it is missing or not a valid result (a crash mid-write)."""
+    if not path.is_file():
+        return None
+    try:
+        return WorkerResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError):
+        return None
+
+
 def run_worker(
     job: WorkerJob,
     *,
@@ -276,44 +308,21 @@ def run_worker(
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     argv = [sys.executable, "-m", module, str(job_path)]
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
-    timeout: Timeout | None = None
     caps = (OutputCap(out_path), OutputCap(err_path))
     starter: WorkerStarter = _STARTER.get() or start_command
     with starter(argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env) as worker:
         start = worker.started_at
         dog = Watchdog(limits=limits, started_at=start)
         reader = ProgressReader(Path(job.progress_path))
-        while True:
-            for ev in reader.new_events():
-                dog.feed(ev)
-            if dog.phase is Phase.DONE:
-                # The result is written; a process that does not exit (a hung CUDA teardown) is killed.
-                worker.allow_exit(EXIT_GRACE_S)
-            for cap in caps:
-                cap.trim()
-            if not worker.running():
-                break
-            if dog.phase is not Phase.DONE:
-                timeout = dog.check(time.monotonic())
-                if timeout is not None:
-                    worker.kill()
-                    break
-            time.sleep(POLL_S)
+        timeout = _watch(worker, dog, reader, caps)
     dropped = sum(cap.finish() for cap in caps)
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
     for ev in reader.new_events():
         dog.feed(ev)
-    result = None
-    result_path = Path(job.result_path)
-    if timeout is None and result_path.is_file():
-        try:
-            result = WorkerResult.model_validate_json(result_path.read_text(encoding="utf-8"))
-        except (ValidationError, ValueError):
-            result = None
     return RunOutcome(
-        result=result,
+        result=_read_result(Path(job.result_path)) if timeout is None else None,
         returncode=None if timeout is not None else worker.returncode,
         timed_out=timeout is not None,
         timeout_message=timeout.message if timeout else None,

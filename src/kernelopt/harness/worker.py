@@ -14,7 +14,6 @@ environment is unusable (a requested CUDA device that does not exist).
 from __future__ import annotations
 
 import copy
-import os
 import sys
 import time
 import traceback
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.env import EnvSettings
+from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
@@ -131,8 +130,7 @@ def _version_env(source: KernelSource) -> None:
     build = Path(source.build_dir)
     (build / "triton").mkdir(parents=True, exist_ok=True)
     (build / "torch_extensions").mkdir(parents=True, exist_ok=True)
-    os.environ["TRITON_CACHE_DIR"] = str(build / "triton")
-    os.environ["TORCH_EXTENSIONS_DIR"] = str(build / "torch_extensions")
+    use_build_folders(build / "triton", build / "torch_extensions")
 
 
 _ACTIVE: list[_Ctx] = []  # the run the Triton hooks report to (one at a time; empty between runs)
@@ -255,102 +253,156 @@ def _reference_high(ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache
 
 
 def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
+    """Check the current version on every case: each seed's outputs against the reference's."""
     import torch
 
-    from kernelopt.harness.compare import changed_elements, check_outputs, outputs_equal, same_storage
-    from kernelopt.harness.inputs import (
-        all_zero_inputs,
-        build_inputs,
-        clone_tree,
-        poison_device_memory,
-        rerandomize,
-        same_values,
-        tensors_in,
-    )
-    from kernelopt.harness.timers import synchronize
-
     item = loaded[0]
-    pair = item.pair
     cand, ref = _instantiate(ctx, item)
-    atol = getattr(pair.reference, "ATOL", None)
-    rtol = getattr(pair.reference, "RTOL", None)
-    hi_cache: dict[Any, Any] = {}
-    for i in _cases(ctx, len(pair.shapes)):
-        shape = pair.shapes[i]
-        label = shape_label(shape)
-        ctx.progress.phase(Phase.CASE, case=i, label=label)
-        cc = CaseCheck(index=i, label=label)
-        ctx.result.cases.append(cc)
-        first_inputs: Any = None
-        prev_out: Any = None
-        prev_ref: Any = None
-        for s in range(ctx.job.seeds):
-            where = f"case {i} ({label})" + (f", seed {s}" if s else "")
-            with _user(where, "reference.py get_inputs", case=i):
-                inputs = build_inputs(pair, shape, ctx.device, seed=s)
-            if s == 0:
-                first_inputs = clone_tree(inputs)
-                zeros = all_zero_inputs(inputs)
-                if zeros:
-                    ctx.warn_once(
-                        f"zeros{i}",
-                        f"case {i} ({label}): input(s) {zeros} are all zeros, so skipped work may go unnoticed",
-                    )
-            elif same_values(inputs, first_inputs):
-                inputs = rerandomize(inputs, s)
-                ctx.warn_once(
-                    "rerandomized",
-                    "get_inputs() returns the same values for every seed; seeds 1+ use randomly permuted inputs",
-                )
-            with _user(where, "the reference"):
-                ref_native = ref(*clone_tree(inputs))
-                ref_hi, precision = _reference_high(ref, inputs, ctx, hi_cache)
-            cc.reference_precision = precision
-            saved = clone_tree(inputs)
-            if not poison_device_memory(ctx.device, tensors_in(ref_native)):
-                ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
-            synchronize(ctx.device)
-            with _user(where, "the kernel", case=i):
-                out = cand(*inputs)
-                synchronize(ctx.device)
-            cc.seeds = s + 1
-            for j, (before, after) in enumerate(zip(tensors_in(saved), tensors_in(inputs), strict=False)):
-                changed = changed_elements(before, after)
-                if changed:
-                    _fail_case(
-                        ctx,
-                        cc,
-                        f"{where}: kernel modified input {j} in place ({changed} of {before.numel()} elements "
-                        "changed); inputs must be left untouched",
-                        "InputMutated",
-                    )
-            chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=atol, rtol=rtol)
-            cc.tolerance = cc.tolerance or chk.tolerance
-            cc.output_dtype = cc.output_dtype or chk.output_dtype
-            for attr in ("rel_err", "max_abs_err", "worst_ratio"):
-                new = getattr(chk, attr)
-                old = getattr(cc, attr)
-                if new is not None and (old is None or new > old):
-                    setattr(cc, attr, new)
-            if chk.message is not None and prev_out is not None:
-                stale = same_storage(out, prev_out) or (
-                    outputs_equal(out, prev_out) and not outputs_equal(ref_native, prev_ref)
-                )
-                if stale:
-                    _fail_case(
-                        ctx,
-                        cc,
-                        f"{where}: kernel returned the same output as for the previous, different inputs "
-                        f"(a cached result); {chk.message}",
-                        "CachedResult",
-                    )
-            if chk.message is not None:
-                _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
-            prev_out, prev_ref = out, ref_native
-            del saved
-        cc.passed = True
+    reference = item.pair.reference
+    subject = _Checked(item.pair, cand, ref, getattr(reference, "ATOL", None), getattr(reference, "RTOL", None))
+    for i in _cases(ctx, len(item.pair.shapes)):
+        _check_case(ctx, subject, i)
         if ctx.device.startswith("cuda"):
             torch.cuda.empty_cache()
+
+
+@dataclass
+class _Checked:
+    """What :func:`_check` compares: the kernel and the reference of one version, reference.py's tolerances
+    (``None``: the dtype's), and the reference's upcast copies (by dtype) the high-precision reference runs."""
+
+    pair: Any  # KernelPair
+    cand: Callable[..., Any]
+    ref: Callable[..., Any]
+    atol: float | None
+    rtol: float | None
+    hi_cache: dict[Any, Any] = field(default_factory=dict)
+
+
+def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
+    """Case ``i`` with every seed; its :class:`CaseCheck` is added to the result, ``passed`` once all pass.
+
+    Raises:
+        CandidateFailed: at the first seed that fails (the case's message says why).
+    """
+    from kernelopt.harness.inputs import clone_tree
+
+    label = shape_label(subject.pair.shapes[i])
+    ctx.progress.phase(Phase.CASE, case=i, label=label)
+    cc = CaseCheck(index=i, label=label)
+    ctx.result.cases.append(cc)
+    first_inputs: Any = None
+    previous: tuple[Any, Any] | None = None  # the kernel's and the reference's outputs of the seed before
+    for s in range(ctx.job.seeds):
+        where = f"case {i} ({label})" + (f", seed {s}" if s else "")
+        inputs = _seed_inputs(ctx, subject.pair, i, s, first_inputs, where, label)
+        if s == 0:
+            first_inputs = clone_tree(inputs)
+        previous = _check_seed(ctx, subject, cc, inputs, previous, where)
+    cc.passed = True
+
+
+def _seed_inputs(ctx: _Ctx, pair: Any, i: int, s: int, first_inputs: Any, where: str, label: str) -> list[Any]:
+    """Seed ``s``'s inputs of case ``i``: a warning when seed 0's are all zeros (skipped work may pass), and
+    randomly permuted values when ``get_inputs()`` returned seed 0's again."""
+    from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize, same_values
+
+    with _user(where, "reference.py get_inputs", case=i):
+        inputs = build_inputs(pair, pair.shapes[i], ctx.device, seed=s)
+    if s == 0:
+        zeros = all_zero_inputs(inputs)
+        if zeros:
+            ctx.warn_once(
+                f"zeros{i}",
+                f"case {i} ({label}): input(s) {zeros} are all zeros, so skipped work may go unnoticed",
+            )
+    elif same_values(inputs, first_inputs):
+        inputs = rerandomize(inputs, s)
+        ctx.warn_once(
+            "rerandomized",
+            "get_inputs() returns the same values for every seed; seeds 1+ use randomly permuted inputs",
+        )
+    return inputs
+
+
+def _check_seed(
+    ctx: _Ctx, subject: _Checked, cc: CaseCheck, inputs: list[Any], previous: tuple[Any, Any] | None, where: str
+) -> tuple[Any, Any]:
+    """Run the reference and the kernel (on poisoned output memory) on one seed's inputs and check the kernel:
+    inputs left untouched, outputs within tolerance, no stale output of the seed before (a cached result).
+    The worst errors so far are kept in ``cc``. Returns the kernel's and the reference's outputs.
+
+    Raises:
+        CandidateFailed: the kernel or the reference raised, or a check failed.
+    """
+    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
+    from kernelopt.harness.timers import synchronize
+
+    with _user(where, "the reference"):
+        ref_native = subject.ref(*clone_tree(inputs))
+        ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache)
+    cc.reference_precision = precision
+    saved = clone_tree(inputs)
+    if not poison_device_memory(ctx.device, tensors_in(ref_native)):
+        ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
+    synchronize(ctx.device)
+    with _user(where, "the kernel", case=cc.index):
+        out = subject.cand(*inputs)
+        synchronize(ctx.device)
+    cc.seeds += 1
+    _fail_if_inputs_changed(ctx, cc, saved, inputs, where)
+    chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
+    cc.tolerance = cc.tolerance or chk.tolerance
+    cc.output_dtype = cc.output_dtype or chk.output_dtype
+    for attr in ("rel_err", "max_abs_err", "worst_ratio"):
+        new = getattr(chk, attr)
+        old = getattr(cc, attr)
+        if new is not None and (old is None or new > old):
+            setattr(cc, attr, new)
+    if chk.message is not None:
+        _fail_if_stale(
+            ctx,
+            cc,
+            out,
+            ref_native,
+            previous,
+            f"{where}: kernel returned the same output as for the "
+            f"previous, different inputs (a cached result); {chk.message}",
+        )
+        _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
+    return out, ref_native
+
+
+def _fail_if_inputs_changed(ctx: _Ctx, cc: CaseCheck, saved: Any, inputs: Any, where: str) -> None:
+    """Fail the case when the kernel wrote into one of its inputs (``saved`` is their copy from before)."""
+    from kernelopt.harness.compare import changed_elements
+    from kernelopt.harness.inputs import tensors_in
+
+    for j, (before, after) in enumerate(zip(tensors_in(saved), tensors_in(inputs), strict=False)):
+        changed = changed_elements(before, after)
+        if changed:
+            _fail_case(
+                ctx,
+                cc,
+                f"{where}: kernel modified input {j} in place ({changed} of {before.numel()} elements "
+                "changed); inputs must be left untouched",
+                "InputMutated",
+            )
+
+
+def _fail_if_stale(
+    ctx: _Ctx, cc: CaseCheck, out: Any, ref_native: Any, previous: tuple[Any, Any] | None, message: str
+) -> None:
+    """Fail a wrong output as a cached result when it is the previous seed's output (the same storage, or
+    the same values while the reference's changed)."""
+    from kernelopt.harness.compare import outputs_equal, same_storage
+
+    if previous is None:
+        return
+    prev_out, prev_ref = previous
+    if same_storage(out, prev_out) or (outputs_equal(out, prev_out) and not outputs_equal(ref_native, prev_ref)):
+        _fail_case(ctx, cc, message, "CachedResult")
 
 
 def _fail_case(ctx: _Ctx, cc: CaseCheck, message: str, error_class: str) -> None:
@@ -363,19 +415,33 @@ def _fail_case(ctx: _Ctx, cc: CaseCheck, message: str, error_class: str) -> None
 
 
 def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
-    from kernelopt.harness.inputs import build_inputs, nbytes, rerandomize, same_values, tensors_in
-    from kernelopt.harness.timers import (
-        L2Flusher,
-        abba_order,
-        make_sampler,
-        plan_blocks,
-        rotation_count,
-        synchronize,
-        take_samples,
-    )
+    """Time the current version (the last loaded), the previous ones and the reference on every case,
+    interleaved; a previous version that fails is dropped with a warning, the current one's failure raises."""
+    timed = _prepare_bench(ctx, loaded)
+    for i in _cases(ctx, len(timed.current.pair.shapes)):
+        ctx.result.timings.append(_bench_case(ctx, timed, i))
 
-    job = ctx.job
-    settings = job.bench
+
+@dataclass
+class _Timed:
+    """What :func:`_bench` times: the versions still timed (the current one last) and their callables by
+    label, the reference, ``torch.compile(reference)`` (or why it could not be built; ``None``: not asked),
+    and the L2 flusher (``None`` on the CPU or when not asked)."""
+
+    current: _Loaded
+    versions: list[_Loaded]
+    fns: dict[str, Callable[..., Any]]
+    ref: Callable[..., Any]
+    compiled: Callable[..., Any] | BaseException | None
+    flusher: Any
+
+
+def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
+    """Instantiate every version (a previous one that fails is dropped with a warning), build
+    ``torch.compile(reference)`` when asked (compiled per shape at its warm-up), and the L2 flusher."""
+    from kernelopt.harness.timers import L2Flusher
+
+    settings = ctx.job.bench
     current = loaded[-1]
     versions = list(loaded)
     fns: dict[str, Callable[..., Any]] = {}
@@ -392,7 +458,6 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         fns[item.source.label] = cand
         refs = ref
     assert refs is not None
-    # torch.compile(reference), built once and compiled per shape at its warm-up; or why it could not be
     compiled: Callable[..., Any] | BaseException | None = None
     if settings.time_reference and settings.compile_reference:
         import torch
@@ -402,71 +467,115 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
         except Exception as exc:  # torch.compile refuses this reference: a note, never a candidate failure
             compiled = exc
     flusher = L2Flusher(ctx.device) if settings.l2_flush and ctx.device.startswith("cuda") else None
+    return _Timed(current, versions, fns, refs, compiled, flusher)
+
+
+def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
+    """Case ``i``: its input sets, a sampler per version (and the reference), its size, then the samples of
+    all of them, interleaved in ABBA blocks."""
+    from kernelopt.harness.timers import abba_order, plan_blocks, take_samples
+
+    settings = ctx.job.bench
+    current = timed.current
     pair = current.pair
-    for i in _cases(ctx, len(pair.shapes)):
-        shape = pair.shapes[i]
-        label = shape_label(shape)
-        ctx.progress.phase(Phase.BENCH, case=i, label=label, version=current.source.label)
-        where = f"case {i} ({label})"
-        with _user(where, "reference.py get_inputs", case=i):
-            first = build_inputs(pair, shape, ctx.device, seed=0)
-            n_sets = rotation_count(nbytes(first), ctx.device, settings) if ctx.device.startswith("cuda") else 1
-            sets = [first]
-            for s in range(1, n_sets):
-                extra = build_inputs(pair, shape, ctx.device, seed=s)
-                sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
-        timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(versions) > 1)
-        samplers: list[tuple[Any, Any]] = []
-        for item in list(versions):
-            fn = fns[item.source.label]
-            is_current = item is current
-            try:
-                _version_env(item.source)
-                with _user(where, "the kernel (warm-up)", case=i, version=item.source.label):
-                    out = None
-                    for k in range(3):
-                        out = fn(*sets[k % len(sets)])
-                    synchronize(ctx.device)
-                    sampler = make_sampler(fn, sets, ctx.device, settings, flusher)
-            except CandidateFailed as failed:
-                if is_current:
-                    raise
-                versions.remove(item)
-                timing.interleaved = False
-                ctx.result.warnings.append(f"previous version {item.source.label} not timed: {failed.failure.message}")
-                continue
-            samplers.append((item, sampler))
-            if is_current:
-                timing.output_dtype = str(tensors_in(out)[0].dtype).removeprefix("torch.") if tensors_in(out) else None
-                out_bytes = nbytes(out)
-        if settings.time_reference:
-            samplers += _reference_samplers(ctx, refs, compiled, sets, flusher, timing, where)
-        with _user(where, "reference.py flops()/bytes_moved()", case=i):
-            flops_fn = pair.optional("flops")
-            bytes_fn = pair.optional("bytes_moved")
-            timing.flops = float(flops_fn(*first)) if flops_fn else None
-            if bytes_fn:
-                timing.bytes_moved, timing.bytes_source = float(bytes_fn(*first)), "bytes_moved()"
-            else:
-                timing.bytes_moved, timing.bytes_source = float(nbytes(first) + out_bytes), "inputs + outputs"
-        blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, job.case_timeout_s)
-        order = abba_order(len(samplers), blocks)
-        with _user(where, "the kernel (timing)", case=i, version=current.source.label):
-            samples = take_samples([s for _, s in samplers], order)
-        for (item, sampler), taken in zip(samplers, samples, strict=True):
-            timing.versions.append(
-                VersionTiming(
-                    label=item if isinstance(item, str) else item.source.label,
-                    samples_us=taken,
-                    method=sampler.method,
-                    launches_per_sample=sampler.launches,
-                    input_sets=sampler.input_sets,
-                    l2_flushed=sampler.l2_flushed,
-                    warnings=sampler.warnings,
-                )
+    label = shape_label(pair.shapes[i])
+    ctx.progress.phase(Phase.BENCH, case=i, label=label, version=current.source.label)
+    where = f"case {i} ({label})"
+    sets = _bench_inputs(ctx, pair, i, where)
+    timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(timed.versions) > 1)
+    samplers, out_bytes = _version_samplers(ctx, timed, sets, timing, i, where)
+    if settings.time_reference:
+        samplers += _reference_samplers(ctx, timed.ref, timed.compiled, sets, timed.flusher, timing, where)
+    _problem_size(pair, sets[0], out_bytes, timing, i, where)
+    blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, ctx.job.case_timeout_s)
+    order = abba_order(len(samplers), blocks)
+    with _user(where, "the kernel (timing)", case=i, version=current.source.label):
+        samples = take_samples([s for _, s in samplers], order)
+    for (item, sampler), taken in zip(samplers, samples, strict=True):
+        timing.versions.append(
+            VersionTiming(
+                label=item if isinstance(item, str) else item.source.label,
+                samples_us=taken,
+                method=sampler.method,
+                launches_per_sample=sampler.launches,
+                input_sets=sampler.input_sets,
+                l2_flushed=sampler.l2_flushed,
+                warnings=sampler.warnings,
             )
-        ctx.result.timings.append(timing)
-        del samplers, sets, first
+        )
+    return timing
+
+
+def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
+    """Case ``i``'s input sets: seed 0's, and on a GPU as many more as the rotation needs to keep the
+    L2 cache cold (a set equal to seed 0's is randomly permuted)."""
+    from kernelopt.harness.inputs import build_inputs, nbytes, rerandomize, same_values
+    from kernelopt.harness.timers import rotation_count
+
+    shape = pair.shapes[i]
+    with _user(where, "reference.py get_inputs", case=i):
+        first = build_inputs(pair, shape, ctx.device, seed=0)
+        n_sets = rotation_count(nbytes(first), ctx.device, ctx.job.bench) if ctx.device.startswith("cuda") else 1
+        sets = [first]
+        for s in range(1, n_sets):
+            extra = build_inputs(pair, shape, ctx.device, seed=s)
+            sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
+    return sets
+
+
+def _version_samplers(
+    ctx: _Ctx, timed: _Timed, sets: list[list[Any]], timing: CaseTiming, i: int, where: str
+) -> tuple[list[tuple[_Loaded | str, Any]], int]:
+    """A sampler for each version after its warm-up, and the current version's output bytes (its output
+    dtype goes to ``timing``). A previous version that fails here is dropped from ``timed`` for this case
+    and the next ones, with a warning.
+
+    Raises:
+        CandidateFailed: the current version failed its warm-up.
+    """
+    from kernelopt.harness.inputs import nbytes, tensors_in
+    from kernelopt.harness.timers import make_sampler, synchronize
+
+    samplers: list[tuple[_Loaded | str, Any]] = []
+    out_bytes = 0
+    for item in list(timed.versions):
+        fn = timed.fns[item.source.label]
+        is_current = item is timed.current
+        try:
+            _version_env(item.source)
+            with _user(where, "the kernel (warm-up)", case=i, version=item.source.label):
+                out = None
+                for k in range(3):
+                    out = fn(*sets[k % len(sets)])
+                synchronize(ctx.device)
+                sampler = make_sampler(fn, sets, ctx.device, ctx.job.bench, timed.flusher)
+        except CandidateFailed as failed:
+            if is_current:
+                raise
+            timed.versions.remove(item)
+            timing.interleaved = False
+            ctx.result.warnings.append(f"previous version {item.source.label} not timed: {failed.failure.message}")
+            continue
+        samplers.append((item, sampler))
+        if is_current:
+            timing.output_dtype = str(tensors_in(out)[0].dtype).removeprefix("torch.") if tensors_in(out) else None
+            out_bytes = nbytes(out)
+    return samplers, out_bytes
+
+
+def _problem_size(pair: Any, first: list[Any], out_bytes: int, timing: CaseTiming, i: int, where: str) -> None:
+    """The case's FLOPs and bytes moved into ``timing``: reference.py's ``flops()`` / ``bytes_moved()`` on the
+    first input set, else no FLOPs and the bytes of the inputs and the output."""
+    from kernelopt.harness.inputs import nbytes
+
+    with _user(where, "reference.py flops()/bytes_moved()", case=i):
+        flops_fn = pair.optional("flops")
+        bytes_fn = pair.optional("bytes_moved")
+        timing.flops = float(flops_fn(*first)) if flops_fn else None
+        if bytes_fn:
+            timing.bytes_moved, timing.bytes_source = float(bytes_fn(*first)), "bytes_moved()"
+        else:
+            timing.bytes_moved, timing.bytes_source = float(nbytes(first) + out_bytes), "inputs + outputs"
 
 
 def _reference_samplers(

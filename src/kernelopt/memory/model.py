@@ -306,7 +306,7 @@ class IterationRecord(_Model):
     open_directions: list[str] = Field(default_factory=list)
     git_commit_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
     candidates: list[CandidateResult] = Field(
-        default_factory=list, description="Stage 3's candidate sweep: every configuration timed, and the one chosen"
+        default_factory=list, description="Stage 3's tuning session: every candidate evaluated, and the one chosen"
     )
 
     @field_validator("version")

@@ -35,15 +35,9 @@ Layout (what :func:`render_plan` writes; :func:`parse_plan` reads it back to an 
     ## Expected Impact
     ## Risks and Rollback
 
-    ## Candidates                       (a tuning session inside the category, rules backend)
-    Budget: 16 candidates per iteration; Stage 3 times each and applies the fastest correct one.
-    | # | Configuration | Evidence |
-    | --- | --- | --- |
-    | 1 | BLOCK_M=64, BLOCK_N=128 | ... |
-
-The candidate set, its budget and the pruned configurations are also in the front matter
-(``candidates: [{parameters: {...}, evidence: ...}]``, ``candidate_budget``, ``pruned``); the front
-matter wins, and a hand-written plan may give the table alone.
+An older plan's candidate set (a ``## Candidates`` section, and ``candidates``, ``candidate_budget``,
+``pruned`` in the front matter) is read and dropped: one tuning session replaced it
+(:meth:`~kernelopt.planning.plan.Plan.is_tuning_session`).
 
 Plans are also written by agents and people, so parsing is tolerant: front matter keys in any case
 with spaces or hyphens (``Bottleneck Type``), common aliases (``category``, ``risk``, ``knobs``),
@@ -66,7 +60,7 @@ import yaml
 from kernelopt import frontmatter
 from kernelopt.actions import ActionCategory
 from kernelopt.memory.model import SearchLogEntry
-from kernelopt.planning.plan import Plan, PlanCandidate, PlanError, RiskLevel
+from kernelopt.planning.plan import Plan, PlanError, RiskLevel
 
 # Section keys -> heading text written by render_plan.
 EVIDENCE = "Input Evidence"
@@ -74,9 +68,8 @@ SEARCH_LOG = "Search Log"
 ACTION = "This Iteration's Optimization Action"
 IMPACT = "Expected Impact"
 RISKS = "Risks and Rollback"
-CANDIDATES = "Candidates"
+CANDIDATES = "Candidates"  # an older plan's candidate set: read so that it is not taken for part of another section
 SECTIONS = (EVIDENCE, SEARCH_LOG, ACTION, IMPACT, RISKS)
-CANDIDATE_COLUMNS = ("#", "Configuration", "Evidence")
 TABLE_COLUMNS = ("Source", "Query", "Finding", "Actionability")
 TIMING_ONLY_NOTE = "Planned from timing-only evidence: hardware counters were unavailable for this version."
 
@@ -125,12 +118,6 @@ _FRONT_ALIASES = {
     "planner": "planner",
     "references": "references",
     "sources": "references",
-    "candidates": "candidates",
-    "candidate_set": "candidates",
-    "candidate_budget": "candidate_budget",
-    "budget": "candidate_budget",
-    "search_budget": "candidate_budget",
-    "pruned": "pruned",
     "base_kernel_sha256": "base_kernel_sha256",
 }
 
@@ -201,15 +188,6 @@ def render_plan(plan: Plan) -> str:
         front["planner"] = plan.planner
     if plan.references:
         front["references"] = list(plan.references)
-    if plan.candidate_budget is not None:
-        front["candidate_budget"] = plan.candidate_budget
-    if plan.candidates:
-        front["candidates"] = [
-            {"parameters": dict(c.parameters), **({"evidence": c.evidence} if c.evidence else {})}
-            for c in plan.candidates
-        ]
-    if plan.pruned:
-        front["pruned"] = list(plan.pruned)
     if plan.base_kernel_sha256:
         front["base_kernel_sha256"] = plan.base_kernel_sha256
 
@@ -232,34 +210,7 @@ def render_plan(plan: Plan) -> str:
         body.append(f"- **Change:** {c}")
     body += ["", plan.action.strip(), "", f"## {IMPACT}", "", plan.expected_impact.strip(), ""]
     body += [f"## {RISKS}", "", plan.risks_and_rollback.strip(), ""]
-    if plan.candidates or plan.candidate_budget is not None:
-        body += candidate_lines(plan)
     return frontmatter.join(front, "\n".join(body))
-
-
-def configuration_text(parameters: dict[str, str | int | float | bool]) -> str:
-    """``BLOCK_M=64, num_warps=4``."""
-    return ", ".join(f"{k}={_value(v)}" for k, v in parameters.items())
-
-
-def candidate_lines(plan: Plan) -> list[str]:
-    """The ``## Candidates`` section: the budget, the table of candidates, what was pruned."""
-    out = [f"## {CANDIDATES}", ""]
-    budget = f"{plan.candidate_budget} candidates" if plan.candidate_budget is not None else "no limit"
-    out += [
-        f"Budget: {budget} per iteration; Stage 3 compiles, checks and times each candidate and applies the "
-        "fastest correct one.",
-        "",
-    ]
-    out.append("| " + " | ".join(CANDIDATE_COLUMNS) + " |")
-    out.append("| " + " | ".join("---" for _ in CANDIDATE_COLUMNS) + " |")
-    for i, c in enumerate(plan.candidates, start=1):
-        out.append(f"| {i} | {_cell(configuration_text(c.parameters))} | {_cell(c.evidence)} |")
-    if plan.pruned:
-        out += ["", "Pruned before timing:"]
-        out += [f"- {p}" for p in plan.pruned]
-    out.append("")
-    return out
 
 
 # -- parsing --------------------------------------------------------------------------------------
@@ -523,8 +474,6 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         else not says_timing_only
     )
     planner = front.get("planner")
-    candidates = _candidates(front, sections.get(CANDIDATES, []), origin)
-    budget = _candidate_budget(front, len(candidates), origin)
     return Plan(
         version=version,
         bottleneck_type=str(bottleneck).strip(),
@@ -543,9 +492,6 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         counters_available=counters,
         planner=str(planner) if planner is not None else None,
         references=_str_list(front.get("references"), f"{origin}: references"),
-        candidates=candidates,
-        candidate_budget=budget,
-        pruned=_str_list_plain(front.get("pruned"), f"{origin}: pruned"),
         base_kernel_sha256=str(front["base_kernel_sha256"]) if front.get("base_kernel_sha256") else None,
     )
 
@@ -700,64 +646,3 @@ def _knobs(front: dict[str, Any], act: _ActionSection, origin: str) -> tuple[dic
     if not targets and parameters:
         targets = list(parameters)
     return parameters, current, targets
-
-
-def _candidate_budget(front: dict[str, Any], candidates: int, origin: str) -> int | None:
-    """The front matter's ``candidate_budget``: a whole number >= 1 that the candidates do not exceed."""
-    budget = front.get("candidate_budget")
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-        raise PlanError(f"{origin}: candidate_budget must be a whole number >= 1, got {budget!r}")
-    if budget is not None and candidates > budget:
-        raise PlanError(f"{origin}: {candidates} candidates exceed the candidate_budget of {budget}")
-    return budget
-
-
-def _str_list_plain(value: Any, where: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise PlanError(f"{where} must be a list of lines")
-
-
-def _candidates(front: dict[str, Any], lines: list[str], origin: str) -> list[PlanCandidate]:
-    """The candidate set from the front matter, else from the ``## Candidates`` table."""
-    where = f"{origin}: candidates"
-    out: list[PlanCandidate] = []
-    params: dict[str, str | int | float | bool]
-    raw = front.get("candidates")
-    if raw is not None:
-        if not isinstance(raw, list):
-            raise PlanError(f"{where} must be a list of {{parameters: {{knob: value}}, evidence: ...}}")
-        for i, item in enumerate(raw, start=1):
-            if isinstance(item, dict) and "parameters" in item:
-                params = _mapping(item.get("parameters"), f"{where}[{i}].parameters")
-                evidence = item.get("evidence") or ""
-            elif isinstance(item, dict):
-                params, evidence = _mapping(item, f"{where}[{i}]"), ""
-            else:
-                raise PlanError(f"{where}[{i}] must be a mapping, got {item!r}")
-            if not params:
-                raise PlanError(f"{where}[{i}] sets no knob")
-            out.append(PlanCandidate(parameters=params, evidence=str(evidence)))
-    else:
-        for row in lines:
-            text = row.strip()
-            if not text.startswith("|"):
-                continue
-            cells = [c.strip().replace("\\|", "|") for c in _CELL_SPLIT_RE.split(text.strip("|"))]
-            if len(cells) < 2 or cells[0] in ("#", "") or set(cells[0]) <= set("-: "):
-                continue
-            params = {}
-            for part in cells[1].split(","):
-                if "=" not in part:
-                    raise PlanError(
-                        f"{origin}: {CANDIDATES} row {cells[0]}: cannot read {part.strip()!r} as knob=value"
-                    )
-                k, _, v = part.partition("=")
-                params[k.strip().strip("`")] = _scalar_text(v)
-            out.append(PlanCandidate(parameters=params, evidence=cells[2] if len(cells) > 2 else ""))
-    keys = [c.key() for c in out]
-    if len(set(keys)) != len(keys):
-        raise PlanError(f"{where}: the same configuration is listed twice")
-    return out

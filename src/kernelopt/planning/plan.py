@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelopt.actions import ActionCategory
+from kernelopt.actions import LAUNCH_CONFIGURATION, ActionCategory
 from kernelopt.errors import KerneloptError
 from kernelopt.memory.model import SearchLogEntry
 
@@ -29,24 +29,6 @@ class RiskLevel(StrEnum):
     LOW = "low"
     MEDIUM = "medium"
     HIGH = "high"
-
-
-class PlanCandidate(BaseModel):
-    """One configuration of the plan's candidate set (every knob of the category it sets).
-
-    Attributes:
-        parameters: knob -> value after the edit, e.g. ``{"BLOCK_M": 64, "BLOCK_N": 128, "num_warps": 4}``.
-        evidence: why it is in the set (the evidence line or the search rule behind it), one line.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    parameters: dict[str, int | float | str | bool]
-    evidence: str = ""
-
-    def key(self) -> tuple[tuple[str, str], ...]:
-        """Sorted ``(knob, value)`` pairs: two candidates with equal keys are the same configuration."""
-        return tuple(sorted((k, str(v)) for k, v in self.parameters.items()))
 
 
 class Plan(BaseModel):
@@ -74,12 +56,13 @@ class Plan(BaseModel):
             profiler's own estimate); ``None`` when not estimated.
         references: the knowledge the plan relies on: gpu-wiki record ids, ``path:line`` in the
             reference project, URLs.
-        candidates: the candidate set of a measured search inside the category (rules backend): Stage 3
-            times each and applies the fastest correct one; empty for a plan of one fixed change.
-        candidate_budget: the most candidates Stage 3 may time this iteration (``None`` without a set).
-        pruned: candidates left out before timing and why (cannot fit, illegal), one line each.
-        base_kernel_sha256: sha256 of the ``kernel.py`` a candidate set was planned against: the same set
-            searched again after another category changed the kernel is a new action (issue 13).
+        base_kernel_sha256: sha256 of the ``kernel.py`` a tuning session was planned against: the same
+            session after another action changed the kernel is a new action (issue 13).
+
+    An older plan file's candidate set (``candidates``, ``candidate_budget``, ``pruned``: the rules planner
+    before one tuning session replaced it) is read and dropped by the parser; such a plan, with no
+    parameters and its ``base_kernel_sha256``, is a tuning session of its targets
+    (:meth:`is_tuning_session`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -101,21 +84,23 @@ class Plan(BaseModel):
     current_values: dict[str, str | int | float | bool] = Field(default_factory=dict)
     expected_speedup_pct: float | None = None
     references: list[str] = Field(default_factory=list)
-    candidates: list[PlanCandidate] = Field(default_factory=list)
-    candidate_budget: int | None = Field(default=None, ge=1)
-    pruned: list[str] = Field(default_factory=list)
     base_kernel_sha256: str | None = None
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action.
 
-        A tuning session (or an older plan's candidate set) is the same action as another only against the
-        same kernel.py (``base_kernel_sha256``): once the kernel changed, the same session is a new action.
+        A tuning session is the same action as another only against the same kernel.py
+        (``base_kernel_sha256``): once the kernel changed, the same session is a new action.
         """
         pairs = sorted((k, str(v)) for k, v in self.parameters.items())
-        if self.candidates:
-            sets = sorted(";".join(f"{k}={v}" for k, v in c.key()) for c in self.candidates)
-            pairs.append(("candidates", " | ".join(sets)))
-        if self.base_kernel_sha256:  # a tuning session or a candidate set: a new kernel.py makes it a new action
+        if self.base_kernel_sha256:  # a tuning session: a new kernel.py makes it a new action
             pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
         return self.action_category.value, tuple(sorted(pairs))
+
+    def is_tuning_session(self) -> bool:
+        """True when the plan asks for one tuning session of its targets rather than one change: the launch
+        configuration (what the rules planner plans), or no parameters against a named kernel.py (an older
+        plan's candidate set inside its category)."""
+        return self.action_category is LAUNCH_CONFIGURATION or (
+            not self.parameters and self.base_kernel_sha256 is not None
+        )

@@ -55,13 +55,8 @@ def check_action(plan: Plan) -> None:
         raise PlanError(f"plan v{plan.version}: unknown action category '{plan.action_category}'") from None
     if not plan.action.strip():
         raise PlanError(f"plan v{plan.version}: the action section describes no change (zero actions)")
-    if plan.candidates and category not in PLAN_KNOB_CATEGORIES:
-        raise PlanError(
-            f"plan v{plan.version}: a candidate set needs a knob category; '{category.value}' is a code change"
-        )
     if category in PLAN_KNOB_CATEGORIES:
-        knobs = list(plan.parameters) + [k for c in plan.candidates for k in c.parameters]
-        for knob in dict.fromkeys(knobs):
+        for knob in plan.parameters:
             cats = knob_categories(knob)
             if cats is None or may_move(category, knob, cats):
                 continue  # a knob the tables do not know is the plan's own business

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.env import build_folders, inherited
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedProblem,
@@ -237,8 +238,7 @@ class CompilePool:
         self.timeout = AdaptiveTimeout(
             self.settings.timeout_floor_s, self.settings.timeout_ceiling_s, self.settings.timeout_factor
         )
-        base = dict(os.environ if env is None else env)
-        self.env = shared_cache_env(base, self.session_dir)
+        self.env = shared_cache_env(inherited() if env is None else env, self.session_dir)
         self.cap = worker_cap(
             self.settings.workers,
             cpu_count=os.cpu_count(),
@@ -327,7 +327,4 @@ def _result(path: Path, answer: Answer) -> CompileResult:
 def shared_cache_env(base: Mapping[str, str], session_dir: Path) -> dict[str, str]:
     """``base`` with the session's one Triton cache and extension build folder (every worker of a session
     uses them, so what a compile worker built the bench worker loads)."""
-    env = dict(base)
-    env["TRITON_CACHE_DIR"] = str(Path(session_dir) / CACHE_DIR)
-    env["TORCH_EXTENSIONS_DIR"] = str(Path(session_dir) / "torch-extensions")
-    return env
+    return dict(base) | build_folders(Path(session_dir) / CACHE_DIR, Path(session_dir) / "torch-extensions")

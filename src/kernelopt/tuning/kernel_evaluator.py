@@ -20,7 +20,6 @@ candidate runs.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.poison import MALLOC_PERTURB
@@ -180,7 +180,7 @@ class KernelEvaluator:
         self.apply = apply
         self.session_dir = Path(session_dir)
         self.settings = settings or EvaluatorSettings()
-        self._env = shared_cache_env(dict(os.environ if env is None else env), self.session_dir)
+        self._env = shared_cache_env(inherited() if env is None else env, self.session_dir)
         self._bench: WorkerPool | None = None
         self._compile: CompilePool | None = None
         self.ready: BenchReady | None = None
