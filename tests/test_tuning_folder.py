@@ -100,7 +100,8 @@ def test_the_session_key_ignores_the_knob_values_and_their_order(tmp_path: Path)
     first = _copy(DATA / "tuning" / "tune_add", tmp_path / "a")
     second = _copy(DATA / "tuning" / "tune_add", tmp_path / "b")
     kernel = second / "kernel.py"
-    kernel.write_text(apply_source(kernel.read_text(), {"BLOCK": 256, "num_warps": 8, "num_stages": 2}).new_source)
+    # the space's knobs (num_stages is held: add_kernel has no loop), num_warps inserted after BLOCK
+    kernel.write_text(apply_source(kernel.read_text(), {"num_warps": 8, "BLOCK": 256}).new_source)
     a = prepare_folder(TuneRequest(folder=first, device="cpu"))
     b = prepare_folder(TuneRequest(folder=second, device="cpu"))
     assert a.session_dir.name == b.session_dir.name and a.space.current() != b.space.current()
