@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from kernelopt.batch.model import BatchMode, BatchTable
+from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow
 from kernelopt.batch.runner import CSV_FILE, DEFAULT_PROBLEM_TIMEOUT_S, TABLE_FILE, BatchEvent, BatchOptions, EventKind
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.errors import UsageError
@@ -34,8 +34,16 @@ def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{100.0 * value:.0f} %"
 
 
+def _last_cell(row: ProblemRow, mode: BatchMode) -> str:
+    """The last column: the reason; with --optimize, what the loop changed (or why nothing), else the reason."""
+    if mode is BatchMode.OPTIMIZE and row.changed:
+        return row.changed
+    return row.reason or ""
+
+
 def render(result: BatchTable, out_dir: Path) -> None:
-    """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout)."""
+    """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout; with
+    --optimize the last column says what the loop changed)."""
     samples = any(r.sample is not None for r in result.rows) or (result.settings or {}).get("kernels") is not None
     rows = [
         [
@@ -46,10 +54,11 @@ def render(result: BatchTable, out_dir: Path) -> None:
             _speedup(r.speedup_vs_eager),
             _speedup(r.speedup_vs_compile),
             r.status.value,
-            r.reason or "",
+            _last_cell(r, result.mode),
         ]
         for r in result.rows
     ]
+    last = "changed / reason" if result.mode is BatchMode.OPTIMIZE else "reason"
     table(
         f"batch {result.mode.value}: {result.directory}",
         [
@@ -60,9 +69,10 @@ def render(result: BatchTable, out_dir: Path) -> None:
             "vs eager",
             "vs compile",
             "status",
-            "reason",
+            last,
         ],
         rows,
+        wide=last,
     )
     table(
         "fast_p (correct and faster than p x the reference, over all problems)",
