@@ -9,9 +9,9 @@ loop's printed output:
   ``BLOCK_SIZE 1024 -> 4096, num_warps 4 -> 8 (2 versions, 24 candidates)``. A kept version that changed
   code rather than knobs (agent-cli, llm-api) is named by its action category;
 - nothing was kept: why, from the stop decision: ``launch configuration converged at 85 % of roofline
-  (measured ceilings)``, ``no tunable knob: ...`` (a torch-only ``ModelNew``), ``nothing kept: v1 passed
-  the gate but measured slower than v0`` (no significant change, and the best version is the fastest),
-  ``nothing kept: 2 versions failed, last v2: ...``, else the loop's stop line.
+  (measured ceilings)``, ``no tunable knob in kernel.py: ...`` (a torch-only ``ModelNew``), ``nothing
+  kept: v1 passed the gate but measured slower than v0`` (no significant change, and the best version is
+  the fastest), ``nothing kept: 2 versions failed, last v2: ...``, else the loop's stop line.
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ from kernelopt.oneline import one_line
 #: The longest ``changed`` text (the knob list or the reason), characters; the table shows it whole.
 CHANGED_CHARS = 160
 
-#: Why the rules backend moves nothing in a kernel with no knob (the planner's rule, in a few words).
-NO_KNOB = (
-    "no tunable knob: kernel.py has no literal launch argument, triton.Config or '# kernelopt: tunable' "
-    "constant; a code change needs agent-cli or llm-api"
-)
+#: Why the rules backend moves nothing in a kernel with no knob (a literal launch argument, a triton.Config
+#: value or a ``# kernelopt: tunable`` constant: the planner's rule; its whole line is the row's ``stop``).
+NO_KNOB = "no tunable knob in kernel.py: a code change needs agent-cli or llm-api"
 
 __all__ = ["CHANGED_CHARS", "NO_KNOB", "changed_text", "kept_versions", "knob_path"]
 

@@ -59,7 +59,7 @@ class ProblemRow(BaseModel):
         changed: ``--optimize``: what the loop changed, V0 -> best (the knob changes of the kept versions, how
             many versions and candidates: ``BLOCK 1024 -> 4096, num_warps 4 -> 8 (2 versions, 24
             candidates)``), or why nothing changed (``launch configuration converged at 85 % of roofline
-            ...``, ``no tunable knob: ...``); ``None`` when validating or when the baseline failed.
+            ...``, ``no tunable knob in kernel.py: ...``); ``None`` when validating or when the baseline failed.
         stop: ``--optimize``: the loop's stop reason and its evidence (``converged: ...``), when it finished.
         workspace: the workspace the problem ran in, when one was made.
         duration_s: wall-clock seconds of the problem (workspace, start-up, compilation, checks, timing).

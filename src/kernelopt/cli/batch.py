@@ -21,9 +21,14 @@ from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow
 from kernelopt.batch.runner import CSV_FILE, DEFAULT_PROBLEM_TIMEOUT_S, TABLE_FILE, BatchEvent, BatchOptions, EventKind
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.errors import UsageError
+from kernelopt.oneline import one_line
 from kernelopt.workspace import DEFAULT_ROOT
 
 DEVICES = ("cuda", "cpu")
+#: The problem column folds past this (KernelBench's names run to 40 characters), leaving room for the reason.
+NAME_WIDTH = 20
+#: The longest reason (or ``changed``) the table shows; the rest is in batch.json and batch.csv.
+CELL_CHARS = 120
 
 
 def _speedup(value: float | None) -> str:
@@ -35,10 +40,10 @@ def _share(value: float | None) -> str:
 
 
 def _last_cell(row: ProblemRow, mode: BatchMode) -> str:
-    """The last column: the reason; with --optimize, what the loop changed (or why nothing), else the reason."""
-    if mode is BatchMode.OPTIMIZE and row.changed:
-        return row.changed
-    return row.reason or ""
+    """The last column: the reason; with --optimize, what the loop changed (or why nothing), else the reason;
+    cut to :data:`CELL_CHARS` (the whole text is in batch.json and batch.csv)."""
+    text = row.changed if mode is BatchMode.OPTIMIZE and row.changed else row.reason
+    return one_line(text or "", CELL_CHARS)
 
 
 def render(result: BatchTable, out_dir: Path) -> None:
@@ -65,14 +70,14 @@ def render(result: BatchTable, out_dir: Path) -> None:
             "problem",
             *(["sample"] if samples else []),
             "correct",
-            "latency (us)",
-            "vs eager",
-            "vs compile",
+            "latency\n(us)",
+            "vs\neager",
+            "vs\ncompile",
             "status",
             last,
         ],
         rows,
-        wide=last,
+        name_width=NAME_WIDTH,
     )
     table(
         "fast_p (correct and faster than p x the reference, over all problems)",
