@@ -18,6 +18,7 @@ from __future__ import annotations
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings
+from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.model import CandidateResult, CandidateStatus
@@ -65,6 +66,7 @@ def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
         out=ws.state_dir / "tune",
         gpu=settings.gpu,
         dtype=settings.dtype,
+        size_scale=settings.size_scale if settings.size_scale is not None else EnvSettings.read().size_scale,
         check_resources=settings.check_resources,
         evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=settings.bench_timeout_s),
         min_gain_pct=settings.min_gain_pct,

@@ -46,6 +46,9 @@ class RuleSettings(_Settings):
         bench_timeout_s: limit for checking and timing one candidate (its first call may compile), s.
         min_gain_pct: the best candidate must beat the current configuration by this much (percent, the
             gate's default margin) to be applied; otherwise the launch configuration has converged.
+        size_scale: scale reference.py's size constants for the session (0 < s <= 1); ``None``: the gate's
+            (``KERNELOPT_SIZE_SCALE``, else the task card's ``size_scale``), so candidates are measured on
+            the problem the gate times.
     """
 
     gpu: str | None = None
@@ -60,6 +63,7 @@ class RuleSettings(_Settings):
     bench_repetitions: int = Field(default=20, ge=1)
     bench_timeout_s: float = Field(default=60.0, gt=0)
     min_gain_pct: float = Field(default=2.0, ge=0, lt=100)
+    size_scale: float | None = Field(default=None, gt=0, le=1)
 
 
 class AgentCliSettings(_Settings):

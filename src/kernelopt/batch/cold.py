@@ -2,7 +2,10 @@
 
 The path every ``--optimize`` batch and every Ray task takes, and ``--cold`` validation: the process
 starts Python, imports kernelopt, and its gate starts fresh harness workers (torch imported, CUDA started
-each time). A problem that fails, crashes or hangs becomes a row and never stops the batch.
+each time). With ``--optimize`` that process runs the whole loop, whose Stage 3 (the rules backend) runs
+the tuning engine's sessions with their own compile pool and bench worker; the row is then read from the
+workspace (:func:`~kernelopt.batch.rows.optimize_row`: the best version, what the loop changed, why it
+stopped). A problem that fails, crashes or hangs becomes a row and never stops the batch.
 """
 
 from __future__ import annotations

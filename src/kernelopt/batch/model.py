@@ -56,6 +56,11 @@ class ProblemRow(BaseModel):
         compile_s: seconds torch.compile took (outside the timing).
         best_version: the version the figures are of (``v0`` for validate).
         reason: one line: why it failed or is not a problem; ``None`` on PASS.
+        changed: ``--optimize``: what the loop changed, V0 -> best (the knob changes of the kept versions, how
+            many versions and candidates: ``BLOCK 1024 -> 4096, num_warps 4 -> 8 (2 versions, 24
+            candidates)``), or why nothing changed (``launch configuration converged at 85 % of roofline
+            ...``, ``no tunable knob in kernel.py: ...``); ``None`` when validating or when the baseline failed.
+        stop: ``--optimize``: the loop's stop reason and its evidence (``converged: ...``), when it finished.
         workspace: the workspace the problem ran in, when one was made.
         duration_s: wall-clock seconds of the problem (workspace, start-up, compilation, checks, timing).
         work_s: seconds its workers spent checking and timing it (the correctness and timing phases,
@@ -79,6 +84,8 @@ class ProblemRow(BaseModel):
     compile_s: float | None = None
     best_version: str | None = None
     reason: str | None = None
+    changed: str | None = None
+    stop: str | None = None
     workspace: str | None = None
     duration_s: float | None = None
     work_s: float | None = None
@@ -155,6 +162,8 @@ CSV_COLUMNS = (
     "compile_s",
     "best_version",
     "reason",
+    "changed",
+    "stop",
     "workspace",
     "duration_s",
     "work_s",

@@ -12,12 +12,20 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.batch.changes import changed_text
 from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
+from kernelopt.errors import WorkspaceError
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.settings import ENV_COMPILE_REFERENCE, ENV_DEVICE, ENV_SIZE_SCALE
+from kernelopt.loop.journal import Journal, RunState
+from kernelopt.loop.stop import StopReason
 from kernelopt.memory.model import GateResult, IterationRecord, best_version
+from kernelopt.planning.rules import discover_knobs
 from kernelopt.workspace import Workspace
+
+#: The built-in planner's name (kernelopt.backends.registry): it moves knobs only, so no knob means no plan.
+RULES = "rules"
 
 #: Our choice: a level-1 problem validates in well under a minute; the limit only catches a stuck child.
 DEFAULT_PROBLEM_TIMEOUT_S = 1800.0
@@ -139,8 +147,17 @@ def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
 
 
 def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
-    """``row`` with the best version the loop reached (or why none passed)."""
+    """``row`` with the best version the loop reached (or why none passed), what the loop changed
+    (:func:`~kernelopt.batch.changes.changed_text`) and its stop line."""
     records = [ws.memory.read(n) for n in ws.memory.versions()]
+    state = loop_state(ws)
+    stop = state.stop if state is not None else None
+    # "no knob" explains a missing plan only for the rules planner, which moves knobs and nothing else
+    rules = state is not None and state.settings.planner == RULES
+    knobless = rules and stop is not None and stop.reason is StopReason.NO_NEW_PLAN and has_no_knob(ws)
+    row = row.model_copy(
+        update={"changed": changed_text(records, stop, knobless=knobless), "stop": stop.line() if stop else None}
+    )
     best = best_version(records)
     v0 = next((r for r in records if r.number == 0), None)
     if best is None:
@@ -150,3 +167,18 @@ def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
         correct = None if v0 is None else v0.correctness.status.value == "PASS"
         return row.model_copy(update={"status": status, "reason": reason, "correct": correct})
     return figures(row, best).model_copy(update={"status": ProblemStatus.PASS, "correct": True})
+
+
+def loop_state(ws: Workspace) -> RunState | None:
+    """The workspace's loop journal (its settings, and why it stopped); ``None`` when it left none or an
+    unreadable one."""
+    try:
+        return Journal(ws.state_dir).load()
+    except WorkspaceError:
+        return None
+
+
+def has_no_knob(ws: Workspace) -> bool:
+    """kernel.py has no tunable knob, by the rules planner's own discovery (False when discovery fails)."""
+    knobs, _ = discover_knobs(ws.kernel_py)
+    return knobs is not None and not knobs

@@ -6,8 +6,9 @@ How an item runs is one seam, :class:`ProblemRunner`, chosen in one place (:func
 - validate (the default): :class:`~kernelopt.batch.warm.WarmRunner`, the gate in this process and its
   workers from a pool of pre-started ones, the next problem prepared while the current one is timed;
 - validate with ``--cold``, and ``--optimize``: :class:`~kernelopt.batch.cold.ColdRunner`, each problem in
-  its own ``kernelopt validate`` / ``kernelopt optimize`` process. (``--optimize`` through the tuning
-  engine, issue 24 item 3, is a runner of its own here once the engine lands.)
+  its own ``kernelopt validate`` / ``kernelopt optimize`` process. With ``--optimize`` the loop's Stage 3
+  (the rules backend) is the tuning engine: one tuning session of the launch configuration per version,
+  inside that process; the row then says what the loop changed (:mod:`~kernelopt.batch.changes`).
 
 Everything a batch writes goes under its output folder: ``batch.json`` and ``batch.csv`` (rewritten
 atomically after every item, so an interrupted batch resumes where it stopped), ``workspaces/`` (one

@@ -17,13 +17,18 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from kernelopt.batch.model import BatchMode, BatchTable
+from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow
 from kernelopt.batch.runner import CSV_FILE, DEFAULT_PROBLEM_TIMEOUT_S, TABLE_FILE, BatchEvent, BatchOptions, EventKind
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.errors import UsageError
+from kernelopt.oneline import one_line
 from kernelopt.workspace import DEFAULT_ROOT
 
 DEVICES = ("cuda", "cpu")
+#: The problem column folds past this (KernelBench's names run to 40 characters), leaving room for the reason.
+NAME_WIDTH = 20
+#: The longest reason (or ``changed``) the table shows; the rest is in batch.json and batch.csv.
+CELL_CHARS = 120
 
 
 def _speedup(value: float | None) -> str:
@@ -34,8 +39,16 @@ def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{100.0 * value:.0f} %"
 
 
+def _last_cell(row: ProblemRow, mode: BatchMode) -> str:
+    """The last column: the reason; with --optimize, what the loop changed (or why nothing), else the reason;
+    cut to :data:`CELL_CHARS` (the whole text is in batch.json and batch.csv)."""
+    text = row.changed if mode is BatchMode.OPTIMIZE and row.changed else row.reason
+    return one_line(text or "", CELL_CHARS)
+
+
 def render(result: BatchTable, out_dir: Path) -> None:
-    """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout)."""
+    """The KernelBench table and fast_p, for people (a sample column in KernelBench's layout; with
+    --optimize the last column says what the loop changed)."""
     samples = any(r.sample is not None for r in result.rows) or (result.settings or {}).get("kernels") is not None
     rows = [
         [
@@ -46,23 +59,25 @@ def render(result: BatchTable, out_dir: Path) -> None:
             _speedup(r.speedup_vs_eager),
             _speedup(r.speedup_vs_compile),
             r.status.value,
-            r.reason or "",
+            _last_cell(r, result.mode),
         ]
         for r in result.rows
     ]
+    last = "changed / reason" if result.mode is BatchMode.OPTIMIZE else "reason"
     table(
         f"batch {result.mode.value}: {result.directory}",
         [
             "problem",
             *(["sample"] if samples else []),
             "correct",
-            "latency (us)",
-            "vs eager",
-            "vs compile",
+            "latency\n(us)",
+            "vs\neager",
+            "vs\ncompile",
             "status",
-            "reason",
+            last,
         ],
         rows,
+        name_width=NAME_WIDTH,
     )
     table(
         "fast_p (correct and faster than p x the reference, over all problems)",

@@ -67,13 +67,23 @@ def fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, wide: str | None = None) -> None:
-    """Print a rich table; the column named ``wide`` (a text column) takes the width the others leave."""
+def table(
+    title: str | None,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    wide: str | None = None,
+    name_width: int | None = None,
+) -> None:
+    """Print a rich table; the column named ``wide`` (a text column) takes the width the others leave; with
+    ``name_width`` the first column folds past that many characters (long names, such as KernelBench's)."""
     t = Table(title=title, show_lines=False)
     for i, c in enumerate(columns):
         # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
         if c == wide:
             t.add_column(c, overflow="fold", ratio=1, min_width=24)
+        elif i == 0 and name_width is not None:
+            t.add_column(c, overflow="fold", max_width=name_width)
         else:
             t.add_column(c, overflow="fold", no_wrap=i == 0)
     for r in rows:
