@@ -33,6 +33,7 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 SLOW_FILES = (
     "test_loop_agents.py",
     "test_harness_gate.py",
+    "test_batch_optimize.py",
     "test_tunables.py",
     "test_loop_integration.py",
     "test_launch_tuning.py",
