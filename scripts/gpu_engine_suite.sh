@@ -11,13 +11,13 @@
 #   3. compare: one process re-times V0, the tuned kernel and the exhaustive best of every example tuned,
 #      interleaved (sweep_compare.py --compare);
 #   4. loop: `kernelopt optimize` with the default rule-based backends on LOOP_EXAMPLES, LOOP_WALL_MIN each;
-#   5. compare the looped examples the same way.
+#   5. compare each looped example the same way, right after its loop.
 #
 # Env: OUT (required), SWEEP_EXAMPLES, TUNE_EXAMPLES, LOOP_EXAMPLES (space-separated; empty skips the
 # step), SWEEP_BUDGET_S (default 150 per example), TUNE_WALL_S (default 60), LOOP_WALL_MIN (default 3).
 # Writes under $OUT: session.txt, progress.txt, sweeps/*.json, tune/<example>.json and .txt,
 # tune_walls.txt, loop/optimize_<example>.txt, loop_walls.txt, compare_tune.{md,json},
-# compare_loop.{md,json}, logs/.
+# compare_loop_<example>.{md,json}, logs/.
 set -u
 R=${OUT:?set OUT}
 PY=${PYTHON:-python3}
@@ -25,7 +25,7 @@ SWEEP_EXAMPLES=${SWEEP_EXAMPLES-"bias_gelu_fp32 online_softmax_fp32 rmsnorm_sett
 TUNE_EXAMPLES=${TUNE_EXAMPLES-"bias_gelu_fp32 online_softmax_fp32 rmsnorm_settings_bf16 matmul skinny_gemm transpose_fp32"}
 LOOP_EXAMPLES=${LOOP_EXAMPLES-"rmsnorm_settings_bf16"}
 mkdir -p "$R/sweeps" "$R/tune" "$R/loop" "$R/logs" "$R/tune_ws" "$R/loop_ws"
-cp docs/gpu-runs/2026-12-01-sweeps/*.json "$R/sweeps/" 2> /dev/null
+cp docs/gpu-runs/2026-12-01-sweeps/*.json docs/gpu-runs/2026-12-03-engine/sweeps/*.json "$R/sweeps/" 2> /dev/null
 progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
 csv() { echo "$*" | tr -s ' ' ',' | sed 's/^,//; s/,$//'; }
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
@@ -76,10 +76,10 @@ for ex in $LOOP_EXAMPLES; do
       $PY -m kernelopt memory summary "$R/loop_ws/kernel_opt_$ex"
       git -C "$R/loop_ws/kernel_opt_$ex" log --format='%h %s'; } >> "$R/loop/optimize_$ex.txt" 2>&1
     progress "loop $ex: rc=$rc"
+    # each looped example is compared at once, so a session cut short keeps what it finished
+    compare "loop_$ex" "$ex" "$R/loop_ws" "$R/loop_walls.txt"
 done
-
-compare loop "$LOOP_EXAMPLES" "$R/loop_ws" "$R/loop_walls.txt"
 find "$R" -type d \( -name triton-cache -o -name build -o -name torch-extensions -o -name candidates \) -prune -exec rm -rf {} + 2> /dev/null
 find "$R" -name '*.ncu-rep' -delete 2> /dev/null
 progress "suite done"
-cat "$R/compare_tune.md" "$R/compare_loop.md" 2> /dev/null
+cat "$R/compare_tune.md" "$R"/compare_loop_*.md 2> /dev/null

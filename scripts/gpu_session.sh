@@ -11,6 +11,7 @@
 # are never changed, ncu runs with --clock-control none):
 #   engine     scripts/gpu_engine_check.sh: the engine at 512 MiB - 1 GiB per tensor, peak memory, GPU tests
 #   suite      scripts/gpu_engine_suite.sh: sweeps, the loop and `kernelopt tune` on the suite kernels
+#   suite2     the same script's loop only, on LOOP_EXAMPLES2 (a second batch of loops after other phases)
 #   overhead   scripts/gpu_batch_overhead.sh: batch wall time per problem, cold and warm
 #   ray        scripts/gpu_ray_batch.sh: the plain and the Ray batch (needs .whl/ray_part1 and ray_part2)
 #   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU
@@ -28,12 +29,14 @@ run_phase() {
     case $p in
         engine) OUT="$d" timeout -k 10 420 bash scripts/gpu_engine_check.sh > "$d/stdout.txt" 2>&1 ;;
         suite) OUT="$d" timeout -k 10 1500 bash scripts/gpu_engine_suite.sh > "$d/stdout.txt" 2>&1 ;;
+        suite2) OUT="$d" SWEEP_EXAMPLES="" TUNE_EXAMPLES="" LOOP_EXAMPLES="${LOOP_EXAMPLES2-}" timeout -k 10 1500 \
+            bash scripts/gpu_engine_suite.sh > "$d/stdout.txt" 2>&1 ;;
         overhead) OUT="$d" timeout -k 10 560 bash scripts/gpu_batch_overhead.sh > "$d/stdout.txt" 2>&1 ;;
         ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" PLAIN=${PLAIN:-0} timeout -k 10 560 \
             bash scripts/gpu_ray_batch.sh > "$d/stdout.txt" 2>&1 ;;
         tunables) OUT="$d" TASKS="rmsnorm_calculate_settings matmul_autotune_helper" timeout -k 10 560 \
             bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
-        gputests) KERNELOPT_GPU_TESTS=1 PYTHONPATH="$PWD/src" timeout -k 10 560 \
+        gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 560 \
             python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
         *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;
     esac
@@ -77,7 +80,7 @@ case $cmd in
         cd "$repo" || exit 3
         export PYTHONPATH="/tmp/site:$repo/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
         export -f run_phase
-        export GPU_DIR PLAIN GPU_TESTS SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S
+        export GPU_DIR PLAIN GPU_TESTS LOOP_EXAMPLES2 SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S
         touch "$GPU_DIR/running"
         setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'; rm -f '$GPU_DIR/running'" \
             > "$GPU_DIR/session.log" 2>&1 < /dev/null &
