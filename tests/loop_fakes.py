@@ -215,11 +215,13 @@ class BlockImplementer:
         self.killer = killer
         self.modes: dict[int, str] = {}
         self.attempts: list[tuple[int, int, str | None]] = []
+        self.wall_left: list[float | None] = []
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
         assert ctx.plan is not None
         n = ctx.version
         self.attempts.append((n, ctx.attempt, ctx.failure))
+        self.wall_left.append(ctx.wall_left_s)
         mode = self.modes.get(n, "")
         ws = ctx.workspace
         if mode == "error":

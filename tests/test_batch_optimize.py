@@ -17,7 +17,7 @@ import pytest
 
 import kernelopt
 from kernelopt.actions import ActionCategory
-from kernelopt.backends.launch_tuning import tune_request
+from kernelopt.backends.launch_tuning import GATE_RESERVE_S, MIN_SESSION_WALL_S, tune_request
 from kernelopt.backends.protocol import StageContext
 from kernelopt.backends.settings import RuleSettings
 from kernelopt.batch.changes import CHANGED_CHARS, NO_KNOB, changed_text, kept_versions, knob_path
@@ -195,3 +195,17 @@ def test_the_tuning_session_measures_the_problem_the_gate_times(
     monkeypatch.setenv("KERNELOPT_SIZE_SCALE", "0.25")
     assert tune_request(ctx, RuleSettings()).size_scale == 0.25
     assert tune_request(ctx, RuleSettings(size_scale=0.5)).size_scale == 0.5
+
+
+def test_the_session_ends_in_time_for_the_gate_within_the_loops_wall_limit(tmp_path: Path) -> None:
+    """A loop with ``--max-wall-min`` tells Stage 3 its time left: the session keeps the gate's reserve of it,
+    but runs at least the shortest session; with no limit its own rule stands."""
+    folder = DATA / "kernelbench_optimize" / "relu_triton"
+    ws = Workspace.create("walls", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    cap = {
+        left: tune_request(
+            StageContext(workspace=ws, version=1, summary=None, wall_left_s=left), RuleSettings()
+        ).wall_cap_s
+        for left in (None, 200.0, 10.0)
+    }
+    assert cap == {None: None, 200.0: 200.0 - GATE_RESERVE_S, 10.0: MIN_SESSION_WALL_S}

@@ -112,6 +112,13 @@ def test_max_wall_time(ws: Workspace, fakes: Fakes) -> None:
     s = run(ws, fakes, max_wall_time_min=10.0)
     stopped(s, StopReason.MAX_WALL_TIME, "12.0 min elapsed, limit 10 min", ws)
     assert s.iterations == 2 and s.elapsed_s == pytest.approx(720.0)
+    # Stage 3 is told the time left, so a tuning session ends in time for the gate (V0's gate took 4 min)
+    assert fakes.implementer.wall_left == [pytest.approx(360.0), pytest.approx(120.0)]
+
+
+def test_stage3_is_told_no_time_limit_when_there_is_none(ws: Workspace, fakes: Fakes) -> None:
+    run(ws, fakes, max_iterations=1)
+    assert fakes.implementer.wall_left == [None]
 
 
 def test_no_new_actionable_plan(ws: Workspace, fakes: Fakes) -> None:

@@ -119,6 +119,10 @@ def test_the_budget_comes_from_the_flags_then_the_task_card() -> None:
     assert rule.count is None and rule.fraction == 0.5 and rule.wall_s == DEFAULT_WALL_S
     with pytest.raises(UsageError, match="both budget and budget_fraction"):
         budget_rule(req, TaskCard(budget=7, budget_fraction=0.2))
+    # the loop's time left caps the wall seconds whatever the rule says, and never raises them
+    capped = TuneRequest(folder=Path("."), budget_wall_s=300, wall_cap_s=90)
+    assert budget_rule(capped, TaskCard()).wall_s == 90
+    assert budget_rule(TuneRequest(folder=Path("."), wall_cap_s=900), TaskCard(budget_wall_s=30)).wall_s == 30
 
 
 def test_search_plot_draws_failures_and_the_sweep_line() -> None:

@@ -3,7 +3,8 @@
 :func:`tune_launch` runs the tuning engine on the workspace (:mod:`kernelopt.tuning.folder`: the same
 discovery, space and session as ``kernelopt tune``). Stage 1's evidence gives the session's seeds. The
 session record lives in ``.kernelopt/tune/<key>/``: a loop resumed after a kill, and the next version's
-session of the same kernel, serve what it measured. The best configuration is written into kernel.py
+session of the same kernel, serve what it measured. A session ends, with its best so far, in time for the gate
+within the loop's wall-time limit (:func:`session_wall_cap`). The best configuration is written into kernel.py
 through the tunables' checked literal edit when it beats the current one by the minimum gain.
 
 Every candidate is returned as a :class:`~kernelopt.memory.model.CandidateResult` for
@@ -43,6 +44,18 @@ CANDIDATE_STATUS: dict[Outcome, CandidateStatus] = {
     Outcome.NOT_RUN_BUDGET: CandidateStatus.NOT_TIMED,
 }
 CURRENT_EVIDENCE = "the current configuration (the yardstick)"
+#: Seconds of the loop's time left kept for the gate and the record after a session.
+GATE_RESERVE_S = 45.0
+#: The shortest session the loop's time left cuts a session to, s.
+MIN_SESSION_WALL_S = 30.0
+
+
+def session_wall_cap(wall_left_s: float | None) -> float | None:
+    """The session's wall ceiling from the loop's time left: what is left after the gate's reserve, but
+    not under :data:`MIN_SESSION_WALL_S` (a version the loop started gets a session worth running)."""
+    if wall_left_s is None:
+        return None
+    return max(MIN_SESSION_WALL_S, wall_left_s - GATE_RESERVE_S)
 
 
 def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
@@ -61,6 +74,7 @@ def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
         budget=settings.budget,
         budget_fraction=settings.budget_fraction,
         budget_wall_s=settings.budget_wall_s,
+        wall_cap_s=session_wall_cap(ctx.wall_left_s),
         strategy=settings.strategy,
         rng_seed=settings.seed,
         out=ws.state_dir / "tune",

@@ -43,6 +43,8 @@ class StageContext:
         knowledge: knowledge-search hits the orchestrator gathered for this iteration (gpu-wiki first,
             then the reference project, then the web), one line each with its source; shown to
             agents that cannot search themselves.
+        wall_left_s: seconds left of the run's wall-time limit when Stage 3 starts (``None``: no limit); a
+            backend whose work can end early with the best so far (the tuning session) keeps within it.
     """
 
     workspace: Workspace
@@ -55,6 +57,7 @@ class StageContext:
     options: dict[str, Any] = field(default_factory=dict)
     aux_files: list[str] = field(default_factory=list)
     knowledge: list[str] = field(default_factory=list)
+    wall_left_s: float | None = None
 
 
 @dataclass

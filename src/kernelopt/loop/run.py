@@ -232,6 +232,11 @@ class LoopRun:
             {**card.stop_conditions.model_dump(), **self.state.settings.stop_overrides}
         )
 
+    def wall_left_s(self) -> float | None:
+        """Seconds left of the run's wall-time limit (``max_wall_time_min``), ``None`` without one."""
+        limit = self.conditions().max_wall_time_min
+        return None if limit is None else max(0.0, limit * 60.0 - self.elapsed())
+
     def ceilings(self, gpu_name: str | None) -> Ceilings | None:
         """Measured ceilings by GPU name, asked once per run (the lookup may query the driver)."""
         if gpu_name not in self._ceilings_cache:

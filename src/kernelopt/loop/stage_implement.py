@@ -53,6 +53,7 @@ def implement_stage(run: LoopRun, it: IterationState) -> None:
             history=run.records(),
             repair_attempts=run.state.settings.repair_attempts,
             on_failed_attempt=failed_attempt,
+            wall_left_s=run.wall_left_s(),
         )
     except CheckWroteError as exc:
         run.fail(it, exc.message, error_type="write_violation")

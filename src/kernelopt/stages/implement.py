@@ -101,6 +101,7 @@ def run_implement(
     history: list[IterationRecord],
     repair_attempts: int = 0,
     on_failed_attempt: AttemptSink | None = None,
+    wall_left_s: float | None = None,
 ) -> ImplementResult:
     """Run ``implementer`` on ``plan`` under the guard, check correctness at once, repair on failure.
 
@@ -115,6 +116,7 @@ def run_implement(
         history: the records the implementer sees; masked ones and those of ``version`` or later are dropped.
         repair_attempts: implementer calls after a failed check (or a kernel.py that does not parse).
         on_failed_attempt: told of each failed attempt as it happens (the loop journals it).
+        wall_left_s: seconds left of the run's wall-time limit (:attr:`StageContext.wall_left_s`).
 
     Raises:
         KerneloptError: the correctness check itself cannot run (no usable Python, device, task card).
@@ -137,6 +139,7 @@ def run_implement(
             attempt=attempt,
             failure=attempts.failure_text,
             aux_files=list(aux),
+            wall_left_s=wall_left_s,
         )
         point = guard.begin(editable)
         res.outcome, res.transcript, why = _call(implementer, ctx, res, attempt)

@@ -90,6 +90,7 @@ class TuneRequest(BaseModel):
         profiled_kernel: the kernel a profiler saw run most (Stage 1's primary kernel; a compiled name may
             carry a suffix): its launch is tuned when it is a kernel of the file.
         budget, budget_fraction, budget_wall_s: the budget (override the task card's keys of the same names).
+        wall_cap_s: a ceiling on the session's wall seconds whatever the rule gives (the loop's time left).
         strategy: a registered strategy's name; rng_seed: its seed.
         out: the session folders' parent (default ``<folder>/.kernelopt/tune``).
         gpu, dtype: for the resource limits of fit pruning (default: the task card's; the GPU's name).
@@ -109,6 +110,7 @@ class TuneRequest(BaseModel):
     budget: int | None = Field(default=None, ge=1)
     budget_fraction: float | None = Field(default=None, gt=0, le=1)
     budget_wall_s: float | None = Field(default=None, gt=0)
+    wall_cap_s: float | None = Field(default=None, gt=0)
     strategy: str = DEFAULT_STRATEGY
     rng_seed: int = 0
     out: Path | None = None
@@ -168,7 +170,8 @@ class FolderTuning:
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
     """The budget: the request's count or fraction, else the task card's (``budget``, ``budget_fraction``;
-    the older ``search_budget`` is a count), else the default rule; the wall seconds likewise.
+    the older ``search_budget`` is a count), else the default rule; the wall seconds likewise, never over
+    the request's ``wall_cap_s``.
 
     Raises:
         UsageError: a count and a fraction from the same source.
@@ -182,6 +185,8 @@ def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
         if count is not None and fraction is not None:
             raise UsageError("the task card gives both budget and budget_fraction: keep one")
     wall_s = request.budget_wall_s or card.budget_wall_s or DEFAULT_WALL_S
+    if request.wall_cap_s is not None:
+        wall_s = min(wall_s, request.wall_cap_s)
     return BudgetRule(count=count, fraction=fraction, wall_s=wall_s)
 
 
