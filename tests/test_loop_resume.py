@@ -212,18 +212,20 @@ def test_wall_time_accumulates_across_sessions(ws_root: Path) -> None:
     profile = fakes.profiler.profile
 
     def slow_profile(workspace: Workspace, version: int):  # type: ignore[no-untyped-def]
-        fakes.clock.now += 6 * 60  # every profile takes six minutes of (fake) wall time
+        fakes.clock.now += 4 * 60  # every profile takes four minutes of (fake) wall time
         return profile(workspace, version)
 
     fakes.profiler.profile = slow_profile  # type: ignore[method-assign]
     fakes.killer.arm("plan", 1)
     with pytest.raises(KeyboardInterrupt):
         run(ws, fakes, max_wall_time_min=10.0)
-    assert journal(ws)["elapsed_s"] == pytest.approx(12 * 60)  # V0 and V1 profiles
+    assert journal(ws)["elapsed_s"] == pytest.approx(8 * 60)  # V0 and V1 profiles
     fakes.clock.now += 3600  # the hour between the sessions does not count
     s = run(ws, fakes)
     assert s.stop is not None and s.stop.reason is StopReason.MAX_WALL_TIME
-    assert s.stop.detail == "12.0 min elapsed, limit 10 min" and s.iterations == 1
+    # V1's profile (4 min, taken in the first session) is what another version costs: 2 min are left
+    assert s.stop.detail.startswith("8.0 min elapsed: another version needs at least 240 s") and s.iterations == 1
+    assert s.stop.detail.endswith("120 s are left of the 10 min limit")
     assert journal(ws)["sessions"] == 2
 
 

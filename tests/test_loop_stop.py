@@ -110,10 +110,15 @@ def test_max_wall_time(ws: Workspace, fakes: Fakes) -> None:
 
     fakes.gate.latency_of = slow
     s = run(ws, fakes, max_wall_time_min=10.0)
-    stopped(s, StopReason.MAX_WALL_TIME, "12.0 min elapsed, limit 10 min", ws)
-    assert s.iterations == 2 and s.elapsed_s == pytest.approx(720.0)
+    # V2 is not started: its gate alone (4 min, as V1's) would end past the limit
+    detail = (
+        "8.0 min elapsed: another version needs at least 240 s (the last one's profile, plan and gate), "
+        "120 s are left of the 10 min limit"
+    )
+    stopped(s, StopReason.MAX_WALL_TIME, detail, ws)
+    assert s.iterations == 1 and s.elapsed_s == pytest.approx(480.0)
     # Stage 3 is told the time left, so a tuning session ends in time for the gate (V0's gate took 4 min)
-    assert fakes.implementer.wall_left == [pytest.approx(360.0), pytest.approx(120.0)]
+    assert fakes.implementer.wall_left == [pytest.approx(360.0)]
 
 
 def test_stage3_is_told_no_time_limit_when_there_is_none(ws: Workspace, fakes: Fakes) -> None:
@@ -189,6 +194,13 @@ def test_decide_order_and_conditions() -> None:
     d = decide(**{**base, "roofline": None, "last_failed": True, "stop_on_failure": True})  # type: ignore[arg-type]
     assert d is not None and d.reason is StopReason.STOP_ON_FAILURE
     assert decide(**{**base, "roofline": None, "current": None}) is None  # type: ignore[arg-type]
+    # the wall-time limit: reached, or too close for another version's fixed stages
+    limits = {**base, "roofline": None, "conditions": StopConditions(max_wall_time_min=10.0)}
+    d = decide(**{**limits, "elapsed_s": 600.0})  # type: ignore[arg-type]
+    assert d is not None and d.detail == "10.0 min elapsed, limit 10 min"
+    assert decide(**{**limits, "elapsed_s": 500.0, "next_version_min_s": 100.0}) is None  # type: ignore[arg-type]
+    d = decide(**{**limits, "elapsed_s": 501.0, "next_version_min_s": 100.0})  # type: ignore[arg-type]
+    assert d is not None and d.reason is StopReason.MAX_WALL_TIME and "99 s are left" in d.detail
 
 
 def test_roofline_bounds_both_ways() -> None:

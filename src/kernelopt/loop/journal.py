@@ -101,6 +101,7 @@ class IterationState(BaseModel):
         pitfalls: failures met on the way (write violations, failed repair attempts), recorded in Stage 5.
         notes: experience notes for the record (token usage, timing-only, roofline bounds).
         commit_message: the Stage 5 message, fixed before the commit so that a resume recognizes it.
+        stage_seconds: wall time of this iteration's stages so far (stage name -> seconds).
     """
 
     version: int
@@ -117,6 +118,7 @@ class IterationState(BaseModel):
     notes: list[str] = Field(default_factory=list)
     no_plan_reason: str | None = None
     commit_message: str | None = None
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
 
 
 class VersionOutcome(BaseModel):

@@ -141,6 +141,7 @@ class OptimizeLoop:
             HANDLERS[stage](run, it)
             spent = run.clock() - t0
             run.state.stage_seconds[stage.value] = run.state.stage_seconds.get(stage.value, 0.0) + spent
+            it.stage_seconds[stage.value] = it.stage_seconds.get(stage.value, 0.0) + spent
             run.save()
 
     def _begin_next(self) -> None:

@@ -23,7 +23,12 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
         return
     no_gain = it.failure is not None and it.failure.error_type == NO_GAIN
     converged = it.failure.reason if it.failure is not None and no_gain else None
-    decision = decide_stop(run, last_failed=it.failure is not None, converged_session=converged)
+    # what another version costs outside Stage 3 (profile, plan, gate, record: a tuning session fits itself
+    # to the time left, the rest does not)
+    fixed_s = sum(s for stage, s in it.stage_seconds.items() if stage != Stage.IMPLEMENT.value)
+    decision = decide_stop(
+        run, last_failed=it.failure is not None, converged_session=converged, next_version_min_s=fixed_s
+    )
     if decision is not None:
         finish(run, decision)
         return
@@ -31,9 +36,12 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
     run.new_iteration(run.ws.next_version(), Stage.PROFILE, good=run.last_good_version())
 
 
-def decide_stop(run: LoopRun, *, last_failed: bool, converged_session: str | None = None) -> StopDecision | None:
+def decide_stop(
+    run: LoopRun, *, last_failed: bool, converged_session: str | None = None, next_version_min_s: float | None = None
+) -> StopDecision | None:
     """The stop conditions checked against the last good version; None: go on. ``converged_session``: why the
-    tuning session of the iteration that just ended kept nothing (the launch configuration has converged)."""
+    tuning session of the iteration that just ended kept nothing (the launch configuration has converged);
+    ``next_version_min_s``: the least wall time another version takes (see :func:`~kernelopt.loop.stop.decide`)."""
     good_n = run.last_good_version()
     good = run.ws.memory.read(good_n) if good_n is not None else None
     v0 = run.ws.memory.read(0) if run.ws.memory.exists(0) else None
@@ -48,6 +56,7 @@ def decide_stop(run: LoopRun, *, last_failed: bool, converged_session: str | Non
         stop_on_failure=run.state.settings.stop_on_failure,
         elapsed_s=run.elapsed(),
         converged_session=converged_session,
+        next_version_min_s=next_version_min_s,
     )
 
 

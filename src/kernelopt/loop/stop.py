@@ -65,6 +65,7 @@ def decide(
     stop_on_failure: bool,
     elapsed_s: float,
     converged_session: str | None = None,
+    next_version_min_s: float | None = None,
 ) -> StopDecision | None:
     """The Stage 6 decision: a reason to stop, or None to run another iteration.
 
@@ -85,6 +86,9 @@ def decide(
         elapsed_s: wall time of the run so far, seconds.
         converged_session: why the last tuning session kept nothing (its one line), when it found nothing
             better than the current configuration: the launch configuration has converged.
+        next_version_min_s: the least wall time another version takes (the last one's outside Stage 3:
+            profile, plan, gate, record); with a wall-time limit, a version that cannot end inside it is
+            not started.
     """
     goal = _goal_met(conditions, current, roofline, baseline_latency_us)
     if goal is not None:
@@ -111,7 +115,24 @@ def decide(
             reason=StopReason.MAX_WALL_TIME,
             detail=f"{elapsed_s / 60.0:.1f} min elapsed, limit {conditions.max_wall_time_min:g} min",
         )
-    return None
+    return _no_time_for_another(conditions, elapsed_s, next_version_min_s)
+
+
+def _no_time_for_another(
+    conditions: StopConditions, elapsed_s: float, next_version_min_s: float | None
+) -> StopDecision | None:
+    """Stop before a version that would end past the wall-time limit (arguments as :func:`decide`'s)."""
+    if conditions.max_wall_time_min is None or not next_version_min_s:
+        return None
+    left_s = conditions.max_wall_time_min * 60.0 - elapsed_s
+    if left_s >= next_version_min_s:
+        return None
+    return StopDecision(
+        reason=StopReason.MAX_WALL_TIME,
+        detail=f"{elapsed_s / 60.0:.1f} min elapsed: another version needs at least {next_version_min_s:.0f} s "
+        f"(the last one's profile, plan and gate), {left_s:.0f} s are left of the "
+        f"{conditions.max_wall_time_min:g} min limit",
+    )
 
 
 def _goal_met(
