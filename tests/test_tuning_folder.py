@@ -192,3 +192,77 @@ def test_the_verdict_says_the_best_the_speedup_and_what_happened_to_kernel_py() 
     unknown = session(4096, 7.39, None)
     line = verdict_line(unknown, judge_gain(unknown), kernel_py="kernel.py", written=True, dry_run=False)
     assert line == "best BLOCK=4096: 7.39 us; the current BLOCK=64 did not run; written to kernel.py"
+
+
+# -- an autotune list built by helpers (the GEMM of tests/data/tunables/corpus, found failing on the H200) --
+
+CORPUS = DATA / "tunables" / "corpus"
+
+
+def _helper_list():
+    """The corpus GEMM and its autotune list as importing it gives it (four configs that differ)."""
+    from kernelopt.tunables import AutotuneConfig, AutotuneEvaluation, AutotuneSpace
+
+    def cfg(m: int, n: int, k: int, g: int, w: int, s: int) -> AutotuneConfig:
+        return AutotuneConfig(
+            kwargs={"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": g}, num_warps=w, num_stages=s
+        )
+
+    configs = [
+        cfg(128, 128, 64, 8, 4, 3),
+        cfg(128, 64, 32, 8, 4, 3),
+        cfg(64, 64, 32, 8, 4, 3),
+        cfg(64, 128, 32, 4, 8, 4),
+    ]
+    listed = AutotuneSpace(kernel="gemm_kernel", line=21, configs=configs, key=["M", "N", "K"], best_config=configs[1])
+    return (CORPUS / "matmul_autotune_helper.py").read_text(), AutotuneEvaluation(spaces={"gemm_kernel": listed})
+
+
+def test_a_configuration_of_an_autotune_list_pins_the_list_to_it() -> None:
+    """The configs hold different values, so a knob name names no one literal ('BLOCK_K' is ambiguous: every
+    candidate of the H200 run was refused). A candidate pins the list to one config: the picked one with the
+    candidate's values; the current configuration is the file as written."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.kernel_evaluator import Refusal, knob_editor
+    from kernelopt.tuning.space import Space
+
+    source, ev = _helper_list()
+    space = Space.from_tunables(discover_source(source, evaluation=ev), kernel="gemm_kernel", evaluation=ev)
+    assert dict(space.current()) == {
+        "BLOCK_M": 128,
+        "BLOCK_N": 64,
+        "BLOCK_K": 32,
+        "GROUP_M": 8,
+        "num_warps": 4,
+        "num_stages": 3,
+    }
+    edit = knob_editor(source, kernel=space.kernel, evaluation=ev, origins=space.origins)
+    assert edit(space.current()) == source
+    made = edit(space.current().with_values({"BLOCK_K": 64, "num_warps": 8}))
+    assert not isinstance(made, Refusal)
+    pinned = '@triton.autotune(configs=[triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, '
+    assert pinned + 'num_warps=8, num_stages=3)], key=["M", "N", "K"])' in made
+    after = {t.key: t.value for t in discover_source(made)}  # a literal list of one config now
+    assert after["gemm_kernel.configs[0].BLOCK_K"] == 64 and "gemm_kernel.configs[1].BLOCK_K" not in after
+
+
+@pytest.mark.timeout(180)
+def test_kernelopt_tune_writes_the_pinned_winner_of_an_autotune_list(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same kernel end to end under the interpreter: the helpers' list is imported, candidates are timed
+    (the interpreter cannot run Triton's own benchmarking of a four-config list, so the current one fails
+    there; on a GPU it runs) and kernel.py ends with the winner pinned."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = tmp_path / "gemm"
+    folder.mkdir()
+    shutil.copyfile(CORPUS / "matmul_autotune_helper.py", folder / "kernel.py")
+    shutil.copyfile(DATA / "tunables" / "tasks" / "matmul_autotune_helper" / "reference.py", folder / "reference.py")
+    code, doc, err = _tune(capsys, str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "1", "--json")
+    assert code == 0, err
+    assert doc["evaluations"] == 3 and doc["best_config"] is not None
+    assert "configs=[triton.Config({" in (folder / "kernel.py").read_text()
+    from kernelopt.tunables import discover
+
+    pinned = {t.key.split(".")[-1]: t.value for t in discover(folder / "kernel.py") if t.kernel == "gemm_kernel"}
+    assert {k: pinned[k] for k in doc["best_config"]} == doc["best_config"]

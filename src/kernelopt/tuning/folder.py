@@ -52,9 +52,12 @@ from kernelopt.tuning.kernel_evaluator import (
     Apply,
     EvaluatorSettings,
     KernelEvaluator,
+    autotune_list,
+    config_changes,
     current_values,
+    is_list_space,
     knob_editor,
-    same_value,
+    pin_config,
 )
 from kernelopt.tuning.launch import loop_kernels
 from kernelopt.tuning.problem import Problem, literal_shapes
@@ -247,7 +250,9 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         looped=loop_kernels(base),
     )
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
-    editor = knob_editor(base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation)
+    editor = knob_editor(
+        base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins
+    )
     key = session_key(canonical_source(space, base, editor), problem, space)
     return PreparedFolder(
         request=request,
@@ -334,6 +339,7 @@ def tune_folder(
         kernel=space.kernel,
         gpu=prepared.gpu,
         evaluation=prepared.evaluation,
+        origins=space.origins,
     )
     evaluator = KernelEvaluator(
         prepared.problem,
@@ -371,8 +377,19 @@ def best_edit(tuning: FolderTuning) -> EditResult | None:
     if best is None:
         return None
     prepared = tuning.prepared
+    origins = prepared.space.origins
+    listed = autotune_list(prepared.space.kernel, prepared.evaluation) if is_list_space(origins) else None
+    if listed is not None:
+        return pin_config(
+            prepared.base_source,
+            best,
+            listed,
+            origins,
+            filename=prepared.problem.kernel_py.name,
+            evaluation=prepared.evaluation,
+        )
     current = current_values(prepared.tunables)
-    changes = {k: v for k, v in best.items() if not (k in current and same_value(current[k], v))}
+    changes = config_changes(best, current, origins)
     if not changes:
         return None
     return apply_source(

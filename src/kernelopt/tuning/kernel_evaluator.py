@@ -33,12 +33,16 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.tunables import (
     AutotuneEvaluation,
+    AutotuneSpace,
+    EditResult,
+    KnobEdit,
     ResourceLimits,
     Tunable,
     TunableError,
     Value,
     apply_source,
     discover_source,
+    pin_configs,
 )
 from kernelopt.tuning.bench_worker import (
     BenchInit,
@@ -53,6 +57,7 @@ from kernelopt.tuning.bench_worker import (
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
+from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import TRITON_INTERPRET, WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Ready, Reply, Service
@@ -109,22 +114,29 @@ def knob_editor(
     kernel: str | None = None,
     gpu: str | None = None,
     evaluation: AutotuneEvaluation | None = None,
+    origins: Mapping[str, KnobOrigin] | None = None,
 ) -> Apply:
     """An ``apply`` callable of :func:`kernelopt.tunables.apply_source` on ``base_source``: a configuration
     becomes the edited source (knobs already at their value are left out, so the current configuration is
     ``base_source`` itself), and an edit the tunables refuse (an unknown or illegal value, a tile that
-    cannot fit ``limits``) a :class:`Refusal` with its one line. The other arguments are ``apply_source``'s.
+    cannot fit ``limits``) a :class:`Refusal` with its one line. ``origins`` (the space's) names the keys a
+    knob moves: every config of an autotune list (:func:`config_changes`). The other arguments are
+    ``apply_source``'s.
 
     Raises:
         TunableError: ``base_source`` does not parse.
     """
     current = current_values(discover_source(base_source, filename, gpu=gpu, evaluation=evaluation))
+    listed = autotune_list(kernel, evaluation) if origins and is_list_space(origins) else None
 
     def apply(config: Config) -> str | Refusal:
-        changes = {k: v for k, v in config.items() if not (k in current and same_value(current[k], v))}
-        if not changes:
-            return base_source
         try:
+            if listed is not None and origins is not None:
+                pinned = pin_config(base_source, config, listed, origins, filename=filename, evaluation=evaluation)
+                return pinned.new_source if pinned is not None else base_source
+            changes = config_changes(config, current, origins)
+            if not changes:
+                return base_source
             edit = apply_source(
                 base_source, changes, filename=filename, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
             )
@@ -133,6 +145,84 @@ def knob_editor(
         return edit.new_source
 
     return apply
+
+
+#: The compile options of a ``triton.Config``; a configuration's other knobs are its meta-parameters.
+CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def is_list_space(origins: Mapping[str, KnobOrigin]) -> bool:
+    """The knobs are those of an autotune list (every key a ``<kernel>.configs[i].<name>`` one)."""
+    return bool(origins) and all(".configs[" in k for o in origins.values() for k in o.keys)
+
+
+def autotune_list(kernel: str | None, evaluation: AutotuneEvaluation | None) -> AutotuneSpace | None:
+    """The autotune list of ``kernel`` as the autotuner holds it, when the launch tuned is one."""
+    if kernel is None or evaluation is None:
+        return None
+    listed = evaluation.spaces.get(kernel)
+    return listed if listed is not None and listed.configs else None
+
+
+def pin_config(
+    base_source: str,
+    config: Mapping[str, Value],
+    listed: AutotuneSpace,
+    origins: Mapping[str, KnobOrigin],
+    *,
+    filename: str = "kernel.py",
+    evaluation: AutotuneEvaluation | None = None,
+) -> EditResult | None:
+    """kernel.py with the autotune list pinned to ``config`` alone (``None``: ``config`` is the current one).
+
+    The configs of a list differ, so a knob name cannot be moved at one literal: the ``configs=`` argument
+    becomes a literal list of one ``triton.Config`` (:func:`kernelopt.tunables.pin_configs`), the config the
+    autotuner picked (else the first) with the configuration's values. The edits name each knob that moved,
+    with the expression the list replaced.
+
+    Raises:
+        TunableError: the list cannot be pinned (a config with a ``pre_hook``).
+    """
+    before = {name: o.value for name, o in origins.items()}
+    moved = {n: v for n, v in config.items() if not (n in before and same_value(before[n], v))}
+    if not moved:
+        return None
+    base = listed.best_config or listed.configs[0]
+    options = {k: v for k, v in config.items() if k in CONFIG_OPTIONS}
+    kwargs = {**base.kwargs, **{k: v for k, v in config.items() if k not in CONFIG_OPTIONS}}
+    pinned = base.model_copy(update={"kwargs": kwargs, **options})
+    result = pin_configs(base_source, listed.kernel, [pinned], filename=filename, evaluation=evaluation)
+    edits = [
+        KnobEdit(
+            key=f"{listed.kernel}.configs[0].{n}",
+            name=n,
+            before=before.get(n),
+            after=v,
+            location=f"{filename}:{listed.line}" if listed.line else filename,
+            overrides=origins[n].computed if n in origins else None,
+        )
+        for n, v in moved.items()
+    ]
+    return result.model_copy(update={"edits": edits})
+
+
+def config_changes(
+    config: Mapping[str, Value], current: Mapping[str, Value], origins: Mapping[str, KnobOrigin] | None = None
+) -> dict[str, Value]:
+    """The edits that give kernel.py ``config`` (knob name -> value), leaving out what already holds it.
+
+    A knob of several keys (an autotune list: one key per ``triton.Config``, the configs holding different
+    values) is moved at each key that differs, so every config of the list becomes the candidate's and the
+    autotuner has it alone to pick (the edit pins it); a knob of one key is moved by name.
+    """
+    out: dict[str, Value] = {}
+    for name, v in config.items():
+        keys = origins[name].keys if origins is not None and name in origins else ()
+        if len(keys) > 1:
+            out.update({k: v for k in keys if not (k in current and same_value(current[k], v))})
+        elif not (name in current and same_value(current[name], v)):
+            out[name] = v
+    return out
 
 
 def same_value(a: object, b: object) -> bool:
