@@ -103,6 +103,11 @@ def test_the_cli_prints_a_deprecated_name_as_one_line(
     [
         ("TEST_TIMEOUT_SEC", "abc", "TEST_TIMEOUT_SEC='abc' is not a number"),
         ("TEST_TIMEOUT_SEC", "0", "TEST_TIMEOUT_SEC='0' must be greater than 0"),
+        # the fresh-clone trial of 2026-12-03: inf passed the check, then the baseline FAILed with a
+        # pydantic URL from the worker and a "baseline check failed" commit
+        ("TEST_TIMEOUT_SEC", "inf", "TEST_TIMEOUT_SEC='inf' is not a finite number"),
+        ("KERNELOPT_BENCH_S", "1e400", "KERNELOPT_BENCH_S='1e400' is not a finite number"),
+        ("KERNELOPT_BENCH_S", "nan", "KERNELOPT_BENCH_S='nan' is not a finite number"),
         ("KERNELOPT_SEEDS", "0", "KERNELOPT_SEEDS='0' must be at least 1"),
         ("KERNELOPT_SIZE_SCALE", "2", "KERNELOPT_SIZE_SCALE='2' must be at most 1"),
         ("KERNELOPT_COMPILE_REFERENCE", "maybe", "KERNELOPT_COMPILE_REFERENCE='maybe' is not 0 or 1"),

@@ -230,10 +230,11 @@ class EnvSettings(BaseModel):
 
     Units are in the names (``_s`` seconds, ``_pct`` percent). Defaults of the settings themselves
     live with their owners (e.g. :class:`~kernelopt.harness.settings.HarnessSettings`); this record
-    only says what the environment asks for.
+    only says what the environment asks for. A number must be finite: ``KERNELOPT_BENCH_S=inf`` would
+    otherwise pass this check and break the harness worker's job file (JSON has no infinity).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     case_timeout_s: float | None = Field(default=None, gt=0)
     run_timeout_s: float | None = Field(default=None, gt=0)
@@ -312,6 +313,8 @@ def _complaint(field: str, err: Mapping[str, object]) -> str:
         for key, words in _BOUNDS.items():
             if key in ctx:
                 return f"must be {words} {ctx[key]:g}"
+    if err.get("type") == "finite_number":
+        return "is not a finite number"
     if field == "seeds":
         return "is not an integer"
     if field in ("compile_reference",):
