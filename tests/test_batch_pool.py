@@ -236,6 +236,23 @@ def test_warm_and_cold_rows_agree(warm_batch, monkeypatch: pytest.MonkeyPatch) -
     assert [i.problem for i in folder_items(root / "problems")] == ["relu", "wrong"]
 
 
+def test_a_triton_reduction_runs_in_the_interpreter_of_the_pool(tmp_path: Path, monkeypatch) -> None:
+    """The fresh-clone trial of 2026-12-03: `kernelopt batch examples/kernelbench --device cpu` failed
+    13_softmax_triton and 14_row_sum_triton with "Cannot call @triton.jit'd outside of the scope of a
+    kernel" (both PASS with TRITON_INTERPRET=1 set by hand): the fork server imported triton before the
+    interpreter was on, so tl.sum and tl.max were compiled functions in every child."""
+    pytest.importorskip("triton")
+    example = Path(__file__).parent.parent / "examples" / "kernelbench" / "14_row_sum_triton"
+    shutil.copytree(example, tmp_path / "problems" / "row_sum_triton")
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    for k, v in CPU_ENV.items():
+        monkeypatch.setenv(k, v)
+    options = BatchOptions(out_dir=tmp_path / "out", device="cpu", size_scale=0.01, problem_timeout_s=120)
+    (row,) = run_batch(tmp_path / "problems", options).rows
+    assert row.status is ProblemStatus.PASS, row.reason
+    assert row.correct
+
+
 @pytest.mark.gpu
 def test_the_pool_on_a_gpu(tmp_path: Path) -> None:
     """On a GPU: a torch and a Triton problem pass through the pool, runs start in warmed spares, and the

@@ -172,7 +172,9 @@ class WorkerPool:
                 timeout_s=self.lifetime_s,
                 stdout_path=self.run_dir / "server.stdout.txt",
                 stderr_path=self.run_dir / "server.stderr.txt",
-                env=worker_env(self.env, {}),
+                # on the CPU the server imports triton for its children: the interpreter has to be on
+                # before that import, or a child's tl.sum/tl.max are compiled functions it cannot call
+                env=worker_env(self.env, {}, device=self.warm_device),
             )
         )
         try:
