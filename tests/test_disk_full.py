@@ -75,6 +75,20 @@ def test_a_full_disk_in_a_git_command_is_one_line_exit_3(small_disk: Path) -> No
     assert full.value.one_line().startswith(f"no space left on the device writing {ws.root} (errno 28)")
 
 
+def test_a_full_disk_while_git_restores_a_file_is_one_line_exit_3(small_disk: Path) -> None:
+    """The fresh-clone trial of 2026-12-03: a full disk while the loop reverted kernel.py printed git's own
+    line ("fatal: sha1 file '.../index.lock' write error. Out of diskspace"), not the disk-full line."""
+    ws = Workspace.create(
+        "add", kernel=KERNELS / "add_kernel.py", reference=KERNELS / "add_reference.py", root=small_disk
+    )
+    ws.kernel_py.write_text(ws.kernel_py.read_text() + "# edited\n")
+    _fill(small_disk)
+    with pytest.raises(DiskProblem) as full:
+        ws.reset_hard(["kernel.py"])
+    assert full.value.exit_code == 3
+    assert full.value.one_line().startswith(f"no space left on the device writing {ws.root} (errno 28)")
+
+
 def test_git_failures_are_one_line() -> None:
     # git's own words, as `git init` printed them on a full tmpfs
     stderr = (

@@ -143,8 +143,9 @@ _DISK_WORDS: dict[str, int] = {
     "No space left on device": errno.ENOSPC,
     "Disk quota exceeded": errno.EDQUOT,
     "Read-only file system": errno.EROFS,
+    "Out of diskspace": errno.ENOSPC,  # git's own words when it cannot write the index (write_or_die)
 }
-"""The C library's words for the disk errors, as a child process (git) prints them."""
+"""The C library's words for the disk errors, as a child process (git) prints them, and git's own."""
 
 
 def disk_problem_in(text: str, *, path: str | None = None) -> DiskProblem | None:
