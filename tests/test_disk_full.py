@@ -89,6 +89,27 @@ def test_a_full_disk_while_git_restores_a_file_is_one_line_exit_3(small_disk: Pa
     assert full.value.one_line().startswith(f"no space left on the device writing {ws.root} (errno 28)")
 
 
+def test_a_full_disk_met_by_the_gate_worker_is_exit_3_not_a_fail(small_disk: Path, tmp_path: Path) -> None:
+    """The fresh-clone trial of 2026-12-03: the disk filled while the V1 gate's worker ran; it could not
+    write its progress ("OSError: [Errno 28] No space left on device"), V1 was recorded as a FAIL and
+    reverted, and the next run said the launch configuration had converged, at V0. A real worker on a
+    real disk, which the reference's import fills."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    reference = tmp_path / "reference.py"
+    reference.write_text(
+        (KERNELS / "add_reference.py").read_text()
+        + f"\nwith open({str(small_disk / 'filler')!r}, 'wb', buffering=0) as _fh:\n"
+        "    try:\n        while True:\n            _fh.write(bytes(4096))\n    except OSError:\n        pass\n"
+    )
+    settings = HarnessSettings(device="cpu", seeds=1, bench_seconds=0.05, case_timeout_s=30.0)
+    with pytest.raises(DiskProblem) as full:
+        check_files(KERNELS / "add_kernel.py", reference, small_disk / "state", settings=settings)
+    assert full.value.exit_code == 3 and "\n" not in full.value.one_line()
+    assert full.value.one_line().startswith(f"no space left on the device writing {small_disk}/state/runs/")
+
+
 def test_git_failures_are_one_line() -> None:
     # git's own words, as `git init` printed them on a full tmpfs
     stderr = (

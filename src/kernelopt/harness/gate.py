@@ -15,13 +15,15 @@ builds), so compiled code of another version or another source is never reused.
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageError
+from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageError, disk_problem, disk_problem_in
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
 from kernelopt.fileio import atomic_write_text
@@ -212,11 +214,34 @@ def _run(
     try:
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
-        raise EnvironmentProblem(f"cannot start the harness worker: {exc}") from None
+        raise disk_problem(exc) or EnvironmentProblem(f"cannot start the harness worker: {exc}") from None
     if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT:
         lines = (outcome.stderr_tail or "").strip().splitlines()
         raise EnvironmentProblem(lines[-1] if lines else "the harness worker found no usable device")
+    if outcome.result is None and not outcome.timed_out:
+        # A worker that could not write its progress or result for a full (or read-only) disk says
+        # nothing about the kernel: an environment error (exit 3, the loop stays resumable), never a FAIL
+        # that would burn the version and mark its action as tried.
+        problem = disk_problem_in(outcome.stderr_tail or "", path=str(run_dir)) or _full_disk(run_dir)
+        if problem is not None:
+            raise problem
     return outcome
+
+
+FULL_DISK_BYTES = 64 * 1024
+"""Our choice: a worker that died without a result where less than this is free died of the full disk
+(its error output, written to the same disk, may be empty)."""
+
+
+def _full_disk(folder: Path) -> EnvironmentProblem | None:
+    """The disk-full error when the file system of ``folder`` has (almost) no space left, else ``None``."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    if st.f_bavail * st.f_frsize >= FULL_DISK_BYTES:
+        return None
+    return disk_problem(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder)))
 
 
 def _correctness_report(outcome: RunOutcome) -> CorrectnessReport:
