@@ -57,3 +57,22 @@ def test_the_cpu_example_tunes_a_knob_its_kernel_uses() -> None:
         return min(times)
 
     assert best_of(64) > 3 * best_of(4096)
+
+
+def test_no_readme_command_edits_the_repository() -> None:
+    """The fresh-clone trial of 2026-12-03: the README's `kernelopt tune tests/data/loop --device cpu`
+    rewrote the repository's test data (BLOCK = 4096 in tests/data/loop/kernel.py): the README's
+    optimize example then refused ("made from another kernel.py") and this file's CPU-example test
+    failed. A `kernelopt tune` the README names runs on a copy or with --dry-run; what tune leaves
+    beside a kernel (.kernelopt/) is ignored by git."""
+    readme = (ROOT / "README.md").read_text()
+    tunes = re.findall(r"`([^`]*kernelopt tune [^`]*)`", readme)
+    assert tunes
+    for command in tunes:
+        target = re.search(r"kernelopt tune (\S+)", command)
+        assert target is not None
+        if target.group(1).startswith("-") or target.group(1).isupper():  # --replay, PATH: a placeholder
+            continue
+        in_repository = not Path(target.group(1)).is_absolute() and (ROOT / target.group(1)).exists()
+        assert "--dry-run" in command or not in_repository, command
+    assert ".kernelopt/" in (ROOT / ".gitignore").read_text().splitlines()
