@@ -66,6 +66,15 @@ def test_a_bad_replay_file_is_one_line_exit_2(
     assert err.count("\n") == 1 and err.startswith("kernelopt: error:") and words in err
 
 
+def test_a_replay_of_a_folder_says_it_is_a_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The fresh-clone trial of 2026-12-03: `kernelopt tune --replay DIR` said "no such file"."""
+    code, out, err = run(capsys, "tune", "--replay", str(tmp_path), "--trials", "2")
+    assert code == 2 and out == ""
+    assert err == f"kernelopt: error: {tmp_path}: is a folder, not a sweep file; give one of its .json files\n"
+    code, _, err = run(capsys, "tune", "--replay", str(tmp_path / "none.json"), "--trials", "2")
+    assert code == 2 and err == f"kernelopt: error: {tmp_path / 'none.json'}: no such file\n"
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [

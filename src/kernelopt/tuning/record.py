@@ -184,6 +184,8 @@ def write_sweep(path: Path, sweep: SweepFile) -> None:
 
 
 def _load_json(path: Path) -> Any:
+    if path.is_dir():
+        raise InputFileError(path, "is a folder, not a sweep file; give one of its .json files")
     if not path.is_file():
         raise InputFileError(path, "no such file")
     try:
