@@ -122,6 +122,12 @@ def test_a_backend_written_file_holding_a_secret_is_refused(ws, monkeypatch: pyt
     report = implement(ws, backend)
     assert not report.ok and report.error_type == "write_violation"
     assert report.violations == ["kernel.py (holds a secret value: the API key or another secret variable)"]
+    # the fresh-clone trial of 2026-12-03 read "wrote outside its allowance: kernel.py (holds a secret ...)",
+    # of kernel.py, the one file Stage 3 may write
+    assert report.reason == (
+        "the implementer wrote a secret value (the API key or another secret variable) into kernel.py "
+        "(put back as it was)"
+    )
     assert ws.kernel_py.read_bytes() == kernel
     log = (ws.profile_dir(1) / "agent_implement.log").read_text()
     assert "'ANTHROPIC_API_KEY'" in log and "KERNELOPT_LLM_API_KEY" not in log and KEY not in log

@@ -370,8 +370,28 @@ class RunGuard:
         leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
         for rel in leaked:
             restore(self.ws.root, {rel: point.kept.get(rel)})
-            out.append(f"{rel} (holds a secret value: the API key or another secret variable)")
+            out.append(f"{rel}{SECRET_NOTE}")
         return out
+
+
+SECRET_NOTE = " (holds a secret value: the API key or another secret variable)"
+"""What follows the file name in a violation that is a secret in an allowed file, not a stray write."""
+
+
+def violation_message(who: str, where: str, violations: list[str]) -> str:
+    """The one-line failure of a stage whose call broke the guard: the writes outside ``where``, and the
+    allowed files put back because they held a secret (told apart: a plan that holds the key was written
+    inside the allowance, not outside it)."""
+    stray = [v for v in violations if not v.endswith(SECRET_NOTE)]
+    secret = [v.removesuffix(SECRET_NOTE) for v in violations if v.endswith(SECRET_NOTE)]
+    parts = [f"the {who} wrote outside {where}: {', '.join(stray)}"] if stray else []
+    if secret:
+        subject = "" if stray else f"the {who} "
+        parts.append(
+            f"{subject}wrote a secret value (the API key or another secret variable) into {', '.join(secret)} "
+            "(put back as it was)"
+        )
+    return "; and ".join(parts)
 
 
 def violation_pitfall(violations: list[str], *, stage: Stage, who: str, allowed_patterns: list[str]) -> PitfallAndFix:

@@ -27,7 +27,7 @@ from kernelopt.oneline import one_line
 from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import aux_files_of, editable_files, may_write
-from kernelopt.stages.guard import RunGuard, capture, restore, violation_pitfall
+from kernelopt.stages.guard import RunGuard, capture, restore, violation_message, violation_pitfall
 from kernelopt.stages.plan import MarkdownPlanReader, PlanReader, transcript_allowance
 from kernelopt.workspace import Workspace
 
@@ -218,9 +218,7 @@ def _violated(res: ImplementResult, violations: list[str], allowed: list[str], s
     )
     if sink is not None:
         sink(res.pitfalls[-1], res.pitfalls[-1].error_message, True)
-    return _Attempt(
-        f"the implementer wrote outside its allowance: {', '.join(violations)}", "write_violation", repairable=False
-    )
+    return _Attempt(violation_message("implementer", "its allowance", violations), "write_violation", repairable=False)
 
 
 def _verdict(

@@ -29,7 +29,7 @@ from kernelopt.planning.plan import Plan, PlanError
 from kernelopt.planning.validate import validate_plan
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import editable_files, may_write
-from kernelopt.stages.guard import RunGuard, restore, violation_pitfall
+from kernelopt.stages.guard import RunGuard, restore, violation_message, violation_pitfall
 from kernelopt.workspace import Workspace
 
 TIMING_ONLY_NOTE = (
@@ -280,12 +280,12 @@ def run_plan(
         result.transcript = transcript
         violations = guarded(transcript)
         if violations:  # the stray writes are the first cause: a planner must never make them
-            return fail(f"the planner wrote outside {result.path}: {', '.join(violations)}", "write_violation")
+            return fail(violation_message("planner", str(result.path), violations), "write_violation")
         return fail(f"the planner failed: {exc.one_line()}", "planner_error")
     result.tokens, result.transcript = dict(outcome.tokens), outcome.transcript
     violations = guarded(outcome.transcript)
     if violations:
-        return fail(f"the planner wrote outside {result.path}: {', '.join(violations)}", "write_violation")
+        return fail(violation_message("planner", str(result.path), violations), "write_violation")
     if outcome.plan is None:
         result.verdict = PlanVerdict.NO_PLAN
         result.reason = outcome.reason or "the planner found no new actionable plan"
