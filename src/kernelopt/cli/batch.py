@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow
 from kernelopt.batch.runner import CSV_FILE, DEFAULT_PROBLEM_TIMEOUT_S, TABLE_FILE, BatchEvent, BatchOptions, EventKind
 from kernelopt.cli.output import emit_json, fmt, info, table
+from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
 from kernelopt.workspace import DEFAULT_ROOT
@@ -90,7 +91,8 @@ def render(result: BatchTable, out_dir: Path) -> None:
 class _Bar:
     """A progress bar over the problems on stderr (plain lines when stderr is not a terminal)."""
 
-    def __init__(self) -> None:
+    def __init__(self, first_note: str | None = None) -> None:
+        self.first_note = first_note  # said once, when the first problem starts
         self.console = Console(file=sys.stderr, highlight=False)
         self.progress = Progress(
             TextColumn("{task.description}"),
@@ -104,6 +106,9 @@ class _Bar:
         self.task: TaskID | None = None
 
     def __call__(self, event: BatchEvent) -> None:
+        if self.first_note is not None and event.kind is EventKind.START:
+            sys.stderr.write(f"{self.first_note}\n")
+            self.first_note = None
         if self.task is None:
             self.progress.start()
             self.task = self.progress.add_task("problems", total=event.total)
@@ -184,7 +189,7 @@ def register(app: typer.Typer) -> None:
             level=level,
             cold=cold,
         )
-        result = _run(Path(directory), options, ray=ray, fresh=fresh)
+        result = _run(Path(directory), options, ray=ray, fresh=fresh, first_note=_cpu_sizes_note(options))
         if as_json:
             emit_json(result)
         else:
@@ -204,11 +209,25 @@ def _out_dir(directory: Path, out: Path | None) -> Path:
     return out_dir
 
 
-def _run(directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool) -> BatchTable:
+def _cpu_sizes_note(options: BatchOptions) -> str | None:
+    """On the CPU at the problems' own sizes, how to scale them (the fresh-clone trial of 2026-12-03: the
+    14 examples at their GPU sizes gave 11 TIMEOUT_FAILs on a loaded 2-core machine, and no hint)."""
+    env = EnvSettings.read()
+    if (options.device or env.device) != "cpu" or options.size_scale is not None or env.size_scale is not None:
+        return None
+    return (
+        "note: --device cpu runs each problem at the sizes its reference.py sets (often GPU sizes: a case "
+        "past TEST_TIMEOUT_SEC is a TIMEOUT_FAIL); --size-scale 0.01 for a quick run"
+    )
+
+
+def _run(
+    directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool, first_note: str | None = None
+) -> BatchTable:
     """The batch, here or on Ray, with a progress bar; on Ctrl-C, where its rows so far are."""
     from kernelopt.batch.runner import run_batch
 
-    bar = _Bar()
+    bar = _Bar(first_note)
     try:
         if ray is not None:
             from kernelopt.batch.ray_runner import run_batch_on_ray
