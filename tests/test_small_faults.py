@@ -86,3 +86,17 @@ def test_a_report_without_speed_of_light_says_so_at_the_top() -> None:
     head = text.split("== kernel:")[0]
     assert "PARTIAL DATA: void flash_fwd_splitkv_kernel" in head
     assert "memory_throughput_pct not in this input (3 of 13 headline metrics are)" in head
+
+
+def test_validate_says_when_reference_py_changed(add_workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """The fresh-clone trial of 2026-12-03: with reference.py edited (x + y -> x - y), `kernelopt validate`
+    and `kernelopt implement` ran against the edit without a word; validate blamed kernel.py (FAIL) and the
+    tuning session found every candidate wrong. The loop refuses such a file; the commands now say it."""
+    ws = add_workspace
+    assert main(["validate", str(ws.root), "--device", "cpu"]) == 0
+    assert "differs from" not in capsys.readouterr().err
+    ws.reference_py.write_text(ws.reference_py.read_text().replace("return x + y", "return x - y"))
+    assert main(["validate", str(ws.root), "--device", "cpu"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"warning: {ws.reference_py} differs from the committed one: this command checks")
+    assert f"git -C {ws.root} diff HEAD -- reference.py" in err.replace("\n", " ")

@@ -34,12 +34,16 @@ def register(app: typer.Typer) -> None:
         """Apply plans/v<N>_plan.md to kernel.py (one category), then check correctness at once."""
         from kernelopt.backends.settings import parse_assignments
         from kernelopt.harness.gate import check_correctness
+        from kernelopt.loop.opening import changed_reference
         from kernelopt.stages.backends import build_implementer
         from kernelopt.stages.guard import RunGuard
         from kernelopt.stages.implement import implement_version, read_plan, run_implement, summary_of
         from kernelopt.workspace import Workspace
 
         ws = Workspace(workspace)
+        changed = changed_reference(ws)
+        if changed is not None:
+            warn(changed)
         n = version if version is not None else implement_version(ws)
         plan = read_plan(ws, n)
         name = implementer or EnvSettings.read().implementer or "rules"

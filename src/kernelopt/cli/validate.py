@@ -147,10 +147,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
         from kernelopt.harness.gate import validate
+        from kernelopt.loop.opening import changed_reference
 
         if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
+        changed = changed_reference(ws)
+        if changed is not None:
+            warn(changed)
         n = version if version is not None else _default_version(ws)
         prev = None if no_previous else (previous if previous is not None else _default_previous(ws, n))
         report = validate(

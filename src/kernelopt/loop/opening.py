@@ -75,6 +75,25 @@ def changed_truth(ws: Workspace, *, new_run: bool) -> WorkspaceError | None:
     return None
 
 
+def changed_reference(ws: Workspace) -> str | None:
+    """For the stand-alone commands (validate, implement), which run on the files as they are: a warning
+    when ``reference.py`` differs from V0's (or, before V0, from the committed one), else None. The loop
+    refuses such a file (:func:`changed_truth`); a command says it, so the truth never changes silently."""
+    v0 = baseline_commit(ws)
+    ref = v0 or "HEAD"
+    try:
+        same = ws.file_at(ref, "reference.py").encode("utf-8") == ws.reference_py.read_bytes()
+    except (GitError, OSError):
+        return None
+    if same:
+        return None
+    what = f"V0's ({v0})" if v0 else "the committed one"
+    return (
+        f"{ws.reference_py} differs from {what}: this command checks kernel.py against the changed file, and its "
+        f"figures do not compare with the records' (git -C {ws.root} diff {ref} -- reference.py)"
+    )
+
+
 def _same_text(ws: Workspace, ref: str, rel: str, source: Path) -> bool:
     # git show strips the final newline: compare without trailing newlines.
     return ws.file_at(ref, rel).rstrip("\n") == source.read_text(encoding="utf-8").rstrip("\n")
