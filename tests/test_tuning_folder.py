@@ -194,6 +194,30 @@ def test_the_verdict_says_the_best_the_speedup_and_what_happened_to_kernel_py() 
     assert line == "best BLOCK=4096: 7.39 us; the current BLOCK=64 did not run; written to kernel.py"
 
 
+def test_the_failed_candidates_are_counted_in_one_line() -> None:
+    """A fresh user saw a hang or a wrong result only in record.jsonl: the printed outcome counts them."""
+    from kernelopt.cli.tune import failures_line
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    results = [
+        Result(config={"BLOCK": 64}, outcome=Outcome.OK, latency_us=5.0),
+        Result.failed({"BLOCK": 8}, Outcome.RUN_TIMEOUT, "no answer within 5 s"),
+        Result.failed({"BLOCK": 16}, Outcome.RUN_TIMEOUT, "no answer within 5 s"),
+        Result.failed({"BLOCK": 32}, Outcome.WRONG_RESULT, "max abs error 3.1 at element 7"),
+        Result.failed({"BLOCK": 128}, Outcome.NOT_RUN_BUDGET, "the wall time was spent"),
+    ]
+    r = SessionResult(
+        best_config={"BLOCK": 64}, best_latency_us=5.0, current_config={"BLOCK": 64}, current_latency_us=5.0,
+        results=results, retimed=[], evaluations=5, served=0, budget=5, space_size=5, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="local",
+    )  # fmt: skip
+    assert failures_line(r) == (
+        "3 candidate(s) failed: 2 run_timeout, 1 wrong_result (first: BLOCK=8: no answer within 5 s)"
+    )
+    assert failures_line(r.model_copy(update={"results": results[:1]})) is None
+
+
 # -- an autotune list built by helpers (the GEMM of tests/data/tunables/corpus, found failing on the H200) --
 
 CORPUS = DATA / "tunables" / "corpus"

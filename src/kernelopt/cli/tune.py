@@ -214,6 +214,9 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         info(diff.rstrip())
     kernel_py = tuning.prepared.problem.kernel_py.name
     info(verdict_line(r, j, kernel_py=kernel_py, written=written, dry_run=dry_run and bool(diff)))
+    failed = failures_line(r)
+    if failed:
+        info(failed)
     info(f"session record: {tuning.prepared.record_path}" + (f"; plot: {plot}" if plot else ""))
 
 
@@ -259,6 +262,26 @@ def verdict_line(
     if dry_run:
         return f"{line}; --dry-run: {left}"
     return f"{line}; {left}: nothing to write"
+
+
+def failures_line(result: SessionResult) -> str | None:
+    """The candidates that did not run to a time, counted by outcome, with the first one's reason:
+    ``3 candidate(s) failed: 2 run_timeout, 1 wrong_result (first: BLOCK=8: ...)``; ``None`` when none failed
+    (a candidate left out by the budget is not a failure)."""
+    from kernelopt.oneline import one_line
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.folder import config_text
+
+    bad = [x for x in result.results if x.outcome not in (Outcome.OK, Outcome.NOT_RUN_BUDGET)]
+    if not bad:
+        return None
+    counts: dict[str, int] = {}
+    for x in bad:
+        counts[x.outcome.value] = counts.get(x.outcome.value, 0) + 1
+    by = ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    first = bad[0]
+    why = f": {one_line(first.reason, 120)}" if first.reason else ""
+    return f"{len(bad)} candidate(s) failed: {by} (first: {config_text(first.config)}{why})"
 
 
 def _latency(us: float) -> str:
