@@ -14,7 +14,7 @@
 #   suite2     the same script's loop only, on LOOP_EXAMPLES2 (a second batch of loops after other phases)
 #   overhead   scripts/gpu_batch_overhead.sh: batch wall time per problem, cold and warm
 #   ray        scripts/gpu_ray_batch.sh: the plain and the Ray batch (needs .whl/ray_part1 and ray_part2)
-#   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU
+#   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU (TUNABLES_TASKS, default all four)
 #   gputests   every test marked gpu
 set -u
 GPU_DIR=${GPU_DIR:-/tmp/kernelopt_gpu}
@@ -34,7 +34,7 @@ run_phase() {
         overhead) OUT="$d" timeout -k 10 560 bash scripts/gpu_batch_overhead.sh > "$d/stdout.txt" 2>&1 ;;
         ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" PLAIN=${PLAIN:-0} timeout -k 10 560 \
             bash scripts/gpu_ray_batch.sh > "$d/stdout.txt" 2>&1 ;;
-        tunables) OUT="$d" TASKS="rmsnorm_calculate_settings matmul_autotune_helper" timeout -k 10 560 \
+        tunables) OUT="$d" TASKS="${TUNABLES_TASKS:-matmul_autotune_helper swiglu_defaults mm_module_dict rmsnorm_calculate_settings}" timeout -k 10 560 \
             bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
         gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 560 \
             python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
@@ -80,7 +80,7 @@ case $cmd in
         cd "$repo" || exit 3
         export PYTHONPATH="/tmp/site:$repo/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
         export -f run_phase
-        export GPU_DIR PLAIN GPU_TESTS LOOP_EXAMPLES2 SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S
+        export GPU_DIR PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S
         touch "$GPU_DIR/running"
         setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'; rm -f '$GPU_DIR/running'" \
             > "$GPU_DIR/session.log" 2>&1 < /dev/null &
