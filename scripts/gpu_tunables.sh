@@ -18,8 +18,9 @@
 # Env: TASKS (default: the four above), MAX_ITERS (4), MAX_WALL_MIN (the loop's own wall-time stop per
 # kernel), BENCH_BUDGET_S (seconds of sweep per kernel).
 # Time: with one GPU per kernel (4 GPUs) they run in parallel with MAX_WALL_MIN=2 and a 150 s sweep: about
-# 6 minutes. With fewer GPUs they run in turn with MAX_WALL_MIN=0.75 and a 45 s sweep: about 2 minutes
-# each, so run two TASKS per call to stay inside a 10-minute command.
+# 6 minutes. With fewer GPUs they run in turn with MAX_WALL_MIN=2 and a 45 s sweep: about 3.5 minutes
+# each (gpu_session.sh runs it in the background). A 0.75-minute limit, the default until 2026-12-04, ends
+# the loop after V0: V0's gate and profile take 26-32 s, and the loop starts no version it cannot finish.
 # Writes under $OUT: session.txt, tunables_<task>.txt, optimize_<task>.txt, report_<task>.md,
 # bench_<task>.json, bench_<task>.txt, ws_<task>.tar.gz (workspace without profiles), summary.md.
 set -u
@@ -31,7 +32,7 @@ TASKS=${TASKS:-"matmul_autotune_helper rmsnorm_calculate_settings swiglu_default
 NGPU=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
 [ "$NGPU" -ge 1 ] || { echo "no NVIDIA GPU" > "$R/session.txt"; exit 3; }
 NTASKS=$(echo $TASKS | wc -w)
-if [ "$NGPU" -ge "$NTASKS" ]; then BUDGET=${BENCH_BUDGET_S:-150}; WALL=${MAX_WALL_MIN:-2}; else BUDGET=${BENCH_BUDGET_S:-45}; WALL=${MAX_WALL_MIN:-0.75}; fi
+if [ "$NGPU" -ge "$NTASKS" ]; then BUDGET=${BENCH_BUDGET_S:-150}; WALL=${MAX_WALL_MIN:-2}; else BUDGET=${BENCH_BUDGET_S:-45}; WALL=${MAX_WALL_MIN:-2}; fi
 { date -u; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv;
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)";
   echo "tasks: $TASKS; gpus: $NGPU; loop wall per kernel: $WALL min; sweep budget: $BUDGET s"; } > "$R/session.txt" 2>&1
