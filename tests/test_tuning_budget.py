@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelopt.tuning.budget import FLOOR, Budget, BudgetRule, BudgetStop, ManualClock, default_candidates
+from kernelopt.tuning.budget import FLOOR, Budget, BudgetRule, BudgetStop, ManualClock, default_candidates, stalled
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,25 @@ def test_candidates_and_wall_time_stop_it() -> None:
     assert timed.stop() is BudgetStop.WALL_TIME and timed.remaining == 0
     with pytest.raises(ValueError):
         clock.advance(-1.0)
+
+
+def test_a_session_stalls_after_as_many_candidates_again_as_its_best_took_never_under_the_floor() -> None:
+    improving = [100.0 - i for i in range(40)]  # every candidate 1 % or more better: never stalled
+    assert not stalled(improving)
+    best_at_30 = [100.0] * 29 + [50.0]  # candidate 30 is the last to improve
+    assert not stalled(best_at_30 + [60.0] * 29)  # 29 after it: not yet max(24, 30)
+    assert stalled(best_at_30 + [60.0] * 30)
+    best_at_3 = [100.0, 90.0, 80.0]
+    assert not stalled(best_at_3 + [85.0] * (FLOOR - 1)) and stalled(best_at_3 + [85.0] * FLOOR)  # the floor
+    # gains under 1 % in all since the best are not progress (1 % in all is); failures (None) did not help
+    assert stalled([100.0] + [100.0 - 0.03 * i for i in range(1, FLOOR + 1)])
+    assert not stalled([100.0] + [100.0 - 0.5 * i for i in range(1, FLOOR + 1)])
+    assert stalled([100.0] + [None] * FLOOR)
+    assert not stalled([None] * 100)  # nothing ran: the budget ends it, not the stall
+
+
+def test_only_the_default_rule_stops_on_a_stall() -> None:
+    clock = ManualClock()
+    assert BudgetRule().build(29_127, clock).stall
+    assert not BudgetRule(count=7).build(480, clock).stall
+    assert not BudgetRule(fraction=0.5).build(480, clock).stall

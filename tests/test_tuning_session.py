@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import RecordError, UsageError
-from kernelopt.tuning.budget import Budget, ManualClock
+from kernelopt.tuning.budget import Budget, ManualClock, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.record import RecordHeader, SessionRecord, SweepFile, read_sweeps
 from kernelopt.tuning.replay import ReplayEvaluator
@@ -136,6 +136,17 @@ def test_failures_are_results_and_the_session_goes_on() -> None:
     failed = [r for r in res.results if r.outcome is Outcome.COMPILE_ERROR]
     assert len(failed) == 2 and all(r.reason for r in failed)
     assert res.best_latency_us == s.best().latency_us  # type: ignore[union-attr]
+
+
+def test_a_default_budget_ends_a_stalled_session_and_a_count_runs_whole() -> None:
+    s = sweep("skinny_gemm")  # 591 timed configurations: a default budget of 119
+    space, clock = Space.from_sweep(s), ManualClock()
+    res = session(space, Counting(s, clock), clock)
+    assert res.stop is StopReason.STALLED and res.budget == 119 and res.evaluations < res.budget
+    assert stalled([r.latency_us if r.outcome.ok else None for r in res.results])
+    assert res.retimed and res.best_latency_us is not None  # the top few are re-timed as at any end
+    counted = tune(space, Counting(s, ManualClock()), budget=Budget.from_count(591, 119, ManualClock()), rng_seed=7)
+    assert counted.stop is StopReason.CANDIDATES and counted.evaluations == 119
 
 
 def test_wall_time_returns_the_best_so_far_without_retiming() -> None:

@@ -2,8 +2,11 @@
 
 The default rule (issue 22): a fifth of the fit-pruned space, but never fewer than :data:`FLOOR`
 candidates, and never more than the space (a space of at most the floor is swept whole, which is cheap);
-beside it :data:`DEFAULT_WALL_S` seconds of wall time. An explicit count or fraction replaces the rule
-(capped at the space, at least one candidate; no floor: what was asked is what runs).
+beside it :data:`DEFAULT_WALL_S` seconds of wall time. A default budget also ends a session that has
+stalled (:func:`stalled`): on a space of thousands, a fifth is never reached, and the wall time alone
+let a session run on long after its best (H200, 2026-12-04: linear_bf16's best at candidate 54 of 140).
+An explicit count or fraction replaces the rule (capped at the space, at least one candidate; no floor and
+no stall: what was asked is what runs).
 
 The clock is any ``() -> seconds`` callable: ``time.monotonic`` on the hardware, a :class:`ManualClock`
 that an evaluator advances in replay (recorded seconds), so time limits work offline too.
@@ -12,7 +15,7 @@ that an evaluator advances in replay (recorded seconds), so time limits work off
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -22,6 +25,9 @@ FLOOR = 24
 DEFAULT_FRACTION = 1 / 5
 #: Wall seconds of a session by default.
 DEFAULT_WALL_S = 600.0
+
+#: A gain smaller than this fraction of the best does not count as progress for :func:`stalled`.
+STALL_GAIN = 0.01
 
 Clock = Callable[[], float]
 
@@ -53,6 +59,21 @@ def default_candidates(space_size: int) -> int:
     return min(space_size, max(FLOOR, math.ceil(space_size * DEFAULT_FRACTION)))
 
 
+def stalled(latencies: Sequence[float | None], *, floor: int = FLOOR, gain: float = STALL_GAIN) -> bool:
+    """True when the session's best has stopped moving.
+
+    ``latencies`` are the candidates' in the order they ran (``None`` for one that failed). Candidate
+    ``k`` (1-based) is the last to improve on the best by at least ``gain``; the session has stalled
+    once ``max(floor, k)`` candidates have followed it: as many again as it took to get there, and never
+    fewer than the floor. A session with no candidate that ran has not stalled (its budget ends it).
+    """
+    anchor, last = math.inf, 0
+    for i, latency in enumerate(latencies, 1):
+        if latency is not None and latency < anchor * (1 - gain):
+            anchor, last = latency, i
+    return last > 0 and len(latencies) - last >= max(floor, last)
+
+
 @dataclass
 class Budget:
     """Candidates and wall seconds a session may spend.
@@ -63,12 +84,14 @@ class Budget:
         wall_s: seconds of wall time from :meth:`start`.
         clock: the clock, ``() -> seconds``.
         spent: candidates charged so far.
+        stall: the session also ends when it has :func:`stalled` (the default rule's budgets).
     """
 
     candidates: int
     clock: Clock
     wall_s: float = DEFAULT_WALL_S
     spent: int = 0
+    stall: bool = False
     _started_s: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -77,8 +100,8 @@ class Budget:
 
     @classmethod
     def default(cls, space_size: int, clock: Clock, *, wall_s: float = DEFAULT_WALL_S) -> Budget:
-        """The default rule over a fit-pruned space of ``space_size`` configurations."""
-        return cls(default_candidates(space_size), clock, wall_s)
+        """The default rule over a fit-pruned space of ``space_size`` configurations (it ends on a stall)."""
+        return cls(default_candidates(space_size), clock, wall_s, stall=True)
 
     @classmethod
     def from_fraction(cls, space_size: int, fraction: float, clock: Clock, *, wall_s: float = DEFAULT_WALL_S) -> Budget:

@@ -7,7 +7,8 @@
    has left), serves those the session record already holds (``Result.recorded``: a resumed session never
    times them again), sends the rest to the evaluator in one batch, appends each new result to the record,
    charges the budget and tells the strategy;
-3. it stops when the budget's candidates or wall time are spent, when the strategy has nothing left, or on
+3. it stops when the budget's candidates or wall time are spent, when a default budget's session has
+   stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
 4. unless interrupted or out of wall time, the best :data:`RETIME_TOP` and the current configuration are
    re-timed together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those.
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelopt.errors import UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
-from kernelopt.tuning.budget import Budget, BudgetStop
+from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
 from kernelopt.tuning.record import SessionRecord
@@ -47,6 +48,7 @@ class StopReason(StrEnum):
     WALL_TIME = "wall_time"  # the budget's wall time is spent: the best so far is returned
     INTERRUPTED = "interrupted"  # KeyboardInterrupt: the best so far is returned
     STRATEGY_DONE = "strategy_done"  # the strategy has nothing left to propose (the space is swept)
+    STALLED = "stalled"  # the best stopped improving (a default budget): the best so far is returned
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,10 @@ class _Run:
     evaluations: int = 0
     served: int = 0
 
+    def latencies(self) -> list[float | None]:
+        """Each candidate's latency in order, ``None`` for one that failed."""
+        return [r.latency_us if r.outcome.ok else None for r in self.results]
+
     def best(self) -> Result | None:
         ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None]
         return min(ok, key=lambda r: r.latency_us or 0.0) if ok else None
@@ -199,6 +205,8 @@ def _loop(
             limit = run.budget.stop()
             if limit is not None:
                 return StopReason.CANDIDATES if limit is BudgetStop.CANDIDATES else StopReason.WALL_TIME
+            if run.budget.stall and stalled(run.latencies()):
+                return StopReason.STALLED
             batch = strat.propose(min(batch_size, run.budget.remaining))[: run.budget.remaining]
             if not batch:
                 return StopReason.STRATEGY_DONE
