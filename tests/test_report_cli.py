@@ -39,6 +39,18 @@ def test_report_by_name_under_root(ws_root: Path, capsys: pytest.CaptureFixture[
     assert code == 0 and "## Failed attempts" in out
 
 
+def test_report_takes_the_workspace_as_memory_does(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = build_report_workspace(ws_root)
+    code, out, err = run(capsys, "report", "--workspace", str(ws.root))
+    assert code == 0 and out.startswith("# kernelopt report: softmax"), err
+    code, out, _ = run(capsys, "report", "-w", "softmax", "--root", str(ws_root))
+    assert code == 0 and "## Version timeline" in out
+    code, _, err = run(capsys, "report")
+    assert code == 2 and "no workspace given" in err and "kernelopt report WS (or --workspace WS)" in err
+    code, _, err = run(capsys, "report", str(ws.root), "--workspace", str(ws_root / "other"))
+    assert code == 2 and "two workspaces given" in err
+
+
 def test_report_writes_html_and_markdown_with_plot(
     ws_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

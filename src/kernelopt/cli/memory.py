@@ -10,23 +10,14 @@ from typing import Any
 import typer
 
 from kernelopt.cli.output import emit_json, fmt, info, table
+from kernelopt.cli.workspace_arg import chosen_workspace
 from kernelopt.errors import RecordError, UsageError
 from kernelopt.memory.model import IterationRecord
 from kernelopt.memory.store import MemoryStore
 
 
 def _chosen(positional: Path | None, option: Path | None) -> Path:
-    """The workspace named positionally (as ``kernelopt report WS``) or by ``--workspace``; one of them.
-
-    Raises:
-        UsageError: neither, or two different ones.
-    """
-    if positional is not None and option is not None and Path(positional) != Path(option):
-        raise UsageError(f"two workspaces given: {positional} and --workspace {option}")
-    chosen = positional if positional is not None else option
-    if chosen is None:
-        raise UsageError("no workspace given", hint="kernelopt memory <verb> WS (or --workspace WS)")
-    return chosen
+    return chosen_workspace(positional, option, usage="kernelopt memory <verb>")
 
 
 def _store(workspace: Path) -> MemoryStore:

@@ -1,4 +1,4 @@
-"""``kernelopt report WS [--html OUT] [--markdown OUT] [--json]``: the workspace's report.
+"""``kernelopt report WS|--workspace WS [--html OUT] [--markdown OUT] [--json]``: the workspace's report.
 
 Without ``--html`` / ``--markdown`` the Markdown report goes to stdout. ``--markdown OUT`` writes it
 with the roofline image beside it (``<OUT stem>.roofline.png``); ``--html OUT`` writes one
@@ -13,28 +13,12 @@ from pathlib import Path
 import typer
 
 from kernelopt.cli.output import emit_json, info
+from kernelopt.cli.workspace_arg import chosen_workspace, resolve_workspace
 from kernelopt.errors import UsageError, WorkspaceError
 from kernelopt.report import collect, write_reports
 from kernelopt.report.markdown import markdown_report
 from kernelopt.report.model import ReportData
-from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace
-
-
-def resolve_workspace(ws: str, root: Path) -> Workspace:
-    """``ws`` as a folder, else as a workspace name under ``root`` (``<root>/kernel_opt_<ws>``).
-
-    Raises:
-        WorkspaceError: neither is a workspace.
-    """
-    path = Path(ws).expanduser()
-    if path.is_dir():
-        return Workspace(path)
-    if len(path.parts) != 1 or ws in (".", ".."):  # a path, not a name: no <root>/kernel_opt_<ws> to look for
-        raise WorkspaceError(f"{ws}: no such workspace folder")
-    named = Path(root).expanduser() / f"{PREFIX}{ws}"
-    if named.is_dir():
-        return Workspace(named)
-    raise WorkspaceError(f"{ws}: no such workspace (looked for {path} and {named})")
+from kernelopt.workspace import DEFAULT_ROOT, Workspace
 
 
 def add_run_state(ws: Workspace, data: ReportData) -> None:
@@ -56,7 +40,12 @@ def add_run_state(ws: Workspace, data: ReportData) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("report")
     def report(
-        workspace: str = typer.Argument(..., help="Workspace folder, or its name under --root."),
+        workspace: str | None = typer.Argument(
+            None, help="Workspace folder, or its name under --root (or --workspace).", show_default=False
+        ),
+        workspace_opt: str | None = typer.Option(
+            None, "--workspace", "-w", help="The workspace (or give it first, positionally)."
+        ),
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         markdown: Path | None = typer.Option(
             None, "--markdown", help="Write the Markdown report here (the plot goes beside it)."
@@ -68,7 +57,12 @@ def register(app: typer.Typer) -> None:
         for flag, out in (("--html", html), ("--markdown", markdown)):
             if out is not None and out.is_dir():
                 raise UsageError(f"{flag} {out} is a folder; give a file name (e.g. {out}/report.html)")
-        ws = resolve_workspace(workspace, root)
+        named = chosen_workspace(
+            Path(workspace) if workspace else None,
+            Path(workspace_opt) if workspace_opt else None,
+            usage="kernelopt report",
+        )
+        ws = resolve_workspace(str(named), root)
         data = collect(ws)
         add_run_state(ws, data)
         written = write_reports(data, markdown=markdown, html=html)
