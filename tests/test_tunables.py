@@ -115,6 +115,9 @@ def test_marked_constants_and_marker_options() -> None:
 def test_marker_with_unknown_option_is_refused() -> None:
     (t,) = discover_source("X = 4  # kernelopt: tunable colour=blue\n")
     assert not t.editable and "unknown option" in t.refused_reason
+    (t,) = discover_source("X = 64  # kernelopt: tunable min=128 max=100\n")
+    assert not t.editable and t.refused_reason is not None
+    assert "min=128 is above max=100 in the tunable marker" in t.refused_reason
 
 
 def test_grid_literals_linked_or_refused() -> None:

@@ -1210,6 +1210,9 @@ def _marker_rule(comment: str) -> tuple[tuple[list[ActionCategory], Legality] | 
                 return None, f"unknown option '{tok}' in the tunable marker"
         except ValueError:
             return None, f"bad option '{tok}' in the tunable marker"
+    low, high = legal.get("minimum"), legal.get("maximum")
+    if low is not None and high is not None and low > high:
+        return None, f"min={low:g} is above max={high:g} in the tunable marker: no value is legal"
     return (cats, Legality(**legal)), None
 
 
