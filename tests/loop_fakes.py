@@ -26,6 +26,7 @@ from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOu
 from kernelopt.errors import UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
+from kernelopt.profiling.reuse import reuse_note
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import CorrectnessReport
 from kernelopt.loop.protocols import Collaborators, EventKind, LoopEvent, Stage
@@ -94,12 +95,15 @@ class ReplayProfiler:
         self.default = default
         self.per_version = per_version or {}
         self.trespass_at: set[int] = set()
+        self.reused_at: dict[int, int] = {}  # version -> the version whose profile it copies (Stage 1's reuse)
         self.calls: list[int] = []
 
     def profile(self, workspace: Workspace, version: int) -> ProfileSummary:
         self.calls.append(version)
         summary = ProfileSummary.model_validate_json(self.per_version.get(version, self.default).read_text())
         summary.version = version_label(version)
+        if version in self.reused_at:
+            summary.notes.append(reuse_note(self.reused_at[version]))
         folder = workspace.profile_dir(version)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "profile.log").write_text(f"replayed for v{version} (kernel BLOCK={block_of(workspace)})\n")

@@ -139,6 +139,20 @@ def test_no_new_actionable_plan(ws: Workspace, fakes: Fakes) -> None:
     assert [o.version for o in s.this_run] == [3]
 
 
+def test_a_rerun_with_no_plan_on_a_profile_served_again_leaves_nothing(ws: Workspace, fakes: Fakes) -> None:
+    """Issue 23: each rerun of a converged workspace added an "end of run" commit and a profile folder."""
+    fakes.planner.modes[2] = "none"
+    fakes.profiler.reused_at[2] = 1  # V2's kernel is V1's: Stage 1 served V1's profile again
+    s = run(ws, fakes, max_iterations=10)
+    stopped(s, StopReason.NO_NEW_PLAN, "every block size in the sequence was tried", ws)
+    assert [x.split(":")[0] for x in subjects(ws)[1:]] == ["V0", "V1"]
+    assert not ws.profile_dir(2).exists() and ws.repo.git.status("--porcelain") == ""
+    head = ws.head()
+    fakes.planner.modes[2] = "none"
+    run(ws, fakes, max_iterations=10)  # again: the same number, and still nothing new
+    assert ws.head() == head and not ws.profile_dir(2).exists() and fakes.profiler.calls[-1] == 2
+
+
 def test_planner_runs_out_of_ideas(ws: Workspace, fakes: Fakes) -> None:
     fakes.gate.latency_of = lambda b: 100.0 / b  # every block size is an improvement
     s = run(ws, fakes)

@@ -16,15 +16,19 @@ The rule, in one place:
   go into the version's commit; the workspace ``.gitignore`` keeps every other profiler output (``.ncu-rep``,
   ATT/PMC folders, SASS listings, logs) out of git. :func:`profile_paths` names what a commit takes;
   :func:`end_on_best` commits any left over (a version that stopped before its own commit), so
-  ``git status`` is clean after a run.
+  ``git status`` is clean after a run. A version that ended with no plan on a profile copied from an
+  earlier version (:func:`drop_repeated_profile`) leaves nothing: running the loop again on a converged
+  workspace adds no commit and no folder.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from kernelopt.errors import GitError
 from kernelopt.memory.model import IterationRecord, best_version
+from kernelopt.profiling.reuse import reused_from
 from kernelopt.workspace import Workspace, version_commit
 
 END_PREFIX = "end of run"
@@ -40,6 +44,17 @@ def profile_paths(ws: Workspace, version: int) -> list[str]:
     """``profiles/v<N>`` when it exists (``git add`` takes its files that ``.gitignore`` lets through)."""
     folder = ws.profile_dir(version)
     return [str(folder.relative_to(ws.root))] if folder.is_dir() else []
+
+
+def drop_repeated_profile(ws: Workspace, version: int) -> int | None:
+    """Remove ``profiles/v<version>/`` when it is an untracked copy of an earlier version's profile; the
+    version it repeated, else ``None`` (a profile measured for this version is evidence, and is kept)."""
+    repeated = reused_from(ws, version)
+    folder = ws.profile_dir(version)
+    if repeated is None or ws.repo.git.ls_files("--", str(folder.relative_to(ws.root))).strip():
+        return None
+    shutil.rmtree(folder)
+    return repeated
 
 
 def _untracked_profiles(ws: Workspace) -> list[str]:

@@ -19,6 +19,9 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
         finish(run, StopDecision(reason=StopReason.BASELINE_FAILED, detail=it.failure.reason))
         return
     if it.no_plan_reason is not None:
+        repeated = ending.drop_repeated_profile(run.ws, it.version)
+        if repeated is not None:
+            run.emit(EventKind.NOTE, f"V{it.version} not kept: no plan, and its profile was V{repeated}'s again")
         finish(run, StopDecision(reason=StopReason.NO_NEW_PLAN, detail=it.no_plan_reason))
         return
     no_gain = it.failure is not None and it.failure.error_type == NO_GAIN

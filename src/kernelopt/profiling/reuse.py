@@ -142,12 +142,32 @@ def _copy(workspace: Workspace, source: Path, m: int, version: int, summary: Pro
             shutil.copy2(item, dest)
     reused = summary.model_copy(deep=True)
     reused.version = f"v{version}"
-    reused.notes = [
-        *summary.notes,
-        f"reused profiles/v{m}/: kernel.py, reference.py and the other sources are byte-identical to what it "
-        "profiled, on the same "
-        "GPU with the same metric set, so Stage 1 did not run the profiler again",
-    ]
+    reused.notes = [*summary.notes, reuse_note(m)]
     write_summary(target, reused)
     shutil.copy2(source / STAMP, target / STAMP)
     return reused
+
+
+_REUSED = "reused profiles/v"
+
+
+def reuse_note(m: int) -> str:
+    """The note a reused summary carries, naming the version whose profile it is."""
+    return (
+        f"{_REUSED}{m}/: kernel.py, reference.py and the other sources are byte-identical to what it profiled, "
+        "on the same GPU with the same metric set, so Stage 1 did not run the profiler again"
+    )
+
+
+def reused_from(workspace: Workspace, version: int) -> int | None:
+    """The version whose profile ``profiles/v<version>/`` is a copy of (:func:`reuse_note`), else ``None``
+    (profiled for this version, or no readable summary)."""
+    try:
+        summary = read_summary(workspace.profile_dir(version) / SUMMARY_JSON)
+    except (SummaryError, OSError):
+        return None
+    for note in reversed(summary.notes):  # a copy of a copy carries both notes: the last is its own
+        if note.startswith(_REUSED):
+            head = note[len(_REUSED) :].split("/", 1)[0]
+            return int(head) if head.isdigit() else None
+    return None
