@@ -26,7 +26,6 @@ from kernelopt.backends.protocol import BackendFailure, ImplementOutcome, PlanOu
 from kernelopt.errors import UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
-from kernelopt.profiling.reuse import reuse_note
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import CorrectnessReport
 from kernelopt.loop.protocols import Collaborators, EventKind, LoopEvent, Stage
@@ -40,6 +39,7 @@ from kernelopt.memory.model import (
     version_label,
 )
 from kernelopt.planning.plan import Plan
+from kernelopt.profiling.reuse import reuse_note
 from kernelopt.workspace import Workspace
 
 DATA = Path(__file__).parent / "data" / "loop"
