@@ -112,7 +112,8 @@ def test_max_wall_time(ws: Workspace, fakes: Fakes) -> None:
     s = run(ws, fakes, max_wall_time_min=10.0)
     # V2 is not started: its gate alone (4 min, as V1's) would end past the limit
     detail = (
-        "8.0 min elapsed: another version needs at least 240 s (the last one's profile, plan and gate), "
+        "8.0 min elapsed: another version needs at least 240 s (its profile, plan and gate, as long as the last "
+        "ones), "
         "120 s are left of the 10 min limit"
     )
     stopped(s, StopReason.MAX_WALL_TIME, detail, ws)
@@ -238,3 +239,20 @@ def test_roofline_bounds_both_ways() -> None:
     b = roofline_bounds(Performance(latency_us=10.0), spec=h200, spec_missing=None, dtype="fp32", ceilings=None)
     assert b.measured_pct is None and b.spec_note == "FLOP and byte counts unknown"
     assert b.stop_figure() == (None, "none")
+
+
+def test_another_version_is_costed_with_the_baseline_s_profile_and_gate_at_least() -> None:
+    """H200, 2026-12-04: linear_bf16's V2 was started on V1's profile served again (1 s), profiled for 14 s
+    and ended 25 s past the limit. A later profile or gate costs at least the baseline's of the run."""
+    from types import SimpleNamespace
+
+    from kernelopt.loop.journal import IterationState
+    from kernelopt.loop.protocols import Stage
+    from kernelopt.loop.stage_stop import next_version_min_s
+
+    it = IterationState(version=1, stage=Stage.STOP, base_commit="abc", good_version=0)
+    it.stage_seconds = {"profile": 1.0, "plan": 5.0, "implement": 75.0, "gate": 15.0, "record": 0.2}
+    run = SimpleNamespace(state=SimpleNamespace(stage_seconds={"baseline_profile": 14.0, "baseline_gate": 14.0}))
+    assert next_version_min_s(run, it) == pytest.approx(14.0 + 5.0 + 15.0 + 0.2)  # type: ignore[arg-type]
+    resumed = SimpleNamespace(state=SimpleNamespace(stage_seconds={}))  # a rerun: no baseline in this run
+    assert next_version_min_s(resumed, it) == pytest.approx(1.0 + 5.0 + 15.0 + 0.2)  # type: ignore[arg-type]

@@ -26,17 +26,36 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
         return
     no_gain = it.failure is not None and it.failure.error_type == NO_GAIN
     converged = it.failure.reason if it.failure is not None and no_gain else None
-    # what another version costs outside Stage 3 (profile, plan, gate, record: a tuning session fits itself
-    # to the time left, the rest does not)
-    fixed_s = sum(s for stage, s in it.stage_seconds.items() if stage != Stage.IMPLEMENT.value)
     decision = decide_stop(
-        run, last_failed=it.failure is not None, converged_session=converged, next_version_min_s=fixed_s
+        run,
+        last_failed=it.failure is not None,
+        converged_session=converged,
+        next_version_min_s=next_version_min_s(run, it),
     )
     if decision is not None:
         finish(run, decision)
         return
     run.emit(EventKind.STAGE_END, f"V{it.version}: continue", stage=Stage.STOP)
     run.new_iteration(run.ws.next_version(), Stage.PROFILE, good=run.last_good_version())
+
+
+#: The baseline's stage whose cost a later version's stage has at least.
+_BASELINE_OF = {Stage.PROFILE.value: Stage.BASELINE_PROFILE.value, Stage.GATE.value: Stage.BASELINE_GATE.value}
+
+
+def next_version_min_s(run: LoopRun, it: IterationState) -> float:
+    """What another version costs outside Stage 3 (a tuning session fits itself to the time left, the rest
+    does not): each of ``it``'s profile, plan, gate and record stages, where a profile or gate costs at
+    least the baseline's of this run. A profile served again from an earlier version takes a second, the
+    next one after a change as long as the baseline's (H200, 2026-12-04: linear_bf16's V2 was started on V1's
+    1 s profile, profiled for 14 s and ended 25 s past the limit)."""
+    total = 0.0
+    for stage, seconds in it.stage_seconds.items():
+        if stage == Stage.IMPLEMENT.value:
+            continue
+        baseline = run.state.stage_seconds.get(_BASELINE_OF.get(stage, ""), 0.0)
+        total += max(seconds, baseline)
+    return total
 
 
 def decide_stop(

@@ -130,7 +130,7 @@ def _no_time_for_another(
     return StopDecision(
         reason=StopReason.MAX_WALL_TIME,
         detail=f"{elapsed_s / 60.0:.1f} min elapsed: another version needs at least {next_version_min_s:.0f} s "
-        f"(the last one's profile, plan and gate), {left_s:.0f} s are left of the "
+        f"(its profile, plan and gate, as long as the last ones), {left_s:.0f} s are left of the "
         f"{conditions.max_wall_time_min:g} min limit",
     )
 
