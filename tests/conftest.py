@@ -20,6 +20,7 @@ users' runs of kernelopt on a shared machine could still add one meanwhile)."""
 
 DATA = Path(__file__).parent / "data"
 KERNELS = DATA / "kernels"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-public"
 
 
@@ -172,6 +173,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     scratch.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(scratch)
     tempfile.tempdir = None  # re-read TMPDIR
+    # a child `python -m kernelopt` imports this checkout's kernelopt (pyproject's pythonpath=src only sets
+    # this process's sys.path; an installed kernelopt could point at another checkout)
+    path = [SRC, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC)]
+    os.environ["PYTHONPATH"] = os.pathsep.join(path)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

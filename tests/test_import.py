@@ -70,3 +70,13 @@ def test_version_flag() -> None:
     from kernelopt.cli.app import main
 
     assert main(["--version"]) == 0
+
+
+def test_the_cli_starts_without_the_loop_the_batch_runner_or_libcst() -> None:
+    """``kernelopt validate`` / ``tune`` / ``--help`` start in a fraction of a second: the command modules
+    import the loop, the batch runner and the tunables reader (libcst) when their command runs."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)}
+    late = ("kernelopt.batch.runner", "kernelopt.loop.protocols", "kernelopt.planning.rules", "libcst")
+    code = f"import sys, kernelopt.cli.app; print([m for m in {late!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
+    assert out.stdout.strip() == "[]"

@@ -16,7 +16,7 @@ from kernelopt.memory.model import CorrectnessStatus
 from kernelopt.proc import child_env, run_command
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import AUX_SUFFIXES, PROTECTED_FILES, may_write
-from kernelopt.stages.guard import GitState, ProtectedContent, RunGuard
+from kernelopt.stages.guard import GitState, ProtectedContent, RunGuard, snapshot
 from kernelopt.stages.implement import run_implement, stage_context
 
 from .backends_support import AGENTS, make_plan, make_ws, write_plan
@@ -53,6 +53,41 @@ def test_one_allowance_table() -> None:
     assert ".cu" in AUX_SUFFIXES and ".inc" in AUX_SUFFIXES
     assert may_write(Stage.IMPLEMENT, 3, ["helpers.cu"])[:2] == ["kernel.py", "helpers.cu"]
     assert may_write(Stage.PLAN, 3)[0] == "plans/v3_plan.md" and may_write(Stage.RECORD, 3) == []
+
+
+def test_the_snapshot_sees_every_file_outside_the_ignored_folders(tmp_path: Path) -> None:
+    """Files at any depth, hidden ones, links to files; never what lies under .git, .kernelopt, __pycache__
+    or .triton_cache (at any depth), a link to a folder, or a backend transcript."""
+    files = {
+        "kernel.py": "k",
+        ".hidden": "h",
+        "a/b/c/d/deep.txt": "deep",
+        ".gitx/kept.txt": "x",
+        "notes.git/kept.txt": "n",
+        "profiles/v1/summary.json": "{}",
+        "a.txt": "dot sorts before slash",
+    }
+    ignored = {
+        ".git/objects/ab/cdef": "blob",
+        ".git/HEAD": "ref",
+        ".kernelopt/runs/x/job.json": "{}",
+        "sub/__pycache__/m.pyc": "pyc",
+        "sub/.triton_cache/k.bin": "bin",
+        "profiles/v1/agent_plan.log": "transcript",
+    }
+    for rel, text in {**files, **ignored}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "link.py").symlink_to(tmp_path / "kernel.py")
+    (tmp_path / "linked_dir").symlink_to(tmp_path / "a", target_is_directory=True)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    snap = snapshot(tmp_path)
+    assert set(snap) == set(files) | {"link.py"}
+    assert list(snap) == [k for _, k in sorted((Path(k), k) for k in snap)]  # in the order of sorted paths
+    assert snap["link.py"] == snap["kernel.py"]
+    (tmp_path / "a/b/c/d/new.txt").write_text("written by a stage")
+    (tmp_path / ".git/objects/ab/new").write_text("git's own")
+    assert set(snapshot(tmp_path)) - set(snap) == {"a/b/c/d/new.txt"}
 
 
 def test_an_agent_that_commits_around_the_guard_is_undone(ws) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.cli.app import main
-from kernelopt.errors import InputFileError, WorkspaceError
+from kernelopt.errors import GitError, InputFileError, WorkspaceError
 from kernelopt.workspace import Workspace
 
 from .conftest import KERNELS
@@ -101,6 +101,27 @@ def test_versions_and_git_operations(add_workspace: Workspace) -> None:
     ws.kernel_py.write_text("broken again")
     ws.reset_hard()
     assert ws.is_clean()
+
+
+def test_head_is_the_hash_git_gives(add_workspace: Workspace) -> None:
+    """head() reads .git without starting git; on a branch, with packed refs, detached, and where git
+    itself must answer (no commit on the branch), it says what `git rev-parse HEAD` says."""
+    ws = add_workspace
+
+    def git_head() -> str:
+        return ws.repo.git.rev_parse("HEAD").strip()
+
+    first = ws.head()
+    assert first == git_head() and len(first) == 40
+    second = ws.commit([], "an empty commit")
+    assert second != first and ws.head() == git_head() == second
+    ws.repo.git.pack_refs("--all")
+    assert ws.head() == git_head() == second
+    ws.repo.git.checkout("--detach", first)
+    assert ws.head() == git_head() == first
+    ws.repo.git.checkout("--orphan", "empty")
+    with pytest.raises(GitError, match="rev-parse HEAD"):
+        ws.head()
 
 
 def test_init_cli(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -395,8 +395,12 @@ class Workspace:
             raise git_failure(f"git {' '.join(args)}", str(exc.stderr), self.root) from None
 
     def head(self) -> str:
-        """The full hash of HEAD."""
-        return self._git("rev-parse", "HEAD").strip()
+        """The full hash of HEAD (read from .git by GitPython: a loop asks it dozens of times per version;
+        ``git rev-parse`` says why when GitPython cannot tell, e.g. before the first commit)."""
+        try:
+            return str(self._repo.head.commit.hexsha)
+        except Exception:  # whatever GitPython could not read, git itself answers (or says why not)
+            return self._git("rev-parse", "HEAD").strip()
 
     def is_clean(self, *, paths: list[str] | None = None) -> bool:
         """True when tracked files (optionally only ``paths``) have no uncommitted change."""

@@ -11,6 +11,11 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 #: KernelBench's fast_p thresholds: the share of problems that are correct and faster than p x reference.
+#: Our choice: a level-1 problem validates in well under a minute; the limit only catches a stuck child.
+#: (Here, not in :mod:`.rows`, so that ``kernelopt --help`` and the other commands start without
+#: importing the batch runner.)
+DEFAULT_PROBLEM_TIMEOUT_S = 1800.0
+
 FAST_P_THRESHOLDS = (1.0, 1.5, 2.0)
 
 

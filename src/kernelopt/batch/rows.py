@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.batch.changes import changed_text
-from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
+from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.errors import WorkspaceError
 from kernelopt.harness.gate import GateReport
@@ -26,9 +26,6 @@ from kernelopt.workspace import Workspace
 
 #: The built-in planner's name (kernelopt.backends.registry): it moves knobs only, so no knob means no plan.
 RULES = "rules"
-
-#: Our choice: a level-1 problem validates in well under a minute; the limit only catches a stuck child.
-DEFAULT_PROBLEM_TIMEOUT_S = 1800.0
 
 
 class BatchOptions(BaseModel):

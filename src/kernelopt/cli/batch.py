@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow
-from kernelopt.batch.runner import CSV_FILE, DEFAULT_PROBLEM_TIMEOUT_S, TABLE_FILE, BatchEvent, BatchOptions, EventKind
+from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTable, ProblemRow
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
 from kernelopt.workspace import DEFAULT_ROOT
+
+if TYPE_CHECKING:  # the runner (the loop, the planner, the tunables reader) is imported when a batch runs
+    from kernelopt.batch.runner import BatchEvent, BatchOptions
 
 DEVICES = ("cuda", "cpu")
 #: The problem column folds past this (KernelBench's names run to 40 characters), leaving room for the reason.
@@ -85,6 +88,8 @@ def render(result: BatchTable, out_dir: Path) -> None:
         ["p", "vs eager", "vs compile"],
         [[fmt(f.threshold), _share(f.eager), _share(f.compile)] for f in result.fast_p],
     )
+    from kernelopt.batch.runner import CSV_FILE, TABLE_FILE
+
     info(f"table: {out_dir / TABLE_FILE}, {out_dir / CSV_FILE}")
 
 
@@ -106,6 +111,8 @@ class _Bar:
         self.task: TaskID | None = None
 
     def __call__(self, event: BatchEvent) -> None:
+        from kernelopt.batch.runner import EventKind
+
         if self.first_note is not None and event.kind is EventKind.START:
             sys.stderr.write(f"{self.first_note}\n")
             self.first_note = None
@@ -175,6 +182,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--size-scale {size_scale:g} is outside (0, 1]")
         if level is not None and kernels is None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
+        from kernelopt.batch.runner import BatchOptions
+
         options = BatchOptions(
             mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,
             out_dir=_out_dir(directory, out),
@@ -225,7 +234,7 @@ def _run(
     directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool, first_note: str | None = None
 ) -> BatchTable:
     """The batch, here or on Ray, with a progress bar; on Ctrl-C, where its rows so far are."""
-    from kernelopt.batch.runner import run_batch
+    from kernelopt.batch.runner import TABLE_FILE, run_batch
 
     bar = _Bar(first_note)
     try:

@@ -16,11 +16,11 @@ from rich.status import Status
 from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
-from kernelopt.loop.protocols import EventKind, LoopEvent
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.oneline import one_line
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the loop (stages, planner, tunables reader) is imported when a run starts
+    from kernelopt.loop.protocols import LoopEvent
     from kernelopt.loop.settings import LoopRequest
 
 DEVICES = ("cuda", "cpu")
@@ -64,6 +64,8 @@ class TerminalProgress:
         return f"[{_clock(e.elapsed_s)}] {where:<20} {best}"
 
     def event(self, event: LoopEvent) -> None:
+        from kernelopt.loop.protocols import EventKind
+
         head = self._head(event)
         if self.console.is_terminal:
             if self.status is None:

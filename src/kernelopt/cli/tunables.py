@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from kernelopt.cli.output import emit_json, info, table, warn
-from kernelopt.tunables import ResourceLimits, apply, discover
-from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
+
+if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not at every kernelopt start
+    from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
 
 
 def register(app: typer.Typer) -> None:
@@ -48,6 +50,7 @@ def register(app: typer.Typer) -> None:
         found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference)
         if sets:
             from kernelopt.backends.settings import parse_assignments
+            from kernelopt.tunables import ResourceLimits, apply
 
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
             changes = parse_assignments(list(sets))
@@ -65,6 +68,8 @@ def _discover(
     """The knobs of ``file`` (read statically, or with its autotune lists evaluated in a worker); what
     the evaluation could not do, and each autotuner's pick, are said."""
     if not evaluate:
+        from kernelopt.tunables import discover
+
         return discover(file, gpu=gpu), None
     from kernelopt.tunables.evaluate import discover_evaluated
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -50,14 +51,19 @@ class ChangeKind(StrEnum):
 def snapshot(root: Path) -> dict[str, str]:
     """Map of relative path -> sha256 of every file under ``root`` (ignored folders and backend
     transcripts skipped)."""
+    found: list[tuple[str, ...]] = []
+    # os.walk never descends into an ignored folder (.git holds most of a workspace's files) nor follows a
+    # link to a folder; a file is one os.path.isfile says is (a link to a file included)
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
+        base = Path(folder).relative_to(root).parts
+        found += [(*base, f) for f in files if f not in IGNORED_DIRS and os.path.isfile(os.path.join(folder, f))]
     out: dict[str, str] = {}
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root)
-        if any(part in IGNORED_DIRS for part in rel.parts) or not p.is_file():
+    for parts in sorted(found):  # the order of sorted Paths: part by part
+        rel = "/".join(parts)
+        if TRANSCRIPT_RE.match(rel):
             continue
-        if TRANSCRIPT_RE.match(rel.as_posix()):
-            continue
-        out[rel.as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+        out[rel] = hashlib.sha256(root.joinpath(*parts).read_bytes()).hexdigest()
     return out
 
 
