@@ -37,6 +37,16 @@ def test_timeout_kills_group_including_grandchildren(tmp_path) -> None:
     assert not marker.exists(), "grandchild survived the process-group kill"
 
 
+def test_exit_process_keeps_the_code_the_output_and_the_atexit_hooks() -> None:
+    code = (
+        "import atexit, gc, sys; from kernelopt.proc import exit_process\n"
+        "atexit.register(lambda: print('atexit ran,', gc.get_freeze_count() > 0))\n"
+        "print('output', end=' '); exit_process(3)\n"
+    )
+    r = run_command([sys.executable, "-c", code], timeout_s=30)
+    assert r.returncode == 3 and r.stdout.split() == ["output", "atexit", "ran,", "True"], r.stdout
+
+
 def test_missing_program() -> None:
     with pytest.raises(FileNotFoundError):
         run_command(["/nonexistent/tool"], timeout_s=5)
@@ -195,13 +205,15 @@ def test_what_a_command_starts_in_another_session_is_killed_with_it(tmp_path: Pa
     assert kill_strays(cmd.token) == []
 
 
-def test_a_worker_adopts_and_kills_what_it_orphaned(tmp_path: Path) -> None:
-    """PR_SET_CHILD_SUBREAPER: a double-forked daemon is handed to the worker, which kills it at exit."""
+@pytest.mark.parametrize("ending", ["", "from kernelopt.proc import exit_process; exit_process(0)\n"])
+def test_a_worker_adopts_and_kills_what_it_orphaned(tmp_path: Path, ending: str) -> None:
+    """PR_SET_CHILD_SUBREAPER: a double-forked daemon is handed to the worker, which kills it at exit (also
+    when the worker ends through exit_process, as kernelopt's workers do)."""
     pid_file = tmp_path / "pid"
     code = (
         "import subprocess, sys; from kernelopt.proc import adopt_descendants; adopt_descendants()\n"
         f"subprocess.run([sys.executable, '-c', {SETSID_SLEEPER!r}, sys.argv[1]], check=True)\n"
-    )
+    ) + ending
     src = str(Path(__file__).resolve().parents[1] / "src")
     subprocess.run([sys.executable, "-c", code, str(pid_file)], env={**os.environ, "PYTHONPATH": src}, timeout=60)
     assert not _alive(int(pid_file.read_text()))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 
 from kernelopt.errors import EXIT_BAD_INPUT
+from kernelopt.proc import exit_process
 from kernelopt.worker.messages import Service
 from kernelopt.worker.server import Handler, serve
 
@@ -70,4 +71,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_process(main(sys.argv[1:]))

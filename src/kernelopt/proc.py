@@ -20,6 +20,7 @@ coding agent that needs it) or in a call's ``keep`` is passed on all the same.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -31,7 +32,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, NoReturn
 
 from kernelopt.env import PARENT_PID, inherited, raw_value, read_parent_pid
 from kernelopt.fileio import redact_file
@@ -48,6 +49,7 @@ __all__ = [
     "adopt_descendants",
     "child_env",
     "die_with_parent",
+    "exit_process",
     "is_secret_name",
     "kill_descendants",
     "kill_strays",
@@ -64,6 +66,17 @@ COMMAND_ID = "KERNELOPT_COMMAND_ID"
 asked to ``kill_leftovers``): a token of that command, inherited by everything it starts, so that whatever
 survives it (a process started with ``setsid``, in a session of its own) is found and killed
 (:func:`kill_strays`)."""
+
+
+def exit_process(code: int) -> NoReturn:
+    """``sys.exit(code)`` for the end of a kernelopt process (a worker's or the CLI's ``main`` returned
+    ``code``), without the interpreter's last garbage collections over every object it imported: ``gc.freeze``
+    moves them all to the permanent generation, which the collections at shutdown skip. A harness worker that
+    imported torch spent about a fifth of its CPU time (0.35 s of 1.7 s) in them, each time it ended.
+    ``atexit`` hooks (:func:`kill_descendants`), buffered output and module teardown run as with ``sys.exit``.
+    """
+    gc.freeze()
+    sys.exit(code)
 
 
 def die_with_parent() -> None:

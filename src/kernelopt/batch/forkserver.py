@@ -40,7 +40,7 @@ from typing import Annotated, Literal, NoReturn
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from kernelopt.env import inherited, replace_environment
-from kernelopt.proc import die_with_parent
+from kernelopt.proc import die_with_parent, exit_process
 
 #: The modules the server imports before it forks anything (a missing one is skipped and reported).
 PRELOAD = (
@@ -454,4 +454,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_process(main(sys.argv[1:]))

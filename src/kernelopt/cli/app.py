@@ -45,7 +45,7 @@ from kernelopt.cli.output import plain_flags
 from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.fileio import atomic_write_text
-from kernelopt.proc import signals_as_interrupt
+from kernelopt.proc import exit_process, signals_as_interrupt
 from kernelopt.redact import redact
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
@@ -186,4 +186,4 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    exit_process(main())

@@ -50,7 +50,7 @@ from kernelopt.hardware.ceilings import (
     store_ceilings,
 )
 from kernelopt.harness.runner import worker_env
-from kernelopt.proc import run_command
+from kernelopt.proc import exit_process, run_command
 
 COPY_BYTES = 1024**3
 WARMUP = 3
@@ -314,4 +314,4 @@ def _worker_main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_worker_main(sys.argv[1:]))
+    exit_process(_worker_main(sys.argv[1:]))

@@ -161,4 +161,7 @@ def _probe(reference_py: Path) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
+    from kernelopt.proc import exit_process
+
     sys.stdout.write(json.dumps(_probe(Path(sys.argv[1]))) + "\n")
+    exit_process(0)

@@ -41,7 +41,7 @@ from kernelopt.harness.model import (
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
 from kernelopt.oneline import first_line
-from kernelopt.proc import die_with_parent
+from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
 
 EXIT_ENVIRONMENT = 3
@@ -690,4 +690,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_process(main(sys.argv[1:]))

@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kernelopt.env import EnvSettings
-from kernelopt.proc import die_with_parent
+from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
 from kernelopt.vocabulary import Device
 
@@ -359,4 +359,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_process(main())
