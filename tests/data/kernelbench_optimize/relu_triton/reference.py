@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-n = 1024
+n = 256
 
 
 class Model(nn.Module):
