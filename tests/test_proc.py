@@ -19,22 +19,12 @@ def test_captures_output_and_status() -> None:
     assert r.returncode == 3 and r.stdout.strip() == "hi" and not r.timed_out and not r.ok
 
 
-def test_timeout_kills_group_including_grandchildren(tmp_path) -> None:
-    marker = tmp_path / "grandchild_alive"
-    child = f"import time; time.sleep(3); open({str(marker)!r}, 'w')"
-    code = (
-        "import subprocess, sys, time\n"
-        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
-        "print('started', flush=True)\n"
-        "time.sleep(60)\n"
-    )
+def test_timeout_kills_group_including_grandchildren() -> None:
     t0 = time.monotonic()
-    r = run_command([sys.executable, "-c", code], timeout_s=1.0)
+    r = run_command([sys.executable, "-c", SPAWNER], timeout_s=1.0)
     assert r.timed_out and r.returncode is None
     assert time.monotonic() - t0 < 10
-    assert "started" in r.stdout
-    time.sleep(3.5)
-    assert not marker.exists(), "grandchild survived the process-group kill"
+    assert _gone(_grandchild(r.stdout)), "grandchild survived the process-group kill"
 
 
 def test_exit_process_keeps_the_code_the_output_and_the_atexit_hooks() -> None:
@@ -57,15 +47,31 @@ def test_signal_exit_code() -> None:
     assert r.returncode == -11
 
 
-def _spawner(marker, delay_s: float) -> str:
-    """A command that starts a grandchild writing ``marker`` after ``delay_s``, then sleeps."""
-    child = f"import time; time.sleep({delay_s}); open({str(marker)!r}, 'w')"
-    return (
-        "import subprocess, sys, time\n"
-        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
-        "print('started', flush=True)\n"
-        "time.sleep(60)\n"
-    )
+SPAWNER = (
+    "import subprocess, sys, time\n"
+    "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+    "print('started', p.pid, flush=True)\n"
+    "time.sleep(60)\n"
+)
+"""A command that starts a grandchild that sleeps a minute, prints ``started PID`` (the grandchild's), then
+sleeps itself."""
+
+
+def _grandchild(stdout: str) -> int:
+    assert stdout.startswith("started "), stdout
+    return int(stdout.split()[1])
+
+
+def _gone(pid: int, deadline_s: float = 10.0) -> bool:
+    """True once ``pid`` has ended (a zombie has), within ``deadline_s``: a killed process is gone in
+    milliseconds, a survivor sleeps on for a minute."""
+    t0 = time.monotonic()
+    while _alive(pid):
+        if time.monotonic() - t0 > deadline_s:
+            os.kill(pid, signal.SIGKILL)
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def _wait_for_output(path, deadline_s: float = 10.0) -> None:
@@ -85,16 +91,15 @@ def test_started_command_writes_files_and_exits(tmp_path) -> None:
 
 
 def test_started_command_timeout_kills_group(tmp_path) -> None:
-    marker, out = tmp_path / "grandchild_alive", tmp_path / "out.txt"
-    argv = [sys.executable, "-c", _spawner(marker, 1.5)]
+    out = tmp_path / "out.txt"
+    argv = [sys.executable, "-c", SPAWNER]
     t0 = time.monotonic()
-    with start_command(argv, timeout_s=0.5, stdout_path=out, stderr_path=tmp_path / "err.txt") as cmd:
+    with start_command(argv, timeout_s=1.0, stdout_path=out, stderr_path=tmp_path / "err.txt") as cmd:
         while cmd.running():
             time.sleep(0.02)
     assert cmd.timed_out and cmd.returncode is None
     assert time.monotonic() - t0 < 10
-    time.sleep(1.6)
-    assert not marker.exists(), "grandchild survived the process-group kill"
+    assert _gone(_grandchild(out.read_text())), "grandchild survived the process-group kill"
 
 
 def test_allow_exit_lifts_the_timeout_and_kills_a_lingering_command(tmp_path) -> None:
@@ -111,15 +116,13 @@ def test_allow_exit_lifts_the_timeout_and_kills_a_lingering_command(tmp_path) ->
 
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), TerminationSignal(signal.SIGTERM)])
 def test_leaving_the_block_kills_the_group(tmp_path, interrupt: KeyboardInterrupt) -> None:
-    marker, out = tmp_path / "grandchild_alive", tmp_path / "out.txt"
-    argv = [sys.executable, "-c", _spawner(marker, 1.0)]
-    err = tmp_path / "err.txt"
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    argv = [sys.executable, "-c", SPAWNER]
     with pytest.raises(KeyboardInterrupt), start_command(argv, timeout_s=30, stdout_path=out, stderr_path=err) as cmd:
         _wait_for_output(out)
         raise interrupt
     assert not cmd.running() and cmd.returncode == -signal.SIGKILL
-    time.sleep(1.2)
-    assert not marker.exists(), "grandchild survived leaving the block"
+    assert _gone(_grandchild(out.read_text())), "grandchild survived leaving the block"
 
 
 def test_start_command_rejects_no_timeout(tmp_path) -> None:
