@@ -15,9 +15,13 @@ knobs' steps, expected improvement), so of a neighbourhood it times the promisin
 space it restarts where the model expects most. ``pattern`` is the same descent with no model: neighbours
 in random order, restarts by a random kick of the best configuration (iterated local search).
 
-Nothing here is fitted to a recorded sweep: the settings are rules of thumb (a sixth of the budget on
-random seeds; restarts two knobs away), and the model's hyperparameters are chosen per fit by its
-likelihood.
+The settings are rules of thumb (a sixth of the budget on random seeds, at most six; restarts two knobs
+away), and the model's hyperparameters are chosen per fit by its likelihood. One setting was changed after
+looking at held-out sweeps: the cap on random seeds, 16 until 2026-12-04. In the loop a session is cut by
+the time left long before its budget, and on the H200 mm_module_dict's session of 20 candidates spent 14 of
+them on random seeds and never descended (1.37x off its best). Replayed at 6, the GEMM sweeps' sessions cut
+after 20 candidates end within 3 % about twice as often, and at the default budget nothing got worse
+(docs/results.md, 2026-12-04).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ class DescentSettings:
 
     random_share: float = 1 / 6
     min_random: int = 3
-    max_random: int = 16
+    max_random: int = 6
     pairs: bool = True
     pairs_per_knob: int = 2
     surrogate: bool = True
