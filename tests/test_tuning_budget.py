@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from kernelopt.tuning.budget import FLOOR, Budget, BudgetRule, BudgetStop, ManualClock, default_candidates, stalled
+from kernelopt.tuning.record import SessionRecord
+from kernelopt.tuning.session import DEFAULT_BATCH
+
+SESSIONS = Path(__file__).parent / "data" / "tuning" / "h200_sessions"
 
 
 @pytest.mark.parametrize(
@@ -80,3 +87,17 @@ def test_only_the_default_rule_stops_on_a_stall() -> None:
     assert BudgetRule().build(29_127, clock).stall
     assert not BudgetRule(count=7).build(480, clock).stall
     assert not BudgetRule(fraction=0.5).build(480, clock).stall
+
+
+@pytest.mark.parametrize("kernel", ["linear_bf16", "matmul"])
+def test_the_h200_sessions_ended_where_the_stall_rule_says(kernel: str) -> None:
+    """Two default-budget sessions on the H200 (2026-12-04) ended on the stall stop, far inside their budget
+    of 5,826 candidates: the rule, applied to the recorded latencies in order, holds at the candidate count
+    they ended on and not a batch (at most 4 candidates) before."""
+    said = json.loads((SESSIONS / f"{kernel}.session.json").read_text())
+    record = SessionRecord.read(SESSIONS / f"{kernel}.record.jsonl")
+    latencies = [r.latency_us for r in record.results[: said["evaluations"]]]
+    assert said["stop"] == "stalled" and said["evaluations"] < said["budget"] / 30
+    assert stalled(latencies) and not stalled(latencies[: said["evaluations"] - DEFAULT_BATCH])
+    ok = [x for x in latencies if x is not None]
+    assert min(ok) == pytest.approx(said["best_latency_us"], rel=0.05)  # the re-timed best is that candidate
