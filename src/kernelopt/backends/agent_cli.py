@@ -43,6 +43,7 @@ from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_set
 from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
 from kernelopt.proc import CommandResult, run_command
@@ -119,7 +120,9 @@ class AgentRun:
             reasons.append(f"the agent was killed by signal {-r.returncode}")
         elif r is not None and r.returncode != 0:
             last = r.stderr_tail(1).strip() or (r.stdout.strip().splitlines() or [""])[-1].strip()
-            reasons.append(f"the agent exited with status {r.returncode}" + (f": {last[:300]}" if last else ""))
+            reasons.append(
+                f"the agent exited with status {r.returncode}" + (f": {one_line(last, 300)}" if last else "")
+            )
         if not reasons:
             return None
         return "; ".join(reasons) + f" (transcript: {self.transcript})"

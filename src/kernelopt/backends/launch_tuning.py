@@ -23,6 +23,7 @@ from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.model import CandidateResult, CandidateStatus
+from kernelopt.oneline import one_line
 from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
@@ -170,5 +171,8 @@ def candidate_results(result: SessionResult, *, applied: dict | None) -> list[Ca
 
 
 def _failures(results: list[Result]) -> str:
-    out = [f"{config_text(r.config)}: {r.outcome.value}" + (f" ({r.reason[:80]})" if r.reason else "") for r in results]
+    out = [
+        f"{config_text(r.config)}: {r.outcome.value}" + (f" ({one_line(r.reason, 80)})" if r.reason else "")
+        for r in results
+    ]
     return "; ".join(out[:6]) + ("; ..." if len(out) > 6 else "") if out else "no candidate ran"

@@ -45,6 +45,7 @@ from kernelopt.backends.protocol import (
 from kernelopt.backends.settings import LlmApiSettings, load_settings
 from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
@@ -178,8 +179,8 @@ class ChatClient:
                 with urllib.request.urlopen(req, timeout=s.timeout_s) as resp:
                     raw = resp.read()
             except urllib.error.HTTPError as exc:
-                detail = exc.read()[:500].decode(errors="replace") if exc.fp else ""
-                last = f"HTTP {exc.code} {exc.reason} from {url}" + (f": {' '.join(detail.split())}" if detail else "")
+                detail = one_line(exc.read(4000).decode(errors="replace"), 500) if exc.fp else ""
+                last = f"HTTP {exc.code} {exc.reason} from {url}" + (f": {detail}" if detail else "")
                 if exc.code in _RETRY_STATUS:
                     continue
                 raise LlmApiError(self.scrub(last)) from None
@@ -199,7 +200,7 @@ class ChatClient:
             try:
                 data = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
-                snippet = raw[:200].decode(errors="replace")
+                snippet = one_line(raw[:800].decode(errors="replace"), 200)
                 raise LlmApiError(self.scrub(f"malformed reply from {url}: not JSON: {snippet!r}")) from None
             try:
                 return parse_chat_response(data)

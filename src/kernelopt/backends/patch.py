@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from kernelopt.errors import KerneloptError
+from kernelopt.oneline import one_line
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -91,7 +92,7 @@ def parse_diff(text: str) -> list[FilePatch]:
             elif line.startswith(("diff --git", "index ")):
                 hunk = None
             else:
-                raise PatchError(f"diff line {i + 1} is not context, removal or addition: {line[:80]!r}")
+                raise PatchError(f"diff line {i + 1} is not context, removal or addition: {one_line(line, 80)!r}")
         i += 1
     for p in patches:
         for h in p.hunks:  # trailing empty "context" lines that were really the end of the reply

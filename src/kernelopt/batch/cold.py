@@ -26,12 +26,13 @@ from kernelopt.errors import KerneloptError, RecordError
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.gate import GateReport
 from kernelopt.loop.opening import open_or_create
+from kernelopt.oneline import one_line
 from kernelopt.proc import run_command
 
 
 def last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:300] if lines else ""
+    return one_line(lines[-1], 300) if lines else ""
 
 
 def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str] | None = None) -> ProblemRow:

@@ -44,6 +44,7 @@ from kernelopt.batch.forkserver import (
 from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.harness.runner import WatchedWorker, worker_env
+from kernelopt.oneline import one_line
 from kernelopt.proc import LimitedCommand, RunningCommand, child_env, start_command
 
 SERVER_MODULE = "kernelopt.batch.forkserver"
@@ -213,7 +214,7 @@ class WorkerPool:
             lines = (self.run_dir / "server.stderr.txt").read_text(errors="replace").strip().splitlines()
         except FileNotFoundError:
             lines = []
-        return lines[-1][:300] if lines else "no output"
+        return one_line(lines[-1], 300) if lines else "no output"
 
     def close(self) -> None:
         """Stop the server; every run still going is killed with it."""

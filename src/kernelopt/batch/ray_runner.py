@@ -28,6 +28,7 @@ from kernelopt.batch.rows import BatchOptions, item_row
 from kernelopt.batch.runner import BatchEvent, EventKind, add_row, prepare, write_table
 from kernelopt.env import raw_value
 from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.oneline import first_line
 
 LOCAL = "local"
 #: Ray retries a task whose worker died this many times, then the problem is recorded as failed.
@@ -159,7 +160,7 @@ def _gather(ray: Any, ref: Any, item: BatchItem, options: BatchOptions) -> Probl
     try:
         return ProblemRow.model_validate_json(ray.get(ref))
     except ray.exceptions.RayError as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        first = first_line(str(exc), 200) or type(exc).__name__
         attempts = attempts_of(options, item.key)
         return item_row(item).model_copy(
             update={

@@ -9,6 +9,7 @@ import typer
 
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.errors import UsageError
+from kernelopt.oneline import one_line
 from kernelopt.vocabulary import Device, Vendor
 
 _RANGE = re.compile(r"^\d+-\d+$")
@@ -85,5 +86,5 @@ def register(app: typer.Typer) -> None:
         for k in summary.kernels:
             top = k.findings[0] if k.findings else None
             symptom = f", top symptom {top.symptom}" if top else ""
-            info(f"  {k.kernel_name[:80]}: {k.bottleneck.value}{symptom}")
+            info(f"  {one_line(k.kernel_name, 80)}: {k.bottleneck.value}{symptom}")
         info(f"summary: {folder / 'summary.txt'}")

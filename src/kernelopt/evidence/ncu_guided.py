@@ -17,6 +17,7 @@ from kernelopt.actions import ActionCategory as A
 from kernelopt.evidence.model import EvidenceItem, Finding, KernelEvidence
 from kernelopt.evidence.rules import Citation, ComputedRule, RuleTable, Verdict, evaluate
 from kernelopt.evidence.symptoms import Symptom as S
+from kernelopt.oneline import one_line
 
 MIN_ESTIMATED_SPEEDUP_PCT = 10.0
 _SOURCE = "Nsight Compute guided analysis (rule results in the report)"
@@ -71,7 +72,7 @@ def _guided(rule_id: str, symptom: S, actions: list[A], inference: str) -> Compu
             unit="%",
             threshold=f">= {MIN_ESTIMATED_SPEEDUP_PCT:g} %",
             threshold_source="kernelopt (see kernelopt.evidence.ncu_guided)",
-            source=f"{k.artifact or 'report'} ({_SOURCE}: {' '.join(r.message.split())[:160]})",
+            source=f"{k.artifact or 'report'} ({_SOURCE}: {one_line(r.message, 160)})",
         )
         return Verdict(
             evidence=[said],

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import BottleneckType, KernelEvidence, Metric, MetricSpread, ProfileSummary
 from kernelopt.fileio import atomic_write_text
+from kernelopt.oneline import one_line
 
 SUMMARY_JSON = "summary.json"
 SUMMARY_TXT = "summary.txt"
@@ -96,7 +97,7 @@ def mark_empty(kernels: Sequence[KernelEvidence]) -> list[str]:
         k.findings = []
         k.bottleneck = BottleneckType.UNKNOWN
         launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
-        notes.append(f"NO DATA for {k.kernel_name[:160]}{launch}: {NO_DATA_REASON}")
+        notes.append(f"NO DATA for {one_line(k.kernel_name, 160)}{launch}: {NO_DATA_REASON}")
     return notes
 
 
@@ -120,7 +121,8 @@ def partial_data_lines(summary: ProfileSummary) -> list[str]:
             continue
         present = sum(1 for m in KEY_METRICS if k.metric(m) is not None)
         out.append(
-            f"PARTIAL DATA: {k.kernel_name[:120]}: bottleneck unknown, {' and '.join(missing)} not in this input "
+            f"PARTIAL DATA: {one_line(k.kernel_name, 120)}: bottleneck unknown, {' and '.join(missing)} "
+            "not in this input "
             f"({present} of {len(KEY_METRICS)} headline metrics are); profile with the SpeedOfLight section "
             "(ncu --section SpeedOfLight, or --set full) to classify it"
         )
@@ -246,7 +248,7 @@ def _header_lines(summary: ProfileSummary) -> list[str]:
         lines.append(f"EMPTY RESULT: no kernel in this input has data: {empty[0].no_data_reason}")
     for k in empty:
         launch = f" (launch {k.launch_id})" if k.launch_id is not None else ""
-        lines.append(f"NO DATA: {k.kernel_name[:160]}{launch}: every measured metric is n/a")
+        lines.append(f"NO DATA: {one_line(k.kernel_name, 160)}{launch}: every measured metric is n/a")
     lines += partial_data_lines(summary)
     lines += [f"NOTE: {note}" for note in summary.notes if not note.startswith("NO DATA for ")]
     return lines
@@ -305,7 +307,7 @@ def _diagnosis_lines(k: KernelEvidence) -> list[str]:
             if r.estimated_speedup_pct is not None
             else ""
         )
-        lines.append(f"  profiler rule {r.rule_id}{sp}: {' '.join(r.message.split())[:300]}")
+        lines.append(f"  profiler rule {r.rule_id}{sp}: {one_line(r.message, 300)}")
     return lines
 
 

@@ -40,6 +40,7 @@ import torch
 
 from kernelopt.harness.inputs import nbytes
 from kernelopt.harness.model import BenchSettings, TimingMethod
+from kernelopt.oneline import first_line
 
 #: Flushing writes twice the L2 size (triton.testing.do_bench writes 256 MB regardless of the GPU).
 FLUSH_FACTOR = 2
@@ -229,7 +230,7 @@ def _prepare(
         except RuntimeError as exc:  # capture is not possible for this callable (sync, host copies, ...)
             torch.cuda.synchronize()
             warnings.append(
-                f"CUDA graph capture failed ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
+                f"CUDA graph capture failed ({type(exc).__name__}: {first_line(str(exc), 160)}); "
                 "timing back-to-back launches, which includes launch overhead"
             )
         else:

@@ -48,6 +48,7 @@ from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text
 from kernelopt.memory.model import IterationRecord, SearchLogEntry
+from kernelopt.oneline import one_line
 from kernelopt.planning.history import History, build_history, load_past_plans, plan_signature
 from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob
 from kernelopt.planning.knowledge import Decision, Idea, KnowledgeSearch, KnowledgeSource, Query, query_text
@@ -512,7 +513,7 @@ def _choose(p: _Planning) -> tuple[Candidate | None, list[Idea], list[SearchLogE
             source=PROFILE_RULES_SOURCE,
             query=f"candidate actions of the Stage 1 findings (profiles/v{p.n}/summary.json)",
             finding=", ".join(c.value for c in cats) or "no finding names an action",
-            actionability=verdict[:300],
+            actionability=one_line(verdict, 300),
         )
     )
     return chosen, ideas, log
@@ -597,7 +598,7 @@ def evidence_lines(
     for r in kernel.profiler_rules:
         if r.estimated_speedup_pct is None or chosen.category not in rule_categories(r, kernel):
             continue
-        message = _no_arrows(r.message).split(". ")[0][:200]
+        message = one_line(_no_arrows(r.message).split(". ")[0], 200)
         kind = f" {r.speedup_type}" if r.speedup_type else ""
         lines.append(
             f"profiler rule {r.rule_id}: estimated_speedup_pct = {r.estimated_speedup_pct:.4g} %{kind} [{artifact}]"

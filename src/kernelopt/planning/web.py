@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kernelopt.oneline import one_line
 from kernelopt.proc import CommandResult, run_command
 
 REMOVED = "[figure removed]"
@@ -153,6 +154,6 @@ def web_search(
     if result.timed_out:
         return [], f"web command ran past its {config.timeout_s:g} s limit and was killed"
     if result.returncode != 0:
-        tail = " ".join(result.stderr_tail(3).split())[:160]
+        tail = one_line(result.stderr_tail(3), 160)
         return [], f"web command exited {result.returncode}" + (f": {tail}" if tail else "")
     return parse_output(result.stdout, config.max_results), None

@@ -39,6 +39,7 @@ from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem, UsageError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import write_summary
+from kernelopt.oneline import one_line
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.profiling.amd_reports import read_amd_profile_dir
 from kernelopt.worker.client import worker_env
@@ -436,7 +437,7 @@ def _signal_name(result: CommandResult) -> str | None:
 
 def _last_line(result: CommandResult) -> str:
     lines = [ln.strip() for ln in (result.stderr or result.stdout).splitlines() if ln.strip()]
-    return lines[-1][:240] if lines else "no output"
+    return one_line(lines[-1], 240) if lines else "no output"
 
 
 def diagnose_att_failure(result: CommandResult, decoder: DecoderLookup) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kernelopt.env import EnvSettings
+from kernelopt.oneline import one_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
 from kernelopt.vocabulary import Device
@@ -348,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, KeyboardInterrupt):
             raise
         traceback.print_exc()
-        message = " ".join(str(exc).split())[:500]
+        message = one_line(str(exc), 500)
         sys.stderr.write(f"{DRIVER_ERROR_MARK} {type(exc).__name__}: {message}\n")
         sys.stderr.flush()
         return EXIT_USER_ERROR

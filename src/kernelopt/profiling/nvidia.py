@@ -22,6 +22,7 @@ from kernelopt.evidence.model import IsaFacts, ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.sass import isa_facts, parse_listing
 from kernelopt.evidence.summary import write_summary
+from kernelopt.oneline import one_line
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.profiling.driver import DriverResult
 from kernelopt.profiling.kernel_names import kernel_names
@@ -371,7 +372,7 @@ class NcuProfiler:
                 launched = self._run_driver(ws, version, settings, "list", listing, LIST_TIMEOUT_S).kernels_launched
             except (ProfilingError, CommandTimeout):
                 launched = []
-        shown = "; ".join(n[:80] for n in launched[:12]) or "none could be listed"
+        shown = "; ".join(one_line(n, 80) for n in launched[:12]) or "none could be listed"
         skip = f" after skipping {settings.launch_skip} matching launch(es)" if settings.launch_skip else ""
         what = f"the filter regex:{regex} matched no launch{skip}" if regex else "no kernel ran in the profiled call"
         return NoKernelsProfiled(

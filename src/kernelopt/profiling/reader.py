@@ -15,6 +15,7 @@ from kernelopt.errors import InputFileError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.summary import SUMMARY_JSON, read_summary
+from kernelopt.oneline import one_line
 from kernelopt.profiling.amd_reports import is_amd_path, read_amd_path
 from kernelopt.profiling.ncu_csv import parse_ncu_csv
 from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
@@ -44,7 +45,7 @@ def filter_kernels(summary: ProfileSummary, kernel: str | None, *, origin: str) 
         names = sorted({k.kernel_name for k in summary.kernels})
         raise UsageError(
             f"{origin}: no kernel matches {kernel!r}",
-            hint="kernels in it: " + "; ".join(n[:120] for n in names),
+            hint="kernels in it: " + "; ".join(one_line(n, 120) for n in names),
         )
     return summary.model_copy(update={"kernels": keep})
 

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from kernelopt.kernelsource import KernelForm
+from kernelopt.oneline import one_line
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
@@ -77,7 +78,7 @@ class Verdict:
 def first_line(exc: BaseException, path: Path | None = None) -> str:
     """``TypeName: first line`` of an exception, with ``(kernel.py:12)`` when its traceback passes ``path``."""
     text = str(exc).strip().splitlines()
-    line = f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+    line = f"{type(exc).__name__}: {one_line(text[0], 300)}" if text else type(exc).__name__
     if path is not None:
         where = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
         if where:

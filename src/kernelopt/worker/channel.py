@@ -16,6 +16,7 @@ import time
 from pydantic import BaseModel, ValidationError
 
 from kernelopt.env import read_worker_fds
+from kernelopt.oneline import one_line
 from kernelopt.worker.messages import MESSAGE, Message
 
 READ_CHUNK_BYTES = 1 << 16
@@ -89,7 +90,9 @@ class Channel:
         try:
             return MESSAGE.validate_json(line)
         except ValidationError as exc:
-            raise ChannelClosed(f"not a message: {line[:120]!r} ({exc.errors()[0]['msg']})") from None
+            raise ChannelClosed(
+                f"not a message: {one_line(line[:400].decode(errors='replace'), 120)!r} ({exc.errors()[0]['msg']})"
+            ) from None
 
     def close(self) -> None:
         """Close both descriptors (harmless twice)."""

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 import kernelopt
 from kernelopt.env import WORKER_FDS, inherited
 from kernelopt.errors import EXIT_ENVIRONMENT, KerneloptError
+from kernelopt.oneline import one_line
 from kernelopt.proc import WorkerCommand, start_worker
 from kernelopt.vocabulary import Device
 from kernelopt.worker.channel import Channel, ChannelClosed, pipe_pair
@@ -132,7 +133,7 @@ def telling_line(log_text: str) -> str | None:
         if len(parts) >= 3:  # 'File "/x/kernel.py", line 7 in run' -> 'kernel.py:7 in run'
             return f"{lines[i]} ({Path(parts[1]).name}:{parts[2].strip().removeprefix(', line ')})"
         return lines[i]
-    return lines[-1][:300]
+    return one_line(lines[-1], 300)
 
 
 def _library_frame(frame: str) -> bool:
