@@ -160,6 +160,16 @@ def test_wall_time_returns_the_best_so_far_without_retiming() -> None:
     assert res.best_latency_us == min(r.latency_us for r in res.results if r.latency_us is not None)
 
 
+def test_a_wall_time_passing_between_two_looks_at_the_clock_is_a_wall_time_stop() -> None:
+    """The clock moves a second each time it is read; the wall time (1.5 s) passes between the session's
+    check of its limits and its asking the strategy: the stop is the wall time, never "nothing left"."""
+    s = sweep("softmax")
+    space, replay_clock = Space.from_sweep(s), ManualClock()
+    ticks = iter(range(1000))
+    res = tune(space, Counting(s, replay_clock), budget=Budget(100, lambda: float(next(ticks)), wall_s=1.5))
+    assert res.stop is StopReason.WALL_TIME and res.evaluations > 0
+
+
 def test_seeds_come_first_and_bad_seeds_are_refused() -> None:
     s = sweep("sumsq")
     space, clock = Space.from_sweep(s), ManualClock()

@@ -207,7 +207,10 @@ def _loop(
                 return StopReason.CANDIDATES if limit is BudgetStop.CANDIDATES else StopReason.WALL_TIME
             if run.budget.stall and stalled(run.latencies()):
                 return StopReason.STALLED
-            batch = strat.propose(min(batch_size, run.budget.remaining))[: run.budget.remaining]
+            # the candidates left, not ``remaining``: that looks at the clock again, and a wall time
+            # passing just now read as a strategy with nothing left (H200, 2026-12-04: matmul at 11)
+            room = run.budget.candidates - run.budget.spent
+            batch = strat.propose(min(batch_size, room))[:room]
             if not batch:
                 return StopReason.STRATEGY_DONE
             results = _round(batch, evaluator, run)
