@@ -16,7 +16,7 @@ from kernelopt.tuning.budget import Budget, ManualClock
 from kernelopt.tuning.candidate import Config
 from kernelopt.tuning.record import read_sweeps
 from kernelopt.tuning.replay import ReplayEvaluator
-from kernelopt.tuning.seeds import evidence_seeds, favoured_categories, seeds
+from kernelopt.tuning.seeds import GEMM_SEED_LIMIT, evidence_seeds, favoured_categories, gemm_seeds, seeds
 from kernelopt.tuning.session import tune
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import STRATEGIES, make_strategy
@@ -118,3 +118,20 @@ def test_a_tensor_core_gemm_seeds_larger_tiles_and_spills_smaller_ones() -> None
     shrink = evidence_seeds(space, spills)
     assert shrink and shrink[0]["BLOCK_M"] < current["BLOCK_M"]  # type: ignore[operator]
     assert all(space.fits(c) for c in grow + shrink) and len(shrink) <= 4
+
+
+def test_a_gemm_launch_is_seeded_with_known_good_tiles_at_the_nearest_legal_values() -> None:
+    space = Space.from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=LIMITS)
+    tiles = gemm_seeds(space)
+    assert 0 < len(tiles) <= GEMM_SEED_LIMIT and all(space.fits(c) for c in tiles)
+    assert tiles[0].with_values({}) == space.current().with_values(  # type: ignore[union-attr]
+        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8, "num_warps": 8, "num_stages": 3}
+    )
+    assert seeds(space)[1:] == tiles  # after the current configuration, with no evidence
+    # a recorded sweep whose knobs stop short of a tile's value: the nearest legal one (num_stages 5 -> 4)
+    sweep = read_sweeps(REPO / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "matmul.json")[0]
+    small = Space.from_sweep(sweep)
+    assert all(c["num_stages"] in (3, 4) and small.fits(c) for c in gemm_seeds(small, limit=8))
+    # not a GEMM: no tiles
+    elementwise = Space.from_tunables(discover(REPO / "examples" / "elementwise" / "kernel.py"), limits=LIMITS)
+    assert gemm_seeds(elementwise) == []

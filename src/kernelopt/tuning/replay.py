@@ -2,8 +2,10 @@
 
 Kernel Tuner's simulation mode: a session runs exactly as on the GPU, but :class:`ReplayEvaluator` answers
 each candidate from the sweep file, so a strategy can be run hundreds of times on a CPU. Each trial of
-:func:`replay_trials` is one :func:`~kernelopt.tuning.session.tune` with its own seed; a trial succeeds
-when its final configuration is within :data:`SUCCESS_TOLERANCE` of the sweep's best.
+:func:`replay_trials` is one :func:`~kernelopt.tuning.session.tune` with its own seed and the seeds a
+session on the hardware gets without Stage 1's evidence (:func:`kernelopt.tuning.seeds.seeds`: the current
+configuration, a GEMM's known-good tiles); a trial succeeds when its final configuration is within
+:data:`SUCCESS_TOLERANCE` of the sweep's best.
 
 What a candidate gets:
 
@@ -174,6 +176,7 @@ def replay_trials(
     Raises:
         ValueError: ``trials`` < 1, or the sweep has no timed configuration.
     """
+    from kernelopt.tuning.seeds import seeds
     from kernelopt.tuning.session import DEFAULT_BATCH, tune
 
     best = sweep.best()
@@ -184,12 +187,14 @@ def replay_trials(
     runs: list[_Trial] = []
     size = space.size.count
     entries = sweep.by_key()
+    first = seeds(space)
     for i in range(trials):
         clock = ManualClock()
         result = tune(
             space,
             ReplayEvaluator(sweep, clock, entries=entries),
             budget=rule.build(size, clock),
+            seeds=first,
             strategy=strategy,
             rng_seed=seed + i,
             batch_size=batch_size or DEFAULT_BATCH,
