@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from kernelopt.batch.model import ProblemStatus
-from kernelopt.batch.pool import PooledWorker, WorkerPool, warm_entry
 from kernelopt.batch.problems import folder_items
 from kernelopt.batch.rows import BatchOptions
 from kernelopt.batch.runner import run_batch
@@ -27,6 +26,7 @@ from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
 from kernelopt.harness.progress import Limits, ProgressReader
 from kernelopt.harness.runner import new_run_dir, run_worker, worker_env, workers_started_by
 from kernelopt.harness.settings import HarnessSettings
+from kernelopt.worker.forkpool import ForkPool, PooledWorker, warm_entry
 
 from .conftest import DATA, timed_or_withheld
 
@@ -74,7 +74,7 @@ def _probe_job(tmp: Path, name: str, *, sleep_s: float = 0.0) -> tuple[WorkerJob
 
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory: pytest.TempPathFactory):
-    with WorkerPool(tmp_path_factory.mktemp("pool"), warm_device="cpu", lifetime_s=280) as p:
+    with ForkPool(tmp_path_factory.mktemp("pool"), warm_device="cpu", lifetime_s=280) as p:
         yield p
 
 
@@ -88,13 +88,13 @@ def test_only_our_worker_commands_run_in_the_pool() -> None:
     assert warm_entry(["ncu", "--set", "full"]) is None
 
 
-def test_the_server_has_torch_imported_and_no_cuda(pool: WorkerPool) -> None:
+def test_the_server_has_torch_imported_and_no_cuda(pool: ForkPool) -> None:
     ready = pool.ready
     assert ready is not None and "torch" in ready.preloaded and "kernelopt.harness.worker" in ready.preloaded
     assert ready.cuda_initialized is False
 
 
-def test_each_run_is_a_fresh_child_with_the_job_environment(pool: WorkerPool, tmp_path: Path) -> None:
+def test_each_run_is_a_fresh_child_with_the_job_environment(pool: ForkPool, tmp_path: Path) -> None:
     probe = tmp_path / "facts.jsonl"
     env = {**os.environ, "KERNELOPT_TEST_API_TOKEN": "a-secret-value", "KERNELOPT_TEST_PLAIN": "yes"}
     env["KERNELOPT_TEST_PROBE"] = str(probe)
@@ -118,7 +118,7 @@ def test_each_run_is_a_fresh_child_with_the_job_environment(pool: WorkerPool, tm
     assert first["pid"] != second["pid"] and first["random"] != second["random"]  # fresh seeds per child
 
 
-def test_a_crash_or_hang_takes_only_its_child(pool: WorkerPool, tmp_path: Path) -> None:
+def test_a_crash_or_hang_takes_only_its_child(pool: ForkPool, tmp_path: Path) -> None:
     server = pool.ready.pid if pool.ready else None
     with workers_started_by(pool.start):
         crash = check_files(
@@ -136,7 +136,7 @@ def test_a_crash_or_hang_takes_only_its_child(pool: WorkerPool, tmp_path: Path) 
     assert "Segmentation fault" in (Path(crash.run_dir or "") / "stderr.txt").read_text()
 
 
-def test_a_dead_server_is_replaced_and_its_runs_end(pool: WorkerPool, tmp_path: Path) -> None:
+def test_a_dead_server_is_replaced_and_its_runs_end(pool: ForkPool, tmp_path: Path) -> None:
     job, run_dir = _probe_job(tmp_path, "slow", sleep_s=60)
     (run_dir / "job.json").write_text(job.model_dump_json())
     env = {**os.environ, "KERNELOPT_TEST_PROBE": str(tmp_path / "facts.jsonl")}

@@ -18,15 +18,19 @@ from .conftest import KERNELS
 HANG = "def run(x, y):\n    while True:\n        pass\n"
 
 
-def _workers(marker: str) -> list[int]:
+def _workers(ws_root: str) -> list[int]:
+    """The harness workers of the workspace: the processes that hold its run folder's files open (the
+    worker's stdout and stderr). A worker on the CPU is forked from the fork server, so its command line is
+    the server's: it is found by what it has open, as a fresh ``python -m kernelopt.harness.worker`` is."""
+    runs = f"{ws_root}/.kernelopt/runs/"
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
             except OSError:
                 continue
-            if "kernelopt.harness.worker" in cmd and marker in cmd:
+            if any(t.startswith(runs) for t in targets):
                 pids.append(int(entry.name))
     return pids
 

@@ -6,7 +6,7 @@ and a CUDA start for the ``kernelopt validate`` process and for each of its two 
 
 - the gate (:func:`kernelopt.harness.gate.validate`, the same call ``kernelopt validate`` makes) runs
   in the batch's own process, which imports no torch;
-- each of its worker runs is a fresh child forked from the pool's server (:class:`WorkerPool`), with
+- each of its worker runs is a fresh child forked from the pool's server (:class:`ForkPool`), with
   torch and triton already imported; on a GPU the child that runs next is forked and has started CUDA
   while the current one works. The child is watched and killed like a fresh process (the gate's
   start-up, compile, per-case and run limits; the batch's ``--problem-timeout-s`` on top), so a problem
@@ -29,7 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kernelopt.batch.model import ProblemRow, ProblemStatus
-from kernelopt.batch.pool import PoolUnavailable, WorkerPool
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row, validate_row
 from kernelopt.batch.work import work_seconds
@@ -47,11 +46,12 @@ from kernelopt.harness.runner import (
 from kernelopt.harness.settings import HarnessSettings
 from kernelopt.loop.opening import open_or_create
 from kernelopt.memory.model import version_label
+from kernelopt.worker.forkpool import ForkPool, PoolUnavailable
 from kernelopt.workspace import Workspace
 
 
 class WarmRunner:
-    """Validates items through a :class:`WorkerPool`, preparing the next item while the current one runs.
+    """Validates items through a :class:`ForkPool`, preparing the next item while the current one runs.
 
     Args:
         options: the batch's options (validate mode).
@@ -70,7 +70,7 @@ class WarmRunner:
             compile_reference=options.compile_reference,
             size_scale=options.size_scale,
         )
-        self.pool = WorkerPool(
+        self.pool = ForkPool(
             options.out_dir / "pool",
             warm_device="cpu" if options.device == "cpu" else "cuda",
             lifetime_s=self.settings.startup_timeout_s + (problems + 1) * options.problem_timeout_s,

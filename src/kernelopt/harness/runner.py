@@ -38,11 +38,13 @@ from kernelopt.fileio import redact_tree
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.proc import start_command
+from kernelopt.vocabulary import Device
 from kernelopt.worker.client import TRITON_INTERPRET as TRITON_INTERPRET
 
 # the one worker environment and signal naming, re-exported for the harness
 from kernelopt.worker.client import signal_name as signal_name
 from kernelopt.worker.client import worker_env as worker_env
+from kernelopt.worker.forkpool import shared_cpu_pool
 
 POLL_S = 0.02
 OUTPUT_HEAD_BYTES = 256 * 1024
@@ -110,6 +112,17 @@ def workers_started_by(starter: WorkerStarter) -> Iterator[None]:
         yield
     finally:
         _STARTER.reset(token)
+
+
+def _default_starter(job: WorkerJob, env: Mapping[str, str]) -> WorkerStarter:
+    """A run on the CPU starts in a child forked from this process's fork server for CPU runs (torch imported
+    once per process, :func:`kernelopt.worker.forkpool.shared_cpu_pool`); anything else, and a run where that
+    server cannot be had, as a fresh ``python -m`` process."""
+    if job.device is not None and Device.of(job.device) is Device.CPU:
+        pool = shared_cpu_pool(env)
+        if pool is not None:
+            return pool.start
+    return start_command
 
 
 def new_run_dir(state_dir: Path, tag: str) -> Path:
@@ -309,7 +322,7 @@ def run_worker(
     argv = [sys.executable, "-m", module, str(job_path)]
     hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
     caps = (OutputCap(out_path), OutputCap(err_path))
-    starter: WorkerStarter = _STARTER.get() or start_command
+    starter: WorkerStarter = _STARTER.get() or _default_starter(job, env)
     with starter(argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env) as worker:
         start = worker.started_at
         dog = Watchdog(limits=limits, started_at=start)

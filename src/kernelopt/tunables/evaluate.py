@@ -20,6 +20,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.tunables.analysis import analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
+from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Reply, Service
 
@@ -97,6 +98,7 @@ def evaluate_autotune(
             env=dict(env) if env is not None else None,
             cwd=kernel_py.parent,
             startup_timeout_s=timeout_s,
+            forked=Device.of(device) is Device.CPU,
         )
         payload = {
             "kernel_py": str(Path(kernel_py).resolve()),

@@ -39,6 +39,7 @@ from kernelopt.tuning.checks import (
     run_candidate,
 )
 from kernelopt.tuning.problem import Problem
+from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess
 from kernelopt.worker.messages import Failure, FailureKind, JsonObject, Reply, Service
 from kernelopt.worker.pool import Answer, Job, WorkerPool
@@ -257,6 +258,7 @@ class CompilePool:
             cwd=Path(self.problem.kernel_py).parent,
             startup_timeout_s=self.settings.startup_timeout_s,
             name=f"compile-{k}",
+            forked=Device.of(self.device or "") is Device.CPU,
         )
 
     def _ensure(self, n: int) -> WorkerPool:

@@ -292,6 +292,7 @@ class KernelEvaluator:
             cwd=Path(self.problem.kernel_py).parent,
             startup_timeout_s=self.settings.startup_timeout_s,
             name=f"bench-{k}",
+            forked=Device.of(device or self.problem.device or "") is Device.CPU,
         )
 
     def start(self) -> BenchReady:

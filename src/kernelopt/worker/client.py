@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -49,6 +50,9 @@ from kernelopt.worker.messages import (
     Setup,
     Shutdown,
 )
+
+if TYPE_CHECKING:
+    from kernelopt.worker.forkpool import ForkedWorker
 
 CHILD_MODULE = "kernelopt.child"
 DEFAULT_STARTUP_TIMEOUT_S = 120.0
@@ -155,6 +159,9 @@ class WorkerProcess:
         startup_timeout_s: limit for the start and the service's setup, seconds.
         name: the log files' stem (default: the service's name).
         argv: the command (default ``python -m kernelopt.child SERVICE``; tests start their own services).
+        forked: start it as a child forked from this process's fork server for CPU runs
+            (:func:`kernelopt.worker.forkpool.shared_cpu_pool`: torch imported once per process) rather than
+            as a new interpreter, where that server can be had; for a worker that runs on the CPU.
 
     Attributes:
         ready: the last start's Ready (``None`` before the first start or after a death).
@@ -172,8 +179,10 @@ class WorkerProcess:
         startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
         name: str | None = None,
         argv: Sequence[str] | None = None,
+        forked: bool = False,
     ) -> None:
         self.service = service
+        self.forked = forked
         self._setup = setup.model_dump(mode="json") if isinstance(setup, BaseModel) else dict(setup or {})
         self.log_dir = Path(log_dir)
         self._env = dict(env) if env is not None else None
@@ -183,7 +192,7 @@ class WorkerProcess:
         self._argv = list(argv) if argv is not None else [sys.executable, "-m", CHILD_MODULE, service.value]
         self.ready: Ready | None = None
         self.starts = 0
-        self._command: WorkerCommand | None = None
+        self._command: WorkerCommand | ForkedWorker | None = None
         self._channel: Channel | None = None
         self._ids = 0
         self._pending: tuple[int, float] | None = None  # (request id, deadline) of the request in flight
@@ -216,9 +225,7 @@ class WorkerProcess:
         (parent_r, parent_w), (child_r, child_w) = pipe_pair()
         env = worker_env(self._env, {WORKER_FDS: f"{child_r},{child_w}"})
         try:
-            self._command = start_worker(
-                self._argv, log_path=self.log_path, pass_fds=(child_r, child_w), cwd=self._cwd, env=env
-            )
+            self._command = self._start(env, (child_r, child_w))
         finally:
             os.close(child_r)
             os.close(child_w)
@@ -228,6 +235,23 @@ class WorkerProcess:
             self._channel.send(Setup(payload=self._setup))
         except ChannelClosed:
             pass  # it died at once: await_ready says how
+
+    def _start(self, env: dict[str, str], fds: tuple[int, int]) -> WorkerCommand | ForkedWorker:
+        if self.forked:
+            from kernelopt.worker.forkpool import PoolUnavailable, shared_cpu_pool
+
+            pool = shared_cpu_pool(env)
+            try:
+                forked = (
+                    None
+                    if pool is None
+                    else pool.start_worker(self._argv, log_path=self.log_path, pass_fds=fds, cwd=self._cwd, env=env)
+                )
+            except PoolUnavailable:
+                forked = None
+            if forked is not None:
+                return forked
+        return start_worker(self._argv, log_path=self.log_path, pass_fds=fds, cwd=self._cwd, env=env)
 
     def await_ready(self) -> Ready:
         """Wait for the Ready of the start :meth:`spawn` made.

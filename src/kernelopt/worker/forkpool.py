@@ -1,6 +1,7 @@
-"""The pool of pre-started harness workers that ``kernelopt batch`` validates problems with.
+"""A pool of pre-started workers: the one ``kernelopt batch`` validates problems with, and each process's
+own for its runs on the CPU (:func:`shared_cpu_pool`).
 
-:class:`WorkerPool` starts the fork server (:mod:`kernelopt.batch.forkserver`) through
+:class:`ForkPool` starts the fork server (:mod:`kernelopt.worker.forkserver`) through
 :func:`kernelopt.proc.start_command` and is a :class:`~kernelopt.harness.runner.WorkerStarter`: inside
 ``with workers_started_by(pool.start):`` the gate's ``python -m kernelopt.harness.worker JOB.json`` runs
 in a fresh child forked from the server (torch and triton already imported) instead of a new interpreter,
@@ -16,7 +17,9 @@ generic worker protocol (``kernelopt.worker``) without its users changing.
 
 from __future__ import annotations
 
+import atexit
 import itertools
+import queue
 import select
 import shutil
 import signal
@@ -25,11 +28,19 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import TypeVar, cast
 
-from kernelopt.batch.forkserver import (
+from kernelopt.env import inherited
+from kernelopt.errors import EnvironmentProblem
+from kernelopt.oneline import one_line
+from kernelopt.proc import COMMAND_ID, LimitedCommand, RunningCommand, child_env, kill_strays, start_command
+from kernelopt.worker.client import worker_env
+from kernelopt.worker.forkserver import (
     ENTRY_POINTS,
     MESSAGE,
     Exited,
@@ -41,13 +52,9 @@ from kernelopt.batch.forkserver import (
     Shutdown,
     encode,
 )
-from kernelopt.env import inherited
-from kernelopt.errors import EnvironmentProblem
-from kernelopt.harness.runner import WatchedWorker, worker_env
-from kernelopt.oneline import one_line
-from kernelopt.proc import LimitedCommand, RunningCommand, child_env, start_command
 
-SERVER_MODULE = "kernelopt.batch.forkserver"
+T = TypeVar("T")
+SERVER_MODULE = "kernelopt.worker.forkserver"
 POLL_S = 0.02
 #: Our choice: a killed child (SIGKILL to its group) is reaped within milliseconds; past this it is given up.
 KILL_WAIT_S = 10.0
@@ -78,7 +85,7 @@ class PooledWorker(LimitedCommand):
         warm: it ran in the spare the server had ready.
     """
 
-    def __init__(self, pool: WorkerPool, pid: int, *, started_at: float, timeout_s: float, warm: bool) -> None:
+    def __init__(self, pool: ForkPool, pid: int, *, started_at: float, timeout_s: float, warm: bool) -> None:
         super().__init__(started_at=started_at, timeout_s=timeout_s)
         self._pool = pool
         self.pid = pid
@@ -95,7 +102,44 @@ class PooledWorker(LimitedCommand):
         return None if self.timed_out else self._pool.exit_status(self.pid)
 
 
-class WorkerPool:
+class ForkedWorker:
+    """A long-lived worker forked by the fork server, with :class:`kernelopt.proc.WorkerCommand`'s interface.
+
+    Attributes:
+        argv: the command it stands for.
+        pid: the child's process id (it leads its own process group).
+        log_path: the file its standard output and error are appended to.
+    """
+
+    def __init__(self, pool: ForkPool, pid: int, argv: tuple[str, ...], log_path: Path, token: str) -> None:
+        self._pool = pool
+        self.pid = pid
+        self.argv = argv
+        self.log_path = log_path
+        self._token = token
+
+    def poll(self) -> int | None:
+        """The exit status (negative for a signal), or ``None`` while it runs."""
+        return self._pool.exit_status(self.pid)
+
+    def wait(self, timeout_s: float) -> int | None:
+        """Wait up to ``timeout_s`` seconds for it to exit; its exit status, or ``None`` if it still runs."""
+        deadline = time.monotonic() + timeout_s
+        while (code := self.poll()) is None and time.monotonic() < deadline:
+            time.sleep(POLL_S)
+        return code
+
+    def kill(self) -> None:
+        """Kill its whole process group and what it started in other sessions; harmless once it has exited."""
+        self._pool.kill(self.pid)
+        kill_strays(self._token)
+
+    @property
+    def returncode(self) -> int | None:
+        return self.poll()
+
+
+class ForkPool:
     """A fork server with torch and triton imported, and the runs it forks.
 
     Args:
@@ -105,6 +149,9 @@ class WorkerPool:
         startup_timeout_s: how long the server may take to import torch and answer.
         spare: keep one child forked and warmed ahead.
         env: the environment the server and the runs start from (default: this process's).
+        keeper: start the server from this process's keeper thread (a thread that lives as long as the
+            process), not from the calling thread: the server ends with the thread that started it
+            (``PR_SET_PDEATHSIG``), so a pool used from threads that come and go needs this.
 
     Raises (on :meth:`open`, and on :meth:`start` when the server must be started again):
         PoolUnavailable: the server did not start or answer, died :data:`MAX_RESTARTS` times, or the pool
@@ -120,8 +167,10 @@ class WorkerPool:
         startup_timeout_s: float = 120.0,
         spare: bool = True,
         env: Mapping[str, str] | None = None,
+        keeper: bool = False,
     ) -> None:
         self.run_dir = Path(run_dir)
+        self.keeper = keeper
         self.warm_device = warm_device
         self.lifetime_s = lifetime_s
         self.startup_timeout_s = startup_timeout_s
@@ -145,7 +194,7 @@ class WorkerPool:
 
     # -- life ----------------------------------------------------------------------------------
 
-    def __enter__(self) -> WorkerPool:
+    def __enter__(self) -> ForkPool:
         self.open()
         return self
 
@@ -167,17 +216,21 @@ class WorkerPool:
         argv = [sys.executable, "-m", SERVER_MODULE, str(sock_path), "--warm", self.warm_device]
         if not self.spare:
             argv.append("--no-spare")
-        server = stack.enter_context(
-            start_command(
-                argv,
-                timeout_s=self.lifetime_s,
-                stdout_path=self.run_dir / "server.stdout.txt",
-                stderr_path=self.run_dir / "server.stderr.txt",
-                # on the CPU the server imports triton for its children: the interpreter has to be on
-                # before that import, or a child's tl.sum/tl.max are compiled functions it cannot call
-                env=worker_env(self.env, {}, device=self.warm_device),
+
+        def start() -> RunningCommand:
+            return stack.enter_context(
+                start_command(
+                    argv,
+                    timeout_s=self.lifetime_s,
+                    stdout_path=self.run_dir / "server.stdout.txt",
+                    stderr_path=self.run_dir / "server.stderr.txt",
+                    # on the CPU the server imports triton for its children: the interpreter has to be on
+                    # before that import, or a child's tl.sum/tl.max are compiled functions it cannot call
+                    env=worker_env(self.env, {}, device=self.warm_device),
+                )
             )
-        )
+
+        server = _on_keeper(start) if self.keeper else start()
         try:
             conn = self._connect(server, sock_path)
             self._stack, self._server, self._conn, self._inbox = stack, server, conn, b""
@@ -328,7 +381,16 @@ class WorkerPool:
         self._open()
 
     def _launch(
-        self, entry: str, args: list[str], *, env: Mapping[str, str], cwd: Path | None, out: Path, err: Path
+        self,
+        entry: str,
+        args: list[str],
+        *,
+        env: Mapping[str, str],
+        cwd: Path | None,
+        out: Path,
+        err: Path,
+        token: str,
+        fds: Sequence[int] = (),
     ) -> Launched:
         with self._lock:
             self._ensure_server()
@@ -339,19 +401,20 @@ class WorkerPool:
                 id=launch_id,
                 entry=entry,
                 args=args,
-                env=child_env(env),
+                env=child_env(env) | {COMMAND_ID: token},
                 cwd=str(cwd) if cwd is not None else None,
                 stdout_path=str(out),
                 stderr_path=str(err),
+                fds=len(fds),
             )
             try:
                 assert self._conn is not None
-                self._conn.sendall(encode(message))
+                self._send(self._conn, encode(message), fds)
             except OSError:  # the server died since the check: start it again, once, for this run
                 self._close()
                 self._ensure_server()
                 assert self._conn is not None
-                self._conn.sendall(encode(message))
+                self._send(self._conn, encode(message), fds)
             self._wait(lambda: launch_id in self._replies, self.startup_timeout_s, what="a launch")
             reply = self._replies[launch_id]
         if isinstance(reply, Refused):
@@ -359,6 +422,44 @@ class WorkerPool:
         self.launches += 1
         self.warm_launches += int(reply.warm)
         return reply
+
+    @staticmethod
+    def _send(conn: socket.socket, data: bytes, fds: Sequence[int]) -> None:
+        if not fds:
+            conn.sendall(data)
+            return
+        sent = socket.send_fds(conn, [data], list(fds))  # the descriptors ride with the first bytes
+        if sent < len(data):
+            conn.sendall(data[sent:])
+
+    def start_worker(
+        self,
+        argv: Sequence[str],
+        *,
+        log_path: Path,
+        pass_fds: Sequence[int],
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ForkedWorker | None:
+        """Start a long-lived ``kernelopt.child`` worker (``argv`` as :func:`kernelopt.proc.start_worker` takes
+        it) as a child of the fork server, its pipe ends ``pass_fds`` handed over with the launch; ``None``
+        when the server has no entry point for ``argv`` (start it the ordinary way)."""
+        entry = warm_entry(argv)
+        if entry is None:
+            return None
+        token = uuid.uuid4().hex
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        reply = self._launch(
+            entry[0],
+            entry[1],
+            env=self.env if env is None else env,
+            cwd=cwd,
+            out=log_path,
+            err=log_path,
+            token=token,
+            fds=pass_fds,
+        )
+        return ForkedWorker(self, reply.pid, tuple(argv), log_path, token)
 
     @contextmanager
     def start(
@@ -370,10 +471,11 @@ class WorkerPool:
         stderr_path: Path,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> Iterator[WatchedWorker]:
+    ) -> Iterator[PooledWorker | RunningCommand]:
         """Start ``argv`` as a child of the fork server (or the ordinary way when it has no entry point for
         it); the same contract as :func:`kernelopt.proc.start_command`: leaving the block kills the run's
-        process group."""
+        process group, and whatever the run started in a session of its own (found by the
+        ``KERNELOPT_COMMAND_ID`` token in its environment, :func:`kernelopt.proc.kill_strays`)."""
         entry = warm_entry(argv)
         if entry is None:
             with start_command(
@@ -382,11 +484,140 @@ class WorkerPool:
                 yield command
             return
         started = time.monotonic()
+        token = uuid.uuid4().hex
         reply = self._launch(
-            entry[0], entry[1], env=self.env if env is None else env, cwd=cwd, out=stdout_path, err=stderr_path
+            entry[0],
+            entry[1],
+            env=self.env if env is None else env,
+            cwd=cwd,
+            out=stdout_path,
+            err=stderr_path,
+            token=token,
         )
         worker = PooledWorker(self, reply.pid, started_at=started, timeout_s=timeout_s, warm=reply.warm)
         try:
             yield worker
         finally:
             worker.kill()
+            kill_strays(token)
+
+
+# -- the process's own fork servers for CPU runs ----------------------------------------------------
+
+#: Variables a run may set otherwise than its fork server was started with: nothing reads them while the
+#: server imports torch and triton (kernelopt reads its own when a run needs them; the child applies
+#: Python's start-up flags and ``MALLOC_PERTURB_`` itself, :func:`kernelopt.worker.forkserver.run_launch`;
+#: the harness worker sets the build folders per version). A run whose environment differs from a server's
+#: in any other variable (``TRITON_INTERPRET``, ``OMP_NUM_THREADS``, ``PYTHONPATH``, ...) gets a server of
+#: its own.
+LATE_VARIABLES = frozenset(
+    {
+        "HOME",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "PWD",
+        "OLDPWD",
+        "COLUMNS",
+        "LINES",
+        "MALLOC_PERTURB_",
+        "PYTHONFAULTHANDLER",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUNBUFFERED",
+        "TEST_TIMEOUT_SEC",
+        "TRITON_CACHE_DIR",
+        "TORCH_EXTENSIONS_DIR",
+        "PYTEST_CURRENT_TEST",
+    }
+)
+LATE_PREFIXES = ("KERNELOPT_", "GIT_")
+#: Our choice: at most this many servers per process (each holds torch imported: ~0.4 GB); the one used
+#: least recently is stopped to make room.
+MAX_SHARED = 2
+SHARED_LIFETIME_S = 7 * 24 * 3600.0
+"""A shared server lives as long as the process that started it (it dies with it: ``PR_SET_PDEATHSIG``)."""
+
+_shared: dict[tuple[tuple[str, str], ...], ForkPool] = {}
+_shared_lock = threading.Lock()
+_shared_broken = False
+_at_exit = False
+
+
+_keeper_lock = threading.Lock()
+_keeper: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]] | None = None
+
+
+def _keep(jobs: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]]) -> None:
+    while True:
+        fn, done = jobs.get()
+        try:
+            done.set_result(fn())
+        except BaseException as exc:
+            done.set_exception(exc)
+
+
+def _on_keeper(fn: Callable[[], T]) -> T:
+    """``fn()`` run on this process's keeper thread (a daemon thread started at the first call, alive until
+    the process ends), for starting processes that must not end with the calling thread."""
+    global _keeper
+    with _keeper_lock:
+        if _keeper is None:
+            _keeper = queue.SimpleQueue()
+            threading.Thread(target=_keep, args=(_keeper,), name="kernelopt-forkpool-keeper", daemon=True).start()
+        jobs = _keeper
+    done: Future[object] = Future()
+    jobs.put((fn, done))
+    return cast(T, done.result())
+
+
+def import_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The part of ``env`` that a fork server's imports may have read: every variable but the late ones."""
+    return tuple(sorted((k, v) for k, v in env.items() if k not in LATE_VARIABLES and not k.startswith(LATE_PREFIXES)))
+
+
+def shared_cpu_pool(env: Mapping[str, str]) -> ForkPool | None:
+    """This process's fork server for CPU runs in ``env`` (started at the first such run from the keeper
+    thread, kept until the process ends), or ``None`` once a server failed to start (runs then start the
+    ordinary way).
+
+    Each run is still a fresh process: a child forked from a server that imported torch, triton and the
+    harness worker's modules and has run nothing (:mod:`kernelopt.worker.forkserver`)."""
+    global _shared_broken, _at_exit
+    if _shared_broken:
+        return None
+    key = import_key(env)
+    with _shared_lock:
+        pool = _shared.pop(key, None)
+        if pool is None:
+            while len(_shared) >= MAX_SHARED:
+                _stop(_shared.pop(next(iter(_shared))))
+            pool = ForkPool(
+                Path(tempfile.mkdtemp(prefix="kernelopt-forks-")),
+                warm_device="cpu",
+                lifetime_s=SHARED_LIFETIME_S,
+                keeper=True,
+                env={k: v for k, v in env.items() if k != "MALLOC_PERTURB_"},  # a run's, never the server's
+            )
+            try:
+                pool.open()
+            except PoolUnavailable:
+                _shared_broken = True
+                shutil.rmtree(pool.run_dir, ignore_errors=True)
+                return None
+            if not _at_exit:
+                _at_exit = True
+                atexit.register(close_shared_pools)
+        _shared[key] = pool  # the most recently used last
+        return pool
+
+
+def close_shared_pools() -> None:
+    """Stop this process's shared fork servers and remove their folders (at exit, or when a test asks)."""
+    with _shared_lock:
+        while _shared:
+            _stop(_shared.pop(next(iter(_shared))))
+
+
+def _stop(pool: ForkPool) -> None:
+    pool.close()
+    shutil.rmtree(pool.run_dir, ignore_errors=True)

@@ -1,17 +1,23 @@
-"""The fork server of ``kernelopt batch``: ``python -m kernelopt.batch.forkserver SOCKET [--warm DEVICE]``.
+"""The fork server: ``python -m kernelopt.worker.forkserver SOCKET [--warm DEVICE]``.
+
+Used by ``kernelopt batch`` (its pool of workers) and by every run on the CPU in any kernelopt process
+(:func:`kernelopt.worker.forkpool.shared_cpu_pool`: the harness's check and timing runs, the tuning
+engine's and the tunables' ``kernelopt.child`` workers).
 
 A process that has imported torch, triton and the harness worker's modules, but never initialized CUDA,
 forks one fresh child per worker run, so a run pays a ``fork`` instead of a Python start and a torch
 import. It is started through :func:`kernelopt.proc.start_command` (own process group, secrets dropped,
-a time limit) by :class:`kernelopt.batch.pool.WorkerPool`; its children are ``os.fork`` copies of it,
+a time limit) by :class:`kernelopt.worker.forkpool.ForkPool`; its children are ``os.fork`` copies of it,
 the one documented exception to "every process through kernelopt.proc": they run our own entry points
 (:data:`ENTRY_POINTS`), never an external program, and each leads a process group of its own.
 
 Each child is as isolated as a fresh worker: its own session and process group (the parent kills the
 group on a timeout), the job's environment in place of the server's (the process environment replaced, Python's
 start-up flags applied by hand: ``PYTHONFAULTHANDLER``, ``PYTHONDONTWRITEBYTECODE``, ``MALLOC_PERTURB_``
-through ``mallopt``), stdout and stderr in the job's files, fresh random seeds, and it ends with the server
-(``PR_SET_PDEATHSIG``), which ends with the batch. A crash or hang takes only the child.
+through ``mallopt``; ``TMPDIR`` read again; the job's folder first on ``sys.path``), stdout and stderr in the
+job's files, fresh random seeds, what it started killed when it ends, and it ends with the server
+(``PR_SET_PDEATHSIG``), which ends with the process that started it. A crash or hang takes only the child.
+A ``kernelopt.child`` worker's pipe ends come with its :class:`Launch` (``SCM_RIGHTS``, :attr:`Launch.fds`).
 
 One child is kept ready ahead (a *spare*): forked, and on a GPU machine with CUDA and Triton's driver
 already initialized, while the previous run is still working; the next run starts in it. A run whose
@@ -21,17 +27,18 @@ fresh fork instead.
 The parent and the server speak JSON lines over a Unix socket (one message each, :data:`MESSAGE`): the
 server sends :class:`Ready`, then :class:`Launched` / :class:`Refused` for each :class:`Launch` and
 :class:`Exited` when a child ends; the parent sends :class:`Launch`, :class:`Kill` and :class:`Shutdown`.
-The generic worker protocol (``kernelopt.worker``, ``python -m kernelopt.child SERVICE``) will carry these
-messages later; nothing outside :mod:`kernelopt.batch.pool` depends on this module.
+Nothing outside :mod:`kernelopt.worker.forkpool` depends on this module.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import selectors
 import signal
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,8 +46,8 @@ from typing import Annotated, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from kernelopt.env import inherited, replace_environment
-from kernelopt.proc import die_with_parent, exit_process
+from kernelopt.env import WORKER_FDS, inherited, replace_environment
+from kernelopt.proc import die_with_parent, exit_process, kill_descendants
 
 #: The modules the server imports before it forks anything (a missing one is skipped and reported).
 PRELOAD = (
@@ -52,6 +59,10 @@ PRELOAD = (
     "kernelopt.harness.compare",
     "kernelopt.harness.inputs",
     "kernelopt.harness.timers",
+    "kernelopt.child",
+    "kernelopt.worker.server",
+    "kernelopt.tuning.bench_worker",
+    "kernelopt.tunables.autotune_worker",
 )
 #: Variables read when CUDA starts: a run that sets them otherwise than the server does gets a fresh
 #: child, never the spare that already started CUDA.
@@ -75,6 +86,7 @@ def _early(env: Mapping[str, str]) -> dict[str, str | None]:
 #: Our choice: after this many spares that died before a run reached them, the server forks plain children.
 MAX_SPARE_FAILURES = 3
 POLL_S = 0.02
+MAX_FDS = 16
 M_PERTURB = -6  # glibc mallopt parameter behind MALLOC_PERTURB_
 
 
@@ -106,6 +118,10 @@ class Launch(_Message):
     cwd: str | None = None
     stdout_path: str
     stderr_path: str
+    fds: int = 0
+    """How many descriptors came with this message (``SCM_RIGHTS``): a ``kernelopt.child`` worker's ends of
+    its pipe pair, named to the child in ``KERNELOPT_WORKER_FDS`` (``r,w``). Such a run gets a fresh fork,
+    never the spare (forked before the descriptors came)."""
 
 
 class Launched(_Message):
@@ -151,14 +167,20 @@ def encode(message: _Message) -> bytes:
     return message.model_dump_json().encode() + b"\n"
 
 
-def _harness_worker(args: list[str]) -> int:
-    from kernelopt.harness.worker import main
+def _main_of(module: str) -> Callable[[list[str]], int]:
+    """``main(argv) -> int`` of an entry module, imported by name (the server preloads it: no static import
+    of a higher layer here, as ``python -m MODULE`` has none)."""
 
-    return main(args)
+    def run(args: list[str]) -> int:
+        return int(importlib.import_module(module).main(args))
+
+    return run
 
 
 #: What a child may run: ``python -m MODULE ARGS`` of these modules becomes ``ENTRY_POINTS[MODULE](ARGS)``.
-ENTRY_POINTS: dict[str, Callable[[list[str]], int]] = {"kernelopt.harness.worker": _harness_worker}
+ENTRY_POINTS: dict[str, Callable[[list[str]], int]] = {
+    name: _main_of(name) for name in ("kernelopt.harness.worker", "kernelopt.child")
+}
 
 
 # -- in a child -----------------------------------------------------------------------------------
@@ -179,18 +201,19 @@ def _python_flags(env: dict[str, str]) -> None:
     if env.get("PYTHONFAULTHANDLER"):
         faulthandler.enable(file=sys.stderr, all_threads=True)
     perturb = env.get("MALLOC_PERTURB_", "")
-    if perturb.isdigit() and sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux"):  # the job's value, or none (0) where the job sets none
         import ctypes
 
-        ctypes.CDLL(None).mallopt(M_PERTURB, int(perturb))
+        ctypes.CDLL(None).mallopt(M_PERTURB, int(perturb) if perturb.isdigit() else 0)
     random.seed()  # a fresh process seeds from the OS; a fork would repeat the server's sequence
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed()
 
 
-def run_launch(launch: Launch) -> NoReturn:
-    """Become the job: its files, folder, environment and flags; run its entry point; exit with its code."""
+def run_launch(launch: Launch, fds: list[int] | None = None) -> NoReturn:
+    """Become the job: its files, folder, environment and flags; run its entry point; exit with its code.
+    ``fds``: the descriptors that came with it, named in ``KERNELOPT_WORKER_FDS``."""
     code = 1
     try:
         _redirect(1, launch.stdout_path)
@@ -199,7 +222,15 @@ def run_launch(launch: Launch) -> NoReturn:
             stream.reconfigure(line_buffering=True, write_through=True)  # type: ignore[union-attr]
         if launch.cwd:
             os.chdir(launch.cwd)
-        replace_environment(launch.env)
+        if sys.path and not sys.flags.safe_path:
+            sys.path[0] = os.getcwd()  # `python -m` puts the folder it starts in first on the path
+        env = dict(launch.env)
+        if fds:
+            for fd in fds:
+                os.set_inheritable(fd, True)  # as Popen's pass_fds leaves them
+            env[WORKER_FDS] = ",".join(str(fd) for fd in fds)
+        replace_environment(env)
+        tempfile.tempdir = None  # read TMPDIR again (the server may have asked tempfile already)
         _python_flags(launch.env)
         sys.argv = [launch.entry, *launch.args]
         code = ENTRY_POINTS[launch.entry](list(launch.args))
@@ -215,6 +246,9 @@ def run_launch(launch: Launch) -> NoReturn:
                 stream.flush()
             except (OSError, ValueError):
                 pass
+        # what a fresh worker's exit does (kernelopt.proc.adopt_descendants' atexit hook, which os._exit
+        # skips): nothing the run started outlives it
+        kill_descendants()
         os._exit(code)
 
 
@@ -266,6 +300,7 @@ class Server:
         self.spare: _Spare | None = None
         self.spare_failures = 0
         self.inbox = b""
+        self.fd_inbox: list[int] = []  # descriptors received, not yet handed to their Launch
 
     def send(self, message: _Message) -> None:
         self.conn.sendall(encode(message))
@@ -277,6 +312,8 @@ class Server:
         if pid == 0:
             os.setsid()  # its own session and process group: the parent kills the group
             self.conn.close()
+            for fd in self.fd_inbox:  # another run's pipe ends: its parent must see them close
+                os.close(fd)
             if self.spare is not None:
                 os.close(self.spare.job_fd)
             die_with_parent()
@@ -298,11 +335,21 @@ class Server:
         self.spare = _Spare(pid, write_fd, _early(inherited()))
 
     def launch(self, message: Launch) -> None:
+        fds = self.fd_inbox[: message.fds]
+        del self.fd_inbox[: message.fds]
         if message.entry not in ENTRY_POINTS:
+            for fd in fds:
+                os.close(fd)
             self.send(Refused(id=message.id, reason=f"no entry point {message.entry!r} in the fork server"))
             return
         spare = self.spare
-        if spare is not None and spare.early == _early(message.env):
+        if fds:
+            pid, warm = self._fork(), False
+            if pid == 0:
+                run_launch(message, fds)
+            for fd in fds:
+                os.close(fd)
+        elif spare is not None and spare.early == _early(message.env):
             self.spare = None
             os.write(spare.job_fd, encode(message))
             os.close(spare.job_fd)
@@ -433,7 +480,8 @@ def serve(socket_path: str, *, warm_device: str, spares: bool, accept_timeout_s:
         while going:
             server.refill()
             if selector.select(timeout=POLL_S):
-                data = conn.recv(1 << 20)
+                data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, MAX_FDS)
+                server.fd_inbox += fds
                 going = bool(data) and server.handle(data)
             server.reap()
     except (BrokenPipeError, ConnectionResetError):
@@ -445,9 +493,9 @@ def serve(socket_path: str, *, warm_device: str, spares: bool, accept_timeout_s:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m kernelopt.batch.forkserver SOCKET [--warm cuda|cpu] [--no-spare]``."""
+    """``python -m kernelopt.worker.forkserver SOCKET [--warm cuda|cpu] [--no-spare]``."""
     if not argv or argv[0].startswith("-"):
-        sys.stderr.write("usage: python -m kernelopt.batch.forkserver SOCKET [--warm cuda|cpu] [--no-spare]\n")
+        sys.stderr.write("usage: python -m kernelopt.worker.forkserver SOCKET [--warm cuda|cpu] [--no-spare]\n")
         return 2
     warm = argv[argv.index("--warm") + 1] if "--warm" in argv else "cuda"
     return serve(argv[0], warm_device=warm, spares="--no-spare" not in argv)
