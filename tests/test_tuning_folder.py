@@ -33,7 +33,7 @@ def _copy(src: Path, dst: Path) -> Path:
 def _tune(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:
     code = main(["tune", *argv])
     out, err = capsys.readouterr()
-    return code, (json.loads(out) if code == 0 else {}), err
+    return code, (json.loads(out) if out.strip() else {}), err
 
 
 @pytest.mark.timeout(120)
@@ -290,3 +290,16 @@ def test_kernelopt_tune_writes_the_pinned_winner_of_an_autotune_list(
 
     pinned = {t.key.split(".")[-1]: t.value for t in discover(folder / "kernel.py") if t.kernel == "gemm_kernel"}
     assert {k: pinned[k] for k in doc["best_config"]} == doc["best_config"]
+
+
+def test_a_session_in_which_no_candidate_ran_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every candidate fails (the kernel raises): the session is recorded, kernel.py is left as it was, and
+    the exit status says nothing was timed (it was 0 until 2026-12-04)."""
+    folder = _copy(DATA / "loop", tmp_path / "broken")
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("    out = torch.empty_like(x)\n", "    raise RuntimeError('no')\n"))
+    before = kernel.read_text()
+    code, doc, err = _tune(capsys, str(folder), "--device", "cpu", "--budget", "2", "--json")
+    assert code == 1, err
+    assert doc["best_latency_us"] is None and doc["evaluations"] == 2 and "ok" not in doc["outcomes"]
+    assert kernel.read_text() == before and Path(doc["record"]).is_file()

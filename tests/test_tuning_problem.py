@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import UsageError
+from kernelopt.kernelsource import timed_shape_index
 from kernelopt.tuning.bench_worker import BenchInit
 from kernelopt.tuning.problem import (
     MemoryNeed,
@@ -84,3 +85,25 @@ def test_a_folder_with_a_task_card_becomes_a_problem(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("---\nsizes:\n  WIDTH: 8\n---\n")
     with pytest.raises(UsageError, match="defines no module-level size constant 'WIDTH'"):
         Problem.from_folder(tmp_path)
+
+
+def test_a_triton_kernel_on_the_cpu_is_timed_on_the_smallest_shape(tmp_path: Path) -> None:
+    """The fresh-user trial of 2026-12-04: `kernelopt tune examples/softmax --device cpu` timed 32768 x 4096
+    in Triton's interpreter, and every candidate ran out of its 60 s."""
+    shapes = [{"n_rows": 32768, "n_cols": 4096}, {"n_rows": 5, "n_cols": 300}, {"n_rows": 7, "n_cols": 300}]
+    assert timed_shape_index(shapes, interpreted=True) == 1 and timed_shape_index(shapes, interpreted=False) == 0
+    assert timed_shape_index(shapes[:1], interpreted=True) == 0
+    (tmp_path / "reference.py").write_text("def get_inputs(n_rows, n_cols):\n    return []\n")
+    (tmp_path / "kernel.py").write_text("import triton\n\ndef run(x):\n    return x\n")
+    assert Problem.from_folder(tmp_path, device="cpu").primary_shape(shapes).kwargs == shapes[1]
+    assert Problem.from_folder(tmp_path, device="cuda").primary_shape(shapes).kwargs == shapes[0]
+    (tmp_path / "kernel.py").write_text("import torch\n\ndef run(x):\n    return x\n")  # torch on the CPU: native
+    assert Problem.from_folder(tmp_path, device="cpu").primary_shape(shapes).kwargs == shapes[0]
+
+
+def test_a_size_scale_with_nothing_to_scale_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "kernel.py").write_text("def run(x):\n    return x\n")
+    (tmp_path / "reference.py").write_text('SHAPES = [{"n": 1 << 20}]\n\ndef get_inputs(n):\n    return []\n')
+    with pytest.raises(UsageError, match="size scale 0.01 changes nothing: reference.py has no module-level"):
+        Problem.from_folder(tmp_path, size_scale=0.01)
+    assert Problem.from_folder(tmp_path, size_scale=1.0).constants == {}  # a scale of 1 asks nothing

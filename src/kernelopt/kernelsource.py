@@ -10,8 +10,10 @@ and ``get_inputs()``. KernelBench form: ``reference.py`` defines ``class Model``
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from kernelopt.errors import InputFileError
 from kernelopt.vocabulary import Framework
@@ -92,3 +94,22 @@ def detect_framework(path: Path) -> Framework:
     if "load_inline" in text or "cupy" in text or "__global__" in text:
         return Framework.CUDA
     return Framework.TORCH
+
+
+def shape_size(shape: Mapping[str, Any]) -> float:
+    """The product of a ``SHAPES`` entry's numbers (each at least 1): how large a case it is."""
+    size = 1.0
+    for v in shape.values():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            size *= max(float(v), 1.0)
+    return size
+
+
+def timed_shape_index(shapes: Sequence[Mapping[str, Any]], *, interpreted: bool) -> int:
+    """Which ``SHAPES`` entry is timed: the first (the main shape), except for a Triton kernel run by
+    Triton's interpreter on the CPU (``interpreted``): the smallest (the first of equals). The interpreter
+    runs one program at a time, and a main shape sized for a GPU (256 MiB and more) would take hours there.
+    0 when there is at most one entry."""
+    if not interpreted or len(shapes) < 2:
+        return 0
+    return min(range(len(shapes)), key=lambda i: (shape_size(shapes[i]), i))

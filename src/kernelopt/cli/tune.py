@@ -37,7 +37,12 @@ from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
 if TYPE_CHECKING:
     from kernelopt.tuning.folder import FolderTuning, TuneRequest
+    from kernelopt.tuning.problem import Problem
     from kernelopt.tuning.session import GainJudgement, Progress, SessionResult
+
+#: Exit status of a session in which no candidate could be timed (each one's outcome is in its record).
+EXIT_NOTHING_RAN = 1
+
 
 PLOT_FILE = "search.png"
 
@@ -160,6 +165,21 @@ def _folder(path: Path, device: str | None) -> Path:
     return path
 
 
+def _timed_shape(problem: Problem) -> str:
+    """The shape candidates are timed on, as ``name=value`` pairs, and why when it is not the main one."""
+    from kernelopt.kernelsource import timed_shape_index
+    from kernelopt.tuning.problem import literal_shapes
+
+    shapes = literal_shapes(problem.reference_py) or []
+    shape = problem.primary_shape(shapes)
+    values = {**shape.constants, **shape.kwargs}
+    text = ", ".join(f"{k}={v}" for k, v in values.items()) or "get_inputs()'s defaults"
+    smallest = timed_shape_index(shapes, interpreted=problem.interpreted and not shape.constants) != 0
+    if problem.shape is None and smallest:
+        return f"{text} (reference.py's smallest SHAPES entry: the interpreter would take too long on the main one)"
+    return text
+
+
 def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
     from kernelopt.fileio import atomic_write_text
@@ -172,6 +192,7 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
+    note(f"timed on {_timed_shape(prepared.problem)}")
     with _Bar() as bar:
         tuning = tune_folder(prepared, on_progress=bar.update)
     edit = best_edit(tuning) if tuning.judgement.better else None
@@ -192,8 +213,10 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
                 "sweep_best_us": sweep_best,
             }
         )
-        return
-    _render(tuning, edit.diff if edit is not None else "", written=written, dry_run=dry_run, plot=plot)
+    else:
+        _render(tuning, edit.diff if edit is not None else "", written=written, dry_run=dry_run, plot=plot)
+    if tuning.result.best_latency_us is None:
+        raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
 
 
 def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, plot: Path | None) -> None:

@@ -77,9 +77,16 @@ def effective_constants(
             raise UsageError(f"task card sizes: {name} = {value!r} is not a positive number")
     out: dict[str, int | float] = dict(sizes)
     if scale is not None and scale != 1:
-        for name, value in found.items():
-            if name not in out and isinstance(value, int) and value >= SCALE_MIN_VALUE:
-                out[name] = max(1, round(value * scale))
+        scaled = [n for n, v in found.items() if n not in out and isinstance(v, int) and v >= SCALE_MIN_VALUE]
+        if not scaled:
+            raise UsageError(
+                f"size scale {scale:g} changes nothing: {reference_py.name} has no module-level integer size "
+                f"constant of {SCALE_MIN_VALUE} or more to scale",
+                hint="its sizes are in SHAPES or get_inputs' defaults: add a smaller SHAPES entry, or make the "
+                "sizes module-level constants (batch_size = 16384)",
+            )
+        for name in scaled:
+            out[name] = max(1, round(found[name] * scale))
     return out
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
+from kernelopt.kernelsource import timed_shape_index
 from kernelopt.worker.loader import load_module
 from kernelopt.worker.messages import JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo
@@ -161,14 +162,6 @@ def _cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
     return [times[1], times[0], times[2]]
 
 
-def _shape_size(shape: dict[str, Any]) -> float:
-    size = 1.0
-    for v in shape.values():
-        if isinstance(v, int | float) and not isinstance(v, bool):
-            size *= max(float(v), 1.0)
-    return size
-
-
 def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, Any]:
     """Call the task once (its first shape; the smallest on the CPU); return that shape."""
     import torch
@@ -176,7 +169,7 @@ def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, 
     reference = load_module(reference_py)
     shapes = [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
     # the main (timed) shape on a GPU; on the CPU (Triton's interpreter) the smallest one
-    shape = shapes[0] if device != "cpu" else min(shapes, key=_shape_size)
+    shape = shapes[timed_shape_index(shapes, interpreted=device == "cpu")]  # an autotuned kernel is Triton
     kwargs = dict(shape)
     try:
         if "device" in inspect.signature(reference.get_inputs).parameters:

@@ -3,10 +3,11 @@
 Parent side, no torch. A :class:`Problem` names the files (the function or KernelBench form of DESIGN.md,
 "Kernel contract"), the device, the task card's dtype hint and problem sizes, and an optional tolerance
 override. The workers turn it into tensors: the *primary shape* (what the candidates are timed on) is
-``SHAPES[0]`` of reference.py with the task card's ``sizes`` / ``size_scale`` applied to its module-level
-constants (:mod:`kernelopt.harness.sizes`); the *compile shape* (:func:`compile_shape`) is the smallest
-``SHAPES`` entry, or the primary shape shrunk along its leading size so that Triton specializes the
-kernel the same way (integers keep their divisibility by 16), which the compile workers run.
+``SHAPES[0]`` of reference.py (for Triton on the CPU its smallest entry) with the task card's ``sizes`` /
+``size_scale`` applied to its module-level constants (:mod:`kernelopt.harness.sizes`); the *compile
+shape* (:func:`compile_shape`) is the smallest ``SHAPES`` entry, or the primary shape shrunk along its
+leading size so that Triton specializes the kernel the same way (integers keep their divisibility by
+16), which the compile workers run.
 
 The problem's memory need (:class:`MemoryNeed`: bytes of its inputs and outputs, measured by the bench
 worker as it builds them) is checked against the device's free memory measured before, by
@@ -25,7 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import effective_constants, size_constants
+from kernelopt.kernelsource import detect_framework, timed_shape_index
 from kernelopt.taskcard import TaskCard
+from kernelopt.vocabulary import Framework
 
 ShapeValue = int | float | bool | str
 Number = int | float
@@ -285,9 +288,23 @@ class Problem(BaseModel):
             reference_py=reference_py, kernel_py=kernel_py, device=device, dtype_hint=card.dtype, constants=constants
         )
 
+    @property
+    def interpreted(self) -> bool:
+        """A Triton kernel on the CPU: run by Triton's interpreter."""
+        return (
+            self.device == "cpu" and self.kernel_py.is_file() and detect_framework(self.kernel_py) is Framework.TRITON
+        )
+
     def primary_shape(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> ProblemShape:
-        """The shape candidates are timed on: :attr:`shape`, else ``shapes[0]``, else no arguments."""
-        kwargs = dict(self.shape) if self.shape is not None else (dict(shapes[0]) if shapes else {})
+        """The shape candidates are timed on: :attr:`shape`, else the timed ``SHAPES`` entry (the first; for
+        a Triton kernel on the CPU the smallest, unless the task card sets the sizes:
+        :func:`kernelopt.kernelsource.timed_shape_index`), else no arguments."""
+        if self.shape is not None:
+            kwargs = dict(self.shape)
+        elif shapes:
+            kwargs = dict(shapes[timed_shape_index(shapes, interpreted=self.interpreted and not self.constants)])
+        else:
+            kwargs = {}
         return ProblemShape(kwargs=kwargs, constants=dict(self.constants))
 
     def compile_shape(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> ProblemShape:
