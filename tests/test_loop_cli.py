@@ -136,6 +136,8 @@ def test_human_summary_and_rerun_continues(
     assert all(f" {short} " in out for short, _ in ws.log(max_count=2))  # issue 23: the commit column survives
     assert main(args) == 0  # the same folder again: the same workspace, the next version
     assert [s.split(":")[0] for s in subjects(ws)[1:]] == ["V0", "V1", "V2"]
+    # and it says so (a fresh user's second run of the README example looked like a new run)
+    assert f"continuing {ws.root} (V1 is its latest version; --name NEW starts another)" in capsys.readouterr().out
 
 
 def test_ctrl_c_then_resume(fakes: Fakes, ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -219,6 +219,8 @@ def _run(
         warn(opened.note)
     elif opened.created and not as_json:
         info(f"created {ws.root}")
+    elif not as_json and (latest := ws.latest_unmasked()) is not None:
+        info(f"continuing {ws.root} (V{latest} is its latest version; --name NEW starts another)")
     if opened.created:
         from kernelopt.loop.opening import fill_card
 
