@@ -25,6 +25,7 @@ def test_replay_prints_success_evaluations_and_ratio(capsys: pytest.CaptureFixtu
     assert code == 0, err
     for words in ("success", "mean evaluations", "mean final/best", "sumsq", "4 trials", "wall_s / 38"):
         assert words in out, words
+    assert "sessions ended: 4 " in out  # why they ended (a fresh user could not tell a stall from a budget)
 
 
 def test_replay_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,6 +36,7 @@ def test_replay_json(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(out)
     assert {"success_rate", "mean_evaluations", "mean_ratio_to_best", "trials"} <= set(doc)
     assert doc["trials"] == 3 and doc["budget"] == 19 and doc["mean_evaluations"] == 19
+    assert doc["stops"] == {"candidates": 3}  # an explicit fraction runs whole: no stall stop
     code, out, _ = run(
         capsys, "tune", "--replay", SUMSQ, "--trials", "2", "--budget", "7", "--strategy", "random", "--json"
     )

@@ -165,6 +165,20 @@ def _folder(path: Path, device: str | None) -> Path:
     return path
 
 
+#: What each session stop means, for the replay's summary line.
+STOP_WORDS = {
+    "candidates": "the budget's candidates spent",
+    "stalled": "stalled (a default budget ends once max(24, k) candidates follow the last 1 % gain, at k)",
+    "wall_time": "out of wall time",
+    "strategy_done": "nothing left to try",
+}
+
+
+def _stops(stops: dict[str, int]) -> str:
+    """``10 stalled (...)``, ``7 the budget's candidates spent, 3 ...``."""
+    return ", ".join(f"{n} {STOP_WORDS.get(stop, stop)}" for stop, n in stops.items()) or "none"
+
+
 def _timed_shape(problem: Problem) -> str:
     """The shape candidates are timed on, as ``name=value`` pairs, and why when it is not the main one."""
     from kernelopt.kernelsource import timed_shape_index
@@ -419,4 +433,5 @@ def _replay(path: Path, *, trials: int, rule: BudgetRule, strategy: str, seed: i
         ],
     )
     info(f"budget: {rule.describe()}; best recorded: {report.best_latency_us:.2f} us")
+    info(f"sessions ended: {_stops(report.stops)}")
     info(f"time: {report.time_note}")

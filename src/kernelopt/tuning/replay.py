@@ -23,6 +23,7 @@ rejected before compiling). A re-time is charged the same.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -132,6 +133,7 @@ class ReplayReport(BaseModel):
         mean_wall_s: replayed seconds per trial (recorded seconds charged).
         tolerance: the success tolerance (0.03).
         time_note: how recorded seconds were charged.
+        stops: why the trials' sessions ended (``candidates``, ``stalled``, ...) -> how many.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -150,6 +152,7 @@ class ReplayReport(BaseModel):
     mean_wall_s: float
     tolerance: float = SUCCESS_TOLERANCE
     time_note: str
+    stops: dict[str, int] = {}
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,7 @@ class _Trial:
     ratio: float
     evaluations: int
     wall_s: float
+    stop: str
 
 
 def replay_trials(
@@ -200,7 +204,7 @@ def replay_trials(
             batch_size=batch_size or DEFAULT_BATCH,
         )
         latency = result.best_latency_us if result.best_latency_us is not None else float("inf")
-        runs.append(_Trial(latency / best.latency_us, result.evaluations, result.wall_s))
+        runs.append(_Trial(latency / best.latency_us, result.evaluations, result.wall_s, result.stop.value))
         if on_trial is not None:
             on_trial(i)
     return ReplayReport(
@@ -216,5 +220,6 @@ def replay_trials(
         mean_ratio_to_best=statistics.fmean(r.ratio for r in runs),
         worst_ratio_to_best=max(r.ratio for r in runs),
         mean_wall_s=statistics.fmean(r.wall_s for r in runs),
+        stops=dict(Counter(r.stop for r in runs).most_common()),
         time_note=ReplayEvaluator(sweep).time_note,
     )
