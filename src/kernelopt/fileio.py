@@ -5,6 +5,8 @@ kernel edits of Stage 3) is written through :func:`atomic_write_text`: a tempora
 folder, fsync, then ``os.replace``. A failed or interrupted write leaves the previous file intact.
 An append-only record (a tuning session's JSONL) grows by :func:`append_line`: one whole line per write.
 Every text is redacted on the way (:func:`kernelopt.redact.redact`): no kept file holds a secret.
+A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (``0666 & ~umask``),
+never ``mkstemp``'s private 0600 (:func:`new_file_mode`; :func:`new_folder_mode` for a staged folder).
 :func:`redact_file` and :func:`redact_tree` clean files a child process wrote. This module imports
 nothing of kernelopt but the redactor, so every layer may use it.
 """
@@ -12,23 +14,54 @@ nothing of kernelopt but the redactor, so every layer may use it.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from kernelopt.redact import redact
 
 
+def umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (``/proc/self/status``)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and put back (the only portable way to read it)
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode() -> int:
+    """The mode ``open(path, "w")`` gives a new file: ``0666 & ~umask`` (0644 under umask 022)."""
+    return 0o666 & ~umask()
+
+
+def new_folder_mode() -> int:
+    """The mode ``mkdir`` gives a new folder: ``0777 & ~umask`` (0755 under umask 022); for a folder built
+    in a ``mkdtemp`` staging folder (0700) and moved into place."""
+    return 0o777 & ~umask()
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text``, redacted (:func:`kernelopt.redact.redact`), to ``path`` atomically (temp file in
     the same folder, fsync, rename).
 
-    Creates the parent folders. On any error the temporary file is removed and ``path`` keeps its
+    Creates the parent folders. An existing file keeps its mode (a ``kernel.py`` of 0644 stays 0644); a
+    new one gets :func:`new_file_mode`. On any error the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            os.fchmod(fh.fileno(), mode)  # mkstemp's file is 0600 whatever the umask
             fh.write(redact(text))
             fh.flush()
             os.fsync(fh.fileno())

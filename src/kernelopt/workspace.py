@@ -25,7 +25,7 @@ from kernelopt.errors import (
     disk_problem,
     disk_problem_in,
 )
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_text, new_folder_mode
 from kernelopt.kernelsource import KernelForm, check_kernel, check_reference, detect_framework
 from kernelopt.memory.model import parse_version
 from kernelopt.memory.store import MemoryStore
@@ -265,6 +265,7 @@ class Workspace:
         # Build in a sibling temp folder, then move into place: nothing half-made is left behind.
         try:
             staging = Path(tempfile.mkdtemp(prefix=f".{PREFIX}{name}.", dir=target.parent))
+            staging.chmod(new_folder_mode())  # mkdtemp's 0700 would become the workspace's mode
         except OSError as exc:
             raise _as_disk_problem(exc, target) from None
         try:

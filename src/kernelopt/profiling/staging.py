@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kernelopt.errors import WorkspaceError
+from kernelopt.fileio import new_folder_mode
 from kernelopt.workspace import Workspace
 
 
@@ -39,6 +40,7 @@ def staged_profile_dir(workspace: Workspace, version: int, *, force: bool) -> It
         )
     workspace.profiles_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".v{version}.", dir=workspace.profiles_dir))
+    staging.chmod(new_folder_mode())  # mkdtemp's 0700 would become profiles/v<N>'s mode
     try:
         yield staging
         if target.exists():
