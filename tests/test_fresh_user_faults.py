@@ -54,3 +54,25 @@ def test_a_workspace_and_its_profile_folder_get_the_umask_s_mode(ws_root: Path, 
     with staged_profile_dir(ws, 1, force=False) as staging:
         (staging / "summary.txt").write_text("x")
     assert _mode(ws.profile_dir(1)) == 0o755
+
+
+def _help_of(command: str, option: str) -> str:
+    import typer
+
+    from kernelopt.cli.app import build_app
+
+    group = typer.main.get_command(build_app())
+    cmd = group.commands[command]  # type: ignore[attr-defined]
+    return " ".join(next(p.help for p in cmd.params if option in p.opts).split())
+
+
+def test_tune_dry_run_says_what_it_writes() -> None:
+    """The help said "write nothing", but the session folder (record, plot) is written: resume needs it.
+    That it is written, and kernel.py left: tests/test_tuning_folder.py::test_triton_kernel_dry_run_then_resume..."""
+    said = _help_of("tune", "--dry-run")
+    assert "write nothing" not in said
+    assert "leave kernel.py unchanged; the session's record and plot are still written" in said
+    root = Path(__file__).resolve().parents[1]
+    for doc in (root / "README.md", root / "docs" / "tuning-engine.md"):
+        text = " ".join(doc.read_text().split())
+        assert "`--dry-run` only prints" not in text and "kernel.py unchanged" in text, doc

@@ -7,8 +7,9 @@ the launch with the most knobs) under the budget (``--budget N`` | ``--budget-fr
 S``; else the task card's ``budget`` / ``budget_fraction`` / ``budget_wall_s``; else max(24, 1/5 of the
 space) and 600 s), with a progress bar on a terminal. It prints the best configuration and its speedup over
 the current one, writes it into kernel.py as a checked literal edit when it beats the current one by the
-minimum gain (``--dry-run``: only prints the diff), and draws the search (``search.png`` in the session
-folder; ``--sweep FILE`` adds a recorded sweep's best as a line). The session folder is
+minimum gain (``--dry-run``: prints the diff and leaves kernel.py unchanged; the session folder is still
+written), and draws the search (``search.png`` in the session folder; ``--sweep FILE`` adds a recorded
+sweep's best as a line). The session folder is
 ``<--out>/<key>/`` (default ``--out``: ``PATH/.kernelopt/tune``): the record there makes a second run of an
 interrupted session serve what it measured. ``--json`` prints :class:`~kernelopt.tuning.folder.TuneSummary`
 with ``written``, ``dry_run``, ``diff``, ``kernel_py`` and ``plot``.
@@ -84,7 +85,12 @@ def register(app: typer.Typer) -> None:
         repetitions: int = typer.Option(
             20, "--repetitions", min=1, help="Timing samples per candidate (the median is its latency)."
         ),
-        dry_run: bool = typer.Option(False, "--dry-run", help="Print the best configuration's diff; write nothing."),
+        dry_run: bool = typer.Option(
+            False,
+            "--dry-run",
+            help="Print the best configuration's diff and leave kernel.py unchanged; the session's record and "
+            "plot are still written (a rerun resumes from them).",
+        ),
         sweep: Path | None = typer.Option(
             None, "--sweep", help="A recorded sweep of the same space: its best is drawn as a line on the plot."
         ),
