@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.cli.app import main
+
 DATA = Path(__file__).parent / "data"
 KERNELS = DATA / "kernels"
 
@@ -76,3 +78,44 @@ def test_tune_dry_run_says_what_it_writes() -> None:
     for doc in (root / "README.md", root / "docs" / "tuning-engine.md"):
         text = " ".join(doc.read_text().split())
         assert "`--dry-run` only prints" not in text and "kernel.py unchanged" in text, doc
+
+
+@pytest.mark.parametrize(
+    ("flag", "said"),
+    [
+        (["--max-wall-min", "0"], "Invalid value for '--max-wall-min': Input should be greater than 0"),
+        (["--max-wall-min", "-1"], "Invalid value for '--max-wall-min': Input should be greater than 0"),
+        (["--target-latency-us", "0"], "Invalid value for '--target-latency-us': Input should be greater than 0"),
+        (["--target-speedup", "0"], "Invalid value for '--target-speedup': Input should be greater than 0"),
+        (["--planner", "nosuch"], "unknown planner backend 'nosuch'; known: agent-cli, llm-api, rules"),
+        (["--implementer", "nosuch"], "unknown implementer backend 'nosuch'"),
+        (["-P", "foo"], "bad option 'foo'; use KEY=VALUE"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_optimize_checks_every_setting_before_the_workspace_is_made(
+    flag: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--max-wall-min 0` passed the command line (min 0) and was refused after the workspace was made."""
+    root = tmp_path / "root"
+    assert main(["optimize", str(DATA / "loop"), "--device", "cpu", "--root", str(root), *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"kernelopt: error: {said}"), err
+    assert not root.exists()  # nothing made, not even the folder of the run lock
+
+
+def test_a_numeric_option_takes_its_model_field_s_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    """One rule: the option's range is the field's (the CLI said min 0, the stop condition > 0)."""
+    from kernelopt.cli.bounds import bounded
+    from kernelopt.taskcard import StopConditions, TaskCard
+
+    assert bounded(StopConditions, "max_wall_time_min")["metavar"] == "<float range> [x>0]"
+    assert bounded(StopConditions, "max_iterations")["metavar"] == "<int range> [x>=0]"
+    assert bounded(TaskCard, "size_scale")["metavar"] == "<float range> [0<x<=1]"
+    assert bounded(TaskCard, "size_scale")["parser"]("0.5") == 0.5
+    for argv, said in [
+        (["--size-scale", "0"], "'--size-scale': Input should be greater than 0"),
+        (["--problem-timeout-s", "0.5"], "'--problem-timeout-s': Input should be greater than or equal to 1"),
+    ]:
+        assert main(["batch", "nowhere", *argv]) == 2
+        assert said in capsys.readouterr().err

@@ -188,7 +188,7 @@ def test_baseline_failure_exit_code(fakes: Fakes, ws_root: Path, capsys: pytest.
     ("args", "message"),
     [
         (["--device", "tpu"], "unknown device 'tpu'"),
-        (["--device", "cpu", "--max-wall-min", "0"], "invalid stop condition max_wall_time_min"),
+        (["--device", "cpu", "--max-wall-min", "0"], "'--max-wall-min': Input should be greater than 0"),
     ],
 )
 def test_bad_flags(

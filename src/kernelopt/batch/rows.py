@@ -53,7 +53,7 @@ class BatchOptions(BaseModel):
     mode: BatchMode = BatchMode.VALIDATE
     out_dir: Path
     device: str | None = None
-    problem_timeout_s: float = Field(default=DEFAULT_PROBLEM_TIMEOUT_S, gt=0)
+    problem_timeout_s: float = Field(default=DEFAULT_PROBLEM_TIMEOUT_S, ge=1)  # as --problem-timeout-s
     compile_reference: bool | None = None
     size_scale: float | None = Field(default=None, gt=0, le=1)
     max_iters: int | None = Field(default=None, ge=0)

@@ -19,10 +19,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTable, ProblemRow
+from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
+from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import DEFAULT_ROOT
 
 if TYPE_CHECKING:  # the runner (the loop, the planner, the tunables reader) is imported when a batch runs
@@ -163,10 +165,16 @@ def register(app: typer.Typer) -> None:
             None, "--compile-reference/--no-compile-reference", help="Also time torch.compile(reference)."
         ),
         size_scale: float | None = typer.Option(
-            None, "--size-scale", help="Scale every problem's size constants (0 < s <= 1) for a quick run."
+            None,
+            "--size-scale",
+            **bounded(TaskCard, "size_scale"),
+            help="Scale every problem's size constants (0 < s <= 1) for a quick run.",
         ),
         max_iters: int | None = typer.Option(
-            None, "--max-iters", min=0, help="With --optimize: iterations per problem."
+            None,
+            "--max-iters",
+            **bounded(StopConditions, "max_iterations"),
+            help="With --optimize: iterations per problem.",
         ),
         planner: str | None = typer.Option(None, "--planner", help="With --optimize: the planner backend."),
         implementer: str | None = typer.Option(None, "--implementer", help="With --optimize: the implementer backend."),
@@ -178,8 +186,6 @@ def register(app: typer.Typer) -> None:
         """Validate (or optimize) every problem under DIR (or problem and sample) and print the KernelBench table."""
         if device is not None and device not in DEVICES:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
-        if size_scale is not None and not 0 < size_scale <= 1:
-            raise UsageError(f"--size-scale {size_scale:g} is outside (0, 1]")
         if level is not None and kernels is None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
         from kernelopt.batch.runner import BatchOptions

@@ -7,17 +7,20 @@ import signal
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.status import Status
 
+from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
+from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.oneline import one_line
+from kernelopt.taskcard import StopConditions
 
 if TYPE_CHECKING:  # the loop (stages, planner, tunables reader) is imported when a run starts
     from kernelopt.loop.protocols import LoopEvent
@@ -189,11 +192,10 @@ def _run(
     request: LoopRequest,
     reuse_workspace: bool,
     as_json: bool,
-    planner_options: list[str],
-    implementer_options: list[str],
+    planner_options: dict[str, Any],
+    implementer_options: dict[str, Any],
 ) -> LoopSummary:
     """Open (or create) the workspace and run the loop on it (the caller holds the run lock)."""
-    from kernelopt.backends.settings import parse_assignments
     from kernelopt.loop.machine import OptimizeLoop
     from kernelopt.loop.opening import find_existing, open_or_create
     from kernelopt.loop.settings import resolve_settings
@@ -234,8 +236,8 @@ def _run(
         ws,
         settings,
         progress=progress,
-        planner_options=parse_assignments(list(planner_options)),
-        implementer_options=parse_assignments(list(implementer_options)),
+        planner_options=planner_options,
+        implementer_options=implementer_options,
     )
     previous_handler = signal.signal(signal.SIGTERM, _terminate)
     try:
@@ -258,7 +260,9 @@ def register(app: typer.Typer) -> None:
         path: Path = typer.Argument(..., help="A folder with kernel.py + reference.py [+ README.md], or a workspace."),
         name: str | None = typer.Option(None, "--name", help="Workspace name (default: the folder's name)."),
         root: Path | None = typer.Option(None, "--root", help="Parent folder of the workspace (default /tmp)."),
-        max_iters: int | None = typer.Option(None, "--max-iters", min=0, help="Stop after K iterations."),
+        max_iters: int | None = typer.Option(
+            None, "--max-iters", **bounded(StopConditions, "max_iterations"), help="Stop after K iterations."
+        ),
         planner: str | None = typer.Option(None, "--planner", help="rules (default), agent-cli or llm-api."),
         implementer: str | None = typer.Option(None, "--implementer", help="rules (default), agent-cli or llm-api."),
         planner_options: list[str] = typer.Option(
@@ -272,11 +276,26 @@ def register(app: typer.Typer) -> None:
         ),
         resume: bool = typer.Option(False, "--resume", help="Continue the interrupted run (error if none)."),
         stop_on_failure: bool = typer.Option(False, "--stop-on-failure", help="Stop at the first failed iteration."),
-        max_wall_min: float | None = typer.Option(None, "--max-wall-min", min=0.0, help="Stop after M minutes."),
-        target_latency_us: float | None = typer.Option(None, "--target-latency-us", help="Stop at this latency."),
-        target_speedup: float | None = typer.Option(None, "--target-speedup", help="Stop at this speedup over V0."),
+        max_wall_min: float | None = typer.Option(
+            None, "--max-wall-min", **bounded(StopConditions, "max_wall_time_min"), help="Stop after M minutes."
+        ),
+        target_latency_us: float | None = typer.Option(
+            None,
+            "--target-latency-us",
+            **bounded(StopConditions, "target_latency_us"),
+            help="Stop at this latency.",
+        ),
+        target_speedup: float | None = typer.Option(
+            None,
+            "--target-speedup",
+            **bounded(StopConditions, "target_speedup"),
+            help="Stop at this speedup over V0.",
+        ),
         repair_attempts: int | None = typer.Option(
-            None, "--repair-attempts", min=0, help="Repairs after a failed correctness check (default 2)."
+            None,
+            "--repair-attempts",
+            **bounded(RunSettings, "repair_attempts"),
+            help="Repairs after a failed correctness check (default 2).",
         ),
         device: str | None = typer.Option(None, "--device", help="cuda (default) or cpu (timing-only)."),
         reuse_workspace: bool = typer.Option(
@@ -289,8 +308,9 @@ def register(app: typer.Typer) -> None:
         Stop conditions come from README.md's front matter; the flags override them. Ctrl-C (or a crash)
         leaves the run resumable: run the command again, or pass --resume.
         """
+        from kernelopt.backends.settings import parse_assignments
         from kernelopt.loop.opening import check_task_folder, find_existing, target_of
-        from kernelopt.loop.settings import LoopRequest
+        from kernelopt.loop.settings import LoopRequest, check_request
         from kernelopt.loop.stop import StopReason
         from kernelopt.workspace import RunLock
 
@@ -308,11 +328,14 @@ def register(app: typer.Typer) -> None:
             target_latency_us=target_latency_us,
             target_speedup=target_speedup,
         )
+        check_request(request)  # every setting before the workspace is made or anything written
+        planner_settings = parse_assignments(list(planner_options))
+        implementer_settings = parse_assignments(list(implementer_options))
         if find_existing(path, name=name, root=root) is None:
             check_task_folder(path)  # a wrong PATH is said before a missing GPU, and before any write
         # One lock from the first write: the workspace is created, and the run made, under it.
         with RunLock(target_of(path, name=name, root=root)):
-            summary = _run(path, name, root, request, reuse_workspace, as_json, planner_options, implementer_options)
+            summary = _run(path, name, root, request, reuse_workspace, as_json, planner_settings, implementer_settings)
         if as_json:
             emit_json(summary)
         else:

@@ -70,10 +70,35 @@ def resolve_settings(workspace: Workspace, request: LoopRequest) -> tuple[RunSet
         if value is not None:
             update[name] = value
     overrides = {**(base.stop_overrides if resuming else {}), **request.stop_overrides()}
+    check_stop_overrides(overrides)
+    settings = RunSettings.model_validate({**base.model_dump(), **update, "stop_overrides": overrides})
+    return settings, state if resuming else None
+
+
+def check_stop_overrides(overrides: dict[str, float | int]) -> None:
+    """Stop conditions given as flags (or kept by the journal), checked as the task card's are.
+
+    Raises:
+        UsageError: a value out of its range (``max_wall_time_min`` 0).
+    """
     try:
-        StopConditions.model_validate(overrides)  # reject bad values before anything runs
+        StopConditions.model_validate(overrides)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise UsageError(f"invalid stop condition {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-    settings = RunSettings.model_validate({**base.model_dump(), **update, "stop_overrides": overrides})
-    return settings, state if resuming else None
+
+
+def check_request(request: LoopRequest) -> None:
+    """What the flags ask for, checked before a workspace is made or anything is written: the stop
+    conditions and the backends' names (a wrong one used to be said after the workspace was created).
+
+    Raises:
+        UsageError: a stop condition out of range, an unknown planner or implementer.
+    """
+    from kernelopt.backends.registry import implementer_class, planner_class
+
+    check_stop_overrides(request.stop_overrides())
+    if request.planner is not None:
+        planner_class(request.planner)
+    if request.implementer is not None:
+        implementer_class(request.implementer)
