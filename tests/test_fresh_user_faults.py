@@ -119,3 +119,31 @@ def test_a_numeric_option_takes_its_model_field_s_bound(capsys: pytest.CaptureFi
     ]:
         assert main(["batch", "nowhere", *argv]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_a_bad_sweep_file_names_the_field_and_the_schema_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`{"schema": "1"}` was "schema '1' is not supported (known: 1)"; a missing field "key: Field required";
+    an empty file a JSONDecodeError."""
+    import json
+
+    doc = json.loads(
+        (Path(__file__).parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "elementwise.json").read_text()
+    )
+    del doc["configs"][0]["status"]
+    schema_hint = "; see `kernelopt schema sweep` (docs/sweep-format.md)\n"
+    cases = [
+        (json.dumps({"schema": "1"}), '"schema" must be the number 1, not "1"' + schema_hint),
+        (json.dumps(doc), "does not match the sweep file schema: configs[0].status: field required" + schema_hint),
+        (
+            json.dumps({"schema": 1}),
+            "does not match the sweep file schema: key: field required (and 6 more)" + schema_hint,
+        ),
+        ("\n", "empty file" + schema_hint),
+    ]
+    for text, said in cases:
+        sweep = tmp_path / "sweep.json"
+        sweep.write_text(text)
+        assert main(["tune", "--replay", str(sweep)]) == 2
+        assert capsys.readouterr().err == f"kernelopt: error: {sweep}: {said}"

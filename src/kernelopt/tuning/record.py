@@ -159,6 +159,10 @@ class SweepFile(BaseModel):
         return {c.key: c for c in self.configs}
 
 
+SWEEP_HINT = "see `kernelopt schema sweep` (docs/sweep-format.md)"
+"""Where a sweep file's format is told, for the errors that reading one gives."""
+
+
 def read_sweeps(path: Path) -> list[SweepFile]:
     """The sweeps in the file at ``path``: a schema-1 sweep file, or a 2026-11-29 file (``.json.gz``
     allowed) converted entry by entry.
@@ -169,8 +173,7 @@ def read_sweeps(path: Path) -> list[SweepFile]:
     """
     doc = _load_json(path)
     if isinstance(doc, dict) and "schema" in doc:
-        if doc["schema"] != SWEEP_SCHEMA:
-            raise InputFileError(path, f"sweep file schema {doc['schema']!r} is not supported (known: {SWEEP_SCHEMA})")
+        _check_schema(path, doc["schema"])
         return [_validated(path, SweepFile, doc)]
     if isinstance(doc, dict) and isinstance(doc.get("results"), list):
         legacy = _validated(path, _LegacySweeps, doc)
@@ -191,6 +194,8 @@ def _load_json(path: Path) -> Any:
     try:
         raw = path.read_bytes()
         text = gzip.decompress(raw).decode("utf-8") if path.suffix == ".gz" else raw.decode("utf-8")
+        if not text.strip():
+            raise InputFileError(path, "empty file", hint=SWEEP_HINT)
         return json.loads(text)
     except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputFileError(path, f"not a JSON sweep file ({type(exc).__name__}: {exc})") from None
@@ -201,9 +206,24 @@ def _validated(path: Path, model: type[Any], doc: Any) -> Any:
         return model.model_validate(doc)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".") or "(top)"
+        what = first["msg"][:1].lower() + first["msg"][1:]  # "configs[0].key: field required"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise InputFileError(path, f"does not match the sweep file schema: {where}: {first['msg']}{more}") from None
+        raise InputFileError(
+            path, f"does not match the sweep file schema: {where}: {what}{more}", hint=SWEEP_HINT
+        ) from None
+
+
+def _check_schema(path: Path, found: Any) -> None:
+    """The ``schema`` field is the number 1 (``"1"``, the string, was said to be unsupported "(known: 1)")."""
+    if type(found) is int and found == SWEEP_SCHEMA:
+        return
+    if type(found) is int:
+        raise InputFileError(
+            path, f"sweep file schema {found} is not supported: this kernelopt reads schema {SWEEP_SCHEMA}"
+        )
+    shown = json.dumps(found) if isinstance(found, str | int | float | bool | None) else type(found).__name__
+    raise InputFileError(path, f'"schema" must be the number {SWEEP_SCHEMA}, not {shown}', hint=SWEEP_HINT)
 
 
 class _LegacyRun(BaseModel):
