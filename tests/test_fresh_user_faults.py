@@ -147,3 +147,20 @@ def test_a_bad_sweep_file_names_the_field_and_the_schema_command(
         sweep.write_text(text)
         assert main(["tune", "--replay", str(sweep)]) == 2
         assert capsys.readouterr().err == f"kernelopt: error: {sweep}: {said}"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("pyproject.toml", '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools"\n', 3),
+        ("README.md", "# kernel\n\nIt's `fast`.\n", 3),
+    ],
+)
+def test_tunables_on_a_file_that_is_not_python_says_so(
+    name: str, text: str, line: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed libcst's grammar ("cannot parse: line 4: parser error: error at 3:16: expected one of !=, ...")."""
+    (tmp_path / name).write_text(text)
+    assert main(["tunables", str(tmp_path / name), "--no-evaluate"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"kernelopt: error: {name}: not Python: syntax error at line {line}\n"

@@ -6,6 +6,7 @@ Pure: nothing is imported or run (autotune configs built by code come in evaluat
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,6 +260,18 @@ class _LaunchCollector(cst.CSTVisitor):
             self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
 
 
+def _not_python(source: str, filename: str, parser_line: int) -> str:
+    """One line for a file libcst cannot parse (a pyproject.toml, a Markdown file): the line Python's own
+    compiler names, not libcst's grammar internals ("error at 3:16: expected one of !=, %, ...")."""
+    try:
+        ast.parse(source, filename)
+    except SyntaxError as exc:
+        return f"{filename}: not Python: syntax error at line {exc.lineno or parser_line}"
+    except ValueError:  # a NUL byte
+        return f"{filename}: not Python: it holds a NUL byte"
+    return f"{filename}: Python that the parser (libcst) cannot read, at line {parser_line}"
+
+
 class _Analyzer:
     """Finds every knob of one source text."""
 
@@ -281,7 +294,7 @@ class _Analyzer:
         try:
             wrapper = MetadataWrapper(cst.parse_module(source))
         except cst.ParserSyntaxError as exc:
-            raise TunableError(f"{filename}: cannot parse: line {exc.raw_line}: {exc.message}") from None
+            raise TunableError(_not_python(source, filename, exc.raw_line)) from None
         self.module = wrapper.module
         self.positions = wrapper.resolve(PositionProvider)
         self.line_starts = [0]
