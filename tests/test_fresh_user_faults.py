@@ -164,3 +164,35 @@ def test_tunables_on_a_file_that_is_not_python_says_so(
     assert main(["tunables", str(tmp_path / name), "--no-evaluate"]) == 2
     err = capsys.readouterr().err
     assert err == f"kernelopt: error: {name}: not Python: syntax error at line {line}\n"
+
+
+def test_an_unknown_gpu_name_is_said_by_one_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tunables --gpu nosuchgpu` was accepted silently (rc 0, the output of no --gpu). A flag's unknown name is
+    an error, as `utilization --gpu` says it; a task card's is a warning (it may be the name the machine
+    gives), from optimize and now from tune too (it pruned with the generic limits without a word)."""
+    import shutil
+
+    import kernelopt.tuning.folder as folder
+    from kernelopt.errors import UsageError
+
+    assert main(["tunables", str(DATA / "loop"), "--gpu", "nosuchgpu", "--no-evaluate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelopt: error: unknown GPU 'nosuchgpu': no spec sheet; known: amd-mi300x, ")
+    assert err.count("\n") == 1 and "nvidia-h200-sxm" in err
+    assert main(["tunables", str(DATA / "loop"), "--gpu", "H200", "--no-evaluate", "--json"]) == 0
+    capsys.readouterr()
+
+    task = shutil.copytree(DATA / "loop", tmp_path / "loop")
+    card = task / "README.md"
+    card.write_text(card.read_text().replace("gpu: H200", "gpu: RTX 9999 Ti"))
+
+    def stop(*args: object, **kwargs: object) -> None:
+        raise UsageError("stopped before the session")
+
+    monkeypatch.setattr(folder, "tune_folder", stop)
+    assert main(["tune", str(task), "--device", "cpu", "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("warning: task card gpu 'RTX 9999 Ti' has no spec sheet (known: amd-mi300x, ")
+    assert "tuning prunes by the limits that need no spec sheet" in err

@@ -169,15 +169,17 @@ class TaskCard(BaseModel):
         return value
 
     def warnings(self) -> list[str]:
-        """What is valid but will limit the run: a ``gpu`` with no spec sheet (no spec-peak roofline)."""
+        """What is valid but will limit the run: a ``gpu`` with no spec sheet (no spec-peak roofline, and the
+        tuning's fit pruning without the GPU's shared memory). A ``--gpu`` flag with such a name is an error
+        (:func:`~kernelopt.hardware.specs.lookup`); a card's may be a GPU the machine names, so it is said."""
         out = []
         if self.gpu:
             try:
                 lookup(self.gpu)
             except KerneloptError as exc:
                 out.append(
-                    f"task card gpu {self.gpu!r} has no spec sheet ({exc.one_line()}): "
-                    "the roofline uses the measured ceilings only"
+                    f"task card gpu {self.gpu!r} has no spec sheet ({exc.hint or exc.one_line()}): the roofline "
+                    "uses the measured ceilings only, and tuning prunes by the limits that need no spec sheet"
                 )
         return out
 

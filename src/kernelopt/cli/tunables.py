@@ -45,6 +45,10 @@ def register(app: typer.Typer) -> None:
         """List the knobs of FILE (launch literals, launch options left out, computed values, autotune
         configs, heuristics, marked constants) with legal values; semantic parameters are listed, never
         edited."""
+        if gpu is not None:
+            from kernelopt.hardware.specs import lookup
+
+            lookup(gpu)  # an unknown name is one line (exit 2) listing the known ones, as for every --gpu
         if file.is_dir() and (file / "kernel.py").is_file():
             file = file / "kernel.py"  # a workspace or task folder: its kernel
         found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference)

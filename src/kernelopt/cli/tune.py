@@ -207,6 +207,8 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
 
     sweep_best = _sweep_best(sweep) if sweep is not None else None
     prepared = prepare_folder(request)
+    for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
+        warn(problem)
     space = prepared.space
     note(
         f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
