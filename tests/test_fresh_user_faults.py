@@ -196,3 +196,28 @@ def test_an_unknown_gpu_name_is_said_by_one_rule(
     err = capsys.readouterr().err
     assert err.startswith("warning: task card gpu 'RTX 9999 Ti' has no spec sheet (known: amd-mi300x, ")
     assert "tuning prunes by the limits that need no spec sheet" in err
+
+
+def test_tune_refuses_trials_without_replay_and_says_a_budget_under_the_floor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`tune PATH --trials 5` was ignored without a word; `--budget-fraction 1e-9` ran 1 candidate silently."""
+    from kernelopt.tuning.budget import BudgetRule
+
+    assert main(["tune", str(DATA / "loop"), "--device", "cpu", "--trials", "5"]) == 2
+    assert capsys.readouterr().err == (
+        "kernelopt: error: --trials goes with --replay only; a tuning session of PATH is one session\n"
+    )
+    assert BudgetRule(fraction=1e-9).below_floor(9) == (
+        "budget fraction 1e-09 of the 9 fit configurations is a budget of 1 candidate(s), fewer than the 9 the "
+        "default rule's floor gives; run as asked"
+    )
+    assert BudgetRule(fraction=0.5).below_floor(100) is None  # 50 candidates: above the floor of 24
+    assert BudgetRule(count=1).below_floor(100) is None  # a count is what was asked, in candidates already
+    sweep = Path(__file__).parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "elementwise.json"
+    assert main(["tune", "--replay", str(sweep), "--budget-fraction", "0.01", "--trials", "2", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "budget fraction 0.01 of the 42 fit configurations is a budget of 1 candidate(s), fewer than the 24 "
+        "the default rule's floor gives; run as asked\n"
+    )

@@ -60,7 +60,9 @@ def register(app: typer.Typer) -> None:
             help="A recorded sweep file (schema 1, docs/sweep-format.md; or a 2026-11-29 .json.gz): run the "
             "strategy against its recorded latencies, no GPU.",
         ),
-        trials: int = typer.Option(100, "--trials", min=1, help="--replay: sessions to run, each with its own seed."),
+        trials: int | None = typer.Option(
+            None, "--trials", min=1, help="--replay: sessions to run, each with its own seed (default 100)."
+        ),
         budget: int | None = typer.Option(None, "--budget", min=1, help="Candidates per session."),
         budget_fraction: float | None = typer.Option(
             None, "--budget-fraction", help="Candidates per session as a fraction of the fit-pruned space."
@@ -103,10 +105,12 @@ def register(app: typer.Typer) -> None:
         if replay is not None:
             if path is not None:
                 raise UsageError("give PATH (tune a kernel folder) or --replay SWEEP.json, not both")
-            _replay(replay, trials=trials, rule=rule, strategy=strategy, seed=seed, as_json=as_json)
+            _replay(replay, trials=trials or 100, rule=rule, strategy=strategy, seed=seed, as_json=as_json)
             return
         if path is None:
             raise UsageError("give PATH (a folder with kernel.py and reference.py) or --replay SWEEP.json")
+        if trials is not None:
+            raise UsageError("--trials goes with --replay only", hint="a tuning session of PATH is one session")
         from kernelopt.tuning.bench_worker import BenchPlan
         from kernelopt.tuning.folder import TuneRequest
         from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
@@ -215,6 +219,9 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
     note(f"timed on {_timed_shape(prepared.problem)}")
+    small = prepared.budget.below_floor(space.size.count)
+    if small is not None:
+        note(small)
     with _Bar() as bar:
         tuning = tune_folder(prepared, on_progress=bar.update)
     edit = best_edit(tuning) if tuning.judgement.better else None
@@ -420,6 +427,9 @@ def _replay(path: Path, *, trials: int, rule: BudgetRule, strategy: str, seed: i
     if sweep.best() is None:
         raise UsageError(f"{path}: the sweep of {sweep.name} has no timed configuration to replay")
     report = replay_trials(sweep, trials=trials, budget=rule, strategy=strategy, seed=seed)
+    small = rule.below_floor(report.fit_size)
+    if small is not None:
+        note(small)
     if as_json:
         emit_json(report)
         return

@@ -59,6 +59,11 @@ def default_candidates(space_size: int) -> int:
     return min(space_size, max(FLOOR, math.ceil(space_size * DEFAULT_FRACTION)))
 
 
+def fraction_candidates(space_size: int, fraction: float) -> int:
+    """``ceil(size * fraction)`` candidates, at least 1 and at most ``space_size`` (an explicit fraction)."""
+    return min(space_size, max(1, math.ceil(space_size * fraction)))
+
+
 def stalled(latencies: Sequence[float | None], *, floor: int = FLOOR, gain: float = STALL_GAIN) -> bool:
     """True when the session's best has stopped moving.
 
@@ -112,7 +117,7 @@ class Budget:
         """
         if not 0 < fraction <= 1:
             raise ValueError(f"a budget fraction is in (0, 1], not {fraction:g}")
-        return cls(min(space_size, max(1, math.ceil(space_size * fraction))), clock, wall_s)
+        return cls(fraction_candidates(space_size, fraction), clock, wall_s)
 
     @classmethod
     def from_count(cls, space_size: int, count: int, clock: Clock, *, wall_s: float = DEFAULT_WALL_S) -> Budget:
@@ -184,3 +189,17 @@ class BudgetRule:
         if self.fraction is not None:
             return f"{self.fraction:g} of the space"
         return f"default: max({FLOOR}, 1/5 of the space)"
+
+    def below_floor(self, space_size: int) -> str | None:
+        """A note when the fraction gives fewer candidates than the default rule's floor would (on a space of
+        ``space_size``); ``None`` otherwise. What was asked still runs: the note says the budget in candidates
+        (``--budget-fraction 1e-9`` of 9 configurations is 1 candidate)."""
+        if self.fraction is None:
+            return None
+        n, floor = fraction_candidates(space_size, self.fraction), min(space_size, FLOOR)
+        if n >= floor:
+            return None
+        return (
+            f"budget fraction {self.fraction:g} of the {space_size} fit configurations is a budget of {n} "
+            f"candidate(s), fewer than the {floor} the default rule's floor gives; run as asked"
+        )
