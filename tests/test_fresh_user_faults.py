@@ -221,3 +221,37 @@ def test_tune_refuses_trials_without_replay_and_says_a_budget_under_the_floor(
         "budget fraction 0.01 of the 42 fit configurations is a budget of 1 candidate(s), fewer than the 24 "
         "the default rule's floor gives; run as asked\n"
     )
+
+
+def test_the_readme_names_the_commands_without_json() -> None:
+    """README said every command that reports results takes --json; `schema sweep --json` is "No such option"."""
+    import re
+
+    import typer
+
+    from kernelopt.cli.app import build_app
+
+    def leaves(command: object, path: list[str]) -> Iterator[tuple[str, object]]:
+        subs = getattr(command, "commands", None)
+        if not subs:
+            yield " ".join(path), command
+            return
+        for name, sub in subs.items():
+            yield from leaves(sub, [*path, name])
+
+    without = {
+        name
+        for name, cmd in leaves(typer.main.get_command(build_app()), ["kernelopt"])
+        if not any("--json" in p.opts for p in cmd.params)  # type: ignore[attr-defined]
+    }
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    said = re.search(r"Every command takes `--json` but (.*?), whose output is JSON already", readme)
+    assert said is not None
+    assert (
+        set(re.findall(r"`(kernelopt [a-z ]+)`", said.group(1)))
+        == without
+        == {
+            "kernelopt schema",
+            "kernelopt memory read",
+        }
+    )
