@@ -255,3 +255,33 @@ def test_the_readme_names_the_commands_without_json() -> None:
             "kernelopt memory read",
         }
     )
+
+
+def test_a_speedup_under_1_is_said_as_slower(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CPU demo's summary read "0.255x over the reference (PyTorch eager)" for a kernel 4x slower."""
+    from kernelopt.cli.optimize import _render, speedup_words
+    from kernelopt.loop.summary import LoopSummary
+
+    assert speedup_words(0.255, "the reference (PyTorch eager)") == "3.92x slower than the reference (PyTorch eager)"
+    assert speedup_words(41.1, "V0") == "41.1x over V0"
+    assert speedup_words(0.9996, "torch.compile") == "1x over torch.compile"
+    values: dict[str, object] = {name: None for name in LoopSummary.model_fields}
+    values.update(
+        workspace="ws",
+        versions=[],
+        best_version="v1",
+        best_latency_us=7.4,
+        speedup_vs_baseline=41.1,
+        speedup_vs_reference=0.255,
+        speedup_vs_compiled=0.5,
+        iterations=1,
+        failures=0,
+        elapsed_s=1.0,
+        stage_seconds={},
+        candidates_evaluated=0,
+    )
+    summary = LoopSummary.model_construct(**values)  # type: ignore[arg-type]
+    _render(summary)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "best: v1 at 7.4 us (41.1x over V0)" in out
+    assert "3.92x slower than the reference (PyTorch eager), 2x slower than torch.compile" in out
