@@ -98,12 +98,22 @@ def add_workspace(ws_root: Path):
     )
 
 
+QUIET_GIT = "[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n"
+"""The tests' global git configuration: no automatic housekeeping (``git maintenance run --auto``, which git
+starts after every commit: a process each time, and nothing a test's small repository needs)."""
+
+
+def quiet_git_config(path: Path) -> None:
+    path.write_text(QUIET_GIT)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never read or write the user's global git configuration; a real gate measures 0.1 s per case
     and version unless the test asks for more (the default of 1 s is the harness's own, tested there)."""
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
     home = tmp_path_factory.mktemp("home")
+    quiet_git_config(home / ".gitconfig")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -124,6 +134,7 @@ def rows_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     root = tmp_path_factory.mktemp("rows_baseline")
     home = tmp_path_factory.mktemp("rows_home")
+    quiet_git_config(home / ".gitconfig")
     with pytest.MonkeyPatch.context() as mp:
         for name, value in (
             ("HOME", str(home)),
