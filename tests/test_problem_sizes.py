@@ -3,14 +3,10 @@ shrinks the others for a quick run, the file keeps its own sizes, and a missing 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import kernelopt
 from kernelopt.errors import UsageError
 from kernelopt.harness.gate import validate
 from kernelopt.harness.sizes import effective_constants, size_constants
@@ -20,7 +16,6 @@ from kernelopt.workspace import Workspace
 from .conftest import DATA
 
 RELU = DATA / "kernelbench" / "relu"
-SRC = str(Path(kernelopt.__file__).resolve().parents[1])
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -65,18 +60,17 @@ def test_sizes_and_scale_change_the_timed_problem(tmp_path: Path, monkeypatch: p
     assert any("problem sizes changed" in w for w in scaled.warnings)
 
 
-def test_a_size_naming_no_constant_is_exit_2(tmp_path: Path) -> None:
+def test_a_size_naming_no_constant_is_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.cli.app import main
+
     ws = _ws(tmp_path, "---\nsizes:\n  seq_len: 128\n---\n")
-    env = {**os.environ, "PYTHONPATH": SRC, "KERNELOPT_DEVICE": "cpu"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "kernelopt", "validate", str(ws.root)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert proc.returncode == 2, proc.stderr
-    assert "seq_len" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    monkeypatch.setenv("KERNELOPT_DEVICE", "cpu")
+    code = main(["validate", str(ws.root)])  # the CLI's exit code and one line (tests/test_harness_gate.py runs it)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "seq_len" in err and len(err.strip().splitlines()) == 1
 
 
 def test_the_profiler_driver_reads_the_same_sizes_from_the_task_card(tmp_path: Path) -> None:

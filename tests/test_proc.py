@@ -237,5 +237,6 @@ def test_nothing_a_kernel_leaves_running_survives_the_check(tmp_path: Path, monk
     assert report.passed, report.message
     pids = _pids(strays)
     assert len(pids) == 2 and not any(_alive(p) for p in pids)
-    time.sleep(2.5)
+    # a stray would write 2 s after its pid file: wait until 2.5 s after the last one (not after the check)
+    time.sleep(max(0.0, max(p.stat().st_mtime for p in strays.glob("pid.*")) + 2.5 - time.time()))
     assert not list(strays.glob("late.*"))  # no stray wrote after the check

@@ -608,6 +608,17 @@ def test_worker_answer_parsing() -> None:
     assert ran.problem == "kernel.py: the module was read, but the task run failed: ValueError: no GPU"
 
 
+def test_an_evaluation_on_the_cpu_is_forked_and_auto_is_the_cpu_without_a_gpu_driver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import kernelopt.tunables.evaluate as evaluate
+
+    for present in (True, False):
+        monkeypatch.setattr(evaluate, "gpu_driver_present", lambda present=present: present)
+        assert evaluate.runs_on_cpu("cpu") and not evaluate.runs_on_cpu("cuda") and not evaluate.runs_on_cpu("cuda:1")
+        assert evaluate.runs_on_cpu("auto") is not present
+
+
 def test_pin_configs_keeps_key_prune_and_reset() -> None:
     from kernelopt.tunables import AutotuneConfig, pin_configs
 

@@ -2,7 +2,8 @@
 
 :func:`nvidia_gpus` returns the name, UUID, memory, compute capability and driver/CUDA versions of every
 NVIDIA GPU the driver exposes, or raises :class:`NvmlUnavailable` with the reason (no driver, no GPU,
-library missing). It starts no process and creates no CUDA context.
+library missing). It starts no process and creates no CUDA context. :func:`gpu_driver_present` says
+whether torch could see any GPU at all (an NVIDIA or a ROCm driver), without loading either.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from kernelopt.errors import EnvironmentProblem
 
 NVML_LIBRARIES = ("libnvidia-ml.so.1", "libnvidia-ml.so", "nvml.dll")
+#: Device nodes of a GPU driver: NVIDIA's control node, ROCm's kernel fusion driver.
+GPU_DEVICE_NODES = ("/dev/nvidiactl", "/dev/kfd")
 _SUCCESS = 0
 
 
@@ -46,6 +50,19 @@ class GpuIdentity:
 
 class _Memory(ctypes.Structure):
     _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+
+
+def gpu_driver_present() -> bool:
+    """True when this machine has a GPU driver torch could use: an NVIDIA or ROCm device node, or NVIDIA's
+    NVML library (installed with every NVIDIA driver, WSL's included) loads. ``False`` means torch sees no
+    GPU, so ``auto`` is the CPU. Starts no process and creates no CUDA context."""
+    if any(Path(node).exists() for node in GPU_DEVICE_NODES):
+        return True
+    try:
+        _load()
+    except NvmlUnavailable:
+        return False
+    return True
 
 
 def _load() -> ctypes.CDLL:

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
+from kernelopt.hardware.gpu import gpu_driver_present
 from kernelopt.tunables.analysis import analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
@@ -35,6 +36,12 @@ def needs_evaluation(source: str, filename: str = "kernel.py") -> list[str]:
     return [
         s.kernel for s in sites if s.kind is TunableKind.AUTOTUNE_CONFIG and s.key.endswith(".configs") and s.kernel
     ]
+
+
+def runs_on_cpu(device: str) -> bool:
+    """True when an evaluation on ``device`` runs on the CPU: ``cpu``, or ``auto`` where torch can see no GPU
+    (no GPU driver: :func:`~kernelopt.hardware.gpu.gpu_driver_present`)."""
+    return Device.of(device) is Device.CPU or (device == "auto" and not gpu_driver_present())
 
 
 def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> AutotuneEvaluation:
@@ -84,7 +91,8 @@ def evaluate_autotune(
             each space carries the ``best_config`` its autotuner picked, and ``launch_values`` the values
             every kernel's last launch received (computed settings, heuristics, the picked config).
         device: the device of that run (``cuda``, ``cpu`` under ``TRITON_INTERPRET=1``, ``auto``: cuda when
-            torch sees a GPU).
+            torch sees a GPU). A worker on the CPU (``cpu``, or ``auto`` on a machine without a GPU driver)
+            is forked from the process's fork server for CPU runs; any other starts a new interpreter.
         timeout_s: the worker's wall-clock limit; past it the process group is killed.
         env: the worker's environment (default: this process's).
 
@@ -98,7 +106,7 @@ def evaluate_autotune(
             env=dict(env) if env is not None else None,
             cwd=kernel_py.parent,
             startup_timeout_s=timeout_s,
-            forked=Device.of(device) is Device.CPU,
+            forked=runs_on_cpu(device),
         )
         payload = {
             "kernel_py": str(Path(kernel_py).resolve()),
