@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import UsageError
-from kernelopt.kernelsource import timed_shape_index
+from kernelopt.kernelsource import shape_size, smallest_shape_index, timed_shape_index
 from kernelopt.tuning.bench_worker import BenchInit
 from kernelopt.tuning.problem import (
     MemoryNeed,
@@ -93,6 +93,9 @@ def test_a_triton_kernel_on_the_cpu_is_timed_on_the_smallest_shape(tmp_path: Pat
     shapes = [{"n_rows": 32768, "n_cols": 4096}, {"n_rows": 5, "n_cols": 300}, {"n_rows": 7, "n_cols": 300}]
     assert timed_shape_index(shapes, interpreted=True) == 1 and timed_shape_index(shapes, interpreted=False) == 0
     assert timed_shape_index(shapes[:1], interpreted=True) == 0
+    # one size rule for the timed and the compile shape: get_inputs()'s defaults ({}) are never the small
+    # one, and a 0 counts as 1
+    assert smallest_shape_index([{}, {"n": 4096}]) == 1 and shape_size({"n": 64, "offset": 0}) == 64
     (tmp_path / "reference.py").write_text("def get_inputs(n_rows, n_cols):\n    return []\n")
     (tmp_path / "kernel.py").write_text("import triton\n\ndef run(x):\n    return x\n")
     assert Problem.from_folder(tmp_path, device="cpu").primary_shape(shapes).kwargs == shapes[1]

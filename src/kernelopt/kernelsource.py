@@ -10,6 +10,7 @@ and ``get_inputs()``. KernelBench form: ``reference.py`` defines ``class Model``
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
@@ -97,19 +98,20 @@ def detect_framework(path: Path) -> Framework:
 
 
 def shape_size(shape: Mapping[str, Any]) -> float:
-    """The product of a ``SHAPES`` entry's numbers (each at least 1): how large a case it is."""
-    size = 1.0
-    for v in shape.values():
-        if isinstance(v, int | float) and not isinstance(v, bool):
-            size *= max(float(v), 1.0)
-    return size
+    """How large a ``SHAPES`` entry is: the product of its numbers, each counted as at least 1; infinite for
+    an entry with no number (``get_inputs()``'s defaults: its size is not known, so it is never the small one)."""
+    numbers = [max(float(v), 1.0) for v in shape.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    return math.prod(numbers) if numbers else math.inf
+
+
+def smallest_shape_index(shapes: Sequence[Mapping[str, Any]]) -> int:
+    """The position of the smallest ``SHAPES`` entry (:func:`shape_size`; the first of equals)."""
+    return min(range(len(shapes)), key=lambda i: (shape_size(shapes[i]), i))
 
 
 def timed_shape_index(shapes: Sequence[Mapping[str, Any]], *, interpreted: bool) -> int:
     """Which ``SHAPES`` entry is timed: the first (the main shape), except for a Triton kernel run by
-    Triton's interpreter on the CPU (``interpreted``): the smallest (the first of equals). The interpreter
-    runs one program at a time, and a main shape sized for a GPU (256 MiB and more) would take hours there.
-    0 when there is at most one entry."""
-    if not interpreted or len(shapes) < 2:
-        return 0
-    return min(range(len(shapes)), key=lambda i: (shape_size(shapes[i]), i))
+    Triton's interpreter on the CPU (``interpreted``): the smallest. The interpreter runs one program at a
+    time, and a main shape sized for a GPU (256 MiB and more) would take hours there. 0 when there is at
+    most one entry."""
+    return smallest_shape_index(shapes) if interpreted and len(shapes) > 1 else 0

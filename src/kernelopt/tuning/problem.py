@@ -18,7 +18,6 @@ candidate runs. The bench worker holds at most :data:`BENCH_MEMORY_FACTOR` times
 from __future__ import annotations
 
 import ast
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import effective_constants, size_constants
-from kernelopt.kernelsource import detect_framework, timed_shape_index
+from kernelopt.kernelsource import detect_framework, smallest_shape_index, timed_shape_index
 from kernelopt.taskcard import TaskCard
 from kernelopt.vocabulary import Framework
 
@@ -131,11 +130,6 @@ def workers_that_fit(need: MemoryNeed, free_bytes: int, wanted: int) -> int:
     return max(1, min(wanted, free_bytes // need.bench_bound_bytes))
 
 
-def _size(kwargs: Mapping[str, ShapeValue]) -> float:
-    nums = [float(v) for v in kwargs.values() if isinstance(v, int | float) and not isinstance(v, bool)]
-    return math.prod(nums) if nums else math.inf
-
-
 def shrink(value: int) -> int:
     """``value`` divided by about :data:`SHRINK_FACTOR`, keeping its remainder modulo :data:`SHRINK_ALIGN`
     (``16384 -> 512``, ``100000 -> 1696``); a value that cannot shrink so is kept (``1000``)."""
@@ -164,8 +158,7 @@ def compile_shape(
         module_constants: reference.py's module-level number constants, in file order.
     """
     if len(shapes) > 1:
-        smallest = min(range(len(shapes)), key=lambda i: (_size(shapes[i]), i))
-        return ProblemShape(kwargs=dict(shapes[smallest]), constants=primary.constants)
+        return ProblemShape(kwargs=dict(shapes[smallest_shape_index(shapes)]), constants=primary.constants)
     name = _leading(primary.kwargs)
     if name is not None:
         value = primary.kwargs[name]
@@ -295,14 +288,18 @@ class Problem(BaseModel):
             self.device == "cpu" and self.kernel_py.is_file() and detect_framework(self.kernel_py) is Framework.TRITON
         )
 
+    def timed_index(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> int:
+        """Which ``SHAPES`` entry is timed: the first; for a Triton kernel on the CPU the smallest, unless the
+        task card sets the sizes (:func:`kernelopt.kernelsource.timed_shape_index`)."""
+        return timed_shape_index(shapes, interpreted=self.interpreted and not self.constants)
+
     def primary_shape(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> ProblemShape:
-        """The shape candidates are timed on: :attr:`shape`, else the timed ``SHAPES`` entry (the first; for
-        a Triton kernel on the CPU the smallest, unless the task card sets the sizes:
-        :func:`kernelopt.kernelsource.timed_shape_index`), else no arguments."""
+        """The shape candidates are timed on: :attr:`shape`, else the timed ``SHAPES`` entry
+        (:meth:`timed_index`), else no arguments."""
         if self.shape is not None:
             kwargs = dict(self.shape)
         elif shapes:
-            kwargs = dict(shapes[timed_shape_index(shapes, interpreted=self.interpreted and not self.constants)])
+            kwargs = dict(shapes[self.timed_index(shapes)])
         else:
             kwargs = {}
         return ProblemShape(kwargs=kwargs, constants=dict(self.constants))
