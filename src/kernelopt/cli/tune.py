@@ -175,31 +175,29 @@ def _folder(path: Path, device: str | None) -> Path:
     return path
 
 
-#: What each session stop means, for the replay's summary line.
-STOP_WORDS = {
-    "candidates": "the budget's candidates spent",
-    "stalled": "stalled (a default budget ends once max(24, k) candidates follow the last 1 % gain, at k)",
-    "wall_time": "out of wall time",
-    "strategy_done": "nothing left to try",
-}
-
-
 def _stops(stops: dict[str, int]) -> str:
-    """``10 stalled (...)``, ``7 the budget's candidates spent, 3 ...``."""
-    return ", ".join(f"{n} {STOP_WORDS.get(stop, stop)}" for stop, n in stops.items()) or "none"
+    """``10 stalled (...)``, ``7 the budget's candidates spent, 3 ...``: why the replay's sessions ended."""
+    from kernelopt.tuning.session import StopReason
+
+    words = {
+        StopReason.CANDIDATES: "the budget's candidates spent",
+        StopReason.STALLED: "stalled (a default budget ends once max(24, k) candidates follow the last 1 % gain, at k)",
+        StopReason.WALL_TIME: "out of wall time",
+        StopReason.STRATEGY_DONE: "nothing left to try",
+        StopReason.INTERRUPTED: "interrupted",
+    }
+    return ", ".join(f"{n} {words[StopReason(stop)]}" for stop, n in stops.items()) or "none"
 
 
 def _timed_shape(problem: Problem) -> str:
     """The shape candidates are timed on, as ``name=value`` pairs, and why when it is not the main one."""
-    from kernelopt.kernelsource import timed_shape_index
     from kernelopt.tuning.problem import literal_shapes
 
     shapes = literal_shapes(problem.reference_py) or []
     shape = problem.primary_shape(shapes)
     values = {**shape.constants, **shape.kwargs}
     text = ", ".join(f"{k}={v}" for k, v in values.items()) or "get_inputs()'s defaults"
-    smallest = timed_shape_index(shapes, interpreted=problem.interpreted and not shape.constants) != 0
-    if problem.shape is None and smallest:
+    if problem.shape is None and problem.timed_index(shapes) != 0:
         return f"{text} (reference.py's smallest SHAPES entry: the interpreter would take too long on the main one)"
     return text
 
