@@ -423,6 +423,24 @@ class ForkPool:
         self.warm_launches += int(reply.warm)
         return reply
 
+    def _launch_entry(
+        self,
+        entry: tuple[str, list[str]],
+        *,
+        env: Mapping[str, str] | None,
+        cwd: Path | None,
+        out: Path,
+        err: Path,
+        fds: Sequence[int] = (),
+    ) -> tuple[Launched, str]:
+        """Launch ``entry`` (:func:`warm_entry`'s answer) under a new command token, in ``env`` (default: the
+        pool's); the reply and the token (what the run starts in other sessions is found by it)."""
+        token = uuid.uuid4().hex
+        reply = self._launch(
+            entry[0], entry[1], env=self.env if env is None else env, cwd=cwd, out=out, err=err, token=token, fds=fds
+        )
+        return reply, token
+
     @staticmethod
     def _send(conn: socket.socket, data: bytes, fds: Sequence[int]) -> None:
         if not fds:
@@ -447,18 +465,8 @@ class ForkPool:
         entry = warm_entry(argv)
         if entry is None:
             return None
-        token = uuid.uuid4().hex
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        reply = self._launch(
-            entry[0],
-            entry[1],
-            env=self.env if env is None else env,
-            cwd=cwd,
-            out=log_path,
-            err=log_path,
-            token=token,
-            fds=pass_fds,
-        )
+        reply, token = self._launch_entry(entry, env=env, cwd=cwd, out=log_path, err=log_path, fds=pass_fds)
         return ForkedWorker(self, reply.pid, tuple(argv), log_path, token)
 
     @contextmanager
@@ -484,16 +492,7 @@ class ForkPool:
                 yield command
             return
         started = time.monotonic()
-        token = uuid.uuid4().hex
-        reply = self._launch(
-            entry[0],
-            entry[1],
-            env=self.env if env is None else env,
-            cwd=cwd,
-            out=stdout_path,
-            err=stderr_path,
-            token=token,
-        )
+        reply, token = self._launch_entry(entry, env=env, cwd=cwd, out=stdout_path, err=stderr_path)
         worker = PooledWorker(self, reply.pid, started_at=started, timeout_s=timeout_s, warm=reply.warm)
         try:
             yield worker
