@@ -137,6 +137,18 @@ def test_git_state_is_recorded_and_restored(ws) -> None:
     assert ws.head() == before.head and GitState.record(ws) == before
 
 
+def test_an_index_refreshed_by_git_status_is_no_change_and_a_staged_file_is_undone(ws) -> None:
+    before = GitState.record(ws)
+    os.utime(ws.kernel_py, (1, 1))  # same content, other file times: `git status` rewrites the index
+    ws.repo.git.status()
+    assert (Path(ws.repo.git_dir) / "index").read_bytes() != before.index
+    assert before.restore(ws) == []
+    ws.kernel_py.write_text("x = 2\n")
+    ws.repo.git.add("kernel.py")
+    assert before.restore(ws) == ["git index changed"]
+    assert ws.repo.git.diff("--cached", "--name-only") == "" and GitState.record(ws) == before
+
+
 def test_secrets_are_dropped_from_child_environments(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNELOPT_LLM_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-other")

@@ -157,17 +157,17 @@ def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
             cw.set_value("user", "name", GIT_USER[0])
             cw.set_value("user", "email", GIT_USER[1])
             cw.set_value("commit", "gpgsign", "false")
-        repo.index.add(
-            [
-                "kernel.py",
-                "reference.py",
-                "README.md",
-                "test_kernel.py",
-                ".gitignore",
-                "memory/.gitkeep",
-                "plans/.gitkeep",
-                "profiles/.gitkeep",
-            ]
+        # one `git add` (GitPython's index.add runs `git hash-object` once per file)
+        repo.git.add(
+            "--",
+            "kernel.py",
+            "reference.py",
+            "README.md",
+            "test_kernel.py",
+            ".gitignore",
+            "memory/.gitkeep",
+            "plans/.gitkeep",
+            "profiles/.gitkeep",
         )
         repo.git.commit("-m", f"init: workspace {name} (kernel.py, reference.py, task card)")
         repo.close()

@@ -12,7 +12,7 @@ Backends are never trusted (DESIGN.md, "may write" column), and tooling stages a
   have committed its change). A user's task-card edit made between iterations is accepted with
   :meth:`ProtectedContent.accept`.
 - Git state (:class:`GitState`): HEAD, every ref (branches, tags, stash, ``refs/kernelopt/*``), the
-  index (as a tree) and ``.git/config`` recorded before a backend runs; :meth:`GitState.restore`
+  index and ``.git/config`` recorded before a backend runs; :meth:`GitState.restore`
   undoes commits, new branches, tags, stashes, index and config changes, and lists what it undid.
 - Secrets: :func:`files_with_secret` finds changed files that hold a secret value (the API key) or a key.
 """
@@ -223,54 +223,47 @@ class ProtectedContent:
 class GitState:
     """HEAD, refs, index and config of the workspace repository at one moment.
 
+    Recording it runs one git command (``for-each-ref``): HEAD, the index and the config are read as
+    files. A stage call is bracketed by two recordings, and a loop makes hundreds of stage calls.
+
     Attributes:
         head: HEAD's commit.
         head_ref: the branch HEAD points to (``refs/heads/main``), ``None`` when detached.
         refs: every ref (branches, tags, ``refs/stash``, ``refs/kernelopt/*``) -> object name.
-        index_tree: the tree the index holds (``git write-tree``), ``None`` when it cannot be written.
+        index: the bytes of ``.git/index`` (``None``: there is none).
         config: the bytes of ``.git/config``.
     """
 
     head: str
     head_ref: str | None
     refs: dict[str, str] = field(default_factory=dict)
-    index_tree: str | None = None
+    index: bytes | None = None
     config: bytes = b""
 
     @classmethod
     def record(cls, ws: Workspace) -> GitState:
-        import git  # imported where used: GitPython runs `git version` when it is imported
-
-        g = ws.repo.git
-        try:
-            head_ref: str | None = g.symbolic_ref("-q", "HEAD").strip() or None
-        except git.GitCommandError:
-            head_ref = None
+        git_dir = Path(ws.repo.git_dir)
         refs = {}
-        for line in g.for_each_ref("--format=%(refname) %(objectname)").splitlines():
+        for line in ws.repo.git.for_each_ref("--format=%(refname) %(objectname)").splitlines():
             name, _, sha = line.partition(" ")
             if name:
                 refs[name] = sha
-        try:
-            tree: str | None = g.write_tree().strip()
-        except git.GitCommandError:  # unmerged entries
-            tree = None
-        config = Path(ws.repo.git_dir) / "config"
         return cls(
             head=ws.head(),
-            head_ref=head_ref,
+            head_ref=_head_ref(ws, git_dir),
             refs=refs,
-            index_tree=tree,
-            config=config.read_bytes() if config.is_file() else b"",
+            index=_read_or_none(git_dir / "index"),
+            config=_read_or_none(git_dir / "config") or b"",
         )
 
     def restore(self, ws: Workspace) -> list[str]:
         """Undo every difference from this state; returns one line per thing undone (empty: none)."""
         now = GitState.record(ws)
         g = ws.repo.git
+        git_dir = Path(ws.repo.git_dir)
         undone: list[str] = []
         if now.config != self.config:
-            (Path(ws.repo.git_dir) / "config").write_bytes(self.config)
+            (git_dir / "config").write_bytes(self.config)
             undone.append("git config changed")
         for name in sorted(now.refs.keys() - self.refs.keys()):
             g.update_ref("-d", name)
@@ -290,10 +283,57 @@ class GitState:
             g.update_ref("--no-deref", "HEAD", self.head)
         if now.head != self.head:
             undone.append(f"HEAD moved {self.head[:12]} -> {now.head[:12]} (commits made)")
-        if self.index_tree is not None and GitState.record(ws).index_tree != self.index_tree:
-            g.read_tree(self.index_tree)
-            undone.append("git index changed")
+        if self.index is not None and now.index != self.index:
+            # `git status` rewrites the index to refresh its file times: only another tree is a change
+            if _index_tree(ws, now.index) != _index_tree(ws, self.index):
+                undone.append("git index changed")
+            _write_index(git_dir / "index", self.index)
         return undone
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _head_ref(ws: Workspace, git_dir: Path) -> str | None:
+    """The branch ``.git/HEAD`` names; ``None`` when HEAD is detached. A repository whose refs are in
+    a reftable keeps a placeholder in that file, and git itself is asked."""
+    import git  # imported where used: GitPython runs `git version` when it is imported
+
+    text = (_read_or_none(git_dir / "HEAD") or b"").decode("utf-8", errors="replace").strip()
+    name = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
+    if name != "refs/heads/.invalid":
+        return name
+    try:
+        return ws.repo.git.symbolic_ref("-q", "HEAD").strip() or None
+    except git.GitCommandError:
+        return None
+
+
+def _index_tree(ws: Workspace, index: bytes | None) -> str | None:
+    """The tree an index of these bytes holds (``git write-tree`` on a copy); ``None`` when it has
+    unmerged entries or cannot be read."""
+    import git
+
+    if index is None:
+        return None
+    copy = Path(ws.repo.git_dir) / "kernelopt-index-copy"
+    try:
+        copy.write_bytes(index)
+        return str(ws.repo.git.write_tree(env={"GIT_INDEX_FILE": str(copy)})).strip()
+    except git.GitCommandError:
+        return None
+    finally:
+        copy.unlink(missing_ok=True)
+
+
+def _write_index(path: Path, data: bytes) -> None:
+    tmp = path.with_name("kernelopt-index-back")
+    tmp.write_bytes(data)
+    tmp.replace(path)
 
 
 def _ref_kind(name: str) -> str:
