@@ -32,3 +32,23 @@ def test_cpu_runs_are_fresh_children_of_one_server(tmp_path: Path) -> None:
     pool = shared_cpu_pool(worker_env(None, {"KERNELOPT_WORKER": "1"}, device="cpu"))
     assert pool is not None and pool.ready is not None
     assert pool.launches >= 2 and pool.ready.pid != os.getpid()
+
+
+def test_the_dtype_probe_on_the_cpu_is_a_child_of_the_gates_server_and_keeps_its_limit(tmp_path: Path) -> None:
+    import sys
+
+    from kernelopt.harness.infer import infer_dtype
+    from kernelopt.worker.forkpool import run_forked
+
+    env = worker_env(device="cpu")
+    pool = shared_cpu_pool(env)
+    assert pool is not None
+    before = pool.launches
+    found = infer_dtype(KERNELS / "add_reference.py", device="cpu")
+    assert found.value == "fp32" and pool.launches == before + 1  # forked, not a new interpreter
+    hang = tmp_path / "hang_reference.py"
+    hang.write_text("import time\ntime.sleep(60)\n")
+    argv = [sys.executable, "-m", "kernelopt.harness.infer", str(hang)]
+    res = run_forked(argv, timeout_s=1.0, env=env)
+    assert res is not None and res.timed_out and res.returncode is None and res.duration_s < 10
+    assert run_forked([sys.executable, "-c", "print(1)"], timeout_s=5.0, env=env) is None  # no entry point

@@ -184,6 +184,11 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
         out = implementer.implement(StageContext(workspace=ws, version=n, summary=summary, plan=planned.plan))
         outs.append(out)
         records.append(_record(ws, n, planned.plan, out))
+    # what each session kept, should a loaded machine's timing make V2 move (seen once in a full run)
+    assert len(outs) == 2, [
+        (o.knob_changes, o.error, [(c.parameters, c.latency_us, c.served) for c in o.candidates if c.chosen])
+        for o in outs
+    ]
     first, second = outs
     by = {(c.parameters["BLOCK_M"], c.parameters["BLOCK_N"]): c for c in first.candidates}
     chosen = next(k for k, c in by.items() if c.chosen)

@@ -611,12 +611,12 @@ def test_worker_answer_parsing() -> None:
 def test_an_evaluation_on_the_cpu_is_forked_and_auto_is_the_cpu_without_a_gpu_driver(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import kernelopt.tunables.evaluate as evaluate
+    import kernelopt.hardware.gpu as gpu
 
     for present in (True, False):
-        monkeypatch.setattr(evaluate, "gpu_driver_present", lambda present=present: present)
-        assert evaluate.runs_on_cpu("cpu") and not evaluate.runs_on_cpu("cuda") and not evaluate.runs_on_cpu("cuda:1")
-        assert evaluate.runs_on_cpu("auto") is not present
+        monkeypatch.setattr(gpu, "gpu_driver_present", lambda present=present: present)
+        assert gpu.runs_on_cpu("cpu") and not gpu.runs_on_cpu("cuda") and not gpu.runs_on_cpu("cuda:1")
+        assert gpu.runs_on_cpu("auto") is not present
 
 
 def test_pin_configs_keeps_key_prune_and_reset() -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelopt.errors import EnvironmentProblem
+from kernelopt.vocabulary import Device
 
 NVML_LIBRARIES = ("libnvidia-ml.so.1", "libnvidia-ml.so", "nvml.dll")
 #: Device nodes of a GPU driver: NVIDIA's control node, ROCm's kernel fusion driver.
@@ -63,6 +64,12 @@ def gpu_driver_present() -> bool:
     except NvmlUnavailable:
         return False
     return True
+
+
+def runs_on_cpu(device: str) -> bool:
+    """True when a run on ``device`` runs on the CPU: ``cpu``, or ``auto`` where torch can see no GPU (no GPU
+    driver: :func:`gpu_driver_present`)."""
+    return Device.of(device) is Device.CPU or (device == "auto" and not gpu_driver_present())
 
 
 def _load() -> ctypes.CDLL:

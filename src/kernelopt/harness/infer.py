@@ -65,19 +65,23 @@ def dominant_dtype(counts: dict[str, int]) -> str | None:
     return max(by_name, key=lambda d: (by_name[d], -order.index(d) if d in order else -99))
 
 
-def infer_dtype(reference_py: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> Inferred:
-    """The reference's dtype (see the module docstring), from a child process.
+def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = PROBE_TIMEOUT_S) -> Inferred:
+    """The reference's dtype (see the module docstring), from a child process: on the CPU (``device``, see
+    :func:`~kernelopt.hardware.gpu.runs_on_cpu`) a child forked from this process's fork server for CPU runs,
+    the one the gate's runs come from next (torch imported once), else a new interpreter.
 
     Raises:
         InputFileError: the probe ran past ``timeout_s`` (reference.py hangs at import or in get_inputs).
     """
+    from kernelopt.hardware.gpu import runs_on_cpu
     from kernelopt.harness.runner import worker_env
     from kernelopt.proc import run_command
+    from kernelopt.worker.forkpool import run_forked
 
-    env = worker_env()
-    res = run_command(
-        [sys.executable, "-m", "kernelopt.harness.infer", str(reference_py)], timeout_s=timeout_s, env=env
-    )
+    argv = [sys.executable, "-m", "kernelopt.harness.infer", str(reference_py)]
+    res = run_forked(argv, timeout_s=timeout_s, env=worker_env(device="cpu")) if runs_on_cpu(device) else None
+    if res is None:
+        res = run_command(argv, timeout_s=timeout_s, env=worker_env())
     if res.timed_out:
         # a reference that cannot build its inputs in this time hangs: said now, not after the gate's limits
         raise InputFileError(
@@ -160,8 +164,14 @@ def _probe(reference_py: Path) -> dict[str, Any]:
     return {"elements": elements, "outputs_seen": outputs_seen}
 
 
+def main(argv: list[str]) -> int:
+    """``python -m kernelopt.harness.infer REFERENCE``: print the probe's JSON object (a fork server's entry
+    point too)."""
+    sys.stdout.write(json.dumps(_probe(Path(argv[0]))) + "\n")
+    return 0
+
+
 if __name__ == "__main__":
     from kernelopt.proc import exit_process
 
-    sys.stdout.write(json.dumps(_probe(Path(sys.argv[1]))) + "\n")
-    exit_process(0)
+    exit_process(main(sys.argv[1:]))

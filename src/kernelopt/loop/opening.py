@@ -237,7 +237,7 @@ def fill_card(ws: Workspace, *, device: str | None, announce: Callable[[str], No
     if card.dtype is None:
         if announce is not None:
             announce(f"dtype: probing reference.py's inputs (at most {PROBE_TIMEOUT_S:g} s)")
-        found.append(infer_dtype(ws.reference_py))
+        found.append(infer_dtype(ws.reference_py, device=device or "auto"))
     if card.gpu is None:
         found.append(infer_gpu(device))
     changed = [f for f in found if f.value is not None]

@@ -17,11 +17,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
-from kernelopt.hardware.gpu import gpu_driver_present
+from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.tunables.analysis import analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
-from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Reply, Service
 
@@ -36,12 +35,6 @@ def needs_evaluation(source: str, filename: str = "kernel.py") -> list[str]:
     return [
         s.kernel for s in sites if s.kind is TunableKind.AUTOTUNE_CONFIG and s.key.endswith(".configs") and s.kernel
     ]
-
-
-def runs_on_cpu(device: str) -> bool:
-    """True when an evaluation on ``device`` runs on the CPU: ``cpu``, or ``auto`` where torch can see no GPU
-    (no GPU driver: :func:`~kernelopt.hardware.gpu.gpu_driver_present`)."""
-    return Device.of(device) is Device.CPU or (device == "auto" and not gpu_driver_present())
 
 
 def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> AutotuneEvaluation:

@@ -38,7 +38,16 @@ from typing import TypeVar, cast
 from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.oneline import one_line
-from kernelopt.proc import COMMAND_ID, LimitedCommand, RunningCommand, child_env, kill_strays, start_command
+from kernelopt.proc import (
+    COMMAND_ID,
+    CommandResult,
+    LimitedCommand,
+    RunningCommand,
+    child_env,
+    kill_strays,
+    start_command,
+)
+from kernelopt.redact import redact
 from kernelopt.worker.client import worker_env
 from kernelopt.worker.forkserver import (
     ENTRY_POINTS,
@@ -608,6 +617,37 @@ def shared_cpu_pool(env: Mapping[str, str]) -> ForkPool | None:
                 atexit.register(close_shared_pools)
         _shared[key] = pool  # the most recently used last
         return pool
+
+
+def run_forked(argv: Sequence[str], *, timeout_s: float, env: Mapping[str, str]) -> CommandResult | None:
+    """``argv`` (``python -m`` of a fork server's entry point) run to its end in a child forked from this
+    process's fork server for CPU runs in ``env``, as :func:`kernelopt.proc.run_command` runs a command (its
+    time limit, its group killed, its output captured and redacted); ``None`` when no such server can be had
+    or it has no entry point for ``argv``: run it the ordinary way then."""
+    if warm_entry(argv) is None:
+        return None
+    pool = shared_cpu_pool(env)
+    if pool is None:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="kernelopt-run-"))
+    out, err = folder / "stdout.txt", folder / "stderr.txt"
+    started = time.monotonic()
+    try:
+        with pool.start(argv, timeout_s=timeout_s, stdout_path=out, stderr_path=err, env=env) as run:
+            while run.running():
+                time.sleep(POLL_S)
+        return CommandResult(
+            argv=tuple(argv),
+            returncode=run.returncode,
+            stdout=redact(out.read_bytes().decode(errors="replace")) if out.is_file() else "",
+            stderr=redact(err.read_bytes().decode(errors="replace")) if err.is_file() else "",
+            duration_s=time.monotonic() - started,
+            timed_out=run.timed_out,
+        )
+    except PoolUnavailable:
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def close_shared_pools() -> None:

@@ -179,7 +179,7 @@ def _main_of(module: str) -> Callable[[list[str]], int]:
 
 #: What a child may run: ``python -m MODULE ARGS`` of these modules becomes ``ENTRY_POINTS[MODULE](ARGS)``.
 ENTRY_POINTS: dict[str, Callable[[list[str]], int]] = {
-    name: _main_of(name) for name in ("kernelopt.harness.worker", "kernelopt.child")
+    name: _main_of(name) for name in ("kernelopt.harness.worker", "kernelopt.child", "kernelopt.harness.infer")
 }
 
 
