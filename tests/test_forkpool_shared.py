@@ -9,7 +9,7 @@ from pathlib import Path
 from kernelopt.harness.gate import check_files
 from kernelopt.harness.runner import worker_env
 from kernelopt.harness.settings import HarnessSettings
-from kernelopt.worker.forkpool import import_key, shared_cpu_pool
+from kernelopt.worker.forkpool import import_key, server_key, shared_cpu_pool
 
 from .conftest import KERNELS
 
@@ -52,3 +52,11 @@ def test_the_dtype_probe_on_the_cpu_is_a_child_of_the_gates_server_and_keeps_its
     res = run_forked(argv, timeout_s=1.0, env=env)
     assert res is not None and res.timed_out and res.returncode is None and res.duration_s < 10
     assert run_forked([sys.executable, "-c", "print(1)"], timeout_s=5.0, env=env) is None  # no entry point
+
+
+def test_a_run_that_leaves_triton_interpret_unset_shares_the_server_of_one_that_sets_it() -> None:
+    env = worker_env(None, {"KERNELOPT_WORKER": "1"}, device="cpu")
+    assert env["TRITON_INTERPRET"] == "1"
+    unset = {k: v for k, v in env.items() if k != "TRITON_INTERPRET"}
+    assert server_key(unset) == server_key(env) != server_key(env | {"TRITON_INTERPRET": "0"})
+    assert shared_cpu_pool(unset) is shared_cpu_pool(env) is not None

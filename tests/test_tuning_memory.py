@@ -1,4 +1,4 @@
-"""The bench worker's memory: measured on a 120 MB CPU problem it stays within 4 x (inputs + outputs), and a
+"""The bench worker's memory: measured on a 60 MB CPU problem it stays within 4 x (inputs + outputs), and a
 problem that cannot fit is one line before any candidate runs."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_the_bench_worker_peak_is_measured_and_within_four_times_the_problem(tmp
     with _evaluator(DATA / "big", tmp_path) as ev:
         ready = ev.start()
         need = ready.need
-        assert need.inputs_bytes == 80_000_000 and need.outputs_bytes == 40_000_000
+        assert need.inputs_bytes == 40_000_000 and need.outputs_bytes == 20_000_000
         assert ready.held_bytes is not None and ready.held_bytes >= need.total_bytes  # inputs and reference, held
         first, second = ev.evaluate([Config.of({}), Config.of({"again": 1})])
     assert first.outcome is Outcome.OK and second.outcome is Outcome.OK, (first.reason, second.reason)

@@ -583,6 +583,13 @@ def import_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in env.items() if k not in LATE_VARIABLES and not k.startswith(LATE_PREFIXES)))
 
 
+def server_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """Which shared CPU server a run in ``env`` is forked from: the :func:`import_key` of the environment the
+    server gets (``TRITON_INTERPRET=1`` unless the run says otherwise), so that a run which leaves a default
+    unset shares the server of one that sets it."""
+    return import_key(worker_env(env, {}, device="cpu"))
+
+
 def shared_cpu_pool(env: Mapping[str, str]) -> ForkPool | None:
     """This process's fork server for CPU runs in ``env`` (started at the first such run from the keeper
     thread, kept until the process ends), or ``None`` once a server failed to start (runs then start the
@@ -593,7 +600,7 @@ def shared_cpu_pool(env: Mapping[str, str]) -> ForkPool | None:
     global _shared_broken, _at_exit
     if _shared_broken:
         return None
-    key = import_key(env)
+    key = server_key(env)
     with _shared_lock:
         pool = _shared.pop(key, None)
         if pool is None:
