@@ -217,3 +217,17 @@ def test_case_selection_and_bad_case(tmp_path: Path, monkeypatch: pytest.MonkeyP
     res = _in_process(tmp_path / "b", monkeypatch, KERNELS / "add_kernel.py", cases=[5], seeds=1)
     assert res.failure is not None and res.failure.error_class == "UsageError"
     assert "SHAPES has 2 entries" in res.failure.message
+
+
+def test_a_triton_kernel_in_the_interpreter_is_checked_on_the_entries_it_can_run(tmp_path: Path) -> None:
+    """The fresh-user trial of 2026-12-04: `kernelopt optimize examples/softmax --device cpu` failed its
+    baseline: case 0 (32768 x 4096) ran past 30 s in Triton's interpreter."""
+    examples = Path(__file__).parents[1] / "examples" / "softmax"
+    report = check_files(
+        examples / "kernel.py", examples / "reference.py", tmp_path, settings=HarnessSettings(device="cpu", seeds=1)
+    )
+    assert report.passed, report.message
+    assert [c.label for c in report.cases] == ["n_rows=5,n_cols=300"]
+    assert report.warnings == [
+        "Triton's interpreter on the CPU: SHAPES entries sized for a GPU were not run (n_rows=32768,n_cols=4096)"
+    ]

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from kernelopt.errors import UsageError
-from kernelopt.kernelsource import shape_size, smallest_shape_index, timed_shape_index
+from kernelopt.kernelsource import (
+    INTERPRETER_MAX_SIZE,
+    interpreted_cases,
+    shape_size,
+    smallest_shape_index,
+    timed_shape_index,
+)
 from kernelopt.tuning.bench_worker import BenchInit
 from kernelopt.tuning.problem import (
     MemoryNeed,
@@ -110,3 +116,12 @@ def test_a_size_scale_with_nothing_to_scale_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="size scale 0.01 changes nothing: reference.py has no module-level"):
         Problem.from_folder(tmp_path, size_scale=0.01)
     assert Problem.from_folder(tmp_path, size_scale=1.0).constants == {}  # a scale of 1 asks nothing
+
+
+def test_the_interpreter_checks_every_entry_it_can_run_in_seconds_else_the_smallest() -> None:
+    gpu_sized = {"n_rows": 32768, "n_cols": 4096}
+    assert interpreted_cases([gpu_sized, {"n_rows": 5, "n_cols": 300}, {"n_rows": 2048, "n_cols": 2048}]) == [1, 2]
+    assert shape_size({"n_rows": 2048, "n_cols": 2048}) == INTERPRETER_MAX_SIZE
+    assert interpreted_cases([{"n": 4096}, {"n": 1000}]) == [0, 1]  # small entries: all of them
+    assert interpreted_cases([gpu_sized, {"n_rows": 8192, "n_cols": 4096}]) == [1]  # none small: the smallest
+    assert interpreted_cases([]) == []

@@ -115,3 +115,16 @@ def timed_shape_index(shapes: Sequence[Mapping[str, Any]], *, interpreted: bool)
     time, and a main shape sized for a GPU (256 MiB and more) would take hours there. 0 when there is at
     most one entry."""
     return smallest_shape_index(shapes) if interpreted and len(shapes) > 1 else 0
+
+
+INTERPRETER_MAX_SIZE = 2**22
+"""Our choice: the largest ``SHAPES`` entry (:func:`shape_size`, the product of its numbers) Triton's interpreter
+is given for a check; 4,194,304, a 2048 x 2048 matrix, runs in about a second on one core. An entry sized for a
+GPU (32768 x 4096, 256 MiB and more) would take it minutes to hours."""
+
+
+def interpreted_cases(shapes: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The ``SHAPES`` entries a Triton kernel is run on in Triton's interpreter: those of at most
+    :data:`INTERPRETER_MAX_SIZE`, else the smallest one."""
+    kept = [i for i, shape in enumerate(shapes) if shape_size(shape) <= INTERPRETER_MAX_SIZE]
+    return kept or ([smallest_shape_index(shapes)] if shapes else [])

@@ -17,7 +17,7 @@ import copy
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,9 +40,10 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.kernelsource import detect_framework, interpreted_cases
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
-from kernelopt.vocabulary import Device
+from kernelopt.vocabulary import Device, Framework
 
 EXIT_ENVIRONMENT = 3
 TRACEBACK_LIMIT_CHARS = 4000
@@ -76,6 +77,7 @@ class _Ctx:
     compile_s: float = 0.0
     compile_t0: float | None = None
     warned: set[str] = field(default_factory=set)
+    interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
 
     def warn_once(self, key: str, text: str) -> None:
         if key not in self.warned:
@@ -219,8 +221,23 @@ def _instantiate(ctx: _Ctx, item: _Loaded, seed: int = 0) -> tuple[Callable[...,
     return cand, ref
 
 
-def _cases(ctx: _Ctx, n_shapes: int) -> list[int]:
-    wanted = ctx.job.cases if ctx.job.cases is not None else list(range(n_shapes))
+def _cases(ctx: _Ctx, shapes: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The ``SHAPES`` entries to run: the job's, else all of them; in Triton's interpreter (unless the task card
+    sets the sizes) only those it can run in seconds (:func:`kernelopt.kernelsource.interpreted_cases`), the
+    others named in a warning."""
+    n_shapes = len(shapes)
+    if ctx.job.cases is not None:
+        wanted = ctx.job.cases
+    elif ctx.interpreted and not ctx.job.constants:
+        wanted = interpreted_cases(shapes)
+        left = [shape_label(dict(shapes[i])) for i in range(n_shapes) if i not in wanted]
+        if left:
+            ctx.warn_once(
+                "interpreted-cases",
+                f"Triton's interpreter on the CPU: SHAPES entries sized for a GPU were not run ({'; '.join(left)})",
+            )
+    else:
+        wanted = list(range(n_shapes))
     for i in wanted:
         if not 0 <= i < n_shapes:
             raise CandidateFailed(
@@ -260,7 +277,7 @@ def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
     cand, ref = _instantiate(ctx, item)
     reference = item.pair.reference
     subject = _Checked(item.pair, cand, ref, getattr(reference, "ATOL", None), getattr(reference, "RTOL", None))
-    for i in _cases(ctx, len(item.pair.shapes)):
+    for i in _cases(ctx, item.pair.shapes):
         _check_case(ctx, subject, i)
         if ctx.device.startswith("cuda"):
             torch.cuda.empty_cache()
@@ -418,7 +435,7 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
     """Time the current version (the last loaded), the previous ones and the reference on every case,
     interleaved; a previous version that fails is dropped with a warning, the current one's failure raises."""
     timed = _prepare_bench(ctx, loaded)
-    for i in _cases(ctx, len(timed.current.pair.shapes)):
+    for i in _cases(ctx, timed.current.pair.shapes):
         ctx.result.timings.append(_bench_case(ctx, timed, i))
 
 
@@ -655,6 +672,9 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
             loaded = _load(ctx)
             if not device.startswith("cuda") and "triton" in sys.modules:
                 patch_interpreter()  # the kernels imported Triton: they run in its interpreter on the CPU
+                ctx.interpreted = any(
+                    detect_framework(Path(k.kernel_py)) is Framework.TRITON for k in job.kernels
+                )  # triton is imported in every child of a fork server: the kernel's own imports say
             if job.mode is JobMode.CHECK:
                 _check(ctx, loaded)
             elif job.mode is JobMode.BENCH:
