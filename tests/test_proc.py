@@ -75,8 +75,9 @@ def _gone(pid: int, deadline_s: float = 10.0) -> bool:
 
 
 def _wait_for_output(path, deadline_s: float = 10.0) -> None:
+    """Until ``path`` holds a whole line (under PYTHONUNBUFFERED a print is several writes)."""
     t0 = time.monotonic()
-    while not path.read_text() and time.monotonic() - t0 < deadline_s:
+    while not path.read_text().endswith("\n") and time.monotonic() - t0 < deadline_s:
         time.sleep(0.02)
 
 

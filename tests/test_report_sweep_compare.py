@@ -234,7 +234,8 @@ def _workspace(root: Path) -> Workspace:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CUDA_VISIBLE_DEVICES": ""}
+    path = os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path, "CUDA_VISIBLE_DEVICES": ""}
     cmd = [sys.executable, str(SCRIPT), "--device", "cpu", "--small", "--samples", "2", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
 
@@ -340,7 +341,8 @@ def test_lanes_balance_configurations_for_sweeps_and_examples_for_loops(sweep: M
 def test_gpu_sweep_compiles_in_processes_and_times_on_cuda(tmp_path: Path) -> None:
     """On a GPU: the compile processes write and compile the variants, the harness's CUDA timer times them,
     and the sweep file records the GPU (KERNELOPT_GPU_TESTS=1; about a minute)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    # src first; what PYTHONPATH holds stays (the GPU machine's pydantic and git come from it)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
     sweeps = tmp_path / "sweeps"
     cmd = [sys.executable, str(SCRIPT), "--example", "gelu_fp32,linear_bf16", "--device", "cuda", "--small"]
     cmd += ["--max-configs", "6", "--jobs", "3", "--sweep-dir", str(sweeps)]
