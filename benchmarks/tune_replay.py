@@ -36,6 +36,8 @@ from kernelopt.tuning.record import SweepFile, read_sweeps  # noqa: E402
 from kernelopt.tuning.replay import ReplayEvaluator, ReplayReport, replay_trials  # noqa: E402
 
 SWEEPS_1201 = REPO / "docs" / "gpu-runs" / "2026-12-01-sweeps"
+#: linear_bf16 timed in full (752 of 1024 configurations, the rest fit-pruned) on the H200, 2026-12-04.
+COMPLETE_1204 = REPO / "docs" / "gpu-runs" / "2026-12-04-linear-sweep" / "linear_bf16.json.gz"
 #: The sweeps the strategy's settings were tuned on, chosen before tuning (the 1-D kernels of 2026-12-01).
 TUNED_ON = ("elementwise", "softmax", "layernorm", "rmsnorm_bf16", "sumsq")
 TARGET = 0.95
@@ -46,7 +48,7 @@ CUT = 20
 
 
 def recorded_sweeps() -> list[tuple[str, SweepFile, bool]]:
-    """(label, sweep, tuned on) for every recorded sweep: 2026-12-01 first, then 2026-11-29."""
+    """(label, sweep, tuned on) for every recorded sweep: 2026-12-01 first, then 2026-11-29, then 2026-12-04."""
     out = []
     for path in sorted(SWEEPS_1201.glob("*.json")):
         sweep = read_sweeps(path)[0]
@@ -55,6 +57,8 @@ def recorded_sweeps() -> list[tuple[str, SweepFile, bool]]:
         run = path.name.split("-")[3]
         for sweep in read_sweeps(path):
             out.append((f"{sweep.name} (11-29 {run})", sweep, False))
+    for sweep in read_sweeps(COMPLETE_1204):
+        out.append((f"{sweep.name} (12-04, complete)", sweep, False))
     return out
 
 
