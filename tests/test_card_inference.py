@@ -107,3 +107,14 @@ def test_optimize_on_a_task_folder_infers_and_says_so(
     assert "gpu: not inferred (--device cpu)" in err
     ws = Workspace(tmp_path / "root" / "kernel_opt_task")
     assert ws.task_card().dtype == "fp32" and ws.task_card().gpu is None
+
+
+def test_a_probe_that_fails_says_why(tmp_path: Path) -> None:
+    """The fresh-user trial of 2026-12-04 read 'the probe of reference.py failed: ' with nothing after it."""
+    from kernelopt.harness.infer import infer_dtype
+
+    ref = tmp_path / "reference.py"
+    ref.write_text('import torch\nSHAPES = [{"n": "big"}]\n\ndef get_inputs(n=4):\n    return [torch.randn(n)]\n')
+    found = infer_dtype(ref, device="cpu")
+    assert found.value is None
+    assert found.source.startswith("the probe of reference.py failed: TypeError: randn(): argument 'size'"), found

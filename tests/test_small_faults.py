@@ -100,3 +100,27 @@ def test_validate_says_when_reference_py_changed(add_workspace, capsys: pytest.C
     err = capsys.readouterr().err
     assert err.startswith(f"warning: {ws.reference_py} differs from the committed one: this command checks")
     assert f"git -C {ws.root} diff HEAD -- reference.py" in err.replace("\n", " ")
+
+
+def test_a_workspace_whose_dtype_probe_fails_is_removed_with_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fresh-user trial of 2026-12-04: `init` on a reference that hangs at import said so in one line
+    (exit 2), but left the workspace, and the same command then said it already exists."""
+    import kernelopt.loop.opening as opening
+    from kernelopt.cli.app import main
+    from kernelopt.errors import InputFileError
+
+    def hangs(reference_py: Path, **_: object) -> None:
+        raise InputFileError(reference_py, "importing it and building its inputs (get_inputs) ran past 120 s")
+
+    real = opening.infer_dtype
+    monkeypatch.setattr(opening, "infer_dtype", hangs)
+    kernels = Path(__file__).parent / "data" / "kernels"
+    args = ["init", "hang", "-k", str(kernels / "add_kernel.py"), "-r", str(kernels / "add_reference.py")]
+    args += ["--root", str(tmp_path)]
+    assert main(args) == 2
+    assert "ran past 120 s" in capsys.readouterr().err
+    assert not (tmp_path / "kernel_opt_hang").exists()
+    monkeypatch.setattr(opening, "infer_dtype", real)
+    assert main(args) == 0  # the same command, once the reference is fixed

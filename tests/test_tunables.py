@@ -685,8 +685,10 @@ def test_cpu_loop_moves_the_corpus_knobs(
     for r in records[1:]:
         # one tuning session (issue 22) timed candidates of the launch configuration: the engineer's knobs
         assert r.candidates and len(r.candidates) <= 6, r
-        assert {k for c in r.candidates for k in c.parameters} <= knob_names
-        assert any(c.status.value == "ok" and not c.current for c in r.candidates)
+        # in Triton's interpreter the launch options (num_warps, num_stages) keep their values: only BLOCK_SIZE
+        assert {k for c in r.candidates for k in c.parameters} == {"BLOCK_SIZE"}, [c.parameters for c in r.candidates]
+        # calculate_settings gives the smallest block that covers the row: a smaller one leaves it unwritten
+        assert all(c.status.value == "wrong_result" for c in r.candidates if not c.current), r.candidates
         new = ws.file_at(r.git_commit_hash, "kernel.py")
         if not r.optimization.knob_changes:
             # nothing beat the current configuration on the CPU: a measured result, kernel.py unchanged

@@ -45,7 +45,7 @@ def test_triton_kernel_dry_run_then_resume_writes_the_best(tmp_path: Path, capsy
     assert code == 0, err
     assert set(first) >= FIELDS and first["evaluations"] == 4 and first["served"] == 0
     # num_stages is held (add_kernel has no loop to pipeline), num_ctas too (the launch leaves it at 1)
-    assert set(first["best_config"]) == {"BLOCK", "num_warps"}
+    assert set(first["best_config"]) == {"BLOCK"}  # the interpreter ignores num_warps: it keeps its value
     assert first["best_config"]["BLOCK"] > 32 and first["speedup"] > 1.0  # 32 programs of 32 lanes are slow
     assert first["current_config"]["BLOCK"] == 32 and first["outcomes"] == {"ok": 4}
     assert first["dry_run"] and not first["written"] and "BLOCK=" in first["diff"]
@@ -102,11 +102,20 @@ def test_the_session_key_ignores_the_knob_values_and_their_order(tmp_path: Path)
     kernel = second / "kernel.py"
     # the space's knobs (num_stages is held: add_kernel has no loop), num_warps inserted after BLOCK
     kernel.write_text(apply_source(kernel.read_text(), {"num_warps": 8, "BLOCK": 256}).new_source)
-    a = prepare_folder(TuneRequest(folder=first, device="cpu"))
-    b = prepare_folder(TuneRequest(folder=second, device="cpu"))
+    # on a GPU (nothing runs here): in Triton's interpreter num_warps is not a knob (test below)
+    a = prepare_folder(TuneRequest(folder=first, device="cuda"))
+    b = prepare_folder(TuneRequest(folder=second, device="cuda"))
     assert a.session_dir.name == b.session_dir.name and a.space.current() != b.space.current()
     (second / "kernel.py").write_text(kernel.read_text().replace("x + y", "y + x"))  # another kernel
-    assert prepare_folder(TuneRequest(folder=second, device="cpu")).session_dir.name != a.session_dir.name
+    assert prepare_folder(TuneRequest(folder=second, device="cuda")).session_dir.name != a.session_dir.name
+
+
+def test_in_the_interpreter_the_launch_options_keep_their_values(tmp_path: Path) -> None:
+    """The fresh-user trial of 2026-12-04: on the CPU the loop wrote num_stages 1 -> 8 and num_warps 4 -> 32,
+    chosen by timing in Triton's interpreter, which ignores them."""
+    folder = _copy(DATA / "tuning" / "tune_add", tmp_path / "a")
+    assert "num_warps" in prepare_folder(TuneRequest(folder=folder, device="cuda")).space.names
+    assert prepare_folder(TuneRequest(folder=folder, device="cpu")).space.names == ("BLOCK",)
 
 
 def test_the_budget_comes_from_the_flags_then_the_task_card() -> None:

@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         A README.md beside the kernel is the task card unless --task-card names another; the dtype and the
         GPU it leaves out are inferred (from the reference's tensors, from the device) and said.
         """
-        from kernelopt.loop.opening import card_beside, fill_card
+        from kernelopt.loop.opening import card_beside, fill_new_card
 
         if task_card is None:
             task_card = card_beside(kernel)
@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         target = Path(root).expanduser().resolve() / f"{PREFIX}{validate_name(name)}"
         with RunLock(target):  # the same lock as a run: no run starts on a half-made workspace
             ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
-            for found in fill_card(ws, device=None, announce=note):
+            for found in fill_new_card(ws, device=None, announce=note):
                 note(found.line())
         for problem in ws.task_card().warnings():
             warn(problem)

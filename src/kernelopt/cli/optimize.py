@@ -234,9 +234,9 @@ def _run(
     elif not as_json and (latest := ws.latest_unmasked()) is not None:
         info(f"continuing {ws.root} (V{latest} is its latest version; --name NEW starts another)")
     if opened.created:
-        from kernelopt.loop.opening import fill_card
+        from kernelopt.loop.opening import fill_new_card
 
-        for found in fill_card(ws, device=chosen, announce=note):
+        for found in fill_new_card(ws, device=chosen, announce=note):
             note(found.line())
     for problem in ws.task_card().warnings():
         warn(problem)

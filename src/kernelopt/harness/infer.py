@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.errors import InputFileError
+from kernelopt.oneline import last_line
 
 PROBE_TIMEOUT_S = 120.0
 
@@ -94,7 +95,8 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
     except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
-        return Inferred("dtype", None, f"the probe of {reference_py.name} failed: {res.stderr_tail(1).strip()}")
+        why = last_line(res.stderr, 300) or f"exit {res.returncode}, no error output"
+        return Inferred("dtype", None, f"the probe of {reference_py.name} failed: {why}")
     value = dominant_dtype({str(k): int(v) for k, v in dict(data.get("elements", {})).items()})
     if value is None:
         return Inferred("dtype", None, f"{reference_py.name}'s inputs and outputs hold no floating-point tensor")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernelopt.errors import GitError, InputFileError, WorkspaceError
+from kernelopt.errors import GitError, InputFileError, KerneloptError, WorkspaceError
 from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
 
@@ -219,6 +220,19 @@ def card_beside(kernel: Path) -> Path | None:
     """The ``README.md`` in the kernel's folder, when there is one (the task card ``init`` takes by default)."""
     card = Path(kernel).expanduser().resolve().parent / "README.md"
     return card if card.is_file() else None
+
+
+def fill_new_card(
+    ws: Workspace, *, device: str | None, announce: Callable[[str], None] | None = None
+) -> list[Inferred]:
+    """:func:`fill_card` for a workspace this command has just created: when the probe fails (reference.py
+    hangs at import), the workspace goes with the error, so that the same command can run again once
+    reference.py is fixed (nothing of the user's is in it: copies of their files)."""
+    try:
+        return fill_card(ws, device=device, announce=announce)
+    except KerneloptError:
+        shutil.rmtree(ws.root, ignore_errors=True)
+        raise
 
 
 def fill_card(ws: Workspace, *, device: str | None, announce: Callable[[str], None] | None = None) -> list[Inferred]:

@@ -46,6 +46,7 @@ from kernelopt.harness.sizes import size_constants
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import AutotuneEvaluation, EditResult, ResourceLimits, Tunable, apply_source
 from kernelopt.tunables.evaluate import discover_evaluated
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.kernel_evaluator import (
@@ -238,6 +239,10 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     tunables, evaluation = discover_evaluated(
         problem.kernel_py, gpu=gpu, reference=problem.reference_py, device=request.device or "auto", env=env
     )
+    if problem.interpreted:
+        # Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
+        # num_stages, ...): their timing there is noise, so they keep their values
+        tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
     base = problem.kernel_py.read_text(encoding="utf-8")
