@@ -231,3 +231,21 @@ def test_a_triton_kernel_in_the_interpreter_is_checked_on_the_entries_it_can_run
     assert report.warnings == [
         "Triton's interpreter on the CPU: SHAPES entries sized for a GPU were not run (n_rows=32768,n_cols=4096)"
     ]
+
+
+def test_a_check_that_times_out_in_the_interpreter_says_what_to_do(tmp_path: Path) -> None:
+    """The fresh-user trial of 2026-12-04: a Triton kernel with only a GPU-sized SHAPES entry on the CPU
+    waited out the per-case limit and read only "the kernel hangs or is far too slow"."""
+    examples = Path(__file__).parents[1] / "examples" / "softmax"
+    ref = tmp_path / "reference.py"
+    text = (examples / "reference.py").read_text()
+    ref.write_text(
+        text.replace(
+            '{"n_rows": 32768, "n_cols": 4096}, {"n_rows": 5, "n_cols": 300}', '{"n_rows": 32768, "n_cols": 4096}'
+        )
+    )
+    assert ref.read_text() != text
+    settings = HarnessSettings(device="cpu", seeds=1, case_timeout_s=2.0)
+    report = check_files(examples / "kernel.py", ref, tmp_path / "state", settings=settings)
+    assert report.status is CorrectnessStatus.TIMEOUT_FAIL
+    assert report.message.endswith("(--size-scale)") and "Triton's interpreter, one program at a time" in report.message
