@@ -16,6 +16,9 @@ Stage 3 does not check it again (``checked``); the gate checks it once.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings
@@ -28,7 +31,7 @@ from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-from kernelopt.tuning.session import SessionResult
+from kernelopt.tuning.session import Progress, SessionResult
 
 #: The tuning engine's outcome as the iteration record's candidate status (the one mapping; the record's
 #: statuses are coarser, so the reason of a coarse one starts with the outcome's word).
@@ -100,8 +103,35 @@ def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
     except UsageError as exc:
         return ImplementOutcome(changed=False, error=f"{LAUNCH_CONFIGURATION.value}: {exc.one_line()}")
     evidence = ctx.summary.primary() if ctx.summary is not None else None
-    tuning = tune_folder(prepared, evidence=evidence)
+    tuning = tune_folder(prepared, evidence=evidence, on_progress=_reporter(ctx))
     return apply_best(tuning)
+
+
+PROGRESS_EVERY_S = 15.0
+"""Our choice: a tuning session in the loop says where it is at most this often (a session runs minutes)."""
+
+
+def _reporter(ctx: StageContext) -> Callable[[Progress], None] | None:
+    """A session's progress as a line to ``ctx.note`` (candidates of the budget, the best so far), at most every
+    :data:`PROGRESS_EVERY_S` seconds; ``None`` when nobody listens."""
+    note = ctx.note
+    if note is None:
+        return None
+    last = [time.monotonic()]
+
+    def report(p: Progress) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = now
+        best = (
+            "none timed yet"
+            if p.best_latency_us is None or p.best_config is None
+            else (f"best {p.best_latency_us:.4g} us ({config_text(p.best_config)})")
+        )
+        note(f"tuning: {p.candidates} of {p.budget} candidates, {best}")
+
+    return report
 
 
 def apply_best(tuning: FolderTuning) -> ImplementOutcome:

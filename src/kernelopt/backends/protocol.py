@@ -45,6 +45,8 @@ class StageContext:
             agents that cannot search themselves.
         wall_left_s: seconds left of the run's wall-time limit when Stage 3 starts (``None``: no limit); a
             backend whose work can end early with the best so far (the tuning session) keeps within it.
+        note: where a backend's long work reports its progress, one line for people (the loop prints it;
+            ``None``: nobody listens).
     """
 
     workspace: Workspace
@@ -58,6 +60,7 @@ class StageContext:
     aux_files: list[str] = field(default_factory=list)
     knowledge: list[str] = field(default_factory=list)
     wall_left_s: float | None = None
+    note: Callable[[str], None] | None = None
 
 
 @dataclass

@@ -54,6 +54,7 @@ def implement_stage(run: LoopRun, it: IterationState) -> None:
             repair_attempts=run.state.settings.repair_attempts,
             on_failed_attempt=failed_attempt,
             wall_left_s=run.wall_left_s(),
+            note=lambda line: run.emit(EventKind.NOTE, f"V{n} {line}"),
         )
     except CheckWroteError as exc:
         run.fail(it, exc.message, error_type="write_violation")

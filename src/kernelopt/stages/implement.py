@@ -102,6 +102,7 @@ def run_implement(
     repair_attempts: int = 0,
     on_failed_attempt: AttemptSink | None = None,
     wall_left_s: float | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> ImplementResult:
     """Run ``implementer`` on ``plan`` under the guard, check correctness at once, repair on failure.
 
@@ -117,6 +118,7 @@ def run_implement(
         repair_attempts: implementer calls after a failed check (or a kernel.py that does not parse).
         on_failed_attempt: told of each failed attempt as it happens (the loop journals it).
         wall_left_s: seconds left of the run's wall-time limit (:attr:`StageContext.wall_left_s`).
+        note: where the implementer's progress goes (:attr:`StageContext.note`).
 
     Raises:
         KerneloptError: the correctness check itself cannot run (no usable Python, device, task card).
@@ -140,6 +142,7 @@ def run_implement(
             failure=attempts.failure_text,
             aux_files=list(aux),
             wall_left_s=wall_left_s,
+            note=note,
         )
         point = guard.begin(editable)
         res.outcome, res.transcript, why = _call(implementer, ctx, res, attempt)
