@@ -118,3 +118,20 @@ def test_a_probe_that_fails_says_why(tmp_path: Path) -> None:
     found = infer_dtype(ref, device="cpu")
     assert found.value is None
     assert found.source.startswith("the probe of reference.py failed: TypeError: randn(): argument 'size'"), found
+
+
+def test_the_probe_builds_the_smallest_shapes_entry(tmp_path: Path) -> None:
+    """The fresh-user trial of 2026-12-04: `init` on elementwise peaked at 1.3 GB of host memory, building
+    the main entry (2**28 fp16 elements) only to read its dtype."""
+    from kernelopt.harness.infer import infer_dtype
+
+    ref = tmp_path / "reference.py"
+    ref.write_text(
+        "import torch\n"
+        'SHAPES = [{"n": 2**28}, {"n": 64}]\n\n'
+        "def get_inputs(n):\n"
+        "    if n > 64:\n"
+        "        raise MemoryError('the probe built the main entry')\n"
+        "    return [torch.randn(n, dtype=torch.float16)]\n"
+    )
+    assert infer_dtype(ref, device="cpu").value == "fp16"

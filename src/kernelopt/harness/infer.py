@@ -1,7 +1,7 @@
 """Fill in what a task card leaves out: the dtype from the reference's tensors, the GPU from the device.
 
 - **dtype**: the floating-point dtype that holds the most elements among the reference's inputs
-  (``get_inputs()``, first shape of ``SHAPES``) and outputs (the reference run on PyTorch's ``meta``
+  (``get_inputs()``, the smallest entry of ``SHAPES``) and outputs (the reference run on PyTorch's ``meta``
   device, so nothing is computed and a large GEMM costs no time). An fp16 GEMM whose output is fp32
   is fp16: that is the data the kernel streams and the tensor-core peak that applies.
 - **gpu**: the name NVML gives for device 0 (no CUDA initialization, no torch).
@@ -139,10 +139,13 @@ def _probe(reference_py: Path) -> dict[str, Any]:
 
     from kernelopt.harness.inputs import tensors_in
     from kernelopt.harness.loader import load_module
+    from kernelopt.kernelsource import smallest_shape_index
 
     ref = load_module(reference_py)
     shapes = getattr(ref, "SHAPES", None)
-    shape = shapes[0] if isinstance(shapes, list | tuple) and shapes and isinstance(shapes[0], dict) else {}
+    entries = [e for e in shapes if isinstance(e, dict)] if isinstance(shapes, list | tuple) else []
+    # the smallest entry: the dtype is the same at every size, and the main one may be 1 GB of host memory
+    shape = entries[smallest_shape_index(entries)] if entries else {}
     torch.manual_seed(0)
     inputs = ref.get_inputs(**shape)
     elements: dict[str, int] = {}
