@@ -249,3 +249,16 @@ def test_a_check_that_times_out_in_the_interpreter_says_what_to_do(tmp_path: Pat
     report = check_files(examples / "kernel.py", ref, tmp_path / "state", settings=settings)
     assert report.status is CorrectnessStatus.TIMEOUT_FAIL
     assert report.message.endswith("(--size-scale)") and "Triton's interpreter, one program at a time" in report.message
+
+
+@pytest.mark.parametrize(
+    ("shapes", "said"),
+    [("[]", "SHAPES is empty: give it one dict"), ('["n=4"]', "SHAPES must be a list of dicts")],
+)
+def test_a_shapes_that_names_no_case_is_one_line(tmp_path: Path, shapes: str, said: str) -> None:
+    """The fresh-user trial of 2026-12-04: `SHAPES = []` ran get_inputs()'s defaults (2**28 elements) and
+    timed out after 30 s without a word of SHAPES."""
+    ref = tmp_path / "reference.py"
+    ref.write_text((KERNELS / "add_reference.py").read_text() + f"\nSHAPES = {shapes}\n")
+    report = check_files(KERNELS / "add_kernel.py", ref, tmp_path / "state", settings=HarnessSettings(device="cpu"))
+    assert report.status is CorrectnessStatus.FAIL and said in report.message and "\n" not in report.message

@@ -72,6 +72,25 @@ class KernelPair:
         return fn if callable(fn) else None
 
 
+def check_shapes(reference: ModuleType) -> None:
+    """Refuse a ``SHAPES`` that names no case: an empty one (the run would fall back to ``get_inputs()``'s
+    defaults, often the GPU-sized problem, without a word) or one whose entries are not dicts.
+
+    Raises:
+        ValueError: one line, what to write instead.
+    """
+    shapes = getattr(reference, "SHAPES", None)
+    if shapes is None:
+        return
+    if not isinstance(shapes, list | tuple) or not all(isinstance(s, dict) for s in shapes):
+        raise ValueError("SHAPES must be a list of dicts (keyword arguments of get_inputs), one per case")
+    if not shapes:
+        raise ValueError(
+            "SHAPES is empty: give it one dict of get_inputs() keyword arguments per case, or remove it to run "
+            "get_inputs() with its defaults"
+        )
+
+
 def load_pair(kernel_py: Path, reference_py: Path) -> KernelPair:
     """Import both files and detect the form (KernelBench when the reference defines ``Model``)."""
     reference = load_module(reference_py)

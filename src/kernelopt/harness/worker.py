@@ -171,7 +171,7 @@ def _install_compile_hooks() -> None:
 
 def _load(ctx: _Ctx) -> list[_Loaded]:
     """Import reference.py (phase ``reference``) and every kernel version (phase ``load``)."""
-    from kernelopt.harness.loader import KernelPair, load_module, pair_of
+    from kernelopt.harness.loader import KernelPair, check_shapes, load_module, pair_of
 
     job = ctx.job
     loaded: list[_Loaded] = []
@@ -181,6 +181,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
     ctx.progress.phase(Phase.REFERENCE)
     with _user("loading", "reference.py", version=first.label):
         reference = load_module(Path(job.reference_py))
+        check_shapes(reference)
     ctx.progress.phase(Phase.LOAD)
     with _user("loading", "kernel.py", version=first.label):
         pair = pair_of(load_module(Path(first.kernel_py)), reference)
