@@ -14,6 +14,7 @@ environment is unusable (a requested CUDA device that does not exist).
 from __future__ import annotations
 
 import copy
+import math
 import sys
 import time
 import traceback
@@ -40,7 +41,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
-from kernelopt.kernelsource import detect_framework, interpreted_cases
+from kernelopt.kernelsource import detect_framework, interpreted_cases, shape_size
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device, Framework
@@ -231,11 +232,17 @@ def _cases(ctx: _Ctx, shapes: Sequence[Mapping[str, Any]]) -> list[int]:
         wanted = ctx.job.cases
     elif ctx.interpreted and not ctx.job.constants:
         wanted = interpreted_cases(shapes)
-        left = [shape_label(dict(shapes[i])) for i in range(n_shapes) if i not in wanted]
+        # an entry with no number has no known size (kernelsource.shape_size): said as such
+        left = [
+            shape_label(dict(shapes[i])) + ("" if shape_size(shapes[i]) < math.inf else " (size unknown)")
+            for i in range(n_shapes)
+            if i not in wanted
+        ]
         if left:
             ctx.warn_once(
                 "interpreted-cases",
-                f"Triton's interpreter on the CPU: SHAPES entries sized for a GPU were not run ({'; '.join(left)})",
+                "Triton's interpreter on the CPU: SHAPES entries too large for it (over 2**22) were not run "
+                f"({'; '.join(left)})",
             )
     else:
         wanted = list(range(n_shapes))
