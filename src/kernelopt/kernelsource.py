@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.errors import InputFileError
-from kernelopt.vocabulary import Framework
+from kernelopt.vocabulary import Device, Framework
 
 
 class KernelForm(StrEnum):
@@ -95,6 +95,12 @@ def detect_framework(path: Path) -> Framework:
     if "load_inline" in text or "cupy" in text or "__global__" in text:
         return Framework.CUDA
     return Framework.TORCH
+
+
+def runs_in_interpreter(kernel_py: Path, device: str | None) -> bool:
+    """True when ``kernel_py`` runs in Triton's interpreter: a Triton kernel (by its imports) on the CPU."""
+    on_cpu = device is not None and Device.of(device) is Device.CPU
+    return on_cpu and kernel_py.is_file() and detect_framework(kernel_py) is Framework.TRITON
 
 
 def shape_size(shape: Mapping[str, Any]) -> float:

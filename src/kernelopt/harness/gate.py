@@ -58,7 +58,7 @@ from kernelopt.harness.stats import (
     too_wide,
 )
 from kernelopt.harness.worker import EXIT_ENVIRONMENT
-from kernelopt.kernelsource import detect_framework
+from kernelopt.kernelsource import runs_in_interpreter
 from kernelopt.memory.model import (
     Comparison,
     Correctness,
@@ -76,7 +76,6 @@ from kernelopt.oneline import last_line
 from kernelopt.planning.plan import Plan
 from kernelopt.taskcard import TaskCard
 from kernelopt.utilization import Utilization, compute_utilization
-from kernelopt.vocabulary import Device, Framework
 from kernelopt.workspace import Workspace
 
 PROTECTED_FILES = ("kernel.py", "reference.py", "test_kernel.py")
@@ -455,7 +454,7 @@ def check_files(
         constants=constants,
     )
     report = _correctness_report(outcome)
-    if report.status is CorrectnessStatus.TIMEOUT_FAIL and _interpreted(kernel_py, settings):
+    if report.status is CorrectnessStatus.TIMEOUT_FAIL and runs_in_interpreter(kernel_py, settings.device):
         report.message = f"{report.message}; {INTERPRETER_HINT}"
     return report
 
@@ -466,12 +465,6 @@ INTERPRETER_HINT = (
 )
 """What a check that timed out in Triton's interpreter adds to its message (a GPU-sized problem there takes
 minutes to hours; the fresh-user trial of 2026-12-04 read only "the kernel hangs or is far too slow")."""
-
-
-def _interpreted(kernel_py: Path, settings: HarnessSettings) -> bool:
-    """A Triton kernel run on the CPU: in Triton's interpreter."""
-    cpu = settings.device is not None and Device.of(settings.device) is Device.CPU
-    return cpu and kernel_py.is_file() and detect_framework(kernel_py) is Framework.TRITON
 
 
 def bench_files(

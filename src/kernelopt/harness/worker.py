@@ -41,10 +41,10 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
-from kernelopt.kernelsource import detect_framework, interpreted_cases, shape_size
+from kernelopt.kernelsource import interpreted_cases, runs_in_interpreter, shape_size
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
-from kernelopt.vocabulary import Device, Framework
+from kernelopt.vocabulary import Device
 
 EXIT_ENVIRONMENT = 3
 TRACEBACK_LIMIT_CHARS = 4000
@@ -680,9 +680,8 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
             loaded = _load(ctx)
             if not device.startswith("cuda") and "triton" in sys.modules:
                 patch_interpreter()  # the kernels imported Triton: they run in its interpreter on the CPU
-                ctx.interpreted = any(
-                    detect_framework(Path(k.kernel_py)) is Framework.TRITON for k in job.kernels
-                )  # triton is imported in every child of a fork server: the kernel's own imports say
+                # triton is imported in every child of a fork server: the kernel's own imports say
+                ctx.interpreted = any(runs_in_interpreter(Path(k.kernel_py), device) for k in job.kernels)
             if job.mode is JobMode.CHECK:
                 _check(ctx, loaded)
             elif job.mode is JobMode.BENCH:

@@ -25,9 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import effective_constants, size_constants
-from kernelopt.kernelsource import detect_framework, smallest_shape_index, timed_shape_index
+from kernelopt.kernelsource import runs_in_interpreter, smallest_shape_index, timed_shape_index
 from kernelopt.taskcard import TaskCard
-from kernelopt.vocabulary import Framework
 
 ShapeValue = int | float | bool | str
 Number = int | float
@@ -284,9 +283,7 @@ class Problem(BaseModel):
     @property
     def interpreted(self) -> bool:
         """A Triton kernel on the CPU: run by Triton's interpreter."""
-        return (
-            self.device == "cpu" and self.kernel_py.is_file() and detect_framework(self.kernel_py) is Framework.TRITON
-        )
+        return runs_in_interpreter(self.kernel_py, self.device)
 
     def timed_index(self, shapes: Sequence[Mapping[str, ShapeValue]]) -> int:
         """Which ``SHAPES`` entry is timed: the first; for a Triton kernel on the CPU the smallest, unless the
