@@ -175,7 +175,7 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
     planner = RulePlanner({"knob_only": True, "wiki_search": fakes.FakeWiki()})
     implementer = RuleImplementer({**QUICK, "strategy": "exhaustive", "budget": 25})
     outs = []
-    for n in (1, 2, 3):
+    for n in (1, 2, 3, 4):
         summary = cpu_timing_summary(ws, n)
         planned = planner.plan(StageContext(workspace=ws, version=n, summary=summary, history=list(records)))
         if planned.plan is None:
@@ -184,12 +184,17 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
         out = implementer.implement(StageContext(workspace=ws, version=n, summary=summary, plan=planned.plan))
         outs.append(out)
         records.append(_record(ws, n, planned.plan, out))
-    # what each session kept, should a loaded machine's timing make V2 move (seen once in a full run)
-    assert len(outs) == 2, [
+    kept = [
         (o.knob_changes, o.error, [(c.parameters, c.latency_us, c.served) for c in o.candidates if c.chosen])
         for o in outs
     ]
-    first, second = outs
+    # V1 applies the optimum and V2 keeps nothing. On a loaded machine (CI, once) V1's re-timing picked a
+    # neighbour and V2 moved on to 64 x 32 from V1's own measurements; V3 then kept nothing. Either way the
+    # sessions converge, a later move comes from measurements already recorded, and the last one keeps nothing.
+    assert len(outs) in (2, 3), kept
+    first, second = outs[0], outs[-1]
+    for moved in outs[1:-1]:
+        assert moved.changed and all(c.served for c in moved.candidates), kept
     by = {(c.parameters["BLOCK_M"], c.parameters["BLOCK_N"]): c for c in first.candidates}
     chosen = next(k for k, c in by.items() if c.chosen)
     # the optimum 64 x 32 (1.0 ms), or on a loaded machine one of its neighbours (1.2-1.4 ms): the fastest
@@ -201,7 +206,8 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
         and first.checked
         and first.knob_changes == {"BLOCK_M": (16, chosen[0]), "BLOCK_N": (256, chosen[1])}
     )
-    assert knobs_of(ws.kernel_py.read_text()) == {"BLOCK_M": chosen[0], "BLOCK_N": chosen[1]}
+    applied = next(c for c in outs[-2].candidates if c.chosen).parameters  # the last session that moved
+    assert knobs_of(ws.kernel_py.read_text()) == {"BLOCK_M": applied["BLOCK_M"], "BLOCK_N": applied["BLOCK_N"]}
     assert len(by) == 25 and sum(c.chosen for c in first.candidates) == 1 and by[(16, 256)].current
     assert by[(128, 256)].status is CandidateStatus.COMPILE_FAILED and "ptxas error" in (by[(128, 256)].reason or "")
     assert by[(256, 16)].status is CandidateStatus.TIMEOUT and "no reply within 3 s" in (by[(256, 16)].reason or "")
