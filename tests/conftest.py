@@ -12,6 +12,11 @@ import pytest
 
 from kernelopt.env import EnvSettings
 
+# One thread per torch process, in every test: the two test workers and the runs they start share two cores,
+# and the CPU loops' own fixtures already asked for one thread (steadier timing). With every test alike, a
+# worker's CPU runs all fork from one shared fork server instead of one per setting (torch imported again).
+os.environ["OMP_NUM_THREADS"] = "1"
+
 TMP = Path(tempfile.gettempdir())
 OURS = ("kernel_opt_", ".kernel_opt_", "kernelopt_batch_")
 """Names of what kernelopt puts under /tmp by default (workspaces, their locks, batch folders): what a test

@@ -7,6 +7,7 @@ Pure: nothing is imported or run (autotune configs built by code come in evaluat
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ from kernelopt.tunables.model import (
 )
 
 MARKER = "kernelopt: tunable"
+PARSE_CACHE_SIZE = 64
+"""Our choice: how many parsed source texts are kept (a kernel file's tree is a few MB at most)."""
 
 # ---------------------------------------------------------------------------------------------------
 # Analysis (internal): find the literal nodes behind every knob
@@ -272,6 +275,43 @@ def _not_python(source: str, filename: str, parser_line: int) -> str:
     return f"{filename}: Python that the parser (libcst) cannot read, at line {parser_line}"
 
 
+@dataclass(frozen=True)
+class _Parsed:
+    """What the analysis reads of a source text, found once per text: libcst's tree (immutable), its node
+    positions, the offsets of its lines, and the bindings, launches and functions the collectors saw. The
+    analysis only reads these."""
+
+    module: cst.Module
+    positions: Mapping[cst.CSTNode, CodeRange]
+    line_starts: list[int]
+    module_bindings: dict[str, list[_Binding]]
+    launches: list[_Launch]
+    functions: dict[str, list[_FuncInfo]]
+
+
+@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
+def _parse(source: str) -> _Parsed:
+    """The parse of ``source``, kept for the next analysis of the same text: a tuning session analyses its
+    kernel.py again for every candidate it applies, verifies and pins, and the planner for every category it
+    weighs (two thirds of the analysis time of the test suite was parsing a text parsed before).
+
+    Raises:
+        cst.ParserSyntaxError: the text is not Python (not kept).
+    """
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    module = wrapper.module
+    positions = wrapper.resolve(PositionProvider)
+    line_starts = [0]
+    for i, ch in enumerate(source):
+        if ch == "\n":
+            line_starts.append(i + 1)
+    mc = _BindingCollector(positions, module)
+    module.visit(mc)
+    lc = _LaunchCollector(positions)
+    module.visit(lc)
+    return _Parsed(module, positions, line_starts, mc.bindings, lc.launches, lc.functions)
+
+
 class _Analyzer:
     """Finds every knob of one source text."""
 
@@ -292,22 +332,15 @@ class _Analyzer:
         self.launch_values = {k: dict(v) for k, v in (launch_values or {}).items()}
         self.shape = dict(shape) if shape is not None else None
         try:
-            wrapper = MetadataWrapper(cst.parse_module(source))
+            parsed = _parse(source)
         except cst.ParserSyntaxError as exc:
             raise TunableError(_not_python(source, filename, exc.raw_line)) from None
-        self.module = wrapper.module
-        self.positions = wrapper.resolve(PositionProvider)
-        self.line_starts = [0]
-        for i, ch in enumerate(source):
-            if ch == "\n":
-                self.line_starts.append(i + 1)
-        mc = _BindingCollector(self.positions, self.module)
-        self.module.visit(mc)
-        self.module_bindings = mc.bindings
-        lc = _LaunchCollector(self.positions)
-        self.module.visit(lc)
-        self.launches = lc.launches
-        self.functions = lc.functions
+        self.module = parsed.module
+        self.positions = parsed.positions
+        self.line_starts = parsed.line_starts
+        self.module_bindings = parsed.module_bindings
+        self.launches = parsed.launches
+        self.functions = parsed.functions
         self.sites: list[Site] = []
 
     # -- helpers ----------------------------------------------------------------------------------
