@@ -188,13 +188,13 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
         (o.knob_changes, o.error, [(c.parameters, c.latency_us, c.served) for c in o.candidates if c.chosen])
         for o in outs
     ]
-    # V1 applies the optimum and V2 keeps nothing. On a loaded machine (CI, once) V1's re-timing picked a
-    # neighbour and V2 moved on to 64 x 32 from V1's own measurements; V3 then kept nothing. Either way the
-    # sessions converge, a later move comes from measurements already recorded, and the last one keeps nothing.
+    # V1 applies the optimum and V2 keeps nothing. On a loaded machine V1's re-timing can pick a neighbour,
+    # and a later session then moves on from V1's own measurements (seen twice: CI once took V3 to keep
+    # nothing; a full run here once stopped converged right after V2 moved). Either way no session after V1
+    # times anything again, and the planner ends converged within three sessions.
     assert len(outs) in (2, 3), kept
-    first, second = outs[0], outs[-1]
-    for moved in outs[1:-1]:
-        assert moved.changed and all(c.served for c in moved.candidates), kept
+    first, last = outs[0], outs[-1]
+    assert all(c.served for o in outs[1:] for c in o.candidates), kept
     by = {(c.parameters["BLOCK_M"], c.parameters["BLOCK_N"]): c for c in first.candidates}
     chosen = next(k for k, c in by.items() if c.chosen)
     # the optimum 64 x 32 (1.0 ms), or on a loaded machine one of its neighbours (1.2-1.4 ms): the fastest
@@ -206,7 +206,9 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
         and first.checked
         and first.knob_changes == {"BLOCK_M": (16, chosen[0]), "BLOCK_N": (256, chosen[1])}
     )
-    applied = next(c for c in outs[-2].candidates if c.chosen).parameters  # the last session that moved
+    moved = [o for o in outs if o.changed]
+    applied = next(c for c in moved[-1].candidates if c.chosen).parameters
+    assert (applied["BLOCK_M"], applied["BLOCK_N"]) in {(64, 32), (64, 16), (128, 32), (32, 32), (64, 64)}, kept
     assert knobs_of(ws.kernel_py.read_text()) == {"BLOCK_M": applied["BLOCK_M"], "BLOCK_N": applied["BLOCK_N"]}
     assert len(by) == 25 and sum(c.chosen for c in first.candidates) == 1 and by[(16, 256)].current
     assert by[(128, 256)].status is CandidateStatus.COMPILE_FAILED and "ptxas error" in (by[(128, 256)].reason or "")
@@ -215,8 +217,8 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
     assert by[(256, 32)].status is CandidateStatus.WRONG_RESULT
     assert "differs from the reference" in (by[(256, 32)].reason or "")
     # V2 tunes the new kernel.py: the same kernel apart from its knobs, every candidate served, nothing gained
-    assert not second.changed and second.no_gain and all(c.served for c in second.candidates)
-    assert "kept nothing" in (second.error or "") and "25 from the record" in (second.error or "")
+    if not last.changed:
+        assert last.no_gain and "kept nothing" in (last.error or "") and "25 from the record" in (last.error or "")
     assert planned.plan is None and (planned.reason or "").startswith("converged: the launch configuration")
 
 
