@@ -39,6 +39,13 @@ def test_values_formats_and_the_json_spelling_are_replaced() -> None:
     assert r.holds_secret(text) and not r.holds_secret(out)
 
 
+def test_a_private_key_over_several_lines_goes_whole() -> None:
+    """A PEM block spans lines (the pattern once stopped at the first newline, so no real key matched)."""
+    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQAAACD\n-----END OPENSSH PRIVATE KEY-----"
+    assert redact(f"key:\n{pem}\nafter") == f"key:\n{REDACTED}\nafter"
+    assert redact("-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----").startswith("-----BEGIN PUBLIC")
+
+
 def test_prose_code_and_an_embedded_image_are_left_alone() -> None:
     r = Redactor()
     image = base64.b64encode(bytes(range(256)) * 64).decode()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 
 from kernelopt.env import inherited, raw_value
@@ -47,22 +48,43 @@ MIN_NAMED_CHARS = 4
 
 _WORD_START = r"(?<![A-Za-z0-9+/_-])"
 _WORD_END = r"(?![A-Za-z0-9+/=_-])"
-KEY_FORMATS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p)
-    for p in (
-        _WORD_START + r"sk-[A-Za-z0-9][A-Za-z0-9_-]{15,}" + _WORD_END,  # OpenAI, Anthropic (sk-ant-...)
-        _WORD_START + r"gh[pousr]_[A-Za-z0-9]{20,}" + _WORD_END,  # GitHub tokens
-        _WORD_START + r"github_pat_[A-Za-z0-9_]{20,}" + _WORD_END,
-        _WORD_START + r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _WORD_END,  # AWS access key ids
-        _WORD_START + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _WORD_END,  # Slack
-        _WORD_START + r"glpat-[A-Za-z0-9_-]{20,}" + _WORD_END,  # GitLab
-        _WORD_START + r"hf_[A-Za-z0-9]{30,}" + _WORD_END,  # Hugging Face
-        _WORD_START + r"AIza[0-9A-Za-z_-]{35}" + _WORD_END,  # Google API keys
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----",
-    )
+
+
+@dataclass(frozen=True)
+class KeyFormat:
+    """A known key format: its pattern (the whole key) and the literal text every match holds, which decides
+    in one fast search whether the pattern need run at all (most texts kept hold none of them)."""
+
+    markers: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+    def holds_marker(self, text: str) -> bool:
+        return any(m in text for m in self.markers)
+
+
+def _word(markers: tuple[str, ...], body: str) -> KeyFormat:
+    return KeyFormat(markers, re.compile(_WORD_START + body + _WORD_END))
+
+
+KEY_FORMATS: tuple[KeyFormat, ...] = (
+    _word(("sk-",), r"sk-[A-Za-z0-9][A-Za-z0-9_-]{15,}"),  # OpenAI, Anthropic (sk-ant-...)
+    _word(("gh",), r"gh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub tokens
+    _word(("github_pat_",), r"github_pat_[A-Za-z0-9_]{20,}"),
+    _word(("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}"),  # AWS access key ids
+    _word(("xox",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
+    _word(("glpat-",), r"glpat-[A-Za-z0-9_-]{20,}"),  # GitLab
+    _word(("hf_",), r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face
+    _word(("AIza",), r"AIza[0-9A-Za-z_-]{35}"),  # Google API keys
+    # a PEM block spans lines
+    KeyFormat(
+        ("PRIVATE KEY-----",),
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
+    ),
 )
 """Key formats redacted wherever they appear (each matches the whole key)."""
-AUTHORIZATION = re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/-]*[0-9])([A-Za-z0-9._~+/-]{16,}=*)")
+AUTHORIZATION = KeyFormat(
+    ("Bearer", "Basic"), re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/-]*[0-9])([A-Za-z0-9._~+/-]{16,}=*)")
+)
 """An authorization header's value (16+ characters, a digit among them): the scheme word is kept, the
 credential redacted."""
 
@@ -102,7 +124,7 @@ class Redactor:
         patterns: key formats (default :data:`KEY_FORMATS`).
     """
 
-    def __init__(self, values: Iterable[str] = (), *, patterns: tuple[re.Pattern[str], ...] = KEY_FORMATS) -> None:
+    def __init__(self, values: Iterable[str] = (), *, patterns: tuple[KeyFormat, ...] = KEY_FORMATS) -> None:
         spelled = set()
         for v in values:
             if v:
@@ -121,9 +143,12 @@ class Redactor:
         """``text`` with every secret replaced by :data:`REDACTED`."""
         if self._exact is not None:
             text = self._exact.sub(REDACTED, text)
-        for pattern in self.patterns:
-            text = pattern.sub(REDACTED, text)
-        return AUTHORIZATION.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+        for key in self.patterns:
+            if key.holds_marker(text):
+                text = key.pattern.sub(REDACTED, text)
+        if not AUTHORIZATION.holds_marker(text):
+            return text
+        return AUTHORIZATION.pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
 
     def holds_secret(self, text: str) -> bool:
         """True when :meth:`__call__` would change ``text``."""
