@@ -248,7 +248,7 @@ def test_a_triton_reduction_runs_in_the_interpreter_of_the_pool(tmp_path: Path, 
     for k, v in CPU_ENV.items():
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("TEST_TIMEOUT_SEC", "60")  # the interpreter under a loaded CI machine: not 3 s a case
-    options = BatchOptions(out_dir=tmp_path / "out", device="cpu", size_scale=0.01, problem_timeout_s=120)
+    options = BatchOptions(out_dir=tmp_path / "out", device="cpu", size_scale=0.001, problem_timeout_s=120)
     (row,) = run_batch(tmp_path / "problems", options).rows
     assert row.status is ProblemStatus.PASS, row.reason
     assert row.correct
