@@ -38,17 +38,9 @@ categories, legality, resources, semantic names, launch defaults), :mod:`~kernel
 
 from __future__ import annotations
 
-from kernelopt.tunables.analysis import MARKER, discover, discover_source
-from kernelopt.tunables.edit import (
-    apply,
-    apply_source,
-    knob_diff,
-    pin_configs,
-    plan_edits,
-    render_configs,
-    step,
-    verify_only,
-)
+import importlib
+from typing import TYPE_CHECKING
+
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_DEFAULTS,
     LAUNCH_OPTIONS,
@@ -77,6 +69,40 @@ from kernelopt.tunables.model import (
     TunableKind,
     Value,
 )
+
+if TYPE_CHECKING:
+    from kernelopt.tunables.analysis import MARKER, discover, discover_source
+    from kernelopt.tunables.edit import (
+        apply,
+        apply_source,
+        knob_diff,
+        pin_configs,
+        plan_edits,
+        render_configs,
+        step,
+        verify_only,
+    )
+
+_LIBCST_NAMES = {
+    **dict.fromkeys(("MARKER", "discover", "discover_source"), "analysis"),
+    **dict.fromkeys(
+        ("apply", "apply_source", "knob_diff", "pin_configs", "plan_edits", "render_configs", "step", "verify_only"),
+        "edit",
+    ),
+}
+"""The names of the modules that parse with libcst, imported at their first use: the package also holds
+the fork server's child-side :mod:`~kernelopt.tunables.autotune_worker`, and every fork server imported
+libcst (0.2-0.3 s) for children that never parse anything."""
+
+
+def __getattr__(name: str) -> object:
+    module = _LIBCST_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ABSENT_OPTION_DEFAULTS",
