@@ -135,3 +135,34 @@ def test_the_probe_builds_the_smallest_shapes_entry(tmp_path: Path) -> None:
         "    return [torch.randn(n, dtype=torch.float16)]\n"
     )
     assert infer_dtype(ref, device="cpu").value == "fp16"
+
+
+def test_a_small_function_reference_runs_on_its_inputs_and_a_large_one_on_meta(tmp_path: Path) -> None:
+    """A small function-form reference shows its outputs' dtypes by running (milliseconds); meta tensors
+    are for large inputs and for a Model (its weights could be large), and cost the first run an import of
+    torch._dynamo (1.5 s of every `init`)."""
+    import torch
+
+    from kernelopt.harness.infer import REAL_RUN_MAX_ELEMENTS, _outputs
+
+    class Function:
+        @staticmethod
+        def reference(x: torch.Tensor) -> torch.Tensor:
+            assert x.device.type == "cpu"  # run as built, not on meta
+            return x.to(torch.bfloat16)
+
+    small = [torch.zeros(64)]
+    out = _outputs(Function, small)
+    assert out.dtype == torch.bfloat16 and out.device.type == "cpu"
+    large = [torch.empty(REAL_RUN_MAX_ELEMENTS + 1, device="meta")]  # nothing allocated
+    assert _outputs(Function, large) is None  # only meta tensors reach it: its own assert refuses them
+
+    class Net(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x.half()
+
+    class WithModel:
+        Model = Net
+
+    out = _outputs(WithModel, small)
+    assert out.dtype == torch.float16 and out.device.type == "meta"

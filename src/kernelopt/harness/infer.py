@@ -23,6 +23,10 @@ from kernelopt.errors import InputFileError
 from kernelopt.oneline import last_line
 
 PROBE_TIMEOUT_S = 120.0
+REAL_RUN_MAX_ELEMENTS = 2**20
+"""Our choice: a function-form reference whose inputs hold at most this many elements in all is run on them
+as they are to see its outputs' dtypes (milliseconds); a larger one, and every ``Model``, on meta tensors
+(no memory, no compute; but the first meta run imports ``torch._dynamo``, 1.5 s)."""
 
 
 @dataclass
@@ -151,22 +155,36 @@ def _probe(reference_py: Path) -> dict[str, Any]:
     elements: dict[str, int] = {}
     for t in tensors_in(inputs):
         elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
-    outputs_seen = False
+    out = _outputs(ref, inputs)
+    for t in tensors_in(out):
+        elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
+    return {"elements": elements, "outputs_seen": out is not None}
+
+
+def _outputs(ref: Any, inputs: list[Any]) -> Any:
+    """What the reference returns for ``inputs``: run on them as they are when it is a function and they
+    are small (:data:`REAL_RUN_MAX_ELEMENTS`), else (or when that fails) on meta tensors; ``None`` when it
+    cannot run either way (its inputs alone decide then)."""
+    import torch
+
+    from kernelopt.harness.inputs import tensors_in
+
+    small = sum(t.numel() for t in tensors_in(inputs)) <= REAL_RUN_MAX_ELEMENTS
+    if small and not hasattr(ref, "Model"):
+        try:
+            return ref.reference(*inputs)
+        except Exception:
+            pass
     try:
         meta = [t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs]
         if hasattr(ref, "Model"):
             init = ref.get_init_inputs() if hasattr(ref, "get_init_inputs") else []
             with torch.device("meta"):
                 model = ref.Model(*init)
-            out = model(*meta)
-        else:
-            out = ref.reference(*meta)
-        for t in tensors_in(out):
-            elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
-        outputs_seen = True
-    except Exception:  # a reference that cannot run on meta tensors: its inputs alone decide
-        outputs_seen = False
-    return {"elements": elements, "outputs_seen": outputs_seen}
+            return model(*meta)
+        return ref.reference(*meta)
+    except Exception:
+        return None
 
 
 def main(argv: list[str]) -> int:
