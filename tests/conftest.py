@@ -12,7 +12,7 @@ import pytest
 
 from kernelopt.env import EnvSettings
 
-# One thread per torch process, in every test: the two test workers and the runs they start share two cores,
+# One thread per torch process, in every test: the test workers and the runs they start share two cores,
 # and the CPU loops' own fixtures already asked for one thread (steadier timing). With every test alike, a
 # worker's CPU runs all fork from one shared fork server instead of one per setting (torch imported again).
 os.environ["OMP_NUM_THREADS"] = "1"
@@ -31,9 +31,9 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 
 # The test files that take longest (module fixtures, CPU loops, worker processes), longest first, as
 # measured with the default run on a quiet 2-core machine (per file: the wall time of its tests on its
-# worker, 2026-12-04; the files under 1.5 s follow in collection order). The run is spread over two workers one file at a time (--dist
+# worker, 2026-12-04; the files under 1.5 s follow in collection order). The run is spread over the workers one file at a time (--dist
 # loadfile, in this order: pyproject.toml turns off xdist's own reordering by test count, which put files of
-# two or four long tests last): starting the long files first keeps both workers busy to the end instead of
+# two or four long tests last): starting the long files first keeps every worker busy to the end instead of
 # leaving one running the last long file alone. A file with two tests or fewer left takes its next file
 # early, so a long file of few tests belongs near the top.
 SLOW_FILES = (
