@@ -127,6 +127,8 @@ INTERPRETER_MAX_SIZE = 2**22
 """Our choice: the largest ``SHAPES`` entry (:func:`shape_size`, the product of its numbers) Triton's interpreter
 is given for a check; 4,194,304, a 2048 x 2048 matrix, runs in about a second on one core. An entry sized for a
 GPU (32768 x 4096, 256 MiB and more) would take it minutes to hours."""
+INTERPRETER_MAX_SIZE_TEXT = f"2**{INTERPRETER_MAX_SIZE.bit_length() - 1}"
+""":data:`INTERPRETER_MAX_SIZE` as the messages write it."""
 
 
 def interpreted_cases(shapes: Sequence[Mapping[str, Any]]) -> list[int]:

@@ -58,7 +58,7 @@ from kernelopt.harness.stats import (
     too_wide,
 )
 from kernelopt.harness.worker import EXIT_ENVIRONMENT
-from kernelopt.kernelsource import runs_in_interpreter
+from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, runs_in_interpreter
 from kernelopt.memory.model import (
     Comparison,
     Correctness,
@@ -461,7 +461,7 @@ def check_files(
 
 INTERPRETER_HINT = (
     "on the CPU a Triton kernel runs in Triton's interpreter, one program at a time: give reference.py a SHAPES "
-    "entry it can run in seconds (of at most 2**22), or scale the sizes (--size-scale)"
+    f"entry it can run in seconds (of at most {INTERPRETER_MAX_SIZE_TEXT}), or scale the sizes (--size-scale)"
 )
 """What a check that timed out in Triton's interpreter adds to its message (a GPU-sized problem there takes
 minutes to hours; the fresh-user trial of 2026-12-04 read only "the kernel hangs or is far too slow")."""

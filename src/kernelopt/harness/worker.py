@@ -41,7 +41,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
-from kernelopt.kernelsource import interpreted_cases, runs_in_interpreter, shape_size
+from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, interpreted_cases, runs_in_interpreter, shape_size
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
@@ -241,8 +241,8 @@ def _cases(ctx: _Ctx, shapes: Sequence[Mapping[str, Any]]) -> list[int]:
         if left:
             ctx.warn_once(
                 "interpreted-cases",
-                "Triton's interpreter on the CPU: SHAPES entries too large for it (over 2**22) were not run "
-                f"({'; '.join(left)})",
+                f"Triton's interpreter on the CPU: SHAPES entries too large for it (over {INTERPRETER_MAX_SIZE_TEXT}) "
+                f"were not run ({'; '.join(left)})",
             )
     else:
         wanted = list(range(n_shapes))
