@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import shutil
 import sys
@@ -205,6 +207,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # this process's sys.path; an installed kernelopt could point at another checkout)
     path = [SRC, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC)]
     os.environ["PYTHONPATH"] = os.pathsep.join(path)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own, which makes the factory
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        # registered before pytest's own removal of the session folder (at exit too, once the session made
+        # it), so it runs after it: exit handlers run last registered first
+        atexit.register(_remove_if_empty, config._tmp_path_factory)  # type: ignore[attr-defined]
+
+
+def _remove_if_empty(factory: pytest.TempPathFactory) -> None:
+    """pytest's ``pytest-of-<user>`` folder, once its session folders are gone (tmp_path_retention_policy):
+    the default run then leaves nothing in the temporary folder."""
+    base = factory._basetemp
+    if base is not None and base.parent.name.startswith("pytest-of-"):
+        with contextlib.suppress(OSError):  # not empty: another session's, or kept on purpose
+            base.parent.rmdir()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
