@@ -166,3 +166,17 @@ def test_a_small_function_reference_runs_on_its_inputs_and_a_large_one_on_meta(t
 
     out = _outputs(WithModel, small)
     assert out.dtype == torch.float16 and out.device.type == "meta"
+
+
+def test_a_reference_that_prints_without_a_newline_still_gives_its_dtype(tmp_path: Path) -> None:
+    """A fresh-user trial of 2026-12-04: `sys.stdout.write('x')` in reference() (a progress bar) ran into the
+    probe's answer on the same line, and init said 'the probe failed: exit 0, no error output'."""
+    ref = tmp_path / "reference.py"
+    ref.write_text(
+        "import sys\nimport torch\n"
+        'SHAPES = [{"n": 64}]\n\n'
+        "def get_inputs(n):\n    return [torch.randn(n)]\n\n"
+        "def reference(x):\n    sys.stdout.write('working...')\n    return x.to(torch.bfloat16)\n"
+    )
+    found = infer_dtype(ref, device="cpu")
+    assert found.value == "bf16" and found.source == "reference.py's inputs and outputs", found

@@ -89,7 +89,7 @@ def test_the_fork_servers_preload_leaves_libcst_out() -> None:
     code = (
         "import sys, kernelopt.tunables.autotune_worker, kernelopt.tuning.bench_worker, kernelopt.tunables as t;"
         "print('libcst' in sys.modules, t.ResourceLimits.__name__, 'libcst' in sys.modules, t.discover.__name__,"
-        " 'libcst' in sys.modules)"
+        " 'libcst' in sys.modules, 'apply_source' in dir(t))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
-    assert out.stdout.split() == ["False", "ResourceLimits", "False", "discover", "True"]
+    assert out.stdout.split() == ["False", "ResourceLimits", "False", "discover", "True", "True"]

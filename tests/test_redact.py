@@ -46,6 +46,17 @@ def test_a_private_key_over_several_lines_goes_whole() -> None:
     assert redact("-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----").startswith("-----BEGIN PUBLIC")
 
 
+def test_a_private_key_cut_short_and_a_lowercase_scheme_are_redacted() -> None:
+    """A fresh-user trial of 2026-12-04: a PEM block with no END line (truncated output) kept its body, and
+    `authorization: bearer ...` (HTTP reads the scheme in any case) kept its token."""
+    body = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1234567890abcdefghij\nQyNTUxOQAAACDabcdefgh\n"
+    assert redact(f"out:\n{body}truncated here") == f"out:\n{REDACTED}\ntruncated here"  # prose stays
+    assert redact(json.dumps({"log": body})) == json.dumps({"log": f"{REDACTED}\n"})  # \n as JSON spells it
+    assert redact("authorization: bearer abcdefghijklmnop1234567890") == f"authorization: bearer {REDACTED}"
+    assert redact("AUTHORIZATION: BASIC dXNlcjpwYXNzd29yZDEyMzQ1Ng==") == f"AUTHORIZATION: BASIC {REDACTED}"
+    assert redact("Bearer of bad news, basic blocks of the loop") == "Bearer of bad news, basic blocks of the loop"
+
+
 def test_prose_code_and_an_embedded_image_are_left_alone() -> None:
     r = Redactor()
     image = base64.b64encode(bytes(range(256)) * 64).decode()

@@ -74,7 +74,7 @@ def test_a_reference_that_hangs_at_import_is_said_within_the_start_up_limit(tmp_
     hangs.write_text("import time\ntime.sleep(600)\n")
     with pytest.raises(InputFileError, match="ran past 2 s") as refused:
         infer_dtype(hangs, timeout_s=2.0)
-    assert "it hangs at import or in get_inputs()" in refused.value.one_line()
+    assert "it hangs at import, in get_inputs() or in its reference" in refused.value.one_line()
 
 
 def test_a_report_without_speed_of_light_says_so_at_the_top() -> None:
@@ -112,7 +112,10 @@ def test_a_workspace_whose_dtype_probe_fails_is_removed_with_the_error(
     from kernelopt.errors import InputFileError
 
     def hangs(reference_py: Path, **_: object) -> None:
-        raise InputFileError(reference_py, "importing it and building its inputs (get_inputs) ran past 120 s")
+        raise InputFileError(
+            reference_py,
+            "importing it, building its smallest SHAPES entry (get_inputs) and running it once ran past 120 s",
+        )
 
     real = opening.infer_dtype
     monkeypatch.setattr(opening, "infer_dtype", hangs)

@@ -59,6 +59,9 @@ class KeyFormat:
     pattern: re.Pattern[str]
 
     def holds_marker(self, text: str) -> bool:
+        if self.pattern.flags & re.IGNORECASE:
+            text = text.lower()
+            return any(m.lower() in text for m in self.markers)
         return any(m in text for m in self.markers)
 
 
@@ -75,18 +78,25 @@ KEY_FORMATS: tuple[KeyFormat, ...] = (
     _word(("glpat-",), r"glpat-[A-Za-z0-9_-]{20,}"),  # GitLab
     _word(("hf_",), r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face
     _word(("AIza",), r"AIza[0-9A-Za-z_-]{35}"),  # Google API keys
-    # a PEM block spans lines
+    # a PEM block spans lines; one cut short (truncated output) goes up to the end of its base64 lines (whole
+    # lines of base64), also where a JSON record spells its newlines \n
     KeyFormat(
         ("PRIVATE KEY-----",),
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----"
+            r"(?:.*?-----END [A-Z ]*PRIVATE KEY-----"
+            r"|(?:(?:\r?\n|(?:\\r)?\\n)[ \t]*[A-Za-z0-9+/=]{8,}(?=[ \t]*(?:\r?\n|\\n|\\r|\"|$)))+)",
+            re.DOTALL,
+        ),
     ),
 )
 """Key formats redacted wherever they appear (each matches the whole key)."""
 AUTHORIZATION = KeyFormat(
-    ("Bearer", "Basic"), re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/-]*[0-9])([A-Za-z0-9._~+/-]{16,}=*)")
+    ("Bearer", "Basic"),
+    re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/-]*[0-9])([A-Za-z0-9._~+/-]{16,}=*)", re.IGNORECASE),
 )
-"""An authorization header's value (16+ characters, a digit among them): the scheme word is kept, the
-credential redacted."""
+"""An authorization header's value (16+ characters, a digit among them; the scheme word in any case, as HTTP
+reads it): the scheme word is kept, the credential redacted."""
 
 
 def is_secret_name(name: str) -> bool:

@@ -76,7 +76,8 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
     the one the gate's runs come from next (torch imported once), else a new interpreter.
 
     Raises:
-        InputFileError: the probe ran past ``timeout_s`` (reference.py hangs at import or in get_inputs).
+        InputFileError: the probe ran past ``timeout_s`` (reference.py hangs at import, in get_inputs, or
+            in the reference itself).
     """
     from kernelopt.hardware.gpu import runs_on_cpu
     from kernelopt.harness.runner import worker_env
@@ -91,8 +92,10 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
         # a reference that cannot build its inputs in this time hangs: said now, not after the gate's limits
         raise InputFileError(
             reference_py,
-            f"importing it and building its inputs (get_inputs) ran past {timeout_s:g} s",
-            hint="it hangs at import or in get_inputs(); try `python -c 'import reference'` in its folder",
+            f"importing it, building its smallest SHAPES entry (get_inputs) and running it once ran past "
+            f"{timeout_s:g} s",
+            hint="it hangs at import, in get_inputs() or in its reference; try `python -c 'import reference'` in "
+            "its folder",
         )
     try:
         data = json.loads(res.stdout.strip().splitlines()[-1]) if res.ok and res.stdout.strip() else None
@@ -190,7 +193,8 @@ def _outputs(ref: Any, inputs: list[Any]) -> Any:
 def main(argv: list[str]) -> int:
     """``python -m kernelopt.harness.infer REFERENCE``: print the probe's JSON object (a fork server's entry
     point too)."""
-    sys.stdout.write(json.dumps(_probe(Path(argv[0]))) + "\n")
+    found = _probe(Path(argv[0]))
+    sys.stdout.write("\n" + json.dumps(found) + "\n")  # its own line, whatever the reference printed
     return 0
 
 

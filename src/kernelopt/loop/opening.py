@@ -250,7 +250,7 @@ def fill_card(ws: Workspace, *, device: str | None, announce: Callable[[str], No
     found: list[Inferred] = []
     if card.dtype is None:
         if announce is not None:
-            announce(f"dtype: probing reference.py's inputs (at most {PROBE_TIMEOUT_S:g} s)")
+            announce(f"dtype: probing reference.py's inputs and outputs (at most {PROBE_TIMEOUT_S:g} s)")
         found.append(infer_dtype(ws.reference_py, device=device or "auto"))
     if card.gpu is None:
         found.append(infer_gpu(device))

@@ -104,6 +104,10 @@ def __getattr__(name: str) -> object:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
 __all__ = [
     "ABSENT_OPTION_DEFAULTS",
     "LAUNCH_OPTIONS",
