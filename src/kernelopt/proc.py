@@ -268,6 +268,21 @@ class CommandResult:
         """The last ``lines`` lines of stderr (the usual place of a crash message)."""
         return "\n".join(self.stderr.splitlines()[-lines:])
 
+    @classmethod
+    def captured(
+        cls, argv: Sequence[str], returncode: int | None, out: bytes, err: bytes, *, started: float, timed_out: bool
+    ) -> CommandResult:
+        """The result of a command whose output was captured as bytes: decoded (errors replaced) and redacted
+        (:func:`kernelopt.redact.redact`: whatever a child prints is kept only without secrets)."""
+        return cls(
+            argv=tuple(argv),
+            returncode=returncode,
+            stdout=redact(out.decode(errors="replace")),
+            stderr=redact(err.decode(errors="replace")),
+            duration_s=time.monotonic() - started,
+            timed_out=timed_out,
+        )
+
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
@@ -370,13 +385,8 @@ def run_command(
             _kill_group(proc)
         if token is not None:
             kill_strays(token)
-    return CommandResult(
-        argv=tuple(args),
-        returncode=None if timed_out else proc.returncode,
-        stdout=redact((out or b"").decode(errors="replace")),
-        stderr=redact((err or b"").decode(errors="replace")),
-        duration_s=time.monotonic() - start,
-        timed_out=timed_out,
+    return CommandResult.captured(
+        args, None if timed_out else proc.returncode, out or b"", err or b"", started=start, timed_out=timed_out
     )
 
 

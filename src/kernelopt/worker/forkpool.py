@@ -47,7 +47,6 @@ from kernelopt.proc import (
     kill_strays,
     start_command,
 )
-from kernelopt.redact import redact
 from kernelopt.worker.client import worker_env
 from kernelopt.worker.forkserver import (
     ENTRY_POINTS,
@@ -643,12 +642,12 @@ def run_forked(argv: Sequence[str], *, timeout_s: float, env: Mapping[str, str])
         with pool.start(argv, timeout_s=timeout_s, stdout_path=out, stderr_path=err, env=env) as run:
             while run.running():
                 time.sleep(POLL_S)
-        return CommandResult(
-            argv=tuple(argv),
-            returncode=run.returncode,
-            stdout=redact(out.read_bytes().decode(errors="replace")) if out.is_file() else "",
-            stderr=redact(err.read_bytes().decode(errors="replace")) if err.is_file() else "",
-            duration_s=time.monotonic() - started,
+        return CommandResult.captured(
+            argv,
+            run.returncode,
+            out.read_bytes() if out.is_file() else b"",
+            err.read_bytes() if err.is_file() else b"",
+            started=started,
             timed_out=run.timed_out,
         )
     except PoolUnavailable:
