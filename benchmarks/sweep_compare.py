@@ -290,7 +290,7 @@ def discover_knobs(kernel_py: Path, device: str = "auto") -> dict[str, Any]:
     """Knob name -> current value of the editable tunables of ``kernel_py``; a computed setting's value is
     the one its launch received when the task (``reference.py`` beside the kernel) ran once."""
     from kernelopt.tunables.evaluate import discover_evaluated
-    from kernelopt.worker.client import worker_env
+    from kernelopt.worker.environment import worker_env
 
     reference = kernel_py.parent / "reference.py"
     found, _ = discover_evaluated(

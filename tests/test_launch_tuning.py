@@ -31,6 +31,7 @@ from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult,
 from kernelopt.planning.history import build_history
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.tuning.candidate import Outcome, Result
+from kernelopt.tuning.launch import space_from_tunables
 from kernelopt.tuning.session import SessionResult, StopReason
 from kernelopt.workspace import Workspace
 
@@ -305,7 +306,6 @@ def test_one_discovery_serves_the_loop_and_kernelopt_tune() -> None:
     """Every knob ``kernelopt tunables`` lists as editable in the corpus is a knob of some launch's space
     (the autotune lists built by code are read by importing the file: tests/test_tunables.py)."""
     from kernelopt.tunables import discover
-    from kernelopt.tuning.space import Space
 
     for path in sorted((DATA / "tunables" / "corpus").glob("*.py")):
         found = discover(path)
@@ -316,7 +316,7 @@ def test_one_discovery_serves_the_loop_and_kernelopt_tune() -> None:
         covered: set[str] = set()
         for label in labels:
             try:
-                covered |= set(Space.from_tunables(found, kernel=label).names)
+                covered |= set(space_from_tunables(found, kernel=label).names)
             except UsageError:
                 continue  # a group that is not a launch (a heuristics entry of a launch already counted)
         assert listed <= covered, (path.name, sorted(listed - covered))

@@ -230,7 +230,7 @@ def test_vendor_dispatch(add_workspace: Workspace, monkeypatch: pytest.MonkeyPat
 
 def test_driver_reports_a_failing_kernel_in_one_line(tmp_path: Path) -> None:
     from kernelopt.proc import run_command
-    from kernelopt.worker.client import worker_env
+    from kernelopt.worker.environment import worker_env
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("def run(x, y):\n    raise ValueError('broken on purpose')\n")

@@ -799,7 +799,7 @@ def test_profile_driver_reports_the_picked_config(tmp_path: Path) -> None:
 
     from kernelopt.proc import run_command
     from kernelopt.profiling.driver import DriverResult
-    from kernelopt.worker.client import worker_env
+    from kernelopt.worker.environment import worker_env
 
     task = TASKS / "autotune_double"
     argv = [sys.executable, "-m", "kernelopt.profiling.driver", "--kernel", str(task / "kernel.py")]

@@ -20,6 +20,7 @@ from kernelopt.report.search_plot import SearchPoint, best_so_far, latency_axis,
 from kernelopt.taskcard import TaskCard
 from kernelopt.tuning.budget import DEFAULT_WALL_S
 from kernelopt.tuning.folder import TuneRequest, budget_rule, prepare_folder
+from kernelopt.tuning.launch import space_from_tunables
 
 DATA = Path(__file__).parent / "data"
 FIELDS = {"best_config", "best_latency_us", "evaluations", "space_size", "wall_s", "current_latency_us", "speedup"}
@@ -257,10 +258,9 @@ def test_a_configuration_of_an_autotune_list_pins_the_list_to_it() -> None:
     candidate's values; the current configuration is the file as written."""
     from kernelopt.tunables import discover_source
     from kernelopt.tuning.kernel_evaluator import Refusal, knob_editor
-    from kernelopt.tuning.space import Space
 
     source, ev = _helper_list()
-    space = Space.from_tunables(discover_source(source, evaluation=ev), kernel="gemm_kernel", evaluation=ev)
+    space = space_from_tunables(discover_source(source, evaluation=ev), kernel="gemm_kernel", evaluation=ev)
     assert dict(space.current()) == {
         "BLOCK_M": 128,
         "BLOCK_N": 64,

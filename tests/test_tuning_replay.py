@@ -21,8 +21,7 @@ from kernelopt.tuning.record import (
     shipped_sweep_schema,
     write_sweep,
 )
-from kernelopt.tuning.replay import NOT_RECORDED, ReplayEvaluator, replay_trials
-from kernelopt.tuning.space import Space
+from kernelopt.tuning.replay import NOT_RECORDED, ReplayEvaluator, replay_trials, space_from_sweep
 
 RUNS = Path(__file__).resolve().parents[1] / "docs" / "gpu-runs"
 SWEEPS = RUNS / "2026-12-01-sweeps"
@@ -94,7 +93,7 @@ def test_replay_serves_recorded_outcomes_and_charges_recorded_seconds() -> None:
 
 def test_pruned_and_unrecorded_configurations_are_invalid() -> None:
     s = sweep("matmul")  # incomplete: 156 configurations never timed
-    space = Space.from_sweep(s)
+    space = space_from_sweep(s)
     pruned = next(c for c in s.configs if c.status is SweepStatus.PRUNED)
     recorded = {c.key for c in s.configs}
     missing = next(

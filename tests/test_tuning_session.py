@@ -15,7 +15,7 @@ from kernelopt.errors import RecordError, UsageError
 from kernelopt.tuning.budget import Budget, ManualClock, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.record import RecordHeader, SessionRecord, SweepFile, read_sweeps
-from kernelopt.tuning.replay import ReplayEvaluator
+from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
 from kernelopt.tuning.session import SessionResult, StopReason, judge_gain, no_gain, tune
 from kernelopt.tuning.space import Space
 
@@ -62,7 +62,7 @@ def session(
 
 def test_a_session_spends_its_budget_and_retimes_the_top_few() -> None:
     s = sweep("rmsnorm_bf16")
-    space, clock = Space.from_sweep(s), ManualClock()
+    space, clock = space_from_sweep(s), ManualClock()
     ev = Counting(s, clock)
     res = session(space, ev, clock)
     assert res.stop is StopReason.CANDIDATES and res.evaluations == res.budget == 24 and res.served == 0
@@ -77,7 +77,7 @@ def test_a_session_spends_its_budget_and_retimes_the_top_few() -> None:
 
 def test_interrupt_mid_batch_keeps_the_record_and_resume_times_nothing_again(tmp_path: Path) -> None:
     s = sweep("layernorm")
-    space = Space.from_sweep(s)
+    space = space_from_sweep(s)
     header = RecordHeader.for_space(space, device="cuda", gpu="NVIDIA H200", versions={"triton": "3.6.0"})
     path = tmp_path / "session.jsonl"
 
@@ -107,7 +107,7 @@ def test_interrupt_mid_batch_keeps_the_record_and_resume_times_nothing_again(tmp
 
 def test_record_lines_torn_tails_and_other_spaces(tmp_path: Path) -> None:
     s = sweep("sumsq")
-    space = Space.from_sweep(s)
+    space = space_from_sweep(s)
     path = tmp_path / "r.jsonl"
     record = SessionRecord.open(path, RecordHeader.for_space(space))
     clock = ManualClock()
@@ -120,7 +120,7 @@ def test_record_lines_torn_tails_and_other_spaces(tmp_path: Path) -> None:
     assert back.torn_tail and len(back.results) == 28 and len(back.served()) == 24
     reopened = SessionRecord.open(path, RecordHeader.for_space(space))
     assert not reopened.torn_tail and path.read_text().endswith("}\n")
-    other = Space.from_sweep(sweep("elementwise"))
+    other = space_from_sweep(sweep("elementwise"))
     with pytest.raises(RecordError, match="another space"):
         SessionRecord.open(path, RecordHeader.for_space(other))
     path.write_text(lines[0] + "\nnot json\n" + lines[1] + "\n")
@@ -130,7 +130,7 @@ def test_record_lines_torn_tails_and_other_spaces(tmp_path: Path) -> None:
 
 def test_failures_are_results_and_the_session_goes_on() -> None:
     s = sweep("transpose_fp32")  # two configurations failed to launch (shared memory)
-    space, clock = Space.from_sweep(s), ManualClock()
+    space, clock = space_from_sweep(s), ManualClock()
     res = tune(space, Counting(s, clock), budget=Budget(200, clock), strategy="exhaustive")
     assert res.stop is StopReason.STRATEGY_DONE and len(res.results) == 125
     failed = [r for r in res.results if r.outcome is Outcome.COMPILE_ERROR]
@@ -140,7 +140,7 @@ def test_failures_are_results_and_the_session_goes_on() -> None:
 
 def test_a_default_budget_ends_a_stalled_session_and_a_count_runs_whole() -> None:
     s = sweep("skinny_gemm")  # 591 timed configurations: a default budget of 119
-    space, clock = Space.from_sweep(s), ManualClock()
+    space, clock = space_from_sweep(s), ManualClock()
     res = session(space, Counting(s, clock), clock)
     assert res.stop is StopReason.STALLED and res.budget == 119 and res.evaluations < res.budget
     assert stalled([r.latency_us if r.outcome.ok else None for r in res.results])
@@ -151,7 +151,7 @@ def test_a_default_budget_ends_a_stalled_session_and_a_count_runs_whole() -> Non
 
 def test_wall_time_returns_the_best_so_far_without_retiming() -> None:
     s = sweep("softmax")
-    space, clock = Space.from_sweep(s), ManualClock()
+    space, clock = space_from_sweep(s), ManualClock()
     ev = Counting(s, clock)
     per = ev.inner.seconds_per_config
     res = tune(space, ev, budget=Budget(100, clock, wall_s=10 * per - 1e-9), rng_seed=1)
@@ -164,7 +164,7 @@ def test_a_wall_time_passing_between_two_looks_at_the_clock_is_a_wall_time_stop(
     """The clock moves a second each time it is read; the wall time (1.5 s) passes between the session's
     check of its limits and its asking the strategy: the stop is the wall time, never "nothing left"."""
     s = sweep("softmax")
-    space, replay_clock = Space.from_sweep(s), ManualClock()
+    space, replay_clock = space_from_sweep(s), ManualClock()
     ticks = iter(range(1000))
     res = tune(space, Counting(s, replay_clock), budget=Budget(100, lambda: float(next(ticks)), wall_s=1.5))
     assert res.stop is StopReason.WALL_TIME and res.evaluations > 0
@@ -172,7 +172,7 @@ def test_a_wall_time_passing_between_two_looks_at_the_clock_is_a_wall_time_stop(
 
 def test_seeds_come_first_and_bad_seeds_are_refused() -> None:
     s = sweep("sumsq")
-    space, clock = Space.from_sweep(s), ManualClock()
+    space, clock = space_from_sweep(s), ManualClock()
     seed = Config.of({"BLOCK_SIZE": 32768, "num_warps": 32})
     ev = Counting(s, clock)
     tune(space, ev, budget=Budget(5, clock), seeds=[seed])
@@ -183,7 +183,7 @@ def test_seeds_come_first_and_bad_seeds_are_refused() -> None:
 
 def test_gain_judgement() -> None:
     s = sweep("rmsnorm_bf16")
-    space, clock = Space.from_sweep(s), ManualClock()
+    space, clock = space_from_sweep(s), ManualClock()
     res = session(space, Counting(s, clock), clock)
     judged = judge_gain(res)
     assert judged.better and judged.gain_pct is not None and judged.gain_pct > 100 and not no_gain(res)

@@ -11,13 +11,12 @@ import pytest
 from kernelopt.errors import UsageError
 from kernelopt.tunables import ResourceLimits, Tunable, discover, resource_problems
 from kernelopt.tuning.candidate import Config
-from kernelopt.tuning.launch import NO_LAUNCH
+from kernelopt.tuning.launch import NO_LAUNCH, space_from_tunables
 from kernelopt.tuning.space import (
     ChoiceKnob,
     IntegerKnob,
     KnobKind,
     PowerOfTwoKnob,
-    Space,
     knob_of,
 )
 
@@ -93,11 +92,11 @@ def test_every_listed_knob_of_a_launch_is_a_knob_of_its_space(path: Path) -> Non
     launches = launches_of(tunables)
     if not launches:
         with pytest.raises(UsageError, match="no tunable knob") as exc:
-            Space.from_tunables(tunables)
+            space_from_tunables(tunables)
         assert "\n" not in exc.value.one_line() and tunables[0].key in exc.value.one_line()
         return
     for label, names in launches.items():
-        space = Space.from_tunables(tunables, kernel=label, limits=H200_FP16)
+        space = space_from_tunables(tunables, kernel=label, limits=H200_FP16)
         assert space.launch == label
         assert set(space.names) == names, label
         for name in space.names:  # every literal an edit must move is named
@@ -107,25 +106,25 @@ def test_every_listed_knob_of_a_launch_is_a_knob_of_its_space(path: Path) -> Non
         assert not space.illegal(current)
         assert space.size.count > 0
     largest = max(launches, key=lambda la: len(launches[la]))
-    assert len(Space.from_tunables(tunables).names) == len(launches[largest])
+    assert len(space_from_tunables(tunables).names) == len(launches[largest])
 
 
 def test_current_values_and_computed_knobs() -> None:
     tunables = discover(TUNABLES / "local_and_positional.py")
-    first = Space.from_tunables(tunables)
+    first = space_from_tunables(tunables)
     assert first.launch is not None and first.launch.startswith("launch rms_kernel#1")
     assert first.current() == Config.of({"BLOCK": 512, "ROWS": 2, "num_warps": 4, "num_stages": 3})
-    second = Space.from_tunables(tunables, kernel="rms_kernel#2")
+    second = space_from_tunables(tunables, kernel="rms_kernel#2")
     assert second.origins["BLOCK"].computed == "triton.next_power_of_2(n)"
     assert second.current() is None  # a computed value no run told
     assert second.default()["BLOCK"] in second.knob("BLOCK").values
     with pytest.raises(UsageError, match="no launch named 'nope'"):
-        Space.from_tunables(tunables, kernel="nope")
+        space_from_tunables(tunables, kernel="nope")
 
 
 def test_autotune_list_is_one_configuration_of_its_kernel() -> None:
     tunables = discover(TUNABLES / "matmul_autotune.py")
-    space = Space.from_tunables(tunables, kernel="matmul_kernel")
+    space = space_from_tunables(tunables, kernel="matmul_kernel")
     assert space.launch == "matmul_kernel.configs"
     assert space.origins["BLOCK_M"].keys == ("matmul_kernel.configs[0].BLOCK_M", "matmul_kernel.configs[1].BLOCK_M")
     assert space.default()["BLOCK_M"] == 128  # configs[0], no autotuner run told which it picks
@@ -133,9 +132,9 @@ def test_autotune_list_is_one_configuration_of_its_kernel() -> None:
 
 def test_fit_pruning_by_resources_and_problem_size() -> None:
     tunables = discover(REPO / "examples" / "skinny_gemm" / "kernel.py")
-    free = Space.from_tunables(tunables)
-    fitted = Space.from_tunables(tunables, limits=H200_FP16)
-    sized = Space.from_tunables(tunables, limits=H200_FP16, problem_sizes={"M": 65536, "N": 128, "K": 4096})
+    free = space_from_tunables(tunables)
+    fitted = space_from_tunables(tunables, limits=H200_FP16)
+    sized = space_from_tunables(tunables, limits=H200_FP16, problem_sizes={"M": 65536, "N": 128, "K": 4096})
     assert free.size.count == free.raw_size
     assert sized.size.count < fitted.size.count < free.size.count
     assert free.fingerprint != fitted.fingerprint != sized.fingerprint
@@ -147,7 +146,7 @@ def test_fit_pruning_by_resources_and_problem_size() -> None:
 
 
 def test_size_estimate_sampling_and_moves_on_a_large_space() -> None:
-    space = Space.from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=H200_FP16)
+    space = space_from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=H200_FP16)
     assert space.raw_size > 20_000 and not space.size.exact and 0 < space.size.count < space.raw_size
     rng = random.Random(0)
     drawn = space.sample(rng, 50)
@@ -164,7 +163,7 @@ def test_size_estimate_sampling_and_moves_on_a_large_space() -> None:
 def test_a_space_that_pruning_leaves_empty_is_one_line() -> None:
     tiny = ResourceLimits(shared_memory_bytes=1, elem_bytes=2)
     with pytest.raises(UsageError, match="the fit rules leave no configuration") as exc:
-        Space.from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=tiny)
+        space_from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=tiny)
     assert "\n" not in exc.value.one_line()
 
 
@@ -173,7 +172,7 @@ def test_a_run_tells_computed_values_and_the_autotuners_pick() -> None:
 
     path = TUNABLES / "corpus" / "rmsnorm_calculate_settings.py"
     told = AutotuneEvaluation(launch_values={"rmsnorm_kernel": {"BLOCK_SIZE": 4096, "num_warps": 16}})
-    space = Space.from_tunables(discover_source(path.read_text(), path.name, evaluation=told))
+    space = space_from_tunables(discover_source(path.read_text(), path.name, evaluation=told))
     assert space.current() == Config.of({"BLOCK_SIZE": 4096, "num_warps": 16, "num_stages": 3})
     assert space.origins["BLOCK_SIZE"].computed is not None  # the edit overrides the expression
 
@@ -181,7 +180,7 @@ def test_a_run_tells_computed_values_and_the_autotuners_pick() -> None:
     picked = AutotuneConfig(kwargs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4)
     ran = AutotuneEvaluation(spaces={"matmul_kernel": AutotuneSpace(kernel="matmul_kernel", best_config=picked)})
     tunables = discover_source(path.read_text(), path.name)
-    space = Space.from_tunables(tunables, kernel="matmul_kernel", evaluation=ran)
+    space = space_from_tunables(tunables, kernel="matmul_kernel", evaluation=ran)
     assert space.current() == Config.of({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "num_warps": 4, "num_stages": 4})
 
 
@@ -214,12 +213,12 @@ def test_knobs_that_cannot_change_the_speed_are_held() -> None:
     tunables = discover_source(LOOPED, "kernel.py")
     looped = loop_kernels(LOOPED)
     assert looped == {"rows"}
-    flat = Space.from_tunables(tunables, kernel="flat", looped=looped)
-    rows = Space.from_tunables(tunables, kernel="rows", looped=looped)
+    flat = space_from_tunables(tunables, kernel="flat", looped=looped)
+    rows = space_from_tunables(tunables, kernel="rows", looped=looped)
     # no loop: num_stages has nothing to pipeline; num_ctas left at Triton's default is not offered
     assert set(flat.names) == {"BLOCK", "num_warps"}
     assert any("num_stages" in r and "no loop" in r for r in flat.fit_rules)
     # a loop: num_stages is a knob; num_ctas written in the launch is the user's knob
     assert {"BLOCK", "num_warps", "num_stages", "num_ctas"} <= set(rows.names)
     # unknown loops (no source): every num_stages stays a knob
-    assert "num_stages" in Space.from_tunables(tunables, kernel="flat").names
+    assert "num_stages" in space_from_tunables(tunables, kernel="flat").names

@@ -14,11 +14,11 @@ from kernelopt.evidence.model import BottleneckType, Confidence, EvidenceItem, F
 from kernelopt.tunables import ResourceLimits, discover
 from kernelopt.tuning.budget import Budget, ManualClock
 from kernelopt.tuning.candidate import Config
+from kernelopt.tuning.launch import space_from_tunables
 from kernelopt.tuning.record import read_sweeps
-from kernelopt.tuning.replay import ReplayEvaluator
+from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
 from kernelopt.tuning.seeds import GEMM_SEED_LIMIT, evidence_seeds, favoured_categories, gemm_seeds, seeds
 from kernelopt.tuning.session import tune
-from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import STRATEGIES, make_strategy
 from kernelopt.tuning.strategies.surrogate import Surrogate
 
@@ -28,7 +28,7 @@ MATMUL = read_sweeps(REPO / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "matmul.
 
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_a_strategy_never_repeats_fits_and_respects_the_budget(name: str) -> None:
-    space = Space.from_sweep(MATMUL)
+    space = space_from_sweep(MATMUL)
     clock = ManualClock()
     res = tune(space, ReplayEvaluator(MATMUL, clock), budget=Budget(60, clock), strategy=name, rng_seed=5)
     keys = [r.key for r in res.results]
@@ -48,7 +48,7 @@ def test_a_strategy_never_repeats_fits_and_respects_the_budget(name: str) -> Non
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_on_a_small_space_a_strategy_ends_when_everything_was_tried(name: str) -> None:
     sumsq = read_sweeps(REPO / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "sumsq.json")[0]
-    space = Space.from_sweep(sumsq)
+    space = space_from_sweep(sumsq)
     strat = make_strategy(name, space, seeds=[space.default()], budget=1000, rng_seed=0)
     seen: list[Config] = []
     ev = ReplayEvaluator(sumsq)
@@ -62,11 +62,11 @@ def test_on_a_small_space_a_strategy_ends_when_everything_was_tried(name: str) -
 
 def test_unknown_strategy_is_bad_input() -> None:
     with pytest.raises(UsageError, match="unknown strategy 'annealing'"):
-        make_strategy("annealing", Space.from_sweep(MATMUL), seeds=[], budget=10, rng_seed=0)
+        make_strategy("annealing", space_from_sweep(MATMUL), seeds=[], budget=10, rng_seed=0)
 
 
 def test_the_filter_ranks_unseen_configurations_by_expected_improvement() -> None:
-    space = Space.from_sweep(MATMUL)
+    space = space_from_sweep(MATMUL)
     timed = [c for c in MATMUL.configs if c.latency_us is not None][::6]
     steps = [[float(k.index(c.config[k.name])) for k in space.knobs] for c in timed]
     model = Surrogate([*steps], [c.latency_us or 0.0 for c in timed])
@@ -98,7 +98,7 @@ LIMITS = ResourceLimits.for_gpu("H200", "fp16")
 
 
 def test_latency_bound_seeds_more_warps() -> None:
-    space = Space.from_tunables(discover(REPO / "examples" / "elementwise" / "kernel.py"), limits=LIMITS)
+    space = space_from_tunables(discover(REPO / "examples" / "elementwise" / "kernel.py"), limits=LIMITS)
     ev = kernel("latency_bound", [A.NUM_WARPS, A.SOFTWARE_PIPELINING], BottleneckType.LATENCY_BOUND)
     assert favoured_categories(ev)[0] is A.NUM_WARPS
     got = seeds(space, ev)
@@ -108,7 +108,7 @@ def test_latency_bound_seeds_more_warps() -> None:
 
 
 def test_a_tensor_core_gemm_seeds_larger_tiles_and_spills_smaller_ones() -> None:
-    space = Space.from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=LIMITS)
+    space = space_from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=LIMITS)
     current = space.current()
     assert current is not None
     grow = evidence_seeds(space, kernel("compute_bound", [A.TILING], BottleneckType.COMPUTE_BOUND))
@@ -121,7 +121,7 @@ def test_a_tensor_core_gemm_seeds_larger_tiles_and_spills_smaller_ones() -> None
 
 
 def test_a_gemm_launch_is_seeded_with_known_good_tiles_at_the_nearest_legal_values() -> None:
-    space = Space.from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=LIMITS)
+    space = space_from_tunables(discover(REPO / "examples" / "matmul" / "kernel.py"), limits=LIMITS)
     tiles = gemm_seeds(space)
     assert 0 < len(tiles) <= GEMM_SEED_LIMIT and all(space.fits(c) for c in tiles)
     assert tiles[0].with_values({}) == space.current().with_values(  # type: ignore[union-attr]
@@ -130,8 +130,8 @@ def test_a_gemm_launch_is_seeded_with_known_good_tiles_at_the_nearest_legal_valu
     assert seeds(space)[1:] == tiles  # after the current configuration, with no evidence
     # a recorded sweep whose knobs stop short of a tile's value: the nearest legal one (num_stages 5 -> 4)
     sweep = read_sweeps(REPO / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "matmul.json")[0]
-    small = Space.from_sweep(sweep)
+    small = space_from_sweep(sweep)
     assert all(c["num_stages"] in (3, 4) and small.fits(c) for c in gemm_seeds(small, limit=8))
     # not a GEMM: no tiles
-    elementwise = Space.from_tunables(discover(REPO / "examples" / "elementwise" / "kernel.py"), limits=LIMITS)
+    elementwise = space_from_tunables(discover(REPO / "examples" / "elementwise" / "kernel.py"), limits=LIMITS)
     assert gemm_seeds(elementwise) == []

@@ -372,7 +372,7 @@ def read_parent_pid(env: Mapping[str, str] | None = None) -> int | None:
 
 def inherited() -> dict[str, str]:
     """A copy of this process's environment: what a child inherits, and the base each child's
-    environment is built from (:func:`kernelopt.proc.child_env`, :func:`kernelopt.worker.client.worker_env`).
+    environment is built from (:func:`kernelopt.proc.child_env`, :func:`kernelopt.worker.environment.worker_env`).
 
     The one place that takes the environment whole; a setting is read through :meth:`EnvSettings.read`.
     """

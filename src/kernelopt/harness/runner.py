@@ -39,11 +39,11 @@ from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.proc import start_command
 from kernelopt.vocabulary import Device
-from kernelopt.worker.client import TRITON_INTERPRET as TRITON_INTERPRET
 
 # the one worker environment and signal naming, re-exported for the harness
 from kernelopt.worker.client import signal_name as signal_name
-from kernelopt.worker.client import worker_env as worker_env
+from kernelopt.worker.environment import TRITON_INTERPRET as TRITON_INTERPRET
+from kernelopt.worker.environment import worker_env as worker_env
 from kernelopt.worker.forkpool import shared_cpu_pool
 
 POLL_S = 0.02

@@ -42,7 +42,7 @@ from kernelopt.evidence.summary import write_summary
 from kernelopt.oneline import one_line
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.profiling.amd_reports import read_amd_profile_dir
-from kernelopt.worker.client import worker_env
+from kernelopt.worker.environment import worker_env
 from kernelopt.workspace import Workspace
 
 DRIVER_MODULE = "kernelopt.profiling.driver"

@@ -53,7 +53,7 @@ class Check:
 def _probe_python(code: str, timeout_s: float = 120.0) -> tuple[bool, str]:
     """Run ``code`` in a fresh interpreter: native modules (ncu_report, torch) are checked in isolation."""
     from kernelopt.proc import run_command
-    from kernelopt.worker.client import worker_env
+    from kernelopt.worker.environment import worker_env
 
     res = run_command([sys.executable, "-c", code], timeout_s=timeout_s, env=worker_env())
     if res.timed_out:
@@ -165,7 +165,7 @@ def check_counters(ncu: str | None, *, timeout_s: float = PROBE_TIMEOUT_S) -> Ch
     from kernelopt.proc import run_command
     from kernelopt.profiling.ncu_command import parse_passes
     from kernelopt.profiling.ncu_failures import COUNTERS_FIX, NcuFailure, classify, first_error_line
-    from kernelopt.worker.client import worker_env
+    from kernelopt.worker.environment import worker_env
 
     if ncu is None:
         return Check("counters", CheckStatus.SKIP, "no ncu to probe with")

@@ -251,7 +251,7 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
         ReportReaderCrashed: every attempt crashed or timed out.
     """
     from kernelopt.proc import run_command
-    from kernelopt.worker.client import worker_env
+    from kernelopt.worker.environment import worker_env
 
     if not path.is_file():
         raise InputFileError(path, "no such report")

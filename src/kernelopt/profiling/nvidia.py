@@ -53,7 +53,7 @@ from kernelopt.profiling.ncu_rep import read_ncu_rep_isolated
 from kernelopt.profiling.protocol import ProfileSettings
 from kernelopt.profiling.staging import log_path, staged_profile_dir
 from kernelopt.profiling.timing_only import CPU_REASON, timing_only_summary
-from kernelopt.worker.client import worker_env
+from kernelopt.worker.environment import worker_env
 from kernelopt.workspace import Workspace
 
 NCU_ENV = variable("ncu").name

@@ -7,7 +7,8 @@ A *folder* is what ``kernelopt optimize`` takes: ``kernel.py``, ``reference.py``
 1. discovery (:func:`kernelopt.tunables.evaluate.discover_evaluated`: autotune lists built by code and
    computed settings are read by importing kernel.py in a worker), so every knob ``kernelopt tunables``
    lists is a knob here;
-2. the space of one launch (:meth:`Space.from_tunables`) with the GPU's :class:`ResourceLimits` and the
+2. the space of one launch (:func:`~kernelopt.tuning.launch.space_from_tunables`) with the GPU's
+   :class:`ResourceLimits` and the
    problem's sizes; a kernel with no knob, or a space the fit rules leave empty, is one line (``UsageError``,
    exit 2) naming what discovery sees;
 3. the problem (:meth:`Problem.from_folder`) and the budget rule (task-card keys ``budget``,
@@ -60,7 +61,7 @@ from kernelopt.tuning.kernel_evaluator import (
     knob_editor,
     pin_config,
 )
-from kernelopt.tuning.launch import loop_kernels
+from kernelopt.tuning.launch import loop_kernels, space_from_tunables
 from kernelopt.tuning.problem import Problem, literal_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord
 from kernelopt.tuning.seeds import seeds as evidence_seeds
@@ -76,7 +77,7 @@ from kernelopt.tuning.session import (
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
 from kernelopt.vocabulary import Device
-from kernelopt.worker.client import worker_env
+from kernelopt.worker.environment import worker_env
 
 #: The session folders' parent inside a folder by default (``kernelopt tune PATH`` without ``--out``).
 DEFAULT_OUT = Path(".kernelopt") / "tune"
@@ -246,7 +247,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
     base = problem.kernel_py.read_text(encoding="utf-8")
-    space = Space.from_tunables(
+    space = space_from_tunables(
         tunables,
         kernel=kernel,
         limits=limits,

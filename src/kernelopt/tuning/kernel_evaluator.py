@@ -59,7 +59,8 @@ from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSet
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
 from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
-from kernelopt.worker.client import TRITON_INTERPRET, WorkerProcess, WorkerStartError
+from kernelopt.worker.client import WorkerProcess, WorkerStartError
+from kernelopt.worker.environment import TRITON_INTERPRET
 from kernelopt.worker.messages import Failure, FailureKind, Ready, Reply, Service
 from kernelopt.worker.pool import Answer, Job, WorkerPool
 

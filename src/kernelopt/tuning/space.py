@@ -20,17 +20,12 @@ import itertools
 import json
 import math
 import random
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from kernelopt.tuning.candidate import Config, Value
-
-if TYPE_CHECKING:
-    from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable
-    from kernelopt.tuning.record import SweepFile
 
 #: Why a configuration cannot run (empty: it fits).
 Fit = Callable[[Config], list[str]]
@@ -394,36 +389,3 @@ class Space:
     def distance(self, a: Config, b: Config) -> int:
         """Steps between two configurations: the sum over knobs of their positions' differences."""
         return sum(abs(k.index(a[k.name]) - k.index(b[k.name])) for k in self.knobs)
-
-    # ------------------------------------------------------------------ builders
-
-    @classmethod
-    def from_tunables(
-        cls,
-        tunables: Sequence[Tunable],
-        *,
-        kernel: str | None = None,
-        limits: ResourceLimits | None = None,
-        problem_sizes: Mapping[str, int] | None = None,
-        evaluation: AutotuneEvaluation | None = None,
-        looped: Collection[str] | None = None,
-    ) -> Space:
-        """The space of one launch of a kernel file, from what discovery lists; see
-        :func:`kernelopt.tuning.launch.space_from_tunables`."""
-        from kernelopt.tuning.launch import space_from_tunables
-
-        return space_from_tunables(
-            tunables,
-            kernel=kernel,
-            limits=limits,
-            problem_sizes=problem_sizes,
-            evaluation=evaluation,
-            looped=looped,
-        )
-
-    @classmethod
-    def from_sweep(cls, sweep: SweepFile) -> Space:
-        """The space a recorded sweep covers; see :func:`kernelopt.tuning.replay.space_from_sweep`."""
-        from kernelopt.tuning.replay import space_from_sweep
-
-        return space_from_sweep(sweep)

@@ -30,13 +30,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-import kernelopt
-from kernelopt.env import WORKER_FDS, inherited
+from kernelopt.env import WORKER_FDS
 from kernelopt.errors import EXIT_ENVIRONMENT, KerneloptError
 from kernelopt.oneline import one_line
 from kernelopt.proc import WorkerCommand, start_worker
-from kernelopt.vocabulary import Device
 from kernelopt.worker.channel import Channel, ChannelClosed, pipe_pair
+from kernelopt.worker.environment import worker_env
 from kernelopt.worker.messages import (
     SETUP_ID,
     Event,
@@ -82,32 +81,6 @@ class WorkerStartError(KerneloptError):
         super().__init__(f"the {service.value} worker did not start: {failure.reason}", hint=f"its log: {log_path}")
         self.failure = failure
         self.log_path = log_path
-
-
-def worker_env(
-    base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None, *, device: str | None = None
-) -> dict[str, str]:
-    """A worker's environment: ``base`` (default: this process's) plus ``extra``, this kernelopt first on
-    ``PYTHONPATH`` (the child imports the parent's kernelopt, a source checkout included), Python's fault
-    handler on (a segfault prints its Python stack to the log), output unbuffered, no bytecode written.
-    On ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter:
-    ``TRITON_INTERPRET=1`` unless ``base`` sets it (without it Triton finds "0 active drivers").
-    """
-    env = inherited() if base is None else dict(base)
-    pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
-    parts = [pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != pkg_parent]
-    env["PYTHONPATH"] = os.pathsep.join(parts)
-    env["PYTHONFAULTHANDLER"] = "1"
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if device is not None and Device.of(device) is Device.CPU:
-        env.setdefault(TRITON_INTERPRET, "1")
-    env.update(extra or {})
-    return env
-
-
-TRITON_INTERPRET = "TRITON_INTERPRET"
-"""Set to 1 for a worker on the CPU (listed in kernelopt.env's table)."""
 
 
 def signal_name(returncode: int | None) -> str | None:

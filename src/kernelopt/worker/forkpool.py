@@ -47,7 +47,7 @@ from kernelopt.proc import (
     kill_strays,
     start_command,
 )
-from kernelopt.worker.client import worker_env
+from kernelopt.worker.environment import worker_env
 from kernelopt.worker.forkserver import (
     ENTRY_POINTS,
     MESSAGE,

@@ -1,0 +1,42 @@
+"""The environment of a worker process: :func:`worker_env`.
+
+One place builds what every child of kernelopt gets (the harness's workers, the tuning engine's bench and
+compile workers, the fork servers, profiler runs): this kernelopt first on ``PYTHONPATH``, Python's fault
+handler on, output unbuffered, no bytecode, and Triton's interpreter for a worker on the CPU.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import kernelopt
+from kernelopt.env import inherited
+from kernelopt.vocabulary import Device
+
+
+def worker_env(
+    base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None, *, device: str | None = None
+) -> dict[str, str]:
+    """A worker's environment: ``base`` (default: this process's) plus ``extra``, this kernelopt first on
+    ``PYTHONPATH`` (the child imports the parent's kernelopt, a source checkout included), Python's fault
+    handler on (a segfault prints its Python stack to the log), output unbuffered, no bytecode written.
+    On ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter:
+    ``TRITON_INTERPRET=1`` unless ``base`` sets it (without it Triton finds "0 active drivers").
+    """
+    env = inherited() if base is None else dict(base)
+    pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
+    parts = [pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != pkg_parent]
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    env["PYTHONFAULTHANDLER"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if device is not None and Device.of(device) is Device.CPU:
+        env.setdefault(TRITON_INTERPRET, "1")
+    env.update(extra or {})
+    return env
+
+
+TRITON_INTERPRET = "TRITON_INTERPRET"
+"""Set to 1 for a worker on the CPU (listed in kernelopt.env's table)."""
