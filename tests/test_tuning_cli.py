@@ -96,3 +96,16 @@ def test_schema_sweep_prints_the_shipped_schema(capsys: pytest.CaptureFixture[st
     assert code == 0 and out == shipped_sweep_schema()
     code, out, _ = run(capsys, "schema", "memory")
     assert code == 0 and "quality_gate" in out
+
+
+def test_within_a_sweep_of_other_knobs_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "loop"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder)
+    before = (folder / "kernel.py").read_bytes()
+    code, out, err = run(capsys, "tune", str(folder), "--device", "cpu", "--within", SUMSQ, "--dry-run")
+    assert code == 2, err
+    assert "--within" in err and "which this launch has no knob for" in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) <= 2
+    assert (folder / "kernel.py").read_bytes() == before

@@ -124,3 +124,23 @@ def test_replayed_trials_are_deterministic_and_within_the_budget() -> None:
     assert tenth.budget == 4 and tenth.mean_evaluations == 4
     swept = replay_trials(s, trials=2, budget=BudgetRule(count=38), strategy="exhaustive")
     assert swept.success_rate == 1.0 and swept.mean_ratio_to_best == 1.0
+
+
+def test_a_kernel_space_restricted_to_a_sweep_holds_only_the_sweeps_values() -> None:
+    from kernelopt.tunables import discover
+    from kernelopt.tuning.launch import space_from_tunables
+    from kernelopt.tuning.replay import restrict_to_sweep
+
+    kernel = Path(__file__).resolve().parents[1] / "examples" / "elementwise" / "kernel.py"
+    full = space_from_tunables(discover(kernel))
+    elementwise = sweep("elementwise")
+    cut = restrict_to_sweep(full, elementwise)
+    assert cut.names == full.names
+    for name, values in elementwise.space.items():
+        assert list(cut.knob(name).values) == sorted(values)
+    # a knob the sweep does not vary (the launch's num_stages) is held where the sweep held it
+    assert cut.knob("num_stages").values == (full.knob("num_stages").default,)
+    assert cut.raw_size == len(elementwise.configs) < full.raw_size
+    assert "restricted to the sweep of elementwise" in cut.fit_rules[-1]
+    with pytest.raises(ValueError, match=r"varies \['BLOCK_K', 'BLOCK_M', 'BLOCK_N', 'GROUP_M'\]"):
+        restrict_to_sweep(full, sweep("matmul"))

@@ -96,6 +96,12 @@ def register(app: typer.Typer) -> None:
         sweep: Path | None = typer.Option(
             None, "--sweep", help="A recorded sweep of the same space: its best is drawn as a line on the plot."
         ),
+        within: Path | None = typer.Option(
+            None,
+            "--within",
+            help="A recorded sweep of this launch: search only its values, so the result compares with its best "
+            "(a ratio to a sweep's best holds only over the same space).",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Tune the launch configuration of a kernel folder (PATH), or replay the strategy on a sweep."""
@@ -130,6 +136,7 @@ def register(app: typer.Typer) -> None:
             out=out,
             size_scale=size_scale,
             evaluator=EvaluatorSettings(plan=plan),
+            within=within,
         )
         _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
 

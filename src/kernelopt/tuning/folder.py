@@ -63,7 +63,8 @@ from kernelopt.tuning.kernel_evaluator import (
 )
 from kernelopt.tuning.launch import loop_kernels, space_from_tunables
 from kernelopt.tuning.problem import Problem, literal_shapes
-from kernelopt.tuning.record import RecordHeader, SessionRecord
+from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
+from kernelopt.tuning.replay import restrict_to_sweep
 from kernelopt.tuning.seeds import seeds as evidence_seeds
 from kernelopt.tuning.session import (
     DEFAULT_BATCH,
@@ -104,6 +105,8 @@ class TuneRequest(BaseModel):
         evaluator: the evaluator's limits, workers and bench plan.
         min_gain_pct: the gain over the current configuration that counts as better, percent.
         batch_size, retime_top: the session's candidates per round and re-timed top few.
+        within: a recorded sweep of this launch: the space is cut to the sweep's values
+            (:func:`~kernelopt.tuning.replay.restrict_to_sweep`), so the result compares with its best.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -125,6 +128,7 @@ class TuneRequest(BaseModel):
     check_resources: bool = True
     evaluator: EvaluatorSettings = Field(default_factory=EvaluatorSettings)
     min_gain_pct: float = Field(default=DEFAULT_MIN_GAIN_PCT, ge=0)
+    within: Path | None = None
     batch_size: int = Field(default=DEFAULT_BATCH, ge=1)
     retime_top: int = Field(default=RETIME_TOP, ge=0)
 
@@ -255,6 +259,8 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         evaluation=evaluation,
         looped=loop_kernels(base),
     )
+    if request.within is not None:
+        space = _within(space, request.within)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = knob_editor(
         base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins
@@ -274,6 +280,22 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         session_dir=out / key,
         env=env,
     )
+
+
+def _within(space: Space, path: Path) -> Space:
+    """``space`` cut to the values of the one sweep recorded at ``path``.
+
+    Raises:
+        InputFileError: not a sweep file.
+        UsageError: a file of several sweeps, or a sweep of other knobs.
+    """
+    sweeps = read_sweeps(path)
+    if len(sweeps) != 1:
+        raise UsageError(f"{path}: holds {len(sweeps)} sweeps; --within takes a file of one sweep")
+    try:
+        return restrict_to_sweep(space, sweeps[0])
+    except ValueError as exc:
+        raise UsageError(f"--within {path}: {exc}") from None
 
 
 def profiled_launch(profiled: str | None, tunables: list[Tunable]) -> str | None:

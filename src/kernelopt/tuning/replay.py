@@ -25,7 +25,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict
 
@@ -110,6 +110,34 @@ def space_from_sweep(sweep: SweepFile) -> Space:
     knobs = tuple(knob_of(name, values, sweep.naive_config[name]) for name, values in sweep.space.items())
     rule = f"recorded and not pruned in the sweep of {sweep.name} ({sweep.key.kernel_sha256 or 'no digest'})"
     return Space(knobs, fit, (rule,), kernel=sweep.name)
+
+
+def restrict_to_sweep(space: Space, sweep: SweepFile) -> Space:
+    """The part of ``space`` (a kernel's, from discovery) that a recorded sweep covers: each knob's values cut
+    to the sweep's (a knob the sweep does not vary is held at the value the sweep held it at), the kernel's
+    fit rule kept. A session in it can be ranked against the sweep's best, which
+    is an honest ratio only over the same space (``kernelopt tune --within SWEEP``).
+
+    Raises:
+        ValueError: the sweep's knobs are not the space's, or a knob has no value in common (one line).
+    """
+    swept = space_from_sweep(sweep)
+    unknown = sorted(set(swept.names) - set(space.names))
+    if unknown:
+        raise ValueError(f"the sweep of {sweep.name} varies {unknown}, which this launch has no knob for")
+    knobs = []
+    for knob in space.knobs:
+        if knob.name not in swept.names:  # the sweep held it where the kernel has it
+            held = sweep.naive_config.get(knob.name, knob.default)
+            knobs.append(knob_of(knob.name, [held], held))
+            continue
+        allowed = set(swept.knob(knob.name).values)
+        values = [v for v in knob.values if v in allowed]
+        if not values:
+            raise ValueError(f"{knob.name}: none of {list(knob.values)} is among the sweep's {sorted(allowed)}")
+        knobs.append(knob_of(knob.name, values, knob.default if knob.default in values else values[0]))
+    rule = f"values restricted to the sweep of {sweep.name} ({sweep.key.kernel_sha256 or 'no digest'})"
+    return replace(space, knobs=tuple(knobs), fit_rules=(*space.fit_rules, rule), _fit_cache={})
 
 
 # ---------------------------------------------------------------------------------------------- trials
