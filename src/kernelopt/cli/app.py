@@ -23,6 +23,7 @@ from typing import Any
 import typer
 
 from kernelopt import __version__
+from kernelopt.cli import agent as agent_cmd
 from kernelopt.cli import batch as batch_cmd
 from kernelopt.cli import ceilings as ceilings_cmd
 from kernelopt.cli import doctor as doctor_cmd
@@ -67,6 +68,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     wiki_cmd,
     schema_cmd,
     doctor_cmd,
+    agent_cmd,
 )
 """Every command module, in the order of ``kernelopt --help``; each exposes ``register(app)``."""
 
