@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
 from kernelopt.harness.stats import (
     Verdict,
     abba_ratios,
+    claim,
+    cohens_d,
+    compare_interleaved,
     estimate_speedup,
+    lag1_autocorrelation,
     median_ci_ranks,
     quantile,
     summarize,
+    t_critical,
+    t_two_sided_p,
     verdict_for,
 )
 
@@ -113,3 +120,62 @@ def test_estimate_speedup_of_a_clear_gain() -> None:
     est = estimate_speedup(ratios, 2.0)
     assert est.verdict is Verdict.IMPROVEMENT and est.n_blocks == 30
     assert est.ci_low <= est.speedup <= est.ci_high
+
+
+@pytest.mark.parametrize(
+    ("df", "critical"),
+    [(1, 12.706), (4, 2.776), (9, 2.262), (29, 2.045), (1e6, 1.960)],  # any table of Student's t
+)
+def test_t_critical_matches_the_table(df: float, critical: float) -> None:
+    assert t_critical(df) == pytest.approx(critical, abs=1e-3)
+    assert t_two_sided_p(critical, df) == pytest.approx(0.05, abs=1e-4)
+
+
+def test_cohens_d_and_autocorrelation() -> None:
+    assert cohens_d([1.0, 3.0], [1.0, 3.0]) == 0.0
+    assert cohens_d([2.0, 4.0], [1.0, 3.0]) == pytest.approx(1.0 / math.sqrt(2.0))
+    assert cohens_d([1.0], [2.0, 3.0]) is None
+    assert lag1_autocorrelation([1.0, 2.0, 3.0, 4.0, 5.0]) > 0.3
+    assert lag1_autocorrelation([1.0, -1.0] * 5) < -0.5
+
+
+def _identical_run(rng: random.Random, blocks: int, drift: float) -> tuple[list[float], list[float]]:
+    """Samples of two identical kernels in ABBA blocks under a load that comes and goes over many blocks
+    (an AR(1) level, ``drift`` its step noise) plus 3 % noise per sample."""
+    a: list[float] = []
+    b: list[float] = []
+    level = 1.0
+    for _ in range(blocks):
+        level = 0.7 * level + 0.3 * (1.0 + rng.gauss(0.0, drift))
+        for who in "ABBA":
+            (a if who == "A" else b).append(100.0 * level * (1.0 + rng.gauss(0.0, 0.03)))
+    return a, b
+
+
+@pytest.mark.parametrize("blocks", [10, 40])
+def test_identical_kernels_claim_a_difference_in_at_most_5_pct_of_runs(blocks: int) -> None:
+    # issue 34: on identical kernels at most 5 % of rows may claim a significant difference; here with no
+    # margin at all, so the test alone is calibrated
+    rng = random.Random(34)
+    runs = 600
+    claims = sum(compare_interleaved(*_identical_run(rng, blocks, 0.05), 0.0).significant for _ in range(runs))
+    assert claims / runs <= 0.05
+
+
+def test_a_real_gain_is_claimed_with_its_test_and_effect_size() -> None:
+    rng = random.Random(1)
+    a, b = _identical_run(rng, 20, 0.01)
+    est = compare_interleaved(a, [x / 1.2 for x in b], 2.0)
+    assert est.verdict is Verdict.IMPROVEMENT and est.significant
+    assert est.p_value is not None and est.p_value < 0.05
+    assert est.effect_size_d is not None and est.effect_size_d > 0.2
+    assert est.ci_low <= est.speedup <= est.ci_high
+
+
+def test_a_claim_needs_the_test_and_the_effect_size() -> None:
+    # the interval clears the margin, but p or d says no: no claim (one rule, harness.stats.claim)
+    assert claim(1.05, 1.2, 2.0, p_value=0.01, effect_size_d=0.5) is Verdict.IMPROVEMENT
+    assert claim(1.05, 1.2, 2.0, p_value=0.2, effect_size_d=0.5) is Verdict.NO_CHANGE
+    assert claim(1.05, 1.2, 2.0, p_value=0.01, effect_size_d=0.1) is Verdict.NO_CHANGE
+    assert claim(0.8, 0.9, 2.0, p_value=0.01, effect_size_d=-0.5) is Verdict.REGRESSION
+    assert claim(1.0, 1.2, 2.0, p_value=0.001, effect_size_d=3.0) is Verdict.NO_CHANGE  # inside the margin

@@ -52,8 +52,7 @@ from kernelopt.harness.sizes import effective_constants
 from kernelopt.harness.stats import (
     SampleStats,
     SpeedupEstimate,
-    abba_ratios,
-    estimate_speedup,
+    compare_interleaved,
     summarize,
     too_wide,
 )
@@ -309,7 +308,7 @@ def _against(
     ref = next((v for v in t.versions if v.label == label), None)
     if ref is None or len(ref.samples_us) != len(current_us):
         return None, None
-    return summarize(ref.samples_us), estimate_speedup(abba_ratios(ref.samples_us, current_us), min_gain_pct)
+    return summarize(ref.samples_us), compare_interleaved(ref.samples_us, current_us, min_gain_pct)
 
 
 def _bench_report(outcome: RunOutcome, *, current: str, previous: str | None, min_gain_pct: float) -> BenchReport:
@@ -371,7 +370,7 @@ def _case_bench(t: CaseTiming, current: str, previous: str | None, min_gain_pct:
     prev_stats = speedup = None
     if prev is not None and t.interleaved:
         prev_stats = summarize(prev.samples_us)
-        speedup = estimate_speedup(abba_ratios(prev.samples_us, cur.samples_us), min_gain_pct)
+        speedup = compare_interleaved(prev.samples_us, cur.samples_us, min_gain_pct)
     ref = _against(t, REFERENCE_LABEL, cur.samples_us, min_gain_pct)
     comp = _against(t, COMPILED_REFERENCE_LABEL, cur.samples_us, min_gain_pct)
     withheld = []
@@ -955,6 +954,8 @@ def _performance(
             speedup=s.speedup,
             speedup_ci_low=s.ci_low,
             speedup_ci_high=s.ci_high,
+            speedup_p_value=s.p_value,
+            speedup_effect_size_d=s.effect_size_d,
             verdict=s.verdict.value,
         )
     method = f"{primary.method.value}, {primary.launches_per_sample} launch(es)/sample, {cur.n} samples" + (
@@ -995,10 +996,14 @@ def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
         eager=eager.speedup if eager is not None and primary.reference_withheld is None else None,
         eager_ci_low=eager.ci_low if eager is not None else None,
         eager_ci_high=eager.ci_high if eager is not None else None,
+        eager_p_value=eager.p_value if eager is not None else None,
+        eager_effect_size_d=eager.effect_size_d if eager is not None else None,
+        eager_verdict=eager.verdict.value if eager is not None else None,
         eager_latency_us=primary.reference.median if primary.reference is not None else None,
         compiled=compiled.speedup if compiled is not None and primary.compiled_withheld is None else None,
         compiled_ci_low=compiled.ci_low if compiled is not None else None,
         compiled_ci_high=compiled.ci_high if compiled is not None else None,
+        compiled_verdict=compiled.verdict.value if compiled is not None else None,
         compiled_latency_us=primary.compiled.median if primary.compiled is not None else None,
         compile_s=primary.reference_compile_s,
         compile_error=primary.reference_compile_error,

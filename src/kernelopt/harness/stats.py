@@ -2,6 +2,22 @@
 
 Pure arithmetic on lists of floats (no I/O, no clock, no random numbers), so results are reproducible.
 
+The speedup claim (one rule for the gate, the batch table and every summary, :func:`claim`): a version is
+called faster (or slower) only when three things hold at once:
+
+1. **Significance.** A one-sample t-test on the log ratios of the ABBA blocks (each block pairs two samples of
+   each version taken next to each other, so slow drift cancels inside it) gives p < 0.05. Blocks are not
+   independent when the machine's load comes and goes over many blocks: the variance is inflated by the
+   AR(1) factor ``(1 + rho) / (1 - rho)`` of the blocks' lag-1 autocorrelation ``rho`` (effective sample size
+   ``n (1 - rho) / (1 + rho)``, the batch-means correction of simulation output analysis, e.g. Law,
+   *Simulation Modeling and Analysis*, 5th ed., section 9.5). Treating correlated samples as independent is
+   what made identical kernels "differ" in 11.6 % of rows (issue 34).
+2. **Effect size.** Cohen's d of the two versions' per-sample latencies (mean difference over the pooled
+   standard deviation) exceeds 0.2, "small" in Cohen's scale: CompileIQ's validate-result rule keeps a result
+   only when Welch's p < 0.05 and d > 0.2.
+3. **Margin.** The 95 % interval of the speedup, ``exp(mean log ratio +- t * se)``, clears ``1 + min_gain``
+   (or ``1 / (1 + min_gain)`` for a regression).
+
 The confidence interval of a median is the distribution-free one from order statistics: with ``n``
 sorted samples, the interval ``[x_(l), x_(n-l+1)]`` covers the true median with probability
 ``1 - 2 * P(B < l)`` where ``B ~ Binomial(n, 1/2)`` (any textbook on nonparametric statistics, e.g.
@@ -76,17 +92,30 @@ class SampleStats(BaseModel):
     warnings: list[str] = []
 
 
+#: Two-sided significance level of a speedup claim.
+ALPHA = 0.05
+#: Cohen's "small" effect: the least effect size a claim needs (CompileIQ's validate-result rule, d > 0.2).
+MIN_EFFECT_SIZE_D = 0.2
+#: Our choice: the lag-1 autocorrelation taken into account is capped here (10 blocks cannot tell 0.95 from
+#: 0.8, and the inflation factor 9 already needs the whole run to agree).
+MAX_AUTOCORRELATION = 0.8
+
+
 class SpeedupEstimate(BaseModel):
-    """Speedup of the current version over the previous one from ABBA blocks.
+    """Speedup of the current version over the previous one (or the reference) from ABBA blocks.
 
     Attributes:
         speedup: median over blocks of ``(A1 + A2) / (B1 + B2)`` with A the previous version and B the
             current one; above 1 means the current version is faster.
-        ci_low: lower end of its 95 % confidence interval.
+        ci_low: lower end of its 95 % confidence interval (the ratio interval of the module docstring).
         ci_high: upper end.
         n_blocks: number of ABBA blocks.
         min_gain_pct: the margin the interval had to clear.
-        verdict: improvement, regression, or no significant change.
+        verdict: improvement, regression, or no significant change (:func:`claim`).
+        p_value: two-sided p of the t-test on the blocks' log ratios, autocorrelation taken into account
+            (``None``: fewer than 2 blocks).
+        effect_size_d: Cohen's d of the per-sample latencies (``None``: the samples were not given).
+        autocorrelation: the blocks' lag-1 autocorrelation used (0 when none or negative).
     """
 
     speedup: float
@@ -95,6 +124,14 @@ class SpeedupEstimate(BaseModel):
     n_blocks: int
     min_gain_pct: float
     verdict: Verdict
+    p_value: float | None = None
+    effect_size_d: float | None = None
+    autocorrelation: float = 0.0
+
+    @property
+    def significant(self) -> bool:
+        """The estimate claims a difference (faster or slower) by :func:`claim`."""
+        return self.verdict is not Verdict.NO_CHANGE
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -225,6 +262,103 @@ def verdict_for(ci_low: float, ci_high: float, min_gain_pct: float) -> Verdict:
     return Verdict.NO_CHANGE
 
 
+def claim(
+    ci_low: float, ci_high: float, min_gain_pct: float, *, p_value: float | None, effect_size_d: float | None
+) -> Verdict:
+    """The one rule for calling a version faster or slower (module docstring): the interval clears the margin
+    (:func:`verdict_for`), p < :data:`ALPHA`, and Cohen's d exceeds :data:`MIN_EFFECT_SIZE_D` (a test or an
+    effect size that was not computed does not block the claim: the interval alone decides)."""
+    verdict = verdict_for(ci_low, ci_high, min_gain_pct)
+    if verdict is Verdict.NO_CHANGE:
+        return verdict
+    if p_value is not None and not p_value < ALPHA:
+        return Verdict.NO_CHANGE
+    if effect_size_d is not None and not abs(effect_size_d) > MIN_EFFECT_SIZE_D:
+        return Verdict.NO_CHANGE
+    return verdict
+
+
+def cohens_d(a_samples: Sequence[float], b_samples: Sequence[float]) -> float | None:
+    """Cohen's d of two sets of samples: ``(mean(A) - mean(B)) / pooled sd`` (positive: A is larger, so B is
+    faster when A and B are latencies); ``None`` with fewer than two samples on a side. Equal samples give 0
+    (no effect) and different constant ones +-inf."""
+    na, nb = len(a_samples), len(b_samples)
+    if na < 2 or nb < 2:
+        return None
+    ma, mb = sum(a_samples) / na, sum(b_samples) / nb
+    va = sum((x - ma) ** 2 for x in a_samples) / (na - 1)
+    vb = sum((x - mb) ** 2 for x in b_samples) / (nb - 1)
+    pooled = math.sqrt(((na - 1) * va + (nb - 1) * vb) / (na + nb - 2))
+    if pooled == 0:
+        return 0.0 if ma == mb else math.copysign(math.inf, ma - mb)
+    return (ma - mb) / pooled
+
+
+def lag1_autocorrelation(values: Sequence[float]) -> float:
+    """The lag-1 autocorrelation of a series (0 for fewer than 3 values or a constant series)."""
+    n = len(values)
+    if n < 3:
+        return 0.0
+    m = sum(values) / n
+    den = sum((x - m) ** 2 for x in values)
+    if den == 0:
+        return 0.0
+    return sum((values[k] - m) * (values[k + 1] - m) for k in range(n - 1)) / den
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta function (modified Lentz's method)."""
+    tiny, eps = 1e-300, 1e-14
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        for num in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < eps:
+            break
+    return h
+
+
+def incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function ``I_x(a, b)`` for ``0 <= x <= 1``."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_two_sided_p(t: float, df: float) -> float:
+    """Two-sided p of Student's t statistic ``t`` with ``df`` degrees of freedom."""
+    if math.isinf(t):
+        return 0.0
+    return incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_critical(df: float, level: float = 0.95) -> float:
+    """The two-sided critical value of Student's t: ``P(|T| > t) = 1 - level`` (bisection, to 1e-10)."""
+    lo, hi = 0.0, 1e6
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_two_sided_p(mid, df) > 1.0 - level:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-10:
+            break
+    return (lo + hi) / 2.0
+
+
 def too_wide(estimate: SpeedupEstimate) -> str | None:
     """Why a speedup is too uncertain to report, or ``None``: its interval spans over
     :data:`MAX_REPORTED_SPEEDUP_SPREAD` across 1, or over :data:`MAX_ONE_SIDED_SPEEDUP_SPREAD`."""
@@ -237,18 +371,70 @@ def too_wide(estimate: SpeedupEstimate) -> str | None:
     return None
 
 
-def estimate_speedup(ratios: Sequence[float], min_gain_pct: float) -> SpeedupEstimate:
-    """Median speedup over ABBA blocks with its 95 % interval and the verdict.
+def estimate_speedup(
+    ratios: Sequence[float], min_gain_pct: float, *, effect_size_d: float | None = None
+) -> SpeedupEstimate:
+    """Median speedup over ABBA blocks with its 95 % interval, the test, and the verdict (:func:`claim`).
+
+    The interval is the t interval of the blocks' mean log ratio, its variance inflated for their lag-1
+    autocorrelation (module docstring), widened when needed to hold the median; with fewer than 2 blocks it
+    is the order-statistic interval of :func:`summarize`.
 
     Raises:
-        ValueError: no blocks.
+        ValueError: no blocks, or a ratio that is not positive and finite.
     """
     s = summarize(ratios)
+    if any(r <= 0 for r in ratios):
+        raise ValueError("speedup ratios must be positive")
+    n = len(ratios)
+    if n < 2:
+        return SpeedupEstimate(
+            speedup=s.median,
+            ci_low=s.ci_low,
+            ci_high=s.ci_high,
+            n_blocks=n,
+            min_gain_pct=min_gain_pct,
+            verdict=claim(s.ci_low, s.ci_high, min_gain_pct, p_value=None, effect_size_d=effect_size_d),
+            effect_size_d=effect_size_d,
+        )
+    logs = [math.log(r) for r in ratios]
+    mean = sum(logs) / n
+    var = sum((x - mean) ** 2 for x in logs) / (n - 1)
+    rho = min(MAX_AUTOCORRELATION, max(0.0, lag1_autocorrelation(logs)))
+    n_eff = max(2.0, n * (1.0 - rho) / (1.0 + rho))
+    se = math.sqrt(var / n_eff)
+    df = n_eff - 1.0
+    if se == 0:
+        p = 1.0 if mean == 0 else 0.0
+        lo = hi = mean
+    else:
+        p = t_two_sided_p(mean / se, df)
+        half = t_critical(df) * se
+        lo, hi = mean - half, mean + half
+    ci_low, ci_high = min(math.exp(lo), s.median), max(math.exp(hi), s.median)
     return SpeedupEstimate(
         speedup=s.median,
-        ci_low=s.ci_low,
-        ci_high=s.ci_high,
-        n_blocks=s.n,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        n_blocks=n,
         min_gain_pct=min_gain_pct,
-        verdict=verdict_for(s.ci_low, s.ci_high, min_gain_pct),
+        verdict=claim(ci_low, ci_high, min_gain_pct, p_value=p, effect_size_d=effect_size_d),
+        p_value=p,
+        effect_size_d=effect_size_d,
+        autocorrelation=rho,
+    )
+
+
+def compare_interleaved(
+    a_samples: Sequence[float], b_samples: Sequence[float], min_gain_pct: float
+) -> SpeedupEstimate:
+    """The speedup of B over A from samples taken in ABBA blocks (A: the previous version or the reference;
+    B: the current version), with the test, Cohen's d of the samples and the verdict: the one comparison the
+    gate, the batch and the summaries use.
+
+    Raises:
+        ValueError: as :func:`abba_ratios`.
+    """
+    return estimate_speedup(
+        abba_ratios(a_samples, b_samples), min_gain_pct, effect_size_d=cohens_d(a_samples, b_samples)
     )

@@ -75,6 +75,8 @@ class Comparison(_Model):
     speedup: float | None = None
     speedup_ci_low: float | None = None
     speedup_ci_high: float | None = None
+    speedup_p_value: float | None = Field(default=None, ge=0, le=1, description="two-sided p of the speedup's test")
+    speedup_effect_size_d: float | None = Field(default=None, description="Cohen's d of the per-sample latencies")
     verdict: str | None = Field(default=None, description="improvement | regression | no significant change")
 
 
@@ -129,10 +131,18 @@ class ReferenceSpeedup(_Model):
     eager: float | None = Field(default=None, gt=0, description="reference (eager) latency / candidate latency")
     eager_ci_low: float | None = Field(default=None, gt=0)
     eager_ci_high: float | None = Field(default=None, gt=0)
+    eager_p_value: float | None = Field(default=None, ge=0, le=1, description="two-sided p of the speedup's test")
+    eager_effect_size_d: float | None = Field(default=None, description="Cohen's d of the per-sample latencies")
+    eager_verdict: str | None = Field(
+        default=None,
+        description="improvement (a significant speedup: p < 0.05, Cohen's d > 0.2, interval past the margin) | "
+        "regression | no significant change",
+    )
     eager_latency_us: float | None = Field(default=None, ge=0, description="median latency of the reference")
     compiled: float | None = Field(default=None, gt=0, description="torch.compile(reference) latency / candidate")
     compiled_ci_low: float | None = Field(default=None, gt=0)
     compiled_ci_high: float | None = Field(default=None, gt=0)
+    compiled_verdict: str | None = Field(default=None, description="as eager_verdict, against torch.compile")
     compiled_latency_us: float | None = Field(default=None, ge=0)
     compile_s: float | None = Field(
         default=None, ge=0, description="seconds torch.compile took (warm-up), kept out of the timing"
