@@ -161,7 +161,25 @@ SPACES: dict[str, dict[str, list[int]]] = {
         "num_warps": [1, 2, 4, 8, 16, 32],
     },
 }
+#: Kernels written after the strategy was fixed (benchmarks/heldout/, swept with
+#: ``--examples-dir benchmarks/heldout``): judged, never tuned on (issue 32 item 6).
+HELDOUT_SPACES: dict[str, dict[str, list[int]]] = {
+    "mlp_up_fp16": {  # the tiles of a compute-bound GEMM, the warps and stages the GEMM sweeps cover
+        "BLOCK_M": [64, 128, 256],
+        "BLOCK_N": [64, 128, 256],
+        "BLOCK_K": [32, 64, 128],
+        "GROUP_M": [1, 8],
+        "num_warps": [4, 8],
+        "num_stages": [2, 3, 4, 5],
+    },
+    "logsumexp_fp32": {  # chunk widths up to the 8192-column row
+        "BLOCK": [128, 256, 512, 1024, 2048, 4096, 8192],
+        "num_warps": [1, 2, 4, 8, 16, 32],
+        "num_stages": [1, 2, 3, 4],
+    },
+}
 EXAMPLES = tuple(SPACES)
+SPACES.update(HELDOUT_SPACES)
 
 #: Bump when :func:`run_sweep` or :func:`compare_example` changes how a configuration is checked or timed;
 #: part of :func:`timer_version` together with the bench worker's and the harness timer's sources and the

@@ -31,6 +31,7 @@ from kernelopt.workspace import Workspace
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "sweep_compare.py"
 EXAMPLES = REPO / "examples"
+HELDOUT = REPO / "benchmarks" / "heldout"
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +44,22 @@ def sweep() -> ModuleType:
     return mod
 
 
+def folder_of(sweep: ModuleType, name: str) -> Path:
+    """An example's folder, or a held-out kernel's (benchmarks/heldout)."""
+    return (HELDOUT if name in sweep.HELDOUT_SPACES else EXAMPLES) / name
+
+
 def test_every_example_has_a_space_of_legal_values_holding_its_start(sweep: ModuleType) -> None:
     from .test_examples import function_form_examples
 
-    assert set(sweep.SPACES) == set(function_form_examples(EXAMPLES))  # the suite covers every example
+    assert set(sweep.EXAMPLES) == set(function_form_examples(EXAMPLES))  # the suite covers every example
+    assert set(sweep.HELDOUT_SPACES) == set(function_form_examples(HELDOUT))
+    assert set(sweep.SPACES) == set(sweep.EXAMPLES) | set(sweep.HELDOUT_SPACES)
     sizes = {name: len(sweep.enumerate_space(space)) for name, space in sweep.SPACES.items()}
     assert sizes["matmul"] == 768 and sizes["elementwise"] == 48
     assert sum(1 for n in sizes.values() if n >= sweep.LARGE_SPACE_CONFIGS) >= 3  # the wall/evals target applies
     for name, space in sweep.SPACES.items():
-        tunables = {t.name: t for t in discover(EXAMPLES / name / "kernel.py") if t.editable}
+        tunables = {t.name: t for t in discover(folder_of(sweep, name) / "kernel.py") if t.editable}
         assert set(space) <= set(tunables), name
         for knob, values in space.items():
             # the naive start is one of the configs (a computed setting has no static value: calculate_settings)
@@ -79,8 +87,9 @@ def test_pruning_is_the_tunables_resource_estimate(sweep: ModuleType) -> None:
     assert sweep.resource_problem({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8}, limits) is None
     # every example's naive start fits (else the loop could not start from it)
     for name in sweep.SPACES:
-        card_dtype = (EXAMPLES / name / "README.md").read_text().split("dtype: ")[1].split()[0]
-        naive = {t.name: t.value for t in discover(EXAMPLES / name / "kernel.py") if t.name in sweep.SPACES[name]}
+        folder = folder_of(sweep, name)
+        card_dtype = (folder / "README.md").read_text().split("dtype: ")[1].split()[0]
+        naive = {t.name: t.value for t in discover(folder / "kernel.py") if t.name in sweep.SPACES[name]}
         assert sweep.resource_problem(naive, ResourceLimits.for_gpu("h200", card_dtype)) is None, name
 
 
@@ -327,11 +336,11 @@ def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path:
 
 
 def test_lanes_balance_configurations_for_sweeps_and_examples_for_loops(sweep: ModuleType) -> None:
-    names = list(sweep.SPACES)
+    names = list(sweep.EXAMPLES)
     two = sweep.assign_lanes(names, 2)
     assert sorted(n for lane in two for n in lane) == sorted(names)
     loads = [sum(len(sweep.enumerate_space(sweep.SPACES[n])) for n in lane) for lane in two]
-    assert max(loads) - min(loads) <= max(len(sweep.enumerate_space(s)) for s in sweep.SPACES.values())
+    assert max(loads) - min(loads) <= max(len(sweep.enumerate_space(sweep.SPACES[n])) for n in names)
     assert [len(lane) for lane in sweep.assign_lanes(names, 4, by_space=False)] == [4, 3, 3, 3]
     assert sweep.assign_lanes(["sumsq"], 3) == [["sumsq"], [], []]
 

@@ -104,7 +104,7 @@ def test_within_a_sweep_of_other_knobs_is_one_line(capsys: pytest.CaptureFixture
     folder = tmp_path / "loop"
     shutil.copytree(Path(__file__).parent / "data" / "loop", folder)
     before = (folder / "kernel.py").read_bytes()
-    code, out, err = run(capsys, "tune", str(folder), "--device", "cpu", "--within", SUMSQ, "--dry-run")
+    code, _out, err = run(capsys, "tune", str(folder), "--device", "cpu", "--within", SUMSQ, "--dry-run")
     assert code == 2, err
     assert "--within" in err and "which this launch has no knob for" in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if line.strip()]) <= 2
