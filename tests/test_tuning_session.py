@@ -124,8 +124,12 @@ def test_record_lines_torn_tails_and_other_spaces(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="another space"):
         SessionRecord.open(path, RecordHeader.for_space(other))
     path.write_text(lines[0] + "\nnot json\n" + lines[1] + "\n")
-    with pytest.raises(RecordError, match=":2: not a session record line"):
+    with pytest.raises(RecordError) as damaged:
         SessionRecord.read(path)
+    assert damaged.value.one_line() == (
+        f"{path}:2: not a session record result line (not JSON: a damaged line); delete {path} to start the "
+        "session over (the record only keeps measurements)"
+    )
 
 
 def test_failures_are_results_and_the_session_goes_on() -> None:

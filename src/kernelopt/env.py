@@ -197,7 +197,7 @@ VARIABLES: tuple[EnvVar, ...] = (
         "TRITON_INTERPRET",
         None,
         "1 in a harness worker on the CPU (--device cpu): Triton kernels run in Triton's interpreter "
-        "(unless you set it)",
+        "(a value of yours is overridden: the CPU has no Triton driver)",
         "",
         direction=Direction.SET,
     ),

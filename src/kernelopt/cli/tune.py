@@ -26,6 +26,7 @@ that cannot fit the device, a worker that cannot start).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,7 +134,7 @@ def register(app: typer.Typer) -> None:
             budget_wall_s=budget_wall_s,
             strategy=strategy,
             rng_seed=seed,
-            out=out,
+            out=_out(out),
             size_scale=size_scale,
             evaluator=EvaluatorSettings(plan=plan),
             within=within,
@@ -144,10 +145,10 @@ def register(app: typer.Typer) -> None:
 def _budget_rule(count: int | None, fraction: float | None, wall_s: float | None) -> BudgetRule:
     if count is not None and fraction is not None:
         raise UsageError("give --budget or --budget-fraction, not both")
-    if fraction is not None and not 0 < fraction <= 1:
+    if fraction is not None and not 0 < fraction <= 1:  # nan fails this too
         raise UsageError(f"--budget-fraction must be in (0, 1], not {fraction:g}")
-    if wall_s is not None and wall_s <= 0:
-        raise UsageError(f"--budget-wall-s must be positive, not {wall_s:g}")
+    if wall_s is not None and not (math.isfinite(wall_s) and wall_s > 0):
+        raise UsageError(f"--budget-wall-s must be a positive number of seconds, not {wall_s:g}")
     return BudgetRule(count=count, fraction=fraction, wall_s=DEFAULT_WALL_S if wall_s is None else wall_s)
 
 
@@ -180,6 +181,25 @@ def _folder(path: Path, device: str | None) -> Path:
             hint="run `kernelopt doctor`; --device cpu tunes torch CPU kernels and Triton kernels (interpreted)",
         )
     return path
+
+
+def _out(out: Path | None) -> Path | None:
+    """``--out`` checked: a folder, or a path whose nearest existing part is a folder (it is created).
+
+    Raises:
+        UsageError: ``--out`` or one of its parents is a file.
+    """
+    if out is None:
+        return None
+    for part in (out, *out.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise UsageError(
+                    f"--out {out}: {'is' if part == out else f'{part} is'} a file, not a folder",
+                    hint="--out names the folder that holds the session folders",
+                )
+            break
+    return out
 
 
 def _stops(stops: dict[str, int]) -> str:
@@ -274,7 +294,10 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
     failed = failures_line(r)
     if failed:
         info(failed)
-    info(f"session record: {tuning.prepared.record_path}" + (f"; plot: {plot}" if plot else ""))
+    record = f"session record: {tuning.prepared.record_path}"
+    if r.served:  # what was served was not timed now: say how to time it again
+        record += f" ({r.served} served from it; delete it to time them again)"
+    info(record + (f"; plot: {plot}" if plot else ""))
 
 
 def verdict_line(

@@ -249,6 +249,15 @@ def time_callables(
         return take_samples(samplers, order)
 
 
+def _reference_failure(exc: BaseException) -> str:
+    """reference.py's failure in one line: ``reference.py: ValueError: ...``, or for ``sys.exit(4)`` (which a
+    worker must not take as its own exit: it is reference.py's fault, bad input)
+    ``reference.py called sys.exit(4)``."""
+    if isinstance(exc, SystemExit):
+        return f"reference.py called sys.exit({exc.code!r}) while the problem was built"
+    return f"reference.py: {first_line(exc)}"
+
+
 def _warm_up(device: str) -> None:
     """Run a few small ops of every kind the checks use, so that the runtime's one-time allocations (thread
     pools, kernels loaded on first use) land before the baseline, not in the first candidate's peak."""
@@ -293,8 +302,8 @@ class BenchService:
             patch_interpreter()  # Triton kernels run in its interpreter on the CPU
         try:
             loaded = LoadedProblem.load(init.problem, device)
-        except Exception as exc:  # reference.py does not import: bad input
-            raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py: {first_line(exc)}") from None
+        except (Exception, SystemExit) as exc:  # reference.py does not import (or exits while it does): bad input
+            raise SetupRefused(FailureKind.BAD_INPUT, _reference_failure(exc)) from None
         shape = init.problem.primary_shape(loaded.shapes)
         _warm_up(device)
         self.peak = _Peak(device)  # the zero of every peak: after the runtime's own first-use allocations
@@ -321,14 +330,14 @@ class BenchService:
     def _build(self, loaded: LoadedProblem, shape: Any, free_bytes: int) -> MemoryNeed:
         try:
             return loaded.build(shape)
-        except Exception as exc:  # reference.py failed on the real problem
+        except (Exception, SystemExit) as exc:  # reference.py failed (or exited) on the real problem
             if is_out_of_memory(exc):
                 raise ProblemDoesNotFit(
                     f"the problem cannot fit on {loaded.device}: building its inputs and reference output ran "
                     f"out of memory with {size_text(free_bytes)} free ({first_line(exc)})",
                     hint="free the device, use a larger one, or lower the problem size (task card sizes / size_scale)",
                 ) from None
-            raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py: {first_line(exc)}") from None
+            raise SetupRefused(FailureKind.BAD_INPUT, _reference_failure(exc)) from None
 
     # -- requests -----------------------------------------------------------------------------------
 

@@ -72,6 +72,16 @@ class Outcome(StrEnum):
     def ok(self) -> bool:
         return self is Outcome.OK
 
+    @property
+    def transient(self) -> bool:
+        """The outcome may be the machine's, not the configuration's: a worker killed from outside, a run error
+        or an out-of-memory the environment caused (another process on the device, a variable since unset).
+        A session record does not serve it: a rerun measures the configuration again."""
+        return self in _TRANSIENT
+
+
+_TRANSIENT = frozenset({Outcome.WORKER_CRASH, Outcome.RUN_ERROR, Outcome.OUT_OF_MEMORY, Outcome.NOT_RUN_BUDGET})
+
 
 class Result(BaseModel):
     """What one candidate's evaluation gave.

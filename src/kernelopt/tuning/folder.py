@@ -21,7 +21,8 @@ again. :func:`best_edit` is the checked literal edit that writes the best config
 (the caller writes it, or not: ``--dry-run``).
 
 The session folder is ``<out>/<key>/`` (default ``out``: ``<folder>/.kernelopt/tune``), where ``key`` is a
-digest of kernel.py apart from its knob values, reference.py, the problem, the device and the space (so a
+digest of kernel.py apart from its knob values, reference.py, the problem, the device, the GPU, the variables
+that decide a result (:data:`KEY_VARIABLES`) and the space (so a
 session from another configuration of the same kernel, after a winner was written, serves the measurements
 of the earlier one): ``record.jsonl`` (the session
 record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers'), the Triton cache.
@@ -83,6 +84,16 @@ from kernelopt.worker.environment import worker_env
 #: The session folders' parent inside a folder by default (``kernelopt tune PATH`` without ``--out``).
 DEFAULT_OUT = Path(".kernelopt") / "tune"
 RECORD_FILE = "record.jsonl"
+#: The workers' variables that decide a candidate's result or latency, part of the session key: Triton's
+#: interpreter on or off, which devices a worker sees, how many threads a CPU kernel gets.
+KEY_VARIABLES = (
+    "TRITON_INTERPRET",
+    "CUDA_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+)
 
 
 class TuneRequest(BaseModel):
@@ -265,7 +276,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     editor = knob_editor(
         base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins
     )
-    key = session_key(canonical_source(space, base, editor), problem, space)
+    key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu)
     return PreparedFolder(
         request=request,
         card=card,
@@ -317,17 +328,22 @@ def canonical_source(space: Space, base_source: str, editor: Apply) -> str:
     return made if isinstance(made, str) else base_source
 
 
-def session_key(source: str, problem: Problem, space: Space) -> str:
+def session_key(
+    source: str, problem: Problem, space: Space, *, env: Mapping[str, str] | None = None, gpu: str | None = None
+) -> str:
     """A digest of what a session's measurements depend on: kernel.py's text apart from its knob values
-    (:func:`canonical_source`), reference.py's, the problem (device, sizes, shape, tolerance) and the space
-    (knobs and fit rules). A session run again with all of it unchanged serves what its record holds;
-    anything else starts a new record."""
+    (:func:`canonical_source`), reference.py's, the problem (device, sizes, shape, tolerance), the space
+    (knobs and fit rules), the GPU's name and the workers' variables that decide a result
+    (:data:`KEY_VARIABLES` of ``env``: the interpreter setting, the visible devices, the CPU threads). A session
+    run again with all of it unchanged serves what its record holds; anything else starts a new record."""
     doc = {
         "kernel": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
         "problem": problem.model_dump(mode="json", exclude={"kernel_py", "reference_py"}),
         "space": space.fingerprint,
         "launch": space.launch,
+        "gpu": gpu,
+        "environment": {k: (env or {}).get(k) for k in KEY_VARIABLES},
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
 

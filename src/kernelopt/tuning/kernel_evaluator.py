@@ -284,7 +284,7 @@ class KernelEvaluator:
         if Device.of(device or self.problem.device or "") is not Device.CUDA:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
         if Device.of(device or self.problem.device or "") is Device.CPU:
-            env.setdefault(TRITON_INTERPRET, "1")  # Triton kernels run in its interpreter on the CPU
+            env[TRITON_INTERPRET] = "1"  # Triton kernels run in its interpreter on the CPU (a user's 0 too)
         return WorkerProcess(
             Service.BENCH,
             setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan),

@@ -2,7 +2,8 @@
 
 **The session record** (``*.jsonl``) is a header line, then one line per result, appended as each result
 arrives (:func:`kernelopt.fileio.append_line`), so an interrupted session keeps everything measured and a
-resumed one serves it instead of timing it again. The header names the space (its fingerprint, knobs and
+resumed one serves it instead of timing it again (a transient failure, :attr:`Outcome.transient`, is measured
+again). The header names the space (its fingerprint, knobs and
 fit rules), the device and the versions; a record made for another space is refused, not mixed. A
 half-written last line (the process died mid-write) is ignored; any other unreadable line is an error.
 
@@ -388,7 +389,7 @@ class SessionRecord:
             raise RecordError(
                 f"{path}: a session record of another space (fingerprint {found.header.space_fingerprint}, "
                 f"this space {header.space_fingerprint})",
-                hint="give another record path, or delete this one to start over",
+                hint=f"give another record path, or {clear_hint(path)}",
             )
         if found.torn_tail:
             found._drop_torn_tail()
@@ -404,12 +405,12 @@ class SessionRecord:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise RecordError(f"{path}: unreadable session record ({exc})") from None
+            raise RecordError(f"{path}: unreadable session record ({exc})", hint=clear_hint(path)) from None
         lines = text.split("\n")
         torn = lines[-1] != ""
         lines = lines[:-1]
         if not lines:
-            raise RecordError(f"{path}: an empty session record (no header line)")
+            raise RecordError(f"{path}: an empty session record (no header line)", hint=clear_hint(path))
         header = _parse_line(path, 1, lines[0], RecordHeader)
         results = [_parse_line(path, i, line, RecordLine).result for i, line in enumerate(lines[1:], start=2)]
         return cls(path, header, results, torn_tail=torn)
@@ -420,10 +421,11 @@ class SessionRecord:
         self.results.append(result)
 
     def served(self) -> dict[str, Result]:
-        """Configuration text -> its first measurement in the record (re-times are not served)."""
+        """Configuration text -> its first measurement in the record that a rerun may serve: not a re-time, and
+        not a transient outcome (:attr:`Outcome.transient`: a killed worker, a run error; measured again)."""
         out: dict[str, Result] = {}
         for r in self.results:
-            if not r.retimed:
+            if not r.retimed and not r.outcome.transient:
                 out.setdefault(r.key, r)
         return out
 
@@ -434,9 +436,45 @@ class SessionRecord:
         self.torn_tail = False
 
 
+def clear_hint(path: Path) -> str:
+    """What to do with a record that cannot be used: it is a cache of measurements, deleting it starts over."""
+    return f"delete {path} to start the session over (the record only keeps measurements)"
+
+
 def _parse_line(path: Path, number: int, line: str, model: type[Any]) -> Any:
+    """Line ``number`` of the record at ``path`` as ``model``.
+
+    Raises:
+        RecordError: the header of another record schema ("record schema 2, this kernelopt reads 1"), or a line
+            that is not JSON or not a record line (the file and line named, and how to start over).
+    """
+    if model is RecordHeader:
+        _check_record_schema(path, line)
     try:
         return model.model_validate_json(line)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise RecordError(f"{path}:{number}: not a session record line ({first['msg']})") from None
+        if first["type"] == "json_invalid":
+            what = "not JSON: a damaged line"
+        else:
+            where = ".".join(str(p) for p in first["loc"]) or "(top)"
+            what = f"{where}: {first['msg'][:1].lower()}{first['msg'][1:]}"
+        kind = "header" if model is RecordHeader else "result"
+        raise RecordError(
+            f"{path}:{number}: not a session record {kind} line ({what})", hint=clear_hint(path)
+        ) from None
+
+
+def _check_record_schema(path: Path, line: str) -> None:
+    """A header whose ``schema`` is not :data:`RECORD_SCHEMA` is said as such (not as a validation error)."""
+    try:
+        doc = json.loads(line)
+    except ValueError:
+        return  # said by the line's own check
+    if not isinstance(doc, dict) or "schema" not in doc or doc.get("kind", "header") != "header":
+        return
+    found = doc["schema"]
+    if type(found) is int and found == RECORD_SCHEMA:
+        return
+    shown = json.dumps(found) if isinstance(found, str | int | float | bool | None) else type(found).__name__
+    raise RecordError(f"{path}: record schema {shown}, this kernelopt reads {RECORD_SCHEMA}", hint=clear_hint(path))

@@ -22,8 +22,9 @@ def worker_env(
     """A worker's environment: ``base`` (default: this process's) plus ``extra``, this kernelopt first on
     ``PYTHONPATH`` (the child imports the parent's kernelopt, a source checkout included), Python's fault
     handler on (a segfault prints its Python stack to the log), output unbuffered, no bytecode written.
-    On ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter:
-    ``TRITON_INTERPRET=1`` unless ``base`` sets it (without it Triton finds "0 active drivers").
+    On ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter: ``TRITON_INTERPRET=1``,
+    whatever ``base`` says (``TRITON_INTERPRET=0`` left in a shell would make Triton find "0 active drivers" and
+    every Triton candidate fail).
     """
     env = inherited() if base is None else dict(base)
     pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
@@ -33,7 +34,7 @@ def worker_env(
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if device is not None and Device.of(device) is Device.CPU:
-        env.setdefault(TRITON_INTERPRET, "1")
+        env[TRITON_INTERPRET] = "1"
     env.update(extra or {})
     return env
 

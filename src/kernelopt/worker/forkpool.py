@@ -584,7 +584,7 @@ def import_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 def server_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """Which shared CPU server a run in ``env`` is forked from: the :func:`import_key` of the environment the
-    server gets (``TRITON_INTERPRET=1`` unless the run says otherwise), so that a run which leaves a default
+    server gets (``TRITON_INTERPRET=1`` whatever the run says), so that a run which leaves a default
     unset shares the server of one that sets it."""
     return import_key(worker_env(env, {}, device="cpu"))
 

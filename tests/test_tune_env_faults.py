@@ -1,0 +1,221 @@
+"""``kernelopt tune`` under the faults of its environment, records and messages (issue 35, the defects of the
+fault trial of 2026-12-04 that are not about the write of kernel.py): each test injects the fault for real
+(a killed worker, a variable, a damaged record, a reference that exits, a bad flag) and checks the outcome
+the issue asks for."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.errors import RecordError
+from kernelopt.tuning.candidate import Outcome, Result
+from kernelopt.tuning.record import RecordHeader, RecordLine, SessionRecord
+from kernelopt.worker.environment import worker_env
+
+DATA = Path(__file__).parent / "data"
+FAST = ["--device", "cpu", "--budget", "2", "--repetitions", "2"]
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".kernelopt", "__pycache__"))
+    return dst
+
+
+def _tune(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:
+    code = main(["tune", *argv])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out.strip().startswith("{") else {}), err
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+# ---------------------------------------------------------------------------------------------- defect 5
+
+
+@pytest.mark.timeout(120)
+def test_a_killed_worker_and_an_environment_run_error_are_measured_again_on_a_rerun(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defect 5: a ``worker_crash`` (the worker killed from outside, once) and a ``run_error`` that a variable
+    caused were served from the record on every rerun after the cause was gone ("0 evaluated, 9 from the
+    record"). Now a rerun measures them again, and says how to clear the record."""
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    flag = tmp_path / "killed-once"
+    _edit(
+        folder / "kernel.py",
+        "    out = torch.empty_like(x)\n",
+        "    import os, signal\n"
+        f"    if not os.path.exists({str(flag)!r}):\n"
+        f"        open({str(flag)!r}, 'w').close()\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    if os.environ.get('TUNE_FAULT') == '1':\n"
+        "        raise RuntimeError('the environment is broken')\n"
+        "    out = torch.empty_like(x)\n",
+    )
+    monkeypatch.setenv("TUNE_FAULT", "1")
+    code, doc, err = _tune(capsys, str(folder), *FAST, "--json")
+    assert code == 1, err  # nothing timed
+    assert doc["outcomes"] == {"worker_crash": 1, "run_error": 1}, doc["outcomes"]
+    monkeypatch.delenv("TUNE_FAULT")
+    code, doc, err = _tune(capsys, str(folder), *FAST, "--dry-run", "--json")
+    assert code == 0, err
+    assert doc["evaluations"] == 2 and doc["served"] == 0 and doc["outcomes"] == {"ok": 2}
+    # the third run serves both (measured now), and says which file to delete to time them again
+    code, out, err = main(["tune", str(folder), *FAST, "--dry-run"]), *capsys.readouterr()
+    assert code == 0, err
+    assert f"session record: {doc['record']} (2 served from it; delete it to time them again)" in out
+
+
+def test_the_variables_that_decide_a_result_are_part_of_the_session_key(tmp_path: Path) -> None:
+    """Defect 5: a record made under one interpreter setting or device set is not served under another."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, session_key
+
+    prepared = prepare_folder(TuneRequest(folder=_copy(DATA / "loop", tmp_path / "loop"), device="cpu"))
+    problem, space = prepared.problem, prepared.space
+    key = session_key(prepared.base_source, problem, space, env={"TRITON_INTERPRET": "1"})
+    assert key == session_key(prepared.base_source, problem, space, env={"TRITON_INTERPRET": "1", "HOME": "/x"})
+    for env in ({}, {"TRITON_INTERPRET": "0"}, {"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": "1"}):
+        assert session_key(prepared.base_source, problem, space, env=env) != key
+    assert session_key(prepared.base_source, problem, space, env={"TRITON_INTERPRET": "1"}, gpu="H200") != key
+
+
+def test_a_record_serves_measurements_not_transient_failures(tmp_path: Path) -> None:
+    from kernelopt.tunables import discover
+    from kernelopt.tuning.launch import space_from_tunables
+
+    space = space_from_tunables(discover(DATA / "loop" / "kernel.py"))
+    path = tmp_path / "record.jsonl"
+    record = SessionRecord.open(path, RecordHeader.for_space(space))
+    for outcome in Outcome:
+        latency = 1.0 if outcome.ok else None
+        record.append(Result(config={"BLOCK": 16 << len(record.results)}, outcome=outcome, latency_us=latency))
+    served = {r.outcome for r in SessionRecord.read(path).served().values()}
+    assert served == {o for o in Outcome if not o.transient}
+    assert {o for o in Outcome if o.transient} == {
+        Outcome.WORKER_CRASH,
+        Outcome.RUN_ERROR,
+        Outcome.OUT_OF_MEMORY,
+        Outcome.NOT_RUN_BUDGET,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- defect 7
+
+
+@pytest.mark.timeout(120)
+def test_triton_interpret_0_in_the_environment_is_overridden_on_the_cpu(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defect 7: ``TRITON_INTERPRET=0`` left in the shell made every Triton candidate fail ("0 active drivers")
+    with ``--device cpu``: the workers only set it when unset. The CPU has no Triton driver: it is forced."""
+    assert worker_env({"TRITON_INTERPRET": "0"}, device="cpu")["TRITON_INTERPRET"] == "1"
+    assert worker_env({"TRITON_INTERPRET": "0"}, device="cuda")["TRITON_INTERPRET"] == "0"  # the user's own
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    folder = _copy(DATA / "tuning" / "tune_add", tmp_path / "add")
+    code, doc, err = _tune(capsys, str(folder), *FAST, "--dry-run", "--json")
+    assert code == 0, err
+    assert doc["outcomes"] == {"ok": 2} and doc["evaluations"] == 2
+
+
+# ---------------------------------------------------------------------------------------------- defect 11
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--out", "{file}"], "--out {file}: is a file, not a folder"),
+        (["--out", "{file}/sessions"], "--out {file}/sessions: {file} is a file, not a folder"),
+        (["--budget-wall-s", "nan"], "--budget-wall-s must be a positive number of seconds, not nan"),
+        (["--budget-wall-s", "inf"], "--budget-wall-s must be a positive number of seconds, not inf"),
+        (["--budget-wall-s", "-1"], "--budget-wall-s must be a positive number of seconds, not -1"),
+        (["--budget-fraction", "nan"], "--budget-fraction must be in (0, 1], not nan"),
+    ],
+)
+def test_an_out_that_is_a_file_and_a_wall_time_that_is_no_number_are_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], words: str
+) -> None:
+    """Defect 11: both were exit 70 (NotADirectoryError; a pydantic error on nan)."""
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    file = tmp_path / "a-file"
+    file.write_text("x")
+    argv = [f.format(file=file) for f in flags]
+    code = main(["tune", str(folder), "--device", "cpu", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"kernelopt: error: {words.format(file=file)}")
+    assert not (folder / ".kernelopt").exists()
+
+
+# ---------------------------------------------------------------------------------------------- defect 16
+
+
+def _record(tmp_path: Path) -> tuple[Path, RecordHeader]:
+    from kernelopt.tunables import discover
+    from kernelopt.tuning.launch import space_from_tunables
+
+    header = RecordHeader.for_space(space_from_tunables(discover(DATA / "loop" / "kernel.py")))
+    path = tmp_path / "record.jsonl"
+    line = RecordLine(result=Result(config={"BLOCK": 64}, outcome=Outcome.OK, latency_us=3.0))
+    path.write_text(header.model_dump_json(by_alias=True) + "\n" + line.model_dump_json() + "\n")
+    return path, header
+
+
+def test_a_record_of_another_schema_says_so(tmp_path: Path) -> None:
+    """Defect 16: a record of schema 2 said "Input should be 1"."""
+    path, header = _record(tmp_path)
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0].replace('"schema":1', '"schema":2') + "\n" + lines[1] + "\n")
+    with pytest.raises(RecordError) as wrong:
+        SessionRecord.open(path, header)
+    assert wrong.value.exit_code == 2
+    assert wrong.value.one_line() == (
+        f"{path}: record schema 2, this kernelopt reads 1; delete {path} to start the session over "
+        "(the record only keeps measurements)"
+    )
+
+
+def test_a_damaged_record_line_names_the_file_and_line_and_how_to_start_over(tmp_path: Path) -> None:
+    """Defect 16: a corrupt line did not say that deleting the record starts over."""
+    path, header = _record(tmp_path)
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n" + lines[1].replace('"ok"', '"fine"') + "\n" + lines[1] + "\n")
+    with pytest.raises(RecordError) as wrong:
+        SessionRecord.open(path, header)
+    line = wrong.value.one_line()
+    assert line.startswith(f"{path}:2: not a session record result line (result.outcome: input should be ")
+    assert line.endswith(f"; delete {path} to start the session over (the record only keeps measurements)")
+    path.write_text(lines[0] + "\n" + lines[1][:20] + "\n" + lines[1] + "\n")  # cut short, then more lines
+    with pytest.raises(RecordError, match=r":2: not a session record result line \(not JSON: a damaged line\)"):
+        SessionRecord.open(path, header)
+
+
+# ---------------------------------------------------------------------------------------------- defect 17
+
+
+@pytest.mark.timeout(120)
+def test_sys_exit_in_get_inputs_is_reference_pys_fault_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defect 17: ``sys.exit(4)`` in ``get_inputs`` was exit 3 ("the bench worker did not start")."""
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    _edit(
+        folder / "reference.py",
+        "    g = torch.Generator()",
+        "    import sys\n    sys.exit(4)\n    g = torch.Generator()",
+    )
+    before = (folder / "kernel.py").read_text()
+    code = main(["tune", str(folder), *FAST])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    (error,) = [line for line in err.splitlines() if line.startswith("kernelopt:")]
+    assert error.startswith("kernelopt: error: reference.py called sys.exit(4) while the problem was built")
+    assert (folder / "kernel.py").read_text() == before
