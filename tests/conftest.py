@@ -56,6 +56,7 @@ SLOW_FILES = (
     "test_signals.py",
     "test_loop_machine.py",
     "test_redact.py",
+    "test_tune_env_faults.py",
     "test_tuning_memory.py",
     "test_tuning_evaluator.py",
     "test_card_inference.py",

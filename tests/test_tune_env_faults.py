@@ -219,3 +219,29 @@ def test_sys_exit_in_get_inputs_is_reference_pys_fault_exit_2(
     (error,) = [line for line in err.splitlines() if line.startswith("kernelopt:")]
     assert error.startswith("kernelopt: error: reference.py called sys.exit(4) while the problem was built")
     assert (folder / "kernel.py").read_text() == before
+
+
+# ---------------------------------------------------------------------------------------------- defect 12
+
+
+@pytest.mark.timeout(120)
+def test_a_secret_looking_value_that_occurs_in_the_kernel_leaves_the_candidates_and_kernel_py_intact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defect 12: with ``BUILD_KEY=empty_like`` every candidate's ``torch.empty_like`` became
+    ``torch.[redacted]`` and failed with a SyntaxError. Code is written as given; output text is still redacted."""
+    monkeypatch.setenv("BUILD_KEY", "empty_like")
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    code, doc, err = _tune(capsys, str(folder), *FAST, "--json")
+    assert code == 0, err
+    assert doc["outcomes"] == {"ok": 2} and doc["written"]
+    kernel = (folder / "kernel.py").read_text()
+    assert "torch.empty_like(x)" in kernel and "[redacted]" not in kernel
+    candidates = list(Path(doc["session_dir"]).glob("candidates/*/kernel.py"))
+    assert len(candidates) == 2 and all("torch.empty_like(x)" in c.read_text() for c in candidates)
+    from kernelopt.fileio import atomic_write_code, atomic_write_text
+
+    atomic_write_text(tmp_path / "log.txt", "out = torch.empty_like(x)\n")  # a kept text: redacted
+    assert (tmp_path / "log.txt").read_text() == "out = torch.[redacted](x)\n"
+    atomic_write_code(tmp_path / "code.py", "out = torch.empty_like(x)\n")  # code: as given
+    assert (tmp_path / "code.py").read_text() == "out = torch.empty_like(x)\n"

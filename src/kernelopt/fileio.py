@@ -4,7 +4,9 @@ Every persisted file of kernelopt (iteration records, summaries, plans, journals
 kernel edits of Stage 3) is written through :func:`atomic_write_text`: a temporary file in the same
 folder, fsync, then ``os.replace``. A failed or interrupted write leaves the previous file intact.
 An append-only record (a tuning session's JSONL) grows by :func:`append_line`: one whole line per write.
-Every text is redacted on the way (:func:`kernelopt.redact.redact`): no kept file holds a secret.
+Every text is redacted on the way (:func:`kernelopt.redact.redact`): no kept file holds a secret. Code is
+the exception: a kernel, a candidate or a reference is written as given (:func:`atomic_write_code`), since a
+redacted program is another program.
 A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (``0666 & ~umask``),
 never ``mkstemp``'s private 0600 (:func:`new_file_mode`; :func:`new_folder_mode` for a staged folder).
 :func:`redact_file` and :func:`redact_tree` clean files a child process wrote. This module imports
@@ -53,6 +55,21 @@ def atomic_write_text(path: Path, text: str) -> None:
     new one gets :func:`new_file_mode`. On any error the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
     """
+    _write_text(path, redact(text))
+
+
+def atomic_write_code(path: Path, text: str) -> None:
+    """Write source code to ``path`` as :func:`atomic_write_text` does, but exactly as given: never redacted.
+
+    Redacting code changes the program: with ``BUILD_KEY=empty_like`` in the environment, ``torch.empty_like``
+    became ``torch.[redacted]`` in every candidate of a tuning session (issue 35). A kernel, a candidate and a
+    reference are code; a secret that code holds is the guard's to refuse (:mod:`kernelopt.stages.guard`),
+    not the writer's to hide.
+    """
+    _write_text(path, text)
+
+
+def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
@@ -62,7 +79,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             os.fchmod(fh.fileno(), mode)  # mkstemp's file is 0600 whatever the umask
-            fh.write(redact(text))
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

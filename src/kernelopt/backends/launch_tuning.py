@@ -24,7 +24,7 @@ from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_code
 from kernelopt.memory.model import CandidateResult, CandidateStatus
 from kernelopt.oneline import one_line
 from kernelopt.tuning.bench_worker import BenchPlan
@@ -156,7 +156,7 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
             candidates=candidate_results(r, applied=r.current_config),
             no_gain=True,
         )
-    atomic_write_text(tuning.prepared.problem.kernel_py, edit.new_source)
+    atomic_write_code(tuning.prepared.problem.kernel_py, edit.new_source)
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
     return ImplementOutcome(
         changed=True,

@@ -44,7 +44,7 @@ from kernelopt.backends.protocol import (
 )
 from kernelopt.backends.settings import LlmApiSettings, load_settings
 from kernelopt.errors import KerneloptError
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_code, atomic_write_text
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
@@ -409,7 +409,7 @@ class LlmApiImplementer(_LlmApiBackend):
             return ImplementOutcome(
                 changed=False, error=f"llm-api: {exc.message}", transcript=transcript, tokens=dict(reply.tokens)
             )
-        atomic_write_text(ws.kernel_py, new)
+        atomic_write_code(ws.kernel_py, new)
         knobs = {k: v for k, v in knob_diff(old, new).items() if v[0] is not None and v[1] is not None}
         what = ctx.plan.action if ctx.plan else "the plan"
         category = ctx.plan.action_category.value if ctx.plan else "plan"

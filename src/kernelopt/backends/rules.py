@@ -37,7 +37,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_code
 from kernelopt.planning.plan import Plan
 from kernelopt.tunables import (
     EditResult,
@@ -256,7 +256,7 @@ class RuleImplementer:
         result, why = self._apply(ctx, settings, old, changes, tunables, kernel, gpu, evaluation)
         if result is None:
             return _fail(why or "the edit was refused")
-        atomic_write_text(kernel_py, result.new_source)
+        atomic_write_code(kernel_py, result.new_source)
         return ImplementOutcome(
             changed=True,
             description=f"{cat.value}: {_moves(result)}",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from kernelopt.batch.problems import BatchItem, source_defect
 from kernelopt.errors import InputFileError, UsageError
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_code
 
 LEVEL_NAME = re.compile(r"level_?(\d+)$")
 PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
@@ -100,7 +100,7 @@ def _materialize(folder: Path, reference: Path, kernel: Path) -> Path:
         text = source.read_text(encoding="utf-8")
         target = folder / name
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            atomic_write_text(target, text)
+            atomic_write_code(target, text)
     return folder.resolve()
 
 

@@ -231,7 +231,7 @@ def _timed_shape(problem: Problem) -> str:
 
 def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
-    from kernelopt.fileio import atomic_write_text
+    from kernelopt.fileio import atomic_write_code
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
 
     sweep_best = _sweep_best(sweep) if sweep is not None else None
@@ -252,7 +252,7 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
     edit = best_edit(tuning) if tuning.judgement.better else None
     written = edit is not None and not dry_run
     if written and edit is not None:
-        atomic_write_text(prepared.problem.kernel_py, edit.new_source)
+        atomic_write_code(prepared.problem.kernel_py, edit.new_source)
     plot = _draw(tuning, sweep_best)
     summary = summarize(tuning)
     if as_json:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageError, disk_problem, disk_problem_in
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_code, atomic_write_text
 from kernelopt.harness.decision import Decision, decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
@@ -582,7 +582,7 @@ def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path
         except GitError:
             return None, origin + "no committed kernel.py"
     path = dest_dir / f"previous_v{previous}_kernel.py"
-    atomic_write_text(path, text if text.endswith("\n") else text + "\n")
+    atomic_write_code(path, text if text.endswith("\n") else text + "\n")  # code: never redacted
     return path, origin
 
 

@@ -407,7 +407,7 @@ def apply(
         TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing.
         InputFileError: the file is missing or not UTF-8.
     """
-    from kernelopt.fileio import atomic_write_text
+    from kernelopt.fileio import atomic_write_code
 
     p = Path(path)
     result = apply_source(
@@ -415,7 +415,7 @@ def apply(
     )
     result.path = str(p)
     if write and result.edits:
-        atomic_write_text(p, result.new_source)
+        atomic_write_code(p, result.new_source)
         result.written = True
     return result
 

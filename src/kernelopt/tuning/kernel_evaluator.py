@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_code
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.tunables import (
     AutotuneEvaluation,
@@ -354,7 +354,7 @@ class KernelEvaluator:
         path = self.session_dir / "candidates" / digest / "kernel.py"
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(path, source)
+            atomic_write_code(path, source)
         return path
 
     def _sources(self, batch: Sequence[Config]) -> list[Path | Result]:
