@@ -158,7 +158,8 @@ def test_implementer_that_hangs_is_killed_with_its_children(ws) -> None:
     t0 = time.monotonic()
     out = AgentCliImplementer(opts).implement(_impl_ctx(ws))
     assert time.monotonic() - t0 < 15
-    assert "ran past its 1.5 s limit; its process group was killed" in out.error and not out.changed
+    assert "ran past its 1.5 s limit; its process group was stopped" in out.error and not out.changed
+    assert out.unavailable  # a timeout is the agent's infrastructure, not a lesson about the action
     child = int((ws.state_dir / "hang_child.pid").read_text())
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
@@ -202,3 +203,20 @@ def test_command_from_environment(ws, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNELOPT_AGENT_COMMAND", agent("behave.py")["command"])
     out = AgentCliImplementer().implement(_impl_ctx(ws))
     assert out.changed and out.error is None
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+def test_a_timeout_sends_sigterm_then_sigkill_after_the_grace(ws, ignore: bool) -> None:
+    """Issue 33 fix 5: SIGTERM first, so a CLI can remove its shell snapshots; SIGKILL term_grace_s later."""
+    opts = {**agent("term_aware.py", prompt_arg=False), "timeout_s": 1.0, "term_grace_s": 1.0}
+    opts["env"] = {"TERM_AWARE_IGNORE": "1" if ignore else "0"}
+    t0 = time.monotonic()
+    out = AgentCliImplementer(opts).implement(_impl_ctx(ws))
+    took = time.monotonic() - t0
+    assert out.unavailable and not out.changed and "ran past its 1 s limit" in (out.error or "")
+    cleaned = ws.state_dir / "term_aware_cleaned"
+    if ignore:  # it kept running through SIGTERM: SIGKILL ended it after the grace
+        assert not cleaned.exists() and took >= 1.9
+    else:  # it cleaned up on SIGTERM and exited at once, inside the grace
+        assert cleaned.read_text() == "SIGTERM" and took < 1.9
+    assert "SIGTERM to its group, SIGKILL 1 s later" in out.transcript.read_text()

@@ -176,6 +176,9 @@ def test_a_backend_written_file_holding_a_secret_is_refused(ws, monkeypatch: pyt
         "(put back as it was)"
     )
     assert ws.kernel_py.read_bytes() == kernel
+    # issue 33: the lesson is about the secret, not "the implementer must not touch kernel.py" (its own file)
+    (pit,) = report.pitfalls
+    assert pit.lesson and "must never write a secret value" in pit.lesson and "must not touch" not in pit.lesson
     log = (ws.profile_dir(1) / "agent_implement.log").read_text()
     assert "'ANTHROPIC_API_KEY'" in log and "KERNELOPT_LLM_API_KEY" not in log and KEY not in log
 

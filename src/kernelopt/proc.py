@@ -284,9 +284,9 @@ class CommandResult:
         )
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], sig: signal.Signals = signal.SIGKILL) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -329,6 +329,7 @@ def run_command(
     stdin_text: str | None = None,
     keep: Collection[str] = (),
     kill_leftovers: bool = False,
+    term_grace_s: float = 0.0,
 ) -> CommandResult:
     """Run ``argv`` to completion or until ``timeout_s`` seconds have passed.
 
@@ -342,6 +343,8 @@ def run_command(
         keep: secret-looking variable names the child may see all the same.
         kill_leftovers: once the command has ended, kill whatever it left running, in any session
             (:func:`kill_strays`; for commands that run foreign code: an agent, a kernel).
+        term_grace_s: past ``timeout_s``, the group gets SIGTERM and this many seconds to exit before
+            SIGKILL (0: SIGKILL at once). The whole run then lasts up to ``timeout_s + term_grace_s``.
 
     Returns:
         A :class:`CommandResult`; a timeout is reported in it (``timed_out=True``), not raised.
@@ -370,11 +373,7 @@ def run_command(
         out, err = _communicate(proc, stdin_text, start + timeout_s, token)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(proc)
-        try:
-            out, err = proc.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # pipes held open by an unkillable grandchild
-            out, err = b"", b""
+        out, err = _end_group(proc, term_grace_s)
     except BaseException:
         _kill_group(proc)
         proc.wait()
@@ -388,6 +387,25 @@ def run_command(
     return CommandResult.captured(
         args, None if timed_out else proc.returncode, out or b"", err or b"", started=start, timed_out=timed_out
     )
+
+
+def _end_group(proc: subprocess.Popen[bytes], grace_s: float) -> tuple[bytes, bytes]:
+    """End a command past its limit and read what it printed: SIGTERM to its group and ``grace_s`` seconds
+    to exit (its output still read meanwhile) when ``grace_s`` > 0, then SIGKILL to the group."""
+    if grace_s > 0:
+        _kill_group(proc, signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+        else:
+            _kill_group(proc)  # what the group left behind
+            return out, err
+    _kill_group(proc)
+    try:
+        return proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:  # pipes held open by an unkillable grandchild
+        return b"", b""
 
 
 def _communicate(

@@ -12,12 +12,22 @@ The agent is not trusted, and this module does not guard it: the stage runner
 call and undoes whatever the agent did outside the stage's allowance. The agent's environment drops
 secrets (:func:`kernelopt.proc.child_env`; the ``env`` option's names are passed as given). A
 non-zero exit, a timeout, a launch failure and a run that produced nothing each fail the stage with a
-clear reason (an implementer returns ``error``; a planner raises). The transcript (command, timing,
-exit status, stdout, stderr) is saved to ``profiles/v<N>/agent_<stage>.log``.
+clear reason (an implementer returns ``error``; a planner raises). A failure of the agent's own
+infrastructure (launch failure, timeout, not logged in, no API key, an API or network error:
+:func:`~kernelopt.backends.coding_agents.infrastructure_failure`) is marked ``unavailable``: the stage
+records it as ``agent_unavailable``, never as a lesson about the action. Past ``timeout_s`` the agent's
+process group gets SIGTERM, then SIGKILL ``term_grace_s`` seconds later (a CLI cleans up on SIGTERM).
+
+Output as JSON lines (Claude Code's ``--output-format stream-json``, Codex's ``exec --json``) is read
+(:func:`~kernelopt.backends.coding_agents.read_output`): ``NO_NEW_ACTION`` is looked for in the final
+message, an error the agent reports fails the run, and the transcript shows one line per step. The
+transcript (command, timing, exit status, the steps, stdout, stderr) is saved to
+``profiles/v<N>/agent_<stage>.log``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -29,6 +39,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kernelopt.backends.coding_agents import (
+    AgentOutput,
+    infrastructure_failure,
+    known_agent,
+    read_output,
+    version_problem,
+)
 from kernelopt.backends.prompts import PromptChannel, render_prompt
 from kernelopt.backends.protocol import (
     BackendFailure,
@@ -51,6 +68,8 @@ from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
 
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+VERSION_TIMEOUT_S = 30.0
+"""Limit for ``<agent> --version`` when a known CLI's version is checked, s."""
 
 
 def build_argv(template: str, values: Mapping[str, str]) -> list[str]:
@@ -92,10 +111,34 @@ def check_command(template: str) -> None:
         found = os.path.isfile(program) and os.access(program, os.X_OK)
     else:
         found = shutil.which(program) is not None
+    agent = known_agent(program)
     if not found:
+        if agent is not None:
+            raise EnvironmentProblem(
+                f"agent command not found: {program!r} ({agent.product})", hint=f"install it: {agent.install}"
+            )
         raise EnvironmentProblem(
-            f"agent command not found: {program!r}", hint="install it or put it on PATH (see docs/backends.md)"
+            f"agent command not found: {program!r}", hint="install it or put it on PATH (see docs/agents.md)"
         )
+    if agent is not None:
+        problem = _version_problem(program)
+        if problem is not None:
+            raise EnvironmentProblem(problem, hint=f"install the tested version: {agent.install}")
+
+
+@functools.lru_cache(maxsize=8)
+def _version_problem(program: str) -> str | None:
+    """What is wrong with the installed version of a known agent CLI (asked once per program and process)."""
+    agent = known_agent(program)
+    if agent is None:
+        return None
+    try:
+        r = run_command([program, "--version"], timeout_s=VERSION_TIMEOUT_S)
+    except OSError as exc:
+        return f"{agent.product} ({program}) does not start: {exc}"
+    if r.timed_out or r.returncode != 0:
+        return f"`{program} --version` failed ({'timed out' if r.timed_out else f'exit status {r.returncode}'})"
+    return version_problem(agent, r.stdout + r.stderr)
 
 
 @dataclass
@@ -108,27 +151,55 @@ class AgentRun:
     transcript: Path
     launch_error: str | None = None
 
+    @functools.cached_property
+    def output(self) -> AgentOutput:
+        """The agent's standard output as read (:func:`~kernelopt.backends.coding_agents.read_output`)."""
+        return read_output(self.result.stdout if self.result else "")
+
     def failure(self, timeout_s: float) -> str | None:
-        """Why the run failed (launch error, timeout, signal, non-zero exit), or ``None``."""
-        reasons = []
+        """Why the run failed (launch error, timeout, signal, non-zero exit, an error the agent reported),
+        or ``None``; an infrastructure failure says so (:meth:`unavailable`)."""
         r = self.result
         if self.launch_error:
-            reasons.append(self.launch_error)
+            reason = self.launch_error
         elif r is not None and r.timed_out:
-            reasons.append(f"the agent ran past its {timeout_s:g} s limit; its process group was killed")
+            reason = f"the agent ran past its {timeout_s:g} s limit; its process group was stopped"
         elif r is not None and r.returncode is not None and r.returncode < 0:
-            reasons.append(f"the agent was killed by signal {-r.returncode}")
+            reason = f"the agent was killed by signal {-r.returncode}"
         elif r is not None and r.returncode != 0:
-            last = r.stderr_tail(1).strip() or (r.stdout.strip().splitlines() or [""])[-1].strip()
-            reasons.append(
-                f"the agent exited with status {r.returncode}" + (f": {one_line(last, 300)}" if last else "")
-            )
-        if not reasons:
+            last = self.output.error or r.stderr_tail(1).strip() or (r.stdout.strip().splitlines() or [""])[-1]
+            reason = f"the agent exited with status {r.returncode}" + (f": {one_line(last, 300)}" if last else "")
+        elif self.output.error:
+            reason = f"the agent reported an error: {one_line(self.output.error, 300)}"
+        else:
             return None
-        return "; ".join(reasons) + f" (transcript: {self.transcript})"
+        infra = self.infrastructure()
+        if infra is not None and not self.launch_error and not (r is not None and r.timed_out):
+            reason += f" [agent unavailable: {infra}]"
+        return reason + f" (transcript: {self.transcript})"
+
+    def infrastructure(self) -> str | None:
+        """What of the agent's infrastructure failed, when the run failed for it: the agent could not be
+        started, ran past its limit, or said it is not logged in, has no API key, or met an API or network
+        error. ``None`` for a run that failed at its work, or did not fail."""
+        r = self.result
+        if self.launch_error:
+            return "launch"
+        if r is None:
+            return None
+        if r.timed_out:
+            return "timeout"
+        if r.returncode == 0 and not self.output.error:
+            return None
+        said = "\n".join(x for x in (self.output.error, r.stdout, r.stderr) if x)
+        return infrastructure_failure(said)
 
     def stdout(self) -> str:
         return self.result.stdout if self.result else ""
+
+    def final_text(self) -> str:
+        """The agent's last message (all of stdout when it printed plain text)."""
+        return self.output.final_text
 
 
 class _AgentCliBackend:
@@ -176,6 +247,7 @@ class _AgentCliBackend:
                 stdin_text=None if via_file else prompt,
                 keep=settings.env.keys(),
                 kill_leftovers=True,  # an agent's daemons (setsid) must not write into the workspace later
+                term_grace_s=settings.term_grace_s,
             )
         except FileNotFoundError:
             launch_error = f"agent command not found: {argv[0]!r} (is it installed and on PATH?)"
@@ -193,9 +265,13 @@ class _AgentCliBackend:
         if run.launch_error:
             status = run.launch_error
         elif r is not None and r.timed_out:
-            status = f"timed out after {s.timeout_s:g} s (process group killed)"
+            status = f"timed out after {s.timeout_s:g} s (SIGTERM to its group, SIGKILL {s.term_grace_s:g} s later)"
         else:
             status = f"exit status {r.returncode if r else '?'}"
+        infra = run.infrastructure()
+        if infra is not None:
+            status += f"; agent unavailable: {infra}"
+        steps = run.output.steps
         lines = [
             f"# kernelopt agent transcript: stage {run.stage.value}",
             f"command: {shlex.join(run.argv)}",
@@ -204,6 +280,7 @@ class _AgentCliBackend:
             f"duration_s: {duration_s:.2f}",
             f"status: {status}",
             "",
+            *([f"--- steps ({run.output.json_events} JSON events read) ---", *steps, ""] if steps else []),
             "--- stdout ---",
             r.stdout if r else "",
             "--- stderr ---",
@@ -244,11 +321,11 @@ class AgentCliPlanner(_AgentCliBackend):
         run = self.run_agent(ctx, Stage.PLAN, settings)
         failure = run.failure(settings.timeout_s)
 
-        def fail(msg: str) -> BackendFailure:
-            return BackendFailure(f"agent-cli planner: {msg}", transcript=run.transcript)
+        def fail(msg: str, *, unavailable: bool = False) -> BackendFailure:
+            return BackendFailure(f"agent-cli planner: {msg}", transcript=run.transcript, unavailable=unavailable)
 
         if failure:
-            raise fail(failure)
+            raise fail(failure, unavailable=run.infrastructure() is not None)
         data = path.read_bytes() if path.is_file() else None
         rel = f"plans/v{ctx.version}_plan.md"
         try:
@@ -256,7 +333,7 @@ class AgentCliPlanner(_AgentCliBackend):
         except UnicodeDecodeError:
             raise fail(f"the agent's {rel} is not UTF-8 text (transcript: {run.transcript})") from None
         if text is None or data == old:
-            for line in run.stdout().splitlines():
+            for line in run.final_text().splitlines():
                 reason = no_new_action(line)
                 if reason is not None:
                     reason = reason or "the agent found no new action"
@@ -289,11 +366,11 @@ class AgentCliImplementer(_AgentCliBackend):
         run = self.run_agent(ctx, Stage.IMPLEMENT, settings)
         failure = run.failure(settings.timeout_s)
 
-        def fail(msg: str) -> ImplementOutcome:
-            return ImplementOutcome(changed=False, error=msg, transcript=run.transcript)
+        def fail(msg: str, *, unavailable: bool = False) -> ImplementOutcome:
+            return ImplementOutcome(changed=False, error=msg, transcript=run.transcript, unavailable=unavailable)
 
         if failure:
-            return fail(failure)
+            return fail(failure, unavailable=run.infrastructure() is not None)
         if not ws.kernel_py.is_file():
             return fail(f"the agent deleted kernel.py (transcript: {run.transcript})")
         after = ws.kernel_py.read_bytes()

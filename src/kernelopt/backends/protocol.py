@@ -101,6 +101,8 @@ class ImplementOutcome:
             a measured result, not a failure of the implementer.
         checked: the implementer checked the kernel.py it wrote on the full problem already (the tuning
             engine's winner): Stage 3 does not check it again, the gate checks it once.
+        unavailable: the implementer's own infrastructure failed (an agent that could not start, ran past
+            its limit, is not logged in, met an API error): ``error`` says what; the action was never tried.
     """
 
     changed: bool
@@ -113,6 +115,7 @@ class ImplementOutcome:
     candidates: list[CandidateResult] = field(default_factory=list)
     no_gain: bool = False
     checked: bool = False
+    unavailable: bool = False
 
 
 class BackendFailure(KerneloptError):
@@ -121,6 +124,7 @@ class BackendFailure(KerneloptError):
     Attributes:
         transcript: the backend's transcript file, when there is one.
         tokens: token usage spent before the failure.
+        unavailable: the backend's own infrastructure failed (see :attr:`ImplementOutcome.unavailable`).
     """
 
     exit_code = 1
@@ -131,10 +135,12 @@ class BackendFailure(KerneloptError):
         *,
         transcript: Path | None = None,
         tokens: dict[str, int] | None = None,
+        unavailable: bool = False,
     ) -> None:
         super().__init__(message)
         self.transcript = transcript
         self.tokens = dict(tokens or {})
+        self.unavailable = unavailable
 
 
 @runtime_checkable
@@ -150,6 +156,10 @@ class Implementer(Protocol):
 
     def implement(self, ctx: StageContext) -> ImplementOutcome: ...
 
+
+AGENT_UNAVAILABLE = "agent_unavailable"
+"""The ``error_type`` of a stage whose backend's own infrastructure failed (:attr:`BackendFailure.unavailable`,
+:attr:`ImplementOutcome.unavailable`): the action was never tried, so it teaches nothing about the action."""
 
 NO_NEW_ACTION = "NO_NEW_ACTION:"
 """How an agent or a model says that no new actionable plan is left: ``NO_NEW_ACTION: <reason>``."""

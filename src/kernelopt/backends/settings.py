@@ -73,12 +73,15 @@ class AgentCliSettings(_Settings):
         command: the command template, split with shell rules (``shlex``) but never run by a shell;
             placeholders ``{prompt_file}``, ``{workspace}``, ``{version}``, ``{plan_file}``, ``{stage}``
             (``{{``/``}}`` for literal braces). Without ``{prompt_file}`` the prompt goes to stdin.
-        timeout_s: wall-clock limit of one agent run in seconds; the process group is killed after it.
+        timeout_s: wall-clock limit of one agent run in seconds; past it the process group gets SIGTERM.
+        term_grace_s: seconds between that SIGTERM and SIGKILL (a CLI removes its shell snapshots and
+            session files when it is terminated; SIGKILL leaves them behind).
         env: extra environment variables for the agent.
     """
 
     command: str = Field(min_length=1)
     timeout_s: float = Field(default=1800.0, gt=0)
+    term_grace_s: float = Field(default=5.0, ge=0, le=120)
     env: dict[str, str] = Field(default_factory=dict)
 
 

@@ -109,14 +109,21 @@ def finalize_record(
     pitfalls = list(it.pitfalls)
     if it.failure is not None:
         sig = f" ({plan.action_category.value} {dict(plan.parameters)})" if plan is not None else ""
+        unavailable = it.failure.result is GateResult.AGENT_UNAVAILABLE
         pitfalls.append(
             PitfallAndFix(
                 error_type=it.failure.error_type,
                 error_message=it.failure.reason,
-                root_cause=f"failed at stage {it.failure.stage.value}",
+                root_cause=f"the agent's infrastructure failed at stage {it.failure.stage.value} "
+                "(not the action: it was never tried)"
+                if unavailable
+                else f"failed at stage {it.failure.stage.value}",
                 fix_applied=f"kernel.py restored to V{it.good_version} ({it.base_commit[:12]}); "
                 "revert marker committed",
-                lesson=f"this action{sig} failed as planned: do not repeat it unchanged",
+                lesson="make the agent available (login, API key passed on with KERNELOPT_KEEP_ENV, API up, "
+                f"time limit), then run again; this action{sig} was not measured and may be planned again"
+                if unavailable
+                else f"this action{sig} failed as planned: do not repeat it unchanged",
             )
         )
         if it.failure.stage is Stage.IMPLEMENT and it.failure.error_type == "correctness":

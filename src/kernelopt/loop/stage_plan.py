@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from kernelopt.backends.protocol import AGENT_UNAVAILABLE
 from kernelopt.loop.journal import IterationState
 from kernelopt.loop.protocols import EventKind, Stage
 from kernelopt.loop.run import LoopRun
+from kernelopt.memory.model import GateResult
 from kernelopt.oneline import one_line
 from kernelopt.stages.allowance import aux_files_of
 from kernelopt.stages.plan import PlanVerdict, run_plan
@@ -33,7 +35,9 @@ def plan_stage(run: LoopRun, it: IterationState) -> None:
         run.advance(it, Stage.STOP)
         return
     if result.verdict is PlanVerdict.FAILED or result.plan is None:
-        run.fail(it, result.reason or "the planner failed", error_type=result.error_type or "planner_error")
+        error_type = result.error_type or "planner_error"
+        verdict = GateResult.AGENT_UNAVAILABLE if error_type == AGENT_UNAVAILABLE else GateResult.FAIL
+        run.fail(it, result.reason or "the planner failed", error_type=error_type, result=verdict)
         return
     plan = result.plan
     it.aux_files = aux_files_of(plan)

@@ -7,6 +7,7 @@ from kernelopt.loop.journal import IterationState, RunStatus
 from kernelopt.loop.protocols import EventKind, Stage
 from kernelopt.loop.run import LoopRun
 from kernelopt.loop.stop import StopDecision, StopReason, decide
+from kernelopt.memory.model import GateResult
 from kernelopt.oneline import one_line
 from kernelopt.stages.implement import NO_GAIN
 
@@ -23,6 +24,9 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
         if repeated is not None:
             run.emit(EventKind.NOTE, f"V{it.version} not kept: no plan, and its profile was V{repeated}'s again")
         finish(run, StopDecision(reason=StopReason.NO_NEW_PLAN, detail=it.no_plan_reason))
+        return
+    if it.failure is not None and it.failure.result is GateResult.AGENT_UNAVAILABLE:
+        finish(run, StopDecision(reason=StopReason.AGENT_UNAVAILABLE, detail=it.failure.reason))
         return
     no_gain = it.failure is not None and it.failure.error_type == NO_GAIN
     converged = it.failure.reason if it.failure is not None and no_gain else None

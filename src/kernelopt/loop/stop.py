@@ -41,6 +41,7 @@ class StopReason(StrEnum):
     FAILURE_BUDGET = "failure_budget"
     STOP_ON_FAILURE = "stop_on_failure"
     BASELINE_FAILED = "baseline_failed"
+    AGENT_UNAVAILABLE = "agent_unavailable"  # the agent's infrastructure failed: another version would fail alike
 
 
 class StopDecision(BaseModel):

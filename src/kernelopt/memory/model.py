@@ -53,6 +53,9 @@ class GateResult(StrEnum):
     PASS = "PASS"
     FAIL = "FAIL"
     TIMEOUT_FAIL = "TIMEOUT_FAIL"
+    AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
+    """The planning or implementing agent's infrastructure failed (not logged in, API error, timeout): the
+    version's action was never tried or measured."""
 
 
 class CorrectnessStatus(StrEnum):

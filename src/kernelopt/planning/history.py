@@ -278,8 +278,8 @@ def build_history(records: list[IterationRecord], past_plans: dict[str, Plan] | 
     sweeps: dict[ActionCategory, IterationRecord] = {}
     last_change = 0
     for r in records:
-        if r.masked:
-            continue
+        if r.masked or r.quality_gate.result is GateResult.AGENT_UNAVAILABLE:
+            continue  # masked, or never tried: the agent that was to plan or implement it was unavailable
         if (
             r.number > 0
             and r.quality_gate.result is GateResult.PASS

@@ -441,12 +441,25 @@ def violation_message(who: str, where: str, violations: list[str]) -> str:
 
 
 def violation_pitfall(violations: list[str], *, stage: Stage, who: str, allowed_patterns: list[str]) -> PitfallAndFix:
-    """The memory ``pitfalls_and_fixes`` entry that records a stage writing outside its allowance."""
+    """The memory ``pitfalls_and_fixes`` entry that records a stage writing outside its allowance, or a secret
+    value into a file it may write (told apart: the lesson of a secret is about the secret, not the file)."""
+    stray = [v.split(" (")[0] for v in violations if not v.endswith(SECRET_NOTE)]
+    secret = [v.removesuffix(SECRET_NOTE) for v in violations if v.endswith(SECRET_NOTE)]
+    lessons = [f"the {who} must not touch {', '.join(stray)}"] if stray else []
+    if secret:
+        lessons.append(
+            f"the {who} must never write a secret value (an API key, a token) into a file; "
+            f"{', '.join(secret)} held one and was put back"
+        )
     return PitfallAndFix(
         error_type="write_violation",
-        error_message=f"{who} wrote outside its allowance: {', '.join(violations)}",
-        root_cause=f"stage {stage.value} may write only {', '.join(allowed_patterns) or 'nothing'}",
+        error_message=f"{who} wrote outside its allowance: {', '.join(violations)}"
+        if stray
+        else violation_message(who, "its allowance", violations),
+        root_cause=f"stage {stage.value} may write only {', '.join(allowed_patterns) or 'nothing'}"
+        + (", and never a secret value" if secret else ""),
         fix_applied="undone: git state restored, protected files written back from their content at run start, "
-        "other writes reverted (tracked files from git, new files deleted)",
-        lesson=f"the {who} must not touch {', '.join(v.split(' (')[0] for v in violations)}",
+        "other writes reverted (tracked files from git, new files deleted)"
+        + (", files holding a secret put back as they were" if secret else ""),
+        lesson="; ".join(lessons),
     )

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernelopt.backends.protocol import BackendFailure, Implementer, ImplementOutcome, StageContext
+from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Implementer, ImplementOutcome, StageContext
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
@@ -50,9 +50,10 @@ class ImplementResult:
         ok: ``kernel.py`` changed, parses, and passed the correctness check (or no check was asked for).
         outcome: the last implementer outcome (``None`` when the implementer raised).
         attempts: implementer calls made.
-        result: the verdict a failure records (FAIL, TIMEOUT_FAIL); ``None`` when ok.
+        result: the verdict a failure records (FAIL, TIMEOUT_FAIL, AGENT_UNAVAILABLE); ``None`` when ok.
         reason: one line: the first real cause, then what the repair attempts met; ``None`` when ok.
-        error_type: ``implementer_error``, ``write_violation``, ``no_change``, ``correctness``, ...
+        error_type: ``implementer_error``, ``agent_unavailable``, ``write_violation``, ``no_change``,
+            ``correctness``, ...
         correctness: the last correctness report, when the check ran.
         rel_err: its relative error when it passed.
         diff: unified diff of ``kernel.py`` (empty when it failed and was put back).
@@ -206,7 +207,9 @@ def _call(
             transcript = exc.transcript
             if exc.tokens:
                 res.tokens.append((f"implement attempt {attempt}", dict(exc.tokens)))
-        why = _Attempt(f"the implementer failed: {exc.one_line()}", "implementer_error", repairable=False)
+        unavailable = isinstance(exc, BackendFailure) and exc.unavailable
+        kind = AGENT_UNAVAILABLE if unavailable else "implementer_error"
+        why = _Attempt(f"the implementer failed: {exc.one_line()}", kind, repairable=False)
         return None, transcript, why
     if outcome.tokens:
         res.tokens.append((f"implement attempt {attempt}", dict(outcome.tokens)))
@@ -233,6 +236,8 @@ def _verdict(
     if outcome is not None and outcome.error and outcome.no_gain:
         # a measured search found nothing faster: a result, not a failure of the implementer
         return _Attempt(outcome.error, NO_GAIN, repairable=False)
+    if outcome is not None and outcome.error and outcome.unavailable:
+        return _Attempt(f"the implementer was unavailable: {outcome.error}", AGENT_UNAVAILABLE, repairable=False)
     if outcome is not None and outcome.error:
         return _Attempt(
             f"the implementer could not apply the plan: {outcome.error}", "implementer_error", repairable=False
@@ -283,7 +288,10 @@ def _fail(
     restore(ws.root, good)
     res.ok = False
     res.error_type = why.error_type
-    res.result = GateResult.TIMEOUT_FAIL if why.status is CorrectnessStatus.TIMEOUT_FAIL else GateResult.FAIL
+    if why.error_type == AGENT_UNAVAILABLE:
+        res.result = GateResult.AGENT_UNAVAILABLE
+    else:
+        res.result = GateResult.TIMEOUT_FAIL if why.status is CorrectnessStatus.TIMEOUT_FAIL else GateResult.FAIL
     if first is not None and first != why.message and not why.message.startswith(first):
         res.reason = f"{first}; then {why.message}"
     else:

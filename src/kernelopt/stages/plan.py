@@ -17,12 +17,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from kernelopt.backends.protocol import BackendFailure, Planner, StageContext
+from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Planner, StageContext
 from kernelopt.errors import KerneloptError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON
 from kernelopt.fileio import atomic_write_text
-from kernelopt.memory.model import IterationRecord, PitfallAndFix
+from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix
 from kernelopt.planning.history import Signature, plan_signature
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan, PlanError
@@ -80,8 +80,8 @@ class PlanResult:
         verdict: planned, nothing new left, or failed.
         plan: the checked plan (``PLANNED`` only).
         reason: why there is no plan, why the stage failed, or the planner's note.
-        error_type: the failure's kind (``planner_error``, ``write_violation``, ``invalid_plan``,
-            ``repeated_plan``), ``None`` unless failed.
+        error_type: the failure's kind (``planner_error``, ``agent_unavailable``, ``write_violation``,
+            ``invalid_plan``, ``repeated_plan``), ``None`` unless failed.
         violations: what the guard undid, ``path (kind)`` or a git change, one line each.
         pitfalls: the memory entries of those violations.
         tokens: token usage of the planner call.
@@ -157,8 +157,8 @@ def tried_signatures(ws: Workspace, reader: PlanReader, *, before: int) -> dict[
     """
     out: dict[Signature, int] = {}
     for r in ws.memory.records():
-        if not 0 < r.number < before:
-            continue
+        if not 0 < r.number < before or r.quality_gate.result is GateResult.AGENT_UNAVAILABLE:
+            continue  # an action the agent never got to try is not tried
         path = ws.plan_path(r.number)
         if not path.is_file():
             continue
@@ -259,7 +259,7 @@ def run_plan(
 
     def fail(reason: str, error_type: str) -> PlanResult:
         result.reason, result.error_type = reason, error_type
-        if error_type in ("planner_error", "write_violation"):
+        if error_type in ("planner_error", AGENT_UNAVAILABLE, "write_violation"):
             restore(ws.root, point.kept)  # a failed planner leaves no (half-written) plan behind
         return result
 
@@ -281,7 +281,8 @@ def run_plan(
         violations = guarded(transcript)
         if violations:  # the stray writes are the first cause: a planner must never make them
             return fail(violation_message("planner", str(result.path), violations), "write_violation")
-        return fail(f"the planner failed: {exc.one_line()}", "planner_error")
+        unavailable = isinstance(exc, BackendFailure) and exc.unavailable
+        return fail(f"the planner failed: {exc.one_line()}", AGENT_UNAVAILABLE if unavailable else "planner_error")
     result.tokens, result.transcript = dict(outcome.tokens), outcome.transcript
     violations = guarded(outcome.transcript)
     if violations:
