@@ -8,8 +8,6 @@ allowed), filled to the brim.
 from __future__ import annotations
 
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,32 +16,9 @@ from kernelopt.cli.app import main
 from kernelopt.errors import DiskProblem, GitError
 from kernelopt.workspace import Workspace, git_failure
 
+from .conftest import fill_disk as _fill
+
 KERNELS = Path(__file__).parent / "data" / "kernels"
-
-
-def _fill(folder: Path) -> None:
-    """Write zeros into ``folder`` until the file system refuses."""
-    with open(folder / "filler", "wb", buffering=0) as fh:
-        try:
-            while True:
-                fh.write(b"\0" * 4096)
-        except OSError:
-            pass
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True, text=True, timeout=30
-    )
-    if done.returncode != 0 or shutil.which("umount") is None:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True, timeout=30)
 
 
 def test_a_full_disk_while_the_workspace_is_made_is_one_line_exit_3(

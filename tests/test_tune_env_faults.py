@@ -6,6 +6,7 @@ the issue asks for."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from kernelopt.errors import RecordError
 from kernelopt.tuning.candidate import Outcome, Result
 from kernelopt.tuning.record import RecordHeader, RecordLine, SessionRecord
 from kernelopt.worker.environment import worker_env
+
+from .conftest import fill_disk
 
 DATA = Path(__file__).parent / "data"
 FAST = ["--device", "cpu", "--budget", "2", "--repetitions", "2"]
@@ -245,3 +248,26 @@ def test_a_secret_looking_value_that_occurs_in_the_kernel_leaves_the_candidates_
     assert (tmp_path / "log.txt").read_text() == "out = torch.[redacted](x)\n"
     atomic_write_code(tmp_path / "code.py", "out = torch.empty_like(x)\n")  # code: as given
     assert (tmp_path / "code.py").read_text() == "out = torch.empty_like(x)\n"
+
+
+# ---------------------------------------------------------------------------------------------- defect 13
+
+
+@pytest.mark.timeout(120)
+def test_a_full_disk_names_the_file_and_tunes_own_flag(
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defect 13: a full disk under ``--out`` suggested ``--root`` (tune has none) and named no file."""
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    before = (folder / "kernel.py").read_text()
+    fill_disk(small_disk)
+    code = main(["tune", str(folder), *FAST, "--out", str(small_disk / "sessions")])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    (error,) = [line for line in err.splitlines() if line.startswith("kernelopt:")]
+    assert re.fullmatch(
+        rf"kernelopt: error: no space left on the device writing {small_disk}/sessions/\w+/record\.jsonl "
+        r"\(errno 28\); free some space \(or pass --out to put the session folder elsewhere\)",
+        error,
+    ), error
+    assert (folder / "kernel.py").read_text() == before

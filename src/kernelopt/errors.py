@@ -8,6 +8,7 @@ the CLI's error boundary can print one line and choose an exit code.
 from __future__ import annotations
 
 import errno
+from dataclasses import dataclass
 from pathlib import Path
 
 EXIT_BAD_INPUT = 2
@@ -110,21 +111,38 @@ class DiskProblem(EnvironmentProblem):
         self.errno = code
 
 
+@dataclass(frozen=True)
+class WritePlace:
+    """Where a command writes, as its disk errors name it: what it is and the flag that moves it.
+
+    Attributes:
+        what: ``the workspace``, ``the session folder``.
+        flag: the command's flag that puts it elsewhere (``--root``, ``--out``).
+    """
+
+    what: str
+    flag: str
+
+
+WORKSPACE = WritePlace("the workspace", "--root")
+"""The place of ``init``, ``optimize`` and the commands on a workspace (the default of :func:`disk_problem`)."""
+
 _DISK_ERRORS: dict[int, tuple[str, str]] = {
-    errno.ENOSPC: ("no space left on the device", "free some space (or pass --root to put the workspace elsewhere)"),
-    errno.EDQUOT: ("disk quota exceeded", "free some space (or pass --root to put the workspace elsewhere)"),
+    errno.ENOSPC: ("no space left on the device", "free some space (or pass {flag} to put {what} elsewhere)"),
+    errno.EDQUOT: ("disk quota exceeded", "free some space (or pass {flag} to put {what} elsewhere)"),
     errno.EROFS: (
         "the file system is read-only",
-        "copy the workspace to a writable folder (or pass --root to create it elsewhere)",
+        "copy {what} to a writable folder (or pass {flag} to create it elsewhere)",
     ),
-    errno.EACCES: ("permission denied", "make the workspace writable for this user"),
-    errno.EPERM: ("operation not permitted", "make the workspace writable for this user"),
+    errno.EACCES: ("permission denied", "make {what} writable for this user"),
+    errno.EPERM: ("operation not permitted", "make {what} writable for this user"),
 }
 
 
-def disk_problem(exc: OSError) -> DiskProblem | None:
+def disk_problem(exc: OSError, *, place: WritePlace = WORKSPACE) -> DiskProblem | None:
     """The one-line environment error (exit 3) for an ``OSError`` the file system raised, or ``None``
-    when ``exc`` is not one of the disk errors (ENOSPC, EDQUOT, EROFS, EACCES, EPERM)."""
+    when ``exc`` is not one of the disk errors (ENOSPC, EDQUOT, EROFS, EACCES, EPERM). The hint names
+    ``place``: the command's own flag (``tune`` has ``--out``, not ``--root``)."""
     known = _DISK_ERRORS.get(exc.errno) if exc.errno is not None else None
     if known is None:
         return None
@@ -135,7 +153,7 @@ def disk_problem(exc: OSError) -> DiskProblem | None:
         f"{what}{where} (errno {exc.errno})",
         path=None if target is None else str(target),
         code=exc.errno or 0,
-        hint=hint,
+        hint=hint.format(what=place.what, flag=place.flag),
     )
 
 

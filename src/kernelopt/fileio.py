@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kernelopt.redact import redact
@@ -55,7 +57,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     new one gets :func:`new_file_mode`. On any error the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
     """
-    _write_text(path, redact(text))
+    with naming(path):
+        _write_text(path, redact(text))
 
 
 def atomic_write_code(path: Path, text: str) -> None:
@@ -66,7 +69,20 @@ def atomic_write_code(path: Path, text: str) -> None:
     reference are code; a secret that code holds is the guard's to refuse (:mod:`kernelopt.stages.guard`),
     not the writer's to hide.
     """
-    _write_text(path, text)
+    with naming(path):
+        _write_text(path, text)
+
+
+@contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """An ``OSError`` without a file name (a write or fsync refused for want of space: ENOSPC names no path)
+    leaves with ``path`` as its file name, so its one-line error says which file the disk refused."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -100,7 +116,7 @@ def append_line(path: Path, line: str) -> None:
     """
     if "\n" in line:
         raise ValueError("a record line holds no newline")
-    with path.open("a", encoding="utf-8") as fh:
+    with naming(path), path.open("a", encoding="utf-8") as fh:
         fh.write(redact(line) + "\n")
         fh.flush()
         os.fsync(fh.fileno())

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kernelopt.cli.output import emit_json, info, note, table, warn, width_of
-from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.errors import EnvironmentProblem, UsageError, WritePlace, disk_problem
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
@@ -47,6 +47,8 @@ EXIT_NOTHING_RAN = 1
 
 
 PLOT_FILE = "search.png"
+#: Where tune writes, as its disk errors say it (its flag is --out; optimize's is --root).
+SESSION_FOLDER = WritePlace("the session folder", "--out")
 
 
 def register(app: typer.Typer) -> None:
@@ -139,7 +141,13 @@ def register(app: typer.Typer) -> None:
             evaluator=EvaluatorSettings(plan=plan),
             within=within,
         )
-        _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
+        try:
+            _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
+        except OSError as exc:  # a full or read-only disk: one line naming the file and tune's own flag
+            problem = disk_problem(exc, place=SESSION_FOLDER)
+            if problem is None:
+                raise
+            raise problem from None
 
 
 def _budget_rule(count: int | None, fraction: float | None, wall_s: float | None) -> BudgetRule:
