@@ -15,6 +15,7 @@
 #   overhead   scripts/gpu_batch_overhead.sh: batch wall time per problem, cold and warm
 #   ray        scripts/gpu_ray_batch.sh: the plain and the Ray batch (needs .whl/ray_part1 and ray_part2)
 #   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU (TUNABLES_TASKS, default all four)
+#   heldout    scripts/gpu_heldout.sh: complete sweeps of the held-out kernels, tune --within each, compared
 #   gputests   every test marked gpu
 set -u
 GPU_DIR=${GPU_DIR:-/tmp/kernelopt_gpu}
@@ -36,6 +37,7 @@ run_phase() {
             bash scripts/gpu_ray_batch.sh > "$d/stdout.txt" 2>&1 ;;
         tunables) OUT="$d" TASKS="${TUNABLES_TASKS:-matmul_autotune_helper swiglu_defaults mm_module_dict rmsnorm_calculate_settings}" timeout -k 10 1000 \
             bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
+        heldout) OUT="$d" timeout -k 10 1700 bash scripts/gpu_heldout.sh > "$d/stdout.txt" 2>&1 ;;
         gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 560 \
             python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
         *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;

@@ -109,3 +109,25 @@ def test_within_a_sweep_of_other_knobs_is_one_line(capsys: pytest.CaptureFixture
     assert "--within" in err and "which this launch has no knob for" in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if line.strip()]) <= 2
     assert (folder / "kernel.py").read_bytes() == before
+
+
+def test_within_a_sweep_searches_only_its_values(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import shutil
+
+    from kernelopt.tuning.record import read_sweeps, write_sweep
+
+    folder = tmp_path / "loop"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder)
+    # a sweep of the loop kernel's one knob over three values (its configurations are not needed: the
+    # restriction reads the space)
+    swept = read_sweeps(Path(SUMSQ))[0].model_copy(
+        update={"space": {"BLOCK": [64, 256, 1024]}, "naive_config": {"BLOCK": 64}, "configs": [], "complete": False}
+    )
+    write_sweep(tmp_path / "sweep.json", swept)
+    code, out, err = run(
+        capsys, "tune", str(folder), "--device", "cpu", "--within", str(tmp_path / "sweep.json"), "--dry-run", "--json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["space_size"] == 3 and "BLOCK: one of [64, 256, 1024]" in err
+    assert doc["best_config"]["BLOCK"] in (64, 256, 1024)

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Issue 32 items 6 and 8 on one NVIDIA GPU (run from the repository root, $OUT set; gpu_session.sh's phase
+# `heldout` runs it in the background). GPU clocks and settings are never changed.
+#
+#   1. sweeps: benchmarks/sweep_compare.py times EVERY configuration of each held-out kernel's space
+#      (benchmarks/heldout, HELDOUT_SPACES in sweep_compare.py; kernels written after the strategy was fixed);
+#      the time limit is generous so the sweeps are complete (the table's "timed" + "pruned" = "configs");
+#   2. tune: `kernelopt tune --within <its sweep>` from each kernel's V0, default strategy and budget: the
+#      tuner searches the sweep's values only, so its pick compares with the sweep's best over the same space;
+#   3. compare: one process re-times V0, the tuned kernel and the sweep's best, interleaved
+#      (sweep_compare.py --compare), and prints tuned / best with the evaluations (target: within 3 %, at most
+#      1/5 of the space timed);
+#   4. replay: benchmarks/tune_replay.py with the new sweeps copied where it reads held-out sweeps.
+#
+# Env: OUT (required), HELDOUT_EXAMPLES (default: both), SWEEP_BUDGET_S (default 600 per kernel).
+# Writes under $OUT: session.txt, progress.txt, sweeps/*.json, tune/<kernel>.json and .txt, tune_walls.txt,
+# compare_heldout.{md,json}, replay.md, logs/.
+set -u
+R=${OUT:?set OUT}
+PY=${PYTHON:-python3}
+EXAMPLES=${HELDOUT_EXAMPLES-"logsumexp_fp32 mlp_up_fp16"}
+mkdir -p "$R/sweeps" "$R/tune" "$R/logs" "$R/tune_ws"
+progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
+  $PY -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; nproc
+  git log -1 --format='%H %s' 2> /dev/null; } > "$R/session.txt" 2>&1
+
+for ex in $EXAMPLES; do
+    progress "sweep $ex: start"
+    timeout $(( ${SWEEP_BUDGET_S:-600} + 240 )) $PY benchmarks/sweep_compare.py --examples-dir benchmarks/heldout \
+        --example "$ex" --sweep-dir "$R/sweeps" --time-budget-s "${SWEEP_BUDGET_S:-600}" --jobs "$(nproc)" \
+        > "$R/logs/sweep_$ex.txt" 2>&1
+    progress "sweep $ex: rc=$?"
+done
+
+for ex in $EXAMPLES; do
+    ws="$R/tune_ws/kernel_opt_$ex"
+    rm -rf "$ws" && cp -r "benchmarks/heldout/$ex" "$ws"
+    progress "tune $ex: start"
+    start=$(date +%s.%N)
+    timeout 600 $PY -m kernelopt tune "$ws" --device cuda --json --within "$R/sweeps/$ex.json" \
+        --out "$R/logs/tune_session_$ex" > "$R/tune/$ex.json" 2> "$R/tune/$ex.txt"
+    rc=$?
+    cp "$R/tune/$ex.json" "$ws/tune.json"  # the comparison reads the evaluations from it
+    wall=$($PY -c "print(round($(date +%s.%N) - $start, 1))")
+    echo "$ex $wall" >> "$R/tune_walls.txt"
+    progress "tune $ex: rc=$rc wall_s=$wall"
+done
+
+progress "compare: start"
+timeout 600 $PY benchmarks/sweep_compare.py --examples-dir benchmarks/heldout \
+    --example "$(echo $EXAMPLES | tr ' ' ',')" --sweep-dir "$R/sweeps" --no-sweep --compare \
+    --workspace-root "$R/tune_ws" --loop-walls "$R/tune_walls.txt" --json "$R/compare_heldout.json" \
+    --markdown "$R/compare_heldout.md" > "$R/logs/compare.txt" 2>&1
+progress "compare: rc=$?"
+
+day=$(date -u +%F)
+mkdir -p "docs/gpu-runs/$day-heldout" && cp "$R"/sweeps/*.json "docs/gpu-runs/$day-heldout/"
+progress "replay: start"
+timeout 900 $PY benchmarks/tune_replay.py --trials 200 --markdown "$R/replay.md" > "$R/logs/replay.txt" 2>&1
+progress "replay: rc=$?"
