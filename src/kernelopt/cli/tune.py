@@ -38,8 +38,10 @@ from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from kernelopt.tuning.folder import FolderTuning, TuneRequest
-    from kernelopt.tuning.problem import Problem
+    from kernelopt.tuning.problem import Problem, ProblemShape
     from kernelopt.tuning.session import GainJudgement, Progress, SessionResult
 
 #: Exit status of a session in which no candidate could be timed (each one's outcome is in its record).
@@ -224,17 +226,27 @@ def _stops(stops: dict[str, int]) -> str:
     return ", ".join(f"{n} {words[StopReason(stop)]}" for stop, n in stops.items()) or "none"
 
 
-def _timed_shape(problem: Problem) -> str:
-    """The shape candidates are timed on, as ``name=value`` pairs, and why when it is not the main one."""
+def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
+    """The shapes every candidate is checked and timed on, as ``name=value`` pairs, and which entries are left
+    out (the interpreter would take too long on them)."""
     from kernelopt.tuning.problem import literal_shapes
 
     shapes = literal_shapes(problem.reference_py) or []
-    shape = problem.primary_shape(shapes)
-    values = {**shape.constants, **shape.kwargs}
-    text = ", ".join(f"{k}={v}" for k, v in values.items()) or "get_inputs()'s defaults"
-    if problem.shape is None and problem.timed_index(shapes) != 0:
-        return f"{text} (reference.py's smallest SHAPES entry: the interpreter would take too long on the main one)"
-    return text
+    shown = list(timed) or [problem.primary_shape(shapes)]
+
+    def text(shape: ProblemShape) -> str:
+        values = {**shape.constants, **shape.kwargs}
+        return ", ".join(f"{k}={v}" for k, v in values.items()) or "get_inputs()'s defaults"
+
+    line = "; ".join(text(s) for s in shown)
+    if len(shown) > 1:
+        line = f"{len(shown)} shapes, each candidate checked on every one: {line}"
+    kept = {tuple(sorted(s.kwargs.items())) for s in shown}
+    left = [e for e in shapes if tuple(sorted(e.items())) not in kept]
+    if left and problem.shape is None and problem.interpreted:
+        sizes = "; ".join(", ".join(f"{k}={v}" for k, v in e.items()) for e in left)
+        line += f" (not in the interpreter, too large: {sizes})"
+    return line
 
 
 def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
@@ -251,7 +263,7 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
-    note(f"timed on {_timed_shape(prepared.problem)}")
+    note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
     small = prepared.budget.below_floor(space.size.count)
     if small is not None:
         note(small)
@@ -295,6 +307,24 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         ],
         wide="configuration",
     )
+    if tuning.per_shape:
+        table(
+            "per shape (latency, us)",
+            ["shape", "its own best", "latency", "chosen's latency", "chosen vs its best"],
+            [
+                [
+                    s.shape,
+                    config_text(s.best_config),
+                    s.best_latency_us,
+                    s.chosen_latency_us,
+                    f"{s.within_pct:+.1f} %" if s.within_pct is not None else "-",
+                ]
+                for s in tuning.per_shape
+            ],
+            wide="its own best",
+        )
+    if tuning.choice is not None and tuning.per_shape:
+        info(tuning.choice.reason)
     if diff:
         info(diff.rstrip())
     kernel_py = tuning.prepared.problem.kernel_py.name

@@ -90,8 +90,12 @@ class Result(BaseModel):
         config: knob name -> value of the candidate.
         outcome: how it ended.
         reason: one line for a failure; ``None`` when it was timed.
-        latency_us: median of ``samples_us`` on the primary shape, microseconds; ``None`` unless ``OK``.
-        samples_us: the timing samples, microseconds.
+        latency_us: median of ``samples_us`` on the primary shape, microseconds; ``None`` unless ``OK``. A
+            candidate timed on several ``SHAPES`` entries: the geometric mean of their medians
+            (:mod:`kernelopt.tuning.shapes`), so every shape weighs the same in the ranking.
+        samples_us: the timing samples, microseconds (of the primary shape).
+        latency_us_by_shape: shape label (:meth:`ProblemShape.label`) -> the median on that shape,
+            microseconds; empty when only one shape was timed.
         compile_s, check_s, bench_s: seconds spent compiling, checking and timing it (``None``: not done).
         peak_bytes: the bench worker's peak device memory while it ran, bytes (``None``: not measured).
         retimed: the latency comes from the interleaved re-time of the top few.
@@ -105,6 +109,7 @@ class Result(BaseModel):
     reason: str | None = None
     latency_us: float | None = Field(default=None, ge=0)
     samples_us: list[float] = Field(default_factory=list)
+    latency_us_by_shape: dict[str, float] = Field(default_factory=dict)
     compile_s: float | None = Field(default=None, ge=0)
     check_s: float | None = Field(default=None, ge=0)
     bench_s: float | None = Field(default=None, ge=0)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,7 +63,7 @@ from kernelopt.tuning.kernel_evaluator import (
     pin_config,
 )
 from kernelopt.tuning.launch import loop_kernels, space_from_tunables
-from kernelopt.tuning.problem import Problem, literal_shapes
+from kernelopt.tuning.problem import Problem, ProblemShape, literal_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
 from kernelopt.tuning.seeds import seeds as evidence_seeds
@@ -76,6 +76,8 @@ from kernelopt.tuning.session import (
     judge_gain,
     tune,
 )
+from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+from kernelopt.tuning.shapes import ShapeBest, ShapeChoice, check_entries, choose, per_shape, session_shapes
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
 from kernelopt.vocabulary import Device
@@ -159,6 +161,8 @@ class PreparedFolder:
         budget: the budget rule (request over task card).
         session_dir: this session's folder (the record, candidates, logs).
         env: the workers' environment.
+        shapes: the shapes every candidate is checked and timed on, the primary first
+            (:func:`~kernelopt.tuning.shapes.session_shapes`).
     """
 
     request: TuneRequest
@@ -173,6 +177,7 @@ class PreparedFolder:
     budget: BudgetRule
     session_dir: Path
     env: dict[str, str]
+    shapes: tuple[ProblemShape, ...] = ()
 
     @property
     def record_path(self) -> Path:
@@ -181,11 +186,14 @@ class PreparedFolder:
 
 @dataclass(frozen=True)
 class FolderTuning:
-    """One session on a folder: what was prepared, what the session found, and the verdict on the gain."""
+    """One session on a folder: what was prepared, what the session found, the verdict on the gain, and (timed
+    on several shapes) what it found on each and whether one configuration serves them all."""
 
     prepared: PreparedFolder
     result: SessionResult
     judgement: GainJudgement
+    per_shape: tuple[ShapeBest, ...] = ()
+    choice: ShapeChoice | None = None
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -250,6 +258,9 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     card_path = folder / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
     problem = Problem.from_folder(folder, device=request.device, card=card, size_scale=request.size_scale)
+    entries = literal_shapes(problem.reference_py) or []
+    check_entries(problem.reference_py, entries)  # an entry get_inputs cannot take: one line, before anything runs
+    shapes = session_shapes(problem, entries)
     env = worker_env(None, device=request.device)
     gpu = _gpu_name(request, card)
     tunables, evaluation = discover_evaluated(
@@ -276,7 +287,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     editor = knob_editor(
         base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins
     )
-    key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu)
+    key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
     return PreparedFolder(
         request=request,
         card=card,
@@ -290,6 +301,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         budget=budget_rule(request, card),
         session_dir=out / key,
         env=env,
+        shapes=tuple(shapes),
     )
 
 
@@ -329,14 +341,22 @@ def canonical_source(space: Space, base_source: str, editor: Apply) -> str:
 
 
 def session_key(
-    source: str, problem: Problem, space: Space, *, env: Mapping[str, str] | None = None, gpu: str | None = None
+    source: str,
+    problem: Problem,
+    space: Space,
+    *,
+    env: Mapping[str, str] | None = None,
+    gpu: str | None = None,
+    shapes: Sequence[ProblemShape] = (),
 ) -> str:
     """A digest of what a session's measurements depend on: kernel.py's text apart from its knob values
     (:func:`canonical_source`), reference.py's, the problem (device, sizes, shape, tolerance), the space
-    (knobs and fit rules), the GPU's name and the workers' variables that decide a result
-    (:data:`KEY_VARIABLES` of ``env``: the interpreter setting, the visible devices, the CPU threads). A session
-    run again with all of it unchanged serves what its record holds; anything else starts a new record."""
+    (knobs and fit rules), the shapes checked and timed, the GPU's name and the workers' variables that decide
+    a result (:data:`KEY_VARIABLES` of ``env``: the interpreter setting, the visible devices, the CPU threads).
+    A session run again with all of it unchanged serves what its record holds; anything else starts a new
+    record."""
     doc = {
+        "shapes": [s.label() for s in shapes],
         "kernel": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "reference": hashlib.sha256(problem.reference_py.read_bytes()).hexdigest(),
         "problem": problem.model_dump(mode="json", exclude={"kernel_py", "reference_py"}),
@@ -385,14 +405,26 @@ def tune_folder(
         evaluation=prepared.evaluation,
         origins=space.origins,
     )
-    evaluator = KernelEvaluator(
-        prepared.problem,
-        prepared.base_source,
-        editor,
-        session_dir=prepared.session_dir,
-        settings=req.evaluator,
-        env=prepared.env,
-    )
+    evaluator: KernelEvaluator | ShapesEvaluator
+    if len(prepared.shapes) > 1:
+        evaluator = ShapesEvaluator(
+            prepared.problem,
+            prepared.shapes,
+            prepared.base_source,
+            editor,
+            session_dir=prepared.session_dir,
+            settings=req.evaluator,
+            env=prepared.env,
+        )
+    else:
+        evaluator = KernelEvaluator(
+            prepared.problem,
+            prepared.base_source,
+            editor,
+            session_dir=prepared.session_dir,
+            settings=req.evaluator,
+            env=prepared.env,
+        )
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         result = tune(
@@ -407,7 +439,14 @@ def tune_folder(
             batch_size=req.batch_size,
             retime_top=req.retime_top,
         )
-    return FolderTuning(prepared, result, judge_gain(result, min_gain_pct=req.min_gain_pct))
+    shapes = per_shape(result.results, result.retimed, result.best_config)
+    return FolderTuning(
+        prepared,
+        result,
+        judge_gain(result, min_gain_pct=req.min_gain_pct),
+        per_shape=tuple(shapes),
+        choice=choose(shapes) if result.best_config is not None else None,
+    )
 
 
 def best_edit(tuning: FolderTuning) -> EditResult | None:
@@ -461,6 +500,10 @@ class TuneSummary(BaseModel):
         stop: why the session ended; strategy: the strategy.
         outcomes: outcome -> how many candidates ended so.
         launch, kernel: the launch tuned; session_dir, record: where the session keeps its files.
+        shapes: the shapes every candidate was checked and timed on (labels, the primary first).
+        per_shape: for each shape timed (several): its own best configuration and latency, and the chosen
+            configuration's latency there (``[]`` when one shape was timed).
+        shape_choice: one configuration for every shape, or a per-bucket table, and why (``None``: none ran).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -487,6 +530,9 @@ class TuneSummary(BaseModel):
     kernel: str | None
     session_dir: str
     record: str
+    shapes: list[str] = Field(default_factory=list)
+    per_shape: list[ShapeBest] = Field(default_factory=list)
+    shape_choice: ShapeChoice | None = None
 
 
 def summarize(tuning: FolderTuning) -> TuneSummary:
@@ -515,6 +561,9 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         kernel=p.space.kernel,
         session_dir=str(p.session_dir),
         record=str(p.record_path),
+        shapes=[s.label() for s in p.shapes],
+        per_shape=list(tuning.per_shape),
+        shape_choice=tuning.choice,
     )
 
 

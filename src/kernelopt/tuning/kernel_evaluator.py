@@ -254,6 +254,7 @@ class KernelEvaluator:
         session_dir: the session's folder (candidate files, Triton cache, worker logs).
         settings: limits and workers.
         env: the workers' environment (default: this process's).
+        name: the bench workers' name (``bench-0``, ...; their logs are named so).
     """
 
     def __init__(
@@ -265,8 +266,10 @@ class KernelEvaluator:
         session_dir: Path,
         settings: EvaluatorSettings | None = None,
         env: Mapping[str, str] | None = None,
+        name: str = "bench",
     ) -> None:
         self.problem = problem
+        self.name = name
         self.base_source = base_source
         self.apply = apply
         self.session_dir = Path(session_dir)
@@ -292,7 +295,7 @@ class KernelEvaluator:
             env=env,
             cwd=Path(self.problem.kernel_py).parent,
             startup_timeout_s=self.settings.startup_timeout_s,
-            name=f"bench-{k}",
+            name=f"{self.name}-{k}",
             forked=Device.of(device or self.problem.device or "") is Device.CPU,
         )
 

@@ -10,8 +10,9 @@
 3. it stops when the budget's candidates or wall time are spent, when a default budget's session has
    stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
-4. unless interrupted or out of wall time, the best :data:`RETIME_TOP` and the current configuration are
-   re-timed together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those.
+4. unless interrupted or out of wall time, the best :data:`RETIME_TOP` and the current configuration (and,
+   timed on several shapes, each shape's own fastest) are re-timed together, interleaved
+   (:meth:`Evaluator.retime`), and the best is picked from those.
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
 minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged.
@@ -262,6 +263,13 @@ def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -
     picks = [Config.of(r.config) for r in ok[:top]]
     if top > 0 and current is not None and current not in picks and any(Config.of(r.config) == current for r in ok):
         picks.append(current)
+    if top > 0:  # timed on several shapes: each shape's own fastest too, so its best is re-timed beside the pick
+        labels = dict.fromkeys(label for r in ok for label in r.latency_us_by_shape)
+        for label in labels:
+            mine = [r for r in ok if label in r.latency_us_by_shape]
+            fastest = Config.of(min(mine, key=lambda r: r.latency_us_by_shape[label]).config)
+            if fastest not in picks:
+                picks.append(fastest)
     if not picks:
         return []
     try:

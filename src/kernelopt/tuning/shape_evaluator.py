@@ -1,0 +1,125 @@
+"""ShapesEvaluator: every candidate checked and timed on each ``SHAPES`` entry a session runs.
+
+The :class:`~kernelopt.tuning.evaluator.Evaluator` of a session across shapes
+(:func:`kernelopt.tuning.shapes.session_shapes`): one :class:`KernelEvaluator` per shape, the primary one with
+the compile pool (on a GPU), the others checking and timing in their own bench worker (each builds its
+entry's inputs and reference once; the session's Triton cache is shared, so a kernel compiled for one shape
+is loaded by the others when it specializes the same way). A batch goes to the primary shape first; what
+passes there goes to the next shape, and so on, so a candidate that fails an entry costs no more time on
+the entries after it. :func:`kernelopt.tuning.shapes.merge` makes one result of each candidate's results.
+
+An entry reference.py cannot build (``get_inputs`` raises on it) is one line naming the entry
+(:class:`ProblemError`, exit 2) when the workers start, before any candidate runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from kernelopt.errors import KerneloptError
+from kernelopt.tuning.bench_worker import BenchReady
+from kernelopt.tuning.candidate import Config, Result
+from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
+from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape
+from kernelopt.tuning.shapes import merge
+
+
+class ShapesEvaluator:
+    """Evaluates configurations on several shapes of one problem (the Evaluator protocol).
+
+    Args:
+        problem: the problem (its primary shape is ``shapes[0]``).
+        shapes: the shapes, primary first (:func:`~kernelopt.tuning.shapes.session_shapes`).
+        base_source, apply, session_dir, settings, env: as :class:`KernelEvaluator`.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        shapes: Sequence[ProblemShape],
+        base_source: str,
+        apply: Apply,
+        *,
+        session_dir: Path,
+        settings: EvaluatorSettings | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        settings = settings or EvaluatorSettings()
+        others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1})
+        self.labels = [s.label() for s in shapes]
+        self.evaluators = [
+            KernelEvaluator(
+                problem if k == 0 else problem.model_copy(update={"shape": dict(shape.kwargs)}),
+                base_source,
+                apply,
+                session_dir=session_dir,
+                settings=settings if k == 0 else others,
+                env=env,
+                name="bench" if k == 0 else f"bench-shape{k}",
+            )
+            for k, shape in enumerate(shapes)
+        ]
+
+    def start(self) -> BenchReady:
+        """Start every shape's workers (each entry built and its fit checked); the primary's readiness.
+
+        Raises:
+            ProblemError: reference.py fails on an entry (one line naming it, exit 2).
+            ProblemDoesNotFit: an entry does not fit on the device (exit 3).
+            WorkerStartError: a worker could not start (exit 3).
+        """
+        ready = None
+        for label, ev in zip(self.labels, self.evaluators, strict=True):
+            try:
+                started = ev.start()
+            except (ProblemError, ProblemDoesNotFit) as exc:
+                raise type(exc)(f"the SHAPES entry {label}: {exc.message}", hint=exc.hint) from None
+            ready = ready or started
+        assert ready is not None
+        return ready
+
+    def _each(self, batch: Sequence[Config], retime: bool) -> list[Result]:
+        self.start()
+        per: dict[Config, list[tuple[str, Result]]] = {c: [] for c in batch}
+        left = list(dict.fromkeys(batch))
+        for label, ev in zip(self.labels, self.evaluators, strict=True):
+            if not left:
+                break
+            results = ev.retime(left) if retime else ev.evaluate(left)
+            for c, r in zip(left, results, strict=True):
+                per[c].append((label, r))
+            left = [c for c, r in zip(left, results, strict=True) if r.outcome.ok]
+        return [merge(c, per[c]) for c in batch]
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        """Check and time each configuration on every shape (stopping at its first failure); in order."""
+        return self._each(batch, retime=False)
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        """Re-time ``batch`` interleaved on each shape in turn; one merged result each, in order."""
+        return self._each(batch, retime=True)
+
+    @property
+    def bench_starts(self) -> int:
+        return sum(ev.bench_starts for ev in self.evaluators)
+
+    def close(self) -> None:
+        """Shut every shape's workers down."""
+        errors: list[KerneloptError] = []
+        for ev in self.evaluators:
+            try:
+                ev.close()
+            except KerneloptError as exc:  # the others are still closed
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> ShapesEvaluator:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,263 @@
+"""The ``SHAPES`` entries a tuning session checks and times, and what it found on each (parent side, no torch).
+
+A kernel serves many sizes; reference.py's ``SHAPES`` names some (DESIGN.md, "Shapes"). A session checks and
+times every candidate on each entry the device can run (:func:`session_shapes`: all of them on a GPU and for
+a torch kernel on the CPU; for a Triton kernel in the interpreter those of at most
+:data:`~kernelopt.kernelsource.INTERPRETER_MAX_SIZE`), the primary shape first. A candidate that fails one
+entry is a failure whose reason names the entry (:func:`merge`), so nothing the engine ranks, writes or
+applies has failed an entry it could run. Its latency is the geometric mean of the entries' medians
+(:func:`geomean`): each shape weighs the same, whatever its size.
+
+After the session, :func:`per_shape` says, for each entry, its own best configuration and latency and the
+chosen one's latency there; :func:`choose` says whether one configuration is within :data:`WITHIN_PCT` of every
+entry's own best (it is written alone) or a per-bucket table is needed (each entry's best for its size).
+
+:func:`check_entries` refuses, before any candidate runs, a literal entry that cannot be built: a keyword
+``get_inputs`` does not take, or a string where its default is a number (one line naming the entry, exit 2).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.errors import InputFileError
+from kernelopt.kernelsource import interpreted_cases
+from kernelopt.tuning.candidate import Config, Result, Value
+from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue
+
+WITHIN_PCT = 3.0
+"""Issue 32, item 3: one configuration is kept for every shape when it is within this of each shape's own best
+(percent); else each size gets its own (a per-bucket table)."""
+
+
+def entry_text(entry: Mapping[str, object]) -> str:
+    """``{'n': 256}`` as reference.py writes it (the messages name an entry so)."""
+    return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in entry.items()) + "}"
+
+
+def check_entries(reference_py: Path, shapes: Sequence[Mapping[str, ShapeValue]]) -> None:
+    """Refuse a ``SHAPES`` entry ``get_inputs`` cannot be called with, read from reference.py's text.
+
+    Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), and a value is not a
+    string where the parameter's default is a number. What only a call can tell (``get_inputs`` raising on
+    an entry) is refused by the bench worker that builds the entry, also before any candidate runs.
+
+    Raises:
+        InputFileError: one line naming the entry (exit 2).
+    """
+    signature = _get_inputs_signature(Path(reference_py))
+    if signature is None:
+        return
+    params, defaults, open_kwargs = signature
+    for i, entry in enumerate(shapes):
+        where = f"SHAPES[{i}] {entry_text(entry)}"
+        for key, value in entry.items():
+            if key not in params and not open_kwargs:
+                raise InputFileError(
+                    reference_py,
+                    f"{where} cannot be built: get_inputs takes no argument {key!r}",
+                    hint=f"its parameters: {', '.join(params) or 'none'}",
+                )
+            default = defaults.get(key)
+            number = isinstance(default, int | float) and not isinstance(default, bool)
+            if isinstance(value, str) and number:
+                raise InputFileError(
+                    reference_py,
+                    f"{where} cannot be built: {key} is the string {value!r}, get_inputs's default is the number "
+                    f"{default!r}",
+                    hint=f"write {key}: {value.strip(chr(34))} without quotes",
+                )
+
+
+def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], bool] | None:
+    """``get_inputs``'s parameter names, its literal defaults and whether it takes ``**kwargs``; ``None`` when
+    reference.py defines no such function at module level."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except FileNotFoundError:
+        raise InputFileError(path, "no such file") from None
+    except SyntaxError as exc:
+        raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    if fn is None:
+        return None
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    names = [p.arg for p in [*positional, *a.kwonlyargs]]
+    defaults: dict[str, object] = {}
+    pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
+    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    for p, d in pairs:
+        try:
+            defaults[p.arg] = ast.literal_eval(d)
+        except (ValueError, TypeError, SyntaxError):
+            continue
+    return names, defaults, a.kwarg is not None
+
+
+def session_shapes(problem: Problem, shapes: Sequence[Mapping[str, ShapeValue]]) -> list[ProblemShape]:
+    """The shapes a session checks and times: the primary (:meth:`Problem.primary_shape`) first, then every
+    other ``SHAPES`` entry the device can run (a Triton kernel in the interpreter: the entries of
+    :func:`~kernelopt.kernelsource.interpreted_cases`); one shape when the problem names its own
+    (``problem.shape``) or reference.py has at most one entry."""
+    primary = problem.primary_shape(shapes)
+    if problem.shape is not None or len(shapes) < 2:
+        return [primary]
+    runnable = interpreted_cases(shapes) if problem.interpreted else list(range(len(shapes)))
+    out = [primary]
+    for i in runnable:
+        shape = ProblemShape(kwargs=dict(shapes[i]), constants=dict(problem.constants))
+        if shape not in out:
+            out.append(shape)
+    return out
+
+
+def geomean(values: Sequence[float]) -> float:
+    """The geometric mean of positive ``values`` (a zero gives 0)."""
+    if any(v <= 0 for v in values):
+        return 0.0
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def merge(config: Config, by_shape: Sequence[tuple[str, Result]]) -> Result:
+    """One candidate's result from its result on each shape (``(label, result)``, the primary first).
+
+    The first failure, in shape order, is the candidate's, its reason naming the entry; when every shape
+    passed, the latency is the :func:`geomean` of the shapes' medians (one shape: its own), the samples are the
+    primary's, and the seconds are added up.
+    """
+    first = by_shape[0][1]
+    if len(by_shape) == 1:
+        return first
+    for label, r in by_shape:
+        if not r.outcome.ok:
+            reason = f"on the SHAPES entry {label}: {r.reason or r.outcome.value}"
+            return r.model_copy(update={"reason": reason, "latency_us": None, "latency_us_by_shape": {}})
+    by = {label: r.latency_us or 0.0 for label, r in by_shape}
+
+    def total(name: str) -> float | None:
+        seconds = [getattr(r, name) for _, r in by_shape if getattr(r, name) is not None]
+        return sum(seconds) if seconds else None
+
+    return first.model_copy(
+        update={
+            "latency_us": geomean(list(by.values())),
+            "latency_us_by_shape": by,
+            "check_s": total("check_s"),
+            "bench_s": total("bench_s"),
+            "retimed": all(r.retimed for _, r in by_shape),
+        }
+    )
+
+
+class ShapeBest(BaseModel):
+    """What a session found on one shape.
+
+    Attributes:
+        shape: the shape's label (``n_cols=256``).
+        best_config: the fastest configuration on it (``None``: none passed every shape).
+        best_latency_us: its latency there, microseconds.
+        chosen_latency_us: the chosen configuration's latency there, microseconds.
+        within_pct: ``(chosen / best - 1) * 100`` (``None`` unless both ran).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    shape: str
+    best_config: dict[str, Value] | None
+    best_latency_us: float | None
+    chosen_latency_us: float | None
+    within_pct: float | None
+
+
+class ChoiceKind(StrEnum):
+    """What a session across shapes keeps."""
+
+    ONE = "one"  # one configuration, within WITHIN_PCT of every shape's own best (or one shape timed)
+    TABLE = "table"  # a per-bucket table: each shape's own best for its size
+
+
+class ShapeChoice(BaseModel):
+    """One configuration for every shape, or a per-bucket table, and why.
+
+    Attributes:
+        kind: which.
+        reason: one line saying why.
+        table: shape label -> its configuration (``TABLE`` only), in the shapes' order.
+        gain_pct: how much faster the table is than the one configuration on the shape where they differ most.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: ChoiceKind
+    reason: str
+    table: dict[str, dict[str, Value]] = Field(default_factory=dict)
+    gain_pct: float | None = None
+
+
+def _latest(results: Sequence[Result]) -> dict[Config, Result]:
+    """Each configuration's latest passing result (a re-time replaces the first measurement)."""
+    out: dict[Config, Result] = {}
+    for r in results:
+        if r.outcome.ok and r.latency_us_by_shape:
+            out[Config.of(r.config)] = r
+    return out
+
+
+def per_shape(
+    results: Sequence[Result], retimed: Sequence[Result], chosen: Mapping[str, Value] | None
+) -> list[ShapeBest]:
+    """For each shape timed, its own best configuration and latency, and ``chosen``'s latency there. The
+    re-timed results are used where there are any (the per-shape bests are re-timed with the top few), else
+    the first measurements. Empty when one shape was timed."""
+    pool = _latest(retimed) or _latest(results)
+    if not pool:
+        return []
+    labels = list(next(iter(pool.values())).latency_us_by_shape)
+    mine = pool.get(Config.of(chosen)) if chosen is not None else None
+    out = []
+    for label in labels:
+        timed = [(c, r.latency_us_by_shape[label]) for c, r in pool.items() if label in r.latency_us_by_shape]
+        best = min(timed, key=lambda cl: cl[1]) if timed else None
+        at = mine.latency_us_by_shape.get(label) if mine is not None else None
+        within = (at / best[1] - 1) * 100 if best is not None and at is not None and best[1] > 0 else None
+        out.append(
+            ShapeBest(
+                shape=label,
+                best_config=best[0].as_dict() if best else None,
+                best_latency_us=best[1] if best else None,
+                chosen_latency_us=at,
+                within_pct=within,
+            )
+        )
+    return out
+
+
+def choose(shapes: Sequence[ShapeBest], *, within_pct: float = WITHIN_PCT) -> ShapeChoice:
+    """One configuration when the chosen one is within ``within_pct`` of every shape's own best, else a per-bucket
+    table of each shape's own best."""
+    if len(shapes) < 2:
+        return ShapeChoice(kind=ChoiceKind.ONE, reason="one shape timed")
+    far = [s for s in shapes if s.within_pct is not None and s.within_pct > within_pct]
+    if not far:
+        worst = max((s.within_pct or 0.0 for s in shapes), default=0.0)
+        return ShapeChoice(
+            kind=ChoiceKind.ONE,
+            reason=f"one configuration for all {len(shapes)} shapes: within {worst:.1f} % of each shape's own best "
+            f"(at most {within_pct:g} % asked)",
+        )
+    worst = max(far, key=lambda s: s.within_pct or 0.0)
+    table = {s.shape: dict(s.best_config) for s in shapes if s.best_config is not None}
+    return ShapeChoice(
+        kind=ChoiceKind.TABLE,
+        reason=f"a per-bucket table: the best configuration for all shapes is {worst.within_pct:.1f} % slower "
+        f"than {worst.shape}'s own best ({', '.join(s.shape for s in far)} beyond {within_pct:g} %)",
+        table=table,
+        gain_pct=worst.within_pct,
+    )

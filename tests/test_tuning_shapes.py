@@ -1,0 +1,149 @@
+"""Tuning across ``SHAPES`` (issue 32, items 2 and 3; issue 35, defect 2): every candidate checked and timed on
+each entry the device runs, a failure naming its entry, the per-shape result, and an entry that cannot be
+built refused before any candidate runs. The pure parts (:mod:`kernelopt.tuning.shapes`) on made-up results;
+``kernelopt tune`` on the CPU with real workers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.errors import InputFileError
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.problem import Problem, ProblemShape
+from kernelopt.tuning.shapes import ChoiceKind, check_entries, choose, geomean, merge, per_shape, session_shapes
+
+DATA = Path(__file__).parent / "data"
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".kernelopt", "__pycache__"))
+    return dst
+
+
+def _tune(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["tune", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _ok(config: dict, **by_shape: float) -> Result:
+    return Result(config=config, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=dict(by_shape))
+
+
+# ---------------------------------------------------------------------------------------------- pure
+
+
+@pytest.mark.timeout(10)
+def test_merge_names_the_entry_that_failed_and_averages_the_rest() -> None:
+    c = Config.of({"BLOCK": 128})
+    good = Result(config=dict(c), outcome=Outcome.OK, latency_us=4.0, samples_us=[4.0], bench_s=0.1)
+    bad = Result.failed(c, Outcome.WRONG_RESULT, "output 0 differs at [3]")
+    failed = merge(c, [("n=4096", good), ("n=1024", bad)])
+    assert failed.outcome is Outcome.WRONG_RESULT and failed.latency_us is None
+    assert failed.reason == "on the SHAPES entry n=1024: output 0 differs at [3]"
+    other = good.model_copy(update={"latency_us": 1.0})
+    both = merge(c, [("n=4096", good), ("n=1024", other)])
+    assert both.latency_us == pytest.approx(2.0) and both.latency_us_by_shape == {"n=4096": 4.0, "n=1024": 1.0}
+    assert both.samples_us == [4.0] and both.bench_s == pytest.approx(0.2)
+    assert merge(c, [("n=4096", good)]) is good  # one shape: its own result
+    assert geomean([2.0, 8.0]) == pytest.approx(4.0)
+
+
+@pytest.mark.timeout(10)
+def test_one_configuration_when_it_is_within_3_pct_of_each_shapes_best_else_a_table() -> None:
+    a, b = {"num_warps": 4}, {"num_warps": 16}
+    close = [_ok(a, small=10.0, large=100.0), _ok(b, small=10.2, large=99.0)]
+    shapes = per_shape(close, [], a)
+    assert [s.shape for s in shapes] == ["small", "large"]
+    assert shapes[1].best_config == b and shapes[1].within_pct == pytest.approx(1.0101, rel=1e-3)
+    assert choose(shapes).kind is ChoiceKind.ONE and "within 1.0 %" in choose(shapes).reason
+    # the best warps differ by size: 4 on the small rows, 16 on the large ones, 30 % apart
+    far = [_ok(a, small=10.0, large=130.0), _ok(b, small=14.0, large=100.0)]
+    picked = choose(per_shape(far, [], a))
+    assert picked.kind is ChoiceKind.TABLE and picked.table == {"small": a, "large": b}
+    assert picked.gain_pct == pytest.approx(30.0) and "large" in picked.reason
+    # re-timed results replace the first measurements
+    retimed = [_ok(a, small=10.0, large=100.0), _ok(b, small=14.0, large=101.0)]
+    assert choose(per_shape(far, retimed, a)).kind is ChoiceKind.ONE
+    assert per_shape([Result(config=a, outcome=Outcome.OK, latency_us=3.0)], [], a) == []  # one shape: nothing
+
+
+@pytest.mark.timeout(10)
+def test_the_session_shapes_are_the_primary_then_what_the_device_runs(tmp_path: Path) -> None:
+    folder = _copy(DATA / "tuning" / "divides", tmp_path / "f")
+    entries = [{"n": 4096}, {"n": 1024}, {"n": 1 << 24}]
+    cpu = Problem.from_folder(folder, device="cpu")
+    assert [s.label() for s in session_shapes(cpu, entries)] == ["n=4096", "n=1024", "n=16777216"]  # torch: all
+    (folder / "kernel.py").write_text("import triton\n" + (folder / "kernel.py").read_text())
+    interpreted = Problem.from_folder(folder, device="cpu")
+    assert interpreted.interpreted  # the interpreter: the smallest first, the one too large left out
+    assert [s.label() for s in session_shapes(interpreted, entries)] == ["n=1024", "n=4096"]
+    named = cpu.model_copy(update={"shape": {"n": 4096}})
+    assert session_shapes(named, entries) == [ProblemShape(kwargs={"n": 4096})]
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    ("entries", "words"),
+    [
+        ([{"n": 4096}, {"m": 3}], "SHAPES[1] {'m': 3} cannot be built: get_inputs takes no argument 'm'"),
+        ([{"n": "256"}], "SHAPES[0] {'n': '256'} cannot be built: n is the string '256'"),
+    ],
+)
+def test_an_entry_get_inputs_cannot_take_is_refused(tmp_path: Path, entries: list, words: str) -> None:
+    folder = _copy(DATA / "tuning" / "divides", tmp_path / "f")
+    with pytest.raises(InputFileError) as caught:
+        check_entries(folder / "reference.py", entries)
+    assert words in caught.value.one_line()
+    check_entries(folder / "reference.py", [{"n": 8}])  # a good entry passes
+
+
+# ---------------------------------------------------------------------------------------------- tune
+
+
+@pytest.mark.timeout(120)
+def test_a_block_that_does_not_divide_an_entry_is_never_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35 defect 2: BLOCK=4096 is the fastest on n=4096 and leaves n=1024 unwritten; it was written."""
+    folder = _copy(DATA / "tuning" / "divides", tmp_path / "f")
+    code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "3", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["shapes"] == ["n=4096", "n=1024"] and "2 shapes, each candidate checked on every one" in err
+    assert doc["written"] and doc["best_config"]["BLOCK"] <= 1024 and 1024 % doc["best_config"]["BLOCK"] == 0
+    assert doc["outcomes"]["wrong_result"] >= 1  # 2048 and 4096 fail n=1024
+    shapes = {s["shape"]: s for s in doc["per_shape"]}
+    assert set(shapes) == {"n=4096", "n=1024"}
+    for s in shapes.values():
+        assert s["best_config"]["BLOCK"] <= 1024 and s["chosen_latency_us"] >= s["best_latency_us"] > 0
+    assert doc["shape_choice"]["kind"] in ("one", "table")
+    lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
+    failed = [x["result"] for x in lines if x.get("kind") == "result" and x["result"]["outcome"] == "wrong_result"]
+    assert failed and all(r["reason"].startswith("on the SHAPES entry n=1024: ") for r in failed)
+    block = doc["best_config"]["BLOCK"]
+    assert f"BLOCK = {block}  # kernelopt: tunable max=4096" in (folder / "kernel.py").read_text()
+
+
+@pytest.mark.timeout(120)
+def test_an_entry_reference_py_cannot_build_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _copy(DATA / "tuning" / "divides", tmp_path / "f")
+    before = (folder / "kernel.py").read_text()
+    ref = folder / "reference.py"
+    ref.write_text(ref.read_text().replace('{"n": 1024}', '{"n": -5}'))
+    code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "2")
+    assert code == 2 and out == ""
+    errors = [line for line in err.splitlines() if line.startswith("kernelopt: error:")]
+    assert len(errors) == 1 and "the SHAPES entry n=-5: reference.py: RuntimeError" in errors[0], err
+    assert (folder / "kernel.py").read_text() == before
+    assert not list(folder.glob(".kernelopt/tune/*/candidates/*"))  # before any candidate ran
+    ref.write_text(ref.read_text().replace('{"n": -5}', '{"size": 5}'))
+    code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "2")
+    assert code == 2 and err.count("\n") == 1 and "SHAPES[1] {'size': 5} cannot be built" in err, err
