@@ -30,6 +30,7 @@ from kernelopt.cli import doctor as doctor_cmd
 from kernelopt.cli import evidence as evidence_cmd
 from kernelopt.cli import implement as implement_cmd
 from kernelopt.cli import init as init_cmd
+from kernelopt.cli import mcp as mcp_cmd
 from kernelopt.cli import memory as memory_cmd
 from kernelopt.cli import optimize as optimize_cmd
 from kernelopt.cli import plan as plan_cmd
@@ -69,6 +70,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     schema_cmd,
     doctor_cmd,
     agent_cmd,
+    mcp_cmd,
 )
 """Every command module, in the order of ``kernelopt --help``; each exposes ``register(app)``."""
 

@@ -40,27 +40,10 @@ def _field(record: IterationRecord, path: str) -> Any:
 
 
 def summary_rows(records: list[IterationRecord]) -> list[dict[str, Any]]:
-    """One row per record: the spec's summary columns."""
-    rows = []
-    for r in records:
-        p = r.performance
-        rows.append(
-            {
-                "version": r.version,
-                "masked": r.masked,
-                "latency_us": p.latency_us,
-                "tflops": p.tflops,
-                "bandwidth_gbps": p.bandwidth_gbps,
-                "tflops_peak_utilization_pct": p.tflops_peak_utilization_pct,
-                "bandwidth_peak_utilization_pct": p.bandwidth_peak_utilization_pct,
-                "roofline_utilization_pct": p.roofline_utilization_pct,
-                "correctness": r.correctness.status.value,
-                "quality_gate": r.quality_gate.result.value if r.quality_gate.result else None,
-                "action_category": r.optimization.action_category.value if r.optimization.action_category else None,
-                "git_commit_hash": r.git_commit_hash,
-            }
-        )
-    return rows
+    """One row per record: the spec's summary columns (:func:`kernelopt.memory.summary.summary_rows`)."""
+    from kernelopt.memory.summary import summary_rows as rows
+
+    return [row.model_dump(mode="json") for row in rows(records)]
 
 
 MEMORY = typer.Typer(help="Create, read, update, mask and summarize memory/v<N>.json records.", no_args_is_help=True)

@@ -145,6 +145,9 @@ class RunState(BaseModel):
         stage_seconds: wall time spent in each stage over the run (stage name -> seconds; resumed
             sessions included).
         profiles_taken: Stage 1 profiler calls of the run.
+        paused: the run stopped between two stages because its caller asked it to (``OptimizeLoop.run(pause=...)``:
+            the MCP server's tools run one stage each): the next call continues it where it stands, with no
+            roll-back (an interrupted run, by contrast, rolls its in-flight stage back).
     """
 
     schema_version: int = JOURNAL_SCHEMA_VERSION
@@ -165,6 +168,7 @@ class RunState(BaseModel):
     current: IterationState | None = None
     outcomes: list[VersionOutcome] = Field(default_factory=list)
     stop: StopDecision | None = None
+    paused: bool = False
 
 
 class Journal:

@@ -49,6 +49,9 @@ from kernelopt.workspace import Workspace
 
 __all__ = ["NEXT_STAGES", "VERSION_REF", "CheckWroteError", "OptimizeLoop", "StageOrderError"]
 
+Pause = Callable[[IterationState | None], bool]
+"""Asked before each stage (with the iteration in flight, ``None`` between iterations): stop here?"""
+
 HANDLERS: dict[Stage, Callable[[LoopRun, IterationState], None]] = {
     Stage.BASELINE_GATE: baseline_gate_stage,
     Stage.BASELINE_PROFILE: profile_stage,
@@ -78,8 +81,14 @@ class OptimizeLoop:
     def ws(self) -> Workspace:
         return self.context.ws
 
-    def run(self) -> LoopSummary:
+    def run(self, *, pause: Pause | None = None, prepare: Callable[[LoopRun], None] | None = None) -> LoopSummary:
         """Run until a stop condition holds; returns the summary.
+
+        With ``pause``, the run also stops before a stage when ``pause(current iteration)`` (``None``
+        between iterations) holds, and stays open (``RunState.paused``): the next ``run`` continues it
+        there with no roll-back. The MCP server runs its stages so, one tool call each. ``prepare`` runs
+        once the run is open (lock held, guard open), before the first stage: the caller's own step (the
+        MCP server takes the agent's edits of Stage 3 there).
 
         Raises:
             UsageError: ``--resume`` with nothing to resume, another loop holds the workspace, or a
@@ -93,7 +102,10 @@ class OptimizeLoop:
         try:
             self._start()
             try:
-                self._drive()
+                if prepare is not None:
+                    prepare(run)
+                    run.save()
+                self._drive(pause)
             except BaseException:
                 park(run)
                 raise
@@ -116,9 +128,12 @@ class OptimizeLoop:
             run.elapsed0 = previous.elapsed_s
             it = run.state.current
             where = f"V{it.version} at stage {it.stage.value}" if it else "between iterations"
-            run.emit(EventKind.NOTE, f"resuming the interrupted run ({where})")
-            if it is not None:
-                prepare_resume(run, it)
+            if run.state.paused:  # stopped between two stages on purpose: nothing to roll back
+                run.state.paused = False
+            else:
+                run.emit(EventKind.NOTE, f"resuming the interrupted run ({where})")
+                if it is not None:
+                    prepare_resume(run, it)
         else:
             if not run.ws.is_clean(paths=["kernel.py"]):
                 raise WorkspaceError(
@@ -130,10 +145,14 @@ class OptimizeLoop:
         run.open_guard()
         run.save()
 
-    def _drive(self) -> None:
+    def _drive(self, pause: Pause | None = None) -> None:
         run = self.context
         while run.state.status is RunStatus.RUNNING:
             it = run.state.current
+            if pause is not None and pause(it):
+                run.state.paused = True
+                run.save()
+                return
             if it is None:
                 self._begin_next()
                 continue

@@ -1,0 +1,415 @@
+"""The loop driven by a coding agent, one stage per call: the MCP server's ``profile``, ``submit_plan``,
+``validate``, ``record`` and ``status``.
+
+No second orchestration: each call opens the workspace's own loop (:class:`~kernelopt.loop.machine.OptimizeLoop`,
+its journal, its guard, its stage handlers) and runs it until the next stage that waits for the agent
+(``OptimizeLoop.run(pause=...)``). What waits for the agent:
+
+* Stage 2 (``plan``): the agent submits the plan's text; it is checked by the planner's own rules
+  (:func:`kernelopt.planning.validate.validate_plan` and the repeated-plan check) before anything is written,
+  then Stage 2 runs it under the guard like any planner's.
+* Stage 3 (``implement``): the agent edits ``kernel.py`` (and the auxiliary files its plan names) itself.
+  ``validate`` then undoes and records any write outside that allowance since the stage began (the loop's
+  guard, against the stage's snapshot), puts the last good kernel back, and runs Stage 3 with the agent's
+  edits as the implementer's work (the correctness check at once), then Stage 4, the gate.
+* Stage 5 (``record``): commits a PASS (``V<N>: ...``), or restores ``kernel.py`` and commits a revert
+  marker; Stage 6 (the stop conditions) follows in the same call.
+
+A call that does not fit the stage in flight is refused (:class:`StageRefused`) before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from kernelopt.backends.protocol import (
+    BackendFailure,
+    ImplementOutcome,
+    PlanOutcome,
+    StageContext,
+    read_plan_reply,
+)
+from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.fileio import atomic_write_text
+from kernelopt.loop.journal import IterationState, Journal, RunState, RunStatus, VersionOutcome
+from kernelopt.loop.machine import OptimizeLoop
+from kernelopt.loop.opening import baseline_commit
+from kernelopt.loop.protocols import Collaborators, LoopEvent, ProgressSink
+from kernelopt.loop.run import LoopRun
+from kernelopt.loop.settings import LoopRequest, resolve_settings
+from kernelopt.loop.stop import StopDecision
+from kernelopt.loop.wiring import CachedCeilings, HarnessGate, StageOneProfiler, baseline_renderer, vendor_of
+from kernelopt.memory.model import IterationRecord
+from kernelopt.planning.history import plan_signature
+from kernelopt.planning.plan import Plan
+from kernelopt.stagenames import Stage
+from kernelopt.stages.allowance import editable_files, may_write
+from kernelopt.stages.guard import capture, restore, violation_message
+from kernelopt.stages.implement import summary_of
+from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
+from kernelopt.workspace import Workspace
+
+AGENT = "mcp-agent"
+"""The planner and implementer name the journal and the plans record for the agent behind the MCP server."""
+
+
+class StageRefused(UsageError):
+    """A call that breaks the stage order or a stage rule; nothing was written."""
+
+
+class NextStep(StrEnum):
+    """What the agent does next (the MCP tool, or its own edit)."""
+
+    PROFILE = "profile"
+    SUBMIT_PLAN = "submit_plan"
+    IMPLEMENT_THEN_VALIDATE = "implement_then_validate"
+    VALIDATE = "validate"
+    RECORD = "record"
+
+
+class StageStatus(BaseModel):
+    """Where the workspace's loop stands and what comes next.
+
+    Attributes:
+        workspace: the workspace folder.
+        version: the version in flight (``None`` between iterations or before V0).
+        stage: the loop stage in flight (``None`` between iterations).
+        next: the next step.
+        why: one line: why that step.
+        running: a run is open (``False``: none yet, or the last one stopped).
+        stop: why the last run stopped.
+        failure: the in-flight version's failure, when it has one (it goes to the record stage).
+        outcomes: the versions the run finished (verdict, latency, commit).
+    """
+
+    workspace: str
+    version: int | None
+    stage: Stage | None
+    next: NextStep
+    why: str
+    running: bool
+    stop: StopDecision | None = None
+    failure: str | None = None
+    outcomes: list[VersionOutcome] = []
+
+
+class StepResult(BaseModel):
+    """What one stage call did, and where the loop stands after it.
+
+    Attributes:
+        stages: ``V<N>: <stage>`` of each stage run by this call, in order.
+        events: the loop's progress lines of this call (notes, warnings, commits).
+        profile: the Stage 1 evidence of the version now waiting for its plan (``profile``).
+        plan: the plan Stage 2 accepted (``submit_plan``).
+        record: ``memory/v<N>.json`` as the gate or the record stage left it (``validate``, ``record``).
+        status: where the loop stands now (``None`` for a command profiled outside any workspace).
+    """
+
+    stages: list[str] = []
+    events: list[str] = []
+    profile: ProfileSummary | None = None
+    plan: Plan | None = None
+    record: IterationRecord | None = None
+    status: StageStatus | None
+
+
+# == status ==========================================================================================
+
+
+def read_state(ws: Workspace) -> RunState | None:
+    return Journal(ws.state_dir).load()
+
+
+def status(ws: Workspace) -> StageStatus:
+    """The next stage of ``ws`` and why (reads the journal; writes nothing)."""
+    state = read_state(ws)
+    running = state is not None and state.status is RunStatus.RUNNING
+    it = state.current if (state is not None and running) else None
+    outcomes = list(state.outcomes) if state is not None else []
+    stop = state.stop if (state is not None and not running) else None
+
+    def out(step: NextStep, why: str) -> StageStatus:
+        return StageStatus(
+            workspace=str(ws.root),
+            version=it.version if it else None,
+            stage=it.stage if it else None,
+            next=step,
+            why=why,
+            running=running,
+            stop=stop,
+            failure=it.failure.reason if it and it.failure else None,
+            outcomes=outcomes,
+        )
+
+    if baseline_commit(ws) is None and it is None:
+        return out(NextStep.PROFILE, "no baseline yet: profile gates and records V0, then profiles V1")
+    if it is None:
+        if stop is not None:
+            return out(NextStep.PROFILE, f"the last run stopped ({stop.line()}); profile starts the next version")
+        return out(NextStep.PROFILE, f"between iterations: profile V{ws.next_version()} (Stage 1)")
+    n = it.version
+    if it.stage in (Stage.BASELINE_GATE, Stage.BASELINE_PROFILE, Stage.PROFILE):
+        return out(NextStep.PROFILE, f"V{n} has no Stage 1 evidence yet: profile it")
+    if it.stage is Stage.PLAN:
+        return out(
+            NextStep.SUBMIT_PLAN,
+            f"V{n} is profiled (profiles/v{n}/): read its evidence, then submit ONE plan whose Input Evidence "
+            "cites it (evidence -> inference -> action)",
+        )
+    if it.stage is Stage.IMPLEMENT:
+        return out(
+            NextStep.IMPLEMENT_THEN_VALIDATE,
+            f"V{n}'s plan is accepted (plans/v{n}_plan.md): edit kernel.py"
+            + (f" (and {', '.join(it.aux_files)})" if it.aux_files else "")
+            + " for that one action only, then validate (the gate)",
+        )
+    if it.stage is Stage.GATE:
+        return out(NextStep.VALIDATE, f"V{n} is implemented: validate runs the gate")
+    verdict = f"failed ({it.failure.reason})" if it.failure else "passed the gate"
+    return out(NextStep.RECORD, f"V{n} {verdict}: record commits the outcome (a failure reverts kernel.py)")
+
+
+# == the stage calls =================================================================================
+
+
+class SubmittedPlan:
+    """Stage 2's planner: the plan text the agent submitted, written to ``plans/v<N>_plan.md``."""
+
+    name = AGENT
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def plan(self, ctx: StageContext) -> PlanOutcome:
+        plan = read_plan_reply(
+            self.text, version=ctx.version, planner=self.name, fail=BackendFailure, what="the submitted plan"
+        )
+        atomic_write_text(ctx.workspace.plan_path(ctx.version), self.text)
+        return PlanOutcome(plan=plan)
+
+
+class AgentEdits:
+    """Stage 3's implementer: the edits the agent made to ``kernel.py`` (and the plan's auxiliary files)
+    before it asked for the gate, applied again under Stage 3's guard."""
+
+    name = AGENT
+
+    def __init__(self, description: str | None) -> None:
+        self.description = description
+        self.edits: dict[str, bytes | None] = {}
+
+    def implement(self, ctx: StageContext) -> ImplementOutcome:
+        restore(ctx.workspace.root, self.edits)
+        what = self.description or (ctx.plan.action if ctx.plan else "the agent's edit")
+        return ImplementOutcome(changed=bool(self.edits), description=" ".join(what.split()))
+
+
+class _NoAgent:
+    """The planner / implementer of a call that runs no backend stage (a stage reached is paused first)."""
+
+    name = AGENT
+
+    def plan(self, ctx: StageContext) -> PlanOutcome:  # pragma: no cover - never reached: paused before
+        raise BackendFailure("no plan was submitted")
+
+    def implement(self, ctx: StageContext) -> ImplementOutcome:  # pragma: no cover - never reached
+        raise BackendFailure("no edit was taken")
+
+
+class _Events:
+    """The loop's progress events: kept as lines for the result and passed on (MCP progress)."""
+
+    def __init__(self, on_event: Callable[[LoopEvent], None] | None) -> None:
+        self.lines: list[str] = []
+        self.stages: list[str] = []
+        self.on_event = on_event
+
+    def event(self, event: LoopEvent) -> None:
+        if event.kind.value == "stage_start":
+            self.stages.append(event.message)
+        else:
+            self.lines.append(f"{event.kind.value}: {event.message}")
+        if self.on_event is not None:
+            self.on_event(event)
+
+
+def _loop(
+    ws: Workspace, *, device: str | None, planner: object, implementer: object, progress: ProgressSink
+) -> OptimizeLoop:
+    request = LoopRequest(planner=AGENT, implementer=AGENT, device=device)
+    settings, _ = resolve_settings(ws, request)
+    collaborators = Collaborators(
+        profiler=StageOneProfiler(vendor=vendor_of(ws.task_card().platform), device=settings.device),
+        planner=planner,  # type: ignore[arg-type]
+        plan_reader=MarkdownPlanReader(),
+        implementer=implementer,  # type: ignore[arg-type]
+        gate=HarnessGate(device=settings.device),
+        baseline_renderer=baseline_renderer(),
+        ceilings=CachedCeilings(),
+        progress=progress,
+    )
+    return OptimizeLoop(ws, collaborators, request)
+
+
+def _expect(ws: Workspace, allowed: set[NextStep], tool: str) -> StageStatus:
+    """The status, when ``tool`` is a step it allows; else the refusal naming the step that is due."""
+    now = status(ws)
+    if now.next not in allowed:
+        raise StageRefused(f"{tool} is not the next stage of {ws.root.name}: next is {now.next.value} ({now.why})")
+    return now
+
+
+def _run(
+    ws: Workspace,
+    *,
+    device: str | None,
+    pause: Callable[[IterationState | None], bool],
+    on_event: Callable[[LoopEvent], None] | None,
+    planner: object = None,
+    implementer: object = None,
+    prepare: Callable[[LoopRun], None] | None = None,
+) -> tuple[_Events, int | None]:
+    events = _Events(on_event)
+    loop = _loop(
+        ws,
+        device=device,
+        planner=planner or _NoAgent(),
+        implementer=implementer or _NoAgent(),
+        progress=events,
+    )
+    loop.run(pause=pause, prepare=prepare)
+    it = loop.context.state.current
+    return events, it.version if it else None
+
+
+def profile(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent], None] | None = None) -> StepResult:
+    """Stage 1 (V0's gate, profile and record first when there is no baseline), up to the next plan.
+
+    Raises:
+        StageRefused: the version in flight is past Stage 1.
+    """
+    _expect(ws, {NextStep.PROFILE}, "profile")
+
+    def pause(it: IterationState | None) -> bool:
+        return it is not None and (it.stage is Stage.PLAN or (it.stage is Stage.RECORD and it.version > 0))
+
+    events, n = _run(ws, device=device, pause=pause, on_event=on_event)
+    return StepResult(
+        stages=events.stages,
+        events=events.lines,
+        profile=summary_of(ws, n) if n is not None else None,
+        status=status(ws),
+    )
+
+
+def check_plan(ws: Workspace, version: int, text: str) -> Plan:
+    """The submitted plan, checked by the planner's own rules without writing anything.
+
+    Raises:
+        StageRefused: it does not parse, is for another version, breaks a plan rule (no evidence cited,
+            several actions, the search order) or repeats an action already tried.
+    """
+    try:
+        plan = read_plan_reply(
+            text, version=version, planner=AGENT, fail=lambda m: StageRefused(f"plan refused: {m}"), what="the text"
+        )
+        history = [r for r in ws.memory.records() if r.number < version]
+        MarkdownPlanReader().validate(plan, ws, history, summary_of(ws, version))
+    except StageRefused:
+        raise
+    except KerneloptError as exc:
+        raise StageRefused(f"plan refused: {exc.one_line()}") from None
+    repeated = tried_signatures(ws, MarkdownPlanReader(), before=version).get(plan_signature(plan))
+    if repeated is not None:
+        raise StageRefused(f"plan refused: it repeats the action of V{repeated}; plan a new action")
+    return plan
+
+
+def submit_plan(
+    ws: Workspace, text: str, *, device: str | None, on_event: Callable[[LoopEvent], None] | None = None
+) -> StepResult:
+    """Stage 2 with the agent's plan: checked first (nothing written on a refusal), then run under the guard.
+
+    Raises:
+        StageRefused: the version in flight is not waiting for its plan, or the plan breaks a rule.
+    """
+    now = _expect(ws, {NextStep.SUBMIT_PLAN}, "submit_plan")
+    assert now.version is not None
+    check_plan(ws, now.version, text)
+
+    def pause(it: IterationState | None) -> bool:
+        return it is None or it.stage is not Stage.PLAN
+
+    events, _ = _run(ws, device=device, pause=pause, on_event=on_event, planner=SubmittedPlan(text))
+    after = status(ws)
+    plan = MarkdownPlanReader().parse(ws.plan_path(now.version).read_text(encoding="utf-8"))
+    return StepResult(stages=events.stages, events=events.lines, plan=plan, status=after)
+
+
+def validate(
+    ws: Workspace,
+    *,
+    device: str | None,
+    description: str | None = None,
+    on_event: Callable[[LoopEvent], None] | None = None,
+) -> StepResult:
+    """Stage 3 on the agent's edits (guard, correctness at once), then Stage 4, the gate.
+
+    Raises:
+        StageRefused: no plan is waiting for its implementation.
+    """
+    now = _expect(ws, {NextStep.IMPLEMENT_THEN_VALIDATE, NextStep.VALIDATE}, "validate")
+    agent = AgentEdits(description)
+
+    def take_edits(run: LoopRun) -> None:
+        it = run.state.current
+        if it is None or it.stage is not Stage.IMPLEMENT:
+            return  # a gate interrupted earlier: the loop runs it again from its kept candidate
+        allowed = may_write(Stage.IMPLEMENT, it.version, it.aux_files)
+        violations = run.guarded(it, it.snapshot, allowed, "agent")
+        if violations:
+            where = ", ".join(editable_files(Stage.IMPLEMENT, it.version, it.aux_files))
+            run.fail(it, violation_message("agent", where, violations), error_type="write_violation")
+            return
+        editable = editable_files(Stage.IMPLEMENT, it.version, it.aux_files)
+        good = capture(run.ws.root, editable)
+        head = {rel: _at_head(run.ws, it.base_commit, rel) for rel in editable}
+        agent.edits = {rel: data for rel, data in good.items() if data != head[rel]}
+        restore(run.ws.root, head)  # the last good kernel: Stage 3 applies the edits under its own guard
+
+    def pause(it: IterationState | None) -> bool:
+        return it is None or it.stage not in (Stage.IMPLEMENT, Stage.GATE)
+
+    events, _ = _run(ws, device=device, pause=pause, on_event=on_event, implementer=agent, prepare=take_edits)
+    n = now.version
+    record = ws.memory.read(n) if n is not None and ws.memory.exists(n) else None
+    return StepResult(stages=events.stages, events=events.lines, record=record, status=status(ws))
+
+
+def record(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent], None] | None = None) -> StepResult:
+    """Stage 5 (commit a PASS; restore and commit a revert marker on a failure), then Stage 6.
+
+    Raises:
+        StageRefused: no version is waiting for its record.
+    """
+    now = _expect(ws, {NextStep.RECORD}, "record")
+
+    def pause(it: IterationState | None) -> bool:
+        return it is None or it.stage not in (Stage.RECORD, Stage.STOP)
+
+    events, _ = _run(ws, device=device, pause=pause, on_event=on_event)
+    n = now.version
+    rec = ws.memory.read(n) if n is not None and ws.memory.exists(n) else None
+    return StepResult(stages=events.stages, events=events.lines, record=rec, status=status(ws))
+
+
+def _at_head(ws: Workspace, commit: str, rel: str) -> bytes | None:
+    """``rel`` as the commit holds it; ``None`` when it is not there."""
+    try:
+        return ws.file_at(commit, rel).encode("utf-8")
+    except KerneloptError:
+        return None

@@ -1,0 +1,413 @@
+"""``kernelopt mcp --root DIR``: an MCP server (stdio, the official ``mcp`` SDK) whose tools are the stages.
+
+The agent drives; kernelopt enforces the stage rules (:mod:`.drive`: profile before plan, a plan that cites
+the evidence, the agent's implementation checked by the guard, the gate, commits only through ``record``, a
+FAIL reverted). Every result is a typed model, the same the commands print with ``--json``.
+
+Every workspace, kernel, report and output path must lie under a ``--root`` (:class:`.roots.Roots`). A call
+that breaks a rule or names a path outside is refused: a tool error of one line (no traceback), with
+nothing written. The long tools (``profile``, ``validate``, ``tune``) send progress notifications (one per
+loop event or tuning round) and can be cancelled: the cancellation takes effect at the next event or round,
+where the loop rolls back the stage in flight exactly as after Ctrl-C (the tuning session keeps its best so
+far), and the workspace stays resumable. Tool calls run one at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+from kernelopt import __version__
+from kernelopt.agents import drive
+from kernelopt.agents.roots import Roots
+from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.evidence.diff import SummaryDiff
+from kernelopt.evidence.model import ProfileSummary
+from kernelopt.hardware.specs import GpuSpec
+from kernelopt.loop.protocols import LoopEvent
+from kernelopt.memory.summary import SummaryRow
+from kernelopt.report.model import ReportData
+from kernelopt.tuning.folder import TuneSummary
+from kernelopt.wiki.search import SearchHit
+from kernelopt.workspace import PREFIX, Workspace
+
+T = TypeVar("T")
+
+WS = Annotated[str, Field(description="The workspace folder (kernel_opt_<name>) under a root, or its name.")]
+DEVICE = Annotated[str | None, Field(description="cuda or cpu (default: the server's --device, else cuda).")]
+
+INSTRUCTIONS = (
+    "kernelopt: profile-driven GPU kernel optimization. Call status(workspace) to learn the next stage. "
+    "Order: init -> profile -> (evidence, compare, wiki_search, wiki_spec, memory_summary) -> submit_plan "
+    "(ONE action whose Input Evidence cites profiles/v<N>/: evidence -> inference -> action) -> edit kernel.py "
+    "yourself -> validate (the gate) -> record (the commit; a FAIL reverts) -> status. "
+    "Refusals are one line: fix what they name."
+)
+
+
+class Cancelled(KeyboardInterrupt):
+    """The client cancelled the call: raised in the worker at the next event, where the loop rolls back."""
+
+
+class InitResult(BaseModel):
+    """A new workspace (``kernelopt init --json``)."""
+
+    workspace: str
+    commit: str
+    kernel_form: str
+    notes: list[str] = []
+
+
+class EvidenceResult(BaseModel):
+    summary: ProfileSummary
+
+
+class WikiHits(BaseModel):
+    hits: list[SearchHit]
+
+
+class MemorySummary(BaseModel):
+    workspace: str
+    rows: list[SummaryRow]
+
+
+class ReportResult(BaseModel):
+    """The report's data, its Markdown, and the files written (when asked)."""
+
+    report: ReportData
+    markdown: str
+    written: dict[str, str] = {}
+
+
+class TuneResult(BaseModel):
+    """One tuning session of a folder's launch configuration; ``kernel.py`` is never written (the plan and
+    the agent's edit carry the winner into a version)."""
+
+    summary: TuneSummary
+    diff: str
+    kernel_py: str
+
+
+def _refuse(exc: KerneloptError) -> Exception:
+    return ToolError(exc.one_line())
+
+
+async def _call(fn: Callable[[], T]) -> T:
+    """Run ``fn`` in a worker thread; our errors become a one-line tool error."""
+    try:
+        return await anyio.to_thread.run_sync(fn)
+    except KerneloptError as exc:
+        raise _refuse(exc) from None
+
+
+async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *, lock: anyio.Lock) -> T:
+    """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification; a
+    cancelled call raises :class:`Cancelled` in the worker at its next report."""
+    cancelled = threading.Event()
+    count = 0
+
+    def report(line: str) -> None:
+        nonlocal count
+        if cancelled.is_set():
+            raise Cancelled()
+        count += 1
+        try:
+            anyio.from_thread.run(_progress, ctx, count, line)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise Cancelled() from None
+
+    async with lock:
+        try:
+            return await anyio.to_thread.run_sync(lambda: fn(report), abandon_on_cancel=False)
+        except KerneloptError as exc:
+            raise _refuse(exc) from None
+        except Cancelled:
+            raise ToolError("cancelled: the stage in flight was rolled back; the workspace is resumable") from None
+        finally:
+            cancelled.set()
+
+
+async def _progress(ctx: Context | None, count: int, line: str) -> None:
+    if ctx is not None:
+        await ctx.report_progress(count, None, line)
+
+
+def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:
+    def on_event(event: LoopEvent) -> None:
+        report(f"{event.kind.value}: {event.message}")
+
+    return on_event
+
+
+def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServer:
+    """The MCP server with every tool; ``default_device`` (``cpu``/``cuda``) is the default of the stage tools."""
+    server = MCPServer(name="kernelopt", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    lock = anyio.Lock()
+
+    def open_ws(path: str) -> Workspace:
+        folder = roots.confine(path, "workspace")
+        if not (folder / "kernel.py").is_file() and not folder.name.startswith(PREFIX):
+            named = roots.confine(Path(folder.parent) / f"{PREFIX}{folder.name}", "workspace")
+            folder = named if named.is_dir() else folder
+        return Workspace(folder)
+
+    @server.tool()
+    async def init(
+        name: Annotated[str, Field(description="Workspace name: creates <root>/kernel_opt_<name>/.")],
+        kernel: Annotated[str, Field(description="The kernel file (becomes kernel.py).")],
+        reference: Annotated[str, Field(description="The reference file (becomes reference.py).")],
+        root: Annotated[str | None, Field(description="Parent folder (default: the first root).")] = None,
+        task_card: Annotated[str | None, Field(description="README.md with front matter.")] = None,
+    ) -> InitResult:
+        """Stage 0: create a workspace (kernel.py, reference.py, README.md task card, test_kernel.py, git)."""
+
+        def run() -> InitResult:
+            from kernelopt.loop.opening import card_beside, fill_new_card
+            from kernelopt.workspace import RunLock, validate_name
+
+            parent = roots.confine(root or roots.folders[0], "root")
+            k = roots.confine(kernel, "kernel")
+            r = roots.confine(reference, "reference")
+            card = roots.confine(task_card, "task card") if task_card else card_beside(k)
+            target = parent / f"{PREFIX}{validate_name(name)}"
+            notes: list[str] = []
+            with RunLock(target):
+                ws = Workspace.create(name, kernel=k, reference=r, root=parent, task_card=card)
+                for found in fill_new_card(ws, device=default_device, announce=notes.append):
+                    notes.append(found.line())
+            notes += ws.task_card().warnings()
+            return InitResult(workspace=str(ws.root), commit=ws.head(), kernel_form=ws.kernel_form().value, notes=notes)
+
+        return await _call(run)
+
+    @server.tool()
+    async def status(workspace: WS) -> drive.StageStatus:
+        """The next stage of the workspace and why (reads only)."""
+        return await _call(lambda: drive.status(open_ws(workspace)))
+
+    @server.tool()
+    async def profile(
+        ctx: Context,
+        workspace: Annotated[str | None, Field(description="The workspace to profile.")] = None,
+        command: Annotated[
+            list[str] | None, Field(description="Or: a command with its arguments to profile with Nsight Compute.")
+        ] = None,
+        out: Annotated[str | None, Field(description="With command: the folder for its report (under a root).")] = None,
+        kernel_regex: Annotated[str | None, Field(description="With command: kernels to profile (regex).")] = None,
+        launch_skip: Annotated[int, Field(ge=0, description="With command: matching launches to skip.")] = 0,
+        launch_count: Annotated[int, Field(ge=1, description="With command: matching launches to profile.")] = 1,
+        device: DEVICE = None,
+    ) -> drive.StepResult:
+        """Stage 1 of a workspace (V0 is gated and committed first), up to the plan; or profile a command."""
+        if (workspace is None) == (command is None):
+            raise _refuse(UsageError("profile: give a workspace, or a command with its arguments (one of them)"))
+
+        def run(report: Callable[[str], None]) -> drive.StepResult:
+            if command is not None:
+                from kernelopt.agents.command_profile import profile_command
+
+                if out is None:
+                    raise UsageError("profile: a command needs out, the folder for its report (under a root)")
+                folder = roots.confine(out, "out")
+                summary = profile_command(
+                    list(command), folder, kernel_regex=kernel_regex, launch_skip=launch_skip, launch_count=launch_count
+                )
+                return drive.StepResult(profile=summary, status=None)
+            assert workspace is not None
+            return drive.profile(open_ws(workspace), device=device or default_device, on_event=_on_event(report))
+
+        return await _long(ctx, run, lock=lock)
+
+    @server.tool()
+    async def evidence(
+        path: Annotated[
+            str, Field(description=".ncu-rep, ncu CSV, profiles/v<N>/ folder or summary.json (under a root).")
+        ],
+        kernel: Annotated[str | None, Field(description="Only kernels matching this name / regex / #ID.")] = None,
+    ) -> EvidenceResult:
+        """Read any report as evidence: metrics with units, bottleneck, findings, hotspots."""
+        from kernelopt.profiling import read_evidence
+
+        return await _call(lambda: EvidenceResult(summary=read_evidence(roots.confine(path, "report"), kernel=kernel)))
+
+    @server.tool()
+    async def compare(
+        workspace: Annotated[str | None, Field(description="With before/after versions.")] = None,
+        before: Annotated[int | None, Field(ge=0, description="A version of the workspace (profiles/v<N>).")] = None,
+        after: Annotated[int | None, Field(ge=0, description="Another version.")] = None,
+        before_path: Annotated[str | None, Field(description="Or: a report or profile folder.")] = None,
+        after_path: Annotated[str | None, Field(description="And the other report or profile folder.")] = None,
+        kernel: Annotated[str | None, Field(description="Only kernels matching this.")] = None,
+    ) -> SummaryDiff:
+        """The change of every metric between two versions or two reports."""
+
+        def run() -> SummaryDiff:
+            from kernelopt.evidence.diff import diff_summaries
+            from kernelopt.profiling import read_evidence
+
+            if before_path is not None and after_path is not None:
+                a, b = roots.confine(before_path, "report"), roots.confine(after_path, "report")
+            elif workspace is not None and before is not None and after is not None:
+                ws = open_ws(workspace)
+                a, b = ws.profile_dir(before), ws.profile_dir(after)
+                for n, folder in ((before, a), (after, b)):
+                    if not folder.is_dir():
+                        raise UsageError(f"compare: {ws.root.name} has no version {n} (no profiles/v{n}/)")
+            else:
+                raise UsageError("compare: give workspace with before and after, or before_path and after_path")
+            return diff_summaries(
+                read_evidence(a, kernel=kernel), read_evidence(b, kernel=kernel), before_name=str(a), after_name=str(b)
+            )
+
+        return await _call(run)
+
+    @server.tool()
+    async def wiki_search(
+        query: Annotated[str, Field(description="Metric names, stall reasons, symptom ids, words.")],
+        arch: Annotated[str | None, Field(description="sm_90, gfx942, a family or a GPU.")] = None,
+        vendor: Annotated[str | None, Field(description="nvidia or amd.")] = None,
+        framework: Annotated[str | None, Field(description="triton, cuda, hip or torch.")] = None,
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    ) -> WikiHits:
+        """Search the gpu-wiki (the first source of every plan's Search Log)."""
+        from kernelopt.wiki.search import search
+
+        return await _call(
+            lambda: WikiHits(hits=search(query, arch=arch, vendor=vendor, framework=framework, limit=limit))
+        )
+
+    @server.tool()
+    async def wiki_spec(gpu: Annotated[str, Field(description="A GPU's id, name or alias (H200, MI300X).")]) -> GpuSpec:
+        """A GPU's spec sheet with sources; an unknown GPU is refused, never a sibling's numbers."""
+        from kernelopt.hardware.specs import lookup
+
+        return await _call(lambda: lookup(gpu))
+
+    @server.tool()
+    async def submit_plan(
+        workspace: WS,
+        plan: Annotated[str, Field(description="The plan file's Markdown (front matter + sections).")],
+    ) -> drive.StepResult:
+        """Stage 2: the plan, checked by the planner's rules (cites profiles/v<N>/, one action, new); refused
+        with nothing written, or written to plans/v<N>_plan.md."""
+
+        async with lock:
+            return await _call(lambda: drive.submit_plan(open_ws(workspace), plan, device=default_device))
+
+    @server.tool()
+    async def validate(
+        ctx: Context,
+        workspace: WS,
+        description: Annotated[
+            str | None, Field(description="Your edit in one line (default: the plan's action).")
+        ] = None,
+    ) -> drive.StepResult:
+        """Stage 3's check of your edit (the guard: kernel.py and the plan's files only; correctness at once),
+        then Stage 4, the gate: PASS, FAIL or TIMEOUT_FAIL."""
+
+        def run(report: Callable[[str], None]) -> drive.StepResult:
+            return drive.validate(
+                open_ws(workspace), device=default_device, description=description, on_event=_on_event(report)
+            )
+
+        return await _long(ctx, run, lock=lock)
+
+    @server.tool()
+    async def record(workspace: WS) -> drive.StepResult:
+        """Stage 5: commit a PASS as V<N>; a failure restores kernel.py and commits a revert marker. Then Stage 6."""
+        async with lock:
+            return await _call(lambda: drive.record(open_ws(workspace), device=default_device))
+
+    @server.tool()
+    async def tune(
+        ctx: Context,
+        path: Annotated[str, Field(description="A folder with kernel.py and reference.py (a workspace too).")],
+        kernel: Annotated[str | None, Field(description="Which launch (default: the one with the most knobs).")] = None,
+        budget: Annotated[int | None, Field(ge=1, description="Candidates to evaluate.")] = None,
+        budget_wall_s: Annotated[float | None, Field(gt=0, description="Wall-time budget, seconds.")] = None,
+        device: DEVICE = None,
+    ) -> TuneResult:
+        """The tuning engine on a launch configuration; kernel.py is not written: put the winner in a plan."""
+
+        def run(report: Callable[[str], None]) -> TuneResult:
+            from kernelopt.tuning.folder import TuneRequest, best_edit, prepare_folder, summarize, tune_folder
+
+            folder = roots.confine(path, "path")
+            if not (folder / "kernel.py").is_file() or not (folder / "reference.py").is_file():
+                raise UsageError(f"tune: {path} holds no kernel.py and reference.py")
+            request = TuneRequest(
+                folder=folder,
+                device=device or default_device,
+                kernel=kernel,
+                budget=budget,
+                budget_wall_s=budget_wall_s,
+            )
+            prepared = prepare_folder(request)
+            tuning = tune_folder(
+                prepared,
+                on_progress=lambda p: report(
+                    f"{p.candidates}/{p.budget} candidates, best {p.best_latency_us if p.best_latency_us else '-'} us"
+                ),
+            )
+            edit = best_edit(tuning) if tuning.judgement.better else None
+            return TuneResult(
+                summary=summarize(tuning), diff=edit.diff if edit else "", kernel_py=str(prepared.problem.kernel_py)
+            )
+
+        return await _long(ctx, run, lock=lock)
+
+    @server.tool()
+    async def memory_summary(
+        workspace: WS,
+        include_masked: bool = False,
+    ) -> MemorySummary:
+        """Every version's figures, verdict, action and commit (read before planning: no action twice)."""
+        from kernelopt.memory.summary import summary_rows
+
+        def run() -> MemorySummary:
+            ws = open_ws(workspace)
+            return MemorySummary(
+                workspace=str(ws.root), rows=summary_rows(list(ws.memory.records(include_masked=include_masked)))
+            )
+
+        return await _call(run)
+
+    @server.tool()
+    async def report(
+        workspace: WS,
+        markdown: Annotated[str | None, Field(description="Also write the Markdown report here.")] = None,
+        html: Annotated[str | None, Field(description="Also write a self-contained HTML report here.")] = None,
+    ) -> ReportResult:
+        """The workspace's report: timeline, roofline, evidence -> action -> result, failures."""
+
+        def run() -> ReportResult:
+            from kernelopt.report import collect, write_reports
+            from kernelopt.report.markdown import markdown_report
+
+            ws = open_ws(workspace)
+            md = roots.confine(markdown, "markdown") if markdown else None
+            page = roots.confine(html, "html") if html else None
+            data = collect(ws)
+            written = write_reports(data, markdown=md, html=page)
+            return ReportResult(
+                report=data, markdown=markdown_report(data), written={k: str(v) for k, v in written.items()}
+            )
+
+        return await _call(run)
+
+    return server
+
+
+def serve(roots: Roots, *, device: str | None = None) -> None:
+    """Run the server on stdin/stdout until the client closes it."""
+    build_server(roots, default_device=device).run("stdio")

@@ -1,0 +1,232 @@
+"""``kernelopt mcp``: the SDK's own stdio client drives a whole iteration on the CPU (init, profile, submit_plan,
+the agent's edit, validate, record), and every refusal is one line that leaves the workspace untouched."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from kernelopt.loop.journal import JOURNAL_FILE
+from kernelopt.stages import guard
+
+pytestmark = pytest.mark.timeout(240)
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+LOOP = Path(__file__).parent / "data" / "loop"
+
+PLAN = """---
+version: 1
+bottleneck_type: latency_bound
+action_category: block_size
+targets: [BLOCK]
+parameters: {{BLOCK: 1024}}
+expected_impact: 16x fewer torch.add calls
+risk_level: low
+counters_available: false
+---
+# Plan v1: block_size
+
+## Input Evidence
+
+- duration_us = {latency} us [profiles/v1/summary.json] -> one torch call per 64-element chunk dominates -> raise BLOCK to 1024
+
+## Search Log
+
+| Source | Query | Finding | Actionability |
+| --- | --- | --- | --- |
+| gpu-wiki | per-call overhead block size | larger blocks amortize per-call overhead | actionable: BLOCK 64 -> 1024 |
+
+## This Iteration's Optimization Action
+
+- **Category:** `block_size`
+- **Targets:** `BLOCK`
+- **Change:** `BLOCK` = 1024
+
+Raise BLOCK from 64 to 1024.
+
+## Expected Impact
+
+16x fewer calls.
+
+## Risks and Rollback
+
+record reverts kernel.py on a FAIL.
+"""
+
+Call = Callable[..., Awaitable[Any]]
+
+
+def _env() -> dict[str, str]:
+    keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "PATH")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    return {**env, "PYTHONPATH": SRC, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
+
+
+def session(roots: list[Path], body: Callable[[Call], Awaitable[None]]) -> None:
+    """Start ``kernelopt mcp --root ... --device cpu`` with the SDK's stdio client and run ``body(call)``;
+    ``call(tool, **arguments)`` returns (result, progress messages, seconds)."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    args = ["-m", "kernelopt", "mcp", "--device", "cpu"]
+    for root in roots:
+        args += ["--root", str(root)]
+
+    async def main() -> None:
+        params = StdioServerParameters(command=sys.executable, args=args, env=_env())
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as streams, ClientSession(*streams) as client:
+                await client.initialize()
+
+                async def call(tool: str, **arguments: Any) -> tuple[Any, list[str], float]:
+                    progress: list[str] = []
+
+                    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                        progress.append(message or "")
+
+                    t0 = time.monotonic()
+                    result = await client.call_tool(tool, arguments, progress_callback=on_progress)
+                    return result, progress, time.monotonic() - t0
+
+                await body(call)
+
+    anyio.run(main)
+
+
+def _refused(result: Any, *words: str) -> str:
+    assert result.is_error, result
+    text = result.content[0].text
+    assert "\n" not in text and "Traceback" not in text, text
+    for w in words:
+        assert w in text, text
+    return text
+
+
+def _state(ws: Path) -> tuple[dict[str, str], str, bytes]:
+    """What a refusal must leave as it was: every file, HEAD, the loop's journal."""
+    import subprocess
+
+    head = subprocess.run(["git", "-C", str(ws), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    journal = ws / ".kernelopt" / JOURNAL_FILE
+    return guard.snapshot(ws), head.stdout.strip(), journal.read_bytes() if journal.is_file() else b""
+
+
+def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    shutil.copytree(LOOP, root / "src")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(LOOP / "kernel.py", outside / "kernel.py")
+    (root / "escape").symlink_to(outside)  # a link out of the root is outside it
+    seen: dict[str, Any] = {}
+
+    async def body(call: Call) -> None:
+        tools = ("init", "status", "profile", "evidence", "compare", "wiki_search", "wiki_spec", "submit_plan")
+        init, _, _ = await call("init", name="add", kernel=str(root / "src/kernel.py"), reference="src/reference.py")
+        assert not init.is_error, init
+        ws = Path(init.structured_content["workspace"])
+        assert ws == (root / "kernel_opt_add").resolve() and init.structured_content["kernel_form"] == "function"
+        status, _, _ = await call("status", workspace="add")  # a name under the first root
+        assert status.structured_content["next"] == "profile"
+
+        # stage order: no plan, gate or record before the evidence
+        before = _state(ws)
+        _refused((await call("submit_plan", workspace=str(ws), plan="x"))[0], "not the next stage", "next is profile")
+        _refused((await call("validate", workspace=str(ws)))[0], "not the next stage")
+        _refused((await call("record", workspace=str(ws)))[0], "not the next stage")
+        assert _state(ws) == before
+
+        profiled, progress, seen["profile_s"] = await call("profile", workspace=str(ws))
+        assert not profiled.is_error, profiled
+        out = profiled.structured_content
+        assert out["stages"] == [
+            "V0: baseline_gate",
+            "V0: baseline_profile",
+            "V0: record",
+            "V0: stop check",
+            "V1: profile",
+        ]
+        assert out["status"]["next"] == "submit_plan" and out["status"]["version"] == 1
+        assert len(progress) >= 5 and any("committed" in p for p in progress)  # MCP progress notifications
+        latency = out["profile"]["kernels"][0]["metrics"]["duration_us"]["value"]
+        evidence, _, _ = await call("evidence", path=str(ws / "profiles/v1"))
+        assert evidence.structured_content["summary"]["kernels"][0]["metrics"]["duration_us"]["value"] == latency
+        hits, _, _ = await call("wiki_search", query="block size per-call overhead", limit=3)
+        assert 0 < len(hits.structured_content["hits"]) <= 3
+        spec, _, _ = await call("wiki_spec", gpu="H200")
+        assert spec.structured_content["id"] and not spec.is_error
+
+        # the refusals: outside the roots, a version that does not exist, a plan that skips the evidence
+        before = _state(ws)
+        _refused((await call("status", workspace="/etc"))[0], "outside the server's roots")
+        _refused((await call("evidence", path=str(root / "escape" / "kernel.py")))[0], "outside the server's roots")
+        _refused(
+            (await call("init", name="x", kernel=str(outside / "kernel.py"), reference="src/reference.py"))[0],
+            "kernel",
+            "outside the server's roots",
+        )
+        _refused((await call("report", workspace=str(ws), html="/tmp/x.html"))[0], "outside the server's roots")
+        _refused((await call("compare", workspace=str(ws), before=0, after=7))[0], "no version 7")
+        uncited = PLAN.format(latency=latency).replace(f"duration_us = {latency} us", "duration_us = 12345 us")
+        _refused((await call("submit_plan", workspace=str(ws), plan=uncited))[0], "cites no metric value")
+        no_evidence = PLAN.format(latency=latency).split("## Input Evidence")[0] + "## Search Log\n"
+        _refused((await call("submit_plan", workspace=str(ws), plan=no_evidence))[0], "plan refused")
+        assert _state(ws) == before
+        assert not (root / "kernel_opt_x").exists()
+
+        planned, _, _ = await call("submit_plan", workspace=str(ws), plan=PLAN.format(latency=latency))
+        assert not planned.is_error, planned
+        assert planned.structured_content["plan"]["action_category"] == "block_size"
+        assert planned.structured_content["status"]["next"] == "implement_then_validate"
+        assert (ws / "plans/v1_plan.md").is_file()
+
+        # the agent edits kernel.py itself; validate runs Stage 3's check under the guard, then the gate
+        kernel = ws / "kernel.py"
+        kernel.write_text(kernel.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
+        gated, progress, seen["validate_s"] = await call("validate", workspace=str(ws))
+        assert not gated.is_error, gated
+        out = gated.structured_content
+        assert out["stages"] == ["V1: implement", "V1: gate"] and progress
+        assert out["record"]["quality_gate"]["result"] == "PASS"
+        assert out["status"]["next"] == "record"
+        _refused((await call("profile", workspace=str(ws)))[0], "not the next stage", "next is record")
+
+        recorded, _, _ = await call("record", workspace=str(ws))
+        assert not recorded.is_error, recorded
+        out = recorded.structured_content
+        assert [o["version"] for o in out["status"]["outcomes"]] == [0, 1]
+        assert out["status"]["outcomes"][1]["result"] == "PASS" and out["status"]["next"] == "profile"
+        summary, _, _ = await call("memory_summary", workspace=str(ws))
+        rows = summary.structured_content["rows"]
+        assert [(r["version"], r["quality_gate"], r["action_category"]) for r in rows] == [
+            ("v0", "PASS", None),
+            ("v1", "PASS", "block_size"),
+        ]
+        report, _, _ = await call("report", workspace=str(ws))
+        assert "v1" in report.structured_content["markdown"].lower()
+        listed = await call("status", workspace=str(ws))
+        assert listed[0].structured_content["running"]
+        seen["tools"] = tools
+
+    session([root], body)
+    ws = root / "kernel_opt_add"
+    import subprocess
+
+    log = subprocess.run(["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True, check=True)
+    subjects = log.stdout.splitlines()
+    assert subjects[0].startswith("V1: ") and "block_size: BLOCK=1024" in subjects[0]
+    assert subjects[1].startswith("V0: baseline")
+    record = json.loads((ws / "memory/v1.json").read_text())
+    assert record["quality_gate"]["result"] == "PASS" and record["git_commit_hash"]
+    assert "BLOCK = 1024" in (ws / "kernel.py").read_text()
+    status = subprocess.run(["git", "-C", str(ws), "status", "--porcelain"], capture_output=True, text=True, check=True)
+    assert status.stdout == ""  # everything committed through record
