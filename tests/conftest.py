@@ -70,6 +70,7 @@ SLOW_FILES = (
     "test_workspace.py",
     "test_examples.py",
     "test_batch_kernelbench.py",
+    "test_size_scaling.py",
     "test_amd_runner.py",
     "test_loop_stop.py",
     "test_worker_protocol.py",

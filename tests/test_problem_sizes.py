@@ -34,7 +34,7 @@ def _ws(root: Path, card: str | None) -> Workspace:
 def test_constants_are_read_from_the_file_without_importing_it(tmp_path: Path) -> None:
     ref = tmp_path / "reference.py"
     ref.write_text("import torch\nN = 4096\nK: int = 3\nEPS = 1e-5\nFLAG = True\nname = 'x'\nM = N * 2\n")
-    assert size_constants(ref) == {"N": 4096, "K": 3, "EPS": 1e-5}
+    assert size_constants(ref) == {"N": 4096, "K": 3, "EPS": 1e-5, "M": 8192}  # a product too
     assert effective_constants(ref, sizes={}, scale=None) == {}
     # the scale leaves small integers (kernel sizes, strides) and floats alone
     assert effective_constants(ref, sizes={}, scale=0.25) == {"N": 1024}

@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.harness.sizes import SizePlan
+
 #: KernelBench's fast_p thresholds: the share of problems that are correct and faster than p x reference.
 #: Our choice: a level-1 problem validates in well under a minute; the limit only catches a stuck child.
 #: (Here, not in :mod:`.rows`, so that ``kernelopt --help`` and the other commands start without
@@ -72,6 +74,8 @@ class ProblemRow(BaseModel):
             compile pauses excluded; the rest of ``duration_s`` is overhead).
         attempts: how many times it was started (a lost Ray worker is retried once).
         host: where it ran (Ray: node and GPU), when known.
+        sizes: the sizes it ran at when a size scale (or the task card) changed them: what was scaled (from ->
+            to) and what was kept and why.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -96,6 +100,7 @@ class ProblemRow(BaseModel):
     work_s: float | None = None
     attempts: int = 1
     host: str | None = None
+    sizes: SizePlan | None = None
 
     @property
     def key(self) -> str:

@@ -139,6 +139,7 @@ def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
             "status": ProblemStatus(report.result.value),
             "correct": report.correctness.passed,
             "reason": report.failure_reason or figured.reason or row.reason,
+            "sizes": report.sizes,
         }
     )
 

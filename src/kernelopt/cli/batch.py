@@ -23,6 +23,7 @@ from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
+from kernelopt.harness.sizes import fmt_size
 from kernelopt.oneline import one_line
 from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import DEFAULT_ROOT
@@ -90,9 +91,30 @@ def render(result: BatchTable, out_dir: Path) -> None:
         ["p", "vs eager", "vs compile"],
         [[fmt(f.threshold), _share(f.eager), _share(f.compile)] for f in result.fast_p],
     )
+    _render_sizes(result)
     from kernelopt.batch.runner import CSV_FILE, TABLE_FILE
 
     info(f"table: {out_dir / TABLE_FILE}, {out_dir / CSV_FILE}")
+
+
+def _render_sizes(result: BatchTable) -> None:
+    """One table of the sizes the problems ran at, when a size scale or a task card changed them: what was
+    scaled (from -> to) and what was kept and why."""
+    rows = []
+    for r in result.rows:
+        if r.sizes is None:
+            continue
+        scale = "" if r.sizes.scale is None else f"x{r.sizes.scale:g}"
+        moved = ", ".join(f"{s.name} {fmt_size(s.before)}->{fmt_size(s.after)}" for s in r.sizes.scaled)
+        kept = ", ".join(f"{k.name} {fmt_size(k.value)} ({k.reason})" for k in r.sizes.kept)
+        rows.append([r.key, scale, one_line(moved, CELL_CHARS), one_line(kept, CELL_CHARS)])
+    if rows:
+        table(
+            "sizes (scaled from -> to; kept and why)",
+            ["problem", "scale", "scaled", "kept"],
+            rows,
+            name_width=NAME_WIDTH,
+        )
 
 
 class _Bar:

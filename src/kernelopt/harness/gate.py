@@ -23,7 +23,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from kernelopt.errors import EnvironmentProblem, GitError, RecordError, UsageError, disk_problem, disk_problem_in
+from kernelopt.errors import (
+    EnvironmentProblem,
+    GitError,
+    InputFileError,
+    RecordError,
+    UsageError,
+    disk_problem,
+    disk_problem_in,
+)
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
 from kernelopt.fileio import atomic_write_code, atomic_write_text
@@ -48,7 +56,7 @@ from kernelopt.harness.progress import Limits
 from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
-from kernelopt.harness.sizes import effective_constants
+from kernelopt.harness.sizes import SizePlan, SizeScaleError, SizeValue, effective_constants, size_candidates
 from kernelopt.harness.stats import (
     SampleStats,
     SpeedupEstimate,
@@ -104,6 +112,8 @@ class GateReport(BaseModel):
         notes: exceptions the gate accepted (enabling step) and other remarks.
         warnings: noise and accounting warnings.
         record_path: path of ``memory/v<N>.json``.
+        sizes: the problem's sizes when the task card or a size scale changed them: what was scaled (from ->
+            to), what was kept and why (:class:`~kernelopt.harness.sizes.SizePlan`).
     """
 
     result: GateResult
@@ -125,6 +135,7 @@ class GateReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     record_path: str | None = None
+    sizes: SizePlan | None = None
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -190,7 +201,8 @@ def _run(
     cases: list[int] | None,
     dtype_hint: str | None,
     bench: BenchSettings | None = None,
-    constants: dict[str, int | float] | None = None,
+    constants: dict[str, SizeValue] | None = None,
+    size_candidates: list[dict[str, SizeValue]] | None = None,
 ) -> RunOutcome:
     run_dir = new_run_dir(state_dir, mode.value)
     job = WorkerJob(
@@ -206,6 +218,7 @@ def _run(
         progress_path=str(run_dir / "progress.jsonl"),
         result_path=str(run_dir / "result.json"),
         constants=constants or {},
+        size_candidates=size_candidates or [],
     )
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
@@ -418,7 +431,7 @@ def check_files(
     settings: HarnessSettings | None = None,
     cases: list[int] | None = None,
     dtype_hint: str | None = None,
-    constants: dict[str, int | float] | None = None,
+    constants: dict[str, SizeValue] | None = None,
 ) -> CorrectnessReport:
     """Correctness of ``kernel_py`` against ``reference_py`` in a fresh worker.
 
@@ -477,7 +490,7 @@ def bench_files(
     cases: list[int] | None = None,
     dtype_hint: str | None = None,
     bench: BenchSettings | None = None,
-    constants: dict[str, int | float] | None = None,
+    constants: dict[str, SizeValue] | None = None,
 ) -> tuple[BenchReport, WorkerResult | None]:
     """Time ``kernel_py`` (ABBA against ``previous`` = (label, path) when given) in a fresh worker.
 
@@ -547,16 +560,118 @@ def check_correctness(
     )
 
 
-def problem_constants(workspace: Workspace, settings: HarnessSettings) -> dict[str, int | float]:
-    """The size constants to set in reference.py: the task card's ``sizes``, and ``size_scale`` (the
-    setting, else the card's) applied to the others.
+def problem_constants(workspace: Workspace, settings: HarnessSettings) -> dict[str, SizeValue]:
+    """The sizes to substitute in reference.py: the task card's ``sizes``, and ``size_scale`` (the
+    setting, else the card's) applied to the others: the plan the gate chose (:func:`problem_sizes`) when it
+    has run for these settings, else the plan asked for.
 
     Raises:
         UsageError: ``sizes`` names a constant reference.py lacks (exit 2, naming it).
+        SizeScaleError: the scale can shrink nothing.
     """
     card = workspace.task_card()
     scale = settings.size_scale if settings.size_scale is not None else card.size_scale
+    chosen = _chosen_sizes(workspace, _sizes_key(workspace, card, scale, settings))
+    if chosen is not None:
+        return dict(chosen.constants)
     return effective_constants(workspace.reference_py, sizes=card.sizes, scale=scale)
+
+
+SIZES_FILE = "sizes.json"
+"""The gate's chosen size plan, in the workspace's ``.kernelopt/`` (reused while its key holds)."""
+
+
+class _ChosenSizes(BaseModel):
+    key: str
+    plan: SizePlan
+
+
+def _sizes_key(workspace: Workspace, card: TaskCard, scale: float | None, settings: HarnessSettings) -> str:
+    sizes = ",".join(f"{k}={v}" for k, v in sorted(card.sizes.items()))
+    return f"{_sha256(workspace.reference_py)}|{scale}|{sizes}|{settings.device}"
+
+
+def _chosen_sizes(workspace: Workspace, key: str) -> SizePlan | None:
+    path = workspace.state_dir / SIZES_FILE
+    try:
+        chosen = _ChosenSizes.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return chosen.plan if chosen.key == key else None
+
+
+def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[SizePlan | None, list[str]]:
+    """The problem's sizes for this gate, and what to warn about them.
+
+    With a size scale below 1, the plans of :func:`~kernelopt.harness.sizes.size_candidates` are tried in a
+    ``size`` worker run (reference.py imported with each, the model and inputs built, the reference run
+    once) and the first that runs is kept in ``.kernelopt/sizes.json`` for every later run with these
+    settings. ``None``: neither sizes nor a scale is asked.
+
+    Raises:
+        UsageError: ``sizes`` names a constant reference.py lacks.
+        InputFileError: reference.py as written does not import (exit 2; one line, the reason).
+        SizeScaleError: no scale shrinks the problem and keeps it running (the rule or the reference's error).
+        EnvironmentProblem: no usable Python or device.
+    """
+    card = workspace.task_card()
+    scale = settings.size_scale if settings.size_scale is not None else card.size_scale
+    if not card.sizes and scale is None:
+        return None, []
+    key = _sizes_key(workspace, card, scale, settings)
+    chosen = _chosen_sizes(workspace, key)
+    candidates = (
+        [chosen] if chosen is not None else size_candidates(workspace.reference_py, sizes=card.sizes, scale=scale)
+    )
+    if chosen is not None or scale is None or scale >= 1:
+        return candidates[0], [_changed(candidates[0])]
+    state = workspace.state_dir.resolve()
+    source = KernelSource(label="sizes", kernel_py=str(workspace.kernel_py.resolve()), build_dir=str(state / "build"))
+    outcome = _run(
+        JobMode.SIZE,
+        kernels=[source],
+        reference_py=workspace.reference_py.resolve(),
+        state_dir=state,
+        settings=settings,
+        cases=None,
+        dtype_hint=card.dtype,
+        size_candidates=[c.constants for c in candidates],
+    )
+    plan = _sizes_outcome(workspace, outcome, candidates, scale)
+    atomic_write_text(workspace.state_dir / SIZES_FILE, _ChosenSizes(key=key, plan=plan).model_dump_json(indent=1))
+    warnings = [_changed(plan)]
+    failures = outcome.result.size_failures if outcome.result is not None else []
+    if failures and plan is not candidates[0]:
+        warnings.append(
+            f"the sizes asked for (x{scale:g}) broke the problem ({failures[0]}); ran with the nearest that runs"
+        )
+    return plan, warnings
+
+
+def _changed(plan: SizePlan) -> str:
+    return f"problem sizes changed from reference.py: {plan.line()}"
+
+
+def _sizes_outcome(workspace: Workspace, outcome: RunOutcome, candidates: list[SizePlan], scale: float) -> SizePlan:
+    """The plan the ``size`` run chose, or the error that says why none."""
+    result = outcome.result
+    name = workspace.reference_py.name
+    if result is None:
+        why = outcome.timeout_message if outcome.timed_out else last_line(outcome.stderr_tail or "", 300) or "no result"
+        raise SizeScaleError(f"no size scale could be tried on {name}: the reference's run {why}")
+    if result.failure is not None:  # reference.py as written does not import
+        raise InputFileError(workspace.reference_py, result.failure.message)
+    if result.size_choice is not None:
+        return candidates[result.size_choice]
+    first, last = result.size_failures[:1], result.size_failures[-1:]
+    tried = f"x{scale:g}: {first[0] if first else 'no result'}"
+    if len(result.size_failures) > 1:
+        biggest = candidates[len(result.size_failures) - 1]
+        tried += f"; the largest tried, x{biggest.scale:g}: {last[0]}"
+    raise SizeScaleError(
+        f"no size scale keeps {name} valid ({tried})",
+        hint="run it at full size (no --size-scale), or give its sizes in the task card (sizes:)",
+    )
 
 
 def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path | None, str]:
@@ -766,6 +881,7 @@ def validate(
         notes=decision.notes,
         warnings=list(dict.fromkeys(g.warnings)),
         record_path=str(record_path),
+        sizes=g.sizes,
     )
 
 
@@ -808,19 +924,23 @@ class _Gating:
     gate_dir: Path
     settings: HarnessSettings
     card: TaskCard
-    constants: dict[str, int | float]
+    sizes: SizePlan | None
     protected: dict[str, str | None]
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def constants(self) -> dict[str, SizeValue]:
+        return dict(self.sizes.constants) if self.sizes is not None else {}
 
     @classmethod
     def start(cls, workspace: Workspace, version: int, settings: HarnessSettings) -> _Gating:
         card = workspace.task_card()
-        constants = problem_constants(workspace, settings)
         label = version_label(version)
         gate_dir = workspace.state_dir / "gate" / label
         protected = {name: _sha256(workspace.root / name) for name in PROTECTED_FILES}
         gate_dir.mkdir(parents=True, exist_ok=True)
-        return cls(workspace, version, label, gate_dir, settings, card, constants, protected)
+        sizes, warnings = problem_sizes(workspace, settings)
+        return cls(workspace, version, label, gate_dir, settings, card, sizes, protected, warnings)
 
     def modified(self) -> list[str]:
         """The protected files whose content changed since the gate started (a change fails it)."""
@@ -840,10 +960,6 @@ def _correctness(g: _Gating) -> CorrectnessReport:
         constants=g.constants,
     )
     g.warnings += correctness.warnings
-    if g.constants:
-        g.warnings.append(
-            "problem sizes changed from reference.py: " + ", ".join(f"{k}={v}" for k, v in g.constants.items())
-        )
     return correctness
 
 

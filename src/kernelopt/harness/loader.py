@@ -11,13 +11,15 @@ Files are imported by the one module loader, :func:`kernelopt.worker.loader.load
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kernelopt.worker.loader import load_module  # the one loader; the harness's callers import it from here
+from kernelopt.worker.loader import load_module, unload  # the one loader; the harness's callers import it here
+
+__all__ = ["KernelPair", "check_shapes", "load_module", "load_pair", "pair_of", "unload"]
 
 
 @dataclass
@@ -91,9 +93,10 @@ def check_shapes(reference: ModuleType) -> None:
         )
 
 
-def load_pair(kernel_py: Path, reference_py: Path) -> KernelPair:
-    """Import both files and detect the form (KernelBench when the reference defines ``Model``)."""
-    reference = load_module(reference_py)
+def load_pair(kernel_py: Path, reference_py: Path, constants: Mapping[str, object] | None = None) -> KernelPair:
+    """Import both files and detect the form (KernelBench when the reference defines ``Model``);
+    ``constants`` are the problem's sizes, substituted as reference.py runs."""
+    reference = load_module(reference_py, overrides=constants)
     return pair_of(load_module(kernel_py), reference)
 
 

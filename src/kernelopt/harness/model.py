@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.harness.sizes import SizeValue
 from kernelopt.harness.stats import SampleStats, SpeedupEstimate
 from kernelopt.harness.tolerance import Tolerance
 from kernelopt.memory.model import CorrectnessStatus
@@ -36,6 +37,10 @@ class JobMode(StrEnum):
     CHECK = "check"
     BENCH = "bench"
     LOAD = "load"
+    SIZE = "size"
+    """Try the job's ``size_candidates`` in order (:mod:`kernelopt.harness.sizes`): import reference.py with
+    each, build the model and the first case's inputs and run the reference once; the first that runs is
+    the choice. The kernel is not loaded."""
 
 
 class TimingMethod(StrEnum):
@@ -121,8 +126,9 @@ class WorkerJob(_Model):
         bench: timing plan.
         progress_path: JSON-lines file the worker appends phase events to.
         result_path: where the worker writes its :class:`WorkerResult`.
-        constants: module-level constants of reference.py to set before anything is built (problem-size
-            overrides; name -> value), checked against the file by the orchestrator.
+        constants: module-level values of reference.py substituted as it runs (problem sizes; name ->
+            number or tuple), checked against the file by the orchestrator.
+        size_candidates: ``size`` mode: the sets of constants to try, in order.
     """
 
     mode: JobMode
@@ -136,7 +142,8 @@ class WorkerJob(_Model):
     bench: BenchSettings = Field(default_factory=BenchSettings)
     progress_path: str
     result_path: str
-    constants: dict[str, int | float] = Field(default_factory=dict)
+    constants: dict[str, SizeValue] = Field(default_factory=dict)
+    size_candidates: list[dict[str, SizeValue]] = Field(default_factory=list)
 
 
 class Failure(_Model):
@@ -255,6 +262,8 @@ class WorkerResult(_Model):
         failure: why the candidate failed; ``None`` when it did not.
         warnings: things the user should know (all-zero inputs, inputs re-randomized, ...).
         compile_s: seconds spent in JIT compilation hooks.
+        size_choice: ``size`` mode: the index of the first candidate the reference ran with (``None``: none).
+        size_failures: ``size`` mode: why each candidate before it (or every one) did not run, one line each.
     """
 
     mode: JobMode
@@ -269,6 +278,8 @@ class WorkerResult(_Model):
     failure: Failure | None = None
     warnings: list[str] = Field(default_factory=list)
     compile_s: float = 0.0
+    size_choice: int | None = None
+    size_failures: list[str] = Field(default_factory=list)
 
 
 class RunOutcome(_Model):

@@ -1,96 +1,602 @@
-"""Problem sizes: the module-level size constants of reference.py, overridden or scaled down.
+"""Problem sizes: the module-level sizes of reference.py, overridden by the task card or scaled down.
 
-Published KernelBench problems declare their sizes as module-level constants (``batch_size = 16``,
-``dim = 16384``) that ``get_inputs()`` and ``get_init_inputs()`` read when called. The task card's
-``sizes`` (name -> number) replaces some of them; ``size_scale`` (or ``--size-scale``) multiplies the
-others for a quick run. The file stays as written, so its sizes remain the default timed shape. The
-constants are found by parsing the file, never by importing it; the worker sets the values on the
-loaded module before anything is built. Pure: reads the one file it is given.
+Published KernelBench problems declare their sizes at module level, in every way Python allows:
+``batch_size = 16``, ``N = 2048 * 2``, ``input_shape = (32768,)``, ``height = width = 128``,
+``D, H, W = 16, 32, 32``, and shapes derived from them (``bias_shape = (out_channels, 1, 1)``) that
+``get_inputs()`` / ``get_init_inputs()`` read. The task card's ``sizes`` (name -> number) replaces some
+of them; ``size_scale`` (``--size-scale``) shrinks the others for a quick run. The file stays as written.
+
+This module reads those bindings by parsing the file (never importing it), evaluates their arithmetic,
+tells a size from a setting and makes a :class:`SizePlan`: which names are scaled (from -> to), which are
+kept and why, and the values the loader substitutes into the source before it runs
+(:func:`kernelopt.worker.loader.load_module`), so that everything derived from them follows.
+
+What is a size, by name and use: a name ``get_inputs`` passes as a tensor dimension (directly, through a
+module-level shape tuple, or through any ``*_shape`` tuple) or one named as a size (batch, channels,
+features, height, width, length, ...); never a name that says it is a setting (kernel size, stride,
+padding, dilation, groups, heads, pool sizes, dims, eps, ...), and never an integer below
+:data:`SCALE_MIN_VALUE`. The problem's own rules are kept: a size that ``groups`` / ``num_groups`` /
+heads divide stays a multiple of them, a spatial extent stays at least as large as the largest kernel or
+pool window, and sizes that were equal stay equal (the scaled value is a function of the value alone).
+Whether a plan really builds is tried by running the reference once (the gate's ``size`` run); when it
+does not, :func:`size_candidates` gives the nearest larger ones to try. Pure: reads the one file it is given.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.taskcard import TaskCard
 
-#: Integer constants below this are left alone by ``size_scale``: they are kernel sizes, strides,
-#: padding, small channel counts or ranks, whose meaning a scale would change (our choice).
+#: Integers below this are never scaled: kernel sizes, strides, small channel counts or ranks, whose meaning
+#: a scale would change, and which cost nothing anyway (our choice).
 SCALE_MIN_VALUE = 16
 
+#: The most plans :func:`size_candidates` offers (the requested one first).
+MAX_CANDIDATES = 9
 
-def size_constants(reference_py: Path) -> dict[str, int | float]:
-    """Module-level ``NAME = <number>`` assignments of ``reference_py`` (bools excluded), in file order.
+#: What a name like ``dim`` says it is; ``get_inputs`` passing it as a tensor dimension overrules the name.
+DIM_INDEX = "a dimension index"
 
-    Raises:
-        InputFileError: the file is missing or is not valid Python.
+#: A size value: a number or a literal tuple of numbers (``input_shape = (32768,)``).
+SizeValue = int | float | tuple[int | float, ...]
+
+# A setting, never a size, by its name (first match names the rule): (pattern, what it is).
+_SETTINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), what)
+    for p, what in (
+        (r"_shape$", ""),  # a shape tuple is a size, whatever else its name says (scale_shape, bias_shape)
+        (r"kernel|window|filter", "a kernel size"),
+        (r"pool", "a pool size"),
+        (r"stride", "a stride"),
+        (r"padding|^pad", "a padding"),
+        (r"dilation", "a dilation"),
+        (r"group", "a group count"),
+        (r"head", "a head count"),
+        (r"(?-i:^(dims?|axis|axes)$)|_dim$|^dim_|reduce", DIM_INDEX),  # DIM in capitals is a size
+        (
+            r"eps|momentum|slope|dropout|_p$|prob|scale|factor|value|^min|^max|min$|max$|clamp|divis|divide|multipl"
+            r"|constant|weight|bias|alpha|beta|gamma|temperature|threshold|^return|indices|margin|^p$|norm_type",
+            "not a size",
+        ),
+        (r"^(seed|iters?|steps?|repeat|num_layers|layers|top_?k)$", "not a size"),
+    )
+)
+_SIZE_NAME = re.compile(
+    r"batch|channel|feature|height|width|depth|length|^len|seq|hidden|embed|size|^dim\d*$|^(n|m|k|l|b|d|h|w)$"
+    r"|^n_|_n$|classes|tokens|spatial|rows|cols|elements|numel",
+    re.IGNORECASE,
+)
+_SPATIAL_NAME = re.compile(
+    r"height|width|depth|length|^len|seq|spatial|^(d|h|w|l)$|^dim[1-9]$|_in$|^input_length", re.IGNORECASE
+)
+_DIVISOR = re.compile(r"group|head", re.IGNORECASE)
+_BATCH_NAME = re.compile(r"batch|^b$", re.IGNORECASE)
+_WINDOW = re.compile(r"kernel|window|pool|filter", re.IGNORECASE)
+_TENSOR_MAKERS = frozenset(
+    {
+        "rand",
+        "randn",
+        "randint",
+        "ones",
+        "zeros",
+        "empty",
+        "full",
+        "arange",
+        "randperm",
+        "normal",
+        "empty_strided",
+        "rand_like",
+        "eye",
+        "tril",
+        "triu",
+        "linspace",
+    }
+)
+
+
+class SizeScaleError(UsageError):
+    """No size scale keeps the problem valid (the rule that prevents it is in the message); an ERROR of the
+    problem, never a FAIL of its kernel."""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One module-level name of reference.py with a number or tuple value.
+
+    Attributes:
+        name: the name bound.
+        value: its value as written (arithmetic evaluated).
+        line: the line of the statement that binds it.
+        derived: its expression reads other module-level names (``bias_shape = (out_channels, 1, 1)``): it
+            follows them, it is never substituted itself.
+        names: the module-level names its expression reads.
     """
+
+    name: str
+    value: SizeValue
+    line: int
+    derived: bool
+    names: frozenset[str]
+
+
+class ScaledSize(BaseModel):
+    """A size the plan changed: ``name`` from ``before`` to ``after`` (``derived``: it follows others;
+    ``card``: the task card's ``sizes`` set it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    before: SizeValue
+    after: SizeValue
+    derived: bool = False
+    card: bool = False
+
+
+class KeptSize(BaseModel):
+    """An integer the plan left as written, and why (``a kernel size``, ``a multiple of num_groups=8``...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    value: SizeValue
+    reason: str
+
+
+class SizePlan(BaseModel):
+    """What a problem's sizes become.
+
+    Attributes:
+        scale: the scale the plan applies (``None``: none asked; it may be larger than the scale asked when
+            the asked one breaks the problem).
+        asked_scale: the scale asked for.
+        spatial_floor: spatial extents are at least this many times the largest kernel or pool window.
+        scaled: the names that changed, in file order (derived ones included).
+        kept: the integers left as written and why, in file order.
+        constants: what the loader substitutes into reference.py (name -> value), before anything derived
+            is computed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    scale: float | None = None
+    asked_scale: float | None = None
+    spatial_floor: int = 1
+    scaled: list[ScaledSize] = Field(default_factory=list)
+    kept: list[KeptSize] = Field(default_factory=list)
+    constants: dict[str, SizeValue] = Field(default_factory=dict)
+
+    def line(self) -> str:
+        """``sizes x0.05: batch_size 16 -> 1, N 4096 -> 205; kept: kernel_size 3 (a kernel size)``."""
+        scale = "" if self.scale is None else f" x{self.scale:g}"
+        if self.asked_scale is not None and self.scale is not None and self.scale != self.asked_scale:
+            scale += f" (x{self.asked_scale:g} asked)"
+        moved = ", ".join(f"{s.name} {fmt_size(s.before)} -> {fmt_size(s.after)}" for s in self.scaled) or "none"
+        kept = ", ".join(f"{k.name} {fmt_size(k.value)} ({k.reason})" for k in self.kept)
+        return f"sizes{scale}: {moved}" + (f"; kept: {kept}" if kept else "")
+
+
+def fmt_size(value: SizeValue) -> str:
+    """``205``, ``(1638,)``, ``0.5``: a size as the tables show it."""
+    return str(tuple(value)) if isinstance(value, tuple) else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+# -- reading the file ----------------------------------------------------------------------------
+
+
+def _parse(reference_py: Path) -> ast.Module:
     path = Path(reference_py)
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:
         raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
-    out: dict[str, int | float] = {}
+
+
+_BINARY = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Div: lambda a, b: a / b,
+    ast.Mod: lambda a, b: a % b,
+}
+
+
+def evaluate(node: ast.expr, env: Mapping[str, SizeValue]) -> SizeValue | None:
+    """The value of a size expression (numbers, names of ``env``, ``+ - * / // % **``, a flat tuple), or
+    ``None`` when it is anything else."""
+    if isinstance(node, ast.Constant):
+        c = node.value
+        return c if isinstance(c, int | float) and not isinstance(c, bool) else None
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        v = evaluate(node.operand, env)
+        return None if not isinstance(v, int | float) else (-v if isinstance(node.op, ast.USub) else v)
+    if isinstance(node, ast.BinOp):
+        a, b = evaluate(node.left, env), evaluate(node.right, env)
+        if not isinstance(a, int | float) or not isinstance(b, int | float):
+            return None
+        if isinstance(node.op, ast.Pow):
+            return a**b if abs(b) <= 64 and abs(a) <= 2**20 else None
+        op = _BINARY.get(type(node.op))
+        try:
+            return op(a, b) if op else None
+        except ZeroDivisionError:
+            return None
+    if isinstance(node, ast.Tuple | ast.List):
+        items = [evaluate(e, env) for e in node.elts]
+        if any(not isinstance(v, int | float) for v in items):
+            return None
+        return tuple(v for v in items if isinstance(v, int | float))
+    return None
+
+
+def _names(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _statements(tree: ast.Module) -> Iterable[tuple[list[ast.expr], ast.expr, int]]:
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
+        if isinstance(node, ast.Assign):
+            yield node.targets, node.value, node.lineno
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        else:
-            continue
-        if not isinstance(target, ast.Name) or not isinstance(value, ast.Constant):
-            continue
-        if isinstance(value.value, bool) or not isinstance(value.value, int | float):
-            continue
-        out[target.id] = value.value
+            yield [node.target], node.value, node.lineno
+
+
+def bindings(tree: ast.Module, env: Mapping[str, SizeValue] | None = None) -> dict[str, Binding]:
+    """The module-level number and tuple bindings of ``tree`` in file order (a name bound twice: its last),
+    evaluated with ``env`` overriding the values of the names it holds (as the loader substitutes them)."""
+    over = dict(env or {})
+    values: dict[str, SizeValue] = {}
+    out: dict[str, Binding] = {}
+
+    def bind(name: str, value: SizeValue | None, line: int, names: frozenset[str]) -> None:
+        if name in over:
+            value = over[name]
+        if value is None:
+            values.pop(name, None)
+            out.pop(name, None)
+            return
+        values[name] = value
+        out.pop(name, None)
+        out[name] = Binding(name, value, line, derived=bool(names & set(values) - {name}), names=names)
+
+    for targets, value_node, line in _statements(tree):
+        names = _names(value_node)
+        value = evaluate(value_node, values)
+        for target in targets:
+            if isinstance(target, ast.Name):
+                bind(target.id, value, line, names)
+            elif isinstance(target, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in target.elts):
+                elts = target.elts
+                if isinstance(value_node, ast.Tuple | ast.List) and len(value_node.elts) == len(elts):
+                    for e, v in zip(elts, value_node.elts, strict=True):
+                        assert isinstance(e, ast.Name)
+                        bind(e.id, evaluate(v, values), line, _names(v))
+                else:
+                    for e in elts:
+                        assert isinstance(e, ast.Name)
+                        bind(e.id, None, line, names)
     return out
 
 
-def effective_constants(
-    reference_py: Path, *, sizes: Mapping[str, int | float], scale: float | None
-) -> dict[str, int | float]:
-    """The constants the worker sets: ``sizes`` as given, the other integer constants of at least
-    :data:`SCALE_MIN_VALUE` times ``scale`` (rounded, at least 1); empty when neither is asked.
+def size_constants(reference_py: Path) -> dict[str, int | float]:
+    """Module-level names of ``reference_py`` bound to a number (``N = 4096``, ``N = 2048 * 2``,
+    ``D, H, W = 16, 32, 32``; bools excluded), in file order, with their values.
 
     Raises:
-        UsageError: ``sizes`` names a constant reference.py does not define (exit 2, naming it), or a
-            value is not a positive number, or ``scale`` is outside (0, 1].
+        InputFileError: the file is missing or is not valid Python.
     """
-    if not sizes and scale is None:
-        return {}
+    found = bindings(_parse(reference_py))
+    return {b.name: b.value for b in found.values() if isinstance(b.value, int | float)}
+
+
+def _tensor_dim_names(tree: ast.Module, found: Mapping[str, Binding]) -> set[str]:
+    """The module-level names ``get_inputs`` passes as tensor dimensions (through shape tuples too), and
+    the names every ``*_shape`` binding reads."""
+    direct: set[str] = set()
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "get_inputs"):
+            continue
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            func = call.func
+            attr = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if attr not in _TENSOR_MAKERS:
+                continue
+            args: list[ast.expr] = list(call.args)
+            if attr == "randint" and len(args) >= 3:
+                args = args[2:]  # low, high, then the size
+            elif attr in ("full", "normal"):
+                args = args[:1] if attr == "full" else args[2:]
+            args += [kw.value for kw in call.keywords if kw.arg == "size"]
+            for arg in args:
+                direct |= _names(arg)
+    direct |= {n for b in found.values() if b.name.endswith("_shape") for n in b.names} | {
+        b.name for b in found.values() if b.name.endswith("_shape")
+    }
+    # through derived bindings: input_shape = (batch_size, dim) makes batch_size and dim dimensions
+    todo, seen = list(direct), set(direct)
+    while todo:
+        b = found.get(todo.pop())
+        if b is None:
+            continue
+        for n in b.names - seen:
+            seen.add(n)
+            todo.append(n)
+    return seen
+
+
+def _setting(name: str) -> str | None:
+    """What a setting name says it is, or ``None`` when the name does not say it is a setting."""
+    for pattern, what in _SETTINGS:
+        if pattern.search(name):
+            return what or None
+    return None
+
+
+# -- the plan ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The problem's own rules a scaled size keeps."""
+
+    divisors: dict[str, int]  # group / head counts: a size they divide stays a multiple of them
+    window: tuple[str, int] | None  # the largest kernel or pool window: spatial extents stay at least this
+
+
+def _literal_divisors(tree: ast.Module) -> dict[str, int]:
+    """Group and head counts written in the code rather than at module level: an integer default of a
+    parameter named so (``def __init__(self, ..., num_groups=4)``), a keyword argument (``groups=4``), and
+    ``nn.GroupNorm(8, channels)``'s first argument."""
+    out: dict[str, int] = {}
+
+    def add(name: str, node: ast.AST | None) -> None:
+        value = node.value if isinstance(node, ast.Constant) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 1 and _DIVISOR.search(name):
+            out.setdefault(name, value)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            args = node.args
+            positional = args.posonlyargs + args.args
+            for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True):
+                add(arg.arg, default)
+            for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+                add(arg.arg, kw_default)
+        elif isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg:
+                    add(kw.arg, kw.value)
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "GroupNorm" and node.args:
+                add("num_groups", node.args[0])
+    return out
+
+
+def _rules(found: Mapping[str, Binding], tree: ast.Module) -> _Rules:
+    divisors: dict[str, int] = {k: v for k, v in _literal_divisors(tree).items() if k not in found}
+    window: tuple[str, int] | None = None
+    for b in found.values():
+        if b.derived:
+            continue
+        values = b.value if isinstance(b.value, tuple) else (b.value,)
+        ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+        if _DIVISOR.search(b.name) and len(ints) == 1 and ints[0] > 1:
+            divisors[b.name] = ints[0]
+        if _WINDOW.search(b.name) and ints and max(ints) > 1 and (window is None or max(ints) > window[1]):
+            window = (b.name, max(ints))
+    return _Rules(divisors, window)
+
+
+def _size_kind(b: Binding, dims: set[str]) -> str | None:
+    """``None`` when ``b`` is a size to scale; else why it is kept."""
+    what = _setting(b.name)
+    if what is not None and not (what == DIM_INDEX and b.name in dims):
+        return what
+    values = b.value if isinstance(b.value, tuple) else (b.value,)
+    if any(isinstance(v, float) for v in values):
+        return "not an integer"
+    if b.name not in dims and not _SIZE_NAME.search(b.name):
+        return "not used as a tensor dimension"
+    if max((abs(v) for v in values), default=0) < SCALE_MIN_VALUE:
+        return f"below {SCALE_MIN_VALUE}"
+    return None
+
+
+class _Kind(StrEnum):
+    """What a size measures, for the rules it keeps: equal values of one kind stay equal."""
+
+    BATCH = "batch"
+    SPATIAL = "spatial"  # at least the largest kernel or pool window
+    CHANNEL = "channel"  # channels, features, matrix extents, shape tuples: a multiple of the group counts
+
+
+def _kind(name: str) -> _Kind:
+    if _BATCH_NAME.search(name):
+        return _Kind.BATCH
+    return _Kind.SPATIAL if _SPATIAL_NAME.search(name) else _Kind.CHANNEL
+
+
+def _scale_value(v: int, scale: float, *, kind: _Kind, rules: _Rules, floor_factor: int) -> tuple[int, str | None]:
+    """``v`` scaled under the rules, and the rule that kept it from shrinking further (``None``: none)."""
+    if v < SCALE_MIN_VALUE:
+        return v, f"below {SCALE_MIN_VALUE}"
+    target = max(1, round(v * scale))
+    why: str | None = None
+    step = 1
+    if kind is _Kind.CHANNEL:
+        for name, g in rules.divisors.items():
+            if v % g == 0:
+                step = math.lcm(step, g)
+                if target < g or target % g:
+                    why = f"a multiple of {name}={g}"
+    lowest = step
+    if kind is _Kind.SPATIAL and rules.window is not None:
+        name, k = rules.window
+        floor = k * floor_factor
+        if target < floor:
+            lowest = max(lowest, floor)
+            why = f"at least {name}={k}" + (f" x{floor_factor}" if floor_factor > 1 else "")
+    out = max(lowest, target)
+    out = -(-out // step) * step  # a multiple of every group count that divides v
+    return min(v, out), why
+
+
+def _plan(
+    found: Mapping[str, Binding],
+    dims: set[str],
+    card: Mapping[str, int | float],
+    scale: float | None,
+    floor_factor: int,
+    tree: ast.Module,
+) -> SizePlan:
+    rules = _rules(found, tree)
+    constants: dict[str, SizeValue] = dict(card)
+    kept: list[KeptSize] = []
+    memo: dict[tuple[int, _Kind], tuple[int, str | None]] = {}
+
+    def scaled(v: int | float, kind: _Kind) -> tuple[int | float, str | None]:
+        if scale is None or not isinstance(v, int):
+            return v, None
+        if (v, kind) not in memo:  # one value, one result: sizes of a kind that were equal stay equal
+            memo[v, kind] = _scale_value(v, scale, kind=kind, rules=rules, floor_factor=floor_factor)
+        return memo[v, kind]
+
+    for b in found.values():
+        if b.name in card or b.derived or scale is None or scale == 1:
+            continue
+        why_kept = _size_kind(b, dims)
+        ints = b.value if isinstance(b.value, tuple) else (b.value,)
+        if why_kept is not None:
+            if any(isinstance(v, int) for v in ints) and why_kept != "not an integer":
+                kept.append(KeptSize(name=b.name, value=b.value, reason=why_kept))
+            continue
+        kind = _kind(b.name)
+        results = [scaled(v, kind) for v in ints]
+        after: SizeValue = tuple(r[0] for r in results) if isinstance(b.value, tuple) else results[0][0]
+        if after == b.value:
+            why = next((r[1] for r in results if r[1]), None) or "too small to shrink"
+            kept.append(KeptSize(name=b.name, value=b.value, reason=why))
+        else:
+            constants[b.name] = after
+    after_all = bindings(tree, constants)
+    changes: list[ScaledSize] = []
+    for name, b in found.items():
+        now = after_all.get(name)
+        if now is None or now.value == b.value:
+            continue
+        if name in card or name in constants or b.derived:
+            changes.append(ScaledSize(name=name, before=b.value, after=now.value, derived=b.derived, card=name in card))
+    return SizePlan(scale=scale, spatial_floor=floor_factor, scaled=changes, kept=kept, constants=constants)
+
+
+def _checked(
+    reference_py: Path, sizes: Mapping[str, int | float], scale: float | None
+) -> tuple[ast.Module, dict[str, Binding]]:
     if scale is not None and not 0 < scale <= 1:
         raise UsageError(f"size scale {scale:g} is outside (0, 1]", hint="use e.g. --size-scale 0.25")
-    found = size_constants(reference_py)
+    tree = _parse(reference_py)
+    found = bindings(tree)
     for name, value in sizes.items():
         if name not in found:
-            known = ", ".join(found) or "none"
+            known = ", ".join(b.name for b in found.values() if isinstance(b.value, int | float)) or "none"
             raise UsageError(
                 f"task card sizes: {reference_py} defines no module-level size constant {name!r}",
                 hint=f"its constants: {known}",
             )
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise UsageError(f"task card sizes: {name} = {value!r} is not a positive number")
-    out: dict[str, int | float] = dict(sizes)
-    if scale is not None and scale != 1:
-        scaled = [n for n, v in found.items() if n not in out and isinstance(v, int) and v >= SCALE_MIN_VALUE]
-        if not scaled:
-            raise UsageError(
-                f"size scale {scale:g} changes nothing: {reference_py.name} has no module-level integer size "
-                f"constant of {SCALE_MIN_VALUE} or more to scale",
+    return tree, found
+
+
+def plan_sizes(
+    reference_py: Path, *, sizes: Mapping[str, int | float], scale: float | None, spatial_floor: int = 1
+) -> SizePlan:
+    """The plan of ``reference_py``'s sizes: the task card's ``sizes`` as given, the sizes scaled by
+    ``scale`` under the problem's rules (see the module docstring).
+
+    Raises:
+        UsageError: ``sizes`` names a name reference.py does not bind (exit 2, naming it), a value is not a
+            positive number, or ``scale`` is outside (0, 1].
+        SizeScaleError: ``scale`` < 1 is asked and no size of the file can shrink (the message says what
+            keeps each one).
+    """
+    tree, found = _checked(reference_py, sizes, scale)
+    dims = _tensor_dim_names(tree, found)
+    plan = _plan(found, dims, sizes, scale, spatial_floor, tree)
+    plan = plan.model_copy(update={"asked_scale": scale})
+    if scale is not None and scale < 1 and not any(not s.card for s in plan.scaled):
+        name = Path(reference_py).name
+        if not plan.kept:
+            raise SizeScaleError(
+                f"size scale {scale:g} changes nothing: {name} has no module-level integer size to scale",
                 hint="its sizes are in SHAPES or get_inputs' defaults: add a smaller SHAPES entry, or make the "
                 "sizes module-level constants (batch_size = 16384)",
             )
-        for name in scaled:
-            out[name] = max(1, round(found[name] * scale))
-    return out
+        kept = "; ".join(f"{k.name}={fmt_size(k.value)}: {k.reason}" for k in plan.kept)
+        raise SizeScaleError(
+            f"size scale {scale:g} cannot shrink {Path(reference_py).name}: {kept}",
+            hint="run it at full size (no --size-scale), or give its sizes in the task card (sizes:)",
+        )
+    return plan
 
 
-def card_constants(reference_py: Path, size_scale: float | None) -> dict[str, int | float]:
+def size_candidates(reference_py: Path, *, sizes: Mapping[str, int | float], scale: float | None) -> list[SizePlan]:
+    """The plan asked for first, then the nearest larger ones to try when it breaks the problem: spatial
+    extents at 2 and 4 times the largest window, then the scale doubled, up to :data:`MAX_CANDIDATES` plans
+    (distinct ones, each still shrinking something).
+
+    Raises:
+        as :func:`plan_sizes` (for the plan asked for).
+    """
+    first = plan_sizes(reference_py, sizes=sizes, scale=scale)
+    if scale is None or scale >= 1:
+        return [first]
+    tree, found = _checked(reference_py, sizes, scale)
+    dims = _tensor_dim_names(tree, found)
+    out, seen = [first], [first.constants]
+    s = scale
+    while s < 1 and len(out) < MAX_CANDIDATES:
+        for factor in (1, 2, 4):
+            plan = _plan(found, dims, sizes, s, factor, tree).model_copy(update={"asked_scale": scale})
+            if plan.constants not in seen and any(not c.card for c in plan.scaled):
+                seen.append(plan.constants)
+                out.append(plan)
+        s *= 2
+    return out[:MAX_CANDIDATES]
+
+
+def effective_constants(
+    reference_py: Path, *, sizes: Mapping[str, int | float], scale: float | None
+) -> dict[str, SizeValue]:
+    """The values the loader substitutes (the plan asked for, :func:`plan_sizes`); empty when neither
+    ``sizes`` nor ``scale`` is asked.
+
+    Raises:
+        as :func:`plan_sizes`.
+    """
+    if not sizes and scale is None:
+        return {}
+    return dict(plan_sizes(reference_py, sizes=sizes, scale=scale).constants)
+
+
+def card_constants(reference_py: Path, size_scale: float | None) -> dict[str, SizeValue]:
     """The constants for a process that has only the paths (the profiler's driver): the task card
     ``README.md`` beside reference.py and ``size_scale`` (``KERNELOPT_SIZE_SCALE``; None: the card's),
     the same sizes the gate uses.

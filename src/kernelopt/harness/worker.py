@@ -181,13 +181,12 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
     # reference.py's import is timed on its own (the start-up limit): one that hangs is said at once
     ctx.progress.phase(Phase.REFERENCE)
     with _user("loading", "reference.py", version=first.label):
-        reference = load_module(Path(job.reference_py))
+        # the problem's sizes are substituted as the file runs: whatever it derives from them follows
+        reference = load_module(Path(job.reference_py), overrides=job.constants)
         check_shapes(reference)
     ctx.progress.phase(Phase.LOAD)
     with _user("loading", "kernel.py", version=first.label):
         pair = pair_of(load_module(Path(first.kernel_py)), reference)
-    for name, value in job.constants.items():  # problem-size overrides, checked by the orchestrator
-        setattr(pair.reference, name, value)
     loaded.append(_Loaded(first, pair))
     for source in job.kernels[1:]:
         _version_env(source)
@@ -252,6 +251,56 @@ def _cases(ctx: _Ctx, shapes: Sequence[Mapping[str, Any]]) -> list[int]:
                 Failure(message=f"no case {i}: reference.py SHAPES has {n_shapes} entries", error_class="UsageError")
             )
     return wanted
+
+
+# -- sizes -------------------------------------------------------------------------------------
+
+
+def _sizes(ctx: _Ctx) -> None:
+    """``size`` mode: reference.py as written must import; then each candidate set of sizes in turn is
+    substituted, the model and the first case's inputs built and the reference run once, until one runs
+    (``result.size_choice``); why each other one did not is ``result.size_failures``. When none runs, the
+    model as written is built on the meta device (no memory): one that cannot be built is the failure."""
+    import torch
+
+    from kernelopt.harness.inputs import build_inputs
+    from kernelopt.harness.loader import check_shapes, load_module, pair_of, unload
+    from kernelopt.harness.timers import synchronize
+
+    job = ctx.job
+    path = Path(job.reference_py)
+    ctx.progress.phase(Phase.REFERENCE)
+    with _user("loading", "reference.py"):
+        plain = load_module(path)
+        check_shapes(plain)
+    unload(plain)
+    for i, constants in enumerate(job.size_candidates):
+        label = ",".join(f"{k}={v}" for k, v in constants.items())
+        ctx.progress.phase(Phase.CASE, case=i, label=label)
+        module = None
+        try:
+            with _user("sizes", f"reference.py at {label}"):
+                module = load_module(path, overrides=constants)
+                pair = pair_of(module, module)
+                torch.manual_seed(0)
+                ref = pair.reference_fn(ctx.device)
+                ref(*build_inputs(pair, pair.shapes[0], ctx.device, 0))
+                synchronize(ctx.device)
+        except CandidateFailed as failed:
+            ctx.result.size_failures.append(failed.failure.message)
+            continue
+        finally:
+            if module is not None:
+                unload(module)
+            if ctx.device.startswith("cuda"):
+                torch.cuda.empty_cache()
+        ctx.result.size_choice = i
+        return
+    if job.size_candidates:  # none ran: a model that cannot be built as written is the file's defect, not the sizes'
+        with _user("setup", "reference.py Model / get_init_inputs (as written, on the meta device)"):
+            pair = pair_of(plain, plain)
+            with torch.device("meta"):
+                pair.reference_fn(None)
 
 
 # -- correctness -------------------------------------------------------------------------------
@@ -677,6 +726,9 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
     _ACTIVE.append(ctx)
     try:
         with torch.no_grad():
+            if job.mode is JobMode.SIZE:
+                _sizes(ctx)
+                return result
             loaded = _load(ctx)
             if not device.startswith("cuda") and "triton" in sys.modules:
                 patch_interpreter()  # the kernels imported Triton: they run in its interpreter on the CPU

@@ -232,9 +232,8 @@ def _problem(args: argparse.Namespace, result: DriverResult) -> tuple[Any, list[
     from kernelopt.harness.loader import load_pair
     from kernelopt.harness.sizes import card_constants
 
-    pair = load_pair(Path(args.kernel), Path(args.reference))
-    for name, value in card_constants(Path(args.reference), EnvSettings.read().size_scale).items():
-        setattr(pair.reference, name, value)
+    constants = card_constants(Path(args.reference), EnvSettings.read().size_scale)
+    pair = load_pair(Path(args.kernel), Path(args.reference), constants)
     result.form = pair.form
     if not 0 <= args.shape_index < len(pair.shapes):
         raise IndexError(f"shape index {args.shape_index} out of range (reference has {len(pair.shapes)} shapes)")

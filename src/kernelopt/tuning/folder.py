@@ -44,7 +44,7 @@ from kernelopt import __version__
 from kernelopt.errors import UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
-from kernelopt.harness.sizes import size_constants
+from kernelopt.harness.sizes import SizeValue, size_constants
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import AutotuneEvaluation, EditResult, ResourceLimits, Tunable, apply_source
 from kernelopt.tunables.evaluate import discover_evaluated
@@ -238,7 +238,7 @@ def problem_sizes(problem: Problem) -> dict[str, int]:
     """The problem's integer sizes for the rule "a tile is no larger than the problem": reference.py's
     module-level constants (with the task card's sizes applied), then the primary shape's keyword arguments
     (read from a literal ``SHAPES``; a computed one gives none)."""
-    numbers: dict[str, int | float] = {**size_constants(problem.reference_py), **problem.constants}
+    numbers: dict[str, SizeValue] = {**size_constants(problem.reference_py), **problem.constants}
     shapes = literal_shapes(problem.reference_py) or []
     numbers.update({k: v for k, v in problem.primary_shape(shapes).kwargs.items() if isinstance(v, int | float)})
     return {k: v for k, v in numbers.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}

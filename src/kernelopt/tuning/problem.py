@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
-from kernelopt.harness.sizes import effective_constants, size_constants
+from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
 from kernelopt.kernelsource import runs_in_interpreter, smallest_shape_index, timed_shape_index
 from kernelopt.taskcard import TaskCard
 
@@ -65,7 +65,7 @@ class ProblemShape(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kwargs: dict[str, ShapeValue] = Field(default_factory=dict)
-    constants: dict[str, Number] = Field(default_factory=dict)
+    constants: dict[str, SizeValue] = Field(default_factory=dict)
 
     def label(self) -> str:
         """``M=16384,N=8192`` (kwargs, then constants); ``default`` when both are empty."""
@@ -163,13 +163,13 @@ def compile_shape(
         value = primary.kwargs[name]
         assert isinstance(value, int)
         return ProblemShape(kwargs={**primary.kwargs, name: shrink(value)}, constants=primary.constants)
-    effective: dict[str, ShapeValue] = {**module_constants, **primary.constants}
-    name = _leading({k: effective[k] for k in module_constants})
+    effective: dict[str, SizeValue] = {**module_constants, **primary.constants}
+    name = _leading({k: v for k in module_constants if not isinstance(v := effective[k], tuple)})
     if name is None:
         return primary
-    value = effective[name]
-    assert isinstance(value, int)
-    return ProblemShape(kwargs=primary.kwargs, constants={**primary.constants, name: shrink(value)})
+    leading = effective[name]
+    assert isinstance(leading, int)
+    return ProblemShape(kwargs=primary.kwargs, constants={**primary.constants, name: shrink(leading)})
 
 
 _OPERATORS = {
@@ -244,7 +244,7 @@ class Problem(BaseModel):
     kernel_py: Path
     device: str | None = None
     dtype_hint: str | None = None
-    constants: dict[str, Number] = Field(default_factory=dict)
+    constants: dict[str, SizeValue] = Field(default_factory=dict)
     shape: dict[str, ShapeValue] | None = None
     atol: float | None = Field(default=None, ge=0)
     rtol: float | None = Field(default=None, ge=0)

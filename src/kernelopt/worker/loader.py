@@ -6,14 +6,20 @@ second version of a file is never served from ``sys.modules`` and the file's own
 (a kernel that imports a helper module beside it). :func:`unload` forgets a module again, so a
 long-lived worker that loads hundreds of candidates does not keep them all.
 
+A problem's sizes can be substituted as the file runs (``overrides``, the plan of
+:mod:`kernelopt.harness.sizes`): each named value is assigned again right after the module-level
+statement that binds it, before any later statement reads it, so shapes derived from it follow.
+
 Importing user code runs it: only worker processes call these functions.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import itertools
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -29,7 +35,41 @@ def module_name(path: Path) -> str:
     return f"{PREFIX}{stem}_{next(_counter)}"
 
 
-def load_module(path: Path, *, name: str | None = None) -> ModuleType:
+def _bound_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [n for e in target.elts for n in _bound_names(e)]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return []
+
+
+def substitute(tree: ast.Module, overrides: Mapping[str, object]) -> set[str]:
+    """Put ``name = value`` after every module-level assignment of ``tree`` that binds a name of
+    ``overrides`` (plain, annotated, chained or unpacked); returns the names it found bound. Values are
+    numbers or tuples of numbers (written as their ``repr``)."""
+    body: list[ast.stmt] = []
+    found: set[str] = set()
+    for stmt in tree.body:
+        body.append(stmt)
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets = [stmt.target]
+        else:
+            continue
+        for bound in dict.fromkeys(n for t in targets for n in _bound_names(t)):
+            if bound in overrides:
+                value = ast.parse(repr(overrides[bound]), mode="eval").body
+                assign = ast.Assign(targets=[ast.Name(id=bound, ctx=ast.Store())], value=value)
+                body.append(ast.fix_missing_locations(ast.copy_location(assign, stmt)))
+                found.add(bound)
+    tree.body = body
+    return found
+
+
+def load_module(path: Path, *, name: str | None = None, overrides: Mapping[str, object] | None = None) -> ModuleType:
     """Import the Python file at ``path`` as a new module.
 
     The module is registered in ``sys.modules`` under its name (dataclasses, pickling and Triton's
@@ -38,6 +78,8 @@ def load_module(path: Path, *, name: str | None = None) -> ModuleType:
     Args:
         path: the file to import.
         name: the module's name; default :func:`module_name` (fresh each call).
+        overrides: module-level values to substitute as the file runs (:func:`substitute`); a name the
+            file never binds at module level is set on the module after it ran.
 
     Raises:
         ImportError: the file cannot be loaded. An exception the file raises while it executes
@@ -55,7 +97,15 @@ def load_module(path: Path, *, name: str | None = None) -> ModuleType:
     if folder not in sys.path:
         sys.path.insert(0, folder)
     try:
-        spec.loader.exec_module(module)
+        if overrides:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            found = substitute(tree, overrides)
+            exec(compile(tree, str(path), "exec"), module.__dict__)  # the user's file, as an import runs it
+            for key, value in overrides.items():
+                if key not in found:
+                    setattr(module, key, value)
+        else:
+            spec.loader.exec_module(module)
     except BaseException:
         sys.modules.pop(name, None)
         raise
