@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.harness import runner
 from kernelopt.harness.gate import check_files
-from kernelopt.harness.runner import OutputCap
 from kernelopt.harness.settings import HarnessSettings
 from kernelopt.proc import start_command
+from kernelopt.worker import output
+from kernelopt.worker.output import OutputCap
 
 from .conftest import DATA, KERNELS
 
@@ -57,7 +57,7 @@ def test_every_cut_keeps_the_head_and_the_newest_tail_and_counts_the_rest(
     """Both ways of cutting (in place where the file system can, else the tail read and the file cut back
     to its head), written to between cuts as a child would: head + note + the newest tail, the count exact."""
     if not in_place:
-        monkeypatch.setattr(runner, "_collapse", lambda fd, offset, length: False)
+        monkeypatch.setattr(output, "_collapse", lambda fd, offset, length: False)
     path = tmp_path / "stdout.txt"
     path.write_bytes(b"")
     cap = OutputCap(path, head_bytes=1000, tail_bytes=1000)

@@ -271,3 +271,34 @@ def test_a_full_disk_names_the_file_and_tunes_own_flag(
         error,
     ), error
     assert (folder / "kernel.py").read_text() == before
+
+
+# ---------------------------------------------------------------------------------------------- defect 14
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_that_prints_without_end_leaves_bounded_logs_with_head_and_tail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defect 14: a kernel printing 2 MB a call left 244 MB of logs after a 4.5 s session. The workers' logs
+    are kept to their head and tail by the harness's one cap (:class:`kernelopt.worker.output.OutputCap`)."""
+    from kernelopt.worker.output import OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES
+
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    _edit(
+        folder / "kernel.py",
+        "    out = torch.empty_like(x)\n",
+        "    import sys\n"
+        "    sys.stdout.write('call start\\n' + 'x' * (1 << 16) + '\\ncall end\\n')\n"
+        "    out = torch.empty_like(x)\n",
+    )
+    code, doc, err = _tune(capsys, str(folder), *FAST, "--dry-run", "--json")
+    assert code == 0, err
+    logs = list((Path(doc["session_dir"]) / "logs").glob("bench-*.log"))
+    assert logs
+    bound = OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES + 4096
+    sizes = {p.name: p.stat().st_size for p in logs}
+    assert all(size <= bound for size in sizes.values()), sizes  # 280 calls of 64 KB: 18 MB before
+    text = max(logs, key=lambda p: p.stat().st_size).read_text()
+    assert text.startswith("call start\n") and text.endswith("call end\n")  # the head and the newest tail
+    assert re.search(r"\[kernelopt: at least \d+ bytes of output dropped here; the first \d+ and the last", text)

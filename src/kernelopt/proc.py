@@ -569,7 +569,7 @@ def start_command(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     args = [os.fspath(a) for a in argv]
     start = time.monotonic()
-    # Append mode: a watcher may cut a file that floods (kernelopt.harness.runner.OutputCap) and the
+    # Append mode: a watcher may cut a file that floods (kernelopt.worker.output.OutputCap) and the
     # child's next write then lands at the new end instead of leaving a hole.
     token = uuid.uuid4().hex
     with _fresh_append(stdout_path) as out_fh, _fresh_append(stderr_path) as err_fh:

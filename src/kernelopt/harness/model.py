@@ -297,7 +297,7 @@ class RunOutcome(_Model):
         duration_s: wall-clock seconds.
         run_dir: folder with job.json, progress.jsonl, result.json, stdout/stderr.
         output_dropped_bytes: bytes of stdout + stderr cut from the middle of the files (head and tail
-            kept, see :class:`kernelopt.harness.runner.OutputCap`).
+            kept, see :class:`kernelopt.worker.output.OutputCap`).
     """
 
     result: WorkerResult | None = None

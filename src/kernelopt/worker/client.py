@@ -9,7 +9,9 @@ or a :class:`~kernelopt.worker.messages.Failure` value:
 - ``WORKER_CRASH`` when the child died (its signal and the telling line of its log),
 - ``RUN_TIMEOUT`` when no reply came within the request's limit (the child's whole group is killed first).
 
-A dead or killed worker is started again (setup again) by the next request. Whatever the child started
+The child's output goes to its log (``<name>-<start>.log``), kept to its head and tail while it runs
+(:class:`~kernelopt.worker.output.OutputCap`, the harness's cap): a kernel that prints without end costs a
+bounded log. A dead or killed worker is started again (setup again) by the next request. Whatever the child started
 dies with it: every kill is a process-group kill, also after a crash and on :meth:`WorkerProcess.close`.
 
 Linux ends a child whose *thread* of creation exits (``PR_SET_PDEATHSIG`` follows the thread), so start
@@ -49,6 +51,7 @@ from kernelopt.worker.messages import (
     Setup,
     Shutdown,
 )
+from kernelopt.worker.output import OutputCap
 
 if TYPE_CHECKING:
     from kernelopt.worker.forkpool import ForkedWorker
@@ -60,6 +63,8 @@ of seconds; the same figure as the harness's ``KERNELOPT_STARTUP_TIMEOUT_S`` def
 EXIT_GRACE_S = 5.0
 """How long :meth:`WorkerProcess.close` waits for the child to exit after Shutdown before killing its group."""
 LOG_TAIL_BYTES = 64 * 1024
+TRIM_EVERY_S = 0.5
+"""How often the log of a worker serving a request is trimmed to its head and tail (:class:`OutputCap`)."""
 
 OnEvent = Callable[[Event], float | None]
 """Called with each event of the running request; a number it returns is the request's new limit,
@@ -171,6 +176,7 @@ class WorkerProcess:
         self._pending: tuple[int, float] | None = None  # (request id, deadline) of the request in flight
         self._pending_limit_s = 0.0
         self._start_deadline: float | None = None
+        self._cap: OutputCap | None = None  # the current start's log, kept to its head and tail
 
     # -- start ------------------------------------------------------------------------------------
 
@@ -195,6 +201,7 @@ class WorkerProcess:
         self._discard()
         self.starts += 1
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self._cap = OutputCap(self.log_path)
         (parent_r, parent_w), (child_r, child_w) = pipe_pair()
         env = worker_env(self._env, {WORKER_FDS: f"{child_r},{child_w}"})
         try:
@@ -310,11 +317,13 @@ class WorkerProcess:
             try:
                 message = self._channel.receive(0.0)  # what is already there first
                 if message is None:
-                    left = min(wait_until, deadline) - time.monotonic()
+                    left = min(wait_until, deadline, time.monotonic() + TRIM_EVERY_S) - time.monotonic()
                     message = self._channel.receive(left) if left > 0 else None
             except ChannelClosed:
                 return self._finish(self._death(request_id, "while serving the request"))
             if message is None:
+                if self._cap is not None:
+                    self._cap.trim()  # a kernel that prints without end costs a bounded log
                 if time.monotonic() >= deadline:
                     self.kill()
                     reason = f"no reply within {self._pending_limit_s:g} s; the worker's process group was killed"
@@ -350,6 +359,8 @@ class WorkerProcess:
 
     def _finish(self, answer: Reply | Failure) -> Reply | Failure:
         self._pending = None
+        if self._cap is not None:
+            self._cap.trim()
         return answer
 
     # -- death and end ----------------------------------------------------------------------------
@@ -385,6 +396,9 @@ class WorkerProcess:
         if self._command is not None:
             self._command.kill()
             self._command = None
+        if self._cap is not None:  # the writer is gone: the log becomes head, the drop's line, tail
+            self._cap.finish()
+            self._cap = None
         if self._channel is not None:
             self._channel.close()
             self._channel = None
