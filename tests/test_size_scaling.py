@@ -110,6 +110,9 @@ def level_batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         shutil.copy(SIZES / f"{name}.py", level / f"{pid}_{name}.py")
         text = (SIZES / f"{name}.py").read_text() + "\n\nclass ModelNew(Model):\n    pass\n"
         (runs / f"level_1_problem_{pid}_sample_0_kernel.py").write_text(text)
+    broken = (SIZES / "derived_bias.py").read_text().replace("def get_inputs():", "def get_inputs(:")
+    (level / "7_syntax.py").write_text(broken)  # written here: a file that does not parse has no place in tests/data
+    (runs / "level_1_problem_7_sample_0_kernel.py").write_text(broken + "\n\nclass ModelNew(Model):\n    pass\n")
     env = {"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_S": "0.05", "KERNELOPT_SEEDS": "1", "TEST_TIMEOUT_SEC": "30"}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
@@ -140,6 +143,7 @@ def test_what_cannot_run_is_one_error_row_and_the_batch_goes_on(level_batch: dic
         "4_pinned": "no size scale keeps reference.py valid (x0.05: ",
         "5_broken_import": "NameError: name 'SIZE_FROM_NOWHERE' is not defined",
         "6_unbuildable": "missing 1 required positional argument: 'scale'",
+        "7_syntax": "7_syntax.py: syntax error at line",
     }
     for problem, words in expected.items():
         row = level_batch[problem]

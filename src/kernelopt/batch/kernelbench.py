@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kernelopt.batch.problems import BatchItem, source_defect
+from kernelopt.batch.problems import BatchItem, reference_fault, source_defect
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.fileio import atomic_write_code
 
@@ -128,9 +128,14 @@ def kernelbench_items(level_dir: Path, run_dir: Path, out_dir: Path, *, level: i
             items.append(BatchItem(problem=name, folder=reference, problem_id=pid, defect=reason))
             continue
         for k, kernel in samples[pid].items():
-            defect = source_defect(reference, kernel)
+            fault = reference_fault(reference)  # the problem file's own defect: an ERROR row, not the kernel's
+            defect = fault or source_defect(reference, kernel)
             folder = kernel if defect else _materialize(base / folder_name(reference, k), reference, kernel)
-            items.append(BatchItem(problem=name, folder=folder, problem_id=pid, sample=k, defect=defect))
+            items.append(
+                BatchItem(
+                    problem=name, folder=folder, problem_id=pid, sample=k, defect=defect, problem_fault=bool(fault)
+                )
+            )
     for pid in sorted(set(samples) - set(problems)):
         for k, kernel in samples[pid].items():
             reason = f"{kernel.name}: {Path(level_dir).name}/ has no problem {pid} (no {pid}_<Name>.py)"

@@ -26,6 +26,8 @@ class BatchItem(BaseModel):
         problem_id: KernelBench layout: the problem's number.
         sample: KernelBench layout: the sample's number (``None`` for a problem without one).
         defect: why it cannot run (one line; its row is ``INVALID``), ``None`` when it can.
+        problem_fault: the defect is the problem's own, not the kernel's: its reference does not parse or
+            imports a package that is not installed (its row is ``ERROR``, counted apart from the kernels).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -35,6 +37,7 @@ class BatchItem(BaseModel):
     problem_id: int | None = None
     sample: int | None = None
     defect: str | None = None
+    problem_fault: bool = False
 
     @property
     def key(self) -> str:
@@ -73,7 +76,12 @@ def folder_items(directory: Path) -> list[BatchItem]:
     Raises:
         InputFileError: ``directory`` is not a folder.
     """
-    return [BatchItem(problem=f.name, folder=f.resolve(), defect=problem_defect(f)) for f in problem_folders(directory)]
+    items = []
+    for f in problem_folders(directory):
+        defect = problem_defect(f)
+        fault = defect is not None and reference_fault(f / "reference.py") is not None
+        items.append(BatchItem(problem=f.name, folder=f.resolve(), defect=defect, problem_fault=fault))
+    return items
 
 
 def missing_imports(path: Path) -> list[str]:
@@ -103,6 +111,23 @@ def missing_imports(path: Path) -> list[str]:
         if not found:
             missing.append(name)
     return missing
+
+
+def reference_fault(reference: Path) -> str | None:
+    """Why ``reference`` cannot be imported, read without importing it (one line naming the file): it does not
+    parse, or it imports a package that is not installed; ``None`` otherwise (a missing file is not this)."""
+    if not reference.is_file():
+        return None
+    try:
+        missing = missing_imports(reference)
+    except SyntaxError as exc:
+        return f"{reference.name}: syntax error at line {exc.lineno}: {exc.msg}"
+    except UnicodeDecodeError:
+        return f"{reference.name}: not UTF-8 text"
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        return f"{reference.name} imports {', '.join(missing)}, which {verb} not installed"
+    return None
 
 
 def source_defect(reference: Path, kernel: Path) -> str | None:

@@ -102,13 +102,16 @@ def problem_env(base: Mapping[str, str], options: BatchOptions) -> dict[str, str
 
 
 def item_row(item: BatchItem, status: ProblemStatus = ProblemStatus.ERROR) -> ProblemRow:
-    """The row of ``item`` before anything ran: ``INVALID`` with its defect, else ``status``."""
+    """The row of ``item`` before anything ran: with its defect ``INVALID`` (``ERROR`` when the defect is the
+    problem's own), else ``status``."""
+    if item.defect:
+        status = ProblemStatus.ERROR if item.problem_fault else ProblemStatus.INVALID
     return ProblemRow(
         problem=item.problem,
         folder=str(item.folder),
         problem_id=item.problem_id,
         sample=item.sample,
-        status=ProblemStatus.INVALID if item.defect else status,
+        status=status,
         reason=item.defect,
     )
 
