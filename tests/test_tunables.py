@@ -334,7 +334,13 @@ CORPUS = DATA / "corpus"
 
 # file -> (the editable knobs an engineer would tune, by key, with their current value; None = computed)
 ENGINEER_KNOBS: dict[str, dict[str, object]] = {
-    "softmax_rows_computed.py": {"softmax_rows_kernel:num_warps": None, "softmax_rows_kernel:num_stages": 3},
+    # the warp count is a literal with conditional overrides (the literal is the knob); the block is computed
+    # once and read twice (it also picks the warps): tuned where it is computed, every reader agrees
+    "softmax_rows_computed.py": {
+        "softmax_rows_kernel:BLOCK_SIZE": None,
+        "softmax_rows_kernel:num_warps": 4,
+        "softmax_rows_kernel:num_stages": 3,
+    },
     "rmsnorm_calculate_settings.py": {
         "rmsnorm_kernel:BLOCK_SIZE": None,
         "rmsnorm_kernel:num_warps": None,
@@ -414,13 +420,15 @@ def test_corpus_knobs_an_engineer_would_tune(name: str) -> None:
 
 def test_corpus_computed_values_keep_their_expression() -> None:
     ts = _by_key(CORPUS / "rmsnorm_calculate_settings.py")
-    assert ts["rmsnorm_kernel:num_warps"].kind is TunableKind.LAUNCH_OVERRIDE
-    assert ts["rmsnorm_kernel:num_warps"].computed == "BLOCK_SIZE, num_warps = calculate_settings(n_cols)"
+    warps = ts["rmsnorm_kernel:num_warps"]
+    assert warps.kind is TunableKind.COMPUTED_SETTING and warps.tuned_at == "rmsnorm_calculate_settings.py:39"
+    assert warps.computed == "BLOCK_SIZE, num_warps = calculate_settings(n_cols)" and warps.size_names == ["n_cols"]
     soft = _by_key(CORPUS / "softmax_rows_computed.py")
-    assert soft["softmax_rows_kernel:num_warps"].computed == "num_warps assigned at lines 25, 27, 29"
-    # the block also decides the warp count on the host: an override at the launch would disagree with it
+    # the block also decides the warp count on the host: tuned where it is computed, both readers agree
     block = soft["softmax_rows_kernel:BLOCK_SIZE"]
-    assert not block.editable and "would disagree with its use at softmax_rows_computed.py:26" in block.refused_reason
+    assert (
+        block.kind is TunableKind.COMPUTED_SETTING and block.computed == "BLOCK_SIZE = triton.next_power_of_2(n_cols)"
+    )
     inline = _by_key(CORPUS / "conditional_warps.py")["gelu_kernel:num_warps"]
     assert inline.computed == "8 if n > 65536 else 4"
     heur = _by_key(CORPUS / "layernorm_heuristics.py")["layernorm_kernel.heuristics.BLOCK_N"]
@@ -457,9 +465,9 @@ def _only_change(old: str, new: str) -> tuple[str, str]:
     [
         ("swiglu_defaults.py", {"num_warps": 8}, "", ", num_warps=8"),
         ("swiglu_defaults.py", {"num_stages": 2}, "", ", num_stages=2"),
-        ("rmsnorm_calculate_settings.py", {"num_warps": 16}, "num_warps", "16"),
-        ("rmsnorm_calculate_settings.py", {"BLOCK_SIZE": 4096}, "BLOCK_SIZE", "4096"),
-        ("softmax_rows_computed.py", {"num_warps": 8}, "num_warps", "8"),
+        ("rmsnorm_calculate_settings.py", {"num_warps": 16}, "", "num_warps = 16  # kernelopt: tuned\n    "),
+        ("rmsnorm_calculate_settings.py", {"BLOCK_SIZE": 4096}, "", "BLOCK_SIZE = 4096  # kernelopt: tuned\n    "),
+        ("softmax_rows_computed.py", {"num_warps": 8}, "4", "8"),
         ("conditional_warps.py", {"num_warps": 16}, "8 if n > 65536 else 4", "16"),
         ("cross_entropy_dict_launch.py", {"BLOCK_SIZE": 2048}, "4096", "2048"),
         ("cross_entropy_dict_launch.py", {"num_warps": 4}, "8", "4"),
@@ -530,8 +538,11 @@ def test_dict_launch_built_by_code_is_not_read() -> None:
         "def run(x, cfg):\n    meta = dict(cfg)\n    k[(1,)](x, **meta)\n\n"
         "def run2(x):\n    meta = {'BLOCK': 64}\n    meta['BLOCK'] = 128\n    k[(1,)](x, **meta)\n"
     )
-    # an unreadable or mutated dict may hold anything: no knob read from it, no option offered beside it
-    assert discover_source(src) == []
+    # an unreadable or mutated dict may hold anything: no knob read from it, no option offered beside it, and
+    # one line says so for each
+    found = discover_source(src)
+    assert [t.key for t in found] == ["k#1:**meta", "k#2:**meta"]
+    assert all(not t.editable and "**meta cannot be read" in t.refused_reason for t in found)
 
 
 # -- autotune lists built by code: evaluated by importing the module ---------------------------------

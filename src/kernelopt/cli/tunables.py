@@ -128,5 +128,11 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
             warn(f"{t.key} is not a performance parameter: {t.refused_reason}")
         elif t.refused_reason:
             warn(f"{t.key} is not editable: {t.refused_reason}")
+        elif t.kind.value == "computed_setting":
+            sizes = f", by {', '.join(t.size_names)}" if t.size_names else ""
+            info(
+                f"{t.key} is computed ({t.computed}); it is tuned where it is computed ({t.tuned_at}): "
+                f"one value for every size, or a table by size{sizes} that falls back on the computation"
+            )
         elif t.computed and t.value is None:
             info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")

@@ -60,6 +60,7 @@ from kernelopt.tunables.model import (
     AutotuneConfig,
     AutotuneEvaluation,
     AutotuneSpace,
+    Bucket,
     EditResult,
     KnobEdit,
     Legality,
@@ -67,6 +68,7 @@ from kernelopt.tunables.model import (
     TunableError,
     TunableFitError,
     TunableKind,
+    TunedTable,
     Value,
 )
 
@@ -81,12 +83,25 @@ if TYPE_CHECKING:
         render_configs,
         step,
         verify_only,
+        write_config,
+        write_table,
     )
 
 _LIBCST_NAMES = {
     **dict.fromkeys(("MARKER", "discover", "discover_source"), "analysis"),
     **dict.fromkeys(
-        ("apply", "apply_source", "knob_diff", "pin_configs", "plan_edits", "render_configs", "step", "verify_only"),
+        (
+            "apply",
+            "apply_source",
+            "knob_diff",
+            "pin_configs",
+            "plan_edits",
+            "render_configs",
+            "step",
+            "verify_only",
+            "write_config",
+            "write_table",
+        ),
         "edit",
     ),
 }
@@ -119,6 +134,7 @@ __all__ = [
     "AutotuneConfig",
     "AutotuneEvaluation",
     "AutotuneSpace",
+    "Bucket",
     "EditResult",
     "KnobEdit",
     "Legality",
@@ -128,6 +144,7 @@ __all__ = [
     "TunableError",
     "TunableFitError",
     "TunableKind",
+    "TunedTable",
     "Value",
     "absent_options",
     "apply",
@@ -144,4 +161,6 @@ __all__ = [
     "semantic_reason",
     "step",
     "verify_only",
+    "write_config",
+    "write_table",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,14 +28,18 @@ from kernelopt.tunables.knobs import (
 from kernelopt.tunables.model import (
     AutotuneEvaluation,
     AutotuneSpace,
+    Bucket,
     Legality,
     Tunable,
     TunableError,
     TunableKind,
+    TunedTable,
     Value,
 )
 
 MARKER = "kernelopt: tunable"
+TUNED = "kernelopt: tuned"
+"""The comment on the lines an edit writes after a computed setting (see :class:`TunedRegion`)."""
 PARSE_CACHE_SIZE = 64
 """Our choice: how many parsed source texts are kept (a kernel file's tree is a few MB at most)."""
 
@@ -82,6 +86,11 @@ class Site:
     region: ConfigRegion | None = None
     semantic: bool = False
     value_source: str | None = None
+    # a computed setting tuned where it is computed: the variable and the lines written after its computation
+    tuned: TunedRegion | None = None
+    size_names: list[str] = field(default_factory=list)
+    # refused until a run of the task tells which entry of ``**configs[key]`` the launch uses
+    needs_run: bool = False
 
 
 @dataclass
@@ -97,6 +106,25 @@ class Insertion:
     offset: int
     line: int
     separator: str  # ", " after an argument, "" in an empty call
+
+
+@dataclass
+class TunedRegion:
+    """The ``# kernelopt: tuned`` lines after the statement that computes a setting.
+
+    ``start`` is the offset of the line after that statement, ``end`` the offset after the tuned lines
+    already there (``start`` when there are none); ``values`` are the unconditional tuned assignments
+    (variable -> literal) and ``table`` the size-bucketed ``if``/``elif`` chain (keyed by variable)."""
+
+    variable: str
+    start: int
+    end: int
+    line: int  # the line of the computation
+    end_line: int  # the last line of the tuned lines (the computation's last line when there are none)
+    indent: str
+    body_indent: str
+    values: dict[str, Value] = field(default_factory=dict)
+    table: TunedTable | None = None
 
 
 @dataclass
@@ -116,6 +144,8 @@ class _Binding:
     line: int
     chained: bool = False
     statement: cst.SimpleStatementLine | None = None
+    conditional: bool = False  # inside an if / for / while / with / try of its scope
+    tuned: bool = False  # one of the ``# kernelopt: tuned`` lines an edit wrote
 
 
 @dataclass
@@ -142,6 +172,17 @@ def _dotted(expr: cst.BaseExpression) -> str | None:
         base = _dotted(expr.value)
         return f"{base}.{expr.attr.value}" if base else None
     return None
+
+
+def _is_tuned(node: cst.CSTNode) -> bool:
+    """True for a line an edit wrote after a computed setting (``x = 8  # kernelopt: tuned``, or an
+    ``if size <= N:  # kernelopt: tuned`` row of a tuned table)."""
+    comment = None
+    if isinstance(node, cst.SimpleStatementLine):
+        comment = node.trailing_whitespace.comment
+    elif isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock):
+        comment = node.body.header.comment
+    return comment is not None and TUNED in comment.value
 
 
 def _is_constexpr(annotation: cst.Annotation | None) -> bool:
@@ -177,9 +218,55 @@ class _BindingCollector(cst.CSTVisitor):
         self.root = root
         self.bindings: dict[str, list[_Binding]] = {}
         self._stmt: cst.SimpleStatementLine | None = None
+        self._nested = 0
+        self._tuned = 0
 
     def _add(self, name: str, b: _Binding) -> None:
+        b.conditional = self._nested > 0
+        b.tuned = self._tuned > 0 or (self._stmt is not None and _is_tuned(self._stmt) and b.statement is self._stmt)
         self.bindings.setdefault(name, []).append(b)
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        self._nested += 1
+        if isinstance(node, cst.If) and _is_tuned(node):
+            self._tuned += 1
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        self._nested -= 1
+        if isinstance(node, cst.If) and _is_tuned(node):
+            self._tuned -= 1
+
+    def visit_If(self, node: cst.If) -> None:
+        self._enter(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._leave(original_node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter(node)
+        for name, _ in _bind_targets(node.target, None, self.positions[node].start.line):
+            self._add(name, _Binding(None, self.positions[node].start.line))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._leave(original_node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._leave(original_node)
+
+    def visit_With(self, node: cst.With) -> None:
+        self._enter(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._leave(original_node)
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self._enter(node)
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self._leave(original_node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if node is not self.root:
@@ -211,10 +298,6 @@ class _BindingCollector(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
             self._add(node.target.value, _Binding(None, self.positions[node].start.line))
-
-    def visit_For(self, node: cst.For) -> None:
-        for name, _ in _bind_targets(node.target, None, self.positions[node].start.line):
-            self._add(name, _Binding(None, self.positions[node].start.line))
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -342,6 +425,9 @@ class _Analyzer:
         self.launches = parsed.launches
         self.functions = parsed.functions
         self.sites: list[Site] = []
+        # a setting of one entry of ``**configs[key]`` -> the same setting in the other entries (moved
+        # together) and why it is refused, when it is
+        self.splat_partners: dict[int, tuple[list[cst.BaseExpression], str | None]] = {}
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -428,6 +514,14 @@ class _Analyzer:
 
     def _from_bindings(self, name: str, binds: list[_Binding], func: _FuncInfo | None, depth: int) -> _Resolved:
         where = f"{func.node.name.value}()" if func else "the module"
+        binds = [b for b in binds if not b.tuned] or binds
+        first = binds[0]
+        if len(binds) > 1 and not first.conditional and all(b.conditional for b in binds[1:]):
+            # ``BLOCK = 1024`` then ``if n <= 4096: BLOCK = ...``: the literal is the value for every size the
+            # conditions leave alone, and the knob; the overrides stay as written
+            lit = self.literal(first.value)
+            if lit is not None and not first.chained:
+                return _Resolved(lit, at_module=func is None, defined_as=name)
         if len(binds) > 1:
             lines = ", ".join(str(b.line) for b in binds)
             return _Resolved(refused=f"'{name}' is assigned more than once in {where} (lines {lines})")
@@ -484,9 +578,8 @@ class _Analyzer:
                 s.value_source = f"the value its launch received in one run of the task{shape}"
 
     def marked_constants(self) -> None:
-        for stmt in self.module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
+        read_lines: set[int] = set()
+        for stmt in _module_statements(self.module.body):
             comment = None
             if stmt.trailing_whitespace.comment and MARKER in stmt.trailing_whitespace.comment.value:
                 comment = stmt.trailing_whitespace.comment.value
@@ -497,6 +590,7 @@ class _Analyzer:
             if comment is None:
                 continue
             line = self.positions[stmt].start.line
+            read_lines.update({line, line - 1})
             rule, problem = _marker_rule(comment)
             for small in stmt.body:
                 pairs: list[tuple[str, Any]] = []
@@ -518,7 +612,7 @@ class _Analyzer:
                 for name, val in pairs:
                     lit = self.literal(val)
                     refused = problem
-                    if len(self.module_bindings.get(name, [])) > 1:
+                    if len([b for b in self.module_bindings.get(name, []) if not b.conditional]) > 1:
                         refused = refused or f"'{name}' is assigned more than once in the module"
                     if lit is None:
                         refused = refused or "marked tunable but its value is not a literal"
@@ -535,35 +629,80 @@ class _Analyzer:
                             value=lit.value if lit else None,
                         )
                     )
+        finder = _MarkerComments()
+        self.module.visit(finder)
+        for node in finder.comments:
+            line = self.positions[node].start.line
+            if line in read_lines:
+                continue
+            self.sites.append(
+                Site(
+                    f"line{line}",
+                    f"line{line}",
+                    TunableKind.MARKED_CONSTANT,
+                    None,
+                    line,
+                    refused="the '# kernelopt: tunable' marker is not on a module-level assignment of a constant, "
+                    "so kernelopt cannot read it (move the value into a marked module-level constant)",
+                )
+            )
+
+    def kernel_name(self, la: _Launch) -> str | None:
+        """The kernel a launch starts: ``kern[grid](...)``, ``mod.kern[grid](...)``, or an alias bound once to a
+        kernel of this file (``fn = kern`` then ``fn[grid](...)``)."""
+        sub = la.call.func
+        assert isinstance(sub, cst.Subscript)
+        dotted = _dotted(sub.value)
+        kname = dotted.split(".")[-1] if dotted else None
+        if kname is None or self.jit_kernel(kname) is not None:
+            return kname
+        binds = (la.func.locals.get(kname) if la.func is not None else None) or self.module_bindings.get(kname)
+        if binds and len(binds) == 1 and binds[0].value is not None:
+            target = _dotted(binds[0].value)
+            target = target.split(".")[-1] if target else None
+            if target is not None and self.jit_kernel(target) is not None:
+                return target
+        return kname
 
     def launch_sites(self) -> None:
+        names = [self.kernel_name(la) for la in self.launches]
         per_kernel: dict[str, int] = {}
-        for la in self.launches:
-            sub = la.call.func
-            assert isinstance(sub, cst.Subscript)
-            kname = _dotted(sub.value)
-            kname = kname.split(".")[-1] if kname else None
+        for kname in names:
             per_kernel[kname or "?"] = per_kernel.get(kname or "?", 0) + 1
         seen: dict[str, int] = {}
-        for la in self.launches:
-            sub = la.call.func
-            assert isinstance(sub, cst.Subscript)
-            dotted = _dotted(sub.value)
-            kname = dotted.split(".")[-1] if dotted else None
+        for la, kname in zip(self.launches, names, strict=True):
             kdef = self.jit_kernel(kname)
             label = kname or "?"
             seen[label] = seen.get(label, 0) + 1
             launch_id = label if per_kernel[label] == 1 else f"{label}#{seen[label]}"
-            args, opaque = self.launch_knobs(la, kdef)
+            args, opaque, unread = self.launch_knobs(la, kdef, kname)
             absent = self.absent_at(la, kdef, args, opaque)
-            if not args and not absent:
+            if not args and not absent and not unread:
                 continue
             if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
                 continue
             group = f"launch {launch_id} ({self.loc(la.line)})"
             launch_sites: list[Site] = []
+            for code in unread:  # said, never skipped in silence
+                launch_sites.append(
+                    Site(
+                        f"{launch_id}:**{code}",
+                        f"**{code}",
+                        TunableKind.LAUNCH_KWARG,
+                        None,
+                        la.line,
+                        kernel=kname,
+                        used_at=[la.line],
+                        groups=[group],
+                        refused=f"the argument **{code} cannot be read (its dict is built by code or changed after "
+                        "it is built): the settings it passes are not listed; build it from literals to tune them",
+                    )
+                )
             for name, expr in args:
+                if self.feeds_marked(la, group, name, expr):
+                    continue
                 launch_sites.append(self.launch_site(la, launch_id, kname, group, name, expr))
+                launch_sites += self.cap_sites(la, kname, group, name, expr)
             for name, value in absent.items():
                 launch_sites.append(
                     Site(
@@ -584,6 +723,23 @@ class _Analyzer:
             self.grid_links(la, launch_sites)
             for s in launch_sites:
                 self.add_site(s)
+
+    def feeds_marked(self, la: _Launch, group: str, name: str, expr: cst.BaseExpression) -> bool:
+        """True when ``expr`` names a module constant assigned only by marked lines under module-level control
+        flow (``if hip: BLOCK = 512  # kernelopt: tunable`` / ``else: BLOCK = 1024  # ...``): the marked
+        constants are its knobs, and the launch is recorded as one of their uses."""
+        if not isinstance(expr, cst.Name) or (la.func is not None and expr.value in la.func.locals):
+            return False
+        binds = self.module_bindings.get(expr.value, [])
+        marked = [s for s in self.sites if s.kind is TunableKind.MARKED_CONSTANT and s.name == expr.value]
+        if len(binds) < 2 or len(marked) != len(binds) or any(s.literal is None for s in marked):
+            return False
+        for s in marked:
+            if name not in s.feeds:
+                s.feeds.append(name)
+            s.used_at.append(la.line)
+            s.groups.append(group)
+        return True
 
     def launch_site(
         self, la: _Launch, launch_id: str, kname: str | None, group: str, name: str, expr: cst.BaseExpression
@@ -611,16 +767,39 @@ class _Analyzer:
         elif lit is not None and not isinstance(lit.value, int | bool):
             refused = refused or f"value {lit.value!r} is not an integer"
         override = None
+        tuned = None
+        size_names: list[str] = []
+        links: list[_Link] = []
+        splat = self.splat_partners.get(id(expr))
+        needs_run = False
+        if splat is not None and lit is not None:
+            partners, why = splat
+            refused, needs_run = refused or why, why is not None
+            for other_expr in partners:
+                other_lit = self.literal(other_expr)
+                if other_lit is not None:
+                    links.append(_Link(other_lit, 0))
         if computed is not None:
-            # A computed performance knob is overridable at the launch with a literal, unless the name
-            # also feeds something else in the function (a grid, a host-side check) that would then
-            # disagree with the launch.
-            reads_a_name = isinstance(expr, cst.Name) and name not in LAUNCH_OPTIONS
-            other = self.other_uses(la, expr) if reads_a_name else None
+            # A computed performance knob is tuned where it is computed (every reader of the name then
+            # agrees), or, when it is computed at the launch itself, overridden there with a literal; a
+            # name computed elsewhere and read by something else (a grid, a host-side check) is refused,
+            # since an override at the launch would disagree with that use.
             performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None
+            if performance and isinstance(expr, cst.Name):
+                found = self.tuned_region(expr.value, la)
+                if isinstance(found, str):
+                    refused = f"{refused}; {found}"
+                elif found is not None:
+                    tuned, size_names = found
+            reads_a_name = isinstance(expr, cst.Name) and name not in LAUNCH_OPTIONS
+            other = self.other_uses(la, expr) if reads_a_name and tuned is None else None
             if not performance:
                 refused = f"{refused}; not a known performance knob, so no override is offered"
                 computed = None
+            elif tuned is not None:
+                kind, refused = TunableKind.COMPUTED_SETTING, None
+                if tuned.variable in tuned.values:
+                    value = tuned.values[tuned.variable]
             elif other is not None:
                 refused = f"{refused}; an override at the launch would disagree with its use at {other}"
                 computed = None
@@ -641,11 +820,164 @@ class _Analyzer:
             computed=computed,
             override=override,
             semantic=semantic,
+            links=links,
+            tuned=tuned,
+            size_names=size_names,
+            needs_run=needs_run,
         )
+
+    # -- computed settings: tuned where they are computed ---------------------------------------------
+
+    def tuned_region(self, variable: str, la: _Launch) -> tuple[TunedRegion, list[str]] | str | None:
+        """Where the computed local ``variable`` of the launching function gets its tuned lines: right after
+        the statement (in the block that holds the launch) that computes it last, so every later reader sees
+        the tuned value. ``None`` when it is not computed by assignments in that function (a parameter, a
+        module constant), a one-line reason when it is but cannot be tuned there."""
+        func = la.func
+        if func is None:
+            return None
+        binds = [b for b in func.locals.get(variable, []) if not b.tuned]
+        if not binds or any(b.statement is None for b in binds):
+            return None
+        last = binds[-1].statement
+        assert last is not None
+        found = self.anchor(func.node.body.body, last, la.call)
+        if found is None:
+            return None
+        block, index = found
+        anchor = block[index]
+        if self.span(anchor).end > self.span(la.call).start:
+            return None
+        rng = self.positions[anchor]
+        line_start = self.line_starts[rng.start.line - 1]
+        indent = self.source[line_start : line_start + rng.start.column]
+        start = self.line_starts[rng.end.line] if rng.end.line < len(self.line_starts) else len(self.source)
+        end, end_line = start, rng.end.line
+        values: dict[str, Value] = {}
+        table: TunedTable | None = None
+        for stmt in block[index + 1 :]:
+            if not _is_tuned(stmt):
+                break
+            srng = self.positions[stmt]
+            end_line = srng.end.line
+            end = self.line_starts[end_line] if end_line < len(self.line_starts) else len(self.source)
+            read = self.read_tuned(stmt)
+            if read is None:
+                return f"the tuned lines at {self.loc(srng.start.line)} cannot be read; rewrite or remove them"
+            if isinstance(read, TunedTable):
+                table = read
+            else:
+                values.update(read)
+        region = TunedRegion(
+            variable, start, end, rng.start.line, end_line, indent, indent + self.module.default_indent, values, table
+        )
+        in_scope = {p.name.value for p in func.params} | set(func.locals)
+        reads = [n.value for b in binds for e in _assigned_values(b) for n in _names_in(e)]
+        size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable]
+        return region, size_names
+
+    def anchor(
+        self, block: Sequence[cst.BaseStatement], target: cst.CSTNode, launch: cst.CSTNode
+    ) -> tuple[Sequence[cst.BaseStatement], int] | None:
+        """The statement of ``block`` (or of a nested block that also holds ``launch``) that holds ``target``."""
+        for i, stmt in enumerate(block):
+            if not self._inside(target, stmt):
+                continue
+            if not self._inside(launch, stmt):
+                return block, i
+            for inner in _child_blocks(stmt):
+                if self._inside(target, inner) and self._inside(launch, inner):
+                    return self.anchor(inner.body, target, launch)
+            return None
+        return None
+
+    def read_tuned(self, stmt: cst.BaseStatement) -> dict[str, Value] | TunedTable | None:
+        """The values of one tuned line (``x = 8``) or the table of a tuned ``if``/``elif`` chain; ``None`` when
+        it is not in the form edits write."""
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return self.tuned_assignments(stmt.body)
+        if not isinstance(stmt, cst.If):
+            return None
+        size: str | None = None
+        buckets: list[Bucket] = []
+        node: cst.If | cst.Else | None = stmt
+        while isinstance(node, cst.If):
+            test = node.test
+            if not (
+                isinstance(test, cst.Comparison)
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.LessThanEqual)
+            ):
+                return None
+            bound = self.literal(test.comparisons[0].comparator)
+            this_size = self.code(test.left)
+            if bound is None or not isinstance(bound.value, int) or size not in (None, this_size):
+                return None
+            size = this_size
+            if not isinstance(node.body, cst.IndentedBlock):
+                return None
+            values: dict[str, Value] = {}
+            for inner in node.body.body:
+                got = self.tuned_assignments(inner.body) if isinstance(inner, cst.SimpleStatementLine) else None
+                if got is None:
+                    return None
+                values.update(got)
+            buckets.append(Bucket(upto=bound.value, values=values))
+            node = node.orelse
+        if node is not None or size is None:
+            return None
+        return TunedTable(size=size, buckets=buckets)
+
+    def tuned_assignments(self, body: Sequence[cst.BaseSmallStatement]) -> dict[str, Value] | None:
+        out: dict[str, Value] = {}
+        for small in body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                return None
+            target = small.targets[0].target
+            lit = self.literal(small.value)
+            if not isinstance(target, cst.Name) or lit is None:
+                return None
+            out[target.value] = lit.value
+        return out
+
+    def cap_sites(self, la: _Launch, kname: str | None, group: str, feed: str, expr: cst.BaseExpression) -> list[Site]:
+        """Module-level constants that cap (or floor) a computed launch value inside ``min()``/``max()``
+        (``BLOCK = min(MAX_FUSED_SIZE, next_power_of_2(n))``): knobs of the value they bound."""
+        if knob_rule(feed) is None or feed in LAUNCH_OPTIONS:
+            return []
+        exprs: list[cst.CSTNode] = [expr]
+        if isinstance(expr, cst.Name) and la.func is not None:
+            exprs += [e for b in la.func.locals.get(expr.value, []) if not b.tuned for e in _assigned_values(b)]
+        out = []
+        for e in exprs:
+            finder = _BoundCalls()
+            e.visit(finder)
+            for arg in finder.args:
+                if not isinstance(arg, cst.Name) or (la.func is not None and arg.value in la.func.locals):
+                    continue
+                res = self.resolve_name(arg.value, None)
+                if res.literal is None or not res.at_module or not isinstance(res.literal.value, int):
+                    continue
+                out.append(
+                    Site(
+                        res.defined_as or arg.value,
+                        res.defined_as or arg.value,
+                        TunableKind.MODULE_CONSTANT,
+                        res.literal,
+                        res.literal.line,
+                        kernel=kname,
+                        feeds=[feed],
+                        used_at=[self.positions[arg].start.line],
+                        groups=[group],
+                        value=res.literal.value,
+                    )
+                )
+        return out
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
         binds = (func.locals.get(name) if func is not None else None) or self.module_bindings.get(name)
+        binds = [b for b in binds or [] if not b.tuned]
         if not binds:
             return None
         if len(binds) > 1:
@@ -696,10 +1028,19 @@ class _Analyzer:
         set_by_heuristics = set(self.heuristic_entries(kdef))
         return {n: v for n, v in absent_options(self.gpu).items() if n not in given and n not in set_by_heuristics}
 
-    def launch_knobs(self, la: _Launch, kdef: _FuncInfo | None) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
-        """(knob name, value expression) of a launch, and whether some arguments could not be read."""
+    def launch_knobs(
+        self, la: _Launch, kdef: _FuncInfo | None, kname: str | None = None
+    ) -> tuple[list[tuple[str, cst.BaseExpression]], bool, list[str]]:
+        """(knob name, value expression) of a launch, whether some arguments could not be read, and the
+        ``**`` arguments that could not be read (as written). A ``constexpr`` parameter the kernel body never
+        reads is not a knob."""
         constexpr = {p.name.value for p in kdef.params if _is_constexpr(p.annotation)} if kdef else set()
+        if kdef is not None:
+            read = {n.value for n in _names_in(kdef.node.body)}
+            if read & {p.name.value for p in kdef.params}:  # a stub body (``pass``) reads none: nothing to judge
+                constexpr &= read
         out: list[tuple[str, cst.BaseExpression]] = []
+        unread: list[str] = []
         positional = 0
         opaque = False
         for arg in la.call.args:
@@ -708,9 +1049,10 @@ class _Analyzer:
                 opaque = True
                 continue
             if arg.star == "**":
-                entries = self.dict_entries(arg.value, la.func)
+                entries = self.dict_entries(arg.value, la.func, kernel=kname)
                 if entries is None:
                     opaque = True
+                    unread.append(self.code(arg.value))
                     continue
                 for name, expr in entries:
                     if name in LAUNCH_OPTIONS or name in constexpr or (kdef is None and knob_rule(name) is not None):
@@ -726,13 +1068,16 @@ class _Analyzer:
             name = arg.keyword.value
             if name in LAUNCH_OPTIONS or name in constexpr or (kdef is None and knob_rule(name) is not None):
                 out.append((name, arg.value))
-        return out, opaque
+        return out, opaque, unread
 
     def dict_entries(
-        self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0
+        self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0, *, kernel: str | None = None
     ) -> list[tuple[str, cst.BaseExpression]] | None:
-        """The entries of a ``**dict`` launch argument: a dict literal, ``dict(a=1)``, or a name bound once
-        to one of them in the launch's function or the module; ``None`` when it is built otherwise."""
+        """The entries of a ``**dict`` launch argument: a dict literal, ``dict(a=1)``, a name bound once
+        to one of them in the launch's function or the module, or one entry of a dict of such dicts
+        (``**configs[x.dtype]``, see :meth:`splat_entries`); ``None`` when it is built otherwise."""
+        if isinstance(expr, cst.Subscript):
+            return self.splat_entries(expr, func, kernel)
         if isinstance(expr, cst.Dict):
             out = []
             for el in expr.elements:
@@ -761,6 +1106,61 @@ class _Analyzer:
                 return None
             return self.dict_entries(binds[0].value, scope, depth + 1)
         return None
+
+    def splat_entries(
+        self, expr: cst.Subscript, func: _FuncInfo | None, kernel: str | None
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The settings of ``**configs[key]`` where ``configs`` is a dict (bound once, never changed) of dicts
+        of literal settings, keyed by dtype or mode. The entry edited is the one for the key in use: the entry
+        whose key is written the same way as the subscript, else the one whose values the task's launch
+        received (after a run), else the only one; when the run is unknown and the entries agree on a
+        setting, every entry moves together (the key in use gets the value whatever it is); when they differ,
+        the setting is refused with the reason."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        outer: cst.BaseExpression | None = expr.value
+        scope = func
+        if isinstance(outer, cst.Name):
+            binds = func.locals.get(outer.value) if func is not None else None
+            if not binds:
+                binds, scope = self.module_bindings.get(outer.value), None
+            if not binds or len(binds) != 1 or binds[0].chained or self.mutated(outer.value, scope):
+                return None
+            outer = binds[0].value
+        if not isinstance(outer, cst.Dict) or not outer.elements:
+            return None
+        table: list[tuple[str, list[tuple[str, cst.BaseExpression]]]] = []
+        for el in outer.elements:
+            if not isinstance(el, cst.DictElement):
+                return None
+            inner = self.dict_entries(el.value, scope, 1)
+            if inner is None:
+                return None
+            table.append((self.code(el.key), inner))
+        key = self.code(expr.slice[0].slice.value)
+        chosen = [t for t in table if t[0] == key]
+        ran = self.launch_values.get(kernel or "", {})
+        if not chosen and ran:
+            chosen = [
+                t
+                for t in table
+                if all((lit := self.literal(e)) is not None and ran.get(n, lit.value) == lit.value for n, e in t[1])
+            ]
+        if len(chosen) == 1 or len(table) == 1:
+            return (chosen or table)[0][1]
+        dict_code = self.code(expr.value)
+        first = table[0][1]
+        for name, e in first:
+            others = [oe for _, entries in table[1:] for on, oe in entries if on == name]
+            values = {repr(lit.value) if (lit := self.literal(x)) else self.code(x) for x in [e, *others]}
+            why = None
+            if len(values) > 1:
+                why = (
+                    f"the entries of {dict_code} differ in {name} ({', '.join(sorted(values))}) and the key in use "
+                    f"({key}) is known only from a run of the task (give the reference)"
+                )
+            self.splat_partners[id(e)] = (others, why)
+        return first
 
     def mutated(self, name: str, func: _FuncInfo | None) -> bool:
         """True when ``name[...] = ...``, ``name.update(...)`` or similar changes the dict after it is built."""
@@ -1062,6 +1462,63 @@ class _Analyzer:
             )
 
 
+def _assigned_values(b: _Binding) -> list[cst.BaseExpression]:
+    """The right-hand sides of the statement of a binding (the whole call of ``a, b = helper(n)``)."""
+    if b.statement is None:
+        return [b.value] if b.value is not None else []
+    return [
+        small.value
+        for small in b.statement.body
+        if isinstance(small, cst.Assign | cst.AnnAssign) and small.value is not None
+    ]
+
+
+def _module_statements(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    """The simple statements of a module body and of its module-level control flow (``if``/``else``,
+    ``try``, ``with``), not those of functions or classes."""
+    out: list[cst.SimpleStatementLine] = []
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out.append(stmt)
+        elif not isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            for block in _child_blocks(stmt):
+                out += _module_statements(block.body)
+    return out
+
+
+def _child_blocks(node: cst.CSTNode) -> list[cst.IndentedBlock]:
+    """The indented blocks a compound statement holds (its body, ``elif``/``else``, handlers, ``finally``)."""
+    out: list[cst.IndentedBlock] = []
+    for child in node.children:
+        if isinstance(child, cst.IndentedBlock):
+            out.append(child)
+        elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally | cst.ExceptStarHandler):
+            out += _child_blocks(child)
+    return out
+
+
+class _BoundCalls(cst.CSTVisitor):
+    """The arguments of every ``min(...)`` / ``max(...)`` call of an expression."""
+
+    def __init__(self) -> None:
+        self.args: list[cst.BaseExpression] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _dotted(node.func) in ("min", "max"):
+            self.args += [a.value for a in node.args if a.keyword is None and not a.star]
+
+
+class _MarkerComments(cst.CSTVisitor):
+    """Every ``# kernelopt: tunable`` comment of a module."""
+
+    def __init__(self) -> None:
+        self.comments: list[cst.Comment] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        if MARKER in node.value:
+            self.comments.append(node)
+
+
 def _axis(name: str) -> str:
     """``BLOCK_M`` -> ``m``, ``BLOCK_SIZE_N`` -> ``n``."""
     return name.rsplit("_", 1)[-1].lower() if "_" in name else name.lower()
@@ -1319,7 +1776,19 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         computed=s.computed if s.refused is None else None,
         semantic=s.semantic,
         value_source=s.value_source,
+        size_names=list(s.size_names),
+        tuned_at=an.loc(s.tuned.line) if s.tuned is not None else None,
+        tuned_table=_table_of(s),
     )
+
+
+def _table_of(s: Site) -> TunedTable | None:
+    """The tuned table a computed setting's site holds, in knob names, restricted to its variable."""
+    if s.tuned is None or s.tuned.table is None:
+        return None
+    var = s.tuned.variable
+    rows = [Bucket(upto=b.upto, values={s.name: b.values[var]}) for b in s.tuned.table.buckets if var in b.values]
+    return TunedTable(size=s.tuned.table.size, buckets=rows) if rows else None
 
 
 def analyze(

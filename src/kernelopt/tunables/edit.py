@@ -13,9 +13,11 @@ from pathlib import Path
 import libcst as cst
 
 from kernelopt.tunables.analysis import (
+    TUNED,
     ConfigRegion,
     Site,
     SourceLiteral,
+    TunedRegion,
     analyze,
     discover_source,
     evaluated,
@@ -32,6 +34,7 @@ from kernelopt.tunables.model import (
     TunableError,
     TunableFitError,
     TunableKind,
+    TunedTable,
     Value,
 )
 
@@ -270,12 +273,186 @@ def apply_source(
         _check_fit(tunables, new_values, limits)
     spans, edits = _splices(sites, tunables, new_values)
     new_source = _splice(source, spans)
+    expected = {e.key: e.after for e in edits}
     problems = _verify(
-        source, sites, tunables, new_source, {e.key: e.after for e in edits}, filename, gpu=gpu, evaluation=evaluation
+        source,
+        sites,
+        tunables,
+        new_source,
+        expected,
+        filename,
+        gpu=gpu,
+        evaluation=_moved(evaluation, tunables, expected),
     )
     if problems:  # our bug, not the user's: the splice must touch only the planned literals
         raise AssertionError(f"tunable edit touched more than planned: {problems}")
     return EditResult(path=filename, edits=edits, diff=_diff(source, new_source, filename), new_source=new_source)
+
+
+def write_config(
+    source: str,
+    values: Mapping[str, Value],
+    *,
+    filename: str = "kernel.py",
+    limits: ResourceLimits | None = None,
+    kernel: str | None = None,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> EditResult:
+    """Write one configuration (knob name or key -> absolute value) for every size, in the form that keeps
+    kernel.py general: a literal knob's literal is replaced; a computed setting
+    (:attr:`TunableKind.COMPUTED_SETTING`) keeps its computation and gets one ``x = v  # kernelopt: tuned``
+    line after it (every reader of the name agrees); a value computed at the launch is overridden there.
+    A knob already at the value is left alone. Whether one value is legal at every size is the caller's
+    check (every ``SHAPES`` entry); where it is not, write a table bounded by the sizes checked
+    (:func:`write_table`).
+
+    Raises:
+        TunableError: unknown, refused or illegal value (see :func:`apply_source`).
+        TunableFitError: with ``limits``, the configuration cannot fit.
+    """
+    _, _, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
+    current = {t.key: t.value for t in tunables}
+    changes: dict[str, Value] = {}
+    for ident, value in values.items():
+        found = _select(tunables, ident, kernel)
+        if found and all(current[t.key] == value for t in found) and all(t.tuned_table is None for t in found):
+            continue
+        changes[ident] = value
+    if not changes:
+        return EditResult(path=filename, edits=[], diff="", new_source=source)
+    return apply_source(
+        source, changes, filename=filename, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
+    )
+
+
+def write_table(
+    source: str,
+    table: TunedTable,
+    *,
+    filename: str = "kernel.py",
+    limits: ResourceLimits | None = None,
+    kernel: str | None = None,
+    gpu: str | None = None,
+    evaluation: AutotuneEvaluation | None = None,
+) -> EditResult:
+    """Write a size-bucketed table of computed settings after their computation (see :class:`TunedTable`):
+    ``if <size> <= <upto>:  # kernelopt: tuned`` rows, the original computation as the fallback for sizes
+    above the last row. The table replaces any table written there before, and the knobs it sets lose the
+    one-value lines they had.
+
+    Args:
+        source: the kernel file's text.
+        table: the rows, by increasing ``upto``; knobs by name or key; every knob must be a computed
+            setting (:attr:`Tunable.size_names` lists the names its computation reads).
+
+    Raises:
+        TunableError: an empty or unordered table, a size expression that is not Python, a knob that is
+            not a computed setting, an illegal value.
+        TunableFitError: with ``limits``, a row cannot fit.
+    """
+    _, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
+    uptos = [b.upto for b in table.buckets]
+    if not uptos or any(a >= b for a, b in itertools.pairwise(uptos)):
+        raise TunableError(f"a tuned table needs rows with increasing bounds, got {uptos}")
+    try:
+        cst.parse_expression(table.size)
+    except cst.ParserSyntaxError:
+        raise TunableError(f"the size expression {table.size!r} of a tuned table is not a Python expression") from None
+    by_key = {s.key: s for s in sites}
+    chosen: dict[str, Tunable] = {}
+    for ident in table.knobs():
+        found = [t for t in _select(tunables, ident, kernel) if t.editable]
+        computed = [t for t in found if t.kind is TunableKind.COMPUTED_SETTING]
+        if not computed:
+            kinds = ", ".join(sorted({t.kind.value for t in found})) or "no editable knob"
+            raise TunableError(
+                f"{ident}: a tuned table needs a setting computed from the problem, to fall back on ({kinds}); "
+                "write one value with write_config"
+            )
+        for t in computed:
+            chosen[ident] = t
+            for row in table.buckets:
+                if ident in row.values:
+                    _check_value(t, row.values[ident])
+    if limits is not None:
+        for row in table.buckets:
+            _check_fit(tunables, {chosen[k].key: v for k, v in row.values.items()}, limits)
+    per_region: dict[int, tuple[TunedRegion, dict[str, str]]] = {}
+    for ident, t in chosen.items():
+        region = by_key[t.key].tuned
+        assert region is not None
+        per_region.setdefault(region.start, (region, {}))[1][ident] = region.variable
+    spans: list[_Splice] = []
+    for region, names in per_region.values():
+        rows = [{names[k]: v for k, v in row.values.items() if k in names} for row in table.buckets]
+        new_table = TunedTable(
+            size=table.size,
+            buckets=[b.model_copy(update={"values": r}) for b, r in zip(table.buckets, rows, strict=True) if r],
+        )
+        variables = set(names.values())
+        values = {k: v for k, v in region.values.items() if k not in variables}
+        spans.append((region.start, region.end, render_tuned(region, values, new_table)))
+    new_source = _splice(source, spans)
+    _, _, after = analyze(new_source, filename, gpu=gpu)
+    now = {t.key: t for t in after}
+    for t in tunables:  # our bug when it fails: the table must read back, and nothing else move
+        got = now.get(t.key)
+        if got is None:
+            raise AssertionError(f"tuned table: {t.key} disappeared")
+        if t.key in {c.key for c in chosen.values()}:
+            want = [
+                (b.upto, b.values[k])
+                for k, c in chosen.items()
+                if c.key == t.key
+                for b in table.buckets
+                if k in b.values
+            ]
+            have = [
+                (b.upto, v) for b in (got.tuned_table.buckets if got.tuned_table else []) for v in b.values.values()
+            ]
+            if have != want:
+                raise AssertionError(f"tuned table of {t.key} reads back as {have}, not {want}")
+        elif t.kind is not TunableKind.COMPUTED_SETTING and got.value != t.value:
+            raise AssertionError(f"tuned table: {t.key} changed {t.value!r} -> {got.value!r}")
+    edits = [
+        KnobEdit(
+            key=t.key,
+            name=t.name,
+            before=t.value,
+            after=[b.values[ident] for b in table.buckets if ident in b.values][-1],
+            location=t.tuned_at or t.location,
+            overrides=t.computed,
+            table=[(b.upto, b.values[ident]) for b in table.buckets if ident in b.values],
+        )
+        for ident, t in chosen.items()
+    ]
+    return EditResult(path=filename, edits=edits, diff=_diff(source, new_source, filename), new_source=new_source)
+
+
+def _check_value(t: Tunable, value: Value) -> None:
+    """Raises TunableError when ``value`` is not a legal value of ``t``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TunableError(f"{t.key}: {value!r} is not an integer")
+    problem = t.legality.problem(value)
+    if problem:
+        src = f" ({t.legality.source})" if t.legality.source else ""
+        raise TunableError(f"{t.key}={value!r} is illegal: {problem}{src}")
+
+
+def _moved(
+    evaluation: AutotuneEvaluation | None, tunables: list[Tunable], expected: Mapping[str, Value]
+) -> AutotuneEvaluation | None:
+    """``evaluation`` as a run of the edited text would give it: the moved knobs' launch values are the new
+    ones (the entry of ``**configs[key]`` in use is told by them)."""
+    if evaluation is None or not evaluation.launch_values:
+        return evaluation
+    values = {k: dict(v) for k, v in evaluation.launch_values.items()}
+    for t in tunables:
+        if t.key in expected and t.kernel in values:
+            for feed in t.feeds or [t.name]:
+                values[t.kernel][feed] = expected[t.key]
+    return evaluation.model_copy(update={"launch_values": values})
 
 
 def _check_fit(tunables: list[Tunable], new_values: Mapping[str, Value], limits: ResourceLimits) -> None:
@@ -305,6 +482,7 @@ def _splices(
     spans: list[_Splice] = []
     edits: list[KnobEdit] = []
     regions: dict[int, tuple[ConfigRegion, dict[int, dict[str, Value]]]] = {}
+    tuned: dict[int, tuple[TunedRegion, dict[str, Value]]] = {}
     for t in tunables:
         if t.key not in new_values:
             continue
@@ -313,6 +491,8 @@ def _splices(
         if s.region is not None:
             _, moved = regions.setdefault(s.region.span.start, (s.region, {}))
             moved.setdefault(s.region.index, {})[s.name] = new
+        elif s.tuned is not None:
+            tuned.setdefault(s.tuned.start, (s.tuned, {}))[1][s.tuned.variable] = new
         else:
             spans.append(_site_splice(s, new))
         for lk in s.links:
@@ -334,7 +514,35 @@ def _splices(
     for region, moved in regions.values():
         configs = [c.with_values(moved.get(i, {})) for i, c in enumerate(region.space.configs)]
         spans.append((region.span.start, region.span.end, render_configs(configs, region.config_callee)))
+    for tregion, values in tuned.values():
+        # one value for every size: the variable's rows leave the table (the new line would not reach them)
+        kept = _without(tregion.table, set(values))
+        spans.append((tregion.start, tregion.end, render_tuned(tregion, {**tregion.values, **values}, kept)))
     return spans, edits
+
+
+def _without(table: TunedTable | None, variables: set[str]) -> TunedTable | None:
+    """``table`` without the rows' values of ``variables`` (rows left empty are dropped)."""
+    if table is None:
+        return None
+    rows = [
+        b.model_copy(update={"values": {k: v for k, v in b.values.items() if k not in variables}})
+        for b in table.buckets
+    ]
+    rows = [b for b in rows if b.values]
+    return table.model_copy(update={"buckets": rows}) if rows else None
+
+
+def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedTable | None) -> str:
+    """The ``# kernelopt: tuned`` lines of a computed setting, as Triton users write them: the values for every
+    size first, then the size-bucketed rows (``if n <= 1024:`` / ``elif n <= 4096:``), keyed by the variable
+    names of the function. Sizes no row covers keep the computation above the lines."""
+    lines = [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
+    for i, row in enumerate(table.buckets if table is not None else []):
+        assert table is not None
+        lines.append(f"{region.indent}{'elif' if i else 'if'} {table.size} <= {row.upto}:  # {TUNED}\n")
+        lines += [f"{region.body_indent}{var} = {_render_value(v)}\n" for var, v in row.values.items()]
+    return "".join(lines)
 
 
 def _site_splice(s: Site, new: Value) -> _Splice:
@@ -470,7 +678,9 @@ def _verify(
         for span in [s.override, s.region.span if s.region else None]:
             if span is not None:
                 allowed_lines.update(range(span.line, span.end_line + 1))
-        regions = regions or s.region is not None
+        if s.tuned is not None:
+            allowed_lines.update(range(s.tuned.line, s.tuned.end_line + 2))
+        regions = regions or s.region is not None or s.tuned is not None
         allowed_lines.update(lk.literal.line for lk in s.links)
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     if len(old_lines) != len(new_lines) and not regions:

@@ -116,8 +116,10 @@ def evaluate_autotune(
 
 
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
-    """True when some editable knob has a computed value that only a run can tell."""
-    return any(t.editable and t.value is None for t in analyze(source, filename)[2])
+    """True when some editable knob has a computed value that only a run can tell, or a ``**configs[key]``
+    launch needs a run to tell which entry it uses."""
+    _, sites, found = analyze(source, filename)
+    return any(t.editable and t.value is None for t in found) or any(s.needs_run for s in sites)
 
 
 def should_evaluate(kernel_py: Path, *, reference: Path | None = None) -> bool:

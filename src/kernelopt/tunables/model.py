@@ -90,6 +90,11 @@ class TunableKind(StrEnum):
     LAUNCH_OVERRIDE = "launch_override"
     #: a value of ``@triton.heuristics``: a literal, or a lambda whose body an edit overrides with a literal
     HEURISTIC = "heuristic"
+    #: a setting computed in the launching function (a settings helper, tuple-unpacked or not, a value
+    #: read in several places): tuned where it is computed, by ``# kernelopt: tuned`` lines right after the
+    #: computation (one value for every size, or a size-bucketed table whose fallback is the computation),
+    #: so every reader of the name agrees and the computation stays
+    COMPUTED_SETTING = "computed_setting"
 
 
 class Legality(BaseModel):
@@ -193,6 +198,11 @@ class Tunable(BaseModel):
             mode selector, ``HAS_*``, ``RETURN_*``): listed, never editable, never a performance knob.
         value_source: where ``value`` comes from when it is not a literal of the file (Triton's default
             for an absent launch option, the evaluated autotune configs).
+        size_names: the names the computation of a computed setting reads that are in scope where it is
+            computed (``n_cols`` in ``BLOCK, warps = launch_settings(n_cols)``): the size expressions a tuned
+            table (:class:`TunedTable`) may bucket on.
+        tuned_at: ``file:line`` of the computation after which a computed setting's tuned lines are written.
+        tuned_table: the size-bucketed table already written for it, when there is one.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -215,6 +225,9 @@ class Tunable(BaseModel):
     computed: str | None = None
     semantic: bool = False
     value_source: str | None = None
+    size_names: list[str] = Field(default_factory=list)
+    tuned_at: str | None = None
+    tuned_table: TunedTable | None = None
 
     @property
     def editable(self) -> bool:
@@ -224,6 +237,52 @@ class Tunable(BaseModel):
     def category(self) -> ActionCategory | None:
         """The primary action category that moves this knob."""
         return self.categories[0] if self.categories else None
+
+
+class Bucket(BaseModel):
+    """One row of a tuned table: the knob values for the sizes up to ``upto`` (inclusive).
+
+    Attributes:
+        upto: the largest value of the table's size expression this row serves (rows are checked in order,
+            the first whose bound holds wins).
+        values: knob name (as :attr:`Tunable.name`, ``BLOCK_SIZE``, ``num_warps``) -> value.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    upto: int
+    values: dict[str, Value]
+
+
+class TunedTable(BaseModel):
+    """A size-bucketed table of computed settings, written as Triton users write it::
+
+        BLOCK, warps = launch_settings(n_cols)
+        if n_cols <= 1024:  # kernelopt: tuned
+            warps = 2
+        elif n_cols <= 4096:  # kernelopt: tuned
+            warps = 4
+
+    Sizes above the last bucket keep the original computation (the fallback), so the kernel stays as general
+    as it was.
+
+    Attributes:
+        size: the size expression the buckets compare (a name the computation reads, see
+            :attr:`Tunable.size_names`, or an expression of names in scope there).
+        buckets: the rows, by increasing ``upto``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    size: str
+    buckets: list[Bucket] = Field(default_factory=list)
+
+    def knobs(self) -> list[str]:
+        """Every knob name the table sets, in first-seen order."""
+        return list(dict.fromkeys(k for b in self.buckets for k in b.values))
+
+
+Tunable.model_rebuild()  # its ``tuned_table`` field names TunedTable, defined after it
 
 
 class KnobEdit(BaseModel):
@@ -241,6 +300,11 @@ class KnobEdit(BaseModel):
         default=None, description="the computed expression the new literal replaces (kept for the record)"
     )
     inserted: bool = Field(default=False, description="the option was absent and the edit inserted it")
+    table: list[tuple[int, Value]] | None = Field(
+        default=None,
+        description="a tuned table's rows for this knob, (upto, value), by increasing size; ``after`` is the "
+        "last row's value",
+    )
 
 
 class EditResult(BaseModel):

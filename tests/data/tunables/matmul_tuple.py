@@ -12,7 +12,7 @@ GROUP_M = 8  # tiles per group along M (L2 reuse)
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                   GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
+    pid = tl.program_id(0) // GROUP_M * GROUP_M  # grouped ordering (a stub of it)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         pass

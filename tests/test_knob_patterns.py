@@ -1,0 +1,199 @@
+"""Knob discovery for the ways people write launch settings (issue 32 item 1) and the edit forms that keep a
+kernel as general as it was (item 2): one value where it is legal at every size, a size-bucketed table whose
+fallback is the original computation. Pure: nothing is imported or run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import (
+    Bucket,
+    TunableError,
+    TunableKind,
+    TunedTable,
+    apply_source,
+    discover,
+    discover_source,
+    write_config,
+    write_table,
+)
+
+CORPUS = Path(__file__).parent / "data" / "tunables" / "corpus"
+
+pytestmark = pytest.mark.timeout(60)
+
+# file -> {key: (kind, value)} of the editable knobs, and the refused keys with a word of their one line
+PATTERNS: dict[str, tuple[dict[str, tuple[TunableKind, object]], dict[str, str]]] = {
+    # **LAUNCH_CONFIGS[x.dtype]: the entries differ and no run says which key is in use: said, not guessed
+    "geglu_dtype_configs.py": (
+        {"geglu_kernel:num_stages": (TunableKind.LAUNCH_KWARG, 2)},
+        {"geglu_kernel:BLOCK": "known only from a run", "geglu_kernel:num_warps": "known only from a run"},
+    ),
+    # BLOCK_SIZE = 1024 then `if n_cols <= 4096: BLOCK_SIZE = ...`: the literal is the knob; UNROLL is never read
+    "prefix_sum_block_override.py": (
+        {
+            "row_cumsum_kernel:BLOCK_SIZE": (TunableKind.LAUNCH_KWARG, 1024),
+            "row_cumsum_kernel:num_warps": (TunableKind.LAUNCH_DEFAULT, 4),
+            "row_cumsum_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
+    # min(MAX_FUSED_SIZE, next_power_of_2(n)) under a loop: the cap is a knob, beside the computed settings
+    "kl_div_capped_block.py": (
+        {
+            "kl_div_kernel:BLOCK_SIZE": (TunableKind.COMPUTED_SETTING, None),
+            "MAX_FUSED_SIZE": (TunableKind.MODULE_CONSTANT, 65536),
+            "kl_div_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
+            "kl_div_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
+    # autograd.Function.forward, an alias of the kernel, a block read by a warps helper too
+    "row_normalize_autograd.py": (
+        {
+            "row_normalize_kernel:BLOCK": (TunableKind.COMPUTED_SETTING, None),
+            "row_normalize_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
+            "row_normalize_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
+    # marked constants in module-level if/else; a marker and a ** argument that cannot be read: one line each
+    "scale_marked_per_backend.py": (
+        {"BLOCK@10": (TunableKind.MARKED_CONSTANT, 512), "BLOCK@12": (TunableKind.MARKED_CONSTANT, 1024)},
+        {"line30": "marker is not on a module-level assignment", "scale_kernel:**compile_options(x)": "cannot be read"},
+    ),
+    # BLOCK_SIZE, num_warps = calculate_settings(n_cols): both computed, tuned after the helper's call
+    "rmsnorm_calculate_settings.py": (
+        {
+            "rmsnorm_kernel:BLOCK_SIZE": (TunableKind.COMPUTED_SETTING, None),
+            "rmsnorm_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
+            "rmsnorm_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_each_pattern_is_found(name: str) -> None:
+    found = discover(CORPUS / name)
+    editable, refused = PATTERNS[name]
+    assert {t.key: (t.kind, t.value) for t in found if t.editable} == editable
+    assert {t.key for t in found if not t.editable} == set(refused)
+    for t in found:
+        if t.key in refused:
+            assert refused[t.key] in t.refused_reason and "\n" not in t.refused_reason
+        if t.kind is TunableKind.COMPUTED_SETTING:
+            assert t.computed and t.tuned_at and t.categories
+
+
+def test_unread_constexpr_is_not_a_knob() -> None:
+    keys = {t.key for t in discover(CORPUS / "prefix_sum_block_override.py")}
+    assert not any("UNROLL" in k for k in keys)
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "old_text", "new_text"),
+    [
+        # the literal with a conditional override: the literal moves, the override stays
+        ("prefix_sum_block_override.py", {"BLOCK_SIZE": 256}, "1024", "256"),
+        # the cap: the module constant moves
+        ("kl_div_capped_block.py", {"MAX_FUSED_SIZE": 8192}, "65536", "8192"),
+        # a marked constant in one branch of a module-level if/else
+        ("scale_marked_per_backend.py", {"BLOCK@12": 2048}, "1024", "2048"),
+        # computed once, read by the warps helper too: tuned where it is computed, so both readers agree
+        ("row_normalize_autograd.py", {"BLOCK": 256}, "", "block = 256  # kernelopt: tuned\n        "),
+    ],
+)
+def test_pattern_edits_are_exact(name: str, change: dict, old_text: str, new_text: str) -> None:
+    from .test_tunables import _only_change
+
+    old = (CORPUS / name).read_text()
+    r = apply_source(old, change, filename=name)
+    assert _only_change(old, r.new_source) == (old_text, new_text)
+    after = {t.key: t.value for t in discover_source(r.new_source, name)}
+    (edit,) = r.edits
+    assert after[edit.key] == edit.after
+
+
+def test_the_block_is_tuned_before_the_helper_that_reads_it() -> None:
+    old = (CORPUS / "row_normalize_autograd.py").read_text()
+    new = apply_source(old, {"BLOCK": 256}, filename="k.py").new_source
+    lines = [ln.strip() for ln in new.splitlines()]
+    tuned = lines.index("block = 256  # kernelopt: tuned")
+    assert lines[tuned - 1] == "block = launch_block(n_cols)" and lines[tuned + 1] == "warps = warps_for(block)"
+
+
+def test_splat_entry_in_use_is_edited_after_a_run() -> None:
+    from kernelopt.tunables import AutotuneEvaluation
+
+    src = (CORPUS / "geglu_dtype_configs.py").read_text()
+    # a run on float32 inputs: the launch received the float32 entry's settings, so that entry is the knob
+    ran = AutotuneEvaluation(launch_values={"geglu_kernel": {"BLOCK": 1024, "num_warps": 4, "num_stages": 2}})
+    found = {t.key: t for t in discover_source(src, evaluation=ran)}
+    assert found["geglu_kernel:BLOCK"].editable and found["geglu_kernel:BLOCK"].value == 1024
+    r = apply_source(src, {"BLOCK": 512, "num_warps": 2}, evaluation=ran)
+    assert 'torch.float32: {"BLOCK": 512, "num_warps": 2, "num_stages": 2}' in r.new_source
+    assert r.new_source.count('"BLOCK": 2048, "num_warps": 8') == 2  # the half-precision entries are untouched
+    # entries that agree on a setting move together: every key gets the value, whichever is in use
+    r = apply_source(src, {"num_stages": 3})
+    assert r.new_source.count('"num_stages": 3') == 3 and '"num_stages": 2' not in r.new_source
+
+
+def test_one_value_for_every_size_then_a_table_by_size() -> None:
+    src = (CORPUS / "rmsnorm_calculate_settings.py").read_text()
+    one = write_config(src, {"num_warps": 8})
+    assert "    BLOCK_SIZE, num_warps = calculate_settings(n_cols)\n    num_warps = 8  # kernelopt: tuned\n" in (
+        one.new_source
+    )
+    assert write_config(one.new_source, {"num_warps": 8}).edits == []  # already there: nothing written
+    table = TunedTable(
+        size="n_cols",
+        buckets=[
+            Bucket(upto=1024, values={"num_warps": 2, "BLOCK_SIZE": 1024}),
+            Bucket(upto=4096, values={"num_warps": 4}),
+        ],
+    )
+    r = write_table(one.new_source, table)
+    assert (
+        "    BLOCK_SIZE, num_warps = calculate_settings(n_cols)\n"
+        "    if n_cols <= 1024:  # kernelopt: tuned\n"
+        "        num_warps = 2\n"
+        "        BLOCK_SIZE = 1024\n"
+        "    elif n_cols <= 4096:  # kernelopt: tuned\n"
+        "        num_warps = 4\n"
+        "    rmsnorm_kernel[" in r.new_source
+    )  # the one-value line gave way to the table; sizes above 4096 keep calculate_settings
+    found = {t.key: t for t in discover_source(r.new_source)}
+    warps = found["rmsnorm_kernel:num_warps"]
+    assert warps.value is None and warps.tuned_table is not None
+    assert [(b.upto, b.values) for b in warps.tuned_table.buckets] == [
+        (1024, {"num_warps": 2}),
+        (4096, {"num_warps": 4}),
+    ]
+    assert {e.key: e.table for e in r.edits}["rmsnorm_kernel:num_warps"] == [(1024, 2), (4096, 4)]
+    # one value again: the table's rows of that knob go, the others stay
+    back = apply_source(r.new_source, {"num_warps": 16}).new_source
+    assert "num_warps = 16  # kernelopt: tuned" in back and "num_warps = 2\n" not in back
+    assert "        BLOCK_SIZE = 1024\n" in back
+
+
+@pytest.mark.parametrize(
+    ("table", "match"),
+    [
+        (TunedTable(size="n_cols", buckets=[]), "increasing bounds"),
+        (
+            TunedTable(size="n_cols", buckets=[Bucket(upto=9, values={"num_warps": 2}), Bucket(upto=3, values={})]),
+            "increasing bounds",
+        ),
+        (TunedTable(size="n_cols <=", buckets=[Bucket(upto=9, values={"num_warps": 2})]), "not a Python expression"),
+        (TunedTable(size="n_cols", buckets=[Bucket(upto=9, values={"num_warps": 3})]), "illegal"),
+        (TunedTable(size="n_cols", buckets=[Bucket(upto=9, values={"num_stages": 2})]), "computed from the problem"),
+    ],
+)
+def test_bad_tables_are_one_line(table: TunedTable, match: str) -> None:
+    src = (CORPUS / "rmsnorm_calculate_settings.py").read_text()
+    with pytest.raises(TunableError, match=match):
+        write_table(src, table)
