@@ -43,6 +43,7 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 SLOW_FILES = (
     "test_launch_tuning.py",
     "test_tunables.py",
+    "test_agent_skill_clis.py",
     "test_mcp_server.py",
     "test_loop_resume.py",
     "test_batch_pool.py",
