@@ -162,8 +162,6 @@ def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
         wall_s = time.monotonic() - t0
     assert out.returncode == 0, out.stderr[-2000:]
     requests = server.model_requests()
-    if os.environ.get("DUMP_REQ"):
-        Path(os.environ["DUMP_REQ"]).write_text(json.dumps([r.body for r in server.requests if r.body], indent=1))
     listing = _skills_listed(requests[0])
     assert f"- {SKILL_NAME}: Make a GPU kernel" in listing, listing  # the skill, by name and description
     offered = set(requests[-1].tool_names())
