@@ -9,20 +9,52 @@ the exception: a kernel, a candidate or a reference is written as given (:func:`
 redacted program is another program.
 A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (``0666 & ~umask``),
 never ``mkstemp``'s private 0600 (:func:`new_file_mode`; :func:`new_folder_mode` for a staged folder).
-:func:`redact_file` and :func:`redact_tree` clean files a child process wrote. This module imports
-nothing of kernelopt but the redactor, so every layer may use it.
+:func:`redact_file` and :func:`redact_tree` clean files a child process wrote.
+
+A user's file is written where it lives: a symbolic link is written through (its target gets the new text, the
+link stays a link); a file with more than one hard link is refused (:class:`HardLinkRefused`), since a rename
+would leave the other names on the old text. Its bytes are read once (:func:`read_source`: the encoding a
+Python source declares, its line endings left as they are, CRLF included), and written back the same way
+(:func:`replace_source`) only when the file still holds those bytes (:class:`SourceChanged` otherwise: an
+edit made meanwhile is never lost). SIGINT, SIGTERM and SIGHUP wait while the temporary file is renamed into
+place (:func:`signals_held`): an interrupt lands before the write or after it, never in between.
+
+Temporary files and folders say whose they are: ``.<name>.kernelopt-<pid>-<random>.tmp`` beside a file,
+``kernelopt-<kind>-<pid>-<random>`` in the temporary folder (:func:`owned_temp_dir`). A process killed with
+SIGKILL cannot remove them; the next write of the same file, or the next folder of that kind, removes those
+whose owner process is gone (:func:`remove_stale`). This module imports nothing of kernelopt but the
+redactor and the error classes, so every layer may use it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import stat
 import tempfile
+import threading
+import tokenize
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from kernelopt.errors import UsageError
 from kernelopt.redact import redact
+
+#: The tag of every temporary name kernelopt makes (followed by the owner's PID).
+OWNER_TAG = "kernelopt"
+#: The signals held while a file is renamed into place (a terminal's Ctrl-C, a job's cancel, a closed terminal).
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class HardLinkRefused(UsageError):
+    """The file has other hard links: replacing it would leave them on the old text (exit 2)."""
+
+
+class SourceChanged(UsageError):
+    """The file no longer holds the bytes it was read with: it was edited, replaced or deleted (exit 2)."""
 
 
 def umask() -> int:
@@ -51,14 +83,17 @@ def new_folder_mode() -> int:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text``, redacted (:func:`kernelopt.redact.redact`), to ``path`` atomically (temp file in
-    the same folder, fsync, rename).
+    the same folder, fsync, rename), as UTF-8 with its line endings as given.
 
     Creates the parent folders. An existing file keeps its mode (a ``kernel.py`` of 0644 stays 0644); a
-    new one gets :func:`new_file_mode`. On any error the temporary file is removed and ``path`` keeps its
-    previous content (or stays absent).
+    new one gets :func:`new_file_mode`. A symbolic link is written through. On any error the temporary file
+    is removed and ``path`` keeps its previous content (or stays absent).
+
+    Raises:
+        HardLinkRefused: ``path`` has other hard links.
     """
     with naming(path):
-        _write_text(path, redact(text))
+        _write_bytes(path, redact(text).encode("utf-8"))
 
 
 def atomic_write_code(path: Path, text: str) -> None:
@@ -70,7 +105,7 @@ def atomic_write_code(path: Path, text: str) -> None:
     not the writer's to hide.
     """
     with naming(path):
-        _write_text(path, text)
+        _write_bytes(path, text.encode("utf-8"))
 
 
 @contextmanager
@@ -85,23 +120,188 @@ def naming(path: Path) -> Iterator[None]:
         raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
 
 
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_target(path: Path) -> Path:
+    """The file a write of ``path`` replaces: the end of its symbolic links (``path`` itself otherwise).
+
+    Raises:
+        HardLinkRefused: that file has other hard links (a rename would split them from the new text).
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        links = target.stat().st_nlink
+    except OSError:
+        return target
+    if links > 1:
+        raise HardLinkRefused(
+            f"{path}: has {links} hard links; kernelopt replaces a file by renaming a new one into place, "
+            "which would leave the other names on the old text",
+            hint="make it a single file (or a symbolic link to one) and run again",
+        )
+    return target
+
+
+def _write_bytes(path: Path, data: bytes, *, expected: bytes | None = None) -> None:
+    """``data`` into ``path`` (through its links) by a temporary file, fsync and rename, with the signals
+    held around the rename; with ``expected``, only when the file still holds those bytes."""
+    target = write_target(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
     except OSError:
         mode = new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prefix = f".{target.name}.{OWNER_TAG}-"
+    remove_stale(target.parent, prefix, suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)  # mkstemp's file is 0600 whatever the umask
-            fh.write(text)
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        with signals_held():
+            if expected is not None:
+                _check_unchanged(path, expected)
+            os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# ---------------------------------------------------------------------------------------------- a user's source
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A source file as read: its bytes, its text and the encoding that turns one into the other.
+
+    Attributes:
+        path: the file (a symbolic link stays the link's path).
+        raw: its bytes.
+        text: its text, line endings as they are in the file (CRLF stays CRLF).
+        encoding: the encoding its bytes declare (:func:`tokenize.detect_encoding`: a BOM, a coding line,
+            else UTF-8); ``utf-8-sig`` keeps a BOM.
+    """
+
+    path: Path
+    raw: bytes
+    text: str
+    encoding: str
+
+
+def read_source(path: Path) -> SourceText:
+    """``path``'s bytes and text (:class:`SourceText`).
+
+    Raises:
+        OSError: it cannot be read.
+        UnicodeDecodeError, SyntaxError: its bytes are not text in the encoding they declare.
+    """
+    raw = path.read_bytes()
+    lines = iter(raw.splitlines(keepends=True))
+    encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+    return SourceText(path=path, raw=raw, text=raw.decode(encoding), encoding=encoding)
+
+
+def replace_source(source: SourceText, text: str) -> None:
+    """Write ``text`` over the file ``source`` was read from, in its encoding, only while the file still
+    holds ``source.raw`` (checked again with the signals held, just before the rename). The text is written
+    as given: a source is code, never redacted.
+
+    Raises:
+        SourceChanged: the file was edited, replaced or deleted since it was read (nothing is written).
+        HardLinkRefused: the file has other hard links.
+        UnicodeEncodeError: ``text`` has a character the file's encoding cannot hold.
+    """
+    _check_unchanged(source.path, source.raw)
+    with naming(source.path):
+        _write_bytes(source.path, text.encode(source.encoding), expected=source.raw)
+
+
+def _check_unchanged(path: Path, expected: bytes) -> None:
+    try:
+        now = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceChanged(
+            f"{path} was deleted during the session; nothing written", hint="restore it and run again"
+        ) from None
+    if now != expected:
+        raise SourceChanged(
+            f"{path} changed during the session; nothing written (the edit made meanwhile is kept)",
+            hint="run again: the session record serves what was measured",
+        )
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP wait until the block ends, then take their course (the handler they had
+    runs: Ctrl-C raises there, after the block): for a rename that must happen whole or not at all.
+
+    The handlers are swapped for ones that only note the signal, not the signal mask: a mask holds one thread
+    only, and the kernel hands a process's signal to any thread that does not block it (a progress bar's, a
+    worker pool's keeper). In a thread other than the main one (where no handler can be set) a no-op.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+
+    def note(signum: int, _frame: object) -> None:
+        noted.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in HELD_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if noted:
+            signal.raise_signal(noted[0])
+
+
+# ---------------------------------------------------------------------------------------------- owned names
+
+
+def pid_alive(pid: int) -> bool:
+    """True while process ``pid`` exists (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale(folder: Path, prefix: str, *, suffix: str = "") -> list[Path]:
+    """Remove the entries of ``folder`` named ``<prefix><pid>-...<suffix>`` whose process ``pid`` is gone
+    (files, and folders with what they hold); the ones removed. Names of another form, of a living process,
+    or that cannot be removed, stay."""
+    removed: list[Path] = []
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(suffix)]
+    except OSError:
+        return removed
+    for name in names:
+        head = name[len(prefix) :].split("-", 1)[0]
+        if not head.isdigit() or pid_alive(int(head)):
+            continue
+        entry = folder / name
+        try:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        except OSError:
+            continue
+        removed.append(entry)
+    return removed
+
+
+def owned_temp_dir(kind: str) -> Path:
+    """A new folder ``kernelopt-<kind>-<pid>-<random>`` in the temporary folder (0700), after removing the
+    ones of that kind whose owner process is gone (a run killed with SIGKILL)."""
+    prefix = f"{OWNER_TAG}-{kind}-"
+    remove_stale(Path(tempfile.gettempdir()), prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
 
 
 def append_line(path: Path, line: str) -> None:

@@ -65,15 +65,29 @@ class RunLock:
     on release; a taker checks that the file it locked is still the one at the path (a release may have
     removed it in between). Re-entrant within one process (the command and the loop both take it).
 
+    ``kernelopt tune`` takes the same lock on the folder it tunes (a task folder or a workspace), so two
+    tunes, or a tune and an optimize, never write one kernel.py at once. The file holds the holder's PID and
+    command, for the refusal's one line.
+
     Args:
-        target: the workspace folder (it need not exist yet).
+        target: the workspace folder, or the folder ``tune`` writes into (it need not exist yet).
+        command: the kernelopt command that takes it (named in a refusal).
+        hint: what the refused one can do.
     """
 
     _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # lock file -> (fd, depth), this process's locks
 
-    def __init__(self, target: Path) -> None:
+    def __init__(
+        self,
+        target: Path,
+        *,
+        command: str = "optimize",
+        hint: str = "wait for it or stop it; the journal lets the next run continue",
+    ) -> None:
         self.target = Path(target).expanduser().resolve()
         self.path = self.target.parent / f".{self.target.name}.lock"
+        self.command = command
+        self.hint = hint
 
     def acquire(self) -> None:
         """Take the lock.
@@ -95,11 +109,11 @@ class RunLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+                pid, _, command = os.read(fd, 128).decode(errors="replace").strip().partition(" ")
                 os.close(fd)
                 raise UsageError(
-                    f"another kernelopt optimize is running on {self.target} (pid {holder})",
-                    hint="wait for it or stop it; the journal lets the next run continue",
+                    f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'})",
+                    hint=self.hint,
                 ) from None
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
@@ -110,7 +124,7 @@ class RunLock:
             os.close(fd)  # the holder released and removed it after we opened it: take the new one
         try:
             os.ftruncate(fd, 0)
-            os.write(fd, str(os.getpid()).encode())  # for the refusal's message; the lock holds without it
+            os.write(fd, f"{os.getpid()} {self.command}".encode())  # for a refusal; the lock holds without it
         except OSError:
             pass
         self._held[self.path] = (fd, 1)

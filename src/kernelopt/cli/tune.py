@@ -20,8 +20,20 @@ rate (trials whose final configuration is within 3 % of the sweep's best), the m
 final/best ratio; ``--json`` gives them as ``success_rate``, ``mean_evaluations``, ``mean_ratio_to_best`` and
 ``trials`` (with the rest of :class:`~kernelopt.tuning.replay.ReplayReport`).
 
-Exit codes: 2 bad input (no knob, an empty space, a wrong flag or file), 3 environment (no GPU, a problem
-that cannot fit the device, a worker that cannot start).
+**Faults** (docs/tuning-engine.md, "What tune guarantees"): kernel.py is either byte for byte what the user
+last wrote, or that text with only the knob edit applied, and the exit code says which. Exit 0: the session
+ended and its verdict holds (``written to kernel.py``, or kernel.py unchanged and why); an interrupt after the
+write also exits 0, with a line saying what was written. Any other exit: kernel.py was not touched. One
+``tune`` at a time per folder (the run lock ``optimize`` takes: a second one is refused, exit 2). The write
+goes through a symbolic link to its target, keeps the file's encoding and line endings, is refused on a
+hard-linked file (exit 2), and happens only while kernel.py still holds the text the session started from
+(an edit made meanwhile: nothing written, exit 2). SIGINT, SIGTERM and SIGHUP before the write: one line,
+exit 130, the session record kept, and a rerun resumes from it.
+
+Exit codes: 1 no candidate could be timed, 2 bad input (no knob, an empty space, a wrong flag or file, a
+kernel.py changed during the session or hard-linked, another tune on the folder), 3 environment (no GPU, a
+problem that cannot fit the device, a worker that cannot start, a full or read-only disk), 130 interrupted
+before the write.
 """
 
 from __future__ import annotations
@@ -250,12 +262,38 @@ def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
 
 
 def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
+    """Tune under the folder's lock; an interrupt anywhere before the write leaves kernel.py as it was.
+
+    The plot's heavy modules (matplotlib, numpy) are imported first, whole: an interrupt in the middle of a
+    first import ends the run here, before any session, and never leaves half a module for the plot.
+    """
+    from kernelopt.report.search_plot import preload
+    from kernelopt.workspace import RunLock
+
+    kernel_py = Path(request.folder) / "kernel.py"
+    try:
+        preload()
+        with RunLock(
+            Path(request.folder),
+            command="tune",
+            hint="wait for it or stop it; its session record lets the next run resume",
+        ):
+            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
+    except KeyboardInterrupt as exc:  # before the session's first round (or before its start)
+        _interrupted(f"interrupted{_by(exc)} before any candidate finished; {kernel_py.name} unchanged", 130)
+
+
+def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
-    from kernelopt.fileio import atomic_write_code
+    from kernelopt.fileio import SourceChanged, replace_source, signals_held, write_target
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.session import StopReason
 
     sweep_best = _sweep_best(sweep) if sweep is not None else None
+    if not dry_run:
+        write_target(Path(request.folder) / "kernel.py")  # a hard-linked kernel.py: refused now, not at the end
     prepared = prepare_folder(request)
+    kernel_py = prepared.problem.kernel_py
     for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
         warn(problem)
     space = prepared.space
@@ -269,28 +307,97 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         note(small)
     with _Bar() as bar:
         tuning = tune_folder(prepared, on_progress=bar.update)
+    r = tuning.result
+    if r.stop is StopReason.INTERRUPTED:
+        _interrupted(_unfinished(tuning), 130)
     edit = best_edit(tuning) if tuning.judgement.better else None
-    written = edit is not None and not dry_run
-    if written and edit is not None:
-        atomic_write_code(prepared.problem.kernel_py, edit.new_source)
-    plot = _draw(tuning, sweep_best)
-    summary = summarize(tuning)
-    if as_json:
-        emit_json(
-            {
-                **summary.model_dump(mode="json"),
-                "written": written,
-                "dry_run": dry_run,
-                "diff": edit.diff if edit is not None else "",
-                "kernel_py": str(prepared.problem.kernel_py),
-                "plot": str(plot) if plot is not None else None,
-                "sweep_best_us": sweep_best,
-            }
-        )
-    else:
-        _render(tuning, edit.diff if edit is not None else "", written=written, dry_run=dry_run, plot=plot)
-    if tuning.result.best_latency_us is None:
+    written = False
+    try:
+        if edit is not None and not dry_run:
+            with signals_held():  # an interrupt lands before the write (none made) or after it (`written`)
+                replace_source(prepared.source, edit.new_source)
+                written = True
+        elif edit is not None and prepared.source.raw != _bytes_of(kernel_py):
+            raise SourceChanged(f"{kernel_py} changed during the session")  # the diff would be of old text
+        plot = _draw(tuning, sweep_best)
+        summary = summarize(tuning)
+        if as_json:
+            emit_json(
+                {
+                    **summary.model_dump(mode="json"),
+                    "written": written,
+                    "dry_run": dry_run,
+                    "diff": edit.diff if edit is not None else "",
+                    "kernel_py": str(kernel_py),
+                    "plot": str(plot) if plot is not None else None,
+                    "sweep_best_us": sweep_best,
+                }
+            )
+        else:
+            _render(tuning, edit.diff if edit is not None else "", written=written, dry_run=dry_run, plot=plot)
+    except SourceChanged:
+        from kernelopt.tuning.folder import config_text
+
+        raise UsageError(
+            f"{kernel_py} changed during the session: nothing written, the file is as you left it (the best "
+            f"found, {config_text(r.best_config)}, is in the session record {prepared.record_path})",
+            hint="run again to tune the file as it is now",
+        ) from None
+    except KeyboardInterrupt as exc:  # the session is over: say what kernel.py holds
+        if written and edit is not None:
+            from kernelopt.tuning.folder import config_text
+
+            _interrupted(
+                f"interrupted{_by(exc)} after the write: {kernel_py.name} holds the session's best, "
+                f"{config_text(r.best_config)} (the plot or summary was cut short)",
+                0,
+            )
+        _interrupted(f"interrupted{_by(exc)} after the session; {kernel_py.name} unchanged", 130)
+    if r.best_latency_us is None:
         raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _by(exc: BaseException) -> str:
+    """`` by SIGTERM`` for a termination signal turned into an interrupt; empty for Ctrl-C."""
+    from kernelopt.proc import TerminationSignal
+
+    return f" by {exc}".replace("by signal ", "by ") if isinstance(exc, TerminationSignal) else ""
+
+
+def _unfinished(tuning: FolderTuning) -> str:
+    """The line of an interrupted session: what it had, that kernel.py is unchanged, how to resume."""
+    from kernelopt.tuning.folder import config_text
+
+    r = tuning.result
+    ran = r.evaluations + r.served
+    kernel_py = tuning.prepared.problem.kernel_py.name
+    served = f"{r.served} from the record; " if r.served else ""
+    if not ran:
+        return f"interrupted before any candidate finished; {kernel_py} unchanged"
+    if r.best_latency_us is None:
+        had = f"after {ran} candidate(s) ({served}none timed)"
+    else:
+        best = f"{config_text(r.best_config)}, {_latency(r.best_latency_us)}"
+        had = f"after {ran} candidate(s) ({served}best so far {best}, not re-timed)"
+    return (
+        f"interrupted {had}; {kernel_py} unchanged; the session record keeps what was measured and a rerun "
+        f"resumes from it ({tuning.prepared.record_path})"
+    )
+
+
+def _interrupted(line: str, code: int) -> None:
+    """Say ``line`` on stderr and end with ``code`` (130: kernel.py unchanged; 0: the write was made)."""
+    import sys
+
+    sys.stderr.write(f"kernelopt: {line}\n")
+    raise typer.Exit(code)
 
 
 def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, plot: Path | None) -> None:

@@ -97,6 +97,19 @@ def latency_axis(latencies_us: Sequence[float]) -> LatencyAxis:
     return LatencyAxis(log=False, bottom=0.0, top=high * 1.12)
 
 
+def preload() -> None:
+    """Import what :func:`search_plot` needs (matplotlib and numpy, whole) now, if installed: a caller that
+    draws after a long session imports them before it, so an interrupt during a first heavy import is an
+    interrupt of that import, never half a module left for the plot."""
+    try:
+        import matplotlib
+    except ImportError:
+        return  # search_plot says so when it is asked for a plot
+    matplotlib.use("Agg", force=True)
+    import matplotlib.figure
+    import matplotlib.ticker
+
+
 def search_plot(
     points: Sequence[SearchPoint],
     *,

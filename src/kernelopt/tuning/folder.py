@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt import __version__
 from kernelopt.errors import UsageError
 from kernelopt.evidence.model import KernelEvidence
+from kernelopt.fileio import SourceText, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizes import SizeValue, size_constants
 from kernelopt.taskcard import TaskCard
@@ -158,6 +159,7 @@ class PreparedFolder:
         space: the space of the chosen launch.
         limits: the resource limits of fit pruning (``None``: not checked); gpu: the GPU they are for.
         base_source: kernel.py's text, which every candidate edits.
+        source: kernel.py as read (its bytes and encoding): the best is written only over those bytes.
         budget: the budget rule (request over task card).
         session_dir: this session's folder (the record, candidates, logs).
         env: the workers' environment.
@@ -174,6 +176,7 @@ class PreparedFolder:
     limits: ResourceLimits | None
     gpu: str | None
     base_source: str
+    source: SourceText
     budget: BudgetRule
     session_dir: Path
     env: dict[str, str]
@@ -272,7 +275,8 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
-    base = problem.kernel_py.read_text(encoding="utf-8")
+    source = read_source(problem.kernel_py)  # its bytes: the write checks them, and keeps its encoding and CRLF
+    base = source.text
     space = space_from_tunables(
         tunables,
         kernel=kernel,
@@ -298,6 +302,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         limits=limits,
         gpu=gpu,
         base_source=base,
+        source=source,
         budget=budget_rule(request, card),
         session_dir=out / key,
         env=env,

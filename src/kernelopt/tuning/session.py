@@ -12,7 +12,9 @@
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
 4. unless interrupted or out of wall time, the best :data:`RETIME_TOP` and the current configuration (and,
    timed on several shapes, each shape's own fastest) are re-timed together, interleaved
-   (:meth:`Evaluator.retime`), and the best is picked from those.
+   (:meth:`Evaluator.retime`), and the best is picked from those. An interrupt during the re-time ends the
+   session ``INTERRUPTED`` too: its best was never re-timed, so an interrupted session is an unfinished one
+   (``kernelopt tune`` writes nothing from it).
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
 minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged.
@@ -177,11 +179,12 @@ def tune(
     )
     run = _Run(budget, record, record.served() if record is not None else {})
     stop = _loop(strat, evaluator, run, batch_size, on_progress)
-    retimed = (
-        _retime(evaluator, run, current, retime_top)
-        if stop not in (StopReason.INTERRUPTED, StopReason.WALL_TIME)
-        else []
-    )
+    retimed: list[Result] = []
+    if stop not in (StopReason.INTERRUPTED, StopReason.WALL_TIME):
+        try:
+            retimed = _retime(evaluator, run, current, retime_top)
+        except KeyboardInterrupt:  # the session is unfinished: its best was never re-timed
+            stop = StopReason.INTERRUPTED
     return _result(space, run, current, retimed, stop, name)
 
 
@@ -272,11 +275,7 @@ def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -
                 picks.append(fastest)
     if not picks:
         return []
-    try:
-        retimed = evaluator.retime(picks)
-    except KeyboardInterrupt:
-        return []
-    retimed = [r.model_copy(update={"retimed": True}) for r in retimed]
+    retimed = [r.model_copy(update={"retimed": True}) for r in evaluator.retime(picks)]
     if run.record is not None:
         for r in retimed:
             run.record.append(r)

@@ -25,7 +25,6 @@ import shutil
 import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -37,6 +36,7 @@ from typing import TypeVar, cast
 
 from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem
+from kernelopt.fileio import owned_temp_dir
 from kernelopt.oneline import one_line
 from kernelopt.proc import (
     COMMAND_ID,
@@ -217,7 +217,7 @@ class ForkPool:
 
     def _open(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        sock_dir = Path(tempfile.mkdtemp(prefix="kernelopt-pool-"))  # short: a socket path has ~100 bytes
+        sock_dir = owned_temp_dir("pool")  # short: a socket path has ~100 bytes
         sock_path = sock_dir / "s"
         stack = ExitStack()
         stack.callback(shutil.rmtree, sock_dir, True)
@@ -606,7 +606,7 @@ def shared_cpu_pool(env: Mapping[str, str]) -> ForkPool | None:
             while len(_shared) >= MAX_SHARED:
                 _stop(_shared.pop(next(iter(_shared))))
             pool = ForkPool(
-                Path(tempfile.mkdtemp(prefix="kernelopt-forks-")),
+                owned_temp_dir("forks"),
                 warm_device="cpu",
                 lifetime_s=SHARED_LIFETIME_S,
                 keeper=True,
@@ -635,7 +635,7 @@ def run_forked(argv: Sequence[str], *, timeout_s: float, env: Mapping[str, str])
     pool = shared_cpu_pool(env)
     if pool is None:
         return None
-    folder = Path(tempfile.mkdtemp(prefix="kernelopt-run-"))
+    folder = owned_temp_dir("run")
     out, err = folder / "stdout.txt", folder / "stderr.txt"
     started = time.monotonic()
     try:
