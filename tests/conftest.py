@@ -43,6 +43,7 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 SLOW_FILES = (
     "test_tune_faults.py",
     "test_launch_tuning.py",
+    "test_batch_verdicts.py",
     "test_tunables.py",
     "test_agent_skill_clis.py",
     "test_mcp_server.py",

@@ -119,6 +119,33 @@ def test_watchdog_run_limit_sums_cases() -> None:
     assert t is not None and t.kind is LimitKind.RUN and t.case == 2
 
 
+def test_watchdog_check_time_is_not_the_kernels_and_has_its_own_bound() -> None:
+    dog = Watchdog(limits=Limits(startup_s=10, compile_s=20, case_s=2, run_s=5, check_s=20), started_at=100.0)
+    dog.feed({"t": 101.0, "event": "phase", "phase": "case", "case": 0, "label": "n=54M"})
+    dog.feed({"t": 101.0, "event": "check_start"})  # inputs and the reference: the checker's work
+    assert dog.check(110.0) is None  # 9 s of checking, none of it the kernel's
+    dog.feed({"t": 110.0, "event": "check_end"})
+    dog.feed({"t": 110.1, "event": "check_start"})  # the kernel ran 0.1 s; now the comparison
+    t = dog.check(130.2)
+    assert t is not None and t.kind is LimitKind.CHECK and "the checker" in t.message and "not the kernel" in t.message
+    assert "hangs" not in t.message
+    dog.feed({"t": 112.0, "event": "check_end"})
+    assert dog.check(113.5) is None  # 0.1 + 1.5 s of the kernel's own time
+    t = dog.check(114.2)
+    assert t is not None and t.kind is LimitKind.CASE
+    dog.feed({"t": 114.0, "event": "phase", "phase": "done"})
+    assert dog.run_used_s == pytest.approx(2.1) and dog.check_total_s == pytest.approx(10.9)
+    assert dog.work_s == pytest.approx(13.0)
+
+
+def test_watchdog_a_killed_phase_is_work_up_to_the_kill() -> None:
+    dog = _dog()
+    dog.feed({"t": 101.0, "event": "phase", "phase": "case", "case": 0, "label": "x"})
+    dog.feed({"t": 103.5, "event": "killed"})  # the orchestrator killed it at its case limit
+    assert dog.killed and dog.phase.value == "done"
+    assert dog.work_s == pytest.approx(2.5)
+
+
 # -- ISA targets and regressions ---------------------------------------------------------------------
 
 

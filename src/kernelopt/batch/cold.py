@@ -60,8 +60,13 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
     logs.mkdir(parents=True, exist_ok=True)
     atomic_write_text(logs / f"{item.folder.name}.out", result.stdout)
     atomic_write_text(logs / f"{item.folder.name}.err", result.stderr)
+    end = time.monotonic()
+    killed_at = end if result.timed_out else None  # a phase the kill cut short is work up to the kill
     row = row.model_copy(
-        update={"duration_s": round(time.monotonic() - start, 3), "work_s": work_seconds(ws.state_dir, since)}
+        update={
+            "duration_s": round(end - start, 3),
+            "work_s": work_seconds(ws.state_dir, since, killed_at=killed_at),
+        }
     )
     if result.timed_out:
         return row.model_copy(update={"status": ProblemStatus.TIMEOUT_FAIL, "reason": options.batch_limit_reason()})

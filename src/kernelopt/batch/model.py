@@ -11,6 +11,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.harness.sizes import SizePlan
+from kernelopt.harness.stats import Verdict
 
 #: KernelBench's fast_p thresholds: the share of problems that are correct and faster than p x reference.
 #: Our choice: a level-1 problem validates in well under a minute; the limit only catches a stuck child.
@@ -29,9 +30,11 @@ class BatchMode(StrEnum):
 class ProblemStatus(StrEnum):
     """How one problem ended.
 
-    ``PASS`` / ``FAIL`` / ``TIMEOUT_FAIL``: the gate's verdict; ``INVALID``: the folder is not a
-    problem in either accepted form; ``ERROR``: kernelopt itself could not run it (bad task card, no
-    device, a process that died without a result, a Ray worker lost twice).
+    ``PASS`` / ``FAIL`` / ``TIMEOUT_FAIL``: the gate's verdict on the kernel; ``INVALID``: the folder is not a
+    problem in either accepted form; ``ERROR``: the problem could not be run, through no fault of the kernel
+    (its reference raised or could not be built, no size scale keeps it valid, a bad task card, no device,
+    a process that died without a result, a Ray worker lost twice), with its one-line reason. ERROR rows are
+    counted apart: fast_p is over the other rows.
     """
 
     PASS = "PASS"
@@ -59,7 +62,12 @@ class ProblemRow(BaseModel):
         latency_us: median latency of the kernel (the best passing version with ``--optimize``).
         reference_latency_us: median latency of the reference (PyTorch eager), timed beside it.
         speedup_vs_eager: reference (eager) latency / kernel latency, interleaved.
+        eager_ci_low, eager_ci_high: the 95 % interval of ``speedup_vs_eager``; eager_p_value: its test's p.
+        eager_verdict: ``improvement`` when the speedup is a significant claim (p < 0.05, Cohen's d > 0.2, the
+            interval past the 2 % margin: :func:`kernelopt.harness.stats.claim`), ``regression`` for a
+            significant slowdown, else ``no significant change``.
         speedup_vs_compile: ``torch.compile(reference)`` latency / kernel latency, when timed.
+        compile_verdict: as ``eager_verdict``, against torch.compile.
         compile_s: seconds torch.compile took (outside the timing).
         best_version: the version the figures are of (``v0`` for validate).
         reason: one line: why it failed or is not a problem; ``None`` on PASS.
@@ -89,7 +97,12 @@ class ProblemRow(BaseModel):
     latency_us: float | None = None
     reference_latency_us: float | None = None
     speedup_vs_eager: float | None = None
+    eager_ci_low: float | None = None
+    eager_ci_high: float | None = None
+    eager_p_value: float | None = None
+    eager_verdict: str | None = None
     speedup_vs_compile: float | None = None
+    compile_verdict: str | None = None
     compile_s: float | None = None
     best_version: str | None = None
     reason: str | None = None
@@ -108,13 +121,27 @@ class ProblemRow(BaseModel):
 
 
 class FastP(BaseModel):
-    """fast_p at one threshold: correct problems with speedup > ``threshold``, over all problems."""
+    """fast_p at one threshold: correct problems with speedup > ``threshold``, over the problems that are not
+    ``ERROR`` (those failed through no fault of the kernel and are counted apart).
+
+    Attributes:
+        threshold: p.
+        eager, compile: KernelBench's fast_p against eager and torch.compile (``None``: never timed).
+        eager_significant, compile_significant: the same, counting only speedups that are significant claims
+            (``*_verdict`` ``improvement``: p < 0.05, Cohen's d > 0.2, past the margin); at p = 1.0 this is
+            what KernelBench's fast_1 means to say, without its coin flip on identical speeds.
+        problems: the rows counted (all but ERROR); errors: the ERROR rows left out.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     threshold: float
     eager: float | None
     compile: float | None
+    eager_significant: float | None = None
+    compile_significant: float | None = None
+    problems: int | None = None
+    errors: int | None = None
 
 
 class BatchTable(BaseModel):
@@ -143,15 +170,33 @@ class BatchTable(BaseModel):
 
 
 def fast_p(rows: Sequence[ProblemRow], threshold: float) -> FastP:
-    """KernelBench's fast_p: the share of all problems that are correct and faster than ``threshold`` x
-    the reference; against torch.compile ``None`` when no problem timed it."""
-    n = len(rows)
+    """KernelBench's fast_p: the share of problems that are correct and faster than ``threshold`` x the
+    reference, and the significant fast_p that counts only significant claims; over every row but ``ERROR``
+    (the problem's fault, counted apart); against torch.compile ``None`` when no problem timed it."""
+    counted = [r for r in rows if r.status is not ProblemStatus.ERROR]
+    errors = len(rows) - len(counted)
+    n = len(counted)
     if n == 0:
-        return FastP(threshold=threshold, eager=None, compile=None)
-    eager = sum(1 for r in rows if r.correct and r.speedup_vs_eager is not None and r.speedup_vs_eager > threshold)
-    timed = any(r.speedup_vs_compile is not None for r in rows)
-    comp = sum(1 for r in rows if r.correct and r.speedup_vs_compile is not None and r.speedup_vs_compile > threshold)
-    return FastP(threshold=threshold, eager=eager / n, compile=comp / n if timed else None)
+        return FastP(threshold=threshold, eager=None, compile=None, problems=0, errors=errors)
+
+    def share(speedup: str, verdict: str | None) -> float:
+        hits = 0
+        for r in counted:
+            value = getattr(r, speedup)
+            if r.correct and value is not None and value > threshold:
+                hits += verdict is None or getattr(r, verdict) == Verdict.IMPROVEMENT
+        return hits / n
+
+    timed = any(r.speedup_vs_compile is not None for r in counted)
+    return FastP(
+        threshold=threshold,
+        eager=share("speedup_vs_eager", None),
+        compile=share("speedup_vs_compile", None) if timed else None,
+        eager_significant=share("speedup_vs_eager", "eager_verdict"),
+        compile_significant=share("speedup_vs_compile", "compile_verdict") if timed else None,
+        problems=n,
+        errors=errors,
+    )
 
 
 def with_fast_p(table: BatchTable) -> BatchTable:
@@ -168,7 +213,12 @@ CSV_COLUMNS = (
     "latency_us",
     "reference_latency_us",
     "speedup_vs_eager",
+    "eager_ci_low",
+    "eager_ci_high",
+    "eager_p_value",
+    "eager_verdict",
     "speedup_vs_compile",
+    "compile_verdict",
     "compile_s",
     "best_version",
     "reason",

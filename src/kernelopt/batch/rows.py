@@ -117,7 +117,8 @@ def item_row(item: BatchItem, status: ProblemStatus = ProblemStatus.ERROR) -> Pr
 
 
 def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
-    """``row`` with the latency and speedups of ``record``."""
+    """``row`` with the latency and speedups of ``record``, each with its interval and whether it is a
+    significant claim (:func:`kernelopt.harness.stats.claim`)."""
     p = record.performance
     ref = p.speedup_vs_reference
     return row.model_copy(
@@ -125,7 +126,12 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
             "latency_us": p.latency_us,
             "reference_latency_us": ref.eager_latency_us if ref else None,
             "speedup_vs_eager": ref.eager if ref else None,
+            "eager_ci_low": ref.eager_ci_low if ref and ref.eager is not None else None,
+            "eager_ci_high": ref.eager_ci_high if ref and ref.eager is not None else None,
+            "eager_p_value": ref.eager_p_value if ref and ref.eager is not None else None,
+            "eager_verdict": ref.eager_verdict if ref and ref.eager is not None else None,
             "speedup_vs_compile": ref.compiled if ref else None,
+            "compile_verdict": ref.compiled_verdict if ref and ref.compiled is not None else None,
             "compile_s": ref.compile_s if ref else None,
             "best_version": record.version,
             # a figure left out for noise says why (kernelopt.harness.stats.too_wide), not just n/a
@@ -135,7 +141,17 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
 
 
 def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
-    """``row`` with the gate's verdict on V0 and its figures (a speedup withheld for noise says so)."""
+    """``row`` with the gate's verdict on V0 and its figures (a speedup withheld for noise says so). A problem
+    whose reference failed is an ``ERROR`` of the problem, counted apart from the kernels (issue 34)."""
+    if report.problem_failed:
+        reason = report.failure_reason or report.correctness.message
+        return row.model_copy(
+            update={
+                "status": ProblemStatus.ERROR,
+                "correct": None,
+                "reason": f"the problem's reference failed: {reason}",
+            }
+        )
     figured = figures(row, report.record)
     return figured.model_copy(
         update={

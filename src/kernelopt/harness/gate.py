@@ -45,6 +45,7 @@ from kernelopt.harness.model import (
     CaseBench,
     CaseTiming,
     CorrectnessReport,
+    Culprit,
     JobMode,
     KernelSource,
     RunOutcome,
@@ -52,7 +53,7 @@ from kernelopt.harness.model import (
     WorkerResult,
 )
 from kernelopt.harness.poison import MALLOC_PERTURB
-from kernelopt.harness.progress import Limits
+from kernelopt.harness.progress import CHECK_LIMIT_FACTOR, Limits
 from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
@@ -137,6 +138,14 @@ class GateReport(BaseModel):
     record_path: str | None = None
     sizes: SizePlan | None = None
 
+    @property
+    def problem_failed(self) -> bool:
+        """reference.py itself failed (raised, or its Model or inputs could not be built): an ERROR of the
+        problem, never a FAIL of the kernel (issue 34)."""
+        return self.correctness.culprit is Culprit.PROBLEM or (
+            self.bench is not None and self.bench.culprit is Culprit.PROBLEM
+        )
+
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -160,6 +169,7 @@ def limits_of(settings: HarnessSettings) -> Limits:
         compile_s=settings.compile_timeout_s,
         case_s=settings.case_timeout_s,
         run_s=max(settings.run_timeout_s, settings.case_timeout_s),
+        check_s=CHECK_LIMIT_FACTOR * settings.case_timeout_s,
     )
 
 
@@ -303,6 +313,7 @@ def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
             status=CorrectnessStatus.FAIL,
             message=res.failure.message,
             error_class=res.failure.error_class,
+            culprit=res.failure.culprit,
             stderr_tail=tail,
             **common,
         )
@@ -365,6 +376,7 @@ def _bench_failure(outcome: RunOutcome) -> BenchReport | None:
             status=CorrectnessStatus.FAIL,
             message=res.failure.message,
             error_class=res.failure.error_class,
+            culprit=res.failure.culprit,
             stderr_tail=res.failure.traceback,
             device=res.device,
             device_name=res.device_name,

@@ -146,6 +146,14 @@ class WorkerJob(_Model):
     size_candidates: list[dict[str, SizeValue]] = Field(default_factory=list)
 
 
+class Culprit(StrEnum):
+    """Whose code failed: the kernel's (a FAIL of the kernel), or the problem's own (reference.py raised or
+    could not be built: an ERROR of the problem, counted apart from the kernels)."""
+
+    KERNEL = "kernel"
+    PROBLEM = "problem"
+
+
 class Failure(_Model):
     """Why a candidate failed inside the worker.
 
@@ -157,6 +165,7 @@ class Failure(_Model):
         case: the case index, when inside a case.
         version: the kernel label, when several were loaded.
         traceback: the Python traceback of an exception, when there was one.
+        culprit: whose code failed (the problem's: reference.py).
     """
 
     message: str
@@ -164,6 +173,7 @@ class Failure(_Model):
     case: int | None = None
     version: str | None = None
     traceback: str | None = None
+    culprit: Culprit = Culprit.KERNEL
 
 
 class CaseCheck(_Model):
@@ -338,6 +348,7 @@ class CorrectnessReport(_Model):
     max_abs_err: float | None = None
     message: str
     error_class: str | None = None
+    culprit: Culprit = Culprit.KERNEL
     stderr_tail: str | None = None
     cases: list[CaseCheck] = Field(default_factory=list)
     device: str | None = None
@@ -418,6 +429,7 @@ class BenchReport(_Model):
     status: CorrectnessStatus
     message: str | None = None
     error_class: str | None = None
+    culprit: Culprit = Culprit.KERNEL
     stderr_tail: str | None = None
     device: str | None = None
     device_name: str | None = None

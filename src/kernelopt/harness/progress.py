@@ -2,7 +2,9 @@
 
 The worker appends one JSON object per line to its progress file: ``{"t": <time.monotonic()>,
 "event": "phase", "phase": "case", "case": 1, "label": "n=1000"}``, ``{"event": "compile_start"}``,
-``{"event": "compile_end"}``. ``time.monotonic`` is the system-wide CLOCK_MONOTONIC on Linux, so the
+``{"event": "compile_end"}``, ``{"event": "check_start"}``, ``{"event": "check_end"}``; the orchestrator
+appends ``{"event": "killed"}`` when it kills the worker (the open phase counts as work up to then).
+``time.monotonic`` is the system-wide CLOCK_MONOTONIC on Linux, so the
 orchestrator compares the worker's stamps with its own clock.
 
 The :class:`Watchdog` is pure: it is fed events and asked, at a given time, whether a limit has been
@@ -11,13 +13,16 @@ exceeded. Limits (see :mod:`kernelopt.harness.settings`):
 - start-up (Python + torch import, before the first ``load``): ``startup_s``;
 - ``load`` (importing kernel.py / reference.py, building extensions): ``compile_s``;
 - any single JIT compilation (between ``compile_start`` and ``compile_end``): ``compile_s``;
-- a ``case`` or ``bench`` phase, compile time excluded: ``case_s``;
-- all ``case`` and ``bench`` phases together, compile time excluded: ``run_s``.
+- the checker's own work in a case (between ``check_start`` and ``check_end``: building the inputs, running
+  the reference, comparing the outputs): ``check_s``, a generous bound of its own, said as the checker's;
+- a ``case`` or ``bench`` phase, compile and check time excluded: ``case_s`` (the kernel's own run);
+- all ``case`` and ``bench`` phases together, compile and check time excluded: ``run_s``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -34,11 +39,17 @@ class Phase(StrEnum):
     DONE = "done"
 
 
+#: Our choice: the checker's own work in a case (the reference in float64, the comparison) is bounded at this
+#: many times the per-case limit: generous, since a slow check is no fault of the kernel's, yet finite.
+CHECK_LIMIT_FACTOR = 10.0
+
+
 class LimitKind(StrEnum):
     STARTUP = "startup"
     COMPILE = "compile"
     CASE = "case"
     RUN = "run"
+    CHECK = "check"
 
 
 class ProgressWriter:
@@ -94,12 +105,13 @@ class ProgressReader:
 
 @dataclass(frozen=True)
 class Limits:
-    """The four limits, seconds."""
+    """The limits, seconds (``check_s``: the checker's work in one case, unbounded unless given)."""
 
     startup_s: float
     compile_s: float
     case_s: float
     run_s: float
+    check_s: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,10 @@ class Watchdog:
     compile_in_phase_s: float = 0.0
     run_used_s: float = 0.0
     compile_total_s: float = 0.0
+    check_since: float | None = None
+    check_in_phase_s: float = 0.0
+    check_total_s: float = 0.0
+    killed: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -150,8 +166,21 @@ class Watchdog:
             self.compile_in_phase_s += spent
             self.compile_total_s += spent
             self.compile_since = None
+        self._end_check(t)
         if self.phase in (Phase.CASE, Phase.BENCH):
-            self.run_used_s += max(0.0, t - self.phase_since - self.compile_in_phase_s)
+            self.run_used_s += max(0.0, t - self.phase_since - self.compile_in_phase_s - self.check_in_phase_s)
+
+    def _end_check(self, t: float) -> None:
+        if self.check_since is not None:
+            spent = max(0.0, t - self.check_since)
+            self.check_in_phase_s += spent
+            self.check_total_s += spent
+            self.check_since = None
+
+    @property
+    def work_s(self) -> float:
+        """Seconds of correctness and timing work: the kernel's runs (:attr:`run_used_s`) and the checker's."""
+        return self.run_used_s + self.check_total_s
 
     def feed(self, event: dict[str, Any]) -> None:
         """Apply one event from the worker."""
@@ -166,6 +195,7 @@ class Watchdog:
                 return
             self.phase_since = t
             self.compile_in_phase_s = 0.0
+            self.check_in_phase_s = 0.0
             case = event.get("case")
             self.case = case if isinstance(case, int) else None
             self.label = event.get("label") if isinstance(event.get("label"), str) else None
@@ -177,6 +207,16 @@ class Watchdog:
             self.compile_in_phase_s += spent
             self.compile_total_s += spent
             self.compile_since = None
+        elif kind == "check_start" and self.check_since is None:
+            self.check_since = t
+        elif kind == "check_end":
+            self._end_check(t)
+        elif kind == "killed":
+            # the orchestrator killed the worker: the open phase is work up to the kill, then nothing runs
+            self._close_phase(t)
+            self.phase = Phase.DONE
+            self.phase_since = t
+            self.killed = True
 
     def where(self) -> str:
         """``case 1 (n=1000)``, ``loading kernel.py``, ... for messages."""
@@ -221,9 +261,20 @@ class Watchdog:
                 f"loading kernel.py (import and compilation) ran past the compile limit of {lim.compile_s:g} s "
                 "(KERNELOPT_COMPILE_TIMEOUT_S)",
             )
+        if self.check_since is not None and now - self.check_since > lim.check_s:
+            return Timeout(
+                LimitKind.CHECK,
+                f"{self.where()}: the checker (the reference's run and the comparison of the outputs, not the "
+                f"kernel) ran past its own limit of {lim.check_s:g} s; the problem is too large to check here "
+                "(lower its size, or raise TEST_TIMEOUT_SEC: the checker gets "
+                f"{CHECK_LIMIT_FACTOR:g} x it)",
+                self.case,
+                self.label,
+            )
         if self.phase in (Phase.CASE, Phase.BENCH):
             in_compile = now - self.compile_since if self.compile_since is not None else 0.0
-            active = elapsed - self.compile_in_phase_s - in_compile
+            in_check = now - self.check_since if self.check_since is not None else 0.0
+            active = elapsed - self.compile_in_phase_s - in_compile - self.check_in_phase_s - in_check
             if active > lim.case_s:
                 return Timeout(
                     LimitKind.CASE,

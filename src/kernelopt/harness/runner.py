@@ -19,6 +19,9 @@ Runs in the orchestrator: imports no torch.
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import secrets
 import shutil
 import sys
@@ -176,6 +179,22 @@ def _read_result(path: Path) -> WorkerResult | None:
         return None
 
 
+def mark_killed(progress_path: Path) -> None:
+    """Append the ``killed`` event to a worker's progress file (its open phase is work up to now: the
+    batch's ``work_s``); a file that cannot be written loses only that figure."""
+    line = json.dumps({"t": time.monotonic(), "event": "killed"}) + "\n"
+    try:
+        with open(progress_path, "a+b") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell():
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":  # a line the killed worker left half-written stays apart
+                    line = "\n" + line
+            fh.write(line.encode())
+    except OSError:
+        return
+
+
 def run_worker(
     job: WorkerJob,
     *,
@@ -209,7 +228,8 @@ def run_worker(
     job_path.write_text(job_json if job_json is not None else job.model_dump_json(indent=2), encoding="utf-8")
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     argv = [sys.executable, "-m", module, str(job_path)]
-    hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + 30.0
+    check_allowance = limits.check_s if math.isfinite(limits.check_s) else 0.0
+    hard_limit = limits.startup_s + 2 * limits.compile_s + limits.run_s + check_allowance + 30.0
     caps = (OutputCap(out_path), OutputCap(err_path))
     starter: WorkerStarter = _STARTER.get() or _default_starter(job, env)
     with starter(argv, timeout_s=hard_limit, stdout_path=out_path, stderr_path=err_path, cwd=cwd, env=env) as worker:
@@ -221,6 +241,8 @@ def run_worker(
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
+    if timeout is not None:
+        mark_killed(Path(job.progress_path))
     for ev in reader.new_events():
         dog.feed(ev)
     return RunOutcome(

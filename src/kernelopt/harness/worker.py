@@ -32,6 +32,7 @@ from kernelopt.harness.model import (
     REFERENCE_LABEL,
     CaseCheck,
     CaseTiming,
+    Culprit,
     Failure,
     JobMode,
     KernelSource,
@@ -95,21 +96,28 @@ def _first_line(exc: BaseException) -> str:
     return first_line(str(exc), 300)
 
 
-def _failure(where: str, what: str, exc: BaseException, *, case: int | None, version: str | None) -> Failure:
+def _failure(
+    where: str, what: str, exc: BaseException, *, case: int | None, version: str | None, culprit: Culprit
+) -> Failure:
     detail = _first_line(exc)
     msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
-    return Failure(message=msg, error_class=type(exc).__name__, case=case, version=version, traceback=_tb(exc))
+    return Failure(
+        message=msg, error_class=type(exc).__name__, case=case, version=version, traceback=_tb(exc), culprit=culprit
+    )
 
 
 @contextmanager
-def _user(where: str, what: str, *, case: int | None = None, version: str | None = None) -> Iterator[None]:
-    """Boundary around user code: any exception it raises becomes a :class:`CandidateFailed`."""
+def _user(
+    where: str, what: str, *, case: int | None = None, version: str | None = None, culprit: Culprit = Culprit.KERNEL
+) -> Iterator[None]:
+    """Boundary around user code: any exception it raises becomes a :class:`CandidateFailed`, blamed on
+    ``culprit`` (reference.py's code is the problem's: an ERROR of the problem, not a FAIL of the kernel)."""
     try:
         yield
     except CandidateFailed:
         raise
     except (Exception, SystemExit) as exc:  # user code may raise anything; it is a result, not our bug
-        raise CandidateFailed(_failure(where, what, exc, case=case, version=version)) from exc
+        raise CandidateFailed(_failure(where, what, exc, case=case, version=version, culprit=culprit)) from exc
 
 
 def resolve_device(requested: str | None) -> str:
@@ -180,7 +188,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
     _version_env(first)
     # reference.py's import is timed on its own (the start-up limit): one that hangs is said at once
     ctx.progress.phase(Phase.REFERENCE)
-    with _user("loading", "reference.py", version=first.label):
+    with _user("loading", "reference.py", version=first.label, culprit=Culprit.PROBLEM):
         # the problem's sizes are substituted as the file runs: whatever it derives from them follows
         reference = load_module(Path(job.reference_py), overrides=job.constants)
         check_shapes(reference)
@@ -207,7 +215,7 @@ def _instantiate(ctx: _Ctx, item: _Loaded, seed: int = 0) -> tuple[Callable[...,
 
     pair = item.pair
     _version_env(item.source)
-    with _user("setup", "reference.py Model / get_init_inputs", version=item.source.label):
+    with _user("setup", "reference.py Model / get_init_inputs", version=item.source.label, culprit=Culprit.PROBLEM):
         torch.manual_seed(seed)
         ref = pair.reference_fn(ctx.device)
     with _user("setup", "kernel.py ModelNew", version=item.source.label):
@@ -369,6 +377,7 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     previous: tuple[Any, Any] | None = None  # the kernel's and the reference's outputs of the seed before
     for s in range(ctx.job.seeds):
         where = f"case {i} ({label})" + (f", seed {s}" if s else "")
+        ctx.progress.emit("check_start")  # building the inputs is the problem's work, not the kernel's
         inputs = _seed_inputs(ctx, subject.pair, i, s, first_inputs, where, label)
         if s == 0:
             first_inputs = clone_tree(inputs)
@@ -381,7 +390,7 @@ def _seed_inputs(ctx: _Ctx, pair: Any, i: int, s: int, first_inputs: Any, where:
     randomly permuted values when ``get_inputs()`` returned seed 0's again."""
     from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize, same_values
 
-    with _user(where, "reference.py get_inputs", case=i):
+    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
         inputs = build_inputs(pair, pair.shapes[i], ctx.device, seed=s)
     if s == 0:
         zeros = all_zero_inputs(inputs)
@@ -413,7 +422,8 @@ def _check_seed(
     from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
     from kernelopt.harness.timers import synchronize
 
-    with _user(where, "the reference"):
+    ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
+    with _user(where, "the reference", culprit=Culprit.PROBLEM):
         ref_native = subject.ref(*clone_tree(inputs))
         ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache)
     cc.reference_precision = precision
@@ -421,12 +431,15 @@ def _check_seed(
     if not poison_device_memory(ctx.device, tensors_in(ref_native)):
         ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
     synchronize(ctx.device)
+    ctx.progress.emit("check_end")
     with _user(where, "the kernel", case=cc.index):
         out = subject.cand(*inputs)
         synchronize(ctx.device)
     cc.seeds += 1
+    ctx.progress.emit("check_start")
     _fail_if_inputs_changed(ctx, cc, saved, inputs, where)
     chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
+    ctx.progress.emit("check_end")
     cc.tolerance = cc.tolerance or chk.tolerance
     cc.output_dtype = cc.output_dtype or chk.output_dtype
     for attr in ("rel_err", "max_abs_err", "worst_ratio"):
@@ -587,7 +600,7 @@ def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
     from kernelopt.harness.timers import rotation_count
 
     shape = pair.shapes[i]
-    with _user(where, "reference.py get_inputs", case=i):
+    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
         first = build_inputs(pair, shape, ctx.device, seed=0)
         n_sets = rotation_count(nbytes(first), ctx.device, ctx.job.bench) if ctx.device.startswith("cuda") else 1
         sets = [first]
@@ -673,7 +686,7 @@ def _reference_samplers(
     settings = ctx.job.bench
     out: list[tuple[str, Any]] = []
     try:
-        with _user(where, "the reference (timing warm-up)", version=REFERENCE_LABEL):
+        with _user(where, "the reference (timing warm-up)", version=REFERENCE_LABEL, culprit=Culprit.PROBLEM):
             for k in range(3):
                 ref(*sets[k % len(sets)])
             synchronize(ctx.device)

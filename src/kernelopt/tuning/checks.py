@@ -25,24 +25,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import one_line
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
-
-CHUNK_MIN_ELEMS = 1 << 16
-CHUNK_MAX_ELEMS = 1 << 24
-CHUNK_DIVISOR = 16
-"""The fingerprint and the output comparison read a tensor 1/16 of it at a time (at least 64 Ki, at most 16 Mi
-elements): their temporaries (a few int64 or float64 copies of one chunk, 8 bytes an element, a dozen in
-the full scan of a failing output) stay below 1.5 x the tensor, so the bench worker's bound holds."""
-
-
-def chunk_for(elems: int) -> int:
-    """Elements per step for a tensor (or outputs) of ``elems`` elements (:data:`CHUNK_DIVISOR`)."""
-    return max(CHUNK_MIN_ELEMS, min(CHUNK_MAX_ELEMS, elems // CHUNK_DIVISOR))
-
 
 STICKY_CUDA_ERRORS = (
     "illegal memory access",
