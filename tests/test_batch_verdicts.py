@@ -150,7 +150,13 @@ class ModelNew(nn.Module):
 @pytest.mark.parametrize(
     ("init_body", "ref_forward", "kernel_forward", "culprit", "fragment"),
     [
-        ("pass", "raise ValueError('bad shape')", "pass", Culprit.PROBLEM, "the reference raised ValueError: bad shape"),
+        (
+            "pass",
+            "raise ValueError('bad shape')",
+            "pass",
+            Culprit.PROBLEM,
+            "the reference raised ValueError: bad shape",
+        ),
         ("raise RuntimeError('no')", "pass", "pass", Culprit.PROBLEM, "reference.py Model / get_init_inputs raised"),
         ("pass", "pass", "raise ValueError('mine')", Culprit.KERNEL, "the kernel raised ValueError: mine"),
     ],

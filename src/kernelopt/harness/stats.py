@@ -425,9 +425,7 @@ def estimate_speedup(
     )
 
 
-def compare_interleaved(
-    a_samples: Sequence[float], b_samples: Sequence[float], min_gain_pct: float
-) -> SpeedupEstimate:
+def compare_interleaved(a_samples: Sequence[float], b_samples: Sequence[float], min_gain_pct: float) -> SpeedupEstimate:
     """The speedup of B over A from samples taken in ABBA blocks (A: the previous version or the reference;
     B: the current version), with the test, Cohen's d of the samples and the verdict: the one comparison the
     gate, the batch and the summaries use.
