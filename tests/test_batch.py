@@ -55,7 +55,15 @@ def test_fast_p_counts_correct_and_faster_over_all_problems() -> None:
     rows = [_row("a", True, 2.5, 1.2), _row("b", True, 1.2), _row("c", False, 3.0), _row("d", None, None)]
     assert fast_p(rows, 1.0).eager == 0.5 and fast_p(rows, 1.0).compile == 0.25
     assert fast_p(rows, 1.5).eager == 0.25 and fast_p(rows, 2.0).eager == 0.25
-    assert fast_p(rows, 1.0).model_dump() == {"threshold": 1.0, "eager": 0.5, "compile": 0.25}
+    assert fast_p(rows, 1.0).model_dump() == {
+        "threshold": 1.0,
+        "eager": 0.5,
+        "compile": 0.25,
+        "eager_significant": 0.0,  # no row's speedup is a significant claim
+        "compile_significant": 0.0,
+        "problems": 4,
+        "errors": 0,
+    }
     assert fast_p([_row("a", True, 2.0)], 1.0).compile is None  # nothing timed torch.compile
     assert fast_p([], 1.0).eager is None
     table = with_fast_p(BatchTable(directory="/x", mode=BatchMode.VALIDATE, rows=rows))

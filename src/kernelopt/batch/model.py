@@ -213,12 +213,7 @@ CSV_COLUMNS = (
     "latency_us",
     "reference_latency_us",
     "speedup_vs_eager",
-    "eager_ci_low",
-    "eager_ci_high",
-    "eager_p_value",
-    "eager_verdict",
     "speedup_vs_compile",
-    "compile_verdict",
     "compile_s",
     "best_version",
     "reason",
@@ -229,6 +224,11 @@ CSV_COLUMNS = (
     "work_s",
     "attempts",
     "host",
+    "eager_ci_low",
+    "eager_ci_high",
+    "eager_p_value",
+    "eager_verdict",
+    "compile_verdict",
 )
 
 

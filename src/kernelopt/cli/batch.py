@@ -24,6 +24,7 @@ from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.harness.sizes import fmt_size
+from kernelopt.harness.stats import Verdict
 from kernelopt.oneline import one_line
 from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import DEFAULT_ROOT
@@ -38,8 +39,13 @@ NAME_WIDTH = 20
 CELL_CHARS = 120
 
 
-def _speedup(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}x"
+def _speedup(value: float | None, verdict: str | None = None) -> str:
+    """``1.31x*``: the star marks a significant claim (faster or slower: p < 0.05, Cohen's d > 0.2, past the
+    margin); a figure without it is within the noise of the measurement."""
+    if value is None:
+        return "n/a"
+    significant = verdict is not None and verdict != Verdict.NO_CHANGE.value
+    return f"{value:.2f}x" + ("*" if significant else "")
 
 
 def _share(value: float | None) -> str:
@@ -63,8 +69,8 @@ def render(result: BatchTable, out_dir: Path) -> None:
             *([] if not samples else ["-" if r.sample is None else r.sample]),
             {True: "yes", False: "no", None: "n/a"}[r.correct],
             r.latency_us,
-            _speedup(r.speedup_vs_eager),
-            _speedup(r.speedup_vs_compile),
+            _speedup(r.speedup_vs_eager, r.eager_verdict),
+            _speedup(r.speedup_vs_compile, r.compile_verdict),
             r.status.value,
             _last_cell(r, result.mode),
         ]
@@ -86,10 +92,23 @@ def render(result: BatchTable, out_dir: Path) -> None:
         rows,
         name_width=NAME_WIDTH,
     )
+    errors = next((f.errors for f in result.fast_p if f.errors), 0)
+    apart = f"; {errors} ERROR row(s), the problem's own failure, counted apart" if errors else ""
     table(
-        "fast_p (correct and faster than p x the reference, over all problems)",
-        ["p", "vs eager", "vs compile"],
-        [[fmt(f.threshold), _share(f.eager), _share(f.compile)] for f in result.fast_p],
+        "fast_p (correct and faster than p x the reference, over all problems"
+        + apart
+        + "); significant: only speedups that pass the test (*)",
+        ["p", "vs eager", "significant", "vs compile", "significant"],
+        [
+            [
+                fmt(f.threshold),
+                _share(f.eager),
+                _share(f.eager_significant),
+                _share(f.compile),
+                _share(f.compile_significant),
+            ]
+            for f in result.fast_p
+        ],
     )
     _render_sizes(result)
     from kernelopt.batch.runner import CSV_FILE, TABLE_FILE

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# KernelBench level 1 with identical kernels (ModelNew(Model): pass) at full size on one NVIDIA GPU:
+# benchmarks/kernelbench_identical.py --device cuda --size-scale 1 (issue 34's GPU proof). Every row that is
+# not PASS is kernelopt's verdict, not the kernel's: the target is 100 % PASS or ERROR with a reason (what
+# cannot fit the GPU), the whole batch under 5 minutes, significant "speedups" on at most 5 % of the rows.
+# Never changes GPU clocks or settings; fetches nothing.
+#
+#   OUT=/some/folder bash scripts/gpu_kernelbench_level1.sh      # from the repository root
+#
+# Needs KernelBench's level 1 folder (ScalingIntelligence/KernelBench, KernelBench/level1: <id>_<Name>.py) at
+# kernelbench/level1 in the repository root (an ignored path), or LEVEL=/path/to/level1.
+# Bounded: the batch gets 540 s (timeout), each problem 120 s.
+#
+# Writes under $OUT:
+#   env.txt            GPU, driver, torch, triton versions; the batch's wall time
+#   table.txt          the benchmark's table: rows by verdict, false failures, significant-speedup rate,
+#                      fast_1 and significant fast_1, overhead per problem, then every non-PASS row and reason
+#   identical.json     the figures and every row
+#   batch.txt          kernelopt batch's own printed table; batch.json, batch.csv: its files
+#   stderr.txt         the benchmark's error output
+set -u
+OUT="${OUT:?set OUT to the output folder}"
+mkdir -p "$OUT"
+LEVEL="${LEVEL:-kernelbench/level1}"
+if [ ! -d "$LEVEL" ]; then
+  echo "no KernelBench level folder at $LEVEL (carry KernelBench/level1 to kernelbench/level1, or set LEVEL)" \
+    | tee "$OUT/errors.txt" >&2
+  exit 2
+fi
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+export KERNELOPT_BENCH_S="${KERNELOPT_BENCH_S:-0.3}"
+export KERNELOPT_SEEDS="${KERNELOPT_SEEDS:-2}"
+PY="${PYTHON:-python}"
+WORK="${WORK:-$(mktemp -d /tmp/kernelopt_kb_identical.XXXXXX)}"
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1
+  "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
+  echo "KERNELOPT_BENCH_S=$KERNELOPT_BENCH_S KERNELOPT_SEEDS=$KERNELOPT_SEEDS level=$LEVEL"
+} > "$OUT/env.txt"
+
+start=$(date +%s)
+timeout -k 10 540 "$PY" benchmarks/kernelbench_identical.py "$LEVEL" --device cuda --size-scale 1 \
+  --out "$WORK" --json "$OUT/identical.json" --problem-timeout-s 120 \
+  > "$OUT/table.txt" 2> "$OUT/stderr.txt" || echo "the benchmark exited with $?" >> "$OUT/errors.txt"
+echo "batch wall: $(( $(date +%s) - start )) s" >> "$OUT/env.txt"
+
+name="$(basename "$LEVEL")"
+cp "$WORK/$name.table.txt" "$OUT/batch.txt" 2>/dev/null || true
+cp "$WORK/batch_$name/batch.json" "$WORK/batch_$name/batch.csv" "$OUT/" 2>/dev/null || true
+cat "$OUT/table.txt"
