@@ -150,6 +150,7 @@ def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
                 "status": ProblemStatus.ERROR,
                 "correct": None,
                 "reason": f"the problem's reference failed: {reason}",
+                "sizes": report.sizes,
             }
         )
     figured = figures(row, report.record)
