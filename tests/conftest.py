@@ -47,6 +47,7 @@ SLOW_FILES = (
     "test_tunables.py",
     "test_agent_skill_clis.py",
     "test_mcp_server.py",
+    "test_agents_drive.py",
     "test_loop_resume.py",
     "test_batch_pool.py",
     "test_batch.py",

@@ -76,6 +76,7 @@ class OptimizeLoop:
 
     def __init__(self, workspace: Workspace, collaborators: Collaborators, request: LoopRequest | None = None) -> None:
         self.context = LoopRun(workspace, collaborators, request or LoopRequest())
+        self._truth_deferred = False
 
     @property
     def ws(self) -> Workspace:
@@ -105,6 +106,9 @@ class OptimizeLoop:
                 if prepare is not None:
                     prepare(run)
                     run.save()
+                changed = changed_truth(run.ws, new_run=False) if self._truth_deferred else None
+                if changed is not None:
+                    raise changed
                 self._drive(pause)
             except BaseException:
                 park(run)
@@ -117,7 +121,10 @@ class OptimizeLoop:
         run = self.context
         settings, previous = resolve_settings(run.ws, run.request)
         changed = changed_truth(run.ws, new_run=previous is None)
-        if changed is not None:
+        # A paused run's caller step (``prepare``) comes first: it undoes what the agent wrote outside its
+        # allowance, the protected files included; the truth is checked after it (``run``).
+        self._truth_deferred = previous is not None and previous.paused
+        if changed is not None and not self._truth_deferred:
             raise changed
         run.t0 = run.clock()
         run.refresh_best()
