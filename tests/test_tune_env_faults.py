@@ -6,8 +6,11 @@ the issue asks for."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -305,3 +308,29 @@ def test_a_kernel_that_prints_without_end_leaves_bounded_logs_with_head_and_tail
     text = max(logs, key=lambda p: p.stat().st_size).read_text()
     assert text.startswith("call start\n") and text.endswith("call end\n")  # the head and the newest tail
     assert re.search(r"\[kernelopt: at least \d+ bytes of output dropped here; the first \d+ and the last", text)
+
+
+# ---------------------------------------------------------------------------------------------- defect 10
+
+
+@pytest.mark.timeout(120)
+def test_an_ascii_locale_and_a_non_ascii_folder_tune_and_write(tmp_path: Path) -> None:
+    """Defect 10: ``kernelopt tune`` in a folder named ``café`` under an ASCII locale exited 70: a
+    PydanticSerializationError on the surrogates the locale decodes the name to (the worker's setup, the
+    record), then a UnicodeEncodeError printing the path to an ASCII stdout. Now it runs, writes kernel.py and
+    its record reads back."""
+    folder = _copy(DATA / "loop", tmp_path / "café" / "loop")
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": "ascii"}
+    env.pop("LANG", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "tune", str(folder), *FAST],
+        capture_output=True,
+        env=env,
+        timeout=110,
+    )
+    out, err = done.stdout.decode("ascii"), done.stderr.decode("ascii")  # ASCII only: the name escaped
+    assert done.returncode == 0, err
+    assert "written to kernel.py" in out and "caf\\udcc3\\udca9" in out  # the bytes it could not decode
+    assert "BLOCK = 64 " not in (folder / "kernel.py").read_text()
+    (record,) = (folder / ".kernelopt" / "tune").glob("*/record.jsonl")
+    assert len(SessionRecord.read(record).results) >= 2

@@ -93,7 +93,8 @@ def atomic_write_text(path: Path, text: str) -> None:
         HardLinkRefused: ``path`` has other hard links.
     """
     with naming(path):
-        _write_bytes(path, redact(text).encode("utf-8"))
+        # surrogateescape: a path an ASCII locale decoded (caf\udcc3\udca9) is written as its own bytes
+        _write_bytes(path, redact(text).encode("utf-8", "surrogateescape"))
 
 
 def atomic_write_code(path: Path, text: str) -> None:
@@ -105,7 +106,7 @@ def atomic_write_code(path: Path, text: str) -> None:
     not the writer's to hide.
     """
     with naming(path):
-        _write_bytes(path, text.encode("utf-8"))
+        _write_bytes(path, text.encode("utf-8", "surrogateescape"))
 
 
 @contextmanager
@@ -316,7 +317,7 @@ def append_line(path: Path, line: str) -> None:
     """
     if "\n" in line:
         raise ValueError("a record line holds no newline")
-    with naming(path), path.open("a", encoding="utf-8") as fh:
+    with naming(path), path.open("a", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(redact(line) + "\n")
         fh.flush()
         os.fsync(fh.fileno())

@@ -150,8 +150,20 @@ def _usage_line(exc: Exception) -> str:
     return f"{message.rstrip('.')}; see `{path} --help`"
 
 
+def _printable_streams() -> None:
+    """stdout and stderr print any text: a character their encoding lacks (a non-ASCII folder name under
+    ``PYTHONIOENCODING=ascii``, a surrogate that an ASCII locale decoded a path to) is written as its
+    backslash escape, never a UnicodeEncodeError (an exit 70 after kernel.py was written, issue 35)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure) and getattr(stream, "errors", None) == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    _printable_streams()
     app = build_app()
     command = typer.main.get_command(app)
     plain_flags(command)

@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from kernelopt.fileio import redact_tree
 from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
+from kernelopt.jsontext import dump_json, load_json
 from kernelopt.proc import start_command
 from kernelopt.vocabulary import Device
 
@@ -174,7 +175,7 @@ def _read_result(path: Path) -> WorkerResult | None:
     if not path.is_file():
         return None
     try:
-        return WorkerResult.model_validate_json(path.read_text(encoding="utf-8"))
+        return load_json(WorkerResult, path.read_text(encoding="utf-8"))
     except (ValidationError, ValueError):
         return None
 
@@ -225,7 +226,7 @@ def run_worker(
         OSError: the Python interpreter cannot be started (a broken environment, not a kernel failure).
     """
     job_path = run_dir / "job.json"
-    job_path.write_text(job_json if job_json is not None else job.model_dump_json(indent=2), encoding="utf-8")
+    job_path.write_text(job_json if job_json is not None else dump_json(job, indent=2), encoding="utf-8")
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     argv = [sys.executable, "-m", module, str(job_path)]
     check_allowance = limits.check_s if math.isfinite(limits.check_s) else 0.0

@@ -42,6 +42,7 @@ from kernelopt.harness.model import (
     shape_label,
 )
 from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.jsontext import dump_json, load_json
 from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, interpreted_cases, runs_in_interpreter, shape_size
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
@@ -767,7 +768,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         sys.stderr.write("usage: python -m kernelopt.harness.worker JOB.json\n")
         return 2
-    job = WorkerJob.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
+    job = load_json(WorkerJob, Path(argv[0]).read_text(encoding="utf-8"))
     progress = ProgressWriter(Path(job.progress_path), time.monotonic)
     progress.phase(Phase.STARTUP)
     try:
@@ -775,7 +776,7 @@ def main(argv: list[str]) -> int:
     except DeviceUnavailable as exc:
         sys.stderr.write(f"kernelopt worker: {exc}\n")
         return EXIT_ENVIRONMENT
-    atomic_write_text(Path(job.result_path), result.model_dump_json(indent=1))
+    atomic_write_text(Path(job.result_path), dump_json(result, indent=1))
     progress.phase(Phase.DONE)
     progress.close()
     return 0

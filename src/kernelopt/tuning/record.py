@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from kernelopt.errors import InputFileError, RecordError
 from kernelopt.fileio import append_line, atomic_write_text
+from kernelopt.jsontext import dump_json, load_json
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.space import Space
 
@@ -382,7 +383,7 @@ class SessionRecord:
                 another space (its fingerprint differs).
         """
         if not path.exists():
-            atomic_write_text(path, header.model_dump_json(by_alias=True) + "\n")
+            atomic_write_text(path, dump_json(header, by_alias=True) + "\n")
             return cls(path, header, [], torn_tail=False)
         found = cls.read(path)
         if found.header.space_fingerprint != header.space_fingerprint:
@@ -417,7 +418,7 @@ class SessionRecord:
 
     def append(self, result: Result) -> None:
         """Append ``result`` as one line (written whole, fsynced)."""
-        append_line(self.path, RecordLine(result=result).model_dump_json())
+        append_line(self.path, dump_json(RecordLine(result=result)))
         self.results.append(result)
 
     def served(self) -> dict[str, Result]:
@@ -451,7 +452,7 @@ def _parse_line(path: Path, number: int, line: str, model: type[Any]) -> Any:
     if model is RecordHeader:
         _check_record_schema(path, line)
     try:
-        return model.model_validate_json(line)
+        return load_json(model, line)
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":

@@ -16,6 +16,7 @@ import time
 from pydantic import BaseModel, ValidationError
 
 from kernelopt.env import read_worker_fds
+from kernelopt.jsontext import dump_json, load_json
 from kernelopt.oneline import one_line
 from kernelopt.worker.messages import MESSAGE, Message
 
@@ -47,7 +48,7 @@ class Channel:
         Raises:
             ChannelClosed: the other end is gone (``EPIPE``).
         """
-        data = message.model_dump_json().encode("utf-8") + b"\n"
+        data = dump_json(message).encode("utf-8") + b"\n"
         view = memoryview(data)
         try:
             while view:
@@ -88,7 +89,7 @@ class Channel:
         line = bytes(self._buffer[:end])
         del self._buffer[: end + 1]
         try:
-            return MESSAGE.validate_json(line)
+            return load_json(MESSAGE, line)
         except ValidationError as exc:
             raise ChannelClosed(
                 f"not a message: {one_line(line[:400].decode(errors='replace'), 120)!r} ({exc.errors()[0]['msg']})"

@@ -37,6 +37,7 @@ from typing import TypeVar, cast
 from kernelopt.env import inherited
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.fileio import owned_temp_dir
+from kernelopt.jsontext import load_json
 from kernelopt.oneline import one_line
 from kernelopt.proc import (
     COMMAND_ID,
@@ -325,7 +326,7 @@ class ForkPool:
         for line in lines:
             if not line.strip():
                 continue
-            message = MESSAGE.validate_json(line)
+            message = load_json(MESSAGE, line)
             if isinstance(message, Ready):
                 self.ready = message
             elif isinstance(message, Launched | Refused):

@@ -47,6 +47,7 @@ from typing import Annotated, Literal, NoReturn
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from kernelopt.env import WORKER_FDS, inherited, replace_environment
+from kernelopt.jsontext import dump_json, load_json
 from kernelopt.proc import die_with_parent, exit_process, kill_descendants
 
 #: The modules the server imports before it forks anything (a missing one is skipped and reported).
@@ -164,7 +165,7 @@ MESSAGE: TypeAdapter[Ready | Launch | Launched | Refused | Kill | Exited | Shutd
 
 
 def encode(message: _Message) -> bytes:
-    return message.model_dump_json().encode() + b"\n"
+    return dump_json(message).encode() + b"\n"
 
 
 def _main_of(module: str) -> Callable[[list[str]], int]:
@@ -328,7 +329,7 @@ class Server:
             line = _read_line(read_fd)
             if not line:
                 os._exit(0)  # the server went away before giving it a run
-            message = MESSAGE.validate_json(line)
+            message = load_json(MESSAGE, line)
             assert isinstance(message, Launch)
             run_launch(message)
         os.close(read_fd)
@@ -403,7 +404,7 @@ class Server:
         for line in lines:
             if not line.strip():
                 continue
-            message = MESSAGE.validate_json(line)
+            message = load_json(MESSAGE, line)
             if isinstance(message, Launch):
                 self.launch(message)
             elif isinstance(message, Kill):

@@ -121,7 +121,7 @@ class Shutdown(_Envelope):
 
 Message = Annotated[Setup | Ready | Request | Event | Reply | Failure | Shutdown, Field(discriminator="type")]
 MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
-"""Validates one JSON line into its envelope (``MESSAGE.validate_json(line)``)."""
+"""Validates one JSON line into its envelope (``kernelopt.jsontext.load_json(MESSAGE, line)``)."""
 
 SETUP_ID = 0
 """The id a :class:`Failure` of the setup carries (requests are numbered from 1)."""
