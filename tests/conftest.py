@@ -44,6 +44,7 @@ SLOW_FILES = (
     "test_tune_faults.py",
     "test_launch_tuning.py",
     "test_batch_verdicts.py",
+    "test_tuning_rejected.py",
     "test_tunables.py",
     "test_agent_skill_clis.py",
     "test_mcp_server.py",

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.actions import LAUNCH_CONFIGURATION, ActionCategory
+from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN, ActionCategory
 from kernelopt.backends.launch_tuning import CANDIDATE_STATUS, candidate_results
 from kernelopt.backends.protocol import StageContext
 from kernelopt.backends.rules import RuleImplementer, RulePlanner
 from kernelopt.errors import UsageError
 from kernelopt.loop.wiring import cpu_timing_summary
-from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord
+from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord, PitfallAndFix
 from kernelopt.planning.history import build_history
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.tuning.candidate import Outcome, Result
@@ -155,6 +155,12 @@ def _record(ws: Workspace, n: int, plan, out) -> IterationRecord:  # type: ignor
     rec.optimization.knob_changes = {k: list(v) for k, v in out.knob_changes.items()}
     rec.candidates = out.candidates
     rec.quality_gate.result = GateResult.PASS if out.changed else GateResult.FAIL
+    if out.no_gain:  # as the loop records a session that ran and kept nothing
+        rec.pitfalls_and_fixes = [
+            PitfallAndFix(
+                error_type=SEARCH_NO_GAIN, error_message=out.error or "", root_cause="", fix_applied="", lesson=""
+            )
+        ]
     if out.changed:
         rec.performance.latency_us = next(c.latency_us for c in out.candidates if c.chosen)
         rec.performance.comparison_with_previous.verdict = "improvement"

@@ -46,3 +46,7 @@ LAUNCH_CONFIGURATION = ActionCategory.AUTOTUNE
 autotune ``Config`` values, computed settings overridden at the launch) searched jointly, the way
 ``triton.autotune`` does (docs/tuning-engine.md). The rules backend's Stage 3 makes one such change per
 version, so each version stays one category."""
+
+SEARCH_NO_GAIN = "search_no_gain"
+"""The ``error_type`` of an iteration whose tuning session ran and kept nothing (nothing faster than the current
+configuration): the one outcome after which the launch configuration of that kernel.py has converged."""

@@ -25,10 +25,11 @@ from kernelopt.backends.settings import RuleSettings
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_code
-from kernelopt.memory.model import CandidateResult, CandidateStatus
+from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord
 from kernelopt.oneline import one_line
 from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.exclusion import Exclusion, region_of
 from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
 from kernelopt.tuning.session import Progress, SessionResult
@@ -88,7 +89,27 @@ def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
         check_resources=settings.check_resources,
         evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=settings.bench_timeout_s),
         min_gain_pct=settings.min_gain_pct,
+        exclude=rejected_winners(ctx.history),
     )
+
+
+def rejected_winners(records: list[IterationRecord]) -> list[Exclusion]:
+    """The regions of the winners earlier versions' gates rejected (issue 32, item 4): each version whose
+    tuning session wrote a configuration (its ``chosen`` candidate, not the ``current`` one) that failed the
+    gate excludes that configuration's region (:func:`~kernelopt.tuning.exclusion.region_of`) from the next
+    sessions, with the gate's reason."""
+    out: list[Exclusion] = []
+    for r in records:
+        if r.masked or r.quality_gate.result not in (GateResult.FAIL, GateResult.TIMEOUT_FAIL):
+            continue
+        chosen = next((c for c in r.candidates if c.chosen and not c.current), None)
+        if chosen is None:
+            continue
+        before = next((c.parameters for c in r.candidates if c.current), None)
+        why = one_line(r.quality_gate.failure_reason or r.quality_gate.result.value, 160)
+        region = region_of(chosen.parameters, before)
+        out.append(Exclusion(region=region, reason=f"{r.version}'s gate rejected {config_text(region)}: {why}"))
+    return out
 
 
 def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:

@@ -119,6 +119,7 @@ _FRONT_ALIASES = {
     "references": "references",
     "sources": "references",
     "base_kernel_sha256": "base_kernel_sha256",
+    "excluding": "excluding",
 }
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -190,6 +191,8 @@ def render_plan(plan: Plan) -> str:
         front["references"] = list(plan.references)
     if plan.base_kernel_sha256:
         front["base_kernel_sha256"] = plan.base_kernel_sha256
+    if plan.excluding:
+        front["excluding"] = list(plan.excluding)
 
     body: list[str] = [f"# Plan v{plan.version}: {plan.action_category.value}", "", f"## {EVIDENCE}", ""]
     if not plan.counters_available:
@@ -493,6 +496,7 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         planner=str(planner) if planner is not None else None,
         references=_str_list(front.get("references"), f"{origin}: references"),
         base_kernel_sha256=str(front["base_kernel_sha256"]) if front.get("base_kernel_sha256") else None,
+        excluding=_str_list(front.get("excluding"), f"{origin}: excluding"),
     )
 
 

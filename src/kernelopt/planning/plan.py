@@ -58,6 +58,8 @@ class Plan(BaseModel):
             reference project, URLs.
         base_kernel_sha256: sha256 of the ``kernel.py`` a tuning session was planned against: the same
             session after another action changed the kernel is a new action (issue 13).
+        excluding: the versions whose tuning session of the same kernel.py wrote a winner the gate rejected:
+            this session tunes again outside their regions (issue 32, item 4), so it is a new action.
 
     An older plan file's candidate set (``candidates``, ``candidate_budget``, ``pruned``: the rules planner
     before one tuning session replaced it) is read and dropped by the parser; such a plan, with no
@@ -85,6 +87,7 @@ class Plan(BaseModel):
     expected_speedup_pct: float | None = None
     references: list[str] = Field(default_factory=list)
     base_kernel_sha256: str | None = None
+    excluding: list[str] = Field(default_factory=list)
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action.
@@ -95,6 +98,8 @@ class Plan(BaseModel):
         pairs = sorted((k, str(v)) for k, v in self.parameters.items())
         if self.base_kernel_sha256:  # a tuning session: a new kernel.py makes it a new action
             pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
+        if self.excluding:  # the same session again, outside the regions of the winners the gate rejected
+            pairs.append(("excluding", ",".join(self.excluding)))
         return self.action_category.value, tuple(sorted(pairs))
 
     def is_tuning_session(self) -> bool:

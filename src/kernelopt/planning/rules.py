@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.actions import LAUNCH_CONFIGURATION, ActionCategory
+from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN, ActionCategory
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text
-from kernelopt.memory.model import IterationRecord, SearchLogEntry
+from kernelopt.memory.model import GateResult, IterationRecord, SearchLogEntry
 from kernelopt.oneline import one_line
 from kernelopt.planning.history import History, build_history, load_past_plans, plan_signature
 from kernelopt.planning.knobs import LINEAR_FAMILIES, Knob
@@ -415,7 +415,10 @@ def plan_version(
     if options.searching:
         plan.base_kernel_sha256 = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
         if p.history.was_tried(plan_signature(plan)):
-            return None, _tuned_before(p, plan)
+            stop, rejected = _tuned_before(p, plan)
+            if stop is not None:
+                return None, stop
+            plan.excluding = rejected
     if not plan.evidence:
         return None, (
             f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
@@ -550,13 +553,43 @@ def _no_plan_reason(p: _Planning) -> str:
     return reason
 
 
-def _tuned_before(p: _Planning, plan: Plan) -> str:
-    """Why a tuning session of this kernel.py is not planned again: one already ran on it."""
-    by = ", ".join(p.history.tried_by.get(plan_signature(plan), [])) or "an earlier version"
-    return (
-        f"converged: the launch configuration of this kernel.py was tuned in {by} and nothing it found was kept; "
-        f"further gains need a code change: {CODE_BACKENDS}"
+def _tuned_before(p: _Planning, plan: Plan) -> tuple[str | None, list[str]]:
+    """Why a tuning session of this kernel.py is not planned again, or ``None`` and the versions whose
+    rejected winners it excludes (issue 32, item 4).
+
+    "Converged" only after a session that ran and kept nothing (its version's ``error_type`` is
+    :data:`~kernelopt.actions.SEARCH_NO_GAIN`). When every earlier session of this kernel.py wrote a winner
+    that the gate rejected, the next session tunes again among the configurations outside the rejected
+    regions (the rules implementer excludes them). A session that failed otherwise (the implementer's error)
+    is not repeated unchanged, and that is said, never called converged. A session whose winner passed and
+    whose kernel.py came back is the same convergence.
+    """
+    base = ("base_kernel", (plan.base_kernel_sha256 or "")[:16])
+    versions = sorted(
+        {v for sig, vs in p.history.tried_by.items() if base in sig[1] for v in vs}, key=lambda v: int(v[1:])
     )
+    by = ", ".join(versions) or "an earlier version"
+    tried = [r for r in p.records if r.version in versions]
+    gated = (GateResult.FAIL, GateResult.TIMEOUT_FAIL)
+    kept_nothing = any(x.error_type == SEARCH_NO_GAIN for r in tried for x in r.pitfalls_and_fixes)
+    if kept_nothing or any(r.quality_gate.result is GateResult.PASS for r in tried) or not tried:
+        return (
+            f"converged: the launch configuration of this kernel.py was tuned in {by} and nothing it found was "
+            f"kept; further gains need a code change: {CODE_BACKENDS}"
+        ), []
+    rejected = [
+        r for r in tried if r.quality_gate.result in gated and any(c.chosen and not c.current for c in r.candidates)
+    ]
+    if len(rejected) == len(tried):  # each session's winner failed the gate: tune again outside their regions
+        return None, [r.version for r in rejected]
+    failed = [r for r in tried if r not in rejected]
+    why = "; ".join(
+        f"{r.version}: {one_line(r.quality_gate.failure_reason or 'no reason recorded', 160)}" for r in failed
+    )
+    return (
+        f"no new actionable path for v{p.n}: the tuning session of this kernel.py failed in {by} without a "
+        f"result ({why or 'no record'}); not converged: fix what failed and run again"
+    ), []
 
 
 # -- plan text ------------------------------------------------------------------------------------

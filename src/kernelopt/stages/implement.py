@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernelopt.actions import SEARCH_NO_GAIN
 from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Implementer, ImplementOutcome, StageContext
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
@@ -36,7 +37,7 @@ AttemptSink = Callable[[PitfallAndFix, str, bool], None]
 """Told of each failed attempt: (pitfall, one-line message, True when no repair attempt is left)."""
 
 
-NO_GAIN = "search_no_gain"
+NO_GAIN = SEARCH_NO_GAIN
 """error_type of an iteration whose Stage 3 search found nothing faster than the current configuration."""
 
 

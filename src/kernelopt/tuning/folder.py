@@ -52,6 +52,7 @@ from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
 from kernelopt.tuning.candidate import Config, Value
+from kernelopt.tuning.exclusion import Exclusion, excluder
 from kernelopt.tuning.kernel_evaluator import (
     Apply,
     EvaluatorSettings,
@@ -119,6 +120,7 @@ class TuneRequest(BaseModel):
         evaluator: the evaluator's limits, workers and bench plan.
         min_gain_pct: the gain over the current configuration that counts as better, percent.
         batch_size, retime_top: the session's candidates per round and re-timed top few.
+        exclude: regions left out (winners an earlier version's gate rejected, :mod:`kernelopt.tuning.exclusion`).
         within: a recorded sweep of this launch: the space is cut to the sweep's values
             (:func:`~kernelopt.tuning.replay.restrict_to_sweep`), so the result compares with its best.
     """
@@ -145,6 +147,7 @@ class TuneRequest(BaseModel):
     within: Path | None = None
     batch_size: int = Field(default=DEFAULT_BATCH, ge=1)
     retime_top: int = Field(default=RETIME_TOP, ge=0)
+    exclude: list[Exclusion] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -443,6 +446,7 @@ def tune_folder(
             on_progress=on_progress,
             batch_size=req.batch_size,
             retime_top=req.retime_top,
+            excluded=excluder(req.exclude),
         )
     shapes = per_shape(result.results, result.retimed, result.best_config)
     return FolderTuning(

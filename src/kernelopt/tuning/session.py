@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.errors import UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
-from kernelopt.tuning.candidate import Config, Result, Value
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.space import Space
@@ -125,6 +125,7 @@ class _Run:
     budget: Budget
     record: SessionRecord | None
     served_from: dict[str, Result]
+    excluded: Callable[[Config], str | None] | None = None
     results: list[Result] = field(default_factory=list)
     evaluations: int = 0
     served: int = 0
@@ -150,6 +151,7 @@ def tune(
     on_progress: Callable[[Progress], None] | None = None,
     batch_size: int = DEFAULT_BATCH,
     retime_top: int = RETIME_TOP,
+    excluded: Callable[[Config], str | None] | None = None,
 ) -> SessionResult:
     """Tune the launch configuration of ``space`` with ``evaluator`` (see the module docstring).
 
@@ -164,6 +166,9 @@ def tune(
         on_progress: called after each round.
         batch_size: candidates per round, at most.
         retime_top: how many of the fastest are re-timed at the end (0: none).
+        excluded: configuration -> why it is excluded (``None``: it is not). An excluded configuration is an
+            ``INVALID`` result with that reason, neither evaluated nor served from the record (the region of a
+            winner the gate rejected, :mod:`kernelopt.tuning.exclusion`).
 
     Raises:
         UsageError: a seed is not a configuration of the space, or an unknown strategy name.
@@ -177,7 +182,7 @@ def tune(
         if isinstance(strategy, str)
         else strategy
     )
-    run = _Run(budget, record, record.served() if record is not None else {})
+    run = _Run(budget, record, record.served() if record is not None else {}, excluded)
     stop = _loop(strat, evaluator, run, batch_size, on_progress)
     retimed: list[Result] = []
     if stop not in (StopReason.INTERRUPTED, StopReason.WALL_TIME):
@@ -227,12 +232,16 @@ def _loop(
 
 def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Result]:
     """Serve what the record holds, evaluate the rest in one batch, record and charge; results in order."""
-    fresh = [c for c in batch if c.key() not in run.served_from]
+    why = {c: run.excluded(c) for c in batch} if run.excluded is not None else {}
+    fresh = [c for c in batch if c.key() not in run.served_from and why.get(c) is None]
     measured = iter(evaluator.evaluate(fresh) if fresh else [])
     out: list[Result] = []
     for c in batch:
         held = run.served_from.get(c.key())
-        if held is not None:
+        reason = why.get(c)
+        if reason is not None:
+            r = Result.failed(c, Outcome.INVALID, reason)
+        elif held is not None:
             r = held.model_copy(update={"recorded": True})
             run.served += 1
         else:
