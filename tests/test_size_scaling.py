@@ -72,7 +72,7 @@ def test_a_spatial_extent_stays_at_least_the_kernel() -> None:
     assert plan.constants["height"] == 3 and plan.constants["H"] == 3  # kernel_size 3, not round(128 * 0.01)
     candidates = size_candidates(SIZES / "conv_pool.py", sizes={}, scale=0.05)
     assert [c.constants["depth"] for c in candidates[:3]] == [3, 6, 12]  # then larger spatial floors
-    assert candidates[3].scale == 0.1 and all(c.asked_scale == 0.05 for c in candidates)
+    assert candidates[3].scale == 0.0625 and all(c.asked_scale == 0.05 for c in candidates)  # a power of two
 
 
 def test_a_problem_no_scale_can_shrink_names_the_rules() -> None:

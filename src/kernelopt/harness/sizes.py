@@ -42,7 +42,7 @@ from kernelopt.taskcard import TaskCard
 SCALE_MIN_VALUE = 16
 
 #: The most plans :func:`size_candidates` offers (the requested one first).
-MAX_CANDIDATES = 9
+MAX_CANDIDATES = 12
 
 #: What a name like ``dim`` says it is; ``get_inputs`` passing it as a tensor dimension overrules the name.
 DIM_INDEX = "a dimension index"
@@ -559,8 +559,8 @@ def plan_sizes(
 
 def size_candidates(reference_py: Path, *, sizes: Mapping[str, int | float], scale: float | None) -> list[SizePlan]:
     """The plan asked for first, then the nearest larger ones to try when it breaks the problem: spatial
-    extents at 2 and 4 times the largest window, then the scale doubled, up to :data:`MAX_CANDIDATES` plans
-    (distinct ones, each still shrinking something).
+    extents at 2 and 4 times the largest window, then the same at each of :func:`fallback_scales`, up to
+    :data:`MAX_CANDIDATES` plans (distinct ones, each still shrinking something).
 
     Raises:
         as :func:`plan_sizes` (for the plan asked for).
@@ -571,15 +571,26 @@ def size_candidates(reference_py: Path, *, sizes: Mapping[str, int | float], sca
     tree, found = _checked(reference_py, sizes, scale)
     dims = _tensor_dim_names(tree, found)
     out, seen = [first], [first.constants]
-    s = scale
-    while s < 1 and len(out) < MAX_CANDIDATES:
+    for s in fallback_scales(scale):
         for factor in (1, 2, 4):
             plan = _plan(found, dims, sizes, s, factor, tree).model_copy(update={"asked_scale": scale})
             if plan.constants not in seen and any(not c.card for c in plan.scaled):
                 seen.append(plan.constants)
                 out.append(plan)
-        s *= 2
     return out[:MAX_CANDIDATES]
+
+
+def fallback_scales(scale: float) -> list[float]:
+    """``scale``, then the powers of two above it, below 1 (0.05: 0.05, 0.0625, 0.125, 0.25, 0.5): a power of
+    two keeps the ratios of power-of-two sizes exact, so an equality the problem relies on through its
+    arithmetic (a transposed convolution's output width equal to its channel count) survives."""
+    out = [scale]
+    p = 2.0 ** math.ceil(math.log2(scale))
+    while p < 1:
+        if p > scale:
+            out.append(p)
+        p *= 2
+    return out
 
 
 def effective_constants(

@@ -208,8 +208,12 @@ class LoadedProblem:
         return cls(problem=problem, device=device, shape=empty, reference=reference, form=form, shapes=shapes)
 
     def _use(self, shape: ProblemShape) -> None:
-        for name, value in shape.constants.items():  # problem sizes, checked against the file by the parent
-            setattr(self.reference, name, value)
+        if shape.constants != self.shape.constants:
+            # problem sizes (checked against the file by the parent) are substituted as reference.py runs
+            # again, so that what it derives from them (bias_shape = (out_channels, 1, 1)) follows
+            old = self.reference
+            self.reference = load_module(Path(self.problem.reference_py), overrides=shape.constants)
+            unload(old)
         self.shape = shape
 
     def make_inputs(self, device: str) -> list[Any]:
