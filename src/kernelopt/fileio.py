@@ -238,9 +238,13 @@ def signals_held() -> Iterator[None]:
 
     The handlers are swapped for ones that only note the signal, not the signal mask: a mask holds one thread
     only, and the kernel hands a process's signal to any thread that does not block it (a progress bar's, a
-    worker pool's keeper). In a thread other than the main one (where no handler can be set) a no-op.
+    worker pool's keeper). In a thread other than the main one (where no handler can be set), or where a
+    handler was set outside Python (it could not be put back), a no-op.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or any(
+        signal.getsignal(sig) is None
+        for sig in HELD_SIGNALS  # a handler set outside Python: left alone
+    ):
         yield
         return
     noted: list[int] = []

@@ -305,14 +305,22 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     small = prepared.budget.below_floor(space.size.count)
     if small is not None:
         note(small)
-    with _Bar() as bar:
-        tuning = tune_folder(prepared, on_progress=bar.update)
+    try:
+        with _Bar() as bar:
+            tuning = tune_folder(prepared, on_progress=bar.update)
+    except KeyboardInterrupt as exc:  # the evaluator's start, or the bar's end: the session's own is a stop
+        _interrupted(
+            f"interrupted{_by(exc)}; {kernel_py.name} unchanged; the session record keeps what was measured "
+            f"({prepared.record_path})",
+            130,
+        )
     r = tuning.result
     if r.stop is StopReason.INTERRUPTED:
         _interrupted(_unfinished(tuning), 130)
-    edit = best_edit(tuning) if tuning.judgement.better else None
+    edit = None
     written = False
     try:
+        edit = best_edit(tuning) if tuning.judgement.better else None
         if edit is not None and not dry_run:
             with signals_held():  # an interrupt lands before the write (none made) or after it (`written`)
                 replace_source(prepared.source, edit.new_source)
