@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from kernelopt.cli.app import main
 from kernelopt.errors import RecordError
@@ -334,3 +335,24 @@ def test_an_ascii_locale_and_a_non_ascii_folder_tune_and_write(tmp_path: Path) -
     assert "BLOCK = 64 " not in (folder / "kernel.py").read_text()
     (record,) = (folder / ".kernelopt" / "tune").glob("*/record.jsonl")
     assert len(SessionRecord.read(record).results) >= 2
+
+
+def test_json_of_a_path_an_ascii_locale_decoded_reads_back_to_the_same_path() -> None:
+    """Defect 10's mechanism: pydantic refuses a lone surrogate both ways; jsontext carries it."""
+    from pydantic import BaseModel, TypeAdapter
+
+    from kernelopt.jsontext import dump_json, load_json
+
+    class Job(BaseModel):
+        path: Path
+        outcome: Outcome
+
+    job = Job(path=Path("/w/caf\udcc3\udca9/kernel.py"), outcome=Outcome.OK)
+    text = dump_json(job)
+    assert text.isascii() and "\\udcc3" in text
+    assert load_json(Job, text) == job and load_json(TypeAdapter(Job), text.encode()) == job
+    raw = '{"path": "/w/caf\udcc3\udca9/kernel.py", "outcome": "ok"}'  # git's output decoded under the locale
+    assert load_json(Job, raw) == job
+    assert dump_json(Job(path=Path("/w/café"), outcome=Outcome.OK)) == '{"path":"/w/café","outcome":"ok"}'
+    with pytest.raises(ValidationError):
+        load_json(Job, '{"path": "/w", "outcome": "fine"}')

@@ -21,6 +21,9 @@ from pydantic_core import PydanticSerializationError
 
 M = TypeVar("M")
 
+_UNREADABLE = frozenset({"json_invalid", "string_unicode"})
+"""pydantic's errors for JSON it cannot read as text: an escaped lone surrogate, a raw one in a ``str``."""
+
 
 def dump_json(model: BaseModel, **options: Any) -> str:
     """``model.model_dump_json(**options)``; a model holding a lone surrogate (a path an ASCII locale decoded)
@@ -34,8 +37,9 @@ def dump_json(model: BaseModel, **options: Any) -> str:
 
 
 def load_json(model: type[M] | TypeAdapter[M], data: str | bytes) -> M:
-    """``data`` validated as ``model`` (a model class or a ``TypeAdapter``); JSON that carries an escaped
-    lone surrogate (written by :func:`dump_json`) is read by :func:`json.loads`, then validated.
+    """``data`` validated as ``model`` (a model class or a ``TypeAdapter``); JSON that carries a lone surrogate
+    (escaped, as :func:`dump_json` writes it, or raw in a ``str`` decoded under an ASCII locale) is read by
+    :func:`json.loads`, then validated.
 
     Raises:
         ValidationError: ``data`` is not JSON, or not a ``model``.
@@ -46,7 +50,7 @@ def load_json(model: type[M] | TypeAdapter[M], data: str | bytes) -> M:
             return adapter.validate_json(data)
         return model.model_validate_json(data)  # type: ignore[union-attr]
     except ValidationError as exc:
-        if not any(e["type"] == "json_invalid" for e in exc.errors()):
+        if not any(e["type"] in _UNREADABLE for e in exc.errors()):
             raise
         try:
             doc = json.loads(data)

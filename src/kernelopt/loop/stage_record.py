@@ -13,6 +13,7 @@ from pathlib import Path
 from kernelopt.errors import RecordError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.fileio import atomic_write_text
+from kernelopt.jsontext import load_json
 from kernelopt.loop import candidate, commits, ending
 from kernelopt.loop.journal import IterationState, VersionOutcome
 from kernelopt.loop.protocols import EventKind, Stage
@@ -142,7 +143,7 @@ def _commit(run: LoopRun, it: IterationState, paths: list[str], message: str) ->
         run.save()
         run.ws.commit(list[str | Path](paths), message)
     rel = f"memory/v{n}.json"
-    in_head = IterationRecord.model_validate_json(run.ws.file_at("HEAD", rel))
+    in_head = load_json(IterationRecord, run.ws.file_at("HEAD", rel))
     if in_head.git_commit_hash is None:
         first = run.ws.head()
         record = run.ws.memory.read(n)

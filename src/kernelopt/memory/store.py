@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from kernelopt.errors import RecordError
 from kernelopt.fileio import atomic_write_text
+from kernelopt.jsontext import dump_json
 from kernelopt.memory.assign import apply_assignments
 from kernelopt.memory.model import IterationRecord, parse_version, version_label
 
@@ -78,7 +79,7 @@ class MemoryStore:
         """Validate and atomically write ``record`` to its file; returns the path."""
         validated = IterationRecord.model_validate(record.model_dump())
         path = self.path(validated.version)
-        atomic_write_text(path, validated.model_dump_json(indent=2) + "\n")
+        atomic_write_text(path, dump_json(validated, indent=2) + "\n")
         return path
 
     def create(self, version: int | str, *, force: bool = False) -> IterationRecord:
