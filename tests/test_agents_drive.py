@@ -106,6 +106,28 @@ def test_a_cancelled_gate_rolls_back_and_the_next_validate_runs_it_again(ws: Wor
     assert _subjects(ws)[0].startswith("V1: ") and ws.is_clean()
 
 
+def test_validate_cancelled_in_stage_3_keeps_the_agents_edit_and_an_unedited_kernel_is_refused(ws: Workspace) -> None:
+    drive.submit_plan(ws, _plan(ws), device="cpu")
+    before = guard.snapshot(ws.root), ws.head()
+    with pytest.raises(drive.StageRefused, match="kernel.py is unchanged"):
+        drive.validate(ws, device="cpu")
+    assert (guard.snapshot(ws.root), ws.head()) == before
+    ws.kernel_py.write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
+    edited = ws.kernel_py.read_bytes()
+
+    def cancel_in_stage_3(event: LoopEvent) -> None:
+        if event.kind is EventKind.STAGE_START and event.message.endswith("implement"):
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        drive.validate(ws, device="cpu", on_event=cancel_in_stage_3)
+    assert ws.kernel_py.read_bytes() == edited  # the agent's work, back in place
+    assert drive.status(ws).next is drive.NextStep.IMPLEMENT_THEN_VALIDATE
+    result = drive.validate(ws, device="cpu")
+    assert result.record is not None and result.record.quality_gate.result is not None
+    assert result.record.quality_gate.result.value == "PASS"
+
+
 def test_a_plan_that_repeats_a_recorded_action_is_refused_with_nothing_written(ws: Workspace) -> None:
     drive.submit_plan(ws, _plan(ws), device="cpu")
     ws.kernel_py.write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 1024"))

@@ -87,14 +87,20 @@ def session(roots: list[Path], body: Callable[[Call], Awaitable[None]]) -> None:
             async with stdio_client(params, errlog=errlog) as streams, ClientSession(*streams) as client:
                 await client.initialize()
 
-                async def call(tool: str, **arguments: Any) -> tuple[Any, list[str], float]:
+                async def call(tool: str, _cancel: bool = False, **arguments: Any) -> tuple[Any, list[str], float]:
+                    """The tool's result, its progress messages and seconds; ``_cancel``: the client cancels
+                    the call at its first progress notification (the result is then ``None``)."""
                     progress: list[str] = []
-
-                    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-                        progress.append(message or "")
-
+                    result = None
                     t0 = time.monotonic()
-                    result = await client.call_tool(tool, arguments, progress_callback=on_progress)
+                    with anyio.CancelScope() as scope:
+
+                        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                            progress.append(message or "")
+                            if _cancel:
+                                scope.cancel()
+
+                        result = await client.call_tool(tool, arguments, progress_callback=on_progress)
                     return result, progress, time.monotonic() - t0
 
                 await body(call)
@@ -191,7 +197,14 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
 
         # the agent edits kernel.py itself; validate runs Stage 3's check under the guard, then the gate
         kernel = ws / "kernel.py"
+        _refused((await call("validate", workspace=str(ws)))[0], "kernel.py is unchanged")
         kernel.write_text(kernel.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
+        edited = kernel.read_bytes()
+        cancelled, progress, _ = await call("validate", _cancel=True, workspace=str(ws))
+        assert cancelled is None and progress  # cancelled by the client at its first progress notification
+        after, _, _ = await call("status", workspace=str(ws))  # served once the cancelled stage has rolled back
+        assert after.structured_content["next"] in ("implement_then_validate", "validate"), after
+        assert kernel.read_bytes() == edited or after.structured_content["next"] == "validate"
         gated, progress, seen["validate_s"] = await call("validate", workspace=str(ws))
         assert not gated.is_error, gated
         out = gated.structured_content

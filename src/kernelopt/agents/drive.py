@@ -47,6 +47,7 @@ from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.history import plan_signature
 from kernelopt.planning.plan import Plan
 from kernelopt.stagenames import Stage
+from kernelopt.stages import guard
 from kernelopt.stages.allowance import editable_files, may_write
 from kernelopt.stages.guard import capture, restore, violation_message
 from kernelopt.stages.implement import summary_of
@@ -363,28 +364,34 @@ def validate(
         StageRefused: no plan is waiting for its implementation.
     """
     now = _expect(ws, {NextStep.IMPLEMENT_THEN_VALIDATE, NextStep.VALIDATE}, "validate")
+    if now.next is NextStep.IMPLEMENT_THEN_VALIDATE and not _edited(ws):
+        raise StageRefused(
+            f"validate: kernel.py is unchanged since V{now.version}'s plan was accepted: edit it for the plan's "
+            "action first"
+        )
     agent = AgentEdits(description)
 
     def take_edits(run: LoopRun) -> None:
         it = run.state.current
-        if it is None or it.stage is not Stage.IMPLEMENT:
+        if it is None or it.stage is not Stage.IMPLEMENT or not it.snapshot:
             return  # a gate interrupted earlier: the loop runs it again from its kept candidate
-        allowed = may_write(Stage.IMPLEMENT, it.version, it.aux_files)
-        violations = run.guarded(it, it.snapshot, allowed, "agent")
-        if violations:
-            where = ", ".join(editable_files(Stage.IMPLEMENT, it.version, it.aux_files))
-            run.fail(it, violation_message("agent", where, violations), error_type="write_violation")
-            return
         editable = editable_files(Stage.IMPLEMENT, it.version, it.aux_files)
-        good = capture(run.ws.root, editable)
         head = {rel: _at_head(run.ws, it.base_commit, rel) for rel in editable}
-        agent.edits = {rel: data for rel, data in good.items() if data != head[rel]}
+        agent.edits = {rel: data for rel, data in capture(run.ws.root, editable).items() if data != head[rel]}
+        violations = run.guarded(it, it.snapshot, may_write(Stage.IMPLEMENT, it.version, it.aux_files), "agent")
+        if violations:
+            run.fail(it, violation_message("agent", ", ".join(editable), violations), error_type="write_violation")
+            return
         restore(run.ws.root, head)  # the last good kernel: Stage 3 applies the edits under its own guard
 
     def pause(it: IterationState | None) -> bool:
         return it is None or it.stage not in (Stage.IMPLEMENT, Stage.GATE)
 
-    events, _ = _run(ws, device=device, pause=pause, on_event=on_event, implementer=agent, prepare=take_edits)
+    try:
+        events, _ = _run(ws, device=device, pause=pause, on_event=on_event, implementer=agent, prepare=take_edits)
+    except BaseException:
+        _keep_agent_edits(ws, agent)
+        raise
     n = now.version
     record = ws.memory.read(n) if n is not None and ws.memory.exists(n) else None
     return StepResult(stages=events.stages, events=events.lines, record=record, status=status(ws))
@@ -405,6 +412,37 @@ def record(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent],
     n = now.version
     rec = ws.memory.read(n) if n is not None and ws.memory.exists(n) else None
     return StepResult(stages=events.stages, events=events.lines, record=rec, status=status(ws))
+
+
+def _edited(ws: Workspace) -> bool:
+    """Whether the agent changed kernel.py (or an auxiliary file its plan names) since Stage 3 began."""
+    state = read_state(ws)
+    it = state.current if state is not None else None
+    if it is None:
+        return False
+    editable = editable_files(Stage.IMPLEMENT, it.version, it.aux_files)
+    return any(data != _at_head(ws, it.base_commit, rel) for rel, data in capture(ws.root, editable).items())
+
+
+def _keep_agent_edits(ws: Workspace, agent: AgentEdits) -> None:
+    """After a validate stopped in Stage 3 (cancelled, or an error): the loop rolled the stage back; the
+    agent's edits go back in place and the run waits before Stage 3 again, as before the call (never
+    someone's work lost). A gate stopped half-way needs nothing: its candidate is kept for the next call."""
+    if not agent.edits:
+        return
+    journal = Journal(ws.state_dir)
+    journal.acquire()
+    try:
+        state = journal.load()
+        it = state.current if state is not None else None
+        if state is None or it is None or it.stage is not Stage.IMPLEMENT:
+            return
+        it.snapshot = guard.snapshot(ws.root)  # the last good kernel, before the agent's edits
+        restore(ws.root, agent.edits)
+        state.paused = True
+        journal.save(state)
+    finally:
+        journal.release()
 
 
 def _at_head(ws: Workspace, commit: str, rel: str) -> bytes | None:

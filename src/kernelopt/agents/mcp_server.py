@@ -101,18 +101,24 @@ def _refuse(exc: KerneloptError) -> Exception:
     return ToolError(exc.one_line())
 
 
-async def _call(fn: Callable[[], T]) -> T:
-    """Run ``fn`` in a worker thread; our errors become a one-line tool error."""
-    try:
-        return await anyio.to_thread.run_sync(fn)
-    except KerneloptError as exc:
-        raise _refuse(exc) from None
+async def _call(fn: Callable[[], T], *, lock: anyio.Lock) -> T:
+    """Run ``fn`` in a worker thread, one call at a time; our errors become a one-line tool error."""
+    async with lock:
+        try:
+            return await anyio.to_thread.run_sync(fn)
+        except KerneloptError as exc:
+            raise _refuse(exc) from None
 
 
 async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *, lock: anyio.Lock) -> T:
-    """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification; a
-    cancelled call raises :class:`Cancelled` in the worker at its next report."""
+    """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification.
+
+    A cancelled call is seen by the worker at its next report (:class:`Cancelled`, where the loop rolls the
+    stage back as after Ctrl-C); the call's cancellation waits for that, shielded, so the next call never
+    starts while the worker still runs.
+    """
     cancelled = threading.Event()
+    finished = threading.Event()
     count = 0
 
     def report(line: str) -> None:
@@ -120,26 +126,25 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
         if cancelled.is_set():
             raise Cancelled()
         count += 1
+        if ctx is not None:
+            anyio.from_thread.run(ctx.report_progress, count, None, line)
+
+    def work() -> T:
         try:
-            anyio.from_thread.run(_progress, ctx, count, line)
-        except anyio.get_cancelled_exc_class():
-            cancelled.set()
-            raise Cancelled() from None
+            return fn(report)
+        finally:
+            finished.set()
 
     async with lock:
         try:
-            return await anyio.to_thread.run_sync(lambda: fn(report), abandon_on_cancel=False)
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(finished.wait)
+            raise
         except KerneloptError as exc:
             raise _refuse(exc) from None
-        except Cancelled:
-            raise ToolError("cancelled: the stage in flight was rolled back; the workspace is resumable") from None
-        finally:
-            cancelled.set()
-
-
-async def _progress(ctx: Context | None, count: int, line: str) -> None:
-    if ctx is not None:
-        await ctx.report_progress(count, None, line)
 
 
 def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:
@@ -188,12 +193,12 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             notes += ws.task_card().warnings()
             return InitResult(workspace=str(ws.root), commit=ws.head(), kernel_form=ws.kernel_form().value, notes=notes)
 
-        return await _call(run)
+        return await _call(run, lock=lock)
 
     @server.tool()
     async def status(workspace: WS) -> drive.StageStatus:
         """The next stage of the workspace and why (reads only)."""
-        return await _call(lambda: drive.status(open_ws(workspace)))
+        return await _call(lambda: drive.status(open_ws(workspace)), lock=lock)
 
     @server.tool()
     async def profile(
@@ -238,7 +243,9 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """Read any report as evidence: metrics with units, bottleneck, findings, hotspots."""
         from kernelopt.profiling import read_evidence
 
-        return await _call(lambda: EvidenceResult(summary=read_evidence(roots.confine(path, "report"), kernel=kernel)))
+        return await _call(
+            lambda: EvidenceResult(summary=read_evidence(roots.confine(path, "report"), kernel=kernel)), lock=lock
+        )
 
     @server.tool()
     async def compare(
@@ -269,7 +276,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 read_evidence(a, kernel=kernel), read_evidence(b, kernel=kernel), before_name=str(a), after_name=str(b)
             )
 
-        return await _call(run)
+        return await _call(run, lock=lock)
 
     @server.tool()
     async def wiki_search(
@@ -283,7 +290,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         from kernelopt.wiki.search import search
 
         return await _call(
-            lambda: WikiHits(hits=search(query, arch=arch, vendor=vendor, framework=framework, limit=limit))
+            lambda: WikiHits(hits=search(query, arch=arch, vendor=vendor, framework=framework, limit=limit)), lock=lock
         )
 
     @server.tool()
@@ -291,7 +298,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """A GPU's spec sheet with sources; an unknown GPU is refused, never a sibling's numbers."""
         from kernelopt.hardware.specs import lookup
 
-        return await _call(lambda: lookup(gpu))
+        return await _call(lambda: lookup(gpu), lock=lock)
 
     @server.tool()
     async def submit_plan(
@@ -301,8 +308,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """Stage 2: the plan, checked by the planner's rules (cites profiles/v<N>/, one action, new); refused
         with nothing written, or written to plans/v<N>_plan.md."""
 
-        async with lock:
-            return await _call(lambda: drive.submit_plan(open_ws(workspace), plan, device=default_device))
+        return await _call(lambda: drive.submit_plan(open_ws(workspace), plan, device=default_device), lock=lock)
 
     @server.tool()
     async def validate(
@@ -325,8 +331,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     @server.tool()
     async def record(workspace: WS) -> drive.StepResult:
         """Stage 5: commit a PASS as V<N>; a failure restores kernel.py and commits a revert marker. Then Stage 6."""
-        async with lock:
-            return await _call(lambda: drive.record(open_ws(workspace), device=default_device))
+        return await _call(lambda: drive.record(open_ws(workspace), device=default_device), lock=lock)
 
     @server.tool()
     async def tune(
@@ -380,7 +385,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 workspace=str(ws.root), rows=summary_rows(list(ws.memory.records(include_masked=include_masked)))
             )
 
-        return await _call(run)
+        return await _call(run, lock=lock)
 
     @server.tool()
     async def report(
@@ -403,7 +408,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 report=data, markdown=markdown_report(data), written={k: str(v) for k, v in written.items()}
             )
 
-        return await _call(run)
+        return await _call(run, lock=lock)
 
     return server
 
