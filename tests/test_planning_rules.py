@@ -298,13 +298,18 @@ def test_tunables_adapter() -> None:
             T("BLOCK_K", 64, editable=False),
             T("num_warps", 8),  # second launch site of a name: first wins
             {"name": "num_stages", "value": 3.0, "location": "kernel.py:9"},
+            T("BLOCK", None, computed="block = launch_block(n_cols)"),  # computed, no run read it: still a knob
+            T("alpha", 0.5),  # not an integer: a knob of a tuning session, no single move
         ]
     )
     assert knobs == [
         Knob("num_warps", 4, "kernel.py:57"),
         Knob("BLOCK_SIZE", 1024, None, (256, 512, 1024, 2048)),
         Knob("num_stages", 3, "kernel.py:9"),
+        Knob("BLOCK", None),
+        Knob("alpha", 0.5),
     ]
+    assert knobs[3].move(1) is None and knobs[4].move(-1) is None
     assert knobs[1].move(1) == 2048 and Knob("BLOCK_SIZE", 2048, None, (1024, 2048)).move(1) is None
 
 

@@ -284,6 +284,10 @@ class KernelEvidence(_Model):
         return None if m is None else m.value
 
 
+CPU_TIMING_REASON = "--device cpu: no GPU profiler runs; the evidence is the kernel's CPU timing"
+"""Why a ``--device cpu`` Stage 1 has no counters (the loop's and ``kernelopt profile``'s)."""
+
+
 class ProfileSummary(_Model):
     """The content of ``profiles/v<N>/summary.json``.
 
@@ -313,6 +317,11 @@ class ProfileSummary(_Model):
     kernels: list[KernelEvidence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     settings: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
+
+    @property
+    def timed_on_cpu(self) -> bool:
+        """True for the timing-only evidence of ``--device cpu`` (no GPU ran the kernel)."""
+        return self.counters_unavailable_reason == CPU_TIMING_REASON
 
     def primary(self) -> KernelEvidence | None:
         """The kernel that dominates run time (longest ``duration_us`` x ``launch_count``), or the first one."""

@@ -161,7 +161,9 @@ class Knob:
 
     Attributes:
         name: the knob's name as the kernel spells it (``num_warps``, ``BLOCK_SIZE``).
-        value: its current integer value.
+        value: its current value: an integer, a literal of another type (a float, a string), or ``None`` when
+            it is computed and no run told its value. Only integer knobs get single moves (:meth:`move`); every
+            knob is a target of a tuning session, which reads values from the kernel itself.
         location: ``kernel.py:<line>`` where it is set, when known.
         allowed: the values the tunable accepts, when discovery knows them (``None``: use :func:`legal`).
         categories: the action categories tunable discovery says move this knob (``None``: those its
@@ -170,7 +172,7 @@ class Knob:
     """
 
     name: str
-    value: int
+    value: int | float | str | bool | None
     location: str | None = None
     allowed: tuple[int, ...] | None = None
     categories: tuple[ActionCategory, ...] | None = None
@@ -180,11 +182,20 @@ class Knob:
         return may_move(category, self.name, self.categories)
 
     @property
+    def numeric(self) -> bool:
+        """True when the value is a known integer (single moves and rankings need one)."""
+        return isinstance(self.value, int) and not isinstance(self.value, bool)
+
+    @property
     def family(self) -> KnobFamily:
         return family(self.name)
 
     def move(self, direction: int, ratio: int = 2) -> int | None:
-        """The legal value ``direction`` away by ``ratio`` (see :func:`step`), or ``None``."""
+        """The legal value ``direction`` away by ``ratio`` (see :func:`step`), or ``None`` (also for a knob
+        whose value is not a known integer)."""
+        if not self.numeric:
+            return None
+        assert isinstance(self.value, int)
         new = step(self.family, self.value, direction, ratio)
         if new is None or (self.allowed is not None and new not in self.allowed):
             return None

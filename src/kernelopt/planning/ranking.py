@@ -338,7 +338,7 @@ def _present(knobs: list[Knob], families: tuple[KnobFamily, ...]) -> list[Knob]:
     """Knobs of the given families, in the order of ``families`` then knob name."""
     out = []
     for fam in families:
-        out += sorted((k for k in knobs if k.family is fam), key=lambda k: k.name)
+        out += sorted((k for k in knobs if k.family is fam and k.numeric), key=lambda k: k.name)
     return out
 
 

@@ -47,6 +47,7 @@ from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, Pr
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
 from kernelopt.fileio import atomic_write_text
+from kernelopt.kernelsource import detect_framework
 from kernelopt.memory.model import GateResult, IterationRecord, SearchLogEntry
 from kernelopt.oneline import one_line
 from kernelopt.planning.history import History, build_history, load_past_plans, plan_signature
@@ -58,6 +59,7 @@ from kernelopt.planning.ranking import Candidate, Fits, Ranking, rank, rule_cate
 from kernelopt.planning.web import WebSearchConfig
 from kernelopt.proc import run_command
 from kernelopt.tunables import (
+    LAUNCH_OPTIONS,
     ResourceLimits,
     TunableError,
     TunableFitError,
@@ -66,6 +68,7 @@ from kernelopt.tunables import (
     resource_problems,
 )
 from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
+from kernelopt.vocabulary import Framework
 from kernelopt.workspace import Workspace
 
 PLANNER_NAME = "rules"
@@ -175,11 +178,12 @@ def _int_value(value: Any) -> int | None:
 def knobs_from_tunables(tunables: Iterable[Any]) -> list[Knob]:
     """Knobs from what tunable discovery returns (objects or mappings with ``name`` and ``value``).
 
-    Reads ``name``; the current value from ``value`` (or ``current``); the place from ``location``
-    (or ``line`` -> ``kernel.py:<line>``); legal values from ``legal_values`` / ``allowed`` /
-    ``choices`` when given. A tunable marked not editable (``editable`` False, or a ``refused`` /
-    ``refused_reason`` text) or without one integer value (an autotune list) is left out. The first
-    tunable of a name wins.
+    Reads ``name``; the current value from ``value`` (or ``current``): an integer, another literal, or
+    ``None`` for a computed setting no run has read; the place from ``location`` (or ``line`` ->
+    ``kernel.py:<line>``); legal values from ``legal_values`` / ``allowed`` / ``choices`` when given.
+    Everything discovery lists as editable is a knob (what ``kernelopt tunables`` lists, the loop can tune);
+    a tunable marked not editable (``editable`` False, or a ``refused`` / ``refused_reason`` text) is left
+    out. The first tunable of a name wins.
     """
     out: dict[str, Knob] = {}
     for t in tunables:
@@ -195,9 +199,12 @@ def knobs_from_tunables(tunables: Iterable[Any]) -> list[Knob]:
             continue
         if get("editable") is False or get("refused") or get("refused_reason"):
             continue
-        value = _int_value(get("value") if get("value") is not None else get("current"))
-        if value is None:
-            continue
+        raw = get("value") if get("value") is not None else get("current")
+        value: int | float | str | bool | None = _int_value(raw)
+        if value is None and isinstance(raw, float | str | bool):
+            value = raw
+        elif value is None and raw is not None:
+            continue  # not one value (a whole autotune list)
         location = get("location")
         if location is None and isinstance(get("line"), int):
             location = f"kernel.py:{get('line')}"
@@ -250,7 +257,7 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
     except KerneloptError as exc:
         return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
     knobs = knobs_from_tunables(found)
-    known = {k.name for k in knobs}
+    known = {k.name for k in knobs if k.value is not None}
     return knobs, unread_knobs(found) - known, None
 
 
@@ -448,6 +455,14 @@ def _planning(
     knobs, knob_note, unread = options.knobs, None, frozenset[str]()
     if knobs is None:
         knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
+    if knobs and summary.timed_on_cpu and detect_framework(ws.kernel_py) is Framework.TRITON:
+        # Triton's interpreter runs one program at a time and ignores the launch options: a move of one
+        # would time the same kernel twice (the tuning engine leaves them out on the CPU too)
+        ignored = sorted({k.name for k in knobs if k.name in LAUNCH_OPTIONS})
+        knobs = [k for k in knobs if k.name not in LAUNCH_OPTIONS]
+        if ignored:
+            note = f"on the CPU Triton's interpreter ignores {', '.join(ignored)}: not planned"
+            knob_note = f"{knob_note}; {note}" if knob_note else note
     reference = options.reference_project or card.reference_project_path
     if reference is not None and not reference.is_absolute():
         reference = ws.root / reference
@@ -710,7 +725,7 @@ def build_plan(
     if technique is not None and technique.record is not None and getattr(technique.record, "expected_impact", None):
         impact += f" gpu-wiki {technique.ref}: {' '.join(str(technique.record.expected_impact).split())}"
     if tuning:
-        current: dict[str, str | int | float | bool] = {k.name: k.value for k in tuning}
+        current: dict[str, str | int | float | bool] = {k.name: k.value for k in tuning if k.value is not None}
     else:
         current = {chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {}
     references: list[str] = list(chosen.refs)
@@ -743,7 +758,7 @@ def _action_text(kernel: KernelEvidence, chosen: Candidate, tuning: list[Knob] |
     """The plan's action and its targets."""
     if tuning:
         names = ", ".join(f"`{k.name}`" for k in tuning)
-        now = ", ".join(f"{k.name}={k.value}" for k in tuning)
+        now = ", ".join(f"{k.name}={_shown(k)}" for k in tuning)
         favours = f" (the evidence favours {chosen.describe()}: those seeds go first)" if chosen.knob else ""
         action = (
             f"Tune the launch configuration of `{kernel.kernel_name}` as one category: {names}, now {now}. One "
@@ -773,6 +788,11 @@ def _action_text(kernel: KernelEvidence, chosen: Candidate, tuning: list[Knob] |
     return f"Apply one {chosen.category.value} change to `{kernel.kernel_name}`{on}; change nothing else.", targets
 
 
+def _shown(knob: Knob) -> str:
+    """A knob's value as a plan writes it (a computed setting whose value no run read: ``computed``)."""
+    return "computed" if knob.value is None else str(knob.value)
+
+
 def _risks(chosen: Candidate, backing: list[Idea], history: History, tuning: list[Knob] | None) -> list[str]:
     """The plan's risks and rollback, one line each."""
     technique = next((i for i in backing if i.kind != "pitfall"), None)
@@ -787,7 +807,7 @@ def _risks(chosen: Candidate, backing: list[Idea], history: History, tuning: lis
             f"This category failed or regressed before ({', '.join(history.failed_categories[chosen.category])})."
         )
     if tuning:
-        now = ", ".join(f"`{k.name}` = {k.value}" for k in tuning)
+        now = ", ".join(f"`{k.name}` = {_shown(k)}" for k in tuning)
         risks.append(
             "A candidate that fails to compile, hangs, crashes, runs out of memory or is wrong is recorded with its "
             f"reason and the session goes on. Rollback: restore {now}; when the gate fails, Stage 5 resets kernel.py "

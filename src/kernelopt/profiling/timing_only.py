@@ -11,6 +11,7 @@ Every such summary says ``counters_available: false`` with the reason, and each 
 from __future__ import annotations
 
 from kernelopt.evidence.model import (
+    CPU_TIMING_REASON,
     Confidence,
     EvidenceItem,
     Finding,
@@ -29,7 +30,7 @@ from kernelopt.profiling.driver import CompiledKernel, DriverResult
 _NOT_MEASURED = "hardware counters unavailable (timing-only profile)"
 CUDA_EVENTS = "CUDA events"
 CPU_TIMER = "time.perf_counter on the CPU"
-CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the kernel's CPU timing"
+CPU_REASON = CPU_TIMING_REASON
 """Why a ``--device cpu`` Stage 1 has no counters (the loop's and ``kernelopt profile``'s)."""
 
 
