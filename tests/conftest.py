@@ -45,6 +45,7 @@ SLOW_FILES = (
     "test_launch_tuning.py",
     "test_batch_verdicts.py",
     "test_tuning_rejected.py",
+    "test_structured_inputs.py",
     "test_tunables.py",
     "test_agent_skill_clis.py",
     "test_mcp_server.py",

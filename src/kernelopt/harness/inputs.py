@@ -1,10 +1,13 @@
 """Inputs for a case: built fresh per seed, moved to the device, cloned, upcast (worker side; imports torch).
 
-Inputs come from ``reference.get_inputs(**shape)`` under ``torch.manual_seed(seed)`` (and with
-``device=`` when the function takes that argument). A reference that seeds its own generator returns
-the same inputs for every seed; then the floating-point inputs of seeds 1, 2, ... are re-randomized by
-a random permutation of their elements (values, range and sign are kept), so a kernel that returns a
-cached result for new inputs is still caught.
+Inputs come from ``reference.get_inputs(**shape)`` under ``torch.manual_seed(seed)`` (with ``device=``
+and ``seed=`` when the function takes those arguments: a reference that seeds its own generator then
+builds each seed's inputs itself, with the structure it gives them). A reference that seeds its own
+generator and takes no seed returns the same inputs for every seed; then the floating-point inputs of
+seeds 1, 2, ... are permuted along their first dimension (:func:`rerandomize`): whole rows move, so what
+a row holds stays valid (a row of a RoPE cos/sin table keeps its two equal halves, a probability row its
+sum), and a kernel that returns a cached result for new inputs is still caught. A check that fails on
+such inputs says they were permuted (:data:`PERMUTED_NOTE`).
 """
 
 from __future__ import annotations
@@ -66,13 +69,28 @@ def _accepts_device(fn: Callable[..., Any]) -> bool:
     return "device" in params
 
 
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def get_inputs_kwargs(get_inputs: Callable[..., Any], shape: dict[str, Any], device: str, seed: int) -> dict[str, Any]:
+    """The keyword arguments of ``get_inputs`` for one case: the shape, ``device=`` and ``seed=`` when it takes
+    them (and the shape does not set them)."""
+    kwargs = dict(shape)
+    if "device" not in kwargs and _accepts_device(get_inputs):
+        kwargs["device"] = device
+    if "seed" not in kwargs and _accepts(get_inputs, "seed"):
+        kwargs["seed"] = seed
+    return kwargs
+
+
 def build_inputs(pair: KernelPair, shape: dict[str, Any], device: str, seed: int) -> list[Any]:
     """Fresh inputs of one case for ``seed``, on ``device``."""
     torch.manual_seed(seed)
-    kwargs = dict(shape)
-    if "device" not in kwargs and _accepts_device(pair.reference.get_inputs):
-        kwargs["device"] = device
-    inputs = list(pair.reference.get_inputs(**kwargs))
+    inputs = list(pair.reference.get_inputs(**get_inputs_kwargs(pair.reference.get_inputs, shape, device, seed)))
     return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
 
 
@@ -88,15 +106,24 @@ def same_values(a: Any, b: Any) -> bool:
     )
 
 
+PERMUTED_NOTE = (
+    "get_inputs() returns the same values for every seed and takes no seed, so this seed's floating-point "
+    "inputs are seed 0's with their rows (first dimension) permuted"
+)
+"""What a failing check of seeds 1+ says when their inputs were permuted (:func:`rerandomize`)."""
+
+
 def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
-    """Floating tensors with their elements randomly permuted (seeded); other inputs unchanged."""
+    """Floating tensors with their slices along the first dimension randomly permuted (seeded): every row
+    keeps its values and their order, so the structure a row has (equal halves of a RoPE table, a
+    probability row's sum) stays; a 1-D tensor's elements are its rows. Other inputs unchanged."""
     gen = torch.Generator().manual_seed(1_000_003 + seed)
 
     def permute(t: torch.Tensor) -> torch.Tensor:
-        if not t.is_floating_point() or t.numel() < 2:
+        if not t.is_floating_point() or t.dim() == 0 or t.shape[0] < 2:
             return t
-        idx = torch.randperm(t.numel(), generator=gen).to(t.device)
-        return t.detach().reshape(-1)[idx].reshape(t.shape).contiguous()
+        idx = torch.randperm(t.shape[0], generator=gen).to(t.device)
+        return t.detach()[idx].contiguous()
 
     return [map_tensors(x, permute) for x in inputs]
 

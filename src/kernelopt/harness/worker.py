@@ -368,7 +368,7 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     Raises:
         CandidateFailed: at the first seed that fails (the case's message says why).
     """
-    from kernelopt.harness.inputs import clone_tree
+    from kernelopt.harness.inputs import PERMUTED_NOTE, clone_tree
 
     label = shape_label(subject.pair.shapes[i])
     ctx.progress.phase(Phase.CASE, case=i, label=label)
@@ -379,16 +379,23 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     for s in range(ctx.job.seeds):
         where = f"case {i} ({label})" + (f", seed {s}" if s else "")
         ctx.progress.emit("check_start")  # building the inputs is the problem's work, not the kernel's
-        inputs = _seed_inputs(ctx, subject.pair, i, s, first_inputs, where, label)
+        inputs, permuted = _seed_inputs(ctx, subject.pair, i, s, first_inputs, where, label)
         if s == 0:
             first_inputs = clone_tree(inputs)
-        previous = _check_seed(ctx, subject, cc, inputs, previous, where)
+        try:
+            previous = _check_seed(ctx, subject, cc, inputs, previous, where)
+        except CandidateFailed as exc:
+            if permuted:  # the check failed on inputs the harness made: the line says how
+                exc.failure.message = cc.message = f"{exc.failure.message}; {PERMUTED_NOTE}"
+            raise
     cc.passed = True
 
 
-def _seed_inputs(ctx: _Ctx, pair: Any, i: int, s: int, first_inputs: Any, where: str, label: str) -> list[Any]:
-    """Seed ``s``'s inputs of case ``i``: a warning when seed 0's are all zeros (skipped work may pass), and
-    randomly permuted values when ``get_inputs()`` returned seed 0's again."""
+def _seed_inputs(
+    ctx: _Ctx, pair: Any, i: int, s: int, first_inputs: Any, where: str, label: str
+) -> tuple[list[Any], bool]:
+    """Seed ``s``'s inputs of case ``i``, and whether they are seed 0's permuted (``get_inputs()`` returned seed
+    0's again): a warning when seed 0's are all zeros (skipped work may pass)."""
     from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize, same_values
 
     with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
@@ -401,12 +408,13 @@ def _seed_inputs(ctx: _Ctx, pair: Any, i: int, s: int, first_inputs: Any, where:
                 f"case {i} ({label}): input(s) {zeros} are all zeros, so skipped work may go unnoticed",
             )
     elif same_values(inputs, first_inputs):
-        inputs = rerandomize(inputs, s)
         ctx.warn_once(
             "rerandomized",
-            "get_inputs() returns the same values for every seed; seeds 1+ use randomly permuted inputs",
+            "get_inputs() returns the same values for every seed and takes no seed; seeds 1+ use seed 0's inputs "
+            "with their rows (first dimension) permuted",
         )
-    return inputs
+        return rerandomize(inputs, s), True
+    return inputs, False
 
 
 def _check_seed(

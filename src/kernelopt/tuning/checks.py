@@ -220,12 +220,10 @@ class LoadedProblem:
         """``get_inputs(**shape)`` under seed 0, on ``device`` (a KernelBench model is built beside them)."""
         import torch
 
-        from kernelopt.harness.inputs import map_tensors
+        from kernelopt.harness.inputs import get_inputs_kwargs, map_tensors
 
         torch.manual_seed(0)
-        kwargs: dict[str, Any] = dict(self.shape.kwargs)
-        if "device" not in kwargs and _accepts_device(self.reference.get_inputs):
-            kwargs["device"] = device
+        kwargs = get_inputs_kwargs(self.reference.get_inputs, dict(self.shape.kwargs), device, 0)
         inputs = list(self.reference.get_inputs(**kwargs))
         return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
 
