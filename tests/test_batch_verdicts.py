@@ -225,3 +225,26 @@ def test_fast_p_counts_errors_apart_and_its_significant_twin_counts_only_claims(
     assert at15.eager == 0.0 and at15.eager_significant == 0.0
     only_errors = fast_p([_row("e", ProblemStatus.ERROR)], 1.0)
     assert only_errors.eager is None and only_errors.errors == 1
+
+
+class _SlowSampler:
+    """A sampler whose samples take 10 ms: the load grew after the block count was planned."""
+
+    def sample(self) -> float:
+        time.sleep(0.01)
+        return 10_000.0
+
+
+def test_a_timing_whose_samples_grow_stops_at_its_budget_in_whole_blocks() -> None:
+    from kernelopt.harness.stats import abba_ratios
+    from kernelopt.harness.timers import MIN_BLOCKS_KEPT, abba_order, take_samples
+
+    samplers = [_SlowSampler(), _SlowSampler()]
+    order = abba_order(2, 100)  # planned: 400 samples, 4 s
+    t0 = time.monotonic()
+    a, b = take_samples(samplers, order, budget_s=0.2)  # type: ignore[arg-type]
+    assert time.monotonic() - t0 < 2.0
+    assert len(a) == len(b) and len(a) % 2 == 0 and len(a) // 2 >= MIN_BLOCKS_KEPT
+    assert len(abba_ratios(a, b)) == len(a) // 2  # whole ABBA blocks
+    full = take_samples(samplers, abba_order(2, 4))  # type: ignore[arg-type]
+    assert [len(x) for x in full] == [8, 8]  # no budget: the plan

@@ -286,6 +286,10 @@ def _capture(fn: Callable[..., Any], sets: Sequence[list[Any]], n: int) -> tuple
     return graph, outs
 
 
+#: The share of the per-case limit a case's timing plans for (and, with take_samples' budget, keeps to).
+TIMING_BUDGET_SHARE = 0.4
+
+
 def plan_blocks(sample_us: Sequence[float], settings: BenchSettings, case_timeout_s: float) -> int:
     """Number of blocks (two samples of every version each) that fits the time budget.
 
@@ -295,7 +299,7 @@ def plan_blocks(sample_us: Sequence[float], settings: BenchSettings, case_timeou
     per_block_s = 2.0 * sum(sample_us) / 1e6
     if per_block_s <= 0:
         return settings.min_blocks
-    budget = min(settings.seconds_per_case * len(sample_us), 0.4 * case_timeout_s)
+    budget = min(settings.seconds_per_case * len(sample_us), TIMING_BUDGET_SHARE * case_timeout_s)
     blocks = int(budget / per_block_s)
     blocks = max(settings.min_blocks, min(settings.max_blocks, blocks))
     if blocks * per_block_s > 0.5 * case_timeout_s:
@@ -311,11 +315,34 @@ def abba_order(n_versions: int, blocks: int) -> list[int]:
     return (block + block[::-1]) * blocks
 
 
-def take_samples(samplers: Sequence[Sampler], order: Sequence[int]) -> list[list[float]]:
-    """Samples per sampler, taken in ``order`` (version index per sample, see :func:`abba_order`)."""
+#: The fewest whole blocks a timing cut short by its time budget keeps (plan_blocks's own floor).
+MIN_BLOCKS_KEPT = 3
+
+
+def take_samples(
+    samplers: Sequence[Sampler], order: Sequence[int], *, budget_s: float | None = None
+) -> list[list[float]]:
+    """Samples per sampler, taken in ``order`` (version index per sample, see :func:`abba_order`).
+
+    With ``budget_s`` the timing stops at the end of the first whole block (``2 x len(samplers)`` samples)
+    past that many seconds, once :data:`MIN_BLOCKS_KEPT` blocks are taken: the block count is planned from
+    a latency estimated before the timing, and a machine whose load grows meanwhile (a CPU shared with other
+    jobs: samples 10-40 x the estimate) would otherwise run the case past its limit, a false TIMEOUT_FAIL.
+    Whole blocks keep every pair of versions interleaved as :func:`abba_order` made them.
+    """
     samples: list[list[float]] = [[] for _ in samplers]
-    for v in order:
+    block = 2 * len(samplers)
+    t0 = time.perf_counter()
+    for k, v in enumerate(order):
         samples[v].append(samplers[v].sample())
+        done = k + 1
+        if (
+            budget_s is not None
+            and done % block == 0
+            and done // block >= MIN_BLOCKS_KEPT
+            and time.perf_counter() - t0 > budget_s
+        ):
+            break
     return samples
 
 

@@ -569,7 +569,7 @@ def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
 def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     """Case ``i``: its input sets, a sampler per version (and the reference), its size, then the samples of
     all of them, interleaved in ABBA blocks."""
-    from kernelopt.harness.timers import abba_order, plan_blocks, take_samples
+    from kernelopt.harness.timers import TIMING_BUDGET_SHARE, abba_order, plan_blocks, take_samples
 
     settings = ctx.job.bench
     current = timed.current
@@ -586,7 +586,8 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, ctx.job.case_timeout_s)
     order = abba_order(len(samplers), blocks)
     with _user(where, "the kernel (timing)", case=i, version=current.source.label):
-        samples = take_samples([s for _, s in samplers], order)
+        # at most the share of the case limit plan_blocks plans for, whatever the load does meanwhile
+        samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * ctx.job.case_timeout_s)
     for (item, sampler), taken in zip(samplers, samples, strict=True):
         timing.versions.append(
             VersionTiming(
