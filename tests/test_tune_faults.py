@@ -340,6 +340,28 @@ def test_a_hard_linked_kernel_is_refused_before_the_session(tune: Tune, capsys: 
 
 
 @pytest.mark.timeout(60)
+def test_under_a_parent_it_cannot_write_the_lock_is_inside_the_folder(
+    tune: Tune, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project folder in a folder of root's: the lock beside it cannot be made, so it is taken inside."""
+    inside = tune.folder / ".kernelopt" / "tune"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"from kernelopt.workspace import RunLock; RunLock({str(inside)!r}).acquire(); input()"],
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        stdin=subprocess.PIPE,
+    )
+    try:
+        wait_for(lambda: (inside.parent / ".tune.lock").is_file(), holder, "the holder's lock")  # type: ignore[arg-type]
+        access = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode, **kw: Path(p) != tune.root and access(p, mode, **kw))
+        assert main(["tune", str(tune.folder), "--device", "cpu"]) == 2
+        assert f"another kernelopt optimize is running on {inside} (pid {holder.pid})" in capsys.readouterr().err
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+@pytest.mark.timeout(60)
 def test_an_interrupt_in_the_first_numpy_import_is_an_interrupt(tune: Tune) -> None:
     """Was: the session swallowed it, kernel.py was written, then exit 70 or a false "matplotlib is not
     installed" from the half-imported numpy."""

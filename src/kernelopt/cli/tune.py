@@ -39,6 +39,7 @@ before the write.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -273,10 +274,12 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
     kernel_py = Path(request.folder) / "kernel.py"
     try:
         preload()
+        folder = Path(request.folder).resolve()
+        # the lock beside the folder (the one optimize takes on a workspace); inside it when its parent is
+        # not writable (a project folder in a folder of root's)
+        target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
         with RunLock(
-            Path(request.folder),
-            command="tune",
-            hint="wait for it or stop it; its session record lets the next run resume",
+            target, command="tune", hint="wait for it or stop it; its session record lets the next run resume"
         ):
             _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
     except KeyboardInterrupt as exc:  # before the session's first round (or before its start)
