@@ -18,7 +18,7 @@ import pytest
 from kernelopt.batch.model import ProblemStatus
 from kernelopt.batch.rows import BatchOptions
 from kernelopt.batch.runner import run_batch
-from kernelopt.harness.sizes import SizeScaleError, plan_sizes, size_candidates, size_constants
+from kernelopt.harness.sizes import SizeScaleError, card_constants, plan_sizes, size_candidates, size_constants
 from kernelopt.worker.loader import load_module, unload
 
 from .conftest import DATA
@@ -135,6 +135,10 @@ def test_scaled_problems_run_and_say_their_sizes(level_batch: dict[str, object])
     pools = level_batch["2_conv_pool"]
     assert pools.status is ProblemStatus.PASS, pools.reason  # type: ignore[attr-defined]
     assert pools.sizes.constants["depth"] == 6 and pools.sizes.spatial_floor == 2  # type: ignore[attr-defined]
+    # the plan that ran is kept for every later run, the profiler's driver included
+    reference = Path(pools.workspace) / "reference.py"  # type: ignore[attr-defined]
+    assert card_constants(reference, 0.05)["depth"] == 6
+    assert card_constants(reference, 0.5)["depth"] == 8  # another scale: the plan asked for
 
 
 def test_what_cannot_run_is_one_error_row_and_the_batch_goes_on(level_batch: dict[str, object]) -> None:

@@ -57,7 +57,17 @@ from kernelopt.harness.progress import CHECK_LIMIT_FACTOR, Limits
 from kernelopt.harness.roofline import gpu_spec, roofline_bounds
 from kernelopt.harness.runner import new_run_dir, run_worker, signal_name, worker_env
 from kernelopt.harness.settings import HarnessSettings
-from kernelopt.harness.sizes import SizePlan, SizeScaleError, SizeValue, effective_constants, size_candidates
+from kernelopt.harness.sizes import (
+    SIZES_FILE,
+    ChosenSizes,
+    SizePlan,
+    SizeScaleError,
+    SizeValue,
+    card_sizes,
+    chosen_plan,
+    size_candidates,
+    sizes_key,
+)
 from kernelopt.harness.stats import (
     SampleStats,
     SpeedupEstimate,
@@ -583,33 +593,7 @@ def problem_constants(workspace: Workspace, settings: HarnessSettings) -> dict[s
     """
     card = workspace.task_card()
     scale = settings.size_scale if settings.size_scale is not None else card.size_scale
-    chosen = _chosen_sizes(workspace, _sizes_key(workspace, card, scale, settings))
-    if chosen is not None:
-        return dict(chosen.constants)
-    return effective_constants(workspace.reference_py, sizes=card.sizes, scale=scale)
-
-
-SIZES_FILE = "sizes.json"
-"""The gate's chosen size plan, in the workspace's ``.kernelopt/`` (reused while its key holds)."""
-
-
-class _ChosenSizes(BaseModel):
-    key: str
-    plan: SizePlan
-
-
-def _sizes_key(workspace: Workspace, card: TaskCard, scale: float | None, settings: HarnessSettings) -> str:
-    sizes = ",".join(f"{k}={v}" for k, v in sorted(card.sizes.items()))
-    return f"{_sha256(workspace.reference_py)}|{scale}|{sizes}|{settings.device}"
-
-
-def _chosen_sizes(workspace: Workspace, key: str) -> SizePlan | None:
-    path = workspace.state_dir / SIZES_FILE
-    try:
-        chosen = _ChosenSizes.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return chosen.plan if chosen.key == key else None
+    return card_sizes(workspace.reference_py, card, scale)
 
 
 def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[SizePlan | None, list[str]]:
@@ -630,8 +614,8 @@ def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[Size
     scale = settings.size_scale if settings.size_scale is not None else card.size_scale
     if not card.sizes and scale is None:
         return None, []
-    key = _sizes_key(workspace, card, scale, settings)
-    chosen = _chosen_sizes(workspace, key)
+    key = sizes_key(workspace.reference_py, card.sizes, scale)
+    chosen = chosen_plan(workspace.state_dir, key)
     candidates = (
         [chosen] if chosen is not None else size_candidates(workspace.reference_py, sizes=card.sizes, scale=scale)
     )
@@ -650,7 +634,7 @@ def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[Size
         size_candidates=[c.constants for c in candidates],
     )
     plan = _sizes_outcome(workspace, outcome, candidates, scale)
-    atomic_write_text(workspace.state_dir / SIZES_FILE, _ChosenSizes(key=key, plan=plan).model_dump_json(indent=1))
+    atomic_write_text(workspace.state_dir / SIZES_FILE, ChosenSizes(key=key, plan=plan).model_dump_json(indent=1))
     warnings = [_changed(plan)]
     failures = outcome.result.size_failures if outcome.result is not None else []
     if failures and plan is not candidates[0]:

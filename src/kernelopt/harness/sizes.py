@@ -19,12 +19,14 @@ padding, dilation, groups, heads, pool sizes, dims, eps, ...), and never an inte
 heads divide stays a multiple of them, a spatial extent stays at least as large as the largest kernel or
 pool window, and sizes that were equal stay equal (the scaled value is a function of the value alone).
 Whether a plan really builds is tried by running the reference once (the gate's ``size`` run); when it
-does not, :func:`size_candidates` gives the nearest larger ones to try. Pure: reads the one file it is given.
+does not, :func:`size_candidates` gives the nearest larger ones to try, and the plan chosen is kept beside
+the workspace's files (:data:`SIZES_FILE`) for every later run. Reads files; imports and runs nothing.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -607,10 +609,55 @@ def effective_constants(
     return dict(plan_sizes(reference_py, sizes=sizes, scale=scale).constants)
 
 
+SIZES_FILE = "sizes.json"
+"""The plan the gate chose (the first that ran), in the workspace's ``.kernelopt/``, reused while its key holds."""
+
+
+class ChosenSizes(BaseModel):
+    """``.kernelopt/sizes.json``: the plan the gate's ``size`` run chose, and what it was chosen for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    plan: SizePlan
+
+
+def sizes_key(reference_py: Path, sizes: Mapping[str, int | float], scale: float | None) -> str:
+    """What a chosen plan holds for: reference.py's content, the task card's sizes and the scale."""
+    digest = hashlib.sha256(Path(reference_py).read_bytes()).hexdigest()
+    named = ",".join(f"{k}={v}" for k, v in sorted(sizes.items()))
+    return f"{digest}|{scale}|{named}"
+
+
+def chosen_plan(state_dir: Path, key: str) -> SizePlan | None:
+    """The plan chosen for ``key`` in ``state_dir`` (a workspace's ``.kernelopt/``), ``None`` when there is none
+    for it."""
+    try:
+        chosen = ChosenSizes.model_validate_json((Path(state_dir) / SIZES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return chosen.plan if chosen.key == key else None
+
+
+def card_sizes(reference_py: Path, card: TaskCard, scale: float | None) -> dict[str, SizeValue]:
+    """The values to substitute for ``card``'s sizes and ``scale``: the plan the gate chose when it chose one
+    for them (``.kernelopt/sizes.json`` beside reference.py), else the plan asked for.
+
+    Raises:
+        as :func:`effective_constants`.
+    """
+    if not card.sizes and scale is None:
+        return {}
+    chosen = chosen_plan(Path(reference_py).parent / ".kernelopt", sizes_key(reference_py, card.sizes, scale))
+    if chosen is not None:
+        return dict(chosen.constants)
+    return effective_constants(reference_py, sizes=card.sizes, scale=scale)
+
+
 def card_constants(reference_py: Path, size_scale: float | None) -> dict[str, SizeValue]:
     """The constants for a process that has only the paths (the profiler's driver): the task card
     ``README.md`` beside reference.py and ``size_scale`` (``KERNELOPT_SIZE_SCALE``; None: the card's),
-    the same sizes the gate uses.
+    the same sizes the gate uses (:func:`card_sizes`).
 
     Raises:
         UsageError: as :func:`effective_constants`.
@@ -619,4 +666,4 @@ def card_constants(reference_py: Path, size_scale: float | None) -> dict[str, Si
     card_path = Path(reference_py).parent / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
     scale = card.size_scale if size_scale is None else size_scale
-    return effective_constants(reference_py, sizes=card.sizes, scale=scale)
+    return card_sizes(reference_py, card, scale)
