@@ -198,10 +198,13 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
     # V1 applies the optimum and V2 keeps nothing. On a loaded machine V1's re-timing can pick a neighbour,
     # and a later session then moves on from V1's own measurements (seen twice: CI once took V3 to keep
     # nothing; a full run here once stopped converged right after V2 moved). Either way no session after V1
-    # times anything again, and the planner ends converged within three sessions.
+    # times anything again but the one that crashed (a worker crash may be the machine's, so V2 measures it
+    # once again; crashing again, it is served from then on), and the planner ends converged within three
+    # sessions.
     assert len(outs) in (2, 3), kept
     first, last = outs[0], outs[-1]
-    assert all(c.served for o in outs[1:] for c in o.candidates), kept
+    again = [c.parameters for o in outs[1:] for c in o.candidates if not c.served]
+    assert again == [{"BLOCK_M": 16, "BLOCK_N": 16}], kept
     by = {(c.parameters["BLOCK_M"], c.parameters["BLOCK_N"]): c for c in first.candidates}
     chosen = next(k for k, c in by.items() if c.chosen)
     # the optimum 64 x 32 (1.0 ms), or on a loaded machine one of its neighbours (1.2-1.4 ms): the fastest

@@ -107,6 +107,11 @@ def test_a_record_serves_measurements_not_transient_failures(tmp_path: Path) -> 
         record.append(Result(config={"BLOCK": 16 << len(record.results)}, outcome=outcome, latency_us=latency))
     served = {r.outcome for r in SessionRecord.read(path).served().values()}
     assert served == {o for o in Outcome if not o.transient}
+    # measured once again and failing the same way, a crash is the configuration's own: served from then on
+    record = SessionRecord.read(path)
+    crashed = next(r for r in record.results if r.outcome is Outcome.WORKER_CRASH)
+    record.append(crashed.model_copy())
+    assert SessionRecord.read(path).served()[crashed.key].outcome is Outcome.WORKER_CRASH
     assert {o for o in Outcome if o.transient} == {
         Outcome.WORKER_CRASH,
         Outcome.RUN_ERROR,

@@ -3,7 +3,7 @@
 **The session record** (``*.jsonl``) is a header line, then one line per result, appended as each result
 arrives (:func:`kernelopt.fileio.append_line`), so an interrupted session keeps everything measured and a
 resumed one serves it instead of timing it again (a transient failure, :attr:`Outcome.transient`, is measured
-again). The header names the space (its fingerprint, knobs and
+once again). The header names the space (its fingerprint, knobs and
 fit rules), the device and the versions; a record made for another space is refused, not mixed. A
 half-written last line (the process died mid-write) is ignored; any other unreadable line is an error.
 
@@ -422,12 +422,22 @@ class SessionRecord:
         self.results.append(result)
 
     def served(self) -> dict[str, Result]:
-        """Configuration text -> its first measurement in the record that a rerun may serve: not a re-time, and
-        not a transient outcome (:attr:`Outcome.transient`: a killed worker, a run error; measured again)."""
+        """Configuration text -> the measurement in the record that a rerun may serve (re-times are not served):
+        its first one that is not a transient outcome (:attr:`Outcome.transient`: a killed worker, a run error);
+        a transient failure is measured once again, and when that again fails, the failure is the
+        configuration's own (a tile that segfaults every time) and is served from then on."""
         out: dict[str, Result] = {}
+        failed: dict[str, list[Result]] = {}
         for r in self.results:
-            if not r.retimed and not r.outcome.transient:
-                out.setdefault(r.key, r)
+            if r.retimed or r.key in out:
+                continue
+            if not r.outcome.transient:
+                out[r.key] = r
+            elif r.outcome is not Outcome.NOT_RUN_BUDGET:  # never ran: nothing to confirm
+                failed.setdefault(r.key, []).append(r)
+        for key, tries in failed.items():
+            if key not in out and len(tries) >= TRANSIENT_TRIES:
+                out[key] = tries[-1]
         return out
 
     def _drop_torn_tail(self) -> None:
@@ -435,6 +445,10 @@ class SessionRecord:
         text = self.path.read_text(encoding="utf-8")
         atomic_write_text(self.path, text[: text.rfind("\n") + 1])
         self.torn_tail = False
+
+
+#: Measurements of a transient failure after which it is taken as the configuration's own and served.
+TRANSIENT_TRIES = 2
 
 
 def clear_hint(path: Path) -> str:
