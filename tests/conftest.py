@@ -46,6 +46,7 @@ SLOW_FILES = (
     "test_batch_verdicts.py",
     "test_tuning_rejected.py",
     "test_structured_inputs.py",
+    "test_tuning_noise.py",
     "test_tunables.py",
     "test_agent_skill_clis.py",
     "test_mcp_server.py",

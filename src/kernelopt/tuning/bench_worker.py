@@ -53,6 +53,7 @@ from kernelopt.tuning.checks import (
     run_candidate,
     synchronize,
 )
+from kernelopt.tuning.noise import needs_more
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem, size_text
 from kernelopt.worker.messages import FailureKind, JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
@@ -73,6 +74,8 @@ class BenchPlan(BaseModel):
             50 ms warm-up, :data:`kernelopt.harness.timers.WARMUP_S`).
         repetitions: timing samples per candidate; the latency is their median.
         retime_rounds: ABBA rounds of a re-time (two samples of every candidate per round).
+        extra_rounds: a candidate whose samples spread more than 10 % of their median (their IQR) is timed
+            again, up to this many more rounds of ``repetitions`` samples (:func:`kernelopt.tuning.noise.needs_more`).
         l2_flush: flush the L2 before each sample (GPU).
         cuda_graphs: time kernels under 20 us as CUDA-graph replays (their kept outputs are capped at the
             problem's inputs + outputs).
@@ -83,6 +86,7 @@ class BenchPlan(BaseModel):
     warmup_calls: int = Field(default=3, ge=1)
     repetitions: int = Field(default=20, ge=1)
     retime_rounds: int = Field(default=10, ge=1)
+    extra_rounds: int = Field(default=2, ge=0)
     l2_flush: bool = True
     cuda_graphs: bool = True
 
@@ -378,6 +382,11 @@ class BenchService:
                 return self._reply(path, verdict)
             t0 = time.perf_counter()
             samples, verdict = self._time([candidate], verdict, [0] * self.plan.repetitions)
+            for _ in range(self.plan.extra_rounds):  # a high spread gets more samples
+                if verdict.outcome is not Outcome.OK or not needs_more(samples[0]):
+                    break
+                more, verdict = self._time([candidate], verdict, [0] * self.plan.repetitions)
+                samples = [samples[0] + more[0]] if more else samples
             bench_s = time.perf_counter() - t0
             if verdict.outcome is not Outcome.OK:
                 recover(loaded, verdict)

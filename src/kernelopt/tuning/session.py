@@ -10,11 +10,12 @@
 3. it stops when the budget's candidates or wall time are spent, when a default budget's session has
    stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
-4. unless interrupted or out of wall time, the best :data:`RETIME_TOP` and the current configuration (and,
-   timed on several shapes, each shape's own fastest) are re-timed together, interleaved
-   (:meth:`Evaluator.retime`), and the best is picked from those. An interrupt during the re-time ends the
-   session ``INTERRUPTED`` too: its best was never re-timed, so an interrupted session is an unfinished one
-   (``kernelopt tune`` writes nothing from it).
+4. unless interrupted or out of wall time, the best :data:`RETIME_TOP`, those whose noisy samples may be as
+   fast, the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed
+   together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
+   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration. An
+   interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an
+   interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
 minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged.
@@ -33,6 +34,7 @@ from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
+from kernelopt.tuning.noise import contenders, pick, too_noisy
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
@@ -92,6 +94,8 @@ class SessionResult(BaseModel):
         wall_s: the session's wall time, seconds (recorded seconds in replay).
         stop: why it ended.
         strategy: the strategy's name.
+        noisy: why the re-time could not rank the top few (:func:`kernelopt.tuning.noise.too_noisy`), else
+            ``None``; a noisy session keeps the current configuration.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -109,6 +113,7 @@ class SessionResult(BaseModel):
     wall_s: float
     stop: StopReason
     strategy: str
+    noisy: str | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -272,7 +277,7 @@ def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -
     ok = sorted(
         (r for r in run.results if r.outcome.ok and r.latency_us is not None), key=lambda r: r.latency_us or 0.0
     )
-    picks = [Config.of(r.config) for r in ok[:top]]
+    picks = contenders(ok, top)
     if top > 0 and current is not None and current not in picks and any(Config.of(r.config) == current for r in ok):
         picks.append(current)
     if top > 0:  # timed on several shapes: each shape's own fastest too, so its best is re-timed beside the pick
@@ -295,7 +300,8 @@ def _result(
     space: Space, run: _Run, current: Config | None, retimed: list[Result], stop: StopReason, name: str
 ) -> SessionResult:
     timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
-    best = min(timed, key=lambda r: r.latency_us or 0.0) if timed else run.best()
+    best = pick(timed) if timed else run.best()
+    noisy = too_noisy(best, timed) if best is not None and timed else None
     cur = _latency_of(current, retimed) or _latency_of(current, run.results)
     return SessionResult(
         best_config=best.config if best else None,
@@ -311,6 +317,7 @@ def _result(
         wall_s=run.budget.elapsed_s,
         stop=stop,
         strategy=name,
+        noisy=noisy,
     )
 
 
@@ -348,6 +355,8 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
     """Judge ``result`` against its current configuration (the harness's default minimum gain, 2 %)."""
     if result.best_latency_us is None:
         return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason="no candidate ran")
+    if result.noisy is not None:
+        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=result.noisy)
     if result.current_latency_us is None:
         why = (
             "the current configuration did not run" if result.current_config else "the current configuration is unknown"

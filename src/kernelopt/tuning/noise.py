@@ -1,0 +1,116 @@
+"""Ranking candidates whose timings are noisy (issue 32, item 7; pure).
+
+On a loaded machine one candidate's samples can spread 100x, and the median of 20 of them can rank a slow
+configuration first. Three rules, one place:
+
+- **more samples when the spread is high**: a candidate whose samples' interquartile range is over
+  :data:`~kernelopt.harness.stats.NOISY_REL_IQR_PCT` of their median (torch.utils.benchmark's warning
+  threshold) is timed again, up to ``BenchPlan.extra_rounds`` more rounds (:func:`needs_more`);
+- **the re-time ranks by paired ratios**: the top few are re-timed interleaved (ABBA rounds, every candidate
+  sampled once a round), and :func:`pick` ranks them by the median over the rounds of each candidate's sample
+  divided by the fastest-by-median's sample of the same round. Load that comes and goes hits the samples of one
+  round alike, so it cancels in the ratio, where a median of each candidate's own samples keeps it;
+- **a session too noisy to rank says so**: when the pick's re-timed samples spread more than
+  :data:`TOO_NOISY_REL_IQR_PCT` of their median, or its paired ratio against the runner-up cannot tell them
+  apart, :func:`too_noisy` gives the one line that replaces a pick (nothing is written).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from kernelopt.harness.stats import NOISY_REL_IQR_PCT
+from kernelopt.tuning.candidate import Config, Result
+
+TOO_NOISY_REL_IQR_PCT = 50.0
+"""Our choice: re-timed samples whose interquartile range is over half their median cannot rank configurations
+a few percent apart; the session says it is too noisy instead of writing a pick."""
+RETIME_MAX = 8
+"""At most this many candidates are re-timed together (the top few, the current one, and those whose fastest
+quarter of samples reaches the best's median: possibly as fast)."""
+
+
+def rel_iqr_pct(samples: Sequence[float]) -> float | None:
+    """The interquartile range of ``samples`` as a percentage of their median (``None`` for fewer than 4 or a
+    median of 0)."""
+    if len(samples) < 4:
+        return None
+    q1, med, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return 100.0 * (q3 - q1) / med if med > 0 else None
+
+
+def needs_more(samples: Sequence[float]) -> bool:
+    """True when ``samples`` spread more than :data:`~kernelopt.harness.stats.NOISY_REL_IQR_PCT` of their
+    median: the candidate is timed again."""
+    spread = rel_iqr_pct(samples)
+    return spread is not None and spread > NOISY_REL_IQR_PCT
+
+
+def lower_quartile(samples: Sequence[float]) -> float | None:
+    if len(samples) < 4:
+        return min(samples) if samples else None
+    return statistics.quantiles(samples, n=4, method="inclusive")[0]
+
+
+def contenders(ok: Sequence[Result], top: int) -> list[Config]:
+    """What the re-time takes: the ``top`` fastest by first latency, then (up to :data:`RETIME_MAX`) every
+    other candidate whose lower quartile of samples reaches the best's latency: on noisy samples it may be
+    as fast (issue 32: the best had been timed but was not among the three re-timed)."""
+    ranked = sorted(ok, key=lambda r: r.latency_us or 0.0)
+    picks = [Config.of(r.config) for r in ranked[:top]]
+    if not ranked or top <= 0:
+        return picks
+    best = ranked[0].latency_us or 0.0
+    for r in ranked[top:]:
+        if len(picks) >= RETIME_MAX:
+            break
+        low = lower_quartile(r.samples_us)
+        if low is not None and low <= best and Config.of(r.config) not in picks:
+            picks.append(Config.of(r.config))
+    return picks
+
+
+def paired_ratios(samples: Sequence[float], anchor: Sequence[float]) -> list[float]:
+    """``samples[k] / anchor[k]`` for the rounds both have (a re-time samples each candidate once a round)."""
+    return [a / b for a, b in zip(samples, anchor, strict=False) if b > 0]
+
+
+def pick(timed: Sequence[Result]) -> Result | None:
+    """The fastest of re-timed results by the median paired ratio against the fastest-by-median (see the module
+    docstring); by latency when the samples cannot be paired (several shapes: the latency is their geometric
+    mean; or unequal sample counts)."""
+    if not timed:
+        return None
+    by_median = min(timed, key=lambda r: r.latency_us or 0.0)
+    anchor = by_median.samples_us
+    pairable = all(len(r.samples_us) == len(anchor) >= 2 and not r.latency_us_by_shape for r in timed)
+    if not pairable:
+        return by_median
+
+    def score(r: Result) -> float:
+        return 1.0 if r is by_median else statistics.median(paired_ratios(r.samples_us, anchor))
+
+    return min(timed, key=score)
+
+
+def too_noisy(best: Result, timed: Sequence[Result]) -> str | None:
+    """Why the re-time cannot rank (one line), or ``None``: the pick's samples spread more than
+    :data:`TOO_NOISY_REL_IQR_PCT` of their median, and the runner-up's paired ratios to it fall on both sides
+    of 1 in at least a third of the rounds each."""
+    spread = rel_iqr_pct(best.samples_us)
+    if spread is None or spread <= TOO_NOISY_REL_IQR_PCT:
+        return None
+    others = [r for r in timed if r is not best and len(r.samples_us) == len(best.samples_us)]
+    if not others:
+        return None
+    runner = min(others, key=lambda r: statistics.median(paired_ratios(r.samples_us, best.samples_us)))
+    ratios = paired_ratios(runner.samples_us, best.samples_us)
+    faster = sum(x < 1 for x in ratios)
+    if min(faster, len(ratios) - faster) * 3 < len(ratios):
+        return None  # noisy, but one is faster in most rounds: the ranking holds
+    return (
+        f"too noisy to rank: the re-timed samples of the best spread {spread:.0f} % of their median (over "
+        f"{TOO_NOISY_REL_IQR_PCT:g} %) and the runner-up was faster in {faster} of {len(ratios)} rounds; "
+        "time again on a quieter machine"
+    )
