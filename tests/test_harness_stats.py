@@ -179,3 +179,11 @@ def test_a_claim_needs_the_test_and_the_effect_size() -> None:
     assert claim(1.05, 1.2, 2.0, p_value=0.01, effect_size_d=0.1) is Verdict.NO_CHANGE
     assert claim(0.8, 0.9, 2.0, p_value=0.01, effect_size_d=-0.5) is Verdict.REGRESSION
     assert claim(1.0, 1.2, 2.0, p_value=0.001, effect_size_d=3.0) is Verdict.NO_CHANGE  # inside the margin
+
+
+def test_claim_text_says_what_the_claim_rests_on() -> None:
+    from kernelopt.harness.stats import claim_text
+
+    assert claim_text("improvement", 0.0031, 0.851) == "p 0.0031, d 0.85: improvement"
+    assert claim_text("no significant change", None, None) == "no significant change"
+    assert claim_text(None, 0.5, 0.1) == ""

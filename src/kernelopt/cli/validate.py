@@ -19,6 +19,7 @@ from kernelopt.cli.output import emit_json, fmt, info, table, warn
 from kernelopt.errors import UsageError
 from kernelopt.harness.decision import exit_code
 from kernelopt.harness.model import BenchReport, CorrectnessReport
+from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult
 from kernelopt.vocabulary import Device
 from kernelopt.workspace import Workspace
@@ -75,7 +76,8 @@ def render_bench(report: BenchReport, *, show_warnings: bool = True) -> None:
                 f"{s.ci_low:.4g}-{s.ci_high:.4g}",
                 s.n,
                 f"{c.method.value} x{c.launches_per_sample}" + (" +L2 flush" if c.l2_flushed else ""),
-                f"{c.speedup.speedup:.3f}x [{c.speedup.ci_low:.3f}, {c.speedup.ci_high:.3f}] {c.speedup.verdict.value}"
+                f"{c.speedup.speedup:.3f}x [{c.speedup.ci_low:.3f}, {c.speedup.ci_high:.3f}] "
+                + claim_text(c.speedup.verdict.value, c.speedup.p_value, c.speedup.effect_size_d)
                 if c.speedup
                 else None,
             ]
@@ -197,6 +199,7 @@ def _show(n: int, report: GateReport) -> None:
 def _performance_rows(report: GateReport) -> list[list[Any]]:
     """The performance table: quantity, value."""
     p = report.record.performance
+    ref = p.speedup_vs_reference
     return [
         ["latency (median, us)", p.latency_us],
         ["TFLOP/s", p.tflops],
@@ -213,4 +216,8 @@ def _performance_rows(report: GateReport) -> list[list[Any]]:
         ["speedup vs torch.compile", report.speedup_vs_compiled],
         ["torch.compile time (s, not timed)", p.speedup_vs_reference.compile_s if p.speedup_vs_reference else None],
         ["verdict", p.comparison_with_previous.verdict],
+        [
+            "speedup vs reference: claim",
+            claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d) if ref else None,
+        ],
     ]

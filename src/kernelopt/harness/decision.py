@@ -42,10 +42,12 @@ def _status_result(status: CorrectnessStatus) -> GateResult:
 
 
 def describe_speedup(s: SpeedupEstimate) -> str:
-    """``0.912x (95 % CI 0.905-0.920x, 40 ABBA blocks, margin 2 %)``."""
+    """``0.912x (95 % CI 0.905-0.920x, 40 ABBA blocks, p 0.001, d -1.20, margin 2 %)``."""
+    test = f"p {s.p_value:.2g}, " if s.p_value is not None else ""
+    test += f"d {s.effect_size_d:.2f}, " if s.effect_size_d is not None else ""
     return (
         f"{s.speedup:.3f}x (95 % CI {s.ci_low:.3f}-{s.ci_high:.3f}x, "
-        f"{s.n_blocks} ABBA blocks, margin {s.min_gain_pct:g} %)"
+        f"{s.n_blocks} ABBA blocks, {test}margin {s.min_gain_pct:g} %)"
     )
 
 

@@ -278,6 +278,19 @@ def claim(
     return verdict
 
 
+def claim_text(verdict: str | None, p_value: float | None, effect_size_d: float | None) -> str:
+    """``p 0.003, d 0.85: improvement`` (what the claim rests on, then the claim), for reports and tables;
+    ``""`` when no comparison was made."""
+    if verdict is None:
+        return ""
+    basis = [
+        f"p {p_value:.2g}" if p_value is not None else "",
+        f"d {effect_size_d:.2f}" if effect_size_d is not None else "",
+    ]
+    head = ", ".join(x for x in basis if x)
+    return f"{head}: {verdict}" if head else verdict
+
+
 def cohens_d(a_samples: Sequence[float], b_samples: Sequence[float]) -> float | None:
     """Cohen's d of two sets of samples: ``(mean(A) - mean(B)) / pooled sd`` (positive: A is larger, so B is
     faster when A and B are latencies); ``None`` with fewer than two samples on a side. Equal samples give 0

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from kernelopt.evidence.model import Metric
 from kernelopt.evidence.summary import KEY_METRICS
+from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
 from kernelopt.report.model import ReportData, VersionEntry
@@ -362,8 +363,10 @@ def reference_line(p: Performance) -> str | None:
             if ref.eager_ci_low is not None and ref.eager_ci_high is not None
             else ""
         )
+        claim = claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d)
         parts.append(
             f"{cells.speedup(ref.eager)}{ci} over PyTorch eager ({cells.with_unit(ref.eager_latency_us, 'us')})"
+            + (f", {claim}" if claim else "")
         )
     if ref.compiled is not None:
         compile_s = f", compiled in {ref.compile_s:.1f} s, not timed" if ref.compile_s is not None else ""
@@ -395,8 +398,9 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
             comp += f", speedup {cells.speedup(c.speedup)}"
             if c.speedup_ci_low is not None and c.speedup_ci_high is not None:
                 comp += f" (95 % CI {c.speedup_ci_low:.3f}-{c.speedup_ci_high:.3f})"
-        if c.verdict:
-            comp += f": {c.verdict}"
+        claim = claim_text(c.verdict, c.speedup_p_value, c.speedup_effect_size_d)
+        if claim:
+            comp += f", {claim}" if claim != c.verdict else f": {claim}"
         out.append(comp)
     corr = f"Correctness {r.correctness.status.value}, rel_err {cells.num(r.correctness.rel_err)}"
     if r.correctness.message:
