@@ -96,3 +96,21 @@ def test_tune_under_two_busy_processes_picks_the_best(tmp_path: Path, capsys: py
     doc = json.loads(out)
     assert doc["best_config"] == {"BLOCK": 4096} and doc["written"], doc["best_config"]
     assert "BLOCK = 4096  # kernelopt: tunable max=4096" in (folder / "kernel.py").read_text()
+
+
+@pytest.mark.timeout(10)
+def test_the_headline_over_eager_carries_its_interval_or_says_it_is_not_reliable() -> None:
+    from kernelopt.cli.optimize import reference_headline
+    from kernelopt.memory.model import ReferenceSpeedup
+
+    steady = ReferenceSpeedup(eager=1.55, eager_ci_low=1.21, eager_ci_high=1.93)
+    assert reference_headline(steady) == "1.55x over the reference (PyTorch eager), 95 % interval 1.21-1.93x"
+    # one CPU run said 1.55x where reruns said 0.005x: its interval says so
+    noisy = ReferenceSpeedup(eager=1.55, eager_ci_low=0.004, eager_ci_high=3.2)
+    line = reference_headline(noisy) or ""
+    assert line.startswith("1.55x over the reference (PyTorch eager), not reliable: its 95 % interval 0.004-3.2x")
+    withheld = ReferenceSpeedup(withheld="its 95 % interval 0.2-9x spans 1")
+    assert reference_headline(withheld) == (
+        "speedup over the reference (PyTorch eager) not reliable: its 95 % interval 0.2-9x spans 1"
+    )
+    assert reference_headline(None) is None

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 from kernelopt.loop.commits import change_summary
 from kernelopt.loop.journal import RunState, RunStatus, VersionOutcome
 from kernelopt.loop.stop import RooflineBounds, StopDecision
-from kernelopt.memory.model import IterationRecord, best_version
+from kernelopt.memory.model import IterationRecord, ReferenceSpeedup, best_version
 from kernelopt.workspace import version_commit
 
 
@@ -83,6 +83,8 @@ class LoopSummary(BaseModel):
         best_roofline: both roofline bounds of the best version.
         speedup_vs_reference: the best version against the reference (eager), timed beside it by the gate.
         speedup_vs_compiled: the best version against ``torch.compile(reference)``, when it was timed.
+        reference_speedup: the best version's whole comparison with the reference (its 95 % intervals, verdicts and
+            why a figure was withheld), for the headline's interval.
         iterations: iterations V1.. run in this run (passed and failed).
         failures: failed iterations in this run.
         elapsed_s: wall time of this run, seconds (resumed sessions included).
@@ -118,6 +120,7 @@ class LoopSummary(BaseModel):
     candidates_evaluated: int = 0
     speedup_vs_reference: float | None = None
     speedup_vs_compiled: float | None = None
+    reference_speedup: ReferenceSpeedup | None = None
 
 
 def build_summary(
@@ -158,4 +161,5 @@ def build_summary(
         candidates_evaluated=sum(len(r.candidates) for r in records),
         speedup_vs_reference=vs_ref.eager if vs_ref is not None else None,
         speedup_vs_compiled=vs_ref.compiled if vs_ref is not None else None,
+        reference_speedup=vs_ref,
     )
