@@ -154,3 +154,28 @@ def test_what_cannot_run_is_one_error_row_and_the_batch_goes_on(level_batch: dic
         assert row.status is ProblemStatus.ERROR, row  # type: ignore[attr-defined]
         assert words in row.reason and "\n" not in row.reason, row.reason  # type: ignore[attr-defined]
     assert "this problem needs dim = 4096" in level_batch["4_pinned"].reason  # type: ignore[attr-defined]
+
+
+def test_the_benchmark_counts_first_plans_fallbacks_and_the_old_rule(tmp_path: Path) -> None:
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "kernelbench_sizes.py"
+    spec = importlib.util.spec_from_file_location("kernelbench_sizes", script)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    level = tmp_path / "level1"
+    level.mkdir()
+    for pid, name in enumerate(["product", "derived_bias", "conv_pool", "unshrinkable"], start=1):
+        shutil.copy(SIZES / f"{name}.py", level / f"{pid}_{name}.py")
+    counts = bench.level(level, 0.05, verbose=False)
+    # the old rule refused the product and broke the derived bias (it never saw conv_pool's unpacked extents,
+    # and scaled num_groups with the channels); now conv_pool runs at a fallback and unshrinkable is an ERROR
+    assert counts == {
+        "problems": 4,
+        "first": 2,
+        "fallback": 1,
+        "none": 1,
+        "before_refused": 1,
+        "before_raised": 1,
+    }
