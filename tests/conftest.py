@@ -41,6 +41,8 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 # leaving one running the last long file alone. A file with two tests or fewer left takes its next file
 # early, so a long file of few tests belongs near the top.
 SLOW_FILES = (
+    "test_agent_cli_claude.py",
+    "test_agent_cli_codex.py",
     "test_tune_faults.py",
     "test_launch_tuning.py",
     "test_batch_verdicts.py",

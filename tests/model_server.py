@@ -25,8 +25,9 @@ A turn is one of:
 - ``Text("...")``: the model's final text (``end_turn``);
 - ``ToolCall(name, arguments)``: one tool call. ``name`` is the tool as the request's tool list names it:
   pick it with :meth:`RecordedRequest.tool_names` inside a callable turn, or use the helpers
-  ``ToolCall.shell(cmd)`` / ``ToolCall.write(path, text)``, which choose Claude Code's ``Bash`` /
-  ``Write`` or Codex's shell tool from the request they answer;
+  ``ToolCall.shell(cmd)`` / ``ToolCall.read(path)`` / ``ToolCall.write(path, text)``, which choose Claude Code's ``Bash`` /
+  ``Write`` or Codex's shell tool from the request they answer (``ToolCall.read(path)`` first: Claude Code
+  overwrites only a file it has read);
 - ``HttpError(status, message)``: an HTTP error (500 by default) with a JSON error body;
 - ``Hang()``: accept the request and never answer (until the server stops);
 - a callable ``(RecordedRequest) -> turn``: decided when the request arrives.
@@ -103,13 +104,25 @@ class ToolCall:
             names = req.tool_names()
             if "Bash" in names:
                 return ToolCall("Bash", {"command": command, "description": "run a command"})
-            for name in ("shell_command", "exec_command"):
-                if name in names:
-                    key = "cmd" if name == "exec_command" else "command"
-                    return ToolCall(name, {key: command})
+            if "exec_command" in names:  # Codex: it answers after yield_time_ms even when the command runs on
+                return ToolCall("exec_command", {"cmd": command, "yield_time_ms": 120_000})
+            if "shell_command" in names:
+                return ToolCall("shell_command", {"command": command})
             if "shell" in names:
                 return ToolCall("shell", {"command": ["bash", "-c", command]})
             raise AssertionError(f"no shell tool among {names}")
+
+        return choose
+
+    @staticmethod
+    def read(path: str) -> Callable[[RecordedRequest], ToolCall]:
+        """Read ``path`` with the CLI's file tool (Claude Code's ``Read``: its ``Write`` refuses to overwrite a
+        file it has not read), else ``cat`` it through its shell."""
+
+        def choose(req: RecordedRequest) -> ToolCall:
+            if "Read" in req.tool_names():
+                return ToolCall("Read", {"file_path": path})
+            return ToolCall.shell(shlex.join(["cat", path]))(req)
 
         return choose
 

@@ -61,3 +61,26 @@ def test_a_run_that_leaves_triton_interpret_unset_shares_the_server_of_one_that_
     # a TRITON_INTERPRET=0 left in the shell is overridden on the CPU (issue 35, defect 7): the same server
     assert server_key(unset) == server_key(env) == server_key(env | {"TRITON_INTERPRET": "0"})
     assert shared_cpu_pool(unset) is shared_cpu_pool(env) is not None
+
+
+def test_a_sandbox_that_forbids_sockets_falls_back_to_a_fresh_process(tmp_path: Path, monkeypatch) -> None:
+    """Codex's workspace-write sandbox refuses connect() on the fork server's socket (EPERM): an agent's
+    `python test_kernel.py` then runs its check in a fresh process instead of failing (issue 33)."""
+    import socket
+
+    from kernelopt.worker import forkpool
+
+    real_connect = socket.socket.connect
+
+    def refused(self: socket.socket, address: object) -> None:
+        if self.family == socket.AF_UNIX:
+            raise PermissionError(1, "Operation not permitted")
+        real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    monkeypatch.setattr(forkpool, "_shared_broken", False)  # put back as it was after the test
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a server of its own, not one other tests share
+    settings = HarnessSettings(device="cpu", seeds=1)
+    report = check_files(KERNELS / "add_kernel.py", KERNELS / "add_reference.py", tmp_path / "state", settings=settings)
+    assert report.passed, report.message
+    assert shared_cpu_pool(worker_env(None, {"KERNELOPT_WORKER": "1"}, device="cpu")) is None

@@ -5,7 +5,11 @@ with shell rules but never run by a shell; placeholders ``{prompt_file}``, ``{wo
 ``{version}``, ``{plan_file}`` and ``{stage}`` are filled per argument. Without ``{prompt_file}`` the
 prompt is fed on stdin. The agent runs with the workspace as its working directory, under a timeout
 that kills its whole process group (:func:`kernelopt.proc.run_command`), and with
-``KERNELOPT_WORKSPACE``, ``KERNELOPT_VERSION``, ``KERNELOPT_STAGE`` and ``KERNELOPT_PROMPT_FILE`` set.
+``KERNELOPT_WORKSPACE``, ``KERNELOPT_VERSION``, ``KERNELOPT_STAGE`` and ``KERNELOPT_PROMPT_FILE`` set, and
+``TMPDIR`` pointing to a scratch folder of its own (``kernelopt-agent-*`` in the system's temporary folder,
+removed after the run): a sandbox that keeps the agent out of /tmp, where other workspaces live, leaves it
+and what it runs (``python test_kernel.py``: its worker's socket) a short path to write to (Codex with
+``exclude_slash_tmp`` keeps ``$TMPDIR`` writable).
 
 The agent is not trusted, and this module does not guard it: the stage runner
 (:mod:`kernelopt.stages`) snapshots the workspace, the protected files and the git state around the
@@ -32,6 +36,7 @@ import os
 import re
 import shlex
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -226,8 +231,10 @@ class _AgentCliBackend:
         }
         argv = build_argv(settings.command, values)
         via_file = "{prompt_file}" in settings.command
+        scratch = Path(tempfile.mkdtemp(prefix=f"kernelopt-agent-v{ctx.version}-{stage.value}-"))
         env = {
             **inherited(),
+            "TMPDIR": str(scratch),  # its own scratch folder: /tmp holds other workspaces
             **settings.env,
             "KERNELOPT_WORKSPACE": str(ws.root),
             "KERNELOPT_VERSION": str(ctx.version),
@@ -253,6 +260,8 @@ class _AgentCliBackend:
             launch_error = f"agent command not found: {argv[0]!r} (is it installed and on PATH?)"
         except PermissionError:
             launch_error = f"agent command is not executable: {argv[0]!r}"
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         run = AgentRun(stage, argv, result, transcript_path(ws, ctx.version, stage), launch_error)
         self._write_transcript(run, prompt_file, via_file, started, time.monotonic() - t0, settings)
         return run

@@ -33,6 +33,9 @@ class CodingAgent(BaseModel):
         tested_version: the version the documented command lines and the real-CLI tests were run with
             (tests/test_agent_clis.py); an older one may lack a flag they use.
         version_pattern: finds the version in the output of ``<program> --version``.
+        command: the documented ``agent-cli`` command template for either stage (docs/agents.md), with the
+            flags that keep the user's HOME and other workspaces clean and let the agent run the commands
+            the prompts name.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -42,6 +45,7 @@ class CodingAgent(BaseModel):
     package: str
     tested_version: str
     version_pattern: str
+    command: str
 
     @property
     def install(self) -> str:
@@ -55,6 +59,15 @@ CLAUDE_CODE = CodingAgent(
     package="@anthropic-ai/claude-code",
     tested_version="2.1.197",
     version_pattern=r"(\d+\.\d+\.\d+) \(Claude Code\)",
+    # -p: one task, no terminal; --allowedTools: what it may do without asking (Edit(./**), Write(./**):
+    # files under the working directory only, where --permission-mode acceptEdits would let it write
+    # anywhere, other workspaces included; a `:*` suffix allows a command any arguments);
+    # --no-session-persistence: no transcript under ~/.claude/projects; stream-json (needs --verbose with
+    # -p): every step on stdout, read back by kernelopt.
+    command='claude -p "Read {prompt_file} and do exactly what it says." '
+    '--allowedTools "Read,Edit(./**),Write(./**),Bash(python test_kernel.py:*),Bash(python3 test_kernel.py:*),'
+    'Bash(kernelopt wiki:*),Bash(kernelopt evidence:*),Bash(kernelopt tunables:*)" '
+    "--no-session-persistence --output-format stream-json --verbose",
 )
 CODEX = CodingAgent(
     program="codex",
@@ -62,6 +75,14 @@ CODEX = CodingAgent(
     package="@openai/codex",
     tested_version="0.171.0",
     version_pattern=r"codex-cli (\d+\.\d+\.\d+)",
+    # exec: one task; workspace-write: may edit the working directory and $TMPDIR (kernelopt gives each
+    # run its own), not the rest of /tmp (kernelopt's default --root: other workspaces live there);
+    # allow_login_shell=false: commands run in `bash -c`, not a login shell that resets PATH;
+    # features.shell_snapshot=false: no ~/.codex/shell_snapshots/*.sh (they hold the environment, the API
+    # key included, and stay behind when Codex is killed); --ephemeral: no rollout or session files.
+    command="codex exec --sandbox workspace-write -c sandbox_workspace_write.exclude_slash_tmp=true "
+    "-c allow_login_shell=false -c features.shell_snapshot=false --ephemeral "
+    '"Read {prompt_file} and do exactly what it says."',
 )
 KNOWN = (CLAUDE_CODE, CODEX)
 
@@ -103,8 +124,8 @@ _UNAVAILABLE = (
     ("not logged in", r"not logged in|please run /login|run `?codex login"),
     ("no API key", r"missing environment variable|api key (is )?(missing|not set)|no api key"),
     ("API key refused", r"invalid (x-)?api[ _-]?key|authentication[_ ]failed|401 unauthori[sz]ed|status 401"),
-    ("API error", r"api error: ?(5\d\d|429|529)|\b5\d\d internal|internal server error|overloaded"),
-    ("rate limit or quota", r"high demand|rate.?limit|too many requests|quota|credit balance"),
+    ("API error", r"api error: ?(5\d\d|429|529)|\b5\d\d internal|internal server error|overloaded|high demand"),
+    ("rate limit or quota", r"rate.?limit|too many requests|quota|credit balance"),
     ("network", r"stream disconnected|connection (refused|reset|error)|econnrefused|unable to connect"),
 )
 

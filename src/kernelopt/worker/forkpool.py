@@ -264,6 +264,9 @@ class ForkPool:
                 return conn
             except (FileNotFoundError, ConnectionRefusedError):
                 conn.close()
+            except PermissionError as exc:  # a sandbox that forbids sockets (Codex's workspace-write)
+                conn.close()
+                raise PoolUnavailable(f"the worker pool's fork server cannot be reached: {exc}") from None
             if not server.running() or time.monotonic() > deadline:
                 raise PoolUnavailable(
                     f"the worker pool's fork server did not start: {self._server_stderr()}",
