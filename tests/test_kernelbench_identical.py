@@ -68,24 +68,26 @@ def _row(problem: str, status: str, **kw: object) -> dict[str, object]:
 
 def test_the_figures_count_false_failures_errors_and_significant_claims(bench: ModuleType) -> None:
     rows = [
-        _row("a", "PASS", speedup_vs_eager=1.3, eager_verdict="improvement", eager_ci_low=1.2, eager_ci_high=1.4),
+        _row("a", "PASS", speedup_vs_eager=1.3, eager_verdict="improvement", eager_ci_low=1.2, eager_ci_high=1.4,
+             reference_latency_us=5.0),
         _row("b", "PASS", speedup_vs_eager=1.01, eager_verdict="no significant change", eager_ci_low=1.005,
-             eager_ci_high=1.02, duration_s=4.0, work_s=3.0),
+             eager_ci_high=1.02, duration_s=4.0, work_s=3.0, reference_latency_us=5.0),
         _row("c", "PASS", speedup_vs_eager=0.99, eager_verdict="no significant change", eager_ci_low=0.9,
-             eager_ci_high=1.1, duration_s=6.0, work_s=4.0),
+             eager_ci_high=1.1, duration_s=6.0, work_s=4.0, reference_latency_us=5.0),
         _row("d", "PASS", speedup_vs_eager=0.98, eager_verdict="no significant change", eager_ci_low=0.95,
-             eager_ci_high=1.01),
+             eager_ci_high=1.01, reference_latency_us=5.0),
+        _row("w", "PASS", reference_latency_us=5.0),  # its speedup withheld as too noisy: no claim
         _row("e", "TIMEOUT_FAIL", reason="case 0 ran past the per-case limit"),
         _row("f", "ERROR", reason="the problem's reference failed: ..."),
     ]  # fmt: skip
     f = bench.summarize_rows(rows)
-    assert f["by_status"] == {"ERROR": 1, "PASS": 4, "TIMEOUT_FAIL": 1}
+    assert f["by_status"] == {"ERROR": 1, "PASS": 5, "TIMEOUT_FAIL": 1}
     assert f["false_failures"] == [("e", "TIMEOUT_FAIL", "case 0 ran past the per-case limit")]
     assert f["errors"] == [("f", "the problem's reference failed: ...")]
-    assert f["timed"] == 4 and f["significant_speedup_rate"] == pytest.approx(0.25)
-    assert f["interval_excludes_1_rate"] == pytest.approx(0.5)  # the interval alone would claim b too
-    assert f["fast_1"] == pytest.approx(2 / 5) and f["significant_fast_1"] == pytest.approx(1 / 5)  # f apart
+    assert (f["timed"], f["withheld"]) == (5, 1) and f["significant_speedup_rate"] == pytest.approx(0.2)
+    assert f["interval_excludes_1_rate"] == pytest.approx(0.4)  # the interval alone would claim b too
+    assert f["fast_1"] == pytest.approx(2 / 6) and f["significant_fast_1"] == pytest.approx(1 / 6)  # f apart
     assert f["mean_overhead_s"] == pytest.approx(1.5)
     text = bench.render([("level1", f, 12.0)])
-    assert "significant 'speedups' (target <= 5 %)" in text and "25.0 %" in text
+    assert "significant 'speedups' (target <= 5 %)" in text and "20.0 %" in text
     assert "FALSE FAILURE level1 e: TIMEOUT_FAIL" in text and "ERROR level1 f:" in text
