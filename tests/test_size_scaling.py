@@ -75,6 +75,17 @@ def test_a_spatial_extent_stays_at_least_the_kernel() -> None:
     assert candidates[3].scale == 0.0625 and all(c.asked_scale == 0.05 for c in candidates)  # a power of two
 
 
+def test_scale_one_changes_nothing(tmp_path: Path) -> None:
+    from kernelopt.harness.gate import problem_sizes
+    from kernelopt.harness.settings import HarnessSettings
+    from kernelopt.workspace import Workspace
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text((SIZES / "product.py").read_text() + "\n\nclass ModelNew(Model):\n    pass\n")
+    ws = Workspace.create("product", kernel=kernel, reference=SIZES / "product.py", root=tmp_path, task_card=None)
+    assert problem_sizes(ws, HarnessSettings(size_scale=1.0)) == (None, [])  # the full sizes, no warning
+
+
 def test_a_problem_no_scale_can_shrink_names_the_rules() -> None:
     with pytest.raises(SizeScaleError) as err:
         plan_sizes(SIZES / "unshrinkable.py", sizes={}, scale=0.05)

@@ -620,7 +620,8 @@ def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[Size
         [chosen] if chosen is not None else size_candidates(workspace.reference_py, sizes=card.sizes, scale=scale)
     )
     if chosen is not None or scale is None or scale >= 1:
-        return candidates[0], [_changed(candidates[0])]
+        plan = candidates[0]
+        return (plan, [_changed(plan)]) if plan.constants else (None, [])  # x1 changes nothing: nothing to say
     state = workspace.state_dir.resolve()
     source = KernelSource(label="sizes", kernel_py=str(workspace.kernel_py.resolve()), build_dir=str(state / "build"))
     outcome = _run(
