@@ -73,7 +73,9 @@ class RecordedRequest:
         names = []
         for tool in self.body.get("tools") or []:
             name = tool.get("name") or (tool.get("function") or {}).get("name")
-            if name:
+            if tool.get("type") == "namespace":  # Codex: an MCP server's tools, as <namespace>__<tool>
+                names += [f"{name}__{t.get('name')}" for t in tool.get("tools") or []]
+            elif name:
                 names.append(str(name))
         return names
 
@@ -91,10 +93,24 @@ class Text:
 
 @dataclass
 class ToolCall:
-    """One tool call: ``name`` as the request's tool list names it, ``arguments`` its JSON input."""
+    """One tool call: ``name`` as the request's tool list names it, ``arguments`` its JSON input; ``namespace``:
+    the Responses API's namespace of the tool (Codex offers an MCP server's tools in one)."""
 
     name: str
     arguments: dict[str, Any]
+    namespace: str | None = None
+
+    @staticmethod
+    def mcp(server: str, tool: str, arguments: dict[str, Any]) -> Callable[[RecordedRequest], ToolCall]:
+        """Call ``tool`` of the MCP server ``server``: Claude Code's ``mcp__<server>__<tool>``, Codex's
+        ``<tool>`` in the namespace ``mcp__<server>``."""
+
+        def choose(req: RecordedRequest) -> ToolCall:
+            if req.api == "responses":
+                return ToolCall(tool, arguments, namespace=f"mcp__{server}")
+            return ToolCall(f"mcp__{server}__{tool}", arguments)
+
+        return choose
 
     @staticmethod
     def shell(command: str) -> Callable[[RecordedRequest], ToolCall]:
@@ -212,6 +228,8 @@ def _responses_stream(turn: Text | ToolCall, model: str, serial: int) -> bytes:
             "arguments": json.dumps(turn.arguments),
             "status": "completed",
         }
+        if turn.namespace is not None:
+            item["namespace"] = turn.namespace
     response = {"id": rid, "object": "response", "model": model, "status": "in_progress", "output": []}
     usage = {
         "input_tokens": 10,
