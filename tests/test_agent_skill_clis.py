@@ -17,9 +17,8 @@ What each CLI sends (Claude Code 2.1.197, Codex 0.171.0):
   MCP tools in a namespace ``mcp__kernelopt``. Codex asks approval for an MCP tool unless the server's
   ``default_tools_approval_mode = "approve"``.
 
-The CLIs are the pinned npm releases (``KNOWN`` in kernelopt/backends/coding_agents.py) that
-tests/test_agent_clis.py installs into its cache; where they are not there and npm cannot install them, the tests
-skip and say why.
+The CLIs are the pinned npm releases (``KNOWN`` in kernelopt/backends/coding_agents.py), installed by
+tests/real_clis.py into its cache; where npm is missing or cannot install them, the tests skip and say why.
 """
 
 from __future__ import annotations
@@ -36,10 +35,11 @@ from typing import Any
 import pytest
 
 from kernelopt.agents.install import SKILL_NAME
-from kernelopt.backends.coding_agents import CLAUDE_CODE, CODEX, CodingAgent
+from kernelopt.backends.coding_agents import CLAUDE_CODE, CODEX
 from kernelopt.cli.app import main
 
 from .model_server import ModelServer, RecordedRequest, Text, ToolCall, Turn
+from .real_clis import installed_cli
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -49,21 +49,6 @@ PLAN = (Path(__file__).parent / "test_mcp_server.py").read_text().split('PLAN = 
 MCP = "mcp__kernelopt__"
 TOOLS = ("init", "status", "profile", "evidence", "compare", "wiki_search", "wiki_spec", "submit_plan")
 TOOLS += ("validate", "record", "tune", "memory_summary", "report")
-CACHE = Path(os.environ.get("KERNELOPT_TEST_CLI_CACHE") or Path.home() / ".cache" / "kernelopt-test-clis")
-"""tests/test_agent_clis.py's cache of the CLIs (read at import: the tests' HOME is a fresh folder)."""
-
-
-def cli_exe(agent: CodingAgent) -> Path:
-    """The CLI at its tested version: installed by tests/test_agent_clis.py's fixture (npm, into a cache)."""
-    try:
-        from .test_agent_clis import installed_cli
-    except ImportError:  # that module not there: its cache alone
-        folder = CACHE / f"{agent.package.replace('/', '+')}@{agent.tested_version}"
-        exe = folder / "node_modules" / ".bin" / agent.program
-        if not exe.is_file():
-            pytest.skip(f"{agent.product} {agent.tested_version} is not installed: {agent.install}")
-        return exe
-    return installed_cli(agent)
 
 
 class FollowsTheSkill:
@@ -151,7 +136,7 @@ def _v1_passed_and_committed(ws: Path) -> None:
 def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    exe = cli_exe(CLAUDE_CODE)
+    exe = installed_cli(CLAUDE_CODE)
     project, home = _project(tmp_path, "claude", capsys)
     ws = project / "kernel_opt_add"
     config = {
@@ -202,7 +187,7 @@ def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
 def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    exe = cli_exe(CODEX)
+    exe = installed_cli(CODEX)
     project, home = _project(tmp_path, "codex", capsys)
     ws = project / "kernel_opt_add"
     (home / ".codex").mkdir()
