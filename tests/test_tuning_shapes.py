@@ -147,3 +147,90 @@ def test_an_entry_reference_py_cannot_build_is_one_line_exit_2(
     ref.write_text(ref.read_text().replace('{"n": -5}', '{"size": 5}'))
     code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "2")
     assert code == 2 and err.count("\n") == 1 and "SHAPES[1] {'size': 5} cannot be built" in err, err
+
+
+# ---------------------------------------------------------------------------------------------- the edit
+
+ROWNORM_CHECK = """
+import importlib.util, json, sys, torch
+folder = sys.argv[1]
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, f"{folder}/{name}.py")
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); return mod
+ref, ker = load("reference"), load("kernel")
+out = {}
+for n_cols in (100, 256, 512, 1000):
+    (x,) = ref.get_inputs(n_rows=4, n_cols=n_cols)
+    out[n_cols] = bool(torch.allclose(ker.run(x), ref.reference(x), atol=1e-5, rtol=1e-4))
+print(json.dumps(out))
+"""
+
+
+def _correct_at(folder: Path) -> dict[str, bool]:
+    """The kernel of ``folder`` against its reference at 100 and 256 columns (SHAPES) and 512 and 1000 (not)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", ROWNORM_CHECK, str(folder)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.timeout(180)
+def test_the_row_normalize_stays_correct_at_every_size_after_tune(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: the block computed from the row length (a settings helper, an autograd.Function launched through
+    an alias) was written as the literal BLOCK=128, which handles half of each 256-column row."""
+    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "r")
+    code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "2", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    text = (folder / "kernel.py").read_text()
+    assert "block, warps = launch_settings(n_cols)" in text  # the computation stays
+    if doc["written"]:  # a table bounded by the sizes checked, the computation above them
+        assert "if n_cols <= 256:  # kernelopt: tuned" in text and "tuned in a table over n_cols up to 256" in err
+    assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
+
+
+@pytest.mark.timeout(120)
+def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by_size(tmp_path: Path) -> None:
+    """Replayed per-shape timings (a GPU's: the interpreter ignores num_warps): 4 warps are best on 100 columns,
+    16 on 256; the best for both is 20 % off the first's own best, so each size gets its own row, and the kernel
+    stays correct at sizes not in SHAPES (the original computation above the table)."""
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "r")
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", gpu="NVIDIA H200"))
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(block: int, warps: int, a: float, b: float) -> Result:
+        by = {small: a, large: b}
+        return Result(config={"BLOCK": block, "num_warps": warps}, outcome=Outcome.OK, latency_us=geomean([a, b]),
+                      latency_us_by_shape=by, retimed=True)  # fmt: skip
+
+    results = [timed(256, 4, 10.0, 100.0), timed(256, 16, 14.0, 70.0), timed(512, 8, 12.0, 80.0)]
+    chosen = min(results, key=lambda r: r.latency_us or 0.0)
+    result = SessionResult(
+        best_config=chosen.config, best_latency_us=chosen.latency_us, current_config=None, current_latency_us=None,
+        results=results, retimed=results, evaluations=3, served=0, budget=3, space_size=30, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, results, chosen.config)
+    choice = choose(shapes)
+    assert chosen.config == {"BLOCK": 512, "num_warps": 8} and choice.kind is ChoiceKind.TABLE
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and note is not None and "table over n_cols up to 256" in note
+    text = edit.new_source
+    assert "block, warps = launch_settings(n_cols)" in text
+    head = text.index("if n_cols <= 100:  # kernelopt: tuned")
+    tail = text.index("elif n_cols <= 256:  # kernelopt: tuned")
+    assert "warps = 4" in text[head:tail] and "warps = 16" in text[tail : tail + 120], text[head : tail + 120]
+    (folder / "kernel.py").write_text(text)
+    assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}

@@ -443,6 +443,8 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         )
     if tuning.choice is not None and tuning.per_shape:
         info(tuning.choice.reason)
+    if tuning.edit_note:
+        info(tuning.edit_note)
     if diff:
         info(diff.rstrip())
     kernel_py = tuning.prepared.problem.kernel_py.name

@@ -30,11 +30,12 @@ record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,7 +48,18 @@ from kernelopt.fileio import SourceText, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizes import SizeValue, size_constants
 from kernelopt.taskcard import TaskCard
-from kernelopt.tunables import AutotuneEvaluation, EditResult, ResourceLimits, Tunable, apply_source
+from kernelopt.tunables import (
+    AutotuneEvaluation,
+    Bucket,
+    EditResult,
+    ResourceLimits,
+    Tunable,
+    TunableKind,
+    TunedTable,
+    apply_source,
+    write_config,
+    write_table,
+)
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
@@ -63,6 +75,7 @@ from kernelopt.tuning.kernel_evaluator import (
     is_list_space,
     knob_editor,
     pin_config,
+    same_value,
 )
 from kernelopt.tuning.launch import loop_kernels, space_from_tunables
 from kernelopt.tuning.problem import Problem, ProblemShape, literal_shapes
@@ -75,11 +88,20 @@ from kernelopt.tuning.session import (
     GainJudgement,
     Progress,
     SessionResult,
+    StopReason,
     judge_gain,
     tune,
 )
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator
-from kernelopt.tuning.shapes import ShapeBest, ShapeChoice, check_entries, choose, per_shape, session_shapes
+from kernelopt.tuning.shapes import (
+    ChoiceKind,
+    ShapeBest,
+    ShapeChoice,
+    check_entries,
+    choose,
+    per_shape,
+    session_shapes,
+)
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
 from kernelopt.vocabulary import Device
@@ -200,6 +222,9 @@ class FolderTuning:
     judgement: GainJudgement
     per_shape: tuple[ShapeBest, ...] = ()
     choice: ShapeChoice | None = None
+    edit: EditResult | None = None
+    edit_made: bool = False
+    edit_note: str | None = None
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -240,13 +265,18 @@ def _gpu_name(request: TuneRequest, card: TaskCard) -> str | None:
     return gpus[0].name if gpus else None
 
 
-def problem_sizes(problem: Problem) -> dict[str, int]:
+def problem_sizes(problem: Problem, timed: Sequence[ProblemShape] = ()) -> dict[str, int]:
     """The problem's integer sizes for the rule "a tile is no larger than the problem": reference.py's
     module-level constants (with the task card's sizes applied), then the primary shape's keyword arguments
-    (read from a literal ``SHAPES``; a computed one gives none)."""
+    (read from a literal ``SHAPES``; a computed one gives none); with the shapes a session times, each size's
+    largest over them (a 256-wide block is legal when one shape has 256 columns)."""
     numbers: dict[str, SizeValue] = {**size_constants(problem.reference_py), **problem.constants}
     shapes = literal_shapes(problem.reference_py) or []
     numbers.update({k: v for k, v in problem.primary_shape(shapes).kwargs.items() if isinstance(v, int | float)})
+    for shape in timed:
+        for k, v in shape.kwargs.items():
+            if isinstance(v, int) and not isinstance(v, bool) and isinstance(numbers.get(k), int):
+                numbers[k] = max(v, numbers[k])  # type: ignore[type-var]
     return {k: v for k, v in numbers.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
 
 
@@ -284,7 +314,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         tunables,
         kernel=kernel,
         limits=limits,
-        problem_sizes=problem_sizes(problem),
+        problem_sizes=problem_sizes(problem, shapes),
         evaluation=evaluation,
         looped=loop_kernels(base),
     )
@@ -448,27 +478,160 @@ def tune_folder(
             retime_top=req.retime_top,
             excluded=excluder(req.exclude),
         )
-    shapes = per_shape(result.results, result.retimed, result.best_config)
-    return FolderTuning(
-        prepared,
-        result,
-        judge_gain(result, min_gain_pct=req.min_gain_pct),
-        per_shape=tuple(shapes),
-        choice=choose(shapes) if result.best_config is not None else None,
+        shapes = per_shape(result.results, result.retimed, result.best_config)
+        choice = choose(shapes) if result.best_config is not None else None
+        judgement = judge_gain(result, min_gain_pct=req.min_gain_pct)
+        tuning = FolderTuning(prepared, result, judgement, per_shape=tuple(shapes), choice=choice)
+        if judgement.better and result.stop is not StopReason.INTERRUPTED:
+            tuning = _checked_edit(tuning, evaluator)
+    return tuning
+
+
+def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator) -> FolderTuning:
+    """The edit to write (:func:`shaped_edit`), checked once more on every shape the session ran (the written
+    text is not a candidate when it holds a table); a failing or impossible edit keeps kernel.py as it is and
+    says why (the judgement turns to "not better")."""
+    try:
+        edit, note = shaped_edit(tuning)
+        if edit is not None and len(tuning.prepared.shapes) > 1:
+            checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
+            if not checked.outcome.ok:
+                edit, note = None, f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
+    except KeyboardInterrupt:  # the session is unfinished: nothing is written
+        result = tuning.result.model_copy(update={"stop": StopReason.INTERRUPTED})
+        return replace(tuning, result=result, edit=None, edit_made=True, edit_note="interrupted")
+    judgement = tuning.judgement
+    if edit is None and note is not None:
+        judgement = judgement.model_copy(update={"better": False, "reason": f"{note}; kernel.py left unchanged"})
+    return replace(tuning, judgement=judgement, edit=edit, edit_made=True, edit_note=note)
+
+
+def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
+    """The edit that writes the session's pick in a form correct at every size the original handled (DESIGN.md,
+    "Shapes"), and a note when it is not the plain one.
+
+    Literal knobs get the pick's values. Knobs the kernel computes from the problem (computed settings: a
+    settings helper, a value read in several places) keep their computation: the pick's values go into a
+    size-bucketed table (:func:`kernelopt.tunables.write_table`) over the size the computation reads,
+    bounded by the sizes the session checked, the original computation the fallback above them. One row when
+    one configuration serves every shape (``shape_choice`` ``one``); a row per shape with its own best for
+    its size when it does not (``table``; each row is a configuration checked on every shape). A table needs
+    the size in the ``SHAPES`` entries: when they do not name it, nothing is written, and the note says why.
+    """
+    prepared, result = tuning.prepared, tuning.result
+    best = result.best_config
+    if best is None:
+        return None, None
+    computed = {
+        t.name: t
+        for t in prepared.tunables
+        if t.kind is TunableKind.COMPUTED_SETTING and t.kernel == prepared.space.kernel
+    }
+    changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
+    moved = {k: v for k, v in changes.items() if k in computed}
+    table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    if not computed or (not moved and not table_wanted) or is_list_space(prepared.space.origins):
+        edit = _config_edit(prepared, best)
+        note = None
+        if table_wanted:
+            note = "one configuration written: a per-bucket table needs a setting computed from the size"
+        return edit, note
+    names = [n for n in computed if n in best]
+    size = next((x for x in computed[names[0]].size_names if all(x in s.kwargs for s in prepared.shapes)), None)
+    if size is None:
+        reads = ", ".join(computed[names[0]].size_names) or "the problem"
+        return None, (
+            f"{', '.join(names)} computed from {reads}, which the SHAPES entries do not name: a table bounded by "
+            "the sizes checked cannot be written"
+        )
+    rows = _rows(tuning, names, size)
+    if not rows:
+        return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None), None
+    others = {k: v for k, v in changes.items() if k not in computed}
+    fn = prepared.problem.kernel_py.name
+    opts = {
+        "limits": prepared.limits,
+        "kernel": prepared.space.kernel,
+        "gpu": prepared.gpu,
+        "evaluation": prepared.evaluation,
+    }
+    first = write_config(prepared.base_source, others, filename=fn, **opts) if others else None  # type: ignore[arg-type]
+    source = first.new_source if first is not None else prepared.base_source
+    table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, **opts)  # type: ignore[arg-type]
+    edits = [*(first.edits if first is not None else []), *table.edits]
+    diff = "".join(
+        difflib.unified_diff(
+            prepared.base_source.splitlines(keepends=True),
+            table.new_source.splitlines(keepends=True),
+            fromfile=f"a/{fn}",
+            tofile=f"b/{fn}",
+        )
     )
+    bound = max(b.upto for b in rows)
+    note = (
+        f"{', '.join(names)} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
+        "original computation"
+    )
+    return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
+
+
+def _rows(tuning: FolderTuning, names: list[str], size: str) -> list[Bucket]:
+    """The table's rows by increasing size: one row at the largest size checked with the pick's values, or
+    (``shape_choice`` ``table``) per shape its own best among the configurations whose other knobs are the
+    pick's; rows that repeat the next one's values are merged into it."""
+    prepared, best = tuning.prepared, tuning.result.best_config or {}
+    current = current_values(prepared.tunables)
+    sizes = {s.label(): s.kwargs[size] for s in prepared.shapes}
+
+    def moved(config: Mapping[str, Value]) -> dict[str, Value]:
+        # a value equal to the current one is the computation itself (the candidate left it unedited)
+        return {n: config[n] for n in names if not (n in current and same_value(current[n], config[n]))}
+
+    pick = moved(best)
+    wanted: dict[int, dict[str, Value]] = {}
+    if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
+        same = [
+            r
+            for r in [*tuning.result.retimed, *tuning.result.results]
+            if r.outcome.ok
+            and r.latency_us_by_shape
+            and all(r.config.get(k) == v for k, v in best.items() if k not in names)
+        ]
+        for label, value in sorted(sizes.items(), key=lambda kv: kv[1]):  # type: ignore[arg-type, return-value]
+            timed = [r for r in same if label in r.latency_us_by_shape]
+            own = min(timed, key=lambda r: r.latency_us_by_shape[label]) if timed else None
+            wanted.setdefault(int(value), moved(own.config) if own is not None else pick)
+    else:
+        wanted[int(max(sizes.values()))] = pick  # type: ignore[type-var]
+    rows: list[Bucket] = []
+    for upto in sorted(wanted):
+        if not wanted[upto]:
+            continue  # the computation serves this size: a larger row (checked here too) or the fallback
+        if rows and rows[-1].values == wanted[upto]:
+            rows[-1] = Bucket(upto=upto, values=wanted[upto])
+        else:
+            rows.append(Bucket(upto=upto, values=wanted[upto]))
+    return rows
 
 
 def best_edit(tuning: FolderTuning) -> EditResult | None:
-    """The checked literal edit that sets kernel.py to the best configuration (its text in ``new_source``);
-    ``None`` when no candidate ran or the best is the current configuration.
+    """The checked edit that sets kernel.py to the best configuration (its text in ``new_source``); ``None``
+    when no candidate ran, the best is the current configuration, or the edit across shapes could not be
+    made or failed its check (:attr:`FolderTuning.edit_note` says why). The edit :func:`tune_folder` made
+    and checked on every shape when there is one.
 
     Raises:
         TunableError: the tunables refuse the edit (a bug: the same edit made the candidate's source).
     """
-    best = tuning.result.best_config
+    if tuning.edit_made:
+        return tuning.edit
+    return _config_edit(tuning.prepared, tuning.result.best_config)
+
+
+def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> EditResult | None:
+    """The edit of one configuration for every size (a literal's literal, a computed setting's tuned line)."""
     if best is None:
         return None
-    prepared = tuning.prepared
     origins = prepared.space.origins
     listed = autotune_list(prepared.space.kernel, prepared.evaluation) if is_list_space(origins) else None
     if listed is not None:
@@ -513,6 +676,8 @@ class TuneSummary(BaseModel):
         per_shape: for each shape timed (several): its own best configuration and latency, and the chosen
             configuration's latency there (``[]`` when one shape was timed).
         shape_choice: one configuration for every shape, or a per-bucket table, and why (``None``: none ran).
+        edit_note: how the pick was written when it was not a plain literal edit (a table over a size), or why
+            it was not written (``None``: neither).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -542,6 +707,7 @@ class TuneSummary(BaseModel):
     shapes: list[str] = Field(default_factory=list)
     per_shape: list[ShapeBest] = Field(default_factory=list)
     shape_choice: ShapeChoice | None = None
+    edit_note: str | None = None
 
 
 def summarize(tuning: FolderTuning) -> TuneSummary:
@@ -573,6 +739,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         shapes=[s.label() for s in p.shapes],
         per_shape=list(tuning.per_shape),
         shape_choice=tuning.choice,
+        edit_note=tuning.edit_note,
     )
 
 

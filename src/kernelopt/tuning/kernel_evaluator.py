@@ -419,6 +419,23 @@ class KernelEvaluator:
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
 
+    def check_source(self, source: str, config: Config) -> Result:
+        """Check a kernel source (the edit to be written, which no candidate was) once, untimed; its result as
+        ``config``'s.
+
+        Raises:
+            ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
+        """
+        self.start()
+        assert self._bench is not None
+        path = self._write(source)
+        job = Job(BenchKind.EVALUATE, EvaluateRequest(path=str(path), time=False).model_dump(mode="json"))
+        try:
+            [answer] = self._bench.run([job], timeout_s=lambda: self.settings.bench_timeout_s)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+        return _merge(config, None, answer)
+
     def retime(self, batch: Sequence[Config]) -> list[Result]:
         """Check and time ``batch`` again in one bench worker, interleaved (ABBA rounds); results are ``retimed``."""
         self.start()

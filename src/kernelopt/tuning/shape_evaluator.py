@@ -101,6 +101,17 @@ class ShapesEvaluator:
         """Re-time ``batch`` interleaved on each shape in turn; one merged result each, in order."""
         return self._each(batch, retime=True)
 
+    def check_source(self, source: str, config: Config) -> Result:
+        """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry)."""
+        self.start()
+        by: list[tuple[str, Result]] = []
+        for label, ev in zip(self.labels, self.evaluators, strict=True):
+            r = ev.check_source(source, config)
+            by.append((label, r))
+            if not r.outcome.ok:
+                break
+        return merge(config, by)
+
     @property
     def bench_starts(self) -> int:
         return sum(ev.bench_starts for ev in self.evaluators)
