@@ -1,0 +1,75 @@
+"""The kernel-optimization skill and kernelopt mcp with the real Codex (see tests/skill_clis.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelopt.agents.install import SKILL_NAME
+from kernelopt.backends.coding_agents import CODEX
+
+from .model_server import ToolCall
+from .real_clis import installed_cli
+from .skill_clis import (
+    MCP,
+    TOOLS,
+    FollowsTheSkill,
+    codex_outputs,
+    listing_of,
+    make_project,
+    mcp_env,
+    run_cli,
+    skill_steps,
+    v1_passed_and_committed,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exe = installed_cli(CODEX)
+    project, home = make_project(tmp_path, "codex", capsys)
+    ws = project / "kernel_opt_add"
+    (home / ".codex").mkdir()
+    server_env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in mcp_env(home).items())
+    args = json.dumps(["-m", "kernelopt", "mcp", "--root", str(project), "--device", "cpu"])
+    (home / ".codex" / "config.toml.in").write_text(
+        'model = "scripted-model"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\n'
+        'name = "scripted"\nbase_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n'
+        "request_max_retries = 0\nstream_max_retries = 0\n\n"
+        f"[mcp_servers.kernelopt]\ncommand = {json.dumps(sys.executable)}\nargs = {args}\n"
+        f"env = {{ {server_env} }}\nstartup_timeout_sec = 120\ntool_timeout_sec = 240\n"
+        'default_tools_approval_mode = "approve"\n'
+    )
+    edit = [ToolCall.shell(f"sed -i 's/BLOCK = 64/BLOCK = 1024/' {ws / 'kernel.py'}")]
+    load = ToolCall.shell(f"cat .agents/skills/{SKILL_NAME}/SKILL.md")
+    model = FollowsTheSkill(ToolCall.shell("sleep 2"), skill_steps(ws, load, edit))
+    env = {
+        "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
+    }
+    prompt = "Optimize the kernel in src/ with kernelopt, following the kernel-optimization skill."
+    argv = [str(exe), "exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write"]
+    argv += ["-c", "allow_login_shell=false", prompt]
+    server, wall_s = run_cli(argv, project, env, model)
+    requests = server.model_requests()
+    listing = listing_of(requests[0], "<skills_instructions>")
+    assert f"`{project / '.agents' / 'skills'}`" in listing, listing  # the project's skills folder, a root
+    assert f"- {SKILL_NAME}: Make a GPU kernel" in listing and f"/{SKILL_NAME}/SKILL.md)" in listing, listing
+    assert {f"{MCP}{t}" for t in TOOLS} <= set(requests[-1].tool_names())
+    outputs = codex_outputs(requests[-1])
+    assert "One category per iteration" in outputs["exec_command"]  # the skill's text, read
+    assert '"next":"profile"' in outputs["mcp__kernelopt.status"].replace(" ", "")
+    assert "duration_us" in outputs["mcp__kernelopt.evidence"]
+    assert '"result":"PASS"' in outputs["mcp__kernelopt.validate"].replace(" ", "")
+    assert not model.steps, f"steps left: {model.steps}"
+    v1_passed_and_committed(ws)
+    print(f"codex exec session: {wall_s:.1f} s, {len(requests)} model requests, {model.waits} waits for the server")
