@@ -136,3 +136,11 @@ def test_a_missing_or_old_cli_is_one_line_naming_the_install_command(tmp_path: P
     _version_problem.cache_clear()
     check_command("codex exec {prompt_file}")  # a newer patch release is fine
     _version_problem.cache_clear()
+
+
+def test_the_documented_command_lines_are_the_tested_ones() -> None:
+    """docs/agents.md shows each CLI's command exactly as the real-CLI tests run it (CodingAgent.command)."""
+    text = (Path(__file__).parents[1] / "docs" / "agents.md").read_text()
+    for agent in (CLAUDE_CODE, CODEX):
+        assert f"'{agent.command}'" in text, agent.product
+        assert agent.install in text
