@@ -58,10 +58,10 @@ _SETTINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for p, what in (
         (r"_shape$", ""),  # a shape tuple is a size, whatever else its name says (scale_shape, bias_shape)
         (r"kernel|window|filter", "a kernel size"),
-        (r"pool", "a pool size"),
         (r"stride", "a stride"),
         (r"padding|^pad", "a padding"),
         (r"dilation", "a dilation"),
+        (r"pool", "a pool size"),
         (r"group", "a group count"),
         (r"head", "a head count"),
         (r"(?-i:^(dims?|axis|axes)$)|_dim$|^dim_|reduce", DIM_INDEX),  # DIM in capitals is a size
