@@ -54,6 +54,7 @@ SLOW_FILES = (
     "test_agent_skill_codex.py",
     "test_mcp_server.py",
     "test_agents_drive.py",
+    "test_mcp_tools.py",
     "test_loop_resume.py",
     "test_batch_pool.py",
     "test_batch.py",

@@ -120,13 +120,15 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
     cancelled = threading.Event()
     finished = threading.Event()
     count = 0
+    live = ctx is not None and _in_request(ctx)  # an in-process call (no client) has nobody to notify
 
     def report(line: str) -> None:
         nonlocal count
         if cancelled.is_set():
             raise Cancelled()
         count += 1
-        if ctx is not None:
+        if live:
+            assert ctx is not None
             anyio.from_thread.run(ctx.report_progress, count, None, line)
 
     def work() -> T:
@@ -145,6 +147,15 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
             raise
         except KerneloptError as exc:
             raise _refuse(exc) from None
+
+
+def _in_request(ctx: Context) -> bool:
+    """Whether ``ctx`` belongs to a client's request (the SDK raises ValueError outside one)."""
+    try:
+        ctx.request_context  # noqa: B018 - the property raises outside a request
+    except ValueError:
+        return False
+    return True
 
 
 def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:

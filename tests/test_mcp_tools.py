@@ -1,0 +1,67 @@
+"""The MCP tools that stand beside the stages, called in-process: ``tune`` (the tuning engine; kernel.py is never
+written) and ``profile`` of a command with its arguments (the ncu command line; one-line refusals)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from kernelopt.agents.command_profile import command_argv
+from kernelopt.agents.mcp_server import build_server
+from kernelopt.agents.roots import Roots
+
+from .test_mcp_server import LOOP
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _call(root: Path | Any, tool: str, **arguments: Any) -> Any:
+    server = build_server(Roots([root]), default_device="cpu") if isinstance(root, Path) else root
+
+    async def main() -> Any:
+        return await server.call_tool(tool, arguments)
+
+    return anyio.run(main)
+
+
+def test_tune_reports_the_best_configuration_and_leaves_kernel_py_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
+    folder = Path(shutil.copytree(LOOP, tmp_path / "add"))
+    before = (folder / "kernel.py").read_bytes()
+    result = _call(tmp_path, "tune", path=str(folder), budget=2, budget_wall_s=60)
+    out = result.structured_content
+    assert out["summary"]["current_config"] == {"BLOCK": 64} and out["summary"]["budget"] == 2
+    assert out["summary"]["best_config"]["BLOCK"] > 64 and out["summary"]["better"]
+    assert f"BLOCK = {out['summary']['best_config']['BLOCK']}" in out["diff"]
+    assert (folder / "kernel.py").read_bytes() == before  # the winner goes into a plan, never written here
+
+
+def test_profile_of_a_command_builds_ncu_argv_and_refuses_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    argv = command_argv("/opt/ncu", ["python3", "train.py", "--steps", "3"], tmp_path / "out")
+    assert argv[0] == "/opt/ncu" and argv[-4:] == ["python3", "train.py", "--steps", "3"]
+    assert argv[argv.index("--export") + 1] == str(tmp_path / "out" / "command")
+    monkeypatch.setenv("KERNELOPT_NCU", str(tmp_path / "no-ncu"))
+    cases = [
+        ({"command": ["python3", "-c", "pass"], "out": str(tmp_path / "prof")}, "Nsight Compute (ncu) not found"),
+        ({"command": ["python3", "-c", "pass"], "out": "/etc/prof"}, "outside the server's roots"),
+        ({"command": ["python3", "-c", "pass"]}, "a command needs out"),
+        ({"command": ["true"], "workspace": str(tmp_path)}, "a workspace, or a command"),
+        ({}, "a workspace, or a command"),
+    ]
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    for arguments, words in cases:
+        with pytest.raises(ToolError) as caught:
+            _call(server, "profile", **arguments)
+        message = str(caught.value)
+        assert words in message and "\n" not in message and "Traceback" not in message, message
+    assert not (tmp_path / "prof").exists()
