@@ -161,8 +161,8 @@ class Tune:
         else:
             path.write_text(str(seconds))
 
-    def marked(self, what: str, pid: int | None = None) -> int:
-        """How many ``what`` marks there are (of the processes other than ``pid``'s children, when given)."""
+    def marked(self, what: str) -> int:
+        """How many ``what`` marks the kernel has made (every process, every run)."""
         return sum(len(p.read_text().splitlines()) for p in self.marks.glob(f"{what}.*"))
 
     def results(self) -> int:
