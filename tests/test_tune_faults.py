@@ -306,7 +306,7 @@ def test_an_edit_made_during_the_session_is_kept_and_a_second_tune_is_refused(
     err = capsys.readouterr().err
     assert err == (
         f"kernelopt: error: another kernelopt tune is running on {tune.folder} (pid {proc.pid}); wait for it or "
-        "stop it; its session record lets the next run resume\n"
+        "stop it (a stopped run resumes at its next start)\n"
     )
     edited = KERNEL + "\n\ndef helper():\n    return BLOCK\n"
     tune.kernel_py.write_text(edited)  # the user's edit, while the session runs

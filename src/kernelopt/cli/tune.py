@@ -278,9 +278,7 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         # the lock beside the folder (the one optimize takes on a workspace); inside it when its parent is
         # not writable (a project folder in a folder of root's)
         target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
-        with RunLock(
-            target, command="tune", hint="wait for it or stop it; its session record lets the next run resume"
-        ):
+        with RunLock(target, command="tune", hint="wait for it or stop it (a stopped run resumes at its next start)"):
             _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
     except KeyboardInterrupt as exc:  # before the session's first round (or before its start)
         _interrupted(f"interrupted{_by(exc)} before any candidate finished; {kernel_py.name} unchanged", 130)
