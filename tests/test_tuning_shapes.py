@@ -234,3 +234,21 @@ def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by
     assert "warps = 4" in text[head:tail] and "warps = 16" in text[tail : tail + 120], text[head : tail + 120]
     (folder / "kernel.py").write_text(text)
     assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
+
+
+@pytest.mark.timeout(300)
+def test_the_row_normalize_stays_correct_at_every_size_after_optimize(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The loop's Stage 3 writes the same checked form: V1's kernel.py is correct at sizes not in SHAPES."""
+    from kernelopt.workspace import Workspace
+
+    root = tmp_path / "root"
+    root.mkdir()
+    argv = ["optimize", str(DATA / "tuning" / "rownorm"), "--root", str(root), "--device", "cpu"]
+    code = main([*argv, "--max-iters", "1", "-I", "bench_repetitions=2", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    ws = Workspace(Path(json.loads(out)["workspace"]))
+    assert "block, warps = launch_settings(n_cols)" in ws.kernel_py.read_text()
+    assert _correct_at(ws.root) == {"100": True, "256": True, "512": True, "1000": True}

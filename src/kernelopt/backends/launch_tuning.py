@@ -179,6 +179,8 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
         )
     atomic_write_code(tuning.prepared.problem.kernel_py, edit.new_source)
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
+    shaped = [x for x in (tuning.choice.reason if tuning.per_shape and tuning.choice else None, tuning.edit_note) if x]
+    vs += "".join(f"; {x}" for x in shaped)  # across shapes: one configuration or a table, and how it was written
     return ImplementOutcome(
         changed=True,
         description=f"{LAUNCH_CONFIGURATION.value}: tuned {launch}: {counted}; fastest correct "
