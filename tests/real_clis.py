@@ -16,7 +16,9 @@ rows workspace's gated V0 (``rows_baseline``), for one iteration:
 - a guard violation (the CLI also writes reference.py and another workspace's kernel.py);
 - a hanging model (stopped at the timeout; no process left; nothing of the key in HOME);
 - an HTTP 500 (``AGENT_UNAVAILABLE``, not a lesson about the action);
-- a secret that the agent prints (it never reaches anything kernelopt keeps, nor HOME).
+- a secret that the agent prints (it never reaches anything kernelopt keeps, nor HOME);
+- the key not passed on (no ``KERNELOPT_KEEP_ENV``): the CLI's "not logged in" is ``AGENT_UNAVAILABLE``
+  naming the variable to keep.
 
 With ``KERNELOPT_CLI_TABLE=FILE`` set, each scenario appends one JSON line (CLI, version, verdict, commit,
 what landed in HOME, seconds per agent call) to FILE: docs/results.md's table is made from it.
@@ -361,3 +363,18 @@ def test_a_secret_the_agent_prints_is_kept_nowhere(cli: Session, capsys: pytest.
     no_secret_kept(cli)
     no_process_left(cli)
     record_row(cli, "secret printed", summary, "plan")
+
+
+def test_a_key_not_passed_on_says_so(
+    cli: Session, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33 fix 3: without KERNELOPT_KEEP_ENV the CLI says "Not logged in" / "Missing environment
+    variable"; the verdict is AGENT_UNAVAILABLE and the reason names the variable to keep."""
+    monkeypatch.delenv("KERNELOPT_KEEP_ENV")
+    variable = "ANTHROPIC_API_KEY" if cli.agent is CLAUDE_CODE else "OPENAI_API_KEY"
+    summary = optimize(cli, capsys, plan=real(cli.agent), implement=[scripted("single_pass.py")])
+    assert [o["result"] for o in summary["this_run"]] == ["AGENT_UNAVAILABLE"]
+    reason = summary["stop"]["detail"]
+    assert summary["stop"]["reason"] == "agent_unavailable" and f"set KERNELOPT_KEEP_ENV={variable}" in reason
+    assert cli.server.model_requests() == []  # it never reached the model
+    record_row(cli, "key not passed on", summary, "plan")

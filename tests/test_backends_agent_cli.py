@@ -220,3 +220,29 @@ def test_a_timeout_sends_sigterm_then_sigkill_after_the_grace(ws, ignore: bool) 
     else:  # it cleaned up on SIGTERM and exited at once, inside the grace
         assert cleaned.read_text() == "SIGTERM" and took < 1.9
     assert "SIGTERM to its group, SIGKILL 1 s later" in out.transcript.read_text()
+
+
+def test_not_logged_in_with_the_key_dropped_is_agent_unavailable_naming_keep_env(ws, monkeypatch) -> None:
+    """Issue 33 fix 3: "Not logged in" while kernelopt holds ANTHROPIC_API_KEY and did not pass it on says so."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-passed-on-0123456789")
+    monkeypatch.delenv("KERNELOPT_KEEP_ENV", raising=False)
+    with pytest.raises(BackendFailure) as exc:
+        AgentCliPlanner(agent("unavailable.py")).plan(_plan_ctx(ws))
+    assert exc.value.unavailable
+    msg = exc.value.one_line()
+    assert "[agent unavailable: not logged in: Not logged in · Please run /login]" in msg
+    assert "set KERNELOPT_KEEP_ENV=ANTHROPIC_API_KEY" in msg
+    # through the stage runner: its own error_type, and the plan stage leaves nothing behind
+    res = plan_stage(ws, 1, AgentCliPlanner(agent("unavailable.py")))
+    assert res.verdict is PlanVerdict.FAILED and res.error_type == "agent_unavailable"
+
+
+def test_an_api_error_of_the_implementer_is_unavailable_and_a_work_failure_is_not(ws, monkeypatch) -> None:
+    monkeypatch.setenv("UNAVAILABLE_SAYS", "API Error: 500 Internal server error")
+    out = AgentCliImplementer(agent("unavailable.py")).implement(_impl_ctx(ws))
+    assert out.unavailable and "[agent unavailable: API error: API Error: 500" in (out.error or "")
+    report = implement(_impl_ctx(ws), AgentCliImplementer(agent("unavailable.py")))
+    assert report.error_type == "agent_unavailable" and report.result.value == "AGENT_UNAVAILABLE"
+    monkeypatch.setenv("UNAVAILABLE_SAYS", "Traceback: AssertionError: mismatch at [3, 4]")
+    out = AgentCliImplementer(agent("unavailable.py")).implement(_impl_ctx(ws))
+    assert not out.unavailable and "agent unavailable" not in (out.error or "")

@@ -180,3 +180,26 @@ def test_llm_api_loop_against_a_local_chat_server(ws_root: Path, capsys, monkeyp
         if p.is_file() and ".git" not in p.parts:
             assert key.encode() not in p.read_bytes(), p
     consistent(ws)
+
+
+def test_an_unavailable_implementer_is_its_own_verdict_and_stops_the_loop(
+    ws_root: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: an API error is AGENT_UNAVAILABLE, not a lesson about the action, which stays untried."""
+    from kernelopt.planning.history import build_history
+    from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
+
+    monkeypatch.setenv("UNAVAILABLE_SAYS", "API Error: 500 Internal server error")
+    ws, summary = optimize(ws_root, capsys, "--max-iters", "3", *agent_args("planner.py", "unavailable.py"))
+    assert [(o["version"], o["result"]) for o in summary["this_run"]] == [(1, "AGENT_UNAVAILABLE")]
+    assert summary["stop"]["reason"] == "agent_unavailable"
+    r1 = ws.memory.read(1)
+    assert r1.quality_gate.result is GateResult.AGENT_UNAVAILABLE
+    lessons = [p.lesson or "" for p in r1.pitfalls_and_fixes if p.root_cause.startswith("the agent's infrastructure")]
+    assert lessons and "may be planned again" in lessons[0]
+    assert not any("failed as planned" in (p.lesson or "") for p in r1.pitfalls_and_fixes)
+    plan = MarkdownPlanReader().parse(ws.plan_path(1).read_text())
+    assert tried_signatures(ws, MarkdownPlanReader(), before=2) == {}
+    assert not build_history(list(ws.memory.records())).was_tried(plan.signature())
+    assert ws.kernel_py.read_bytes() == (ROWS / "kernel.py").read_bytes()
+    consistent(ws)

@@ -46,6 +46,7 @@ from typing import Any
 
 from kernelopt.backends.coding_agents import (
     AgentOutput,
+    dropped_keys,
     infrastructure_failure,
     known_agent,
     read_output,
@@ -68,7 +69,7 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
-from kernelopt.proc import CommandResult, run_command
+from kernelopt.proc import CommandResult, child_env, run_command
 from kernelopt.stagenames import Stage
 from kernelopt.tunables import knob_diff
 
@@ -161,6 +162,8 @@ class AgentRun:
         """The agent's standard output as read (:func:`~kernelopt.backends.coding_agents.read_output`)."""
         return read_output(self.result.stdout if self.result else "")
 
+    dropped_keys: list[str] | None = None  # key variables kernelopt has and did not pass on
+
     def failure(self, timeout_s: float) -> str | None:
         """Why the run failed (launch error, timeout, signal, non-zero exit, an error the agent reported),
         or ``None``; an infrastructure failure says so (:meth:`unavailable`)."""
@@ -181,6 +184,12 @@ class AgentRun:
         infra = self.infrastructure()
         if infra is not None and not self.launch_error and not (r is not None and r.timed_out):
             reason += f" [agent unavailable: {infra}]"
+            if self.dropped_keys and infra.startswith(("not logged in", "no API key")):
+                names = ",".join(self.dropped_keys)
+                reason += (
+                    f"; {names} is set but kernelopt passes no secret-looking variable to the agent: "
+                    f"set KERNELOPT_KEEP_ENV={names}"
+                )
         return reason + f" (transcript: {self.transcript})"
 
     def infrastructure(self) -> str | None:
@@ -263,6 +272,7 @@ class _AgentCliBackend:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         run = AgentRun(stage, argv, result, transcript_path(ws, ctx.version, stage), launch_error)
+        run.dropped_keys = dropped_keys(env, child_env(env, keep=settings.env.keys()))
         self._write_transcript(run, prompt_file, via_file, started, time.monotonic() - t0, settings)
         return run
 

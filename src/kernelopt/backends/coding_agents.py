@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +129,16 @@ _UNAVAILABLE = (
     ("rate limit or quota", r"rate.?limit|too many requests|quota|credit balance"),
     ("network", r"stream disconnected|connection (refused|reset|error)|econnrefused|unable to connect"),
 )
+
+
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY")
+"""The variables the known CLIs read their API key from."""
+
+
+def dropped_keys(env: Mapping[str, str], passed: Mapping[str, str]) -> list[str]:
+    """The :data:`KEY_VARIABLES` set in ``env`` (kernelopt's environment) that the agent did not get (``passed``):
+    what to name in ``KERNELOPT_KEEP_ENV`` when the agent says it is not logged in or has no key."""
+    return [name for name in KEY_VARIABLES if env.get(name) and name not in passed]
 
 
 TAIL_LINES = 40
