@@ -65,3 +65,17 @@ def test_profile_of_a_command_builds_ncu_argv_and_refuses_in_one_line(
         message = str(caught.value)
         assert words in message and "\n" not in message and "Traceback" not in message, message
     assert not (tmp_path / "prof").exists()
+
+
+def test_the_command_refuses_bad_roots_and_devices_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.cli.app import main
+
+    assert main(["mcp", "--root", str(tmp_path / "none")]) == 2
+    assert main(["mcp", "--root", str(tmp_path), "--device", "gpu"]) == 2
+    assert main(["mcp"]) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 3 and "no such folder" in lines[0] and "unknown device 'gpu'" in lines[1], err
+    assert "--root" in lines[2] and "Traceback" not in err
