@@ -347,8 +347,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     except SourceChanged:
         from kernelopt.tuning.folder import config_text
 
+        what = "changed" if kernel_py.exists() or kernel_py.is_symlink() else "was deleted"
         raise UsageError(
-            f"{kernel_py} changed during the session: nothing written, the file is as you left it (the best "
+            f"{kernel_py} {what} during the session: nothing written, the file is as you left it (the best "
             f"found, {config_text(r.best_config)}, is in the session record {prepared.record_path})",
             hint="run again to tune the file as it is now",
         ) from None
