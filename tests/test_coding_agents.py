@@ -144,3 +144,21 @@ def test_the_documented_command_lines_are_the_tested_ones() -> None:
     for agent in (CLAUDE_CODE, CODEX):
         assert f"'{agent.command}'" in text, agent.product
         assert agent.install in text
+
+
+def test_optimize_with_a_missing_cli_is_one_line_before_any_workspace(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Issue 33, bad input: not a FAIL at V1, but one line at the start naming the install command."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin:/bin")
+    rows = Path(__file__).parent / "data" / "agents" / "rows"
+    root = tmp_path / "root"
+    root.mkdir()
+    args = ["optimize", str(rows), "--root", str(root), "--device", "cpu", "--planner", "agent-cli"]
+    code = main([*args, "-P", "command=claude -p {prompt_file}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3 and err[-1] == (
+        "kernelopt: error: agent command not found: 'claude' (Claude Code); "
+        "install it: npm install -g @anthropic-ai/claude-code@2.1.197"
+    )
+    assert list(root.iterdir()) == []  # nothing was made

@@ -260,6 +260,11 @@ def _run(
         interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
         if interpreted is not None:
             note(interpreted)
+    from kernelopt.backends.agent_cli import check_command
+
+    for options in (planner_options, implementer_options):
+        if options.get("command"):  # an agent CLI that is missing or too old: one line before anything is made
+            check_command(str(options["command"]))
     opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
     ws = opened.workspace
     if opened.note:
