@@ -365,6 +365,17 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         _interrupted(f"interrupted{_by(exc)} after the session; {kernel_py.name} unchanged", 130)
     if r.best_latency_us is None:
         raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
+    if not written:
+        from kernelopt.tuning.session import knobs_changing_results
+
+        changing = knobs_changing_results(r)
+        if changing:  # bad input for tuning: nothing here moves without changing the results
+            moved = "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in changing.items())
+            raise UsageError(
+                f"every value tried beside the current one changes what {kernel_py.name} computes ({moved}: all "
+                f"wrong_result): {', '.join(changing)} cannot move without changing its results (a block that must "
+                f"cover the row?), so there is nothing to tune; {kernel_py.name} unchanged"
+            )
 
 
 def _bytes_of(path: Path) -> bytes | None:

@@ -284,8 +284,10 @@ class KernelEvidence(_Model):
         return None if m is None else m.value
 
 
-CPU_TIMING_REASON = "--device cpu: no GPU profiler runs; the evidence is the kernel's CPU timing"
-"""Why a ``--device cpu`` Stage 1 has no counters (the loop's and ``kernelopt profile``'s)."""
+CPU_EVIDENCE = "--device cpu:"
+"""How the reason a ``--device cpu`` Stage 1 has no counters begins (``kernelopt profile``'s, the loop's)."""
+CPU_TIMING_REASON = f"{CPU_EVIDENCE} no GPU profiler runs; the evidence is the kernel's CPU timing"
+"""Why a ``--device cpu`` ``kernelopt profile`` has no counters."""
 
 
 class ProfileSummary(_Model):
@@ -321,7 +323,7 @@ class ProfileSummary(_Model):
     @property
     def timed_on_cpu(self) -> bool:
         """True for the timing-only evidence of ``--device cpu`` (no GPU ran the kernel)."""
-        return self.counters_unavailable_reason == CPU_TIMING_REASON
+        return (self.counters_unavailable_reason or "").startswith(CPU_EVIDENCE)
 
     def primary(self) -> KernelEvidence | None:
         """The kernel that dominates run time (longest ``duration_us`` x ``launch_count``), or the first one."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from kernelopt import profiling
 from kernelopt.evidence.model import (
+    CPU_EVIDENCE,
     BottleneckType,
     KernelEvidence,
     Metric,
@@ -45,7 +46,7 @@ from kernelopt.stages.backends import build_implementer, build_planner
 from kernelopt.stages.plan import MarkdownPlanReader
 from kernelopt.workspace import Workspace
 
-CPU_REASON = "--device cpu: no GPU profiler runs; the evidence is the harness's CPU timing"
+CPU_REASON = f"{CPU_EVIDENCE} no GPU profiler runs; the evidence is the harness's CPU timing"
 
 
 def cpu_timing_summary(workspace: Workspace, version: int) -> ProfileSummary:

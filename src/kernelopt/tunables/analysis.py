@@ -701,8 +701,16 @@ class _Analyzer:
             for name, expr in args:
                 if self.feeds_marked(la, group, name, expr):
                     continue
-                launch_sites.append(self.launch_site(la, launch_id, kname, group, name, expr))
-                launch_sites += self.cap_sites(la, kname, group, name, expr)
+                site = self.launch_site(la, launch_id, kname, group, name, expr)
+                caps = self.cap_sites(la, kname, group, name, expr)
+                if caps and site.refused is None and site.computed is not None:
+                    # the cap keeps the value computed (and correct at every size the loop covers): tuned
+                    # through it, not overridden
+                    site.refused = (
+                        f"computed ({site.computed}) under the cap {', '.join(c.name for c in caps)}: tuned "
+                        "through the cap, which keeps it computed"
+                    )
+                launch_sites += [site, *caps]
             for name, value in absent.items():
                 launch_sites.append(
                     Site(
@@ -958,18 +966,21 @@ class _Analyzer:
                 res = self.resolve_name(arg.value, None)
                 if res.literal is None or not res.at_module or not isinstance(res.literal.value, int):
                     continue
+                const = res.defined_as or arg.value
+                rule = knob_rule(feed)
                 out.append(
                     Site(
-                        res.defined_as or arg.value,
-                        res.defined_as or arg.value,
+                        const,
+                        const,
                         TunableKind.MODULE_CONSTANT,
                         res.literal,
                         res.literal.line,
                         kernel=kname,
-                        feeds=[feed],
+                        feeds=[const],  # not the value it caps: an edit of that name must not move the cap too
                         used_at=[self.positions[arg].start.line],
                         groups=[group],
                         value=res.literal.value,
+                        marker_rule=rule,  # the categories and legality of the value it caps
                     )
                 )
         return out

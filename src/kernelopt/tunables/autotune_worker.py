@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-from kernelopt.kernelsource import timed_shape_index
+from kernelopt.kernelsource import interpreted_cases, timed_shape_index
 from kernelopt.worker.loader import load_module
 from kernelopt.worker.messages import JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo
@@ -95,8 +95,12 @@ class _LaunchRecorder:
     """Records the keyword arguments of the last launch of every Triton kernel (compiled or interpreted):
     the values computed settings, heuristics and the picked autotune config take for the task's shape."""
 
-    def __init__(self) -> None:
+    def __init__(self, kernel_file: str | None = None) -> None:
         self.launches: dict[str, dict[str, Any]] = {}
+        #: kernel -> the integer locals of the kernel file's function that launched it (``n_cols``): the
+        #: values a tuned table's size expression takes at this shape
+        self.sizes: dict[str, dict[str, int]] = {}
+        self._file = kernel_file
         self._saved: list[tuple[Any, Any]] = []
 
     def __enter__(self) -> _LaunchRecorder:
@@ -121,9 +125,19 @@ class _LaunchRecorder:
                     for k, v in kwargs.items()
                     if k not in ("grid", "warmup") and isinstance(v, bool | int | float | str)
                 }
+                recorder.sizes[name] = recorder.caller_sizes()
             return original(fn_self, *args, **kwargs)
 
         return run
+
+    def caller_sizes(self) -> dict[str, int]:
+        """The integer locals of the innermost frame of the kernel file on the stack (its launching function)."""
+        frame = inspect.currentframe()
+        while frame is not None and (self._file is None or frame.f_code.co_filename != self._file):
+            frame = frame.f_back
+        if frame is None:
+            return {}
+        return {k: v for k, v in frame.f_locals.items() if isinstance(v, int) and not isinstance(v, bool)}
 
     def __exit__(self, *exc: object) -> None:
         for cls, original in self._saved:
@@ -162,14 +176,21 @@ def _cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
     return [times[1], times[0], times[2]]
 
 
-def _run_task(kernel: ModuleType, reference_py: Path, device: str) -> dict[str, Any]:
-    """Call the task once (its first shape; the smallest on the CPU); return that shape."""
+def _shapes(reference_py: Path) -> tuple[ModuleType, list[dict[str, Any]]]:
+    reference = load_module(reference_py)
+    return reference, [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
+
+
+def _run_task(kernel: ModuleType, reference_py: Path, device: str, index: int | None = None) -> dict[str, Any]:
+    """Call the task once (the ``SHAPES`` entry ``index``; by default the first, the smallest on the CPU);
+    return that shape."""
     import torch
 
-    reference = load_module(reference_py)
-    shapes = [dict(s) for s in (getattr(reference, "SHAPES", None) or [{}])]
+    reference, shapes = _shapes(reference_py)
     # the main (timed) shape on a GPU; on the CPU (Triton's interpreter) the smallest one
-    shape = shapes[timed_shape_index(shapes, interpreted=device == "cpu")]  # an autotuned kernel is Triton
+    if index is None:
+        index = timed_shape_index(shapes, interpreted=device == "cpu")  # an autotuned kernel is Triton
+    shape = shapes[index]
     kwargs = dict(shape)
     try:
         if "device" in inspect.signature(reference.get_inputs).parameters:
@@ -209,7 +230,7 @@ def read_module(kernel_py: Path, reference: Path | None = None, device: str = "a
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         time_autotune_on_cpu(module)
-    recorder = _LaunchRecorder()
+    recorder = _LaunchRecorder(str(kernel_py.resolve()))
     try:
         with recorder:
             shape = _run_task(module, reference, device)
@@ -218,11 +239,30 @@ def read_module(kernel_py: Path, reference: Path | None = None, device: str = "a
         return result
     result["launch_values"] = recorder.launches
     result["shape"] = shape
+    result["shape_sizes"] = _shape_sizes(module, kernel_py, reference, device)
     for name, best in picked_configs(module).items():
         if name in spaces:
             spaces[name]["best_config"] = best
             spaces[name]["best_config_shape"] = shape
     return result
+
+
+def _shape_sizes(module: ModuleType, kernel_py: Path, reference: Path, device: str) -> list[dict[str, Any]]:
+    """For each ``SHAPES`` entry the device runs (in Triton's interpreter: those small enough for it), the
+    integer locals of each kernel's launching function (:attr:`_LaunchRecorder.sizes`); an entry whose run
+    fails is left out (the checks say why, not this)."""
+    _, shapes = _shapes(reference)
+    indices = interpreted_cases(shapes) if device == "cpu" else list(range(len(shapes)))
+    out = []
+    for i in indices:
+        recorder = _LaunchRecorder(str(kernel_py.resolve()))
+        try:
+            with recorder:
+                shape = _run_task(module, reference, device, i)
+        except Exception:  # the user's code failed on this entry: it has no sizes
+            continue
+        out.append({"shape": shape, "sizes": recorder.sizes})
+    return out
 
 
 class AutotuneService:

@@ -20,7 +20,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.tunables.analysis import analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
-from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, Tunable, TunableKind
+from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Reply, Service
 
@@ -64,7 +64,13 @@ def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> 
         str(k): {str(n): v for n, v in vals.items() if isinstance(v, bool | int | float | str)}
         for k, vals in (data.get("launch_values") or {}).items()
     }
-    return AutotuneEvaluation(spaces=spaces, problem=problem, launch_values=launches, shape=data.get("shape"))
+    try:
+        sizes = [ShapeSizes.model_validate(s) for s in data.get("shape_sizes") or []]
+    except ValidationError:
+        sizes = []  # a local that is not a plain integer: no sizes, nothing else lost
+    return AutotuneEvaluation(
+        spaces=spaces, problem=problem, launch_values=launches, shape=data.get("shape"), shape_sizes=sizes
+    )
 
 
 def evaluate_autotune(

@@ -436,3 +436,28 @@ class AutotuneEvaluation(BaseModel):
         "heuristics, the picked autotune config)",
     )
     shape: dict[str, Value] | None = Field(default=None, description="the task shape of that run")
+    shape_sizes: list[ShapeSizes] = Field(
+        default_factory=list,
+        description="for each SHAPES entry the device runs, the integer locals of each kernel's launching function",
+    )
+
+    def size_value(self, kernel: str, expression: str, shape: dict[str, Value]) -> int | None:
+        """The value of the size name ``expression`` (one of :attr:`Tunable.size_names`) where ``kernel`` is
+        launched, at the ``SHAPES`` entry ``shape``; ``None`` when that entry did not run or the name is not
+        an integer there. Tuned tables bucket on it (:class:`TunedTable`)."""
+        for entry in self.shape_sizes:
+            if entry.shape == shape:
+                return entry.sizes.get(kernel, {}).get(expression)
+        return None
+
+
+class ShapeSizes(BaseModel):
+    """The integer locals of each kernel's launching function at one ``SHAPES`` entry."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    shape: dict[str, Value]
+    sizes: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+
+AutotuneEvaluation.model_rebuild()

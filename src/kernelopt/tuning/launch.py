@@ -31,6 +31,7 @@ import ast
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
@@ -211,7 +212,10 @@ def _picked_config(la: _Launch, evaluation: AutotuneEvaluation | None) -> dict[s
 
 def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
     """The legal values of ``t`` and its default (its value, or the middle of the domain when unknown)."""
-    grid = family_values(family(t.feeds[0] if t.feeds else t.name))
+    fam = family(t.feeds[0] if t.feeds else t.name)
+    if fam is KnobFamily.OTHER and t.category is ActionCategory.BLOCK_SIZE:
+        fam = KnobFamily.BLOCK  # a cap on a computed block (MAX_FUSED_SIZE): a block's grid
+    grid = family_values(fam)
     values: list[Value] = list(t.legal_values or [])
     if values and grid is not None:
         values = [v for v in values if v in grid] or values

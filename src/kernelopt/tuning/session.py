@@ -373,6 +373,30 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
     )
 
 
+def knobs_changing_results(result: SessionResult) -> dict[str, list[Value]]:
+    """Knob -> the values tried, when the current configuration ran and every other candidate that ran
+    changed the kernel's results (``wrong_result``): those knobs cannot move without changing what the kernel
+    computes (a block that must cover the row, where every smaller value fails). ``{}`` otherwise."""
+    current = result.current_config or {}
+    if result.current_latency_us is None:
+        return {}
+    ran = [
+        x for x in result.results if x.outcome not in (Outcome.NOT_RUN_BUDGET, Outcome.INVALID) and x.config != current
+    ]
+    if not ran or any(x.outcome is not Outcome.WRONG_RESULT for x in ran):
+        return {}
+    out: dict[str, list[Value]] = {}
+    for x in ran:
+        for k, v in x.config.items():
+            if (k not in current or current[k] != v) and v not in out.setdefault(k, []):
+                out[k].append(v)
+    return {
+        k: sorted(v, key=str) if not all(isinstance(i, int | float) for i in v) else sorted(v)
+        for k, v in out.items()
+        if v
+    }
+
+
 def no_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> bool:
     """True when the session found nothing better than the current configuration (the loop then stops:
     the launch configuration has converged)."""

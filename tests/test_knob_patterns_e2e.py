@@ -1,0 +1,100 @@
+"""The knob patterns of tests/data/tunables/corpus tuned end to end on the CPU (Triton's interpreter, tiny
+sizes): by ``kernelopt tune`` and by ``kernelopt optimize`` (issue 32 item 1), with the one line of a kernel whose
+knobs would all change its results (the second bad-input bullet)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import discover_source
+
+DATA = Path(__file__).parent / "data" / "tunables"
+CORPUS = DATA / "corpus"
+TASKS = DATA / "tasks"
+
+
+def _task(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copyfile(CORPUS / f"{name}.py", folder / "kernel.py")
+    shutil.copyfile(TASKS / name / "reference.py", folder / "reference.py")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+
+@pytest.mark.timeout(240)
+def test_tune_edits_the_splat_entry_in_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``**LAUNCH_CONFIGS[gate.dtype]``: one run tells the float32 entry is in use; only its BLOCK is tuned (the
+    interpreter ignores the launch options) and only that entry may be written."""
+    from kernelopt.cli.app import main
+
+    folder = _task(tmp_path, "geglu_dtype_configs")
+    before = (folder / "kernel.py").read_text()
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "2", "--json"]) == 0, (
+        capsys.readouterr().err
+    )
+    out = json.loads(capsys.readouterr().out)
+    tried = {k for c in out["candidates"] for k in c["config"]} if "candidates" in out else set(out["best_config"])
+    assert tried == {"BLOCK"}, out
+    after = (folder / "kernel.py").read_text()
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
+    assert len(changed) <= 1 and all("torch.float32: {" in a for a, _ in changed), changed
+    if changed:
+        assert out["written"] and discover_source(after)[0].key == "geglu_kernel:BLOCK"
+
+
+@pytest.mark.timeout(240)
+def test_tune_says_when_every_move_changes_the_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The row-normalize launched from an autograd.Function through an alias: its block is computed and must
+    cover the row, so every other block fails on the CPU (where the warps are ignored): one line names it."""
+    from kernelopt.cli.app import main
+
+    folder = _task(tmp_path, "row_normalize_autograd")
+    before = (folder / "kernel.py").read_bytes()
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "2"]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "kernelopt: error" in line]
+    assert len(err) == 1, err
+    assert "every value tried beside the current one changes what kernel.py computes (BLOCK = " in err[0]
+    assert "BLOCK cannot move without changing its results" in err[0] and "kernel.py unchanged" in err[0]
+    assert (folder / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(120)
+def test_the_run_records_each_shapes_sizes(tmp_path: Path) -> None:
+    """What a tuned table buckets on: the value of the computation's size name at each SHAPES entry."""
+    from kernelopt.tunables.evaluate import discover_evaluated
+
+    folder = _task(tmp_path, "row_normalize_autograd")
+    found, ev = discover_evaluated(folder / "kernel.py", reference=folder / "reference.py", device="cpu")
+    assert ev is not None and ev.problem is None
+    block = next(t for t in found if t.key == "row_normalize_kernel:BLOCK")
+    assert block.size_names == ["n_cols"] and block.value == 128  # the first (smallest) entry's run
+    sizes = [ev.size_value("row_normalize_kernel", "n_cols", {"rows": 4, "cols": c}) for c in (100, 256)]
+    assert sizes == [100, 256]
+
+
+@pytest.mark.timeout(300)
+def test_optimize_tunes_the_cap(
+    tmp_path: Path, ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The loop sees the cap inside ``min()`` as tune does, and on the CPU plans no launch option."""
+    from kernelopt.cli.app import main
+    from kernelopt.planning.markdown import parse_plan
+    from kernelopt.workspace import Workspace
+
+    folder = _task(tmp_path, "kl_div_capped_block")
+    args = ["optimize", str(folder), "--root", str(ws_root), "--device", "cpu", "--max-iters", "1", "--json"]
+    assert main([*args, "-I", "bench_repetitions=2", "-I", "budget=2"]) == 0, capsys.readouterr().err
+    ws = Workspace(Path(json.loads(capsys.readouterr().out)["workspace"]))
+    plan = parse_plan(ws.plan_path(1).read_text())
+    assert plan.targets == ["MAX_FUSED_SIZE"], plan.targets  # num_warps and num_stages: ignored on the CPU
+    (v1,) = [r for r in ws.memory.records(include_masked=True) if r.number == 1]
+    assert v1.candidates and {k for c in v1.candidates for k in c.parameters} == {"MAX_FUSED_SIZE"}
