@@ -67,17 +67,18 @@ Call = Callable[..., Awaitable[Any]]
 
 def _env() -> dict[str, str]:
     keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "PATH")
+    keep += ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "KERNELOPT_NCU")  # the GPU runs (tests/test_mcp_gpu.py)
     env = {k: os.environ[k] for k in keep if k in os.environ}
     return {**env, "PYTHONPATH": SRC, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
 
 
-def session(roots: list[Path], body: Callable[[Call], Awaitable[None]]) -> None:
-    """Start ``kernelopt mcp --root ... --device cpu`` with the SDK's stdio client and run ``body(call)``;
+def session(roots: list[Path], body: Callable[[Call], Awaitable[None]], *, device: str = "cpu") -> None:
+    """Start ``kernelopt mcp --root ... --device DEVICE`` with the SDK's stdio client and run ``body(call)``;
     ``call(tool, **arguments)`` returns (result, progress messages, seconds)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    args = ["-m", "kernelopt", "mcp", "--device", "cpu"]
+    args = ["-m", "kernelopt", "mcp", "--device", device]
     for root in roots:
         args += ["--root", str(root)]
 
