@@ -162,3 +162,17 @@ def test_optimize_with_a_missing_cli_is_one_line_before_any_workspace(tmp_path: 
         "install it: npm install -g @anthropic-ai/claude-code@2.1.197"
     )
     assert list(root.iterdir()) == []  # nothing was made
+
+
+def test_command_lines_that_lack_the_clean_flags_are_told_what_they_cost() -> None:
+    from kernelopt.backends.agent_cli import build_argv
+    from kernelopt.backends.coding_agents import command_advice
+
+    for agent in (CLAUDE_CODE, CODEX):  # the documented lines carry every flag
+        assert command_advice(build_argv(agent.command, {"prompt_file": "p.md"})) == []
+    old_claude = 'claude -p "Read p.md" --permission-mode acceptEdits --allowedTools "Read,Edit,Write"'
+    said = command_advice(build_argv(old_claude, {}))
+    assert len(said) == 2 and "~/.claude/projects/" in said[0] and "acceptEdits lets Claude Code write" in said[1]
+    said = command_advice(build_argv('codex exec --sandbox workspace-write "Read p.md"', {}))
+    assert len(said) == 4 and "login shell" in said[0] and "shell_snapshots" in said[1] and "/tmp" in said[3]
+    assert command_advice(["python3", "agent.py"]) == []

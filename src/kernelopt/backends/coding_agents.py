@@ -265,3 +265,50 @@ def _event(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return ev if isinstance(ev, dict) and "type" in ev else None
+
+
+# What a command line of a known CLI should carry, and what it costs without: (flag found when, advice).
+_CLAUDE_ADVICE = (
+    (
+        lambda a: "--no-session-persistence" in a,
+        "without --no-session-persistence Claude Code keeps every session's "
+        "transcript (what the agent read and printed) under ~/.claude/projects/",
+    ),
+    (
+        lambda a: "acceptEdits" not in a,
+        "--permission-mode acceptEdits lets Claude Code write files anywhere, another "
+        "workspace included: allow Edit(./**),Write(./**) in --allowedTools instead",
+    ),
+)
+_CODEX_ADVICE = (
+    (
+        lambda a: "allow_login_shell=false" in " ".join(a),
+        "without -c allow_login_shell=false Codex runs commands in a "
+        "login shell, which may reset PATH (kernelopt: command not found)",
+    ),
+    (
+        lambda a: "features.shell_snapshot=false" in " ".join(a),
+        "without -c features.shell_snapshot=false Codex keeps "
+        "shell snapshots (the environment, the API key included) under ~/.codex/shell_snapshots/",
+    ),
+    (
+        lambda a: "--ephemeral" in a,
+        "without --ephemeral Codex keeps rollout files (the whole session) under ~/.codex/sessions/",
+    ),
+    (
+        lambda a: "workspace-write" not in a or "exclude_slash_tmp=true" in " ".join(a),
+        "with --sandbox workspace-write "
+        "and without -c sandbox_workspace_write.exclude_slash_tmp=true the agent may write anywhere in /tmp, other "
+        "workspaces included",
+    ),
+)
+
+
+def command_advice(argv: list[str]) -> list[str]:
+    """What a known CLI's command line lacks of the flags that keep HOME and other workspaces clean (the
+    documented lines, :attr:`CodingAgent.command`, carry them all); one line each, empty for another program."""
+    agent = known_agent(argv[0]) if argv else None
+    if agent is None:
+        return []
+    rules = _CLAUDE_ADVICE if agent is CLAUDE_CODE else _CODEX_ADVICE
+    return [f"{agent.product}: {advice} (docs/agents.md)" for ok, advice in rules if not ok(argv)]

@@ -260,11 +260,18 @@ def _run(
         interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
         if interpreted is not None:
             note(interpreted)
-    from kernelopt.backends.agent_cli import check_command
+    from kernelopt.backends.agent_cli import build_argv, check_command
+    from kernelopt.backends.coding_agents import command_advice
+    from kernelopt.backends.settings import PLACEHOLDERS
 
+    advice: list[str] = []
     for options in (planner_options, implementer_options):
         if options.get("command"):  # an agent CLI that is missing or too old: one line before anything is made
             check_command(str(options["command"]))
+            argv = build_argv(str(options["command"]), {p: p for p in PLACEHOLDERS})
+            advice += [line for line in command_advice(argv) if line not in advice]
+    for line in advice:
+        warn(line)
     opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
     ws = opened.workspace
     if opened.note:
