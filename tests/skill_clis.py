@@ -122,6 +122,28 @@ def run_cli(argv: list[str], project: Path, env: dict[str, str], model: FollowsT
     return server, wall_s
 
 
+CODEX_PROVIDER = (
+    'model = "scripted-model"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\n'
+    'name = "scripted"\nbase_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n'
+    "request_max_retries = 0\nstream_max_retries = 0\n"
+)
+"""Codex's config.toml for the scripted server (``{url}`` filled in when the server runs)."""
+
+
+def first_request(argv: list[str], cwd: Path, env: dict[str, str]) -> RecordedRequest:
+    """Run the CLI once against a server that answers "ok"; the first request it sent the model."""
+    home = Path(env["HOME"])
+    with ModelServer([Text("ok")], lifetime_s=120) as server:
+        if "ANTHROPIC_API_KEY" in env:
+            env = {**env, "ANTHROPIC_BASE_URL": server.url}
+        else:
+            (home / ".codex").mkdir(exist_ok=True)
+            (home / ".codex" / "config.toml").write_text(CODEX_PROVIDER.replace("{url}", server.url))
+        out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, (out.stdout[-1500:], out.stderr[-1500:])
+    return server.model_requests()[0]
+
+
 def v1_passed_and_committed(ws: Path) -> None:
     log = subprocess.run(["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True, check=True)
     assert log.stdout.splitlines()[0].startswith("V1: ") and "BLOCK=1024" in log.stdout

@@ -11,6 +11,7 @@ import pytest
 
 from kernelopt.agents.install import SKILL_NAME
 from kernelopt.backends.coding_agents import CLAUDE_CODE
+from kernelopt.cli.app import main
 
 from .model_server import ToolCall, Turn
 from .real_clis import installed_cli
@@ -18,6 +19,7 @@ from .skill_clis import (
     MCP,
     TOOLS,
     FollowsTheSkill,
+    first_request,
     listing_of,
     make_project,
     mcp_env,
@@ -79,3 +81,26 @@ def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     assert not model.steps, f"steps left: {model.steps}"
     v1_passed_and_committed(ws)
     print(f"claude -p session: {wall_s:.1f} s, {len(requests)} model requests, {model.waits} waits for the server")
+
+
+def test_claude_code_lists_a_skill_installed_for_the_user(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exe = installed_cli(CLAUDE_CODE)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert main(["agent", "install", "claude", "--user"]) == 0
+    capsys.readouterr()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {
+        "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(home),
+        "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef0123456789",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    argv = [str(exe), "-p", "say ok", "--no-session-persistence"]
+    listing = listing_of(first_request(argv, elsewhere, env), "skills are available")
+    assert f"- {SKILL_NAME}: Make a GPU kernel" in listing, listing

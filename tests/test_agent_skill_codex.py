@@ -11,14 +11,17 @@ import pytest
 
 from kernelopt.agents.install import SKILL_NAME
 from kernelopt.backends.coding_agents import CODEX
+from kernelopt.cli.app import main
 
 from .model_server import ToolCall
 from .real_clis import installed_cli
 from .skill_clis import (
+    CODEX_PROVIDER,
     MCP,
     TOOLS,
     FollowsTheSkill,
     codex_outputs,
+    first_request,
     listing_of,
     make_project,
     mcp_env,
@@ -40,10 +43,7 @@ def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     server_env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in mcp_env(home).items())
     args = json.dumps(["-m", "kernelopt", "mcp", "--root", str(project), "--device", "cpu"])
     (home / ".codex" / "config.toml.in").write_text(
-        'model = "scripted-model"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\n'
-        'name = "scripted"\nbase_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n'
-        "request_max_retries = 0\nstream_max_retries = 0\n\n"
-        f"[mcp_servers.kernelopt]\ncommand = {json.dumps(sys.executable)}\nargs = {args}\n"
+        CODEX_PROVIDER + f"\n[mcp_servers.kernelopt]\ncommand = {json.dumps(sys.executable)}\nargs = {args}\n"
         f"env = {{ {server_env} }}\nstartup_timeout_sec = 120\ntool_timeout_sec = 240\n"
         'default_tools_approval_mode = "approve"\n'
     )
@@ -73,3 +73,26 @@ def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     assert not model.steps, f"steps left: {model.steps}"
     v1_passed_and_committed(ws)
     print(f"codex exec session: {wall_s:.1f} s, {len(requests)} model requests, {model.waits} waits for the server")
+
+
+def test_codex_lists_a_skill_installed_for_the_user(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exe = installed_cli(CODEX)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert main(["agent", "install", "codex", "--user"]) == 0
+    capsys.readouterr()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {
+        "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
+    }
+    argv = [str(exe), "exec", "--skip-git-repo-check", "--ephemeral", "say ok"]
+    listing = listing_of(first_request(argv, elsewhere, env), "<skills_instructions>")
+    assert f"`{home / '.agents' / 'skills'}`" in listing, listing  # ~/.agents/skills, a skill root
+    assert f"- {SKILL_NAME}: Make a GPU kernel" in listing, listing
