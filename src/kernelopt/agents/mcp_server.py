@@ -407,6 +407,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """The workspace's report: timeline, roofline, evidence -> action -> result, failures."""
 
         def run() -> ReportResult:
+            from kernelopt.loop.report_state import add_run_state
             from kernelopt.report import collect, write_reports
             from kernelopt.report.markdown import markdown_report
 
@@ -414,6 +415,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             md = roots.confine(markdown, "markdown") if markdown else None
             page = roots.confine(html, "html") if html else None
             data = collect(ws)
+            add_run_state(ws, data)
             written = write_reports(data, markdown=md, html=page)
             return ReportResult(
                 report=data, markdown=markdown_report(data), written={k: str(v) for k, v in written.items()}

@@ -14,27 +14,11 @@ import typer
 
 from kernelopt.cli.output import emit_json, info
 from kernelopt.cli.workspace_arg import chosen_workspace, resolve_workspace
-from kernelopt.errors import UsageError, WorkspaceError
+from kernelopt.errors import UsageError
+from kernelopt.loop.report_state import add_run_state
 from kernelopt.report import collect, write_reports
 from kernelopt.report.markdown import markdown_report
-from kernelopt.report.model import ReportData
-from kernelopt.workspace import DEFAULT_ROOT, Workspace
-
-
-def add_run_state(ws: Workspace, data: ReportData) -> None:
-    """Why the last run of ``ws`` stopped and what its stages cost, from the loop's saved state (left
-    unset when no run was saved)."""
-    from kernelopt.loop.journal import Journal
-
-    try:
-        state = Journal(ws.state_dir).load()
-    except WorkspaceError:
-        return
-    if state is None:
-        return
-    data.stop_reason = state.stop.line() if state.stop is not None else None
-    data.stage_seconds = {str(k): float(v) for k, v in state.stage_seconds.items()}
-    data.profiles_taken = state.profiles_taken
+from kernelopt.workspace import DEFAULT_ROOT
 
 
 def register(app: typer.Typer) -> None:
