@@ -79,6 +79,10 @@ def test_the_run_records_each_shapes_sizes(tmp_path: Path) -> None:
     assert block.size_names == ["n_cols"] and block.value == 128  # the first (smallest) entry's run
     sizes = [ev.size_value("row_normalize_kernel", "n_cols", {"rows": 4, "cols": c}) for c in (100, 256)]
     assert sizes == [100, 256]
+    # a kernel that loops over a runtime length runs in the evaluation as in the checks (the interpreter's fixes)
+    loop = _task(tmp_path, "kl_div_capped_block")
+    _, ev = discover_evaluated(loop / "kernel.py", reference=loop / "reference.py", device="cpu")
+    assert ev is not None and ev.problem is None and ev.size_value("kl_div_kernel", "n_cols", {"rows": 4, "cols": 300})
 
 
 @pytest.mark.timeout(300)

@@ -46,9 +46,10 @@ def handler_for(service: Service) -> Handler:
 
         return CompileService()
     if service is Service.AUTOTUNE:
+        from kernelopt.harness.interpreter import patch_interpreter
         from kernelopt.tunables.autotune_worker import AutotuneService
 
-        return AutotuneService()
+        return AutotuneService(on_cpu=patch_interpreter)
     raise ServiceNotMoved(f"the {service.value} service still runs as its own module")
 
 

@@ -537,7 +537,14 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
             note = "one configuration written: a per-bucket table needs a setting computed from the size"
         return edit, note
     names = [n for n in computed if n in best]
-    size = next((x for x in computed[names[0]].size_names if all(x in s.kwargs for s in prepared.shapes)), None)
+    size = next(
+        (
+            x
+            for x in computed[names[0]].size_names
+            if all(_size_at(prepared, x, s) is not None for s in prepared.shapes)
+        ),
+        None,
+    )
     if size is None:
         reads = ", ".join(computed[names[0]].size_names) or "the problem"
         return None, (
@@ -575,13 +582,24 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
 
 
+def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
+    """The value of the size name ``size`` at a ``SHAPES`` entry: the entry's own, or the value the name took
+    where the kernel was launched when the evaluation ran that entry (``n_cols`` from ``cols``)."""
+    value = shape.kwargs.get(size)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if prepared.evaluation is None or prepared.space.kernel is None:
+        return None
+    return prepared.evaluation.size_value(prepared.space.kernel, size, dict(shape.kwargs))
+
+
 def _rows(tuning: FolderTuning, names: list[str], size: str) -> list[Bucket]:
     """The table's rows by increasing size: one row at the largest size checked with the pick's values, or
     (``shape_choice`` ``table``) per shape its own best among the configurations whose other knobs are the
     pick's; rows that repeat the next one's values are merged into it."""
     prepared, best = tuning.prepared, tuning.result.best_config or {}
     current = current_values(prepared.tunables)
-    sizes = {s.label(): s.kwargs[size] for s in prepared.shapes}
+    sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.shapes}
 
     def moved(config: Mapping[str, Value]) -> dict[str, Value]:
         # a value equal to the current one is the computation itself (the candidate left it unedited)
