@@ -248,3 +248,19 @@ def test_a_timing_whose_samples_grow_stops_at_its_budget_in_whole_blocks() -> No
     assert len(abba_ratios(a, b)) == len(a) // 2  # whole ABBA blocks
     full = take_samples(samplers, abba_order(2, 4))  # type: ignore[arg-type]
     assert [len(x) for x in full] == [8, 8]  # no budget: the plan
+
+
+def test_a_run_whose_process_id_was_used_before_in_the_pool_has_not_exited(tmp_path: Path) -> None:
+    # pid_max is 32768 on the CI machine: a long batch's pool sees ids come back; a PASS of KernelBench level
+    # 1 #97 was read as "the worker exited with code 0 without a result" at its start
+    from kernelopt.worker.forkpool import ForkPool
+    from kernelopt.worker.forkserver import Exited, Launched
+
+    pool = ForkPool(tmp_path / "pool", warm_device="cpu", lifetime_s=10.0)  # never opened: no server
+    pool._receive(Launched(id=1, pid=4242, warm=False))
+    pool._receive(Exited(pid=4242, returncode=0))
+    assert pool.exit_status(4242) == 0
+    pool._receive(Launched(id=2, pid=4242, warm=False))  # a new run, the same id
+    assert pool.exit_status(4242) is None
+    pool._receive(Exited(pid=4242, returncode=1))
+    assert pool.exit_status(4242) == 1

@@ -329,13 +329,22 @@ class ForkPool:
         for line in lines:
             if not line.strip():
                 continue
-            message = load_json(MESSAGE, line)
-            if isinstance(message, Ready):
-                self.ready = message
-            elif isinstance(message, Launched | Refused):
-                self._replies[message.id] = message
-            elif isinstance(message, Exited):
-                self._exited[message.pid] = message.returncode
+            self._receive(load_json(MESSAGE, line))
+
+    def _receive(self, message: object) -> None:
+        """Apply one message of the server. Lock held."""
+        if isinstance(message, Ready):
+            self.ready = message
+        elif isinstance(message, Launched | Refused):
+            if isinstance(message, Launched):
+                # the kernel reuses process ids (pid_max is 32768 here): a new run with the id of one that
+                # ended earlier in this pool is not that one, and has not exited (issue 34: a PASS read
+                # as "the worker exited with code 0 without a result" at its start)
+                self._exited.pop(message.pid, None)
+                self._lost.discard(message.pid)
+            self._replies[message.id] = message
+        elif isinstance(message, Exited):
+            self._exited[message.pid] = message.returncode
 
     def _wait(self, done: Callable[[], bool], timeout_s: float, *, what: str) -> None:
         """Pump until ``done()``; lock held."""
