@@ -156,17 +156,16 @@ class AgentRun:
     result: CommandResult | None
     transcript: Path
     launch_error: str | None = None
+    dropped_keys: list[str] | None = None  # API key variables kernelopt holds and did not pass on
 
     @functools.cached_property
     def output(self) -> AgentOutput:
         """The agent's standard output as read (:func:`~kernelopt.backends.coding_agents.read_output`)."""
         return read_output(self.result.stdout if self.result else "")
 
-    dropped_keys: list[str] | None = None  # key variables kernelopt has and did not pass on
-
     def failure(self, timeout_s: float) -> str | None:
         """Why the run failed (launch error, timeout, signal, non-zero exit, an error the agent reported),
-        or ``None``; an infrastructure failure says so (:meth:`unavailable`)."""
+        or ``None``; an infrastructure failure says so (:meth:`infrastructure`)."""
         r = self.result
         if self.launch_error:
             reason = self.launch_error
@@ -205,8 +204,7 @@ class AgentRun:
             return "timeout"
         if r.returncode == 0 and not self.output.error:
             return None
-        said = "\n".join(x for x in (self.output.error, r.stdout, r.stderr) if x)
-        return infrastructure_failure(said)
+        return infrastructure_failure(self.output.error or "") or infrastructure_failure(f"{r.stdout}\n{r.stderr}")
 
     def stdout(self) -> str:
         return self.result.stdout if self.result else ""
@@ -271,8 +269,10 @@ class _AgentCliBackend:
             launch_error = f"agent command is not executable: {argv[0]!r}"
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        run = AgentRun(stage, argv, result, transcript_path(ws, ctx.version, stage), launch_error)
-        run.dropped_keys = dropped_keys(env, child_env(env, keep=settings.env.keys()))
+        passed = child_env(env, keep=settings.env.keys())
+        run = AgentRun(
+            stage, argv, result, transcript_path(ws, ctx.version, stage), launch_error, dropped_keys(env, passed)
+        )
         self._write_transcript(run, prompt_file, via_file, started, time.monotonic() - t0, settings)
         return run
 
