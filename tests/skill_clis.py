@@ -137,8 +137,10 @@ def first_request(argv: list[str], cwd: Path, env: dict[str, str]) -> RecordedRe
         if "ANTHROPIC_API_KEY" in env:
             env = {**env, "ANTHROPIC_BASE_URL": server.url}
         else:
-            (home / ".codex").mkdir(exist_ok=True)
-            (home / ".codex" / "config.toml").write_text(CODEX_PROVIDER.replace("{url}", server.url))
+            config = home / ".codex" / "config.toml"
+            config.parent.mkdir(exist_ok=True)
+            tables = config.read_text() if config.is_file() else ""  # the plugins a test installed: kept
+            config.write_text(CODEX_PROVIDER.replace("{url}", server.url) + "\n" + tables)
         out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, (out.stdout[-1500:], out.stderr[-1500:])
     return server.model_requests()[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from .skill_clis import (
 )
 
 pytestmark = pytest.mark.timeout(300)
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
@@ -104,3 +107,30 @@ def test_claude_code_lists_a_skill_installed_for_the_user(
     argv = [str(exe), "-p", "say ok", "--no-session-persistence"]
     listing = listing_of(first_request(argv, elsewhere, env), "skills are available")
     assert f"- {SKILL_NAME}: Make a GPU kernel" in listing, listing
+
+
+def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: Path) -> None:
+    exe = installed_cli(CLAUDE_CODE)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(home),
+        "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef0123456789",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    for argv in (
+        ["plugin", "validate", str(REPO / ".claude-plugin" / "plugin.json")],
+        ["plugin", "validate", str(REPO)],  # the marketplace
+        ["plugin", "marketplace", "add", str(REPO)],
+        ["plugin", "install", "kernelopt@kernelopt"],
+    ):
+        out = subprocess.run([str(exe), *argv], env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert out.returncode == 0, (argv, out.stdout[-800:], out.stderr[-800:])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    listing = listing_of(
+        first_request([str(exe), "-p", "say ok", "--no-session-persistence"], elsewhere, env), "skills are"
+    )
+    assert f"- kernelopt:{SKILL_NAME}: Make a GPU kernel" in listing, listing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from .skill_clis import (
 )
 
 pytestmark = pytest.mark.timeout(300)
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
@@ -96,3 +99,23 @@ def test_codex_lists_a_skill_installed_for_the_user(
     listing = listing_of(first_request(argv, elsewhere, env), "<skills_instructions>")
     assert f"`{home / '.agents' / 'skills'}`" in listing, listing  # ~/.agents/skills, a skill root
     assert f"- {SKILL_NAME}: Make a GPU kernel" in listing, listing
+
+
+def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) -> None:
+    exe = installed_cli(CODEX)
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    env = {
+        "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
+    }
+    for argv in (["plugin", "marketplace", "add", str(REPO)], ["plugin", "add", "kernelopt@kernelopt"]):
+        out = subprocess.run([str(exe), *argv], env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert out.returncode == 0, (argv, out.stdout[-800:], out.stderr[-800:])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    argv = [str(exe), "exec", "--skip-git-repo-check", "--ephemeral", "say ok"]
+    listing = listing_of(first_request(argv, elsewhere, env), "<skills_instructions>")
+    assert f"- kernelopt:{SKILL_NAME}: Make a GPU kernel" in listing, listing
