@@ -67,7 +67,20 @@ HANG_TIMEOUT_S = 4
 
 def installed_cli(agent: CodingAgent) -> Path:
     """The executable of ``agent`` at its tested version, installed with npm into the cache once; skips the
-    test (saying why) when npm is missing or the install fails (no registry, no network)."""
+    test (saying why) when npm is missing, the install fails (no registry, no network) or the CLI does not
+    run here (``--version`` fails: a node too old, another platform)."""
+    exe = _install(agent)
+    try:
+        r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"{agent.product} {agent.tested_version} does not run here: {exc}")
+    if r.returncode != 0:
+        last = ((r.stderr or r.stdout).strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"{agent.product} {agent.tested_version} does not run here: {last}")
+    return exe
+
+
+def _install(agent: CodingAgent) -> Path:
     folder = CACHE / f"{agent.package.replace('/', '+')}@{agent.tested_version}"
     exe = folder / "node_modules" / ".bin" / agent.program
     if exe.exists():
