@@ -62,6 +62,7 @@ def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),  # the CLI's own scratch stays in the test session's folder
         "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef0123456789",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_TELEMETRY": "1",
@@ -100,6 +101,7 @@ def test_claude_code_lists_a_skill_installed_for_the_user(
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),  # the CLI's own scratch stays in the test session's folder
         "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef0123456789",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_TELEMETRY": "1",
@@ -116,6 +118,7 @@ def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: 
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),  # the CLI's own scratch stays in the test session's folder
         "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef0123456789",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_TELEMETRY": "1",

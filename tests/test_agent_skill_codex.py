@@ -56,6 +56,7 @@ def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),  # the CLI's own scratch stays in the test session's folder
         "CODEX_HOME": str(home / ".codex"),
         "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
     }
@@ -92,6 +93,7 @@ def test_codex_lists_a_skill_installed_for_the_user(
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),  # the CLI's own scratch stays in the test session's folder
         "CODEX_HOME": str(home / ".codex"),
         "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
     }
@@ -108,6 +110,7 @@ def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) 
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),  # the CLI's own scratch stays in the test session's folder
         "CODEX_HOME": str(home / ".codex"),
         "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
     }
