@@ -212,13 +212,14 @@ def test_knobs_are_literal_launch_keywords(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(COMPUTED_KNOBS))
-def test_computed_settings_are_launch_overrides(name: str) -> None:
+def test_computed_settings_are_tuned_where_they_are_computed(name: str) -> None:
     from kernelopt.tunables import TunableKind, discover
 
     found = {t.name: t for t in discover(EXAMPLES / name / "kernel.py")}
     for knob in COMPUTED_KNOBS[name]:
         t = found[knob]
-        assert t.editable and t.kind == TunableKind.LAUNCH_OVERRIDE and "calculate_settings" in (t.computed or ""), t
+        assert t.editable and t.kind == TunableKind.COMPUTED_SETTING and "calculate_settings" in (t.computed or ""), t
+        assert t.tuned_at is not None and "n_cols" in t.size_names, t  # a table keyed on the size, original as fallback
 
 
 def test_default_device_is_cpu_without_cuda() -> None:

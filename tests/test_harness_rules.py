@@ -249,5 +249,5 @@ def test_gate_severe_isa_regressions() -> None:
 
 
 def test_exit_codes() -> None:
-    assert [exit_code(r) for r in GateResult] == [0, 1, 124]
+    assert [exit_code(r) for r in GateResult] == [0, 1, 124, 3]
     assert exit_code(CorrectnessStatus.NOT_RUN) == 1

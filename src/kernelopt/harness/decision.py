@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kernelopt.errors import EXIT_ENVIRONMENT
 from kernelopt.harness.isa import IsaRegression, RegressionKind
 from kernelopt.harness.stats import SpeedupEstimate, Verdict
 from kernelopt.memory.model import CorrectnessStatus, GateResult
@@ -101,11 +102,17 @@ def decide(
 
 
 #: Exit status of ``kernelopt validate`` and ``test_kernel.py``: 124 for a timeout, as timeout(1) uses.
-EXIT_CODES: dict[GateResult, int] = {GateResult.PASS: 0, GateResult.FAIL: 1, GateResult.TIMEOUT_FAIL: 124}
+EXIT_CODES: dict[GateResult, int] = {
+    GateResult.PASS: 0,
+    GateResult.FAIL: 1,
+    GateResult.TIMEOUT_FAIL: 124,
+    GateResult.AGENT_UNAVAILABLE: EXIT_ENVIRONMENT,  # the agent's infrastructure, not the kernel
+}
 
 
 def exit_code(result: GateResult | CorrectnessStatus) -> int:
-    """0 for PASS, 1 for FAIL, 124 for TIMEOUT_FAIL (``NOT_RUN`` counts as FAIL)."""
+    """0 for PASS, 1 for FAIL, 124 for TIMEOUT_FAIL, 3 (an environment problem) for AGENT_UNAVAILABLE
+    (``NOT_RUN`` counts as FAIL)."""
     try:
         return EXIT_CODES[GateResult(result.value)]
     except ValueError:
