@@ -253,6 +253,7 @@ def test_the_readme_names_the_commands_without_json() -> None:
         == {
             "kernelopt schema",
             "kernelopt memory read",
+            "kernelopt mcp",
         }
     )
 
