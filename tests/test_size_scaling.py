@@ -190,3 +190,15 @@ def test_the_benchmark_counts_first_plans_fallbacks_and_the_old_rule(tmp_path: P
         "before_refused": 1,
         "before_raised": 1,
     }
+
+
+def test_a_dim_of_16_or_more_is_a_size_and_head_dim_is_not_a_head_count(tmp_path: Path) -> None:
+    ref = tmp_path / "attention.py"
+    ref.write_text(
+        "import torch\nbatch_size = 64\nnum_heads = 16\nhead_dim = 128\nhidden_dim = 2048\ndim = 1\n"
+        "def get_inputs():\n    return [torch.rand(batch_size, num_heads, head_dim)]\n"
+        "def get_init_inputs():\n    return [hidden_dim, num_heads, dim]\n"
+    )
+    plan = plan_sizes(ref, sizes={}, scale=0.25)
+    assert {s.name: s.after for s in plan.scaled} == {"batch_size": 16, "head_dim": 32, "hidden_dim": 512}
+    assert {k.name: k.reason for k in plan.kept} == {"num_heads": "a head count", "dim": "a dimension index"}

@@ -63,7 +63,7 @@ _SETTINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"dilation", "a dilation"),
         (r"pool", "a pool size"),
         (r"group", "a group count"),
-        (r"head", "a head count"),
+        (r"num_heads?$|n_heads?$|^heads?$", "a head count"),  # head_dim is a size
         (r"(?-i:^(dims?|axis|axes)$)|_dim$|^dim_|reduce", DIM_INDEX),  # DIM in capitals is a size
         (
             r"eps|momentum|slope|dropout|_p$|prob|scale|factor|value|^min|^max|min$|max$|clamp|divis|divide|multipl"
@@ -74,14 +74,14 @@ _SETTINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 _SIZE_NAME = re.compile(
-    r"batch|channel|feature|height|width|depth|length|^len|seq|hidden|embed|size|^dim\d*$|^(n|m|k|l|b|d|h|w)$"
+    r"batch|channel|feature|height|width|depth|length|^len|seq|hidden|embed|size|dim\d*$|^(n|m|k|l|b|d|h|w)$"
     r"|^n_|_n$|classes|tokens|spatial|rows|cols|elements|numel",
     re.IGNORECASE,
 )
 _SPATIAL_NAME = re.compile(
     r"height|width|depth|length|^len|seq|spatial|^(d|h|w|l)$|^dim[1-9]$|_in$|^input_length", re.IGNORECASE
 )
-_DIVISOR = re.compile(r"group|head", re.IGNORECASE)
+_DIVISOR = re.compile(r"group|num_heads?$|n_heads?$|^heads?$", re.IGNORECASE)
 _BATCH_NAME = re.compile(r"batch|^b$", re.IGNORECASE)
 _WINDOW = re.compile(r"kernel|window|pool|filter", re.IGNORECASE)
 _TENSOR_MAKERS = frozenset(
@@ -409,9 +409,12 @@ def _rules(found: Mapping[str, Binding], tree: ast.Module) -> _Rules:
 def _size_kind(b: Binding, dims: set[str]) -> str | None:
     """``None`` when ``b`` is a size to scale; else why it is kept."""
     what = _setting(b.name)
-    if what is not None and not (what == DIM_INDEX and b.name in dims):
-        return what
     values = b.value if isinstance(b.value, tuple) else (b.value,)
+    # a dimension index is below a tensor's rank: a "dim" of 16 or more, or one get_inputs uses as an
+    # extent, is a size (dim = 16384, hidden_dim = 4096)
+    big = max((abs(v) for v in values), default=0) >= SCALE_MIN_VALUE
+    if what is not None and not (what == DIM_INDEX and (b.name in dims or big)):
+        return what
     if any(isinstance(v, float) for v in values):
         return "not an integer"
     if b.name not in dims and not _SIZE_NAME.search(b.name):
