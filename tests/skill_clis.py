@@ -130,6 +130,17 @@ CODEX_PROVIDER = (
 """Codex's config.toml for the scripted server (``{url}`` filled in when the server runs)."""
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def plugin_files(folder: Path, parts: tuple[str, ...]) -> Path:
+    """A checkout holding only the plugin's files (``parts`` of the repository): what a CLI copies into its
+    plugin cache on install stays small (a working tree also holds caches git ignores)."""
+    for part in parts:
+        shutil.copytree(REPO / part, folder / part)
+    return folder
+
+
 def first_request(argv: list[str], cwd: Path, env: dict[str, str]) -> RecordedRequest:
     """Run the CLI once against a server that answers "ok"; the first request it sent the model."""
     home = Path(env["HOME"])

@@ -24,6 +24,7 @@ from .skill_clis import (
     listing_of,
     make_project,
     mcp_env,
+    plugin_files,
     run_cli,
     skill_steps,
     tool_results,
@@ -31,8 +32,6 @@ from .skill_clis import (
 )
 
 pytestmark = pytest.mark.timeout(300)
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_claude_code_lists_the_skill_and_a_session_that_follows_it_passes_v1(
@@ -115,6 +114,7 @@ def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: 
     exe = installed_cli(CLAUDE_CODE)
     home = tmp_path / "home"
     home.mkdir()
+    checkout = plugin_files(tmp_path / "checkout", (".claude-plugin", "skills"))
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
@@ -124,9 +124,9 @@ def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: 
         "DISABLE_TELEMETRY": "1",
     }
     for argv in (
-        ["plugin", "validate", str(REPO / ".claude-plugin" / "plugin.json")],
-        ["plugin", "validate", str(REPO)],  # the marketplace
-        ["plugin", "marketplace", "add", str(REPO)],
+        ["plugin", "validate", str(checkout / ".claude-plugin" / "plugin.json")],
+        ["plugin", "validate", str(checkout)],  # the marketplace
+        ["plugin", "marketplace", "add", str(checkout)],
         ["plugin", "install", "kernelopt@kernelopt"],
     ):
         out = subprocess.run([str(exe), *argv], env=env, capture_output=True, text=True, timeout=120, check=False)

@@ -26,14 +26,13 @@ from .skill_clis import (
     listing_of,
     make_project,
     mcp_env,
+    plugin_files,
     run_cli,
     skill_steps,
     v1_passed_and_committed,
 )
 
 pytestmark = pytest.mark.timeout(300)
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_codex_lists_the_skill_and_a_session_that_follows_it_passes_v1(
@@ -107,6 +106,7 @@ def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) 
     exe = installed_cli(CODEX)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
+    checkout = plugin_files(tmp_path / "checkout", (".codex-plugin", ".agents", "skills"))
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
@@ -114,7 +114,7 @@ def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) 
         "CODEX_HOME": str(home / ".codex"),
         "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
     }
-    for argv in (["plugin", "marketplace", "add", str(REPO)], ["plugin", "add", "kernelopt@kernelopt"]):
+    for argv in (["plugin", "marketplace", "add", str(checkout)], ["plugin", "add", "kernelopt@kernelopt"]):
         out = subprocess.run([str(exe), *argv], env=env, capture_output=True, text=True, timeout=120, check=False)
         assert out.returncode == 0, (argv, out.stdout[-800:], out.stderr[-800:])
     elsewhere = tmp_path / "elsewhere"
