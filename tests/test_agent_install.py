@@ -32,6 +32,17 @@ def test_the_shipped_skill_is_the_plugins_skill_and_says_the_stage_order() -> No
         assert rule.lower() in body.lower()
 
 
+def test_the_skills_plan_example_is_a_plan_the_planner_rules_read() -> None:
+    from kernelopt.planning.markdown import parse_plan
+    from kernelopt.planning.validate import check_action
+
+    example = skill_files()["SKILL.md"].split("```markdown\n", 1)[1].split("```\n", 1)[0]
+    plan = parse_plan(example)
+    check_action(plan)  # one action of one category
+    assert plan.action_category.value == "block_size" and plan.parameters == {"BLOCK_SIZE": 1024}
+    assert len(plan.evidence) == 1 and plan.evidence[0].count("->") == 2
+
+
 def test_plugin_manifests_point_at_the_skill() -> None:
     for manifest in (".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
         data = json.loads((REPO / manifest).read_text())
