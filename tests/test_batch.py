@@ -213,6 +213,8 @@ def test_every_problem_gets_its_row(batch: tuple[Path, Path, BatchTable, list[Ba
     assert "differs from the reference" in (rows["wrong"].reason or "")
     assert rows["crashing"].status is ProblemStatus.FAIL and "SIGSEGV" in (rows["crashing"].reason or "")
     assert rows["hanging"].status is ProblemStatus.TIMEOUT_FAIL and "per-case limit" in (rows["hanging"].reason or "")
+    # the case killed at TEST_TIMEOUT_SEC=3 is work up to the kill, not overhead (issue 34: it was 0)
+    assert (rows["hanging"].work_s or 0.0) >= 3.0, rows["hanging"]
     invalid = rows["missing_modelnew"]
     assert invalid.status is ProblemStatus.INVALID and invalid.workspace is None
     assert invalid.reason == "kernel.py: defines no class ModelNew (the reference uses the KernelBench form)"
