@@ -264,3 +264,19 @@ def test_a_run_whose_process_id_was_used_before_in_the_pool_has_not_exited(tmp_p
     assert pool.exit_status(4242) is None
     pool._receive(Exited(pid=4242, returncode=1))
     assert pool.exit_status(4242) == 1
+
+
+def test_an_optimize_row_whose_reference_failed_is_an_error(tmp_path: Path) -> None:
+    from kernelopt.batch.rows import optimize_row
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.memory.model import QualityGate
+
+    reference = SMALL_REFERENCE.format(init_args="", init_body="pass", forward_body="raise ValueError('x')")
+    _write(tmp_path / "p", reference, SMALL_KERNEL.format(forward_body="pass"))
+    ws = open_or_create(tmp_path / "p", root=tmp_path / "ws").workspace
+    row = ProblemRow(problem="p", folder=str(tmp_path / "p"), status=ProblemStatus.ERROR)
+    reason = "correctness: case 0 (default): the reference raised ValueError: x"
+    for culprit, status in ((Culprit.PROBLEM, ProblemStatus.ERROR), (Culprit.KERNEL, ProblemStatus.FAIL)):
+        gate = QualityGate(result=GateResult.FAIL, failure_reason=reason, culprit=culprit.value)
+        ws.memory.write(IterationRecord(version="v0", quality_gate=gate))
+        assert optimize_row(row, ws).status is status

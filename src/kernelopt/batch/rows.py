@@ -17,6 +17,7 @@ from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, ProblemR
 from kernelopt.batch.problems import BatchItem
 from kernelopt.errors import WorkspaceError
 from kernelopt.harness.gate import GateReport
+from kernelopt.harness.model import Culprit
 from kernelopt.harness.settings import ENV_COMPILE_REFERENCE, ENV_DEVICE, ENV_SIZE_SCALE
 from kernelopt.loop.journal import Journal, RunState
 from kernelopt.loop.stop import StopReason
@@ -180,6 +181,10 @@ def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
     v0 = next((r for r in records if r.number == 0), None)
     if best is None:
         reason = (v0.quality_gate.failure_reason if v0 else None) or "no version passed the gate"
+        if v0 is not None and v0.quality_gate.culprit == Culprit.PROBLEM.value:  # the reference failed, not the kernel
+            return row.model_copy(
+                update={"status": ProblemStatus.ERROR, "reason": f"the problem's reference failed: {reason}"}
+            )
         result = v0.quality_gate.result if v0 and v0.quality_gate.result else GateResult.FAIL
         status = ProblemStatus(result.value) if result is not GateResult.PASS else ProblemStatus.FAIL
         correct = None if v0 is None else v0.correctness.status.value == "PASS"

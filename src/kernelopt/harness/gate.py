@@ -152,9 +152,21 @@ class GateReport(BaseModel):
     def problem_failed(self) -> bool:
         """reference.py itself failed (raised, or its Model or inputs could not be built): an ERROR of the
         problem, never a FAIL of the kernel (issue 34)."""
-        return self.correctness.culprit is Culprit.PROBLEM or (
-            self.bench is not None and self.bench.culprit is Culprit.PROBLEM
-        )
+        return culprit_of(self.correctness, self.bench) is Culprit.PROBLEM
+
+
+def _culprit_value(correctness: CorrectnessReport, bench: BenchReport | None) -> str:
+    """The record's ``quality_gate.culprit`` of a version that did not pass (the kernel's unless shown otherwise)."""
+    return (culprit_of(correctness, bench) or Culprit.KERNEL).value
+
+
+def culprit_of(correctness: CorrectnessReport, bench: BenchReport | None) -> Culprit | None:
+    """Whose code failed: the correctness run's culprit, else the timing run's; ``None`` when both passed."""
+    if not correctness.passed:
+        return correctness.culprit
+    if bench is not None and not bench.ok:
+        return bench.culprit
+    return None
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -855,7 +867,17 @@ def validate(
     )
     perf, roof_util = _measured(g, bench, primary, u_spec, u_meas, basis)
     record, record_path = _write_record(
-        workspace, version, perf, correctness, progress, decision.result, decision.failure_reason, scratch=scratch
+        workspace,
+        version,
+        perf,
+        correctness,
+        progress,
+        QualityGate(
+            result=decision.result,
+            failure_reason=decision.failure_reason,
+            culprit=None if decision.result is GateResult.PASS else _culprit_value(correctness, bench),
+        ),
+        scratch=scratch,
     )
     ref_speedup = perf.speedup_vs_reference
     return GateReport(
@@ -1130,8 +1152,7 @@ def _write_record(
     perf: Performance,
     correctness: CorrectnessReport,
     progress: list[IsaMetricProgress],
-    result: GateResult,
-    reason: str | None,
+    gate: QualityGate,
     *,
     scratch: bool,
 ) -> tuple[IterationRecord, Path]:
@@ -1148,7 +1169,7 @@ def _write_record(
         message=correctness.message,
     )
     record.isa_metric_progress = progress
-    record.quality_gate = QualityGate(result=result, failure_reason=reason)
+    record.quality_gate = gate
     if scratch:
         path = ws.state_dir / "validate" / f"{version_label(version)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

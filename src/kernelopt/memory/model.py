@@ -293,6 +293,11 @@ class CandidateResult(_Model):
 class QualityGate(_Model):
     result: GateResult | None = None
     failure_reason: str | None = None
+    culprit: str | None = Field(
+        default=None,
+        description="whose code failed, when the gate did not pass: kernel, or problem (reference.py raised or its "
+        "Model or inputs could not be built: an ERROR of the problem in a batch, not a FAIL of the kernel)",
+    )
 
 
 class IterationRecord(_Model):
