@@ -76,11 +76,12 @@ def _write(folder: Path, reference: str, kernel: str) -> tuple[Path, Path]:
     return ker, ref
 
 
-def test_a_large_output_check_is_not_charged_to_the_kernel(tmp_path: Path) -> None:
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_a_large_output_check_is_not_charged_to_the_kernel(tmp_path: Path, device: str) -> None:
     # the checker (inputs, the reference twice, the comparison of 20 M elements) takes well over the 1 s
     # per-case limit; the kernel's own call takes a fraction of it: PASS, not "the kernel hangs"
     kernel, reference = _write(tmp_path / "cumsum", CUMSUM_REFERENCE, CUMSUM_KERNEL)
-    settings = HarnessSettings(device="cpu", case_timeout_s=1.0, seeds=1)
+    settings = HarnessSettings(device=device, case_timeout_s=1.0, seeds=1)
     report = check_files(kernel, reference, tmp_path / "state", settings=settings)
     assert report.passed, report.message
     assert report.rel_err is not None  # the fast chunked pass still measures the error
