@@ -19,6 +19,7 @@ from kernelopt.errors import WorkspaceError
 from kernelopt.harness.gate import GateReport
 from kernelopt.harness.model import Culprit
 from kernelopt.harness.settings import ENV_COMPILE_REFERENCE, ENV_DEVICE, ENV_SIZE_SCALE
+from kernelopt.harness.sizes import chosen_plan
 from kernelopt.loop.journal import Journal, RunState
 from kernelopt.loop.stop import StopReason
 from kernelopt.memory.model import GateResult, IterationRecord, best_version
@@ -175,7 +176,11 @@ def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
     rules = state is not None and state.settings.planner == RULES
     knobless = rules and stop is not None and stop.reason is StopReason.NO_NEW_PLAN and has_no_knob(ws)
     row = row.model_copy(
-        update={"changed": changed_text(records, stop, knobless=knobless), "stop": stop.line() if stop else None}
+        update={
+            "changed": changed_text(records, stop, knobless=knobless),
+            "stop": stop.line() if stop else None,
+            "sizes": chosen_plan(ws.state_dir, None),  # the sizes the loop's gates ran at, when scaled
+        }
     )
     best = best_version(records)
     v0 = next((r for r in records if r.number == 0), None)

@@ -632,14 +632,14 @@ def sizes_key(reference_py: Path, sizes: Mapping[str, int | float], scale: float
     return f"{digest}|{scale}|{named}"
 
 
-def chosen_plan(state_dir: Path, key: str) -> SizePlan | None:
-    """The plan chosen for ``key`` in ``state_dir`` (a workspace's ``.kernelopt/``), ``None`` when there is none
-    for it."""
+def chosen_plan(state_dir: Path, key: str | None) -> SizePlan | None:
+    """The plan chosen for ``key`` in ``state_dir`` (a workspace's ``.kernelopt/``; ``key=None``: the last one
+    chosen, whatever for), ``None`` when there is none for it."""
     try:
         chosen = ChosenSizes.model_validate_json((Path(state_dir) / SIZES_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return chosen.plan if chosen.key == key else None
+    return chosen.plan if key is None or chosen.key == key else None
 
 
 def card_sizes(reference_py: Path, card: TaskCard, scale: float | None) -> dict[str, SizeValue]:
