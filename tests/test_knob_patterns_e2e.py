@@ -52,18 +52,49 @@ def test_tune_edits_the_splat_entry_in_use(tmp_path: Path, capsys: pytest.Captur
 
 
 @pytest.mark.timeout(240)
-def test_tune_says_when_every_move_changes_the_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The row-normalize launched from an autograd.Function through an alias: its block is computed and must
-    cover the row, so every other block fails on the CPU (where the warps are ignored): one line names it."""
+@pytest.mark.parametrize(
+    ("name", "knob", "line"),
+    [
+        # BLOCK_SIZE = 1024, then `if n_cols <= 256: BLOCK_SIZE = ...`: the literal moves, the override stays
+        ("prefix_sum_block_override", "BLOCK_SIZE", "    BLOCK_SIZE = "),
+        # marked constants in module-level if/else: the run tells the branch taken, only that one moves
+        ("scale_marked_per_backend", "BLOCK", "    BLOCK = "),
+    ],
+)
+def test_tune_moves_the_knob_of_the_pattern(
+    name: str, knob: str, line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from kernelopt.cli.app import main
 
-    folder = _task(tmp_path, "row_normalize_autograd")
+    folder = _task(tmp_path, name)
+    before = (folder / "kernel.py").read_text()
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "2", "--json"]
+    assert main(args) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["best_config"]) == {knob}, out
+    after = (folder / "kernel.py").read_text()
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
+    assert len(changed) <= 1 and all(a.startswith(line) and b.startswith(line) for a, b in changed), changed
+    if name == "scale_marked_per_backend":
+        assert all("1024" in a for a, _ in changed)  # the branch taken here (not the HIP one, 512)
+    if name == "prefix_sum_block_override":
+        assert "if n_cols <= 256:\n        BLOCK_SIZE = triton.next_power_of_2(n_cols)" in after
+
+
+@pytest.mark.timeout(240)
+def test_tune_says_when_every_move_changes_the_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """RMSNorm's block comes from a tuple-unpacked settings helper and must cover the row: every smaller block
+    fails and a larger one does not fit the problem, so on the CPU (where the warps are ignored) nothing can
+    move: one line names the knob."""
+    from kernelopt.cli.app import main
+
+    folder = _task(tmp_path, "rmsnorm_calculate_settings")
     before = (folder / "kernel.py").read_bytes()
     assert main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "2"]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if "kernelopt: error" in line]
     assert len(err) == 1, err
-    assert "every value tried beside the current one changes what kernel.py computes (BLOCK = " in err[0]
-    assert "BLOCK cannot move without changing its results" in err[0] and "kernel.py unchanged" in err[0]
+    assert "every value tried beside the current one changes what kernel.py computes (BLOCK_SIZE = " in err[0]
+    assert "BLOCK_SIZE cannot move without changing its results" in err[0] and "kernel.py unchanged" in err[0]
     assert (folder / "kernel.py").read_bytes() == before
 
 

@@ -38,6 +38,9 @@ from kernelopt.tunables.model import (
 )
 
 MARKER = "kernelopt: tunable"
+NOT_TAKEN = "a branch the task's run did not take"
+"""How the refusal of a marked constant in a module-level branch the run did not take begins: a change by
+name moves the branch taken, not this one."""
 TUNED = "kernelopt: tuned"
 """The comment on the lines an edit writes after a computed setting (see :class:`TunedRegion`)."""
 PARSE_CACHE_SIZE = 64
@@ -567,8 +570,29 @@ class _Analyzer:
         return self.sites
 
     def values_from_the_run(self) -> None:
-        """Computed knobs take the value their kernel's launch received in the task run, when one was made."""
+        """Computed knobs take the value their kernel's launch received in the task run, when one was made;
+        of marked constants assigned in several branches of module-level control flow, those of the branches
+        the run did not take are refused (an edit there would change nothing the task runs)."""
         shape = f" for the task shape {self.shape}" if self.shape else ""
+        branches: dict[str, list[Site]] = {}
+        for s in self.sites:
+            if s.kind is TunableKind.MARKED_CONSTANT and s.needs_run and s.literal is not None and s.kernel:
+                branches.setdefault(s.name, []).append(s)
+        for name, group in branches.items():
+            got = next(
+                (self.launch_values.get(s.kernel or "", {}).get(f) for s in group for f in s.feeds if f != name), None
+            )
+            if got is None:
+                got = self.launch_values.get(group[0].kernel or "", {}).get(name)
+            taken = [s for s in group if s.literal is not None and s.literal.value == got]
+            if got is None or len(taken) != 1:
+                continue
+            for s in group:
+                if s is not taken[0] and s.refused is None:
+                    s.refused = (
+                        f"{NOT_TAKEN} (its launch received {got}, the value at line "
+                        f"{taken[0].location_line}{shape}): an edit here would change nothing the task runs"
+                    )
         for s in self.sites:
             if s.computed is None or s.value is not None or s.region is not None or s.kernel is None:
                 continue
@@ -742,11 +766,14 @@ class _Analyzer:
         marked = [s for s in self.sites if s.kind is TunableKind.MARKED_CONSTANT and s.name == expr.value]
         if len(binds) < 2 or len(marked) != len(binds) or any(s.literal is None for s in marked):
             return False
+        kname = self.kernel_name(la)
         for s in marked:
             if name not in s.feeds:
                 s.feeds.append(name)
             s.used_at.append(la.line)
             s.groups.append(group)
+            s.kernel = s.kernel or kname
+            s.needs_run = True  # which branch the module takes is told by a run (the value the launch gets)
         return True
 
     def launch_site(

@@ -13,6 +13,7 @@ from pathlib import Path
 import libcst as cst
 
 from kernelopt.tunables.analysis import (
+    NOT_TAKEN,
     TUNED,
     ConfigRegion,
     Site,
@@ -187,6 +188,8 @@ def _select(tunables: list[Tunable], ident: str, kernel: str | None) -> list[Tun
     if by_key:
         return by_key
     found = [t for t in tunables if t.name == ident or ident in t.feeds]
+    # a marked constant of a module-level branch the run did not take is not what a change by name means
+    found = [t for t in found if not (t.refused_reason or "").startswith(NOT_TAKEN)] or found
     if kernel is not None:
         mine = [t for t in found if t.kernel in (kernel, None)]
         return mine or found
