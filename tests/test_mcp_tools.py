@@ -79,3 +79,69 @@ def test_the_command_refuses_bad_roots_and_devices_in_one_line(
     lines = err.splitlines()
     assert len(lines) == 3 and "no such folder" in lines[0] and "unknown device 'gpu'" in lines[1], err
     assert "--root" in lines[2] and "Traceback" not in err
+
+
+class _Client:
+    """Stands in for a request's context: collects the progress notifications."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[float, str | None]] = []
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        self.sent.append((progress, message))
+
+
+def test_a_long_tool_beats_while_a_step_runs_and_a_cancel_reaches_the_worker_at_its_next_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+    import time
+
+    from kernelopt.agents import mcp_server
+
+    monkeypatch.setattr(mcp_server, "_in_request", lambda ctx: True)
+    monkeypatch.setattr(mcp_server, "HEARTBEAT_S", 0.05)
+    client = _Client()
+
+    def slow_step(report: Any) -> str:
+        report("V1: gate")
+        time.sleep(0.4)  # one long step: only the heartbeat speaks
+        report("V1: gate done")
+        return "ok"
+
+    async def call() -> str:
+        return await mcp_server._long(client, slow_step, lock=anyio.Lock())  # type: ignore[arg-type]
+
+    assert anyio.run(call) == "ok"
+    values = [v for v, _ in client.sent]
+    assert values == sorted(values) and len(set(values)) == len(values)  # increasing, as MCP requires
+    beats = [m for _, m in client.sent if m and "running for" in m]
+    assert beats and all(m.startswith("V1: gate (running for") for m in beats)
+    assert client.sent[-1][1] == "V1: gate done"
+
+    seen: list[str] = []
+    release = threading.Event()
+
+    def blocked(report: Any) -> str:
+        report("V1: implement")
+        release.wait(10)
+        try:
+            report("V1: implement done")  # the first report after the cancel
+        except mcp_server.Cancelled:
+            seen.append("cancelled")
+            raise
+        return "not cancelled"
+
+    async def cancel_it() -> None:
+        with anyio.move_on_after(0.2):
+            await mcp_server._long(_Client(), blocked, lock=anyio.Lock())  # type: ignore[arg-type]
+        seen.append("returned")
+
+    async def both() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(cancel_it)
+            await anyio.sleep(0.5)
+            release.set()
+
+    anyio.run(both)
+    assert seen == ["cancelled", "returned"]  # the call waited for the worker to stop

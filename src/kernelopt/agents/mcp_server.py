@@ -15,12 +15,15 @@ far), and the workspace stays resumable. Tool calls run one at a time.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, TypeVar
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -110,8 +113,22 @@ async def _call(fn: Callable[[], T], *, lock: anyio.Lock) -> T:
             raise _refuse(exc) from None
 
 
+@dataclass
+class _Said:
+    """The progress a long tool has sent: how many notifications, the last line and when it was new."""
+
+    count: int
+    line: str
+    at: float
+
+
+HEARTBEAT_S = 5.0
+"""Seconds between the progress notifications a long tool sends while one step runs (a gate, a profiler)."""
+
+
 async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *, lock: anyio.Lock) -> T:
-    """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification.
+    """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification, and one
+    every :data:`HEARTBEAT_S` seconds while nothing else is said (the last line, and for how long it runs).
 
     A cancelled call is seen by the worker at its next report (:class:`Cancelled`, where the loop rolls the
     stage back as after Ctrl-C); the call's cancellation waits for that, shielded, so the next call never
@@ -119,23 +136,41 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
     """
     cancelled = threading.Event()
     finished = threading.Event()
-    count = 0
     live = ctx is not None and _in_request(ctx)  # an in-process call (no client) has nobody to notify
+    token = anyio.lowlevel.current_token()
+    sent = threading.Lock()
+    state = _Said(count=0, line="started", at=time.monotonic())
+
+    def notify(line: str, *, beat: bool = False) -> None:
+        with sent:  # one sender at a time: the progress values increase
+            if beat:
+                line = f"{state.line} (running for {time.monotonic() - state.at:.0f} s)"
+            else:
+                state.line, state.at = line, time.monotonic()
+            state.count += 1
+            if live:
+                assert ctx is not None
+                anyio.from_thread.run(ctx.report_progress, float(state.count), None, line, token=token)
 
     def report(line: str) -> None:
-        nonlocal count
         if cancelled.is_set():
             raise Cancelled()
-        count += 1
-        if live:
-            assert ctx is not None
-            anyio.from_thread.run(ctx.report_progress, count, None, line)
+        notify(line)
+
+    def heartbeat() -> None:
+        while not finished.wait(HEARTBEAT_S) and not cancelled.is_set():
+            notify("", beat=True)
 
     def work() -> T:
+        beats = threading.Thread(target=heartbeat, name="kernelopt-mcp-heartbeat", daemon=True)
+        if live:
+            beats.start()
         try:
             return fn(report)
         finally:
             finished.set()
+            if beats.is_alive():
+                beats.join()
 
     async with lock:
         try:
