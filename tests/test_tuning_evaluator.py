@@ -141,7 +141,10 @@ def test_refused_edits_are_invalid_and_the_worker_went_on(
     )
     odd = results["3000"]  # BLOCK must be a power of two: the tunables refuse it before anything runs
     assert odd.outcome is Outcome.INVALID and odd.reason is not None and "3000" in odd.reason
-    assert evaluator.bench_starts == 3  # first start, then after the hang and after the segfault
+    # first start, then after the hang and after the segfault; and, the problem being a Triton kernel in the
+    # interpreter, after each wrong result or error (its heap may be corrupt: issue 32's GEMM without masks)
+    corrupting = sum(r.outcome in (Outcome.WRONG_RESULT, Outcome.RUN_ERROR) for r in results.values())
+    assert corrupting >= 2 and evaluator.bench_starts == 3 + corrupting
     assert evaluator.compile_workers == 0  # nothing to compile ahead on the CPU
 
 

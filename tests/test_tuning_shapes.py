@@ -252,3 +252,21 @@ def test_the_row_normalize_stays_correct_at_every_size_after_optimize(
     ws = Workspace(Path(json.loads(out)["workspace"]))
     assert "block, warps = launch_settings(n_cols)" in ws.kernel_py.read_text()
     assert _correct_at(ws.root) == {"100": True, "256": True, "512": True, "1000": True}
+
+
+@pytest.mark.timeout(240)
+def test_a_gemm_without_masks_is_never_written_with_a_tile_that_does_not_divide_an_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: `tune` wrote 128-wide tiles into a GEMM without masks; on the 192 entry it read and wrote out of
+    bounds and the process aborted. Here 64 and 48: only 16 divides both."""
+    folder = _copy(DATA / "tuning" / "gemm_nomask", tmp_path / "g")
+    before = (folder / "kernel.py").read_text()
+    code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "2", "--budget", "5", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["best_config"] == {"BM": 16, "BN": 16} and not doc["written"]  # the only tiles legal at both
+    assert (folder / "kernel.py").read_text() == before
+    lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
+    failed = [x["result"] for x in lines if x.get("kind") == "result" and x["result"]["outcome"] != "ok"]
+    assert len(failed) == 4 and all(r["reason"].startswith("on the SHAPES entry n=") for r in failed), failed

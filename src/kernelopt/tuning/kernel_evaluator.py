@@ -409,9 +409,16 @@ class KernelEvaluator:
         if not paths:
             return []
 
+        # a Triton kernel in the interpreter reads and writes raw host memory: one that failed may have written
+        # past its buffers into the worker's heap (a GEMM without masks), and the next candidate crashed on it
+        interpreted = self.problem.interpreted
+        corrupting = {Outcome.WRONG_RESULT.value, Outcome.RUN_ERROR.value}
+
         def on_answer(j: int, answer: Answer, seconds: float, worker: WorkerProcess) -> None:
             if isinstance(answer, Reply) and answer.payload.get("restart"):
                 worker.kill()  # its process is unusable (a sticky CUDA error): the next request starts it again
+            elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
+                worker.kill()  # the next candidate gets a fresh (forked, cheap) worker, not a corrupt one
 
         jobs = [Job(BenchKind.EVALUATE, EvaluateRequest(path=str(p)).model_dump(mode="json")) for p in paths]
         try:

@@ -91,7 +91,7 @@ class ShapesEvaluator:
             for c, r in zip(left, results, strict=True):
                 per[c].append((label, r))
             left = [c for c, r in zip(left, results, strict=True) if r.outcome.ok]
-        return [merge(c, per[c]) for c in batch]
+        return [merge(c, per[c], shapes=len(self.labels)) for c in batch]
 
     def evaluate(self, batch: Sequence[Config]) -> list[Result]:
         """Check and time each configuration on every shape (stopping at its first failure); in order."""
@@ -110,7 +110,7 @@ class ShapesEvaluator:
             by.append((label, r))
             if not r.outcome.ok:
                 break
-        return merge(config, by)
+        return merge(config, by, shapes=len(self.labels))
 
     @property
     def bench_starts(self) -> int:

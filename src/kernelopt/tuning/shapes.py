@@ -125,15 +125,16 @@ def geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def merge(config: Config, by_shape: Sequence[tuple[str, Result]]) -> Result:
+def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int | None = None) -> Result:
     """One candidate's result from its result on each shape (``(label, result)``, the primary first).
 
-    The first failure, in shape order, is the candidate's, its reason naming the entry; when every shape
-    passed, the latency is the :func:`geomean` of the shapes' medians (one shape: its own), the samples are the
-    primary's, and the seconds are added up.
+    ``shapes``: how many shapes the session runs (default: those given; a candidate that failed the first of
+    several has one result, and its reason still names the entry). The first failure, in shape order, is the
+    candidate's, its reason naming the entry; when every shape passed, the latency is the :func:`geomean` of
+    the shapes' medians (one shape: its own), the samples are the primary's, and the seconds are added up.
     """
     first = by_shape[0][1]
-    if len(by_shape) == 1:
+    if (shapes or len(by_shape)) == 1:
         return first
     for label, r in by_shape:
         if not r.outcome.ok:
