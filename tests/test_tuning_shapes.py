@@ -270,3 +270,21 @@ def test_a_gemm_without_masks_is_never_written_with_a_tile_that_does_not_divide_
     lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
     failed = [x["result"] for x in lines if x.get("kind") == "result" and x["result"]["outcome"] != "ok"]
     assert len(failed) == 4 and all(r["reason"].startswith("on the SHAPES entry n=") for r in failed), failed
+
+
+@pytest.mark.timeout(60)
+def test_the_search_plot_shows_each_shape() -> None:
+    pytest.importorskip("matplotlib")
+    from kernelopt.report.search_plot import SearchPoint, search_plot
+
+    points = [
+        SearchPoint(evaluation=1, latency_us=20.0, outcome="ok", by_shape={"n=4096": 40.0, "n=1024": 10.0}),
+        SearchPoint(evaluation=2, latency_us=None, outcome="wrong_result"),
+        SearchPoint(evaluation=3, latency_us=10.0, outcome="ok", by_shape={"n=4096": 20.0, "n=1024": 5.0}),
+    ]
+    image = search_plot(points, title="t", image_format="svg")
+    text = image.decode()
+    for words in ("on n=4096", "on n=1024", "geometric mean over the shapes"):
+        assert words in text, words
+    plain = search_plot([SearchPoint(evaluation=1, latency_us=3.0, outcome="ok")], title="t", image_format="svg")
+    assert b"on n=" not in plain and b"candidate (timed)" in plain

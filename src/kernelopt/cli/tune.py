@@ -591,7 +591,13 @@ def _draw(tuning: FolderTuning, sweep_best: float | None) -> Path | None:
 
     r = tuning.result
     points = [
-        SearchPoint(evaluation=i, latency_us=x.latency_us, outcome=x.outcome.value, recorded=x.recorded)
+        SearchPoint(
+            evaluation=i,
+            latency_us=x.latency_us,
+            outcome=x.outcome.value,
+            recorded=x.recorded,
+            by_shape=x.latency_us_by_shape,
+        )
         for i, x in enumerate(r.results, start=1)
     ]
     title = f"{tuning.prepared.problem.kernel_py.parent.name}: {tuning.prepared.space.launch} ({r.strategy})"

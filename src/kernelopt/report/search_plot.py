@@ -5,7 +5,9 @@ current configuration's latency a dotted grey line, and (when a recorded sweep o
 the sweep's best a dashed gold line: how far the session is from the exhaustive best. Failed candidates
 (wrong result, compile error, crash, hang, out of memory, pruned) are red markers, one marker shape per
 outcome, named in the legend: at their latency when they have one, else in a strip labelled "not timed"
-above the latency axis (so that no failure reads as a latency). When the latencies span more than
+above the latency axis (so that no failure reads as a latency). A session across several ``SHAPES`` entries
+draws each shape's own latencies as a series of its own (small markers, one colour per shape) beside the
+candidates' geometric mean. When the latencies span more than
 :data:`LOG_SPAN` times, the latency axis is logarithmic, so that the best so far does not lie flat along
 the bottom (a matmul session from 1.6 ms to 136 ms did on the H200). The legend sits beside the plot,
 where it hides no point.
@@ -23,11 +25,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EnvironmentProblem
 
 OK = "ok"
+#: Markers and colours of the shapes' own series (several SHAPES entries timed), in the order the shapes are.
+SHAPE_MARKERS = ("v", "^", "<", ">", "d", "h")
+SHAPE_COLORS = ("#a569bd", "#e67e22", "#16a085", "#c0392b", "#5d6d7e", "#b7950b")
 #: Latencies that span more than this many times are drawn on a logarithmic axis.
 LOG_SPAN = 10.0
 #: Marker shapes for failed candidates, by outcome (others get "x").
@@ -51,6 +56,8 @@ class SearchPoint(BaseModel):
         latency_us: its median latency, microseconds (``None`` unless it was timed).
         outcome: ``ok`` or why it was not timed (the engine's outcome words).
         recorded: served from the session record (a resumed session), not measured now.
+        by_shape: shape label -> its latency on that shape, microseconds (a session across several ``SHAPES``
+            entries: ``latency_us`` is their geometric mean, and each shape is drawn as a series of its own).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -59,6 +66,7 @@ class SearchPoint(BaseModel):
     latency_us: float | None
     outcome: str
     recorded: bool = False
+    by_shape: dict[str, float] = Field(default_factory=dict)
 
 
 def best_so_far(points: Sequence[SearchPoint]) -> list[tuple[int, float]]:
@@ -153,9 +161,24 @@ def search_plot(
     lats = [p.latency_us for p in timed if p.latency_us is not None]
     lines = [v for v in (current_latency_us, sweep_best_us) if v is not None]
     failed = [p for p in points if p.outcome != OK and p.latency_us is not None]
-    axis = latency_axis([*lats, *lines, *(p.latency_us for p in failed if p.latency_us is not None)])
+    shapes = list(dict.fromkeys(label for p in timed for label in p.by_shape))
+    per_shape = [v for p in timed for v in p.by_shape.values()]
+    axis = latency_axis([*lats, *per_shape, *lines, *(p.latency_us for p in failed if p.latency_us is not None)])
+    for k, label in enumerate(shapes):  # each shape's own latencies (several SHAPES entries timed)
+        mine = [p for p in timed if label in p.by_shape]
+        ax.scatter(
+            [p.evaluation for p in mine],
+            [p.by_shape[label] for p in mine],
+            s=12,
+            marker=SHAPE_MARKERS[k % len(SHAPE_MARKERS)],
+            color=SHAPE_COLORS[k % len(SHAPE_COLORS)],
+            alpha=0.8,
+            label=f"on {label}",
+            zorder=2,
+        )
     if timed:
-        ax.scatter([p.evaluation for p in timed], lats, s=22, color="#2874a6", label="candidate (timed)", zorder=3)
+        name = "candidate (geometric mean over the shapes)" if shapes else "candidate (timed)"
+        ax.scatter([p.evaluation for p in timed], lats, s=22, color="#2874a6", label=name, zorder=3)
     steps = best_so_far(points)
     if steps:
         ax.step([s[0] for s in steps], [s[1] for s in steps], where="post", color="#27ae60", label="best so far")
