@@ -175,7 +175,8 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
             error=f"the tuning session of {launch} kept nothing: {judgement.reason}; best "
             f"{config_text(r.best_config)}; {counted}; kernel.py left unchanged",
             candidates=candidate_results(r, applied=r.current_config),
-            no_gain=True,
+            # a session too noisy to rank, or whose pick could not be written as checked, did not converge
+            no_gain=r.noisy is None and not (tuning.edit_made and tuning.edit is None and tuning.edit_note),
         )
     atomic_write_code(tuning.prepared.problem.kernel_py, edit.new_source)
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""

@@ -489,6 +489,9 @@ def verdict_line(
     if not judgement.better:
         if not changed:
             return f"the current configuration is the best found ({_latency(result.best_latency_us)}); {left}"
+        if judgement.gain_pct is None or judgement.gain_pct >= judgement.min_gain_pct:
+            # faster by the gain, yet kept out: too noisy to rank, or the edit could not be written as checked
+            return f"the current configuration stays (the best found, {best_text}): {judgement.reason}; {left}"
         gain = judgement.gain_pct or 0.0
         by = (
             f"beat it by {gain:+.1f} %, under the {judgement.min_gain_pct:g} % a change needs"

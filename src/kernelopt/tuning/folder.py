@@ -502,7 +502,7 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
         return replace(tuning, result=result, edit=None, edit_made=True, edit_note="interrupted")
     judgement = tuning.judgement
     if edit is None and note is not None:
-        judgement = judgement.model_copy(update={"better": False, "reason": f"{note}; kernel.py left unchanged"})
+        judgement = judgement.model_copy(update={"better": False, "reason": note})
     return replace(tuning, judgement=judgement, edit=edit, edit_made=True, edit_note=note)
 
 
