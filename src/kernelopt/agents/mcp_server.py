@@ -144,6 +144,8 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
     def notify(line: str, *, beat: bool = False) -> None:
         with sent:  # one sender at a time: the progress values increase
             if beat:
+                if time.monotonic() - state.at < HEARTBEAT_S:
+                    return  # something new was said meanwhile
                 line = f"{state.line} (running for {time.monotonic() - state.at:.0f} s)"
             else:
                 state.line, state.at = line, time.monotonic()
