@@ -196,3 +196,22 @@ def test_bad_tables_are_one_line(table: TunedTable, match: str) -> None:
     src = (CORPUS / "rmsnorm_calculate_settings.py").read_text()
     with pytest.raises(TunableError, match=match):
         write_table(src, table)
+
+
+def test_a_literal_overridden_at_every_size_run_is_no_knob() -> None:
+    """``BLOCK_SIZE = 1024`` then ``if n_cols <= 256: BLOCK_SIZE = ...``: when at every SHAPES entry the run saw
+    the override was in effect, moving the literal changes nothing the task times (noise): said, not tuned."""
+    from kernelopt.tunables import AutotuneEvaluation
+    from kernelopt.tunables.model import ShapeSizes
+
+    src = (CORPUS / "prefix_sum_block_override.py").read_text()
+
+    def block(received: int) -> object:
+        entry = ShapeSizes(shape={"cols": 200}, launch_values={"row_cumsum_kernel": {"BLOCK_SIZE": received}})
+        found = discover_source(src, evaluation=AutotuneEvaluation(shape_sizes=[entry]))
+        return next(t for t in found if t.key == "row_cumsum_kernel:BLOCK_SIZE")
+
+    short = block(256)
+    assert not short.editable and "the literal 1024 is in effect at no SHAPES entry the run saw" in short.refused_reason
+    assert "override at line(s) 29 gave BLOCK_SIZE = 256" in short.refused_reason
+    assert block(1024).editable  # a longer row: the literal is the block in effect

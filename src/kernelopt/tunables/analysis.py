@@ -30,6 +30,7 @@ from kernelopt.tunables.model import (
     AutotuneSpace,
     Bucket,
     Legality,
+    ShapeSizes,
     Tunable,
     TunableError,
     TunableKind,
@@ -159,6 +160,7 @@ class _Resolved:
     refused: str | None = None
     at_module: bool = False
     defined_as: str | None = None
+    overridden_at: list[int] = field(default_factory=list)  # lines of conditional overrides of the literal
 
 
 @dataclass
@@ -410,6 +412,7 @@ class _Analyzer:
         autotune: Mapping[str, AutotuneSpace] | None = None,
         launch_values: Mapping[str, Mapping[str, Value]] | None = None,
         shape: Mapping[str, Value] | None = None,
+        shape_sizes: list[ShapeSizes] | None = None,
     ) -> None:
         self.source = source
         self.filename = filename
@@ -417,6 +420,7 @@ class _Analyzer:
         self.autotune = dict(autotune or {})
         self.launch_values = {k: dict(v) for k, v in (launch_values or {}).items()}
         self.shape = dict(shape) if shape is not None else None
+        self.shape_sizes = list(shape_sizes or [])
         try:
             parsed = _parse(source)
         except cst.ParserSyntaxError as exc:
@@ -524,7 +528,9 @@ class _Analyzer:
             # conditions leave alone, and the knob; the overrides stay as written
             lit = self.literal(first.value)
             if lit is not None and not first.chained:
-                return _Resolved(lit, at_module=func is None, defined_as=name)
+                return _Resolved(
+                    lit, at_module=func is None, defined_as=name, overridden_at=[b.line for b in binds[1:]]
+                )
         if len(binds) > 1:
             lines = ", ".join(str(b.line) for b in binds)
             return _Resolved(refused=f"'{name}' is assigned more than once in {where} (lines {lines})")
@@ -782,11 +788,15 @@ class _Analyzer:
         lit = self.literal(expr)
         kind = TunableKind.LAUNCH_KWARG
         key = f"{launch_id}:{name}"
+        overridden = False
         refused = None
         computed = None
         if lit is None and isinstance(expr, cst.Name):
             res = self.resolve_name(expr.value, la.func)
             lit, refused = res.literal, res.refused
+            if lit is not None and res.overridden_at:
+                refused = self.override_in_effect(kname, name, lit.value, res.overridden_at)
+                overridden = True  # a run tells whether the literal is in effect at the task's sizes
             if lit is not None and res.at_module:
                 kind = TunableKind.MODULE_CONSTANT
                 key = res.defined_as or expr.value
@@ -858,7 +868,25 @@ class _Analyzer:
             links=links,
             tuned=tuned,
             size_names=size_names,
-            needs_run=needs_run,
+            needs_run=needs_run or overridden,
+        )
+
+    def override_in_effect(self, kernel: str | None, name: str, value: Value, lines: list[int]) -> str | None:
+        """Why a literal with conditional overrides is no knob for the task: at every ``SHAPES`` entry the run
+        saw, the launch received another value (an override was in effect, so moving the literal changes nothing
+        the task times); ``None`` when it was in effect at one, or no run told."""
+        got = [
+            entry.launch_values[kernel][name]
+            for entry in self.shape_sizes
+            if kernel in entry.launch_values and name in entry.launch_values[kernel]
+        ]
+        if not got or value in got:
+            return None
+        where = ", ".join(str(line) for line in lines)
+        return (
+            f"the literal {value!r} is in effect at no SHAPES entry the run saw: the override at line(s) {where} "
+            f"gave {name} = {', '.join(str(g) for g in dict.fromkeys(got))} (a SHAPES entry past the override's "
+            "condition makes it a knob)"
         )
 
     # -- computed settings: tuned where they are computed ---------------------------------------------
@@ -1837,8 +1865,11 @@ def analyze(
     autotune: Mapping[str, AutotuneSpace] | None = None,
     launch_values: Mapping[str, Mapping[str, Value]] | None = None,
     shape: Mapping[str, Value] | None = None,
+    shape_sizes: list[ShapeSizes] | None = None,
 ) -> tuple[_Analyzer, list[Site], list[Tunable]]:
-    an = _Analyzer(source, filename, gpu=gpu, autotune=autotune, launch_values=launch_values, shape=shape)
+    an = _Analyzer(
+        source, filename, gpu=gpu, autotune=autotune, launch_values=launch_values, shape=shape, shape_sizes=shape_sizes
+    )
     sites = an.analyze()
     used: dict[str, int] = {}
     for s in sites:  # unique keys
@@ -1877,7 +1908,12 @@ def evaluated(evaluation: AutotuneEvaluation | None) -> dict[str, Any]:
     """The keyword arguments of :func:`analyze` that carry an evaluation."""
     if evaluation is None:
         return {}
-    return {"autotune": evaluation.spaces, "launch_values": evaluation.launch_values, "shape": evaluation.shape}
+    return {
+        "autotune": evaluation.spaces,
+        "launch_values": evaluation.launch_values,
+        "shape": evaluation.shape,
+        "shape_sizes": evaluation.shape_sizes,
+    }
 
 
 def discover(

@@ -266,7 +266,7 @@ def _shape_sizes(module: ModuleType, kernel_py: Path, reference: Path, device: s
                 shape = _run_task(module, reference, device, i)
         except Exception:  # the user's code failed on this entry: it has no sizes
             continue
-        out.append({"shape": shape, "sizes": recorder.sizes})
+        out.append({"shape": shape, "sizes": recorder.sizes, "launch_values": recorder.launches})
     return out
 
 

@@ -452,12 +452,16 @@ class AutotuneEvaluation(BaseModel):
 
 
 class ShapeSizes(BaseModel):
-    """The integer locals of each kernel's launching function at one ``SHAPES`` entry."""
+    """The integer locals of each kernel's launching function at one ``SHAPES`` entry, and the values its launch
+    received there."""
 
     model_config = ConfigDict(extra="forbid")
 
     shape: dict[str, Value]
     sizes: dict[str, dict[str, int]] = Field(default_factory=dict)
+    launch_values: dict[str, dict[str, Value]] = Field(
+        default_factory=dict, description="kernel -> keyword -> the value its launch received at this entry"
+    )
 
 
 AutotuneEvaluation.model_rebuild()
