@@ -16,6 +16,10 @@
 #   ray        scripts/gpu_ray_batch.sh: the plain and the Ray batch (needs .whl/ray_part1 and ray_part2)
 #   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU (TUNABLES_TASKS, default all four)
 #   heldout    scripts/gpu_heldout.sh: complete sweeps of the held-out kernels, tune --within each, compared
+#   shapes     scripts/gpu_shapes.sh: tune across three row lengths of a computed-settings kernel, per-shape sweeps
+#   kernelbench scripts/gpu_kernelbench_level1.sh: KernelBench level 1, identical kernels, full size (needs
+#              KernelBench's level1 folder at kernelbench/level1, carried)
+#   mcp        scripts/gpu_mcp.sh: ncu through the MCP profile tool, a softmax iteration through the stdio client
 #   gputests   every test marked gpu
 set -u
 GPU_DIR=${GPU_DIR:-/tmp/kernelopt_gpu}
@@ -38,6 +42,9 @@ run_phase() {
         tunables) OUT="$d" TASKS="${TUNABLES_TASKS:-matmul_autotune_helper swiglu_defaults mm_module_dict rmsnorm_calculate_settings}" timeout -k 10 1000 \
             bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
         heldout) OUT="$d" timeout -k 10 1700 bash scripts/gpu_heldout.sh > "$d/stdout.txt" 2>&1 ;;
+        shapes) OUT="$d" timeout -k 10 1200 bash scripts/gpu_shapes.sh > "$d/stdout.txt" 2>&1 ;;
+        kernelbench) OUT="$d" timeout -k 10 600 bash scripts/gpu_kernelbench_level1.sh > "$d/stdout.txt" 2>&1 ;;
+        mcp) OUT="$d" timeout -k 10 960 bash scripts/gpu_mcp.sh > "$d/stdout.txt" 2>&1 ;;
         gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 560 \
             python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
         *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;
