@@ -114,3 +114,14 @@ def test_the_headline_over_eager_carries_its_interval_or_says_it_is_not_reliable
         "speedup over the reference (PyTorch eager) not reliable: its 95 % interval 0.2-9x spans 1"
     )
     assert reference_headline(None) is None
+
+
+@pytest.mark.timeout(10)
+def test_a_short_re_time_ranks_by_the_lower_quartile_of_every_sample() -> None:
+    """Seen 2026-12-05 beside two busy processes: four re-timed samples of BLOCK=4096 all fell in loaded moments
+    and put BLOCK=2048, twice as slow in the first measurement, first."""
+    fast = _r(4096, [33.0, 24.3, 95.2, 86.0])
+    slow = _r(2048, [45.2, 47.7, 34.1, 28.6])
+    first = {Config.of(fast.config): [14.9, 15.2, 14.9, 16.0, 14.9], Config.of(slow.config): [27.9, 27.8, 27.3, 28.2]}
+    assert pick([fast, slow], first) is fast
+    assert too_noisy(fast, [fast, slow]) is None  # four rounds are too few to call it either way

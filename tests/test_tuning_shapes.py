@@ -288,3 +288,20 @@ def test_the_search_plot_shows_each_shape() -> None:
         assert words in text, words
     plain = search_plot([SearchPoint(evaluation=1, latency_us=3.0, outcome="ok")], title="t", image_format="svg")
     assert b"on n=" not in plain and b"candidate (timed)" in plain
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_the_row_normalize_is_tuned_across_shapes_and_stays_correct(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a GPU every entry is checked and timed, num_warps included; the written text is then checked at sizes
+    not in SHAPES (in the interpreter: the source is the same)."""
+    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "r")
+    code, out, err = _tune(capsys, str(folder), "--device", "cuda", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert len(doc["shapes"]) == 2 and len(doc["per_shape"]) == 2 and "num_warps" in doc["knobs"]
+    assert doc["shape_choice"]["kind"] in ("one", "table")
+    assert "block, warps = launch_settings(n_cols)" in (folder / "kernel.py").read_text()
+    assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}

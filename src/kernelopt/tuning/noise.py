@@ -18,7 +18,7 @@ configuration first. Three rules, one place:
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kernelopt.harness.stats import NOISY_REL_IQR_PCT
 from kernelopt.tuning.candidate import Config, Result
@@ -26,6 +26,9 @@ from kernelopt.tuning.candidate import Config, Result
 TOO_NOISY_REL_IQR_PCT = 50.0
 """Our choice: re-timed samples whose interquartile range is over half their median cannot rank configurations
 a few percent apart; the session says it is too noisy instead of writing a pick."""
+MIN_PAIRS = 8
+"""Our choice: paired ratios rank the re-timed candidates from 8 rounds' samples on (a default re-time takes 20);
+four noisy samples can put a 2x slower candidate first (2026-12-05, two busy processes on 2 cores)."""
 RETIME_MAX = 8
 """At most this many candidates are re-timed together (the top few, the current one, and those whose fastest
 quarter of samples reaches the best's median: possibly as fast)."""
@@ -76,17 +79,27 @@ def paired_ratios(samples: Sequence[float], anchor: Sequence[float]) -> list[flo
     return [a / b for a, b in zip(samples, anchor, strict=False) if b > 0]
 
 
-def pick(timed: Sequence[Result]) -> Result | None:
+def pick(timed: Sequence[Result], first: Mapping[Config, Sequence[float]] | None = None) -> Result | None:
     """The fastest of re-timed results by the median paired ratio against the fastest-by-median (see the module
-    docstring); by latency when the samples cannot be paired (several shapes: the latency is their geometric
-    mean; or unequal sample counts)."""
+    docstring), given at least :data:`MIN_PAIRS` rounds; with fewer, by the lower quartile of all of a
+    candidate's samples (``first``: its first measurement's, and the re-time's): load only adds time, so the
+    fastest quarter is what a few loaded samples cannot move. By latency when the samples cannot be compared
+    (several shapes: the latency is their geometric mean)."""
     if not timed:
         return None
     by_median = min(timed, key=lambda r: r.latency_us or 0.0)
     anchor = by_median.samples_us
-    pairable = all(len(r.samples_us) == len(anchor) >= 2 and not r.latency_us_by_shape for r in timed)
-    if not pairable:
+    if any(r.latency_us_by_shape for r in timed):
         return by_median
+    pairable = all(len(r.samples_us) == len(anchor) >= MIN_PAIRS for r in timed)
+    if not pairable:
+
+        def low(r: Result) -> float:
+            samples = [*r.samples_us, *(first or {}).get(Config.of(r.config), ())]
+            q = lower_quartile(samples)
+            return q if q is not None else (r.latency_us or 0.0)
+
+        return min(timed, key=low)
 
     def score(r: Result) -> float:
         return 1.0 if r is by_median else statistics.median(paired_ratios(r.samples_us, anchor))
@@ -99,8 +112,8 @@ def too_noisy(best: Result, timed: Sequence[Result]) -> str | None:
     :data:`TOO_NOISY_REL_IQR_PCT` of their median, and the runner-up's paired ratios to it fall on both sides
     of 1 in at least a third of the rounds each."""
     spread = rel_iqr_pct(best.samples_us)
-    if spread is None or spread <= TOO_NOISY_REL_IQR_PCT:
-        return None
+    if spread is None or spread <= TOO_NOISY_REL_IQR_PCT or len(best.samples_us) < MIN_PAIRS:
+        return None  # too few rounds to call it: the pick came from every sample's lower quartile
     others = [r for r in timed if r is not best and len(r.samples_us) == len(best.samples_us)]
     if not others:
         return None

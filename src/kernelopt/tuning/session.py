@@ -300,7 +300,8 @@ def _result(
     space: Space, run: _Run, current: Config | None, retimed: list[Result], stop: StopReason, name: str
 ) -> SessionResult:
     timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
-    best = pick(timed) if timed else run.best()
+    first = {Config.of(r.config): r.samples_us for r in run.results if r.outcome.ok}
+    best = pick(timed, first) if timed else run.best()
     noisy = too_noisy(best, timed) if best is not None and timed else None
     cur = _latency_of(current, retimed) or _latency_of(current, run.results)
     return SessionResult(
