@@ -32,7 +32,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.exclusion import Exclusion, region_of
 from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-from kernelopt.tuning.session import Progress, SessionResult
+from kernelopt.tuning.session import Progress, SessionResult, changing_results_line
 
 #: The tuning engine's outcome as the iteration record's candidate status (the one mapping; the record's
 #: statuses are coarser, so the reason of a coarse one starts with the outcome's word).
@@ -170,10 +170,12 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
         )
     edit = best_edit(tuning) if judgement.better else None
     if edit is None:
+        changing = changing_results_line(r) if not judgement.better else None
+        why = f"; {changing}" if changing is not None else "; kernel.py left unchanged"
         return ImplementOutcome(
             changed=False,
             error=f"the tuning session of {launch} kept nothing: {judgement.reason}; best "
-            f"{config_text(r.best_config)}; {counted}; kernel.py left unchanged",
+            f"{config_text(r.best_config)}; {counted}{why}",
             candidates=candidate_results(r, applied=r.current_config),
             # a session too noisy to rank, or whose pick could not be written as checked, did not converge
             no_gain=r.noisy is None and not (tuning.edit_made and tuning.edit is None and tuning.edit_note),

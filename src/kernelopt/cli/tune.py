@@ -366,16 +366,11 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     if r.best_latency_us is None:
         raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
     if not written:
-        from kernelopt.tuning.session import knobs_changing_results
+        from kernelopt.tuning.session import changing_results_line
 
-        changing = knobs_changing_results(r)
-        if changing:  # bad input for tuning: nothing here moves without changing the results
-            moved = "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in changing.items())
-            raise UsageError(
-                f"every value tried beside the current one changes what {kernel_py.name} computes ({moved}: all "
-                f"wrong_result): {', '.join(changing)} cannot move without changing its results (a block that must "
-                f"cover the row?), so there is nothing to tune; {kernel_py.name} unchanged"
-            )
+        line = changing_results_line(r, kernel_py.name)
+        if line is not None:  # bad input for tuning: nothing here moves without changing the results
+            raise UsageError(line)
 
 
 def _bytes_of(path: Path) -> bytes | None:

@@ -398,6 +398,20 @@ def knobs_changing_results(result: SessionResult) -> dict[str, list[Value]]:
     }
 
 
+def changing_results_line(result: SessionResult, kernel_py: str = "kernel.py") -> str | None:
+    """The one line of a session whose knobs would all change the kernel's results
+    (:func:`knobs_changing_results`), ``None`` when some move kept them."""
+    changing = knobs_changing_results(result)
+    if not changing:
+        return None
+    moved = "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in changing.items())
+    return (
+        f"every value tried beside the current one changes what {kernel_py} computes ({moved}: all wrong_result): "
+        f"{', '.join(changing)} cannot move without changing its results (a block that must cover the row?), so "
+        f"there is nothing to tune; {kernel_py} unchanged"
+    )
+
+
 def no_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> bool:
     """True when the session found nothing better than the current configuration (the loop then stops:
     the launch configuration has converged)."""
