@@ -156,7 +156,7 @@ def test_what_cannot_run_is_one_error_row_and_the_batch_goes_on(level_batch: dic
     expected = {
         "3_unshrinkable": "cannot shrink reference.py: batch_size=8: below 16; channels=512: a multiple of",
         "4_pinned": "no size scale keeps reference.py valid (x0.05: ",
-        "5_broken_import": "NameError: name 'SIZE_FROM_NOWHERE' is not defined",
+        "5_broken_import": "the problem's reference failed: loading: reference.py raised NameError: name 'SIZE_FROM",
         "6_unbuildable": "missing 1 required positional argument: 'scale'",
         "7_syntax": "7_syntax.py: syntax error at line",
     }

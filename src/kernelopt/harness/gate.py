@@ -26,7 +26,6 @@ from pydantic import BaseModel, Field
 from kernelopt.errors import (
     EnvironmentProblem,
     GitError,
-    InputFileError,
     RecordError,
     UsageError,
     disk_problem,
@@ -617,8 +616,9 @@ def problem_sizes(workspace: Workspace, settings: HarnessSettings) -> tuple[Size
     settings. ``None``: neither sizes nor a scale is asked.
 
     Raises:
-        UsageError: ``sizes`` names a constant reference.py lacks.
-        InputFileError: reference.py as written does not import (exit 2; one line, the reason).
+        UsageError: ``sizes`` names a constant reference.py lacks; or reference.py as written does not import,
+            or its model cannot be built at any size (exit 2; one line, the reason, worded as the check's
+            reference failures are).
         SizeScaleError: no scale shrinks the problem and keeps it running (the rule or the reference's error).
         EnvironmentProblem: no usable Python or device.
     """
@@ -669,7 +669,7 @@ def _sizes_outcome(workspace: Workspace, outcome: RunOutcome, candidates: list[S
         why = outcome.timeout_message if outcome.timed_out else last_line(outcome.stderr_tail or "", 300) or "no result"
         raise SizeScaleError(f"no size scale could be tried on {name}: the reference's run {why}")
     if result.failure is not None:  # reference.py as written does not import
-        raise InputFileError(workspace.reference_py, result.failure.message)
+        raise UsageError(f"the problem's reference failed: {result.failure.message}")
     if result.size_choice is not None:
         return candidates[result.size_choice]
     first, last = result.size_failures[:1], result.size_failures[-1:]
