@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from kernelopt.harness.gate import check_files
 from kernelopt.harness.runner import worker_env
 from kernelopt.harness.settings import HarnessSettings
@@ -84,3 +86,22 @@ def test_a_sandbox_that_forbids_sockets_falls_back_to_a_fresh_process(tmp_path: 
     report = check_files(KERNELS / "add_kernel.py", KERNELS / "add_reference.py", tmp_path / "state", settings=settings)
     assert report.passed, report.message
     assert shared_cpu_pool(worker_env(None, {"KERNELOPT_WORKER": "1"}, device="cpu")) is None
+
+
+def test_a_deep_temporary_folder_leaves_the_pool_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A coding agent's scratch TMPDIR inside a deep pytest folder made "AF_UNIX path too long" for the pool's
+    socket, and `python test_kernel.py` inside Claude Code exited 3: the pool now says it is unavailable, and its
+    callers run the child in a fresh process (as where a sandbox refuses the socket)."""
+    import tempfile
+
+    from kernelopt.worker.forkpool import ForkPool, PoolUnavailable, socket_fits
+
+    monkeypatch.setattr(tempfile, "tempdir", "/tmp")
+    assert socket_fits()
+    deep = tmp_path / ("d" * 80)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    assert not socket_fits()
+    with pytest.raises(PoolUnavailable, match="too long for the worker pool's socket"):
+        ForkPool(tmp_path / "run", warm_device="cpu", lifetime_s=10).open()
+    assert not list(deep.iterdir())  # nothing made

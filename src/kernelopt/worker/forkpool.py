@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import os
 import queue
 import select
 import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -69,6 +71,20 @@ POLL_S = 0.02
 KILL_WAIT_S = 10.0
 #: Our choice: how often a server that keeps dying is started again before the batch stops with an error.
 MAX_RESTARTS = 3
+
+
+#: Bytes of an AF_UNIX socket path on Linux (``sun_path``, less its terminating NUL).
+SOCKET_PATH_MAX = 107
+#: What a pool's socket adds to the temporary folder: ``/kernelopt-pool-<pid>-<random>/s``.
+SOCKET_SUFFIX_BYTES = 40
+
+
+def socket_fits() -> bool:
+    """Whether a pool's socket fits under the temporary folder. A coding agent's own scratch TMPDIR inside a
+    deep folder does not ("AF_UNIX path too long"); the pool is then unavailable and its callers run each
+    child in a fresh process, as they do where a sandbox refuses the socket (a short folder elsewhere, /tmp,
+    is read-only inside Codex's sandbox)."""
+    return len(os.fsencode(tempfile.gettempdir())) + SOCKET_SUFFIX_BYTES <= SOCKET_PATH_MAX
 
 
 class PoolUnavailable(EnvironmentProblem):
@@ -218,7 +234,11 @@ class ForkPool:
 
     def _open(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        sock_dir = owned_temp_dir("pool")  # short: a socket path has ~100 bytes
+        if not socket_fits():
+            raise PoolUnavailable(
+                f"the temporary folder's path is too long for the worker pool's socket: {tempfile.gettempdir()}"
+            )
+        sock_dir = owned_temp_dir("pool")
         sock_path = sock_dir / "s"
         stack = ExitStack()
         stack.callback(shutil.rmtree, sock_dir, True)
