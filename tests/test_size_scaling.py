@@ -202,3 +202,20 @@ def test_a_dim_of_16_or_more_is_a_size_and_head_dim_is_not_a_head_count(tmp_path
     plan = plan_sizes(ref, sizes={}, scale=0.25)
     assert {s.name: s.after for s in plan.scaled} == {"batch_size": 16, "head_dim": 32, "hidden_dim": 512}
     assert {k.name: k.reason for k in plan.kept} == {"num_heads": "a head count", "dim": "a dimension index"}
+
+
+@pytest.mark.gpu
+def test_a_scaled_problem_on_the_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On an NVIDIA GPU: the size run tries the plans on the device, and the gate runs at the plan that ran."""
+    from kernelopt.harness.gate import validate
+    from kernelopt.memory.model import GateResult
+    from kernelopt.workspace import Workspace
+
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text((SIZES / "conv_pool.py").read_text() + "\n\nclass ModelNew(Model):\n    pass\n")
+    ws = Workspace.create("pools", kernel=kernel, reference=SIZES / "conv_pool.py", root=tmp_path, task_card=None)
+    report = validate(ws, 0, previous=None, device="cuda", size_scale=0.05, scratch=True)
+    assert report.result is GateResult.PASS, report.failure_reason
+    assert report.sizes is not None and report.sizes.constants["depth"] == 6 and report.sizes.spatial_floor == 2
+    assert any("broke the problem" in w for w in report.warnings)
