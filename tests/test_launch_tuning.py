@@ -226,9 +226,13 @@ def test_one_session_reaches_the_interior_optimum_and_the_next_one_converges(ws_
     assert by[(16, 16)].status is CandidateStatus.CRASHED and "SIGSEGV" in (by[(16, 16)].reason or "")
     assert by[(256, 32)].status is CandidateStatus.WRONG_RESULT
     assert "differs from the reference" in (by[(256, 32)].reason or "")
-    # V2 tunes the new kernel.py: the same kernel apart from its knobs, every candidate served, nothing gained
+    # V2 tunes the new kernel.py: the same kernel apart from its knobs, every candidate served (the crash once
+    # measured again in V2), nothing gained
     if not last.changed:
-        assert last.no_gain and "kept nothing" in (last.error or "") and "25 from the record" in (last.error or "")
+        served = 24 if last is outs[1] else 25
+        assert (
+            last.no_gain and "kept nothing" in (last.error or "") and f"{served} from the record" in (last.error or "")
+        )
     assert planned.plan is None and (planned.reason or "").startswith("converged: the launch configuration")
 
 
