@@ -14,7 +14,7 @@
 #      SHAPES (3000 and 12000 columns), in one process (correct.json);
 #   4. compare.md: per shape, the sweep's best, the tuned session's chosen latency, their ratio.
 #
-# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt,
+# Env: OUT (required), PYTHON (default python3). Step limits (360 + 3 x 220 + 120 s) fit gpu_session.sh's 1200 s. Writes under $OUT: session.txt, progress.txt,
 # tune.json/.txt, sweep_<cols>.json/.txt, correct.json, compare.md, kernel_tuned.py, logs/.
 set -u
 R=${OUT:?set OUT}
@@ -40,7 +40,7 @@ EOF
 # 1. tune across the three shapes
 make_folder "$R/work/tuned" "$SHAPES"
 progress "tune: start"
-timeout 900 $PY -m kernelopt tune "$R/work/tuned" --device cuda --json --out "$R/logs/tune_session" \
+timeout 360 $PY -m kernelopt tune "$R/work/tuned" --device cuda --json --out "$R/logs/tune_session" \
     > "$R/tune.json" 2> "$R/tune.txt"
 progress "tune: rc=$?"
 cp "$R/work/tuned/kernel.py" "$R/kernel_tuned.py"
@@ -50,14 +50,14 @@ for entry in '{"n_rows": 65536, "n_cols": 2048}' '{"n_rows": 16384, "n_cols": 81
     cols=$($PY -c "import json,sys; print(json.loads(sys.argv[1])['n_cols'])" "$entry")
     make_folder "$R/work/sweep_$cols" "[$entry]"
     progress "sweep $cols: start"
-    timeout 900 $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 \
+    timeout 220 $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 \
         --dry-run --json --out "$R/logs/sweep_session_$cols" > "$R/sweep_$cols.json" 2> "$R/sweep_$cols.txt"
     progress "sweep $cols: rc=$?"
 done
 
 # 3. correctness of the written kernel at the three shapes and two sizes not in SHAPES
 progress "correct: start"
-timeout 600 $PY - "$R/work/tuned" "$R/correct.json" <<'EOF' > "$R/logs/correct.txt" 2>&1
+timeout 120 $PY - "$R/work/tuned" "$R/correct.json" <<'EOF' > "$R/logs/correct.txt" 2>&1
 import importlib.util, json, sys, torch
 folder, out = sys.argv[1], sys.argv[2]
 def load(name):
