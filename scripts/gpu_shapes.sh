@@ -8,7 +8,8 @@
 #   1. tune: `kernelopt tune` across the three shapes (default strategy and budget): every candidate checked
 #      and timed on each, --json's per_shape (each shape's best, the chosen configuration's latency there)
 #      and shape_choice (one configuration within 3 % of each shape's best, or a per-bucket table);
-#   2. sweeps: the same kernel with one SHAPES entry at a time, `kernelopt tune --strategy exhaustive
+#   2. sweeps (180 s of wall each; one cut short says "best of N timed" in its stop): the same kernel with
+#      one SHAPES entry at a time, `kernelopt tune --strategy exhaustive
 #      --budget-fraction 1 --dry-run`: every configuration of the space timed on that shape, its own best;
 #   3. correctness: the written kernel.py against the reference on the three shapes and on two sizes not in
 #      SHAPES (3000 and 12000 columns), in one process (correct.json);
@@ -40,7 +41,7 @@ EOF
 # 1. tune across the three shapes
 make_folder "$R/work/tuned" "$SHAPES"
 progress "tune: start"
-timeout 360 $PY -m kernelopt tune "$R/work/tuned" --device cuda --json --out "$R/logs/tune_session" \
+timeout 360 $PY -m kernelopt tune "$R/work/tuned" --device cuda --budget-wall-s 300 --json --out "$R/logs/tune_session" \
     > "$R/tune.json" 2> "$R/tune.txt"
 progress "tune: rc=$?"
 cp "$R/work/tuned/kernel.py" "$R/kernel_tuned.py"
@@ -50,7 +51,7 @@ for entry in '{"n_rows": 65536, "n_cols": 2048}' '{"n_rows": 16384, "n_cols": 81
     cols=$($PY -c "import json,sys; print(json.loads(sys.argv[1])['n_cols'])" "$entry")
     make_folder "$R/work/sweep_$cols" "[$entry]"
     progress "sweep $cols: start"
-    timeout 220 $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 \
+    timeout 220 $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 --budget-wall-s 180 \
         --dry-run --json --out "$R/logs/sweep_session_$cols" > "$R/sweep_$cols.json" 2> "$R/sweep_$cols.txt"
     progress "sweep $cols: rc=$?"
 done
