@@ -98,7 +98,8 @@ for s in tune.get("per_shape", []):
     sweep = json.loads((R / f"sweep_{cols}.json").read_text())
     best = sweep["best_latency_us"]
     ratio = s["chosen_latency_us"] / best if best and s["chosen_latency_us"] else None
-    cut = "" if sweep["stop"] == "strategy_done" else f"; best of {sweep['evaluations']} timed ({sweep['stop']})"
+    done = sweep["evaluations"] + sweep["served"]
+    cut = "" if done >= sweep["space_size"] else f"; best of {done} timed of {sweep['space_size']} ({sweep['stop']})"
     print(f"| {s['shape']} | {sweep['best_config']}{cut} | {best:.2f} | {s['best_latency_us']:.2f} | "
           f"{s['chosen_latency_us']:.2f} | {ratio:.3f} |" if ratio else f"| {s['shape']} | - | - | - | - | - |")
 print("\nlatencies of the sweeps and of the session come from separate processes (same GPU, one after another)")
