@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from kernelopt.env import PARENT_PID, inherited, raw_value, read_parent_pid
-from kernelopt.fileio import redact_file
+from kernelopt.fileio import pid_alive, redact_file
 from kernelopt.redact import ALWAYS_DROPPED, SECRET_NAME, is_secret_name, redact, secret_values
 
 __all__ = [
@@ -98,7 +98,7 @@ def die_with_parent() -> None:
     # this process was handed to init, or the kernelopt process that started the chain is gone (a
     # profiled driver's parent is ncu, so the recorded pid is an ancestor, not always the parent).
     started_by = read_parent_pid()
-    if os.getppid() == 1 or (started_by is not None and not _alive(started_by)):
+    if os.getppid() == 1 or (started_by is not None and not pid_alive(started_by)):
         os._exit(1)
     adopt_descendants()
 
@@ -211,16 +211,6 @@ def kill_strays(token: str) -> list[int]:
         if needle in environ.split(b"\0"):
             strays.append(pid)
     return _kill_all(strays)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def child_env(base: Mapping[str, str] | None = None, *, keep: Collection[str] = ()) -> dict[str, str]:
