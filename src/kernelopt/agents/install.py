@@ -15,6 +15,7 @@ kernelopt wrote.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
@@ -106,13 +107,12 @@ def install(cli: AgentCli, scope: Scope, project: Path | None = None, *, home: P
     target = skill_dir(cli, scope, project, home)
     result = InstallResult(cli=cli, scope=scope, skill_dir=target)
     files = skill_files()
-    for rel, content in files.items():
-        path = target / rel
-        if path.is_file() and _text(path) != content:
-            raise UsageError(
-                f"{path} exists and differs from kernelopt's skill: left as it is",
-                hint="move it away (or `kernelopt agent install ... --uninstall` after restoring it) and install again",
-            )
+    differing = _differing_file(target, files)
+    if differing is not None:
+        raise UsageError(
+            f"{differing} exists and differs from kernelopt's skill: left as it is",
+            hint="move it away (or `kernelopt agent install ... --uninstall` after restoring it) and install again",
+        )
     for rel, content in sorted(files.items()):
         path = target / rel
         if path.is_file():
@@ -133,12 +133,11 @@ def uninstall(cli: AgentCli, scope: Scope, project: Path | None = None, *, home:
     target = skill_dir(cli, scope, project, home)
     result = InstallResult(cli=cli, scope=scope, skill_dir=target)
     files = skill_files()
-    for rel, content in files.items():
-        path = target / rel
-        if path.is_file() and _text(path) != content:
-            raise UsageError(
-                f"{path} was edited since kernelopt installed it: nothing removed", hint="remove it by hand"
-            )
+    differing = _differing_file(target, files)
+    if differing is not None:
+        raise UsageError(
+            f"{differing} was edited since kernelopt installed it: nothing removed", hint="remove it by hand"
+        )
     for rel in sorted(files):
         path = target / rel
         if path.is_file():
@@ -152,6 +151,16 @@ def uninstall(cli: AgentCli, scope: Scope, project: Path | None = None, *, home:
         if folder.is_relative_to(base) and folder != base and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()  # the folders install made (.claude/skills/...), when nothing else is in them
     return result
+
+
+def _differing_file(target: Path, files: Mapping[str, str]) -> Path | None:
+    """The first of the skill's ``files`` (relative path -> content) that stands under ``target`` with other
+    content than kernelopt ships (edited, or another skill's), or ``None``."""
+    for rel, content in files.items():
+        path = target / rel
+        if path.is_file() and _text(path) != content:
+            return path
+    return None
 
 
 def _text(path: Path) -> str | None:
