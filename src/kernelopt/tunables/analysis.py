@@ -215,6 +215,10 @@ def _bind_targets(target: cst.BaseExpression, value: cst.BaseExpression | None, 
     return []
 
 
+_BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try)
+"""The blocks a binding is :attr:`_Binding.conditional` inside (if / for / while / with / try of its scope)."""
+
+
 class _BindingCollector(cst.CSTVisitor):
     """Assignments in one scope (a module body or a function body), not descending into nested scopes."""
 
@@ -231,47 +235,23 @@ class _BindingCollector(cst.CSTVisitor):
         b.tuned = self._tuned > 0 or (self._stmt is not None and _is_tuned(self._stmt) and b.statement is self._stmt)
         self.bindings.setdefault(name, []).append(b)
 
-    def _enter(self, node: cst.CSTNode) -> None:
-        self._nested += 1
-        if isinstance(node, cst.If) and _is_tuned(node):
-            self._tuned += 1
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _BLOCKS):
+            self._nested += 1
+            if isinstance(node, cst.If) and _is_tuned(node):
+                self._tuned += 1
+        return super().on_visit(node)
 
-    def _leave(self, node: cst.CSTNode) -> None:
-        self._nested -= 1
-        if isinstance(node, cst.If) and _is_tuned(node):
-            self._tuned -= 1
-
-    def visit_If(self, node: cst.If) -> None:
-        self._enter(node)
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self._leave(original_node)
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, _BLOCKS):
+            self._nested -= 1
+            if isinstance(original_node, cst.If) and _is_tuned(original_node):
+                self._tuned -= 1
 
     def visit_For(self, node: cst.For) -> None:
-        self._enter(node)
         for name, _ in _bind_targets(node.target, None, self.positions[node].start.line):
             self._add(name, _Binding(None, self.positions[node].start.line))
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self._leave(original_node)
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter(node)
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self._leave(original_node)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._enter(node)
-
-    def leave_With(self, original_node: cst.With) -> None:
-        self._leave(original_node)
-
-    def visit_Try(self, node: cst.Try) -> None:
-        self._enter(node)
-
-    def leave_Try(self, original_node: cst.Try) -> None:
-        self._leave(original_node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if node is not self.root:
