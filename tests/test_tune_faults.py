@@ -437,3 +437,69 @@ def test_stale_temporary_names_of_a_dead_owner_go_and_a_living_ones_stay(tmp_pat
     (tmp_path / f".kernel.py.kernelopt-{dead}-def.tmp").write_text("x")
     atomic_write_text(tmp_path / "kernel.py", "BLOCK = 1\n")  # a write of kernel.py removes its dead ones
     assert not (tmp_path / f".kernel.py.kernelopt-{dead}-def.tmp").exists()
+
+
+# ---------------------------------------------------------------------------------------------- the second trial
+
+
+def _tune_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, bytes]:
+    folder = tmp_path / "loop"
+    shutil.copytree(LOOP, folder)
+    return folder, (folder / "kernel.py").read_bytes()
+
+
+@pytest.mark.timeout(120)
+def test_a_disk_that_fills_while_the_plot_is_drawn_leaves_kernel_py_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second fault trial: the disk filled while search.png was written, after kernel.py had been; tune
+    exited 3 and said nothing of the write. The plot is now drawn before the write."""
+    import errno
+
+    import kernelopt.fileio
+
+    folder, before = _tune_copy(tmp_path, capsys)
+
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(kernelopt.fileio, "atomic_write_bytes", full)
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "3"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "search.png" in err and (folder / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(120)
+def test_a_reference_edited_during_the_session_stops_the_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second fault trial: a SHAPES entry added to reference.py during the session; the pick, checked on the
+    old entries only, was written and was wrong on the new one."""
+    import kernelopt.tuning.folder as tuning_folder
+
+    folder, before = _tune_copy(tmp_path, capsys)
+    original = tuning_folder.tune_folder
+
+    def edited_meanwhile(*args: object, **kwargs: object) -> object:
+        done = original(*args, **kwargs)  # type: ignore[arg-type]
+        with (folder / "reference.py").open("a") as fh:
+            fh.write("\n# a new SHAPES entry would go here\n")
+        return done
+
+    monkeypatch.setattr(tuning_folder, "tune_folder", edited_meanwhile)
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "3"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "reference.py changed during the session: nothing written" in err
+    assert (folder / "kernel.py").read_bytes() == before
+
+
+def test_a_kernel_py_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The second fault trial: a latin-1 kernel.py ended in exit 70 (UnicodeDecodeError in detect_framework)."""
+    folder, _ = _tune_copy(tmp_path, capsys)
+    text = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_bytes(("# -*- coding: latin-1 -*-\n" + text + "# caf\xe9\n").encode("latin-1"))
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not UTF-8 text" in err and "Traceback" not in err, err

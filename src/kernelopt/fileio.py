@@ -109,6 +109,13 @@ def atomic_write_code(path: Path, text: str) -> None:
         _write_bytes(path, text.encode("utf-8", "surrogateescape"))
 
 
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` (an image, an archive) to ``path`` as :func:`atomic_write_text` writes text: a temporary
+    file, fsync, rename; on any error the temporary file is removed and the error names ``path``."""
+    with naming(path):
+        _write_bytes(path, data)
+
+
 @contextmanager
 def naming(path: Path) -> Iterator[None]:
     """An ``OSError`` without a file name (a write or fsync refused for want of space: ENOSPC names no path)

@@ -88,8 +88,17 @@ def check_kernel(path: Path, form: KernelForm) -> None:
 
 
 def detect_framework(path: Path) -> Framework:
-    """``triton``, ``cuda`` (inline CUDA through torch extensions / cupy), or ``torch``, from imports."""
-    text = path.read_text(encoding="utf-8")
+    """``triton``, ``cuda`` (inline CUDA through torch extensions / cupy), or ``torch``, from imports.
+
+    Raises:
+        InputFileError: the file is not UTF-8 text.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(
+            path, "not UTF-8 text", hint="kernelopt reads kernel and reference files as UTF-8"
+        ) from None
     if "import triton" in text or "from triton" in text:
         return Framework.TRITON
     if "load_inline" in text or "cupy" in text or "__global__" in text:

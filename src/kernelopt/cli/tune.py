@@ -293,6 +293,8 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     sweep_best = _sweep_best(sweep) if sweep is not None else None
     if not dry_run:
         write_target(Path(request.folder) / "kernel.py")  # a hard-linked kernel.py: refused now, not at the end
+    reference_py = Path(request.folder) / "reference.py"
+    reference_before = _bytes_of(reference_py)  # its SHAPES decide what the pick was checked on
     prepared = prepare_folder(request)
     kernel_py = prepared.problem.kernel_py
     for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
@@ -322,13 +324,21 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     written = False
     try:
         edit = best_edit(tuning) if tuning.judgement.better else None
+        if edit is not None and _bytes_of(reference_py) != reference_before:
+            raise UsageError(
+                f"{reference_py} changed during the session: nothing written, {kernel_py.name} is as you left it "
+                f"(the pick was checked on the SHAPES the session started with; the session record is "
+                f"{prepared.record_path})",
+                hint="run again to tune against reference.py as it is now",
+            )
+        # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
+        plot = _draw(tuning, sweep_best)
         if edit is not None and not dry_run:
             with signals_held():  # an interrupt lands before the write (none made) or after it (`written`)
                 replace_source(prepared.source, edit.new_source)
                 written = True
         elif edit is not None and prepared.source.raw != _bytes_of(kernel_py):
             raise SourceChanged(f"{kernel_py} changed during the session")  # the diff would be of old text
-        plot = _draw(tuning, sweep_best)
         summary = summarize(tuning)
         if as_json:
             emit_json(
@@ -585,6 +595,7 @@ def _sweep_best(path: Path) -> float | None:
 
 def _draw(tuning: FolderTuning, sweep_best: float | None) -> Path | None:
     """``search.png`` in the session folder; ``None`` (and a warning) without matplotlib."""
+    from kernelopt.fileio import atomic_write_bytes
     from kernelopt.report.search_plot import SearchPoint, search_plot
 
     r = tuning.result
@@ -605,9 +616,7 @@ def _draw(tuning: FolderTuning, sweep_best: float | None) -> Path | None:
         warn(exc.one_line())
         return None
     path = tuning.prepared.session_dir / PLOT_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(image)
-    tmp.replace(path)
+    atomic_write_bytes(path, image)
     return path
 
 
