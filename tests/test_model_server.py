@@ -63,7 +63,10 @@ def test_openai_responses_stream_and_a_hang_let_go_at_stop() -> None:
         ev = events(post(server.url + "/v1/responses", body)[1])
         item = next(e for e in ev if e["type"] == "response.output_item.done")["item"]
         assert item["type"] == "function_call" and item["name"] == "exec_command"
-        assert json.loads(item["arguments"]) == {"cmd": "ls", "yield_time_ms": 120_000} and ev[-1]["type"] == "response.completed"
+        assert (
+            json.loads(item["arguments"]) == {"cmd": "ls", "yield_time_ms": 120_000}
+            and ev[-1]["type"] == "response.completed"
+        )
         ev = events(post(server.url + "/v1/responses", body)[1])
         item = next(e for e in ev if e["type"] == "response.output_item.done")["item"]
         assert item["content"][0]["text"] == "fine"

@@ -119,6 +119,29 @@ def test_protected_files_come_back_from_their_content_at_run_start(ws) -> None:
     assert ws.reference_py.read_bytes() == original and guard.protected.changed() == []
 
 
+def test_a_protected_file_replaced_by_a_link_to_an_outside_file_is_restored_without_writing_it(
+    ws, tmp_path: Path
+) -> None:
+    """A fresh-user trial: an agent (through kernelopt mcp) replaced reference.py with a symbolic link to a file
+    outside the workspace, and the guard's restore wrote the reference's text through the link into it."""
+    from kernelopt.stages.guard import capture, restore
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's own file\n")
+    guard = RunGuard(ws)
+    original = ws.reference_py.read_bytes()
+    kept = capture(ws.root, ["kernel.py"])
+    for name in ("reference.py", "kernel.py"):
+        (ws.root / name).unlink()
+        (ws.root / name).symlink_to(outside)
+    assert "reference.py" in guard.protected.changed()
+    guard.protected.restore()
+    assert restore(ws.root, kept) == ["kernel.py"]
+    assert outside.read_text() == "the user's own file\n"
+    for name, want in (("reference.py", original), ("kernel.py", kept["kernel.py"])):
+        assert not (ws.root / name).is_symlink() and (ws.root / name).read_bytes() == want
+
+
 def test_a_task_card_edit_between_iterations_is_accepted(ws) -> None:
     protected = ProtectedContent(ws)
     ws.readme.write_text(ws.readme.read_text() + "\nmore context from the user\n")

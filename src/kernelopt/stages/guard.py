@@ -109,24 +109,28 @@ def enforce(ws: Workspace, before: dict[str, str], patterns: list[str]) -> list[
     return violations
 
 
+def _own_bytes(p: Path) -> bytes | None:
+    """A workspace file's bytes; ``None`` when it is missing or is a symbolic link (a link an agent made
+    points outside: never read or written through)."""
+    return p.read_bytes() if p.is_file() and not p.is_symlink() else None
+
+
 def capture(root: Path, paths: list[str]) -> dict[str, bytes | None]:
     """The bytes of each of ``paths`` (relative to ``root``) now; ``None`` for a missing file."""
-    out: dict[str, bytes | None] = {}
-    for rel in paths:
-        p = root / rel
-        out[rel] = p.read_bytes() if p.is_file() else None
-    return out
+    return {rel: _own_bytes(root / rel) for rel in paths}
 
 
 def restore(root: Path, captured: dict[str, bytes | None]) -> list[str]:
     """Write back files captured by :func:`capture` (deleting those that did not exist); returns the
-    paths that had to be restored."""
+    paths that had to be restored. A file an agent replaced with a symbolic link gets its own bytes back in
+    place of the link: the file the link points to (outside the workspace, perhaps) is never written."""
     restored = []
     for rel, content in captured.items():
         p = root / rel
-        now = p.read_bytes() if p.is_file() else None
-        if now == content:
+        if not p.is_symlink() and _own_bytes(p) == content:
             continue
+        if p.is_symlink():
+            p.unlink()
         if content is None:
             p.unlink(missing_ok=True)
         else:
@@ -189,7 +193,7 @@ class ProtectedContent:
         out = []
         for rel in PROTECTED_FILES:
             p = self.ws.root / rel
-            if _digest(p.read_bytes() if p.is_file() else None) != self.digests.get(rel):
+            if p.is_symlink() or _digest(_own_bytes(p)) != self.digests.get(rel):
                 out.append(rel)
         return out
 
@@ -199,11 +203,14 @@ class ProtectedContent:
         for rel in self.changed():
             p = self.ws.root / rel
             kept = self.folder / rel
+            linked = p.is_symlink()
+            if linked:  # never written through: the link goes, the recorded file comes back
+                p.unlink()
             if self.digests.get(rel) is None:
                 kind = ChangeKind.ADDED
                 p.unlink(missing_ok=True)
             else:
-                kind = ChangeKind.MODIFIED if p.is_file() else ChangeKind.DELETED
+                kind = ChangeKind.MODIFIED if linked or p.is_file() else ChangeKind.DELETED
                 shutil.copyfile(kept, p)
             undone.append(Change(rel, kind))
         return undone
