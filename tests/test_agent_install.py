@@ -98,3 +98,19 @@ def test_bad_input_is_one_line_and_an_edited_skill_is_never_overwritten_or_remov
     assert main(["agent", "install", "claude", "--project", str(tmp_path), "--uninstall"]) == 2
     assert skill.read_text() == "my own notes\n"
     assert "differs from kernelopt's skill" in capsys.readouterr().err
+
+
+def test_a_path_in_the_way_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fresh-user trial: `.claude` a file ended in exit 70 (NotADirectoryError); SKILL.md a folder was blamed
+    on hard links; a --project that is a file was called missing."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / ".claude").write_text("a file\n")
+    assert main(["agent", "install", "claude", "--project", str(tmp_path / "a")]) == 2
+    (tmp_path / "b" / ".agents/skills" / SKILL_NAME / "SKILL.md").mkdir(parents=True)
+    assert main(["agent", "install", "codex", "--project", str(tmp_path / "b")]) == 2
+    (tmp_path / "c").write_text("a file\n")
+    assert main(["agent", "install", "codex", "--project", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert ".claude is in the way: the skill needs a folder there" in err
+    assert "SKILL.md is in the way: the skill needs a file there" in err
+    assert f"--project {tmp_path / 'c'}: not a folder" in err and "Traceback" not in err

@@ -94,8 +94,21 @@ def skill_dir(cli: AgentCli, scope: Scope, project: Path | None, home: Path | No
     else:
         base = (project or Path.cwd()).expanduser()
         if not base.is_dir():
-            raise UsageError(f"--project {base}: no such folder")
+            raise UsageError(f"--project {base}: {'not a folder' if base.exists() else 'no such folder'}")
     return base.resolve().joinpath(*_SKILLS_DIR[(cli, scope)], SKILL_NAME)
+
+
+def _in_the_way(target: Path, files: dict[str, str]) -> tuple[Path, str] | None:
+    """The first path on the way to a skill file that exists but is not what the install needs there, and
+    what it needs: a file where a folder must be (``.claude`` a file), or a folder where a skill file must be."""
+    for rel in sorted(files):
+        path = target / rel
+        for folder in reversed(path.parents):
+            if folder.exists() and not folder.is_dir():
+                return folder, "a folder"
+        if path.is_dir():
+            return path, "a file"
+    return None
 
 
 def install(cli: AgentCli, scope: Scope, project: Path | None = None, *, home: Path | None = None) -> InstallResult:
@@ -107,6 +120,10 @@ def install(cli: AgentCli, scope: Scope, project: Path | None = None, *, home: P
     target = skill_dir(cli, scope, project, home)
     result = InstallResult(cli=cli, scope=scope, skill_dir=target)
     files = skill_files()
+    blocking = _in_the_way(target, files)
+    if blocking is not None:
+        path, needed = blocking
+        raise UsageError(f"{path} is in the way: the skill needs {needed} there", hint="move it away and install again")
     differing = _differing_file(target, files)
     if differing is not None:
         raise UsageError(
