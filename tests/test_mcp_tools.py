@@ -145,3 +145,17 @@ def test_a_long_tool_beats_while_a_step_runs_and_a_cancel_reaches_the_worker_at_
 
     anyio.run(both)
     assert seen == ["cancelled", "returned"]  # the call waited for the worker to stop
+
+
+def test_arguments_that_fail_a_tools_schema_are_one_line(tmp_path: Path) -> None:
+    """A fresh-user trial: `status {}` or `compare before="v0"` came back as pydantic's several lines and a
+    documentation link."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    for tool, arguments, words in (
+        ("status", {}, "status: bad arguments: workspace: field required"),
+        ("compare", {"workspace": str(tmp_path), "before": "v0", "after": "v9"}, "compare: bad arguments: before"),
+    ):
+        with pytest.raises(ToolError) as exc:
+            _call(tmp_path, tool, **arguments)
+        assert words in str(exc.value) and "\n" not in str(exc.value), str(exc.value)

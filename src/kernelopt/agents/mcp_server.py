@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -27,7 +27,7 @@ import anyio.lowlevel
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from kernelopt import __version__
 from kernelopt.agents import drive
@@ -202,9 +202,31 @@ def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:
     return on_event
 
 
+class _Server(MCPServer):
+    """The SDK's server, with arguments that fail a tool's schema refused in one line (the SDK's message is
+    pydantic's several lines and a documentation link)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            raise ToolError(f"{name}: bad arguments: {_arguments_said(exc.__cause__)}") from None
+
+
+def _arguments_said(exc: ValidationError) -> str:
+    """``before: input should be a valid integer; workspace: field required`` (each error's place and message)."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(x) for x in error["loc"]) or "arguments"
+        parts.append(f"{where}: {error['msg'][:1].lower()}{error['msg'][1:]}")
+    return "; ".join(parts)
+
+
 def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServer:
     """The MCP server with every tool; ``default_device`` (``cpu``/``cuda``) is the default of the stage tools."""
-    server = MCPServer(name="kernelopt", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server(name="kernelopt", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     lock = anyio.Lock()
 
     def open_ws(path: str) -> Workspace:
