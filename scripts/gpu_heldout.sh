@@ -10,11 +10,12 @@
 #   3. compare: one process re-times V0, the tuned kernel and the sweep's best, interleaved
 #      (sweep_compare.py --compare), and prints tuned / best with the evaluations (target: within 3 %, at most
 #      1/5 of the space timed);
-#   4. replay: benchmarks/tune_replay.py with the new sweeps copied where it reads held-out sweeps.
+#   then, on any machine: copy sweeps/*.json to docs/gpu-runs/<date>-heldout/ and run benchmarks/tune_replay.py
+#   (the replay is CPU work: it reads held-out sweeps from there).
 #
 # Env: OUT (required), HELDOUT_EXAMPLES (default: both), SWEEP_BUDGET_S (default 600 per kernel).
 # Writes under $OUT: session.txt, progress.txt, sweeps/*.json, tune/<kernel>.json and .txt, tune_walls.txt,
-# compare_heldout.{md,json}, replay.md, logs/.
+# compare_heldout.{md,json}, logs/.
 set -u
 R=${OUT:?set OUT}
 PY=${PYTHON:-python3}
@@ -53,9 +54,3 @@ timeout 600 $PY benchmarks/sweep_compare.py --examples-dir benchmarks/heldout \
     --workspace-root "$R/tune_ws" --loop-walls "$R/tune_walls.txt" --json "$R/compare_heldout.json" \
     --markdown "$R/compare_heldout.md" > "$R/logs/compare.txt" 2>&1
 progress "compare: rc=$?"
-
-day=$(date -u +%F)
-mkdir -p "docs/gpu-runs/$day-heldout" && cp "$R"/sweeps/*.json "docs/gpu-runs/$day-heldout/"
-progress "replay: start"
-timeout 900 $PY benchmarks/tune_replay.py --trials 200 --markdown "$R/replay.md" > "$R/logs/replay.txt" 2>&1
-progress "replay: rc=$?"
