@@ -194,7 +194,7 @@ def test_the_row_normalize_stays_correct_at_every_size_after_tune(
     assert "block, warps = launch_settings(n_cols)" in text  # the computation stays
     if doc["written"]:  # a table bounded by the sizes checked (one row, or one per size), the computation above
         assert "n_cols <= 256:  # kernelopt: tuned" in text or "n_cols <= 100:  # kernelopt: tuned" in text, text
-        assert "tuned in a table over n_cols up to 256" in err
+        assert "tuned in a table over n_cols up to 256" in (doc.get("edit_note") or ""), doc
     assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
 
 
