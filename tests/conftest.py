@@ -144,16 +144,20 @@ def quiet_git_config(path: Path) -> None:
     path.write_text(QUIET_GIT)
 
 
+def git_home(home: Path) -> dict[str, str]:
+    """The variables that make ``home`` the HOME of a test's processes, its quiet git configuration the only
+    one git reads (written here)."""
+    quiet_git_config(home / ".gitconfig")
+    return {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
+
+
 @pytest.fixture(autouse=True)
 def _isolated_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never read or write the user's global git configuration; a real gate measures 0.1 s per case
     and version unless the test asks for more (the default of 1 s is the harness's own, tested there)."""
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
-    home = tmp_path_factory.mktemp("home")
-    quiet_git_config(home / ".gitconfig")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name, value in git_home(tmp_path_factory.mktemp("home")).items():
+        monkeypatch.setenv(name, value)
     # pytest-xdist workers run with COLUMNS=80 LINES=24; output is rendered as for a pipe (100 columns)
     # whichever way the tests run, and a test that wants a width sets COLUMNS itself
     monkeypatch.delenv("COLUMNS", raising=False)
@@ -170,17 +174,9 @@ def rows_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from kernelopt.cli.app import main
 
     root = tmp_path_factory.mktemp("rows_baseline")
-    home = tmp_path_factory.mktemp("rows_home")
-    quiet_git_config(home / ".gitconfig")
+    home = git_home(tmp_path_factory.mktemp("rows_home"))
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in (
-            ("HOME", str(home)),
-            ("GIT_CONFIG_GLOBAL", str(home / ".gitconfig")),
-            ("GIT_CONFIG_NOSYSTEM", "1"),
-            ("KERNELOPT_BENCH_S", "0.2"),
-            ("KERNELOPT_SEEDS", "1"),
-            ("OMP_NUM_THREADS", "1"),
-        ):
+        for name, value in {**home, "KERNELOPT_BENCH_S": "0.2", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}.items():
             mp.setenv(name, value)
         code = main(["optimize", str(ROWS), "--root", str(root), "--device", "cpu", "--max-iters", "0", "--json"])
     assert code == 0

@@ -24,19 +24,12 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.fixture(scope="module")
 def profiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A workspace of tests/data/loop with V0 committed and V1 profiled (waiting for its plan), made once."""
-    from .conftest import quiet_git_config
+    from .conftest import git_home
 
     root = tmp_path_factory.mktemp("drive")
-    home = tmp_path_factory.mktemp("drive_home")
-    quiet_git_config(home / ".gitconfig")
+    home = git_home(tmp_path_factory.mktemp("drive_home"))
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in (
-            ("HOME", str(home)),
-            ("GIT_CONFIG_GLOBAL", str(home / ".gitconfig")),
-            ("GIT_CONFIG_NOSYSTEM", "1"),
-            ("KERNELOPT_BENCH_S", "0.1"),
-            ("KERNELOPT_SEEDS", "1"),
-        ):
+        for name, value in {**home, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1"}.items():
             mp.setenv(name, value)
         ws = Workspace.create("add", kernel=LOOP / "kernel.py", reference=LOOP / "reference.py", root=root)
         result = drive.profile(ws, device="cpu")
