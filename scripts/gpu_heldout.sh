@@ -13,7 +13,9 @@
 #   then, on any machine: copy sweeps/*.json to docs/gpu-runs/<date>-heldout/ and run benchmarks/tune_replay.py
 #   (the replay is CPU work: it reads held-out sweeps from there).
 #
-# Env: OUT (required), HELDOUT_EXAMPLES (default: both), SWEEP_BUDGET_S (default 600 per kernel).
+# Env: OUT (required), HELDOUT_EXAMPLES (default: both), SWEEP_BUDGET_S (default 600 per kernel),
+# SWEEPS_FROM (a folder of complete sweeps recorded earlier on the same GPU, e.g. docs/gpu-runs/2026-12-05-heldout:
+# step 1 is skipped and they are copied; the comparison still re-times V0, the pick and the sweep's best together).
 # Writes under $OUT: session.txt, progress.txt, sweeps/*.json, tune/<kernel>.json and .txt, tune_walls.txt,
 # compare_heldout.{md,json}, logs/.
 set -u
@@ -27,6 +29,11 @@ progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
   git log -1 --format='%H %s' 2> /dev/null; } > "$R/session.txt" 2>&1
 
 for ex in $EXAMPLES; do
+    if [ -n "${SWEEPS_FROM-}" ]; then
+        cp "$SWEEPS_FROM/$ex.json" "$R/sweeps/$ex.json"
+        progress "sweep $ex: recorded, from $SWEEPS_FROM"
+        continue
+    fi
     progress "sweep $ex: start"
     timeout $(( ${SWEEP_BUDGET_S:-600} + 240 )) $PY benchmarks/sweep_compare.py --examples-dir benchmarks/heldout \
         --example "$ex" --sweep-dir "$R/sweeps" --time-budget-s "${SWEEP_BUDGET_S:-600}" --jobs "$(nproc)" \

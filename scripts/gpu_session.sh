@@ -89,7 +89,7 @@ case $cmd in
         cd "$repo" || exit 3
         export PYTHONPATH="/tmp/site:$repo/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
         export -f run_phase
-        export GPU_DIR PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S
+        export GPU_DIR PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S SWEEPS_FROM SWEEP_WALL_S
         touch "$GPU_DIR/running"
         setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'; rm -f '$GPU_DIR/running'" \
             > "$GPU_DIR/session.log" 2>&1 < /dev/null &

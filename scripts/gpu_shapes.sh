@@ -15,7 +15,8 @@
 #      SHAPES (3000 and 12000 columns), in one process (correct.json);
 #   4. compare.md: per shape, the sweep's best, the tuned session's chosen latency, their ratio.
 #
-# Env: OUT (required), PYTHON (default python3). Step limits (360 + 3 x 220 + 120 s) fit gpu_session.sh's 1200 s. Writes under $OUT: session.txt, progress.txt,
+# Env: OUT (required), PYTHON (default python3), TUNE_WALL_S (the tune's wall budget, default 300), SWEEP_WALL_S
+# (each sweep's, default 180). Step limits (360 + 3 x 220 + 120 s) fit gpu_session.sh's 1200 s. Writes under $OUT: session.txt, progress.txt,
 # tune.json/.txt, sweep_<cols>.json/.txt, correct.json, compare.md, kernel_tuned.py, logs/.
 set -u
 R=${OUT:?set OUT}
@@ -41,7 +42,7 @@ EOF
 # 1. tune across the three shapes
 make_folder "$R/work/tuned" "$SHAPES"
 progress "tune: start"
-timeout 360 $PY -m kernelopt tune "$R/work/tuned" --device cuda --budget-wall-s 300 --json --out "$R/logs/tune_session" \
+timeout $(( ${TUNE_WALL_S:-300} + 60 )) $PY -m kernelopt tune "$R/work/tuned" --device cuda --budget-wall-s ${TUNE_WALL_S:-300} --json --out "$R/logs/tune_session" \
     > "$R/tune.json" 2> "$R/tune.txt"
 progress "tune: rc=$?"
 cp "$R/work/tuned/kernel.py" "$R/kernel_tuned.py"
@@ -51,7 +52,7 @@ for entry in '{"n_rows": 65536, "n_cols": 2048}' '{"n_rows": 16384, "n_cols": 81
     cols=$($PY -c "import json,sys; print(json.loads(sys.argv[1])['n_cols'])" "$entry")
     make_folder "$R/work/sweep_$cols" "[$entry]"
     progress "sweep $cols: start"
-    timeout 220 $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 --budget-wall-s 180 \
+    timeout $(( ${SWEEP_WALL_S:-180} + 40 )) $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 --budget-wall-s ${SWEEP_WALL_S:-180} \
         --dry-run --json --out "$R/logs/sweep_session_$cols" > "$R/sweep_$cols.json" 2> "$R/sweep_$cols.txt"
     progress "sweep $cols: rc=$?"
 done

@@ -15,7 +15,7 @@ from kernelopt.cli.app import main
 from kernelopt.errors import InputFileError
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.problem import Problem, ProblemShape
-from kernelopt.tuning.shapes import ChoiceKind, check_entries, choose, geomean, merge, per_shape, session_shapes
+from kernelopt.tuning.shapes import ChoiceKind, check_entries, choose, merge, per_shape, session_shapes, total
 
 DATA = Path(__file__).parent / "data"
 
@@ -39,7 +39,7 @@ def _ok(config: dict, **by_shape: float) -> Result:
 
 
 @pytest.mark.timeout(10)
-def test_merge_names_the_entry_that_failed_and_averages_the_rest() -> None:
+def test_merge_names_the_entry_that_failed_and_adds_up_the_rest() -> None:
     c = Config.of({"BLOCK": 128})
     good = Result(config=dict(c), outcome=Outcome.OK, latency_us=4.0, samples_us=[4.0], bench_s=0.1)
     bad = Result.failed(c, Outcome.WRONG_RESULT, "output 0 differs at [3]")
@@ -48,10 +48,25 @@ def test_merge_names_the_entry_that_failed_and_averages_the_rest() -> None:
     assert failed.reason == "on the SHAPES entry n=1024: output 0 differs at [3]"
     other = good.model_copy(update={"latency_us": 1.0})
     both = merge(c, [("n=4096", good), ("n=1024", other)])
-    assert both.latency_us == pytest.approx(2.0) and both.latency_us_by_shape == {"n=4096": 4.0, "n=1024": 1.0}
+    assert both.latency_us == pytest.approx(5.0) and both.latency_us_by_shape == {"n=4096": 4.0, "n=1024": 1.0}
     assert both.samples_us == [4.0] and both.bench_s == pytest.approx(0.2)
     assert merge(c, [("n=4096", good)]) is good  # one shape: its own result
-    assert geomean([2.0, 8.0]) == pytest.approx(4.0)
+    assert total([2.0, 8.0]) == pytest.approx(10.0)
+
+
+@pytest.mark.timeout(10)
+def test_the_ranking_follows_the_shape_the_time_goes_to() -> None:
+    """A tiny entry that launch overhead dominates cannot outvote the large one: A is 5 % faster where the time
+    goes (1000 us against 1050 us), B 20 % faster on a 5 us entry; A ranks first (a geometric mean ranked B)."""
+    a, b = Config.of({"BLOCK": 64}), Config.of({"BLOCK": 256})
+
+    def run(c: Config, us: float) -> Result:
+        return Result(config=dict(c), outcome=Outcome.OK, latency_us=us, samples_us=[us])
+
+    ra = merge(a, [("large", run(a, 1000.0)), ("tiny", run(a, 5.0))])
+    rb = merge(b, [("large", run(b, 1050.0)), ("tiny", run(b, 4.0))])
+    assert (ra.latency_us or 0) < (rb.latency_us or 0)
+    assert ra.latency_us == pytest.approx(1005.0) and rb.latency_us == pytest.approx(1054.0)
 
 
 @pytest.mark.timeout(10)
@@ -212,10 +227,10 @@ def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by
 
     def timed(block: int, warps: int, a: float, b: float) -> Result:
         by = {small: a, large: b}
-        return Result(config={"BLOCK": block, "num_warps": warps}, outcome=Outcome.OK, latency_us=geomean([a, b]),
+        return Result(config={"BLOCK": block, "num_warps": warps}, outcome=Outcome.OK, latency_us=total([a, b]),
                       latency_us_by_shape=by, retimed=True)  # fmt: skip
 
-    results = [timed(256, 4, 10.0, 100.0), timed(256, 16, 14.0, 70.0), timed(512, 8, 12.0, 80.0)]
+    results = [timed(256, 4, 10.0, 100.0), timed(256, 16, 30.0, 70.0), timed(512, 8, 12.0, 75.0)]
     chosen = min(results, key=lambda r: r.latency_us or 0.0)
     result = SessionResult(
         best_config=chosen.config, best_latency_us=chosen.latency_us, current_config=None, current_latency_us=None,
@@ -285,7 +300,7 @@ def test_the_search_plot_shows_each_shape() -> None:
     ]
     image = search_plot(points, title="t", image_format="svg")
     text = image.decode()
-    for words in ("on n=4096", "on n=1024", "geometric mean over the shapes"):
+    for words in ("on n=4096", "on n=1024", "sum over the shapes"):
         assert words in text, words
     plain = search_plot([SearchPoint(evaluation=1, latency_us=3.0, outcome="ok")], title="t", image_format="svg")
     assert b"on n=" not in plain and b"candidate (timed)" in plain

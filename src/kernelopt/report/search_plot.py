@@ -7,7 +7,7 @@ the sweep's best a dashed gold line: how far the session is from the exhaustive 
 outcome, named in the legend: at their latency when they have one, else in a strip labelled "not timed"
 above the latency axis (so that no failure reads as a latency). A session across several ``SHAPES`` entries
 draws each shape's own latencies as a series of its own (small markers, one colour per shape) beside the
-candidates' geometric mean. When the latencies span more than
+candidates' sum over the shapes. When the latencies span more than
 :data:`LOG_SPAN` times, the latency axis is logarithmic, so that the best so far does not lie flat along
 the bottom (a matmul session from 1.6 ms to 136 ms did on the H200). The legend sits beside the plot,
 where it hides no point.
@@ -57,7 +57,7 @@ class SearchPoint(BaseModel):
         outcome: ``ok`` or why it was not timed (the engine's outcome words).
         recorded: served from the session record (a resumed session), not measured now.
         by_shape: shape label -> its latency on that shape, microseconds (a session across several ``SHAPES``
-            entries: ``latency_us`` is their geometric mean, and each shape is drawn as a series of its own).
+            entries: ``latency_us`` is the sum of their latencies, and each shape is drawn as a series of its own).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -177,7 +177,7 @@ def search_plot(
             zorder=2,
         )
     if timed:
-        name = "candidate (geometric mean over the shapes)" if shapes else "candidate (timed)"
+        name = "candidate (sum over the shapes)" if shapes else "candidate (timed)"
         ax.scatter([p.evaluation for p in timed], lats, s=22, color="#2874a6", label=name, zorder=3)
     steps = best_so_far(points)
     if steps:

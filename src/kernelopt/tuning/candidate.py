@@ -91,8 +91,8 @@ class Result(BaseModel):
         outcome: how it ended.
         reason: one line for a failure; ``None`` when it was timed.
         latency_us: median of ``samples_us`` on the primary shape, microseconds; ``None`` unless ``OK``. A
-            candidate timed on several ``SHAPES`` entries: the geometric mean of their medians
-            (:mod:`kernelopt.tuning.shapes`), so every shape weighs the same in the ranking.
+            candidate timed on several ``SHAPES`` entries: the sum of their medians
+            (:func:`kernelopt.tuning.shapes.total`), so each shape weighs what it costs in the ranking.
         samples_us: the timing samples, microseconds (of the primary shape).
         latency_us_by_shape: shape label (:meth:`ProblemShape.label`) -> the median on that shape,
             microseconds; empty when only one shape was timed.

@@ -84,7 +84,7 @@ def pick(timed: Sequence[Result], first: Mapping[Config, Sequence[float]] | None
     docstring), given at least :data:`MIN_PAIRS` rounds; with fewer, by the lower quartile of all of a
     candidate's samples (``first``: its first measurement's, and the re-time's): load only adds time, so the
     fastest quarter is what a few loaded samples cannot move. By latency when the samples cannot be compared
-    (several shapes: the latency is their geometric mean)."""
+    (several shapes: the latency is the sum of their medians)."""
     if not timed:
         return None
     by_median = min(timed, key=lambda r: r.latency_us or 0.0)
