@@ -87,6 +87,10 @@ class _Ctx:
             self.warned.add(key)
             self.result.warnings.append(text)
 
+    def inputs_on_host(self, text: str) -> None:
+        """``get_inputs()`` could not run with the device as the default device (said once per run)."""
+        self.warn_once("inputs-on-host", text)
+
 
 def _tb(exc: BaseException) -> str:
     text = "".join(traceback.format_exception(exc))
@@ -293,7 +297,7 @@ def _sizes(ctx: _Ctx) -> None:
                 pair = pair_of(module, module)
                 torch.manual_seed(0)
                 ref = pair.reference_fn(ctx.device)
-                ref(*build_inputs(pair, pair.shapes[0], ctx.device, 0))
+                ref(*build_inputs(pair, pair.shapes[0], ctx.device, 0, on_host=ctx.inputs_on_host))
                 synchronize(ctx.device)
         except CandidateFailed as failed:
             ctx.result.size_failures.append(failed.failure.message)
@@ -399,7 +403,7 @@ def _seed_inputs(
     from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize, same_values
 
     with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
-        inputs = build_inputs(pair, pair.shapes[i], ctx.device, seed=s)
+        inputs = build_inputs(pair, pair.shapes[i], ctx.device, seed=s, on_host=ctx.inputs_on_host)
     if s == 0:
         zeros = all_zero_inputs(inputs)
         if zeros:
@@ -611,11 +615,11 @@ def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
 
     shape = pair.shapes[i]
     with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
-        first = build_inputs(pair, shape, ctx.device, seed=0)
+        first = build_inputs(pair, shape, ctx.device, seed=0, on_host=ctx.inputs_on_host)
         n_sets = rotation_count(nbytes(first), ctx.device, ctx.job.bench) if ctx.device.startswith("cuda") else 1
         sets = [first]
         for s in range(1, n_sets):
-            extra = build_inputs(pair, shape, ctx.device, seed=s)
+            extra = build_inputs(pair, shape, ctx.device, seed=s, on_host=ctx.inputs_on_host)
             sets.append(rerandomize(extra, s) if same_values(extra, first) else extra)
     return sets
 

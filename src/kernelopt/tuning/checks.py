@@ -217,15 +217,10 @@ class LoadedProblem:
         self.shape = shape
 
     def make_inputs(self, device: str) -> list[Any]:
-        """``get_inputs(**shape)`` under seed 0, on ``device`` (a KernelBench model is built beside them)."""
-        import torch
+        """``get_inputs(**shape)`` under seed 0, built on ``device`` (a KernelBench model is built beside them)."""
+        from kernelopt.harness.inputs import make_inputs
 
-        from kernelopt.harness.inputs import get_inputs_kwargs, map_tensors
-
-        torch.manual_seed(0)
-        kwargs = get_inputs_kwargs(self.reference.get_inputs, dict(self.shape.kwargs), device, 0)
-        inputs = list(self.reference.get_inputs(**kwargs))
-        return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
+        return make_inputs(self.reference.get_inputs, dict(self.shape.kwargs), device, 0)
 
     def reference_callable(self, device: str) -> Callable[..., Any]:
         """The ground truth: a ``Model`` instance (seed 0, eval mode) on ``device``, or ``reference()``."""
