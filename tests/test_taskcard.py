@@ -59,6 +59,15 @@ def card(front: str) -> TaskCard:
             "stop_conditions:\n  target_latency_us: fast",
             "'stop_conditions.target_latency_us' = 'fast': Input should be a valid number",
         ),
+        # YAML's .inf and .nan passed "> 0" (a budget_wall_s of .inf: a session with no wall limit)
+        ("budget_wall_s: .inf", "'budget_wall_s' = inf: must be a finite number > 0"),
+        ("budget_wall_s: .nan", "'budget_wall_s' = nan: must be a finite number > 0"),
+        ("budget_wall_s: -3", "'budget_wall_s' = -3: must be > 0"),
+        ("budget_fraction: -.inf", "'budget_fraction' = -inf: must be a finite number > 0 and <= 1"),
+        (
+            "stop_conditions:\n  max_wall_time_min: .inf",
+            "'stop_conditions.max_wall_time_min' = inf: must be a finite number > 0",
+        ),
         ("dtype: fp13", "'dtype' = 'fp13': unknown dtype 'fp13'; accepted: fp64, fp32, tf32, bf16, fp16, fp8"),
         ("framework: jax", "'framework' = 'jax': unknown framework 'jax'; accepted: triton, cuda, hip, torch"),
         ("platform: intel", "'platform' = 'intel': unknown platform 'intel'; accepted: nvidia, amd"),
@@ -152,3 +161,27 @@ def test_init_warns_about_a_gpu_without_a_spec_sheet(
     assert main([*args, "--root", str(ws_root), "--task-card", str(unknown)]) == 0
     err = capsys.readouterr().err
     assert "warning: task card gpu 'RTX 9999 Ti' has no spec sheet" in err
+
+
+@pytest.mark.parametrize("command", ["tune", "optimize"])
+def test_an_infinite_budget_in_the_card_is_refused_before_anything_is_made(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``budget_wall_s: .inf`` was accepted; now `tune` and `optimize` refuse it in one line naming the field,
+    exit 2, with no session folder and no workspace made."""
+    folder = tmp_path / "add"
+    folder.mkdir()
+    (folder / "kernel.py").write_bytes((KERNELS / "add_kernel.py").read_bytes())
+    (folder / "reference.py").write_bytes((KERNELS / "add_reference.py").read_bytes())
+    (folder / "README.md").write_text("---\nbudget_wall_s: .inf\n---\n# add\n")
+    root = tmp_path / "root"
+    argv = [command, str(folder), "--device", "cpu", *(["--root", str(root)] if command == "optimize" else [])]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert (
+        err
+        == f"kernelopt: error: {folder / 'README.md'}: front matter 'budget_wall_s' = inf: must be a finite number > 0\n"
+    )
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "kernel.py", "reference.py"]
+    assert not list(root.glob("kernel_opt_*"))

@@ -12,9 +12,11 @@ reference.py to override, name -> number) and ``size_scale`` (scale the other si
 quick run, ``0 < size_scale <= 1``).
 
 A value outside its accepted range or vocabulary is an error when the card is read (one line naming the
-file, the field, the value and what is accepted). A ``gpu`` without a spec sheet is not: the loop runs
-on any GPU against the ceilings measured there, and only the spec-peak half of the roofline is missing,
-so :meth:`TaskCard.warnings` says it and the CLI shows it.
+file, the field, the value and what is accepted). Numbers are finite: YAML's ``.inf`` and ``.nan`` are
+refused in every field (``budget_wall_s: .inf`` passed ``> 0`` and gave a session without a wall limit).
+A ``gpu`` without a spec sheet is not an error: the loop runs on any GPU against the ceilings measured
+there, and only the spec-peak half of the roofline is missing, so :meth:`TaskCard.warnings` says it and
+the CLI shows it.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class StopConditions(BaseModel):
         max_consecutive_failures: stop after this many failed iterations in a row.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     roofline_utilization_pct: float = Field(default=90.0, gt=0, le=100)
     target_latency_us: float | None = Field(default=None, gt=0)
@@ -112,6 +114,8 @@ def _problem(err: ErrorDetails) -> str:
     accepted = _accepted_range(TaskCard, loc)
     if accepted and err["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         return f"'{where}'{value}: must be {accepted}"
+    if err["type"] == "finite_number":  # YAML's .inf / .nan
+        return f"'{where}'{value}: must be a finite number" + (f" {accepted}" if accepted else "")
     msg = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         allowed = _allowed_keys(TaskCard, loc[:-1])
@@ -123,7 +127,7 @@ def _problem(err: ErrorDetails) -> str:
 class TaskCard(BaseModel):
     """The parsed front matter of a workspace README.md, plus its free text."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     name: str | None = None
     platform: str | None = None
