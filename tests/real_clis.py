@@ -195,8 +195,9 @@ def optimize(
     t0 = time.monotonic()
     code = main(args)
     out, err = capsys.readouterr()
-    assert code == 0, err
     summary = json.loads(out)
+    unavailable = summary["stop"] is not None and summary["stop"]["reason"] == "agent_unavailable"
+    assert code == (3 if unavailable else 0), err  # the agent's infrastructure failing is exit 3, never 0
     summary["_wall_s"] = time.monotonic() - t0
     return summary
 

@@ -11,7 +11,9 @@ workspace: linear history, protected files byte-identical to the run start, clea
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -182,15 +184,27 @@ def test_llm_api_loop_against_a_local_chat_server(ws_root: Path, capsys, monkeyp
     consistent(ws)
 
 
-def test_an_unavailable_implementer_is_its_own_verdict_and_stops_the_loop(
-    ws_root: Path, capsys, monkeypatch: pytest.MonkeyPatch
+def test_an_unavailable_implementer_is_its_own_verdict_stops_the_loop_and_exits_3(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 33: an API error is AGENT_UNAVAILABLE, not a lesson about the action, which stays untried."""
+    """Issue 33: an API error is AGENT_UNAVAILABLE, not a lesson about the action, which stays untried; the
+    command exits 3 (an environment problem) with one line, never 0."""
     from kernelopt.planning.history import build_history
     from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
 
     monkeypatch.setenv("UNAVAILABLE_SAYS", "API Error: 500 Internal server error")
-    ws, summary = optimize(ws_root, capsys, "--max-iters", "3", *agent_args("planner.py", "unavailable.py"))
+    # a real process: the exit status is the point (it was 0 after the verdict agent_unavailable)
+    argv = [sys.executable, "-m", "kernelopt", "optimize", str(ROWS), "--root", str(ws_root), "--device", "cpu"]
+    argv += ["--json", "--max-iters", "3", *agent_args("planner.py", "unavailable.py")]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 3, run.stderr  # the environment's status, as `kernelopt validate` gives the verdict
+    (error,) = [line for line in run.stderr.splitlines() if line.startswith("kernelopt:")]
+    assert error.startswith("kernelopt: error: the agent was unavailable: the implementer was unavailable: ")
+    assert "API Error: 500" in error and error.endswith("the action stays untried")
+    assert "Traceback" not in run.stderr
+    summary = json.loads(run.stdout)  # the summary is printed all the same
+    ws = Workspace(ws_root / "kernel_opt_rows")
     assert [(o["version"], o["result"]) for o in summary["this_run"]] == [(1, "AGENT_UNAVAILABLE")]
     assert summary["stop"]["reason"] == "agent_unavailable"
     r1 = ws.memory.read(1)

@@ -399,3 +399,11 @@ def register(app: typer.Typer) -> None:
             _render(summary)
         if summary.stop is not None and summary.stop.reason is StopReason.BASELINE_FAILED:
             raise typer.Exit(1)
+        if summary.stop is not None and summary.stop.reason is StopReason.AGENT_UNAVAILABLE:
+            # the agent's infrastructure failed (not logged in, API down, a timeout): an environment problem,
+            # exit 3 as `kernelopt validate` gives the verdict (harness.decision.EXIT_CODES), never a result
+            raise EnvironmentProblem(
+                f"the agent was unavailable: {summary.stop.detail}",
+                hint="fix the agent's setup (login, key, network, timeout) and run the command again: "
+                "the action stays untried",
+            )
