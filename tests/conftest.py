@@ -213,6 +213,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     there, for this process and every child), which pytest removes at the end (tmp_path_retention_policy)."""
     session.config.stash[_BEFORE] = _ours_in_tmp()
     base = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    if not hasattr(session.config, "workerinput"):
+        _hold_session_folder(base)
     scratch = base / "tmpdir"
     scratch.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(scratch)
@@ -221,6 +223,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # this process's sys.path; an installed kernelopt could point at another checkout)
     path = [SRC, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC)]
     os.environ["PYTHONPATH"] = os.pathsep.join(path)
+
+
+def _hold_session_folder(base: Path) -> None:
+    """Keep other pytest sessions of this user from removing ``base`` while this one runs.
+
+    With ``tmp_path_retention_policy = "none"`` pytest locks no session folder, and every session removes, as
+    it exits, every numbered ``pytest-of-<user>/pytest-N`` folder without a lock: a second session (one
+    engineer's single test file beside another's full run) ending first took the running session's folder
+    away, and each of its later tests failed at setup (FileNotFoundError). pytest skips a folder holding a
+    fresh ``.lock`` (_pytest.pathlib.ensure_deletable); the lock goes at exit, before pytest's own cleanup
+    (exit handlers run last registered first, and pytest registered its cleanup when it made ``base``), so
+    that cleanup still removes this session's folder."""
+    lock = base / ".lock"
+    lock.write_text(str(os.getpid()))
+    atexit.register(lambda: lock.unlink(missing_ok=True))
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own, which makes the factory
