@@ -104,6 +104,53 @@ def test_optimize_checks_every_setting_before_the_workspace_is_made(
     assert not root.exists()  # nothing made, not even the folder of the run lock
 
 
+@pytest.mark.parametrize(
+    ("variable", "flags", "said", "code"),
+    [
+        (
+            "/nonexistent/agent {prompt_file}",
+            ["--planner", "agent-cli"],
+            "agent command not found: '/nonexistent/agent'; install it or put it on PATH",
+            3,
+        ),
+        (
+            "no-such-agent-cli -p {prompt_file}",
+            ["--implementer", "agent-cli"],
+            "agent command not found: 'no-such-agent-cli'; install it or put it on PATH",
+            3,
+        ),
+        (None, ["--implementer", "agent-cli"], "agent-cli: setting 'command' is required", 2),
+        (
+            "python3 agent.py {prompt_file}",
+            ["--planner", "agent-cli", "-P", "tiemout_s=5"],
+            "agent-cli: unknown option 'tiemout_s'",
+            2,
+        ),
+    ],
+    ids=["planner from the variable", "implementer from the variable", "no command", "unknown option"],
+)
+def test_an_agent_command_is_checked_before_the_workspace_is_made(
+    variable: str | None,
+    flags: list[str],
+    said: str,
+    code: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An agent command given through KERNELOPT_AGENT_COMMAND was found missing only after the workspace was
+    made (the -P/-I form was checked first): both backends are now built once before anything is made."""
+    if variable is None:
+        monkeypatch.delenv("KERNELOPT_AGENT_COMMAND", raising=False)
+    else:
+        monkeypatch.setenv("KERNELOPT_AGENT_COMMAND", variable)
+    root = tmp_path / "root"
+    assert main(["optimize", str(DATA / "loop"), "--device", "cpu", "--root", str(root), *flags]) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"kernelopt: error: {said}"), err
+    assert not root.exists()  # no workspace, not even the folder of the run lock
+
+
 def test_a_numeric_option_takes_its_model_field_s_bound(capsys: pytest.CaptureFixture[str]) -> None:
     """One rule: the option's range is the field's (the CLI said min 0, the stop condition > 0)."""
     from kernelopt.cli.bounds import bounded

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the loop (stages, planner, tunables reader) is imported whe
     from kernelopt.loop.protocols import LoopEvent
     from kernelopt.loop.settings import LoopRequest
     from kernelopt.memory.model import ReferenceSpeedup
+    from kernelopt.workspace import Workspace
 
 DEVICES = ("cuda", "cpu")
 
@@ -230,6 +231,43 @@ def refuse_gpu_framework_on_cpu(folder: Path) -> str | None:
     return None
 
 
+def _check_backends(
+    existing: Workspace | None,
+    request: LoopRequest,
+    planner_options: dict[str, Any],
+    implementer_options: dict[str, Any],
+) -> None:
+    """Build both backends once before anything is made, as the loop will build them: an unknown option, a
+    missing setting, or an agent command that is missing or too old (given with -P/-I or through
+    ``KERNELOPT_AGENT_COMMAND``) is one line, and no workspace (not even the run lock's folder) is left behind.
+    Then warn about what an agent's command line lacks.
+
+    Raises:
+        UsageError: a bad option or a missing setting.
+        EnvironmentProblem: the agent command's program is not found, or is too old.
+    """
+    from kernelopt.backends.agent_cli import build_argv
+    from kernelopt.backends.coding_agents import command_advice
+    from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
+    from kernelopt.loop.settings import resolve_settings
+    from kernelopt.stages.backends import build_implementer, build_planner
+
+    # the backends the run will have: a resumed run keeps its own, flags override them
+    run = resolve_settings(existing, request)[0] if existing is not None else RunSettings()
+    planner = request.planner or run.planner
+    implementer = request.implementer or run.implementer
+    build_planner(planner, planner_options, implementer=implementer)
+    build_implementer(implementer, implementer_options)
+    advice: list[str] = []
+    for backend, options in ((planner, planner_options), (implementer, implementer_options)):
+        if backend == "agent-cli":
+            command = load_settings(AgentCliSettings, options, backend=backend).command
+            argv = build_argv(command, {p: p for p in PLACEHOLDERS})
+            advice += [line for line in command_advice(argv) if line not in advice]
+    for line in advice:
+        warn(line)
+
+
 def _run(
     path: Path,
     name: str | None,
@@ -260,18 +298,6 @@ def _run(
         interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))
         if interpreted is not None:
             note(interpreted)
-    from kernelopt.backends.agent_cli import build_argv, check_command
-    from kernelopt.backends.coding_agents import command_advice
-    from kernelopt.backends.settings import PLACEHOLDERS
-
-    advice: list[str] = []
-    for options in (planner_options, implementer_options):
-        if options.get("command"):  # an agent CLI that is missing or too old: one line before anything is made
-            check_command(str(options["command"]))
-            argv = build_argv(str(options["command"]), {p: p for p in PLACEHOLDERS})
-            advice += [line for line in command_advice(argv) if line not in advice]
-    for line in advice:
-        warn(line)
     opened = open_or_create(path, name=name, root=root, reuse=reuse_workspace)
     ws = opened.workspace
     if opened.note:
@@ -388,8 +414,10 @@ def register(app: typer.Typer) -> None:
         check_request(request)  # every setting before the workspace is made or anything written
         planner_settings = parse_assignments(list(planner_options))
         implementer_settings = parse_assignments(list(implementer_options))
-        if find_existing(path, name=name, root=root) is None:
+        existing = find_existing(path, name=name, root=root)
+        if existing is None:
             check_task_folder(path)  # a wrong PATH is said before a missing GPU, and before any write
+        _check_backends(existing, request, planner_settings, implementer_settings)
         # One lock from the first write: the workspace is created, and the run made, under it.
         with RunLock(target_of(path, name=name, root=root)):
             summary = _run(path, name, root, request, reuse_workspace, as_json, planner_settings, implementer_settings)
