@@ -19,15 +19,20 @@ and prints, per level and in all:
   (``kernelopt.harness.stats.claim``) says on identical kernels, at most 5 % by issue 34; beside it the rate
   at which the 95 % interval alone excludes 1.0;
 - KernelBench's fast_1 and the significant fast_1;
-- the overhead per problem: wall time minus the workers' checking and timing (``duration_s - work_s``).
+- the overhead per problem: wall time minus the workers' checking and timing (``duration_s - work_s``);
+- the mean seconds per problem by phase (the rows' ``phases``: worker start-up, loading, building the inputs,
+  the reference's runs, the kernel's runs in the check, the checker's own work, the timing, and the rest),
+  and the slowest problems with theirs, so a slow batch shows where its seconds go.
 
     python benchmarks/kernelbench_identical.py LEVEL_DIR [LEVEL_DIR ...] [--device cpu|cuda]
-        [--size-scale S] [--out DIR] [--limit N] [--problem-timeout-s T] [--json FILE]
+        [--size-scale S] [--out DIR] [--limit N] [--problem-timeout-s T] [--budget-s B] [--json FILE]
 
 Defaults: ``--device cpu --size-scale 0.05`` (KernelBench's sizes are GPU sizes; 0.05 keeps a level at a few
 seconds a problem on a CPU); ``--size-scale 1`` runs the full sizes (the H200 run of
 ``scripts/gpu_kernelbench_level1.sh``). ``KERNELOPT_BENCH_S=0.3`` and ``KERNELOPT_SEEDS=2`` unless set, as
 the other batch benchmarks. ``--limit N`` takes the first N problems of each level (a quick look).
+``--budget-s B`` stops the batch (its process group) B seconds after the start, so that a bounded run still
+prints its table: the problems that ran, out of how many the level has.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,6 +59,18 @@ IDENTICAL = "\n\nclass ModelNew(Model):\n    pass\n"
 #: Issue 34: on identical kernels at most this share of rows may claim a significant difference.
 TARGET_SIGNIFICANT_RATE = 0.05
 FALSE_FAILURES = ("FAIL", "TIMEOUT_FAIL", "INVALID")
+#: The per-phase seconds of a batch row (``phases``: kernelopt.batch.model.PhaseSeconds), as the table says them.
+PHASES = {
+    "start_s": "worker start-up",
+    "load_s": "load reference.py, kernel.py, models",
+    "inputs_s": "build inputs (get_inputs)",
+    "reference_s": "reference runs (own dtype, float64)",
+    "kernel_s": "kernel runs in the check (compile+call)",
+    "check_s": "checker (copies, poison, compare)",
+    "timing_s": "timing (warm-up, ABBA samples)",
+}
+#: How many of the slowest problems the table lists with their phases.
+SLOWEST = 8
 
 
 def identical_runs(level_dir: Path, runs_dir: Path, *, limit: int | None = None) -> tuple[int, int]:
@@ -92,12 +110,20 @@ def _subset(level_dir: Path, work: Path, limit: int | None) -> Path:
 
 
 def run_level(
-    level_dir: Path, work: Path, *, device: str, size_scale: float, limit: int | None, problem_timeout_s: float
-) -> tuple[dict[str, Any], float]:
-    """Build the runs folder, run the batch on it, return its ``batch.json`` and the wall seconds."""
+    level_dir: Path,
+    work: Path,
+    *,
+    device: str,
+    size_scale: float,
+    limit: int | None,
+    problem_timeout_s: float,
+    budget_s: float | None = None,
+) -> tuple[dict[str, Any], float, int, bool]:
+    """Build the runs folder, run the batch on it; returns its ``batch.json``, the wall seconds, how many
+    problems the level has, and whether the batch was stopped at ``budget_s`` (its rows so far are kept)."""
     level_dir = level_dir.resolve()
     source = _subset(level_dir, work, limit)
-    level, _ = identical_runs(level_dir, work / f"runs_{level_dir.name}", limit=limit)
+    level, n_problems = identical_runs(level_dir, work / f"runs_{level_dir.name}", limit=limit)
     out = work / f"batch_{level_dir.name}"
     argv = [
         sys.executable,
@@ -122,14 +148,23 @@ def run_level(
     env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     t0 = time.monotonic()
     with open(work / f"{level_dir.name}.table.txt", "w", encoding="utf-8") as table_out:
-        subprocess.run(argv, env=env, stdout=table_out, stderr=subprocess.STDOUT, check=False)
+        child = subprocess.Popen(argv, env=env, stdout=table_out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            child.wait(timeout=budget_s)
+            cut = False
+        except subprocess.TimeoutExpired:  # the batch and its workers (one process group) stop; its table stays
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            cut = True
     wall = time.monotonic() - t0
     batch_json = out / "batch.json"
+    if not batch_json.is_file() and cut:  # stopped before its first row
+        return {"rows": []}, wall, n_problems, cut
     if not batch_json.is_file():
         raise SystemExit(
             f"error: the batch of {level_dir} left no batch.json; see {work / (level_dir.name + '.table.txt')}"
         )
-    return json.loads(batch_json.read_text(encoding="utf-8")), wall
+    return json.loads(batch_json.read_text(encoding="utf-8")), wall, n_problems, cut
 
 
 def _excludes_one(row: dict[str, Any]) -> bool:
@@ -151,6 +186,15 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         r["duration_s"] - r["work_s"] for r in rows if r.get("duration_s") is not None and r.get("work_s") is not None
     ]
     durations = [r["duration_s"] for r in rows if r.get("duration_s") is not None]
+    phased = [r for r in rows if r.get("phases") and r.get("duration_s") is not None]
+    phase_means = (
+        {name: sum(r["phases"].get(name) or 0.0 for r in phased) / len(phased) for name in PHASES} if phased else None
+    )
+    if phase_means is not None:  # the rest of a problem's wall time: the workspace, the gate, forking workers
+        phase_means["other_s"] = sum(
+            r["duration_s"] - sum(r["phases"].get(n) or 0.0 for n in PHASES) for r in phased
+        ) / len(phased)
+    slowest = sorted((r for r in rows if r.get("duration_s") is not None), key=lambda r: -r["duration_s"])[:SLOWEST]
     n_timed = len(timed)
     return {
         "rows": len(rows),
@@ -170,6 +214,8 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         else None,
         "mean_overhead_s": sum(overheads) / len(overheads) if overheads else None,
         "mean_duration_s": sum(durations) / len(durations) if durations else None,
+        "mean_phase_s": phase_means,
+        "slowest": [(r["problem"], r["duration_s"], r.get("phases")) for r in slowest],
     }
 
 
@@ -190,7 +236,10 @@ def render(levels: list[tuple[str, dict[str, Any], float]]) -> str:
         lines.append(f"{label:40}" + "".join(f"{c:>14}" for c in cells))
 
     statuses = sorted({s for _, f, _ in levels for s in f["by_status"]})
-    line("problems", [str(f["rows"]) for _, f, _ in levels])
+    line("problems run", [str(f["rows"]) for _, f, _ in levels])
+    if any("level_problems" in f for _, f, _ in levels):
+        line("problems in the level", [str(f.get("level_problems", "n/a")) for _, f, _ in levels])
+        line("stopped at --budget-s", ["yes" if f.get("cut_at_budget") else "no" for _, f, _ in levels])
     for status in statuses:
         line(f"  {status}", [str(f["by_status"].get(status, 0)) for _, f, _ in levels])
     line("false failures (FAIL/TIMEOUT_FAIL/INVALID)", [str(len(f["false_failures"])) for _, f, _ in levels])
@@ -204,6 +253,16 @@ def render(levels: list[tuple[str, dict[str, Any], float]]) -> str:
     line("overhead per problem (wall - work)", [_s(f["mean_overhead_s"]) for _, f, _ in levels])
     line("wall per problem", [_s(f["mean_duration_s"]) for _, f, _ in levels])
     line("batch wall time", [_s(wall) for _, _, wall in levels])
+    if any(f.get("mean_phase_s") for _, f, _ in levels):
+        lines.append("mean seconds per problem, by phase:")
+        for name, words in [*PHASES.items(), ("other_s", "other (workspace, gate, forks)")]:
+            line(f"  {words}", [_s((f.get("mean_phase_s") or {}).get(name)) for _, f, _ in levels])
+    for name, f, _ in levels:
+        if name == "all":
+            continue
+        for problem, duration, phases in f.get("slowest", []):
+            parts = ", ".join(f"{k.removesuffix('_s')} {v:.1f}" for k, v in (phases or {}).items() if v >= 0.05)
+            lines.append(f"SLOW {name} {problem}: {duration:.1f} s" + (f" ({parts})" if parts else ""))
     for name, f, _ in levels:
         if name == "all":
             continue
@@ -222,6 +281,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="work folder (default: a fresh temporary one)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N problems of each level")
     ap.add_argument("--problem-timeout-s", type=float, default=600.0)
+    ap.add_argument(
+        "--budget-s",
+        type=float,
+        default=None,
+        help="stop the batch after this many seconds in all and report the problems that ran (default: no bound)",
+    )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures and every row as JSON here")
     args = ap.parse_args(argv)
     for level in args.levels:
@@ -237,20 +302,29 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     levels: list[tuple[str, dict[str, Any], float]] = []
     all_rows: list[dict[str, Any]] = []
+    started = time.monotonic()
     for level in args.levels:
-        table, wall = run_level(
+        left = None if args.budget_s is None else max(1.0, args.budget_s - (time.monotonic() - started))
+        table, wall, n_problems, cut = run_level(
             level,
             work,
             device=args.device,
             size_scale=args.size_scale,
             limit=args.limit,
             problem_timeout_s=args.problem_timeout_s,
+            budget_s=left,
         )
         rows = table["rows"]
         all_rows += rows
-        levels.append((level.resolve().name, summarize_rows(rows), wall))
+        figures = summarize_rows(rows)
+        figures["level_problems"] = n_problems
+        figures["cut_at_budget"] = cut
+        levels.append((level.resolve().name, figures, wall))
     if len(levels) > 1:
-        levels.append(("all", summarize_rows(all_rows), sum(w for _, _, w in levels)))
+        together = summarize_rows(all_rows)
+        together["level_problems"] = sum(f["level_problems"] for _, f, _ in levels)
+        together["cut_at_budget"] = any(f["cut_at_budget"] for _, f, _ in levels)
+        levels.append(("all", together, sum(w for _, _, w in levels)))
     print(
         f"KernelBench identical kernels (ModelNew(Model): pass), --device {args.device} "
         f"--size-scale {args.size_scale:g}, KERNELOPT_BENCH_S={os.environ['KERNELOPT_BENCH_S']} "

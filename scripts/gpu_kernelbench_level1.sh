@@ -9,12 +9,16 @@
 #
 # Needs KernelBench's level 1 folder (ScalingIntelligence/KernelBench, KernelBench/level1: <id>_<Name>.py) at
 # kernelbench/level1 in the repository root (an ignored path), or LEVEL=/path/to/level1.
-# Bounded: the batch gets 540 s (timeout), each problem 120 s.
+# Bounded to fit gpu_session.sh's 600 s phase: the batch stops at BUDGET_S=530 s (the benchmark's --budget-s:
+# the problems that ran are still summarized, out of how many the level has), each problem at
+# PROBLEM_TIMEOUT_S=45 s (a row of its own past it), the whole script at 575 s.
 #
 # Writes under $OUT:
 #   env.txt            GPU, driver, torch, triton versions; the batch's wall time
 #   table.txt          the benchmark's table: rows by verdict, false failures, significant-speedup rate,
-#                      fast_1 and significant fast_1, overhead per problem, then every non-PASS row and reason
+#                      fast_1 and significant fast_1, overhead per problem, the mean seconds per problem by
+#                      phase (start-up, load, inputs, reference, kernel, check, timing, other) and the slowest
+#                      problems with theirs, then every non-PASS row and reason
 #   identical.json     the figures and every row
 #   batch.txt          kernelopt batch's own printed table; batch.json, batch.csv: its files
 #   stderr.txt         the benchmark's error output
@@ -30,18 +34,21 @@ fi
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 export KERNELOPT_BENCH_S="${KERNELOPT_BENCH_S:-0.3}"
 export KERNELOPT_SEEDS="${KERNELOPT_SEEDS:-2}"
+BUDGET_S="${BUDGET_S:-530}"
+PROBLEM_TIMEOUT_S="${PROBLEM_TIMEOUT_S:-45}"
 PY="${PYTHON:-python}"
 WORK="${WORK:-$(mktemp -d /tmp/kernelopt_kb_identical.XXXXXX)}"
 
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1
   "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
-  echo "KERNELOPT_BENCH_S=$KERNELOPT_BENCH_S KERNELOPT_SEEDS=$KERNELOPT_SEEDS level=$LEVEL"
+  echo "KERNELOPT_BENCH_S=$KERNELOPT_BENCH_S KERNELOPT_SEEDS=$KERNELOPT_SEEDS level=$LEVEL budget=${BUDGET_S}s" \
+    "per problem=${PROBLEM_TIMEOUT_S}s"
 } > "$OUT/env.txt"
 
 start=$(date +%s)
-timeout -k 10 540 "$PY" benchmarks/kernelbench_identical.py "$LEVEL" --device cuda --size-scale 1 \
-  --out "$WORK" --json "$OUT/identical.json" --problem-timeout-s 120 \
+timeout -k 10 "$(( BUDGET_S + 35 ))" "$PY" benchmarks/kernelbench_identical.py "$LEVEL" --device cuda --size-scale 1 \
+  --out "$WORK" --json "$OUT/identical.json" --problem-timeout-s "$PROBLEM_TIMEOUT_S" --budget-s "$BUDGET_S" \
   > "$OUT/table.txt" 2> "$OUT/stderr.txt" || echo "the benchmark exited with $?" >> "$OUT/errors.txt"
 echo "batch wall: $(( $(date +%s) - start )) s" >> "$OUT/env.txt"
 

@@ -215,6 +215,12 @@ def test_every_problem_gets_its_row(batch: tuple[Path, Path, BatchTable, list[Ba
     assert rows["hanging"].status is ProblemStatus.TIMEOUT_FAIL and "per-case limit" in (rows["hanging"].reason or "")
     # the case killed at TEST_TIMEOUT_SEC=3 is work up to the kill, not overhead (issue 34: it was 0)
     assert (rows["hanging"].work_s or 0.0) >= 3.0, rows["hanging"]
+    # and where the seconds went: the hanging kernel's in its run, the others' in their phases
+    hanging = rows["hanging"].phases
+    assert hanging is not None and hanging.kernel_s >= 3.0, hanging
+    relu = rows["relu"].phases
+    assert relu is not None and relu.timing_s > 0 and relu.reference_s > 0 and relu.load_s > 0, relu
+    assert relu.total_s() <= (rows["relu"].duration_s or 0.0)
     invalid = rows["missing_modelnew"]
     assert invalid.status is ProblemStatus.INVALID and invalid.workspace is None
     assert invalid.reason == "kernel.py: defines no class ModelNew (the reference uses the KernelBench form)"
@@ -227,6 +233,7 @@ def test_every_problem_gets_its_row(batch: tuple[Path, Path, BatchTable, list[Ba
     lines = list(csv.DictReader((out / "batch.csv").read_text().splitlines()))
     assert [line["problem"] for line in lines] == list(PROBLEMS)
     assert lines[PROBLEMS.index("hanging")]["status"] == "TIMEOUT_FAIL"
+    assert float(lines[PROBLEMS.index("relu")]["timing_s"]) == relu.timing_s  # the phases are columns too
     # the workspace is the one `kernelopt optimize FOLDER --root OUT/workspaces` would use
     assert Path(rows["relu"].workspace or "").parent == out / "workspaces"
 

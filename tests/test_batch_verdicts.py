@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import textwrap
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from kernelopt.batch.model import FAST_P_THRESHOLDS, ProblemRow, ProblemStatus, fast_p
 from kernelopt.batch.rows import validate_row
+from kernelopt.batch.work import phase_seconds
 from kernelopt.harness.gate import GateReport, check_files, limits_of
 from kernelopt.harness.model import (
     CorrectnessReport,
@@ -26,7 +28,7 @@ from kernelopt.harness.model import (
     WorkerJob,
     WorkerResult,
 )
-from kernelopt.harness.progress import ProgressWriter, Watchdog
+from kernelopt.harness.progress import ProgressWriter, Step, Watchdog
 from kernelopt.harness.settings import HarnessSettings
 from kernelopt.harness.worker import run_job
 from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord
@@ -92,6 +94,51 @@ def test_a_large_output_check_is_not_charged_to_the_kernel(tmp_path: Path, devic
         dog.feed(event)
     assert dog.check_total_s > settings.case_timeout_s  # the check alone would have run past the kernel's limit
     assert dog.run_used_s < settings.case_timeout_s
+    # where the seconds went: the reference's two runs (its own dtype, float64) slept 0.6 s each
+    assert dog.step_s[Step.REFERENCE] >= 1.2 and dog.step_s[Step.KERNEL] < dog.step_s[Step.REFERENCE]
+    assert set(dog.step_s) == {Step.INPUTS, Step.REFERENCE, Step.KERNEL, Step.CHECK}
+    phases = phase_seconds(tmp_path / "state", datetime(2000, 1, 1, tzinfo=UTC))  # the batch row's figures
+    assert phases is not None and phases.reference_s == pytest.approx(dog.step_s[Step.REFERENCE], abs=1e-3)
+    assert phases.timing_s == 0.0 and phases.total_s() <= (report.duration_s or 0.0) + 0.01
+
+
+HANGING_REFERENCE = """
+import time
+
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        time.sleep(600)  # hangs
+        return x
+
+
+def get_inputs():
+    return [torch.randn(64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_reference_that_hangs_is_an_error_of_the_problem_naming_the_reference(tmp_path: Path) -> None:
+    kernel, reference = _write(tmp_path / "hang", HANGING_REFERENCE, CUMSUM_KERNEL)
+    settings = HarnessSettings(device="cpu", case_timeout_s=0.2, seeds=1)  # the checker gets 10 x: 2 s
+    report = check_files(kernel, reference, tmp_path / "state", settings=settings)
+    assert report.status is CorrectnessStatus.TIMEOUT_FAIL and report.culprit is Culprit.PROBLEM
+    assert "running the reference (reference.py)" in (report.message or ""), report.message
+    gate = GateReport(
+        result=GateResult.TIMEOUT_FAIL,
+        failure_reason=f"correctness: {report.message}",
+        record=IterationRecord(version="v0"),
+        version=0,
+        correctness=report,
+    )
+    row = validate_row(ProblemRow(problem="hang", folder="/x", status=ProblemStatus.ERROR), gate)
+    assert row.status is ProblemStatus.ERROR and "running the reference (reference.py)" in (row.reason or "")
 
 
 def _in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: Path, reference: Path) -> WorkerResult:

@@ -73,7 +73,9 @@ def test_the_figures_count_false_failures_errors_and_significant_claims(bench: M
         _row("b", "PASS", speedup_vs_eager=1.01, eager_verdict="no significant change", eager_ci_low=1.005,
              eager_ci_high=1.02, duration_s=4.0, work_s=3.0, reference_latency_us=5.0),
         _row("c", "PASS", speedup_vs_eager=0.99, eager_verdict="no significant change", eager_ci_low=0.9,
-             eager_ci_high=1.1, duration_s=6.0, work_s=4.0, reference_latency_us=5.0),
+             eager_ci_high=1.1, duration_s=6.0, work_s=4.0, reference_latency_us=5.0,
+             phases={"start_s": 0.5, "load_s": 0.5, "inputs_s": 2.0, "reference_s": 1.0, "kernel_s": 0.5,
+                     "check_s": 0.5, "timing_s": 0.5}),
         _row("d", "PASS", speedup_vs_eager=0.98, eager_verdict="no significant change", eager_ci_low=0.95,
              eager_ci_high=1.01, reference_latency_us=5.0),
         _row("w", "PASS", reference_latency_us=5.0),  # its speedup withheld as too noisy: no claim
@@ -91,3 +93,6 @@ def test_the_figures_count_false_failures_errors_and_significant_claims(bench: M
     text = bench.render([("level1", f, 12.0)])
     assert "significant 'speedups' (target <= 5 %)" in text and "20.0 %" in text
     assert "FALSE FAILURE level1 e: TIMEOUT_FAIL" in text and "ERROR level1 f:" in text
+    # the seconds per problem by phase (of the rows that have them), and the slowest problems with theirs
+    assert f["mean_phase_s"]["inputs_s"] == pytest.approx(2.0) and f["mean_phase_s"]["other_s"] == pytest.approx(0.5)
+    assert "build inputs (get_inputs)" in text and "SLOW level1 c: 6.0 s (start 0.5, load 0.5, inputs 2.0" in text

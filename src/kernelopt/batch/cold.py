@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from kernelopt.batch.model import BatchMode, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, child_argv, item_row, optimize_row, problem_env, validate_row
-from kernelopt.batch.work import work_seconds
+from kernelopt.batch.work import phase_seconds, work_seconds
 from kernelopt.env import inherited
 from kernelopt.errors import KerneloptError, RecordError
 from kernelopt.fileio import atomic_write_text
@@ -66,6 +66,7 @@ def run_problem(item: BatchItem, options: BatchOptions, *, env: Mapping[str, str
         update={
             "duration_s": round(end - start, 3),
             "work_s": work_seconds(ws.state_dir, since, killed_at=killed_at),
+            "phases": phase_seconds(ws.state_dir, since, killed_at=killed_at),
         }
     )
     if result.timed_out:

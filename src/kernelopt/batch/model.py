@@ -44,6 +44,39 @@ class ProblemStatus(StrEnum):
     ERROR = "ERROR"
 
 
+class PhaseSeconds(BaseModel):
+    """Where a problem's work seconds went, summed over its check and timing runs (from their progress files:
+    :class:`kernelopt.harness.progress.Step`), so that a slow batch shows what is slow. What ``duration_s``
+    holds beyond their sum is the batch's own overhead (the workspace, the gate, forking the workers).
+
+    Attributes:
+        start_s: the workers' start-up (forked from the pool: CUDA's start; a fresh process: Python and imports).
+        load_s: importing reference.py and kernel.py (building any extension), building the models.
+        inputs_s: ``get_inputs()``, every seed of the check and the timing's input sets.
+        reference_s: the reference's runs: in its own dtype and in float64 for the check, its timing warm-up.
+        kernel_s: the kernel's runs in the check (its compilation and its call).
+        check_s: the checker's work around them: copies of the inputs, poisoned memory, the comparison.
+        timing_s: the kernel's warm-up and the interleaved samples of the kernel and the reference.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    start_s: float = 0.0
+    load_s: float = 0.0
+    inputs_s: float = 0.0
+    reference_s: float = 0.0
+    kernel_s: float = 0.0
+    check_s: float = 0.0
+    timing_s: float = 0.0
+
+    def total_s(self) -> float:
+        return sum(getattr(self, name) for name in PHASE_COLUMNS)
+
+
+#: The per-phase columns of ``batch.csv`` (the fields of :class:`PhaseSeconds`, in order).
+PHASE_COLUMNS = tuple(PhaseSeconds.model_fields)
+
+
 def row_key(problem: str, sample: int | None) -> str:
     """The identity of a row in its batch: the problem, and the sample when there are samples."""
     return problem if sample is None else f"{problem} sample {sample}"
@@ -80,6 +113,7 @@ class ProblemRow(BaseModel):
         duration_s: wall-clock seconds of the problem (workspace, start-up, compilation, checks, timing).
         work_s: seconds its workers spent checking and timing it (the correctness and timing phases,
             compile pauses excluded; the rest of ``duration_s`` is overhead).
+        phases: where its workers' seconds went, phase by phase (``None``: no worker ran).
         attempts: how many times it was started (a lost Ray worker is retried once).
         host: where it ran (Ray: node and GPU), when known.
         sizes: the sizes it ran at when a size scale (or the task card) changed them: what was scaled (from ->
@@ -111,6 +145,7 @@ class ProblemRow(BaseModel):
     workspace: str | None = None
     duration_s: float | None = None
     work_s: float | None = None
+    phases: PhaseSeconds | None = None
     attempts: int = 1
     host: str | None = None
     sizes: SizePlan | None = None
@@ -229,6 +264,7 @@ CSV_COLUMNS = (
     "eager_p_value",
     "eager_verdict",
     "compile_verdict",
+    *PHASE_COLUMNS,
 )
 
 
@@ -239,6 +275,7 @@ def csv_text(table: BatchTable) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in table.rows:
-        data = row.model_dump(mode="json")
+        data = row.model_dump(mode="json", exclude={"phases"})
+        data.update(row.phases.model_dump() if row.phases is not None else dict.fromkeys(PHASE_COLUMNS))
         writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
     return buf.getvalue()

@@ -31,7 +31,7 @@ from pathlib import Path
 from kernelopt.batch.model import ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row, validate_row
-from kernelopt.batch.work import work_seconds
+from kernelopt.batch.work import phase_seconds, work_seconds
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.gate import build_dir, limits_of, problem_constants, validate
 from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
@@ -120,10 +120,13 @@ class WarmRunner:
                 "workspace": str(ws.root),
                 "duration_s": round(time.monotonic() - start, 3),
                 "work_s": work_seconds(ws.state_dir, since),
+                "phases": phase_seconds(ws.state_dir, since),
             }
         )
         if row.status is ProblemStatus.TIMEOUT_FAIL and time.monotonic() >= deadline:
             row = row.model_copy(update={"reason": self.options.batch_limit_reason()})
+        elif row.status is ProblemStatus.ERROR and time.monotonic() >= deadline:  # killed in the problem's code
+            row = row.model_copy(update={"reason": f"{row.reason}; {self.options.batch_limit_reason()}"})
         return row
 
     def _bounded(self, deadline: float) -> WorkerStarter:

@@ -302,6 +302,7 @@ def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
             status=CorrectnessStatus.TIMEOUT_FAIL,
             message=outcome.timeout_message or "timed out",
             error_class="Timeout",
+            culprit=outcome.timeout_culprit,
             stderr_tail=outcome.stderr_tail,
             duration_s=outcome.duration_s,
         )
@@ -384,6 +385,7 @@ def _bench_failure(outcome: RunOutcome) -> BenchReport | None:
             status=CorrectnessStatus.TIMEOUT_FAIL,
             message=outcome.timeout_message,
             error_class="Timeout",
+            culprit=outcome.timeout_culprit,
             stderr_tail=outcome.stderr_tail,
         )
     if res is None:

@@ -300,6 +300,8 @@ class RunOutcome(_Model):
         returncode: exit status; negative for a signal; ``None`` when killed for a timeout.
         timed_out: killed by the watchdog.
         timeout_message: which limit was exceeded, where.
+        timeout_culprit: whose code the run was killed in: the problem's when it was building the inputs or
+            running the reference (a reference that hangs is an ERROR of the problem), else the kernel's.
         last_phase: the phase the worker last reported (``case``, ``load``, ...).
         last_case: the case it was in, when in one.
         last_label: that case's label.
@@ -314,6 +316,7 @@ class RunOutcome(_Model):
     returncode: int | None = None
     timed_out: bool = False
     timeout_message: str | None = None
+    timeout_culprit: Culprit = Culprit.KERNEL
     last_phase: str | None = None
     last_case: int | None = None
     last_label: str | None = None

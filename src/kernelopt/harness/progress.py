@@ -2,8 +2,10 @@
 
 The worker appends one JSON object per line to its progress file: ``{"t": <time.monotonic()>,
 "event": "phase", "phase": "case", "case": 1, "label": "n=1000"}``, ``{"event": "compile_start"}``,
-``{"event": "compile_end"}``, ``{"event": "check_start"}``, ``{"event": "check_end"}``; the orchestrator
-appends ``{"event": "killed"}`` when it kills the worker (the open phase counts as work up to then).
+``{"event": "compile_end"}``, ``{"event": "check_start"}``, ``{"event": "check_end"}``,
+``{"event": "step", "step": "reference"}`` (what a case or timing phase is doing from then on: :class:`Step`);
+the orchestrator appends ``{"event": "killed"}`` when it kills the worker (the open phase counts as work up to
+then).
 ``time.monotonic`` is the system-wide CLOCK_MONOTONIC on Linux, so the
 orchestrator compares the worker's stamps with its own clock.
 
@@ -37,6 +39,34 @@ class Phase(StrEnum):
     CASE = "case"
     BENCH = "bench"
     DONE = "done"
+
+
+class Step(StrEnum):
+    """What a ``case`` or ``bench`` phase is doing, from its ``step`` event to the next step or phase: where a
+    problem's seconds go (the batch's per-phase seconds), and whose code a run killed there was in."""
+
+    INPUTS = "inputs"
+    """``get_inputs()``: building a seed's (or the timing's) inputs."""
+    REFERENCE = "reference"
+    """The reference's run: in its own dtype and in float64 for the check; its warm-up before the timing."""
+    KERNEL = "kernel"
+    """The kernel's run in the check: its compilation and its call."""
+    CHECK = "check"
+    """The checker's own work around the kernel's run: the inputs' copy, the poisoned memory, the comparison."""
+    TIMING = "timing"
+    """The kernel's warm-up and the interleaved samples of the kernel and the reference."""
+
+
+#: Steps that run the problem's own code (reference.py): a run killed there is the problem's fault.
+PROBLEM_STEPS = frozenset({Step.INPUTS, Step.REFERENCE})
+#: How :meth:`Watchdog.where` says a step.
+STEP_WORDS = {
+    Step.INPUTS: "building the inputs (reference.py get_inputs)",
+    Step.REFERENCE: "running the reference (reference.py)",
+    Step.KERNEL: "running the kernel",
+    Step.CHECK: "checking the outputs",
+    Step.TIMING: "timing",
+}
 
 
 #: Our choice: the checker's own work in a case (the reference in float64, the comparison) is bounded at this
@@ -155,12 +185,18 @@ class Watchdog:
     check_in_phase_s: float = 0.0
     check_total_s: float = 0.0
     killed: bool = False
+    step: Step | None = None
+    step_since: float = 0.0
+    step_s: dict[Step, float] = field(default_factory=dict)
+    phase_s: dict[Phase, float] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.phase_since = self.started_at
 
     def _close_phase(self, t: float) -> None:
+        self.phase_s[self.phase] = self.phase_s.get(self.phase, 0.0) + max(0.0, t - self.phase_since)
+        self._close_step(t)
         if self.compile_since is not None:
             spent = max(0.0, t - self.compile_since)
             self.compile_in_phase_s += spent
@@ -169,6 +205,16 @@ class Watchdog:
         self._end_check(t)
         if self.phase in (Phase.CASE, Phase.BENCH):
             self.run_used_s += max(0.0, t - self.phase_since - self.compile_in_phase_s - self.check_in_phase_s)
+
+    def _close_step(self, t: float) -> None:
+        if self.step is not None:
+            self.step_s[self.step] = self.step_s.get(self.step, 0.0) + max(0.0, t - self.step_since)
+            self.step = None
+
+    @property
+    def in_problem_code(self) -> bool:
+        """The worker is in the problem's own code (its inputs or its reference): a kill here is the problem's."""
+        return self.step in PROBLEM_STEPS
 
     def _end_check(self, t: float) -> None:
         if self.check_since is not None:
@@ -207,6 +253,13 @@ class Watchdog:
             self.compile_in_phase_s += spent
             self.compile_total_s += spent
             self.compile_since = None
+        elif kind == "step":
+            self._close_step(t)
+            try:
+                self.step = Step(str(event.get("step")))
+            except ValueError:
+                return
+            self.step_since = t
         elif kind == "check_start" and self.check_since is None:
             self.check_since = t
         elif kind == "check_end":
@@ -223,7 +276,8 @@ class Watchdog:
         if self.phase in (Phase.CASE, Phase.BENCH) and self.case is not None:
             what = "timing of case" if self.phase is Phase.BENCH else "case"
             ver = f" [{self.version}]" if self.version else ""
-            return f"{what} {self.case} ({self.label or 'default'}){ver}"
+            step = f", {STEP_WORDS[self.step]}" if self.step is not None and self.step is not Step.TIMING else ""
+            return f"{what} {self.case} ({self.label or 'default'}){ver}{step}"
         if self.phase is Phase.REFERENCE:
             return "importing reference.py"
         if self.phase is Phase.LOAD:
@@ -279,7 +333,7 @@ class Watchdog:
                 return Timeout(
                     LimitKind.CASE,
                     f"{self.where()} ran past the per-case limit of {lim.case_s:g} s (TEST_TIMEOUT_SEC); "
-                    "the kernel hangs or is far too slow",
+                    f"{'reference.py' if self.in_problem_code else 'the kernel'} hangs or is far too slow",
                     self.case,
                     self.label,
                 )

@@ -36,7 +36,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from kernelopt.fileio import redact_tree
-from kernelopt.harness.model import RunOutcome, WorkerJob, WorkerResult
+from kernelopt.harness.model import Culprit, RunOutcome, WorkerJob, WorkerResult
 from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
 from kernelopt.jsontext import dump_json, load_json
 from kernelopt.proc import start_command
@@ -242,6 +242,7 @@ def run_worker(
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
+    culprit = Culprit.PROBLEM if timeout is not None and dog.in_problem_code else Culprit.KERNEL
     if timeout is not None:
         mark_killed(Path(job.progress_path))
     for ev in reader.new_events():
@@ -251,6 +252,7 @@ def run_worker(
         returncode=None if timeout is not None else worker.returncode,
         timed_out=timeout is not None,
         timeout_message=timeout.message if timeout else None,
+        timeout_culprit=culprit,
         last_phase=dog.phase.value,
         last_case=dog.case,
         last_label=dog.label,

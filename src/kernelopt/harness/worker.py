@@ -41,7 +41,7 @@ from kernelopt.harness.model import (
     WorkerResult,
     shape_label,
 )
-from kernelopt.harness.progress import Phase, ProgressWriter
+from kernelopt.harness.progress import Phase, ProgressWriter, Step
 from kernelopt.jsontext import dump_json, load_json
 from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, interpreted_cases, runs_in_interpreter, shape_size
 from kernelopt.oneline import first_line
@@ -86,6 +86,11 @@ class _Ctx:
         if key not in self.warned:
             self.warned.add(key)
             self.result.warnings.append(text)
+
+    def step(self, step: Step) -> None:
+        """Say what the current case or timing phase does from now on (the per-phase seconds; whose code a
+        kill there was in)."""
+        self.progress.emit("step", step=step.value)
 
     def inputs_on_host(self, text: str) -> None:
         """``get_inputs()`` could not run with the device as the default device (said once per run)."""
@@ -290,6 +295,7 @@ def _sizes(ctx: _Ctx) -> None:
     for i, constants in enumerate(job.size_candidates):
         label = ",".join(f"{k}={v}" for k, v in constants.items())
         ctx.progress.phase(Phase.CASE, case=i, label=label)
+        ctx.step(Step.REFERENCE)
         module = None
         try:
             with _user("sizes", f"reference.py at {label}"):
@@ -383,6 +389,7 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     for s in range(ctx.job.seeds):
         where = f"case {i} ({label})" + (f", seed {s}" if s else "")
         ctx.progress.emit("check_start")  # building the inputs is the problem's work, not the kernel's
+        ctx.step(Step.INPUTS)
         inputs, permuted = _seed_inputs(ctx, subject.pair, i, s, first_inputs, where, label)
         if s == 0:
             first_inputs = clone_tree(inputs)
@@ -436,20 +443,24 @@ def _check_seed(
     from kernelopt.harness.timers import synchronize
 
     ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
+    ctx.step(Step.REFERENCE)
     with _user(where, "the reference", culprit=Culprit.PROBLEM):
         ref_native = subject.ref(*clone_tree(inputs))
         ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache)
     cc.reference_precision = precision
+    ctx.step(Step.CHECK)
     saved = clone_tree(inputs)
     if not poison_device_memory(ctx.device, tensors_in(ref_native)):
         ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
     synchronize(ctx.device)
     ctx.progress.emit("check_end")
+    ctx.step(Step.KERNEL)
     with _user(where, "the kernel", case=cc.index):
         out = subject.cand(*inputs)
         synchronize(ctx.device)
     cc.seeds += 1
     ctx.progress.emit("check_start")
+    ctx.step(Step.CHECK)
     _fail_if_inputs_changed(ctx, cc, saved, inputs, where)
     chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
     ctx.progress.emit("check_end")
@@ -581,7 +592,9 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     label = shape_label(pair.shapes[i])
     ctx.progress.phase(Phase.BENCH, case=i, label=label, version=current.source.label)
     where = f"case {i} ({label})"
+    ctx.step(Step.INPUTS)
     sets = _bench_inputs(ctx, pair, i, where)
+    ctx.step(Step.TIMING)
     timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(timed.versions) > 1)
     samplers, out_bytes = _version_samplers(ctx, timed, sets, timing, i, where)
     if settings.time_reference:
@@ -699,6 +712,7 @@ def _reference_samplers(
 
     settings = ctx.job.bench
     out: list[tuple[str, Any]] = []
+    ctx.step(Step.REFERENCE)
     try:
         with _user(where, "the reference (timing warm-up)", version=REFERENCE_LABEL, culprit=Culprit.PROBLEM):
             for k in range(3):
@@ -708,6 +722,8 @@ def _reference_samplers(
     except CandidateFailed as failed:
         ctx.result.warnings.append(f"the reference was not timed: {failed.failure.message}")
         return out
+    finally:
+        ctx.step(Step.TIMING)
     fn = compiled
     if fn is None:
         return out
