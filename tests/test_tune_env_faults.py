@@ -150,6 +150,13 @@ def test_triton_interpret_0_in_the_environment_is_overridden_on_the_cpu(
         (["--budget-wall-s", "inf"], "--budget-wall-s must be a positive number of seconds, not inf"),
         (["--budget-wall-s", "-1"], "--budget-wall-s must be a positive number of seconds, not -1"),
         (["--budget-fraction", "nan"], "--budget-fraction must be in (0, 1], not nan"),
+        # said "no candidate ran" after an empty session (issue 35 leftover): under a second is refused up front
+        (
+            ["--budget-wall-s", "1e-300"],
+            "--budget-wall-s 1e-300 s is too short to time one candidate: the least wall time of a session is 1 s; "
+            "give 1 s or more, or leave it out (600 s)",
+        ),
+        (["--budget-wall-s", "0.5"], "--budget-wall-s 0.5 s is too short to time one candidate"),
     ],
 )
 def test_an_out_that_is_a_file_and_a_wall_time_that_is_no_number_are_one_line_exit_2(
@@ -165,6 +172,59 @@ def test_an_out_that_is_a_file_and_a_wall_time_that_is_no_number_are_one_line_ex
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"kernelopt: error: {words.format(file=file)}")
     assert not (folder / ".kernelopt").exists()
+
+
+def test_a_wall_time_under_a_second_is_refused_from_the_card_the_replay_and_the_rules_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--budget-wall-s 1e-300` said "no candidate ran" after a session that timed nothing. The least wall time
+    (`budget.MIN_WALL_S`, 1 s) is one rule: the flag (a folder or a replay), the task card, the rules
+    implementer's option; never the loop's cap on a session (its time left)."""
+    from kernelopt.backends.settings import RuleSettings, load_settings
+    from kernelopt.errors import UsageError
+    from kernelopt.taskcard import TaskCard
+    from kernelopt.tuning.folder import TuneRequest, budget_rule
+
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    card = folder / "README.md"
+    card.write_text(card.read_text().replace("dtype: fp32\n", "dtype: fp32\nbudget_wall_s: 0.001\n", 1))
+    code, _, err = _tune(capsys, str(folder), *FAST)
+    assert code == 2 and err == (
+        f"kernelopt: error: {folder / 'README.md'}: front matter 'budget_wall_s' 0.001 s is too short to time one "
+        "candidate: the least wall time of a session is 1 s; give 1 s or more, or leave it out (600 s)\n"
+    )
+    assert not (folder / ".kernelopt").exists()
+    sweep = Path(__file__).parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "elementwise.json"
+    code, _, err = _tune(capsys, "--replay", str(sweep), "--budget-wall-s", "1e-300")
+    assert code == 2 and err.startswith("kernelopt: error: --budget-wall-s 1e-300 s is too short")
+    with pytest.raises(UsageError, match="'budget_wall_s': Input should be greater than or equal to 1"):
+        load_settings(RuleSettings, {"budget_wall_s": 0.5}, {}, backend="rules")
+    capped = budget_rule(TuneRequest(folder=folder, wall_cap_s=0.25), TaskCard(budget_wall_s=30))
+    assert capped.wall_s == 0.25  # the loop's last quarter second is its own to spend
+
+
+def test_a_session_whose_wall_time_ran_out_before_any_candidate_says_so() -> None:
+    """The fallback when nothing ran for want of time: the line names the wall time, not "no candidate ran"."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    empty = SessionResult(
+        best_config=None,
+        best_latency_us=None,
+        current_config={"BLOCK": 16},
+        current_latency_us=None,
+        results=[],
+        retimed=[],
+        evaluations=0,
+        served=0,
+        budget=2,
+        space_size=9,
+        wall_s=1.2e-5,
+        stop=StopReason.WALL_TIME,
+        strategy="local",
+    )
+    line = verdict_line(empty, judge_gain(empty), kernel_py="kernel.py", written=False, dry_run=False)
+    assert line == "the wall time ran out (1.2e-05 s) before any candidate ran; kernel.py left unchanged"
 
 
 # ---------------------------------------------------------------------------------------------- defect 16

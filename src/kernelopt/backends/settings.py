@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from kernelopt.env import inherited
 from kernelopt.errors import UsageError
+from kernelopt.tuning.budget import MIN_WALL_S
 
 PLACEHOLDERS = ("prompt_file", "workspace", "version", "plan_file", "stage")
 
@@ -57,7 +58,7 @@ class RuleSettings(_Settings):
     device: str | None = None
     budget: int | None = Field(default=None, ge=1)
     budget_fraction: float | None = Field(default=None, gt=0, le=1)
-    budget_wall_s: float | None = Field(default=None, gt=0)
+    budget_wall_s: float | None = Field(default=None, ge=MIN_WALL_S, allow_inf_nan=False)
     strategy: str = "local"
     seed: int = 0
     bench_repetitions: int = Field(default=20, ge=1)

@@ -38,7 +38,6 @@ before the write.
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,7 +46,7 @@ import typer
 
 from kernelopt.cli.output import emit_json, info, note, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError, WritePlace, disk_problem
-from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
+from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
 if TYPE_CHECKING:
@@ -170,8 +169,8 @@ def _budget_rule(count: int | None, fraction: float | None, wall_s: float | None
         raise UsageError("give --budget or --budget-fraction, not both")
     if fraction is not None and not 0 < fraction <= 1:  # nan fails this too
         raise UsageError(f"--budget-fraction must be in (0, 1], not {fraction:g}")
-    if wall_s is not None and not (math.isfinite(wall_s) and wall_s > 0):
-        raise UsageError(f"--budget-wall-s must be a positive number of seconds, not {wall_s:g}")
+    if wall_s is not None:
+        check_wall_s(wall_s, name="--budget-wall-s")
     return BudgetRule(count=count, fraction=fraction, wall_s=DEFAULT_WALL_S if wall_s is None else wall_s)
 
 
@@ -483,9 +482,12 @@ def verdict_line(
     """
     from kernelopt.tuning.folder import config_text
     from kernelopt.tuning.kernel_evaluator import same_value
+    from kernelopt.tuning.session import StopReason
 
     best, current = result.best_config, result.current_config
     if best is None or result.best_latency_us is None:
+        if not result.results and result.stop is StopReason.WALL_TIME:
+            return f"the wall time ran out ({result.wall_s:.3g} s) before any candidate ran; {kernel_py} left unchanged"
         return f"no candidate ran (each one's outcome is in the session record); {kernel_py} left unchanged"
     changed = {k: v for k, v in best.items() if current is None or not (k in current and same_value(current[k], v))}
     best_text = config_text(changed or best)

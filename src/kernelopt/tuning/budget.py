@@ -20,12 +20,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from kernelopt.errors import UsageError
+
 #: Fewest candidates the default budget allows: a space this small is swept whole.
 FLOOR = 24
 #: The default budget is this fraction of the fit-pruned space (above the floor).
 DEFAULT_FRACTION = 1 / 5
 #: Wall seconds of a session by default.
 DEFAULT_WALL_S = 600.0
+#: The least wall time a session may be given, seconds. The wall time is looked at before each round of
+#: candidates, and the first round starts milliseconds after the budget does; under a second that is a race
+#: with the clock (``--budget-wall-s 1e-300`` timed nothing: "no candidate ran"). A second is also about what
+#: one round costs: 0.16-0.80 s a candidate in the complete H200 sweeps of 2026-12-01 and 2026-12-05
+#: (``docs/gpu-runs/``, wall seconds over evaluated configurations, compiled four at a time).
+MIN_WALL_S = 1.0
 
 #: A gain smaller than this fraction of the best does not count as progress for :func:`stalled`.
 STALL_GAIN = 0.01
@@ -51,6 +59,26 @@ class ManualClock:
         if seconds < 0:
             raise ValueError("a clock does not go back")
         self.now_s += seconds
+
+
+def check_wall_s(wall_s: float, *, name: str) -> None:
+    """Refuse a session's wall time that is not a finite number of at least :data:`MIN_WALL_S` seconds.
+
+    Args:
+        wall_s: the wall time asked for, seconds.
+        name: where it was given, as the user wrote it (``--budget-wall-s``, ``README.md: budget_wall_s``).
+
+    Raises:
+        UsageError: nan, infinite, or under :data:`MIN_WALL_S` (one line naming ``name`` and the minimum).
+    """
+    if not math.isfinite(wall_s) or wall_s <= 0:
+        raise UsageError(f"{name} must be a positive number of seconds, not {wall_s:g}")
+    if wall_s < MIN_WALL_S:
+        raise UsageError(
+            f"{name} {wall_s:g} s is too short to time one candidate: the least wall time of a session is "
+            f"{MIN_WALL_S:g} s",
+            hint=f"give {MIN_WALL_S:g} s or more, or leave it out ({DEFAULT_WALL_S:g} s)",
+        )
 
 
 class BudgetStop(StrEnum):

@@ -62,7 +62,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
-from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule
+from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.exclusion import Exclusion, excluder
 from kernelopt.tuning.kernel_evaluator import (
@@ -233,7 +233,8 @@ def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
     the request's ``wall_cap_s``.
 
     Raises:
-        UsageError: a count and a fraction from the same source.
+        UsageError: a count and a fraction from the same source; a wall time under
+            :data:`~kernelopt.tuning.budget.MIN_WALL_S` (the request's or the card's; never the cap).
     """
     if request.budget is not None and request.budget_fraction is not None:
         raise UsageError("give a budget count or a budget fraction, not both")
@@ -243,7 +244,14 @@ def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
         fraction = card.budget_fraction
         if count is not None and fraction is not None:
             raise UsageError("the task card gives both budget and budget_fraction: keep one")
-    wall_s = request.budget_wall_s or card.budget_wall_s or DEFAULT_WALL_S
+    if request.budget_wall_s is not None:
+        check_wall_s(request.budget_wall_s, name="budget_wall_s")
+        wall_s = request.budget_wall_s
+    elif card.budget_wall_s is not None:
+        check_wall_s(card.budget_wall_s, name=f"{request.folder / 'README.md'}: front matter 'budget_wall_s'")
+        wall_s = card.budget_wall_s
+    else:
+        wall_s = DEFAULT_WALL_S
     if request.wall_cap_s is not None:
         wall_s = min(wall_s, request.wall_cap_s)
     return BudgetRule(count=count, fraction=fraction, wall_s=wall_s)
