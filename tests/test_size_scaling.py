@@ -116,14 +116,14 @@ def level_batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     level, runs = root / "level1", root / "runs"
     level.mkdir()
     runs.mkdir()
-    files = ["derived_bias", "conv_pool", "unshrinkable", "pinned", "broken_import", "unbuildable"]
+    files = ["derived_bias", "conv_pool", "unshrinkable", "pinned", "broken_import", "unbuildable", "own_bug"]
     for pid, name in enumerate(files, start=1):
         shutil.copy(SIZES / f"{name}.py", level / f"{pid}_{name}.py")
         text = (SIZES / f"{name}.py").read_text() + "\n\nclass ModelNew(Model):\n    pass\n"
         (runs / f"level_1_problem_{pid}_sample_0_kernel.py").write_text(text)
     broken = (SIZES / "derived_bias.py").read_text().replace("def get_inputs():", "def get_inputs(:")
-    (level / "7_syntax.py").write_text(broken)  # written here: a file that does not parse has no place in tests/data
-    (runs / "level_1_problem_7_sample_0_kernel.py").write_text(broken + "\n\nclass ModelNew(Model):\n    pass\n")
+    (level / "8_syntax.py").write_text(broken)  # written here: a file that does not parse has no place in tests/data
+    (runs / "level_1_problem_8_sample_0_kernel.py").write_text(broken + "\n\nclass ModelNew(Model):\n    pass\n")
     env = {"KERNELOPT_DEVICE": "cpu", "KERNELOPT_BENCH_S": "0.05", "KERNELOPT_SEEDS": "1", "TEST_TIMEOUT_SEC": "30"}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
@@ -158,13 +158,16 @@ def test_what_cannot_run_is_one_error_row_and_the_batch_goes_on(level_batch: dic
         "4_pinned": "no size scale keeps reference.py valid (x0.05: ",
         "5_broken_import": "the problem's reference failed: loading: reference.py raised NameError: name 'SIZE_FROM",
         "6_unbuildable": "missing 1 required positional argument: 'scale'",
-        "7_syntax": "7_syntax.py: syntax error at line",
+        "7_own_bug": "the problem's reference failed: the reference raised ValueError: the lookup table lut.pt was",
+        "8_syntax": "8_syntax.py: syntax error at line",
     }
     for problem, words in expected.items():
         row = level_batch[problem]
         assert row.status is ProblemStatus.ERROR, row  # type: ignore[attr-defined]
         assert words in row.reason and "\n" not in row.reason, row.reason  # type: ignore[attr-defined]
     assert "this problem needs dim = 4096" in level_batch["4_pinned"].reason  # type: ignore[attr-defined]
+    # a reference that fails at every size as it does as written: its own failure, the sizes not blamed
+    assert "no size scale" not in level_batch["7_own_bug"].reason  # type: ignore[attr-defined]
 
 
 def test_the_benchmark_counts_first_plans_fallbacks_and_the_old_rule(tmp_path: Path) -> None:

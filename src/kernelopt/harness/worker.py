@@ -292,6 +292,7 @@ def _sizes(ctx: _Ctx) -> None:
         plain = load_module(path)
         check_shapes(plain)
     unload(plain)
+    errors: list[str] = []  # each size's error, as "Class: first line"
     for i, constants in enumerate(job.size_candidates):
         label = ",".join(f"{k}={v}" for k, v in constants.items())
         ctx.progress.phase(Phase.CASE, case=i, label=label)
@@ -307,6 +308,10 @@ def _sizes(ctx: _Ctx) -> None:
                 synchronize(ctx.device)
         except CandidateFailed as failed:
             ctx.result.size_failures.append(failed.failure.message)
+            cause = failed.__cause__
+            errors.append(
+                f"{type(cause).__name__}: {_first_line(cause)}" if cause is not None else failed.failure.message
+            )
             continue
         finally:
             if module is not None:
@@ -319,7 +324,34 @@ def _sizes(ctx: _Ctx) -> None:
         with _user("setup", "reference.py Model / get_init_inputs (as written, on the meta device)"):
             pair = pair_of(plain, plain)
             with torch.device("meta"):
-                pair.reference_fn(None)
+                ref = pair.reference_fn(None)
+        _fails_as_written(pair, ref, errors)
+
+
+def _fails_as_written(pair: Any, ref: Callable[..., Any], errors: list[str]) -> None:
+    """The reference as written, run on the meta device (shapes only, no memory): when it raises what it raised
+    at every size tried, that is its own failure, not the sizes' (a :class:`CandidateFailed` of the problem).
+    One that runs there, or fails otherwise (an operation the meta device lacks), leaves the sizes blamed."""
+    import torch
+
+    if not errors or len(set(errors)) != 1:
+        return
+    try:
+        with torch.device("meta"):
+            torch.manual_seed(0)
+            ref(*pair.reference.get_inputs(**pair.shapes[0]))
+    except (Exception, SystemExit) as exc:  # the problem's own code; compared with what it raised before
+        said = f"{type(exc).__name__}: {_first_line(exc)}"
+        if said == errors[0]:
+            raise CandidateFailed(
+                Failure(
+                    message=f"the reference raised {said} at every size tried and as written: its own failure, "
+                    "not the sizes'",
+                    error_class=type(exc).__name__,
+                    traceback=_tb(exc),
+                    culprit=Culprit.PROBLEM,
+                )
+            ) from exc
 
 
 # -- correctness -------------------------------------------------------------------------------
