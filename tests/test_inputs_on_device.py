@@ -79,3 +79,32 @@ def test_cpu_inputs_and_seeds_are_unchanged() -> None:
         want = plain(seed)
         assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]) and got[2] == want[2]
     assert not torch.equal(make_inputs(_rand_inputs, {}, "cpu", 0)[0], make_inputs(_rand_inputs, {}, "cpu", 1)[0])
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(120)
+def test_inputs_are_made_on_the_gpu_and_a_seed_fixes_them() -> None:
+    import torch
+
+    from kernelopt.harness.inputs import make_inputs
+
+    seen: list[torch.device] = []
+
+    def get_inputs() -> list[Any]:
+        seen.append(torch.get_default_device())
+        return _rand_inputs(1 << 20)
+
+    first = make_inputs(get_inputs, {}, "cuda", 0)
+    again = make_inputs(get_inputs, {}, "cuda", 0)
+    other = make_inputs(get_inputs, {}, "cuda", 1)
+    assert all(d.type == "cuda" for d in seen) and first[0].device.type == "cuda"
+    assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])  # the seed fixes them
+    assert not torch.equal(first[0], other[0])
+
+    def host_only() -> list[Any]:
+        x = torch.rand(16)
+        return [x * 0 + float(x.numpy().max())]
+
+    notes: list[str] = []
+    (x,) = make_inputs(host_only, {}, "cuda", 0, on_host=notes.append)
+    assert x.device.type == "cuda" and len(notes) == 1
