@@ -63,6 +63,16 @@ PATTERNS: dict[str, tuple[dict[str, tuple[TunableKind, object]], dict[str, str]]
         {"BLOCK@10": (TunableKind.MARKED_CONSTANT, 512), "BLOCK@12": (TunableKind.MARKED_CONSTANT, 1024)},
         {"line30": "marker is not on a module-level assignment", "scale_kernel:**compile_options(x)": "cannot be read"},
     ),
+    # both tile sizes computed inline at the launch: computed settings (tuned once the expression has a line)
+    "row_sumsq_inline_launch.py": (
+        {
+            "row_sumsq_kernel:BLOCK_M": (TunableKind.COMPUTED_SETTING, None),
+            "row_sumsq_kernel:BLOCK_N": (TunableKind.COMPUTED_SETTING, None),
+            "row_sumsq_kernel:num_warps": (TunableKind.LAUNCH_DEFAULT, 4),
+            "row_sumsq_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
     # BLOCK_SIZE, num_warps = calculate_settings(n_cols): both computed, tuned after the helper's call
     "rmsnorm_calculate_settings.py": (
         {

@@ -9,9 +9,11 @@ import pytest
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables import (
+    Bucket,
     ResourceLimits,
     TunableError,
     TunableKind,
+    TunedTable,
     apply,
     apply_source,
     discover,
@@ -21,6 +23,8 @@ from kernelopt.tunables import (
     resource_problems,
     step,
     verify_only,
+    write_config,
+    write_table,
 )
 
 DATA = Path(__file__).parent / "data" / "tunables"
@@ -85,7 +89,9 @@ def test_locals_parameter_defaults_and_positional_constexprs() -> None:
     assert ts["rms_kernel#1:num_warps"].location == "local_and_positional.py:14"  # `warps = 4`
     assert ts["rms_kernel#1:ROWS"].value == 2  # positional tl.constexpr
     computed = ts["rms_kernel#2:BLOCK"]
-    assert computed.kind is TunableKind.LAUNCH_OVERRIDE and computed.computed == "triton.next_power_of_2(n)"
+    # computed inline at the launch: a computed setting (its expression gets a line of its own when it is tuned)
+    assert computed.kind is TunableKind.COMPUTED_SETTING and computed.computed == "triton.next_power_of_2(n)"
+    assert computed.size_names == ["n"]
     # eps (1e-6) is a runtime argument, not a knob
     assert not any(t.name == "eps" for t in ts.values())
 
@@ -468,7 +474,6 @@ def _only_change(old: str, new: str) -> tuple[str, str]:
         ("rmsnorm_calculate_settings.py", {"num_warps": 16}, "", "num_warps = 16  # kernelopt: tuned\n    "),
         ("rmsnorm_calculate_settings.py", {"BLOCK_SIZE": 4096}, "", "BLOCK_SIZE = 4096  # kernelopt: tuned\n    "),
         ("softmax_rows_computed.py", {"num_warps": 8}, "4", "8"),
-        ("conditional_warps.py", {"num_warps": 16}, "8 if n > 65536 else 4", "16"),
         ("cross_entropy_dict_launch.py", {"BLOCK_SIZE": 2048}, "4096", "2048"),
         ("cross_entropy_dict_launch.py", {"num_warps": 4}, "8", "4"),
         ("mm_module_dict.py", {"BLOCK_K": 64}, "32", "64"),
@@ -486,6 +491,54 @@ def test_corpus_edits_are_byte_exact(name: str, change: dict, old_text: str, new
     after = {t.key: t for t in discover_source(r.new_source, name)}
     for key in moved:  # the moved knob reads back as a plain literal with its new value
         assert after[key].value == r.edits[0].after and after[key].kind is not TunableKind.LAUNCH_DEFAULT
+
+
+def test_a_value_computed_at_the_launch_keeps_its_expression() -> None:
+    """``num_warps=8 if n > 65536 else 4`` at the launch (issue 32 item 2): one value or a table is written after
+    the expression, moved onto a line of its own; the launch passes the variable, and the edit reads back."""
+    old = (CORPUS / "conditional_warps.py").read_text()
+    launch = "gelu_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, BLOCK=BLOCK, num_warps={}, num_stages=stages)\n"
+    one = apply_source(old, {"num_warps": 16}, filename="conditional_warps.py")
+    assert one.new_source == old.replace(
+        "    " + launch.format("8 if n > 65536 else 4"),
+        "    num_warps = 8 if n > 65536 else 4\n    num_warps = 16  # kernelopt: tuned\n    "
+        + launch.format("num_warps"),
+    )
+    assert one.edits[0].overrides == "8 if n > 65536 else 4"
+    table = write_table(
+        old, TunedTable(size="n", buckets=[Bucket(upto=4096, values={"num_warps": 2})]), filename="conditional_warps.py"
+    )
+    assert (
+        "    num_warps = 8 if n > 65536 else 4\n    if n <= 4096:  # kernelopt: tuned\n        num_warps = 2\n    "
+        + launch.format("num_warps")
+        in table.new_source
+    )
+    (after,) = [t for t in discover_source(table.new_source) if t.name == "num_warps"]
+    assert after.kind is TunableKind.COMPUTED_SETTING and after.tuned_table is not None
+    assert after.computed == "num_warps = 8 if n > 65536 else 4" and after.size_names == ["n"]
+    # the edit repeats: the table is replaced by one value, the expression stays once
+    again = write_config(table.new_source, {"num_warps": 8})
+    assert again.new_source.count("8 if n > 65536 else 4") == 1 and "if n <= 4096" not in again.new_source
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        # the launch's function already has a name num_warps: a new assignment would change its meaning
+        ("def run(x, n):\n    num_warps = 2\n    k[(1,)](x, n, B=64, num_warps=8 if n > 64 else 4)\n", "already used"),
+        # inside a comprehension the expression reads a name only the comprehension binds
+        ("def run(x, ns):\n    return [k[(1,)](x, n, B=64, num_warps=8 if n > 64 else 4) for n in ns]\n", "lambda"),
+        # in a loop's header: a line before the loop would run once
+        ("def run(x, n):\n    while k[(1,)](x, n, B=64, num_warps=8 if n > 64 else 4):\n        n -= 1\n", "moved out"),
+        ("import triton\nk[(1,)](1, 2, B=64, num_warps=8 if 2 > 64 else 4)\n", "outside a function"),
+    ],
+)
+def test_a_value_computed_at_the_launch_that_cannot_get_a_line_is_left_as_written(source: str, why: str) -> None:
+    kernel = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x, n, B: tl.constexpr):\n    tl.store(x, B)\n\n"
+    (t,) = [t for t in discover_source(kernel + source) if t.name == "num_warps"]
+    assert not t.editable and why in t.refused_reason and t.refused_reason.endswith("so it is left as written")
+    with pytest.raises(TunableError, match="left as written"):
+        apply_source(kernel + source, {"num_warps": 16})
 
 
 def test_grid_kept_consistent_in_the_corpus() -> None:
@@ -744,7 +797,13 @@ def test_cpu_loop_moves_the_corpus_knobs(
             {"num_warps": (4, 8)},
             '"num_warps": lambda args: 8',
         ),
-        ("conditional_warps.py", "num_warps", {"num_warps": 16}, {"num_warps": (None, 16)}, "num_warps=16, num_stages"),
+        (
+            "conditional_warps.py",
+            "num_warps",
+            {"num_warps": 16},
+            {"num_warps": (None, 16)},
+            "    num_warps = 8 if n > 65536 else 4\n    num_warps = 16  # kernelopt: tuned\n",
+        ),
     ],
 )
 def test_rules_implementer_moves_corpus_knobs(

@@ -11,8 +11,12 @@ A *tunable* is a literal the rule-based implementer may move without touching an
   value fed into a ``#define``), optionally with ``category=... values=... min=... max=...``;
 - ``launch_default``: ``num_warps`` / ``num_stages`` (and ``num_ctas`` where clusters exist) that a launch
   leaves out, at Triton's defaults, inserted on the first move;
-- ``launch_override``: a computed launch value (``calculate_settings(n)``, ``8 if n > 4096 else 4``) that
-  an edit overrides with a literal at the launch, keeping the original expression in the record;
+- ``computed_setting``: a launch value the launching function computes (``calculate_settings(n)``, or
+  ``8 if n > 4096 else 4`` inline at the launch), tuned where it is computed: ``# kernelopt: tuned`` lines
+  after the computation (one value, or a size-bucketed table whose fallback is the computation); an inline
+  expression first gets a line of its own;
+- ``launch_override``: a launch value read from a parameter or a module name the launching function does not
+  compute, that an edit overrides with a literal at the launch, keeping the original expression in the record;
 - ``heuristic``: a value of ``@triton.heuristics``.
 
 ``**dict`` launches are read when the dict is built from literals in the same function or module.

@@ -113,6 +113,17 @@ class Insertion:
 
 
 @dataclass
+class Hoist:
+    """A value computed inline at the launch (``BLOCK=triton.next_power_of_2(n)``), tuned by first moving its
+    expression onto a line of its own before the launch statement (``BLOCK = triton.next_power_of_2(n)``)
+    and passing the variable at the launch (``BLOCK=BLOCK``); the tuned lines then follow that line, so the
+    expression stays the fallback."""
+
+    span: Span  # the expression at the launch, replaced by the variable
+    text: str  # the expression as written (parenthesized when it spans lines)
+
+
+@dataclass
 class TunedRegion:
     """The ``# kernelopt: tuned`` lines after the statement that computes a setting.
 
@@ -129,6 +140,7 @@ class TunedRegion:
     body_indent: str
     values: dict[str, Value] = field(default_factory=dict)
     table: TunedTable | None = None
+    hoist: Hoist | None = None
 
 
 @dataclass
@@ -806,19 +818,30 @@ class _Analyzer:
                     links.append(_Link(other_lit, 0))
         if computed is not None:
             # A computed performance knob is tuned where it is computed (every reader of the name then
-            # agrees), or, when it is computed at the launch itself, overridden there with a literal; a
-            # name computed elsewhere and read by something else (a grid, a host-side check) is refused,
-            # since an override at the launch would disagree with that use.
+            # agrees); computed inline at the launch, its expression first gets a line of its own, so it stays
+            # the fallback. A value the launching function does not compute (a parameter, a module name) is
+            # overridden at the launch with a literal, unless something else reads it (a grid, a host-side
+            # check): an override at the launch would disagree with that use.
             performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None
+            left = False  # computed inline, and that computation cannot be kept under a tuned line
+            found: tuple[TunedRegion, list[str]] | str | None = None
             if performance and isinstance(expr, cst.Name):
                 found = self.tuned_region(expr.value, la)
+            elif performance and lit is None:
+                # computed inline at the launch: tuned as a computed setting once the expression has a line
+                # of its own (a literal at the launch would be less general than the expression it replaces)
+                found = self.hoisted_region(name, expr, la)
                 if isinstance(found, str):
-                    refused = f"{refused}; {found}"
-                elif found is not None:
-                    tuned, size_names = found
+                    found, left = f"{found}, so it is left as written", True
+            if isinstance(found, str):
+                refused = found if left else f"{refused}; {found}"
+            elif found is not None:
+                tuned, size_names = found
             reads_a_name = isinstance(expr, cst.Name) and name not in LAUNCH_OPTIONS
             other = self.other_uses(la, expr) if reads_a_name and tuned is None else None
-            if not performance:
+            if left:
+                computed = None
+            elif not performance:
                 refused = f"{refused}; not a known performance knob, so no override is offered"
                 computed = None
             elif tuned is not None:
@@ -918,6 +941,60 @@ class _Analyzer:
         reads = [n.value for b in binds for e in _assigned_values(b) for n in _names_in(e)]
         size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable]
         return region, size_names
+
+    def hoisted_region(self, name: str, expr: cst.BaseExpression, la: _Launch) -> tuple[TunedRegion, list[str]] | str:
+        """Where a value computed inline at the launch (``num_warps=4 if n < 2048 else 8``) is tuned: its
+        expression moves onto a line of its own right before the launch statement, assigned to a variable
+        named like the argument (see :class:`Hoist`), and the tuned lines follow it. A one-line reason when
+        it cannot move there unchanged in meaning: the launch is outside a function, in a statement header,
+        a lambda or a comprehension, shares its line with another statement, or the function already uses
+        the name."""
+        func = la.func
+        where = f"computed at the launch ({self.code(expr)})"
+        if func is None:
+            return f"{where} outside a function"
+        stmt = self.statement_of(func.node.body.body, la.call)
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return f"{where} in a statement the expression cannot be moved out of"
+        nested = _NestedScopes()
+        stmt.visit(nested)
+        if any(self._inside(la.call, node) for node in nested.nodes):
+            return f"{where} inside a lambda or a comprehension"
+        used = {p.name.value for p in func.params} | set(func.locals) | {n.value for n in _names_in(func.node)}
+        if name in used or name in self.module_bindings:
+            return f"{where}, and the name {name} is already used, so the expression cannot get a line of its own"
+        rng = self.positions[stmt]
+        line_start = self.line_starts[rng.start.line - 1]
+        indent = self.source[line_start : line_start + rng.start.column]
+        span = self.span(expr)
+        text = self.source[span.start : span.end]
+        if "\n" in text:
+            text = f"({text})"
+        region = TunedRegion(
+            name,
+            line_start,
+            line_start,
+            rng.start.line,
+            rng.start.line - 1,
+            indent,
+            indent + self.module.default_indent,
+            hoist=Hoist(span, text),
+        )
+        in_scope = {p.name.value for p in func.params} | set(func.locals)
+        size_names = [n for n in dict.fromkeys(x.value for x in _names_in(expr)) if n in in_scope]
+        return region, size_names
+
+    def statement_of(self, block: Sequence[cst.BaseStatement], node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The statement of ``block`` or of the blocks nested in it that holds ``node`` and no block holding
+        it (a simple statement, or a compound statement with ``node`` in its header)."""
+        for stmt in block:
+            if not self._inside(node, stmt):
+                continue
+            for inner in _child_blocks(stmt):
+                if self._inside(node, inner):
+                    return self.statement_of(inner.body, node)
+            return stmt
+        return None
 
     def anchor(
         self, block: Sequence[cst.BaseStatement], target: cst.CSTNode, launch: cst.CSTNode
@@ -1541,6 +1618,18 @@ def _child_blocks(node: cst.CSTNode) -> list[cst.IndentedBlock]:
         elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally | cst.ExceptStarHandler):
             out += _child_blocks(child)
     return out
+
+
+class _NestedScopes(cst.CSTVisitor):
+    """The lambdas and comprehensions of a statement (their names are not the function's)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp):
+            self.nodes.append(node)
+        return True
 
 
 class _BoundCalls(cst.CSTVisitor):

@@ -381,11 +381,11 @@ def write_table(
     if limits is not None:
         for row in table.buckets:
             _check_fit(tunables, {chosen[k].key: v for k, v in row.values.items()}, limits)
-    per_region: dict[int, tuple[TunedRegion, dict[str, str]]] = {}
+    per_region: dict[tuple[int, str], tuple[TunedRegion, dict[str, str]]] = {}
     for ident, t in chosen.items():
         region = by_key[t.key].tuned
         assert region is not None
-        per_region.setdefault(region.start, (region, {}))[1][ident] = region.variable
+        per_region.setdefault(_region_key(region), (region, {}))[1][ident] = region.variable
     spans: list[_Splice] = []
     for region, names in per_region.values():
         rows = [{names[k]: v for k, v in row.values.items() if k in names} for row in table.buckets]
@@ -395,7 +395,7 @@ def write_table(
         )
         variables = set(names.values())
         values = {k: v for k, v in region.values.items() if k not in variables}
-        spans.append((region.start, region.end, render_tuned(region, values, new_table)))
+        spans += _tuned_splices(region, values, new_table)
     new_source = _splice(source, spans)
     _, _, after = analyze(new_source, filename, gpu=gpu)
     now = {t.key: t for t in after}
@@ -485,7 +485,7 @@ def _splices(
     spans: list[_Splice] = []
     edits: list[KnobEdit] = []
     regions: dict[int, tuple[ConfigRegion, dict[int, dict[str, Value]]]] = {}
-    tuned: dict[int, tuple[TunedRegion, dict[str, Value]]] = {}
+    tuned: dict[tuple[int, str], tuple[TunedRegion, dict[str, Value]]] = {}
     for t in tunables:
         if t.key not in new_values:
             continue
@@ -495,7 +495,7 @@ def _splices(
             _, moved = regions.setdefault(s.region.span.start, (s.region, {}))
             moved.setdefault(s.region.index, {})[s.name] = new
         elif s.tuned is not None:
-            tuned.setdefault(s.tuned.start, (s.tuned, {}))[1][s.tuned.variable] = new
+            tuned.setdefault(_region_key(s.tuned), (s.tuned, {}))[1][s.tuned.variable] = new
         else:
             spans.append(_site_splice(s, new))
         for lk in s.links:
@@ -520,8 +520,23 @@ def _splices(
     for tregion, values in tuned.values():
         # one value for every size: the variable's rows leave the table (the new line would not reach them)
         kept = _without(tregion.table, set(values))
-        spans.append((tregion.start, tregion.end, render_tuned(tregion, {**tregion.values, **values}, kept)))
+        spans += _tuned_splices(tregion, {**tregion.values, **values}, kept)
     return spans, edits
+
+
+def _region_key(region: TunedRegion) -> tuple[int, str]:
+    """Which tuned lines a knob's edit rewrites: those after one computation (the variables of a tuple-unpacked
+    helper share them), or, for values computed inline at one launch, each value's own new lines."""
+    return region.start, region.variable if region.hoist is not None else ""
+
+
+def _tuned_splices(region: TunedRegion, values: Mapping[str, Value], table: TunedTable | None) -> list[_Splice]:
+    """The text changes that write a computed setting's tuned lines; for a value computed inline at the launch
+    also its expression's own line before the launch statement and the variable in its place at the launch."""
+    spans: list[_Splice] = [(region.start, region.end, render_tuned(region, values, table))]
+    if region.hoist is not None:
+        spans.append((region.hoist.span.start, region.hoist.span.end, region.variable))
+    return spans
 
 
 def _without(table: TunedTable | None, variables: set[str]) -> TunedTable | None:
@@ -540,7 +555,8 @@ def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedT
     """The ``# kernelopt: tuned`` lines of a computed setting, as Triton users write them: the values for every
     size first, then the size-bucketed rows (``if n <= 1024:`` / ``elif n <= 4096:``), keyed by the variable
     names of the function. Sizes no row covers keep the computation above the lines."""
-    lines = [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
+    lines = [f"{region.indent}{region.variable} = {region.hoist.text}\n"] if region.hoist is not None else []
+    lines += [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
     for i, row in enumerate(table.buckets if table is not None else []):
         assert table is not None
         lines.append(f"{region.indent}{'elif' if i else 'if'} {table.size} <= {row.upto}:  # {TUNED}\n")
@@ -683,6 +699,8 @@ def _verify(
                 allowed_lines.update(range(span.line, span.end_line + 1))
         if s.tuned is not None:
             allowed_lines.update(range(s.tuned.line, s.tuned.end_line + 2))
+            if s.tuned.hoist is not None:  # the launch lines, where the variable replaces the expression
+                allowed_lines.update(range(s.tuned.line, s.tuned.hoist.span.end_line + 1))
         regions = regions or s.region is not None or s.tuned is not None
         allowed_lines.update(lk.literal.line for lk in s.links)
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
