@@ -296,6 +296,48 @@ def test_sys_exit_in_get_inputs_is_reference_pys_fault_exit_2(
     assert (folder / "kernel.py").read_text() == before
 
 
+@pytest.mark.timeout(120)
+def test_a_worker_that_ends_inside_get_inputs_is_reference_pys_fault_exit_2(tmp_path: Path) -> None:
+    """``os._exit(4)`` in ``get_inputs`` gave exit 3, "the bench worker did not start" (the environment), where
+    ``sys.exit(4)`` gave 2: the worker tells its parent where reference.py runs, so a process that ends there
+    is reference.py's fault, named. A real ``kernelopt tune`` process: the exit status is the point."""
+    folder = _copy(DATA / "loop", tmp_path / "loop")
+    _edit(
+        folder / "reference.py",
+        "    g = torch.Generator()",
+        "    import os\n    os._exit(4)\n    g = torch.Generator()",
+    )
+    before = (folder / "kernel.py").read_bytes()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    argv = [sys.executable, "-m", "kernelopt", "tune", str(folder), *FAST]
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=110)
+    assert run.returncode == 2, run.stderr
+    (error,) = [line for line in run.stderr.splitlines() if line.startswith("kernelopt:")]
+    assert error.startswith("kernelopt: error: ") and "did not start" not in error, error
+    assert (
+        "reference.py's get_inputs() ended the worker process with exit status 4 while the problem was built" in error
+    )
+    assert (folder / "kernel.py").read_bytes() == before
+
+
+def test_a_death_in_the_user_s_code_is_bad_input_but_sigkill_stays_the_worker_s() -> None:
+    """An exit status or a crash signal inside reference.py is its fault (BAD_INPUT, naming where); SIGKILL is
+    the out-of-memory killer or a kill from outside, so it stays the worker's death (with where it was)."""
+    from kernelopt.worker.client import _died_in_user_code
+    from kernelopt.worker.messages import Failure, FailureKind
+
+    died = Failure(id=0, outcome=FailureKind.WORKER_CRASH, reason="the worker died with SIGKILL while starting")
+    where = "reference.py's get_inputs()"
+    segv = _died_in_user_code(died, where, -11)
+    assert segv.outcome is FailureKind.BAD_INPUT
+    assert (
+        segv.reason == "reference.py's get_inputs() killed the worker process with SIGSEGV while the problem was built"
+    )
+    killed = _died_in_user_code(died, where, -9)
+    assert killed.outcome is FailureKind.WORKER_CRASH
+    assert killed.reason == "the worker died with SIGKILL while starting (in reference.py's get_inputs())"
+
+
 # ---------------------------------------------------------------------------------------------- defect 12
 
 

@@ -74,3 +74,39 @@ def test_compile_results_and_a_hang_killed_at_the_adaptive_limit(tmp_path: Path)
     limit = float(hang.removeprefix("compiling: no reply within ").split(" s")[0])
     assert 1.5 <= limit < 30.0  # adapted from the compilations seen, not the ceiling
     print(f"\n{len(results)} candidates compiled in {wall:.1f} s (limit for the hang {limit:g} s)")
+
+
+def test_sys_exit_in_reference_py_is_bad_input_and_the_parent_hears_where_reference_py_runs(tmp_path: Path) -> None:
+    """The compile worker's setup took only an Exception from reference.py as bad input: ``sys.exit(4)`` in
+    ``get_inputs`` ended the worker itself (exit 3, the environment). It also tells its parent where the user's
+    code runs (``USER_CODE`` events), so a process that dies there is named as reference.py's fault."""
+    import shutil
+
+    import pytest
+
+    from kernelopt.tuning.compile_pool import CompileInit, CompileService
+    from kernelopt.worker.messages import USER_CODE, FailureKind
+    from kernelopt.worker.server import EventSink, SetupRefused
+
+    folder = Path(shutil.copytree(DATA / "add", tmp_path / "add"))
+    reference = folder / "reference.py"
+    reference.write_text(
+        reference.read_text().replace("    return [torch.randn", "    raise SystemExit(4)\n    return [torch.randn")
+    )
+    heard: list[tuple[str, object]] = []
+
+    class Heard(EventSink):
+        def emit(self, name: str, **data: object) -> None:
+            heard.append((name, data.get("where")))
+
+    init = CompileInit(problem=Problem.from_folder(folder, device="cpu"), device="cpu")
+    with pytest.raises(SetupRefused) as refused:
+        CompileService().setup(init.model_dump(mode="json"), Heard(None))
+    assert refused.value.kind is FailureKind.BAD_INPUT
+    assert refused.value.reason == "reference.py called sys.exit(4) while the problem was built"
+    assert heard == [
+        (USER_CODE, "reference.py (its import)"),
+        (USER_CODE, None),
+        (USER_CODE, "reference.py's get_inputs()"),
+        (USER_CODE, None),
+    ]

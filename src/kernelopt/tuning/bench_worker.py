@@ -55,7 +55,7 @@ from kernelopt.tuning.checks import (
 )
 from kernelopt.tuning.noise import needs_more
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem, size_text
-from kernelopt.worker.messages import FailureKind, JsonObject
+from kernelopt.worker.messages import USER_CODE, FailureKind, JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
 
 
@@ -305,7 +305,9 @@ class BenchService:
         else:
             patch_interpreter()  # Triton kernels run in its interpreter on the CPU
         try:
-            loaded = LoadedProblem.load(init.problem, device)
+            # the parent hears where reference.py runs: a process that dies there (os._exit in get_inputs) is
+            # reference.py's fault, named, as an exception or sys.exit there is (WorkerProcess.await_ready)
+            loaded = LoadedProblem.load(init.problem, device, watch=lambda where: events.emit(USER_CODE, where=where))
         except (Exception, SystemExit) as exc:  # reference.py does not import (or exits while it does): bad input
             raise SetupRefused(FailureKind.BAD_INPUT, _reference_failure(exc)) from None
         shape = init.problem.primary_shape(loaded.shapes)
@@ -317,6 +319,7 @@ class BenchService:
             fit_problem(need, free, device=device)
         except ProblemDoesNotFit as exc:
             raise SetupRefused(FailureKind.NO_ROOM, exc.one_line()) from None
+        loaded.watch = None  # the setup is over: what a candidate's request meets is the candidate's result
         self.loaded, self.need = loaded, need
         name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
         held = self.peak.current()

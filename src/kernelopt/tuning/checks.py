@@ -19,7 +19,8 @@ import inspect
 import os
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -157,6 +158,24 @@ def _accepts_device(fn: Callable[..., Any]) -> bool:
         return False
 
 
+UserCodeWatch = Callable[[str | None], None]
+"""Told where the user's code runs now (``"reference.py's get_inputs()"``), ``None`` once it returned."""
+
+
+@contextmanager
+def _running(watch: UserCodeWatch | None, where: str) -> Iterator[None]:
+    """Tell ``watch`` (when there is one) that the user's code runs at ``where`` for the block, and that it
+    returned after it (also when it raised: an exception is reported by the caller, with its own words)."""
+    if watch is None:
+        yield
+        return
+    watch(where)
+    try:
+        yield
+    finally:
+        watch(None)
+
+
 @dataclass
 class LoadedProblem:
     """reference.py imported in a worker, with one shape's inputs and reference output built once.
@@ -191,28 +210,37 @@ class LoadedProblem:
     ref_model: Any = None
     prepared: list[Any] = field(default_factory=list)
     chunk_elems: int = CHUNK_MIN_ELEMS
+    watch: UserCodeWatch | None = None
 
     @classmethod
-    def load(cls, problem: Problem, device: str) -> LoadedProblem:
-        """Import reference.py (its folder and the kernel's importable); no tensor is built yet."""
+    def load(cls, problem: Problem, device: str, *, watch: UserCodeWatch | None = None) -> LoadedProblem:
+        """Import reference.py (its folder and the kernel's importable); no tensor is built yet.
+
+        ``watch`` is told where the user's code runs (``"reference.py's get_inputs()"``) before each call into
+        it and ``None`` after (a worker sends it to its parent: a process that dies in between died there).
+        """
         import sys
 
         folder = str(Path(problem.kernel_py).parent)
         if folder not in sys.path:
             sys.path.insert(0, folder)
-        reference = load_module(Path(problem.reference_py))
+        with _running(watch, "reference.py (its import)"):
+            reference = load_module(Path(problem.reference_py))
         form = KernelForm.KERNELBENCH if hasattr(reference, "Model") else KernelForm.FUNCTION
         raw = getattr(reference, "SHAPES", None) or []
         shapes = [dict(s) for s in raw if isinstance(s, dict)]
         empty = ProblemShape()
-        return cls(problem=problem, device=device, shape=empty, reference=reference, form=form, shapes=shapes)
+        return cls(
+            problem=problem, device=device, shape=empty, reference=reference, form=form, shapes=shapes, watch=watch
+        )
 
     def _use(self, shape: ProblemShape) -> None:
         if shape.constants != self.shape.constants:
             # problem sizes (checked against the file by the parent) are substituted as reference.py runs
             # again, so that what it derives from them (bias_shape = (out_channels, 1, 1)) follows
             old = self.reference
-            self.reference = load_module(Path(self.problem.reference_py), overrides=shape.constants)
+            with _running(self.watch, "reference.py (its import)"):
+                self.reference = load_module(Path(self.problem.reference_py), overrides=shape.constants)
             unload(old)
         self.shape = shape
 
@@ -220,7 +248,8 @@ class LoadedProblem:
         """``get_inputs(**shape)`` under seed 0, built on ``device`` (a KernelBench model is built beside them)."""
         from kernelopt.harness.inputs import make_inputs
 
-        return make_inputs(self.reference.get_inputs, dict(self.shape.kwargs), device, 0)
+        with _running(self.watch, "reference.py's get_inputs()"):
+            return make_inputs(self.reference.get_inputs, dict(self.shape.kwargs), device, 0)
 
     def reference_callable(self, device: str) -> Callable[..., Any]:
         """The ground truth: a ``Model`` instance (seed 0, eval mode) on ``device``, or ``reference()``."""
@@ -229,9 +258,11 @@ class LoadedProblem:
         if self.form is KernelForm.FUNCTION:
             return self.reference.reference
         fn = getattr(self.reference, "get_init_inputs", None)
-        self.init_inputs = list(fn()) if fn else []
+        with _running(self.watch, "reference.py's get_init_inputs()"):
+            self.init_inputs = list(fn()) if fn else []
         torch.manual_seed(0)
-        model = self.reference.Model(*self.init_inputs)
+        with _running(self.watch, "reference.py's Model()"):
+            model = self.reference.Model(*self.init_inputs)
         model = model.to(device) if hasattr(model, "to") else model
         if isinstance(model, torch.nn.Module):
             model.eval()
@@ -253,8 +284,10 @@ class LoadedProblem:
         with torch.no_grad():
             ref = self.reference_callable(self.device)
             self.ref_model = ref if self.form is KernelForm.KERNELBENCH else None
-            self.expected = ref(*self.inputs)
-            synchronize(self.device)
+            where = "reference.py's reference()" if self.form is KernelForm.FUNCTION else "reference.py's Model"
+            with _running(self.watch, where):
+                self.expected = ref(*self.inputs)
+                synchronize(self.device)
         if fingerprint(self.inputs) != self.prints:
             self.restore_inputs()
         from kernelopt.harness.compare import prepare_reference

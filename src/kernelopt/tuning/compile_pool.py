@@ -41,7 +41,7 @@ from kernelopt.tuning.checks import (
 from kernelopt.tuning.problem import Problem
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess
-from kernelopt.worker.messages import Failure, FailureKind, JsonObject, Reply, Service
+from kernelopt.worker.messages import USER_CODE, Failure, FailureKind, JsonObject, Reply, Service
 from kernelopt.worker.pool import Answer, Job, WorkerPool
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
 
@@ -117,11 +117,16 @@ class CompileService:
         if device.startswith("cuda"):
             torch.cuda.set_device(torch.device(device))
         try:
-            loaded = LoadedProblem.load(init.problem, device)
+            loaded = LoadedProblem.load(init.problem, device, watch=lambda where: events.emit(USER_CODE, where=where))
             shape = init.problem.compile_shape(loaded.shapes)
             loaded.build(shape)
+        except SystemExit as exc:  # sys.exit in reference.py is its fault, never this worker's own exit
+            raise SetupRefused(
+                FailureKind.BAD_INPUT, f"reference.py called sys.exit({exc.code!r}) while the problem was built"
+            ) from None
         except Exception as exc:  # reference.py fails on the compile shape: bad input
             raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py on the compile shape: {first_line(exc)}") from None
+        loaded.watch = None
         self.loaded = loaded
         return SetupInfo(device=device, info={"shape": shape.label()})
 

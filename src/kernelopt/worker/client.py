@@ -40,6 +40,7 @@ from kernelopt.worker.channel import Channel, ChannelClosed, pipe_pair
 from kernelopt.worker.environment import worker_env
 from kernelopt.worker.messages import (
     SETUP_ID,
+    USER_CODE,
     Event,
     Failure,
     FailureKind,
@@ -86,6 +87,17 @@ class WorkerStartError(KerneloptError):
         super().__init__(f"the {service.value} worker did not start: {failure.reason}", hint=f"its log: {log_path}")
         self.failure = failure
         self.log_path = log_path
+
+
+def _died_in_user_code(failure: Failure, where: str, returncode: int | None) -> Failure:
+    """A setup that died while it ran the user's code (``where``): an exit status (``os._exit(4)``) or a crash
+    signal there is the user's file's fault, ``BAD_INPUT`` naming where; SIGKILL (the kernel's out-of-memory
+    killer, or a kill from outside) stays the worker's death."""
+    sig = signal_name(returncode)
+    if returncode is None or sig == "SIGKILL":
+        return failure.model_copy(update={"reason": f"{failure.reason} (in {where})"})
+    how = f"killed the worker process with {sig}" if sig else f"ended the worker process with exit status {returncode}"
+    return Failure(id=failure.id, outcome=FailureKind.BAD_INPUT, reason=f"{where} {how} while the problem was built")
 
 
 def signal_name(returncode: int | None) -> str | None:
@@ -177,6 +189,7 @@ class WorkerProcess:
         self._pending_limit_s = 0.0
         self._start_deadline: float | None = None
         self._cap: OutputCap | None = None  # the current start's log, kept to its head and tail
+        self._died_with: int | None = None  # the return code of the last child that died (``-N``: signal N)
 
     # -- start ------------------------------------------------------------------------------------
 
@@ -240,12 +253,15 @@ class WorkerProcess:
             WorkerStartError: it died, timed out or its setup failed (the group is killed).
         """
         assert self._channel is not None and self._start_deadline is not None
+        in_user_code: str | None = None  # where the setup runs the user's code now (its USER_CODE events)
         while True:
             left = self._start_deadline - time.monotonic()
             try:
                 message = self._channel.receive(max(0.0, left))
             except ChannelClosed:
                 failure = self._death(SETUP_ID, "while starting")
+                if in_user_code is not None:
+                    failure = _died_in_user_code(failure, in_user_code, self._died_with)
                 self._discard()
                 raise WorkerStartError(self.service, failure, self.log_path) from None
             if message is None:
@@ -262,7 +278,10 @@ class WorkerProcess:
             if isinstance(message, Failure):
                 self._discard()
                 raise WorkerStartError(self.service, message, self.log_path)
-            # an Event of the setup: nothing to do with it
+            if isinstance(message, Event) and message.name == USER_CODE:
+                where = message.data.get("where")
+                in_user_code = str(where) if where else None
+            # another Event of the setup: nothing to do with it
 
     def start(self) -> Ready:
         """Start (or restart) the child and wait for its Ready.
@@ -372,6 +391,7 @@ class WorkerProcess:
             code = self._command.wait(EXIT_GRACE_S)
             self._command.kill()
             code = self._command.returncode if code is None else code
+        self._died_with = code
         self.ready = None
         line = telling_line(self._log_tail())
         sig = signal_name(code)

@@ -125,3 +125,9 @@ MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 
 SETUP_ID = 0
 """The id a :class:`Failure` of the setup carries (requests are numbered from 1)."""
+
+USER_CODE = "user_code"
+"""The name of the setup :class:`Event` a service sends before it runs the user's code and after it returns:
+``data = {"where": "reference.py's get_inputs()"}``, then ``{"where": None}``. A child that dies in between
+died in the user's code (``os._exit`` in ``get_inputs``): the parent reports it as the user's file's fault
+(``FailureKind.BAD_INPUT``), naming where, not as a worker that did not start."""
