@@ -68,6 +68,7 @@ SLOW_FILES = (
     "test_nvidia_runner.py",
     "test_proc.py",
     "test_tuning_folder.py",
+    "test_breaker_cases.py",
     "test_nvidia_reports.py",
     "test_stage1_to_wiki.py",
     "test_signals.py",

@@ -1,0 +1,16 @@
+import torch
+
+SHAPES = [{"M": 2, "N": 20}, {"M": 3, "N": 100}]
+ATOL = 1e-4
+RTOL = 1e-4
+
+
+def get_inputs(M=3, N=100, device="cpu"):
+    x = torch.randn(M, N, device=device)
+    w = torch.randn(N, device=device)
+    b = torch.randn(N, device=device)
+    return [x, w, b]
+
+
+def reference(x, weight, bias):
+    return torch.nn.functional.layer_norm(x, (x.shape[1],), weight, bias, 1e-5)
