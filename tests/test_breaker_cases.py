@@ -101,20 +101,17 @@ def _edit_for(folder: Path, best: dict[str, int]) -> str:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(
-    strict=True,
-    reason="tune replaces an inline BLOCK_SIZE=triton.next_power_of_2(n_cols) by the literal it picked, so the "
-    "one-block softmax handles only the first 128 columns of a 300-column row (DESIGN.md, Shapes)",
-)
 def test_inline_next_power_of_2_block_stays_correct_above_the_largest_shape(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Seen on 2026-12-05: ``kernelopt tune softmax_inline --device cpu`` (SHAPES 100 and 1000 columns) wrote
-    ``BLOCK_SIZE=1024``: correct on both entries, max error 31 at 3000 columns. Here the session's pick is the
-    smallest literal that passes both entries (10 and 100 columns)."""
+    """Seen on 2026-12-05 before d1849e4: ``kernelopt tune softmax_inline --device cpu`` (SHAPES 100 and 1000
+    columns) wrote the literal ``BLOCK_SIZE=1024`` over ``triton.next_power_of_2(n_cols)``: max error 31 at 3000
+    columns (``optimize`` wrote 128 the same way). Now the computation stays the fallback above a table. Here the
+    session's pick is the smallest literal that passes both entries (10 and 100 columns)."""
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     folder = _copy("softmax_inline", tmp_path)
     (folder / "kernel.py").write_text(_edit_for(folder, {"BLOCK_SIZE": 128}))
+    assert "triton.next_power_of_2(n_cols)" in (folder / "kernel.py").read_text()
     shapes = [{"n_rows": 2, "n_cols": 10}, {"n_rows": 3, "n_cols": 100}, {"n_rows": 2, "n_cols": 50}]
     shapes.append({"n_rows": 2, "n_cols": 300})
     assert _correct_at((folder, shapes)) == {f"n_rows={s['n_rows']},n_cols={s['n_cols']}": True for s in shapes}
