@@ -59,13 +59,10 @@ class Step(StrEnum):
 
 #: Steps that run the problem's own code (reference.py): a run killed there is the problem's fault.
 PROBLEM_STEPS = frozenset({Step.INPUTS, Step.REFERENCE})
-#: How :meth:`Watchdog.where` says a step.
+#: How :meth:`Watchdog.where` says a step of the problem's own code (a kill elsewhere is the kernel's, as before).
 STEP_WORDS = {
     Step.INPUTS: "building the inputs (reference.py get_inputs)",
     Step.REFERENCE: "running the reference (reference.py)",
-    Step.KERNEL: "running the kernel",
-    Step.CHECK: "checking the outputs",
-    Step.TIMING: "timing",
 }
 
 
@@ -276,7 +273,7 @@ class Watchdog:
         if self.phase in (Phase.CASE, Phase.BENCH) and self.case is not None:
             what = "timing of case" if self.phase is Phase.BENCH else "case"
             ver = f" [{self.version}]" if self.version else ""
-            step = f", {STEP_WORDS[self.step]}" if self.step is not None and self.step is not Step.TIMING else ""
+            step = f", {STEP_WORDS[self.step]}" if self.step in STEP_WORDS else ""
             return f"{what} {self.case} ({self.label or 'default'}){ver}{step}"
         if self.phase is Phase.REFERENCE:
             return "importing reference.py"
