@@ -138,6 +138,28 @@ def test_unmasked_gemm_tiles_stay_legal_at_every_size_the_original_handled(
     assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.xfail(
+    strict=True,
+    reason="an @triton.autotune list of two configs cannot be tuned on the CPU: each candidate writes its tiles "
+    "into both entries, which still differ in num_warps, so Triton's autotuner benchmarks them and every candidate "
+    "fails with its driver error '0 active drivers' (exit 1, nothing said about the cause)",
+)
+def test_an_autotune_list_of_two_configs_is_tuned_on_the_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``kernelopt tune mm_autotune --device cpu --budget 1``: the masked GEMM of the folder runs in the
+    interpreter with one config; a candidate is one configuration, so it should run as one."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("mm_autotune", tmp_path)
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--repetitions", "1", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err[-1500:]
+    assert json.loads(out)["outcomes"] == {"ok": 1}, out
+
+
 # ------------------------------------------------------------------------------------- knobs missed
 
 
