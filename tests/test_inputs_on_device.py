@@ -63,6 +63,16 @@ def test_a_get_inputs_that_needs_the_cpu_falls_back_and_says_so() -> None:
     with pytest.raises(ValueError, match="weights.pt"):  # a get_inputs that fails on the CPU too: its own error
         make_inputs(broken, {}, "meta", 0)
 
+    tries: list[int] = []
+
+    def too_large() -> list[Any]:
+        tries.append(1)
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 80.00 GiB")
+
+    with pytest.raises(torch.OutOfMemoryError):  # built on the CPU they could not be moved either: no retry
+        make_inputs(too_large, {}, "meta", 0, on_host=notes.append)
+    assert tries == [1] and len(notes) == 1
+
 
 @pytest.mark.timeout(60)
 def test_cpu_inputs_and_seeds_are_unchanged() -> None:

@@ -120,6 +120,7 @@ def make_inputs(
     Tensors it puts on a device itself are moved to ``device`` all the same.
 
     Raises:
+        torch.OutOfMemoryError: the inputs do not fit the device (no CPU build: they could not be moved).
         Exception: whatever ``get_inputs`` raises on the CPU (the caller's boundary blames the problem).
     """
     kwargs = get_inputs_kwargs(get_inputs, shape, device, seed)
@@ -127,6 +128,8 @@ def make_inputs(
     try:
         with torch.device(device):
             inputs = list(get_inputs(**kwargs))
+    except torch.OutOfMemoryError:
+        raise  # they do not fit the device: built on the CPU they could not be moved there either
     except Exception as exc:  # user code that needs the CPU as its default device: built there instead
         if on_host is not None:
             on_host(host_inputs_note(device, exc))
