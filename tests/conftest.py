@@ -101,6 +101,7 @@ SLOW_FILES = (
     "test_report_cli.py",
     "test_backends_llm_api.py",
     "test_tuning_compile_pool.py",
+    "test_cli_signals.py",
 )
 
 

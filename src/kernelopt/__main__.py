@@ -1,6 +1,6 @@
 """``python -m kernelopt`` runs the CLI."""
 
-from kernelopt.cli.app import run
+from kernelopt.cli.start import run
 
 if __name__ == "__main__":
     run()

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from kernelopt.env import PARENT_PID, inherited, raw_value, read_parent_pid
-from kernelopt.fileio import pid_alive, redact_file
+from kernelopt.fileio import HELD_SIGNALS, pid_alive, redact_file
 from kernelopt.redact import ALWAYS_DROPPED, SECRET_NAME, is_secret_name, redact, secret_values
 
 __all__ = [
@@ -686,7 +686,9 @@ def signals_as_interrupt() -> Iterator[None]:
 
     So the cleanup that Ctrl-C gets (killing the worker process groups, rolling back a stage) also runs
     when a terminal closes, a CI job is cancelled or ``timeout(1)`` fires; without it a hung candidate
-    kernel would outlive kernelopt in its own process group. Only in the main thread (elsewhere a no-op).
+    kernel would outlive kernelopt in its own process group. At the end of the block SIGINT, SIGTERM and
+    SIGHUP get back the handlers they had (also after :func:`kernelopt.cli.start.ignore_interrupts`). Only in
+    the main thread (elsewhere a no-op).
     """
     import threading
 
@@ -697,9 +699,12 @@ def signals_as_interrupt() -> Iterator[None]:
     def _raise(signum: int, _frame: object) -> None:
         raise TerminationSignal(signum)
 
-    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {sig: signal.getsignal(sig) for sig in HELD_SIGNALS}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _raise)
     try:
         yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            if handler is not None:  # None: a handler set outside Python, never replaced
+                signal.signal(sig, handler)

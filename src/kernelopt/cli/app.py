@@ -44,10 +44,11 @@ from kernelopt.cli import utilization as utilization_cmd
 from kernelopt.cli import validate as validate_cmd
 from kernelopt.cli import wiki as wiki_cmd
 from kernelopt.cli.output import plain_flags
+from kernelopt.cli.start import ignore_interrupts, interrupt_said
 from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.fileio import atomic_write_text
-from kernelopt.proc import exit_process, signals_as_interrupt
+from kernelopt.proc import signals_as_interrupt
 from kernelopt.redact import redact
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
@@ -162,14 +163,23 @@ def _printable_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    """Run the CLI with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    SIGTERM and SIGHUP are interrupts while it runs; once an interrupt is said, further signals are ignored
+    until it returns (one line, one exit status), and the handlers it found are put back then.
+    """
+    with signals_as_interrupt():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     _printable_streams()
     app = build_app()
     command = typer.main.get_command(app)
     plain_flags(command)
 
     try:
-        with signals_as_interrupt(), _one_line_warnings():
+        with _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
         _say(f"kernelopt: error: {exc.one_line()}")
@@ -177,12 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:
         return int(getattr(exc, "exit_code", 0) or 0)
     except typer.Abort:
+        ignore_interrupts()
         sys.stderr.write("kernelopt: aborted\n")
         return 130
     except typer.TyperException as exc:  # usage errors of the (vendored) click inside typer
         _say(f"kernelopt: error: {_usage_line(exc)}")
         return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
+        ignore_interrupts()  # a second Ctrl-C while it unwinds says nothing more
         sys.stderr.write("kernelopt: interrupted\n")
         return 130
     except OSError as exc:  # a full disk or a read-only workspace is the environment, not our bug
@@ -197,9 +209,16 @@ def main(argv: list[str] | None = None) -> int:
         log = _crash_log(exc)
         _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
         return 70
-    return int(rv) if isinstance(rv, int) else 0
+    code = int(rv) if isinstance(rv, int) else 0
+    if code == 130 and not interrupt_said():
+        # typer turns a KeyboardInterrupt that leaves a command (one in its imports, say) into a silent 130
+        ignore_interrupts()
+        sys.stderr.write("kernelopt: interrupted\n")
+    return code
 
 
 def run() -> None:
-    """Console-script entry point."""
-    exit_process(main())
+    """The former console-script entry point (an install made before :mod:`kernelopt.cli.start` calls it)."""
+    from kernelopt.cli.start import run as start
+
+    start()

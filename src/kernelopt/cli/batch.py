@@ -291,11 +291,14 @@ def _run(
             return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
         return run_batch(directory, options, fresh=fresh, on_event=bar)
     except KeyboardInterrupt:
+        from kernelopt.cli.start import ignore_interrupts
+
+        ignore_interrupts()  # one line: not also the CLI's own "interrupted"
         bar.close()
         sys.stderr.write(
             f"kernelopt: interrupted; the rows so far are in {options.out_dir / TABLE_FILE}: "
             "the same command resumes the batch\n"
         )
-        raise
+        raise typer.Exit(130) from None
     finally:
         bar.close()

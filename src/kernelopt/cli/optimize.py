@@ -326,6 +326,9 @@ def _run(
     try:
         summary = OptimizeLoop(ws, collaborators, request).run()
     except KeyboardInterrupt:
+        from kernelopt.cli.start import ignore_interrupts
+
+        ignore_interrupts()  # the run is rolled back and saved: a second Ctrl-C says nothing more
         progress.close()
         sys.stderr.write(
             f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"

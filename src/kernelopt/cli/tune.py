@@ -418,9 +418,13 @@ def _unfinished(tuning: FolderTuning) -> str:
 
 
 def _interrupted(line: str, code: int) -> None:
-    """Say ``line`` on stderr and end with ``code`` (130: kernel.py unchanged; 0: the write was made)."""
+    """Say ``line`` on stderr and end with ``code`` (130: kernel.py unchanged; 0: the write was made); a second
+    interrupt from here on changes neither (the line is the only one)."""
     import sys
 
+    from kernelopt.cli.start import ignore_interrupts
+
+    ignore_interrupts()
     sys.stderr.write(f"kernelopt: {line}\n")
     raise typer.Exit(code)
 

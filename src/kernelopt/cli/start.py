@@ -1,0 +1,60 @@
+"""The process's entry point (the ``kernelopt`` console script and ``python -m kernelopt``).
+
+It imports the CLI inside its own interrupt handling: the first second of a run is Python importing typer,
+rich, pydantic and the commands (about 0.8 s on the 2-core CI machine), and a Ctrl-C there printed a
+traceback. Now it is the one line and exit 130 of any other interrupt. Once ``main`` has returned, the
+outcome is said: SIGINT, SIGTERM and SIGHUP are ignored while the process ends (the ``atexit`` hook that
+stops the fork servers takes up to 5 s), so a second Ctrl-C neither prints a traceback nor changes the exit
+status. A signal that lands before Python has set its own handler (the interpreter's first milliseconds)
+still ends the process as the signal's default does: killed by SIGINT, nothing printed (the shell's 130).
+
+Only the standard library is imported at the top: everything else is imported under the handler.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def run() -> None:
+    """Run the CLI on ``sys.argv[1:]`` and end the process with its exit status."""
+    code: int | None = None
+    try:
+        from kernelopt.cli.app import main
+
+        code = main()
+    except KeyboardInterrupt:  # before main's own handling (the imports), or just after main returned
+        ignore_interrupts()
+        if code is None:
+            sys.stderr.write("kernelopt: interrupted\n")
+            code = 130
+    ignore_interrupts()
+    proc = sys.modules.get("kernelopt.proc")  # imported by the CLI; never imported again after an interrupt cut
+    if proc is not None and hasattr(proc, "exit_process"):  # it short (nor anything it imports, twice)
+        proc.exit_process(code)
+    sys.exit(code)
+
+
+def ignore_interrupts() -> None:
+    """The outcome is decided and said (an interrupt was reported, or the command returned): from here SIGINT,
+    SIGTERM and SIGHUP are ignored, so a second Ctrl-C while the process unwinds and ends (worker groups
+    killed, the fork servers stopped by their ``atexit`` hook) neither prints a traceback nor changes the exit
+    status or its one line. Inside :func:`kernelopt.proc.signals_as_interrupt` (all of ``main``) the handlers
+    come back at its end, so a process that goes on (a test calling ``main``) is not left deaf; :func:`run`
+    ignores them again for the process's end. Standard library only (it runs where an interrupt may have cut
+    an import short). Main thread only (elsewhere a no-op).
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+
+
+def interrupt_said() -> bool:
+    """True when an interrupt's line was said in this command: whoever says it calls :func:`ignore_interrupts`
+    first, and :func:`kernelopt.proc.signals_as_interrupt` puts the handlers back only when ``main`` returns."""
+    import signal
+
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
