@@ -1,7 +1,8 @@
-"""Tuning keeps kernel.py as general as it was (issue 32 item 2), for the two patterns the first round missed: a
-value computed inline at the launch, and a cap inside a settings helper. Each corpus kernel is tuned end to end on
-the CPU (Triton's interpreter, tiny sizes) by ``kernelopt tune`` and by ``kernelopt optimize``, and the kernel
-written is checked against its reference at both ``SHAPES`` entries and at sizes no entry names."""
+"""Tuning keeps kernel.py as general as it was (issue 32 item 2), for a pattern the first round missed: a value
+computed inline at the launch (the other, a cap inside a settings helper, is tests/test_knob_helper_caps.py). The
+corpus kernel is tuned end to end on the CPU (Triton's interpreter, tiny sizes) by ``kernelopt tune`` and by
+``kernelopt optimize``, and the kernel written is checked against its reference at both ``SHAPES`` entries and at
+sizes no entry names (:func:`correct_at`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ DATA = Path(__file__).parent / "data" / "tunables"
 # run in a fresh process (the kernel module is imported as written): rows x cols -> correct?
 CHECK = """
 import importlib.util, json, sys, torch
+from kernelopt.harness.interpreter import patch_interpreter
+patch_interpreter()  # what the checks run under: a loop over a runtime length works on this numpy
 folder, sizes = sys.argv[1], json.loads(sys.argv[2])
 def load(name):
     spec = importlib.util.spec_from_file_location(name, f"{folder}/{name}.py")
@@ -33,7 +36,7 @@ print(json.dumps(out))
 """
 
 
-def _task(tmp_path: Path, name: str) -> Path:
+def task(tmp_path: Path, name: str) -> Path:
     folder = tmp_path / name
     folder.mkdir()
     shutil.copyfile(DATA / "corpus" / f"{name}.py", folder / "kernel.py")
@@ -41,8 +44,13 @@ def _task(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def _correct_at(folder: Path, sizes: list[tuple[int, int]]) -> dict[str, bool]:
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
+def correct_at(folder: Path, sizes: list[tuple[int, int]]) -> dict[str, bool]:
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {
+        **os.environ,
+        "TRITON_INTERPRET": "1",
+        "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
+    }
     done = subprocess.run(
         [sys.executable, "-c", CHECK, str(folder), json.dumps(sizes)],
         capture_output=True,
@@ -86,7 +94,7 @@ def test_tune_keeps_a_value_computed_at_the_launch_computed(tmp_path: Path, caps
     pick moves BLOCK_M (the block must cover the row, so BLOCK_N cannot shrink)."""
     from kernelopt.cli.app import main
 
-    folder = _task(tmp_path, INLINE)
+    folder = task(tmp_path, INLINE)
     args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
     assert main(args) == 0, capsys.readouterr().err
     out = json.loads(capsys.readouterr().out)
@@ -94,7 +102,7 @@ def test_tune_keeps_a_value_computed_at_the_launch_computed(tmp_path: Path, caps
     assert out["written"] and "BLOCK_M=BLOCK_M" in text, out
     assert "tuned in a table over n_cols up to 300" in (out["edit_note"] or ""), out
     _kept_inline(text)
-    assert all(_correct_at(folder, INLINE_SIZES).values())
+    assert all(correct_at(folder, INLINE_SIZES).values())
 
 
 @pytest.mark.timeout(300)
@@ -105,7 +113,7 @@ def test_optimize_keeps_a_value_computed_at_the_launch_computed(
     from kernelopt.cli.app import main
     from kernelopt.workspace import Workspace
 
-    folder = _task(tmp_path, INLINE)
+    folder = task(tmp_path, INLINE)
     args = ["optimize", str(folder), "--root", str(ws_root), "--device", "cpu", "--max-iters", "1", "--json"]
     assert main([*args, "-I", "bench_repetitions=2", "-I", "budget=4"]) == 0, capsys.readouterr().err
     ws = Workspace(Path(json.loads(capsys.readouterr().out)["workspace"]))
@@ -114,4 +122,4 @@ def test_optimize_keeps_a_value_computed_at_the_launch_computed(
     assert v1.quality_gate.result.value == "PASS", v1.quality_gate
     assert "BLOCK_M=BLOCK_M" in text, text
     _kept_inline(text)
-    assert all(_correct_at(ws.root, INLINE_SIZES).values())
+    assert all(correct_at(ws.root, INLINE_SIZES).values())

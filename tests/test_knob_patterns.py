@@ -73,14 +73,25 @@ PATTERNS: dict[str, tuple[dict[str, tuple[TunableKind, object]], dict[str, str]]
         },
         {},
     ),
-    # BLOCK_SIZE, num_warps = calculate_settings(n_cols): both computed, tuned after the helper's call
+    # BLOCK_SIZE, num_warps = calculate_settings(n_cols): both computed, tuned after the helper's call; the
+    # helper raises above MAX_FUSED_SIZE, so that constant is a limit (a lower one makes handled sizes raise)
     "rmsnorm_calculate_settings.py": (
         {
             "rmsnorm_kernel:BLOCK_SIZE": (TunableKind.COMPUTED_SETTING, None),
             "rmsnorm_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
             "rmsnorm_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
         },
-        {},
+        {"MAX_FUSED_SIZE": "is a limit, not a knob: calculate_settings() raises above it"},
+    ),
+    # the settings helper caps the block with min(MAX_FUSED, ...) and the kernel loops over the row: the cap,
+    # read inside the helper, is the knob; the block stays computed
+    "row_logsumexp_helper_cap.py": (
+        {
+            "MAX_FUSED": (TunableKind.MODULE_CONSTANT, 128),
+            "row_lse_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
+            "row_lse_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {"row_lse_kernel:BLOCK": "tuned through the cap"},
     ),
 }
 
@@ -98,6 +109,64 @@ def test_each_pattern_is_found(name: str) -> None:
             assert t.computed and t.tuned_at and t.categories
 
 
+_HELPER = """import triton
+import triton.language as tl
+
+MAX_FUSED = 65536
+
+
+def settings(n):
+{guard}    block = min(MAX_FUSED, triton.next_power_of_2(n))
+    return block, 4
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+{body}
+
+def run(x):
+    n = x.numel()
+    block, warps = settings(n)
+    k[(1,)](x, n, BLOCK=block, num_warps=warps)
+"""
+_LOOP = """    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        tl.store(x_ptr + cols, 1.0, mask=cols < n)
+"""
+_ONE_BLOCK = """    cols = tl.arange(0, BLOCK)
+    tl.store(x_ptr + cols, 1.0, mask=cols < n)
+"""
+_RAISES = """    if triton.next_power_of_2(n) > MAX_FUSED:
+        raise RuntimeError("row too long")
+"""
+
+
+@pytest.mark.parametrize(
+    ("guard", "body", "why"),
+    [
+        ("", _LOOP, None),  # min() in the helper, a loop over the row: any cap is correct, a knob
+        # one block covers the row: a lower cap leaves the rest of a longer row undone
+        ("", _ONE_BLOCK, "k loops over no BLOCK (one block covers what it handles)"),
+        # the helper also raises above it: a lower cap makes sizes the original handled raise
+        (_RAISES, _LOOP, "is a limit, not a knob: settings() raises above it"),
+    ],
+)
+def test_a_cap_inside_a_settings_helper_is_a_knob_only_where_every_value_is_legal(
+    guard: str, body: str, why: str | None
+) -> None:
+    found = {t.key: t for t in discover_source(_HELPER.format(guard=guard, body=body))}
+    cap, block = found["MAX_FUSED"], found["k:BLOCK"]
+    assert cap.kind is TunableKind.MODULE_CONSTANT and cap.value == 65536
+    if why is None:
+        assert cap.editable and cap.legality.power_of_two  # the legality of the block it caps
+        assert not block.editable and "tuned through the cap" in block.refused_reason
+    else:
+        assert not cap.editable and why in cap.refused_reason and "\n" not in cap.refused_reason
+        assert block.editable and block.kind is TunableKind.COMPUTED_SETTING  # a table that falls back on it
+        with pytest.raises(TunableError, match="cannot be edited safely"):
+            apply_source(_HELPER.format(guard=guard, body=body), {"MAX_FUSED": 1024})
+
+
 def test_unread_constexpr_is_not_a_knob() -> None:
     keys = {t.key for t in discover(CORPUS / "prefix_sum_block_override.py")}
     assert not any("UNROLL" in k for k in keys)
@@ -110,6 +179,8 @@ def test_unread_constexpr_is_not_a_knob() -> None:
         ("prefix_sum_block_override.py", {"BLOCK_SIZE": 256}, "1024", "256"),
         # the cap: the module constant moves
         ("kl_div_capped_block.py", {"MAX_FUSED_SIZE": 8192}, "65536", "8192"),
+        # the cap read inside the settings helper: the module constant moves, the helper stays as written
+        ("row_logsumexp_helper_cap.py", {"MAX_FUSED": 4096}, "128", "4096"),
         # a marked constant in one branch of a module-level if/else
         ("scale_marked_per_backend.py", {"BLOCK@12": 2048}, "1024", "2048"),
         # computed once, read by the warps helper too: tuned where it is computed, so both readers agree

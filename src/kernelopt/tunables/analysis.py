@@ -725,7 +725,7 @@ class _Analyzer:
                     continue
                 site = self.launch_site(la, launch_id, kname, group, name, expr)
                 caps = self.cap_sites(la, kname, group, name, expr)
-                if caps and site.refused is None and site.computed is not None:
+                if any(c.refused is None for c in caps) and site.refused is None and site.computed is not None:
                     # the cap keeps the value computed (and correct at every size the loop covers): tuned
                     # through it, not overridden
                     site.refused = (
@@ -1061,41 +1061,127 @@ class _Analyzer:
         return out
 
     def cap_sites(self, la: _Launch, kname: str | None, group: str, feed: str, expr: cst.BaseExpression) -> list[Site]:
-        """Module-level constants that cap (or floor) a computed launch value inside ``min()``/``max()``
-        (``BLOCK = min(MAX_FUSED_SIZE, next_power_of_2(n))``): knobs of the value they bound."""
+        """Module-level constants that cap (or floor) a computed launch value inside ``min()``/``max()``, where the
+        launching function computes it (``BLOCK = min(MAX_FUSED_SIZE, next_power_of_2(n))``) or inside the
+        settings helper it calls (``block, warps = settings(n)``, the helper's ``block = min(MAX_FUSED, ...)``):
+        knobs of the value they bound when the kernel loops over that value (any cap is then correct at every
+        size), else refused with the reason (a kernel that covers a row with one block: a lower cap would leave
+        longer rows partly undone, so the cap is a limit). A constant the helper compares and raises on (``if
+        block > MAX_FUSED: raise``) is not inside ``min()``/``max()``: never a knob."""
         if knob_rule(feed) is None or feed in LAUNCH_OPTIONS:
             return []
-        exprs: list[cst.CSTNode] = [expr]
+        scopes: list[tuple[cst.CSTNode, _FuncInfo | None]] = [(expr, la.func)]
         if isinstance(expr, cst.Name) and la.func is not None:
-            exprs += [e for b in la.func.locals.get(expr.value, []) if not b.tuned for e in _assigned_values(b)]
-        out = []
-        for e in exprs:
+            for b in la.func.locals.get(expr.value, []):
+                if b.tuned:
+                    continue
+                for e in _assigned_values(b):
+                    scopes += [(e, la.func), *self.helper_values(e, expr.value, b)]
+        loop_problem = self.no_loop_over(kname, feed)
+        limits: dict[str, tuple[_FuncInfo, cst.Name]] = {}  # constant -> the helper that raises above it, where
+        helpers = [f for _, f in scopes if f is not None and f is not la.func]
+        for helper in [f for i, f in enumerate(helpers) if all(g is not f for g in helpers[:i])]:
+            guards = _RaiseGuards()
+            helper.node.body.visit(guards)
+            for test in guards.tests:
+                for n in _names_in(test):
+                    if not _binds(helper, n.value):
+                        limits.setdefault(n.value, (helper, n))
+        out: list[Site] = []
+        for e, scope in scopes:
             finder = _BoundCalls()
             e.visit(finder)
             for arg in finder.args:
-                if not isinstance(arg, cst.Name) or (la.func is not None and arg.value in la.func.locals):
+                if not isinstance(arg, cst.Name) or (scope is not None and _binds(scope, arg.value)):
                     continue
-                res = self.resolve_name(arg.value, None)
-                if res.literal is None or not res.at_module or not isinstance(res.literal.value, int):
+                site = self.constant_site(arg, kname, group, feed)
+                if site is None or any(c.key == site.key for c in out):
                     continue
-                const = res.defined_as or arg.value
-                rule = knob_rule(feed)
-                out.append(
-                    Site(
-                        const,
-                        const,
-                        TunableKind.MODULE_CONSTANT,
-                        res.literal,
-                        res.literal.line,
-                        kernel=kname,
-                        feeds=[const],  # not the value it caps: an edit of that name must not move the cap too
-                        used_at=[self.positions[arg].start.line],
-                        groups=[group],
-                        value=res.literal.value,
-                        marker_rule=rule,  # the categories and legality of the value it caps
-                    )
-                )
+                if arg.value in limits:
+                    site.refused = _limit_reason(site.key, limits[arg.value][0].node.name.value)
+                elif loop_problem:
+                    site.refused = f"{site.key} caps {feed}, {loop_problem}"
+                out.append(site)
+        # a constant the settings helper raises above, and caps nowhere: a limit, said
+        for helper, name in limits.values():
+            site = self.constant_site(name, kname, group, feed)
+            if site is not None and not any(c.key == site.key for c in out):
+                site.refused = _limit_reason(site.key, helper.node.name.value)
+                out.append(site)
         return out
+
+    def constant_site(self, arg: cst.Name, kname: str | None, group: str, feed: str) -> Site | None:
+        """The knob site of the module-level integer constant ``arg`` names as a bound of the launch value
+        ``feed`` (its categories and legality are ``feed``'s); ``None`` when it names no such constant."""
+        res = self.resolve_name(arg.value, None)
+        if res.literal is None or not res.at_module or not isinstance(res.literal.value, int):
+            return None
+        if isinstance(res.literal.value, bool):
+            return None
+        const = res.defined_as or arg.value
+        return Site(
+            const,
+            const,
+            TunableKind.MODULE_CONSTANT,
+            res.literal,
+            res.literal.line,
+            kernel=kname,
+            feeds=[const],  # not the value it caps: an edit of that name must not move the cap too
+            used_at=[self.positions[arg].start.line],
+            groups=[group],
+            value=res.literal.value,
+            marker_rule=knob_rule(feed),  # the categories and legality of the value it caps
+        )
+
+    def helper_values(
+        self, value: cst.CSTNode, variable: str, binding: _Binding
+    ) -> list[tuple[cst.CSTNode, _FuncInfo]]:
+        """What a settings helper of this file returns for ``variable`` when the launching function binds it from
+        the helper's call (``block, warps = settings(n)``: the first element of each ``return``, followed to the
+        helper's own assignments of it), with the helper as their scope; ``[]`` for anything else."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return []
+        found = self.functions.get(value.func.value, [])
+        if len(found) != 1 or self.decorators(found[0].node):
+            return []
+        helper = found[0]
+        position: int | None = None
+        if binding.statement is not None:
+            for small in binding.statement.body:
+                if not isinstance(small, cst.Assign) or small.value is not value:
+                    continue
+                for t in small.targets:
+                    if isinstance(t.target, cst.Tuple | cst.List):
+                        names = [_dotted(el.value) for el in t.target.elements]
+                        position = names.index(variable) if variable in names else None
+        returns = _Returns()
+        helper.node.body.visit(returns)
+        out: list[tuple[cst.CSTNode, _FuncInfo]] = []
+        for r in returns.values:
+            if position is not None:
+                if not isinstance(r, cst.Tuple | cst.List) or len(r.elements) <= position:
+                    continue
+                r = r.elements[position].value
+            out.append((r, helper))
+            if isinstance(r, cst.Name):
+                out += [(e, helper) for b in helper.locals.get(r.value, []) for e in _assigned_values(b)]
+        return out
+
+    def no_loop_over(self, kernel: str | None, param: str) -> str | None:
+        """Why a cap on the kernel parameter ``param`` is not a knob: the kernel (of this file) reads it in no
+        ``for`` or ``while`` loop header (``for start in range(0, n_cols, BLOCK)``, ``tl.range``), so one block
+        covers what the kernel handles; ``None`` when it loops over it."""
+        kdef = self.jit_kernel(kernel)
+        if kdef is None:
+            return "and the kernel is not defined in this file, so whether it loops over a row cannot be read"
+        loops = _LoopHeaders()
+        kdef.node.body.visit(loops)
+        if any(param in {n.value for n in _names_in(h)} for h in loops.headers):
+            return None
+        return (
+            f"but {kernel} loops over no {param} (one block covers what it handles): a lower cap would leave longer "
+            "rows partly undone, so the cap is a limit, not a knob"
+        )
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
@@ -1632,6 +1718,67 @@ class _NestedScopes(cst.CSTVisitor):
         return True
 
 
+def _binds(func: _FuncInfo, name: str) -> bool:
+    """True when ``name`` is a parameter or a local of ``func``."""
+    return name in func.locals or any(p.name.value == name for p in func.params)
+
+
+def _limit_reason(const: str, where: str) -> str:
+    return (
+        f"{const} is a limit, not a knob: {where}() raises above it, so a lower value would make sizes the "
+        "original handled raise"
+    )
+
+
+class _RaiseGuards(cst.CSTVisitor):
+    """The tests of a body's ``if`` statements whose block raises (``if block > MAX_FUSED: raise ...``), not
+    those of nested functions."""
+
+    def __init__(self) -> None:
+        self.tests: list[cst.BaseExpression] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        small = [s for stmt in body if isinstance(stmt, cst.SimpleStatementLine) for s in stmt.body]
+        if isinstance(node.body, cst.SimpleStatementSuite):
+            small = list(node.body.body)
+        if any(isinstance(s, cst.Raise) for s in small):
+            self.tests.append(node.test)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+class _Returns(cst.CSTVisitor):
+    """The values of a function body's ``return`` statements (not those of nested functions or lambdas)."""
+
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.values.append(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+class _LoopHeaders(cst.CSTVisitor):
+    """The iterables of a body's ``for`` loops and the tests of its ``while`` loops."""
+
+    def __init__(self) -> None:
+        self.headers: list[cst.BaseExpression] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.headers.append(node.iter)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.headers.append(node.test)
+
+
 class _BoundCalls(cst.CSTVisitor):
     """The arguments of every ``min(...)`` / ``max(...)`` call of an expression."""
 
@@ -1746,6 +1893,32 @@ def _boolean_expr(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Comparison | cst.BooleanOperation):
         return True
     return isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
+
+
+def _limit_reason(const: str, where: str) -> str:
+    return (
+        f"{const} is a limit, not a knob: {where}() raises above it, so a lower value would make sizes the "
+        "original handled raise"
+    )
+
+
+class _RaiseGuards(cst.CSTVisitor):
+    """The tests of a body's ``if`` statements whose block raises (``if block > MAX_FUSED: raise ...``), not
+    those of nested functions."""
+
+    def __init__(self) -> None:
+        self.tests: list[cst.BaseExpression] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        small = [s for stmt in body if isinstance(stmt, cst.SimpleStatementLine) for s in stmt.body]
+        if isinstance(node.body, cst.SimpleStatementSuite):
+            small = list(node.body.body)
+        if any(isinstance(s, cst.Raise) for s in small):
+            self.tests.append(node.test)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 class _Returns(cst.CSTVisitor):

@@ -538,13 +538,14 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
-    if not computed or (not moved and not table_wanted) or is_list_space(prepared.space.origins):
+    names = [n for n in computed if n in best]
+    if not names or (not moved and not table_wanted) or is_list_space(prepared.space.origins):
+        # no computed setting in the space (a cap the block is computed under, a literal): one configuration
         edit = _config_edit(prepared, best)
         note = None
         if table_wanted:
             note = "one configuration written: a per-bucket table needs a setting computed from the size"
         return edit, note
-    names = [n for n in computed if n in best]
     size = next(
         (
             x
