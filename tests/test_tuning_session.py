@@ -174,6 +174,20 @@ def test_a_wall_time_passing_between_two_looks_at_the_clock_is_a_wall_time_stop(
     assert res.stop is StopReason.WALL_TIME and res.evaluations > 0
 
 
+def test_the_least_wall_time_times_the_first_round_on_the_real_clock() -> None:
+    """``budget.MIN_WALL_S`` (1 s) is enough for the first round: the session looks at the clock before each
+    round, and its first look comes milliseconds after the budget starts (strategy and seeds built). Measured
+    on the wall clock (``time.monotonic``), the evaluator replaying at no cost."""
+    import time
+
+    from kernelopt.tuning.budget import MIN_WALL_S
+
+    s = sweep("matmul")  # the largest recorded space (480 configurations): the slowest strategy to build
+    space = space_from_sweep(s)
+    res = tune(space, Counting(s, ManualClock()), budget=Budget(4, time.monotonic, wall_s=MIN_WALL_S), rng_seed=3)
+    assert res.evaluations == 4 and res.best_latency_us is not None
+
+
 def test_seeds_come_first_and_bad_seeds_are_refused() -> None:
     s = sweep("sumsq")
     space, clock = space_from_sweep(s), ManualClock()
