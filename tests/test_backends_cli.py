@@ -116,6 +116,22 @@ def test_implement_failing_correctness_exits_1(
     assert "num_warps=4" in ws.kernel_py.read_text()
 
 
+def test_implement_with_an_unavailable_agent_exits_3(
+    ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent whose infrastructure failed (API down) was exit 1, as a failed implementation; it is the
+    environment's exit 3, as `optimize` and `validate` give the verdict AGENT_UNAVAILABLE."""
+    ws = make_ws(ws_root)
+    write_plan(ws, make_plan())
+    before = ws.kernel_py.read_bytes()
+    monkeypatch.setenv("UNAVAILABLE_SAYS", "API Error: 500 Internal server error")
+    command = f"command={shlex.quote(sys.executable)} {shlex.quote(str(AGENTS / 'unavailable.py'))} {{prompt_file}}"
+    assert main(["implement", str(ws.root), "--implementer", "agent-cli", "-o", command]) == 3
+    err = capsys.readouterr().err
+    assert "kernelopt: implement failed: the implementer was unavailable: " in err and "API Error: 500" in err
+    assert ws.kernel_py.read_bytes() == before
+
+
 def test_implement_when_the_check_cannot_run(
     ws_root: Path, parser: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

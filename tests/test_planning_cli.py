@@ -220,3 +220,21 @@ def test_plan_and_prompt_have_a_cpu_path(tmp_path: Path, capsys: pytest.CaptureF
     fresh = Workspace.create("steps2", kernel=loop / "kernel.py", reference=loop / "reference.py", root=tmp_path)
     assert main(["plan", str(fresh.root)]) == 2
     assert "or pass --device cpu to take timing-only evidence on the CPU" in capsys.readouterr().err
+
+
+def test_an_unavailable_agent_is_the_environment_s_exit_3_not_a_plan_error(
+    ws_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kernelopt plan` said an agent whose infrastructure failed (not logged in, API down) as a plan error,
+    exit 2 (bad input); it is exit 3, as `optimize` and `validate` give the verdict AGENT_UNAVAILABLE."""
+    import shlex
+
+    agent = Path(__file__).parent / "data" / "agents" / "unavailable.py"
+    monkeypatch.setenv("UNAVAILABLE_SAYS", "API Error: 500 Internal server error")
+    ws = make_ws(ws_root, "cli")  # its real knobs: the agent's prompt lists them
+    fakes.install_summary(ws, 1, "add_memory_bound")
+    command = f"command={shlex.quote(sys.executable)} {shlex.quote(str(agent))} {{prompt_file}}"
+    code, out, err = run(capsys, "plan", str(ws.root), "--planner", "agent-cli", "-o", command)
+    assert code == 3 and out == "", err
+    assert err.count("\n") == 1 and err.startswith("kernelopt: error: planner 'agent-cli': ")
+    assert "API Error: 500" in err and not ws.plan_path(1).exists()

@@ -32,7 +32,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Apply plans/v<N>_plan.md to kernel.py (one category), then check correctness at once."""
+        from kernelopt.backends.protocol import AGENT_UNAVAILABLE
         from kernelopt.backends.settings import parse_assignments
+        from kernelopt.errors import EXIT_ENVIRONMENT
         from kernelopt.harness.gate import check_correctness
         from kernelopt.loop.opening import changed_reference
         from kernelopt.stages.backends import build_implementer
@@ -67,7 +69,8 @@ def register(app: typer.Typer) -> None:
             if not as_json:
                 reason = " ".join((report.reason or "").split())
                 typer.echo(f"kernelopt: implement failed: {reason}; kernel.py left as it was", err=True)
-            raise typer.Exit(1)
+            # the agent's infrastructure failing is the environment's status (as `validate` and `optimize`)
+            raise typer.Exit(EXIT_ENVIRONMENT if report.error_type == AGENT_UNAVAILABLE else 1)
 
 
 def _result(n: int, name: str, report: ImplementResult) -> dict[str, Any]:

@@ -16,11 +16,10 @@ import typer
 
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.env import EnvSettings
-from kernelopt.errors import UsageError
+from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.workspace import Workspace
 
 if TYPE_CHECKING:
-    from kernelopt.planning.plan import PlanError
     from kernelopt.stages.plan import PlanResult
 
 REJECTED_DIR = "rejected"
@@ -124,11 +123,17 @@ def _planner_options(
     return opts
 
 
-def _failure(ws: Workspace, path: Path, result: PlanResult) -> PlanError:
-    """The error of a failed plan; a plan that broke a rule is moved to ``.kernelopt/rejected/``."""
+def _failure(ws: Workspace, path: Path, result: PlanResult) -> KerneloptError:
+    """The error of a failed plan; a plan that broke a rule is moved to ``.kernelopt/rejected/``. The agent's
+    infrastructure failing is an environment problem (exit 3, as ``optimize`` and ``validate`` give it), not
+    a plan error (exit 2)."""
+    from kernelopt.backends.protocol import AGENT_UNAVAILABLE
+    from kernelopt.errors import EnvironmentProblem
     from kernelopt.planning.plan import PlanError
 
     reason = result.reason or "the planner failed"
+    if result.error_type == AGENT_UNAVAILABLE:
+        return EnvironmentProblem(f"planner '{result.planner}': {reason}")
     if result.error_type in ("invalid_plan", "repeated_plan") and path.is_file():
         moved = _reject(ws, path).relative_to(ws.root)
         reason = f"{result.path} rejected: {reason.removeprefix('invalid plan: ')} (moved to {moved})"
