@@ -168,6 +168,10 @@ def test_an_autotune_list_of_two_configs_is_tuned_on_the_cpu(
 ) -> None:
     """``kernelopt tune mm_autotune --device cpu --budget 1``: the masked GEMM of the folder runs in the
     interpreter with one config; a candidate is one configuration, so it should run as one."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("the case is a machine with no GPU (Triton's autotuner finds a driver there)")
     from kernelopt.cli.app import main
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
