@@ -216,11 +216,6 @@ def test_optimize_on_the_cpu_sees_the_knob_tune_sees(
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.xfail(
-    strict=True,
-    reason="a module-level cap written as an expression (MAX_FUSED_SIZE = 65536 // 2, as Liger writes it) is "
-    "neither offered nor named; the literal 32768 is offered",
-)
 def test_a_cap_written_as_an_expression_is_offered() -> None:
     """``kernelopt tunables xent_vocab/kernel.py``: ``BLOCK = min(MAX_FUSED_SIZE, next_power_of_2(V))`` under a
     vocabulary loop, so any cap is correct; the same file with ``MAX_FUSED_SIZE = 32768`` lists the cap."""
@@ -231,15 +226,9 @@ def test_a_cap_written_as_an_expression_is_offered() -> None:
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.xfail(
-    strict=True,
-    reason="the cap inside a settings helper (calculate_settings: min(MAX_FUSED_SIZE, next_power_of_2(n)) under "
-    "a loop) is offered since 0807393 when it is a literal (16384), not when written 65536 // 4",
-)
 def test_a_cap_inside_a_settings_helper_is_offered() -> None:
     """``kernelopt tunables layernorm_cap/kernel.py``: the looped layer norm is correct with any block, so the cap
-    is the knob (issue 32); with ``MAX_FUSED_SIZE = 65536 // 4`` only the computed BLOCK_SIZE and num_warps are
-    listed (before 0807393, with a literal cap too)."""
+    is the knob (issue 32), written as a literal or as ``65536 // 4``."""
     text = (DATA / "layernorm_cap" / "kernel.py").read_text()
     literal = {t.key for t in discover_source(text.replace("65536 // 4", "16384"))}
     assert "MAX_FUSED_SIZE" in literal and "MAX_FUSED_SIZE" in _keys("layernorm_cap")

@@ -167,6 +167,24 @@ def test_a_cap_inside_a_settings_helper_is_a_knob_only_where_every_value_is_lega
             apply_source(_HELPER.format(guard=guard, body=body), {"MAX_FUSED": 1024})
 
 
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [("65536 // 4", 16384), ("64 * 1024", 65536), ("1 << 14", 16384), ("(2 ** 12)", 4096), ("65536 / 4", None)],
+)
+def test_a_cap_written_as_arithmetic_on_literals_is_its_value(written: str, value: int | None) -> None:
+    """``MAX_FUSED_SIZE = 65536 // 4``, as kernel libraries write a cap: a knob at its value, and an edit writes
+    the new value in place of the expression (a float division is no integer size: not offered)."""
+    src = _HELPER.format(guard="", body=_LOOP).replace("MAX_FUSED = 65536", f"MAX_FUSED = {written}  # 64 KB")
+    found = {t.key: t for t in discover_source(src)}
+    if value is None:
+        assert "MAX_FUSED" not in found and found["k:BLOCK"].editable
+        return
+    assert found["MAX_FUSED"].value == value and found["MAX_FUSED"].editable
+    r = apply_source(src, {"MAX_FUSED": 1024})
+    new = "(1024)" if written.startswith("(") else "1024"  # the parentheses stay
+    assert r.new_source == src.replace(f"MAX_FUSED = {written}  #", f"MAX_FUSED = {new}  #")
+
+
 def test_unread_constexpr_is_not_a_knob() -> None:
     keys = {t.key for t in discover(CORPUS / "prefix_sum_block_override.py")}
     assert not any("UNROLL" in k for k in keys)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -473,6 +474,21 @@ class _Analyzer:
         end = self.line_starts[rng.end.line - 1] + rng.end.column
         return SourceLiteral(expr, value, start, end, rng.start.line)
 
+    def folded(self, expr: cst.BaseExpression | None) -> SourceLiteral | None:
+        """An integer constant written as arithmetic on integer literals on one line (``65536 // 4``,
+        ``64 * 1024``, ``1 << 16``), as its value: an edit writes the new value in place of the expression.
+        ``None`` for anything else (a name, a call, a float, a negative or huge result)."""
+        if expr is None or isinstance(expr, cst.Integer):
+            return None
+        value = _fold(expr)
+        if value is None:
+            return None
+        rng = self.positions[expr]
+        if rng.start.line != rng.end.line:
+            return None
+        span = self.span(expr)
+        return SourceLiteral(expr, value, span.start, span.end, rng.start.line)
+
     def jit_kernel(self, name: str | None) -> _FuncInfo | None:
         """The ``@triton.jit`` function named ``name`` in this file (only when unique)."""
         if not name:
@@ -531,7 +547,7 @@ class _Analyzer:
             return _Resolved(
                 refused=f"'{name}' is assigned together with other names (line {b.line}); an edit would move both"
             )
-        lit = self.literal(b.value)
+        lit = self.literal(b.value) or self.folded(b.value)
         if lit is not None:
             return _Resolved(lit, at_module=func is None, defined_as=name)
         if isinstance(b.value, cst.Name):  # BLOCK = DEFAULT_BLOCK: follow the name
@@ -1716,6 +1732,36 @@ class _NestedScopes(cst.CSTVisitor):
         if isinstance(node, cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp):
             self.nodes.append(node)
         return True
+
+
+_FOLDED_OPERATORS: dict[type, Callable[[int, int], int]] = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv,
+    cst.LeftShift: operator.lshift,
+    cst.RightShift: operator.rshift,
+    cst.Power: operator.pow,
+}
+
+
+def _fold(expr: cst.BaseExpression) -> int | None:
+    """The value of integer arithmetic on integer literals (``65536 // 4``), or ``None``; results outside
+    1..2**31 (and powers or shifts past 64) are not sizes and are not folded."""
+    if isinstance(expr, cst.Integer):
+        value = int(expr.evaluated_value)
+    elif isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _FOLDED_OPERATORS:
+        left, right = _fold(expr.left), _fold(expr.right)
+        if left is None or right is None:
+            return None
+        if isinstance(expr.operator, cst.Power | cst.LeftShift | cst.RightShift) and right > 64:
+            return None
+        if isinstance(expr.operator, cst.FloorDivide) and right == 0:
+            return None
+        value = _FOLDED_OPERATORS[type(expr.operator)](left, right)
+    else:
+        return None
+    return value if 1 <= value <= 2**31 else None
 
 
 def _binds(func: _FuncInfo, name: str) -> bool:
