@@ -103,6 +103,7 @@ SLOW_FILES = (
     "test_backends_llm_api.py",
     "test_tuning_compile_pool.py",
     "test_cli_signals.py",
+    "test_tunables_guard.py",
 )
 
 

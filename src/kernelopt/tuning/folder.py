@@ -61,6 +61,7 @@ from kernelopt.tunables import (
     write_table,
 )
 from kernelopt.tunables.evaluate import discover_evaluated
+from kernelopt.tunables.guard import guard_edit
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import Config, Value
@@ -541,10 +542,10 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     names = [n for n in computed if n in best]
     if not names or (not moved and not table_wanted) or is_list_space(prepared.space.origins):
         # no computed setting in the space (a cap the block is computed under, a literal): one configuration
-        edit = _config_edit(prepared, best)
-        note = None
-        if table_wanted:
-            note = "one configuration written: a per-bucket table needs a setting computed from the size"
+        edit, note = _config_edit(prepared, best)
+        if table_wanted and edit is not None:
+            one = "one configuration written: a per-bucket table needs a setting computed from the size"
+            note = f"{one}; {note}" if note else one
         return edit, note
     size = next(
         (
@@ -562,7 +563,7 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         )
     rows = _rows(tuning, names, size)
     if not rows:
-        return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None), None
+        return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
     others = {k: v for k, v in changes.items() if k not in computed}
     fn = prepared.problem.kernel_py.name
     opts = {
@@ -652,17 +653,20 @@ def best_edit(tuning: FolderTuning) -> EditResult | None:
     """
     if tuning.edit_made:
         return tuning.edit
-    return _config_edit(tuning.prepared, tuning.result.best_config)
+    return _config_edit(tuning.prepared, tuning.result.best_config)[0]
 
 
-def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> EditResult | None:
-    """The edit of one configuration for every size (a literal's literal, a computed setting's tuned line)."""
+def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[EditResult | None, str | None]:
+    """The edit of one configuration for every size (a literal's literal, a computed setting's tuned line), a
+    tile that must divide a size guarded by it where the new value is not legal at every size the original
+    handled (:func:`kernelopt.tunables.guard.guard_edit`), and a note when a tile was guarded or the edit could
+    not be written."""
     if best is None:
-        return None
+        return None, None
     origins = prepared.space.origins
     listed = autotune_list(prepared.space.kernel, prepared.evaluation) if is_list_space(origins) else None
     if listed is not None:
-        return pin_config(
+        pinned = pin_config(
             prepared.base_source,
             best,
             listed,
@@ -670,11 +674,12 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
             filename=prepared.problem.kernel_py.name,
             evaluation=prepared.evaluation,
         )
+        return pinned, None
     current = current_values(prepared.tunables)
     changes = config_changes(best, current, origins)
     if not changes:
-        return None
-    return apply_source(
+        return None, None
+    edit = apply_source(
         prepared.base_source,
         changes,
         filename=prepared.problem.kernel_py.name,
@@ -683,6 +688,21 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
         gpu=prepared.gpu,
         evaluation=prepared.evaluation,
     )
+    guarded = guard_edit(prepared.base_source, edit.new_source)
+    if guarded.new_source is None:
+        return None, guarded.note
+    if guarded.new_source == edit.new_source:
+        return edit, None
+    fn = prepared.problem.kernel_py.name
+    diff = "".join(
+        difflib.unified_diff(
+            prepared.base_source.splitlines(keepends=True),
+            guarded.new_source.splitlines(keepends=True),
+            fromfile=f"a/{fn}",
+            tofile=f"b/{fn}",
+        )
+    )
+    return edit.model_copy(update={"new_source": guarded.new_source, "diff": diff}), guarded.note
 
 
 class TuneSummary(BaseModel):

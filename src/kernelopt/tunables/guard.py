@@ -1,0 +1,435 @@
+"""Tiles that must divide a size: a tuned literal legal at every size the original handled, or guarded.
+
+A kernel without masks (a grid of whole tiles) is correct only at sizes its tiles divide: the launching
+function says so with ``assert M % BLOCK_M == 0``, a grid of ``M // BLOCK_M`` programs, or a grid of
+``triton.cdiv(M, BLOCK_M)`` programs over a kernel whose loads and stores carry no mask. The original
+``BLOCK_M = 32`` then takes every multiple of 32; a tuned ``64`` would fail at 96, a size ``SHAPES`` may never
+name. DESIGN.md, "Shapes": a literal is written only where it is legal at every size the original handled
+(the new tile divides the old one); otherwise the tuned value is guarded, the original the fallback, written
+as Triton users write it and readable in a diff::
+
+    BLOCK_M, BLOCK_N, BLOCK_K = 32, 32, 32
+    if N % 64 == 0:  # kernelopt: tuned
+        BLOCK_N = 64
+
+or, for a literal at the launch, ``BLOCK_N=64 if N % 64 == 0 else 32``. Where no guard can be written (a
+module-level constant, a size not known where the tile is set) the edit is not written, and one line says why.
+
+:func:`guard_edit` takes a literal edit (:func:`kernelopt.tunables.edit.apply_source`'s text) and returns the
+text to write. Discovery reads a guard's lines as tuned lines (``# kernelopt: tuned``): the literal above stays
+the knob's value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from kernelopt.tunables.analysis import TUNED
+
+_Splice = tuple[int, int, str]
+Positions = Mapping[cst.CSTNode, CodeRange]
+
+
+@dataclass(frozen=True)
+class Divides:
+    """A tile must divide a size: the tile (a local name, or ``meta["BLOCK"]``'s key in a grid function), the
+    size's source text, and where the launching function says so."""
+
+    tile: tuple[str, str]  # ("name", "BLOCK_M") or ("meta", "BM")
+    size: cst.BaseExpression
+    line: int
+    why: str
+
+
+@dataclass
+class _Function:
+    node: cst.FunctionDef
+    params: set[str]
+    bound: dict[str, int] = field(default_factory=dict)  # name -> first line it is bound on
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """The text to write and a note (one line, or ``None``), or no text and the note saying why."""
+
+    new_source: str | None
+    note: str | None
+
+
+def _dotted(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return f"{_dotted(expr.value)}.{expr.attr.value}"
+    return ""
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _names(expr: cst.CSTNode) -> set[str]:
+    """The variable names an expression reads (not attribute names, not a lambda's own parameters)."""
+    out: set[str] = set()
+
+    def visit(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        elif isinstance(node, cst.Attribute):
+            visit(node.value)
+        elif not isinstance(node, cst.Lambda):
+            for child in node.children:
+                visit(child)
+
+    visit(expr)
+    return out
+
+
+def _tile_id(expr: cst.BaseExpression) -> tuple[str, str] | None:
+    """``BLOCK`` -> ("name", "BLOCK"); ``meta["BLOCK"]`` -> ("meta", "BLOCK"); else ``None``."""
+    if isinstance(expr, cst.Name):
+        return ("name", expr.value)
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+            return ("meta", index.value.evaluated_value)  # type: ignore[arg-type]
+    return None
+
+
+def _masked(kernel: cst.FunctionDef) -> bool | None:
+    """Whether a Triton kernel's loads and stores carry masks (``None``: it has none of either): a mask,
+    ``boundary_check`` or ``other`` argument, or a second positional argument of a load (third of a store)."""
+    seen = False
+    for node in _walk(kernel.body):
+        if not isinstance(node, cst.Call):
+            continue
+        name = _dotted(node.func).split(".")[-1]
+        if name not in ("load", "store"):
+            continue
+        seen = True
+        positional = [a for a in node.args if a.keyword is None and a.star == ""]
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        if keywords & {"mask", "boundary_check", "other"} or len(positional) > (1 if name == "load" else 2):
+            return True
+        if any(a.star for a in node.args):
+            return True  # unreadable: assume the kernel guards itself
+    return False if seen else None
+
+
+def _is_jit(fn: cst.FunctionDef) -> bool:
+    for d in fn.decorators:
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if _dotted(expr).split(".")[-1] in ("jit", "autotune", "heuristics"):
+            return True
+    return False
+
+
+def _requirements(fn: cst.FunctionDef, unmasked: set[str], pos: Positions) -> list[Divides]:
+    """What the launching function ``fn`` says each tile must divide (see the module docstring)."""
+    launches_unmasked = any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Subscript)
+        and isinstance(n.func.value, cst.Name)
+        and n.func.value.value in unmasked
+        for n in _walk(fn.body)
+    )
+    out: list[Divides] = []
+    for node in _walk(fn.body):
+        line = pos[node].start.line
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            tile = _tile_id(node.right)
+            if tile is not None:
+                out.append(Divides(tile, node.left, line, f"line {line} takes {_code(node)}"))
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
+            tile = _tile_id(node.right)
+            # (M + BLOCK - 1) // BLOCK covers the tail: only a floor of the size alone drops it
+            if tile is not None and tile[1] not in _names(node.left) | _strings(node.left):
+                out.append(Divides(tile, node.left, line, f"the grid at line {line} has {_code(node)} programs"))
+        elif launches_unmasked and _is_cdiv(node):
+            assert isinstance(node, cst.Call)
+            tile = _tile_id(node.args[1].value)
+            if tile is not None:
+                why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
+                out.append(Divides(tile, node.args[0].value, line, why))
+    return out
+
+
+def _is_cdiv(node: cst.CSTNode) -> bool:
+    """``triton.cdiv(size, tile)`` (two positional arguments)."""
+    return (
+        isinstance(node, cst.Call)
+        and _dotted(node.func).split(".")[-1] == "cdiv"
+        and len(node.args) == 2
+        and all(a.keyword is None for a in node.args)
+    )
+
+
+def _strings(expr: cst.CSTNode) -> set[str]:
+    return {
+        n.evaluated_value  # type: ignore[misc]
+        for n in _walk(expr)
+        if isinstance(n, cst.SimpleString) and isinstance(n.evaluated_value, str)
+    }
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _size_text(expr: cst.BaseExpression) -> str:
+    text = _code(expr).strip()
+    simple = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Integer)
+    return text if isinstance(expr, simple) else f"({text})"
+
+
+@dataclass
+class _Change:
+    """One literal a plain edit moved: where it is in the edited text, and what the original held."""
+
+    before: int
+    after: int
+    start: int  # offsets of the literal in the edited text
+    end: int
+    statement: cst.SimpleStatementLine
+    function: cst.FunctionDef | None
+    target: str | None  # the name an assignment binds it to
+    keyword: str | None  # the keyword it is passed as at a call
+
+
+class _Collector(cst.CSTVisitor):
+    """Every statement line in order, with its function; offsets of the nodes of the edited text."""
+
+    def __init__(self, line_starts: list[int], positions: Positions) -> None:
+        self.line_starts = line_starts
+        self.positions = positions
+        self.stack: list[cst.FunctionDef] = []
+        self.statements: list[tuple[cst.SimpleStatementLine, cst.FunctionDef | None]] = []
+        self.functions: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+        self.functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statements.append((node, self.stack[-1] if self.stack else None))
+
+    def offset(self, node: cst.CSTNode) -> tuple[int, int]:
+        rng = self.positions[node]
+        return (
+            self.line_starts[rng.start.line - 1] + rng.start.column,
+            self.line_starts[rng.end.line - 1] + rng.end.column,
+        )
+
+
+def _line_starts(source: str) -> list[int]:
+    starts, pos = [0], 0
+    for line in source.splitlines(keepends=True):
+        pos += len(line)
+        starts.append(pos)
+    return starts
+
+
+def _int(node: cst.CSTNode) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    return None
+
+
+def _changes(
+    old: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
+    new: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
+    collector: _Collector,
+) -> list[_Change]:
+    """The integer literals that differ between a statement of the original and its edited counterpart: the
+    elements of an assignment of literals, and keyword literals of calls."""
+    (o, _), (n, fn) = old, new
+    out: list[_Change] = []
+    pairs = _assignments(o), _assignments(n)
+    if pairs[0] and len(pairs[0]) == len(pairs[1]):
+        for (name, ov), (_, nv) in zip(*pairs, strict=True):
+            b, a = _int(ov), _int(nv)
+            if b is not None and a is not None and a != b:
+                start, end = collector.offset(nv)
+                out.append(_Change(b, a, start, end, n, fn, name, None))
+        return out
+    old_calls = [c for c in _walk(o) if isinstance(c, cst.Call)]
+    new_calls = [c for c in _walk(n) if isinstance(c, cst.Call)]
+    if len(old_calls) != len(new_calls):
+        return out
+    for oc, nc in zip(old_calls, new_calls, strict=True):
+        kept = {a.keyword.value: a.value for a in oc.args if a.keyword is not None}
+        for arg in nc.args:
+            if arg.keyword is None or arg.keyword.value not in kept:
+                continue
+            b, a = _int(kept[arg.keyword.value]), _int(arg.value)
+            if b is not None and a is not None and a != b:
+                start, end = collector.offset(arg.value)
+                out.append(_Change(b, a, start, end, n, fn, None, arg.keyword.value))
+    return out
+
+
+def _assignments(line: cst.SimpleStatementLine) -> list[tuple[str, cst.BaseExpression]]:
+    """(name, value) of a line that is one assignment to one target (see :func:`_assigned`)."""
+    stmt = line.body[0] if len(line.body) == 1 else None
+    if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1:
+        return _assigned(stmt.targets[0].target, stmt.value)
+    return []
+
+
+def _assigned(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
+    """(name, value) of ``a = 1`` or ``a, b = 1, 2`` (element-wise); ``[]`` for anything else."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if (
+        isinstance(target, cst.Tuple | cst.List)
+        and isinstance(value, cst.Tuple | cst.List)
+        and len(target.elements) == len(value.elements)
+        and all(isinstance(e.value, cst.Name) for e in target.elements)
+    ):
+        return [(e.value.value, v.value) for e, v in zip(target.elements, value.elements, strict=True)]  # type: ignore[attr-defined]
+    return []
+
+
+def _bound_before(fn: cst.FunctionDef, line: int, pos: Positions) -> set[str]:
+    """The function's parameters and the names it binds on lines before ``line`` (module names count too:
+    a size is rarely one, and a missing one fails the final check)."""
+    names = {p.name.value for p in (*fn.params.params, *fn.params.posonly_params, *fn.params.kwonly_params)}
+    for extra in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(extra, cst.Param):
+            names.add(extra.name.value)
+    for node in _walk(fn.body):
+        if isinstance(node, cst.Assign) and pos[node].start.line < line:
+            for t in node.targets:
+                names |= {n.value for n in _walk(t.target) if isinstance(n, cst.Name)}
+    return names
+
+
+def guard_edit(old: str, new: str) -> Guarded:
+    """The text to write for the literal edit ``old`` -> ``new``: ``new`` itself when every moved tile is legal
+    at every size the original handled; else ``new`` with each such tile guarded by the sizes it must divide
+    (its original value the fallback); no text when a guard cannot be written (the note says why).
+
+    Args:
+        old: kernel.py as the user wrote it.
+        new: the same text with only knob literals moved (:func:`~kernelopt.tunables.edit.apply_source`).
+    """
+    try:
+        old_wrapper, new_wrapper = MetadataWrapper(cst.parse_module(old)), MetadataWrapper(cst.parse_module(new))
+    except cst.ParserSyntaxError:
+        return Guarded(new, None)  # not ours to judge: the edit's own checks say it
+    pos = new_wrapper.resolve(PositionProvider)
+    old_collector = _Collector(_line_starts(old), old_wrapper.resolve(PositionProvider))
+    new_collector = _Collector(_line_starts(new), pos)
+    old_wrapper.module.visit(old_collector)
+    new_wrapper.module.visit(new_collector)
+    if len(old_collector.statements) != len(new_collector.statements):
+        return Guarded(new, None)  # not a literal edit: nothing to compare
+    unmasked = {f.name.value for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
+    requirements: dict[int, list[Divides]] = {}
+    splices: list[_Splice] = []
+    notes: list[str] = []
+    by_statement: dict[int, list[tuple[_Change, list[Divides]]]] = {}
+    for o, n in zip(old_collector.statements, new_collector.statements, strict=True):
+        for change in _changes(o, n, new_collector):
+            if change.before % change.after == 0 or (change.function is not None and _is_jit(change.function)):
+                continue  # legal wherever the original was
+            launchers = [change.function] if change.function is not None else new_collector.functions
+            for fn in launchers:
+                if _is_jit(fn):
+                    continue
+                if id(fn) not in requirements:
+                    requirements[id(fn)] = _requirements(fn, unmasked, pos)
+                needs = [d for d in requirements[id(fn)] if d.tile in _ids(change, fn)]
+                if needs and change.function is None:
+                    name = change.target or change.keyword
+                    return Guarded(None, (
+                        f"{name}={change.after} does not divide every size the original {name}={change.before} "
+                        f"handled ({needs[0].why}), and a module-level constant cannot be guarded by a size: "
+                        "not written"
+                    ))  # fmt: skip
+                if needs:
+                    by_statement.setdefault(id(change.statement), []).append((change, needs))
+    for moved in by_statement.values():
+        splice, why = _guard(moved, new, pos)
+        if splice is None:
+            return Guarded(None, why)
+        splices += splice
+        notes.append(why)
+    if not splices:
+        return Guarded(new, None)
+    out, at = [], 0
+    for start, end, text in sorted(splices):
+        out.append(new[at:start])
+        out.append(text)
+        at = end
+    out.append(new[at:])
+    return Guarded("".join(out), "; ".join(notes))
+
+
+def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
+    """How the launching function may name the moved tile: the variable, and the launch keywords it feeds
+    (``meta["BLOCK"]`` in a grid function)."""
+    if change.keyword is not None:
+        return {("meta", change.keyword)}
+    assert change.target is not None
+    out = {("name", change.target)}
+    for node in _walk(fn.body):
+        if (
+            isinstance(node, cst.Arg)
+            and node.keyword is not None
+            and isinstance(node.value, cst.Name)
+            and node.value.value == change.target
+        ):
+            out.add(("meta", node.keyword.value))
+    return out
+
+
+def _condition(needs: list[Divides], value: int) -> str:
+    sizes = dict.fromkeys(_size_text(d.size) for d in needs)
+    return " and ".join(f"{s} % {value} == 0" for s in sizes)
+
+
+def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions) -> tuple[list[_Splice] | None, str]:
+    """The splices that guard the moved tiles of one statement, and the note; ``None`` and why when the sizes
+    are not known where the tiles are set."""
+    statement = moved[0][0].statement
+    fn = moved[0][0].function
+    assert fn is not None
+    line = pos[statement].start.line
+    known = _bound_before(fn, line, pos)
+    for change, needs in moved:
+        missing = sorted({n for d in needs for n in _names(d.size)} - known)
+        name = change.target or change.keyword
+        if missing:
+            return None, (
+                f"{name}={change.after} does not divide every size the original {name}={change.before} handled "
+                f"({needs[0].why}), and {', '.join(missing)} is not known where {name} is set: not written"
+            )
+    whys = "; ".join(dict.fromkeys(needs[0].why for _, needs in moved))
+    names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
+    conditions = " and ".join(_condition(needs, c.after) for c, needs in moved)
+    note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size: {whys})"
+    if all(c.keyword is not None for c, _ in moved):
+        inline = [(c.start, c.end, f"{c.after} if {_condition(needs, c.after)} else {c.before}") for c, needs in moved]
+        return inline, note
+    if any(c.keyword is not None for c, _ in moved):
+        return None, f"{names}: an assignment and a launch literal moved on one line: not written"
+    rng = pos[statement]
+    starts = _line_starts(new)
+    line_text = new[starts[rng.start.line - 1] : starts[rng.start.line]]
+    indent = line_text[: len(line_text) - len(line_text.lstrip())]
+    end_of_statement = starts[rng.end.line]  # the statement line ends with its newline
+    restore = [(c.start, c.end, str(c.before)) for c, _ in moved]
+    targets = ", ".join(c.target for c, _ in moved)  # type: ignore[misc]
+    values = ", ".join(str(c.after) for c, _ in moved)
+    block = f"{indent}if {conditions}:  # {TUNED}\n{indent}    {targets} = {values}\n"
+    return [*restore, (end_of_statement, end_of_statement, block)], note

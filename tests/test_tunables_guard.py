@@ -1,0 +1,104 @@
+"""Tiles that must divide a size (kernelopt.tunables.guard): a tuned tile is a plain literal only where it is legal
+at every size the original handled; else it is guarded by the sizes, or not written (issue 32 item 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import apply_source, discover_source
+from kernelopt.tunables.guard import guard_edit
+
+BREAKER = Path(__file__).parent / "data" / "breaker"
+TUNING = Path(__file__).parent / "data" / "tuning"
+
+LAUNCHER = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs{mask})
+
+
+def run(x, y):
+    n = x.numel()
+    BLOCK = 256
+    grid = ({grid},)
+    copy_kernel[grid](x, y, BLOCK=BLOCK, num_warps=4)
+    return y
+"""
+
+
+def _guarded(source: str, changes: dict[str, int]) -> tuple[str, str | None, str]:
+    """(plain edit, guard note, text to write) of moving ``changes`` in ``source``."""
+    plain = apply_source(source, changes).new_source
+    guarded = guard_edit(source, plain)
+    return plain, guarded.note, guarded.new_source or ""
+
+
+@pytest.mark.timeout(30)
+def test_a_smaller_tile_that_divides_the_original_is_a_plain_literal() -> None:
+    """32 -> 16 is legal at every multiple of 32: nothing to guard (and warps never are)."""
+    source = (BREAKER / "mm_nomask" / "kernel.py").read_text()
+    plain, note, text = _guarded(source, {"BLOCK_N": 16, "num_warps": 8})
+    assert text == plain and note is None
+
+
+@pytest.mark.timeout(30)
+def test_asserted_tiles_are_guarded_after_their_assignment_the_original_left_above() -> None:
+    source = (BREAKER / "mm_nomask" / "kernel.py").read_text()
+    _, note, text = _guarded(source, {"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 8})
+    want = (
+        "    BLOCK_M, BLOCK_N, BLOCK_K = 32, 32, 32\n"
+        "    if M % 64 == 0 and N % 64 == 0:  # kernelopt: tuned\n"
+        "        BLOCK_M, BLOCK_N = 64, 64\n"
+        "    assert M % BLOCK_M"
+    )
+    assert want in text and "num_warps=8" in text, text
+    assert note is not None and note.startswith("BLOCK_M=64, BLOCK_N=64 only where M % 64 == 0 and N % 64 == 0")
+    found = {t.name: t.value for t in discover_source(text)}  # the guard reads as tuned lines: 32 stays the knob
+    assert found["BLOCK_M"] == 32 and found["BLOCK_N"] == 32 and found["num_warps"] == 8
+
+
+@pytest.mark.timeout(30)
+def test_a_launch_literal_over_an_unmasked_cdiv_grid_gets_an_inline_guard() -> None:
+    """tests/data/tuning/gemm_nomask: ``BM=16`` at the launch, ``triton.cdiv(M, meta["BM"])``, no masks."""
+    source = (TUNING / "gemm_nomask" / "kernel.py").read_text()
+    _, note, text = _guarded(source, {"BM": 32})
+    assert "BM=32 if M % 32 == 0 else 16, BN=16)" in text, text
+    assert note is not None and "kernel without masks" in note
+
+
+@pytest.mark.timeout(30)
+def test_a_masked_kernel_or_a_ceiling_grid_needs_no_guard() -> None:
+    for mask, grid in ((", mask=offs < n)", "triton.cdiv(n, BLOCK)"), (")", "(n + BLOCK - 1) // BLOCK")):
+        source = LAUNCHER.format(mask=mask, grid=grid)
+        plain, note, text = _guarded(source, {"BLOCK": 1024})  # a ceiling grid covers the tail: no rule reads it
+        assert text == plain and note is None, (mask, grid)
+
+
+@pytest.mark.timeout(30)
+def test_an_unmasked_floor_grid_is_guarded_and_a_module_constant_is_not_written() -> None:
+    source = LAUNCHER.format(mask=")", grid="n // BLOCK")
+    _, note, text = _guarded(source, {"BLOCK": 1024})
+    assert note is not None and "the grid at line" in note
+    assert "    BLOCK = 256\n    if n % 1024 == 0:  # kernelopt: tuned\n        BLOCK = 1024\n" in text, text
+    module = source.replace("    BLOCK = 256\n", "").replace("import triton\n", "import triton\nBLOCK = 256\n", 1)
+    plain = apply_source(module, {"BLOCK": 1024}).new_source
+    refused = guard_edit(module, plain)
+    assert refused.new_source is None
+    assert refused.note is not None and "module-level constant cannot be guarded" in refused.note
+
+
+@pytest.mark.timeout(30)
+def test_a_size_bound_after_the_tile_is_not_written() -> None:
+    """The guard goes right after the tile's assignment: a size computed later is not known there."""
+    late = "    BLOCK = 256\n    n = x.numel()\n"
+    source = LAUNCHER.format(mask=")", grid="n // BLOCK").replace("    n = x.numel()\n    BLOCK = 256\n", late)
+    plain = apply_source(source, {"BLOCK": 512}).new_source
+    refused = guard_edit(source, plain)
+    assert refused.new_source is None and refused.note is not None
+    assert "n is not known where BLOCK is set: not written" in refused.note
