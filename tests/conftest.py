@@ -49,6 +49,7 @@ SLOW_FILES = (
     "test_knob_patterns_e2e.py",
     "test_knob_generality.py",
     "test_knob_helper_caps.py",
+    "test_knob_heuristic_tables.py",
     "test_batch_verdicts.py",
     "test_tuning_rejected.py",
     "test_structured_inputs.py",

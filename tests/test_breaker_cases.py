@@ -118,11 +118,6 @@ def test_inline_next_power_of_2_block_stays_correct_above_the_largest_shape(
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(
-    strict=True,
-    reason="a block computed by @triton.heuristics (lambda args: triton.next_power_of_2(args['n_cols'])) is "
-    "written as `lambda args: 128`: the one-block softmax then handles 128 of 300 columns",
-)
 def test_a_heuristic_block_stays_computed_above_the_largest_shape(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

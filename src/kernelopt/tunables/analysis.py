@@ -94,6 +94,9 @@ class Site:
     # a computed setting tuned where it is computed: the variable and the lines written after its computation
     tuned: TunedRegion | None = None
     size_names: list[str] = field(default_factory=list)
+    # a heuristic computed from the arguments: the table an edit wrote into its lambda (values keyed by "")
+    heuristic_table: TunedTable | None = None
+    heuristic_fallback: str | None = None  # the computation the table falls back on, as written
     # refused until a run of the task tells which entry of ``**configs[key]`` the launch uses
     needs_run: bool = False
 
@@ -1427,12 +1430,21 @@ class _Analyzer:
             refused = semantic_why
         elif lit is None and body is None:
             refused = f"heuristic is not a lambda: {self.code(expr)}; edit it by hand"
-        elif lit is None and body is not None:
+        table: TunedTable | None = None
+        size_names: list[str] = []
+        fallback_text: str | None = None
+        if refused is None and lit is None and isinstance(expr, cst.Lambda) and body is not None:
             if knob_rule(name) is None and name not in LAUNCH_OPTIONS:
                 refused = f"computed by a heuristic ({self.code(body)}); not a known performance knob"
             else:
-                computed = self.code(body)
+                # a table an edit wrote (``128 if args["n"] <= 100 else <the computation>``) reads back as one
+                table, fallback = self.heuristic_table(body)
+                computed = self.code(fallback)
                 override = self.span(body)
+                span = self.span(fallback)
+                fallback_text = self.source[span.start : span.end]
+                params = [p.name.value for p in expr.params.params]
+                size_names = _argument_reads(fallback, params[0]) if params else []
         self.add_site(
             Site(
                 key,
@@ -1449,8 +1461,39 @@ class _Analyzer:
                 computed=computed,
                 override=override,
                 semantic=semantic_why is not None,
+                size_names=size_names,
+                heuristic_table=table,
+                heuristic_fallback=fallback_text,
             )
         )
+
+    def heuristic_table(self, body: cst.BaseExpression) -> tuple[TunedTable | None, cst.BaseExpression]:
+        """A heuristic's size-bucketed table, as :func:`kernelopt.tunables.edit.write_table` writes it into the
+        lambda (``64 if args["n"] <= 10 else 128 if args["n"] <= 100 else triton.next_power_of_2(args["n"])``),
+        and the computation it falls back on; ``(None, body)`` when the body is no such chain."""
+        buckets: list[Bucket] = []
+        size: str | None = None
+        node = body
+        while isinstance(node, cst.IfExp) and not (buckets and node.lpar):  # (...) holds the computation
+            test, value = node.test, self.literal(node.body)
+            if not (
+                isinstance(test, cst.Comparison)
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.LessThanEqual)
+            ):
+                break
+            bound = self.literal(test.comparisons[0].comparator)
+            this = self.code(test.left)
+            if value is None or bound is None or not isinstance(bound.value, int) or size not in (None, this):
+                break
+            if buckets and bound.value <= buckets[-1].upto:
+                break
+            size = this
+            buckets.append(Bucket(upto=bound.value, values={"": value.value}))
+            node = node.orelse
+        if not buckets or size is None or self.literal(node) is not None:
+            return None, body
+        return TunedTable(size=size, buckets=buckets), node
 
     # -- grid consistency -------------------------------------------------------------------------
 
@@ -1762,6 +1805,27 @@ def _fold(expr: cst.BaseExpression) -> int | None:
     else:
         return None
     return value if 1 <= value <= 2**31 else None
+
+
+def _argument_reads(expr: cst.CSTNode, param: str) -> list[str]:
+    """The kernel arguments a heuristic's lambda reads, as written (``args["n_cols"]``), in order."""
+
+    class _Reads(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[str] = []
+
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if not (isinstance(node.value, cst.Name) and node.value.value == param and len(node.slice) == 1):
+                return
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+                key = index.value.evaluated_value
+                if isinstance(key, str):
+                    self.found.append(f'{param}["{key}"]')
+
+    reads = _Reads()
+    expr.visit(reads)
+    return list(dict.fromkeys(reads.found))
 
 
 def _binds(func: _FuncInfo, name: str) -> bool:
@@ -2137,7 +2201,11 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
 
 
 def _table_of(s: Site) -> TunedTable | None:
-    """The tuned table a computed setting's site holds, in knob names, restricted to its variable."""
+    """The tuned table a computed setting's site holds, in knob names, restricted to its variable (or the
+    table written into a heuristic's lambda)."""
+    if s.heuristic_table is not None:
+        rows = [Bucket(upto=b.upto, values={s.name: b.values[""]}) for b in s.heuristic_table.buckets]
+        return TunedTable(size=s.heuristic_table.size, buckets=rows)
     if s.tuned is None or s.tuned.table is None:
         return None
     var = s.tuned.variable

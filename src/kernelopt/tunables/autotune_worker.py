@@ -126,7 +126,7 @@ class _LaunchRecorder:
                     for k, v in kwargs.items()
                     if k not in ("grid", "warmup") and isinstance(v, bool | int | float | str)
                 }
-                recorder.sizes[name] = recorder.caller_sizes()
+                recorder.sizes[name] = {**recorder.caller_sizes(), **_argument_sizes(fn_self, args, kwargs)}
             return original(fn_self, *args, **kwargs)
 
         return run
@@ -143,6 +143,16 @@ class _LaunchRecorder:
     def __exit__(self, *exc: object) -> None:
         for cls, original in self._saved:
             setattr(cls, "run", original)  # noqa: B010
+
+
+def _argument_sizes(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, int]:
+    """The integer arguments of a launch, keyed as a ``@triton.heuristics`` lambda reads them
+    (``args["n_cols"]``): the values a tuned table inside a heuristic buckets on."""
+    names = list(getattr(fn, "arg_names", None) or [])
+    bound = {**dict(zip(names, args, strict=False)), **kwargs}
+    return {
+        f'args["{k}"]': v for k, v in bound.items() if isinstance(v, int) and not isinstance(v, bool) and k in names
+    }
 
 
 def time_autotune_on_cpu(module: ModuleType) -> None:

@@ -366,7 +366,7 @@ def write_table(
     chosen: dict[str, Tunable] = {}
     for ident in table.knobs():
         found = [t for t in _select(tunables, ident, kernel) if t.editable]
-        computed = [t for t in found if t.kind is TunableKind.COMPUTED_SETTING]
+        computed = [t for t in found if t.kind is TunableKind.COMPUTED_SETTING or _computed_heuristic(by_key[t.key])]
         if not computed:
             kinds = ", ".join(sorted({t.kind.value for t in found})) or "no editable knob"
             raise TunableError(
@@ -382,11 +382,17 @@ def write_table(
         for row in table.buckets:
             _check_fit(tunables, {chosen[k].key: v for k, v in row.values.items()}, limits)
     per_region: dict[tuple[int, str], tuple[TunedRegion, dict[str, str]]] = {}
+    spans: list[_Splice] = []
     for ident, t in chosen.items():
-        region = by_key[t.key].tuned
+        site = by_key[t.key]
+        if _computed_heuristic(site):  # the table goes into the lambda, its computation the fallback
+            rows = [(b.upto, b.values[ident]) for b in table.buckets if ident in b.values]
+            assert site.override is not None and site.heuristic_fallback is not None
+            spans.append((site.override.start, site.override.end, render_heuristic(table.size, rows, site)))
+            continue
+        region = site.tuned
         assert region is not None
         per_region.setdefault(_region_key(region), (region, {}))[1][ident] = region.variable
-    spans: list[_Splice] = []
     for region, names in per_region.values():
         rows = [{names[k]: v for k, v in row.values.items() if k in names} for row in table.buckets]
         new_table = TunedTable(
@@ -416,7 +422,7 @@ def write_table(
             ]
             if have != want:
                 raise AssertionError(f"tuned table of {t.key} reads back as {have}, not {want}")
-        elif t.kind is not TunableKind.COMPUTED_SETTING and got.value != t.value:
+        elif t.kind is not TunableKind.COMPUTED_SETTING and t.computed is None and got.value != t.value:
             raise AssertionError(f"tuned table: {t.key} changed {t.value!r} -> {got.value!r}")
     edits = [
         KnobEdit(
@@ -431,6 +437,21 @@ def write_table(
         for ident, t in chosen.items()
     ]
     return EditResult(path=filename, edits=edits, diff=_diff(source, new_source, filename), new_source=new_source)
+
+
+def _computed_heuristic(site: Site) -> bool:
+    """True for a ``@triton.heuristics`` value computed from the kernel's arguments (a table can fall back on it)."""
+    return site.kind is TunableKind.HEURISTIC and site.heuristic_fallback is not None
+
+
+def render_heuristic(size: str, rows: list[tuple[int, Value]], site: Site) -> str:
+    """A heuristic's lambda body as a size-bucketed table that falls back on its computation:
+    ``64 if args["n"] <= 10 else 128 if args["n"] <= 100 else triton.next_power_of_2(args["n"])``."""
+    assert site.heuristic_fallback is not None
+    fallback = site.heuristic_fallback
+    if "\n" in fallback or " if " in fallback:
+        fallback = f"({fallback})"
+    return "".join(f"{_render_value(v)} if {size} <= {upto} else " for upto, v in rows) + fallback
 
 
 def _check_value(t: Tunable, value: Value) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from enum import StrEnum
 
@@ -445,10 +446,16 @@ class AutotuneEvaluation(BaseModel):
         """The value of the size name ``expression`` (one of :attr:`Tunable.size_names`) where ``kernel`` is
         launched, at the ``SHAPES`` entry ``shape``; ``None`` when that entry did not run or the name is not
         an integer there. Tuned tables bucket on it (:class:`TunedTable`)."""
+        argument = _ARGUMENT.match(expression)  # a heuristic's ``nargs["n"]`` is the launch's argument n
+        key = f'args["{argument.group(2)}"]' if argument else expression
         for entry in self.shape_sizes:
             if entry.shape == shape:
-                return entry.sizes.get(kernel, {}).get(expression)
+                return entry.sizes.get(kernel, {}).get(key)
         return None
+
+
+_ARGUMENT = re.compile(r"""^\w+\[(["'])(\w+)\1\]$""")
+"""A kernel argument as a ``@triton.heuristics`` lambda reads it (``args["n_cols"]``)."""
 
 
 class ShapeSizes(BaseModel):

@@ -534,7 +534,8 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     computed = {
         t.name: t
         for t in prepared.tunables
-        if t.kind is TunableKind.COMPUTED_SETTING and t.kernel == prepared.space.kernel
+        if t.kernel == prepared.space.kernel
+        and (t.kind is TunableKind.COMPUTED_SETTING or (t.kind is TunableKind.HEURISTIC and t.computed is not None))
     }
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}

@@ -1,0 +1,13 @@
+"""Reference for the heuristics corpus kernel: two SHAPES entries of different row lengths, CPU-sized."""
+
+import torch
+
+SHAPES = [{"rows": 32, "cols": 100}, {"rows": 32, "cols": 300}]
+
+
+def get_inputs(rows: int = 32, cols: int = 100, device: str = "cpu"):
+    return [torch.randn(rows, cols, device=device)]
+
+
+def reference(x):
+    return x.float().pow(2).sum(-1)

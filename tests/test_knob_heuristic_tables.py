@@ -1,0 +1,101 @@
+"""A ``@triton.heuristics`` value computed from the kernel's arguments keeps its computation when tuned (issue 32
+item 2): the pick is written into the lambda as a size-bucketed table that falls back on it
+(``64 if args["n_cols"] <= 300 else (1 if args["n_cols"] > 256 else 2)``), not as a literal body wrong at sizes
+never timed. Pure edits, then ``kernelopt tune`` and ``kernelopt optimize`` on the CPU (Triton's interpreter) with
+the written kernel checked at both ``SHAPES`` entries and at sizes no entry names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import Bucket, TunableKind, TunedTable, discover_source, write_table
+
+from .test_knob_generality import correct_at, task
+
+NAME = "row_sumsq_heuristics"
+CORPUS = Path(__file__).parent / "data" / "tunables" / "corpus" / f"{NAME}.py"
+# SHAPES: 32 rows of 100 and of 300 columns; 700 and 1500 columns are sizes no entry names
+SIZES = [(32, 100), (32, 300), (5, 700), (3, 1500)]
+BLOCK_M = '"BLOCK_M": lambda args: '
+COMPUTED_M = '1 if args["n_cols"] > 256 else 2'
+COMPUTED_N = 'triton.next_power_of_2(args["n_cols"])'
+
+
+@pytest.fixture(autouse=True)
+def _interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+
+@pytest.mark.timeout(60)
+def test_a_table_is_written_into_the_lambda_and_reads_back() -> None:
+    src = CORPUS.read_text()
+    found = {t.key: t for t in discover_source(src)}
+    block_n = found["row_sumsq_kernel.heuristics.BLOCK_N"]
+    assert block_n.kind is TunableKind.HEURISTIC and block_n.computed == COMPUTED_N
+    assert block_n.size_names == ['args["n_cols"]']
+    table = TunedTable(
+        size='args["n_cols"]',
+        buckets=[Bucket(upto=100, values={"BLOCK_N": 128, "BLOCK_M": 16}), Bucket(upto=300, values={"BLOCK_N": 512})],
+    )
+    r = write_table(src, table)
+    assert (
+        f'"BLOCK_N": lambda args: 128 if args["n_cols"] <= 100 else 512 if args["n_cols"] <= 300 else {COMPUTED_N},'
+        in (r.new_source)
+    )
+    # a computation that is itself a conditional keeps its parentheses: it stays the fallback as written
+    assert f'{BLOCK_M}16 if args["n_cols"] <= 100 else ({COMPUTED_M}),' in r.new_source
+    after = {t.key: t for t in discover_source(r.new_source)}
+    got = after["row_sumsq_kernel.heuristics.BLOCK_M"]
+    assert got.tuned_table is not None and [(b.upto, b.values) for b in got.tuned_table.buckets] == [
+        (100, {"BLOCK_M": 16})
+    ]
+    assert got.computed == f"({COMPUTED_M})"
+    # written again, the table is replaced (the computation stays once)
+    again = write_table(
+        r.new_source, TunedTable(size='args["n_cols"]', buckets=[Bucket(upto=300, values={"BLOCK_M": 32})])
+    )
+    assert f'{BLOCK_M}32 if args["n_cols"] <= 300 else ({COMPUTED_M}),' in again.new_source
+    assert again.new_source.count(COMPUTED_M) == 1
+
+
+def _kept(text: str) -> None:
+    """Both computations still there once; a moved BLOCK_M is a table bounded by the sizes checked (300)."""
+    assert text.count(COMPUTED_M) == 1 and text.count(COMPUTED_N) == 1, text
+    (line,) = [ln for ln in text.splitlines() if BLOCK_M in ln]
+    assert line.rstrip(",").endswith(f"({COMPUTED_M})") and 'args["n_cols"] <= 300 else' in line, line
+
+
+@pytest.mark.timeout(240)
+def test_tune_writes_a_heuristic_as_a_table_over_its_computation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two rows per program on 32 rows is 16 interpreted programs; a larger tile is one, so tune moves BLOCK_M."""
+    from kernelopt.cli.app import main
+
+    folder = task(tmp_path, NAME)
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    assert main(args) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    assert out["written"] and 'tuned in a table over args["n_cols"] up to 300' in (out["edit_note"] or ""), out
+    _kept((folder / "kernel.py").read_text())
+    assert all(correct_at(folder, SIZES).values())
+
+
+@pytest.mark.timeout(300)
+def test_optimize_writes_a_heuristic_as_a_table_over_its_computation(
+    tmp_path: Path, ws_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
+
+    folder = task(tmp_path, NAME)
+    args = ["optimize", str(folder), "--root", str(ws_root), "--device", "cpu", "--max-iters", "1", "--json"]
+    assert main([*args, "-I", "bench_repetitions=2", "-I", "budget=4"]) == 0, capsys.readouterr().err
+    ws = Workspace(Path(json.loads(capsys.readouterr().out)["workspace"]))
+    (v1,) = [r for r in ws.memory.records(include_masked=True) if r.number == 1]
+    assert v1.quality_gate.result.value == "PASS", v1.quality_gate
+    _kept(ws.kernel_py.read_text())
+    assert all(correct_at(ws.root, SIZES).values())
