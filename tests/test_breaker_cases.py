@@ -149,12 +149,6 @@ def test_unmasked_gemm_tiles_stay_legal_at_every_size_the_original_handled(
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(
-    strict=True,
-    reason="an @triton.autotune list of two configs cannot be tuned on the CPU: each candidate writes its tiles "
-    "into both entries, which still differ in num_warps, so Triton's autotuner benchmarks them and every candidate "
-    "fails with its driver error '0 active drivers' (exit 1, nothing said about the cause)",
-)
 def test_an_autotune_list_of_two_configs_is_tuned_on_the_cpu(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -279,13 +279,34 @@ def test_a_configuration_of_an_autotune_list_pins_the_list_to_it() -> None:
     assert after["gemm_kernel.configs[0].BLOCK_K"] == 64 and "gemm_kernel.configs[1].BLOCK_K" not in after
 
 
+@pytest.mark.timeout(30)
+def test_a_literal_autotune_list_is_pinned_with_no_run_and_its_current_too_in_the_interpreter() -> None:
+    """tests/data/breaker/mm_autotune: two literal Configs (no evaluation run). A candidate pins the list to one
+    config (the first, with the candidate's values); with ``pin_current`` (Triton's interpreter, which cannot
+    benchmark two configs) the current configuration runs pinned too."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.kernel_evaluator import Refusal, knob_editor
+
+    source = (DATA / "breaker" / "mm_autotune" / "kernel.py").read_text()
+    space = space_from_tunables(discover_source(source), kernel="matmul_kernel")
+    current = space.current()
+    assert knob_editor(source, kernel=space.kernel, origins=space.origins)(current) == source
+    edit = knob_editor(source, kernel=space.kernel, origins=space.origins, pin_current=True)
+    one = 'configs=[triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": %d}, num_warps=4, num_stages=2)]'
+    for config, k in ((current, 16), (current.with_values({"BLOCK_K": 32}), 32)):
+        made = edit(config)
+        assert not isinstance(made, Refusal) and one % k in made, made[:600]
+        assert "matmul_kernel.configs[1].BLOCK_K" not in {t.key for t in discover_source(made)}
+
+
 @pytest.mark.timeout(180)
 def test_kernelopt_tune_writes_the_pinned_winner_of_an_autotune_list(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same kernel end to end under the interpreter: the helpers' list is imported, candidates are timed
-    (the interpreter cannot run Triton's own benchmarking of a four-config list, so the current one fails
-    there; on a GPU it runs) and kernel.py ends with the winner pinned."""
+    (the interpreter cannot run Triton's own benchmarking of a four-config list, so every candidate, the
+    current one too, runs as the list pinned to its one config) and kernel.py ends with the winner pinned,
+    or as it was when the current configuration won."""
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     folder = tmp_path / "gemm"
     folder.mkdir()
@@ -293,7 +314,13 @@ def test_kernelopt_tune_writes_the_pinned_winner_of_an_autotune_list(
     shutil.copyfile(DATA / "tunables" / "tasks" / "matmul_autotune_helper" / "reference.py", folder / "reference.py")
     code, doc, err = _tune(capsys, str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "1", "--json")
     assert code == 0, err
-    assert doc["evaluations"] == 3 and doc["best_config"] is not None
+    assert doc["evaluations"] == 3 and doc["outcomes"] == {"ok": 3}, doc["outcomes"]
+    if not doc["written"]:  # the current configuration (timed, pinned) was the best
+        assert (
+            not doc["better"]
+            and (folder / "kernel.py").read_bytes() == (CORPUS / "matmul_autotune_helper.py").read_bytes()
+        )
+        return
     assert "configs=[triton.Config({" in (folder / "kernel.py").read_text()
     from kernelopt.tunables import discover
 

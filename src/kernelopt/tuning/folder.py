@@ -57,6 +57,7 @@ from kernelopt.tunables import (
     TunableKind,
     TunedTable,
     apply_source,
+    discover_source,
     write_config,
     write_table,
 )
@@ -331,7 +332,13 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         space = _within(space, request.within)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = knob_editor(
-        base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins
+        base,
+        limits=limits,
+        kernel=space.kernel,
+        gpu=gpu,
+        evaluation=evaluation,
+        origins=space.origins,
+        pin_current=problem.interpreted,
     )
     key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
     return PreparedFolder(
@@ -451,6 +458,7 @@ def tune_folder(
         gpu=prepared.gpu,
         evaluation=prepared.evaluation,
         origins=space.origins,
+        pin_current=prepared.problem.interpreted,
     )
     evaluator: KernelEvaluator | ShapesEvaluator
     if len(prepared.shapes) > 1:
@@ -665,7 +673,12 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
     if best is None:
         return None, None
     origins = prepared.space.origins
-    listed = autotune_list(prepared.space.kernel, prepared.evaluation) if is_list_space(origins) else None
+    listed = None
+    if is_list_space(origins):
+        found = discover_source(
+            prepared.base_source, prepared.problem.kernel_py.name, gpu=prepared.gpu, evaluation=prepared.evaluation
+        )
+        listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
     if listed is not None:
         pinned = pin_config(
             prepared.base_source,

@@ -20,6 +20,7 @@ candidate runs.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.fileio import atomic_write_code
 from kernelopt.harness.poison import MALLOC_PERTURB
 from kernelopt.tunables import (
+    AutotuneConfig,
     AutotuneEvaluation,
     AutotuneSpace,
     EditResult,
@@ -39,6 +41,7 @@ from kernelopt.tunables import (
     ResourceLimits,
     Tunable,
     TunableError,
+    TunableKind,
     Value,
     apply_source,
     discover_source,
@@ -116,24 +119,30 @@ def knob_editor(
     gpu: str | None = None,
     evaluation: AutotuneEvaluation | None = None,
     origins: Mapping[str, KnobOrigin] | None = None,
+    pin_current: bool = False,
 ) -> Apply:
     """An ``apply`` callable of :func:`kernelopt.tunables.apply_source` on ``base_source``: a configuration
     becomes the edited source (knobs already at their value are left out, so the current configuration is
     ``base_source`` itself), and an edit the tunables refuse (an unknown or illegal value, a tile that
     cannot fit ``limits``) a :class:`Refusal` with its one line. ``origins`` (the space's) names the keys a
-    knob moves: every config of an autotune list (:func:`config_changes`). The other arguments are
-    ``apply_source``'s.
+    knob moves: every config of an autotune list, which a configuration pins to one config
+    (:func:`pin_config`). ``pin_current``: the current configuration of a list is pinned too (Triton's
+    interpreter cannot run the autotuner's benchmark of several configs: there the list as written does not
+    run, and a candidate runs as the one configuration it is). The other arguments are ``apply_source``'s.
 
     Raises:
         TunableError: ``base_source`` does not parse.
     """
-    current = current_values(discover_source(base_source, filename, gpu=gpu, evaluation=evaluation))
-    listed = autotune_list(kernel, evaluation) if origins and is_list_space(origins) else None
+    found = discover_source(base_source, filename, gpu=gpu, evaluation=evaluation)
+    current = current_values(found)
+    listed = autotune_list(kernel, evaluation, found) if origins and is_list_space(origins) else None
 
     def apply(config: Config) -> str | Refusal:
         try:
             if listed is not None and origins is not None:
-                pinned = pin_config(base_source, config, listed, origins, filename=filename, evaluation=evaluation)
+                pinned = pin_config(
+                    base_source, config, listed, origins, filename=filename, evaluation=evaluation, force=pin_current
+                )
                 return pinned.new_source if pinned is not None else base_source
             changes = config_changes(config, current, origins)
             if not changes:
@@ -157,12 +166,40 @@ def is_list_space(origins: Mapping[str, KnobOrigin]) -> bool:
     return bool(origins) and all(".configs[" in k for o in origins.values() for k in o.keys)
 
 
-def autotune_list(kernel: str | None, evaluation: AutotuneEvaluation | None) -> AutotuneSpace | None:
-    """The autotune list of ``kernel`` as the autotuner holds it, when the launch tuned is one."""
-    if kernel is None or evaluation is None:
+def autotune_list(
+    kernel: str | None, evaluation: AutotuneEvaluation | None, tunables: Sequence[Tunable] = ()
+) -> AutotuneSpace | None:
+    """The autotune list of ``kernel`` as the autotuner holds it (read back from the imported module), else as
+    its literal ``triton.Config`` entries write it (``tunables``: discovery's; ``None`` when a value of an entry
+    is not a literal), when the launch tuned is one."""
+    if kernel is None:
         return None
-    listed = evaluation.spaces.get(kernel)
-    return listed if listed is not None and listed.configs else None
+    listed = evaluation.spaces.get(kernel) if evaluation is not None else None
+    if listed is not None and listed.configs:
+        return listed
+    entries: dict[int, dict[str, Value]] = {}
+    line = None
+    for t in tunables:
+        found = _CONFIG_KEY.fullmatch(t.key)
+        if t.kind is not TunableKind.AUTOTUNE_CONFIG or found is None or found.group(1) != kernel:
+            continue
+        if t.value is None:
+            return None
+        entries.setdefault(int(found.group(2)), {})[found.group(3)] = t.value
+        line = line or _line_of(t.location)
+    if not entries or sorted(entries) != list(range(len(entries))):
+        return None
+    configs = [AutotuneConfig().with_values(entries[i]) for i in range(len(entries))]
+    return AutotuneSpace(kernel=kernel, line=line, configs=configs)
+
+
+_CONFIG_KEY = re.compile(r"(.+)\.configs\[(\d+)\]\.(\w+)")
+
+
+def _line_of(location: str) -> int | None:
+    """``kernel.py:12`` -> 12."""
+    tail = location.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
 
 
 def pin_config(
@@ -173,8 +210,10 @@ def pin_config(
     *,
     filename: str = "kernel.py",
     evaluation: AutotuneEvaluation | None = None,
+    force: bool = False,
 ) -> EditResult | None:
-    """kernel.py with the autotune list pinned to ``config`` alone (``None``: ``config`` is the current one).
+    """kernel.py with the autotune list pinned to ``config`` alone (``None``: ``config`` is the current one,
+    unless ``force``: then the list is pinned to it too).
 
     The configs of a list differ, so a knob name cannot be moved at one literal: the ``configs=`` argument
     becomes a literal list of one ``triton.Config`` (:func:`kernelopt.tunables.pin_configs`), the config the
@@ -186,7 +225,7 @@ def pin_config(
     """
     before = {name: o.value for name, o in origins.items()}
     moved = {n: v for n, v in config.items() if not (n in before and same_value(before[n], v))}
-    if not moved:
+    if not moved and not force:
         return None
     base = listed.best_config or listed.configs[0]
     options = {k: v for k, v in config.items() if k in CONFIG_OPTIONS}
