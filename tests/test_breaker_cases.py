@@ -169,12 +169,6 @@ def test_an_autotune_list_of_two_configs_is_tuned_on_the_cpu(
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="optimize --device cpu (no TRITON_INTERPRET in the environment, as README runs it) plans with a "
-    "discovery that runs the task without the interpreter: the dtype key of **configs[x.dtype] stays unknown "
-    "and the loop stops 'kernel.py has no tunable knob', while tune --device cpu tunes BLOCK in the float32 entry",
-)
 def test_optimize_on_the_cpu_sees_the_knob_tune_sees(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -272,6 +266,27 @@ def test_tunables_with_a_reference_on_a_cpu_machine_names_the_cause(
     assert code == 0
     assert "active drivers" not in err and "give the reference" not in err, err
     assert "TRITON_INTERPRET" in err or "GPU" in err, err
+
+
+@pytest.mark.timeout(60)
+def test_tunables_with_a_reference_and_device_cpu_runs_the_task_interpreted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``kernelopt tunables addact_dict/kernel.py --reference ... --device cpu`` with no TRITON_INTERPRET: the run
+    that tells which entry of ``**configs[x.dtype]`` the task uses is Triton interpreted, as every command's
+    ``--device cpu`` (issue 32, "one discovery serves every command"): the float32 entry's values are read."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = DATA / "addact_dict"
+    argv = ["tunables", str(folder / "kernel.py"), "--reference", str(folder / "reference.py"), "--device", "cpu"]
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "active drivers" not in err, err
+    values = {t["key"]: t["value"] for t in json.loads(out)}
+    assert values["add_gelu_kernel:BLOCK"] == 512 and values["add_gelu_kernel:num_warps"] == 4, values
+    assert main([*argv[:-1], "gpu"]) == 2 and "unknown device 'gpu'" in capsys.readouterr().err
 
 
 @pytest.mark.timeout(120)

@@ -196,8 +196,9 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar(
         "TRITON_INTERPRET",
         None,
-        "1 in a harness worker on the CPU (--device cpu): Triton kernels run in Triton's interpreter "
-        "(a value of yours is overridden: the CPU has no Triton driver)",
+        "1 in every child of a `--device cpu` run (harness and tuning workers, Stage 1's driver, the discovery "
+        "run of `optimize`/`plan`/`tunables`/`batch`/MCP tools; one rule, `worker.environment.worker_env`): "
+        "Triton kernels run in Triton's interpreter (a value of yours is overridden: the CPU has no Triton driver)",
         "",
         direction=Direction.SET,
     ),

@@ -241,7 +241,9 @@ class RuleImplementer:
         try:
             old = kernel_py.read_text(encoding="utf-8")
             # autotune lists built by code are read back by importing kernel.py in a worker process
-            tunables, evaluation = discover_evaluated(kernel_py, gpu=gpu, reference=ctx.workspace.reference_py)
+            tunables, evaluation = discover_evaluated(
+                kernel_py, gpu=gpu, reference=ctx.workspace.reference_py, device=settings.device or "auto"
+            )
         except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
         changes = _planned_changes(plan, tunables)

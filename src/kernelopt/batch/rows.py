@@ -173,8 +173,13 @@ def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
     state = loop_state(ws)
     stop = state.stop if state is not None else None
     # "no knob" explains a missing plan only for the rules planner, which moves knobs and nothing else
-    rules = state is not None and state.settings.planner == RULES
-    knobless = rules and stop is not None and stop.reason is StopReason.NO_NEW_PLAN and has_no_knob(ws)
+    knobless = (
+        state is not None
+        and state.settings.planner == RULES
+        and stop is not None
+        and stop.reason is StopReason.NO_NEW_PLAN
+        and has_no_knob(ws, state.settings.device)
+    )
     row = row.model_copy(
         update={
             "changed": changed_text(records, stop, knobless=knobless),
@@ -206,7 +211,8 @@ def loop_state(ws: Workspace) -> RunState | None:
         return None
 
 
-def has_no_knob(ws: Workspace) -> bool:
-    """kernel.py has no tunable knob, by the rules planner's own discovery (False when discovery fails)."""
-    knobs, _ = discover_knobs(ws.kernel_py)
+def has_no_knob(ws: Workspace, device: str | None = None) -> bool:
+    """kernel.py has no tunable knob, by the rules planner's own discovery on the loop's ``device`` (False
+    when discovery fails)."""
+    knobs, _ = discover_knobs(ws.kernel_py, device=device)
     return knobs is not None and not knobs

@@ -188,6 +188,6 @@ class WarmRunner:
                 job,
                 limits=limits_of(self.settings),
                 run_dir=run_dir,
-                env=worker_env(None, {"KERNELOPT_WORKER": "1"}),
+                env=worker_env(None, {"KERNELOPT_WORKER": "1"}, device=self.settings.device),
                 cwd=reference.parent,
             )

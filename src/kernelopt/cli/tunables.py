@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from kernelopt.cli.output import emit_json, info, table, warn
+from kernelopt.errors import UsageError
+from kernelopt.vocabulary import Device
 
 if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not at every kernelopt start
     from kernelopt.tunables.model import AutotuneEvaluation, EditResult, Tunable
@@ -40,18 +42,23 @@ def register(app: typer.Typer) -> None:
             help="The task's reference.py: run the task once (in a worker) to read the values computed knobs "
             "take at launch and the config each autotuner picks.",
         ),
+        device: str | None = typer.Option(
+            None, "--device", help="With --reference: where the task runs, cuda or cpu (Triton interpreted)."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """List the knobs of FILE (launch literals, launch options left out, computed values, autotune
         configs, heuristics, marked constants) with legal values; semantic parameters are listed, never
         edited."""
+        if device is not None and Device.of(device) is None:
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         if gpu is not None:
             from kernelopt.hardware.specs import lookup
 
             lookup(gpu)  # an unknown name is one line (exit 2) listing the known ones, as for every --gpu
         if file.is_dir() and (file / "kernel.py").is_file():
             file = file / "kernel.py"  # a workspace or task folder: its kernel
-        found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference)
+        found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference, device=device)
         if sets:
             from kernelopt.backends.settings import parse_assignments
             from kernelopt.tunables import ResourceLimits, apply
@@ -67,7 +74,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _discover(
-    file: Path, *, gpu: str | None, evaluate: bool, reference: Path | None
+    file: Path, *, gpu: str | None, evaluate: bool, reference: Path | None, device: str | None = None
 ) -> tuple[list[Tunable], AutotuneEvaluation | None]:
     """The knobs of ``file`` (read statically, or with its autotune lists evaluated in a worker); what
     the evaluation could not do, and each autotuner's pick, are said."""
@@ -77,7 +84,7 @@ def _discover(
         return discover(file, gpu=gpu), None
     from kernelopt.tunables.evaluate import discover_evaluated
 
-    found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference)
+    found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference, device=device or "auto")
     if evaluation is None:
         return found, None
     if evaluation.problem:

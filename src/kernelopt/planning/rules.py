@@ -242,16 +242,20 @@ def unread_knobs(tunables: Iterable[Any]) -> frozenset[str]:
     return frozenset(out)
 
 
-def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[str], str | None]:
+def discover_knob_values(
+    kernel_py: Path, device: str | None = None
+) -> tuple[list[Knob] | None, frozenset[str], str | None]:
     """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
-    are none (``(None, {}, why)`` when discovery is unavailable or fails)."""
+    are none (``(None, {}, why)`` when discovery is unavailable or fails). A run of the task that discovery
+    needs runs on ``device`` (``cpu``: Triton interpreted, as the loop's ``--device cpu`` runs it; ``None``:
+    CUDA when present)."""
     try:
         # autotune lists built by code and computed knobs are read by importing kernel.py (and running the
         # task once) in a worker, only when static reading cannot see them
         ref = kernel_py.with_name("reference.py")
         reference = ref if ref.is_file() else None
         if should_evaluate(kernel_py, reference=reference):
-            found, _ = discover_evaluated(kernel_py, reference=reference)
+            found, _ = discover_evaluated(kernel_py, reference=reference, device=device or "auto")
         else:
             found = discover(kernel_py)
     except KerneloptError as exc:
@@ -261,9 +265,10 @@ def discover_knob_values(kernel_py: Path) -> tuple[list[Knob] | None, frozenset[
     return knobs, unread_knobs(found) - known, None
 
 
-def discover_knobs(kernel_py: Path) -> tuple[list[Knob] | None, str | None]:
-    """The kernel's knobs via ``kernelopt.tunables``; ``(None, why)`` when discovery fails."""
-    knobs, _, why = discover_knob_values(kernel_py)
+def discover_knobs(kernel_py: Path, device: str | None = None) -> tuple[list[Knob] | None, str | None]:
+    """The kernel's knobs via ``kernelopt.tunables`` (a run discovery needs on ``device``); ``(None, why)``
+    when discovery fails."""
+    knobs, _, why = discover_knob_values(kernel_py, device)
     return knobs, why
 
 
@@ -454,7 +459,8 @@ def _planning(
     past, _ = load_past_plans(ws, records)
     knobs, knob_note, unread = options.knobs, None, frozenset[str]()
     if knobs is None:
-        knobs, unread, knob_note = discover_knob_values(ws.kernel_py)
+        # Stage 1 timed the kernel on the CPU: a run discovery needs is made there too (Triton interpreted)
+        knobs, unread, knob_note = discover_knob_values(ws.kernel_py, "cpu" if summary.timed_on_cpu else None)
     if knobs and summary.timed_on_cpu and detect_framework(ws.kernel_py) is Framework.TRITON:
         # Triton's interpreter runs one program at a time and ignores the launch options: a move of one
         # would time the same kernel twice (the tuning engine leaves them out on the CPU too)

@@ -106,6 +106,7 @@ def evaluate_autotune(
             cwd=kernel_py.parent,
             startup_timeout_s=timeout_s,
             forked=runs_on_cpu(device),
+            device=device,
         )
         payload = {
             "kernel_py": str(Path(kernel_py).resolve()),

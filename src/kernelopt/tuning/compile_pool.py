@@ -264,6 +264,7 @@ class CompilePool:
             startup_timeout_s=self.settings.startup_timeout_s,
             name=f"compile-{k}",
             forked=Device.of(self.device or "") is Device.CPU,
+            device=self.device,
         )
 
     def _ensure(self, n: int) -> WorkerPool:

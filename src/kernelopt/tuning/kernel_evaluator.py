@@ -63,7 +63,6 @@ from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, w
 from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
-from kernelopt.worker.environment import TRITON_INTERPRET
 from kernelopt.worker.messages import Failure, FailureKind, Ready, Reply, Service
 from kernelopt.worker.pool import Answer, Job, WorkerPool
 
@@ -325,8 +324,6 @@ class KernelEvaluator:
         env = dict(self._env)
         if Device.of(device or self.problem.device or "") is not Device.CUDA:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
-        if Device.of(device or self.problem.device or "") is Device.CPU:
-            env[TRITON_INTERPRET] = "1"  # Triton kernels run in its interpreter on the CPU (a user's 0 too)
         return WorkerProcess(
             Service.BENCH,
             setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan),
@@ -336,6 +333,7 @@ class KernelEvaluator:
             startup_timeout_s=self.settings.startup_timeout_s,
             name=f"{self.name}-{k}",
             forked=Device.of(device or self.problem.device or "") is Device.CPU,
+            device=device or self.problem.device,
         )
 
     def start(self) -> BenchReady:

@@ -152,6 +152,8 @@ class WorkerProcess:
         forked: start it as a child forked from this process's fork server for CPU runs
             (:func:`kernelopt.worker.forkpool.shared_cpu_pool`: torch imported once per process) rather than
             as a new interpreter, where that server can be had; for a worker that runs on the CPU.
+        device: the device its work runs on (``--device``): ``cpu`` runs Triton kernels in Triton's
+            interpreter (:func:`worker_env`, the one rule); ``None``: the environment decides.
 
     Attributes:
         ready: the last start's Ready (``None`` before the first start or after a death).
@@ -170,9 +172,11 @@ class WorkerProcess:
         name: str | None = None,
         argv: Sequence[str] | None = None,
         forked: bool = False,
+        device: str | None = None,
     ) -> None:
         self.service = service
         self.forked = forked
+        self.device = device
         self._setup = setup.model_dump(mode="json") if isinstance(setup, BaseModel) else dict(setup or {})
         self.log_dir = Path(log_dir)
         self._env = dict(env) if env is not None else None
@@ -216,7 +220,7 @@ class WorkerProcess:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._cap = OutputCap(self.log_path)
         (parent_r, parent_w), (child_r, child_w) = pipe_pair()
-        env = worker_env(self._env, {WORKER_FDS: f"{child_r},{child_w}"})
+        env = worker_env(self._env, {WORKER_FDS: f"{child_r},{child_w}"}, device=self.device)
         try:
             self._command = self._start(env, (child_r, child_w))
         finally:
