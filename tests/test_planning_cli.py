@@ -222,6 +222,28 @@ def test_plan_and_prompt_have_a_cpu_path(tmp_path: Path, capsys: pytest.CaptureF
     assert "or pass --device cpu to take timing-only evidence on the CPU" in capsys.readouterr().err
 
 
+@pytest.mark.timeout(120)
+def test_plan_on_the_cpu_runs_a_triton_kernel_interpreted_without_triton_interpret_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/faults.md, a new user's kernels, row 11: ``kernelopt plan WS --device cpu`` on a Triton kernel with no
+    TRITON_INTERPRET in the environment (README's step by step) failed in Stage 1's driver, "0 active drivers",
+    while optimize and validate --device cpu ran it: --device cpu runs Triton interpreted everywhere."""
+    from kernelopt.workspace import Workspace
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    data = Path(__file__).parent / "data"
+    kernel, reference = data / "harness" / "add_triton.py", data / "kernels" / "add_reference.py"
+    ws = Workspace.create("triton_cpu", kernel=kernel, reference=reference, root=tmp_path)
+    code = main(["plan", str(ws.root), "--device", "cpu", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    summary = json.loads((ws.profile_dir(0) / "summary.json").read_text())
+    assert summary["tool_used"] == "timing-only (time.perf_counter on the CPU)"
+    assert [k["kernel_name"] for k in summary["kernels"]] and summary["kernels"][0]["metrics"]["duration_us"]["value"]
+    assert json.loads(out)["plan"] is not None and ws.plan_path(0).is_file()
+
+
 def test_an_unavailable_agent_is_the_environment_s_exit_3_not_a_plan_error(
     ws_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

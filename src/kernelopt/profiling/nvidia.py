@@ -316,7 +316,7 @@ class NcuProfiler:
     ) -> DriverResult:
         argv = driver_argv(ws, settings, mode, out, python=self._python)
         log = log_path(ws, version, f"driver-{mode}")
-        res = run_command(argv, timeout_s=timeout_s, cwd=ws.root, env=worker_env())
+        res = run_command(argv, timeout_s=timeout_s, cwd=ws.root, env=worker_env(device=settings.device))
         _write_log(log, argv, res)
         if res.timed_out:
             raise _timeout(argv, settings, res, log)
