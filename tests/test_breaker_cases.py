@@ -215,11 +215,6 @@ def test_a_cap_inside_a_settings_helper_is_offered() -> None:
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.xfail(
-    strict=True,
-    reason="a block given as the default of the kernel's constexpr parameter (BLOCK: tl.constexpr = 256, left out "
-    "at the launch) is neither offered nor said: only num_warps and num_stages are listed",
-)
 def test_a_constexpr_default_in_the_signature_is_offered_or_said() -> None:
     """``kernelopt tunables constexpr_default/kernel.py``: DESIGN.md, "a pattern that cannot be read is said,
     never skipped in silence" (said: a tunable with its refusal, as for an unreadable ``**`` argument)."""
@@ -227,11 +222,6 @@ def test_a_constexpr_default_in_the_signature_is_offered_or_said() -> None:
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.xfail(
-    strict=True,
-    reason="a block given as a module-level BLOCK = tl.constexpr(256) that the kernel body reads as a global is "
-    "neither offered nor said",
-)
 def test_a_module_level_constexpr_global_is_offered_or_said() -> None:
     """``kernelopt tunables constexpr_global/kernel.py``: the global sizes the tile and the grid, a knob in all
     but name."""

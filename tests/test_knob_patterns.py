@@ -73,6 +73,17 @@ PATTERNS: dict[str, tuple[dict[str, tuple[TunableKind, object]], dict[str, str]]
         },
         {},
     ),
+    # tile sizes the launch does not pass: a module-level tl.constexpr the body reads as a global, and the
+    # default of a constexpr parameter (the grid's literal 64 moves with it)
+    "scale_tiles_implicit_blocks.py": (
+        {
+            "BLOCK_M": (TunableKind.MODULE_CONSTANT, 8),
+            "scale_tiles_kernel:BLOCK_N": (TunableKind.LAUNCH_KWARG, 64),
+            "scale_tiles_kernel:num_warps": (TunableKind.LAUNCH_DEFAULT, 4),
+            "scale_tiles_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
     # BLOCK_SIZE, num_warps = calculate_settings(n_cols): both computed, tuned after the helper's call; the
     # helper raises above MAX_FUSED_SIZE, so that constant is a limit (a lower one makes handled sizes raise)
     "rmsnorm_calculate_settings.py": (
@@ -183,6 +194,19 @@ def test_a_cap_written_as_arithmetic_on_literals_is_its_value(written: str, valu
     r = apply_source(src, {"MAX_FUSED": 1024})
     new = "(1024)" if written.startswith("(") else "1024"  # the parentheses stay
     assert r.new_source == src.replace(f"MAX_FUSED = {written}  #", f"MAX_FUSED = {new}  #")
+
+
+def test_a_constexpr_default_is_no_knob_where_the_launch_passes_it_or_an_autotuner_sets_it() -> None:
+    src = (CORPUS / "scale_tiles_implicit_blocks.py").read_text()
+    passed = src.replace("x.stride(0), scale)", "x.stride(0), scale, BLOCK_N=32)")
+    found = {t.key: t for t in discover_source(passed)}
+    assert found["scale_tiles_kernel:BLOCK_N"].value == 32  # the launch's literal, not the default
+    assert found["scale_tiles_kernel:BLOCK_N"].location.endswith(":25")
+    tuned = src.replace(
+        "@triton.jit\n", '@triton.autotune(configs=[triton.Config({"BLOCK_N": 32})], key=["n_cols"])\n@triton.jit\n'
+    )
+    keys = {t.key for t in discover_source(tuned)}
+    assert "scale_tiles_kernel:BLOCK_N" not in keys and "scale_tiles_kernel.configs[0].BLOCK_N" in keys
 
 
 def test_unread_constexpr_is_not_a_knob() -> None:

@@ -133,3 +133,27 @@ def test_optimize_tunes_the_cap(
     assert plan.targets == ["MAX_FUSED_SIZE"], plan.targets  # num_warps and num_stages: ignored on the CPU
     (v1,) = [r for r in ws.memory.records(include_masked=True) if r.number == 1]
     assert v1.candidates and {k for c in v1.candidates for k in c.parameters} == {"MAX_FUSED_SIZE"}
+
+
+@pytest.mark.timeout(240)
+def test_tune_moves_tile_sizes_the_launch_does_not_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A module-level ``tl.constexpr`` read as a global and a constexpr parameter's default: both found and moved
+    (8 rows a tile on 40 rows is 5 interpreted programs a column tile, more rows fewer), the grid's literal 64
+    with the default, and the kernel written is correct at the SHAPES and at sizes no entry names."""
+    from kernelopt.cli.app import main
+
+    from .test_knob_generality import correct_at
+
+    folder = _task(tmp_path, "scale_tiles_implicit_blocks")
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "4", "--repetitions", "2", "--json"]
+    assert main(args) == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    assert out["written"] and set(out["best_config"]) == {"BLOCK_M", "BLOCK_N"}, out
+    text = (folder / "kernel.py").read_text()
+    found = {t.key: t.value for t in discover_source(text)}
+    assert (found["BLOCK_M"], found["scale_tiles_kernel:BLOCK_N"]) == (
+        out["best_config"]["BLOCK_M"],
+        out["best_config"]["BLOCK_N"],
+    )
+    assert f"triton.cdiv(n_cols, {out['best_config']['BLOCK_N']}))" in text
+    assert all(correct_at(folder, [(16, 100), (40, 300), (7, 1000), (130, 33)]).values())

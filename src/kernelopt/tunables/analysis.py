@@ -718,6 +718,8 @@ class _Analyzer:
             launch_id = label if per_kernel[label] == 1 else f"{label}#{seen[label]}"
             args, opaque, unread = self.launch_knobs(la, kdef, kname)
             absent = self.absent_at(la, kdef, args, opaque)
+            implicit = self.implicit_constexprs(la, kdef, args, opaque)
+            args += implicit
             if not args and not absent and not unread:
                 continue
             if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
@@ -772,6 +774,33 @@ class _Analyzer:
             self.grid_links(la, launch_sites)
             for s in launch_sites:
                 self.add_site(s)
+
+    def implicit_constexprs(
+        self, la: _Launch, kdef: _FuncInfo | None, args: list[tuple[str, cst.BaseExpression]], opaque: bool
+    ) -> list[tuple[str, cst.BaseExpression]]:
+        """Knob values a launch gives without passing them: the literal default of a ``tl.constexpr`` parameter
+        it leaves out (``BLOCK: tl.constexpr = 256``; the edit moves the default), and a module-level constant the
+        kernel body reads as a global (``BLOCK = tl.constexpr(256)``; the edit moves the constant). Only knob
+        names (:func:`knob_rule`), not for autotuned kernels, values a heuristic sets, or after an unreadable
+        ``*args``/``**kwargs``."""
+        if kdef is None or opaque or self.autotuned(kdef):
+            return []
+        given = {n for n, _ in args} | set(self.heuristic_entries(kdef))
+        read = {n.value for n in _names_in(kdef.node.body)}
+        out: list[tuple[str, cst.BaseExpression]] = []
+        params = {p.name.value for p in kdef.params}
+        for p in kdef.params:
+            name = p.name.value
+            if name in given or name not in read or not _is_constexpr(p.annotation) or p.default is None:
+                continue
+            if knob_rule(name) is not None and name not in LAUNCH_OPTIONS and self.literal(p.default) is not None:
+                out.append((name, p.default))
+        launching = (set(la.func.locals) | {p.name.value for p in la.func.params}) if la.func is not None else set()
+        for name in sorted(read - params - set(kdef.locals) - given - launching):
+            if knob_rule(name) is None or name in LAUNCH_OPTIONS or self.resolve_name(name, None).literal is None:
+                continue
+            out.append((name, cst.Name(name)))  # resolved to the module constant, as a name passed at the launch
+        return out
 
     def feeds_marked(self, la: _Launch, group: str, name: str, expr: cst.BaseExpression) -> bool:
         """True when ``expr`` names a module constant assigned only by marked lines under module-level control
