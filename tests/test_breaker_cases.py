@@ -173,7 +173,9 @@ def test_optimize_on_the_cpu_sees_the_knob_tune_sees(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``kernelopt optimize addact_dict --device cpu --max-iters 1``: issue 32, "one discovery serves every
-    command"; the Stage 3 budget is one candidate, so a fixed loop ends in seconds too."""
+    command"; the Stage 3 budget is one candidate, so a fixed loop ends in seconds too. It stopped "kernel.py has
+    no tunable knob" while the planner's discovery ran the task without the interpreter (the dtype key of
+    ``**configs[x.dtype]`` unknown); a run of the task on the CPU is now interpreted."""
     import torch
 
     if torch.cuda.is_available():
@@ -232,11 +234,6 @@ def test_a_module_level_constexpr_global_is_offered_or_said() -> None:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.xfail(
-    strict=True,
-    reason="on a machine with no GPU and no TRITON_INTERPRET, `tunables --reference` warns with Triton's "
-    "'0 active drivers' and then asks to 'give the reference' that was given",
-)
 def test_tunables_with_a_reference_on_a_cpu_machine_names_the_cause(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -256,6 +253,32 @@ def test_tunables_with_a_reference_on_a_cpu_machine_names_the_cause(
     assert code == 0
     assert "active drivers" not in err and "give the reference" not in err, err
     assert "TRITON_INTERPRET" in err or "GPU" in err, err
+    # since the fix: the task runs in Triton's interpreter, so the key in use is known and BLOCK is a knob
+    assert "the task ran in Triton's interpreter" in err and "is not editable" not in err, err
+
+
+@pytest.mark.timeout(60)
+def test_a_failed_task_run_is_named_once_and_no_refusal_asks_for_the_reference_given(tmp_path: Path) -> None:
+    """A reference whose run fails: its cause is the one warning, and the knob the run would have told says
+    so instead of asking for the reference; Triton's driver error is said for what it means."""
+    from kernelopt.tunables.evaluate import discover_evaluated, parse_answer
+    from kernelopt.worker.messages import Reply
+
+    folder = _copy("addact_dict", tmp_path)
+    ref = folder / "reference.py"
+    ref.write_text(
+        ref.read_text().replace(
+            "def get_inputs(", "def get_inputs(*_a, **_k):\n    raise ValueError('bad')\n\n\ndef _unused("
+        )
+    )
+    found, evaluation = discover_evaluated(folder / "kernel.py", reference=ref, device="cpu")
+    assert evaluation is not None and evaluation.run_failed and "ValueError: bad" in (evaluation.problem or "")
+    block = next(t for t in found if t.key == "add_gelu_kernel:BLOCK")
+    assert block.refused_reason is not None and block.refused_reason.endswith("(the run failed, said above)")
+    driver = {"spaces": {}, "run_error": "RuntimeError: 0 active drivers ([]). There should only be one."}
+    for interpreted, words in ((False, "TRITON_INTERPRET=1 runs the kernels"), (True, "Triton's own benchmarking")):
+        said = parse_answer(Reply(id=1, payload=driver), folder / "kernel.py", 30, interpreted=interpreted).problem
+        assert said is not None and "active drivers" not in said and words in said, said
 
 
 @pytest.mark.timeout(60)

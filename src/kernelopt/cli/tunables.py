@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import emit_json, info, table, warn
+from kernelopt.cli.output import emit_json, info, note, table, warn
 from kernelopt.errors import UsageError
 from kernelopt.vocabulary import Device
 
@@ -87,6 +87,8 @@ def _discover(
     found, evaluation = discover_evaluated(file, gpu=gpu, reference=reference, device=device or "auto")
     if evaluation is None:
         return found, None
+    if evaluation.interpreted and device is None:
+        note("no GPU here: the task ran in Triton's interpreter (TRITON_INTERPRET=1), on the CPU")
     if evaluation.problem:
         warn(evaluation.problem)
     for space in evaluation.spaces.values():

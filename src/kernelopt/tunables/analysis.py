@@ -44,6 +44,9 @@ NOT_TAKEN = "a branch the task's run did not take"
 """How the refusal of a marked constant in a module-level branch the run did not take begins: a change by
 name moves the branch taken, not this one."""
 TUNED = "kernelopt: tuned"
+#: How a refusal that only a run of the task would lift ends; a run that was made and failed replaces it with
+#: its cause (:func:`kernelopt.tunables.evaluate.discover_evaluated`).
+GIVE_REFERENCE = "(give the reference)"
 """The comment on the lines an edit writes after a computed setting (see :class:`TunedRegion`)."""
 PARSE_CACHE_SIZE = 64
 """Our choice: how many parsed source texts are kept (a kernel file's tree is a few MB at most)."""
@@ -1414,7 +1417,7 @@ class _Analyzer:
             if len(values) > 1:
                 why = (
                     f"the entries of {dict_code} differ in {name} ({', '.join(sorted(values))}) and the key in use "
-                    f"({key}) is known only from a run of the task (give the reference)"
+                    f"({key}) is known only from a run of the task {GIVE_REFERENCE}"
                 )
             self.splat_partners[id(e)] = (others, why)
         return first

@@ -18,9 +18,10 @@ from pydantic import ValidationError
 
 from kernelopt.errors import KerneloptError
 from kernelopt.hardware.gpu import runs_on_cpu
-from kernelopt.tunables.analysis import analyze, evaluated, read_source
+from kernelopt.tunables.analysis import GIVE_REFERENCE, analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
+from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
 from kernelopt.worker.messages import Failure, FailureKind, Reply, Service
 
@@ -37,8 +38,11 @@ def needs_evaluation(source: str, filename: str = "kernel.py") -> list[str]:
     ]
 
 
-def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> AutotuneEvaluation:
-    """The evaluation from the autotune worker's answer (pure); every failure becomes one ``file:line: reason``."""
+def parse_answer(
+    answer: Reply | Failure, kernel_py: Path, timeout_s: float, *, interpreted: bool = False
+) -> AutotuneEvaluation:
+    """The evaluation from the autotune worker's answer (pure); every failure becomes one ``file:line: reason``
+    (``interpreted``: the task ran in Triton's interpreter)."""
     name = kernel_py.name
     if isinstance(answer, Failure):
         if answer.outcome is FailureKind.RUN_TIMEOUT:
@@ -59,7 +63,9 @@ def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> 
         return AutotuneEvaluation(problem=f"{name}: cannot evaluate the autotune configs: {exc.errors()[0]['msg']}")
     problem = None
     if data.get("run_error"):
-        problem = f"{name}: the module was read, but the task run failed: {data['run_error']}"
+        problem = (
+            f"{name}: the module was read, but the task run failed: {_run_error(str(data['run_error']), interpreted)}"
+        )
     launches = {
         str(k): {str(n): v for n, v in vals.items() if isinstance(v, bool | int | float | str)}
         for k, vals in (data.get("launch_values") or {}).items()
@@ -69,8 +75,30 @@ def parse_answer(answer: Reply | Failure, kernel_py: Path, timeout_s: float) -> 
     except ValidationError:
         sizes = []  # a local that is not a plain integer: no sizes, nothing else lost
     return AutotuneEvaluation(
-        spaces=spaces, problem=problem, launch_values=launches, shape=data.get("shape"), shape_sizes=sizes
+        spaces=spaces,
+        problem=problem,
+        launch_values=launches,
+        shape=data.get("shape"),
+        shape_sizes=sizes,
+        run_failed=problem is not None,
+        interpreted=interpreted,
     )
+
+
+#: What Triton raises when it finds no GPU driver (a machine without a GPU, not in its interpreter).
+_NO_DRIVER = "active drivers"
+
+
+def _run_error(error: str, interpreted: bool) -> str:
+    """The cause of a failed task run in one line: Triton's driver error named for what it means."""
+    if _NO_DRIVER not in error:
+        return error
+    if interpreted:
+        return (
+            "Triton found no GPU driver: its interpreter (TRITON_INTERPRET=1) runs kernels on the CPU, but not "
+            "Triton's own benchmarking (an @triton.autotune list of several configs, do_bench)"
+        )
+    return "Triton found no GPU driver (with no GPU, TRITON_INTERPRET=1 runs the kernels on the CPU)"
 
 
 def evaluate_autotune(
@@ -96,8 +124,11 @@ def evaluate_autotune(
         env: the worker's environment (default: this process's).
 
     Returns:
-        The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated.
+        The spaces by kernel name; ``problem`` holds one line when the module could not be evaluated. A run of
+        the task on the CPU (``cpu``, or ``auto`` on a machine with no GPU driver) is made in Triton's
+        interpreter (``TRITON_INTERPRET=1``: Triton has no driver there), and ``interpreted`` says so.
     """
+    interpreted = reference is not None and runs_on_cpu(device)
     with tempfile.TemporaryDirectory(prefix="kernelopt-autotune-") as logs:
         worker = WorkerProcess(
             Service.AUTOTUNE,
@@ -106,7 +137,7 @@ def evaluate_autotune(
             cwd=kernel_py.parent,
             startup_timeout_s=timeout_s,
             forked=runs_on_cpu(device),
-            device=device,
+            device=Device.CPU.value if interpreted else device,  # auto on a machine with no GPU: the CPU
         )
         payload = {
             "kernel_py": str(Path(kernel_py).resolve()),
@@ -119,7 +150,7 @@ def evaluate_autotune(
             answer = exc.failure
         finally:
             worker.close()
-    return parse_answer(answer, kernel_py, timeout_s)
+    return parse_answer(answer, kernel_py, timeout_s, interpreted=interpreted)
 
 
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
@@ -175,4 +206,8 @@ def discover_evaluated(
         for t in found:
             if t.kind is TunableKind.AUTOTUNE_CONFIG and t.key.endswith(".configs"):
                 t.refused_reason = evaluation.problem
+    if evaluation.run_failed:  # the reference was given: what stands in the way is the failed run
+        for t in found:
+            if t.refused_reason is not None and t.refused_reason.endswith(GIVE_REFERENCE):
+                t.refused_reason = t.refused_reason.replace(GIVE_REFERENCE, "(the run failed, said above)")
     return found, evaluation

@@ -425,12 +425,16 @@ class AutotuneEvaluation(BaseModel):
             then have no autotune knobs from evaluation.
         launch_values: kernel -> keyword -> value at its first launch in the task run.
         shape: the task shape of that run.
+        interpreted: the task ran in Triton's interpreter (``TRITON_INTERPRET=1``), the machine having no GPU.
+        run_failed: the task was run and failed (``problem`` says why).
     """
 
     model_config = ConfigDict(extra="forbid")
 
     spaces: dict[str, AutotuneSpace] = Field(default_factory=dict)
     problem: str | None = None
+    interpreted: bool = False
+    run_failed: bool = False
     launch_values: dict[str, dict[str, Value]] = Field(
         default_factory=dict,
         description="kernel -> keyword -> the value its first launch received in the task run (computed settings, "
