@@ -67,6 +67,27 @@ def test_candidates_and_wall_time_stop_it() -> None:
         clock.advance(-1.0)
 
 
+def test_a_round_is_as_large_as_the_wall_time_left_fits_at_the_last_round_s_pace() -> None:
+    clock = ManualClock()
+    budget = Budget(candidates=100, clock=clock, wall_s=10.0)
+    budget.start()
+    assert budget.affordable(4) == 4 and budget.candidate_s is None  # no round yet: no estimate
+    clock.advance(6.0)
+    budget.charge(4, evaluated=2, seconds=6.0)  # two served from the record, two ran: 3 s a candidate
+    assert budget.candidate_s == 3.0 and budget.affordable(4) == 1  # 4 s left
+    budget.charge(4, evaluated=0, seconds=0.0)  # all served: the estimate stands
+    assert budget.candidate_s == 3.0
+    clock.advance(1.5)
+    assert budget.affordable(4) == 0 and budget.stop() is None  # 2.5 s left: not one more candidate
+    clock.advance(2.5)
+    assert budget.affordable(4) == 0 and budget.stop() is BudgetStop.WALL_TIME
+    both = Budget(candidates=1, clock=clock, wall_s=1.0)
+    both.start()
+    both.charge(1, evaluated=1, seconds=2.0)
+    clock.advance(2.0)
+    assert both.stop() is BudgetStop.WALL_TIME  # the candidates are spent too: the wall time is what ran out
+
+
 def test_a_session_stalls_after_as_many_candidates_again_as_its_best_took_never_under_the_floor() -> None:
     improving = [100.0 - i for i in range(40)]  # every candidate 1 % or more better: never stalled
     assert not stalled(improving)

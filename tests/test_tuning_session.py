@@ -159,9 +159,43 @@ def test_wall_time_returns_the_best_so_far_without_retiming() -> None:
     ev = Counting(s, clock)
     per = ev.inner.seconds_per_config
     res = tune(space, ev, budget=Budget(100, clock, wall_s=10 * per - 1e-9), rng_seed=1)
-    # it stops at the first batch boundary once 10 configurations' seconds are spent (batches of at most 4)
-    assert res.stop is StopReason.WALL_TIME and 10 <= res.evaluations < 14 and not ev.retimed
+    # rounds of 4, 4, then the 1 the wall time left fits: the tenth would end past it, so it is not sent
+    assert res.stop is StopReason.WALL_TIME and res.evaluations == 9 and not ev.retimed
+    assert res.wall_s <= 10 * per
     assert res.best_latency_us == min(r.latency_us for r in res.results if r.latency_us is not None)
+
+
+def test_the_wall_time_bounds_the_session_and_is_its_stop_when_it_ran_out() -> None:
+    """docs/faults.md, a new user's kernels: ``tune --budget-wall-s 90`` ran 138 s and said "candidates": its
+    last round, sent before 90 s, ran to its end and spent the candidates too. A round is now only as large as
+    the wall time left fits at the last round's pace, and a session out of wall time says so."""
+    s = sweep("softmax")
+    space, clock = space_from_sweep(s), ManualClock()
+    ev = Counting(s, clock)
+    per = ev.inner.seconds_per_config
+    # 12 candidates (three rounds of 4) in a wall time of 10.5 candidates: rounds of 4, 4, 2, then none fits
+    res = tune(space, ev, budget=Budget(12, clock, wall_s=10.5 * per), rng_seed=1)
+    assert res.stop is StopReason.WALL_TIME and res.evaluations == 10 and res.wall_s <= 10.5 * per
+    assert not ev.retimed
+
+    class SlowStart(Counting):
+        """The first round also pays the workers' start (30 candidates' seconds), as on the hardware."""
+
+        def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+            if not self.asked:
+                clock.advance(30 * per)
+            return super().evaluate(batch)
+
+    clock.now_s = 0.0
+    slow = SlowStart(s, clock)
+    res = tune(space, slow, budget=Budget(100, clock, wall_s=60 * per), rng_seed=1)
+    # the start's cost is charged to the first round only: the later rounds run at their own pace
+    assert res.stop is StopReason.WALL_TIME and res.wall_s <= 60 * per and res.evaluations >= 24
+    # a last round that spends the candidates and passes the wall time ran out of wall time
+    clock.now_s = 0.0
+    over = Counting(s, clock)
+    res = tune(space, over, budget=Budget(4, clock, wall_s=2 * per), rng_seed=1)
+    assert res.evaluations == 4 and res.stop is StopReason.WALL_TIME and not over.retimed
 
 
 def test_a_wall_time_passing_between_two_looks_at_the_clock_is_a_wall_time_stop() -> None:

@@ -9,6 +9,12 @@ let a session run on long after its best (H200, 2026-12-04: linear_bf16's best a
 An explicit count or fraction replaces the rule (capped at the space, at least one candidate; no floor and
 no stall: what was asked is what runs).
 
+The wall time bounds the session, not only its start of a round: a round is sent only as large as the wall
+time left can fit at the seconds per candidate the last round took (:meth:`Budget.affordable`), and a session
+whose wall time cannot fit one more candidate ends on its wall time. A round already sent runs to its end: the
+estimate is the whole bound (a loaded 2-core machine, 2026-12-05: ``tune layernorm_cap --budget-wall-s 90``
+ran 138 s, its last round of four sent before 90 s, and said "candidates").
+
 The clock is any ``() -> seconds`` callable: ``time.monotonic`` on the hardware, a :class:`ManualClock`
 that an evaluator advances in replay (recorded seconds), so time limits work offline too.
 """
@@ -124,6 +130,8 @@ class Budget:
         clock: the clock, ``() -> seconds``.
         spent: candidates charged so far.
         stall: the session also ends when it has :func:`stalled` (the default rule's budgets).
+        candidate_s: wall seconds per evaluated candidate in the last round that evaluated any (``None``
+            before one has): the estimate :meth:`affordable` uses.
     """
 
     candidates: int
@@ -131,6 +139,7 @@ class Budget:
     wall_s: float = DEFAULT_WALL_S
     spent: int = 0
     stall: bool = False
+    candidate_s: float | None = None
     _started_s: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -180,15 +189,29 @@ class Budget:
         """Candidates left (0 once the wall time is spent)."""
         return 0 if self.stop() is not None else self.candidates - self.spent
 
-    def charge(self, n: int = 1) -> None:
+    def charge(self, n: int = 1, *, evaluated: int = 0, seconds: float = 0.0) -> None:
+        """Charge ``n`` candidates, of which ``evaluated`` ran (the others were served from the record or
+        excluded) in ``seconds`` of wall time: the round's cost per candidate, :attr:`candidate_s`."""
         self.spent += n
+        if evaluated > 0:
+            self.candidate_s = max(0.0, seconds) / evaluated
+
+    def affordable(self, n: int) -> int:
+        """How many of ``n`` candidates the wall time left can fit, at :attr:`candidate_s` seconds each (all
+        ``n`` before any round has run, or while the last one cost nothing, without a look at the clock; else 0
+        once the wall time is spent)."""
+        if not self.candidate_s:
+            return n
+        left = self.wall_s - self.elapsed_s
+        return max(0, min(n, math.floor(left / self.candidate_s)))
 
     def stop(self) -> BudgetStop | None:
-        """The limit reached, or ``None`` while the session may go on."""
-        if self.spent >= self.candidates:
-            return BudgetStop.CANDIDATES
+        """The limit reached, or ``None`` while the session may go on; the wall time first (a last round that
+        spent the candidates and ran past the wall time ran out of wall time)."""
         if self.elapsed_s >= self.wall_s:
             return BudgetStop.WALL_TIME
+        if self.spent >= self.candidates:
+            return BudgetStop.CANDIDATES
         return None
 
 

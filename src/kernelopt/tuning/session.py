@@ -7,8 +7,9 @@
    has left), serves those the session record already holds (``Result.recorded``: a resumed session never
    times them again), sends the rest to the evaluator in one batch, appends each new result to the record,
    charges the budget and tells the strategy;
-3. it stops when the budget's candidates or wall time are spent, when a default budget's session has
-   stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
+3. it stops when the budget's candidates or wall time are spent (a round is only as large as the wall time
+   left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time), when a default
+   budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
 4. unless interrupted or out of wall time, the best :data:`RETIME_TOP`, those whose noisy samples may be as
    fast, the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed
@@ -224,7 +225,10 @@ def _loop(
             # the candidates left, not ``remaining``: that looks at the clock again, and a wall time
             # passing just now read as a strategy with nothing left (H200, 2026-12-04: matmul at 11)
             room = run.budget.candidates - run.budget.spent
-            batch = strat.propose(min(batch_size, room))[:room]
+            fits = run.budget.affordable(min(batch_size, room))
+            if fits == 0:  # the wall time left cannot fit one more candidate at the last round's pace
+                return StopReason.WALL_TIME
+            batch = strat.propose(fits)[:fits]
             if not batch:
                 return StopReason.STRATEGY_DONE
             results = _round(batch, evaluator, run)
@@ -239,7 +243,9 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
     """Serve what the record holds, evaluate the rest in one batch, record and charge; results in order."""
     why = {c: run.excluded(c) for c in batch} if run.excluded is not None else {}
     fresh = [c for c in batch if c.key() not in run.served_from and why.get(c) is None]
+    started_s = run.budget.clock()
     measured = iter(evaluator.evaluate(fresh) if fresh else [])
+    seconds = run.budget.clock() - started_s
     out: list[Result] = []
     for c in batch:
         held = run.served_from.get(c.key())
@@ -255,7 +261,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
             if run.record is not None:
                 run.record.append(r)
         out.append(r)
-    run.budget.charge(len(batch))
+    run.budget.charge(len(batch), evaluated=len(fresh), seconds=seconds)
     run.results += out
     return out
 
