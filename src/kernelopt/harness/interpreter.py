@@ -10,6 +10,12 @@ engineer writes, not only elementwise ones.
   widened to fp32 first, exactly (a bf16 is the top half of an fp32).
 
 Both are applied only to Triton before 3.7, once per process, and only when Triton is installed.
+
+A third, for every Triton whose autotuner asks the GPU driver for its benchmarker: an ``@triton.autotune`` list
+of several configs benchmarks them through ``driver.active``, which the interpreter does not have ("0 active
+drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each config on the CPU instead
+(:func:`kernelopt.tunables.autotune_worker.cpu_bench`, the benchmark the evaluation run already used), unless
+the kernel gives its own ``do_bench``.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ def patch_interpreter() -> bool:
     if importlib.util.find_spec("triton") is None:
         return False
     import triton
+
+    _patch_autotuner()
 
     version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
     if version >= FIXED_IN:
@@ -65,3 +73,25 @@ def _patch_dot(interp: Any) -> None:
         return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
 
     interp.InterpreterBuilder.create_dot = dot
+
+
+def _patch_autotuner() -> None:
+    """Autotuners without a ``do_bench`` of their own benchmark on the CPU (see the module docstring); left
+    alone when Triton's autotuner reads its benchmarker some other way."""
+    from functools import cached_property
+
+    from triton.runtime.autotuner import Autotuner
+
+    from kernelopt.tunables.autotune_worker import cpu_bench
+
+    if getattr(Autotuner, "_kernelopt_cpu_bench", False):
+        return
+    if not isinstance(Autotuner.__dict__.get("do_bench"), cached_property):
+        return
+
+    def do_bench(self: Any) -> Any:
+        own = getattr(self, "_do_bench", None)
+        return own if own is not None else cpu_bench
+
+    Autotuner.do_bench = property(do_bench)  # type: ignore[assignment]
+    Autotuner._kernelopt_cpu_bench = True  # type: ignore[attr-defined]

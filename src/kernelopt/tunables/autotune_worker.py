@@ -159,7 +159,7 @@ def time_autotune_on_cpu(module: ModuleType) -> None:
     """Let the autotuners of ``module`` benchmark on the CPU (Triton's interpreter has no benchmarker)."""
     for at in _autotuners(module):
         if getattr(at, "_do_bench", None) is None:
-            at._do_bench = _cpu_bench
+            at._do_bench = cpu_bench
 
 
 def picked_configs(module: ModuleType) -> dict[str, dict[str, Any]]:
@@ -173,7 +173,7 @@ def picked_configs(module: ModuleType) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
+def cpu_bench(kernel_call: Any, quantiles: Any = None) -> list[float]:
     """The autotuner's benchmark on the CPU (interpreter): median, 20th and 80th percentile of 3 calls, ms."""
     import time
 
