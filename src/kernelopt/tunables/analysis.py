@@ -1012,8 +1012,21 @@ class _Analyzer:
         if any(self._inside(la.call, node) for node in nested.nodes):
             return f"{where} inside a lambda or a comprehension"
         used = {p.name.value for p in func.params} | set(func.locals) | {n.value for n in _names_in(func.node)}
+        fname = func.node.name.value
         if name in used or name in self.module_bindings:
-            return f"{where}, and the name {name} is already used, so the expression cannot get a line of its own"
+            return f"{where}, and {fname}() already uses the name {name}"
+        inline = [
+            other
+            for other in self.launches
+            if other is not la and other.func is func
+            for arg in other.call.args
+            if arg.keyword is not None
+            and arg.keyword.value == name
+            and self.literal(arg.value) is None
+            and not isinstance(arg.value, cst.Name)
+        ]
+        if inline:
+            return f"{where}, and another launch of {fname}() computes {name} inline too (one name for both)"
         rng = self.positions[stmt]
         line_start = self.line_starts[rng.start.line - 1]
         indent = self.source[line_start : line_start + rng.start.column]
