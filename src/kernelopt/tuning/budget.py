@@ -95,8 +95,9 @@ class BudgetStop(StrEnum):
 
 
 def default_candidates(space_size: int) -> int:
-    """``max(FLOOR, ceil(size * DEFAULT_FRACTION))`` capped at ``space_size`` (the issue's rule)."""
-    return min(space_size, max(FLOOR, math.ceil(space_size * DEFAULT_FRACTION)))
+    """``max(FLOOR, floor(size * DEFAULT_FRACTION))`` capped at ``space_size`` (the issue's rule: never more than
+    a fifth of the space above the floor; rounding up had logsumexp_fp32 time 32 of 156, 20.5 %)."""
+    return min(space_size, max(FLOOR, math.floor(space_size * DEFAULT_FRACTION)))
 
 
 def fraction_candidates(space_size: int, fraction: float) -> int:
