@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.tunables import apply_source, discover_source
-from kernelopt.tunables.guard import guard_edit
+from kernelopt.tunables.guard import guard_edit, strip_stale_guards
 
 BREAKER = Path(__file__).parent / "data" / "breaker"
 TUNING = Path(__file__).parent / "data" / "tuning"
@@ -64,12 +64,28 @@ def test_asserted_tiles_are_guarded_after_their_assignment_the_original_left_abo
 
 
 @pytest.mark.timeout(30)
-def test_a_launch_literal_over_an_unmasked_cdiv_grid_gets_an_inline_guard() -> None:
+def test_a_launch_literal_over_an_unmasked_cdiv_grid_gets_a_line_and_a_guard_and_a_retune_replaces_it() -> None:
     """tests/data/tuning/gemm_nomask: ``BM=16`` at the launch, ``triton.cdiv(M, meta["BM"])``, no masks."""
     source = (TUNING / "gemm_nomask" / "kernel.py").read_text()
     _, note, text = _guarded(source, {"BM": 32})
-    assert "BM=32 if M % 32 == 0 else 16, BN=16)" in text, text
+    hoisted = "    BM = 16\n    if M % 32 == 0:  # kernelopt: tuned\n        BM = 32\n    mm_kernel[grid](a, b, c, M, N, K, BM=BM,"
+    assert hoisted in text, text
     assert note is not None and "kernel without masks" in note
+    assert {t.name: t.value for t in discover_source(text)}["BM"] == 16  # the fallback stays the knob
+    # a second session on the written text: its candidates run what they name, its write replaces the guard
+    again = apply_source(text, {"BM": 64}).new_source
+    assert "% 32" not in strip_stale_guards(text, again) and "    BM = 64\n    mm_kernel" in strip_stale_guards(
+        text, again
+    )
+    _, note, rewritten = _guarded(text, {"BM": 64})
+    assert "    BM = 16\n    if M % 64 == 0:  # kernelopt: tuned\n        BM = 64\n    mm_kernel" in rewritten, (
+        rewritten
+    )
+    _, note, smaller = _guarded(text, {"BM": 8})
+    assert note is None and "kernelopt: tuned" not in smaller and "    BM = 8\n    mm_kernel" in smaller
+    # the function already names BM: the guard goes inline at the launch
+    taken = source.replace("    M, K = a.shape\n", "    M, K = a.shape\n    BM = None\n")
+    assert "BM=32 if M % 32 == 0 else 16, BN=16)" in _guarded(taken, {"BM": 32})[2]
 
 
 @pytest.mark.timeout(30)

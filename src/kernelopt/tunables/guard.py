@@ -12,17 +12,21 @@ as Triton users write it and readable in a diff::
     if N % 64 == 0:  # kernelopt: tuned
         BLOCK_N = 64
 
-or, for a literal at the launch, ``BLOCK_N=64 if N % 64 == 0 else 32``. Where no guard can be written (a
-module-level constant, a size not known where the tile is set) the edit is not written, and one line says why.
+A literal at the launch gets a line of its own first (``BN = 32`` then the guard, the launch passing
+``BN=BN``; inline, ``BN=64 if N % 64 == 0 else 32``, where the function already uses the name). Where no
+guard can be written (a module-level constant, a size not known where the tile is set) the edit is not written,
+and one line says why.
 
 :func:`guard_edit` takes a literal edit (:func:`kernelopt.tunables.edit.apply_source`'s text) and returns the
 text to write. Discovery reads a guard's lines as tuned lines (``# kernelopt: tuned``): the literal above stays
-the knob's value.
+the knob's value, and a later edit of it takes the moved names out of the guard (:func:`strip_stale_guards` for
+a candidate, which runs the configuration it names at every size; :func:`guard_edit` for the write).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -211,6 +215,17 @@ class _Collector(cst.CSTVisitor):
         self.stack: list[cst.FunctionDef] = []
         self.statements: list[tuple[cst.SimpleStatementLine, cst.FunctionDef | None]] = []
         self.functions: list[cst.FunctionDef] = []
+        self.next_of: dict[int, cst.BaseStatement] = {}  # a statement -> the one after it in its block
+
+    def _block(self, body: Sequence[cst.BaseStatement]) -> None:
+        for a, b in itertools.pairwise(body):
+            self.next_of[id(a)] = b
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._block(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._block(node.body)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stack.append(node)
@@ -316,12 +331,25 @@ def _bound_before(fn: cst.FunctionDef, line: int, pos: Positions) -> set[str]:
 def guard_edit(old: str, new: str) -> Guarded:
     """The text to write for the literal edit ``old`` -> ``new``: ``new`` itself when every moved tile is legal
     at every size the original handled; else ``new`` with each such tile guarded by the sizes it must divide
-    (its original value the fallback); no text when a guard cannot be written (the note says why).
+    (its original value the fallback); no text when a guard cannot be written (the note says why). A guard an
+    earlier edit wrote after a moved literal loses the names moved now (the new value, or the new guard, holds).
 
     Args:
         old: kernel.py as the user wrote it.
         new: the same text with only knob literals moved (:func:`~kernelopt.tunables.edit.apply_source`).
     """
+    return _rewrite(old, new, add=True)
+
+
+def strip_stale_guards(old: str, new: str) -> str:
+    """``new`` without the guard lines (written by :func:`guard_edit` before) that would override the literals
+    moved from ``old``: a candidate runs the configuration it names, at every size."""
+    if TUNED not in old:
+        return new  # no guard to take out (and no parse for it)
+    return _rewrite(old, new, add=False).new_source or new
+
+
+def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     try:
         old_wrapper, new_wrapper = MetadataWrapper(cst.parse_module(old)), MetadataWrapper(cst.parse_module(new))
     except cst.ParserSyntaxError:
@@ -339,7 +367,11 @@ def guard_edit(old: str, new: str) -> Guarded:
     notes: list[str] = []
     by_statement: dict[int, list[tuple[_Change, list[Divides]]]] = {}
     for o, n in zip(old_collector.statements, new_collector.statements, strict=True):
-        for change in _changes(o, n, new_collector):
+        changes = _changes(o, n, new_collector)
+        stale = _stale_guard(n[0], {c.target for c in changes if c.target}, new_collector, new, pos)
+        if stale is not None:
+            splices.append(stale)
+        for change in changes if add else []:
             if change.before % change.after == 0 or (change.function is not None and _is_jit(change.function)):
                 continue  # legal wherever the original was
             launchers = [change.function] if change.function is not None else new_collector.functions
@@ -372,7 +404,61 @@ def guard_edit(old: str, new: str) -> Guarded:
         out.append(text)
         at = end
     out.append(new[at:])
-    return Guarded("".join(out), "; ".join(notes))
+    return Guarded("".join(out), "; ".join(notes) or None)
+
+
+def _guard_values(node: cst.BaseStatement | None) -> list[tuple[str, int]] | None:
+    """The (name, value) pairs a guard written by :func:`guard_edit` sets (``if M % 64 == 0:  # kernelopt: tuned``
+    over assignments of integer literals, no ``else``); ``None`` for any other statement."""
+    if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    comment = node.body.header.comment
+    if comment is None or TUNED not in comment.value or not _is_divisibility(node.test):
+        return None
+    out: list[tuple[str, int]] = []
+    for stmt in node.body.body:
+        pairs = _assignments(stmt) if isinstance(stmt, cst.SimpleStatementLine) else []
+        values = [(name, _int(v)) for name, v in pairs]
+        if not values or any(v is None for _, v in values):
+            return None
+        out += [(name, v) for name, v in values if v is not None]
+    return out
+
+
+def _is_divisibility(test: cst.BaseExpression) -> bool:
+    """``a % 64 == 0``, or several joined by ``and``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _is_divisibility(test.left) and _is_divisibility(test.right)
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+        and _int(test.comparisons[0].comparator) == 0
+        and isinstance(test.left, cst.BinaryOperation)
+        and isinstance(test.left.operator, cst.Modulo)
+    )
+
+
+def _stale_guard(
+    statement: cst.SimpleStatementLine, moved: set[str], collector: _Collector, new: str, pos: Positions
+) -> _Splice | None:
+    """The splice that takes the names ``moved`` out of the guard right after ``statement`` (the whole guard when
+    it sets nothing else); ``None`` when no guard there sets one of them."""
+    after = collector.next_of.get(id(statement)) if moved else None
+    values = _guard_values(after)
+    if after is None or values is None or not moved & {name for name, _ in values}:
+        return None
+    starts = _line_starts(new)
+    rng = pos[after]
+    start, end = starts[rng.start.line - 1], starts[rng.end.line]
+    kept = [(name, v) for name, v in values if name not in moved]
+    if not kept:
+        return (start, end, "")
+    header = new[start : starts[rng.start.line]]
+    body_line = new[starts[rng.start.line] : starts[rng.start.line + 1]]
+    indent = body_line[: len(body_line) - len(body_line.lstrip())]
+    names = ", ".join(name for name, _ in kept)
+    return (start, end, f"{header}{indent}{names} = {', '.join(str(v) for _, v in kept)}\n")
 
 
 def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
@@ -419,8 +505,7 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
     conditions = " and ".join(_condition(needs, c.after) for c, needs in moved)
     note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size: {whys})"
     if all(c.keyword is not None for c, _ in moved):
-        inline = [(c.start, c.end, f"{c.after} if {_condition(needs, c.after)} else {c.before}") for c, needs in moved]
-        return inline, note
+        return _hoisted(moved, fn, new, pos, conditions), note
     if any(c.keyword is not None for c, _ in moved):
         return None, f"{names}: an assignment and a launch literal moved on one line: not written"
     rng = pos[statement]
@@ -433,3 +518,27 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
     values = ", ".join(str(c.after) for c, _ in moved)
     block = f"{indent}if {conditions}:  # {TUNED}\n{indent}    {targets} = {values}\n"
     return [*restore, (end_of_statement, end_of_statement, block)], note
+
+
+def _hoisted(
+    moved: list[tuple[_Change, list[Divides]]], fn: cst.FunctionDef, new: str, pos: Positions, conditions: str
+) -> list[_Splice]:
+    """Launch literals guarded: their values get a line of their own before the launch statement, named like the
+    keywords, and the guard follows it, as for an assigned tile (``BM = 16`` / ``if M % 32 == 0:  # kernelopt:
+    tuned`` / ``BM = 32``; the launch passes ``BM=BM``); where the function already uses such a name, inline at
+    the launch (``BM=32 if M % 32 == 0 else 16``)."""
+    names = [c.keyword for c, _ in moved]
+    keywords = {id(n.keyword) for n in _walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
+    used = {n.value for n in _walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
+    if used & set(names):  # type: ignore[arg-type]
+        return [(c.start, c.end, f"{c.after} if {_condition(needs, c.after)} else {c.before}") for c, needs in moved]
+    statement = moved[0][0].statement
+    starts = _line_starts(new)
+    at = starts[pos[statement].start.line - 1]
+    line = new[at : starts[pos[statement].start.line]]
+    indent = line[: len(line) - len(line.lstrip())]
+    targets = ", ".join(names)  # type: ignore[arg-type]
+    before = ", ".join(str(c.before) for c, _ in moved)
+    after = ", ".join(str(c.after) for c, _ in moved)
+    block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{indent}    {targets} = {after}\n"
+    return [(at, at, block), *((c.start, c.end, c.keyword or "") for c, _ in moved)]

@@ -47,6 +47,7 @@ from kernelopt.tunables import (
     discover_source,
     pin_configs,
 )
+from kernelopt.tunables.guard import strip_stale_guards
 from kernelopt.tuning.bench_worker import (
     BenchInit,
     BenchKind,
@@ -151,7 +152,7 @@ def knob_editor(
             )
         except TunableError as exc:
             return Refusal(exc.one_line())
-        return edit.new_source
+        return strip_stale_guards(base_source, edit.new_source)  # a guard an earlier write left would override it
 
     return apply
 
