@@ -2,7 +2,8 @@
 
 A kernel without masks (a grid of whole tiles) is correct only at sizes its tiles divide: the launching
 function says so with ``assert M % BLOCK_M == 0``, a grid of ``M // BLOCK_M`` programs, or a grid of
-``triton.cdiv(M, BLOCK_M)`` programs over a kernel whose loads and stores carry no mask. The original
+``triton.cdiv(M, BLOCK_M)`` programs over a kernel whose loads and stores carry no mask (whose loop
+``for k in range(0, K, BLOCK_K)`` says it of ``K``). The original
 ``BLOCK_M = 32`` then takes every multiple of 32; a tuned ``64`` would fail at 96, a size ``SHAPES`` may never
 name. DESIGN.md, "Shapes": a literal is written only where it is legal at every size the original handled
 (the new tile divides the old one); otherwise the tuned value is guarded, the original the fallback, written
@@ -134,16 +135,23 @@ def _is_jit(fn: cst.FunctionDef) -> bool:
     return False
 
 
-def _requirements(fn: cst.FunctionDef, unmasked: set[str], pos: Positions) -> list[Divides]:
-    """What the launching function ``fn`` says each tile must divide (see the module docstring)."""
-    launches_unmasked = any(
-        isinstance(n, cst.Call)
+def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], pos: Positions) -> list[Divides]:
+    """What the launching function ``fn`` says each tile must divide (see the module docstring), and what the
+    kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
+    ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``."""
+    launches = [
+        n
+        for n in _walk(fn.body)
+        if isinstance(n, cst.Call)
         and isinstance(n.func, cst.Subscript)
         and isinstance(n.func.value, cst.Name)
         and n.func.value.value in unmasked
-        for n in _walk(fn.body)
-    )
+    ]
+    launches_unmasked = bool(launches)
     out: list[Divides] = []
+    for call in launches:
+        assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
+        out += _loop_steps(call, unmasked[call.func.value.value], pos[call].start.line)
     for node in _walk(fn.body):
         line = pos[node].start.line
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
@@ -161,6 +169,36 @@ def _requirements(fn: cst.FunctionDef, unmasked: set[str], pos: Positions) -> li
             if tile is not None:
                 why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
                 out.append(Divides(tile, node.args[0].value, line, why))
+    return out
+
+
+def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
+    parameters, as the launch ``call`` passes them (the step a name or a keyword literal)."""
+    params = [p.name.value for p in kernel.params.params]
+    passed: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            passed[arg.keyword.value] = arg.value
+        elif i < len(params):
+            passed[params[i]] = arg.value
+    out: list[Divides] = []
+    for node in _walk(kernel.body):
+        if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and _dotted(node.iter.func) == "range"):
+            continue
+        args = node.iter.args
+        if len(args) != 3 or not all(isinstance(a.value, cst.Name) for a in args[1:]):
+            continue
+        stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
+        if stop not in passed or step not in passed:
+            continue
+        given = passed[step]
+        tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", step) if _int(given) else None
+        if tile is not None:
+            why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
+            out.append(Divides(tile, passed[stop], line, why))
     return out
 
 
@@ -361,7 +399,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     new_wrapper.module.visit(new_collector)
     if len(old_collector.statements) != len(new_collector.statements):
         return Guarded(new, None)  # not a literal edit: nothing to compare
-    unmasked = {f.name.value for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
+    unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
     requirements: dict[int, list[Divides]] = {}
     splices: list[_Splice] = []
     notes: list[str] = []
