@@ -196,18 +196,38 @@ ROWS = DATA / "agents" / "rows"
 
 @pytest.fixture(scope="session")
 def rows_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The coding-agent loops' workspace (tests/data/agents/rows) with V0 gated and committed, made once
-    per test worker; a loop test copies it (:func:`with_baseline`) and starts at V1."""
+    """The coding-agent loops' workspace (tests/data/agents/rows) with V0 gated and committed, made once per
+    run: the first test worker that asks makes it in the run's folder (which every worker of the run sees), the
+    others wait for it (a lock) and read it; a loop test copies it (:func:`with_baseline`) and starts at V1.
+    Four files ask for it, spread over the workers: one gate of V0 instead of one per worker."""
+    import fcntl
+
     from kernelopt.cli.app import main
 
-    root = tmp_path_factory.mktemp("rows_baseline")
-    home = git_home(tmp_path_factory.mktemp("rows_home"))
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in {**home, "KERNELOPT_BENCH_S": "0.2", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}.items():
-            mp.setenv(name, value)
-        code = main(["optimize", str(ROWS), "--root", str(root), "--device", "cpu", "--max-iters", "0", "--json"])
-    assert code == 0
+    shared = _run_folder(tmp_path_factory)
+    done, root = shared / "rows_baseline.done", shared / "rows_baseline"
+    with open(shared / "rows_baseline.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)  # what a worker that died while making it left
+            root.mkdir()
+            home = git_home(tmp_path_factory.mktemp("rows_home"))
+            settings = {**home, "KERNELOPT_BENCH_S": "0.2", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
+            with pytest.MonkeyPatch.context() as mp:
+                for name, value in settings.items():
+                    mp.setenv(name, value)
+                argv = ["optimize", str(ROWS), "--root", str(root), "--device", "cpu", "--max-iters", "0", "--json"]
+                code = main(argv)
+            assert code == 0
+            done.touch()
     return root / "kernel_opt_rows"
+
+
+def _run_folder(factory: pytest.TempPathFactory) -> Path:
+    """The folder of this run that every pytest-xdist worker sees (the parent of each worker's own
+    ``popen-gwN``), or the session's own folder without xdist; pytest removes it when the run ends."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 def with_baseline(baseline: Path, root: Path) -> Path:
