@@ -123,3 +123,24 @@ def test_optimize_keeps_a_value_computed_at_the_launch_computed(
     assert "BLOCK_M=BLOCK_M" in text, text
     _kept_inline(text)
     assert all(correct_at(ws.root, INLINE_SIZES).values())
+
+
+@pytest.mark.timeout(120)
+def test_a_value_computed_from_no_size_a_shapes_entry_names_is_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both tiles computed from ``x.shape[1]``: no size name to bucket a table on, and a literal would be less
+    general than the computation: one line naming both, exit 2, before any candidate runs; kernel.py as it was."""
+    from kernelopt.cli.app import main
+
+    folder = task(tmp_path, INLINE)
+    text = (folder / "kernel.py").read_text()
+    text = text.replace("BLOCK_N=triton.next_power_of_2(n_cols)", "BLOCK_N=triton.next_power_of_2(x.shape[1])")
+    text = text.replace("BLOCK_M=1 if n_cols > 256 else 2", "BLOCK_M=1 if x.shape[1] > 256 else 2")
+    (folder / "kernel.py").write_text(text)
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "2"])
+    err = [line for line in capsys.readouterr().err.splitlines() if "kernelopt: error" in line]
+    assert code == 2 and len(err) == 1, err
+    assert "row_sumsq_kernel:BLOCK_N (computed (triton.next_power_of_2(x.shape[1])) from x, which no SHAPES" in err[0]
+    assert "row_sumsq_kernel:BLOCK_M (computed (1 if x.shape[1] > 256 else 2) from x" in err[0]
+    assert (folder / "kernel.py").read_text() == text

@@ -316,6 +316,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         # Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
         # num_stages, ...): their timing there is noise, so they keep their values
         tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
+    tunables = [_unbucketable(t, evaluation, shapes) for t in tunables]
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
     source = read_source(problem.kernel_py)  # its bytes: the write checks them, and keeps its encoding and CRLF
@@ -357,6 +358,39 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         env=env,
         shapes=tuple(shapes),
     )
+
+
+def _computed(t: Tunable) -> bool:
+    """A knob the kernel computes from the problem, whose pick is written as a table that falls back on it."""
+    return t.kind is TunableKind.COMPUTED_SETTING or (t.kind is TunableKind.HEURISTIC and t.computed is not None)
+
+
+def _unbucketable(t: Tunable, evaluation: AutotuneEvaluation | None, shapes: Sequence[ProblemShape]) -> Tunable:
+    """``t``, refused when it is computed from the problem but reads no size known at every ``SHAPES`` entry
+    in the run of the task (``next_power_of_2(x.shape[1])``): its pick could only be a literal, less general than
+    the computation, and a table needs a size to bucket on, so it is left alone and says so (no session is spent
+    on it)."""
+    if not _computed(t) or not t.editable or t.kernel is None or evaluation is None or not evaluation.shape_sizes:
+        return t  # no run told the sizes: the edit says what it could not write
+    for name in t.size_names:
+        if all(_size_of(evaluation, t.kernel, name, s) is not None for s in shapes):
+            return t
+    reads = ", ".join(t.size_names) or "the problem"
+    return t.model_copy(
+        update={
+            "refused_reason": f"computed ({t.computed}) from {reads}, which no SHAPES entry names as a size: a table "
+            "that falls back on the computation needs one, so it is left alone"
+        }
+    )
+
+
+def _size_of(evaluation: AutotuneEvaluation | None, kernel: str, size: str, shape: ProblemShape) -> int | None:
+    """The value of the size name ``size`` at a ``SHAPES`` entry: the entry's own, or the value the name took
+    where ``kernel`` was launched when the evaluation ran that entry (``n_cols`` from ``cols``)."""
+    value = shape.kwargs.get(size)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return evaluation.size_value(kernel, size, dict(shape.kwargs)) if evaluation is not None else None
 
 
 def _within(space: Space, path: Path) -> Space:
@@ -539,12 +573,7 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     best = result.best_config
     if best is None:
         return None, None
-    computed = {
-        t.name: t
-        for t in prepared.tunables
-        if t.kernel == prepared.space.kernel
-        and (t.kind is TunableKind.COMPUTED_SETTING or (t.kind is TunableKind.HEURISTIC and t.computed is not None))
-    }
+    computed = {t.name: t for t in prepared.tunables if t.kernel == prepared.space.kernel and _computed(t)}
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
@@ -602,14 +631,11 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
 
 
 def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
-    """The value of the size name ``size`` at a ``SHAPES`` entry: the entry's own, or the value the name took
-    where the kernel was launched when the evaluation ran that entry (``n_cols`` from ``cols``)."""
-    value = shape.kwargs.get(size)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if prepared.evaluation is None or prepared.space.kernel is None:
-        return None
-    return prepared.evaluation.size_value(prepared.space.kernel, size, dict(shape.kwargs))
+    """The value of the size name ``size`` at a ``SHAPES`` entry (:func:`_size_of`) for the launch tuned."""
+    if prepared.space.kernel is None:
+        value = shape.kwargs.get(size)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return _size_of(prepared.evaluation, prepared.space.kernel, size, shape)
 
 
 def _rows(tuning: FolderTuning, names: list[str], size: str) -> list[Bucket]:
