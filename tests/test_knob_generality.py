@@ -144,3 +144,30 @@ def test_a_value_computed_from_no_size_a_shapes_entry_names_is_left_alone(
     assert "row_sumsq_kernel:BLOCK_N (computed (triton.next_power_of_2(x.shape[1])) from x, which no SHAPES" in err[0]
     assert "row_sumsq_kernel:BLOCK_M (computed (1 if x.shape[1] > 256 else 2) from x" in err[0]
     assert (folder / "kernel.py").read_text() == text
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    ("name", "sizes", "computed"),
+    [
+        (INLINE, INLINE_SIZES, ["1 if n_cols > 256 else 2", "triton.next_power_of_2(n_cols)"]),
+        ("row_sumsq_heuristics", INLINE_SIZES, ['1 if args["n_cols"] > 256 else 2', 'next_power_of_2(args["n_cols"])']),
+        ("row_logsumexp_helper_cap", [(4, 300), (4, 1000), (3, 50), (2, 2500)], ["min(MAX_FUSED, "]),
+    ],
+)
+def test_on_a_gpu_computed_values_stay_computed_and_correct(
+    name: str, sizes: list[tuple[int, int]], computed: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a GPU (num_warps and num_stages timed too) tune writes each corpus kernel with its computations kept (a
+    table after them, in the lambda, or a cap) and the text is correct at sizes no SHAPES entry names (checked in
+    the interpreter: the source is the same)."""
+    from kernelopt.cli.app import main
+
+    folder = task(tmp_path, name)
+    assert main(["tune", str(folder), "--device", "cuda", "--budget-wall-s", "60", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["shapes"]) == 2 and "num_warps" in doc["knobs"], doc
+    text = (folder / "kernel.py").read_text()
+    assert all(text.count(c) == 1 for c in computed), text
+    assert all(correct_at(folder, sizes).values())
