@@ -143,5 +143,10 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
                 f"{t.key} is computed ({t.computed}); it is tuned where it is computed ({t.tuned_at}): "
                 f"one value for every size, or a table by size{sizes} that falls back on the computation"
             )
+        elif t.kind.value == "heuristic" and t.computed and t.size_names:
+            info(
+                f"{t.key} is computed ({t.computed}); tune writes a table by {', '.join(t.size_names)} into the "
+                f"lambda that falls back on it; --set {t.key}=VALUE overrides it with a literal"
+            )
         elif t.computed and t.value is None:
             info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")
