@@ -74,7 +74,7 @@ from kernelopt.harness.stats import (
     summarize,
     too_wide,
 )
-from kernelopt.harness.worker import EXIT_ENVIRONMENT
+from kernelopt.harness.worker import DEVICE_UNAVAILABLE_PREFIX, EXIT_ENVIRONMENT
 from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, runs_in_interpreter
 from kernelopt.memory.model import (
     Comparison,
@@ -195,6 +195,8 @@ def limits_of(settings: HarnessSettings) -> Limits:
 
 
 def _where(outcome: RunOutcome) -> str:
+    if outcome.last_where:
+        return outcome.last_where
     if outcome.last_case is not None:
         return f"case {outcome.last_case} ({outcome.last_label or 'default'})"
     return {"load": "loading kernel.py", "reference": "importing reference.py", "startup": "worker start-up"}.get(
@@ -259,9 +261,12 @@ def _run(
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
         raise disk_problem(exc) or EnvironmentProblem(f"cannot start the harness worker: {exc}") from None
-    if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT:
+    if outcome.result is None and outcome.returncode == EXIT_ENVIRONMENT and not outcome.timed_out:
+        # Only the worker's own exit 3 (its marked line) is a missing device; a kernel or reference that calls
+        # os._exit(3) crashed its run, and that is judged below like any other crash (never an ERROR row).
         lines = (outcome.stderr_tail or "").strip().splitlines()
-        raise EnvironmentProblem(lines[-1] if lines else "the harness worker found no usable device")
+        if lines and lines[-1].startswith(DEVICE_UNAVAILABLE_PREFIX):
+            raise EnvironmentProblem(lines[-1])
     if outcome.result is None and not outcome.timed_out:
         # A worker that could not write its progress or result for a full (or read-only) disk says
         # nothing about the kernel: an environment error (exit 3, the loop stays resumable), never a FAIL
@@ -313,6 +318,7 @@ def _correctness_of(outcome: RunOutcome) -> CorrectnessReport:
             status=CorrectnessStatus.FAIL,
             message=message,
             error_class=cls,
+            culprit=outcome.crash_culprit,
             stderr_tail=outcome.stderr_tail,
             duration_s=outcome.duration_s,
         )
@@ -391,7 +397,12 @@ def _bench_failure(outcome: RunOutcome) -> BenchReport | None:
     if res is None:
         message, cls = _crash(outcome)
         return BenchReport(
-            ok=False, status=CorrectnessStatus.FAIL, message=message, error_class=cls, stderr_tail=outcome.stderr_tail
+            ok=False,
+            status=CorrectnessStatus.FAIL,
+            message=message,
+            error_class=cls,
+            culprit=outcome.crash_culprit,
+            stderr_tail=outcome.stderr_tail,
         )
     if res.failure is not None:
         return BenchReport(

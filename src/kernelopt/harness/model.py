@@ -302,9 +302,14 @@ class RunOutcome(_Model):
         timeout_message: which limit was exceeded, where.
         timeout_culprit: whose code the run was killed in: the problem's when it was building the inputs or
             running the reference (a reference that hangs is an ERROR of the problem), else the kernel's.
+        crash_culprit: whose code the worker was in when it died without a result (a signal, ``os._exit``):
+            the problem's while importing reference.py, building the inputs or running the reference, else
+            the kernel's. Read only when ``result`` is ``None`` and the run was not killed for a timeout.
         last_phase: the phase the worker last reported (``case``, ``load``, ...).
         last_case: the case it was in, when in one.
         last_label: that case's label.
+        last_where: where the worker last was, in words (``case 0 (default), running the reference
+            (reference.py)``), for a crash's message.
         stderr_tail: the last lines of its stderr.
         duration_s: wall-clock seconds.
         run_dir: folder with job.json, progress.jsonl, result.json, stdout/stderr.
@@ -317,9 +322,11 @@ class RunOutcome(_Model):
     timed_out: bool = False
     timeout_message: str | None = None
     timeout_culprit: Culprit = Culprit.KERNEL
+    crash_culprit: Culprit = Culprit.KERNEL
     last_phase: str | None = None
     last_case: int | None = None
     last_label: str | None = None
+    last_where: str | None = None
     stderr_tail: str | None = None
     duration_s: float = 0.0
     run_dir: str | None = None

@@ -247,15 +247,18 @@ def run_worker(
         mark_killed(Path(job.progress_path))
     for ev in reader.new_events():
         dog.feed(ev)
+    in_problem = dog.in_problem_code or dog.phase is Phase.REFERENCE
     return RunOutcome(
         result=_read_result(Path(job.result_path)) if timeout is None else None,
         returncode=None if timeout is not None else worker.returncode,
         timed_out=timeout is not None,
         timeout_message=timeout.message if timeout else None,
         timeout_culprit=culprit,
+        crash_culprit=Culprit.PROBLEM if in_problem else Culprit.KERNEL,
         last_phase=dog.phase.value,
         last_case=dog.case,
         last_label=dog.label,
+        last_where=dog.where(),
         stderr_tail=_tail(err_path),
         duration_s=time.monotonic() - start,
         run_dir=str(run_dir),

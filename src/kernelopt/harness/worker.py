@@ -49,6 +49,9 @@ from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
 
 EXIT_ENVIRONMENT = 3
+DEVICE_UNAVAILABLE_PREFIX = "kernelopt worker: "
+"""How the worker's last stderr line starts when it exits with :data:`EXIT_ENVIRONMENT` itself: user code that
+calls ``os._exit(3)`` leaves no such line, and its run is a crash of that code, not a missing device."""
 TRACEBACK_LIMIT_CHARS = 4000
 
 
@@ -835,7 +838,7 @@ def main(argv: list[str]) -> int:
     try:
         result = run_job(job, progress)
     except DeviceUnavailable as exc:
-        sys.stderr.write(f"kernelopt worker: {exc}\n")
+        sys.stderr.write(f"{DEVICE_UNAVAILABLE_PREFIX}{exc}\n")
         return EXIT_ENVIRONMENT
     atomic_write_text(Path(job.result_path), dump_json(result, indent=1))
     progress.phase(Phase.DONE)

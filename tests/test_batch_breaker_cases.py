@@ -1,0 +1,69 @@
+"""A new user's batch (issue 34, breaker trial): cases where the verdict blamed the wrong side.
+
+Each case is a kernel or a reference under tests/data/batch_breaker/, checked in a worker of its own on the CPU
+(``check_files``), then turned into the batch's row (``validate_row``) as the batch does.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.batch.model import ProblemRow, ProblemStatus
+from kernelopt.batch.rows import validate_row
+from kernelopt.harness.gate import GateReport, check_files
+from kernelopt.harness.model import CorrectnessReport, Culprit
+from kernelopt.harness.settings import HarnessSettings
+from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord
+
+pytestmark = pytest.mark.timeout(120)
+
+DATA = Path(__file__).parent / "data" / "batch_breaker"
+
+
+def _check(tmp_path: Path, kernel: str, reference: str) -> CorrectnessReport:
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    shutil.copy(DATA / kernel, folder / "kernel.py")
+    shutil.copy(DATA / reference, folder / "reference.py")
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    return check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+
+
+def _row(report: CorrectnessReport) -> ProblemRow:
+    gate = GateReport(
+        result=GateResult(report.status.value),
+        failure_reason=f"correctness: {report.message}",
+        record=IterationRecord(version="v0"),
+        version=0,
+        correctness=report,
+    )
+    return validate_row(ProblemRow(problem="p", folder="/x", status=ProblemStatus.ERROR), gate)
+
+
+def test_a_kernel_that_exits_with_code_3_is_its_own_fail_not_a_missing_device(tmp_path: Path) -> None:
+    # Seen: ERROR "the harness worker found no usable device": the worker's own exit code for a missing GPU,
+    # read from a kernel's os._exit(3), blamed the machine and took the row out of fast_p.
+    report = _check(tmp_path, "kernel_exit3.py", "reference.py")
+    assert report.status is CorrectnessStatus.FAIL and report.culprit is Culprit.KERNEL
+    assert "exited with code 3 without a result" in (report.message or ""), report.message
+    assert "device" not in (report.message or "")
+    row = _row(report)
+    assert row.status is ProblemStatus.FAIL and "exited with code 3" in (row.reason or "")
+
+
+def test_a_reference_that_ends_its_process_is_an_error_of_the_problem(tmp_path: Path) -> None:
+    # Seen: a reference that crashes the worker (os._exit, a segfault, the OOM killer) was a FAIL of the kernel.
+    report = _check(tmp_path, "kernel_sum.py", "reference_exits.py")
+    assert report.status is CorrectnessStatus.FAIL and report.culprit is Culprit.PROBLEM, report.message
+    assert "running the reference (reference.py)" in (report.message or ""), report.message
+    row = _row(report)
+    assert row.status is ProblemStatus.ERROR
+    assert (row.reason or "").startswith("the problem's reference failed:") and "\n" not in (row.reason or "")
+
+
+def test_a_correct_kernel_passes_against_the_breaker_problem(tmp_path: Path) -> None:
+    report = _check(tmp_path, "kernel_sum.py", "reference.py")
+    assert report.passed, report.message
