@@ -48,6 +48,7 @@ class Divides:
     size: cst.BaseExpression
     line: int
     why: str
+    literal: cst.Integer | None = None  # the grid's own copy of a launch literal (``n // 64`` beside ``BLOCK=64``)
 
 
 @dataclass
@@ -152,6 +153,7 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
     for call in launches:
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
         out += _loop_steps(call, unmasked[call.func.value.value], pos[call].start.line)
+        out += _grid_literals(call, pos[call].start.line)
     for node in _walk(fn.body):
         line = pos[node].start.line
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
@@ -169,6 +171,32 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
             if tile is not None:
                 why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
                 out.append(Divides(tile, node.args[0].value, line, why))
+    return out
+
+
+def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
+    """A grid written with the launch literal's value in place of its name (``k[(n // 64,)](.., BLOCK=64)`` or
+    ``triton.cdiv(n, 64)``) of a kernel without masks: the keyword's tile must divide ``n``, and the grid's
+    literal is that tile's copy (a guard names both)."""
+    literals: dict[int, list[str]] = {}
+    for arg in call.args:
+        value = _int(arg.value) if arg.keyword is not None else None
+        if value is not None:
+            assert arg.keyword is not None
+            literals.setdefault(value, []).append(arg.keyword.value)
+    out: list[Divides] = []
+    for node in _walk(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else ():
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
+            size, tile = node.left, node.right
+        elif _is_cdiv(node):
+            assert isinstance(node, cst.Call)
+            size, tile = node.args[0].value, node.args[1].value
+        else:
+            continue
+        value = _int(tile)
+        for keyword in literals.get(value, []) if value is not None else []:
+            why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
+            out.append(Divides(("meta", keyword), size, line, why, tile))  # type: ignore[arg-type]
     return out
 
 
@@ -297,6 +325,19 @@ def _int(node: cst.CSTNode) -> int | None:
     return None
 
 
+def _constant(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The literal of a module-level ``tl.constexpr(32)`` (its one argument), else ``node`` itself."""
+    if (
+        isinstance(node, cst.Call)
+        and _dotted(node.func).split(".")[-1] == "constexpr"
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    ):
+        return node.args[0].value
+    return node
+
+
 def _changes(
     old: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
     new: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
@@ -309,6 +350,7 @@ def _changes(
     pairs = _assignments(o), _assignments(n)
     if pairs[0] and len(pairs[0]) == len(pairs[1]):
         for (name, ov), (_, nv) in zip(*pairs, strict=True):
+            ov, nv = _constant(ov), _constant(nv)
             b, a = _int(ov), _int(nv)
             if b is not None and a is not None and a != b:
                 start, end = collector.offset(nv)
@@ -568,10 +610,14 @@ def _hoisted(
     names = [c.keyword for c, _ in moved]
     keywords = {id(n.keyword) for n in _walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
     used = {n.value for n in _walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
-    if used & set(names):  # type: ignore[arg-type]
-        return [(c.start, c.end, f"{c.after} if {_condition(needs, c.after)} else {c.before}") for c, needs in moved]
-    statement = moved[0][0].statement
     starts = _line_starts(new)
+    copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
+    spans = list({starts[pos[lit].start.line - 1] + pos[lit].start.column: c for c, lit in copies}.items())
+    if used & set(names):  # type: ignore[arg-type]
+        inline = {id(c): f"{c.after} if {_condition(needs, c.after)} else {c.before}" for c, needs in moved}
+        grid = [(at, at + len(str(c.after)), f"({inline[id(c)]})") for at, c in spans]
+        return [*((c.start, c.end, inline[id(c)]) for c, _ in moved), *grid]
+    statement = moved[0][0].statement
     at = starts[pos[statement].start.line - 1]
     line = new[at : starts[pos[statement].start.line]]
     indent = line[: len(line) - len(line.lstrip())]
@@ -579,4 +625,5 @@ def _hoisted(
     before = ", ".join(str(c.before) for c, _ in moved)
     after = ", ".join(str(c.after) for c, _ in moved)
     block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{indent}    {targets} = {after}\n"
-    return [(at, at, block), *((c.start, c.end, c.keyword or "") for c, _ in moved)]
+    grid = [(start, start + len(str(c.after)), c.keyword or "") for start, c in spans]
+    return [(at, at, block), *((c.start, c.end, c.keyword or "") for c, _ in moved), *grid]

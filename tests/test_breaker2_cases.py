@@ -1,0 +1,67 @@
+"""The second new user's trial of ``kernelopt tune`` / ``optimize`` (issue 32: "a tuner that writes a kernel that
+is wrong at any size the original handled is worse than none"). Each folder of tests/data/breaker2 is a Triton
+kernel written for the trial (its README lists the patterns). What tuning writes is judged as a user would: the
+written kernel against the reference at every ``SHAPES`` entry and at sizes not in ``SHAPES`` (one between, one
+above) that the original handled. A strict xfail is a defect found and not yet fixed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables.guard import guard_edit
+from tests.test_breaker_cases import _correct_at
+
+DATA = Path(__file__).parent / "data" / "breaker2"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+@pytest.mark.timeout(120)
+def test_a_grid_that_repeats_the_launch_literal_is_guarded_with_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune flat_nomask --device cpu`` (``_scale[(n // 64,)](.., BLOCK=64)``, no
+    mask, ``n = x.shape[0] * x.shape[1]``; SHAPES of 256 and 1024 elements) wrote ``_scale[(n // 128,)](..,
+    BLOCK=128)``: wrong at 192 and 576 elements, which the original handled (a quarter of them never written).
+    The grid's 64 is the launch literal's copy: the tile is guarded by ``n`` and the grid names it."""
+    folder = _copy("flat_nomask", tmp_path)
+    old = (folder / "kernel.py").read_text()
+    literal = old.replace("_scale[(n // 64,)](x, y, 2.5, BLOCK=64)", "_scale[(n // 128,)](x, y, 2.5, BLOCK=128)")
+    guarded = guard_edit(old, literal)
+    assert guarded.new_source is not None
+    assert "    BLOCK = 64\n    if n % 128 == 0:  # kernelopt: tuned\n        BLOCK = 128\n" in guarded.new_source
+    assert "_scale[(n // BLOCK,)](x, y, 2.5, BLOCK=BLOCK)" in guarded.new_source
+    (folder / "kernel.py").write_text(guarded.new_source)
+    shapes = [{"rows": 4, "cols": 64}, {"rows": 8, "cols": 128}, {"rows": 3, "cols": 64}, {"rows": 6, "cols": 96}]
+    assert _correct_at((folder, shapes)) == {f"rows={s['rows']},cols={s['cols']}": True for s in shapes}
+
+
+def test_a_grid_literal_inline_where_the_name_is_taken_gets_the_same_conditional() -> None:
+    """Where the launching function already uses the keyword's name, the guard is inline at the launch, and the
+    grid's copy of the literal takes the same conditional (never the bare tuned value)."""
+    old = DATA.joinpath("flat_nomask", "kernel.py").read_text().replace("    y = torch.empty_like(x)\n", "    BLOCK = 'x'\n    y = torch.empty_like(x)\n")  # fmt: skip
+    new = old.replace("_scale[(n // 64,)](x, y, 2.5, BLOCK=64)", "_scale[(n // 128,)](x, y, 2.5, BLOCK=128)")
+    guarded = guard_edit(old, new).new_source
+    assert guarded is not None
+    assert "_scale[(n // (128 if n % 128 == 0 else 64),)](x, y, 2.5, BLOCK=128 if n % 128 == 0 else 64)" in guarded
+
+
+@pytest.mark.timeout(120)
+def test_a_module_level_constexpr_tile_that_no_longer_divides_is_not_written(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune global_tile --device cpu`` (``TILE = tl.constexpr(32)`` at module level,
+    no mask, grid ``x.numel() // TILE``; SHAPES 128 and 512) wrote ``TILE = tl.constexpr(128)``: wrong at 96 and
+    800 elements. A module-level constant cannot be guarded by a size: a tile that does not divide the original
+    is not written (one line says why); one that does (16) is."""
+    folder = _copy("global_tile", tmp_path)
+    old = (folder / "kernel.py").read_text()
+    wider = guard_edit(old, old.replace("tl.constexpr(32)", "tl.constexpr(128)"))
+    assert wider.new_source is None
+    assert wider.note is not None and "TILE=128 does not divide every size the original TILE=32 handled" in wider.note
+    narrower = guard_edit(old, old.replace("tl.constexpr(32)", "tl.constexpr(16)"))
+    assert narrower.new_source is not None and "TILE = tl.constexpr(16)" in narrower.new_source
+    (folder / "kernel.py").write_text(narrower.new_source)
+    shapes = [{"n": 128}, {"n": 512}, {"n": 96}, {"n": 800}]
+    assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
