@@ -67,3 +67,18 @@ def test_a_reference_that_ends_its_process_is_an_error_of_the_problem(tmp_path: 
 def test_a_correct_kernel_passes_against_the_breaker_problem(tmp_path: Path) -> None:
     report = _check(tmp_path, "kernel_sum.py", "reference.py")
     assert report.passed, report.message
+
+
+def test_a_random_reference_does_not_widen_the_tolerance_for_a_kernel_without_its_noise(tmp_path: Path) -> None:
+    # Seen: a reference adding torch.rand noise made its own-dtype and float64 runs differ; read as its rounding
+    # error, that widened the tolerance x231 and a kernel without the noise (off by up to 1 in 32) passed.
+    report = _check(tmp_path, "kernel_sum.py", "reference_random.py")
+    assert report.status is CorrectnessStatus.FAIL, report.message
+    assert "beyond tolerance" in (report.message or ""), report.message
+    assert all("widened" not in (c.tolerance.basis if c.tolerance else "") for c in report.cases)
+
+
+def test_a_kernel_drawing_the_reference_s_random_numbers_the_same_way_passes(tmp_path: Path) -> None:
+    # each run of a seed starts from the same random state, the reference's and the kernel's alike
+    report = _check(tmp_path, "kernel_random.py", "reference_random.py")
+    assert report.passed, report.message

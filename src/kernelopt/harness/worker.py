@@ -52,6 +52,9 @@ EXIT_ENVIRONMENT = 3
 DEVICE_UNAVAILABLE_PREFIX = "kernelopt worker: "
 """How the worker's last stderr line starts when it exits with :data:`EXIT_ENVIRONMENT` itself: user code that
 calls ``os._exit(3)`` leaves no such line, and its run is a crash of that code, not a missing device."""
+RUN_SEED_BASE = 1000
+"""Our choice: the random state (``torch.manual_seed``) each run of a check's seed ``s`` starts from is this plus
+``s``; apart from the seeds that build the inputs, so a run's draws are not the inputs' draws again."""
 TRACEBACK_LIMIT_CHARS = 4000
 
 
@@ -360,8 +363,11 @@ def _fails_as_written(pair: Any, ref: Callable[..., Any], errors: list[str]) -> 
 # -- correctness -------------------------------------------------------------------------------
 
 
-def _reference_high(ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any]) -> tuple[Any, str]:
-    """The reference in float64 (else float32) on upcast inputs; native when neither runs."""
+def _reference_high(
+    ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any], seed: int
+) -> tuple[Any, str]:
+    """The reference in float64 (else float32) on upcast inputs; native when neither runs. Each attempt starts
+    from the random state ``seed`` (``torch.manual_seed``)."""
     import torch
 
     from kernelopt.harness.inputs import clone_tree, upcast_tree
@@ -373,10 +379,12 @@ def _reference_high(ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache
                 if dtype not in cache:
                     cache[dtype] = copy.deepcopy(ref).to(dtype)
                 fn = cache[dtype]
+            torch.manual_seed(seed)
             return fn(*upcast_tree(inputs, dtype)), str(dtype).removeprefix("torch.")
         except (Exception, SystemExit):  # user reference code that cannot run in this dtype; try the next
             continue
     ctx.warn_once("native-ref", "the reference could not run in float64 or float32; compared in its own dtype")
+    torch.manual_seed(seed)
     return ref(*clone_tree(inputs)), "native"
 
 
@@ -473,15 +481,23 @@ def _check_seed(
     Raises:
         CandidateFailed: the kernel or the reference raised, or a check failed.
     """
+    import torch
+
     from kernelopt.harness.compare import check_outputs
     from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
     from kernelopt.harness.timers import synchronize
 
     ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
     ctx.step(Step.REFERENCE)
+    # Each run of the seed starts from the same random state (as KernelBench's eval seeds the reference and the
+    # kernel alike): a reference that draws random numbers (dropout in training mode) draws the same ones in its
+    # own dtype, in float64 and in the kernel, so its randomness is neither read as its own rounding error (which
+    # widens the tolerance) nor charged to a kernel that draws the same way.
+    run_seed = RUN_SEED_BASE + cc.seeds
     with _user(where, "the reference", culprit=Culprit.PROBLEM):
+        torch.manual_seed(run_seed)
         ref_native = subject.ref(*clone_tree(inputs))
-        ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache)
+        ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed)
     cc.reference_precision = precision
     ctx.step(Step.CHECK)
     saved = clone_tree(inputs)
@@ -491,6 +507,7 @@ def _check_seed(
     ctx.progress.emit("check_end")
     ctx.step(Step.KERNEL)
     with _user(where, "the kernel", case=cc.index):
+        torch.manual_seed(run_seed)
         out = subject.cand(*inputs)
         synchronize(ctx.device)
     cc.seeds += 1
