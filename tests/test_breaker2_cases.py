@@ -65,3 +65,34 @@ def test_a_module_level_constexpr_tile_that_no_longer_divides_is_not_written(tmp
     (folder / "kernel.py").write_text(narrower.new_source)
     shapes = [{"n": 128}, {"n": 512}, {"n": 96}, {"n": 800}]
     assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
+
+
+LAUNCH = "_scale[(n // 64,)](x, y, 2.5, BLOCK=64)"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("_scale[(n // 64,)](x, y, 2.5, 64)", "_scale[(n // 128,)](x, y, 2.5, 128)"),
+        ("grid = (n // 64,)\n    _scale[grid](x, y, 2.5, BLOCK=64)", "grid = (n // 128,)\n    _scale[grid](x, y, 2.5, BLOCK=128)"),
+    ],
+    ids=["tile passed positionally", "grid on a line of its own"],
+)  # fmt: skip
+def test_a_moved_grid_divisor_no_guard_covers_is_not_written(before: str, after: str) -> None:
+    """Found beside case 13: the tile of a kernel without masks passed positionally (``_scale[(n // 64,)](x, y, 2.5,
+    64)``), or the grid on a line of its own (``grid = (n // 64,)``): the linked edit moved the grid's divisor to
+    128 and nothing read it as a requirement, so the text went out unguarded (wrong at 192 elements). Now a moved
+    literal divisor that no guard covers keeps the edit out, with one line."""
+    base = DATA.joinpath("flat_nomask", "kernel.py").read_text()
+    guarded = guard_edit(base.replace(LAUNCH, before), base.replace(LAUNCH, after))
+    assert guarded.new_source is None
+    assert guarded.note is not None and guarded.note.startswith("the divisor 64 at line 17 moved to 128")
+
+
+def test_a_masked_kernel_s_cdiv_grid_and_positional_tile_move_freely() -> None:
+    """The other side of the rule: autograd_pos's kernel has masks, so ``triton.cdiv(n, 1024)`` with the block
+    passed positionally is legal at every size (tune wrote it on 2026-12-05; correct at 333 and 5000 elements)."""
+    old = DATA.joinpath("autograd_pos", "kernel.py").read_text()
+    new = old.replace("(triton.cdiv(n, 128),)](x, y, n, slope, 128,", "(triton.cdiv(n, 1024),)](x, y, n, slope, 1024,")
+    assert new != old
+    assert guard_edit(old, new).new_source == new

@@ -200,6 +200,51 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
     return out
 
 
+def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpression]:
+    """The right operands of ``//`` and ``%`` in a statement (and the tiles of ``triton.cdiv(size, tile)`` where
+    ``with_cdiv``), in order."""
+    out: list[cst.BaseExpression] = []
+    for node in _walk(statement):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
+            out.append(node.right)
+        elif with_cdiv and _is_cdiv(node):
+            assert isinstance(node, cst.Call)
+            out.append(node.args[1].value)
+    return out
+
+
+def _unguarded_divisor(
+    old: cst.SimpleStatementLine,
+    new: cst.SimpleStatementLine,
+    fn: cst.FunctionDef | None,
+    unmasked: Mapping[str, cst.FunctionDef],
+    covered: set[int],
+    pos: Positions,
+) -> str | None:
+    """Why the edit cannot be written when it moved a literal divisor of a size (``grid = (n // 64,)`` -> ``n //
+    128``, a launch passing the tile positionally) to a value that does not divide the original, with no guard
+    written for it; ``None`` when it did not."""
+    if fn is None or _is_jit(fn):
+        return None
+    launches_unmasked = any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript) and _dotted(n.func.value) in unmasked
+        for n in _walk(fn.body)
+    )
+    before, after = _divisors(old, launches_unmasked), _divisors(new, launches_unmasked)
+    if len(before) != len(after):
+        return None
+    for b_node, a_node in zip(before, after, strict=True):
+        b, a = _int(b_node), _int(a_node)
+        if b is None or a is None or a == b or b % a == 0 or id(a_node) in covered:
+            continue
+        line = pos[a_node].start.line
+        return (
+            f"the divisor {b} at line {line} moved to {a}, which does not divide every size the original handled, "
+            "in a form no guard is written for (a tile named at the launch, its grid reading the name, is): not written"
+        )
+    return None
+
+
 def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
     """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
     parameters, as the launch ``call`` passes them (the step a name or a keyword literal)."""
@@ -470,6 +515,13 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     ))  # fmt: skip
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
+    if add:
+        covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
+        pairs = zip(old_collector.statements, new_collector.statements, strict=True)
+        for (o, _), (n, fn) in pairs:
+            why = _unguarded_divisor(o, n, fn, unmasked, covered, pos)
+            if why is not None:
+                return Guarded(None, why)
     for moved in by_statement.values():
         splice, why = _guard(moved, new, pos)
         if splice is None:
