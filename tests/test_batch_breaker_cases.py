@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.batch.kernelbench import kernelbench_items
 from kernelopt.batch.model import ProblemRow, ProblemStatus
-from kernelopt.batch.rows import validate_row
+from kernelopt.batch.rows import item_row, validate_row
 from kernelopt.harness.gate import GateReport, check_files
 from kernelopt.harness.model import CorrectnessReport, Culprit
 from kernelopt.harness.settings import HarnessSettings
@@ -82,3 +83,13 @@ def test_a_kernel_drawing_the_reference_s_random_numbers_the_same_way_passes(tmp
     # each run of a seed starts from the same random state, the reference's and the kernel's alike
     report = _check(tmp_path, "kernel_random.py", "reference_random.py")
     assert report.passed, report.message
+
+
+def test_a_problem_file_lacking_get_init_inputs_or_get_inputs_is_an_error_of_the_problem(tmp_path: Path) -> None:
+    # Seen: INVALID, a row counted in fast_p against the kernel, for a defect of the problem file
+    items = kernelbench_items(DATA / "level1", DATA / "runs", tmp_path / "out")
+    rows = {item.problem: item_row(item) for item in items}
+    assert rows["5_NoInitInputs"].status is ProblemStatus.ERROR
+    assert rows["5_NoInitInputs"].reason == "5_NoInitInputs.py: KernelBench form (class Model) needs get_init_inputs()"
+    assert rows["6_NoGetInputs"].status is ProblemStatus.ERROR
+    assert (rows["6_NoGetInputs"].reason or "").startswith("6_NoGetInputs.py: defines no get_inputs()")

@@ -26,8 +26,9 @@ class BatchItem(BaseModel):
         problem_id: KernelBench layout: the problem's number.
         sample: KernelBench layout: the sample's number (``None`` for a problem without one).
         defect: why it cannot run (one line; its row is ``INVALID``), ``None`` when it can.
-        problem_fault: the defect is the problem's own, not the kernel's: its reference does not parse or
-            imports a package that is not installed (its row is ``ERROR``, counted apart from the kernels).
+        problem_fault: the defect is the problem's own, not the kernel's: its reference does not parse, imports a
+            package that is not installed or lacks what its form needs (``get_inputs``, ``get_init_inputs``,
+            ``Model`` or ``reference``): its row is ``ERROR``, counted apart from the kernels.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -114,8 +115,9 @@ def missing_imports(path: Path) -> list[str]:
 
 
 def reference_fault(reference: Path) -> str | None:
-    """Why ``reference`` cannot be imported, read without importing it (one line naming the file): it does not
-    parse, or it imports a package that is not installed; ``None`` otherwise (a missing file is not this)."""
+    """Why ``reference`` cannot be imported or used, read without importing it (one line naming the file): it
+    does not parse, imports a package that is not installed, or lacks what its form needs; ``None`` otherwise
+    (a missing file is not this)."""
     if not reference.is_file():
         return None
     try:
@@ -127,6 +129,10 @@ def reference_fault(reference: Path) -> str | None:
     if missing:
         verb = "is" if len(missing) == 1 else "are"
         return f"{reference.name} imports {', '.join(missing)}, which {verb} not installed"
+    try:  # a problem file lacking get_inputs, get_init_inputs, Model or reference is the problem's defect too
+        check_reference(reference)
+    except InputFileError as exc:
+        return exc.one_line().replace(str(reference.parent) + "/", "")
     return None
 
 
