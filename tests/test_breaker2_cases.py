@@ -96,3 +96,28 @@ def test_a_masked_kernel_s_cdiv_grid_and_positional_tile_move_freely() -> None:
     new = old.replace("(triton.cdiv(n, 128),)](x, y, n, slope, 128,", "(triton.cdiv(n, 1024),)](x, y, n, slope, 1024,")
     assert new != old
     assert guard_edit(old, new).new_source == new
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("folder", "wider", "narrower"),
+    [
+        ("at_nomask", {"BLOCK": 128}, {"BLOCK": 32}),
+        ("heur_tile", {"_sq.heuristics.BLOCK": 128}, {"_sq.heuristics.BLOCK": 32}),
+    ],
+)
+def test_a_decorator_s_tile_that_no_longer_divides_is_not_written(
+    folder: str, wider: dict[str, int], narrower: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 2026-12-05: a kernel without masks whose tile is set in its decorator, an autotune list of one
+    ``Config({"BLOCK": 64})`` (at_nomask) or ``@triton.heuristics({"BLOCK": lambda args: 64})`` (heur_tile), the
+    grid ``n // meta["BLOCK"]``: a session whose best is 128 wrote ``Config({"BLOCK": 128}, ...)`` / ``lambda args:
+    128``, wrong at 192 and 1600 elements (the guard read statements only, and the pinned autotune list bypassed
+    it). A decorator cannot be guarded by a launch's size: 128 is not written; 32, which divides 64, is."""
+    from tests.test_breaker_cases import _edit_for
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    original = (DATA / folder / "kernel.py").read_text()
+    assert _edit_for(DATA / folder, wider) == original
+    written = _edit_for(DATA / folder, narrower)
+    assert written != original and "32" in written.split("@triton.jit")[0]

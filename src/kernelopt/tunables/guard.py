@@ -200,6 +200,51 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
     return out
 
 
+def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
+    """(key, value) of every ``"KEY": <value>`` entry in a kernel's decorators, in order: ``triton.Config``'s dicts
+    and ``@triton.heuristics``' (a lambda's body stands for its value)."""
+    out: list[tuple[str, cst.BaseExpression]] = []
+    for decorator in fn.decorators:
+        for node in _walk(decorator.decorator):
+            if not isinstance(node, cst.DictElement) or not isinstance(node.key, cst.SimpleString):
+                continue
+            value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
+            out.append((str(node.key.evaluated_value), value))
+    return out
+
+
+def _decorator_tiles(
+    old: Sequence[cst.FunctionDef],
+    new: Sequence[cst.FunctionDef],
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+) -> str | None:
+    """Why the edit cannot be written when it moved a tile in a kernel's decorator (an autotune ``Config``, a
+    heuristic's literal) to a value that does not divide the original, where a launching function says the tile
+    must divide a size (``n // meta["BLOCK"]`` programs): a decorator cannot be guarded by a launch's size."""
+    if len(old) != len(new):
+        return None
+    launchers = [f for f in new if not _is_jit(f)]
+    for o, n in zip(old, new, strict=True):
+        if not _is_jit(n):
+            continue
+        before, after = _decorator_literals(o), _decorator_literals(n)
+        if len(before) != len(after):
+            continue
+        for (key, b_node), (_, a_node) in zip(before, after, strict=True):
+            b, a = _int(b_node), _int(a_node)
+            if b is None or a is None or a == b or b % a == 0:
+                continue
+            for fn in launchers:
+                needs = [d for d in _requirements(fn, unmasked, pos) if d.tile == ("meta", key)]
+                if needs:
+                    return (
+                        f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
+                        f"and a setting in {n.name.value}'s decorator cannot be guarded by a size: not written"
+                    )
+    return None
+
+
 def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpression]:
     """The right operands of ``//`` and ``%`` in a statement (and the tiles of ``triton.cdiv(size, tile)`` where
     ``with_cdiv``), in order."""
@@ -516,6 +561,9 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
     if add:
+        why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos)
+        if why is not None:
+            return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
         pairs = zip(old_collector.statements, new_collector.statements, strict=True)
         for (o, _), (n, fn) in pairs:

@@ -714,6 +714,9 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
             filename=prepared.problem.kernel_py.name,
             evaluation=prepared.evaluation,
         )
+        kept = guard_edit(prepared.base_source, pinned.new_source) if pinned is not None else None
+        if kept is not None and kept.new_source is None:
+            return None, kept.note  # a pinned tile no longer divides a size the original handled
         return pinned, None
     current = current_values(prepared.tunables)
     changes = config_changes(best, current, origins)
