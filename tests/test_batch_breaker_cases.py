@@ -6,7 +6,10 @@ Each case is a kernel or a reference under tests/data/batch_breaker/, checked in
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +96,34 @@ def test_a_problem_file_lacking_get_init_inputs_or_get_inputs_is_an_error_of_the
     assert rows["5_NoInitInputs"].reason == "5_NoInitInputs.py: KernelBench form (class Model) needs get_init_inputs()"
     assert rows["6_NoGetInputs"].status is ProblemStatus.ERROR
     assert (rows["6_NoGetInputs"].reason or "").startswith("6_NoGetInputs.py: defines no get_inputs()")
+
+
+HOLD_LOCK = """
+import sys, time
+from kernelopt.workspace import RunLock
+RunLock(sys.argv[1], command="batch").acquire()
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_second_batch_on_the_same_out_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen: two `kernelopt batch ... --out OUT` at once both ran every problem left, in the same workspaces,
+    # each rewriting batch.json (the last writer's rows won)
+    from kernelopt.cli.app import main
+
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        argv = ["batch", str(DATA / "level1"), "--kernels", str(DATA / "runs"), "--device", "cpu", "--out", str(out)]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"kernelopt: error: another kernelopt batch is running on {out} (pid {holder.pid})")
+        assert err.count("\n") == 1 and not (out / "batch.json").exists()
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)

@@ -280,16 +280,25 @@ def _cpu_sizes_note(options: BatchOptions) -> str | None:
 def _run(
     directory: Path, options: BatchOptions, *, ray: str | None, fresh: bool, first_note: str | None = None
 ) -> BatchTable:
-    """The batch, here or on Ray, with a progress bar; on Ctrl-C, where its rows so far are."""
+    """The batch, here or on Ray, with a progress bar; on Ctrl-C, where its rows so far are. One batch at a time
+    writes an output folder: a second on the same ``--out`` is refused (exit 2) before it runs anything, rather
+    than run every problem again beside the first in the same workspaces."""
     from kernelopt.batch.runner import TABLE_FILE, run_batch
+    from kernelopt.workspace import RunLock
 
     bar = _Bar(first_note)
+    lock = RunLock(
+        options.out_dir,
+        command="batch",
+        hint="wait for it or stop it; the same command then resumes the batch, or give another --out",
+    )
     try:
-        if ray is not None:
-            from kernelopt.batch.ray_runner import run_batch_on_ray
+        with lock:
+            if ray is not None:
+                from kernelopt.batch.ray_runner import run_batch_on_ray
 
-            return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
-        return run_batch(directory, options, fresh=fresh, on_event=bar)
+                return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
+            return run_batch(directory, options, fresh=fresh, on_event=bar)
     except KeyboardInterrupt:
         from kernelopt.cli.start import ignore_interrupts
 
