@@ -121,3 +121,27 @@ def test_a_decorator_s_tile_that_no_longer_divides_is_not_written(
     assert _edit_for(DATA / folder, wider) == original
     written = _edit_for(DATA / folder, narrower)
     assert written != original and "32" in written.split("@triton.jit")[0]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("folder", "best", "inserted"),
+    [
+        ("crlf_nomask", {"_scale:BLOCK": 128}, "\tBLOCK = 64\r\n\tif n % 128 == 0:  # kernelopt: tuned\r\n\t\tBLOCK = 128\r\n"),
+        ("crlf_inline", {"BLOCK": 128}, "\t\tBLOCK = triton.next_power_of_2(N)\r\n\t\tif N <= 100:  # kernelopt: tuned\r\n\t\t\tBLOCK = 128\r\n"),
+    ],
+)  # fmt: skip
+def test_lines_written_into_a_crlf_file_indented_with_tabs_end_and_indent_as_its_own(
+    folder: str, best: dict[str, int], inserted: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 2026-12-05: in a kernel.py written with tabs and CRLF, the guard (case 13's) and the table over an
+    inline computation came out with LF endings in a CRLF file, the guard's body indented with a tab and four
+    spaces. Correct, but a diff of every inserted line in the user's editor. Now they take the file's endings and
+    its indentation; every line of the written file ends in CRLF."""
+    from tests.test_breaker_cases import _edit_for
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    written = _edit_for(DATA / folder, best)
+    assert inserted in written
+    assert written.count("\n") == written.count("\r\n")
+    compile(written, "kernel.py", "exec")

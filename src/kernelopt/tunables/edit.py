@@ -44,6 +44,14 @@ _UP_WORDS = {"up", "increase", "bigger", "larger", "more", "deeper", "double", "
 _DOWN_WORDS = {"down", "decrease", "smaller", "fewer", "less", "shallower", "halve", "previous"}
 
 
+def keep_newlines(base: str, new: str) -> str:
+    """``new`` with ``base``'s line endings: in a file written with CRLF throughout, the lines an edit inserted
+    (a guard, a table, a hoisted value) end in CRLF too, never a mix."""
+    if "\r\n" not in base or base.count("\n") != base.count("\r\n"):
+        return new
+    return re.sub(r"(?<!\r)\n", "\r\n", new)
+
+
 def _is_direction(requested: Value) -> bool:
     """True for a relative change (``x2``, ``+1``, ``up``), False for an absolute value."""
     if not isinstance(requested, str):

@@ -696,8 +696,13 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
     restore = [(c.start, c.end, str(c.before)) for c, _ in moved]
     targets = ", ".join(c.target for c, _ in moved)  # type: ignore[misc]
     values = ", ".join(str(c.after) for c, _ in moved)
-    block = f"{indent}if {conditions}:  # {TUNED}\n{indent}    {targets} = {values}\n"
+    block = f"{indent}if {conditions}:  # {TUNED}\n{indent}{_step(indent)}{targets} = {values}\n"
     return [*restore, (end_of_statement, end_of_statement, block)], note
+
+
+def _step(indent: str) -> str:
+    """One level of indentation as the file writes it: a tab where the line is indented with tabs."""
+    return "\t" if "\t" in indent else "    "
 
 
 def _hoisted(
@@ -724,6 +729,7 @@ def _hoisted(
     targets = ", ".join(names)  # type: ignore[arg-type]
     before = ", ".join(str(c.before) for c, _ in moved)
     after = ", ".join(str(c.after) for c, _ in moved)
-    block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{indent}    {targets} = {after}\n"
+    inner = indent + _step(indent)
+    block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{inner}{targets} = {after}\n"
     grid = [(start, start + len(str(c.after)), c.keyword or "") for start, c in spans]
     return [(at, at, block), *((c.start, c.end, c.keyword or "") for c, _ in moved), *grid]

@@ -61,6 +61,7 @@ from kernelopt.tunables import (
     write_config,
     write_table,
 )
+from kernelopt.tunables.edit import keep_newlines
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -568,7 +569,15 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     one configuration serves every shape (``shape_choice`` ``one``); a row per shape with its own best for
     its size when it does not (``table``; each row is a configuration checked on every shape). A table needs
     the size in the ``SHAPES`` entries: when they do not name it, nothing is written, and the note says why.
+    The lines it inserts take the file's line endings.
     """
+    edit, note = _shaped_edit(tuning)
+    if edit is None:
+        return None, note
+    return edit.model_copy(update={"new_source": keep_newlines(tuning.prepared.base_source, edit.new_source)}), note
+
+
+def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     prepared, result = tuning.prepared, tuning.result
     best = result.best_config
     if best is None:
