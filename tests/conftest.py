@@ -98,6 +98,7 @@ SLOW_FILES = (
     "test_report_device.py",
     "test_batch_verdicts.py",
     "test_planning_rules.py",
+    "test_batch_breaker_cases.py",
     "test_amd_runner.py",
     "test_loop_units.py",
     "test_worker_protocol.py",

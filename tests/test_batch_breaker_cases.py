@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.batch.kernelbench import kernelbench_items
+from kernelopt.batch.kernelbench import kernelbench_items, sample_files
 from kernelopt.batch.model import ProblemRow, ProblemStatus
 from kernelopt.batch.rows import item_row, validate_row
+from kernelopt.errors import InputFileError
 from kernelopt.harness.gate import GateReport, check_files
 from kernelopt.harness.model import CorrectnessReport, Culprit
 from kernelopt.harness.settings import HarnessSettings
@@ -127,3 +128,15 @@ def test_a_second_batch_on_the_same_out_is_refused_in_one_line(
     finally:
         holder.kill()
         holder.wait(timeout=10)
+
+
+def test_a_runs_folder_with_no_kernel_of_the_level_is_one_input_error(tmp_path: Path) -> None:
+    # Seen: an empty runs folder, or `--level 2` with level 1's kernels, gave a table of nothing but
+    # "no generated kernel" rows and exit 0
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputFileError, match=r"holds no generated kernel of level 1 \(level_1_problem_"):
+        sample_files(tmp_path / "empty", 1)
+    with pytest.raises(InputFileError) as wrong_level:
+        sample_files(DATA / "runs", 2)
+    assert "it holds kernels of level 1: give --level or that level's folder" in wrong_level.value.one_line()
+    assert sorted(sample_files(DATA / "runs", 1)) == [5, 6]

@@ -148,12 +148,17 @@ def test_one_row_per_problem_and_sample(batch: tuple[Path, dict[str, str], dict[
     assert ws.name == "kernel_opt_1_s0_ReLU" and ws.parent == out / "workspaces"
 
 
-def test_the_batch_resumes_and_keeps_its_runs_folder(batch: tuple[Path, dict[str, str], dict[str, object]]) -> None:
+def test_the_batch_resumes_and_keeps_its_runs_folder(
+    batch: tuple[Path, dict[str, str], dict[str, object]], tmp_path: Path
+) -> None:
     out, env, table = batch
     level, runs = str(LAYOUT / "level1"), str(LAYOUT / "runs")
     again = _kernelopt(level, "--kernels", runs, "--out", str(out), env={**env, "COLUMNS": "250"})  # no wrapping
     assert again.returncode == 0, again.stderr
     assert any("problem" in line and "sample" in line for line in again.stdout.splitlines())  # the table's column
     assert json.loads((out / "batch.json").read_text())["rows"] == table["rows"]
+    other_runs = tmp_path / "other_runs"  # another runs folder, with a kernel of the level
+    other_runs.mkdir()
+    shutil.copy(LAYOUT / "runs" / sample_name(1, 1, 0), other_runs)
     with pytest.raises(UsageError, match="other settings"):  # the CLI says this in one line, exit 2
-        run_batch(LAYOUT / "level1", BatchOptions(out_dir=out, kernels=LAYOUT / "level1"))
+        run_batch(LAYOUT / "level1", BatchOptions(out_dir=out, kernels=other_runs))

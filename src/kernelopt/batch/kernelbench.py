@@ -72,16 +72,29 @@ def sample_files(run_dir: Path, level: int) -> dict[int, dict[int, Path]]:
     """Problem id -> sample number -> generated kernel of ``level`` in a runs folder.
 
     Raises:
-        InputFileError: ``run_dir`` is not a folder.
+        InputFileError: ``run_dir`` is not a folder, or holds no generated kernel of ``level`` (a batch of
+            nothing but "no generated kernel" rows is a wrong folder or level, said at once).
     """
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputFileError(run_dir, "is not a folder", hint="give the runs folder of the generated kernels")
     found: dict[int, dict[int, Path]] = {}
+    levels: set[int] = set()
     for path in run_dir.iterdir():
         match = SAMPLE_FILE.match(path.name)
-        if match and int(match.group(1)) == level and path.is_file():
-            found.setdefault(int(match.group(2)), {})[int(match.group(3))] = path.resolve()
+        if match and path.is_file():
+            levels.add(int(match.group(1)))
+            if int(match.group(1)) == level:
+                found.setdefault(int(match.group(2)), {})[int(match.group(3))] = path.resolve()
+    if not found:
+        held = ", ".join(str(n) for n in sorted(levels))
+        raise InputFileError(
+            run_dir,
+            f"holds no generated kernel of level {level} (level_{level}_problem_<id>_sample_<k>_kernel.py)",
+            hint=f"it holds kernels of level {held}: give --level or that level's folder"
+            if levels
+            else "give the runs folder the generated kernels were written to",
+        )
     return {pid: dict(sorted(samples.items())) for pid, samples in sorted(found.items())}
 
 
