@@ -140,3 +140,33 @@ def test_a_runs_folder_with_no_kernel_of_the_level_is_one_input_error(tmp_path: 
         sample_files(DATA / "runs", 2)
     assert "it holds kernels of level 1: give --level or that level's folder" in wrong_level.value.one_line()
     assert sorted(sample_files(DATA / "runs", 1)) == [5, 6]
+
+
+def test_the_sizes_table_has_one_row_per_problem_not_per_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    # Seen: 20 samples of one problem printed the same sizes row 20 times
+    from kernelopt.batch.model import BatchMode, BatchTable
+    from kernelopt.cli.batch import _render_sizes
+    from kernelopt.harness.sizes import KeptSize, ScaledSize, SizePlan
+
+    def plan(after: int) -> SizePlan:
+        return SizePlan(
+            scale=0.02,
+            asked_scale=0.02,
+            scaled=[ScaledSize(name="batch_size", before=128, after=after)],
+            kept=[KeptSize(name="reduce_dim", value=1, reason="a dimension index")],
+        )
+
+    rows = [
+        ProblemRow(problem="47_Sum", folder="/x", problem_id=47, sample=k, status=ProblemStatus.PASS, sizes=plan(3))
+        for k in range(5)
+    ]
+    rows += [
+        ProblemRow(
+            problem="48_Mean", folder="/y", problem_id=48, sample=k, status=ProblemStatus.PASS, sizes=plan(3 + k)
+        )
+        for k in range(2)
+    ]
+    _render_sizes(BatchTable(directory="/l", mode=BatchMode.VALIDATE, rows=rows))
+    out = capsys.readouterr().out
+    assert out.count("batch_size 128->3") == 2, out  # 47's five samples share a row; 48's first sample has its own
+    assert out.count("batch_size 128->4") == 1 and out.count("a dimension index") == 3, out

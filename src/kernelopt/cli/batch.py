@@ -118,15 +118,21 @@ def render(result: BatchTable, out_dir: Path) -> None:
 
 def _render_sizes(result: BatchTable) -> None:
     """One table of the sizes the problems ran at, when a size scale or a task card changed them: what was
-    scaled (from -> to) and what was kept and why."""
-    rows = []
+    scaled (from -> to) and what was kept and why. The sizes are the problem's, not a sample's: the samples of
+    one problem that ran at the same sizes share one row, named by the problem."""
+    cells: dict[str, dict[tuple[str, str, str], list[str]]] = {}  # problem -> its sizes' cells -> row keys
     for r in result.rows:
         if r.sizes is None:
             continue
         scale = "" if r.sizes.scale is None else f"x{r.sizes.scale:g}"
         moved = ", ".join(f"{s.name} {fmt_size(s.before)}->{fmt_size(s.after)}" for s in r.sizes.scaled)
         kept = ", ".join(f"{k.name} {fmt_size(k.value)} ({k.reason})" for k in r.sizes.kept)
-        rows.append([r.key, scale, one_line(moved, CELL_CHARS), one_line(kept, CELL_CHARS)])
+        cells.setdefault(r.problem, {}).setdefault((scale, moved, kept), []).append(r.key)
+    rows = []
+    for problem, plans in cells.items():
+        for (scale, moved, kept), keys in plans.items():
+            names = [problem] if len(plans) == 1 else keys
+            rows += [[name, scale, one_line(moved, CELL_CHARS), one_line(kept, CELL_CHARS)] for name in names]
     if rows:
         table(
             "sizes (scaled from -> to; kept and why)",
