@@ -145,3 +145,20 @@ def test_lines_written_into_a_crlf_file_indented_with_tabs_end_and_indent_as_its
     assert inserted in written
     assert written.count("\n") == written.count("\r\n")
     compile(written, "kernel.py", "exec")
+
+
+@pytest.mark.timeout(120)
+def test_a_second_launch_s_grid_literal_is_left_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen on 2026-12-05 with case 13's first fix: two launches of kernels without masks, each
+    ``k[(n // 64,)](.., BLOCK=64)``; tuning the first's BLOCK to 128 rewrote the second's grid too, and with the
+    tuned value's length: ``_double[(n // BLOCK)](t, y, BLOCK=64)`` (its comma eaten: "object of type 'int' has
+    no len()" at every size). A grid's literal is a launch's copy only where it moved with that launch's literal."""
+    from tests.test_breaker_cases import _edit_for
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("two_lit", tmp_path)
+    written = _edit_for(folder, {"_add_one:BLOCK": 128})
+    assert "_add_one[(n // BLOCK,)](x, t, BLOCK=BLOCK)\n    _double[(n // 64,)](t, y, BLOCK=64)\n" in written
+    (folder / "kernel.py").write_text(written)
+    shapes = [{"n": 256}, {"n": 1024}, {"n": 192}, {"n": 1600}]
+    assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}

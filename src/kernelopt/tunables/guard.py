@@ -550,7 +550,11 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     continue
                 if id(fn) not in requirements:
                     requirements[id(fn)] = _requirements(fn, unmasked, pos)
-                needs = [d for d in requirements[id(fn)] if d.tile in _ids(change, fn)]
+                needs = [
+                    d
+                    for d in requirements[id(fn)]
+                    if d.tile in _ids(change, fn) and (d.literal is None or _int(d.literal) == change.after)
+                ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
                 if needs and change.function is None:
                     name = change.target or change.keyword
                     return Guarded(None, (
@@ -717,10 +721,13 @@ def _hoisted(
     used = {n.value for n in _walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
     starts = _line_starts(new)
     copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
-    spans = list({starts[pos[lit].start.line - 1] + pos[lit].start.column: c for c, lit in copies}.items())
+    spans = [
+        (starts[pos[lit].start.line - 1] + pos[lit].start.column, len(_code(lit)), c)
+        for c, lit in {id(lit): (c, lit) for c, lit in copies}.values()
+    ]
     if used & set(names):  # type: ignore[arg-type]
         inline = {id(c): f"{c.after} if {_condition(needs, c.after)} else {c.before}" for c, needs in moved}
-        grid = [(at, at + len(str(c.after)), f"({inline[id(c)]})") for at, c in spans]
+        grid = [(at, at + size, f"({inline[id(c)]})") for at, size, c in spans]
         return [*((c.start, c.end, inline[id(c)]) for c, _ in moved), *grid]
     statement = moved[0][0].statement
     at = starts[pos[statement].start.line - 1]
@@ -731,5 +738,5 @@ def _hoisted(
     after = ", ".join(str(c.after) for c, _ in moved)
     inner = indent + _step(indent)
     block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{inner}{targets} = {after}\n"
-    grid = [(start, start + len(str(c.after)), c.keyword or "") for start, c in spans]
+    grid = [(start, start + size, c.keyword or "") for start, size, c in spans]
     return [(at, at, block), *((c.start, c.end, c.keyword or "") for c, _ in moved), *grid]
