@@ -303,17 +303,13 @@ def test_tunables_with_a_reference_and_device_cpu_runs_the_task_interpreted(
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(
-    strict=True,
-    reason="a computed setting's current value is reported as the literal it takes at the first SHAPES entry: "
-    "tune's JSON and record say BLOCK_SIZE=16 passed on 100 columns (a literal 16 fails there), the verdict says "
-    "'faster than the current BLOCK_SIZE=16', optimize commits 'BLOCK_SIZE 16 -> 128'",
-)
 def test_the_current_value_of_a_computed_block_is_not_reported_as_one_literal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``kernelopt tune softmax_inline --device cpu --budget 1 --dry-run --json``: the one candidate is the kernel
-    as written (``triton.next_power_of_2(n_cols)``: 16 at 10 columns, 128 at 100), timed on both entries."""
+    as written (``triton.next_power_of_2(n_cols)``: 16 at 10 columns, 128 at 100), timed on both entries. It was
+    reported as the literal BLOCK_SIZE=16 (which fails on 100 columns); it is the computation, with its value at
+    each entry."""
     from kernelopt.cli.app import main
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
@@ -324,7 +320,32 @@ def test_the_current_value_of_a_computed_block_is_not_reported_as_one_literal(
     assert code == 0, err[-1500:]
     doc = json.loads(out)
     assert doc["outcomes"] == {"ok": 1}, out
-    assert doc["current_config"] != {"BLOCK_SIZE": 16}, out
+    assert doc["current_config"] == {"BLOCK_SIZE": "computed"}, out
+    assert doc["computed"] == {"BLOCK_SIZE": "triton.next_power_of_2(n_cols)"}, out
+    assert list(doc["computed_by_shape"].values()) == [{"BLOCK_SIZE": 16}, {"BLOCK_SIZE": 128}], out
+
+
+@pytest.mark.timeout(120)
+def test_a_literal_equal_to_the_computation_at_one_entry_is_a_candidate_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second candidate is the literal BLOCK_SIZE=16, what the computation gives on the first entry: it was
+    taken for the computation (never edited, so it passed); written as a literal it fails on 100 columns."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("softmax_inline", tmp_path)
+    argv = ["tune", str(folder), "--device", "cpu", "--budget", "5", "--repetitions", "1", "--dry-run", "--json"]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err[-1500:]
+    doc = json.loads(out)
+    assert doc["outcomes"] == {"ok": 2, "wrong_result": 3}, out  # the computation and 128 pass; 16, 32, 64 fail
+    lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
+    first = [x["result"] for x in lines if x.get("kind") == "result"][:2]
+    assert [r["config"] for r in first] == [{"BLOCK_SIZE": "computed"}, {"BLOCK_SIZE": 16}], first
+    assert first[1]["outcome"] == "wrong_result", first
+    assert first[1]["reason"].startswith("on the SHAPES entry n_rows=3,n_cols=100"), first
 
 
 # ------------------------------------------------------------------------------------- verified right

@@ -43,6 +43,11 @@ def test_commit_messages() -> None:
         commits.change_summary("block_size", {"BLOCK": 128}, {"BLOCK": [64, 128]}, "a") == "block_size: BLOCK 64 -> 128"
     )
     assert commits.change_summary("num_warps", {"num_warps": 8}, {}, "a") == "num_warps: num_warps=8"
+    # a computed block was the computation, not the value it gave at one size (issue 32: "BLOCK_SIZE 16 -> 128")
+    computed = {"BLOCK_SIZE": "triton.next_power_of_2(n_cols)"}
+    assert commits.change_summary("block_size", {}, {"BLOCK_SIZE": [16, 128]}, "a", computed) == (
+        "block_size: BLOCK_SIZE computed (triton.next_power_of_2(n_cols)) -> 128"
+    )
     assert commits.change_summary("fusion", {}, {}, "fuse the two kernels") == "fuse the two kernels"
     assert commits.revert_message(5, "occupancy 25% -> 12%") == "V5: revert (occupancy 25% -> 12%)"
     long = commits.revert_message(6, "x " * 200)

@@ -251,6 +251,103 @@ def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by
     assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
 
 
+def _rownorm_session(tmp_path: Path, *, computation_told: bool) -> object:
+    """The row normalize prepared for a GPU with replayed per-shape timings: the kernel as written (the
+    computation, 10 us on 100 columns, 100 us on 256) is the best one configuration (110 us in all), but 16 warps
+    are 20 % faster on 256 columns (80 us) and 3x slower on 100. ``computation_told``: discovery's run told what
+    the computation gave at each entry (BLOCK 128 and 256, 4 warps)."""
+    from dataclasses import replace
+
+    from kernelopt.tunables import AutotuneEvaluation
+    from kernelopt.tunables.model import ShapeSizes
+    from kernelopt.tuning.candidate import COMPUTED
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_choice, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "r")
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", gpu="NVIDIA H200"))
+    if computation_told:
+        told = [
+            ShapeSizes(shape=s.kwargs, launch_values={"rownorm_kernel": {"BLOCK": b, "num_warps": 4}})
+            for s, b in zip(prepared.shapes, (128, 256), strict=True)
+        ]
+        prepared = replace(prepared, evaluation=AutotuneEvaluation(shape_sizes=told))
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(config: dict, a: float, b: float) -> Result:
+        by = {small: a, large: b}
+        return Result(config=config, outcome=Outcome.OK, latency_us=total([a, b]), latency_us_by_shape=by,
+                      retimed=True)  # fmt: skip
+
+    current = {"BLOCK": COMPUTED, "num_warps": COMPUTED}
+    results = [timed(current, 10.0, 100.0), timed({"BLOCK": 256, "num_warps": 16}, 31.0, 80.0),
+               timed({"BLOCK": 512, "num_warps": 8}, 12.0, 99.0)]  # fmt: skip
+    result = SessionResult(
+        best_config=current, best_latency_us=110.0, current_config=current, current_latency_us=110.0,
+        results=results, retimed=results, evaluations=3, served=0, budget=3, space_size=30, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, results, current, current)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE and shapes[1].current_latency_us == 100.0
+    assert not judge_gain(result).better  # the one best is the current configuration
+    return judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
+
+
+@pytest.mark.timeout(120)
+def test_a_table_that_beats_the_current_kernel_is_written_though_the_one_best_is_the_current(
+    tmp_path: Path,
+) -> None:
+    """Defect (H200, 2026-12-05): the per-bucket table was never written when the one best configuration was the
+    current one. Judged shape by shape, the table (the computation's own values on 100 columns, 16 warps on 256)
+    is 25 % faster on 256 and as fast on 100: written, correct at sizes not in SHAPES."""
+    from kernelopt.tuning.folder import shaped_edit
+
+    tuning = _rownorm_session(tmp_path, computation_told=True)
+    j = tuning.judgement  # type: ignore[attr-defined]
+    assert j.better and j.table and j.gain_pct == pytest.approx(25.0), j
+    assert "beats the current configuration by +25.0 % on n_rows=8,n_cols=256" in j.reason
+    edit, note = shaped_edit(tuning)  # type: ignore[arg-type]
+    assert edit is not None and note is not None and "table over n_cols up to 256" in note
+    text = edit.new_source
+    head = text.index("if n_cols <= 100:  # kernelopt: tuned")
+    tail = text.index("elif n_cols <= 256:  # kernelopt: tuned")
+    assert "block = 128" in text[head:tail] and "warps = 4" in text[head:tail], text[head:tail]
+    assert "block = 256" in text[tail : tail + 120] and "warps = 16" in text[tail : tail + 120], text[tail:]
+    folder = tuning.prepared.problem.kernel_py.parent  # type: ignore[attr-defined]
+    (folder / "kernel.py").write_text(text)
+    assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
+
+
+@pytest.mark.timeout(120)
+def test_a_table_slower_than_the_current_kernel_on_one_shape_is_not_written(tmp_path: Path) -> None:
+    """When the run did not tell what the computation gives on 100 columns, the table's only row (16 warps, up to
+    256) serves 100 columns too, where it is 3x slower than the kernel as written: the table is not better."""
+    tuning = _rownorm_session(tmp_path, computation_told=False)
+    j = tuning.judgement  # type: ignore[attr-defined]
+    assert j.table and not j.better, j
+    assert "slower than the current configuration on n_rows=8,n_cols=100" in j.reason, j.reason
+
+
+@pytest.mark.timeout(10)
+def test_judge_table_wants_a_gain_on_one_shape_and_no_loss_beyond_noise_on_any() -> None:
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_table
+
+    result = SessionResult(
+        best_config={"B": 1}, best_latency_us=1.0, current_config={"B": 1}, current_latency_us=1.0, results=[],
+        retimed=[], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    assert judge_table({"a": (90.0, 100.0), "b": (10.1, 10.0)}, result).better  # 1 % slower: noise
+    lost = judge_table({"a": (90.0, 100.0), "b": (10.5, 10.0)}, result)
+    assert not lost.better and "4.8 % slower" in lost.reason
+    small = judge_table({"a": (99.0, 100.0), "b": (10.0, 10.0)}, result)
+    assert not small.better and small.gain_pct == pytest.approx(1.0101, rel=1e-3)
+    assert not judge_table({"a": (None, 100.0)}, result).better
+    noisy = result.model_copy(update={"noisy": "the re-time is too noisy to rank"})
+    assert not judge_table({"a": (50.0, 100.0)}, noisy).better
+
+
 @pytest.mark.timeout(300)
 def test_the_row_normalize_stays_correct_at_every_size_after_optimize(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -10,7 +10,7 @@ import pytest
 
 from kernelopt.errors import UsageError
 from kernelopt.tunables import ResourceLimits, Tunable, discover, resource_problems
-from kernelopt.tuning.candidate import Config
+from kernelopt.tuning.candidate import COMPUTED, Config
 from kernelopt.tuning.launch import NO_LAUNCH, space_from_tunables
 from kernelopt.tuning.space import (
     ChoiceKnob,
@@ -116,7 +116,9 @@ def test_current_values_and_computed_knobs() -> None:
     assert first.current() == Config.of({"BLOCK": 512, "ROWS": 2, "num_warps": 4, "num_stages": 3})
     second = space_from_tunables(tunables, kernel="rms_kernel#2")
     assert second.origins["BLOCK"].computed == "triton.next_power_of_2(n)"
-    assert second.current() is None  # a computed value no run told
+    current = second.current()  # the computation, a point of its own (no run told its value; none is needed)
+    assert current is not None and current["BLOCK"] == COMPUTED and not second.literal(current)
+    assert second.literal(first.current())  # type: ignore[arg-type]
     assert second.default()["BLOCK"] in second.knob("BLOCK").values
     with pytest.raises(UsageError, match="no launch named 'nope'"):
         space_from_tunables(tunables, kernel="nope")
@@ -173,7 +175,9 @@ def test_a_run_tells_computed_values_and_the_autotuners_pick() -> None:
     path = TUNABLES / "corpus" / "rmsnorm_calculate_settings.py"
     told = AutotuneEvaluation(launch_values={"rmsnorm_kernel": {"BLOCK_SIZE": 4096, "num_warps": 16}})
     space = space_from_tunables(discover_source(path.read_text(), path.name, evaluation=told))
-    assert space.current() == Config.of({"BLOCK_SIZE": 4096, "num_warps": 16, "num_stages": 3})
+    # the run's values are where the search starts; the current configuration is the computation itself
+    assert space.default() == Config.of({"BLOCK_SIZE": 4096, "num_warps": 16, "num_stages": 3})
+    assert space.current() == Config.of({"BLOCK_SIZE": COMPUTED, "num_warps": COMPUTED, "num_stages": 3})
     assert space.origins["BLOCK_SIZE"].computed is not None  # the edit overrides the expression
 
     path = TUNABLES / "matmul_autotune.py"

@@ -443,10 +443,13 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         ],
         wide="configuration",
     )
+    computed = computed_line(tuning)
+    if computed:
+        info(computed)
     if tuning.per_shape:
         table(
             "per shape (latency, us)",
-            ["shape", "its own best", "latency", "chosen's latency", "chosen vs its best"],
+            ["shape", "its own best", "latency", "chosen's latency", "chosen vs its best", "current's latency"],
             [
                 [
                     s.shape,
@@ -454,6 +457,7 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
                     s.best_latency_us,
                     s.chosen_latency_us,
                     f"{s.within_pct:+.1f} %" if s.within_pct is not None else "-",
+                    s.current_latency_us,
                 ]
                 for s in tuning.per_shape
             ],
@@ -474,6 +478,27 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
     if r.served:  # what was served was not timed now: say how to time it again
         record += f" ({r.served} served from it; delete it to time them again)"
     info(record + (f"; plot: {plot}" if plot else ""))
+
+
+def computed_line(tuning: FolderTuning) -> str | None:
+    """What ``computed`` stands for in the current configuration: the knobs kernel.py computes from the problem,
+    their expression and the value it gave at each shape where the run told (``None`` when no knob is computed).
+
+    ``current: BLOCK_SIZE computed (triton.next_power_of_2(n_cols)): 16 at n_cols=10, 128 at n_cols=100``
+    """
+    from kernelopt.tuning.folder import computed_by_shape, computed_knobs
+
+    knobs = computed_knobs(tuning.prepared)
+    if not knobs:
+        return None
+    names = list(knobs)
+    exprs = "; ".join(dict.fromkeys(knobs.values()))
+    by_shape = computed_by_shape(tuning.prepared)
+    values = [f"{'/'.join(str(v.get(n, '?')) for n in names)} at {label}" for label, v in by_shape.items() if v]
+    line = f"current: {', '.join(names)} computed ({exprs})"
+    if values:
+        line += f": {', '.join(values)}" if len(names) == 1 else f", {'/'.join(names)} = {', '.join(values)}"
+    return line
 
 
 def verdict_line(
@@ -497,6 +522,13 @@ def verdict_line(
     best_text = config_text(changed or best)
     current_text = config_text({k: current[k] for k in changed if k in current} if current else None)
     left = f"{kernel_py} left unchanged"
+    if judgement.table:  # a per-bucket table, judged shape by shape
+        if not judgement.better:
+            return f"the current configuration stays: {judgement.reason}; {left}"
+        line = f"a per-bucket table (each shape's own best for its size): {judgement.reason}"
+        if written:
+            return f"{line}; written to {kernel_py}"
+        return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
     if not judgement.better:
         if not changed:
             return f"the current configuration is the best found ({_latency(result.best_latency_us)}); {left}"

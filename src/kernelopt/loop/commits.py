@@ -68,13 +68,24 @@ def bottleneck_evidence(summary: ProfileSummary | None, category: ActionCategory
 
 
 def change_summary(
-    category: str, parameters: Mapping[str, object], knob_changes: Mapping[str, Sequence[object]], action: str
+    category: str,
+    parameters: Mapping[str, object],
+    knob_changes: Mapping[str, Sequence[object]],
+    action: str,
+    overrides: Mapping[str, str] | None = None,
 ) -> str:
     """The change in a few words: ``block_size: BLOCK 64 -> 128`` (as applied), else the planned
-    parameters, else the plan's action sentence."""
+    parameters, else the plan's action sentence. A knob whose edit replaced a computation (``overrides``: knob ->
+    the expression) was that computation before, not the value it gave at one size:
+    ``BLOCK_SIZE computed (triton.next_power_of_2(n_cols)) -> 128``."""
     if knob_changes:
+        over = overrides or {}
+
+        def before(k: str, v: Sequence[object]) -> object:
+            return f"computed ({over[k]})" if k in over else v[0]
+
         return f"{category}: " + ", ".join(
-            f"{k} {v[0]} -> {v[1]}" if len(v) == 2 else f"{k} {list(v)}" for k, v in knob_changes.items()
+            f"{k} {before(k, v)} -> {v[1]}" if len(v) == 2 else f"{k} {list(v)}" for k, v in knob_changes.items()
         )
     if parameters:
         return f"{category}: " + ", ".join(f"{k}={v}" for k, v in parameters.items())

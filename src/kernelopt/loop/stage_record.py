@@ -93,7 +93,8 @@ def _record_pass(run: LoopRun, it: IterationState, summary: ProfileSummary | Non
         run.ws.memory.write(record)
         knobs = it.implement.knob_changes if it.implement else {}
         if plan is not None:
-            what = commits.change_summary(plan.action_category.value, plan.parameters, knobs, plan.action)
+            overrides = it.implement.knob_overrides if it.implement else {}
+            what = commits.change_summary(plan.action_category.value, plan.parameters, knobs, plan.action, overrides)
         else:
             what = it.implement.description if it.implement else "change"
         it.commit_message = commits.pass_message(

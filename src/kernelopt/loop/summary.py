@@ -58,7 +58,11 @@ class VersionRow(BaseModel):
             speedup_vs_compiled=p.speedup_vs_reference.compiled if p.speedup_vs_reference else None,
             action_category=r.optimization.action_category.value if r.optimization.action_category else None,
             action=change_summary(
-                r.optimization.action_category.value, {}, r.optimization.knob_changes, r.optimization.action_description
+                r.optimization.action_category.value,
+                {},
+                r.optimization.knob_changes,
+                r.optimization.action_description,
+                r.optimization.knob_overrides,
             )
             if r.optimization.action_category is not None and r.optimization.action_description is not None
             else r.optimization.action_description,

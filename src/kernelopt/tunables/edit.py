@@ -242,7 +242,8 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
             if problem:
                 src = f" ({t.legality.source})" if t.legality.source else ""
                 raise TunableError(f"{t.key}={new!r} is illegal: {problem}{src}")
-            if new == t.value:
+            if new == t.value and (t.computed is None or t.kind is TunableKind.AUTOTUNE_CONFIG):
+                # a computed value equal to the literal at one size is still a change: the literal holds it at all
                 raise TunableError(f"{t.key} is already {t.value!r}: the change does nothing")
             out[t.key] = new
     return out

@@ -15,6 +15,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Value = int | float | bool | str
 
+COMPUTED = "computed"
+"""A knob's value in the current configuration when kernel.py computes it from the problem (a settings helper,
+``triton.next_power_of_2(n_cols)`` at the launch, a heuristic): the computation itself, whose value differs from
+one size to the next. It is a point of its own, never equal to a literal candidate (a literal 16 is 16 at every
+size; the computation is 16 at 10 columns and 128 at 100). The edit of a configuration leaves such a knob as it is
+written (:func:`kernelopt.tuning.kernel_evaluator.config_changes`); only the current configuration holds it."""
+
+
+def is_computed(value: object) -> bool:
+    """``value`` is :data:`COMPUTED` (the computation of the current kernel, not a literal)."""
+    return isinstance(value, str) and value == COMPUTED
+
 
 @dataclass(frozen=True)
 class Config(Mapping[str, Value]):

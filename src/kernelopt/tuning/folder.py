@@ -66,7 +66,7 @@ from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
-from kernelopt.tuning.candidate import Config, Value
+from kernelopt.tuning.candidate import COMPUTED, Config, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
 from kernelopt.tuning.kernel_evaluator import (
     Apply,
@@ -93,6 +93,7 @@ from kernelopt.tuning.session import (
     SessionResult,
     StopReason,
     judge_gain,
+    judge_table,
     tune,
 )
 from kernelopt.tuning.shape_evaluator import ShapesEvaluator
@@ -102,6 +103,7 @@ from kernelopt.tuning.shapes import (
     ShapeChoice,
     check_entries,
     choose,
+    latest,
     per_shape,
     session_shapes,
 )
@@ -515,6 +517,7 @@ def tune_folder(
             settings=req.evaluator,
             env=prepared.env,
         )
+    twin = _twin(prepared)  # a literal that runs as the kernel as written on every shape timed: not timed twice
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         result = tune(
@@ -529,14 +532,62 @@ def tune_folder(
             batch_size=req.batch_size,
             retime_top=req.retime_top,
             excluded=excluder(req.exclude),
+            twin=twin,
         )
-        shapes = per_shape(result.results, result.retimed, result.best_config)
+        shapes = per_shape(result.results, result.retimed, result.best_config, result.current_config)
         choice = choose(shapes) if result.best_config is not None else None
         judgement = judge_gain(result, min_gain_pct=req.min_gain_pct)
         tuning = FolderTuning(prepared, result, judgement, per_shape=tuple(shapes), choice=choice)
-        if judgement.better and result.stop is not StopReason.INTERRUPTED:
+        if choice is not None and choice.kind is ChoiceKind.TABLE:
+            tuning = judge_choice(tuning)
+        if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
             tuning = _checked_edit(tuning, evaluator)
     return tuning
+
+
+def _twin(prepared: PreparedFolder) -> Config | None:
+    """The literal configuration that runs as the kernel as written on every shape the session times: the
+    values its computation gives are the same on each (one shape timed, or a computation that gives one value
+    over them), as the run told; ``None`` when they differ, a run did not tell, or no knob is computed."""
+    space = prepared.space
+    current = space.current()
+    if current is None or space.literal(current):
+        return None
+    names = [n for n, v in current.items() if is_computed(v)]
+    by_shape = computed_by_shape(prepared)
+    told = [by_shape.get(s.label()) for s in prepared.shapes]
+    if len(prepared.shapes) == 1 and told[0] is None:  # one shape: the value the run gave (its only shape)
+        told = [{n: space.origins[n].value for n in names if space.origins[n].value is not None}]
+    first = told[0]
+    if first is None or set(first) != set(names) or any(t != first for t in told):
+        return None
+    twin = current.with_values(first)
+    return twin if not space.problems(twin) else None
+
+
+def judge_choice(tuning: FolderTuning) -> FolderTuning:
+    """A session whose choice is a per-bucket table is judged by the table it writes (:func:`judge_table`): at
+    each shape, the measured latency of the configuration its size gets from the table (or, above the table, the
+    computation) against the current configuration's there. Unchanged when no table can be written (no setting
+    computed from the size, an autotune list, a size the entries do not name: one configuration, or nothing, is
+    written, :func:`shaped_edit`)."""
+    prepared, result = tuning.prepared, tuning.result
+    plan = _table_plan(prepared, result.best_config)
+    if plan is None:
+        return tuning
+    names, size = plan
+    served = _serving(tuning, names, size, _rows(tuning, names, size))
+    pool = latest([*result.results, *result.retimed])
+    now = pool.get(Config.of(result.current_config)) if result.current_config is not None else None
+    by_shape = {
+        label: (
+            r.latency_us_by_shape.get(label) if r is not None else None,
+            now.latency_us_by_shape.get(label) if now is not None else None,
+        )
+        for label, r in served.items()
+    }
+    judgement = judge_table(by_shape, result, min_gain_pct=tuning.judgement.min_gain_pct)
+    return replace(tuning, judgement=judgement)
 
 
 def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator) -> FolderTuning:
@@ -545,6 +596,8 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     says why (the judgement turns to "not better")."""
     try:
         edit, note = shaped_edit(tuning)
+        if edit is not None and tuning.judgement.table:  # written because the table beats the current kernel
+            note = f"{note}; {tuning.judgement.reason}" if note else tuning.judgement.reason
         if edit is not None and len(tuning.prepared.shapes) > 1:
             checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
             if not checked.outcome.ok:
@@ -582,7 +635,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     best = result.best_config
     if best is None:
         return None, None
-    computed = {t.name: t for t in prepared.tunables if t.kernel == prepared.space.kernel and _computed(t)}
+    computed = _tabled(prepared)
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
@@ -594,21 +647,15 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
             one = "one configuration written: a per-bucket table needs a setting computed from the size"
             note = f"{one}; {note}" if note else one
         return edit, note
-    size = next(
-        (
-            x
-            for x in computed[names[0]].size_names
-            if all(_size_at(prepared, x, s) is not None for s in prepared.shapes)
-        ),
-        None,
-    )
-    if size is None:
+    plan = _table_plan(prepared, best)
+    if plan is None:
         reads = ", ".join(computed[names[0]].size_names) or "the problem"
         return None, (
             f"{', '.join(names)} computed from {reads}, which the SHAPES entries do not name: a table bounded by "
             "the sizes checked cannot be written"
         )
-    rows = _rows(tuning, names, size)
+    size = plan[1]
+    rows, _ = _rows(tuning, names, size)
     if not rows:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
     others = {k: v for k, v in changes.items() if k not in computed}
@@ -639,6 +686,31 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
 
 
+def _tabled(prepared: PreparedFolder) -> dict[str, Tunable]:
+    """Knob name -> the tunable of each setting of the launch tuned that the kernel computes (:func:`_computed`):
+    what a tuned table holds."""
+    return {t.name: t for t in prepared.tunables if t.kernel == prepared.space.kernel and _computed(t)}
+
+
+def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
+    """The computed knobs of ``best`` a table holds and the size it buckets on (the first size name their
+    computation reads that every shape gives); ``None`` when no table can be written (no computed knob, an
+    autotune list, no size every shape names)."""
+    computed = _tabled(prepared)
+    names = [n for n in computed if best is not None and n in best]
+    if not names or is_list_space(prepared.space.origins):
+        return None
+    size = next(
+        (
+            x
+            for x in computed[names[0]].size_names
+            if all(_size_at(prepared, x, s) is not None for s in prepared.shapes)
+        ),
+        None,
+    )
+    return (names, size) if size is not None else None
+
+
 def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
     """The value of the size name ``size`` at a ``SHAPES`` entry (:func:`_size_of`) for the launch tuned."""
     if prepared.space.kernel is None:
@@ -647,43 +719,77 @@ def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | 
     return _size_of(prepared.evaluation, prepared.space.kernel, size, shape)
 
 
-def _rows(tuning: FolderTuning, names: list[str], size: str) -> list[Bucket]:
-    """The table's rows by increasing size: one row at the largest size checked with the pick's values, or
-    (``shape_choice`` ``table``) per shape its own best among the configurations whose other knobs are the
-    pick's; rows that repeat the next one's values are merged into it."""
-    prepared, best = tuning.prepared, tuning.result.best_config or {}
-    current = current_values(prepared.tunables)
+def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucket], dict[int, Config]]:
+    """The table's rows by increasing size, and for each row (by its ``upto``) the configuration whose
+    measurement stands for it.
+
+    One row at the largest size checked with the pick's values, or (``shape_choice`` ``table``) per shape its
+    own best (``per_shape``) when its other knobs are the pick's, else its fastest among the configurations whose
+    other knobs are the pick's. A row holds the knobs its configuration gives literals; one at the computation
+    (:data:`~kernelopt.tuning.candidate.COMPUTED`) stays computed in that row. A shape whose best is the
+    computation itself (the current configuration) gets the values the computation gave there (what it ran),
+    when the run told them; else no row (a larger row, checked there too, or the fallback serves it). Rows that
+    repeat the next one's values are merged into it.
+    """
+    prepared, result = tuning.prepared, tuning.result
+    best = result.best_config or {}
     sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.shapes}
+    ran = computed_by_shape(prepared)
 
-    def moved(config: Mapping[str, Value]) -> dict[str, Value]:
-        # a value equal to the current one is the computation itself (the candidate left it unedited)
-        return {n: config[n] for n in names if not (n in current and same_value(current[n], config[n]))}
+    def moved(config: Mapping[str, Value], label: str | None = None) -> dict[str, Value]:
+        out = {n: config[n] for n in names if n in config and not is_computed(config[n])}
+        if label is not None and not out and all(n in ran.get(label, {}) for n in names):
+            return {n: ran[label][n] for n in names}  # the computation's values at that shape (what it ran)
+        return out
 
-    pick = moved(best)
-    wanted: dict[int, dict[str, Value]] = {}
+    wanted: dict[int, tuple[dict[str, Value], Config]] = {}
     if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
-        same = [
-            r
-            for r in [*tuning.result.retimed, *tuning.result.results]
-            if r.outcome.ok
-            and r.latency_us_by_shape
-            and all(r.config.get(k) == v for k, v in best.items() if k not in names)
-        ]
+        others = {k: v for k, v in best.items() if k not in names}
+        pool = latest([*result.results, *result.retimed])
+        same = {c: r for c, r in pool.items() if all(same_value(r.config.get(k), v) for k, v in others.items())}
+        own = {s.shape: Config.of(s.best_config) for s in tuning.per_shape if s.best_config is not None}
         for label, value in sorted(sizes.items(), key=lambda kv: kv[1]):  # type: ignore[arg-type, return-value]
-            timed = [r for r in same if label in r.latency_us_by_shape]
-            own = min(timed, key=lambda r: r.latency_us_by_shape[label]) if timed else None
-            wanted.setdefault(int(value), moved(own.config) if own is not None else pick)
+            mine = same.get(own[label]) if label in own else None
+            if mine is None:
+                timed = [r for r in same.values() if label in r.latency_us_by_shape]
+                mine = min(timed, key=lambda r: r.latency_us_by_shape[label]) if timed else None
+            chosen = mine.config if mine is not None else best
+            wanted.setdefault(int(value), (moved(chosen, label), Config.of(chosen)))  # type: ignore[arg-type]
     else:
-        wanted[int(max(sizes.values()))] = pick  # type: ignore[type-var]
+        wanted[int(max(sizes.values()))] = (moved(best), Config.of(best))  # type: ignore[type-var]
     rows: list[Bucket] = []
+    sources: dict[int, Config] = {}
     for upto in sorted(wanted):
-        if not wanted[upto]:
+        values, source = wanted[upto]
+        if not values:
             continue  # the computation serves this size: a larger row (checked here too) or the fallback
-        if rows and rows[-1].values == wanted[upto]:
-            rows[-1] = Bucket(upto=upto, values=wanted[upto])
+        if rows and rows[-1].values == values:
+            kept = sources.pop(rows[-1].upto)
+            source = kept if prepared.space.literal(kept) else source  # a literal ran these values at every size
+            rows[-1] = Bucket(upto=upto, values=values)
         else:
-            rows.append(Bucket(upto=upto, values=wanted[upto]))
-    return rows
+            rows.append(Bucket(upto=upto, values=values))
+        sources[upto] = source
+    return rows, sources
+
+
+def _serving(
+    tuning: FolderTuning, names: list[str], size: str, table: tuple[list[Bucket], dict[int, Config]]
+) -> dict[str, Result | None]:
+    """Shape label -> the result of what the table (:func:`_rows`) gives its size (the first row at or above it;
+    above the last row, the computation with the pick's other knobs): what that shape runs once the table is
+    written, as measured (re-timed when it was); ``None`` when that configuration was not timed."""
+    prepared, result = tuning.prepared, tuning.result
+    rows, sources = table
+    others = {k: v for k, v in (result.best_config or {}).items() if k not in names}
+    pool = latest([*result.results, *result.retimed])
+    out: dict[str, Result | None] = {}
+    for shape in prepared.shapes:
+        at = _size_at(prepared, size, shape)
+        row = next((b for b in rows if at is not None and at <= b.upto), None)
+        config = sources[row.upto] if row is not None else Config.of({**others, **dict.fromkeys(names, COMPUTED)})
+        out[shape.label()] = pool.get(config)
+    return out
 
 
 def best_edit(tuning: FolderTuning) -> EditResult | None:
@@ -777,6 +883,9 @@ class TuneSummary(BaseModel):
         shape_choice: one configuration for every shape, or a per-bucket table, and why (``None``: none ran).
         edit_note: how the pick was written when it was not a plain literal edit (a table over a size), or why
             it was not written (``None``: neither).
+        computed: knob -> the expression kernel.py computes it from (the knobs at ``"computed"`` in
+            ``current_config``: the computation, whose value depends on the size).
+        computed_by_shape: shape label -> knob -> the value that computation gave there, where the run told.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -807,6 +916,32 @@ class TuneSummary(BaseModel):
     per_shape: list[ShapeBest] = Field(default_factory=list)
     shape_choice: ShapeChoice | None = None
     edit_note: str | None = None
+    computed: dict[str, str] = Field(default_factory=dict)
+    computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
+
+
+def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
+    """Knob name -> the expression it is computed from, for each knob of the space the kernel computes from the
+    problem (its value in the current configuration is :data:`~kernelopt.tuning.candidate.COMPUTED`)."""
+    return {n: o.computed for n, o in prepared.space.origins.items() if o.from_problem and o.computed is not None}
+
+
+def computed_by_shape(prepared: PreparedFolder) -> dict[str, dict[str, Value]]:
+    """Shape label -> knob -> the value the kernel's computation gave there, for the knobs it computes from the
+    problem and the shapes whose run told (discovery's evaluation; empty when it did not run them)."""
+    names = computed_knobs(prepared)
+    evaluation, kernel = prepared.evaluation, prepared.space.kernel
+    if not names or evaluation is None or kernel is None:
+        return {}
+    out: dict[str, dict[str, Value]] = {}
+    for shape in prepared.shapes:
+        entry = next((e for e in evaluation.shape_sizes if e.shape == dict(shape.kwargs)), None)
+        launched = entry.launch_values.get(kernel, {}) if entry is not None else {}
+        feeds = {n: prepared.space.origins[n].feeds[0] if prepared.space.origins[n].feeds else n for n in names}
+        values = {n: launched[f] for n, f in feeds.items() if f in launched}
+        if values:
+            out[shape.label()] = values
+    return out
 
 
 def summarize(tuning: FolderTuning) -> TuneSummary:
@@ -839,6 +974,8 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         per_shape=list(tuning.per_shape),
         shape_choice=tuning.choice,
         edit_note=tuning.edit_note,
+        computed=computed_knobs(p),
+        computed_by_shape=computed_by_shape(p),
     )
 
 
@@ -864,6 +1001,8 @@ __all__ = [
     "best_edit",
     "budget_rule",
     "canonical_source",
+    "computed_by_shape",
+    "computed_knobs",
     "config_text",
     "outcome_counts",
     "prepare_folder",

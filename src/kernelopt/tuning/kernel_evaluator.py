@@ -58,7 +58,7 @@ from kernelopt.tuning.bench_worker import (
     RetimeReply,
     RetimeRequest,
 )
-from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.candidate import Config, Outcome, Result, is_computed
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
 from kernelopt.tuning.space import KnobOrigin
@@ -253,10 +253,15 @@ def config_changes(
 
     A knob of several keys (an autotune list: one key per ``triton.Config``, the configs holding different
     values) is moved at each key that differs, so every config of the list becomes the candidate's and the
-    autotuner has it alone to pick (the edit pins it); a knob of one key is moved by name.
+    autotuner has it alone to pick (the edit pins it); a knob of one key is moved by name. A knob at
+    :data:`~kernelopt.tuning.candidate.COMPUTED` keeps its computation; ``current`` (:func:`current_values`)
+    holds no knob computed from the problem, so a literal equal to what the computation gives at one size is
+    still written (it is that value at every size).
     """
     out: dict[str, Value] = {}
     for name, v in config.items():
+        if is_computed(v):  # the computation as written: nothing to edit
+            continue
         keys = origins[name].keys if origins is not None and name in origins else ()
         if len(keys) > 1:
             out.update({k: v for k in keys if not (k in current and same_value(current[k], v))})
@@ -271,16 +276,25 @@ def same_value(a: object, b: object) -> bool:
 
 
 def current_values(tunables: Sequence[Tunable]) -> dict[str, Value]:
-    """Knob key -> its value, and knob name -> its value where every knob of that name holds the same one."""
-    out: dict[str, Value] = {t.key: t.value for t in tunables if t.value is not None}
+    """Knob key -> its literal value, and knob name -> its value where every knob of that name holds the same
+    one. A knob computed from the problem (:func:`from_problem`) has no literal value: the value a run read is
+    the computation's at one size, so it is left out (any literal is an edit of it)."""
+    literal = [t for t in tunables if t.value is not None and not from_problem(t)]
+    out: dict[str, Value] = {t.key: t.value for t in literal if t.value is not None}
     by_name: dict[str, set[str]] = {}
-    for t in tunables:
-        if t.value is not None:
-            by_name.setdefault(t.name, set()).add(repr(t.value))
-    for t in tunables:
+    for t in literal:
+        by_name.setdefault(t.name, set()).add(repr(t.value))
+    for t in literal:
         if t.value is not None and len(by_name.get(t.name, ())) == 1:
             out[t.name] = t.value
     return out
+
+
+def from_problem(t: Tunable) -> bool:
+    """``t`` is computed from the problem where the kernel launches (a settings helper, an expression at the
+    launch, a heuristic), not an autotune list's entry (its list is the autotuner's): the tunable side of
+    :attr:`~kernelopt.tuning.space.KnobOrigin.from_problem`."""
+    return t.computed is not None and t.kind is not TunableKind.AUTOTUNE_CONFIG
 
 
 class KernelEvaluator:

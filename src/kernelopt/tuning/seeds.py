@@ -68,10 +68,11 @@ GEMM_SEED_LIMIT = 4
 
 
 def seeds(space: Space, evidence: KernelEvidence | None = None, *, limit: int = SEED_LIMIT) -> list[Config]:
-    """The current configuration (when known), then up to ``limit`` seeds from ``evidence``, then the
+    """The current configuration (when known and literal: one computed from the problem is timed on its own
+    first, :func:`kernelopt.tuning.session.tune`), then up to ``limit`` seeds from ``evidence``, then the
     known-good tiles of a GEMM (:func:`gemm_seeds`)."""
     current = space.current()
-    out = [current] if current is not None else []
+    out = [current] if current is not None and space.literal(current) else []
     if evidence is not None:
         out += evidence_seeds(space, evidence, limit=limit)
     out += gemm_seeds(space)
@@ -85,7 +86,7 @@ def gemm_seeds(space: Space, *, limit: int = GEMM_SEED_LIMIT) -> list[Config]:
     names = {role: next((n for n in spellings if n in knobs), None) for role, spellings in GEMM_KNOBS.items()}
     if not all(names[r] for r in ("BLOCK_M", "BLOCK_N", "BLOCK_K")):
         return []
-    base = space.current() or space.default()
+    base = space.default()  # the current values (a computed knob's on the primary shape)
     out: list[Config] = []
     for bm, bn, bk, warps, stages in GEMM_TILES:
         wanted = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "num_warps": warps, "num_stages": stages}
@@ -103,7 +104,7 @@ def gemm_seeds(space: Space, *, limit: int = GEMM_SEED_LIMIT) -> list[Config]:
 
 def evidence_seeds(space: Space, evidence: KernelEvidence, *, limit: int = SEED_LIMIT) -> list[Config]:
     """Configurations the evidence favours, best supported first (see the module docstring)."""
-    base = space.current() or space.default()
+    base = space.default()  # the current values (a computed knob's on the primary shape)
     knobs = _plan_knobs(space, base)
     symptoms = symptoms_of(evidence)
     out: list[Config] = []

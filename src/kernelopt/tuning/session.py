@@ -2,7 +2,10 @@
 
 :func:`tune` owns the loop (the strategy only proposes and observes, the evaluator only evaluates):
 
-1. the budget starts; the strategy is built with the current configuration first, then the given seeds;
+1. the budget starts; the strategy is built with the current configuration first, then the given seeds (when a
+   knob is computed from the problem, the current configuration is the computation,
+   :data:`~kernelopt.tuning.candidate.COMPUTED`: it is evaluated first on its own and the strategy is told its
+   result, :meth:`~kernelopt.tuning.strategies.Strategy.known`);
 2. each round it asks the strategy for up to ``batch_size`` configurations (never more than the budget
    has left), serves those the session record already holds (``Result.recorded``: a resumed session never
    times them again), sends the rest to the evaluator in one batch, appends each new result to the record,
@@ -19,12 +22,14 @@
    interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
-minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged.
+minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged. :func:`judge_table`
+says the same of a per-bucket table (a session across shapes whose one best is not within reach of every shape's
+own best), shape by shape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -83,8 +88,8 @@ class SessionResult(BaseModel):
         best_config: the configuration picked (fastest of the re-timed top few, else of the first
             measurements); ``None`` when no candidate ran.
         best_latency_us: its latency (re-timed when it was), microseconds.
-        current_config: the configuration the kernel ran before (``None`` when a computed knob's value is
-            unknown).
+        current_config: the configuration the kernel ran before, a knob it computes from the problem at
+            :data:`~kernelopt.tuning.candidate.COMPUTED` (``None`` when a literal knob's value is unknown).
         current_latency_us: its latency (re-timed beside the top few when it ran), microseconds.
         results: every candidate's first result, in order (``recorded`` ones served from the record).
         retimed: the re-times of the top few and the current configuration.
@@ -158,6 +163,7 @@ def tune(
     batch_size: int = DEFAULT_BATCH,
     retime_top: int = RETIME_TOP,
     excluded: Callable[[Config], str | None] | None = None,
+    twin: Config | None = None,
 ) -> SessionResult:
     """Tune the launch configuration of ``space`` with ``evaluator`` (see the module docstring).
 
@@ -175,13 +181,17 @@ def tune(
         excluded: configuration -> why it is excluded (``None``: it is not). An excluded configuration is an
             ``INVALID`` result with that reason, neither evaluated nor served from the record (the region of a
             winner the gate rejected, :mod:`kernelopt.tuning.exclusion`).
+        twin: when the current configuration is the computation, the literal configuration that runs as it on
+            every shape timed (the computation gives one value over them): the strategy knows it from the
+            current configuration's result (:meth:`Strategy.known`), so it is neither timed nor charged twice.
 
     Raises:
         UsageError: a seed is not a configuration of the space, or an unknown strategy name.
     """
     budget.start()
     current = space.current()
-    first = _seeds(space, current, seeds)
+    literal = current is not None and space.literal(current)
+    first = _seeds(space, current if literal else None, seeds)
     name = strategy if isinstance(strategy, str) else type(strategy).__name__
     strat = (
         make_strategy(strategy, space, seeds=first, budget=budget.candidates, rng_seed=rng_seed)
@@ -189,6 +199,17 @@ def tune(
         else strategy
     )
     run = _Run(budget, record, record.served() if record is not None else {}, excluded)
+    if current is not None and not literal:
+        # the kernel as written, a knob computed from the problem: a point of its own, timed first; the strategy
+        # knows it (it moves from it: one knob to a literal, the others computed)
+        try:
+            timed = _round([current], evaluator, run)
+        except KeyboardInterrupt:
+            return _result(space, run, current, [], StopReason.INTERRUPTED, name)
+        known = [timed[0]]
+        if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
+            known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
+        strat.known(known)
     stop = _loop(strat, evaluator, run, batch_size, on_progress)
     retimed: list[Result] = []
     if stop not in (StopReason.INTERRUPTED, StopReason.WALL_TIME):
@@ -341,13 +362,16 @@ def _latency_of(config: Config | None, results: Sequence[Result]) -> float | Non
 
 
 class GainJudgement(BaseModel):
-    """Whether a session's best beats the current configuration by the minimum gain.
+    """Whether a session's best (or its per-bucket table) beats the current configuration by the minimum gain.
 
     Attributes:
         better: the best is faster than the current configuration by at least ``min_gain_pct``.
-        gain_pct: ``(current / best - 1) * 100`` (``None`` unless both ran).
+        gain_pct: ``(current / best - 1) * 100`` (``None`` unless both ran); of a table, on the shape where it
+            gains most.
         min_gain_pct: the gain asked for.
         reason: one line saying why.
+        table: what was judged is the per-bucket table (each shape's own best for its size, shape_choice
+            ``table``, :func:`judge_table`), not the one best configuration.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -356,6 +380,7 @@ class GainJudgement(BaseModel):
     gain_pct: float | None
     min_gain_pct: float
     reason: str
+    table: bool = False
 
 
 def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> GainJudgement:
@@ -378,6 +403,69 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
         min_gain_pct=min_gain_pct,
         reason=f"the best {word} the current configuration by {min_gain_pct:g} % ({gain:+.1f} %)",
     )
+
+
+def judge_table(
+    by_shape: Mapping[str, tuple[float | None, float | None]],
+    result: SessionResult,
+    *,
+    min_gain_pct: float = DEFAULT_MIN_GAIN_PCT,
+) -> GainJudgement:
+    """Judge a per-bucket table against the current configuration shape by shape.
+
+    Args:
+        by_shape: shape label -> (the table's latency there: the measured latency of the row that serves that
+            shape's size; the current configuration's latency there), microseconds.
+        result: the session (no candidate ran, or a re-time too noisy to rank: as :func:`judge_gain`).
+        min_gain_pct: the gain a shape needs; a shape where the table is slower by less is within noise.
+
+    The table is better when it beats the current configuration on some shape by at least ``min_gain_pct`` and
+    is not slower by more than that on any shape (its rows are each shape's own best, so the one best
+    configuration being the current one does not mean the table gains nothing).
+    """
+    if result.best_latency_us is None or result.noisy is not None or not by_shape:
+        return judge_gain(result, min_gain_pct=min_gain_pct).model_copy(update={"table": True})
+    untimed = [label for label, (mine, _) in by_shape.items() if mine is None]
+    if untimed:
+        return GainJudgement(
+            better=False,
+            gain_pct=None,
+            min_gain_pct=min_gain_pct,
+            reason=f"the per-bucket table's row for {', '.join(untimed)} was not timed there",
+            table=True,
+        )
+    if any(now is None for _, now in by_shape.values()):
+        why = "did not run" if result.current_config else "is unknown"
+        return GainJudgement(
+            better=True,
+            gain_pct=None,
+            min_gain_pct=min_gain_pct,
+            reason=f"the current configuration {why}; every row of the per-bucket table ran",
+            table=True,
+        )
+    gains = {label: ((now or 0.0) / mine - 1) * 100 for label, (mine, now) in by_shape.items() if mine}
+    top = max(gains, key=lambda label: gains[label])
+    low = min(gains, key=lambda label: gains[label])
+    wins = gains[top] >= min_gain_pct
+    loses = gains[low] < -min_gain_pct
+    better = wins and not loses
+    if better:
+        reason = (
+            f"the per-bucket table beats the current configuration by {gains[top]:+.1f} % on {top} (at least "
+            f"{min_gain_pct:g} % asked) and is no slower beyond {min_gain_pct:g} % on any shape "
+            f"(least {gains[low]:+.1f} % on {low})"
+        )
+    elif loses:
+        reason = (
+            f"the per-bucket table is {-gains[low]:.1f} % slower than the current configuration on {low} "
+            f"(more than the {min_gain_pct:g} % of noise allowed)"
+        )
+    else:
+        reason = (
+            f"the per-bucket table does not beat the current configuration by {min_gain_pct:g} % on any shape "
+            f"(at most {gains[top]:+.1f} % on {top})"
+        )
+    return GainJudgement(better=better, gain_pct=gains[top], min_gain_pct=min_gain_pct, reason=reason, table=True)
 
 
 def knobs_changing_results(result: SessionResult) -> dict[str, list[Value]]:

@@ -169,6 +169,7 @@ class ShapeBest(BaseModel):
         best_latency_us: its latency there, microseconds.
         chosen_latency_us: the chosen configuration's latency there, microseconds.
         within_pct: ``(chosen / best - 1) * 100`` (``None`` unless both ran).
+        current_latency_us: the current configuration's latency there, microseconds (``None``: it did not run).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -178,6 +179,7 @@ class ShapeBest(BaseModel):
     best_latency_us: float | None
     chosen_latency_us: float | None
     within_pct: float | None
+    current_latency_us: float | None = None
 
 
 class ChoiceKind(StrEnum):
@@ -205,8 +207,9 @@ class ShapeChoice(BaseModel):
     gain_pct: float | None = None
 
 
-def _latest(results: Sequence[Result]) -> dict[Config, Result]:
-    """Each configuration's latest passing result (a re-time replaces the first measurement)."""
+def latest(results: Sequence[Result]) -> dict[Config, Result]:
+    """Each configuration's latest passing result timed on several shapes (a re-time, later in the sequence,
+    replaces the first measurement)."""
     out: dict[Config, Result] = {}
     for r in results:
         if r.outcome.ok and r.latency_us_by_shape:
@@ -215,16 +218,20 @@ def _latest(results: Sequence[Result]) -> dict[Config, Result]:
 
 
 def per_shape(
-    results: Sequence[Result], retimed: Sequence[Result], chosen: Mapping[str, Value] | None
+    results: Sequence[Result],
+    retimed: Sequence[Result],
+    chosen: Mapping[str, Value] | None,
+    current: Mapping[str, Value] | None = None,
 ) -> list[ShapeBest]:
-    """For each shape timed, its own best configuration and latency, and ``chosen``'s latency there. The
-    re-timed results are used where there are any (the per-shape bests are re-timed with the top few), else
-    the first measurements. Empty when one shape was timed."""
-    pool = _latest(retimed) or _latest(results)
+    """For each shape timed, its own best configuration and latency, and ``chosen``'s and ``current``'s latency
+    there. The re-timed results are used where there are any (the per-shape bests and the current configuration
+    are re-timed with the top few), else the first measurements. Empty when one shape was timed."""
+    pool = latest(retimed) or latest(results)
     if not pool:
         return []
     labels = list(next(iter(pool.values())).latency_us_by_shape)
     mine = pool.get(Config.of(chosen)) if chosen is not None else None
+    now = pool.get(Config.of(current)) if current is not None else None
     out = []
     for label in labels:
         timed = [(c, r.latency_us_by_shape[label]) for c, r in pool.items() if label in r.latency_us_by_shape]
@@ -238,6 +245,7 @@ def per_shape(
                 best_latency_us=best[1] if best else None,
                 chosen_latency_us=at,
                 within_pct=within,
+                current_latency_us=now.latency_us_by_shape.get(label) if now is not None else None,
             )
         )
     return out

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
-from kernelopt.tuning.candidate import Config, Value
+from kernelopt.tuning.candidate import COMPUTED, Config, Value, is_computed
 
 #: Why a configuration cannot run (empty: it fits).
 Fit = Callable[[Config], list[str]]
@@ -34,6 +34,8 @@ Fit = Callable[[Config], list[str]]
 ENUMERATE_LIMIT = 20_000
 #: Random draws behind an estimated size (the estimate's relative error is about 1/sqrt(hits)).
 ESTIMATE_DRAWS = 2_000
+#: The share of random draws that keep a knob computed from the problem at its computation (our choice).
+COMPUTED_SHARE = 0.5
 #: Random draws tried per configuration asked of :meth:`Space.sample` before it gives up.
 SAMPLE_TRIES = 200
 
@@ -73,8 +75,10 @@ class Knob:
         return len(self.values)
 
     def index(self, value: Value) -> int:
-        """The position of ``value`` in :attr:`values`. Raises ValueError when it is not legal."""
-        return self.values.index(value)
+        """The position of ``value`` in :attr:`values` (the computation, :data:`COMPUTED`, stands where its
+        value on the primary shape, the default, does: its neighbours are the literals around that value).
+        Raises ValueError when it is not legal."""
+        return self.values.index(self.default if is_computed(value) else value)
 
     def random(self, rng: random.Random) -> Value:
         """A uniformly drawn legal value."""
@@ -200,6 +204,13 @@ class KnobOrigin:
     feeds: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
 
+    @property
+    def from_problem(self) -> bool:
+        """The kernel computes this knob from the problem where it launches (a settings helper, an expression
+        at the launch, a heuristic; not an autotune list, whose current configuration is the autotuner's pick):
+        its current value is the computation (:data:`~kernelopt.tuning.candidate.COMPUTED`), not one literal."""
+        return self.computed is not None and not any(".configs[" in k for k in self.keys)
+
 
 @dataclass(frozen=True)
 class SpaceSize:
@@ -253,18 +264,37 @@ class Space:
 
     @property
     def raw_size(self) -> int:
-        """Configurations before the fit rule: the product of the knobs' sizes."""
-        return math.prod(k.size for k in self.knobs)
+        """Configurations before the fit rule: the product of the knobs' choices (:meth:`choices`)."""
+        return math.prod(len(self.choices(k)) for k in self.knobs)
+
+    def computed(self, name: str) -> bool:
+        """The knob ``name`` is computed from the problem (:attr:`KnobOrigin.from_problem`)."""
+        return name in self.origins and self.origins[name].from_problem
+
+    def choices(self, knob: Knob) -> tuple[Value, ...]:
+        """What a configuration may give ``knob``: its legal values, and the computation
+        (:data:`~kernelopt.tuning.candidate.COMPUTED`) when the kernel computes it from the problem."""
+        return (*knob.values, COMPUTED) if self.computed(knob.name) else knob.values
 
     def default(self) -> Config:
-        """Every knob at its default: the current configuration when discovery read every value."""
+        """Every knob at its default: its current value (a knob computed from the problem: the value the computation
+        gives on the primary shape, as a literal; unknown: the middle of its domain)."""
         return Config.of({k.name: k.default for k in self.knobs})
 
     def current(self) -> Config | None:
-        """The configuration the kernel runs now; ``None`` when a computed knob's value is unknown."""
-        if any(o.value is None for o in self.origins.values()):
+        """The configuration the kernel runs now: every knob at its value, a knob the kernel computes from the
+        problem (:attr:`KnobOrigin.from_problem`) at :data:`~kernelopt.tuning.candidate.COMPUTED` (the computation,
+        a point of its own, never equal to a literal; a move from it sets that knob to a literal around its value
+        on the primary shape, the others staying computed); ``None`` when a knob that is not computed has no known
+        value."""
+        if any(o.value is None and not o.from_problem for o in self.origins.values()):
             return None
-        return self.default()
+        computed = {n: COMPUTED for n, o in self.origins.items() if o.from_problem and n in self.names}
+        return self.default().with_values(computed)
+
+    def literal(self, config: Config) -> bool:
+        """``config`` gives every knob a value of its own (no knob at the computation, :data:`COMPUTED`)."""
+        return not any(is_computed(v) for v in config.values())
 
     @cached_property
     def fingerprint(self) -> str:
@@ -283,6 +313,9 @@ class Space:
         for k in self.knobs:
             if k.name not in config:
                 out.append(f"{k.name} missing")
+            elif is_computed(config[k.name]):
+                if not self.computed(k.name):
+                    out.append(f"{k.name} is not computed from the problem")
             elif config[k.name] not in k.values:
                 out.append(f"{k.name}={config[k.name]!r} is not one of {list(k.values)}")
         return out
@@ -297,8 +330,10 @@ class Space:
         if self.fit is None:
             return ()
         got = self._fit_cache.get(config)
-        if got is None:
-            got = tuple(self.fit(config))
+        if got is None:  # the computation fits as its value on the primary shape does
+            got = tuple(
+                self.fit(config.with_values({k.name: k.default for k in self.knobs if is_computed(config[k.name])}))
+            )
             self._fit_cache[config] = got
         return got
 
@@ -320,7 +355,7 @@ class Space:
         return tuple(self._enumerate())
 
     def _enumerate(self) -> Iterator[Config]:
-        for combo in itertools.product(*(k.values for k in self.knobs)):
+        for combo in itertools.product(*(self.choices(k) for k in self.knobs)):
             c = Config.of(dict(zip(self.names, combo, strict=True)))
             if self.fits(c):
                 yield c
@@ -336,8 +371,15 @@ class Space:
         return SpaceSize(max(1, round(self.raw_size * hits / ESTIMATE_DRAWS)) if hits else 0, exact=False)
 
     def draw(self, rng: random.Random) -> Config:
-        """One configuration, each knob drawn uniformly (fit not checked)."""
-        return Config.of({k.name: k.random(rng) for k in self.knobs})
+        """One configuration, each knob drawn uniformly (fit not checked); a knob computed from the problem is
+        at the computation in :data:`COMPUTED_SHARE` of the draws (its author's rule, often the only value correct
+        at every size, weighs as much as all its literals together)."""
+        return Config.of(
+            {
+                k.name: COMPUTED if self.computed(k.name) and rng.random() < COMPUTED_SHARE else k.random(rng)
+                for k in self.knobs
+            }
+        )
 
     def sample(
         self, rng: random.Random, n: int, exclude: set[Config] | frozenset[Config] = frozenset()

@@ -39,6 +39,11 @@ class Strategy(Protocol):
         """The results of configurations it proposed, in any order."""
         ...
 
+    def known(self, results: Sequence[Result]) -> None:
+        """Results of configurations evaluated without it (a literal that runs as the kernel as written on every
+        shape timed, known from the current configuration's result): observed, and never proposed."""
+        ...
+
 
 class StrategyFactory(Protocol):
     def __call__(self, space: Space, *, seeds: Sequence[Config], budget: int, rng_seed: int) -> Strategy: ...

@@ -60,6 +60,11 @@ class BaseStrategy:
             self.order.append(c)
             self._observed(c, self.cost[c])
 
+    def known(self, results: Sequence[Result]) -> None:
+        for r in results:
+            self.proposed.add(Config.of(r.config))
+        self.observe(results)
+
     # ------------------------------------------------------------------ for subclasses
 
     def _next(self, n: int) -> Iterable[Config]:
