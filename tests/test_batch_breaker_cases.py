@@ -170,3 +170,14 @@ def test_the_sizes_table_has_one_row_per_problem_not_per_sample(capsys: pytest.C
     out = capsys.readouterr().out
     assert out.count("batch_size 128->3") == 2, out  # 47's five samples share a row; 48's first sample has its own
     assert out.count("batch_size 128->4") == 1 and out.count("a dimension index") == 3, out
+
+
+def test_a_reference_that_is_nan_everywhere_is_an_error_of_the_problem_not_a_pass(tmp_path: Path) -> None:
+    # Seen: PASS for a kernel returning NaN against a reference whose output is all NaN
+    report = _check(tmp_path, "kernel_nan.py", "reference_nan.py")
+    assert report.status is CorrectnessStatus.FAIL and report.culprit is Culprit.PROBLEM, report.message
+    assert report.message == (
+        "case 0 (default): the reference's output 0 is NaN or Inf at every element (4): "
+        "nothing to check the kernel against"
+    )
+    assert _row(report).status is ProblemStatus.ERROR

@@ -500,6 +500,7 @@ def _check_seed(
         ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed)
     cc.reference_precision = precision
     ctx.step(Step.CHECK)
+    _fail_if_reference_not_finite(cc, ref_native, where)
     saved = clone_tree(inputs)
     if not poison_device_memory(ctx.device, tensors_in(ref_native)):
         ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
@@ -535,6 +536,26 @@ def _check_seed(
         )
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return out, ref_native
+
+
+def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) -> None:
+    """Fail the case as the problem's when a floating output of the reference is NaN or Inf at every element:
+    any kernel returning NaN there would pass, so the check would say nothing about the kernel."""
+    import torch
+
+    from kernelopt.harness.compare import as_outputs
+
+    for j, out in enumerate(as_outputs(ref_native)):
+        floating = isinstance(out, torch.Tensor) and out.is_floating_point() and out.numel()
+        if floating and not bool(torch.isfinite(out).any()):
+            cc.passed = False
+            cc.message = (
+                f"{where}: the reference's output {j} is NaN or Inf at every element ({out.numel()}): "
+                "nothing to check the kernel against"
+            )
+            raise CandidateFailed(
+                Failure(message=cc.message, error_class="ReferenceNotFinite", case=cc.index, culprit=Culprit.PROBLEM)
+            )
 
 
 def _fail_if_inputs_changed(ctx: _Ctx, cc: CaseCheck, saved: Any, inputs: Any, where: str) -> None:
