@@ -91,9 +91,12 @@ tune = json.loads((R / "tune.json").read_text())
 print(f"shapes: {tune.get('shapes')}; choice: {tune.get('shape_choice', {}).get('kind')}: "
       f"{tune.get('shape_choice', {}).get('reason')}")
 print(f"tune: {tune['evaluations']} evaluated of a space of {tune['space_size']}, {tune['wall_s']:.1f} s; "
-      f"best {tune['best_config']}, written {tune['written']}\n")
-print("| shape | sweep best (config) | sweep best us | session's own best us | chosen us | chosen / sweep best |")
-print("|---|---|---|---|---|---|")
+      f"best {tune['best_config']}, written {tune['written']}")
+print(f"current: {tune['current_config']} {tune.get('computed')} {tune.get('computed_by_shape')}")
+print(f"edit note: {tune.get('edit_note')}\n")
+print("| shape | sweep best (config) | sweep best us | session's own best us | chosen us | chosen / sweep best "
+      "| current us |")
+print("|---|---|---|---|---|---|---|")
 for s in tune.get("per_shape", []):
     cols = s["shape"].split("n_cols=")[-1].split(",")[0]
     sweep = json.loads((R / f"sweep_{cols}.json").read_text())
@@ -102,7 +105,8 @@ for s in tune.get("per_shape", []):
     done = sweep["evaluations"] + sweep["served"]
     cut = "" if done >= sweep["space_size"] else f"; best of {done} timed of {sweep['space_size']} ({sweep['stop']})"
     print(f"| {s['shape']} | {sweep['best_config']}{cut} | {best:.2f} | {s['best_latency_us']:.2f} | "
-          f"{s['chosen_latency_us']:.2f} | {ratio:.3f} |" if ratio else f"| {s['shape']} | - | - | - | - | - |")
+          f"{s['chosen_latency_us']:.2f} | {ratio:.3f} | {s.get('current_latency_us')} |"
+          if ratio else f"| {s['shape']} | - | - | - | - | - | - |")
 print("\nlatencies of the sweeps and of the session come from separate processes (same GPU, one after another)")
 EOF
 progress "compare: rc=$?"
