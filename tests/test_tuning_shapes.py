@@ -307,6 +307,15 @@ def test_a_table_that_beats_the_current_kernel_is_written_though_the_one_best_is
     j = tuning.judgement  # type: ignore[attr-defined]
     assert j.better and j.table and j.gain_pct == pytest.approx(25.0), j
     assert "beats the current configuration by +25.0 % on n_rows=8,n_cols=256" in j.reason
+    from kernelopt.cli.tune import computed_line, verdict_line
+
+    line = verdict_line(tuning.result, j, kernel_py="kernel.py", written=True, dry_run=False)  # type: ignore[attr-defined]
+    assert line.startswith("a per-bucket table (each shape's own best for its size): the per-bucket table beats")
+    assert line.endswith("; written to kernel.py"), line
+    assert computed_line(tuning) == (  # type: ignore[arg-type]
+        "current: BLOCK, num_warps computed (block, warps = launch_settings(n_cols)), BLOCK/num_warps = "
+        "128/4 at n_rows=8,n_cols=100, 256/4 at n_rows=8,n_cols=256"
+    )
     edit, note = shaped_edit(tuning)  # type: ignore[arg-type]
     assert edit is not None and note is not None and "table over n_cols up to 256" in note
     text = edit.new_source
@@ -327,6 +336,10 @@ def test_a_table_slower_than_the_current_kernel_on_one_shape_is_not_written(tmp_
     j = tuning.judgement  # type: ignore[attr-defined]
     assert j.table and not j.better, j
     assert "slower than the current configuration on n_rows=8,n_cols=100" in j.reason, j.reason
+    from kernelopt.cli.tune import verdict_line
+
+    line = verdict_line(tuning.result, j, kernel_py="kernel.py", written=False, dry_run=False)  # type: ignore[attr-defined]
+    assert line.startswith("the current configuration stays: the per-bucket table is") and "unchanged" in line
 
 
 @pytest.mark.timeout(10)
