@@ -121,6 +121,22 @@ def test_a_decorator_s_tile_that_no_longer_divides_is_not_written(
     assert _edit_for(DATA / folder, wider) == original
     written = _edit_for(DATA / folder, narrower)
     assert written != original and "32" in written.split("@triton.jit")[0]
+    assert "num_stages" not in written  # a pinned list adds no Triton default the user's list left out
+
+
+def test_a_pinned_autotune_list_adds_no_default_the_user_left_out() -> None:
+    """Seen on 2026-12-05: ``tune future_crlf`` pinned ``triton.Config({"BLOCK": 128}, num_warps=4)`` as
+    ``triton.Config({"BLOCK": 256}, num_warps=4, num_stages=3)``: Triton's default, never tuned on the CPU (the
+    interpreter ignores it), read in the diff as a choice. A list that writes it keeps it."""
+    from kernelopt.tunables.edit import pin_configs
+    from kernelopt.tunables.model import AutotuneConfig
+
+    source = DATA.joinpath("at_nomask", "kernel.py").read_text()
+    pinned = pin_configs(source, "_neg", [AutotuneConfig(kwargs={"BLOCK": 32}, num_warps=4, num_stages=3)])
+    assert 'configs=[triton.Config({"BLOCK": 32}, num_warps=4)]' in pinned.new_source
+    staged = source.replace("num_warps=4)", "num_warps=4, num_stages=3)")
+    pinned = pin_configs(staged, "_neg", [AutotuneConfig(kwargs={"BLOCK": 32}, num_warps=8, num_stages=3)])
+    assert 'configs=[triton.Config({"BLOCK": 32}, num_warps=8, num_stages=3)]' in pinned.new_source
 
 
 @pytest.mark.timeout(120)
@@ -162,3 +178,20 @@ def test_a_second_launch_s_grid_literal_is_left_to_it(tmp_path: Path, monkeypatc
     (folder / "kernel.py").write_text(written)
     shapes = [{"n": 256}, {"n": 1024}, {"n": 192}, {"n": 1600}]
     assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a settings helper that returns a dict (cfg = launch_config(n); k[grid](.., **cfg)) is said as unreadable "
+    "('its dict is built by code'), not followed into the helper as a tuple-unpacked one is: tune exits 2, 'no "
+    "tunable knob'",
+)
+def test_a_settings_helper_that_returns_a_dict_is_followed() -> None:
+    """Seen on 2026-12-05: helper_dict's ``launch_config(n)`` returns ``{"BLOCK": 512 if n >= 4096 else 128,
+    "num_warps": 4}``, splatted at the launch (``**cfg``), the grid reading ``cfg["BLOCK"]``. ``kernelopt tunables``
+    lists ``_softplus:**cfg`` as not editable and ``tune`` exits 2; the same settings returned as a tuple are
+    followed (issue 32, "a tuple-unpacked settings helper")."""
+    from kernelopt.tunables import discover_source
+
+    found = {t.key: t for t in discover_source(DATA.joinpath("helper_dict", "kernel.py").read_text())}
+    assert any(t.editable and t.kernel == "_softplus" and "BLOCK" in t.key for t in found.values()), sorted(found)

@@ -130,17 +130,25 @@ def _render_value(value: Value) -> str:
     return repr(value)
 
 
-def render_configs(configs: list[AutotuneConfig], callee: str = "triton.Config") -> str:
-    """An explicit literal list of ``configs`` on one line (``[triton.Config({...}, num_warps=4, ...), ...]``)."""
+#: ``triton.Config``'s defaults of the compile options a pinned list may leave out where the user's list did
+TRITON_CONFIG_DEFAULTS = {"num_warps": 4, "num_stages": 3}
+
+
+def render_configs(
+    configs: list[AutotuneConfig], callee: str = "triton.Config", *, unwritten: frozenset[str] = frozenset()
+) -> str:
+    """An explicit literal list of ``configs`` on one line (``[triton.Config({...}, num_warps=4, ...), ...]``).
+    ``unwritten``: options (``num_warps``, ``num_stages``) left out where a config holds Triton's default."""
     items = []
     for c in configs:
         kwargs = ", ".join(f"{k!r}: {_render_value(v)}" for k, v in c.kwargs.items()).replace("'", '"')
-        opts = f"num_warps={c.num_warps}, num_stages={c.num_stages}"
+        given = {"num_warps": c.num_warps, "num_stages": c.num_stages}
+        opts = [f"{k}={v}" for k, v in given.items() if not (k in unwritten and v == TRITON_CONFIG_DEFAULTS[k])]
         if c.num_ctas != 1:
-            opts += f", num_ctas={c.num_ctas}"
+            opts.append(f"num_ctas={c.num_ctas}")
         if c.maxnreg is not None:
-            opts += f", maxnreg={c.maxnreg}"
-        items.append(f"{callee}({{{kwargs}}}, {opts})")
+            opts.append(f"maxnreg={c.maxnreg}")
+        items.append(f"{callee}({', '.join([f'{{{kwargs}}}', *opts])})")
     return "[" + ", ".join(items) + "]"
 
 
@@ -168,11 +176,19 @@ def pin_configs(
     if expr is None:
         raise TunableError(f"{filename}: no @triton.autotune(configs=...) on a function named {kernel!r}")
     span = an.span(expr)
-    text = render_configs(configs, an.config_callee())
+    written = source[span.start : span.end]
+    # an option a literal list never wrote is not added at its default (a list built by code keeps them all)
+    unwritten = frozenset(k for k in TRITON_CONFIG_DEFAULTS if written.lstrip().startswith("[") and k not in written)
+    text = render_configs(configs, an.config_callee(), unwritten=unwritten)
     new_source = source[: span.start] + text + source[span.end :]
     _, _, after = analyze(new_source, filename)
     got = {t.key: t.value for t in after if t.kernel == kernel and t.kind is TunableKind.AUTOTUNE_CONFIG}
-    want = {f"{kernel}.configs[{i}].{k}": v for i, c in enumerate(configs) for k, v in c.knob_values().items()}
+    want = {
+        f"{kernel}.configs[{i}].{k}": v
+        for i, c in enumerate(configs)
+        for k, v in c.knob_values().items()
+        if not (k in unwritten and v == TRITON_CONFIG_DEFAULTS[k])
+    }
     if {k: v for k, v in got.items() if k in want} != want:  # our bug: the rendered list must read back
         raise AssertionError(f"pinned configs read back differently: {got} != {want}")
     return EditResult(path=filename, edits=[], diff=_diff(source, new_source, filename), new_source=new_source)
