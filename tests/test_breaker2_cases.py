@@ -195,3 +195,18 @@ def test_a_settings_helper_that_returns_a_dict_is_followed() -> None:
 
     found = {t.key: t for t in discover_source(DATA.joinpath("helper_dict", "kernel.py").read_text())}
     assert any(t.editable and t.kernel == "_softplus" and "BLOCK" in t.key for t in found.values()), sorted(found)
+
+
+@pytest.mark.parametrize("head", ["if n:", "for _ in range(1):"])
+def test_a_launch_on_a_one_line_compound_statement_is_not_written_unguarded(head: str) -> None:
+    """Seen on 2026-12-05: flat_nomask's launch written ``if n: _scale[(n // 64,)](x, y, 2.5, BLOCK=64)``: the guard
+    read only statement lines, not the body of a one-line ``if`` / ``for``, and ``tune`` wrote ``BLOCK=128`` and
+    ``n // 128`` there, wrong at 192 and 576 elements. A guard cannot go into that line: not written, one line; a
+    tile that divides the original (32) is written there."""
+    base = DATA.joinpath("flat_nomask", "kernel.py").read_text()
+    old = base.replace(f"    {LAUNCH}", f"    {head} {LAUNCH}")
+    wider = guard_edit(old, old.replace("64", "128"))
+    assert wider.new_source is None
+    assert wider.note is not None and "cannot be written into a one-line compound statement" in wider.note
+    narrower = old.replace("64", "32")
+    assert guard_edit(old, narrower).new_source == narrower

@@ -393,6 +393,10 @@ class _Collector(cst.CSTVisitor):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statements.append((node, self.stack[-1] if self.stack else None))
 
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        # the body of a one-line compound statement (``if n: k[grid](.., BLOCK=64)``): its literals move too
+        self.statements.append((node, self.stack[-1] if self.stack else None))  # type: ignore[arg-type]
+
     def offset(self, node: cst.CSTNode) -> tuple[int, int]:
         rng = self.positions[node]
         return (
@@ -674,6 +678,12 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
     statement = moved[0][0].statement
     fn = moved[0][0].function
     assert fn is not None
+    if isinstance(statement, cst.SimpleStatementSuite):
+        names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
+        return None, (
+            f"{names} does not divide every size the original handled ({moved[0][1][0].why}), and the guard cannot "
+            "be written into a one-line compound statement: not written"
+        )
     line = pos[statement].start.line
     known = _bound_before(fn, line, pos)
     for change, needs in moved:
