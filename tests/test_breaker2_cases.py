@@ -210,3 +210,16 @@ def test_a_launch_on_a_one_line_compound_statement_is_not_written_unguarded(head
     assert wider.note is not None and "cannot be written into a one-line compound statement" in wider.note
     narrower = old.replace("64", "32")
     assert guard_edit(old, narrower).new_source == narrower
+
+
+def test_a_module_constant_a_kernel_without_masks_steps_by_is_not_written_wider() -> None:
+    """Seen on 2026-12-05: global_loop's kernel steps ``for start in range(0, N, TILE)`` over loads without masks,
+    ``TILE = tl.constexpr(32)`` at module level and no grid reading it: a session's ``TILE=128`` was written, wrong
+    at 96 and 416 columns (the guard read loop steps only where a launch passes them). Now it is not written, with
+    one line; 16 (which divides 32) is."""
+    old = DATA.joinpath("global_loop", "kernel.py").read_text()
+    wider = guard_edit(old, old.replace("tl.constexpr(32)", "tl.constexpr(128)"))
+    assert wider.new_source is None
+    assert wider.note is not None and "the kernel _rowsum steps range(0, N, TILE)" in wider.note
+    narrower = old.replace("tl.constexpr(32)", "tl.constexpr(16)")
+    assert guard_edit(old, narrower).new_source == narrower

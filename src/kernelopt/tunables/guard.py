@@ -290,6 +290,19 @@ def _unguarded_divisor(
     return None
 
 
+def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | None:
+    """Why a module-level ``name`` must divide a size: a kernel without masks loops ``range(.., N, name)`` (its
+    loads cover ``N`` only in whole steps); ``None`` when none does."""
+    for kernel in unmasked.values():
+        for node in _walk(kernel.body):
+            if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
+                continue
+            args = node.iter.args
+            if _dotted(node.iter.func) == "range" and len(args) == 3 and _dotted(args[2].value) == name:
+                return f"the kernel {kernel.name.value} steps {_code(node.iter)} over loads without masks"
+    return None
+
+
 def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
     """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
     parameters, as the launch ``call`` passes them (the step a name or a keyword literal)."""
@@ -549,6 +562,13 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
             if change.before % change.after == 0 or (change.function is not None and _is_jit(change.function)):
                 continue  # legal wherever the original was
             launchers = [change.function] if change.function is not None else new_collector.functions
+            stepped = _stepped_by(change.target, unmasked) if change.function is None and change.target else None
+            if stepped is not None:
+                return Guarded(None, (
+                    f"{change.target}={change.after} does not divide every size the original "
+                    f"{change.target}={change.before} handled ({stepped}), and a module-level constant cannot be "
+                    "guarded by a size: not written"
+                ))  # fmt: skip
             for fn in launchers:
                 if _is_jit(fn):
                     continue
