@@ -223,3 +223,16 @@ def test_a_module_constant_a_kernel_without_masks_steps_by_is_not_written_wider(
     assert wider.note is not None and "the kernel _rowsum steps range(0, N, TILE)" in wider.note
     narrower = old.replace("tl.constexpr(32)", "tl.constexpr(16)")
     assert guard_edit(old, narrower).new_source == narrower
+
+
+def test_a_decorator_s_tile_a_kernel_without_masks_steps_by_is_not_written_wider() -> None:
+    """Seen on 2026-12-05: heur_loop's kernel steps ``range(0, N, BLOCK)`` over loads without masks, ``BLOCK`` from
+    ``@triton.heuristics({"BLOCK": lambda args: 32})``: a session's 128 was written as ``lambda args: 128``, wrong
+    at 96 and 416 columns (no grid reads the tile, and the launch does not pass it). Now not written, one line;
+    16 is."""
+    old = DATA.joinpath("heur_loop", "kernel.py").read_text()
+    wider = guard_edit(old, old.replace("lambda args: 32", "lambda args: 128"))
+    assert wider.new_source is None
+    assert wider.note is not None and "the kernel _rowsum steps range(0, N, BLOCK)" in wider.note
+    narrower = old.replace("lambda args: 32", "lambda args: 16")
+    assert guard_edit(old, narrower).new_source == narrower

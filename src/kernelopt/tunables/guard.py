@@ -235,6 +235,13 @@ def _decorator_tiles(
             b, a = _int(b_node), _int(a_node)
             if b is None or a is None or a == b or b % a == 0:
                 continue
+            own = n.name.value
+            stepped = _stepped_by(key, {own: unmasked[own]}) if own in unmasked else None
+            if stepped is not None:
+                return (
+                    f"{key}={a} does not divide every size the original {key}={b} handled ({stepped}), "
+                    f"and a setting in {own}'s decorator cannot be guarded by a size: not written"
+                )
             for fn in launchers:
                 needs = [d for d in _requirements(fn, unmasked, pos) if d.tile == ("meta", key)]
                 if needs:
