@@ -50,21 +50,17 @@ def test_a_grid_literal_inline_where_the_name_is_taken_gets_the_same_conditional
 
 
 @pytest.mark.timeout(120)
-def test_a_module_level_constexpr_tile_that_no_longer_divides_is_not_written(tmp_path: Path) -> None:
+def test_a_module_level_constexpr_tile_that_no_longer_divides_is_not_written() -> None:
     """Seen on 2026-12-05: ``kernelopt tune global_tile --device cpu`` (``TILE = tl.constexpr(32)`` at module level,
     no mask, grid ``x.numel() // TILE``; SHAPES 128 and 512) wrote ``TILE = tl.constexpr(128)``: wrong at 96 and
     800 elements. A module-level constant cannot be guarded by a size: a tile that does not divide the original
     is not written (one line says why); one that does (16) is."""
-    folder = _copy("global_tile", tmp_path)
-    old = (folder / "kernel.py").read_text()
+    old = DATA.joinpath("global_tile", "kernel.py").read_text()
     wider = guard_edit(old, old.replace("tl.constexpr(32)", "tl.constexpr(128)"))
     assert wider.new_source is None
     assert wider.note is not None and "TILE=128 does not divide every size the original TILE=32 handled" in wider.note
-    narrower = guard_edit(old, old.replace("tl.constexpr(32)", "tl.constexpr(16)"))
-    assert narrower.new_source is not None and "TILE = tl.constexpr(16)" in narrower.new_source
-    (folder / "kernel.py").write_text(narrower.new_source)
-    shapes = [{"n": 128}, {"n": 512}, {"n": 96}, {"n": 800}]
-    assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
+    narrower = old.replace("tl.constexpr(32)", "tl.constexpr(16)")
+    assert guard_edit(old, narrower).new_source == narrower  # a divisor of 32: legal wherever 32 was
 
 
 LAUNCH = "_scale[(n // 64,)](x, y, 2.5, BLOCK=64)"
