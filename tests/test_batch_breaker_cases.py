@@ -181,3 +181,17 @@ def test_a_reference_that_is_nan_everywhere_is_an_error_of_the_problem_not_a_pas
         "nothing to check the kernel against"
     )
     assert _row(report).status is ProblemStatus.ERROR
+
+
+@pytest.mark.parametrize(
+    ("kernel", "names"),
+    [("kernel_patch_torch.py", "torch.sum"), ("kernel_patch_method.py", "torch.Tensor.sum, torch.sum")],
+)
+def test_a_kernel_that_patches_torch_s_operators_fails(tmp_path: Path, kernel: str, names: str) -> None:
+    # Seen: PASS for kernels that replaced torch.sum (at import or in ModelNew()): the reference ran the patch too
+    report = _check(tmp_path, kernel, "reference.py")
+    assert report.status is CorrectnessStatus.FAIL and report.culprit is Culprit.KERNEL, report.message
+    assert report.message == (
+        f"case 0 (default): kernel.py replaced {names}, which the reference calls too: the check would compare "
+        "the kernel with itself; call your own function instead of patching torch"
+    )

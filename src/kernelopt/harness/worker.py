@@ -41,6 +41,7 @@ from kernelopt.harness.model import (
     WorkerResult,
     shape_label,
 )
+from kernelopt.harness.patches import replaced, snapshot
 from kernelopt.harness.progress import Phase, ProgressWriter, Step
 from kernelopt.jsontext import dump_json, load_json
 from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, interpreted_cases, runs_in_interpreter, shape_size
@@ -87,6 +88,7 @@ class _Ctx:
     compile_t0: float | None = None
     warned: set[str] = field(default_factory=set)
     interpreted: bool = False  # the kernels imported Triton and run in its interpreter on the CPU
+    torch_callables: dict[str, int] = field(default_factory=dict)  # harness.patches.snapshot before kernel.py
 
     def warn_once(self, key: str, text: str) -> None:
         if key not in self.warned:
@@ -208,6 +210,7 @@ def _load(ctx: _Ctx) -> list[_Loaded]:
         # the problem's sizes are substituted as the file runs: whatever it derives from them follows
         reference = load_module(Path(job.reference_py), overrides=job.constants)
         check_shapes(reference)
+    ctx.torch_callables = snapshot()  # before kernel.py runs: a patch of torch's operators is found against it
     ctx.progress.phase(Phase.LOAD)
     with _user("loading", "kernel.py", version=first.label):
         pair = pair_of(load_module(Path(first.kernel_py)), reference)
@@ -488,6 +491,7 @@ def _check_seed(
     from kernelopt.harness.timers import synchronize
 
     ctx.progress.emit("check_start")  # the checker's work is not the kernel's: it pauses the case clock
+    _fail_if_torch_patched(ctx, cc, where)  # at import or in ModelNew(): the reference would run the patch too
     ctx.step(Step.REFERENCE)
     # Each run of the seed starts from the same random state (as KernelBench's eval seeds the reference and the
     # kernel alike): a reference that draws random numbers (dropout in training mode) draws the same ones in its
@@ -515,6 +519,7 @@ def _check_seed(
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
     _fail_if_inputs_changed(ctx, cc, saved, inputs, where)
+    _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
     chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
     ctx.progress.emit("check_end")
     cc.tolerance = cc.tolerance or chk.tolerance
@@ -536,6 +541,22 @@ def _check_seed(
         )
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return out, ref_native
+
+
+def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
+    """Fail the case when kernel.py replaced one of torch's operators (:mod:`kernelopt.harness.patches`)."""
+    if not ctx.torch_callables:
+        return
+    names = replaced(ctx.torch_callables)
+    if names:
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        _fail_case(
+            ctx,
+            cc,
+            f"{where}: kernel.py replaced {shown}, which the reference calls too: the check would compare the "
+            "kernel with itself; call your own function instead of patching torch",
+            "TorchPatched",
+        )
 
 
 def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) -> None:

@@ -1,0 +1,66 @@
+"""Whether kernel.py replaced one of torch's operators that the reference calls too (a monkeypatch).
+
+A kernel that assigns ``torch.sum = ...`` (at import, in ``__init__`` or in ``forward``) changes the reference
+as well: the check then compares the kernel with itself and passes anything. The worker takes a
+:func:`snapshot` of torch's public callables after reference.py is imported and before kernel.py is, and
+:func:`replaced` names those that are no longer the same object. Only names present in the snapshot are
+compared (a submodule imported later adds names; it does not replace them), and only callables (a flag such
+as a default dtype is not an operator).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The namespaces a reference's operators are looked up in: ``torch.sum``, ``F.relu``, ``x.sum()``, ``nn.Linear``.
+NAMESPACES = ("torch", "torch.nn.functional", "torch.Tensor", "torch.nn")
+
+
+def _namespaces() -> dict[str, Any]:
+    import torch
+    import torch.nn.functional
+
+    return {
+        "torch": torch,
+        "torch.nn.functional": torch.nn.functional,
+        "torch.Tensor": torch.Tensor,
+        "torch.nn": torch.nn,
+    }
+
+
+def _bound() -> dict[str, Any]:
+    """``namespace.name`` -> object, for the public names of :data:`NAMESPACES` (a class's inherited ones too:
+    ``torch.Tensor.sum`` is ``TensorBase``'s until someone assigns it)."""
+    bound: dict[str, Any] = {}
+    for prefix, namespace in _namespaces().items():
+        if isinstance(namespace, type):
+            names = [n for n in dir(namespace) if not n.startswith("_")]
+            items = [(n, getattr(namespace, n, None)) for n in names]
+        else:
+            items = [(n, v) for n, v in list(vars(namespace).items()) if not n.startswith("_")]
+        bound.update((f"{prefix}.{name}", value) for name, value in items)
+    return bound
+
+
+def snapshot() -> dict[str, int]:
+    """``namespace.name`` -> ``id`` of every public callable of :data:`NAMESPACES` now."""
+    return {name: id(value) for name, value in _bound().items() if callable(value)}
+
+
+def replaced(before: dict[str, int]) -> list[str]:
+    """The names of ``before`` now bound to a callable defined outside torch, sorted.
+
+    torch replaces a few of its own on a lazy import (``torch._dynamo`` wraps ``torch.manual_seed``; seen with
+    torch 2.13): a replacement whose ``__module__`` is torch's is not the user's patch. One made with
+    ``functools.wraps`` around torch's own passes as torch's: this finds patches, it is no sandbox.
+    """
+    now = _bound()
+    out = []
+    for name, ident in before.items():
+        value = now.get(name)
+        if value is None or id(value) == ident:
+            continue  # a deleted name breaks the reference loudly; the same object is no patch
+        module = getattr(value, "__module__", None) or ""
+        if module != "torch" and not module.startswith("torch."):
+            out.append(name)
+    return sorted(out)
