@@ -232,3 +232,18 @@ def test_a_decorator_s_tile_a_kernel_without_masks_steps_by_is_not_written_wider
     assert wider.note is not None and "the kernel _rowsum steps range(0, N, BLOCK)" in wider.note
     narrower = old.replace("lambda args: 32", "lambda args: 16")
     assert guard_edit(old, narrower).new_source == narrower
+
+
+@pytest.mark.parametrize(("pinned", "written"), [(128, False), (64, True), (16, True)])
+def test_a_list_of_two_configs_pinned_to_one_is_judged_by_every_size_the_list_handled(
+    pinned: int, written: bool
+) -> None:
+    """Seen on 2026-12-05: at_nomask with two configs (``BLOCK`` 64 and 32; the autotuner may run either, so the
+    original handled multiples of 64) pinned to one config of 128: the decorator's literals were compared one to
+    one, the lists' lengths differed, and the pin was written, wrong at 192 elements. Now a pinned value must
+    divide the least common multiple of the list's values."""
+    old = DATA.joinpath("at_nomask", "kernel.py").read_text()
+    one = 'configs=[triton.Config({"BLOCK": 64}, num_warps=4)]'
+    two = old.replace(one, 'configs=[triton.Config({"BLOCK": 64}, num_warps=4), triton.Config({"BLOCK": 32}, num_warps=2)]')  # fmt: skip
+    new = two.replace(two[two.index("configs=[") : two.index(", key=")], one.replace("64", str(pinned)))
+    assert (guard_edit(two, new).new_source == new) is written

@@ -27,6 +27,7 @@ a candidate, which runs the configuration it names at every size; :func:`guard_e
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -228,12 +229,15 @@ def _decorator_tiles(
     for o, n in zip(old, new, strict=True):
         if not _is_jit(n):
             continue
-        before, after = _decorator_literals(o), _decorator_literals(n)
-        if len(before) != len(after):
-            continue
-        for (key, b_node), (_, a_node) in zip(before, after, strict=True):
-            b, a = _int(b_node), _int(a_node)
-            if b is None or a is None or a == b or b % a == 0:
+        # a size the original handled is one every value of the key divides (an autotune list may run any of
+        # its configs): their least common multiple; a new value must divide it (a list pinned to one config too)
+        handled: dict[str, int | None] = {}
+        for key, b_node in _decorator_literals(o):
+            b, seen = _int(b_node), handled.get(key, 1)
+            handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
+        for key, a_node in _decorator_literals(n):
+            a, b = _int(a_node), handled.get(key)
+            if b is None or a is None or b % a == 0:
                 continue
             own = n.name.value
             stepped = _stepped_by(key, {own: unmasked[own]}) if own in unmasked else None
