@@ -195,3 +195,30 @@ def test_a_kernel_that_patches_torch_s_operators_fails(tmp_path: Path, kernel: s
         f"case 0 (default): kernel.py replaced {names}, which the reference calls too: the check would compare "
         "the kernel with itself; call your own function instead of patching torch"
     )
+
+
+def test_a_kernel_whose_import_hangs_waits_out_the_compile_limit_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen: 16 s for a compile limit of 8 s: the batch's load run (ahead, beside the problem before) waited the
+    # limit out, then the gate's check met the same import and waited it out again (at the default 300 s: 600 s)
+    from kernelopt.batch.runner import BatchOptions, run_batch
+
+    level, runs = tmp_path / "level1", tmp_path / "runs"
+    level.mkdir()
+    runs.mkdir()
+    for pid, kernel in ((1, "kernel_sum.py"), (2, "kernel_import_hang.py")):
+        shutil.copy(DATA / "reference.py", level / f"{pid}_Sum.py")
+        shutil.copy(DATA / kernel, runs / f"level_1_problem_{pid}_sample_0_kernel.py")
+    for name, value in (("KERNELOPT_COMPILE_TIMEOUT_S", "2"), ("KERNELOPT_SEEDS", "1"), ("KERNELOPT_BENCH_S", "0.05")):
+        monkeypatch.setenv(name, value)
+    table = run_batch(level, BatchOptions(out_dir=tmp_path / "out", kernels=runs, device="cpu"))
+    good, hung = table.rows
+    assert good.status is ProblemStatus.PASS, good.reason
+    assert hung.status is ProblemStatus.TIMEOUT_FAIL and hung.correct is False
+    assert hung.reason == (
+        "correctness: loading kernel.py (import and compilation) ran past the compile limit of 2 s "
+        "(KERNELOPT_COMPILE_TIMEOUT_S)"
+    )
+    runs_made = sorted(p.name.split("-")[1] for p in Path(hung.workspace or "").glob(".kernelopt/runs/*"))
+    assert runs_made == ["load"]  # no second wait in a check run

@@ -34,7 +34,8 @@ from kernelopt.batch.rows import BatchOptions, item_row, validate_row
 from kernelopt.batch.work import phase_seconds, work_seconds
 from kernelopt.errors import KerneloptError
 from kernelopt.harness.gate import build_dir, limits_of, problem_constants, validate
-from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+from kernelopt.harness.model import Culprit, JobMode, KernelSource, WorkerJob
+from kernelopt.harness.progress import Phase
 from kernelopt.harness.runner import (
     WatchedWorker,
     WorkerStarter,
@@ -78,6 +79,7 @@ class WarmRunner:
             spare=spare,
         )
         self._ahead: dict[str, Future[Workspace | str]] = {}
+        self._load_timeouts: dict[Path, tuple[str, datetime]] = {}  # workspace -> its load run's timeout, start
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernelopt-batch-ahead")
 
     def close(self) -> None:
@@ -98,6 +100,20 @@ class WarmRunner:
         if isinstance(prepared, str):
             return row.model_copy(update={"reason": prepared, "duration_s": round(time.monotonic() - start, 3)})
         ws = prepared
+        timeout = self._load_timeouts.pop(ws.root.resolve(), None)
+        if timeout is not None:  # kernel.py's import ran past the compile limit: the check would wait it out again
+            message, loaded_since = timeout
+            return row.model_copy(
+                update={
+                    "status": ProblemStatus.TIMEOUT_FAIL,
+                    "correct": False,
+                    "reason": f"correctness: {message}",
+                    "workspace": str(ws.root),
+                    "duration_s": round(time.monotonic() - start, 3),
+                    "work_s": work_seconds(ws.state_dir, loaded_since),
+                    "phases": phase_seconds(ws.state_dir, loaded_since),
+                }
+            )
         deadline = start + self.options.problem_timeout_s
         try:
             with workers_started_by(self._bounded(deadline)):
@@ -164,7 +180,9 @@ class WarmRunner:
 
     def _load(self, ws: Workspace) -> None:
         """A ``load`` run of V0 into the build folder the gate's runs of V0 use; its outcome is not a
-        verdict (the gate's check meets any failure again and reports it)."""
+        verdict (the gate's check meets any failure again and reports it), except a kill past the compile
+        limit in kernel.py's import: the check has the same limit and would wait it out a second time, so
+        the row is that ``TIMEOUT_FAIL`` (kept in ``_load_timeouts``)."""
         try:
             constants = problem_constants(ws, self.settings)
         except KerneloptError:
@@ -172,6 +190,7 @@ class WarmRunner:
         state = ws.state_dir.resolve()
         kernel, reference = ws.kernel_py.resolve(), ws.reference_py.resolve()
         label = version_label(0)
+        loaded_since = datetime.now(UTC)
         run_dir = new_run_dir(state, JobMode.LOAD.value)
         job = WorkerJob(
             mode=JobMode.LOAD,
@@ -184,10 +203,13 @@ class WarmRunner:
             constants=constants,
         )
         with workers_started_by(self.pool.start):
-            run_worker(
+            outcome = run_worker(
                 job,
                 limits=limits_of(self.settings),
                 run_dir=run_dir,
                 env=worker_env(None, {"KERNELOPT_WORKER": "1"}, device=self.settings.device),
                 cwd=reference.parent,
             )
+        if outcome.killed_in_phase == Phase.LOAD.value and outcome.timeout_culprit is Culprit.KERNEL:
+            message = outcome.timeout_message or "loading kernel.py ran past the compile limit"
+            self._load_timeouts[ws.root.resolve()] = (message, loaded_since)

@@ -305,6 +305,8 @@ class RunOutcome(_Model):
         crash_culprit: whose code the worker was in when it died without a result (a signal, ``os._exit``):
             the problem's while importing reference.py, building the inputs or running the reference, else
             the kernel's. Read only when ``result`` is ``None`` and the run was not killed for a timeout.
+        killed_in_phase: the phase the worker was in when it was killed for a timeout (``load``: kernel.py's
+            import ran past the compile limit); ``None`` when it was not killed.
         last_phase: the phase the worker last reported (``case``, ``load``, ...).
         last_case: the case it was in, when in one.
         last_label: that case's label.
@@ -323,6 +325,7 @@ class RunOutcome(_Model):
     timeout_message: str | None = None
     timeout_culprit: Culprit = Culprit.KERNEL
     crash_culprit: Culprit = Culprit.KERNEL
+    killed_in_phase: str | None = None
     last_phase: str | None = None
     last_case: int | None = None
     last_label: str | None = None

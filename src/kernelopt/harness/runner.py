@@ -243,6 +243,7 @@ def run_worker(
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
     culprit = Culprit.PROBLEM if timeout is not None and dog.in_problem_code else Culprit.KERNEL
+    killed_in = dog.phase.value if timeout is not None else None  # before the kill's own event ends the phase
     if timeout is not None:
         mark_killed(Path(job.progress_path))
     for ev in reader.new_events():
@@ -255,6 +256,7 @@ def run_worker(
         timeout_message=timeout.message if timeout else None,
         timeout_culprit=culprit,
         crash_culprit=Culprit.PROBLEM if in_problem else Culprit.KERNEL,
+        killed_in_phase=killed_in,
         last_phase=dog.phase.value,
         last_case=dog.case,
         last_label=dog.label,
