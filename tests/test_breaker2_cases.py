@@ -247,3 +247,22 @@ def test_a_list_of_two_configs_pinned_to_one_is_judged_by_every_size_the_list_ha
     two = old.replace(one, 'configs=[triton.Config({"BLOCK": 64}, num_warps=4), triton.Config({"BLOCK": 32}, num_warps=2)]')  # fmt: skip
     new = two.replace(two[two.index("configs=[") : two.index(", key=")], one.replace("64", str(pinned)))
     assert (guard_edit(two, new).new_source == new) is written
+
+
+def test_tunables_set_warns_when_the_value_set_leaves_a_size_the_original_handled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seen on 2026-12-05: ``kernelopt tunables flat_nomask/kernel.py --set _scale:BLOCK=128`` wrote ``n // 128`` and
+    ``BLOCK=128`` without a word, wrong at 192 elements, where ``tune`` writes a guard. A value set by hand is the
+    user's: written as asked, with a warning naming the size; a divisor (32) is written with none."""
+    from kernelopt.cli.app import main
+
+    folder = _copy("flat_nomask", tmp_path)
+    argv = ["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set"]
+    assert main([*argv, "_scale:BLOCK=128"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: not legal at every size the original handled: kernelopt tune would write BLOCK=128 only " in err
+    assert "n % 128 == 0" in err and err.rstrip().endswith("written as asked")
+    assert "_scale[(n // 128,)](x, y, 2.5, BLOCK=128)" in (folder / "kernel.py").read_text()
+    assert main([*argv, "_scale:BLOCK=32"]) == 0
+    assert "warning" not in capsys.readouterr().err

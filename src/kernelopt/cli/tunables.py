@@ -65,8 +65,10 @@ def register(app: typer.Typer) -> None:
 
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
             changes = parse_assignments(list(sets))
+            before = file.read_text(encoding="utf-8")
             result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
             _show_edit(file, result, dry_run=dry_run, as_json=as_json)
+            _warn_unguarded(before, result.new_source, "shown (--dry-run)" if dry_run else "written as asked")
         elif as_json:
             emit_json(found)
         else:
@@ -98,6 +100,20 @@ def _discover(
                 f"{space.best_config_shape} (key {space.key})"
             )
     return found, evaluation
+
+
+def _warn_unguarded(before: str, after: str, done: str) -> None:
+    """A warning when a value set by hand leaves a size the original handled (a tile that no longer divides it,
+    :func:`kernelopt.tunables.guard.guard_edit`): written as asked; ``tune`` would have guarded it or left it."""
+    from kernelopt.tunables.guard import guard_edit
+
+    guarded = guard_edit(before, after)
+    if guarded.new_source == after:
+        return
+    if guarded.new_source is not None:
+        warn(f"not legal at every size the original handled: kernelopt tune would write {guarded.note}; {done}")
+    else:
+        warn(f"{(guarded.note or 'a tile no longer divides a size').removesuffix(': not written')}; {done}")
 
 
 def _show_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -> None:
