@@ -393,7 +393,9 @@ def test_a_gemm_without_masks_is_never_written_with_a_tile_that_does_not_divide_
     ref.write_text(ref.read_text().replace('SHAPES = [{"n": 64}, {"n": 48}]', 'SHAPES = [{"n": 32}, {"n": 48}]', 1))
     assert 'SHAPES = [{"n": 32}, {"n": 48}]' in ref.read_text()
     before = (folder / "kernel.py").read_text()
-    code, out, err = _tune(capsys, str(folder), "--device", "cpu", "--repetitions", "2", "--budget", "5", "--json")
+    # an out-of-bounds candidate can corrupt the interpreter's heap and hang its worker: 20 s, not 60, per candidate
+    args = ["--device", "cpu", "--repetitions", "2", "--budget", "5", "--candidate-timeout-s", "20", "--json"]
+    code, out, err = _tune(capsys, str(folder), *args)
     assert code == 0, err
     doc = json.loads(out)
     assert doc["best_config"] == {"BM": 16, "BN": 16} and not doc["written"]  # the only tiles legal at both

@@ -104,6 +104,13 @@ def register(app: typer.Typer) -> None:
         repetitions: int = typer.Option(
             20, "--repetitions", min=1, help="Timing samples per candidate (the median is its latency)."
         ),
+        candidate_timeout_s: float = typer.Option(
+            60.0,
+            "--candidate-timeout-s",
+            min=1.0,
+            help="Limit for checking and timing one candidate, seconds: one that runs past it is a run_timeout "
+            "failure and its worker starts again (a candidate that reads out of bounds in the interpreter can hang).",
+        ),
         dry_run: bool = typer.Option(
             False,
             "--dry-run",
@@ -152,7 +159,7 @@ def register(app: typer.Typer) -> None:
             rng_seed=seed,
             out=_out(out),
             size_scale=size_scale,
-            evaluator=EvaluatorSettings(plan=plan),
+            evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=candidate_timeout_s),
             within=within,
         )
         try:
