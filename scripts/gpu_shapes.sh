@@ -8,7 +8,7 @@
 #   1. tune: `kernelopt tune` across the three shapes (default strategy and budget): every candidate checked
 #      and timed on each, --json's per_shape (each shape's best, the chosen configuration's latency there)
 #      and shape_choice (one configuration within 3 % of each shape's best, or a per-bucket table);
-#   2. sweeps (180 s of wall each; one cut short says "best of N timed" in its stop): the same kernel with
+#   2. sweeps, after the correctness check so a cut session keeps it (180 s of wall each; one cut short says "best of N timed" in its stop): the same kernel with
 #      one SHAPES entry at a time, `kernelopt tune --strategy exhaustive
 #      --budget-fraction 1 --dry-run`: every configuration of the space timed on that shape, its own best;
 #   3. correctness: the written kernel.py against the reference on the three shapes and on two sizes not in
@@ -47,16 +47,6 @@ timeout $(( ${TUNE_WALL_S:-300} + 60 )) $PY -m kernelopt tune "$R/work/tuned" --
 progress "tune: rc=$?"
 cp "$R/work/tuned/kernel.py" "$R/kernel_tuned.py"
 
-# 2. each shape's own sweep
-for entry in '{"n_rows": 65536, "n_cols": 2048}' '{"n_rows": 16384, "n_cols": 8192}' '{"n_rows": 4096, "n_cols": 32768}'; do
-    cols=$($PY -c "import json,sys; print(json.loads(sys.argv[1])['n_cols'])" "$entry")
-    make_folder "$R/work/sweep_$cols" "[$entry]"
-    progress "sweep $cols: start"
-    timeout $(( ${SWEEP_WALL_S:-180} + 40 )) $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 --budget-wall-s ${SWEEP_WALL_S:-180} \
-        --dry-run --json --out "$R/logs/sweep_session_$cols" > "$R/sweep_$cols.json" 2> "$R/sweep_$cols.txt"
-    progress "sweep $cols: rc=$?"
-done
-
 # 3. correctness of the written kernel at the three shapes and two sizes not in SHAPES
 progress "correct: start"
 timeout 120 $PY - "$R/work/tuned" "$R/correct.json" <<'EOF' > "$R/logs/correct.txt" 2>&1
@@ -82,6 +72,16 @@ print(json.dumps(rows, indent=1))
 EOF
 progress "correct: rc=$?"
 
+# 2. each shape's own sweep
+for entry in '{"n_rows": 65536, "n_cols": 2048}' '{"n_rows": 16384, "n_cols": 8192}' '{"n_rows": 4096, "n_cols": 32768}'; do
+    cols=$($PY -c "import json,sys; print(json.loads(sys.argv[1])['n_cols'])" "$entry")
+    make_folder "$R/work/sweep_$cols" "[$entry]"
+    progress "sweep $cols: start"
+    timeout $(( ${SWEEP_WALL_S:-180} + 40 )) $PY -m kernelopt tune "$R/work/sweep_$cols" --device cuda --strategy exhaustive --budget-fraction 1 --budget-wall-s ${SWEEP_WALL_S:-180} \
+        --dry-run --json --out "$R/logs/sweep_session_$cols" > "$R/sweep_$cols.json" 2> "$R/sweep_$cols.txt"
+    progress "sweep $cols: rc=$?"
+done
+
 # 4. the per-shape result against each shape's own sweep best
 $PY - "$R" <<'EOF' > "$R/compare.md" 2> "$R/logs/compare.txt"
 import json, sys
@@ -99,7 +99,11 @@ print("| shape | sweep best (config) | sweep best us | session's own best us | c
 print("|---|---|---|---|---|---|---|")
 for s in tune.get("per_shape", []):
     cols = s["shape"].split("n_cols=")[-1].split(",")[0]
-    sweep = json.loads((R / f"sweep_{cols}.json").read_text())
+    try:
+        sweep = json.loads((R / f"sweep_{cols}.json").read_text())
+    except (OSError, ValueError):  # not run, or cut before it wrote its result
+        print(f"| {s['shape']} | (no sweep) | - | {s['best_latency_us']:.2f} | {s['chosen_latency_us']:.2f} | - | {s.get('current_latency_us')} |")
+        continue
     best = sweep["best_latency_us"]
     ratio = s["chosen_latency_us"] / best if best and s["chosen_latency_us"] else None
     done = sweep["evaluations"] + sweep["served"]
