@@ -3,10 +3,10 @@ CPU-sized."""
 
 import torch
 
-SHAPES = [{"rows": 4, "cols": 300}, {"rows": 4, "cols": 1000}]
+SHAPES = [{"rows": 2, "cols": 300}, {"rows": 2, "cols": 1000}]
 
 
-def get_inputs(rows: int = 4, cols: int = 300, device: str = "cpu"):
+def get_inputs(rows: int = 2, cols: int = 300, device: str = "cpu"):
     return [torch.randn(rows, cols, device=device)]
 
 
