@@ -72,7 +72,7 @@ def _kept(text: str) -> None:
 def test_tune_writes_a_heuristic_as_a_table_over_its_computation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Two rows per program on 32 rows is 16 interpreted programs; a larger tile is one, so tune moves BLOCK_M."""
+    """Two rows per program on 8 rows is 4 interpreted programs; a larger tile is one, so tune moves BLOCK_M."""
     from kernelopt.cli.app import main
 
     folder = task(tmp_path, NAME)

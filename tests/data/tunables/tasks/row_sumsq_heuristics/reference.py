@@ -2,10 +2,10 @@
 
 import torch
 
-SHAPES = [{"rows": 32, "cols": 100}, {"rows": 32, "cols": 300}]
+SHAPES = [{"rows": 8, "cols": 100}, {"rows": 8, "cols": 300}]
 
 
-def get_inputs(rows: int = 32, cols: int = 100, device: str = "cpu"):
+def get_inputs(rows: int = 8, cols: int = 100, device: str = "cpu"):
     return [torch.randn(rows, cols, device=device)]
 
 
