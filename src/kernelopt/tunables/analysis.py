@@ -2050,44 +2050,6 @@ def _boolean_expr(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
 
 
-def _limit_reason(const: str, where: str) -> str:
-    return (
-        f"{const} is a limit, not a knob: {where}() raises above it, so a lower value would make sizes the "
-        "original handled raise"
-    )
-
-
-class _RaiseGuards(cst.CSTVisitor):
-    """The tests of a body's ``if`` statements whose block raises (``if block > MAX_FUSED: raise ...``), not
-    those of nested functions."""
-
-    def __init__(self) -> None:
-        self.tests: list[cst.BaseExpression] = []
-
-    def visit_If(self, node: cst.If) -> None:
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
-        small = [s for stmt in body if isinstance(stmt, cst.SimpleStatementLine) for s in stmt.body]
-        if isinstance(node.body, cst.SimpleStatementSuite):
-            small = list(node.body.body)
-        if any(isinstance(s, cst.Raise) for s in small):
-            self.tests.append(node.test)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-
-class _Returns(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.values: list[cst.BaseExpression] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.values.append(node.value)
-
-
 class _GridLiterals(cst.CSTVisitor):
     """Integer literals of a grid expression, classified.
 
