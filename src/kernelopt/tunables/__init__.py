@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from kernelopt.tunables.edit import (
         apply,
         apply_source,
+        edit_diff,
         knob_diff,
         pin_configs,
         plan_edits,
@@ -97,6 +98,7 @@ _LIBCST_NAMES = {
         (
             "apply",
             "apply_source",
+            "edit_diff",
             "knob_diff",
             "pin_configs",
             "plan_edits",
@@ -155,6 +157,7 @@ __all__ = [
     "apply_source",
     "discover",
     "discover_source",
+    "edit_diff",
     "estimate_resources",
     "knob_diff",
     "knob_rule",

@@ -191,7 +191,7 @@ def pin_configs(
     }
     if {k: v for k, v in got.items() if k in want} != want:  # our bug: the rendered list must read back
         raise AssertionError(f"pinned configs read back differently: {got} != {want}")
-    return EditResult(path=filename, edits=[], diff=_diff(source, new_source, filename), new_source=new_source)
+    return EditResult(path=filename, edits=[], diff=edit_diff(source, new_source, filename), new_source=new_source)
 
 
 def _render(lit: SourceLiteral, value: Value) -> str:
@@ -314,7 +314,7 @@ def apply_source(
     )
     if problems:  # our bug, not the user's: the splice must touch only the planned literals
         raise AssertionError(f"tunable edit touched more than planned: {problems}")
-    return EditResult(path=filename, edits=edits, diff=_diff(source, new_source, filename), new_source=new_source)
+    return EditResult(path=filename, edits=edits, diff=edit_diff(source, new_source, filename), new_source=new_source)
 
 
 def write_config(
@@ -461,7 +461,7 @@ def write_table(
         )
         for ident, t in chosen.items()
     ]
-    return EditResult(path=filename, edits=edits, diff=_diff(source, new_source, filename), new_source=new_source)
+    return EditResult(path=filename, edits=edits, diff=edit_diff(source, new_source, filename), new_source=new_source)
 
 
 def _computed_heuristic(site: Site) -> bool:
@@ -639,7 +639,7 @@ def _splice(source: str, spans: list[_Splice]) -> str:
     return "".join(out)
 
 
-def _diff(source: str, new_source: str, filename: str) -> str:
+def edit_diff(source: str, new_source: str, filename: str) -> str:
     """The unified diff of an edit (``a/<file>`` -> ``b/<file>``)."""
     return "".join(
         difflib.unified_diff(

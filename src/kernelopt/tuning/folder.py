@@ -30,7 +30,6 @@ record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import time
@@ -58,6 +57,7 @@ from kernelopt.tunables import (
     TunedTable,
     apply_source,
     discover_source,
+    edit_diff,
     write_config,
     write_table,
 )
@@ -670,14 +670,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     source = first.new_source if first is not None else prepared.base_source
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, **opts)  # type: ignore[arg-type]
     edits = [*(first.edits if first is not None else []), *table.edits]
-    diff = "".join(
-        difflib.unified_diff(
-            prepared.base_source.splitlines(keepends=True),
-            table.new_source.splitlines(keepends=True),
-            fromfile=f"a/{fn}",
-            tofile=f"b/{fn}",
-        )
-    )
+    diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
     note = (
         f"{', '.join(names)} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
@@ -852,14 +845,7 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
     if guarded.new_source == edit.new_source:
         return edit, None
     fn = prepared.problem.kernel_py.name
-    diff = "".join(
-        difflib.unified_diff(
-            prepared.base_source.splitlines(keepends=True),
-            guarded.new_source.splitlines(keepends=True),
-            fromfile=f"a/{fn}",
-            tofile=f"b/{fn}",
-        )
-    )
+    diff = edit_diff(prepared.base_source, guarded.new_source, fn)
     return edit.model_copy(update={"new_source": guarded.new_source, "diff": diff}), guarded.note
 
 
