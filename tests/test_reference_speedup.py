@@ -76,7 +76,9 @@ def test_eager_reference_is_timed_beside_the_candidate(tmp_path: Path, cpu_env: 
     # the Markdown and HTML reports show it
     data = collect(ws, measured=None)
     md, html = markdown_report(data), html_report(data, image=None)
-    assert f"{ref.eager:.2f}x" in md and "over PyTorch eager" in md
+    from kernelopt.report.headline import figure  # three significant digits, as the summary says it
+
+    assert f"{figure(ref.eager)}x" in md and "over PyTorch eager" in md
     assert "over PyTorch eager" in html
 
 

@@ -22,8 +22,9 @@ from kernelopt.harness.settings import ENV_COMPILE_REFERENCE, ENV_DEVICE, ENV_SI
 from kernelopt.harness.sizes import chosen_plan
 from kernelopt.loop.journal import Journal, RunState
 from kernelopt.loop.stop import StopReason
-from kernelopt.memory.model import GateResult, IterationRecord, best_version
+from kernelopt.memory.model import GateResult, IterationRecord, ReferenceSpeedup, best_version
 from kernelopt.planning.rules import discover_knobs
+from kernelopt.report.headline import reference_headline, unreliable
 from kernelopt.workspace import Workspace
 
 #: The built-in planner's name (kernelopt.backends.registry): it moves knobs only, so no knob means no plan.
@@ -136,10 +137,22 @@ def figures(row: ProblemRow, record: IterationRecord) -> ProblemRow:
             "compile_verdict": ref.compiled_verdict if ref and ref.compiled is not None else None,
             "compile_s": ref.compile_s if ref else None,
             "best_version": record.version,
-            # a figure left out for noise says why (kernelopt.harness.stats.too_wide), not just n/a
-            "reason": f"the speedup over the reference is withheld: {ref.withheld}" if ref and ref.withheld else None,
+            # a figure left out for noise says why (kernelopt.harness.stats.too_wide), not just n/a; one too noisy
+            # to be a headline says so by the rule of the summary and the report (kernelopt.report.headline)
+            "reason": _noise_reason(ref),
         }
     )
+
+
+def _noise_reason(ref: ReferenceSpeedup | None) -> str | None:
+    """Why the speedup over the reference is no headline figure: withheld by the gate, or not reliable."""
+    if ref is None:
+        return None
+    if ref.withheld:
+        return f"the speedup over the reference is withheld: {ref.withheld}"
+    if ref.eager is not None and unreliable(ref.eager_ci_low, ref.eager_ci_high):
+        return reference_headline(ref)
+    return None
 
 
 def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:

@@ -24,8 +24,9 @@ from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.harness.sizes import fmt_size
-from kernelopt.harness.stats import Verdict
+from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, Verdict
 from kernelopt.oneline import one_line
+from kernelopt.report.headline import figure, unreliable
 from kernelopt.taskcard import StopConditions, TaskCard
 from kernelopt.workspace import DEFAULT_ROOT
 
@@ -39,13 +40,17 @@ NAME_WIDTH = 20
 CELL_CHARS = 120
 
 
-def _speedup(value: float | None, verdict: str | None = None) -> str:
+def _speedup(
+    value: float | None, verdict: str | None = None, low: float | None = None, high: float | None = None
+) -> str:
     """``1.31x*``: the star marks a significant claim (faster or slower: p < 0.05, Cohen's d > 0.2, past the
-    margin); a figure without it is within the noise of the measurement."""
+    margin); a figure without it is within the noise of the measurement; ``0.000766x*?``: the question mark, a
+    figure that is not reliable (its 95 % interval spans more than 2x: :func:`kernelopt.report.headline.unreliable`,
+    the rule the summary and the report follow). Three significant digits: a slow kernel is never ``0.00x``."""
     if value is None:
         return "n/a"
     significant = verdict is not None and verdict != Verdict.NO_CHANGE.value
-    return f"{value:.2f}x" + ("*" if significant else "")
+    return f"{figure(value)}x" + ("*" if significant else "") + ("?" if unreliable(low, high) else "")
 
 
 def _share(value: float | None) -> str:
@@ -69,7 +74,7 @@ def render(result: BatchTable, out_dir: Path) -> None:
             *([] if not samples else ["-" if r.sample is None else r.sample]),
             {True: "yes", False: "no", None: "n/a"}[r.correct],
             r.latency_us,
-            _speedup(r.speedup_vs_eager, r.eager_verdict),
+            _speedup(r.speedup_vs_eager, r.eager_verdict, r.eager_ci_low, r.eager_ci_high),
             _speedup(r.speedup_vs_compile, r.compile_verdict),
             r.status.value,
             _last_cell(r, result.mode),
@@ -97,7 +102,8 @@ def render(result: BatchTable, out_dir: Path) -> None:
     table(
         "fast_p (correct and faster than p x the reference, over all problems"
         + apart
-        + "); significant: only speedups that pass the test (*)",
+        + "); significant: only speedups that pass the test (*); ?: not reliable, its 95 % interval spans more "
+        + f"than {MAX_REPORTED_SPEEDUP_SPREAD:g}x",
         ["p", "vs eager", "significant", "vs compile", "significant"],
         [
             [

@@ -20,12 +20,12 @@ from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.summary import LoopSummary
 from kernelopt.oneline import one_line
+from kernelopt.report.headline import reference_headline, speedup_words
 from kernelopt.taskcard import StopConditions
 
 if TYPE_CHECKING:  # the loop (stages, planner, tunables reader) is imported when a run starts
     from kernelopt.loop.protocols import LoopEvent
     from kernelopt.loop.settings import LoopRequest
-    from kernelopt.memory.model import ReferenceSpeedup
     from kernelopt.workspace import Workspace
 
 DEVICES = ("cuda", "cpu")
@@ -88,45 +88,6 @@ class TerminalProgress:
         if self.status is not None:
             self.status.stop()
             self.status = None
-
-
-def speedup_words(speedup: float, than: str) -> str:
-    """A speedup as a reader says it: ``41.1x over V0``; under 1, ``3.92x slower than the reference (PyTorch
-    eager)`` rather than ``0.255x over`` it (one that rounds to 1 either way stays ``0.999x over``)."""
-    if speedup >= 1 or f"{1 / speedup:.3g}" == "1":
-        return f"{speedup:.3g}x over {than}"
-    return f"{1 / speedup:.3g}x slower than {than}"
-
-
-def reference_headline(vs: ReferenceSpeedup | None) -> str | None:
-    """The headline against the reference with its 95 % interval (issue 32, item 7): ``1.55x over the reference
-    (PyTorch eager), 95 % interval 1.21-1.93x``; a figure whose interval spans more than
-    :data:`~kernelopt.harness.stats.MAX_REPORTED_SPEEDUP_SPREAD` (high / low), or that the gate withheld, is
-    said to be not reliable (a noisy reference timing: one CPU run said 1.55x where reruns said 0.005x).
-    ``None`` when the reference was not timed."""
-    from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD
-
-    if vs is None:
-        return None
-    eager = "the reference (PyTorch eager)"
-    if vs.eager is None:
-        return f"speedup over {eager} not reliable: {vs.withheld}" if vs.withheld else None
-
-    def with_interval(x: float, low: float | None, high: float | None, than: str) -> str:
-        text = speedup_words(x, than)
-        if low is None or high is None:
-            return f"{text} (no interval: too few samples)"
-        if high / low > MAX_REPORTED_SPEEDUP_SPREAD:
-            return (
-                f"{text}, not reliable: its 95 % interval {low:.3g}-{high:.3g}x spans more than "
-                f"{MAX_REPORTED_SPEEDUP_SPREAD:g}x (the timing of the reference or the kernel is noisy)"
-            )
-        return f"{text}, 95 % interval {low:.3g}-{high:.3g}x"
-
-    line = with_interval(vs.eager, vs.eager_ci_low, vs.eager_ci_high, eager)
-    if vs.compiled is not None:
-        line += "; " + with_interval(vs.compiled, vs.compiled_ci_low, vs.compiled_ci_high, "torch.compile")
-    return line
 
 
 def _render(summary: LoopSummary) -> None:

@@ -13,6 +13,7 @@ from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, Performance
 from kernelopt.report import cells
+from kernelopt.report.headline import interval_text
 from kernelopt.report.model import ReportData, VersionEntry
 from kernelopt.report.roofline import roofline_bounds, roofline_points
 
@@ -358,21 +359,20 @@ def reference_line(p: Performance) -> str | None:
         return None
     parts = []
     if ref.eager is not None:
-        ci = (
-            f" (95 % CI {ref.eager_ci_low:.3f}-{ref.eager_ci_high:.3f})"
-            if ref.eager_ci_low is not None and ref.eager_ci_high is not None
-            else ""
-        )
+        # the interval and "not reliable" by the one rule the summary and the batch table follow
         claim = claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d)
         parts.append(
-            f"{cells.speedup(ref.eager)}{ci} over PyTorch eager ({cells.with_unit(ref.eager_latency_us, 'us')})"
+            interval_text(ref.eager, ref.eager_ci_low, ref.eager_ci_high, "PyTorch eager")
+            + f" (PyTorch eager: {cells.with_unit(ref.eager_latency_us, 'us')})"
             + (f", {claim}" if claim else "")
         )
+    elif ref.withheld:
+        parts.append(f"speedup over PyTorch eager not reliable: {cells.one_line(ref.withheld, 200)}")
     if ref.compiled is not None:
         compile_s = f", compiled in {ref.compile_s:.1f} s, not timed" if ref.compile_s is not None else ""
         parts.append(
-            f"{cells.speedup(ref.compiled)} over torch.compile "
-            f"({cells.with_unit(ref.compiled_latency_us, 'us')}{compile_s})"
+            interval_text(ref.compiled, ref.compiled_ci_low, ref.compiled_ci_high, "torch.compile")
+            + f" (torch.compile: {cells.with_unit(ref.compiled_latency_us, 'us')}{compile_s})"
         )
     elif ref.compile_error:
         parts.append(f"torch.compile not timed: {cells.one_line(ref.compile_error, 160)}")

@@ -1,0 +1,66 @@
+"""The headline against the reference, one rule for every place that says it (issue 32, item 7).
+
+``kernelopt optimize``'s summary, the Markdown and HTML reports and ``kernelopt batch``'s table all say how the
+kernel compares with PyTorch eager. Each says it with its 95 % interval, and a figure whose interval spans more
+than :data:`~kernelopt.harness.stats.MAX_REPORTED_SPEEDUP_SPREAD` (high / low), or that the gate withheld, is
+*not reliable* (a noisy reference timing: one CPU run said 1.55x where reruns said 0.005x). Before this module the
+summary said "not reliable" while the report printed ``0.00x (95 % CI 0.000-0.000) ... regression`` and the batch
+table ``0.00x*`` for the same record. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD
+from kernelopt.memory.model import ReferenceSpeedup
+
+__all__ = ["figure", "interval_text", "reference_headline", "speedup_words", "unreliable"]
+
+
+def figure(x: float) -> str:
+    """A speedup or an interval end with three significant digits (``0.000766``, ``1.55``), never ``0.00``."""
+    return f"{x:.3g}"
+
+
+def speedup_words(speedup: float, than: str) -> str:
+    """A speedup as a reader says it: ``41.1x over V0``; under 1, ``3.92x slower than the reference (PyTorch
+    eager)`` rather than ``0.255x over`` it (one that rounds to 1 either way stays ``0.999x over``)."""
+    if speedup >= 1 or f"{1 / speedup:.3g}" == "1":
+        return f"{figure(speedup)}x over {than}"
+    return f"{figure(1 / speedup)}x slower than {than}"
+
+
+def unreliable(low: float | None, high: float | None) -> bool:
+    """Whether a speedup with this 95 % interval is too noisy to be a headline figure (its interval spans more
+    than :data:`~kernelopt.harness.stats.MAX_REPORTED_SPEEDUP_SPREAD`); an interval not known is not judged."""
+    if low is None or high is None:
+        return False
+    return low <= 0 or high / low > MAX_REPORTED_SPEEDUP_SPREAD
+
+
+def interval_text(x: float, low: float | None, high: float | None, than: str) -> str:
+    """``1.55x over the reference (PyTorch eager), 95 % interval 1.21-1.93x``, or the same figure said to be not
+    reliable when :func:`unreliable`, or ``(no interval: too few samples)``."""
+    text = speedup_words(x, than)
+    if low is None or high is None:
+        return f"{text} (no interval: too few samples)"
+    if unreliable(low, high):
+        return (
+            f"{text}, not reliable: its 95 % interval {figure(low)}-{figure(high)}x spans more than "
+            f"{MAX_REPORTED_SPEEDUP_SPREAD:g}x (the timing of the reference or the kernel is noisy)"
+        )
+    return f"{text}, 95 % interval {figure(low)}-{figure(high)}x"
+
+
+def reference_headline(vs: ReferenceSpeedup | None) -> str | None:
+    """The headline against the reference with its 95 % interval: ``1.55x over the reference (PyTorch eager),
+    95 % interval 1.21-1.93x``; not reliable when :func:`unreliable` or withheld by the gate; eager, then
+    torch.compile when it was timed. ``None`` when the reference was not timed."""
+    if vs is None:
+        return None
+    eager = "the reference (PyTorch eager)"
+    if vs.eager is None:
+        return f"speedup over {eager} not reliable: {vs.withheld}" if vs.withheld else None
+    line = interval_text(vs.eager, vs.eager_ci_low, vs.eager_ci_high, eager)
+    if vs.compiled is not None:
+        line += "; " + interval_text(vs.compiled, vs.compiled_ci_low, vs.compiled_ci_high, "torch.compile")
+    return line
