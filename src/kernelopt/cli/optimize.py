@@ -356,6 +356,7 @@ def register(app: typer.Typer) -> None:
         leaves the run resumable: run the command again, or pass --resume.
         """
         from kernelopt.backends.settings import parse_assignments
+        from kernelopt.harness.model import Culprit
         from kernelopt.loop.opening import check_task_folder, find_existing, target_of
         from kernelopt.loop.settings import LoopRequest, check_request
         from kernelopt.loop.stop import StopReason
@@ -390,7 +391,9 @@ def register(app: typer.Typer) -> None:
         else:
             _render(summary)
         if summary.stop is not None and summary.stop.reason is StopReason.BASELINE_FAILED:
-            raise typer.Exit(1)
+            v0 = next((v for v in summary.versions if v.version == "v0"), None)
+            # reference.py failing is bad input (exit 2, as validate and tune say it), a kernel failing is 1
+            raise typer.Exit(2 if v0 is not None and v0.culprit == Culprit.PROBLEM.value else 1)
         if summary.stop is not None and summary.stop.reason is StopReason.AGENT_UNAVAILABLE:
             # the agent's infrastructure failed (not logged in, API down, a timeout): an environment problem,
             # exit 3 as `kernelopt validate` gives the verdict (harness.decision.EXIT_CODES), never a result

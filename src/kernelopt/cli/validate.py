@@ -18,7 +18,7 @@ import typer
 from kernelopt.cli.output import emit_json, fmt, info, table, warn
 from kernelopt.errors import UsageError
 from kernelopt.harness.decision import exit_code
-from kernelopt.harness.model import BenchReport, CorrectnessReport
+from kernelopt.harness.model import PROBLEM_FAILED, BenchReport, CorrectnessReport
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult
 from kernelopt.vocabulary import Device
@@ -173,6 +173,8 @@ def register(app: typer.Typer) -> None:
             emit_json(report)
         else:
             _show(n, report)
+        if report.problem_failed:  # reference.py failed at a SHAPES entry: bad input, as optimize and tune say
+            raise UsageError(f"{PROBLEM_FAILED}: {report.failure_reason or report.correctness.message}")
         raise typer.Exit(exit_code(report.result))
 
 

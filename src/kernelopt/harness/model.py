@@ -154,6 +154,11 @@ class Culprit(StrEnum):
     PROBLEM = "problem"
 
 
+PROBLEM_FAILED = "reference.py fails, not the kernel: fix reference.py or its SHAPES entry, then run again"
+"""How `validate` and `optimize` begin the one line of a V0 whose reference failed (:attr:`Culprit.PROBLEM`):
+bad input, exit 2, as `tune` says it and `batch` makes it an ERROR of the problem (issue 32, item 5)."""
+
+
 class Failure(_Model):
     """Why a candidate failed inside the worker.
 

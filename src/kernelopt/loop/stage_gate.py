@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kernelopt.errors import RecordError
 from kernelopt.harness.gate import GateReport
+from kernelopt.harness.model import PROBLEM_FAILED
 from kernelopt.loop import ending
 from kernelopt.loop.journal import GateNote, IterationState
 from kernelopt.loop.protocols import Stage
@@ -24,9 +25,13 @@ def baseline_gate_stage(run: LoopRun, it: IterationState) -> None:
     if violations:
         run.fail(it, f"the gate wrote outside its allowance: {', '.join(violations)}", error_type="write_violation")
     elif it.gate.result is not GateResult.PASS:
+        why = it.gate.failure_reason or it.gate.result.value
+        # reference.py raising at a SHAPES entry is the problem's fault, never the kernel's (as batch says it)
         run.fail(
             it,
-            f"the baseline kernel does not pass the gate: {it.gate.failure_reason or it.gate.result.value}",
+            f"{PROBLEM_FAILED}: {why}"
+            if report.problem_failed
+            else f"the baseline kernel does not pass the gate: {why}",
             error_type="baseline_failed",
             result=it.gate.result,
         )

@@ -34,6 +34,7 @@ class VersionRow(BaseModel):
     failure_reason: str | None
     git_commit_hash: str | None
     commit: str | None = None
+    culprit: str | None = None  # whose code failed the gate: "kernel", or "problem" (reference.py itself)
     candidates_timed: int = 0
     candidates_evaluated: int = 0
 
@@ -67,6 +68,7 @@ class VersionRow(BaseModel):
             if r.optimization.action_category is not None and r.optimization.action_description is not None
             else r.optimization.action_description,
             failure_reason=r.quality_gate.failure_reason,
+            culprit=r.quality_gate.culprit,
             git_commit_hash=r.git_commit_hash,
             candidates_timed=sum(1 for c in r.candidates if c.latency_us is not None and not c.served),
             candidates_evaluated=len(r.candidates),
