@@ -13,6 +13,13 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+COMPUTED = "computed"
+"""A knob's value in the current configuration when kernel.py computes it from the problem (a settings helper,
+``triton.next_power_of_2(n_cols)`` at the launch, a heuristic): the computation itself, whose value differs from
+one size to the next. It is a point of its own, never equal to a literal candidate (a literal 16 is 16 at every
+size; the computation is 16 at 10 columns and 128 at 100). The edit of a configuration leaves such a knob as it is
+written (``kernelopt.tuning.kernel_evaluator.config_changes``); only the current configuration holds it."""
+
 
 class Vendor(StrEnum):
     """A GPU vendor: the task card's ``platform``, a wiki record's ``scope.vendor``, a spec's ``vendor``."""

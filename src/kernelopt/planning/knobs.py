@@ -169,6 +169,9 @@ class Knob:
         categories: the action categories tunable discovery says move this knob (``None``: those its
             name gives, :func:`knob_categories`); a plan of category C may move it only when
             :func:`kernelopt.tunables.model.expresses` agrees, as the rule-based implementer checks.
+        computed: the source line the value is computed by (``block = triton.next_power_of_2(n_cols)``), when
+            it is computed from the problem: ``value`` is then only what one run read (the first ``SHAPES``
+            entry's), never the setting to restore.
     """
 
     name: str
@@ -176,6 +179,7 @@ class Knob:
     location: str | None = None
     allowed: tuple[int, ...] | None = None
     categories: tuple[ActionCategory, ...] | None = None
+    computed: str | None = None
 
     def serves(self, category: ActionCategory) -> bool:
         """True when a plan of ``category`` may move this knob (:func:`may_move`)."""

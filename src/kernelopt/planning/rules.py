@@ -68,7 +68,7 @@ from kernelopt.tunables import (
     resource_problems,
 )
 from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
-from kernelopt.vocabulary import Framework
+from kernelopt.vocabulary import COMPUTED, Framework
 from kernelopt.workspace import Workspace
 
 PLANNER_NAME = "rules"
@@ -223,7 +223,18 @@ def knobs_from_tunables(tunables: Iterable[Any]) -> list[Knob]:
                 categories = tuple(ActionCategory(c) for c in cats)
             except ValueError:
                 categories = None
-        out.setdefault(name, Knob(name, value, str(location) if location is not None else None, allowed, categories))
+        computed = get("computed")
+        out.setdefault(
+            name,
+            Knob(
+                name,
+                value,
+                str(location) if location is not None else None,
+                allowed,
+                categories,
+                computed if isinstance(computed, str) and computed else None,
+            ),
+        )
     return list(out.values())
 
 
@@ -731,7 +742,9 @@ def build_plan(
     if technique is not None and technique.record is not None and getattr(technique.record, "expected_impact", None):
         impact += f" gpu-wiki {technique.ref}: {' '.join(str(technique.record.expected_impact).split())}"
     if tuning:
-        current: dict[str, str | int | float | bool] = {k.name: k.value for k in tuning if k.value is not None}
+        current: dict[str, str | int | float | bool] = {
+            k.name: COMPUTED if k.computed else k.value for k in tuning if k.value is not None or k.computed
+        }
     else:
         current = {chosen.knob.name: chosen.knob.value} if chosen.knob is not None else {}
     references: list[str] = list(chosen.refs)
@@ -795,8 +808,14 @@ def _action_text(kernel: KernelEvidence, chosen: Candidate, tuning: list[Knob] |
 
 
 def _shown(knob: Knob) -> str:
-    """A knob's value as a plan writes it (a computed setting whose value no run read: ``computed``)."""
-    return "computed" if knob.value is None else str(knob.value)
+    """A knob's value as a plan writes it: a setting computed from the problem is its computation
+    (``computed (block = triton.next_power_of_2(n_cols); 64 at the first SHAPES entry)``), never the one value a
+    run read, which a rollback must not restore (issue 32: a literal in place of a computation is wrong at
+    other sizes); a computed setting whose value no run read: ``computed``."""
+    if knob.computed:
+        read = f"; {knob.value} at the first SHAPES entry" if knob.value is not None else ""
+        return f"{COMPUTED} ({one_line(knob.computed, 120)}{read})"
+    return COMPUTED if knob.value is None else str(knob.value)
 
 
 def _risks(chosen: Candidate, backing: list[Idea], history: History, tuning: list[Knob] | None) -> list[str]:

@@ -13,14 +13,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Value = int | float | bool | str
+from kernelopt.vocabulary import COMPUTED  # the word the planner's plans write too
 
-COMPUTED = "computed"
-"""A knob's value in the current configuration when kernel.py computes it from the problem (a settings helper,
-``triton.next_power_of_2(n_cols)`` at the launch, a heuristic): the computation itself, whose value differs from
-one size to the next. It is a point of its own, never equal to a literal candidate (a literal 16 is 16 at every
-size; the computation is 16 at 10 columns and 128 at 100). The edit of a configuration leaves such a knob as it is
-written (:func:`kernelopt.tuning.kernel_evaluator.config_changes`); only the current configuration holds it."""
+Value = int | float | bool | str
 
 
 def is_computed(value: object) -> bool:
