@@ -1,0 +1,103 @@
+"""A new user's loop on multi-shape kernels (issue 32, items 2, 4, 5 and 7; the loopbreak trial of 2026-12-05).
+
+Each test is one case of docs/faults.md, "A new user's loop": what a user met running `optimize`, `validate`,
+`batch` and `report` on the kernels of tests/data/loopbreak/ (README there). A defect not fixed yet is a strict
+xfail with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.memory.model import IterationRecord, Performance, ReferenceSpeedup
+
+# A CPU record of 2026-12-05 (halfrope, `kernelopt batch --device cpu`): a Triton kernel in the interpreter
+# against a 19 us reference, its interval spanning 2.9x: the summary called it not reliable, the report printed
+# "0.00x (95 % CI 0.000-0.000) ... regression" and the batch table "0.00x*".
+NOISY = ReferenceSpeedup(
+    eager=0.0007665,
+    eager_ci_low=0.0004263,
+    eager_ci_high=0.001244,
+    eager_p_value=1.55e-14,
+    eager_effect_size_d=-5.4,
+    eager_verdict="regression",
+    eager_latency_us=19.23,
+)
+DATA = Path(__file__).parent / "data" / "loopbreak"
+STEADY = ReferenceSpeedup(eager=1.55, eager_ci_low=1.21, eager_ci_high=1.93, eager_latency_us=6.0)
+
+
+@pytest.mark.timeout(10)
+def test_the_summary_the_report_and_the_batch_table_say_one_headline_against_the_reference() -> None:
+    from kernelopt.batch.model import ProblemRow, ProblemStatus
+    from kernelopt.batch.rows import figures
+    from kernelopt.cli.batch import _speedup
+    from kernelopt.cli.optimize import reference_headline
+    from kernelopt.report.sections import reference_line
+
+    summary = reference_headline(NOISY) or ""
+    assert summary.startswith("1.3e+03x slower than the reference (PyTorch eager), not reliable"), summary
+    report = reference_line(Performance(latency_us=25_000.0, speedup_vs_reference=NOISY)) or ""
+    assert "not reliable: its 95 % interval 0.000426-0.00124x spans more than 2x" in report, report
+    assert "0.00x" not in report and "0.000-0.000" not in report
+    assert _speedup(NOISY.eager, NOISY.eager_verdict, NOISY.eager_ci_low, NOISY.eager_ci_high) == "0.000767x*?"
+    row = ProblemRow(problem="halfrope", folder="/x/halfrope", status=ProblemStatus.PASS)
+    noisy_row = figures(row, IterationRecord(version="v0", performance=Performance(speedup_vs_reference=NOISY)))
+    assert noisy_row.reason == summary
+    # a steady figure keeps its interval everywhere and is no reason
+    assert "95 % interval 1.21-1.93x" in (reference_line(Performance(speedup_vs_reference=STEADY)) or "")
+    assert _speedup(1.55, "improvement", 1.21, 1.93) == "1.55x*"
+    steady_row = figures(row, IterationRecord(version="v0", performance=Performance(speedup_vs_reference=STEADY)))
+    assert steady_row.reason is None
+
+
+@pytest.mark.timeout(10)
+def test_a_plan_names_a_computed_block_as_its_computation_not_the_first_shape_s_value() -> None:
+    """rownorm (`block = triton.next_power_of_2(n_cols)`, SHAPES of 48, 200 and 100 columns): V1's plan said
+    "now BLOCK=64", `current_values: {BLOCK: 64}` and "Rollback: restore `BLOCK` = 64", a literal wrong at 200
+    columns."""
+    from kernelopt.planning.rules import _shown, knobs_from_tunables
+    from kernelopt.vocabulary import COMPUTED
+
+    found = {"name": "BLOCK", "value": 64, "computed": "block = triton.next_power_of_2(n_cols)"}
+    (knob,) = knobs_from_tunables([found])
+    assert knob.value == 64 and knob.computed == found["computed"]  # the value a run read is kept for the ranking
+    assert _shown(knob) == f"{COMPUTED} (block = triton.next_power_of_2(n_cols); 64 at the first SHAPES entry)"
+    (literal,) = knobs_from_tunables([{"name": "num_warps", "value": 4}])
+    assert _shown(literal) == "4" and literal.computed is None
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+@pytest.mark.timeout(120)
+def test_a_reference_that_fails_at_one_shapes_entry_is_bad_input_in_validate_and_optimize(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """refshape (a reference that raises at n=200): `validate` said FAIL (exit 1) and `optimize` "the baseline
+    kernel does not pass the gate" (exit 1, a "baseline check failed" commit), blaming a kernel that is right at
+    every size, while `tune` said exit 2 naming the entry and `batch` an ERROR of the problem."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
+    folder = _copy("refshape", tmp_path)
+    root = tmp_path / "ws"
+    argv = ["--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py")]
+    assert main(["init", "refshape", *argv, "--root", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(root / "kernel_opt_refshape"), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("kernelopt: error: reference.py fails, not the kernel: "), err[-1]
+    assert "case 1 (n=200): the reference raised RuntimeError" in err[-1]
+    code = main(["optimize", str(folder), "--root", str(tmp_path / "loop"), "--device", "cpu", "--json"])
+    assert code == 2
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["stop"]["reason"] == "baseline_failed"
+    assert summary["stop"]["detail"].startswith("reference.py fails, not the kernel: "), summary["stop"]["detail"]
+    assert summary["versions"][0]["culprit"] == "problem"
