@@ -24,6 +24,14 @@ class KernelForm(StrEnum):
     FUNCTION = "function"
     KERNELBENCH = "kernelbench"
 
+    @property
+    def takes_gradients(self) -> bool:
+        """Whether the kernel and the reference run with autograd on. The function form does: a backward kernel
+        is tested the way its authors test it, through ``torch.autograd.grad`` in ``run`` and ``reference`` (inputs
+        that do not require grad build no graph, so nothing is held). The KernelBench form runs under
+        ``torch.no_grad()``, as KernelBench's own evaluation does (a ``Model``'s parameters would build one)."""
+        return self is KernelForm.FUNCTION
+
 
 def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
     """(functions, classes, assigned names) defined at the top level of ``path``."""

@@ -44,7 +44,13 @@ from kernelopt.harness.model import (
 from kernelopt.harness.patches import replaced, snapshot
 from kernelopt.harness.progress import Phase, ProgressWriter, Step
 from kernelopt.jsontext import dump_json, load_json
-from kernelopt.kernelsource import INTERPRETER_MAX_SIZE_TEXT, interpreted_cases, runs_in_interpreter, shape_size
+from kernelopt.kernelsource import (
+    INTERPRETER_MAX_SIZE_TEXT,
+    KernelForm,
+    interpreted_cases,
+    runs_in_interpreter,
+    shape_size,
+)
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
@@ -867,6 +873,7 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
                 _sizes(ctx)
                 return result
             loaded = _load(ctx)
+            torch.set_grad_enabled(KernelForm(loaded[0].pair.form).takes_gradients)  # no_grad's exit restores it
             if not device.startswith("cuda") and "triton" in sys.modules:
                 patch_interpreter()  # the kernels imported Triton: they run in its interpreter on the CPU
                 # triton is imported in every child of a fork server: the kernel's own imports say

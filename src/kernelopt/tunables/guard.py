@@ -155,9 +155,10 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
         out += _loop_steps(call, unmasked[call.func.value.value], pos[call].start.line)
         out += _grid_literals(call, pos[call].start.line)
+    flags = _flag_tests(fn)
     for node in _walk(fn.body):
         line = pos[node].start.line
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and id(node) not in flags:
             tile = _tile_id(node.right)
             if tile is not None:
                 out.append(Divides(tile, node.left, line, f"line {line} takes {_code(node)}"))
@@ -172,6 +173,29 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
             if tile is not None:
                 why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
                 out.append(Divides(tile, node.args[0].value, line, why))
+    return out
+
+
+def _flag_tests(fn: cst.FunctionDef) -> set[int]:
+    """The ``%`` of a test a kernel is passed as a flag (``EVEN_K=K % BLOCK_K == 0`` at a launch, or ``even = K %
+    BLOCK_K == 0`` then ``EVEN_K=even``): the kernel branches on it, so it says nothing a tile must divide (ids of
+    the ``%`` nodes)."""
+    launches = [n for n in _walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)]
+    passed = {a.value for call in launches for a in call.args}
+    names = {v.value for v in passed if isinstance(v, cst.Name)}
+    roots = list(passed)
+    for node in _walk(fn.body):
+        if isinstance(node, cst.Assign) and any(_dotted(t.target) in names for t in node.targets):
+            roots.append(node.value)
+    out: set[int] = set()
+    for root in roots:
+        for test in _walk(root):
+            if isinstance(test, cst.Comparison):
+                out |= {
+                    id(m)
+                    for m in _walk(test)
+                    if isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo)
+                }
     return out
 
 

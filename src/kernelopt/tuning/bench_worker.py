@@ -227,11 +227,13 @@ def time_callables(
     flusher: Any,
     graph_bytes: int,
     order: Sequence[int],
+    gradients: bool = False,
 ) -> list[list[float]]:
     """Samples (microseconds per call) of each of ``fns`` on ``inputs``, taken in ``order`` (index per sample).
 
     Each is called ``plan.warmup_calls`` times, then the gate's sampler is prepared (its method chosen, a
-    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all.
+    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all. ``gradients``: autograd stays on
+    (:attr:`~kernelopt.kernelsource.KernelForm.takes_gradients`).
     """
     import torch
 
@@ -244,7 +246,7 @@ def time_callables(
         cuda_graphs=plan.cuda_graphs,
         max_graph_output_bytes=max(0, graph_bytes // max(1, len(fns))),
     )
-    with torch.no_grad():
+    with torch.set_grad_enabled(gradients):
         for fn in fns:
             for _ in range(plan.warmup_calls):
                 fn(*inputs)
@@ -414,6 +416,7 @@ class BenchService:
                 flusher=self.flusher,
                 graph_bytes=self.need.total_bytes,
                 order=order,
+                gradients=loaded.form.takes_gradients,
             )
         except Exception as exc:  # a launch that fails only under the timer (graph capture, ...): a result
             path = candidates[0].path if len(candidates) == 1 else None

@@ -281,7 +281,7 @@ class LoadedProblem:
         self._use(shape)
         self.inputs = self.make_inputs(self.device)
         self.prints = fingerprint(self.inputs)
-        with torch.no_grad():
+        with torch.set_grad_enabled(self.form.takes_gradients):
             ref = self.reference_callable(self.device)
             self.ref_model = ref if self.form is KernelForm.KERNELBENCH else None
             where = "reference.py's reference()" if self.form is KernelForm.FUNCTION else "reference.py's Model"
@@ -390,7 +390,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     poison_device_memory(loaded.device, tensors_in(loaded.expected))
     t0 = time.perf_counter()
     try:
-        with torch.no_grad():
+        with torch.set_grad_enabled(loaded.form.takes_gradients):
             out = candidate.fn(*loaded.inputs)
             synchronize(loaded.device)
     except Exception as exc:  # the candidate's own failure: a result

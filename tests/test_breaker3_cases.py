@@ -1,0 +1,166 @@
+"""The third new user's trial of ``kernelopt tunables`` / ``tune`` / ``validate`` (issue 32: "kernels, shapes and
+clients we have never seen are the test"). Each folder of tests/data/breaker3 is a Triton kernel written for the
+trial the way public projects write theirs (its README lists the patterns). What tuning writes is judged as a user
+would: the written kernel against the reference at every ``SHAPES`` entry and at sizes not in ``SHAPES`` (one
+between, one above) that the original handled. A strict xfail is a defect found and not yet fixed."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import discover_source
+from kernelopt.tunables.guard import guard_edit
+from tests.test_breaker_cases import _correct_at
+
+DATA = Path(__file__).parent / "data" / "breaker3"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+# ------------------------------------------------------------------------- a correct kernel refused or crashed
+
+
+@pytest.mark.timeout(120)
+def test_a_backward_kernel_tested_through_autograd_is_checked_by_tune(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen on 2026-12-05: ctx_softmax's ``run`` takes the gradient of a Triton softmax through
+    ``torch.autograd.grad`` (its backward launched from an ``autograd.Function`` with ``ctx.BLOCK_SIZE``), and so
+    does its reference, as kernel libraries test a backward. ``kernelopt tune --device cpu`` stopped with "error:
+    the SHAPES entry rows=3,cols=20: reference.py: RuntimeError: element 0 of tensors does not require grad": the
+    bench worker ran the reference and every candidate under ``torch.no_grad()``. The function form now runs with
+    autograd on (its inputs require no grad, so nothing is held); the KernelBench form keeps ``no_grad``."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import LoadedProblem, run_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = DATA / "ctx_softmax"
+    problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    for shape in loaded.shapes:
+        loaded.build(ProblemShape(kwargs=shape))
+        candidate, verdict = run_candidate(loaded, folder / "kernel.py")
+        assert verdict.outcome is Outcome.OK, verdict.reason
+        assert candidate is not None
+        candidate.release()
+
+
+@pytest.mark.timeout(120)
+def test_a_backward_kernel_tested_through_autograd_passes_validate_s_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same kernel in ``kernelopt validate --device cpu``: V0 was "FAIL: correctness: case 0 (rows=3,cols=20):
+    the reference raised RuntimeError: element 0 of tensors does not require grad" (the gate's worker ran the whole
+    job under ``torch.no_grad()``). Now its check passes on both entries and every seed."""
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    folder = DATA / "ctx_softmax"
+    job = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(folder / "reference.py"),
+        kernels=[KernelSource(label="v0", kernel_py=str(folder / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        device="cpu",
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        result = run_job(job, writer)
+    finally:
+        writer.close()
+    assert result.failure is None, result.failure.message if result.failure else ""
+
+
+def test_the_kernelbench_form_still_runs_without_gradients() -> None:
+    """The other side of the rule: a KernelBench ``Model`` (parameters that require grad) is checked and timed under
+    ``no_grad``, as KernelBench's own evaluation runs it; the function form with autograd on."""
+    from kernelopt.kernelsource import KernelForm
+
+    assert KernelForm.FUNCTION.takes_gradients and not KernelForm.KERNELBENCH.takes_gradients
+
+
+# ------------------------------------------------------------------------------------ the current not timed
+
+
+def test_the_current_configuration_of_a_name_two_launches_share_is_the_file_itself() -> None:
+    """Seen on 2026-12-05: ``kernelopt tune splitk_gemv --device cpu`` (two launches, ``_partial_rows`` with
+    ``BLOCK_N = 32`` and ``_sum_slices`` with ``BLOCK_N=64``) recorded the current configuration as "invalid:
+    _partial_rows:BLOCK_N is already 32: the change does nothing", then said "the current BLOCK_N=32 did not run"
+    and wrote ``BLOCK_N = 128`` with no baseline timed beside it. The name's values differ between the launches,
+    so the current was read as a change; the knob's own key says it is not."""
+    from kernelopt.tuning.kernel_evaluator import knob_editor
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = DATA.joinpath("splitk_gemv", "kernel.py").read_text()
+    space = space_from_tunables(discover_source(source), kernel="_partial_rows")
+    apply = knob_editor(source, kernel="_partial_rows", origins=space.origins)
+    assert apply({"BLOCK_N": 32, "SPLIT_K": 64}) == source
+    moved = apply({"BLOCK_N": 64, "SPLIT_K": 64})
+    assert isinstance(moved, str) and "    BLOCK_N = 64\n" in moved and "BLOCK_S=BLOCK_S, BLOCK_N=64)" in moved
+
+
+# ---------------------------------------------------------------------------- a claim the file does not hold
+
+
+@pytest.mark.timeout(120)
+def test_an_even_k_flag_is_not_read_as_a_tile_that_must_divide(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune evenk_nospec --device cpu`` (a masked GEMV passed
+    ``EVEN_K=K % BLOCK_K == 0``; SHAPES K of 64 and 100) said "best BLOCK_K=128, BLOCK_M=128: 3.57x faster ...
+    written to kernel.py", but wrote ``if K % 128 == 0:  # kernelopt: tuned`` / ``BLOCK_K = 128``: at neither
+    entry does the written kernel run the configuration timed. The ``%`` of a flag the kernel branches on says
+    nothing a tile must divide: BLOCK_K=128 is written plainly, correct at K = 100 and 300 (passed inline
+    or through a name); an ``assert K % BLOCK_K == 0`` is still a requirement."""
+    old = DATA.joinpath("evenk_nospec", "kernel.py").read_text()
+    new = old.replace("BLOCK_K = 32", "BLOCK_K = 128").replace("BLOCK_M = 32", "BLOCK_M = 128")
+    assert guard_edit(old, new).new_source == new
+    folder = _copy("evenk_nospec", tmp_path)
+    (folder / "kernel.py").write_text(new)
+    shapes = [{"M": 9, "K": 100}, {"M": 130, "K": 300}]
+    assert _correct_at((folder, shapes)) == {f"M={s['M']},K={s['K']}": True for s in shapes}
+    named = old.replace("EVEN_K=K % BLOCK_K == 0", "EVEN_K=even").replace("    out_dtype", "    even = K % BLOCK_K == 0\n    out_dtype")  # fmt: skip
+    assert guard_edit(named, named.replace("BLOCK_K = 32", "BLOCK_K = 128")).note is None
+    asserted = old.replace("    out_dtype", "    assert K % BLOCK_K == 0\n    out_dtype")
+    guarded = guard_edit(asserted, asserted.replace("BLOCK_K = 32", "BLOCK_K = 128"))
+    assert guarded.new_source is not None and "    if K % 128 == 0:  # kernelopt: tuned\n" in guarded.new_source
+
+
+# ------------------------------------------------------------------------------------------- silent misses
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a launch through functools.partial(kernel[grid], BLOCK=512, num_warps=4) is not read: tunables lists "
+    "nothing and says nothing, tune exits 2 'discovery lists nothing'",
+)
+def test_a_launch_through_functools_partial_is_read_or_said() -> None:
+    """Seen on 2026-12-05: partial_act takes its kernel from a dict by name and launches it through
+    ``functools.partial(kernel[(triton.cdiv(n, 512),)], BLOCK=512, num_warps=4)``: ``kernelopt tunables`` printed
+    "no tunable found" and ``tune`` "no tunable knob: discovery lists nothing": neither the two settings nor a word
+    about the launch it could not read."""
+    found = discover_source(DATA.joinpath("partial_act", "kernel.py").read_text())
+    assert any("BLOCK" in t.key for t in found), [t.key for t in found]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="tiles chosen by dtype in a conditional expression ((64, 64) if x.dtype == torch.float16 else (32, 32)) "
+    "are refused ('computed from x, which no SHAPES entry names as a size'): the branch in use is not offered",
+)
+def test_tiles_chosen_by_dtype_in_a_conditional_expression_are_offered() -> None:
+    """Seen on 2026-12-05: dtype_tiles writes ``BLOCK_M, BLOCK_N = (64, 64) if x.dtype == torch.float16 else (32,
+    32)``, the way kernels pick tiles per dtype. ``tune`` exits 2: "computed ... from x, which no SHAPES entry names
+    as a size: a table that falls back on the computation needs one, so it is left alone". The literals of the
+    branch a dtype takes are that dtype's settings, as the entry of ``**configs[x.dtype]`` is."""
+    found = discover_source(DATA.joinpath("dtype_tiles", "kernel.py").read_text())
+    branch = [t for t in found if t.name == "BLOCK_M" and t.editable and t.computed is None]
+    assert branch, [(t.key, t.kind, t.computed) for t in found]
