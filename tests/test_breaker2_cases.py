@@ -176,21 +176,31 @@ def test_a_second_launch_s_grid_literal_is_left_to_it(tmp_path: Path, monkeypatc
     assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a settings helper that returns a dict (cfg = launch_config(n); k[grid](.., **cfg)) is said as unreadable "
-    "('its dict is built by code'), not followed into the helper as a tuple-unpacked one is: tune exits 2, 'no "
-    "tunable knob'",
-)
-def test_a_settings_helper_that_returns_a_dict_is_followed() -> None:
+@pytest.mark.timeout(120)
+def test_a_settings_helper_that_returns_a_dict_is_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Seen on 2026-12-05: helper_dict's ``launch_config(n)`` returns ``{"BLOCK": 512 if n >= 4096 else 128,
     "num_warps": 4}``, splatted at the launch (``**cfg``), the grid reading ``cfg["BLOCK"]``. ``kernelopt tunables``
-    lists ``_softplus:**cfg`` as not editable and ``tune`` exits 2; the same settings returned as a tuple are
-    followed (issue 32, "a tuple-unpacked settings helper")."""
-    from kernelopt.tunables import discover_source
+    listed ``_softplus:**cfg`` as not editable and ``tune`` exited 2; the same settings returned as a tuple were
+    followed (issue 32, "a tuple-unpacked settings helper"). Now each setting is a computed setting tuned after the
+    call, the helper's result the fallback: what ``tune`` writes is correct at every ``SHAPES`` entry, between
+    them and above them (the table's fallback)."""
+    from kernelopt.tunables import TunableKind, discover_source
+    from tests.test_breaker_cases import _edit_for
 
     found = {t.key: t for t in discover_source(DATA.joinpath("helper_dict", "kernel.py").read_text())}
-    assert any(t.editable and t.kernel == "_softplus" and "BLOCK" in t.key for t in found.values()), sorted(found)
+    for key in ("_softplus:BLOCK", "_softplus:num_warps"):
+        assert found[key].editable and found[key].kind is TunableKind.COMPUTED_SETTING, found[key]
+        assert found[key].computed == "cfg = launch_config(n)" and found[key].size_names == ["n"]
+    assert "_softplus:**cfg" not in found
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("helper_dict", tmp_path)
+    written = _edit_for(folder, {"BLOCK": 2048, "num_warps": 2})
+    # the warp count the helper gives every size (4) takes one value; the block it computes, a table by n
+    tuned = '    cfg["num_warps"] = 2  # kernelopt: tuned\n    if n <= 5000:  # kernelopt: tuned\n        cfg["BLOCK"] = 2048\n'
+    assert f"    cfg = launch_config(n)\n{tuned}" in written
+    (folder / "kernel.py").write_text(written)
+    shapes = [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 4096}, {"n": 9000}]
+    assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
 
 
 @pytest.mark.parametrize("head", ["if n:", "for _ in range(1):"])

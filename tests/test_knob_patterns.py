@@ -94,6 +94,37 @@ PATTERNS: dict[str, tuple[dict[str, tuple[TunableKind, object]], dict[str, str]]
         },
         {"MAX_FUSED_SIZE": "is a limit, not a knob: calculate_settings() raises above it"},
     ),
+    # the settings come back from a helper in a dict splatted at the launch (**settings): each is a computed
+    # setting, tuned after the call; the helper's result the fallback
+    "row_center_dict_settings.py": (
+        {
+            "row_center_kernel:BLOCK_SIZE": (TunableKind.COMPUTED_SETTING, None),
+            "row_center_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
+            "row_center_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
+    # the settings helper is imported from a module beside the kernel: tuned at its call in this file, its
+    # body not read (its limit is no knob of this file)
+    "softmax_imported_settings.py": (
+        {
+            "softmax_row_kernel:BLOCK_SIZE": (TunableKind.COMPUTED_SETTING, None),
+            "softmax_row_kernel:num_warps": (TunableKind.COMPUTED_SETTING, None),
+            "softmax_row_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
+    # two launches of one function compute the block with the same expression: one knob, one hoisted line
+    "add_then_scale_shared_block.py": (
+        {
+            "add_bias_kernel:BLOCK": (TunableKind.COMPUTED_SETTING, None),
+            "add_bias_kernel:num_warps": (TunableKind.LAUNCH_DEFAULT, 4),
+            "add_bias_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+            "scale_kernel:num_warps": (TunableKind.LAUNCH_DEFAULT, 4),
+            "scale_kernel:num_stages": (TunableKind.LAUNCH_DEFAULT, 3),
+        },
+        {},
+    ),
     # the settings helper caps the block with min(MAX_FUSED, ...) and the kernel loops over the row: the cap,
     # read inside the helper, is the knob; the block stays computed
     "row_logsumexp_helper_cap.py": (
@@ -338,3 +369,156 @@ def test_a_literal_overridden_at_every_size_run_is_no_knob() -> None:
     assert not short.editable and "the literal 1024 is in effect at no SHAPES entry the run saw" in short.refused_reason
     assert "override at line(s) 29 gave BLOCK_SIZE = 256" in short.refused_reason
     assert block(1024).editable  # a longer row: the literal is the block in effect
+
+
+# -- settings helpers returning a dict, helpers from another module, one setting at two launches (issue 32) --
+
+_DICT_HELPER = """import triton
+import triton.language as tl
+
+MAX_FUSED = 128
+
+
+def settings(n_cols):
+    block = min(MAX_FUSED, triton.next_power_of_2(n_cols))
+    return {"BLOCK": block, "num_warps": 4 if block < 2048 else 8}
+
+
+@triton.jit
+def row_sum_kernel(out_ptr, x_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = 0.0
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.sum(tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0), axis=0)
+    tl.store(out_ptr + row, acc)
+
+
+def run(x, out):
+    n_rows, n_cols = x.shape
+    cfg = settings(n_cols)
+    row_sum_kernel[(n_rows,)](out, x, x.stride(0), n_cols, **cfg)
+    return out
+"""
+
+
+def test_a_cap_inside_a_helper_s_dict_is_the_knob_as_in_a_tuple_helper() -> None:
+    """``return {"BLOCK": block, ...}`` with ``block = min(MAX_FUSED, next_power_of_2(n_cols))`` over a kernel that
+    loops over the row: the cap is the knob (any cap is correct at every size) and the block stays computed, the
+    same rule as a tuple-unpacked helper's cap; the warp count is tuned after the call."""
+    found = {t.key: t for t in discover_source(_DICT_HELPER)}
+    assert found["MAX_FUSED"].editable and found["MAX_FUSED"].kind is TunableKind.MODULE_CONSTANT
+    assert "tuned through the cap" in (found["row_sum_kernel:BLOCK"].refused_reason or "")
+    warps = found["row_sum_kernel:num_warps"]
+    assert warps.editable and warps.kind is TunableKind.COMPUTED_SETTING and warps.computed == "cfg = settings(n_cols)"
+    new = write_config(_DICT_HELPER, {"num_warps": 2}).new_source
+    assert '    cfg = settings(n_cols)\n    cfg["num_warps"] = 2  # kernelopt: tuned\n    row_sum_kernel[' in new
+    # the dict changed by the edit's own line is still read (a user's change would make it unreadable)
+    assert {t.key: t.value for t in discover_source(new)}["row_sum_kernel:num_warps"] == 2
+    user = _DICT_HELPER.replace("    row_sum_kernel[", '    cfg["num_warps"] = 2\n    row_sum_kernel[')
+    assert "cannot be read" in {t.key: t for t in discover_source(user)}["row_sum_kernel:**cfg"].refused_reason
+
+
+def test_a_helper_dict_whose_keys_depend_on_the_size_is_one_line() -> None:
+    src = _DICT_HELPER.replace(
+        '    return {"BLOCK": block, "num_warps": 4 if block < 2048 else 8}',
+        '    if n_cols > 4096:\n        return {"BLOCK": block, "num_warps": 8}\n    return {"BLOCK": block}',
+    )
+    (t,) = [t for t in discover_source(src) if t.key == "row_sum_kernel:**cfg"]
+    assert not t.editable and "returns differ in their keys (BLOCK, num_warps / BLOCK)" in t.refused_reason
+
+
+def test_a_dict_helper_imported_from_another_module_is_read_from_the_run() -> None:
+    """``from .settings import settings`` (its body is not in the file an edit may write): which settings the
+    dict passes is known from a run of the task (the keywords the launch received that it does not pass
+    itself); without one, one line asks for the reference. Tuned after the call, in this file."""
+    from kernelopt.tunables import AutotuneEvaluation
+
+    body = _DICT_HELPER[_DICT_HELPER.index("def settings") : _DICT_HELPER.index("@triton.jit")]
+    src = _DICT_HELPER.replace(body, "").replace("MAX_FUSED = 128\n", "from .settings import settings\n")
+    (t,) = [t for t in discover_source(src) if t.key == "row_sum_kernel:**cfg"]
+    assert not t.editable and t.refused_reason.endswith("known only from a run of the task (give the reference)")
+    assert "imported from .settings" in t.refused_reason
+    ran = AutotuneEvaluation(launch_values={"row_sum_kernel": {"BLOCK": 128, "num_warps": 4}})
+    found = {t.key: t for t in discover_source(src, evaluation=ran)}
+    block = found["row_sum_kernel:BLOCK"]
+    assert block.editable and block.kind is TunableKind.COMPUTED_SETTING and block.value == 128
+    assert block.helper_note is not None and "settings() comes from .settings, another module" in block.helper_note
+    new = write_table(
+        src, TunedTable(size="n_cols", buckets=[Bucket(upto=300, values={"BLOCK": 64})]), evaluation=ran
+    ).new_source
+    assert '    cfg = settings(n_cols)\n    if n_cols <= 300:  # kernelopt: tuned\n        cfg["BLOCK"] = 64\n' in new
+
+
+def test_a_tuple_helper_imported_from_another_module_is_tuned_at_its_call_and_says_so() -> None:
+    found = {t.key: t for t in discover(CORPUS / "softmax_imported_settings.py")}
+    block = found["softmax_row_kernel:BLOCK_SIZE"]
+    assert block.editable and block.tuned_at == "softmax_imported_settings.py:23"
+    assert block.helper_note == (
+        "pick_row_settings() comes from row_settings, another module: tuned at its call in "
+        "softmax_imported_settings.py, its result the fallback; its body is not read, so a cap or limit inside it "
+        "is no knob (an edit stays in softmax_imported_settings.py)"
+    )
+    # a helper of this file says nothing of the kind
+    assert all(t.helper_note is None for t in discover(CORPUS / "rmsnorm_calculate_settings.py"))
+
+
+def test_two_launches_computing_one_setting_inline_share_one_hoisted_line() -> None:
+    """Two launches of one function with ``BLOCK=min(triton.next_power_of_2(n), 1024)`` each: one knob, whose
+    expression moves onto one line before the first launch, both launches passing the variable (they agreed
+    before the edit and still do); it reads back as the same one knob."""
+    old = (CORPUS / "add_then_scale_shared_block.py").read_text()
+    expr = "min(triton.next_power_of_2(n), 1024)"
+    (knob,) = [t for t in discover_source(old) if t.name == "BLOCK"]
+    assert knob.used_at == ["kernel.py:28", "kernel.py:29"] and len(knob.groups) == 2
+    new = write_table(old, TunedTable(size="n", buckets=[Bucket(upto=2000, values={"BLOCK": 256})])).new_source
+    assert (
+        new.count(expr) == 1
+        and (
+            f"    BLOCK = {expr}\n    if n <= 2000:  # kernelopt: tuned\n        BLOCK = 256\n"
+            "    add_bias_kernel[grid](x, tmp, 0.5, n, BLOCK=BLOCK)\n    scale_kernel[grid](tmp, out, 3.0, n, BLOCK=BLOCK)\n"
+        )
+        in new
+    )
+    (after,) = [t for t in discover_source(new) if t.name == "BLOCK"]
+    assert after.key == knob.key and after.used_at == ["kernel.py:31", "kernel.py:32"] and after.tuned_table is not None
+
+
+@pytest.mark.parametrize(
+    ("second", "why"),
+    [
+        ("    scale_kernel[grid](tmp, out, 3.0, n, BLOCK=min(triton.next_power_of_2(n), 512))", "another expression"),
+        ("    if n: scale_kernel[grid](tmp, out, 3.0, n, BLOCK=min(triton.next_power_of_2(n), 1024))", "moved out of"),
+    ],
+)
+def test_two_launches_that_cannot_share_one_line_are_left_as_written(second: str, why: str) -> None:
+    old = (CORPUS / "add_then_scale_shared_block.py").read_text()
+    src = old.replace("    scale_kernel[grid](tmp, out, 3.0, n, BLOCK=min(triton.next_power_of_2(n), 1024))", second)
+    found = [t for t in discover_source(src) if t.name == "BLOCK"]
+    assert found and all(not t.editable and why in t.refused_reason for t in found), found
+
+
+def test_a_name_the_shared_expression_reads_assigned_between_the_launches_keeps_them_apart() -> None:
+    old = (CORPUS / "add_then_scale_shared_block.py").read_text()
+    src = old.replace("    scale_kernel[grid]", "    n = n // 2\n    scale_kernel[grid]")
+    found = [t for t in discover_source(src) if t.name == "BLOCK"]
+    assert found and all("n is assigned between them" in t.refused_reason for t in found)
+
+
+def test_one_setting_computed_inline_in_two_functions_is_two_knobs() -> None:
+    """``forward()`` and ``backward()`` each launching with ``BLOCK=min(...)``: each function computes its own,
+    from its own arguments; each is its own knob, hoisted in its own function (a forward's tuned block says
+    nothing about the backward kernel's best)."""
+    old = (CORPUS / "add_then_scale_shared_block.py").read_text()
+    src = old.replace(
+        "    add_bias_kernel[grid](x, tmp, 0.5, n, BLOCK=min(triton.next_power_of_2(n), 1024))\n",
+        "    first(x, tmp, n, grid)\n",
+    ).replace(
+        "def run(x):",
+        "def first(x, tmp, n, grid):\n    add_bias_kernel[grid](x, tmp, 0.5, n, BLOCK=min(triton.next_power_of_2(n), 1024))"
+        "\n\n\ndef run(x):",
+    )
+    found = {t.key: t for t in discover_source(src) if t.name == "BLOCK"}
+    assert set(found) == {"add_bias_kernel:BLOCK", "scale_kernel:BLOCK"} and all(t.editable for t in found.values())
+    new = write_config(src, {"add_bias_kernel:BLOCK": 256}).new_source
+    assert new.count("min(triton.next_power_of_2(n), 1024)") == 2 and new.count("BLOCK = 256  # kernelopt: tuned") == 1

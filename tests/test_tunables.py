@@ -352,6 +352,13 @@ ENGINEER_KNOBS: dict[str, dict[str, object]] = {
         "rmsnorm_kernel:num_warps": None,
         "rmsnorm_kernel:num_stages": 3,
     },
+    # the settings come back from a helper in a dict, splatted at the launch: each is tuned after the call
+    # (``settings["BLOCK_SIZE"] = ...``), the helper's result the fallback
+    "row_center_dict_settings.py": {
+        "row_center_kernel:BLOCK_SIZE": None,
+        "row_center_kernel:num_warps": None,
+        "row_center_kernel:num_stages": 3,
+    },
     "swiglu_defaults.py": {
         "swiglu_kernel:BLOCK_SIZE": 1024,
         "swiglu_kernel:num_warps": 4,
@@ -473,6 +480,12 @@ def _only_change(old: str, new: str) -> tuple[str, str]:
         ("swiglu_defaults.py", {"num_stages": 2}, "", ", num_stages=2"),
         ("rmsnorm_calculate_settings.py", {"num_warps": 16}, "", "num_warps = 16  # kernelopt: tuned\n    "),
         ("rmsnorm_calculate_settings.py", {"BLOCK_SIZE": 4096}, "", "BLOCK_SIZE = 4096  # kernelopt: tuned\n    "),
+        (
+            "row_center_dict_settings.py",
+            {"BLOCK_SIZE": 512},
+            "",
+            'settings["BLOCK_SIZE"] = 512  # kernelopt: tuned\n    ',
+        ),
         ("softmax_rows_computed.py", {"num_warps": 8}, "4", "8"),
         ("cross_entropy_dict_launch.py", {"BLOCK_SIZE": 2048}, "4096", "2048"),
         ("cross_entropy_dict_launch.py", {"num_warps": 4}, "8", "4"),

@@ -159,6 +159,13 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
                 f"{t.key} is computed ({t.computed}); it is tuned where it is computed ({t.tuned_at}): "
                 f"one value for every size, or a table by size{sizes} that falls back on the computation"
             )
+            if t.helper_note:
+                info(f"{t.key}: {t.helper_note}")
+            if len(t.groups) > 1:
+                info(
+                    f"{t.key} is one setting read by {len(t.groups)} launches ({'; '.join(t.groups)}): "
+                    "each takes the tuned value"
+                )
         elif t.kind.value == "heuristic" and t.computed and t.size_names:
             info(
                 f"{t.key} is computed ({t.computed}); tune writes a table by {', '.join(t.size_names)} into the "

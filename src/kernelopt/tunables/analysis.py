@@ -102,6 +102,8 @@ class Site:
     heuristic_fallback: str | None = None  # the computation the table falls back on, as written
     # refused until a run of the task tells which entry of ``**configs[key]`` the launch uses
     needs_run: bool = False
+    # a computed setting of a settings helper imported from another module: where it comes from, what is not read
+    helper_note: str | None = None
 
 
 @dataclass
@@ -128,6 +130,12 @@ class Hoist:
 
     span: Span  # the expression at the launch, replaced by the variable
     text: str  # the expression as written (parenthesized when it spans lines)
+    # the same expression at later launches of the same block, replaced by the variable too (one knob)
+    also: list[Span] = field(default_factory=list)
+
+    @property
+    def spans(self) -> list[Span]:
+        return [self.span, *self.also]
 
 
 @dataclass
@@ -180,6 +188,26 @@ class _Resolved:
     at_module: bool = False
     defined_as: str | None = None
     overridden_at: list[int] = field(default_factory=list)  # lines of conditional overrides of the literal
+
+
+@dataclass
+class _HelperSetting:
+    """One setting of a ``**cfg`` launch argument whose dict a settings helper returns (``cfg = launch_config(n)``):
+    the local that holds the dict, the setting's key, the helper's name, the helper when it is defined in this
+    file (its returns name the setting's computation; ``None`` for an imported helper, whose settings are those
+    the launch received in a run of the task), and the module it is imported from."""
+
+    variable: str
+    key: str
+    helper: str
+    defined: _FuncInfo | None
+    values: list[cst.BaseExpression]
+    imported_from: str | None = None
+
+    @property
+    def target(self) -> str:
+        """The assignment target the tuned lines write (``cfg["BLOCK"]``)."""
+        return f'{self.variable}["{self.key}"]'
 
 
 @dataclass
@@ -434,6 +462,10 @@ class _Analyzer:
         # a setting of one entry of ``**configs[key]`` -> the same setting in the other entries (moved
         # together) and why it is refused, when it is
         self.splat_partners: dict[int, tuple[list[cst.BaseExpression], str | None]] = {}
+        # a setting of ``**cfg`` whose dict a settings helper returns, by (id of its expression, its key)
+        self.helper_settings: dict[tuple[int, str], _HelperSetting] = {}
+        # a ``**`` argument (as written) that cannot be read -> why, where more is known than "built by code"
+        self.unread_why: dict[str, str] = {}
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -567,6 +599,13 @@ class _Analyzer:
     # -- sites ------------------------------------------------------------------------------------
 
     def add_site(self, site: Site) -> None:
+        if site.tuned is not None:  # launches reading one computed setting (or one hoisted line): one knob
+            for s in self.sites:
+                if s.tuned is not None and (s.tuned.start, s.tuned.variable) == (site.tuned.start, site.tuned.variable):
+                    s.feeds += [f for f in site.feeds if f not in s.feeds]
+                    s.used_at += [u for u in site.used_at if u not in s.used_at]
+                    s.groups += [g for g in site.groups if g not in s.groups]
+                    return
         if site.literal is not None:
             for s in self.sites:
                 if s.literal is not None and s.literal.node is site.literal.node:
@@ -740,15 +779,17 @@ class _Analyzer:
                         kernel=kname,
                         used_at=[la.line],
                         groups=[group],
-                        refused=f"the argument **{code} cannot be read (its dict is built by code or changed after "
+                        refused=self.unread_why.get(code)
+                        or f"the argument **{code} cannot be read (its dict is built by code or changed after "
                         "it is built): the settings it passes are not listed; build it from literals to tune them",
+                        needs_run=self.unread_why.get(code, "").endswith(GIVE_REFERENCE),
                     )
                 )
             for name, expr in args:
                 if self.feeds_marked(la, group, name, expr):
                     continue
                 site = self.launch_site(la, launch_id, kname, group, name, expr)
-                caps = self.cap_sites(la, kname, group, name, expr)
+                caps = self.cap_sites(la, kname, group, name, expr, self.helper_settings.get((id(expr), name)))
                 if any(c.refused is None for c in caps) and site.refused is None and site.computed is not None:
                     # the cap keeps the value computed (and correct at every size the loop covers): tuned
                     # through it, not overridden
@@ -828,6 +869,9 @@ class _Analyzer:
     def launch_site(
         self, la: _Launch, launch_id: str, kname: str | None, group: str, name: str, expr: cst.BaseExpression
     ) -> Site:
+        setting = self.helper_settings.get((id(expr), name))
+        if setting is not None:
+            return self.helper_site(la, launch_id, kname, group, setting)
         lit = self.literal(expr)
         kind = TunableKind.LAUNCH_KWARG
         key = f"{launch_id}:{name}"
@@ -856,6 +900,7 @@ class _Analyzer:
             refused = refused or f"value {lit.value!r} is not an integer"
         override = None
         tuned = None
+        helper_note: str | None = None
         size_names: list[str] = []
         links: list[_Link] = []
         splat = self.splat_partners.get(id(expr))
@@ -899,6 +944,17 @@ class _Analyzer:
                 kind, refused = TunableKind.COMPUTED_SETTING, None
                 if tuned.variable in tuned.values:
                     value = tuned.values[tuned.variable]
+                if isinstance(expr, cst.Name) and la.func is not None:
+                    calls = [
+                        e
+                        for b in la.func.locals.get(expr.value, [])
+                        if not b.tuned
+                        for e in _assigned_values(b)
+                        if isinstance(e, cst.Call)
+                    ]
+                    helper_note = next(
+                        (n for c in calls if (h := _dotted(c.func)) and (n := self.imported_note(h))), None
+                    )
             elif other is not None:
                 refused = f"{refused}; an override at the launch would disagree with its use at {other}"
                 computed = None
@@ -923,7 +979,51 @@ class _Analyzer:
             tuned=tuned,
             size_names=size_names,
             needs_run=needs_run or overridden,
+            helper_note=helper_note,
         )
+
+    def helper_site(self, la: _Launch, launch_id: str, kname: str | None, group: str, setting: _HelperSetting) -> Site:
+        """The knob of one setting of ``**cfg`` that a settings helper's dict gives (:meth:`helper_entries`): a
+        computed setting tuned after the call that binds ``cfg`` (``cfg["BLOCK"] = 256  # kernelopt: tuned``, or a
+        table by size whose fallback is the helper's result), so the launch and every other reader of
+        ``cfg["BLOCK"]`` (the grid) agree. A value the helper computes stays computed; a literal entry of the
+        helper is moved the same way (the line after the call holds it for every size)."""
+        name = setting.key
+        binds = la.func.locals.get(setting.variable, []) if la.func is not None else []
+        computed = self.computed_text(setting.variable, la.func) or f"{setting.variable} = {setting.helper}(...)"
+        site = Site(
+            f"{launch_id}:{name}",
+            name,
+            TunableKind.COMPUTED_SETTING,
+            None,
+            binds[0].line if binds else la.line,
+            kernel=kname,
+            feeds=[name],
+            used_at=[la.line],
+            groups=[group],
+            computed=computed,
+            value_source=f"{setting.helper}() returns it in a dict",
+            helper_note=self.imported_note(setting.helper),
+        )
+        semantic = semantic_reason(name, None) if name not in LAUNCH_OPTIONS else None
+        if semantic is not None:
+            site.kind, site.refused, site.computed, site.semantic = TunableKind.LAUNCH_KWARG, semantic, None, True
+            return site
+        if name not in LAUNCH_OPTIONS and knob_rule(name) is None:
+            site.kind, site.computed = TunableKind.LAUNCH_KWARG, None
+            site.refused = (
+                f"{setting.helper}() computes it ({computed}); not a known performance knob, so it is not tuned"
+            )
+            return site
+        found = self.tuned_region(setting.variable, la, setting.target)
+        if not isinstance(found, tuple):
+            site.kind, site.computed = TunableKind.LAUNCH_KWARG, None
+            site.refused = found or f"{setting.variable} is not computed in the launching function"
+            return site
+        site.tuned, site.size_names = found
+        if setting.target in site.tuned.values:
+            site.value = site.tuned.values[setting.target]
+        return site
 
     def override_in_effect(self, kernel: str | None, name: str, value: Value, lines: list[int]) -> str | None:
         """Why a literal with conditional overrides is no knob for the task: at every ``SHAPES`` entry the run
@@ -945,11 +1045,14 @@ class _Analyzer:
 
     # -- computed settings: tuned where they are computed ---------------------------------------------
 
-    def tuned_region(self, variable: str, la: _Launch) -> tuple[TunedRegion, list[str]] | str | None:
+    def tuned_region(
+        self, variable: str, la: _Launch, target: str | None = None
+    ) -> tuple[TunedRegion, list[str]] | str | None:
         """Where the computed local ``variable`` of the launching function gets its tuned lines: right after
         the statement (in the block that holds the launch) that computes it last, so every later reader sees
         the tuned value. ``None`` when it is not computed by assignments in that function (a parameter, a
-        module constant), a one-line reason when it is but cannot be tuned there."""
+        module constant), a one-line reason when it is but cannot be tuned there. ``target`` is what the lines
+        assign when it is not the variable itself (one setting of a helper's dict, ``cfg["BLOCK"]``)."""
         func = la.func
         if func is None:
             return None
@@ -986,7 +1089,15 @@ class _Analyzer:
             else:
                 values.update(read)
         region = TunedRegion(
-            variable, start, end, rng.start.line, end_line, indent, indent + self.module.default_indent, values, table
+            target or variable,
+            start,
+            end,
+            rng.start.line,
+            end_line,
+            indent,
+            indent + self.module.default_indent,
+            values,
+            table,
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
         reads = [n.value for b in binds for e in _assigned_values(b) for n in _names_in(e)]
@@ -1016,7 +1127,7 @@ class _Analyzer:
         if name in used or name in self.module_bindings:
             return f"{where}, and {fname}() already uses the name {name}"
         inline = [
-            other
+            (other, arg.value)
             for other in self.launches
             if other is not la and other.func is func
             for arg in other.call.args
@@ -1025,8 +1136,12 @@ class _Analyzer:
             and self.literal(arg.value) is None
             and not isinstance(arg.value, cst.Name)
         ]
-        if inline:
-            return f"{where}, and another launch of {fname}() computes {name} inline too (one name for both)"
+        shared = self.shared_hoist(la, stmt, expr, inline)
+        if isinstance(shared, str):
+            return f"{where}, and another launch of {fname}() computes {name} inline too, {shared} (one name for both)"
+        first, also = shared
+        if first is not None:  # an earlier launch holds the hoisted line: this launch is one of its readers
+            stmt, expr, also = first
         rng = self.positions[stmt]
         line_start = self.line_starts[rng.start.line - 1]
         indent = self.source[line_start : line_start + rng.start.column]
@@ -1042,11 +1157,69 @@ class _Analyzer:
             rng.start.line - 1,
             indent,
             indent + self.module.default_indent,
-            hoist=Hoist(span, text),
+            hoist=Hoist(span, text, also),
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
         size_names = [n for n in dict.fromkeys(x.value for x in _names_in(expr)) if n in in_scope]
         return region, size_names
+
+    def shared_hoist(
+        self,
+        la: _Launch,
+        stmt: cst.BaseStatement,
+        expr: cst.BaseExpression,
+        inline: list[tuple[_Launch, cst.BaseExpression]],
+    ) -> tuple[tuple[cst.BaseStatement, cst.BaseExpression, list[Span]] | None, list[Span]] | str:
+        """Launches of one function that compute the same setting inline with the same expression
+        (``_fwd[grid](.., BLOCK=min(next_power_of_2(n), 1024))`` then ``_bwd[grid](.., BLOCK=min(...))``) share one
+        hoisted line before the first of them, and one knob: every reader agrees, as they did. Returns (for a
+        later launch: the first launch's statement, expression and the later spans; ``None`` for the first) and
+        the spans of the later expressions; or why they cannot share a line (another expression, another block,
+        a name the expression reads assigned between them, a statement it cannot be moved out of)."""
+        if not inline:
+            return None, []
+        text = self.code(expr)
+        if any(self.code(e) != text for _, e in inline):
+            return "with another expression"
+        func = la.func
+        assert func is not None
+        block = self.block_of(func.node.body.body, stmt)
+        stmts: list[tuple[cst.BaseStatement, cst.BaseExpression]] = [(stmt, expr)]
+        for other, e in inline:
+            other_stmt = self.statement_of(func.node.body.body, other.call)
+            if not isinstance(other_stmt, cst.SimpleStatementLine) or len(other_stmt.body) != 1:
+                return "in a statement the expression cannot be moved out of"
+            if block is None or self.block_of(func.node.body.body, other_stmt) is not block:
+                return "in another block"
+            nested = _NestedScopes()
+            other_stmt.visit(nested)
+            if any(self._inside(other.call, node) for node in nested.nodes):
+                return "inside a lambda or a comprehension"
+            stmts.append((other_stmt, e))
+        stmts.sort(key=lambda p: self.span(p[0]).start)
+        lo, hi = self.positions[stmts[0][0]].start.line, self.positions[stmts[-1][0]].end.line
+        for n in dict.fromkeys(x.value for x in _names_in(expr)):
+            moved = [b.line for b in func.locals.get(n, []) if lo <= b.line <= hi]
+            if moved:
+                return f"and {n} is assigned between them (line {moved[0]})"
+        also = [self.span(e) for _, e in stmts[1:]]
+        if stmts[0][0] is stmt:
+            return None, also
+        return (stmts[0][0], stmts[0][1], also), also
+
+    def block_of(
+        self, block: Sequence[cst.BaseStatement], stmt: cst.BaseStatement
+    ) -> Sequence[cst.BaseStatement] | None:
+        """The statement list (the function's body or a nested block) that holds ``stmt`` itself."""
+        for inner in block:
+            if inner is stmt:
+                return block
+            if self._inside(stmt, inner):
+                for child in _child_blocks(inner):
+                    if self._inside(stmt, child):
+                        return self.block_of(child.body, stmt)
+                return None
+        return None
 
     def statement_of(self, block: Sequence[cst.BaseStatement], node: cst.CSTNode) -> cst.BaseStatement | None:
         """The statement of ``block`` or of the blocks nested in it that holds ``node`` and no block holding
@@ -1117,17 +1290,26 @@ class _Analyzer:
         for small in body:
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                 return None
-            target = small.targets[0].target
+            target = _tuned_target(small.targets[0].target)
             lit = self.literal(small.value)
-            if not isinstance(target, cst.Name) or lit is None:
+            if target is None or lit is None:
                 return None
-            out[target.value] = lit.value
+            out[target] = lit.value
         return out
 
-    def cap_sites(self, la: _Launch, kname: str | None, group: str, feed: str, expr: cst.BaseExpression) -> list[Site]:
+    def cap_sites(
+        self,
+        la: _Launch,
+        kname: str | None,
+        group: str,
+        feed: str,
+        expr: cst.BaseExpression,
+        setting: _HelperSetting | None = None,
+    ) -> list[Site]:
         """Module-level constants that cap (or floor) a computed launch value inside ``min()``/``max()``, where the
         launching function computes it (``BLOCK = min(MAX_FUSED_SIZE, next_power_of_2(n))``) or inside the
-        settings helper it calls (``block, warps = settings(n)``, the helper's ``block = min(MAX_FUSED, ...)``):
+        settings helper it calls (``block, warps = settings(n)``, the helper's ``block = min(MAX_FUSED, ...)``; or the
+        helper whose dict gives ``setting``, ``return {"BLOCK": min(MAX_FUSED, ...)}``):
         knobs of the value they bound when the kernel loops over that value (any cap is then correct at every
         size), else refused with the reason (a kernel that covers a row with one block: a lower cap would leave
         longer rows partly undone, so the cap is a limit). A constant the helper compares and raises on (``if
@@ -1135,7 +1317,13 @@ class _Analyzer:
         if knob_rule(feed) is None or feed in LAUNCH_OPTIONS:
             return []
         scopes: list[tuple[cst.CSTNode, _FuncInfo | None]] = [(expr, la.func)]
-        if isinstance(expr, cst.Name) and la.func is not None:
+        if setting is not None:  # one setting of a helper's dict: what the helper's returns give it
+            helper = setting.defined
+            scopes = [(v, helper) for v in setting.values] if helper is not None else []
+            for v in setting.values if helper is not None else []:
+                if isinstance(v, cst.Name):
+                    scopes += [(e, helper) for b in helper.locals.get(v.value, []) for e in _assigned_values(b)]
+        elif isinstance(expr, cst.Name) and la.func is not None:
             for b in la.func.locals.get(expr.value, []):
                 if b.tuned:
                     continue
@@ -1322,7 +1510,7 @@ class _Analyzer:
                 opaque = True
                 continue
             if arg.star == "**":
-                entries = self.dict_entries(arg.value, la.func, kernel=kname)
+                entries = self.dict_entries(arg.value, la.func, kernel=kname, launch=la)
                 if entries is None:
                     opaque = True
                     unread.append(self.code(arg.value))
@@ -1344,11 +1532,19 @@ class _Analyzer:
         return out, opaque, unread
 
     def dict_entries(
-        self, expr: cst.BaseExpression, func: _FuncInfo | None, depth: int = 0, *, kernel: str | None = None
+        self,
+        expr: cst.BaseExpression,
+        func: _FuncInfo | None,
+        depth: int = 0,
+        *,
+        kernel: str | None = None,
+        launch: _Launch | None = None,
     ) -> list[tuple[str, cst.BaseExpression]] | None:
         """The entries of a ``**dict`` launch argument: a dict literal, ``dict(a=1)``, a name bound once
-        to one of them in the launch's function or the module, or one entry of a dict of such dicts
-        (``**configs[x.dtype]``, see :meth:`splat_entries`); ``None`` when it is built otherwise."""
+        to one of them in the launch's function or the module, one entry of a dict of such dicts
+        (``**configs[x.dtype]``, see :meth:`splat_entries`), or a local of the launching function bound once to
+        what a settings helper returns (``cfg = launch_config(n)``, see :meth:`helper_entries`); ``None`` when it
+        is built otherwise."""
         if isinstance(expr, cst.Subscript):
             return self.splat_entries(expr, func, kernel)
         if isinstance(expr, cst.Dict):
@@ -1377,7 +1573,107 @@ class _Analyzer:
                 return None
             if self.mutated(expr.value, scope):
                 return None
-            return self.dict_entries(binds[0].value, scope, depth + 1)
+            value = binds[0].value
+            if (
+                launch is not None
+                and scope is not None
+                and isinstance(value, cst.Call)
+                and _dotted(value.func) != "dict"
+            ):
+                return self.helper_entries(expr.value, value, launch, kernel)
+            return self.dict_entries(value, scope, depth + 1)
+        return None
+
+    def helper_entries(
+        self, variable: str, call: cst.Call, la: _Launch, kernel: str | None
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The settings of ``**cfg`` where the launching function binds ``cfg`` once to a settings helper's result
+        (``cfg = launch_config(n)``). A helper of this file whose every ``return`` is a dict of the same string
+        keys (a literal, ``dict(...)``, or a local bound once to one) gives them; a helper imported from another
+        module is not read (its body is not in the file an edit may write): its settings are the keywords the
+        launch received in a run of the task that the launch does not pass itself. Each is a computed setting,
+        tuned after the call (``cfg["BLOCK"] = 256  # kernelopt: tuned``), the helper's result the fallback
+        (:meth:`helper_site`). ``None`` with the reason in :attr:`unread_why` otherwise."""
+        helper = _dotted(call.func)
+        code = variable
+        if helper is None:
+            return None
+        found = self.functions.get(helper, [])
+        if len(found) == 1 and not self.decorators(found[0].node):
+            defined = found[0]
+            returns = _Returns()
+            defined.node.body.visit(returns)
+            tables = [self.dict_entries(r, defined, 1) for r in returns.values]
+            if not tables or any(t is None for t in tables):
+                self.unread_why[code] = (
+                    f"the argument **{code} is what {helper}() returns, and a return of {helper}() is not a dict of "
+                    "string keys: the settings it passes are not listed"
+                )
+                return None
+            keys = [[k for k, _ in t or []] for t in tables]
+            if any(set(k) != set(keys[0]) for k in keys[1:]):
+                self.unread_why[code] = (
+                    f"the argument **{code} is what {helper}() returns, and its returns differ in their keys "
+                    f"({' / '.join(', '.join(k) for k in keys)}): the settings it passes depend on the size, not listed"
+                )
+                return None
+            out = []
+            for key, expr in tables[0] or []:
+                values = [e for t in tables for k, e in t or [] if k == key]
+                self.helper_settings[(id(expr), key)] = _HelperSetting(variable, key, helper, defined, values)
+                out.append((key, expr))
+            return out
+        source = self.imported_from(helper.split(".")[0])
+        if source is None:
+            return None
+        received = self.launch_values.get(kernel or "", {})
+        if not received:
+            self.unread_why[code] = (
+                f"the argument **{code} is what {helper}() returns, imported from {source} (its body is not read): "
+                f"which settings it passes is known only from a run of the task {GIVE_REFERENCE}"
+            )
+            return None
+        given = {a.keyword.value for a in la.call.args if a.keyword is not None}
+        out = []
+        for key in received:
+            if key in given:
+                continue
+            self.helper_settings[(id(call), key)] = _HelperSetting(variable, key, helper, None, [], source)
+            out.append((key, call))
+        return out
+
+    def imported_note(self, helper: str) -> str | None:
+        """One line for a setting computed by ``helper`` when an import of this file gives it (not a function of
+        this file): where it comes from and what is not read; ``None`` otherwise."""
+        if len(self.functions.get(helper, [])) == 1:
+            return None
+        source = self.imported_from(helper.split(".")[0])
+        if source is None:
+            return None
+        return (
+            f"{helper}() comes from {source}, another module: tuned at its call in {self.filename}, its result the "
+            f"fallback; its body is not read, so a cap or limit inside it is no knob (an edit stays in {self.filename})"
+        )
+
+    def imported_from(self, name: str) -> str | None:
+        """The module a module-level ``import`` or ``from ... import`` of this file binds ``name`` from (``.settings``,
+        ``liger_kernel.utils``), as written; ``None`` when no import binds it."""
+        for stmt in _module_statements(self.module.body):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        if isinstance(bound, cst.Name) and bound.value == name:
+                            dots = "." * len(small.relative)
+                            module = self.code(small.module) if small.module is not None else ""
+                            return f"{dots}{module}"
+                elif isinstance(small, cst.Import):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        if _dotted(bound) == name or (
+                            alias.asname is None and self.code(alias.name).split(".")[0] == name
+                        ):
+                            return self.code(alias.name)
         return None
 
     def splat_entries(
@@ -1786,6 +2082,24 @@ def _assigned_values(b: _Binding) -> list[cst.BaseExpression]:
     ]
 
 
+def _tuned_target(target: cst.BaseExpression) -> str | None:
+    """The variable a tuned line assigns (``BLOCK``), or the setting of a settings helper's dict it sets, written
+    as edits write it (``cfg["BLOCK"]``); ``None`` for any other target."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if (
+        isinstance(target, cst.Subscript)
+        and isinstance(target.value, cst.Name)
+        and len(target.slice) == 1
+        and isinstance(target.slice[0].slice, cst.Index)
+        and isinstance(target.slice[0].slice.value, cst.SimpleString)
+    ):
+        key = target.slice[0].slice.value.evaluated_value
+        if isinstance(key, str):
+            return _HelperSetting(target.value.value, key, "", None, []).target
+    return None
+
+
 def _module_statements(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
     """The simple statements of a module body and of its module-level control flow (``if``/``else``,
     ``try``, ``with``), not those of functions or classes."""
@@ -2022,6 +2336,12 @@ class _Mutations(cst.CSTVisitor):
         self.name = name
         self.found = False
 
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return not _is_tuned(node)  # ``cfg["BLOCK"] = 256  # kernelopt: tuned``: an edit's line, not the user's
+
+    def visit_If(self, node: cst.If) -> bool:
+        return not _is_tuned(node)
+
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, cst.Subscript) and _dotted(node.target.value) == self.name:
             self.found = True
@@ -2204,6 +2524,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         size_names=list(s.size_names),
         tuned_at=an.loc(s.tuned.line) if s.tuned is not None else None,
         tuned_table=_table_of(s),
+        helper_note=s.helper_note if s.refused is None else None,
     )
 
 

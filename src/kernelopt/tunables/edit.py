@@ -428,7 +428,7 @@ def write_table(
         values = {k: v for k, v in region.values.items() if k not in variables}
         spans += _tuned_splices(region, values, new_table)
     new_source = _splice(source, spans)
-    _, _, after = analyze(new_source, filename, gpu=gpu)
+    _, _, after = analyze(new_source, filename, gpu=gpu, **evaluated(evaluation))
     now = {t.key: t for t in after}
     for t in tunables:  # our bug when it fails: the table must read back, and nothing else move
         got = now.get(t.key)
@@ -581,7 +581,7 @@ def _tuned_splices(region: TunedRegion, values: Mapping[str, Value], table: Tune
     also its expression's own line before the launch statement and the variable in its place at the launch."""
     spans: list[_Splice] = [(region.start, region.end, render_tuned(region, values, table))]
     if region.hoist is not None:
-        spans.append((region.hoist.span.start, region.hoist.span.end, region.variable))
+        spans += [(span.start, span.end, region.variable) for span in region.hoist.spans]
     return spans
 
 
@@ -746,7 +746,7 @@ def _verify(
         if s.tuned is not None:
             allowed_lines.update(range(s.tuned.line, s.tuned.end_line + 2))
             if s.tuned.hoist is not None:  # the launch lines, where the variable replaces the expression
-                allowed_lines.update(range(s.tuned.line, s.tuned.hoist.span.end_line + 1))
+                allowed_lines.update(range(s.tuned.line, max(sp.end_line for sp in s.tuned.hoist.spans) + 1))
         regions = regions or s.region is not None or s.tuned is not None
         allowed_lines.update(lk.literal.line for lk in s.links)
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)

@@ -204,6 +204,9 @@ class Tunable(BaseModel):
             table (:class:`TunedTable`) may bucket on.
         tuned_at: ``file:line`` of the computation after which a computed setting's tuned lines are written.
         tuned_table: the size-bucketed table already written for it, when there is one.
+        helper_note: for a computed setting a settings helper imported from another module gives, one line:
+            where it comes from, that it is tuned at its call in this file (the helper's result the fallback),
+            and that the helper's body is not read (a cap or limit inside it is no knob of this file).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -229,6 +232,7 @@ class Tunable(BaseModel):
     size_names: list[str] = Field(default_factory=list)
     tuned_at: str | None = None
     tuned_table: TunedTable | None = None
+    helper_note: str | None = None
 
     @property
     def editable(self) -> bool:
