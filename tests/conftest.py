@@ -62,6 +62,7 @@ SLOW_FILES = (
     "test_batch_pool.py",
     "test_agent_skill_claude.py",
     "test_tuning_folder.py",
+    "test_tune_edges.py",
     "test_breaker_cases.py",
     "test_breaker2_cases.py",
     "test_loopbreak_cases.py",

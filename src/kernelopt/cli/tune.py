@@ -453,6 +453,13 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
     computed = computed_line(tuning)
     if computed:
         info(computed)
+    if tuning.guarded:
+        shown = config_text(tuning.guarded)
+        info(
+            f"current: {config_text(r.current_config)}, and {shown} wherever the guard an earlier tune wrote into "
+            f"{tuning.prepared.problem.kernel_py.name} holds (`# kernelopt: tuned`): {shown} is the current "
+            "configuration, timed once as it"
+        )
     if tuning.per_shape:
         table(
             "per shape (latency, us)",
@@ -472,19 +479,30 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         )
     if tuning.choice is not None and tuning.per_shape:
         info(tuning.choice.reason)
-    if tuning.edit_note:
-        info(tuning.edit_note)
+    kernel_py = tuning.prepared.problem.kernel_py.name
+    verdict = verdict_line(r, j, kernel_py=kernel_py, written=written, dry_run=dry_run and bool(diff))
+    note = note_beside(tuning.edit_note, verdict)
+    if note:
+        info(note)
     if diff:
         info(diff.rstrip())
-    kernel_py = tuning.prepared.problem.kernel_py.name
-    info(verdict_line(r, j, kernel_py=kernel_py, written=written, dry_run=dry_run and bool(diff)))
-    failed = failures_line(r)
-    if failed:
-        info(failed)
+    info(verdict)
+    for line in (failures_line(r), refused_line(r)):
+        if line:
+            info(line)
     record = f"session record: {tuning.prepared.record_path}"
     if r.served:  # what was served was not timed now: say how to time it again
         record += f" ({r.served} served from it; delete it to time them again)"
     info(record + (f"; plot: {plot}" if plot else ""))
+
+
+def note_beside(note: str | None, verdict: str) -> str | None:
+    """The edit's note without what the verdict line already says (the reason an edit could not be written, a
+    table's judgement: each is said once), ``None`` when nothing is left."""
+    if not note:
+        return None
+    parts = [part for part in note.split("; ") if part and part not in verdict]
+    return "; ".join(parts) or None
 
 
 def computed_line(tuning: FolderTuning) -> str | None:
@@ -573,7 +591,7 @@ def failures_line(result: SessionResult) -> str | None:
     from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.folder import config_text
 
-    bad = [x for x in result.results if x.outcome not in (Outcome.OK, Outcome.NOT_RUN_BUDGET)]
+    bad = [x for x in result.results if x.outcome not in (Outcome.OK, Outcome.NOT_RUN_BUDGET, Outcome.INVALID)]
     if not bad:
         return None
     counts: dict[str, int] = {}
@@ -583,6 +601,23 @@ def failures_line(result: SessionResult) -> str | None:
     first = bad[0]
     why = f": {one_line(first.reason, 120)}" if first.reason else ""
     return f"{len(bad)} candidate(s) failed: {by} (first: {config_text(first.config)}{why})"
+
+
+def refused_line(result: SessionResult) -> str | None:
+    """The configurations set aside before they were timed (the edit layer refused them, or a rejected winner's
+    region holds them), with the first one's reason: ``2 configuration(s) set aside untimed, 2 of them not
+    charged to the budget (first: TILE=64: cannot be written: ...)``; ``None`` when there were none."""
+    from kernelopt.oneline import one_line
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.folder import config_text
+
+    aside = [x for x in result.results if x.outcome is Outcome.INVALID]
+    if not aside:
+        return None
+    first = aside[0]
+    why = f": {one_line(first.reason, 160)}" if first.reason else ""
+    free = f", {result.screened} of them not charged to the budget" if result.screened else ""
+    return f"{len(aside)} configuration(s) set aside untimed{free} (first: {config_text(first.config)}{why})"
 
 
 def _latency(us: float) -> str:

@@ -650,6 +650,24 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     return Guarded("".join(out), "; ".join(notes) or None)
 
 
+def guarded_values(source: str) -> dict[str, int]:
+    """Name -> value of every tile a guard written by :func:`guard_edit` sets in ``source`` (``if N % 64 == 0:  #
+    kernelopt: tuned`` / ``BLOCK_N = 64`` gives ``{"BLOCK_N": 64}``); empty when it holds none (or does not parse).
+    A later session reads them as the configuration the file runs wherever its guards hold."""
+    if TUNED not in source:
+        return {}
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return {}
+    out: dict[str, int] = {}
+    for node in _walk(module):
+        values = _guard_values(node) if isinstance(node, cst.If) else None
+        for name, value in values or ():
+            out.setdefault(name, value)
+    return out
+
+
 def _guard_values(node: cst.BaseStatement | None) -> list[tuple[str, int]] | None:
     """The (name, value) pairs a guard written by :func:`guard_edit` sets (``if M % 64 == 0:  # kernelopt: tuned``
     over assignments of integer literals, no ``else``); ``None`` for any other statement."""

@@ -41,7 +41,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt import __version__
-from kernelopt.errors import UsageError
+from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
@@ -63,7 +63,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.edit import keep_newlines
 from kernelopt.tunables.evaluate import discover_evaluated
-from kernelopt.tunables.guard import guard_edit
+from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Result, Value, is_computed
@@ -72,6 +72,7 @@ from kernelopt.tuning.kernel_evaluator import (
     Apply,
     EvaluatorSettings,
     KernelEvaluator,
+    Refusal,
     autotune_list,
     config_changes,
     current_values,
@@ -219,8 +220,9 @@ class PreparedFolder:
 
 @dataclass(frozen=True)
 class FolderTuning:
-    """One session on a folder: what was prepared, what the session found, the verdict on the gain, and (timed
-    on several shapes) what it found on each and whether one configuration serves them all."""
+    """One session on a folder: what was prepared, what the session found, the verdict on the gain, (timed on
+    several shapes) what it found on each and whether one configuration serves them all, and (kernel.py holding a
+    guard an earlier write left) the configuration the guard runs (:func:`guarded_twin`)."""
 
     prepared: PreparedFolder
     result: SessionResult
@@ -230,6 +232,7 @@ class FolderTuning:
     edit: EditResult | None = None
     edit_made: bool = False
     edit_note: str | None = None
+    guarded: dict[str, Value] | None = None
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -488,14 +491,17 @@ def tune_folder(
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     record = SessionRecord.open(prepared.record_path, header)
-    editor = knob_editor(
-        prepared.base_source,
-        limits=prepared.limits,
-        kernel=space.kernel,
-        gpu=prepared.gpu,
-        evaluation=prepared.evaluation,
-        origins=space.origins,
-        pin_current=prepared.problem.interpreted,
+    editor = _remembered(
+        knob_editor(
+            prepared.base_source,
+            limits=prepared.limits,
+            kernel=space.kernel,
+            gpu=prepared.gpu,
+            evaluation=prepared.evaluation,
+            origins=space.origins,
+            pin_current=prepared.problem.interpreted,
+            writable=True,
+        )
     )
     evaluator: KernelEvaluator | ShapesEvaluator
     if len(prepared.shapes) > 1:
@@ -517,7 +523,10 @@ def tune_folder(
             settings=req.evaluator,
             env=prepared.env,
         )
-    twin = _twin(prepared)  # a literal that runs as the kernel as written on every shape timed: not timed twice
+    # a literal that runs as the kernel as written on every shape timed (a computation of one value over them, or
+    # the values of a guard an earlier write left): the current point, not timed twice
+    guarded = guarded_twin(prepared)
+    twin = _twin(prepared) or guarded
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         result = tune(
@@ -533,16 +542,64 @@ def tune_folder(
             retime_top=req.retime_top,
             excluded=excluder(req.exclude),
             twin=twin,
+            screen=lambda c: refusal.reason if isinstance(refusal := editor(c), Refusal) else None,
         )
         shapes = per_shape(result.results, result.retimed, result.best_config, result.current_config)
         choice = choose(shapes) if result.best_config is not None else None
         judgement = judge_gain(result, min_gain_pct=req.min_gain_pct)
-        tuning = FolderTuning(prepared, result, judgement, per_shape=tuple(shapes), choice=choice)
+        tuning = FolderTuning(
+            prepared,
+            result,
+            judgement,
+            per_shape=tuple(shapes),
+            choice=choice,
+            guarded=guarded.as_dict() if guarded is not None else None,
+        )
         if choice is not None and choice.kind is ChoiceKind.TABLE:
             tuning = judge_choice(tuning)
         if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
             tuning = _checked_edit(tuning, evaluator)
     return tuning
+
+
+def guarded_twin(prepared: PreparedFolder) -> Config | None:
+    """The configuration kernel.py runs where the guards an earlier write left hold (``if N % 64 == 0:  #
+    kernelopt: tuned`` / ``BLOCK_N = 64``: the current configuration with ``BLOCK_N=64``), when writing it gives
+    kernel.py as it is; ``None`` when kernel.py holds no such guard.
+
+    A session on the written file knows it from the current configuration's result and never times it apart: the
+    two are one kernel, and two timings of one kernel differ only by noise (a retune of mm_nomask claimed that
+    noise as a gain and wrote the same guard again). Discovery reads the literal above a guard as the knob's
+    value, so the current configuration says the fallback."""
+    space = prepared.space
+    current = space.current()
+    values = guarded_values(prepared.base_source)
+    if current is None or not values or not space.literal(current):
+        return None
+    moved = {n: v for n, v in values.items() if n in space.names}
+    twin = current.with_values(moved)
+    if not moved or twin == current or space.problems(twin):
+        return None
+    try:
+        edit, _ = _config_edit(prepared, twin)
+    except KerneloptError:  # an edit the tunables refuse: no twin to know
+        return None
+    if edit is None or keep_newlines(prepared.base_source, edit.new_source) != prepared.base_source:
+        return None
+    return twin
+
+
+def _remembered(apply: Apply) -> Apply:
+    """``apply`` that makes each configuration's source once: the session's screen (a refusal is set aside before
+    it is timed) and the evaluator ask for the same one."""
+    made: dict[Config, str | Refusal] = {}
+
+    def remembered(config: Config) -> str | Refusal:
+        if config not in made:
+            made[config] = apply(config)
+        return made[config]
+
+    return remembered
 
 
 def _twin(prepared: PreparedFolder) -> Config | None:
@@ -606,6 +663,10 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
         result = tuning.result.model_copy(update={"stop": StopReason.INTERRUPTED})
         return replace(tuning, result=result, edit=None, edit_made=True, edit_note="interrupted")
     judgement = tuning.judgement
+    if edit is not None and keep_newlines(tuning.prepared.base_source, edit.new_source) == tuning.prepared.base_source:
+        # the pick's write is kernel.py as it is (a guard an earlier write left already runs it): nothing to write
+        best = config_text(tuning.result.best_config)
+        edit, note = None, f"already tuned: writing {best} gives kernel.py as it is"
     if edit is None and note is not None:
         judgement = judgement.model_copy(update={"better": False, "reason": note})
     return replace(tuning, judgement=judgement, edit=edit, edit_made=True, edit_note=note)
@@ -872,6 +933,8 @@ class TuneSummary(BaseModel):
         computed: knob -> the expression kernel.py computes it from (the knobs at ``"computed"`` in
             ``current_config``: the computation, whose value depends on the size).
         computed_by_shape: shape label -> knob -> the value that computation gave there, where the run told.
+        guarded: the configuration a guard an earlier write left in kernel.py runs where it holds (the current
+            configuration there, timed once as it: :func:`guarded_twin`); ``None`` without such a guard.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -904,6 +967,7 @@ class TuneSummary(BaseModel):
     edit_note: str | None = None
     computed: dict[str, str] = Field(default_factory=dict)
     computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
+    guarded: dict[str, Value] | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -962,6 +1026,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         edit_note=tuning.edit_note,
         computed=computed_knobs(p),
         computed_by_shape=computed_by_shape(p),
+        guarded=tuning.guarded,
     )
 
 

@@ -47,7 +47,7 @@ from kernelopt.tunables import (
     discover_source,
     pin_configs,
 )
-from kernelopt.tunables.guard import strip_stale_guards
+from kernelopt.tunables.guard import guard_edit, strip_stale_guards
 from kernelopt.tuning.bench_worker import (
     BenchInit,
     BenchKind,
@@ -120,6 +120,7 @@ def knob_editor(
     evaluation: AutotuneEvaluation | None = None,
     origins: Mapping[str, KnobOrigin] | None = None,
     pin_current: bool = False,
+    writable: bool = False,
 ) -> Apply:
     """An ``apply`` callable of :func:`kernelopt.tunables.apply_source` on ``base_source``: a configuration
     becomes the edited source (knobs already at their value are left out, so the current configuration is
@@ -128,7 +129,11 @@ def knob_editor(
     knob moves: every config of an autotune list, which a configuration pins to one config
     (:func:`pin_config`). ``pin_current``: the current configuration of a list is pinned too (Triton's
     interpreter cannot run the autotuner's benchmark of several configs: there the list as written does not
-    run, and a candidate runs as the one configuration it is). The other arguments are ``apply_source``'s.
+    run, and a candidate runs as the one configuration it is). ``writable``: a configuration whose write
+    :func:`~kernelopt.tunables.guard.guard_edit` refuses (a tile that no longer divides a size the original
+    handled, where no guard can be written: a module-level constant, a decorator's tile) is refused too, with the
+    guard's one line, so a session never times what it could not write (its candidate would run unguarded). The
+    other arguments are ``apply_source``'s.
 
     Raises:
         TunableError: ``base_source`` does not parse.
@@ -138,23 +143,45 @@ def knob_editor(
     listed = autotune_list(kernel, evaluation, found) if origins and is_list_space(origins) else None
 
     def apply(config: Config) -> str | Refusal:
+        divisors = False  # every knob moved to a divisor of its literal: legal wherever the original was
         try:
             if listed is not None and origins is not None:
                 pinned = pin_config(
                     base_source, config, listed, origins, filename=filename, evaluation=evaluation, force=pin_current
                 )
-                return pinned.new_source if pinned is not None else base_source
-            changes = config_changes(config, current, origins)
-            if not changes:
-                return base_source
-            edit = apply_source(
-                base_source, changes, filename=filename, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
-            )
+                made = pinned.new_source if pinned is not None else base_source
+            else:
+                changes = config_changes(config, current, origins)
+                if not changes:
+                    return base_source
+                divisors = all(_divides(v, current.get(k)) for k, v in changes.items())
+                made = apply_source(
+                    base_source,
+                    changes,
+                    filename=filename,
+                    limits=limits,
+                    kernel=kernel,
+                    gpu=gpu,
+                    evaluation=evaluation,
+                ).new_source
         except TunableError as exc:
             return Refusal(exc.one_line())
-        return strip_stale_guards(base_source, edit.new_source)  # a guard an earlier write left would override it
+        if writable and made != base_source and not divisors:
+            kept = guard_edit(base_source, made)
+            if kept.new_source is None:
+                return Refusal(f"cannot be written: {kept.note}")
+        if listed is not None:
+            return made
+        return strip_stale_guards(base_source, made)  # a guard an earlier write left would override it
 
     return apply
+
+
+def _divides(new: object, old: object) -> bool:
+    """``new`` is a positive integer that divides the integer ``old`` (a tile moved to it stays legal at every size
+    the original handled, so :func:`~kernelopt.tunables.guard.guard_edit` keeps it as it is)."""
+    ints = all(isinstance(x, int) and not isinstance(x, bool) for x in (new, old))
+    return ints and new > 0 and old % new == 0  # type: ignore[operator]
 
 
 #: The compile options of a ``triton.Config``; a configuration's other knobs are its meta-parameters.

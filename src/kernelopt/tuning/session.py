@@ -7,9 +7,13 @@
    :data:`~kernelopt.tuning.candidate.COMPUTED`: it is evaluated first on its own and the strategy is told its
    result, :meth:`~kernelopt.tuning.strategies.Strategy.known`);
 2. each round it asks the strategy for up to ``batch_size`` configurations (never more than the budget
-   has left), serves those the session record already holds (``Result.recorded``: a resumed session never
-   times them again), sends the rest to the evaluator in one batch, appends each new result to the record,
-   charges the budget and tells the strategy;
+   has left), sets aside those it must not time (``excluded``: a region a gate rejected; ``screen``: a
+   configuration the edit layer refuses, one that could never be written), serves those the session record
+   already holds (``Result.recorded``: a resumed session never times them again), sends the rest to the
+   evaluator in one batch, appends each new result to the record, charges the budget and tells the strategy
+   (which never proposes a configuration twice). A configuration set aside is an ``INVALID`` result with its
+   reason (a refusal is appended to the record too) and costs the budget nothing, up to
+   :data:`FREE_SCREENED` times the budget's candidates (past that they are charged: a session always ends);
 3. it stops when the budget's candidates or wall time are spent (a round is only as large as the wall time
    left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time), when a default
    budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
@@ -47,6 +51,10 @@ from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strateg
 
 #: How many of the fastest candidates are re-timed together at the end (Helion re-times its near-best).
 RETIME_TOP = 3
+#: Configurations set aside before they are timed (excluded or refused by the edit layer) cost the budget nothing,
+#: up to this many times the budget's candidates; past that each one is charged (our bound: a space whose
+#: configurations are nearly all refused still ends its session).
+FREE_SCREENED = 1
 #: Candidates per round: one batch for the compile pool (compiled in parallel, then timed one by one).
 #: Smaller batches give the strategy more feedback per candidate, larger ones more parallel compiles.
 DEFAULT_BATCH = 4
@@ -102,6 +110,8 @@ class SessionResult(BaseModel):
         strategy: the strategy's name.
         noisy: why the re-time could not rank the top few (:func:`kernelopt.tuning.noise.too_noisy`), else
             ``None``; a noisy session keeps the current configuration.
+        screened: configurations set aside before they were timed (excluded, or refused by the edit layer:
+            ``INVALID`` results with their reason), not counted in ``evaluations``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -120,6 +130,7 @@ class SessionResult(BaseModel):
     stop: StopReason
     strategy: str
     noisy: str | None = None
+    screened: int = 0
 
     @property
     def speedup(self) -> float | None:
@@ -137,9 +148,20 @@ class _Run:
     record: SessionRecord | None
     served_from: dict[str, Result]
     excluded: Callable[[Config], str | None] | None = None
+    screen: Callable[[Config], str | None] | None = None
     results: list[Result] = field(default_factory=list)
     evaluations: int = 0
     served: int = 0
+    screened: int = 0
+
+    def set_aside(self, config: Config) -> tuple[str, bool] | None:
+        """Why ``config`` is not timed, and whether it is a refusal of the edit layer (recorded); ``None``: it is
+        timed."""
+        reason = self.excluded(config) if self.excluded is not None else None
+        if reason is not None:
+            return reason, False
+        reason = self.screen(config) if self.screen is not None else None
+        return (reason, True) if reason is not None else None
 
     def latencies(self) -> list[float | None]:
         """Each candidate's latency in order, ``None`` for one that failed."""
@@ -164,6 +186,7 @@ def tune(
     retime_top: int = RETIME_TOP,
     excluded: Callable[[Config], str | None] | None = None,
     twin: Config | None = None,
+    screen: Callable[[Config], str | None] | None = None,
 ) -> SessionResult:
     """Tune the launch configuration of ``space`` with ``evaluator`` (see the module docstring).
 
@@ -181,9 +204,12 @@ def tune(
         excluded: configuration -> why it is excluded (``None``: it is not). An excluded configuration is an
             ``INVALID`` result with that reason, neither evaluated nor served from the record (the region of a
             winner the gate rejected, :mod:`kernelopt.tuning.exclusion`).
-        twin: when the current configuration is the computation, the literal configuration that runs as it on
-            every shape timed (the computation gives one value over them): the strategy knows it from the
-            current configuration's result (:meth:`Strategy.known`), so it is neither timed nor charged twice.
+        screen: configuration -> why the edit layer refuses it (``None``: it can be made and written): set aside
+            like an excluded one before it is timed, and appended to the record with its reason.
+        twin: the literal configuration that runs as the current one on every shape timed (the computation
+            gives one value over them; or the values a tuned guard of the file sets, whose write is the file as it
+            is): the current configuration is timed first on its own and the strategy knows the twin from its
+            result (:meth:`Strategy.known`), so it is neither timed nor charged twice.
 
     Raises:
         UsageError: a seed is not a configuration of the space, or an unknown strategy name.
@@ -198,10 +224,11 @@ def tune(
         if isinstance(strategy, str)
         else strategy
     )
-    run = _Run(budget, record, record.served() if record is not None else {}, excluded)
-    if current is not None and not literal:
-        # the kernel as written, a knob computed from the problem: a point of its own, timed first; the strategy
-        # knows it (it moves from it: one knob to a literal, the others computed)
+    run = _Run(budget, record, record.served() if record is not None else {}, excluded, screen)
+    if current is not None and (not literal or twin is not None):
+        # the kernel as written, a knob computed from the problem (or a file whose tuned guard runs ``twin``): a
+        # point of its own, timed first; the strategy knows it (it moves from it: one knob to a literal, the others
+        # computed)
         try:
             timed = _round([current], evaluator, run)
         except KeyboardInterrupt:
@@ -261,28 +288,37 @@ def _loop(
 
 
 def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Result]:
-    """Serve what the record holds, evaluate the rest in one batch, record and charge; results in order."""
-    why = {c: run.excluded(c) for c in batch} if run.excluded is not None else {}
-    fresh = [c for c in batch if c.key() not in run.served_from and why.get(c) is None]
+    """Set aside what must not be timed, serve what the record holds, evaluate the rest in one batch, record and
+    charge; results in order."""
+    why = {c: w for c in batch if (w := run.set_aside(c)) is not None}
+    fresh = [c for c in batch if c.key() not in run.served_from and c not in why]
     started_s = run.budget.clock()
     measured = iter(evaluator.evaluate(fresh) if fresh else [])
     seconds = run.budget.clock() - started_s
     out: list[Result] = []
+    charged = 0
     for c in batch:
         held = run.served_from.get(c.key())
-        reason = why.get(c)
-        if reason is not None:
+        aside = why.get(c)
+        if aside is not None:
+            reason, refused = aside
             r = Result.failed(c, Outcome.INVALID, reason)
+            if refused and held is None and run.record is not None:
+                run.record.append(r)  # attribution: the refusal and its reason stay in the record
+            run.screened += 1
+            charged += run.screened > FREE_SCREENED * run.budget.candidates
         elif held is not None:
             r = held.model_copy(update={"recorded": True})
             run.served += 1
+            charged += 1
         else:
             r = next(measured)
             run.evaluations += 1
+            charged += 1
             if run.record is not None:
                 run.record.append(r)
         out.append(r)
-    run.budget.charge(len(batch), evaluated=len(fresh), seconds=seconds)
+    run.budget.charge(charged, evaluated=len(fresh), seconds=seconds)
     run.results += out
     return out
 
@@ -346,6 +382,7 @@ def _result(
         stop=stop,
         strategy=name,
         noisy=noisy,
+        screened=run.screened,
     )
 
 

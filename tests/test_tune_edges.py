@@ -1,0 +1,229 @@
+"""The tuning engine's edges (issue 32, the defects the session of 2026-12-05 left): a candidate that could never
+be written costs no budget, ``--within`` a sweep recorded before computed points, the re-time bounded by the wall
+time, a refusal said once, and a retune of a guarded file.
+
+The sessions here run on the CPU without timing anything: :class:`Stopwatch` stands in for the evaluator (it makes
+each candidate's source through the session's own editor, so what the edit layer refuses is refused as in a real
+session) and gives each configuration a latency from a rule, on every ``SHAPES`` entry."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value
+
+DATA = Path(__file__).parent / "data"
+
+Rule = Callable[[Mapping[str, Value], str], float]
+"""configuration, candidate source -> latency in microseconds (the same on every shape)."""
+
+
+class Stopwatch:
+    """An evaluator of :func:`kernelopt.tuning.folder.tune_folder` (the shapes evaluator's arguments) that times
+    nothing: each configuration's latency is ``rule(config, source)``; a refused edit is ``INVALID``. ``asked``
+    lists the configurations it was asked to evaluate, ``retimed`` those it re-timed."""
+
+    rule: ClassVar[Rule] = staticmethod(lambda config, source: 100.0)  # type: ignore[assignment]
+    asked: ClassVar[list[Config]] = []
+    retimed: ClassVar[list[Config]] = []
+
+    def __init__(self, problem: Any, *args: Any, **kwargs: Any) -> None:
+        self.apply = args[-1]  # (shapes, base source, apply) or (base source, apply)
+        self.shapes = [s.label() for s in (args[0] if len(args) == 3 else [])]
+
+    def __enter__(self) -> Stopwatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def _one(self, config: Config, *, retimed: bool) -> Result:
+        from kernelopt.tuning.kernel_evaluator import Refusal
+
+        made = self.apply(config)
+        if isinstance(made, Refusal):
+            return Result.failed(config, Outcome.INVALID, made.reason)
+        latency = type(self).rule(config.as_dict(), made)
+        by = {label: latency / max(1, len(self.shapes)) for label in self.shapes}
+        return Result(
+            config=config.as_dict(), outcome=Outcome.OK, latency_us=latency, samples_us=[latency] * 20,
+            latency_us_by_shape=by, retimed=retimed,
+        )  # fmt: skip
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        type(self).asked += list(batch)
+        return [self._one(c, retimed=False) for c in batch]
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        type(self).retimed += list(batch)
+        return [self._one(c, retimed=True) for c in batch]
+
+    def check_source(self, source: str, config: Config) -> Result:
+        return Result(config=config.as_dict(), outcome=Outcome.OK)
+
+
+@pytest.fixture
+def stopwatch(monkeypatch: pytest.MonkeyPatch) -> type[Stopwatch]:
+    import kernelopt.tuning.folder as folder
+
+    monkeypatch.setattr(Stopwatch, "asked", [])
+    monkeypatch.setattr(Stopwatch, "retimed", [])
+    monkeypatch.setattr(folder, "ShapesEvaluator", Stopwatch)
+    monkeypatch.setattr(folder, "KernelEvaluator", Stopwatch)
+    return Stopwatch
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / Path(name).name))
+
+
+def _tune(folder: Path, **request: Any) -> Any:
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, tune_folder
+
+    return tune_folder(prepare_folder(TuneRequest(folder=folder, device="cpu", **request)))
+
+
+# ------------------------------------------------------------------------------ 1. unwritable candidates
+
+
+@pytest.mark.timeout(60)
+def test_a_candidate_that_could_never_be_written_is_set_aside_untimed_and_free(
+    tmp_path: Path, stopwatch: type[Stopwatch]
+) -> None:
+    """global_tile's ``TILE = tl.constexpr(32)`` is a module-level constant of a kernel without masks: a tile
+    that does not divide 32 cannot be guarded, so it can never be written. Such candidates were timed and charged
+    (and, fastest, left the session with nothing to write); now they are set aside before any timing, recorded
+    with the guard's reason, not charged, and never proposed again."""
+    stopwatch.rule = staticmethod(lambda config, source: 1000.0 / int(config["TILE"]))  # larger tiles faster
+    folder = _copy("breaker2/global_tile", tmp_path)
+    tuning = _tune(folder, budget=6)
+    r = tuning.result
+    asked = {c["TILE"] for c in stopwatch.asked}
+    assert asked <= {16, 32}, asked  # 64 and up never reached the evaluator
+    aside = [x for x in r.results if x.outcome is Outcome.INVALID]
+    assert aside and all("module-level constant cannot be guarded" in (x.reason or "") for x in aside)
+    assert r.screened == len(aside) and r.evaluations == len(asked)
+    keys = [Config.of(x.config).key() for x in r.results]
+    assert len(keys) == len(set(keys))  # nothing proposed twice
+    record = (tuning.prepared.record_path).read_text()
+    assert "cannot be written" in record  # attribution: the refusal is in the session record
+    # the fastest tile that can be written is the current one (before: 65536, timed, picked, and not written)
+    assert r.best_config == {"TILE": 32} and not tuning.judgement.better and tuning.edit_note is None
+
+
+@pytest.mark.timeout(30)
+def test_set_aside_configurations_cost_no_budget() -> None:
+    """In the session alone: a budget of 3 candidates times 3 configurations, however many the screen refuses
+    in between."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.session import tune
+    from kernelopt.tuning.space import Space, knob_of
+
+    space = Space((knob_of("B", [16, 32, 64, 128, 256, 512], 16),))
+    timed: list[Config] = []
+
+    class Flat:
+        def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+            timed.extend(batch)
+            return [Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=10.0, samples_us=[10.0]) for c in batch]
+
+        retime = evaluate
+
+        def close(self) -> None:
+            return None
+
+    odd = {32, 128, 512}
+    result = tune(
+        space, Flat(), budget=Budget(3, ManualClock()), strategy="exhaustive",
+        screen=lambda c: "refused" if c["B"] in odd else None,
+    )  # fmt: skip
+    assert len({c["B"] for c in timed}) == 3 and not {c["B"] for c in timed} & odd
+    assert result.evaluations == 3 and result.screened == 2 and result.budget == 3  # 32 and 128 between them
+
+
+# ------------------------------------------------------------------------------ 4. a refusal said once
+
+
+@pytest.mark.timeout(60)
+def test_a_refused_write_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tune global_tile`` whose best was a tile no guard could write printed the refusal twice: as the edit's
+    note and again in the verdict line. One line, once."""
+    from kernelopt.cli.tune import _render
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, _checked_edit, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = _copy("breaker2/global_tile", tmp_path)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    by = {s.label(): 5.0 for s in prepared.shapes}
+    won = Result(config={"TILE": 128}, outcome=Outcome.OK, latency_us=10.0, latency_us_by_shape=by, retimed=True)
+    now = Result(config={"TILE": 32}, outcome=Outcome.OK, latency_us=20.0, latency_us_by_shape=by, retimed=True)
+    result = SessionResult(
+        best_config={"TILE": 128}, best_latency_us=10.0, current_config={"TILE": 32}, current_latency_us=20.0,
+        results=[now, won], retimed=[now, won], evaluations=2, served=0, budget=2, space_size=13, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    tuning = _checked_edit(FolderTuning(prepared, result, judge_gain(result)), None)  # type: ignore[arg-type]
+    assert tuning.edit is None and tuning.edit_note is not None
+    _render(tuning, "", written=False, dry_run=False, plot=None)
+    out = capsys.readouterr().out
+    assert out.count("cannot be guarded by a size") == 1, out
+
+
+# ------------------------------------------------------------------------------ 5. a retune of a guarded file
+
+
+TWIN = {"BLOCK_K": 32, "BLOCK_M": 32, "BLOCK_N": 64}
+
+
+def _guarded_mm(tmp_path: Path) -> Path:
+    """mm_nomask after ``tune`` wrote ``BLOCK_N=64`` (the tile must divide N): the guard, 32 the fallback."""
+    from kernelopt.tunables import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("breaker/mm_nomask", tmp_path)
+    text = (folder / "kernel.py").read_text()
+    guarded = guard_edit(text, apply_source(text, {"BLOCK_N": 64}).new_source).new_source
+    assert guarded is not None and "    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_N = 64\n" in guarded
+    (folder / "kernel.py").write_text(guarded)
+    return folder
+
+
+@pytest.mark.timeout(60)
+def test_a_retune_of_a_guarded_file_claims_no_noise_gain(tmp_path: Path, stopwatch: type[Stopwatch]) -> None:
+    """Seen after ``tune mm_nomask`` wrote its guard: a second ``tune`` timed the file as written (the guard: 64 at
+    every shape) as "BLOCK_N=32" and the literal 64 apart, and 4 % of noise between the two timings of one kernel
+    read as a gain, written again (the same guard). Now the guard's configuration is the current point, timed
+    once; nothing is written."""
+    stopwatch.rule = staticmethod(
+        lambda config, source: 100.0 if "kernelopt: tuned" in source else 96.0 if config == TWIN else 200.0
+    )
+    folder = _guarded_mm(tmp_path)
+    before = (folder / "kernel.py").read_text()
+    tuning = _tune(folder, budget=5)
+    assert not tuning.judgement.better and tuning.edit is None, tuning.judgement
+    assert tuning.guarded == TWIN
+    assert Config.of(TWIN) not in stopwatch.asked and Config.of(TWIN) not in stopwatch.retimed
+    assert tuning.result.best_config == tuning.result.current_config == {"BLOCK_K": 32, "BLOCK_M": 32, "BLOCK_N": 32}
+    assert (folder / "kernel.py").read_text() == before
+
+
+def test_a_better_tile_on_a_guarded_file_replaces_the_guard_never_nests_it(tmp_path: Path) -> None:
+    """The other side: a tile really faster on the guarded file (128) is written as one guard in place of the old
+    one, never a guard inside a guard; a divisor of the original (16) needs none and takes the old one out."""
+    from kernelopt.tuning.folder import TuneRequest, _config_edit, prepare_folder
+
+    prepared = prepare_folder(TuneRequest(folder=_guarded_mm(tmp_path), device="cpu"))
+    wider, note = _config_edit(prepared, {**TWIN, "BLOCK_N": 128})
+    assert wider is not None and note is not None and "only where N % 128 == 0" in note
+    assert wider.new_source.count("# kernelopt: tuned") == 1 and "if N % 64" not in wider.new_source
+    assert "    if N % 128 == 0:  # kernelopt: tuned\n        BLOCK_N = 128\n" in wider.new_source
+    narrower, _ = _config_edit(prepared, {**TWIN, "BLOCK_N": 16})
+    assert narrower is not None and "kernelopt: tuned" not in narrower.new_source
