@@ -227,3 +227,77 @@ def test_a_better_tile_on_a_guarded_file_replaces_the_guard_never_nests_it(tmp_p
     assert "    if N % 128 == 0:  # kernelopt: tuned\n        BLOCK_N = 128\n" in wider.new_source
     narrower, _ = _config_edit(prepared, {**TWIN, "BLOCK_N": 16})
     assert narrower is not None and "kernelopt: tuned" not in narrower.new_source
+
+
+# ------------------------------------------------------------------------------ 3. the re-time within the wall
+
+
+class _Paced:
+    """An evaluator on a manual clock: each configuration evaluated or re-timed costs ``each_s``; its latency is
+    ``B`` microseconds' worth of a rule (smaller B faster), its samples ``spread`` apart around it."""
+
+    def __init__(self, clock: Any, each_s: float, spread: float = 0.0) -> None:
+        self.clock, self.each_s, self.spread = clock, each_s, spread
+        self.retimed: list[Config] = []
+
+    def _one(self, c: Config, retimed: bool) -> Result:
+        self.clock.advance(self.each_s)
+        mid = float(c["B"])
+        samples = [mid * (1 + self.spread * ((k % 4) - 1.5)) for k in range(20)]
+        return Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=mid, samples_us=samples, retimed=retimed)
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        return [self._one(c, False) for c in batch]
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        self.retimed += list(batch)
+        return [self._one(c, True) for c in batch]
+
+    def close(self) -> None:
+        return None
+
+
+def _paced_session(
+    wall_s: float, spread: float = 0.0, values: Sequence[int] = (16, 32, 64, 128, 256, 512)
+) -> tuple[Any, _Paced, Any]:
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.session import tune
+    from kernelopt.tuning.space import Space, knob_of
+
+    clock = ManualClock()
+    space = Space((knob_of("B", list(values), 512),), origins={})
+    evaluator = _Paced(clock, each_s=10.0, spread=spread)
+    budget = Budget(4, clock, wall_s=wall_s)
+    return tune(space, evaluator, budget=budget, strategy="exhaustive"), evaluator, budget
+
+
+@pytest.mark.timeout(30)
+def test_the_re_time_is_bounded_by_the_wall_time() -> None:
+    """docs/tuning-engine.md said "the re-time after a candidates or stalled stop is not bounded": 4 candidates of
+    10 s under a 45 s wall were followed by a re-time of 4 more (85 s in all). Now a wall that leaves no room
+    for it re-times nothing, says so, and keeps the ranking's pick."""
+    result, evaluator, budget = _paced_session(45.0)
+    assert evaluator.retimed == [] and budget.elapsed_s <= 45.0
+    assert result.unretimed is not None and "cannot fit the re-time" in result.unretimed
+    assert result.best_config == {"B": 16} and result.noisy is None  # the fastest first measurement
+
+
+@pytest.mark.timeout(30)
+def test_a_wall_that_fits_part_of_the_re_time_re_times_the_fastest_and_the_current_first() -> None:
+    result, evaluator, budget = _paced_session(75.0)  # 40 s spent, 35 s left: three of the four picks
+    assert len(evaluator.retimed) == 3 and budget.elapsed_s <= 75.0
+    assert evaluator.retimed[:2] == [Config.of({"B": 16}), Config.of({"B": 512})]  # the fastest, the current
+    assert result.unretimed is not None and "3 of the top 4" in result.unretimed
+    result, evaluator, _ = _paced_session(1000.0)  # room for all: no line
+    assert len(evaluator.retimed) == 4 and result.unretimed is None
+
+
+@pytest.mark.timeout(30)
+def test_a_pick_too_noisy_to_rank_without_a_re_time_writes_nothing() -> None:
+    """Item 7 beside item 3: with no re-time, first samples that spread over half their median, where another
+    candidate may be as fast, are too noisy to rank: the current configuration stays."""
+    from kernelopt.tuning.session import judge_gain
+
+    result, evaluator, _ = _paced_session(45.0, spread=0.5, values=(16, 18, 40, 80, 512))
+    assert evaluator.retimed == [] and result.noisy is not None and "without a re-time" in result.noisy
+    assert not judge_gain(result).better

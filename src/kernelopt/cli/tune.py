@@ -484,6 +484,8 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
     note = note_beside(tuning.edit_note, verdict)
     if note:
         info(note)
+    if r.unretimed:
+        info(r.unretimed)
     if diff:
         info(diff.rstrip())
     info(verdict)

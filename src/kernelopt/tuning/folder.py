@@ -935,6 +935,7 @@ class TuneSummary(BaseModel):
         computed_by_shape: shape label -> knob -> the value that computation gave there, where the run told.
         guarded: the configuration a guard an earlier write left in kernel.py runs where it holds (the current
             configuration there, timed once as it: :func:`guarded_twin`); ``None`` without such a guard.
+        unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -968,6 +969,7 @@ class TuneSummary(BaseModel):
     computed: dict[str, str] = Field(default_factory=dict)
     computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
     guarded: dict[str, Value] | None = None
+    unretimed: str | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -1027,6 +1029,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         computed=computed_knobs(p),
         computed_by_shape=computed_by_shape(p),
         guarded=tuning.guarded,
+        unretimed=r.unretimed,
     )
 
 

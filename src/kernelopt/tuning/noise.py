@@ -12,7 +12,8 @@ configuration first. Three rules, one place:
   round alike, so it cancels in the ratio, where a median of each candidate's own samples keeps it;
 - **a session too noisy to rank says so**: when the pick's re-timed samples spread more than
   :data:`TOO_NOISY_REL_IQR_PCT` of their median, or its paired ratio against the runner-up cannot tell them
-  apart, :func:`too_noisy` gives the one line that replaces a pick (nothing is written).
+  apart, :func:`too_noisy` gives the one line that replaces a pick (nothing is written); a pick the wall time
+  left no re-time for is judged on its first samples alike (:func:`too_noisy_unretimed`).
 """
 
 from __future__ import annotations
@@ -126,4 +127,22 @@ def too_noisy(best: Result, timed: Sequence[Result]) -> str | None:
         f"too noisy to rank: the re-timed samples of the best spread {spread:.0f} % of their median (over "
         f"{TOO_NOISY_REL_IQR_PCT:g} %) and the runner-up was faster in {faster} of {len(ratios)} rounds; "
         "time again on a quieter machine"
+    )
+
+
+def too_noisy_unretimed(best: Result, ok: Sequence[Result]) -> str | None:
+    """Why a pick that no re-time checked (the wall time left could not fit one) cannot be trusted, or ``None``:
+    its first samples spread more than :data:`TOO_NOISY_REL_IQR_PCT` of their median and another candidate's
+    fastest quarter of samples reaches that median (on such samples it may be as fast)."""
+    spread = rel_iqr_pct(best.samples_us)
+    if spread is None or spread <= TOO_NOISY_REL_IQR_PCT or best.latency_us is None:
+        return None
+    rivals = [r for r in ok if r is not best and Config.of(r.config) != Config.of(best.config)]
+    close = [r for r in rivals if (low := lower_quartile(r.samples_us)) is not None and low <= best.latency_us]
+    if not close:
+        return None
+    return (
+        f"too noisy to rank without a re-time: the samples of the fastest spread {spread:.0f} % of their median "
+        f"(over {TOO_NOISY_REL_IQR_PCT:g} %) and {len(close)} other candidate(s) may be as fast; time again with "
+        "more wall time or on a quieter machine"
     )

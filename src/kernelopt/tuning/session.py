@@ -18,10 +18,14 @@
    left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time), when a default
    budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
-4. unless interrupted or out of wall time, the best :data:`RETIME_TOP`, those whose noisy samples may be as
+4. unless interrupted, the best :data:`RETIME_TOP`, those whose noisy samples may be as
    fast, the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed
    together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
-   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration. An
+   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration. The wall time
+   bounds the re-time too: it takes only as many as the wall time left fits at the last round's pace (the
+   fastest and the current first), and none when that is under two; the session says so
+   (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless those are too noisy to
+   rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current configuration is kept). An
    interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an
    interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
 
@@ -44,7 +48,7 @@ from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
-from kernelopt.tuning.noise import contenders, pick, too_noisy
+from kernelopt.tuning.noise import contenders, pick, too_noisy, too_noisy_unretimed
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
@@ -112,6 +116,7 @@ class SessionResult(BaseModel):
             ``None``; a noisy session keeps the current configuration.
         screened: configurations set aside before they were timed (excluded, or refused by the edit layer:
             ``INVALID`` results with their reason), not counted in ``evaluations``.
+        unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -131,6 +136,7 @@ class SessionResult(BaseModel):
     strategy: str
     noisy: str | None = None
     screened: int = 0
+    unretimed: str | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -239,12 +245,15 @@ def tune(
         strat.known(known)
     stop = _loop(strat, evaluator, run, batch_size, on_progress)
     retimed: list[Result] = []
-    if stop not in (StopReason.INTERRUPTED, StopReason.WALL_TIME):
+    unretimed: str | None = None
+    if stop is not StopReason.INTERRUPTED:
+        picks = _retime_picks(run, current, retime_top)
+        kept, unretimed = _within_wall(picks, run, current)
         try:
-            retimed = _retime(evaluator, run, current, retime_top)
+            retimed = _retime(evaluator, run, kept)
         except KeyboardInterrupt:  # the session is unfinished: its best was never re-timed
             stop = StopReason.INTERRUPTED
-    return _result(space, run, current, retimed, stop, name)
+    return _result(space, run, current, retimed, stop, name, unretimed)
 
 
 def _seeds(space: Space, current: Config | None, seeds: Sequence[Config]) -> list[Config]:
@@ -335,8 +344,10 @@ def _progress(run: _Run, batch: Sequence[Result]) -> Progress:
     )
 
 
-def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -> list[Result]:
-    """Re-time the fastest ``top`` and the current configuration together; appended to the record."""
+def _retime_picks(run: _Run, current: Config | None, top: int) -> list[Config]:
+    """What the re-time takes: the fastest ``top`` and those whose noisy samples may be as fast
+    (:func:`~kernelopt.tuning.noise.contenders`), the current configuration, and (timed on several shapes) each
+    shape's own fastest."""
     ok = sorted(
         (r for r in run.results if r.outcome.ok and r.latency_us is not None), key=lambda r: r.latency_us or 0.0
     )
@@ -350,6 +361,33 @@ def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -
             fastest = Config.of(min(mine, key=lambda r: r.latency_us_by_shape[label]).config)
             if fastest not in picks:
                 picks.append(fastest)
+    return picks
+
+
+def _within_wall(picks: list[Config], run: _Run, current: Config | None) -> tuple[list[Config], str | None]:
+    """The picks the wall time left can re-time (:meth:`Budget.affordable`: a re-time checks each candidate again
+    and takes as many samples as its first measurement, so it costs about what a round did a candidate), and a
+    line when it cannot re-time them all. Cut short, the re-time keeps the fastest and the current configuration
+    first; under two, there is nothing to compare and none is re-timed: the pick is the ranking's, by first
+    measurements."""
+    fits = run.budget.affordable(len(picks)) if run.budget.elapsed_s < run.budget.wall_s else 0
+    if fits >= len(picks):
+        return picks, None
+    each = f"about {run.budget.candidate_s:.3g} s a candidate" if run.budget.candidate_s else "its pace"
+    left = max(0.0, run.budget.wall_s - run.budget.elapsed_s)
+    wall = f"the wall time left ({left:.3g} s of {run.budget.wall_s:g} s, at {each})"
+    if fits < 2:
+        return [], (
+            f"{wall} cannot fit the re-time of the top {len(picks)}: the pick is the fastest first measurement, "
+            "not re-timed"
+        )
+    first = [picks[0], *([current] if current is not None and current in picks[1:] else [])]
+    kept = [*first, *(c for c in picks[1:] if c not in first)][:fits]
+    return kept, f"{wall} fits the re-time of {fits} of the top {len(picks)} only (the fastest and the current first)"
+
+
+def _retime(evaluator: Evaluator, run: _Run, picks: Sequence[Config]) -> list[Result]:
+    """Re-time ``picks`` together, interleaved; appended to the record."""
     if not picks:
         return []
     retimed = [r.model_copy(update={"retimed": True}) for r in evaluator.retime(picks)]
@@ -360,12 +398,20 @@ def _retime(evaluator: Evaluator, run: _Run, current: Config | None, top: int) -
 
 
 def _result(
-    space: Space, run: _Run, current: Config | None, retimed: list[Result], stop: StopReason, name: str
+    space: Space,
+    run: _Run,
+    current: Config | None,
+    retimed: list[Result],
+    stop: StopReason,
+    name: str,
+    unretimed: str | None = None,
 ) -> SessionResult:
     timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
     first = {Config.of(r.config): r.samples_us for r in run.results if r.outcome.ok}
     best = pick(timed, first) if timed else run.best()
     noisy = too_noisy(best, timed) if best is not None and timed else None
+    if best is not None and not timed and unretimed is not None:  # the ranking's pick, by first measurements
+        noisy = too_noisy_unretimed(best, [r for r in run.results if r.outcome.ok and r.latency_us is not None])
     cur = _latency_of(current, retimed) or _latency_of(current, run.results)
     return SessionResult(
         best_config=best.config if best else None,
@@ -383,6 +429,7 @@ def _result(
         strategy=name,
         noisy=noisy,
         screened=run.screened,
+        unretimed=unretimed,
     )
 
 
