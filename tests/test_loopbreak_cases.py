@@ -76,7 +76,7 @@ def _copy(name: str, tmp_path: Path) -> Path:
 
 
 @pytest.mark.timeout(120)
-def test_a_reference_that_fails_at_one_shapes_entry_is_bad_input_in_validate_and_optimize(
+def test_a_reference_that_fails_at_one_shapes_entry_is_bad_input_in_validate_optimize_and_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """refshape (a reference that raises at n=200): `validate` said FAIL (exit 1) and `optimize` "the baseline
@@ -95,9 +95,46 @@ def test_a_reference_that_fails_at_one_shapes_entry_is_bad_input_in_validate_and
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("kernelopt: error: reference.py fails, not the kernel: "), err[-1]
     assert "case 1 (n=200): the reference raised RuntimeError" in err[-1]
-    code = main(["optimize", str(folder), "--root", str(tmp_path / "loop"), "--device", "cpu", "--json"])
-    assert code == 2
-    summary = json.loads(capsys.readouterr().out)
+    # batch --optimize runs `kernelopt optimize --json` in a child: it exits 2 with its summary, and the row is
+    # the problem's ERROR (before: "kernelopt optimize exited with 2: ...", the loop's summary left unread)
+    problems = tmp_path / "problems"
+    shutil.copytree(folder, problems / "refshape")
+    out = tmp_path / "out"
+    assert main(["batch", str(problems), "--optimize", "--max-iters", "1", "--device", "cpu", "--out", str(out)]) == 0
+    (row,) = json.loads((out / "batch.json").read_text())["rows"]
+    assert row["status"] == "ERROR", row
+    assert row["reason"].startswith("the problem's reference failed: correctness: case 1 (n=200): the reference raised")
+    summary = json.loads((out / "logs" / "refshape.out").read_text())
     assert summary["stop"]["reason"] == "baseline_failed"
     assert summary["stop"]["detail"].startswith("reference.py fails, not the kernel: "), summary["stop"]["detail"]
     assert summary["versions"][0]["culprit"] == "problem"
+
+
+@pytest.mark.timeout(10)
+def test_a_table_the_loop_writes_is_recorded_as_the_table_and_why_not_as_its_last_row() -> None:
+    """rownorm, V1 of `optimize --max-iters 2`: the session wrote `if n_cols <= 48: block = 64 / elif <= 100: 128 /
+    elif <= 200: 256`, and the record said `knob_changes: BLOCK [64, 256]`, the report "Knob BLOCK: 64 -> 256",
+    the commit "BLOCK computed (...) -> 256", and the candidates "BLOCK=computed -> current, chosen"."""
+    from kernelopt.backends.launch_tuning import table_changes
+    from kernelopt.loop.commits import change_summary
+    from kernelopt.memory.model import Optimization
+    from kernelopt.report.model import VersionEntry
+    from kernelopt.report.sections import _action_lines
+
+    table = {"rows=8,cols=48": {"BLOCK": 64}, "rows=6,cols=100": {"BLOCK": 128}, "rows=4,cols=200": {"BLOCK": 256}}
+    why = "the per-bucket table is 4.1 % faster than the current configuration on rows=4,cols=200"
+    changes = table_changes({"BLOCK": (64, 256), "num_warps": (4, 8)}, table, why)
+    kept = "per-bucket table (rows=8,cols=48: 64; rows=6,cols=100: 128; rows=4,cols=200: 256; above them the original"
+    assert changes["BLOCK"] == (64, f"{kept} computation): {why}")
+    assert changes["num_warps"] == (4, 8)  # a knob the table does not hold is its own change
+    overrides = {"BLOCK": "block = triton.next_power_of_2(n_cols)"}
+    subject = change_summary("autotune", {}, {"BLOCK": list(changes["BLOCK"])}, "", overrides)
+    assert subject.startswith(f"autotune: BLOCK computed (block = triton.next_power_of_2(n_cols)) -> {kept}")
+    record = IterationRecord(
+        version="v1",
+        optimization=Optimization(
+            action_category="autotune", knob_changes={"BLOCK": list(changes["BLOCK"])}, knob_overrides=overrides
+        ),
+    )
+    lines = _action_lines(VersionEntry(record=record))
+    assert f"Knob BLOCK: computed (block = triton.next_power_of_2(n_cols)) -> {kept}" in "\n".join(lines)

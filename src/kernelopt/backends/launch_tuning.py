@@ -17,7 +17,8 @@ Stage 3 does not check it again (``checked``); the gate checks it once.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
@@ -184,15 +185,33 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
     shaped = [x for x in (tuning.choice.reason if tuning.per_shape and tuning.choice else None, tuning.edit_note) if x]
     vs += "".join(f"; {x}" for x in shaped)  # across shapes: one configuration or a table, and how it was written
+    table = tuning.choice.table if judgement.table and tuning.choice is not None else {}
     return ImplementOutcome(
         changed=True,
         description=f"{LAUNCH_CONFIGURATION.value}: tuned {launch}: {counted}; fastest correct "
         f"{config_text(r.best_config)} ({r.best_latency_us:.4g} us{vs})",
-        knob_changes=dict(edit.knob_changes),
+        knob_changes=table_changes(dict(edit.knob_changes), table, judgement.reason),
         knob_overrides=dict(edit.knob_overrides),
-        candidates=candidate_results(r, applied=r.best_config),
+        # a table written over the current configuration's computation did not keep the current one: it is
+        # not marked chosen (a literal best stays chosen: a gate that rejects the table excludes its region)
+        candidates=candidate_results(r, applied=None if table and r.best_config == r.current_config else r.best_config),
         checked=True,
     )
+
+
+def table_changes(
+    changes: dict[str, tuple[Any, Any]], table: Mapping[str, Mapping[str, Any]], why: str
+) -> dict[str, tuple[Any, Any]]:
+    """The knob changes as the record, the commit and the report say them: a knob written as a per-bucket table
+    (``table``: shape label -> its configuration) is that table and why it was kept, not the last row's value
+    (rownorm, 2026-12-05: a table of 64, 128 and 256 by column count was recorded as ``BLOCK 64 -> 256``, the
+    current computation marked chosen)."""
+    out = dict(changes)
+    for knob, (before, _after) in changes.items():
+        rows = [f"{label}: {config[knob]}" for label, config in table.items() if knob in config]
+        if rows:
+            out[knob] = (before, f"per-bucket table ({'; '.join(rows)}; above them the original computation): {why}")
+    return out
 
 
 def candidate_results(result: SessionResult, *, applied: dict | None) -> list[CandidateResult]:

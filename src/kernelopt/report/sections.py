@@ -334,7 +334,9 @@ def _action_lines(v: VersionEntry) -> list[str]:
         for knob, values in o.knob_changes.items():
             before = values[0] if values else None
             after = values[1] if len(values) > 1 else None
-            out.append(f"Knob {knob}: {cells.text(before)} -> {cells.text(after)}")
+            # a knob whose edit replaced a computation was that computation, not its value at one size
+            was = f"computed ({o.knob_overrides[knob]})" if knob in o.knob_overrides else cells.text(before)
+            out.append(f"Knob {knob}: {was} -> {cells.text(after)}")
         if o.expected_impact:
             out.append(f"Expected: {cells.one_line(o.expected_impact)}")
         if o.risks_and_rollback:
