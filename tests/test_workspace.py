@@ -76,6 +76,26 @@ def test_kernel_contract_checks(ws_root: Path, tmp_path: Path) -> None:
     assert ws.kernel_form().value == "kernelbench"
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("line", ["from settings import pick\n", "import settings\n", "from .settings import pick\n"])
+def test_a_kernel_importing_a_module_of_its_own_folder_is_refused_in_one_line(
+    line: str, ws_root: Path, tmp_path: Path
+) -> None:
+    """A kernel folder may hold a helper module beside kernel.py (``tune`` runs in the folder and reads it); a
+    workspace holds only kernel.py and reference.py, where the import failed at V0 as the kernel's FAIL ("loading:
+    kernel.py raised ModuleNotFoundError"). Now the workspace is not made, and one line says why (issue 32)."""
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(line + (KERNELS / "add_kernel.py").read_text())
+    (folder / "settings.py").write_text("def pick(n):\n    return 128\n")
+    with pytest.raises(InputFileError, match="settings from its own folder; a workspace holds only kernel.py") as err:
+        Workspace.create("x", kernel=folder / "kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+    assert "\n" not in err.value.one_line() and list(ws_root.iterdir()) == []
+    # an installed module of the same name is not the folder's: nothing said
+    (folder / "kernel.py").write_text("import math\n" + (KERNELS / "add_kernel.py").read_text())
+    Workspace.create("y", kernel=folder / "kernel.py", reference=KERNELS / "add_reference.py", root=ws_root)
+
+
 def test_versions_and_git_operations(add_workspace: Workspace) -> None:
     ws = add_workspace
     assert ws.next_version() == 0 and ws.latest_unmasked() is None

@@ -89,10 +89,44 @@ def check_kernel(path: Path, form: KernelForm) -> None:
         InputFileError: missing, unparsable, or lacking ``run`` (function form) / ``ModelNew``.
     """
     funcs, classes, names = _top_level_names(path)
+    beside = folder_imports(path)
+    if beside:
+        raise InputFileError(
+            path,
+            f"imports {', '.join(beside)} from its own folder; a workspace holds only kernel.py and reference.py, "
+            "so it could not load there",
+            hint="define what it uses in kernel.py (kernelopt tune runs in the folder itself and reads it)",
+        )
     if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
         raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
     if form is KernelForm.FUNCTION and "run" not in funcs | names:
         raise InputFileError(path, "defines no run(*inputs) (the reference uses the function form)")
+
+
+def folder_imports(path: Path) -> list[str]:
+    """The modules a kernel file imports from its own folder at module level, as written: a relative import
+    (``from .settings import ...``), or a module or package beside it (``from settings import ...`` with
+    ``settings.py`` there). A workspace copies only kernel.py and reference.py (DESIGN.md, "Workspace"), so such
+    a kernel could not load in one. Parses, imports nothing; ``[]`` when the file does not parse (the form's
+    check says so)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+    out: list[str] = []
+    for node in tree.body:
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            out.append("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+        for module in modules:
+            top = module.split(".")[0]
+            if (path.parent / f"{top}.py").is_file() or (path.parent / top / "__init__.py").is_file():
+                out.append(module)
+    return list(dict.fromkeys(out))
 
 
 def detect_framework(path: Path) -> Framework:
