@@ -89,6 +89,34 @@ def test_the_kernelbench_form_still_runs_without_gradients() -> None:
     assert KernelForm.FUNCTION.takes_gradients and not KernelForm.KERNELBENCH.takes_gradients
 
 
+# ------------------------------------------------------------------------------------- a wrong kernel written
+
+CAPPED = "        MAX_FUSED_SIZE = 65536 // x.element_size()\n        BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(n_cols))\n"  # fmt: skip
+
+
+@pytest.mark.timeout(120)
+def test_a_table_buckets_on_the_row_length_not_on_a_cap_from_the_element_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found on 2026-12-05 from lse_fused's table (``MAX_FUSED_SIZE = 65536 // x.element_size()``, ``BLOCK_SIZE =
+    min(MAX_FUSED_SIZE, triton.next_power_of_2(n_cols))``): the engine's table bucketed on the first name the
+    computation reads, the cap, ``if MAX_FUSED_SIZE <= 16384:  # kernelopt: tuned`` / ``BLOCK_SIZE = 64``: 16384
+    for every float32 row, so the pick held at every row length. Looped, lse_fused stays correct; ctx_softmax's
+    one-block forward capped the same way (SHAPES 20 and 100 columns, a pick of 128) was wrong at 300 columns
+    (maximum error 5e36). The table now buckets on the size that tells the SHAPES entries apart (``n_cols``)."""
+    from tests.test_breaker_cases import _edit_for
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("ctx_softmax", tmp_path)
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("        BLOCK_SIZE = triton.next_power_of_2(n_cols)\n", CAPPED))
+    written = _edit_for(folder, {"BLOCK_SIZE": 128})
+    assert CAPPED + "        if n_cols <= 100:  # kernelopt: tuned\n            BLOCK_SIZE = 128\n" in written
+    kernel.write_text(written)
+    shapes = [{"rows": 3, "cols": 20}, {"rows": 2, "cols": 100}, {"rows": 2, "cols": 50}, {"rows": 2, "cols": 300}]
+    assert _correct_at((folder, shapes)) == {f"rows={s['rows']},cols={s['cols']}": True for s in shapes}
+
+
 # ------------------------------------------------------------------------------------ the current not timed
 
 

@@ -747,22 +747,33 @@ def _tabled(prepared: PreparedFolder) -> dict[str, Tunable]:
 
 
 def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
-    """The computed knobs of ``best`` a table holds and the size it buckets on (the first size name their
-    computation reads that every shape gives); ``None`` when no table can be written (no computed knob, an
-    autotune list, no size every shape names)."""
+    """The computed knobs of ``best`` a table holds and the size it buckets on; ``None`` when no table can be
+    written (no computed knob, an autotune list, no size every shape names).
+
+    The size is a name their computation reads that every shape gives, the one that tells the shapes apart
+    first: a name whose value differs between the entries, or is a size an entry names (``n_cols`` from ``cols``),
+    before one that holds one value at every entry that no entry names. ``min(MAX_FUSED_SIZE,
+    next_power_of_2(n_cols))`` with ``MAX_FUSED_SIZE = 65536 // x.element_size()`` buckets on ``n_cols``: a
+    table over the cap (16384 for every float32 row) would hold the pick at every row length, a one-block
+    kernel's block too small above the sizes checked."""
     computed = _tabled(prepared)
     names = [n for n in computed if best is not None and n in best]
     if not names or is_list_space(prepared.space.origins):
         return None
-    size = next(
-        (
-            x
-            for x in computed[names[0]].size_names
-            if all(_size_at(prepared, x, s) is not None for s in prepared.shapes)
-        ),
-        None,
-    )
-    return (names, size) if size is not None else None
+    known: list[tuple[bool, int, str]] = []
+    for i, x in enumerate(computed[names[0]].size_names):
+        values = [_size_at(prepared, x, s) for s in prepared.shapes]
+        if any(v is None for v in values):
+            continue
+        varies = len(set(values)) > 1
+        named = all(v in _entry_sizes(s) for v, s in zip(values, prepared.shapes, strict=True))
+        known.append((not (varies or named), i, x))
+    return (names, min(known)[2]) if known else None
+
+
+def _entry_sizes(shape: ProblemShape) -> set[int]:
+    """The integer sizes a ``SHAPES`` entry names (its keyword arguments' values)."""
+    return {v for v in shape.kwargs.values() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
