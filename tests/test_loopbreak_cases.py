@@ -83,15 +83,13 @@ def test_a_reference_that_fails_at_one_shapes_entry_is_bad_input_in_validate_opt
     kernel does not pass the gate" (exit 1, a "baseline check failed" commit), blaming a kernel that is right at
     every size, while `tune` said exit 2 naming the entry and `batch` an ERROR of the problem."""
     from kernelopt.cli.app import main
+    from kernelopt.workspace import Workspace
 
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
     monkeypatch.setenv("KERNELOPT_SEEDS", "1")
     folder = _copy("refshape", tmp_path)
-    root = tmp_path / "ws"
-    argv = ["--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py")]
-    assert main(["init", "refshape", *argv, "--root", str(root)]) == 0
-    capsys.readouterr()
-    assert main(["validate", str(root / "kernel_opt_refshape"), "--device", "cpu"]) == 2
+    ws = Workspace.create("refshape", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    assert main(["validate", str(ws.root), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("kernelopt: error: reference.py fails, not the kernel: "), err[-1]
     assert "case 1 (n=200): the reference raised RuntimeError" in err[-1]
@@ -138,3 +136,26 @@ def test_a_table_the_loop_writes_is_recorded_as_the_table_and_why_not_as_its_las
     )
     lines = _action_lines(VersionEntry(record=record))
     assert f"Knob BLOCK: computed (block = triton.next_power_of_2(n_cols)) -> {kept}" in "\n".join(lines)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: tune checks candidates on seed 0 only, the gate on permuted seeds too; tune does not run the "
+    "gate's check of V0 (issue 32, item 5: tune, validate, optimize and batch agree on V0)",
+)
+@pytest.mark.timeout(60)
+def test_tune_refuses_a_v0_that_validate_fails_on_permuted_seeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """sorted (boundaries sorted by a `get_inputs` that seeds its own generator): `validate` FAILs V0 at seed 1
+    and says the seed's inputs were permuted, `optimize` and `batch` stop there; `tune` checked seed 0 only and
+    wrote a 4.2x faster kernel.py (the Triton version of the trial) on a V0 the other three refuse."""
+    from kernelopt.cli.app import main
+
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
+    folder = _copy("sorted", tmp_path)
+    before = (folder / "kernel.py").read_text()
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "seed 1" in err and "permuted" in err
+    assert (folder / "kernel.py").read_text() == before
