@@ -157,3 +157,32 @@ def test_tune_moves_tile_sizes_the_launch_does_not_pass(tmp_path: Path, capsys: 
     )
     assert f"triton.cdiv(n_cols, {out['best_config']['BLOCK_N']}))" in text
     assert all(correct_at(folder, [(16, 100), (40, 300), (7, 1000), (130, 33)]).values())
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("name", "best", "written", "sizes"),
+    [
+        # one block computed inline at two launches: hoisted once, both launches read it
+        (
+            "add_then_scale_shared_block",
+            {"BLOCK": 2048},
+            "    if n <= 2000:  # kernelopt: tuned\n        BLOCK = 2048\n    add_bias_kernel[grid](x, tmp, 0.5, n, BLOCK=BLOCK)\n    scale_kernel[grid](tmp, out, 3.0, n, BLOCK=BLOCK)\n",
+            [{"n": 1}, {"n": 1000}, {"n": 2049}, {"n": 9000}],
+        ),
+    ],
+    ids=["shared_inline"],
+)
+def test_what_tune_writes_for_the_new_patterns_is_right_between_and_above_the_shapes(
+    name: str, best: dict[str, int], written: str, sizes: list[dict[str, int]], tmp_path: Path
+) -> None:
+    """The edit ``kernelopt tune`` writes for its pick (the engine's own shaped edit, on the CPU), checked against
+    the reference at sizes no ``SHAPES`` entry names: between the entries, below and above them (issue 32). A
+    settings helper's dict is checked so in tests/test_breaker2_cases.py (helper_dict)."""
+    from tests.test_breaker_cases import _correct_at, _edit_for
+
+    folder = _task(tmp_path, name)
+    text = _edit_for(folder, best)
+    assert written in text
+    (folder / "kernel.py").write_text(text)
+    assert _correct_at((folder, sizes)) == {",".join(f"{k}={v}" for k, v in s.items()): True for s in sizes}

@@ -3,6 +3,8 @@
 import torch
 
 SHAPES = [{"n": 300}, {"n": 2000}]
+ATOL = 1e-4
+RTOL = 1e-4
 
 
 def get_inputs(n: int = 300, device: str = "cpu"):

@@ -3,6 +3,8 @@
 import torch
 
 SHAPES = [{"rows": 4, "cols": 100}, {"rows": 4, "cols": 300}]
+ATOL = 1e-4
+RTOL = 1e-4
 
 
 def get_inputs(rows: int = 4, cols: int = 100, device: str = "cpu"):
