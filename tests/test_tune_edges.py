@@ -301,3 +301,95 @@ def test_a_pick_too_noisy_to_rank_without_a_re_time_writes_nothing() -> None:
     result, evaluator, _ = _paced_session(45.0, spread=0.5, values=(16, 18, 40, 80, 512))
     assert evaluator.retimed == [] and result.noisy is not None and "without a re-time" in result.noisy
     assert not judge_gain(result).better
+
+
+# ------------------------------------------------------------------------------ 2. --within a sweep of literals
+
+
+def _literal_sweep(tmp_path: Path, space: dict[str, list[int]], naive: dict[str, int], *, complete: bool) -> Path:
+    """A sweep file as the sweeps recorded before computed points existed write it: literals only."""
+    from kernelopt.tuning.record import read_sweeps, write_sweep
+
+    base = read_sweeps(DATA.parent.parent / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "sumsq.json")[0]
+    path = tmp_path / "sweep.json"
+    write_sweep(path, base.model_copy(update={"space": space, "naive_config": naive, "complete": complete}))
+    return path
+
+
+@pytest.mark.timeout(120)
+def test_within_a_literal_sweep_refuses_a_computation_of_several_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rownorm computes BLOCK from the row (128 at 100 columns, 256 at 256): no one point of a sweep of literals.
+    ``tune --within`` searched the sweep's values plus the computation, picked "computed", a point the sweep never
+    timed, and said nothing; now one line, exit 2, before any candidate runs."""
+    from kernelopt.cli.app import main
+
+    folder = _copy("tuning/rownorm", tmp_path)
+    before = (folder / "kernel.py").read_bytes()
+    sweep = _literal_sweep(tmp_path, {"BLOCK": [128, 256, 512]}, {"BLOCK": 256}, complete=True)
+    code = main(["tune", str(folder), "--device", "cpu", "--within", str(sweep), "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("kernelopt: error: --within") and "BLOCK is computed by kernel.py" in err, err
+    assert "128 at n_rows=8,n_cols=100, 256 at n_rows=8,n_cols=256" in err and "holds literals only" in err
+    assert "Traceback" not in err and (folder / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(120)
+def test_within_a_literal_sweep_maps_a_computation_of_one_value(tmp_path: Path, stopwatch: type[Stopwatch]) -> None:
+    """Timed on one shape (256 columns) the computation is the literal 256: the current configuration is the
+    sweep's BLOCK=256, the session searches the sweep's literals only, and says that the sweep was cut short
+    (its best is the best of the configurations it timed, never called the exhaustive best)."""
+    folder = _copy("tuning/rownorm", tmp_path)
+    ref = folder / "reference.py"
+    ref.write_text(ref.read_text().replace('{"n_rows": 8, "n_cols": 100}, ', ""))
+    sweep = _literal_sweep(tmp_path, {"BLOCK": [128, 256, 512]}, {"BLOCK": 256}, complete=False)
+    tuning = _tune(folder, within=sweep)
+    within = tuning.prepared.within
+    assert within is not None and within.mapped == {"BLOCK": 256} and not within.complete
+    assert tuning.result.current_config == {"BLOCK": 256}
+    assert all(c["BLOCK"] in (128, 256, 512) for c in stopwatch.asked)
+    assert all(r.config["BLOCK"] != "computed" for r in tuning.result.results)
+    line = within.line()
+    assert "cut short" in line and f"best of {within.timed} timed, not the exhaustive best" in line
+    assert "BLOCK computed -> 256" in line
+
+
+def test_within_names_a_complete_sweep_s_best_the_exhaustive_best(tmp_path: Path) -> None:
+    from kernelopt.tuning.folder import WithinSweep
+
+    done = WithinSweep(
+        sweep="s", path="s.json", complete=True, timed=48, configurations=48, best_latency_us=3.5,
+        best_label="exhaustive best",
+    )  # fmt: skip
+    assert "complete, 48 timed of 48" in done.line() and "is the exhaustive best of this space" in done.line()
+
+
+def test_within_refuses_a_current_configuration_outside_the_sweep() -> None:
+    """A kernel at BLOCK_SIZE=128 cut to a sweep of 256 and up started from 256 and called it "current" (the
+    kernel as written never ran); now one line."""
+    from kernelopt.tunables import discover
+    from kernelopt.tuning.launch import space_from_tunables
+    from kernelopt.tuning.record import read_sweeps
+    from kernelopt.tuning.replay import restrict_to_sweep
+
+    kernel = DATA.parent.parent / "examples" / "elementwise" / "kernel.py"
+    sweep = read_sweeps(DATA.parent.parent / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "elementwise.json")[0]
+    higher = sweep.model_copy(
+        update={
+            "space": {**sweep.space, "BLOCK_SIZE": [256, 512, 1024]},
+            "naive_config": {**sweep.naive_config, "BLOCK_SIZE": 256},
+        }
+    )
+    with pytest.raises(ValueError, match=r"BLOCK_SIZE: the kernel runs 128, which is not among the sweep's values"):
+        restrict_to_sweep(space_from_tunables(discover(kernel)), higher)
+
+
+def test_a_sweep_cut_short_is_drawn_as_the_best_of_n_timed() -> None:
+    from kernelopt.cli.tune import _sweep_best
+
+    runs = DATA.parent.parent / "docs" / "gpu-runs" / "2026-12-01-sweeps"
+    best, label = _sweep_best(runs / "matmul.json")  # 2026-12-01: cut at its time limit
+    assert best is not None and label.startswith("best of ") and "timed" in label
+    assert _sweep_best(runs / "sumsq.json")[1] == "sweep best"

@@ -296,7 +296,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.session import StopReason
 
-    sweep_best = _sweep_best(sweep) if sweep is not None else None
+    sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
     if not dry_run:
         write_target(Path(request.folder) / "kernel.py")  # a hard-linked kernel.py: refused now, not at the end
     reference_py = Path(request.folder) / "reference.py"
@@ -311,6 +311,8 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
     note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
+    if prepared.within is not None:
+        note(prepared.within.line())
     small = prepared.budget.below_floor(space.size.count)
     if small is not None:
         note(small)
@@ -338,7 +340,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                 hint="run again to tune against reference.py as it is now",
             )
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
-        plot = _draw(tuning, sweep_best)
+        plot = _draw(tuning, sweep_best, sweep_label)
         if edit is not None and not dry_run:
             with signals_held():  # an interrupt lands before the write (none made) or after it (`written`)
                 replace_source(prepared.source, edit.new_source)
@@ -356,6 +358,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                     "kernel_py": str(kernel_py),
                     "plot": str(plot) if plot is not None else None,
                     "sweep_best_us": sweep_best,
+                    "sweep_best_label": sweep_label,
                 }
             )
         else:
@@ -659,8 +662,9 @@ class _Bar:
         self.progress.stop()
 
 
-def _sweep_best(path: Path) -> float | None:
-    """The best latency of the recorded sweep at ``path`` (its one sweep).
+def _sweep_best(path: Path) -> tuple[float | None, str]:
+    """The best latency of the recorded sweep at ``path`` (its one sweep), and what it may be called: ``sweep best``
+    when the sweep is complete, ``best of N timed`` when it was cut short (a ratio to it is no ratio to a best).
 
     Raises:
         InputFileError: not a sweep file.
@@ -671,11 +675,13 @@ def _sweep_best(path: Path) -> float | None:
     sweeps = read_sweeps(path)
     if len(sweeps) != 1:
         raise UsageError(f"{path}: holds {len(sweeps)} sweeps; --sweep takes a file of one sweep")
-    best = sweeps[0].best()
-    return best.latency_us if best is not None else None
+    swept = sweeps[0]
+    best = swept.best()
+    label = "sweep best" if swept.complete else f"best of {len(swept.timed())} timed (sweep cut short)"
+    return (best.latency_us if best is not None else None), label
 
 
-def _draw(tuning: FolderTuning, sweep_best: float | None) -> Path | None:
+def _draw(tuning: FolderTuning, sweep_best: float | None, sweep_label: str | None = None) -> Path | None:
     """``search.png`` in the session folder; ``None`` (and a warning) without matplotlib."""
     from kernelopt.fileio import atomic_write_bytes
     from kernelopt.report.search_plot import SearchPoint, search_plot
@@ -693,7 +699,13 @@ def _draw(tuning: FolderTuning, sweep_best: float | None) -> Path | None:
     ]
     title = f"{tuning.prepared.problem.kernel_py.parent.name}: {tuning.prepared.space.launch} ({r.strategy})"
     try:
-        image = search_plot(points, title=title, current_latency_us=r.current_latency_us, sweep_best_us=sweep_best)
+        image = search_plot(
+            points,
+            title=title,
+            current_latency_us=r.current_latency_us,
+            sweep_best_us=sweep_best,
+            sweep_label=sweep_label or "sweep best",
+        )
     except EnvironmentProblem as exc:
         warn(exc.one_line())
         return None

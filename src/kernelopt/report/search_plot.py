@@ -124,6 +124,7 @@ def search_plot(
     title: str,
     current_latency_us: float | None = None,
     sweep_best_us: float | None = None,
+    sweep_label: str = "sweep best",
     image_format: str = "png",
     dpi: int = 110,
 ) -> bytes:
@@ -134,6 +135,7 @@ def search_plot(
         title: the plot's title (the kernel and launch).
         current_latency_us: the current configuration's latency (a dotted line), when it ran.
         sweep_best_us: the best latency of a recorded sweep of the same space (a dashed line).
+        sweep_label: its legend's words (``best of N timed`` for a sweep cut short: no exhaustive best).
         image_format: ``png`` or ``svg``.
         dpi: resolution of a PNG.
 
@@ -186,7 +188,7 @@ def search_plot(
     if current_latency_us is not None:
         ax.axhline(current_latency_us, color="#7f8c8d", linestyle=":", label=f"current {current_latency_us:.4g} us")
     if sweep_best_us is not None:
-        ax.axhline(sweep_best_us, color="#d4ac0d", linestyle="--", label=f"sweep best {sweep_best_us:.4g} us")
+        ax.axhline(sweep_best_us, color="#d4ac0d", linestyle="--", label=f"{sweep_label} {sweep_best_us:.4g} us")
     _latency_scale(ax, axis)
     ax.set_xlim(0, max((p.evaluation for p in points), default=1) + 1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -196,6 +197,7 @@ class PreparedFolder:
         env: the workers' environment.
         shapes: the shapes every candidate is checked and timed on, the primary first
             (:func:`~kernelopt.tuning.shapes.session_shapes`).
+        within: the recorded sweep the space is cut to (``--within``), and what its best is.
     """
 
     request: TuneRequest
@@ -212,6 +214,7 @@ class PreparedFolder:
     session_dir: Path
     env: dict[str, str]
     shapes: tuple[ProblemShape, ...] = ()
+    within: WithinSweep | None = None
 
     @property
     def record_path(self) -> Path:
@@ -335,8 +338,9 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         evaluation=evaluation,
         looped=loop_kernels(base),
     )
+    within = None
     if request.within is not None:
-        space = _within(space, request.within)
+        space, within = _within(space, request.within, evaluation, shapes, problem.kernel_py.name)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = knob_editor(
         base,
@@ -363,6 +367,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         session_dir=out / key,
         env=env,
         shapes=tuple(shapes),
+        within=within,
     )
 
 
@@ -399,20 +404,112 @@ def _size_of(evaluation: AutotuneEvaluation | None, kernel: str, size: str, shap
     return evaluation.size_value(kernel, size, dict(shape.kwargs)) if evaluation is not None else None
 
 
-def _within(space: Space, path: Path) -> Space:
-    """``space`` cut to the values of the one sweep recorded at ``path``.
+class WithinSweep(BaseModel):
+    """The recorded sweep a session's space is cut to (``kernelopt tune --within SWEEP``) and what its best is.
+
+    Attributes:
+        sweep: the sweep's example name; path: its file.
+        complete: every configuration of the sweep's space was recorded (its best is the exhaustive best of the
+            space); else the sweep was cut short and its best is only the best of ``timed``.
+        timed: configurations the sweep timed (pruned ones left out); configurations: its space's size.
+        best_latency_us: its best recorded latency (``None``: none was timed).
+        best_label: ``exhaustive best`` or ``best of N timed``: what a ratio to it may be called.
+        shape: the problem the sweep was recorded on.
+        mapped: knob -> the literal a knob the kernel computes was mapped to (its value on every shape timed):
+            sweeps hold literals only.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    sweep: str
+    path: str
+    complete: bool
+    timed: int
+    configurations: int
+    best_latency_us: float | None
+    best_label: str
+    shape: dict[str, Value] = Field(default_factory=dict)
+    mapped: dict[str, Value] = Field(default_factory=dict)
+
+    def line(self) -> str:
+        """One line for people: what the space was cut to and what its best may be called."""
+        best = f"{self.best_latency_us:.4g} us" if self.best_latency_us is not None else "none timed"
+        if self.complete:
+            head = (
+                f"within the sweep of {self.sweep} (complete, {self.timed} timed of {self.configurations}): its best, "
+                f"{best}, is the exhaustive best of this space"
+            )
+        else:
+            head = (
+                f"within the sweep of {self.sweep}, cut short ({self.timed} timed of {self.configurations}): its best, "
+                f"{best}, is the {self.best_label}, not the exhaustive best; a ratio to it is to the {self.best_label}"
+            )
+        if self.mapped:
+            knobs = ", ".join(f"{k} computed -> {v}" for k, v in self.mapped.items())
+            head += f"; {knobs} (its value on every shape timed: the sweep holds literals only)"
+        return head
+
+
+def _within(
+    space: Space,
+    path: Path,
+    evaluation: AutotuneEvaluation | None,
+    shapes: Sequence[ProblemShape],
+    kernel_py: str = "kernel.py",
+) -> tuple[Space, WithinSweep]:
+    """``space`` cut to the values of the one sweep recorded at ``path``, and that sweep's summary.
+
+    A sweep holds literals only: a knob the kernel computes from the problem maps to the literal its computation
+    gives on every shape the session times (as the run told, or discovery's value on one shape); a computation of
+    several values over them is no point of the sweep's space, and is refused in one line rather than ranked
+    against the sweep's best (a ratio over other spaces).
 
     Raises:
         InputFileError: not a sweep file.
-        UsageError: a file of several sweeps, or a sweep of other knobs.
+        UsageError: a file of several sweeps, a sweep of other knobs, a computed knob of several values over the
+            shapes timed, or a current configuration outside the sweep's space.
     """
     sweeps = read_sweeps(path)
     if len(sweeps) != 1:
         raise UsageError(f"{path}: holds {len(sweeps)} sweeps; --within takes a file of one sweep")
+    sweep = sweeps[0]
+    told = _computation_values(space, evaluation, shapes)
+    labels = [s.label() for s in shapes]
+    mapped: dict[str, Value] = {}
+    for name in space.names:
+        if not space.computed(name):
+            continue
+        values = [told.get(label, {}).get(name) for label in labels]
+        if len(labels) <= 1 and not any(v is not None for v in values):
+            values = [space.origins[name].value]  # one shape: the value discovery's run read
+        if values and all(v is not None for v in values) and len({repr(v) for v in values}) == 1:
+            mapped[name] = values[0]  # type: ignore[assignment]
+            continue
+        gives = ", ".join(f"{v} at {label}" for v, label in zip(values, labels, strict=False) if v is not None)
+        raise UsageError(
+            f"--within {path}: {name} is computed by {kernel_py} ({space.origins[name].computed}), "
+            f"{gives or 'its value unknown'}; the sweep of {sweep.name} holds literals only, so the computation is "
+            "no one point of its space and a ratio to its best would be over another space",
+            hint="tune without --within, or time one shape (the sweep's) so the computation gives one value",
+        )
     try:
-        return restrict_to_sweep(space, sweeps[0])
+        restricted = restrict_to_sweep(space, sweep, computed=mapped)
     except ValueError as exc:
         raise UsageError(f"--within {path}: {exc}") from None
+    best = sweep.best()
+    timed = len(sweep.timed())
+    summary = WithinSweep(
+        sweep=sweep.name,
+        path=str(path),
+        complete=sweep.complete,
+        timed=timed,
+        configurations=math.prod(len(v) for v in sweep.space.values()),
+        best_latency_us=best.latency_us if best is not None else None,
+        best_label="exhaustive best" if sweep.complete else f"best of {timed} timed",
+        shape=dict(sweep.key.shape),
+        mapped=mapped,
+    )
+    return restricted, summary
 
 
 def profiled_launch(profiled: str | None, tunables: list[Tunable]) -> str | None:
@@ -947,6 +1044,7 @@ class TuneSummary(BaseModel):
         guarded: the configuration a guard an earlier write left in kernel.py runs where it holds (the current
             configuration there, timed once as it: :func:`guarded_twin`); ``None`` without such a guard.
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
+        within: the sweep the space was cut to (``--within``): complete or cut short, and what its best is called.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -981,6 +1079,7 @@ class TuneSummary(BaseModel):
     computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
     guarded: dict[str, Value] | None = None
     unretimed: str | None = None
+    within: WithinSweep | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -992,15 +1091,21 @@ def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
 def computed_by_shape(prepared: PreparedFolder) -> dict[str, dict[str, Value]]:
     """Shape label -> knob -> the value the kernel's computation gave there, for the knobs it computes from the
     problem and the shapes whose run told (discovery's evaluation; empty when it did not run them)."""
-    names = computed_knobs(prepared)
-    evaluation, kernel = prepared.evaluation, prepared.space.kernel
+    return _computation_values(prepared.space, prepared.evaluation, prepared.shapes)
+
+
+def _computation_values(
+    space: Space, evaluation: AutotuneEvaluation | None, shapes: Sequence[ProblemShape]
+) -> dict[str, dict[str, Value]]:
+    names = [n for n, o in space.origins.items() if o.from_problem and o.computed is not None]
+    kernel = space.kernel
     if not names or evaluation is None or kernel is None:
         return {}
     out: dict[str, dict[str, Value]] = {}
-    for shape in prepared.shapes:
+    for shape in shapes:
         entry = next((e for e in evaluation.shape_sizes if e.shape == dict(shape.kwargs)), None)
         launched = entry.launch_values.get(kernel, {}) if entry is not None else {}
-        feeds = {n: prepared.space.origins[n].feeds[0] if prepared.space.origins[n].feeds else n for n in names}
+        feeds = {n: space.origins[n].feeds[0] if space.origins[n].feeds else n for n in names}
         values = {n: launched[f] for n, f in feeds.items() if f in launched}
         if values:
             out[shape.label()] = values
@@ -1041,6 +1146,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         computed_by_shape=computed_by_shape(p),
         guarded=tuning.guarded,
         unretimed=r.unretimed,
+        within=p.within,
     )
 
 
@@ -1063,6 +1169,7 @@ __all__ = [
     "PreparedFolder",
     "TuneRequest",
     "TuneSummary",
+    "WithinSweep",
     "best_edit",
     "budget_rule",
     "canonical_source",

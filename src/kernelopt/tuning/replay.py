@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict
 
 from kernelopt.tuning.budget import BudgetRule, ManualClock
-from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.record import SWEEP_OUTCOMES, SweepEntry, SweepFile, SweepStatus
 from kernelopt.tuning.space import Space, knob_of
 
@@ -112,32 +112,62 @@ def space_from_sweep(sweep: SweepFile) -> Space:
     return Space(knobs, fit, (rule,), kernel=sweep.name)
 
 
-def restrict_to_sweep(space: Space, sweep: SweepFile) -> Space:
+def restrict_to_sweep(space: Space, sweep: SweepFile, *, computed: Mapping[str, Value] | None = None) -> Space:
     """The part of ``space`` (a kernel's, from discovery) that a recorded sweep covers: each knob's values cut
     to the sweep's (a knob the sweep does not vary is held at the value the sweep held it at), the kernel's
     fit rule kept. A session in it can be ranked against the sweep's best, which
     is an honest ratio only over the same space (``kernelopt tune --within SWEEP``).
 
+    A sweep holds literals only (a sweep file has no computed point): a knob the kernel computes from the problem
+    is mapped to the literal ``computed`` gives it (the value its computation takes on every shape the session
+    times) and becomes a literal knob of the restricted space, at that value. The kernel's current configuration
+    must be a point of the sweep's space: otherwise the session's "current" would be another configuration than
+    the kernel as written.
+
     Raises:
-        ValueError: the sweep's knobs are not the space's, or a knob has no value in common (one line).
+        ValueError: the sweep's knobs are not the space's, a knob has no value in common, a computed knob has no
+            literal in ``computed``, or the kernel's current value of a knob is outside the sweep's (one line).
     """
     swept = space_from_sweep(sweep)
     unknown = sorted(set(swept.names) - set(space.names))
     if unknown:
         raise ValueError(f"the sweep of {sweep.name} varies {unknown}, which this launch has no knob for")
+    literals = dict(computed or {})
+    origins = dict(space.origins)
     knobs = []
     for knob in space.knobs:
+        origin = origins.get(knob.name)
+        now: Value | None = origin.value if origin is not None else None
+        if origin is not None and space.computed(knob.name):
+            if knob.name not in literals:
+                raise ValueError(
+                    f"{knob.name} is computed by the kernel ({origin.computed}) and the sweep of {sweep.name} holds "
+                    "literals only: the computation is no point of its space"
+                )
+            now = literals[knob.name]
+            origins[knob.name] = replace(origin, value=now, computed=None)
         if knob.name not in swept.names:  # the sweep held it where the kernel has it
-            held = sweep.naive_config.get(knob.name, knob.default)
+            held = sweep.naive_config.get(knob.name, knob.default if now is None else now)
+            if now is not None and held != now:
+                raise ValueError(
+                    f"{knob.name}: the kernel runs {now} and the sweep of {sweep.name} held it at {held}: the current "
+                    "configuration is outside the sweep's space"
+                )
             knobs.append(knob_of(knob.name, [held], held))
             continue
         allowed = set(swept.knob(knob.name).values)
         values = [v for v in knob.values if v in allowed]
         if not values:
             raise ValueError(f"{knob.name}: none of {list(knob.values)} is among the sweep's {sorted(allowed)}")
-        knobs.append(knob_of(knob.name, values, knob.default if knob.default in values else values[0]))
+        if now is not None and now not in values:
+            raise ValueError(
+                f"{knob.name}: the kernel runs {now}, which is not among the sweep's values "
+                f"{list(swept.knob(knob.name).values)}: the current configuration is outside the sweep's space"
+            )
+        default = now if now is not None else knob.default if knob.default in values else values[0]
+        knobs.append(knob_of(knob.name, values, default))
     rule = f"values restricted to the sweep of {sweep.name} ({sweep.key.kernel_sha256 or 'no digest'})"
-    return replace(space, knobs=tuple(knobs), fit_rules=(*space.fit_rules, rule), _fit_cache={})
+    return replace(space, knobs=tuple(knobs), fit_rules=(*space.fit_rules, rule), origins=origins, _fit_cache={})
 
 
 # ---------------------------------------------------------------------------------------------- trials
