@@ -9,12 +9,13 @@ between, one above the largest) that the original kernel handled."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+from types import ModuleType
+from unittest import mock
 
 import pytest
 
@@ -23,53 +24,45 @@ from kernelopt.tuning.candidate import Outcome, Result
 
 DATA = Path(__file__).parent / "data" / "breaker"
 
-# The kernel of each folder against its reference at the shapes given (JSON list of [folder, [get_inputs keyword
-# dicts]]): prints {label: true/false or the error}. Runs in a child with Triton's interpreter and kernelopt's fixes to it.
-CHECK = r"""
-import importlib.util, json, sys
-import torch
-from kernelopt.harness.interpreter import patch_interpreter
-patch_interpreter()
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-out = {}
-for n, (folder, shapes) in enumerate(json.loads(sys.argv[1])):
-    ref, ker = load(folder + "/reference.py", f"ref{n}"), load(folder + "/kernel.py", f"ker{n}")
-    for shape in shapes:
-        torch.manual_seed(0)
-        inputs = ref.get_inputs(**shape)
-        label = ",".join(f"{k}={v}" for k, v in shape.items())
-        try:
-            got = ker.run(*[t.clone() for t in inputs])
-            want = ref.reference(*inputs)
-            out[label] = bool(torch.allclose(got.float(), want.float(), atol=ref.ATOL, rtol=ref.RTOL))
-        except Exception as exc:  # a kernel that raises at a size is wrong there
-            out[label] = f"{type(exc).__name__}: {exc}"[:200]
-print(json.dumps(out))
-"""
-
 
 def _copy(name: str, tmp_path: Path) -> Path:
     return Path(shutil.copytree(DATA / name, tmp_path / name))
 
 
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _correct_at(*cases: tuple[Path, list[dict[str, int]]]) -> dict[str, object]:
-    """Each folder's kernel against its reference at its shapes, in one child process (Triton interpreted)."""
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK, json.dumps([[str(f), shapes] for f, shapes in cases])],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """Each folder's kernel against its reference at its shapes, with Triton's interpreter and kernelopt's fixes
+    to it: {label: True / False / the error a kernel raised at that size}. Both files are loaded afresh in this
+    process with ``TRITON_INTERPRET=1`` (a ``triton.jit`` reads it when the kernel is defined), not in a new
+    interpreter that imports torch and triton again (2 s of CPU a call)."""
+    import torch
+
+    from kernelopt.harness.interpreter import patch_interpreter
+
+    out: dict[str, object] = {}
+    with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
+        patch_interpreter()
+        for n, (folder, shapes) in enumerate(cases):
+            ref = _load(folder / "reference.py", f"_breaker_ref{n}")
+            ker = _load(folder / "kernel.py", f"_breaker_ker{n}")
+            for shape in shapes:
+                torch.manual_seed(0)
+                inputs = ref.get_inputs(**shape)
+                label = ",".join(f"{k}={v}" for k, v in shape.items())
+                try:
+                    got = ker.run(*[t.clone() for t in inputs])
+                    want = ref.reference(*inputs)
+                    out[label] = bool(torch.allclose(got.float(), want.float(), atol=ref.ATOL, rtol=ref.RTOL))
+                except Exception as exc:  # a kernel that raises at a size is wrong there
+                    out[label] = f"{type(exc).__name__}: {exc}"[:200]
+    return out
 
 
 def _keys(folder: str) -> dict[str, TunableKind]:
