@@ -393,3 +393,25 @@ def test_a_sweep_cut_short_is_drawn_as_the_best_of_n_timed() -> None:
     best, label = _sweep_best(runs / "matmul.json")  # 2026-12-01: cut at its time limit
     assert best is not None and label.startswith("best of ") and "timed" in label
     assert _sweep_best(runs / "sumsq.json")[1] == "sweep best"
+
+
+@pytest.mark.timeout(60)
+def test_the_loop_s_record_says_what_was_set_aside_and_an_unretimed_pick(tmp_path: Path) -> None:
+    """Stage 3 of the loop (backends/launch_tuning.py) says the same as ``tune``: the configurations set aside
+    untimed, and a pick the wall time left no re-time for."""
+    from kernelopt.backends.launch_tuning import apply_best
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    prepared = prepare_folder(TuneRequest(folder=_copy("breaker2/global_tile", tmp_path), device="cpu"))
+    now = Result(config={"TILE": 32}, outcome=Outcome.OK, latency_us=20.0)
+    aside = Result.failed({"TILE": 64}, Outcome.INVALID, "cannot be written: a module-level constant")
+    result = SessionResult(
+        best_config={"TILE": 32}, best_latency_us=20.0, current_config={"TILE": 32}, current_latency_us=20.0,
+        results=[now, aside], retimed=[], evaluations=1, served=0, budget=3, space_size=13, wall_s=1.0,
+        stop=StopReason.WALL_TIME, strategy="local", screened=1, unretimed="the wall time left cannot fit the re-time",
+    )  # fmt: skip
+    outcome = apply_best(FolderTuning(prepared, result, judge_gain(result)))
+    assert not outcome.changed and outcome.error is not None
+    assert "1 set aside untimed" in outcome.error and "cannot fit the re-time" in outcome.error
+    assert [c.status.value for c in outcome.candidates] == ["ok", "refused"]

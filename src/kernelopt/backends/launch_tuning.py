@@ -162,6 +162,10 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     r, judgement = tuning.result, tuning.judgement
     launch = tuning.prepared.space.launch
     counted = f"{r.evaluations} candidate(s) evaluated, {r.served} from the record, of a space of {r.space_size}"
+    if r.screened:  # refused by the edit layer (never writable) or excluded: set aside untimed, no budget spent
+        counted += f"; {r.screened} set aside untimed"
+    if r.unretimed:  # the wall time left no room to re-time the top few: the pick is the ranking's
+        counted += f"; {r.unretimed}"
     if r.best_config is None:
         return ImplementOutcome(
             changed=False,
