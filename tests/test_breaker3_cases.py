@@ -165,18 +165,40 @@ def test_an_even_k_flag_is_not_read_as_a_tile_that_must_divide(tmp_path: Path) -
 # ------------------------------------------------------------------------------------------- silent misses
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a launch through functools.partial(kernel[grid], BLOCK=512, num_warps=4) is not read: tunables lists "
-    "nothing and says nothing, tune exits 2 'discovery lists nothing'",
-)
-def test_a_launch_through_functools_partial_is_read_or_said() -> None:
+@pytest.mark.timeout(120)
+def test_a_launch_through_functools_partial_is_read_and_tuned(tmp_path: Path) -> None:
     """Seen on 2026-12-05: partial_act takes its kernel from a dict by name and launches it through
     ``functools.partial(kernel[(triton.cdiv(n, 512),)], BLOCK=512, num_warps=4)``: ``kernelopt tunables`` printed
     "no tunable found" and ``tune`` "no tunable knob: discovery lists nothing": neither the two settings nor a word
-    about the launch it could not read."""
-    found = discover_source(DATA.joinpath("partial_act", "kernel.py").read_text())
-    assert any("BLOCK" in t.key for t in found), [t.key for t in found]
+    about the launch it could not read. Now the partial is read as the launch it binds: BLOCK and num_warps are
+    listed, and an edit moves the block with the grid's copy of it (``tune --device cpu`` wrote ``BLOCK=4096``,
+    correct at 1000 and 9000 elements)."""
+    from kernelopt.tunables import apply_source
+
+    old = DATA.joinpath("partial_act", "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(old)}
+    assert found["kernel:BLOCK"].value == 512 and found["kernel:num_warps"].value == 4
+    written = apply_source(old, {"BLOCK": 4096}, kernel="kernel").new_source
+    assert "functools.partial(kernel[(triton.cdiv(n, 4096),)], BLOCK=4096, num_warps=4)" in written
+    assert guard_edit(old, written).new_source == written  # masked: legal at every size
+    folder = _copy("partial_act", tmp_path)
+    (folder / "kernel.py").write_text(written)
+    shapes = [{"n": 200}, {"n": 1000}, {"n": 9000}]
+    assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
+
+
+def test_a_partial_launch_of_a_kernel_without_masks_keeps_its_grid_divisor() -> None:
+    """Beside it: the same partial launch of a kernel without masks (``_silu[(triton.cdiv(n, 512),)]``): read as a
+    launch, its block moved to 1024 was written unguarded (the guard saw only ``kernel[grid](...)`` calls), wrong
+    at 1536 elements. Now the moved divisor keeps the edit out, in one line."""
+    old = DATA.joinpath("partial_act", "kernel.py").read_text()
+    masked = "    mask = offs < n\n    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)\n    tl.store(y_ptr + offs, x * tl.sigmoid(x), mask=mask)"  # fmt: skip
+    bare = "    x = tl.load(x_ptr + offs).to(tl.float32)\n    tl.store(y_ptr + offs, x * tl.sigmoid(x))"
+    unmasked = old.replace(masked, bare).replace("    kernel = _ACTIVATIONS[name]\n", "").replace("kernel[(", "_silu[(")
+    assert bare in unmasked and "_silu[(triton.cdiv(n, 512),)]" in unmasked
+    guarded = guard_edit(unmasked, unmasked.replace("512", "1024"))
+    assert guarded.new_source is None
+    assert guarded.note is not None and guarded.note.startswith("the divisor 512 at line")
 
 
 @pytest.mark.xfail(

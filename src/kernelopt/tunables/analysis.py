@@ -352,6 +352,17 @@ class _Launch:
     func: _FuncInfo | None
     line: int
 
+    @property
+    def sub(self) -> cst.Subscript:
+        """The ``kernel[grid]`` the launch calls (of ``functools.partial(kernel[grid], ...)``, its first argument)."""
+        func = self.call.func
+        return func if isinstance(func, cst.Subscript) else cst.ensure_type(self.call.args[0].value, cst.Subscript)
+
+    @property
+    def args(self) -> Sequence[cst.Arg]:
+        """The launch's arguments (a partial's after the ``kernel[grid]`` it binds them to)."""
+        return self.call.args if isinstance(self.call.func, cst.Subscript) else self.call.args[1:]
+
 
 class _LaunchCollector(cst.CSTVisitor):
     """Every ``x[grid](...)`` call with its enclosing function, and every function definition."""
@@ -374,8 +385,21 @@ class _LaunchCollector(cst.CSTVisitor):
         self.stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Subscript):
+        if isinstance(node.func, cst.Subscript) or _is_partial_launch(node):
             self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
+
+
+def _is_partial_launch(node: cst.Call) -> bool:
+    """``functools.partial(kernel[grid], BLOCK=512, num_warps=4)``: a launch whose settings are bound before the
+    call that passes the tensors (``launch(x, y, n)``)."""
+    first = node.args[0] if node.args else None
+    return (
+        _dotted(node.func) in ("functools.partial", "partial")
+        and first is not None
+        and first.keyword is None
+        and not first.star
+        and isinstance(first.value, cst.Subscript)
+    )
 
 
 def _not_python(source: str, filename: str, parser_line: int) -> str:
@@ -733,8 +757,7 @@ class _Analyzer:
     def kernel_name(self, la: _Launch) -> str | None:
         """The kernel a launch starts: ``kern[grid](...)``, ``mod.kern[grid](...)``, or an alias bound once to a
         kernel of this file (``fn = kern`` then ``fn[grid](...)``)."""
-        sub = la.call.func
-        assert isinstance(sub, cst.Subscript)
+        sub = la.sub
         dotted = _dotted(sub.value)
         kname = dotted.split(".")[-1] if dotted else None
         if kname is None or self.jit_kernel(kname) is not None:
@@ -1130,7 +1153,7 @@ class _Analyzer:
             (other, arg.value)
             for other in self.launches
             if other is not la and other.func is func
-            for arg in other.call.args
+            for arg in other.args
             if arg.keyword is not None
             and arg.keyword.value == name
             and self.literal(arg.value) is None
@@ -1504,7 +1527,7 @@ class _Analyzer:
         unread: list[str] = []
         positional = 0
         opaque = False
-        for arg in la.call.args:
+        for arg in la.args:
             if arg.star == "*":
                 positional = -(10**6)  # positions unknown after *args
                 opaque = True
@@ -1633,7 +1656,7 @@ class _Analyzer:
                 f"which settings it passes is known only from a run of the task {GIVE_REFERENCE}"
             )
             return None
-        given = {a.keyword.value for a in la.call.args if a.keyword is not None}
+        given = {a.keyword.value for a in la.args if a.keyword is not None}
         out = []
         for key in received:
             if key in given:
@@ -1840,8 +1863,7 @@ class _Analyzer:
 
     def grid_exprs(self, la: _Launch) -> list[cst.CSTNode]:
         """The expression(s) computing the launch grid (followed through a name / lambda / def)."""
-        sub = la.call.func
-        assert isinstance(sub, cst.Subscript)
+        sub = la.sub
         out: list[cst.CSTNode] = []
         for el in sub.slice:
             if not isinstance(el.slice, cst.Index):

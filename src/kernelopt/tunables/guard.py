@@ -142,19 +142,18 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
     kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
     ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``."""
     launches = [
-        n
-        for n in _walk(fn.body)
-        if isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Subscript)
-        and isinstance(n.func.value, cst.Name)
-        and n.func.value.value in unmasked
+        (written, call)
+        for written, call in _launch_calls(fn)
+        if isinstance(call.func, cst.Subscript)
+        and isinstance(call.func.value, cst.Name)
+        and call.func.value.value in unmasked
     ]
     launches_unmasked = bool(launches)
     out: list[Divides] = []
-    for call in launches:
+    for written, call in launches:
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
-        out += _loop_steps(call, unmasked[call.func.value.value], pos[call].start.line)
-        out += _grid_literals(call, pos[call].start.line)
+        out += _loop_steps(call, unmasked[call.func.value.value], pos[written].start.line)
+        out += _grid_literals(call, pos[written].start.line)
     flags = _flag_tests(fn)
     for node in _walk(fn.body):
         line = pos[node].start.line
@@ -176,12 +175,33 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
     return out
 
 
+def _launch_calls(fn: cst.FunctionDef) -> list[tuple[cst.Call, cst.Call]]:
+    """The launches in ``fn`` as written and as ``kernel[grid](args)`` calls: ``functools.partial(kernel[grid],
+    BLOCK=512)`` is read as ``kernel[grid](BLOCK=512)`` (the arguments it binds; the tensors come later)."""
+    out: list[tuple[cst.Call, cst.Call]] = []
+    for node in _walk(fn.body):
+        if not isinstance(node, cst.Call):
+            continue
+        if isinstance(node.func, cst.Subscript):
+            out.append((node, node))
+            continue
+        first = node.args[0] if node.args else None
+        if (
+            _dotted(node.func) in ("functools.partial", "partial")
+            and first is not None
+            and first.keyword is None
+            and not first.star
+            and isinstance(first.value, cst.Subscript)
+        ):
+            out.append((node, cst.Call(func=first.value, args=node.args[1:])))
+    return out
+
+
 def _flag_tests(fn: cst.FunctionDef) -> set[int]:
     """The ``%`` of a test a kernel is passed as a flag (``EVEN_K=K % BLOCK_K == 0`` at a launch, or ``even = K %
     BLOCK_K == 0`` then ``EVEN_K=even``): the kernel branches on it, so it says nothing a tile must divide (ids of
     the ``%`` nodes)."""
-    launches = [n for n in _walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript)]
-    passed = {a.value for call in launches for a in call.args}
+    passed = {a.value for _, call in _launch_calls(fn) for a in call.args}
     names = {v.value for v in passed if isinstance(v, cst.Name)}
     roots = list(passed)
     for node in _walk(fn.body):
@@ -307,8 +327,7 @@ def _unguarded_divisor(
     if fn is None or _is_jit(fn):
         return None
     launches_unmasked = any(
-        isinstance(n, cst.Call) and isinstance(n.func, cst.Subscript) and _dotted(n.func.value) in unmasked
-        for n in _walk(fn.body)
+        isinstance(call.func, cst.Subscript) and _dotted(call.func.value) in unmasked for _, call in _launch_calls(fn)
     )
     before, after = _divisors(old, launches_unmasked), _divisors(new, launches_unmasked)
     if len(before) != len(after):
