@@ -159,3 +159,60 @@ def test_tune_refuses_a_v0_that_validate_fails_on_permuted_seeds(
     err = capsys.readouterr().err
     assert "seed 1" in err and "permuted" in err
     assert (folder / "kernel.py").read_text() == before
+
+
+@pytest.mark.timeout(60)
+def test_the_report_draws_each_version_s_tuning_session_with_each_shape(tmp_path: Path) -> None:
+    """`kernelopt report` of a loop whose sessions ran on two or three SHAPES entries: no search plot at all (only
+    `kernelopt tune` drew one), and each candidate one latency, the sum over the shapes. Now the record keeps each
+    entry's latency (`CandidateResult.latency_us_by_shape`), the candidates say them, and the report draws each
+    version's session as `tune` does: the Markdown beside it (`<name>.v1.search.png`), the HTML embedded."""
+    pytest.importorskip("matplotlib")
+    from kernelopt.backends.launch_tuning import candidate_results
+    from kernelopt.report import write_reports
+    from kernelopt.report.model import ReportData, VersionEntry
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    shapes = {16: {"cols=48": 120.0, "cols=200": 400.0}, 64: {"cols=48": 60.0, "cols=200": 150.0}}
+    results = [
+        Result(config={"BLOCK": b}, outcome=Outcome.OK, latency_us=sum(by.values()), latency_us_by_shape=by)
+        for b, by in shapes.items()
+    ]
+    results.append(Result(config={"BLOCK": 8}, outcome=Outcome.WRONG_RESULT, reason="wrong on cols=200"))
+    session = SessionResult(
+        best_config={"BLOCK": 64},
+        best_latency_us=210.0,
+        current_config={"BLOCK": 16},
+        current_latency_us=520.0,
+        results=results,
+        retimed=[],
+        evaluations=3,
+        served=0,
+        budget=3,
+        space_size=3,
+        wall_s=1.0,
+        stop=StopReason.CANDIDATES,
+        strategy="default",
+    )
+    candidates = candidate_results(session, applied={"BLOCK": 64})
+    assert [c.latency_us_by_shape for c in candidates] == [shapes[16], shapes[64], {}]
+    data = ReportData(
+        name="rownorm",
+        root=str(tmp_path),
+        versions=[
+            VersionEntry(record=IterationRecord(version="v0")),
+            VersionEntry(record=IterationRecord(version="v1", candidates=candidates)),
+        ],
+    )
+    md = tmp_path / "report.md"
+    written = write_reports(data, markdown=md, html=tmp_path / "report.html")
+    png = tmp_path / "report.v1.search.png"
+    assert written["search V1"] == png and png.read_bytes().startswith(b"\x89PNG")
+    text = md.read_text()
+    assert "](report.v1.search.png)" in text
+    assert "BLOCK=64 -> 210.0 us (cols=48: 60.00 us; cols=200: 150.0 us) -> chosen" in text, text[
+        text.index("**Candidates**") :
+    ][:400]
+    assert text.count(".search.png") == 1  # V0 ran no session
+    assert (tmp_path / "report.html").read_text().count("tuning session: each SHAPES entry") == 1

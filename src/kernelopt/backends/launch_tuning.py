@@ -225,6 +225,11 @@ def candidate_results(result: SessionResult, *, applied: dict | None) -> list[Ca
     (the configuration kernel.py ends with) is ``chosen``, the current configuration ``current``.
     """
     retimed = {Config.of(r.config): r.latency_us for r in result.retimed if r.outcome is Outcome.OK}
+    retimed_by_shape = {
+        Config.of(r.config): r.latency_us_by_shape
+        for r in result.retimed
+        if r.outcome is Outcome.OK and r.latency_us_by_shape
+    }
     current = Config.of(result.current_config) if result.current_config is not None else None
     chosen = Config.of(applied) if applied is not None else None
     out = []
@@ -244,6 +249,9 @@ def candidate_results(result: SessionResult, *, applied: dict | None) -> list[Ca
                 current=config == current,
                 evidence=CURRENT_EVIDENCE if config == current else None,
                 served=r.recorded,
+                latency_us_by_shape=dict(retimed_by_shape.get(config, r.latency_us_by_shape) or {})
+                if r.outcome is Outcome.OK
+                else {},
             )
         )
     return out

@@ -278,6 +278,9 @@ class CandidateResult(_Model):
         evidence: the evidence line of the plan behind this candidate.
         served: served from a tuning session's record (an earlier session of the same kernel measured it),
             not timed again in this version.
+        latency_us_by_shape: a session timed on several ``SHAPES`` entries: each entry's label -> its median
+            latency there, microseconds (``latency_us`` is then their sum); empty otherwise. The report draws
+            each shape's own series from it.
     """
 
     parameters: dict[str, int | float | str | bool]
@@ -288,6 +291,7 @@ class CandidateResult(_Model):
     current: bool = False
     evidence: str | None = None
     served: bool = False
+    latency_us_by_shape: dict[str, float] = Field(default_factory=dict)
 
 
 class QualityGate(_Model):

@@ -17,6 +17,7 @@ from kernelopt.report.markdown import markdown_report
 from kernelopt.report.model import ReportData
 from kernelopt.report.reader import NOT_GIVEN, Ceilings, NotGiven, collect
 from kernelopt.report.roofline import roofline_plot, roofline_points
+from kernelopt.report.sessions import session_plots
 from kernelopt.workspace import Workspace
 
 __all__ = [
@@ -62,30 +63,42 @@ def _plot_or_reason(data: ReportData) -> tuple[bytes | None, str | None]:
         return None, exc.one_line()
 
 
+def _write_image(png: Path, image: bytes) -> None:
+    png.parent.mkdir(parents=True, exist_ok=True)
+    tmp = png.with_name(f".{png.name}.tmp")
+    tmp.write_bytes(image)
+    tmp.replace(png)
+
+
 def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
     """Write the reports of ``data`` atomically; returns what was written by kind.
 
-    The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively; the
-    HTML report embeds it. Without matplotlib the reports are written without the plot and say so.
+    The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively, and each
+    version's tuning session as ``<name>.v<N>.search.png``; the HTML report embeds them. Without matplotlib
+    the reports are written without the plots and say so.
     """
     written: dict[str, Path] = {}
     image, missing = _plot_or_reason(data) if (markdown or html) else (None, None)
+    searches, _ = session_plots(data) if (markdown or html) else ({}, None)
     if markdown is not None:
         href = None
         if image is not None:
             png = markdown.with_name(markdown.stem + ".roofline.png")
-            png.parent.mkdir(parents=True, exist_ok=True)
-            tmp = png.with_name(f".{png.name}.tmp")
-            tmp.write_bytes(image)
-            tmp.replace(png)
+            _write_image(png, image)
             written["plot"], href = png, png.name
-        text = markdown_report(data, plot_href=href)
+        hrefs = {}
+        for label, search in searches.items():  # each version's tuning session, beside the report
+            png = markdown.with_name(f"{markdown.stem}.{label.lower()}.search.png")
+            _write_image(png, search)
+            written[f"search {label}"], hrefs[label] = png, png.name
+        text = markdown_report(data, plot_href=href, search_hrefs=hrefs)
         if missing:
             text = text.replace("## Roofline\n", f"## Roofline\n\nNo plot: {missing}.\n", 1)
         atomic_write_text(markdown, text)
         written["markdown"] = markdown
     if html is not None:
-        atomic_write_text(html, html_report(data, image=image, image_format="png", image_missing=missing))
+        page = html_report(data, image=image, image_format="png", image_missing=missing, search_images=searches)
+        atomic_write_text(html, page)
         written["html"] = html
     for path in written.values():
         path.chmod(0o644)  # reports are for reading and sharing (the atomic temp file is 0600)

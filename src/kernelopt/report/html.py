@@ -86,7 +86,12 @@ def _image(image: bytes | None, image_format: str, missing: str | None) -> str:
 
 
 def html_report(
-    data: ReportData, *, image: bytes | None, image_format: str = "png", image_missing: str | None = None
+    data: ReportData,
+    *,
+    image: bytes | None,
+    image_format: str = "png",
+    image_missing: str | None = None,
+    search_images: dict[str, bytes] | None = None,
 ) -> str:
     """The whole report as one HTML page.
 
@@ -95,6 +100,8 @@ def html_report(
         image: the roofline plot (see :func:`kernelopt.report.roofline.roofline_plot`), or None.
         image_format: ``png`` (embedded as a data URI) or ``svg`` (inlined).
         image_missing: why there is no image, when ``image`` is None.
+        search_images: version label (``V1``) -> the PNG of its tuning session's search plot
+            (:func:`kernelopt.report.sessions.session_plots`), embedded under its candidates.
     """
     row_classes = ["masked" if v.record.masked else ("fail" if v.failed else "") for v in data.versions]
     card = ", ".join(f"{k} <b>{escape(cells.text(v))}</b>" for k, v in sections.card_fields(data))
@@ -136,6 +143,11 @@ def html_report(
         parts.append(f'<div class="{cls}"><h3>{inline(story.title)}</h3>')
         for key, lines in story.parts():
             parts.append(f'<div class="k">{key}</div><ul>' + "".join(f"<li>{inline(x)}</li>" for x in lines) + "</ul>")
+            search = (search_images or {}).get(v.label)
+            if key == "Candidates" and search is not None:
+                png = base64.b64encode(search).decode("ascii")
+                alt = f"{v.label}'s tuning session: each SHAPES entry's latencies and their sum"
+                parts.append(f'<img class="plot" alt="{escape(alt)}" src="data:image/png;base64,{png}">')
         parts.append("</div>")
 
     parts.append("<h2>Failed attempts</h2>")

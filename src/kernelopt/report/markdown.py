@@ -19,13 +19,17 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
+def markdown_report(
+    data: ReportData, *, plot_href: str | None = None, search_hrefs: dict[str, str] | None = None
+) -> str:
     """The whole report as Markdown.
 
     Args:
         data: what the workspace holds (see :func:`kernelopt.report.reader.collect`).
         plot_href: where the roofline image is (relative path or data URI); no image when None, the
             plotted numbers are always given as a table.
+        search_hrefs: version label (``V1``) -> where its tuning session's search plot is
+            (:func:`kernelopt.report.sessions.session_plots`), shown under its candidates.
     """
     card = ", ".join(f"{k} {cells.text(v)}" for k, v in sections.card_fields(data))
     out = [
@@ -67,10 +71,13 @@ def markdown_report(data: ReportData, *, plot_href: str | None = None) -> str:
         out += table(("version", "FLOP/byte", "TFLOP/s", "GB/s", "latency (us)"), points)
 
     out += ["", "## Evidence -> action -> result", ""]
-    for story in sections.version_stories(data):
+    for v, story in zip(data.versions, sections.version_stories(data), strict=True):
         out += [f"### {story.title}", ""]
         for key, lines in story.parts():
             out += [f"**{key}**", ""] + [f"- {line}" for line in lines] + [""]
+            href = (search_hrefs or {}).get(v.label)
+            if key == "Candidates" and href:
+                out += [f"![{v.label}'s tuning session: each SHAPES entry's latencies and their sum]({href})", ""]
 
     out += ["## Failed attempts", ""]
     failures = sections.failure_rows(data)

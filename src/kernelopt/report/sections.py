@@ -429,6 +429,8 @@ def candidate_lines(v: VersionEntry) -> list[str]:
     for c in rows:
         config = ", ".join(f"{k}={val}" for k, val in c.parameters.items()) or "as is"
         what = cells.with_unit(c.latency_us, "us") if c.latency_us is not None else c.status.value
+        if c.latency_us is not None and c.latency_us_by_shape:  # the sum over the SHAPES entries, and each
+            what += " (" + "; ".join(f"{k}: {cells.with_unit(x, 'us')}" for k, x in c.latency_us_by_shape.items()) + ")"
         tags = [t for t, on in (("current", c.current), ("chosen", c.chosen)) if on]
         line = f"{config} -> {what}" + (f" -> {', '.join(tags)}" if tags else "")
         if c.reason and c.latency_us is None:

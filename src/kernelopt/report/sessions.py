@@ -1,0 +1,61 @@
+"""The search plot of each version's tuning session, from its memory record (issue 32, item 3).
+
+`kernelopt tune` draws its session as ``search.png`` (:mod:`kernelopt.report.search_plot`); a session that ran
+inside the loop left only its candidates in ``memory/v<N>.json``, and the report drew none. Here each version
+with candidates becomes the same plot: the candidates in the order evaluated, each ``SHAPES`` entry's own
+latencies as a series of its own (``CandidateResult.latency_us_by_shape``), the current configuration's latency
+as the dotted line. Pure but for matplotlib, imported by :func:`~kernelopt.report.search_plot.search_plot` when a
+plot is drawn.
+"""
+
+from __future__ import annotations
+
+from kernelopt.errors import EnvironmentProblem
+from kernelopt.memory.model import CandidateStatus, IterationRecord
+from kernelopt.report.model import ReportData
+from kernelopt.report.search_plot import OK, SearchPoint, search_plot
+
+__all__ = ["search_points", "session_plots"]
+
+#: The record's statuses as the plot's outcome words (its markers and legend).
+_OUTCOME = {
+    CandidateStatus.OK: OK,
+    CandidateStatus.WRONG_RESULT: "wrong_result",
+    CandidateStatus.COMPILE_FAILED: "compile_error",
+    CandidateStatus.CRASHED: "worker_crash",
+    CandidateStatus.TIMEOUT: "run_timeout",
+    CandidateStatus.REFUSED: "invalid",
+    CandidateStatus.NOT_TIMED: "not_timed",
+}
+
+
+def search_points(record: IterationRecord) -> list[SearchPoint]:
+    """The record's candidates as the plot's points, in the order the session evaluated them."""
+    return [
+        SearchPoint(
+            evaluation=n,
+            latency_us=c.latency_us,
+            outcome=_OUTCOME.get(c.status, c.status.value),
+            recorded=c.served,
+            by_shape=dict(c.latency_us_by_shape),
+        )
+        for n, c in enumerate(record.candidates, start=1)
+    ]
+
+
+def session_plots(data: ReportData) -> tuple[dict[str, bytes], str | None]:
+    """Version label (``V1``) -> the PNG of its tuning session, for every version whose record holds one; and
+    why there are none when matplotlib is missing."""
+    out: dict[str, bytes] = {}
+    for v in data.versions:
+        if len(v.record.candidates) < 2:
+            continue  # one candidate (or none) is no search
+        current = next((c.latency_us for c in v.record.candidates if c.current), None)
+        shapes = len({label for c in v.record.candidates for label in c.latency_us_by_shape})
+        across = f", {shapes} SHAPES entries" if shapes > 1 else ""
+        title = f"{data.name} {v.label}: tuning session, {len(v.record.candidates)} candidates{across}"
+        try:
+            out[v.label] = search_plot(search_points(v.record), title=title, current_latency_us=current)
+        except EnvironmentProblem as exc:
+            return {}, exc.one_line()
+    return out, None
