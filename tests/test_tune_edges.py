@@ -149,6 +149,32 @@ def test_set_aside_configurations_cost_no_budget() -> None:
     assert result.evaluations == 3 and result.screened == 2 and result.budget == 3  # 32 and 128 between them
 
 
+@pytest.mark.timeout(30)
+def test_set_aside_configurations_do_not_count_toward_a_stall() -> None:
+    """A default budget's stall stop counts the candidates that ran after the last gain: refusals in between
+    are none (every other configuration refused, the stall still waits for 24 timed after the first)."""
+    from kernelopt.tuning.budget import Budget, ManualClock
+    from kernelopt.tuning.session import StopReason, tune
+    from kernelopt.tuning.space import Space, knob_of
+
+    space = Space((knob_of("B", list(range(1, 301)), 1),))
+
+    class Flat:
+        def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+            return [Result(config=c.as_dict(), outcome=Outcome.OK, latency_us=10.0, samples_us=[10.0]) for c in batch]
+
+        retime = evaluate
+
+        def close(self) -> None:
+            return None
+
+    result = tune(
+        space, Flat(), budget=Budget(200, ManualClock(), stall=True), strategy="exhaustive",
+        screen=lambda c: "refused" if int(c["B"]) % 2 == 0 else None,
+    )  # fmt: skip
+    assert result.stop is StopReason.STALLED and 25 <= result.evaluations <= 28 and result.screened >= 24  # rounds of 4
+
+
 # ------------------------------------------------------------------------------ 4. a refusal said once
 
 

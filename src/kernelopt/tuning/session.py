@@ -159,19 +159,25 @@ class _Run:
     evaluations: int = 0
     served: int = 0
     screened: int = 0
+    aside: set[str] = field(default_factory=set)  # the keys of the configurations set aside
 
     def set_aside(self, config: Config) -> tuple[str, bool] | None:
         """Why ``config`` is not timed, and whether it is a refusal of the edit layer (recorded); ``None``: it is
-        timed."""
+        timed (or served: a configuration the record holds a measurement of was made then, and is not made
+        again)."""
         reason = self.excluded(config) if self.excluded is not None else None
         if reason is not None:
             return reason, False
-        reason = self.screen(config) if self.screen is not None else None
+        held = self.served_from.get(config.key())
+        if self.screen is None or (held is not None and held.outcome is not Outcome.INVALID):
+            return None
+        reason = self.screen(config)
         return (reason, True) if reason is not None else None
 
     def latencies(self) -> list[float | None]:
-        """Each candidate's latency in order, ``None`` for one that failed."""
-        return [r.latency_us if r.outcome.ok else None for r in self.results]
+        """Each candidate's latency in order, ``None`` for one that failed; the configurations set aside untimed
+        are no candidates of the stall rule."""
+        return [r.latency_us if r.outcome.ok else None for r in self.results if r.key not in self.aside]
 
     def best(self) -> Result | None:
         ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None]
@@ -312,6 +318,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
         if aside is not None:
             reason, refused = aside
             r = Result.failed(c, Outcome.INVALID, reason)
+            run.aside.add(c.key())
             if refused and held is None and run.record is not None:
                 run.record.append(r)  # attribution: the refusal and its reason stay in the record
             run.screened += 1
