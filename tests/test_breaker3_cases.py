@@ -137,6 +137,25 @@ def test_the_current_configuration_of_a_name_two_launches_share_is_the_file_itse
     assert isinstance(moved, str) and "    BLOCK_N = 64\n" in moved and "BLOCK_S=BLOCK_S, BLOCK_N=64)" in moved
 
 
+def test_a_launch_whose_knobs_are_all_held_is_named_with_why() -> None:
+    """Seen on 2026-12-05: ``kernelopt tune ctx_softmax --kernel _softmax_bwd`` (the backward launched with
+    ``BLOCK_SIZE=ctx.BLOCK_SIZE``, which ``tunables`` lists) said "no launch named '_softmax_bwd'": the launch is
+    there, its one knob refused. Now the refusal is the line."""
+    from kernelopt.errors import UsageError
+    from kernelopt.tuning.launch import space_from_tunables
+
+    found = [
+        t.model_copy(update={"refused_reason": "computed (ctx.BLOCK_SIZE) from ctx, which no SHAPES entry names"})
+        if t.kernel == "_softmax_bwd"
+        else t
+        for t in discover_source(DATA.joinpath("ctx_softmax", "kernel.py").read_text())
+    ]
+    with pytest.raises(UsageError, match=r"launch _softmax_bwd has no knob tune can move: .*_softmax_bwd:BLOCK_SIZE"):
+        space_from_tunables(found, kernel="_softmax_bwd")
+    with pytest.raises(UsageError, match="no launch named 'nope'"):
+        space_from_tunables(found, kernel="nope")
+
+
 # ---------------------------------------------------------------------------- a claim the file does not hold
 
 

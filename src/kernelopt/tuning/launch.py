@@ -86,7 +86,7 @@ def space_from_tunables(
     launches = _launches([t for t in tunables if t.key not in held])
     if not launches:
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
-    chosen = _choose(launches, kernel)
+    chosen = _choose(launches, kernel, tunables)
     knobs, origins = _knobs(chosen, evaluation)
     fit, rules = _fit(knobs, origins, limits, problem_sizes)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
@@ -159,14 +159,19 @@ def _launches(tunables: Sequence[Tunable]) -> list[_Launch]:
     return list(out.values())
 
 
-def _choose(launches: list[_Launch], kernel: str | None) -> _Launch:
-    """The launch named by ``kernel`` (label, kernel name or label prefix), else the one with most knobs."""
+def _choose(launches: list[_Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> _Launch:
+    """The launch named by ``kernel`` (label, kernel name or label prefix), else the one with most knobs;
+    ``tunables`` (discovery's) says why a kernel named that has none."""
     pool = launches
     if kernel is not None:
         pool = [la for la in launches if kernel in (la.label, la.kernel) or la.label.startswith(f"launch {kernel} ")]
         pool = pool or [la for la in launches if la.label.startswith(kernel)]
         if not pool:
             names = "; ".join(la.label for la in launches)
+            held = [t for t in tunables if t.kernel == kernel]
+            if held:  # the launch is there, its knobs are not movable: say why, not that it does not exist
+                why = f"launch {kernel} has no knob tune can move: {_seen(held)}"
+                raise UsageError(why, hint=f"launches with knobs: {names}")
             raise UsageError(f"no launch named {kernel!r}", hint=f"launches with knobs: {names}")
     return max(pool, key=lambda la: len({_knob_name(t) for t in la.tunables}))
 
