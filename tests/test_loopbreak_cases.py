@@ -216,3 +216,33 @@ def test_the_report_draws_each_version_s_tuning_session_with_each_shape(tmp_path
     ][:400]
     assert text.count(".search.png") == 1  # V0 ran no session
     assert (tmp_path / "report.html").read_text().count("tuning session: each SHAPES entry") == 1
+
+
+@pytest.mark.timeout(30)
+def test_a_version_that_ends_with_no_plan_on_the_cpu_s_record_timing_leaves_nothing(tmp_path: Path) -> None:
+    """`optimize` run again on a converged CPU workspace (the row norm): each run left an `end of run: profile
+    summaries of versions without a commit of their own` commit and `profiles/v<N>/`, though Stage 1 on the CPU
+    measures nothing (it reads the last good version's timing from its record) and docs/loop.md says a rerun on
+    a converged workspace adds no commit."""
+    from kernelopt.loop.ending import drop_repeated_profile, record_timing_of
+    from kernelopt.loop.wiring import cpu_timing_summary
+    from kernelopt.memory.model import GateResult, QualityGate
+    from kernelopt.workspace import Workspace
+
+    folder = _copy("refshape", tmp_path)
+    ws = Workspace.create("rerun", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    ws.memory.write(
+        IterationRecord(
+            version="v0", quality_gate=QualityGate(result=GateResult.PASS), performance=Performance(latency_us=5.0)
+        )
+    )
+    cpu_timing_summary(ws, 2)
+    assert record_timing_of(ws, 2) == 0
+    assert drop_repeated_profile(ws, 2) == 0 and not ws.profile_dir(2).exists()
+    # the evidence a version measured itself (a profiler's, counters or not) is kept
+    measured = ws.profile_dir(3)
+    measured.mkdir(parents=True)
+    summary = cpu_timing_summary(ws, 3).model_copy(update={"tool_used": "ncu (timing-only)"})
+    summary.kernels[0].artifact = "profiles/v3/report.ncu-rep"
+    (measured / "summary.json").write_text(summary.model_dump_json())
+    assert record_timing_of(ws, 3) is None and drop_repeated_profile(ws, 3) is None and measured.is_dir()

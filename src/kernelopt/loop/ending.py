@@ -17,16 +17,19 @@ The rule, in one place:
   ATT/PMC folders, SASS listings, logs) out of git. :func:`profile_paths` names what a commit takes;
   :func:`end_on_best` commits any left over (a version that stopped before its own commit), so
   ``git status`` is clean after a run. A version that ended with no plan on a profile copied from an
-  earlier version (:func:`drop_repeated_profile`) leaves nothing: running the loop again on a converged
+  earlier version, or on the CPU's timing-only evidence read from an earlier record (:func:`drop_repeated_profile`),
+  leaves nothing: running the loop again on a converged
   workspace adds no commit and no folder.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 from kernelopt.errors import GitError
+from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
 from kernelopt.memory.model import IterationRecord, best_version
 from kernelopt.profiling.reuse import reused_from
 from kernelopt.workspace import Workspace, version_commit
@@ -47,14 +50,36 @@ def profile_paths(ws: Workspace, version: int) -> list[str]:
 
 
 def drop_repeated_profile(ws: Workspace, version: int) -> int | None:
-    """Remove ``profiles/v<version>/`` when it is an untracked copy of an earlier version's profile; the
-    version it repeated, else ``None`` (a profile measured for this version is evidence, and is kept)."""
+    """Remove ``profiles/v<version>/`` when it is an untracked copy of an earlier version's profile, or (on the
+    CPU) the timing-only evidence read from an earlier version's record; the version it repeated, else ``None``
+    (a profile measured for this version is evidence, and is kept)."""
     repeated = reused_from(ws, version)
+    if repeated is None:
+        repeated = record_timing_of(ws, version)
     folder = ws.profile_dir(version)
     if repeated is None or ws.repo.git.ls_files("--", str(folder.relative_to(ws.root))).strip():
         return None
     shutil.rmtree(folder)
     return repeated
+
+
+_RECORD_ARTIFACT = re.compile(r"^memory/v(\d+)\.json$")
+
+
+def record_timing_of(ws: Workspace, version: int) -> int | None:
+    """The version whose record ``profiles/v<version>/`` only repeats, else ``None``: Stage 1 on the CPU measures
+    nothing (``loop.wiring.cpu_timing_summary``: the last good version's CPU timing, read from its
+    ``memory/v<K>.json``), so a version that ends there with no plan adds no evidence. A rerun of the loop on a
+    converged CPU workspace left an ``end of run: profile summaries ...`` commit and a folder each time
+    (loopbreak trial, 2026-12-05)."""
+    try:
+        summary = read_summary(ws.profile_dir(version) / SUMMARY_JSON)
+    except (SummaryError, OSError):
+        return None
+    if summary.counters_available or len(summary.kernels) != 1:
+        return None
+    found = _RECORD_ARTIFACT.match(summary.kernels[0].artifact or "")
+    return int(found.group(1)) if found and int(found.group(1)) < version else None
 
 
 def _untracked_profiles(ws: Workspace) -> list[str]:
