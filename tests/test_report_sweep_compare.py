@@ -192,7 +192,12 @@ def test_compare_table_and_targets(sweep: ModuleType) -> None:
         "| linear_bf16 | 1,000.00 | 205.00 | 200.00 | 1.025x | 2.5 | 46 (6 versions + 40 candidates) | 3.3 min "
         "| 600 | 5.0 min | 3 % met, wall met, 1/5 met |"
     )
-    assert table[3] == "| gelu_fp32 | 10.00 | n/a | 5.00 | n/a | n/a | n/a | n/a | 50 (incomplete) | 20 s | 3 % n/a |"
+    assert table[3] == (
+        "| gelu_fp32 | 10.00 | n/a | 5.00 (best of 50 timed) | n/a | n/a | n/a | n/a | 50 (incomplete) | 20 s | 3 % n/a |"
+    )
+    # a sweep cut short: its best is the best of N timed, never the exhaustive best, and "within 3 %" is not judged
+    cut = sweep.CompareRow("matmul", 768, 480, 300.0, False, None, None, 10.0, 4.6, 5.0)
+    assert cut.targets()["within_3pct"] is None and "0.920x (best of 480 timed)" in sweep.compare_cells(cut)
     row.final_us, loop.wall_s, loop.evaluations = 206.5, 400.0, 121
     assert sweep._targets_cell(row) == "3 % MISSED, wall MISSED, 1/5 MISSED"
 

@@ -122,3 +122,13 @@ def test_the_h200_sessions_ended_where_the_stall_rule_says(kernel: str) -> None:
     assert stalled(latencies) and not stalled(latencies[: said["evaluations"] - DEFAULT_BATCH])
     ok = [x for x in latencies if x is not None]
     assert min(ok) == pytest.approx(said["best_latency_us"], rel=0.05)  # the re-timed best is that candidate
+
+
+def test_a_budget_without_a_wall_time_fits_every_candidate() -> None:
+    """benchmarks/sweep_compare.py runs a sweep without a time budget (wall_s inf): after a round, the candidates
+    that fit the wall time left are all of them (it raised OverflowError once the re-time asked)."""
+    clock = ManualClock()
+    budget = Budget(10, clock, wall_s=float("inf"))
+    budget.start()
+    budget.charge(4, evaluated=4, seconds=2.0)
+    assert budget.affordable(6) == 6

@@ -204,6 +204,8 @@ class Budget:
         if not self.candidate_s:
             return n
         left = self.wall_s - self.elapsed_s
+        if math.isinf(left):  # no wall time (a sweep without a time budget): every candidate fits
+            return n
         return max(0, min(n, math.floor(left / self.candidate_s)))
 
     def stop(self) -> BudgetStop | None:

@@ -377,6 +377,8 @@ def _within_wall(picks: list[Config], run: _Run, current: Config | None) -> tupl
     line when it cannot re-time them all. Cut short, the re-time keeps the fastest and the current configuration
     first; under two, there is nothing to compare and none is re-timed: the pick is the ranking's, by first
     measurements."""
+    if not picks:
+        return picks, None
     fits = run.budget.affordable(len(picks)) if run.budget.elapsed_s < run.budget.wall_s else 0
     if fits >= len(picks):
         return picks, None
