@@ -246,3 +246,22 @@ def test_a_version_that_ends_with_no_plan_on_the_cpu_s_record_timing_leaves_noth
     summary.kernels[0].artifact = "profiles/v3/report.ncu-rep"
     (measured / "summary.json").write_text(summary.model_dump_json())
     assert record_timing_of(ws, 3) is None and drop_repeated_profile(ws, 3) is None and measured.is_dir()
+
+
+@pytest.mark.timeout(10)
+def test_each_progress_event_of_optimize_is_one_line_in_a_log(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`optimize ... 2>&1 | tee log`: a failure's reason was cut across three to six lines at 100 columns
+    ("V1 FAIL at implement: the \\ntuning session of launch ..."), so a log could not be read or grepped by
+    line; the summary's own lines were already one each."""
+    from kernelopt.cli.optimize import TerminalProgress
+    from kernelopt.loop.protocols import EventKind, LoopEvent, Stage
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    reason = "the tuning session of launch _tile_add (kernel.py:21) kept nothing: " + "every value tried " * 12
+    progress = TerminalProgress()
+    progress.event(LoopEvent(kind=EventKind.WARNING, version=1, stage=Stage.IMPLEMENT, message=reason, elapsed_s=38))
+    progress.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].rstrip().endswith(reason.rstrip()), lines

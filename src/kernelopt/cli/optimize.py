@@ -82,7 +82,8 @@ class TerminalProgress:
         style = {EventKind.WARNING: "yellow", EventKind.STOPPED: "bold", EventKind.ITERATION_END: "green"}.get(
             event.kind
         )
-        self.console.print(f"{head} | {event.message}", style=style, markup=False)
+        # one event, one line (soft wrap): a log or a pipe never gets a reason cut across lines
+        self.console.print(f"{head} | {event.message}", style=style, markup=False, soft_wrap=True)
 
     def close(self) -> None:
         if self.status is not None:
