@@ -220,16 +220,42 @@ def test_a_partial_launch_of_a_kernel_without_masks_keeps_its_grid_divisor() -> 
     assert guarded.note is not None and guarded.note.startswith("the divisor 512 at line")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tiles chosen by dtype in a conditional expression ((64, 64) if x.dtype == torch.float16 else (32, 32)) "
-    "are refused ('computed from x, which no SHAPES entry names as a size'): the branch in use is not offered",
-)
 def test_tiles_chosen_by_dtype_in_a_conditional_expression_are_offered() -> None:
     """Seen on 2026-12-05: dtype_tiles writes ``BLOCK_M, BLOCK_N = (64, 64) if x.dtype == torch.float16 else (32,
-    32)``, the way kernels pick tiles per dtype. ``tune`` exits 2: "computed ... from x, which no SHAPES entry names
+    32)``, the way kernels pick tiles per dtype. ``tune`` exited 2: "computed ... from x, which no SHAPES entry names
     as a size: a table that falls back on the computation needs one, so it is left alone". The literals of the
-    branch a dtype takes are that dtype's settings, as the entry of ``**configs[x.dtype]`` is."""
-    found = discover_source(DATA.joinpath("dtype_tiles", "kernel.py").read_text())
-    branch = [t for t in found if t.name == "BLOCK_M" and t.editable and t.computed is None]
-    assert branch, [(t.key, t.kind, t.computed) for t in found]
+    branch a dtype takes are that dtype's settings, as the entry of ``**configs[x.dtype]`` is: offered once a run
+    of the task tells the branch in use (``tune --device cpu`` then wrote ``else (128, 256)``, the float16 branch
+    kept; correct at 70 x 50 and 300 x 520); said in one line without a run. A condition on a size stays a
+    computed setting (its table falls back on the user's computation)."""
+    from kernelopt.tunables import apply_source
+    from kernelopt.tunables.model import AutotuneEvaluation
+
+    source = DATA.joinpath("dtype_tiles", "kernel.py").read_text()
+    ran = AutotuneEvaluation(launch_values={"_transpose": {"BLOCK_M": 32, "BLOCK_N": 32}})
+    found = {t.key: t for t in discover_source(source, evaluation=ran)}
+    assert found["_transpose:BLOCK_M"].editable and found["_transpose:BLOCK_M"].value == 32
+    written = apply_source(source, {"BLOCK_M": 128, "BLOCK_N": 256}, kernel="_transpose", evaluation=ran)
+    assert "BLOCK_M, BLOCK_N = (64, 64) if x.dtype == torch.float16 else (128, 256)\n" in written.new_source
+    unrun = {t.key: t for t in discover_source(source)}["_transpose:BLOCK_M"]
+    assert not unrun.editable and "the branch in use (x.dtype == torch.float16) is known only from a run" in str(
+        unrun.refused_reason
+    )
+    by_size = {t.key: t for t in discover_source(source.replace("x.dtype == torch.float16", "M > 4096"))}
+    assert by_size["_transpose:BLOCK_M"].computed is not None
+
+
+def test_a_dtype_branch_of_a_kernel_without_masks_is_not_written_wider() -> None:
+    """Beside it: the same tiles over a kernel without masks (grid ``(M // BLOCK_M, N // BLOCK_N)``): the guard read
+    no change in a conditional expression, so a branch moved from 32 to 64 went out unguarded, wrong at M = 96.
+    Now such a branch is written only as a divisor of the original (16), one line saying why not otherwise (a guard
+    would move the other dtype's branch too)."""
+    old = DATA.joinpath("dtype_tiles", "kernel.py").read_text()
+    bare = old.replace("    mask = (rm[:, None] < M) & (rn[None, :] < N)\n", "").replace(", mask=mask)", ")")
+    bare = bare.replace("triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)", "M // BLOCK_M, N // BLOCK_N")
+    assert "mask" not in bare
+    wider = guard_edit(bare, bare.replace("else (32, 32)", "else (64, 32)"))
+    assert wider.new_source is None
+    assert wider.note is not None and "a branch of a conditional expression is not guarded by a size" in wider.note
+    narrower = bare.replace("else (32, 32)", "else (16, 32)")
+    assert guard_edit(bare, narrower).new_source == narrower

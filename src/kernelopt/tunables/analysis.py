@@ -262,6 +262,38 @@ def _bind_targets(target: cst.BaseExpression, value: cst.BaseExpression | None, 
     return []
 
 
+def _tests(value: cst.IfExp) -> list[cst.BaseExpression]:
+    """The conditions of a chain of conditional expressions."""
+    inner = [value.body, value.orelse]
+    return [value.test, *(t for e in inner if isinstance(e, cst.IfExp) for t in _tests(e))]
+
+
+def _by_dtype(test: cst.BaseExpression) -> bool:
+    """``test`` picks by dtype (``x.dtype == torch.float16``, ``dtype in (torch.float16, torch.bfloat16)``) and
+    compares no number: a branch of literals then holds one dtype's settings at every size."""
+    names = [n.value for n in _walk_names(test)]
+    has_number = any(isinstance(n, cst.Integer | cst.Float) for n in _all_nodes(test))
+    return any("dtype" in n for n in names) and not has_number
+
+
+def _walk_names(node: cst.CSTNode) -> list[cst.Name]:
+    return [n for n in _all_nodes(node) if isinstance(n, cst.Name)]
+
+
+def _all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = [node]
+    for child in node.children:
+        out += _all_nodes(child)
+    return out
+
+
+def _branches(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a conditional expression can take (``a if c else b if d else e`` -> a, b, e); else itself."""
+    if isinstance(value, cst.IfExp):
+        return [*_branches(value.body), *_branches(value.orelse)]
+    return [value]
+
+
 _BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try)
 """The blocks a binding is :attr:`_Binding.conditional` inside (if / for / while / with / try of its scope)."""
 
@@ -901,7 +933,10 @@ class _Analyzer:
         overridden = False
         refused = None
         computed = None
-        if lit is None and isinstance(expr, cst.Name):
+        branch = self.branch_literal(expr, la.func, kname) if lit is None and isinstance(expr, cst.Name) else None
+        if branch is not None:
+            lit, refused = branch
+        elif lit is None and isinstance(expr, cst.Name):
             res = self.resolve_name(expr.value, la.func)
             lit, refused = res.literal, res.refused
             if lit is not None and res.overridden_at:
@@ -927,7 +962,7 @@ class _Analyzer:
         size_names: list[str] = []
         links: list[_Link] = []
         splat = self.splat_partners.get(id(expr))
-        needs_run = False
+        needs_run = branch is not None and refused is not None and refused.endswith(GIVE_REFERENCE)
         if splat is not None and lit is not None:
             partners, why = splat
             refused, needs_run = refused or why, why is not None
@@ -1003,6 +1038,44 @@ class _Analyzer:
             size_names=size_names,
             needs_run=needs_run or overridden,
             helper_note=helper_note,
+        )
+
+    def branch_literal(
+        self, expr: cst.Name, func: _FuncInfo | None, kernel: str | None
+    ) -> tuple[SourceLiteral, str | None] | None:
+        """The literal a launch reads through a name bound once to a conditional expression of literals on the
+        dtype, the branch in use (``BLOCK_M, BLOCK_N = (64, 64) if x.dtype == torch.float16 else (32, 32)``: per
+        dtype, as the entry of ``**configs[x.dtype]`` is), with ``None``, or the first branch's with why it cannot be
+        edited: the branch in use is known only from a run of the task (the value the launch received picks it)
+        unless the branches agree. ``None`` when ``expr`` is not bound so."""
+        binds = [b for b in (func.locals.get(expr.value, []) if func is not None else []) if not b.tuned]
+        stmt = binds[0].statement if len(binds) == 1 and not binds[0].chained else None
+        assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
+        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.IfExp):
+            return None
+        if not all(_by_dtype(t) for t in _tests(assign.value)):
+            return None  # a condition on a size is a table the user wrote: its computation stays the fallback
+        options: list[cst.BaseExpression] = []
+        for branch in _branches(assign.value):
+            bound = dict(_bind_targets(assign.targets[0].target, branch, 0))
+            if expr.value not in bound or bound[expr.value] is None:
+                return None
+            options.append(bound[expr.value])
+        lits = [self.literal(o) for o in options]
+        if any(lit is None or not isinstance(lit.value, int) or isinstance(lit.value, bool) for lit in lits):
+            return None
+        found = [lit for lit in lits if lit is not None]
+        got = self.launch_values.get(kernel or "", {}).get(expr.value)
+        taken = [lit for lit in found if lit.value == got]
+        if len(taken) == 1:
+            return taken[0], None
+        if len({lit.value for lit in found}) == 1:
+            return found[0], f"every branch of line {binds[0].line} gives {found[0].value}: an edit of one moves none"
+        test = self.code(assign.value.test)
+        return found[0], (
+            f"the branches of line {binds[0].line} differ in {expr.value} "
+            f"({', '.join(str(lit.value) for lit in found)}) and the branch in use ({test}) is known only from a run "
+            f"of the task {GIVE_REFERENCE}"
         )
 
     def helper_site(self, la: _Launch, launch_id: str, kname: str | None, group: str, setting: _HelperSetting) -> Site:

@@ -533,6 +533,12 @@ def _changes(
     return out
 
 
+def _conditional(line: cst.SimpleStatementLine) -> bool:
+    """The line assigns a conditional expression (``BLOCK = 64 if x.dtype == torch.float16 else 32``)."""
+    stmt = line.body[0] if len(line.body) == 1 else None
+    return isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.IfExp)
+
+
 def _assignments(line: cst.SimpleStatementLine) -> list[tuple[str, cst.BaseExpression]]:
     """(name, value) of a line that is one assignment to one target (see :func:`_assigned`)."""
     stmt = line.body[0] if len(line.body) == 1 else None
@@ -542,7 +548,10 @@ def _assignments(line: cst.SimpleStatementLine) -> list[tuple[str, cst.BaseExpre
 
 
 def _assigned(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
-    """(name, value) of ``a = 1`` or ``a, b = 1, 2`` (element-wise); ``[]`` for anything else."""
+    """(name, value) of ``a = 1`` or ``a, b = 1, 2`` (element-wise), of each branch of ``a, b = (1, 2) if c else
+    (3, 4)`` in turn; ``[]`` for anything else."""
+    if isinstance(value, cst.IfExp):
+        return [*_assigned(target, value.body), *_assigned(target, value.orelse)]
     if isinstance(target, cst.Name):
         return [(target.value, value)]
     if (
@@ -633,6 +642,13 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     for d in requirements[id(fn)]
                     if d.tile in _ids(change, fn) and (d.literal is None or _int(d.literal) == change.after)
                 ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
+                if needs and _conditional(change.statement):
+                    name = change.target or change.keyword
+                    return Guarded(None, (
+                        f"{name}={change.after} does not divide every size the original {name}={change.before} "
+                        f"handled ({needs[0].why}), and a branch of a conditional expression is not guarded by a "
+                        "size (a guard would also move the other branches): not written"
+                    ))  # fmt: skip
                 if needs and change.function is None:
                     name = change.target or change.keyword
                     return Guarded(None, (
