@@ -265,3 +265,34 @@ def test_each_progress_event_of_optimize_is_one_line_in_a_log(
     progress.close()
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].rstrip().endswith(reason.rstrip()), lines
+
+
+@pytest.mark.timeout(60)
+def test_after_a_session_too_noisy_to_rank_the_next_version_tunes_again(ws_root: Path) -> None:
+    """two_launch (breaker2), `optimize --max-iters 2` on the loaded machine: V1's session was too noisy to rank
+    and was recorded as "the implementer could not apply the plan: ..." (implementer_error, lesson "failed as
+    planned: do not repeat it unchanged"); V2 and every later run then stopped with "no new actionable path ...
+    not converged: fix what failed and run again", though only a new session on a quieter machine could help."""
+    from kernelopt.actions import SEARCH_TOO_NOISY
+    from kernelopt.backends.protocol import StageContext
+    from kernelopt.backends.rules import RulePlanner
+    from kernelopt.loop.record import _lesson
+    from kernelopt.loop.wiring import cpu_timing_summary
+    from kernelopt.memory.model import GateResult, PitfallAndFix
+
+    from .data.planning import fakes
+    from .test_tuning_rejected import _session_record, _v0
+
+    ws, v0 = _v0(ws_root)
+    planner = RulePlanner({"knob_only": True, "wiki_search": fakes.FakeWiki()})
+    first = planner.plan(StageContext(workspace=ws, version=1, summary=cpu_timing_summary(ws, 1), history=[v0]))
+    assert first.plan is not None
+    why = "the tuning session of launch _partial kept nothing: too noisy to rank: ...; time again on a quieter machine"
+    v1 = _session_record(1, chosen=None, gate=GateResult.FAIL, reason=why)
+    v1.pitfalls_and_fixes = [PitfallAndFix(error_type=SEARCH_TOO_NOISY, error_message=why)]
+    ws.memory.write(v1)
+    again = planner.plan(StageContext(workspace=ws, version=2, summary=cpu_timing_summary(ws, 2), history=[v0, v1]))
+    assert again.plan is not None, again.reason
+    assert again.plan.excluding == [] and again.plan.retrying == ["v1"]  # nothing rejected, v1 timed again
+    assert "may run again" in _lesson(SEARCH_TOO_NOISY, " (autotune)")
+    assert "converged" in _lesson("search_no_gain", " (autotune)")

@@ -306,7 +306,7 @@ def test_tunables_adapter() -> None:
         Knob("num_warps", 4, "kernel.py:57"),
         Knob("BLOCK_SIZE", 1024, None, (256, 512, 1024, 2048)),
         Knob("num_stages", 3, "kernel.py:9"),
-        Knob("BLOCK", None),
+        Knob("BLOCK", None, computed="block = launch_block(n_cols)"),
         Knob("alpha", 0.5),
     ]
     assert knobs[3].move(1) is None and knobs[4].move(-1) is None

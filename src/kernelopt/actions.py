@@ -50,3 +50,8 @@ version, so each version stays one category."""
 SEARCH_NO_GAIN = "search_no_gain"
 """The ``error_type`` of an iteration whose tuning session ran and kept nothing (nothing faster than the current
 configuration): the one outcome after which the launch configuration of that kernel.py has converged."""
+
+SEARCH_TOO_NOISY = "search_too_noisy"
+"""The ``error_type`` of an iteration whose tuning session ran but could not rank its candidates (their timing too
+noisy, issue 32 item 7): nothing was written and nothing converged; the next version may tune again (on a quieter
+machine), where an implementer's error is not repeated unchanged."""

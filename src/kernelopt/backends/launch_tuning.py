@@ -184,6 +184,7 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
             candidates=candidate_results(r, applied=r.current_config),
             # a session too noisy to rank, or whose pick could not be written as checked, did not converge
             no_gain=r.noisy is None and not (tuning.edit_made and tuning.edit is None and tuning.edit_note),
+            noisy=r.noisy is not None,
         )
     atomic_write_code(tuning.prepared.problem.kernel_py, edit.new_source)
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""

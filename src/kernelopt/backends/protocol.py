@@ -99,6 +99,8 @@ class ImplementOutcome:
             chosen one marked; kept in ``memory/v<N>.json``.
         no_gain: the tuning session found nothing faster than the current configuration (``changed`` False):
             a measured result, not a failure of the implementer.
+        noisy: the tuning session ran but its timing was too noisy to rank its candidates (``changed`` False):
+            nothing converged, nothing failed to apply; a later version may tune again.
         checked: the implementer checked the kernel.py it wrote on the full problem already (the tuning
             engine's winner): Stage 3 does not check it again, the gate checks it once.
         unavailable: the implementer's own infrastructure failed (an agent that could not start, ran past
@@ -114,6 +116,7 @@ class ImplementOutcome:
     tokens: dict[str, int] = field(default_factory=dict)
     candidates: list[CandidateResult] = field(default_factory=list)
     no_gain: bool = False
+    noisy: bool = False
     checked: bool = False
     unavailable: bool = False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.loop import commits
 from kernelopt.loop.journal import IterationState
@@ -73,6 +74,16 @@ def stage3_record(it: IterationState, plan: Plan) -> IterationRecord:
     return record
 
 
+def _lesson(error_type: str, sig: str) -> str:
+    """What a failed version teaches, by how it failed: a tuning session that kept nothing has converged, one
+    too noisy to rank measured no order (the next version may tune again); anything else is not repeated."""
+    if error_type == SEARCH_NO_GAIN:
+        return f"this action{sig} ran and kept nothing: the launch configuration has converged"
+    if error_type == SEARCH_TOO_NOISY:
+        return f"this action{sig} was too noisy to rank: nothing was found better or worse; it may run again"
+    return f"this action{sig} failed as planned: do not repeat it unchanged"
+
+
 def _merge(old: list[T], new: list[T]) -> list[T]:
     return [x for x in old if x not in new] + new
 
@@ -108,7 +119,8 @@ def finalize_record(
     record.quality_gate = QualityGate(result=result, failure_reason=failure_reason)
     pitfalls = list(it.pitfalls)
     if it.failure is not None:
-        sig = f" ({plan.action_category.value} {dict(plan.parameters)})" if plan is not None else ""
+        params = f" {dict(plan.parameters)}" if plan is not None and plan.parameters else ""
+        sig = f" ({plan.action_category.value}{params})" if plan is not None else ""
         unavailable = it.failure.result is GateResult.AGENT_UNAVAILABLE
         pitfalls.append(
             PitfallAndFix(
@@ -123,7 +135,7 @@ def finalize_record(
                 lesson="make the agent available (login, API key passed on with KERNELOPT_KEEP_ENV, API up, "
                 f"time limit), then run again; this action{sig} was not measured and may be planned again"
                 if unavailable
-                else f"this action{sig} failed as planned: do not repeat it unchanged",
+                else _lesson(it.failure.error_type, sig),
             )
         )
         if it.failure.stage is Stage.IMPLEMENT and it.failure.error_type == "correctness":

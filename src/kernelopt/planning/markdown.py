@@ -120,6 +120,7 @@ _FRONT_ALIASES = {
     "sources": "references",
     "base_kernel_sha256": "base_kernel_sha256",
     "excluding": "excluding",
+    "retrying": "retrying",
 }
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -193,6 +194,8 @@ def render_plan(plan: Plan) -> str:
         front["base_kernel_sha256"] = plan.base_kernel_sha256
     if plan.excluding:
         front["excluding"] = list(plan.excluding)
+    if plan.retrying:
+        front["retrying"] = list(plan.retrying)
 
     body: list[str] = [f"# Plan v{plan.version}: {plan.action_category.value}", "", f"## {EVIDENCE}", ""]
     if not plan.counters_available:
@@ -497,6 +500,7 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         references=_str_list(front.get("references"), f"{origin}: references"),
         base_kernel_sha256=str(front["base_kernel_sha256"]) if front.get("base_kernel_sha256") else None,
         excluding=_str_list(front.get("excluding"), f"{origin}: excluding"),
+        retrying=_str_list(front.get("retrying"), f"{origin}: retrying"),
     )
 
 

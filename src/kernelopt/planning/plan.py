@@ -60,6 +60,8 @@ class Plan(BaseModel):
             session after another action changed the kernel is a new action (issue 13).
         excluding: the versions whose tuning session of the same kernel.py wrote a winner the gate rejected:
             this session tunes again outside their regions (issue 32, item 4), so it is a new action.
+        retrying: the versions whose tuning session of the same kernel.py was too noisy to rank its candidates
+            (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`): this session times them again, so it is a new action.
 
     An older plan file's candidate set (``candidates``, ``candidate_budget``, ``pruned``: the rules planner
     before one tuning session replaced it) is read and dropped by the parser; such a plan, with no
@@ -88,6 +90,7 @@ class Plan(BaseModel):
     references: list[str] = Field(default_factory=list)
     base_kernel_sha256: str | None = None
     excluding: list[str] = Field(default_factory=list)
+    retrying: list[str] = Field(default_factory=list)
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action.
@@ -100,6 +103,8 @@ class Plan(BaseModel):
             pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
         if self.excluding:  # the same session again, outside the regions of the winners the gate rejected
             pairs.append(("excluding", ",".join(self.excluding)))
+        if self.retrying:  # the same session again after one too noisy to rank
+            pairs.append(("retrying", ",".join(self.retrying)))
         return self.action_category.value, tuple(sorted(pairs))
 
     def is_tuning_session(self) -> bool:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN, ActionCategory
+from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN, SEARCH_TOO_NOISY, ActionCategory
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
@@ -438,10 +438,10 @@ def plan_version(
     if options.searching:
         plan.base_kernel_sha256 = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
         if p.history.was_tried(plan_signature(plan)):
-            stop, rejected = _tuned_before(p, plan)
+            stop, rejected, noisy = _tuned_before(p, plan)
             if stop is not None:
                 return None, stop
-            plan.excluding = rejected
+            plan.excluding, plan.retrying = rejected, noisy
     if not plan.evidence:
         return None, (
             f"no measured value in profiles/v{n}/summary.json to cite for {chosen.describe()}: "
@@ -585,16 +585,17 @@ def _no_plan_reason(p: _Planning) -> str:
     return reason
 
 
-def _tuned_before(p: _Planning, plan: Plan) -> tuple[str | None, list[str]]:
-    """Why a tuning session of this kernel.py is not planned again, or ``None`` and the versions whose
-    rejected winners it excludes (issue 32, item 4).
+def _tuned_before(p: _Planning, plan: Plan) -> tuple[str | None, list[str], list[str]]:
+    """Why a tuning session of this kernel.py is not planned again, or ``None``, the versions whose rejected
+    winners it excludes (issue 32, item 4) and those whose sessions were too noisy to rank (it times again).
 
     "Converged" only after a session that ran and kept nothing (its version's ``error_type`` is
     :data:`~kernelopt.actions.SEARCH_NO_GAIN`). When every earlier session of this kernel.py wrote a winner
     that the gate rejected, the next session tunes again among the configurations outside the rejected
-    regions (the rules implementer excludes them). A session that failed otherwise (the implementer's error)
-    is not repeated unchanged, and that is said, never called converged. A session whose winner passed and
-    whose kernel.py came back is the same convergence.
+    regions (the rules implementer excludes them); a session too noisy to rank
+    (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`) is run again too. A session that failed otherwise (the
+    implementer's error) is not repeated unchanged, and that is said, never called converged. A session whose
+    winner passed and whose kernel.py came back is the same convergence.
     """
     base = ("base_kernel", (plan.base_kernel_sha256 or "")[:16])
     versions = sorted(
@@ -606,22 +607,32 @@ def _tuned_before(p: _Planning, plan: Plan) -> tuple[str | None, list[str]]:
     kept_nothing = any(x.error_type == SEARCH_NO_GAIN for r in tried for x in r.pitfalls_and_fixes)
     if kept_nothing or any(r.quality_gate.result is GateResult.PASS for r in tried) or not tried:
         return (
-            f"converged: the launch configuration of this kernel.py was tuned in {by} and nothing it found was "
-            f"kept; further gains need a code change: {CODE_BACKENDS}"
-        ), []
+            (
+                f"converged: the launch configuration of this kernel.py was tuned in {by} and nothing it found was "
+                f"kept; further gains need a code change: {CODE_BACKENDS}"
+            ),
+            [],
+            [],
+        )
     rejected = [
         r for r in tried if r.quality_gate.result in gated and any(c.chosen and not c.current for c in r.candidates)
     ]
-    if len(rejected) == len(tried):  # each session's winner failed the gate: tune again outside their regions
-        return None, [r.version for r in rejected]
-    failed = [r for r in tried if r not in rejected]
+    # a session too noisy to rank measured no order: it neither converged nor failed, so it may run again
+    noisy = [r for r in tried if any(x.error_type == SEARCH_TOO_NOISY for x in r.pitfalls_and_fixes)]
+    if len(rejected) + len(noisy) == len(tried):  # tune again, outside the regions of rejected winners
+        return None, [r.version for r in rejected], [r.version for r in noisy]
+    failed = [r for r in tried if r not in rejected and r not in noisy]
     why = "; ".join(
         f"{r.version}: {one_line(r.quality_gate.failure_reason or 'no reason recorded', 160)}" for r in failed
     )
     return (
-        f"no new actionable path for v{p.n}: the tuning session of this kernel.py failed in {by} without a "
-        f"result ({why or 'no record'}); not converged: fix what failed and run again"
-    ), []
+        (
+            f"no new actionable path for v{p.n}: the tuning session of this kernel.py failed in {by} without a "
+            f"result ({why or 'no record'}); not converged: fix what failed and run again"
+        ),
+        [],
+        [],
+    )
 
 
 # -- plan text ------------------------------------------------------------------------------------

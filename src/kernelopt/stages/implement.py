@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernelopt.actions import SEARCH_NO_GAIN
+from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
 from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Implementer, ImplementOutcome, StageContext
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
@@ -237,6 +237,9 @@ def _verdict(
     if outcome is not None and outcome.error and outcome.no_gain:
         # a measured search found nothing faster: a result, not a failure of the implementer
         return _Attempt(outcome.error, NO_GAIN, repairable=False)
+    if outcome is not None and outcome.error and outcome.noisy:
+        # a session too noisy to rank: measured, not a plan the implementer could not apply (and not converged)
+        return _Attempt(outcome.error, SEARCH_TOO_NOISY, repairable=False)
     if outcome is not None and outcome.error and outcome.unavailable:
         return _Attempt(f"the implementer was unavailable: {outcome.error}", AGENT_UNAVAILABLE, repairable=False)
     if outcome is not None and outcome.error:
