@@ -296,3 +296,28 @@ def test_after_a_session_too_noisy_to_rank_the_next_version_tunes_again(ws_root:
     assert again.plan.excluding == [] and again.plan.retrying == ["v1"]  # nothing rejected, v1 timed again
     assert "may run again" in _lesson(SEARCH_TOO_NOISY, " (autotune)")
     assert "converged" in _lesson("search_no_gain", " (autotune)")
+
+
+@pytest.mark.timeout(60)
+def test_no_knob_on_the_cpu_says_the_launch_options_the_interpreter_ignores(tmp_path: Path) -> None:
+    """halfrope (its one literal launch argument `num_warps=2`; `HALF=D // 2` computed): `optimize --device cpu`
+    stopped with "kernel.py has no tunable knob (a literal launch argument, ...)", though it holds one; the note
+    that the interpreter ignores it was made and dropped."""
+    from kernelopt.backends.protocol import StageContext
+    from kernelopt.backends.rules import RulePlanner
+    from kernelopt.loop.wiring import cpu_timing_summary
+    from kernelopt.memory.model import GateResult, QualityGate
+    from kernelopt.workspace import Workspace
+
+    from .data.planning import fakes
+
+    folder = _copy("halfrope", tmp_path)
+    ws = Workspace.create("halfrope", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    v0 = IterationRecord(
+        version="v0", quality_gate=QualityGate(result=GateResult.PASS), performance=Performance(latency_us=5.0)
+    )
+    ws.memory.write(v0)
+    planner = RulePlanner({"knob_only": True, "wiki_search": fakes.FakeWiki()})
+    out = planner.plan(StageContext(workspace=ws, version=1, summary=cpu_timing_summary(ws, 1), history=[v0]))
+    assert out.plan is None and "kernel.py has no tunable knob" in (out.reason or "")
+    assert "on the CPU Triton's interpreter ignores num_stages, num_warps: not planned" in (out.reason or "")

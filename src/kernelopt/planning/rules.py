@@ -426,8 +426,10 @@ def plan_version(
     if options.knob_only and p.knobs is not None and not p.knobs:
         return None, (
             f"the rules backend has nothing it can move in v{n}: kernel.py has no tunable knob (a literal launch "
-            "argument, a triton.Config value or a '# kernelopt: tunable' constant); a code change needs a backend "
-            f"that writes code: {CODE_BACKENDS}"
+            "argument, a triton.Config value or a '# kernelopt: tunable' constant)"
+            # what it left out, and why (halfrope: its one literal, num_warps=2, is ignored by the interpreter)
+            + (f" ({p.knob_note})" if p.knob_note else "")
+            + f"; a code change needs a backend that writes code: {CODE_BACKENDS}"
         )
     chosen, ideas, log = _choose(p)
     if chosen is None and options.searching and p.knobs:
