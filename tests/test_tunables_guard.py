@@ -131,3 +131,31 @@ def test_a_loop_step_of_a_kernel_without_masks_must_divide_the_size_it_steps_ove
     assert note is not None and "steps range(.., K, BLOCK_K) over loads without masks" in note
     plain, note, text = _guarded(source, {"BLOCK_K": 16})
     assert text == plain and note is None
+
+
+@pytest.mark.parametrize(
+    ("settings", "launch", "target"),
+    [
+        ("    block, warps = pick(n)\n", "copy_kernel[(n // block,)](x, y, BLOCK=block, num_warps=warps)", "block"),
+        ("    cfg = pick_dict(n)\n", 'copy_kernel[(n // cfg["BLOCK"],)](x, y, **cfg)', 'cfg["BLOCK"]'),
+    ],
+    ids=["tuple_helper", "dict_helper"],
+)
+def test_a_tuned_table_for_a_computed_tile_a_size_must_divide_is_not_written(
+    settings: str, launch: str, target: str
+) -> None:
+    """A settings helper's block (a tuple or a dict) over a kernel without masks and a grid of ``n // block``
+    programs: the tuned table ``if n <= 5000: block = 128`` passed the entries checked (256, 1024) and was
+    written, wrong at 192 where the helper gave 64 (issue 32: "never write a wrong kernel"). The value it overrides
+    is computed, so the sizes it handled are known only where checked: not written, one line. A warp count is."""
+    from kernelopt.tunables import Bucket, TunedTable, write_config, write_table
+
+    helpers = 'def pick(n):\n    return 64, 4\n\n\ndef pick_dict(n):\n    return {"BLOCK": 64, "num_warps": 4}\n\n\n'
+    kernel = LAUNCHER.format(mask=")", grid="1")
+    old = kernel[: kernel.index("def run")] + helpers + f"def run(x, y):\n    n = x.numel()\n{settings}    {launch}\n"
+    table = write_table(old, TunedTable(size="n", buckets=[Bucket(upto=5000, values={"BLOCK": 128})])).new_source
+    refused = guard_edit(old, table)
+    assert refused.new_source is None and refused.note is not None
+    assert refused.note.startswith(f"{target}=128 must divide n (the grid at line ") and "\n" not in refused.note
+    warps = write_config(old, {"num_warps": 8}).new_source
+    assert guard_edit(old, warps).new_source == warps

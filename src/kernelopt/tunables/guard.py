@@ -609,9 +609,11 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     new_collector = _Collector(_line_starts(new), pos)
     old_wrapper.module.visit(old_collector)
     new_wrapper.module.visit(new_collector)
-    if len(old_collector.statements) != len(new_collector.statements):
-        return Guarded(new, None)  # not a literal edit: nothing to compare
     unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
+    if len(old_collector.statements) != len(new_collector.statements):
+        # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
+        why = _tuned_tiles(old, new_collector, unmasked, pos) if add else None
+        return Guarded(None, why) if why is not None else Guarded(new, None)
     requirements: dict[int, list[Divides]] = {}
     splices: list[_Splice] = []
     notes: list[str] = []
@@ -719,6 +721,53 @@ def _guard_values(node: cst.BaseStatement | None) -> list[tuple[str, int]] | Non
             return None
         out += [(name, v) for name, v in values if v is not None]
     return out
+
+
+def _tuned_tiles(
+    old: str, collector: _Collector, unmasked: Mapping[str, cst.FunctionDef], pos: Positions
+) -> str | None:
+    """Why the ``# kernelopt: tuned`` lines an edit adds after a computed setting cannot be written: one sets a tile
+    the launching function says must divide a size (a grid of ``n // block`` programs, a kernel without masks, an
+    ``assert``), and the value it overrides is computed, so which sizes the original handled is known only at the
+    sizes checked (a tuned ``block = 128`` under ``if n <= 5000:`` is wrong at 192 where the computation gave 64);
+    ``None`` when none does. Lines the original already held are not judged again."""
+    for fn in collector.functions:
+        if _is_jit(fn):
+            continue
+        needs: list[Divides] | None = None
+        for node in _walk(fn.body):
+            if isinstance(node, cst.If) and _tuned_header(node) and not _is_divisibility(node.test):
+                lines = [n for n in _walk(node) if isinstance(n, cst.SimpleStatementLine)]
+            elif isinstance(node, cst.SimpleStatementLine) and node.trailing_whitespace.comment is not None:
+                lines = [node] if TUNED in node.trailing_whitespace.comment.value else []
+            else:
+                continue
+            for line in lines:
+                if _code(line).strip() in old and _code(node).strip() in old:
+                    continue
+                for small in line.body:
+                    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or _int(small.value) is None:
+                        continue
+                    tile = _tile_id(small.targets[0].target)
+                    if tile is None:
+                        continue
+                    needs = needs if needs is not None else _requirements(fn, unmasked, pos)
+                    for d in needs:
+                        if d.tile[1] == tile[1] and d.literal is None:
+                            target = _code(small.targets[0].target)
+                            return (
+                                f"{target}={_int(small.value)} must divide {_code(d.size)} ({d.why}), and the value it "
+                                "overrides is computed: which sizes the computation handled is known only at the sizes "
+                                "checked, so a tuned value is not written"
+                            )
+    return None
+
+
+def _tuned_header(node: cst.If) -> bool:
+    body = node.body
+    return (
+        isinstance(body, cst.IndentedBlock) and body.header.comment is not None and TUNED in body.header.comment.value
+    )
 
 
 def _is_divisibility(test: cst.BaseExpression) -> bool:

@@ -827,6 +827,9 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     first = write_config(prepared.base_source, others, filename=fn, **opts) if others else None  # type: ignore[arg-type]
     source = first.new_source if first is not None else prepared.base_source
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, **opts)  # type: ignore[arg-type]
+    kept = guard_edit(prepared.base_source, table.new_source)
+    if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
+        return None, kept.note
     edits = [*(first.edits if first is not None else []), *table.edits]
     diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
