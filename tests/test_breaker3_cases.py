@@ -137,6 +137,41 @@ def test_the_current_configuration_of_a_name_two_launches_share_is_the_file_itse
     assert isinstance(moved, str) and "    BLOCK_N = 64\n" in moved and "BLOCK_S=BLOCK_S, BLOCK_N=64)" in moved
 
 
+@pytest.mark.timeout(120)
+def test_a_table_of_the_computation_s_own_values_claims_no_gain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune lse_fused --device cpu`` (``BLOCK_SIZE = min(MAX_FUSED_SIZE,
+    triton.next_power_of_2(n_cols))``; SHAPES 40 and 300 columns) first said "the per-bucket table is 56.5 % slower
+    than the current configuration on rows=2,cols=300"; resumed from its record it wrote ``if n_cols <= 40:
+    BLOCK_SIZE = 64`` / ``elif n_cols <= 300: BLOCK_SIZE = 512``, the values the computation gives at both entries
+    (64 and 512), judged "better" on two timings of the same kernel, and less general between them (512 at 50
+    columns). A shape whose row gives the computation's own value now takes the current's timing; a table that
+    does so at every shape gains nothing and is not written."""
+    from kernelopt.tuning.candidate import COMPUTED, Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_choice, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import choose, per_shape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = prepare_folder(TuneRequest(folder=DATA / "lse_fused", device="cpu"))
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(value: object, a: float, b: float) -> Result:
+        by_shape = {small: a, large: b}
+        return Result(config={"BLOCK_SIZE": value}, outcome=Outcome.OK, latency_us=a + b, latency_us_by_shape=by_shape)
+
+    now, lit64, lit512 = timed(COMPUTED, 36.4, 36.9), timed(64, 25.0, 50.0), timed(512, 40.0, 29.0)
+    results = [now, lit64, lit512]
+    result = SessionResult(
+        best_config={"BLOCK_SIZE": 512}, best_latency_us=69.0, current_config={"BLOCK_SIZE": COMPUTED},
+        current_latency_us=73.3, results=results, retimed=[], evaluations=3, served=0, budget=3, space_size=7,
+        wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, [], result.best_config, result.current_config)
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+    judged = judge_choice(tuning).judgement
+    assert not judged.better and "the values the computation gives there: the same kernel" in judged.reason
+
+
 def test_a_launch_whose_knobs_are_all_held_is_named_with_why() -> None:
     """Seen on 2026-12-05: ``kernelopt tune ctx_softmax --kernel _softmax_bwd`` (the backward launched with
     ``BLOCK_SIZE=ctx.BLOCK_SIZE``, which ``tunables`` lists) said "no launch named '_softmax_bwd'": the launch is

@@ -730,18 +730,50 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
     if plan is None:
         return tuning
     names, size = plan
-    served = _serving(tuning, names, size, _rows(tuning, names, size))
+    table = _rows(tuning, names, size)
+    served = _serving(tuning, names, size, table)
     pool = latest([*result.results, *result.retimed])
     now = pool.get(Config.of(result.current_config)) if result.current_config is not None else None
-    by_shape = {
-        label: (
-            r.latency_us_by_shape.get(label) if r is not None else None,
+    same = _runs_the_computation(tuning, names, size, table[0])
+    by_shape: dict[str, tuple[float | None, float | None]] = {}
+    for label, r in served.items():
+        mine = now if label in same else r
+        by_shape[label] = (
+            mine.latency_us_by_shape.get(label) if mine is not None else None,
             now.latency_us_by_shape.get(label) if now is not None else None,
         )
-        for label, r in served.items()
-    }
+    if served and len(same) == len(served) and now is not None:
+        judgement = GainJudgement(
+            better=False,
+            gain_pct=0.0,
+            min_gain_pct=tuning.judgement.min_gain_pct,
+            reason="the per-bucket table gives every shape checked the values the computation gives there: the "
+            "same kernel, nothing to gain (a difference in their timings is noise)",
+            table=True,
+        )
+        return replace(tuning, judgement=judgement)
     judgement = judge_table(by_shape, result, min_gain_pct=tuning.judgement.min_gain_pct)
     return replace(tuning, judgement=judgement)
+
+
+def _runs_the_computation(tuning: FolderTuning, names: list[str], size: str, rows: list[Bucket]) -> set[str]:
+    """The shapes at which the table's row gives the values the computation gives there (the run told them): the
+    table runs the current kernel there, so its timing is the current configuration's, not a second sample of it
+    that noise can set apart."""
+    prepared = tuning.prepared
+    ran = computed_by_shape(prepared)
+    others = {k: v for k, v in (tuning.result.best_config or {}).items() if k not in names}
+    current = tuning.result.current_config or {}
+    if any(not same_value(current.get(k), v) for k, v in others.items()):
+        return set()  # the pick moves another knob: no shape runs the current kernel
+    out: set[str] = set()
+    for shape in prepared.shapes:
+        at = _size_at(prepared, size, shape)
+        row = next((b for b in rows if at is not None and at <= b.upto), None)
+        label = shape.label()
+        if row is None or (label in ran and all(same_value(ran[label].get(n), row.values.get(n)) for n in names)):
+            out.add(label)
+    return out
 
 
 def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator) -> FolderTuning:
