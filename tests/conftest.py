@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -240,6 +242,17 @@ def with_baseline(baseline: Path, root: Path) -> Path:
     folders, scratch that a run makes again, left out); returns its folder."""
     skip = shutil.ignore_patterns("runs", "build")
     return Path(shutil.copytree(baseline, root / baseline.name, symlinks=True, ignore=skip))
+
+
+def load_fresh(path: Path, name: str) -> ModuleType:
+    """The module of ``path`` loaded afresh under ``name`` (not put in ``sys.modules``): a kernel's ``triton.jit``
+    reads TRITON_INTERPRET when it runs, so a test loads a written kernel.py with TRITON_INTERPRET=1 set and runs
+    it in Triton's interpreter in its own process, without a child that imports torch and triton again."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def copy_fixture(src: Path, dst_dir: Path) -> Path:

@@ -9,12 +9,10 @@ between, one above the largest) that the original kernel handled."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
 from pathlib import Path
-from types import ModuleType
 from unittest import mock
 
 import pytest
@@ -22,19 +20,13 @@ import pytest
 from kernelopt.tunables import TunableKind, discover_source
 from kernelopt.tuning.candidate import Outcome, Result
 
+from .conftest import load_fresh
+
 DATA = Path(__file__).parent / "data" / "breaker"
 
 
 def _copy(name: str, tmp_path: Path) -> Path:
     return Path(shutil.copytree(DATA / name, tmp_path / name))
-
-
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _correct_at(*cases: tuple[Path, list[dict[str, int]]]) -> dict[str, object]:
@@ -50,8 +42,8 @@ def _correct_at(*cases: tuple[Path, list[dict[str, int]]]) -> dict[str, object]:
     with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
         patch_interpreter()
         for n, (folder, shapes) in enumerate(cases):
-            ref = _load(folder / "reference.py", f"_breaker_ref{n}")
-            ker = _load(folder / "kernel.py", f"_breaker_ker{n}")
+            ref = load_fresh(folder / "reference.py", f"_breaker_ref{n}")
+            ker = load_fresh(folder / "kernel.py", f"_breaker_ker{n}")
             for shape in shapes:
                 torch.manual_seed(0)
                 inputs = ref.get_inputs(**shape)

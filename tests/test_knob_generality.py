@@ -9,31 +9,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
-DATA = Path(__file__).parent / "data" / "tunables"
+from .conftest import load_fresh
 
-# run in a fresh process (the kernel module is imported as written): rows x cols -> correct?
-CHECK = """
-import importlib.util, json, sys, torch
-from kernelopt.harness.interpreter import patch_interpreter
-patch_interpreter()  # what the checks run under: a loop over a runtime length works on this numpy
-folder, sizes = sys.argv[1], json.loads(sys.argv[2])
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{folder}/{name}.py")
-    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); return mod
-ref, ker = load("reference"), load("kernel")
-out = {}
-for rows, cols in sizes:
-    torch.manual_seed(0)
-    inputs = ref.get_inputs(rows=rows, cols=cols)
-    out[f"{rows}x{cols}"] = bool(torch.allclose(ker.run(*inputs), ref.reference(*inputs), atol=1e-4, rtol=1e-4))
-print(json.dumps(out))
-"""
+DATA = Path(__file__).parent / "data" / "tunables"
 
 
 def task(tmp_path: Path, name: str) -> Path:
@@ -45,21 +28,22 @@ def task(tmp_path: Path, name: str) -> Path:
 
 
 def correct_at(folder: Path, sizes: list[tuple[int, int]]) -> dict[str, bool]:
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    env = {
-        **os.environ,
-        "TRITON_INTERPRET": "1",
-        "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK, str(folder), json.dumps(sizes)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """The kernel of ``folder`` as written against its reference at ``sizes`` (rows x cols -> correct?), in
+    Triton's interpreter with kernelopt's fixes to it (a loop over a runtime length works on this numpy)."""
+    import torch
+
+    from kernelopt.harness.interpreter import patch_interpreter
+
+    out = {}
+    with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
+        patch_interpreter()
+        ref, ker = load_fresh(folder / "reference.py", "_knob_ref"), load_fresh(folder / "kernel.py", "_knob_ker")
+        for rows, cols in sizes:
+            torch.manual_seed(0)
+            inputs = ref.get_inputs(rows=rows, cols=cols)
+            got = ker.run(*inputs)
+            out[f"{rows}x{cols}"] = bool(torch.allclose(got, ref.reference(*inputs), atol=1e-4, rtol=1e-4))
+    return out
 
 
 @pytest.fixture(autouse=True)
