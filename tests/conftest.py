@@ -262,10 +262,11 @@ def copy_fixture(src: Path, dst_dir: Path) -> Path:
 
 
 def timed_or_withheld(speedup: float | None, reason: str | None) -> bool:
-    """A passing batch row gives its speedup over the reference (and no reason), or says why it is withheld:
-    its interval was too wide (a reference at the timer's resolution on a loaded CPU), never a bare n/a."""
+    """A passing batch row gives its speedup over the reference (and no reason, or the headline saying it is not
+    reliable: its interval spans more than 2x, `kernelopt.report.headline`), or says why it is withheld: its
+    interval was too wide (a reference at the timer's resolution on a loaded CPU), never a bare n/a."""
     if speedup is not None:
-        return reason is None
+        return reason is None or ", not reliable: its 95 % interval " in reason
     return (reason or "").startswith("the speedup over the reference is withheld: its 95 % interval ")
 
 
