@@ -363,7 +363,7 @@ def load_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate |
     """Import ``path`` and build its callable; ``(None, verdict)`` when that fails."""
     t0 = time.perf_counter()
     try:
-        module = load_module(path)
+        module = load_module(path, package=Path(loaded.problem.kernel_py).parent)
     except BaseException as exc:  # the candidate's file failed to import: a result
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -3,7 +3,8 @@
 Every process that runs user code (the gate's worker, the profile driver, the autotune reader, the
 bench and compile services) loads ``kernel.py`` / ``reference.py`` through :func:`load_module`, so a
 second version of a file is never served from ``sys.modules`` and the file's own folder is importable
-(a kernel that imports a helper module beside it). :func:`unload` forgets a module again, so a
+(a kernel that imports a helper module beside it, ``from settings import ...``, or relatively, ``from .settings
+import ...``: the folder is then registered as the file's package). :func:`unload` forgets a module again, so a
 long-lived worker that loads hundreds of candidates does not keep them all.
 
 A problem's sizes can be substituted as the file runs (``overrides``, the plan of
@@ -69,7 +70,13 @@ def substitute(tree: ast.Module, overrides: Mapping[str, object]) -> set[str]:
     return found
 
 
-def load_module(path: Path, *, name: str | None = None, overrides: Mapping[str, object] | None = None) -> ModuleType:
+def load_module(
+    path: Path,
+    *,
+    name: str | None = None,
+    overrides: Mapping[str, object] | None = None,
+    package: Path | None = None,
+) -> ModuleType:
     """Import the Python file at ``path`` as a new module.
 
     The module is registered in ``sys.modules`` under its name (dataclasses, pickling and Triton's
@@ -80,6 +87,8 @@ def load_module(path: Path, *, name: str | None = None, overrides: Mapping[str, 
         name: the module's name; default :func:`module_name` (fresh each call).
         overrides: module-level values to substitute as the file runs (:func:`substitute`); a name the
             file never binds at module level is set on the module after it ran.
+        package: the folder the file's relative imports resolve in (default: its own); a tuning candidate,
+            written elsewhere, resolves ``from .settings import ...`` in the base kernel's folder.
 
     Raises:
         ImportError: the file cannot be loaded. An exception the file raises while it executes
@@ -88,6 +97,8 @@ def load_module(path: Path, *, name: str | None = None, overrides: Mapping[str, 
     """
     path = Path(path)
     name = name or module_name(path)
+    if _imports_relatively(path):  # ``from .settings import ...``: the file's folder is its package
+        name = f"{_folder_package(package or path.parent)}.{name}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -110,6 +121,32 @@ def load_module(path: Path, *, name: str | None = None, overrides: Mapping[str, 
         sys.modules.pop(name, None)
         raise
     return module
+
+
+_packages: dict[Path, str] = {}
+
+
+def _imports_relatively(path: Path) -> bool:
+    """True when the file has a relative import (``from .settings import pick``); ``False`` when it does not
+    parse (the import then says why)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
+        return False
+    return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
+
+
+def _folder_package(folder: Path) -> str:
+    """The name of a package registered for ``folder`` (its ``__path__`` the folder), made once per folder in
+    this process: a kernel loaded as one of its modules resolves ``from .settings import ...`` to the folder's
+    ``settings.py``, as it would inside the user's own package."""
+    folder = folder.resolve()
+    if folder not in _packages:
+        package = ModuleType(module_name(folder / "package"))
+        package.__path__ = [str(folder)]
+        sys.modules[package.__name__] = package
+        _packages[folder] = package.__name__
+    return _packages[folder]
 
 
 def unload(module: ModuleType) -> None:
