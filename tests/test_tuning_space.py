@@ -226,3 +226,13 @@ def test_knobs_that_cannot_change_the_speed_are_held() -> None:
     assert {"BLOCK", "num_warps", "num_stages", "num_ctas"} <= set(rows.names)
     # unknown loops (no source): every num_stages stays a knob
     assert "num_stages" in space_from_tunables(tunables, kernel="flat").names
+
+
+@pytest.mark.timeout(30)
+def test_one_setting_two_launches_read_is_in_each_launch_s_space_under_its_own_kernel() -> None:
+    """add_then_scale_shared_block: one ``BLOCK`` hoisted for both launches is one knob, listed under the first
+    launch's kernel; the second launch's space still holds it, and names its own kernel (its warps are its own)."""
+    found = discover(TUNABLES / "corpus" / "add_then_scale_shared_block.py")
+    for kernel in ("add_bias_kernel", "scale_kernel"):
+        space = space_from_tunables(found, kernel=kernel)
+        assert space.kernel == kernel and set(space.names) == {"BLOCK", "num_warps", "num_stages"}

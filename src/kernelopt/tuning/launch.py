@@ -149,7 +149,12 @@ def _launches(tunables: Sequence[Tunable]) -> list[_Launch]:
         else:
             labels = [g for g in t.groups if not g.startswith(f"{t.kernel}.heuristics")] or [NO_LAUNCH]
         for label in labels:
-            out.setdefault(label, _Launch(label, t.kernel if label != NO_LAUNCH else None)).tunables.append(t)
+            la = out.setdefault(label, _Launch(label, t.kernel if label != NO_LAUNCH else None))
+            if len(t.groups) == 1 and label != NO_LAUNCH:
+                # a knob of this launch alone names its kernel (one setting several launches read is listed
+                # under the first launch's kernel)
+                la.kernel = t.kernel
+            la.tunables.append(t)
     for h in heuristics:
         hosts = [la for la in out.values() if la.kernel == h.kernel] or [
             out.setdefault(f"{h.kernel}.heuristics", _Launch(f"{h.kernel}.heuristics", h.kernel))
