@@ -53,6 +53,17 @@ def test_the_summary_the_report_and_the_batch_table_say_one_headline_against_the
     assert _speedup(1.55, "improvement", 1.21, 1.93) == "1.55x*"
     steady_row = figures(row, IterationRecord(version="v0", performance=Performance(speedup_vs_reference=STEADY)))
     assert steady_row.reason is None
+    # `kernelopt validate`'s table said "speedup vs reference (eager) 0.001333", no interval, no word of noise
+    from kernelopt.cli.validate import _performance_rows
+    from kernelopt.harness.gate import GateReport
+    from kernelopt.harness.model import CorrectnessReport, CorrectnessStatus
+    from kernelopt.memory.model import GateResult
+
+    passed = CorrectnessReport(passed=True, status=CorrectnessStatus.PASS, message="checked")
+    record = IterationRecord(version="v0", performance=Performance(latency_us=25_000.0, speedup_vs_reference=NOISY))
+    gate = GateReport(result=GateResult.PASS, record=record, version=0, correctness=passed)
+    rows = dict((q, v) for q, v in _performance_rows(gate))
+    assert rows["speedup vs reference (eager)"].startswith("1.3e+03x slower than eager, not reliable: its 95 % ")
 
 
 @pytest.mark.timeout(10)

@@ -20,7 +20,7 @@ from kernelopt.errors import UsageError
 from kernelopt.harness.decision import exit_code
 from kernelopt.harness.model import PROBLEM_FAILED, BenchReport, CorrectnessReport
 from kernelopt.harness.stats import claim_text
-from kernelopt.memory.model import GateResult
+from kernelopt.memory.model import GateResult, ReferenceSpeedup
 from kernelopt.vocabulary import Device
 from kernelopt.workspace import Workspace
 
@@ -198,6 +198,19 @@ def _show(n: int, report: GateReport) -> None:
     info(f"quality gate v{n}: {report.result.value}{reason} (record aside: {report.record_path})")
 
 
+def _against(ref: ReferenceSpeedup, which: str) -> str | None:
+    """The speedup over eager or torch.compile as the headline says it (:mod:`kernelopt.report.headline`)."""
+    from kernelopt.report.headline import interval_text
+
+    if which == "eager":
+        if ref.eager is None:
+            return f"not reliable: {ref.withheld}" if ref.withheld else None
+        return interval_text(ref.eager, ref.eager_ci_low, ref.eager_ci_high, "eager")
+    if ref.compiled is None:
+        return None
+    return interval_text(ref.compiled, ref.compiled_ci_low, ref.compiled_ci_high, "torch.compile")
+
+
 def _performance_rows(report: GateReport) -> list[list[Any]]:
     """The performance table: quantity, value."""
     p = report.record.performance
@@ -214,8 +227,9 @@ def _performance_rows(report: GateReport) -> list[list[Any]]:
         ["roofline basis", p.roofline_basis],
         ["speedup vs previous", report.speedup_vs_previous],
         ["reference latency (eager, us)", report.reference_latency_us],
-        ["speedup vs reference (eager)", report.speedup_vs_reference],
-        ["speedup vs torch.compile", report.speedup_vs_compiled],
+        # with its interval, or "not reliable", by the rule of the loop's summary and the report
+        ["speedup vs reference (eager)", _against(ref, "eager") if ref else report.speedup_vs_reference],
+        ["speedup vs torch.compile", _against(ref, "compiled") if ref else report.speedup_vs_compiled],
         ["torch.compile time (s, not timed)", p.speedup_vs_reference.compile_s if p.speedup_vs_reference else None],
         ["verdict", p.comparison_with_previous.verdict],
         [
