@@ -223,7 +223,9 @@ def _guarded_mm(tmp_path: Path) -> Path:
 
 
 @pytest.mark.timeout(60)
-def test_a_retune_of_a_guarded_file_claims_no_noise_gain(tmp_path: Path, stopwatch: type[Stopwatch]) -> None:
+def test_a_retune_of_a_guarded_file_claims_no_noise_gain(
+    tmp_path: Path, stopwatch: type[Stopwatch], capsys: pytest.CaptureFixture[str]
+) -> None:
     """Seen after ``tune mm_nomask`` wrote its guard: a second ``tune`` timed the file as written (the guard: 64 at
     every shape) as "BLOCK_N=32" and the literal 64 apart, and 4 % of noise between the two timings of one kernel
     read as a gain, written again (the same guard). Now the guard's configuration is the current point, timed
@@ -239,6 +241,12 @@ def test_a_retune_of_a_guarded_file_claims_no_noise_gain(tmp_path: Path, stopwat
     assert Config.of(TWIN) not in stopwatch.asked and Config.of(TWIN) not in stopwatch.retimed
     assert tuning.result.best_config == tuning.result.current_config == {"BLOCK_K": 32, "BLOCK_M": 32, "BLOCK_N": 32}
     assert (folder / "kernel.py").read_text() == before
+    from kernelopt.cli.tune import _render
+
+    _render(tuning, "", written=False, dry_run=False, plot=None)
+    out = capsys.readouterr().out
+    assert out.count("BLOCK_N=64 wherever the guard an earlier tune wrote into kernel.py holds") == 1, out
+    assert "the current configuration is the best found" in out
 
 
 def test_a_better_tile_on_a_guarded_file_replaces_the_guard_never_nests_it(tmp_path: Path) -> None:
