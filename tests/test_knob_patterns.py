@@ -416,6 +416,9 @@ def test_a_cap_inside_a_helper_s_dict_is_the_knob_as_in_a_tuple_helper() -> None
     # the dict changed by the edit's own line is still read (a user's change would make it unreadable)
     assert {t.key: t.value for t in discover_source(new)}["row_sum_kernel:num_warps"] == 2
     user = _DICT_HELPER.replace("    row_sum_kernel[", '    cfg["num_warps"] = 2\n    row_sum_kernel[')
+    # a dict literal is the knob itself: a tuned line after it would hide a change, so it is not read past one
+    literal = new.replace("cfg = settings(n_cols)", 'cfg = {"BLOCK": 64, "num_warps": 4}')
+    assert "cannot be read" in {t.key: t for t in discover_source(literal)}["row_sum_kernel:**cfg"].refused_reason
     assert "cannot be read" in {t.key: t for t in discover_source(user)}["row_sum_kernel:**cfg"].refused_reason
 
 

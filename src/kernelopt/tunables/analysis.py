@@ -1414,11 +1414,12 @@ class _Analyzer:
             return []
         scopes: list[tuple[cst.CSTNode, _FuncInfo | None]] = [(expr, la.func)]
         if setting is not None:  # one setting of a helper's dict: what the helper's returns give it
-            helper = setting.defined
-            scopes = [(v, helper) for v in setting.values] if helper is not None else []
-            for v in setting.values if helper is not None else []:
-                if isinstance(v, cst.Name):
-                    scopes += [(e, helper) for b in helper.locals.get(v.value, []) for e in _assigned_values(b)]
+            scopes = []
+            defined = setting.defined
+            for v in setting.values if defined is not None else []:
+                scopes.append((v, defined))
+                if isinstance(v, cst.Name) and defined is not None:
+                    scopes += [(e, defined) for b in defined.locals.get(v.value, []) for e in _assigned_values(b)]
         elif isinstance(expr, cst.Name) and la.func is not None:
             for b in la.func.locals.get(expr.value, []):
                 if b.tuned:
@@ -1667,16 +1668,14 @@ class _Analyzer:
                 binds, scope = self.module_bindings.get(expr.value), None
             if not binds or len(binds) != 1 or binds[0].value is None or binds[0].chained:
                 return None
-            if self.mutated(expr.value, scope):
-                return None
             value = binds[0].value
-            if (
-                launch is not None
-                and scope is not None
-                and isinstance(value, cst.Call)
-                and _dotted(value.func) != "dict"
-            ):
-                return self.helper_entries(expr.value, value, launch, kernel)
+            call = value if isinstance(value, cst.Call) and _dotted(value.func) != "dict" else None
+            if launch is None or scope is None:
+                call = None  # a settings helper's result is followed only where a launch's function binds it
+            if self.mutated(expr.value, scope, tuned_lines=call is None):
+                return None
+            if call is not None and launch is not None:
+                return self.helper_entries(expr.value, call, launch, kernel)
             return self.dict_entries(value, scope, depth + 1)
         return None
 
@@ -1827,9 +1826,11 @@ class _Analyzer:
             self.splat_partners[id(e)] = (others, why)
         return first
 
-    def mutated(self, name: str, func: _FuncInfo | None) -> bool:
-        """True when ``name[...] = ...``, ``name.update(...)`` or similar changes the dict after it is built."""
-        finder = _Mutations(name)
+    def mutated(self, name: str, func: _FuncInfo | None, *, tuned_lines: bool = True) -> bool:
+        """True when ``name[...] = ...``, ``name.update(...)`` or similar changes the dict after it is built;
+        ``tuned_lines=False``: the ``# kernelopt: tuned`` lines an edit wrote after a settings helper's call do not
+        count (they are that helper's knobs)."""
+        finder = _Mutations(name, tuned_lines=tuned_lines)
         (func.node.body if func is not None else self.module).visit(finder)
         return finder.found
 
@@ -2427,15 +2428,16 @@ class _NameReads(cst.CSTVisitor):
 class _Mutations(cst.CSTVisitor):
     """``name[k] = v``, ``name.update(...)``, ``name |= ...``, ``del name[k]``: a dict changed after it is built."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, tuned_lines: bool = True) -> None:
         self.name = name
         self.found = False
+        self.tuned_lines = tuned_lines
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        return not _is_tuned(node)  # ``cfg["BLOCK"] = 256  # kernelopt: tuned``: an edit's line, not the user's
+        return self.tuned_lines or not _is_tuned(node)  # ``cfg["BLOCK"] = 256  # kernelopt: tuned``: an edit's
 
     def visit_If(self, node: cst.If) -> bool:
-        return not _is_tuned(node)
+        return self.tuned_lines or not _is_tuned(node)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, cst.Subscript) and _dotted(node.target.value) == self.name:
