@@ -117,6 +117,44 @@ def test_a_table_buckets_on_the_row_length_not_on_a_cap_from_the_element_size(
     assert _correct_at((folder, shapes)) == {f"rows={s['rows']},cols={s['cols']}": True for s in shapes}
 
 
+LITERAL = "        BLOCK_SIZE = 2048\n"
+COMPUTED_BLOCK = "        BLOCK_SIZE = triton.next_power_of_2(n_cols)\n"
+
+
+@pytest.mark.timeout(120)
+def test_a_one_block_kernel_s_literal_block_lowered_is_guarded_by_the_size_it_covers(tmp_path: Path) -> None:
+    """Found on 2026-12-05 beside ctx_softmax: a one-block row softmax with a literal block (``BLOCK_SIZE=2048``
+    at the launch, ``assert n_cols <= 2048``; SHAPES 100 and 300 columns). ``kernelopt tune --device cpu`` wrote
+    ``BLOCK_SIZE=512``, "1.09x faster", wrong at 1000 and 2000 columns (the mask left columns 512.. unwritten):
+    the guard read only tiles that must divide a size, never a block that must cover one. Now the kernel's
+    ``cols = tl.arange(0, BLOCK_SIZE)`` / ``cols < n_cols`` with no loop says the block covers ``n_cols``, and a
+    lower block is written under ``if n_cols <= 512:  # kernelopt: tuned``: here ctx_softmax with its forward's
+    block a literal, correct at 20, 100, 300 and 2000 columns (the backward reads it through ``ctx``)."""
+    folder = _copy("ctx_softmax", tmp_path)
+    old = (folder / "kernel.py").read_text().replace(COMPUTED_BLOCK, LITERAL)
+    guarded = guard_edit(old, old.replace(LITERAL, "        BLOCK_SIZE = 512\n"))
+    assert guarded.new_source is not None
+    assert (
+        LITERAL + "        if n_cols <= 512:  # kernelopt: tuned\n            BLOCK_SIZE = 512\n" in guarded.new_source
+    )
+    assert guarded.note is not None and "covers n_cols with one block of BLOCK_SIZE" in guarded.note
+    (folder / "kernel.py").write_text(guarded.new_source)
+    shapes = [{"rows": 3, "cols": 20}, {"rows": 2, "cols": 300}, {"rows": 2, "cols": 2000}]
+    assert _correct_at((folder, shapes)) == {f"rows={s['rows']},cols={s['cols']}": True for s in shapes}
+    assert guard_edit(old, old.replace(LITERAL, "        BLOCK_SIZE = 4096\n")).note is None  # wider: legal
+
+
+def test_a_one_block_kernel_s_block_passed_positionally_is_not_written_lower() -> None:
+    """The same block passed positionally (``_softmax_fwd[(n_rows,)](x, y, x.stride(0), n_cols, 2048, ...)``):
+    no guard is written for a positional literal, so a lower one is not written, with one line."""
+    text = DATA.joinpath("ctx_softmax", "kernel.py").read_text()
+    old = text.replace("n_cols, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)", "n_cols, 2048, num_warps=num_warps)")
+    assert old != text
+    lower = guard_edit(old, old.replace("n_cols, 2048,", "n_cols, 512,"))
+    assert lower.new_source is None
+    assert lower.note is not None and "a block passed positionally is not guarded: not written" in lower.note
+
+
 # ------------------------------------------------------------------------------------ the current not timed
 
 

@@ -50,6 +50,16 @@ class Divides:
     line: int
     why: str
     literal: cst.Integer | None = None  # the grid's own copy of a launch literal (``n // 64`` beside ``BLOCK=64``)
+    covers: bool = False  # the tile is one block covering the size (a smaller one leaves the rest undone)
+
+    def holds(self, before: int, after: int) -> bool:
+        """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
+        return after >= before if self.covers else before % after == 0
+
+    @property
+    def fails(self) -> str:
+        """What a tile that does not hold fails to do, in words."""
+        return "does not cover" if self.covers else "does not divide"
 
 
 @dataclass
@@ -137,7 +147,12 @@ def _is_jit(fn: cst.FunctionDef) -> bool:
     return False
 
 
-def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], pos: Positions) -> list[Divides]:
+def _requirements(
+    fn: cst.FunctionDef,
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    kernels: Mapping[str, cst.FunctionDef] | None = None,
+) -> list[Divides]:
     """What the launching function ``fn`` says each tile must divide (see the module docstring), and what the
     kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
     ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``."""
@@ -154,6 +169,10 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
         out += _loop_steps(call, unmasked[call.func.value.value], pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line)
+    for written, call in _launch_calls(fn):
+        kernel = (kernels or {}).get(_dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
+        if kernel is not None:
+            out += _one_block_covers(call, kernel, pos[written].start.line)
     flags = _flag_tests(fn)
     for node in _walk(fn.body):
         line = pos[node].start.line
@@ -175,11 +194,12 @@ def _requirements(fn: cst.FunctionDef, unmasked: Mapping[str, cst.FunctionDef], 
     return out
 
 
-def _launch_calls(fn: cst.FunctionDef) -> list[tuple[cst.Call, cst.Call]]:
-    """The launches in ``fn`` as written and as ``kernel[grid](args)`` calls: ``functools.partial(kernel[grid],
-    BLOCK=512)`` is read as ``kernel[grid](BLOCK=512)`` (the arguments it binds; the tensors come later)."""
+def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
+    """The launches in ``fn`` (a function, or one statement) as written and as ``kernel[grid](args)`` calls:
+    ``functools.partial(kernel[grid], BLOCK=512)`` is read as ``kernel[grid](BLOCK=512)`` (the arguments it binds;
+    the tensors come later)."""
     out: list[tuple[cst.Call, cst.Call]] = []
-    for node in _walk(fn.body):
+    for node in _walk(fn.body if isinstance(fn, cst.FunctionDef) else fn):
         if not isinstance(node, cst.Call):
             continue
         if isinstance(node.func, cst.Subscript):
@@ -355,6 +375,92 @@ def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | Non
             if _dotted(node.iter.func) == "range" and len(args) == 3 and _dotted(args[2].value) == name:
                 return f"the kernel {kernel.name.value} steps {_code(node.iter)} over loads without masks"
     return None
+
+
+def _passed(call: cst.Call, kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Kernel parameter -> the expression the launch ``call`` passes it (positional, then keyword)."""
+    params = [p.name.value for p in kernel.params.params]
+    passed: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            passed[arg.keyword.value] = arg.value
+        elif i < len(params):
+            passed[params[i]] = arg.value
+    return passed
+
+
+def _positional_block(
+    old: cst.SimpleStatementLine, new: cst.SimpleStatementLine, kernels: Mapping[str, cst.FunctionDef]
+) -> str | None:
+    """Why the edit cannot be written when a block passed positionally to a kernel that covers a size with one
+    block (:func:`_one_block_covers`) moved lower (``k[grid](x, y, n_cols, 2048)`` -> ``512``): no guard is
+    written for a positional literal; ``None`` when none did."""
+    before, after = _launch_calls(old), _launch_calls(new)
+    if len(before) != len(after):
+        return None
+    for (_, o_call), (_, n_call) in zip(before, after, strict=True):
+        name = _dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
+        kernel = kernels.get(name)
+        if kernel is None:
+            continue
+        was, now = _passed(o_call, kernel), _passed(n_call, kernel)
+        keywords = {a.keyword.value for a in n_call.args if a.keyword is not None}
+        for d in _one_block_covers(n_call, kernel, 0):
+            block = d.tile[1]
+            b, a = _int(was.get(block, cst.Name("_"))), _int(now.get(block, cst.Name("_")))
+            if block not in keywords and b is not None and a is not None and a < b:
+                return (
+                    f"{block}={a} does not cover every size the original {block}={b} handled ({d.why}), and a "
+                    "block passed positionally is not guarded: not written"
+                )
+    return None
+
+
+def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """A kernel that covers a size with one block (``cols = tl.arange(0, BLOCK)`` and ``cols < n_cols``, with no
+    loop stepping by ``BLOCK``): one program handles ``n_cols`` up to ``BLOCK``, so a smaller block leaves the
+    rest of a larger size undone (masked, silently). The launch's ``BLOCK`` must cover the ``n_cols`` it passes."""
+    aranges: dict[str, str] = {}
+    for node in _walk(kernel.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            value = node.value
+            if isinstance(value, cst.Call) and _dotted(value.func).split(".")[-1] == "arange" and len(value.args) == 2:
+                first, block = value.args[0].value, value.args[1].value
+                if _int(first) == 0 and isinstance(block, cst.Name):
+                    aranges[node.targets[0].target.value] = block.value
+    stepped = {
+        _dotted(n.iter.args[2].value)
+        for n in _walk(kernel.body)
+        if isinstance(n, cst.For | cst.While)
+        and isinstance(getattr(n, "iter", None), cst.Call)
+        and len(n.iter.args) == 3  # type: ignore[union-attr]
+    }
+    if any(isinstance(n, cst.While) for n in _walk(kernel.body)):
+        return []  # a loop kernelopt does not read: no claim
+    passed = _passed(call, kernel)
+    out: list[Divides] = []
+    for node in _walk(kernel.body):
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            continue
+        if not isinstance(node.comparisons[0].operator, cst.LessThan | cst.LessThanEqual):
+            continue
+        left, right = node.left, node.comparisons[0].comparator
+        if not (isinstance(left, cst.Name) and left.value in aranges and isinstance(right, cst.Name)):
+            continue
+        block, size = aranges[left.value], right.value
+        if block in stepped or block not in passed or size not in passed:
+            continue
+        given = passed[block]
+        tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block) if _int(given) else None
+        if tile is not None:
+            why = (
+                f"the kernel {kernel.name.value} covers {size} with one block of {block} "
+                f"({left.value} = tl.arange(0, {block}), {_code(node)})"
+            )
+            out.append(Divides(tile, passed[size], line, why, covers=True))
+    return out
 
 
 def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
@@ -610,6 +716,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     old_wrapper.module.visit(old_collector)
     new_wrapper.module.visit(new_collector)
     unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
+    kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
         why = _tuned_tiles(old, new_collector, unmasked, pos) if add else None
@@ -624,11 +731,14 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         if stale is not None:
             splices.append(stale)
         for change in changes if add else []:
-            if change.before % change.after == 0 or (change.function is not None and _is_jit(change.function)):
+            divides = change.before % change.after == 0
+            if (divides and change.after >= change.before) or (
+                change.function is not None and _is_jit(change.function)
+            ):
                 continue  # legal wherever the original was
             launchers = [change.function] if change.function is not None else new_collector.functions
             stepped = _stepped_by(change.target, unmasked) if change.function is None and change.target else None
-            if stepped is not None:
+            if stepped is not None and not divides:
                 return Guarded(None, (
                     f"{change.target}={change.after} does not divide every size the original "
                     f"{change.target}={change.before} handled ({stepped}), and a module-level constant cannot be "
@@ -638,23 +748,25 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                 if _is_jit(fn):
                     continue
                 if id(fn) not in requirements:
-                    requirements[id(fn)] = _requirements(fn, unmasked, pos)
+                    requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels)
                 needs = [
                     d
                     for d in requirements[id(fn)]
-                    if d.tile in _ids(change, fn) and (d.literal is None or _int(d.literal) == change.after)
+                    if d.tile in _ids(change, fn)
+                    and (d.literal is None or _int(d.literal) == change.after)
+                    and not d.holds(change.before, change.after)
                 ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
                 if needs and _conditional(change.statement):
                     name = change.target or change.keyword
                     return Guarded(None, (
-                        f"{name}={change.after} does not divide every size the original {name}={change.before} "
+                        f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
                         f"handled ({needs[0].why}), and a branch of a conditional expression is not guarded by a "
                         "size (a guard would also move the other branches): not written"
                     ))  # fmt: skip
                 if needs and change.function is None:
                     name = change.target or change.keyword
                     return Guarded(None, (
-                        f"{name}={change.after} does not divide every size the original {name}={change.before} "
+                        f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
                         f"handled ({needs[0].why}), and a module-level constant cannot be guarded by a size: "
                         "not written"
                     ))  # fmt: skip
@@ -667,7 +779,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
         pairs = zip(old_collector.statements, new_collector.statements, strict=True)
         for (o, _), (n, fn) in pairs:
-            why = _unguarded_divisor(o, n, fn, unmasked, covered, pos)
+            why = _unguarded_divisor(o, n, fn, unmasked, covered, pos) or _positional_block(o, n, kernels)
             if why is not None:
                 return Guarded(None, why)
     for moved in by_statement.values():
@@ -825,8 +937,10 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 
 def _condition(needs: list[Divides], value: int) -> str:
-    sizes = dict.fromkeys(_size_text(d.size) for d in needs)
-    return " and ".join(f"{s} % {value} == 0" for s in sizes)
+    tests = dict.fromkeys(
+        f"{_size_text(d.size)} <= {value}" if d.covers else f"{_size_text(d.size)} % {value} == 0" for d in needs
+    )
+    return " and ".join(tests)
 
 
 def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions) -> tuple[list[_Splice] | None, str]:
@@ -838,8 +952,8 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
     if isinstance(statement, cst.SimpleStatementSuite):
         names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
         return None, (
-            f"{names} does not divide every size the original handled ({moved[0][1][0].why}), and the guard cannot "
-            "be written into a one-line compound statement: not written"
+            f"{names} {moved[0][1][0].fails} every size the original handled ({moved[0][1][0].why}), and the guard "
+            "cannot be written into a one-line compound statement: not written"
         )
     line = pos[statement].start.line
     known = _bound_before(fn, line, pos)
@@ -848,13 +962,14 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
         name = change.target or change.keyword
         if missing:
             return None, (
-                f"{name}={change.after} does not divide every size the original {name}={change.before} handled "
+                f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} handled "
                 f"({needs[0].why}), and {', '.join(missing)} is not known where {name} is set: not written"
             )
     whys = "; ".join(dict.fromkeys(needs[0].why for _, needs in moved))
     names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
     conditions = " and ".join(_condition(needs, c.after) for c, needs in moved)
-    note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size: {whys})"
+    rule = " or a block cover it" if any(d.covers for _, needs in moved for d in needs) else ""
+    note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size{rule}: {whys})"
     if all(c.keyword is not None for c, _ in moved):
         return _hoisted(moved, fn, new, pos, conditions), note
     if any(c.keyword is not None for c, _ in moved):
