@@ -26,6 +26,7 @@ a candidate, which runs the configuration it names at every size; :func:`guard_e
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -705,15 +706,29 @@ def strip_stale_guards(old: str, new: str) -> str:
     return _rewrite(old, new, add=False).new_source or new
 
 
-def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
+@functools.lru_cache(maxsize=8)
+def _collected(source: str) -> _Collector | None:
+    """``source``'s statements and functions (``None``: it does not parse), kept for the next call: a tuning session
+    judges every candidate's write against the same original text (:func:`guard_edit` per candidate)."""
     try:
-        old_wrapper, new_wrapper = MetadataWrapper(cst.parse_module(old)), MetadataWrapper(cst.parse_module(new))
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except cst.ParserSyntaxError:
+        return None
+    collector = _Collector(_line_starts(source), wrapper.resolve(PositionProvider))
+    wrapper.module.visit(collector)
+    return collector
+
+
+def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
+    old_collector = _collected(old)
+    try:
+        new_wrapper = MetadataWrapper(cst.parse_module(new))
     except cst.ParserSyntaxError:
         return Guarded(new, None)  # not ours to judge: the edit's own checks say it
+    if old_collector is None:
+        return Guarded(new, None)
     pos = new_wrapper.resolve(PositionProvider)
-    old_collector = _Collector(_line_starts(old), old_wrapper.resolve(PositionProvider))
     new_collector = _Collector(_line_starts(new), pos)
-    old_wrapper.module.visit(old_collector)
     new_wrapper.module.visit(new_collector)
     unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
     kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
