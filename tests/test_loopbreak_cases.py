@@ -149,26 +149,23 @@ def test_a_table_the_loop_writes_is_recorded_as_the_table_and_why_not_as_its_las
     assert f"Knob BLOCK: computed (block = triton.next_power_of_2(n_cols)) -> {kept}" in "\n".join(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: tune checks candidates on seed 0 only, the gate on permuted seeds too; tune does not run the "
-    "gate's check of V0 (issue 32, item 5: tune, validate, optimize and batch agree on V0)",
-)
 @pytest.mark.timeout(60)
 def test_tune_refuses_a_v0_that_validate_fails_on_permuted_seeds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """sorted (boundaries sorted by a `get_inputs` that seeds its own generator): `validate` FAILs V0 at seed 1
     and says the seed's inputs were permuted, `optimize` and `batch` stop there; `tune` checked seed 0 only and
-    wrote a 4.2x faster kernel.py (the Triton version of the trial) on a V0 the other three refuse."""
+    wrote a 4.2x faster kernel.py (the Triton version of the trial) on a V0 the other three refuse. Now the pick
+    goes through the gate's own check before it is written, and the line says V0 fails it too."""
     from kernelopt.cli.app import main
 
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
     folder = _copy("sorted", tmp_path)
     before = (folder / "kernel.py").read_text()
-    assert main(["tune", str(folder), "--device", "cpu", "--budget", "1"]) == 1
-    err = capsys.readouterr().err
-    assert "seed 1" in err and "permuted" in err
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--strategy", "exhaustive"]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("kernelopt: the pick fails the gate's correctness check: case 0 (n=100,m=64), seed 1: ")
+    assert "permuted" in last and "kernel.py as it is fails it too" in last, last
     assert (folder / "kernel.py").read_text() == before
 
 

@@ -187,3 +187,35 @@ def interpreted_cases(shapes: Sequence[Mapping[str, Any]]) -> list[int]:
     :data:`INTERPRETER_MAX_SIZE`, else the smallest one."""
     kept = [i for i, shape in enumerate(shapes) if shape_size(shape) <= INTERPRETER_MAX_SIZE]
     return kept or ([smallest_shape_index(shapes)] if shapes else [])
+
+
+#: Calls that seed a random generator of their own (torch, numpy, random).
+_OWN_SEEDING = ("manual_seed", "seed", "default_rng", "RandomState")
+
+
+def seeds_its_own_inputs(reference_py: Path) -> bool:
+    """``get_inputs`` takes no ``seed`` argument and seeds a generator of its own (``torch.Generator().manual_seed(0)``,
+    ``torch.manual_seed``, ``np.random.seed``, ...): then every correctness seed gets the same values, and the gate
+    permutes the floating-point inputs of seeds 1+ along their first dimension
+    (:func:`kernelopt.harness.inputs.rerandomize`), which may break a structure the kernel relies on (sorted
+    boundaries). Read statically (a file that does not parse, or has no ``get_inputs``: ``False``)."""
+    try:
+        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    fn = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "get_inputs"),
+        None,
+    )
+    if fn is None:
+        return False
+    params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    if any(p.arg == "seed" for p in params) or fn.args.kwarg is not None:
+        return False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in _OWN_SEEDING:
+                return True
+    return False

@@ -39,6 +39,7 @@ before the write.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,7 +53,7 @@ from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from kernelopt.tuning.folder import FolderTuning, TuneRequest
+    from kernelopt.tuning.folder import FolderTuning, PreparedFolder, TuneRequest
     from kernelopt.tuning.problem import Problem, ProblemShape
     from kernelopt.tuning.session import GainJudgement, Progress, SessionResult
 
@@ -330,6 +331,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         _interrupted(_unfinished(tuning), 130)
     edit = None
     written = False
+    refused: str | None = None
     try:
         edit = best_edit(tuning) if tuning.judgement.better else None
         if edit is not None and _bytes_of(reference_py) != reference_before:
@@ -339,6 +341,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                 f"{prepared.record_path})",
                 hint="run again to tune against reference.py as it is now",
             )
+        refused = _gate_refusal(prepared, edit.new_source) if edit is not None else None
+        if refused is not None:
+            edit = None  # nothing is written that the gate's check refuses (issue 32, item 2)
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
         plot = _draw(tuning, sweep_best, sweep_label)
         if edit is not None and not dry_run:
@@ -382,6 +387,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                 0,
             )
         _interrupted(f"interrupted{_by(exc)} after the session; {kernel_py.name} unchanged", 130)
+    if refused is not None:
+        sys.stderr.write(f"kernelopt: {refused}\n")
+        raise typer.Exit(EXIT_NOTHING_RAN)
     if r.best_latency_us is None:
         raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
     if not written:
@@ -390,6 +398,56 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         line = changing_results_line(r, kernel_py.name)
         if line is not None:  # bad input for tuning: nothing here moves without changing the results
             raise UsageError(line)
+
+
+def _gate_refusal(prepared: PreparedFolder, source: str) -> str | None:
+    """Why the pick (``source``, the text about to be written) must not be written: it fails the gate's
+    correctness check at a seed after 0, which the session's own check (seed 0) cannot see; ``None`` otherwise.
+
+    Only where the gate's seeds 1+ are not new inputs: a ``get_inputs`` that seeds its own generator and takes no
+    seed gives every seed the same values, and the gate permutes seeds 1+
+    (:func:`kernelopt.kernelsource.seeds_its_own_inputs`). Sorted boundaries, unsorted so, failed `validate`,
+    `optimize` and `batch` while `tune` wrote a 4.2x faster kernel.py (issue 32, items 2 and 5). The line says
+    whether kernel.py as it is fails the same check (then no configuration can pass it)."""
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.model import Culprit
+    from kernelopt.harness.settings import HarnessSettings
+    from kernelopt.kernelsource import seeds_its_own_inputs
+
+    problem = prepared.problem
+    if not seeds_its_own_inputs(problem.reference_py):
+        return None
+    settings = HarnessSettings.from_env(None, device=problem.device)
+    if settings.seeds < 2:
+        return None  # one seed: the gate checks what the session checked
+
+    def check(kernel_py: Path, label: str) -> str | None:
+        report = check_files(
+            kernel_py,
+            problem.reference_py,
+            prepared.session_dir,
+            label=label,
+            settings=settings,
+            dtype_hint=problem.dtype_hint,
+            constants=dict(problem.constants),
+        )
+        # a failure at seed 0 is the session's to see; one after it (seed 0 passed in that case) is not
+        unseen = [c for c in report.cases if not c.passed and c.seeds >= 1]
+        return report.message if not report.passed and report.culprit is Culprit.KERNEL and unseen else None
+
+    pick = prepared.session_dir / "gate-check" / problem.kernel_py.name
+    pick.parent.mkdir(parents=True, exist_ok=True)
+    pick.write_text(source, encoding="utf-8")
+    why = check(pick, "pick")
+    if why is None:
+        return None
+    name = problem.kernel_py.name
+    also = (
+        f"; {name} as it is fails it too, as `kernelopt validate` says"
+        if check(problem.kernel_py, "v0") is not None
+        else ""
+    )
+    return f"the pick fails the gate's correctness check: {why}{also}; nothing written, {name} unchanged"
 
 
 def _bytes_of(path: Path) -> bytes | None:
