@@ -77,18 +77,36 @@ def table(
 ) -> None:
     """Print a rich table; the column named ``wide`` (a text column) takes the width the others leave; with
     ``name_width`` the first column folds past that many characters (long names, such as KernelBench's)."""
+    console = _console()
+    t = _table(title, columns, rows, wide=wide, wide_min=24, name_width=name_width)
+    if wide is not None and console.measure(t, options=console.options.update_width(10**4)).maximum > console.width:
+        # Rich cannot fold a column below its min_width, so a table wider than the console was cut at its
+        # right edge (tune's per-shape table lost its last column at 100 columns): the wide column folds instead
+        t = _table(title, columns, rows, wide=wide, wide_min=None, name_width=name_width)
+    console.print(t)
+
+
+def _table(
+    title: str | None,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    wide: str | None,
+    wide_min: int | None,
+    name_width: int | None,
+) -> Table:
     t = Table(title=title, show_lines=False)
     for i, c in enumerate(columns):
         # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
         if c == wide:
-            t.add_column(c, overflow="fold", ratio=1, min_width=24)
+            t.add_column(c, overflow="fold", ratio=1, min_width=wide_min)
         elif i == 0 and name_width is not None:
             t.add_column(c, overflow="fold", max_width=name_width)
         else:
             t.add_column(c, overflow="fold", no_wrap=i == 0)
     for r in rows:
         t.add_row(*(fmt(v) for v in r))
-    _console().print(t)
+    return t
 
 
 def info(text: str) -> None:
