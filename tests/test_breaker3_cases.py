@@ -155,6 +155,28 @@ def test_a_one_block_kernel_s_block_passed_positionally_is_not_written_lower() -
     assert lower.note is not None and "a block passed positionally is not guarded: not written" in lower.note
 
 
+@pytest.mark.parametrize(
+    "entry",
+    ['torch.float32: {"BLOCK_SIZE": 2048, "num_warps": 4}', "torch.float32: dict(BLOCK_SIZE=2048, num_warps=4)"],
+)
+def test_a_one_block_kernel_s_block_in_a_dict_of_settings_is_not_written_lower(entry: str) -> None:
+    """Beside case 34: the block of that one-block softmax set per dtype in a dict of settings splatted at the
+    launch (``**configs[x.dtype]``): a lower entry was written unguarded (the guard read no dict entry, and no
+    keyword of a call on an assigned line), wrong above it. An entry cannot be guarded by a size: not written, one
+    line; a higher one is written."""
+    text = DATA.joinpath("ctx_softmax", "kernel.py").read_text()
+    launch = "n_cols, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)"
+    old = text.replace(launch, "n_cols, **configs[x.dtype])").replace(
+        "\n\n@triton.jit\ndef _softmax_fwd", f"\n\nconfigs = {{{entry}}}\n\n\n@triton.jit\ndef _softmax_fwd", 1
+    )
+    assert "**configs[x.dtype]" in old and "configs = {" in old
+    lower = guard_edit(old, old.replace("2048", "512"))
+    assert lower.new_source is None
+    assert lower.note is not None and "an entry of a dict of settings is not guarded by a size" in lower.note
+    higher = old.replace("2048", "4096")
+    assert guard_edit(old, higher).new_source == higher
+
+
 # ------------------------------------------------------------------------------------ the current not timed
 
 
@@ -279,18 +301,28 @@ def test_a_launch_through_functools_partial_is_read_and_tuned(tmp_path: Path) ->
     assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
 
 
-def test_a_partial_launch_of_a_kernel_without_masks_keeps_its_grid_divisor() -> None:
+@pytest.mark.timeout(120)
+def test_a_partial_launch_of_a_kernel_without_masks_keeps_its_grid_divisor(tmp_path: Path) -> None:
     """Beside it: the same partial launch of a kernel without masks (``_silu[(triton.cdiv(n, 512),)]``): read as a
-    launch, its block moved to 1024 was written unguarded (the guard saw only ``kernel[grid](...)`` calls), wrong
-    at 1536 elements. Now the moved divisor keeps the edit out, in one line."""
+    launch, its block moved to 1024 was written unguarded (the guard saw only ``kernel[grid](...)`` calls, and no
+    keyword of a call on an assigned line), wrong at 1536 elements. Now it is guarded like a direct launch:
+    ``BLOCK = 512`` / ``if n % 1024 == 0:  # kernelopt: tuned`` / ``BLOCK = 1024``, the partial passing ``BLOCK``,
+    correct at 1024, 1536 and 3072 elements."""
     old = DATA.joinpath("partial_act", "kernel.py").read_text()
     masked = "    mask = offs < n\n    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)\n    tl.store(y_ptr + offs, x * tl.sigmoid(x), mask=mask)"  # fmt: skip
     bare = "    x = tl.load(x_ptr + offs).to(tl.float32)\n    tl.store(y_ptr + offs, x * tl.sigmoid(x))"
     unmasked = old.replace(masked, bare).replace("    kernel = _ACTIVATIONS[name]\n", "").replace("kernel[(", "_silu[(")
     assert bare in unmasked and "_silu[(triton.cdiv(n, 512),)]" in unmasked
-    guarded = guard_edit(unmasked, unmasked.replace("512", "1024"))
-    assert guarded.new_source is None
-    assert guarded.note is not None and guarded.note.startswith("the divisor 512 at line")
+    guarded = guard_edit(unmasked, unmasked.replace("512", "1024")).new_source
+    assert guarded is not None
+    assert (
+        "    BLOCK = 512\n    if n % 1024 == 0:  # kernelopt: tuned\n        BLOCK = 1024\n"
+        "    launch = functools.partial(_silu[(triton.cdiv(n, BLOCK),)], BLOCK=BLOCK, num_warps=4)\n"
+    ) in guarded
+    folder = _copy("partial_act", tmp_path)
+    (folder / "kernel.py").write_text(guarded)
+    shapes = [{"n": 1024}, {"n": 1536}, {"n": 3072}]
+    assert _correct_at((folder, shapes)) == {f"n={s['n']}": True for s in shapes}
 
 
 def test_tiles_chosen_by_dtype_in_a_conditional_expression_are_offered() -> None:

@@ -451,10 +451,17 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
         if not (isinstance(left, cst.Name) and left.value in aranges and isinstance(right, cst.Name)):
             continue
         block, size = aranges[left.value], right.value
-        if block in stepped or block not in passed or size not in passed:
+        splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
+        if block in stepped or (block not in passed and not splat) or size not in passed:
             continue
-        given = passed[block]
-        tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block) if _int(given) else None
+        given = passed.get(block)
+        tile = (
+            ("meta", block)
+            if given is None or _int(given) is not None
+            else _tile_id(given)
+            if isinstance(given, cst.Name)
+            else None
+        )
         if tile is not None:
             why = (
                 f"the kernel {kernel.name.value} covers {size} with one block of {block} "
@@ -533,7 +540,8 @@ class _Change:
     statement: cst.SimpleStatementLine
     function: cst.FunctionDef | None
     target: str | None  # the name an assignment binds it to
-    keyword: str | None  # the keyword it is passed as at a call
+    keyword: str | None  # the keyword it is passed as at a call (or the key of a dict entry)
+    entry: bool = False  # an entry of a dict literal (``{"BLOCK": 64}``, splatted at a launch)
 
 
 class _Collector(cst.CSTVisitor):
@@ -615,15 +623,26 @@ def _changes(
     elements of an assignment of literals, and keyword literals of calls."""
     (o, _), (n, fn) = old, new
     out: list[_Change] = []
+    old_entries = [e for e in _walk(o) if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
+    new_entries = [e for e in _walk(n) if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
+    if len(old_entries) == len(new_entries):
+        for oe, ne in zip(old_entries, new_entries, strict=True):
+            b, a = _int(oe.value), _int(ne.value)
+            key = ne.key.evaluated_value  # type: ignore[union-attr]
+            if b is not None and a is not None and a != b and isinstance(key, str):
+                start, end = collector.offset(ne.value)
+                out.append(_Change(b, a, start, end, n, fn, None, key, entry=True))
     pairs = _assignments(o), _assignments(n)
     if pairs[0] and len(pairs[0]) == len(pairs[1]):
+        assigned = []
         for (name, ov), (_, nv) in zip(*pairs, strict=True):
             ov, nv = _constant(ov), _constant(nv)
             b, a = _int(ov), _int(nv)
             if b is not None and a is not None and a != b:
                 start, end = collector.offset(nv)
-                out.append(_Change(b, a, start, end, n, fn, name, None))
-        return out
+                assigned.append(_Change(b, a, start, end, n, fn, name, None))
+        if assigned:
+            return out + assigned
     old_calls = [c for c in _walk(o) if isinstance(c, cst.Call)]
     new_calls = [c for c in _walk(n) if isinstance(c, cst.Call)]
     if len(old_calls) != len(new_calls):
@@ -636,7 +655,8 @@ def _changes(
             b, a = _int(kept[arg.keyword.value]), _int(arg.value)
             if b is not None and a is not None and a != b:
                 start, end = collector.offset(arg.value)
-                out.append(_Change(b, a, start, end, n, fn, None, arg.keyword.value))
+                entry = _dotted(nc.func) == "dict"  # ``dict(BLOCK=64)``: a dict of settings, as ``{"BLOCK": 64}``
+                out.append(_Change(b, a, start, end, n, fn, None, arg.keyword.value, entry=entry))
     return out
 
 
@@ -771,6 +791,12 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     and (d.literal is None or _int(d.literal) == change.after)
                     and not d.holds(change.before, change.after)
                 ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
+                if needs and change.entry:
+                    return Guarded(None, (
+                        f"{change.keyword}={change.after} {needs[0].fails} every size the original "
+                        f"{change.keyword}={change.before} handled ({needs[0].why}), and an entry of a dict of "
+                        "settings is not guarded by a size: not written"
+                    ))  # fmt: skip
                 if needs and _conditional(change.statement):
                     name = change.target or change.keyword
                     return Guarded(None, (
