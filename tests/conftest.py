@@ -136,6 +136,7 @@ SLOW_FILES = (
     "test_memory_cli.py",
     "test_wiki_search.py",
     "test_doctor.py",
+    "test_newuser_cases.py",
     "test_tuning_strategies.py",
     "test_planning_strides.py",
     "test_planning_knowledge.py",

@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
+
+from kernelopt.cli.app import main
+
+LOOP = Path(__file__).parent / "data" / "loop"
 
 
 @pytest.mark.timeout(30)
@@ -28,3 +35,53 @@ def test_a_table_wider_than_the_console_folds_its_wide_column_and_keeps_every_co
     table("t", ["", "configuration", "latency (us)"], [["current", "BLOCK=64", 427.6]], wide="configuration")
     narrow = capsys.readouterr().out
     assert "│ BLOCK=64                 │" in narrow  # a table that fits keeps the wide column's 24 characters
+
+
+def _folder(tmp_path: Path, shapes: str) -> Path:
+    folder = tmp_path / "add"
+    shutil.copytree(LOOP, folder, ignore=shutil.ignore_patterns("make_summaries.py", "summary_*"))
+    ref = folder / "reference.py"
+    ref.write_text(ref.read_text().replace('SHAPES = [{"n": 4096}, {"n": 1000}]', f"SHAPES = {shapes}"))
+    return folder
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("shapes", "said"),
+    [
+        ('{"n": 4096}', "not dict ({'n': 4096})"),
+        ("5", "not int (5)"),
+        ('["n=4"]', "not list of str ('n=4')"),
+        ("[]", "SHAPES is empty"),
+    ],
+)
+def test_tune_refuses_a_shapes_that_is_not_a_list_of_dicts_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shapes: str, said: str
+) -> None:
+    """`SHAPES = {"n": 4096}` was read as its keys: tune timed get_inputs()'s defaults and wrote kernel.py;
+    `SHAPES = 5` ended in "reference.py: TypeError: 'int' object is not iterable; the worker's log: ..."."""
+    folder = _folder(tmp_path, shapes)
+    before = (folder / "kernel.py").read_bytes()
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"kernelopt: error: {folder / 'reference.py'}: SHAPES"), err
+    assert said in err
+    assert (folder / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(30)
+def test_a_computed_shapes_that_is_not_a_list_is_refused_where_the_worker_loads_it(tmp_path: Path) -> None:
+    """A SHAPES the parent cannot read as a literal (``dict(n=4096)``) is checked where the bench worker imports
+    reference.py, by the rule validate uses (`harness.loader.check_shapes`)."""
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem
+
+    folder = tmp_path / "add"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run(x):\n    return x\n")
+    (folder / "reference.py").write_text(
+        "SHAPES = dict(n=4096)\n\n\ndef get_inputs(n=8):\n    return [n]\n\n\ndef reference(x):\n    return x\n"
+    )
+    problem = Problem.from_folder(folder, device="cpu")
+    with pytest.raises(ValueError, match=r"SHAPES must be a list of dicts .* not dict \(\{'n': 4096\}\)"):
+        LoadedProblem.load(problem, "cpu")

@@ -154,6 +154,30 @@ def runs_in_interpreter(kernel_py: Path, device: str | None) -> bool:
     return on_cpu and kernel_py.is_file() and detect_framework(kernel_py) is Framework.TRITON
 
 
+def shapes_fault(shapes: object) -> str | None:
+    """Why reference.py's ``SHAPES`` names no case, in one line (what to write instead); ``None`` when it is a
+    non-empty list of dicts or absent (``None``). An empty one would fall back to ``get_inputs()``'s defaults,
+    often the GPU-sized problem, without a word; a dict was read as its keys and an int failed in the worker."""
+    if shapes is None:
+        return None
+    if not isinstance(shapes, list | tuple) or not all(isinstance(s, dict) for s in shapes):
+        kind = _shapes_kind(shapes)
+        return f"SHAPES must be a list of dicts (keyword arguments of get_inputs), one per case, not {kind}"
+    if not shapes:
+        return (
+            "SHAPES is empty: give it one dict of get_inputs() keyword arguments per case, or remove it to run "
+            "get_inputs() with its defaults"
+        )
+    return None
+
+
+def _shapes_kind(shapes: object) -> str:
+    if isinstance(shapes, list | tuple):
+        wrong = next(s for s in shapes if not isinstance(s, dict))
+        return f"{type(shapes).__name__} of {type(wrong).__name__} ({wrong!r:.40})"
+    return f"{type(shapes).__name__} ({shapes!r:.40})"
+
+
 def shape_size(shape: Mapping[str, Any]) -> float:
     """How large a ``SHAPES`` entry is: the product of its numbers, each counted as at least 1; infinite for
     an entry with no number (``get_inputs()``'s defaults: its size is not known, so it is never the small one)."""

@@ -81,16 +81,11 @@ def check_shapes(reference: ModuleType) -> None:
     Raises:
         ValueError: one line, what to write instead.
     """
-    shapes = getattr(reference, "SHAPES", None)
-    if shapes is None:
-        return
-    if not isinstance(shapes, list | tuple) or not all(isinstance(s, dict) for s in shapes):
-        raise ValueError("SHAPES must be a list of dicts (keyword arguments of get_inputs), one per case")
-    if not shapes:
-        raise ValueError(
-            "SHAPES is empty: give it one dict of get_inputs() keyword arguments per case, or remove it to run "
-            "get_inputs() with its defaults"
-        )
+    from kernelopt.kernelsource import shapes_fault
+
+    fault = shapes_fault(getattr(reference, "SHAPES", None))
+    if fault is not None:
+        raise ValueError(fault)
 
 
 def load_pair(kernel_py: Path, reference_py: Path, constants: Mapping[str, object] | None = None) -> KernelPair:

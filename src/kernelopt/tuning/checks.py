@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
+from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import one_line
 from kernelopt.tuning.candidate import Outcome
@@ -227,6 +228,7 @@ class LoadedProblem:
         with _running(watch, "reference.py (its import)"):
             reference = load_module(Path(problem.reference_py))
         form = KernelForm.KERNELBENCH if hasattr(reference, "Model") else KernelForm.FUNCTION
+        check_shapes(reference)  # a computed SHAPES that names no case (a literal one the parent refused)
         raw = getattr(reference, "SHAPES", None) or []
         shapes = [dict(s) for s in raw if isinstance(s, dict)]
         empty = ProblemShape()

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
-from kernelopt.kernelsource import runs_in_interpreter, smallest_shape_index, timed_shape_index
+from kernelopt.kernelsource import runs_in_interpreter, shapes_fault, smallest_shape_index, timed_shape_index
 from kernelopt.taskcard import TaskCard
 
 ShapeValue = int | float | bool | str
@@ -217,7 +217,10 @@ def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
                 value = _constant(node.value)
             except (ValueError, TypeError, SyntaxError):
                 return None
-            if isinstance(value, list) and all(isinstance(s, dict) for s in value):
+            fault = shapes_fault(value)
+            if fault is not None:  # a literal that names no case: said before any worker starts
+                raise InputFileError(reference_py, fault)
+            if isinstance(value, list):
                 return [dict(s) for s in value]
             return None
     return None
