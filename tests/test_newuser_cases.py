@@ -85,3 +85,32 @@ def test_a_computed_shapes_that_is_not_a_list_is_refused_where_the_worker_loads_
     problem = Problem.from_folder(folder, device="cpu")
     with pytest.raises(ValueError, match=r"SHAPES must be a list of dicts .* not dict \(\{'n': 4096\}\)"):
         LoadedProblem.load(problem, "cpu")
+
+
+@pytest.mark.timeout(30)
+def test_a_read_only_kernel_py_is_refused_before_the_session_and_by_tunables_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`chmod 444 kernel.py`, then `tune` (or `tunables --set`): the rename replaced it all the same (its mode
+    kept, the edit in it). Now one line, exit 3 (no permission), before any candidate runs; --dry-run still runs."""
+    folder = _folder(tmp_path, '[{"n": 4096}, {"n": 1000}]')
+    kernel = folder / "kernel.py"
+    before = kernel.read_bytes()
+    kernel.chmod(0o444)
+    try:
+        for argv in (
+            ["tune", str(folder), "--device", "cpu", "--budget", "4"],
+            ["tunables", str(kernel), "--set", "BLOCK=128"],
+        ):
+            assert main(argv) == 3
+            err = capsys.readouterr().err
+            assert (
+                err
+                == f"kernelopt: error: {kernel}: read-only (mode 0444), so nothing was written to it; make it writable (chmod u+w) and run again\n"
+            )
+            assert kernel.read_bytes() == before
+        assert not (folder / ".kernelopt").exists()  # refused before the session: no record, no budget spent
+        assert main(["tunables", str(kernel), "--set", "BLOCK=128", "--dry-run"]) == 0
+        assert "+BLOCK = 128" in capsys.readouterr().out and kernel.read_bytes() == before
+    finally:
+        kernel.chmod(0o644)

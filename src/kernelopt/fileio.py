@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernelopt.errors import UsageError
+from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.redact import redact
 
 #: The tag of every temporary name kernelopt makes (followed by the owner's PID).
@@ -51,6 +51,11 @@ HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 class HardLinkRefused(UsageError):
     """The file has other hard links: replacing it would leave them on the old text (exit 2)."""
+
+
+class ReadOnlyRefused(EnvironmentProblem):
+    """The file is read-only (no write bit, or not writable by this user): a rename would replace it anyway
+    (exit 3, as no permission)."""
 
 
 class SourceChanged(UsageError):
@@ -132,13 +137,20 @@ def write_target(path: Path) -> Path:
     """The file a write of ``path`` replaces: the end of its symbolic links (``path`` itself otherwise).
 
     Raises:
+        ReadOnlyRefused: that file is read-only (its mode has no write bit, or this user may not write it).
         HardLinkRefused: that file has other hard links (a rename would split them from the new text).
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
-        links = target.stat().st_nlink
+        info = target.stat()
     except OSError:
         return target
+    if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
+        raise ReadOnlyRefused(  # a rename into its folder would replace it all the same
+            f"{path}: read-only (mode {stat.S_IMODE(info.st_mode):04o}), so nothing was written to it",
+            hint="make it writable (chmod u+w) and run again",
+        )
+    links = info.st_nlink
     if links > 1:
         raise HardLinkRefused(
             f"{path}: has {links} hard links; kernelopt replaces a file by renaming a new one into place, "
