@@ -114,3 +114,19 @@ def test_a_read_only_kernel_py_is_refused_before_the_session_and_by_tunables_set
         assert "+BLOCK = 128" in capsys.readouterr().out and kernel.read_bytes() == before
     finally:
         kernel.chmod(0o644)
+
+
+@pytest.mark.timeout(30)
+def test_a_kernel_py_with_a_syntax_error_says_python_s_reason_as_reference_py_s_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kernel.py said "not Python: syntax error at line 17" and no more, where reference.py said "syntax error at
+    line 25: '(' was never closed"."""
+    folder = _folder(tmp_path, '[{"n": 4096}]')
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text() + "\nout = (\n")
+    before = kernel.read_bytes()
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err == "kernelopt: error: kernel.py: not Python: syntax error at line 18: '(' was never closed\n", err
+    assert kernel.read_bytes() == before

@@ -154,7 +154,7 @@ def test_reassigned_and_chained_constants_refused() -> None:
 
 
 def test_syntax_error_is_one_clear_error() -> None:
-    with pytest.raises(TunableError, match="not Python: syntax error at line 1$"):
+    with pytest.raises(TunableError, match="not Python: syntax error at line 1: invalid syntax$"):
         discover_source("def broken(:\n")
 
 

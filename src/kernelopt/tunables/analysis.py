@@ -440,7 +440,7 @@ def _not_python(source: str, filename: str, parser_line: int) -> str:
     try:
         ast.parse(source, filename)
     except SyntaxError as exc:
-        return f"{filename}: not Python: syntax error at line {exc.lineno or parser_line}"
+        return f"{filename}: not Python: syntax error at line {exc.lineno or parser_line}: {exc.msg}"
     except ValueError:  # a NUL byte
         return f"{filename}: not Python: it holds a NUL byte"
     return f"{filename}: Python that the parser (libcst) cannot read, at line {parser_line}"
