@@ -26,12 +26,14 @@ def test_a_table_wider_than_the_console_folds_its_wide_column_and_keeps_every_co
     rows = [
         ["n=4096", "BLOCK=4096", 8.956, 8.956, "+0.0 %", 338.9],
         ["n=1000", "BLOCK=1024, num_warps=4, num_stages=3", 7.823, 8.285, "+5.9 %", 88.62],
+        ["rows=4,cols=300", "BLOCK_SIZE=computed", 7831.0, 7831.0, "+0.0 %", 7831.0],
     ]
     table("per shape (latency, us)", columns, rows, wide="its own best")
     lines = capsys.readouterr().out.splitlines()
     framed = [line for line in lines if line.strip() and line.lstrip()[0] in "┏┃┡│└"]
     assert framed and all(len(line) <= 100 and line.rstrip()[-1] in "┓┃┩│┘" for line in framed), lines
     assert "338.9" in "\n".join(lines) and "88.62" in "\n".join(lines)
+    assert "│ BLOCK_SIZE=computed │" in "\n".join(lines)  # a word of the wide column is not cut ("BLOCK_SIZE=comp")
     table("t", ["", "configuration", "latency (us)"], [["current", "BLOCK=64", 427.6]], wide="configuration")
     narrow = capsys.readouterr().out
     assert "│ BLOCK=64                 │" in narrow  # a table that fits keeps the wide column's 24 characters

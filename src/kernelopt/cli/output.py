@@ -81,8 +81,10 @@ def table(
     t = _table(title, columns, rows, wide=wide, wide_min=24, name_width=name_width)
     if wide is not None and console.measure(t, options=console.options.update_width(10**4)).maximum > console.width:
         # Rich cannot fold a column below its min_width, so a table wider than the console was cut at its
-        # right edge (tune's per-shape table lost its last column at 100 columns): the wide column folds instead
-        t = _table(title, columns, rows, wide=wide, wide_min=None, name_width=name_width)
+        # right edge (tune's per-shape table lost its last column at 100 columns); nor does it fold a column of
+        # a fixed width: the wide column keeps its longest word (up to 24) and the others fold
+        words = [w for v in [wide, *(r[columns.index(wide)] for r in rows)] for w in fmt(v).split()]
+        t = _table(title, columns, rows, wide=wide, wide_width=min(24, max(map(len, words))), name_width=name_width)
     console.print(t)
 
 
@@ -92,14 +94,15 @@ def _table(
     rows: Sequence[Sequence[Any]],
     *,
     wide: str | None,
-    wide_min: int | None,
     name_width: int | None,
+    wide_min: int | None = None,
+    wide_width: int | None = None,
 ) -> Table:
     t = Table(title=title, show_lines=False)
     for i, c in enumerate(columns):
         # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
         if c == wide:
-            t.add_column(c, overflow="fold", ratio=1, min_width=wide_min)
+            t.add_column(c, overflow="fold", ratio=1, min_width=wide_min, width=wide_width)
         elif i == 0 and name_width is not None:
             t.add_column(c, overflow="fold", max_width=name_width)
         else:
