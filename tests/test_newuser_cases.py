@@ -132,3 +132,13 @@ def test_a_kernel_py_with_a_syntax_error_says_python_s_reason_as_reference_py_s_
     err = capsys.readouterr().err
     assert err == "kernelopt: error: kernel.py: not Python: syntax error at line 18: '(' was never closed\n", err
     assert kernel.read_bytes() == before
+
+
+@pytest.mark.timeout(30)
+def test_a_latency_in_a_table_is_written_out_not_in_exponent_form() -> None:
+    """tune's table on the CPU read "current  BLOCK=512  2.914e+04" beside a verdict of "29.14 ms"."""
+    from kernelopt.cli.output import fmt
+
+    assert fmt(29140.3) == "29140" and fmt(12764.0) == "12760" and fmt(-15328.7) == "-15330"
+    assert fmt(427.6) == "427.6" and fmt(9.898e-06) == "9.898e-06" and fmt(1.718e10) == "1.718e+10"
+    assert fmt(None) == "n/a" and fmt(3) == "3"

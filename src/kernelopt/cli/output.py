@@ -59,11 +59,13 @@ def emit_json(obj: Any) -> None:
 
 
 def fmt(value: Any, digits: int = 4) -> str:
-    """A table cell: ``n/a`` for None, 4 significant digits for floats."""
+    """A table cell: ``n/a`` for None, 4 significant digits for floats, written out up to 7 digits (a latency of
+    15,330 us is ``15330``, not ``1.533e+04``)."""
     if value is None:
         return "n/a"
     if isinstance(value, float):
-        return f"{value:.{digits}g}"
+        short = f"{value:.{digits}g}"
+        return f"{float(short):.0f}" if "e+" in short and abs(value) < 1e7 else short
     return str(value)
 
 
