@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from unittest import mock
 
 import pytest
 
@@ -253,6 +254,26 @@ def with_baseline(baseline: Path, root: Path) -> Path:
     folders, scratch that a run makes again, left out); returns its folder."""
     skip = shutil.ignore_patterns("runs", "build")
     return Path(shutil.copytree(baseline, root / baseline.name, symlinks=True, ignore=skip))
+
+
+@contextlib.contextmanager
+def triton_interpreted() -> Iterator[None]:
+    """TRITON_INTERPRET=1 and kernelopt's fixes to Triton's interpreter while a test loads kernels with
+    :func:`load_fresh` and runs them in its own process. Triton's own jit'd library (``tl.sum``, ``tl.max``, ...)
+    runs in the interpreter only when ``triton.language`` was first imported with the variable set (kernelopt never
+    imports Triton in the calling process; its workers do): a process that imported it otherwise fails here."""
+    with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
+        from kernelopt.harness.interpreter import patch_interpreter
+
+        patch_interpreter()
+        import triton.language as tl
+        from triton.runtime.interpreter import InterpretedFunction
+
+        assert isinstance(tl.standard.sum, InterpretedFunction), (
+            "triton.language was imported in this process without TRITON_INTERPRET=1: its library cannot run "
+            "in the interpreter here"
+        )
+        yield
 
 
 def load_fresh(path: Path, name: str) -> ModuleType:

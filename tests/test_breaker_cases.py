@@ -10,17 +10,15 @@ between, one above the largest) that the original kernel handled."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
 from kernelopt.tunables import TunableKind, discover_source
 from kernelopt.tuning.candidate import Outcome, Result
 
-from .conftest import load_fresh
+from .conftest import load_fresh, triton_interpreted
 
 DATA = Path(__file__).parent / "data" / "breaker"
 
@@ -36,11 +34,8 @@ def _correct_at(*cases: tuple[Path, list[dict[str, int]]]) -> dict[str, object]:
     interpreter that imports torch and triton again (2 s of CPU a call)."""
     import torch
 
-    from kernelopt.harness.interpreter import patch_interpreter
-
     out: dict[str, object] = {}
-    with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
-        patch_interpreter()
+    with triton_interpreted():
         for n, (folder, shapes) in enumerate(cases):
             ref = load_fresh(folder / "reference.py", f"_breaker_ref{n}")
             ker = load_fresh(folder / "kernel.py", f"_breaker_ker{n}")

@@ -1,7 +1,7 @@
 """Every example: its knobs are found, it runs under the Triton interpreter on the CPU and matches its reference.
 
-The small shapes of all examples run in one subprocess (``TRITON_INTERPRET=1`` must be set before triton is
-imported). The FLOP and byte counts are checked exactly against hand-computed values, and the task
+The small shapes of all examples run in the test's process in Triton's interpreter (``TRITON_INTERPRET=1``
+set before the kernels, and Triton's library, are first imported: :func:`tests.conftest.triton_interpreted`). The FLOP and byte counts are checked exactly against hand-computed values, and the task
 cards against the TaskCard model.
 """
 
@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import json
-import os
-import subprocess
-import sys
+import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,6 +17,8 @@ from typing import Any
 import pytest
 
 from kernelopt.taskcard import TaskCard
+
+from .conftest import load_fresh, triton_interpreted
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -41,55 +40,6 @@ def function_form_examples(root: Path) -> tuple[str, ...]:
 NAMES = function_form_examples(EXAMPLES)
 TORCH_DTYPES = {"fp16": "torch.float16", "bf16": "torch.bfloat16", "fp32": "torch.float32"}
 
-# Runs in the child, after kernelopt.harness.interpreter.patch_interpreter (the one copy of the two fixes to
-# Triton 3.6's interpreter the examples need, which kernelopt's workers apply on the CPU: ``__index__`` on
-# one-element arrays, bf16 ``tl.dot``).
-CHILD = r"""
-import importlib.util, json, os, sys
-os.environ["TRITON_INTERPRET"] = "1"
-import torch
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-from kernelopt.harness.interpreter import patch_interpreter
-
-patch_interpreter()
-results = {}
-for folder in sys.argv[1:]:
-    name = os.path.basename(folder)
-    ref = load(os.path.join(folder, "reference.py"), name + "_reference")
-    ker = load(os.path.join(folder, "kernel.py"), name + "_kernel")
-    small = ref.SHAPES[-1]
-    rows = []
-    for seed in (0, 1):
-        torch.manual_seed(seed)
-        inputs = ref.get_inputs(**small, device="cpu")
-        before = [t.clone() for t in inputs]
-        out = ker.run(*inputs)
-        expected = ref.reference(*inputs)
-        diff = (out.double() - expected.double()).abs()
-        tol = ref.ATOL + ref.RTOL * expected.double().abs()
-        rows.append({
-            "dtype": str(out.dtype), "expected_dtype": str(expected.dtype),
-            "input_dtype": str(inputs[0].dtype),
-            "shape": list(out.shape), "expected_shape": list(expected.shape),
-            "within_tolerance": bool((diff <= tol).all()),
-            "max_abs_err": float(diff.max()),
-            "rel_err": float((out.double() - expected.double()).norm() / expected.double().norm()),
-            "finite": bool(torch.isfinite(out).all()),
-            "inputs_unchanged": all(torch.equal(a, b) for a, b in zip(inputs, before)),
-            "numel": out.numel(),
-            "output_std": float(out.double().std()) if out.numel() > 1 else None,
-            "checksum": float(out.double().sum()),
-        })
-    results[name] = rows
-print(json.dumps(results))
-"""
-
 
 def _load(path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"example_{path.parent.name}_{path.stem}", path)
@@ -101,18 +51,47 @@ def _load(path: Path) -> ModuleType:
 
 @pytest.fixture(scope="module")
 def interpreted() -> dict[str, list[dict[str, Any]]]:
-    src = str(REPO / "src")
-    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": path}
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, *(str(EXAMPLES / n) for n in NAMES)],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    """Each example at its smallest ``SHAPES`` entry, two seeds, in Triton's interpreter with kernelopt's fixes to
+    it (``__index__`` on one-element arrays, bf16 ``tl.dot``, which its workers apply on the CPU): what the
+    tests below read of each output."""
+    import torch
+
+    results: dict[str, list[dict[str, Any]]] = {}
+    # numpy's overflow warning from exp in a GELU's tanh form (inf -> tanh 1: the output stays finite, checked)
+    with triton_interpreted(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "overflow encountered in exp", RuntimeWarning)
+        for name in NAMES:
+            ref = load_fresh(EXAMPLES / name / "reference.py", f"_example_{name}_reference")
+            ker = load_fresh(EXAMPLES / name / "kernel.py", f"_example_{name}_kernel")
+            small = ref.SHAPES[-1]
+            rows = []
+            for seed in (0, 1):
+                torch.manual_seed(seed)
+                inputs = ref.get_inputs(**small, device="cpu")
+                before = [t.clone() for t in inputs]
+                out = ker.run(*inputs)
+                expected = ref.reference(*inputs)
+                diff = (out.double() - expected.double()).abs()
+                tol = ref.ATOL + ref.RTOL * expected.double().abs()
+                rows.append(
+                    {
+                        "dtype": str(out.dtype),
+                        "expected_dtype": str(expected.dtype),
+                        "input_dtype": str(inputs[0].dtype),
+                        "shape": list(out.shape),
+                        "expected_shape": list(expected.shape),
+                        "within_tolerance": bool((diff <= tol).all()),
+                        "max_abs_err": float(diff.max()),
+                        "rel_err": float((out.double() - expected.double()).norm() / expected.double().norm()),
+                        "finite": bool(torch.isfinite(out).all()),
+                        "inputs_unchanged": all(torch.equal(a, b) for a, b in zip(inputs, before, strict=True)),
+                        "numel": out.numel(),
+                        "output_std": float(out.double().std()) if out.numel() > 1 else None,
+                        "checksum": float(out.double().sum()),
+                    }
+                )
+            results[name] = rows
+    return results
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -7,14 +7,12 @@ sizes no entry names (:func:`correct_at`)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
-from .conftest import load_fresh
+from .conftest import load_fresh, triton_interpreted
 
 DATA = Path(__file__).parent / "data" / "tunables"
 
@@ -32,11 +30,8 @@ def correct_at(folder: Path, sizes: list[tuple[int, int]]) -> dict[str, bool]:
     Triton's interpreter with kernelopt's fixes to it (a loop over a runtime length works on this numpy)."""
     import torch
 
-    from kernelopt.harness.interpreter import patch_interpreter
-
     out = {}
-    with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
-        patch_interpreter()
+    with triton_interpreted():
         ref, ker = load_fresh(folder / "reference.py", "_knob_ref"), load_fresh(folder / "kernel.py", "_knob_ker")
         for rows, cols in sizes:
             torch.manual_seed(0)
