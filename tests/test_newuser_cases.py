@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,3 +143,60 @@ def test_a_latency_in_a_table_is_written_out_not_in_exponent_form() -> None:
     assert fmt(29140.3) == "29140" and fmt(12764.0) == "12760" and fmt(-15328.7) == "-15330"
     assert fmt(427.6) == "427.6" and fmt(9.898e-06) == "9.898e-06" and fmt(1.718e10) == "1.718e+10"
     assert fmt(None) == "n/a" and fmt(3) == "3"
+
+
+def _changing_session(tmp_path: Path, tuned: bool) -> Any:
+    """The loop add's session in which the current configuration ran and every other value was wrong_result; with
+    ``tuned`` its kernel.py holds the lines an earlier tune wrote (``# kernelopt: tuned``)."""
+    from dataclasses import replace
+
+    from kernelopt.fileio import read_source
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = _folder(tmp_path, '[{"n": 4096}]')
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    if tuned:
+        kernel = folder / "kernel.py"
+        kernel.write_text(
+            kernel.read_text().replace(
+                "    out = ", "    if x.numel() <= 4096:  # kernelopt: tuned\n        pass\n    out = "
+            )
+        )
+        prepared = replace(prepared, source=read_source(kernel))
+    now = Result(config={"BLOCK": 64}, outcome=Outcome.OK, latency_us=20.0, retimed=True)
+    wrong = [Result(config={"BLOCK": b}, outcome=Outcome.WRONG_RESULT) for b in (16, 32)]
+    result = SessionResult(
+        best_config={"BLOCK": 64}, best_latency_us=20.0, current_config={"BLOCK": 64}, current_latency_us=20.0,
+        results=[now, *wrong], retimed=[now], evaluations=3, served=0, budget=3, space_size=9, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    return FolderTuning(prepared, result, judge_gain(result))
+
+
+@pytest.mark.timeout(30)
+def test_every_move_changing_the_results_ends_in_one_line_without_a_verdict_before_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed the verdict "the current configuration is the best found (...); kernel.py left unchanged", then
+    "error: ... so there is nothing to tune", exit 2: two outcomes of one session. The line ends the run alone."""
+    from kernelopt.cli.tune import _changing_results, _render
+
+    tuning = _changing_session(tmp_path, tuned=False)
+    line = _changing_results(tuning)
+    assert line is not None and line.startswith("every value tried beside the current one changes what kernel.py")
+    _render(tuning, "", written=False, dry_run=False, plot=None, say_verdict=False)
+    out = capsys.readouterr().out
+    assert "per shape" not in out and "best found" not in out and "left unchanged" not in out, out
+    assert "session record:" in out
+
+
+@pytest.mark.timeout(30)
+def test_a_retune_of_a_file_tune_wrote_tuned_lines_into_is_converged_not_bad_input(tmp_path: Path) -> None:
+    """A second `tune` of the row-normalize (`if n_cols <= 256:  # kernelopt: tuned` / `block = 256`): the tuned
+    value was the only correct one left in the fit space, so it said "nothing to tune (a block that must cover the
+    row?)", exit 2, after "the current configuration is the best found". Now the verdict stands, exit 0."""
+    from kernelopt.cli.tune import _changing_results
+
+    assert _changing_results(_changing_session(tmp_path, tuned=True)) is None

@@ -367,7 +367,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                 }
             )
         else:
-            _render(tuning, edit.diff if edit is not None else "", written=written, dry_run=dry_run, plot=plot)
+            changing = None if written else _changing_results(tuning)
+            diff = edit.diff if edit is not None else ""
+            _render(tuning, diff, written=written, dry_run=dry_run, plot=plot, say_verdict=changing is None)
     except SourceChanged:
         from kernelopt.tuning.folder import config_text
 
@@ -392,12 +394,23 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         raise typer.Exit(EXIT_NOTHING_RAN)
     if r.best_latency_us is None:
         raise typer.Exit(EXIT_NOTHING_RAN)  # not one candidate was timed: a failed session, not a result
-    if not written:
-        from kernelopt.tuning.session import changing_results_line
+    line = None if written else _changing_results(tuning)
+    if line is not None:  # bad input for tuning: nothing here moves without changing the results
+        raise UsageError(line)
 
-        line = changing_results_line(r, kernel_py.name)
-        if line is not None:  # bad input for tuning: nothing here moves without changing the results
-            raise UsageError(line)
+
+def _changing_results(tuning: FolderTuning) -> str | None:
+    """The one line of a session whose every move changed the kernel's results (it ends the run, exit 2, in place
+    of the verdict); ``None`` otherwise, and for a kernel.py an earlier tune wrote tuned lines into: there the
+    current configuration is the tuned one, the only correct value left, and the verdict stands (a retune of a
+    row-normalize's ``if n_cols <= 256:  # kernelopt: tuned`` said "the current configuration is the best found",
+    then "nothing to tune (a block that must cover the row?)", exit 2)."""
+    from kernelopt.tunables.analysis import TUNED
+    from kernelopt.tuning.session import changing_results_line
+
+    if TUNED in tuning.prepared.source.text:
+        return None
+    return changing_results_line(tuning.result, tuning.prepared.problem.kernel_py.name)
 
 
 def _gate_refusal(prepared: PreparedFolder, source: str) -> str | None:
@@ -497,7 +510,11 @@ def _interrupted(line: str, code: int) -> None:
     raise typer.Exit(code)
 
 
-def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, plot: Path | None) -> None:
+def _render(
+    tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, plot: Path | None, say_verdict: bool = True
+) -> None:
+    """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
+    where its record is."""
     from kernelopt.tuning.folder import config_text
 
     r, j = tuning.result, tuning.judgement
@@ -549,7 +566,8 @@ def _render(tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, pl
         info(r.unretimed)
     if diff:
         info(diff.rstrip())
-    info(verdict)
+    if say_verdict:
+        info(verdict)
     for line in (failures_line(r), refused_line(r)):
         if line:
             info(line)
