@@ -200,3 +200,28 @@ def test_a_retune_of_a_file_tune_wrote_tuned_lines_into_is_converged_not_bad_inp
     from kernelopt.cli.tune import _changing_results
 
     assert _changing_results(_changing_session(tmp_path, tuned=True)) is None
+
+
+@pytest.mark.timeout(30)
+def test_the_set_aside_line_says_how_many_were_charged() -> None:
+    """breaker2/global_tile, `tune --budget 4`: "2 evaluated ... (candidates)" and "6 configuration(s) set aside
+    untimed, 6 of them not charged to the budget", though the 5th and 6th were charged and ended the budget."""
+    from kernelopt.cli.tune import refused_line
+    from kernelopt.tuning.candidate import Config, Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason
+
+    aside = [Result.failed(Config.of({"TILE": t}), Outcome.INVALID, "cannot be written") for t in (64, 128, 256, 1024)]
+    aside += [Result.failed(Config.of({"TILE": t}), Outcome.INVALID, "cannot be written") for t in (16384, 65536)]
+    result = SessionResult(
+        best_config={"TILE": 32}, best_latency_us=1.0, current_config={"TILE": 32}, current_latency_us=1.0,
+        results=aside, retimed=[], evaluations=2, served=0, budget=4, space_size=13, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="local", screened=6,
+    )  # fmt: skip
+    assert refused_line(result) == (
+        "6 configuration(s) set aside untimed, 4 of them not charged to the budget, the 2 past those charged as "
+        "candidates (first: TILE=64: cannot be written)"
+    )
+    roomy = result.model_copy(update={"budget": 24})
+    assert refused_line(roomy) == (
+        "6 configuration(s) set aside untimed, 6 of them not charged to the budget (first: TILE=64: cannot be written)"
+    )

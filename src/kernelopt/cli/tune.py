@@ -691,14 +691,21 @@ def refused_line(result: SessionResult) -> str | None:
     from kernelopt.oneline import one_line
     from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.folder import config_text
+    from kernelopt.tuning.session import FREE_SCREENED
 
     aside = [x for x in result.results if x.outcome is Outcome.INVALID]
     if not aside:
         return None
     first = aside[0]
     why = f": {one_line(first.reason, 160)}" if first.reason else ""
-    free = f", {result.screened} of them not charged to the budget" if result.screened else ""
-    return f"{len(aside)} configuration(s) set aside untimed{free} (first: {config_text(first.config)}{why})"
+    # the first FREE_SCREENED x budget cost nothing, each past them a candidate (it said "6 of them not charged"
+    # where 2 of the 6 had ended a budget of 4 after 2 evaluations)
+    free = min(result.screened, FREE_SCREENED * result.budget)
+    charged = result.screened - free
+    free_text = f", {free} of them not charged to the budget" if free else ""
+    if charged:
+        free_text += f", the {charged} past those charged as candidates"
+    return f"{len(aside)} configuration(s) set aside untimed{free_text} (first: {config_text(first.config)}{why})"
 
 
 def _latency(us: float) -> str:
