@@ -225,3 +225,17 @@ def test_the_set_aside_line_says_how_many_were_charged() -> None:
     assert refused_line(roomy) == (
         "6 configuration(s) set aside untimed, 6 of them not charged to the budget (first: TILE=64: cannot be written)"
     )
+
+
+@pytest.mark.timeout(30)
+def test_the_docs_index_links_every_page_and_every_link_resolves() -> None:
+    """A new user opening docs/ found sixteen pages and no index; the README said "see `docs/`" for the GPU tests."""
+    import re
+
+    docs = Path(__file__).parents[1] / "docs"
+    index = (docs / "README.md").read_text()
+    links = set(re.findall(r"\]\(([^)#]+)\)", index))
+    assert all((docs / link).exists() for link in links), [link for link in links if not (docs / link).exists()]
+    pages = {p.name for p in docs.glob("*.md")} - {"README.md"}
+    assert pages <= links, sorted(pages - links)
+    assert "(docs/README.md)" in (docs.parent / "README.md").read_text()
