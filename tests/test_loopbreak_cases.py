@@ -177,7 +177,7 @@ def test_the_report_draws_each_version_s_tuning_session_with_each_shape(tmp_path
     version's session as `tune` does: the Markdown beside it (`<name>.v1.search.png`), the HTML embedded."""
     pytest.importorskip("matplotlib")
     from kernelopt.backends.launch_tuning import candidate_results
-    from kernelopt.report import write_reports
+    from kernelopt.report import sections, write_reports
     from kernelopt.report.model import ReportData, VersionEntry
     from kernelopt.tuning.candidate import Outcome, Result
     from kernelopt.tuning.session import SessionResult, StopReason
@@ -223,6 +223,18 @@ def test_the_report_draws_each_version_s_tuning_session_with_each_shape(tmp_path
         text.index("**Candidates**") :
     ][:400]
     assert text.count(".search.png") == 1  # V0 ran no session
+    # the gate's warnings, first an entry it did not run (examples/softmax on the CPU: the record said so, the
+    # report did not)
+    skipped = "Triton's interpreter on the CPU: SHAPES entries too large for it (over 2**22) were not run (n=2**28)"
+    noisy = [f"case {i} (cols=48), v1: interquartile range is 3{i} % of the median (over 10 %)" for i in range(5)]
+    record = IterationRecord(version="v1", performance=Performance(latency_us=5.0, warnings=[*noisy, skipped]))
+    lines = sections.version_stories(ReportData(name="x", root=str(tmp_path), versions=[VersionEntry(record=record)]))
+    result = lines[0].result
+    assert result[-5:] == [
+        f"Gate warning: {skipped}",
+        *(f"Gate warning: {w}" for w in noisy[:3]),
+        "Gate warnings: 2 more in memory/v1.json",
+    ], result
     assert (tmp_path / "report.html").read_text().count("tuning session: each SHAPES entry") == 1
 
 

@@ -415,11 +415,21 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
     for m in r.isa_metric_progress:
         met = "met" if m.met else ("not met" if m.met is False else "unknown")
         out.append(f"ISA target {m.metric} {m.target}: {cells.text(m.current)} ({met})")
+    # what the gate warned of, first what it did not run (a SHAPES entry too large for Triton's interpreter):
+    # the record kept it and the report showed none of it (loopbreak trial, examples/softmax on the CPU)
+    warned = sorted(p.warnings, key=lambda w: "not run" not in w)
+    out += [f"Gate warning: {cells.one_line(w, 240)}" for w in warned[:MAX_WARNINGS]]
+    if len(warned) > MAX_WARNINGS:
+        out.append(f"Gate warnings: {len(warned) - MAX_WARNINGS} more in memory/{r.version}.json")
     if r.masked:
         out.append("Masked: kept for audit, not active data")
     if v.commit_subject:
         out.append(f"Commit: {v.commit_subject}")
     return out
+
+
+MAX_WARNINGS = 4
+"""Our choice: the gate's warnings a version's result shows (the record keeps them all)."""
 
 
 def candidate_lines(v: VersionEntry) -> list[str]:
