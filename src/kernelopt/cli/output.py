@@ -78,39 +78,68 @@ def table(
     name_width: int | None = None,
 ) -> None:
     """Print a rich table; the column named ``wide`` (a text column) takes the width the others leave; with
-    ``name_width`` the first column folds past that many characters (long names, such as KernelBench's)."""
+    ``name_width`` the first column folds past that many characters (long names, such as KernelBench's).
+
+    A table wider than the console gets its columns' widths from :func:`fitted_widths`: Rich's own narrowing cut
+    a column below its min_width off at the right edge (tune's per-shape table lost "current's latency") and
+    folded words whole columns had room for ("kernel.py:28" as "kernel.py:2" over "8" in `tunables`)."""
     console = _console()
-    t = _table(title, columns, rows, wide=wide, wide_min=24, name_width=name_width)
-    if wide is not None and console.measure(t, options=console.options.update_width(10**4)).maximum > console.width:
-        # Rich cannot fold a column below its min_width, so a table wider than the console was cut at its
-        # right edge (tune's per-shape table lost its last column at 100 columns); nor does it fold a column of
-        # a fixed width: the wide column keeps its longest word (up to 24) and the others fold
-        words = [w for v in [wide, *(r[columns.index(wide)] for r in rows)] for w in fmt(v).split()]
-        t = _table(title, columns, rows, wide=wide, wide_width=min(24, max(map(len, words))), name_width=name_width)
+    cells = [[fmt(v) for v in r] for r in rows]
+    t = _table(title, columns, cells, wide=wide, name_width=name_width)
+    if console.measure(t, options=console.options.update_width(10**4)).maximum > console.width:
+        widths = fitted_widths(columns, cells, console.width, name_width=name_width)
+        t = _table(title, columns, cells, wide=wide, name_width=name_width, widths=widths)
     console.print(t)
+
+
+def fitted_widths(
+    columns: Sequence[str], cells: Sequence[Sequence[str]], width: int, *, name_width: int | None = None
+) -> list[int]:
+    """Text widths of the columns of a table drawn in ``width`` characters (a heavy-edged table adds 3 per column
+    and 1): each starts at its longest cell; while the table is too wide, the column with the most room above its
+    longest word gives one character, so words fold only when no column has such room left (then the widest
+    other than the first gives). The first column, which names the row, stays whole (up to ``name_width``)."""
+    texts = [[str(c), *(row[i] for row in cells)] for i, c in enumerate(columns)]
+    longest = [max(len(line) for t in col for line in t.splitlines() or [""]) for col in texts]
+    word = [max((len(w) for t in col for w in t.split()), default=1) for col in texts]
+    widths = list(longest)
+    if name_width is not None:
+        widths[0] = min(widths[0], name_width)
+    room = width - 3 * len(columns) - 1
+    while sum(widths) > room:
+        slack = [(widths[i] - word[i], i) for i in range(1, len(widths)) if widths[i] > word[i]]
+        if slack:
+            widths[max(slack)[1]] -= 1
+            continue
+        widest = max(range(1, len(widths)), key=lambda i: widths[i], default=None)
+        if widest is None or widths[widest] <= 4:
+            break  # nothing left to give: Rich narrows the rest
+        widths[widest] -= 1
+    return widths
 
 
 def _table(
     title: str | None,
     columns: Sequence[str],
-    rows: Sequence[Sequence[Any]],
+    cells: Sequence[Sequence[str]],
     *,
     wide: str | None,
     name_width: int | None,
-    wide_min: int | None = None,
-    wide_width: int | None = None,
+    widths: Sequence[int] | None = None,
 ) -> Table:
     t = Table(title=title, show_lines=False)
     for i, c in enumerate(columns):
+        if widths is not None:
+            t.add_column(c, overflow="fold", width=widths[i])
         # the first column names the row (a version, a knob, a case): kept whole; the others wrap and fold
-        if c == wide:
-            t.add_column(c, overflow="fold", ratio=1, min_width=wide_min, width=wide_width)
+        elif c == wide:
+            t.add_column(c, overflow="fold", ratio=1, min_width=24)
         elif i == 0 and name_width is not None:
             t.add_column(c, overflow="fold", max_width=name_width)
         else:
             t.add_column(c, overflow="fold", no_wrap=i == 0)
-    for r in rows:
-        t.add_row(*(fmt(v) for v in r))
+    for r in cells:
+        t.add_row(*r)
     return t
 
 
