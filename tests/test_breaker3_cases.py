@@ -232,6 +232,42 @@ def test_a_table_of_the_computation_s_own_values_claims_no_gain(monkeypatch: pyt
     assert not judged.better and "the values the computation gives there: the same kernel" in judged.reason
 
 
+@pytest.mark.timeout(120)
+def test_a_keyed_autotune_list_gets_each_shape_s_own_best_not_one_pin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune at_atomic --device cpu`` (six configs from a comprehension,
+    ``key=["n"]``; SHAPES n of 100 and 3000) said "a per-bucket table: the best configuration for all shapes is
+    44.8 % slower than n=100's own best" and then "one configuration written: a per-bucket table needs a setting
+    computed from the size": the list became ``[triton.Config({"BLOCK": 4096}, num_warps=2)]``, no longer picked
+    per ``n``. An autotune list keyed on the problem is the table Triton users keep: it is now pinned to each
+    shape's own best, the autotuner picking one per ``n`` (``tune`` wrote ``BLOCK`` 256 and 4096, correct at 1000
+    and 9000)."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import choose, per_shape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = prepare_folder(TuneRequest(folder=DATA / "at_atomic", device="cpu"))
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(block: int, a: float, b: float) -> Result:
+        config = {"BLOCK": block, "num_warps": 4}
+        return Result(config=config, outcome=Outcome.OK, latency_us=a + b, latency_us_by_shape={small: a, large: b})
+
+    results = [timed(1024, 30.0, 40.0), timed(128, 10.0, 60.0), timed(4096, 20.0, 20.0)]
+    result = SessionResult(
+        best_config={"BLOCK": 4096, "num_warps": 4}, best_latency_us=40.0, current_config=None,
+        current_latency_us=None, results=results, retimed=[], evaluations=3, served=0, budget=3, space_size=12,
+        wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, [], result.best_config)
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and note is not None and "one picked per key (n) at run time" in note
+    listed = 'configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 4096}, num_warps=4)],'
+    assert listed in edit.new_source and 'key=["n"],' in edit.new_source
+
+
 def test_a_launch_whose_knobs_are_all_held_is_named_with_why() -> None:
     """Seen on 2026-12-05: ``kernelopt tune ctx_softmax --kernel _softmax_bwd`` (the backward launched with
     ``BLOCK_SIZE=ctx.BLOCK_SIZE``, which ``tunables`` lists) said "no launch named '_softmax_bwd'": the launch is

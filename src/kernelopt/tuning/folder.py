@@ -59,6 +59,7 @@ from kernelopt.tunables import (
     apply_source,
     discover_source,
     edit_diff,
+    pin_configs,
     write_config,
     write_table,
 )
@@ -70,6 +71,7 @@ from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
 from kernelopt.tuning.kernel_evaluator import (
+    CONFIG_OPTIONS,
     Apply,
     EvaluatorSettings,
     KernelEvaluator,
@@ -829,6 +831,10 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    if table_wanted and is_list_space(prepared.space.origins):
+        keyed = _keyed_list_edit(tuning)
+        if keyed is not None:
+            return keyed
     names = [n for n in computed if n in best]
     if not names or (not moved and not table_wanted) or is_list_space(prepared.space.origins):
         # no computed setting in the space (a cap the block is computed under, a literal): one configuration
@@ -870,6 +876,50 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         "original computation"
     )
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
+
+
+def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None] | None:
+    """The per-bucket table of an autotune list keyed on the problem (``key=["n"]``): the list pinned to each
+    shape's own best, so the autotuner picks one per key at run time, as Triton users keep a table; ``None``
+    when the list has no key, the shapes share one best, or the list cannot be read (then one configuration is
+    written). The edits name the pick's moves; a tile a size must divide goes through the guard."""
+    prepared, result = tuning.prepared, tuning.result
+    bests: list[dict[str, Value]] = []
+    for shape in tuning.per_shape:
+        if shape.best_config is not None and shape.best_config not in bests:
+            bests.append(dict(shape.best_config))
+    if len(bests) < 2 or result.best_config is None:
+        return None
+    fn = prepared.problem.kernel_py.name
+    found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
+    listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
+    if listed is None or not listed.key:
+        return None
+    one = pin_config(
+        prepared.base_source, result.best_config, listed, prepared.space.origins, filename=fn,
+        evaluation=prepared.evaluation, force=True,
+    )  # fmt: skip
+    if one is None:
+        return None
+    base = listed.best_config or listed.configs[0]
+    configs = [
+        base.model_copy(
+            update={
+                "kwargs": {**base.kwargs, **{k: v for k, v in c.items() if k not in CONFIG_OPTIONS}},
+                **{k: v for k, v in c.items() if k in CONFIG_OPTIONS},
+            }
+        )
+        for c in bests
+    ]
+    table = pin_configs(prepared.base_source, listed.kernel, configs, filename=fn, evaluation=prepared.evaluation)
+    kept = guard_edit(prepared.base_source, table.new_source)
+    if kept.new_source is None:
+        return None, kept.note
+    note = (
+        f"a per-bucket table as the autotuner keeps one: its list pinned to the {len(configs)} shapes' own bests, "
+        f"one picked per key ({', '.join(listed.key)}) at run time"
+    )
+    return table.model_copy(update={"edits": one.edits}), note
 
 
 def _tabled(prepared: PreparedFolder) -> dict[str, Tunable]:
