@@ -122,5 +122,5 @@ def test_two_interrupts_while_the_process_ends_change_neither_its_line_nor_its_s
     assert code == 2 and out == "", err
     assert (
         err
-        == f"kernelopt: error: {tmp_path / 'nowhere'}: not a folder; PATH holds kernel.py and reference.py, as optimize takes\n"
+        == f"kernelopt: error: {tmp_path / 'nowhere'}: no such folder; PATH holds kernel.py and reference.py, as optimize takes\n"
     )

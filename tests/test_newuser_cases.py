@@ -248,3 +248,16 @@ def test_the_docs_index_links_every_page_and_every_link_resolves() -> None:
     pages = {p.name for p in docs.glob("*.md")} - {"README.md"}
     assert pages <= links, sorted(pages - links)
     assert "(docs/README.md)" in (docs.parent / "README.md").read_text()
+
+
+@pytest.mark.timeout(30)
+def test_tune_says_a_missing_folder_is_missing_and_a_file_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tune /nonexistent` said "not a folder", where optimize says "no such folder" (and a file: "is a file")."""
+    hint = "; PATH holds kernel.py and reference.py, as optimize takes\n"
+    assert main(["tune", str(tmp_path / "nowhere"), "--device", "cpu"]) == 2
+    assert capsys.readouterr().err == f"kernelopt: error: {tmp_path / 'nowhere'}: no such folder{hint}"
+    (tmp_path / "kernel.py").write_text("BLOCK = 64\n")
+    assert main(["tune", str(tmp_path / "kernel.py"), "--device", "cpu"]) == 2
+    assert capsys.readouterr().err == f"kernelopt: error: {tmp_path / 'kernel.py'}: is a file, not a folder{hint}"

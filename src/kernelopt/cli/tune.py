@@ -197,7 +197,8 @@ def _folder(path: Path, device: str | None) -> Path:
     if device is not None and device not in DEVICES:
         raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
     if not path.is_dir():
-        raise UsageError(f"{path}: not a folder", hint="PATH holds kernel.py and reference.py, as optimize takes")
+        what = "is a file, not a folder" if path.exists() else "no such folder"  # as optimize says it
+        raise UsageError(f"{path}: {what}", hint="PATH holds kernel.py and reference.py, as optimize takes")
     missing = [n for n in ("kernel.py", "reference.py") if not (path / n).is_file()]
     if missing:
         raise UsageError(f"{path}: no {' and no '.join(missing)}", hint="PATH holds kernel.py and reference.py")
