@@ -268,8 +268,9 @@ def choose(shapes: Sequence[ShapeBest], *, within_pct: float = WITHIN_PCT) -> Sh
     table = {s.shape: dict(s.best_config) for s in shapes if s.best_config is not None}
     return ShapeChoice(
         kind=ChoiceKind.TABLE,
-        reason=f"a per-bucket table: the best configuration for all shapes is {worst.within_pct:.1f} % slower "
-        f"than {worst.shape}'s own best ({', '.join(s.shape for s in far)} beyond {within_pct:g} %)",
+        reason=f"one configuration for all {len(shapes)} shapes is {worst.within_pct:.1f} % slower than "
+        f"{worst.shape}'s own best ({', '.join(s.shape for s in far)} beyond {within_pct:g} %): a per-bucket table, "
+        "each shape its own best",
         table=table,
         gain_pct=worst.within_pct,
     )
