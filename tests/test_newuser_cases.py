@@ -282,3 +282,16 @@ def test_the_shape_choice_says_one_configuration_is_slower_then_what_is_wanted()
         "one configuration for all 2 shapes is 46.1 % slower than n=200's own best (n=200 beyond 3 %): a per-bucket "
         "table, each shape its own best"
     )
+
+
+@pytest.mark.timeout(30)
+def test_tune_s_help_says_cpu_runs_torch_kernels_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tune --help` said "--device cuda (default) or cpu (Triton interpreted)", though the README's own CPU
+    example (tests/data/loop) is a torch kernel."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["tune", "--help"]) == 0
+    assert (
+        "cuda (default) or cpu: a torch CPU kernel, or a Triton kernel in its interpreter." in capsys.readouterr().out
+    )

@@ -93,7 +93,9 @@ def register(app: typer.Typer) -> None:
         kernel: str | None = typer.Option(
             None, "--kernel", help="Which launch: a kernel name or a launch label as `kernelopt tunables` prints it."
         ),
-        device: str | None = typer.Option(None, "--device", help="cuda (default) or cpu (Triton interpreted)."),
+        device: str | None = typer.Option(
+            None, "--device", help="cuda (default) or cpu: a torch CPU kernel, or a Triton kernel in its interpreter."
+        ),
         out: Path | None = typer.Option(
             None, "--out", help="Parent of the session folder (record, candidates, plot); default PATH/.kernelopt/tune."
         ),
