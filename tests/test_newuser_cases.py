@@ -295,3 +295,24 @@ def test_tune_s_help_says_cpu_runs_torch_kernels_too(
     assert (
         "cuda (default) or cpu: a torch CPU kernel, or a Triton kernel in its interpreter." in capsys.readouterr().out
     )
+
+
+@pytest.mark.timeout(30)
+def test_the_computed_line_of_a_tuned_file_says_its_values_include_the_tuned_lines(tmp_path: Path) -> None:
+    """The row-normalize's retune said "BLOCK computed (block = launch_block(n_cols)): 256 at rows=4,cols=100":
+    the helper gives 128 there; 256 was the tuned line's. The line now says the values include those lines."""
+    from dataclasses import replace
+
+    from kernelopt.cli.tune import computed_line
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder
+    from kernelopt.tuning.session import judge_gain
+
+    folder = tmp_path / "rownorm"
+    shutil.copytree(Path(__file__).parent / "data" / "tuning" / "rownorm", folder)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    session = _changing_session(tmp_path / "add", tuned=False).result
+    plain = computed_line(FolderTuning(prepared, session, judge_gain(session)))
+    assert plain is not None and plain.startswith("current: ") and "earlier tune" not in plain, plain
+    tuned = replace(prepared, base_source=prepared.base_source + "\n# kernelopt: tuned\n")
+    line = computed_line(FolderTuning(tuned, session, judge_gain(session)))
+    assert line == plain + "; with the lines an earlier tune wrote into kernel.py (`# kernelopt: tuned`)"

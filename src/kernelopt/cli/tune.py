@@ -595,6 +595,7 @@ def computed_line(tuning: FolderTuning) -> str | None:
 
     ``current: BLOCK_SIZE computed (triton.next_power_of_2(n_cols)): 16 at n_cols=10, 128 at n_cols=100``
     """
+    from kernelopt.tunables.analysis import TUNED
     from kernelopt.tuning.folder import computed_by_shape, computed_knobs
 
     knobs = computed_knobs(tuning.prepared)
@@ -607,6 +608,9 @@ def computed_line(tuning: FolderTuning) -> str | None:
     line = f"current: {', '.join(names)} computed ({exprs})"
     if values:
         line += f": {', '.join(values)}" if len(names) == 1 else f", {'/'.join(names)} = {', '.join(values)}"
+        if TUNED in tuning.prepared.base_source:  # the values are the file's, not the expression's alone
+            kernel_py = tuning.prepared.problem.kernel_py.name
+            line += f"; with the lines an earlier tune wrote into {kernel_py} (`# {TUNED}`)"
     return line
 
 
