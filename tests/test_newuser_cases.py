@@ -316,3 +316,17 @@ def test_the_computed_line_of_a_tuned_file_says_its_values_include_the_tuned_lin
     tuned = replace(prepared, base_source=prepared.base_source + "\n# kernelopt: tuned\n")
     line = computed_line(FolderTuning(tuned, session, judge_gain(session)))
     assert line == plain + "; with the lines an earlier tune wrote into kernel.py (`# kernelopt: tuned`)"
+
+
+@pytest.mark.timeout(30)
+def test_a_missing_within_or_sweep_file_is_named_by_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tune PATH --within /nonexist.json` said "/nonexist.json: no such file": which of the files given?"""
+    folder = _folder(tmp_path, '[{"n": 4096}]')
+    for flag in ("--within", "--sweep"):
+        assert main(["tune", str(folder), "--device", "cpu", flag, str(tmp_path / "none.json")]) == 2
+        assert capsys.readouterr().err == f"kernelopt: error: {flag} {tmp_path / 'none.json'}: no such file\n"
+        assert main(["tune", str(folder), "--device", "cpu", flag, str(tmp_path)]) == 2
+        assert capsys.readouterr().err == f"kernelopt: error: {flag} {tmp_path}: is a folder, not a sweep file\n"
+    assert not (folder / ".kernelopt").exists()

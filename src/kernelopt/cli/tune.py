@@ -144,6 +144,10 @@ def register(app: typer.Typer) -> None:
             raise UsageError("give PATH (a folder with kernel.py and reference.py) or --replay SWEEP.json")
         if trials is not None:
             raise UsageError("--trials goes with --replay only", hint="a tuning session of PATH is one session")
+        for flag, given in (("--within", within), ("--sweep", sweep)):  # named by its flag, before any work
+            if given is not None and not given.is_file():
+                what = "is a folder, not a sweep file" if given.is_dir() else "no such file"
+                raise UsageError(f"{flag} {given}: {what}")
         from kernelopt.tuning.bench_worker import BenchPlan
         from kernelopt.tuning.folder import TuneRequest
         from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
