@@ -330,3 +330,23 @@ def test_a_missing_within_or_sweep_file_is_named_by_its_flag(
         assert main(["tune", str(folder), "--device", "cpu", flag, str(tmp_path)]) == 2
         assert capsys.readouterr().err == f"kernelopt: error: {flag} {tmp_path}: is a folder, not a sweep file\n"
     assert not (folder / ".kernelopt").exists()
+
+
+@pytest.mark.timeout(30)
+def test_the_guarded_current_line_names_the_moved_knobs_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mm_nomask's retune said "current: BLOCK_K=32, BLOCK_M=32, BLOCK_N=32, and BLOCK_K=32, BLOCK_M=32, BLOCK_N=64
+    wherever the guard ... holds (...): BLOCK_K=32, BLOCK_M=32, BLOCK_N=64 is the current configuration, timed once
+    as it": one configuration three times over. The guard's move is named alone."""
+    from dataclasses import replace
+
+    from kernelopt.cli.tune import _render
+
+    tuning = replace(_changing_session(tmp_path, tuned=False), guarded={"BLOCK": 128})
+    _render(tuning, "", written=False, dry_run=False, plot=None)
+    out = capsys.readouterr().out
+    assert (
+        "current: BLOCK=64, and BLOCK=128 wherever the guard an earlier tune wrote into kernel.py holds (`# kernelopt: "
+        "tuned`): the file as written, timed once as BLOCK=128\n" in out
+    ), out
