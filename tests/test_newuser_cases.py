@@ -350,3 +350,26 @@ def test_the_guarded_current_line_names_the_moved_knobs_once(
         "current: BLOCK=64, and BLOCK=128 wherever the guard an earlier tune wrote into kernel.py holds (`# kernelopt: "
         "tuned`): the file as written, timed once as BLOCK=128\n" in out
     ), out
+
+
+@pytest.mark.timeout(60)
+def test_validate_says_a_failing_reference_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`validate` on a reference.py whose SHAPES is a dict printed the reason twice: "quality gate v0: FAIL:
+    correctness: loading: reference.py raised ValueError: SHAPES must be ..." and then the error line (exit 2),
+    beside the correctness detail. The gate's line now says whose failure it is and leaves the reason to the
+    error line."""
+    from kernelopt.workspace import Workspace
+
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
+    folder = _folder(tmp_path, '{"n": 4096}')
+    ws = Workspace.create("shapes_dict", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    assert main(["validate", str(ws.root), "--device", "cpu"]) == 2
+    captured = capsys.readouterr()
+    (gate,) = [line for line in captured.out.splitlines() if line.startswith("quality gate v0")]
+    assert gate.startswith("quality gate v0: FAIL of reference.py, not of the kernel (the line below says why; ")
+    assert "SHAPES" not in gate, gate
+    err = captured.err.strip().splitlines()
+    assert err[-1].startswith("kernelopt: error: reference.py fails, not the kernel: ") and "not dict" in err[-1]

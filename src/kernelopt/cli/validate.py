@@ -195,7 +195,10 @@ def _show(n: int, report: GateReport) -> None:
     for w in report.warnings:
         warn(w)
     reason = f": {report.failure_reason}" if report.failure_reason else ""
-    info(f"quality gate v{n}: {report.result.value}{reason} (record aside: {report.record_path})")
+    aside = f"record aside: {report.record_path}"
+    if report.problem_failed:  # the error line that ends the run says why, once (the reason was said twice)
+        reason, aside = " of reference.py, not of the kernel", f"the line below says why; {aside}"
+    info(f"quality gate v{n}: {report.result.value}{reason} ({aside})")
 
 
 def _against(ref: ReferenceSpeedup, which: str) -> str | None:
