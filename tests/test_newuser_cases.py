@@ -154,6 +154,29 @@ def test_a_latency_in_a_table_is_written_out_not_in_exponent_form() -> None:
     assert fmt(None) == "n/a" and fmt(3) == "3"
 
 
+@pytest.mark.timeout(30)
+def test_optimize_s_progress_line_writes_a_millisecond_latency_out(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`optimize examples/softmax --device cpu` printed "best 7.488e+04 us (n/a of roofline)" on every line."""
+    from kernelopt.cli.optimize import TerminalProgress
+    from kernelopt.loop.protocols import EventKind, LoopEvent, Stage
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    progress = TerminalProgress()
+    event = LoopEvent(
+        kind=EventKind.STAGE_START,
+        version=1,
+        stage=Stage.PLAN,
+        message="V1: plan",
+        elapsed_s=9,
+        best_latency_us=74883.2,
+    )
+    progress.event(event)
+    progress.close()
+    assert "best 74880 us (n/a of roofline)" in capsys.readouterr().err
+
+
 def _changing_session(tmp_path: Path, tuned: bool) -> Any:
     """The loop add's session in which the current configuration ran and every other value was wrong_result; with
     ``tuned`` its kernel.py holds the lines an earlier tune wrote (``# kernelopt: tuned``)."""

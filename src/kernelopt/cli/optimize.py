@@ -64,7 +64,7 @@ class TerminalProgress:
         best = "best n/a"
         if e.best_latency_us is not None:
             pct = "n/a" if e.best_roofline_pct is None else f"{e.best_roofline_pct:.3g} %"
-            best = f"best {e.best_latency_us:.4g} us ({pct} of roofline)"
+            best = f"best {fmt(e.best_latency_us)} us ({pct} of roofline)"  # 74880 us, not 7.488e+04 us
         where = f"V{e.version} {e.stage.value if e.stage else ''}" if e.version is not None else "end"
         return f"[{_clock(e.elapsed_s)}] {where:<20} {best}"
 

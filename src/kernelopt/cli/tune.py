@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import emit_json, info, note, table, warn, width_of
+from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError, WritePlace, disk_problem
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
@@ -751,7 +751,7 @@ class _Bar:
         return self
 
     def update(self, p: Progress) -> None:
-        best = f"best {p.best_latency_us:.4g} us" if p.best_latency_us is not None else "best n/a"
+        best = f"best {fmt(p.best_latency_us)} us" if p.best_latency_us is not None else "best n/a"
         self.progress.update(self.task, completed=p.candidates, total=p.budget, best=best)
 
     def __exit__(self, *exc: object) -> None:
