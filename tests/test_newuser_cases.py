@@ -407,3 +407,26 @@ def test_docs_examples_names_every_example_folder() -> None:
     folders = sorted(p.parent.name for p in (repo / "examples").glob("*/kernel.py"))
     assert len(folders) >= 13 and [f for f in folders if f"| `{f}` |" not in page] == []
     assert "all ten" not in page
+
+
+@pytest.mark.timeout(30)
+def test_the_time_per_stage_line_keeps_each_figure_with_its_unit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The softmax run's summary wrapped "... stop 0.0 s, profile 0.0" / "s, plan 0.6 s, ..." at 100 columns."""
+    from kernelopt.cli.optimize import _render
+    from kernelopt.loop.summary import LoopSummary
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    values: dict[str, object] = {name: None for name in LoopSummary.model_fields}
+    stages = ["baseline_gate", "baseline_profile", "record", "stop", "profile", "plan", "implement", "gate"]
+    values.update(
+        workspace="ws", versions=[], iterations=1, failures=0, elapsed_s=91.0, candidates_evaluated=0,
+        stage_seconds=dict(zip(stages, [8.7, 0.0, 0.1, 0.0, 0.0, 0.6, 77.5, 4.5], strict=True)), profiles_taken=0,
+    )  # fmt: skip
+    _render(LoopSummary.model_construct(**values))  # type: ignore[arg-type]
+    out = capsys.readouterr().out.splitlines()
+    lines = [line for line in out if "time per stage" in line or line.startswith("  profile")]
+    assert len(lines) == 2 and all(len(line) <= 100 for line in lines), lines
+    assert not any(line.strip().startswith("s,") or line.rstrip().endswith(("0.0", "0.1")) for line in lines), lines
+    assert "\0" not in "".join(lines) and "profile 0.0 s, plan 0.6 s" in " ".join(lines)

@@ -154,13 +154,14 @@ def _render(summary: LoopSummary) -> None:
         )
     )
     if summary.stage_seconds:
-        spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
+        # each "stage 0.0 s" stays on one line (NUL holds its spaces while the line is wrapped: "profile 0.0" / "s")
+        spent = ", ".join(f"{stage}\0{seconds:.1f}\0s" for stage, seconds in summary.stage_seconds.items())
         taken = f"{summary.profiles_taken} profile(s) taken" if summary.profiles_taken else "no profiler run"
         line = f"time per stage: {spent}; {taken}"
         for part in textwrap.wrap(
             line, width=width_of(sys.stdout) or shutil.get_terminal_size().columns, subsequent_indent="  "
         ):
-            info(part)
+            info(part.replace("\0", " "))
     if summary.stop is not None:
         info(f"stopped: {summary.stop.line()}")
 
