@@ -430,3 +430,14 @@ def test_the_time_per_stage_line_keeps_each_figure_with_its_unit(
     assert len(lines) == 2 and all(len(line) <= 100 for line in lines), lines
     assert not any(line.strip().startswith("s,") or line.rstrip().endswith(("0.0", "0.1")) for line in lines), lines
     assert "\0" not in "".join(lines) and "profile 0.0 s, plan 0.6 s" in " ".join(lines)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("command", ["profile", "tune", "optimize", "validate", "plan"])
+def test_an_unknown_device_is_one_line_in_every_command(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`profile WS --device tpu` said "invalid profile option device: String should match pattern '^(cuda|cpu)$'",
+    where every other command says "unknown device 'tpu'; use cuda or cpu"."""
+    assert main([command, str(tmp_path), "--device", "tpu"]) == 2
+    assert capsys.readouterr().err == "kernelopt: error: unknown device 'tpu'; use cuda or cpu\n"

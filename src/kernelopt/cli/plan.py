@@ -72,9 +72,9 @@ def register(app: typer.Typer) -> None:
         from kernelopt.stages.implement import summary_of
         from kernelopt.stages.plan import PlanVerdict, cpu_evidence, default_version, run_plan
 
-        ws = Workspace(workspace)
-        if device not in (None, "cpu", "cuda"):
+        if device not in (None, "cpu", "cuda"):  # a flag before the path, as validate checks it
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
+        ws = Workspace(workspace)
         n = cpu_evidence(ws, version) if device == "cpu" else default_version(ws) if version is None else version
         opts = _planner_options(planner, parse_assignments(list(options)), knob_only, wiki, web_command, web_timeout_s)
         backend = build_planner(planner, opts, implementer=implementer)

@@ -51,6 +51,8 @@ def register(app: typer.Typer) -> None:
         from kernelopt.profiling.stage import resolve_vendor
         from kernelopt.workspace import Workspace
 
+        if Device.of(device) is None:  # as every other command says it (it was pydantic's pattern message)
+            raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
         chosen = resolve_vendor(ws, vendor)
         n = ws.next_version() if version is None else version
