@@ -441,3 +441,13 @@ def test_an_unknown_device_is_one_line_in_every_command(
     where every other command says "unknown device 'tpu'; use cuda or cpu"."""
     assert main([command, str(tmp_path), "--device", "tpu"]) == 2
     assert capsys.readouterr().err == "kernelopt: error: unknown device 'tpu'; use cuda or cpu\n"
+
+
+@pytest.mark.timeout(30)
+def test_init_with_a_folder_for_kernel_says_it_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`init x --kernel FOLDER --reference ...` said "FOLDER: no such file"."""
+    folder = _folder(tmp_path, '[{"n": 4096}]')
+    argv = ["init", "x", "--kernel", str(folder), "--reference", str(folder / "reference.py"), "--root", str(tmp_path)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.endswith(f"kernelopt: error: {folder}: is a folder, not a file\n")
+    assert not (tmp_path / "kernel_opt_x").exists()

@@ -36,7 +36,7 @@ class KernelForm(StrEnum):
 def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
     """(functions, classes, assigned names) defined at the top level of ``path``."""
     if not path.is_file():
-        raise InputFileError(path, "no such file")
+        raise InputFileError(path, "is a folder, not a file" if path.is_dir() else "no such file")
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError as exc:
