@@ -177,7 +177,7 @@ def test_optimize_s_progress_line_writes_a_millisecond_latency_out(
     assert "best 74880 us (n/a of roofline)" in capsys.readouterr().err
 
 
-def _changing_session(tmp_path: Path, tuned: bool) -> Any:
+def _changing_session(tmp_path: Path, tuned: bool, shapes: str = '[{"n": 4096}]') -> Any:
     """The loop add's session in which the current configuration ran and every other value was wrong_result; with
     ``tuned`` its kernel.py holds the lines an earlier tune wrote (``# kernelopt: tuned``)."""
     from dataclasses import replace
@@ -187,7 +187,7 @@ def _changing_session(tmp_path: Path, tuned: bool) -> Any:
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
 
-    folder = _folder(tmp_path, '[{"n": 4096}]')
+    folder = _folder(tmp_path, shapes)
     prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
     if tuned:
         kernel = folder / "kernel.py"
@@ -451,3 +451,20 @@ def test_init_with_a_folder_for_kernel_says_it_is_a_folder(tmp_path: Path, capsy
     assert main(argv) == 2
     assert capsys.readouterr().err.endswith(f"kernelopt: error: {folder}: is a folder, not a file\n")
     assert not (tmp_path / "kernel_opt_x").exists()
+
+
+@pytest.mark.timeout(30)
+def test_the_session_table_says_its_latency_is_the_sum_over_the_shapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's tune example: "current BLOCK=64 425.4 / best BLOCK=4096 15.94" under "latency (us)", and
+    below it n=4096 at 8.353 and n=1000 at 7.584: the first table's figure is their sum, and said nowhere."""
+    from kernelopt.cli.tune import _render
+
+    two = _changing_session(tmp_path / "two", tuned=False, shapes='[{"n": 4096}, {"n": 1000}]')
+    _render(two, "", written=False, dry_run=False, plot=None)
+    assert "latency (us, sum of 2 shapes)" in capsys.readouterr().out
+    one = _changing_session(tmp_path / "one", tuned=False)
+    _render(one, "", written=False, dry_run=False, plot=None)
+    out = capsys.readouterr().out
+    assert "latency (us)" in out and "sum of" not in out

@@ -528,7 +528,12 @@ def _render(
     table(
         f"{tuning.prepared.space.launch}: {r.evaluations} evaluated, {r.served} from the record, "
         f"space {r.space_size}, {r.wall_s:.1f} s ({r.stop.value})",
-        ["", "configuration", "latency (us)"],
+        # a candidate's latency is the sum of its medians over the shapes timed (the per-shape table splits it)
+        [
+            "",
+            "configuration",
+            f"latency (us, sum of {n} shapes)" if (n := len(tuning.prepared.shapes)) > 1 else "latency (us)",
+        ],
         [
             ["current", config_text(r.current_config), r.current_latency_us],
             ["best", config_text(r.best_config), r.best_latency_us],
