@@ -468,3 +468,20 @@ def test_the_session_table_says_its_latency_is_the_sum_over_the_shapes(
     _render(one, "", written=False, dry_run=False, plot=None)
     out = capsys.readouterr().out
     assert "latency (us)" in out and "sum of" not in out
+
+
+@pytest.mark.timeout(30)
+def test_tunables_set_of_a_negative_or_zero_value_is_no_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tunables kernel.py --set BLOCK=-1` was "internal error: AssertionError: tunable edit touched more than
+    planned" (exit 70: discovery reads literals without a sign), and `--set BLOCK=0` a ZeroDivisionError in the
+    guard's divisibility check (exit 70)."""
+    kernel = _folder(tmp_path, '[{"n": 4096}]') / "kernel.py"
+    before = kernel.read_bytes()
+    assert main(["tunables", str(kernel), "--set", "BLOCK=-1"]) == 2
+    assert capsys.readouterr().err == "kernelopt: error: BLOCK=-1 is illegal: a setting is not negative\n"
+    assert main(["tunables", str(kernel), "--set", "BLOCK=0", "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "+BLOCK = 0" in captured.out and "internal error" not in captured.err
+    assert kernel.read_bytes() == before

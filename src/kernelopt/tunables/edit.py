@@ -254,6 +254,10 @@ def plan_edits(tunables: list[Tunable], changes: Mapping[str, Value], *, kernel:
                     raise TunableError(f"{t.key}: {new!r} is not an integer (the computed value it overrides is)")
             elif type(new) is not type(t.value) and not (isinstance(t.value, float) and isinstance(new, int)):
                 raise TunableError(f"{t.key}: {new!r} has the wrong type (the knob holds {type(t.value).__name__})")
+            if isinstance(new, int | float) and not isinstance(new, bool) and new < 0:
+                # discovery reads literals without a sign, so a negative one written could not be checked (it was an
+                # AssertionError, exit 70, for `tunables --set BLOCK=-1`)
+                raise TunableError(f"{t.key}={new!r} is illegal: a setting is not negative")
             problem = t.legality.problem(new)
             if problem:
                 src = f" ({t.legality.source})" if t.legality.source else ""

@@ -766,7 +766,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         if stale is not None:
             splices.append(stale)
         for change in changes if add else []:
-            divides = change.before % change.after == 0
+            divides = change.after != 0 and change.before % change.after == 0  # `--set BLOCK=0`: a ZeroDivisionError
             if (divides and change.after >= change.before) or (
                 change.function is not None and _is_jit(change.function)
             ):
