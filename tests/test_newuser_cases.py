@@ -481,6 +481,8 @@ def test_tunables_set_of_a_negative_or_zero_value_is_no_crash(
     before = kernel.read_bytes()
     assert main(["tunables", str(kernel), "--set", "BLOCK=-1"]) == 2
     assert capsys.readouterr().err == "kernelopt: error: BLOCK=-1 is illegal: a setting is not negative\n"
+    assert main(["tunables", str(kernel), "--set", "BLOCK=/0"]) == 2
+    assert capsys.readouterr().err == "kernelopt: error: BLOCK: '/0' divides by zero\n"  # was "nan is not an integer"
     assert main(["tunables", str(kernel), "--set", "BLOCK=0", "--dry-run"]) == 0
     captured = capsys.readouterr()
     assert "+BLOCK = 0" in captured.out and "internal error" not in captured.err

@@ -94,6 +94,8 @@ def step(t: Tunable, direction: Value) -> Value:
     m = _DIRECTION.match(text)
     if m and isinstance(cur, int | float):
         op, num = m.group(1), float(m.group(2))
+        if op == "/" and not num:  # it said "nan is not an integer"
+            raise TunableError(f"{t.key}: {text!r} divides by zero")
         new = {"x": cur * num, "*": cur * num, "/": cur / num if num else math.nan, "+": cur + num, "-": cur - num}[op]
         return _typed(t, new)
     word = text.lower()
