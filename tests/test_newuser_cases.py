@@ -487,3 +487,13 @@ def test_tunables_set_of_a_negative_or_zero_value_is_no_crash(
     captured = capsys.readouterr()
     assert "+BLOCK = 0" in captured.out and "internal error" not in captured.err
     assert kernel.read_bytes() == before
+
+
+@pytest.mark.timeout(30)
+def test_an_unknown_choice_of_an_argument_has_no_pydantic_prefix(capsys: pytest.CaptureFixture[str]) -> None:
+    """`kernelopt schema nothing` said "Invalid value for 'what': Value error, 'nothing' is not one of ..."."""
+    assert main(["schema", "nothing"]) == 2
+    assert capsys.readouterr().err == (
+        "kernelopt: error: Invalid value for 'what': 'nothing' is not one of 'memory', 'sweep'; "
+        "see `kernelopt schema --help`\n"
+    )

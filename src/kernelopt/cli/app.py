@@ -146,6 +146,7 @@ def _usage_line(exc: Exception) -> str:
     never click's multi-line usage box."""
     format_message = getattr(exc, "format_message", None)
     message = format_message() if callable(format_message) else str(exc)
+    message = message.replace(": Value error, ", ": ")  # pydantic's prefix of an enum argument's refusal
     ctx = getattr(exc, "ctx", None)
     path = getattr(ctx, "command_path", None) or "kernelopt"
     return f"{message.rstrip('.')}; see `{path} --help`"
