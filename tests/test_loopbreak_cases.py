@@ -266,6 +266,11 @@ def test_a_version_that_ends_with_no_plan_on_the_cpu_s_record_timing_leaves_noth
     summary.kernels[0].artifact = "profiles/v3/report.ncu-rep"
     (measured / "summary.json").write_text(summary.model_dump_json())
     assert record_timing_of(ws, 3) is None and drop_repeated_profile(ws, 3) is None and measured.is_dir()
+    # a version whose planner left its transcript keeps it: what the agent said is that version's own record
+    cpu_timing_summary(ws, 4)
+    (ws.profile_dir(4) / "agent_plan.log").write_text("no new plan\n")
+    assert record_timing_of(ws, 4) == 0 and drop_repeated_profile(ws, 4) is None
+    assert (ws.profile_dir(4) / "agent_plan.log").is_file()
 
 
 @pytest.mark.timeout(10)

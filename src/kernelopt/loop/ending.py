@@ -32,6 +32,7 @@ from kernelopt.errors import GitError
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
 from kernelopt.memory.model import IterationRecord, best_version
 from kernelopt.profiling.reuse import reused_from
+from kernelopt.stages.allowance import transcripts
 from kernelopt.workspace import Workspace, version_commit
 
 END_PREFIX = "end of run"
@@ -52,12 +53,15 @@ def profile_paths(ws: Workspace, version: int) -> list[str]:
 def drop_repeated_profile(ws: Workspace, version: int) -> int | None:
     """Remove ``profiles/v<version>/`` when it is an untracked copy of an earlier version's profile, or (on the
     CPU) the timing-only evidence read from an earlier version's record; the version it repeated, else ``None``
-    (a profile measured for this version is evidence, and is kept)."""
+    (a profile measured for this version is evidence, and is kept, as is a folder where a backend left its
+    transcript of this version's plan: what the planner said is this version's own record)."""
     repeated = reused_from(ws, version)
     if repeated is None:
         repeated = record_timing_of(ws, version)
     folder = ws.profile_dir(version)
     if repeated is None or ws.repo.git.ls_files("--", str(folder.relative_to(ws.root))).strip():
+        return None
+    if any(any(ws.root.glob(pattern)) for pattern in transcripts(version)):
         return None
     shutil.rmtree(folder)
     return repeated
