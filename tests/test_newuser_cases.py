@@ -387,7 +387,7 @@ def test_validate_says_a_failing_reference_once(
 
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
     monkeypatch.setenv("KERNELOPT_SEEDS", "1")
-    folder = _folder(tmp_path, '{"n": 4096}')
+    folder = _folder(tmp_path, "dict(n=4096)")  # built by code: init cannot read it, the gate's worker refuses it
     ws = Workspace.create("shapes_dict", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
     assert main(["validate", str(ws.root), "--device", "cpu"]) == 2
     captured = capsys.readouterr()
@@ -497,3 +497,26 @@ def test_an_unknown_choice_of_an_argument_has_no_pydantic_prefix(capsys: pytest.
         "kernelopt: error: Invalid value for 'what': 'nothing' is not one of 'memory', 'sweep'; "
         "see `kernelopt schema --help`\n"
     )
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("shapes", "said"), [('{"n": 4096}', "not dict ({'n': 4096})"), ("[]", "SHAPES is empty")])
+def test_init_refuses_a_written_shapes_that_names_no_case_before_the_workspace_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shapes: str, said: str
+) -> None:
+    """`optimize` on a folder whose SHAPES is a dict made the workspace, gated V0 and stopped "baseline_failed:
+    reference.py fails ..." (exit 2); `init` made the workspace without a word."""
+    folder = _folder(tmp_path, shapes)
+    ref = folder / "reference.py"
+    argv = ["init", "x", "--kernel", str(folder / "kernel.py"), "--reference", str(ref), "--root", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.endswith(
+            f"kernelopt: error: {ref}: SHAPES must be a list of dicts (keyword arguments of get_inputs), "
+            f"one per case, not dict ({{'n': 4096}})\n"
+        )
+        if "dict" in said
+        else said in err
+    ), err
+    assert not (tmp_path / "kernel_opt_x").exists()

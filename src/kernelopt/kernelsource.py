@@ -73,6 +73,9 @@ def check_reference(path: Path) -> KernelForm:
     defined = funcs | classes | names
     if "get_inputs" not in defined:
         raise InputFileError(path, "defines no get_inputs()", hint="the reference must build the inputs")
+    fault = _written_shapes_fault(path)
+    if fault is not None:  # before a workspace is made (optimize made one and failed its baseline on it)
+        raise InputFileError(path, fault)
     if "Model" in classes:
         if "get_init_inputs" not in defined:
             raise InputFileError(path, "KernelBench form (class Model) needs get_init_inputs()")
@@ -80,6 +83,24 @@ def check_reference(path: Path) -> KernelForm:
     if "reference" in defined:
         return KernelForm.FUNCTION
     raise InputFileError(path, "defines neither reference(*inputs) nor class Model")
+
+
+def _written_shapes_fault(path: Path) -> str | None:
+    """:func:`shapes_fault` of a ``SHAPES`` written as a literal that names no case (``{"n": 4096}``, ``5``, ``[]``,
+    ``["n=4"]``); ``None`` for a good one or one built by code (``[dict(n=k) for k in ...]``: the run checks it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
+            value = node.value
+            if isinstance(value, ast.List | ast.Tuple):  # an entry that is a plain constant is no dict
+                loose = [ast.literal_eval(e) for e in value.elts if isinstance(e, ast.Constant)]
+                return shapes_fault(loose) if loose or not value.elts else None
+            if isinstance(value, ast.Constant | ast.Dict | ast.Set):
+                try:
+                    return shapes_fault(ast.literal_eval(value))
+                except ValueError:  # a dict of arithmetic ({"n": 2**27}): the run says it
+                    return None
+    return None
 
 
 def check_kernel(path: Path, form: KernelForm) -> None:
