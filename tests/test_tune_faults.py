@@ -88,6 +88,8 @@ import time
 _marks = os.environ.pop("TUNE_HOOK_MARKS", "")
 _what = os.environ.pop("TUNE_HOOK", "")
 _pause_s = float(os.environ.pop("TUNE_HOOK_PAUSE_S", "30"))
+_target = os.environ.pop("TUNE_HOOK_TARGET", "")
+_pid = os.getpid()
 
 
 def _held(what):
@@ -99,7 +101,9 @@ if _what == "replace":
     _replace = os.replace
 
     def _slow_replace(src, dst, *args, **kwargs):
-        if os.path.basename(os.fspath(dst)) == "kernel.py":
+        # the tune process's write of the user's kernel.py only: a fork of it (a worker, the fork server, an
+        # orphan of a killed run) may replace a candidate's kernel.py in its own folder
+        if os.getpid() == _pid and os.path.realpath(dst) == _target:
             _held("replace")
         return _replace(src, dst, *args, **kwargs)
 
@@ -148,6 +152,7 @@ class Tune:
             "TUNE_HOOK_MARKS": str(self.marks),
             "TUNE_HOOK": hook,
             "TUNE_HOOK_PAUSE_S": str(hook_pause_s),
+            "TUNE_HOOK_TARGET": os.path.realpath(self.kernel_py),
         }
         argv = [sys.executable, "-m", "kernelopt", "tune", str(self.folder), "--device", "cpu"]
         argv += ["--budget", str(budget), "--repetitions", "3", *args]
