@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import compileall
 import contextlib
 import importlib.util
 import os
@@ -306,6 +307,14 @@ def _ours_in_tmp() -> set[str]:
     return {p.name for p in TMP.iterdir() if p.name.startswith(OURS)}
 
 
+def _compile_src() -> None:
+    """Compile kernelopt's own modules once, before any test: a machine that sets ``PYTHONDONTWRITEBYTECODE``
+    (CI's and this one do) otherwise compiles about 180 modules again in every ``python -m kernelopt`` child and
+    worker, about 0.35 CPU-s each time. Only ``src/`` is compiled, and explicitly: the variable still keeps every
+    process from writing bytecode of its own, so a kernel.py a test rewrites is never read from a stale cache."""
+    compileall.compile_dir(SRC, quiet=2)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Everything a test makes with ``tempfile`` lands under pytest's own session folder (TMPDIR points
     there, for this process and every child), which pytest removes at the end (tmp_path_retention_policy)."""
@@ -313,6 +322,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     base = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
     if not hasattr(session.config, "workerinput"):
         _hold_session_folder(base)
+        _compile_src()
     scratch = base / "tmpdir"
     scratch.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(scratch)
