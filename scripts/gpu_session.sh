@@ -20,6 +20,8 @@
 #   kernelbench scripts/gpu_kernelbench_level1.sh: KernelBench level 1, identical kernels, full size (needs
 #              KernelBench's level1 folder at kernelbench/level1, carried)
 #   mcp        scripts/gpu_mcp.sh: ncu through the MCP profile tool, a softmax iteration through the stdio client
+#   edges      scripts/gpu_tune_edges.sh: the tuning engine's edges (a retune of a guarded file, the re-time
+#              within the wall, --within a cut sweep)
 #   gputests   every test marked gpu
 set -u
 GPU_DIR=${GPU_DIR:-/tmp/kernelopt_gpu}
@@ -45,6 +47,7 @@ run_phase() {
         shapes) OUT="$d" timeout -k 10 1200 bash scripts/gpu_shapes.sh > "$d/stdout.txt" 2>&1 ;;
         kernelbench) OUT="$d" timeout -k 10 600 bash scripts/gpu_kernelbench_level1.sh > "$d/stdout.txt" 2>&1 ;;
         mcp) OUT="$d" timeout -k 10 960 bash scripts/gpu_mcp.sh > "$d/stdout.txt" 2>&1 ;;
+        edges) OUT="$d" timeout -k 10 420 bash scripts/gpu_tune_edges.sh > "$d/stdout.txt" 2>&1 ;;
         gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 560 \
             python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
         *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;
