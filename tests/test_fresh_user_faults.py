@@ -210,7 +210,9 @@ def test_tunables_on_a_file_that_is_not_python_says_so(
     (tmp_path / name).write_text(text)
     assert main(["tunables", str(tmp_path / name), "--no-evaluate"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"kernelopt: error: {name}: not Python: syntax error at line {line}: ") and err.count("\n") == 1
+    assert (
+        err.startswith(f"kernelopt: error: {name}: not Python: syntax error at line {line}: ") and err.count("\n") == 1
+    )
 
 
 def test_an_unknown_gpu_name_is_said_by_one_rule(
