@@ -474,15 +474,7 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
 def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
     """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
     parameters, as the launch ``call`` passes them (the step a name or a keyword literal)."""
-    params = [p.name.value for p in kernel.params.params]
-    passed: dict[str, cst.BaseExpression] = {}
-    for i, arg in enumerate(call.args):
-        if arg.star:
-            break
-        if arg.keyword is not None:
-            passed[arg.keyword.value] = arg.value
-        elif i < len(params):
-            passed[params[i]] = arg.value
+    passed = _passed(call, kernel)
     out: list[Divides] = []
     for node in _walk(kernel.body):
         if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and _dotted(node.iter.func) == "range"):
