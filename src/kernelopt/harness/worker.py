@@ -26,6 +26,7 @@ from typing import Any
 
 from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
+from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
@@ -414,7 +415,8 @@ def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
 @dataclass
 class _Checked:
     """What :func:`_check` compares: the kernel and the reference of one version, reference.py's tolerances
-    (``None``: the dtype's), and the reference's upcast copies (by dtype) the high-precision reference runs."""
+    (``None``: the dtype's), the reference's upcast copies (by dtype) the high-precision reference runs, and
+    whether the float64 run of a reference that draws random numbers draws the same ones (``None``: not yet known)."""
 
     pair: Any  # KernelPair
     cand: Callable[..., Any]
@@ -422,6 +424,7 @@ class _Checked:
     atol: float | None
     rtol: float | None
     hi_cache: dict[Any, Any] = field(default_factory=dict)
+    same_draws: bool | None = None
 
 
 def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
@@ -506,8 +509,12 @@ def _check_seed(
     run_seed = RUN_SEED_BASE + cc.seeds
     with _user(where, "the reference", culprit=Culprit.PROBLEM):
         torch.manual_seed(run_seed)
+        before = generator_states(ctx.device)
         ref_native = subject.ref(*clone_tree(inputs))
+        random = drew(before, generator_states(ctx.device))
         ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed)
+        if random and precision != "native" and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi):
+            ref_hi, precision = ref_native, "native"
     cc.reference_precision = precision
     ctx.step(Step.CHECK)
     _fail_if_reference_not_finite(cc, ref_native, where)
@@ -547,6 +554,29 @@ def _check_seed(
         )
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return out, ref_native
+
+
+def _high_drew_the_same(ctx: _Ctx, subject: _Checked, inputs: list[Any], ref_native: Any, ref_hi: Any) -> bool:
+    """Whether the float64 run of a reference that draws random numbers drew the numbers its own-dtype run drew
+    (:mod:`kernelopt.harness.draws`; decided once per check). When not, the kernel is checked against the
+    own-dtype run, whose draws it shares, with the dtype's default tolerance: the float64 run's other numbers
+    would otherwise be read as the reference's rounding error and widen the tolerance by its noise."""
+    import torch
+
+    from kernelopt.harness.inputs import clone_tree
+
+    if subject.same_draws is None:
+        torch.manual_seed(OTHER_STATE_SEED)
+        other = subject.ref(*clone_tree(inputs))
+        subject.same_draws = same_draws(ref_native, ref_hi, other)
+        if not subject.same_draws:
+            ctx.warn_once(
+                "draws-by-dtype",
+                "the reference draws random numbers that depend on its dtype (its float64 run drew others): the "
+                "kernel is checked against the reference in its own dtype, from the same random state, with the "
+                "dtype's default tolerance",
+            )
+    return subject.same_draws
 
 
 def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:

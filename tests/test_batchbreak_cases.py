@@ -1,0 +1,153 @@
+"""A new user's batch, second trial (issue 34's leftovers): verdicts the batch got wrong, on tiny problems.
+
+Each case is a kernel and a reference under tests/data/batchbreak/, checked in a worker of its own on the CPU
+(``check_files``), as the batch's gate checks them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.batch.kernelbench import kernelbench_items, read_runs
+from kernelopt.batch.model import ProblemStatus
+from kernelopt.batch.rows import item_row
+from kernelopt.harness.gate import check_files
+from kernelopt.harness.model import CorrectnessReport, Culprit
+from kernelopt.harness.settings import HarnessSettings
+from kernelopt.memory.model import CorrectnessStatus
+
+pytestmark = pytest.mark.timeout(120)
+
+DATA = Path(__file__).parent / "data" / "batchbreak"
+
+
+def _check(tmp_path: Path, kernel: str, reference: str, *, seeds: int = 1) -> CorrectnessReport:
+    folder = tmp_path / "problem"
+    folder.mkdir()
+    shutil.copy(DATA / kernel, folder / "kernel.py")
+    shutil.copy(DATA / reference, folder / "reference.py")
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=seeds)
+    return check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+
+
+DTYPE_DRAWS = ["reference_rand_dtype.py", "reference_randn_like.py", "reference_rand_branch.py"]
+
+
+@pytest.mark.parametrize("reference", DTYPE_DRAWS)
+def test_a_reference_drawing_by_dtype_does_not_widen_the_tolerance_for_a_kernel_without_its_noise(
+    tmp_path: Path, reference: str
+) -> None:
+    # Seen (issue 34, left): torch.rand(..., dtype=x.dtype) in the reference drew other numbers in its float64
+    # run; read as the reference's rounding error, the difference widened the tolerance and a kernel that left
+    # the noise out passed.
+    report = _check(tmp_path, "kernel_sum.py", reference)
+    assert report.status is CorrectnessStatus.FAIL, report.message
+    assert "beyond tolerance" in (report.message or ""), report.message
+    assert all("widened" not in (c.tolerance.basis if c.tolerance else "") for c in report.cases)
+    assert any("depend on its dtype" in w for w in report.warnings), report.warnings
+
+
+@pytest.mark.parametrize(
+    ("kernel", "reference"),
+    [
+        ("kernel_rand_dtype.py", "reference_rand_dtype.py"),
+        ("kernel_randn_like.py", "reference_randn_like.py"),
+        ("kernel_rand_branch.py", "reference_rand_branch.py"),
+    ],
+)
+def test_a_kernel_drawing_as_a_dtype_dependent_reference_does_passes(
+    tmp_path: Path, kernel: str, reference: str
+) -> None:
+    report = _check(tmp_path, kernel, reference, seeds=2)
+    assert report.passed, report.message
+    assert all(c.reference_precision == "native" for c in report.cases)
+
+
+def test_a_kernel_off_by_a_real_error_fails_against_a_dtype_dependent_reference(tmp_path: Path) -> None:
+    # the same draws, the sum off by 1e-3 relative: 10x the fp32 default tolerance, and nothing widens it
+    report = _check(tmp_path, "kernel_rand_dtype_off.py", "reference_rand_dtype.py")
+    assert report.status is CorrectnessStatus.FAIL, report.message
+    assert "beyond tolerance" in (report.message or ""), report.message
+
+
+def test_a_reference_whose_draws_do_not_depend_on_its_dtype_keeps_its_float64_truth(tmp_path: Path) -> None:
+    # torch.rand(n).to(x.dtype) draws float32 numbers in every run: the float64 run is the same computation
+    folder = tmp_path / "p"
+    folder.mkdir()
+    breaker = Path(__file__).parent / "data" / "batch_breaker"
+    shutil.copy(breaker / "kernel_random.py", folder / "kernel.py")
+    shutil.copy(breaker / "reference_random.py", folder / "reference.py")
+    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=1)
+    report = check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    assert report.passed, report.message
+    assert [c.reference_precision for c in report.cases] == ["float64"]
+    assert not any("depend on its dtype" in w for w in report.warnings)
+
+
+def test_same_draws_tells_rounding_from_other_numbers() -> None:
+    import torch
+
+    from kernelopt.harness.draws import drew, generator_states, same_draws
+
+    torch.manual_seed(0)
+    native = torch.rand(256)
+    other = torch.rand(256)
+    rounded = native.double() + 1e-7  # the float64 run of the same draws: rounding only
+    assert same_draws(native, rounded, other)
+    assert not same_draws(native, torch.rand(256).double(), other)  # other numbers: as far as the other state
+    assert same_draws((native, 3), (rounded, 3), (native.clone(), 3))  # the draws reach no output
+    assert not same_draws(native, rounded[:10], other)  # not comparable: not the same draws
+    before = generator_states("cpu")
+    assert not drew(before, generator_states("cpu"))
+    torch.rand(1)
+    assert drew(before, generator_states("cpu"))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "names"),
+    [("kernel_wraps_functional.py", "torch.nn.functional.relu"), ("kernel_wraps_torch.py", "torch.sum")],
+)
+def test_a_kernel_that_patches_torch_with_functools_wraps_fails(tmp_path: Path, kernel: str, names: str) -> None:
+    # Seen (issue 34, left): a wrapper made with functools.wraps carries torch's __module__, so it passed for
+    # torch's own lazy replacement and the reference ran the kernel's code too
+    report = _check(tmp_path, kernel, "reference_relu.py")
+    assert report.status is CorrectnessStatus.FAIL and report.culprit is Culprit.KERNEL, report.message
+    assert report.message == (
+        f"case 0 (default): kernel.py replaced {names}, which the reference calls too: the check would compare "
+        "the kernel with itself; call your own function instead of patching torch"
+    )
+
+
+def test_a_kernel_with_a_functools_wraps_helper_of_its_own_passes(tmp_path: Path) -> None:
+    report = _check(tmp_path, "kernel_relu.py", "reference_relu.py", seeds=2)
+    assert report.passed, report.message
+
+
+def test_runs_files_named_otherwise_are_paired_as_meant_or_each_said_in_one_row(tmp_path: Path) -> None:
+    # Seen (issue 34, left): level_1_problem_1_kernel.py (no _sample_<k>) was left out without a word, and
+    # problem_01 beside problem_1 silently replaced one of the two
+    items = kernelbench_items(DATA / "level1", DATA / "runs", tmp_path / "out")
+    rows = {(r.problem, r.sample): r for r in (item_row(item) for item in items)}
+    runs = (DATA / "runs").resolve()
+    # paired as a user means them: no _sample_<k> is sample 0, a leading zero is the number
+    ran = {(i.problem, i.sample): i for i in items if i.defect is None}
+    assert sorted(ran) == [("1_Relu", 0), ("2_Sigmoid", 0), ("3_Tanh", 1)]
+    assert (ran[("2_Sigmoid", 0)].folder / "kernel.py").read_text() == (
+        runs / "level_1_problem_2_kernel.py"
+    ).read_text()
+    assert "tanh" in (ran[("3_Tanh", 1)].folder / "kernel.py").read_text()
+    # the rest: one INVALID row each, one line naming the file and why; the prompt is not a kernel
+    said = {p: r.reason for (p, _), r in rows.items() if r.status is ProblemStatus.INVALID}
+    assert said == {
+        "level_1_problem_01_sample_0_kernel": "level_1_problem_01_sample_0_kernel.py: problem 1 sample 0 is "
+        "level_1_problem_1_sample_0_kernel.py already: not run (name it level_1_problem_1_sample_<k>_kernel.py "
+        "with another k)",
+        "level1_problem_3_sample_0_kernel": "level1_problem_3_sample_0_kernel.py: not named "
+        "level_1_problem_<id>_sample_<k>_kernel.py (KernelBench's name of a generated kernel): not run",
+        "level_1_problem_3_sample_0": "level_1_problem_3_sample_0.py: not named "
+        "level_1_problem_<id>_sample_<k>_kernel.py (KernelBench's name of a generated kernel): not run",
+    }
+    assert read_runs(DATA / "runs", 1).samples[1] == {0: runs / "level_1_problem_1_sample_0_kernel.py"}
