@@ -5,11 +5,14 @@ as well: the check then compares the kernel with itself and passes anything. The
 :func:`snapshot` of torch's public callables after reference.py is imported and before kernel.py is, and
 :func:`replaced` names those that are no longer the same object. Only names present in the snapshot are
 compared (a submodule imported later adds names; it does not replace them), and only callables (a flag such
-as a default dtype is not an operator).
+as a default dtype is not an operator). A replacement is torch's own when its code lives in torch's package
+folder, so a ``functools.wraps`` wrapper, which wears the wrapped function's name and module, is still the
+user's.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 #: The namespaces a reference's operators are looked up in: ``torch.sum``, ``F.relu``, ``x.sum()``, ``nn.Linear``.
@@ -47,20 +50,43 @@ def snapshot() -> dict[str, int]:
     return {name: id(value) for name, value in _bound().items() if callable(value)}
 
 
+def _code_of(value: Any) -> Any:
+    """The Python code object a callable runs first (a function's, a method's, a callable object's ``__call__``);
+    ``None`` for a builtin or a class."""
+    code = getattr(value, "__code__", None) or getattr(getattr(value, "__func__", None), "__code__", None)
+    if code is None and callable(value) and not isinstance(value, type):
+        code = getattr(type(value).__call__, "__code__", None)
+    return code
+
+
+def _torch_s_own(value: Any, torch_dir: str) -> bool:
+    """Whether a callable is torch's: Python code from a file under torch's package folder, else (a builtin, a
+    class) a ``__module__`` of torch's. The file decides where there is one: ``functools.wraps`` copies the
+    wrapped function's ``__module__``, ``__name__`` and ``__doc__`` onto a wrapper defined anywhere."""
+    code = _code_of(value)
+    if code is not None:
+        return os.path.realpath(code.co_filename).startswith(torch_dir + os.sep)
+    module = getattr(value, "__module__", None) or ""
+    return module == "torch" or module.startswith("torch.")
+
+
 def replaced(before: dict[str, int]) -> list[str]:
     """The names of ``before`` now bound to a callable defined outside torch, sorted.
 
     torch replaces a few of its own on a lazy import (``torch._dynamo`` wraps ``torch.manual_seed``; seen with
-    torch 2.13): a replacement whose ``__module__`` is torch's is not the user's patch. One made with
-    ``functools.wraps`` around torch's own passes as torch's: this finds patches, it is no sandbox.
+    torch 2.13): a replacement whose code lives in torch's package folder is not the user's patch. A wrapper made
+    with ``functools.wraps`` around torch's own is the user's: its code is in the user's file. This finds
+    patches, it is no sandbox.
     """
+    import torch
+
+    torch_dir = os.path.realpath(os.path.dirname(torch.__file__))
     now = _bound()
     out = []
     for name, ident in before.items():
         value = now.get(name)
         if value is None or id(value) == ident:
             continue  # a deleted name breaks the reference loudly; the same object is no patch
-        module = getattr(value, "__module__", None) or ""
-        if module != "torch" and not module.startswith("torch."):
+        if not _torch_s_own(value, torch_dir):
             out.append(name)
     return sorted(out)
