@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from kernelopt.batch.problems import BatchItem, reference_fault, source_defect
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.fileio import atomic_write_code
@@ -34,7 +36,7 @@ SAMPLE_FILE = re.compile(r"^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 FOLDER_NAME_CHARS = 53
 
 
-def sample_name(level: int, problem_id: int, sample: int | str) -> str:
+def sample_name(level: int, problem_id: int | str, sample: int | str) -> str:
     """The file KernelBench's generation scripts write for one sample. Pure."""
     return f"level_{level}_problem_{problem_id}_sample_{sample}_kernel.py"
 
@@ -68,8 +70,39 @@ def problem_files(level_dir: Path) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
-def sample_files(run_dir: Path, level: int) -> dict[int, dict[int, Path]]:
-    """Problem id -> sample number -> generated kernel of ``level`` in a runs folder.
+#: A runs file read the way a user means it: a leading zero (``problem_01``), no ``_sample_<k>`` (sample 0).
+LOOSE_SAMPLE_FILE = re.compile(r"^level_(\d+)_problem_(\d+)(?:_sample_(\d+))?_kernel\.py$")
+
+
+class RunsFolder(BaseModel):
+    """What a runs folder holds for one level.
+
+    Attributes:
+        samples: problem id -> sample number -> generated kernel.
+        unread: ``.py`` files that are not read as a kernel of the level, file -> why (one line): a name that is
+            not ``level_<L>_problem_<id>_sample_<k>_kernel.py``, or a second file for one problem and sample.
+            Kernels of another level and files that are not Python (prompts, ``eval_results.json``) are not here.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    samples: dict[int, dict[int, Path]]
+    unread: dict[Path, str]
+
+
+def _canonical(name: str) -> bool:
+    """Whether a file name is exactly what KernelBench's scripts write (no leading zero, a sample). Pure."""
+    match = SAMPLE_FILE.match(name)
+    return match is not None and name == sample_name(*(int(g) for g in match.groups()))
+
+
+def read_runs(run_dir: Path, level: int) -> RunsFolder:
+    """The generated kernels of ``level`` in a runs folder, and the Python files there that are not read as one.
+
+    KernelBench's scripts name a kernel ``level_<L>_problem_<id>_sample_<k>_kernel.py``. A name written as a
+    user means it is read so: ``problem_01`` is problem 1, and a name without ``_sample_<k>`` is sample 0. A file
+    that would be the same problem and sample as another (``problem_1`` and ``problem_01``) is not run, and
+    neither is a ``.py`` file named otherwise; each is in ``unread`` with its reason, never left out in silence.
 
     Raises:
         InputFileError: ``run_dir`` is not a folder, or holds no generated kernel of ``level`` (a batch of
@@ -79,23 +112,51 @@ def sample_files(run_dir: Path, level: int) -> dict[int, dict[int, Path]]:
     if not run_dir.is_dir():
         raise InputFileError(run_dir, "is not a folder", hint="give the runs folder of the generated kernels")
     found: dict[int, dict[int, Path]] = {}
+    unread: dict[Path, str] = {}
     levels: set[int] = set()
-    for path in run_dir.iterdir():
-        match = SAMPLE_FILE.match(path.name)
-        if match and path.is_file():
-            levels.add(int(match.group(1)))
-            if int(match.group(1)) == level:
-                found.setdefault(int(match.group(2)), {})[int(match.group(3))] = path.resolve()
+    # KernelBench's own names first, so that a loosely named file is the one said to repeat a problem and sample
+    paths = sorted((p for p in run_dir.iterdir() if p.is_file()), key=lambda p: (not _canonical(p.name), p.name))
+    for path in paths:
+        match = LOOSE_SAMPLE_FILE.match(path.name)
+        if match is None:
+            if path.suffix == ".py":
+                unread[path.resolve()] = (
+                    f"{path.name}: not named {sample_name(level, '<id>', '<k>')} (KernelBench's name of a "
+                    "generated kernel): not run"
+                )
+            continue
+        levels.add(int(match.group(1)))
+        if int(match.group(1)) != level:
+            continue
+        pid, k = int(match.group(2)), int(match.group(3) or 0)
+        held = found.setdefault(pid, {})
+        if k in held:
+            unread[path.resolve()] = (
+                f"{path.name}: problem {pid} sample {k} is {held[k].name} already: not run "
+                f"(name it {sample_name(level, pid, '<k>')} with another k)"
+            )
+            continue
+        held[k] = path.resolve()
     if not found:
-        held = ", ".join(str(n) for n in sorted(levels))
+        held_levels = ", ".join(str(n) for n in sorted(levels))
         raise InputFileError(
             run_dir,
             f"holds no generated kernel of level {level} (level_{level}_problem_<id>_sample_<k>_kernel.py)",
-            hint=f"it holds kernels of level {held}: give --level or that level's folder"
+            hint=f"it holds kernels of level {held_levels}: give --level or that level's folder"
             if levels
             else "give the runs folder the generated kernels were written to",
         )
-    return {pid: dict(sorted(samples.items())) for pid, samples in sorted(found.items())}
+    samples = {pid: dict(sorted(ks.items())) for pid, ks in sorted(found.items())}
+    return RunsFolder(samples=samples, unread=dict(sorted(unread.items())))
+
+
+def sample_files(run_dir: Path, level: int) -> dict[int, dict[int, Path]]:
+    """Problem id -> sample number -> generated kernel of ``level`` in a runs folder (:func:`read_runs`).
+
+    Raises:
+        InputFileError: as :func:`read_runs`.
+    """
+    return read_runs(run_dir, level).samples
 
 
 def folder_name(problem_file: Path, sample: int) -> str:
@@ -131,7 +192,8 @@ def kernelbench_items(level_dir: Path, run_dir: Path, out_dir: Path, *, level: i
             f"cannot tell the KernelBench level of {level_dir}", hint="name the folder level<N> or pass --level N"
         )
     problems = problem_files(level_dir)
-    samples = sample_files(run_dir, level)
+    runs = read_runs(run_dir, level)
+    samples = runs.samples
     base = Path(out_dir) / "kernelbench" / f"level{level}"
     items: list[BatchItem] = []
     for pid, reference in problems.items():
@@ -153,4 +215,6 @@ def kernelbench_items(level_dir: Path, run_dir: Path, out_dir: Path, *, level: i
         for k, kernel in samples[pid].items():
             reason = f"{kernel.name}: {Path(level_dir).name}/ has no problem {pid} (no {pid}_<Name>.py)"
             items.append(BatchItem(problem=f"problem_{pid}", folder=kernel, problem_id=pid, sample=k, defect=reason))
+    for path, reason in runs.unread.items():  # each its own INVALID row: a file of the runs folder never vanishes
+        items.append(BatchItem(problem=path.stem, folder=path, defect=reason))
     return items
