@@ -59,6 +59,13 @@ def _keys(folder: str) -> dict[str, TunableKind]:
 def _edit_for(folder: Path, best: dict[str, int]) -> str:
     """The text ``kernelopt tune`` writes when its session picks ``best`` (a configuration that passed every
     ``SHAPES`` entry): the tuning engine's own shaped edit, on the CPU; the original text when it writes none."""
+    written, _note = _tune_edit(folder, best)
+    return written if written is not None else (folder / "kernel.py").read_text()
+
+
+def _tune_edit(folder: Path, best: dict[str, int]) -> tuple[str | None, str | None]:
+    """What ``kernelopt tune`` writes when its session picks ``best`` (see :func:`_edit_for`): the text (``None``
+    when it writes none) and the note it prints about the edit (a guard written, or why nothing is)."""
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
     from kernelopt.tuning.shapes import choose, per_shape
@@ -73,8 +80,8 @@ def _edit_for(folder: Path, best: dict[str, int]) -> str:
     )  # fmt: skip
     shapes = per_shape([won], [won], best)
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
-    edit, _note = shaped_edit(tuning)
-    return edit.new_source if edit is not None else (folder / "kernel.py").read_text()
+    edit, note = shaped_edit(tuning)
+    return (edit.new_source if edit is not None else None), note
 
 
 # ------------------------------------------------------------------------------------- wrong kernels written

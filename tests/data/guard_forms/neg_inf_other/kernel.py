@@ -1,0 +1,23 @@
+"""Row softmax whose masked load fills with other=-float('inf'), the block a keyword literal at the launch."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_other(x_ptr, y_ptr, stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=-float('inf'))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+def run(x):
+    n_rows, n_cols = x.shape
+    assert n_cols <= 1024
+    y = torch.empty_like(x)
+    softmax_other[(n_rows,)](x, y, x.stride(0), n_cols, BLOCK_SIZE=1024, num_warps=4)
+    return y

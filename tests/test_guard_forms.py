@@ -1,0 +1,255 @@
+"""The guard's forms (issue 32 item 2, docs/faults.md "The guard's forms"): the same kernel written the many ways
+public projects write it, each a folder of tests/data/guard_forms (its README lists them). For each form: what
+``kernelopt tune`` writes when its session picks a block the SHAPES entries allow (the engine's own shaped edit,
+on the CPU), and whether the written kernel is correct at the SHAPES entries, between them and above them, sizes
+the original handled (Triton's interpreter, in this process). A lower block of a kernel that covers its row with
+one block is guarded by the row it covers, or not written with one line saying why: never written bare. A block
+that loops over the row moves plainly. An inline guard (``BLOCK=256 if n % 256 == 0 else 128``), written by a
+user or by an earlier tune, is read as its fallback tuned where the guard holds, so a retune moves it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import apply_source, discover_source
+from kernelopt.tunables.guard import guard_edit, strip_stale_guards
+from tests.test_breaker_cases import _correct_at, _tune_edit
+
+DATA = Path(__file__).parent / "data" / "guard_forms"
+TUNED = "# kernelopt: tuned"
+
+# SHAPES (100 and 300 columns), one between, one above: the original (BLOCK 1024) handles all four
+ROWS = [{"rows": 3, "cols": 100}, {"rows": 2, "cols": 300}, {"rows": 2, "cols": 200}, {"rows": 2, "cols": 800}]
+LOOPED_ROWS = [*ROWS[:3], {"rows": 2, "cols": 1000}]
+# SHAPES (n of 512 and 2048), and sizes between and above that a block of 128 divides
+WHOLE = [{"n": 512}, {"n": 2048}, {"n": 384}, {"n": 640}, {"n": 768}, {"n": 1536}, {"n": 4096}]
+
+
+def _copy(form: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / form, tmp_path / form))
+
+
+def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
+    got = _correct_at((folder, shapes))
+    assert got == dict.fromkeys(got, True), got
+
+
+def _one_line(note: str | None) -> str:
+    assert note is not None and "\n" not in note.strip(), note
+    return note
+
+
+def _xfail(*values: str, why: str) -> object:
+    return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason=why))
+
+
+# ------------------------------------------------------------------------------- one block covers the row
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("form", "knob", "size"),
+    [
+        ("tutorial_mask", "BLOCK_SIZE", "n_cols"),
+        ("inline_mask", "BLOCK", "n_cols"),
+        ("neg_inf_other", "BLOCK_SIZE", "n_cols"),
+        ("where_mask", "BLOCK", "n_cols"),
+        ("and_mask", "BLOCK", "n_cols"),
+        ("positional_name", "BLOCK_SIZE", "n_cols"),
+        _xfail(
+            "offs_intermediate",
+            "BLOCK",
+            "n_cols",
+            why="the offsets' base on both sides of offs < row_start + n_cols is not read",
+        ),
+        _xfail(
+            "arange_2d",
+            "BLOCK_N",
+            "N",
+            why="tl.arange(0, BLOCK_N)[None, :] < N is not read: 512 written bare, wrong at 800",
+        ),
+        _xfail("reversed_compare", "BLOCK", "n_cols", why="n_cols > cols is not read: 512 written bare, wrong at 800"),
+    ],
+)
+def test_a_one_block_kernel_s_lower_block_is_guarded_by_the_row_it_covers(
+    form: str, knob: str, size: str, tmp_path: Path
+) -> None:
+    """A session picks 512 (it covers both SHAPES entries); the original's 1024 handled rows up to 1024 columns,
+    so 512 is written under ``if <size> <= 512`` (inline or on a line of its own), correct at 800 columns."""
+    folder = _copy(form, tmp_path)
+    written, note = _tune_edit(folder, {knob: 512})
+    assert written is not None, note
+    guarded = f"if {size} <= 512:  {TUNED}" in written or f"{knob}=512 if {size} <= 512 else 1024" in written
+    assert guarded, written
+    assert "covers" in _one_line(note)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)
+
+
+@pytest.mark.timeout(60)
+def test_a_one_block_kernel_s_literal_passed_positionally_is_refused_in_one_line() -> None:
+    """positional_name with the literal itself in the launch's argument list: no guard is written for a positional
+    literal, so a lower one is not written; a higher one is."""
+    text = (DATA / "positional_name" / "kernel.py").read_text()
+    old = text.replace("n_cols, BLOCK_SIZE)", "n_cols, 1024)")
+    assert old != text
+    lower = guard_edit(old, old.replace("n_cols, 1024)", "n_cols, 512)"))
+    assert lower.new_source is None
+    assert "a block passed positionally is not guarded: not written" in _one_line(lower.note)
+    higher = old.replace("n_cols, 1024)", "n_cols, 2048)")
+    assert guard_edit(old, higher).new_source == higher
+
+
+@pytest.mark.timeout(120)
+def test_a_block_computed_to_cover_the_row_at_the_launch_stays_computed(tmp_path: Path) -> None:
+    """``BLOCK=triton.next_power_of_2(n_cols)`` at the launch: the pick goes into a table over the row length whose
+    fallback is the computation, correct above the largest entry."""
+    folder = _copy("next_pow2_launch", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is not None, note
+    assert "BLOCK = triton.next_power_of_2(n_cols)\n" in written and f"if n_cols <= 300:  {TUNED}" in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)
+
+
+# ------------------------------------------------------------------------------- a block that loops is free
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "form",
+    [
+        "tl_range_loop",
+        "cdiv_loop",
+        "static_range_loop",
+        "static_range_hoisted",
+    ],
+)
+def test_a_block_that_loops_over_the_row_moves_plainly(form: str, tmp_path: Path) -> None:
+    """``tl.range(0, n_cols, BLOCK)``, ``range(tl.cdiv(n_cols, BLOCK))`` and ``tl.static_range(N_CHUNKS)`` loops
+    cover any row with any block: a lower pick is written as it is, with no guard (a guard would write a kernel
+    that never runs the pick at the sizes timed), correct at 1000 columns."""
+    folder = _copy(form, tmp_path)
+    source = (folder / "kernel.py").read_text()
+    was = 128 if "BLOCK = 128" in source else 64
+    written, note = _tune_edit(folder, {"BLOCK": 32})
+    assert written is not None and note is None, note
+    assert TUNED not in written and "    BLOCK = 32\n" in written and f"BLOCK = {was}" not in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, LOOPED_ROWS)
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_without_masks_on_a_floor_grid_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """No mask at all, ``n // BLOCK`` programs: a block of 256 (it divides both SHAPES entries) is written under
+    ``if n % 256 == 0``, the original 128 elsewhere, correct at 384 and 640 where 256 would leave a tail."""
+    folder = _copy("nomask_floor_grid", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and f"    BLOCK = 128\n    if n % 256 == 0:  {TUNED}\n        BLOCK = 256\n" in written
+    assert "must divide" in _one_line(note) or "only where n % 256 == 0" in _one_line(note)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n": 256}, {"n": 1024}, {"n": 384}, {"n": 640}])
+
+
+# ------------------------------------------------------------------------------ an inline guard on a retune
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.xfail(strict=True, reason="an inline guard is read as a computed setting and every retune is refused")
+def test_an_inline_divisibility_guard_is_read_as_its_fallback() -> None:
+    """``BLOCK=256 if n % 256 == 0 else 128`` at the launch (a user's, or the guard's own inline form): the knob is
+    the fallback 128, editable, listed with no warning."""
+    found = {t.name: t for t in discover_source((DATA / "inline_guard" / "kernel.py").read_text())}
+    assert found["BLOCK"].value == 128 and found["BLOCK"].refused_reason is None, found["BLOCK"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("pick", "want"),
+    [
+        pytest.param(
+            512, "BLOCK=512 if n % 512 == 0 else 128)", marks=pytest.mark.xfail(strict=True, reason="refused")
+        ),
+        pytest.param(64, "BLOCK=64)", marks=pytest.mark.xfail(strict=True, reason="refused")),
+    ],
+)
+def test_a_retune_of_an_inline_divisibility_guard_replaces_it(pick: int, want: str, tmp_path: Path) -> None:
+    """A retune's pick replaces the inline guard: 512 (legal only where 512 divides n) under a new inline guard
+    with the original fallback; 64 (it divides 128, legal at every size the original handled) plainly."""
+    folder = _copy("inline_guard", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": pick})
+    assert written is not None, note
+    assert want in written and "256" not in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, WHOLE)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.xfail(strict=True, reason="an inline guard's tuned value is not read as the file's own configuration")
+def test_a_retune_that_picks_the_inline_guard_s_own_value_is_already_tuned(tmp_path: Path) -> None:
+    """The pick 256 is what the inline guard already runs wherever it holds: kernel.py is left as it is."""
+    folder = _copy("inline_guard", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written == (folder / "kernel.py").read_text() or written is None, written
+    assert note is None or "already tuned" in note
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.xfail(strict=True, reason="the guard's own inline output is refused on a retune")
+def test_the_guard_s_own_inline_form_round_trips_through_a_retune() -> None:
+    """The guard writes its inline form where the launching function already uses the knob's name; a second
+    session's candidates run what they name (the inline guard taken out), and its write replaces the guard."""
+    plain = (DATA / "nomask_floor_grid" / "kernel.py").read_text()
+    launch = "    affine[(n // BLOCK,)](x, y, BLOCK=BLOCK)\n"
+    source = (
+        plain.replace("    BLOCK = 128\n", "")
+        .replace("n % BLOCK", "n % 128")
+        .replace(launch, "    BLOCK = None  # named here for another use\n    affine[(n // 128,)](x, y, BLOCK=128)\n")
+    )
+    first = guard_edit(source, apply_source(source, {"BLOCK": 256}).new_source).new_source
+    assert first is not None and "BLOCK=256 if n % 256 == 0 else 128)" in first, first
+    again = apply_source(first, {"BLOCK": 512}).new_source
+    assert "BLOCK=512)" in strip_stale_guards(first, again)
+    rewritten = guard_edit(first, again).new_source
+    assert rewritten is not None and "BLOCK=512 if n % 512 == 0 else 128)" in rewritten, rewritten
+
+
+@pytest.mark.timeout(120)
+def test_a_user_s_inline_size_heuristic_over_a_tile_that_must_divide_is_refused_in_one_line(tmp_path: Path) -> None:
+    """``BLOCK=256 if n >= 1024 else 128`` is no guard (256 is legal at 1024 and above only because the sizes served
+    there are multiples of 256): a tuned value over it is not written, with one line saying why."""
+    folder = _copy("inline_heuristic", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is None
+    assert "not written" in _one_line(note)
+
+
+@pytest.mark.timeout(120)
+def test_an_inline_cover_guard_s_retune_stays_correct_above_the_rows_it_names(tmp_path: Path) -> None:
+    """``BLOCK_SIZE=512 if n_cols <= 512 else 1024`` (the guard's inline form for a one-block kernel): a retune
+    picking 1024 stays correct at 800 columns."""
+    folder = _copy("inline_cover", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_SIZE": 1024})
+    assert written is not None, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)
+
+
+@pytest.mark.timeout(120)
+def test_a_guarded_file_the_user_edited_afterwards_is_retuned(tmp_path: Path) -> None:
+    """The guard's own lines, then the user's edits (a comment above the guard, a new fallback): a retune reads the
+    user's fallback as the knob and writes its pick under a new guard, correct between and above the entries."""
+    folder = _copy("nomask_floor_grid", tmp_path)
+    kernel = folder / "kernel.py"
+    written, _ = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None
+    kernel.write_text(written.replace("    BLOCK = 128\n", "    # blocks of 64 on our small cards\n    BLOCK = 64\n"))
+    assert {t.name: t.value for t in discover_source(kernel.read_text())}["BLOCK"] == 64
+    again, note = _tune_edit(folder, {"BLOCK": 512})
+    assert again is not None and f"    BLOCK = 64\n    if n % 512 == 0:  {TUNED}\n        BLOCK = 512\n" in again, note
+    assert "% 256" not in again
+    kernel.write_text(again)
+    _all_correct(folder, [{"n": 256}, {"n": 1024}, {"n": 192}, {"n": 640}])
