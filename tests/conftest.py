@@ -74,6 +74,7 @@ SLOW_FILES = (
     "test_loopbreak_cases.py",
     "test_breaker3_cases.py",
     "test_guard_forms.py",
+    "test_breaker4_cases.py",
     "test_nvidia_runner.py",
     "test_loop_agents.py",
     "test_tuning_rejected.py",

@@ -1,0 +1,142 @@
+"""The fourth new user's trial of ``kernelopt tunables`` / ``tune`` / ``validate`` / ``optimize``, held out (issue 32:
+"kernels, shapes and clients we have never seen are the test"). Each folder of tests/data/breaker4 is a Triton kernel
+written for the trial in a form public kernel libraries use and the first three trials did not try (its README lists
+them). What tuning writes is judged as a user would: the written kernel against the reference at every ``SHAPES``
+entry and at sizes not in ``SHAPES`` (one between, one above) that the original handled, loaded afresh in this process
+with Triton's interpreter. A strict xfail is a defect found and not yet fixed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import apply_source, discover_source
+from kernelopt.tunables.guard import guard_edit
+from tests.test_breaker_cases import _correct_at
+
+DATA = Path(__file__).parent / "data" / "breaker4"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
+    got = _correct_at((folder, shapes))
+    assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
+
+
+# ------------------------------------------------------------------------------------- a wrong kernel written
+
+ATTN_TILES = "    BLOCK_M, BLOCK_N = 32, 16\n"
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h1: the guard reads a kernel with one masked load as masked")
+@pytest.mark.timeout(120)
+def test_a_key_loop_without_masks_keeps_its_step_a_divisor_of_the_sequence(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune attn_causal --device cpu`` (an attention forward whose queries are masked
+    and whose keys are loaded without masks, ``for start_n in range(0, hi, BLOCK_N)``, ``hi = seq``; SHAPES seq 32
+    and 64) wrote ``BLOCK_M, BLOCK_N = 64, 32``, "2.78x faster": wrong at seq = 48 and 80, which the original (16)
+    handled. The guard read the kernel as masked (its query load has a mask) and the loop's stop as no parameter."""
+    old = (DATA / "attn_causal" / "kernel.py").read_text()
+    guarded = guard_edit(old, old.replace(ATTN_TILES, "    BLOCK_M, BLOCK_N = 64, 32\n"))
+    if guarded.new_source is None:
+        assert guarded.note is not None and "BLOCK_N" in guarded.note
+        return
+    folder = _copy("attn_causal", tmp_path)
+    (folder / "kernel.py").write_text(guarded.new_source)
+    _all_correct(folder, [{"BH": 2, "seq": 32}, {"BH": 2, "seq": 64}, {"BH": 2, "seq": 48}, {"BH": 1, "seq": 80}])
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h2: a pinned autotune list drops the configs' pre_hook")
+@pytest.mark.timeout(120)
+def test_a_pinned_autotune_list_keeps_the_pre_hook_its_configs_carry(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune prehook_at --device cpu`` (atomic adds into an output each
+    ``triton.Config(..., pre_hook=_zero_out)`` zeroes; run allocates it with ``torch.empty``) pinned every candidate,
+    the current included, to ``[triton.Config({"BLOCK": 64}, num_warps=2)]``: the hook gone, each failed "output not
+    written: 1 of 1 elements still hold the poison pattern" and nothing ran; with ``torch.zeros`` it wrote
+    ``configs=[triton.Config({"BLOCK": 8192}, num_warps=2)]``, the hook lost from the user's file."""
+    from kernelopt.tunables import pin_configs
+    from kernelopt.tunables.model import AutotuneConfig
+
+    old = (DATA / "prehook_at" / "kernel.py").read_text()
+    pinned = pin_configs(old, "_sumsq", [AutotuneConfig(kwargs={"BLOCK": 1024}, num_warps=2)]).new_source
+    assert 'configs=[triton.Config({"BLOCK": 1024}, num_warps=2, pre_hook=_zero_out)],' in pinned
+    folder = _copy("prehook_at", tmp_path)
+    (folder / "kernel.py").write_text(pinned)
+    _all_correct(folder, [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 20000}])
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h3: a helper's default every call overrides is edited")
+@pytest.mark.timeout(120)
+def test_a_helper_default_every_call_overrides_is_not_what_is_edited(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune op_int64 --device cpu`` (a ``torch.library.custom_op`` calling
+    ``_LAUNCH = lambda x, y, s: _launch(x, y, s, block=512, warps=4)``, ``def _launch(x, y, scale, block=512,
+    warps=4)``) wrote ``def _launch(x, y, scale, block=2048, ...)`` "1.31x faster": the lambda still passes 512, so
+    every candidate ran the same kernel and the gain was noise. The value is the call's: it is edited there."""
+    old = (DATA / "op_int64" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(old)}
+    assert found["_scaled_silu:BLOCK"].value == 512
+    new = apply_source(old, {"BLOCK": 2048}, kernel="_scaled_silu").new_source
+    assert "_launch(x, y, s, block=2048, warps=4)" in new and "def _launch(x, y, scale, block=512, warps=4):" in new
+    assert "pid = tl.program_id(0).to(tl.int64)" in new
+    folder = _copy("op_int64", tmp_path)
+    (folder / "kernel.py").write_text(new)
+    _all_correct(folder, [{"n": 700}, {"n": 5000}, {"n": 2000}, {"n": 20000}])
+
+
+# ----------------------------------------------------------------------------------- a correct kernel refused
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h4: an autotune with warmup/rep asks the CPU for a driver")
+@pytest.mark.timeout(120)
+def test_an_autotune_with_its_own_warmup_and_rep_runs_on_the_cpu() -> None:
+    """Seen on 2026-12-05: ``kernelopt validate`` on prehook_at (``@triton.autotune(configs=[two], key=["n"],
+    warmup=5, rep=20)``): "FAIL: correctness: case 0 (n=300): the kernel raised RuntimeError: 0 active drivers". The
+    autotuner builds its own ``do_bench`` from ``warmup``/``rep``, which asks the GPU driver; kernelopt's CPU
+    benchmark replaced only the default one."""
+    _all_correct(DATA / "prehook_at", [{"n": 300}, {"n": 5000}])
+
+
+# ------------------------------------------------------------------------------------------- silent misses
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h5: only the innermost @triton.heuristics is read")
+def test_stacked_heuristics_are_all_read() -> None:
+    """Seen on 2026-12-05: heur_two stacks ``@triton.heuristics({"BLOCK_N": lambda args: _row_block(args["N"]),
+    "num_warps": ...})`` over ``@triton.heuristics({"EVEN_N": ...})``. ``tune`` said "no tunable knob: discovery
+    lists only knobs it cannot edit: _row_norm.heuristics.EVEN_N (semantic)": the outer decorator's block and warps
+    were neither listed nor named, and ``num_warps`` was offered as a launch default the heuristic overrides."""
+    found = {t.key: t for t in discover_source((DATA / "heur_two" / "kernel.py").read_text())}
+    block = found["_row_norm.heuristics.BLOCK_N"]
+    assert block.editable and block.computed == '_row_block(args["N"])'
+    assert "_row_norm.heuristics.num_warps" in found and "_row_norm:num_warps" not in found
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h6: a class attribute read through self is no knob")
+def test_a_block_kept_as_a_class_attribute_is_a_knob() -> None:
+    """Seen on 2026-12-05: module_attr's ``class TritonRMSNorm(nn.Module)`` keeps ``BLOCK = 1024`` as a class
+    attribute and launches with ``BLOCK=self.BLOCK``; ``tune`` said "computed (self.BLOCK) from self, which no SHAPES
+    entry names as a size": the literal is in the file."""
+    found = {t.key: t for t in discover_source((DATA / "module_attr" / "kernel.py").read_text())}
+    assert found["_rms_norm:BLOCK"].editable and found["_rms_norm:BLOCK"].value == 1024
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h7: a dataclass field default is no knob")
+def test_tiles_kept_in_a_dataclass_of_launch_settings_are_knobs() -> None:
+    """Seen on 2026-12-05: dc_config reads its tiles from ``cfg: LaunchConfig = DEFAULT``, a frozen dataclass with
+    ``BLOCK_M: int = 16``; ``tune`` said "computed (cfg.BLOCK_M) from cfg, which no SHAPES entry names as a size"."""
+    found = {t.key: t for t in discover_source((DATA / "dc_config" / "kernel.py").read_text())}
+    assert found["_bias_relu:BLOCK_M"].editable and found["_bias_relu:BLOCK_M"].value == 16
+
+
+@pytest.mark.xfail(strict=True, reason="breaker4 case h8: a group size that shapes the output is offered as a knob")
+def test_a_group_size_that_sizes_the_output_is_not_a_knob() -> None:
+    """Seen on 2026-12-05: quant_group's ``GROUP_SIZE = 32`` (the quantization format: one scale per 32 elements, the
+    scales returned) was listed as a module constant of category l2_rasterization; ``tune`` spent 8 candidates moving
+    it ("output has shape (216,); the reference's is (198,)") and set 5 more aside. It is what the kernel computes."""
+    found = {t.key: t for t in discover_source((DATA / "quant_group" / "kernel.py").read_text())}
+    assert not found["GROUP_SIZE"].editable
+    assert found["_quant_groups:GROUPS"].editable
