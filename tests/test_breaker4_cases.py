@@ -14,6 +14,7 @@ import pytest
 
 from kernelopt.tunables import apply_source, discover_source
 from kernelopt.tunables.guard import guard_edit
+from kernelopt.tunables.model import TunableError
 from tests.test_breaker_cases import _correct_at
 
 DATA = Path(__file__).parent / "data" / "breaker4"
@@ -50,14 +51,15 @@ def test_a_key_loop_without_masks_keeps_its_step_a_divisor_of_the_sequence(tmp_p
     _all_correct(folder, [{"BH": 2, "seq": 32}, {"BH": 2, "seq": 64}, {"BH": 2, "seq": 48}, {"BH": 1, "seq": 80}])
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h2: a pinned autotune list drops the configs' pre_hook")
 @pytest.mark.timeout(120)
 def test_a_pinned_autotune_list_keeps_the_pre_hook_its_configs_carry(tmp_path: Path) -> None:
     """Seen on 2026-12-05: ``kernelopt tune prehook_at --device cpu`` (atomic adds into an output each
     ``triton.Config(..., pre_hook=_zero_out)`` zeroes; run allocates it with ``torch.empty``) pinned every candidate,
     the current included, to ``[triton.Config({"BLOCK": 64}, num_warps=2)]``: the hook gone, each failed "output not
     written: 1 of 1 elements still hold the poison pattern" and nothing ran; with ``torch.zeros`` it wrote
-    ``configs=[triton.Config({"BLOCK": 8192}, num_warps=2)]``, the hook lost from the user's file."""
+    ``configs=[triton.Config({"BLOCK": 8192}, num_warps=2)]``, the hook lost from the user's file. A pin now keeps
+    the arguments every config of a literal list writes alike; configs whose hooks differ are not pinned (one
+    line)."""
     from kernelopt.tunables import pin_configs
     from kernelopt.tunables.model import AutotuneConfig
 
@@ -67,6 +69,9 @@ def test_a_pinned_autotune_list_keeps_the_pre_hook_its_configs_carry(tmp_path: P
     folder = _copy("prehook_at", tmp_path)
     (folder / "kernel.py").write_text(pinned)
     _all_correct(folder, [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 20000}])
+    differ = old.replace("num_warps=4, pre_hook=_zero_out", "num_warps=4")
+    with pytest.raises(TunableError, match="pre_hook kernelopt cannot carry into a pinned list"):
+        pin_configs(differ, "_sumsq", [AutotuneConfig(kwargs={"BLOCK": 1024}, num_warps=2)])
 
 
 @pytest.mark.xfail(strict=True, reason="breaker4 case h3: a helper's default every call overrides is edited")
@@ -90,13 +95,13 @@ def test_a_helper_default_every_call_overrides_is_not_what_is_edited(tmp_path: P
 # ----------------------------------------------------------------------------------- a correct kernel refused
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h4: an autotune with warmup/rep asks the CPU for a driver")
 @pytest.mark.timeout(120)
 def test_an_autotune_with_its_own_warmup_and_rep_runs_on_the_cpu() -> None:
     """Seen on 2026-12-05: ``kernelopt validate`` on prehook_at (``@triton.autotune(configs=[two], key=["n"],
     warmup=5, rep=20)``): "FAIL: correctness: case 0 (n=300): the kernel raised RuntimeError: 0 active drivers". The
     autotuner builds its own ``do_bench`` from ``warmup``/``rep``, which asks the GPU driver; kernelopt's CPU
-    benchmark replaced only the default one."""
+    benchmark replaced only the default one. Now it replaces that one too (a ``do_bench`` the kernel passes is
+    kept)."""
     _all_correct(DATA / "prehook_at", [{"n": 300}, {"n": 5000}])
 
 

@@ -15,7 +15,8 @@ A third, for every Triton whose autotuner asks the GPU driver for its benchmarke
 of several configs benchmarks them through ``driver.active``, which the interpreter does not have ("0 active
 drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each config on the CPU instead
 (:func:`kernelopt.tunables.autotune_worker.cpu_bench`, the benchmark the evaluation run already used), unless
-the kernel gives its own ``do_bench``.
+the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``rep=`` is replaced too (it calls
+``triton.testing.do_bench``, which asks the driver).
 """
 
 from __future__ import annotations
@@ -91,7 +92,10 @@ def _patch_autotuner() -> None:
 
     def do_bench(self: Any) -> Any:
         own = getattr(self, "_do_bench", None)
-        return own if own is not None else cpu_bench
+        # ``warmup=``/``rep=`` (deprecated) make Triton build its own benchmarker, a lambda over
+        # ``triton.testing.do_bench``, which asks the driver too; a ``do_bench`` the kernel passes is kept
+        built = own is not None and getattr(own, "__qualname__", "").startswith(f"{Autotuner.__name__}.__init__.")
+        return cpu_bench if own is None or built else own
 
     Autotuner.do_bench = property(do_bench)  # type: ignore[assignment]
     Autotuner._kernelopt_cpu_bench = True  # type: ignore[attr-defined]

@@ -137,10 +137,16 @@ TRITON_CONFIG_DEFAULTS = {"num_warps": 4, "num_stages": 3}
 
 
 def render_configs(
-    configs: list[AutotuneConfig], callee: str = "triton.Config", *, unwritten: frozenset[str] = frozenset()
+    configs: list[AutotuneConfig],
+    callee: str = "triton.Config",
+    *,
+    unwritten: frozenset[str] = frozenset(),
+    carried: tuple[str, ...] = (),
 ) -> str:
     """An explicit literal list of ``configs`` on one line (``[triton.Config({...}, num_warps=4, ...), ...]``).
-    ``unwritten``: options (``num_warps``, ``num_stages``) left out where a config holds Triton's default."""
+    ``unwritten``: options (``num_warps``, ``num_stages``) left out where a config holds Triton's default;
+    ``carried``: arguments written after the options of every config, as the user wrote them
+    (``pre_hook=_zero_out``)."""
     items = []
     for c in configs:
         kwargs = ", ".join(f"{k!r}: {_render_value(v)}" for k, v in c.kwargs.items()).replace("'", '"')
@@ -150,6 +156,7 @@ def render_configs(
             opts.append(f"num_ctas={c.num_ctas}")
         if c.maxnreg is not None:
             opts.append(f"maxnreg={c.maxnreg}")
+        opts += carried
         items.append(f"{callee}({', '.join([f'{{{kwargs}}}', *opts])})")
     return "[" + ", ".join(items) + "]"
 
@@ -181,7 +188,13 @@ def pin_configs(
     written = source[span.start : span.end]
     # an option a literal list never wrote is not added at its default (a list built by code keeps them all)
     unwritten = frozenset(k for k in TRITON_CONFIG_DEFAULTS if written.lstrip().startswith("[") and k not in written)
-    text = render_configs(configs, an.config_callee(), unwritten=unwritten)
+    carried = _carried_arguments(expr)
+    if carried is None or (not carried and any(c.pre_hook for c in configs)):
+        raise TunableError(
+            f"{kernel}: the autotune configs carry a pre_hook kernelopt cannot carry into a pinned list (not the "
+            "same in every config, or a list built by code); edit the configs by hand"
+        )
+    text = render_configs(configs, an.config_callee(), unwritten=unwritten, carried=carried)
     new_source = source[: span.start] + text + source[span.end :]
     _, _, after = analyze(new_source, filename)
     got = {t.key: t.value for t in after if t.kernel == kernel and t.kind is TunableKind.AUTOTUNE_CONFIG}
@@ -194,6 +207,33 @@ def pin_configs(
     if {k: v for k, v in got.items() if k in want} != want:  # our bug: the rendered list must read back
         raise AssertionError(f"pinned configs read back differently: {got} != {want}")
     return EditResult(path=filename, edits=[], diff=edit_diff(source, new_source, filename), new_source=new_source)
+
+
+#: the arguments of ``triton.Config`` a pinned config is rendered from (its meta-parameters and options)
+_RENDERED_ARGUMENTS = frozenset({"kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg"})
+
+
+def _carried_arguments(expr: cst.BaseExpression) -> tuple[str, ...] | None:
+    """The arguments of a literal list's configs that a pinned list keeps as written: any keyword besides the
+    meta-parameters and the options (``pre_hook=_zero_out``, which zeroes an output the kernel adds into),
+    when every config writes it the same; ``()`` for a list built by code (its hooks are known from a run);
+    ``None`` when the configs write them differently (a pin would pick one config's hook)."""
+    if not isinstance(expr, cst.List):
+        return ()
+    seen: set[tuple[str, ...]] = set()
+    for element in expr.elements:
+        call = element.value
+        if not isinstance(call, cst.Call):
+            return ()
+        extra = tuple(
+            cst.Module([]).code_for_node(a).strip().rstrip(",").strip()
+            for a in call.args
+            if a.keyword is not None and a.keyword.value not in _RENDERED_ARGUMENTS
+        )
+        seen.add(extra)
+    if len(seen) > 1:
+        return None
+    return next(iter(seen), ())
 
 
 def _render(lit: SourceLiteral, value: Value) -> str:
