@@ -80,6 +80,7 @@ SLOW_FILES = (
     "test_tuning_rejected.py",
     "test_harness_correctness.py",
     "test_tuning_noise.py",
+    "test_shape_failures.py",
     "test_harness_gate.py",
     "test_loop_stop.py",
     "test_tuning_space.py",

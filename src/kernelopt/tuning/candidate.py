@@ -107,6 +107,9 @@ class Result(BaseModel):
         peak_bytes: the bench worker's peak device memory while it ran, bytes (``None``: not measured).
         retimed: the latency comes from the interleaved re-time of the top few.
         recorded: served from a record (a resumed session or a replayed sweep), not measured now.
+        failed_entry: a session across ``SHAPES`` entries: the label of the entry the candidate failed (its check,
+            or its timing there), ``None`` when it passed them all or one shape was run. Such a candidate was never
+            timed where it failed, and is no candidate of the stall rule (:func:`kernelopt.tuning.budget.stalled`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -123,6 +126,7 @@ class Result(BaseModel):
     peak_bytes: int | None = Field(default=None, ge=0)
     retimed: bool = False
     recorded: bool = False
+    failed_entry: str | None = None
 
     @property
     def key(self) -> str:

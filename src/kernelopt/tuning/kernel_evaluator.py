@@ -19,6 +19,7 @@ candidate runs.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -361,6 +362,7 @@ class KernelEvaluator:
         self._compile: CompilePool | None = None
         self.ready: BenchReady | None = None
         self._paths: dict[str, Path] = {}  # config key -> candidate file
+        self._compiled: dict[Path, CompileResult] = {}  # candidate file -> its passing compile, not sent again
 
     # -- workers ------------------------------------------------------------------------------------
 
@@ -456,8 +458,12 @@ class KernelEvaluator:
             out.append(path)
         return out
 
-    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+    def evaluate(self, batch: Sequence[Config], *, timed: bool = True) -> list[Result]:
         """Compile, check and time each configuration; one result each, in ``batch``'s order.
+
+        ``timed=False``: compile and check only (a session across shapes checks a candidate on every entry before
+        it times it on any, :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`); a file compiled once is
+        not sent to the compile pool again.
 
         Raises:
             ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start` (never for a candidate).
@@ -467,25 +473,33 @@ class KernelEvaluator:
         paths = list(dict.fromkeys(p for p in made if isinstance(p, Path)))
         compiled = self._compile_all(paths)
         to_bench = [p for p in paths if compiled[p] is None or compiled[p].outcome is Outcome.OK]  # type: ignore[union-attr]
-        benched = dict(zip(to_bench, self._bench_all(to_bench), strict=True))
+        benched = dict(zip(to_bench, self._bench_all(to_bench, timed=timed), strict=True))
         results: list[Result] = []
         for config, item in zip(batch, made, strict=True):
             if isinstance(item, Result):
                 results.append(item)
                 continue
-            results.append(_merge(config, compiled[item], benched.get(item)))
+            results.append(_merge(config, compiled[item], benched.get(item), timed=timed))
         return results
 
     def _compile_all(self, paths: Sequence[Path]) -> dict[Path, CompileResult | None]:
+        """Each path's compile result (``None``: no compile pool); one that compiled before is not compiled again
+        (its result comes back without its seconds: they were spent once)."""
         if self._compile is None or not paths:
             return dict.fromkeys(paths)
+        fresh = [p for p in paths if p not in self._compiled]
         try:
-            done = self._compile.compile(paths)
+            done = self._compile.compile(fresh) if fresh else []
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
-        return dict(zip(paths, done, strict=True))
+        out: dict[Path, CompileResult | None] = {}
+        for p, r in zip(fresh, done, strict=True):
+            out[p] = r
+            if r.outcome is Outcome.OK:
+                self._compiled[p] = dataclasses.replace(r, compile_s=None)
+        return {p: out[p] if p in out else self._compiled[p] for p in paths}
 
-    def _bench_all(self, paths: Sequence[Path]) -> list[Answer]:
+    def _bench_all(self, paths: Sequence[Path], *, timed: bool = True) -> list[Answer]:
         assert self._bench is not None
         if not paths:
             return []
@@ -501,7 +515,9 @@ class KernelEvaluator:
             elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
                 worker.kill()  # the next candidate gets a fresh (forked, cheap) worker, not a corrupt one
 
-        jobs = [Job(BenchKind.EVALUATE, EvaluateRequest(path=str(p)).model_dump(mode="json")) for p in paths]
+        jobs = [
+            Job(BenchKind.EVALUATE, EvaluateRequest(path=str(p), time=timed).model_dump(mode="json")) for p in paths
+        ]
         try:
             return self._bench.run(jobs, timeout_s=lambda: self.settings.bench_timeout_s, on_answer=on_answer)
         except WorkerStartError as exc:
@@ -522,7 +538,7 @@ class KernelEvaluator:
             [answer] = self._bench.run([job], timeout_s=lambda: self.settings.bench_timeout_s)
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
-        return _merge(config, None, answer)
+        return _merge(config, None, answer, timed=False)
 
     def retime(self, batch: Sequence[Config]) -> list[Result]:
         """Check and time ``batch`` again in one bench worker, interleaved (ABBA rounds); results are ``retimed``."""
@@ -590,13 +606,16 @@ def _problem_error(exc: WorkerStartError) -> KerneloptError:
     return exc
 
 
-def _merge(config: Config, compiled: CompileResult | None, benched: Answer | BenchReply | None) -> Result:
-    """One candidate's Result from its compile result (``None``: not compiled ahead) and its bench answer."""
+def _merge(
+    config: Config, compiled: CompileResult | None, benched: Answer | BenchReply | None, *, timed: bool = True
+) -> Result:
+    """One candidate's Result from its compile result (``None``: not compiled ahead) and its bench answer
+    (``timed``: the request checked and timed it, else it checked only)."""
     compile_s = compiled.compile_s if compiled is not None else None
     if compiled is not None and compiled.outcome is not Outcome.OK:
         return Result(config=config.as_dict(), outcome=compiled.outcome, reason=compiled.reason, compile_s=compile_s)
     if isinstance(benched, Failure):
-        outcome, reason = _bench_failure(benched)
+        outcome, reason = _bench_failure(benched, "checking and timing" if timed else "checking")
         return Result(config=config.as_dict(), outcome=outcome, reason=reason, compile_s=compile_s)
     reply = benched if isinstance(benched, BenchReply) else BenchReply.model_validate(benched.payload)  # type: ignore[union-attr]
     if compile_s is None and reply.load_s is not None and reply.first_call_s is not None:
@@ -615,9 +634,9 @@ def _merge(config: Config, compiled: CompileResult | None, benched: Answer | Ben
     )
 
 
-def _bench_failure(failure: Failure) -> tuple[Outcome, str]:
+def _bench_failure(failure: Failure, doing: str = "checking and timing") -> tuple[Outcome, str]:
     if failure.outcome is FailureKind.RUN_TIMEOUT:
-        return Outcome.RUN_TIMEOUT, f"checking and timing: {failure.reason}; the bench worker starts again"
+        return Outcome.RUN_TIMEOUT, f"{doing}: {failure.reason}; the bench worker starts again"
     if failure.outcome is FailureKind.WORKER_CRASH:
-        return Outcome.WORKER_CRASH, f"checking and timing: {failure.reason}; the bench worker starts again"
+        return Outcome.WORKER_CRASH, f"{doing}: {failure.reason}; the bench worker starts again"
     return Outcome.RUN_ERROR, f"the bench service failed: {failure.reason}"

@@ -176,8 +176,13 @@ class _Run:
 
     def latencies(self) -> list[float | None]:
         """Each candidate's latency in order, ``None`` for one that failed; the configurations set aside untimed
-        are no candidates of the stall rule."""
-        return [r.latency_us if r.outcome.ok else None for r in self.results if r.key not in self.aside]
+        and those that failed a ``SHAPES`` entry (``Result.failed_entry``: never timed, they say nothing of whether
+        the search still improves) are no candidates of the stall rule."""
+        return [
+            r.latency_us if r.outcome.ok else None
+            for r in self.results
+            if r.key not in self.aside and r.failed_entry is None
+        ]
 
     def best(self) -> Result | None:
         ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None]

@@ -4,9 +4,11 @@ The :class:`~kernelopt.tuning.evaluator.Evaluator` of a session across shapes
 (:func:`kernelopt.tuning.shapes.session_shapes`): one :class:`KernelEvaluator` per shape, the primary one with
 the compile pool (on a GPU), the others checking and timing in their own bench worker (each builds its
 entry's inputs and reference once; the session's Triton cache is shared, so a kernel compiled for one shape
-is loaded by the others when it specializes the same way). A batch goes to the primary shape first; what
-passes there goes to the next shape, and so on, so a candidate that fails an entry costs no more time on
-the entries after it. :func:`kernelopt.tuning.shapes.merge` makes one result of each candidate's results.
+is loaded by the others when it specializes the same way). A batch is checked, untimed, on the primary shape
+first (compiled there), what passes on the next shape, and so on; only what passed every entry is timed, so a
+candidate that fails an entry (a block that trips the kernel's own assert at the larger entry, a NaN at one
+size) is never timed anywhere, and its result is that failure with the entry in its reason.
+:func:`kernelopt.tuning.shapes.merge` makes one result of each candidate's results.
 
 An entry reference.py cannot build (``get_inputs`` raises on it) is one line naming the entry
 (:class:`ProblemError`, exit 2) when the workers start, before any candidate runs.
@@ -80,26 +82,74 @@ class ShapesEvaluator:
         assert ready is not None
         return ready
 
-    def _each(self, batch: Sequence[Config], retime: bool) -> list[Result]:
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        """Check each configuration on every shape, then time those that passed them all; in order.
+
+        A candidate is timed on no entry until it has passed the check on every one: it is checked, untimed, on
+        each shape but the last in turn (stopping at its first failure), then checked and timed on the last (its
+        check there comes before its timing) and timed on the others (each timing request checks it again: a
+        check costs one call, a timing dozens). A candidate that fails an entry is that failure, its reason naming
+        the entry (:func:`~kernelopt.tuning.shapes.merge`), and was never timed: its seconds are its compile and
+        checks. One shape: checked and timed in one request, as a :class:`KernelEvaluator` does.
+        """
+        self.start()
+        if len(self.evaluators) == 1:
+            return self.evaluators[0].evaluate(batch)
+        checked: dict[Config, dict[str, Result]] = {c: {} for c in batch}
+        left = list(dict.fromkeys(batch))
+        *first, last = list(zip(self.labels, self.evaluators, strict=True))
+        for label, ev in first:
+            if left:
+                left = self._step(ev.evaluate(left, timed=False), left, label, checked)
+        timed: dict[Config, dict[str, Result]] = {c: {} for c in left}
+        for label, ev in [last, *first]:
+            if left:
+                left = self._step(ev.evaluate(left), left, label, timed)
+        # a candidate timed anywhere passed every check; one that failed a check (or its timing) is that failure
+        return [
+            self._merged(c, timed[c], spent=checked[c]) if timed.get(c) else self._merged(c, checked[c]) for c in batch
+        ]
+
+    @staticmethod
+    def _step(
+        results: Sequence[Result], left: Sequence[Config], label: str, into: dict[Config, dict[str, Result]]
+    ) -> list[Config]:
+        """Keep each result under its shape's label; the configurations that passed."""
+        for c, r in zip(left, results, strict=True):
+            into[c][label] = r
+        return [c for c, r in zip(left, results, strict=True) if r.outcome.ok]
+
+    def _merged(self, config: Config, by: dict[str, Result], *, spent: dict[str, Result] | None = None) -> Result:
+        """:func:`merge` of ``by`` (shape label -> result) in the shapes' order, with every second the candidate
+        cost: ``spent`` holds the untimed checks that came before (their compile and check seconds are added), and a
+        failure keeps the seconds of the entries it passed (a failure's own result holds only its entry's)."""
+        result = merge(config, [(label, by[label]) for label in self.labels if label in by], shapes=len(self.labels))
+        spent = spent or {}
+        primary = spent.get(self.labels[0]) or by.get(self.labels[0])
+        checks = [r.check_s for r in [*spent.values(), *by.values()] if r.check_s is not None]
+        benches = [r.bench_s for r in by.values() if r.bench_s is not None]
+        return result.model_copy(
+            update={
+                "compile_s": primary.compile_s if primary is not None else result.compile_s,
+                "check_s": sum(checks) if checks else None,
+                "bench_s": sum(benches) if benches else None,
+            }
+        )
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        """Re-time ``batch`` interleaved on each shape in turn (every one passed every entry's check); one merged
+        result each, in order."""
         self.start()
         per: dict[Config, list[tuple[str, Result]]] = {c: [] for c in batch}
         left = list(dict.fromkeys(batch))
         for label, ev in zip(self.labels, self.evaluators, strict=True):
             if not left:
                 break
-            results = ev.retime(left) if retime else ev.evaluate(left)
+            results = ev.retime(left)
             for c, r in zip(left, results, strict=True):
                 per[c].append((label, r))
             left = [c for c, r in zip(left, results, strict=True) if r.outcome.ok]
         return [merge(c, per[c], shapes=len(self.labels)) for c in batch]
-
-    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
-        """Check and time each configuration on every shape (stopping at its first failure); in order."""
-        return self._each(batch, retime=False)
-
-    def retime(self, batch: Sequence[Config]) -> list[Result]:
-        """Re-time ``batch`` interleaved on each shape in turn; one merged result each, in order."""
-        return self._each(batch, retime=True)
 
     def check_source(self, source: str, config: Config) -> Result:
         """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry)."""

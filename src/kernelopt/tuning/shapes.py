@@ -142,7 +142,9 @@ def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int
     for label, r in by_shape:
         if not r.outcome.ok:
             reason = f"on the SHAPES entry {label}: {r.reason or r.outcome.value}"
-            return r.model_copy(update={"reason": reason, "latency_us": None, "latency_us_by_shape": {}})
+            return r.model_copy(
+                update={"reason": reason, "latency_us": None, "latency_us_by_shape": {}, "failed_entry": label}
+            )
     by = {label: r.latency_us or 0.0 for label, r in by_shape}
 
     def seconds(name: str) -> float | None:

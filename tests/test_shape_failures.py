@@ -1,0 +1,189 @@
+"""A candidate that fails one ``SHAPES`` entry (issue 32, item 2): checked on every entry before it is timed on any,
+the failure named with its entry, no candidate of the stall rule, never proposed again; and ``kernelopt tune`` on
+kernels that fail at one entry only (an assert, an out-of-range grid, a NaN at one size, an exception at one
+dtype) ends well, with the entry named and nothing wrong written."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.tune import failures_line
+from kernelopt.tuning.budget import Budget, ManualClock, stalled
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.problem import Problem, ProblemShape
+from kernelopt.tuning.record import SweepFile, read_sweeps
+from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
+from kernelopt.tuning.session import StopReason, tune
+from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+DATA = Path(__file__).parent / "data" / "shape_failures"
+SWEEPS = Path(__file__).resolve().parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps"
+
+
+class FakeShape:
+    """One shape's evaluator: the blocks in ``fails`` raise there (as an ``assert n_cols <= BLOCK`` does); every
+    request is remembered with whether it timed."""
+
+    def __init__(self, fails: set[int]) -> None:
+        self.fails = fails
+        self.calls: list[tuple[list[int], bool]] = []
+
+    def start(self) -> object:
+        return object()
+
+    def evaluate(self, batch: Sequence[Config], *, timed: bool = True) -> list[Result]:
+        self.calls.append(([int(c["BLOCK"]) for c in batch], timed))
+        out = []
+        for c in batch:
+            if c["BLOCK"] in self.fails:
+                out.append(Result(config=c.as_dict(), outcome=Outcome.RUN_ERROR, reason="AssertionError", check_s=0.25))
+                continue
+            us = 100.0 / int(c["BLOCK"])
+            out.append(
+                Result(
+                    config=c.as_dict(),
+                    outcome=Outcome.OK,
+                    latency_us=us if timed else None,
+                    samples_us=[us] if timed else [],
+                    compile_s=0.5,
+                    check_s=0.25,
+                    bench_s=2.0 if timed else None,
+                )
+            )
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def _shapes_evaluator(tmp_path: Path, fails: Sequence[set[int]]) -> tuple[ShapesEvaluator, list[FakeShape]]:
+    folder = tmp_path / "f"
+    shutil.copytree(DATA / "assert_block", folder)
+    problem = Problem.from_folder(folder, device="cpu")
+    shapes = [ProblemShape(kwargs={"rows": 4, "cols": n}) for n in (40, 300, 200)[: len(fails)]]
+    ev = ShapesEvaluator(problem, shapes, "", lambda c: "", session_dir=tmp_path / "s")
+    fakes = [FakeShape(f) for f in fails]
+    ev.evaluators = fakes  # type: ignore[assignment]
+    return ev, fakes
+
+
+@pytest.mark.timeout(30)
+def test_a_candidate_is_checked_on_every_entry_before_it_is_timed_on_any(tmp_path: Path) -> None:
+    """Before, the batch went to the first entry checked and timed, what passed to the next: a block that trips
+    the kernel's assert at the larger entry was timed at the smaller one first (2026-12-05, CPU, assert_block:
+    4.4-5.1 s a failing candidate, 1.0 s after)."""
+    ev, (small, large, middle) = _shapes_evaluator(tmp_path, [{16}, {16, 64, 128, 256}, {16, 128}])
+    batch = [Config.of({"BLOCK": b}) for b in (64, 512, 16, 128)]
+    results = ev.evaluate(batch)
+    by = {int(r.config["BLOCK"]): r for r in results}
+    # untimed checks on every entry but the last, then the last checked and timed, then the others timed
+    assert small.calls == [([64, 512, 16, 128], False), ([512], True)]
+    assert large.calls == [([64, 512, 128], False), ([512], True)]
+    assert middle.calls == [([512], True)]
+    timed = [b for f in (small, large, middle) for blocks, t in f.calls if t for b in blocks]
+    assert set(timed) == {512}  # nothing that failed an entry was timed anywhere
+    assert by[64].reason == "on the SHAPES entry rows=4,cols=300: AssertionError"
+    assert by[64].failed_entry == "rows=4,cols=300" and by[64].latency_us is None and by[64].bench_s is None
+    assert by[64].check_s == pytest.approx(0.5)  # what it cost: its checks on the two entries it reached
+    assert by[16].failed_entry == "rows=4,cols=40" and by[128].failed_entry == "rows=4,cols=300"
+    ok = by[512]
+    assert ok.outcome is Outcome.OK and ok.failed_entry is None
+    assert ok.latency_us_by_shape == pytest.approx({"rows=4,cols=40": 100 / 512, "rows=4,cols=300": 100 / 512,
+                                                     "rows=4,cols=200": 100 / 512})  # fmt: skip
+    assert ok.bench_s == pytest.approx(6.0) and ok.check_s == pytest.approx(5 * 0.25) and ok.compile_s == 0.5
+    assert [r.config for r in results] == [c.as_dict() for c in batch]  # in the batch's order
+
+
+@pytest.mark.timeout(30)
+def test_a_failure_at_the_last_entry_s_check_is_not_timed_and_one_shape_is_one_request(tmp_path: Path) -> None:
+    ev, (small, large) = _shapes_evaluator(tmp_path, [set(), {64}])
+    [r] = ev.evaluate([Config.of({"BLOCK": 64})])
+    assert small.calls == [([64], False)] and large.calls == [([64], True)]
+    assert r.failed_entry == "rows=4,cols=300" and r.latency_us is None and r.bench_s is None
+    one, (only,) = _shapes_evaluator(tmp_path / "one", [set()])
+    [r] = one.evaluate([Config.of({"BLOCK": 64})])
+    assert only.calls == [([64], True)] and r.outcome is Outcome.OK and r.failed_entry is None
+
+
+class EntryFailing:
+    """A recorded sweep in which every configuration with ``BLOCK_K`` in ``fails`` fails one entry."""
+
+    def __init__(self, s: SweepFile, clock: ManualClock, fails: set[int]) -> None:
+        self.inner = ReplayEvaluator(s, clock)
+        self.fails = fails
+        self.asked: list[str] = []
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        self.asked += [c.key() for c in batch]
+        out = []
+        for r in self.inner.evaluate(batch):
+            if r.config.get("BLOCK_K") in self.fails:
+                r = Result.failed(r.config, Outcome.RUN_ERROR, "on the SHAPES entry n=96: AssertionError")
+                r = r.model_copy(update={"failed_entry": "n=96"})
+            out.append(r.model_copy(update={"recorded": False}))
+        return out
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        return self.inner.retime(batch)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.timeout(60)
+def test_a_candidate_that_failed_an_entry_is_no_candidate_of_the_stall_rule_and_never_proposed_again() -> None:
+    s = read_sweeps(SWEEPS / "skinny_gemm.json")[0]
+    space, clock = space_from_sweep(s), ManualClock()
+    ev = EntryFailing(s, clock, fails={64})
+    res = tune(space, ev, budget=Budget.default(space.size.count, clock), rng_seed=7)
+    assert len(ev.asked) == len(set(ev.asked))  # never proposed (nor evaluated) twice
+    failed = [r for r in res.results if r.failed_entry is not None]
+    assert failed and all(r.outcome is Outcome.RUN_ERROR and "n=96" in (r.reason or "") for r in failed)
+
+    def stalls_at(count_failed: bool) -> int | None:
+        for i in range(1, len(res.results) + 1):
+            kept = [r for r in res.results[:i] if count_failed or r.failed_entry is None]
+            if stalled([r.latency_us if r.outcome.ok else None for r in kept]):
+                return i
+        return None
+
+    # counted as failed candidates, the 36 of BLOCK_K=64 would have stalled the session at 112 of its 118
+    before = stalls_at(count_failed=True)
+    assert before is not None and len(res.results) > before
+    assert res.stop is StopReason.CANDIDATES or (res.stop is StopReason.STALLED and stalls_at(False) is not None)
+    assert res.best_config is not None and res.best_config.get("BLOCK_K") != 64
+    line = failures_line(res) or ""
+    assert f"{len(failed)} of them failed a SHAPES entry's check and were timed nowhere" in line
+
+
+@pytest.mark.timeout(300)
+def test_tune_never_times_a_block_that_trips_the_kernel_s_assert_at_one_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """assert_block: one block per row and ``assert n_cols <= BLOCK`` at the launch, SHAPES of 40 and 300 columns.
+    Blocks 64-256 pass at 40 columns and trip the assert at 300: before, each was timed at 40 columns first."""
+    import json
+
+    from kernelopt.cli.app import main
+
+    folder = tmp_path / "f"
+    shutil.copytree(DATA / "assert_block", folder)
+    before = (folder / "kernel.py").read_text()
+    code = main(["tune", str(folder), "--device", "cpu", "--repetitions", "3", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    doc = json.loads(out)
+    lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
+    results = [x["result"] for x in lines if x.get("kind") == "result" and not x["result"]["retimed"]]
+    failed = {r["config"]["BLOCK"]: r for r in results if r["outcome"] != "ok"}
+    assert {64, 128, 256} <= set(failed)
+    for block in (64, 128, 256):
+        r = failed[block]
+        assert r["failed_entry"] == "rows=4,cols=300" and r["bench_s"] is None and r["latency_us"] is None
+        assert r["reason"].startswith("on the SHAPES entry rows=4,cols=300: raised while running: AssertionError")
+    assert all(r["config"]["BLOCK"] >= 512 for r in results if r["outcome"] == "ok")
+    assert (folder / "kernel.py").read_text() == before or doc["best_config"]["BLOCK"] >= 512
