@@ -41,7 +41,7 @@ from kernelopt.loop.opening import baseline_commit
 from kernelopt.loop.protocols import Collaborators, LoopEvent, ProgressSink
 from kernelopt.loop.run import LoopRun
 from kernelopt.loop.settings import LoopRequest, resolve_settings
-from kernelopt.loop.stop import StopDecision
+from kernelopt.loop.stop import StopDecision, StopReason
 from kernelopt.loop.wiring import CachedCeilings, HarnessGate, StageOneProfiler, baseline_renderer, vendor_of
 from kernelopt.memory.model import IterationRecord
 from kernelopt.planning.history import plan_signature
@@ -62,9 +62,15 @@ class StageRefused(UsageError):
     """A call that breaks the stage order or a stage rule; nothing was written."""
 
 
+class BaselineFailed(UsageError):
+    """V0 failed its gate, so the run stopped with no baseline: the workspace's kernel or reference is bad
+    input (the failure is kept in the journal and a ``baseline check failed`` commit)."""
+
+
 class NextStep(StrEnum):
     """What the agent does next (the MCP tool, or its own edit)."""
 
+    INIT = "init"
     PROFILE = "profile"
     SUBMIT_PLAN = "submit_plan"
     IMPLEMENT_THEN_VALIDATE = "implement_then_validate"
@@ -147,6 +153,8 @@ def status(ws: Workspace) -> StageStatus:
         )
 
     if baseline_commit(ws) is None and it is None:
+        if stop is not None and stop.reason is StopReason.BASELINE_FAILED:
+            return out(NextStep.INIT, _baseline_failed(stop))
         return out(NextStep.PROFILE, "no baseline yet: profile gates and records V0, then profiles V1")
     if it is None:
         if stop is not None:
@@ -172,6 +180,14 @@ def status(ws: Workspace) -> StageStatus:
         return out(NextStep.VALIDATE, f"V{n} is implemented: validate runs the gate")
     verdict = f"failed ({it.failure.reason})" if it.failure else "passed the gate"
     return out(NextStep.RECORD, f"V{n} {verdict}: record commits the outcome (a failure reverts kernel.py)")
+
+
+def _baseline_failed(stop: StopDecision) -> str:
+    return (
+        f"V0 failed its gate, so there is no baseline: {stop.detail}; this workspace keeps kernel.py and "
+        "reference.py as committed: fix the files it was made from, then init a new workspace from them "
+        "(profile runs the same gate again)"
+    )
 
 
 # == the stage calls =================================================================================
@@ -292,18 +308,22 @@ def profile(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent]
 
     Raises:
         StageRefused: the version in flight is past Stage 1.
+        BaselineFailed: V0 failed its gate in this call (the run stopped; its journal and commit say why).
     """
-    _expect(ws, {NextStep.PROFILE}, "profile")
+    _expect(ws, {NextStep.PROFILE, NextStep.INIT}, "profile")
 
     def pause(it: IterationState | None) -> bool:
         return it is not None and (it.stage is Stage.PLAN or (it.stage is Stage.RECORD and it.version > 0))
 
     events, n = _run(ws, device=device, pause=pause, on_event=on_event)
+    after = status(ws)
+    if after.next is NextStep.INIT:  # a failed baseline is bad input: an error, never a result to read past
+        raise BaselineFailed(f"profile: {after.why}")
     return StepResult(
         stages=events.stages,
         events=events.lines,
         profile=summary_of(ws, n) if n is not None else None,
-        status=status(ws),
+        status=after,
     )
 
 

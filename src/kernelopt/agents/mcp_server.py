@@ -9,7 +9,8 @@ that breaks a rule or names a path outside is refused: a tool error of one line 
 nothing written. The long tools (``profile``, ``validate``, ``tune``) send progress notifications (one per
 loop event or tuning round) and can be cancelled: the cancellation takes effect at the next event or round,
 where the loop rolls back the stage in flight exactly as after Ctrl-C (the tuning session keeps its best so
-far), and the workspace stays resumable. Tool calls run one at a time.
+far), and the workspace stays resumable. The calls that write run one at a time; the ones that only read
+(``status``, ``evidence``, ``compare``, ``wiki_search``, ``wiki_spec``, ``memory_summary``) answer beside them.
 """
 
 from __future__ import annotations
@@ -107,10 +108,20 @@ def _refuse(exc: KerneloptError) -> Exception:
 async def _call(fn: Callable[[], T], *, lock: anyio.Lock) -> T:
     """Run ``fn`` in a worker thread, one call at a time; our errors become a one-line tool error."""
     async with lock:
-        try:
-            return await anyio.to_thread.run_sync(fn)
-        except KerneloptError as exc:
-            raise _refuse(exc) from None
+        return await _read(fn)
+
+
+async def _read(fn: Callable[[], T], *, settled: threading.Event | None = None) -> T:
+    """Run ``fn``, which only reads, in a worker thread beside any call in flight (``status`` answers while a
+    gate runs: every file the stages write is written whole, then renamed), once a cancelled call has rolled
+    its stage back (``settled``: a read after a cancel sees the workspace as the cancel left it); our errors
+    become one line."""
+    if settled is not None and not settled.is_set():
+        await anyio.to_thread.run_sync(settled.wait)
+    try:
+        return await anyio.to_thread.run_sync(fn)
+    except KerneloptError as exc:
+        raise _refuse(exc) from None
 
 
 @dataclass
@@ -122,19 +133,68 @@ class _Said:
     at: float
 
 
+class _Interrupt:
+    """Raises :class:`Cancelled` in the thread that runs a long tool, at once, the way Ctrl-C reaches the CLI's
+    main thread: the harness's and the tuner's waits poll, so a gate's measurement or a tuning round stops
+    within a poll (its worker is killed as the block that started it is left) and the loop rolls the stage
+    back, instead of the step running to its end first. A command waited for in one call (the profiler)
+    still ends first. Only ever raised inside ``fn`` (:meth:`enter` .. :meth:`leave`); one pending past
+    ``fn`` is withdrawn."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: int | None = None
+        self._sent = False
+
+    def enter(self) -> None:
+        with self._lock:
+            self._thread = threading.get_ident()
+
+    def leave(self) -> None:
+        with self._lock:
+            thread, self._thread = self._thread, None
+            if self._sent and thread is not None:
+                _raise_in(thread, None)
+
+    def fire(self) -> None:
+        if not self._lock.acquire(timeout=1.0):  # never block the event loop
+            return
+        try:
+            if self._thread is not None and not self._sent:
+                self._sent = True
+                _raise_in(self._thread, Cancelled)
+        finally:
+            self._lock.release()
+
+
+def _raise_in(thread: int, exc: type[BaseException] | None) -> None:
+    """CPython's ``PyThreadState_SetAsyncExc``: ``exc`` raised in ``thread`` at its next bytecode (``None``:
+    withdraw one still pending)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc) if exc else None)
+
+
 HEARTBEAT_S = 5.0
 """Seconds between the progress notifications a long tool sends while one step runs (a gate, a profiler)."""
 
 
-async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *, lock: anyio.Lock) -> T:
+async def _long(
+    ctx: Context | None,
+    fn: Callable[[Callable[[str], None]], T],
+    *,
+    lock: anyio.Lock,
+    settled: threading.Event | None = None,
+) -> T:
     """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification, and one
     every :data:`HEARTBEAT_S` seconds while nothing else is said (the last line, and for how long it runs).
 
-    A cancelled call is seen by the worker at its next report (:class:`Cancelled`, where the loop rolls the
-    stage back as after Ctrl-C); the call's cancellation waits for that, shielded, so the next call never
-    starts while the worker still runs.
+    A cancelled call raises :class:`Cancelled` in the worker at once (:class:`_Interrupt`) and again at its
+    next report; the loop rolls the stage back as after Ctrl-C. The call's cancellation waits for that,
+    shielded, so the next call never starts while the worker still runs.
     """
     cancelled = threading.Event()
+    interrupt = _Interrupt()
     finished = threading.Event()
     live = ctx is not None and _in_request(ctx)  # an in-process call (no client) has nobody to notify
     token = anyio.lowlevel.current_token()
@@ -168,7 +228,11 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
         if live:
             beats.start()
         try:
-            return fn(report)
+            interrupt.enter()
+            try:
+                return fn(report)
+            finally:
+                interrupt.leave()
         finally:
             finished.set()
             if beats.is_alive():
@@ -179,8 +243,15 @@ async def _long(ctx: Context | None, fn: Callable[[Callable[[str], None]], T], *
             return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             cancelled.set()
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(finished.wait)
+            if settled is not None:
+                settled.clear()  # reads wait until the stage is rolled back
+            interrupt.fire()
+            try:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(finished.wait)
+            finally:
+                if settled is not None:
+                    settled.set()
             raise
         except KerneloptError as exc:
             raise _refuse(exc) from None
@@ -228,6 +299,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     """The MCP server with every tool; ``default_device`` (``cpu``/``cuda``) is the default of the stage tools."""
     server = _Server(name="kernelopt", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     lock = anyio.Lock()
+    settled = threading.Event()  # cleared while a cancelled call rolls its stage back
+    settled.set()
 
     def open_ws(path: str) -> Workspace:
         folder = roots.confine(path, "workspace")
@@ -268,7 +341,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     @server.tool()
     async def status(workspace: WS) -> drive.StageStatus:
         """The next stage of the workspace and why (reads only)."""
-        return await _call(lambda: drive.status(open_ws(workspace)), lock=lock)
+        return await _read(lambda: drive.status(open_ws(workspace)), settled=settled)
 
     @server.tool()
     async def profile(
@@ -301,7 +374,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             assert workspace is not None
             return drive.profile(open_ws(workspace), device=device or default_device, on_event=_on_event(report))
 
-        return await _long(ctx, run, lock=lock)
+        return await _long(ctx, run, lock=lock, settled=settled)
 
     @server.tool()
     async def evidence(
@@ -313,8 +386,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """Read any report as evidence: metrics with units, bottleneck, findings, hotspots."""
         from kernelopt.profiling import read_evidence
 
-        return await _call(
-            lambda: EvidenceResult(summary=read_evidence(roots.confine(path, "report"), kernel=kernel)), lock=lock
+        return await _read(
+            lambda: EvidenceResult(summary=read_evidence(roots.confine(path, "report"), kernel=kernel)), settled=settled
         )
 
     @server.tool()
@@ -346,7 +419,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 read_evidence(a, kernel=kernel), read_evidence(b, kernel=kernel), before_name=str(a), after_name=str(b)
             )
 
-        return await _call(run, lock=lock)
+        return await _read(run, settled=settled)
 
     @server.tool()
     async def wiki_search(
@@ -359,8 +432,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """Search the gpu-wiki (the first source of every plan's Search Log)."""
         from kernelopt.wiki.search import search
 
-        return await _call(
-            lambda: WikiHits(hits=search(query, arch=arch, vendor=vendor, framework=framework, limit=limit)), lock=lock
+        return await _read(
+            lambda: WikiHits(hits=search(query, arch=arch, vendor=vendor, framework=framework, limit=limit))
         )
 
     @server.tool()
@@ -368,7 +441,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """A GPU's spec sheet with sources; an unknown GPU is refused, never a sibling's numbers."""
         from kernelopt.hardware.specs import lookup
 
-        return await _call(lambda: lookup(gpu), lock=lock)
+        return await _read(lambda: lookup(gpu))
 
     @server.tool()
     async def submit_plan(
@@ -396,7 +469,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 open_ws(workspace), device=default_device, description=description, on_event=_on_event(report)
             )
 
-        return await _long(ctx, run, lock=lock)
+        return await _long(ctx, run, lock=lock, settled=settled)
 
     @server.tool()
     async def record(workspace: WS) -> drive.StepResult:
@@ -439,7 +512,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 summary=summarize(tuning), diff=edit.diff if edit else "", kernel_py=str(prepared.problem.kernel_py)
             )
 
-        return await _long(ctx, run, lock=lock)
+        return await _long(ctx, run, lock=lock, settled=settled)
 
     @server.tool()
     async def memory_summary(
@@ -455,7 +528,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 workspace=str(ws.root), rows=summary_rows(list(ws.memory.records(include_masked=include_masked)))
             )
 
-        return await _call(run, lock=lock)
+        return await _read(run, settled=settled)
 
     @server.tool()
     async def report(

@@ -1,0 +1,110 @@
+"""A new user's agent (docs/faults.md, "A new user's agent"): what broke when kernelopt was driven from inside
+a coding agent as the docs say, each case with the fix it holds.
+
+The MCP tools are called in-process (``build_server(...).call_tool``, the SDK's own dispatch, with anyio for
+two calls at once and a cancellation), on the CPU.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+
+from kernelopt.agents.mcp_server import build_server
+from kernelopt.agents.roots import Roots
+
+pytestmark = pytest.mark.timeout(120)
+
+LOOP = Path(__file__).parent / "data" / "loop"
+
+SLOW_KERNEL = '''import time
+
+BLOCK = 64  # kernelopt: tunable max=4096
+
+
+def run(x, y):
+    time.sleep(0.3)  # every call a third of a second: the baseline gate takes many seconds
+    return x + y
+'''
+
+
+def _sources(root: Path, *, kernel: str | None = None, shapes: str | None = None) -> tuple[Path, Path]:
+    """The loop test's kernel and reference under ``root/src`` (a kernel's text or SHAPES line replaced)."""
+    src = root / "src"
+    shutil.copytree(LOOP, src)
+    if kernel is not None:
+        (src / "kernel.py").write_text(kernel)
+    if shapes is not None:
+        ref = src / "reference.py"
+        lines = [shapes if line.startswith("SHAPES = ") else line for line in ref.read_text().splitlines()]
+        ref.write_text("\n".join(lines) + "\n")
+    return src / "kernel.py", src / "reference.py"
+
+
+def _call(server: Any, tool: str, **arguments: Any) -> Any:
+    async def main() -> Any:
+        return await server.call_tool(tool, arguments)
+
+    return anyio.run(main)
+
+
+def _one_line_error(server: Any, tool: str, **arguments: Any) -> str:
+    with pytest.raises(ToolError) as caught:
+        _call(server, tool, **arguments)
+    message = str(caught.value)
+    assert "\n" not in message and "Traceback" not in message, message
+    return message
+
+
+def test_a_shapes_entry_that_fails_at_the_baseline_is_a_tool_error_and_status_says_init(tmp_path: Path) -> None:
+    kernel, reference = _sources(tmp_path, shapes='SHAPES = [{"m": 3}]')  # get_inputs() takes no m
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    _call(server, "init", name="add", kernel=str(kernel), reference=str(reference))
+    message = _one_line_error(server, "profile", workspace="add")
+    assert "profile: V0 failed its gate" in message and "reference.py" in message, message
+    assert "unexpected keyword argument 'm'" in message and "init a new workspace" in message, message
+    status = _call(server, "status", workspace="add").structured_content
+    assert status["next"] == "init" and status["stop"]["reason"] == "baseline_failed", status
+
+
+def test_status_answers_while_a_gate_runs_and_a_cancel_stops_the_gate_at_once(tmp_path: Path) -> None:
+    kernel, reference = _sources(tmp_path, kernel=SLOW_KERNEL)
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    _call(server, "init", name="slow", kernel=str(kernel), reference=str(reference))
+    ws = tmp_path / "kernel_opt_slow"
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+
+            async def profile() -> None:
+                await server.call_tool("profile", {"workspace": "slow"})
+                seen["profile finished"] = True  # pragma: no cover - cancelled first
+
+            tg.start_soon(profile)
+            for _ in range(100):  # until the baseline gate runs
+                await anyio.sleep(0.1)
+                status = (await server.call_tool("status", {"workspace": "slow"})).structured_content
+                if status["stage"] == "baseline_gate":
+                    break
+            await anyio.sleep(1.0)  # the gate is measuring now (seconds more of it to come)
+            t0 = time.monotonic()
+            seen["status"] = (await server.call_tool("status", {"workspace": "slow"})).structured_content
+            seen["status_s"] = time.monotonic() - t0
+            t0 = time.monotonic()
+            tg.cancel_scope.cancel()
+        seen["cancel_s"] = time.monotonic() - t0
+
+    anyio.run(main)
+    assert seen["status"]["running"] and seen["status"]["stage"] == "baseline_gate", seen
+    assert seen["status_s"] < 2.0, seen  # read beside the gate, not after it
+    assert seen["cancel_s"] < 5.0 and "profile finished" not in seen, seen  # was the whole gate (30 s here)
+    # the run was rolled back as after Ctrl-C and resumes: nothing was committed past the workspace's start
+    assert _call(server, "status", workspace="slow").structured_content["next"] == "profile"
+    assert (ws / "kernel.py").read_text() == SLOW_KERNEL
