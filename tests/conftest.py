@@ -92,6 +92,7 @@ SLOW_FILES = (
     "test_examples.py",
     "test_signals.py",
     "test_mcp_server.py",
+    "test_agentbreak_cases.py",
     "test_loop_cli.py",
     "test_loop_integration.py",
     "test_redact.py",
