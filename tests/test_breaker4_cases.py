@@ -34,18 +34,21 @@ def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
 ATTN_TILES = "    BLOCK_M, BLOCK_N = 32, 16\n"
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h1: the guard reads a kernel with one masked load as masked")
 @pytest.mark.timeout(120)
 def test_a_key_loop_without_masks_keeps_its_step_a_divisor_of_the_sequence(tmp_path: Path) -> None:
     """Seen on 2026-12-05: ``kernelopt tune attn_causal --device cpu`` (an attention forward whose queries are masked
     and whose keys are loaded without masks, ``for start_n in range(0, hi, BLOCK_N)``, ``hi = seq``; SHAPES seq 32
     and 64) wrote ``BLOCK_M, BLOCK_N = 64, 32``, "2.78x faster": wrong at seq = 48 and 80, which the original (16)
-    handled. The guard read the kernel as masked (its query load has a mask) and the loop's stop as no parameter."""
+    handled. The guard read the kernel as masked (its query load has a mask) and the loop's stop as no parameter.
+    Now a loop whose own loads carry no mask, in a kernel masked elsewhere, needs a step that divides its stop (a
+    parameter, or a local first bound to one): ``if seq % 32 == 0:  # kernelopt: tuned`` / ``BLOCK_N = 32``."""
     old = (DATA / "attn_causal" / "kernel.py").read_text()
     guarded = guard_edit(old, old.replace(ATTN_TILES, "    BLOCK_M, BLOCK_N = 64, 32\n"))
-    if guarded.new_source is None:
-        assert guarded.note is not None and "BLOCK_N" in guarded.note
-        return
+    assert guarded.new_source is not None
+    assert "    BLOCK_M, BLOCK_N = 64, 16\n    if seq % 32 == 0:  # kernelopt: tuned\n        BLOCK_N = 32\n" in (
+        guarded.new_source
+    )
+    assert guard_edit(old, old.replace(ATTN_TILES, "    BLOCK_M, BLOCK_N = 64, 16\n")).note is None  # keys untouched
     folder = _copy("attn_causal", tmp_path)
     (folder / "kernel.py").write_text(guarded.new_source)
     _all_correct(folder, [{"BH": 2, "seq": 32}, {"BH": 2, "seq": 64}, {"BH": 2, "seq": 48}, {"BH": 1, "seq": 80}])

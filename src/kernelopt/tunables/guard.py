@@ -174,6 +174,8 @@ def _requirements(
         kernel = (kernels or {}).get(_dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line)
+            if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
+                out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
     flags = _flag_tests(fn)
     for node in _walk(fn.body):
         line = pos[node].start.line
@@ -471,10 +473,15 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
     return out
 
 
-def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only: bool = False) -> list[Divides]:
     """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
-    parameters, as the launch ``call`` passes them (the step a name or a keyword literal)."""
+    parameters, as the launch ``call`` passes them (the step a name or a keyword literal). The stop may be a
+    local the kernel first binds to a parameter (``hi = seq``, then ``if CAUSAL: hi = ...``): a causal bound
+    only shortens the loop, and without it the loop covers ``seq`` in whole steps. ``bare_only``: a kernel that
+    masks some loads (an attention forward masking its queries), where only a loop whose own loads or stores
+    carry no mask (its keys) needs a step that divides."""
     passed = _passed(call, kernel)
+    aliases = _first_bindings(kernel)
     out: list[Divides] = []
     for node in _walk(kernel.body):
         if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and _dotted(node.iter.func) == "range"):
@@ -483,7 +490,10 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divi
         if len(args) != 3 or not all(isinstance(a.value, cst.Name) for a in args[1:]):
             continue
         stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
+        stop = stop if stop in passed else aliases.get(stop, stop)
         if stop not in passed or step not in passed:
+            continue
+        if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
             continue
         given = passed[step]
         tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", step) if _int(given) else None
@@ -491,6 +501,44 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divi
             why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
             out.append(Divides(tile, passed[stop], line, why))
     return out
+
+
+def _first_bindings(kernel: cst.FunctionDef) -> dict[str, str]:
+    """Locals a kernel first binds to one of its parameters (``hi = seq``) -> that parameter; a name whose first
+    binding is anything else is left out."""
+    params = {p.name.value for p in kernel.params.params}
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for node in _walk(kernel.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            if name not in seen and isinstance(node.value, cst.Name) and node.value.value in params:
+                out[name] = node.value.value
+            seen.add(name)
+    return out
+
+
+def _bare_access(body: cst.CSTNode, params: set[str]) -> bool:
+    """A ``tl.load`` or ``tl.store`` in ``body`` with no mask (see :func:`_masked`), outside a branch on a flag
+    the launch passes (``if EVEN_K:``, the fast path taken only where the block divides: the flag says it)."""
+    if isinstance(body, cst.If) and _names(body.test) & params:
+        return body.orelse is not None and _bare_access(body.orelse, params)
+    if isinstance(body, cst.Call) and _dotted(body.func).split(".")[-1] in ("load", "store"):
+        return not _masked_call(body)
+    return any(_bare_access(child, params) for child in body.children)
+
+
+def _masked_call(node: cst.Call) -> bool:
+    """Whether one ``tl.load`` / ``tl.store`` carries a mask (a mask, ``boundary_check`` or ``other`` argument, a
+    second positional argument of a load, third of a store, or a ``*``/``**`` argument kernelopt cannot read)."""
+    name = _dotted(node.func).split(".")[-1]
+    positional = [a for a in node.args if a.keyword is None and a.star == ""]
+    keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+    return (
+        bool(keywords & {"mask", "boundary_check", "other"})
+        or len(positional) > (1 if name == "load" else 2)
+        or any(a.star for a in node.args)
+    )
 
 
 def _is_cdiv(node: cst.CSTNode) -> bool:
