@@ -187,3 +187,40 @@ def test_tune_never_times_a_block_that_trips_the_kernel_s_assert_at_one_entry(
         assert r["reason"].startswith("on the SHAPES entry rows=4,cols=300: raised while running: AssertionError")
     assert all(r["config"]["BLOCK"] >= 512 for r in results if r["outcome"] == "ok")
     assert (folder / "kernel.py").read_text() == before or doc["best_config"]["BLOCK"] >= 512
+
+
+# --------------------------------------------------------------------- tunables' words for a block saved on ctx
+
+
+@pytest.mark.timeout(60)
+def test_tunables_says_a_backward_block_comes_from_the_forward_through_ctx(capsys: pytest.CaptureFixture[str]) -> None:
+    """ctx_softmax (tests/data/breaker3): the backward is launched with ``BLOCK_SIZE=ctx.BLOCK_SIZE``. ``tunables``
+    said "_softmax_bwd:BLOCK_SIZE is computed (ctx.BLOCK_SIZE); it is tuned where it is computed (kernel.py:48):
+    one value for every size, or a table by size, by ctx that falls back on the computation", and ``tune`` then
+    refused it because no SHAPES entry names ``ctx``. Now the line says where the value comes from (the forward
+    saved it on ctx at kernel.py:39) and what is tuned (the forward's knob), and the knob is not offered alone."""
+    from kernelopt.cli.app import main
+    from kernelopt.tunables import discover_source
+
+    path = Path(__file__).parent / "data" / "breaker3" / "ctx_softmax" / "kernel.py"
+    found = {t.key: t for t in discover_source(path.read_text())}
+    block, warps = found["_softmax_bwd:BLOCK_SIZE"], found["_softmax_bwd:num_warps"]
+    assert not block.editable and not warps.editable and block.computed is None
+    assert block.refused_reason == (
+        "it comes from the forward pass: this launch reads ctx.BLOCK_SIZE, which forward() saved at kernel.py:39 "
+        "(ctx.BLOCK_SIZE = BLOCK_SIZE); what is tuned is the forward's knob _softmax_fwd:BLOCK_SIZE, and this launch "
+        "takes its tuned value through ctx (tuned here on its own, the two passes would disagree)"
+    )
+    assert "forward() saved at kernel.py:40 (ctx.num_warps = num_warps)" in (warps.refused_reason or "")
+    assert found["_softmax_fwd:BLOCK_SIZE"].editable and found["_softmax_fwd:BLOCK_SIZE"].tuned_at == "kernel.py:34"
+    assert main(["tunables", str(path)]) == 0
+    err = " ".join(capsys.readouterr().err.split())  # the console folds long lines
+    assert "_softmax_bwd:BLOCK_SIZE is not editable: it comes from the forward pass: this launch reads" in err
+    assert "by ctx" not in err
+    # saved from an expression no forward launch reads: nothing tunes it, and the line says so
+    other = path.read_text().replace("ctx.BLOCK_SIZE = BLOCK_SIZE", "ctx.BLOCK_SIZE = triton.next_power_of_2(n_cols)")
+    moved = {t.key: t for t in discover_source(other)}["_softmax_bwd:BLOCK_SIZE"]
+    assert (
+        "(ctx.BLOCK_SIZE = triton.next_power_of_2(n_cols)); no launch of forward() reads it as a knob, so nothing "
+        "tunes it: it stays as forward() computes it" in (moved.refused_reason or "")
+    )

@@ -396,6 +396,32 @@ class _Launch:
         return self.call.args if isinstance(self.call.func, cst.Subscript) else self.call.args[1:]
 
 
+class _AttributeAssigns(cst.CSTVisitor):
+    """The assignments ``<owner>.<attr> = value`` in a function's body (``ctx.BLOCK_SIZE = BLOCK_SIZE`` in a
+    forward), nested functions and classes left out."""
+
+    def __init__(self, owner: str, attr: str) -> None:
+        self.owner, self.attr = owner, attr
+        self.found: list[cst.Assign] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            target = t.target
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == self.owner
+                and target.attr.value == self.attr
+            ):
+                self.found.append(node)
+
+
 class _LaunchCollector(cst.CSTVisitor):
     """Every ``x[grid](...)`` call with its enclosing function, and every function definition."""
 
@@ -979,7 +1005,10 @@ class _Analyzer:
             performance = name in LAUNCH_OPTIONS or knob_rule(name) is not None
             left = False  # computed inline, and that computation cannot be kept under a tuned line
             found: tuple[TunedRegion, list[str]] | str | None = None
-            if performance and isinstance(expr, cst.Name):
+            saved = self.saved_on_ctx(expr, la) if performance and lit is None else None
+            if saved is not None:  # the forward's value, read back in the backward: tuned where the forward has it
+                left, refused = True, saved
+            elif performance and isinstance(expr, cst.Name):
                 found = self.tuned_region(expr.value, la)
             elif performance and lit is None:
                 # computed inline at the launch: tuned as a computed setting once the expression has a line
@@ -1199,6 +1228,55 @@ class _Analyzer:
         reads = [n.value for b in binds for e in _assigned_values(b) for n in _names_in(e)]
         size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable]
         return region, size_names
+
+    def saved_on_ctx(self, expr: cst.BaseExpression, la: _Launch) -> str | None:
+        """Where a launch setting read from the autograd context comes from, in one line; ``None`` when ``expr`` is
+        not one. A backward launched with ``BLOCK_SIZE=ctx.BLOCK_SIZE`` (``ctx`` the first parameter of the function
+        that launches) reads the value another function of the file (the forward) saved with ``ctx.BLOCK_SIZE =
+        ...``: it is that value, not a setting of this launch. Tuning it here would make the two passes disagree, so
+        it is tuned where the forward computes it (the forward launch's knob, when one reads the saved name), and
+        the backward follows through ``ctx``."""
+        func = la.func
+        if func is None or not func.params or not isinstance(expr, cst.Attribute):
+            return None
+        if not isinstance(expr.value, cst.Name) or expr.value.value != func.params[0].name.value:
+            return None
+        attr, ctx = expr.attr.value, expr.value.value
+        for infos in self.functions.values():
+            for info in infos:
+                if info is func or not info.params:
+                    continue
+                saving = _AttributeAssigns(info.params[0].name.value, attr)
+                info.node.body.visit(saving)
+                if not saving.found:
+                    continue
+                assign = saving.found[0]
+                saved = self.code(assign.value)
+                line = self.loc(self.positions[assign].start.line)
+                where = f"{info.node.name.value}() saved at {line} ({ctx}.{attr} = {saved})"
+                knob = next(
+                    (
+                        f"{self.kernel_name(other)}:{arg.keyword.value}"
+                        for other in self.launches
+                        if other.func is info and isinstance(assign.value, cst.Name)
+                        for arg in other.args
+                        if arg.keyword is not None
+                        and isinstance(arg.value, cst.Name)
+                        and arg.value.value == assign.value.value
+                    ),
+                    None,
+                )
+                tuned = (
+                    f"what is tuned is the forward's knob {knob}, and this launch takes its tuned value through {ctx}"
+                    if knob is not None
+                    else f"no launch of {info.node.name.value}() reads it as a knob, so nothing tunes it: it stays "
+                    f"as {info.node.name.value}() computes it"
+                )
+                return (
+                    f"it comes from the forward pass: this launch reads {ctx}.{attr}, which {where}; {tuned} "
+                    "(tuned here on its own, the two passes would disagree)"
+                )
+        return None
 
     def hoisted_region(self, name: str, expr: cst.BaseExpression, la: _Launch) -> tuple[TunedRegion, list[str]] | str:
         """Where a value computed inline at the launch (``num_warps=4 if n < 2048 else 8``) is tuned: its
