@@ -59,19 +59,9 @@ def _xfail(*values: str, why: str) -> object:
         ("where_mask", "BLOCK", "n_cols"),
         ("and_mask", "BLOCK", "n_cols"),
         ("positional_name", "BLOCK_SIZE", "n_cols"),
-        _xfail(
-            "offs_intermediate",
-            "BLOCK",
-            "n_cols",
-            why="the offsets' base on both sides of offs < row_start + n_cols is not read",
-        ),
-        _xfail(
-            "arange_2d",
-            "BLOCK_N",
-            "N",
-            why="tl.arange(0, BLOCK_N)[None, :] < N is not read: 512 written bare, wrong at 800",
-        ),
-        _xfail("reversed_compare", "BLOCK", "n_cols", why="n_cols > cols is not read: 512 written bare, wrong at 800"),
+        ("offs_intermediate", "BLOCK", "n_cols"),
+        ("arange_2d", "BLOCK_N", "N"),
+        ("reversed_compare", "BLOCK", "n_cols"),
     ],
 )
 def test_a_one_block_kernel_s_lower_block_is_guarded_by_the_row_it_covers(
@@ -87,6 +77,42 @@ def test_a_one_block_kernel_s_lower_block_is_guarded_by_the_row_it_covers(
     assert "covers" in _one_line(note)
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, ROWS)
+
+
+FLAT = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def clamp_flat(x_ptr, y_ptr, n_rows, n_cols, lo, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask={mask}, other=0.0)
+    tl.store(y_ptr + offs, tl.where(x < lo, lo, x), mask={mask})
+
+
+def run(x, y, lo):
+    n_rows, n_cols = x.shape
+    BLOCK = 1024
+    clamp_flat[(1,)](x, y, n_rows, n_cols, lo, BLOCK=BLOCK)
+    return y
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_one_block_kernel_s_size_is_the_one_parameter_its_mask_names_else_nothing_is_written() -> None:
+    """One block over a whole tensor: ``offs < n_cols`` names the size (a value compared with ``lo`` is data, not
+    an index, and guards nothing); ``offs < n_rows * n_cols`` names two, so no guard can be written and a lower
+    block is not written, in one line. A higher one is legal and written."""
+    named = FLAT.format(mask="offs < n_cols")
+    guarded = guard_edit(named, named.replace("BLOCK = 1024", "BLOCK = 512"))
+    assert guarded.new_source is not None and f"    if n_cols <= 512:  {TUNED}\n" in guarded.new_source
+    assert "lo <=" not in guarded.new_source
+    product = FLAT.format(mask="offs < n_rows * n_cols")
+    lower = guard_edit(product, product.replace("BLOCK = 1024", "BLOCK = 512"))
+    assert lower.new_source is None
+    assert "no one kernel parameter is that size, so no guard can be written: not written" in _one_line(lower.note)
+    higher = product.replace("BLOCK = 1024", "BLOCK = 2048")
+    assert guard_edit(product, higher).new_source == higher
 
 
 @pytest.mark.timeout(60)

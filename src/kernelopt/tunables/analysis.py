@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
+from kernelopt.tunables.blocks import steps_by
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
@@ -1595,15 +1596,14 @@ class _Analyzer:
         return out
 
     def no_loop_over(self, kernel: str | None, param: str) -> str | None:
-        """Why a cap on the kernel parameter ``param`` is not a knob: the kernel (of this file) reads it in no
-        ``for`` or ``while`` loop header (``for start in range(0, n_cols, BLOCK)``, ``tl.range``), so one block
-        covers what the kernel handles; ``None`` when it loops over it."""
+        """Why a cap on the kernel parameter ``param`` is not a knob: nothing in the kernel (of this file) steps by
+        it (no loop ``for start in range(0, n_cols, BLOCK)``, ``tl.static_range`` over ``c * BLOCK``, no program
+        offset ``pid * BLOCK``: :func:`kernelopt.tunables.blocks.steps_by`, the rule the guard reads blocks by), so
+        one block covers what the kernel handles; ``None`` when something steps by it."""
         kdef = self.jit_kernel(kernel)
         if kdef is None:
             return "and the kernel is not defined in this file, so whether it loops over a row cannot be read"
-        loops = _LoopHeaders()
-        kdef.node.body.visit(loops)
-        if any(param in {n.value for n in _names_in(h)} for h in loops.headers):
+        if steps_by(kdef.node, param):
             return None
         return (
             f"but {kernel} loops over no {param} (one block covers what it handles): a lower cap would leave longer "
@@ -2407,19 +2407,6 @@ class _Returns(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
-
-
-class _LoopHeaders(cst.CSTVisitor):
-    """The iterables of a body's ``for`` loops and the tests of its ``while`` loops."""
-
-    def __init__(self) -> None:
-        self.headers: list[cst.BaseExpression] = []
-
-    def visit_For(self, node: cst.For) -> None:
-        self.headers.append(node.iter)
-
-    def visit_While(self, node: cst.While) -> None:
-        self.headers.append(node.test)
 
 
 class _BoundCalls(cst.CSTVisitor):

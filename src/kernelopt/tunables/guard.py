@@ -36,6 +36,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.tunables.analysis import TUNED
+from kernelopt.tunables.blocks import one_block
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -47,7 +48,7 @@ class Divides:
     size's source text, and where the launching function says so."""
 
     tile: tuple[str, str]  # ("name", "BLOCK_M") or ("meta", "BM")
-    size: cst.BaseExpression
+    size: cst.BaseExpression | None  # None: a block covers a size the kernel's comparison does not name
     line: int
     why: str
     literal: cst.Integer | None = None  # the grid's own copy of a launch literal (``n // 64`` beside ``BLOCK=64``)
@@ -422,39 +423,16 @@ def _positional_block(
 
 
 def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
-    """A kernel that covers a size with one block (``cols = tl.arange(0, BLOCK)`` and ``cols < n_cols``, with no
-    loop stepping by ``BLOCK``): one program handles ``n_cols`` up to ``BLOCK``, so a smaller block leaves the
-    rest of a larger size undone (masked, silently). The launch's ``BLOCK`` must cover the ``n_cols`` it passes."""
-    aranges: dict[str, str] = {}
-    for node in _walk(kernel.body):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            value = node.value
-            if isinstance(value, cst.Call) and _dotted(value.func).split(".")[-1] == "arange" and len(value.args) == 2:
-                first, block = value.args[0].value, value.args[1].value
-                if _int(first) == 0 and isinstance(block, cst.Name):
-                    aranges[node.targets[0].target.value] = block.value
-    stepped = {
-        _dotted(n.iter.args[2].value)
-        for n in _walk(kernel.body)
-        if isinstance(n, cst.For | cst.While)
-        and isinstance(getattr(n, "iter", None), cst.Call)
-        and len(n.iter.args) == 3  # type: ignore[union-attr]
-    }
-    if any(isinstance(n, cst.While) for n in _walk(kernel.body)):
-        return []  # a loop kernelopt does not read: no claim
+    """What the launch ``call`` of a kernel that covers a size with one block (:func:`kernelopt.tunables.blocks.
+    one_block`, the one rule for every form it is written in) says its block must do: cover the size the launch
+    passes. One program handles that size up to the block, so a smaller block leaves the rest of a larger size
+    undone (masked, silently). A size the comparison does not name is ``None``: no guard is written for it."""
     passed = _passed(call, kernel)
+    splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
     out: list[Divides] = []
-    for node in _walk(kernel.body):
-        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
-            continue
-        if not isinstance(node.comparisons[0].operator, cst.LessThan | cst.LessThanEqual):
-            continue
-        left, right = node.left, node.comparisons[0].comparator
-        if not (isinstance(left, cst.Name) and left.value in aranges and isinstance(right, cst.Name)):
-            continue
-        block, size = aranges[left.value], right.value
-        splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
-        if block in stepped or (block not in passed and not splat) or size not in passed:
+    for reading in dict.fromkeys(one_block(kernel)):
+        block, size = reading.block, reading.size
+        if (block not in passed and not splat) or (size is not None and size not in passed):
             continue
         given = passed.get(block)
         tile = (
@@ -465,11 +443,9 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
             else None
         )
         if tile is not None:
-            why = (
-                f"the kernel {kernel.name.value} covers {size} with one block of {block} "
-                f"({left.value} = tl.arange(0, {block}), {_code(node)})"
-            )
-            out.append(Divides(tile, passed[size], line, why, covers=True))
+            covers = size if size is not None else "a size"
+            why = f"the kernel {kernel.name.value} covers {covers} with one block of {block} ({reading.test})"
+            out.append(Divides(tile, passed[size] if size is not None else None, line, why, covers=True))
     return out
 
 
@@ -831,6 +807,14 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     and (d.literal is None or _int(d.literal) == change.after)
                     and not d.holds(change.before, change.after)
                 ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
+                unread = next((d for d in needs if d.size is None), None)
+                if unread is not None:
+                    name = change.target or change.keyword
+                    return Guarded(None, (
+                        f"{name}={change.after} {unread.fails} every size the original {name}={change.before} "
+                        f"handled ({unread.why}), and no one kernel parameter is that size, so no guard can be "
+                        "written: not written"
+                    ))  # fmt: skip
                 if needs and change.entry:
                     return Guarded(None, (
                         f"{change.keyword}={change.after} {needs[0].fails} every size the original "

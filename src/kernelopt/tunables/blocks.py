@@ -1,0 +1,197 @@
+"""Which block parameters of a Triton kernel cover a size with one block: the one rule the guard reads them by.
+
+A kernel covers a size with one block of ``BLOCK`` when a range built from ``tl.arange(0, BLOCK)`` is compared
+with the size (the mask of a load or a store, a ``tl.where``, a test joined by ``&``) and nothing steps by
+``BLOCK``: one program then handles the size up to ``BLOCK`` and masks the rest, so a smaller block leaves the
+rest of a larger size undone, silently. Public kernels say it in many forms, all read here:
+
+- the range named (``cols = tl.arange(0, BLOCK)``), built through an intermediate
+  (``offs = row_start + tl.arange(0, BLOCK)``, compared with ``row_start + n_cols``: the offsets' base on both
+  sides is not the size), or written inline, 2-D included (``tl.arange(0, BLOCK_N)[None, :] < N``);
+- the test assigned then passed (``mask = cols < n_cols``), inline in the call (``mask=cols < n_cols``), inside a
+  ``tl.where``, joined with another by ``&``, or written size-first (``n_cols > cols``).
+
+``BLOCK`` steps (and is no one-block parameter) when a loop header reads it (``range(0, n, BLOCK)``,
+``tl.range``, ``tl.static_range``, ``range(tl.cdiv(n, BLOCK))``), when it multiplies a loop variable or a
+program id (``c * BLOCK``, ``tl.program_id(0) * BLOCK``), when an offset is advanced by it (``start += BLOCK``),
+or when ``tl.cdiv`` divides by it. A one-block parameter whose comparison leaves no single kernel parameter as
+the size (``offs < n_rows * n_cols``) is still one block; its size is ``None``: no guard can be written for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+_LESS = (cst.LessThan, cst.LessThanEqual)
+_GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
+_HINTS = ("multiple_of", "max_contiguous")  # compiler hints that return their first argument
+
+
+@dataclass(frozen=True)
+class OneBlock:
+    """A block parameter that covers a size with one block: the parameter, the kernel parameter it covers
+    (``None``: the comparison names no single one), and the comparison as written."""
+
+    block: str
+    size: str | None
+    test: str
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _dotted(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return f"{_dotted(expr.value)}.{expr.attr.value}"
+    return ""
+
+
+def _names(expr: cst.CSTNode) -> set[str]:
+    """The variable names an expression reads (the module of ``tl.arange`` included; not attribute names)."""
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    if isinstance(expr, cst.Attribute):
+        return _names(expr.value)
+    return set().union(*(_names(c) for c in expr.children)) if expr.children else set()
+
+
+def _calls(expr: cst.CSTNode, name: str) -> list[cst.Call]:
+    """The calls of ``name`` (``tl.arange``, ``triton.language.arange``, ``arange``: the last dotted part) in
+    ``expr``."""
+    return [n for n in _walk(expr) if isinstance(n, cst.Call) and _dotted(n.func).split(".")[-1] == name]
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+class _Kernel:
+    """What the rule reads of one kernel body: the local assignments (in order, control flow ignored) and the
+    loop variables."""
+
+    def __init__(self, kernel: cst.FunctionDef) -> None:
+        self.params = {p.name.value for p in kernel.params.params}
+        self.body = kernel.body
+        self.values: dict[str, list[cst.BaseExpression]] = {}
+        self.loop_vars: set[str] = set()
+        for node in _walk(kernel.body):
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    if isinstance(t.target, cst.Name):
+                        self.values.setdefault(t.target.value, []).append(node.value)
+            elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
+                if node.value is not None:
+                    self.values.setdefault(node.target.value, []).append(node.value)
+            elif isinstance(node, cst.For):
+                self.loop_vars |= _names(node.target)
+
+    def reads(self, expr: cst.CSTNode) -> set[str]:
+        """Every name ``expr`` reads, through the local assignments of the names it reads."""
+        seen: set[str] = set()
+        todo = list(_names(expr))
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for value in self.values.get(name, []):
+                todo += _names(value)
+        return seen
+
+    def ranges(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> set[str]:
+        """The block parameters whose ``tl.arange(0, BLOCK)`` the index ``expr`` is built from: through arithmetic,
+        subscripts (``[None, :]``), the hints ``tl.multiple_of`` / ``tl.max_contiguous`` and local assignments, not
+        through any other call (a value loaded at the offsets is data, not an index)."""
+        if isinstance(expr, cst.Name):
+            if expr.value in seen:
+                return set()
+            inner = seen | {expr.value}
+            return set().union(*(self.ranges(v, inner) for v in self.values.get(expr.value, [])))
+        if isinstance(expr, cst.Call):
+            name = _dotted(expr.func).split(".")[-1]
+            args = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if name == "arange":
+                first = args[0] if len(args) == 2 else None
+                block = args[1] if len(args) == 2 else None
+                zero = isinstance(first, cst.Integer) and first.evaluated_value == 0
+                if zero and isinstance(block, cst.Name) and block.value in self.params:
+                    return {block.value}
+                return set()
+            if name in _HINTS and args:
+                return self.ranges(args[0], seen)
+            return set()
+        if isinstance(expr, cst.Attribute):
+            return set()
+        return set().union(*(self.ranges(c, seen) for c in expr.children)) if expr.children else set()
+
+    def moving(self, expr: cst.CSTNode) -> bool:
+        """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments)."""
+        nodes = [expr, *(v for name in self.reads(expr) for v in self.values.get(name, []))]
+        return bool(self.reads(expr) & self.loop_vars) or any(_calls(n, "program_id") for n in nodes)
+
+    def steps(self, block: str) -> bool:
+        """Whether something steps by ``block`` (see the module docstring)."""
+        return any(self._steps_at(node, block) for node in _walk(self.body))
+
+    def _steps_at(self, node: cst.CSTNode, block: str) -> bool:
+        if isinstance(node, cst.For):
+            return block in self.reads(node.iter)  # range(0, n, BLOCK), tl.range, range(tl.cdiv(n, BLOCK))
+        if isinstance(node, cst.While):
+            return block in self.reads(node.test)
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
+            return block in _names(node.value) and not self.ranges(node.value)  # start += BLOCK
+        if isinstance(node, cst.Call) and _dotted(node.func).split(".")[-1] == "cdiv":
+            return block in self.reads(node)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            pairs = ((node.left, node.right), (node.right, node.left))
+            return any(block in _names(one) and not self.ranges(one) and self.moving(other) for one, other in pairs)
+        return False
+
+    def size(self, lhs: cst.BaseExpression, rhs: cst.BaseExpression, block: str) -> str | None:
+        """The kernel parameter ``rhs`` compares the range ``lhs`` with: what ``rhs`` reads, less the offsets'
+        base (what ``lhs`` reads), the block itself and names that are no parameter; ``None`` unless one is left."""
+        base = self.reads(lhs)
+        left = {n for n in self.reads(rhs) - base - {block} if n in self.params and n not in self.values}
+        return left.pop() if len(left) == 1 else None
+
+
+def steps_by(kernel: cst.FunctionDef, block: str) -> bool:
+    """Whether something in ``kernel`` steps by its parameter ``block`` (a loop, its programs, an offset advanced
+    by it; see the module docstring): then any block covers any size the kernel handles."""
+    return _Kernel(kernel).steps(block)
+
+
+def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
+    """Every block parameter of ``kernel`` that covers a size with one block, one entry a comparison (see the
+    module docstring); ``[]`` when it has none."""
+    body = _Kernel(kernel)
+    out: list[OneBlock] = []
+    stepping: dict[str, bool] = {}
+    for node in _walk(kernel.body):
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            continue
+        op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator
+        if isinstance(op, _GREATER):
+            left, right = right, left
+        elif not isinstance(op, _LESS):
+            continue
+        blocks = body.ranges(left) - body.ranges(right)
+        if not blocks or body.ranges(right):
+            continue
+        if not body.reads(right) - body.reads(left):
+            continue  # a bound read from the offsets themselves, or a constant: no size
+        for block in sorted(blocks):
+            if block not in stepping:
+                stepping[block] = body.steps(block)
+            if not stepping[block]:
+                test = _code(node.with_changes(lpar=[], rpar=[]))
+                out.append(OneBlock(block, body.size(left, right, block), test))
+    return out
