@@ -108,3 +108,31 @@ def test_status_answers_while_a_gate_runs_and_a_cancel_stops_the_gate_at_once(tm
     # the run was rolled back as after Ctrl-C and resumes: nothing was committed past the workspace's start
     assert _call(server, "status", workspace="slow").structured_content["next"] == "profile"
     assert (ws / "kernel.py").read_text() == SLOW_KERNEL
+
+
+def test_a_failure_with_no_plan_teaches_no_lesson_about_an_action() -> None:
+    """The real CLIs as planner answering garbage (a plan file that is no plan) or editing kernel.py: V1 failed
+    with the lesson "this action failed as planned: do not repeat it unchanged", about an action that never was."""
+    from kernelopt.loop.journal import Failure, IterationState
+    from kernelopt.loop.record import finalize_record
+    from kernelopt.memory.model import GateResult, IterationRecord, version_label
+    from kernelopt.stagenames import Stage
+
+    for error_type, reason in [
+        ("planner_error", "the planner failed: agent-cli planner: the agent's plans/v1_plan.md is not a valid plan"),
+        ("write_violation", "the planner wrote outside plans/v1_plan.md: kernel.py (modified)"),
+    ]:
+        it = IterationState(version=1, stage=Stage.RECORD, base_commit="0" * 40, good_version=0)
+        it.failure = Failure(result=GateResult.FAIL, stage=Stage.PLAN, reason=reason, error_type=error_type)
+        record = finalize_record(
+            IterationRecord(version=version_label(1)),
+            it=it,
+            plan=None,
+            summary=None,
+            result=GateResult.FAIL,
+            failure_reason=reason,
+            roofline_lines=[],
+        )
+        (pitfall,) = record.pitfalls_and_fixes
+        assert pitfall.lesson is not None and "failed as planned" not in pitfall.lesson, pitfall
+        assert "no action was planned" in pitfall.lesson and "plan again" in pitfall.lesson

@@ -74,9 +74,13 @@ def stage3_record(it: IterationState, plan: Plan) -> IterationRecord:
     return record
 
 
-def _lesson(error_type: str, sig: str) -> str:
-    """What a failed version teaches, by how it failed: a tuning session that kept nothing has converged, one
-    too noisy to rank measured no order (the next version may tune again); anything else is not repeated."""
+def _lesson(error_type: str, sig: str, *, planned: bool) -> str:
+    """What a failed version teaches, by how it failed: with no plan (the planner's output refused, the
+    planner writing outside its file) no action was tried, so none is to avoid; a tuning session that kept
+    nothing has converged, one too noisy to rank measured no order (the next version may tune again);
+    anything else is not repeated."""
+    if not planned:
+        return "no action was planned (the planner's work was refused): nothing was tried; plan again"
     if error_type == SEARCH_NO_GAIN:
         return f"this action{sig} ran and kept nothing: the launch configuration has converged"
     if error_type == SEARCH_TOO_NOISY:
@@ -135,7 +139,7 @@ def finalize_record(
                 lesson="make the agent available (login, API key passed on with KERNELOPT_KEEP_ENV, API up, "
                 f"time limit), then run again; this action{sig} was not measured and may be planned again"
                 if unavailable
-                else _lesson(it.failure.error_type, sig),
+                else _lesson(it.failure.error_type, sig, planned=plan is not None),
             )
         )
         if it.failure.stage is Stage.IMPLEMENT and it.failure.error_type == "correctness":
