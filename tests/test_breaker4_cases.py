@@ -77,13 +77,13 @@ def test_a_pinned_autotune_list_keeps_the_pre_hook_its_configs_carry(tmp_path: P
         pin_configs(differ, "_sumsq", [AutotuneConfig(kwargs={"BLOCK": 1024}, num_warps=2)])
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h3: a helper's default every call overrides is edited")
 @pytest.mark.timeout(120)
 def test_a_helper_default_every_call_overrides_is_not_what_is_edited(tmp_path: Path) -> None:
     """Seen on 2026-12-05: ``kernelopt tune op_int64 --device cpu`` (a ``torch.library.custom_op`` calling
     ``_LAUNCH = lambda x, y, s: _launch(x, y, s, block=512, warps=4)``, ``def _launch(x, y, scale, block=512,
     warps=4)``) wrote ``def _launch(x, y, scale, block=2048, ...)`` "1.31x faster": the lambda still passes 512, so
-    every candidate ran the same kernel and the gain was noise. The value is the call's: it is edited there."""
+    every candidate ran the same kernel and the gain was noise. The value is the call's: it is edited there (a
+    default several calls override is refused, naming them)."""
     old = (DATA / "op_int64" / "kernel.py").read_text()
     found = {t.key: t for t in discover_source(old)}
     assert found["_scaled_silu:BLOCK"].value == 512
@@ -93,6 +93,32 @@ def test_a_helper_default_every_call_overrides_is_not_what_is_edited(tmp_path: P
     folder = _copy("op_int64", tmp_path)
     (folder / "kernel.py").write_text(new)
     _all_correct(folder, [{"n": 700}, {"n": 5000}, {"n": 2000}, {"n": 20000}])
+    twice = old.replace("def run(x):\n", "def run_twice(x, y):\n    _launch(x, y, 1.0, block=256)\n\n\ndef run(x):\n")
+    found = {t.key: t for t in discover_source(twice)}
+    assert "which 2 of its 2 call(s) pass" in str(found["_scaled_silu:BLOCK"].refused_reason)
+
+
+BARE_SILU = "    x = tl.load(x_ptr + offs)\n    tl.store(y_ptr + offs, scale * x * tl.sigmoid(x))"
+MASKED_SILU = "    mask = offs < n\n    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n    tl.store(y_ptr + offs, scale * x * tl.sigmoid(x), mask=mask)"  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("block=512, warps=4)  #", "block=1024, warps=4)  #"), ("block=512, warps=4):", "block=1024, warps=4):")],
+)
+def test_a_helper_argument_a_grid_without_masks_divides_by_is_not_written_wider(before: str, after: str) -> None:
+    """Beside it: op_int64 without masks (a grid of ``n // block`` programs in the helper). Moving the call's
+    literal, or a helper's default that no call overrides, to 1024 went out unguarded (the guard read only
+    statements, and ``block`` as a launch keyword, not the helper's parameter), wrong at 1536 elements. Now it is
+    not written, one line; a divisor of the original (256) is."""
+    old = (DATA / "op_int64" / "kernel.py").read_text()
+    bare = old.replace(MASKED_SILU, BARE_SILU).replace("triton.cdiv(n, block)", "n // block")
+    assert BARE_SILU in bare and "n // block" in bare
+    wider = guard_edit(bare, bare.replace(before, after))
+    assert wider.new_source is None
+    assert wider.note is not None and "an argument of _launch() is not guarded by a size: not written" in wider.note
+    lower = bare.replace(before, before.replace("512", "256"))
+    assert guard_edit(bare, lower).new_source == lower
 
 
 # ----------------------------------------------------------------------------------- a correct kernel refused

@@ -431,6 +431,7 @@ class _LaunchCollector(cst.CSTVisitor):
         self.stack: list[_FuncInfo] = []
         self.launches: list[_Launch] = []
         self.functions: dict[str, list[_FuncInfo]] = {}
+        self.calls: dict[str, list[cst.Call]] = {}  # ``helper(...)`` calls by the name called
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         bc = _BindingCollector(self.positions, node)
@@ -444,6 +445,8 @@ class _LaunchCollector(cst.CSTVisitor):
         self.stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.calls.setdefault(node.func.value, []).append(node)
         if isinstance(node.func, cst.Subscript) or _is_partial_launch(node):
             self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
 
@@ -485,6 +488,7 @@ class _Parsed:
     module_bindings: dict[str, list[_Binding]]
     launches: list[_Launch]
     functions: dict[str, list[_FuncInfo]]
+    calls: dict[str, list[cst.Call]]
 
 
 @functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
@@ -507,7 +511,7 @@ def _parse(source: str) -> _Parsed:
     module.visit(mc)
     lc = _LaunchCollector(positions)
     module.visit(lc)
-    return _Parsed(module, positions, line_starts, mc.bindings, lc.launches, lc.functions)
+    return _Parsed(module, positions, line_starts, mc.bindings, lc.launches, lc.functions, lc.calls)
 
 
 class _Analyzer:
@@ -541,6 +545,7 @@ class _Analyzer:
         self.module_bindings = parsed.module_bindings
         self.launches = parsed.launches
         self.functions = parsed.functions
+        self.calls = parsed.calls
         self.sites: list[Site] = []
         # a setting of one entry of ``**configs[key]`` -> the same setting in the other entries (moved
         # together) and why it is refused, when it is
@@ -636,6 +641,9 @@ class _Analyzer:
                 return self._from_bindings(name, binds, func, depth)
             for p in func.params:
                 if p.name.value == name:
+                    given = self.passed_by_calls(func, p)
+                    if given is not None:
+                        return given
                     lit = self.literal(p.default)
                     if lit is not None:
                         return _Resolved(lit, defined_as=name)
@@ -647,6 +655,41 @@ class _Analyzer:
         if binds:
             return self._from_bindings(name, binds, None, depth)
         return _Resolved(refused=f"'{name}' is not defined in this file (imported or global)")
+
+    def passed_by_calls(self, func: _FuncInfo, param: cst.Param) -> _Resolved | None:
+        """What the calls of ``func`` in this file make of its parameter ``param`` when one passes it (``None``
+        when none does: its default is the value). A helper called once with a literal for it (``_launch(x, y,
+        s, block=512)``, in a lambda or a function) has that literal as the value, edited at the call; a default
+        the calls override otherwise is no value to edit: refused, naming the calls."""
+        fname, pname = func.node.name.value, param.name.value
+        if len(self.functions.get(fname, [])) != 1:
+            return None
+        positional = [*func.node.params.posonly_params, *func.node.params.params]
+        index = next((i for i, q in enumerate(positional) if q is param), None)
+        passing: list[tuple[cst.Call, cst.BaseExpression | None]] = []
+        for call in self.calls.get(fname, []):
+            if any(a.star for a in call.args):
+                passing.append((call, None))  # ``*args`` / ``**kwargs``: what it passes is not read
+                continue
+            by_keyword = [a.value for a in call.args if a.keyword is not None and a.keyword.value == pname]
+            plain = [a.value for a in call.args if a.keyword is None]
+            if by_keyword:
+                passing.append((call, by_keyword[0]))
+            elif index is not None and index < len(plain):
+                passing.append((call, plain[index]))
+        if not passing:
+            return None
+        calls = self.calls[fname]
+        lit = self.literal(passing[0][1]) if len(calls) == 1 and passing[0][1] is not None else None
+        if lit is not None:
+            return _Resolved(lit, defined_as=pname)
+        lines = ", ".join(self.loc(self.positions[c].start.line) for c, _ in passing)
+        return _Resolved(
+            refused=(
+                f"comes from argument '{pname}' of {fname}(), which {len(passing)} of its {len(calls)} call(s) pass "
+                f"({lines}): its default is not the value every launch runs; edit the calls"
+            )
+        )
 
     def _from_bindings(self, name: str, binds: list[_Binding], func: _FuncInfo | None, depth: int) -> _Resolved:
         where = f"{func.node.name.value}()" if func else "the module"

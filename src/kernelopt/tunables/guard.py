@@ -479,6 +479,86 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only
     return out
 
 
+def _helper_argument(
+    old: _Collector,
+    new: _Collector,
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    kernels: Mapping[str, cst.FunctionDef],
+) -> str | None:
+    """Why an edit that moved an argument of a launch helper cannot be written (``None`` when none did, or every
+    move holds): a literal default (``def _launch(x, y, block=512)``) or a literal a call passes
+    (``_launch(x, y, block=512)``, in a lambda or a function) moved to a value the helper's launch does not
+    allow at every size the original handled (a grid of ``n // block`` programs of a kernel without masks). Such
+    an argument is not guarded by a size (the size is the helper's)."""
+    helpers: dict[str, cst.FunctionDef] = {}
+    for f in new.functions:
+        if not _is_jit(f):
+            helpers[f.name.value] = f if f.name.value not in helpers else None  # type: ignore[assignment]
+    helpers = {k: v for k, v in helpers.items() if v is not None}
+    olds = {f.name.value: f for f in old.functions if f.name.value in helpers}
+    moves: list[tuple[cst.FunctionDef, str, int, int]] = []
+    for name, fn in helpers.items():
+        was = olds.get(name)
+        if was is None or len(was.params.params) != len(fn.params.params):
+            continue
+        for p_old, p_new in zip(was.params.params, fn.params.params, strict=True):
+            b, a = _int(p_old.default or cst.Name("_")), _int(p_new.default or cst.Name("_"))
+            if b is not None and a is not None and a != b:
+                moves.append((fn, p_new.name.value, b, a))
+    for (o, _), (n, _) in zip(old.statements, new.statements, strict=True):
+        o_calls, n_calls = _helper_calls(o, helpers), _helper_calls(n, helpers)
+        if len(o_calls) != len(n_calls):
+            continue
+        for (fn, was_args), (_, now_args) in zip(o_calls, n_calls, strict=True):
+            for param, after in now_args.items():
+                before = was_args.get(param)
+                if before is not None and after != before:
+                    moves.append((fn, param, before, after))
+    for fn, param, before, after in moves:
+        if after == 0:
+            return f"{param}=0 passed to {fn.name.value}(): not written"
+        ids = {("name", param)} | {
+            ("meta", n.keyword.value)
+            for n in _walk(fn.body)
+            if isinstance(n, cst.Arg) and n.keyword is not None and isinstance(n.value, cst.Name)
+            and n.value.value == param
+        }  # fmt: skip
+        needs = [
+            d
+            for d in _requirements(fn, unmasked, pos, kernels)
+            if d.tile in ids and d.literal is None and not d.holds(before, after)
+        ]
+        if needs:
+            return (
+                f"{param}={after} {needs[0].fails} every size the original {param}={before} handled "
+                f"({needs[0].why}), and an argument of {fn.name.value}() is not guarded by a size: not written"
+            )
+    return None
+
+
+def _helper_calls(
+    statement: cst.CSTNode, helpers: Mapping[str, cst.FunctionDef]
+) -> list[tuple[cst.FunctionDef, dict[str, int]]]:
+    """The calls of launch helpers in ``statement``, each with the integer literals it passes by parameter."""
+    out: list[tuple[cst.FunctionDef, dict[str, int]]] = []
+    for node in _walk(statement):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers):
+            continue
+        fn = helpers[node.func.value]
+        params = [p.name.value for p in fn.params.params]
+        given: dict[str, int] = {}
+        for i, arg in enumerate(node.args):
+            if arg.star:
+                break
+            name = arg.keyword.value if arg.keyword is not None else params[i] if i < len(params) else None
+            value = _int(arg.value)
+            if name is not None and value is not None:
+                given[name] = value
+        out.append((fn, given))
+    return out
+
+
 def _first_bindings(kernel: cst.FunctionDef) -> dict[str, str]:
     """Locals a kernel first binds to one of its parameters (``hi = seq``) -> that parameter; a name whose first
     binding is anything else is left out."""
@@ -772,6 +852,9 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
         why = _tuned_tiles(old, new_collector, unmasked, pos) if add else None
         return Guarded(None, why) if why is not None else Guarded(new, None)
+    why = _helper_argument(old_collector, new_collector, unmasked, pos, kernels) if add else None
+    if why is not None:
+        return Guarded(None, why)
     requirements: dict[int, list[Divides]] = {}
     splices: list[_Splice] = []
     notes: list[str] = []
