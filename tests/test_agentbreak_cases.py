@@ -136,3 +136,14 @@ def test_a_failure_with_no_plan_teaches_no_lesson_about_an_action() -> None:
         (pitfall,) = record.pitfalls_and_fixes
         assert pitfall.lesson is not None and "failed as planned" not in pitfall.lesson, pitfall
         assert "no action was planned" in pitfall.lesson and "plan again" in pitfall.lesson
+
+
+def test_tune_takes_a_workspace_by_its_name_as_every_other_tool_does(tmp_path: Path) -> None:
+    kernel, reference = _sources(tmp_path)
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    _call(server, "init", name="add", kernel=str(kernel), reference=str(reference))
+    assert _call(server, "status", workspace="add").structured_content["next"] == "profile"
+    before = (tmp_path / "kernel_opt_add" / "kernel.py").read_bytes()
+    out = _call(server, "tune", path="add", budget=1, budget_wall_s=30).structured_content  # was "holds no kernel.py"
+    assert out["kernel_py"] == str(tmp_path / "kernel_opt_add" / "kernel.py") and out["summary"]["budget"] == 1
+    assert (tmp_path / "kernel_opt_add" / "kernel.py").read_bytes() == before

@@ -302,12 +302,16 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     settled = threading.Event()  # cleared while a cancelled call rolls its stage back
     settled.set()
 
-    def open_ws(path: str) -> Workspace:
-        folder = roots.confine(path, "workspace")
+    def folder_of(path: str, what: str) -> Path:
+        """``path`` under a root; a name without its ``kernel_opt_`` prefix is the workspace of that name."""
+        folder = roots.confine(path, what)
         if not (folder / "kernel.py").is_file() and not folder.name.startswith(PREFIX):
-            named = roots.confine(Path(folder.parent) / f"{PREFIX}{folder.name}", "workspace")
+            named = roots.confine(Path(folder.parent) / f"{PREFIX}{folder.name}", what)
             folder = named if named.is_dir() else folder
-        return Workspace(folder)
+        return folder
+
+    def open_ws(path: str) -> Workspace:
+        return Workspace(folder_of(path, "workspace"))
 
     @server.tool()
     async def init(
@@ -490,7 +494,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         def run(report: Callable[[str], None]) -> TuneResult:
             from kernelopt.tuning.folder import TuneRequest, best_edit, prepare_folder, summarize, tune_folder
 
-            folder = roots.confine(path, "path")
+            folder = folder_of(path, "path")
             if not (folder / "kernel.py").is_file() or not (folder / "reference.py").is_file():
                 raise UsageError(f"tune: {path} holds no kernel.py and reference.py")
             request = TuneRequest(
