@@ -147,3 +147,15 @@ def test_tune_takes_a_workspace_by_its_name_as_every_other_tool_does(tmp_path: P
     out = _call(server, "tune", path="add", budget=1, budget_wall_s=30).structured_content  # was "holds no kernel.py"
     assert out["kernel_py"] == str(tmp_path / "kernel_opt_add" / "kernel.py") and out["summary"]["budget"] == 1
     assert (tmp_path / "kernel_opt_add" / "kernel.py").read_bytes() == before
+
+
+def test_a_report_written_to_a_folder_says_it_is_a_folder(tmp_path: Path) -> None:
+    from kernelopt.errors import UsageError
+    from kernelopt.fileio import atomic_write_text
+
+    folder = tmp_path / "reports"
+    (folder / "a" / "b").mkdir(parents=True)  # a folder with subfolders: a link count of 3
+    with pytest.raises(UsageError) as caught:
+        atomic_write_text(folder, "# report\n")
+    assert "is a folder, not a file" in caught.value.one_line() and "hard links" not in caught.value.one_line()
+    assert sorted(p.name for p in folder.iterdir()) == ["a"]

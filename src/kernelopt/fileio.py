@@ -137,6 +137,7 @@ def write_target(path: Path) -> Path:
     """The file a write of ``path`` replaces: the end of its symbolic links (``path`` itself otherwise).
 
     Raises:
+        UsageError: ``path`` is a folder.
         ReadOnlyRefused: that file is read-only (its mode has no write bit, or this user may not write it).
         HardLinkRefused: that file has other hard links (a rename would split them from the new text).
     """
@@ -145,6 +146,8 @@ def write_target(path: Path) -> Path:
         info = target.stat()
     except OSError:
         return target
+    if stat.S_ISDIR(info.st_mode):  # a folder's link count is its subfolders: never "hard links"
+        raise UsageError(f"{path}: is a folder, not a file; name a file to write")
     if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
         raise ReadOnlyRefused(  # a rename into its folder would replace it all the same
             f"{path}: read-only (mode {stat.S_IMODE(info.st_mode):04o}), so nothing was written to it",
