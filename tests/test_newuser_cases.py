@@ -381,21 +381,22 @@ def test_validate_says_a_failing_reference_once(
 ) -> None:
     """`validate` on a reference.py whose SHAPES is a dict printed the reason twice: "quality gate v0: FAIL:
     correctness: loading: reference.py raised ValueError: SHAPES must be ..." and then the error line (exit 2),
-    beside the correctness detail. The gate's line now says whose failure it is and leaves the reason to the
-    error line."""
+    beside the correctness detail. The gate's line then said whose failure it was and left the reason to the error
+    line; since a SHAPES built by code is read before the gate (`harness.infer.shapes_by_code`, issue 32), the
+    gate does not run: the reason is the one error line."""
     from kernelopt.workspace import Workspace
 
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
     monkeypatch.setenv("KERNELOPT_SEEDS", "1")
-    folder = _folder(tmp_path, "dict(n=4096)")  # built by code: init cannot read it, the gate's worker refuses it
+    folder = _folder(tmp_path, "dict(n=4096)")  # built by code: the text cannot tell, its import does
     ws = Workspace.create("shapes_dict", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
     assert main(["validate", str(ws.root), "--device", "cpu"]) == 2
     captured = capsys.readouterr()
-    (gate,) = [line for line in captured.out.splitlines() if line.startswith("quality gate v0")]
-    assert gate.startswith("quality gate v0: FAIL of reference.py, not of the kernel (the line below says why; ")
-    assert "SHAPES" not in gate, gate
+    assert not [line for line in captured.out.splitlines() if line.startswith("quality gate v0")]
     err = captured.err.strip().splitlines()
-    assert err[-1].startswith("kernelopt: error: reference.py fails, not the kernel: ") and "not dict" in err[-1]
+    assert [line for line in err if "SHAPES" in line] == [err[-1]]
+    assert err[-1].startswith("kernelopt: error: ") and "SHAPES must be a list of dicts" in err[-1]
+    assert "not dict ({'n': 4096})" in err[-1]
 
 
 @pytest.mark.timeout(30)

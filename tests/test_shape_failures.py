@@ -224,3 +224,144 @@ def test_tunables_says_a_backward_block_comes_from_the_forward_through_ctx(capsy
         "(ctx.BLOCK_SIZE = triton.next_power_of_2(n_cols)); no launch of forward() reads it as a knob, so nothing "
         "tunes it: it stays as forward() computes it" in (moved.refused_reason or "")
     )
+
+
+# ------------------------------------------------------------------------------------ a SHAPES built by code
+
+REFERENCE = """import torch
+
+{shapes}
+
+
+def get_inputs(rows=4, cols=300, device="cpu"):
+    return [torch.randn(rows, cols, device=device)]
+
+
+def reference(x):
+    return x / (x.abs().amax(dim=1, keepdim=True) + 1e-6)
+"""
+GOOD = "SHAPES = [dict(rows=4, cols=n) for n in (40, 300)]"
+BAD = {
+    "a dict": ("def make_shapes():\n    return dict(rows=4, cols=300)\n\n\nSHAPES = make_shapes()", "not dict ({'rows': 4, 'cols': 300})"),
+    "empty": ("SHAPES = [dict(rows=4, cols=n) for n in ()]", "SHAPES is empty: give it one dict"),
+    "a number": ('SHAPES = int("5")', "not int (5)"),
+    "numbers": ("SHAPES = [n for n in (40, 300)]", "not list of int (40)"),
+}  # fmt: skip
+
+
+def _problem(tmp_path: Path, shapes: str) -> Path:
+    folder = tmp_path / "p"
+    shutil.copytree(DATA / "assert_block", folder)
+    (folder / "reference.py").write_text(REFERENCE.format(shapes=shapes))
+    return folder
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("text", "by_code"),
+    [
+        ('SHAPES = [{"n": 4096}, {"n": 2**10}]', False),
+        ('SHAPES = ({"n": 4096},)', False),
+        ("N = 4\n", False),
+        (GOOD, True),
+        ("SHAPES = make_shapes()", True),
+        ('if FAST:\n    SHAPES = [{"n": 4}]\nelse:\n    SHAPES = [{"n": 8}]', True),
+        ('SHAPES = [{"n": 4}]\nSHAPES += [{"n": 8}]', True),
+        ('SHAPES: list = [{"n": 4}]', True),
+    ],
+)
+def test_a_shapes_built_by_code_is_told_from_a_literal_by_its_text(tmp_path: Path, text: str, by_code: bool) -> None:
+    from kernelopt.kernelsource import shapes_built_by_code
+
+    path = tmp_path / "reference.py"
+    path.write_text(text + "\n")
+    assert shapes_built_by_code(path) is by_code
+
+
+@pytest.mark.timeout(120)
+def test_a_shapes_built_by_code_is_read_once_and_refused_by_the_literal_s_rule(tmp_path: Path) -> None:
+    from kernelopt.errors import InputFileError
+    from kernelopt.harness.infer import shapes_by_code
+    from kernelopt.kernelsource import check_reference
+    from kernelopt.tuning.problem import reference_shapes
+
+    good = _problem(tmp_path / "good", GOOD) / "reference.py"
+    assert reference_shapes(good, device="cpu") == [{"rows": 4, "cols": 40}, {"rows": 4, "cols": 300}]
+    literal = DATA / "assert_block" / "reference.py"  # a literal is read from the text, no child
+    assert shapes_by_code(literal) is None and reference_shapes(literal) == [{"rows": 4, "cols": 40}, {"rows": 4, "cols": 300}]  # fmt: skip
+    for name, (text, words) in BAD.items():
+        bad = _problem(tmp_path / name.replace(" ", "_"), text) / "reference.py"
+        check_reference(bad)  # the text alone cannot tell
+        with pytest.raises(InputFileError) as caught:
+            reference_shapes(bad, device="cpu")
+        line = caught.value.one_line()
+        assert "\n" not in line and words in line and "SHAPES" in line, (name, line)
+    broken = _problem(tmp_path / "broken", GOOD + "\nimport not_a_module_here") / "reference.py"
+    assert shapes_by_code(broken) is None  # does not import: the run that imports it says why
+
+
+@pytest.mark.timeout(240)
+def test_every_command_refuses_a_bad_shapes_built_by_code_in_one_line_before_it_makes_or_runs_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, a literal bad SHAPES was refused at ``init``, a built one only once the worker imported it: ``init``
+    made the workspace, ``validate`` ran the gate to "reference.py fails, not the kernel: ... loading: ...",
+    ``tune`` said "timed on get_inputs()'s defaults" first."""
+    from kernelopt.cli.app import main
+
+    text, words = BAD["a dict"]
+    folder = _problem(tmp_path / "bad", text)
+    kernel = (folder / "kernel.py").read_text()
+    root = tmp_path / "root"
+    runs = {
+        "init": ["init", "w", "--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py"),
+                 "--root", str(root)],
+        "tune": ["tune", str(folder), "--device", "cpu"],
+        "optimize": ["optimize", str(folder), "--device", "cpu", "--root", str(root)],
+    }  # fmt: skip
+    for name, argv in runs.items():
+        assert main(argv) == 2, name
+        err = capsys.readouterr().err
+        assert words in err and len([ln for ln in err.splitlines() if "SHAPES" in ln]) == 1, (name, err)
+        assert not root.exists() and (folder / "kernel.py").read_text() == kernel, name
+    # validate: a workspace whose reference.py was built well, then changed to a bad SHAPES by code
+    good = _problem(tmp_path / "good", GOOD)
+    assert main(["init", "w", "--kernel", str(good / "kernel.py"), "--reference", str(good / "reference.py"),
+                 "--root", str(root)]) == 0  # fmt: skip
+    ws = root / "kernel_opt_w"
+    (ws / "reference.py").write_text(REFERENCE.format(shapes=text))
+    capsys.readouterr()
+    assert main(["validate", str(ws), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "loading" not in err and not list(ws.glob(".kernelopt/validate/*.json"))
+    # batch: the problem is an ERROR row with the line, the good one beside it runs
+    problems = tmp_path / "problems"
+    shutil.copytree(folder, problems / "bad")
+    shutil.copytree(good, problems / "good")
+    from kernelopt.batch.problems import folder_items
+
+    rows = {i.problem: i for i in folder_items(problems)}
+    assert rows["bad"].defect is not None and words in rows["bad"].defect and rows["bad"].problem_fault
+    assert rows["good"].defect is None
+
+
+@pytest.mark.timeout(240)
+def test_a_good_shapes_built_by_code_is_checked_on_every_entry_by_tune(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, ``tune`` read only a literal SHAPES: a built one was "timed on get_inputs()'s defaults", one entry
+    checked, and the fit rule "a tile is no larger than the problem" knew no size (10 of 13 blocks fit, not 6)."""
+    import json
+
+    from kernelopt.cli.app import main
+
+    folder = _problem(tmp_path, GOOD)
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "3", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (
+        doc["shapes"] == ["rows=4,cols=40", "rows=4,cols=300"]
+        and "2 shapes, each candidate checked on every one" in err
+    )
+    assert "space 6 of 13 fit" in err

@@ -103,6 +103,75 @@ def _written_shapes_fault(path: Path) -> str | None:
     return None
 
 
+_OPERATORS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Pow: lambda a, b: a**b,
+    ast.LShift: lambda a, b: a << b,
+}
+
+
+def literal_value(node: ast.expr) -> object:
+    """A literal, or integer arithmetic of literals (``2**27``, ``1 << 14``, ``4 * 1024``); ValueError else."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        a, b = literal_value(node.left), literal_value(node.right)
+        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool):
+            if isinstance(node.op, ast.Pow | ast.LShift) and not 0 <= b <= 64:
+                raise ValueError("exponent out of range")
+            return _OPERATORS[type(node.op)](a, b)
+        raise ValueError("not integer arithmetic")
+    if isinstance(node, ast.List):
+        return [literal_value(e) for e in node.elts]
+    if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+        return {literal_value(k): literal_value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+    return ast.literal_eval(node)
+
+
+def shapes_built_by_code(path: Path) -> bool:
+    """True when reference.py's ``SHAPES`` is built by code, so that only importing it tells what it holds:
+    ``[dict(n=n) for n in (...)]``, ``make_shapes()``, an assignment under module-level control flow or more than
+    one. False when it has no ``SHAPES`` or writes it once at the top level as a literal (integer arithmetic of
+    literals included: ``{"n": 2**27}``), which is read from the text. Parses, imports nothing; False when the
+    file does not parse (the form's check says so)."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return False
+    found: list[tuple[ast.stmt, bool]] = []  # (assignment, at the top level)
+
+    def visit(body: list[ast.stmt], top: bool) -> None:
+        for node in body:
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = [t for target in node.targets for t in ast.walk(target)]
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+                targets = [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in targets):
+                found.append((node, top))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                visit(getattr(node, field, None) or [], False)
+            for handler in getattr(node, "handlers", None) or []:
+                visit(handler.body, False)
+
+    visit(tree.body, True)
+    if not found:
+        return False
+    if len(found) > 1:
+        return True
+    node, top = found[0]
+    if not top or not isinstance(node, ast.Assign) or not isinstance(node.targets[0], ast.Name):
+        return True
+    try:
+        literal_value(node.value)
+    except (ValueError, TypeError, SyntaxError):
+        return True
+    return False
+
+
 def check_kernel(path: Path, form: KernelForm) -> None:
     """Check that ``kernel.py`` matches the reference's form.
 

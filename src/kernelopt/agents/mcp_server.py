@@ -324,6 +324,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """Stage 0: create a workspace (kernel.py, reference.py, README.md task card, test_kernel.py, git)."""
 
         def run() -> InitResult:
+            from kernelopt.harness.infer import shapes_by_code
             from kernelopt.loop.opening import card_beside, fill_new_card
             from kernelopt.workspace import RunLock, validate_name
 
@@ -333,6 +334,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             card = roots.confine(task_card, "task card") if task_card else card_beside(k)
             target = parent / f"{PREFIX}{validate_name(name)}"
             notes: list[str] = []
+            if Path(r).is_file():  # a SHAPES built by code that names no case: refused before anything is made
+                shapes_by_code(Path(r), device=default_device)
             with RunLock(target):
                 ws = Workspace.create(name, kernel=k, reference=r, root=parent, task_card=card)
                 for found in fill_new_card(ws, device=default_device, announce=notes.append):

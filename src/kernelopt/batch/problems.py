@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError
+from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference
 
 
@@ -131,6 +132,7 @@ def reference_fault(reference: Path) -> str | None:
         return f"{reference.name} imports {', '.join(missing)}, which {verb} not installed"
     try:  # a problem file lacking get_inputs, get_init_inputs, Model or reference is the problem's defect too
         check_reference(reference)
+        shapes_by_code(reference)  # a SHAPES built by code that names no case, as a literal one
     except InputFileError as exc:
         return exc.one_line().replace(str(reference.parent) + "/", "")
     return None
@@ -146,6 +148,7 @@ def source_defect(reference: Path, kernel: Path) -> str | None:
     try:
         form = check_reference(reference)
         check_kernel(kernel, form)
+        shapes_by_code(reference)  # a SHAPES built by code that names no case, as a literal one
     except InputFileError as exc:
         return exc.one_line().replace(str(reference.parent) + "/", "").replace(str(kernel.parent) + "/", "")
     for path in (reference, kernel):

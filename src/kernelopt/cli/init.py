@@ -28,6 +28,7 @@ def register(app: typer.Typer) -> None:
         A README.md beside the kernel is the task card unless --task-card names another; the dtype and the
         GPU it leaves out are inferred (from the reference's tensors, from the device) and said.
         """
+        from kernelopt.harness.infer import shapes_by_code
         from kernelopt.loop.opening import card_beside, fill_new_card
 
         if task_card is None:
@@ -35,6 +36,8 @@ def register(app: typer.Typer) -> None:
             if task_card is not None:
                 note(f"task card: {task_card} (beside the kernel)")
         target = Path(root).expanduser().resolve() / f"{PREFIX}{validate_name(name)}"
+        if reference.is_file():  # a SHAPES built by code that names no case: one line before anything is made
+            shapes_by_code(reference)
         with RunLock(target):  # the same lock as a run: no run starts on a half-made workspace
             ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
             for found in fill_new_card(ws, device=None, announce=note):

@@ -256,9 +256,9 @@ def _stops(stops: dict[str, int]) -> str:
 def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
     """The shapes every candidate is checked and timed on, as ``name=value`` pairs, and which entries are left
     out (the interpreter would take too long on them)."""
-    from kernelopt.tuning.problem import literal_shapes
+    from kernelopt.tuning.problem import reference_shapes
 
-    shapes = literal_shapes(problem.reference_py) or []
+    shapes = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
     shown = list(timed) or [problem.primary_shape(shapes)]
 
     def text(shape: ProblemShape) -> str:

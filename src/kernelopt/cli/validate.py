@@ -149,11 +149,13 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Stage 4: correctness, timing, utilization, comparison and ISA targets -> PASS / FAIL / TIMEOUT_FAIL."""
         from kernelopt.harness.gate import validate
+        from kernelopt.harness.infer import shapes_by_code
         from kernelopt.loop.opening import changed_reference
 
         if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
+        shapes_by_code(ws.reference_py, device=device)  # a SHAPES built by code that names no case: one line, first
         changed = changed_reference(ws)
         if changed is not None:
             warn(changed)

@@ -9,12 +9,17 @@
 Both run in a child process through :mod:`kernelopt.proc` with a timeout; a probe that fails leaves
 the field empty with the reason, never a guess. Run as ``python -m kernelopt.harness.infer REFERENCE``
 it prints one JSON object (the child side; imports torch).
+
+Beside them, :func:`shapes_by_code`: a ``SHAPES`` reference.py builds by code, read from a child that imports it
+(``python -m kernelopt.harness.infer --shapes REFERENCE CONSTANTS``) and refused in one line when it names no
+case, before any command makes or runs anything (a literal one is read from the text).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,6 +116,72 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
     return Inferred("dtype", value, f"{reference_py.name}'s {what}")
 
 
+_SHAPES_READ: dict[tuple[str, int, int, str], tuple[list[dict[str, Any]] | None, str | None]] = {}
+"""What :func:`shapes_by_code` read, by reference.py's path, modification time, size and constants: one child per
+file and process (``tune`` asks for the entries in several places)."""
+
+
+def shapes_by_code(
+    reference_py: Path,
+    *,
+    constants: Mapping[str, object] | None = None,
+    device: str | None = None,
+    timeout_s: float = PROBE_TIMEOUT_S,
+) -> list[dict[str, Any]] | None:
+    """The ``SHAPES`` reference.py's code builds (``[dict(n=n) for n in (...)]``, ``make_shapes()``), read from a
+    child that imports it with ``constants`` set, and refused in one line when it names no case, by the rule a
+    literal one meets at ``init`` (:func:`~kernelopt.kernelsource.shapes_fault`), before any workspace, gate or
+    bench worker uses it. On the CPU the child is forked from the fork server for CPU runs (torch imported once),
+    else a new interpreter.
+
+    Returns:
+        The entries (lists of keyword arguments of ``get_inputs``); ``None`` when reference.py builds no ``SHAPES``
+        by code (none, or a literal: :func:`~kernelopt.kernelsource.shapes_built_by_code`), or when the child
+        could not tell: reference.py fails to import (the run that imports it says why, as it would have), or an
+        entry holds a value JSON cannot carry (a ``torch.dtype``; the workers read those).
+
+    Raises:
+        InputFileError: ``SHAPES`` is not a list of dicts, or is empty (one line, what to write instead);
+            importing reference.py ran past ``timeout_s``.
+    """
+    from kernelopt.hardware.gpu import runs_on_cpu
+    from kernelopt.kernelsource import shapes_built_by_code
+    from kernelopt.proc import run_command
+    from kernelopt.worker.environment import worker_env
+    from kernelopt.worker.forkpool import run_forked
+
+    path = Path(reference_py)
+    if not shapes_built_by_code(path):
+        return None
+    stat = path.stat()
+    told = json.dumps(dict(constants or {}), sort_keys=True, default=repr)
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, told)
+    if key not in _SHAPES_READ:
+        argv = [sys.executable, "-m", "kernelopt.harness.infer", "--shapes", str(path), told]
+        env = worker_env(device="cpu")
+        res = run_forked(argv, timeout_s=timeout_s, env=env) if runs_on_cpu(device or "auto") else None
+        if res is None:
+            res = run_command(argv, timeout_s=timeout_s, env=env)
+        if res.timed_out:
+            raise InputFileError(
+                path,
+                f"importing it to read its SHAPES (built by code) ran past {timeout_s:g} s",
+                hint="it hangs at import; try `python -c 'import reference'` in its folder",
+            )
+        try:
+            data = json.loads(res.stdout.strip().splitlines()[-1]) if res.ok and res.stdout.strip() else None
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            _SHAPES_READ[key] = (data.get("shapes"), data.get("fault"))
+        else:  # reference.py does not import here: the run that imports it says why
+            return None
+    shapes, fault = _SHAPES_READ[key]
+    if fault is not None:
+        raise InputFileError(path, fault)
+    return shapes
+
+
 _GPU_PROBE = """
 from kernelopt.hardware.gpu import NvmlUnavailable, nvidia_gpus
 try:
@@ -190,9 +261,28 @@ def _outputs(ref: Any, inputs: list[Any]) -> Any:
         return None
 
 
+def _read_shapes(reference_py: Path, constants: dict[str, Any]) -> dict[str, Any]:
+    """``SHAPES`` as reference.py's import leaves it (``constants`` set): the fault of one that names no case, and
+    the entries when JSON can carry them."""
+    from kernelopt.harness.loader import load_module
+    from kernelopt.kernelsource import shapes_fault
+
+    shapes = getattr(load_module(reference_py, overrides=constants or None), "SHAPES", None)
+    fault = shapes_fault(shapes)
+    entries = None
+    if fault is None and shapes is not None:
+        plain = all(isinstance(v, int | float | bool | str) for e in shapes for v in e.values())
+        entries = [dict(e) for e in shapes] if plain and all(isinstance(k, str) for e in shapes for k in e) else None
+    return {"fault": fault, "shapes": entries}
+
+
 def main(argv: list[str]) -> int:
     """``python -m kernelopt.harness.infer REFERENCE``: print the probe's JSON object (a fork server's entry
-    point too)."""
+    point too); ``--shapes REFERENCE CONSTANTS_JSON``: what reference.py's ``SHAPES`` holds once imported."""
+    if argv and argv[0] == "--shapes":
+        read = _read_shapes(Path(argv[1]), json.loads(argv[2]) if len(argv) > 2 else {})
+        sys.stdout.write("\n" + json.dumps(read) + "\n")
+        return 0
     found = _probe(Path(argv[0]))
     sys.stdout.write("\n" + json.dumps(found) + "\n")  # its own line, whatever the reference printed
     return 0

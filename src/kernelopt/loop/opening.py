@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelopt.errors import GitError, InputFileError, KerneloptError, WorkspaceError
-from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu
+from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu, shapes_by_code
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -139,7 +139,8 @@ def check_task_folder(path: Path) -> None:
     """Check that ``path`` is a folder with kernel.py and reference.py (what a new workspace is made from).
 
     Raises:
-        InputFileError: ``path`` does not exist, is a file, or lacks kernel.py or reference.py.
+        InputFileError: ``path`` does not exist, is a file, or lacks kernel.py or reference.py; its reference.py
+            builds a ``SHAPES`` that names no case (:func:`~kernelopt.harness.infer.shapes_by_code`).
     """
     path = Path(path).expanduser()
     if not path.exists():
@@ -153,6 +154,7 @@ def check_task_folder(path: Path) -> None:
             raise InputFileError(
                 path, f"has no {required}", hint="a task folder holds kernel.py and reference.py [+ README.md]"
             )
+    shapes_by_code(path / "reference.py")  # a SHAPES built by code that names no case: one line, nothing made
 
 
 def open_or_create(

@@ -85,7 +85,7 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import loop_kernels, space_from_tunables
-from kernelopt.tuning.problem import Problem, ProblemShape, literal_shapes
+from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
 from kernelopt.tuning.seeds import seeds as evidence_seeds
@@ -292,7 +292,7 @@ def problem_sizes(problem: Problem, timed: Sequence[ProblemShape] = ()) -> dict[
     (read from a literal ``SHAPES``; a computed one gives none); with the shapes a session times, each size's
     largest over them (a 256-wide block is legal when one shape has 256 columns)."""
     numbers: dict[str, SizeValue] = {**size_constants(problem.reference_py), **problem.constants}
-    shapes = literal_shapes(problem.reference_py) or []
+    shapes = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
     numbers.update({k: v for k, v in problem.primary_shape(shapes).kwargs.items() if isinstance(v, int | float)})
     for shape in timed:
         for k, v in shape.kwargs.items():
@@ -315,7 +315,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     card_path = folder / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
     problem = Problem.from_folder(folder, device=request.device, card=card, size_scale=request.size_scale)
-    entries = literal_shapes(problem.reference_py) or []
+    entries = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
     check_entries(problem.reference_py, entries)  # an entry get_inputs cannot take: one line, before anything runs
     shapes = session_shapes(problem, entries)
     env = worker_env(None, device=request.device)

@@ -25,7 +25,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
-from kernelopt.kernelsource import runs_in_interpreter, shapes_fault, smallest_shape_index, timed_shape_index
+from kernelopt.kernelsource import (
+    literal_value,
+    runs_in_interpreter,
+    shapes_built_by_code,
+    shapes_fault,
+    smallest_shape_index,
+    timed_shape_index,
+)
 from kernelopt.taskcard import TaskCard
 
 ShapeValue = int | float | bool | str
@@ -172,32 +179,6 @@ def compile_shape(
     return ProblemShape(kwargs=primary.kwargs, constants={**primary.constants, name: shrink(leading)})
 
 
-_OPERATORS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.FloorDiv: lambda a, b: a // b,
-    ast.Pow: lambda a, b: a**b,
-    ast.LShift: lambda a, b: a << b,
-}
-
-
-def _constant(node: ast.expr) -> object:
-    """A literal, or integer arithmetic of literals (``2**27``, ``1 << 14``, ``4 * 1024``); ValueError else."""
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        a, b = _constant(node.left), _constant(node.right)
-        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool):
-            if isinstance(node.op, ast.Pow | ast.LShift) and not 0 <= b <= 64:
-                raise ValueError("exponent out of range")
-            return _OPERATORS[type(node.op)](a, b)
-        raise ValueError("not integer arithmetic")
-    if isinstance(node, ast.List):
-        return [_constant(e) for e in node.elts]
-    if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
-        return {_constant(k): _constant(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
-    return ast.literal_eval(node)
-
-
 def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
     """reference.py's ``SHAPES`` when it is a list of dicts of literals or integer arithmetic of literals
     (``{"n": 2**27}``; read, not imported); ``None`` when it is absent or computed (the workers read it then).
@@ -214,16 +195,36 @@ def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             try:
-                value = _constant(node.value)
+                value = literal_value(node.value)
             except (ValueError, TypeError, SyntaxError):
                 return None
             fault = shapes_fault(value)
             if fault is not None:  # a literal that names no case: said before any worker starts
                 raise InputFileError(reference_py, fault)
-            if isinstance(value, list):
+            if isinstance(value, list | tuple):
                 return [dict(s) for s in value]
             return None
     return None
+
+
+def reference_shapes(
+    reference_py: Path, *, constants: Mapping[str, object] | None = None, device: str | None = None
+) -> list[dict[str, ShapeValue]] | None:
+    """reference.py's ``SHAPES`` as a run sees it: a literal read from the text (:func:`literal_shapes`), one built
+    by code (:func:`~kernelopt.kernelsource.shapes_built_by_code`) read from a child that imports reference.py with
+    ``constants`` set (:func:`kernelopt.harness.infer.shapes_by_code`); ``None`` when it has none, or when the
+    child could not tell (the workers then read it, and say why).
+
+    Raises:
+        InputFileError: the file is missing or not valid Python; a ``SHAPES`` that names no case (one line,
+            :func:`~kernelopt.kernelsource.shapes_fault`, the same rule for a literal and a built one); importing
+            reference.py ran past its limit.
+    """
+    from kernelopt.harness.infer import shapes_by_code
+
+    if shapes_built_by_code(reference_py):
+        return shapes_by_code(reference_py, constants=constants, device=device)
+    return literal_shapes(reference_py)
 
 
 class Problem(BaseModel):
