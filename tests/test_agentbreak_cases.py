@@ -159,3 +159,32 @@ def test_a_report_written_to_a_folder_says_it_is_a_folder(tmp_path: Path) -> Non
         atomic_write_text(folder, "# report\n")
     assert "is a folder, not a file" in caught.value.one_line() and "hard links" not in caught.value.one_line()
     assert sorted(p.name for p in folder.iterdir()) == ["a"]
+
+
+def test_nothing_a_tool_returns_or_refuses_with_holds_a_secret_of_the_servers_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference that reads the server's /proc/<pid>/environ and raises with it: `tune` refused with
+    "RuntimeError: ref stolen: MY_API_KEY=sk-live-..." (the refusal was not redacted). Here the same at the
+    server's boundary: a refusal quoting the value, and a result (a report's kernel name) holding it."""
+    import json
+
+    secret = "sk-live-0123456789abcdefSECRET"
+    monkeypatch.setenv("MY_API_KEY", secret)
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    assert secret not in _one_line_error(server, "wiki_spec", gpu=secret)
+    (tmp_path / "prof").mkdir()
+    summary = {"schema_version": 1, "vendor": "nvidia", "tool_used": "ncu", "kernels": [{"kernel_name": secret}]}
+    (tmp_path / "prof" / "summary.json").write_text(json.dumps(summary))
+    result = _call(server, "evidence", path=str(tmp_path / "prof"))
+    assert not result.is_error, result
+    said = json.dumps(result.structured_content) + "".join(getattr(b, "text", "") for b in result.content)
+    assert "[redacted]" in said and secret not in said
+
+
+def test_init_of_a_name_taken_says_so_without_the_clis_flag(tmp_path: Path) -> None:
+    kernel, reference = _sources(tmp_path)
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    (tmp_path / "kernel_opt_add").mkdir()
+    message = _one_line_error(server, "init", name="add", kernel=str(kernel), reference=str(reference))
+    assert "already exists: choose another name" in message and "--force" not in message, message

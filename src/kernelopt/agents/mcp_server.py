@@ -27,7 +27,8 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
 from kernelopt import __version__
@@ -39,6 +40,7 @@ from kernelopt.evidence.model import ProfileSummary
 from kernelopt.hardware.specs import GpuSpec
 from kernelopt.loop.protocols import LoopEvent
 from kernelopt.memory.summary import SummaryRow
+from kernelopt.redact import redact
 from kernelopt.report.model import ReportData
 from kernelopt.tuning.folder import TuneSummary
 from kernelopt.wiki.search import SearchHit
@@ -212,7 +214,7 @@ async def _long(
             state.count += 1
             if live:
                 assert ctx is not None
-                anyio.from_thread.run(ctx.report_progress, float(state.count), None, line, token=token)
+                anyio.from_thread.run(ctx.report_progress, float(state.count), None, redact(line), token=token)
 
     def report(line: str) -> None:
         if cancelled.is_set():
@@ -275,15 +277,38 @@ def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:
 
 class _Server(MCPServer):
     """The SDK's server, with arguments that fail a tool's schema refused in one line (the SDK's message is
-    pydantic's several lines and a documentation link)."""
+    pydantic's several lines and a documentation link), and everything a tool returns or refuses with
+    redacted (:func:`kernelopt.redact.redact`, as every line the CLI prints): a refusal may quote what a
+    kernel or a reference printed or raised, and either can read this server's environment
+    (``/proc/<pid>/environ``)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # the SDK's own "Error executing tool <name>": nothing of the exception in it
         except ToolError as exc:
-            if not isinstance(exc.__cause__, ValidationError):
-                raise
-            raise ToolError(f"{name}: bad arguments: {_arguments_said(exc.__cause__)}") from None
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(redact(f"{name}: bad arguments: {_arguments_said(exc.__cause__)}")) from None
+            raise ToolError(redact(str(exc))) from None
+        if isinstance(result, CallToolResult):
+            for block in result.content:
+                if isinstance(block, TextContent):
+                    block.text = redact(block.text)
+            if result.structured_content is not None:
+                result.structured_content = _redacted(result.structured_content)
+        return result
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` (JSON data) with every string redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def _arguments_said(exc: ValidationError) -> str:
@@ -333,6 +358,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             r = roots.confine(reference, "reference")
             card = roots.confine(task_card, "task card") if task_card else card_beside(k)
             target = parent / f"{PREFIX}{validate_name(name)}"
+            if target.exists():  # the CLI's hint (--force) is no argument here
+                raise UsageError(f"init: {target} already exists: choose another name, or continue it (status)")
             notes: list[str] = []
             if Path(r).is_file():  # a SHAPES built by code that names no case: refused before anything is made
                 shapes_by_code(Path(r), device=default_device)
