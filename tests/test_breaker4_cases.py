@@ -137,16 +137,26 @@ def test_an_autotune_with_its_own_warmup_and_rep_runs_on_the_cpu() -> None:
 # ------------------------------------------------------------------------------------------- silent misses
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h5: only the innermost @triton.heuristics is read")
-def test_stacked_heuristics_are_all_read() -> None:
+@pytest.mark.timeout(120)
+def test_stacked_heuristics_are_all_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Seen on 2026-12-05: heur_two stacks ``@triton.heuristics({"BLOCK_N": lambda args: _row_block(args["N"]),
     "num_warps": ...})`` over ``@triton.heuristics({"EVEN_N": ...})``. ``tune`` said "no tunable knob: discovery
     lists only knobs it cannot edit: _row_norm.heuristics.EVEN_N (semantic)": the outer decorator's block and warps
-    were neither listed nor named, and ``num_warps`` was offered as a launch default the heuristic overrides."""
+    were neither listed nor named, and ``num_warps`` was offered as a launch default the heuristic overrides. Every
+    ``@triton.heuristics`` is read now; a pick of 64 is written as a table in the lambda, the helper its fallback,
+    correct at 300 and 2000 columns (``EVEN_N`` follows the block)."""
+    from tests.test_breaker_cases import _edit_for
+
     found = {t.key: t for t in discover_source((DATA / "heur_two" / "kernel.py").read_text())}
     block = found["_row_norm.heuristics.BLOCK_N"]
     assert block.editable and block.computed == '_row_block(args["N"])'
     assert "_row_norm.heuristics.num_warps" in found and "_row_norm:num_warps" not in found
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("heur_two", tmp_path)
+    written = _edit_for(folder, {"BLOCK_N": 64})
+    assert '"BLOCK_N": lambda args: 64 if args["N"] <= 640 else _row_block(args["N"]),' in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 4, "N": 96}, {"M": 3, "N": 640}, {"M": 2, "N": 300}, {"M": 2, "N": 2000}])
 
 
 @pytest.mark.xfail(strict=True, reason="breaker4 case h6: a class attribute read through self is no knob")

@@ -1958,15 +1958,20 @@ class _Analyzer:
     # -- heuristics -------------------------------------------------------------------------------
 
     def heuristic_entries(self, info: _FuncInfo) -> dict[str, cst.BaseExpression]:
-        deco = self.decorators(info.node).get("heuristics")
-        if deco is None or not isinstance(deco.decorator, cst.Call):
-            return {}
-        values = None
-        for i, arg in enumerate(deco.decorator.args):
-            if (arg.keyword and arg.keyword.value == "values") or (arg.keyword is None and i == 0):
-                values = arg.value
-        entries = self.dict_entries(values, None) if values is not None else None
-        return dict(entries or [])
+        """The entries of every ``@triton.heuristics`` of a kernel, stacked ones too (the outer decorator runs
+        first, so a name two of them set is the inner one's)."""
+        out: dict[str, cst.BaseExpression] = {}
+        for d in info.node.decorators:
+            deco = d.decorator
+            if not (isinstance(deco, cst.Call) and _dotted(deco.func).split(".")[-1] == "heuristics"):
+                continue
+            values = None
+            for i, arg in enumerate(deco.args):
+                if (arg.keyword and arg.keyword.value == "values") or (arg.keyword is None and i == 0):
+                    values = arg.value
+            entries = self.dict_entries(values, None) if values is not None else None
+            out.update(entries or [])
+        return out
 
     def heuristics(self) -> None:
         for fname, infos in self.functions.items():
