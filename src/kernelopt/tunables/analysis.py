@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.blocks import steps_by
+from kernelopt.tunables.inline_guard import read_inline_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
@@ -998,6 +999,8 @@ class _Analyzer:
         if setting is not None:
             return self.helper_site(la, launch_id, kname, group, setting)
         lit = self.literal(expr)
+        if lit is None and read_inline_guard(expr) is not None:
+            lit = self.literal(expr.orelse)  # type: ignore[attr-defined]  # tuned where its guard holds
         kind = TunableKind.LAUNCH_KWARG
         key = f"{launch_id}:{name}"
         overridden = False
@@ -2580,6 +2583,12 @@ def _boolean_expr(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
 
 
+def _integers(expr: cst.CSTNode) -> list[cst.Integer]:
+    """Every integer literal in ``expr``."""
+    found = [expr] if isinstance(expr, cst.Integer) else []
+    return found + [i for child in expr.children for i in _integers(child)]
+
+
 class _GridLiterals(cst.CSTVisitor):
     """Integer literals of a grid expression, classified.
 
@@ -2603,6 +2612,11 @@ class _GridLiterals(cst.CSTVisitor):
         return None
 
     def _divisor(self, node: cst.CSTNode, numerator: cst.BaseExpression, divisor: cst.BaseExpression) -> None:
+        if isinstance(divisor, cst.IfExp) and read_inline_guard(divisor) is not None:
+            # the grid's copy of an inline guard at the launch (``n // (256 if n % 256 == 0 else 128)``): its
+            # fallback moves with the knob's, the guard's own literals are no copies
+            self._claimed |= {id(n) for n in (divisor.body, *_integers(divisor.test))}
+            divisor = divisor.orelse
         lit = self.an.literal(divisor)
         if lit is None or not isinstance(lit.value, int) or isinstance(lit.value, bool):
             return

@@ -37,6 +37,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.tunables.analysis import TUNED
 from kernelopt.tunables.blocks import one_block
+from kernelopt.tunables.inline_guard import read_inline_guard
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -817,9 +818,75 @@ def guard_edit(old: str, new: str) -> Guarded:
 def strip_stale_guards(old: str, new: str) -> str:
     """``new`` without the guard lines (written by :func:`guard_edit` before) that would override the literals
     moved from ``old``: a candidate runs the configuration it names, at every size."""
-    if TUNED not in old:
+    if TUNED not in old and not _may_hold_inline_guards(old):
         return new  # no guard to take out (and no parse for it)
     return _rewrite(old, new, add=False).new_source or new
+
+
+def _may_hold_inline_guards(source: str) -> bool:
+    """Whether ``source`` may hold an inline guard (a conditional expression; cheap, before any parse)."""
+    return " if " in source and " else " in source
+
+
+def _inline_guard_args(source: str) -> list[tuple[str | None, cst.IfExp, int, int]] | None:
+    """(keyword, expression, start, end offsets) of every inline guard of ``source``
+    (:func:`kernelopt.tunables.inline_guard.read_inline_guard`) in order, the keyword it is passed as at a launch
+    (``None`` for a grid's copy of one); ``None`` when the text does not parse."""
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except cst.ParserSyntaxError:
+        return None
+    pos = wrapper.resolve(PositionProvider)
+    starts = _line_starts(source)
+    keywords = {
+        id(n.value): n.keyword.value for n in _walk(wrapper.module) if isinstance(n, cst.Arg) and n.keyword is not None
+    }
+    out: list[tuple[str | None, cst.IfExp, int, int]] = []
+    for node in _walk(wrapper.module):
+        if isinstance(node, cst.IfExp) and read_inline_guard(node) is not None:
+            rng = pos[node]
+            start, end = starts[rng.start.line - 1] + rng.start.column, starts[rng.end.line - 1] + rng.end.column
+            for _ in node.lpar:  # its parentheses go with it (``n // (256 if ... else 128)`` -> ``n // 128``)
+                start = source.rindex("(", 0, start)
+            for _ in node.rpar:
+                end = source.index(")", end) + 1
+            out.append((keywords.get(id(node)), node, start, end))
+    return out
+
+
+def _moved_inline_guards(old: str, new: str) -> tuple[str, str, frozenset[str]]:
+    """``old`` and ``new`` with every inline guard whose fallback the edit moved written as that fallback (the
+    original's in ``old``, the moved one in ``new``), and the keywords they are passed as: the guard then judges the
+    move as a move of a literal, and the inline guard is taken out (the new value, or a new guard, holds)."""
+    if not _may_hold_inline_guards(old):
+        return old, new, frozenset()
+    before, after = _inline_guard_args(old), _inline_guard_args(new)
+    if not before or after is None or len(before) != len(after):
+        return old, new, frozenset()
+    old_splices: list[_Splice] = []
+    new_splices: list[_Splice] = []
+    names: set[str] = set()
+    for (keyword, o_expr, o_start, o_end), (other, n_expr, n_start, n_end) in zip(before, after, strict=True):
+        was, now = read_inline_guard(o_expr), read_inline_guard(n_expr)
+        if keyword != other or was is None or now is None or was == now:
+            continue
+        if (was.tuned, was.test) != (now.tuned, now.test):
+            continue  # the guard itself was edited: not a move of its fallback
+        old_splices.append((o_start, o_end, str(was.fallback)))
+        new_splices.append((n_start, n_end, str(now.fallback)))
+        if keyword is not None:
+            names.add(keyword)
+    return _spliced(old, old_splices), _spliced(new, new_splices), frozenset(names)
+
+
+def _spliced(text: str, splices: list[_Splice]) -> str:
+    out, at = [], 0
+    for start, end, piece in sorted(splices):
+        out.append(text[at:start])
+        out.append(piece)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=8)
@@ -836,6 +903,7 @@ def _collected(source: str) -> _Collector | None:
 
 
 def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
+    old, new, inline = _moved_inline_guards(old, new)
     old_collector = _collected(old)
     try:
         new_wrapper = MetadataWrapper(cst.parse_module(new))
@@ -931,33 +999,33 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
             if why is not None:
                 return Guarded(None, why)
     for moved in by_statement.values():
-        splice, why = _guard(moved, new, pos)
+        splice, why = _guard(moved, new, pos, inline)
         if splice is None:
             return Guarded(None, why)
         splices += splice
         notes.append(why)
     if not splices:
         return Guarded(new, None)
-    out, at = [], 0
-    for start, end, text in sorted(splices):
-        out.append(new[at:start])
-        out.append(text)
-        at = end
-    out.append(new[at:])
-    return Guarded("".join(out), "; ".join(notes) or None)
+    return Guarded(_spliced(new, splices), "; ".join(notes) or None)
 
 
 def guarded_values(source: str) -> dict[str, int]:
     """Name -> value of every tile a guard written by :func:`guard_edit` sets in ``source`` (``if N % 64 == 0:  #
     kernelopt: tuned`` / ``BLOCK_N = 64`` gives ``{"BLOCK_N": 64}``); empty when it holds none (or does not parse).
-    A later session reads them as the configuration the file runs wherever its guards hold."""
-    if TUNED not in source:
+    An inline guard at a launch (``BLOCK=256 if n % 256 == 0 else 128``) gives its keyword and tuned value. A later
+    session reads them as the configuration the file runs wherever its guards hold."""
+    if TUNED not in source and not _may_hold_inline_guards(source):
         return {}
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
         return {}
     out: dict[str, int] = {}
+    for node in _walk(module):
+        guard = read_inline_guard(node.value) if isinstance(node, cst.Arg) and node.keyword is not None else None
+        if guard is not None:
+            assert isinstance(node, cst.Arg) and node.keyword is not None
+            out.setdefault(node.keyword.value, guard.tuned)
     for node in _walk(module):
         values = _guard_values(node) if isinstance(node, cst.If) else None
         for name, value in values or ():
@@ -1091,9 +1159,11 @@ def _condition(needs: list[Divides], value: int) -> str:
     return " and ".join(tests)
 
 
-def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions) -> tuple[list[_Splice] | None, str]:
+def _guard(
+    moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions, inline: frozenset[str] = frozenset()
+) -> tuple[list[_Splice] | None, str]:
     """The splices that guard the moved tiles of one statement, and the note; ``None`` and why when the sizes
-    are not known where the tiles are set."""
+    are not known where the tiles are set. Launch keywords in ``inline`` were inline guards: guarded inline again."""
     statement = moved[0][0].statement
     fn = moved[0][0].function
     assert fn is not None
@@ -1119,7 +1189,7 @@ def _guard(moved: list[tuple[_Change, list[Divides]]], new: str, pos: Positions)
     rule = " or a block cover it" if any(d.covers for _, needs in moved for d in needs) else ""
     note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size{rule}: {whys})"
     if all(c.keyword is not None for c, _ in moved):
-        return _hoisted(moved, fn, new, pos, conditions), note
+        return _hoisted(moved, fn, new, pos, conditions, inline), note
     if any(c.keyword is not None for c, _ in moved):
         return None, f"{names}: an assignment and a launch literal moved on one line: not written"
     rng = pos[statement]
@@ -1140,12 +1210,17 @@ def _step(indent: str) -> str:
 
 
 def _hoisted(
-    moved: list[tuple[_Change, list[Divides]]], fn: cst.FunctionDef, new: str, pos: Positions, conditions: str
+    moved: list[tuple[_Change, list[Divides]]],
+    fn: cst.FunctionDef,
+    new: str,
+    pos: Positions,
+    conditions: str,
+    inline: frozenset[str] = frozenset(),
 ) -> list[_Splice]:
     """Launch literals guarded: their values get a line of their own before the launch statement, named like the
     keywords, and the guard follows it, as for an assigned tile (``BM = 16`` / ``if M % 32 == 0:  # kernelopt:
     tuned`` / ``BM = 32``; the launch passes ``BM=BM``); where the function already uses such a name, inline at
-    the launch (``BM=32 if M % 32 == 0 else 16``)."""
+    the launch (``BM=32 if M % 32 == 0 else 16``), and where the launch held an inline guard (``inline``)."""
     names = [c.keyword for c, _ in moved]
     keywords = {id(n.keyword) for n in _walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
     used = {n.value for n in _walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
@@ -1155,7 +1230,7 @@ def _hoisted(
         (starts[pos[lit].start.line - 1] + pos[lit].start.column, len(_code(lit)), c)
         for c, lit in {id(lit): (c, lit) for c, lit in copies}.values()
     ]
-    if used & set(names):  # type: ignore[arg-type]
+    if (used | inline) & set(names):  # type: ignore[arg-type]
         inline = {id(c): f"{c.after} if {_condition(needs, c.after)} else {c.before}" for c, needs in moved}
         grid = [(at, at + size, f"({inline[id(c)]})") for at, size, c in spans]
         return [*((c.start, c.end, inline[id(c)]) for c, _ in moved), *grid]
