@@ -24,12 +24,12 @@ pytestmark = pytest.mark.timeout(120)
 DATA = Path(__file__).parent / "data" / "batchbreak"
 
 
-def _check(tmp_path: Path, kernel: str, reference: str, *, seeds: int = 1) -> CorrectnessReport:
+def _check(tmp_path: Path, kernel: str, reference: str, *, seeds: int = 1, device: str = "cpu") -> CorrectnessReport:
     folder = tmp_path / "problem"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     shutil.copy(DATA / kernel, folder / "kernel.py")
     shutil.copy(DATA / reference, folder / "reference.py")
-    settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=seeds)
+    settings = HarnessSettings(device=device, case_timeout_s=30.0, seeds=seeds)
     return check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
 
 
@@ -64,6 +64,19 @@ def test_a_kernel_drawing_as_a_dtype_dependent_reference_does_passes(
     report = _check(tmp_path, kernel, reference, seeds=2)
     assert report.passed, report.message
     assert all(c.reference_precision == "native" for c in report.cases)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("reference", DTYPE_DRAWS)
+def test_on_the_gpu_a_dtype_dependent_reference_fails_a_kernel_without_its_noise_and_passes_one_with_it(
+    tmp_path: Path, reference: str
+) -> None:
+    # the CUDA generator's draws: the state compared is the device's (kernelopt.harness.draws.generator_states)
+    kernel = {"reference_rand_dtype.py": "kernel_rand_dtype.py", "reference_randn_like.py": "kernel_randn_like.py"}
+    report = _check(tmp_path / "without", "kernel_sum.py", reference, device="cuda")
+    assert report.status is CorrectnessStatus.FAIL and "beyond tolerance" in (report.message or ""), report.message
+    same = _check(tmp_path / "with", kernel.get(reference, "kernel_rand_branch.py"), reference, seeds=2, device="cuda")
+    assert same.passed, same.message
 
 
 def test_a_kernel_off_by_a_real_error_fails_against_a_dtype_dependent_reference(tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ from torch import nn
 class Model(nn.Module):
     def forward(self, x):
         if x.dtype == torch.float32:
-            noise = torch.rand(x.shape[0], 1)
+            noise = torch.rand(x.shape[0], 1, device=x.device)
         else:
-            noise = torch.rand(x.shape[0], 1, dtype=torch.float64).to(x.dtype)
+            noise = torch.rand(x.shape[0], 1, dtype=torch.float64, device=x.device).to(x.dtype)
         return x.sum(dim=1, keepdim=True) + noise
 
 

@@ -7,7 +7,7 @@ from torch import nn
 
 class Model(nn.Module):
     def forward(self, x):
-        return x.sum(dim=1, keepdim=True) + torch.rand(x.shape[0], 1, dtype=x.dtype)
+        return x.sum(dim=1, keepdim=True) + torch.rand(x.shape[0], 1, dtype=x.dtype, device=x.device)
 
 
 def get_inputs():
