@@ -164,3 +164,15 @@ def test_runs_files_named_otherwise_are_paired_as_meant_or_each_said_in_one_row(
         "level_1_problem_<id>_sample_<k>_kernel.py (KernelBench's name of a generated kernel): not run",
     }
     assert read_runs(DATA / "runs", 1).samples[1] == {0: runs / "level_1_problem_1_sample_0_kernel.py"}
+
+
+def test_a_scale_with_nothing_to_scale_names_where_such_sizes_are_written() -> None:
+    # Seen: "its sizes are in SHAPES or get_inputs' defaults" for a problem whose sizes are literals in
+    # get_inputs' body (torch.rand(4, 64)), and no word of the plainest way out, running it at full size
+    from kernelopt.harness.sizes import SizeScaleError, plan_sizes
+
+    with pytest.raises(SizeScaleError) as caught:
+        plan_sizes(DATA / "reference_rand_dtype.py", sizes={}, scale=0.05)
+    said = f"{caught.value} {caught.value.hint}"
+    assert "has no module-level integer size to scale" in said
+    assert "literals in its body" in said and "no --size-scale" in said

@@ -551,8 +551,9 @@ def plan_sizes(
         if not plan.kept:
             raise SizeScaleError(
                 f"size scale {scale:g} changes nothing: {name} has no module-level integer size to scale",
-                hint="its sizes are in SHAPES or get_inputs' defaults: add a smaller SHAPES entry, or make the "
-                "sizes module-level constants (batch_size = 16384)",
+                hint="its sizes are written elsewhere (SHAPES, get_inputs' defaults or literals in its body): run "
+                "it at full size (no --size-scale), add a smaller SHAPES entry, or make the sizes module-level "
+                "constants (batch_size = 16384)",
             )
         kept = "; ".join(f"{k.name}={fmt_size(k.value)}: {k.reason}" for k in plan.kept)
         raise SizeScaleError(
