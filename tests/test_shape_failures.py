@@ -334,6 +334,9 @@ def test_every_command_refuses_a_bad_shapes_built_by_code_in_one_line_before_it_
     assert main(["validate", str(ws), "--device", "cpu"]) == 2
     err = capsys.readouterr().err
     assert words in err and "loading" not in err and not list(ws.glob(".kernelopt/validate/*.json"))
+    assert main(["optimize", str(ws), "--device", "cpu"]) == 2  # an existing workspace: before the loop
+    err = capsys.readouterr().err
+    assert words in err and not list(ws.glob("memory/v*.json"))
     # batch: the problem is an ERROR row with the line, the good one beside it runs
     problems = tmp_path / "problems"
     shutil.copytree(folder, problems / "bad")

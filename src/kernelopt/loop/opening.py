@@ -170,13 +170,16 @@ def open_or_create(
             (``--reuse-workspace``); without it that is an error.
 
     Raises:
-        InputFileError: PATH is neither a workspace nor a folder with kernel.py and reference.py.
+        InputFileError: PATH is neither a workspace nor a folder with kernel.py and reference.py; its
+            reference.py builds a ``SHAPES`` that names no case.
         WorkspaceError: the name is invalid, ``<root>/kernel_opt_<name>`` exists but is no workspace,
             or its V0 differs from PATH's kernel.py / reference.py and ``reuse`` is not set.
     """
     path = Path(path).expanduser()
     if path.is_dir() and is_workspace(path):
-        return OpenedWorkspace(Workspace(path), created=False)
+        ws = Workspace(path)
+        shapes_by_code(ws.reference_py)  # a SHAPES built by code that names no case: one line, before the loop
+        return OpenedWorkspace(ws, created=False)
     check_task_folder(path)
     ws_name = validate_name(name or default_name(path))
     parent = Path(root).expanduser() if root is not None else DEFAULT_ROOT
