@@ -50,6 +50,9 @@ MAX_ROTATION_BYTES = 2 * 1024**3
 MAX_GRAPH_OUTPUT_BYTES = 1024**3
 MAX_ROTATION_SETS = 64
 MAX_LAUNCHES_PER_SAMPLE = 1000
+#: Our choice: CPU callables whose shortest single calls are within this ratio are of one speed and are timed
+#: with one count of calls per sample (same_launches): the same code, estimated on a noisy clock.
+SAME_SPEED_RATIO = 1.25
 #: Time-based warm-up per version before sampling (triton.testing.do_bench warms up for 25 ms).
 WARMUP_S = 0.05
 #: Spin queued before each timed window, microseconds at the maximum clock: covers the CPU launch of a
@@ -118,14 +121,16 @@ class Sampler:
     est_sample_us: float
     warnings: list[str] = field(default_factory=list)
     keep: list[Any] = field(default_factory=list)  # graph, outputs: alive as long as the sampler
+    shortest_call_us: float | None = None  # CPU: the shortest single call of the estimate (its speed)
+    resize: Callable[[int], Sampler] | None = None  # CPU: the same callable at another count of calls per sample
 
     def sample(self) -> float:
         """One sample: microseconds per call."""
         return self.take()
 
 
-def estimate_us(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, *, calls: int = 5) -> float:
-    """Median wall time of single synchronized calls, microseconds (after the caller's warm-up)."""
+def call_times_us(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, *, calls: int = 5) -> list[float]:
+    """Wall times of single synchronized calls, microseconds, sorted (after the caller's warm-up)."""
     times = []
     for k in range(calls):
         synchronize(device)
@@ -133,7 +138,12 @@ def estimate_us(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, 
         fn(*sets[k % len(sets)])
         synchronize(device)
         times.append((time.perf_counter() - t0) * 1e6)
-    times.sort()
+    return sorted(times)
+
+
+def estimate_us(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, *, calls: int = 5) -> float:
+    """Median wall time of single synchronized calls, microseconds (after the caller's warm-up)."""
+    times = call_times_us(fn, sets, device, calls=calls)
     return times[len(times) // 2]
 
 
@@ -241,10 +251,24 @@ def _prepare(
     return Sampler(TimingMethod.CUDA_BATCH, n, min(len(sets), n), flushed, take, gpu_us * n + SPIN_US, warnings)
 
 
-def _cpu_sampler(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, settings: BenchSettings) -> Sampler:
-    """Calls back to back on the CPU's performance counter, as many as fill ``sample_target_us``."""
-    est = estimate_us(fn, sets, device)
-    n = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
+def _cpu_sampler(
+    fn: Callable[..., Any],
+    sets: Sequence[list[Any]],
+    device: str,
+    settings: BenchSettings,
+    *,
+    launches: int | None = None,
+    times: list[float] | None = None,
+) -> Sampler:
+    """Calls back to back on the CPU's performance counter, as many as fill ``sample_target_us`` at the median
+    single call (or ``launches``; ``times``: the single calls already timed)."""
+    times = call_times_us(fn, sets, device) if times is None else times
+    est = times[len(times) // 2]
+    n = (
+        launches
+        if launches is not None
+        else max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(settings.sample_target_us / max(est, 1e-3))))
+    )
     calls = _rotating(fn, sets, n)
 
     def take_cpu() -> float:
@@ -252,7 +276,44 @@ def _cpu_sampler(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str,
         calls()
         return (time.perf_counter() - t0) * 1e6 / n
 
-    return Sampler(TimingMethod.CPU_PERF_COUNTER, n, len(sets), False, take_cpu, est * n)
+    def resize(m: int) -> Sampler:
+        return _cpu_sampler(fn, sets, device, settings, launches=m, times=times)
+
+    return Sampler(
+        TimingMethod.CPU_PERF_COUNTER, n, len(sets), False, take_cpu, est * n, shortest_call_us=times[0], resize=resize
+    )
+
+
+def same_launches(samplers: Sequence[Sampler]) -> list[Sampler]:
+    """The samplers of one case, those of one speed on the CPU with one count of calls per sample: the smallest
+    of their counts (GPU samplers are left as they are).
+
+    Each CPU sampler picks its count from the median of five single calls, and on a clock shared with other jobs
+    a preemption (milliseconds) inflates that median: two identical callables got 5 and 1 calls per sample (97
+    of KernelBench's 200 identical pairs at `--size-scale 0.05`, 2026-12-05). A sample of 5 calls is hit by
+    preemptions about 5 times as often as one of 1 call: 8 of 20 against 1 of 20 in level 2 #21, whose identical
+    kernel was then called 18.7x slower (p 0.0002). Callables of one speed (their shortest single calls, which a
+    preemption cannot shorten, within :data:`SAME_SPEED_RATIO`) therefore share one count, the smallest, so no
+    sample outgrows the slowest estimate's target; callables of different speeds keep their own counts (samples
+    of about one duration).
+    """
+    cpu = [s for s in samplers if s.resize is not None and s.shortest_call_us is not None]
+    out = list(samplers)
+    for i, s in enumerate(samplers):
+        if s.resize is None or s.shortest_call_us is None:
+            continue
+        peers = [p for p in cpu if _same_speed(p.shortest_call_us, s.shortest_call_us)]
+        n = min(p.launches for p in peers)
+        if n != s.launches:
+            out[i] = s.resize(n)
+    return out
+
+
+def _same_speed(a_us: float | None, b_us: float | None) -> bool:
+    if a_us is None or b_us is None:
+        return False
+    lo, hi = sorted((max(a_us, 1e-3), max(b_us, 1e-3)))
+    return hi <= SAME_SPEED_RATIO * lo
 
 
 def _calls_per_sample(fn: Callable[..., Any], sets: Sequence[list[Any]], settings: BenchSettings, gpu_us: float) -> int:
@@ -367,6 +428,6 @@ def time_versions(
         for k in range(warmup):
             fn(*sets[k % len(sets)])
     synchronize(device)
-    samplers = [make_sampler(fn, sets, device, settings, flusher) for fn in fns]
+    samplers = same_launches([make_sampler(fn, sets, device, settings, flusher) for fn in fns])
     blocks = plan_blocks([s.est_sample_us for s in samplers], settings, case_timeout_s)
     return samplers, take_samples(samplers, abba_order(len(samplers), blocks))
