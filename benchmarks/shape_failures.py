@@ -8,7 +8,9 @@ that trip the assert at 300 columns only (64, 128, 256) and a batch that passes 
 times each after one warm-up. Prints each batch's wall seconds and what each failing candidate's result says it
 cost (``check_s``, ``bench_s``: null when it was never timed).
 
-    PYTHONPATH=src python benchmarks/shape_failures.py [--rounds 3] [--json FILE]
+    PYTHONPATH=src python benchmarks/shape_failures.py [--rounds 3] [--device cpu|cuda] [--json FILE]
+
+On ``--device cuda`` the primary shape's evaluator compiles in its compile pool, as a session does.
 
 Run it with another checkout's ``src`` on ``PYTHONPATH`` to compare (before 2026-12-05 a failing candidate was
 checked and timed at 40 columns before it failed at 300).
@@ -38,15 +40,16 @@ PASSING = (512, 1024)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "assert_block"
         shutil.copytree(FOLDER, folder)
-        problem = Problem.from_folder(folder, device="cpu")
+        problem = Problem.from_folder(folder, device=args.device)
         shapes = session_shapes(problem, literal_shapes(folder / "reference.py") or [])
         base = (folder / "kernel.py").read_text()
-        editor = knob_editor(base, kernel="_row_max_scale", pin_current=True)
+        editor = knob_editor(base, kernel="_row_max_scale", pin_current=problem.interpreted)
         walls: dict[str, list[float]] = {"failing": [], "passing": []}
         costs: list[dict[str, object]] = []
         with ShapesEvaluator(problem, shapes, base, editor, session_dir=Path(tmp) / "session") as ev:

@@ -189,6 +189,31 @@ def test_tune_never_times_a_block_that_trips_the_kernel_s_assert_at_one_entry(
     assert (folder / "kernel.py").read_text() == before or doc["best_config"]["BLOCK"] >= 512
 
 
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_a_block_that_trips_the_assert_at_one_entry_is_compiled_and_checked_never_timed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a GPU the primary shape's evaluator compiles in the pool and the check on each entry comes before any
+    timing, as on the CPU; num_warps is a knob there, so every warp count of a block under 300 fails the same way."""
+    import json
+
+    from kernelopt.cli.app import main
+
+    folder = tmp_path / "f"
+    shutil.copytree(DATA / "assert_block", folder)
+    code = main(["tune", str(folder), "--device", "cuda", "--budget", "24", "--dry-run", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["shapes"] == ["rows=4,cols=40", "rows=4,cols=300"] and "num_warps" in doc["knobs"]
+    lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
+    results = [x["result"] for x in lines if x.get("kind") == "result" and not x["result"]["retimed"]]
+    small = [r for r in results if 40 <= r["config"]["BLOCK"] < 300]
+    assert small and all(r["failed_entry"] == "rows=4,cols=300" and r["bench_s"] is None for r in small)
+    assert all(r["outcome"] != "ok" for r in small) and doc["best_config"]["BLOCK"] >= 512
+
+
 # --------------------------------------------------------------------- tunables' words for a block saved on ctx
 
 
