@@ -159,21 +159,50 @@ def test_stacked_heuristics_are_all_read(tmp_path: Path, monkeypatch: pytest.Mon
     _all_correct(folder, [{"M": 4, "N": 96}, {"M": 3, "N": 640}, {"M": 2, "N": 300}, {"M": 2, "N": 2000}])
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h6: a class attribute read through self is no knob")
-def test_a_block_kept_as_a_class_attribute_is_a_knob() -> None:
+@pytest.mark.timeout(120)
+def test_a_block_kept_as_a_class_attribute_is_a_knob(tmp_path: Path) -> None:
     """Seen on 2026-12-05: module_attr's ``class TritonRMSNorm(nn.Module)`` keeps ``BLOCK = 1024`` as a class
     attribute and launches with ``BLOCK=self.BLOCK``; ``tune`` said "computed (self.BLOCK) from self, which no SHAPES
-    entry names as a size": the literal is in the file."""
-    found = {t.key: t for t in discover_source((DATA / "module_attr" / "kernel.py").read_text())}
+    entry names as a size": the literal is in the file. It is a knob at the class attribute now; the guard reads
+    ``self.BLOCK`` as that tile, so a lower block (one block covers the row) is not written, one line, where it
+    went out unguarded once found (wrong at 1000 columns); a wider one is written."""
+    old = (DATA / "module_attr" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(old)}
     assert found["_rms_norm:BLOCK"].editable and found["_rms_norm:BLOCK"].value == 1024
+    lower = guard_edit(old, apply_source(old, {"BLOCK": 256}, kernel="_rms_norm").new_source)
+    assert lower.new_source is None and lower.note is not None
+    assert "a class attribute or a field of a settings class cannot be guarded by a size: not written" in lower.note
+    wider = apply_source(old, {"BLOCK": 2048}, kernel="_rms_norm").new_source
+    assert "    BLOCK = 2048  # the widest row supported\n" in wider and guard_edit(old, wider).new_source == wider
+    folder = _copy("module_attr", tmp_path)
+    (folder / "kernel.py").write_text(wider)
+    _all_correct(folder, [{"rows": 4, "cols": 100}, {"rows": 3, "cols": 200}, {"rows": 2, "cols": 1000}])
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h7: a dataclass field default is no knob")
-def test_tiles_kept_in_a_dataclass_of_launch_settings_are_knobs() -> None:
+@pytest.mark.timeout(120)
+def test_tiles_kept_in_a_dataclass_of_launch_settings_are_knobs(tmp_path: Path) -> None:
     """Seen on 2026-12-05: dc_config reads its tiles from ``cfg: LaunchConfig = DEFAULT``, a frozen dataclass with
-    ``BLOCK_M: int = 16``; ``tune`` said "computed (cfg.BLOCK_M) from cfg, which no SHAPES entry names as a size"."""
-    found = {t.key: t for t in discover_source((DATA / "dc_config" / "kernel.py").read_text())}
+    ``BLOCK_M: int = 16``; ``tune`` said "computed (cfg.BLOCK_M) from cfg, which no SHAPES entry names as a size".
+    The fields' defaults are knobs now, edited in the dataclass; over a kernel without masks (a grid of ``M //
+    cfg.BLOCK_M``) a wider field is not written (the guard read no annotated assignment and no ``cfg.BLOCK_M``)."""
+    old = (DATA / "dc_config" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(old)}
     assert found["_bias_relu:BLOCK_M"].editable and found["_bias_relu:BLOCK_M"].value == 16
+    assert found["_bias_relu:BLOCK_N"].value == 32 and found["_bias_relu:num_warps"].value == 4
+    new = apply_source(old, {"BLOCK_M": 64, "BLOCK_N": 128}, kernel="_bias_relu").new_source
+    assert "    BLOCK_M: int = 64\n    BLOCK_N: int = 128\n" in new and guard_edit(old, new).new_source == new
+    folder = _copy("dc_config", tmp_path)
+    (folder / "kernel.py").write_text(new)
+    _all_correct(folder, [{"M": 20, "N": 50}, {"M": 70, "N": 130}, {"M": 40, "N": 90}, {"M": 150, "N": 300}])
+    bare = old.replace(", mask=mask, other=0.0)", ")").replace(", mask=rn < N, other=0.0)", ")")
+    bare = bare.replace(", mask=mask)", ")").replace(
+        "triton.cdiv(M, cfg.BLOCK_M), triton.cdiv(N, cfg.BLOCK_N)", "M // cfg.BLOCK_M, N // cfg.BLOCK_N"
+    )
+    assert "mask=" not in bare and "M // cfg.BLOCK_M" in bare
+    wider = guard_edit(bare, bare.replace("BLOCK_M: int = 16", "BLOCK_M: int = 64"))
+    assert wider.new_source is None and wider.note is not None and "M // cfg.BLOCK_M" in wider.note
+    divisor = bare.replace("BLOCK_M: int = 16", "BLOCK_M: int = 8")
+    assert guard_edit(bare, divisor).new_source == divisor
 
 
 @pytest.mark.xfail(strict=True, reason="breaker4 case h8: a group size that shapes the output is offered as a knob")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -452,6 +452,13 @@ class _LaunchCollector(cst.CSTVisitor):
             self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
 
 
+def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it."""
+    yield node
+    for child in node.children:
+        yield from _all_nodes(child)
+
+
 def _is_partial_launch(node: cst.Call) -> bool:
     """``functools.partial(kernel[grid], BLOCK=512, num_warps=4)``: a launch whose settings are bound before the
     call that passes the tensors (``launch(x, y, n)``)."""
@@ -656,6 +663,64 @@ class _Analyzer:
         if binds:
             return self._from_bindings(name, binds, None, depth)
         return _Resolved(refused=f"'{name}' is not defined in this file (imported or global)")
+
+    def attribute_literal(self, expr: cst.Attribute, func: _FuncInfo | None) -> SourceLiteral | None:
+        """The literal a launch argument ``owner.NAME`` reads, where the file holds it: a class attribute read
+        through ``self`` (``BLOCK = 1024`` in the class whose method launches, no ``self.BLOCK = ...`` anywhere in
+        it), or a field of a settings object (``cfg.BLOCK_M``, ``cfg`` a parameter whose default, or a module
+        name, is ``LaunchConfig(...)`` of a class in this file, a ``@dataclass`` or ``NamedTuple``): the keyword
+        the construction passes, else the field's default. ``None`` otherwise (the value is computed)."""
+        if not isinstance(expr.value, cst.Name):
+            return None
+        owner, attr = expr.value.value, expr.attr.value
+        classes = {c.name.value: c for c in self.module.body if isinstance(c, cst.ClassDef)}
+        if func is not None and func.params and func.params[0].name.value == owner == "self":
+            home = next((c for c in classes.values() if any(n is func.node for n in c.body.body)), None)
+            if home is None or any(
+                isinstance(n, cst.AssignTarget | cst.AugAssign)
+                and isinstance(t := n.target, cst.Attribute)
+                and _dotted(t) == f"self.{attr}"
+                for n in _all_nodes(home)
+            ):
+                return None
+            return self.class_field(home, attr)
+        built: cst.BaseExpression | None = None
+        param = next((q for q in func.params if q.name.value == owner), None) if func is not None else None
+        if param is not None:
+            if func is None or self.passed_by_calls(func, param) is not None:
+                return None
+            built = param.default
+        elif func is None or owner not in func.locals:
+            built = cst.Name(owner)  # a module name holding the settings object
+        if isinstance(built, cst.Name):
+            binds = self.module_bindings.get(built.value, [])
+            built = binds[0].value if len(binds) == 1 else None
+        if not (isinstance(built, cst.Call) and isinstance(built.func, cst.Name) and built.func.value in classes):
+            return None
+        given = next((a.value for a in built.args if a.keyword is not None and a.keyword.value == attr), None)
+        if given is not None:
+            return self.literal(given)
+        if any(a.keyword is None for a in built.args):
+            return None  # a field passed positionally: not read
+        return self.class_field(classes[built.func.value], attr)
+
+    def class_field(self, cls: cst.ClassDef, attr: str) -> SourceLiteral | None:
+        """The literal of ``attr = 1024`` / ``attr: int = 16`` in the body of ``cls`` (one such line)."""
+        found: list[cst.BaseExpression | None] = []
+        for stmt in cls.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                    if isinstance(small, cst.AnnAssign)
+                    else []
+                )
+                if any(isinstance(t, cst.Name) and t.value == attr for t in targets):
+                    found.append(small.value)  # type: ignore[union-attr]
+        return self.literal(found[0]) if len(found) == 1 else None
 
     def passed_by_calls(self, func: _FuncInfo, param: cst.Param) -> _Resolved | None:
         """What the calls of ``func`` in this file make of its parameter ``param`` when one passes it (``None``
@@ -1007,8 +1072,11 @@ class _Analyzer:
         refused = None
         computed = None
         branch = self.branch_literal(expr, la.func, kname) if lit is None and isinstance(expr, cst.Name) else None
+        held = self.attribute_literal(expr, la.func) if lit is None and isinstance(expr, cst.Attribute) else None
         if branch is not None:
             lit, refused = branch
+        elif held is not None:
+            lit = held
         elif lit is None and isinstance(expr, cst.Name):
             res = self.resolve_name(expr.value, la.func)
             lit, refused = res.literal, res.refused

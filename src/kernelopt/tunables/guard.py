@@ -112,9 +112,13 @@ def _names(expr: cst.CSTNode) -> set[str]:
 
 
 def _tile_id(expr: cst.BaseExpression) -> tuple[str, str] | None:
-    """``BLOCK`` -> ("name", "BLOCK"); ``meta["BLOCK"]`` -> ("meta", "BLOCK"); else ``None``."""
+    """``BLOCK`` -> ("name", "BLOCK"); ``meta["BLOCK"]`` -> ("meta", "BLOCK"); ``self.BLOCK`` / ``cfg.BLOCK`` ->
+    ("name", "BLOCK") (a class attribute or a field of a settings object, edited where the class holds it);
+    else ``None``."""
     if isinstance(expr, cst.Name):
         return ("name", expr.value)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        return ("name", expr.attr.value)
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
         index = expr.slice[0].slice
         if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
@@ -440,7 +444,7 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
             ("meta", block)
             if given is None or _int(given) is not None
             else _tile_id(given)
-            if isinstance(given, cst.Name)
+            if isinstance(given, cst.Name | cst.Attribute)
             else None
         )
         if tile is not None:
@@ -651,6 +655,8 @@ class _Collector(cst.CSTVisitor):
         self.statements: list[tuple[cst.SimpleStatementLine, cst.FunctionDef | None]] = []
         self.functions: list[cst.FunctionDef] = []
         self.next_of: dict[int, cst.BaseStatement] = {}  # a statement -> the one after it in its block
+        self.classes: list[cst.ClassDef] = []
+        self.class_level: set[int] = set()  # statements of a class body (outside its methods)
 
     def _block(self, body: Sequence[cst.BaseStatement]) -> None:
         for a, b in itertools.pairwise(body):
@@ -669,8 +675,16 @@ class _Collector(cst.CSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statements.append((node, self.stack[-1] if self.stack else None))
+        if self.classes and not self.stack:
+            self.class_level.add(id(node))  # ``BLOCK = 1024`` / ``BLOCK_M: int = 16`` in a class body
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
         # the body of a one-line compound statement (``if n: k[grid](.., BLOCK=64)``): its literals move too
@@ -768,6 +782,8 @@ def _assignments(line: cst.SimpleStatementLine) -> list[tuple[str, cst.BaseExpre
     stmt = line.body[0] if len(line.body) == 1 else None
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1:
         return _assigned(stmt.targets[0].target, stmt.value)
+    if isinstance(stmt, cst.AnnAssign) and stmt.value is not None:  # ``BLOCK_M: int = 16`` (a dataclass field)
+        return _assigned(stmt.target, stmt.value)
     return []
 
 
@@ -981,10 +997,14 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     ))  # fmt: skip
                 if needs and change.function is None:
                     name = change.target or change.keyword
+                    where = (
+                        "a class attribute or a field of a settings class"
+                        if id(change.statement) in new_collector.class_level
+                        else "a module-level constant"
+                    )
                     return Guarded(None, (
                         f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
-                        f"handled ({needs[0].why}), and a module-level constant cannot be guarded by a size: "
-                        "not written"
+                        f"handled ({needs[0].why}), and {where} cannot be guarded by a size: not written"
                     ))  # fmt: skip
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
