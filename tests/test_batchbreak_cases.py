@@ -122,7 +122,11 @@ def test_same_draws_tells_rounding_from_other_numbers() -> None:
 
 @pytest.mark.parametrize(
     ("kernel", "names"),
-    [("kernel_wraps_functional.py", "torch.nn.functional.relu"), ("kernel_wraps_torch.py", "torch.sum")],
+    [
+        ("kernel_wraps_functional.py", "torch.nn.functional.relu"),
+        ("kernel_wraps_torch.py", "torch.sum"),
+        ("kernel_swap_functional.py", "torch.nn.functional.relu"),
+    ],
 )
 def test_a_kernel_that_patches_torch_with_functools_wraps_fails(tmp_path: Path, kernel: str, names: str) -> None:
     # Seen (issue 34, left): a wrapper made with functools.wraps carries torch's __module__, so it passed for

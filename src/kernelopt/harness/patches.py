@@ -74,19 +74,21 @@ def replaced(before: dict[str, int]) -> list[str]:
     """The names of ``before`` now bound to a callable defined outside torch, sorted.
 
     torch replaces a few of its own on a lazy import (``torch._dynamo`` wraps ``torch.manual_seed``; seen with
-    torch 2.13): a replacement whose code lives in torch's package folder is not the user's patch. A wrapper made
-    with ``functools.wraps`` around torch's own is the user's: its code is in the user's file. This finds
-    patches, it is no sandbox.
+    torch 2.13): a replacement whose code lives in torch's package folder is not the user's patch, unless it is
+    another of the operators the snapshot holds (``F.relu = torch.abs``: the reference would compute ``abs``). A
+    wrapper made with ``functools.wraps`` around torch's own is the user's: its code is in the user's file. This
+    finds patches, it is no sandbox.
     """
     import torch
 
     torch_dir = os.path.realpath(os.path.dirname(torch.__file__))
     now = _bound()
+    known = set(before.values())  # another public operator swapped in (F.relu = torch.abs) is a patch too
     out = []
     for name, ident in before.items():
         value = now.get(name)
         if value is None or id(value) == ident:
             continue  # a deleted name breaks the reference loudly; the same object is no patch
-        if not _torch_s_own(value, torch_dir):
+        if id(value) in known or not _torch_s_own(value, torch_dir):
             out.append(name)
     return sorted(out)
