@@ -188,3 +188,13 @@ def test_init_of_a_name_taken_says_so_without_the_clis_flag(tmp_path: Path) -> N
     (tmp_path / "kernel_opt_add").mkdir()
     message = _one_line_error(server, "init", name="add", kernel=str(kernel), reference=str(reference))
     assert "already exists: choose another name" in message and "--force" not in message, message
+
+
+def test_a_stop_event_is_said_once_in_a_step_result() -> None:
+    from kernelopt.agents.drive import event_line
+    from kernelopt.loop.protocols import EventKind, LoopEvent
+
+    stop = LoopEvent(EventKind.STOPPED, 0, None, "stopped: baseline_failed: reference.py fails", 1.0)
+    assert event_line(stop) == "stopped: baseline_failed: reference.py fails"  # was "stopped: stopped: ..."
+    note = LoopEvent(EventKind.NOTE, 1, None, "V1 plan: block_size", 1.0)
+    assert event_line(note) == "note: V1 plan: block_size"

@@ -237,6 +237,12 @@ class _NoAgent:
         raise BackendFailure("no edit was taken")
 
 
+def event_line(event: LoopEvent) -> str:
+    """``<kind>: <message>`` (``stopped: baseline_failed: ...``, never ``stopped: stopped: ...``)."""
+    kind = event.kind.value
+    return event.message if event.message.startswith(f"{kind}: ") else f"{kind}: {event.message}"
+
+
 class _Events:
     """The loop's progress events: kept as lines for the result and passed on (MCP progress)."""
 
@@ -249,7 +255,7 @@ class _Events:
         if event.kind.value == "stage_start":
             self.stages.append(event.message)
         else:
-            self.lines.append(f"{event.kind.value}: {event.message}")
+            self.lines.append(event_line(event))
         if self.on_event is not None:
             self.on_event(event)
 

@@ -187,6 +187,7 @@ async def _long(
     *,
     lock: anyio.Lock,
     settled: threading.Event | None = None,
+    what: str = "the call",
 ) -> T:
     """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification, and one
     every :data:`HEARTBEAT_S` seconds while nothing else is said (the last line, and for how long it runs).
@@ -201,7 +202,7 @@ async def _long(
     live = ctx is not None and _in_request(ctx)  # an in-process call (no client) has nobody to notify
     token = anyio.lowlevel.current_token()
     sent = threading.Lock()
-    state = _Said(count=0, line="started", at=time.monotonic())
+    state = _Said(count=0, line=f"{what}: started", at=time.monotonic())  # what a beat says before any line
 
     def notify(line: str, *, beat: bool = False) -> None:
         with sent:  # one sender at a time: the progress values increase
@@ -270,7 +271,7 @@ def _in_request(ctx: Context) -> bool:
 
 def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:
     def on_event(event: LoopEvent) -> None:
-        report(f"{event.kind.value}: {event.message}")
+        report(drive.event_line(event))
 
     return on_event
 
@@ -408,7 +409,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             assert workspace is not None
             return drive.profile(open_ws(workspace), device=device or default_device, on_event=_on_event(report))
 
-        return await _long(ctx, run, lock=lock, settled=settled)
+        return await _long(ctx, run, lock=lock, settled=settled, what="profile")
 
     @server.tool()
     async def evidence(
@@ -503,7 +504,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 open_ws(workspace), device=default_device, description=description, on_event=_on_event(report)
             )
 
-        return await _long(ctx, run, lock=lock, settled=settled)
+        return await _long(ctx, run, lock=lock, settled=settled, what="validate")
 
     @server.tool()
     async def record(workspace: WS) -> drive.StepResult:
@@ -546,7 +547,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 summary=summarize(tuning), diff=edit.diff if edit else "", kernel_py=str(prepared.problem.kernel_py)
             )
 
-        return await _long(ctx, run, lock=lock, settled=settled)
+        return await _long(ctx, run, lock=lock, settled=settled, what="tune")
 
     @server.tool()
     async def memory_summary(
