@@ -230,3 +230,92 @@ def test_identical_cpu_callables_are_timed_with_one_count_of_calls() -> None:
     )
     assert samplers[0].launches == samplers[1].launches
     assert all(len(s) >= 6 for s in samples)
+
+
+class _Passing:
+    """A runner that passes every item at once (what the batch does around its rows is under test, not the gate)."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    def run(self, item: Any, upcoming: Any = None) -> Any:
+        from kernelopt.batch.model import ProblemRow
+
+        self.ran.append(item.key)
+        return ProblemRow(
+            problem=item.problem,
+            folder=str(item.folder),
+            problem_id=item.problem_id,
+            sample=item.sample,
+            status=ProblemStatus.PASS,
+            correct=True,
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_level_run_in_parts_into_one_out_builds_one_table_in_the_level_s_order(tmp_path: Path) -> None:
+    # Seen (second trial): the CLI could not run a part of a level (five engineers share 2 cores): each chunk
+    # needed a folder of links named level<N> and an --out of its own, and four tables
+    from kernelopt.batch.runner import BatchOptions, run_batch
+
+    def part(spec: str) -> tuple[list[str], list[tuple[str, int | None]]]:
+        options = BatchOptions(out_dir=tmp_path / "out", kernels=DATA / "runs", device="cpu", problems=spec)
+        runner = _Passing()
+        table = run_batch(DATA / "level1", options, runner=runner)
+        return runner.ran, [(r.problem, r.sample) for r in table.rows]
+
+    ran, rows = part("3")
+    assert ran == ["3_Tanh sample 1"]
+    # the runs files that pair with no problem come with every part: a level run in parts still says them
+    assert {p for p, _ in rows} == {
+        "3_Tanh",
+        "level_1_problem_01_sample_0_kernel",
+        "level1_problem_3_sample_0_kernel",
+        "level_1_problem_3_sample_0",
+    }
+    ran, rows = part("1-2")
+    assert ran == ["1_Relu sample 0", "2_Sigmoid sample 0"]
+    assert [p for p, _ in rows][:3] == ["1_Relu", "2_Sigmoid", "3_Tanh"]  # the level's order, not the runs'
+    ran, _ = part("1-3")
+    assert ran == []  # resumed: every row is there
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("50-1", "--problems 50-1 runs backwards"),
+        ("1,,2", "has an empty part"),
+        ("40-50", "--problems 40-50 names none of the batch's problems; it has ids 1-3"),
+    ],
+)
+def test_a_problems_spec_that_names_nothing_is_one_line(tmp_path: Path, spec: str, said: str) -> None:
+    from kernelopt.batch.kernelbench import kernelbench_items as items_of
+    from kernelopt.batch.selection import select
+    from kernelopt.errors import UsageError
+
+    items = items_of(DATA / "level1", DATA / "runs", tmp_path / "out")
+    with pytest.raises(UsageError) as caught:
+        select(items, spec, kernelbench=True)
+    assert said in caught.value.one_line(), caught.value.one_line()
+    assert [i.problem for i in select(items, "2_Sigmoid", kernelbench=False)] == ["2_Sigmoid"]
+
+
+def test_the_cli_refuses_a_problems_spec_that_names_nothing_before_it_runs(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    argv = [sys.executable, "-m", "kernelopt", "batch", str(DATA / "level1"), "--kernels", str(DATA / "runs")]
+    done = subprocess.run(
+        [*argv, "--device", "cpu", "--out", str(tmp_path / "out"), "--problems", "40-50"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--problems 40-50 names none of the batch's problems; it has ids 1-3" in done.stderr, done.stderr
+    assert not (tmp_path / "out" / "batch.json").exists()

@@ -26,6 +26,7 @@ from kernelopt.batch.model import BatchTable, ProblemRow, ProblemStatus
 from kernelopt.batch.problems import BatchItem
 from kernelopt.batch.rows import BatchOptions, item_row
 from kernelopt.batch.runner import BatchEvent, EventKind, add_row, prepare, write_table
+from kernelopt.batch.selection import select
 from kernelopt.env import raw_value
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.oneline import first_line
@@ -111,8 +112,9 @@ def run_batch_on_ray(
         UsageError: the output folder holds another batch.
     """
     ray = _import_ray()
-    table, items = prepare(directory, options, fresh=fresh)
-    order = [item.key for item in items]
+    table, every = prepare(directory, options, fresh=fresh)
+    order = [item.key for item in every]  # the level's order, whatever part of it runs now
+    items = select(every, options.problems, kernelbench=options.kernels is not None)
     done = {r.key for r in table.rows}
     emit = on_event or (lambda _event: None)
     finished = 0

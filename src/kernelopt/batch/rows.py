@@ -49,6 +49,8 @@ class BatchOptions(BaseModel):
         level: KernelBench layout: the level, when the level folder's name does not say it.
         cold: validate each problem in its own ``kernelopt validate`` process (as before the pool) instead
             of through the pool of pre-started workers; the figures are the same, only slower to get.
+        problems: run only the problems this names (``1-50,97``, names too: :mod:`kernelopt.batch.selection`);
+            not a setting of the table, so parts run one after another into one ``--out`` build one table.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -65,6 +67,7 @@ class BatchOptions(BaseModel):
     kernels: Path | None = None
     level: int | None = Field(default=None, ge=0)
     cold: bool = False
+    problems: str | None = None
 
     @property
     def workspace_root(self) -> Path:

@@ -38,6 +38,7 @@ from kernelopt.batch.rows import (
     item_row,
     problem_env,
 )
+from kernelopt.batch.selection import select
 from kernelopt.batch.warm import WarmRunner
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_text
@@ -202,8 +203,9 @@ def run_batch(
         UsageError: the output folder holds another batch.
         PoolUnavailable: the pool of workers could not be started.
     """
-    table, items = prepare(directory, options, fresh=fresh)
-    order = [item.key for item in items]
+    table, every = prepare(directory, options, fresh=fresh)
+    order = [item.key for item in every]  # the level's order, whatever part of it runs now
+    items = select(every, options.problems, kernelbench=options.kernels is not None)
     done = {r.key for r in table.rows}
     emit = on_event or (lambda _event: None)
     todo = [item for item in items if item.key not in done]

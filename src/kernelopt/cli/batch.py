@@ -234,6 +234,12 @@ def register(app: typer.Typer) -> None:
         ray: str | None = typer.Option(
             None, "--ray", help="Run the problems as Ray tasks, one GPU each: a cluster ADDRESS, or 'local'."
         ),
+        problems: str | None = typer.Option(
+            None,
+            "--problems",
+            help="Run only these problems: ids and ranges (1-50,97) or names; parts run one after another into "
+            "one --out build one table.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the batch table as JSON."),
     ) -> None:
         """Validate (or optimize) every problem under DIR (or problem and sample) and print the KernelBench table."""
@@ -256,6 +262,7 @@ def register(app: typer.Typer) -> None:
             kernels=Path(kernels).expanduser().resolve() if kernels is not None else None,
             level=level,
             cold=cold,
+            problems=problems,
         )
         result = _run(Path(directory), options, ray=ray, fresh=fresh, first_note=_cpu_sizes_note(options))
         if as_json:
