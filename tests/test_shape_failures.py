@@ -373,16 +373,19 @@ def test_every_command_refuses_a_bad_shapes_built_by_code_in_one_line_before_it_
     assert rows["good"].defect is None
 
 
-@pytest.mark.timeout(240)
-def test_a_good_shapes_built_by_code_is_checked_on_every_entry_by_tune(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.timeout(300)
+def test_a_good_shapes_built_by_code_is_checked_on_every_entry_by_tune_validate_and_optimize(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before, ``tune`` read only a literal SHAPES: a built one was "timed on get_inputs()'s defaults", one entry
-    checked, and the fit rule "a tile is no larger than the problem" knew no size (10 of 13 blocks fit, not 6)."""
+    checked, and the fit rule "a tile is no larger than the problem" knew no size (10 of 13 blocks fit, not 6).
+    ``validate`` and ``optimize`` check both entries as they did."""
     import json
 
     from kernelopt.cli.app import main
 
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
     folder = _problem(tmp_path, GOOD)
     code = main(["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "3", "--json"])
     out, err = capsys.readouterr()
@@ -393,3 +396,12 @@ def test_a_good_shapes_built_by_code_is_checked_on_every_entry_by_tune(
         and "2 shapes, each candidate checked on every one" in err
     )
     assert "space 6 of 13 fit" in err
+    root = tmp_path / "root"
+    assert main(["optimize", str(folder), "--device", "cpu", "--max-iters", "0", "--root", str(root)]) == 0
+    ws = root / "kernel_opt_p"
+    v0 = json.loads((ws / "memory" / "v0.json").read_text())
+    assert set(v0["performance"]["latency_us_by_shape"]) == {"rows=4,cols=40", "rows=4,cols=300"}
+    assert v0["correctness"]["status"] == "PASS"
+    capsys.readouterr()
+    assert main(["validate", str(ws), "--version", "0", "--device", "cpu", "--no-previous"]) == 0
+    assert "2 case(s)" in capsys.readouterr().out
