@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(120)
 
 LOOP = Path(__file__).parent / "data" / "loop"
 
-SLOW_KERNEL = '''import time
+SLOW_KERNEL = """import time
 
 BLOCK = 64  # kernelopt: tunable max=4096
 
@@ -31,7 +31,7 @@ BLOCK = 64  # kernelopt: tunable max=4096
 def run(x, y):
     time.sleep(0.3)  # every call a third of a second: the baseline gate takes many seconds
     return x + y
-'''
+"""
 
 
 def _sources(root: Path, *, kernel: str | None = None, shapes: str | None = None) -> tuple[Path, Path]:

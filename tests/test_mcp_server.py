@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -82,9 +83,12 @@ def session(roots: list[Path], body: Callable[[Call], Awaitable[None]], *, devic
     for root in roots:
         args += ["--root", str(root)]
 
+    fd, log = tempfile.mkstemp(prefix="kernelopt-mcp-stderr-", suffix=".log")
+    os.close(fd)
+
     async def main() -> None:
         params = StdioServerParameters(command=sys.executable, args=args, env=_env())
-        with open(os.devnull, "w") as errlog:
+        with open(log, "w") as errlog:
             async with stdio_client(params, errlog=errlog) as streams, ClientSession(*streams) as client:
                 await client.initialize()
 
@@ -106,7 +110,13 @@ def session(roots: list[Path], body: Callable[[Call], Awaitable[None]], *, devic
 
                 await body(call)
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+        said = Path(log).read_text()
+    finally:
+        os.unlink(log)
+    # the client's log of the server: no line per knowledge search (the index library's own DEBUG logger)
+    assert "DEBUG" not in said, said[-2000:]
 
 
 def _refused(result: Any, *words: str) -> str:

@@ -594,5 +594,12 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
 
 def serve(roots: Roots, *, device: str | None = None) -> None:
-    """Run the server on stdin/stdout until the client closes it."""
-    build_server(roots, default_device=device).run("stdio")
+    """Run the server on stdin/stdout until the client closes it. The SDK logs warnings to stderr (the client's
+    log of the server); its handlers pass nothing below that, since the knowledge search's index library sets
+    its own logger to DEBUG (a line per search)."""
+    import logging
+
+    server = build_server(roots, default_device=device)  # the SDK's handlers are set up here
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(logging.WARNING)
+    server.run("stdio")
