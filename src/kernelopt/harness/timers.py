@@ -121,7 +121,7 @@ class Sampler:
     est_sample_us: float
     warnings: list[str] = field(default_factory=list)
     keep: list[Any] = field(default_factory=list)  # graph, outputs: alive as long as the sampler
-    shortest_call_us: float | None = None  # CPU: the shortest single call of the estimate (its speed)
+    shortest_call_us: float | None = None  # CPU: the shortest call seen, single or a warm-up sample's (its speed)
     resize: Callable[[int], Sampler] | None = None  # CPU: the same callable at another count of calls per sample
 
     def sample(self) -> float:
@@ -209,8 +209,11 @@ def make_sampler(
     """
     sampler = _prepare(fn, sets, device, settings, flusher)
     deadline = time.perf_counter() + WARMUP_S
+    warm = [sampler.sample()]
     while time.perf_counter() < deadline:
-        sampler.sample()
+        warm.append(sampler.sample())
+    if sampler.shortest_call_us is not None:  # the warm-up's samples average many calls: a steadier speed
+        sampler.shortest_call_us = min(sampler.shortest_call_us, *warm)
     return sampler
 
 
@@ -292,8 +295,9 @@ def same_launches(samplers: Sequence[Sampler]) -> list[Sampler]:
     a preemption (milliseconds) inflates that median: two identical callables got 5 and 1 calls per sample (97
     of KernelBench's 200 identical pairs at `--size-scale 0.05`, 2026-12-05). A sample of 5 calls is hit by
     preemptions about 5 times as often as one of 1 call: 8 of 20 against 1 of 20 in level 2 #21, whose identical
-    kernel was then called 18.7x slower (p 0.0002). Callables of one speed (their shortest single calls, which a
-    preemption cannot shorten, within :data:`SAME_SPEED_RATIO`) therefore share one count, the smallest, so no
+    kernel was then called 18.7x slower (p 0.0002). Callables of one speed (their shortest calls, single or
+    averaged over a warm-up sample, which a preemption cannot shorten, within :data:`SAME_SPEED_RATIO`; single
+    calls alone of a 6 us ReLU read 6.4 and 10.5 us) therefore share one count, the smallest, so no
     sample outgrows the slowest estimate's target; callables of different speeds keep their own counts (samples
     of about one duration).
     """
@@ -306,6 +310,7 @@ def same_launches(samplers: Sequence[Sampler]) -> list[Sampler]:
         n = min(p.launches for p in peers)
         if n != s.launches:
             out[i] = s.resize(n)
+            out[i].shortest_call_us = s.shortest_call_us
     return out
 
 
