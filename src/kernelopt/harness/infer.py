@@ -11,12 +11,14 @@ the field empty with the reason, never a guess. Run as ``python -m kernelopt.har
 it prints one JSON object (the child side; imports torch).
 
 Beside them, :func:`shapes_by_code`: a ``SHAPES`` reference.py builds by code, read from a child that imports it
-(``python -m kernelopt.harness.infer --shapes REFERENCE CONSTANTS``) and refused in one line when it names no
-case, before any command makes or runs anything (a literal one is read from the text).
+(``python -m kernelopt.harness.infer --shapes REFERENCE CONSTANTS``, the constants as a Python literal) and
+refused in one line when it names no case, before any command makes or runs anything (a literal one is read from
+the text).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from collections.abc import Mapping
@@ -154,7 +156,7 @@ def shapes_by_code(
     if not shapes_built_by_code(path):
         return None
     stat = path.stat()
-    told = json.dumps(dict(constants or {}), sort_keys=True, default=repr)
+    told = repr(dict(sorted((constants or {}).items())))  # the child reads it back with ast.literal_eval: tuples stay
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, told)
     if key not in _SHAPES_READ:
         argv = [sys.executable, "-m", "kernelopt.harness.infer", "--shapes", str(path), told]
@@ -280,7 +282,7 @@ def main(argv: list[str]) -> int:
     """``python -m kernelopt.harness.infer REFERENCE``: print the probe's JSON object (a fork server's entry
     point too); ``--shapes REFERENCE CONSTANTS_JSON``: what reference.py's ``SHAPES`` holds once imported."""
     if argv and argv[0] == "--shapes":
-        read = _read_shapes(Path(argv[1]), json.loads(argv[2]) if len(argv) > 2 else {})
+        read = _read_shapes(Path(argv[1]), ast.literal_eval(argv[2]) if len(argv) > 2 else {})
         sys.stdout.write("\n" + json.dumps(read) + "\n")
         return 0
     found = _probe(Path(argv[0]))
