@@ -124,8 +124,8 @@ def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: 
         "DISABLE_TELEMETRY": "1",
     }
     for argv in (
-        ["plugin", "validate", str(checkout / ".claude-plugin" / "plugin.json")],
-        ["plugin", "validate", str(checkout)],  # the marketplace
+        ["plugin", "validate", "--strict", str(checkout / ".claude-plugin" / "plugin.json")],  # warnings fail too
+        ["plugin", "validate", "--strict", str(checkout)],  # the marketplace
         ["plugin", "marketplace", "add", str(checkout)],
         ["plugin", "install", "kernelopt@kernelopt"],
     ):
