@@ -205,11 +205,16 @@ def test_tiles_kept_in_a_dataclass_of_launch_settings_are_knobs(tmp_path: Path) 
     assert guard_edit(bare, divisor).new_source == divisor
 
 
-@pytest.mark.xfail(strict=True, reason="breaker4 case h8: a group size that shapes the output is offered as a knob")
 def test_a_group_size_that_sizes_the_output_is_not_a_knob() -> None:
     """Seen on 2026-12-05: quant_group's ``GROUP_SIZE = 32`` (the quantization format: one scale per 32 elements, the
     scales returned) was listed as a module constant of category l2_rasterization; ``tune`` spent 8 candidates moving
-    it ("output has shape (216,); the reference's is (198,)") and set 5 more aside. It is what the kernel computes."""
+    it ("output has shape (216,); the reference's is (198,)") and set 5 more aside. It is what the kernel computes:
+    a name that sizes a tensor the launching function returns is refused as such, one line; ``GROUPS`` (groups a
+    program) and ln_bwd2's ``ROWS`` (which sizes only a buffer of partials) stay knobs."""
     found = {t.key: t for t in discover_source((DATA / "quant_group" / "kernel.py").read_text())}
-    assert not found["GROUP_SIZE"].editable
+    assert not found["GROUP_SIZE"].editable and found["GROUP_SIZE"].semantic
+    assert "'GROUP_SIZE' sizes a tensor run() returns (allocated at kernel.py:30)" in str(
+        found["GROUP_SIZE"].refused_reason
+    )
     assert found["_quant_groups:GROUPS"].editable
+    assert {t.key: t for t in discover_source((DATA / "ln_bwd2" / "kernel.py").read_text())}["_ln_bwd_dx:ROWS"].editable

@@ -452,6 +452,15 @@ class _LaunchCollector(cst.CSTVisitor):
             self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
 
 
+#: torch functions that allocate a tensor of the size their positional arguments give
+ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full", "rand", "randn", "new_empty", "new_zeros", "new_full"})
+
+
+def _read_names(expr: cst.CSTNode) -> set[str]:
+    """The plain names ``expr`` reads (``x.numel() // GROUP_SIZE`` -> {x, GROUP_SIZE})."""
+    return {n.value for n in _all_nodes(expr) if isinstance(n, cst.Name)}
+
+
 def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every node under it."""
     yield node
@@ -721,6 +730,41 @@ class _Analyzer:
                 if any(isinstance(t, cst.Name) and t.value == attr for t in targets):
                     found.append(small.value)  # type: ignore[union-attr]
         return self.literal(found[0]) if len(found) == 1 else None
+
+    def sizes_output(self, expr: cst.BaseExpression, func: _FuncInfo | None) -> str | None:
+        """Why a launch argument is what the kernel computes, not how fast: the name it passes (``GROUP_SIZE``, a
+        quantization group) also sizes a tensor the launching function allocates and returns (``n_groups =
+        x.numel() // GROUP_SIZE``, ``s = torch.empty(n_groups)``, ``return torch.cat([q, s])``), so another value
+        returns another shape. ``None`` otherwise (a buffer it does not return, ``torch.empty_like``, a size
+        read only by the grid)."""
+        if func is None or not isinstance(expr, cst.Name):
+            return None
+        returned: set[str] = set()
+        for node in _all_nodes(func.node.body):
+            if isinstance(node, cst.Return) and node.value is not None:
+                returned |= _read_names(node.value)
+        sizing: dict[str, int] = {}  # a name that sizes a returned tensor -> the line of the allocation
+        for out in sorted(returned):
+            for b in func.locals.get(out, []):
+                if isinstance(b.value, cst.Call) and (_dotted(b.value.func) or "").split(".")[-1] in ALLOCATIONS:
+                    for arg in b.value.args:
+                        if arg.keyword is None or arg.keyword.value in ("size", "shape"):
+                            sizing.update(dict.fromkeys(_read_names(arg.value), b.line))
+        frontier = list(sizing)
+        while frontier:
+            name = frontier.pop()
+            for b in func.locals.get(name, []):
+                for read in _read_names(b.value) if b.value is not None else set():
+                    if read not in sizing:
+                        sizing[read] = sizing[name]
+                        frontier.append(read)
+        if expr.value not in sizing:
+            return None
+        return (
+            f"'{expr.value}' sizes a tensor {func.node.name.value}() returns (allocated at "
+            f"{self.loc(sizing[expr.value])}): another value returns another shape, so it is what the kernel "
+            "computes, not how fast"
+        )
 
     def passed_by_calls(self, func: _FuncInfo, param: cst.Param) -> _Resolved | None:
         """What the calls of ``func`` in this file make of its parameter ``param`` when one passes it (``None``
@@ -1093,8 +1137,11 @@ class _Analyzer:
             computed = self.code(expr)
         value = lit.value if lit else None
         semantic = name not in LAUNCH_OPTIONS and semantic_reason(name, value) is not None
+        shapes_output = self.sizes_output(expr, la.func) if not semantic and name not in LAUNCH_OPTIONS else None
         if semantic:
             refused, computed = semantic_reason(name, value), None
+        elif shapes_output is not None:
+            semantic, refused, computed = True, shapes_output, None
         elif lit is not None and not isinstance(lit.value, int | bool):
             refused = refused or f"value {lit.value!r} is not an integer"
         override = None
