@@ -323,6 +323,15 @@ def test_a_shapes_built_by_code_is_read_once_and_refused_by_the_literal_s_rule(t
         assert "\n" not in line and words in line and "SHAPES" in line, (name, line)
     broken = _problem(tmp_path / "broken", GOOD + "\nimport not_a_module_here") / "reference.py"
     assert shapes_by_code(broken) is None  # does not import: the run that imports it says why
+    # a torch.dtype in an entry: the gate takes it (it indexes the module's entries), a tuning session's bench
+    # workers cannot be handed it (they crashed: "the bench worker did not start: ValidationError ... ProblemShape")
+    dtyped = _problem(tmp_path / "dtyped", "SHAPES = [dict(rows=4, cols=n, dtype=torch.float16) for n in (40, 300)]")
+    assert shapes_by_code(dtyped / "reference.py") is None
+    with pytest.raises(InputFileError) as caught:
+        reference_shapes(dtyped / "reference.py", device="cpu")
+    line = caught.value.one_line()
+    assert "SHAPES[0] holds dtype=torch.float16 (torch.dtype): a tuning session hands each SHAPES entry" in line
+    assert 'name it by a string (dtype="float16")' in line
 
 
 @pytest.mark.timeout(240)

@@ -128,6 +128,7 @@ def shapes_by_code(
     *,
     constants: Mapping[str, object] | None = None,
     device: str | None = None,
+    plain: bool = False,
     timeout_s: float = PROBE_TIMEOUT_S,
 ) -> list[dict[str, Any]] | None:
     """The ``SHAPES`` reference.py's code builds (``[dict(n=n) for n in (...)]``, ``make_shapes()``), read from a
@@ -140,11 +141,13 @@ def shapes_by_code(
         The entries (lists of keyword arguments of ``get_inputs``); ``None`` when reference.py builds no ``SHAPES``
         by code (none, or a literal: :func:`~kernelopt.kernelsource.shapes_built_by_code`), or when the child
         could not tell: reference.py fails to import (the run that imports it says why, as it would have), or an
-        entry holds a value JSON cannot carry (a ``torch.dtype``; the workers read those).
+        entry holds a value other than a number or a string (a ``torch.dtype``: the gate's workers index the
+        entries of the module they import, so ``validate`` and ``optimize``'s gate take it as it is).
 
     Raises:
         InputFileError: ``SHAPES`` is not a list of dicts, or is empty (one line, what to write instead);
-            importing reference.py ran past ``timeout_s``.
+            ``plain`` (a tuning session, whose bench workers take each entry as numbers and strings) and an entry
+            holds another value; importing reference.py ran past ``timeout_s``.
     """
     from kernelopt.hardware.gpu import runs_on_cpu
     from kernelopt.kernelsource import shapes_built_by_code
@@ -175,12 +178,20 @@ def shapes_by_code(
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
-            _SHAPES_READ[key] = (data.get("shapes"), data.get("fault"))
+            _SHAPES_READ[key] = (data.get("shapes"), data.get("fault"), data.get("opaque"))
         else:  # reference.py does not import here: the run that imports it says why
             return None
-    shapes, fault = _SHAPES_READ[key]
+    shapes, fault, opaque = _SHAPES_READ[key]
     if fault is not None:
         raise InputFileError(path, fault)
+    if opaque is not None and plain:
+        raise InputFileError(
+            path,
+            f"{opaque}: a tuning session hands each SHAPES entry to its bench workers as numbers and strings, so "
+            "it cannot run this one",
+            hint='name it by a string (dtype="float16") and turn that into the object in get_inputs '
+            "(getattr(torch, dtype)); validate and optimize's gate take the entry as it is",
+        )
     return shapes
 
 
@@ -271,11 +282,20 @@ def _read_shapes(reference_py: Path, constants: dict[str, Any]) -> dict[str, Any
 
     shapes = getattr(load_module(reference_py, overrides=constants or None), "SHAPES", None)
     fault = shapes_fault(shapes)
-    entries = None
+    entries, opaque = None, None
     if fault is None and shapes is not None:
-        plain = all(isinstance(v, int | float | bool | str) for e in shapes for v in e.values())
-        entries = [dict(e) for e in shapes] if plain and all(isinstance(k, str) for e in shapes for k in e) else None
-    return {"fault": fault, "shapes": entries}
+        odd = [
+            (i, k, v)
+            for i, e in enumerate(shapes)
+            for k, v in e.items()
+            if not isinstance(k, str) or not isinstance(v, int | float | bool | str)
+        ]
+        if odd:
+            i, k, v = odd[0]
+            opaque = f"SHAPES[{i}] holds {k}={v!r} ({type(v).__module__}.{type(v).__name__})"
+        else:
+            entries = [dict(e) for e in shapes]
+    return {"fault": fault, "shapes": entries, "opaque": opaque}
 
 
 def main(argv: list[str]) -> int:

@@ -217,13 +217,14 @@ def reference_shapes(
 
     Raises:
         InputFileError: the file is missing or not valid Python; a ``SHAPES`` that names no case (one line,
-            :func:`~kernelopt.kernelsource.shapes_fault`, the same rule for a literal and a built one); importing
-            reference.py ran past its limit.
+            :func:`~kernelopt.kernelsource.shapes_fault`, the same rule for a literal and a built one); an entry
+            holding a value a bench worker cannot be handed (a ``torch.dtype``: one line saying what to write);
+            importing reference.py ran past its limit.
     """
     from kernelopt.harness.infer import shapes_by_code
 
     if shapes_built_by_code(reference_py):
-        return shapes_by_code(reference_py, constants=constants, device=device)
+        return shapes_by_code(reference_py, constants=constants, device=device, plain=True)
     return literal_shapes(reference_py)
 
 
