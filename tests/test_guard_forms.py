@@ -284,3 +284,17 @@ def test_a_guarded_file_the_user_edited_afterwards_is_retuned(tmp_path: Path) ->
     assert "% 256" not in again
     kernel.write_text(again)
     _all_correct(folder, [{"n": 256}, {"n": 1024}, {"n": 192}, {"n": 640}])
+
+
+@pytest.mark.timeout(60)
+def test_a_user_s_inline_conditional_under_a_name_no_known_knob_is_said_by_tune() -> None:
+    """``SPAN=256 if n >= 1024 else 128`` (a name no known knob, no guard): ``tune`` left it out of its space
+    without a word; now one line says it is not tuned, and why."""
+    from kernelopt.cli.tune import left_out
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    prepared = prepare_folder(TuneRequest(folder=DATA / "inline_unknown_name", device="cpu"))
+    assert "SPAN" not in prepared.space.names
+    lines = left_out(prepared)
+    assert len(lines) == 1 and lines[0].startswith("not tuned: affine:SPAN: value is computed at the launch"), lines
+    assert "not a known performance knob" in lines[0]

@@ -298,6 +298,16 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         _interrupted(f"interrupted{_by(exc)} before any candidate finished; {kernel_py.name} unchanged", 130)
 
 
+def left_out(prepared: PreparedFolder) -> list[str]:
+    """One line for each knob of the launch being tuned that discovery could not edit: left out of the space, said,
+    never dropped in silence (a user's ``BM=64 if M >= 128 else 16`` under a name no known knob)."""
+    return [
+        f"not tuned: {t.key}: {t.refused_reason}"
+        for t in prepared.tunables
+        if t.kernel == prepared.space.kernel and not t.semantic and t.refused_reason is not None
+    ]
+
+
 def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, write_target
@@ -318,6 +328,8 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
+    for line in left_out(prepared):
+        note(line)
     note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
     if prepared.within is not None:
         note(prepared.within.line())
