@@ -298,3 +298,20 @@ def test_a_user_s_inline_conditional_under_a_name_no_known_knob_is_said_by_tune(
     lines = left_out(prepared)
     assert len(lines) == 1 and lines[0].startswith("not tuned: affine:SPAN: value is computed at the launch"), lines
     assert "not a known performance knob" in lines[0]
+
+
+@pytest.mark.timeout(120)
+def test_an_autotune_list_over_a_one_block_kernel_is_not_pinned_below_its_smallest_block(tmp_path: Path) -> None:
+    """``@triton.autotune`` over ``BLOCK`` 1024 and 2048 of a one-block softmax: the list was pinned to
+    ``[triton.Config({"BLOCK": 512}, num_warps=4)]`` with no word, wrong above 512 columns (the autotuner may run any
+    config, so the original handled rows up to its smallest block). A pin below it is not written, one line; a pin
+    above it is, correct at 800 columns."""
+    folder = _copy("autotune_one_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is None
+    assert "BLOCK=512 does not cover every size the original BLOCK=1024 handled" in _one_line(note)
+    assert "decorator cannot be guarded by a size: not written" in _one_line(note)
+    written, note = _tune_edit(folder, {"BLOCK": 4096})
+    assert written is not None and 'triton.Config({"BLOCK": 4096}' in written, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)

@@ -295,7 +295,8 @@ def _decorator_tiles(
 ) -> str | None:
     """Why the edit cannot be written when it moved a tile in a kernel's decorator (an autotune ``Config``, a
     heuristic's literal) to a value that does not divide the original, where a launching function says the tile
-    must divide a size (``n // meta["BLOCK"]`` programs): a decorator cannot be guarded by a launch's size."""
+    must divide a size (``n // meta["BLOCK"]`` programs), or below the smallest the original ran, where the kernel
+    covers a size with one block of it: a decorator cannot be guarded by a launch's size."""
     if len(old) != len(new):
         return None
     launchers = [f for f in new if not _is_jit(f)]
@@ -305,11 +306,24 @@ def _decorator_tiles(
         # a size the original handled is one every value of the key divides (an autotune list may run any of
         # its configs): their least common multiple; a new value must divide it (a list pinned to one config too)
         handled: dict[str, int | None] = {}
+        lowest: dict[str, int | None] = {}  # a block covering a size: the smallest any config runs covers it
         for key, b_node in _decorator_literals(o):
-            b, seen = _int(b_node), handled.get(key, 1)
+            b = _int(b_node)
+            seen, low = handled.get(key, 1), lowest.get(key, b)
             handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
+            lowest[key] = None if b is None or low is None else min(low, b)
+        covering = {r.block: r for r in one_block(n)}
         for key, a_node in _decorator_literals(n):
-            a, b = _int(a_node), handled.get(key)
+            a, low = _int(a_node), lowest.get(key)
+            if key in covering and a is not None and low is not None and a < low:
+                r = covering[key]
+                covers = r.size if r.size is not None else "a size"
+                return (
+                    f"{key}={a} does not cover every size the original {key}={low} handled (the kernel "
+                    f"{n.name.value} covers {covers} with one block of {key} ({r.test})), and a setting in "
+                    f"{n.name.value}'s decorator cannot be guarded by a size: not written"
+                )
+            b = handled.get(key)
             if b is None or a is None or b % a == 0:
                 continue
             own = n.name.value
