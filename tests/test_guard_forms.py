@@ -315,3 +315,19 @@ def test_an_autotune_list_over_a_one_block_kernel_is_not_pinned_below_its_smalle
     assert written is not None and 'triton.Config({"BLOCK": 4096}' in written, note
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, ROWS)
+
+
+@pytest.mark.timeout(120)
+def test_a_one_block_kernel_s_default_block_is_not_lowered_in_its_signature(tmp_path: Path) -> None:
+    """``BLOCK: tl.constexpr = 1024`` in the kernel's signature, the launch leaving it out: ``tune`` wrote
+    ``= 512`` with no word (the guard read no signature), wrong above 512 columns. A lower default is not written,
+    one line; a higher one is, correct at 800 columns."""
+    folder = _copy("default_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is None
+    assert "BLOCK=512 does not cover every size the original BLOCK=1024 handled" in _one_line(note)
+    assert "softmax_def's signature cannot be guarded by a size: not written" in _one_line(note)
+    written, note = _tune_edit(folder, {"BLOCK": 2048})
+    assert written is not None and "BLOCK: tl.constexpr = 2048)" in written, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)

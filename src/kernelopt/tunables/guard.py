@@ -274,16 +274,20 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
     return out
 
 
-def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
-    """(key, value) of every ``"KEY": <value>`` entry in a kernel's decorators, in order: ``triton.Config``'s dicts
-    and ``@triton.heuristics``' (a lambda's body stands for its value)."""
-    out: list[tuple[str, cst.BaseExpression]] = []
+def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression, str]]:
+    """(key, value, where) of every setting a kernel holds itself, in order: each ``"KEY": <value>`` entry in its
+    decorators (``triton.Config``'s dicts and ``@triton.heuristics``', a lambda's body standing for its value;
+    where: ``decorator``), then each default of its signature (``BLOCK: tl.constexpr = 1024``; ``signature``)."""
+    out: list[tuple[str, cst.BaseExpression, str]] = []
     for decorator in fn.decorators:
         for node in _walk(decorator.decorator):
             if not isinstance(node, cst.DictElement) or not isinstance(node.key, cst.SimpleString):
                 continue
             value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
-            out.append((str(node.key.evaluated_value), value))
+            out.append((str(node.key.evaluated_value), value, "decorator"))
+    for param in (*fn.params.params, *fn.params.kwonly_params):
+        if param.default is not None:
+            out.append((param.name.value, param.default, "signature"))
     return out
 
 
@@ -296,7 +300,8 @@ def _decorator_tiles(
     """Why the edit cannot be written when it moved a tile in a kernel's decorator (an autotune ``Config``, a
     heuristic's literal) to a value that does not divide the original, where a launching function says the tile
     must divide a size (``n // meta["BLOCK"]`` programs), or below the smallest the original ran, where the kernel
-    covers a size with one block of it: a decorator cannot be guarded by a launch's size."""
+    covers a size with one block of it: a decorator (or a default of the kernel's signature, which a launch that
+    leaves the parameter out runs) cannot be guarded by a launch's size."""
     if len(old) != len(new):
         return None
     launchers = [f for f in new if not _is_jit(f)]
@@ -307,13 +312,13 @@ def _decorator_tiles(
         # its configs): their least common multiple; a new value must divide it (a list pinned to one config too)
         handled: dict[str, int | None] = {}
         lowest: dict[str, int | None] = {}  # a block covering a size: the smallest any config runs covers it
-        for key, b_node in _decorator_literals(o):
+        for key, b_node, _ in _decorator_literals(o):
             b = _int(b_node)
             seen, low = handled.get(key, 1), lowest.get(key, b)
             handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
             lowest[key] = None if b is None or low is None else min(low, b)
         covering = {r.block: r for r in one_block(n)}
-        for key, a_node in _decorator_literals(n):
+        for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
             if key in covering and a is not None and low is not None and a < low:
                 r = covering[key]
@@ -321,7 +326,7 @@ def _decorator_tiles(
                 return (
                     f"{key}={a} does not cover every size the original {key}={low} handled (the kernel "
                     f"{n.name.value} covers {covers} with one block of {key} ({r.test})), and a setting in "
-                    f"{n.name.value}'s decorator cannot be guarded by a size: not written"
+                    f"{n.name.value}'s {where} cannot be guarded by a size: not written"
                 )
             b = handled.get(key)
             if b is None or a is None or b % a == 0:
@@ -331,14 +336,14 @@ def _decorator_tiles(
             if stepped is not None:
                 return (
                     f"{key}={a} does not divide every size the original {key}={b} handled ({stepped}), "
-                    f"and a setting in {own}'s decorator cannot be guarded by a size: not written"
+                    f"and a setting in {own}'s {where} cannot be guarded by a size: not written"
                 )
             for fn in launchers:
                 needs = [d for d in _requirements(fn, unmasked, pos) if d.tile == ("meta", key)]
                 if needs:
                     return (
                         f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
-                        f"and a setting in {n.name.value}'s decorator cannot be guarded by a size: not written"
+                        f"and a setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
                     )
     return None
 
