@@ -331,3 +331,24 @@ def test_a_one_block_kernel_s_default_block_is_not_lowered_in_its_signature(tmp_
     assert written is not None and "BLOCK: tl.constexpr = 2048)" in written, note
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, ROWS)
+
+
+@pytest.mark.timeout(60)
+def test_tunables_set_over_an_inline_guard_says_the_guard_still_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``kernelopt tunables kernel.py --set affine:BLOCK=64`` over ``BLOCK=256 if n % 256 == 0 else 128``: the
+    fallback is written as asked, and the warning said "kernelopt tune would write None" (the guard's text without
+    the inline guard differed from the edit, with no note). Now one line says the guard still sets the value where
+    it holds; a value no guard can make legal (512) is still named with the guard tune would write."""
+    from kernelopt.cli.app import main
+
+    folder = _copy("inline_guard", tmp_path)
+    argv = ["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set"]
+    assert main([*argv, "affine:BLOCK=64"]) == 0
+    err = capsys.readouterr().err
+    assert "None" not in err and "still sets it where it holds; written as asked" in _one_line(err), err
+    assert "BLOCK=256 if n % 256 == 0 else 64)" in (folder / "kernel.py").read_text()
+    assert main([*argv, "affine:BLOCK=512"]) == 0
+    err = capsys.readouterr().err
+    assert "kernelopt tune would write BLOCK=512 only where n % 512 == 0" in _one_line(err), err

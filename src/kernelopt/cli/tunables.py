@@ -105,10 +105,13 @@ def _discover(
 def _warn_unguarded(before: str, after: str, done: str) -> None:
     """A warning when a value set by hand leaves a size the original handled (a tile that no longer divides it,
     :func:`kernelopt.tunables.guard.guard_edit`): written as asked; ``tune`` would have guarded it or left it."""
-    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tunables.guard import guard_edit, strip_stale_guards
 
     guarded = guard_edit(before, after)
-    if guarded.new_source == after:
+    plain = strip_stale_guards(before, after)  # the value set, at every size: no guard an earlier tune wrote
+    if guarded.new_source == after or (guarded.new_source == plain and guarded.note is None):
+        if plain != after:
+            warn(f"a guard written by an earlier tune (or inline at the launch) still sets it where it holds; {done}")
         return
     if guarded.new_source is not None:
         warn(f"not legal at every size the original handled: kernelopt tune would write {guarded.note}; {done}")
