@@ -331,7 +331,11 @@ def test_a_shapes_built_by_code_is_read_once_and_refused_by_the_literal_s_rule(t
         reference_shapes(dtyped / "reference.py", device="cpu")
     line = caught.value.one_line()
     assert "SHAPES[0] holds dtype=torch.float16 (torch.dtype): a tuning session hands each SHAPES entry" in line
-    assert 'name it by a string (dtype="float16")' in line
+    assert 'dtype="float16"' in line and "validate and optimize's gate take the entry as it is" in line
+    tupled = tmp_path / "tupled.py"  # a literal with a tuple: the same line (it was "internal error: ValidationError")
+    tupled.write_text('SHAPES = [{"size": (4, 40)}]\n\n\ndef get_inputs(size=(4, 40)):\n    return []\n')
+    with pytest.raises(InputFileError, match=r"SHAPES\[0\] holds size=\(4, 40\) \(tuple\): a tuning session"):
+        reference_shapes(tupled)
 
 
 @pytest.mark.timeout(240)

@@ -261,6 +261,30 @@ def shapes_fault(shapes: object) -> str | None:
     return None
 
 
+OPAQUE_ENTRY_HINT = (
+    'name each value by numbers or a string (rows=4, cols=40; dtype="float16") and build the object in get_inputs '
+    "(getattr(torch, dtype)); validate and optimize's gate take the entry as it is"
+)
+""":func:`opaque_entry`'s hint, what to write instead."""
+
+
+def opaque_entry(shapes: Sequence[Mapping[Any, Any]]) -> str | None:
+    """Why a tuning session cannot run reference.py's ``SHAPES`` (a list of dicts), in one line: an entry holds a
+    value other than a number, a bool or a string (``(4, 40)``, ``torch.float16``), which its bench workers cannot
+    be handed (they take each entry as numbers and strings, and crashed on it: "ValidationError ...
+    ProblemShape"); ``None`` when every value is one. The gate's workers index the entries of the module they
+    import, so ``validate`` and ``optimize``'s gate take any value."""
+    for i, entry in enumerate(shapes):
+        for key, value in entry.items():
+            if not isinstance(key, str) or not isinstance(value, int | float | bool | str):
+                kind = f"{type(value).__module__}.{type(value).__name__}".removeprefix("builtins.")
+                return (
+                    f"SHAPES[{i}] holds {key}={value!r} ({kind}): a tuning session hands each SHAPES entry to its "
+                    "bench workers as numbers and strings, so it cannot run this one"
+                )
+    return None
+
+
 def _shapes_kind(shapes: object) -> str:
     if isinstance(shapes, list | tuple):
         wrong = next(s for s in shapes if not isinstance(s, dict))

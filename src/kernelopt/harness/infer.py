@@ -150,7 +150,7 @@ def shapes_by_code(
             holds another value; importing reference.py ran past ``timeout_s``.
     """
     from kernelopt.hardware.gpu import runs_on_cpu
-    from kernelopt.kernelsource import shapes_built_by_code
+    from kernelopt.kernelsource import OPAQUE_ENTRY_HINT, shapes_built_by_code
     from kernelopt.proc import run_command
     from kernelopt.worker.environment import worker_env
     from kernelopt.worker.forkpool import run_forked
@@ -185,13 +185,7 @@ def shapes_by_code(
     if fault is not None:
         raise InputFileError(path, fault)
     if opaque is not None and plain:
-        raise InputFileError(
-            path,
-            f"{opaque}: a tuning session hands each SHAPES entry to its bench workers as numbers and strings, so "
-            "it cannot run this one",
-            hint='name it by a string (dtype="float16") and turn that into the object in get_inputs '
-            "(getattr(torch, dtype)); validate and optimize's gate take the entry as it is",
-        )
+        raise InputFileError(path, opaque, hint=OPAQUE_ENTRY_HINT)
     return shapes
 
 
@@ -278,23 +272,14 @@ def _read_shapes(reference_py: Path, constants: dict[str, Any]) -> dict[str, Any
     """``SHAPES`` as reference.py's import leaves it (``constants`` set): the fault of one that names no case, and
     the entries when JSON can carry them."""
     from kernelopt.harness.loader import load_module
-    from kernelopt.kernelsource import shapes_fault
+    from kernelopt.kernelsource import opaque_entry, shapes_fault
 
     shapes = getattr(load_module(reference_py, overrides=constants or None), "SHAPES", None)
     fault = shapes_fault(shapes)
     entries, opaque = None, None
     if fault is None and shapes is not None:
-        odd = [
-            (i, k, v)
-            for i, e in enumerate(shapes)
-            for k, v in e.items()
-            if not isinstance(k, str) or not isinstance(v, int | float | bool | str)
-        ]
-        if odd:
-            i, k, v = odd[0]
-            opaque = f"SHAPES[{i}] holds {k}={v!r} ({type(v).__module__}.{type(v).__name__})"
-        else:
-            entries = [dict(e) for e in shapes]
+        opaque = opaque_entry(shapes)
+        entries = None if opaque is not None else [dict(e) for e in shapes]
     return {"fault": fault, "shapes": entries, "opaque": opaque}
 
 

@@ -26,7 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
 from kernelopt.kernelsource import (
+    OPAQUE_ENTRY_HINT,
     literal_value,
+    opaque_entry,
     runs_in_interpreter,
     shapes_built_by_code,
     shapes_fault,
@@ -225,7 +227,11 @@ def reference_shapes(
 
     if shapes_built_by_code(reference_py):
         return shapes_by_code(reference_py, constants=constants, device=device, plain=True)
-    return literal_shapes(reference_py)
+    written = literal_shapes(reference_py)
+    opaque = opaque_entry(written) if written is not None else None
+    if opaque is not None:  # a tuple ({"size": (4, 40)}): the same line as for a built one
+        raise InputFileError(reference_py, opaque, hint=OPAQUE_ENTRY_HINT)
+    return written
 
 
 class Problem(BaseModel):
