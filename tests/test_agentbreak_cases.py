@@ -7,6 +7,7 @@ two calls at once and a cancellation), on the CPU.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -167,7 +168,6 @@ def test_nothing_a_tool_returns_or_refuses_with_holds_a_secret_of_the_servers_en
     """A reference that reads the server's /proc/<pid>/environ and raises with it: `tune` refused with
     "RuntimeError: ref stolen: MY_API_KEY=sk-live-..." (the refusal was not redacted). Here the same at the
     server's boundary: a refusal quoting the value, and a result (a report's kernel name) holding it."""
-    import json
 
     secret = "sk-live-0123456789abcdefSECRET"
     monkeypatch.setenv("MY_API_KEY", secret)
@@ -198,3 +198,29 @@ def test_a_stop_event_is_said_once_in_a_step_result() -> None:
     assert event_line(stop) == "stopped: baseline_failed: reference.py fails"  # was "stopped: stopped: ..."
     note = LoopEvent(EventKind.NOTE, 1, None, "V1 plan: block_size", 1.0)
     assert event_line(note) == "note: V1 plan: block_size"
+
+
+def test_an_edit_that_does_not_parse_is_refused_at_validate_and_the_action_stays_untried(tmp_path: Path) -> None:
+    """The agent's kernel.py with a typo: validate failed V1 ("kernel.py does not parse", after two "repair"
+    attempts of the same edit), and the next version's plan of the same action was refused as already tried."""
+    from kernelopt.stages import guard
+
+    from .test_mcp_server import PLAN
+
+    kernel, reference = _sources(tmp_path)
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    _call(server, "init", name="add", kernel=str(kernel), reference=str(reference))
+    ws = tmp_path / "kernel_opt_add"
+    _call(server, "profile", workspace="add")
+    summary = json.loads((ws / "profiles/v1/summary.json").read_text())
+    latency = summary["kernels"][0]["metrics"]["duration_us"]["value"]
+    _call(server, "submit_plan", workspace="add", plan=PLAN.format(latency=latency))
+    good = (ws / "kernel.py").read_text()
+    (ws / "kernel.py").write_text(good.replace("BLOCK = 64", "BLOCK = 1024").replace("def run(x, y):", "def run(x, y:"))
+    before = guard.snapshot(ws)
+    message = _one_line_error(server, "validate", workspace="add")
+    assert "validate: kernel.py does not parse: line" in message and "validate again" in message, message
+    assert guard.snapshot(ws) == before and not (ws / "memory/v1.json").exists()  # nothing recorded
+    (ws / "kernel.py").write_text(good.replace("BLOCK = 64", "BLOCK = 1024"))  # the typo fixed
+    gated = _call(server, "validate", workspace="add").structured_content
+    assert gated["record"]["quality_gate"]["result"] == "PASS", gated

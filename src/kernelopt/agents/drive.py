@@ -50,7 +50,7 @@ from kernelopt.stagenames import Stage
 from kernelopt.stages import guard
 from kernelopt.stages.allowance import editable_files, may_write
 from kernelopt.stages.guard import capture, restore, violation_message
-from kernelopt.stages.implement import summary_of
+from kernelopt.stages.implement import kernel_problem, summary_of
 from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
 from kernelopt.workspace import Workspace
 
@@ -395,6 +395,12 @@ def validate(
             f"validate: kernel.py is unchanged since V{now.version}'s plan was accepted: edit it for the plan's "
             "action first"
         )
+    if now.next is NextStep.IMPLEMENT_THEN_VALIDATE:
+        # a slip of the edit (a typo, a deleted file) is the agent's to fix now: failing the version for it
+        # would record the plan's action as tried, and a repeated plan is refused, so the action is lost
+        problem = kernel_problem(ws, None)  # None: an edit of only the plan's auxiliary files is an edit
+        if problem is not None:
+            raise StageRefused(f"validate: {problem}; fix kernel.py and call validate again (nothing was recorded)")
     agent = AgentEdits(description)
 
     def take_edits(run: LoopRun) -> None:

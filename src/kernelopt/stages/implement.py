@@ -264,6 +264,14 @@ def _verdict(
     )
 
 
+def kernel_problem(ws: Workspace, good_kernel: bytes | None) -> str | None:
+    """What is wrong with kernel.py before its correctness check can run (deleted, unchanged, not UTF-8, does
+    not parse), in one line; ``None`` when nothing is. The same check Stage 3 makes of an implementer's work,
+    for a caller that asks before it (``kernelopt mcp``'s ``validate``)."""
+    problem = _inspect(ws, good_kernel)
+    return problem.message if problem is not None else None
+
+
 def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
     """What is wrong with the kernel.py an implementer left, or ``None``."""
     if not ws.kernel_py.is_file():
