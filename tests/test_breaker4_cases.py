@@ -218,3 +218,20 @@ def test_a_group_size_that_sizes_the_output_is_not_a_knob() -> None:
     )
     assert found["_quant_groups:GROUPS"].editable
     assert {t.key: t for t in discover_source((DATA / "ln_bwd2" / "kernel.py").read_text())}["_ln_bwd_dx:ROWS"].editable
+
+
+def test_a_session_of_one_launch_names_the_other_launches_it_leaves_alone() -> None:
+    """Seen on 2026-12-05: ``kernelopt tune ln_bwd2 --device cpu`` (a layer-norm backward in two launches) tuned
+    ``_ln_bwd_dx`` and never said that ``_ln_bwd_dwdb`` (``BLOCK_P``, ``BLOCK_COL``) was there too, left alone: a
+    user reads "kept the current" as the whole file converged. ``tune`` now says "not tuned in this session:
+    launch _ln_bwd_dwdb (kernel.py:63) (--kernel NAME tunes one)"."""
+    from kernelopt.tuning.launch import other_launches, space_from_tunables
+
+    found = discover_source((DATA / "ln_bwd2" / "kernel.py").read_text())
+    space = space_from_tunables(found)
+    assert space.launch == "launch _ln_bwd_dx (kernel.py:59)"
+    assert other_launches(found, space) == ["launch _ln_bwd_dwdb (kernel.py:63)"]
+    second = space_from_tunables(found, kernel="_ln_bwd_dwdb")
+    assert other_launches(found, second) == ["launch _ln_bwd_dx (kernel.py:59)"]
+    single = discover_source((DATA / "op_int64" / "kernel.py").read_text())
+    assert other_launches(single, space_from_tunables(single)) == []

@@ -312,6 +312,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, write_target
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.session import StopReason
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
@@ -330,6 +331,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     )
     for line in left_out(prepared):
         note(line)
+    others = other_launches(prepared.tunables, space) if request.kernel is None else []
+    if others:
+        note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
     note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
     if prepared.within is not None:
         note(prepared.within.line())

@@ -135,6 +135,14 @@ def inert_reason(t: Tunable, looped: Collection[str] | None) -> str | None:
 # ---------------------------------------------------------------------------------------------- launches
 
 
+def other_launches(tunables: Sequence[Tunable], space: Space, looped: Collection[str] | None = None) -> list[str]:
+    """The other launches of the file with a knob tune could move (``launch _ln_bwd_dwdb (kernel.py:63)``), which
+    a session of ``space``'s launch leaves alone: a kernel file of several launches (a backward's two passes) is
+    tuned one launch a session (``--kernel``)."""
+    held = {t.key for t in tunables if inert_reason(t, looped) is not None}
+    return [la.label for la in _launches([t for t in tunables if t.key not in held]) if la.label != space.launch]
+
+
 def _launches(tunables: Sequence[Tunable]) -> list[_Launch]:
     """Every launch with at least one editable, non-semantic knob, in source order."""
     usable = [t for t in tunables if t.editable and not t.semantic]
