@@ -352,3 +352,36 @@ def test_tunables_set_over_an_inline_guard_says_the_guard_still_holds(
     assert main([*argv, "affine:BLOCK=512"]) == 0
     err = capsys.readouterr().err
     assert "kernelopt tune would write BLOCK=512 only where n % 512 == 0" in _one_line(err), err
+
+
+@pytest.mark.timeout(120)
+def test_tune_says_the_current_file_runs_the_inline_guard_s_value_where_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The current configuration of a file holding an inline guard is the file as written, timed once as the guard's
+    value; ``tune`` says so, naming the inline guard (it said "the guard an earlier tune wrote ... (`# kernelopt:
+    tuned`)", of a guard a user may have written, with no such comment)."""
+    from kernelopt.cli.tune import _render
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from tests.test_breaker_cases import Outcome, Result
+
+    prepared = prepare_folder(TuneRequest(folder=_copy("inline_guard", tmp_path), device="cpu"))
+    by_shape = {s.label(): 1.0 for s in prepared.shapes}
+    current = Result(config={"BLOCK": 128}, outcome=Outcome.OK, latency_us=2.0, latency_us_by_shape=by_shape)
+    result = SessionResult(
+        best_config={"BLOCK": 128}, best_latency_us=2.0, current_config={"BLOCK": 128}, current_latency_us=2.0,
+        results=[current], retimed=[], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    _render(
+        FolderTuning(prepared, result, judge_gain(result), guarded={"BLOCK": 256}),
+        "",
+        written=False,
+        dry_run=False,
+        plot=None,
+    )
+    out = capsys.readouterr()
+    said = out.out + out.err
+    assert "current: BLOCK=128, and BLOCK=256 wherever the inline guard at the launch in kernel.py holds" in said, said
+    assert "an earlier tune" not in said

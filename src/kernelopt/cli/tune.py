@@ -538,6 +538,8 @@ def _render(
 ) -> None:
     """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
     where its record is."""
+    from kernelopt.tunables.analysis import TUNED
+    from kernelopt.tunables.guard import may_hold_inline_guards
     from kernelopt.tuning.folder import config_text
 
     r, j = tuning.result, tuning.judgement
@@ -563,10 +565,15 @@ def _render(
         # the knobs the guard moves only: the whole configuration three times over was hard to read
         current = r.current_config or {}
         moved = {k: v for k, v in tuning.guarded.items() if current.get(k) != v} or tuning.guarded
+        name = tuning.prepared.problem.kernel_py.name
+        where = (
+            f"the guard an earlier tune wrote into {name} holds (`# kernelopt: tuned`)"
+            if TUNED in tuning.prepared.base_source or not may_hold_inline_guards(tuning.prepared.base_source)
+            else f"the inline guard at the launch in {name} holds (`... if <size> % ... == 0 else ...`)"
+        )
         info(
-            f"current: {config_text(r.current_config)}, and {config_text(moved)} wherever the guard an earlier tune "
-            f"wrote into {tuning.prepared.problem.kernel_py.name} holds (`# kernelopt: tuned`): the file as written, "
-            f"timed once as {config_text(tuning.guarded)}"
+            f"current: {config_text(r.current_config)}, and {config_text(moved)} wherever {where}: the file as "
+            f"written, timed once as {config_text(tuning.guarded)}"
         )
     if tuning.per_shape:
         table(

@@ -853,13 +853,13 @@ def guard_edit(old: str, new: str) -> Guarded:
 def strip_stale_guards(old: str, new: str) -> str:
     """``new`` without the guard lines (written by :func:`guard_edit` before) that would override the literals
     moved from ``old``: a candidate runs the configuration it names, at every size."""
-    if TUNED not in old and not _may_hold_inline_guards(old):
+    if TUNED not in old and not may_hold_inline_guards(old):
         return new  # no guard to take out (and no parse for it)
     return _rewrite(old, new, add=False).new_source or new
 
 
-def _may_hold_inline_guards(source: str) -> bool:
-    """Whether ``source`` may hold an inline guard (a conditional expression; cheap, before any parse)."""
+def may_hold_inline_guards(source: str) -> bool:
+    """Whether ``source`` may hold an inline guard (a conditional expression; a cheap test, before any parse)."""
     return " if " in source and " else " in source
 
 
@@ -893,7 +893,7 @@ def _moved_inline_guards(old: str, new: str) -> tuple[str, str, frozenset[str]]:
     """``old`` and ``new`` with every inline guard whose fallback the edit moved written as that fallback (the
     original's in ``old``, the moved one in ``new``), and the keywords they are passed as: the guard then judges the
     move as a move of a literal, and the inline guard is taken out (the new value, or a new guard, holds)."""
-    if not _may_hold_inline_guards(old):
+    if not may_hold_inline_guards(old):
         return old, new, frozenset()
     before, after = _inline_guard_args(old), _inline_guard_args(new)
     if not before or after is None or len(before) != len(after):
@@ -1053,7 +1053,7 @@ def guarded_values(source: str) -> dict[str, int]:
     kernelopt: tuned`` / ``BLOCK_N = 64`` gives ``{"BLOCK_N": 64}``); empty when it holds none (or does not parse).
     An inline guard at a launch (``BLOCK=256 if n % 256 == 0 else 128``) gives its keyword and tuned value. A later
     session reads them as the configuration the file runs wherever its guards hold."""
-    if TUNED not in source and not _may_hold_inline_guards(source):
+    if TUNED not in source and not may_hold_inline_guards(source):
         return {}
     try:
         module = cst.parse_module(source)
