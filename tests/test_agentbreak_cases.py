@@ -202,7 +202,8 @@ def test_a_stop_event_is_said_once_in_a_step_result() -> None:
 
 def test_an_edit_that_does_not_parse_is_refused_at_validate_and_the_action_stays_untried(tmp_path: Path) -> None:
     """The agent's kernel.py with a typo: validate failed V1 ("kernel.py does not parse", after two "repair"
-    attempts of the same edit), and the next version's plan of the same action was refused as already tried."""
+    attempts of the same edit), and the next version's plan of the same action was refused as already tried.
+    Then a wrong result: Stage 3's repair attempts re-applied the same edit; now each goes back to the agent."""
     from kernelopt.stages import guard
 
     from .test_mcp_server import PLAN
@@ -221,6 +222,13 @@ def test_an_edit_that_does_not_parse_is_refused_at_validate_and_the_action_stays
     message = _one_line_error(server, "validate", workspace="add")
     assert "validate: kernel.py does not parse: line" in message and "validate again" in message, message
     assert guard.snapshot(ws) == before and not (ws / "memory/v1.json").exists()  # nothing recorded
-    (ws / "kernel.py").write_text(good.replace("BLOCK = 64", "BLOCK = 1024"))  # the typo fixed
+    # the typo fixed, but the result wrong: Stage 3's check fails, and its repair attempt is the agent's
+    (ws / "kernel.py").write_text(good.replace("BLOCK = 64", "BLOCK = 1024").replace("return out", "return out * 2"))
+    wrong = (ws / "kernel.py").read_bytes()
+    message = _one_line_error(server, "validate", workspace="add")
+    assert "validate: the edit fails its check: correctness FAIL" in message and "1 more repair" in message, message
+    assert (ws / "kernel.py").read_bytes() == wrong and not (ws / "memory/v1.json").exists()
+    assert _call(server, "status", workspace="add").structured_content["next"] == "implement_then_validate"
+    (ws / "kernel.py").write_text(good.replace("BLOCK = 64", "BLOCK = 1024"))  # repaired
     gated = _call(server, "validate", workspace="add").structured_content
     assert gated["record"]["quality_gate"]["result"] == "PASS", gated

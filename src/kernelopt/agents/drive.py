@@ -209,17 +209,35 @@ class SubmittedPlan:
         return PlanOutcome(plan=plan)
 
 
+class EditFailsItsCheck(StageRefused):
+    """The agent's edit failed Stage 3's correctness check, and the agent repairs it (a repair attempt of the
+    stage, made by the agent in its next ``validate``): the stage was rolled back, the edit kept, nothing
+    recorded."""
+
+
+class _RepairByTheAgent(KeyboardInterrupt):
+    """Raised by :class:`AgentEdits` for a repair attempt: the loop rolls Stage 3 back, as after a cancel."""
+
+    def __init__(self, failure: str) -> None:
+        super().__init__(failure)
+        self.failure = failure
+
+
 class AgentEdits:
     """Stage 3's implementer: the edits the agent made to ``kernel.py`` (and the plan's auxiliary files)
-    before it asked for the gate, applied again under Stage 3's guard."""
+    before it asked for the gate, applied again under Stage 3's guard. With ``repairs``, a repair attempt
+    (the edit failed its check) goes back to the agent; without, the same edit is tried again."""
 
     name = AGENT
 
-    def __init__(self, description: str | None) -> None:
+    def __init__(self, description: str | None, *, repairs: bool = False) -> None:
         self.description = description
+        self.repairs = repairs
         self.edits: dict[str, bytes | None] = {}
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
+        if ctx.attempt > 0 and self.repairs:
+            raise _RepairByTheAgent(ctx.failure or "the correctness check failed")
         restore(ctx.workspace.root, self.edits)
         what = self.description or (ctx.plan.action if ctx.plan else "the agent's edit")
         return ImplementOutcome(changed=bool(self.edits), description=" ".join(what.split()))
@@ -383,11 +401,18 @@ def validate(
     device: str | None,
     description: str | None = None,
     on_event: Callable[[LoopEvent], None] | None = None,
+    repairs_used: int = 0,
 ) -> StepResult:
     """Stage 3 on the agent's edits (guard, correctness at once), then Stage 4, the gate.
 
+    Args:
+        repairs_used: how many times this version's edit already failed its check and went back to the agent;
+            while fewer than the run's repair attempts, a failed check is refused (:class:`EditFailsItsCheck`)
+            instead of failing the version.
+
     Raises:
-        StageRefused: no plan is waiting for its implementation.
+        StageRefused: no plan is waiting for its implementation, or kernel.py does not parse.
+        EditFailsItsCheck: the edit failed its correctness check; the agent repairs it (nothing recorded).
     """
     now = _expect(ws, {NextStep.IMPLEMENT_THEN_VALIDATE, NextStep.VALIDATE}, "validate")
     if now.next is NextStep.IMPLEMENT_THEN_VALIDATE and not _edited(ws):
@@ -401,7 +426,9 @@ def validate(
         problem = kernel_problem(ws, None)  # None: an edit of only the plan's auxiliary files is an edit
         if problem is not None:
             raise StageRefused(f"validate: {problem}; fix kernel.py and call validate again (nothing was recorded)")
-    agent = AgentEdits(description)
+    state = read_state(ws)
+    allowed_repairs = state.settings.repair_attempts if state is not None else 0
+    agent = AgentEdits(description, repairs=repairs_used < allowed_repairs)
 
     def take_edits(run: LoopRun) -> None:
         it = run.state.current
@@ -421,6 +448,13 @@ def validate(
 
     try:
         events, _ = _run(ws, device=device, pause=pause, on_event=on_event, implementer=agent, prepare=take_edits)
+    except _RepairByTheAgent as exc:
+        _keep_agent_edits(ws, agent)
+        left = allowed_repairs - repairs_used - 1
+        raise EditFailsItsCheck(
+            f"validate: the edit fails its check: {exc.failure}; fix kernel.py and call validate again "
+            f"(nothing was recorded; {left} more repair(s), then a failed check fails V{now.version})"
+        ) from None
     except BaseException:
         _keep_agent_edits(ws, agent)
         raise

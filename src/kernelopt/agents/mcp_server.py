@@ -327,6 +327,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     lock = anyio.Lock()
     settled = threading.Event()  # cleared while a cancelled call rolls its stage back
     settled.set()
+    repairs: dict[tuple[str, int | None], int] = {}  # (workspace, version) -> edits sent back to the agent
 
     def folder_of(path: str, what: str) -> Path:
         """``path`` under a root; a name without its ``kernel_opt_`` prefix is the workspace of that name."""
@@ -500,9 +501,19 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         then Stage 4, the gate: PASS, FAIL or TIMEOUT_FAIL."""
 
         def run(report: Callable[[str], None]) -> drive.StepResult:
-            return drive.validate(
-                open_ws(workspace), device=default_device, description=description, on_event=_on_event(report)
-            )
+            ws = open_ws(workspace)
+            key = (str(ws.root), drive.status(ws).version)
+            try:
+                return drive.validate(
+                    ws,
+                    device=default_device,
+                    description=description,
+                    on_event=_on_event(report),
+                    repairs_used=repairs.get(key, 0),
+                )
+            except drive.EditFailsItsCheck:
+                repairs[key] = repairs.get(key, 0) + 1
+                raise
 
         return await _long(ctx, run, lock=lock, settled=settled, what="validate")
 
