@@ -279,9 +279,11 @@ def test_a_session_killed_with_sigkill_resumes_without_timing_again(tmp_path: Pa
     folder.mkdir()
     for name in ("kernel.py", "reference.py"):
         (folder / name).write_text((DATA / "loop" / name).read_text())
-    argv = [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cpu", "--repetitions", "60"]
+    argv = [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cpu"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen([*argv, "--dry-run"], start_new_session=True, env=env, stderr=subprocess.DEVNULL)
+    # 60 repetitions a candidate: slow enough that the kill lands inside the session
+    slow = [*argv, "--repetitions", "60", "--dry-run"]
+    proc = subprocess.Popen(slow, start_new_session=True, env=env, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     records: list[Path] = []
     while time.monotonic() < deadline and proc.poll() is None:
@@ -294,7 +296,10 @@ def test_a_session_killed_with_sigkill_resumes_without_timing_again(tmp_path: Pa
     assert records, "the session was killed before it recorded anything"
     measured = len(records[0].read_text().splitlines()) - 1
     assert 2 <= measured < 9
-    done = subprocess.run([*argv, "--json"], env=env, capture_output=True, text=True, timeout=90, check=True)
+    # the rerun times the rest with 3: the repetitions are no part of the session's key (what its measurements
+    # depend on, tuning.folder.session_key), so the record serves the killed run's results all the same
+    rerun = [*argv, "--repetitions", "3", "--json"]
+    done = subprocess.run(rerun, env=env, capture_output=True, text=True, timeout=90, check=True)
     doc = json.loads(done.stdout)
     assert doc["served"] == measured and doc["evaluations"] == 9 - measured  # nothing measured twice
     assert doc["record"] == str(records[0])
