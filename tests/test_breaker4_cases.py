@@ -235,3 +235,31 @@ def test_a_session_of_one_launch_names_the_other_launches_it_leaves_alone() -> N
     assert other_launches(found, second) == ["launch _ln_bwd_dx (kernel.py:59)"]
     single = discover_source((DATA / "op_int64" / "kernel.py").read_text())
     assert other_launches(single, space_from_tunables(single)) == []
+
+
+INIT_BLOCK = ("num_warps: int = 4):", "num_warps: int = 4, block: int = 1024):")
+
+
+@pytest.mark.timeout(120)
+def test_a_block_passed_to_a_module_s_init_is_a_knob_where_it_is_given(tmp_path: Path) -> None:
+    """Beside case h6: the block an ``__init__`` argument (``def __init__(self, eps, num_warps=4, block=1024)``,
+    ``self.BLOCK = block``), the module built once in the file (``_NORM = TritonRMSNorm(num_warps=4)``). Discovery
+    said of ``self.num_warps`` "it comes from the forward pass: ... (tuned here on its own, the two passes would
+    disagree)", the wording of a backward reading ``ctx``. Now the value is the construction's keyword, else the
+    argument's default: ``TritonRMSNorm(num_warps=8)`` is written; a lower block is not written (one block covers
+    the row), at the default or at the construction; a wider one is, correct at 1000 columns."""
+    old = (DATA / "module_attr" / "kernel.py").read_text()
+    warps = apply_source(old, {"num_warps": 8}, kernel="_rms_norm").new_source
+    assert "_NORM = TritonRMSNorm(num_warps=8)\n" in warps
+    by_init = old.replace("    BLOCK = 1024  # the widest row supported\n\n", "").replace(*INIT_BLOCK)
+    by_init = by_init.replace("        self.num_warps = num_warps\n", "        self.num_warps = num_warps\n        self.BLOCK = block\n")  # fmt: skip
+    built = by_init.replace("TritonRMSNorm(num_warps=4)", "TritonRMSNorm(num_warps=4, block=1024)")
+    for text in (by_init, built):
+        assert {t.key: t for t in discover_source(text)}["_rms_norm:BLOCK"].value == 1024
+        lower = guard_edit(text, apply_source(text, {"BLOCK": 256}, kernel="_rms_norm").new_source)
+        assert lower.new_source is None and "an argument of __init__() is not guarded by a size" in str(lower.note)
+    wider = apply_source(built, {"BLOCK": 2048}, kernel="_rms_norm").new_source
+    assert "_NORM = TritonRMSNorm(num_warps=4, block=2048)\n" in wider and guard_edit(built, wider).new_source == wider
+    folder = _copy("module_attr", tmp_path)
+    (folder / "kernel.py").write_text(wider)
+    _all_correct(folder, [{"rows": 3, "cols": 200}, {"rows": 2, "cols": 1000}, {"rows": 1, "cols": 2000}])

@@ -691,7 +691,7 @@ class _Analyzer:
                 and _dotted(t) == f"self.{attr}"
                 for n in _all_nodes(home)
             ):
-                return None
+                return self.init_argument(home, attr)
             return self.class_field(home, attr)
         built: cst.BaseExpression | None = None
         param = next((q for q in func.params if q.name.value == owner), None) if func is not None else None
@@ -712,6 +712,43 @@ class _Analyzer:
         if any(a.keyword is None for a in built.args):
             return None  # a field passed positionally: not read
         return self.class_field(classes[built.func.value], attr)
+
+    def init_argument(self, cls: cst.ClassDef, attr: str) -> SourceLiteral | None:
+        """The literal of ``self.attr`` when ``__init__`` alone sets it from its own argument (``self.BLOCK =
+        block``) and nothing else in the class assigns it: the literal the class's one construction in this file
+        passes (``TritonRMSNorm(block=1024)``), else the argument's default when no construction passes it."""
+        init = next((n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__init__"), None)
+        if init is None:
+            return None
+        assigns = [
+            n
+            for n in _all_nodes(cls.body)
+            if isinstance(n, cst.Assign)
+            and any(isinstance(t.target, cst.Attribute) and _dotted(t.target) == f"self.{attr}" for t in n.targets)
+        ]
+        if len(assigns) != 1 or not isinstance(assigns[0].value, cst.Name):
+            return None
+        if not any(a is assigns[0] for a in _all_nodes(init.body)):
+            return None
+        params = [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]
+        index = next((i for i, q in enumerate(params) if q.name.value == assigns[0].value.value), None)
+        if index is None:
+            return None
+        param = params[index]
+        calls = self.calls.get(cls.name.value, [])
+        passing: list[cst.BaseExpression | None] = []
+        for call in calls:
+            if any(a.star for a in call.args):
+                return None
+            given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == param.name.value]
+            plain = [a.value for a in call.args if a.keyword is None]  # ``self`` is not passed
+            if given:
+                passing.append(given[0])
+            elif param in init.params.params and 0 < index <= len(plain):
+                passing.append(plain[index - 1])
+        if not passing:
+            return self.literal(param.default)
+        return self.literal(passing[0]) if len(calls) == 1 else None
 
     def class_field(self, cls: cst.ClassDef, attr: str) -> SourceLiteral | None:
         """The literal of ``attr = 1024`` / ``attr: int = 16`` in the body of ``cls`` (one such line)."""

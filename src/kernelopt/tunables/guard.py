@@ -521,6 +521,10 @@ def _helper_argument(
             helpers[f.name.value] = f if f.name.value not in helpers else None  # type: ignore[assignment]
     helpers = {k: v for k, v in helpers.items() if v is not None}
     olds = {f.name.value: f for f in old.functions if f.name.value in helpers}
+    for cls in new.class_defs:  # ``TritonRMSNorm(block=1024)`` passes ``__init__``'s argument
+        init = next((n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__init__"), None)
+        if init is not None:
+            helpers[cls.name.value] = init
     moves: list[tuple[cst.FunctionDef, str, int, int]] = []
     for name, fn in helpers.items():
         was = olds.get(name)
@@ -548,9 +552,20 @@ def _helper_argument(
             if isinstance(n, cst.Arg) and n.keyword is not None and isinstance(n.value, cst.Name)
             and n.value.value == param
         }  # fmt: skip
+        launchers = [fn]
+        if fn.name.value == "__init__":  # ``self.BLOCK = block``: read by the methods that launch as ``self.BLOCK``
+            ids |= {
+                ("name", t.target.attr.value)
+                for n in _walk(fn.body)
+                if isinstance(n, cst.Assign) and isinstance(n.value, cst.Name) and n.value.value == param
+                for t in n.targets
+                if isinstance(t.target, cst.Attribute)
+            }
+            launchers = [f for f in new.functions if not _is_jit(f)]
         needs = [
             d
-            for d in _requirements(fn, unmasked, pos, kernels)
+            for f in launchers
+            for d in _requirements(f, unmasked, pos, kernels)
             if d.tile in ids and d.literal is None and not d.holds(before, after)
         ]
         if needs:
@@ -571,6 +586,8 @@ def _helper_calls(
             continue
         fn = helpers[node.func.value]
         params = [p.name.value for p in fn.params.params]
+        if fn.name.value == "__init__" and fn.name.value != node.func.value:
+            params = params[1:]  # a construction passes no ``self``
         given: dict[str, int] = {}
         for i, arg in enumerate(node.args):
             if arg.star:
@@ -675,6 +692,7 @@ class _Collector(cst.CSTVisitor):
         self.functions: list[cst.FunctionDef] = []
         self.next_of: dict[int, cst.BaseStatement] = {}  # a statement -> the one after it in its block
         self.classes: list[cst.ClassDef] = []
+        self.class_defs: list[cst.ClassDef] = []
         self.class_level: set[int] = set()  # statements of a class body (outside its methods)
 
     def _block(self, body: Sequence[cst.BaseStatement]) -> None:
@@ -696,6 +714,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node)
+        self.class_defs.append(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.classes.pop()
