@@ -19,20 +19,16 @@
 #   ray/table.txt, ray/wall_s.txt    (or ray/skipped.txt saying why not)
 #   */logs/                          each problem's kernelopt output
 set -u
-OUT="${OUT:?set OUT to the output folder}"
-mkdir -p "$OUT"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
 export KERNELOPT_BENCH_S="${KERNELOPT_BENCH_S:-0.3}"
 export KERNELOPT_SEEDS="${KERNELOPT_SEEDS:-2}"
-PY="${PYTHON:-python}"
 # The batches (and their git workspaces, build caches) live in WORK; only tables and logs go to $OUT.
 WORK="${WORK:-$(mktemp -d /tmp/kernelopt_gpu_batch.XXXXXX)}"
 
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
-  "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
-  "$PY" -c "import ray; print('ray', ray.__version__)" 2>&1 || true
-} > "$OUT/env.txt"
+gpu_header "$OUT/env.txt" name,driver_version,clocks.sm,clocks.max.sm
+"$PY" -c "import ray; print('ray', ray.__version__)" >> "$OUT/env.txt" 2>&1 || true
 
 start=$(date +%s)
 mkdir -p "$OUT/eager"

@@ -10,17 +10,12 @@
 # $OUT/overhead.txt (the table), $OUT/overhead.json (the measurements), $OUT/env.txt and, for both
 # paths, $OUT/{cold,warm}/batch.json and batch.csv.
 set -u
-OUT="${OUT:?set OUT to the output folder}"
-mkdir -p "$OUT"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
 export PYTHONUNBUFFERED=1
-PY="${PYTHON:-python3}"
 WORK="${WORK:-$(mktemp -d /tmp/kernelopt_gpu_overhead.XXXXXX)}"
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
-  "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
-  nproc
-} > "$OUT/env.txt"
+gpu_header "$OUT/env.txt" name,driver_version,clocks.sm,clocks.max.sm
 timeout -k 10 540 "$PY" benchmarks/batch_overhead.py examples/kernelbench --device cuda --out "$WORK" \
   --json "$OUT/overhead.json" > "$OUT/overhead.txt" 2> "$OUT/stderr.txt" || echo "benchmark exited with $?" >> "$OUT/errors.txt"
 for b in cold warm; do

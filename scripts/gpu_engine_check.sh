@@ -9,15 +9,13 @@
 # Writes under $OUT: session.txt, engine_check.{md,json,txt}, gpu_tests.txt, sessions/ (candidate files and
 # worker logs; the Triton caches are removed).
 set -u
-R=${OUT:?set OUT}
-mkdir -p "$R"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.used,memory.total --format=csv;
-  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; nproc; } \
-    > "$R/session.txt" 2>&1
-timeout 480 python3 scripts/engine_check.py --out "$R" > "$R/engine_check.txt" 2>&1
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
+gpu_header "$R/session.txt" index,name,driver_version,memory.used,memory.total
+timeout 480 "$PY" scripts/engine_check.py --out "$R" > "$R/engine_check.txt" 2>&1
 echo "rc=$?" >> "$R/engine_check.txt"
-KERNELOPT_GPU_TESTS=1 timeout 300 python3 -m pytest -q -n 0 tests/test_tuning_gpu.py > "$R/gpu_tests.txt" 2>&1
+KERNELOPT_GPU_TESTS=1 timeout 300 "$PY" -m pytest -q -n 0 tests/test_tuning_gpu.py > "$R/gpu_tests.txt" 2>&1
 echo "rc=$?" >> "$R/gpu_tests.txt"
 find "$R/sessions" -type d -name triton-cache -prune -exec rm -rf {} + 2> /dev/null
 cat "$R/engine_check.txt" | tail -40

@@ -19,18 +19,15 @@
 # tune_walls.txt, loop/optimize_<example>.txt, loop_walls.txt, compare_tune.{md,json},
 # compare_loop_<example>.{md,json}, logs/.
 set -u
-R=${OUT:?set OUT}
-PY=${PYTHON:-python3}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 SWEEP_EXAMPLES=${SWEEP_EXAMPLES-"bias_gelu_fp32 online_softmax_fp32 rmsnorm_settings_bf16"}
 TUNE_EXAMPLES=${TUNE_EXAMPLES-"bias_gelu_fp32 online_softmax_fp32 rmsnorm_settings_bf16 matmul skinny_gemm transpose_fp32"}
 LOOP_EXAMPLES=${LOOP_EXAMPLES-"rmsnorm_settings_bf16"}
 mkdir -p "$R/sweeps" "$R/tune" "$R/loop" "$R/logs" "$R/tune_ws" "$R/loop_ws"
 cp docs/gpu-runs/2026-12-01-sweeps/*.json docs/gpu-runs/2026-12-03-engine/sweeps/*.json "$R/sweeps/" 2> /dev/null
-progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
 csv() { echo "$*" | tr -s ' ' ',' | sed 's/^,//; s/,$//'; }
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
-  $PY -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; nproc
-  git log -1 --format='%H %s' 2> /dev/null; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt"
 
 for ex in $SWEEP_EXAMPLES; do
     progress "sweep $ex: start"

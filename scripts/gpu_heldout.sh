@@ -19,14 +19,11 @@
 # Writes under $OUT: session.txt, progress.txt, sweeps/*.json, tune/<kernel>.json and .txt, tune_walls.txt,
 # compare_heldout.{md,json}, logs/.
 set -u
-R=${OUT:?set OUT}
-PY=${PYTHON:-python3}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 EXAMPLES=${HELDOUT_EXAMPLES-"logsumexp_fp32 mlp_up_fp16"}
 mkdir -p "$R/sweeps" "$R/tune" "$R/logs" "$R/tune_ws"
-progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
-  $PY -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; nproc
-  git log -1 --format='%H %s' 2> /dev/null; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt"
 
 for ex in $EXAMPLES; do
     if [ -n "${SWEEPS_FROM-}" ]; then

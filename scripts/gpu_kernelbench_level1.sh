@@ -23,28 +23,26 @@
 #   batch.txt          kernelopt batch's own printed table; batch.json, batch.csv: its files
 #   stderr.txt         the benchmark's error output
 set -u
-OUT="${OUT:?set OUT to the output folder}"
-mkdir -p "$OUT"
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 LEVEL="${LEVEL:-kernelbench/level1}"
 if [ ! -d "$LEVEL" ]; then
   echo "no KernelBench level folder at $LEVEL (carry KernelBench/level1 to kernelbench/level1, or set LEVEL)" \
     | tee "$OUT/errors.txt" >&2
   exit 2
 fi
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+gpu_src_path
 export KERNELOPT_BENCH_S="${KERNELOPT_BENCH_S:-0.3}"
 export KERNELOPT_SEEDS="${KERNELOPT_SEEDS:-2}"
 BUDGET_S="${BUDGET_S:-530}"
 PROBLEM_TIMEOUT_S="${PROBLEM_TIMEOUT_S:-45}"
-PY="${PYTHON:-python}"
 WORK="${WORK:-$(mktemp -d /tmp/kernelopt_kb_identical.XXXXXX)}"
 
+gpu_header "$OUT/env.txt" name,driver_version,memory.total,clocks.sm,clocks.max.sm
 {
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1
-  "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
   echo "KERNELOPT_BENCH_S=$KERNELOPT_BENCH_S KERNELOPT_SEEDS=$KERNELOPT_SEEDS level=$LEVEL budget=${BUDGET_S}s" \
     "per problem=${PROBLEM_TIMEOUT_S}s"
-} > "$OUT/env.txt"
+} >> "$OUT/env.txt"
 
 start=$(date +%s)
 timeout -k 10 "$(( BUDGET_S + 35 ))" "$PY" benchmarks/kernelbench_identical.py "$LEVEL" --device cuda --size-scale 1 \

@@ -10,14 +10,11 @@
 #   env.txt      GPU, driver, torch, triton, mcp versions
 #   pytest.txt   the two tests' output (the seconds of profile and validate, the gate's verdict, the commits)
 set -u
-OUT="${OUT:?set OUT to the output folder}"
-mkdir -p "$OUT"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-PY="${PYTHON:-python}"
-{
-  nvidia-smi --query-gpu=name,driver_version --format=csv 2>&1
-  "$PY" -c "import torch, triton, importlib.metadata as m; print('torch', torch.__version__, 'triton', triton.__version__, 'mcp', m.version('mcp'))" 2>&1
-} > "$OUT/env.txt"
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
+gpu_header "$OUT/env.txt" name,driver_version
+"$PY" -c "import importlib.metadata as m; print('mcp', m.version('mcp'))" >> "$OUT/env.txt" 2>&1
 KERNELOPT_GPU_TESTS=1 timeout -k 10 900 "$PY" -m pytest -q -s -o addopts="-ra -p no:hypothesispytest -p no:benchmark" \
   tests/test_mcp_gpu.py > "$OUT/pytest.txt" 2>&1
 echo "exit $?" >> "$OUT/pytest.txt"

@@ -21,11 +21,10 @@
 # RAY_JOIN_CHECK_ONLY=1 stops after the join and asks pip, without installing, whether it takes the
 # wheel for Python 3.12 on manylinux x86_64 (how the join is checked on a machine without a GPU).
 set -u
-OUT="${OUT:?set OUT to the output folder}"
-mkdir -p "$OUT"
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 PART1="${PART1:-.whl/ray_part1}"
 PART2="${PART2:-.whl/ray_part2}"
-PY="${PYTHON:-python3}"
 SITE="${SITE:-/tmp/site}"
 
 name=$(cat "$PART1/WHEEL_NAME") || { echo "no $PART1/WHEEL_NAME: carry .whl/ray_part1 first" | tee "$OUT/errors.txt"; exit 3; }
@@ -43,8 +42,7 @@ if [ "${RAY_JOIN_CHECK_ONLY:-0}" = "1" ]; then
   rm -rf "$wheels"
   exit $rc
 fi
-"$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" "$wheels"/*.whl \
-  >> "$OUT/install.txt" 2>&1 || { cat "$OUT/install.txt"; exit 3; }
+gpu_pip_target "$SITE" "$wheels"/*.whl >> "$OUT/install.txt" 2>&1 || { cat "$OUT/install.txt"; exit 3; }
 rm -rf "$wheels"
 export PYTHONPATH="$PWD/src:$SITE${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
@@ -52,11 +50,8 @@ export KERNELOPT_BENCH_S="${KERNELOPT_BENCH_S:-0.3}"
 export KERNELOPT_SEEDS="${KERNELOPT_SEEDS:-2}"
 WORK="${WORK:-$(mktemp -d /tmp/kernelopt_gpu_ray.XXXXXX)}"
 
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
-  "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1
-  "$PY" -c "import ray, packaging; print('ray', ray.__version__, 'packaging', packaging.__version__)" 2>&1
-} > "$OUT/env.txt"
+gpu_header "$OUT/env.txt" name,driver_version,clocks.sm,clocks.max.sm
+"$PY" -c "import ray, packaging; print('ray', ray.__version__, 'packaging', packaging.__version__)" >> "$OUT/env.txt" 2>&1
 
 run_batch() {  # NAME LIMIT_S ARGS...
   local batch=$1 limit=$2

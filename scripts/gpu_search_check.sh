@@ -17,10 +17,11 @@
 # Writes: $OUT/gpu_tests.txt, $OUT/optimize_<ex>.txt, $OUT/optimize_<ex>.json (the loop summary),
 #         $OUT/search_<ex>.json (per-version candidates), $OUT/report_<ex>.md, $OUT/session.txt.
 set -u
-R=${OUT:?set OUT}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 W=${WS_ROOT:-/tmp/kernelopt-search}
 mkdir -p "$W"
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt" index,name,driver_version,clocks.sm,clocks.max.sm
 if [ "${TESTS:-1}" = 1 ]; then
     KERNELOPT_GPU_TESTS=1 timeout 300 python3 -m pytest -q -o addopts=-ra -m gpu tests/test_launch_tuning.py > "$R/gpu_tests.txt" 2>&1
     echo "rc=$?" >> "$R/gpu_tests.txt"

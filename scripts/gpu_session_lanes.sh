@@ -18,10 +18,11 @@
 #   SWEEP          1 to run the sweep after each example (default 1); SWEEP_JOBS compile processes (8)
 #   SWEEP_TIMEOUT  seconds (default 240)
 set -u
-R=$OUT
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 W=${WS_ROOT:-/tmp/kernelopt-ws}
 mkdir -p "$W"
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt" index,name,driver_version
 timeout 150 python3 -m kernelopt ceilings --json >> "$R/session.txt" 2>&1
 
 sweep() {

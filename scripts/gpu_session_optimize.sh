@@ -5,9 +5,10 @@
 # Prerequisites (device tool): .whl carried, installed into /tmp/site, PYTHONPATH=/tmp/site:$PWD/src:<ncu extras/python>.
 # Env: EXAMPLES (default "softmax"), MAX_ITERS (3), OPT_TIMEOUT seconds per example (330), HARNESS_TESTS=1.
 set -u
-R=$OUT
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 W=/tmp/kernelopt-ws; rm -rf "$W"; mkdir -p "$W"
-date -u > "$R/session.txt"; nvidia-smi --query-gpu=name,driver_version --format=csv >> "$R/session.txt" 2>&1
+gpu_header "$R/session.txt" name,driver_version
 if [ "${HARNESS_TESTS:-0}" = 1 ]; then
     KERNELOPT_GPU_TESTS=1 timeout 150 python3 -m pytest -q -o addopts=-ra -p no:cacheprovider tests/test_harness_gpu.py -s > "$R/harness_gpu_tests.txt" 2>&1
     echo "rc=$?" >> "$R/harness_gpu_tests.txt"

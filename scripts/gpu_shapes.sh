@@ -19,13 +19,10 @@
 # (each sweep's, default 180). Step limits (360 + 3 x 220 + 120 s) fit gpu_session.sh's 1200 s. Writes under $OUT: session.txt, progress.txt,
 # tune.json/.txt, sweep_<cols>.json/.txt, correct.json, compare.md, kernel_tuned.py, logs/.
 set -u
-R=${OUT:?set OUT}
-PY=${PYTHON:-python3}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 mkdir -p "$R/logs" "$R/work"
-progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
-  $PY -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; nproc
-  git log -1 --format='%H %s' 2> /dev/null; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt"
 
 SHAPES='[{"n_rows": 65536, "n_cols": 2048}, {"n_rows": 16384, "n_cols": 8192}, {"n_rows": 4096, "n_cols": 32768}]'
 make_folder() {  # make_folder DIR SHAPES_LITERAL

@@ -6,12 +6,13 @@
 #
 #   OUT=/some/folder bash scripts/gpu_sizes.sh      # from the repository root
 #
-# Writes $OUT/pytest_sizes_gpu.log (the GPU test's output and exit status).
+# Writes $OUT/session.txt and $OUT/pytest_sizes_gpu.log (the GPU test's output and exit status).
 set -u
-OUT="${OUT:?set OUT to the output folder}"
-mkdir -p "$OUT"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-KERNELOPT_GPU_TESTS=1 timeout 300 "${PYTHON:-python}" -m pytest -q -n 0 -o addopts=-ra -p no:cacheprovider \
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+gpu_src_path
+gpu_header "$OUT/session.txt"
+KERNELOPT_GPU_TESTS=1 timeout 300 "$PY" -m pytest -q -n 0 -o addopts=-ra -p no:cacheprovider \
   tests/test_size_scaling.py -k gpu > "$OUT/pytest_sizes_gpu.log" 2>&1
 echo "pytest exit status: $?" >> "$OUT/pytest_sizes_gpu.log"
 tail -3 "$OUT/pytest_sizes_gpu.log"

@@ -48,7 +48,7 @@ ROOT=$PWD
 STATE=${STATE:-$ROOT/build/gpu_suite}
 W=${WS_ROOT:-$STATE/ws}
 mkdir -p "$STATE/sweeps" "$STATE/logs" "$W"
-PY=${PYTHON:-python3}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
 
 examples() {
     if [ -n "${EXAMPLES:-}" ]; then echo "$EXAMPLES"; return; fi

@@ -24,7 +24,8 @@
 # Writes under $OUT: session.txt, tunables_<task>.txt, optimize_<task>.txt, report_<task>.md,
 # bench_<task>.json, bench_<task>.txt, ws_<task>.tar.gz (workspace without profiles), summary.md.
 set -u
-R=${OUT:?set OUT}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 W=${WS_ROOT:-/tmp/kernelopt-tunables-ws}
 T=/tmp/kernelopt-tunables-tasks
 rm -rf "$W" "$T"; mkdir -p "$W" "$T"
@@ -33,9 +34,8 @@ NGPU=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
 [ "$NGPU" -ge 1 ] || { echo "no NVIDIA GPU" > "$R/session.txt"; exit 3; }
 NTASKS=$(echo $TASKS | wc -w)
 if [ "$NGPU" -ge "$NTASKS" ]; then BUDGET=${BENCH_BUDGET_S:-150}; WALL=${MAX_WALL_MIN:-2}; else BUDGET=${BENCH_BUDGET_S:-45}; WALL=${MAX_WALL_MIN:-2}; fi
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv;
-  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)";
-  echo "tasks: $TASKS; gpus: $NGPU; loop wall per kernel: $WALL min; sweep budget: $BUDGET s"; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt" index,name,driver_version,clocks.sm,clocks.max.sm
+echo "tasks: $TASKS; gpus: $NGPU; loop wall per kernel: $WALL min; sweep budget: $BUDGET s" >> "$R/session.txt"
 
 one() {
     local gpu=$1 t=$2 start ws

@@ -14,13 +14,10 @@
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, retune_1.json/.txt,
 # retune_2.json/.txt, guards.txt, wall.json/.txt, within.json/.txt, logs/.
 set -u
-R=${OUT:?set OUT}
-PY=${PYTHON:-python3}
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
 mkdir -p "$R/logs" "$R/work"
-progress() { echo "$(date -u +%T) $*" >> "$R/progress.txt"; }
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
-  $PY -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; nproc
-  git log -1 --format='%H %s' 2> /dev/null; } > "$R/session.txt" 2>&1
+gpu_header "$R/session.txt"
 
 ws="$R/work/mm_nomask"
 rm -rf "$ws" && cp -r tests/data/breaker/mm_nomask "$ws"

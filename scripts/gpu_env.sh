@@ -1,0 +1,49 @@
+# The session header every scripts/gpu_*.sh shares: sourced (`. "${BASH_SOURCE%/*}/gpu_env.sh"`), never run.
+# It defines functions and PY; it runs nothing on its own, so a script keeps the order of its own steps.
+#
+#   PY                        the interpreter: $PYTHON, default python3 (the one the carried wheels are for)
+#   gpu_out                   R=$OUT (required: the script stops with "set OUT" without it), created
+#   gpu_src_path              $PWD/src ahead of PYTHONPATH (run from the repository root)
+#   gpu_header FILE [FIELDS]  what a result was measured on, into FILE: the date, nvidia-smi --query-gpu=FIELDS
+#                             (default name, driver, clocks, memory), torch and triton, CPU cores, the commit
+#                             (none in the device tool's copy, which has no .git)
+#   progress MESSAGE          "HH:MM:SS MESSAGE" appended to $R/progress.txt (a cut run says how far it got)
+#   gpu_pip_target DIR WHEEL...  pip install of carried wheels into DIR: no index, no dependencies, no network
+#   gpu_ncu_python            Nsight Compute's extras/python folder (ncu_report), empty when there is none
+#
+# GPU clocks and settings are never changed by anything here or in the scripts.
+
+PY=${PYTHON:-python3}
+GPU_FIELDS_DEFAULT=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total
+
+gpu_out() {
+    R=${OUT:?set OUT to the output folder}
+    mkdir -p "$R"
+}
+
+gpu_src_path() {
+    export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+}
+
+gpu_header() {  # FILE [FIELDS]
+    local file=$1 fields=${2:-$GPU_FIELDS_DEFAULT}
+    { date -u
+      nvidia-smi --query-gpu="$fields" --format=csv
+      "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+      nproc
+      git log -1 --format='%H %s' 2> /dev/null; } > "$file" 2>&1
+}
+
+progress() {
+    echo "$(date -u +%T) $*" >> "$R/progress.txt"
+}
+
+gpu_pip_target() {  # DIR WHEEL...
+    local site=$1
+    shift
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$@"
+}
+
+gpu_ncu_python() {
+    ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1
+}
