@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # One GPU session as a background job that outlives the device tool's calls (run from the repository root).
 #
-#   bash scripts/gpu_session.sh start [PHASE ...]   start the phases in order, in a new session (setsid),
-#                                                   and return at once; default: every phase below
+#   bash scripts/gpu_session.sh start PLAN|PHASE ...  start the phases in order, in a new session (setsid),
+#                                                   and return at once; default: engine suite overhead ray tunables
+#   bash scripts/gpu_session.sh wait SECONDS        collect when a phase ends, when the job ends, or after
+#                                                   SECONDS, whichever comes first (so each finished phase comes
+#                                                   back in the call that saw it end)
 #   bash scripts/gpu_session.sh collect             print the progress and pack what is done into $OUT
-#                                                   (one tarball, gpu_session.tar.gz, plus progress.txt)
-#   bash scripts/gpu_session.sh wait SECONDS        collect after SECONDS, or as soon as the job ends
+#                                                   (gpu_session.tar.gz, progress.txt, env.txt)
+#   bash scripts/gpu_session.sh list                the phases (name, time limit, script) and the plans; no GPU
+#
+# The next session's one call (the proofs owed, in priority order, inside PLAN_WALL_S=1320 s, 22 minutes):
+#   bash scripts/gpu_session.sh start owed; bash scripts/gpu_session.sh wait 540
+# then `bash scripts/gpu_session.sh wait 540` until progress.txt says "done" (docs/environment.md, "The GPU session").
+#
+# Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
+# that would have under 60 s is skipped and says so in progress.txt):
+#   owed       shapes gputests shapefail edges, with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set,
+#              TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
 # are never changed, ncu runs with --clock-control none):
@@ -17,95 +29,171 @@
 #   tunables   scripts/gpu_tunables.sh: issue 15's corpus on the GPU (TUNABLES_TASKS, default all four)
 #   heldout    scripts/gpu_heldout.sh: complete sweeps of the held-out kernels, tune --within each, compared
 #   shapes     scripts/gpu_shapes.sh: tune across three row lengths of a computed-settings kernel, per-shape sweeps
+#   shapefail  scripts/gpu_shape_failures.sh: a candidate failing one SHAPES entry is compiled and checked, never
+#              timed (benchmarks/shape_failures.py --device cuda, tests/test_shape_failures.py with its GPU test)
 #   kernelbench scripts/gpu_kernelbench_level1.sh: KernelBench level 1, identical kernels, full size (needs
 #              KernelBench's level1 folder at kernelbench/level1, carried)
 #   mcp        scripts/gpu_mcp.sh: ncu through the MCP profile tool, a softmax iteration through the stdio client
 #   edges      scripts/gpu_tune_edges.sh: the tuning engine's edges (a retune of a guarded file, the re-time
 #              within the wall, --within a cut sweep)
-#   gputests   every test marked gpu
+#   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
 GPU_DIR=${GPU_DIR:-/tmp/kernelopt_gpu}
 mkdir -p "$GPU_DIR"
 cmd=${1:-collect}
 shift || true
 
-run_phase() {
-    local p=$1 d="$GPU_DIR/$1" rc
-    mkdir -p "$d"
-    echo "$(date -u +%T) start $p" >> "$GPU_DIR/progress.txt"
-    case $p in
-        engine) OUT="$d" timeout -k 10 420 bash scripts/gpu_engine_check.sh > "$d/stdout.txt" 2>&1 ;;
-        suite) OUT="$d" timeout -k 10 1500 bash scripts/gpu_engine_suite.sh > "$d/stdout.txt" 2>&1 ;;
-        suite2) OUT="$d" SWEEP_EXAMPLES="" TUNE_EXAMPLES="" LOOP_EXAMPLES="${LOOP_EXAMPLES2-}" timeout -k 10 1500 \
-            bash scripts/gpu_engine_suite.sh > "$d/stdout.txt" 2>&1 ;;
-        overhead) OUT="$d" timeout -k 10 560 bash scripts/gpu_batch_overhead.sh > "$d/stdout.txt" 2>&1 ;;
-        ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" PLAIN=${PLAIN:-0} timeout -k 10 560 \
-            bash scripts/gpu_ray_batch.sh > "$d/stdout.txt" 2>&1 ;;
-        tunables) OUT="$d" TASKS="${TUNABLES_TASKS:-matmul_autotune_helper swiglu_defaults mm_module_dict rmsnorm_calculate_settings}" timeout -k 10 1000 \
-            bash scripts/gpu_tunables.sh > "$d/stdout.txt" 2>&1 ;;
-        heldout) OUT="$d" timeout -k 10 1700 bash scripts/gpu_heldout.sh > "$d/stdout.txt" 2>&1 ;;
-        shapes) OUT="$d" timeout -k 10 1200 bash scripts/gpu_shapes.sh > "$d/stdout.txt" 2>&1 ;;
-        kernelbench) OUT="$d" timeout -k 10 600 bash scripts/gpu_kernelbench_level1.sh > "$d/stdout.txt" 2>&1 ;;
-        mcp) OUT="$d" timeout -k 10 960 bash scripts/gpu_mcp.sh > "$d/stdout.txt" 2>&1 ;;
-        edges) OUT="$d" timeout -k 10 420 bash scripts/gpu_tune_edges.sh > "$d/stdout.txt" 2>&1 ;;
-        gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 560 \
-            python3 -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} > "$d/stdout.txt" 2>&1 ;;
-        *) echo "unknown phase $p" > "$d/stdout.txt"; false ;;
+# The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
+OWED_GPU_TESTS="tests/test_knob_generality.py tests/test_inputs_on_device.py tests/test_tuning_shapes.py"
+
+phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
+    cat <<'EOF'
+engine 420 scripts/gpu_engine_check.sh
+suite 1500 scripts/gpu_engine_suite.sh
+suite2 1500 scripts/gpu_engine_suite.sh
+overhead 560 scripts/gpu_batch_overhead.sh
+ray 560 scripts/gpu_ray_batch.sh
+tunables 1000 scripts/gpu_tunables.sh
+heldout 1700 scripts/gpu_heldout.sh
+shapes 1200 scripts/gpu_shapes.sh
+shapefail 600 scripts/gpu_shape_failures.sh
+kernelbench 600 scripts/gpu_kernelbench_level1.sh
+mcp 960 scripts/gpu_mcp.sh
+edges 420 scripts/gpu_tune_edges.sh
+gputests 560 -
+EOF
+}
+
+plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
+    case $1 in
+        owed) echo "shapes gputests shapefail edges" ;;
     esac
+}
+
+run_phase() {  # PHASE: run it under its limit, or under the plan's time left when that is shorter
+    local p=$1 d="$GPU_DIR/$1" rc limit script
+    read -r limit script < <(phase_table | awk -v p="$p" '$1 == p { print $2, $3 }')
+    mkdir -p "$d"
+    if [ -n "${PLAN_DEADLINE:-}" ]; then
+        local left=$(( PLAN_DEADLINE - $(date +%s) ))
+        if [ "$left" -lt 60 ]; then
+            echo "$(date -u +%T) skip $p: ${left} s left of the plan's PLAN_WALL_S" >> "$GPU_DIR/progress.txt"
+            return
+        fi
+        [ "$left" -lt "$limit" ] && limit=$left
+    fi
+    echo "$(date -u +%T) start $p (limit $limit s)" >> "$GPU_DIR/progress.txt"
+    case $p in
+        suite2) OUT="$d" SWEEP_EXAMPLES="" TUNE_EXAMPLES="" LOOP_EXAMPLES="${LOOP_EXAMPLES2-}" \
+            timeout -k 10 "$limit" bash "$script" ;;
+        ray) OUT="$d" PART1="$GPU_DIR/ray_part1" PART2="$GPU_DIR/ray_part2" PLAIN=${PLAIN:-0} \
+            timeout -k 10 "$limit" bash "$script" ;;
+        tunables) OUT="$d" TASKS="${TUNABLES_TASKS:-matmul_autotune_helper swiglu_defaults mm_module_dict rmsnorm_calculate_settings}" \
+            timeout -k 10 "$limit" bash "$script" ;;
+        # shellcheck disable=SC2086
+        gputests) KERNELOPT_GPU_TESTS=1 timeout -k 10 "$limit" \
+            "$PY" -m pytest -q -n 0 -o addopts=-ra -m gpu ${GPU_TESTS:-tests} ;;
+        *) OUT="$d" timeout -k 10 "$limit" bash "$script" ;;
+    esac > "$d/stdout.txt" 2>&1
     rc=$?
     echo "$(date -u +%T) end $p rc=$rc" >> "$GPU_DIR/progress.txt"
 }
 
+run_plan() {  # the phases of PLAN_PHASES in turn (the background job)
+    local p
+    for p in $PLAN_PHASES; do run_phase "$p"; done
+    echo done >> "$GPU_DIR/progress.txt"
+    rm -f "$GPU_DIR/running"
+}
+
 collect() {
-    local out=${OUT:?set OUT}
+    local out=${OUT:?set OUT} tarball
+    tarball="$out/gpu_session.tar.gz"
     cp "$GPU_DIR/progress.txt" "$out/progress.txt" 2> /dev/null
+    cp "$GPU_DIR/env.txt" "$out/env.txt" 2> /dev/null
     (cd "$GPU_DIR" && tar --exclude='*triton-cache*' --exclude='*.ncu-rep' --exclude='ray_part*' \
-        -czf "$out/gpu_session.tar.gz" . 2> /dev/null)
+        -czf "$tarball" . 2> /dev/null)
+    # the device tool brings back files of at most 16 MiB: past 15, the sessions' logs and work folders stay behind
+    if [ "$(stat -c %s "$tarball" 2> /dev/null || echo 0)" -gt 15728640 ]; then
+        (cd "$GPU_DIR" && tar --exclude='*triton-cache*' --exclude='*.ncu-rep' --exclude='ray_part*' \
+            --exclude='./*/logs' --exclude='./*/work' --exclude='./*/*_ws' -czf "$tarball" . 2> /dev/null)
+        echo "(gpu_session.tar.gz over 15 MiB: packed without */logs, */work, */*_ws)" >> "$out/progress.txt"
+    fi
     cat "$GPU_DIR/progress.txt" 2> /dev/null
     for f in "$GPU_DIR"/*/stdout.txt; do [ -f "$f" ] && { echo "== $f"; tail -5 "$f"; }; done
 }
 
+ends() { grep -c ' end \| skip ' "$GPU_DIR/progress.txt" 2> /dev/null; }
+
 case $cmd in
     start)
-        phases=${*:-engine suite overhead ray tunables}
+        # a plan's name stands for its phases; every name is checked before anything starts
+        words=${*:-engine suite overhead ray tunables}
+        phases=""
+        for w in $words; do
+            if [ -n "$(plan_phases "$w")" ]; then
+                phases="$phases $(plan_phases "$w")"
+                if [ "$w" = owed ]; then
+                    GPU_TESTS=${GPU_TESTS:-$OWED_GPU_TESTS}
+                    TUNE_WALL_S=${TUNE_WALL_S:-240}
+                    SWEEP_WALL_S=${SWEEP_WALL_S:-120}
+                    PLAN_WALL_S=${PLAN_WALL_S:-1320}
+                fi
+            elif phase_table | awk -v p="$w" '$1 == p { found = 1 } END { exit !found }'; then
+                phases="$phases $w"
+            else
+                echo "unknown phase or plan: $w (bash scripts/gpu_session.sh list)" >&2
+                exit 2
+            fi
+        done
+        if [ -f "$GPU_DIR/running" ]; then
+            echo "a session is already running in $GPU_DIR (bash scripts/gpu_session.sh wait SECONDS)" >&2
+            exit 4
+        fi
         # kernelopt's own dependencies the GPU image lacks travel as wheels (.whl/deps, carried in the call)
         if [ -d .whl/deps ]; then
-            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
-                .whl/deps/*.whl > "$GPU_DIR/install.txt" 2>&1 || { cat "$GPU_DIR/install.txt"; exit 3; }
+            gpu_pip_target /tmp/site .whl/deps/*.whl > "$GPU_DIR/install.txt" 2>&1 || { cat "$GPU_DIR/install.txt"; exit 3; }
         fi
-        export PYTHONPATH="/tmp/site:$PWD/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
         export PYTHONUNBUFFERED=1
         # the Ray wheel parts travel in two calls; keep them outside the working tree copy
         for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
-        {
-            date -u
-            nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total --format=csv
-            python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
-            python3 -c "import kernelopt, pydantic, git, libcst, ncu_report; print('kernelopt imports')"
-            nproc
-        } > "$GPU_DIR/env.txt" 2>&1
         # the phases run from a private copy of the repository: the device tool's next call copies the
         # working tree again, and files missing for that moment broke a running phase (2026-12-03)
         repo=${GPU_REPO:-/tmp/kernelopt_repo}
         rm -rf "$repo" && mkdir -p "$repo"
         tar --exclude=./.git --exclude=./.whl -cf - . | (cd "$repo" && tar -xf -)
         cd "$repo" || exit 3
-        export PYTHONPATH="/tmp/site:$repo/src:$(ls -d /opt/nvidia/nsight-compute/*/extras/python 2> /dev/null | tail -1)"
-        export -f run_phase
-        export GPU_DIR PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S SWEEPS_FROM SWEEP_WALL_S
+        export PYTHONPATH="/tmp/site:$repo/src:$(gpu_ncu_python)"
+        gpu_header "$GPU_DIR/env.txt"
+        {
+            "$PY" -c "import kernelopt, pydantic, git, libcst, ncu_report; print('kernelopt imports')"
+            echo "phases:$phases${PLAN_WALL_S:+; wall limit of the plan: $PLAN_WALL_S s}"
+            [ -n "${GPU_TESTS:-}" ] && echo "GPU_TESTS=$GPU_TESTS"
+        } >> "$GPU_DIR/env.txt" 2>&1
+        PLAN_PHASES=$phases
+        PLAN_DEADLINE=${PLAN_WALL_S:+$(( $(date +%s) + PLAN_WALL_S ))}
+        export -f run_phase run_plan phase_table
+        export GPU_DIR PY PLAN_PHASES PLAN_DEADLINE PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES \
+            TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S SWEEPS_FROM SWEEP_WALL_S
         touch "$GPU_DIR/running"
-        setsid bash -c "for p in $phases; do run_phase \$p; done; echo done >> '$GPU_DIR/progress.txt'; rm -f '$GPU_DIR/running'" \
-            > "$GPU_DIR/session.log" 2>&1 < /dev/null &
+        setsid bash -c run_plan > "$GPU_DIR/session.log" 2>&1 < /dev/null &
         sleep 5
-        cat "$GPU_DIR/progress.txt"
+        cat "$GPU_DIR/env.txt" "$GPU_DIR/progress.txt"
         ;;
     wait)
         # a Ray wheel part carried in this call joins the other before the Ray phase starts
         for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && [ ! -d "$GPU_DIR/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
         end=$((SECONDS + ${1:-240}))
-        while [ $SECONDS -lt $end ] && [ -f "$GPU_DIR/running" ]; do sleep 5; done
+        seen=$(ends)
+        while [ $SECONDS -lt $end ] && [ -f "$GPU_DIR/running" ] && [ "$(ends)" = "$seen" ]; do sleep 5; done
         collect
         ;;
     collect) collect ;;
-    *) echo "usage: gpu_session.sh start [PHASE ...] | collect | wait SECONDS" >&2; exit 2 ;;
+    list)
+        phase_table | awk '{ printf "phase %s %s %s\n", $1, $2, $3 }'
+        echo "plan owed $(plan_phases owed)"
+        echo "owed_gpu_tests $OWED_GPU_TESTS"
+        ;;
+    *) echo "usage: gpu_session.sh start PLAN|PHASE ... | wait SECONDS | collect | list" >&2; exit 2 ;;
 esac

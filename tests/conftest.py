@@ -150,6 +150,7 @@ SLOW_FILES = (
     "test_corrupt_inputs.py",
     "test_ncu_inputs.py",
     "test_harness_stats.py",
+    "test_gpu_scripts.py",
     "test_bad_input.py",
 )
 

@@ -1,0 +1,412 @@
+"""The GPU session scripts (scripts/*.sh), checked on the CPU before a GPU sees them: a GPU session's device time is
+spent on one call, and a typo in a script that has never run wastes all of it.
+
+Every script parses (``bash -n``) and finds its sourced header; every repository file a script names exists; every
+``python3 -m kernelopt CMD --flag`` a script runs names a command and flags the CLI has (the Typer app, in process),
+with no more positional arguments than the command takes; every ``benchmarks/x.py --flag`` and ``scripts/x.py
+--flag`` names flags its argparse parser has (the parser is caught as the script's ``main`` builds it, before any
+work); every phase of ``gpu_session.sh``'s plans exists with its script; every test file in a ``GPU_TESTS`` (the
+owed plan's, the scripts', the docs') exists and holds tests marked gpu."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted((REPO / "scripts").glob("*.sh"))
+GPU_SCRIPTS = [p for p in SCRIPTS if p.name.startswith("gpu_") and p.name != "gpu_env.sh"]
+TOP_DIRS = ("src", "tests", "benchmarks", "scripts", "examples", "docs")
+PYTHONS = {"$PY", "python", "python3", "${PYTHON:-python}", "${PYTHON:-python3}"}
+PUNCT = set("();<>|&")
+
+
+# ---- reading the scripts' commands -------------------------------------------------------------------------------
+
+
+def logical_lines(text: str) -> Iterator[str]:
+    """The script's lines with continuations joined and here-document bodies left out (they are Python, not shell)."""
+    pending, heredoc = "", None
+    for raw in text.splitlines():
+        if heredoc is not None:
+            if raw.strip() == heredoc:
+                heredoc = None
+            continue
+        if raw.rstrip().endswith("\\"):
+            pending += raw.rstrip()[:-1] + " "
+            continue
+        line, pending = pending + raw, ""
+        if match := re.search(r"<<-?\s*['\"]?(\w+)['\"]?", line):
+            heredoc = match.group(1)
+        yield line
+
+
+def words(line: str) -> list[str]:
+    """The line's words as the shell splits them (quotes removed, variables kept as written), operators apart."""
+    line = re.sub(r"(?<=\s)\d(?=>)", "", line)  # the 2 of 2> is no word
+    lexer = shlex.shlex(line, posix=True, punctuation_chars="();<>|&")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        return list(lexer)
+    except ValueError:  # a quote left open on this line: bash -n judges the script
+        return []
+
+
+def arguments(ws: list[str], start: int) -> list[str]:
+    """The words of one command from ``start`` up to its first operator or redirection; ``${X:+--flag $X}`` is the
+    flag alone."""
+    out: list[str] = []
+    i = start
+    while i < len(ws):
+        w = ws[i]
+        if set(w) <= PUNCT:
+            break
+        if re.match(r"\$\{\w+:\+-", w):  # ${X:+--flag $X}: the words inside the braces
+            out.append(w.split(":+", 1)[1])
+            while not ws[i].endswith("}") and i + 1 < len(ws):
+                i += 1
+                out.append(ws[i].removesuffix("}"))
+        else:
+            out.append(w)
+        i += 1
+    return out
+
+
+@dataclass(frozen=True)
+class Call:
+    script: str
+    target: str  # "kernelopt" or a repository path of a Python script
+    args: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.script}: {self.target} {' '.join(self.args)}"
+
+
+def calls(script: Path) -> Iterator[Call]:
+    yield from calls_in_text(script.name, script.read_text())
+
+
+def calls_in_text(name: str, text: str) -> Iterator[Call]:
+    for line in logical_lines(text):
+        ws = words(line)
+        for i, w in enumerate(ws):
+            if w == "-m" and i + 1 < len(ws) and ws[i + 1] == "kernelopt":
+                yield Call(name, "kernelopt", tuple(arguments(ws, i + 2)))
+            elif re.fullmatch(r"(benchmarks|scripts)/\w+\.py", w) and i > 0 and ws[i - 1] in PYTHONS:
+                yield Call(name, w, tuple(arguments(ws, i + 1)))
+
+
+def loop_values(text: str) -> dict[str, list[str]]:
+    """Each ``for VAR in ...`` variable's values where the script says them: literal words, or a list variable's
+    default (``LIST=${LIST-"a b"}``, ``${LIST:-"a b"}``)."""
+    defaults = {
+        m.group(1): m.group(3).split()
+        for m in re.finditer(r"^\s*(\w+)=\$\{(\w+):?-\"?([^\"}$]*)\"?\}", text, flags=re.M)
+    }
+    values: dict[str, list[str]] = {}
+    for m in re.finditer(r"\bfor (\w+) in ([^;\n]+); do", text):
+        var, spec = m.group(1), m.group(2).strip()
+        ref = re.fullmatch(r"\$\{?(\w+)\}?", spec)
+        if ref and ref.group(1) in defaults:
+            values[var] = defaults[ref.group(1)]
+        elif "$" not in spec:
+            values[var] = spec.split()
+    return values
+
+
+def named_paths(script: Path) -> Iterator[str]:
+    """The repository paths the script names, each loop variable expanded over its values."""
+    text = script.read_text()
+    loops = loop_values(text)
+    for line in logical_lines(text):
+        for w in words(line):
+            w = w.split("=", 1)[1] if re.match(r"--[\w-]+=", w) else w
+            if not w.startswith(tuple(d + "/" for d in TOP_DIRS)):
+                continue
+            refs = re.findall(r"\$\{?(\w+)\}?", w)
+            if not refs:
+                yield w
+            elif len(set(refs)) == 1 and refs[0] in loops:
+                yield from (re.sub(r"\$\{?" + refs[0] + r"\}?", v, w) for v in loops[refs[0]])
+            else:  # a path of a variable the script does not list: the folder before it must exist
+                yield w.split("$", 1)[0].rsplit("/", 1)[0] + "/"
+
+
+# ---- what the programs accept ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cli():
+    import typer
+
+    from kernelopt.cli.app import build_app
+
+    return typer.main.get_command(build_app())
+
+
+def check_kernelopt(cli, call: Call) -> list[str]:
+    args = [a for a in call.args if a not in ("$@", "$*")]  # a wrapper's own arguments: read where it is called
+    if not args:
+        return []
+    cmd, path = cli, ["kernelopt"]
+    while hasattr(cmd, "commands"):  # a group (Typer carries its own click: no isinstance)
+        if not args or args[0] not in cmd.commands:
+            return [f"{call}: {' '.join(path)} has no command {args[0] if args else '(none given)'}"]
+        path.append(args[0])
+        cmd = cmd.commands[args.pop(0)]
+    options = {o: p for p in cmd.params if p.param_type_name == "option" for o in (*p.opts, *p.secondary_opts)}
+    takes = [p.nargs for p in cmd.params if p.param_type_name == "argument"]
+    errors, positional = [], 0
+    while args:
+        a = args.pop(0)
+        if a.startswith("-") and a != "-":
+            flag = a.split("=", 1)[0]
+            if flag not in options:
+                errors.append(f"{call}: `{' '.join(path)}` has no option {flag}")
+            elif not options[flag].is_flag and not options[flag].count and "=" not in a and args:
+                args.pop(0)
+        else:
+            positional += 1
+    if -1 not in takes and positional > sum(takes):
+        errors.append(f"{call}: `{' '.join(path)}` takes {sum(takes)} positional arguments, given {positional}")
+    return errors
+
+
+class _Parser(Exception):
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+
+
+def argparse_parser(script: str, monkeypatch: pytest.MonkeyPatch) -> argparse.ArgumentParser:
+    """The parser ``script``'s main builds, caught when main asks it to parse: nothing after that runs."""
+
+    def catch(self: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        raise _Parser(self)
+
+    path = REPO / script
+    spec = importlib.util.spec_from_file_location(f"gpu_scripts_{path.stem}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    with monkeypatch.context() as m:
+        m.syspath_prepend(str(path.parent))
+        m.setattr(argparse.ArgumentParser, "parse_args", catch)
+        m.setattr(argparse.ArgumentParser, "parse_known_args", catch)
+        m.setattr(sys, "argv", [str(path)])
+        m.setitem(sys.modules, spec.name, module)  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+        try:
+            module.main()
+        except _Parser as caught:
+            return caught.parser
+    raise AssertionError(f"{script}: main() never parsed its arguments")
+
+
+def check_argparse(parser: argparse.ArgumentParser, call: Call) -> list[str]:
+    args, errors = list(call.args), []
+    options = parser._option_string_actions
+    while args:
+        a = args.pop(0)
+        if not a.startswith("-") or a == "-":
+            continue
+        flag = a.split("=", 1)[0]
+        action = options.get(flag)
+        if action is None:
+            errors.append(f"{call}: {call.target} has no option {flag}")
+            continue
+        if action.nargs == 0 or "=" in a or not args:
+            continue
+        value = args.pop(0)
+        if action.choices is not None and "$" not in value and value not in action.choices:
+            errors.append(f"{call}: {flag} {value} is not one of {list(action.choices)}")
+    return errors
+
+
+# ---- the tests ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_every_script_parses() -> None:
+    bad = {}
+    for script in SCRIPTS:
+        done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True, timeout=30)
+        if done.returncode:
+            bad[script.name] = done.stderr.strip()
+    assert not bad, bad
+
+
+@pytest.mark.timeout(60)
+def test_every_gpu_script_finds_its_header_and_stops_in_one_line_without_out(tmp_path: Path) -> None:
+    """Run from the repository root without OUT, each script sources scripts/gpu_env.sh and stops at `set OUT`
+    before it runs anything (gpu_session.sh, which takes OUT only to collect, lists its phases)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GPU_DIR": str(tmp_path / "gpu")}
+    for script in GPU_SCRIPTS:
+        text = script.read_text()
+        if re.search(r"\bgpu_(out|header|src_path|pip_target|ncu_python)\b|\bprogress ", text):
+            assert '. "${BASH_SOURCE%/*}/gpu_env.sh"' in text, f"{script.name} uses gpu_env.sh without sourcing it"
+        argv = ["bash", f"scripts/{script.name}"] + (["list"] if script.name == "gpu_session.sh" else [])
+        done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
+        if script.name == "gpu_session.sh":
+            assert done.returncode == 0 and "plan owed" in done.stdout, done.stderr
+        else:
+            assert done.returncode != 0 and "set OUT" in done.stderr, (script.name, done.stderr)
+            assert "command not found" not in done.stderr and "No such file" not in done.stderr, done.stderr
+
+
+@pytest.mark.timeout(60)
+def test_every_file_a_script_names_exists() -> None:
+    missing = []
+    for script in SCRIPTS:
+        for name in named_paths(script):
+            if any(c in name for c in "*?["):
+                if not list(REPO.glob(name)):
+                    missing.append(f"{script.name}: {name} matches nothing")
+            elif not (REPO / name).exists():
+                missing.append(f"{script.name}: {name}")
+    assert not missing, missing
+
+
+@pytest.mark.timeout(30)
+def test_the_command_reader_sees_flags_behind_continuations_and_redirections() -> None:
+    """What the reader makes of the forms the scripts use: continuations, ``2>``, ``${X:+--flag $X}``, heredocs."""
+    text = (
+        'timeout 9 $PY -m kernelopt tune "$ws" --device cuda \\\n    --json > "$R/x.json" 2> "$R/x.txt"\n'
+        '$PY -m kernelopt optimize "examples/$ex" ${MAX_ITERS:+--max-iters $MAX_ITERS} --max-wall-min 3 2>&1\n'
+        "$PY - <<'EOF'\nprint('python -m kernelopt nothing --here')\nEOF\n"
+        '"$PY" benchmarks/sweep_compare.py --example "$(csv "$2")" --no-sweep | tee x\n'
+    )
+    found = [(c.target, c.args) for c in calls_in_text("t", text)]
+    assert found == [
+        ("kernelopt", ("tune", "$ws", "--device", "cuda", "--json")),
+        ("kernelopt", ("optimize", "examples/$ex", "--max-iters", "$MAX_ITERS", "--max-wall-min", "3")),
+        ("benchmarks/sweep_compare.py", ("--example", "$(csv $2)", "--no-sweep")),
+    ]
+
+
+@pytest.mark.timeout(120)
+def test_every_kernelopt_command_a_script_runs_has_those_flags(cli) -> None:
+    found = [c for s in SCRIPTS for c in calls(s) if c.target == "kernelopt"]
+    assert len(found) > 20  # the reader still sees the scripts' commands
+    errors = [e for c in found for e in check_kernelopt(cli, c)]
+    assert not errors, errors
+
+
+@pytest.mark.timeout(120)
+def test_every_python_script_a_script_runs_has_those_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = [c for s in SCRIPTS for c in calls(s) if c.target != "kernelopt"]
+    assert {c.target for c in found} >= {"benchmarks/sweep_compare.py", "benchmarks/shape_failures.py"}
+    parsers: dict[str, argparse.ArgumentParser] = {}
+    errors = []
+    for c in found:
+        if c.target not in parsers:
+            parsers[c.target] = argparse_parser(c.target, monkeypatch)
+        errors += check_argparse(parsers[c.target], c)
+    assert not errors, errors
+
+
+def session_listing() -> tuple[dict[str, tuple[int, str]], dict[str, list[str]], list[str]]:
+    done = subprocess.run(
+        ["bash", "scripts/gpu_session.sh", "list"], cwd=REPO, capture_output=True, text=True, timeout=30,
+        env={"PATH": "/usr/bin:/bin", "GPU_DIR": "/nonexistent/gpu"},
+    )  # fmt: skip
+    phases, plans, tests = {}, {}, []
+    for line in done.stdout.splitlines():
+        kind, name, *rest = line.split()
+        if kind == "phase":
+            phases[name] = (int(rest[0]), rest[1])
+        elif kind == "plan":
+            plans[name] = rest
+        elif kind == "owed_gpu_tests":
+            tests = [name, *rest]
+    return phases, plans, tests
+
+
+@pytest.mark.timeout(60)
+def test_every_phase_of_a_plan_exists_with_its_script_and_the_plan_fits_its_wall() -> None:
+    phases, plans, _ = session_listing()
+    assert plans.get("owed", [])[:1] == ["shapes"]  # issue 32's RMSNorm shapes proof first
+    for plan, names in plans.items():
+        assert all(n in phases for n in names), (plan, names)
+    for name, (limit, script) in phases.items():
+        assert limit > 0 and (script == "-" or (REPO / script).is_file()), (name, script)
+    header = (REPO / "scripts/gpu_session.sh").read_text().split("# Phases", 1)[1].split("set -u", 1)[0]
+    documented = re.findall(r"^#   (\w+) +scripts/gpu_\w+\.sh", header, re.M)
+    assert set(documented) <= set(phases), set(documented) - set(phases)
+    commands = _doc_session_commands()
+    assert commands, "the docs name no gpu_session.sh start command"
+    for words_ in commands:
+        assert all(w in phases or w in plans for w in words_), words_
+
+
+def _doc_session_commands() -> list[list[str]]:
+    """The phases of each ``gpu_session.sh start ...`` in the docs' GPU procedure and the open list."""
+    text = (REPO / "docs/environment.md").read_text()
+    results = (REPO / "docs/results.md").read_text()
+    text += results[results.find("## Open, and the next GPU session") :]
+    found = []
+    for m in re.finditer(r"gpu_session\.sh start ([\w ]+?)(?:[`;&\n]|$)", text):
+        found.append(m.group(1).split())
+    return found
+
+
+def _gpu_tests_lists() -> list[tuple[str, list[str]]]:
+    _, _, owed = session_listing()
+    lists = [("gpu_session.sh OWED_GPU_TESTS", owed)]
+    text = (REPO / "docs/environment.md").read_text()
+    results = (REPO / "docs/results.md").read_text()
+    text += results[results.find("## Open, and the next GPU session") :]
+    for script in SCRIPTS:
+        text += script.read_text()
+    for m in re.finditer(r"GPU_TESTS=\"([^\"]+)\"", text):
+        if "$" not in m.group(1):
+            lists.append(("GPU_TESTS=", m.group(1).split()))
+    return lists
+
+
+@pytest.mark.timeout(60)
+def test_every_test_file_a_gpu_session_runs_exists_and_holds_gpu_tests() -> None:
+    lists = _gpu_tests_lists()
+    assert lists[0][1], "gpu_session.sh lists no owed GPU tests"
+    pytest_files = [
+        (s.name, [w])
+        for s in SCRIPTS
+        for line in logical_lines(s.read_text())
+        if "pytest" in line
+        for w in words(line)
+        if re.fullmatch(r"tests/test_\w+\.py", w)
+    ]
+    bad = []
+    for where, files in lists + pytest_files:
+        for f in files:
+            path = REPO / f
+            if path.is_dir():
+                continue
+            if not path.is_file():
+                bad.append(f"{where}: {f} does not exist")
+            elif not re.search(r"pytest\.mark\.gpu|pytestmark = .*gpu", path.read_text()):
+                bad.append(f"{where}: {f} holds no test marked gpu")
+    assert not bad, bad
+
+
+@pytest.mark.timeout(60)
+def test_a_start_naming_an_unknown_phase_stops_in_one_line_before_it_installs_or_starts_anything(
+    tmp_path: Path,
+) -> None:
+    gpu = tmp_path / "gpu"
+    done = subprocess.run(
+        ["bash", "scripts/gpu_session.sh", "start", "owed", "shapefails"], cwd=REPO, capture_output=True, text=True,
+        timeout=30, env={"PATH": "/usr/bin:/bin", "GPU_DIR": str(gpu)},
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.strip() == (
+        "unknown phase or plan: shapefails (bash scripts/gpu_session.sh list)"
+    )
+    assert list(gpu.iterdir()) == []
