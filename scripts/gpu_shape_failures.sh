@@ -13,14 +13,15 @@
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
 gpu_out
+gpu_src_path  # ahead of what the session put there (the carried wheels in /tmp/site stay)
 mkdir -p "$R"
 gpu_header "$R/session.txt"
 
 progress "bench: start"
-PYTHONPATH=src timeout 600 $PY benchmarks/shape_failures.py --device cuda --rounds 3 --json "$R/bench.json" \
+timeout 600 $PY benchmarks/shape_failures.py --device cuda --rounds 3 --json "$R/bench.json" \
     > "$R/bench.txt" 2>&1
 progress "bench: rc=$?"
 progress "tests: start"
-KERNELOPT_GPU_TESTS=1 PYTHONPATH=src timeout 900 $PY -m pytest -q -n 0 -o addopts="-ra -p no:hypothesispytest -p no:benchmark" \
+KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -q -n 0 -o addopts="-ra -p no:hypothesispytest -p no:benchmark" \
     tests/test_shape_failures.py > "$R/tests.txt" 2>&1
 progress "tests: rc=$?"

@@ -262,6 +262,21 @@ def test_every_gpu_script_finds_its_header_and_stops_in_one_line_without_out(tmp
             assert "command not found" not in done.stderr and "No such file" not in done.stderr, done.stderr
 
 
+@pytest.mark.timeout(30)
+def test_no_script_drops_the_pythonpath_it_was_given() -> None:
+    """gpu_session.sh puts the carried wheels (/tmp/site) and ncu's python folder on PYTHONPATH; a step that sets
+    ``PYTHONPATH=src`` loses them, and on the GPU image kernelopt no longer imports (pydantic is in /tmp/site):
+    gpu_shape_failures.sh did, and passed on every CPU machine, where pydantic is installed."""
+    bad = []
+    for script in SCRIPTS:
+        for line in logical_lines(script.read_text()):
+            for w in words(line):
+                if w.startswith("PYTHONPATH=") and "$PYTHONPATH" not in w and "${PYTHONPATH" not in w:
+                    if not w.startswith("PYTHONPATH=/tmp/site:"):
+                        bad.append(f"{script.name}: {w}")
+    assert not bad, bad
+
+
 @pytest.mark.timeout(60)
 def test_every_file_a_script_names_exists() -> None:
     missing = []
@@ -349,7 +364,7 @@ def test_every_phase_of_a_plan_exists_with_its_script_and_the_plan_fits_its_wall
 
 def _doc_session_commands() -> list[list[str]]:
     """The phases of each ``gpu_session.sh start ...`` in the docs' GPU procedure and the open list."""
-    text = (REPO / "docs/environment.md").read_text()
+    text = (REPO / "docs/gpu-session.md").read_text()
     results = (REPO / "docs/results.md").read_text()
     text += results[results.find("## Open, and the next GPU session") :]
     found = []
@@ -361,7 +376,7 @@ def _doc_session_commands() -> list[list[str]]:
 def _gpu_tests_lists() -> list[tuple[str, list[str]]]:
     _, _, owed = session_listing()
     lists = [("gpu_session.sh OWED_GPU_TESTS", owed)]
-    text = (REPO / "docs/environment.md").read_text()
+    text = (REPO / "docs/gpu-session.md").read_text()
     results = (REPO / "docs/results.md").read_text()
     text += results[results.find("## Open, and the next GPU session") :]
     for script in SCRIPTS:
