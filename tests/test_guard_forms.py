@@ -21,9 +21,10 @@ from tests.test_breaker_cases import _correct_at, _tune_edit
 DATA = Path(__file__).parent / "data" / "guard_forms"
 TUNED = "# kernelopt: tuned"
 
-# SHAPES (100 and 300 columns), one between, one above: the original (BLOCK 1024) handles all four
-ROWS = [{"rows": 3, "cols": 100}, {"rows": 2, "cols": 300}, {"rows": 2, "cols": 200}, {"rows": 2, "cols": 800}]
-LOOPED_ROWS = [*ROWS[:3], {"rows": 2, "cols": 1000}]
+# the larger SHAPES entry (of 100 and 300 columns; tune checks its write at each), one between, one above: the
+# original (BLOCK 1024) handles all three
+ROWS = [{"rows": 2, "cols": 300}, {"rows": 2, "cols": 200}, {"rows": 2, "cols": 800}]
+LOOPED_ROWS = [*ROWS[:2], {"rows": 2, "cols": 1000}]
 # SHAPES (n of 512 and 2048), and sizes between and above that a block of 128 divides
 WHOLE = [{"n": 512}, {"n": 2048}, {"n": 384}, {"n": 640}, {"n": 768}, {"n": 1536}, {"n": 4096}]
 
