@@ -386,3 +386,19 @@ def test_tune_says_the_current_file_runs_the_inline_guard_s_value_where_it_holds
     said = out.out + out.err
     assert "current: BLOCK=128, and BLOCK=256 wherever the inline guard at the launch in kernel.py holds" in said, said
     assert "an earlier tune" not in said
+
+
+@pytest.mark.timeout(120)
+def test_a_one_block_kernel_s_global_block_is_not_lowered_at_module_level(tmp_path: Path) -> None:
+    """``BLOCK = tl.constexpr(1024)`` at module level, read by the kernel as a global: ``tune`` wrote
+    ``tl.constexpr(512)`` with no word, wrong above 512 columns. A module-level constant cannot be guarded by a size:
+    a lower one is not written, one line; a higher one is, correct at 800 columns."""
+    folder = _copy("global_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is None
+    assert "covers n_cols with one block of BLOCK (cols < n_cols)" in _one_line(note)
+    assert "a module-level constant cannot be guarded by a size: not written" in _one_line(note)
+    written, note = _tune_edit(folder, {"BLOCK": 2048})
+    assert written is not None and "BLOCK = tl.constexpr(2048)\n" in written, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)

@@ -11,6 +11,7 @@ rest of a larger size undone, silently. Public kernels say it in many forms, all
 - the test assigned then passed (``mask = cols < n_cols``), inline in the call (``mask=cols < n_cols``), inside a
   ``tl.where``, joined with another by ``&``, or written size-first (``n_cols > cols``).
 
+The block is a parameter of the kernel, or a global it reads (``BLOCK = tl.constexpr(1024)`` at module level).
 ``BLOCK`` steps (and is no one-block parameter) when a loop header reads it (``range(0, n, BLOCK)``,
 ``tl.range``, ``tl.static_range``, ``range(tl.cdiv(n, BLOCK))``), when it multiplies a loop variable or a
 program id (``c * BLOCK``, ``tl.program_id(0) * BLOCK``), when an offset is advanced by it (``start += BLOCK``),
@@ -122,8 +123,12 @@ class _Kernel:
                 first = args[0] if len(args) == 2 else None
                 block = args[1] if len(args) == 2 else None
                 zero = isinstance(first, cst.Integer) and first.evaluated_value == 0
-                if zero and isinstance(block, cst.Name) and block.value in self.params:
-                    return {block.value}
+                if (
+                    zero
+                    and isinstance(block, cst.Name)
+                    and (block.value in self.params or block.value not in self.values)
+                ):
+                    return {block.value}  # a parameter, or a global (``BLOCK = tl.constexpr(1024)`` at module level)
                 return set()
             if name in _HINTS and args:
                 return self.ranges(args[0], seen)

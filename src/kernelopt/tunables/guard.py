@@ -405,6 +405,19 @@ def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | Non
     return None
 
 
+def _covered_by(name: str, kernels: Mapping[str, cst.FunctionDef]) -> str | None:
+    """Why a module-level ``name`` must cover a size: a kernel reads it as a global block and covers a size with one
+    block of it (:func:`kernelopt.tunables.blocks.one_block`); ``None`` when none does."""
+    for kernel in kernels.values():
+        if name in {p.name.value for p in kernel.params.params}:
+            continue  # the kernel's own parameter: what a launch passes it, not the global
+        for r in one_block(kernel):
+            if r.block == name:
+                covers = r.size if r.size is not None else "a size"
+                return f"the kernel {kernel.name.value} covers {covers} with one block of {name} ({r.test})"
+    return None
+
+
 def _passed(call: cst.Call, kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """Kernel parameter -> the expression the launch ``call`` passes it (positional, then keyword)."""
     params = [p.name.value for p in kernel.params.params]
@@ -998,6 +1011,13 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                 return Guarded(None, (
                     f"{change.target}={change.after} does not divide every size the original "
                     f"{change.target}={change.before} handled ({stepped}), and a module-level constant cannot be "
+                    "guarded by a size: not written"
+                ))  # fmt: skip
+            covering = _covered_by(change.target, kernels) if change.function is None and change.target else None
+            if covering is not None and change.after < change.before:
+                return Guarded(None, (
+                    f"{change.target}={change.after} does not cover every size the original "
+                    f"{change.target}={change.before} handled ({covering}), and a module-level constant cannot be "
                     "guarded by a size: not written"
                 ))  # fmt: skip
             for fn in launchers:
