@@ -36,8 +36,11 @@ configurations that cannot fit (:func:`estimate_resources`).
 
 Modules: :mod:`~kernelopt.tunables.model` (records), :mod:`~kernelopt.tunables.knobs` (names ->
 categories, legality, resources, semantic names, launch defaults), :mod:`~kernelopt.tunables.analysis`
-(discovery), :mod:`~kernelopt.tunables.edit` (edits and checks), :mod:`~kernelopt.tunables.evaluate`
-(the worker that imports the module; not imported here).
+(discovery), :mod:`~kernelopt.tunables.edit` (edits and checks), :mod:`~kernelopt.tunables.guard` (what a tuned
+value needs to stay correct at sizes never checked), :mod:`~kernelopt.tunables.blocks` (which blocks cover a size
+with one block, the rule the guard and discovery read them by), :mod:`~kernelopt.tunables.inline_guard` (a launch
+value written ``256 if n % 256 == 0 else 128``), :mod:`~kernelopt.tunables.evaluate` (the worker that imports the
+module; not imported here).
 """
 
 from __future__ import annotations
