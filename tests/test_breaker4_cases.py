@@ -263,3 +263,45 @@ def test_a_block_passed_to_a_module_s_init_is_a_knob_where_it_is_given(tmp_path:
     folder = _copy("module_attr", tmp_path)
     (folder / "kernel.py").write_text(wider)
     _all_correct(folder, [{"rows": 3, "cols": 200}, {"rows": 2, "cols": 1000}, {"rows": 1, "cols": 2000}])
+
+
+@pytest.mark.timeout(120)
+def test_a_literal_keyed_autotune_list_gets_each_shape_s_own_best(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 2026-12-05: ``kernelopt tune prehook_at --device cpu`` (a literal list of two configs, ``key=["n"]``;
+    SHAPES n of 300 and 5000, each with its own best) said "a per-bucket table, each shape its own best", then "one
+    configuration written: a per-bucket table needs a setting computed from the size": the keyed list of breaker3's
+    case 36 is read from an imported module, and a literal list is never imported. Its key is read from the file now:
+    the list is pinned to each shape's own best, ``pre_hook`` kept, correct at 1000 and 20000."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import choose, per_shape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = _copy("prehook_at", tmp_path)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(block: int, a: float, b: float) -> Result:
+        config = {"BLOCK": block}
+        return Result(config=config, outcome=Outcome.OK, latency_us=a + b, latency_us_by_shape={small: a, large: b})
+
+    results = [timed(64, 30.0, 400.0), timed(512, 10.0, 60.0), timed(8192, 20.0, 20.0)]
+    result = SessionResult(
+        best_config={"BLOCK": 8192}, best_latency_us=40.0, current_config={"BLOCK": 64}, current_latency_us=430.0,
+        results=results, retimed=[], evaluations=3, served=0, budget=3, space_size=10, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, [], result.best_config, result.current_config)
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and note is not None and "one picked per key (n) at run time" in note
+    listed = (
+        'configs=[triton.Config({"BLOCK": 512}, num_warps=2, pre_hook=_zero_out), '
+        'triton.Config({"BLOCK": 8192}, num_warps=2, pre_hook=_zero_out)],'
+    )
+    assert listed in edit.new_source and 'key=["n"],' in edit.new_source
+    (folder / "kernel.py").write_text(edit.new_source)
+    _all_correct(folder, [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 20000}])

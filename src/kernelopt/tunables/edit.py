@@ -236,6 +236,24 @@ def _carried_arguments(expr: cst.BaseExpression) -> tuple[str, ...] | None:
     return next(iter(seen), ())
 
 
+def literal_autotune_key(source: str, kernel: str, *, filename: str = "kernel.py") -> list[str]:
+    """The ``key=[...]`` of ``kernel``'s ``@triton.autotune`` as the file writes it (string literals; ``[]`` when
+    it has none or builds it by code): what a literal list's autotuner re-picks a config by, known without
+    importing the file."""
+    an, _, _ = analyze(source, filename)
+    for info in an.functions.get(kernel, []):
+        deco = an.decorators(info.node).get("autotune")
+        if deco is None or not isinstance(deco.decorator, cst.Call):
+            continue
+        for i, arg in enumerate(deco.decorator.args):
+            if (arg.keyword is not None and arg.keyword.value == "key") or (arg.keyword is None and i == 1):
+                if not isinstance(arg.value, cst.List | cst.Tuple):
+                    return []
+                names = [e.value.evaluated_value for e in arg.value.elements if isinstance(e.value, cst.SimpleString)]
+                return [n for n in names if isinstance(n, str)]
+    return []
+
+
 def _render(lit: SourceLiteral, value: Value) -> str:
     node = lit.node
     if isinstance(value, bool):

@@ -63,7 +63,7 @@ from kernelopt.tunables import (
     write_config,
     write_table,
 )
-from kernelopt.tunables.edit import keep_newlines
+from kernelopt.tunables.edit import keep_newlines, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -893,6 +893,8 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     fn = prepared.problem.kernel_py.name
     found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
     listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
+    if listed is not None and not listed.key:  # a literal list, not imported: its key as the file writes it
+        listed = listed.model_copy(update={"key": literal_autotune_key(prepared.base_source, listed.kernel)})
     if listed is None or not listed.key:
         return None
     one = pin_config(
