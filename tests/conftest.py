@@ -207,10 +207,15 @@ def git_home(home: Path) -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def _isolated_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never read or write the user's global git configuration; a real gate measures 0.1 s per case
-    and version unless the test asks for more (the default of 1 s is the harness's own, tested there)."""
+    and version unless the test asks for more (the default of 1 s is the harness's own, tested there).
+    matplotlib keeps its configuration and font cache in the run's folder, shared by every test and process of
+    the run: a fresh HOME per test made each process that draws a plot (a tune's search.png, a report's
+    roofline) scan the system's fonts again."""
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.1")
     for name, value in git_home(tmp_path_factory.mktemp("home")).items():
         monkeypatch.setenv(name, value)
+    # matplotlib's font cache is built once a run, not in every process that draws under a test's fresh HOME
+    monkeypatch.setenv("MPLCONFIGDIR", str(_run_folder(tmp_path_factory) / "matplotlib"))
     # pytest-xdist workers run with COLUMNS=80 LINES=24; output is rendered as for a pipe (100 columns)
     # whichever way the tests run, and a test that wants a width sets COLUMNS itself
     monkeypatch.delenv("COLUMNS", raising=False)
