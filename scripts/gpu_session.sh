@@ -2,13 +2,15 @@
 # One GPU session as a background job that outlives the device tool's calls (run from the repository root).
 #
 #   bash scripts/gpu_session.sh start PLAN|PHASE ...  start the phases in order, in a new session (setsid),
-#                                                   and return at once; default: engine suite overhead ray tunables
+#                                                   and return at once; default: engine suite overhead ray tunables;
+#                                                   PLAN:PHASE is the plan from PHASE on, with the plan's settings
 #   bash scripts/gpu_session.sh wait SECONDS        collect when a phase ends, when the job ends, or after
 #                                                   SECONDS, whichever comes first (so each finished phase comes
 #                                                   back in the call that saw it end)
 #   bash scripts/gpu_session.sh collect             print the progress and pack what is done into $OUT
 #                                                   (gpu_session.tar.gz, progress.txt, env.txt)
 #   bash scripts/gpu_session.sh list                the phases (name, time limit, script) and the plans; no GPU
+#   bash scripts/gpu_session.sh phases PLAN|PHASE ...  what `start` would run, with the plan's settings; no GPU
 #
 # The next session's one call (the proofs owed, in priority order, inside PLAN_WALL_S=1320 s, 22 minutes):
 #   bash scripts/gpu_session.sh start owed; bash scripts/gpu_session.sh wait 540
@@ -124,29 +126,43 @@ collect() {
     for f in "$GPU_DIR"/*/stdout.txt; do [ -f "$f" ] && { echo "== $f"; tail -5 "$f"; }; done
 }
 
+resolve() {  # PLAN|PHASE|PLAN:PHASE ...: the phases to run into $phases, a plan's settings set; a bad name stops here
+    # a plan's name stands for its phases; every name is checked before anything starts
+    local words=${*:-engine suite overhead ray tunables} w plan these
+    phases=""
+    for w in $words; do
+        plan=${w%%:*}
+        if [ -n "$(plan_phases "$plan")" ]; then
+            # PLAN:PHASE is the plan from PHASE on (a fresh machine after one was taken back mid-plan)
+            these=$(plan_phases "$plan")
+            if [ "$plan" != "$w" ]; then
+                case " $these " in
+                    *" ${w#*:} "*) these=" $these "; these="${w#*:} ${these#*" ${w#*:} "}" ;;
+                    *) echo "plan $plan has no phase ${w#*:}: $these" >&2; exit 2 ;;
+                esac
+            fi
+            phases="$phases $these"
+            if [ "$plan" = owed ]; then
+                GPU_TESTS=${GPU_TESTS:-$OWED_GPU_TESTS}
+                TUNE_WALL_S=${TUNE_WALL_S:-240}
+                SWEEP_WALL_S=${SWEEP_WALL_S:-120}
+                PLAN_WALL_S=${PLAN_WALL_S:-1320}
+            fi
+        elif phase_table | awk -v p="$w" '$1 == p { found = 1 } END { exit !found }'; then
+            phases="$phases $w"
+        else
+            echo "unknown phase or plan: $w (bash scripts/gpu_session.sh list)" >&2
+            exit 2
+        fi
+    done
+    phases=$(echo $phases)
+}
+
 ends() { grep -c ' end \| skip ' "$GPU_DIR/progress.txt" 2> /dev/null; }
 
 case $cmd in
     start)
-        # a plan's name stands for its phases; every name is checked before anything starts
-        words=${*:-engine suite overhead ray tunables}
-        phases=""
-        for w in $words; do
-            if [ -n "$(plan_phases "$w")" ]; then
-                phases="$phases $(plan_phases "$w")"
-                if [ "$w" = owed ]; then
-                    GPU_TESTS=${GPU_TESTS:-$OWED_GPU_TESTS}
-                    TUNE_WALL_S=${TUNE_WALL_S:-240}
-                    SWEEP_WALL_S=${SWEEP_WALL_S:-120}
-                    PLAN_WALL_S=${PLAN_WALL_S:-1320}
-                fi
-            elif phase_table | awk -v p="$w" '$1 == p { found = 1 } END { exit !found }'; then
-                phases="$phases $w"
-            else
-                echo "unknown phase or plan: $w (bash scripts/gpu_session.sh list)" >&2
-                exit 2
-            fi
-        done
+        resolve "$@"
         if [ -f "$GPU_DIR/running" ]; then
             echo "a session is already running in $GPU_DIR (bash scripts/gpu_session.sh wait SECONDS)" >&2
             exit 4
@@ -168,7 +184,7 @@ case $cmd in
         gpu_header "$GPU_DIR/env.txt"
         {
             "$PY" -c "import kernelopt, pydantic, git, libcst, ncu_report; print('kernelopt imports')"
-            echo "phases:$phases${PLAN_WALL_S:+; wall limit of the plan: $PLAN_WALL_S s}"
+            echo "phases: $phases${PLAN_WALL_S:+; wall limit of the plan: $PLAN_WALL_S s}"
             [ -n "${GPU_TESTS:-}" ] && echo "GPU_TESTS=$GPU_TESTS"
         } >> "$GPU_DIR/env.txt" 2>&1
         PLAN_PHASES=$phases
@@ -190,10 +206,15 @@ case $cmd in
         collect
         ;;
     collect) collect ;;
+    phases)
+        resolve "$@"
+        echo "phases: $phases"
+        echo "GPU_TESTS=${GPU_TESTS-} TUNE_WALL_S=${TUNE_WALL_S-} SWEEP_WALL_S=${SWEEP_WALL_S-} PLAN_WALL_S=${PLAN_WALL_S-}"
+        ;;
     list)
         phase_table | awk '{ printf "phase %s %s %s\n", $1, $2, $3 }'
         echo "plan owed $(plan_phases owed)"
         echo "owed_gpu_tests $OWED_GPU_TESTS"
         ;;
-    *) echo "usage: gpu_session.sh start PLAN|PHASE ... | wait SECONDS | collect | list" >&2; exit 2 ;;
+    *) echo "usage: gpu_session.sh start PLAN|PHASE ... | wait SECONDS | collect | list | phases PLAN|PHASE ..." >&2; exit 2 ;;
 esac

@@ -425,3 +425,24 @@ def test_a_start_naming_an_unknown_phase_stops_in_one_line_before_it_installs_or
         "unknown phase or plan: shapefails (bash scripts/gpu_session.sh list)"
     )
     assert list(gpu.iterdir()) == []
+
+
+@pytest.mark.timeout(60)
+def test_a_plan_from_one_of_its_phases_keeps_the_plan_s_settings_and_a_phase_it_lacks_is_one_line() -> None:
+    """After a machine is taken back mid-plan, ``owed:PHASE`` runs the rest with the plan's GPU tests and walls."""
+
+    def phases(*names: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", "scripts/gpu_session.sh", "phases", *names], cwd=REPO, capture_output=True, text=True,
+            timeout=30, env={"PATH": "/usr/bin:/bin", "GPU_DIR": "/nonexistent/gpu"},
+        )  # fmt: skip
+
+    _, plans, owed_tests = session_listing()
+    done = phases("owed:shapefail")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "phases: " + " ".join(plans["owed"][plans["owed"].index("shapefail") :])
+    assert lines[1].startswith(f"GPU_TESTS={' '.join(owed_tests)} TUNE_WALL_S=240 SWEEP_WALL_S=120 PLAN_WALL_S=1320")
+    assert phases("owed").stdout.splitlines()[0] == "phases: " + " ".join(plans["owed"])
+    bad = phases("owed:shapefails")
+    assert bad.returncode == 2 and bad.stderr.startswith("plan owed has no phase shapefails: "), bad.stderr
