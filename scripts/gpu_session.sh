@@ -187,6 +187,12 @@ case $cmd in
             echo "phases: $phases${PLAN_WALL_S:+; wall limit of the plan: $PLAN_WALL_S s}"
             [ -n "${GPU_TESTS:-}" ] && echo "GPU_TESTS=$GPU_TESTS"
         } >> "$GPU_DIR/env.txt" 2>&1
+        # every phase runs kernelopt: without its dependencies (.whl/deps not carried) none would, so none starts
+        if ! "$PY" -c "import kernelopt.cli.app" >> "$GPU_DIR/env.txt" 2>&1; then
+            cat "$GPU_DIR/env.txt"
+            echo "kernelopt does not import (carry .whl/deps?): no phase started" >&2
+            exit 3
+        fi
         PLAN_PHASES=$phases
         PLAN_DEADLINE=${PLAN_WALL_S:+$(( $(date +%s) + PLAN_WALL_S ))}
         export -f run_phase run_plan phase_table
