@@ -305,3 +305,42 @@ def test_a_literal_keyed_autotune_list_gets_each_shape_s_own_best(
     assert listed in edit.new_source and 'key=["n"],' in edit.new_source
     (folder / "kernel.py").write_text(edit.new_source)
     _all_correct(folder, [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 20000}])
+
+
+@pytest.mark.xfail(
+    strict=True, reason="breaker4 case h11: the loop calls a kernel.py of two launches converged after tuning one"
+)
+@pytest.mark.timeout(120)
+def test_the_loop_does_not_call_two_launches_converged_after_tuning_one(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``kernelopt optimize ln_bwd2 --device cpu --max-iters 1`` tuned ``_ln_bwd_dx``, kept
+    nothing, and stopped: "converged: the launch configuration has converged ... further gains need a code
+    change". ``_ln_bwd_dwdb`` (``BLOCK_P``, ``BLOCK_COL``) was never tuned: a tuning session is planned once per
+    kernel.py, not per launch. The next version should tune the launch left alone before any "converged"."""
+    from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN
+    from kernelopt.backends.protocol import StageContext
+    from kernelopt.backends.rules import RulePlanner
+    from kernelopt.loop.wiring import cpu_timing_summary
+    from kernelopt.memory.model import GateResult, IterationRecord, PitfallAndFix
+    from kernelopt.workspace import Workspace
+    from tests.data.planning import fakes
+
+    root = tmp_path / "root"
+    root.mkdir()
+    folder = DATA / "ln_bwd2"
+    ws = Workspace.create("ln", kernel=folder / "kernel.py", reference=folder / "reference.py", root=root)
+    v0 = IterationRecord(version="v0")
+    v0.quality_gate.result = GateResult.PASS
+    v0.performance.latency_us = 5000.0
+    ws.memory.write(v0)
+    planner = RulePlanner({"knob_only": True, "wiki_search": fakes.FakeWiki()})
+    first = planner.plan(StageContext(workspace=ws, version=1, summary=cpu_timing_summary(ws, 1), history=[v0]))
+    assert first.plan is not None and first.plan.action_category is LAUNCH_CONFIGURATION
+    v1 = IterationRecord(version="v1")
+    v1.optimization.action_category = LAUNCH_CONFIGURATION
+    v1.quality_gate.result = GateResult.FAIL
+    v1.quality_gate.failure_reason = "the tuning session of launch _ln_bwd_dx (kernel.py:59) kept nothing"
+    v1.pitfalls_and_fixes = [PitfallAndFix(error_type=SEARCH_NO_GAIN, error_message="kept nothing")]
+    ws.memory.write(v1)
+    ctx = StageContext(workspace=ws, version=2, summary=cpu_timing_summary(ws, 2), history=[v0, v1])
+    second = planner.plan(ctx)
+    assert second.plan is not None, second.reason
