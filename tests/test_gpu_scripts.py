@@ -142,6 +142,20 @@ def named_paths(script: Path) -> Iterator[str]:
                 yield w.split("$", 1)[0].rsplit("/", 1)[0] + "/"
 
 
+def python_heredocs(script: Path) -> Iterator[tuple[int, str]]:
+    """Each here-document the script hands to Python (``$PY - ... <<'EOF'``) or writes to a .py file: its line, its
+    text."""
+    lines = script.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        m = re.search(r"<<-?\s*'?(\w+)'?", lines[i])
+        if m and re.search(r"(\$PY|\bpython3?)\s+-(\s|$)|>\s*\S+\.py\b", lines[i]):
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == m.group(1))
+            yield i + 1, "\n".join(lines[i + 1 : end]) + "\n"
+            i = end
+        i += 1
+
+
 # ---- what the programs accept ------------------------------------------------------------------------------------
 
 
@@ -446,3 +460,38 @@ def test_a_plan_from_one_of_its_phases_keeps_the_plan_s_settings_and_a_phase_it_
     assert phases("owed").stdout.splitlines()[0] == "phases: " + " ".join(plans["owed"])
     bad = phases("owed:shapefails")
     assert bad.returncode == 2 and bad.stderr.startswith("plan owed has no phase shapefails: "), bad.stderr
+
+
+@pytest.mark.timeout(30)
+def test_the_python_a_script_carries_compiles() -> None:
+    """``bash -n`` reads a here-document as text: the Python inside is compiled here."""
+    found, bad = 0, []
+    for script in SCRIPTS:
+        for line, text in python_heredocs(script):
+            found += 1
+            try:
+                compile(text, f"{script.name}:{line}", "exec")
+            except SyntaxError as exc:
+                bad.append(f"{script.name}:{line}: {exc}")
+    assert found >= 5 and not bad, (found, bad)
+
+
+@pytest.mark.timeout(60)
+def test_the_shapes_comparison_reads_the_tune_and_sweep_files_a_gpu_run_writes(tmp_path: Path) -> None:
+    """gpu_shapes.sh's last step (compare.md) on the files its 2026-12-05 run wrote (the 32768 sweep was cut: a row
+    says it has none)."""
+    runs = REPO / "docs/gpu-runs/2026-12-05-h200-b"
+    (tmp_path / "tune.json").write_text((runs / "shapes_tune.json").read_text())
+    for cols in ("2048", "8192"):
+        (tmp_path / f"sweep_{cols}.json").write_text((runs / f"sweep_{cols}.json").read_text())
+    compare = [
+        text for _, text in python_heredocs(REPO / "scripts/gpu_shapes.sh") if "compare" in text or "R =" in text
+    ]
+    done = subprocess.run(
+        [sys.executable, "-", str(tmp_path)], input=compare[-1], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| n_rows=")]
+    assert len(rows) == 3 and "(no sweep)" in rows[2], done.stdout
+    # chosen / sweep best at 2048 and 8192 columns, as docs/results.md reports them (139.01 / 130.45, 134.14 / 133.47)
+    assert [r.split(" | ")[5] for r in rows[:2]] == ["1.066", "1.005"], rows
