@@ -14,7 +14,7 @@
 #
 # The next session's one call (the proofs owed, in priority order, inside PLAN_WALL_S=1320 s, 22 minutes):
 #   bash scripts/gpu_session.sh start owed; bash scripts/gpu_session.sh wait 540
-# then `bash scripts/gpu_session.sh wait 540` until progress.txt says "done" (docs/environment.md, "The GPU session").
+# then `bash scripts/gpu_session.sh wait 540` until progress.txt says "done" (docs/gpu-session.md).
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
