@@ -344,3 +344,16 @@ def test_the_loop_does_not_call_two_launches_converged_after_tuning_one(tmp_path
     ctx = StageContext(workspace=ws, version=2, summary=cpu_timing_summary(ws, 2), history=[v0, v1])
     second = planner.plan(ctx)
     assert second.plan is not None, second.reason
+
+
+def test_a_setting_read_from_the_environment_keeps_the_variable_when_tuned() -> None:
+    """Seen on 2026-12-05: dc_config's ``NUM_STAGES = int(os.environ.get("B4_NUM_STAGES", "2"))``, passed as
+    ``num_stages=NUM_STAGES``, was listed as computed with "--set _bias_relu:num_stages=VALUE overrides it with a
+    literal": a tuned ``num_stages=3`` at the launch, after which the user's ``B4_NUM_STAGES`` did nothing. The
+    default inside the quotes is the knob now: ``int(os.environ.get("B4_NUM_STAGES", "3"))``, the variable kept."""
+    old = (DATA / "dc_config" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(old)}
+    assert found["NUM_STAGES"].editable and found["NUM_STAGES"].value == 2
+    new = apply_source(old, {"num_stages": 3}, kernel="_bias_relu").new_source
+    assert 'NUM_STAGES = int(os.environ.get("B4_NUM_STAGES", "3"))\n' in new and "num_stages=NUM_STAGES)" in new
+    assert {t.key: t for t in discover_source(new)}["NUM_STAGES"].value == 3

@@ -452,6 +452,9 @@ class _LaunchCollector(cst.CSTVisitor):
             self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
 
 
+#: how a setting is read from the environment with a default (``os.environ.get("X", "2")``)
+ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "environ.get", "getenv"})
+
 #: torch functions that allocate a tensor of the size their positional arguments give
 ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full", "rand", "randn", "new_empty", "new_zeros", "new_full"})
 
@@ -597,6 +600,8 @@ class _Analyzer:
             fn = _dotted(expr.func)
             if fn and fn.split(".")[-1] == "constexpr":
                 return self.literal(expr.args[0].value)
+            if fn == "int":
+                return self.environment_default(expr.args[0].value)
             return None
         value: Value
         if isinstance(expr, cst.Integer):
@@ -616,6 +621,24 @@ class _Analyzer:
         start = self.line_starts[rng.start.line - 1] + rng.start.column
         end = self.line_starts[rng.end.line - 1] + rng.end.column
         return SourceLiteral(expr, value, start, end, rng.start.line)
+
+    def environment_default(self, expr: cst.BaseExpression) -> SourceLiteral | None:
+        """The default of a setting read from the environment, ``int(os.environ.get("NUM_STAGES", "2"))`` (or
+        ``os.getenv``): the digits inside its quotes, the value when the variable is unset; an edit writes the new
+        default there, so the variable still overrides it. ``None`` for anything else."""
+        if not (isinstance(expr, cst.Call) and _dotted(expr.func) in ENVIRONMENT_READS and len(expr.args) == 2):
+            return None
+        default = expr.args[1].value
+        if expr.args[1].keyword is not None or not isinstance(default, cst.SimpleString):
+            return None
+        text = default.evaluated_value
+        if not (isinstance(text, str) and text.isdigit()):
+            return None
+        rng = self.positions[default]
+        if rng.start.line != rng.end.line:
+            return None
+        start = self.line_starts[rng.start.line - 1] + rng.start.column + len(default.prefix) + len(default.quote)
+        return SourceLiteral(default, int(text), start, start + len(text), rng.start.line)
 
     def folded(self, expr: cst.BaseExpression | None) -> SourceLiteral | None:
         """An integer constant written as arithmetic on integer literals on one line (``65536 // 4``,
