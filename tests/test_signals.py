@@ -15,7 +15,8 @@ from kernelopt.workspace import Workspace
 
 from .conftest import KERNELS
 
-HANG = "def run(x, y):\n    while True:\n        pass\n"
+# the candidate says it is inside run() (a file) and spins there
+HANG = "def run(x, y):\n    open({marker!r}, 'w').close()\n    while True:\n        pass\n"
 
 
 def _workers(ws_root: str) -> list[int]:
@@ -37,8 +38,8 @@ def _workers(ws_root: str) -> list[int]:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_signal_kills_the_hung_worker(ws_root: Path, tmp_path: Path, sig: signal.Signals) -> None:
-    kernel = tmp_path / "hang.py"
-    kernel.write_text(HANG)
+    kernel, marker = tmp_path / "hang.py", tmp_path / "hanging"
+    kernel.write_text(HANG.format(marker=str(marker)))
     ws = Workspace.create(f"hang{int(sig)}", kernel=kernel, reference=KERNELS / "add_reference.py", root=ws_root)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "TEST_TIMEOUT_SEC": "60"}
     proc = subprocess.Popen(
@@ -49,15 +50,16 @@ def test_signal_kills_the_hung_worker(ws_root: Path, tmp_path: Path, sig: signal
         stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
-    while not _workers(str(ws.root)) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _workers(str(ws.root)), "the worker never started"
-    time.sleep(1.0)
+    assert marker.exists(), "the worker never reached the hang"
     try:
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
-        time.sleep(0.5)
-        left = _workers(str(ws.root))
+        deadline = time.monotonic() + 10  # a survivor still spins when this ends
+        while (left := _workers(str(ws.root))) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert proc.returncode == 130 and b"interrupted" in err
         assert left == [], "the hung worker outlived test_kernel.py"
     finally:  # never leave a spinning worker behind, even when the test fails
