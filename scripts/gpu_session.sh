@@ -4,9 +4,10 @@
 #   bash scripts/gpu_session.sh start PLAN|PHASE ...  start the phases in order, in a new session (setsid),
 #                                                   and return at once; default: engine suite overhead ray tunables;
 #                                                   PLAN:PHASE is the plan from PHASE on, with the plan's settings
-#   bash scripts/gpu_session.sh wait SECONDS        collect when a phase ends, when the job ends, or after
+#   bash scripts/gpu_session.sh wait SECONDS [job]  collect when a phase ends, when the job ends, or after
 #                                                   SECONDS, whichever comes first (so each finished phase comes
-#                                                   back in the call that saw it end)
+#                                                   back in the call that saw it end; `job`: not at a phase's end).
+#                                                   The device machine goes back 30 s after a call: call again at once
 #   bash scripts/gpu_session.sh collect             print the progress and pack what is done into $OUT
 #                                                   (gpu_session.tar.gz, progress.txt, env.txt)
 #   bash scripts/gpu_session.sh list                the phases (name, time limit, script) and the plans; no GPU
@@ -208,7 +209,10 @@ case $cmd in
         for part in ray_part1 ray_part2; do [ -d ".whl/$part" ] && [ ! -d "$GPU_DIR/$part" ] && cp -r ".whl/$part" "$GPU_DIR/"; done
         end=$((SECONDS + ${1:-240}))
         seen=$(ends)
-        while [ $SECONDS -lt $end ] && [ -f "$GPU_DIR/running" ] && [ "$(ends)" = "$seen" ]; do sleep 5; done
+        # `wait SECONDS job` ignores the phases' ends (fewer calls, when the machine is not at risk of being taken)
+        while [ $SECONDS -lt $end ] && [ -f "$GPU_DIR/running" ] && { [ "${2:-phase}" = job ] || [ "$(ends)" = "$seen" ]; }; do
+            sleep 5
+        done
         collect
         ;;
     collect) collect ;;
@@ -222,5 +226,5 @@ case $cmd in
         echo "plan owed $(plan_phases owed)"
         echo "owed_gpu_tests $OWED_GPU_TESTS"
         ;;
-    *) echo "usage: gpu_session.sh start PLAN|PHASE ... | wait SECONDS | collect | list | phases PLAN|PHASE ..." >&2; exit 2 ;;
+    *) echo "usage: gpu_session.sh start PLAN|PHASE ... | wait SECONDS [job] | collect | list | phases PLAN|PHASE ..." >&2; exit 2 ;;
 esac
