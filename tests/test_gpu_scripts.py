@@ -405,14 +405,19 @@ def _gpu_tests_lists() -> list[tuple[str, list[str]]]:
 def test_every_test_file_a_gpu_session_runs_exists_and_holds_gpu_tests() -> None:
     lists = _gpu_tests_lists()
     assert lists[0][1], "gpu_session.sh lists no owed GPU tests"
-    pytest_files = [
-        (s.name, [w])
-        for s in SCRIPTS
-        for line in logical_lines(s.read_text())
-        if "pytest" in line
-        for w in words(line)
-        if re.fullmatch(r"tests/test_\w+\.py", w)
-    ]
+    pytest_files, selections = [], []
+    for s in SCRIPTS:
+        for line in logical_lines(s.read_text()):
+            ws = words(line)
+            if "pytest" not in ws:
+                continue
+            files = [w for w in ws if re.fullmatch(r"tests/test_\w+\.py", w)]
+            pytest_files += [(s.name, [f]) for f in files]
+            after = ws[ws.index("pytest") :]
+            if "-k" in after:  # `-k gpu`: a test of the file must carry each word, or pytest may select none (exit 5)
+                expression = after[after.index("-k") + 1]
+                chosen = [w for w in expression.split() if w not in ("or", "and", "not")]
+                selections += [(s.name, f, w) for f in files for w in chosen]
     bad = []
     for where, files in lists + pytest_files:
         for f in files:
@@ -423,6 +428,9 @@ def test_every_test_file_a_gpu_session_runs_exists_and_holds_gpu_tests() -> None
                 bad.append(f"{where}: {f} does not exist")
             elif not re.search(r"pytest\.mark\.gpu|pytestmark = .*gpu", path.read_text()):
                 bad.append(f"{where}: {f} holds no test marked gpu")
+    for where, f, word in selections:
+        if not re.search(rf"def test_\w*{re.escape(word)}", (REPO / f).read_text()):
+            bad.append(f"{where}: no test of {f} matches -k {word}")
     assert not bad, bad
 
 
