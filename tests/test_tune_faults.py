@@ -80,7 +80,8 @@ def run(x, y):
 '''
 
 # The test's hook in the tune process only (it takes its variables out of the environment, so no child sees
-# them): "replace" holds os.replace of kernel.py for TUNE_HOOK_PAUSE_S; "numpy" holds numpy's import half way.
+# them): "replace" holds os.replace of kernel.py, "numpy" numpy's import half way, each until the test writes
+# "<what>.go" beside its mark or for TUNE_HOOK_PAUSE_S.
 HOOK = """import os
 import sys
 import time
@@ -94,7 +95,9 @@ _pid = os.getpid()
 
 def _held(what):
     open(os.path.join(_marks, what), "w").close()
-    time.sleep(_pause_s)
+    go, deadline = os.path.join(_marks, what + ".go"), time.monotonic() + _pause_s
+    while not os.path.exists(go) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 if _what == "replace":
@@ -283,12 +286,13 @@ def test_signals_at_every_moment_leave_kernel_py_and_the_rerun_resumes(tune: Tun
     retimed = tune.results() - 3  # the killed run's re-time ended before the write
     assert retimed >= 1
 
-    proc = tune.start(hook="replace", hook_pause_s=3)  # the rerun; a Ctrl-C during its write
+    proc = tune.start(hook="replace")  # the rerun; a Ctrl-C during its write
     wait_for(lambda: (tune.marks / "replace").exists(), proc, "the rerun's write")
     assert not [n for n in tune.leftovers() if str(proc.pid) not in n and f"-{proc.pid}-" not in n], (
         "the killed run's files outlived the rerun's start"
     )
     proc.send_signal(signal.SIGINT)
+    (tune.marks / "replace.go").touch()  # the write goes on once the Ctrl-C is sent, not after a fixed 3 s
     deadline = time.monotonic() + TIMEOUT_S  # a second Ctrl-C once the write is made: it changes nothing
     while real.read_bytes() == original and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
