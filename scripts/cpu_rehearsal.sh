@@ -15,8 +15,8 @@
 # before that point runs for real (tune's discovery prints the space and the shapes). What it cannot prove:
 # anything after that point. A later step that reads what only a GPU run writes fails here as expected (the
 # comparisons on empty JSON), and tests marked gpu fail at their first CUDA call.
-# Time here (2 shared cores, load 9-11, 2026-12-05): the owed plan 4.7 minutes (shapes 98 s, gputests 73 s,
-# shapefail 56 s, with the CPU tests of tests/test_shape_failures.py run for real, edges 55 s).
+# Time here (2 shared cores, load 9-11, 2026-12-05): the owed plan 4.7-5.5 minutes (shapes 96-98 s, gputests
+# 73-96 s, shapefail 56-70 s, with the CPU tests of tests/test_shape_failures.py run for real, edges 55-66 s).
 set -u
 dir=${REHEARSAL_DIR:-$(mktemp -d /tmp/kernelopt_rehearsal.XXXXXX)}
 mkdir -p "$dir/bin" "$dir/out"
