@@ -203,6 +203,14 @@ def test_tiles_kept_in_a_dataclass_of_launch_settings_are_knobs(tmp_path: Path) 
     assert wider.new_source is None and wider.note is not None and "M // cfg.BLOCK_M" in wider.note
     divisor = bare.replace("BLOCK_M: int = 16", "BLOCK_M: int = 8")
     assert guard_edit(bare, divisor).new_source == divisor
+    # the field given at the construction (``DEFAULT = LaunchConfig(BLOCK_M=16)``): edited there, guarded the same
+    built = bare.replace("DEFAULT = LaunchConfig()", "DEFAULT = LaunchConfig(BLOCK_M=16)")
+    moved = apply_source(built, {"BLOCK_M": 64}, kernel="_bias_relu").new_source
+    assert "DEFAULT = LaunchConfig(BLOCK_M=64)\n" in moved
+    refused = guard_edit(built, moved)
+    assert refused.new_source is None and "a field given to LaunchConfig() is not guarded by a size" in str(
+        refused.note
+    )
 
 
 def test_a_group_size_that_sizes_the_output_is_not_a_knob() -> None:

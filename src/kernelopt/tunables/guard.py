@@ -534,10 +534,13 @@ def _helper_argument(
             helpers[f.name.value] = f if f.name.value not in helpers else None  # type: ignore[assignment]
     helpers = {k: v for k, v in helpers.items() if v is not None}
     olds = {f.name.value: f for f in old.functions if f.name.value in helpers}
+    fields: set[str] = set()  # a class with no ``__init__`` (a ``@dataclass``): ``LaunchConfig(BLOCK_M=16)``
     for cls in new.class_defs:  # ``TritonRMSNorm(block=1024)`` passes ``__init__``'s argument
         init = next((n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__init__"), None)
         if init is not None:
             helpers[cls.name.value] = init
+        else:
+            fields.add(cls.name.value)
     moves: list[tuple[cst.FunctionDef, str, int, int]] = []
     for name, fn in helpers.items():
         was = olds.get(name)
@@ -556,6 +559,29 @@ def _helper_argument(
                 before = was_args.get(param)
                 if before is not None and after != before:
                     moves.append((fn, param, before, after))
+    for (o, _), (n, _) in zip(old.statements, new.statements, strict=True):
+        o_built, n_built = _constructions(o, fields), _constructions(n, fields)
+        if len(o_built) != len(n_built):
+            continue
+        for (cls_name, was_args), (_, now_args) in zip(o_built, n_built, strict=True):
+            for attr, after in now_args.items():
+                before = was_args.get(attr)
+                if before is None or after == before:
+                    continue
+                if after == 0:
+                    return f"{attr}=0 passed to {cls_name}(): not written"
+                needs = [
+                    d
+                    for f in new.functions
+                    if not _is_jit(f)
+                    for d in _requirements(f, unmasked, pos, kernels)
+                    if d.tile == ("name", attr) and d.literal is None and not d.holds(before, after)
+                ]
+                if needs:
+                    return (
+                        f"{attr}={after} {needs[0].fails} every size the original {attr}={before} handled "
+                        f"({needs[0].why}), and a field given to {cls_name}() is not guarded by a size: not written"
+                    )
     for fn, param, before, after in moves:
         if after == 0:
             return f"{param}=0 passed to {fn.name.value}(): not written"
@@ -587,6 +613,16 @@ def _helper_argument(
                 f"({needs[0].why}), and an argument of {fn.name.value}() is not guarded by a size: not written"
             )
     return None
+
+
+def _constructions(statement: cst.CSTNode, classes: set[str]) -> list[tuple[str, dict[str, int]]]:
+    """The constructions of settings classes in ``statement`` (``LaunchConfig(BLOCK_M=16)``), each with the integer
+    literals it passes by keyword."""
+    return [
+        (node.func.value, {a.keyword.value: v for a in node.args if a.keyword is not None and (v := _int(a.value))})
+        for node in _walk(statement)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in classes
+    ]
 
 
 def _helper_calls(
