@@ -503,3 +503,30 @@ def test_the_shapes_comparison_reads_the_tune_and_sweep_files_a_gpu_run_writes(t
     assert len(rows) == 3 and "(no sweep)" in rows[2], done.stdout
     # chosen / sweep best at 2048 and 8192 columns, as docs/results.md reports them (139.01 / 130.45, 134.14 / 133.47)
     assert [r.split(" | ")[5] for r in rows[:2]] == ["1.066", "1.005"], rows
+
+
+@pytest.mark.timeout(60)
+def test_a_phase_gets_the_plan_s_time_left_when_shorter_than_its_limit_and_is_skipped_under_a_minute(
+    tmp_path: Path,
+) -> None:
+    """run_phase itself (gpu_session.sh sourced, a phase table of one quick script): the plan's wall caps a phase's
+    limit, a phase with under 60 s left is skipped, and progress.txt says which."""
+    (tmp_path / "quick.sh").write_text('echo "ran under $OUT"\n')
+    script = f"""
+        . scripts/gpu_session.sh list > /dev/null
+        phase_table() {{ echo "quick 500 {tmp_path}/quick.sh"; }}
+        PLAN_DEADLINE=$(( $(date +%s) + 200 )) run_phase quick
+        PLAN_DEADLINE=$(( $(date +%s) + 30 )) run_phase quick
+        PLAN_DEADLINE= run_phase quick
+    """
+    env = {"PATH": "/usr/bin:/bin", "GPU_DIR": str(tmp_path / "gpu")}
+    done = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=30, env=env)
+    assert done.returncode == 0, done.stderr
+    steps = [line.split(" ", 1)[1] for line in (tmp_path / "gpu/progress.txt").read_text().splitlines()]
+    assert steps[0] in ("start quick (limit 200 s)", "start quick (limit 199 s)"), steps
+    assert steps[2] in (
+        "skip quick: 30 s left of the plan's PLAN_WALL_S",
+        "skip quick: 29 s left of the plan's PLAN_WALL_S",
+    )
+    assert [steps[1], *steps[3:]] == ["end quick rc=0", "start quick (limit 500 s)", "end quick rc=0"], steps
+    assert (tmp_path / "gpu/quick/stdout.txt").read_text() == f"ran under {tmp_path}/gpu/quick\n"
