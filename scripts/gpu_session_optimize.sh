@@ -3,11 +3,12 @@
 # optional harness GPU tests, measured ceilings, then `kernelopt optimize` end to end with the default
 # rule-based backends on the examples named in $EXAMPLES, then each workspace's summary, git log and report.
 # Prerequisites (device tool): .whl carried, installed into /tmp/site, PYTHONPATH=/tmp/site:$PWD/src:<ncu extras/python>.
-# Env: EXAMPLES (default "softmax"), MAX_ITERS (3), OPT_TIMEOUT seconds per example (330), HARNESS_TESTS=1.
+# Env: EXAMPLES (default "softmax"), MAX_ITERS (3), OPT_TIMEOUT seconds per example (330), HARNESS_TESTS=1,
+# WS_ROOT (the workspaces, default /tmp/kernelopt-ws, emptied first).
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
 gpu_out
-W=/tmp/kernelopt-ws; rm -rf "$W"; mkdir -p "$W"
+W=${WS_ROOT:-/tmp/kernelopt-ws}; rm -rf "$W"; mkdir -p "$W"
 gpu_header "$R/session.txt" name,driver_version
 if [ "${HARNESS_TESTS:-0}" = 1 ]; then
     KERNELOPT_GPU_TESTS=1 timeout 150 python3 -m pytest -q -o addopts=-ra -p no:cacheprovider tests/test_harness_gpu.py -s > "$R/harness_gpu_tests.txt" 2>&1

@@ -15,8 +15,8 @@
 #
 # Prerequisites: kernelopt importable (PYTHONPATH=$PWD/src, or installed), torch with CUDA, triton, ncu on
 # PATH (or its extras/python on PYTHONPATH, as for the other GPU session scripts).
-# Env: TASKS (default: the four above), MAX_ITERS (4), MAX_WALL_MIN (the loop's own wall-time stop per
-# kernel), BENCH_BUDGET_S (seconds of sweep per kernel).
+# Env: TASKS (default: the four above), WS_ROOT and TASKS_ROOT (folders, emptied first), MAX_ITERS (4),
+# MAX_WALL_MIN (the loop's own wall-time stop per kernel), BENCH_BUDGET_S (seconds of sweep per kernel).
 # Time: with one GPU per kernel (4 GPUs) they run in parallel with MAX_WALL_MIN=2 and a 150 s sweep: about
 # 6 minutes. With fewer GPUs they run in turn with MAX_WALL_MIN=2 and a 45 s sweep: about 3.5 minutes
 # each (gpu_session.sh runs it in the background). A 0.75-minute limit, the default until 2026-12-04, ends
@@ -27,7 +27,7 @@ set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
 gpu_out
 W=${WS_ROOT:-/tmp/kernelopt-tunables-ws}
-T=/tmp/kernelopt-tunables-tasks
+T=${TASKS_ROOT:-/tmp/kernelopt-tunables-tasks}
 rm -rf "$W" "$T"; mkdir -p "$W" "$T"
 TASKS=${TASKS:-"matmul_autotune_helper rmsnorm_calculate_settings swiglu_defaults mm_module_dict"}
 NGPU=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
