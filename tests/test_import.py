@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +94,27 @@ def test_the_fork_servers_preload_leaves_libcst_out() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
     assert out.stdout.split() == ["False", "ResourceLimits", "False", "discover", "True", "True"]
+
+
+def test_a_command_line_imports_only_the_module_of_its_command() -> None:
+    """``kernelopt schema ...`` imports ``kernelopt.cli.schema`` and no other command's module (each costs
+    the CLI's start); ``--help`` imports every one and lists every command with its help text."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)}
+    code = (
+        "import sys\n"
+        "from kernelopt.cli.app import COMMANDS, main\n"
+        "loaded = lambda: [c for c in COMMANDS if 'kernelopt.cli.' + c in sys.modules]\n"
+        "code = main(['schema', '--help'])\n"
+        "print('@@', code, loaded(), flush=True)\n"
+        "code = main(['--help'])\n"
+        "print('@@', code, loaded() == list(COMMANDS), flush=True)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
+    schema_help, help_text, marks = out.stdout.split("@@")[0], out.stdout.split("@@")[1], out.stdout.split("@@")[1:]
+    assert [m.splitlines()[0] for m in marks] == [" 0 ['schema']", " 0 True"], out.stdout + out.stderr
+    assert "Usage: kernelopt schema" in schema_help
+    from kernelopt.cli.app import COMMANDS
+
+    # a command's row: its name, then its help text (rich's box, or click's plain two-space indent)
+    listed = re.findall(r"^(?:\u2502 | {2})(\w+) {2,}\S", help_text, re.M)
+    assert sorted(listed) == sorted(COMMANDS), help_text

@@ -110,7 +110,8 @@ def test_a_crash_log_and_the_error_line_are_redacted(
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("KERNELOPT_CRASH_DIR", str(tmp_path))
-    monkeypatch.setattr(app, "COMMAND_MODULES", (SimpleNamespace(register=lambda a: a.command("boom")(boom)),))
+    boom_module = SimpleNamespace(register=lambda a: a.command("boom")(boom))
+    monkeypatch.setattr(app, "command_modules", lambda args=None: (boom_module,))
     assert app.main(["boom"]) == 70
     err = capsys.readouterr().err
     assert KEY not in err and f"refused {REDACTED}" in err
