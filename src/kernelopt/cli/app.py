@@ -185,6 +185,10 @@ def _main(argv: list[str] | None) -> int:
         sys.stderr.write("kernelopt: aborted\n")
         return 130
     except typer.TyperException as exc:  # usage errors of the (vendored) click inside typer
+        if type(exc).__name__ == "NoArgsIsHelpError":  # as typer tells it (the class is private)
+            # `kernelopt` or `kernelopt memory` alone: the help is printed (on stdout) and that is the answer;
+            # click's usage error for it has no message ("kernelopt: error: ; see ...", exit 2, before)
+            return 0
         _say(f"kernelopt: error: {_usage_line(exc)}")
         return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
