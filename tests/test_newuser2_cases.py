@@ -3,6 +3,11 @@ fix (docs/faults.md, "A new user's first hour, second trial")."""
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from kernelopt.cli.app import main
@@ -19,3 +24,107 @@ def test_a_command_given_alone_prints_its_help_and_no_empty_error(
     out, err = capsys.readouterr()
     assert "Usage: kernelopt" in out and "COMMAND" in out
     assert err == ""
+
+
+TRITON_RELU = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+
+
+def run(x):
+    out = torch.empty_like(x)
+    relu_kernel[(triton.cdiv(x.numel(), 256),)](x, out, x.numel(), BLOCK=256)
+    return out
+"""
+
+RELU_REFERENCE = """import torch
+
+
+def reference(x):
+    return torch.relu(x)
+
+
+def get_inputs(n=1000):
+    return [torch.randn(n)]
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_given_no_device_on_a_machine_without_a_gpu_runs_triton_in_its_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kernelopt validate WS` with no --device ("cuda when present") on the CPU-only machine: a correct Triton
+    kernel was a FAIL, "the kernel raised RuntimeError: 0 active drivers ([]). There should only be one."; the
+    worker resolved the device to the CPU but Triton's interpreter was on only for --device cpu."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here: no device given means cuda")
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    monkeypatch.setenv("TRITON_INTERPRET", "0")  # as a shell may leave it; restored after the test
+    monkeypatch.delenv("KERNELOPT_DEVICE", raising=False)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    (tmp_path / "kernel.py").write_text(TRITON_RELU)
+    (tmp_path / "reference.py").write_text(RELU_REFERENCE)
+    job = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="v0", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "b"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        device=None,
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        result = run_job(job, writer)
+    finally:
+        writer.close()
+    assert result.device == "cpu"
+    assert result.failure is None, result.failure
+    assert os.environ["TRITON_INTERPRET"] == "1"
+
+
+@pytest.mark.timeout(30)
+def test_batch_with_no_device_on_a_machine_without_a_gpu_runs_as_device_cpu_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kernelopt batch examples/kernelbench` with no --device on the CPU-only machine: the three Triton problems
+    were FAILs for Triton's "0 active drivers" (the batch's pre-started workers import Triton before any kernel,
+    without its interpreter), and nothing said the batch ran on the CPU or how to scale its GPU sizes."""
+    from kernelopt.batch.runner import BatchOptions
+    from kernelopt.cli import batch as batch_cli
+    from kernelopt.cli import optimize
+
+    monkeypatch.delenv("KERNELOPT_DEVICE", raising=False)
+    monkeypatch.setattr(optimize, "nvidia_gpu_present", lambda: False)
+    seen: list[tuple[BatchOptions, str | None]] = []
+
+    class Stop(BaseException):
+        """Ends the command where the batch would start (no error boundary catches it)."""
+
+    def fake_run(directory: Path, options: BatchOptions, **kw: Any) -> None:
+        seen.append((options, kw.get("first_note")))
+        raise Stop
+
+    monkeypatch.setattr(batch_cli, "_run", fake_run)
+    if Path("/dev/kfd").exists():
+        pytest.skip("an AMD GPU driver is here")
+    with pytest.raises(Stop):
+        main(["batch", str(Path(__file__).parents[1] / "examples" / "kernelbench"), "--out", str(tmp_path)])
+    options, note = seen[0]
+    assert options.device == "cpu"
+    assert note is not None and note.splitlines()[0] == batch_cli.NO_GPU_NOTE
+    assert "--size-scale 0.01" in note.splitlines()[1]
+    monkeypatch.setenv("KERNELOPT_DEVICE", "cuda")  # a device named in the environment is not overridden
+    assert not batch_cli.no_gpu_here()

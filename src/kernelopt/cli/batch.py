@@ -249,10 +249,11 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
         from kernelopt.batch.runner import BatchOptions
 
+        no_gpu = device is None and ray is None and no_gpu_here()
         options = BatchOptions(
             mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,
             out_dir=_out_dir(directory, out),
-            device=device,
+            device="cpu" if no_gpu else device,
             problem_timeout_s=problem_timeout_s,
             compile_reference=compile_reference,
             size_scale=size_scale,
@@ -264,7 +265,9 @@ def register(app: typer.Typer) -> None:
             cold=cold,
             problems=problems,
         )
-        result = _run(Path(directory), options, ray=ray, fresh=fresh, first_note=_cpu_sizes_note(options))
+        notes = [NO_GPU_NOTE] if no_gpu else []
+        notes += [n for n in [_cpu_sizes_note(options)] if n is not None]
+        result = _run(Path(directory), options, ray=ray, fresh=fresh, first_note="\n".join(notes) or None)
         if as_json:
             emit_json(result)
         else:
@@ -282,6 +285,28 @@ def _out_dir(directory: Path, out: Path | None) -> Path:
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} is a file", hint="give a folder (it is created when missing)")
     return out_dir
+
+
+NO_GPU_NOTE = (
+    "note: no GPU found here: the problems run on the CPU, as with --device cpu (Triton kernels in Triton's "
+    "interpreter)"
+)
+
+
+def no_gpu_here() -> bool:
+    """True on a machine with no GPU at all, where ``--device``'s default ("cuda when present") means the CPU:
+    no ``KERNELOPT_DEVICE``, no NVIDIA GPU that ``nvidia-smi -L`` lists, no AMD GPU driver (``/dev/kfd``).
+
+    The batch then runs as with ``--device cpu``: its workers start with Triton's interpreter on, so a Triton
+    kernel runs. Before, they started without it and every Triton problem was a FAIL for Triton's "0 active
+    drivers" (a new user's first hour, second trial, 2026-12-05); a pre-started worker has imported Triton
+    already, too late for the worker to turn the interpreter on itself.
+    """
+    from kernelopt.cli.optimize import nvidia_gpu_present
+
+    if EnvSettings.read().device is not None:
+        return False
+    return not Path("/dev/kfd").exists() and not nvidia_gpu_present()
 
 
 def _cpu_sizes_note(options: BatchOptions) -> str | None:

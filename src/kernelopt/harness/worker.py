@@ -55,6 +55,7 @@ from kernelopt.kernelsource import (
 from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
+from kernelopt.worker.environment import interpret_here
 
 EXIT_ENVIRONMENT = 3
 DEVICE_UNAVAILABLE_PREFIX = "kernelopt worker: "
@@ -895,6 +896,8 @@ def run_job(job: WorkerJob, progress: ProgressWriter) -> WorkerResult:
     import torch
 
     device = resolve_device(job.device)
+    if job.device is None and Device.of(device) is Device.CPU:
+        interpret_here()  # no device asked and no GPU here: a Triton kernel runs in the interpreter
     result = WorkerResult(mode=job.mode, device=device, torch_version=torch.__version__)
     result.device_name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
     ctx = _Ctx(job=job, progress=progress, device=device, result=result)
