@@ -128,3 +128,37 @@ def test_batch_with_no_device_on_a_machine_without_a_gpu_runs_as_device_cpu_and_
     assert "--size-scale 0.01" in note.splitlines()[1]
     monkeypatch.setenv("KERNELOPT_DEVICE", "cuda")  # a device named in the environment is not overridden
     assert not batch_cli.no_gpu_here()
+
+
+@pytest.mark.timeout(60)
+def test_the_report_counts_a_candidate_served_from_a_session_record_apart_from_those_timed(ws_root: Path) -> None:
+    """The README's CPU demo (V1 timed 9 candidates, V2's session served the same 9 from its record): the loop
+    said "9 candidate(s) timed by Stage 3 over all versions", its report "Candidates timed by Stage 3: 18 of 18
+    evaluated"."""
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.memory.model import CandidateResult, CandidateStatus, IterationRecord
+    from kernelopt.report.reader import collect
+    from kernelopt.report.sections import headline
+    from kernelopt.workspace import Workspace
+
+    from .loop_fakes import DATA, make_fakes
+
+    ws = open_or_create(DATA, name="served", root=ws_root).workspace
+    OptimizeLoop(Workspace(ws.root), make_fakes().collaborators(), LoopRequest(max_iterations=1)).run()
+    path = ws.root / "memory" / "v1.json"
+    record = IterationRecord.model_validate_json(path.read_text())
+    ok = CandidateStatus.OK
+    record.candidates = [
+        CandidateResult(parameters={"BLOCK": b}, status=ok, latency_us=10.0 * b, served=served)
+        for b, served in [(64, False), (128, False), (64, True), (128, True), (256, True)]
+    ] + [CandidateResult(parameters={"BLOCK": 512}, status=CandidateStatus.WRONG_RESULT, reason="wrong")]
+    path.write_text(record.model_dump_json())
+    assert record.candidates_timed == 2 and record.candidates_served == 3
+    lines = headline(collect(Workspace(ws.root), measured=None))
+    said = next(line for line in lines if line.startswith("Candidates timed by Stage 3"))
+    assert said == (
+        "Candidates timed by Stage 3: 2 of 3 evaluated, in 1 tuning session(s); 3 more served from a session "
+        "record (timed before)"
+    )

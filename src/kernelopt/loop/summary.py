@@ -70,7 +70,7 @@ class VersionRow(BaseModel):
             failure_reason=r.quality_gate.failure_reason,
             culprit=r.quality_gate.culprit,
             git_commit_hash=r.git_commit_hash,
-            candidates_timed=sum(1 for c in r.candidates if c.latency_us is not None and not c.served),
+            candidates_timed=r.candidates_timed,
             candidates_evaluated=len(r.candidates),
         )
 
@@ -163,7 +163,7 @@ def build_summary(
         this_run=list(state.outcomes),
         versions=[VersionRow.of(r, (bounds or {}).get(r.version), pairs) for r in records],
         git_log=git_log,
-        candidates_timed=sum(1 for r in records for c in r.candidates if c.latency_us is not None and not c.served),
+        candidates_timed=sum(r.candidates_timed for r in records),
         candidates_evaluated=sum(len(r.candidates) for r in records),
         speedup_vs_reference=vs_ref.eager if vs_ref is not None else None,
         speedup_vs_compiled=vs_ref.compiled if vs_ref is not None else None,

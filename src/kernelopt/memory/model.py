@@ -341,6 +341,18 @@ class IterationRecord(_Model):
         """The version number N of ``v<N>``."""
         return parse_version(self.version)
 
+    @property
+    def candidates_timed(self) -> int:
+        """Candidates Stage 3's session compiled, checked and timed for this version: one served from a session
+        record (measured by an earlier session, not again) is not counted (the one rule of the loop's summary and
+        the report)."""
+        return sum(1 for c in self.candidates if c.latency_us is not None and not c.served)
+
+    @property
+    def candidates_served(self) -> int:
+        """Candidates of this version's session served from a session record, not measured again."""
+        return sum(1 for c in self.candidates if c.served)
+
 
 def best_version(records: Iterable[IterationRecord]) -> IterationRecord | None:
     """The one rule for "best version": the fastest unmasked version that passed the gate with a

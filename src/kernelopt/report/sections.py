@@ -209,9 +209,11 @@ def headline(data: ReportData) -> list[str]:
     )
     sessions = [v for v in data.versions if v.record.candidates]
     if sessions:
-        timed = sum(1 for v in sessions for c in v.record.candidates if c.latency_us is not None)
-        tried = sum(len(v.record.candidates) for v in sessions)
-        lines.append(f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sessions)} tuning session(s)")
+        timed = sum(v.record.candidates_timed for v in sessions)
+        served = sum(v.record.candidates_served for v in sessions)
+        tried = sum(len(v.record.candidates) for v in sessions) - served
+        line = f"Candidates timed by Stage 3: {timed} of {tried} evaluated, in {len(sessions)} tuning session(s)"
+        lines.append(line + (f"; {served} more served from a session record (timed before)" if served else ""))
     if data.stage_seconds:
         spent = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in data.stage_seconds.items())
         taken = {None: "", 0: "; no profiler run"}.get(data.profiles_taken, f"; {data.profiles_taken} profile(s) taken")
