@@ -162,3 +162,18 @@ def test_the_report_counts_a_candidate_served_from_a_session_record_apart_from_t
         "Candidates timed by Stage 3: 2 of 3 evaluated, in 1 tuning session(s); 3 more served from a session "
         "record (timed before)"
     )
+
+
+@pytest.mark.timeout(30)
+def test_every_command_s_summary_is_one_line_in_the_help(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kernelopt --help` at 200 columns: tunables' summary broke after "autotune" and after "never" (its
+    docstring's line breaks), every other command's took one line."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(out) if "Commands" in line)
+    rows = [line for line in out[start + 1 :] if line.startswith("│")]
+    assert rows and all(not line.startswith("│  ") for line in rows), [r.rstrip() for r in rows if r.startswith("│  ")]
+    assert any(line.startswith("│ tunables ") for line in rows)

@@ -47,9 +47,11 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """List the knobs of FILE (launch literals, launch options left out, computed values, autotune
-        configs, heuristics, marked constants) with legal values; semantic parameters are listed, never
-        edited."""
+        """List the knobs of FILE with their legal values; semantic parameters are listed, never edited.
+
+        The knobs: launch literals, launch options left out, computed values, autotune configs, heuristics,
+        marked constants.
+        """
         if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         if gpu is not None:
