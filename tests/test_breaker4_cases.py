@@ -306,9 +306,9 @@ def test_a_literal_keyed_autotune_list_gets_each_shape_s_own_best(
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
     edit, note = shaped_edit(tuning)
     assert edit is not None and note is not None and "one picked per key (n) at run time" in note
-    listed = (
-        'configs=[triton.Config({"BLOCK": 512}, num_warps=2, pre_hook=_zero_out), '
-        'triton.Config({"BLOCK": 8192}, num_warps=2, pre_hook=_zero_out)],'
+    listed = (  # one config a line, as the user wrote the list
+        '    configs=[\n        triton.Config({"BLOCK": 512}, num_warps=2, pre_hook=_zero_out),\n'
+        '        triton.Config({"BLOCK": 8192}, num_warps=2, pre_hook=_zero_out),\n    ],\n'
     )
     assert listed in edit.new_source and 'key=["n"],' in edit.new_source
     (folder / "kernel.py").write_text(edit.new_source)
