@@ -177,3 +177,27 @@ def test_every_command_s_summary_is_one_line_in_the_help(
     rows = [line for line in out[start + 1 :] if line.startswith("│")]
     assert rows and all(not line.startswith("│  ") for line in rows), [r.rstrip() for r in rows if r.startswith("│  ")]
     assert any(line.startswith("│ tunables ") for line in rows)
+
+
+@pytest.mark.timeout(30)
+def test_a_latency_in_a_progress_note_is_written_out_as_the_bar_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kernelopt optimize examples/softmax --device cpu --max-iters 1`: one progress line read "best 51120 us
+    (n/a of roofline) | V0 PASS: 5.112e+04 us", and "V1 tuning: 4 of 6 candidates, best 5.151e+04 us"."""
+    from types import SimpleNamespace
+
+    from kernelopt.backends import launch_tuning
+    from kernelopt.digits import sig
+    from kernelopt.tuning.session import Progress
+
+    values = (51120.4, 5.151e4, 7.39, 0.012345, 1.718e10, 9.898e-06)
+    assert [sig(v) for v in values] == ["51120", "51510", "7.39", "0.01235", "1.718e+10", "9.898e-06"]
+    said: list[str] = []
+    monkeypatch.setattr(launch_tuning, "PROGRESS_EVERY_S", -1.0)
+    report = launch_tuning._reporter(SimpleNamespace(note=said.append))  # type: ignore[arg-type]
+    assert report is not None
+    report(
+        Progress(
+            candidates=4, budget=6, evaluations=4, best_latency_us=51510.0, best_config={"BLOCK_SIZE": 512}, batch=()
+        )
+    )
+    assert said == ["tuning: 4 of 6 candidates, best 51510 us (BLOCK_SIZE=512)"]

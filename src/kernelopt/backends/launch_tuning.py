@@ -23,6 +23,7 @@ from typing import Any
 from kernelopt.actions import LAUNCH_CONFIGURATION
 from kernelopt.backends.protocol import ImplementOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings
+from kernelopt.digits import sig
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_code
@@ -149,7 +150,7 @@ def _reporter(ctx: StageContext) -> Callable[[Progress], None] | None:
         best = (
             "none timed yet"
             if p.best_latency_us is None or p.best_config is None
-            else (f"best {p.best_latency_us:.4g} us ({config_text(p.best_config)})")
+            else (f"best {sig(p.best_latency_us)} us ({config_text(p.best_config)})")
         )
         note(f"tuning: {p.candidates} of {p.budget} candidates, {best}")
 

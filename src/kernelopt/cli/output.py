@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from kernelopt.digits import sig
 from kernelopt.env import raw_value
 
 DEFAULT_WIDTH = 100
@@ -64,8 +65,7 @@ def fmt(value: Any, digits: int = 4) -> str:
     if value is None:
         return "n/a"
     if isinstance(value, float):
-        short = f"{value:.{digits}g}"
-        return f"{float(short):.0f}" if "e+" in short and abs(value) < 1e7 else short
+        return sig(value, digits)
     return str(value)
 
 

@@ -28,6 +28,7 @@ import re
 import shutil
 from pathlib import Path
 
+from kernelopt.digits import sig
 from kernelopt.errors import GitError
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
 from kernelopt.memory.model import IterationRecord, best_version
@@ -120,7 +121,7 @@ def end_on_best(ws: Workspace, records: list[IterationRecord]) -> str | None:
             paths.append("kernel.py")
             lat = best.performance.latency_us
             subject = f"{END_PREFIX}: kernel.py = {best.version.upper()}, the fastest passing version" + (
-                f" ({lat:.4g} us)" if lat is not None else ""
+                f" ({sig(lat)} us)" if lat is not None else ""
             )
     leftovers = _untracked_profiles(ws)
     if leftovers:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from kernelopt.digits import sig
 from kernelopt.errors import RecordError, WorkspaceError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.fileio import atomic_write_text
@@ -50,7 +51,7 @@ def record_stage(run: LoopRun, it: IterationState) -> None:
     run.emit(
         EventKind.ITERATION_END,
         f"V{n} {result.value}"
-        + (f": {lat:.4g} us" if lat is not None and result is GateResult.PASS else "")
+        + (f": {sig(lat)} us" if lat is not None and result is GateResult.PASS else "")
         + (f" ({reason})" if reason else ""),
     )
     run.advance(it, Stage.STOP)

@@ -1,0 +1,14 @@
+"""Foundation: the one rule for writing a measured figure in a line of text or a table cell.
+
+Four significant digits, written out up to 7 digits: a CPU latency of 51,120 us is ``51120``, never
+``5.112e+04`` (a progress line said "best 51120 us" and, after the bar, "V0 PASS: 5.112e+04 us"); larger and
+tiny values keep the exponent (``1.718e+10``, ``9.898e-06``). This module imports nothing.
+"""
+
+from __future__ import annotations
+
+
+def sig(value: float, digits: int = 4) -> str:
+    """``value`` with ``digits`` significant digits, written out below 1e7 (``51120``, ``7.39``, ``0.0123``)."""
+    short = f"{value:.{digits}g}"
+    return f"{float(short):.0f}" if "e+" in short and abs(value) < 1e7 else short
