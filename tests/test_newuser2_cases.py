@@ -201,3 +201,21 @@ def test_a_latency_in_a_progress_note_is_written_out_as_the_bar_writes_it(monkey
         )
     )
     assert said == ["tuning: 4 of 6 candidates, best 51510 us (BLOCK_SIZE=512)"]
+
+
+@pytest.mark.timeout(30)
+def test_the_session_line_says_why_it_ended_in_words_on_a_line_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's tune example at 100 columns: the session table's title wrapped, "module constants (no launch):
+    9 evaluated, 0 from the record, space 9," / "19.5 s (candidates)", the stop said as its enum value."""
+    from kernelopt.cli.tune import _render
+
+    from .test_newuser_cases import _changing_session
+
+    monkeypatch.setenv("COLUMNS", "100")
+    _render(_changing_session(tmp_path, tuned=False), "", written=False, dry_run=False, plot=None)
+    out = capsys.readouterr().out.splitlines()
+    line = next(line for line in out if "evaluated" in line)
+    assert line.endswith("3 evaluated, 0 from the record, space 9, 1.0 s; ended: the budget's candidates spent")
+    assert out[out.index(line) + 1].startswith("┏")  # the table follows, with no title of its own

@@ -239,18 +239,25 @@ def _out(out: Path | None) -> Path | None:
     return out
 
 
-def _stops(stops: dict[str, int]) -> str:
-    """``10 stalled (...)``, ``7 the budget's candidates spent, 3 ...``: why the replay's sessions ended."""
+def stop_words(stop: str) -> str:
+    """Why a session ended, in words (``candidates``: "the budget's candidates spent")."""
     from kernelopt.tuning.session import StopReason
 
-    words = {
+    return {
         StopReason.CANDIDATES: "the budget's candidates spent",
-        StopReason.STALLED: "stalled (a default budget ends once max(24, k) candidates follow the last 1 % gain, at k)",
+        StopReason.STALLED: "stalled",
         StopReason.WALL_TIME: "out of wall time",
         StopReason.STRATEGY_DONE: "nothing left to try",
         StopReason.INTERRUPTED: "interrupted",
-    }
-    return ", ".join(f"{n} {words[StopReason(stop)]}" for stop, n in stops.items()) or "none"
+    }[StopReason(stop)]
+
+
+def _stops(stops: dict[str, int]) -> str:
+    """``10 stalled (...)``, ``7 the budget's candidates spent, 3 ...``: why the replay's sessions ended."""
+    stall = " (a default budget ends once max(24, k) candidates follow the last 1 % gain, at k)"
+    return (
+        ", ".join(f"{n} {stop_words(stop)}{stall if stop == 'stalled' else ''}" for stop, n in stops.items()) or "none"
+    )
 
 
 def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
@@ -543,9 +550,13 @@ def _render(
     from kernelopt.tuning.folder import config_text
 
     r, j = tuning.result, tuning.judgement
-    table(
+    # one line above the table: as its title it wrapped at the table's width ("... space 9," / "2.4 s (candidates)")
+    info(
         f"{tuning.prepared.space.launch}: {r.evaluations} evaluated, {r.served} from the record, "
-        f"space {r.space_size}, {r.wall_s:.1f} s ({r.stop.value})",
+        f"space {r.space_size}, {r.wall_s:.1f} s; ended: {stop_words(r.stop.value)}"
+    )
+    table(
+        None,
         # a candidate's latency is the sum of its medians over the shapes timed (the per-shape table splits it)
         [
             "",
