@@ -219,3 +219,21 @@ def test_the_session_line_says_why_it_ended_in_words_on_a_line_of_its_own(
     line = next(line for line in out if "evaluated" in line)
     assert line.endswith("3 evaluated, 0 from the record, space 9, 1.0 s; ended: the budget's candidates spent")
     assert out[out.index(line) + 1].startswith("┏")  # the table follows, with no title of its own
+
+
+@pytest.mark.timeout(30)
+def test_problems_given_as_ids_in_a_folder_layout_say_the_folders_names_and_how_many(tmp_path: Path) -> None:
+    """`kernelopt batch examples/kernelbench --problems 1-2` (its folders are 01_relu ... 14_row_sum_triton): "it has
+    names 01_relu, 02_sigmoid, 03_gelu, 04_softmax, 05_layernorm", five of fourteen, as if that were all, and no
+    word that ids number KernelBench's layout only."""
+    from kernelopt.batch.problems import BatchItem
+    from kernelopt.batch.selection import select
+    from kernelopt.errors import UsageError
+
+    items = [BatchItem(problem=f"{n:02d}_p", folder=tmp_path / f"{n:02d}_p") for n in range(1, 15)]
+    with pytest.raises(UsageError) as caught:
+        select(items, "1-2", kernelbench=False)
+    said = caught.value.one_line()
+    assert "it has names 01_p, 02_p, 03_p, 04_p, 05_p, ... (14 in all)" in said, said
+    assert "ids number the problems of KernelBench's layout (--kernels), here give folder names" in said, said
+    assert [i.problem for i in select(items, "02_p,14_p", kernelbench=False)] == ["02_p", "14_p"]

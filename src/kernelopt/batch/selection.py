@@ -68,7 +68,11 @@ def select(items: Sequence[BatchItem], spec: str | None, *, kernelbench: bool) -
     named = [i for i in items if (i.problem_id is not None and i.problem_id in sel.ids) or i.problem in sel.names]
     if not named:
         ids = sorted({i.problem_id for i in items if i.problem_id is not None})
-        held = f"ids {ids[0]}-{ids[-1]}" if ids else "names " + ", ".join(sorted({i.problem for i in items})[:5])
+        problems = sorted({i.problem for i in items})
+        shown = ", ".join(problems[:5]) + (f", ... ({len(problems)} in all)" if len(problems) > 5 else "")
+        held = f"ids {ids[0]}-{ids[-1]}" if ids else f"names {shown}"
+        if sel.ids and not ids:  # a folder's problems are named by their folders (01_relu), not numbered
+            held += "; ids number the problems of KernelBench's layout (--kernels), here give folder names"
         raise UsageError(f"--problems {spec} names none of the batch's problems", hint=f"it has {held}")
     keep = {i.key for i in named}
     unpaired = {i.key for i in items if kernelbench and i.problem_id is None}  # said with every part
