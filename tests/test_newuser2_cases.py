@@ -237,3 +237,15 @@ def test_problems_given_as_ids_in_a_folder_layout_say_the_folders_names_and_how_
     assert "it has names 01_p, 02_p, 03_p, 04_p, 05_p, ... (14 in all)" in said, said
     assert "ids number the problems of KernelBench's layout (--kernels), here give folder names" in said, said
     assert [i.problem for i in select(items, "02_p,14_p", kernelbench=False)] == ["02_p", "14_p"]
+
+
+@pytest.mark.timeout(30)
+def test_prompt_says_an_unknown_stage_or_channel_as_every_command_says_a_choice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt prompt WS --stage nothing` said "bad --stage 'nothing'; --stage plan|implement", where every other
+    command says "unknown device 'tpu'; use cuda or cpu"."""
+    assert main(["prompt", str(tmp_path), "--stage", "nothing"]) == 2
+    assert capsys.readouterr().err == "kernelopt: error: unknown stage 'nothing'; use plan or implement\n"
+    assert main(["prompt", str(tmp_path), "--stage", "plan", "--channel", "foo"]) == 2
+    assert capsys.readouterr().err == "kernelopt: error: unknown channel 'foo'; use agent or api\n"

@@ -46,11 +46,11 @@ def register(app: typer.Typer) -> None:
             if st not in BACKEND_STAGES:
                 raise ValueError(stage)
         except ValueError:
-            raise UsageError(f"bad --stage {stage!r}", hint="--stage plan|implement") from None
+            raise UsageError(f"unknown stage {stage!r}", hint="use plan or implement") from None
         try:
             ch = PromptChannel(channel)
         except ValueError:
-            raise UsageError(f"bad --channel {channel!r}", hint="--channel agent|api") from None
+            raise UsageError(f"unknown channel {channel!r}", hint="use agent or api") from None
         if version is not None and version < 1:
             raise UsageError(f"--version {version}: prompts are for iterations 1 and later (V0 is the baseline)")
         ws = Workspace(workspace)
