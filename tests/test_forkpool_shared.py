@@ -24,6 +24,23 @@ def test_only_variables_read_after_the_imports_may_differ_from_the_servers() -> 
         assert import_key(base | {name: value}) != import_key(base)
 
 
+def test_a_coding_agents_path_settings_and_secrets_share_the_server() -> None:
+    """A test's fake CLI first on PATH, matplotlib's folder, a coding agent's settings and a secret (dropped
+    from every child's environment) give a run no server of its own: each cost a fresh torch import."""
+    base = {"PATH": "/usr/bin", "HOME": "/a", "OMP_NUM_THREADS": "2"}
+    agent = base | {
+        "PATH": "/tmp/fake-claude:/usr/bin",
+        "MPLCONFIGDIR": "/run/matplotlib",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+        "DISABLE_TELEMETRY": "1",
+        "OPENAI_API_KEY": "sk-test",
+        "MY_API_TOKEN": "t",
+    }
+    assert server_key(agent) == server_key(base)
+    assert server_key(base | {"OMP_NUM_THREADS": "1"}) != server_key(base)
+
+
 def test_cpu_runs_are_fresh_children_of_one_server(tmp_path: Path) -> None:
     settings = HarnessSettings(device="cpu", seeds=1)
     for k in range(2):

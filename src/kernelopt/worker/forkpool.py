@@ -547,9 +547,12 @@ class ForkPool:
 #: Variables a run may set otherwise than its fork server was started with: nothing reads them while the
 #: server imports torch and triton (kernelopt reads its own when a run needs them; the child applies
 #: Python's start-up flags and ``MALLOC_PERTURB_`` itself, :func:`kernelopt.worker.forkserver.run_launch`;
-#: the harness worker sets the build folders per version). A run whose environment differs from a server's
-#: in any other variable (``TRITON_INTERPRET``, ``OMP_NUM_THREADS``, ``PYTHONPATH``, ...) gets a server of
-#: its own.
+#: the harness worker sets the build folders per version). ``PATH``: the preload looks at no file in a
+#: ``PATH`` folder and runs no program (strace of the preload under ``TRITON_INTERPRET=1``, 2026-12-05), and
+#: a run's programs are found in the run's own environment; ``MPLCONFIGDIR``: the preload imports no
+#: matplotlib; the coding agents' variables (:data:`LATE_PREFIXES`, ``DISABLE_TELEMETRY``): no file of torch,
+#: triton or numpy names them. A run whose environment differs from a server's in any other variable
+#: (``TRITON_INTERPRET``, ``OMP_NUM_THREADS``, ``PYTHONPATH``, ...) gets a server of its own.
 LATE_VARIABLES = frozenset(
     {
         "HOME",
@@ -568,9 +571,12 @@ LATE_VARIABLES = frozenset(
         "TRITON_CACHE_DIR",
         "TORCH_EXTENSIONS_DIR",
         "PYTEST_CURRENT_TEST",
+        "PATH",
+        "MPLCONFIGDIR",
+        "DISABLE_TELEMETRY",
     }
 )
-LATE_PREFIXES = ("KERNELOPT_", "GIT_")
+LATE_PREFIXES = ("KERNELOPT_", "GIT_", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_")
 #: Our choice: at most this many servers per process (each holds torch imported: ~0.4 GB); the one used
 #: least recently is stopped to make room.
 MAX_SHARED = 2
@@ -617,9 +623,10 @@ def import_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 def server_key(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """Which shared CPU server a run in ``env`` is forked from: the :func:`import_key` of the environment the
-    server gets (``TRITON_INTERPRET=1`` whatever the run says), so that a run which leaves a default
-    unset shares the server of one that sets it."""
-    return import_key(worker_env(env, {}, device="cpu"))
+    server gets (``TRITON_INTERPRET=1`` whatever the run says; secret-looking variables dropped, as
+    :func:`kernelopt.proc.start_command` drops them: the server never sees them), so that a run which leaves
+    a default unset shares the server of one that sets it."""
+    return import_key(child_env(worker_env(env, {}, device="cpu")))
 
 
 def shared_cpu_pool(env: Mapping[str, str]) -> ForkPool | None:
