@@ -190,6 +190,8 @@ class BlockPlanner:
             risks_and_rollback="revert kernel.py",
             counters_available=ctx.summary.counters_available if ctx.summary else True,
             planner=self.name,
+            # ``launches``: one launch of two, the other not yet tuned (breaker4 case h11)
+            untuned_launches=["launch _other (kernel.py:9)"] if mode == "launches" else [],
         )
         path = ctx.workspace.plan_path(n)
         text = render_plan(plan)
@@ -232,6 +234,8 @@ class BlockImplementer:
             return ImplementOutcome(changed=False, error="no tunable named BLOCK")
         if mode == "noop":
             return ImplementOutcome(changed=False, description="nothing")
+        if mode == "kept_nothing":  # a tuning session that ran and found nothing better
+            return ImplementOutcome(changed=False, error="the tuning session kept nothing", no_gain=True)
         before = block_of(ws)
         after = 4096 if mode == "regress" else int(ctx.plan.parameters["BLOCK"])
         text = _BLOCK_RE.sub(f"BLOCK = {after}", ws.kernel_py.read_text(), count=1)

@@ -315,15 +315,13 @@ def test_a_literal_keyed_autotune_list_gets_each_shape_s_own_best(
     _all_correct(folder, [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 20000}])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="breaker4 case h11: the loop calls a kernel.py of two launches converged after tuning one"
-)
 @pytest.mark.timeout(120)
 def test_the_loop_does_not_call_two_launches_converged_after_tuning_one(tmp_path: Path) -> None:
     """Seen on 2026-12-05: ``kernelopt optimize ln_bwd2 --device cpu --max-iters 1`` tuned ``_ln_bwd_dx``, kept
     nothing, and stopped: "converged: the launch configuration has converged ... further gains need a code
     change". ``_ln_bwd_dwdb`` (``BLOCK_P``, ``BLOCK_COL``) was never tuned: a tuning session is planned once per
-    kernel.py, not per launch. The next version should tune the launch left alone before any "converged"."""
+    kernel.py, not per launch. The plan names its launch now, and the next version tunes the launch left alone
+    before any "converged"."""
     from kernelopt.actions import LAUNCH_CONFIGURATION, SEARCH_NO_GAIN
     from kernelopt.backends.protocol import StageContext
     from kernelopt.backends.rules import RulePlanner
@@ -352,6 +350,22 @@ def test_the_loop_does_not_call_two_launches_converged_after_tuning_one(tmp_path
     ctx = StageContext(workspace=ws, version=2, summary=cpu_timing_summary(ws, 2), history=[v0, v1])
     second = planner.plan(ctx)
     assert second.plan is not None, second.reason
+    assert first.plan.launch is not None and first.plan.launch.startswith("launch _ln_bwd_dx ")
+    assert second.plan.launch is not None and second.plan.launch.startswith("launch _ln_bwd_dwdb ")
+    assert set(second.plan.targets) == {"BLOCK_P", "BLOCK_COL"}, second.plan.targets
+    # V1's plan says a launch is left untuned, so its session keeping nothing does not stop the loop "converged"
+    assert first.plan.untuned_launches == [second.plan.launch] and second.plan.untuned_launches == []
+    # the record keeps the launch; once every launch's session kept nothing, the loop says converged
+    v2 = IterationRecord(version="v2")
+    v2.optimization.action_category, v2.optimization.launch = LAUNCH_CONFIGURATION, second.plan.launch
+    v2.quality_gate.result = GateResult.FAIL
+    v2.pitfalls_and_fixes = [PitfallAndFix(error_type=SEARCH_NO_GAIN, error_message="kept nothing")]
+    ws.memory.write(v2)
+    ctx = StageContext(workspace=ws, version=3, summary=cpu_timing_summary(ws, 3), history=[v0, v1, v2])
+    third = planner.plan(ctx)
+    assert third.plan is None and third.reason is not None
+    assert third.reason.startswith("converged: the launch configuration of this kernel.py was tuned launch by launch")
+    assert "_ln_bwd_dx" in third.reason and "_ln_bwd_dwdb" in third.reason, third.reason
 
 
 def test_a_setting_read_from_the_environment_keeps_the_variable_when_tuned() -> None:

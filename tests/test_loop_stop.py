@@ -154,6 +154,17 @@ def test_a_rerun_with_no_plan_on_a_profile_served_again_leaves_nothing(ws: Works
     assert ws.head() == head and not ws.profile_dir(2).exists() and fakes.profiler.calls[-1] == 2
 
 
+@pytest.mark.timeout(120)
+def test_a_session_that_kept_nothing_stops_converged_only_when_no_launch_is_left(ws: Workspace, fakes: Fakes) -> None:
+    """breaker4 case h11: V1's session of one launch of two kept nothing; its plan names the other launch as not yet
+    tuned, so the loop goes on; V2's session of the last launch keeps nothing too: now converged."""
+    fakes.planner.modes[1] = "launches"
+    fakes.implementer.modes[1] = fakes.implementer.modes[2] = "kept_nothing"
+    s = run(ws, fakes, max_iterations=10)
+    assert s.stop is not None and s.stop.reason is StopReason.CONVERGED
+    assert [o.version for o in s.this_run] == [0, 1, 2] and "the tuning session kept nothing" in s.stop.detail
+
+
 def test_planner_runs_out_of_ideas(ws: Workspace, fakes: Fakes) -> None:
     fakes.gate.latency_of = lambda b: 100.0 / b  # every block size is an improvement
     s = run(ws, fakes)

@@ -140,3 +140,14 @@ def test_a_session_that_failed_without_a_result_is_not_called_converged(ws_root:
     assert "failed in v1 without a result (v1: implementer_error: num_stages is ignored); not converged" in (
         out.reason or ""
     )
+
+
+@pytest.mark.timeout(30)
+def test_a_rejected_winner_excludes_its_region_only_from_sessions_of_its_own_launch() -> None:
+    """breaker4 case h11: a kernel.py of two launches is tuned one launch a session; the winner the gate rejected
+    for one launch names that launch's knobs, and the other launch's session excludes nothing of it."""
+    v1 = _session_record(1, chosen={"BLOCK_M": 64, "BLOCK_N": 32}, gate=GateResult.FAIL, reason="differs")
+    v1.optimization.launch = "launch _mm (kernel.py:40)"
+    assert rejected_winners([v1], "launch _other (kernel.py:60)") == []
+    [own] = rejected_winners([v1], "launch _mm (kernel.py:40)")
+    assert own.region == rejected_winners([v1])[0].region and "v1's gate rejected" in own.reason

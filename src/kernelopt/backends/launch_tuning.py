@@ -1,7 +1,9 @@
 """Stage 3 of the rules backend: one tuning session of the launch configuration per version.
 
 :func:`tune_launch` runs the tuning engine on the workspace (:mod:`kernelopt.tuning.folder`: the same
-discovery, space and session as ``kernelopt tune``). Stage 1's evidence gives the session's seeds. The
+discovery, space and session as ``kernelopt tune``), on the launch the plan names (``Plan.launch``, as
+``kernelopt tune --kernel`` names it: a kernel.py of several launches gets one session a launch).
+Stage 1's evidence gives the session's seeds. The
 session record lives in ``.kernelopt/tune/<key>/``: a loop resumed after a kill, and the next version's
 session of the same kernel, serve what it measured. A session ends, with its best so far, in time for the gate
 within the loop's wall-time limit (:func:`session_wall_cap`). The best configuration is written into kernel.py
@@ -74,9 +76,12 @@ def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
         repetitions=settings.bench_repetitions,
         retime_rounds=max(1, settings.bench_repetitions // 2),
     )
+    # the plan names the launch a kernel.py of several gets this session for, as `tune --kernel` names it
+    launch = ctx.plan.launch if ctx.plan is not None else None
     return TuneRequest(
         folder=ws.root,
         device=settings.device,
+        kernel=launch,
         profiled_kernel=primary.kernel_name if primary is not None else None,
         budget=settings.budget,
         budget_fraction=settings.budget_fraction,
@@ -91,18 +96,21 @@ def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
         check_resources=settings.check_resources,
         evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=settings.bench_timeout_s),
         min_gain_pct=settings.min_gain_pct,
-        exclude=rejected_winners(ctx.history),
+        exclude=rejected_winners(ctx.history, launch),
     )
 
 
-def rejected_winners(records: list[IterationRecord]) -> list[Exclusion]:
+def rejected_winners(records: list[IterationRecord], launch: str | None = None) -> list[Exclusion]:
     """The regions of the winners earlier versions' gates rejected (issue 32, item 4): each version whose
     tuning session wrote a configuration (its ``chosen`` candidate, not the ``current`` one) that failed the
     gate excludes that configuration's region (:func:`~kernelopt.tuning.exclusion.region_of`) from the next
-    sessions, with the gate's reason."""
+    sessions, with the gate's reason. With ``launch`` (the plan's), only the sessions of that launch (a
+    record that names none is counted): another launch's knobs are not this one's."""
     out: list[Exclusion] = []
     for r in records:
         if r.masked or r.quality_gate.result not in (GateResult.FAIL, GateResult.TIMEOUT_FAIL):
+            continue
+        if launch is not None and r.optimization.launch not in (None, launch):
             continue
         chosen = next((c for c in r.candidates if c.chosen and not c.current), None)
         if chosen is None:

@@ -38,6 +38,7 @@ def fill_plan(record: IterationRecord, plan: Plan | None, it: IterationState) ->
     o.action_description = plan.action
     o.expected_impact = plan.expected_impact
     o.risks_and_rollback = plan.risks_and_rollback
+    o.launch = plan.launch
     if it.implement is not None and it.implement.knob_changes:
         o.knob_changes = {k: list(v) for k, v in it.implement.knob_changes.items()}
     if it.implement is not None and it.implement.candidates:

@@ -202,6 +202,9 @@ class Optimization(_Model):
         description="knob name -> the computed expression (a helper call, a conditional, an autotune list built by "
         "code) that Stage 3's literal replaced",
     )
+    launch: str | None = Field(
+        default=None, description="the launch a tuning session tuned (its label as `kernelopt tunables` prints it)"
+    )
 
 
 class ProfileEvidence(_Model):

@@ -121,6 +121,8 @@ _FRONT_ALIASES = {
     "base_kernel_sha256": "base_kernel_sha256",
     "excluding": "excluding",
     "retrying": "retrying",
+    "launch": "launch",
+    "untuned_launches": "untuned_launches",
 }
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -196,6 +198,10 @@ def render_plan(plan: Plan) -> str:
         front["excluding"] = list(plan.excluding)
     if plan.retrying:
         front["retrying"] = list(plan.retrying)
+    if plan.launch:
+        front["launch"] = plan.launch
+    if plan.untuned_launches:
+        front["untuned_launches"] = list(plan.untuned_launches)
 
     body: list[str] = [f"# Plan v{plan.version}: {plan.action_category.value}", "", f"## {EVIDENCE}", ""]
     if not plan.counters_available:
@@ -501,6 +507,8 @@ def parse_plan(text: str, origin: str = "plan") -> Plan:
         base_kernel_sha256=str(front["base_kernel_sha256"]) if front.get("base_kernel_sha256") else None,
         excluding=_str_list(front.get("excluding"), f"{origin}: excluding"),
         retrying=_str_list(front.get("retrying"), f"{origin}: retrying"),
+        launch=str(front["launch"]) if front.get("launch") else None,
+        untuned_launches=_str_list(front.get("untuned_launches"), f"{origin}: untuned_launches"),
     )
 
 

@@ -62,6 +62,12 @@ class Plan(BaseModel):
             this session tunes again outside their regions (issue 32, item 4), so it is a new action.
         retrying: the versions whose tuning session of the same kernel.py was too noisy to rank its candidates
             (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`): this session times them again, so it is a new action.
+        launch: the launch a tuning session tunes (a label as ``kernelopt tunables`` prints it,
+            ``launch _ln_bwd_dwdb (kernel.py:63)``), as ``kernelopt tune --kernel`` names it: a kernel.py of
+            several launches gets one session a launch (issue 32, case h11); ``None``: the engine's default.
+        untuned_launches: the other launches of this kernel.py with a knob that no session has tuned yet: a
+            session of ``launch`` that keeps nothing does not end the loop "converged" while one is left (the
+            next version tunes it). Not part of the signature.
 
     An older plan file's candidate set (``candidates``, ``candidate_budget``, ``pruned``: the rules planner
     before one tuning session replaced it) is read and dropped by the parser; such a plan, with no
@@ -91,6 +97,8 @@ class Plan(BaseModel):
     base_kernel_sha256: str | None = None
     excluding: list[str] = Field(default_factory=list)
     retrying: list[str] = Field(default_factory=list)
+    launch: str | None = None
+    untuned_launches: list[str] = Field(default_factory=list)
 
     def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         """(category, sorted target=value pairs): two plans with equal signatures are the same action.
@@ -101,6 +109,8 @@ class Plan(BaseModel):
         pairs = sorted((k, str(v)) for k, v in self.parameters.items())
         if self.base_kernel_sha256:  # a tuning session: a new kernel.py makes it a new action
             pairs.append(("base_kernel", self.base_kernel_sha256[:16]))
+        if self.launch:  # a tuning session of one launch of a kernel.py of several (issue 32, case h11)
+            pairs.append(("launch", self.launch))
         if self.excluding:  # the same session again, outside the regions of the winners the gate rejected
             pairs.append(("excluding", ",".join(self.excluding)))
         if self.retrying:  # the same session again after one too noisy to rank

@@ -23,9 +23,12 @@ Options (``RulePlanner(options)``):
         Default: on when ``knob_only`` is (the rules implementer runs Stage 3); off for agent implementers,
         which get one concrete knob move.
 
-A tuning session is planned once per kernel.py: when one already ran on the same kernel.py and nothing it
-found was kept, the launch configuration has converged and the planner says so (the loop itself stops
-when a session finds nothing better). Without ``search``, a category whose last measured search gained
+A tuning session is planned once per launch of a kernel.py (issue 32, case h11): the plan names the launch
+(the first, in :func:`~kernelopt.tunables.launches.session_order`, that no session of this kernel.py tuned)
+and the launches left untuned after it. When every launch with a knob had a session on the same kernel.py
+that kept nothing, the launch configuration has converged and the planner says so (the loop itself stops
+when a session finds nothing better and its plan leaves no launch untuned).
+Without ``search``, a category whose last measured search gained
 nothing waits until another category changes the kernel
 (:attr:`~kernelopt.planning.history.History.waiting`); when every actionable category waits, it has
 converged. This module does not import :mod:`kernelopt.backends`: the ``rules`` planner backend
@@ -61,6 +64,7 @@ from kernelopt.proc import run_command
 from kernelopt.tunables import (
     LAUNCH_OPTIONS,
     ResourceLimits,
+    Tunable,
     TunableError,
     TunableFitError,
     apply_source,
@@ -68,6 +72,7 @@ from kernelopt.tunables import (
     resource_problems,
 )
 from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
+from kernelopt.tunables.launches import Launch, launches, loop_kernels, session_order
 from kernelopt.vocabulary import COMPUTED, Framework
 from kernelopt.workspace import Workspace
 
@@ -253,13 +258,9 @@ def unread_knobs(tunables: Iterable[Any]) -> frozenset[str]:
     return frozenset(out)
 
 
-def discover_knob_values(
-    kernel_py: Path, device: str | None = None
-) -> tuple[list[Knob] | None, frozenset[str], str | None]:
-    """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
-    are none (``(None, {}, why)`` when discovery is unavailable or fails). A run of the task that discovery
-    needs runs on ``device`` (``cpu``: Triton interpreted, as the loop's ``--device cpu`` runs it; ``None``:
-    CUDA when present)."""
+def discover_tunables(kernel_py: Path, device: str | None = None) -> tuple[list[Tunable] | None, str | None]:
+    """What ``kernelopt tunables`` lists for kernel.py (a run discovery needs on ``device``), or ``(None, why)``
+    when discovery fails: the one discovery the planner's knobs and launches come from."""
     try:
         # autotune lists built by code and computed knobs are read by importing kernel.py (and running the
         # task once) in a worker, only when static reading cannot see them
@@ -270,7 +271,20 @@ def discover_knob_values(
         else:
             found = discover(kernel_py)
     except KerneloptError as exc:
-        return None, frozenset(), f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
+        return None, f"tunable discovery failed ({exc.one_line()}): planning without knob targets"
+    return list(found), None
+
+
+def discover_knob_values(
+    kernel_py: Path, device: str | None = None
+) -> tuple[list[Knob] | None, frozenset[str], str | None]:
+    """The kernel's knobs, the names of its knobs of unknown value (:func:`unread_knobs`), and why there
+    are none (``(None, {}, why)`` when discovery is unavailable or fails). A run of the task that discovery
+    needs runs on ``device`` (``cpu``: Triton interpreted, as the loop's ``--device cpu`` runs it; ``None``:
+    CUDA when present)."""
+    found, why = discover_tunables(kernel_py, device)
+    if found is None:
+        return None, frozenset(), why
     knobs = knobs_from_tunables(found)
     known = {k.name for k in knobs if k.value is not None}
     return knobs, unread_knobs(found) - known, None
@@ -392,6 +406,9 @@ class _Planning:
     triton: bool
     reference: Path | None
     web: WebSearchConfig | None
+    #: the launches with a knob, in the order the loop tunes them (:func:`session_order`); ``None`` when the
+    #: knobs were given (tests) or discovery failed
+    launches: list[Launch] | None = None
 
 
 def plan_version(
@@ -436,11 +453,25 @@ def plan_version(
         chosen = Candidate(category=LAUNCH_CONFIGURATION)  # the session needs no move the history allows
     if chosen is None:
         return None, _no_plan_reason(p)
-    plan = build_plan(n, summary, kernel, chosen, ideas, log, p.history, p.knobs if options.searching else None)
-    if options.searching:
+    if options.searching and p.knobs and p.launches:
+        # one tuning session a launch: the next launch of this kernel.py no session has tuned (issue 32, h11)
+        sha = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
+        launch, stop, rejected, noisy, untuned = _next_launch(p, sha)
+        if launch is None:
+            return None, stop
+        names = set(launch.knob_names())
+        tuning = [k for k in p.knobs if k.name in names] or p.knobs
+        if chosen.knob is not None and chosen.knob.name not in names:
+            chosen = Candidate(category=LAUNCH_CONFIGURATION)  # the evidence favours a knob of another launch
+        plan = build_plan(n, summary, kernel, chosen, ideas, log, p.history, tuning)
+        plan.base_kernel_sha256, plan.launch = sha, launch.label
+        plan.excluding, plan.retrying, plan.untuned_launches = rejected, noisy, untuned
+    else:
+        plan = build_plan(n, summary, kernel, chosen, ideas, log, p.history, p.knobs if options.searching else None)
+    if options.searching and plan.launch is None:
         plan.base_kernel_sha256 = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
         if p.history.was_tried(plan_signature(plan)):
-            stop, rejected, noisy = _tuned_before(p, plan)
+            stop, rejected, noisy = _tuned_before(p, _session_versions(p, plan.base_kernel_sha256))
             if stop is not None:
                 return None, stop
             plan.excluding, plan.retrying = rejected, noisy
@@ -471,10 +502,15 @@ def _planning(
     records = [r for r in history_records if not r.masked and r.number != n]
     past, _ = load_past_plans(ws, records)
     knobs, knob_note, unread = options.knobs, None, frozenset[str]()
+    found: list[Tunable] | None = None
     if knobs is None:
         # Stage 1 timed the kernel on the CPU: a run discovery needs is made there too (Triton interpreted)
-        knobs, unread, knob_note = discover_knob_values(ws.kernel_py, "cpu" if summary.timed_on_cpu else None)
-    if knobs and summary.timed_on_cpu and detect_framework(ws.kernel_py) is Framework.TRITON:
+        found, knob_note = discover_tunables(ws.kernel_py, "cpu" if summary.timed_on_cpu else None)
+        if found is not None:
+            knobs = knobs_from_tunables(found)
+            unread = unread_knobs(found) - {k.name for k in knobs if k.value is not None}
+    interpreted = summary.timed_on_cpu and detect_framework(ws.kernel_py) is Framework.TRITON
+    if knobs and interpreted:
         # Triton's interpreter runs one program at a time and ignores the launch options: a move of one
         # would time the same kernel twice (the tuning engine leaves them out on the CPU too)
         ignored = sorted({k.name for k in knobs if k.name in LAUNCH_OPTIONS})
@@ -493,9 +529,15 @@ def _planning(
         else resource_check(gpu, dtype, unread)
     )
     triton = (card.framework or "").lower() == "triton"
+    ordered = None
+    if found is not None and all(isinstance(t, Tunable) for t in found):
+        # the launches as the tuning engine groups them, from the same discovery (a stand-in discovery of
+        # bare name/value records names no launch: one session of the whole configuration, as before)
+        kept = [t for t in found if not (interpreted and t.name in LAUNCH_OPTIONS)]
+        ordered = session_order(launches(kept, loop_kernels(ws.kernel_py.read_text())), kernel.kernel_name)
     return _Planning(
         ws, n, summary, kernel, options, records, build_history(records, past), knobs, knob_note, fits, triton,
-        reference, web,
+        reference, web, ordered,
     )  # fmt: skip
 
 
@@ -587,22 +629,79 @@ def _no_plan_reason(p: _Planning) -> str:
     return reason
 
 
-def _tuned_before(p: _Planning, plan: Plan) -> tuple[str | None, list[str], list[str]]:
-    """Why a tuning session of this kernel.py is not planned again, or ``None``, the versions whose rejected
-    winners it excludes (issue 32, item 4) and those whose sessions were too noisy to rank (it times again).
+def _session_versions(p: _Planning, sha: str | None) -> dict[str | None, list[str]]:
+    """The versions whose tuning session ran on this kernel.py (``sha``), by the launch each tuned (the plan's
+    ``launch``, else the record's; ``None``: not named, a plan from before sessions named their launch)."""
+    base = ("base_kernel", (sha or "")[:16])
+    records = {r.version: r for r in p.records}
+    out: dict[str | None, set[str]] = {}
+    for sig, vs in p.history.tried_by.items():
+        if base not in sig[1]:
+            continue
+        named = next((v for k, v in sig[1] if k == "launch"), None)
+        for v in vs:
+            r = records.get(v)
+            out.setdefault(named or (r.optimization.launch if r is not None else None), set()).add(v)
+    return {k: sorted(vs, key=lambda v: int(v[1:])) for k, vs in out.items()}
+
+
+def _next_launch(p: _Planning, sha: str) -> tuple[Launch | None, str | None, list[str], list[str], list[str]]:
+    """The launch the next tuning session of this kernel.py tunes, or ``None`` and why none is planned; with
+    the versions whose rejected winners it excludes, those whose sessions were too noisy to rank, and the
+    launches after it that no session tuned yet (the loop does not stop "converged" while one is left).
+
+    The launches go in :func:`~kernelopt.tunables.launches.session_order`: the first whose sessions of this
+    kernel.py leave it untuned or to tune again (:func:`_tuned_before`) is planned. "Converged" only when every
+    launch with a knob had a session that ran and kept nothing (or whose winner passed the gate); a launch
+    whose session failed otherwise is not tuned again unchanged, and then the loop says so, never converged.
+    A session whose plan named no launch tuned the first launch (what ``kernelopt tune`` tunes by default).
+    """
+    assert p.launches
+    sessions = _session_versions(p, sha)
+    first = p.launches[0].label
+    sessions[first] = sorted(set(sessions.pop(None, [])) | set(sessions.get(first, [])), key=lambda v: int(v[1:]))
+    converged: list[str] = []
+    failed: list[str] = []
+    stops: list[str] = []
+    for i, la in enumerate(p.launches):
+        versions = sessions.get(la.label, [])
+        untuned = [x.label for x in p.launches[i + 1 :] if not sessions.get(x.label)]
+        if not versions:
+            return la, None, [], [], untuned
+        stop, rejected, noisy = _tuned_before(p, versions)
+        if stop is None:
+            return la, None, rejected, noisy, untuned
+        stops.append(stop)
+        (converged if stop.startswith("converged") else failed).append(f"{la.label} in {', '.join(versions)}")
+    if len(stops) == 1:  # one launch: its session's word
+        return None, stops[0], [], [], []
+    if failed:
+        kept = f" (tuned and kept nothing: {'; '.join(converged)})" if converged else ""
+        why = (
+            f"no new actionable path for v{p.n}: the tuning session of {'; '.join(failed)} failed without a "
+            f"result{kept}; not converged: fix what failed and run again"
+        )
+        return None, why, [], [], []
+    why = (
+        f"converged: the launch configuration of this kernel.py was tuned launch by launch ({'; '.join(converged)}) "
+        f"and nothing it found was kept; further gains need a code change: {CODE_BACKENDS}"
+    )
+    return None, why, [], [], []
+
+
+def _tuned_before(p: _Planning, versions: list[str]) -> tuple[str | None, list[str], list[str]]:
+    """Why the tuning session of one launch of this kernel.py, tried in ``versions``, is not planned again, or
+    ``None``, the versions whose rejected winners it excludes (issue 32, item 4) and those whose sessions were
+    too noisy to rank (it times again).
 
     "Converged" only after a session that ran and kept nothing (its version's ``error_type`` is
-    :data:`~kernelopt.actions.SEARCH_NO_GAIN`). When every earlier session of this kernel.py wrote a winner
+    :data:`~kernelopt.actions.SEARCH_NO_GAIN`). When every earlier session of this launch wrote a winner
     that the gate rejected, the next session tunes again among the configurations outside the rejected
     regions (the rules implementer excludes them); a session too noisy to rank
     (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`) is run again too. A session that failed otherwise (the
     implementer's error) is not repeated unchanged, and that is said, never called converged. A session whose
     winner passed and whose kernel.py came back is the same convergence.
     """
-    base = ("base_kernel", (plan.base_kernel_sha256 or "")[:16])
-    versions = sorted(
-        {v for sig, vs in p.history.tried_by.items() if base in sig[1] for v in vs}, key=lambda v: int(v[1:])
-    )
     by = ", ".join(versions) or "an earlier version"
     tried = [r for r in p.records if r.version in versions]
     gated = (GateResult.FAIL, GateResult.TIMEOUT_FAIL)

@@ -67,6 +67,7 @@ from kernelopt.tunables.edit import keep_newlines, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+from kernelopt.tunables.launches import loop_kernels, profiled_launch
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -84,7 +85,7 @@ from kernelopt.tuning.kernel_evaluator import (
     pin_config,
     same_value,
 )
-from kernelopt.tuning.launch import loop_kernels, space_from_tunables
+from kernelopt.tuning.launch import space_from_tunables
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
@@ -512,15 +513,6 @@ def _within(
         mapped=mapped,
     )
     return restricted, summary
-
-
-def profiled_launch(profiled: str | None, tunables: list[Tunable]) -> str | None:
-    """The kernel of the file that a profiler's kernel name is (``add_kernel`` for ``add_kernel_0d1d``):
-    the longest kernel name it equals or starts with; ``None`` when none."""
-    if not profiled:
-        return None
-    kernels = sorted({t.kernel for t in tunables if t.kernel}, key=len, reverse=True)
-    return next((k for k in kernels if profiled == k or profiled.startswith(k)), None)
 
 
 def canonical_source(space: Space, base_source: str, editor: Apply) -> str:

@@ -27,31 +27,23 @@ most the largest size rounded up (a larger one only adds masked lanes).
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
-from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
+from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, resource_problems
+from kernelopt.tunables.launches import NO_LAUNCH, Launch, held_knobs, inert_reason, launches, loop_kernels
 from kernelopt.tuning.candidate import Config, Value
+
+__all__ = ["NO_LAUNCH", "inert_reason", "loop_kernels", "other_launches", "space_from_tunables"]
 from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
 
-#: The label of the knobs that belong to no launch (marked constants of a CUDA kernel).
-NO_LAUNCH = "module constants (no launch)"
 #: A count of no known family ranges over the powers of two from its value / SPREAD to its value * SPREAD.
 SPREAD = 4
 #: The values of a computed count of no known family whose value no run told.
 _SMALL_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 _TILE_AXES = {KnobFamily.TILE_M: "M", KnobFamily.TILE_N: "N", KnobFamily.TILE_K: "K"}
-
-
-@dataclass
-class _Launch:
-    label: str
-    kernel: str | None
-    tunables: list[Tunable] = field(default_factory=list)
 
 
 def space_from_tunables(
@@ -82,11 +74,11 @@ def space_from_tunables(
         UsageError: no editable knob, no launch of that name, or a space the fit rules leave empty (one
             line naming what discovery sees).
     """
-    held = {t.key: why for t in tunables if (why := inert_reason(t, looped)) is not None}
-    launches = _launches([t for t in tunables if t.key not in held])
-    if not launches:
+    held = held_knobs(tunables, looped)
+    found = launches(tunables, looped)
+    if not found:
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
-    chosen = _choose(launches, kernel, tunables)
+    chosen = _choose(found, kernel, tunables)
     knobs, origins = _knobs(chosen, evaluation)
     fit, rules = _fit(knobs, origins, limits, problem_sizes)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
@@ -109,29 +101,6 @@ def _seen(tunables: Sequence[Tunable]) -> str:
 # ---------------------------------------------------------------------------------------------- inert knobs
 
 
-def loop_kernels(source: str) -> frozenset[str]:
-    """The functions of ``source`` whose body holds a ``for`` or ``while`` loop (empty when it does not parse)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return frozenset()
-    return frozenset(
-        f.name
-        for f in ast.walk(tree)
-        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-        and any(isinstance(n, ast.For | ast.While | ast.AsyncFor) for n in ast.walk(f))
-    )
-
-
-def inert_reason(t: Tunable, looped: Collection[str] | None) -> str | None:
-    """Why ``t`` cannot change the launch's speed (then it is held at its value), or ``None``."""
-    if t.name == "num_ctas" and t.kind is TunableKind.LAUNCH_DEFAULT:
-        return "thread-block clusters: left at Triton's default unless the launch sets num_ctas"
-    if t.name == "num_stages" and looped is not None and t.kernel is not None and t.kernel not in looped:
-        return f"{t.kernel} has no loop for Triton to pipeline"
-    return None
-
-
 # ---------------------------------------------------------------------------------------------- launches
 
 
@@ -139,40 +108,10 @@ def other_launches(tunables: Sequence[Tunable], space: Space, looped: Collection
     """The other launches of the file with a knob tune could move (``launch _ln_bwd_dwdb (kernel.py:63)``), which
     a session of ``space``'s launch leaves alone: a kernel file of several launches (a backward's two passes) is
     tuned one launch a session (``--kernel``)."""
-    held = {t.key for t in tunables if inert_reason(t, looped) is not None}
-    return [la.label for la in _launches([t for t in tunables if t.key not in held]) if la.label != space.launch]
+    return [la.label for la in launches(tunables, looped) if la.label != space.launch]
 
 
-def _launches(tunables: Sequence[Tunable]) -> list[_Launch]:
-    """Every launch with at least one editable, non-semantic knob, in source order."""
-    usable = [t for t in tunables if t.editable and not t.semantic]
-    out: dict[str, _Launch] = {}
-    heuristics: list[Tunable] = []
-    for t in usable:
-        if t.kind is TunableKind.HEURISTIC:
-            heuristics.append(t)
-            continue
-        if t.kind is TunableKind.AUTOTUNE_CONFIG:
-            labels = [f"{t.kernel}.configs"]
-        else:
-            labels = [g for g in t.groups if not g.startswith(f"{t.kernel}.heuristics")] or [NO_LAUNCH]
-        for label in labels:
-            la = out.setdefault(label, _Launch(label, t.kernel if label != NO_LAUNCH else None))
-            if len(t.groups) == 1 and label != NO_LAUNCH:
-                # a knob of this launch alone names its kernel (one setting several launches read is listed
-                # under the first launch's kernel)
-                la.kernel = t.kernel
-            la.tunables.append(t)
-    for h in heuristics:
-        hosts = [la for la in out.values() if la.kernel == h.kernel] or [
-            out.setdefault(f"{h.kernel}.heuristics", _Launch(f"{h.kernel}.heuristics", h.kernel))
-        ]
-        for la in hosts:
-            la.tunables.append(h)
-    return list(out.values())
-
-
-def _choose(launches: list[_Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> _Launch:
+def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
     """The launch named by ``kernel`` (label, kernel name or label prefix), else the one with most knobs;
     ``tunables`` (discovery's) says why a kernel named that has none."""
     pool = launches
@@ -196,7 +135,7 @@ def _knob_name(t: Tunable) -> str:
 # ---------------------------------------------------------------------------------------------- knobs
 
 
-def _knobs(la: _Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob], dict[str, KnobOrigin]]:
+def _knobs(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob], dict[str, KnobOrigin]]:
     """The launch's knobs by name (an autotune list: one knob per name over all its configs)."""
     by_name: dict[str, list[Tunable]] = {}
     for t in la.tunables:
@@ -218,7 +157,7 @@ def _knobs(la: _Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Kno
     return knobs, origins
 
 
-def _picked_config(la: _Launch, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
+def _picked_config(la: Launch, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
     """The config an autotuner picked for the task's shape (when the evaluation ran it), by knob name."""
     if evaluation is None or la.kernel is None or not la.label.endswith(".configs"):
         return {}

@@ -1,0 +1,116 @@
+"""The launches of a kernel file from what tunable discovery lists (pure: the tunables are given).
+
+``kernelopt tunables`` lists knobs per *group*: a launch site (``launch k (kernel.py:31)``), one
+``triton.Config`` of an autotune list, a ``@triton.heuristics`` entry, or no group (a marked constant of a
+CUDA kernel). A *launch* is what one tuning session configures jointly (:mod:`kernelopt.tuning.launch` builds
+its space). This is the one place that groups the knobs into launches and says which knobs cannot change a
+launch's speed, so ``kernelopt tune`` and the loop's planner (one session a launch, issue 32 case h11) see the
+same launches.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from kernelopt.tunables.model import Tunable, TunableKind
+
+#: The label of the knobs that belong to no launch (marked constants of a CUDA kernel).
+NO_LAUNCH = "module constants (no launch)"
+
+
+@dataclass
+class Launch:
+    """One launch: its label as discovery prints it, its kernel, and its tunables."""
+
+    label: str
+    kernel: str | None
+    tunables: list[Tunable] = field(default_factory=list)
+
+    def knob_names(self) -> list[str]:
+        """The names of its knobs, in discovery's order, each once."""
+        return list(dict.fromkeys(t.name for t in self.tunables))
+
+
+def loop_kernels(source: str) -> frozenset[str]:
+    """The functions of ``source`` whose body holds a ``for`` or ``while`` loop (empty when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(
+        f.name
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(isinstance(n, ast.For | ast.While | ast.AsyncFor) for n in ast.walk(f))
+    )
+
+
+def inert_reason(t: Tunable, looped: Collection[str] | None) -> str | None:
+    """Why ``t`` cannot change the launch's speed (then it is held at its value), or ``None``."""
+    if t.name == "num_ctas" and t.kind is TunableKind.LAUNCH_DEFAULT:
+        return "thread-block clusters: left at Triton's default unless the launch sets num_ctas"
+    if t.name == "num_stages" and looped is not None and t.kernel is not None and t.kernel not in looped:
+        return f"{t.kernel} has no loop for Triton to pipeline"
+    return None
+
+
+def held_knobs(tunables: Sequence[Tunable], looped: Collection[str] | None) -> dict[str, str]:
+    """Tunable key -> why it is held at its value (:func:`inert_reason`)."""
+    return {t.key: why for t in tunables if (why := inert_reason(t, looped)) is not None}
+
+
+def launches(tunables: Sequence[Tunable], looped: Collection[str] | None = None) -> list[Launch]:
+    """Every launch with at least one editable, non-semantic knob that can change its speed, in source order.
+
+    ``looped``: the kernels of the file that have a loop (:func:`loop_kernels`); ``None``: unknown, every
+    ``num_stages`` is a knob.
+    """
+    held = held_knobs(tunables, looped)
+    usable = [t for t in tunables if t.editable and not t.semantic and t.key not in held]
+    out: dict[str, Launch] = {}
+    heuristics: list[Tunable] = []
+    for t in usable:
+        if t.kind is TunableKind.HEURISTIC:
+            heuristics.append(t)
+            continue
+        if t.kind is TunableKind.AUTOTUNE_CONFIG:
+            labels = [f"{t.kernel}.configs"]
+        else:
+            labels = [g for g in t.groups if not g.startswith(f"{t.kernel}.heuristics")] or [NO_LAUNCH]
+        for label in labels:
+            la = out.setdefault(label, Launch(label, t.kernel if label != NO_LAUNCH else None))
+            if len(t.groups) == 1 and label != NO_LAUNCH:
+                # a knob of this launch alone names its kernel (one setting several launches read is listed
+                # under the first launch's kernel)
+                la.kernel = t.kernel
+            la.tunables.append(t)
+    for h in heuristics:
+        hosts = [la for la in out.values() if la.kernel == h.kernel] or [
+            out.setdefault(f"{h.kernel}.heuristics", Launch(f"{h.kernel}.heuristics", h.kernel))
+        ]
+        for la in hosts:
+            la.tunables.append(h)
+    return list(out.values())
+
+
+def profiled_launch(profiled: str | None, tunables: Sequence[Tunable]) -> str | None:
+    """The kernel of the file that a profiler's kernel name is (``add_kernel`` for ``add_kernel_0d1d``):
+    the longest kernel name it equals or starts with; ``None`` when none."""
+    if not profiled:
+        return None
+    kernels = sorted({t.kernel for t in tunables if t.kernel}, key=len, reverse=True)
+    return next((k for k in kernels if profiled == k or profiled.startswith(k)), None)
+
+
+def session_order(found: Sequence[Launch], profiled: str | None = None) -> list[Launch]:
+    """The launches in the order the loop tunes them, one session each: first the one ``kernelopt tune`` tunes
+    by default (the profiled kernel's launch with the most knobs, else the launch with the most knobs, the
+    first in source order on a tie), then the others in source order."""
+    if not found:
+        return []
+    kernel = profiled_launch(profiled, [t for la in found for t in la.tunables])
+    pool = [la for la in found if kernel is not None and la.kernel == kernel] or list(found)
+    first = max(pool, key=lambda la: len(la.knob_names()))
+    return [first, *(la for la in found if la is not first)]
