@@ -48,7 +48,7 @@ cmd=${1:-collect}
 shift || true
 
 # The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
-OWED_GPU_TESTS="tests/test_knob_generality.py tests/test_inputs_on_device.py tests/test_tuning_shapes.py"
+OWED_GPU_TESTS="tests/test_knob_generality.py tests/test_inputs_on_device.py tests/test_tuning_shapes.py tests/test_batchbreak_cases.py"
 
 phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
     cat <<'EOF'
