@@ -41,17 +41,19 @@ class OneBlock:
     test: str
 
 
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node and every node under it, depth first."""
     yield node
     for child in node.children:
-        yield from _walk(child)
+        yield from walk(child)
 
 
-def _dotted(expr: cst.BaseExpression) -> str:
+def dotted(expr: cst.BaseExpression) -> str:
+    """``a.b.c`` for a name or attribute chain; empty for anything else."""
     if isinstance(expr, cst.Name):
         return expr.value
     if isinstance(expr, cst.Attribute):
-        return f"{_dotted(expr.value)}.{expr.attr.value}"
+        return f"{dotted(expr.value)}.{expr.attr.value}"
     return ""
 
 
@@ -67,7 +69,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
 def _calls(expr: cst.CSTNode, name: str) -> list[cst.Call]:
     """The calls of ``name`` (``tl.arange``, ``triton.language.arange``, ``arange``: the last dotted part) in
     ``expr``."""
-    return [n for n in _walk(expr) if isinstance(n, cst.Call) and _dotted(n.func).split(".")[-1] == name]
+    return [n for n in walk(expr) if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == name]
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -83,7 +85,7 @@ class _Kernel:
         self.body = kernel.body
         self.values: dict[str, list[cst.BaseExpression]] = {}
         self.loop_vars: set[str] = set()
-        for node in _walk(kernel.body):
+        for node in walk(kernel.body):
             if isinstance(node, cst.Assign):
                 for t in node.targets:
                     if isinstance(t.target, cst.Name):
@@ -117,7 +119,7 @@ class _Kernel:
             inner = seen | {expr.value}
             return set().union(*(self.ranges(v, inner) for v in self.values.get(expr.value, [])))
         if isinstance(expr, cst.Call):
-            name = _dotted(expr.func).split(".")[-1]
+            name = dotted(expr.func).split(".")[-1]
             args = [a.value for a in expr.args if a.keyword is None and not a.star]
             if name == "arange":
                 first = args[0] if len(args) == 2 else None
@@ -144,7 +146,7 @@ class _Kernel:
 
     def steps(self, block: str) -> bool:
         """Whether something steps by ``block`` (see the module docstring)."""
-        return any(self._steps_at(node, block) for node in _walk(self.body))
+        return any(self._steps_at(node, block) for node in walk(self.body))
 
     def _steps_at(self, node: cst.CSTNode, block: str) -> bool:
         if isinstance(node, cst.For):
@@ -153,7 +155,7 @@ class _Kernel:
             return block in self.reads(node.test)
         if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
             return block in _names(node.value) and not self.ranges(node.value)  # start += BLOCK
-        if isinstance(node, cst.Call) and _dotted(node.func).split(".")[-1] == "cdiv":
+        if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "cdiv":
             return block in self.reads(node)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
             pairs = ((node.left, node.right), (node.right, node.left))
@@ -180,7 +182,7 @@ def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
     body = _Kernel(kernel)
     out: list[OneBlock] = []
     stepping: dict[str, bool] = {}
-    for node in _walk(kernel.body):
+    for node in walk(kernel.body):
         if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
             continue
         op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator

@@ -29,14 +29,14 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.tunables.analysis import TUNED
-from kernelopt.tunables.blocks import one_block
+from kernelopt.tunables.blocks import dotted, one_block, walk
 from kernelopt.tunables.inline_guard import read_inline_guard
 
 _Splice = tuple[int, int, str]
@@ -80,20 +80,6 @@ class Guarded:
     note: str | None
 
 
-def _dotted(expr: cst.BaseExpression) -> str:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return f"{_dotted(expr.value)}.{expr.attr.value}"
-    return ""
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _names(expr: cst.CSTNode) -> set[str]:
     """The variable names an expression reads (not attribute names, not a lambda's own parameters)."""
     out: set[str] = set()
@@ -130,10 +116,10 @@ def _masked(kernel: cst.FunctionDef) -> bool | None:
     """Whether a Triton kernel's loads and stores carry masks (``None``: it has none of either): a mask,
     ``boundary_check`` or ``other`` argument, or a second positional argument of a load (third of a store)."""
     seen = False
-    for node in _walk(kernel.body):
+    for node in walk(kernel.body):
         if not isinstance(node, cst.Call):
             continue
-        name = _dotted(node.func).split(".")[-1]
+        name = dotted(node.func).split(".")[-1]
         if name not in ("load", "store"):
             continue
         seen = True
@@ -149,7 +135,7 @@ def _masked(kernel: cst.FunctionDef) -> bool | None:
 def _is_jit(fn: cst.FunctionDef) -> bool:
     for d in fn.decorators:
         expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if _dotted(expr).split(".")[-1] in ("jit", "autotune", "heuristics"):
+        if dotted(expr).split(".")[-1] in ("jit", "autotune", "heuristics"):
             return True
     return False
 
@@ -177,13 +163,13 @@ def _requirements(
         out += _loop_steps(call, unmasked[call.func.value.value], pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line)
     for written, call in _launch_calls(fn):
-        kernel = (kernels or {}).get(_dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
+        kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
     flags = _flag_tests(fn)
-    for node in _walk(fn.body):
+    for node in walk(fn.body):
         line = pos[node].start.line
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and id(node) not in flags:
             tile = _tile_id(node.right)
@@ -208,7 +194,7 @@ def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
     ``functools.partial(kernel[grid], BLOCK=512)`` is read as ``kernel[grid](BLOCK=512)`` (the arguments it binds;
     the tensors come later)."""
     out: list[tuple[cst.Call, cst.Call]] = []
-    for node in _walk(fn.body if isinstance(fn, cst.FunctionDef) else fn):
+    for node in walk(fn.body if isinstance(fn, cst.FunctionDef) else fn):
         if not isinstance(node, cst.Call):
             continue
         if isinstance(node.func, cst.Subscript):
@@ -216,7 +202,7 @@ def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
             continue
         first = node.args[0] if node.args else None
         if (
-            _dotted(node.func) in ("functools.partial", "partial")
+            dotted(node.func) in ("functools.partial", "partial")
             and first is not None
             and first.keyword is None
             and not first.star
@@ -233,16 +219,16 @@ def _flag_tests(fn: cst.FunctionDef) -> set[int]:
     passed = {a.value for _, call in _launch_calls(fn) for a in call.args}
     names = {v.value for v in passed if isinstance(v, cst.Name)}
     roots = list(passed)
-    for node in _walk(fn.body):
-        if isinstance(node, cst.Assign) and any(_dotted(t.target) in names for t in node.targets):
+    for node in walk(fn.body):
+        if isinstance(node, cst.Assign) and any(dotted(t.target) in names for t in node.targets):
             roots.append(node.value)
     out: set[int] = set()
     for root in roots:
-        for test in _walk(root):
+        for test in walk(root):
             if isinstance(test, cst.Comparison):
                 out |= {
                     id(m)
-                    for m in _walk(test)
+                    for m in walk(test)
                     if isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo)
                 }
     return out
@@ -259,7 +245,7 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
             assert arg.keyword is not None
             literals.setdefault(value, []).append(arg.keyword.value)
     out: list[Divides] = []
-    for node in _walk(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else ():
+    for node in walk(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else ():
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
             size, tile = node.left, node.right
         elif _is_cdiv(node):
@@ -280,7 +266,7 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
     where: ``decorator``), then each default of its signature (``BLOCK: tl.constexpr = 1024``; ``signature``)."""
     out: list[tuple[str, cst.BaseExpression, str]] = []
     for decorator in fn.decorators:
-        for node in _walk(decorator.decorator):
+        for node in walk(decorator.decorator):
             if not isinstance(node, cst.DictElement) or not isinstance(node.key, cst.SimpleString):
                 continue
             value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
@@ -352,7 +338,7 @@ def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpressio
     """The right operands of ``//`` and ``%`` in a statement (and the tiles of ``triton.cdiv(size, tile)`` where
     ``with_cdiv``), in order."""
     out: list[cst.BaseExpression] = []
-    for node in _walk(statement):
+    for node in walk(statement):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
             out.append(node.right)
         elif with_cdiv and _is_cdiv(node):
@@ -375,7 +361,7 @@ def _unguarded_divisor(
     if fn is None or _is_jit(fn):
         return None
     launches_unmasked = any(
-        isinstance(call.func, cst.Subscript) and _dotted(call.func.value) in unmasked for _, call in _launch_calls(fn)
+        isinstance(call.func, cst.Subscript) and dotted(call.func.value) in unmasked for _, call in _launch_calls(fn)
     )
     before, after = _divisors(old, launches_unmasked), _divisors(new, launches_unmasked)
     if len(before) != len(after):
@@ -396,11 +382,11 @@ def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | Non
     """Why a module-level ``name`` must divide a size: a kernel without masks loops ``range(.., N, name)`` (its
     loads cover ``N`` only in whole steps); ``None`` when none does."""
     for kernel in unmasked.values():
-        for node in _walk(kernel.body):
+        for node in walk(kernel.body):
             if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
                 continue
             args = node.iter.args
-            if _dotted(node.iter.func) == "range" and len(args) == 3 and _dotted(args[2].value) == name:
+            if dotted(node.iter.func) == "range" and len(args) == 3 and dotted(args[2].value) == name:
                 return f"the kernel {kernel.name.value} steps {_code(node.iter)} over loads without masks"
     return None
 
@@ -442,7 +428,7 @@ def _positional_block(
     if len(before) != len(after):
         return None
     for (_, o_call), (_, n_call) in zip(before, after, strict=True):
-        name = _dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
+        name = dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
         kernel = kernels.get(name)
         if kernel is None:
             continue
@@ -496,8 +482,8 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
     out: list[Divides] = []
-    for node in _walk(kernel.body):
-        if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and _dotted(node.iter.func) == "range"):
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and dotted(node.iter.func) == "range"):
             continue
         args = node.iter.args
         if len(args) != 3 or not all(isinstance(a.value, cst.Name) for a in args[1:]):
@@ -587,7 +573,7 @@ def _helper_argument(
             return f"{param}=0 passed to {fn.name.value}(): not written"
         ids = {("name", param)} | {
             ("meta", n.keyword.value)
-            for n in _walk(fn.body)
+            for n in walk(fn.body)
             if isinstance(n, cst.Arg) and n.keyword is not None and isinstance(n.value, cst.Name)
             and n.value.value == param
         }  # fmt: skip
@@ -595,7 +581,7 @@ def _helper_argument(
         if fn.name.value == "__init__":  # ``self.BLOCK = block``: read by the methods that launch as ``self.BLOCK``
             ids |= {
                 ("name", t.target.attr.value)
-                for n in _walk(fn.body)
+                for n in walk(fn.body)
                 if isinstance(n, cst.Assign) and isinstance(n.value, cst.Name) and n.value.value == param
                 for t in n.targets
                 if isinstance(t.target, cst.Attribute)
@@ -620,7 +606,7 @@ def _constructions(statement: cst.CSTNode, classes: set[str]) -> list[tuple[str,
     literals it passes by keyword."""
     return [
         (node.func.value, {a.keyword.value: v for a in node.args if a.keyword is not None and (v := _int(a.value))})
-        for node in _walk(statement)
+        for node in walk(statement)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in classes
     ]
 
@@ -630,7 +616,7 @@ def _helper_calls(
 ) -> list[tuple[cst.FunctionDef, dict[str, int]]]:
     """The calls of launch helpers in ``statement``, each with the integer literals it passes by parameter."""
     out: list[tuple[cst.FunctionDef, dict[str, int]]] = []
-    for node in _walk(statement):
+    for node in walk(statement):
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers):
             continue
         fn = helpers[node.func.value]
@@ -655,7 +641,7 @@ def _first_bindings(kernel: cst.FunctionDef) -> dict[str, str]:
     params = {p.name.value for p in kernel.params.params}
     out: dict[str, str] = {}
     seen: set[str] = set()
-    for node in _walk(kernel.body):
+    for node in walk(kernel.body):
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
             if name not in seen and isinstance(node.value, cst.Name) and node.value.value in params:
@@ -669,7 +655,7 @@ def _bare_access(body: cst.CSTNode, params: set[str]) -> bool:
     the launch passes (``if EVEN_K:``, the fast path taken only where the block divides: the flag says it)."""
     if isinstance(body, cst.If) and _names(body.test) & params:
         return body.orelse is not None and _bare_access(body.orelse, params)
-    if isinstance(body, cst.Call) and _dotted(body.func).split(".")[-1] in ("load", "store"):
+    if isinstance(body, cst.Call) and dotted(body.func).split(".")[-1] in ("load", "store"):
         return not _masked_call(body)
     return any(_bare_access(child, params) for child in body.children)
 
@@ -677,7 +663,7 @@ def _bare_access(body: cst.CSTNode, params: set[str]) -> bool:
 def _masked_call(node: cst.Call) -> bool:
     """Whether one ``tl.load`` / ``tl.store`` carries a mask (a mask, ``boundary_check`` or ``other`` argument, a
     second positional argument of a load, third of a store, or a ``*``/``**`` argument kernelopt cannot read)."""
-    name = _dotted(node.func).split(".")[-1]
+    name = dotted(node.func).split(".")[-1]
     positional = [a for a in node.args if a.keyword is None and a.star == ""]
     keywords = {a.keyword.value for a in node.args if a.keyword is not None}
     return (
@@ -691,7 +677,7 @@ def _is_cdiv(node: cst.CSTNode) -> bool:
     """``triton.cdiv(size, tile)`` (two positional arguments)."""
     return (
         isinstance(node, cst.Call)
-        and _dotted(node.func).split(".")[-1] == "cdiv"
+        and dotted(node.func).split(".")[-1] == "cdiv"
         and len(node.args) == 2
         and all(a.keyword is None for a in node.args)
     )
@@ -700,7 +686,7 @@ def _is_cdiv(node: cst.CSTNode) -> bool:
 def _strings(expr: cst.CSTNode) -> set[str]:
     return {
         n.evaluated_value  # type: ignore[misc]
-        for n in _walk(expr)
+        for n in walk(expr)
         if isinstance(n, cst.SimpleString) and isinstance(n.evaluated_value, str)
     }
 
@@ -803,7 +789,7 @@ def _constant(node: cst.BaseExpression) -> cst.BaseExpression:
     """The literal of a module-level ``tl.constexpr(32)`` (its one argument), else ``node`` itself."""
     if (
         isinstance(node, cst.Call)
-        and _dotted(node.func).split(".")[-1] == "constexpr"
+        and dotted(node.func).split(".")[-1] == "constexpr"
         and len(node.args) == 1
         and node.args[0].keyword is None
         and not node.args[0].star
@@ -821,8 +807,8 @@ def _changes(
     elements of an assignment of literals, and keyword literals of calls."""
     (o, _), (n, fn) = old, new
     out: list[_Change] = []
-    old_entries = [e for e in _walk(o) if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
-    new_entries = [e for e in _walk(n) if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
+    old_entries = [e for e in walk(o) if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
+    new_entries = [e for e in walk(n) if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
     if len(old_entries) == len(new_entries):
         for oe, ne in zip(old_entries, new_entries, strict=True):
             b, a = _int(oe.value), _int(ne.value)
@@ -841,8 +827,8 @@ def _changes(
                 assigned.append(_Change(b, a, start, end, n, fn, name, None))
         if assigned:
             return out + assigned
-    old_calls = [c for c in _walk(o) if isinstance(c, cst.Call)]
-    new_calls = [c for c in _walk(n) if isinstance(c, cst.Call)]
+    old_calls = [c for c in walk(o) if isinstance(c, cst.Call)]
+    new_calls = [c for c in walk(n) if isinstance(c, cst.Call)]
     if len(old_calls) != len(new_calls):
         return out
     for oc, nc in zip(old_calls, new_calls, strict=True):
@@ -853,7 +839,7 @@ def _changes(
             b, a = _int(kept[arg.keyword.value]), _int(arg.value)
             if b is not None and a is not None and a != b:
                 start, end = collector.offset(arg.value)
-                entry = _dotted(nc.func) == "dict"  # ``dict(BLOCK=64)``: a dict of settings, as ``{"BLOCK": 64}``
+                entry = dotted(nc.func) == "dict"  # ``dict(BLOCK=64)``: a dict of settings, as ``{"BLOCK": 64}``
                 out.append(_Change(b, a, start, end, n, fn, None, arg.keyword.value, entry=entry))
     return out
 
@@ -898,10 +884,10 @@ def _bound_before(fn: cst.FunctionDef, line: int, pos: Positions) -> set[str]:
     for extra in (fn.params.star_arg, fn.params.star_kwarg):
         if isinstance(extra, cst.Param):
             names.add(extra.name.value)
-    for node in _walk(fn.body):
+    for node in walk(fn.body):
         if isinstance(node, cst.Assign) and pos[node].start.line < line:
             for t in node.targets:
-                names |= {n.value for n in _walk(t.target) if isinstance(n, cst.Name)}
+                names |= {n.value for n in walk(t.target) if isinstance(n, cst.Name)}
     return names
 
 
@@ -942,10 +928,10 @@ def _inline_guard_args(source: str) -> list[tuple[str | None, cst.IfExp, int, in
     pos = wrapper.resolve(PositionProvider)
     starts = _line_starts(source)
     keywords = {
-        id(n.value): n.keyword.value for n in _walk(wrapper.module) if isinstance(n, cst.Arg) and n.keyword is not None
+        id(n.value): n.keyword.value for n in walk(wrapper.module) if isinstance(n, cst.Arg) and n.keyword is not None
     }
     out: list[tuple[str | None, cst.IfExp, int, int]] = []
-    for node in _walk(wrapper.module):
+    for node in walk(wrapper.module):
         if isinstance(node, cst.IfExp) and read_inline_guard(node) is not None:
             rng = pos[node]
             start, end = starts[rng.start.line - 1] + rng.start.column, starts[rng.end.line - 1] + rng.end.column
@@ -1135,12 +1121,12 @@ def guarded_values(source: str) -> dict[str, int]:
     except cst.ParserSyntaxError:
         return {}
     out: dict[str, int] = {}
-    for node in _walk(module):
+    for node in walk(module):
         guard = read_inline_guard(node.value) if isinstance(node, cst.Arg) and node.keyword is not None else None
         if guard is not None:
             assert isinstance(node, cst.Arg) and node.keyword is not None
             out.setdefault(node.keyword.value, guard.tuned)
-    for node in _walk(module):
+    for node in walk(module):
         values = _guard_values(node) if isinstance(node, cst.If) else None
         for name, value in values or ():
             out.setdefault(name, value)
@@ -1177,9 +1163,9 @@ def _tuned_tiles(
         if _is_jit(fn):
             continue
         needs: list[Divides] | None = None
-        for node in _walk(fn.body):
+        for node in walk(fn.body):
             if isinstance(node, cst.If) and _tuned_header(node) and not _is_divisibility(node.test):
-                lines = [n for n in _walk(node) if isinstance(n, cst.SimpleStatementLine)]
+                lines = [n for n in walk(node) if isinstance(n, cst.SimpleStatementLine)]
             elif isinstance(node, cst.SimpleStatementLine) and node.trailing_whitespace.comment is not None:
                 lines = [node] if TUNED in node.trailing_whitespace.comment.value else []
             else:
@@ -1255,7 +1241,7 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
         return {("meta", change.keyword)}
     assert change.target is not None
     out = {("name", change.target)}
-    for node in _walk(fn.body):
+    for node in walk(fn.body):
         if (
             isinstance(node, cst.Arg)
             and node.keyword is not None
@@ -1336,8 +1322,8 @@ def _hoisted(
     tuned`` / ``BM = 32``; the launch passes ``BM=BM``); where the function already uses such a name, inline at
     the launch (``BM=32 if M % 32 == 0 else 16``), and where the launch held an inline guard (``inline``)."""
     names = [c.keyword for c, _ in moved]
-    keywords = {id(n.keyword) for n in _walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
-    used = {n.value for n in _walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
+    keywords = {id(n.keyword) for n in walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
+    used = {n.value for n in walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
     starts = _line_starts(new)
     copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
     spans = [
