@@ -125,7 +125,7 @@ def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunab
                 why = f"launch {kernel} has no knob tune can move: {_seen(held)}"
                 raise UsageError(why, hint=f"launches with knobs: {names}")
             raise UsageError(f"no launch named {kernel!r}", hint=f"launches with knobs: {names}")
-    return max(pool, key=lambda la: len({_knob_name(t) for t in la.tunables}))
+    return max(pool, key=lambda la: len(la.knob_names()))
 
 
 def _knob_name(t: Tunable) -> str:
