@@ -56,6 +56,9 @@ class FakeShape:
             )
         return out
 
+    def discard_workers(self) -> None:
+        self.calls.append(([], False))  # ([], False): its workers were stopped here
+
     def close(self) -> None:
         pass
 
@@ -81,7 +84,7 @@ def test_a_candidate_is_checked_on_every_entry_before_it_is_timed_on_any(tmp_pat
     results = ev.evaluate(batch)
     by = {int(r.config["BLOCK"]): r for r in results}
     # untimed checks on every entry but the last, then the last checked and timed, then the others timed
-    assert small.calls == [([64, 512, 16, 128], False), ([512], True)]
+    assert small.calls == [([64, 512, 16, 128], False), ([], False), ([512], True)]  # ([], False): fresh workers
     assert large.calls == [([64, 512, 128], False), ([512], True)]
     assert middle.calls == [([512], True)]
     timed = [b for f in (small, large, middle) for blocks, t in f.calls if t for b in blocks]
@@ -99,10 +102,31 @@ def test_a_candidate_is_checked_on_every_entry_before_it_is_timed_on_any(tmp_pat
 
 
 @pytest.mark.timeout(30)
+def test_in_the_interpreter_the_shapes_a_failed_candidate_passed_get_fresh_workers(tmp_path: Path) -> None:
+    """CI, 2026-12-05: a GEMM without masks, 32 and 48. BN=64 passed the 32 entry, writing past its buffers in that
+    worker's heap, and failed the 48 one; the only legal tile was then timed in the corrupt 32 worker and crashed.
+    Now every shape the failed candidate ran on starts its workers again before the next request; a batch in which
+    nothing failed keeps them (a worker builds its entry's inputs and reference when it starts)."""
+    ev, (small, large, middle) = _shapes_evaluator(tmp_path, [set(), {64}, set()])
+    assert ev.interpreted  # a Triton kernel on the CPU
+    ev.evaluate([Config.of({"BLOCK": b}) for b in (64, 512)])
+    stop = ([], False)
+    assert small.calls == [([64, 512], False), stop, ([512], True)]  # fresh before 512 is timed there
+    assert large.calls == [([64, 512], False), ([512], True)] and middle.calls == [([512], True)]
+    for f in (small, large, middle):
+        f.calls.clear()
+    ev.evaluate([Config.of({"BLOCK": 256})])
+    assert stop not in small.calls + large.calls + middle.calls
+    ev.interpreted = False  # on a GPU a kernel's stray write is its own failure (a sticky error restarts its worker)
+    ev.evaluate([Config.of({"BLOCK": 64})])
+    assert stop not in small.calls + large.calls + middle.calls
+
+
+@pytest.mark.timeout(30)
 def test_a_failure_at_the_last_entry_s_check_is_not_timed_and_one_shape_is_one_request(tmp_path: Path) -> None:
     ev, (small, large) = _shapes_evaluator(tmp_path, [set(), {64}])
     [r] = ev.evaluate([Config.of({"BLOCK": 64})])
-    assert small.calls == [([64], False)] and large.calls == [([64], True)]
+    assert small.calls == [([64], False), ([], False)] and large.calls == [([64], True)]
     assert r.failed_entry == "rows=4,cols=300" and r.latency_us is None and r.bench_s is None
     one, (only,) = _shapes_evaluator(tmp_path / "one", [set()])
     [r] = one.evaluate([Config.of({"BLOCK": 64})])

@@ -423,6 +423,13 @@ class KernelEvaluator:
             )
         return ready
 
+    def discard_workers(self) -> None:
+        """Stop the bench workers (the next request starts them again): a candidate that failed on another shape
+        passed here, and in the interpreter may have written past its buffers into these workers' heaps."""
+        if self._bench is not None:
+            for worker in self._bench.workers:
+                worker.kill()
+
     @property
     def bench_starts(self) -> int:
         """How many times bench workers were started (restarts after a crash or hang included)."""

@@ -51,6 +51,7 @@ class ShapesEvaluator:
         settings = settings or EvaluatorSettings()
         others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1})
         self.labels = [s.label() for s in shapes]
+        self.interpreted = problem.interpreted
         self.evaluators = [
             KernelEvaluator(
                 problem if k == 0 else problem.model_copy(update={"shape": dict(shape.kwargs)}),
@@ -98,17 +99,30 @@ class ShapesEvaluator:
         checked: dict[Config, dict[str, Result]] = {c: {} for c in batch}
         left = list(dict.fromkeys(batch))
         *first, last = list(zip(self.labels, self.evaluators, strict=True))
+        ran: list[KernelEvaluator] = []  # the shapes this batch ran on so far
         for label, ev in first:
             if left:
-                left = self._step(ev.evaluate(left, timed=False), left, label, checked)
+                passed = self._step(ev.evaluate(left, timed=False), left, label, checked)
+                self._after_failures(len(passed) < len(left), ran=ran)
+                left, ran = passed, [*ran, ev]
         timed: dict[Config, dict[str, Result]] = {c: {} for c in left}
         for label, ev in [last, *first]:
             if left:
-                left = self._step(ev.evaluate(left), left, label, timed)
+                passed = self._step(ev.evaluate(left), left, label, timed)
+                self._after_failures(len(passed) < len(left), ran=[e for e in [*ran, last[1]] if e is not ev])
+                left = passed
         # a candidate timed anywhere passed every check; one that failed a check (or its timing) is that failure
         return [
             self._merged(c, timed[c], spent=checked[c]) if timed.get(c) else self._merged(c, checked[c]) for c in batch
         ]
+
+    def _after_failures(self, failed: bool, *, ran: Sequence[KernelEvaluator]) -> None:
+        """In the interpreter, when a candidate failed one shape after passing others (``ran``: their evaluators),
+        those shapes' workers start again: a kernel without masks reads and writes raw host memory, and one that
+        went past its buffers there without failing leaves a corrupt heap the next candidate crashes on."""
+        if failed and self.interpreted:
+            for ev in ran:
+                ev.discard_workers()
 
     @staticmethod
     def _step(
