@@ -201,6 +201,10 @@ def test_existing_profile_is_not_replaced_without_force(add_workspace: Workspace
 
 
 def test_vendor_dispatch(add_workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelopt.profiling import registry
+    from kernelopt.profiling.fake import FakeProfiler
+
+    monkeypatch.setitem(registry.PROFILERS, "fake", FakeProfiler)  # the tests' profiler, never a user's
     summary = profile(add_workspace, 0, vendor="fake")
     assert summary.tool_used == "fake" and (add_workspace.profile_dir(0) / "summary.json").is_file()
     with pytest.raises(UsageError, match="unknown profiler vendor"):

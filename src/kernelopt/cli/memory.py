@@ -180,7 +180,6 @@ def latest(
 
 SUMMARY_COLUMNS = (
     ("version", "version"),
-    ("masked", "masked"),
     ("latency (us)", "latency_us"),
     ("TFLOP/s", "tflops"),
     ("GB/s", "bandwidth_gbps"),
@@ -210,5 +209,13 @@ def summary(
     table(
         "kernelopt memory summary",
         [header for header, _ in SUMMARY_COLUMNS],
-        [[fmt(r[key]) if key in words else r[key] for _, key in SUMMARY_COLUMNS] for r in rows],
+        [[_cell(r, key) if key in words or key == "version" else r[key] for _, key in SUMMARY_COLUMNS] for r in rows],
     )
+
+
+def _cell(row: dict[str, Any], key: str) -> str:
+    """A word of the table: ``n/a`` when missing; a masked version says so (``v2 (masked)``: no column of
+    ``False`` beside every row, which left no room for the header's words at 80 columns)."""
+    if key == "version":
+        return f"{row['version']} (masked)" if row["masked"] else str(row["version"])
+    return fmt(row[key])

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -69,6 +70,32 @@ def fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+class _Layout:
+    """How a table is drawn: rich's box and padding, and the characters they add to the cells' widths."""
+
+    def __init__(self, name: str, options: dict[str, Any], per_column: int, edges: int) -> None:
+        self.name = name
+        self.options = options
+        self.per_column = per_column
+        self.edges = edges
+
+    def overhead(self, columns: int) -> int:
+        """Characters the borders and padding of ``columns`` columns take."""
+        return self.per_column * columns + self.edges
+
+
+_HEAVY = _Layout("heavy", {}, per_column=3, edges=1)  # rich's default: ┃ cell ┃ with a space either side
+_OPEN = _Layout(  # a rule under the header only, two spaces between columns
+    "open", {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False, "collapse_padding": True}, 2, -2
+)
+_TIGHT = _Layout(  # the same with one space between columns
+    "tight", {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False, "padding": (0, 0)}, 1, -1
+)
+LAYOUTS = (_HEAVY, _OPEN, _TIGHT)
+"""From the most framed to the most compact: a table too wide for the console takes the first that keeps its
+words whole, else the first that keeps its header's words whole, else the tightest, with words folded."""
+
+
 def table(
     title: str | None,
     columns: Sequence[str],
@@ -82,35 +109,66 @@ def table(
 
     A table wider than the console gets its columns' widths from :func:`fitted_widths`: Rich's own narrowing cut
     a column below its min_width off at the right edge (tune's per-shape table lost "current's latency") and
-    folded words whole columns had room for ("kernel.py:28" as "kernel.py:2" over "8" in `tunables`)."""
+    folded words whole columns had room for ("kernel.py:28" as "kernel.py:2" over "8" in `tunables`). Before a
+    word is folded, the table drops its frame (:data:`LAYOUTS`): ``memory summary`` at 100 columns folded its
+    header words ("latenc" over "y (us)") that a lighter frame has room for."""
     console = _console()
     cells = [[fmt(v) for v in r] for r in rows]
     t = _table(title, columns, cells, wide=wide, name_width=name_width)
     if console.measure(t, options=console.options.update_width(10**4)).maximum > console.width:
-        widths = fitted_widths(columns, cells, console.width, name_width=name_width)
-        t = _table(title, columns, cells, wide=wide, name_width=name_width, widths=widths)
+        layout = _fitting_layout(columns, cells, console.width, name_width=name_width)
+        widths = fitted_widths(columns, cells, console.width, name_width=name_width, layout=layout)
+        t = _table(title, columns, cells, wide=wide, name_width=name_width, widths=widths, layout=layout)
     console.print(t)
 
 
-def fitted_widths(
+def _words(columns: Sequence[str], cells: Sequence[Sequence[str]], *, header_only: bool) -> list[int]:
+    """Each column's longest word: of its header and cells, or of its header alone."""
+    texts = [[str(c), *([] if header_only else [row[i] for row in cells])] for i, c in enumerate(columns)]
+    return [max((len(w) for t in col for w in t.split()), default=1) for col in texts]
+
+
+def _fitting_layout(
     columns: Sequence[str], cells: Sequence[Sequence[str]], width: int, *, name_width: int | None = None
+) -> _Layout:
+    """The first of :data:`LAYOUTS` whose frame leaves room for every word whole, else for every header word
+    whole, else the tightest (words fold, as few as can be)."""
+    for header_only in (False, True):
+        floor = _words(columns, cells, header_only=header_only)
+        if name_width is not None:
+            floor[0] = min(floor[0], name_width)
+        for layout in LAYOUTS:
+            if sum(floor) + layout.overhead(len(columns)) <= width:
+                return layout
+    return _TIGHT
+
+
+def fitted_widths(
+    columns: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    width: int,
+    *,
+    name_width: int | None = None,
+    layout: _Layout = _HEAVY,
 ) -> list[int]:
-    """Text widths of the columns of a table drawn in ``width`` characters (a heavy-edged table adds 3 per column
-    and 1): each starts at its longest cell; while the table is too wide, the column with the most room above its
-    longest word gives one character, so words fold only when no column has such room left (then the widest
-    other than the first gives). The first column, which names the row, stays whole (up to ``name_width``)."""
+    """Text widths of the columns of a table drawn in ``width`` characters (``layout``'s frame takes its
+    overhead): each starts at its longest cell; while the table is too wide, the column with the most room above
+    its longest word gives one character, so words fold only when no column has such room left; then the column
+    with the most room above its header's longest word gives, so cells fold before a header word does; then the
+    widest other than the first. The first column, which names the row, stays whole (up to ``name_width``)."""
     texts = [[str(c), *(row[i] for row in cells)] for i, c in enumerate(columns)]
     longest = [max(len(line) for t in col for line in t.splitlines() or [""]) for col in texts]
-    word = [max((len(w) for t in col for w in t.split()), default=1) for col in texts]
     widths = list(longest)
     if name_width is not None:
         widths[0] = min(widths[0], name_width)
-    room = width - 3 * len(columns) - 1
-    while sum(widths) > room:
-        slack = [(widths[i] - word[i], i) for i in range(1, len(widths)) if widths[i] > word[i]]
-        if slack:
+    room = width - layout.overhead(len(columns))
+    for floor in (_words(columns, cells, header_only=False), _words(columns, cells, header_only=True)):
+        while sum(widths) > room:
+            slack = [(widths[i] - floor[i], i) for i in range(1, len(widths)) if widths[i] > floor[i]]
+            if not slack:
+                break
             widths[max(slack)[1]] -= 1
-            continue
+    while sum(widths) > room:
         widest = max(range(1, len(widths)), key=lambda i: widths[i], default=None)
         if widest is None or widths[widest] <= 4:
             break  # nothing left to give: Rich narrows the rest
@@ -126,8 +184,9 @@ def _table(
     wide: str | None,
     name_width: int | None,
     widths: Sequence[int] | None = None,
+    layout: _Layout = _HEAVY,
 ) -> Table:
-    t = Table(title=title, show_lines=False)
+    t = Table(title=title, show_lines=False, **layout.options)
     for i, c in enumerate(columns):
         if widths is not None:
             t.add_column(c, overflow="fold", width=widths[i])

@@ -1,0 +1,88 @@
+"""The agents' and the CLI's leftovers (docs/faults.md, "Agents and CLI leftovers"): each case with the fix it
+holds. The MCP tools are called in-process (``build_server(...).call_tool``, the SDK's own dispatch), on the CPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.workspace import Workspace
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# == memory summary's header at 80 and 100 columns ===================================================
+
+
+def _records(ws: Workspace) -> None:
+    """Three records with the figures a CPU run leaves (a tiny TFLOP/s in exponent form, a FAIL, a mask)."""
+    figures = {
+        "v0": ["performance.latency_us=413.8", "performance.tflops=9.898e-06", "performance.bandwidth_gbps=0.1188"],
+        "v1": ["performance.latency_us=8.774", "performance.tflops=0.0004668", "optimization.action_category=autotune"],
+        "v2": ["optimization.action_category=block_size"],
+    }
+    for version, sets in figures.items():
+        ws.memory.create(version)
+        ws.memory.update(version, [*sets, f"quality_gate.result={'FAIL' if version == 'v2' else 'PASS'}"])
+    ws.memory.set_masked("v2", True)
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+@pytest.mark.parametrize("masked", [False, True])
+def test_memory_summary_keeps_its_header_words_whole(
+    add_workspace: Workspace,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    columns: int,
+    masked: bool,
+) -> None:
+    """At 100 columns the heavy frame folded the header ("latenc" over "y (us)", "correct" over "ness"): the
+    table now drops its frame before a word folds, and the masked state is said in the version cell."""
+    _records(add_workspace)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    argv = ["memory", "summary", str(add_workspace.root)] + (["--include-masked"] if masked else [])
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= columns, out
+    words = {w for line in lines for w in line.split()}
+    for word in ("version", "latency", "(us)", "TFLOP/s", "GB/s", "roofline", "correctness", "gate", "action"):
+        assert word in words, (word, out)
+    if columns == 100:  # no figure folded either where there is room (at 80, ten columns leave none)
+        for cell in ("413.8", "9.898e-06", "0.0004668", "autotune"):
+            assert cell in words, (cell, out)
+    assert ("v2" in words) is masked and ("(masked)" in words) is masked, out
+    assert "False" not in words  # no column of False beside every row
+
+
+def test_a_table_that_fits_keeps_its_frame(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only a table too wide for its frame drops it: a narrow one is drawn as before."""
+    from kernelopt.cli.output import table
+
+    table("t", ["quantity", "value"], [["latency (us)", 12.5]])
+    out = capsys.readouterr().out
+    assert "┃ quantity     ┃ value ┃" in out and "│ latency (us) │ 12.5  │" in out, out
+
+
+# == profile --vendor: no fake profiler offered ======================================================
+
+
+@pytest.mark.parametrize("vendor", ["intel", "fake"])
+def test_profile_offers_only_real_profilers(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str], vendor: str
+) -> None:
+    """``profile --vendor intel`` listed ``fake`` (the tests' profiler) among the known vendors, and
+    ``--vendor fake`` wrote its made-up evidence into profiles/v0/ as if a profiler had measured it."""
+    code, out, err = _run(capsys, "profile", str(add_workspace.root), "--vendor", vendor, "--device", "cpu")
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        f"kernelopt: error: unknown profiler vendor {vendor!r}; use amd (rocprofv3) or nvidia (Nsight Compute)"
+    )
+    assert not add_workspace.profile_dir(0).exists()
