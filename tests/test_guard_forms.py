@@ -80,6 +80,33 @@ def test_a_one_block_kernel_s_lower_block_is_guarded_by_the_row_it_covers(
     _all_correct(folder, ROWS)
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("form", "pick", "reach", "fallback"),
+    [
+        ("derived_half", 1024, 512, 2048),  # HALF: tl.constexpr = BLOCK // 2
+        ("derived_double", 256, 512, 512),  # BLOCK_H: tl.constexpr = BLOCK * 2
+    ],
+)
+def test_a_one_block_kernel_s_derived_range_is_guarded_by_what_it_covers(
+    form: str, pick: int, reach: int, fallback: int, tmp_path: Path
+) -> None:
+    """``HALF: tl.constexpr = BLOCK // 2`` (or ``BLOCK * 2``) before ``tl.arange(0, HALF)``: the range, not the
+    block, covers the row. It was not read as one block, and a lower block was written bare: ``BLOCK = 1024`` over
+    ``BLOCK // 2`` covers 512 columns, wrong at 800 where the original 2048 covered 1024. The pick is guarded by
+    what its range covers (``n_cols <= 512``), the original elsewhere, correct at the larger entry, between, above."""
+    folder = _copy(form, tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": pick})
+    assert written is not None, note
+    assert f"    BLOCK = {fallback}\n    if n_cols <= {reach}:  {TUNED}\n        BLOCK = {pick}\n" in written, written
+    assert "with a range of BLOCK" in _one_line(note), note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, ROWS)
+    # a pick whose range still covers every row the original handled moves plainly
+    higher, note = _tune_edit(_copy(form, tmp_path / "higher"), {"BLOCK": fallback * 2})
+    assert higher is not None and f"    BLOCK = {fallback * 2}\n" in higher and TUNED not in higher, note
+
+
 FLAT = """import triton
 import triton.language as tl
 

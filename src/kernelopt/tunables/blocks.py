@@ -11,7 +11,10 @@ rest of a larger size undone, silently. Public kernels say it in many forms, all
 - the test assigned then passed (``mask = cols < n_cols``), inline in the call (``mask=cols < n_cols``), inside a
   ``tl.where``, joined with another by ``&``, or written size-first (``n_cols > cols``).
 
-The block is a parameter of the kernel, or a global it reads (``BLOCK = tl.constexpr(1024)`` at module level).
+The block is a parameter of the kernel, or a global it reads (``BLOCK = tl.constexpr(1024)`` at module level). The
+range may be derived from it before ``tl.arange``: ``HALF: tl.constexpr = BLOCK // 2`` (or ``BLOCK * 2``, ``2 *
+BLOCK``, ``BLOCK >> 1``, ``BLOCK << 1``, chained) covers ``BLOCK // 2``; the reading keeps that scale
+(:attr:`OneBlock.reach`), so the guard compares the size with what the range covers, not with the block.
 ``BLOCK`` steps (and is no one-block parameter) when a loop header reads it (``range(0, n, BLOCK)``,
 ``tl.range``, ``tl.static_range``, ``range(tl.cdiv(n, BLOCK))``), when it multiplies a loop variable or a
 program id (``c * BLOCK``, ``tl.program_id(0) * BLOCK``), when an offset is advanced by it (``start += BLOCK``),
@@ -31,14 +34,35 @@ _GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
 _HINTS = ("multiple_of", "max_contiguous")  # compiler hints that return their first argument
 
 
+#: how a range derived from a block scales it: (multiplier, divisor), the range ``block * mul // div`` long
+Scale = tuple[int, int]
+ONE: Scale = (1, 1)
+
+
 @dataclass(frozen=True)
 class OneBlock:
     """A block parameter that covers a size with one block: the parameter, the kernel parameter it covers
-    (``None``: the comparison names no single one), and the comparison as written."""
+    (``None``: the comparison names no single one), the comparison as written, and the scale of a range derived
+    from the block (``HALF: tl.constexpr = BLOCK // 2`` gives (1, 2); the block itself (1, 1))."""
 
     block: str
     size: str | None
     test: str
+    scale: Scale = ONE
+
+    def reach(self, block: int) -> int:
+        """The largest size one block of ``block`` covers (``block // 2`` for a half-block range)."""
+        mul, div = self.scale
+        return block * mul // div
+
+    @property
+    def derived(self) -> str:
+        """The range's length as a formula of the block, for a note (empty for the block itself)."""
+        mul, div = self.scale
+        if (mul, div) == ONE:
+            return ""
+        text = self.block if mul == 1 else f"{self.block} * {mul}"
+        return text if div == 1 else f"{text} // {div}"
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -70,6 +94,13 @@ def _calls(expr: cst.CSTNode, name: str) -> list[cst.Call]:
     """The calls of ``name`` (``tl.arange``, ``triton.language.arange``, ``arange``: the last dotted part) in
     ``expr``."""
     return [n for n in walk(expr) if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == name]
+
+
+def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` without the ``tl.constexpr(...)`` it may be wrapped in."""
+    if isinstance(expr, cst.Call) and dotted(expr.func).split(".")[-1] == "constexpr" and len(expr.args) == 1:
+        return expr.args[0].value
+    return expr
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -109,40 +140,88 @@ class _Kernel:
                 todo += _names(value)
         return seen
 
-    def ranges(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> set[str]:
-        """The block parameters whose ``tl.arange(0, BLOCK)`` the index ``expr`` is built from: through arithmetic,
-        subscripts (``[None, :]``), the hints ``tl.multiple_of`` / ``tl.max_contiguous`` and local assignments, not
-        through any other call (a value loaded at the offsets is data, not an index)."""
+    def ranges(self, expr: cst.CSTNode) -> set[str]:
+        """The block parameters whose ``tl.arange(0, BLOCK)`` the index ``expr`` is built from (:meth:`spans`)."""
+        return set(self.spans(expr))
+
+    def spans(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> dict[str, Scale]:
+        """Block parameter -> the scale of its range, for each ``tl.arange(0, BLOCK)`` the index ``expr`` is built
+        from: through arithmetic, subscripts (``[None, :]``), the hints ``tl.multiple_of`` / ``tl.max_contiguous``
+        and local assignments, not through any other call (a value loaded at the offsets is data, not an index).
+        The range's length may be derived from the block (:meth:`derived`)."""
         if isinstance(expr, cst.Name):
             if expr.value in seen:
-                return set()
+                return {}
             inner = seen | {expr.value}
-            return set().union(*(self.ranges(v, inner) for v in self.values.get(expr.value, [])))
+            out: dict[str, Scale] = {}
+            for v in self.values.get(expr.value, []):
+                for block, scale in self.spans(v, inner).items():
+                    out.setdefault(block, scale)
+            return out
         if isinstance(expr, cst.Call):
             name = dotted(expr.func).split(".")[-1]
             args = [a.value for a in expr.args if a.keyword is None and not a.star]
             if name == "arange":
                 first = args[0] if len(args) == 2 else None
-                block = args[1] if len(args) == 2 else None
                 zero = isinstance(first, cst.Integer) and first.evaluated_value == 0
-                if (
-                    zero
-                    and isinstance(block, cst.Name)
-                    and (block.value in self.params or block.value not in self.values)
-                ):
-                    return {block.value}  # a parameter, or a global (``BLOCK = tl.constexpr(1024)`` at module level)
-                return set()
+                derived = self.derived(args[1]) if zero else None
+                return dict([derived]) if derived is not None else {}
             if name in _HINTS and args:
-                return self.ranges(args[0], seen)
-            return set()
+                return self.spans(args[0], seen)
+            return {}
         if isinstance(expr, cst.Attribute):
-            return set()
-        return set().union(*(self.ranges(c, seen) for c in expr.children)) if expr.children else set()
+            return {}
+        out = {}
+        for c in expr.children:
+            for block, scale in self.spans(c, seen).items():
+                out.setdefault(block, scale)
+        return out
+
+    def derived(self, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> tuple[str, Scale] | None:
+        """The block parameter a range's length ``expr`` is, and its scale: the parameter itself, a global
+        (``BLOCK = tl.constexpr(1024)`` at module level), or a local assigned once from one of them times, floor-
+        divided by or shifted by an integer literal (``HALF: tl.constexpr = BLOCK // 2``); ``None`` for anything
+        else."""
+        expr = _bare(expr)
+        if isinstance(expr, cst.Name):
+            name = expr.value
+            if name in self.params or name not in self.values:
+                return name, ONE
+            values = self.values[name]
+            if name in seen or len(values) != 1:
+                return None
+            return self.derived(values[0], seen | {name})
+        if not isinstance(expr, cst.BinaryOperation):
+            return None
+        left, right = _bare(expr.left), _bare(expr.right)
+        op = expr.operator
+        if isinstance(op, cst.Multiply) and isinstance(left, cst.Integer):
+            left, right = right, left
+        k = int(right.evaluated_value) if isinstance(right, cst.Integer) else None
+        inner = self.derived(left, seen) if k is not None and k > 0 else None
+        if inner is None or k is None:
+            return None
+        block, (mul, div) = inner
+        if isinstance(op, cst.Multiply):
+            return block, (mul * k, div)
+        if isinstance(op, cst.FloorDivide):
+            return block, (mul, div * k)
+        if isinstance(op, cst.LeftShift):
+            return block, (mul << k, div)
+        if isinstance(op, cst.RightShift):
+            return block, (mul, div << k)
+        return None
 
     def moving(self, expr: cst.CSTNode) -> bool:
         """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments)."""
         nodes = [expr, *(v for name in self.reads(expr) for v in self.values.get(name, []))]
         return bool(self.reads(expr) & self.loop_vars) or any(_calls(n, "program_id") for n in nodes)
+
+    def named(self, expr: cst.CSTNode) -> set[str]:
+        """The names ``expr`` reads, with the block each local derived from one stands for (``HALF`` of
+        ``HALF: tl.constexpr = BLOCK // 2`` reads ``BLOCK``)."""
+        names = _names(expr)
+        return names | {d[0] for n in names if (d := self.derived(cst.Name(n))) is not None}
 
     def steps(self, block: str) -> bool:
         """Whether something steps by ``block`` (see the module docstring)."""
@@ -154,12 +233,12 @@ class _Kernel:
         if isinstance(node, cst.While):
             return block in self.reads(node.test)
         if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
-            return block in _names(node.value) and not self.ranges(node.value)  # start += BLOCK
+            return block in self.named(node.value) and not self.ranges(node.value)  # start += BLOCK
         if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "cdiv":
             return block in self.reads(node)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
             pairs = ((node.left, node.right), (node.right, node.left))
-            return any(block in _names(one) and not self.ranges(one) and self.moving(other) for one, other in pairs)
+            return any(block in self.named(one) and not self.ranges(one) and self.moving(other) for one, other in pairs)
         return False
 
     def size(self, lhs: cst.BaseExpression, rhs: cst.BaseExpression, block: str) -> str | None:
@@ -190,7 +269,8 @@ def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
             left, right = right, left
         elif not isinstance(op, _LESS):
             continue
-        blocks = body.ranges(left) - body.ranges(right)
+        spans = body.spans(left)
+        blocks = set(spans) - body.ranges(right)
         if not blocks or body.ranges(right):
             continue
         if not body.reads(right) - body.reads(left):
@@ -200,5 +280,5 @@ def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
                 stepping[block] = body.steps(block)
             if not stepping[block]:
                 test = _code(node.with_changes(lpar=[], rpar=[]))
-                out.append(OneBlock(block, body.size(left, right, block), test))
+                out.append(OneBlock(block, body.size(left, right, block), test, spans[block]))
     return out

@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.tunables.analysis import TUNED
-from kernelopt.tunables.blocks import dotted, one_block, walk
+from kernelopt.tunables.blocks import ONE, Scale, dotted, one_block, walk
 from kernelopt.tunables.inline_guard import read_inline_guard
 
 _Splice = tuple[int, int, str]
@@ -54,10 +54,15 @@ class Divides:
     why: str
     literal: cst.Integer | None = None  # the grid's own copy of a launch literal (``n // 64`` beside ``BLOCK=64``)
     covers: bool = False  # the tile is one block covering the size (a smaller one leaves the rest undone)
+    scale: Scale = ONE  # a block covering a size through a derived range (``BLOCK // 2``): (mul, div)
+
+    def reach(self, tile: int) -> int:
+        """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
+        return tile * self.scale[0] // self.scale[1]
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
-        return after >= before if self.covers else before % after == 0
+        return self.reach(after) >= self.reach(before) if self.covers else before % after == 0
 
     @property
     def fails(self) -> str:
@@ -467,8 +472,10 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
         )
         if tile is not None:
             covers = size if size is not None else "a size"
-            why = f"the kernel {kernel.name.value} covers {covers} with one block of {block} ({reading.test})"
-            out.append(Divides(tile, passed[size] if size is not None else None, line, why, covers=True))
+            of = f"a range of {reading.derived}" if reading.derived else f"one block of {block}"
+            why = f"the kernel {kernel.name.value} covers {covers} with {of} ({reading.test})"
+            size_expr = passed[size] if size is not None else None
+            out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale))
     return out
 
 
@@ -1254,7 +1261,8 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
-        f"{_size_text(d.size)} <= {value}" if d.covers else f"{_size_text(d.size)} % {value} == 0" for d in needs
+        f"{_size_text(d.size)} <= {d.reach(value)}" if d.covers else f"{_size_text(d.size)} % {value} == 0"
+        for d in needs
     )
     return " and ".join(tests)
 
