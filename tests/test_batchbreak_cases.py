@@ -48,7 +48,9 @@ def test_a_reference_drawing_by_dtype_does_not_widen_the_tolerance_for_a_kernel_
     assert report.status is CorrectnessStatus.FAIL, report.message
     assert "beyond tolerance" in (report.message or ""), report.message
     assert all("widened" not in (c.tolerance.basis if c.tolerance else "") for c in report.cases)
-    assert any("depend on its dtype" in w for w in report.warnings), report.warnings
+    # a branch on the dtype is said as such (kernelopt.harness.branches); draws by dtype in one path as draws
+    said = "another path in float64" if reference == "reference_rand_branch.py" else "depend on its dtype"
+    assert any(said in w for w in report.warnings), report.warnings
 
 
 @pytest.mark.parametrize(
@@ -99,6 +101,64 @@ def test_a_reference_whose_draws_do_not_depend_on_its_dtype_keeps_its_float64_tr
     assert report.passed, report.message
     assert [c.reference_precision for c in report.cases] == ["float64"]
     assert not any("depend on its dtype" in w for w in report.warnings)
+
+
+def test_a_plain_dtype_branch_in_the_reference_does_not_widen_the_tolerance(tmp_path: Path) -> None:
+    # Seen (issue 34, left): `if x.dtype == torch.float32:` clamps the row sums in the reference's own dtype and
+    # not in its float64 run; read as rounding, the branch's difference widened the tolerance x431, a kernel
+    # without the clamp passed and the kernel with it failed ("output is constant")
+    left_out = _check(tmp_path / "without", "kernel_sum.py", "reference_dtype_branch.py")
+    assert left_out.status is CorrectnessStatus.FAIL, left_out.message
+    assert "beyond tolerance" in (left_out.message or "") and "expected 30" in (left_out.message or "")
+    assert [(c.reference_precision, c.tolerance.basis if c.tolerance else None) for c in left_out.cases] == [
+        ("native", "default")
+    ]
+    assert any("another path in float64" in w and "line(s) 11, 12" in w for w in left_out.warnings)
+    followed = _check(tmp_path / "with", "kernel_dtype_branch.py", "reference_dtype_branch.py", seeds=2)
+    assert followed.passed, followed.message
+
+
+def test_a_reference_without_a_branch_keeps_its_widening_by_its_own_rounding(tmp_path: Path) -> None:
+    # the other way: an fp16 sum rounded at each of 512 steps takes one path in fp16 and in float64; its own
+    # rounding error is past fp16's default tolerance, and a kernel rounding in another order passes by it
+    report = _check(tmp_path, "kernel_half_loop.py", "reference_half_loop.py", seeds=2)
+    assert report.passed, report.message
+    assert [c.reference_precision for c in report.cases] == ["float64"]
+    assert all("widened" in (c.tolerance.basis if c.tolerance else "") for c in report.cases)
+    assert not any("another path" in w for w in report.warnings)
+
+
+def test_line_trace_records_the_file_s_lines_and_puts_the_tracer_back() -> None:
+    import sys
+
+    from kernelopt.harness.branches import LineTrace, other_lines
+
+    def branch(flag: bool) -> int:
+        if flag:
+            return 1
+        return 2
+
+    seen: list[str] = []
+
+    def outer(frame: Any, event: str, arg: Any) -> None:
+        seen.append(event)
+
+    previous = sys.gettrace()
+    sys.settrace(outer)
+    try:
+        with LineTrace(__file__) as yes:
+            branch(True)
+        with LineTrace(__file__) as no:
+            branch(False)
+        with LineTrace(None) as off:  # nothing to trace: the tracer in place stays
+            assert sys.gettrace() is outer
+        assert sys.gettrace() is outer
+    finally:
+        sys.settrace(previous)
+    first = branch.__code__.co_firstlineno
+    assert yes.lines == {first + 1, first + 2} and no.lines == {first + 1, first + 3}
+    assert other_lines(yes.lines, no.lines) == [first + 2, first + 3] and off.lines == set()
+    assert not other_lines(yes.lines, set(yes.lines))
 
 
 def test_same_draws_tells_rounding_from_other_numbers() -> None:

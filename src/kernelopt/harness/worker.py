@@ -26,6 +26,7 @@ from typing import Any
 
 from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
+from kernelopt.harness.branches import LineTrace, other_lines
 from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
@@ -375,10 +376,11 @@ def _fails_as_written(pair: Any, ref: Callable[..., Any], errors: list[str]) -> 
 
 
 def _reference_high(
-    ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any], seed: int
-) -> tuple[Any, str]:
+    ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any], seed: int, traced: str | None
+) -> tuple[Any, str, set[int]]:
     """The reference in float64 (else float32) on upcast inputs; native when neither runs. Each attempt starts
-    from the random state ``seed`` (``torch.manual_seed``)."""
+    from the random state ``seed`` (``torch.manual_seed``). Also the lines of ``traced`` (reference.py) the run
+    that answered executed (:class:`~kernelopt.harness.branches.LineTrace`)."""
     import torch
 
     from kernelopt.harness.inputs import clone_tree, upcast_tree
@@ -391,12 +393,14 @@ def _reference_high(
                     cache[dtype] = copy.deepcopy(ref).to(dtype)
                 fn = cache[dtype]
             torch.manual_seed(seed)
-            return fn(*upcast_tree(inputs, dtype)), str(dtype).removeprefix("torch.")
+            with LineTrace(traced) as path:
+                out = fn(*upcast_tree(inputs, dtype))
+            return out, str(dtype).removeprefix("torch."), path.lines
         except (Exception, SystemExit):  # user reference code that cannot run in this dtype; try the next
             continue
     ctx.warn_once("native-ref", "the reference could not run in float64 or float32; compared in its own dtype")
     torch.manual_seed(seed)
-    return ref(*clone_tree(inputs)), "native"
+    return ref(*clone_tree(inputs)), "native", set()
 
 
 def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
@@ -508,13 +512,19 @@ def _check_seed(
     # own dtype, in float64 and in the kernel, so its randomness is neither read as its own rounding error (which
     # widens the tolerance) nor charged to a kernel that draws the same way.
     run_seed = RUN_SEED_BASE + cc.seeds
+    # a reference that branches on its dtype computes something else in float64: not its rounding either
+    traced = getattr(subject.pair.reference, "__file__", None)
     with _user(where, "the reference", culprit=Culprit.PROBLEM):
         torch.manual_seed(run_seed)
         before = generator_states(ctx.device)
-        ref_native = subject.ref(*clone_tree(inputs))
+        with LineTrace(traced) as native_path:
+            ref_native = subject.ref(*clone_tree(inputs))
         random = drew(before, generator_states(ctx.device))
-        ref_hi, precision = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed)
-        if random and precision != "native" and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi):
+        ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
+        if precision != "native" and (
+            not _high_took_the_same_path(ctx, precision, native_path.lines, hi_lines)
+            or (random and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi))
+        ):
             ref_hi, precision = ref_native, "native"
     cc.reference_precision = precision
     ctx.step(Step.CHECK)
@@ -555,6 +565,23 @@ def _check_seed(
         )
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return out, ref_native
+
+
+def _high_took_the_same_path(ctx: _Ctx, precision: str, native: set[int], high: set[int]) -> bool:
+    """Whether the float64 run of the reference executed the lines of reference.py its own-dtype run executed
+    (:mod:`kernelopt.harness.branches`). When not (a branch on the dtype), the kernel is checked against the
+    own-dtype run with the dtype's default tolerance: the other branch's result would otherwise be read as the
+    reference's rounding error and widen the tolerance by the branch's difference."""
+    differ = other_lines(native, high)
+    if differ:
+        shown = ", ".join(map(str, differ[:6])) + (f" and {len(differ) - 6} more" if len(differ) > 6 else "")
+        ctx.warn_once(
+            "branch-by-dtype",
+            f"the reference takes another path in {precision} than in its own dtype (reference.py line(s) {shown} "
+            "ran in one of the two only): the kernel is checked against the reference in its own dtype with the "
+            "dtype's default tolerance",
+        )
+    return not differ
 
 
 def _high_drew_the_same(ctx: _Ctx, subject: _Checked, inputs: list[Any], ref_native: Any, ref_hi: Any) -> bool:
