@@ -153,6 +153,7 @@ SLOW_FILES = (
     "test_gpu_scripts.py",
     "test_bad_input.py",
     "test_newuser2_cases.py",  # 3-5 s under load: a worker run in the process (torch, Triton's interpreter)
+    "test_agentleft_cases.py",  # 2-4 s: the MCP SDK's import, a report of thirty versions
 )
 
 

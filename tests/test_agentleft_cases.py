@@ -4,8 +4,13 @@ holds. The MCP tools are called in-process (``build_server(...).call_tool``, the
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import anyio
 import pytest
 
+from kernelopt.actions import ActionCategory
 from kernelopt.cli.app import main
 from kernelopt.workspace import Workspace
 
@@ -86,3 +91,62 @@ def test_profile_offers_only_real_profilers(
         f"kernelopt: error: unknown profiler vendor {vendor!r}; use amd (rocprofv3) or nvidia (Nsight Compute)"
     )
     assert not add_workspace.profile_dir(0).exists()
+
+
+# == kernelopt mcp's report: a digest by default =====================================================
+
+
+def _call(server: Any, tool: str, **arguments: Any) -> Any:
+    async def main() -> Any:
+        return await server.call_tool(tool, arguments)
+
+    return anyio.run(main)
+
+
+def test_the_report_digest_of_thirty_versions_stays_under_claude_codes_limit(add_workspace: Workspace) -> None:
+    """The report tool returned the whole data and Markdown: 65 kB for three versions (a CPU workspace of the
+    README's demo), past Claude Code's limit on a tool's output. Thirty versions, each with the long plan sentence
+    and failure reason the loop writes, now give a digest of a few hundred bytes a version; the full text is in
+    the file it names, a section on request."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.memory.model import GateResult
+
+    ws = add_workspace
+    sentence = "Tune the launch configuration of `kernel.py` as one category: " + "BLOCK and num_warps, " * 30
+    for n in range(30):
+        record = ws.memory.create(f"v{n}")
+        record.performance.latency_us = 400.0 / (n + 1)
+        record.quality_gate.result = GateResult.FAIL if n % 3 == 2 else GateResult.PASS
+        record.optimization.action_description = sentence
+        if n:
+            record.optimization.action_category = ActionCategory.AUTOTUNE
+        if n % 3 == 2:
+            record.quality_gate.failure_reason = "the tuning session kept nothing: " * 20
+        ws.memory.write(record)
+    server = build_server(Roots([ws.root.parent]), default_device="cpu")
+    result = _call(server, "report", workspace=ws.root.name.removeprefix("kernel_opt_"))
+    said = result.content[0].text
+    digest = result.structured_content["summary"]
+    assert len(digest["versions"]) == 30 and digest["failed"] == 10 and digest["passed"] == 20
+    assert digest["best"] == "V28" and digest["versions"][28]["speedup_vs_v0"] == 29.0
+    assert all(len(v["action"]) <= 200 and len(v["failure"] or "") <= 200 for v in digest["versions"])
+    assert len(said) < 30_000, len(said)  # Claude Code warns past 10,000 tokens (about 40 kB of JSON)
+    whole = _call(server, "report", workspace=str(ws.root), section="full").structured_content["markdown"]
+    assert Path(result.structured_content["full_report"]).read_text() == whole and len(whole) > len(said)
+
+
+def test_a_report_version_without_the_evidence_section_is_one_line(add_workspace: Workspace) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    server = build_server(Roots([add_workspace.root.parent]), default_device="cpu")
+    with pytest.raises(ToolError) as caught:
+        _call(server, "report", workspace=str(add_workspace.root), section="timeline", version=1)
+    assert str(caught.value).endswith(": report: version goes with section=evidence, not section=timeline")
+    with pytest.raises(ToolError) as caught:
+        _call(server, "report", workspace=str(add_workspace.root), section="everything")
+    assert "report: bad arguments: section: input should be 'summary', " in str(caught.value)
+    assert "\n" not in str(caught.value)

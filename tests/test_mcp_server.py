@@ -235,8 +235,26 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
             ("v0", "PASS", None),
             ("v1", "PASS", "block_size"),
         ]
+        # the report: a digest by default (it was the whole data and Markdown, 65 kB for three versions, past
+        # Claude Code's limit on a tool's output), the full text written to a file it names, a section on request
         report, _, _ = await call("report", workspace=str(ws))
-        assert "v1" in report.structured_content["markdown"].lower()
+        digest, said = report.structured_content["summary"], report.content[0].text
+        assert [(v["version"], v["status"]) for v in digest["versions"]] == [("V0", "PASS"), ("V1", "PASS")]
+        assert (
+            digest["best"] == "V1" and digest["versions"][1]["action"] == "block_size: Raise BLOCK from 64 to 1024."
+        ), digest["versions"]
+        assert digest["versions"][1]["speedup_vs_v0"] > 1 and digest["versions"][0]["commit"]
+        full = Path(report.structured_content["full_report"])
+        assert full.parent == ws / ".kernelopt" and str(full) in digest["more"]
+        assert "## Evidence -> action -> result" in full.read_text()
+        data, _, _ = await call("report", workspace=str(ws), section="data")
+        seen["report_chars"] = (len(said), len(data.content[0].text))
+        assert len(said) < 5000 and len(data.content[0].text) > 4 * len(said), seen["report_chars"]
+        one, _, _ = await call("report", workspace=str(ws), section="evidence", version=1)
+        text = one.structured_content["markdown"]
+        assert text.startswith("## Evidence -> action -> result") and "### V1" in text and "### V0" not in text
+        whole, _, _ = await call("report", workspace=str(ws), section="full")
+        assert whole.structured_content["markdown"] == full.read_text()
         listed = await call("status", workspace=str(ws))
         assert listed[0].structured_content["running"]
         seen["tools"] = tools

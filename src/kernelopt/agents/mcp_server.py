@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -33,6 +34,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kernelopt import __version__
 from kernelopt.agents import drive
+from kernelopt.agents.report_digest import ReportDigest
 from kernelopt.agents.roots import Roots
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.diff import SummaryDiff
@@ -40,7 +42,8 @@ from kernelopt.evidence.model import ProfileSummary
 from kernelopt.hardware.specs import GpuSpec
 from kernelopt.loop.protocols import LoopEvent
 from kernelopt.memory.summary import SummaryRow
-from kernelopt.redact import redact
+from kernelopt.redact import Redactor, redact
+from kernelopt.redact import current as current_redactor
 from kernelopt.report.model import ReportData
 from kernelopt.tuning.folder import TuneSummary
 from kernelopt.wiki.search import SearchHit
@@ -86,11 +89,43 @@ class MemorySummary(BaseModel):
     rows: list[SummaryRow]
 
 
-class ReportResult(BaseModel):
-    """The report's data, its Markdown, and the files written (when asked)."""
+class ReportPart(StrEnum):
+    """What ``report`` returns: the digest (``summary``), one section of the Markdown report, the whole
+    Markdown (``full``), or the report's whole data (``data``, as ``kernelopt report --json``)."""
 
-    report: ReportData
-    markdown: str
+    SUMMARY = "summary"
+    TIMELINE = "timeline"
+    ROOFLINE = "roofline"
+    EVIDENCE = "evidence"
+    FAILURES = "failures"
+    MEMORY = "memory"
+    GIT = "git"
+    FULL = "full"
+    DATA = "data"
+
+
+REPORT_FILE = "report.md"
+"""The full Markdown report ``report`` writes into the workspace's ``.kernelopt/`` (untracked) at every call."""
+
+
+class ReportResult(BaseModel):
+    """The report's digest, one section, the whole Markdown or the whole data (``section``), and where the full
+    report is.
+
+    Attributes:
+        section: what was asked for.
+        summary: the digest (``section=summary``).
+        markdown: the section's Markdown (a section, or ``full``).
+        report: the report's whole data (``section=data``).
+        full_report: the file holding the full Markdown report, written by this call.
+        written: the files written as asked (``markdown``, ``html``, their plots).
+    """
+
+    section: ReportPart
+    summary: ReportDigest | None = None
+    markdown: str | None = None
+    report: ReportData | None = None
+    full_report: str
     written: dict[str, str] = {}
 
 
@@ -293,22 +328,25 @@ class _Server(MCPServer):
                 raise ToolError(redact(f"{name}: bad arguments: {_arguments_said(exc.__cause__)}")) from None
             raise ToolError(redact(str(exc))) from None
         if isinstance(result, CallToolResult):
+            redactor = current_redactor()
             for block in result.content:
                 if isinstance(block, TextContent):
-                    block.text = redact(block.text)
+                    block.text = redactor(block.text)
             if result.structured_content is not None:
-                result.structured_content = _redacted(result.structured_content)
+                result.structured_content = _redacted(result.structured_content, redactor)
         return result
 
 
-def _redacted(value: Any) -> Any:
-    """``value`` (JSON data) with every string redacted."""
+def _redacted(value: Any, redactor: Redactor | None = None) -> Any:
+    """``value`` (JSON data) with every string redacted (one redactor for the whole value: building it reads the
+    environment, which per string made the report's data, thousands of strings, cost seconds)."""
+    use = redactor or current_redactor()
     if isinstance(value, str):
-        return redact(value)
+        return use(value)
     if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in value.items()}
+        return {k: _redacted(v, use) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redacted(v) for v in value]
+        return [_redacted(v, use) for v in value]
     return value
 
 
@@ -579,25 +617,59 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     @server.tool()
     async def report(
         workspace: WS,
+        section: Annotated[
+            ReportPart,
+            Field(
+                description="summary (default: versions, speedups over V0 and the reference, gate results, where "
+                "the full report is), one section (timeline, roofline, evidence, failures, memory, git), full "
+                "(the whole Markdown) or data (every figure as JSON)."
+            ),
+        ] = ReportPart.SUMMARY,
+        version: Annotated[
+            int | None, Field(ge=0, description="With section=evidence: only this version's evidence.")
+        ] = None,
         markdown: Annotated[str | None, Field(description="Also write the Markdown report here.")] = None,
         html: Annotated[str | None, Field(description="Also write a self-contained HTML report here.")] = None,
     ) -> ReportResult:
-        """The workspace's report: timeline, roofline, evidence -> action -> result, failures."""
+        """The workspace's report: by default a digest of a few kB; a section, the full text or the data on
+        request. The full Markdown report is written to the workspace's .kernelopt/report.md at every call."""
 
         def run() -> ReportResult:
+            from kernelopt.agents.report_digest import digest
+            from kernelopt.fileio import atomic_write_text
             from kernelopt.loop.report_state import add_run_state
             from kernelopt.report import collect, write_reports
-            from kernelopt.report.markdown import markdown_report
+            from kernelopt.report.markdown import Section, markdown_report, markdown_section
 
             ws = open_ws(workspace)
+            if version is not None and section is not ReportPart.EVIDENCE:
+                raise UsageError(f"report: version goes with section=evidence, not section={section.value}")
             md = roots.confine(markdown, "markdown") if markdown else None
             page = roots.confine(html, "html") if html else None
             data = collect(ws)
             add_run_state(ws, data)
             written = write_reports(data, markdown=md, html=page)
-            return ReportResult(
-                report=data, markdown=markdown_report(data), written={k: str(v) for k, v in written.items()}
+            whole = markdown_report(data)
+            full = ws.state_dir / REPORT_FILE
+            full.parent.mkdir(exist_ok=True)
+            atomic_write_text(full, whole)
+            result = ReportResult(
+                section=section, full_report=str(full), written={k: str(v) for k, v in written.items()}
             )
+            if section is ReportPart.SUMMARY:
+                more = (
+                    f"the full report: {full} (read it), or call report with section="
+                    + "|".join(p.value for p in ReportPart if p is not ReportPart.SUMMARY)
+                    + " (evidence with version=N: one version's)"
+                )
+                result.summary = digest(data, more=more)
+            elif section is ReportPart.FULL:
+                result.markdown = whole
+            elif section is ReportPart.DATA:
+                result.report = data
+            else:
+                result.markdown = "\n".join(markdown_section(data, Section(section.value), version=version)) + "\n"
+            return result
 
         return await _call(run, lock=lock)
 
