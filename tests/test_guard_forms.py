@@ -314,6 +314,58 @@ def test_a_guarded_file_the_user_edited_afterwards_is_retuned(tmp_path: Path) ->
     _all_correct(folder, [{"n": 256}, {"n": 1024}, {"n": 192}, {"n": 640}])
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("form", "knob", "first", "second", "test", "shapes"),
+    [
+        ("nomask_floor_grid", "BLOCK", 256, 512, "n % {} == 0", [{"n": 256}, {"n": 1024}, {"n": 384}, {"n": 2048}]),
+        ("tutorial_mask", "BLOCK_SIZE", 512, 256, "n_cols <= {}", ROWS),
+    ],
+)
+def test_a_guard_whose_comment_the_user_deleted_is_read_by_its_form(
+    form: str,
+    knob: str,
+    first: int,
+    second: int,
+    test: str,
+    shapes: list[dict[str, int]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The guard's lines, then the user deletes ``# kernelopt: tuned``: the guard read as the user's conditional
+    override, and a retune refused ("no tunable knob: ... the literal 128 is in effect at no SHAPES entry the run
+    saw"), or stacked its guard above the old one, which still won where it held. By its form (an ``if`` over
+    literal assignments whose test is ``<size> % A == 0`` or ``<size> <= A`` for the value it sets, as an inline
+    guard is read) it is a guard kernelopt wrote: the literal above it the knob, said in one line; a retune replaces
+    it, correct at the entries, between and above."""
+    from kernelopt.cli.app import main
+    from kernelopt.tunables.guard import guarded_values
+    from kernelopt.tunables.inline_guard import unmarked_guards
+
+    folder = _copy(form, tmp_path)
+    kernel = folder / "kernel.py"
+    written, _ = _tune_edit(folder, {knob: first})
+    assert written is not None and f"if {test.format(first)}:  {TUNED}" in written, written
+    bare = written.replace(f"  {TUNED}", "")
+    kernel.write_text(bare)
+    fallback = {t.name: t for t in discover_source((DATA / form / "kernel.py").read_text())}[knob].value
+    found = {t.name: t for t in discover_source(bare)}[knob]
+    assert found.value == fallback and found.refused_reason is None, found
+    assert guarded_values(bare) == {knob: first}
+    line = _one_line(unmarked_guards(bare))
+    assert f"`if {test.format(first)}:` at kernel.py:" in line and f"({knob}={first})" in line, line
+    assert main(["tunables", str(kernel), "--no-evaluate"]) == 0
+    out = capsys.readouterr()
+    assert line in " ".join((out.out + out.err).split()), out
+    again, note = _tune_edit(folder, {knob: second})
+    assert again is not None and f"if {test.format(second)}:  {TUNED}" in again, note
+    assert test.format(first) not in again, again  # the user's copy of the old guard is replaced, not stacked
+    kernel.write_text(again)
+    _all_correct(folder, shapes)
+    # a user's conditional override of another form stays the user's: no guard is read into it
+    assert unmarked_guards(bare.replace(test.format(first), test.format(first + 1))) is None
+
+
 @pytest.mark.timeout(60)
 def test_a_user_s_inline_conditional_under_a_name_no_known_knob_is_said_by_tune() -> None:
     """``SPAN=256 if n >= 1024 else 128`` (a name no known knob, no guard): ``tune`` left it out of its space

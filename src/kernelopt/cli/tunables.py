@@ -75,6 +75,11 @@ def register(app: typer.Typer) -> None:
             emit_json(found)
         else:
             _show_knobs(file, found)
+            from kernelopt.tunables.inline_guard import unmarked_guards
+
+            unmarked = unmarked_guards(file.read_text(encoding="utf-8"), file.name)
+            if unmarked is not None:
+                note(unmarked)
 
 
 def _discover(

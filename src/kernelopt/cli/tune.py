@@ -318,6 +318,7 @@ def left_out(prepared: PreparedFolder) -> list[str]:
 def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, write_target
+    from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.session import StopReason
@@ -338,6 +339,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     )
     for line in left_out(prepared):
         note(line)
+    unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
+    if unmarked is not None:
+        note(unmarked)
     others = other_launches(prepared.tunables, space) if request.kernel is None else []
     if others:
         note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
@@ -436,9 +440,11 @@ def _changing_results(tuning: FolderTuning) -> str | None:
     row-normalize's ``if n_cols <= 256:  # kernelopt: tuned`` said "the current configuration is the best found",
     then "nothing to tune (a block that must cover the row?)", exit 2)."""
     from kernelopt.tunables.analysis import TUNED
+    from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.session import changing_results_line
 
-    if TUNED in tuning.prepared.source.text:
+    text = tuning.prepared.source.text
+    if TUNED in text or unmarked_guards(text) is not None:
         return None
     return changing_results_line(tuning.result, tuning.prepared.problem.kernel_py.name)
 

@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.blocks import steps_by
-from kernelopt.tunables.inline_guard import read_inline_guard
+from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
@@ -45,7 +45,6 @@ MARKER = "kernelopt: tunable"
 NOT_TAKEN = "a branch the task's run did not take"
 """How the refusal of a marked constant in a module-level branch the run did not take begins: a change by
 name moves the branch taken, not this one."""
-TUNED = "kernelopt: tuned"
 #: How a refusal that only a run of the task would lift ends; a run that was made and failed replaces it with
 #: its cause (:func:`kernelopt.tunables.evaluate.discover_evaluated`).
 GIVE_REFERENCE = "(give the reference)"
@@ -230,12 +229,15 @@ def _dotted(expr: cst.BaseExpression) -> str | None:
 
 def _is_tuned(node: cst.CSTNode) -> bool:
     """True for a line an edit wrote after a computed setting (``x = 8  # kernelopt: tuned``, or an
-    ``if size <= N:  # kernelopt: tuned`` row of a tuned table)."""
+    ``if size <= N:  # kernelopt: tuned`` row of a tuned table), and for a guard in the guard's form whose comment
+    is gone (:func:`~kernelopt.tunables.inline_guard.read_statement_guard`)."""
     comment = None
     if isinstance(node, cst.SimpleStatementLine):
         comment = node.trailing_whitespace.comment
     elif isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock):
         comment = node.body.header.comment
+        if (comment is None or TUNED not in comment.value) and read_statement_guard(node) is not None:
+            return True
     return comment is not None and TUNED in comment.value
 
 

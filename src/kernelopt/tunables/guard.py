@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from kernelopt.tunables.analysis import TUNED
 from kernelopt.tunables.blocks import ONE, Scale, dotted, one_block, walk
-from kernelopt.tunables.inline_guard import read_inline_guard
+from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -914,9 +913,15 @@ def guard_edit(old: str, new: str) -> Guarded:
 def strip_stale_guards(old: str, new: str) -> str:
     """``new`` without the guard lines (written by :func:`guard_edit` before) that would override the literals
     moved from ``old``: a candidate runs the configuration it names, at every size."""
-    if TUNED not in old and not may_hold_inline_guards(old):
+    if not may_hold_guards(old):
         return new  # no guard to take out (and no parse for it)
     return _rewrite(old, new, add=False).new_source or new
+
+
+def may_hold_guards(source: str) -> bool:
+    """Whether ``source`` may hold a guard: a line an edit marked, or an ``if`` (a guard's form whose comment is
+    gone, :func:`~kernelopt.tunables.inline_guard.read_statement_guard`, or an inline guard); a cheap test."""
+    return TUNED in source or " if " in source
 
 
 def may_hold_inline_guards(source: str) -> bool:
@@ -1121,7 +1126,7 @@ def guarded_values(source: str) -> dict[str, int]:
     kernelopt: tuned`` / ``BLOCK_N = 64`` gives ``{"BLOCK_N": 64}``); empty when it holds none (or does not parse).
     An inline guard at a launch (``BLOCK=256 if n % 256 == 0 else 128``) gives its keyword and tuned value. A later
     session reads them as the configuration the file runs wherever its guards hold."""
-    if TUNED not in source and not may_hold_inline_guards(source):
+    if not may_hold_guards(source):
         return {}
     try:
         module = cst.parse_module(source)
@@ -1141,12 +1146,17 @@ def guarded_values(source: str) -> dict[str, int]:
 
 
 def _guard_values(node: cst.BaseStatement | None) -> list[tuple[str, int]] | None:
-    """The (name, value) pairs a guard written by :func:`guard_edit` sets (``if M % 64 == 0:  # kernelopt: tuned``
-    over assignments of integer literals, no ``else``); ``None`` for any other statement."""
+    """The (name, value) pairs a guard written by :func:`guard_edit` sets (``if M % 64 == 0:  # kernelopt: tuned``,
+    or ``if n_cols <= 512:  # kernelopt: tuned`` for a block that covers a size, over assignments of integer
+    literals, no ``else``); ``None`` for any other statement. A guard whose comment is gone is read by its form
+    (:func:`~kernelopt.tunables.inline_guard.read_statement_guard`)."""
     if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
         return None
     comment = node.body.header.comment
-    if comment is None or TUNED not in comment.value or not _is_divisibility(node.test):
+    marked = comment is not None and TUNED in comment.value
+    if not marked:
+        return read_statement_guard(node)
+    if not (_is_divisibility(node.test) or _is_cover(node.test)):
         return None
     out: list[tuple[str, int]] = []
     for stmt in node.body.body:
@@ -1202,6 +1212,18 @@ def _tuned_header(node: cst.If) -> bool:
     body = node.body
     return (
         isinstance(body, cst.IndentedBlock) and body.header.comment is not None and TUNED in body.header.comment.value
+    )
+
+
+def _is_cover(test: cst.BaseExpression) -> bool:
+    """``n_cols <= 512``, or several joined by ``and``: the guard of a block that covers a size."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _is_cover(test.left) and _is_cover(test.right)
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.LessThanEqual)
+        and _int(test.comparisons[0].comparator) is not None
     )
 
 

@@ -8,6 +8,11 @@ read. Discovery offers the fallback as the knob's value; a later edit moves the 
 (:mod:`kernelopt.tunables.guard`) takes the inline guard out before it judges the move: the new value, or a new
 guard, holds. A conditional on a size that is no such guard (``256 if n >= 1024 else 128``) stays a computed
 setting.
+
+The guard's statement form (``if n % 256 == 0:  # kernelopt: tuned`` over ``BLOCK = 256``) is read by the same
+rule when its comment is gone (a user deleted it): an ``if`` with no ``else`` over assignments of integer
+literals, each test ``<size> % A == 0`` or ``<size> <= A`` for a value ``A`` it assigns, is the guard's form
+(:func:`read_statement_guard`), read as tuned lines, and :func:`unmarked_guards` says so in one line.
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+#: the comment that marks a line an edit wrote (``# kernelopt: tuned``)
+TUNED = "kernelopt: tuned"
 
 
 @dataclass(frozen=True)
@@ -69,3 +78,84 @@ def _guards(test: cst.BaseExpression, value: int) -> bool:
 
 def _is(expr: cst.BaseExpression, value: int) -> bool:
     return isinstance(expr, cst.Integer) and int(expr.evaluated_value) == value
+
+
+def read_statement_guard(node: cst.CSTNode) -> list[tuple[str, int]] | None:
+    """The (name, value) pairs the guard's statement form sets, comment or not (see the module docstring):
+    ``if M % 64 == 0:`` / ``BLOCK_M = 64`` gives ``[("BLOCK_M", 64)]``; ``None`` for any other statement."""
+    if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    out: list[tuple[str, int]] = []
+    for stmt in node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            pairs = _literal_assignments(small)
+            if pairs is None:
+                return None
+            out += pairs
+    values = {v for _, v in out}
+    if not out or not all(any(_guards(test, v) for v in values) for test in _conjuncts(node.test)):
+        return None
+    return out
+
+
+def _literal_assignments(small: cst.BaseSmallStatement) -> list[tuple[str, int]] | None:
+    """``A = 64`` / ``A, B = 64, 32``: the names and integer literals; ``None`` for anything else."""
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target, value = small.targets[0].target, small.value
+    names = (
+        [target]
+        if isinstance(target, cst.Name)
+        else [e.value for e in target.elements]
+        if isinstance(target, cst.Tuple)
+        else []
+    )
+    values = (
+        [value]
+        if isinstance(value, cst.Integer)
+        else [e.value for e in value.elements]
+        if isinstance(value, cst.Tuple)
+        else []
+    )
+    if not names or len(names) != len(values):
+        return None
+    if not all(isinstance(n, cst.Name) for n in names) or not all(isinstance(v, cst.Integer) for v in values):
+        return None
+    return [(n.value, int(v.evaluated_value)) for n, v in zip(names, values, strict=True)]  # type: ignore[attr-defined]
+
+
+def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
+    """One line naming the guards of ``source`` in the guard's statement form whose ``# kernelopt: tuned`` comment
+    is gone, read as tuned lines all the same (:func:`read_statement_guard`); ``None`` when there is none (or the
+    text does not parse)."""
+    if " if " not in source:
+        return None
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except cst.ParserSyntaxError:
+        return None
+    pos = wrapper.resolve(PositionProvider)
+    found: list[str] = []
+    for node in _walk(wrapper.module):
+        if not isinstance(node, cst.If) or not isinstance(node.body, cst.IndentedBlock):
+            continue
+        comment = node.body.header.comment
+        pairs = read_statement_guard(node) if comment is None or TUNED not in comment.value else None
+        if pairs:
+            test = cst.Module([]).code_for_node(node.test)
+            sets = ", ".join(f"{n}={v}" for n, v in pairs)
+            found.append(f"`if {test}:` at {filename}:{pos[node].start.line} ({sets})")
+    if not found:
+        return None
+    return (
+        f"read as a guard an earlier tune wrote, by its form (its `# {TUNED}` comment is gone): {'; '.join(found)}; "
+        "the value above it is the knob, the guard's where it holds"
+    )
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
