@@ -50,11 +50,11 @@ MAX_ROTATION_BYTES = 2 * 1024**3
 MAX_GRAPH_OUTPUT_BYTES = 1024**3
 MAX_ROTATION_SETS = 64
 MAX_LAUNCHES_PER_SAMPLE = 1000
-#: Our choice: CPU callables whose shortest calls are within this ratio are of one speed and are timed with one
-#: count of calls per sample (same_launches). Identical code read up to 1.4x apart in a KernelBench batch under
-#: load (level 1 #13 at --size-scale 0.05, nice 19, 2026-12-05), so 1.25 left it 1 and 11 calls per sample; a
-#: pair of truly different speeds within 2x then gets samples up to 2x apart in duration, not 10-70x.
-SAME_SPEED_RATIO = 2.0
+#: Our choice: a CPU callable whose sample at its comparison's count of calls (:func:`one_count`) would last more
+#: than this many sample targets (``sample_target_us``, by its shortest call) gets fewer calls. It never binds at
+#: the smallest count of a case (the gate); it bounds a tuning candidate far slower than the session's first, which
+#: is not the winner whatever its count (4 keeps every candidate within 4x of the first at the first's count).
+MAX_SAMPLE_TARGETS = 4.0
 #: Time-based warm-up per version before sampling (triton.testing.do_bench warms up for 25 ms).
 WARMUP_S = 0.05
 #: Spin queued before each timed window, microseconds at the maximum clock: covers the CPU launch of a
@@ -289,38 +289,42 @@ def _cpu_sampler(
     )
 
 
-def same_launches(samplers: Sequence[Sampler]) -> list[Sampler]:
-    """The samplers of one case, those of one speed on the CPU with one count of calls per sample: the smallest
-    of their counts (GPU samplers are left as they are).
+def one_count(samplers: Sequence[Sampler], settings: BenchSettings, launches: int | None = None) -> list[Sampler]:
+    """The samplers of one comparison, every CPU sampler at one count of calls per sample (GPU samplers are left as
+    they are): the rule for every CPU timing that compares callables (the gate's case, the tuning bench worker).
 
-    Each CPU sampler picks its count from the median of five single calls, and on a clock shared with other jobs
-    a preemption (milliseconds) inflates that median: two identical callables got 5 and 1 calls per sample (97
-    of KernelBench's 200 identical pairs at `--size-scale 0.05`, 2026-12-05). A sample of 5 calls is hit by
-    preemptions about 5 times as often as one of 1 call: 8 of 20 against 1 of 20 in level 2 #21, whose identical
-    kernel was then called 18.7x slower (p 0.0002). Callables of one speed (their shortest calls, single or
-    averaged over a warm-up sample, which a preemption cannot shorten, within :data:`SAME_SPEED_RATIO`; single
-    calls alone of a 6 us ReLU read 6.4 and 10.5 us) therefore share one count, the smallest, so no
-    sample outgrows the slowest estimate's target; callables of different speeds keep their own counts (samples
-    of about one duration).
+    The count is ``launches`` when given (a comparison spread over several timings: the tuning bench worker times
+    candidates one by one, each at the count its session's first was timed with), else the smallest of the
+    samplers' own counts, so that no sample outgrows the slowest callable's target. Only a callable whose sample at
+    that count would last more than :data:`MAX_SAMPLE_TARGETS` targets, by its shortest call, takes fewer (a
+    tuning candidate far slower than the first: its verdict does not hang on its count).
+
+    Why one count whatever the speeds: each sampler picks its own count from the median of five single calls,
+    and on a clock shared with other jobs a preemption (milliseconds) inflates it. Two identical callables got 5
+    and 1 calls per sample (97 of KernelBench's 200 identical pairs at ``--size-scale 0.05``, 2026-12-05), and a
+    sample of more calls holds more preemptions (level 2 #21: 8 of 20 samples against 1 of 20, an identical
+    kernel called 18.7x slower, p 0.0002). Sharing a count among callables "of one speed" (shortest calls within
+    2x) left 34 of the 200 pairs unequal: the kernel's sampler, made first, saw no clean call in its five calls
+    and 50 ms warm-up (1 call per sample against its reference's 2-115), so the two read more than 2x apart. A
+    speed read from a few calls on a loaded clock cannot tell one speed from two; one count for the comparison
+    needs no speed read at all. Callables of truly different speeds then get samples of different durations
+    (the slower's longer), which a ratio of per-call times allows for.
     """
-    cpu = [s for s in samplers if s.resize is not None and s.shortest_call_us is not None]
+    cpu = [s for s in samplers if s.resize is not None]
+    if not cpu:
+        return list(samplers)
+    count = launches if launches is not None else min(s.launches for s in cpu)
+    limit_us = MAX_SAMPLE_TARGETS * settings.sample_target_us
     out = list(samplers)
     for i, s in enumerate(samplers):
-        if s.resize is None or s.shortest_call_us is None:
+        if s.resize is None:
             continue
-        peers = [p for p in cpu if _same_speed(p.shortest_call_us, s.shortest_call_us)]
-        n = min(p.launches for p in peers)
+        shortest = s.shortest_call_us if s.shortest_call_us is not None else s.est_sample_us / s.launches
+        n = max(1, min(count, int(limit_us // max(shortest, 1e-3))))
         if n != s.launches:
             out[i] = s.resize(n)
             out[i].shortest_call_us = s.shortest_call_us
     return out
-
-
-def _same_speed(a_us: float | None, b_us: float | None) -> bool:
-    if a_us is None or b_us is None:
-        return False
-    lo, hi = sorted((max(a_us, 1e-3), max(b_us, 1e-3)))
-    return hi <= SAME_SPEED_RATIO * lo
 
 
 def _calls_per_sample(fn: Callable[..., Any], sets: Sequence[list[Any]], settings: BenchSettings, gpu_us: float) -> int:
@@ -435,6 +439,6 @@ def time_versions(
         for k in range(warmup):
             fn(*sets[k % len(sets)])
     synchronize(device)
-    samplers = same_launches([make_sampler(fn, sets, device, settings, flusher) for fn in fns])
+    samplers = one_count([make_sampler(fn, sets, device, settings, flusher) for fn in fns], settings)
     blocks = plan_blocks([s.est_sample_us for s in samplers], settings, case_timeout_s)
     return samplers, take_samples(samplers, abba_order(len(samplers), blocks))

@@ -742,7 +742,7 @@ def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
 def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     """Case ``i``: its input sets, a sampler per version (and the reference), its size, then the samples of
     all of them, interleaved in ABBA blocks."""
-    from kernelopt.harness.timers import TIMING_BUDGET_SHARE, abba_order, plan_blocks, same_launches, take_samples
+    from kernelopt.harness.timers import TIMING_BUDGET_SHARE, abba_order, one_count, plan_blocks, take_samples
 
     settings = ctx.job.bench
     current = timed.current
@@ -757,8 +757,8 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     samplers, out_bytes = _version_samplers(ctx, timed, sets, timing, i, where)
     if settings.time_reference:
         samplers += _reference_samplers(ctx, timed.ref, timed.compiled, sets, timed.flusher, timing, where)
-    # the versions and the reference of one speed take one count of calls per CPU sample: one exposure to preemption
-    samplers = list(zip([x for x, _ in samplers], same_launches([s for _, s in samplers]), strict=True))
+    # the versions and the reference take one count of calls per CPU sample: one exposure to preemption
+    samplers = list(zip([x for x, _ in samplers], one_count([s for _, s in samplers], settings), strict=True))
     _problem_size(pair, sets[0], out_bytes, timing, i, where)
     blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, ctx.job.case_timeout_s)
     order = abba_order(len(samplers), blocks)
