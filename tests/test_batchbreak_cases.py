@@ -305,6 +305,28 @@ def test_identical_cpu_callables_are_timed_with_one_count_of_calls() -> None:
     assert all(len(s) >= 6 for s in samples)
 
 
+def test_the_tuning_bench_worker_times_its_candidates_by_the_gate_s_rule() -> None:
+    # Seen (issue 34, left): tuning/bench_worker.py prepared each candidate's sampler on its own, so two candidates
+    # were timed with different counts of calls per sample; now kernelopt.harness.timers.one_count, as the gate
+    import torch
+
+    from kernelopt.tuning.bench_worker import BenchPlan, time_callables
+
+    x = torch.rand(64, 64)
+
+    def slower(a: torch.Tensor) -> torch.Tensor:
+        return torch.relu(a @ a)
+
+    plan = BenchPlan(warmup_calls=1, repetitions=2)
+    order = [0, 1, 1, 0]
+    samples, calls = time_callables([torch.relu, slower], [x], "cpu", plan, flusher=None, graph_bytes=0, order=order)
+    assert calls[0] == calls[1] and [len(s) for s in samples] == [2, 2]
+    _, pinned = time_callables(
+        [torch.relu, slower], [x], "cpu", plan, flusher=None, graph_bytes=0, order=order, calls_per_sample=3
+    )
+    assert pinned == [3, 3]  # the session's count, given by the parent (KernelEvaluator.calls_per_sample)
+
+
 class _Passing:
     """A runner that passes every item at once (what the batch does around its rows is under test, not the gate)."""
 

@@ -156,3 +156,35 @@ def test_retime_interleaves_the_checked_candidates(evaluator: KernelEvaluator, r
     assert again[0].retimed and again[1].retimed and not again[2].retimed
     assert len(again[0].samples_us) == len(again[1].samples_us) == 4  # 2 ABBA rounds: 2 samples each per round
     assert evaluator.bench_starts == starts
+
+
+def test_every_candidate_of_a_cpu_session_is_timed_at_its_first_s_count_of_calls(
+    evaluator: KernelEvaluator, results: dict[str, Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen (issue 34, left): each candidate's CPU calls per sample came from its own estimate, so two candidates
+    # were timed with different counts; the session's first timed candidate now sets one for all of them, kept by
+    # the parent across worker restarts (this session restarted its worker after every failure above)
+    from kernelopt.tuning.bench_worker import BenchReply
+
+    assert evaluator.calls_per_sample is not None and evaluator.calls_per_sample >= 1  # set by the session's first
+    monkeypatch.setattr(evaluator, "calls_per_sample", None)  # a session that starts here, with Triton candidates
+    bench = evaluator._bench
+    assert bench is not None
+    sent: list[dict] = []
+    answered: list[BenchReply] = []
+    run = bench.run
+
+    def recording(jobs, **kwargs):  # type: ignore[no-untyped-def]
+        sent.extend(j.payload for j in jobs)
+        out = run(jobs, **kwargs)
+        answered.extend(BenchReply.model_validate(a.payload) for a in out)
+        return out
+
+    monkeypatch.setattr(bench, "run", recording)
+    out = evaluator.evaluate([Config.of({"BLOCK": 512}), Config.of({"BLOCK": 2048})])
+    assert [r.outcome for r in out] == [Outcome.OK, Outcome.OK], [r.reason for r in out]
+    first = answered[0].calls_per_sample
+    assert first is not None and evaluator.calls_per_sample == first
+    # the first timed alone, at its own count; the next at the first's, and so reported
+    assert [p["calls_per_sample"] for p in sent] == [None, first]
+    assert [a.calls_per_sample for a in answered] == [first, first]

@@ -124,12 +124,19 @@ class BenchReady(BaseModel):
 
 
 class EvaluateRequest(BaseModel):
-    """Check (and time) one candidate file."""
+    """Check (and time) one candidate file.
+
+    Attributes:
+        calls_per_sample: on the CPU, the count of calls per sample the session's candidates are timed with (the
+            count its first was timed with, :func:`kernelopt.harness.timers.one_count`); ``None``: the first, which
+            takes its own.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     path: str
     time: bool = True
+    calls_per_sample: int | None = Field(default=None, ge=1)
 
 
 class BenchReply(BaseModel):
@@ -141,6 +148,7 @@ class BenchReply(BaseModel):
         load_s, first_call_s, check_s, bench_s: seconds importing, of the first call, checking, timing.
         peak_bytes: the worker's peak memory above its baseline while it ran (``None``: not measured).
         restart: the worker's process is unusable after this candidate (a sticky CUDA error).
+        calls_per_sample: the calls per sample it was timed with (``None``: not timed).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -156,14 +164,16 @@ class BenchReply(BaseModel):
     bench_s: float | None = None
     peak_bytes: int | None = None
     restart: bool = False
+    calls_per_sample: int | None = None
 
 
 class RetimeRequest(BaseModel):
-    """Time several checked candidates interleaved."""
+    """Time several checked candidates interleaved (``calls_per_sample``: as :class:`EvaluateRequest`'s)."""
 
     model_config = ConfigDict(extra="forbid")
 
     paths: list[str] = Field(min_length=1)
+    calls_per_sample: int | None = Field(default=None, ge=1)
 
 
 class RetimeReply(BaseModel):
@@ -228,17 +238,21 @@ def time_callables(
     graph_bytes: int,
     order: Sequence[int],
     gradients: bool = False,
-) -> list[list[float]]:
-    """Samples (microseconds per call) of each of ``fns`` on ``inputs``, taken in ``order`` (index per sample).
+    calls_per_sample: int | None = None,
+) -> tuple[list[list[float]], list[int]]:
+    """Samples (microseconds per call) of each of ``fns`` on ``inputs``, taken in ``order`` (index per sample), and
+    the calls per sample of each.
 
     Each is called ``plan.warmup_calls`` times, then the gate's sampler is prepared (its method chosen, a
-    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all. ``gradients``: autograd stays on
+    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all. On the CPU every callable is timed
+    with one count of calls per sample, ``calls_per_sample`` when given (the session's), by the gate's rule
+    (:func:`kernelopt.harness.timers.one_count`). ``gradients``: autograd stays on
     (:attr:`~kernelopt.kernelsource.KernelForm.takes_gradients`).
     """
     import torch
 
     from kernelopt.harness.model import BenchSettings
-    from kernelopt.harness.timers import make_sampler, take_samples
+    from kernelopt.harness.timers import make_sampler, one_count, take_samples
 
     settings = BenchSettings(
         l2_flush=plan.l2_flush,
@@ -251,8 +265,10 @@ def time_callables(
             for _ in range(plan.warmup_calls):
                 fn(*inputs)
         synchronize(device)
-        samplers = [make_sampler(fn, [inputs], device, settings, flusher) for fn in fns]
-        return take_samples(samplers, order)
+        samplers = one_count(
+            [make_sampler(fn, [inputs], device, settings, flusher) for fn in fns], settings, calls_per_sample
+        )
+        return take_samples(samplers, order), [s.launches for s in samplers]
 
 
 def _reference_failure(exc: BaseException) -> str:
@@ -353,10 +369,12 @@ class BenchService:
     def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
         if kind == BenchKind.EVALUATE:
             request = EvaluateRequest.model_validate(payload)
-            return self.evaluate(Path(request.path), timed=request.time).model_dump(mode="json")
+            reply = self.evaluate(Path(request.path), timed=request.time, calls_per_sample=request.calls_per_sample)
+            return reply.model_dump(mode="json")
         if kind == BenchKind.RETIME:
-            paths = [Path(p) for p in RetimeRequest.model_validate(payload).paths]
-            return RetimeReply(results=self.retime(paths)).model_dump(mode="json")
+            retime = RetimeRequest.model_validate(payload)
+            replies = self.retime([Path(p) for p in retime.paths], calls_per_sample=retime.calls_per_sample)
+            return RetimeReply(results=replies).model_dump(mode="json")
         raise ValueError(f"the bench service has no request kind {kind!r}")
 
     def _reply(self, path: Path, verdict: Verdict, **extra: Any) -> BenchReply:
@@ -373,8 +391,9 @@ class BenchService:
             **extra,
         )
 
-    def evaluate(self, path: Path, *, timed: bool = True) -> BenchReply:
-        """Check one candidate and, when it passes and ``timed``, time it."""
+    def evaluate(self, path: Path, *, timed: bool = True, calls_per_sample: int | None = None) -> BenchReply:
+        """Check one candidate and, when it passes and ``timed``, time it (on the CPU at ``calls_per_sample`` calls
+        per sample, the session's count; ``None``: its own, and every extra round at the first round's)."""
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None and self.need is not None
         peak.reset()
@@ -386,29 +405,39 @@ class BenchService:
             if not timed:
                 return self._reply(path, verdict)
             t0 = time.perf_counter()
-            samples, verdict = self._time([candidate], verdict, [0] * self.plan.repetitions)
+            samples, verdict, calls = self._time([candidate], verdict, [0] * self.plan.repetitions, calls_per_sample)
             for _ in range(self.plan.extra_rounds):  # a high spread gets more samples
                 if verdict.outcome is not Outcome.OK or not needs_more(samples[0]):
                     break
-                more, verdict = self._time([candidate], verdict, [0] * self.plan.repetitions)
+                more, verdict, _ = self._time([candidate], verdict, [0] * self.plan.repetitions, calls)
                 samples = [samples[0] + more[0]] if more else samples
             bench_s = time.perf_counter() - t0
             if verdict.outcome is not Outcome.OK:
                 recover(loaded, verdict)
                 return self._reply(path, verdict, bench_s=bench_s)
             return self._reply(
-                path, verdict, latency_us=statistics.median(samples[0]), samples_us=samples[0], bench_s=bench_s
+                path,
+                verdict,
+                latency_us=statistics.median(samples[0]),
+                samples_us=samples[0],
+                bench_s=bench_s,
+                calls_per_sample=calls,
             )
         finally:
             candidate.release()
 
     def _time(
-        self, candidates: Sequence[LoadedCandidate], verdict: Verdict, order: Sequence[int]
-    ) -> tuple[list[list[float]], Verdict]:
+        self,
+        candidates: Sequence[LoadedCandidate],
+        verdict: Verdict,
+        order: Sequence[int],
+        calls_per_sample: int | None = None,
+    ) -> tuple[list[list[float]], Verdict, int | None]:
+        """The candidates' samples in ``order``, the verdict, and the calls per sample they were timed with."""
         loaded = self.loaded
         assert loaded is not None and self.need is not None
         try:
-            samples = time_callables(
+            samples, calls = time_callables(
                 [c.fn for c in candidates],
                 loaded.inputs,
                 loaded.device,
@@ -417,17 +446,19 @@ class BenchService:
                 graph_bytes=self.need.total_bytes,
                 order=order,
                 gradients=loaded.form.takes_gradients,
+                calls_per_sample=calls_per_sample,
             )
         except Exception as exc:  # a launch that fails only under the timer (graph capture, ...): a result
             path = candidates[0].path if len(candidates) == 1 else None
-            return [], classify(exc, path, "timing")
+            return [], classify(exc, path, "timing"), None
         changed = mutated_inputs(loaded)
         if changed:
-            return [], Verdict(Outcome.WRONG_RESULT, f"while timing: {changed}")
-        return samples, verdict
+            return [], Verdict(Outcome.WRONG_RESULT, f"while timing: {changed}"), None
+        return samples, verdict, calls[0]
 
-    def retime(self, paths: Sequence[Path]) -> list[BenchReply]:
-        """Check each candidate again, then time those that pass interleaved (ABBA rounds)."""
+    def retime(self, paths: Sequence[Path], *, calls_per_sample: int | None = None) -> list[BenchReply]:
+        """Check each candidate again, then time those that pass interleaved (ABBA rounds), on the CPU all at one
+        count of calls per sample (``calls_per_sample``, the session's; ``None``: the smallest of theirs)."""
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None
         peak.reset()
@@ -442,20 +473,23 @@ class BenchService:
                 ready.append((path, candidate, verdict))
         try:
             if ready:
-                self._retime_ready(ready, replies)
+                self._retime_ready(ready, replies, calls_per_sample)
         finally:
             for _, candidate, _ in ready:
                 candidate.release()
         return [replies[p] for p in paths]
 
     def _retime_ready(
-        self, ready: list[tuple[Path, LoadedCandidate, Verdict]], replies: dict[Path, BenchReply]
+        self,
+        ready: list[tuple[Path, LoadedCandidate, Verdict]],
+        replies: dict[Path, BenchReply],
+        calls_per_sample: int | None,
     ) -> None:
         from kernelopt.harness.timers import abba_order
 
         t0 = time.perf_counter()
         order = abba_order(len(ready), self.plan.retime_rounds)
-        samples, failed = self._time([c for _, c, _ in ready], ready[0][2], order)
+        samples, failed, calls = self._time([c for _, c, _ in ready], ready[0][2], order, calls_per_sample)
         bench_s = time.perf_counter() - t0
         for k, (path, _, verdict) in enumerate(ready):
             if failed.outcome is not Outcome.OK:
@@ -463,7 +497,12 @@ class BenchService:
                 replies[path] = self._reply(path, Verdict(failed.outcome, reason), bench_s=bench_s)
                 continue
             replies[path] = self._reply(
-                path, verdict, latency_us=statistics.median(samples[k]), samples_us=samples[k], bench_s=bench_s
+                path,
+                verdict,
+                latency_us=statistics.median(samples[k]),
+                samples_us=samples[k],
+                bench_s=bench_s,
+                calls_per_sample=calls,
             )
 
     def close(self) -> None:

@@ -363,6 +363,9 @@ class KernelEvaluator:
         self.ready: BenchReady | None = None
         self._paths: dict[str, Path] = {}  # config key -> candidate file
         self._compiled: dict[Path, CompileResult] = {}  # candidate file -> its passing compile, not sent again
+        # on the CPU, the calls per sample of the session's first timed candidate: every later one is timed with it
+        # (kernelopt.harness.timers.one_count), whichever worker, restarted or not, times it
+        self.calls_per_sample: int | None = None
 
     # -- workers ------------------------------------------------------------------------------------
 
@@ -522,13 +525,41 @@ class KernelEvaluator:
             elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
                 worker.kill()  # the next candidate gets a fresh (forked, cheap) worker, not a corrupt one
 
-        jobs = [
-            Job(BenchKind.EVALUATE, EvaluateRequest(path=str(p), time=timed).model_dump(mode="json")) for p in paths
-        ]
+        def jobs(part: Sequence[Path]) -> list[Job]:
+            return [
+                Job(
+                    BenchKind.EVALUATE,
+                    EvaluateRequest(path=str(p), time=timed, calls_per_sample=self.calls_per_sample).model_dump(
+                        mode="json"
+                    ),
+                )
+                for p in part
+            ]
+
+        answers: list[Answer] = []
         try:
-            return self._bench.run(jobs, timeout_s=lambda: self.settings.bench_timeout_s, on_answer=on_answer)
+            # on the CPU the first timed candidate sets the session's count of calls per sample: alone, then the rest
+            while timed and self._pins_calls() and self.calls_per_sample is None and len(answers) < len(paths):
+                [answer] = self._bench.run(
+                    jobs(paths[len(answers) : len(answers) + 1]),
+                    timeout_s=lambda: self.settings.bench_timeout_s,
+                    on_answer=on_answer,
+                )
+                answers.append(answer)
+                if isinstance(answer, Reply):
+                    self.calls_per_sample = BenchReply.model_validate(answer.payload).calls_per_sample
+            rest = paths[len(answers) :]
+            if rest:
+                answers += self._bench.run(
+                    jobs(rest), timeout_s=lambda: self.settings.bench_timeout_s, on_answer=on_answer
+                )
+            return answers
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
+
+    def _pins_calls(self) -> bool:
+        """Whether the session's candidates are timed at one count of calls per sample (the CPU's timer)."""
+        return self.ready is not None and Device.of(self.ready.device) is Device.CPU
 
     def check_source(self, source: str, config: Config) -> Result:
         """Check a kernel source (the edit to be written, which no candidate was) once, untimed; its result as
@@ -559,9 +590,8 @@ class KernelEvaluator:
         if wanted:
             worker = self._bench.workers[0]
             try:
-                answer = worker.request(
-                    BenchKind.RETIME, RetimeRequest(paths=[str(p) for p in wanted]), self.settings.retime_timeout_s
-                )
+                retime = RetimeRequest(paths=[str(p) for p in wanted], calls_per_sample=self.calls_per_sample)
+                answer = worker.request(BenchKind.RETIME, retime, self.settings.retime_timeout_s)
             except WorkerStartError as exc:
                 raise _problem_error(exc) from None
             if isinstance(answer, Reply):
