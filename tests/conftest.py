@@ -62,6 +62,7 @@ SLOW_FILES = (
     "test_batch_optimize.py",
     "test_loop_resume.py",
     "test_tune_env_faults.py",
+    "test_tunesafe2_cases.py",
     "test_batch.py",
     "test_loop_machine.py",
     "test_report_sweep_compare.py",

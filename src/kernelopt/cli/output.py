@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,6 +17,7 @@ from rich.table import Table
 
 from kernelopt.digits import sig
 from kernelopt.env import raw_value
+from kernelopt.errors import EnvironmentProblem
 
 DEFAULT_WIDTH = 100
 
@@ -27,10 +31,63 @@ def width_of(stream: Any, environ: Any = None) -> int | None:
     return None if stream.isatty() else DEFAULT_WIDTH
 
 
+class _Console(Console):
+    """Rich's console, but a reader that went away is an ``OSError`` as for any other print (:func:`printing`
+    says it): rich's own answer ends the process with status 1 and not a word (after kernel.py was written)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def _console(stderr: bool = False) -> Console:
     """A console bound to the current stdout/stderr, as wide as the terminal (see :func:`width_of`)."""
     stream = sys.stderr if stderr else sys.stdout
-    return Console(file=stream, highlight=False, width=width_of(stream))
+    return _Console(file=stream, highlight=False, width=width_of(stream))
+
+
+class StdoutLost(EnvironmentProblem):
+    """stdout refused what was printed: its reader went away (EPIPE: ``| head``, ``| true``), or its file cannot
+    take it (ENOSPC: a full disk, ``> /dev/full``). Exit 3; a command that wrote a user's file first says so
+    (``tune``: exit 0, kernel.py holds the written best)."""
+
+    def __init__(self, exc: OSError) -> None:
+        super().__init__(
+            f"could not print to stdout: {exc.strerror or exc} (errno {exc.errno})",
+            hint="give stdout somewhere that takes it (a file on a disk with space, or a reader that reads it all)",
+        )
+        self.reason = f"{exc.strerror or exc} (errno {exc.errno})"
+
+
+@contextmanager
+def printing() -> Iterator[None]:
+    """Print inside the block, flushed at its end; an ``OSError`` of the printing leaves as :class:`StdoutLost`.
+
+    stdout is then pointed at /dev/null, so the process's own flush at exit finds nothing to fail on (Python says
+    "Exception ignored ... BrokenPipeError" there and ends with status 120, whatever the command returned).
+    Only printing belongs in the block: another ``OSError`` in it would be taken for stdout's.
+    """
+    try:
+        yield
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError as exc:
+        _drop_stdout()
+        raise StdoutLost(exc) from None
+
+
+def _drop_stdout() -> None:
+    """Point file descriptor 1 (what ``sys.stdout`` writes to) at /dev/null; a stdout with no descriptor of its
+    own (a test's capture) is left as it is."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 def plain_flags(command: Any) -> None:

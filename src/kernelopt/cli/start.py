@@ -19,6 +19,7 @@ import sys
 def run() -> None:
     """Run the CLI on ``sys.argv[1:]`` and end the process with its exit status."""
     code: int | None = None
+    _fill_closed_descriptors()
     try:
         from kernelopt.cli.app import main
 
@@ -33,6 +34,26 @@ def run() -> None:
     if proc is not None and hasattr(proc, "exit_process"):  # it short (nor anything it imports, twice)
         proc.exit_process(code)
     sys.exit(code)
+
+
+def _fill_closed_descriptors() -> None:
+    """Descriptors 0, 1 and 2 that the process started without (``<&-``, ``>&-``, ``2>&-``) get /dev/null, so no
+    file the run opens takes their number: a lock file or a record that became descriptor 1 would receive what a
+    worker prints, and descriptor 2 what a child says. ``sys.stdout`` stays ``None`` where descriptor 1 was
+    closed (:func:`kernelopt.cli.app.main` refuses to run without a stdout); a missing ``sys.stderr`` writes to
+    /dev/null, so the exit status is still the command's."""
+    import os
+
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the process's stderr, open until it ends)
 
 
 def ignore_interrupts() -> None:

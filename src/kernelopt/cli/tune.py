@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
+from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError, WritePlace, disk_problem
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
@@ -387,23 +387,34 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         elif edit is not None and prepared.source.raw != _bytes_of(kernel_py):
             raise SourceChanged(f"{kernel_py} changed during the session")  # the diff would be of old text
         summary = summarize(tuning)
-        if as_json:
-            emit_json(
-                {
-                    **summary.model_dump(mode="json"),
-                    "written": written,
-                    "dry_run": dry_run,
-                    "diff": edit.diff if edit is not None else "",
-                    "kernel_py": str(kernel_py),
-                    "plot": str(plot) if plot is not None else None,
-                    "sweep_best_us": sweep_best,
-                    "sweep_best_label": sweep_label,
-                }
+        changing = None if written or as_json else _changing_results(tuning)
+        with printing():  # a stdout that refuses the output (| head, > /dev/full) after the write: said below
+            if as_json:
+                emit_json(
+                    {
+                        **summary.model_dump(mode="json"),
+                        "written": written,
+                        "dry_run": dry_run,
+                        "diff": edit.diff if edit is not None else "",
+                        "kernel_py": str(kernel_py),
+                        "plot": str(plot) if plot is not None else None,
+                        "sweep_best_us": sweep_best,
+                        "sweep_best_label": sweep_label,
+                    }
+                )
+            else:
+                diff = edit.diff if edit is not None else ""
+                _render(tuning, diff, written=written, dry_run=dry_run, plot=plot, say_verdict=changing is None)
+    except StdoutLost as exc:  # exit 0 when kernel.py was written (the exit code says which), else exit 3
+        if written and edit is not None:
+            from kernelopt.tuning.folder import config_text
+
+            _interrupted(
+                f"{kernel_py.name} holds the session's best, {config_text(r.best_config)} (written); the summary "
+                f"could not be printed: stdout refused it ({exc.reason})",
+                0,
             )
-        else:
-            changing = None if written else _changing_results(tuning)
-            diff = edit.diff if edit is not None else ""
-            _render(tuning, diff, written=written, dry_run=dry_run, plot=plot, say_verdict=changing is None)
+        raise
     except SourceChanged:
         from kernelopt.tuning.folder import config_text
 

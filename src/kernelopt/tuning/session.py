@@ -339,8 +339,8 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
             if run.record is not None:
                 run.record.append(r)
         out.append(r)
+        run.results.append(r)  # with its record line: an interrupt between two lines keeps what was recorded
     run.budget.charge(charged, evaluated=len(fresh), seconds=seconds)
-    run.results += out
     return out
 
 

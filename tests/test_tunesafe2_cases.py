@@ -1,0 +1,137 @@
+"""The second fault trial of ``kernelopt tune`` on a user's own file (docs/faults.md, "tune on a user's file,
+second fault trial", t1..): each test injects one fault the trial found and holds its fix.
+
+The invariant is docs/tuning-engine.md's: after any fault kernel.py is byte for byte what the user last wrote, or
+that text with only the knob edit applied, and the exit code says which (0: the verdict holds; any other: kernel.py
+untouched). The tunes run in this process on a copy of tests/data/loop (a torch kernel on the CPU, no compile
+pool); the faults are a stdout that is closed or refuses what is printed, and a signal between two record lines.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.tuning.budget import Budget, ManualClock
+from kernelopt.tuning.candidate import Result
+from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
+from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
+from kernelopt.tuning.session import StopReason, tune
+
+LOOP = Path(__file__).parent / "data" / "loop"
+SWEEPS = Path(__file__).resolve().parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps"
+TUNE = ["--device", "cpu", "--budget", "3", "--repetitions", "3"]
+
+
+def _folder(tmp_path: Path) -> tuple[Path, bytes]:
+    folder = tmp_path / "loop"
+    shutil.copytree(LOOP, folder, ignore=shutil.ignore_patterns("make_summaries.py", "summary_*"))
+    return folder, (folder / "kernel.py").read_bytes()
+
+
+def _knob_edit_only(before: bytes, after: bytes) -> bool:
+    """``after`` is ``before`` with the one ``BLOCK = ...`` line changed (the knob edit and nothing else)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    return len(changed) == 1 and new[changed[0]].startswith(b"BLOCK = ")
+
+
+class _Refusing(io.TextIOBase):
+    """A stdout whose file refuses every write (a full disk, ``> /dev/full``)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.timeout(60)
+def test_t1_a_closed_stdout_is_refused_before_anything_is_done(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """t1: ``tune --json >&-`` tuned, wrote kernel.py, then ended in exit 70 (AttributeError on ``None.write``)."""
+    folder, before = _folder(tmp_path)
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdout", None)  # what Python gives a process started with descriptor 1 closed
+    assert main(["tune", str(folder), *TUNE, "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelopt: error: stdout is closed (file descriptor 1)") and err.count("\n") == 1, err
+    assert (folder / "kernel.py").read_bytes() == before and not (folder / ".kernelopt").exists()
+
+
+@pytest.mark.timeout(120)
+def test_t2_a_stdout_that_refuses_the_result_says_what_kernel_py_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """t2: ``tune | true`` wrote kernel.py and ended in exit 1 with no word (rich's broken-pipe exit); ``tune --json
+    > /dev/full`` wrote it and said "no space left on the device ... pass --out", exit 3. Now a reader that went away
+    after the write is exit 0 and one line saying what kernel.py holds; a stdout that refuses a result with nothing
+    written is exit 3 naming stdout."""
+    folder, before = _folder(tmp_path)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away (`| head -1` done, `| true`): every write is EPIPE
+    with open(write_end, "w", encoding="utf-8") as gone:
+        monkeypatch.setattr("sys.stdout", gone)
+        code = main(["tune", str(folder), *TUNE])
+        monkeypatch.undo()
+    err = capsys.readouterr().err
+    after = (folder / "kernel.py").read_bytes()
+    assert code == 0, err
+    assert _knob_edit_only(before, after)
+    line = err.strip().splitlines()[-1]
+    best = after.split(b"BLOCK = ", 1)[1].split()[0].decode()
+    assert line == (
+        f"kernelopt: kernel.py holds the session's best, BLOCK={best} (written); the summary could not be printed: "
+        "stdout refused it (Broken pipe (errno 32))"
+    ), err
+
+    monkeypatch.setattr("sys.stdout", _Refusing())  # --dry-run: nothing is written, so stdout's refusal is exit 3
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--repetitions", "3", "--dry-run", "--json"])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith("kernelopt: error: could not print to stdout: No space left on device (errno 28)")
+    ), err
+    assert "--out" not in err.splitlines()[-1] and (folder / "kernel.py").read_bytes() == after
+
+
+class _CutRecord:
+    """A session record that takes a signal while it writes its ``cut_at``-th line (after ``cut_at - 1`` whole
+    lines): the moment a user's Ctrl-C lands between two lines of one round."""
+
+    def __init__(self, record: SessionRecord, cut_at: int) -> None:
+        self.record, self.cut_at, self.lines = record, cut_at, 0
+
+    def served(self) -> dict[str, Result]:
+        return self.record.served()
+
+    def append(self, result: Result) -> None:
+        self.lines += 1
+        if self.lines == self.cut_at:
+            raise KeyboardInterrupt
+        self.record.append(result)
+
+
+@pytest.mark.timeout(60)
+def test_t3_an_interrupt_between_two_record_lines_keeps_what_was_recorded(tmp_path: Path) -> None:
+    """t3: SIGINT/SIGTERM/SIGHUP as a round's results were recorded said "interrupted after 2 candidate(s) (none
+    timed)" while the record held the two timed: the round's results joined the session only after its last line."""
+    s = read_sweeps(SWEEPS / "layernorm.json")[0]
+    space, clock = space_from_sweep(s), ManualClock()
+    header = RecordHeader.for_space(space, device="cuda", gpu="NVIDIA H200", versions={"triton": "3.6.0"})
+    record = _CutRecord(SessionRecord.open(tmp_path / "record.jsonl", header), cut_at=3)
+    budget = Budget.default(space.size.count, clock)
+    cut = tune(space, ReplayEvaluator(s, clock), budget=budget, record=record, rng_seed=7)  # type: ignore[arg-type]
+    kept = SessionRecord.read(tmp_path / "record.jsonl").results
+    assert cut.stop is StopReason.INTERRUPTED and len(kept) == 2
+    assert [r.key for r in cut.results] == [r.key for r in kept] and cut.evaluations >= 2
+    assert cut.best_latency_us == min(r.latency_us for r in kept if r.latency_us is not None)
