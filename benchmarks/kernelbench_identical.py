@@ -19,6 +19,8 @@ and prints, per level and in all:
   (``kernelopt.harness.stats.claim``) says on identical kernels, at most 5 % by issue 34; beside it the rate
   at which the 95 % interval alone excludes 1.0;
 - KernelBench's fast_1 and the significant fast_1;
+- the identical pairs timed with one count of calls per sample (the kernel and its reference in each row's
+  ``.kernelopt/gate/v0/timing.json``): on the CPU every pair, by ``kernelopt.harness.timers.one_count``;
 - the overhead per problem: wall time minus the workers' checking and timing (``duration_s - work_s``);
 - the mean seconds per problem by phase (the rows' ``phases``: worker start-up, loading, building the inputs,
   the reference's runs, the kernel's runs in the check, the checker's own work, the timing, and the rest),
@@ -219,6 +221,22 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def call_counts(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(pairs timed with one count of calls per sample, pairs timed): the kernel's and its reference's
+    ``launches_per_sample`` in each timed row's ``.kernelopt/gate/v0/timing.json``, case by case."""
+    equal = pairs = 0
+    for row in rows:
+        timing = Path(row["workspace"]) / ".kernelopt" / "gate" / "v0" / "timing.json" if row.get("workspace") else None
+        if timing is None or not timing.is_file():
+            continue
+        for case in json.loads(timing.read_text(encoding="utf-8")).get("timings") or []:
+            counts = {v["label"]: v["launches_per_sample"] for v in case.get("versions", [])}
+            if "reference" in counts and len(counts) > 1:
+                pairs += 1
+                equal += len(set(counts.values())) == 1
+    return equal, pairs
+
+
 def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{100.0 * v:.1f} %"
 
@@ -250,6 +268,11 @@ def render(levels: list[tuple[str, dict[str, Any], float]]) -> str:
     line("95 % interval alone excludes 1.0", [_pct(f["interval_excludes_1_rate"]) for _, f, _ in levels])
     line("fast_1 (KernelBench)", [_pct(f["fast_1"]) for _, f, _ in levels])
     line("significant fast_1", [_pct(f["significant_fast_1"]) for _, f, _ in levels])
+    if any("call_counts" in f for _, f, _ in levels):
+        line(
+            "identical pairs at one count of calls",
+            [f"{f['call_counts'][0]} of {f['call_counts'][1]}" if "call_counts" in f else "n/a" for _, f, _ in levels],
+        )
     line("overhead per problem (wall - work)", [_s(f["mean_overhead_s"]) for _, f, _ in levels])
     line("wall per problem", [_s(f["mean_duration_s"]) for _, f, _ in levels])
     line("batch wall time", [_s(wall) for _, _, wall in levels])
@@ -319,11 +342,13 @@ def main(argv: list[str] | None = None) -> int:
         figures = summarize_rows(rows)
         figures["level_problems"] = n_problems
         figures["cut_at_budget"] = cut
+        figures["call_counts"] = call_counts(rows)
         levels.append((level.resolve().name, figures, wall))
     if len(levels) > 1:
         together = summarize_rows(all_rows)
         together["level_problems"] = sum(f["level_problems"] for _, f, _ in levels)
         together["cut_at_budget"] = any(f["cut_at_budget"] for _, f, _ in levels)
+        together["call_counts"] = call_counts(all_rows)
         levels.append(("all", together, sum(w for _, _, w in levels)))
     print(
         f"KernelBench identical kernels (ModelNew(Model): pass), --device {args.device} "

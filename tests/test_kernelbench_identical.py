@@ -96,3 +96,27 @@ def test_the_figures_count_false_failures_errors_and_significant_claims(bench: M
     # the seconds per problem by phase (of the rows that have them), and the slowest problems with theirs
     assert f["mean_phase_s"]["inputs_s"] == pytest.approx(2.0) and f["mean_phase_s"]["other_s"] == pytest.approx(0.5)
     assert "build inputs (get_inputs)" in text and "SLOW level1 c: 6.0 s (start 0.5, load 0.5, inputs 2.0" in text
+
+
+def test_the_figures_count_identical_pairs_timed_with_one_count_of_calls(bench: ModuleType, tmp_path: Path) -> None:
+    import json
+
+    def workspace(name: str, kernel: int, reference: int | None) -> str:
+        folder = tmp_path / name / ".kernelopt" / "gate" / "v0"
+        folder.mkdir(parents=True)
+        versions = [{"label": "v0", "launches_per_sample": kernel}]
+        versions += [] if reference is None else [{"label": "reference", "launches_per_sample": reference}]
+        (folder / "timing.json").write_text(json.dumps({"timings": [{"index": 0, "versions": versions}]}))
+        return str(tmp_path / name)
+
+    rows = [
+        _row("a", "PASS", workspace=workspace("a", 3, 3)),
+        _row("b", "PASS", workspace=workspace("b", 1, 115)),  # level 1 #43 in the second trial
+        _row("c", "PASS", workspace=workspace("c", 2, None)),  # the reference not timed: no pair
+        _row("d", "FAIL", workspace=str(tmp_path / "missing")),
+        _row("e", "ERROR"),
+    ]
+    assert bench.call_counts(rows) == (1, 2)
+    f = bench.summarize_rows(rows) | {"call_counts": bench.call_counts(rows)}
+    assert "identical pairs at one count of calls" in bench.render([("level1", f, 1.0)])
+    assert "1 of 2" in bench.render([("level1", f, 1.0)])
