@@ -94,6 +94,7 @@ SLOW_FILES = (
     "test_signals.py",
     "test_mcp_server.py",
     "test_agentbreak_cases.py",
+    "test_agentleft_cases.py",  # two CPU gates, the MCP SDK's import, a report of thirty versions
     "test_loop_cli.py",
     "test_loop_integration.py",
     "test_redact.py",
@@ -154,7 +155,6 @@ SLOW_FILES = (
     "test_gpu_scripts.py",
     "test_bad_input.py",
     "test_newuser2_cases.py",  # 3-5 s under load: a worker run in the process (torch, Triton's interpreter)
-    "test_agentleft_cases.py",  # 2-4 s: the MCP SDK's import, a report of thirty versions
 )
 
 

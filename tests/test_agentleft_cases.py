@@ -150,3 +150,48 @@ def test_a_report_version_without_the_evidence_section_is_one_line(add_workspace
         _call(server, "report", workspace=str(add_workspace.root), section="everything")
     assert "report: bad arguments: section: input should be 'summary', " in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+# == stand-alone validate: where nothing was recorded, and why =======================================
+
+
+def test_validate_before_v0_says_nothing_was_recorded_and_names_the_command_that_records_v0(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`validate` of a new workspace gated the kernel as "v0" and ended "(record aside: ...)": memory/ stayed
+    empty, the next `plan` was numbered v0 and the kernel as given never became the baseline. A record in memory/
+    is a version the loop commits with its profile (V0 with baseline_report.md), so the gate alone still records
+    nothing, and now says so, where its record went, and the command that records V0."""
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
+    ws = add_workspace
+    code, out, err = _run(capsys, "validate", str(ws.root), "--device", "cpu")
+    assert code == 0, err
+    note = next(line for line in out.splitlines() if line.startswith("note: nothing recorded"))
+    assert f"its record is set aside at {ws.state_dir / 'validate' / 'v0.json'}" in note
+    assert f"`kernelopt optimize {ws.root} --max-iters 0` gates, profiles and commits V0 as the baseline" in note
+    assert out.splitlines()[-1] == "quality gate v0: PASS (not recorded in memory/: see the note above)"
+    assert ws.memory.versions() == [] and (ws.state_dir / "validate" / "v0.json").is_file()
+
+
+def test_validate_after_v0_says_the_loop_records_the_version(
+    rows_baseline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With V0 recorded (`optimize --max-iters 0`, as the note above says), a gate of V0 again leaves the loop's
+    record as it was, and --json carries the same note."""
+    import json
+
+    from .conftest import with_baseline
+
+    monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")
+    monkeypatch.setenv("KERNELOPT_SEEDS", "1")
+    ws = Workspace(with_baseline(rows_baseline, tmp_path))
+    before = ws.memory.path(0).read_bytes()
+    code, out, err = _run(capsys, "validate", str(ws.root), "--device", "cpu", "--version", "0", "--json")
+    assert code == 0, err
+    notes = json.loads(out)["notes"]
+    assert (
+        "nothing recorded: memory/v0.json is the loop's record of V0, unchanged (its record is set aside at "
+        in (notes[-1])
+    )
+    assert ws.memory.path(0).read_bytes() == before and ws.memory.versions() == [0]

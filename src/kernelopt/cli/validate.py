@@ -1,7 +1,11 @@
 """``kernelopt validate WS [--version N] [--previous P]``: Stage 4, the quality gate of one version.
 
 Stand-alone validation leaves ``memory/`` alone: the record it would write goes to
-``.kernelopt/validate/v<N>.json`` (untracked), so git stays clean and the loop's records stay the loop's.
+``.kernelopt/validate/v<N>.json`` (untracked), so git stays clean and the loop's records stay the loop's. A
+record in ``memory/`` is a version the loop committed with its profile and plan (V0: with
+``baseline_report.md``); a gate run alone is a check, and its output says so and where its record went, and,
+before V0 is recorded, the command that records it (``kernelopt optimize WS --max-iters 0``), since the next
+plan is numbered from the records.
 
 Exit status: 0 PASS, 1 FAIL, 124 TIMEOUT_FAIL (errors of the tool itself keep their own codes: 2 bad
 input, 3 environment). ``--json`` prints the whole :class:`~kernelopt.harness.gate.GateReport`.
@@ -171,6 +175,7 @@ def register(app: typer.Typer) -> None:
             size_scale=size_scale,
             scratch=True,
         )
+        report.notes.append(not_recorded(ws, n, report.record_path))
         if as_json:
             emit_json(report)
         else:
@@ -197,10 +202,26 @@ def _show(n: int, report: GateReport) -> None:
     for w in report.warnings:
         warn(w)
     reason = f": {report.failure_reason}" if report.failure_reason else ""
-    aside = f"record aside: {report.record_path}"
+    aside = "not recorded in memory/: see the note above"
     if report.problem_failed:  # the error line that ends the run says why, once (the reason was said twice)
         reason, aside = " of reference.py, not of the kernel", f"the line below says why; {aside}"
     info(f"quality gate v{n}: {report.result.value}{reason} ({aside})")
+
+
+def not_recorded(ws: Workspace, n: int, record_path: str) -> str:
+    """Where a stand-alone gate recorded nothing, and why; before V0 is recorded, the command that records it."""
+    from kernelopt.loop.opening import baseline_commit
+
+    aside = f"its record is set aside at {record_path}"
+    alone = f"nothing recorded: memory/ holds the versions the loop commits, and a gate run alone is a check ({aside})"
+    if baseline_commit(ws) is None:
+        return (
+            f"{alone}; V0 is not recorded yet, so the next plan would be numbered v0: `kernelopt optimize {ws.root} "
+            "--max-iters 0` gates, profiles and commits V0 as the baseline"
+        )
+    if ws.memory.exists(n):
+        return f"nothing recorded: memory/v{n}.json is the loop's record of V{n}, unchanged ({aside})"
+    return f"{alone}; the loop records V{n} (`kernelopt optimize {ws.root}`, or the MCP tools validate and record)"
 
 
 def _against(ref: ReferenceSpeedup, which: str) -> str | None:
