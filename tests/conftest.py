@@ -77,6 +77,7 @@ SLOW_FILES = (
     "test_breaker3_cases.py",
     "test_guard_forms.py",
     "test_breaker4_cases.py",
+    "test_breaker5_cases.py",
     "test_nvidia_runner.py",
     "test_loop_agents.py",
     "test_tuning_rejected.py",

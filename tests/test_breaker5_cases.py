@@ -1,0 +1,130 @@
+"""The fifth new user's trial of ``kernelopt tunables`` / ``tune`` / ``validate`` / ``optimize``, held out (issue 32:
+"kernels, shapes and clients we have never seen are the test"). Each folder of tests/data/breaker5 is a Triton kernel
+written for the trial in a form public kernel libraries use and the first four trials did not try (its README lists
+them). What tuning writes is judged as a user would: the written kernel against the reference at every ``SHAPES``
+entry and at sizes not in ``SHAPES`` (one between, one above, one odd) that the original handled, loaded afresh in
+this process with Triton's interpreter. A strict xfail is a defect found and not yet fixed."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.tunables.guard import guard_edit
+from tests.test_breaker_cases import _correct_at
+
+DATA = Path(__file__).parent / "data" / "breaker5"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
+    got = _correct_at((folder, shapes))
+    assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
+
+
+# ------------------------------------------------------------------------------------- a wrong kernel written
+
+GEMV_K = "    BLOCK_K = 32\n"
+
+
+@pytest.mark.xfail(strict=True, reason="i1: the guard does not read a block pointer's unchecked axis")
+@pytest.mark.timeout(120)
+def test_a_block_pointer_axis_without_a_boundary_check_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: bp_gemv walks K through block pointers with ``tl.advance``; its rows are bounds-checked
+    (``boundary_check=(0,)``), its K axis is not (``assert K % 32 == 0`` in run). The guard read the kernel as masked
+    (it has a boundary check) and the loop (``range(0, tl.cdiv(K, BLOCK_K))``) as no step over K, so ``BLOCK_K =
+    64`` went out as a literal: right at the SHAPES' K of 64 and 256, wrong at K = 96 and 32, which the original
+    handled. An axis a block pointer loads or stores without a boundary check needs a block that divides it."""
+    old = (DATA / "bp_gemv" / "kernel.py").read_text()
+    guarded = guard_edit(old, old.replace(GEMV_K, "    BLOCK_K = 64\n"))
+    assert guarded.new_source is not None
+    assert "    BLOCK_K = 32\n    if K % 64 == 0:  # kernelopt: tuned\n        BLOCK_K = 64\n" in guarded.new_source
+    assert guarded.note is not None and "K" in guarded.note
+    folder = _copy("bp_gemv", tmp_path)
+    (folder / "kernel.py").write_text(guarded.new_source)
+    _all_correct(folder, [{"M": 40, "K": 64}, {"M": 100, "K": 256}, {"M": 70, "K": 96}, {"M": 7, "K": 32}])
+
+
+@pytest.mark.timeout(60)
+def test_a_block_pointer_axis_with_its_boundary_check_is_free() -> None:
+    """Beside it: the rows of bp_gemv are bounds-checked, so ``BLOCK_M`` moves as a literal, and bp_gemm (every
+    axis checked) is not guarded at all."""
+    old = (DATA / "bp_gemv" / "kernel.py").read_text()
+    moved = old.replace("    BLOCK_M = 16\n", "    BLOCK_M = 64\n")
+    assert guard_edit(old, moved) == type(guard_edit(old, moved))(moved, None)
+    gemm = (DATA / "bp_gemm" / "kernel.py").read_text()
+    wide = gemm.replace("BLOCK_M=32, BLOCK_N=32, BLOCK_K=16", "BLOCK_M=128, BLOCK_N=128, BLOCK_K=64")
+    assert guard_edit(gemm, wide).new_source == wide
+
+
+# ----------------------------------------------------------------------------------- a correct kernel refused
+
+
+def _check_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: Path, reference: Path) -> Any:
+    """The gate's correctness check of ``kernel`` (validate's and optimize's V0), run in this process."""
+    from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    spec = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(reference),
+        kernels=[KernelSource(label="t", kernel_py=str(kernel), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        device="cpu",
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return run_job(spec, writer)
+    finally:
+        writer.close()
+
+
+@pytest.mark.xfail(strict=True, reason="i2: the gate refuses every input modification, the reference's own too")
+@pytest.mark.timeout(60)
+def test_an_in_place_op_whose_reference_is_in_place_too_passes_the_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 2026-12-05: rope_inplace rotates q in place and returns it, as Liger-Kernel and unsloth write RoPE;
+    its reference does the same (``q.copy_(...)``, the op's contract). ``validate`` said V0 "FAIL: ... kernel
+    modified input 0 in place; inputs must be left untouched" and ``tune`` failed every candidate the same way:
+    the reference modifies that input too, so the kernel is right to. An input the reference modifies may be
+    modified by the kernel, to what the reference leaves in it; one it leaves alone may not."""
+    folder = DATA / "inplace_torch"
+    ok = _check_in_process(tmp_path / "ok", monkeypatch, folder / "kernel.py", folder / "reference.py")
+    assert ok.failure is None, ok.failure
+    pure = _check_in_process(tmp_path / "pure", monkeypatch, folder / "kernel_pure.py", folder / "reference.py")
+    assert pure.failure is None, pure.failure
+    wrong = _check_in_process(tmp_path / "wrong", monkeypatch, folder / "kernel_wrong.py", folder / "reference.py")
+    assert wrong.failure is not None and wrong.failure.error_class == "InputMutated"
+    assert "the reference leaves" in wrong.failure.message
+
+
+@pytest.mark.xfail(strict=True, reason="i2: the tuning check refuses every input modification")
+@pytest.mark.timeout(60)
+def test_the_tuning_check_lets_an_in_place_op_modify_what_its_reference_modifies() -> None:
+    """The same rule in the tuning engine's check (``tune``'s candidates): the in-place kernel is OK, one that
+    zeroes the input the reference rotates is a wrong result naming it."""
+    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    folder = DATA / "inplace_torch"
+    problem = Problem(kernel_py=folder / "kernel.py", reference_py=folder / "reference.py")
+    loaded = LoadedProblem.load(problem, "cpu")
+    loaded.build(ProblemShape(kwargs={"n": 64}))
+    for name, ok in (("kernel.py", True), ("kernel_pure.py", True), ("kernel_wrong.py", False)):
+        candidate, verdict = load_candidate(loaded, folder / name)
+        assert candidate is not None
+        verdict = check_run(loaded, candidate, verdict)
+        assert (verdict.reason is None) is ok, (name, verdict.reason)
