@@ -34,14 +34,14 @@ def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
 GEMV_K = "    BLOCK_K = 32\n"
 
 
-@pytest.mark.xfail(strict=True, reason="i1: the guard does not read a block pointer's unchecked axis")
 @pytest.mark.timeout(120)
 def test_a_block_pointer_axis_without_a_boundary_check_keeps_its_block_a_divisor(tmp_path: Path) -> None:
     """Seen on 2026-12-05: bp_gemv walks K through block pointers with ``tl.advance``; its rows are bounds-checked
     (``boundary_check=(0,)``), its K axis is not (``assert K % 32 == 0`` in run). The guard read the kernel as masked
     (it has a boundary check) and the loop (``range(0, tl.cdiv(K, BLOCK_K))``) as no step over K, so ``BLOCK_K =
     64`` went out as a literal: right at the SHAPES' K of 64 and 256, wrong at K = 96 and 32, which the original
-    handled. An axis a block pointer loads or stores without a boundary check needs a block that divides it."""
+    handled. An axis a block pointer loads or stores without a boundary check needs a block that divides it:
+    ``if K % 64 == 0:  # kernelopt: tuned`` / ``BLOCK_K = 64``."""
     old = (DATA / "bp_gemv" / "kernel.py").read_text()
     guarded = guard_edit(old, old.replace(GEMV_K, "    BLOCK_K = 64\n"))
     assert guarded.new_source is not None

@@ -170,6 +170,7 @@ def _requirements(
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line)
+            out += _block_pointer_axes(call, kernel, pos[written].start.line)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
     flags = _flag_tests(fn)
@@ -505,6 +506,59 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only
         if tile is not None:
             why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
             out.append(Divides(tile, passed[stop], line, why))
+    return out
+
+
+_BLOCK_PTR_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
+
+
+def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """What the block pointers of ``kernel`` say, as the launch ``call`` passes their sizes: a ``tl.load`` or
+    ``tl.store`` of a pointer made by ``tl.make_block_ptr(..., shape=(M, K), block_shape=(BLOCK_M, BLOCK_K))``
+    whose ``boundary_check`` leaves an axis out (``(0,)``, or none at all) reads and writes that axis in whole
+    blocks, so its block must divide its size (a GEMV checking its rows and not K: ``BLOCK_K`` divides ``K``). A
+    boundary check kernelopt cannot read (not a literal tuple of axes) is taken as checking every axis."""
+    passed = _passed(call, kernel)
+    made: dict[str, tuple[list[cst.BaseExpression], list[cst.BaseExpression]]] = {}
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+            continue
+        target = node.targets[0].target
+        if not isinstance(target, cst.Name) or dotted(node.value.func).split(".")[-1] != "make_block_ptr":
+            continue
+        args = {a.keyword.value: a.value for a in node.value.args if a.keyword is not None}
+        args |= {k: a.value for k, a in zip(_BLOCK_PTR_ARGS, node.value.args, strict=False) if a.keyword is None}
+        shape, block = args.get("shape"), args.get("block_shape")
+        if isinstance(shape, cst.Tuple) and isinstance(block, cst.Tuple) and len(shape.elements) == len(block.elements):
+            made[target.value] = ([e.value for e in shape.elements], [e.value for e in block.elements])
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        if not isinstance(node, cst.Call) or not node.args:
+            continue
+        name, first = dotted(node.func).split(".")[-1], node.args[0].value
+        if name not in ("load", "store") or not isinstance(first, cst.Name) or first.value not in made:
+            continue
+        pointer = first.value
+        check = next(
+            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "boundary_check"), None
+        )
+        axes = [_int(e.value) for e in check.elements] if isinstance(check, cst.Tuple | cst.List) else [None]
+        if check is not None and None in axes:
+            continue  # not read: taken as checking every axis
+        checked = set(axes) if check is not None else set()
+        for axis, (size, block) in enumerate(zip(*made[pointer], strict=True)):
+            if axis in checked or not isinstance(size, cst.Name) or not isinstance(block, cst.Name):
+                continue
+            if size.value not in passed or block.value not in passed:
+                continue
+            given = passed[block.value]
+            tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block.value) if _int(given) else None
+            if tile is not None:
+                why = (
+                    f"the kernel {kernel.name.value} {name}s block pointer {pointer} without a boundary check on "
+                    f"axis {axis} ({block.value} over {size.value})"
+                )
+                out.append(Divides(tile, passed[size.value], line, why))
     return out
 
 
