@@ -91,7 +91,6 @@ def _check_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: P
         writer.close()
 
 
-@pytest.mark.xfail(strict=True, reason="i2: the gate refuses every input modification, the reference's own too")
 @pytest.mark.timeout(60)
 def test_an_in_place_op_whose_reference_is_in_place_too_passes_the_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -111,7 +110,6 @@ def test_an_in_place_op_whose_reference_is_in_place_too_passes_the_gate(
     assert "the reference leaves" in wrong.failure.message
 
 
-@pytest.mark.xfail(strict=True, reason="i2: the tuning check refuses every input modification")
 @pytest.mark.timeout(60)
 def test_the_tuning_check_lets_an_in_place_op_modify_what_its_reference_modifies() -> None:
     """The same rule in the tuning engine's check (``tune``'s candidates): the in-place kernel is OK, one that

@@ -81,6 +81,36 @@ def changed_elements(before: torch.Tensor, after: torch.Tensor) -> int:
     return int(diff.sum().item())
 
 
+def modified_inputs(before: Any, after: Any) -> dict[int, torch.Tensor]:
+    """The tensors of ``after`` (inputs after a call) that differ from ``before`` (their copy from before it), by
+    their index among the inputs' tensors: what a reference that works in place leaves in its inputs."""
+    from kernelopt.harness.inputs import tensors_in
+
+    pairs = zip(tensors_in(before), tensors_in(after), strict=False)
+    return {j: b for j, (a, b) in enumerate(pairs) if changed_elements(a, b)}
+
+
+def left_unlike_reference(
+    j: int,
+    after: torch.Tensor,
+    reference_left: torch.Tensor,
+    *,
+    dtype_hint: str | None,
+    atol: float | None,
+    rtol: float | None,
+) -> str | None:
+    """Why input ``j``, which the kernel modified in place as the reference modifies it, does not hold what the
+    reference leaves in it (the output check's tolerance); ``None`` when it does. An in-place op (RoPE rotating q,
+    an optimizer step) is right to modify what its reference modifies, and only that (issue 32, breaker5 i2)."""
+    chk = check_outputs(after, reference_left, reference_left, dtype_hint=dtype_hint, atol=atol, rtol=rtol)
+    if chk.message is None:
+        return None
+    return (
+        f"kernel modified input {j} in place, as the reference does, but not to what the reference leaves in it: "
+        f"{chk.message}"
+    )
+
+
 class _Mismatch(Exception):
     """An output that cannot be compared with the reference's: what is wrong, and its error class."""
 

@@ -500,7 +500,7 @@ def _check_seed(
     """
     import torch
 
-    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.compare import check_outputs, modified_inputs
     from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
     from kernelopt.harness.timers import synchronize
 
@@ -517,8 +517,11 @@ def _check_seed(
     with _user(where, "the reference", culprit=Culprit.PROBLEM):
         torch.manual_seed(run_seed)
         before = generator_states(ctx.device)
+        ref_inputs = clone_tree(inputs)
         with LineTrace(traced) as native_path:
-            ref_native = subject.ref(*clone_tree(inputs))
+            ref_native = subject.ref(*ref_inputs)
+        ref_left = modified_inputs(inputs, ref_inputs)  # an op in place: what it leaves in its inputs
+        del ref_inputs
         random = drew(before, generator_states(ctx.device))
         ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
         if precision != "native" and (
@@ -542,7 +545,7 @@ def _check_seed(
     cc.seeds += 1
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
-    _fail_if_inputs_changed(ctx, cc, saved, inputs, where)
+    _fail_if_inputs_changed(ctx, cc, saved, inputs, where, ref_left, subject)
     _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
     chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
     ctx.progress.emit("check_end")
@@ -643,14 +646,23 @@ def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) ->
             )
 
 
-def _fail_if_inputs_changed(ctx: _Ctx, cc: CaseCheck, saved: Any, inputs: Any, where: str) -> None:
-    """Fail the case when the kernel wrote into one of its inputs (``saved`` is their copy from before)."""
-    from kernelopt.harness.compare import changed_elements
+def _fail_if_inputs_changed(
+    ctx: _Ctx, cc: CaseCheck, saved: Any, inputs: Any, where: str, ref_left: Mapping[int, Any], subject: _Checked
+) -> None:
+    """Fail the case when the kernel wrote into one of its inputs (``saved`` is their copy from before), unless the
+    reference modifies that input too (``ref_left``: what it leaves there) and the kernel leaves the same."""
+    from kernelopt.harness.compare import changed_elements, left_unlike_reference
     from kernelopt.harness.inputs import tensors_in
 
     for j, (before, after) in enumerate(zip(tensors_in(saved), tensors_in(inputs), strict=False)):
         changed = changed_elements(before, after)
-        if changed:
+        if changed and j in ref_left:
+            why = left_unlike_reference(
+                j, after, ref_left[j], dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol
+            )
+            if why is not None:
+                _fail_case(ctx, cc, f"{where}: {why}", "InputMutated")
+        elif changed:
             _fail_case(
                 ctx,
                 cc,

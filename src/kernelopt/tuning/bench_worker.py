@@ -451,7 +451,7 @@ class BenchService:
         except Exception as exc:  # a launch that fails only under the timer (graph capture, ...): a result
             path = candidates[0].path if len(candidates) == 1 else None
             return [], classify(exc, path, "timing"), None
-        changed = mutated_inputs(loaded)
+        changed = mutated_inputs(loaded, timing=True)
         if changed:
             return [], Verdict(Outcome.WRONG_RESULT, f"while timing: {changed}"), None
         return samples, verdict, calls[0]

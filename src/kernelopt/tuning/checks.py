@@ -212,6 +212,7 @@ class LoadedProblem:
     prepared: list[Any] = field(default_factory=list)
     chunk_elems: int = CHUNK_MIN_ELEMS
     watch: UserCodeWatch | None = None
+    reference_left: dict[int, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, problem: Problem, device: str, *, watch: UserCodeWatch | None = None) -> LoadedProblem:
@@ -278,11 +279,13 @@ class LoadedProblem:
         """
         import torch
 
+        from kernelopt.harness.compare import modified_inputs
         from kernelopt.harness.inputs import nbytes
 
         self._use(shape)
         self.inputs = self.make_inputs(self.device)
         self.prints = fingerprint(self.inputs)
+        self.reference_left = {}
         with torch.set_grad_enabled(self.form.takes_gradients):
             ref = self.reference_callable(self.device)
             self.ref_model = ref if self.form is KernelForm.KERNELBENCH else None
@@ -290,8 +293,10 @@ class LoadedProblem:
             with _running(self.watch, where):
                 self.expected = ref(*self.inputs)
                 synchronize(self.device)
-        if fingerprint(self.inputs) != self.prints:
+        if fingerprint(self.inputs) != self.prints:  # an op in place: candidates may leave what it leaves
+            modified = self.inputs
             self.restore_inputs()
+            self.reference_left = modified_inputs(self.inputs, modified)  # the inputs are built again as they were
         from kernelopt.harness.compare import prepare_reference
         from kernelopt.harness.inputs import tensors_in
 
@@ -424,17 +429,40 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     return verdict
 
 
-def mutated_inputs(loaded: LoadedProblem) -> str | None:
-    """The failure line when a candidate modified an input (the inputs are then built again), else ``None``."""
+def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None:
+    """The failure line when a candidate modified an input (the inputs are then built again), else ``None``. An
+    input the reference modifies too (an op in place) may be modified: after one call (``timing`` false) to what
+    the reference leaves in it, after many (timing) to anything."""
+    from kernelopt.harness.compare import left_unlike_reference
+    from kernelopt.harness.inputs import tensors_in
+
     now = fingerprint(loaded.inputs)
     changed = [j for j, (a, b) in enumerate(zip(now, loaded.prints, strict=False)) if a != b]
     if len(now) != len(loaded.prints):
         changed = changed or [len(now)]
     if not changed:
         return None
+    wrong = [j for j in changed if j not in loaded.reference_left]
+    unlike = None
+    if not wrong and not timing:
+        tensors = tensors_in(loaded.inputs)
+        reasons = (
+            left_unlike_reference(
+                j,
+                tensors[j],
+                loaded.reference_left[j],
+                dtype_hint=loaded.problem.dtype_hint,
+                atol=loaded.atol,
+                rtol=loaded.rtol,
+            )
+            for j in changed
+        )
+        unlike = next((r for r in reasons if r is not None), None)
     loaded.restore_inputs()
-    which = ", ".join(str(j) for j in changed)
-    return f"the kernel modified input {which} in place; inputs must be left untouched"
+    if wrong:
+        which = ", ".join(str(j) for j in wrong)
+        return f"the kernel modified input {which} in place; inputs must be left untouched"
+    return None if unlike is None else f"the {unlike}"
 
 
 def run_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
