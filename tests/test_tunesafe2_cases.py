@@ -135,3 +135,93 @@ def test_t3_an_interrupt_between_two_record_lines_keeps_what_was_recorded(tmp_pa
     assert cut.stop is StopReason.INTERRUPTED and len(kept) == 2
     assert [r.key for r in cut.results] == [r.key for r in kept] and cut.evaluations >= 2
     assert cut.best_latency_us == min(r.latency_us for r in kept if r.latency_us is not None)
+
+
+@pytest.mark.timeout(120)
+def test_t4_two_tunes_that_share_a_session_folder_are_one_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """t4: two copies of one kernel folder tuned at once with one ``--out`` shared the session folder (the key is the
+    kernel, the reference and the problem, not the path): both timed under each other's load into one record, the
+    second serving the first's measurements as they were made. The session folder is locked as the folder is."""
+    import subprocess
+    import sys
+
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    first, before = _folder(tmp_path)
+    second = tmp_path / "copy"
+    shutil.copytree(first, second)
+    out = tmp_path / "shared"
+    session = prepare_folder(TuneRequest(folder=first, device="cpu", budget=3, out=out)).session_dir
+    src = Path(__file__).resolve().parents[1] / "src"
+    holder = subprocess.Popen(  # the first tune, holding its session folder's lock until told to go
+        [
+            sys.executable,
+            "-c",
+            f"from kernelopt.workspace import RunLock; RunLock({str(session)!r}, command='tune').acquire(); "
+            "print('held', flush=True); input()",
+        ],
+        env={**os.environ, "PYTHONPATH": str(src)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"  # it holds the lock now
+        capsys.readouterr()
+        assert main(["tune", str(second), *TUNE, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines()[-1] == (
+            f"kernelopt: error: another kernelopt tune is running on {session} (pid {holder.pid}); it tunes the "
+            "same kernel and reference into the same --out; wait for it, or give this one another --out"
+        ), err
+        assert (second / "kernel.py").read_bytes() == before and not (session / "record.jsonl").exists()
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+@pytest.mark.timeout(120)
+def test_t5_an_interrupt_in_optimize_s_tuning_session_is_the_loop_s_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """t5: a Ctrl-C while Stage 3's tuning session ran ended the session, and the loop went on: V1 recorded (and
+    committed) as FAIL "no candidate ran", exit 0, and the next ``optimize`` stopped with no_new_plan ("the tuning
+    session of this kernel.py failed in v1"): one Ctrl-C ruled out the launch configuration for good. A session cut
+    after its first round could write its best so far, never re-timed. Now the interrupt leaves Stage 3 as an
+    interrupt: the loop rolls the stage back and says how to resume, kernel.py unchanged."""
+    from kernelopt.actions import LAUNCH_CONFIGURATION
+    from kernelopt.backends.protocol import StageContext
+    from kernelopt.backends.rules import RuleImplementer, RulePlanner
+    from kernelopt.loop.wiring import cpu_timing_summary
+    from kernelopt.memory.model import GateResult, IterationRecord
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from kernelopt.workspace import Workspace
+
+    from .data.planning import fakes
+
+    ws = Workspace.create(
+        "cut", kernel=LOOP / "kernel.py", reference=LOOP / "reference.py", root=tmp_path, task_card=LOOP / "README.md"
+    )
+    v0 = IterationRecord(version="v0")
+    v0.quality_gate.result = GateResult.PASS
+    v0.performance.latency_us = 300.0
+    ws.memory.write(v0)
+    summary = cpu_timing_summary(ws, 1)
+    planned = RulePlanner({"knob_only": True, "wiki_search": fakes.FakeWiki()}).plan(
+        StageContext(workspace=ws, version=1, summary=summary, history=[v0])
+    )
+    assert planned.plan is not None and planned.plan.action_category is LAUNCH_CONFIGURATION
+    before = ws.kernel_py.read_bytes()
+    cut: list[int] = []
+
+    def retime_cut(self: ShapesEvaluator, batch: object) -> object:
+        cut.append(1)  # the candidates timed, the final re-time under way: the best so far was never re-timed
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ShapesEvaluator, "retime", retime_cut)
+    implementer = RuleImplementer({"device": "cpu", "bench_repetitions": 2, "budget": 3})
+    with pytest.raises(KeyboardInterrupt):
+        implementer.implement(StageContext(workspace=ws, version=1, summary=summary, plan=planned.plan))
+    assert cut == [1] and ws.kernel_py.read_bytes() == before

@@ -36,7 +36,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.exclusion import Exclusion, region_of
 from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-from kernelopt.tuning.session import Progress, SessionResult, changing_results_line
+from kernelopt.tuning.session import Progress, SessionResult, StopReason, changing_results_line
 
 #: The tuning engine's outcome as the iteration record's candidate status (the one mapping; the record's
 #: statuses are coarser, so the reason of a coarse one starts with the outcome's word).
@@ -128,6 +128,8 @@ def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
     Raises:
         ProblemDoesNotFit, ProblemError, WorkerStartError: the problem cannot be measured (before any
             candidate runs); the stage records the one line.
+        KeyboardInterrupt: the session was interrupted (SIGINT, SIGTERM, SIGHUP): the loop's own interrupt (the
+            stage is rolled back and the run stays resumable), nothing written.
     """
     try:
         prepared = prepare_folder(tune_request(ctx, settings))
@@ -135,6 +137,11 @@ def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
         return ImplementOutcome(changed=False, error=f"{LAUNCH_CONFIGURATION.value}: {exc.one_line()}")
     evidence = ctx.summary.primary() if ctx.summary is not None else None
     tuning = tune_folder(prepared, evidence=evidence, on_progress=_reporter(ctx))
+    if tuning.result.stop is StopReason.INTERRUPTED:
+        # a Ctrl-C (SIGTERM, SIGHUP) in the session is the loop's interrupt, not a session that found nothing: it
+        # was recorded as a failed version ("no candidate ran"; its best so far, never re-timed, could be written)
+        # and the next run planned no session again (second fault trial, t5). The record keeps what was measured.
+        raise KeyboardInterrupt
     return apply_best(tuning)
 
 

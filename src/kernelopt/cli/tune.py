@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -299,8 +300,11 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
         # the lock beside the folder (the one optimize takes on a workspace); inside it when its parent is
         # not writable (a project folder in a folder of root's)
         target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
-        with RunLock(target, command="tune", hint="wait for it or stop it (a stopped run resumes at its next start)"):
-            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
+        with (
+            RunLock(target, command="tune", hint="wait for it or stop it (a stopped run resumes at its next start)"),
+            ExitStack() as locks,  # the session folder's, once it is known
+        ):
+            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json, locks=locks)
     except KeyboardInterrupt as exc:  # before the session's first round (or before its start)
         _interrupted(f"interrupted{_by(exc)} before any candidate finished; {kernel_py.name} unchanged", 130)
 
@@ -315,13 +319,19 @@ def left_out(prepared: PreparedFolder) -> list[str]:
     ]
 
 
-def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
-    """Prepare, run the session with a progress bar, write the best configuration, draw, print."""
+def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool, locks: ExitStack) -> None:
+    """Prepare, run the session with a progress bar, write the best configuration, draw, print.
+
+    The session folder is locked too (into ``locks``): two folders that hold the same kernel and reference share
+    it under one ``--out``, and two tunes there at once timed under each other's load, each serving the other's
+    measurements as they were made (second fault trial, t4).
+    """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, write_target
     from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.session import StopReason
+    from kernelopt.workspace import RunLock
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
     if not dry_run:
@@ -329,6 +339,14 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     reference_py = Path(request.folder) / "reference.py"
     reference_before = _bytes_of(reference_py)  # its SHAPES decide what the pick was checked on
     prepared = prepare_folder(request)
+    locks.enter_context(
+        RunLock(
+            prepared.session_dir,
+            command="tune",
+            hint="it tunes the same kernel and reference into the same --out; wait for it, or give this one another "
+            "--out",
+        )
+    )
     kernel_py = prepared.problem.kernel_py
     for problem in prepared.card.warnings():  # as optimize says them (an unknown gpu)
         warn(problem)
