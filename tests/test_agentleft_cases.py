@@ -4,6 +4,7 @@ holds. The MCP tools are called in-process (``build_server(...).call_tool``, the
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,111 @@ def test_validate_after_v0_says_the_loop_records_the_version(
         in (notes[-1])
     )
     assert ws.memory.path(0).read_bytes() == before and ws.memory.versions() == [0]
+
+
+# == a fresh agent-path trial: bad input through kernelopt mcp =======================================
+
+LOOP = Path(__file__).parent / "data" / "loop"
+
+
+def _refusal(server: Any, tool: str, **arguments: Any) -> str:
+    """The one-line refusal of a call, without the SDK's "Error executing tool <name>: " prefix."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    with pytest.raises(ToolError) as caught:
+        _call(server, tool, **arguments)
+    said = str(caught.value)
+    assert "\n" not in said and "Traceback" not in said, said
+    return said.removeprefix(f"Error executing tool {tool}: ")
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("", "workspace: empty; give a path under the server's roots ("),
+        ("a\x00b", "workspace 'a\\x00b': holds a NUL character, which no path can"),
+        ("x" * 5000, "...: too long for a path (5000 bytes; at most 4095, and 255 a name)"),
+        ("y" * 300, "...: too long for a path (300 bytes; at most 4095, and 255 a name)"),
+    ],
+)
+def test_a_path_no_system_call_takes_is_one_line(tmp_path: Path, given: str, said: str) -> None:
+    """An empty workspace read as the root's own name ("kernel_opt_root: outside the server's roots"); a NUL byte
+    (ValueError) or a path past the system's limits (ENAMETOOLONG) crashed the tool: the agent got the SDK's bare
+    "Error executing tool status", after seconds of a traceback rendered into the server's log."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    refused = _refusal(server, "status", workspace=given)
+    assert said in refused and len(refused) < 500, refused
+
+
+def test_a_long_argument_is_not_echoed_whole_and_free_text_has_a_bound(tmp_path: Path) -> None:
+    """`evidence(kernel=<200 kB>)` was refused with a line of 200 kB quoting it, `init(name=<10 kB>)` likewise; a
+    20 MB plan was parsed before it was refused, and a 5 MB description would have gone into the record and the
+    commit message."""
+    from kernelopt.agents.mcp_server import ECHO_CHARS, build_server
+    from kernelopt.agents.roots import Roots
+
+    shutil.copytree(LOOP, tmp_path / "src")
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    said = _refusal(server, "evidence", path="src/summary_timing_only.json", kernel="k" * 200_000)
+    assert f"no kernel matches '{'k' * ECHO_CHARS}... (200000 characters)'; kernels in it: " in said
+    assert len(said) < 600, said
+    said = _refusal(server, "init", name="n" * 10_000, kernel="src/kernel.py", reference="src/reference.py")
+    assert len(said) < 400 and "... (10000 characters)'; use 1-64 letters" in said, said
+    for tool, arguments, limit in (
+        ("submit_plan", {"workspace": "w", "plan": "x" * 1_000_001}, "plan: string should have at most 1000000"),
+        ("validate", {"workspace": "w", "description": "d" * 2001}, "description: string should have at most 2000"),
+        ("wiki_search", {"query": "q " * 5001}, "query: string should have at most 10000 characters"),
+    ):
+        assert limit in _refusal(server, tool, **arguments)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]  # nothing made
+
+
+def test_every_stage_call_on_a_workspace_another_run_holds_names_that_run(
+    add_workspace: Workspace, tmp_path: Path
+) -> None:
+    """With `kernelopt optimize` gating V0 of the workspace, `status` said "no baseline yet: profile gates and
+    records V0" (running false); `submit_plan`, `validate` and `record` were refused as "not the next stage: next
+    is profile" (a stage the other run was past), and `tune` ran a whole session beside it, on the kernel.py it
+    was editing. Now `status` names the holder, every stage call and `tune` are refused with the lock's line, and
+    nothing is written."""
+    import subprocess
+    import sys
+
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    ws = add_workspace
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(ws.root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        before = (ws.head(), sorted(p.name for p in ws.root.iterdir()))
+        server = build_server(Roots([ws.root.parent]), default_device="cpu")
+        line = f"another kernelopt optimize is running on {ws.root} (pid {holder.pid})"
+        status = _call(server, "status", workspace="add").structured_content
+        assert status["held_by"] == line and status["why"].startswith(f"{line}: wait for it or stop it; as the ")
+        for tool, arguments in (
+            ("profile", {"workspace": "add"}),
+            ("submit_plan", {"workspace": "add", "plan": "x"}),
+            ("validate", {"workspace": "add"}),
+            ("record", {"workspace": "add"}),
+            ("tune", {"path": "add", "budget": 2}),
+        ):
+            assert _refusal(server, tool, **arguments).startswith(f"{line}; wait for it or stop it"), tool
+        assert (ws.head(), sorted(p.name for p in ws.root.iterdir())) == before
+    finally:
+        holder.communicate("", timeout=30)
+    assert _call(server, "status", workspace="add").structured_content["held_by"] is None
+
+
+HOLD = """import sys
+from pathlib import Path
+from kernelopt.workspace import RunLock
+with RunLock(Path(sys.argv[1])):  # as `kernelopt optimize` holds it for its whole run
+    print("held", flush=True)
+    sys.stdin.read()
+"""

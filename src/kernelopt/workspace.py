@@ -129,6 +129,25 @@ class RunLock:
             pass
         self._held[self.path] = (fd, 1)
 
+    def holder(self) -> str | None:
+        """``another kernelopt <command> is running on <target> (pid <pid>)`` while another process holds the lock,
+        else ``None``. The lock is never taken, not even shared (a probe holding it for an instant would refuse a
+        run starting at that instant): the kernel's table of locks (``/proc/locks``) says whether the lock file is
+        held; where it cannot be read, ``None``."""
+        if self.path in self._held:
+            return None
+        try:
+            st = os.stat(self.path)
+            locks = Path("/proc/locks").read_text()
+            said = self.path.read_text(errors="replace")
+        except OSError:
+            return None  # no lock file (nobody holds it), or no table to read
+        node = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        if not any(line.split()[1:2] == ["FLOCK"] and node in line.split() for line in locks.splitlines()):
+            return None
+        pid, _, command = said.strip().partition(" ")
+        return f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'})"
+
     def release(self) -> None:
         """Give the lock back (the last release of this process removes the file)."""
         held = self._held.get(self.path)

@@ -20,8 +20,10 @@ A call that does not fit the stage in flight is refused (:class:`StageRefused`) 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from enum import StrEnum
+from typing import ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
@@ -52,7 +54,10 @@ from kernelopt.stages.allowance import editable_files, may_write
 from kernelopt.stages.guard import capture, restore, violation_message
 from kernelopt.stages.implement import kernel_problem, summary_of
 from kernelopt.stages.plan import MarkdownPlanReader, tried_signatures
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import RunLock, Workspace
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 AGENT = "mcp-agent"
 """The planner and implementer name the journal and the plans record for the agent behind the MCP server."""
@@ -91,6 +96,8 @@ class StageStatus(BaseModel):
         stop: why the last run stopped.
         failure: the in-flight version's failure, when it has one (it goes to the record stage).
         outcomes: the versions the run finished (verdict, latency, commit).
+        held_by: another kernelopt process that holds the workspace now (``another kernelopt optimize is running
+            on ... (pid N)``): no stage call is served until it ends, and the next stage may then differ.
     """
 
     workspace: str
@@ -99,6 +106,7 @@ class StageStatus(BaseModel):
     next: NextStep
     why: str
     running: bool
+    held_by: str | None = None
     stop: StopDecision | None = None
     failure: str | None = None
     outcomes: list[VersionOutcome] = []
@@ -139,13 +147,16 @@ def status(ws: Workspace) -> StageStatus:
     outcomes = list(state.outcomes) if state is not None else []
     stop = state.stop if (state is not None and not running) else None
 
+    held = RunLock(ws.root).holder()
+
     def out(step: NextStep, why: str) -> StageStatus:
         return StageStatus(
             workspace=str(ws.root),
             version=it.version if it else None,
             stage=it.stage if it else None,
             next=step,
-            why=why,
+            why=f"{held}: wait for it or stop it; as the workspace stands now, {why}" if held else why,
+            held_by=held,
             running=running,
             stop=stop,
             failure=it.failure.reason if it and it.failure else None,
@@ -296,6 +307,21 @@ def _loop(
     return OptimizeLoop(ws, collaborators, request)
 
 
+def _held(call: Callable[P, R]) -> Callable[P, R]:
+    """A stage call holds the workspace's run lock from its first check to its end: while another kernelopt
+    process holds it (an ``optimize``, a ``tune``, another server), the call is refused with that lock's one line
+    before anything is read or written, never with a stage refusal that names a stage the other run is past."""
+
+    @functools.wraps(call)
+    def held(*args: P.args, **kwargs: P.kwargs) -> R:
+        ws = args[0]
+        assert isinstance(ws, Workspace)
+        with RunLock(ws.root, command="mcp"):
+            return call(*args, **kwargs)
+
+    return held
+
+
 def _expect(ws: Workspace, allowed: set[NextStep], tool: str) -> StageStatus:
     """The status, when ``tool`` is a step it allows; else the refusal naming the step that is due."""
     now = status(ws)
@@ -327,6 +353,7 @@ def _run(
     return events, it.version if it else None
 
 
+@_held
 def profile(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent], None] | None = None) -> StepResult:
     """Stage 1 (V0's gate, profile and record first when there is no baseline), up to the next plan.
 
@@ -374,6 +401,7 @@ def check_plan(ws: Workspace, version: int, text: str) -> Plan:
     return plan
 
 
+@_held
 def submit_plan(
     ws: Workspace, text: str, *, device: str | None, on_event: Callable[[LoopEvent], None] | None = None
 ) -> StepResult:
@@ -395,6 +423,7 @@ def submit_plan(
     return StepResult(stages=events.stages, events=events.lines, plan=plan, status=after)
 
 
+@_held
 def validate(
     ws: Workspace,
     *,
@@ -463,6 +492,7 @@ def validate(
     return StepResult(stages=events.stages, events=events.lines, record=record, status=status(ws))
 
 
+@_held
 def record(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent], None] | None = None) -> StepResult:
     """Stage 5 (commit a PASS; restore and commit a revert marker on a failure), then Stage 6.
 

@@ -47,9 +47,18 @@ from kernelopt.redact import current as current_redactor
 from kernelopt.report.model import ReportData
 from kernelopt.tuning.folder import TuneSummary
 from kernelopt.wiki.search import SearchHit
-from kernelopt.workspace import PREFIX, Workspace
+from kernelopt.workspace import PREFIX, RunLock, Workspace
 
 T = TypeVar("T")
+
+PLAN_CHARS = 1_000_000
+"""The longest plan ``submit_plan`` takes (a plan is a page of Markdown; a 20 MB one was parsed before refused)."""
+
+LINE_CHARS = 2_000
+"""The longest one-line description ``validate`` takes (it goes into the record and the commit message)."""
+
+QUERY_CHARS = 10_000
+"""The longest knowledge-search query (a 1.1 MB one took seconds and found what its first words found)."""
 
 WS = Annotated[str, Field(description="The workspace folder (kernel_opt_<name>) under a root, or its name.")]
 DEVICE = Annotated[str | None, Field(description="cuda or cpu (default: the server's --device, else cuda).")]
@@ -313,7 +322,8 @@ def _on_event(report: Callable[[str], None]) -> Callable[[LoopEvent], None]:
 
 class _Server(MCPServer):
     """The SDK's server, with arguments that fail a tool's schema refused in one line (the SDK's message is
-    pydantic's several lines and a documentation link), and everything a tool returns or refuses with
+    pydantic's several lines and a documentation link), a refusal's echo of a long argument shortened
+    (:func:`_echo_shortened`), and everything a tool returns or refuses with
     redacted (:func:`kernelopt.redact.redact`, as every line the CLI prints): a refusal may quote what a
     kernel or a reference printed or raised, and either can read this server's environment
     (``/proc/<pid>/environ``)."""
@@ -326,7 +336,7 @@ class _Server(MCPServer):
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(redact(f"{name}: bad arguments: {_arguments_said(exc.__cause__)}")) from None
-            raise ToolError(redact(str(exc))) from None
+            raise ToolError(redact(_echo_shortened(str(exc), arguments))) from None
         if isinstance(result, CallToolResult):
             redactor = current_redactor()
             for block in result.content:
@@ -335,6 +345,31 @@ class _Server(MCPServer):
             if result.structured_content is not None:
                 result.structured_content = _redacted(result.structured_content, redactor)
         return result
+
+
+ECHO_CHARS = 120
+"""A refusal quotes at most this many characters of one argument: ``evidence(kernel=<200 kB>)`` was refused with a
+line of 200 kB ("no kernel matches '<the whole argument>'"), into the agent's context."""
+
+
+def _echo_shortened(text: str, arguments: dict[str, Any]) -> str:
+    """``text`` with each string argument longer than :data:`ECHO_CHARS` that it quotes cut to its first characters
+    and its length (``'kkkk...' (200000 characters)``); the refusal's own words are kept whole."""
+    values = [v for v in _strings(arguments) if len(v) > ECHO_CHARS]
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, f"{value[:ECHO_CHARS]}... ({len(value)} characters)")
+    return text
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in ``value`` (JSON arguments)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _redacted(value: Any, redactor: Redactor | None = None) -> Any:
@@ -391,7 +426,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         def run() -> InitResult:
             from kernelopt.harness.infer import shapes_by_code
             from kernelopt.loop.opening import card_beside, fill_new_card
-            from kernelopt.workspace import RunLock, validate_name
+            from kernelopt.workspace import validate_name
 
             parent = roots.confine(root or roots.folders[0], "root")
             k = roots.confine(kernel, "kernel")
@@ -497,7 +532,9 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
     @server.tool()
     async def wiki_search(
-        query: Annotated[str, Field(description="Metric names, stall reasons, symptom ids, words.")],
+        query: Annotated[
+            str, Field(max_length=QUERY_CHARS, description="Metric names, stall reasons, symptom ids, words.")
+        ],
         arch: Annotated[str | None, Field(description="sm_90, gfx942, a family or a GPU.")] = None,
         vendor: Annotated[str | None, Field(description="nvidia or amd.")] = None,
         framework: Annotated[str | None, Field(description="triton, cuda, hip or torch.")] = None,
@@ -520,7 +557,9 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     @server.tool()
     async def submit_plan(
         workspace: WS,
-        plan: Annotated[str, Field(description="The plan file's Markdown (front matter + sections).")],
+        plan: Annotated[
+            str, Field(max_length=PLAN_CHARS, description="The plan file's Markdown (front matter + sections).")
+        ],
     ) -> drive.StepResult:
         """Stage 2: the plan, checked by the planner's rules (cites profiles/v<N>/, one action, new); refused
         with nothing written, or written to plans/v<N>_plan.md."""
@@ -532,7 +571,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         ctx: Context,
         workspace: WS,
         description: Annotated[
-            str | None, Field(description="Your edit in one line (default: the plan's action).")
+            str | None,
+            Field(max_length=LINE_CHARS, description="Your edit in one line (default: the plan's action)."),
         ] = None,
     ) -> drive.StepResult:
         """Stage 3's check of your edit (the guard: kernel.py and the plan's files only; correctness at once),
@@ -584,13 +624,16 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 budget=budget,
                 budget_wall_s=budget_wall_s,
             )
-            prepared = prepare_folder(request)
-            tuning = tune_folder(
-                prepared,
-                on_progress=lambda p: report(
-                    f"{p.candidates}/{p.budget} candidates, best {p.best_latency_us if p.best_latency_us else '-'} us"
-                ),
-            )
+            # the folder's run lock, as `kernelopt tune` takes it: a tune beside an optimize of the same workspace
+            # read a kernel.py that run was editing, and each timed the other's noise
+            with RunLock(folder, command="mcp tune", hint="wait for it or stop it"):
+                prepared = prepare_folder(request)
+                tuning = tune_folder(
+                    prepared,
+                    on_progress=lambda p: report(
+                        f"{p.candidates}/{p.budget} candidates, best {p.best_latency_us or '-'} us"
+                    ),
+                )
             edit = best_edit(tuning) if tuning.judgement.better else None
             return TuneResult(
                 summary=summarize(tuning), diff=edit.diff if edit else "", kernel_py=str(prepared.problem.kernel_py)

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from kernelopt.errors import UsageError
+from kernelopt.oneline import one_line
+
+PATH_MAX = 4096
+"""Bytes of a path, its terminating NUL included (Linux's ``PATH_MAX``): a longer one fails every system call
+with ``ENAMETOOLONG``, which reached the agent as the SDK's bare "Error executing tool status"."""
+
+NAME_MAX = 255
+"""Bytes of one name in a path (Linux's ``NAME_MAX``)."""
+
+SHOWN_CHARS = 200
+"""A refusal quotes at most this many characters of the path it refuses."""
 
 
 class OutsideRoots(UsageError):
@@ -38,9 +50,19 @@ class Roots:
         Raises:
             OutsideRoots: it does not (links are followed first, so a link out of a root is outside).
         """
-        given = Path(path).expanduser()
+        roots = ", ".join(str(r) for r in self.folders)
+        text = str(path)
+        if not text.strip():
+            raise UsageError(f"{what}: empty; give a path under the server's roots ({roots})")
+        shown = one_line(text, SHOWN_CHARS)
+        if "\0" in text:  # no path holds one: the system call refuses it (Python raised ValueError, unsaid)
+            raise UsageError(f"{what} {shown!r}: holds a NUL character, which no path can")
+        encoded = os.fsencode(text)
+        if len(encoded) >= PATH_MAX or any(len(os.fsencode(part)) > NAME_MAX for part in Path(text).parts):
+            limits = f"at most {PATH_MAX - 1}, and {NAME_MAX} a name"
+            raise UsageError(f"{what} {shown}: too long for a path ({len(encoded)} bytes; {limits})")
+        given = Path(text).expanduser()
         resolved = (given if given.is_absolute() else self.folders[0] / given).resolve()
         if not any(resolved.is_relative_to(root) for root in self.folders):
-            roots = ", ".join(str(r) for r in self.folders)
-            raise OutsideRoots(f"{what} {path}: outside the server's roots ({roots})")
+            raise OutsideRoots(f"{what} {shown}: outside the server's roots ({roots})")
         return resolved
