@@ -225,3 +225,95 @@ def test_t5_an_interrupt_in_optimize_s_tuning_session_is_the_loop_s_interrupt(
     with pytest.raises(KeyboardInterrupt):
         implementer.implement(StageContext(workspace=ws, version=1, summary=summary, plan=planned.plan))
     assert cut == [1] and ws.kernel_py.read_bytes() == before
+
+
+CR_KERNEL = (
+    "import torch\r\r"
+    "BLOCK = 64  # kernelopt: tunable max=4096\r\r\r"
+    "def run(x, y):\r"
+    "    out = torch.empty_like(x)\r"
+    "    for s in range(0, x.numel(), BLOCK):\r"
+    "        torch.add(x[s : s + BLOCK], y[s : s + BLOCK], out=out[s : s + BLOCK])\r"
+    "    return out\r"
+)
+
+
+@pytest.mark.timeout(60)
+def test_t6_a_kernel_with_classic_mac_line_endings_is_read_and_edited_in_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """t6: a kernel.py whose lines end in a lone CR ended ``tune`` (and ``tunables``) in exit 70, an IndexError:
+    discovery counted lines at LF only, the parser at CR too. Now the knob is found on its line and the edit
+    changes that line alone, every CR kept."""
+    import json
+
+    from kernelopt.tunables.edit import apply_source
+
+    path = tmp_path / "kernel.py"
+    path.write_bytes(CR_KERNEL.encode())
+    assert main(["tunables", str(path), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [(t["key"], t["value"], t["location"]) for t in found] == [("BLOCK", 64, "kernel.py:3")]
+    edit = apply_source(CR_KERNEL, {"BLOCK": 1024})
+    assert edit.new_source == CR_KERNEL.replace("BLOCK = 64 ", "BLOCK = 1024 ", 1)
+
+
+@pytest.mark.timeout(60)
+def test_t7_a_read_only_mount_or_folder_is_said_as_it_is_before_the_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """t7: on a read-only bind mount the kernel.py of mode 0644 was "read-only (mode 0644), so nothing was written to
+    it; make it writable (chmod u+w)": chmod cannot help there. A folder that cannot be written (a file that can) was
+    found only at the end of the session, when the temporary file could not be made. Both are said before the
+    session now, in their own words (exit 3, nothing made)."""
+    folder, before = _folder(tmp_path)
+    statvfs = os.statvfs
+
+    class _ReadOnly:
+        def __init__(self, real: os.statvfs_result) -> None:
+            self.f_flag = real.f_flag | os.ST_RDONLY
+
+    def mounted_read_only(path: object) -> object:
+        real = statvfs(path)  # type: ignore[arg-type]
+        return _ReadOnly(real) if Path(str(path)) == folder else real
+
+    monkeypatch.setattr(os, "statvfs", mounted_read_only)
+    capsys.readouterr()
+    assert main(["tune", str(folder), *TUNE]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        f"kernelopt: error: {folder / 'kernel.py'}: on a read-only file system, so nothing was written to it; work on "
+        "a copy on a writable disk (or mount it read-write) and run again\n"
+    )
+    monkeypatch.undo()
+
+    access = os.access
+    monkeypatch.setattr(  # the folder is not writable for this user (as root, every folder is)
+        os, "access", lambda p, mode, **kw: (Path(p) != folder or not mode & os.W_OK) and access(p, mode, **kw)
+    )
+    assert main(["tune", str(folder), *TUNE]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        f"kernelopt: error: {folder / 'kernel.py'}: its folder {folder} is not writable, and a write renames a new "
+        "file into it, so nothing was written; make the folder writable (chmod u+w) and run again\n"
+    )
+    assert (folder / "kernel.py").read_bytes() == before and not (folder / ".kernelopt").exists()
+
+
+@pytest.mark.timeout(60)
+def test_t8_a_folder_named_in_characters_the_font_lacks_draws_its_plot_without_warnings() -> None:
+    """t8: ``tune`` on ``my kernels/café ü 内核`` wrote kernel.py (exit 0) and put two lines of matplotlib's
+    "UserWarning: Glyph 20869 (...) missing from font(s) DejaVu Sans." on stderr for each such character."""
+    import warnings
+
+    pytest.importorskip("matplotlib")
+    from kernelopt.report.search_plot import SearchPoint, search_plot
+
+    points = [
+        SearchPoint(evaluation=i, latency_us=us, outcome="ok", recorded=False, by_shape={})
+        for i, us in enumerate((30.0, 20.0, 25.0), start=1)
+    ]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        image = search_plot(points, title="café ü 内核: module constants (local)", current_latency_us=30.0)
+    assert image.startswith(b"\x89PNG") and [str(w.message) for w in seen] == []

@@ -163,6 +163,36 @@ def write_target(path: Path) -> Path:
     return target
 
 
+def source_target(path: Path) -> Path:
+    """:func:`write_target` of a user's source, with what the rename into its folder needs besides: a file system
+    mounted read-write, and a folder this user may write. Asked before a session, so a file that cannot be written
+    is said before any candidate runs, in words that name what to change (on a read-only mount, a file of mode
+    0644 was "read-only (mode 0644) ...; make it writable (chmod u+w)": second fault trial, t7).
+
+    Raises:
+        ReadOnlyRefused: a read-only file system, a folder this user may not write, or a read-only file.
+        HardLinkRefused: the file has other hard links.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    folder = target.parent
+    try:
+        mounted_read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:  # no such folder (yet): the write says what is missing
+        mounted_read_only = False
+    if mounted_read_only:
+        raise ReadOnlyRefused(
+            f"{path}: on a read-only file system, so nothing was written to it",
+            hint="work on a copy on a writable disk (or mount it read-write) and run again",
+        )
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise ReadOnlyRefused(
+            f"{path}: its folder {folder} is not writable, and a write renames a new file into it, so nothing "
+            "was written",
+            hint="make the folder writable (chmod u+w) and run again",
+        )
+    return write_target(path)
+
+
 def _write_bytes(path: Path, data: bytes, *, expected: bytes | None = None) -> None:
     """``data`` into ``path`` (through its links) by a temporary file, fsync and rename, with the signals
     held around the rename; with ``expected``, only when the file still holds those bytes."""

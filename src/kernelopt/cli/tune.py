@@ -326,7 +326,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     it under one ``--out``, and two tunes there at once timed under each other's load, each serving the other's
     measurements as they were made (second fault trial, t4).
     """
-    from kernelopt.fileio import SourceChanged, replace_source, signals_held, write_target
+    from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.launch import other_launches
@@ -335,7 +335,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
     if not dry_run:
-        write_target(Path(request.folder) / "kernel.py")  # a hard-linked kernel.py: refused now, not at the end
+        # a hard-linked or read-only kernel.py, or one in a folder or file system that cannot be written: refused
+        # now, not at the end
+        source_target(Path(request.folder) / "kernel.py")
     reference_py = Path(request.folder) / "reference.py"
     reference_before = _bytes_of(reference_py)  # its SHAPES decide what the pick was checked on
     prepared = prepare_folder(request)

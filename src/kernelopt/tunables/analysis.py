@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -513,6 +514,9 @@ class _Parsed:
     calls: dict[str, list[cst.Call]]
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 @functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _parse(source: str) -> _Parsed:
     """The parse of ``source``, kept for the next analysis of the same text: a tuning session analyses its
@@ -525,10 +529,9 @@ def _parse(source: str) -> _Parsed:
     wrapper = MetadataWrapper(cst.parse_module(source))
     module = wrapper.module
     positions = wrapper.resolve(PositionProvider)
-    line_starts = [0]
-    for i, ch in enumerate(source):
-        if ch == "\n":
-            line_starts.append(i + 1)
+    # a line ends as libcst's tokenizer ends it: CRLF, LF or a lone CR (a kernel.py saved with classic Mac line
+    # endings had one line here and 38 in the parse: an IndexError, exit 70; second fault trial, t6)
+    line_starts = [0, *(m.end() for m in _LINE_END.finditer(source))]
     mc = _BindingCollector(positions, module)
     module.visit(mc)
     lc = _LaunchCollector(positions)
