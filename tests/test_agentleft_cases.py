@@ -304,3 +304,16 @@ with RunLock(Path(sys.argv[1])):  # as `kernelopt optimize` holds it for its who
     print("held", flush=True)
     sys.stdin.read()
 """
+
+
+def test_an_unknown_device_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """`profile(device="tpu")` gated V0 and then said "no NVIDIA GPU found" (6 s later, on a machine without
+    one); `tune(device="tpu")` likewise. Both are now bad arguments, as `--device tpu` is for the CLI."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    for tool, arguments in (("profile", {"workspace": "w"}), ("tune", {"path": "w"})):
+        said = _refusal(server, tool, **arguments, device="tpu")
+        assert said == f"{tool}: bad arguments: device: value error, unknown device 'tpu'; use cuda or cpu", said
+    assert list(tmp_path.iterdir()) == []

@@ -30,7 +30,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from kernelopt import __version__
 from kernelopt.agents import drive
@@ -46,6 +46,7 @@ from kernelopt.redact import Redactor, redact
 from kernelopt.redact import current as current_redactor
 from kernelopt.report.model import ReportData
 from kernelopt.tuning.folder import TuneSummary
+from kernelopt.vocabulary import Device
 from kernelopt.wiki.search import SearchHit
 from kernelopt.workspace import PREFIX, RunLock, Workspace
 
@@ -61,7 +62,21 @@ QUERY_CHARS = 10_000
 """The longest knowledge-search query (a 1.1 MB one took seconds and found what its first words found)."""
 
 WS = Annotated[str, Field(description="The workspace folder (kernel_opt_<name>) under a root, or its name.")]
-DEVICE = Annotated[str | None, Field(description="cuda or cpu (default: the server's --device, else cuda).")]
+
+
+def _known_device(name: str | None) -> str | None:
+    """``name`` when it is a device kernelopt runs on (``cuda``, ``cuda:N``, ``cpu``): ``device="tpu"`` ran a V0
+    gate and then said "no NVIDIA GPU found" (6 s later)."""
+    if name is not None and Device.of(name) is None:
+        raise ValueError(f"unknown device {name!r}; use cuda or cpu")
+    return name
+
+
+DEVICE = Annotated[
+    str | None,
+    AfterValidator(_known_device),
+    Field(description="cuda or cpu (default: the server's --device, else cuda)."),
+]
 
 INSTRUCTIONS = (
     "kernelopt: profile-driven GPU kernel optimization. Call status(workspace) to learn the next stage. "
