@@ -264,7 +264,13 @@ def test_a_keyed_autotune_list_gets_each_shape_s_own_best_not_one_pin(monkeypatc
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
     edit, note = shaped_edit(tuning)
     assert edit is not None and note is not None and "one picked per key (n) at run time" in note
-    listed = 'configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 4096}, num_warps=4)],'
+    # the list is pruned by the user's early_config_prune: the original configs stay after the pinned ones
+    # (breaker5 i4: a prune without a fallback kept none of the pinned configs at a size SHAPES does not name)
+    listed = (
+        '    configs=[\n        triton.Config({"BLOCK": 128}, num_warps=4),\n        triton.Config({"BLOCK": 4096}, '
+        'num_warps=4),\n        *[triton.Config({"BLOCK": b}, num_warps=w) for b in (128, 256, 1024) for w in (2, 4)],\n'
+        "    ],\n"
+    )
     assert listed in edit.new_source and 'key=["n"],' in edit.new_source
 
 

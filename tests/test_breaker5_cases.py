@@ -64,6 +64,32 @@ def test_a_block_pointer_axis_with_its_boundary_check_is_free() -> None:
     assert guard_edit(gemm, wide).new_source == wide
 
 
+SPLITK_WIDE = {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 32, "SPLIT_K": 2, "num_warps": 4}
+
+
+@pytest.mark.timeout(120)
+def test_a_pinned_autotune_list_keeps_what_the_user_s_prune_falls_back_on(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: splitk_strict prunes its autotune list with ``early_config_prune`` keeping the configs
+    with ``BLOCK_K * SPLIT_K <= K`` (no fallback), its configs 32 and 128 wide in K. ``tune`` pinned the list to
+    ``BLOCK_K=32, SPLIT_K=2`` (64 wide), right at the SHAPES' K of 96 and 200; at K = 40 and 33, which the original
+    served with its 32-wide config, the prune kept nothing: "AutotunerError: No valid autotuner configs after
+    pruning". Now the original configs stay after the pinned ones where a user's prune reads the list."""
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = _copy("splitk_strict", tmp_path)
+    written, note = _tune_edit(folder, SPLITK_WIDE)
+    assert written is not None and note is not None and "early_config_prune" in note
+    assert 'triton.Config({"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 32, "SPLIT_K": 2}, num_warps=4),' in written
+    assert 'triton.Config({"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 16, "SPLIT_K": 8}, num_warps=2),' in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 24, "N": 40, "K": 96}, {"M": 20, "N": 30, "K": 40}, {"M": 7, "N": 13, "K": 33}])
+    loose = _copy("splitk_prune", tmp_path / "loose")  # no early_config_prune reading K: the list is pinned alone
+    text = (loose / "kernel.py").read_text().replace('"early_config_prune": _prune, ', "")
+    (loose / "kernel.py").write_text(text)
+    alone, _ = _tune_edit(loose, SPLITK_WIDE)
+    assert alone is not None and '"SPLIT_K": 8' not in alone
+
+
 # ----------------------------------------------------------------------------------- a correct kernel refused
 
 

@@ -2356,6 +2356,16 @@ class _Analyzer:
                     return arg.value
         return None
 
+    def autotune_argument(self, kernel: str, name: str) -> cst.BaseExpression | None:
+        """The ``name=`` argument of ``kernel``'s ``@triton.autotune`` (``None`` when it is not written)."""
+        for info in self.functions.get(kernel, []):
+            deco = self.decorators(info.node).get("autotune")
+            if deco is not None and isinstance(deco.decorator, cst.Call):
+                for arg in deco.decorator.args:
+                    if arg.keyword is not None and arg.keyword.value == name:
+                        return arg.value
+        return None
+
     def config_callee(self) -> str:
         """How this module names ``triton.Config`` (``Config`` when imported from triton, else ``triton.Config``)."""
         for b in self.module_bindings.get("Config", []):

@@ -215,6 +215,70 @@ def pin_configs(
     return EditResult(path=filename, edits=[], diff=edit_diff(source, new_source, filename), new_source=new_source)
 
 
+def keep_pruned_fallback(
+    source: str, pinned: str, kernel: str, *, filename: str = "kernel.py"
+) -> tuple[str, str] | None:
+    """``pinned`` (``source`` with ``kernel``'s autotune list pinned) with the original configs kept after the
+    pinned ones, and a note, when the list is pruned by the user's ``early_config_prune`` (``None`` otherwise).
+
+    A user's prune may keep none of the pinned configs at a size ``SHAPES`` never names (a split-K list pruned to
+    ``BLOCK_K * SPLIT_K <= K``: a pinned 64 leaves nothing below K = 64, where the original's 32 ran), and the
+    autotuner then raises "No valid autotuner configs after pruning". With the original configs after the pinned
+    ones, the prune keeps at every size at least what it kept before (issue 32, breaker5 i4); the autotuner
+    picks among what it keeps, the pinned configs included.
+    """
+    an, _, _ = analyze(source, filename)
+    prune = an.autotune_argument(kernel, "prune_configs_by")
+    if prune is None:
+        return None
+    if isinstance(prune, cst.Dict):
+        keys = {
+            e.key.evaluated_value
+            for e in prune.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+        }
+        if "early_config_prune" not in keys:
+            return None
+    original = an.autotune_configs_expr(kernel)
+    after, _, _ = analyze(pinned, filename)
+    expr = after.autotune_configs_expr(kernel)
+    if original is None or not isinstance(expr, cst.List):
+        return None
+    have = {_code(e.value) for e in expr.elements}
+    if isinstance(original, cst.List):
+        extra = [text for text in (_code(e.value) for e in original.elements) if text not in have]
+    else:
+        built = _code(original)  # a list built by code, kept as the user builds it
+        extra = [f"*{built}" if isinstance(original, cst.ListComp) else f"*({built})"]
+    if not extra:
+        return None
+    span, was = after.span(expr), an.span(original)
+    items = [*(_code(e.value) for e in expr.elements), *extra]
+    lines = source[was.start : was.end].splitlines()
+    line_start = pinned.rfind("\n", 0, span.start) + 1
+    opened = pinned[line_start : span.start]
+    if len(lines) > 2:  # the user's list is written one config a line: so is this one
+        indent = lines[1][: len(lines[1]) - len(lines[1].lstrip())]
+        close = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())]
+        text = "[\n" + "".join(f"{indent}{item},\n" for item in items) + f"{close}]"
+    elif len(opened) + sum(len(i) + 2 for i in items) > 100:  # too long for one line: one config a line
+        close = opened[: len(opened) - len(opened.lstrip())]
+        text = "[\n" + "".join(f"{close}    {item},\n" for item in items) + f"{close}]"
+    else:
+        text = "[" + ", ".join(items) + "]"
+    new_source = pinned[: span.start] + text + pinned[span.end :]
+    note = (
+        f"{kernel}'s autotune list is pruned by its early_config_prune, which may keep none of the tuned configs at "
+        "a size SHAPES does not name: the original configs are kept after the tuned ones, and the autotuner picks "
+        "among what the prune keeps"
+    )
+    return new_source, note
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node).strip().rstrip(",").strip()
+
+
 #: the arguments of ``triton.Config`` a pinned config is rendered from (its meta-parameters and options)
 _RENDERED_ARGUMENTS = frozenset({"kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg"})
 

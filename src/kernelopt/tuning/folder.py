@@ -63,7 +63,7 @@ from kernelopt.tunables import (
     write_config,
     write_table,
 )
-from kernelopt.tunables.edit import keep_newlines, literal_autotune_key
+from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
@@ -811,7 +811,15 @@ def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     edit, note = _shaped_edit(tuning)
     if edit is None:
         return None, note
-    return edit.model_copy(update={"new_source": keep_newlines(tuning.prepared.base_source, edit.new_source)}), note
+    base = tuning.prepared.base_source
+    kept = None
+    if edit.new_source is not None and is_list_space(tuning.prepared.space.origins):
+        kept = keep_pruned_fallback(base, edit.new_source, tuning.prepared.space.kernel)
+    if kept is not None:  # a user's prune may keep none of the pinned configs at another size
+        fn = tuning.prepared.problem.kernel_py.name
+        edit = edit.model_copy(update={"new_source": kept[0], "diff": edit_diff(base, kept[0], fn)})
+        note = f"{note}; {kept[1]}" if note else kept[1]
+    return edit.model_copy(update={"new_source": keep_newlines(base, edit.new_source)}), note
 
 
 def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
