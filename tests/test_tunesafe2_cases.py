@@ -317,3 +317,40 @@ def test_t8_a_folder_named_in_characters_the_font_lacks_draws_its_plot_without_w
         warnings.simplefilter("always")
         image = search_plot(points, title="café ü 内核: module constants (local)", current_latency_us=30.0)
     assert image.startswith(b"\x89PNG") and [str(w.message) for w in seen] == []
+
+
+@pytest.mark.timeout(120)
+def test_t9_the_lines_of_an_interrupt_in_the_final_check_and_of_a_deleted_kernel_say_what_is_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """t9: a Ctrl-C in the check of the text to write (after the re-time) said the best was "not re-timed"; a
+    kernel.py deleted during the session was told to "run again to tune the file as it is now"."""
+    import kernelopt.tuning.folder as tuning_folder
+
+    folder, before = _folder(tmp_path)
+
+    def cut(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tuning_folder, "shaped_edit", cut)
+    capsys.readouterr()
+    assert main(["tune", str(folder), *TUNE]) == 130
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith("kernelopt: interrupted after 3 candidate(s) (best so far BLOCK="), line
+    assert "re-timed, its edit not yet checked); kernel.py unchanged" in line and "not re-timed" not in line
+    assert (folder / "kernel.py").read_bytes() == before
+    monkeypatch.undo()
+
+    session = tuning_folder.tune_folder
+
+    def deleted_meanwhile(*args: object, **kwargs: object) -> object:
+        done = session(*args, **kwargs)  # type: ignore[arg-type]
+        (folder / "kernel.py").unlink()
+        return done
+
+    monkeypatch.setattr(tuning_folder, "tune_folder", deleted_meanwhile)
+    assert main(["tune", str(folder), *TUNE]) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{folder / 'kernel.py'} was deleted during the session: nothing written" in line, line
+    assert line.endswith("; restore it and run again: the record serves what was measured")
+    assert not (folder / "kernel.py").exists()

@@ -438,11 +438,15 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     except SourceChanged:
         from kernelopt.tuning.folder import config_text
 
-        what = "changed" if kernel_py.exists() or kernel_py.is_symlink() else "was deleted"
+        deleted = not (kernel_py.exists() or kernel_py.is_symlink())
         raise UsageError(
-            f"{kernel_py} {what} during the session: nothing written, the file is as you left it (the best "
-            f"found, {config_text(r.best_config)}, is in the session record {prepared.record_path})",
-            hint="run again to tune the file as it is now",
+            f"{kernel_py} {'was deleted' if deleted else 'changed'} during the session: nothing written, the file "
+            f"is as you left it (the best found, {config_text(r.best_config)}, is in the session record "
+            f"{prepared.record_path})",
+            # a deleted file cannot be tuned "as it is now" (second fault trial, t9)
+            hint="restore it and run again: the record serves what was measured"
+            if deleted
+            else "run again to tune the file as it is now",
         ) from None
     except KeyboardInterrupt as exc:  # the session is over: say what kernel.py holds
         if written and edit is not None:
@@ -450,7 +454,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
 
             _interrupted(
                 f"interrupted{_by(exc)} after the write: {kernel_py.name} holds the session's best, "
-                f"{config_text(r.best_config)} (the plot or summary was cut short)",
+                f"{config_text(r.best_config)} (the summary was cut short)",  # the plot is drawn before the write
                 0,
             )
         _interrupted(f"interrupted{_by(exc)} after the session; {kernel_py.name} unchanged", 130)
@@ -558,7 +562,9 @@ def _unfinished(tuning: FolderTuning) -> str:
         had = f"after {ran} candidate(s) ({served}none timed)"
     else:
         best = f"{config_text(r.best_config)}, {_latency(r.best_latency_us)}"
-        had = f"after {ran} candidate(s) ({served}best so far {best}, not re-timed)"
+        # cut in the check of the text to write, the best was re-timed: "not re-timed" was said there too (t9)
+        timed = "re-timed, its edit not yet checked" if r.retimed else "not re-timed"
+        had = f"after {ran} candidate(s) ({served}best so far {best}, {timed})"
     return (
         f"interrupted {had}; {kernel_py} unchanged; the session record keeps what was measured and a rerun "
         f"resumes from it ({tuning.prepared.record_path})"
