@@ -317,3 +317,34 @@ def test_an_unknown_device_is_refused_before_anything_runs(tmp_path: Path) -> No
         said = _refusal(server, tool, **arguments, device="tpu")
         assert said == f"{tool}: bad arguments: device: value error, unknown device 'tpu'; use cuda or cpu", said
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_report_or_an_output_folder_never_replaces_a_workspace_file(add_workspace: Workspace) -> None:
+    """`report(markdown=<ws>/kernel.py)` replaced the kernel with the Markdown report, `html=<ws>/reference.py`
+    the ground truth, `markdown=<ws>/memory/v0.json` a record, and `markdown=<ws>/.git/HEAD` the workspace's git
+    (every later call: "not a kernelopt workspace"): confined to the roots, nothing kept a write out of a
+    workspace's own files. A report is now a .md / .html file outside every workspace; a profiled command's
+    folder and a new workspace's parent lie outside every workspace too."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    ws = add_workspace
+    before = {p: p.read_bytes() for p in ws.root.rglob("*") if p.is_file()}
+    server = build_server(Roots([ws.root.parent]), default_device="cpu")
+    for tool, arguments, said in (
+        ("report", {"markdown": "kernel.py"}, "name a .md or .markdown file"),
+        ("report", {"html": "reference.py"}, "name a .html or .htm file"),
+        ("report", {"markdown": ".git/HEAD"}, "name a .md or .markdown file"),
+        ("report", {"markdown": "README.md"}, "whose files only its stages write; name a path outside it"),
+        ("report", {"html": "plans/report.html"}, "whose files only its stages write; name a path outside it"),
+        ("profile", {"command": ["python3", "-c", "pass"], "out": "."}, "whose files only its stages write"),
+    ):
+        named = {k: str(ws.root / v) if k in ("markdown", "html", "out") else v for k, v in arguments.items()}
+        if tool == "report":
+            named["workspace"] = str(ws.root)
+        assert said in _refusal(server, tool, **named), (tool, arguments)
+    said = _refusal(server, "init", name="inner", kernel="add_kernel.py", reference="r.py", root=str(ws.root))
+    assert said.startswith(f"root {ws.root}: inside the workspace {ws.root}, whose files only its stages write")
+    assert {p: p.read_bytes() for p in ws.root.rglob("*") if p.is_file()} == before
+    result = _call(server, "report", workspace=str(ws.root), markdown=str(ws.root.parent / "reports" / "add.md"))
+    assert Path(result.structured_content["written"]["markdown"]).is_file()  # outside it: written

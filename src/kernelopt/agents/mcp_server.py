@@ -443,7 +443,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             from kernelopt.loop.opening import card_beside, fill_new_card
             from kernelopt.workspace import validate_name
 
-            parent = roots.confine(root or roots.folders[0], "root")
+            parent = roots.output(root or roots.folders[0], "root")
             k = roots.confine(kernel, "kernel")
             r = roots.confine(reference, "reference")
             card = roots.confine(task_card, "task card") if task_card else card_beside(k)
@@ -490,7 +490,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
                 if out is None:
                     raise UsageError("profile: a command needs out, the folder for its report (under a root)")
-                folder = roots.confine(out, "out")
+                folder = roots.output(out, "out")
                 summary = profile_command(
                     list(command), folder, kernel_regex=kernel_regex, launch_skip=launch_skip, launch_count=launch_count
                 )
@@ -686,8 +686,13 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         version: Annotated[
             int | None, Field(ge=0, description="With section=evidence: only this version's evidence.")
         ] = None,
-        markdown: Annotated[str | None, Field(description="Also write the Markdown report here.")] = None,
-        html: Annotated[str | None, Field(description="Also write a self-contained HTML report here.")] = None,
+        markdown: Annotated[
+            str | None, Field(description="Also write the Markdown report here (a .md file outside any workspace).")
+        ] = None,
+        html: Annotated[
+            str | None,
+            Field(description="Also write a self-contained HTML report here (.html, outside any workspace)."),
+        ] = None,
     ) -> ReportResult:
         """The workspace's report: by default a digest of a few kB; a section, the full text or the data on
         request. The full Markdown report is written to the workspace's .kernelopt/report.md at every call."""
@@ -702,8 +707,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             ws = open_ws(workspace)
             if version is not None and section is not ReportPart.EVIDENCE:
                 raise UsageError(f"report: version goes with section=evidence, not section={section.value}")
-            md = roots.confine(markdown, "markdown") if markdown else None
-            page = roots.confine(html, "html") if html else None
+            md = roots.output(markdown, "markdown", suffixes=(".md", ".markdown")) if markdown else None
+            page = roots.output(html, "html", suffixes=(".html", ".htm")) if html else None
             data = collect(ws)
             add_run_state(ws, data)
             written = write_reports(data, markdown=md, html=page)

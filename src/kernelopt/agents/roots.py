@@ -66,3 +66,32 @@ class Roots:
         if not any(resolved.is_relative_to(root) for root in self.folders):
             raise OutsideRoots(f"{what} {shown}: outside the server's roots ({roots})")
         return resolved
+
+    def output(self, path: str | Path, what: str, *, suffixes: tuple[str, ...] = ()) -> Path:
+        """A path the server writes that no stage owns (a report, a profiled command's folder, a new workspace's
+        parent): under a root (:meth:`confine`), outside every workspace, and named with one of ``suffixes``.
+
+        ``report(markdown=<ws>/kernel.py)`` replaced the kernel with the report, ``html=<ws>/reference.py`` the
+        ground truth, ``markdown=<ws>/.git/HEAD`` the workspace's git: a workspace's files are written by its
+        stages only, under the guard, and a report replaces no other kind of file.
+
+        Raises:
+            OutsideRoots: ``path`` is outside the roots.
+            UsageError: it lies in a workspace, or its name lacks the suffix.
+        """
+        from kernelopt.loop.opening import is_workspace
+
+        target = self.confine(path, what)
+        shown = one_line(str(path), SHOWN_CHARS)
+        if suffixes and target.suffix.lower() not in suffixes:
+            kinds = " or ".join(suffixes)
+            raise UsageError(f"{what} {shown}: name a {kinds} file (a report replaces no other kind of file)")
+        for folder in (target, *target.parents):
+            if is_workspace(folder):
+                raise UsageError(
+                    f"{what} {shown}: inside the workspace {folder}, whose files only its stages write; "
+                    "name a path outside it"
+                )
+            if folder in self.folders:
+                break
+        return target
