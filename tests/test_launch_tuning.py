@@ -360,3 +360,92 @@ def test_planning_does_not_import_backends() -> None:
                 names = [node.module]
             offenders += [f"{path.name}: {n}" for n in names if n.startswith("kernelopt.backends")]
     assert not offenders
+
+
+@pytest.mark.timeout(180)
+def test_ln_bwd2_s_launches_keep_their_identity_across_versions(ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32's leftover: launches were matched by a label with a line (``launch _ln_bwd_dx (kernel.py:59)``) and
+    sessions by the kernel.py they ran on, so after a kept version (a tuned line added, every launch below it
+    moved) the loop tuned ``_ln_bwd_dx`` again, the launch the previous version had just tuned, while
+    ``_ln_bwd_dwdb`` waited. A launch is named by its identity now (kernel, ordinal, the function it is written in;
+    no line), and its session counts until another launch changes the kernel. ln_bwd2 on the CPU, the real planner,
+    each record as the loop writes it (V1's plan and record in the older label form, still read):
+
+    - V1 tunes ``_ln_bwd_dx`` and keeps a line; V2 tunes ``_ln_bwd_dwdb`` (not ``_ln_bwd_dx`` again), keeps nothing;
+      V3 confirms ``_ln_bwd_dx`` (not ``_ln_bwd_dwdb``, whose session just kept nothing), keeps nothing; V4:
+      converged, naming both;
+    - V1 tunes ``_ln_bwd_dx``, keeps nothing; V2 tunes ``_ln_bwd_dwdb`` and keeps a change; V3 tunes ``_ln_bwd_dx``
+      again: the other launch changed the kernel."""
+    from kernelopt.tunables import apply_source, discover, discover_source
+    from kernelopt.tunables.launches import launches, same_launch
+
+    folder = DATA / "breaker4" / "ln_bwd2"
+    source = (folder / "kernel.py").read_text()
+    dx, dwdb = "launch _ln_bwd_dx in run()", "launch _ln_bwd_dwdb in run()"
+    shifted = source.replace("import torch\n", "# two lines more\n\nimport torch\n", 1)
+    before = {la.label: la.identity for la in launches(discover_source(source))}
+    after = {la.label: la.identity for la in launches(discover_source(shifted))}
+    assert list(before.values()) == list(after.values()) == [dx, dwdb] and not set(before) & set(after)
+    assert same_launch("launch _ln_bwd_dx (kernel.py:59)", dx) and not same_launch(
+        "launch _ln_bwd_dwdb (kernel.py:63)", dx
+    )
+    tuned = apply_source(source, {"BLOCK_N": 128}, kernel="_ln_bwd_dx").new_source
+    assert tuned.count("\n") == source.count("\n") + 1  # a kept line of _ln_bwd_dx moves both launches
+    # the planner's discovery read statically (ln_bwd2's launches and knobs are the same; the run a computed
+    # block asks for costs a worker a plan, 5 s on a loaded machine)
+    monkeypatch.setattr("kernelopt.planning.rules.discover_tunables", lambda path, device=None: (discover(path), None))
+
+    def loop(name: str):
+        ws = Workspace.create(name, kernel=folder / "kernel.py", reference=folder / "reference.py", root=ws_root)
+        v0 = IterationRecord(version="v0")
+        v0.quality_gate.result, v0.performance.latency_us = GateResult.PASS, 5000.0
+        ws.memory.write(v0)
+        history = [v0]
+        planner = RulePlanner({"knob_only": True, "wiki_search": fakes.FakeWiki()})
+
+        def plan(n: int):
+            ctx = StageContext(workspace=ws, version=n, summary=cpu_timing_summary(ws, n), history=list(history))
+            return planner.plan(ctx)
+
+        def record(n: int, launch: str, *, kept: str | None) -> None:
+            """Version ``n``'s record: ``kept`` the kernel.py it kept, else its session kept nothing."""
+            r = IterationRecord(version=f"v{n}")
+            r.optimization.action_category, r.optimization.launch = LAUNCH_CONFIGURATION, launch
+            if kept is not None:
+                ws.kernel_py.write_text(kept)
+                r.quality_gate.result, r.performance.latency_us = GateResult.PASS, 5000.0 - 500 * n
+            else:
+                r.quality_gate.result = GateResult.FAIL
+                r.pitfalls_and_fixes = [PitfallAndFix(error_type=SEARCH_NO_GAIN, error_message="kept nothing")]
+            ws.memory.write(r)
+            history.append(r)
+
+        return ws, plan, record
+
+    ws, plan, record = loop("kept_first")
+    first = plan(1)
+    assert first.plan is not None and first.plan.launch == dx and first.plan.untuned_launches == [dwdb], first.reason
+    assert parse_plan(ws.plan_path(1).read_text()).launch == dx
+    # an older loop wrote the label, with its line, into the plan and the record: still read as _ln_bwd_dx
+    old = "launch _ln_bwd_dx (kernel.py:59)"
+    ws.plan_path(1).write_text(ws.plan_path(1).read_text().replace(dx, old))
+    record(1, old, kept=tuned)
+    second = plan(2)
+    assert second.plan is not None and second.plan.launch == dwdb, (second.plan, second.reason)
+    assert set(second.plan.targets) == {"BLOCK_P", "BLOCK_COL"} and second.plan.untuned_launches == [dx]
+    record(2, dwdb, kept=None)
+    third = plan(3)
+    assert third.plan is not None and third.plan.launch == dx and third.plan.untuned_launches == [], third.plan
+    record(3, dx, kept=None)
+    fourth = plan(4)
+    assert fourth.plan is None and fourth.reason is not None
+    assert fourth.reason.startswith("converged: the launch configuration of this kernel.py was tuned launch by launch")
+    assert f"{dx} in v3" in fourth.reason and f"{dwdb} in v2" in fourth.reason, fourth.reason
+
+    ws, plan, record = loop("other_changed")
+    assert (first := plan(1)).plan is not None and first.plan.launch == dx
+    record(1, dx, kept=None)
+    assert (second := plan(2)).plan is not None and second.plan.launch == dwdb
+    record(2, dwdb, kept=apply_source(source, {"BLOCK_COL": 64}, kernel="_ln_bwd_dwdb").new_source)
+    third = plan(3)
+    assert third.plan is not None and third.plan.launch == dx and third.plan.untuned_launches == [dwdb], third.plan

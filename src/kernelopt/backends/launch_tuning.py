@@ -31,6 +31,7 @@ from kernelopt.errors import UsageError
 from kernelopt.fileio import atomic_write_code
 from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord
 from kernelopt.oneline import one_line
+from kernelopt.tunables.launches import same_launch
 from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.exclusion import Exclusion, region_of
@@ -104,13 +105,14 @@ def rejected_winners(records: list[IterationRecord], launch: str | None = None) 
     """The regions of the winners earlier versions' gates rejected (issue 32, item 4): each version whose
     tuning session wrote a configuration (its ``chosen`` candidate, not the ``current`` one) that failed the
     gate excludes that configuration's region (:func:`~kernelopt.tuning.exclusion.region_of`) from the next
-    sessions, with the gate's reason. With ``launch`` (the plan's), only the sessions of that launch (a
-    record that names none is counted): another launch's knobs are not this one's."""
+    sessions, with the gate's reason. With ``launch`` (the plan's identity), only the sessions of that launch (a
+    record that names none is counted; one that names an older label, with a line, is matched by its kernel and
+    ordinal): another launch's knobs are not this one's."""
     out: list[Exclusion] = []
     for r in records:
         if r.masked or r.quality_gate.result not in (GateResult.FAIL, GateResult.TIMEOUT_FAIL):
             continue
-        if launch is not None and r.optimization.launch not in (None, launch):
+        if launch is not None and r.optimization.launch is not None and not same_launch(r.optimization.launch, launch):
             continue
         chosen = next((c for c in r.candidates if c.chosen and not c.current), None)
         if chosen is None:

@@ -203,7 +203,9 @@ class Optimization(_Model):
         "code) that Stage 3's literal replaced",
     )
     launch: str | None = Field(
-        default=None, description="the launch a tuning session tuned (its label as `kernelopt tunables` prints it)"
+        default=None,
+        description="the launch a tuning session tuned: its identity, the same in every version (`launch k in run()`); "
+        "older records hold its label, with a line (`launch k (kernel.py:31)`)",
     )
 
 

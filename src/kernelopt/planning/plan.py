@@ -62,12 +62,14 @@ class Plan(BaseModel):
             this session tunes again outside their regions (issue 32, item 4), so it is a new action.
         retrying: the versions whose tuning session of the same kernel.py was too noisy to rank its candidates
             (:data:`~kernelopt.actions.SEARCH_TOO_NOISY`): this session times them again, so it is a new action.
-        launch: the launch a tuning session tunes (a label as ``kernelopt tunables`` prints it,
-            ``launch _ln_bwd_dwdb (kernel.py:63)``), as ``kernelopt tune --kernel`` names it: a kernel.py of
-            several launches gets one session a launch (issue 32, case h11); ``None``: the engine's default.
-        untuned_launches: the other launches of this kernel.py with a knob that no session has tuned yet: a
-            session of ``launch`` that keeps nothing does not end the loop "converged" while one is left (the
-            next version tunes it). Not part of the signature.
+        launch: the launch a tuning session tunes, by its identity (``launch _ln_bwd_dwdb in run()``: no line
+            number, the same after a version moves lines; :mod:`kernelopt.tunables.launches`), as ``kernelopt tune
+            --kernel`` takes it: a kernel.py of several launches gets one session a launch (issue 32, case h11);
+            ``None``: the engine's default. An older plan holds the label with its line.
+        untuned_launches: the other launches of this kernel.py with a knob still to tune (no session since another
+            launch changed the kernel, or a kept change no session confirmed): a session of ``launch`` that keeps
+            nothing does not end the loop "converged" while one is left (the next version tunes it). Not part of
+            the signature.
 
     An older plan file's candidate set (``candidates``, ``candidate_budget``, ``pruned``: the rules planner
     before one tuning session replaced it) is read and dropped by the parser; such a plan, with no

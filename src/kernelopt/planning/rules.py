@@ -23,11 +23,12 @@ Options (``RulePlanner(options)``):
         Default: on when ``knob_only`` is (the rules implementer runs Stage 3); off for agent implementers,
         which get one concrete knob move.
 
-A tuning session is planned once per launch of a kernel.py (issue 32, case h11): the plan names the launch
-(the first, in :func:`~kernelopt.tunables.launches.session_order`, that no session of this kernel.py tuned)
-and the launches left untuned after it. When every launch with a knob had a session on the same kernel.py
-that kept nothing, the launch configuration has converged and the planner says so (the loop itself stops
-when a session finds nothing better and its plan leaves no launch untuned).
+A tuning session is planned once per launch of a kernel.py (issue 32, case h11): the plan names the launch by
+its identity (``launch _ln_bwd_dx in run()``, no line number: the same after a version moved lines), the first,
+in :func:`~kernelopt.tunables.launches.session_order`, that no session tuned since another launch last changed
+the kernel, and the launches left untuned after it. When every launch with a knob had such a session that kept
+nothing, the launch configuration has converged and the planner says so (the loop itself stops when a session
+finds nothing better and its plan leaves no launch untuned).
 Without ``search``, a category whose last measured search gained
 nothing waits until another category changes the kernel
 (:attr:`~kernelopt.planning.history.History.waiting`); when every actionable category waits, it has
@@ -72,7 +73,7 @@ from kernelopt.tunables import (
     resource_problems,
 )
 from kernelopt.tunables.evaluate import discover_evaluated, should_evaluate
-from kernelopt.tunables.launches import Launch, launches, loop_kernels, session_order
+from kernelopt.tunables.launches import Launch, launches, loop_kernels, same_launch, session_order
 from kernelopt.vocabulary import COMPUTED, Framework
 from kernelopt.workspace import Workspace
 
@@ -464,14 +465,14 @@ def plan_version(
         if chosen.knob is not None and chosen.knob.name not in names:
             chosen = Candidate(category=LAUNCH_CONFIGURATION)  # the evidence favours a knob of another launch
         plan = build_plan(n, summary, kernel, chosen, ideas, log, p.history, tuning)
-        plan.base_kernel_sha256, plan.launch = sha, launch.label
+        plan.base_kernel_sha256, plan.launch = sha, launch.identity
         plan.excluding, plan.retrying, plan.untuned_launches = rejected, noisy, untuned
     else:
         plan = build_plan(n, summary, kernel, chosen, ideas, log, p.history, p.knobs if options.searching else None)
     if options.searching and plan.launch is None:
         plan.base_kernel_sha256 = hashlib.sha256(ws.kernel_py.read_bytes()).hexdigest()
         if p.history.was_tried(plan_signature(plan)):
-            stop, rejected, noisy = _tuned_before(p, _session_versions(p, plan.base_kernel_sha256))
+            stop, rejected, noisy = _tuned_before(p, _sha_sessions(p, plan.base_kernel_sha256))
             if stop is not None:
                 return None, stop
             plan.excluding, plan.retrying = rejected, noisy
@@ -629,20 +630,65 @@ def _no_plan_reason(p: _Planning) -> str:
     return reason
 
 
-def _session_versions(p: _Planning, sha: str | None) -> dict[str | None, list[str]]:
-    """The versions whose tuning session ran on this kernel.py (``sha``), by the launch each tuned (the plan's
-    ``launch``, else the record's; ``None``: not named, a plan from before sessions named their launch)."""
+def _sha_sessions(p: _Planning, sha: str | None) -> list[str]:
+    """The versions whose tuning session ran on this kernel.py (``sha``), oldest first (a plan that names no launch:
+    one session of the whole configuration)."""
     base = ("base_kernel", (sha or "")[:16])
+    out = {v for sig, vs in p.history.tried_by.items() if base in sig[1] for v in vs}
+    return sorted(out, key=lambda v: int(v[1:]))
+
+
+@dataclass(frozen=True)
+class _LaunchSessions:
+    """The tuning sessions of one launch that count for kernel.py as it is (:func:`_session_versions`), oldest
+    first, and the last of them that kept a change (``None``: none did)."""
+
+    versions: list[str]
+    kept: str | None
+
+    def since_kept(self) -> list[str]:
+        """The sessions on kernel.py as it is: after the launch's own last kept change."""
+        if self.kept is None:
+            return list(self.versions)
+        return [v for v in self.versions if int(v[1:]) > int(self.kept[1:])]
+
+
+def _session_versions(p: _Planning, sha: str) -> dict[str, _LaunchSessions]:
+    """Launch identity -> its tuning sessions that count for kernel.py as it is: a session on this very kernel.py
+    (``sha``), and a session after which only sessions of the same launch changed the kernel (a kept version of
+    another launch, or any other kept change, starts the launch afresh). So a launch whose session just kept
+    nothing is not tuned again until another launch changes the kernel, and a kept version that moved lines does
+    not hide it: sessions are matched by the launch's identity (:func:`~kernelopt.tunables.launches.same_launch`),
+    not by its line. A session whose plan and record name no launch (before sessions named their launch) tuned the
+    first launch."""
+    assert p.launches
     records = {r.version: r for r in p.records}
-    out: dict[str | None, set[str]] = {}
+    first = p.launches[0].identity
+
+    def resolve(stored: str | None) -> str:
+        if stored is None:
+            return first
+        return next((la.identity for la in p.launches or [] if same_launch(stored, la.identity)), stored)
+
+    tuned: dict[str, tuple[str, bool]] = {}  # version -> (the launch its session tuned, on this kernel.py)
     for sig, vs in p.history.tried_by.items():
-        if base not in sig[1]:
-            continue
-        named = next((v for k, v in sig[1] if k == "launch"), None)
+        pairs = dict(sig[1])
+        if "base_kernel" not in pairs:
+            continue  # not a tuning session
         for v in vs:
             r = records.get(v)
-            out.setdefault(named or (r.optimization.launch if r is not None else None), set()).add(v)
-    return {k: sorted(vs, key=lambda v: int(v[1:])) for k, vs in out.items()}
+            stored = pairs.get("launch") or (r.optimization.launch if r is not None else None)
+            tuned[v] = (resolve(stored), pairs["base_kernel"] == sha[:16])
+    kept = [r for r in p.records if r.number > 0 and r.quality_gate.result is GateResult.PASS]
+    out: dict[str, _LaunchSessions] = {}
+    for la in p.launches:
+        others = [r.number for r in kept if tuned.get(r.version, ("", False))[0] != la.identity]
+        since = max(others, default=0)
+        versions = [v for v, (which, here) in tuned.items() if which == la.identity and (here or int(v[1:]) > since)]
+        versions.sort(key=lambda v: int(v[1:]))
+        own = [r.version for r in kept if r.version in versions]
+        out[la.identity] = _LaunchSessions(versions, own[-1] if own else None)
+    return out
 
 
 def _next_launch(p: _Planning, sha: str) -> tuple[Launch | None, str | None, list[str], list[str], list[str]]:
@@ -650,29 +696,35 @@ def _next_launch(p: _Planning, sha: str) -> tuple[Launch | None, str | None, lis
     the versions whose rejected winners it excludes, those whose sessions were too noisy to rank, and the
     launches after it that no session tuned yet (the loop does not stop "converged" while one is left).
 
-    The launches go in :func:`~kernelopt.tunables.launches.session_order`: the first whose sessions of this
-    kernel.py leave it untuned or to tune again (:func:`_tuned_before`) is planned. "Converged" only when every
-    launch with a knob had a session that ran and kept nothing (or whose winner passed the gate); a launch
-    whose session failed otherwise is not tuned again unchanged, and then the loop says so, never converged.
-    A session whose plan named no launch tuned the first launch (what ``kernelopt tune`` tunes by default).
+    The launches go in :func:`~kernelopt.tunables.launches.session_order`, the sessions that count for this kernel.py
+    by :func:`_session_versions`: first a launch no session tuned, or one to tune again (:func:`_tuned_before`: a
+    rejected winner, a session too noisy to rank); then a launch whose last session kept a change and that no
+    session since confirmed (it is tuned again, but after the launches still untuned, so the loop never tunes the
+    launch the previous version just tuned while another waits). "Converged" only when every launch with a knob
+    had a session that ran and kept nothing since it or another launch last changed the kernel; a launch whose
+    session failed otherwise is not tuned again unchanged, and then the loop says so, never converged.
     """
     assert p.launches
     sessions = _session_versions(p, sha)
-    first = p.launches[0].label
-    sessions[first] = sorted(set(sessions.pop(None, [])) | set(sessions.get(first, [])), key=lambda v: int(v[1:]))
     converged: list[str] = []
     failed: list[str] = []
     stops: list[str] = []
-    for i, la in enumerate(p.launches):
-        versions = sessions.get(la.label, [])
-        untuned = [x.label for x in p.launches[i + 1 :] if not sessions.get(x.label)]
-        if not versions:
-            return la, None, [], [], untuned
-        stop, rejected, noisy = _tuned_before(p, versions)
+    confirm: list[Launch] = []
+    for la in p.launches:
+        s = sessions[la.identity]
+        current = s.since_kept()
+        if not s.versions:
+            return la, None, [], [], _untuned(p, sessions, la)
+        if not current:  # its last session kept a change: tuned again once the others had theirs
+            confirm.append(la)
+            continue
+        stop, rejected, noisy = _tuned_before(p, current)
         if stop is None:
-            return la, None, rejected, noisy, untuned
+            return la, None, rejected, noisy, _untuned(p, sessions, la)
         stops.append(stop)
-        (converged if stop.startswith("converged") else failed).append(f"{la.label} in {', '.join(versions)}")
+        (converged if stop.startswith("converged") else failed).append(f"{la.identity} in {', '.join(current)}")
+    if confirm:
+        return confirm[0], None, [], [], [x.identity for x in confirm[1:]]
     if len(stops) == 1:  # one launch: its session's word
         return None, stops[0], [], [], []
     if failed:
@@ -687,6 +739,19 @@ def _next_launch(p: _Planning, sha: str) -> tuple[Launch | None, str | None, lis
         f"and nothing it found was kept; further gains need a code change: {CODE_BACKENDS}"
     )
     return None, why, [], [], []
+
+
+def _untuned(p: _Planning, sessions: Mapping[str, _LaunchSessions], la: Launch) -> list[str]:
+    """The launches other than ``la`` still to tune before the loop may stop converged: those after it that no
+    session tuned, and those whose last session kept a change no session has confirmed since."""
+    assert p.launches
+    after = p.launches[p.launches.index(la) + 1 :]
+    before = p.launches[: p.launches.index(la)]
+    untuned = [x.identity for x in after if not sessions[x.identity].versions]
+    unconfirmed = [
+        x.identity for x in [*before, *after] if sessions[x.identity].versions and not sessions[x.identity].since_kept()
+    ]
+    return [*untuned, *unconfirmed]
 
 
 def _tuned_before(p: _Planning, versions: list[str]) -> tuple[str | None, list[str], list[str]]:

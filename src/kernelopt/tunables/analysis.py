@@ -228,6 +228,13 @@ def _dotted(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def launch_identity(launch_id: str, wrapper: str | None) -> str:
+    """A launch's identity, the same in every version of the file: its kernel (with its ordinal among the file's
+    launches of that kernel, ``k#2``, when there are several) and the function it is written in, no line number
+    (``launch _ln_bwd_dx in run()``; ``launch k at module level``). A kept version that moves lines keeps it."""
+    return f"launch {launch_id} in {wrapper}()" if wrapper else f"launch {launch_id} at module level"
+
+
 def _is_tuned(node: cst.CSTNode) -> bool:
     """True for a line an edit wrote after a computed setting (``x = 8  # kernelopt: tuned``, or an
     ``if size <= N:  # kernelopt: tuned`` row of a tuned table), and for a guard in the guard's form whose comment
@@ -388,6 +395,8 @@ class _Launch:
     call: cst.Call
     func: _FuncInfo | None
     line: int
+    #: the function the launch is written in, by its qualified name (``_LnBwd.backward``); ``None`` at module level
+    wrapper: str | None = None
 
     @property
     def sub(self) -> cst.Subscript:
@@ -436,6 +445,13 @@ class _LaunchCollector(cst.CSTVisitor):
         self.launches: list[_Launch] = []
         self.functions: dict[str, list[_FuncInfo]] = {}
         self.calls: dict[str, list[cst.Call]] = {}  # ``helper(...)`` calls by the name called
+        self.scopes: list[str] = []  # the enclosing classes and functions, outermost first
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scopes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scopes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         bc = _BindingCollector(self.positions, node)
@@ -444,15 +460,19 @@ class _LaunchCollector(cst.CSTVisitor):
         info = _FuncInfo(node, params, bc.bindings)
         self.functions.setdefault(node.name.value, []).append(info)
         self.stack.append(info)
+        self.scopes.append(node.name.value)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stack.pop()
+        self.scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name):
             self.calls.setdefault(node.func.value, []).append(node)
         if isinstance(node.func, cst.Subscript) or _is_partial_launch(node):
-            self.launches.append(_Launch(node, self.stack[-1] if self.stack else None, self.positions[node].start.line))
+            func = self.stack[-1] if self.stack else None
+            wrapper = ".".join(self.scopes) if func is not None else None
+            self.launches.append(_Launch(node, func, self.positions[node].start.line, wrapper))
 
 
 #: how a setting is read from the environment with a default (``os.environ.get("X", "2")``)
@@ -579,6 +599,9 @@ class _Analyzer:
         self.helper_settings: dict[tuple[int, str], _HelperSetting] = {}
         # a ``**`` argument (as written) that cannot be read -> why, where more is known than "built by code"
         self.unread_why: dict[str, str] = {}
+        # a launch's group label (``launch k (kernel.py:31)``) -> its identity, the same across versions
+        # (:func:`launch_identity`)
+        self.launch_ids: dict[str, str] = {}
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -1067,6 +1090,7 @@ class _Analyzer:
             if kdef is None and not any(n in LAUNCH_OPTIONS for n, _ in args) and not _looks_like_kernel(kname):
                 continue
             group = f"launch {launch_id} ({self.loc(la.line)})"
+            self.launch_ids[group] = launch_identity(launch_id, la.wrapper)
             launch_sites: list[Site] = []
             for code in unread:  # said, never skipped in silence
                 launch_sites.append(
@@ -2926,6 +2950,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         feeds=list(s.feeds),
         used_at=[an.loc(u) for u in s.used_at],
         groups=list(s.groups),
+        launch_ids={g: an.launch_ids[g] for g in s.groups if g in an.launch_ids},
         linked=list(dict.fromkeys(an.loc(lk.literal.line) for lk in s.links)),
         legality=legal,
         legal_values=legal.enumerate(),

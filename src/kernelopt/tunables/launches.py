@@ -6,11 +6,17 @@ CUDA kernel). A *launch* is what one tuning session configures jointly (:mod:`ke
 its space). This is the one place that groups the knobs into launches and says which knobs cannot change a
 launch's speed, so ``kernelopt tune`` and the loop's planner (one session a launch, issue 32 case h11) see the
 same launches.
+
+A launch's *label* carries its line (``launch _ln_bwd_dx (kernel.py:59)``), for a person to find it; its
+*identity* (:attr:`Launch.identity`, ``launch _ln_bwd_dx in run()``) carries none, so a version that moves lines
+(a kept tuning session that adds a guard) keeps it: the loop's plans, records and stop rule name a launch by it
+(:func:`same_launch` also reads the labels older records hold).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -20,17 +26,47 @@ from kernelopt.tunables.model import Tunable, TunableKind
 NO_LAUNCH = "module constants (no launch)"
 
 
+#: a label's location suffix: `` (kernel.py:59)``
+_AT_LINE = re.compile(r" \([^()]*:\d+\)$")
+#: an identity's function suffix: `` in run()`` or `` at module level``
+_IN_FUNCTION = re.compile(r"( in [\w.]+\(\)| at module level)$")
+
+
 @dataclass
 class Launch:
-    """One launch: its label as discovery prints it, its kernel, and its tunables."""
+    """One launch: its label as discovery prints it (with its line), its kernel, its tunables, and its identity
+    (the same in every version of the file, no line number: :func:`stable_name`)."""
 
     label: str
     kernel: str | None
     tunables: list[Tunable] = field(default_factory=list)
+    identity: str = ""
+
+    def __post_init__(self) -> None:
+        self.identity = self.identity or stable_name(self.label)
 
     def knob_names(self) -> list[str]:
         """The names of its knobs, in discovery's order, each once."""
         return list(dict.fromkeys(t.name for t in self.tunables))
+
+
+def stable_name(label: str) -> str:
+    """A group label without its location: ``k.configs`` and :data:`NO_LAUNCH` as they are, ``k.heuristics
+    (kernel.py:12)`` as ``k.heuristics`` (a launch site's identity comes from discovery, ``Tunable.launch_ids``)."""
+    return _AT_LINE.sub("", label)
+
+
+def same_launch(stored: str | None, identity: str) -> bool:
+    """Whether a launch named ``stored`` in a plan or a record (an identity, or the label an older record holds,
+    ``launch _ln_bwd_dx (kernel.py:59)``) is the launch whose identity is ``identity``: the same identity, or an
+    old label of the same kernel and ordinal (its line may have moved since)."""
+    if stored is None:
+        return False
+    if stored == identity:
+        return True
+    if _AT_LINE.search(stored) is None:
+        return False
+    return stable_name(stored) == _IN_FUNCTION.sub("", identity)
 
 
 def loop_kernels(source: str) -> frozenset[str]:
@@ -80,7 +116,8 @@ def launches(tunables: Sequence[Tunable], looped: Collection[str] | None = None)
         else:
             labels = [g for g in t.groups if not g.startswith(f"{t.kernel}.heuristics")] or [NO_LAUNCH]
         for label in labels:
-            la = out.setdefault(label, Launch(label, t.kernel if label != NO_LAUNCH else None))
+            identity = t.launch_ids.get(label, "")
+            la = out.setdefault(label, Launch(label, t.kernel if label != NO_LAUNCH else None, identity=identity))
             if len(t.groups) == 1 and label != NO_LAUNCH:
                 # a knob of this launch alone names its kernel (one setting several launches read is listed
                 # under the first launch's kernel)

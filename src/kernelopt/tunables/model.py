@@ -186,6 +186,9 @@ class Tunable(BaseModel):
         feeds: every kernel parameter / launch option this literal feeds (a constant may feed several).
         used_at: ``file:line`` of the launch sites or configs that use it.
         groups: the launch sites / autotune configs it belongs to (resource estimates are per group).
+        launch_ids: for each of its groups that is a launch site, the launch's identity, the same in every
+            version of the file (``launch _ln_bwd_dx in run()``: no line number; the loop matches its sessions by
+            it, :mod:`kernelopt.tunables.launches`).
         linked: ``file:line`` of grid literals kept consistent with it on edit.
         legality: the legal values.
         legal_values: the finite set of legal values, when small enough to list.
@@ -220,6 +223,7 @@ class Tunable(BaseModel):
     feeds: list[str] = Field(default_factory=list)
     used_at: list[str] = Field(default_factory=list)
     groups: list[str] = Field(default_factory=list)
+    launch_ids: dict[str, str] = Field(default_factory=dict)
     linked: list[str] = Field(default_factory=list)
     legality: Legality = Field(default_factory=Legality)
     legal_values: list[Value] | None = None

@@ -33,7 +33,15 @@ from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, resource_problems
-from kernelopt.tunables.launches import NO_LAUNCH, Launch, held_knobs, inert_reason, launches, loop_kernels
+from kernelopt.tunables.launches import (
+    NO_LAUNCH,
+    Launch,
+    held_knobs,
+    inert_reason,
+    launches,
+    loop_kernels,
+    same_launch,
+)
 from kernelopt.tuning.candidate import Config, Value
 
 __all__ = ["NO_LAUNCH", "inert_reason", "loop_kernels", "other_launches", "space_from_tunables"]
@@ -112,11 +120,16 @@ def other_launches(tunables: Sequence[Tunable], space: Space, looped: Collection
 
 
 def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
-    """The launch named by ``kernel`` (label, kernel name or label prefix), else the one with most knobs;
-    ``tunables`` (discovery's) says why a kernel named that has none."""
+    """The launch named by ``kernel`` (label, identity as the loop's plan names it, kernel name or label prefix),
+    else the one with most knobs; ``tunables`` (discovery's) says why a kernel named that has none."""
     pool = launches
     if kernel is not None:
-        pool = [la for la in launches if kernel in (la.label, la.kernel) or la.label.startswith(f"launch {kernel} ")]
+        pool = [
+            la
+            for la in launches
+            if kernel in (la.label, la.kernel, la.identity) or la.label.startswith(f"launch {kernel} ")
+        ]
+        pool = pool or [la for la in launches if same_launch(kernel, la.identity)]
         pool = pool or [la for la in launches if la.label.startswith(kernel)]
         if not pool:
             names = "; ".join(la.label for la in launches)
