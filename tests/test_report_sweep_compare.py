@@ -247,11 +247,24 @@ def _workspace(root: Path) -> Workspace:
     return ws
 
 
+CPU_ARGS = ("--device", "cpu", "--small", "--samples", "2")
+
+
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    """The script run as a user runs it: ``python benchmarks/sweep_compare.py`` in a process of its own."""
     path = os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path, "CUDA_VISIBLE_DEVICES": ""}
-    cmd = [sys.executable, str(SCRIPT), "--device", "cpu", "--small", "--samples", "2", *args]
+    cmd = [sys.executable, str(SCRIPT), *CPU_ARGS, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+
+
+def _main(sweep: ModuleType, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """The script's ``main`` in this process (its runs forked from this process's fork server for CPU runs
+    instead of a fresh interpreter that starts a server of its own: torch imported once, not once a run):
+    the exit code and what it printed."""
+    capsys.readouterr()
+    code = sweep.main([*CPU_ARGS, *args])
+    return code, capsys.readouterr().out
 
 
 def _example_copy(folder: Path) -> Path:
@@ -266,8 +279,13 @@ def _example_copy(folder: Path) -> Path:
     return folder
 
 
-def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path: Path) -> None:
-    """A sweep is written, reused when nothing changed, resumed when configurations are missing, and compared."""
+def test_cpu_sweep_reuse_and_compare(
+    sweep: ModuleType, ws_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sweep is written, reused when nothing changed, resumed when configurations are missing, and compared.
+    The first sweep runs the script as a program (its own process, as a user runs it); the reuse, the resume
+    with the comparison and the fresh start call its ``main`` in this process (the same code on the same
+    files; only the interpreter start and a fork server of its own are saved)."""
     sweeps = tmp_path / "sweeps"
     examples = _example_copy(tmp_path / "examples")
     common = ("--example", "gelu_fp32", "--sweep-dir", str(sweeps), "--examples-dir", str(examples))
@@ -282,8 +300,8 @@ def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path:
     assert doc["configs"][0]["config"] == {"BLOCK_SIZE": 16384, "num_warps": 16}  # the naive start first
     assert all(c["status"] == "ok" and c["latency_us"] > 0 for c in doc["configs"])
 
-    proc = _run(*common, "--max-configs", "3")
-    assert proc.returncode == 0 and "sweep skip: kernel, reference and timer unchanged" in proc.stdout
+    code, out = _main(sweep, capsys, *common, "--max-configs", "3")
+    assert code == 0 and "sweep skip: kernel, reference and timer unchanged" in out
     assert json.loads((sweeps / "gelu_fp32.json").read_text())["sittings"] == 1  # nothing timed again
 
     # a 4-config subsample adds one configuration: the sweep resumes and times only that one
@@ -295,8 +313,10 @@ def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path:
     ws = _workspace(ws_root)
     walls = tmp_path / "walls.txt"
     walls.write_text("gelu_fp32 42\n")
-    out = tmp_path / "compare.json"
-    proc = _run(
+    report = tmp_path / "compare.json"
+    code, out = _main(
+        sweep,
+        capsys,
         *common,
         "--max-configs",
         "4",
@@ -308,15 +328,15 @@ def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path:
         "--loop-walls",
         str(walls),
         "--json",
-        str(out),
+        str(report),
         "--markdown",
         str(tmp_path / "compare.md"),
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "sweep resume: 1 of 4 configurations not measured yet" in proc.stdout
+    assert code == 0, out[-3000:]
+    assert "sweep resume: 1 of 4 configurations not measured yet" in out
     (entry,) = [c for c in json.loads((sweeps / "gelu_fp32.json").read_text())["configs"] if c["config"] == added]
     assert entry["status"] == "ok" and entry["latency_us"] > 0 and entry["samples"] == 2
-    run = json.loads(out.read_text())
+    run = json.loads(report.read_text())
     assert run["device"] == "cpu" and run["sweeps"]["gelu_fp32"]["sittings"] == 2
     assert run["sweeps"]["gelu_fp32"]["timed"] == 4
     (row,) = run["compare"]
@@ -334,9 +354,9 @@ def test_cpu_sweep_reuse_and_compare(sweep: ModuleType, ws_root: Path, tmp_path:
     # a changed kernel makes the sweep start again
     with (examples / "gelu_fp32" / "kernel.py").open("a") as fh:
         fh.write("# edited\n")
-    proc = _run(*common, "--max-configs", "2")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "sweep fresh: changed since the sweep: kernel_sha256" in proc.stdout
+    code, out = _main(sweep, capsys, *common, "--max-configs", "2")
+    assert code == 0, out[-3000:]
+    assert "sweep fresh: changed since the sweep: kernel_sha256" in out
     assert json.loads((sweeps / "gelu_fp32.json").read_text())["sittings"] == 1
 
 
