@@ -15,10 +15,10 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.server.mcpserver.exceptions import ToolError
 
-from kernelopt.agents.mcp_server import build_server
 from kernelopt.agents.roots import Roots
+
+from .test_mcp_tools import build_server
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -56,6 +56,10 @@ def _call(server: Any, tool: str, **arguments: Any) -> Any:
 
 
 def _one_line_error(server: Any, tool: str, **arguments: Any) -> str:
+    # imported here, not at the top: every pytest-xdist worker collects this file, and the MCP SDK takes
+    # ~1.5 CPU-s to import (build_server's module imports it when a server is built)
+    from mcp.server.mcpserver.exceptions import ToolError
+
     with pytest.raises(ToolError) as caught:
         _call(server, tool, **arguments)
     message = str(caught.value)

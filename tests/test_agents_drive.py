@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from kernelopt.agents import drive
-from kernelopt.agents.mcp_server import Cancelled
 from kernelopt.loop.protocols import EventKind, LoopEvent
 from kernelopt.stages import guard
 from kernelopt.workspace import Workspace
@@ -78,6 +77,8 @@ def test_an_agent_write_outside_kernel_py_is_undone_fails_the_version_and_record
 
 
 def test_a_cancelled_gate_rolls_back_and_the_next_validate_runs_it_again(ws: Workspace) -> None:
+    from kernelopt.agents.mcp_server import Cancelled  # here: the MCP SDK is 1.5 CPU-s of each worker's collection
+
     drive.submit_plan(ws, _plan(ws), device="cpu")
     ws.kernel_py.write_text(ws.kernel_py.read_text().replace("BLOCK = 64", "BLOCK = 1024"))
     edited = ws.kernel_py.read_bytes()
@@ -100,6 +101,8 @@ def test_a_cancelled_gate_rolls_back_and_the_next_validate_runs_it_again(ws: Wor
 
 
 def test_validate_cancelled_in_stage_3_keeps_the_agents_edit_and_an_unedited_kernel_is_refused(ws: Workspace) -> None:
+    from kernelopt.agents.mcp_server import Cancelled  # here: the MCP SDK is 1.5 CPU-s of each worker's collection
+
     drive.submit_plan(ws, _plan(ws), device="cpu")
     before = guard.snapshot(ws.root), ws.head()
     with pytest.raises(drive.StageRefused, match="kernel.py is unchanged"):

@@ -11,10 +11,19 @@ import anyio
 import pytest
 
 from kernelopt.agents.command_profile import command_argv
-from kernelopt.agents.mcp_server import build_server
 from kernelopt.agents.roots import Roots
 
 from .test_mcp_server import LOOP
+
+
+def build_server(roots: Roots, **settings: Any) -> Any:
+    """:func:`kernelopt.agents.mcp_server.build_server`, imported at the first call, not when the file is
+    collected: every pytest-xdist worker collects every file, and the server's module with the MCP SDK costs
+    ~1.5 CPU-s to import, paid in vain by the workers that run no MCP test."""
+    from kernelopt.agents.mcp_server import build_server as build
+
+    return build(roots, **settings)
+
 
 pytestmark = pytest.mark.timeout(120)
 
