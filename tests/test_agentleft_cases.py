@@ -348,3 +348,25 @@ def test_a_report_or_an_output_folder_never_replaces_a_workspace_file(add_worksp
     assert {p: p.read_bytes() for p in ws.root.rglob("*") if p.is_file()} == before
     result = _call(server, "report", workspace=str(ws.root), markdown=str(ws.root.parent / "reports" / "add.md"))
     assert Path(result.structured_content["written"]["markdown"]).is_file()  # outside it: written
+
+
+def test_the_report_digest_of_a_workspace_on_a_full_disk_says_why_no_full_report(
+    add_workspace: Workspace, small_disk: Path
+) -> None:
+    """The digest writes the full report into `.kernelopt/report.md` at every call: on a full (or read-only)
+    disk that write must not cost the digest, which reads only."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    from .conftest import fill_disk
+
+    ws = Workspace(Path(shutil.copytree(add_workspace.root, small_disk / add_workspace.root.name)))
+    ws.memory.create("v0")
+    ws.memory.update("v0", ["performance.latency_us=12.5", "quality_gate.result=PASS"])
+    fill_disk(small_disk)
+    server = build_server(Roots([small_disk]), default_device="cpu")
+    result = _call(server, "report", workspace=str(ws.root)).structured_content
+    assert result["full_report"] is None and [v["version"] for v in result["summary"]["versions"]] == ["V0"]
+    assert result["summary"]["more"].startswith("the full report was not written (")
+    assert "no space left" in result["summary"]["more"].lower(), result["summary"]["more"]
+    assert not (ws.state_dir / "report.md").exists()

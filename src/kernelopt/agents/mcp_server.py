@@ -36,7 +36,7 @@ from kernelopt import __version__
 from kernelopt.agents import drive
 from kernelopt.agents.report_digest import ReportDigest
 from kernelopt.agents.roots import Roots
-from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.errors import KerneloptError, UsageError, disk_problem
 from kernelopt.evidence.diff import SummaryDiff
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.hardware.specs import GpuSpec
@@ -141,7 +141,8 @@ class ReportResult(BaseModel):
         summary: the digest (``section=summary``).
         markdown: the section's Markdown (a section, or ``full``).
         report: the report's whole data (``section=data``).
-        full_report: the file holding the full Markdown report, written by this call.
+        full_report: the file holding the full Markdown report, written by this call (``None`` when the workspace
+            could not be written: full, read-only; ``summary.more`` says why).
         written: the files written as asked (``markdown``, ``html``, their plots).
     """
 
@@ -149,7 +150,7 @@ class ReportResult(BaseModel):
     summary: ReportDigest | None = None
     markdown: str | None = None
     report: ReportData | None = None
-    full_report: str
+    full_report: str | None
     written: dict[str, str] = {}
 
 
@@ -699,7 +700,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
         def run() -> ReportResult:
             from kernelopt.agents.report_digest import digest
-            from kernelopt.fileio import atomic_write_text
+            from kernelopt.fileio import ReadOnlyRefused, atomic_write_text
             from kernelopt.loop.report_state import add_run_state
             from kernelopt.report import collect, write_reports
             from kernelopt.report.markdown import Section, markdown_report, markdown_section
@@ -713,15 +714,23 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             add_run_state(ws, data)
             written = write_reports(data, markdown=md, html=page)
             whole = markdown_report(data)
-            full = ws.state_dir / REPORT_FILE
-            full.parent.mkdir(exist_ok=True)
-            atomic_write_text(full, whole)
+            full: Path | None = ws.state_dir / REPORT_FILE
+            try:
+                atomic_write_text(full, whole)
+                where = f"the full report: {full} (read it), or call"
+            except (OSError, ReadOnlyRefused) as exc:  # a full or read-only workspace is still reported on
+                refused = exc if isinstance(exc, ReadOnlyRefused) else disk_problem(exc)
+                if refused is None:
+                    raise
+                full, where = None, f"the full report was not written ({refused.one_line()}): call"
             result = ReportResult(
-                section=section, full_report=str(full), written={k: str(v) for k, v in written.items()}
+                section=section,
+                full_report=str(full) if full else None,
+                written={k: str(v) for k, v in written.items()},
             )
             if section is ReportPart.SUMMARY:
                 more = (
-                    f"the full report: {full} (read it), or call report with section="
+                    f"{where} report with section="
                     + "|".join(p.value for p in ReportPart if p is not ReportPart.SUMMARY)
                     + " (evidence with version=N: one version's)"
                 )
