@@ -117,6 +117,20 @@ def _check_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: P
         writer.close()
 
 
+@pytest.mark.timeout(30)
+def test_an_autotuner_on_the_cpu_times_each_config_with_one_call() -> None:
+    """Seen on 2026-12-05: ``validate splitk_prune --device cpu`` (an autotune list, ``top_k=2``) said V0
+    "TIMEOUT_FAIL: timing of case 1 (M=64,N=48,K=200) [v0] ran past the per-case limit of 30 s ... the kernel hangs
+    or is far too slow": the autotuner's first call benchmarked each kept config with 4 calls in the interpreter
+    (17-25 s on the loaded machine), then ran at 0.8 s a call. On the CPU its benchmark is one call a config (the
+    interpreter compiles nothing and times nothing a GPU would): the first call took 5 s, and V0 passes."""
+    from kernelopt.tunables.autotune_worker import cpu_bench
+
+    calls: list[int] = []
+    got = cpu_bench(lambda: calls.append(1), quantiles=[0.5, 0.2, 0.8])
+    assert len(calls) == 1 and len(got) == 3 and got[0] == got[1] == got[2] >= 0.0
+
+
 @pytest.mark.timeout(60)
 def test_an_in_place_op_whose_reference_is_in_place_too_passes_the_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
