@@ -95,7 +95,7 @@ SLOW_FILES = (
     "test_signals.py",
     "test_mcp_server.py",
     "test_agentbreak_cases.py",
-    "test_agentleft_cases.py",  # two CPU gates, the MCP SDK's import, a report of thirty versions
+    "test_agentleft_cases.py",  # two CPU gates, the MCP SDK's import, a report of twenty versions
     "test_loop_cli.py",
     "test_loop_integration.py",
     "test_redact.py",
