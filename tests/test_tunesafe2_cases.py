@@ -61,7 +61,10 @@ def test_t1_a_closed_stdout_is_refused_before_anything_is_done(
     monkeypatch.setattr("sys.stdout", None)  # what Python gives a process started with descriptor 1 closed
     assert main(["tune", str(folder), *TUNE, "--json"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("kernelopt: error: stdout is closed (file descriptor 1)") and err.count("\n") == 1, err
+    assert (
+        err.startswith("kernelopt: error: stdout is closed or not open for writing (file descriptor 1)")
+        and err.count("\n") == 1
+    ), err
     assert (folder / "kernel.py").read_bytes() == before and not (folder / ".kernelopt").exists()
 
 
@@ -354,3 +357,26 @@ def test_t9_the_lines_of_an_interrupt_in_the_final_check_and_of_a_deleted_kernel
     assert f"{folder / 'kernel.py'} was deleted during the session: nothing written" in line, line
     assert line.endswith("; restore it and run again: the record serves what was measured")
     assert not (folder / "kernel.py").exists()
+
+
+@pytest.mark.timeout(60)
+def test_t10_a_stderr_or_stdout_open_for_reading_only_is_taken_as_closed(tmp_path: Path) -> None:
+    """t10: under a pyenv shim, ``kernelopt tune ... 2>&-`` started Python with the shim script, open for reading, as
+    descriptor 2: every line to stderr failed with EBADF, a tune ended in exit 1 with kernel.py unwritten, a usage
+    error in exit 1 instead of 2. Descriptors 1 and 2 open for reading only are now /dev/null, as closed ones are:
+    the exit status is the command's (stdout: refused up front, the line on stderr)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    argv = [sys.executable, "-m", "kernelopt", "tune", str(tmp_path / "nosuch"), "--device", "cpu"]
+    readable = tmp_path / "readable.txt"
+    readable.write_text("")
+    with readable.open() as reading_only:
+        quiet = subprocess.run(argv, stderr=reading_only, stdout=subprocess.PIPE, env=env, timeout=50, check=False)
+        refused = subprocess.run(argv, stdout=reading_only, stderr=subprocess.PIPE, env=env, timeout=50, check=False)
+    assert quiet.returncode == 2 and quiet.stdout == b""  # the usage error's status; its line went to /dev/null
+    assert refused.returncode == 2 and refused.stderr.decode().startswith(
+        "kernelopt: error: stdout is closed or not open for writing (file descriptor 1)"
+    )
+    assert readable.read_text() == ""

@@ -167,10 +167,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    if sys.stdout is None:  # started with file descriptor 1 closed (`>&-`): nothing is done that cannot be said
+    if sys.stdout is None:  # started with descriptor 1 closed (`>&-`) or read-only: nothing done that cannot be said
         _say(
-            "kernelopt: error: stdout is closed (file descriptor 1), so the result could not be printed; "
-            "nothing was done; give it somewhere to go (`> FILE`, `> /dev/null`)"
+            "kernelopt: error: stdout is closed or not open for writing (file descriptor 1), so the result could "
+            "not be printed; nothing was done; give it somewhere to go (`> FILE`, `> /dev/null`)"
         )
         return 2
     _printable_streams()

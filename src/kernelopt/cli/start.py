@@ -37,21 +37,31 @@ def run() -> None:
 
 
 def _fill_closed_descriptors() -> None:
-    """Descriptors 0, 1 and 2 that the process started without (``<&-``, ``>&-``, ``2>&-``) get /dev/null, so no
-    file the run opens takes their number: a lock file or a record that became descriptor 1 would receive what a
-    worker prints, and descriptor 2 what a child says. ``sys.stdout`` stays ``None`` where descriptor 1 was
-    closed (:func:`kernelopt.cli.app.main` refuses to run without a stdout); a missing ``sys.stderr`` writes to
-    /dev/null, so the exit status is still the command's."""
+    """Descriptors 0, 1 and 2 that the process started without (``<&-``, ``>&-``, ``2>&-``), or with 1 and 2 open
+    for reading only, get /dev/null; ``sys.stdout`` is then ``None`` (:func:`kernelopt.cli.app.main` refuses to
+    run with nowhere to print) and a missing ``sys.stderr`` writes to /dev/null.
+
+    A closed descriptor is taken by the next file the process opens: a lock or a record that became descriptor 1
+    or 2 would receive what the run or a worker prints. A launcher can leave its own file there: under a pyenv
+    shim, ``2>&-`` gave Python the shim script, open for reading, as descriptor 2, and every line to stderr
+    failed with EBADF (a tune ended in exit 1 with kernel.py unwritten; second fault trial, t10).
+    """
+    import fcntl
     import os
 
     for fd in (0, 1, 2):
         try:
-            os.fstat(fd)
+            usable = fd == 0 or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
         except OSError:
-            null = os.open(os.devnull, os.O_RDWR)
-            if null != fd:
-                os.dup2(null, fd)
-                os.close(null)
+            usable = False
+        if usable:
+            continue
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        if fd == 1:
+            sys.stdout = None  # type: ignore[assignment]  # nothing printed reaches anyone: the CLI refuses
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the process's stderr, open until it ends)
 
