@@ -380,3 +380,27 @@ def test_t10_a_stderr_or_stdout_open_for_reading_only_is_taken_as_closed(tmp_pat
         "kernelopt: error: stdout is closed or not open for writing (file descriptor 1)"
     )
     assert readable.read_text() == ""
+
+
+@pytest.mark.timeout(120)
+def test_t11_in_a_git_repository_the_session_folders_stay_out_of_git_status(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """t11: tuning a kernel in a git repository left ``?? .kernelopt/`` in ``git status`` (the records, candidates,
+    logs and plots), one ``git add .`` from a commit. The default session folders' ``.kernelopt/`` ignores itself
+    now; what the user changed stays theirs (an uncommitted edit of kernel.py is not touched by a --dry-run)."""
+    import subprocess
+
+    folder, before = _folder(tmp_path)
+    git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True, timeout=30)
+    subprocess.run([*git, "add", "."], check=True, timeout=30)
+    subprocess.run([*git, "commit", "-qm", "kernel"], check=True, timeout=30)
+    (folder / "kernel.py").write_bytes(before + b"# not committed yet\n")
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--repetitions", "3", "--dry-run"]) == 0
+    status = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=all"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    assert status == " M kernel.py\n", status
+    assert (folder / "kernel.py").read_bytes() == before + b"# not committed yet\n"
+    assert list((folder / ".kernelopt" / "tune").glob("*/record.jsonl")), capsys.readouterr().err

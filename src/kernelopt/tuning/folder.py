@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt import __version__
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
-from kernelopt.fileio import SourceText, read_source
+from kernelopt.fileio import SourceText, atomic_write_text, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizes import SizeValue, size_constants
 from kernelopt.taskcard import TaskCard
@@ -574,6 +574,8 @@ def tune_folder(
     """
     req, space = prepared.request, prepared.space
     prepared.session_dir.mkdir(parents=True, exist_ok=True)
+    if req.out is None:
+        _ignored_by_git(Path(req.folder) / DEFAULT_OUT.parent)
     header = RecordHeader.for_space(
         space,
         device=req.device,
@@ -651,6 +653,15 @@ def tune_folder(
         if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
             tuning = _checked_edit(tuning, evaluator)
     return tuning
+
+
+def _ignored_by_git(folder: Path) -> None:
+    """A ``.gitignore`` of ``*`` in ``folder`` (the default session folders' ``.kernelopt/`` beside a user's kernel),
+    unless one is there: in a git repository the records, candidates, logs and plots showed as ``?? .kernelopt/``,
+    one ``git add .`` from a commit (second fault trial, t11; pytest's and ruff's caches do the same)."""
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        atomic_write_text(ignore, "# kernelopt's session folders (records, candidates, logs, plots): not for git\n*\n")
 
 
 def guarded_twin(prepared: PreparedFolder) -> Config | None:
