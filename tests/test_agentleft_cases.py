@@ -239,7 +239,7 @@ def test_a_path_no_system_call_takes_is_one_line(tmp_path: Path, given: str, sai
 def test_a_long_argument_is_not_echoed_whole_and_free_text_has_a_bound(tmp_path: Path) -> None:
     """`evidence(kernel=<200 kB>)` was refused with a line of 200 kB quoting it, `init(name=<10 kB>)` likewise; a
     20 MB plan was parsed before it was refused, and a 5 MB description would have gone into the record and the
-    commit message."""
+    commit message; `wiki_search(limit=50)` returned 118 kB of whole records."""
     from kernelopt.agents.mcp_server import ECHO_CHARS, build_server
     from kernelopt.agents.roots import Roots
 
@@ -254,6 +254,7 @@ def test_a_long_argument_is_not_echoed_whole_and_free_text_has_a_bound(tmp_path:
         ("submit_plan", {"workspace": "w", "plan": "x" * 1_000_001}, "plan: string should have at most 1000000"),
         ("validate", {"workspace": "w", "description": "d" * 2001}, "description: string should have at most 2000"),
         ("wiki_search", {"query": "q " * 5001}, "query: string should have at most 10000 characters"),
+        ("wiki_search", {"query": "dram", "limit": 50}, "limit: input should be less than or equal to 20"),
     ):
         assert limit in _refusal(server, tool, **arguments)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]  # nothing made

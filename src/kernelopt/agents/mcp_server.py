@@ -58,6 +58,10 @@ PLAN_CHARS = 1_000_000
 LINE_CHARS = 2_000
 """The longest one-line description ``validate`` takes (it goes into the record and the commit message)."""
 
+WIKI_HITS = 20
+"""The most records one ``wiki_search`` returns, each whole (about 2 kB): 50 came to 118 kB, past what Claude Code
+keeps in the conversation."""
+
 QUERY_CHARS = 10_000
 """The longest knowledge-search query (a 1.1 MB one took seconds and found what its first words found)."""
 
@@ -554,7 +558,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         arch: Annotated[str | None, Field(description="sm_90, gfx942, a family or a GPU.")] = None,
         vendor: Annotated[str | None, Field(description="nvidia or amd.")] = None,
         framework: Annotated[str | None, Field(description="triton, cuda, hip or torch.")] = None,
-        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        limit: Annotated[int, Field(ge=1, le=WIKI_HITS, description="How many records (each whole).")] = 10,
     ) -> WikiHits:
         """Search the gpu-wiki (the first source of every plan's Search Log)."""
         from kernelopt.wiki.search import search
