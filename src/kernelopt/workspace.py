@@ -109,12 +109,9 @@ class RunLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                pid, _, command = os.read(fd, 128).decode(errors="replace").strip().partition(" ")
+                said = os.read(fd, 128).decode(errors="replace")
                 os.close(fd)
-                raise UsageError(
-                    f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'})",
-                    hint=self.hint,
-                ) from None
+                raise UsageError(self._running(said), hint=self.hint) from None
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
@@ -145,6 +142,11 @@ class RunLock:
         node = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
         if not any(line.split()[1:2] == ["FLOCK"] and node in line.split() for line in locks.splitlines()):
             return None
+        return self._running(said)
+
+    def _running(self, said: str) -> str:
+        """The holder, from what its lock file says (``<pid> <command>``): ``another kernelopt optimize is running
+        on <target> (pid 8949)``."""
         pid, _, command = said.strip().partition(" ")
         return f"another kernelopt {command or 'optimize'} is running on {self.target} (pid {pid or '?'})"
 
