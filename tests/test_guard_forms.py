@@ -107,6 +107,50 @@ def test_a_one_block_kernel_s_derived_range_is_guarded_by_what_it_covers(
     assert higher is not None and f"    BLOCK = {fallback * 2}\n" in higher and TUNED not in higher, note
 
 
+DERIVED = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n_cols, BLOCK: tl.constexpr):
+{body}
+    tl.store(x_ptr + cols, tl.load(x_ptr + cols, mask=cols < n_cols), mask=cols < n_cols)
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("body", "scale"),
+    [
+        ("    cols = tl.arange(0, BLOCK // 2)", (1, 2)),  # inline
+        ("    cols = tl.arange(0, BLOCK >> 1)", (1, 2)),
+        ("    W: tl.constexpr = 2 * BLOCK\n    cols = tl.arange(0, W)", (2, 1)),
+        (
+            "    H: tl.constexpr = BLOCK // 2\n    Q: tl.constexpr = H // 2\n    cols = tl.arange(0, Q)",
+            (1, 4),
+        ),  # chained
+        ("    cols = tl.arange(0, BLOCK)", (1, 1)),
+        # a local assigned twice, or by a call, is no block's derivation: nothing read
+        ("    H = BLOCK // 2\n    H = BLOCK // 4\n    cols = tl.arange(0, H)", None),
+        ("    H: tl.constexpr = tl.cdiv(BLOCK, 2)\n    cols = tl.arange(0, H)", None),
+        # the derived range steps with a program id: any block covers any size
+        ("    H: tl.constexpr = BLOCK // 2\n    cols = tl.program_id(0) * H + tl.arange(0, H)", None),
+    ],
+)
+def test_a_range_derived_from_the_block_is_read_with_its_scale(body: str, scale: tuple[int, int] | None) -> None:
+    """``kernelopt.tunables.blocks.one_block`` reads the range's length through ``*``, ``//``, ``<<``, ``>>`` an
+    integer, inline or through locals assigned once, and keeps the scale the guard tests the size with."""
+    import libcst as cst
+
+    from kernelopt.tunables.blocks import one_block
+
+    kernel = cst.ensure_type(cst.parse_module(DERIVED.format(body=body)).body[-1], cst.FunctionDef)
+    found = {(r.block, r.size, r.scale) for r in one_block(kernel)}
+    assert found == (set() if scale is None else {("BLOCK", "n_cols", scale)}), found
+    if scale is not None:
+        assert next(iter(one_block(kernel))).reach(1024) == 1024 * scale[0] // scale[1]
+
+
 FLAT = """import triton
 import triton.language as tl
 
