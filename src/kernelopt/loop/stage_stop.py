@@ -32,7 +32,11 @@ def stop_stage(run: LoopRun, it: IterationState) -> None:
     converged = it.failure.reason if it.failure is not None and no_gain else None
     plan = run.plan_of(it.version) if converged is not None else None
     if plan is not None and plan.untuned_launches:  # one launch of several kept nothing: the next one is tuned
-        run.emit(EventKind.NOTE, f"V{it.version}: next, a session of {plan.untuned_launches[0]}, not yet tuned")
+        run.emit(
+            EventKind.NOTE,
+            f"V{it.version}: next, a session of {plan.untuned_launches[0]} (still to tune: no session of it kept "
+            "nothing since the kernel last changed)",
+        )
         converged = None
     decision = decide_stop(
         run,
