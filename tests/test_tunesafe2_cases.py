@@ -404,3 +404,21 @@ def test_t11_in_a_git_repository_the_session_folders_stay_out_of_git_status(
     assert status == " M kernel.py\n", status
     assert (folder / "kernel.py").read_bytes() == before + b"# not committed yet\n"
     assert list((folder / ".kernelopt" / "tune").glob("*/record.jsonl")), capsys.readouterr().err
+
+
+@pytest.mark.timeout(30)
+def test_t12_a_kernel_replaced_by_a_folder_during_the_session_is_a_change(tmp_path: Path) -> None:
+    """t12: kernel.py replaced by a folder of that name during the session ended ``tune`` in exit 70
+    (IsADirectoryError in the check before the write); reference.py so, the same. Both are a change now: nothing
+    written, exit 2 (``tune`` turns :class:`SourceChanged` into its one line)."""
+    from kernelopt.cli.tune import _bytes_of
+    from kernelopt.fileio import SourceChanged, read_source, replace_source
+
+    path = tmp_path / "kernel.py"
+    path.write_text("BLOCK = 64\n")
+    source = read_source(path)
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(SourceChanged, match="is a folder now; nothing written"):
+        replace_source(source, "BLOCK = 128\n")
+    assert path.is_dir() and list(path.iterdir()) == [] and _bytes_of(path) is None

@@ -276,6 +276,8 @@ def _check_unchanged(path: Path, expected: bytes) -> None:
         raise SourceChanged(
             f"{path} was deleted during the session; nothing written", hint="restore it and run again"
         ) from None
+    except IsADirectoryError:  # replaced by a folder: changed like any edit (it was exit 70; second trial, t12)
+        raise SourceChanged(f"{path} is a folder now; nothing written", hint="restore the file and run again") from None
     if now != expected:
         raise SourceChanged(
             f"{path} changed during the session; nothing written (the edit made meanwhile is kept)",

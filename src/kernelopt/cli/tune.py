@@ -535,9 +535,10 @@ def _gate_refusal(prepared: PreparedFolder, source: str) -> str | None:
 
 
 def _bytes_of(path: Path) -> bytes | None:
+    """``path``'s bytes; ``None`` when it is gone or a folder now (so it reads as changed)."""
     try:
         return path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError):
         return None
 
 
