@@ -196,7 +196,10 @@ def test_a_settings_helper_that_returns_a_dict_is_followed(tmp_path: Path, monke
     folder = _copy("helper_dict", tmp_path)
     written = _edit_for(folder, {"BLOCK": 2048, "num_warps": 2})
     # the warp count the helper gives every size (4) takes one value; the block it computes, a table by n
-    tuned = '    cfg["num_warps"] = 2  # kernelopt: tuned\n    if n <= 5000:  # kernelopt: tuned\n        cfg["BLOCK"] = 2048\n'
+    tuned = (
+        '    cfg = dict(cfg)  # kernelopt: tuned\n    cfg["num_warps"] = 2  # kernelopt: tuned\n'
+        '    if n <= 5000:  # kernelopt: tuned\n        cfg["BLOCK"] = 2048\n'
+    )
     assert f"    cfg = launch_config(n)\n{tuned}" in written
     (folder / "kernel.py").write_text(written)
     shapes = [{"n": 300}, {"n": 5000}, {"n": 1000}, {"n": 4096}, {"n": 9000}]

@@ -90,6 +90,40 @@ def test_a_pinned_autotune_list_keeps_what_the_user_s_prune_falls_back_on(tmp_pa
     assert alone is not None and '"SPLIT_K": 8' not in alone
 
 
+@pytest.mark.timeout(120)
+def test_a_table_over_a_settings_dict_copies_the_dict_before_setting_its_entries(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``tune moe_table --device cpu`` (``config = _get_config(T)`` returns an entry of the
+    module's ``MOE_CONFIGS`` table, nearest number of tokens; splatted ``**config``) wrote ``if T <= 12:  #
+    kernelopt: tuned`` / ``config["BLOCK_M"] = 64``: the entry of the user's table set in place, so after one call
+    at T = 12 every later call served by that entry, above the tuned sizes too, ran the tuned values, not the
+    original computation the table falls back on. The rows now copy the dict first (``config = dict(config)``),
+    which discovery reads back as the same computed settings."""
+    import torch
+
+    from kernelopt.tunables import Bucket, TunedTable, discover_source, write_table
+    from tests.conftest import load_fresh, triton_interpreted
+
+    folder = _copy("moe_table", tmp_path)
+    old = (folder / "kernel.py").read_text()
+    rows = [Bucket(upto=12, values={"BLOCK_M": 64, "BLOCK_N": 128}), Bucket(upto=40, values={"BLOCK_M": 32})]
+    new = write_table(old, TunedTable(size="T", buckets=rows), kernel="_moe_mm").new_source
+    assert '    if T <= 12:  # kernelopt: tuned\n        config = dict(config)\n        config["BLOCK_M"] = 64\n' in new
+    found = {t.key: t for t in discover_source(new)}
+    assert found["_moe_mm:BLOCK_M"].tuned_table is not None
+    assert [b.upto for b in found["_moe_mm:BLOCK_M"].tuned_table.buckets] == [12, 40]
+    (folder / "kernel.py").write_text(new)
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_b5_moe_ref")
+        ker = load_fresh(folder / "kernel.py", "_b5_moe_ker")
+        before = {m: dict(c) for m, c in ker.MOE_CONFIGS.items()}
+        for T in (12, 30, 100):
+            torch.manual_seed(0)
+            inputs = ref.get_inputs(T=T, D=32, N=48)
+            got = ker.run(*[t.clone() for t in inputs])
+            assert torch.allclose(got, ref.reference(*inputs), atol=ref.ATOL, rtol=ref.RTOL), T
+        assert before == ker.MOE_CONFIGS
+
+
 # ----------------------------------------------------------------------------------- a correct kernel refused
 
 

@@ -484,7 +484,7 @@ def _only_change(old: str, new: str) -> tuple[str, str]:
             "row_center_dict_settings.py",
             {"BLOCK_SIZE": 512},
             "",
-            'settings["BLOCK_SIZE"] = 512  # kernelopt: tuned\n    ',
+            'settings = dict(settings)  # kernelopt: tuned\n    settings["BLOCK_SIZE"] = 512  # kernelopt: tuned\n    ',
         ),
         ("softmax_rows_computed.py", {"num_warps": 8}, "4", "8"),
         ("cross_entropy_dict_launch.py", {"BLOCK_SIZE": 2048}, "4096", "2048"),

@@ -324,6 +324,8 @@ class _BindingCollector(cst.CSTVisitor):
     def _add(self, name: str, b: _Binding) -> None:
         b.conditional = self._nested > 0
         b.tuned = self._tuned > 0 or (self._stmt is not None and _is_tuned(self._stmt) and b.statement is self._stmt)
+        if b.tuned and _copies(b.value, name):
+            return  # ``cfg = dict(cfg)`` of a tuned table: the same settings, copied before entries are set
         self.bindings.setdefault(name, []).append(b)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -1715,6 +1717,8 @@ class _Analyzer:
         for small in body:
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                 return None
+            if _dict_copy(small):
+                continue  # ``cfg = dict(cfg)`` before its entries are set (edits write it)
             target = _tuned_target(small.targets[0].target)
             lit = self.literal(small.value)
             if target is None or lit is None:
@@ -2519,6 +2523,24 @@ def _assigned_values(b: _Binding) -> list[cst.BaseExpression]:
         for small in b.statement.body
         if isinstance(small, cst.Assign | cst.AnnAssign) and small.value is not None
     ]
+
+
+def _dict_copy(small: cst.Assign) -> bool:
+    """``cfg = dict(cfg)``: the copy a tuned table makes of a settings dict before it sets its entries."""
+    target = small.targets[0].target
+    return isinstance(target, cst.Name) and _copies(small.value, target.value)
+
+
+def _copies(value: cst.BaseExpression | None, name: str) -> bool:
+    """``dict(name)``."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "dict"
+        and len(value.args) == 1
+        and isinstance(value.args[0].value, cst.Name)
+        and value.args[0].value.value == name
+    )
 
 
 def _tuned_target(target: cst.BaseExpression) -> str | None:

@@ -736,12 +736,28 @@ def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedT
     size first, then the size-bucketed rows (``if n <= 1024:`` / ``elif n <= 4096:``), keyed by the variable
     names of the function. Sizes no row covers keep the computation above the lines."""
     lines = [f"{region.indent}{region.variable} = {region.hoist.text}\n"] if region.hoist is not None else []
+    copied = _dicts_set(values)
+    lines += [f"{region.indent}{d} = dict({d})  # {TUNED}\n" for d in copied]
     lines += [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
     for i, row in enumerate(table.buckets if table is not None else []):
         assert table is not None
         lines.append(f"{region.indent}{'elif' if i else 'if'} {table.size} <= {row.upto}:  # {TUNED}\n")
+        lines += [f"{region.body_indent}{d} = dict({d})\n" for d in _dicts_set(row.values) if d not in copied]
         lines += [f"{region.body_indent}{var} = {_render_value(v)}\n" for var, v in row.values.items()]
     return "".join(lines)
+
+
+def _dicts_set(values: Mapping[str, Value]) -> list[str]:
+    """The dicts whose entries tuned lines set (``config`` of ``config["BLOCK_M"] = 64``): each is copied first
+    (``config = dict(config)``), since the settings helper may return a dict the module keeps (a table of configs
+    by size, ``MOE_CONFIGS[16]``), which an entry set in place would change for every later call, the sizes the
+    original computation serves included (issue 32, breaker5 i5)."""
+    out: list[str] = []
+    for var in values:
+        name, bracket, _ = var.partition("[")
+        if bracket and name.isidentifier() and name not in out:
+            out.append(name)
+    return out
 
 
 def _site_splice(s: Site, new: Value) -> _Splice:
