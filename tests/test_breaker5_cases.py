@@ -124,6 +124,26 @@ def test_a_table_over_a_settings_dict_copies_the_dict_before_setting_its_entries
         assert before == ker.MOE_CONFIGS
 
 
+@pytest.mark.timeout(30)
+def test_a_chunk_the_operator_is_defined_by_is_named_as_such_when_every_move_changes_the_results() -> None:
+    """Seen on 2026-12-05 and right: ``tune chunk_cumsum --device cpu`` (a chunk-gated cumulative sum whose ``BT=CHUNK``
+    is the chunk its reference uses too) failed every other ``BT`` (4, 8, 32, 64: wrong_result) and exited 2, kernel.py
+    unchanged; but its one line guessed "a block that must cover the row?". It now names the other reason too."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason, changing_results_line
+
+    ok = Result(config={"BT": 16}, outcome=Outcome.OK, latency_us=10.0)
+    wrong = [Result(config={"BT": b}, outcome=Outcome.WRONG_RESULT, latency_us=None) for b in (4, 32)]
+    result = SessionResult(
+        best_config={"BT": 16}, best_latency_us=10.0, current_config={"BT": 16}, current_latency_us=10.0,
+        results=[ok, *wrong], retimed=[], evaluations=3, served=0, budget=3, space_size=5, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    line = changing_results_line(result)
+    assert line is not None and "(BT = 4, 32: all wrong_result)" in line
+    assert "or a chunk the operator is defined by, as its reference's own?" in line
+
+
 # ----------------------------------------------------------------------------------- a correct kernel refused
 
 

@@ -569,7 +569,8 @@ def judge_table(
 def knobs_changing_results(result: SessionResult) -> dict[str, list[Value]]:
     """Knob -> the values tried, when the current configuration ran and every other candidate that ran
     changed the kernel's results (``wrong_result``): those knobs cannot move without changing what the kernel
-    computes (a block that must cover the row, where every smaller value fails). ``{}`` otherwise."""
+    computes (a block that must cover the row, where every smaller value fails; a chunk size the operator is
+    defined by, where the reference chunks alike). ``{}`` otherwise."""
     current = result.current_config or {}
     if result.current_latency_us is None:
         return {}
@@ -599,8 +600,9 @@ def changing_results_line(result: SessionResult, kernel_py: str = "kernel.py") -
     moved = "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in changing.items())
     return (
         f"every value tried beside the current one changes what {kernel_py} computes ({moved}: all wrong_result): "
-        f"{', '.join(changing)} cannot move without changing its results (a block that must cover the row?), so "
-        f"there is nothing to tune; {kernel_py} unchanged"
+        f"{', '.join(changing)} cannot move without changing its results (a block that must cover the row, or a "
+        f"chunk the operator is defined by, as its reference's own?), so there is nothing to tune; {kernel_py} "
+        "unchanged"
     )
 
 
