@@ -458,7 +458,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             notes: list[str] = []
             if Path(r).is_file():  # a SHAPES built by code that names no case: refused before anything is made
                 shapes_by_code(Path(r), device=default_device)
-            with RunLock(target):
+            with RunLock(target, command="mcp"):
                 ws = Workspace.create(name, kernel=k, reference=r, root=parent, task_card=card)
                 for found in fill_new_card(ws, device=default_device, announce=notes.append):
                     notes.append(found.line())
