@@ -254,7 +254,7 @@ def test_signals_at_every_moment_leave_kernel_py_and_the_rerun_resumes(tune: Tun
     code, out, err = finish(proc)
     assert code == 130 and out == "", err
     line = one_line(err)
-    assert line.startswith("kernelopt: interrupted after ") and "kernel.py unchanged" in line, err
+    assert line.startswith("kernelopt: interrupted by SIGTERM after ") and "kernel.py unchanged" in line, err
     assert "a rerun resumes from it" in line and "no candidate ran" not in err
     assert tune.kernel_py.read_bytes() == original
     recorded = tune.results()

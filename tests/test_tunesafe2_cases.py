@@ -12,11 +12,13 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 
 from kernelopt.cli.app import main
+from kernelopt.proc import TerminationSignal
 from kernelopt.tuning.budget import Budget, ManualClock
 from kernelopt.tuning.candidate import Result
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
@@ -333,13 +335,13 @@ def test_t9_the_lines_of_an_interrupt_in_the_final_check_and_of_a_deleted_kernel
     folder, before = _folder(tmp_path)
 
     def cut(*args: object, **kwargs: object) -> object:
-        raise KeyboardInterrupt
+        raise TerminationSignal(signal.SIGHUP)  # a closed terminal (t13: the line names it)
 
     monkeypatch.setattr(tuning_folder, "shaped_edit", cut)
     capsys.readouterr()
     assert main(["tune", str(folder), *TUNE]) == 130
     line = capsys.readouterr().err.strip().splitlines()[-1]
-    assert line.startswith("kernelopt: interrupted after 3 candidate(s) (best so far BLOCK="), line
+    assert line.startswith("kernelopt: interrupted by SIGHUP after 3 candidate(s) (best so far BLOCK="), line
     assert "re-timed, its edit not yet checked); kernel.py unchanged" in line and "not re-timed" not in line
     assert (folder / "kernel.py").read_bytes() == before
     monkeypatch.undo()
@@ -422,3 +424,30 @@ def test_t12_a_kernel_replaced_by_a_folder_during_the_session_is_a_change(tmp_pa
     with pytest.raises(SourceChanged, match="is a folder now; nothing written"):
         replace_source(source, "BLOCK = 128\n")
     assert path.is_dir() and list(path.iterdir()) == [] and _bytes_of(path) is None
+
+
+class _Terminating(ReplayEvaluator):
+    """A recorded sweep whose second round is cut by ``signum`` (SIGTERM, SIGHUP) or a Ctrl-C (``None``)."""
+
+    def __init__(self, s: object, clock: ManualClock, signum: int | None) -> None:
+        super().__init__(s, clock)  # type: ignore[arg-type]
+        self.signum, self.rounds = signum, 0
+
+    def evaluate(self, batch):  # type: ignore[no-untyped-def]
+        self.rounds += 1
+        if self.rounds == 2:
+            raise KeyboardInterrupt if self.signum is None else TerminationSignal(self.signum)
+        return super().evaluate(batch)
+
+
+@pytest.mark.timeout(30)
+def test_t13_a_session_interrupted_by_a_termination_signal_names_it() -> None:
+    """t13: SIGTERM or SIGHUP at the baseline, in the candidates or the final check said "kernelopt: interrupted
+    after ..." where one before the session said "interrupted by SIGTERM ...": the session kept no word of which.
+    ``SessionResult.interrupted_by`` holds it (``None`` for Ctrl-C); ``tune``'s line says it (t9's test)."""
+    s = read_sweeps(SWEEPS / "layernorm.json")[0]
+    space = space_from_sweep(s)
+    for signum, named in ((signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP"), (None, None)):
+        clock = ManualClock()
+        cut = tune(space, _Terminating(s, clock, signum), budget=Budget.default(space.size.count, clock), rng_seed=7)
+        assert cut.stop is StopReason.INTERRUPTED and cut.interrupted_by == named and cut.results

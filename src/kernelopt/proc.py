@@ -50,6 +50,7 @@ __all__ = [
     "child_env",
     "die_with_parent",
     "exit_process",
+    "interrupt_signal",
     "is_secret_name",
     "kill_descendants",
     "kill_strays",
@@ -678,6 +679,12 @@ class TerminationSignal(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(f"signal {signal.Signals(signum).name}")
         self.signum = signum
+
+
+def interrupt_signal(exc: BaseException) -> str | None:
+    """``SIGTERM`` / ``SIGHUP`` for an interrupt a termination signal raised (:class:`TerminationSignal`); ``None``
+    for Ctrl-C (a plain ``KeyboardInterrupt``), which needs no name."""
+    return signal.Signals(exc.signum).name if isinstance(exc, TerminationSignal) else None
 
 
 @contextmanager

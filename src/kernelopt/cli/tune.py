@@ -544,9 +544,10 @@ def _bytes_of(path: Path) -> bytes | None:
 
 def _by(exc: BaseException) -> str:
     """`` by SIGTERM`` for a termination signal turned into an interrupt; empty for Ctrl-C."""
-    from kernelopt.proc import TerminationSignal
+    from kernelopt.proc import interrupt_signal
 
-    return f" by {exc}".replace("by signal ", "by ") if isinstance(exc, TerminationSignal) else ""
+    name = interrupt_signal(exc)
+    return f" by {name}" if name else ""
 
 
 def _unfinished(tuning: FolderTuning) -> str:
@@ -557,8 +558,9 @@ def _unfinished(tuning: FolderTuning) -> str:
     ran = r.evaluations + r.served
     kernel_py = tuning.prepared.problem.kernel_py.name
     served = f"{r.served} from the record; " if r.served else ""
+    by = f" by {r.interrupted_by}" if r.interrupted_by else ""  # as an interrupt outside the session says it (t13)
     if not ran:
-        return f"interrupted before any candidate finished; {kernel_py} unchanged"
+        return f"interrupted{by} before any candidate finished; {kernel_py} unchanged"
     if r.best_latency_us is None:
         had = f"after {ran} candidate(s) ({served}none timed)"
     else:
@@ -567,7 +569,7 @@ def _unfinished(tuning: FolderTuning) -> str:
         timed = "re-timed, its edit not yet checked" if r.retimed else "not re-timed"
         had = f"after {ran} candidate(s) ({served}best so far {best}, {timed})"
     return (
-        f"interrupted {had}; {kernel_py} unchanged; the session record keeps what was measured and a rerun "
+        f"interrupted{by} {had}; {kernel_py} unchanged; the session record keeps what was measured and a rerun "
         f"resumes from it ({tuning.prepared.record_path})"
     )
 

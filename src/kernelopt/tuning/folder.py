@@ -47,6 +47,7 @@ from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizes import SizeValue, size_constants
+from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
     AutotuneEvaluation,
@@ -793,8 +794,9 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
             checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
             if not checked.outcome.ok:
                 edit, note = None, f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
-    except KeyboardInterrupt:  # the session is unfinished: nothing is written
-        result = tuning.result.model_copy(update={"stop": StopReason.INTERRUPTED})
+    except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
+        update = {"stop": StopReason.INTERRUPTED, "interrupted_by": interrupt_signal(exc)}
+        result = tuning.result.model_copy(update=update)
         return replace(tuning, result=result, edit=None, edit_made=True, edit_note="interrupted")
     judgement = tuning.judgement
     if edit is not None and keep_newlines(tuning.prepared.base_source, edit.new_source) == tuning.prepared.base_source:

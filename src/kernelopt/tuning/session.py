@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelopt.errors import UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
+from kernelopt.proc import interrupt_signal
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
@@ -117,6 +118,8 @@ class SessionResult(BaseModel):
         screened: configurations set aside before they were timed (excluded, or refused by the edit layer:
             ``INVALID`` results with their reason), not counted in ``evaluations``.
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
+        interrupted_by: the termination signal that interrupted it (``SIGTERM``, ``SIGHUP``); ``None`` for
+            Ctrl-C and for a session that was not interrupted.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -137,6 +140,7 @@ class SessionResult(BaseModel):
     noisy: str | None = None
     screened: int = 0
     unretimed: str | None = None
+    interrupted_by: str | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -160,6 +164,7 @@ class _Run:
     served: int = 0
     screened: int = 0
     aside: set[str] = field(default_factory=set)  # the keys of the configurations set aside
+    interrupted_by: str | None = None  # the termination signal that ended it (SIGTERM, SIGHUP); None for Ctrl-C
 
     def set_aside(self, config: Config) -> tuple[str, bool] | None:
         """Why ``config`` is not timed, and whether it is a refusal of the edit layer (recorded); ``None``: it is
@@ -248,7 +253,8 @@ def tune(
         # computed)
         try:
             timed = _round([current], evaluator, run)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            run.interrupted_by = interrupt_signal(exc)
             return _result(space, run, current, [], StopReason.INTERRUPTED, name)
         known = [timed[0]]
         if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
@@ -262,7 +268,8 @@ def tune(
         kept, unretimed = _within_wall(picks, run, current)
         try:
             retimed = _retime(evaluator, run, kept)
-        except KeyboardInterrupt:  # the session is unfinished: its best was never re-timed
+        except KeyboardInterrupt as exc:  # the session is unfinished: its best was never re-timed
+            run.interrupted_by = interrupt_signal(exc)
             stop = StopReason.INTERRUPTED
     return _result(space, run, current, retimed, stop, name, unretimed)
 
@@ -303,7 +310,8 @@ def _loop(
             strat.observe(results)
             if on_progress is not None:
                 on_progress(_progress(run, results))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        run.interrupted_by = interrupt_signal(exc)
         return StopReason.INTERRUPTED
 
 
@@ -444,6 +452,7 @@ def _result(
         noisy=noisy,
         screened=run.screened,
         unretimed=unretimed,
+        interrupted_by=run.interrupted_by,
     )
 
 
