@@ -112,7 +112,7 @@ import triton.language as tl
 
 
 @triton.jit
-def k(x_ptr, n_cols, BLOCK: tl.constexpr):
+def k(x_ptr, n_cols, FLAG: tl.constexpr, BLOCK: tl.constexpr):
 {body}
     tl.store(x_ptr + cols, tl.load(x_ptr + cols, mask=cols < n_cols), mask=cols < n_cols)
 """
@@ -130,25 +130,46 @@ def k(x_ptr, n_cols, BLOCK: tl.constexpr):
             (1, 4),
         ),  # chained
         ("    cols = tl.arange(0, BLOCK)", (1, 1)),
-        # a local assigned twice, or by a call, is no block's derivation: nothing read
-        ("    H = BLOCK // 2\n    H = BLOCK // 4\n    cols = tl.arange(0, H)", None),
-        ("    H: tl.constexpr = tl.cdiv(BLOCK, 2)\n    cols = tl.arange(0, H)", None),
+        # assigned in two branches: the smaller scale, so a guard holds in both
+        ("    if FLAG:\n        H = BLOCK // 2\n    else:\n        H = BLOCK // 4\n    cols = tl.arange(0, H)", (1, 4)),
+        # computed from the block in a form not read: one block all the same, its scale unknown
+        ("    H: tl.constexpr = tl.cdiv(BLOCK, 3)\n    cols = tl.arange(0, H)", "unread"),
         # the derived range steps with a program id: any block covers any size
         ("    H: tl.constexpr = BLOCK // 2\n    cols = tl.program_id(0) * H + tl.arange(0, H)", None),
+        ("    cols = tl.arange(0, 64)", None),
     ],
 )
-def test_a_range_derived_from_the_block_is_read_with_its_scale(body: str, scale: tuple[int, int] | None) -> None:
+def test_a_range_derived_from_the_block_is_read_with_its_scale(body: str, scale: tuple[int, int] | str | None) -> None:
     """``kernelopt.tunables.blocks.one_block`` reads the range's length through ``*``, ``//``, ``<<``, ``>>`` an
-    integer, inline or through locals assigned once, and keeps the scale the guard tests the size with."""
+    integer, inline or through locals, and keeps the scale the guard tests the size with; a length computed from
+    the block in another form is still one block, of unknown scale (no move of it is known to cover the row)."""
     import libcst as cst
 
     from kernelopt.tunables.blocks import one_block
 
     kernel = cst.ensure_type(cst.parse_module(DERIVED.format(body=body)).body[-1], cst.FunctionDef)
-    found = {(r.block, r.size, r.scale) for r in one_block(kernel)}
-    assert found == (set() if scale is None else {("BLOCK", "n_cols", scale)}), found
-    if scale is not None:
-        assert next(iter(one_block(kernel))).reach(1024) == 1024 * scale[0] // scale[1]
+    readings = one_block(kernel)
+    want = None if scale == "unread" else scale
+    assert {(r.block, r.size, r.scale) for r in readings} == (set() if scale is None else {("BLOCK", "n_cols", want)})
+    if isinstance(scale, tuple):
+        assert readings[0].reach(1024) == 1024 * scale[0] // scale[1] and readings[0].holds(1024, 2048)
+        assert not readings[0].holds(1024, 512)
+    elif scale == "unread":
+        assert readings[0].reach(1024) is None and not readings[0].holds(1024, 2048) and readings[0].holds(64, 64)
+
+
+@pytest.mark.timeout(60)
+def test_a_block_whose_range_length_is_not_read_is_not_moved() -> None:
+    """``H: tl.constexpr = tl.cdiv(BLOCK, 3)`` then ``tl.arange(0, H)``: the range covers ``n_cols`` with a length
+    kernelopt does not compute, so which rows another block covers is unknown. Before, nothing was read there and a
+    lower block was written bare (wrong above its reach); now no move is written, one line saying why."""
+    launcher = DERIVED.format(body="    H: tl.constexpr = tl.cdiv(BLOCK, 3)\n    cols = tl.arange(0, H)") + (
+        "\n\ndef run(x):\n    n_cols = x.numel()\n    BLOCK = 1024\n    k[(1,)](x, n_cols, False, BLOCK=BLOCK)\n    return x\n"
+    )
+    for value in (512, 2048):
+        moved = guard_edit(launcher, launcher.replace("BLOCK = 1024", f"BLOCK = {value}"))
+        assert moved.new_source is None, moved
+        assert "in a form kernelopt does not read, so no guard can be written: not written" in _one_line(moved.note)
 
 
 FLAT = """import triton

@@ -18,7 +18,7 @@ BLOCK``, ``BLOCK >> 1``, ``BLOCK << 1``, chained) covers ``BLOCK // 2``; the rea
 ``BLOCK`` steps (and is no one-block parameter) when a loop header reads it (``range(0, n, BLOCK)``,
 ``tl.range``, ``tl.static_range``, ``range(tl.cdiv(n, BLOCK))``), when it multiplies a loop variable or a
 program id (``c * BLOCK``, ``tl.program_id(0) * BLOCK``), when an offset is advanced by it (``start += BLOCK``),
-or when ``tl.cdiv`` divides by it. A one-block parameter whose comparison leaves no single kernel parameter as
+or when ``tl.cdiv`` divides by it (``tl.cdiv(n, BLOCK)``). A one-block parameter whose comparison leaves no single kernel parameter as
 the size (``offs < n_rows * n_cols``) is still one block; its size is ``None``: no guard can be written for it.
 """
 
@@ -34,30 +34,50 @@ _GREATER = (cst.GreaterThan, cst.GreaterThanEqual)
 _HINTS = ("multiple_of", "max_contiguous")  # compiler hints that return their first argument
 
 
-#: how a range derived from a block scales it: (multiplier, divisor), the range ``block * mul // div`` long
+#: how a range derived from a block scales it: (multiplier, divisor), the range ``block * mul // div`` long;
+#: ``None`` where the length is computed from the block in a form not read (``tl.cdiv(BLOCK, 2)``)
 Scale = tuple[int, int]
 ONE: Scale = (1, 1)
+
+
+def reach_of(scale: Scale | None, block: int) -> int | None:
+    """The largest size one block of ``block`` covers through a range of ``scale``; ``None`` when not read."""
+    return None if scale is None else block * scale[0] // scale[1]
+
+
+def covers_as_before(scale: Scale | None, before: int, after: int) -> bool:
+    """Whether a block moved from ``before`` to ``after`` still covers every size ``before`` covered: its range
+    reaches as far; a range whose length is not read (``scale`` ``None``) only unmoved."""
+    if scale is None:
+        return after == before
+    return after * scale[0] // scale[1] >= before * scale[0] // scale[1]
 
 
 @dataclass(frozen=True)
 class OneBlock:
     """A block parameter that covers a size with one block: the parameter, the kernel parameter it covers
     (``None``: the comparison names no single one), the comparison as written, and the scale of a range derived
-    from the block (``HALF: tl.constexpr = BLOCK // 2`` gives (1, 2); the block itself (1, 1))."""
+    from the block (``HALF: tl.constexpr = BLOCK // 2`` gives (1, 2); the block itself (1, 1); ``None``: computed
+    from the block in a form not read, so no other block is known to cover what it covered)."""
 
     block: str
     size: str | None
     test: str
-    scale: Scale = ONE
+    scale: Scale | None = ONE
 
-    def reach(self, block: int) -> int:
+    def reach(self, block: int) -> int | None:
         """The largest size one block of ``block`` covers (``block // 2`` for a half-block range)."""
-        mul, div = self.scale
-        return block * mul // div
+        return reach_of(self.scale, block)
+
+    def holds(self, before: int, after: int) -> bool:
+        """Whether the block moved from ``before`` to ``after`` covers every size the original covered."""
+        return covers_as_before(self.scale, before, after)
 
     @property
     def derived(self) -> str:
         """The range's length as a formula of the block, for a note (empty for the block itself)."""
+        if self.scale is None:
+            return f"a length computed from {self.block}"
         mul, div = self.scale
         if (mul, div) == ONE:
             return ""
@@ -144,7 +164,7 @@ class _Kernel:
         """The block parameters whose ``tl.arange(0, BLOCK)`` the index ``expr`` is built from (:meth:`spans`)."""
         return set(self.spans(expr))
 
-    def spans(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> dict[str, Scale]:
+    def spans(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> dict[str, Scale | None]:
         """Block parameter -> the scale of its range, for each ``tl.arange(0, BLOCK)`` the index ``expr`` is built
         from: through arithmetic, subscripts (``[None, :]``), the hints ``tl.multiple_of`` / ``tl.max_contiguous``
         and local assignments, not through any other call (a value loaded at the offsets is data, not an index).
@@ -153,7 +173,7 @@ class _Kernel:
             if expr.value in seen:
                 return {}
             inner = seen | {expr.value}
-            out: dict[str, Scale] = {}
+            out: dict[str, Scale | None] = {}
             for v in self.values.get(expr.value, []):
                 for block, scale in self.spans(v, inner).items():
                     out.setdefault(block, scale)
@@ -177,30 +197,38 @@ class _Kernel:
                 out.setdefault(block, scale)
         return out
 
-    def derived(self, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> tuple[str, Scale] | None:
+    def derived(self, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> tuple[str, Scale | None] | None:
         """The block parameter a range's length ``expr`` is, and its scale: the parameter itself, a global
-        (``BLOCK = tl.constexpr(1024)`` at module level), or a local assigned once from one of them times, floor-
-        divided by or shifted by an integer literal (``HALF: tl.constexpr = BLOCK // 2``); ``None`` for anything
-        else."""
+        (``BLOCK = tl.constexpr(1024)`` at module level), or a local computed from one of them times, floor-divided
+        by or shifted by an integer literal (``HALF: tl.constexpr = BLOCK // 2``; assigned in several branches, the
+        smallest scale: the guard then holds in every branch). A length computed from one parameter in any other
+        form (``tl.cdiv(BLOCK, 2)``) has the scale ``None``; ``None`` for a length that reads no parameter (a
+        literal) or several."""
         expr = _bare(expr)
         if isinstance(expr, cst.Name):
             name = expr.value
             if name in self.params or name not in self.values:
                 return name, ONE
-            values = self.values[name]
-            if name in seen or len(values) != 1:
+            if name in seen:
                 return None
-            return self.derived(values[0], seen | {name})
+            found = [self.derived(v, seen | {name}) for v in self.values[name]]
+            blocks = {f[0] for f in found if f is not None}
+            if len(blocks) == 1 and all(f is not None for f in found):
+                scales = [f[1] for f in found if f is not None]
+                if any(sc is None for sc in scales):
+                    return blocks.pop(), None
+                return blocks.pop(), min((sc for sc in scales if sc is not None), key=lambda sc: sc[0] / sc[1])
+            return self._unread(expr)
         if not isinstance(expr, cst.BinaryOperation):
-            return None
+            return self._unread(expr)
         left, right = _bare(expr.left), _bare(expr.right)
         op = expr.operator
         if isinstance(op, cst.Multiply) and isinstance(left, cst.Integer):
             left, right = right, left
         k = int(right.evaluated_value) if isinstance(right, cst.Integer) else None
         inner = self.derived(left, seen) if k is not None and k > 0 else None
-        if inner is None or k is None:
-            return None
+        if inner is None or k is None or inner[1] is None:
+            return self._unread(expr)
         block, (mul, div) = inner
         if isinstance(op, cst.Multiply):
             return block, (mul * k, div)
@@ -210,7 +238,13 @@ class _Kernel:
             return block, (mul << k, div)
         if isinstance(op, cst.RightShift):
             return block, (mul, div << k)
-        return None
+        return self._unread(expr)
+
+    def _unread(self, expr: cst.BaseExpression) -> tuple[str, Scale | None] | None:
+        """A length computed in a form not read: the one parameter it reads, scale unknown; ``None`` when it reads
+        none (a literal) or several."""
+        params = {n for n in self.reads(expr) if n in self.params}
+        return (params.pop(), None) if len(params) == 1 else None
 
     def moving(self, expr: cst.CSTNode) -> bool:
         """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments)."""
@@ -221,7 +255,8 @@ class _Kernel:
         """The names ``expr`` reads, with the block each local derived from one stands for (``HALF`` of
         ``HALF: tl.constexpr = BLOCK // 2`` reads ``BLOCK``)."""
         names = _names(expr)
-        return names | {d[0] for n in names if (d := self.derived(cst.Name(n))) is not None}
+        derived = [self.derived(cst.Name(n)) for n in names if n in self.values]
+        return names | {d[0] for d in derived if d is not None and d[1] is not None}
 
     def steps(self, block: str) -> bool:
         """Whether something steps by ``block`` (see the module docstring)."""
@@ -235,7 +270,8 @@ class _Kernel:
         if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
             return block in self.named(node.value) and not self.ranges(node.value)  # start += BLOCK
         if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "cdiv":
-            return block in self.reads(node)
+            divisor = node.args[-1].value if node.args else node
+            return block in self.reads(divisor)  # tl.cdiv(n, BLOCK); tl.cdiv(BLOCK, 3) divides the block itself
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
             pairs = ((node.left, node.right), (node.right, node.left))
             return any(block in self.named(one) and not self.ranges(one) and self.moving(other) for one, other in pairs)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from kernelopt.tunables.blocks import ONE, Scale, dotted, one_block, walk
+from kernelopt.tunables.blocks import ONE, OneBlock, Scale, covers_as_before, dotted, one_block, reach_of, walk
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 
 _Splice = tuple[int, int, str]
@@ -53,15 +53,16 @@ class Divides:
     why: str
     literal: cst.Integer | None = None  # the grid's own copy of a launch literal (``n // 64`` beside ``BLOCK=64``)
     covers: bool = False  # the tile is one block covering the size (a smaller one leaves the rest undone)
-    scale: Scale = ONE  # a block covering a size through a derived range (``BLOCK // 2``): (mul, div)
+    # a block covering a size through a derived range (``BLOCK // 2``): (mul, div); ``None``: a length not read
+    scale: Scale | None = ONE
 
-    def reach(self, tile: int) -> int:
+    def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
-        return tile * self.scale[0] // self.scale[1]
+        return reach_of(self.scale, tile)
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
-        return self.reach(after) >= self.reach(before) if self.covers else before % after == 0
+        return covers_as_before(self.scale, before, after) if self.covers else before % after == 0
 
     @property
     def fails(self) -> str:
@@ -311,7 +312,7 @@ def _decorator_tiles(
         covering = {r.block: r for r in one_block(n)}
         for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
-            if key in covering and a is not None and low is not None and a < low:
+            if key in covering and a is not None and low is not None and not covering[key].holds(low, a):
                 r = covering[key]
                 covers = r.size if r.size is not None else "a size"
                 return (
@@ -396,16 +397,17 @@ def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | Non
     return None
 
 
-def _covered_by(name: str, kernels: Mapping[str, cst.FunctionDef]) -> str | None:
-    """Why a module-level ``name`` must cover a size: a kernel reads it as a global block and covers a size with one
-    block of it (:func:`kernelopt.tunables.blocks.one_block`); ``None`` when none does."""
+def _covered_by(name: str, kernels: Mapping[str, cst.FunctionDef]) -> tuple[str, OneBlock] | None:
+    """Why a module-level ``name`` must cover a size, and the reading: a kernel reads it as a global block and
+    covers a size with one block of it (:func:`kernelopt.tunables.blocks.one_block`); ``None`` when none does."""
     for kernel in kernels.values():
         if name in {p.name.value for p in kernel.params.params}:
             continue  # the kernel's own parameter: what a launch passes it, not the global
         for r in one_block(kernel):
             if r.block == name:
                 covers = r.size if r.size is not None else "a size"
-                return f"the kernel {kernel.name.value} covers {covers} with one block of {name} ({r.test})"
+                of = f"a range of {r.derived}" if r.derived else f"one block of {name}"
+                return f"the kernel {kernel.name.value} covers {covers} with {of} ({r.test})", r
     return None
 
 
@@ -442,7 +444,7 @@ def _positional_block(
         for d in _one_block_covers(n_call, kernel, 0):
             block = d.tile[1]
             b, a = _int(was.get(block, cst.Name("_"))), _int(now.get(block, cst.Name("_")))
-            if block not in keywords and b is not None and a is not None and a < b:
+            if block not in keywords and b is not None and a is not None and not d.holds(b, a):
                 return (
                     f"{block}={a} does not cover every size the original {block}={b} handled ({d.why}), and a "
                     "block passed positionally is not guarded: not written"
@@ -1102,10 +1104,10 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     "guarded by a size: not written"
                 ))  # fmt: skip
             covering = _covered_by(change.target, kernels) if change.function is None and change.target else None
-            if covering is not None and change.after < change.before:
+            if covering is not None and not covering[1].holds(change.before, change.after):
                 return Guarded(None, (
                     f"{change.target}={change.after} does not cover every size the original "
-                    f"{change.target}={change.before} handled ({covering}), and a module-level constant cannot be "
+                    f"{change.target}={change.before} handled ({covering[0]}), and a module-level constant cannot be "
                     "guarded by a size: not written"
                 ))  # fmt: skip
             for fn in launchers:
@@ -1120,6 +1122,14 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     and (d.literal is None or _int(d.literal) == change.after)
                     and not d.holds(change.before, change.after)
                 ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
+                unread_length = next((d for d in needs if d.covers and d.scale is None), None)
+                if unread_length is not None:
+                    name = change.target or change.keyword
+                    return Guarded(None, (
+                        f"{name}={change.after} may not cover every size the original {name}={change.before} handled "
+                        f"({unread_length.why}), in a form kernelopt does not read, so no guard can be written: "
+                        "not written"
+                    ))  # fmt: skip
                 unread = next((d for d in needs if d.size is None), None)
                 if unread is not None:
                     name = change.target or change.keyword
