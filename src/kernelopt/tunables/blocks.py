@@ -18,8 +18,9 @@ BLOCK``, ``BLOCK >> 1``, ``BLOCK << 1``, chained) covers ``BLOCK // 2``; the rea
 ``BLOCK`` steps (and is no one-block parameter) when a loop header reads it (``range(0, n, BLOCK)``,
 ``tl.range``, ``tl.static_range``, ``range(tl.cdiv(n, BLOCK))``), when it multiplies a loop variable or a
 program id (``c * BLOCK``, ``tl.program_id(0) * BLOCK``), when an offset is advanced by it (``start += BLOCK``),
-or when ``tl.cdiv`` divides by it (``tl.cdiv(n, BLOCK)``). A one-block parameter whose comparison leaves no single kernel parameter as
-the size (``offs < n_rows * n_cols``) is still one block; its size is ``None``: no guard can be written for it.
+or when ``tl.cdiv`` divides by it (``tl.cdiv(n, BLOCK)``). A one-block parameter whose comparison leaves no single
+kernel parameter as the size (``offs < n_rows * n_cols``) is still one block; its size is ``None``: no guard can be
+written for it.
 """
 
 from __future__ import annotations
