@@ -53,6 +53,21 @@ def test_a_block_pointer_axis_without_a_boundary_check_keeps_its_block_a_divisor
 
 
 @pytest.mark.timeout(60)
+def test_a_block_pointer_block_set_by_a_heuristic_is_not_written_wider() -> None:
+    """Beside it: bp_heur, bp_gemv with ``BLOCK_K`` from ``@triton.heuristics({"BLOCK_K": lambda args: 32})``. The
+    block-pointer rule read only blocks the launch passes, so a heuristic's 64 went out unguarded (wrong at K = 96,
+    as i1). A decorator's setting cannot be guarded by a size: a wider one is not written (one line), a divisor
+    is."""
+    old = (DATA / "bp_heur" / "kernel.py").read_text()
+    wider = guard_edit(old, old.replace("lambda args: 32", "lambda args: 64"))
+    assert wider.new_source is None and wider.note is not None
+    assert "BLOCK_K=64 does not divide every size the original BLOCK_K=32 handled" in wider.note
+    assert "without a boundary check on axis 1 (BLOCK_K over K)" in wider.note
+    lower = old.replace("lambda args: 32", "lambda args: 16")
+    assert guard_edit(old, lower).new_source == lower
+
+
+@pytest.mark.timeout(60)
 def test_a_block_pointer_axis_with_its_boundary_check_is_free() -> None:
     """Beside it: the rows of bp_gemv are bounds-checked, so ``BLOCK_M`` moves as a literal, and bp_gemm (every
     axis checked) is not guarded at all."""

@@ -297,6 +297,7 @@ def _decorator_tiles(
     if len(old) != len(new):
         return None
     launchers = [f for f in new if not _is_jit(f)]
+    kernels = {f.name.value: f for f in new if _is_jit(f)}
     for o, n in zip(old, new, strict=True):
         if not _is_jit(n):
             continue
@@ -331,7 +332,7 @@ def _decorator_tiles(
                     f"and a setting in {own}'s {where} cannot be guarded by a size: not written"
                 )
             for fn in launchers:
-                needs = [d for d in _requirements(fn, unmasked, pos) if d.tile == ("meta", key)]
+                needs = [d for d in _requirements(fn, unmasked, pos, kernels) if d.tile == ("meta", key)]
                 if needs:
                     return (
                         f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
@@ -551,10 +552,11 @@ def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> l
         for axis, (size, block) in enumerate(zip(*made[pointer], strict=True)):
             if axis in checked or not isinstance(size, cst.Name) or not isinstance(block, cst.Name):
                 continue
-            if size.value not in passed or block.value not in passed:
+            if size.value not in passed:
                 continue
-            given = passed[block.value]
-            tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block.value) if _int(given) else None
+            given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
+            named = _tile_id(given) if isinstance(given, cst.Name) else None
+            tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
             if tile is not None:
                 why = (
                     f"the kernel {kernel.name.value} {name}s block pointer {pointer} without a boundary check on "
