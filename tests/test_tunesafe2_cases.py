@@ -451,3 +451,20 @@ def test_t13_a_session_interrupted_by_a_termination_signal_names_it() -> None:
         clock = ManualClock()
         cut = tune(space, _Terminating(s, clock, signum), budget=Budget.default(space.size.count, clock), rng_seed=7)
         assert cut.stop is StopReason.INTERRUPTED and cut.interrupted_by == named and cut.results
+
+
+@pytest.mark.timeout(30)
+def test_t14_a_kernel_and_reference_with_a_utf8_bom_are_python(tmp_path: Path) -> None:
+    """t14: ``optimize`` (and ``batch``, ``validate``) refused a kernel.py that starts with a UTF-8 BOM, "syntax error at
+    line 1: invalid non-printable character U+FEFF", exit 2, where ``tune`` tuned it: Python reads a BOM (PEP 263).
+    The files' checks read it as Python does; ``optimize --max-iters 1`` on it ran V1 to PASS (CPU, 2026-12-05)."""
+    from kernelopt.harness.infer import shapes_by_code
+    from kernelopt.kernelsource import KernelForm, check_kernel, check_reference
+
+    bom = b"\xef\xbb\xbf"
+    kernel, reference = tmp_path / "kernel.py", tmp_path / "reference.py"
+    kernel.write_bytes(bom + (LOOP / "kernel.py").read_bytes())
+    reference.write_bytes(bom + (LOOP / "reference.py").read_bytes())
+    assert check_reference(reference) is KernelForm.FUNCTION
+    check_kernel(kernel, KernelForm.FUNCTION)
+    shapes_by_code(reference)  # what optimize checks before a workspace is made: a literal SHAPES, read

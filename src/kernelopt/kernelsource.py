@@ -38,7 +38,7 @@ def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
     if not path.is_file():
         raise InputFileError(path, "is a folder, not a file" if path.is_dir() else "no such file")
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
     except SyntaxError as exc:
         raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
     except UnicodeDecodeError:
@@ -88,7 +88,7 @@ def check_reference(path: Path) -> KernelForm:
 def _written_shapes_fault(path: Path) -> str | None:
     """:func:`shapes_fault` of a ``SHAPES`` written as a literal that names no case (``{"n": 4096}``, ``5``, ``[]``,
     ``["n=4"]``); ``None`` for a good one or one built by code (``[dict(n=k) for k in ...]``: the run checks it)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             value = node.value
@@ -136,7 +136,7 @@ def shapes_built_by_code(path: Path) -> bool:
     literals included: ``{"n": 2**27}``), which is read from the text. Parses, imports nothing; False when the
     file does not parse (the form's check says so)."""
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(Path(path).read_text(encoding="utf-8-sig"), filename=str(path))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return False
     found: list[tuple[ast.stmt, bool]] = []  # (assignment, at the top level)
@@ -200,7 +200,7 @@ def folder_imports(path: Path) -> list[str]:
     a kernel could not load in one. Parses, imports nothing; ``[]`` when the file does not parse (the form's
     check says so)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return []
     out: list[str] = []
@@ -338,7 +338,7 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
     (:func:`kernelopt.harness.inputs.rerandomize`), which may break a structure the kernel relies on (sorted
     boundaries). Read statically (a file that does not parse, or has no ``get_inputs``: ``False``)."""
     try:
-        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8"))
+        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8-sig"))
     except (OSError, SyntaxError, ValueError):
         return False
     fn = next(

@@ -93,7 +93,7 @@ def missing_imports(path: Path) -> list[str]:
     Raises:
         SyntaxError: the file does not parse (callers check the file's form first).
     """
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
     names: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.Import):

@@ -198,7 +198,7 @@ def fmt_size(value: SizeValue) -> str:
 def _parse(reference_py: Path) -> ast.Module:
     path = Path(reference_py)
     try:
-        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        return ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:

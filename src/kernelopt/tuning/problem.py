@@ -189,7 +189,7 @@ def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
         InputFileError: the file is missing or is not valid Python.
     """
     try:
-        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8"), filename=str(reference_py))
+        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8-sig"), filename=str(reference_py))
     except FileNotFoundError:
         raise InputFileError(reference_py, "no such file") from None
     except SyntaxError as exc:

@@ -81,7 +81,7 @@ def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], boo
     """``get_inputs``'s parameter names, its literal defaults and whether it takes ``**kwargs``; ``None`` when
     reference.py defines no such function at module level."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:
