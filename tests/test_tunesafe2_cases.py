@@ -79,7 +79,16 @@ def test_t2_a_stdout_that_refuses_the_result_says_what_kernel_py_holds(
     after the write is exit 0 and one line saying what kernel.py holds; a stdout that refuses a result with nothing
     written is exit 3 naming stdout."""
     folder, before = _folder(tmp_path)
-    read_end, write_end = os.pipe()
+    monkeypatch.setattr("sys.stdout", _Refusing())  # --dry-run: nothing is written, so stdout's refusal is exit 3
+    code = main(["tune", str(folder), *TUNE, "--dry-run", "--json"])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 3, err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("kernelopt: error: could not print to stdout: No space left on device (errno 28)"), err
+    assert "--out" not in line and (folder / "kernel.py").read_bytes() == before
+
+    read_end, write_end = os.pipe()  # the same session again (served from its record), written this time
     os.close(read_end)  # the reader went away (`| head -1` done, `| true`): every write is EPIPE
     with open(write_end, "w", encoding="utf-8") as gone:
         monkeypatch.setattr("sys.stdout", gone)
@@ -95,18 +104,6 @@ def test_t2_a_stdout_that_refuses_the_result_says_what_kernel_py_holds(
         f"kernelopt: kernel.py holds the session's best, BLOCK={best} (written); the summary could not be printed: "
         "stdout refused it (Broken pipe (errno 32))"
     ), err
-
-    monkeypatch.setattr("sys.stdout", _Refusing())  # --dry-run: nothing is written, so stdout's refusal is exit 3
-    code = main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--repetitions", "3", "--dry-run", "--json"])
-    monkeypatch.undo()
-    err = capsys.readouterr().err
-    assert code == 3, err
-    assert (
-        err.strip()
-        .splitlines()[-1]
-        .startswith("kernelopt: error: could not print to stdout: No space left on device (errno 28)")
-    ), err
-    assert "--out" not in err.splitlines()[-1] and (folder / "kernel.py").read_bytes() == after
 
 
 class _CutRecord:
