@@ -39,6 +39,9 @@ PREFIX = "kernel_opt_"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 GIT_USER = ("kernelopt", "kernelopt@localhost")
 
+STATE_DIR = ".kernelopt"
+"""A workspace's folder for kernelopt's own state (locks, run state, gate records, tuning sessions): no stage's."""
+
 
 def validate_name(name: str) -> str:
     """Return ``name`` if it is a safe workspace name.
@@ -372,7 +375,7 @@ class Workspace:
     @property
     def state_dir(self) -> Path:
         """``.kernelopt/``: untracked tool state (journal, caches)."""
-        return self.root / ".kernelopt"
+        return self.root / STATE_DIR
 
     def plan_path(self, version: int) -> Path:
         return self.plans_dir / f"v{version}_plan.md"
@@ -504,6 +507,26 @@ def version_commit(version: int, commit_hash: str | None, log: list[tuple[str, s
                 return short, subject
     prefix = f"V{version}:"
     return next(((short, subject) for short, subject in log if subject.startswith(prefix)), None)
+
+
+WORKSPACE_MARKS = ("kernel.py", "reference.py", "test_kernel.py", ".git")
+"""What a folder holds to be a workspace, as :meth:`Workspace.create` makes one."""
+
+
+def looks_like_workspace(folder: Path) -> bool:
+    """True when ``folder`` holds every one of :data:`WORKSPACE_MARKS` (no git started: a cheap test for a path's
+    every parent)."""
+    return all((Path(folder) / f).exists() for f in WORKSPACE_MARKS)
+
+
+def enclosing_workspace(path: Path) -> Path | None:
+    """The workspace ``path`` lies in (``path`` itself, or the nearest parent that looks like one), or None.
+
+    ``path`` is taken as given: resolve it first to follow links."""
+    for folder in (path, *path.parents):
+        if looks_like_workspace(folder):
+            return folder
+    return None
 
 
 def is_workspace(folder: Path) -> bool:

@@ -707,13 +707,14 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             from kernelopt.fileio import ReadOnlyRefused, atomic_write_text
             from kernelopt.loop.report_state import add_run_state
             from kernelopt.report import collect, write_reports
+            from kernelopt.report.files import ReportFormat
             from kernelopt.report.markdown import Section, markdown_report, markdown_section
 
             ws = open_ws(workspace)
             if version is not None and section is not ReportPart.EVIDENCE:
                 raise UsageError(f"report: version goes with section=evidence, not section={section.value}")
-            md = roots.output(markdown, "markdown", suffixes=(".md", ".markdown")) if markdown else None
-            page = roots.output(html, "html", suffixes=(".html", ".htm")) if html else None
+            md = roots.report(markdown, "markdown", ReportFormat.MARKDOWN) if markdown else None
+            page = roots.report(html, "html", ReportFormat.HTML) if html else None
             data = collect(ws)
             add_run_state(ws, data)
             written = write_reports(data, markdown=md, html=page)

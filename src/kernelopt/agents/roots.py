@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
+
+if TYPE_CHECKING:
+    from kernelopt.report.files import ReportFormat
 
 PATH_MAX = 4096
 """Bytes of a path, its terminating NUL included (Linux's ``PATH_MAX``): a longer one fails every system call
@@ -67,31 +71,28 @@ class Roots:
             raise OutsideRoots(f"{what} {shown}: outside the server's roots ({roots})")
         return resolved
 
-    def output(self, path: str | Path, what: str, *, suffixes: tuple[str, ...] = ()) -> Path:
-        """A path the server writes that no stage owns (a report, a profiled command's folder, a new workspace's
-        parent): under a root (:meth:`confine`), outside every workspace, and named with one of ``suffixes``.
-
-        ``report(markdown=<ws>/kernel.py)`` replaced the kernel with the report, ``html=<ws>/reference.py`` the
-        ground truth, ``markdown=<ws>/.git/HEAD`` the workspace's git: a workspace's files are written by its
-        stages only, under the guard, and a report replaces no other kind of file.
+    def output(self, path: str | Path, what: str) -> Path:
+        """A folder the server fills that no stage owns (a profiled command's folder, a new workspace's parent):
+        under a root (:meth:`confine`) and where the CLI may write one (:func:`kernelopt.destination.output_folder`:
+        outside every workspace). A report file: :meth:`report`.
 
         Raises:
             OutsideRoots: ``path`` is outside the roots.
-            UsageError: it lies in a workspace, or its name lacks the suffix.
+            UsageError: it lies in a workspace, or is a file.
         """
-        from kernelopt.loop.opening import is_workspace
+        from kernelopt.destination import output_folder
 
-        target = self.confine(path, what)
-        shown = one_line(str(path), SHOWN_CHARS)
-        if suffixes and target.suffix.lower() not in suffixes:
-            kinds = " or ".join(suffixes)
-            raise UsageError(f"{what} {shown}: name a {kinds} file (a report replaces no other kind of file)")
-        for folder in (target, *target.parents):
-            if is_workspace(folder):
-                raise UsageError(
-                    f"{what} {shown}: inside the workspace {folder}, whose files only its stages write; "
-                    "name a path outside it"
-                )
-            if folder in self.folders:
-                break
-        return target
+        return output_folder(self.confine(path, what), what, given=path)
+
+    def report(self, path: str | Path, what: str, fmt: ReportFormat) -> Path:
+        """A report file the server writes: under a root, and where ``kernelopt report`` may write one
+        (:func:`kernelopt.report.files.report_file`: a ``.md`` / ``.html`` file outside every workspace, new or an
+        earlier report). ``report(markdown=<ws>/kernel.py)`` replaced the kernel with the report.
+
+        Raises:
+            OutsideRoots: ``path`` is outside the roots.
+            UsageError: it may not be written there.
+        """
+        from kernelopt.report.files import report_file
+
+        return report_file(self.confine(path, what), what, fmt, given=path)

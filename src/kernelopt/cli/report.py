@@ -2,7 +2,9 @@
 
 Without ``--html`` / ``--markdown`` the Markdown report goes to stdout. ``--markdown OUT`` writes it
 with the roofline image beside it (``<OUT stem>.roofline.png``); ``--html OUT`` writes one
-self-contained page. ``--json`` prints the report's data (and the files written) instead.
+self-contained page. ``--json`` prints the report's data (and the files written) instead. A report goes
+only to a ``.md`` / ``.html`` file outside every workspace, new or an earlier report
+(:mod:`kernelopt.report.files`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ import typer
 
 from kernelopt.cli.output import emit_json, info
 from kernelopt.cli.workspace_arg import chosen_workspace, resolve_workspace
-from kernelopt.errors import UsageError
 from kernelopt.loop.report_state import add_run_state
 from kernelopt.report import collect, write_reports
+from kernelopt.report.files import ReportFormat, report_file
 from kernelopt.report.markdown import markdown_report
 from kernelopt.workspace import DEFAULT_ROOT
 
@@ -38,9 +40,10 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the report data as JSON."),
     ) -> None:
         """Report of a workspace: timeline, roofline plot, evidence -> action -> result, failures."""
-        for flag, out in (("--html", html), ("--markdown", markdown)):
-            if out is not None and out.is_dir():
-                raise UsageError(f"{flag} {out} is a folder; give a file name (e.g. {out}/report.html)")
+        # where a report may go, before anything is read: a .md / .html file outside every workspace that is
+        # new or an earlier report (`--markdown WS/kernel.py` replaced the kernel)
+        markdown = report_file(markdown, "--markdown", ReportFormat.MARKDOWN) if markdown is not None else None
+        html = report_file(html, "--html", ReportFormat.HTML) if html is not None else None
         named = chosen_workspace(
             Path(workspace) if workspace else None,
             Path(workspace_opt) if workspace_opt else None,

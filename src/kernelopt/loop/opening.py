@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kernelopt.errors import GitError, InputFileError, KerneloptError, WorkspaceError
 from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu, shapes_by_code
-from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, validate_name
+from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, looks_like_workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
 
@@ -33,7 +33,7 @@ class OpenedWorkspace:
 
 def is_workspace(path: Path) -> bool:
     """True when ``path`` looks like a kernelopt workspace (kernel.py, reference.py, test_kernel.py, .git)."""
-    return all((path / f).exists() for f in ("kernel.py", "reference.py", "test_kernel.py", ".git"))
+    return looks_like_workspace(path)
 
 
 def baseline_commit(ws: Workspace) -> str | None:

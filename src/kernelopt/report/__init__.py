@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kernelopt.errors import EnvironmentProblem
 from kernelopt.fileio import atomic_write_text
+from kernelopt.report.files import ReportFormat, check_plot_file, report_file
 from kernelopt.report.html import html_report
 from kernelopt.report.markdown import markdown_report
 from kernelopt.report.model import ReportData
@@ -75,22 +76,33 @@ def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path 
 
     The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively, and each
     version's tuning session as ``<name>.v<N>.search.png``; the HTML report embeds them. Without matplotlib
-    the reports are written without the plots and say so.
+    the reports are written without the plots and say so. Every path is checked before anything is written
+    (:mod:`kernelopt.report.files`; the caller checks its own first, to refuse in its own words).
+
+    Raises:
+        UsageError: a path where no report (or plot) may be written; nothing is written then.
     """
     written: dict[str, Path] = {}
+    if markdown is not None:
+        markdown = report_file(markdown, "markdown", ReportFormat.MARKDOWN)
+    if html is not None:
+        html = report_file(html, "html", ReportFormat.HTML)
     image, missing = _plot_or_reason(data) if (markdown or html) else (None, None)
     searches, _ = session_plots(data) if (markdown or html) else ({}, None)
     if markdown is not None:
+        png = markdown.with_name(markdown.stem + ".roofline.png") if image is not None else None
+        search_pngs = {label: markdown.with_name(f"{markdown.stem}.{label.lower()}.search.png") for label in searches}
+        for plot_png in (png, *search_pngs.values()):
+            if plot_png is not None:
+                check_plot_file(plot_png)
         href = None
-        if image is not None:
-            png = markdown.with_name(markdown.stem + ".roofline.png")
+        if png is not None and image is not None:
             _write_image(png, image)
             written["plot"], href = png, png.name
         hrefs = {}
         for label, search in searches.items():  # each version's tuning session, beside the report
-            png = markdown.with_name(f"{markdown.stem}.{label.lower()}.search.png")
-            _write_image(png, search)
-            written[f"search {label}"], hrefs[label] = png, png.name
+            _write_image(search_pngs[label], search)
+            written[f"search {label}"], hrefs[label] = search_pngs[label], search_pngs[label].name
         text = markdown_report(data, plot_href=href, search_hrefs=hrefs)
         if missing:
             text = text.replace("## Roofline\n", f"## Roofline\n\nNo plot: {missing}.\n", 1)

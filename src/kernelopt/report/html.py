@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from kernelopt.report import cells, sections
-from kernelopt.report.model import ReportData
+from kernelopt.report.model import REPORT_TITLE, ReportData
 
 CSS = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2rem auto;
@@ -109,9 +109,9 @@ def html_report(
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>kernelopt report: {escape(data.name)}</title>",
+        f"<title>{REPORT_TITLE}{escape(data.name)}</title>",
         f"<style>{CSS}</style></head><body>",
-        f"<h1>kernelopt report: {escape(data.name)}</h1>",
+        f"<h1>{REPORT_TITLE}{escape(data.name)}</h1>",
         f'<p class="meta">Workspace <code>{escape(data.root)}</code>: {card}. Sources: memory records, plans, '
         "Stage 1 profile summaries and the workspace's git history.</p>",
         "<h2>Summary</h2><ul>",

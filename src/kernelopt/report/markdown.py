@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from kernelopt.report import cells, sections
-from kernelopt.report.model import ReportData
+from kernelopt.report.model import REPORT_TITLE, ReportData
 
 
 def _escape(cell: str) -> str:
@@ -61,7 +61,7 @@ def markdown_report(
     """
     card = ", ".join(f"{k} {cells.text(v)}" for k, v in sections.card_fields(data))
     out = [
-        f"# kernelopt report: {data.name}",
+        f"# {REPORT_TITLE}{data.name}",
         "",
         f"Workspace `{data.root}`: {card}.",
         "Sources: `memory/v<N>.json` (the records), `plans/v<N>_plan.md`, `profiles/v<N>/summary.json`"

@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.evidence.model import KernelEvidence, ProfileSummary
 from kernelopt.memory.model import GateResult, IterationRecord, best_version
 
+REPORT_TITLE = "kernelopt report: "
+"""How a report's title begins (the workspace's name follows): how kernelopt knows a report it wrote."""
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")

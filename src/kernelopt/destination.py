@@ -1,0 +1,133 @@
+"""Where kernelopt writes a file or folder that a user (or an agent) names: a report, a prompt, a result, an
+output folder. One rule for the CLI and the MCP server.
+
+A slip of the path replaced what it named: ``kernelopt report WS --markdown WS/kernel.py`` wrote the report over
+the kernel, ``--html WS/reference.py`` over the ground truth, ``--markdown WS/memory/v0.json`` over a record and
+``--markdown WS/.git/HEAD`` over the workspace's git (every later command: "not a kernelopt workspace");
+``prompt --out``, ``test_kernel.py --json`` and a report named after a user's own ``README.md`` did the same.
+So a path named for output:
+
+- lies outside every workspace: a workspace's files are written by its stages only, under the write guard (an
+  output folder may lie in the workspace's own ``.kernelopt/`` where the command's default does, as ``tune``'s);
+- is a file of the kind written (:class:`FileKind`'s suffixes: a report is ``.md`` / ``.html``, never ``.py``);
+- replaces only a file kernelopt wrote of that kind (its opening says so), never another file: a new path, or
+  an earlier report, prompt or result.
+
+Each check happens before anything is read or run: a refusal is one line (exit 2) and nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelopt.errors import UsageError
+from kernelopt.oneline import one_line
+from kernelopt.workspace import STATE_DIR, enclosing_workspace
+
+SHOWN_CHARS = 200
+"""A refusal quotes at most this many characters of the path it refuses."""
+
+HEAD_BYTES = 4096
+"""How much of an existing file is read to tell whether kernelopt wrote it."""
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of file kernelopt writes where it is told.
+
+    Attributes:
+        noun: what it is called in a refusal ("report", "prompt").
+        suffixes: the names it may have, lower case, with the dot.
+        is_ours: whether an existing file's first :data:`HEAD_BYTES` (decoded, bad bytes replaced) are one that
+            kernelopt wrote of this kind: only such a file is replaced.
+    """
+
+    noun: str
+    suffixes: tuple[str, ...]
+    is_ours: Callable[[str], bool]
+
+
+def _shown(path: str | Path) -> str:
+    return one_line(str(path), SHOWN_CHARS)
+
+
+def _resolved(path: str | Path, what: str) -> Path:
+    text = str(path)
+    if not text.strip():
+        raise UsageError(f"{what}: empty; name a path")
+    return Path(text).expanduser().resolve()
+
+
+def refuse_inside_workspace(target: Path, shown: str, what: str, *, state_ok: bool = False) -> None:
+    """Refuse ``target`` (resolved) when it lies in a workspace (``state_ok``: but not in its ``.kernelopt/``).
+
+    Raises:
+        UsageError: it does.
+    """
+    ws = enclosing_workspace(target)
+    if ws is None or (state_ok and target.is_relative_to(ws / STATE_DIR)):
+        return
+    where = f"name a path outside it{f' (or in its {STATE_DIR}/)' if state_ok else ''}"
+    raise UsageError(f"{what} {shown}: inside the workspace {ws}, whose files only its stages write; {where}")
+
+
+def output_file(path: str | Path, what: str, kind: FileKind, *, given: str | Path | None = None) -> Path:
+    """``path`` resolved (links followed, ``~`` expanded), when kernelopt may write a ``kind`` file there.
+
+    Args:
+        path: the path as the caller gave it (quoted in a refusal, cut at :data:`SHOWN_CHARS`).
+        what: how the caller named it: ``--markdown`` (the CLI), ``markdown`` (an MCP argument).
+        kind: what is written there.
+        given: the path as the user gave it, when ``path`` is already resolved (quoted in a refusal).
+
+    Raises:
+        UsageError: an empty path, a folder, a name without one of ``kind``'s suffixes, a path in a workspace, or
+            an existing file that kernelopt did not write as a ``kind``.
+    """
+    target = _resolved(path, what)
+    shown = _shown(path if given is None else given)
+    if target.is_dir():
+        raise UsageError(f"{what} {shown}: is a folder; give a file name (e.g. {shown}/{kind.noun}{kind.suffixes[0]})")
+    if target.suffix.lower() not in kind.suffixes:
+        kinds = " or ".join(kind.suffixes)
+        raise UsageError(f"{what} {shown}: name a {kinds} file (a {kind.noun} replaces no other kind of file)")
+    refuse_inside_workspace(target, shown, what)
+    if target.exists() and not _written_as(target, kind):
+        raise UsageError(
+            f"{what} {shown}: {target} exists and is not a kernelopt {kind.noun}; name a new file "
+            f"(a {kind.noun} replaces only an earlier one)"
+        )
+    return target
+
+
+def _written_as(target: Path, kind: FileKind) -> bool:
+    """True when the existing ``target`` is a regular file whose opening is ``kind``'s (unreadable: False)."""
+    if not target.is_file():
+        return False
+    try:
+        with target.open("rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError:
+        return False
+    return kind.is_ours(head.decode("utf-8", errors="replace"))
+
+
+def output_folder(path: str | Path, what: str, *, state_ok: bool = False, given: str | Path | None = None) -> Path:
+    """``path`` resolved, when kernelopt may make or fill an output folder there: not a file, outside every
+    workspace (``state_ok``: or in a workspace's ``.kernelopt/``, where the command's own default lies).
+
+    Raises:
+        UsageError: an empty path, a file (or a path under one), or a path in a workspace.
+    """
+    target = _resolved(path, what)
+    shown = _shown(path if given is None else given)
+    for part in (target, *target.parents):
+        if part.exists():
+            if not part.is_dir():
+                said = "is a file" if part == target else f"lies under the file {part}"
+                raise UsageError(f"{what} {shown}: {said}; name a folder (it is made when missing)")
+            break
+    refuse_inside_workspace(target, shown, what, state_ok=state_ok)
+    return target
