@@ -67,6 +67,26 @@ def test_a_block_pointer_block_set_by_a_heuristic_is_not_written_wider() -> None
     assert guard_edit(old, lower).new_source == lower
 
 
+PERSIST_TILES = "    BLOCK_M, BLOCK_N = 8, 32\n"
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_counting_its_own_whole_tiles_keeps_its_tiles_divisors(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: persist_nomask, a persistent kernel without masks that counts its own tiles
+    (``num_tiles = (M // BLOCK_M) * (N // BLOCK_N)`` in the kernel; the grid ``(NUM_SMS,)`` names no size). The guard
+    read divisions only in the launching function, so ``BLOCK_M, BLOCK_N = 16, 64`` went out unguarded: right at
+    the SHAPES' 16 x 64 and 64 x 256, wrong at 24 x 96, which the original (8, 32) handled. A kernel without masks
+    that floors a size by a block it is passed needs that block to divide the size."""
+    old = (DATA / "persist_nomask" / "kernel.py").read_text()
+    guarded = guard_edit(old, old.replace(PERSIST_TILES, "    BLOCK_M, BLOCK_N = 16, 64\n"))
+    assert guarded.new_source is not None and guarded.note is not None
+    assert f"{PERSIST_TILES}    if M % 16 == 0 and N % 64 == 0:  # kernelopt: tuned\n" in guarded.new_source
+    assert "the kernel _affine_persist counts M // BLOCK_M whole tiles over loads without masks" in guarded.note
+    folder = _copy("persist_nomask", tmp_path)
+    (folder / "kernel.py").write_text(guarded.new_source)
+    _all_correct(folder, [{"M": 16, "N": 64}, {"M": 64, "N": 256}, {"M": 24, "N": 96}])
+
+
 @pytest.mark.timeout(60)
 def test_a_block_pointer_axis_with_its_boundary_check_is_free() -> None:
     """Beside it: the rows of bp_gemv are bounds-checked, so ``BLOCK_M`` moves as a literal, and bp_gemm (every

@@ -166,6 +166,7 @@ def _requirements(
     for written, call in launches:
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
         out += _loop_steps(call, unmasked[call.func.value.value], pos[written].start.line)
+        out += _kernel_divisions(call, unmasked[call.func.value.value], pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line)
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
@@ -509,6 +510,28 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only
         if tile is not None:
             why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
             out.append(Divides(tile, passed[stop], line, why))
+    return out
+
+
+def _kernel_divisions(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """``M // BLOCK_M`` inside a kernel without masks (a persistent kernel counting its own tiles,
+    ``num_tiles = (M // BLOCK_M) * (N // BLOCK_N)``), both its parameters as the launch ``call`` passes them: the
+    floor drops a tail no program covers, so the block must divide the size (the fifth trial, case i7)."""
+    passed = _passed(call, kernel)
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+            continue
+        size, block = node.left, node.right
+        if not (isinstance(size, cst.Name) and isinstance(block, cst.Name)) or size.value not in passed:
+            continue
+        given = passed.get(block.value)
+        named = _tile_id(given) if isinstance(given, cst.Name) else None
+        tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
+        if tile is not None and (given is not None or block.value in {p.name.value for p in kernel.params.params}):
+            whole = _code(node.with_changes(lpar=[], rpar=[]))
+            why = f"the kernel {kernel.name.value} counts {whole} whole tiles over loads without masks"
+            out.append(Divides(tile, passed[size.value], line, why))
     return out
 
 
