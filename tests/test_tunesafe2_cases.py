@@ -465,3 +465,17 @@ def test_t14_a_kernel_and_reference_with_a_utf8_bom_are_python(tmp_path: Path) -
     assert check_reference(reference) is KernelForm.FUNCTION
     check_kernel(kernel, KernelForm.FUNCTION)
     shapes_by_code(reference)  # what optimize checks before a workspace is made: a literal SHAPES, read
+
+
+@pytest.mark.timeout(60)
+def test_t15_a_task_card_budget_of_true_is_no_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """t15: ``budget: true`` in README.md's front matter was read as 1 (pydantic's lax int): a session of one
+    candidate, exit 0, where ``budget: 0`` and ``budget: -2`` were refused. Now one line, exit 2, nothing made."""
+    folder, before = _folder(tmp_path)
+    card = folder / "README.md"
+    card.write_text(card.read_text().replace("platform: nvidia\n", "platform: nvidia\nbudget: true\n", 1))
+    capsys.readouterr()
+    assert main(["tune", str(folder), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "front matter 'budget' = True: a number, not true" in err, err
+    assert (folder / "kernel.py").read_bytes() == before and not (folder / ".kernelopt").exists()

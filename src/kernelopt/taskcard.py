@@ -148,6 +148,15 @@ class TaskCard(BaseModel):
     size_scale: float | None = Field(default=None, gt=0, le=1)
     body: str = Field(default="", exclude=True)
 
+    @field_validator("search_budget", "budget", "budget_fraction", "budget_wall_s", "size_scale", mode="before")
+    @classmethod
+    def _a_number(cls, value: object) -> object:
+        """A number is a number: YAML's ``true`` / ``false`` are not 1 and 0 (``budget: true`` ran a session of one
+        candidate; second fault trial of tune)."""
+        if isinstance(value, bool):
+            raise ValueError(f"a number, not {str(value).lower()}")
+        return value
+
     @field_validator("platform", "framework", "kernel_form")
     @classmethod
     def _known_word(cls, value: str | None, info: Any) -> str | None:
