@@ -127,7 +127,8 @@ def test_a_wrong_batch_folder_or_out_is_one_line(tmp_path: Path, capsys: pytest.
     (tmp_path / "a_file").write_text("")
     assert main(["batch", str(KB), "--out", str(tmp_path / "a_file"), "--device", "cpu"]) == 2
     assert capsys.readouterr().err == (
-        f"kernelopt: error: --out {tmp_path / 'a_file'} is a file; give a folder (it is created when missing)\n"
+        f"kernelopt: error: --out {tmp_path / 'a_file'}: is a file, not a folder; give a folder (it is created when "
+        "missing)\n"
     )
     out = ["--out", str(tmp_path / "out"), "--device", "cpu"]
     assert main(["batch", str(KB / "relu"), *out]) == 2

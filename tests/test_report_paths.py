@@ -6,6 +6,7 @@ only a file kernelopt wrote of that kind. Each refusal is one line, exit 2, and 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,102 @@ def test_the_mcp_report_follows_the_same_rule(add_workspace: Workspace, outside:
     result = _call(server, "report", workspace=str(ws.root), markdown="mine/add.md")
     assert Path(result.structured_content["written"]["markdown"]) == outside / "add.md"
     assert "an earlier report" not in (outside / "add.md").read_text()
+
+
+# == every other file or folder a user names for output =============================================
+
+
+def test_prompt_out_writes_only_a_prompt_outside_a_workspace(
+    add_workspace: Workspace, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`prompt WS --out WS/kernel.py` replaced the kernel with the prompt; a user's README.md likewise."""
+    from kernelopt.backends.prompts import PROMPT_FILE, template
+
+    ws = add_workspace
+    for out, said in (
+        (ws.root / "kernel.py", "name a .md or .txt file (a prompt replaces no other kind of file)"),
+        (ws.root / "plans" / "v1_plan.md", "whose files only its stages write"),
+        (outside / "README.md", "exists and is not a kernelopt prompt; name a new file"),
+        (outside / "kernel.py", "name a .md or .txt file"),
+    ):
+        argv = ("prompt", str(ws.root), "--stage", "plan", "--out", str(out))
+        line = _refused(capsys, ws.root.parent, *argv)
+        assert line.startswith(f"kernelopt: error: --out {out}: ") and said in line, line
+    for name in ("plan.md", "implement.md"):  # an earlier prompt is known by its opening, and replaced
+        assert PROMPT_FILE.is_ours(template(name)), name
+
+
+def test_test_kernel_json_writes_only_a_result_outside_the_workspace(
+    add_workspace: Workspace, outside: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python test_kernel.py --json memory/v0.json` (run in the workspace, as its docstring shows) replaced a
+    record; refused before anything runs, as `--json kernel.py` and a user's own JSON file are."""
+    import json
+
+    from kernelopt.cli.test_kernel import RESULT_FILE, main
+
+    ws = add_workspace
+    ws.memory.create("v0")
+    (outside / "data.json").write_text('{"mine": 1}\n')
+    monkeypatch.chdir(ws.root)
+    before = _files(ws.root.parent)
+    for out, said in (
+        ("memory/v0.json", f"inside the workspace {ws.root}, whose files only its stages write"),
+        ("kernel.py", "name a .json file (a result replaces no other kind of file)"),
+        ("result.json", "name a path outside it (or in its .kernelopt/)"),
+        (str(outside / "data.json"), "exists and is not a kernelopt result"),
+    ):
+        assert main(ws.root, ["--json", out]) == 2, out
+        err = capsys.readouterr().err
+        assert err.startswith(f"test_kernel: error: --json {out}: ") and said in err and err.count("\n") == 1, err
+    assert _files(ws.root.parent) == before
+    written = json.dumps({"status": "PASS", "message": "ok", "correctness": {}}, indent=2)  # as main writes it
+    assert RESULT_FILE.is_ours(written) and not RESULT_FILE.is_ours('{"mine": 1}')
+
+
+def test_output_folders_never_lie_in_a_workspace(
+    add_workspace: Workspace, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`batch --out`, `tune --out`, `init --root` and `optimize --root` named a workspace (or its .git): batch's
+    table and workspaces, tune's session, a new workspace would be written into it. Each is refused before
+    anything runs; tune's --out may lie in the workspace's .kernelopt/, where its default does."""
+    from kernelopt.destination import output_folder
+
+    from .conftest import DATA, KERNELS
+
+    ws = add_workspace
+    tree = ws.root.parent
+    kb = DATA / "kernelbench"
+    task = tree / "task"  # a user's kernel and reference, as tune and optimize take them
+    task.mkdir()
+    shutil.copy(KERNELS / "add_kernel.py", task / "kernel.py")
+    shutil.copy(KERNELS / "add_reference.py", task / "reference.py")
+    for argv, said in (
+        (("batch", str(kb), "--out", str(ws.root), "--device", "cpu"), f"--out {ws.root}: inside the workspace"),
+        (("batch", str(kb), "--out", str(ws.root / ".git"), "--device", "cpu"), "whose files only its stages write"),
+        (("batch", str(kb), "--out", str(ws.root / "kernel.py"), "--device", "cpu"), "is a file, not a folder"),
+        (("tune", str(task), "--out", str(ws.root), "--device", "cpu"), "(or in its .kernelopt/)"),
+        (("tune", str(ws.root), "--out", str(ws.root / "kernel.py"), "--device", "cpu"), "is a file, not a folder"),
+        (
+            (
+                "init",
+                "inner",
+                "--kernel",
+                str(KERNELS / "add_kernel.py"),
+                "--reference",
+                str(KERNELS / "add_reference.py"),
+                "--root",
+                str(ws.root / "plans"),
+            ),
+            f"--root {ws.root / 'plans'}: inside the workspace {ws.root}",
+        ),
+        (
+            ("optimize", str(task), "--root", str(ws.root), "--device", "cpu"),
+            f"--root {ws.root}: inside the workspace",
+        ),
+    ):
+        line = _refused(capsys, tree, *argv)
+        assert said in line, (argv, line)
+    assert output_folder(ws.state_dir / "tune", "--out", state_ok=True) == ws.state_dir / "tune"
+    with pytest.raises(Exception, match="whose files only its stages write"):
+        output_folder(ws.state_dir / "tune", "--out")

@@ -60,26 +60,32 @@ def _resolved(path: str | Path, what: str) -> Path:
     return Path(text).expanduser().resolve()
 
 
-def refuse_inside_workspace(target: Path, shown: str, what: str, *, state_ok: bool = False) -> None:
-    """Refuse ``target`` (resolved) when it lies in a workspace (``state_ok``: but not in its ``.kernelopt/``).
+def outside_workspaces(path: str | Path, what: str, *, state_ok: bool = False, given: str | Path | None = None) -> Path:
+    """``path`` resolved, when it lies outside every workspace (``state_ok``: or in a workspace's ``.kernelopt/``,
+    where a command's own default lies): the parent of a new workspace, an output folder.
 
     Raises:
-        UsageError: it does.
+        UsageError: an empty path, or one in a workspace.
     """
+    target = _resolved(path, what)
     ws = enclosing_workspace(target)
     if ws is None or (state_ok and target.is_relative_to(ws / STATE_DIR)):
-        return
+        return target
+    shown = _shown(path if given is None else given)
     where = f"name a path outside it{f' (or in its {STATE_DIR}/)' if state_ok else ''}"
     raise UsageError(f"{what} {shown}: inside the workspace {ws}, whose files only its stages write; {where}")
 
 
-def output_file(path: str | Path, what: str, kind: FileKind, *, given: str | Path | None = None) -> Path:
+def output_file(
+    path: str | Path, what: str, kind: FileKind, *, state_ok: bool = False, given: str | Path | None = None
+) -> Path:
     """``path`` resolved (links followed, ``~`` expanded), when kernelopt may write a ``kind`` file there.
 
     Args:
         path: the path as the caller gave it (quoted in a refusal, cut at :data:`SHOWN_CHARS`).
         what: how the caller named it: ``--markdown`` (the CLI), ``markdown`` (an MCP argument).
         kind: what is written there.
+        state_ok: a path in a workspace's ``.kernelopt/`` is allowed (its own state: a result of its harness).
         given: the path as the user gave it, when ``path`` is already resolved (quoted in a refusal).
 
     Raises:
@@ -93,7 +99,7 @@ def output_file(path: str | Path, what: str, kind: FileKind, *, given: str | Pat
     if target.suffix.lower() not in kind.suffixes:
         kinds = " or ".join(kind.suffixes)
         raise UsageError(f"{what} {shown}: name a {kinds} file (a {kind.noun} replaces no other kind of file)")
-    refuse_inside_workspace(target, shown, what)
+    outside_workspaces(target, what, state_ok=state_ok, given=shown)
     if target.exists() and not _written_as(target, kind):
         raise UsageError(
             f"{what} {shown}: {target} exists and is not a kernelopt {kind.noun}; name a new file "
@@ -114,9 +120,19 @@ def _written_as(target: Path, kind: FileKind) -> bool:
     return kind.is_ours(head.decode("utf-8", errors="replace"))
 
 
-def output_folder(path: str | Path, what: str, *, state_ok: bool = False, given: str | Path | None = None) -> Path:
-    """``path`` resolved, when kernelopt may make or fill an output folder there: not a file, outside every
-    workspace (``state_ok``: or in a workspace's ``.kernelopt/``, where the command's own default lies).
+def output_folder(
+    path: str | Path,
+    what: str,
+    *,
+    state_ok: bool = False,
+    given: str | Path | None = None,
+    hint: str | None = None,
+) -> Path:
+    """``path`` resolved, when kernelopt may make or fill an output folder there: not a file (nor under one),
+    and :func:`outside_workspaces`.
+
+    Args:
+        hint: what the folder is for, said after a refusal for a file.
 
     Raises:
         UsageError: an empty path, a file (or a path under one), or a path in a workspace.
@@ -126,8 +142,7 @@ def output_folder(path: str | Path, what: str, *, state_ok: bool = False, given:
     for part in (target, *target.parents):
         if part.exists():
             if not part.is_dir():
-                said = "is a file" if part == target else f"lies under the file {part}"
-                raise UsageError(f"{what} {shown}: {said}; name a folder (it is made when missing)")
+                said = "is a file" if part == target else f"{part} is a file"
+                raise UsageError(f"{what} {shown}: {said}, not a folder", hint=hint)
             break
-    refuse_inside_workspace(target, shown, what, state_ok=state_ok)
-    return target
+    return outside_workspaces(target, what, state_ok=state_ok, given=shown)

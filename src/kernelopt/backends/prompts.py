@@ -23,6 +23,7 @@ import yaml
 
 from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import StageContext
+from kernelopt.destination import FileKind
 from kernelopt.errors import UsageError
 from kernelopt.memory.model import IterationRecord, SearchLogEntry
 from kernelopt.planning.markdown import render_plan
@@ -38,6 +39,13 @@ class PromptChannel(StrEnum):
 
     AGENT = "agent"
     API = "api"
+
+
+PROMPT_TITLE = "# kernelopt Stage "
+"""How every stage prompt begins (``plan.md``, ``implement.md``): how kernelopt knows a prompt it wrote."""
+
+PROMPT_FILE = FileKind("prompt", (".md", ".txt"), lambda head: head.startswith(PROMPT_TITLE))
+"""A prompt written where ``kernelopt prompt --out`` names: a .md / .txt file that replaces only a prompt."""
 
 
 def template(name: str) -> str:

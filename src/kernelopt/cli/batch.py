@@ -275,16 +275,17 @@ def register(app: typer.Typer) -> None:
 
 
 def _out_dir(directory: Path, out: Path | None) -> Path:
-    """``--out``, else ``/tmp/kernelopt_batch_<DIR's name>``; never a file.
+    """``--out``, else ``/tmp/kernelopt_batch_<DIR's name>``; never a file, never in a workspace
+    (:func:`kernelopt.destination.output_folder`).
 
     Raises:
-        UsageError: the folder is a file.
+        UsageError: the folder is a file, or lies in a workspace.
     """
+    from kernelopt.destination import output_folder
+
     name = Path(directory).expanduser().resolve().name or "batch"
     out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir} is a file", hint="give a folder (it is created when missing)")
-    return out_dir
+    return output_folder(out_dir, "--out", hint="give a folder (it is created when missing)")
 
 
 NO_GPU_NOTE = (

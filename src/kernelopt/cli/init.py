@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from kernelopt.cli.output import emit_json, info, note, warn
+from kernelopt.destination import outside_workspaces
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, RunLock, Workspace, validate_name
 
 
@@ -35,6 +36,7 @@ def register(app: typer.Typer) -> None:
             task_card = card_beside(kernel)
             if task_card is not None:
                 note(f"task card: {task_card} (beside the kernel)")
+        outside_workspaces(root, "--root")  # a workspace made inside another is a write no stage of it allows
         target = Path(root).expanduser().resolve() / f"{PREFIX}{validate_name(name)}"
         if reference.is_file():  # a SHAPES built by code that names no case: one line before anything is made
             shapes_by_code(reference)

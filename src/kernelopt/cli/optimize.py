@@ -15,6 +15,7 @@ from rich.status import Status
 
 from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
+from kernelopt.destination import outside_workspaces
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.journal import RunSettings
@@ -384,6 +385,8 @@ def register(app: typer.Typer) -> None:
         existing = find_existing(path, name=name, root=root)
         if existing is None:
             check_task_folder(path)  # a wrong PATH is said before a missing GPU, and before any write
+            if root is not None:  # the new workspace's parent: never inside another workspace
+                outside_workspaces(root, "--root")
         _check_backends(existing, request, planner_settings, implementer_settings)
         # One lock from the first write: the workspace is created, and the run made, under it.
         with RunLock(target_of(path, name=name, root=root)):

@@ -2,7 +2,8 @@
 
 The context is built by :func:`kernelopt.stages.implement.stage_context`, the same one the stage runner
 gives a backend in the loop and in ``kernelopt plan`` / ``implement`` (first attempt; a repair attempt
-adds the previous failure).
+adds the previous failure). ``--out FILE`` writes a ``.md`` / ``.txt`` file outside every workspace, new or an
+earlier prompt (:mod:`kernelopt.destination`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Print the prompt a coding agent or chat model would get, for running your own agent by hand."""
-        from kernelopt.backends.prompts import PromptChannel, render_prompt
+        from kernelopt.backends.prompts import PROMPT_FILE, PromptChannel, render_prompt
+        from kernelopt.destination import output_file
         from kernelopt.errors import UsageError
         from kernelopt.fileio import atomic_write_text
         from kernelopt.stagenames import BACKEND_STAGES, Stage
@@ -41,6 +43,8 @@ def register(app: typer.Typer) -> None:
         from kernelopt.stages.plan import cpu_evidence, default_version
         from kernelopt.workspace import Workspace
 
+        if out is not None:  # a .md / .txt file outside every workspace, new or an earlier prompt (never kernel.py)
+            out = output_file(out, "--out", PROMPT_FILE)
         try:
             st = Stage(stage)
             if st not in BACKEND_STAGES:

@@ -5,7 +5,8 @@ with kernelopt rather than copied into every workspace. It is a command like the
 arguments, calls the harness and renders the result), so it lives with them in ``cli``.
 Correctness runs in a fresh worker process with the per-case and per-run timeouts; ``--bench`` then
 times the kernel (no comparison). Exit status: 0 PASS, 1 FAIL, 124 TIMEOUT_FAIL, 2/3 for bad usage /
-a broken environment.
+a broken environment. ``--json OUT`` writes a ``.json`` file outside the workspace (or in its ``.kernelopt/``),
+new or an earlier result, checked before anything runs.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from kernelopt.destination import FileKind, output_file
 from kernelopt.errors import KerneloptError
+from kernelopt.fileio import atomic_write_text
+
+RESULT_START = '{\n  "status": '
+"""How the ``--json`` result begins (its first key, as :func:`_run` writes it): how a result kernelopt wrote is
+known."""
+
+RESULT_FILE = FileKind("result", (".json",), lambda head: head.startswith(RESULT_START))
+"""``--json OUT``: a .json file outside every workspace (or in its ``.kernelopt/``) that replaces only a result."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,6 +73,8 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     from kernelopt.memory.model import CorrectnessStatus
     from kernelopt.taskcard import TaskCard
 
+    if args.json_out is not None:  # before anything runs: `--json kernel.py` replaced the kernel
+        args.json_out = output_file(args.json_out, "--json", RESULT_FILE, state_ok=True)
     kernel_py, reference_py = root / "kernel.py", root / "reference.py"
     for f in (kernel_py, reference_py):
         if not f.is_file():
@@ -90,5 +102,5 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     if args.json_out is not None:
         plain = {k: v.model_dump(mode="json") if isinstance(v, BaseModel) else v for k, v in out.items()}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(plain, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(args.json_out, json.dumps(plain, indent=2) + "\n")
     return exit_code(status if status is not CorrectnessStatus.NOT_RUN else CorrectnessStatus.FAIL)

@@ -222,21 +222,17 @@ def _folder(path: Path, device: str | None) -> Path:
 
 
 def _out(out: Path | None) -> Path | None:
-    """``--out`` checked: a folder, or a path whose nearest existing part is a folder (it is created).
+    """``--out`` checked (:func:`kernelopt.destination.output_folder`): a folder, or a path whose nearest existing
+    part is a folder (it is created), outside every workspace but in a workspace's ``.kernelopt/`` (the default).
 
     Raises:
-        UsageError: ``--out`` or one of its parents is a file.
+        UsageError: ``--out`` or one of its parents is a file, or it lies in a workspace.
     """
+    from kernelopt.destination import output_folder
+
     if out is None:
         return None
-    for part in (out, *out.parents):
-        if part.exists():
-            if not part.is_dir():
-                raise UsageError(
-                    f"--out {out}: {'is' if part == out else f'{part} is'} a file, not a folder",
-                    hint="--out names the folder that holds the session folders",
-                )
-            break
+    output_folder(out, "--out", state_ok=True, hint="--out names the folder that holds the session folders")
     return out
 
 
