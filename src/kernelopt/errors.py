@@ -77,6 +77,39 @@ class EnvironmentProblem(KerneloptError):
     exit_code = EXIT_ENVIRONMENT
 
 
+CPU_DEVICE_FLAG = "--device cpu"
+"""How the CLI asks for the CPU (the MCP server's tools take ``device="cpu"``: :meth:`NoGpu.said_to`)."""
+
+
+class NoGpu(EnvironmentProblem):
+    """No GPU where a command would run its kernel on one. The hint says what asking for the CPU does instead, in
+    the caller's words: the CLI's ``--device cpu`` by default, another boundary's through :meth:`said_to` (the MCP
+    server: ``device="cpu"``). The one place the no-GPU advice is worded.
+
+    Args:
+        message: what was found ("no NVIDIA GPU found: torch sees no CUDA device").
+        on_cpu: what the CPU device does, after its name ("takes timing-only evidence on the CPU").
+        doctor: the first advice, before the CPU's.
+        cpu_device: how the caller asks for the CPU.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        on_cpu: str,
+        doctor: str = "run `kernelopt doctor` to check the setup",
+        cpu_device: str = CPU_DEVICE_FLAG,
+    ) -> None:
+        super().__init__(message, hint=f"{doctor}; {cpu_device} {on_cpu}")
+        self.on_cpu = on_cpu
+        self.doctor = doctor
+
+    def said_to(self, cpu_device: str) -> NoGpu:
+        """The same error, its advice naming the CPU as ``cpu_device`` (the caller's argument or setting)."""
+        return NoGpu(self.message, on_cpu=self.on_cpu, doctor=self.doctor, cpu_device=cpu_device)
+
+
 class CommandTimeout(KerneloptError):
     """An external command ran past its wall-clock limit and its process group was killed.
 

@@ -36,7 +36,7 @@ from kernelopt import __version__
 from kernelopt.agents import drive
 from kernelopt.agents.report_digest import ReportDigest
 from kernelopt.agents.roots import Roots
-from kernelopt.errors import KerneloptError, UsageError, disk_problem
+from kernelopt.errors import KerneloptError, NoGpu, UsageError, disk_problem
 from kernelopt.evidence.diff import SummaryDiff
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.hardware.specs import GpuSpec
@@ -167,7 +167,18 @@ class TuneResult(BaseModel):
     kernel_py: str
 
 
-def _refuse(exc: KerneloptError) -> Exception:
+CPU_ARGUMENT = 'device="cpu"'
+"""How a tool with a ``device`` argument (profile, tune) is asked for the CPU: the no-GPU advice names it, not the
+CLI's ``--device cpu``."""
+
+CPU_SETTING = "the server's --device cpu (`kernelopt mcp --root DIR --device cpu`)"
+"""How the other stage tools (validate, record, submit_plan) are given the CPU: they run on the server's device."""
+
+
+def _refuse(exc: KerneloptError, *, device_argument: bool = False) -> Exception:
+    """The tool error of ``exc``: one line; the no-GPU advice in the caller's words (:class:`NoGpu`)."""
+    if isinstance(exc, NoGpu):
+        exc = exc.said_to(CPU_ARGUMENT if device_argument else CPU_SETTING)
     return ToolError(exc.one_line())
 
 
@@ -252,13 +263,15 @@ async def _long(
     lock: anyio.Lock,
     settled: threading.Event | None = None,
     what: str = "the call",
+    device_argument: bool = False,
 ) -> T:
     """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification, and one
     every :data:`HEARTBEAT_S` seconds while nothing else is said (the last line, and for how long it runs).
 
     A cancelled call raises :class:`Cancelled` in the worker at once (:class:`_Interrupt`) and again at its
     next report; the loop rolls the stage back as after Ctrl-C. The call's cancellation waits for that,
-    shielded, so the next call never starts while the worker still runs.
+    shielded, so the next call never starts while the worker still runs. ``device_argument``: the tool takes
+    ``device`` (a no-GPU refusal names ``device="cpu"``).
     """
     cancelled = threading.Event()
     interrupt = _Interrupt()
@@ -321,7 +334,7 @@ async def _long(
                     settled.set()
             raise
         except KerneloptError as exc:
-            raise _refuse(exc) from None
+            raise _refuse(exc, device_argument=device_argument) from None
 
 
 def _in_request(ctx: Context) -> bool:
@@ -503,7 +516,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             assert workspace is not None
             return drive.profile(open_ws(workspace), device=device or default_device, on_event=_on_event(report))
 
-        return await _long(ctx, run, lock=lock, settled=settled, what="profile")
+        return await _long(ctx, run, lock=lock, settled=settled, what="profile", device_argument=True)
 
     @server.tool()
     async def evidence(
@@ -659,7 +672,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 summary=summarize(tuning), diff=edit.diff if edit else "", kernel_py=str(prepared.problem.kernel_py)
             )
 
-        return await _long(ctx, run, lock=lock, settled=settled, what="tune")
+        return await _long(ctx, run, lock=lock, settled=settled, what="tune", device_argument=True)
 
     @server.tool()
     async def memory_summary(

@@ -16,7 +16,7 @@ from rich.status import Status
 from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
 from kernelopt.destination import outside_workspaces
-from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.summary import LoopSummary
@@ -253,10 +253,10 @@ def _run(
     if chosen is None and existing is not None:
         chosen = resolve_settings(existing, request)[0].device
     if chosen != "cpu" and not nvidia_gpu_present():
-        raise EnvironmentProblem(
+        raise NoGpu(
             "no NVIDIA GPU found",
-            hint="run `kernelopt doctor` to check the setup; --device cpu runs kernels written for torch CPU "
-            "tensors in timing-only mode (try `kernelopt optimize tests/data/loop --device cpu`)",
+            on_cpu="runs kernels written for torch CPU tensors in timing-only mode "
+            "(try `kernelopt optimize tests/data/loop --device cpu`)",
         )
     if chosen == "cpu":
         interpreted = refuse_gpu_framework_on_cpu(existing.root if existing is not None else Path(path))

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
-from kernelopt.errors import EnvironmentProblem, UsageError, WritePlace, disk_problem
+from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError, WritePlace, disk_problem
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
@@ -214,9 +214,10 @@ def _folder(path: Path, device: str | None) -> Path:
         if interpreted is not None:
             note(interpreted)
     elif not nvidia_gpu_present():
-        raise EnvironmentProblem(
+        raise NoGpu(
             "no NVIDIA GPU found",
-            hint="run `kernelopt doctor`; --device cpu tunes torch CPU kernels and Triton kernels (interpreted)",
+            doctor="run `kernelopt doctor`",
+            on_cpu="tunes torch CPU kernels and Triton kernels (interpreted)",
         )
     return path
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from kernelopt.env import EnvSettings, variable
-from kernelopt.errors import CommandTimeout, EnvironmentProblem, UsageError
+from kernelopt.errors import CommandTimeout, NoGpu, UsageError
 from kernelopt.evidence.model import IsaFacts, ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.sass import isa_facts, parse_listing
@@ -321,10 +321,7 @@ class NcuProfiler:
         if res.timed_out:
             raise _timeout(argv, settings, res, log)
         if not res.ok and NO_CUDA_DEVICE in res.stdout + res.stderr:
-            raise EnvironmentProblem(
-                f"no NVIDIA GPU found: {NO_CUDA_DEVICE}",
-                hint="run `kernelopt doctor` to check the setup; `--device cpu` takes timing-only evidence on the CPU",
-            )
+            raise NoGpu(f"no NVIDIA GPU found: {NO_CUDA_DEVICE}", on_cpu="takes timing-only evidence on the CPU")
         if not res.ok:
             raise UserProgramFailed(
                 "kernel.py / reference.py failed in the driver: "
