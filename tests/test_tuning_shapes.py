@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -212,16 +213,36 @@ def test_the_row_normalize_stays_correct_at_every_size_after_tune(
     assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
 
 
+@pytest.fixture(scope="module")
+def rownorm_for_a_gpu(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """tests/data/tuning/rownorm prepared for tuning on an H200 (``prepare_folder``), once for the three tests that
+    replay a GPU's timings on it: each preparation evaluates the computed block in a fresh interpreter (a run for
+    a GPU is never forked from the CPU fork server), ~2 CPU-s, and the tests only read what it prepared. A test
+    that checks a written kernel writes it into a copy of its own (:func:`_written_copy`)."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = _copy(DATA / "tuning" / "rownorm", tmp_path_factory.mktemp("rownorm") / "r")
+    return prepare_folder(TuneRequest(folder=folder, device="cuda", gpu="NVIDIA H200"))
+
+
+def _written_copy(text: str, tmp_path: Path) -> Path:
+    """A fresh copy of tests/data/tuning/rownorm whose kernel.py is ``text``."""
+    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "written")
+    (folder / "kernel.py").write_text(text)
+    return folder
+
+
 @pytest.mark.timeout(120)
-def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by_size(tmp_path: Path) -> None:
+def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by_size(
+    rownorm_for_a_gpu: Any, tmp_path: Path
+) -> None:
     """Replayed per-shape timings (a GPU's: the interpreter ignores num_warps): 4 warps are best on 100 columns,
     16 on 256; the best for both is 20 % off the first's own best, so each size gets its own row, and the kernel
     stays correct at sizes not in SHAPES (the original computation above the table)."""
-    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
+    from kernelopt.tuning.folder import FolderTuning, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
 
-    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "r")
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", gpu="NVIDIA H200"))
+    prepared = rownorm_for_a_gpu
     small, large = (s.label() for s in prepared.shapes)
 
     def timed(block: int, warps: int, a: float, b: float) -> Result:
@@ -247,11 +268,10 @@ def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by
     head = text.index("if n_cols <= 100:  # kernelopt: tuned")
     tail = text.index("elif n_cols <= 256:  # kernelopt: tuned")
     assert "warps = 4" in text[head:tail] and "warps = 16" in text[tail : tail + 120], text[head : tail + 120]
-    (folder / "kernel.py").write_text(text)
-    assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
+    assert _correct_at(_written_copy(text, tmp_path)) == {"100": True, "256": True, "512": True, "1000": True}
 
 
-def _rownorm_session(tmp_path: Path, *, computation_told: bool) -> object:
+def _rownorm_session(prepared: Any, *, computation_told: bool) -> object:
     """The row normalize prepared for a GPU with replayed per-shape timings: the kernel as written (the
     computation, 10 us on 100 columns, 100 us on 256) is the best one configuration (110 us in all), but 16 warps
     are 20 % faster on 256 columns (80 us) and 3x slower on 100. ``computation_told``: discovery's run told what
@@ -261,11 +281,9 @@ def _rownorm_session(tmp_path: Path, *, computation_told: bool) -> object:
     from kernelopt.tunables import AutotuneEvaluation
     from kernelopt.tunables.model import ShapeSizes
     from kernelopt.tuning.candidate import COMPUTED
-    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_choice, prepare_folder
+    from kernelopt.tuning.folder import FolderTuning, judge_choice
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
 
-    folder = _copy(DATA / "tuning" / "rownorm", tmp_path / "r")
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", gpu="NVIDIA H200"))
     if computation_told:
         told = [
             ShapeSizes(shape=s.kwargs, launch_values={"rownorm_kernel": {"BLOCK": b, "num_warps": 4}})
@@ -296,14 +314,14 @@ def _rownorm_session(tmp_path: Path, *, computation_told: bool) -> object:
 
 @pytest.mark.timeout(120)
 def test_a_table_that_beats_the_current_kernel_is_written_though_the_one_best_is_the_current(
-    tmp_path: Path,
+    rownorm_for_a_gpu: Any, tmp_path: Path
 ) -> None:
     """Defect (H200, 2026-12-05): the per-bucket table was never written when the one best configuration was the
     current one. Judged shape by shape, the table (the computation's own values on 100 columns, 16 warps on 256)
     is 25 % faster on 256 and as fast on 100: written, correct at sizes not in SHAPES."""
     from kernelopt.tuning.folder import shaped_edit
 
-    tuning = _rownorm_session(tmp_path, computation_told=True)
+    tuning = _rownorm_session(rownorm_for_a_gpu, computation_told=True)
     j = tuning.judgement  # type: ignore[attr-defined]
     assert j.better and j.table and j.gain_pct == pytest.approx(25.0), j
     assert "beats the current configuration by +25.0 % on n_rows=8,n_cols=256" in j.reason
@@ -323,16 +341,14 @@ def test_a_table_that_beats_the_current_kernel_is_written_though_the_one_best_is
     tail = text.index("elif n_cols <= 256:  # kernelopt: tuned")
     assert "block = 128" in text[head:tail] and "warps = 4" in text[head:tail], text[head:tail]
     assert "block = 256" in text[tail : tail + 120] and "warps = 16" in text[tail : tail + 120], text[tail:]
-    folder = tuning.prepared.problem.kernel_py.parent  # type: ignore[attr-defined]
-    (folder / "kernel.py").write_text(text)
-    assert _correct_at(folder) == {"100": True, "256": True, "512": True, "1000": True}
+    assert _correct_at(_written_copy(text, tmp_path)) == {"100": True, "256": True, "512": True, "1000": True}
 
 
 @pytest.mark.timeout(120)
-def test_a_table_slower_than_the_current_kernel_on_one_shape_is_not_written(tmp_path: Path) -> None:
+def test_a_table_slower_than_the_current_kernel_on_one_shape_is_not_written(rownorm_for_a_gpu: Any) -> None:
     """When the run did not tell what the computation gives on 100 columns, the table's only row (16 warps, up to
     256) serves 100 columns too, where it is 3x slower than the kernel as written: the table is not better."""
-    tuning = _rownorm_session(tmp_path, computation_told=False)
+    tuning = _rownorm_session(rownorm_for_a_gpu, computation_told=False)
     j = tuning.judgement  # type: ignore[attr-defined]
     assert j.table and not j.better, j
     assert "slower than the current configuration on n_rows=8,n_cols=100" in j.reason, j.reason
