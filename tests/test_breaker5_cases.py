@@ -182,7 +182,9 @@ def test_a_chunk_the_operator_is_defined_by_is_named_as_such_when_every_move_cha
 # ----------------------------------------------------------------------------------- a correct kernel refused
 
 
-def _check_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: Path, reference: Path) -> Any:
+def _check_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: Path, reference: Path, device: str = "cpu"
+) -> Any:
     """The gate's correctness check of ``kernel`` (validate's and optimize's V0), run in this process."""
     from kernelopt.harness.model import JobMode, KernelSource, WorkerJob
     from kernelopt.harness.progress import ProgressWriter
@@ -197,7 +199,7 @@ def _check_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: P
         kernels=[KernelSource(label="t", kernel_py=str(kernel), build_dir=str(tmp_path / "build"))],
         progress_path=str(tmp_path / "progress.jsonl"),
         result_path=str(tmp_path / "result.json"),
-        device="cpu",
+        device=device,
     )
     writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
     try:
@@ -255,3 +257,72 @@ def test_the_tuning_check_lets_an_in_place_op_modify_what_its_reference_modifies
         assert candidate is not None
         verdict = check_run(loaded, candidate, verdict)
         assert (verdict.reason is None) is ok, (name, verdict.reason)
+
+
+# ----------------------------------------------------------------------------------------- on a real GPU
+
+
+def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]]) -> dict[str, object]:
+    """:func:`tests.test_breaker_cases._correct_at` compiled for the GPU (no interpreter): {label: True / False /
+    the error}."""
+    import torch
+
+    from tests.conftest import load_fresh
+
+    ref = load_fresh(folder / "reference.py", f"_b5_gpu_ref_{folder.name}")
+    ker = load_fresh(folder / "kernel.py", f"_b5_gpu_ker_{folder.name}")
+    out: dict[str, object] = {}
+    for shape in shapes:
+        torch.manual_seed(0)
+        inputs = ref.get_inputs(**shape, device="cuda")
+        label = ",".join(f"{k}={v}" for k, v in shape.items())
+        try:
+            got = ker.run(*[t.clone() for t in inputs])
+            torch.cuda.synchronize()
+            want = ref.reference(*inputs)
+            tol = max(ref.ATOL, 2e-2)  # fp32 tl.dot runs in TF32 on the GPU; a wrong tile is off by O(1)
+            out[label] = bool(torch.allclose(got.float(), want.float(), atol=tol, rtol=tol))
+        except Exception as exc:  # a kernel that raises at a size is wrong there
+            out[label] = f"{type(exc).__name__}: {exc}"[:200]
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_fifth_trial_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the forms the fixes write are correct at the SHAPES and
+    at sizes between, above and odd that the originals handled: bp_gemv guarded (i1), persist_nomask guarded (i7),
+    splitk_strict's list with the original configs after the tuned one (i4: the autotuner benchmarks on the GPU and
+    its prune keeps a config at K = 40), moe_table's table copying the dict (i5); and the gate passes RoPE in place
+    (i2) on the GPU."""
+    from tests.test_breaker_cases import _tune_edit
+
+    gemv = _copy("bp_gemv", tmp_path)
+    old = (gemv / "kernel.py").read_text()
+    written = guard_edit(old, old.replace(GEMV_K, "    BLOCK_K = 64\n")).new_source
+    assert written is not None
+    (gemv / "kernel.py").write_text(written)
+    persist = _copy("persist_nomask", tmp_path)
+    old = (persist / "kernel.py").read_text()
+    written = guard_edit(old, old.replace(PERSIST_TILES, "    BLOCK_M, BLOCK_N = 16, 64\n")).new_source
+    assert written is not None
+    (persist / "kernel.py").write_text(written)
+    split = _copy("splitk_strict", tmp_path)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    pinned, _ = _tune_edit(split, SPLITK_WIDE)
+    assert pinned is not None
+    (split / "kernel.py").write_text(pinned)
+    cases = {
+        gemv: [{"M": 40, "K": 64}, {"M": 100, "K": 256}, {"M": 70, "K": 96}, {"M": 4000, "K": 4096}, {"M": 7, "K": 32}],
+        persist: [{"M": 16, "N": 64}, {"M": 64, "N": 256}, {"M": 24, "N": 96}, {"M": 1024, "N": 4096}],
+        split: [{"M": 24, "N": 40, "K": 96}, {"M": 20, "N": 30, "K": 40}, {"M": 7, "N": 13, "K": 33}],
+        DATA / "moe_table": [{"T": 12, "D": 32, "N": 48}, {"T": 40, "D": 64, "N": 96}, {"T": 300, "D": 256, "N": 512}],
+    }
+    for folder, shapes in cases.items():
+        got = _correct_on_cuda(folder, shapes)
+        assert all(v is True for v in got.values()), (folder.name, got)
+    rope = DATA / "rope_inplace"
+    res = _check_in_process(tmp_path / "rope", monkeypatch, rope / "kernel.py", rope / "reference.py", device="cuda")
+    assert res.failure is None, res.failure
