@@ -271,11 +271,14 @@ def test_a_settings_helper_gets_a_per_bucket_table_when_the_best_warps_differ_by
     assert _correct_at(_written_copy(text, tmp_path)) == {"100": True, "256": True, "512": True, "1000": True}
 
 
-def _rownorm_session(prepared: Any, *, computation_told: bool) -> object:
+def _rownorm_session(
+    prepared: Any, *, computation_told: bool, timings: tuple[tuple[float, float], ...] | None = None
+) -> object:
     """The row normalize prepared for a GPU with replayed per-shape timings: the kernel as written (the
     computation, 10 us on 100 columns, 100 us on 256) is the best one configuration (110 us in all), but 16 warps
     are 20 % faster on 256 columns (80 us) and 3x slower on 100. ``computation_told``: discovery's run told what
-    the computation gave at each entry (BLOCK 128 and 256, 4 warps)."""
+    the computation gave at each entry (BLOCK 128 and 256, 4 warps). ``timings``: other latencies on the two
+    entries for the computation, 256/16 and 512/8, in that order (the first stays the best one configuration)."""
     from dataclasses import replace
 
     from kernelopt.tunables import AutotuneEvaluation
@@ -298,16 +301,17 @@ def _rownorm_session(prepared: Any, *, computation_told: bool) -> object:
                       retimed=True)  # fmt: skip
 
     current = {"BLOCK": COMPUTED, "num_warps": COMPUTED}
-    results = [timed(current, 10.0, 100.0), timed({"BLOCK": 256, "num_warps": 16}, 31.0, 80.0),
-               timed({"BLOCK": 512, "num_warps": 8}, 12.0, 99.0)]  # fmt: skip
+    (c, c2), (w, w2), (b, b2) = timings or ((10.0, 100.0), (31.0, 80.0), (12.0, 99.0))
+    results = [timed(current, c, c2), timed({"BLOCK": 256, "num_warps": 16}, w, w2),
+               timed({"BLOCK": 512, "num_warps": 8}, b, b2)]  # fmt: skip
     result = SessionResult(
-        best_config=current, best_latency_us=110.0, current_config=current, current_latency_us=110.0,
+        best_config=current, best_latency_us=c + c2, current_config=current, current_latency_us=c + c2,
         results=results, retimed=results, evaluations=3, served=0, budget=3, space_size=30, wall_s=1.0,
         stop=StopReason.CANDIDATES, strategy="exhaustive",
     )  # fmt: skip
     shapes = per_shape(results, results, current, current)
     choice = choose(shapes)
-    assert choice.kind is ChoiceKind.TABLE and shapes[1].current_latency_us == 100.0
+    assert choice.kind is ChoiceKind.TABLE and shapes[1].current_latency_us == c2
     assert not judge_gain(result).better  # the one best is the current configuration
     return judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
 
@@ -341,6 +345,34 @@ def test_a_table_that_beats_the_current_kernel_is_written_though_the_one_best_is
     tail = text.index("elif n_cols <= 256:  # kernelopt: tuned")
     assert "block = 128" in text[head:tail] and "warps = 4" in text[head:tail], text[head:tail]
     assert "block = 256" in text[tail : tail + 120] and "warps = 16" in text[tail : tail + 120], text[tail:]
+    assert _correct_at(_written_copy(text, tmp_path)) == {"100": True, "256": True, "512": True, "1000": True}
+
+
+@pytest.mark.timeout(120)
+def test_a_table_whose_largest_entry_runs_the_computation_leaves_that_bucket_to_it(
+    rownorm_for_a_gpu: Any, tmp_path: Path
+) -> None:
+    """H200, 2026-12-05 (scripts/gpu_shapes.sh, RMSNorm at 2048/8192/32768 columns): the largest entry's own best was
+    the computation, and the table wrote its values there as literals, BLOCK_SIZE = 32768 for every row from 8193
+    to 32768 columns (12000 ran a 32768 block where the computation gives 16384). Here 16 warps win on 100 columns
+    and the computation on 256: one row up to 100, the computation above it. The sweep comparison reads each
+    shape's chosen latency as the table's, not the one configuration's it replaced (138.05 us reported for 2048
+    columns, where the table's row ran 130.11)."""
+    from kernelopt.tuning.folder import shaped_edit
+
+    timings = ((30.0, 78.0), (10.0, 100.0), (35.0, 99.0))
+    tuning = _rownorm_session(rownorm_for_a_gpu, computation_told=True, timings=timings)
+    j = tuning.judgement  # type: ignore[attr-defined]
+    assert j.better and j.table and j.gain_pct == pytest.approx(200.0), j
+    small, large = tuning.per_shape  # type: ignore[attr-defined]
+    assert (small.chosen_latency_us, small.within_pct) == (10.0, 0.0)  # the table's row, its own best
+    assert (large.chosen_latency_us, large.within_pct) == (78.0, 0.0)  # the computation, its own best
+    edit, note = shaped_edit(tuning)  # type: ignore[arg-type]
+    assert edit is not None and note is not None and "table over n_cols up to 100" in note, note
+    text = edit.new_source
+    head = text.index("if n_cols <= 100:  # kernelopt: tuned")
+    assert "block = 256" in text[head : head + 120] and "warps = 16" in text[head : head + 120], text[head:]
+    assert "n_cols <= 256" not in text  # above 100 columns the computation, as written
     assert _correct_at(_written_copy(text, tmp_path)) == {"100": True, "256": True, "512": True, "1000": True}
 
 

@@ -748,6 +748,8 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
             mine.latency_us_by_shape.get(label) if mine is not None else None,
             now.latency_us_by_shape.get(label) if now is not None else None,
         )
+    shapes = tuple(_table_latency(s, by_shape.get(s.shape, (None, None))[0]) for s in tuning.per_shape)
+    tuning = replace(tuning, per_shape=shapes)
     if served and len(same) == len(served) and now is not None:
         judgement = GainJudgement(
             better=False,
@@ -760,6 +762,14 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
         return replace(tuning, judgement=judgement)
     judgement = judge_table(by_shape, result, min_gain_pct=tuning.judgement.min_gain_pct)
     return replace(tuning, judgement=judgement)
+
+
+def _table_latency(shape: ShapeBest, at: float | None) -> ShapeBest:
+    """``shape`` with the chosen latency of what the table gives its size (``at``, as measured), in place of the
+    one configuration's, which the table replaced (the comparison with a sweep reads it)."""
+    best = shape.best_latency_us
+    within = (at / best - 1) * 100 if at is not None and best else None
+    return shape.model_copy(update={"chosen_latency_us": at, "within_pct": within})
 
 
 def _runs_the_computation(tuning: FolderTuning, names: list[str], size: str, rows: list[Bucket]) -> set[str]:
@@ -1032,6 +1042,11 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
         else:
             rows.append(Bucket(upto=upto, values=values))
         sources[upto] = source
+    while len(rows) > 1 and all(is_computed(sources[rows[-1].upto].get(n)) for n in names):
+        # the largest row is the computation's values at its shape: above the row before it the fallback (the same
+        # computation) serves, and a size between gets what the computation gives there, not that shape's literals
+        # (H200, 2026-12-05: BLOCK_SIZE = 32768 for every row from 8193 to 32768 columns, 16384 computed at 12000)
+        del sources[rows.pop().upto]
     return rows, sources
 
 
