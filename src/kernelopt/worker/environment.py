@@ -24,7 +24,10 @@ def worker_env(
     handler on (a segfault prints its Python stack to the log), output unbuffered, no bytecode written.
     On ``device="cpu"`` (``--device cpu``) Triton kernels run in Triton's interpreter: ``TRITON_INTERPRET=1``,
     whatever ``base`` says (``TRITON_INTERPRET=0`` left in a shell would make Triton find "0 active drivers" and
-    every Triton candidate fail).
+    every Triton candidate fail). On ``device="cuda"`` they are compiled: ``TRITON_INTERPRET`` is dropped
+    (``TRITON_INTERPRET=1`` left in a shell, or set by a test for its own checks, ran every candidate of a
+    ``--device cuda`` tune in the interpreter on device tensors, without kernelopt's fixes to it: all 145 failed,
+    the kernel as written too; H200, 2026-12-05).
     """
     env = inherited() if base is None else dict(base)
     pkg_parent = str(Path(kernelopt.__file__).resolve().parent.parent)
@@ -33,8 +36,11 @@ def worker_env(
     env["PYTHONFAULTHANDLER"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if device is not None and Device.of(device) is Device.CPU:
+    kind = Device.of(device) if device is not None else None
+    if kind is Device.CPU:
         env[TRITON_INTERPRET] = "1"
+    elif kind is Device.CUDA:
+        env.pop(TRITON_INTERPRET, None)
     env.update(extra or {})
     return env
 
