@@ -179,6 +179,25 @@ def test_a_chunk_the_operator_is_defined_by_is_named_as_such_when_every_move_cha
     assert "or a chunk the operator is defined by, as its reference's own?" in line
 
 
+@pytest.mark.timeout(60)
+def test_a_program_count_from_the_device_is_no_size_in_tunables_and_tune(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen on 2026-12-05: persist_gemm's ``NUM_SMS = _sm_count(a.device)``. ``tunables`` said "it is tuned where it
+    is computed (kernel.py:49): one value for every size, or a table by size, by a that falls back on the
+    computation" (``a`` a tensor read for its device), and ``tune`` said "not tuned: ... from a, which no SHAPES
+    entry names as a size". A name read only for its device or dtype is no size: both now say it reads none."""
+    from kernelopt.cli.app import main
+    from kernelopt.tunables import discover_source
+
+    found = {t.key: t for t in discover_source((DATA / "persist_gemm" / "kernel.py").read_text())}
+    assert found["_mm_persistent:NUM_SMS"].size_names == []
+    assert found["_mm_persistent:BLOCK_M"].value == 32  # the tiles beside it are untouched
+    assert main(["tunables", str(DATA / "persist_gemm")]) == 0
+    captured = capsys.readouterr()
+    out = " ".join((captured.out + captured.err).split())  # the console folds long lines
+    assert "_mm_persistent:NUM_SMS is computed (NUM_SMS = _sm_count(a.device)) from no size of the problem" in out
+    assert "by a that falls back" not in out
+
+
 # ----------------------------------------------------------------------------------- a correct kernel refused
 
 

@@ -163,6 +163,11 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
             warn(f"{t.key} is not a performance parameter: {t.refused_reason}")
         elif t.refused_reason:
             warn(f"{t.key} is not editable: {t.refused_reason}")
+        elif t.kind.value == "computed_setting" and not t.size_names:
+            info(
+                f"{t.key} is computed ({t.computed}) from no size of the problem (a device, a dtype or constants): "
+                "a table by size cannot fall back on it, so tune writes none"
+            )
         elif t.kind.value == "computed_setting":
             sizes = f", by {', '.join(t.size_names)}" if t.size_names else ""
             info(

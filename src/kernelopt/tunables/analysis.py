@@ -1478,8 +1478,10 @@ class _Analyzer:
             table,
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
-        reads = [n.value for b in binds for e in _assigned_values(b) for n in _names_in(e)]
-        size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable]
+        values = [e for b in binds for e in _assigned_values(b)]
+        reads = [n.value for e in values for n in _names_in(e)]
+        device = set.intersection(*(_device_only(e) for e in values)) if values else set()
+        size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device]
         return region, size_names
 
     def saved_on_ctx(self, expr: cst.BaseExpression, la: _Launch) -> str | None:
@@ -2725,6 +2727,34 @@ def _axis(name: str) -> str:
 
 def _looks_like_kernel(name: str | None) -> bool:
     return bool(name) and ("kernel" in (name or "").lower())
+
+
+_DEVICE_ATTRIBUTES = frozenset({"device", "dtype", "is_cuda"})
+
+
+def _device_only(expr: cst.CSTNode) -> set[str]:
+    """Names ``expr`` reads only for their device or dtype (``_sm_count(a.device)``): no size of the problem, so no
+    table by size can be keyed on them (the fifth trial, case i8)."""
+    other: set[str] = set()
+    device: set[str] = set()
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if isinstance(node.value, cst.Name) and node.attr.value in _DEVICE_ATTRIBUTES:
+                device.add(node.value.value)
+                return False
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            other.add(node.value)
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+    expr.visit(_Reads())
+    return device - other
 
 
 def _names_in(expr: cst.CSTNode) -> list[cst.Name]:

@@ -390,7 +390,7 @@ def _unbucketable(t: Tunable, evaluation: AutotuneEvaluation | None, shapes: Seq
     for name in t.size_names:
         if all(_size_of(evaluation, t.kernel, name, s) is not None for s in shapes):
             return t
-    reads = ", ".join(t.size_names) or "the problem"
+    reads = ", ".join(t.size_names) or "no size of the problem (a device, a dtype or constants)"
     return t.model_copy(
         update={
             "refused_reason": f"computed ({t.computed}) from {reads}, which no SHAPES entry names as a size: a table "
