@@ -261,6 +261,36 @@ def test_an_in_place_op_whose_reference_is_in_place_too_passes_the_gate(
 
 
 @pytest.mark.timeout(60)
+def test_an_in_place_op_that_returns_nothing_is_checked_by_its_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 2026-12-05 after i2's fix: a reference that works in place and returns nothing (``x.mul_(2).add_(1)``,
+    as an optimizer step or a KV-cache update) with a kernel doing the same: the gate's worker died, "RuntimeError:
+    Could not infer dtype of NoneType" from the output comparison of two ``None``. The inputs it modifies are then
+    the result: compared with what the reference leaves in them, and a kernel leaving them as they were (the work
+    skipped) fails, naming the input; the tuning check says the same."""
+    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    folder = DATA / "inplace_torch"
+    ref = folder / "reference_none.py"
+    ok = _check_in_process(tmp_path / "ok", monkeypatch, folder / "kernel_none.py", ref)
+    assert ok.failure is None, ok.failure
+    skip = _check_in_process(tmp_path / "skip", monkeypatch, folder / "kernel_skip.py", ref)
+    assert skip.failure is not None and skip.failure.error_class == "InputNotWritten"
+    assert "kernel left input 0 as it was, which the reference modifies in place" in skip.failure.message
+    wrong = _check_in_process(tmp_path / "wrong", monkeypatch, folder / "kernel_wrong.py", ref)
+    assert wrong.failure is not None and wrong.failure.error_class == "InputMutated"
+    loaded = LoadedProblem.load(Problem(kernel_py=folder / "kernel_none.py", reference_py=ref), "cpu")
+    loaded.build(ProblemShape(kwargs={"n": 64}))
+    for name, ok_ in (("kernel_none.py", True), ("kernel_skip.py", False), ("kernel_wrong.py", False)):
+        candidate, verdict = load_candidate(loaded, folder / name)
+        assert candidate is not None
+        verdict = check_run(loaded, candidate, verdict)
+        assert (verdict.reason is None) is ok_, (name, verdict.reason)
+
+
+@pytest.mark.timeout(60)
 def test_the_tuning_check_lets_an_in_place_op_modify_what_its_reference_modifies() -> None:
     """The same rule in the tuning engine's check (``tune``'s candidates): the in-place kernel is OK, one that
     zeroes the input the reference rotates is a wrong result naming it."""

@@ -545,8 +545,12 @@ def _check_seed(
     cc.seeds += 1
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
-    _fail_if_inputs_changed(ctx, cc, saved, inputs, where, ref_left, subject)
+    in_place = ref_native is None and bool(ref_left)  # an op in place returning nothing: its inputs are its result
+    _fail_if_inputs_changed(ctx, cc, saved, inputs, where, ref_left, subject, result_in_inputs=in_place)
     _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
+    if in_place:
+        ctx.progress.emit("check_end")
+        return out, ref_native
     chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
     ctx.progress.emit("check_end")
     cc.tolerance = cc.tolerance or chk.tolerance
@@ -647,10 +651,20 @@ def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) ->
 
 
 def _fail_if_inputs_changed(
-    ctx: _Ctx, cc: CaseCheck, saved: Any, inputs: Any, where: str, ref_left: Mapping[int, Any], subject: _Checked
+    ctx: _Ctx,
+    cc: CaseCheck,
+    saved: Any,
+    inputs: Any,
+    where: str,
+    ref_left: Mapping[int, Any],
+    subject: _Checked,
+    *,
+    result_in_inputs: bool = False,
 ) -> None:
     """Fail the case when the kernel wrote into one of its inputs (``saved`` is their copy from before), unless the
-    reference modifies that input too (``ref_left``: what it leaves there) and the kernel leaves the same."""
+    reference modifies that input too (``ref_left``: what it leaves there) and the kernel leaves the same.
+    ``result_in_inputs`` (a reference that works in place and returns nothing): an input it modifies that the
+    kernel leaves as it was fails too (the work skipped)."""
     from kernelopt.harness.compare import changed_elements, left_unlike_reference
     from kernelopt.harness.inputs import tensors_in
 
@@ -662,6 +676,14 @@ def _fail_if_inputs_changed(
             )
             if why is not None:
                 _fail_case(ctx, cc, f"{where}: {why}", "InputMutated")
+        elif result_in_inputs and j in ref_left:
+            _fail_case(
+                ctx,
+                cc,
+                f"{where}: kernel left input {j} as it was, which the reference modifies in place (returning "
+                "nothing: its inputs are its result)",
+                "InputNotWritten",
+            )
         elif changed:
             _fail_case(
                 ctx,

@@ -411,6 +411,8 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
         if changed:
             verdict.outcome, verdict.reason = Outcome.WRONG_RESULT, changed
             return verdict
+        if in_place_result(loaded):  # the inputs, checked above, are the result
+            return verdict
         chk = check_outputs(
             out,
             loaded.expected,
@@ -429,6 +431,11 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     return verdict
 
 
+def in_place_result(loaded: LoadedProblem) -> bool:
+    """Whether the reference works in place and returns nothing: the inputs it modifies are its result."""
+    return loaded.expected is None and bool(loaded.reference_left)
+
+
 def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None:
     """The failure line when a candidate modified an input (the inputs are then built again), else ``None``. An
     input the reference modifies too (an op in place) may be modified: after one call (``timing`` false) to what
@@ -440,6 +447,14 @@ def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None
     changed = [j for j, (a, b) in enumerate(zip(now, loaded.prints, strict=False)) if a != b]
     if len(now) != len(loaded.prints):
         changed = changed or [len(now)]
+    untouched = [j for j in loaded.reference_left if j not in changed] if in_place_result(loaded) else []
+    if untouched and not timing:
+        if changed:
+            loaded.restore_inputs()
+        return (
+            f"the kernel left input {untouched[0]} as it was, which the reference modifies in place (returning "
+            "nothing: its inputs are its result)"
+        )
     if not changed:
         return None
     wrong = [j for j in changed if j not in loaded.reference_left]
