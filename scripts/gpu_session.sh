@@ -19,7 +19,7 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       shapes gputests shapefail edges, with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set,
+#   owed       shapes gputests breaker5 edges shapefail, with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set,
 #              TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
@@ -39,6 +39,8 @@
 #   mcp        scripts/gpu_mcp.sh: ncu through the MCP profile tool, a softmax iteration through the stdio client
 #   edges      scripts/gpu_tune_edges.sh: the tuning engine's edges (a retune of a guarded file, the re-time
 #              within the wall, --within a cut sweep)
+#   breaker5   scripts/gpu_breaker5.sh: the fifth held-out trial's written forms compiled and correct, RoPE in
+#              place through the gate, tune --device cuda on three of its kernels
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -48,7 +50,7 @@ cmd=${1:-collect}
 shift || true
 
 # The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
-OWED_GPU_TESTS="tests/test_knob_generality.py tests/test_inputs_on_device.py tests/test_tuning_shapes.py tests/test_batchbreak_cases.py"
+OWED_GPU_TESTS="tests/test_knob_generality.py tests/test_tuning_shapes.py"
 
 phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
     cat <<'EOF'
@@ -64,13 +66,14 @@ shapefail 600 scripts/gpu_shape_failures.sh
 kernelbench 600 scripts/gpu_kernelbench_level1.sh
 mcp 960 scripts/gpu_mcp.sh
 edges 420 scripts/gpu_tune_edges.sh
+breaker5 420 scripts/gpu_breaker5.sh
 gputests 560 -
 EOF
 }
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "shapes gputests shapefail edges" ;;
+        owed) echo "shapes gputests breaker5 edges shapefail" ;;
     esac
 }
 
