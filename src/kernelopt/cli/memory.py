@@ -27,6 +27,16 @@ def _store(workspace: Path) -> MemoryStore:
     return MemoryStore(memory_dir)
 
 
+def _nothing_to_show(workspace: Path, store: MemoryStore) -> str:
+    """Why a listing of ``workspace``'s records has no row, and what to do (an empty table said nothing)."""
+    if store.versions():
+        return f"{workspace}: every recorded version is masked; --include-masked shows them"
+    return (
+        f"{workspace}: no version recorded in memory/ yet; `kernelopt optimize {workspace} --max-iters 0` gates, "
+        "profiles and commits V0 as the baseline"
+    )
+
+
 def _field(record: IterationRecord, path: str) -> Any:
     node: Any = record.model_dump(mode="json")
     for part in path.split("."):
@@ -85,7 +95,7 @@ def read(
     if version is None:
         record = store.latest(include_masked=include_masked)
         if record is None:
-            raise RecordError(f"{workspace}: no unmasked records")
+            raise RecordError(_nothing_to_show(workspace, store))
     else:
         record = store.read(version)
         if record.masked and not include_masked:
@@ -145,6 +155,8 @@ def list_(ws: Path | None = WS_ARG, workspace: Path | None = WS_OPT, as_json: bo
     rows = [_list_row(store, n) for n in store.versions()]
     if as_json:
         emit_json(rows)
+    elif not rows:
+        info(_nothing_to_show(_chosen(ws, workspace), store))
     else:
         table(
             "memory records",
@@ -172,9 +184,10 @@ def latest(
 ) -> None:
     """Print the latest unmasked version label."""
     workspace = _chosen(ws, workspace)
-    record = _store(workspace).latest(include_masked=include_masked)
+    store = _store(workspace)
+    record = store.latest(include_masked=include_masked)
     if record is None:
-        raise RecordError(f"{workspace}: no unmasked records")
+        raise RecordError(_nothing_to_show(workspace, store))
     emit_json({"version": record.version}) if as_json else info(record.version)
 
 
@@ -201,9 +214,14 @@ def summary(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Table of versions: latency, TFLOP/s, GB/s, utilization, correctness, gate, action."""
-    rows = summary_rows(list(_store(_chosen(ws, workspace)).records(include_masked=include_masked)))
+    workspace = _chosen(ws, workspace)
+    store = _store(workspace)
+    rows = summary_rows(list(store.records(include_masked=include_masked)))
     if as_json:
         emit_json(rows)
+        return
+    if not rows:
+        info(_nothing_to_show(workspace, store))
         return
     words = {"quality_gate", "action_category"}  # a missing word shows as n/a
     table(

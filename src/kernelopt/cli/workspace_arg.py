@@ -29,11 +29,19 @@ def resolve_workspace(ws: str, root: Path) -> Workspace:
         WorkspaceError: neither is a workspace.
     """
     path = Path(ws).expanduser()
+    bare = len(path.parts) == 1 and ws not in (".", "..")  # a name: <root>/kernel_opt_<ws> may be meant
+    named = Path(root).expanduser() / f"{PREFIX}{ws}" if bare else None
     if path.is_dir():
-        return Workspace(path)
-    if len(path.parts) != 1 or ws in (".", ".."):  # a path, not a name: no <root>/kernel_opt_<ws> to look for
+        try:
+            return Workspace(path)
+        except WorkspaceError:
+            # a folder of that name here that is no workspace (`examples/softmax`, run from examples/) does
+            # not hide the workspace the name means under --root
+            if named is None or not named.is_dir():
+                raise
+            return Workspace(named)
+    if named is None:  # a path, not a name: no <root>/kernel_opt_<ws> to look for
         raise WorkspaceError(f"{ws}: no such workspace folder")
-    named = Path(root).expanduser() / f"{PREFIX}{ws}"
     if named.is_dir():
         return Workspace(named)
     raise WorkspaceError(f"{ws}: no such workspace (looked for {path} and {named})")

@@ -1,0 +1,92 @@
+"""A new user's first hour on a fresh clone, third trial (2026-12-05): bad input to the commands this session
+changed, one test per fix (docs/faults.md, "A new user's first hour, third trial")."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.workspace import Workspace
+
+
+@pytest.mark.timeout(60)
+def test_a_folder_of_the_workspace_s_name_here_does_not_hide_the_workspace_under_root(
+    add_workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/examples.md's `kernelopt report softmax --root /tmp --html report.html`, run from examples/ (which
+    holds the kernel's own folder `softmax`): "examples/softmax: not a kernelopt workspace (no git
+    repository)", exit 2: the folder here hid the workspace the name means under --root."""
+    here = tmp_path / "here"
+    (here / "add").mkdir(parents=True)
+    (here / "add" / "kernel.py").write_text("def run(x):\n    return x\n")
+    monkeypatch.chdir(here)
+    assert main(["report", "add", "--root", str(add_workspace.root.parent), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["written"] == {}
+    # a folder that is a workspace is still the one meant, and a name found nowhere says where it looked
+    assert main(["report", str(add_workspace.root), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["report", "nothing", "--root", str(add_workspace.root.parent)]) == 2
+    err = capsys.readouterr().err
+    assert "kernel_opt_nothing" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("verb", "code"), [("summary", 0), ("list", 0), ("latest", 2), ("read", 2)])
+def test_memory_of_a_workspace_with_no_version_says_so_and_names_the_command_that_records_v0(
+    add_workspace: Workspace, verb: str, code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt memory summary WS` (and `list`) before V0 printed an empty table, its header only, and
+    `latest` said "no unmasked records": nothing said that no version was recorded yet, nor what records one."""
+    assert main(["memory", verb, str(add_workspace.root)]) == code
+    out, err = capsys.readouterr()
+    said = (out + err).strip()
+    assert len(said.splitlines()) == 1, said
+    assert "no version recorded in memory/ yet" in said and "--max-iters 0" in said
+    assert "┏" not in said  # no empty table
+
+
+@pytest.mark.timeout(60)
+def test_memory_summary_of_masked_versions_only_names_include_masked(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every version masked: the empty table said nothing of why; now it names --include-masked."""
+    add_workspace.memory.create("v0")
+    add_workspace.memory.set_masked("v0", True)
+    assert main(["memory", "summary", str(add_workspace.root)]) == 0
+    out = capsys.readouterr().out.strip()
+    assert "every recorded version is masked" in out and "--include-masked" in out
+    assert main(["memory", "summary", str(add_workspace.root), "--include-masked"]) == 0
+    assert "v0 (masked)" in capsys.readouterr().out
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC, errno.EACCES])
+def test_a_report_file_the_disk_refuses_names_the_report_s_path_not_the_workspace(
+    add_workspace: Workspace,
+    tmp_path: Path,
+    code: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`kernelopt report WS --markdown RO/r.md` on a read-only folder (a read-only bind mount in the trial):
+    "... (errno 30); copy the workspace to a writable folder (or pass --root to create it elsewhere)": the
+    workspace was never written and `report` has no --root. Now the fix is the report's own path."""
+    import kernelopt.cli.report as report_cli
+
+    target = tmp_path / "ro" / ".r.roofline.png.tmp"
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise OSError(code, "refused", str(target))
+
+    monkeypatch.setattr(report_cli, "write_reports", refused)
+    assert main(["report", str(add_workspace.root), "--markdown", str(tmp_path / "ro" / "r.md")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(target) in err and f"errno {code}" in err
+    assert "name a file in a folder this user can write" in err
+    assert "--root" not in err and "workspace" not in err
