@@ -90,3 +90,46 @@ def test_a_report_file_the_disk_refuses_names_the_report_s_path_not_the_workspac
     assert len(err.splitlines()) == 1 and str(target) in err and f"errno {code}" in err
     assert "name a file in a folder this user can write" in err
     assert "--root" not in err and "workspace" not in err
+
+
+def _row(version: str, **fields: Any) -> Any:
+    from kernelopt.loop.summary import VersionRow
+
+    values: dict[str, Any] = {name: None for name in VersionRow.model_fields}
+    values.update(version=version, masked=False, candidates_timed=0, candidates_evaluated=0, **fields)
+    return VersionRow.model_validate(values)
+
+
+@pytest.mark.timeout(30)
+def test_the_loop_summary_says_why_a_version_failed_where_it_changed_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's CPU demo: V2's row read "FAIL ... Tune the launch configuration of `kernel.py (CPU)` as one
+    category...": the plan's sentence filled the 70 characters, and the reason (its tuning session kept
+    nothing) never showed. A failed change keeps its few words; a version that changed nothing shows its
+    category and the reason."""
+    from kernelopt.cli.optimize import _render
+    from kernelopt.loop.summary import LoopSummary
+
+    monkeypatch.setenv("COLUMNS", "200")
+    plan = "Tune the launch configuration of `kernel.py (CPU)` as one category: `BLOCK`, now BLOCK=4096. " * 3
+    kept_nothing = "the tuning session of module constants (no launch) kept nothing: the best does not beat it"
+    versions = [
+        _row("v1", result="PASS", action_category="autotune", action="autotune: BLOCK 64 -> 4096"),
+        _row("v2", result="FAIL", action_category="autotune", action=plan, failure_reason=kept_nothing),
+        _row(
+            "v3",
+            result="FAIL",
+            action_category="autotune",
+            action="autotune: BLOCK 4096 -> 128",
+            failure_reason="differs from the reference at n=256",
+        ),
+    ]
+    values: dict[str, object] = {name: None for name in LoopSummary.model_fields}
+    values.update(workspace="ws", versions=versions, iterations=3, failures=2, elapsed_s=1.0, stage_seconds={})
+    _render(LoopSummary.model_construct(**values))  # type: ignore[arg-type]
+    out = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "autotune -> the tuning session of module constants (no launch) kept nothing" in out
+    assert "Tune the launch configuration" not in out
+    assert "autotune: BLOCK 4096 -> 128 -> differs from the reference at n=256" in out
+    assert "autotune: BLOCK 64 -> 4096" in out

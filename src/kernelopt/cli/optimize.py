@@ -19,7 +19,7 @@ from kernelopt.destination import outside_workspaces
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.journal import RunSettings
-from kernelopt.loop.summary import LoopSummary
+from kernelopt.loop.summary import LoopSummary, VersionRow
 from kernelopt.oneline import one_line
 from kernelopt.report.headline import reference_headline, speedup_words
 from kernelopt.taskcard import StopConditions
@@ -92,6 +92,18 @@ class TerminalProgress:
             self.status = None
 
 
+def _action_cell(row: VersionRow) -> str:
+    """The "action / failure" cell: the change in a few words, and for a failed version why. A version that
+    changed nothing has the plan's sentence as its action; its category stands for it, so the failure shows
+    (the CPU demo's V2 read "Tune the launch configuration of `kernel.py (CPU)` as one category..." and never
+    said that its session kept nothing)."""
+    if row.failure_reason is None:
+        return one_line(row.action or "", 70)
+    changed = row.action is not None and row.action.startswith(f"{row.action_category}: ")
+    what = row.action if changed else (row.action_category or row.action or "")
+    return one_line(f"{what} -> {row.failure_reason}", 160)
+
+
 def _render(summary: LoopSummary) -> None:
     # the commit beside the version: a narrow pipe folds the text column, never drops the hash
     rows = [
@@ -104,7 +116,7 @@ def _render(summary: LoopSummary) -> None:
             r.bandwidth_gbps,
             r.roofline_measured_pct,
             r.roofline_spec_pct,
-            one_line(r.action or "" if r.failure_reason is None else f"{r.action or ''} -> {r.failure_reason}", 70),
+            _action_cell(r),
         ]
         for r in summary.versions
     ]
