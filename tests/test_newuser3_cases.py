@@ -133,3 +133,23 @@ def test_the_loop_summary_says_why_a_version_failed_where_it_changed_nothing(
     assert "Tune the launch configuration" not in out
     assert "autotune: BLOCK 4096 -> 128 -> differs from the reference at n=256" in out
     assert "autotune: BLOCK 64 -> 4096" in out
+
+
+@pytest.mark.timeout(60)
+def test_an_amd_profile_that_gets_no_evidence_leaves_no_folder_to_take_the_version_number(
+    add_workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt profile WS --vendor amd` on a machine without rocprofv3: one line, exit 3, but an empty
+    profiles/v0/ stayed, so the next `kernelopt profile WS --device cpu` of the kernel as given wrote "v1"."""
+    monkeypatch.setenv("PATH", str(tmp_path / "no-rocm"))  # no rocprofv3 to find
+    monkeypatch.delenv("ROCM_PATH", raising=False)
+    ws = add_workspace
+    assert main(["profile", str(ws.root), "--vendor", "amd", "--pmc-only"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "rocprofv3 not found" in err
+    assert not ws.profile_dir(0).exists()
+    assert ws.next_version() == 0
+    # a folder the user made (or an earlier call) is not removed
+    ws.profile_dir(0).mkdir(parents=True)
+    assert main(["profile", str(ws.root), "--vendor", "amd", "--att-only"]) == 3
+    assert ws.profile_dir(0).is_dir()

@@ -25,6 +25,7 @@ to install it and which flag points at it. Only when every requested mode fails 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -761,6 +762,7 @@ def profile_amd(
     att_iter = normalize_iteration_range(iteration_range, default="[2]")
     profile_dir = workspace.profile_dir(version)
     _check_fresh(profile_dir)
+    made = not profile_dir.exists()
     profile_dir.mkdir(parents=True, exist_ok=True)
     env = worker_env()
     target = Target(driver_argv(workspace.root, DEFAULT_LAUNCHES), kernel_regex, timeout_s, env, workspace.root)
@@ -776,6 +778,9 @@ def profile_amd(
     notes = [o.message for o in outcomes if not o.ok]
     if not any(o.ok for o in outcomes):
         _remove_artifacts(profile_dir)  # nothing half-written is left behind; the reasons are in the error
+        if made:  # nor the folder this call made: an empty profiles/v<N>/ took the number, the next profile was v1
+            with contextlib.suppress(OSError):
+                profile_dir.rmdir()
         raise EnvironmentProblem("AMD profiling produced no evidence: " + "; ".join(notes))
     summary = read_amd_profile_dir(
         profile_dir,
