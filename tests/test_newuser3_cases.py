@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from kernelopt.cli.app import main
@@ -76,20 +77,34 @@ def test_a_report_file_the_disk_refuses_names_the_report_s_path_not_the_workspac
 ) -> None:
     """`kernelopt report WS --markdown RO/r.md` on a read-only folder (a read-only bind mount in the trial):
     "... (errno 30); copy the workspace to a writable folder (or pass --root to create it elsewhere)": the
-    workspace was never written and `report` has no --root. Now the fix is the report's own path."""
-    import kernelopt.cli.report as report_cli
+    workspace was never written and `report` has no --root. Through `kernelopt mcp`, `report(markdown=RO/r.md)`
+    gave the SDK's bare "Error executing tool report". Now both name the report's own path and its fix."""
+    import kernelopt.report as report_pkg
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
 
-    target = tmp_path / "ro" / ".r.roofline.png.tmp"
+    target = tmp_path / "ro" / "r.html"
 
-    def refused(*_: Any, **__: Any) -> Any:
-        raise OSError(code, "refused", str(target))
+    def refused(path: Path, *_: Any, **__: Any) -> Any:
+        raise OSError(code, "refused", str(path))
 
-    monkeypatch.setattr(report_cli, "write_reports", refused)
-    assert main(["report", str(add_workspace.root), "--markdown", str(tmp_path / "ro" / "r.md")]) == 3
+    monkeypatch.setattr(report_pkg, "atomic_write_text", refused)
+    assert main(["report", str(add_workspace.root), "--html", str(target)]) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(target) in err and f"errno {code}" in err
     assert "name a file in a folder this user can write" in err
     assert "--root" not in err and "workspace" not in err
+    if code != errno.EROFS:
+        return
+    server = build_server(Roots([add_workspace.root.parent, tmp_path]), default_device="cpu")
+
+    async def call() -> Any:
+        return await server.call_tool("report", {"workspace": str(add_workspace.root), "html": str(target)})
+
+    with pytest.raises(Exception) as caught:
+        anyio.run(call)
+    said = str(caught.value)
+    assert str(target) in said and "name a file in a folder this user can write" in said, said
 
 
 def _row(version: str, **fields: Any) -> Any:

@@ -16,15 +16,11 @@ import typer
 
 from kernelopt.cli.output import emit_json, info
 from kernelopt.cli.workspace_arg import chosen_workspace, resolve_workspace
-from kernelopt.errors import DiskProblem, disk_problem
 from kernelopt.loop.report_state import add_run_state
 from kernelopt.report import collect, write_reports
 from kernelopt.report.files import ReportFormat, report_file
 from kernelopt.report.markdown import markdown_report
 from kernelopt.workspace import DEFAULT_ROOT
-
-REPORT_HINT = "name a file in a folder this user can write, on a disk with space"
-"""The fix a disk error writing ``--markdown`` / ``--html`` (or a plot beside it) names."""
 
 
 def register(app: typer.Typer) -> None:
@@ -56,14 +52,7 @@ def register(app: typer.Typer) -> None:
         ws = resolve_workspace(str(named), root)
         data = collect(ws)
         add_run_state(ws, data)
-        try:
-            written = write_reports(data, markdown=markdown, html=html)
-        except OSError as exc:
-            # the report's own file, not the workspace: "copy the workspace ... pass --root" was the wrong fix
-            problem = disk_problem(exc)
-            if problem is None:
-                raise
-            raise DiskProblem(problem.message, path=problem.path, code=problem.errno, hint=REPORT_HINT) from None
+        written = write_reports(data, markdown=markdown, html=html)  # a disk error names the report's path
         if as_json:
             emit_json({"report": data, "written": {k: str(v) for k, v in written.items()}})
             return

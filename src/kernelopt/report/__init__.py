@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelopt.errors import EnvironmentProblem
+from kernelopt.errors import DiskProblem, EnvironmentProblem, disk_problem
 from kernelopt.fileio import atomic_write_text
 from kernelopt.report.files import ReportFormat, check_plot_file, report_file
 from kernelopt.report.html import html_report
@@ -71,7 +71,28 @@ def _write_image(png: Path, image: bytes) -> None:
     tmp.replace(png)
 
 
+REPORT_HINT = "name a file in a folder this user can write, on a disk with space"
+"""The fix a disk error writing a report (or a plot beside it) names: the report's own path, never the workspace
+(the generic "copy the workspace ... or pass --root" was the wrong fix, and `report` has no --root)."""
+
+
 def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
+    """Write the reports of ``data`` atomically; returns what was written by kind (:func:`_write_reports`).
+
+    Raises:
+        UsageError: a path where no report (or plot) may be written; nothing is written then.
+        DiskProblem: the file system refused a write (full, read-only, no permission), naming the report's path.
+    """
+    try:
+        return _write_reports(data, markdown=markdown, html=html)
+    except OSError as exc:
+        problem = disk_problem(exc)
+        if problem is None:
+            raise
+        raise DiskProblem(problem.message, path=problem.path, code=problem.errno, hint=REPORT_HINT) from None
+
+
+def _write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
     """Write the reports of ``data`` atomically; returns what was written by kind.
 
     The Markdown report gets its plot as ``<name>.roofline.png`` beside it, linked relatively, and each
