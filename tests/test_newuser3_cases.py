@@ -168,3 +168,21 @@ def test_an_amd_profile_that_gets_no_evidence_leaves_no_folder_to_take_the_versi
     ws.profile_dir(0).mkdir(parents=True)
     assert main(["profile", str(ws.root), "--vendor", "amd", "--att-only"]) == 3
     assert ws.profile_dir(0).is_dir()
+
+
+@pytest.mark.timeout(60)
+def test_validate_of_a_version_label_the_loop_will_not_use_says_which_version_is_next(
+    rows_baseline: Path, tmp_path: Path
+) -> None:
+    """`kernelopt validate WS --version 7` with V0 recorded: "...; the loop records V7", where the loop's next
+    version is V1. The label given is said as a label, with the version the loop will record."""
+    from kernelopt.cli.validate import not_recorded
+
+    from .conftest import with_baseline
+
+    ws = Workspace(with_baseline(rows_baseline, tmp_path))
+    said = not_recorded(ws, 7, "aside.json")
+    assert "gated under the label v7, but the loop's next version is V1" in said
+    assert "the loop records V7" not in said
+    assert "the loop records V1 (" in not_recorded(ws, 1, "aside.json")
+    assert "memory/v0.json is the loop's record of V0, unchanged" in not_recorded(ws, 0, "aside.json")

@@ -221,6 +221,12 @@ def not_recorded(ws: Workspace, n: int, record_path: str) -> str:
         )
     if ws.memory.exists(n):
         return f"nothing recorded: memory/v{n}.json is the loop's record of V{n}, unchanged ({aside})"
+    upcoming = _default_version(ws)
+    if n != upcoming:  # `--version 7` where the loop's next is V1: "the loop records V7" was not so
+        return (
+            f"{alone}; kernel.py as it stands was gated under the label v{n}, but the loop's next version is "
+            f"V{upcoming} (`kernelopt optimize {ws.root}`, or the MCP tools validate and record, record it)"
+        )
     return f"{alone}; the loop records V{n} (`kernelopt optimize {ws.root}`, or the MCP tools validate and record)"
 
 
