@@ -186,3 +186,23 @@ def test_validate_of_a_version_label_the_loop_will_not_use_says_which_version_is
     assert "the loop records V7" not in said
     assert "the loop records V1 (" in not_recorded(ws, 1, "aside.json")
     assert "memory/v0.json is the loop's record of V0, unchanged" in not_recorded(ws, 0, "aside.json")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [("big", "give a number, as get_inputs's default is ('n': 4096)"), ("4096", "write 'n': 4096 without quotes")],
+)
+def test_a_shapes_string_where_get_inputs_takes_a_number_gets_a_fix_that_is_python(
+    tmp_path: Path, value: str, hint: str
+) -> None:
+    """`SHAPES = [{"n": "big"}]`: "...; write n: big without quotes", a fix that is neither Python nor a number."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.tuning.shapes import check_entries
+
+    reference = tmp_path / "reference.py"
+    reference.write_text("def get_inputs(n=4096):\n    return [n]\n")
+    with pytest.raises(InputFileError) as caught:
+        check_entries(reference, [{"n": value}])
+    said = caught.value.one_line()
+    assert said.endswith(hint) and f"n is the string '{value}'" in said, said

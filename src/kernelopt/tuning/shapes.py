@@ -73,8 +73,19 @@ def check_entries(reference_py: Path, shapes: Sequence[Mapping[str, ShapeValue]]
                     reference_py,
                     f"{where} cannot be built: {key} is the string {value!r}, get_inputs's default is the number "
                     f"{default!r}",
-                    hint=f"write {key}: {value.strip(chr(34))} without quotes",
+                    hint=_number_hint(key, value, default),
                 )
+
+
+def _number_hint(key: str, value: str, default: object) -> str:
+    """The fix of a string where ``get_inputs`` takes a number: the quotes dropped when the string is a number
+    (``'4096'``), else a number as the default is one ("write n: big without quotes" for ``'big'``)."""
+    try:
+        number = float(value)
+    except ValueError:
+        return f"give a number, as get_inputs's default is ({key!r}: {default!r})"
+    shown = int(number) if number.is_integer() and "." not in value else number
+    return f"write {key!r}: {shown} without quotes"
 
 
 def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], bool] | None:
