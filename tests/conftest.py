@@ -118,7 +118,7 @@ SLOW_FILES = (
     "test_batch_breaker_cases.py",
     "test_cli_signals.py",
     "test_newuser_cases.py",
-    "test_newuser3_cases.py",  # the MCP SDK's import (about 2 s of its 4 s)
+    "test_newuser3_cases.py",  # the MCP SDK's import and a tune run (about 9 s)
     "test_batch_verdicts.py",
     "test_evidence_summary_diff.py",
     "test_mcp_tools.py",

@@ -206,3 +206,25 @@ def test_a_shapes_string_where_get_inputs_takes_a_number_gets_a_fix_that_is_pyth
         check_entries(reference, [{"n": value}])
     said = caught.value.one_line()
     assert said.endswith(hint) and f"n is the string '{value}'" in said, said
+
+
+@pytest.mark.timeout(120)
+def test_tune_of_a_shapes_code_that_fails_does_not_claim_to_time_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`SHAPES = [dict(n=n) for n in undefined_name]`: `tune` printed "timed on get_inputs()'s defaults" (the
+    parent's probe could not import reference.py), then failed on the NameError: no run timed the defaults."""
+    import shutil
+
+    folder = tmp_path / "loop"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder)
+    reference = folder / "reference.py"
+    text = reference.read_text()
+    reference.write_text(text.replace('SHAPES = [{"n": 4096}, {"n": 1000}]', "SHAPES = [dict(n=n) for n in nowhere]"))
+    assert reference.read_text() != text
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "1", "--dry-run"]) == 2
+    out, err = capsys.readouterr()
+    said = out + err
+    assert "get_inputs()'s defaults" not in said
+    assert "timed on the entries reference.py's SHAPES code builds (not read here" in said
+    assert "NameError: name 'nowhere' is not defined" in err

@@ -266,9 +266,19 @@ def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
     shapes = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
     shown = list(timed) or [problem.primary_shape(shapes)]
 
+    from kernelopt.kernelsource import shapes_built_by_code
+
+    # a SHAPES built by code that could not be read here (reference.py fails to import): not "the defaults",
+    # which no run will time; the first run that imports reference.py says why
+    defaults = (
+        "the entries reference.py's SHAPES code builds (not read here: importing reference.py failed)"
+        if not shapes and shapes_built_by_code(problem.reference_py)
+        else "get_inputs()'s defaults"
+    )
+
     def text(shape: ProblemShape) -> str:
         values = {**shape.constants, **shape.kwargs}
-        return ", ".join(f"{k}={v}" for k, v in values.items()) or "get_inputs()'s defaults"
+        return ", ".join(f"{k}={v}" for k, v in values.items()) or defaults
 
     line = "; ".join(text(s) for s in shown)
     if len(shown) > 1:
