@@ -228,3 +228,17 @@ def test_tune_of_a_shapes_code_that_fails_does_not_claim_to_time_the_defaults(
     assert "get_inputs()'s defaults" not in said
     assert "timed on the entries reference.py's SHAPES code builds (not read here" in said
     assert "NameError: name 'nowhere' is not defined" in err
+
+
+@pytest.mark.timeout(30)
+def test_mcp_given_a_file_as_a_root_says_it_is_a_file(tmp_path: Path) -> None:
+    """`kernelopt mcp --root README.md`: "--root README.md: no such folder", of a file that exists."""
+    from kernelopt.agents.roots import Roots
+    from kernelopt.errors import UsageError
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    with pytest.raises(UsageError, match="is a file, not a folder"):
+        Roots([readme])
+    with pytest.raises(UsageError, match="no such folder"):
+        Roots([tmp_path / "nothing"])

@@ -44,7 +44,7 @@ class Roots:
         for folder in folders:
             path = Path(folder).expanduser()
             if not path.is_dir():
-                raise UsageError(f"--root {folder}: no such folder")
+                raise UsageError(f"--root {folder}: {'is a file, not a folder' if path.exists() else 'no such folder'}")
             resolved.append(path.resolve())
         self.folders = resolved
 
