@@ -242,3 +242,15 @@ def test_mcp_given_a_file_as_a_root_says_it_is_a_file(tmp_path: Path) -> None:
         Roots([readme])
     with pytest.raises(UsageError, match="no such folder"):
         Roots([tmp_path / "nothing"])
+
+
+@pytest.mark.timeout(30)
+def test_profile_with_an_empty_vendor_is_an_unknown_vendor_not_the_default(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kernelopt profile WS --vendor ''` (an unset shell variable, `--vendor "$VENDOR"`) was taken as no vendor:
+    it went on to the task card's default (here: "no NVIDIA GPU found")."""
+    assert main(["profile", str(add_workspace.root), "--vendor", ""]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("unknown profiler vendor ''; use amd (rocprofv3) or nvidia (Nsight Compute)"), err
+    assert not add_workspace.profile_dir(0).exists()

@@ -18,8 +18,8 @@ _SETTINGS_FIELDS = set(ProfileSettings.model_fields) - {"vendor_options", "kerne
 
 def resolve_vendor(workspace: Workspace, vendor: str | None) -> str:
     """``vendor``, else the task card's ``platform``, else ``nvidia``."""
-    if vendor:
-        return vendor.lower()
+    if vendor is not None:  # `--vendor ''` is an unknown vendor, not the default (it profiled on NVIDIA)
+        return vendor.strip().lower()
     platform = workspace.task_card().platform
     return platform.lower() if platform else "nvidia"
 
