@@ -228,10 +228,19 @@ class _Interrupt:
             self._thread = threading.get_ident()
 
     def leave(self) -> None:
+        """Called by the thread that ran ``fn``: a :class:`Cancelled` sent but not raised yet lands here and is
+        dropped. Withdrawing it instead (``PyThreadState_SetAsyncExc(id, NULL)``) leaves CPython 3.11's
+        interpreter-wide async-exception flag set for good, and every ``sys.settrace`` tracer in the process
+        (the harness's LineTrace, a debugger, coverage) then spins forever at its next call."""
         with self._lock:
             thread, self._thread = self._thread, None
-            if self._sent and thread is not None:
-                _raise_in(thread, None)
+            pending = self._sent and thread is not None
+        if pending:
+            try:
+                for _ in range(8):  # an asynchronous exception lands at a call or a backward jump
+                    time.sleep(0)
+            except Cancelled:
+                pass
 
     def fire(self) -> None:
         if not self._lock.acquire(timeout=1.0):  # never block the event loop
@@ -244,12 +253,12 @@ class _Interrupt:
             self._lock.release()
 
 
-def _raise_in(thread: int, exc: type[BaseException] | None) -> None:
-    """CPython's ``PyThreadState_SetAsyncExc``: ``exc`` raised in ``thread`` at its next bytecode (``None``:
-    withdraw one still pending)."""
+def _raise_in(thread: int, exc: type[BaseException]) -> None:
+    """CPython's ``PyThreadState_SetAsyncExc``: ``exc`` raised in ``thread`` at its next bytecode (never used to
+    withdraw one: see :meth:`_Interrupt.leave`)."""
     import ctypes
 
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc) if exc else None)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc))
 
 
 HEARTBEAT_S = 5.0
