@@ -143,7 +143,9 @@ def test_a_key_read_from_proc_environ_is_nowhere_in_the_workspace(tmp_path: Path
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=200, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     ws = root / "kernel_opt_rows"
-    reports = ["--html", str(ws / "report.html"), "--markdown", str(ws / "report.md")]
+    out = tmp_path / "reports"  # a report is written outside every workspace (docs/faults.md, reportpath)
+    out.mkdir()
+    reports = ["--html", str(out / "report.html"), "--markdown", str(out / "report.md")]
     report = subprocess.run(
         [sys.executable, "-m", "kernelopt", "report", str(ws), *reports],
         env=env,
@@ -152,7 +154,7 @@ def test_a_key_read_from_proc_environ_is_nowhere_in_the_workspace(tmp_path: Path
         timeout=60,
     )
     assert report.returncode == 0, report.stderr
-    assert f"refused the key {REDACTED}" in (ws / "report.html").read_text()
+    assert f"refused the key {REDACTED}" in (out / "report.html").read_text()
     record = json.loads((ws / "memory" / "v1.json").read_text())
     assert record["quality_gate"]["result"] == "FAIL"
     kept = "\n".join(p["error_message"] for p in record["pitfalls_and_fixes"])
@@ -161,5 +163,6 @@ def test_a_key_read_from_proc_environ_is_nowhere_in_the_workspace(tmp_path: Path
     history = subprocess.run(
         ["git", "log", "-p", "--all"], cwd=ws, capture_output=True, text=True, timeout=30, check=True
     ).stdout
-    leaks = [str(p.relative_to(ws)) for p in ws.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+    files = [*ws.rglob("*"), *out.iterdir()]
+    leaks = [str(p) for p in files if p.is_file() and KEY.encode() in p.read_bytes()]
     assert leaks == [] and KEY not in history and KEY not in done.stdout + done.stderr + report.stdout

@@ -46,12 +46,16 @@ def _knob_edit_only(before: bytes, after: bytes) -> bool:
 def _better(monkeypatch: pytest.MonkeyPatch) -> None:
     """The session's verdict is "better" whatever the timing says: these tests are about what follows a verdict (a
     write, a check of the text to write), not about the verdict, which a loaded 2-core machine's noise can turn
-    ("too noisy to rank": nothing to write)."""
+    ("too noisy to rank": nothing to write), and one configuration is chosen for both SHAPES entries (noise between
+    the entries can ask for a per-bucket table, whose own judgement would replace this verdict)."""
     import kernelopt.tuning.folder as tuning_folder
     from kernelopt.tuning.session import GainJudgement
+    from kernelopt.tuning.shapes import ChoiceKind, ShapeChoice
 
     verdict = GainJudgement(better=True, gain_pct=100.0, min_gain_pct=2.0, reason="the test's verdict")
+    one = ShapeChoice(kind=ChoiceKind.ONE, reason="the test's choice")
     monkeypatch.setattr(tuning_folder, "judge_gain", lambda *args, **kwargs: verdict)
+    monkeypatch.setattr(tuning_folder, "choose", lambda *args, **kwargs: one)
 
 
 class _Refusing(io.TextIOBase):
