@@ -111,6 +111,15 @@ def left_unlike_reference(
     )
 
 
+def left_unwritten(j: int) -> str:
+    """Why a kernel fails that left input ``j`` as it was, where the reference works in place, returns nothing, and
+    modifies it (its inputs are its result): the work skipped."""
+    return (
+        f"kernel left input {j} as it was, which the reference modifies in place (returning nothing: its inputs "
+        "are its result)"
+    )
+
+
 class _Mismatch(Exception):
     """An output that cannot be compared with the reference's: what is wrong, and its error class."""
 

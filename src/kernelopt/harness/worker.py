@@ -665,7 +665,7 @@ def _fail_if_inputs_changed(
     reference modifies that input too (``ref_left``: what it leaves there) and the kernel leaves the same.
     ``result_in_inputs`` (a reference that works in place and returns nothing): an input it modifies that the
     kernel leaves as it was fails too (the work skipped)."""
-    from kernelopt.harness.compare import changed_elements, left_unlike_reference
+    from kernelopt.harness.compare import changed_elements, left_unlike_reference, left_unwritten
     from kernelopt.harness.inputs import tensors_in
 
     for j, (before, after) in enumerate(zip(tensors_in(saved), tensors_in(inputs), strict=False)):
@@ -677,13 +677,7 @@ def _fail_if_inputs_changed(
             if why is not None:
                 _fail_case(ctx, cc, f"{where}: {why}", "InputMutated")
         elif result_in_inputs and j in ref_left:
-            _fail_case(
-                ctx,
-                cc,
-                f"{where}: kernel left input {j} as it was, which the reference modifies in place (returning "
-                "nothing: its inputs are its result)",
-                "InputNotWritten",
-            )
+            _fail_case(ctx, cc, f"{where}: {left_unwritten(j)}", "InputNotWritten")
         elif changed:
             _fail_case(
                 ctx,

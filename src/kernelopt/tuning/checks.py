@@ -440,7 +440,7 @@ def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None
     """The failure line when a candidate modified an input (the inputs are then built again), else ``None``. An
     input the reference modifies too (an op in place) may be modified: after one call (``timing`` false) to what
     the reference leaves in it, after many (timing) to anything."""
-    from kernelopt.harness.compare import left_unlike_reference
+    from kernelopt.harness.compare import left_unlike_reference, left_unwritten
     from kernelopt.harness.inputs import tensors_in
 
     now = fingerprint(loaded.inputs)
@@ -451,10 +451,7 @@ def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None
     if untouched and not timing:
         if changed:
             loaded.restore_inputs()
-        return (
-            f"the kernel left input {untouched[0]} as it was, which the reference modifies in place (returning "
-            "nothing: its inputs are its result)"
-        )
+        return f"the {left_unwritten(untouched[0])}"
     if not changed:
         return None
     wrong = [j for j in changed if j not in loaded.reference_left]
