@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernelopt.destination import SHOWN_CHARS
 from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
 
@@ -18,9 +19,6 @@ with ``ENAMETOOLONG``, which reached the agent as the SDK's bare "Error executin
 
 NAME_MAX = 255
 """Bytes of one name in a path (Linux's ``NAME_MAX``)."""
-
-SHOWN_CHARS = 200
-"""A refusal quotes at most this many characters of the path it refuses."""
 
 
 class OutsideRoots(UsageError):
