@@ -112,6 +112,7 @@ from kernelopt.tuning.shapes import (
     latest,
     per_shape,
     session_shapes,
+    within_pct,
 )
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
@@ -767,9 +768,7 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
 def _table_latency(shape: ShapeBest, at: float | None) -> ShapeBest:
     """``shape`` with the chosen latency of what the table gives its size (``at``, as measured), in place of the
     one configuration's, which the table replaced (the comparison with a sweep reads it)."""
-    best = shape.best_latency_us
-    within = (at / best - 1) * 100 if at is not None and best else None
-    return shape.model_copy(update={"chosen_latency_us": at, "within_pct": within})
+    return shape.model_copy(update={"chosen_latency_us": at, "within_pct": within_pct(at, shape.best_latency_us)})
 
 
 def _runs_the_computation(tuning: FolderTuning, names: list[str], size: str, rows: list[Bucket]) -> set[str]:

@@ -250,7 +250,7 @@ def per_shape(
         timed = [(c, r.latency_us_by_shape[label]) for c, r in pool.items() if label in r.latency_us_by_shape]
         best = min(timed, key=lambda cl: cl[1]) if timed else None
         at = mine.latency_us_by_shape.get(label) if mine is not None else None
-        within = (at / best[1] - 1) * 100 if best is not None and at is not None and best[1] > 0 else None
+        within = within_pct(at, best[1] if best is not None else None)
         out.append(
             ShapeBest(
                 shape=label,
@@ -262,6 +262,12 @@ def per_shape(
             )
         )
     return out
+
+
+def within_pct(at: float | None, best: float | None) -> float | None:
+    """How much slower ``at`` is than ``best`` (microseconds each), ``(at / best - 1) * 100``; ``None`` unless both
+    ran (and ``best`` is positive)."""
+    return (at / best - 1) * 100 if at is not None and best is not None and best > 0 else None
 
 
 def choose(shapes: Sequence[ShapeBest], *, within_pct: float = WITHIN_PCT) -> ShapeChoice:
