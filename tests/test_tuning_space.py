@@ -10,8 +10,9 @@ import pytest
 
 from kernelopt.errors import UsageError
 from kernelopt.tunables import ResourceLimits, Tunable, discover, resource_problems
+from kernelopt.tunables.launches import NO_LAUNCH
 from kernelopt.tuning.candidate import COMPUTED, Config
-from kernelopt.tuning.launch import NO_LAUNCH, space_from_tunables
+from kernelopt.tuning.launch import space_from_tunables
 from kernelopt.tuning.space import (
     ChoiceKnob,
     IntegerKnob,
@@ -212,7 +213,7 @@ def run(x):
 
 def test_knobs_that_cannot_change_the_speed_are_held() -> None:
     from kernelopt.tunables import discover_source
-    from kernelopt.tuning.launch import loop_kernels
+    from kernelopt.tunables.launches import loop_kernels
 
     tunables = discover_source(LOOPED, "kernel.py")
     looped = loop_kernels(LOOPED)

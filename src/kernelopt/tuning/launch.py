@@ -34,17 +34,12 @@ from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, resource_problems
 from kernelopt.tunables.launches import (
-    NO_LAUNCH,
     Launch,
     held_knobs,
-    inert_reason,
     launches,
-    loop_kernels,
     same_launch,
 )
 from kernelopt.tuning.candidate import Config, Value
-
-__all__ = ["NO_LAUNCH", "inert_reason", "loop_kernels", "other_launches", "space_from_tunables"]
 from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
 
 #: A count of no known family ranges over the powers of two from its value / SPREAD to its value * SPREAD.
