@@ -114,6 +114,7 @@ SLOW_FILES = (
     "test_backends_agent_cli.py",
     "test_batch_breaker_cases.py",
     "test_batchbreak_cases.py",
+    "test_harnessleft6_cases.py",
     "test_amd_runner.py",
     "test_report_cli.py",
     "test_tuning_evaluator.py",

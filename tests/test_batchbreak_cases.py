@@ -131,7 +131,7 @@ def test_a_reference_without_a_branch_keeps_its_widening_by_its_own_rounding(tmp
 def test_line_trace_records_the_file_s_lines_and_puts_the_tracer_back() -> None:
     import sys
 
-    from kernelopt.harness.branches import LineTrace, other_lines
+    from kernelopt.harness.branches import LineTrace, OwnCode, other_lines
 
     def branch(flag: bool) -> int:
         if flag:
@@ -146,18 +146,19 @@ def test_line_trace_records_the_file_s_lines_and_puts_the_tracer_back() -> None:
     previous = sys.gettrace()
     sys.settrace(outer)
     try:
-        with LineTrace(__file__) as yes:
+        with LineTrace(OwnCode(__file__)) as yes:
             branch(True)
-        with LineTrace(__file__) as no:
+        with LineTrace(OwnCode(__file__)) as no:
             branch(False)
-        with LineTrace(None) as off:  # nothing to trace: the tracer in place stays
+        with LineTrace(OwnCode(None)) as off:  # nothing to trace: the tracer in place stays
             assert sys.gettrace() is outer
         assert sys.gettrace() is outer
     finally:
         sys.settrace(previous)
     first = branch.__code__.co_firstlineno
-    assert yes.lines == {first + 1, first + 2} and no.lines == {first + 1, first + 3}
-    assert other_lines(yes.lines, no.lines) == [first + 2, first + 3] and off.lines == set()
+    here = __file__
+    assert yes.lines == {(here, first + 1), (here, first + 2)} and no.lines == {(here, first + 1), (here, first + 3)}
+    assert other_lines(yes.lines, no.lines) == [(here, first + 2), (here, first + 3)] and off.lines == set()
     assert not other_lines(yes.lines, set(yes.lines))
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
-from kernelopt.harness.branches import LineTrace, other_lines
+from kernelopt.harness.branches import Line, LineTrace, OwnCode, other_lines, shown_lines
 from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
@@ -376,11 +376,11 @@ def _fails_as_written(pair: Any, ref: Callable[..., Any], errors: list[str]) -> 
 
 
 def _reference_high(
-    ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any], seed: int, traced: str | None
-) -> tuple[Any, str, set[int]]:
+    ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any], seed: int, traced: OwnCode
+) -> tuple[Any, str, set[Line]]:
     """The reference in float64 (else float32) on upcast inputs; native when neither runs. Each attempt starts
-    from the random state ``seed`` (``torch.manual_seed``). Also the lines of ``traced`` (reference.py) the run
-    that answered executed (:class:`~kernelopt.harness.branches.LineTrace`)."""
+    from the random state ``seed`` (``torch.manual_seed``). Also the lines of the reference's own code
+    (``traced``) the run that answered executed (:class:`~kernelopt.harness.branches.LineTrace`)."""
     import torch
 
     from kernelopt.harness.inputs import clone_tree, upcast_tree
@@ -410,7 +410,14 @@ def _check(ctx: _Ctx, loaded: list[_Loaded]) -> None:
     item = loaded[0]
     cand, ref = _instantiate(ctx, item)
     reference = item.pair.reference
-    subject = _Checked(item.pair, cand, ref, getattr(reference, "ATOL", None), getattr(reference, "RTOL", None))
+    subject = _Checked(
+        item.pair,
+        cand,
+        ref,
+        getattr(reference, "ATOL", None),
+        getattr(reference, "RTOL", None),
+        own=OwnCode(getattr(reference, "__file__", None)),
+    )
     for i in _cases(ctx, item.pair.shapes):
         _check_case(ctx, subject, i)
         if ctx.device.startswith("cuda"):
@@ -430,6 +437,7 @@ class _Checked:
     rtol: float | None
     hi_cache: dict[Any, Any] = field(default_factory=dict)
     same_draws: bool | None = None
+    own: OwnCode = field(default_factory=lambda: OwnCode(None))
 
 
 def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
@@ -513,7 +521,7 @@ def _check_seed(
     # widens the tolerance) nor charged to a kernel that draws the same way.
     run_seed = RUN_SEED_BASE + cc.seeds
     # a reference that branches on its dtype computes something else in float64: not its rounding either
-    traced = getattr(subject.pair.reference, "__file__", None)
+    traced = subject.own
     with _user(where, "the reference", culprit=Culprit.PROBLEM):
         torch.manual_seed(run_seed)
         before = generator_states(ctx.device)
@@ -525,7 +533,7 @@ def _check_seed(
         random = drew(before, generator_states(ctx.device))
         ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
         if precision != "native" and (
-            not _high_took_the_same_path(ctx, precision, native_path.lines, hi_lines)
+            not _high_took_the_same_path(ctx, subject.own, precision, native_path.lines, hi_lines)
             or (random and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi))
         ):
             ref_hi, precision = ref_native, "native"
@@ -574,17 +582,17 @@ def _check_seed(
     return out, ref_native
 
 
-def _high_took_the_same_path(ctx: _Ctx, precision: str, native: set[int], high: set[int]) -> bool:
-    """Whether the float64 run of the reference executed the lines of reference.py its own-dtype run executed
-    (:mod:`kernelopt.harness.branches`). When not (a branch on the dtype), the kernel is checked against the
-    own-dtype run with the dtype's default tolerance: the other branch's result would otherwise be read as the
-    reference's rounding error and widen the tolerance by the branch's difference."""
+def _high_took_the_same_path(ctx: _Ctx, own: OwnCode, precision: str, native: set[Line], high: set[Line]) -> bool:
+    """Whether the float64 run of the reference executed the lines of its own code (reference.py and the helper
+    modules it runs, :class:`~kernelopt.harness.branches.OwnCode`) its own-dtype run executed. When not (a branch
+    on the dtype), the kernel is checked against the own-dtype run with the dtype's default tolerance: the other
+    branch's result would otherwise be read as the reference's rounding error and widen the tolerance by the
+    branch's difference."""
     differ = other_lines(native, high)
     if differ:
-        shown = ", ".join(map(str, differ[:6])) + (f" and {len(differ) - 6} more" if len(differ) > 6 else "")
         ctx.warn_once(
             "branch-by-dtype",
-            f"the reference takes another path in {precision} than in its own dtype (reference.py line(s) {shown} "
+            f"the reference takes another path in {precision} than in its own dtype ({shown_lines(differ, own)} "
             "ran in one of the two only): the kernel is checked against the reference in its own dtype with the "
             "dtype's default tolerance",
         )
