@@ -249,12 +249,16 @@ def test_an_in_place_op_whose_reference_is_in_place_too_passes_the_gate(
     its reference does the same (``q.copy_(...)``, the op's contract). ``validate`` said V0 "FAIL: ... kernel
     modified input 0 in place; inputs must be left untouched" and ``tune`` failed every candidate the same way:
     the reference modifies that input too, so the kernel is right to. An input the reference modifies may be
-    modified by the kernel, to what the reference leaves in it; one it leaves alone may not."""
+    modified by the kernel, to what the reference leaves in it, and must be (harnessleft6); one it leaves alone
+    may not."""
     folder = DATA / "inplace_torch"
     ok = _check_in_process(tmp_path / "ok", monkeypatch, folder / "kernel.py", folder / "reference.py")
     assert ok.failure is None, ok.failure
+    # a kernel returning the right values but leaving q as it was breaks the op's contract: the caller sees q
+    # after the call (harnessleft6; before, it passed: only a reference returning nothing had its inputs checked)
     pure = _check_in_process(tmp_path / "pure", monkeypatch, folder / "kernel_pure.py", folder / "reference.py")
-    assert pure.failure is None, pure.failure
+    assert pure.failure is not None and pure.failure.error_class == "InputNotWritten"
+    assert "kernel left input 0 as it was, which the reference modifies in place besides" in pure.failure.message
     wrong = _check_in_process(tmp_path / "wrong", monkeypatch, folder / "kernel_wrong.py", folder / "reference.py")
     assert wrong.failure is not None and wrong.failure.error_class == "InputMutated"
     assert "the reference leaves" in wrong.failure.message
@@ -301,7 +305,7 @@ def test_the_tuning_check_lets_an_in_place_op_modify_what_its_reference_modifies
     problem = Problem(kernel_py=folder / "kernel.py", reference_py=folder / "reference.py")
     loaded = LoadedProblem.load(problem, "cpu")
     loaded.build(ProblemShape(kwargs={"n": 64}))
-    for name, ok in (("kernel.py", True), ("kernel_pure.py", True), ("kernel_wrong.py", False)):
+    for name, ok in (("kernel.py", True), ("kernel_pure.py", False), ("kernel_wrong.py", False)):
         candidate, verdict = load_candidate(loaded, folder / name)
         assert candidate is not None
         verdict = check_run(loaded, candidate, verdict)

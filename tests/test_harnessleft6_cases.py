@@ -26,8 +26,9 @@ def _check(tmp_path: Path, case: str, kernel: str, reference: str, *, seeds: int
     """Check ``kernel`` against ``reference`` of the case folder, copied with every helper file beside them."""
     folder = tmp_path / "problem"
     shutil.copytree(DATA / case, folder)
-    shutil.copy(folder / kernel, folder / "kernel.py")
-    shutil.copy(folder / reference, folder / "reference.py")
+    for name, role in ((kernel, "kernel.py"), (reference, "reference.py")):
+        if name != role:
+            shutil.copy(folder / name, folder / role)
     settings = HarnessSettings(device="cpu", case_timeout_s=30.0, seeds=seeds)
     return check_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
 
@@ -78,3 +79,92 @@ def test_own_code_is_the_reference_and_its_helpers_never_a_library(
     assert "<frozen importlib._bootstrap>" not in own and "<string>" not in own
     assert str(tmp_path / "rowsums.py") not in OwnCode(None)
     assert own.name(str(tmp_path / "lib" / "clamps.py")) == os.path.join("lib", "clamps.py")
+
+
+@pytest.mark.parametrize(
+    ("kernel", "error_class", "said"),
+    [
+        ("kernel_both.py", None, None),
+        (
+            "kernel_output_only.py",
+            "InputNotWritten",
+            "kernel left input 1 as it was, which the reference modifies in place besides returning its output",
+        ),
+        ("kernel_other_input.py", "InputMutated", "kernel modified input 0 in place (256 of 256 elements changed)"),
+        ("kernel_wrong_update.py", "InputMutated", "but not to what the reference leaves in it"),
+    ],
+)
+def test_an_input_the_reference_modifies_besides_its_output_is_checked(
+    tmp_path: Path, kernel: str, error_class: str | None, said: str | None
+) -> None:
+    # Seen (stop 39, left): a reference that updates an input in place and returns an output had only its output
+    # compared; a kernel returning the right output and leaving the input as it was passed, though the caller
+    # keeps that input (a running average, a KV cache). Now the input is checked whenever the reference modifies
+    # it, and the verdict names it
+    report = _check(tmp_path, "inplace_output", kernel, "reference.py", seeds=2)
+    if error_class is None:
+        assert report.passed, report.message
+        return
+    assert report.status is CorrectnessStatus.FAIL, report.message
+    assert report.error_class == error_class, report.message
+    assert said is not None and said in (report.message or ""), report.message
+
+
+INPUT_CASES = ["pure", "in_place", "wrong_in_place", "other_input"]
+
+
+def _after(case: str, x: object, avg: object) -> None:
+    """What each kind of kernel does to (x, avg), where the reference updates avg in place."""
+    import torch
+
+    assert isinstance(x, torch.Tensor) and isinstance(avg, torch.Tensor)
+    if case == "in_place":
+        avg.mul_(0.9).add_(x, alpha=0.1)
+    elif case == "wrong_in_place":
+        avg.mul_(0.5)
+    elif case == "other_input":
+        avg.mul_(0.9).add_(x, alpha=0.1)
+        x.zero_()
+
+
+def test_the_gate_and_the_tuning_checks_judge_inputs_by_one_rule() -> None:
+    # one input walk (harness/inplace.input_fault) for the gate worker's copy and the bench worker's fingerprint:
+    # the same input, the same kind, the same words (the copy also counts the elements)
+    import torch
+
+    from kernelopt.harness.inplace import InPlaceContract, InputCopy, InputFaultKind, InputPrints, input_fault
+
+    torch.manual_seed(0)
+    x0, avg0 = torch.rand(8, 32), torch.rand(8, 32)
+    expected_avg = avg0 * 0.9 + x0 * 0.1
+    contract = InPlaceContract({1: expected_avg}, returns_nothing=False)
+    kinds = {}
+    for case in INPUT_CASES:
+        verdicts = []
+        for snapshot_kind in (InputCopy, InputPrints):
+            x, avg = x0.clone(), avg0.clone()
+            before = snapshot_kind.of([x, avg])
+            _after(case, x, avg)
+            verdicts.append(input_fault(before, [x, avg], contract, dtype_hint=None, atol=None, rtol=None))
+        copy, prints = verdicts
+        assert (copy is None) == (prints is None), case
+        if copy is not None and prints is not None:
+            assert (copy.index, copy.kind) == (prints.index, prints.kind), case
+            assert prints.message == copy.message.replace(" (256 of 256 elements changed)", ""), case
+        kinds[case] = None if copy is None else (copy.index, copy.kind)
+    assert kinds == {
+        "pure": (1, InputFaultKind.NOT_WRITTEN),
+        "in_place": None,
+        "wrong_in_place": (1, InputFaultKind.MUTATED),
+        "other_input": (0, InputFaultKind.MUTATED),
+    }
+    # after a timing (many calls) an input the reference modifies may hold anything; the others may not
+    x, avg = x0.clone(), avg0.clone()
+    before = InputPrints.of([x, avg])
+    avg.mul_(0.5)
+    assert input_fault(before, [x, avg], contract, dtype_hint=None, atol=None, rtol=None, after_timing=True) is None
+    x.zero_()
+    late = input_fault(before, [x, avg], contract, dtype_hint=None, atol=None, rtol=None, after_timing=True)
+    assert late is not None and (late.index, late.kind) == (0, InputFaultKind.MUTATED)
+    # a reference that modifies nothing: every input must be left alone, none must be written
+    assert input_fault(InputCopy.of([x0]), [x0], InPlaceContract(), dtype_hint=None, atol=None, rtol=None) is None

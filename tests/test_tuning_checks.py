@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from kernelopt.harness.compare import check_outputs, prepare_reference
+from kernelopt.harness.inplace import fingerprint
 from kernelopt.harness.poison import POISON_BYTE
-from kernelopt.tuning.checks import fingerprint
 
 
 def _outputs() -> dict[str, torch.Tensor]:

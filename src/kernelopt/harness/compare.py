@@ -3,8 +3,9 @@
 Checks, in the order their messages are most useful: number and type of outputs, shape, dtype,
 device, elements never written (still holding the poison pattern), NaN / Inf where the reference has
 none, an all-zero or constant output against a varying reference (fails even when within tolerance),
-then the dtype-aware tolerance against the higher-precision reference. Input mutation and cached
-results need state across calls and are checked by the worker with :func:`changed_elements`.
+then the dtype-aware tolerance against the higher-precision reference. Inputs modified in place are judged by
+:mod:`kernelopt.harness.inplace` (with :func:`changed_elements`); cached results need state across calls and are
+checked by the worker.
 """
 
 from __future__ import annotations
@@ -79,45 +80,6 @@ def changed_elements(before: torch.Tensor, after: torch.Tensor) -> int:
     else:
         diff = before != after
     return int(diff.sum().item())
-
-
-def modified_inputs(before: Any, after: Any) -> dict[int, torch.Tensor]:
-    """The tensors of ``after`` (inputs after a call) that differ from ``before`` (their copy from before it), by
-    their index among the inputs' tensors: what a reference that works in place leaves in its inputs."""
-    from kernelopt.harness.inputs import tensors_in
-
-    pairs = zip(tensors_in(before), tensors_in(after), strict=False)
-    return {j: b for j, (a, b) in enumerate(pairs) if changed_elements(a, b)}
-
-
-def left_unlike_reference(
-    j: int,
-    after: torch.Tensor,
-    reference_left: torch.Tensor,
-    *,
-    dtype_hint: str | None,
-    atol: float | None,
-    rtol: float | None,
-) -> str | None:
-    """Why input ``j``, which the kernel modified in place as the reference modifies it, does not hold what the
-    reference leaves in it (the output check's tolerance); ``None`` when it does. An in-place op (RoPE rotating q,
-    an optimizer step) is right to modify what its reference modifies, and only that (issue 32, breaker5 i2)."""
-    chk = check_outputs(after, reference_left, reference_left, dtype_hint=dtype_hint, atol=atol, rtol=rtol)
-    if chk.message is None:
-        return None
-    return (
-        f"kernel modified input {j} in place, as the reference does, but not to what the reference leaves in it: "
-        f"{chk.message}"
-    )
-
-
-def left_unwritten(j: int) -> str:
-    """Why a kernel fails that left input ``j`` as it was, where the reference works in place, returns nothing, and
-    modifies it (its inputs are its result): the work skipped."""
-    return (
-        f"kernel left input {j} as it was, which the reference modifies in place (returning nothing: its inputs "
-        "are its result)"
-    )
 
 
 class _Mismatch(Exception):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
@@ -57,6 +57,9 @@ from kernelopt.oneline import first_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.vocabulary import Device
 from kernelopt.worker.environment import interpret_here
+
+if TYPE_CHECKING:
+    from kernelopt.harness.inplace import InPlaceContract, InputCopy
 
 EXIT_ENVIRONMENT = 3
 DEVICE_UNAVAILABLE_PREFIX = "kernelopt worker: "
@@ -508,7 +511,8 @@ def _check_seed(
     """
     import torch
 
-    from kernelopt.harness.compare import check_outputs, modified_inputs
+    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.inplace import InPlaceContract, InputCopy, modified_inputs
     from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
     from kernelopt.harness.timers import synchronize
 
@@ -528,7 +532,8 @@ def _check_seed(
         ref_inputs = clone_tree(inputs)
         with LineTrace(traced) as native_path:
             ref_native = subject.ref(*ref_inputs)
-        ref_left = modified_inputs(inputs, ref_inputs)  # an op in place: what it leaves in its inputs
+        # an op in place: what it leaves in its inputs
+        contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
         del ref_inputs
         random = drew(before, generator_states(ctx.device))
         ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
@@ -540,7 +545,7 @@ def _check_seed(
     cc.reference_precision = precision
     ctx.step(Step.CHECK)
     _fail_if_reference_not_finite(cc, ref_native, where)
-    saved = clone_tree(inputs)
+    saved = InputCopy.of(inputs)
     if not poison_device_memory(ctx.device, tensors_in(ref_native)):
         ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
     synchronize(ctx.device)
@@ -553,10 +558,9 @@ def _check_seed(
     cc.seeds += 1
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
-    in_place = ref_native is None and bool(ref_left)  # an op in place returning nothing: its inputs are its result
-    _fail_if_inputs_changed(ctx, cc, saved, inputs, where, ref_left, subject, result_in_inputs=in_place)
+    _fail_if_inputs_changed(ctx, cc, saved, inputs, where, contract, subject)
     _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
-    if in_place:
+    if contract.whole_result:  # an op in place returning nothing: its inputs, checked above, are its result
         ctx.progress.emit("check_end")
         return out, ref_native
     chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
@@ -659,41 +663,16 @@ def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) ->
 
 
 def _fail_if_inputs_changed(
-    ctx: _Ctx,
-    cc: CaseCheck,
-    saved: Any,
-    inputs: Any,
-    where: str,
-    ref_left: Mapping[int, Any],
-    subject: _Checked,
-    *,
-    result_in_inputs: bool = False,
+    ctx: _Ctx, cc: CaseCheck, saved: InputCopy, inputs: Any, where: str, contract: InPlaceContract, subject: _Checked
 ) -> None:
-    """Fail the case when the kernel wrote into one of its inputs (``saved`` is their copy from before), unless the
-    reference modifies that input too (``ref_left``: what it leaves there) and the kernel leaves the same.
-    ``result_in_inputs`` (a reference that works in place and returns nothing): an input it modifies that the
-    kernel leaves as it was fails too (the work skipped)."""
-    from kernelopt.harness.compare import changed_elements, left_unlike_reference, left_unwritten
-    from kernelopt.harness.inputs import tensors_in
+    """Fail the case when the kernel broke the in-place rule (:mod:`kernelopt.harness.inplace`): it wrote into an
+    input the reference leaves alone (``saved`` is the inputs' copy from before), or left one the reference
+    modifies (``contract``) as it was or unlike what the reference leaves in it."""
+    from kernelopt.harness.inplace import input_fault
 
-    for j, (before, after) in enumerate(zip(tensors_in(saved), tensors_in(inputs), strict=False)):
-        changed = changed_elements(before, after)
-        if changed and j in ref_left:
-            why = left_unlike_reference(
-                j, after, ref_left[j], dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol
-            )
-            if why is not None:
-                _fail_case(ctx, cc, f"{where}: {why}", "InputMutated")
-        elif result_in_inputs and j in ref_left:
-            _fail_case(ctx, cc, f"{where}: {left_unwritten(j)}", "InputNotWritten")
-        elif changed:
-            _fail_case(
-                ctx,
-                cc,
-                f"{where}: kernel modified input {j} in place ({changed} of {before.numel()} elements "
-                "changed); inputs must be left untouched",
-                "InputMutated",
-            )
+    fault = input_fault(saved, inputs, contract, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
+    if fault is not None:
+        _fail_case(ctx, cc, f"{where}: {fault.message}", fault.kind.value)
 
 
 def _fail_if_stale(

@@ -42,7 +42,6 @@ from kernelopt.tuning.checks import (
     Verdict,
     classify,
     device_free_bytes,
-    fingerprint,
     first_line,
     indexed_device,
     is_out_of_memory,
@@ -284,6 +283,8 @@ def _warm_up(device: str) -> None:
     """Run a few small ops of every kind the checks use, so that the runtime's one-time allocations (thread
     pools, kernels loaded on first use) land before the baseline, not in the first candidate's peak."""
     import torch
+
+    from kernelopt.harness.inplace import fingerprint
 
     x = torch.randn(1 << 16, device=device)
     fingerprint([x])

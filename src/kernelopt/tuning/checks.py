@@ -2,12 +2,13 @@
 
 Shared by the bench service (:mod:`kernelopt.tuning.bench_worker`, the primary shape) and the compile
 service (:mod:`kernelopt.tuning.compile_pool`, the compile shape). :class:`LoadedProblem` holds
-reference.py imported once, its inputs built once (seed 0), their :func:`fingerprint` (the mutation check
-keeps no copy of the inputs) and the reference's output in its own dtype. :func:`run_candidate` loads a
-candidate file, runs it once on those inputs and checks it: the load (``COMPILE_ERROR``), the call
-(``COMPILE_ERROR`` for a Triton compilation failure, ``OUT_OF_MEMORY``, ``RUN_ERROR``), the inputs left
-untouched, and the outputs against the reference (:func:`kernelopt.harness.compare.check_outputs`, in
-chunks, so a 1 GB output never gets a float64 copy). A failure is a :class:`Verdict`, never an exception.
+reference.py imported once, its inputs built once (seed 0), their fingerprint (the in-place rule's
+:class:`~kernelopt.harness.inplace.InputPrints`: no copy of the inputs kept) and the reference's output in its
+own dtype. :func:`run_candidate` loads a candidate file, runs it once on those inputs and checks it: the load
+(``COMPILE_ERROR``), the call (``COMPILE_ERROR`` for a Triton compilation failure, ``OUT_OF_MEMORY``,
+``RUN_ERROR``), the inputs (the gate's in-place rule, :mod:`kernelopt.harness.inplace`), and the outputs
+against the reference (:func:`kernelopt.harness.compare.check_outputs`, in chunks, so a 1 GB output never gets
+a float64 copy). A failure is a :class:`Verdict`, never an exception.
 
 torch is imported inside the functions: importing this module does nothing.
 """
@@ -24,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
 from kernelopt.harness.loader import check_shapes
@@ -33,6 +34,9 @@ from kernelopt.oneline import one_line
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
+
+if TYPE_CHECKING:
+    from kernelopt.harness.inplace import InPlaceContract, InputPrints
 
 STICKY_CUDA_ERRORS = (
     "illegal memory access",
@@ -115,43 +119,6 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-_WEIGHTS: dict[tuple[str, int], Any] = {}
-
-
-def _weights(device: Any, n: int) -> Any:
-    """``1, 2, ..., n`` as int64 on ``device``, made once per device and chunk size."""
-    import torch
-
-    key = (str(device), n)
-    if key not in _WEIGHTS:
-        _WEIGHTS[key] = torch.arange(1, n + 1, dtype=torch.int64, device=device)
-    return _WEIGHTS[key]
-
-
-def fingerprint(obj: Any) -> list[tuple[int, int, int]]:
-    """A checksum of every tensor in ``obj`` (its bytes read as integers, chunk by chunk): ``(bytes, sum,
-    position-weighted sum)`` each, so a changed or moved element changes it but for a vanishing chance, with no
-    copy of the inputs kept."""
-    import torch
-
-    from kernelopt.harness.inputs import tensors_in
-
-    out = []
-    for t in tensors_in(obj):
-        raw = t.detach().contiguous().reshape(-1).view(torch.uint8)
-        words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
-        total, weighted = 0, 0
-        step = chunk_for(words.numel())
-        for a in range(0, words.numel(), step):
-            chunk = words[a : a + step].to(torch.int64)
-            total = (total + int(chunk.sum().item())) % (1 << 64)
-            chunk.mul_(_weights(chunk.device, chunk.numel()))
-            weighted = (weighted + int(chunk.sum().item()) + a) % (1 << 64)
-            del chunk
-        out.append((raw.numel(), total, weighted))
-    return out
-
-
 def _accepts_device(fn: Callable[..., Any]) -> bool:
     try:
         return "device" in inspect.signature(fn).parameters
@@ -190,7 +157,8 @@ class LoadedProblem:
         shapes: reference.py's ``SHAPES`` (``[]`` when absent).
         inputs: the inputs (seed 0) on ``device``.
         expected: the reference's output on them, in its own dtype.
-        prints: the inputs' :func:`fingerprint`.
+        prints: the inputs' fingerprint (:class:`~kernelopt.harness.inplace.InputPrints`), taken after each build.
+        contract: what the reference does to its inputs (:class:`~kernelopt.harness.inplace.InPlaceContract`).
         init_inputs: ``get_init_inputs()`` of the KernelBench form (``[]`` otherwise).
         ref_model: the reference Model instance (KernelBench form).
         prepared: what the value checks need of ``expected``, read once
@@ -206,13 +174,13 @@ class LoadedProblem:
     shapes: list[dict[str, Any]]
     inputs: list[Any] = field(default_factory=list)
     expected: Any = None
-    prints: list[tuple[int, int, int]] = field(default_factory=list)
+    prints: InputPrints | None = None
     init_inputs: list[Any] = field(default_factory=list)
     ref_model: Any = None
     prepared: list[Any] = field(default_factory=list)
     chunk_elems: int = CHUNK_MIN_ELEMS
     watch: UserCodeWatch | None = None
-    reference_left: dict[int, Any] = field(default_factory=dict)
+    contract: InPlaceContract | None = None
 
     @classmethod
     def load(cls, problem: Problem, device: str, *, watch: UserCodeWatch | None = None) -> LoadedProblem:
@@ -279,13 +247,12 @@ class LoadedProblem:
         """
         import torch
 
-        from kernelopt.harness.compare import modified_inputs
+        from kernelopt.harness.inplace import InPlaceContract, InputPrints, modified_inputs
         from kernelopt.harness.inputs import nbytes
 
         self._use(shape)
         self.inputs = self.make_inputs(self.device)
-        self.prints = fingerprint(self.inputs)
-        self.reference_left = {}
+        self.prints = InputPrints.of(self.inputs)
         with torch.set_grad_enabled(self.form.takes_gradients):
             ref = self.reference_callable(self.device)
             self.ref_model = ref if self.form is KernelForm.KERNELBENCH else None
@@ -293,10 +260,11 @@ class LoadedProblem:
             with _running(self.watch, where):
                 self.expected = ref(*self.inputs)
                 synchronize(self.device)
-        if fingerprint(self.inputs) != self.prints:  # an op in place: candidates may leave what it leaves
+        self.contract = InPlaceContract(returns_nothing=self.expected is None)
+        if self.prints.changed(self.inputs):  # an op in place: candidates must leave what it leaves
             modified = self.inputs
             self.restore_inputs()
-            self.reference_left = modified_inputs(self.inputs, modified)  # the inputs are built again as they were
+            self.contract.left = modified_inputs(self.inputs, modified)  # the inputs are built again as they were
         from kernelopt.harness.compare import prepare_reference
         from kernelopt.harness.inputs import tensors_in
 
@@ -324,8 +292,10 @@ class LoadedProblem:
         """Build the inputs again (seed 0) after something modified them."""
         self.inputs = []
         gc.collect()
+        from kernelopt.harness.inplace import InputPrints
+
         self.inputs = self.make_inputs(self.device)
-        self.prints = fingerprint(self.inputs)
+        self.prints = InputPrints.of(self.inputs)
 
     def candidate_callable(self, module: ModuleType) -> Callable[..., Any]:
         """``module.run``, or its ``ModelNew`` (same init inputs and seed; the reference's weights when the
@@ -411,7 +381,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
         if changed:
             verdict.outcome, verdict.reason = Outcome.WRONG_RESULT, changed
             return verdict
-        if in_place_result(loaded):  # the inputs, checked above, are the result
+        if loaded.contract is not None and loaded.contract.whole_result:  # the inputs, checked above, are the result
             return verdict
         chk = check_outputs(
             out,
@@ -431,50 +401,25 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     return verdict
 
 
-def in_place_result(loaded: LoadedProblem) -> bool:
-    """Whether the reference works in place and returns nothing: the inputs it modifies are its result."""
-    return loaded.expected is None and bool(loaded.reference_left)
-
-
 def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None:
-    """The failure line when a candidate modified an input (the inputs are then built again), else ``None``. An
-    input the reference modifies too (an op in place) may be modified: after one call (``timing`` false) to what
-    the reference leaves in it, after many (timing) to anything."""
-    from kernelopt.harness.compare import left_unlike_reference, left_unwritten
-    from kernelopt.harness.inputs import tensors_in
+    """The failure line when a candidate broke the in-place rule (:func:`kernelopt.harness.inplace.input_fault`,
+    the gate's rule: an input the reference leaves alone left alone, one it modifies modified to what it leaves
+    there; after a timing, ``timing``, only the first), else ``None``. Modified inputs are then built again."""
+    from kernelopt.harness.inplace import input_fault
 
-    now = fingerprint(loaded.inputs)
-    changed = [j for j, (a, b) in enumerate(zip(now, loaded.prints, strict=False)) if a != b]
-    if len(now) != len(loaded.prints):
-        changed = changed or [len(now)]
-    untouched = [j for j in loaded.reference_left if j not in changed] if in_place_result(loaded) else []
-    if untouched and not timing:
-        if changed:
-            loaded.restore_inputs()
-        return f"the {left_unwritten(untouched[0])}"
-    if not changed:
-        return None
-    wrong = [j for j in changed if j not in loaded.reference_left]
-    unlike = None
-    if not wrong and not timing:
-        tensors = tensors_in(loaded.inputs)
-        reasons = (
-            left_unlike_reference(
-                j,
-                tensors[j],
-                loaded.reference_left[j],
-                dtype_hint=loaded.problem.dtype_hint,
-                atol=loaded.atol,
-                rtol=loaded.rtol,
-            )
-            for j in changed
-        )
-        unlike = next((r for r in reasons if r is not None), None)
-    loaded.restore_inputs()
-    if wrong:
-        which = ", ".join(str(j) for j in wrong)
-        return f"the kernel modified input {which} in place; inputs must be left untouched"
-    return None if unlike is None else f"the {unlike}"
+    assert loaded.prints is not None and loaded.contract is not None, "build() first"
+    fault = input_fault(
+        loaded.prints,
+        loaded.inputs,
+        loaded.contract,
+        dtype_hint=loaded.problem.dtype_hint,
+        atol=loaded.atol,
+        rtol=loaded.rtol,
+        after_timing=timing,
+    )
+    if fault is not None or loaded.contract.left:  # an input changed (or may have: an op in place)
+        loaded.restore_inputs()
+    return None if fault is None else f"the {fault.message}"
 
 
 def run_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:

@@ -1,4 +1,4 @@
-"""Returns the right values and leaves its input untouched, where the reference modifies it."""
+"""Returns the right values and leaves its input untouched, where the reference modifies it: fails (InputNotWritten)."""
 
 
 def run(x):
