@@ -7,7 +7,8 @@ Each run tunes a copy of tests/data/loop on the CPU whose kernel marks what it d
 when a candidate is loaded, ``run<n>.<pid>`` per call on n elements) and pauses while a ``pause`` file there
 says so, so a signal lands at a known moment: a candidate's load (the compile step of a torch kernel on the
 CPU: no compile pool there), its timing, the final re-time, the write (a ``sitecustomize`` of the test holds
-``os.replace`` of kernel.py), the first heavy import (the same hook holds numpy's import half way). The runs
+the swap of kernel.py, or its ``os.replace`` where names cannot be swapped, and can save the user's edit there),
+the first heavy import (the same hook holds numpy's import half way). The runs
 are few (each starts workers): one folder takes the signals in turn, each run resuming the last one's record.
 """
 
@@ -80,8 +81,9 @@ def run(x, y):
 '''
 
 # The test's hook in the tune process only (it takes its variables out of the environment, so no child sees
-# them): "replace" holds os.replace of kernel.py, "numpy" numpy's import half way, each until the test writes
-# "<what>.go" beside its mark or for TUNE_HOOK_PAUSE_S.
+# them): "replace" holds the write of kernel.py (its swap, or os.replace where names cannot be swapped), "save"
+# saves TUNE_HOOK_SAVE over kernel.py there as an editor does (a rename) and goes on, "numpy" holds numpy's import
+# half way; a hold lasts until the test writes "<what>.go" beside its mark or for TUNE_HOOK_PAUSE_S.
 HOOK = """import os
 import sys
 import time
@@ -90,6 +92,7 @@ _marks = os.environ.pop("TUNE_HOOK_MARKS", "")
 _what = os.environ.pop("TUNE_HOOK", "")
 _pause_s = float(os.environ.pop("TUNE_HOOK_PAUSE_S", "30"))
 _target = os.environ.pop("TUNE_HOOK_TARGET", "")
+_save = os.environ.pop("TUNE_HOOK_SAVE", "")
 _pid = os.getpid()
 
 
@@ -100,7 +103,7 @@ def _held(what):
         time.sleep(0.01)
 
 
-if _what == "replace":
+if _what in ("replace", "save"):
     _replace = os.replace
 
     def _slow_replace(src, dst, *args, **kwargs):
@@ -111,6 +114,23 @@ if _what == "replace":
         return _replace(src, dst, *args, **kwargs)
 
     os.replace = _slow_replace
+
+    import kernelopt.exchange as _exchange  # the write swaps kernel.py in where names can be exchanged
+
+    _swap = _exchange.swap
+
+    def _slow_swap(a, b):
+        global _save
+        if os.getpid() == _pid and os.path.realpath(b) == _target and _what == "replace":
+            _held("replace")
+        elif os.getpid() == _pid and os.path.realpath(b) == _target and _save:  # after tune's last check
+            with open(_target + ".swp", "w") as fh:
+                fh.write(_save)
+            _replace(_target + ".swp", _target)
+            _save = ""
+        return _swap(a, b)
+
+    _exchange.swap = _slow_swap
 elif _what == "numpy":
 
     class _HalfNumpy:
@@ -146,7 +166,9 @@ class Tune:
     def kernel_py(self) -> Path:
         return self.folder / "kernel.py"
 
-    def start(self, *args: str, hook: str = "", hook_pause_s: float = 30, budget: int = 3) -> subprocess.Popen[str]:
+    def start(
+        self, *args: str, hook: str = "", hook_pause_s: float = 30, budget: int = 3, save: str = ""
+    ) -> subprocess.Popen[str]:
         env = {
             **os.environ,
             "PYTHONPATH": f"{self.hook}{os.pathsep}{SRC}",
@@ -156,6 +178,7 @@ class Tune:
             "TUNE_HOOK": hook,
             "TUNE_HOOK_PAUSE_S": str(hook_pause_s),
             "TUNE_HOOK_TARGET": os.path.realpath(self.kernel_py),
+            "TUNE_HOOK_SAVE": save,
         }
         argv = [sys.executable, "-m", "kernelopt", "tune", str(self.folder), "--device", "cpu"]
         argv += ["--budget", str(budget), "--repetitions", "3", *args]
@@ -274,7 +297,7 @@ def test_signals_at_every_moment_leave_kernel_py_and_the_rerun_resumes(tune: Tun
     assert tune.results() == 3  # the re-time was not recorded: it never ended
     tune.pause("pause", None)
 
-    proc = tune.start(hook="replace")  # SIGKILL in the write (os.replace of kernel.py held)
+    proc = tune.start(hook="replace")  # SIGKILL in the write (the swap of kernel.py held)
     wait_for(lambda: (tune.marks / "replace").exists(), proc, "the write")
     proc.kill()
     finish(proc)
@@ -334,6 +357,21 @@ def test_an_edit_made_during_the_session_is_kept_and_a_second_tune_is_refused(
     assert "+BLOCK" not in out  # no diff of the old text
     assert tune.kernel_py.read_text() == edited
     assert tune.results() >= 1  # the record is kept
+
+
+@pytest.mark.timeout(120)
+def test_an_edit_saved_after_the_last_check_before_the_write_is_kept(tune: Tune) -> None:
+    """The window the second fault trial left (docs/faults.md): a save landing between tune's last check of
+    kernel.py and its write was replaced by the tuned text. The hook saves there, by a rename as editors do."""
+    edited = KERNEL + "\n# saved in the instant before the write\n"
+    proc = tune.start(hook="save", save=edited)
+    code, out, err = finish(proc)
+    assert code == 2, err
+    line = one_line(err)
+    assert f"{tune.kernel_py} changed during the session: nothing written, the file is as you left it" in line, err
+    assert tune.kernel_py.read_text() == edited and "+BLOCK" not in out
+    assert [n for n in tune.leftovers() if n.startswith(".kernel.py.")] == []
+    assert tune.results() >= 1  # the record is kept: the rerun serves it
 
 
 @pytest.mark.timeout(60)

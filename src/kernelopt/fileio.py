@@ -35,11 +35,12 @@ import stat
 import tempfile
 import threading
 import tokenize
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernelopt import exchange
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.redact import redact
 
@@ -59,7 +60,15 @@ class ReadOnlyRefused(EnvironmentProblem):
 
 
 class SourceChanged(UsageError):
-    """The file no longer holds the bytes it was read with: it was edited, replaced or deleted (exit 2)."""
+    """The file no longer holds the bytes it was read with: it was edited, replaced or deleted (exit 2).
+
+    Attributes:
+        kept: a file kept beside it (a save that reached the new text while it was in place), else None.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, kept: Path | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.kept = kept
 
 
 def umask() -> int:
@@ -211,13 +220,118 @@ def _write_bytes(path: Path, data: bytes, *, expected: bytes | None = None) -> N
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        ours = os.stat(tmp)
         with signals_held():
-            if expected is not None:
-                _check_unchanged(path, expected)
-            os.replace(tmp, target)
+            if expected is None:
+                os.replace(tmp, target)
+            else:
+                _swap_in(Path(tmp), target, path, expected)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with suppress(OSError):  # the temporary name may hold a file of the user's after a swap: never theirs
+            if _same(os.lstat(tmp), ours):
+                os.unlink(tmp)
         raise
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+#: How many saves landing during one write the swap back follows before it stops (each is a rename by the user).
+MAX_SWAPS = 64
+
+
+def _swap_in(tmp: Path, target: Path, path: Path, expected: bytes) -> None:
+    """Put the new file ``tmp`` in ``target``'s place only over the bytes ``expected``, with no window in which
+    a save of the user's can be lost (the exchange and the lease of :mod:`kernelopt.exchange`).
+
+    The file the name holds (X) is opened and leased, and checked; the names are exchanged; what came back under
+    ``tmp`` is X, still ``expected``, and no writer waits on it: written, X goes. Anything else means the user
+    saved during the write (a rename put another file in place, or an editor's open for writing waits on X):
+    the user's file is swapped back, following any later save, and the new file goes; an editor waiting on X
+    then writes into the file in place. Where the exchange is not available: the check and ``os.replace``.
+
+    Raises:
+        SourceChanged: the user's file changed (before or during the write); it is in place, nothing written.
+    """
+    _check_unchanged(path, expected)
+    x_fd = os.open(target, os.O_RDONLY)
+    try:
+        x_lease = exchange.ReadLease(x_fd)  # from here an open of X for writing waits, and is seen
+        if _read_all(x_fd) != expected:
+            raise _changed(path)
+        t_fd = os.open(tmp, os.O_RDONLY)
+        try:
+            t_lease = exchange.ReadLease(t_fd)  # a save reaching the new file while it is in place is seen too
+            if not exchange.swap(tmp, target):
+                _check_unchanged(path, expected)
+                os.replace(tmp, target)
+                return
+            back = os.lstat(tmp)
+            if _same(back, os.fstat(x_fd)) and not x_lease.broken() and _read_all(x_fd) == expected:
+                os.unlink(tmp)  # X: what the session read, which nobody can write any more
+                return
+            kept = _swap_back(tmp, target, ours=os.fstat(t_fd), back=back, reached=t_lease.broken)
+        finally:
+            os.close(t_fd)
+    finally:
+        os.close(x_fd)  # the lease goes: an editor's open waiting on X goes on, into the file in place
+    raise SourceChanged(
+        f"{path} changed while it was written; nothing written (the edit made meanwhile is kept"
+        + (f"; a save that reached the new text is in {kept})" if kept is not None else ")"),
+        hint="run again: the session record serves what was measured",
+        kept=kept,
+    )
+
+
+def _swap_back(
+    tmp: Path, target: Path, *, ours: os.stat_result, back: os.stat_result, reached: Callable[[], bool]
+) -> Path | None:
+    """After a swap that brought back a file of the user's (``back``, under ``tmp``): the user's latest file in
+    ``target``'s place again, the new file (``ours``) gone; the path of a file kept beside, if any.
+
+    Each exchange puts the file under ``tmp`` in place and brings back what ``target`` held; when that is not
+    what the previous exchange put there, another save landed meanwhile (a newer file): it goes in place next.
+    What is left under ``tmp`` at the end is the new file, or a save the user's later one replaced (as its rename
+    would have). The new file is kept beside rather than removed when a writer may have reached it while it was
+    in place (its lease broken)."""
+    previous, placed = ours, back
+    try:
+        for _ in range(MAX_SWAPS):
+            exchange.swap(tmp, target)
+            got = os.lstat(tmp)
+            if _same(got, previous):
+                break
+            previous, placed = placed, got
+        else:
+            return _keep_beside(tmp, target)
+    except OSError:  # the user's file stays where it is, under a name that says so
+        return _keep_beside(tmp, target)
+    if _same(previous, ours) and reached():
+        return _keep_beside(tmp, target)
+    os.unlink(tmp)
+    return None
+
+
+def _keep_beside(tmp: Path, target: Path) -> Path:
+    kept = target.with_name(f"{target.name}.kept-{os.getpid()}")
+    os.replace(tmp, kept)
+    return kept
+
+
+def _changed(path: Path) -> SourceChanged:
+    return SourceChanged(
+        f"{path} changed during the session; nothing written (the edit made meanwhile is kept)",
+        hint="run again: the session record serves what was measured",
+    )
 
 
 # ---------------------------------------------------------------------------------------------- a user's source
@@ -279,10 +393,7 @@ def _check_unchanged(path: Path, expected: bytes) -> None:
     except IsADirectoryError:  # replaced by a folder: changed like any edit (it was exit 70; second trial, t12)
         raise SourceChanged(f"{path} is a folder now; nothing written", hint="restore the file and run again") from None
     if now != expected:
-        raise SourceChanged(
-            f"{path} changed during the session; nothing written (the edit made meanwhile is kept)",
-            hint="run again: the session record serves what was measured",
-        )
+        raise _changed(path)
 
 
 @contextmanager

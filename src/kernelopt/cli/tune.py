@@ -442,14 +442,15 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                 0,
             )
         raise
-    except SourceChanged:
+    except SourceChanged as exc:
         from kernelopt.tuning.folder import config_text
 
         deleted = not (kernel_py.exists() or kernel_py.is_symlink())
+        kept = f"; a save that reached the new text while it was in place is in {exc.kept}" if exc.kept else ""
         raise UsageError(
             f"{kernel_py} {'was deleted' if deleted else 'changed'} during the session: nothing written, the file "
             f"is as you left it (the best found, {config_text(r.best_config)}, is in the session record "
-            f"{prepared.record_path})",
+            f"{prepared.record_path}{kept})",
             # a deleted file cannot be tuned "as it is now" (second fault trial, t9)
             hint="restore it and run again: the record serves what was measured"
             if deleted

@@ -829,16 +829,19 @@ def apply(
     Raises:
         TunableError: unknown, refused, ambiguous or illegal change, or a change that does nothing.
         InputFileError: the file is missing or not UTF-8.
+        SourceChanged: the file was saved between its read and the write (nothing written, the save kept).
     """
-    from kernelopt.fileio import atomic_write_code
+    from kernelopt import fileio
 
     p = Path(path)
+    read_source(p)  # its one-line refusals: a folder, no such file, not UTF-8
+    source = fileio.read_source(p)  # the bytes the write may replace, line endings as they are
     result = apply_source(
-        read_source(p), changes, filename=p.name, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
+        source.text, changes, filename=p.name, limits=limits, kernel=kernel, gpu=gpu, evaluation=evaluation
     )
     result.path = str(p)
     if write and result.edits:
-        atomic_write_code(p, result.new_source)
+        fileio.replace_source(source, result.new_source)  # a save of the user's meanwhile is kept, never lost
         result.written = True
     return result
 
