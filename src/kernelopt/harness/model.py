@@ -93,6 +93,10 @@ class BenchSettings(_Model):
         compile_backend: the ``torch.compile`` backend (``inductor``; tests use ``eager``).
         max_graph_output_bytes: the most memory the outputs a CUDA graph keeps may take, bytes (``None``:
             the timer's own cap, 1 GiB); the tuning engine's bench worker bounds it by the problem's size.
+        claim_margin_pct: the claim rule's margin (:func:`kernelopt.harness.stats.claim`): a case whose timing
+            claims a difference between the current version and another callable at this margin is timed
+            again, interleaved, so the claim can be confirmed (:func:`kernelopt.harness.stats.compare_retimed`);
+            ``None``: no re-time (a timing whose figures claim nothing).
     """
 
     seconds_per_case: float = Field(default=1.0, gt=0)
@@ -107,6 +111,7 @@ class BenchSettings(_Model):
     compile_reference: bool = False
     compile_backend: str = "inductor"
     max_graph_output_bytes: int | None = Field(default=None, ge=0)
+    claim_margin_pct: float | None = Field(default=None, ge=0, lt=100)
 
 
 class WorkerJob(_Model):
@@ -222,6 +227,9 @@ class VersionTiming(_Model):
         input_sets: distinct input sets rotated through.
         l2_flushed: the L2 cache was flushed before each sample.
         warnings: e.g. graph capture failed and batches were used.
+        retime_samples_us: the samples of the re-time (a second interleaved timing of every callable, made when
+            the first claimed a difference, :attr:`BenchSettings.claim_margin_pct`), in the order taken; empty
+            when there was none.
     """
 
     label: str
@@ -231,6 +239,7 @@ class VersionTiming(_Model):
     input_sets: int = 1
     l2_flushed: bool = False
     warnings: list[str] = Field(default_factory=list)
+    retime_samples_us: list[float] = Field(default_factory=list)
 
 
 class CaseTiming(_Model):
