@@ -3096,14 +3096,21 @@ def discover(
     *,
     gpu: str | None = None,
     evaluation: AutotuneEvaluation | None = None,
+    reference: Path | None = None,
 ) -> list[Tunable]:
-    """Every knob of the kernel file ``path``, in source order of discovery (see :func:`discover_source`).
+    """Every knob of the kernel file ``path``, in source order of discovery (see :func:`discover_source`); a knob
+    the task's reference fixes (``reference``, else the reference.py beside the file) is listed, not editable
+    (:func:`kernelopt.tunables.fixed.fix_by_reference`).
 
     Raises:
         TunableError: the file does not parse.
         InputFileError: the file does not exist or is not UTF-8 text.
     """
-    return discover_source(read_source(path), Path(path).name, gpu=gpu, evaluation=evaluation)
+    from kernelopt.tunables.fixed import fix_by_reference, reference_text
+
+    found = discover_source(read_source(path), Path(path).name, gpu=gpu, evaluation=evaluation)
+    fix_by_reference(found, reference_text(Path(path), reference))
+    return found
 
 
 def read_source(path: Path) -> str:

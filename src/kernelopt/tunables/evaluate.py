@@ -20,6 +20,7 @@ from kernelopt.errors import KerneloptError
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.tunables.analysis import GIVE_REFERENCE, analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
+from kernelopt.tunables.fixed import fix_by_reference, reference_text
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -197,11 +198,14 @@ def discover_evaluated(
     name = Path(kernel_py).name
     run = reference is not None and (needs_values(source, name) or bool(needs_evaluation(source, name)))
     if not needs_evaluation(source, name) and not run:
-        return analyze(source, name, gpu=gpu)[2], None
+        found = analyze(source, name, gpu=gpu)[2]
+        fix_by_reference(found, reference_text(Path(kernel_py), reference))
+        return found, None
     evaluation = evaluate_autotune(
         Path(kernel_py), reference=reference if run else None, device=device, timeout_s=timeout_s, env=env
     )
     found = analyze(source, name, gpu=gpu, **evaluated(evaluation))[2]
+    fix_by_reference(found, reference_text(Path(kernel_py), reference))
     if evaluation.problem is not None and not evaluation.spaces:
         for t in found:
             if t.kind is TunableKind.AUTOTUNE_CONFIG and t.key.endswith(".configs"):
