@@ -1116,6 +1116,7 @@ def _performance(
             speedup_p_value=s.p_value,
             speedup_effect_size_d=s.effect_size_d,
             verdict=s.verdict.value,
+            speedup_retime=s.retime_speedup,
         )
     method = f"{primary.method.value}, {primary.launches_per_sample} launch(es)/sample, {cur.n} samples" + (
         ", L2 flushed before each sample" if primary.l2_flushed else ""
@@ -1158,6 +1159,7 @@ def _reference_speedup(primary: CaseBench) -> ReferenceSpeedup | None:
         eager_p_value=eager.p_value if eager is not None else None,
         eager_effect_size_d=eager.effect_size_d if eager is not None else None,
         eager_verdict=eager.verdict.value if eager is not None else None,
+        eager_retime=eager.retime_speedup if eager is not None else None,
         eager_latency_us=primary.reference.median if primary.reference is not None else None,
         compiled=compiled.speedup if compiled is not None and primary.compiled_withheld is None else None,
         compiled_ci_low=compiled.ci_low if compiled is not None else None,

@@ -81,6 +81,12 @@ class Comparison(_Model):
     speedup_p_value: float | None = Field(default=None, ge=0, le=1, description="two-sided p of the speedup's test")
     speedup_effect_size_d: float | None = Field(default=None, description="Cohen's d of the per-sample latencies")
     verdict: str | None = Field(default=None, description="improvement | regression | no significant change")
+    speedup_retime: float | None = Field(
+        default=None,
+        gt=0,
+        description="the speedup of the re-time made because the first timing claimed a difference: the claim "
+        "(verdict) stands only when the re-time claims the same; null when there was no claim to re-time",
+    )
 
 
 class RooflineBounds(_Model):
@@ -138,8 +144,11 @@ class ReferenceSpeedup(_Model):
     eager_effect_size_d: float | None = Field(default=None, description="Cohen's d of the per-sample latencies")
     eager_verdict: str | None = Field(
         default=None,
-        description="improvement (a significant speedup: p < 0.05, Cohen's d > 0.2, interval past the margin) | "
-        "regression | no significant change",
+        description="improvement (a significant speedup: p < 0.05, Cohen's d > 0.2, interval past the margin, "
+        "repeated by a re-time) | regression | no significant change",
+    )
+    eager_retime: float | None = Field(
+        default=None, gt=0, description="as comparison_with_previous.speedup_retime, against the reference"
     )
     eager_latency_us: float | None = Field(default=None, ge=0, description="median latency of the reference")
     compiled: float | None = Field(default=None, gt=0, description="torch.compile(reference) latency / candidate")
