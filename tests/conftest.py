@@ -98,6 +98,7 @@ SLOW_FILES = (
     "test_agentleft_cases.py",  # two CPU gates, the MCP SDK's import, a report of twenty versions
     "test_report_paths.py",  # reports written with their plots, the MCP SDK's import
     "test_no_gpu_advice.py",  # the MCP SDK's import
+    "test_agentleft6_cases.py",  # two real reports read, the MCP SDK's import
     "test_loop_cli.py",
     "test_loop_integration.py",
     "test_redact.py",

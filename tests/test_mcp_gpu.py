@@ -98,7 +98,7 @@ def test_a_whole_iteration_of_softmax_on_the_gpu(tmp_path: Path) -> None:
         kernel = summary["kernels"][0]
         name, metric = next((k, m) for k, m in kernel["metrics"].items() if m.get("value") is not None)
         evidence, _, _ = await call("evidence", path=str(ws / "profiles/v1"))
-        assert evidence.structured_content["summary"]["kernels"]
+        assert evidence.structured_content["digest"]["kernels"]
         plan = PLAN.format(
             bottleneck=kernel["bottleneck"],
             counters=str(summary["counters_available"]).lower(),

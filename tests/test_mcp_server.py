@@ -176,7 +176,7 @@ def test_a_whole_iteration_through_the_stdio_client_and_the_refusals(tmp_path: P
         assert len(progress) >= 5 and any("committed" in p for p in progress)  # MCP progress notifications
         latency = out["profile"]["kernels"][0]["metrics"]["duration_us"]["value"]
         evidence, _, _ = await call("evidence", path=str(ws / "profiles/v1"))
-        assert evidence.structured_content["summary"]["kernels"][0]["metrics"]["duration_us"]["value"] == latency
+        assert evidence.structured_content["digest"]["kernels"][0]["metrics"]["duration_us"]["value"] == latency
         hits, _, _ = await call("wiki_search", query="block size per-call overhead", limit=3)
         assert 0 < len(hits.structured_content["hits"]) <= 3
         spec, _, _ = await call("wiki_spec", gpu="H200")

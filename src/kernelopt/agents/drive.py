@@ -27,6 +27,7 @@ from typing import ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
+from kernelopt.agents.evidence_digest import EvidenceDigest, digest, whole_evidence
 from kernelopt.backends.protocol import (
     BackendFailure,
     ImplementOutcome,
@@ -35,8 +36,8 @@ from kernelopt.backends.protocol import (
     read_plan_reply,
 )
 from kernelopt.errors import KerneloptError, UsageError
-from kernelopt.evidence.model import ProfileSummary
 from kernelopt.fileio import atomic_write_text
+from kernelopt.hardware.gpu import require_gpu
 from kernelopt.loop.journal import IterationState, Journal, RunState, RunStatus, VersionOutcome
 from kernelopt.loop.machine import OptimizeLoop
 from kernelopt.loop.opening import baseline_commit
@@ -118,7 +119,9 @@ class StepResult(BaseModel):
     Attributes:
         stages: ``V<N>: <stage>`` of each stage run by this call, in order.
         events: the loop's progress lines of this call (notes, warnings, commits).
-        profile: the Stage 1 evidence of the version now waiting for its plan (``profile``).
+        profile: the Stage 1 evidence of the version now waiting for its plan (``profile``), as a digest (each
+            kernel's key metrics and top findings with their values: 35-90 kB of a real report's summary came to
+            4-13 kB); ``evidence(path=profiles/v<N>, full=true)`` returns the whole.
         plan: the plan Stage 2 accepted (``submit_plan``).
         record: ``memory/v<N>.json`` as the gate or the record stage left it (``validate``, ``record``).
         status: where the loop stands now (``None`` for a command profiled outside any workspace).
@@ -126,7 +129,7 @@ class StepResult(BaseModel):
 
     stages: list[str] = []
     events: list[str] = []
-    profile: ProfileSummary | None = None
+    profile: EvidenceDigest | None = None
     plan: Plan | None = None
     record: IterationRecord | None = None
     status: StageStatus | None
@@ -322,6 +325,17 @@ def _held(call: Callable[P, R]) -> Callable[P, R]:
     return held
 
 
+def _require_device(ws: Workspace, device: str | None, *, on_cpu: str) -> None:
+    """The run's device (``device``, else the run's setting in the journal, else ``cuda``) checked before the loop
+    starts: with no GPU, ``profile`` gated V0 for 12-16 s before Stage 1's profiler found no CUDA device.
+
+    Raises:
+        NoGpu: the run is on a GPU and this machine has none (the caller words the advice in its form).
+    """
+    settings, _ = resolve_settings(ws, LoopRequest(planner=AGENT, implementer=AGENT, device=device))
+    require_gpu(settings.device, on_cpu=on_cpu)
+
+
 def _expect(ws: Workspace, allowed: set[NextStep], tool: str) -> StageStatus:
     """The status, when ``tool`` is a step it allows; else the refusal naming the step that is due."""
     now = status(ws)
@@ -359,9 +373,11 @@ def profile(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent]
 
     Raises:
         StageRefused: the version in flight is past Stage 1.
+        NoGpu: the run is on a GPU and this machine has none (checked before anything runs).
         BaselineFailed: V0 failed its gate in this call (the run stopped; its journal and commit say why).
     """
     _expect(ws, {NextStep.PROFILE, NextStep.INIT}, "profile")
+    _require_device(ws, device, on_cpu="takes timing-only evidence on the CPU")
 
     def pause(it: IterationState | None) -> bool:
         return it is not None and (it.stage is Stage.PLAN or (it.stage is Stage.RECORD and it.version > 0))
@@ -370,12 +386,9 @@ def profile(ws: Workspace, *, device: str | None, on_event: Callable[[LoopEvent]
     after = status(ws)
     if after.next is NextStep.INIT:  # a failed baseline is bad input: an error, never a result to read past
         raise BaselineFailed(f"profile: {after.why}")
-    return StepResult(
-        stages=events.stages,
-        events=events.lines,
-        profile=summary_of(ws, n) if n is not None else None,
-        status=after,
-    )
+    summary = summary_of(ws, n) if n is not None else None
+    evidence = digest(summary, more=whole_evidence(ws.profile_dir(n))) if summary and n is not None else None
+    return StepResult(stages=events.stages, events=events.lines, profile=evidence, status=after)
 
 
 def check_plan(ws: Workspace, version: int, text: str) -> Plan:
@@ -441,9 +454,11 @@ def validate(
 
     Raises:
         StageRefused: no plan is waiting for its implementation, or kernel.py does not parse.
+        NoGpu: the run is on a GPU and this machine has none (checked before anything runs).
         EditFailsItsCheck: the edit failed its correctness check; the agent repairs it (nothing recorded).
     """
     now = _expect(ws, {NextStep.IMPLEMENT_THEN_VALIDATE, NextStep.VALIDATE}, "validate")
+    _require_device(ws, device, on_cpu="runs the gate on the CPU")
     if now.next is NextStep.IMPLEMENT_THEN_VALIDATE and not _edited(ws):
         raise StageRefused(
             f"validate: kernel.py is unchanged since V{now.version}'s plan was accepted: edit it for the plan's "

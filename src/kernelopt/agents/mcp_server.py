@@ -30,10 +30,12 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from kernelopt import __version__
 from kernelopt.agents import drive
+from kernelopt.agents.evidence_digest import EvidenceDigest
 from kernelopt.agents.report_digest import ReportDigest
 from kernelopt.agents.roots import Roots
 from kernelopt.errors import KerneloptError, NoGpu, UsageError, disk_problem
@@ -44,6 +46,7 @@ from kernelopt.loop.protocols import LoopEvent
 from kernelopt.memory.summary import SummaryRow
 from kernelopt.redact import Redactor, redact
 from kernelopt.redact import current as current_redactor
+from kernelopt.report.markdown import Section
 from kernelopt.report.model import ReportData
 from kernelopt.tuning.folder import TuneSummary
 from kernelopt.vocabulary import Device
@@ -105,7 +108,17 @@ class InitResult(BaseModel):
 
 
 class EvidenceResult(BaseModel):
-    summary: ProfileSummary
+    """The evidence: by default its digest (each kernel's key metrics and top findings with their values and units,
+    a few kB), the whole summary with ``full`` (as ``kernelopt evidence --json``: 35-90 kB for one real Nsight
+    Compute report).
+
+    Attributes:
+        digest: the evidence in brief (``full`` false).
+        summary: the whole evidence (``full`` true).
+    """
+
+    digest: EvidenceDigest | None = None
+    summary: ProfileSummary | None = None
 
 
 class WikiHits(BaseModel):
@@ -117,19 +130,34 @@ class MemorySummary(BaseModel):
     rows: list[SummaryRow]
 
 
-class ReportPart(StrEnum):
-    """What ``report`` returns: the digest (``summary``), one section of the Markdown report, the whole
-    Markdown (``full``), or the report's whole data (``data``, as ``kernelopt report --json``)."""
+class WholeReport(StrEnum):
+    """What ``report`` returns beyond one section of the Markdown report (:class:`Section`, the names ``report
+    --section`` takes; its ``summary`` is the digest here): the whole Markdown (``full``), or the report's whole data
+    (``data``, as ``kernelopt report --json``)."""
 
-    SUMMARY = "summary"
-    TIMELINE = "timeline"
-    ROOFLINE = "roofline"
-    EVIDENCE = "evidence"
-    FAILURES = "failures"
-    MEMORY = "memory"
-    GIT = "git"
     FULL = "full"
     DATA = "data"
+
+
+ReportPart = Section | WholeReport
+"""What ``report`` returns: one section (the section names are the report's own, one source), or the whole."""
+
+REPORT_PARTS: tuple[ReportPart, ...] = (*Section, *WholeReport)
+"""Every part, in order: the sections as the report orders them, then ``full`` and ``data``."""
+
+
+def _report_part(value: object) -> object:
+    """``value`` as the part it names; a name no part has gets the one line a single enum gives (a union of two
+    enums said each enum's list, with the place of each: ``section.Section: ...; section.WholeReport: ...``)."""
+    for part in REPORT_PARTS:
+        if value == part.value:
+            return part
+    if isinstance(value, Section | WholeReport):
+        return value
+    names = [f"'{p.value}'" for p in REPORT_PARTS]
+    raise PydanticCustomError(
+        "enum", "Input should be {expected}", {"expected": ", ".join(names[:-1]) + f" or {names[-1]}"}
+    )
 
 
 REPORT_FILE = "report.md"
@@ -514,6 +542,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         def run(report: Callable[[str], None]) -> drive.StepResult:
             if command is not None:
                 from kernelopt.agents.command_profile import profile_command
+                from kernelopt.agents.evidence_digest import digest, whole_evidence
 
                 if out is None:
                     raise UsageError("profile: a command needs out, the folder for its report (under a root)")
@@ -521,7 +550,7 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 summary = profile_command(
                     list(command), folder, kernel_regex=kernel_regex, launch_skip=launch_skip, launch_count=launch_count
                 )
-                return drive.StepResult(profile=summary, status=None)
+                return drive.StepResult(profile=digest(summary, more=whole_evidence(folder)), status=None)
             assert workspace is not None
             return drive.profile(open_ws(workspace), device=device or default_device, on_event=_on_event(report))
 
@@ -533,13 +562,26 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             str, Field(description=".ncu-rep, ncu CSV, profiles/v<N>/ folder or summary.json (under a root).")
         ],
         kernel: Annotated[str | None, Field(description="Only kernels matching this name / regex / #ID.")] = None,
+        full: Annotated[
+            bool,
+            Field(
+                description="The whole evidence (every metric, finding, profiler rule and hotspot: tens of kB for a "
+                "real report) instead of the digest (each kernel's key metrics and top findings with their values)."
+            ),
+        ] = False,
     ) -> EvidenceResult:
-        """Read any report as evidence: metrics with units, bottleneck, findings, hotspots."""
+        """Read any report as evidence: per kernel the bottleneck, key metrics with units, top findings (evidence ->
+        inference -> action), profiler rules and hotspots; full=true for everything."""
+        from kernelopt.agents.evidence_digest import digest, whole_evidence
         from kernelopt.profiling import read_evidence
 
-        return await _read(
-            lambda: EvidenceResult(summary=read_evidence(roots.confine(path, "report"), kernel=kernel)), settled=settled
-        )
+        def run() -> EvidenceResult:
+            summary = read_evidence(roots.confine(path, "report"), kernel=kernel)
+            if full:
+                return EvidenceResult(summary=summary)
+            return EvidenceResult(digest=digest(summary, more=whole_evidence(path, kernel=kernel)))
+
+        return await _read(run, settled=settled)
 
     @server.tool()
     async def compare(
@@ -704,12 +746,15 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         workspace: WS,
         section: Annotated[
             ReportPart,
+            BeforeValidator(_report_part),
+            WithJsonSchema({"type": "string", "enum": [p.value for p in REPORT_PARTS]}),  # one flat list for clients
             Field(
                 description="summary (default: versions, speedups over V0 and the reference, gate results, where "
-                "the full report is), one section (timeline, roofline, evidence, failures, memory, git), full "
-                "(the whole Markdown) or data (every figure as JSON)."
+                "the full report is), one section ("
+                + ", ".join(p.value for p in Section if p is not Section.SUMMARY)
+                + "), full (the whole Markdown) or data (every figure as JSON)."
             ),
-        ] = ReportPart.SUMMARY,
+        ] = Section.SUMMARY,
         version: Annotated[
             int | None, Field(ge=0, description="With section=evidence: only this version's evidence.")
         ] = None,
@@ -730,10 +775,10 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             from kernelopt.loop.report_state import add_run_state
             from kernelopt.report import collect, write_reports
             from kernelopt.report.files import ReportFormat
-            from kernelopt.report.markdown import Section, markdown_report, markdown_section
+            from kernelopt.report.markdown import markdown_report, markdown_section
 
             ws = open_ws(workspace)
-            if version is not None and section is not ReportPart.EVIDENCE:
+            if version is not None and section is not Section.EVIDENCE:
                 raise UsageError(f"report: version goes with section=evidence, not section={section.value}")
             md = roots.report(markdown, "markdown", ReportFormat.MARKDOWN) if markdown else None
             page = roots.report(html, "html", ReportFormat.HTML) if html else None
@@ -755,19 +800,19 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 full_report=str(full) if full else None,
                 written={k: str(v) for k, v in written.items()},
             )
-            if section is ReportPart.SUMMARY:
+            if section is Section.SUMMARY:
                 more = (
                     f"{where} report with section="
-                    + "|".join(p.value for p in ReportPart if p is not ReportPart.SUMMARY)
+                    + "|".join(p.value for p in REPORT_PARTS if p is not Section.SUMMARY)
                     + " (evidence with version=N: one version's)"
                 )
                 result.summary = digest(data, more=more)
-            elif section is ReportPart.FULL:
+            elif section is WholeReport.FULL:
                 result.markdown = whole
-            elif section is ReportPart.DATA:
+            elif section is WholeReport.DATA:
                 result.report = data
             else:
-                result.markdown = "\n".join(markdown_section(data, Section(section.value), version=version)) + "\n"
+                result.markdown = "\n".join(markdown_section(data, section, version=version)) + "\n"
             return result
 
         return await _call(run, lock=lock)

@@ -3,7 +3,8 @@
 :func:`nvidia_gpus` returns the name, UUID, memory, compute capability and driver/CUDA versions of every
 NVIDIA GPU the driver exposes, or raises :class:`NvmlUnavailable` with the reason (no driver, no GPU,
 library missing). It starts no process and creates no CUDA context. :func:`gpu_driver_present` says
-whether torch could see any GPU at all (an NVIDIA or a ROCm driver), without loading either.
+whether torch could see any GPU at all (an NVIDIA or a ROCm driver), without loading either, and
+:func:`require_gpu` refuses a GPU device on a machine without one before any work starts.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernelopt.errors import EnvironmentProblem
+from kernelopt.errors import EnvironmentProblem, NoGpu
 from kernelopt.vocabulary import Device
 
 NVML_LIBRARIES = ("libnvidia-ml.so.1", "libnvidia-ml.so", "nvml.dll")
@@ -70,6 +71,27 @@ def runs_on_cpu(device: str) -> bool:
     """True when a run on ``device`` runs on the CPU: ``cpu``, or ``auto`` where torch can see no GPU (no GPU
     driver: :func:`gpu_driver_present`)."""
     return Device.of(device) is Device.CPU or (device == "auto" and not gpu_driver_present())
+
+
+NO_GPU_DRIVER = "no GPU driver on this machine (no /dev/nvidiactl, no /dev/kfd, no NVML library)"
+"""What :func:`require_gpu` found."""
+
+
+def require_gpu(device: str | None, *, on_cpu: str) -> None:
+    """Refuse a run on a GPU ``device`` (``None`` is the default, ``cuda``) where this machine has no GPU driver
+    (:func:`gpu_driver_present`): one check of a few microseconds, before a caller gates or profiles anything.
+    Without it the MCP server's ``profile`` gated V0 for 12-16 s before the profiler's driver found no CUDA device.
+
+    Args:
+        device: the device the work runs on.
+        on_cpu: what the CPU device does instead, for the advice (:class:`~kernelopt.errors.NoGpu`).
+
+    Raises:
+        NoGpu: ``device`` is a GPU (``cuda``, ``cuda:N``; ``auto`` is the CPU where there is no driver) and there is
+            no driver.
+    """
+    if not runs_on_cpu(device or Device.CUDA.value) and not gpu_driver_present():
+        raise NoGpu(f"no GPU found: {NO_GPU_DRIVER}", on_cpu=on_cpu)
 
 
 def _load() -> ctypes.CDLL:

@@ -1,0 +1,167 @@
+"""The agent path's leftovers of the sixth session (docs/agents.md, "Trial of 2026-12-05"): each case with the fix it
+holds. The MCP tools are called in-process (``build_server(...).call_tool``, the SDK's own dispatch), on the CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from kernelopt.workspace import Workspace
+
+from .nvidia_data import raw_report
+
+pytestmark = pytest.mark.timeout(120)
+
+LOOP = Path(__file__).parent / "data" / "loop"
+
+
+def _call(server: Any, tool: str, **arguments: Any) -> Any:
+    async def main() -> Any:
+        return await server.call_tool(tool, arguments)
+
+    return anyio.run(main)
+
+
+def _refusal(server: Any, tool: str, **arguments: Any) -> str:
+    """The one-line refusal of a call, without the SDK's "Error executing tool <name>: " prefix."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    with pytest.raises(ToolError) as caught:
+        _call(server, tool, **arguments)
+    said = str(caught.value)
+    assert "\n" not in said and "Traceback" not in said, said
+    return said.removeprefix(f"Error executing tool {tool}: ")
+
+
+def _said(result: Any) -> str:
+    """What the agent's context gets: the text blocks of a result (its JSON, indented by the SDK)."""
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+# == MCP evidence: a digest by default, the whole evidence on request ==================================
+
+
+@pytest.mark.parametrize("name", ["h200_matmul", "ncu_a10g_sgemm_multikernel"])
+def test_the_evidence_of_a_real_report_is_a_digest_with_the_measured_values(tmp_path: Path, name: str) -> None:
+    """`evidence` on a real Nsight Compute report returned the whole summary: 50 kB (the H200 GEMM) and 90 kB (four
+    A10G GEMM kernels) into the agent's context. It now returns each kernel's key metrics and top findings with
+    their measured values and units (5 and 13 kB); `full=true` returns the whole, exactly as before. The report is
+    read once per test process (a worker process, seconds) into a profile folder's summary.json, which the tool reads
+    as it reads any ``profiles/v<N>/``; a plan that cites the digest's figures passes the planner's citation rule."""
+    from kernelopt.agents.evidence_digest import FINDINGS
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.evidence.nvidia import build_summary
+    from kernelopt.evidence.summary import KEY_METRICS, write_summary
+    from kernelopt.planning.citations import cited_fact, summary_facts
+
+    read = build_summary(raw_report(name))
+    folder = tmp_path / "profiles" / "v1"
+    write_summary(folder, read)
+    server = build_server(Roots([tmp_path]))
+    brief = _call(server, "evidence", path=str(folder))
+    whole = _call(server, "evidence", path=str(folder), full=True)
+    summary, digest = whole.structured_content["summary"], brief.structured_content["digest"]
+    assert whole.structured_content["digest"] is None and brief.structured_content["summary"] is None
+    assert summary == json.loads(read.model_dump_json())
+    size, full_size = len(_said(brief)), len(_said(whole))
+    assert size < 16_000 and size * 4 < full_size, (size, full_size)
+    assert digest["kernel_count"] == len(summary["kernels"]) and digest["gpu"] == summary["gpu"]
+    assert "full=true" in digest["more"] and str(folder) in digest["more"]
+    by_name = {k["kernel_name"]: k for k in summary["kernels"]}
+    totals = [k["metrics"]["duration_us"]["value"] * k["launch_count"] for k in digest["kernels"]]
+    assert totals == sorted(totals, reverse=True)  # the longest in all first
+    facts = summary_facts(read)
+    for kernel in digest["kernels"]:
+        full = by_name[kernel["kernel_name"]]
+        assert kernel["bottleneck"] == full["bottleneck"]
+        for metric in KEY_METRICS:  # every key metric: its value (4 digits) and unit, or said not measured
+            measured = full["metrics"].get(metric)
+            if measured is None:
+                assert metric not in kernel["metrics"] and metric not in kernel["not_measured"]
+            elif measured["value"] is None:
+                assert metric in kernel["not_measured"]
+            else:
+                shown = kernel["metrics"][metric]
+                assert (
+                    shown["value"] == pytest.approx(measured["value"], rel=5e-4) and shown["unit"] == measured["unit"]
+                )
+                claim = f"{metric} = {shown['value']:g} {shown['unit'] or ''}"
+                assert cited_fact(claim, facts) is not None, claim  # a plan may cite it
+        assert len(kernel["findings"]) == min(FINDINGS, len(full["findings"]))
+        for line, finding in zip(kernel["findings"], full["findings"], strict=False):  # the top ones, in order
+            assert finding["rule_id"] in line and " -> try " in line
+            fact = finding["evidence"][0]
+            assert fact["metric"] in line and f"{fact['value']:.4g}" in line and f"[{fact['source']}]" not in line
+    last = digest["kernels"][-1]["kernel_name"][:12]
+    one = _call(server, "evidence", path=str(folder), kernel=last).structured_content["digest"]
+    assert one["kernels"] and f"kernel={last!r}" in one["more"]
+
+
+# == MCP profile with no GPU: refused before V0's gate ===============================================
+
+
+def test_profile_with_no_gpu_is_refused_before_the_baseline_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`profile(workspace)` on a machine with no GPU gated V0 for 12-16 s before Stage 1's profiler said "no NVIDIA
+    GPU found". The device is now checked first: one line in the caller's form, at once, nothing written."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.hardware import gpu
+
+    monkeypatch.setattr(gpu, "gpu_driver_present", lambda: False)
+    shutil.copytree(LOOP, tmp_path / "src")
+    server = build_server(Roots([tmp_path]))  # no --device: cuda
+    made = _call(server, "init", name="demo", kernel="src/kernel.py", reference="src/reference.py")
+    ws = Workspace(Path(made.structured_content["workspace"]))
+    head, files = ws.head(), sorted(p.relative_to(ws.root) for p in ws.root.rglob("*") if ".git" not in p.parts)
+    started = time.monotonic()
+    said = _refusal(server, "profile", workspace="demo")
+    assert time.monotonic() - started < 2.0
+    assert said == (
+        "no GPU found: no GPU driver on this machine (no /dev/nvidiactl, no /dev/kfd, no NVML library); run "
+        '`kernelopt doctor` to check the setup; device="cpu" takes timing-only evidence on the CPU'
+    ), said
+    assert ws.head() == head and not (ws.state_dir / "loop_state.json").exists()
+    assert sorted(p.relative_to(ws.root) for p in ws.root.rglob("*") if ".git" not in p.parts) == files
+    assert json.loads(_said(_call(server, "status", workspace="demo")))["next"] == "profile"
+
+
+# == report's parts: the report's own section names ===================================================
+
+
+def test_the_report_tool_offers_the_reports_own_sections_and_each_one_answers(add_workspace: Workspace) -> None:
+    """`ReportPart` repeated `Section`'s names (plus summary/full/data): a section added to the report would have
+    been missing from the tool. The tool's list is now the report's sections and the two wholes, and every name in it
+    answers."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.report.markdown import Section
+
+    add_workspace.memory.create("v0")
+    server = build_server(Roots([add_workspace.root.parent]), default_device="cpu")
+
+    async def schema() -> dict[str, Any]:
+        return next(t for t in await server.list_tools() if t.name == "report").input_schema
+
+    offered = anyio.run(schema)["properties"]["section"]["enum"]
+    assert offered == [s.value for s in Section] + ["full", "data"]
+    for part in offered:
+        got = _call(server, "report", workspace=str(add_workspace.root), section=part).structured_content
+        assert got["section"] == part
+        if part == "summary":
+            assert got["summary"]["versions"][0]["version"] == "V0"
+        elif part == "data":
+            assert got["report"]["versions"]
+        elif part == "full":
+            assert all(f"## {s.title}" in got["markdown"] for s in Section)
+        else:
+            assert got["markdown"].startswith(f"## {Section(part).title}"), got["markdown"][:80]
