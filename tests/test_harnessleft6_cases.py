@@ -225,6 +225,7 @@ def test_a_claim_without_its_re_time_or_not_repeated_is_not_made() -> None:
     rng = random.Random(7)
     a, b = _run(rng, 10, 2.0)
     assert claims([a, b], 1, 2.0) and not claims([a, a], 1, 2.0)
+    assert not claims([[0.0] * len(a), b], 1, 2.0)  # a sample below the timer's resolution: no comparison
     unconfirmed = compare_retimed(a, b, [], [], 2.0)  # the worker could not re-time (no time left)
     assert unconfirmed.verdict is Verdict.NO_CHANGE and unconfirmed.confirmed is False
     assert "not re-timed: no claim" in describe_speedup(unconfirmed)

@@ -518,9 +518,14 @@ def compare_retimed(
 
 def claims(samples: Sequence[Sequence[float]], current: int, min_gain_pct: float) -> bool:
     """Whether the first timing of ``samples`` (each callable's samples, taken interleaved) claims a difference
-    between the callable ``current`` and any other by rules 1-3: the timing that must then be re-timed."""
-    return any(
-        compare_interleaved(other, samples[current], min_gain_pct).significant
-        for j, other in enumerate(samples)
-        if j != current and other and len(other) == len(samples[current])
-    )
+    between the callable ``current`` and any other by rules 1-3: the timing that must then be re-timed. A pair
+    that cannot be compared (a sample of 0, below the timer's resolution) claims nothing."""
+    for j, other in enumerate(samples):
+        if j == current or not other or len(other) != len(samples[current]):
+            continue
+        try:
+            if compare_interleaved(other, samples[current], min_gain_pct).significant:
+                return True
+        except ValueError:
+            continue
+    return False
