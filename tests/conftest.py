@@ -78,6 +78,7 @@ SLOW_FILES = (
     "test_guard_forms.py",
     "test_breaker4_cases.py",
     "test_breaker5_cases.py",
+    "test_breaker6_cases.py",
     "test_nvidia_runner.py",
     "test_loop_agents.py",
     "test_tuning_rejected.py",

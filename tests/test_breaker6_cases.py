@@ -1,0 +1,116 @@
+"""The sixth new user's trial of ``kernelopt tunables`` / ``tune`` / ``validate`` / ``optimize``, held out (issue 32:
+"kernels, shapes and clients we have never seen are the test"). Each folder of tests/data/breaker6 is a Triton kernel
+written for the trial in a form public kernel libraries use and the first five trials did not try (its README lists
+them). What tuning writes is judged as a user would: the written kernel against the reference at every ``SHAPES``
+entry and at sizes not in ``SHAPES`` (one between, one above, one odd) that the original handled, loaded afresh in
+this process with Triton's interpreter. A strict xfail is a defect found and not yet fixed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from kernelopt.tunables import discover_source
+from tests.test_breaker_cases import _correct_at
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.folder import PreparedFolder
+
+DATA = Path(__file__).parent / "data" / "breaker6"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
+    got = _correct_at((folder, shapes))
+    assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
+
+
+def _tunables(name: str) -> dict[str, object]:
+    return {t.key: t for t in discover_source((DATA / name / "kernel.py").read_text())}
+
+
+def _prepared(name: str, tmp_path: Path) -> PreparedFolder:
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    return prepare_folder(TuneRequest(folder=_copy(name, tmp_path), device="cpu", out=tmp_path / "out"))
+
+
+# ------------------------------------------------------------------------------------- knobs refused or searched wrongly
+
+
+@pytest.mark.xfail(strict=True, reason="j1: a tile that sizes a padded buffer returned as a slice is read as semantic")
+@pytest.mark.timeout(60)
+def test_a_tile_that_sizes_a_padded_buffer_returned_as_a_slice_is_a_knob() -> None:
+    """Seen on 2026-12-05: stencil_pad pads its image up to whole tiles (``Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H``),
+    allocates the padded output ``torch.empty(C, Hp, Wp)`` and returns ``out[:, :H, :W]``. ``tunables`` refused both
+    tiles: "'BLOCK_H' sizes a tensor run() returns ...: another value returns another shape, so it is what the kernel
+    computes", and ``tune`` exits 2 "no tunable knob". The slice returned has the image's shape at every tile."""
+    found = _tunables("stencil_pad")
+    for key in ("_dw3x3:BLOCK_H", "_dw3x3:BLOCK_W"):
+        assert not found[key].semantic and found[key].refused_reason is None, found[key]
+
+
+@pytest.mark.xfail(strict=True, reason="j2: a tl.range num_stages constexpr is searched on the CPU, where it is noise")
+@pytest.mark.timeout(60)
+def test_a_loop_pipelining_constexpr_keeps_its_value_on_the_cpu(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: range_stages's K loop is ``tl.range(0, K, BLOCK_K, num_stages=NUM_STAGES)``. ``tune
+    --device cpu`` searched ``NUM_STAGES: integer 1..8`` beside the tiles and wrote ``NUM_STAGES=1`` with them,
+    "10.2x faster": Triton's interpreter ignores a loop's ``num_stages`` as it ignores the launch's, so the value
+    rode on the tiles' gain (on a GPU, 1 turns the loop's pipelining off). Like ``num_stages``, it keeps its value
+    on the CPU."""
+    prepared = _prepared("range_stages", tmp_path)
+    assert [k.name for k in prepared.space.knobs] == ["BLOCK_M", "BLOCK_K"]
+
+
+@pytest.mark.xfail(strict=True, reason="j3: a format constant the reference defines too is searched")
+@pytest.mark.timeout(60)
+def test_a_format_constant_the_reference_defines_too_is_not_searched(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: dequant_group's ``GROUP_SIZE = 32`` is the checkpoint's format (one scale every 32
+    columns); reference.py defines the same ``GROUP_SIZE = 32``. ``tune`` searched it (``GROUP_SIZE: power_of_two
+    1..64``): 4 of 8 candidates wrong_result ("output contains Inf ..."), 4 set aside, and ``tunables`` lists it as
+    an l2_rasterization knob. A module constant of kernel.py that reference.py defines with the same value is the
+    operator's, not the launch's: left alone, one line."""
+    prepared = _prepared("dequant_group", tmp_path)
+    assert [k.name for k in prepared.space.knobs] == ["BLOCK_G"]
+    held = next(t for t in prepared.tunables if t.name == "GROUP_SIZE")
+    assert held.refused_reason is not None and "reference.py" in held.refused_reason
+
+
+@pytest.mark.xfail(strict=True, reason="j4: a launch through torch.library.wrap_triton is named '?'")
+@pytest.mark.timeout(60)
+def test_a_launch_through_wrap_triton_is_named_by_its_kernel() -> None:
+    """Seen on 2026-12-05: triton_op launches ``torch.library.wrap_triton(_add_relu)[grid](...)`` inside a
+    ``torch.library.triton_op``. ``tunables`` listed ``?:BLOCK`` and ``tune`` printed "tuning launch ? (kernel.py:23)":
+    the kernel behind ``wrap_triton`` was not read, nor its body (whether it masks, which constexprs it reads)."""
+    found = _tunables("triton_op")
+    assert {"_add_relu:BLOCK", "_add_relu:num_warps"} <= set(found), sorted(found)
+    assert found["_add_relu:BLOCK"].kernel == "_add_relu"
+
+
+# ------------------------------------------------------------------------------------- seen and right
+
+
+STENCIL_TILES = "    BLOCK_H, BLOCK_W = 8, 16\n"
+
+
+@pytest.mark.timeout(120)
+def test_a_stencil_tile_over_an_aligned_padding_is_guarded_by_the_padded_size(tmp_path: Path) -> None:
+    """stencil_dw pads its image up to a multiple of ``ALIGN = 16`` and walks whole tiles with no mask, the grid
+    ``Wp // BLOCK_W``. ``tune`` (2026-12-05) picked ``BLOCK_W = 32`` on SHAPES whose padded widths are 32 and 64
+    and wrote it under ``if Wp % 32 == 0:  # kernelopt: tuned``: right at a padded width of 48 (W = 37), where 32
+    does not divide."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "stencil_dw" / "kernel.py").read_text()
+    guarded = guard_edit(old, old.replace(STENCIL_TILES, "    BLOCK_H, BLOCK_W = 8, 32\n"))
+    assert guarded.new_source is not None
+    assert STENCIL_TILES + "    if Wp % 32 == 0:  # kernelopt: tuned\n        BLOCK_W = 32\n" in guarded.new_source
+    folder = _copy("stencil_dw", tmp_path)
+    (folder / "kernel.py").write_text(guarded.new_source)
+    _all_correct(folder, [{"C": 1, "H": 9, "W": 37}, {"C": 1, "H": 16, "W": 30}, {"C": 1, "H": 20, "W": 64}])
