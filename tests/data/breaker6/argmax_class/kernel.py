@@ -26,7 +26,7 @@ def _row_argmax(x_ptr, out_ptr, N, stride, BLOCK: tl.constexpr):
     tl.store(out_ptr + row, idx.to(tl.int64))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=64)
 def _warps_for(block):
     return 4 if block <= 1024 else 8
 
