@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from kernelopt.tunables import discover_source
-from tests.test_breaker_cases import _correct_at
+from tests.test_breaker_cases import _correct_at, _tune_edit
 
 if TYPE_CHECKING:
     from kernelopt.tuning.folder import PreparedFolder
@@ -44,16 +44,36 @@ def _prepared(name: str, tmp_path: Path) -> PreparedFolder:
 # ------------------------------------------------------------------------------------- knobs refused or searched wrongly
 
 
-@pytest.mark.xfail(strict=True, reason="j1: a tile that sizes a padded buffer returned as a slice is read as semantic")
-@pytest.mark.timeout(60)
-def test_a_tile_that_sizes_a_padded_buffer_returned_as_a_slice_is_a_knob() -> None:
+@pytest.mark.timeout(120)
+def test_a_tile_that_sizes_a_padded_buffer_returned_as_a_slice_is_a_knob(tmp_path: Path) -> None:
     """Seen on 2026-12-05: stencil_pad pads its image up to whole tiles (``Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H``),
     allocates the padded output ``torch.empty(C, Hp, Wp)`` and returns ``out[:, :H, :W]``. ``tunables`` refused both
     tiles: "'BLOCK_H' sizes a tensor run() returns ...: another value returns another shape, so it is what the kernel
-    computes", and ``tune`` exits 2 "no tunable knob". The slice returned has the image's shape at every tile."""
+    computes", and ``tune`` exits 2 "no tunable knob". The slice returned has the image's shape at every tile (fixed:
+    ``tunables.analysis._returned_dims``, a dimension a returned slice cuts is not sized by the allocation). Then the
+    guard read ``triton.cdiv(H, BLOCK_H)`` in the round-up as a grid of a kernel without masks and wrote nothing
+    ("Hp is not known where BLOCK_H is set"); a size rounded up to the tile is divided by any tile
+    (``guard._rounded_up``): ``BLOCK_H, BLOCK_W = 16, 32`` written plainly, correct at sizes no entry names."""
     found = _tunables("stencil_pad")
     for key in ("_dw3x3:BLOCK_H", "_dw3x3:BLOCK_W"):
         assert not found[key].semantic and found[key].refused_reason is None, found[key]
+    written, note = _tune_edit(_copy("stencil_pad", tmp_path), {"BLOCK_H": 16, "BLOCK_W": 32})
+    assert written is not None, note
+    assert "    BLOCK_H, BLOCK_W = 16, 32\n    Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H\n" in written
+    assert "kernelopt: tuned" not in written
+    folder = tmp_path / "stencil_pad"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"C": 1, "H": 9, "W": 37}, {"C": 1, "H": 24, "W": 40}, {"C": 1, "H": 50, "W": 70}])
+
+
+@pytest.mark.timeout(60)
+def test_a_size_the_output_takes_from_the_tile_is_still_semantic() -> None:
+    """Beside j1: a tensor returned whole, or a slice that keeps the padded dimension, is still sized by the tile
+    (breaker4's quant_group rule, h8)."""
+    base = (DATA / "stencil_pad" / "kernel.py").read_text()
+    for returned in ("    return out\n", "    return out[:, :, :W]\n", "    return out[0]\n"):
+        found = {t.key: t for t in discover_source(base.replace("    return out[:, :H, :W]\n", returned))}
+        assert found["_dw3x3:BLOCK_H"].semantic, returned
 
 
 @pytest.mark.xfail(strict=True, reason="j2: a tl.range num_stages constexpr is searched on the CPU, where it is noise")

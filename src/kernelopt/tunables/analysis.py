@@ -484,6 +484,48 @@ ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "environ.get", "ge
 ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full", "rand", "randn", "new_empty", "new_zeros", "new_full"})
 
 
+_MAX_DIMS = 64
+"""More dimensions than any tensor has (PyTorch's limit is 64)."""
+
+
+def _returned_dims(expr: cst.BaseExpression) -> dict[str, set[int] | None]:
+    """The names a ``return`` expression reads, each with the dimensions of it the returned value keeps at the
+    size it was allocated with: every one (``None``) for a name read plainly; for a name returned as a slice
+    (``out[:, :H, :W]``, a buffer padded to whole tiles cut back to the problem's size) only the dimensions the
+    slice leaves uncut (``{0}``); an index drops its dimension. A slice with ``...`` is read as keeping all."""
+    out: dict[str, set[int] | None] = {}
+    sliced: set[int] = set()  # ids of the names read as the value of such a slice
+
+    def merge(name: str, dims: set[int] | None) -> None:
+        known = out.get(name, set())
+        out[name] = None if dims is None or known is None else known | dims
+
+    for node in _all_nodes(expr):
+        if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)):
+            continue
+        items = [el.slice for el in node.slice]
+        if any(isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis) for i in items):
+            continue
+        kept = {d for d, i in enumerate(items) if isinstance(i, cst.Slice) and i.upper is None}
+        merge(node.value.value, kept | set(range(len(items), _MAX_DIMS)))  # the dimensions past the slice's
+        sliced.add(id(node.value))
+    for node in _all_nodes(expr):
+        if isinstance(node, cst.Name) and id(node) not in sliced:
+            merge(node.value, None)
+    return out
+
+
+def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpression]]:
+    """The size arguments of an allocation call, each with its dimension (``torch.empty(C, Hp, Wp)`` and
+    ``torch.empty((C, Hp, Wp))``: 0, 1, 2); ``None`` where the dimension is not read (``size=shape``)."""
+    plain = [a.value for a in call.args if a.keyword is None]
+    if len(plain) == 1 and isinstance(plain[0], cst.Tuple | cst.List):
+        plain = [el.value for el in plain[0].elements]
+    out: list[tuple[int | None, cst.BaseExpression]] = [(d, v) for d, v in enumerate(plain)]
+    out += [(None, a.value) for a in call.args if a.keyword is not None and a.keyword.value in ("size", "shape")]
+    return out
+
+
 def _read_names(expr: cst.CSTNode) -> set[str]:
     """The plain names ``expr`` reads (``x.numel() // GROUP_SIZE`` -> {x, GROUP_SIZE})."""
     return {n.value for n in _all_nodes(expr) if isinstance(n, cst.Name)}
@@ -829,17 +871,19 @@ class _Analyzer:
         read only by the grid)."""
         if func is None or not isinstance(expr, cst.Name):
             return None
-        returned: set[str] = set()
+        returned: dict[str, set[int] | None] = {}  # a returned name -> the dims of it returned (None: all)
         for node in _all_nodes(func.node.body):
             if isinstance(node, cst.Return) and node.value is not None:
-                returned |= _read_names(node.value)
+                for name, dims in _returned_dims(node.value).items():
+                    known = returned.get(name, set())
+                    returned[name] = None if dims is None or known is None else known | dims
         sizing: dict[str, int] = {}  # a name that sizes a returned tensor -> the line of the allocation
         for out in sorted(returned):
             for b in func.locals.get(out, []):
                 if isinstance(b.value, cst.Call) and (_dotted(b.value.func) or "").split(".")[-1] in ALLOCATIONS:
-                    for arg in b.value.args:
-                        if arg.keyword is None or arg.keyword.value in ("size", "shape"):
-                            sizing.update(dict.fromkeys(_read_names(arg.value), b.line))
+                    for dim, size in _allocation_dims(b.value):
+                        if dim is None or returned[out] is None or dim in returned[out]:
+                            sizing.update(dict.fromkeys(_read_names(size), b.line))
         frontier = list(sizing)
         while frontier:
             name = frontier.pop()

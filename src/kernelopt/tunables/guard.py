@@ -176,24 +176,58 @@ def _requirements(
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
     flags = _flag_tests(fn)
+    rounded, padded = _rounded_up(fn)
     for node in walk(fn.body):
         line = pos[node].start.line
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and id(node) not in flags:
             tile = _tile_id(node.right)
-            if tile is not None:
+            if tile is not None and padded.get(dotted(node.left)) != tile:
                 out.append(Divides(tile, node.left, line, f"line {line} takes {_code(node)}"))
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
             tile = _tile_id(node.right)
             # (M + BLOCK - 1) // BLOCK covers the tail: only a floor of the size alone drops it
-            if tile is not None and tile[1] not in _names(node.left) | _strings(node.left):
+            if (
+                tile is not None
+                and tile[1] not in _names(node.left) | _strings(node.left)
+                and padded.get(dotted(node.left)) != tile
+            ):
                 out.append(Divides(tile, node.left, line, f"the grid at line {line} has {_code(node)} programs"))
-        elif launches_unmasked and _is_cdiv(node):
+        elif launches_unmasked and _is_cdiv(node) and id(node) not in rounded:
             assert isinstance(node, cst.Call)
             tile = _tile_id(node.args[1].value)
             if tile is not None:
                 why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
                 out.append(Divides(tile, node.args[0].value, line, why))
     return out
+
+
+def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str]]]:
+    """The sizes ``fn`` rounds up to whole tiles itself (``Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H``, a buffer
+    padded to the tile): the ids of those ``cdiv`` calls (a round-up, not a count of programs) and each name bound
+    once to such a product, with its tile. Any tile divides such a size, so neither is a requirement."""
+    rounded: set[int] = set()
+    products: dict[int, tuple[str, str]] = {}
+    for node in walk(fn.body):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+            continue
+        for cdiv, other in ((node.left, node.right), (node.right, node.left)):
+            tile = _tile_id(other)
+            if _is_cdiv(cdiv) and tile is not None and _tile_id(cdiv.args[1].value) == tile:  # type: ignore[attr-defined]
+                rounded.add(id(cdiv))
+                products[id(node)] = tile
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk(fn.body):
+        if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                value = node.value if isinstance(target, cst.Name) and not isinstance(node, cst.AugAssign) else None
+                bound.setdefault(dotted(target), []).append(value)  # type: ignore[arg-type]
+    padded = {
+        name: products[id(values[0])]
+        for name, values in bound.items()
+        if len(values) == 1 and values[0] is not None and id(values[0]) in products
+    }
+    return rounded, padded
 
 
 def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
