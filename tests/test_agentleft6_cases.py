@@ -165,3 +165,55 @@ def test_the_report_tool_offers_the_reports_own_sections_and_each_one_answers(ad
             assert all(f"## {s.title}" in got["markdown"] for s in Section)
         else:
             assert got["markdown"].startswith(f"## {Section(part).title}"), got["markdown"][:80]
+
+
+# == a call the client cancels at its tool timeout: status says so =====================================
+
+SLOW_KERNEL = """import time
+
+BLOCK = 64  # kernelopt: tunable max=4096
+
+
+def run(x, y):
+    time.sleep(0.3)  # every call a third of a second: the baseline gate takes many seconds
+    return x + y
+"""
+
+
+def test_a_call_the_client_cancelled_is_named_by_status_until_the_next_call_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code 2.1.197 and Codex 0.171.0 both cancel a call at their tool timeout (`notifications/cancelled`) and
+    tell the model only "timed out after 4s": with a timeout shorter than V0's gate, the trial's agent called
+    `profile` again and again, each call rolled back, and `status` said "V0 has no Stage 1 evidence yet: profile it"
+    each time. It now says the last call was cancelled, after how long, what that left, and which client setting
+    to raise; the next call on the workspace drops the note when it starts."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.hardware import gpu
+
+    shutil.copytree(LOOP, tmp_path / "src")
+    (tmp_path / "src" / "kernel.py").write_text(SLOW_KERNEL)
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    _call(server, "init", name="slow", kernel="src/kernel.py", reference="src/reference.py")
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.call_tool, "profile", {"workspace": "slow"})
+            for _ in range(200):  # until the baseline gate runs
+                await anyio.sleep(0.05)
+                if (await server.call_tool("status", {"workspace": "slow"})).structured_content["stage"]:
+                    break
+            await anyio.sleep(0.3)
+            tg.cancel_scope.cancel()  # as the SDK does on the client's notifications/cancelled
+
+    anyio.run(main)
+    status = _call(server, "status", workspace="slow").structured_content
+    note = status["cancelled"]
+    assert note.startswith("the last profile call was cancelled by the client after "), note
+    assert "the stage in flight was rolled back" in note and "MCP_TOOL_TIMEOUT" in note and "tool_timeout_sec" in note
+    assert status["why"].startswith(note) and status["next"] == "profile", status
+    monkeypatch.setattr(gpu, "gpu_driver_present", lambda: False)
+    _refusal(server, "profile", workspace="slow", device="cuda")  # a call that starts (and is refused at once)
+    status = _call(server, "status", workspace="slow").structured_content
+    assert status["cancelled"] is None and status["why"].startswith("V0 has no Stage 1 evidence yet"), status

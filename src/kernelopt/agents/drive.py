@@ -99,6 +99,8 @@ class StageStatus(BaseModel):
         outcomes: the versions the run finished (verdict, latency, commit).
         held_by: another kernelopt process that holds the workspace now (``another kernelopt optimize is running
             on ... (pid N)``): no stage call is served until it ends, and the next stage may then differ.
+        cancelled: the MCP server's last call on this workspace that the client cancelled (its tool timeout, or a
+            stop), how long it ran and what that left, until the next call on it starts (set by the server).
     """
 
     workspace: str
@@ -108,6 +110,7 @@ class StageStatus(BaseModel):
     why: str
     running: bool
     held_by: str | None = None
+    cancelled: str | None = None
     stop: StopDecision | None = None
     failure: str | None = None
     outcomes: list[VersionOutcome] = []

@@ -188,9 +188,19 @@ class ReportResult(BaseModel):
 
 class TuneResult(BaseModel):
     """One tuning session of a folder's launch configuration; ``kernel.py`` is never written (the plan and
-    the agent's edit carry the winner into a version)."""
+    the agent's edit carry the winner into a version).
+
+    Attributes:
+        summary: the session (``better``: whether the pick beats the current configuration by the minimum gain).
+        judgement: why it does or does not, one line: ``better: false`` beside a speedup of 106x, with no diff, said
+            nothing of why (there: the re-time of the top few was too noisy to rank them, so the current
+            configuration is kept).
+        diff: the edit that writes the pick (empty when it is not better).
+        kernel_py: the file the diff applies to.
+    """
 
     summary: TuneSummary
+    judgement: str
     diff: str
     kernel_py: str
 
@@ -301,14 +311,15 @@ async def _long(
     settled: threading.Event | None = None,
     what: str = "the call",
     device_argument: bool = False,
+    on_cancel: Callable[[float], None] | None = None,
 ) -> T:
     """A long tool: ``fn(report)`` in a worker thread, each ``report(line)`` a progress notification, and one
     every :data:`HEARTBEAT_S` seconds while nothing else is said (the last line, and for how long it runs).
 
     A cancelled call raises :class:`Cancelled` in the worker at once (:class:`_Interrupt`) and again at its
     next report; the loop rolls the stage back as after Ctrl-C. The call's cancellation waits for that,
-    shielded, so the next call never starts while the worker still runs. ``device_argument``: the tool takes
-    ``device`` (a no-GPU refusal names ``device="cpu"``).
+    shielded, so the next call never starts while the worker still runs; then ``on_cancel(seconds)`` is told how
+    long the call ran. ``device_argument``: the tool takes ``device`` (a no-GPU refusal names ``device="cpu"``).
     """
     cancelled = threading.Event()
     interrupt = _Interrupt()
@@ -356,6 +367,7 @@ async def _long(
                 beats.join()
 
     async with lock:
+        started = time.monotonic()
         try:
             return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
@@ -367,6 +379,8 @@ async def _long(
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(finished.wait)
             finally:
+                if on_cancel is not None:
+                    on_cancel(time.monotonic() - started)
                 if settled is not None:
                     settled.set()
             raise
@@ -464,6 +478,44 @@ def _arguments_said(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+CLIENT_TIMEOUTS = "Claude Code's MCP_TOOL_TIMEOUT (ms), Codex's tool_timeout_sec"
+"""Where the two tested clients set how long they wait for one call (Claude Code 2.1.197, Codex 0.171.0): at that
+limit each cancels the call (``notifications/cancelled``), and the server stops it."""
+
+
+class _Cancels:
+    """The last call on each workspace (or tuned folder) that the client cancelled, for ``status``: at its tool
+    timeout a client cancels the call and tells the model only "timed out" (Claude Code: "tool "profile" timed out
+    after 4s"), so an agent whose timeout is shorter than V0's gate called ``profile`` again and again, each call
+    rolled back, with nothing saying why. A later call on the same folder drops the note when it starts."""
+
+    def __init__(self) -> None:
+        self._notes: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def start(self, folder: Path) -> None:
+        with self._lock:
+            self._notes.pop(str(folder), None)
+
+    def cancelled(self, folder: Path, tool: str, seconds: float) -> None:
+        kept = (
+            "the tuning session's record keeps the candidates it evaluated"
+            if tool == "tune"
+            else "the stage in flight was rolled back, nothing of it kept"
+        )
+        note = (
+            f"the last {tool} call was cancelled by the client after {seconds:.0f} s and stopped ({kept}); a client "
+            f"cancels a call at its tool timeout ({CLIENT_TIMEOUTS}): if that was it, raise it past the call's "
+            f"length and call {tool} again"
+        )
+        with self._lock:
+            self._notes[str(folder)] = note
+
+    def note(self, folder: Path) -> str | None:
+        with self._lock:
+            return self._notes.get(str(folder))
+
+
 def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServer:
     """The MCP server with every tool; ``default_device`` (``cpu``/``cuda``) is the default of the stage tools."""
     server = _Server(name="kernelopt", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
@@ -471,6 +523,11 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     settled = threading.Event()  # cleared while a cancelled call rolls its stage back
     settled.set()
     repairs: dict[tuple[str, int | None], int] = {}  # (workspace, version) -> edits sent back to the agent
+    cancels = _Cancels()
+
+    def noted(tool: str, folder: list[Path]) -> Callable[[float], None]:
+        """The ``on_cancel`` of a long call on the folder it resolves (``folder``, filled once it is known)."""
+        return lambda seconds: cancels.cancelled(folder[0], tool, seconds) if folder else None
 
     def folder_of(path: str, what: str) -> Path:
         """``path`` under a root; a name without its ``kernel_opt_`` prefix is the workspace of that name."""
@@ -520,7 +577,14 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
     @server.tool()
     async def status(workspace: WS) -> drive.StageStatus:
         """The next stage of the workspace and why (reads only)."""
-        return await _read(lambda: drive.status(open_ws(workspace)), settled=settled)
+
+        def run() -> drive.StageStatus:
+            ws = open_ws(workspace)
+            now = drive.status(ws)
+            note = cancels.note(ws.root)
+            return now.model_copy(update={"cancelled": note, "why": f"{note}; {now.why}"}) if note else now
+
+        return await _read(run, settled=settled)
 
     @server.tool()
     async def profile(
@@ -546,15 +610,27 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
                 if out is None:
                     raise UsageError("profile: a command needs out, the folder for its report (under a root)")
-                folder = roots.output(out, "out")
+                target = roots.output(out, "out")
                 summary = profile_command(
-                    list(command), folder, kernel_regex=kernel_regex, launch_skip=launch_skip, launch_count=launch_count
+                    list(command), target, kernel_regex=kernel_regex, launch_skip=launch_skip, launch_count=launch_count
                 )
-                return drive.StepResult(profile=digest(summary, more=whole_evidence(folder)), status=None)
+                return drive.StepResult(profile=digest(summary, more=whole_evidence(target)), status=None)
             assert workspace is not None
-            return drive.profile(open_ws(workspace), device=device or default_device, on_event=_on_event(report))
+            ws = open_ws(workspace)
+            cancels.start(ws.root)
+            folder.append(ws.root)
+            return drive.profile(ws, device=device or default_device, on_event=_on_event(report))
 
-        return await _long(ctx, run, lock=lock, settled=settled, what="profile", device_argument=True)
+        folder: list[Path] = []
+        return await _long(
+            ctx,
+            run,
+            lock=lock,
+            settled=settled,
+            what="profile",
+            device_argument=True,
+            on_cancel=noted("profile", folder),
+        )
 
     @server.tool()
     async def evidence(
@@ -664,6 +740,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
 
         def run(report: Callable[[str], None]) -> drive.StepResult:
             ws = open_ws(workspace)
+            cancels.start(ws.root)
+            folder.append(ws.root)
             key = (str(ws.root), drive.status(ws).version)
             try:
                 return drive.validate(
@@ -677,7 +755,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 repairs[key] = repairs.get(key, 0) + 1
                 raise
 
-        return await _long(ctx, run, lock=lock, settled=settled, what="validate")
+        folder: list[Path] = []
+        return await _long(ctx, run, lock=lock, settled=settled, what="validate", on_cancel=noted("validate", folder))
 
     @server.tool()
     async def record(workspace: WS) -> drive.StepResult:
@@ -701,6 +780,8 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
             folder = folder_of(path, "path")
             if not (folder / "kernel.py").is_file() or not (folder / "reference.py").is_file():
                 raise UsageError(f"tune: {path} holds no kernel.py and reference.py")
+            cancels.start(folder)
+            tuned.append(folder)
             request = TuneRequest(
                 folder=folder,
                 device=device or default_device,
@@ -720,10 +801,16 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                 )
             edit = best_edit(tuning) if tuning.judgement.better else None
             return TuneResult(
-                summary=summarize(tuning), diff=edit.diff if edit else "", kernel_py=str(prepared.problem.kernel_py)
+                summary=summarize(tuning),
+                judgement=tuning.judgement.reason,
+                diff=edit.diff if edit else "",
+                kernel_py=str(prepared.problem.kernel_py),
             )
 
-        return await _long(ctx, run, lock=lock, settled=settled, what="tune", device_argument=True)
+        tuned: list[Path] = []
+        return await _long(
+            ctx, run, lock=lock, settled=settled, what="tune", device_argument=True, on_cancel=noted("tune", tuned)
+        )
 
     @server.tool()
     async def memory_summary(
