@@ -76,26 +76,43 @@ def test_a_size_the_output_takes_from_the_tile_is_still_semantic() -> None:
         assert found["_dw3x3:BLOCK_H"].semantic, returned
 
 
-@pytest.mark.xfail(strict=True, reason="j2: a tl.range num_stages constexpr is searched on the CPU, where it is noise")
 @pytest.mark.timeout(60)
 def test_a_loop_pipelining_constexpr_keeps_its_value_on_the_cpu(tmp_path: Path) -> None:
     """Seen on 2026-12-05: range_stages's K loop is ``tl.range(0, K, BLOCK_K, num_stages=NUM_STAGES)``. ``tune
     --device cpu`` searched ``NUM_STAGES: integer 1..8`` beside the tiles and wrote ``NUM_STAGES=1`` with them,
     "10.2x faster": Triton's interpreter ignores a loop's ``num_stages`` as it ignores the launch's, so the value
     rode on the tiles' gain (on a GPU, 1 turns the loop's pipelining off). Like ``num_stages``, it keeps its value
-    on the CPU."""
+    on the CPU, said once (fixed: ``Tunable.loop_option``, ``tunables.knobs.loop_option_note``)."""
     prepared = _prepared("range_stages", tmp_path)
     assert [k.name for k in prepared.space.knobs] == ["BLOCK_M", "BLOCK_K"]
+    held = next(t for t in prepared.tunables if t.name == "NUM_STAGES")
+    assert held.refused_reason is not None and "num_stages of a tl.range loop" in held.refused_reason
 
 
-@pytest.mark.xfail(strict=True, reason="j3: a format constant the reference defines too is searched")
+@pytest.mark.timeout(60)
+def test_a_constexpr_read_beside_the_loop_option_is_no_loop_option() -> None:
+    """Beside j2: discovery marks a ``constexpr`` as a loop option only where the kernel reads it nowhere else; on a
+    GPU it is a knob like any (its category software pipelining)."""
+    found = _tunables("range_stages")
+    assert found["_matvec:NUM_STAGES"].loop_option == "num_stages" and found["_matvec:NUM_STAGES"].editable
+    assert found["_matvec:BLOCK_K"].loop_option is None
+    base = (DATA / "range_stages" / "kernel.py").read_text()
+    read_too = base.replace(
+        "    tl.store(y_ptr + rows, acc, mask=rmask)",
+        "    tl.store(y_ptr + rows, acc * NUM_STAGES / NUM_STAGES, mask=rmask)",
+    )
+    assert read_too != base
+    again = {t.key: t for t in discover_source(read_too)}
+    assert again["_matvec:NUM_STAGES"].loop_option is None
+
+
 @pytest.mark.timeout(60)
 def test_a_format_constant_the_reference_defines_too_is_not_searched(tmp_path: Path) -> None:
     """Seen on 2026-12-05: dequant_group's ``GROUP_SIZE = 32`` is the checkpoint's format (one scale every 32
     columns); reference.py defines the same ``GROUP_SIZE = 32``. ``tune`` searched it (``GROUP_SIZE: power_of_two
     1..64``): 4 of 8 candidates wrong_result ("output contains Inf ..."), 4 set aside, and ``tunables`` lists it as
     an l2_rasterization knob. A module constant of kernel.py that reference.py defines with the same value is the
-    operator's, not the launch's: left alone, one line."""
+    operator's, not the launch's: left alone, one line (fixed by 25dd276, tuneleft6: ``tunables/fixed.py``)."""
     prepared = _prepared("dequant_group", tmp_path)
     assert [k.name for k in prepared.space.knobs] == ["BLOCK_G"]
     held = next(t for t in prepared.tunables if t.name == "GROUP_SIZE")

@@ -514,8 +514,10 @@ def _planning(
     if knobs and interpreted:
         # Triton's interpreter runs one program at a time and ignores the launch options: a move of one
         # would time the same kernel twice (the tuning engine leaves them out on the CPU too)
-        ignored = sorted({k.name for k in knobs if k.name in LAUNCH_OPTIONS})
-        knobs = [k for k in knobs if k.name not in LAUNCH_OPTIONS]
+        # so does it a loop's options (``tl.range(..., num_stages=NUM_STAGES)``)
+        held = LAUNCH_OPTIONS + tuple(t.name for t in found or [] if t.loop_option is not None)
+        ignored = sorted({k.name for k in knobs if k.name in held})
+        knobs = [k for k in knobs if k.name not in held]
         if ignored:
             note = f"on the CPU Triton's interpreter ignores {', '.join(ignored)}: not planned"
             knob_note = f"{knob_note}; {note}" if knob_note else note

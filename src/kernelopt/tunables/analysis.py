@@ -25,6 +25,7 @@ from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
     BLOCKISH,
     LAUNCH_OPTIONS,
+    LOOP_OPTIONS,
     absent_options,
     knob_rule,
     semantic_reason,
@@ -726,6 +727,33 @@ class _Analyzer:
             return None
         span = self.span(expr)
         return SourceLiteral(expr, value, span.start, span.end, rng.start.line)
+
+    def loop_option(self, kernel: str | None, name: str) -> str | None:
+        """The ``tl.range`` option (``num_stages``) that the ``constexpr`` parameter ``name`` of ``kernel`` feeds,
+        when the kernel body reads it there and nowhere else (``for k in tl.range(0, K, BLOCK_K,
+        num_stages=NUM_STAGES)``): a loop's pipelining depth, which Triton's interpreter ignores. ``None``
+        otherwise."""
+        kdef = self.jit_kernel(kernel)
+        if kdef is None or name in LAUNCH_OPTIONS:
+            return None
+        if not any(p.name.value == name and _is_constexpr(p.annotation) for p in kdef.params):
+            return None
+        fed: dict[int, str] = {}  # id of the Name node passed -> the option
+        keywords = {id(a.keyword) for a in _all_nodes(kdef.node.body) if isinstance(a, cst.Arg) and a.keyword}
+        for node in _all_nodes(kdef.node.body):
+            if isinstance(node, cst.Call) and (_dotted(node.func) or "").split(".")[-1] in ("range", "static_range"):
+                for arg in node.args:
+                    option = arg.keyword.value if arg.keyword is not None else None
+                    if option in LOOP_OPTIONS and isinstance(arg.value, cst.Name):
+                        fed[id(arg.value)] = option
+        reads = [
+            n
+            for n in _all_nodes(kdef.node.body)
+            if isinstance(n, cst.Name) and n.value == name and id(n) not in keywords
+        ]
+        if not reads or any(id(n) not in fed for n in reads):
+            return None
+        return fed[id(reads[0])]
 
     def jit_kernel(self, name: str | None) -> _FuncInfo | None:
         """The ``@triton.jit`` function named ``name`` in this file (only when unique)."""
@@ -3060,6 +3088,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         tuned_at=an.loc(s.tuned.line) if s.tuned is not None else None,
         tuned_table=_table_of(s),
         helper_note=s.helper_note if s.refused is None else None,
+        loop_option=an.loop_option(s.kernel, s.name) if not s.semantic else None,
     )
 
 

@@ -28,6 +28,22 @@ LAUNCH_OPTIONS = (
     "kpack",
 )
 
+#: The options of a ``tl.range`` loop (Triton 3.x): a loop's pipelining and unrolling, which Triton's interpreter
+#: ignores as it ignores the launch's options.
+LOOP_OPTIONS = frozenset(
+    {"num_stages", "loop_unroll_factor", "warp_specialize", "flatten", "disallow_acc_multi_buffer", "disable_licm"}
+)
+
+
+def loop_option_note(option: str) -> str:
+    """Why a ``constexpr`` fed only to a ``tl.range`` loop's ``option`` keeps its value on the CPU: the one wording
+    ``tune`` and the planner say."""
+    return (
+        f"read only as the {option} of a tl.range loop, which Triton's interpreter ignores (as it does the launch's "
+        "num_warps and num_stages): its timing on the CPU is noise, so it keeps its value"
+    )
+
+
 # Defaults Triton 3.x applies when a launch or triton.Config omits an option (triton.Config.__init__
 # and CUDAOptions: num_warps=4, num_stages=3). Used only to estimate resources.
 TRITON_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_stages": 3}

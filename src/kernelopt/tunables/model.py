@@ -210,6 +210,9 @@ class Tunable(BaseModel):
         helper_note: for a computed setting a settings helper imported from another module gives, one line:
             where it comes from, that it is tuned at its call in this file (the helper's result the fallback),
             and that the helper's body is not read (a cap or limit inside it is no knob of this file).
+        loop_option: for a ``constexpr`` the kernel body reads only as an option of its ``tl.range`` loops
+            (``num_stages=NUM_STAGES``), that option: like the launch's ``num_stages``, Triton's interpreter
+            ignores it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -237,6 +240,7 @@ class Tunable(BaseModel):
     tuned_at: str | None = None
     tuned_table: TunedTable | None = None
     helper_note: str | None = None
+    loop_option: str | None = None
 
     @property
     def editable(self) -> bool:

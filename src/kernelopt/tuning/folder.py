@@ -67,7 +67,7 @@ from kernelopt.tunables import (
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
-from kernelopt.tunables.knobs import LAUNCH_OPTIONS
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import loop_kernels, profiled_launch
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Result, Value, is_computed
@@ -330,6 +330,12 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         # Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
         # num_stages, ...): their timing there is noise, so they keep their values
         tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
+        tunables = [
+            t.model_copy(update={"refused_reason": loop_option_note(t.loop_option)})
+            if t.loop_option is not None and t.editable
+            else t
+            for t in tunables
+        ]
     tunables = [_unbucketable(t, evaluation, shapes) for t in tunables]
     limits = ResourceLimits.for_gpu_or_generic(gpu, request.dtype or card.dtype) if request.check_resources else None
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
