@@ -68,12 +68,13 @@ def _one_line_error(server: Any, tool: str, **arguments: Any) -> str:
 
 
 def test_a_shapes_entry_that_fails_at_the_baseline_is_a_tool_error_and_status_says_init(tmp_path: Path) -> None:
-    kernel, reference = _sources(tmp_path, shapes='SHAPES = [{"m": 3}]')  # get_inputs() takes no m
+    # get_inputs(n=-5) raises (an entry naming an argument get_inputs lacks is refused by init itself)
+    kernel, reference = _sources(tmp_path, shapes='SHAPES = [{"n": -5}]')
     server = build_server(Roots([tmp_path]), default_device="cpu")
     _call(server, "init", name="add", kernel=str(kernel), reference=str(reference))
     message = _one_line_error(server, "profile", workspace="add")
     assert "profile: V0 failed its gate" in message and "reference.py" in message, message
-    assert "unexpected keyword argument 'm'" in message and "init a new workspace" in message, message
+    assert "negative dimension" in message and "init a new workspace" in message, message
     status = _call(server, "status", workspace="add").structured_content
     assert status["next"] == "init" and status["stop"]["reason"] == "baseline_failed", status
 

@@ -76,6 +76,9 @@ def check_reference(path: Path) -> KernelForm:
     fault = _written_shapes_fault(path)
     if fault is not None:  # before a workspace is made (optimize made one and failed its baseline on it)
         raise InputFileError(path, fault)
+    bad = entry_fault(path, written_entries(path))  # an entry get_inputs cannot take (tune refused it alone)
+    if bad is not None:
+        raise InputFileError(path, bad[0], hint=bad[1])
     if "Model" in classes:
         if "get_init_inputs" not in defined:
             raise InputFileError(path, "KernelBench form (class Model) needs get_init_inputs()")
@@ -101,6 +104,96 @@ def _written_shapes_fault(path: Path) -> str | None:
                 except ValueError:  # a dict of arithmetic ({"n": 2**27}): the run says it
                     return None
     return None
+
+
+def written_entries(path: Path) -> list[dict[str, object]]:
+    """The entries of a ``SHAPES`` written once at the top level as a literal list of dicts (integer arithmetic
+    of literals allowed: ``{"n": 2**20}``); ``[]`` for one built by code, absent, or not a list of dicts."""
+    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
+            if not isinstance(node.value, ast.List | ast.Tuple):
+                return []
+            try:
+                value = [literal_value(e) for e in node.value.elts]
+            except (ValueError, TypeError, SyntaxError):
+                return []
+            ok = all(isinstance(e, dict) and all(isinstance(k, str) for k in e) for e in value)
+            return [dict(e) for e in value] if ok else []  # type: ignore[call-overload]
+    return []
+
+
+def entry_text(entry: Mapping[str, object]) -> str:
+    """``{'n': 256}`` as reference.py writes it (the messages name an entry so)."""
+    return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in entry.items()) + "}"
+
+
+def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> tuple[str, str] | None:
+    """Why a ``SHAPES`` entry cannot be handed to ``get_inputs``, read from reference.py's text: (the fault, its
+    fix), or ``None``. The one rule of ``init``, ``validate``, ``optimize``, ``batch`` and ``tune``.
+
+    Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), and a value is not a
+    string where the parameter's default is a number. What only a call can tell (``get_inputs`` raising on an
+    entry) is said by the worker that builds the entry.
+    """
+    signature = _get_inputs_signature(Path(reference_py))
+    if signature is None:
+        return None
+    params, defaults, open_kwargs = signature
+    for i, entry in enumerate(shapes):
+        where = f"SHAPES[{i}] {entry_text(entry)}"
+        for key, value in entry.items():
+            if key not in params and not open_kwargs:
+                return (
+                    f"{where} cannot be built: get_inputs takes no argument {key!r}",
+                    f"its parameters: {', '.join(params) or 'none'}",
+                )
+            default = defaults.get(key)
+            number = isinstance(default, int | float) and not isinstance(default, bool)
+            if isinstance(value, str) and number:
+                return (
+                    f"{where} cannot be built: {key} is the string {value!r}, get_inputs's default is the number "
+                    f"{default!r}",
+                    _number_hint(key, value, default),
+                )
+    return None
+
+
+def _number_hint(key: str, value: str, default: object) -> str:
+    """The fix of a string where ``get_inputs`` takes a number: the quotes dropped when the string is a number
+    (``'4096'``), else a number as the default is one ("write n: big without quotes" for ``'big'``)."""
+    try:
+        number = float(value)
+    except ValueError:
+        return f"give a number, as get_inputs's default is ({key!r}: {default!r})"
+    shown = int(number) if number.is_integer() and "." not in value else number
+    return f"write {key!r}: {shown} without quotes"
+
+
+def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], bool] | None:
+    """``get_inputs``'s parameter names, its literal defaults and whether it takes ``**kwargs``; ``None`` when
+    reference.py defines no such function at module level."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    except FileNotFoundError:
+        raise InputFileError(path, "no such file") from None
+    except SyntaxError as exc:
+        raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    if fn is None:
+        return None
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    names = [p.arg for p in [*positional, *a.kwonlyargs]]
+    defaults: dict[str, object] = {}
+    pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
+    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    for p, d in pairs:
+        try:
+            defaults[p.arg] = ast.literal_eval(d)
+        except (ValueError, TypeError, SyntaxError):
+            continue
+    return names, defaults, a.kwarg is not None
 
 
 _OPERATORS = {

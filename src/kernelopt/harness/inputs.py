@@ -116,7 +116,9 @@ def make_inputs(
     H200, 2026-12-05). ``torch.manual_seed`` seeds the CUDA generators too, so a seed gives the same inputs
     every time (on a GPU not the CPU's values: the device's generator makes them). A ``get_inputs`` that
     cannot run so (it calls ``.numpy()``, or draws from a CPU ``torch.Generator``) runs again the old way,
-    on the CPU under the same seed, its tensors then moved; ``on_host`` gets the one line that says so.
+    on the CPU under the same seed, its tensors then moved; ``on_host`` gets the one line that says so (only when
+    that call succeeds and ``device`` is not the CPU: a ``get_inputs`` that raises both times is the entry's fault,
+    and "built on the CPU and moved" blamed the device for it).
     Tensors it puts on a device itself are moved to ``device`` all the same.
 
     Raises:
@@ -131,10 +133,10 @@ def make_inputs(
     except torch.OutOfMemoryError:
         raise  # they do not fit the device: built on the CPU they could not be moved there either
     except Exception as exc:  # user code that needs the CPU as its default device: built there instead
-        if on_host is not None:
-            on_host(host_inputs_note(device, exc))
         torch.manual_seed(seed)
-        inputs = list(get_inputs(**kwargs))
+        inputs = list(get_inputs(**kwargs))  # raising here too, the fault is get_inputs's own: no note
+        if on_host is not None and torch.device(device).type != "cpu":  # on the CPU nothing was moved
+            on_host(host_inputs_note(device, exc))
     return [map_tensors(x, lambda t: t.to(device)) for x in inputs]
 
 

@@ -20,7 +20,6 @@ entry's own best (it is written alone) or a per-bucket table is needed (each ent
 
 from __future__ import annotations
 
-import ast
 import math
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
@@ -29,7 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import InputFileError
-from kernelopt.kernelsource import interpreted_cases
+from kernelopt.kernelsource import entry_fault, interpreted_cases
 from kernelopt.tuning.candidate import Config, Result, Value
 from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue
 
@@ -38,80 +37,16 @@ WITHIN_PCT = 3.0
 (percent); else each size gets its own (a per-bucket table)."""
 
 
-def entry_text(entry: Mapping[str, object]) -> str:
-    """``{'n': 256}`` as reference.py writes it (the messages name an entry so)."""
-    return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in entry.items()) + "}"
-
-
 def check_entries(reference_py: Path, shapes: Sequence[Mapping[str, ShapeValue]]) -> None:
-    """Refuse a ``SHAPES`` entry ``get_inputs`` cannot be called with, read from reference.py's text.
-
-    Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), and a value is not a
-    string where the parameter's default is a number. What only a call can tell (``get_inputs`` raising on
-    an entry) is refused by the bench worker that builds the entry, also before any candidate runs.
+    """Refuse a ``SHAPES`` entry ``get_inputs`` cannot be called with (:func:`kernelsource.entry_fault`, the
+    rule every command applies), here to the entries a computed ``SHAPES`` built too.
 
     Raises:
         InputFileError: one line naming the entry (exit 2).
     """
-    signature = _get_inputs_signature(Path(reference_py))
-    if signature is None:
-        return
-    params, defaults, open_kwargs = signature
-    for i, entry in enumerate(shapes):
-        where = f"SHAPES[{i}] {entry_text(entry)}"
-        for key, value in entry.items():
-            if key not in params and not open_kwargs:
-                raise InputFileError(
-                    reference_py,
-                    f"{where} cannot be built: get_inputs takes no argument {key!r}",
-                    hint=f"its parameters: {', '.join(params) or 'none'}",
-                )
-            default = defaults.get(key)
-            number = isinstance(default, int | float) and not isinstance(default, bool)
-            if isinstance(value, str) and number:
-                raise InputFileError(
-                    reference_py,
-                    f"{where} cannot be built: {key} is the string {value!r}, get_inputs's default is the number "
-                    f"{default!r}",
-                    hint=_number_hint(key, value, default),
-                )
-
-
-def _number_hint(key: str, value: str, default: object) -> str:
-    """The fix of a string where ``get_inputs`` takes a number: the quotes dropped when the string is a number
-    (``'4096'``), else a number as the default is one ("write n: big without quotes" for ``'big'``)."""
-    try:
-        number = float(value)
-    except ValueError:
-        return f"give a number, as get_inputs's default is ({key!r}: {default!r})"
-    shown = int(number) if number.is_integer() and "." not in value else number
-    return f"write {key!r}: {shown} without quotes"
-
-
-def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], bool] | None:
-    """``get_inputs``'s parameter names, its literal defaults and whether it takes ``**kwargs``; ``None`` when
-    reference.py defines no such function at module level."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
-    except FileNotFoundError:
-        raise InputFileError(path, "no such file") from None
-    except SyntaxError as exc:
-        raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
-    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
-    if fn is None:
-        return None
-    a = fn.args
-    positional = [*a.posonlyargs, *a.args]
-    names = [p.arg for p in [*positional, *a.kwonlyargs]]
-    defaults: dict[str, object] = {}
-    pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
-    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
-    for p, d in pairs:
-        try:
-            defaults[p.arg] = ast.literal_eval(d)
-        except (ValueError, TypeError, SyntaxError):
-            continue
-    return names, defaults, a.kwarg is not None
+    bad = entry_fault(Path(reference_py), shapes)
+    if bad is not None:
+        raise InputFileError(reference_py, bad[0], hint=bad[1])
 
 
 def session_shapes(problem: Problem, shapes: Sequence[Mapping[str, ShapeValue]]) -> list[ProblemShape]:

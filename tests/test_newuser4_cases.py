@@ -1,0 +1,94 @@
+"""A new user's first hour on a fresh clone, fourth trial (2026-12-05): bad input at each step, one test per fix
+(docs/faults.md, "A new user's first hour, fourth trial")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+
+KERNEL = "import torch\n\n\ndef run(x, y):\n    return x + y\n"
+REFERENCE = """import torch
+
+SHAPES = {shapes}
+
+
+def get_inputs(n: int = 4096, device: str = "cpu"):
+    return [torch.randn(n, device=device), torch.randn(n, device=device)]
+
+
+def reference(x, y):
+    return x + y
+"""
+
+
+def _folder(tmp_path: Path, shapes: str) -> Path:
+    folder = tmp_path / "k"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KERNEL)
+    (folder / "reference.py").write_text(REFERENCE.format(shapes=shapes))
+    return folder
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("shapes", "said"),
+    [
+        ('[{"n": 4096}, {"m": 5}]', "SHAPES[1] {'m': 5} cannot be built: get_inputs takes no argument 'm'"),
+        ('[{"n": 4096}, {"n": "1k"}]', "SHAPES[1] {'n': '1k'} cannot be built: n is the string '1k'"),
+        ('[{"n": 2**12}, {"n": "4096"}]', "write 'n': 4096 without quotes"),
+    ],
+)
+@pytest.mark.parametrize("command", ["init", "optimize"])
+def test_a_shapes_entry_get_inputs_cannot_take_is_refused_by_init_and_optimize_as_by_tune(
+    tmp_path: Path, shapes: str, said: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u1: `SHAPES = [{"n": 4096}, {"m": 5}]` (or `{"n": "1k"}`): `tune` refused it in one line before anything ran,
+    but `init` made the workspace (printing only "dtype: not inferred (the probe of reference.py failed: ...)")
+    and `validate` / `optimize` gated V0 into "FAIL of reference.py" after a warning that blamed the device
+    ("get_inputs() raised TypeError with cpu as the default device ... built on the CPU and moved")."""
+    folder = _folder(tmp_path, shapes)
+    root = tmp_path / "root"
+    root.mkdir()
+    if command == "init":
+        argv = ["init", "k", "--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py")]
+    else:
+        argv = ["optimize", str(folder), "--device", "cpu", "--max-iters", "0"]
+    assert main([*argv, "--root", str(root)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and said in err, err
+    assert list(root.iterdir()) == []  # no workspace made
+
+
+@pytest.mark.timeout(60)
+def test_the_device_note_is_said_only_when_the_inputs_were_built_on_the_cpu_and_moved() -> None:
+    """u2: `SHAPES = [{"n": "1k"}]` under `validate --device cpu` warned "get_inputs() raised TypeError with cpu
+    as the default device (...); its inputs are built on the CPU and moved, which is slow for large inputs": the
+    second call raised too (the entry's own fault, said on the next line), and on the CPU nothing is moved."""
+    import torch
+
+    from kernelopt.harness.inputs import make_inputs
+
+    def always(n: int) -> list[torch.Tensor]:
+        return [torch.randn(n)]
+
+    notes: list[str] = []
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        make_inputs(always, {"n": -5}, "meta", 0, on_host=notes.append)
+    assert notes == []  # the fault is get_inputs's at this entry, not the device's
+
+    calls = []
+
+    def first_fails(n: int) -> list[torch.Tensor]:  # a get_inputs that needs the CPU as its default device
+        calls.append(n)
+        if len(calls) % 2:
+            raise TypeError("needs the CPU")
+        return [torch.ones(n)]
+
+    for device, said in (("cpu", 0), ("meta", 1)):
+        notes.clear()
+        (x,) = make_inputs(first_fails, {"n": 3}, device, 0, on_host=notes.append)
+        assert x.device.type == device and len(notes) == said, notes
+    assert "built on the CPU and moved" in notes[0]
