@@ -217,3 +217,39 @@ def test_a_call_the_client_cancelled_is_named_by_status_until_the_next_call_star
     _refusal(server, "profile", workspace="slow", device="cuda")  # a call that starts (and is refused at once)
     status = _call(server, "status", workspace="slow").structured_content
     assert status["cancelled"] is None and status["why"].startswith("V0 has no Stage 1 evidence yet"), status
+
+
+def test_compare_of_two_real_profiles_is_a_digest_of_the_key_metrics_and_largest_changes(tmp_path: Path) -> None:
+    """`compare` returned every metric's change with its full floats: 18.5 kB for one kernel pair of two real H200
+    reports. It now returns the key metrics before and after, the largest changes and the symptoms gained or lost
+    (2 kB); `full=true` returns every change as before. Here the H200 GEMM report against itself with its duration
+    cut by a fifth and its DRAM throughput raised (the rest as measured)."""
+    from kernelopt.agents.evidence_digest import CHANGES
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.evidence.nvidia import build_summary
+    from kernelopt.evidence.summary import KEY_METRICS, write_summary
+
+    before = build_summary(raw_report("h200_matmul"))
+    after = before.model_copy(deep=True)
+    metrics = after.kernels[0].metrics
+    metrics["duration_us"].value = before.kernels[0].metrics["duration_us"].value * 0.8
+    metrics["dram_gbps"].value = before.kernels[0].metrics["dram_gbps"].value * 1.25
+    write_summary(tmp_path / "v1", before)
+    write_summary(tmp_path / "v2", after)
+    server = build_server(Roots([tmp_path]))
+    paths = {"before_path": str(tmp_path / "v1"), "after_path": str(tmp_path / "v2")}
+    brief, whole = _call(server, "compare", **paths), _call(server, "compare", **paths, full=True)
+    (kernel,) = brief.structured_content["digest"]["kernels"]
+    changes = whole.structured_content["diff"]["kernels"][0]["metrics"]
+    assert len(_said(brief)) * 4 < len(_said(whole)) and brief.structured_content["diff"] is None
+    assert kernel["kernel"] == "matmul_kernel" and kernel["bottleneck"] == "compute_bound"
+    assert (
+        f"duration_us: {metrics['duration_us'].value / 0.8:.4g} -> {metrics['duration_us'].value:.4g} us (-20.0 %)"
+        in (kernel["key_metrics"])
+    )
+    assert [line.split(":")[0] for line in kernel["key_metrics"]] == [
+        m for m in KEY_METRICS if any(c["name"] == m for c in changes)
+    ]
+    assert kernel["largest_changes"] == [] and kernel["left_out"] is None  # nothing else moved
+    assert "full=true" in brief.structured_content["digest"]["more"] and CHANGES > 0

@@ -6,7 +6,9 @@ JSON for one real Nsight Compute report (every metric of every kernel, every evi
 profiler rule's full text), all of it in the agent's context. By default it now returns this digest, read from the
 same summary by the same rules and names ``summary.txt`` shows (:data:`kernelopt.evidence.summary.KEY_METRICS`,
 :meth:`EvidenceItem.render` less its artifact, which is said once per kernel), and says how to ask for the whole
-evidence (``full=true``) or one kernel (``kernel=...``). Pure: no I/O.
+evidence (``full=true``) or one kernel (``kernel=...``). ``compare`` likewise returned every metric's change with
+its full floats, 18 kB for one kernel pair; :func:`diff_digest` keeps the key metrics and the largest changes.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from kernelopt.evidence.diff import KernelDiff, MetricChange, SummaryDiff
 from kernelopt.evidence.model import EvidenceItem, Finding, KernelEvidence, ProfilerRuleResult, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.oneline import one_line
@@ -220,3 +223,78 @@ def whole_evidence(path: str | Path, *, kernel: str | None = None) -> str:
     if kernel is not None:
         return f"the whole evidence: evidence(path={str(path)!r}, kernel={kernel!r}, full=true)"
     return f"the whole evidence: evidence(path={str(path)!r}, full=true), or kernel=NAME for one kernel's"
+
+
+CHANGES = 8
+"""The largest relative changes shown per kernel pair, beside the key metrics."""
+
+
+class KernelChange(BaseModel):
+    """One kernel pair's change in brief.
+
+    Attributes:
+        kernel: ``before -> after`` when renamed, else the kernel, cut to :data:`NAME_CHARS`.
+        bottleneck: ``memory_bound -> compute_bound``, or the one kept.
+        key_metrics: each key metric measured on both sides, ``name: before -> after unit (+12.3 %)``.
+        largest_changes: the other metrics that changed most, relatively, in the same form.
+        symptoms_added, symptoms_removed: the findings' symptoms that appeared and disappeared.
+        isa_changes: machine-code facts that changed, ``name: before -> after``.
+        left_out: how many changed metrics the digest leaves out.
+    """
+
+    kernel: str
+    bottleneck: str
+    key_metrics: list[str]
+    largest_changes: list[str] = []
+    symptoms_added: list[str] = []
+    symptoms_removed: list[str] = []
+    isa_changes: list[str] = []
+    left_out: str | None = None
+
+
+class DiffDigest(BaseModel):
+    """Two profiles' change in brief: each kernel pair, the kernels found on one side only, and how to ask for all."""
+
+    before: str
+    after: str
+    kernels: list[KernelChange]
+    unmatched_before: list[str] = []
+    unmatched_after: list[str] = []
+    more: str
+
+
+def _change(m: MetricChange) -> str:
+    unit = f" {m.unit}" if m.unit else ""
+    rel = f" ({m.delta_pct:+.1f} %)" if m.delta_pct is not None else ""
+    return f"{m.name}: {m.before:.{DIGITS}g} -> {m.after:.{DIGITS}g}{unit}{rel}"
+
+
+def _kernel_change(k: KernelDiff) -> KernelChange:
+    key = {m.name: m for m in k.metrics if m.name in KEY_METRICS}
+    others = [m for m in k.metrics if m.name not in key and m.delta != 0]
+    others.sort(key=lambda m: -abs(m.delta_pct) if m.delta_pct is not None else 0.0)
+    shown = others[:CHANGES]
+    name = k.before_kernel if k.before_kernel == k.after_kernel else f"{k.before_kernel} -> {k.after_kernel}"
+    moved = k.bottleneck_before != k.bottleneck_after
+    return KernelChange(
+        kernel=one_line(name, NAME_CHARS),
+        bottleneck=f"{k.bottleneck_before} -> {k.bottleneck_after}" if moved else k.bottleneck_after,
+        key_metrics=[_change(key[n]) for n in KEY_METRICS if n in key],
+        largest_changes=[_change(m) for m in shown],
+        symptoms_added=k.symptoms_added,
+        symptoms_removed=k.symptoms_removed,
+        isa_changes=[f"{n}: {a} -> {b}" for n, (a, b) in k.isa_changes.items()],
+        left_out=_more(len(others) - len(shown), "changed metrics"),
+    )
+
+
+def diff_digest(diff: SummaryDiff, *, more: str) -> DiffDigest:
+    """The digest of ``diff``; ``more`` says how to ask for every metric's change."""
+    return DiffDigest(
+        before=diff.before,
+        after=diff.after,
+        kernels=[_kernel_change(k) for k in diff.kernels],
+        unmatched_before=[one_line(n, NAME_CHARS) for n in diff.unmatched_before],
+        unmatched_after=[one_line(n, NAME_CHARS) for n in diff.unmatched_after],
+        more=more,
+    )

@@ -35,7 +35,7 @@ from pydantic_core import PydanticCustomError
 
 from kernelopt import __version__
 from kernelopt.agents import drive
-from kernelopt.agents.evidence_digest import EvidenceDigest
+from kernelopt.agents.evidence_digest import DiffDigest, EvidenceDigest
 from kernelopt.agents.report_digest import ReportDigest
 from kernelopt.agents.roots import Roots
 from kernelopt.errors import KerneloptError, NoGpu, UsageError, disk_problem
@@ -119,6 +119,20 @@ class EvidenceResult(BaseModel):
 
     digest: EvidenceDigest | None = None
     summary: ProfileSummary | None = None
+
+
+class CompareResult(BaseModel):
+    """The change between two profiles: by default its digest (each kernel pair's key metrics and largest changes,
+    a few kB), every metric's change with ``full`` (as ``kernelopt evidence A --diff B --json``: 18 kB for one
+    kernel pair of two real reports).
+
+    Attributes:
+        digest: the change in brief (``full`` false).
+        diff: every metric's change (``full`` true).
+    """
+
+    digest: DiffDigest | None = None
+    diff: SummaryDiff | None = None
 
 
 class WikiHits(BaseModel):
@@ -667,10 +681,16 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         before_path: Annotated[str | None, Field(description="Or: a report or profile folder.")] = None,
         after_path: Annotated[str | None, Field(description="And the other report or profile folder.")] = None,
         kernel: Annotated[str | None, Field(description="Only kernels matching this.")] = None,
-    ) -> SummaryDiff:
-        """The change of every metric between two versions or two reports."""
+        full: Annotated[
+            bool,
+            Field(description="Every metric's change (tens of kB for real reports) instead of the digest."),
+        ] = False,
+    ) -> CompareResult:
+        """The change between two versions or two reports: per kernel pair the bottleneck, the key metrics before and
+        after, the largest changes and the symptoms gained or lost; full=true for every metric."""
 
-        def run() -> SummaryDiff:
+        def run() -> CompareResult:
+            from kernelopt.agents.evidence_digest import diff_digest
             from kernelopt.evidence.diff import diff_summaries
             from kernelopt.profiling import read_evidence
 
@@ -684,9 +704,12 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
                         raise UsageError(f"compare: {ws.root.name} has no version {n} (no profiles/v{n}/)")
             else:
                 raise UsageError("compare: give workspace with before and after, or before_path and after_path")
-            return diff_summaries(
+            diff = diff_summaries(
                 read_evidence(a, kernel=kernel), read_evidence(b, kernel=kernel), before_name=str(a), after_name=str(b)
             )
+            if full:
+                return CompareResult(diff=diff)
+            return CompareResult(digest=diff_digest(diff, more="every metric's change: the same call with full=true"))
 
         return await _read(run, settled=settled)
 
