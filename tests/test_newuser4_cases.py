@@ -92,3 +92,19 @@ def test_the_device_note_is_said_only_when_the_inputs_were_built_on_the_cpu_and_
         (x,) = make_inputs(first_fails, {"n": 3}, device, 0, on_host=notes.append)
         assert x.device.type == device and len(notes) == said, notes
     assert "built on the CPU and moved" in notes[0]
+
+
+@pytest.mark.timeout(60)
+def test_the_roofline_figure_of_versions_timed_on_the_cpu_says_so_in_its_title() -> None:
+    """u3: `kernelopt report` of the README's CPU demo writes `r.roofline.png` titled "loop: NVIDIA H200 SXM, fp32"
+    with the CPU's points under the H200's roofs; the Markdown beside it said "the NVIDIA H200 SXM roofs below are
+    not the roofs of that device", the image, a file of its own, did not."""
+    from kernelopt.report.model import MeasuredDevice, ReportData
+    from kernelopt.report.sections import plot_title
+
+    cpu = [MeasuredDevice(name="cpu", timing_methods=["cpu_perf_counter"], versions=["V0", "V1"])]
+    data = ReportData(name="loop", root="/x", gpu="H200", card_gpu="H200", gpu_spec="NVIDIA H200 SXM", dtype="fp32")
+    assert plot_title(data) == "loop: NVIDIA H200 SXM, fp32"
+    elsewhere = data.model_copy(update={"measured_on": cpu, "measured_elsewhere": True})
+    title = plot_title(elsewhere)
+    assert title.startswith("loop: timed on cpu, fp32") and "not that device's" in title, title

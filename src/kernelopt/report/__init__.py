@@ -18,6 +18,7 @@ from kernelopt.report.markdown import markdown_report
 from kernelopt.report.model import ReportData
 from kernelopt.report.reader import NOT_GIVEN, Ceilings, NotGiven, collect
 from kernelopt.report.roofline import roofline_plot, roofline_points
+from kernelopt.report.sections import plot_title
 from kernelopt.report.sessions import session_plots
 from kernelopt.workspace import Workspace
 
@@ -37,7 +38,7 @@ def plot(data: ReportData, *, image_format: str = "png") -> bytes:
     return roofline_plot(
         roofline_points(data),
         data.ceilings,
-        title=f"{data.name}: {data.gpu_spec or data.gpu or 'unknown GPU'}, {data.dtype or 'dtype n/a'}",
+        title=plot_title(data),
         image_format=image_format,
     )
 

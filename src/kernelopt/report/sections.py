@@ -170,6 +170,17 @@ def _elsewhere_line(data: ReportData) -> str | None:
     return text + (f"; {roofs}" if roofs else "")
 
 
+def plot_title(data: ReportData) -> str:
+    """The roofline figure's title: the roofs' GPU and dtype, and, when the versions were timed elsewhere, where,
+    so that the image read alone (it is a file of its own) does not pass CPU timings off as that GPU's."""
+    roofs = data.gpu_spec or data.gpu or "unknown GPU"
+    dtype = data.dtype or "dtype n/a"
+    if not data.measured_elsewhere:
+        return f"{data.name}: {roofs}, {dtype}"
+    where = ", ".join(d.name for d in data.measured_on) or "an unknown device"
+    return f"{data.name}: timed on {where}, {dtype}; the roofs drawn are the {roofs}'s, not that device's"
+
+
 def headline(data: ReportData) -> list[str]:
     """The summary bullets: baseline, final, best, speedup, roofline share, counts, caveats."""
     base, final, best = data.baseline(), data.final(), data.best()
