@@ -264,3 +264,34 @@ def test_the_gate_re_times_a_claim_and_keeps_a_real_one(tmp_path: Path) -> None:
     versions = raw.timings[0].versions
     assert all(len(v.retime_samples_us) == len(v.samples_us) and v.retime_samples_us for v in versions)
     assert "; re-timed 0." in describe_speedup(speedup)
+
+
+def test_the_re_time_is_read_by_a_sign_test_a_preempted_block_cannot_undo() -> None:
+    # Seen (2026-12-05, KernelBench level 2 #95 run twice in its forward, a real 0.5x, load 13): its re-time had
+    # eight blocks near 0.5x and two a preemption hit (18.8x, 13.2x): t-test p 0.95, the claim lost. A sign test
+    # of the re-time's blocks in the claimed direction repeats it (8 of 10 past the margin, p 0.055 < 0.10)
+    from kernelopt.harness.stats import (
+        REPLICATION_MIN_BLOCKS,
+        Verdict,
+        compare_interleaved,
+        confirm_claim,
+        sign_test_p,
+    )
+
+    a = [100.0, 100.0] * 10
+    first = compare_interleaved(a, [200.0, 200.0] * 10, 2.0)  # B twice as slow
+    assert first.verdict is Verdict.REGRESSION
+    again = [0.23, 0.55, 0.59, 0.44, 0.50, 18.76, 13.19, 0.59, 0.53, 0.49]  # level 2 #95's re-time blocks
+    kept = confirm_claim(first, again)
+    assert kept.verdict is Verdict.REGRESSION and kept.confirmed
+    assert kept.retime_p_value == sign_test_p(8, 10) == 56 / 1024 and kept.retime_speedup == (0.53 + 0.55) / 2
+    # level 1 #72, identical kernels: first "1.236x" at p 0.027, its re-time's blocks on both sides of 1
+    identical_first = compare_interleaved([123.6, 123.6] * 10, [100.0, 100.0] * 10, 2.0)
+    assert identical_first.verdict is Verdict.IMPROVEMENT
+    mixed = [0.86, 1.2, 0.7, 1.05, 0.9, 0.95, 1.3, 0.8, 1.01, 0.92]
+    back = confirm_claim(identical_first, mixed)
+    assert back.verdict is Verdict.NO_CHANGE and back.confirmed is False and back.retime_p_value > 0.5
+    # the fewest blocks that can confirm: all four past the margin (p 1/16); three cannot (p 1/8)
+    assert REPLICATION_MIN_BLOCKS == 4
+    assert confirm_claim(first, [0.5] * 4).confirmed and not confirm_claim(first, [0.5] * 3).confirmed
+    assert not confirm_claim(first, [0.5, 0.5, 0.5, 0.99]).confirmed  # within the margin: not past it

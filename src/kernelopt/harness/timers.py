@@ -392,15 +392,19 @@ MIN_BLOCKS_KEPT = 3
 
 
 def take_samples(
-    samplers: Sequence[Sampler], order: Sequence[int], *, budget_s: float | None = None
+    samplers: Sequence[Sampler],
+    order: Sequence[int],
+    *,
+    budget_s: float | None = None,
+    min_blocks: int = MIN_BLOCKS_KEPT,
 ) -> list[list[float]]:
     """Samples per sampler, taken in ``order`` (version index per sample, see :func:`abba_order`).
 
     With ``budget_s`` the timing stops at the end of the first whole block (``2 x len(samplers)`` samples)
-    past that many seconds, once :data:`MIN_BLOCKS_KEPT` blocks are taken: the block count is planned from
-    a latency estimated before the timing, and a machine whose load grows meanwhile (a CPU shared with other
-    jobs: samples 10-40 x the estimate) would otherwise run the case past its limit, a false TIMEOUT_FAIL.
-    Whole blocks keep every pair of versions interleaved as :func:`abba_order` made them.
+    past that many seconds, once ``min_blocks`` blocks (:data:`MIN_BLOCKS_KEPT`) are taken: the block count is
+    planned from a latency estimated before the timing, and a machine whose load grows meanwhile (a CPU shared
+    with other jobs: samples 10-40 x the estimate) would otherwise run the case past its limit, a false
+    TIMEOUT_FAIL. Whole blocks keep every pair of versions interleaved as :func:`abba_order` made them.
     """
     samples: list[list[float]] = [[] for _ in samplers]
     block = 2 * len(samplers)
@@ -411,7 +415,7 @@ def take_samples(
         if (
             budget_s is not None
             and done % block == 0
-            and done // block >= MIN_BLOCKS_KEPT
+            and done // block >= min_blocks
             and time.perf_counter() - t0 > budget_s
         ):
             break

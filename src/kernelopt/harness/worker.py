@@ -801,7 +801,7 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
 
 RETIME_SHARE = 0.3
 """Our choice: the re-time of a claim may take at most this share of the per-case limit, and is made only when the
-first timing took no longer (with :data:`~kernelopt.harness.timers.TIMING_BUDGET_SHARE` for the first, the case's
+blocks it needs fit (with :data:`~kernelopt.harness.timers.TIMING_BUDGET_SHARE` for the first timing, the case's
 timing stays within 70 % of its limit: a claim is never paid for with a false TIMEOUT_FAIL)."""
 
 
@@ -816,9 +816,10 @@ def _retime(
 ) -> list[list[float]]:
     """The samples of a second interleaved timing of every callable when the first claims a difference between the
     current version (``samplers[current]``) and another (:func:`kernelopt.harness.stats.claims`): the re-time that
-    confirms a claim or takes it back. Empty lists when the first claims nothing, or when it took more than
-    :data:`RETIME_SHARE` of the case's limit (the claim is then not confirmed, so not made: a warning says so)."""
-    from kernelopt.harness.stats import claims
+    confirms a claim or takes it back, within :data:`RETIME_SHARE` of the case's limit. Empty lists when the first
+    claims nothing, or when the fewest blocks a re-time needs (:data:`~kernelopt.harness.stats.REPLICATION_MIN_BLOCKS`)
+    would not fit, at the first timing's pace (the claim is then not confirmed, so not made: a warning says so)."""
+    from kernelopt.harness.stats import REPLICATION_MIN_BLOCKS, claims
     from kernelopt.harness.timers import take_samples
 
     margin = ctx.job.bench.claim_margin_pct
@@ -826,13 +827,14 @@ def _retime(
     if margin is None or not claims(samples, current, margin):
         return none
     room = RETIME_SHARE * ctx.job.case_timeout_s
-    if first_s > room:
+    need = REPLICATION_MIN_BLOCKS * first_s / max(1, len(samples[current]) // 2)
+    if need > room:
         ctx.result.warnings.append(
-            f"{where}: the timing claimed a difference but took {first_s:.1f} s, more than the {room:.1f} s a re-time "
-            "may take: the claim is not confirmed, so not made"
+            f"{where}: the timing claimed a difference, but the {REPLICATION_MIN_BLOCKS} blocks a re-time needs would "
+            f"take about {need:.1f} s, more than the {room:.1f} s it may: the claim is not confirmed, so not made"
         )
         return none
-    return take_samples(samplers, order, budget_s=room)
+    return take_samples(samplers, order, budget_s=room, min_blocks=REPLICATION_MIN_BLOCKS)
 
 
 def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
