@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.cli.app import main
+from kernelopt.workspace import Workspace
 
 KERNEL = "import torch\n\n\ndef run(x, y):\n    return x + y\n"
 REFERENCE = """import torch
@@ -108,3 +109,22 @@ def test_the_roofline_figure_of_versions_timed_on_the_cpu_says_so_in_its_title()
     elsewhere = data.model_copy(update={"measured_on": cpu, "measured_elsewhere": True})
     title = plot_title(elsewhere)
     assert title.startswith("loop: timed on cpu, fp32") and "not that device's" in title, title
+
+
+@pytest.mark.timeout(60)
+def test_a_version_given_where_memory_takes_the_workspace_is_said_as_a_version(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u4: `kernelopt memory read --workspace WS v7` (README: "memory create/read/... --workspace WS"): "two
+    workspaces given: v7 and --workspace WS", of a version; now it names the flag that takes it."""
+    ws = str(add_workspace.root)
+    assert main(["memory", "read", "--workspace", ws, "v7"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "v7 is a version, not a workspace (--workspace " + ws + " is the workspace); give it as --version v7"
+    )
+    assert main(["memory", "summary", "-w", ws, "3"]) == 2
+    assert "3 is a version, not a workspace" in capsys.readouterr().err
+    # a folder named like a version is still a workspace given twice
+    assert main(["memory", "read", ws, "-w", ws, "--version", "v0"]) == 2  # no record v0 yet: one line
+    assert "two workspaces" not in capsys.readouterr().err

@@ -12,11 +12,22 @@ import typer
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.cli.workspace_arg import chosen_workspace
 from kernelopt.errors import RecordError, UsageError
-from kernelopt.memory.model import IterationRecord
+from kernelopt.memory.model import IterationRecord, parse_version
 from kernelopt.memory.store import MemoryStore
 
 
-def _chosen(positional: Path | None, option: Path | None) -> Path:
+def _chosen(positional: Path | None, option: Path | None, *, takes_version: bool = False) -> Path:
+    """The workspace given; a version given where the workspace goes (``memory read -w WS v7``) is said as one."""
+    if positional is not None and option is not None and not Path(positional).expanduser().is_dir():
+        try:
+            number = parse_version(str(positional))
+        except ValueError:
+            number = None
+        if number is not None:
+            fix = f"give it as --version v{number}" if takes_version else "this verb takes no version"
+            raise UsageError(
+                f"{positional} is a version, not a workspace (--workspace {option} is the workspace)", hint=fix
+            )
     return chosen_workspace(positional, option, usage="kernelopt memory <verb>")
 
 
@@ -90,7 +101,7 @@ def read(
     include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
 ) -> None:
     """Print a record (or one field of it) as JSON."""
-    workspace = _chosen(ws, workspace)
+    workspace = _chosen(ws, workspace, takes_version=True)
     store = _store(workspace)
     if version is None:
         record = store.latest(include_masked=include_masked)
