@@ -133,12 +133,31 @@ CODEX_PROVIDER = (
 REPO = Path(__file__).resolve().parents[1]
 
 
+PLUGIN = Path("plugins") / "kernelopt"
+"""The plugin's folder in the repository, which the marketplaces name as its source."""
+
+
 def plugin_files(folder: Path, parts: tuple[str, ...]) -> Path:
-    """A checkout holding only the plugin's files (``parts`` of the repository): what a CLI copies into its
-    plugin cache on install stays small (a working tree also holds caches git ignores)."""
+    """A checkout holding the marketplace's and the plugin's files (``parts`` of the repository), plus what else a
+    checkout holds at its root (a README, a git repository): what the CLI must leave out of its plugin cache."""
     for part in parts:
         shutil.copytree(REPO / part, folder / part)
+    shutil.copy(REPO / "README.md", folder / "README.md")
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=60)
     return folder
+
+
+def plugin_cache(cache: Path) -> list[str]:
+    """The files a CLI copied into its plugin cache (``cache``: ``~/.claude/plugins/cache``,
+    ``~/.codex/plugins/cache``), relative to the plugin's copy (``<marketplace>/<plugin>/<version>/``).
+    Codex 0.171.0 copies the plugin's whole folder, ``.git`` included: when the plugin was the repository's root,
+    a fresh clone put 98 MB into ``~/.codex`` (81 MB of it the clone's ``.git``); Claude Code 2.1.197 copied 17 MB."""
+    (copy,) = cache.glob("kernelopt/kernelopt/*")
+    return sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file())
+
+
+PLUGIN_FILES = [".claude-plugin/plugin.json", ".codex-plugin/plugin.json", "skills/kernel-optimization/SKILL.md"]
+"""What the plugin's folder holds, and all a CLI copies of it."""
 
 
 def first_request(argv: list[str], cwd: Path, env: dict[str, str]) -> RecordedRequest:

@@ -15,12 +15,15 @@ from kernelopt.cli.app import main
 pytestmark = pytest.mark.timeout(60)
 
 REPO = Path(__file__).resolve().parents[1]
+PLUGIN = REPO / "plugins" / "kernelopt"
+"""The plugin's own folder: what each CLI copies into its plugin cache (Codex copied the whole checkout, its .git
+included, 98 MB, when the plugin was the repository's root)."""
 
 
 def test_the_shipped_skill_is_the_plugins_skill_and_says_the_stage_order() -> None:
     shipped = skill_files()
     assert set(shipped) == {"SKILL.md"}
-    assert shipped["SKILL.md"] == (REPO / "skills" / SKILL_NAME / "SKILL.md").read_text(encoding="utf-8")
+    assert shipped["SKILL.md"] == (PLUGIN / "skills" / SKILL_NAME / "SKILL.md").read_text(encoding="utf-8")
     text = shipped["SKILL.md"]
     front = yaml.safe_load(text.split("---")[1])
     assert front["name"] == SKILL_NAME and "kernel" in front["description"]
@@ -45,13 +48,19 @@ def test_the_skills_plan_example_is_a_plan_the_planner_rules_read() -> None:
 
 def test_plugin_manifests_point_at_the_skill() -> None:
     for manifest in (".claude-plugin/plugin.json", ".codex-plugin/plugin.json"):
-        data = json.loads((REPO / manifest).read_text())
+        data = json.loads((PLUGIN / manifest).read_text())
         assert data["name"] == "kernelopt"
-        assert (REPO / data["skills"] / SKILL_NAME / "SKILL.md").is_file()
+        assert (PLUGIN / data["skills"] / SKILL_NAME / "SKILL.md").is_file()
     claude = json.loads((REPO / ".claude-plugin/marketplace.json").read_text())
-    assert (REPO / claude["plugins"][0]["source"] / ".claude-plugin/plugin.json").is_file()
+    assert (REPO / claude["plugins"][0]["source"]).resolve() == PLUGIN
     codex = json.loads((REPO / ".agents/plugins/marketplace.json").read_text())
-    assert (REPO / codex["plugins"][0]["source"]["path"] / ".codex-plugin/plugin.json").is_file()
+    assert (REPO / codex["plugins"][0]["source"]["path"]).resolve() == PLUGIN
+    # the plugin's folder holds the plugin only: a CLI copies it whole into its cache under HOME
+    assert sorted(str(p.relative_to(PLUGIN)) for p in PLUGIN.rglob("*") if p.is_file()) == [
+        ".claude-plugin/plugin.json",
+        ".codex-plugin/plugin.json",
+        f"skills/{SKILL_NAME}/SKILL.md",
+    ]
 
 
 @pytest.mark.parametrize(("cli", "folder"), [("claude", ".claude/skills"), ("codex", ".agents/skills")])

@@ -18,12 +18,15 @@ from .model_server import ToolCall, Turn
 from .real_clis import installed_cli
 from .skill_clis import (
     MCP,
+    PLUGIN,
+    PLUGIN_FILES,
     TOOLS,
     FollowsTheSkill,
     first_request,
     listing_of,
     make_project,
     mcp_env,
+    plugin_cache,
     plugin_files,
     run_cli,
     skill_steps,
@@ -114,7 +117,7 @@ def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: 
     exe = installed_cli(CLAUDE_CODE)
     home = tmp_path / "home"
     home.mkdir()
-    checkout = plugin_files(tmp_path / "checkout", (".claude-plugin", "skills"))
+    checkout = plugin_files(tmp_path / "checkout", (".claude-plugin", "plugins"))
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
@@ -124,13 +127,14 @@ def test_the_repository_is_a_claude_code_plugin_whose_skill_is_listed(tmp_path: 
         "DISABLE_TELEMETRY": "1",
     }
     for argv in (
-        ["plugin", "validate", "--strict", str(checkout / ".claude-plugin" / "plugin.json")],  # warnings fail too
+        ["plugin", "validate", "--strict", str(checkout / PLUGIN / ".claude-plugin" / "plugin.json")],  # warnings too
         ["plugin", "validate", "--strict", str(checkout)],  # the marketplace
         ["plugin", "marketplace", "add", str(checkout)],
         ["plugin", "install", "kernelopt@kernelopt"],
     ):
         out = subprocess.run([str(exe), *argv], env=env, capture_output=True, text=True, timeout=120, check=False)
         assert out.returncode == 0, (argv, out.stdout[-800:], out.stderr[-800:])
+    assert plugin_cache(home / ".claude" / "plugins" / "cache") == PLUGIN_FILES  # the plugin's folder, nothing else
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     listing = listing_of(

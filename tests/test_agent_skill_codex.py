@@ -19,6 +19,7 @@ from .real_clis import installed_cli
 from .skill_clis import (
     CODEX_PROVIDER,
     MCP,
+    PLUGIN_FILES,
     TOOLS,
     FollowsTheSkill,
     codex_outputs,
@@ -26,6 +27,7 @@ from .skill_clis import (
     listing_of,
     make_project,
     mcp_env,
+    plugin_cache,
     plugin_files,
     run_cli,
     skill_steps,
@@ -106,7 +108,7 @@ def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) 
     exe = installed_cli(CODEX)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    checkout = plugin_files(tmp_path / "checkout", (".codex-plugin", ".agents", "skills"))
+    checkout = plugin_files(tmp_path / "checkout", (".agents", "plugins"))
     env = {
         "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),
@@ -117,6 +119,7 @@ def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) 
     for argv in (["plugin", "marketplace", "add", str(checkout)], ["plugin", "add", "kernelopt@kernelopt"]):
         out = subprocess.run([str(exe), *argv], env=env, capture_output=True, text=True, timeout=120, check=False)
         assert out.returncode == 0, (argv, out.stdout[-800:], out.stderr[-800:])
+    assert plugin_cache(home / ".codex" / "plugins" / "cache") == PLUGIN_FILES  # the plugin's folder, not .git
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     argv = [str(exe), "exec", "--skip-git-repo-check", "--ephemeral", "say ok"]

@@ -7,7 +7,7 @@ Where each CLI reads skills (checked against their documentation, 2026-12):
   (Codex's current user scope; its older ``~/.codex/skills`` is still read for compatibility).
 
 The skill's text is package data (``kernelopt/agents/skills/``), a byte-for-byte copy of the repository's
-``skills/`` folder (the plugins' copy; a test holds them equal), so an install from PyPI has it.
+``plugins/kernelopt/skills/`` folder (the plugins' copy; a test holds them equal), so an install from PyPI has it.
 Install writes only the skill's files; ``--uninstall`` removes exactly those (and the skill folder, and
 the CLI's skills folders, when they are left empty), and refuses to remove a file that is no longer what
 kernelopt wrote.
