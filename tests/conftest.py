@@ -79,6 +79,7 @@ SLOW_FILES = (
     "test_breaker4_cases.py",
     "test_breaker5_cases.py",
     "test_breaker6_cases.py",
+    "test_variants_cases.py",  # six property checks in Triton's interpreter (about 20 s of CPU)
     "test_nvidia_runner.py",
     "test_loop_agents.py",
     "test_tuning_rejected.py",

@@ -8,12 +8,17 @@ strict xfail is a defect found and not yet fixed."""
 
 from __future__ import annotations
 
+import itertools
+import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.test_breaker_cases import _correct_at, _tune_edit
+from kernelopt.tunables import discover_source
+from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "variants"
 
@@ -23,14 +28,56 @@ def _copy(name: str, tmp_path: Path) -> Path:
 
 
 def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
-    got = _correct_at((folder, shapes))
+    got = _correct_padded(folder, shapes)
     assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
+
+
+PAD = 4096
+"""Elements of NaN on each side of every floating-point input (:func:`_padded`)."""
+
+
+def _padded(t: Any) -> Any:
+    """``t`` with its strides, in the middle of a buffer of NaN: a kernel that reads past the end of an input (a
+    block that does not divide the size, its mask removed) reads NaN, not whatever memory lies there (zeros, at
+    times, which hid the wrong K tiles of mm_evenk)."""
+    import torch
+
+    if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
+        return t
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True))
+    buf = torch.full((span + 2 * PAD,), float("nan"), dtype=t.dtype, device=t.device)
+    view = buf.as_strided(t.shape, t.stride(), PAD)
+    view.copy_(t)
+    return view
+
+
+def _correct_padded(folder: Path, shapes: list[dict[str, int]]) -> dict[str, object]:
+    """Each shape's check of ``folder``'s kernel against its reference (:func:`tests.test_breaker_cases._correct_at`),
+    the kernel given its inputs padded with NaN (:func:`_padded`): {label: True / False / the error raised}."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    out: dict[str, object] = {}
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_variants_ref")
+        ker = load_fresh(folder / "kernel.py", "_variants_ker")
+        for shape in shapes:
+            torch.manual_seed(0)
+            inputs = ref.get_inputs(**shape)
+            label = ",".join(f"{k}={v}" for k, v in shape.items())
+            try:
+                got = ker.run(*[_padded(t) for t in inputs])
+                want = ref.reference(*inputs)
+                out[label] = bool(torch.allclose(got.float(), want.float(), atol=ref.ATOL, rtol=ref.RTOL))
+            except Exception as exc:  # a kernel that raises at a size is wrong there
+                out[label] = f"{type(exc).__name__}: {exc}"[:200]
+    return out
 
 
 # ------------------------------------------------------------------------------------- a wrong kernel written
 
 
-@pytest.mark.xfail(strict=True, reason="v1: a K loop whose loads mask only the rows and columns is not guarded")
 @pytest.mark.timeout(120)
 def test_a_k_loop_whose_loads_mask_only_rows_and_columns_keeps_its_step_a_divisor(tmp_path: Path) -> None:
     """Seen on 2026-12-05: mm_evenk, a GEMM whose loads in ``for k in range(0, K, BLOCK_K)`` check the rows of A
@@ -45,7 +92,6 @@ def test_a_k_loop_whose_loads_mask_only_rows_and_columns_keeps_its_step_a_diviso
     _all_correct(folder, [{"M": 10, "N": 12, "K": 32}, {"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 16}])
 
 
-@pytest.mark.xfail(strict=True, reason="v2: a 2-D kernel masking only its rows: the column tile is not guarded")
 @pytest.mark.timeout(120)
 def test_a_tile_kernel_masking_only_its_rows_keeps_its_column_tile_a_divisor(tmp_path: Path) -> None:
     """Seen on 2026-12-05: transpose_rowmask, a transpose whose loads and stores check ``offs_m < M`` and not N
@@ -58,3 +104,104 @@ def test_a_tile_kernel_masking_only_its_rows_keeps_its_column_tile_a_divisor(tmp
     assert "if N % 32 == 0:  # kernelopt: tuned" in written, written
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 7, "N": 16}])
+
+
+EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
+
+
+@pytest.mark.timeout(60)
+def test_the_same_k_loop_under_an_autotune_list_or_a_computed_block_is_not_written_wider() -> None:
+    """Beside v1: the tiles of mm_evenk set by an ``@triton.autotune`` list (a decorator cannot be guarded by a
+    size: a pinned ``BLOCK_K`` of 32 is not written, one line) or computed in run() (a tuned row over it cannot know
+    which sizes the computation handled: not written, one line)."""
+    from kernelopt.tunables import Bucket, TunedTable, write_table
+    from kernelopt.tunables.guard import guard_edit
+
+    source = (DATA / "mm_evenk" / "kernel.py").read_text()
+    config = 'triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}, num_warps=4)'
+    listed = source.replace(
+        "@triton.jit\ndef matmul_kernel",
+        f'@triton.autotune(configs=[{config}], key=["M", "N", "K"])\n@triton.jit\ndef matmul_kernel',
+    ).replace(EVENK_LAUNCH, ")")
+    refused = guard_edit(listed, listed.replace('"BLOCK_K": 16}', '"BLOCK_K": 32}'))
+    assert refused.new_source is None and refused.note is not None
+    assert "steps range(0, K, BLOCK_K) over loads whose masks leave it unchecked" in refused.note
+    assert guard_edit(listed, listed.replace('"BLOCK_M": 16,', '"BLOCK_M": 32,')).note is None  # rows are checked
+    computed = source.replace(
+        "    assert K % 16 == 0", "    BLOCK_K = 16 if K % 64 else 64\n    assert K % 16 == 0"
+    ).replace("BLOCK_K=16, num_warps", "BLOCK_K=BLOCK_K, num_warps")
+    table = TunedTable(size="K", buckets=[Bucket(upto=64, values={"BLOCK_K": 32})])
+    tuned = write_table(computed, table, kernel="matmul_kernel").new_source
+    kept = guard_edit(computed, tuned)
+    assert kept.new_source is None and kept.note is not None and "BLOCK_K=32 must divide K" in kept.note
+
+
+# ------------------------------------------------------------------------- the written kernel at sizes never timed
+
+
+def _multiple(rng: random.Random, of: int, most: int) -> int:
+    return of * rng.randint(1, most)
+
+
+HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, list[int]]]] = {
+    # variant: (a size the original handles, drawn; the values of each knob a pick draws from)
+    "gelu_nomask": (
+        lambda r: {"n_rows": r.randint(1, 9), "n_cols": _multiple(r, 128, 5)},
+        {"BLOCK_SIZE": [16, 64, 256, 512, 1024]},
+    ),
+    "two_loops": (
+        lambda r: {"M": r.randint(1, 4), "N": r.randint(1, 400), "K": _multiple(r, 32, 12)},
+        {"BLOCK": [16, 64, 128, 256]},
+    ),
+    "mm_evenk": (
+        lambda r: {"M": r.randint(1, 40), "N": r.randint(1, 40), "K": _multiple(r, 16, 6)},
+        {"BLOCK_M": [16, 32], "BLOCK_N": [16], "BLOCK_K": [16, 32, 64]},
+    ),
+    "transpose_rowmask": (
+        lambda r: {"M": r.randint(1, 70), "N": _multiple(r, 16, 6)},
+        {"BLOCK_M": [16, 64], "BLOCK_N": [16, 32, 64, 128]},
+    ),
+    "dispatch_size": (
+        lambda r: {"n_rows": r.randint(1, 3), "n_cols": r.randint(1, 700)},
+        {"BLOCK_SIZE": [64, 128, 256, 512]},
+    ),
+    "cap_noloop": (lambda r: {"M": r.randint(1, 3), "N": r.randint(1, 512)}, {"BLOCK_SIZE": [64, 128, 256, 512]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HANDLED))
+@pytest.mark.timeout(300)
+def test_what_tune_writes_is_correct_at_random_sizes_the_original_handled(name: str, tmp_path: Path) -> None:
+    """The property behind every case above: for every pick of a small grid of a variant's space, what ``kernelopt
+    tune`` writes when its session picks it (the tuning engine's own shaped edit) is, wherever it is correct at
+    every ``SHAPES`` entry (the only picks a session keeps), correct at three sizes drawn (seeded) from those the
+    original handled, which ``SHAPES`` does not name. Triton's interpreter, sizes of at most a few hundred."""
+    rng = random.Random(f"variants-{name}")
+    draw, knobs = HANDLED[name]
+    folder = _copy(name, tmp_path)
+    original = (folder / "kernel.py").read_text()
+    shapes = _reference_shapes(folder)
+    checked = 0
+    current = {t.name: t.value for t in discover_source(original)}
+    for values in itertools.product(*knobs.values()):
+        pick = dict(zip(knobs, values, strict=True))
+        if all(current.get(k) == v for k, v in pick.items()):
+            continue  # the original itself
+        written, _note = _tune_edit(folder, pick)
+        if written is None:
+            continue  # refused, in one line: nothing to check
+        (folder / "kernel.py").write_text(written)
+        at_shapes = _correct_padded(folder, shapes)
+        if all(v is True for v in at_shapes.values()):
+            sizes = [draw(rng) for _ in range(3)]
+            got = _correct_padded(folder, sizes)
+            assert all(v is True for v in got.values()), (pick, written, got)
+            checked += 1
+        (folder / "kernel.py").write_text(original)
+    assert checked, f"no pick of {knobs} was written correct at SHAPES"
+
+
+def _reference_shapes(folder: Path) -> list[dict[str, int]]:
+    from tests.conftest import load_fresh
+
+    return list(load_fresh(folder / "reference.py", f"_variants_ref_{folder.name}").SHAPES)

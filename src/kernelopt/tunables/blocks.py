@@ -247,6 +247,23 @@ class _Kernel:
         params = {n for n in self.reads(expr) if n in self.params}
         return (params.pop(), None) if len(params) == 1 else None
 
+    def indexes(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> set[str]:
+        """The block parameters whose ``tl.arange(0, BLOCK)`` a pointer ``expr`` is indexed by (:meth:`spans`), less
+        those wrapped into range by ``%`` (``(pid * BLOCK_M + tl.arange(0, BLOCK_M)) % M``, the Triton tutorial's
+        GEMM: a wrapped index stays inside the size whatever the block)."""
+        if isinstance(expr, cst.Name):
+            if expr.value in seen:
+                return set()
+            inner = seen | {expr.value}
+            return set().union(*(self.indexes(v, inner) for v in self.values.get(expr.value, [])))
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+            return set()
+        if isinstance(expr, cst.Call):
+            return set(self.spans(expr, seen)) & self.params
+        if isinstance(expr, cst.Attribute):
+            return set()
+        return set().union(*(self.indexes(c, seen) for c in expr.children))
+
     def moving(self, expr: cst.CSTNode) -> bool:
         """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments)."""
         nodes = [expr, *(v for name in self.reads(expr) for v in self.values.get(name, []))]
@@ -318,4 +335,43 @@ def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
             if not stepping[block]:
                 test = _code(node.with_changes(lpar=[], rpar=[]))
                 out.append(OneBlock(block, body.size(left, right, block), test, spans[block]))
+    return out
+
+
+def _accesses(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
+    """The ``tl.load`` / ``tl.store`` calls under ``node``, outside a branch on a flag the launch passes (``if
+    EVEN_K:``: the fast path taken only where the flag says the block divides)."""
+    if isinstance(node, cst.If) and _names(node.test) & params:
+        if node.orelse is not None:
+            yield from _accesses(node.orelse, params)
+        return
+    if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in ("load", "store"):
+        yield node
+    for child in node.children:
+        yield from _accesses(child, params)
+
+
+def unchecked_blocks(kernel: cst.FunctionDef) -> set[str]:
+    """The block parameters of a kernel with masks that one of its accesses leaves unchecked: a ``tl.load`` or
+    ``tl.store`` whose pointer is indexed by ``tl.arange(0, BLOCK)`` (:meth:`_Kernel.indexes`) and whose mask reads
+    no range of ``BLOCK`` (a GEMM whose K loads check only the rows, a tile kernel checking only ``offs_m < M``:
+    the author knows the other size divides). Such a block covers its size only in whole blocks, as every block
+    of a kernel without masks does. A block-pointer access (``boundary_check``) and one kernelopt cannot read
+    (a ``*`` argument) are left to their own rules."""
+    body = _Kernel(kernel)
+    out: set[str] = set()
+    for call in _accesses(kernel.body, body.params):
+        if any(a.star for a in call.args) or any(
+            a.keyword is not None and a.keyword.value == "boundary_check" for a in call.args
+        ):
+            continue
+        positional = [a.value for a in call.args if a.keyword is None]
+        if not positional:
+            continue
+        mask = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "mask"), None)
+        at = 1 if dotted(call.func).split(".")[-1] == "load" else 2
+        if mask is None and len(positional) > at:
+            mask = positional[at]
+        checked = body.ranges(mask) if mask is not None else set()
+        out |= body.indexes(positional[0]) - checked
     return out

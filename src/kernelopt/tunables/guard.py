@@ -29,13 +29,23 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from kernelopt.tunables.blocks import ONE, OneBlock, Scale, covers_as_before, dotted, one_block, reach_of, walk
+from kernelopt.tunables.blocks import (
+    ONE,
+    OneBlock,
+    Scale,
+    covers_as_before,
+    dotted,
+    one_block,
+    reach_of,
+    unchecked_blocks,
+    walk,
+)
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 
 _Splice = tuple[int, int, str]
@@ -175,6 +185,7 @@ def _requirements(
             out += _block_pointer_axes(call, kernel, pos[written].start.line)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
+                out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos)
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     for node in walk(fn.body):
@@ -360,7 +371,10 @@ def _decorator_tiles(
             if b is None or a is None or b % a == 0:
                 continue
             own = n.name.value
-            stepped = _stepped_by(key, {own: unmasked[own]}) if own in unmasked else None
+            bare = unmasked[own] if own in unmasked else n if key in unchecked_blocks(n) else None
+            stepped = _stepped_by(key, {own: bare}) if bare is not None else None
+            if stepped is not None and own not in unmasked:
+                stepped = stepped.replace("over loads without masks", "over loads whose masks leave it unchecked")
             if stepped is not None:
                 return (
                     f"{key}={a} does not divide every size the original {key}={b} handled ({stepped}), "
@@ -517,13 +531,20 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
     return out
 
 
-def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only: bool = False) -> list[Divides]:
+def _loop_steps(
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    *,
+    bare_only: bool = False,
+    steps: Collection[str] | None = None,
+) -> list[Divides]:
     """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
     parameters, as the launch ``call`` passes them (the step a name or a keyword literal). The stop may be a
     local the kernel first binds to a parameter (``hi = seq``, then ``if CAUSAL: hi = ...``): a causal bound
     only shortens the loop, and without it the loop covers ``seq`` in whole steps. ``bare_only``: a kernel that
     masks some loads (an attention forward masking its queries), where only a loop whose own loads or stores
-    carry no mask (its keys) needs a step that divides."""
+    carry no mask (its keys) needs a step that divides. ``steps``: only loops stepping by one of these parameters."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
     out: list[Divides] = []
@@ -535,7 +556,7 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only
             continue
         stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
         stop = stop if stop in passed else aliases.get(stop, stop)
-        if stop not in passed or step not in passed:
+        if stop not in passed or step not in passed or (steps is not None and step not in steps):
             continue
         if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
             continue
@@ -544,6 +565,39 @@ def _loop_steps(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only
         if tile is not None:
             why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
             out.append(Divides(tile, passed[stop], line, why))
+    return out
+
+
+def _unchecked_axes(
+    fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int, pos: Positions
+) -> list[Divides]:
+    """What a kernel with masks says of a block one of its accesses leaves unchecked
+    (:func:`kernelopt.tunables.blocks.unchecked_blocks`: a GEMM whose K loads check only the rows, a tile kernel
+    checking only ``offs_m < M``), as the launch ``call`` in ``fn`` passes it: what a kernel without masks says of
+    every block. A loop ``range(.., K, BLOCK_K)`` covers ``K`` only in whole steps, and a grid of
+    ``triton.cdiv(N, BLOCK_N)`` programs covers ``N`` only in whole tiles: the block must divide the size."""
+    blocks = unchecked_blocks(kernel)
+    if not blocks:
+        return []
+    out = [
+        replace(d, why=d.why.replace("over loads without masks", "over loads whose masks leave it unchecked"))
+        for d in _loop_steps(call, kernel, line, steps=blocks)
+    ]
+    passed = _passed(call, kernel)
+    tiles = {("meta", b) for b in blocks} | {
+        t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
+    }
+    for node in walk(fn.body):
+        if _is_cdiv(node):
+            assert isinstance(node, cst.Call)
+            tile = _tile_id(node.args[1].value)
+            if tile in tiles:
+                at = pos[node].start.line
+                why = (
+                    f"the grid at line {at} has {_code(node)} programs of {kernel.name.value}, whose accesses leave "
+                    f"{tile[1]} unchecked"
+                )
+                out.append(Divides(tile, node.args[0].value, line, why))
     return out
 
 
@@ -1319,8 +1373,9 @@ def _tuned_tiles(
                     tile = _tile_id(small.targets[0].target)
                     if tile is None:
                         continue
-                    needs = needs if needs is not None else _requirements(fn, unmasked, pos)
-                    for d in needs:
+                    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+                    needs = needs if needs is not None else _requirements(fn, unmasked, pos, kernels)
+                    for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
                         if d.tile[1] == tile[1] and d.literal is None:
                             target = _code(small.targets[0].target)
                             return (
