@@ -119,15 +119,30 @@ def test_a_format_constant_the_reference_defines_too_is_not_searched(tmp_path: P
     assert held.refused_reason is not None and "reference.py" in held.refused_reason
 
 
-@pytest.mark.xfail(strict=True, reason="j4: a launch through torch.library.wrap_triton is named '?'")
 @pytest.mark.timeout(60)
 def test_a_launch_through_wrap_triton_is_named_by_its_kernel() -> None:
     """Seen on 2026-12-05: triton_op launches ``torch.library.wrap_triton(_add_relu)[grid](...)`` inside a
     ``torch.library.triton_op``. ``tunables`` listed ``?:BLOCK`` and ``tune`` printed "tuning launch ? (kernel.py:23)":
-    the kernel behind ``wrap_triton`` was not read, nor its body (whether it masks, which constexprs it reads)."""
+    the kernel behind ``wrap_triton`` was not read, nor its body (whether it masks, which constexprs it reads)
+    (fixed: ``tunables.blocks.launched`` reads the kernel a launch wrapper is given, for discovery and the guard)."""
     found = _tunables("triton_op")
     assert {"_add_relu:BLOCK", "_add_relu:num_warps"} <= set(found), sorted(found)
     assert found["_add_relu:BLOCK"].kernel == "_add_relu"
+
+
+@pytest.mark.timeout(120)
+def test_a_whole_block_kernel_launched_through_wrap_triton_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05, beside j4: op_whole, triton_op's kernel without masks, ``BLOCK = 256`` and the grid
+    ``(triton.cdiv(n, BLOCK),)`` through ``wrap_triton``. The guard did not see the kernel behind the wrapper, so a
+    session picking ``BLOCK = 512`` (SHAPES n 512 and 2048) wrote it plainly: at n = 768, which the original served,
+    the kernel wrote past the output ("corrupted size vs. prev_size", the process aborted). Now
+    ``if n % 512 == 0:  # kernelopt: tuned`` guards it."""
+    written, note = _tune_edit(_copy("op_whole", tmp_path), {"BLOCK": 512})
+    assert written is not None, note
+    assert "    BLOCK = 256\n    if n % 512 == 0:  # kernelopt: tuned\n        BLOCK = 512\n" in written
+    folder = tmp_path / "op_whole"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n": 768}, {"n": 512}, {"n": 2560}])
 
 
 # ------------------------------------------------------------------------------------- seen and right

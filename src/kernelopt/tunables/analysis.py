@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
-from kernelopt.tunables.blocks import steps_by
+from kernelopt.tunables.blocks import launched, steps_by
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
@@ -1132,7 +1132,7 @@ class _Analyzer:
         """The kernel a launch starts: ``kern[grid](...)``, ``mod.kern[grid](...)``, or an alias bound once to a
         kernel of this file (``fn = kern`` then ``fn[grid](...)``)."""
         sub = la.sub
-        dotted = _dotted(sub.value)
+        dotted = _dotted(launched(sub.value))  # ``wrap_triton(kern)[grid](...)`` launches ``kern``
         kname = dotted.split(".")[-1] if dotted else None
         if kname is None or self.jit_kernel(kname) is not None:
             return kname

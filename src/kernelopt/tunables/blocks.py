@@ -102,6 +102,25 @@ def dotted(expr: cst.BaseExpression) -> str:
     return ""
 
 
+#: Wrappers a kernel is launched through as ``wrapper(kernel)[grid](...)``: torch's, so that ``torch.compile``
+#: traces the launch (``torch.library.wrap_triton``, before torch 2.6 ``capture_triton``).
+LAUNCH_WRAPPERS = frozenset({"wrap_triton", "capture_triton"})
+
+
+def launched(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The kernel a launch's subscripted value names: ``kernel`` itself, or the kernel a launch wrapper is given
+    (``torch.library.wrap_triton(kernel)`` -> ``kernel``)."""
+    if (
+        isinstance(expr, cst.Call)
+        and dotted(expr.func).split(".")[-1] in LAUNCH_WRAPPERS
+        and len(expr.args) == 1
+        and expr.args[0].keyword is None
+        and not expr.args[0].star
+    ):
+        return expr.args[0].value
+    return expr
+
+
 def _names(expr: cst.CSTNode) -> set[str]:
     """The variable names an expression reads (the module of ``tl.arange`` included; not attribute names)."""
     if isinstance(expr, cst.Name):

@@ -41,6 +41,7 @@ from kernelopt.tunables.blocks import (
     Scale,
     covers_as_before,
     dotted,
+    launched,
     one_block,
     reach_of,
     unchecked_blocks,
@@ -250,7 +251,8 @@ def _launch_calls(fn: cst.CSTNode) -> list[tuple[cst.Call, cst.Call]]:
         if not isinstance(node, cst.Call):
             continue
         if isinstance(node.func, cst.Subscript):
-            out.append((node, node))
+            kernel = launched(node.func.value)  # ``wrap_triton(kernel)[grid](...)`` launches ``kernel``
+            out.append((node, node if kernel is node.func.value else node.with_deep_changes(node.func, value=kernel)))
             continue
         first = node.args[0] if node.args else None
         if (
