@@ -166,3 +166,33 @@ def test_a_stencil_tile_over_an_aligned_padding_is_guarded_by_the_padded_size(tm
     folder = _copy("stencil_dw", tmp_path)
     (folder / "kernel.py").write_text(guarded.new_source)
     _all_correct(folder, [{"C": 1, "H": 9, "W": 37}, {"C": 1, "H": 16, "W": 30}, {"C": 1, "H": 20, "W": 64}])
+
+
+# ------------------------------------------------------------------------------------- a correct kernel rejected at V0
+
+
+@pytest.mark.timeout(120)
+def test_a_timing_past_the_limit_in_the_interpreter_says_why_and_what_to_do(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``validate stencil_dw --device cpu``: correctness PASS on both entries, then V0
+    "TIMEOUT_FAIL: timing of case 1 (C=4,H=40,W=64) [v0] ran past the per-case limit of 30 s (TEST_TIMEOUT_SEC); the
+    kernel hangs or is far too slow": one call takes about 3 s in Triton's interpreter on the loaded machine, and a
+    timing takes at least three interleaved blocks of the kernel and the reference. ``tune`` timed the same kernel.
+    The timing's message now says what the check's did since 2026-12-04: the interpreter, and what to change (here
+    on a limit of 2 s, which the entry's timing cannot meet)."""
+    from kernelopt.harness.gate import INTERPRETER_HINT, bench_files
+    from kernelopt.harness.model import BenchSettings
+    from kernelopt.harness.settings import HarnessSettings
+    from kernelopt.memory.model import CorrectnessStatus
+
+    folder = _copy("stencil_dw", tmp_path)
+    settings = HarnessSettings(device="cpu", case_timeout_s=2.0, seeds=1, bench_seconds=0.1)
+    report, _raw = bench_files(
+        folder / "kernel.py",
+        folder / "reference.py",
+        tmp_path / "state",
+        settings=settings,
+        cases=[1],
+        bench=BenchSettings(seconds_per_case=0.1, min_blocks=3),
+    )
+    assert report.status is CorrectnessStatus.TIMEOUT_FAIL, report.message
+    assert INTERPRETER_HINT in report.message and "TEST_TIMEOUT_SEC" in report.message
