@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,68 @@ def test_a_version_given_where_memory_takes_the_workspace_is_said_as_a_version(
     # a folder named like a version is still a workspace given twice
     assert main(["memory", "read", ws, "-w", ws, "--version", "v0"]) == 2  # no record v0 yet: one line
     assert "two workspaces" not in capsys.readouterr().err
+
+
+def _read_only_mount(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """``folder`` as on a read-only bind mount: statvfs says ST_RDONLY, and no file in it may be written."""
+    statvfs, access = os.statvfs, os.access
+
+    class _ReadOnly:
+        def __init__(self, real: os.statvfs_result) -> None:
+            self.f_flag = real.f_flag | os.ST_RDONLY
+
+    def mounted(path: object) -> object:
+        real = statvfs(path)  # type: ignore[arg-type]
+        return _ReadOnly(real) if Path(str(path)).is_relative_to(folder) else real
+
+    def writable(path: object, mode: int, **kw: object) -> bool:
+        inside = Path(str(path)).is_relative_to(folder)
+        return (not inside or not mode & os.W_OK) and access(path, mode, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "statvfs", mounted)
+    monkeypatch.setattr(os, "access", writable)
+
+
+@pytest.mark.timeout(60)
+def test_tunables_set_on_a_read_only_mount_says_the_mount_not_chmod(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u5: `kernelopt tunables ro/loop/kernel.py --set BLOCK=128` on a read-only bind mount: "read-only (mode
+    0644), so nothing was written to it; make it writable (chmod u+w)": the file's mode was writable, and chmod
+    cannot help on a read-only mount (tune said so since tunesafe2's t7; `tunables --set` writes through the
+    lower rule, `fileio.write_target`)."""
+    kernel = tmp_path / "kernel.py"
+    before = "BLOCK = 64  # kernelopt: tunable max=4096\n\n\ndef run(x):\n    return x * BLOCK\n"
+    kernel.write_text(before)
+    _read_only_mount(monkeypatch, tmp_path)
+    assert main(["tunables", str(kernel), "--set", "BLOCK=128"]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        f"kernelopt: error: {kernel}: on a read-only file system, so nothing was written to it; work on a copy on a "
+        "writable disk (or mount it read-write) and run again\n"
+    )
+    assert kernel.read_text() == before
+
+
+@pytest.mark.timeout(60)
+def test_batch_on_a_read_only_out_names_its_own_flag_not_the_workspace_s_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u6: `kernelopt batch DIR --out RO/out` on a read-only mount: "... writing RO/.out.lock (errno 30); copy the
+    workspace to a writable folder (or pass --root to create it elsewhere)": batch has no --root."""
+    problems = tmp_path / "problems"
+    problems.mkdir()
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real_open = os.open
+
+    def refuse(path: object, flags: int, *args: object, **kw: object) -> int:
+        if Path(str(path)).is_relative_to(ro) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refuse)
+    assert main(["batch", str(problems), "--device", "cpu", "--out", str(ro / "out")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "(errno 30)" in err, err
+    assert err.endswith("copy the batch's output to a writable folder (or pass --out to create it elsewhere)"), err

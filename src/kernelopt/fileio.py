@@ -142,6 +142,18 @@ def naming(path: Path) -> Iterator[None]:
         raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
 
 
+READ_ONLY_MOUNT = "{path}: on a read-only file system, so nothing was written to it"
+READ_ONLY_MOUNT_HINT = "work on a copy on a writable disk (or mount it read-write) and run again"
+
+
+def _mounted_read_only(folder: Path) -> bool:
+    """True when ``folder`` lies on a file system mounted read-only (False when it does not exist yet)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:  # no such folder (yet): the write says what is missing
+        return False
+
+
 def write_target(path: Path) -> Path:
     """The file a write of ``path`` replaces: the end of its symbolic links (``path`` itself otherwise).
 
@@ -158,6 +170,8 @@ def write_target(path: Path) -> Path:
     if stat.S_ISDIR(info.st_mode):  # a folder's link count is its subfolders: never "hard links"
         raise UsageError(f"{path}: is a folder, not a file; name a file to write")
     if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
+        if _mounted_read_only(target.parent):  # chmod cannot help there (`tunables --set` said "mode 0644; chmod")
+            raise ReadOnlyRefused(READ_ONLY_MOUNT.format(path=path), hint=READ_ONLY_MOUNT_HINT)
         raise ReadOnlyRefused(  # a rename into its folder would replace it all the same
             f"{path}: read-only (mode {stat.S_IMODE(info.st_mode):04o}), so nothing was written to it",
             hint="make it writable (chmod u+w) and run again",
@@ -184,15 +198,8 @@ def source_target(path: Path) -> Path:
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = target.parent
-    try:
-        mounted_read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
-    except OSError:  # no such folder (yet): the write says what is missing
-        mounted_read_only = False
-    if mounted_read_only:
-        raise ReadOnlyRefused(
-            f"{path}: on a read-only file system, so nothing was written to it",
-            hint="work on a copy on a writable disk (or mount it read-write) and run again",
-        )
+    if _mounted_read_only(folder):
+        raise ReadOnlyRefused(READ_ONLY_MOUNT.format(path=path), hint=READ_ONLY_MOUNT_HINT)
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         raise ReadOnlyRefused(
             f"{path}: its folder {folder} is not writable, and a write renames a new file into it, so nothing "

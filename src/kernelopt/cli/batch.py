@@ -22,7 +22,7 @@ from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTab
 from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.env import EnvSettings
-from kernelopt.errors import UsageError
+from kernelopt.errors import UsageError, WritePlace, disk_problem
 from kernelopt.harness.sizes import fmt_size
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, Verdict
 from kernelopt.oneline import one_line
@@ -288,6 +288,9 @@ def _out_dir(directory: Path, out: Path | None) -> Path:
     return output_folder(out_dir, "--out", hint="give a folder (it is created when missing)")
 
 
+#: Where batch writes (its table, workspaces and logs), as its disk errors say it: its flag is --out (it has no --root).
+BATCH_FOLDER = WritePlace("the batch's output", "--out")
+
 NO_GPU_NOTE = (
     "note: no GPU found here: the problems run on the CPU, as with --device cpu (Triton kernels in Triton's "
     "interpreter)"
@@ -344,6 +347,11 @@ def _run(
 
                 return run_batch_on_ray(directory, options, address=ray, fresh=fresh, on_event=bar)
             return run_batch(directory, options, fresh=fresh, on_event=bar)
+    except OSError as exc:  # a full or read-only disk: the fix is another --out, not the generic --root
+        problem = disk_problem(exc, place=BATCH_FOLDER)
+        if problem is None:
+            raise
+        raise problem from None
     except KeyboardInterrupt:
         from kernelopt.cli.start import ignore_interrupts
 
