@@ -253,3 +253,18 @@ def test_compare_of_two_real_profiles_is_a_digest_of_the_key_metrics_and_largest
     ]
     assert kernel["largest_changes"] == [] and kernel["left_out"] is None  # nothing else moved
     assert "full=true" in brief.structured_content["digest"]["more"] and CHANGES > 0
+
+
+def test_wiki_search_returns_what_a_client_keeps_whole(tmp_path: Path) -> None:
+    """Ten whole records came to 17.5-20.5 kB, and Codex 0.171.0 keeps about 12 kB of a tool's output (the head and
+    the tail, `…N tokens truncated…` between): the middle records were lost. The default is five (8-10 kB); more on
+    request, up to twenty."""
+    from kernelopt.agents.mcp_server import WIKI_DEFAULT_HITS, build_server
+    from kernelopt.agents.roots import Roots
+
+    server = build_server(Roots([tmp_path]))
+    for query in ("memory bound block size", "warp stall long_scoreboard"):
+        found = _call(server, "wiki_search", query=query)
+        compact = json.dumps(found.structured_content, separators=(",", ":"))
+        assert len(found.structured_content["hits"]) == WIKI_DEFAULT_HITS and len(compact) < 11_000, len(compact)
+    assert len(_call(server, "wiki_search", query="memory bound", limit=12).structured_content["hits"]) == 12

@@ -65,6 +65,10 @@ WIKI_HITS = 20
 """The most records one ``wiki_search`` returns, each whole (about 2 kB): 50 came to 118 kB, past what Claude Code
 keeps in the conversation."""
 
+WIKI_DEFAULT_HITS = 5
+"""The records ``wiki_search`` returns unless asked for more: 10 came to 17.5-20.5 kB, and Codex 0.171.0 kept about
+12 kB of a tool's output (its head and tail, the middle cut), so the middle records were lost; 5 come to 8-10 kB."""
+
 QUERY_CHARS = 10_000
 """The longest knowledge-search query (a 1.1 MB one took seconds and found what its first words found)."""
 
@@ -721,7 +725,9 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         arch: Annotated[str | None, Field(description="sm_90, gfx942, a family or a GPU.")] = None,
         vendor: Annotated[str | None, Field(description="nvidia or amd.")] = None,
         framework: Annotated[str | None, Field(description="triton, cuda, hip or torch.")] = None,
-        limit: Annotated[int, Field(ge=1, le=WIKI_HITS, description="How many records (each whole).")] = 10,
+        limit: Annotated[
+            int, Field(ge=1, le=WIKI_HITS, description="How many records (each whole, about 2 kB).")
+        ] = WIKI_DEFAULT_HITS,
     ) -> WikiHits:
         """Search the gpu-wiki (the first source of every plan's Search Log)."""
         from kernelopt.wiki.search import search
