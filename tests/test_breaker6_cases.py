@@ -67,6 +67,22 @@ def test_a_tile_that_sizes_a_padded_buffer_returned_as_a_slice_is_a_knob(tmp_pat
 
 
 @pytest.mark.timeout(60)
+def test_a_size_rounded_up_by_floor_division_needs_no_guard_either() -> None:
+    """Beside j1: the round-up written ``(H + BLOCK_H - 1) // BLOCK_H * BLOCK_H`` is read as ``cdiv``'s; a size
+    rounded up to a literal 16 still needs a wider tile guarded by it."""
+    from kernelopt.tunables.guard import guard_edit
+
+    base = (DATA / "stencil_pad" / "kernel.py").read_text()
+    floor = base.replace("triton.cdiv(H, BLOCK_H) * BLOCK_H", "(H + BLOCK_H - 1) // BLOCK_H * BLOCK_H")
+    assert floor != base
+    moved = floor.replace("BLOCK_H, BLOCK_W = 8, 16", "BLOCK_H, BLOCK_W = 16, 32")
+    assert guard_edit(floor, moved).new_source == moved
+    literal = base.replace("triton.cdiv(H, BLOCK_H) * BLOCK_H", "triton.cdiv(H, 8) * 8")
+    guarded = guard_edit(literal, literal.replace("BLOCK_H, BLOCK_W = 8, 16", "BLOCK_H, BLOCK_W = 16, 16"))
+    assert guarded.new_source is None and guarded.note is not None and "Hp // BLOCK_H" in guarded.note, guarded
+
+
+@pytest.mark.timeout(60)
 def test_a_size_the_output_takes_from_the_tile_is_still_semantic() -> None:
     """Beside j1: a tensor returned whole, or a slice that keeps the padded dimension, is still sized by the tile
     (breaker4's quant_group rule, h8)."""

@@ -214,18 +214,28 @@ def _requirements(
 
 
 def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str]]]:
-    """The sizes ``fn`` rounds up to whole tiles itself (``Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H``, a buffer
-    padded to the tile): the ids of those ``cdiv`` calls (a round-up, not a count of programs) and each name bound
-    once to such a product, with its tile. Any tile divides such a size, so neither is a requirement."""
+    """The sizes ``fn`` rounds up to whole tiles itself (``Hp = triton.cdiv(H, BLOCK_H) * BLOCK_H``, or ``(H +
+    BLOCK_H - 1) // BLOCK_H * BLOCK_H``: a buffer padded to the tile): the ids of those ``cdiv`` calls (a round-up,
+    not a count of programs) and each name bound once to such a product, with its tile. Any tile divides such a
+    size, so neither is a requirement."""
     rounded: set[int] = set()
     products: dict[int, tuple[str, str]] = {}
     for node in walk(fn.body):
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
             continue
-        for cdiv, other in ((node.left, node.right), (node.right, node.left)):
+        for count, other in ((node.left, node.right), (node.right, node.left)):
             tile = _tile_id(other)
-            if _is_cdiv(cdiv) and tile is not None and _tile_id(cdiv.args[1].value) == tile:  # type: ignore[attr-defined]
-                rounded.add(id(cdiv))
+            if tile is None:
+                continue
+            if _is_cdiv(count) and _tile_id(count.args[1].value) == tile:  # type: ignore[attr-defined]
+                rounded.add(id(count))
+                products[id(node)] = tile
+            elif (  # (H + T - 1) // T * T
+                isinstance(count, cst.BinaryOperation)
+                and isinstance(count.operator, cst.FloorDivide)
+                and _tile_id(count.right) == tile
+                and tile[1] in _names(count.left)
+            ):
                 products[id(node)] = tile
     bound: dict[str, list[cst.BaseExpression]] = {}
     for node in walk(fn.body):
