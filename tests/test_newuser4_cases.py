@@ -195,3 +195,27 @@ def test_batch_on_a_read_only_out_names_its_own_flag_not_the_workspace_s_root(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "(errno 30)" in err, err
     assert err.endswith("copy the batch's output to a writable folder (or pass --out to create it elsewhere)"), err
+
+
+@pytest.mark.timeout(60)
+def test_validate_s_timing_table_writes_its_interval_out_as_its_median(capsys: pytest.CaptureFixture[str]) -> None:
+    """u7: `kernelopt validate WS --device cpu` of a Triton kernel in the interpreter: "median us 49020" beside
+    "95% CI us 4.216e+04-5.702e+04": the interval kept the exponent the table's rule (`cli.output.fmt`) writes out."""
+    from kernelopt.cli.validate import render_bench
+    from kernelopt.harness.model import BenchReport, CaseBench, CorrectnessStatus, TimingMethod
+    from kernelopt.harness.stats import summarize
+
+    stats = summarize([42160.0 + 500.0 * k for k in range(30)])
+    case = CaseBench(
+        index=0,
+        label="n=4",
+        current=stats,
+        method=TimingMethod.CPU_PERF_COUNTER,
+        launches_per_sample=1,
+        l2_flushed=False,
+    )
+    render_bench(BenchReport(ok=True, status=CorrectnessStatus.PASS, device="cpu", cases=[case]), show_warnings=False)
+    out = capsys.readouterr().out
+    assert "e+0" not in out, out
+    low, high = (f"{v:.0f}" for v in (stats.ci_low, stats.ci_high))  # 5-digit order statistics, written out
+    assert f"{low}-{high}" in out, (low, high, out)

@@ -77,7 +77,7 @@ def render_bench(report: BenchReport, *, show_warnings: bool = True) -> None:
                 c.label,
                 s.median,
                 s.iqr,
-                f"{s.ci_low:.4g}-{s.ci_high:.4g}",
+                f"{fmt(s.ci_low)}-{fmt(s.ci_high)}",
                 s.n,
                 f"{c.method.value} x{c.launches_per_sample}" + (" +L2 flush" if c.l2_flushed else ""),
                 f"{c.speedup.speedup:.3f}x [{c.speedup.ci_low:.3f}, {c.speedup.ci_high:.3f}] "
