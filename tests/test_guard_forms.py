@@ -84,17 +84,19 @@ def test_a_one_block_kernel_s_lower_block_is_guarded_by_the_row_it_covers(
 @pytest.mark.parametrize(
     ("form", "pick", "reach", "fallback"),
     [
-        ("derived_half", 1024, 512, 2048),  # HALF: tl.constexpr = BLOCK // 2
-        ("derived_double", 256, 512, 512),  # BLOCK_H: tl.constexpr = BLOCK * 2
+        ("derived_half", 1024, "1024 // 2", 2048),  # HALF: tl.constexpr = BLOCK // 2
+        ("derived_double", 256, "256 * 2", 512),  # BLOCK_H: tl.constexpr = BLOCK * 2
     ],
 )
 def test_a_one_block_kernel_s_derived_range_is_guarded_by_what_it_covers(
-    form: str, pick: int, reach: int, fallback: int, tmp_path: Path
+    form: str, pick: int, reach: str, fallback: int, tmp_path: Path
 ) -> None:
     """``HALF: tl.constexpr = BLOCK // 2`` (or ``BLOCK * 2``) before ``tl.arange(0, HALF)``: the range, not the
     block, covers the row. It was not read as one block, and a lower block was written bare: ``BLOCK = 1024`` over
     ``BLOCK // 2`` covers 512 columns, wrong at 800 where the original 2048 covered 1024. The pick is guarded by
-    what its range covers (``n_cols <= 512``), the original elsewhere, correct at the larger entry, between, above."""
+    what its range covers, written with the pick in sight (``n_cols <= 1024 // 2``: tuneleft6, so that the guard
+    reads as one by its form once its comment is gone), the original elsewhere, correct at the larger entry,
+    between, above."""
     folder = _copy(form, tmp_path)
     written, note = _tune_edit(folder, {"BLOCK": pick})
     assert written is not None, note
@@ -546,3 +548,54 @@ def test_a_one_block_kernel_s_global_block_is_not_lowered_at_module_level(tmp_pa
     assert written is not None and "BLOCK = tl.constexpr(2048)\n" in written, note
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, ROWS)
+
+
+@pytest.mark.timeout(120)
+def test_a_retune_of_a_derived_range_guard_whose_comment_was_deleted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A guard of a range derived from the block (``HALF = BLOCK // 2``), its ``# kernelopt: tuned`` comment
+    deleted by the user. Written ``if n_cols <= 512:`` over ``BLOCK = 1024``, its bound was not the value it sets,
+    so it read as the user's conditional: a retune stacked its own guard above it (``if n_cols <= 256:  #
+    kernelopt: tuned`` / ``BLOCK = 512``, then the old one setting 1024 wherever both held: the pick never ran) or,
+    picking the old value, wrote a second copy. Now the guard writes what the range covers with the block in sight
+    (``n_cols <= 1024 // 2``): by its form a guard, said in one line and replaced by a retune, never stacked. A
+    conditional of another form right after the tuned literal stays the user's: a pick that needs a guard there is
+    not written, in one line; one that needs none is written and the user's conditional kept."""
+    from kernelopt.cli.app import main
+    from kernelopt.tunables.guard import guarded_values
+    from kernelopt.tunables.inline_guard import unmarked_guards
+
+    folder = _copy("derived_half", tmp_path)
+    kernel = folder / "kernel.py"
+    written, _ = _tune_edit(folder, {"BLOCK": 1024})
+    assert written is not None and f"if n_cols <= 1024 // 2:  {TUNED}" in written, written
+    bare = written.replace(f"  {TUNED}", "")
+    kernel.write_text(bare)
+    assert guarded_values(bare) == {"BLOCK": 1024}
+    line = _one_line(unmarked_guards(bare))
+    assert "`if n_cols <= 1024 // 2:` at kernel.py:24 (BLOCK=1024)" in line, line
+    assert main(["tunables", str(kernel), "--no-evaluate"]) == 0
+    out = capsys.readouterr()
+    assert line in " ".join((out.out + out.err).split()), out
+    for pick, guard in ((512, f"    if n_cols <= 512 // 2:  {TUNED}\n        BLOCK = 512\n"), (4096, "")):
+        again, note = _tune_edit(folder, {"BLOCK": pick})
+        assert again is not None, note
+        assert again.count("if n_cols") == (1 if guard else 0) and "1024 // 2" not in again, again  # replaced
+        assert f"    BLOCK = {2048 if guard else pick}\n{guard}    y = " in again, again
+        kernel.write_text(again)
+        _all_correct(folder, [*ROWS, {"rows": 2, "cols": 100}])
+        kernel.write_text(bare)
+
+    # a conditional of the user's right after the literal: never stacked on, never lost
+    own = bare.replace("1024 // 2", "512")
+    kernel.write_text(own)
+    (folder / "reference.py").write_text(
+        (DATA / "derived_half" / "reference.py").read_text().replace('"cols": 300', '"cols": 800')
+    )
+    assert unmarked_guards(own) is None and guarded_values(own) == {}
+    lower, note = _tune_edit(folder, {"BLOCK": 512})
+    assert lower is None and "the conditional at line 24 (`if n_cols <= 512:`) sets BLOCK again" in _one_line(note)
+    assert "not written" in note and "put back its `# kernelopt: tuned` comment" in note
+    higher, note = _tune_edit(folder, {"BLOCK": 4096})
+    assert higher == own.replace("BLOCK = 2048", "BLOCK = 4096"), higher  # the user's conditional kept

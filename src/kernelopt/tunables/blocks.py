@@ -46,6 +46,16 @@ def reach_of(scale: Scale | None, block: int) -> int | None:
     return None if scale is None else block * scale[0] // scale[1]
 
 
+def reach_text(scale: Scale | None, block: int) -> str:
+    """:func:`reach_of` as the guard writes it, the block's value and the range's scale both in sight
+    (``1024 // 2`` for a half-block range, ``256 * 2``, ``512`` for the block itself), so that the guard's test
+    names the value it guards and is read as a guard by its form, comment or not
+    (:func:`kernelopt.tunables.inline_guard.read_statement_guard`)."""
+    mul, div = scale if scale is not None else ONE
+    text = str(block) if mul == 1 else f"{block} * {mul}"
+    return text if div == 1 else f"{text} // {div}"
+
+
 def covers_as_before(scale: Scale | None, before: int, after: int) -> bool:
     """Whether a block moved from ``before`` to ``after`` still covers every size ``before`` covered: its range
     reaches as far; a range whose length is not read (``scale`` ``None``) only unmoved."""

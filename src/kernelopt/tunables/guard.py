@@ -44,10 +44,11 @@ from kernelopt.tunables.blocks import (
     launched,
     one_block,
     reach_of,
+    reach_text,
     unchecked_blocks,
     walk,
 )
-from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
+from kernelopt.tunables.inline_guard import TUNED, bound_block, read_inline_guard, read_statement_guard
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -1209,11 +1210,16 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     splices: list[_Splice] = []
     notes: list[str] = []
     by_statement: dict[int, list[tuple[_Change, list[Divides]]]] = {}
+    overridden: dict[int, cst.If] = {}  # a statement -> a conditional of the user's right after it
     for o, n in zip(old_collector.statements, new_collector.statements, strict=True):
         changes = _changes(o, n, new_collector)
         stale = _stale_guard(n[0], {c.target for c in changes if c.target}, new_collector, new, pos)
         if stale is not None:
             splices.append(stale)
+        else:
+            after = _overriding(n[0], {c.target for c in changes if c.target}, new_collector)
+            if after is not None:
+                overridden[id(n[0])] = after
         for change in changes if add else []:
             divides = change.after != 0 and change.before % change.after == 0  # `--set BLOCK=0`: a ZeroDivisionError
             if (divides and change.after >= change.before) or (
@@ -1300,6 +1306,9 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
             if why is not None:
                 return Guarded(None, why)
     for moved in by_statement.values():
+        user_if = overridden.get(id(moved[0][0].statement))
+        if user_if is not None:
+            return Guarded(None, _stacked(moved, user_if, pos))
         splice, why = _guard(moved, new, pos, inline)
         if splice is None:
             return Guarded(None, why)
@@ -1406,14 +1415,15 @@ def _tuned_header(node: cst.If) -> bool:
 
 
 def _is_cover(test: cst.BaseExpression) -> bool:
-    """``n_cols <= 512``, or several joined by ``and``: the guard of a block that covers a size."""
+    """``n_cols <= 512`` (``n_cols <= 1024 // 2`` for a range derived from the block), or several joined by ``and``:
+    the guard of a block that covers a size."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _is_cover(test.left) and _is_cover(test.right)
     return (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, cst.LessThanEqual)
-        and _int(test.comparisons[0].comparator) is not None
+        and bound_block(test.comparisons[0].comparator) is not None
     )
 
 
@@ -1428,6 +1438,37 @@ def _is_divisibility(test: cst.BaseExpression) -> bool:
         and _int(test.comparisons[0].comparator) == 0
         and isinstance(test.left, cst.BinaryOperation)
         and isinstance(test.left.operator, cst.Modulo)
+    )
+
+
+def _overriding(statement: cst.SimpleStatementLine, moved: set[str], collector: _Collector) -> cst.If | None:
+    """The ``if`` right after ``statement`` that sets one of the names ``moved`` again, when it is no guard an edit
+    wrote (:func:`_guard_values`): a conditional override of the user's (``if n_cols <= 512:`` / ``BLOCK = 1024``,
+    a guard of an older form whose comment the user deleted among them); ``None`` otherwise."""
+    after = collector.next_of.get(id(statement)) if moved else None
+    if not isinstance(after, cst.If) or _guard_values(after) is not None:
+        return None
+    sets = {
+        t.target.value
+        for node in walk(after)
+        if isinstance(node, cst.Assign)
+        for t in node.targets
+        if isinstance(t.target, cst.Name)
+    }
+    return after if sets & moved else None
+
+
+def _stacked(moved: list[tuple[_Change, list[Divides]]], user_if: cst.If, pos: Positions) -> str:
+    """Why a guard is not written above a conditional of the user's that sets the same name (it would stack: the
+    user's, later, wins wherever both hold, so the tuned value would not run there)."""
+    change, needs = moved[0]
+    name = change.target or change.keyword
+    test = cst.Module([]).code_for_node(user_if.test)
+    return (
+        f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} handled "
+        f"({needs[0].why}), and the conditional at line {pos[user_if].start.line} (`if {test}:`) sets {name} again "
+        "right after it: a guard written there would be stacked on it and overridden where both hold, so it is kept "
+        f"as yours: not written (if an earlier tune wrote it, put back its `# {TUNED}` comment to have it replaced)"
     )
 
 
@@ -1473,7 +1514,7 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
-        f"{_size_text(d.size)} <= {d.reach(value)}" if d.covers else f"{_size_text(d.size)} % {value} == 0"
+        f"{_size_text(d.size)} <= {reach_text(d.scale, value)}" if d.covers else f"{_size_text(d.size)} % {value} == 0"
         for d in needs
     )
     return " and ".join(tests)

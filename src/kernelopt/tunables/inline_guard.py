@@ -12,7 +12,10 @@ setting.
 The guard's statement form (``if n % 256 == 0:  # kernelopt: tuned`` over ``BLOCK = 256``) is read by the same
 rule when its comment is gone (a user deleted it): an ``if`` with no ``else`` over assignments of integer
 literals, each test ``<size> % A == 0`` or ``<size> <= A`` for a value ``A`` it assigns, is the guard's form
-(:func:`read_statement_guard`), read as tuned lines, and :func:`unmarked_guards` says so in one line.
+(:func:`read_statement_guard`), read as tuned lines, and :func:`unmarked_guards` says so in one line. A block
+whose kernel covers the size with a range derived from it (``HALF = BLOCK // 2``) is guarded by what the range
+covers, written with the block's value in sight (``n_cols <= 1024 // 2``, :func:`bound_block`), so that form reads
+the same way.
 """
 
 from __future__ import annotations
@@ -60,12 +63,12 @@ def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 def _guards(test: cst.BaseExpression, value: int) -> bool:
-    """``<size> % value == 0`` or ``<size> <= value``."""
+    """``<size> % value == 0`` or ``<size> <= value`` (``<size> <= value // 2``: a range derived from the block)."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     op, right = test.comparisons[0].operator, test.comparisons[0].comparator
     if isinstance(op, cst.LessThanEqual):
-        return _is(right, value)
+        return bound_block(right) == value  # the value itself, or what a range derived from it covers
     left = test.left
     return (
         isinstance(op, cst.Equal)
@@ -78,6 +81,24 @@ def _guards(test: cst.BaseExpression, value: int) -> bool:
 
 def _is(expr: cst.BaseExpression, value: int) -> bool:
     return isinstance(expr, cst.Integer) and int(expr.evaluated_value) == value
+
+
+_SCALES = (cst.FloorDivide, cst.Multiply, cst.LeftShift, cst.RightShift)
+
+
+def bound_block(expr: cst.BaseExpression) -> int | None:
+    """The block value a guard's bound is written from: ``512`` for ``512``, ``1024`` for ``1024 // 2``, ``256 * 2``
+    or ``1024 >> 1`` (what a range derived from the block covers, as the guard writes it:
+    :func:`kernelopt.tunables.blocks.reach_text`); ``None`` for any other expression."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if (
+        isinstance(expr, cst.BinaryOperation)
+        and isinstance(expr.operator, _SCALES)
+        and isinstance(expr.right, cst.Integer)
+    ):
+        return bound_block(expr.left)
+    return None
 
 
 def read_statement_guard(node: cst.CSTNode) -> list[tuple[str, int]] | None:
