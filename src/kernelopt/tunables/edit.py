@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
@@ -18,6 +19,7 @@ from kernelopt.tunables.analysis import (
     ConfigRegion,
     Site,
     SourceLiteral,
+    Span,
     TunedRegion,
     analyze,
     discover_source,
@@ -245,8 +247,10 @@ def keep_pruned_fallback(
     if original is None or not isinstance(expr, cst.List):
         return None
     have = {_code(e.value) for e in expr.elements}
+    earlier = _wrapper(an, source, kernel)  # a list an earlier tune wrote: its tuned configs head it
     if isinstance(original, cst.List):
-        extra = [text for text in (_code(e.value) for e in original.elements) if text not in have]
+        kept = original.elements[earlier[1] if earlier is not None else 0 :]
+        extra = [text for text in (_code(e.value) for e in kept) if text not in have]
     else:
         built = _code(original)  # a list built by code, kept as the user builds it
         extra = [f"*{built}" if isinstance(original, cst.ListComp) else f"*({built})"]
@@ -267,12 +271,94 @@ def keep_pruned_fallback(
     else:
         text = "[" + ", ".join(items) + "]"
     new_source = pinned[: span.start] + text + pinned[span.end :]
+    first = _tuned_first(new_source, kernel, filename, len(items) - len(extra))
+    if first is not None:
+        return first, (
+            f"{kernel}'s autotune list is pruned by its early_config_prune, which may keep none of the tuned configs "
+            "at a size SHAPES does not name: the original configs are kept after the tuned ones, and the prune is "
+            f"wrapped ({_wrapper_name(kernel)}) so that the tuned config alone runs wherever the prune keeps it, and "
+            "the autotuner picks among the original configs it keeps elsewhere"
+        )
     note = (
         f"{kernel}'s autotune list is pruned by its early_config_prune, which may keep none of the tuned configs at "
-        "a size SHAPES does not name: the original configs are kept after the tuned ones, and the autotuner picks "
-        "among what the prune keeps"
+        "a size SHAPES does not name: the original configs are kept after the tuned ones, so the tuned config is "
+        f"one candidate among the {len(items)} the autotuner benchmarks at each new key, not what always runs (its "
+        "prune is not written where kernelopt can wrap it: a dict of literal keys in the decorator)"
     )
     return new_source, note
+
+
+#: The name of the wrapper of a kernel's ``early_config_prune`` that runs the tuned configs alone where they are kept
+#: (the kernel's name without its leading underscores).
+TUNED_FIRST = "_{kernel}_tuned_first"
+
+
+def _wrapper_name(kernel: str) -> str:
+    return TUNED_FIRST.format(kernel=kernel.lstrip("_"))
+
+
+_TUNED_HEAD = re.compile(r"configs\[:(\d+)\]")
+
+
+def _early_prune(an: Any, kernel: str) -> cst.BaseExpression | None:
+    """The value of ``"early_config_prune"`` in ``kernel``'s literal ``prune_configs_by={...}``; ``None`` else."""
+    prune = an.autotune_argument(kernel, "prune_configs_by")
+    if not isinstance(prune, cst.Dict):
+        return None
+    for e in prune.elements:
+        if (
+            isinstance(e, cst.DictElement)
+            and isinstance(e.key, cst.SimpleString)
+            and e.key.evaluated_value == "early_config_prune"
+        ):
+            return e.value
+    return None
+
+
+def _wrapper(an: Any, source: str, kernel: str) -> tuple[Span, int] | None:
+    """The span of the wrapper an earlier tune wrote for ``kernel``'s prune (:data:`TUNED_FIRST`) and how many
+    tuned configs head its list; ``None`` when there is none."""
+    value = _early_prune(an, kernel)
+    name = TUNED_FIRST.format(kernel=kernel.lstrip("_"))
+    if not (isinstance(value, cst.Name) and value.value == name):
+        return None
+    for node in an.module.body:
+        if isinstance(node, cst.FunctionDef) and node.name.value == name:
+            span = an.span(node)
+            head = _TUNED_HEAD.search(source[span.start : span.end])
+            if head is not None:
+                return span, int(head.group(1))
+    return None
+
+
+def _tuned_first(source: str, kernel: str, filename: str, tuned: int) -> str | None:
+    """``source`` with ``kernel``'s ``early_config_prune`` wrapped so that the first ``tuned`` configs of its list
+    (the tuned ones) run alone wherever the user's prune keeps one of them, and what it keeps otherwise (the
+    original configs) as before: the autotuner picks among the original configs only where the tuned ones are
+    pruned. ``None`` where the prune is not a value of a literal ``prune_configs_by={...}`` in the decorator. A
+    wrapper an earlier tune wrote is kept, its count of tuned configs updated."""
+    an, _, _ = analyze(source, filename)
+    earlier = _wrapper(an, source, kernel)
+    if earlier is not None:
+        span, _ = earlier
+        body = _TUNED_HEAD.sub(f"configs[:{tuned}]", source[span.start : span.end], count=1)
+        return source[: span.start] + body + source[span.end :]
+    value = _early_prune(an, kernel)
+    info = an.functions.get(kernel, [])
+    if value is None or len(info) != 1 or not info[0].node.decorators:
+        return None
+    name = TUNED_FIRST.format(kernel=kernel.lstrip("_"))
+    user = _code(value) if isinstance(value, cst.Name | cst.Attribute) else f"({_code(value)})"
+    at = an.line_starts[an.span(info[0].node.decorators[0]).line - 1]
+    span = an.span(value)
+    wrapper = (
+        f"def {name}(configs, named_args, **kwargs):  # {TUNED}\n"
+        f'    """The tuned configs (first in the list) alone wherever {user} keeps one, else what it keeps."""\n'
+        f"    kept = {user}(configs, named_args, **kwargs)\n"
+        f"    tuned = [c for c in kept if any(c is t for t in configs[:{tuned}])]\n"
+        "    return tuned or kept\n\n\n"
+    )
+    return source[:at] + wrapper + source[at : span.start] + name + source[span.end :]
 
 
 def _code(node: cst.CSTNode) -> str:
