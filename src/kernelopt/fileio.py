@@ -221,6 +221,7 @@ def _write_bytes(path: Path, data: bytes, *, expected: bytes | None = None) -> N
     prefix = f".{target.name}.{OWNER_TAG}-"
     remove_stale(target.parent, prefix, suffix=".tmp")
     fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", suffix=".tmp", dir=target.parent)
+    ours: os.stat_result | None = None  # None: the write failed before the swap (a full disk): the file is ours
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)  # mkstemp's file is 0600 whatever the umask
@@ -235,7 +236,7 @@ def _write_bytes(path: Path, data: bytes, *, expected: bytes | None = None) -> N
                 _swap_in(Path(tmp), target, path, expected)
     except BaseException:
         with suppress(OSError):  # the temporary name may hold a file of the user's after a swap: never theirs
-            if _same(os.lstat(tmp), ours):
+            if ours is None or _same(os.lstat(tmp), ours):
                 os.unlink(tmp)
         raise
 
