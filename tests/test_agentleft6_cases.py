@@ -133,6 +133,10 @@ def test_profile_with_no_gpu_is_refused_before_the_baseline_gate(
     assert ws.head() == head and not (ws.state_dir / "loop_state.json").exists()
     assert sorted(p.relative_to(ws.root) for p in ws.root.rglob("*") if ".git" not in p.parts) == files
     assert json.loads(_said(_call(server, "status", workspace="demo")))["next"] == "profile"
+    # a file given for the workspace said "no such workspace" of a file that is there
+    assert _refusal(server, "status", workspace="src/kernel.py").endswith(
+        "/src/kernel.py: is a file, not a workspace folder"
+    )
 
 
 # == report's parts: the report's own section names ===================================================

@@ -242,8 +242,9 @@ class Workspace:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).expanduser().resolve()
-        if not self.root.is_dir():
-            raise WorkspaceError(f"{self.root}: no such workspace")
+        if not self.root.is_dir():  # a file given for the workspace (status(workspace="src/kernel.py")) is said so
+            said = "is a file, not a workspace folder" if self.root.exists() else "no such workspace"
+            raise WorkspaceError(f"{self.root}: {said}")
         for required in ("kernel.py", "reference.py"):
             if not (self.root / required).is_file():
                 raise WorkspaceError(f"{self.root}: not a kernelopt workspace (no {required})")
