@@ -77,7 +77,7 @@ SLOW_FILES = (
     "test_breaker3_cases.py",
     "test_guard_forms.py",
     "test_breaker4_cases.py",
-    "test_pruned_autotune.py",  # 50-55 s under load, two tests: autotuned runs in the interpreter
+    "test_pruned_autotune.py",  # 20-25 s under load, two tests: autotuned runs in the interpreter
     "test_breaker5_cases.py",
     "test_breaker6_cases.py",
     "test_variants_cases.py",  # six property checks in Triton's interpreter (about 20 s of CPU)

@@ -55,24 +55,35 @@ def test_the_tuned_config_runs_wherever_the_prune_keeps_it_and_the_originals_els
     assert ran[1] == {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "SPLIT_K": 2}  # K 40: the original 32-wide
 
     # a retune keeps one wrapper and replaces the earlier tuned config rather than keeping it as a candidate
-    again, _ = _tune_edit(folder, {**WIDE, "BLOCK_N": 32})
-    assert again is not None and again.count("def _mm_splitk_tuned_first") == 1
-    assert '"BLOCK_N": 64' not in again and again.count("triton.Config(") == 4, again
+    again = _retuned(written, NARROW)
+    assert again is not None and again[0].count("def _mm_splitk_tuned_first") == 1
+    assert '"BLOCK_N": 64' not in again[0] and again[0].count("triton.Config(") == 4, again[0]
+    assert again[0].count(NARROW) == 1 and "configs[:1]" in again[0]
 
 
-@pytest.mark.timeout(120)
-def test_a_prune_kernelopt_cannot_wrap_is_said_one_candidate_among_n(tmp_path: Path) -> None:
-    from tests.test_breaker_cases import _tune_edit
+NARROW = 'triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 2}, num_warps=4)'
 
-    folder = Path(shutil.copytree(DATA / "splitk_strict", tmp_path / "named"))
-    kernel = folder / "kernel.py"
-    text = kernel.read_text()
-    written = text.replace(
+
+def _retuned(source: str, config: str) -> tuple[str, str] | None:
+    """What the write of a pick of ``config`` makes of ``source``: its list pinned to it (as ``pin_config`` pins),
+    then :func:`keep_pruned_fallback`."""
+    from kernelopt.tunables.edit import keep_pruned_fallback
+
+    start = source.index("    configs=[")
+    end = source.index("    ],\n", start) + len("    ],\n")
+    return keep_pruned_fallback(source, source[:start] + f"    configs=[{config}],\n" + source[end:], "_mm_splitk")
+
+
+@pytest.mark.timeout(60)
+def test_a_prune_kernelopt_cannot_wrap_is_said_one_candidate_among_n() -> None:
+    text = (DATA / "splitk_strict" / "kernel.py").read_text()
+    named = text.replace(
         'prune_configs_by={"early_config_prune": _prune, "perf_model": _perf, "top_k": 2}',
         "prune_configs_by=PRUNE",
     ).replace("@triton.autotune(", 'PRUNE = {"early_config_prune": _prune, "perf_model": _perf, "top_k": 2}\n\n\n'
               "@triton.autotune(", 1)  # fmt: skip
-    kernel.write_text(written)
-    edited, note = _tune_edit(folder, WIDE)
-    assert edited is not None and "_tuned_first" not in edited
-    assert note is not None and "the tuned config is one candidate among the 4 the autotuner benchmarks" in note
+    kept = _retuned(named, NARROW)
+    assert kept is not None and "_tuned_first" not in kept[0] and kept[0].count("triton.Config(") == 4
+    assert "the tuned config is one candidate among the 4 the autotuner benchmarks" in kept[1]
+    wrapped = _retuned(text, NARROW)  # the same list, its prune written in the decorator: wrapped
+    assert wrapped is not None and "def _mm_splitk_tuned_first" in wrapped[0]
