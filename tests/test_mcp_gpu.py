@@ -99,6 +99,10 @@ def test_a_whole_iteration_of_softmax_on_the_gpu(tmp_path: Path) -> None:
         name, metric = next((k, m) for k, m in kernel["metrics"].items() if m.get("value") is not None)
         evidence, _, _ = await call("evidence", path=str(ws / "profiles/v1"))
         assert evidence.structured_content["digest"]["kernels"]
+        # the digest against the whole evidence of a real Nsight Compute profile (35-90 kB on the committed reports)
+        whole, _, _ = await call("evidence", path=str(ws / "profiles/v1"), full=True)
+        seen["evidence_kb"] = [round(len(r.content[0].text) / 1000, 1) for r in (evidence, whole)]
+        assert seen["evidence_kb"][0] * 3 < seen["evidence_kb"][1], seen["evidence_kb"]
         plan = PLAN.format(
             bottleneck=kernel["bottleneck"],
             counters=str(summary["counters_available"]).lower(),
