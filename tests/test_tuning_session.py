@@ -16,7 +16,7 @@ from kernelopt.tuning.budget import Budget, ManualClock, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.record import RecordHeader, SessionRecord, SweepFile, read_sweeps
 from kernelopt.tuning.replay import ReplayEvaluator, space_from_sweep
-from kernelopt.tuning.session import SessionResult, StopReason, judge_gain, no_gain, tune
+from kernelopt.tuning.session import SessionResult, StopReason, current_failed_line, judge_gain, no_gain, tune
 from kernelopt.tuning.space import Space
 
 SWEEPS = Path(__file__).resolve().parents[1] / "docs" / "gpu-runs" / "2026-12-01-sweeps"
@@ -140,6 +140,38 @@ def test_failures_are_results_and_the_session_goes_on() -> None:
     failed = [r for r in res.results if r.outcome is Outcome.COMPILE_ERROR]
     assert len(failed) == 2 and all(r.reason for r in failed)
     assert res.best_latency_us == s.best().latency_us  # type: ignore[union-attr]
+
+
+class CurrentWrong(Counting):
+    """A replay in which the kernel as written (the sweep's naive configuration) gives a wrong result."""
+
+    def __init__(self, s: SweepFile, clock: ManualClock, current: Config) -> None:
+        super().__init__(s, clock)
+        self.current = current
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        out = super().evaluate(batch)
+        why = "on the SHAPES entry M=32: output differs from the reference beyond tolerance (fp32)"
+        return [
+            Result.failed(r.config, Outcome.WRONG_RESULT, why) if c == self.current else r
+            for c, r in zip(batch, out, strict=True)
+        ]
+
+
+def test_a_kernel_wrong_as_written_ends_the_session_after_its_round() -> None:
+    # on the H100 (2026-12-05) an fp32 GEMM whose tl.dot ran in TF32 spent 340 candidates on wrong results
+    s = sweep("rmsnorm_bf16")
+    space, clock = space_from_sweep(s), ManualClock()
+    ev = CurrentWrong(s, clock, space.default())
+    res = session(space, ev, clock)
+    assert res.stop is StopReason.CURRENT_FAILED
+    assert ev.asked[0] == space.default().key() and len(ev.asked) <= 8  # its round only (a batch), never the budget
+    assert ev.retimed == [] and res.best_config is None  # nothing re-timed, nothing picked to be written
+    line = current_failed_line(res, "kernel.py")
+    assert line is not None and line.startswith("kernel.py as written fails its own correctness check")
+    assert "on the SHAPES entry M=32" in line
+    ok = session(space, Counting(s, clock), clock)  # the same session with a correct kernel goes on
+    assert ok.stop is not StopReason.CURRENT_FAILED and current_failed_line(ok) is None
 
 
 def test_a_default_budget_ends_a_stalled_session_and_a_count_runs_whole() -> None:

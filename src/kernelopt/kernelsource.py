@@ -450,3 +450,24 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
             if name in _OWN_SEEDING:
                 return True
     return False
+
+
+def dots_default_precision(kernel_py: Path) -> bool:
+    """Whether a ``tl.dot`` of ``kernel_py`` leaves ``input_precision`` (or the older ``allow_tf32``) to Triton's
+    default, which multiplies fp32 operands in TF32 on NVIDIA GPUs: ten mantissa bits, so its fp32 results differ
+    from an fp32 reference by about 1e-3 relative (a GEMM whose reference checks at 1e-3 fails as written)."""
+    try:
+        tree = ast.parse(kernel_py.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func  # tl.dot, triton.language.dot
+        of = func.value if isinstance(func, ast.Attribute) and func.attr == "dot" else None
+        triton_dot = (isinstance(of, ast.Name) and of.id == "tl") or (
+            isinstance(of, ast.Attribute) and of.attr == "language"
+        )
+        if triton_dot and not any(k.arg in ("input_precision", "allow_tf32") for k in node.keywords):
+            return True
+    return False

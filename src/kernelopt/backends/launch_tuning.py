@@ -37,7 +37,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.exclusion import Exclusion, region_of
 from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-from kernelopt.tuning.session import Progress, SessionResult, StopReason, changing_results_line
+from kernelopt.tuning.session import Progress, SessionResult, StopReason, changing_results_line, current_failed_line
 
 #: The tuning engine's outcome as the iteration record's candidate status (the one mapping; the record's
 #: statuses are coarser, so the reason of a coarse one starts with the outcome's word).
@@ -185,9 +185,12 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
     if r.unretimed:  # the wall time left no room to re-time the top few: the pick is the ranking's
         counted += f"; {r.unretimed}"
     if r.best_config is None:
+        failed = current_failed_line(r, tuning.prepared.problem.kernel_py.name)
         return ImplementOutcome(
             changed=False,
-            error=f"{LAUNCH_CONFIGURATION.value}: no candidate of {launch} was correct and timed ({counted}): "
+            error=f"{LAUNCH_CONFIGURATION.value}: {failed} ({counted})"
+            if failed is not None
+            else f"{LAUNCH_CONFIGURATION.value}: no candidate of {launch} was correct and timed ({counted}): "
             f"{_failures(r.results)}",
             candidates=candidate_results(r, applied=None),
         )

@@ -247,6 +247,7 @@ def stop_words(stop: str) -> str:
         StopReason.WALL_TIME: "out of wall time",
         StopReason.STRATEGY_DONE: "nothing left to try",
         StopReason.INTERRUPTED: "interrupted",
+        StopReason.CURRENT_FAILED: "the kernel as written failed its check",
     }[StopReason(stop)]
 
 
@@ -337,7 +338,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     from kernelopt.tunables.inline_guard import unmarked_guards
     from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.launch import other_launches
-    from kernelopt.tuning.session import StopReason
+    from kernelopt.tuning.session import StopReason, current_failed_line
     from kernelopt.workspace import RunLock
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
@@ -390,6 +391,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     r = tuning.result
     if r.stop is StopReason.INTERRUPTED:
         _interrupted(_unfinished(tuning), 130)
+    failed = current_failed_line(r, kernel_py.name)
+    if failed is not None:  # bad input for tuning: the kernel itself does not meet its reference
+        raise UsageError(f"{failed}; {kernel_py.name} unchanged", hint=_current_failed_hint(prepared))
     edit = None
     written = False
     refused: str | None = None
@@ -474,6 +478,22 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     line = None if written else _changing_results(tuning)
     if line is not None:  # bad input for tuning: nothing here moves without changing the results
         raise UsageError(line)
+
+
+def _current_failed_hint(prepared: PreparedFolder) -> str:
+    """What to do about a kernel that fails its own check: `validate` runs the gate's check; a ``tl.dot`` left
+    to Triton's default precision on a GPU multiplies fp32 in TF32, which an fp32 tolerance does not allow."""
+    from kernelopt.kernelsource import dots_default_precision
+
+    problem = prepared.problem
+    hint = "fix the kernel, or its tolerance (ATOL/RTOL in reference.py); `kernelopt validate` runs the gate's check"
+    if not problem.interpreted and dots_default_precision(problem.kernel_py):
+        hint = (
+            "its tl.dot multiplies fp32 operands in TF32 (Triton's default on NVIDIA GPUs, about 1e-3 relative): "
+            'pass input_precision="ieee" for fp32 products, or widen ATOL/RTOL in reference.py to what TF32 '
+            f"gives; then {hint.split('; ', 1)[1]}"
+        )
+    return hint
 
 
 def _changing_results(tuning: FolderTuning) -> str | None:

@@ -73,6 +73,7 @@ class StopReason(StrEnum):
     INTERRUPTED = "interrupted"  # KeyboardInterrupt: the best so far is returned
     STRATEGY_DONE = "strategy_done"  # the strategy has nothing left to propose (the space is swept)
     STALLED = "stalled"  # the best stopped improving (a default budget): the best so far is returned
+    CURRENT_FAILED = "current_failed"  # the kernel as written failed its correctness check: nothing to tune against
 
 
 @dataclass(frozen=True)
@@ -256,14 +257,16 @@ def tune(
         except KeyboardInterrupt as exc:
             run.interrupted_by = interrupt_signal(exc)
             return _result(space, run, current, [], StopReason.INTERRUPTED, name)
+        if failed_check(timed[0]):
+            return _result(space, run, current, [], StopReason.CURRENT_FAILED, name)
         known = [timed[0]]
         if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
             known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
         strat.known(known)
-    stop = _loop(strat, evaluator, run, batch_size, on_progress)
+    stop = _loop(strat, evaluator, run, batch_size, on_progress, current)
     retimed: list[Result] = []
     unretimed: str | None = None
-    if stop is not StopReason.INTERRUPTED:
+    if stop not in (StopReason.INTERRUPTED, StopReason.CURRENT_FAILED):
         picks = _retime_picks(run, current, retime_top)
         kept, unretimed = _within_wall(picks, run, current)
         try:
@@ -272,6 +275,16 @@ def tune(
             run.interrupted_by = interrupt_signal(exc)
             stop = StopReason.INTERRUPTED
     return _result(space, run, current, retimed, stop, name, unretimed)
+
+
+def failed_check(result: Result) -> bool:
+    """Whether ``result`` is a correctness verdict against its configuration (a wrong result on a ``SHAPES``
+    entry), not the machine's (a crash, a run error, a timeout: :attr:`Outcome.transient`).
+
+    The kernel as written failing it ends the session: every candidate would be judged against a reference the
+    kernel itself does not meet (on the H100, 2026-12-05, a fp32 GEMM whose ``tl.dot`` ran in TF32 spent its
+    whole budget, 340 candidates and 170 s, on wrong results, then exited saying nothing)."""
+    return result.outcome is Outcome.WRONG_RESULT and not result.recorded
 
 
 def _seeds(space: Space, current: Config | None, seeds: Sequence[Config]) -> list[Config]:
@@ -288,8 +301,10 @@ def _loop(
     run: _Run,
     batch_size: int,
     on_progress: Callable[[Progress], None] | None,
+    current: Config | None = None,
 ) -> StopReason:
-    """Rounds until a stop; returns why it stopped."""
+    """Rounds until a stop; returns why it stopped (at once when the round that ran ``current``, the kernel as
+    written, found it wrong)."""
     try:
         while True:
             limit = run.budget.stop()
@@ -310,6 +325,8 @@ def _loop(
             strat.observe(results)
             if on_progress is not None:
                 on_progress(_progress(run, results))
+            if current is not None and any(Config.of(r.config) == current and failed_check(r) for r in results):
+                return StopReason.CURRENT_FAILED
     except KeyboardInterrupt as exc:
         run.interrupted_by = interrupt_signal(exc)
         return StopReason.INTERRUPTED
@@ -431,6 +448,8 @@ def _result(
     timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
     first = {Config.of(r.config): r.samples_us for r in run.results if r.outcome.ok}
     best = pick(timed, first) if timed else run.best()
+    if stop is StopReason.CURRENT_FAILED:
+        best = None  # nothing is picked against a reference the kernel as written does not meet
     noisy = too_noisy(best, timed) if best is not None and timed else None
     if best is not None and not timed and unretimed is not None:  # the ranking's pick, by first measurements
         noisy = too_noisy_unretimed(best, [r for r in run.results if r.outcome.ok and r.latency_us is not None])
@@ -598,6 +617,19 @@ def knobs_changing_results(result: SessionResult) -> dict[str, list[Value]]:
         for k, v in out.items()
         if v
     }
+
+
+def current_failed_line(result: SessionResult, kernel_py: str = "kernel.py") -> str | None:
+    """The one line of a session that ended because the kernel as written failed its own correctness check
+    (:attr:`StopReason.CURRENT_FAILED`), with that check's reason; ``None`` for any other session."""
+    from kernelopt.oneline import one_line
+
+    if result.stop is not StopReason.CURRENT_FAILED:
+        return None
+    current = Config.of(result.current_config) if result.current_config is not None else None
+    failed = next((r for r in result.results if failed_check(r) and Config.of(r.config) == current), None)
+    why = one_line(failed.reason, 300) if failed is not None and failed.reason else "a wrong result"
+    return f"{kernel_py} as written fails its own correctness check, so nothing was tuned: {why}"
 
 
 def changing_results_line(result: SessionResult, kernel_py: str = "kernel.py") -> str | None:
