@@ -223,6 +223,27 @@ def test_a_call_the_client_cancelled_is_named_by_status_until_the_next_call_star
     assert status["cancelled"] is None and status["why"].startswith("V0 has no Stage 1 evidence yet"), status
 
 
+@pytest.mark.parametrize(
+    "name", ["amd_mi300x_att_stats_bmm_mfma_dispatch3.csv", "amd_mi300x_vcopy_pmc_perf_rocprofv2.csv"]
+)
+def test_the_digest_of_an_amd_profile_shows_its_own_metrics(tmp_path: Path, name: str) -> None:
+    """The digest's key metrics are the NVIDIA-named ones summary.txt lists first: an AMD profile (ATT stats, rocprof
+    counters) showed none or two of them. Its other measured metrics now fill the digest up to as many."""
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+    from kernelopt.evidence.summary import CONFIG_METRICS, KEY_METRICS
+
+    shutil.copy(Path(__file__).parent / "data" / "amd" / name, tmp_path / name)
+    server = build_server(Roots([tmp_path]))
+    (kernel,) = _call(server, "evidence", path=name).structured_content["digest"]["kernels"]
+    (full,) = _call(server, "evidence", path=name, full=True).structured_content["summary"]["kernels"]
+    measured = {n: m for n, m in full["metrics"].items() if m["value"] is not None and n not in CONFIG_METRICS}
+    assert len(kernel["metrics"]) == min(len(measured), len(KEY_METRICS)) and len(kernel["metrics"]) >= 6
+    for metric, shown in kernel["metrics"].items():
+        assert shown["value"] == pytest.approx(measured[metric]["value"], rel=5e-4)
+        assert shown["unit"] == measured[metric]["unit"]
+
+
 def test_compare_of_two_real_profiles_is_a_digest_of_the_key_metrics_and_largest_changes(tmp_path: Path) -> None:
     """`compare` returned every metric's change with its full floats: 18.5 kB for one kernel pair of two real H200
     reports. It now returns the key metrics before and after, the largest changes and the symptoms gained or lost

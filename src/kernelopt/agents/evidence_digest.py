@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from kernelopt.evidence.diff import KernelDiff, MetricChange, SummaryDiff
 from kernelopt.evidence.model import EvidenceItem, Finding, KernelEvidence, ProfilerRuleResult, ProfileSummary
-from kernelopt.evidence.summary import KEY_METRICS
+from kernelopt.evidence.summary import CONFIG_METRICS, KEY_METRICS
 from kernelopt.oneline import one_line
 
 KERNELS = 6
@@ -69,7 +69,8 @@ class KernelDigest(BaseModel):
         launch_count: launches the entry stands for (its metrics are medians over them).
         launch: ``grid [x, y, z] block [x, y, z]``, when known.
         bottleneck: the bottleneck class.
-        metrics: the key metrics measured, by kernelopt's names (``duration_us``, ``dram_throughput_pct``, ...).
+        metrics: the key metrics measured, by kernelopt's names (``duration_us``, ``dram_throughput_pct``, ...); where
+            fewer were measured (an AMD profile's counters), other measured metrics by name, up to as many.
         not_measured: the key metrics the input does not have.
         stalls_pct: the top warp stall reasons, by the profiler's names, percent of stall cycles.
         occupancy_limiters: what limits theoretical occupancy.
@@ -161,6 +162,14 @@ def kernel_digest(k: KernelEvidence) -> KernelDigest:
         if m is not None and m.value is None:
             not_measured.append(name)
         elif m is not None and m.value is not None:
+            metrics[name] = MetricValue(value=float(f"{m.value:.{DIGITS}g}"), unit=m.unit)
+    # a profiler with other names (rocprofv3 counters, ATT stats: att_*, vgprs_*, lds_*) has few key metrics: the
+    # measured others fill the digest up to as many, in the order summary.txt lists them (by name)
+    for name in sorted(k.metrics):
+        m = k.metrics[name]
+        if len(metrics) >= len(KEY_METRICS):
+            break
+        if name not in metrics and name not in CONFIG_METRICS and m.value is not None:
             metrics[name] = MetricValue(value=float(f"{m.value:.{DIGITS}g}"), unit=m.unit)
     stalls = sorted(k.stall_breakdown_pct.items(), key=lambda kv: -kv[1])[:STALLS]
     hotspots = []
