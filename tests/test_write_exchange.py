@@ -263,3 +263,7 @@ def test_tunables_set_keeps_a_save_made_before_its_write(tmp_path: Path, monkeyp
     monkeypatch.undo()
     result = apply(path, {"BLOCK": 128})
     assert result.written and path.read_bytes() == saved.replace("BLOCK=64", "BLOCK=128").encode()  # CRLF kept
+    from kernelopt.cli.app import main
+
+    assert main(["tunables", str(path), "--set", "BLOCK=32", "--no-evaluate"]) == 0  # the command: the same write
+    assert path.read_bytes() == saved.replace("BLOCK=64", "BLOCK=32").encode()

@@ -67,7 +67,9 @@ def register(app: typer.Typer) -> None:
 
             limits = ResourceLimits.for_gpu(gpu, dtype) if (gpu or dtype) else None
             changes = parse_assignments(list(sets))
-            before = file.read_text(encoding="utf-8")
+            from kernelopt.fileio import read_source
+
+            before = read_source(file).text  # as the edit reads it: line endings as they are (CRLF kept)
             result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
             _show_edit(file, result, dry_run=dry_run, as_json=as_json)
             _warn_unguarded(before, result.new_source, "shown (--dry-run)" if dry_run else "written as asked")
