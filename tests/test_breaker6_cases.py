@@ -212,3 +212,13 @@ def test_a_timing_past_the_limit_in_the_interpreter_says_why_and_what_to_do(tmp_
     )
     assert report.status is CorrectnessStatus.TIMEOUT_FAIL, report.message
     assert INTERPRETER_HINT in report.message and "TEST_TIMEOUT_SEC" in report.message
+
+
+@pytest.mark.timeout(60)
+def test_a_method_s_self_is_no_size_to_bucket_on() -> None:
+    """Seen on 2026-12-05: argmax_class launches with ``num_warps=_warps_for(self.BLOCK)``; ``tunables`` said "it is
+    tuned where it is computed ...: one value for every size, or a table by size, by self that falls back on the
+    computation" (``self`` offered as a size). A method's receiver is the object, never a size of the problem."""
+    found = _tunables("argmax_class")
+    assert found["_row_argmax:num_warps"].size_names == []
+    assert found["_row_argmax:BLOCK"].value == 64 and found["_row_argmax:BLOCK"].editable

@@ -1553,6 +1553,7 @@ class _Analyzer:
         values = [e for b in binds for e in _assigned_values(b)]
         reads = [n.value for e in values for n in _names_in(e)]
         device = set.intersection(*(_device_only(e) for e in values)) if values else set()
+        device |= _receiver(func)
         size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device]
         return region, size_names
 
@@ -1660,7 +1661,7 @@ class _Analyzer:
             indent + self.module.default_indent,
             hoist=Hoist(span, text, also),
         )
-        in_scope = {p.name.value for p in func.params} | set(func.locals)
+        in_scope = ({p.name.value for p in func.params} | set(func.locals)) - _receiver(func)
         size_names = [n for n in dict.fromkeys(x.value for x in _names_in(expr)) if n in in_scope]
         return region, size_names
 
@@ -2802,6 +2803,13 @@ def _looks_like_kernel(name: str | None) -> bool:
 
 
 _DEVICE_ATTRIBUTES = frozenset({"device", "dtype", "is_cuda"})
+
+
+def _receiver(func: _FuncInfo) -> set[str]:
+    """A method's ``self`` / ``cls``: the object, never a size of the problem (``_warps_for(self.BLOCK)`` reads
+    the block the class holds; breaker6's argmax_class was offered "a table by size, by self")."""
+    first = func.params[0].name.value if func.params else None
+    return {first} if first in ("self", "cls") else set()
 
 
 def _device_only(expr: cst.CSTNode) -> set[str]:
