@@ -222,3 +222,17 @@ def test_a_method_s_self_is_no_size_to_bucket_on() -> None:
     found = _tunables("argmax_class")
     assert found["_row_argmax:num_warps"].size_names == []
     assert found["_row_argmax:BLOCK"].value == 64 and found["_row_argmax:BLOCK"].editable
+
+
+@pytest.mark.timeout(60)
+def test_a_block_two_constructions_of_a_class_disagree_on_is_not_said_as_a_forward_pass() -> None:
+    """Seen on 2026-12-05: argmax_class built twice (``_ARGMAX = RowArgmax()`` and ``RowArgmax(256)(x)`` in run).
+    The block was refused (right: no one literal is its value) as "it comes from the forward pass: ... (tuned here
+    on its own, the two passes would disagree)", the words of a backward reading ``ctx``: a class's ``__init__``
+    is no forward pass."""
+    base = (DATA / "argmax_class" / "kernel.py").read_text()
+    twice = base.replace("def run(x):\n    return _ARGMAX(x)", "def run(x):\n    return RowArgmax(256)(x)")
+    assert twice != base
+    block = next(t for t in discover_source(twice) if t.key == "_row_argmax:BLOCK")
+    assert block.refused_reason is not None and "forward pass" not in block.refused_reason
+    assert "the object's setting" in block.refused_reason and "__init__() saved at kernel.py:36" in block.refused_reason

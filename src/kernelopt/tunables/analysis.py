@@ -1600,6 +1600,12 @@ class _Analyzer:
                     else f"no launch of {info.node.name.value}() reads it as a knob, so nothing tunes it: it stays "
                     f"as {info.node.name.value}() computes it"
                 )
+                if info.node.name.value == "__init__":  # a class holding its settings, not an autograd pass
+                    return (
+                        f"it is the object's setting: this launch reads {ctx}.{attr}, which {where}, and no one "
+                        "literal of this file is its value (the class is built more than once, or with a value "
+                        f"computed); {tuned}"
+                    )
                 return (
                     f"it comes from the forward pass: this launch reads {ctx}.{attr}, which {where}; {tuned} "
                     "(tuned here on its own, the two passes would disagree)"
