@@ -219,3 +219,32 @@ def test_validate_s_timing_table_writes_its_interval_out_as_its_median(capsys: p
     assert "e+0" not in out, out
     low, high = (f"{v:.0f}" for v in (stats.ci_low, stats.ci_high))  # 5-digit order statistics, written out
     assert f"{low}-{high}" in out, (low, high, out)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("kernel", "said"),
+    [
+        (
+            KERNEL.replace("def run(", "def runn("),
+            "kernel.py: defines no run(*inputs) (the reference uses the function form)",
+        ),
+        (
+            KERNEL.replace("import torch\n", "import torch\nimport not_a_module_xyz\n"),
+            "kernel.py: imports not_a_module_xyz, which is not installed",
+        ),
+    ],
+)
+def test_tune_refuses_a_kernel_py_without_run_or_with_a_missing_package_before_any_candidate(
+    tmp_path: Path, kernel: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u8: `kernelopt tune FOLDER` of a kernel.py that defines no `run` (or imports a package that is not installed):
+    `init` refused the first in one line, but tune ran every candidate, each failing "raised while building
+    ModelNew: AttributeError: module 'kernelopt_user_kernel_1' has no..." (of a function-form kernel) or
+    "compile_error ... ModuleNotFoundError", then "no candidate ran", exit 1."""
+    folder = _folder(tmp_path, '[{"n": 64}]')
+    (folder / "kernel.py").write_text(kernel)
+    assert main(["tune", str(folder), "--device", "cpu", "--budget", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith(said), err
+    assert not (folder / ".kernelopt").exists()  # no session started

@@ -10,7 +10,9 @@ and ``get_inputs()``. KernelBench form: ``reference.py`` defines ``class Model``
 from __future__ import annotations
 
 import ast
+import importlib.util
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
@@ -284,6 +286,52 @@ def check_kernel(path: Path, form: KernelForm) -> None:
         raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
     if form is KernelForm.FUNCTION and "run" not in funcs | names:
         raise InputFileError(path, "defines no run(*inputs) (the reference uses the function form)")
+
+
+def missing_imports(path: Path) -> list[str]:
+    """The top-level packages ``path`` imports at module level (not inside ``try`` or ``if``) that this
+    Python cannot find; a module or package beside the file counts as found. Imports nothing.
+
+    Raises:
+        SyntaxError: the file does not parse (callers check the file's form first).
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    missing = []
+    for name in dict.fromkeys(names):
+        if name in sys.builtin_module_names or name in sys.stdlib_module_names:
+            continue
+        if (path.parent / f"{name}.py").is_file() or (path.parent / name).is_dir():
+            continue
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # an odd finder: leave the verdict to the worker's own import
+            found = True
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def check_pair(reference: Path, kernel: Path) -> KernelForm:
+    """Check a kernel and its reference as a command that runs them here needs them (``tune``): the contract of
+    both files (:func:`check_reference`, :func:`check_kernel`) and the packages they import at module level.
+
+    Raises:
+        InputFileError: one line naming the file: what the contract misses, or a package that is not installed.
+    """
+    form = check_reference(reference)
+    check_kernel(kernel, form)
+    for path in (reference, kernel):
+        missing = missing_imports(path)
+        if missing:
+            verb = "is" if len(missing) == 1 else "are"
+            raise InputFileError(path, f"imports {', '.join(missing)}, which {verb} not installed")
+    return form
 
 
 def folder_imports(path: Path) -> list[str]:

@@ -5,9 +5,6 @@ Parses files and looks modules up (``importlib.util.find_spec``); never imports 
 
 from __future__ import annotations
 
-import ast
-import importlib.util
-import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -15,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError
 from kernelopt.harness.infer import shapes_by_code
-from kernelopt.kernelsource import check_kernel, check_reference
+from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
 
 
 class BatchItem(BaseModel):
@@ -84,35 +81,6 @@ def folder_items(directory: Path) -> list[BatchItem]:
         fault = defect is not None and reference_fault(f / "reference.py") is not None
         items.append(BatchItem(problem=f.name, folder=f.resolve(), defect=defect, problem_fault=fault))
     return items
-
-
-def missing_imports(path: Path) -> list[str]:
-    """The top-level packages ``path`` imports at module level (not inside ``try`` or ``if``) that this
-    Python cannot find; a module or package beside the file counts as found. Imports nothing.
-
-    Raises:
-        SyntaxError: the file does not parse (callers check the file's form first).
-    """
-    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
-    names: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            names += [alias.name.split(".")[0] for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module.split(".")[0])
-    missing = []
-    for name in dict.fromkeys(names):
-        if name in sys.builtin_module_names or name in sys.stdlib_module_names:
-            continue
-        if (path.parent / f"{name}.py").is_file() or (path.parent / name).is_dir():
-            continue
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):  # an odd finder: leave the verdict to the worker's own import
-            found = True
-        if not found:
-            missing.append(name)
-    return missing
 
 
 def reference_fault(reference: Path) -> str | None:

@@ -47,6 +47,7 @@ from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizes import SizeValue, size_constants
+from kernelopt.kernelsource import check_pair
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
@@ -318,6 +319,9 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     card_path = folder / "README.md"
     card = TaskCard.load(card_path) if card_path.is_file() else TaskCard()
     problem = Problem.from_folder(folder, device=request.device, card=card, size_scale=request.size_scale)
+    # the files' contract and imports, before any candidate: a kernel.py without run() or importing a package
+    # that is not installed failed every candidate ("raised while building ModelNew", "compile_error")
+    check_pair(problem.reference_py, problem.kernel_py)
     entries = reference_shapes(problem.reference_py, constants=problem.constants, device=problem.device) or []
     check_entries(problem.reference_py, entries)  # an entry get_inputs cannot take: one line, before anything runs
     shapes = session_shapes(problem, entries)
