@@ -70,7 +70,8 @@ class KernelDigest(BaseModel):
         launch: ``grid [x, y, z] block [x, y, z]``, when known.
         bottleneck: the bottleneck class.
         metrics: the key metrics measured, by kernelopt's names (``duration_us``, ``dram_throughput_pct``, ...); where
-            fewer were measured (an AMD profile's counters), other measured metrics by name, up to as many.
+            fewer than half of them were measured (an AMD profile's counters), other measured metrics by name, up to
+            as many.
         not_measured: the key metrics the input does not have.
         stalls_pct: the top warp stall reasons, by the profiler's names, percent of stall cycles.
         occupancy_limiters: what limits theoretical occupancy.
@@ -163,9 +164,10 @@ def kernel_digest(k: KernelEvidence) -> KernelDigest:
             not_measured.append(name)
         elif m is not None and m.value is not None:
             metrics[name] = MetricValue(value=float(f"{m.value:.{DIGITS}g}"), unit=m.unit)
-    # a profiler with other names (rocprofv3 counters, ATT stats: att_*, vgprs_*, lds_*) has few key metrics: the
-    # measured others fill the digest up to as many, in the order summary.txt lists them (by name)
-    for name in sorted(k.metrics):
+    # a profiler with other names (rocprofv3 counters, ATT stats: att_*, vgprs_*, lds_*) has few key metrics (fewer
+    # than half): the measured others fill the digest up to as many, in the order summary.txt lists them (by name)
+    fill = len(metrics) < len(KEY_METRICS) // 2
+    for name in sorted(k.metrics) if fill else ():
         m = k.metrics[name]
         if len(metrics) >= len(KEY_METRICS):
             break
