@@ -215,7 +215,8 @@ def test_a_call_the_client_cancelled_is_named_by_status_until_the_next_call_star
     status = _call(server, "status", workspace="slow").structured_content
     note = status["cancelled"]
     assert note.startswith("the last profile call was cancelled by the client after "), note
-    assert "the stage in flight was rolled back" in note and "MCP_TOOL_TIMEOUT" in note and "tool_timeout_sec" in note
+    assert "its stage was rolled back; the next profile runs it again" in note, note
+    assert "MCP_TOOL_TIMEOUT" in note and "tool_timeout_sec" in note, note
     assert status["why"].startswith(note) and status["next"] == "profile", status
     monkeypatch.setattr(gpu, "gpu_driver_present", lambda: False)
     _refusal(server, "profile", workspace="slow", device="cuda")  # a call that starts (and is refused at once)

@@ -501,6 +501,15 @@ CLIENT_TIMEOUTS = "Claude Code's MCP_TOOL_TIMEOUT (ms), Codex's tool_timeout_sec
 limit each cancels the call (``notifications/cancelled``), and the server stops it."""
 
 
+CANCELLED_LEFT = {
+    "profile": "its stage was rolled back; the next profile runs it again",
+    "validate": "its stage was rolled back; your edit is kept, and the next validate runs it again",
+    "tune": "the session's record keeps the candidates it evaluated; the same tune again serves them",
+}
+"""What a cancelled call left, by tool (the loop rolls a stage back as after Ctrl-C; a tuning session keeps its
+record)."""
+
+
 class _Cancels:
     """The last call on each workspace (or tuned folder) that the client cancelled, for ``status``: at its tool
     timeout a client cancels the call and tells the model only "timed out" (Claude Code: "tool "profile" timed out
@@ -516,11 +525,7 @@ class _Cancels:
             self._notes.pop(str(folder), None)
 
     def cancelled(self, folder: Path, tool: str, seconds: float) -> None:
-        kept = (
-            "the tuning session's record keeps the candidates it evaluated"
-            if tool == "tune"
-            else "the stage in flight was rolled back, nothing of it kept"
-        )
+        kept = CANCELLED_LEFT.get(tool, "it stopped where it was")
         note = (
             f"the last {tool} call was cancelled by the client after {seconds:.0f} s and stopped ({kept}); a client "
             f"cancels a call at its tool timeout ({CLIENT_TIMEOUTS}): if that was it, raise it past the call's "
