@@ -248,3 +248,38 @@ def test_tune_refuses_a_kernel_py_without_run_or_with_a_missing_package_before_a
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.endswith(said), err
     assert not (folder / ".kernelopt").exists()  # no session started
+
+
+@pytest.mark.timeout(60)
+def test_a_kernelbench_level_folder_given_alone_names_the_flag_it_needs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u9: `kernelopt batch KernelBench/level1` (the folder a KernelBench user has, without --kernels): "holds no
+    problem folder; a batch is a folder whose sub-folders hold reference.py + kernel.py": its 100 problem files were
+    not named, nor the flag that runs them."""
+    level = tmp_path / "level1"
+    level.mkdir()
+    for name in ("19_ReLU.py", "100_HingeLoss.py", "2_Matmul.py", "23_Softmax.py", "notes.py"):
+        (level / name).write_text("import torch\n")
+    assert main(["batch", str(level), "--device", "cpu", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "holds KernelBench problem files (2_Matmul.py, 19_ReLU.py, 23_Softmax.py, ... (4 in all))" in err, err
+    assert "give --kernels RUN_DIR" in err, err
+
+
+@pytest.mark.timeout(60)
+def test_problems_that_name_none_say_the_ids_the_batch_has_not_a_range_it_lacks() -> None:
+    """u10: `kernelopt batch level1 --kernels runs --problems 999` of problems 19, 23 and 36: "it has ids 19-36",
+    a range that reads as 18 problems."""
+    from kernelopt.batch.problems import BatchItem
+    from kernelopt.batch.selection import id_ranges, select
+    from kernelopt.errors import UsageError
+
+    items = [BatchItem(problem=f"{i}_P", folder=Path(f"/x/{i}"), problem_id=i, sample=0) for i in (19, 23, 36)]
+    with pytest.raises(UsageError) as said:
+        select(items, "999", kernelbench=True)
+    assert said.value.one_line() == "--problems 999 names none of the batch's problems; it has ids 19, 23, 36"
+    assert id_ranges([19, 23, 36]) == "19, 23, 36"
+    assert id_ranges([*range(1, 51), 52, 53, 97]) == "1-50, 52, 53, 97"
+    assert id_ranges(list(range(1, 101))) == "1-100"

@@ -25,12 +25,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from kernelopt.batch.problems import BatchItem, reference_fault, source_defect
+from kernelopt.batch.problems import PROBLEM_FILE, BatchItem, reference_fault, source_defect
 from kernelopt.errors import InputFileError, UsageError
 from kernelopt.fileio import atomic_write_code
 
 LEVEL_NAME = re.compile(r"level_?(\d+)$")
-PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
 SAMPLE_FILE = re.compile(r"^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 #: Room for ``kernel_opt_`` in front: a workspace name has at most 64 characters.
 FOLDER_NAME_CHARS = 53

@@ -5,6 +5,7 @@ Parses files and looks modules up (``importlib.util.find_spec``); never imports 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -13,6 +14,9 @@ from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError
 from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
+
+#: A problem file of KernelBench's layout: ``<id>_<Name>.py`` (``19_ReLU.py``) in a level folder.
+PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
 
 
 class BatchItem(BaseModel):
@@ -63,6 +67,17 @@ def problem_folders(directory: Path) -> list[Path]:
             directory,
             "is one problem, not a folder of problems",
             hint=f"give its parent folder ({directory.resolve().parent}), or run `kernelopt optimize {directory}`",
+        )
+    files = sorted(
+        (p.name for p in directory.glob("*.py") if PROBLEM_FILE.match(p.name)), key=lambda n: int(n.split("_")[0])
+    )
+    if files:  # a KernelBench level folder given alone (`kernelopt batch KernelBench/level1`)
+        shown = ", ".join(files[:3]) + (f", ... ({len(files)} in all)" if len(files) > 3 else "")
+        raise InputFileError(
+            directory,
+            f"holds KernelBench problem files ({shown}), not problem folders",
+            hint="KernelBench's layout pairs them with the generated kernels: give --kernels RUN_DIR (its "
+            "level_<L>_problem_<id>_sample_<k>_kernel.py files)",
         )
     raise InputFileError(
         directory, "holds no problem folder", hint="a batch is a folder whose sub-folders hold reference.py + kernel.py"

@@ -56,6 +56,18 @@ def parse_selection(spec: str) -> Selection:
     return Selection(ids=frozenset(ids), names=frozenset(names))
 
 
+def id_ranges(ids: Sequence[int]) -> str:
+    """Sorted ids written as --problems takes them: runs as ranges, the rest one by one (``1-50, 52, 97``); the
+    batch of ids 19, 23 and 36 read "ids 19-36" before."""
+    runs: list[list[int]] = []
+    for i in ids:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
 def select(items: Sequence[BatchItem], spec: str | None, *, kernelbench: bool) -> list[BatchItem]:
     """The items ``spec`` names (all of them when ``spec`` is ``None``), in their order.
 
@@ -70,7 +82,7 @@ def select(items: Sequence[BatchItem], spec: str | None, *, kernelbench: bool) -
         ids = sorted({i.problem_id for i in items if i.problem_id is not None})
         problems = sorted({i.problem for i in items})
         shown = ", ".join(problems[:5]) + (f", ... ({len(problems)} in all)" if len(problems) > 5 else "")
-        held = f"ids {ids[0]}-{ids[-1]}" if ids else f"names {shown}"
+        held = f"ids {id_ranges(ids)}" if ids else f"names {shown}"
         if sel.ids and not ids:  # a folder's problems are named by their folders (01_relu), not numbered
             held += "; ids number the problems of KernelBench's layout (--kernels), here give folder names"
         raise UsageError(f"--problems {spec} names none of the batch's problems", hint=f"it has {held}")
