@@ -267,3 +267,31 @@ def test_tunables_set_keeps_a_save_made_before_its_write(tmp_path: Path, monkeyp
 
     assert main(["tunables", str(path), "--set", "BLOCK=32", "--no-evaluate"]) == 0  # the command: the same write
     assert path.read_bytes() == saved.replace("BLOCK=64", "BLOCK=32").encode()
+
+
+@pytest.mark.timeout(30)
+def test_a_save_left_under_the_temporary_name_by_a_killed_write_is_kept_not_removed(tmp_path: Path) -> None:
+    """A write killed (SIGKILL) between a swap that brought a save of the user's back and the swap back leaves that
+    save under the write's temporary name. The name holds the inode of the new file it was made for
+    (``-ino-<inode>``): the next write removes a dead writer's file only when it is that one, and moves any other
+    beside kernel.py (``kernel.py.kept-<pid>``) rather than removing it."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait(timeout=30)
+    dead = child.pid
+    path = _folder(tmp_path)
+    ours = tmp_path / f".kernel.py.kernelopt-{dead}-ino-0.tmp"  # renamed below to the inode it holds
+    ours.write_text(TUNED)
+    named = tmp_path / f".kernel.py.kernelopt-{dead}-ino-{ours.stat().st_ino}.tmp"
+    ours.rename(named)
+    theirs = tmp_path / f".kernel.py.kernelopt-{dead}-ino-1.tmp"  # a file that is not the one the name was made for
+    theirs.write_text(MINE)
+    plain = tmp_path / f".kernel.py.kernelopt-{dead}-abc123_x.tmp"  # an older write's temporary file
+    plain.write_text(TUNED)
+    source = read_source(path)
+    replace_source(source, TUNED)
+    kept = tmp_path / f"kernel.py.kept-{os.getpid()}"
+    assert path.read_text() == TUNED and kept.read_text() == MINE
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["kernel.py", kept.name])

@@ -219,8 +219,12 @@ def _write_bytes(path: Path, data: bytes, *, expected: bytes | None = None) -> N
     except OSError:
         mode = new_file_mode()
     prefix = f".{target.name}.{OWNER_TAG}-"
-    remove_stale(target.parent, prefix, suffix=".tmp")
+    remove_stale(target.parent, prefix, suffix=".tmp", kept=target.with_name(f"{target.name}.kept-{os.getpid()}"))
     fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", suffix=".tmp", dir=target.parent)
+    if expected is not None:  # a user's source: the name says which file is the new one (a swap may bring theirs)
+        named = str(target.parent / f"{prefix}{os.getpid()}-ino-{os.fstat(fd).st_ino}.tmp")
+        os.rename(tmp, named)
+        tmp = named
     ours: os.stat_result | None = None  # None: the write failed before the swap (a full disk): the file is ours
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -449,21 +453,30 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale(folder: Path, prefix: str, *, suffix: str = "") -> list[Path]:
+def remove_stale(folder: Path, prefix: str, *, suffix: str = "", kept: Path | None = None) -> list[Path]:
     """Remove the entries of ``folder`` named ``<prefix><pid>-...<suffix>`` whose process ``pid`` is gone
     (files, and folders with what they hold); the ones removed. Names of another form, of a living process,
-    or that cannot be removed, stay."""
+    or that cannot be removed, stay.
+
+    A name ``<prefix><pid>-ino-<inode><suffix>`` is the new text of a user's source (:func:`replace_source`): when the
+    file under it is another (a swap brought the user's file back there and the writer was killed before the
+    swap back), it is the user's, and is moved to ``kept`` (when given), never removed."""
     removed: list[Path] = []
     try:
         names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(suffix)]
     except OSError:
         return removed
     for name in names:
-        head = name[len(prefix) :].split("-", 1)[0]
+        head, _, rest = name[len(prefix) : len(name) - len(suffix)].partition("-")
         if not head.isdigit() or pid_alive(int(head)):
             continue
         entry = folder / name
         try:
+            ino = rest.removeprefix("ino-")  # mkstemp's own names hold no "-"
+            if ino != rest and ino.isdigit() and entry.lstat().st_ino != int(ino):
+                if kept is not None and not kept.exists():
+                    os.rename(entry, kept)
+                continue  # a file of the user's: kept where it is when it cannot be moved
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry)
             else:
