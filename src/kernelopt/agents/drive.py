@@ -100,7 +100,8 @@ class StageStatus(BaseModel):
         held_by: another kernelopt process that holds the workspace now (``another kernelopt optimize is running
             on ... (pid N)``): no stage call is served until it ends, and the next stage may then differ.
         cancelled: the MCP server's last call on this workspace that the client cancelled (its tool timeout, or a
-            stop), how long it ran and what that left, until the next call on it starts (set by the server).
+            stop), how long it ran and what that left, until the next profile, validate or tune on it starts (set by the
+            server).
     """
 
     workspace: str

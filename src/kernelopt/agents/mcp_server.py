@@ -514,7 +514,8 @@ class _Cancels:
     """The last call on each workspace (or tuned folder) that the client cancelled, for ``status``: at its tool
     timeout a client cancels the call and tells the model only "timed out" (Claude Code: "tool "profile" timed out
     after 4s"), so an agent whose timeout is shorter than V0's gate called ``profile`` again and again, each call
-    rolled back, with nothing saying why. A later call on the same folder drops the note when it starts."""
+    rolled back, with nothing saying why. The next long call (profile, validate, tune) on the same folder drops the
+    note when it starts."""
 
     def __init__(self) -> None:
         self._notes: dict[str, str] = {}
