@@ -236,3 +236,43 @@ def test_a_block_two_constructions_of_a_class_disagree_on_is_not_said_as_a_forwa
     block = next(t for t in discover_source(twice) if t.key == "_row_argmax:BLOCK")
     assert block.refused_reason is not None and "forward pass" not in block.refused_reason
     assert "the object's setting" in block.refused_reason and "__init__() saved at kernel.py:36" in block.refused_reason
+
+
+VARLEN_BLOCKS = "BLOCK_T=16, BLOCK_D=64"
+
+
+@pytest.mark.timeout(120)
+def test_a_varlen_block_counted_over_a_length_loaded_in_the_kernel_is_not_written_wider(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: varlen_whole, sequences packed in whole chunks of 16 tokens, the token loads masked on the
+    columns only, the loop ``range(0, tl.cdiv(seq_len, BLOCK_T))`` over ``seq_len = eos - bos`` loaded from
+    ``cu_seqlens``. A session picking ``BLOCK_T=32`` (SHAPES of 32 and 64 tokens a sequence) had it written plainly:
+    at 48 tokens, which the original served, the kernel summed the next sequence's tokens and past the end (max
+    error 2e25). The length is data: no host line can guard it, so only a divisor of the original is written."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "varlen_whole" / "kernel.py").read_text()
+    wider = guard_edit(old, old.replace(VARLEN_BLOCKS, "BLOCK_T=32, BLOCK_D=64"))
+    assert wider.new_source is None and wider.note is not None
+    assert "counts range(tl.cdiv(seq_len, BLOCK_T)) blocks" in wider.note and "computed in the kernel" in wider.note
+    lower = old.replace(VARLEN_BLOCKS, "BLOCK_T=8, BLOCK_D=64")
+    assert guard_edit(old, lower).new_source == lower
+    folder = _copy("varlen_whole", tmp_path)
+    (folder / "kernel.py").write_text(lower)
+    _all_correct(folder, [{"B": 3, "D": 40, "L": 48}, {"B": 2, "D": 70, "L": 16}])
+
+
+@pytest.mark.timeout(60)
+def test_a_counted_loop_over_a_parameter_is_guarded_by_it() -> None:
+    """Beside j8: the same loop over a length the launch passes (``range(0, tl.cdiv(T, BLOCK_T))``, ``T`` a
+    parameter) is guarded by the host's size, as a ``range(0, T, BLOCK_T)`` loop is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "varlen_whole" / "kernel.py").read_text()
+    by_param = old.replace("(x_ptr, cu_seqlens, out_ptr, D,", "(x_ptr, cu_seqlens, out_ptr, D, T,")
+    by_param = by_param.replace("range(0, tl.cdiv(seq_len, BLOCK_T))", "range(0, tl.cdiv(T, BLOCK_T))")
+    by_param = by_param.replace(
+        "(x, cu_seqlens, out, D, BLOCK_T=16", "(x, cu_seqlens, out, D, x.shape[0] // B, BLOCK_T=16"
+    )
+    assert by_param.count("tl.cdiv(T, BLOCK_T)") == 1 and "x.shape[0] // B," in by_param
+    guarded = guard_edit(by_param, by_param.replace("BLOCK_T=16, BLOCK_D=64", "BLOCK_T=32, BLOCK_D=64"))
+    assert guarded.new_source is not None and "% 32 == 0:  # kernelopt: tuned" in guarded.new_source, guarded.note

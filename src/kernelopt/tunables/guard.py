@@ -596,6 +596,7 @@ def _unchecked_axes(
         replace(d, why=d.why.replace("over loads without masks", "over loads whose masks leave it unchecked"))
         for d in _loop_steps(call, kernel, line, steps=blocks)
     ]
+    out += _counted_loops(call, kernel, line, blocks)
     passed = _passed(call, kernel)
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
@@ -611,6 +612,55 @@ def _unchecked_axes(
                     f"{tile[1]} unchecked"
                 )
                 out.append(Divides(tile, node.args[0].value, line, why))
+    return out
+
+
+def _counted_loops(call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: Collection[str]) -> list[Divides]:
+    """Loops that count blocks, ``for i_t in range(0, tl.cdiv(L, BLOCK_T))`` (or over a local bound to that
+    ``cdiv``), of a block in ``blocks`` (one the kernel's accesses leave unchecked): the loop covers ``L`` only in
+    whole blocks, so the block must divide ``L``. ``L`` a parameter: the size the launch ``call`` passes it. ``L``
+    computed in the kernel (a varlen kernel's ``seq_len = eos - bos``, loaded from ``cu_seqlens``): a size no host
+    line knows, written ``kernel.L``, so a block that does not divide the original is never written (breaker6
+    j8)."""
+    passed = _passed(call, kernel)
+    aliases = _first_bindings(kernel)
+    counts: dict[str, cst.Call] = {}  # a local bound once to tl.cdiv(L, BLOCK) -> that call
+    bound: dict[str, int] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            bound[name] = bound.get(name, 0) + 1
+            if _is_cdiv(node.value):
+                counts[name] = node.value  # type: ignore[assignment]
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
+            continue
+        if dotted(node.iter.func).split(".")[-1] != "range" or not node.iter.args:
+            continue
+        args = [a.value for a in node.iter.args if a.keyword is None]
+        stop = args[1] if len(args) >= 2 else args[0] if args else None
+        if (len(args) >= 2 and _int(args[0]) != 0) or (len(args) > 2 and _int(args[2]) != 1):
+            continue
+        if isinstance(stop, cst.Name) and stop.value in counts and bound.get(stop.value) == 1:
+            stop = counts[stop.value]
+        if stop is None or not _is_cdiv(stop):
+            continue
+        size, block = stop.args[0].value, stop.args[1].value  # type: ignore[attr-defined]
+        if not isinstance(block, cst.Name) or block.value not in blocks or block.value not in passed:
+            continue
+        given = passed[block.value]
+        tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block.value) if _int(given) else None
+        if tile is None or not isinstance(size, cst.Name):
+            continue
+        name = size.value if size.value in passed else aliases.get(size.value, size.value)
+        host = passed.get(name) or cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(size.value))
+        why = (
+            f"the kernel {kernel.name.value} counts range(tl.cdiv({size.value}, {block.value})) blocks over loads "
+            f"whose masks leave {block.value} unchecked"
+            + ("" if name in passed else f" ({size.value} is computed in the kernel)")
+        )
+        out.append(Divides(tile, host, line, why))
     return out
 
 
