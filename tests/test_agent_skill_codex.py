@@ -125,3 +125,46 @@ def test_the_repository_is_a_codex_plugin_whose_skill_is_listed(tmp_path: Path) 
     argv = [str(exe), "exec", "--skip-git-repo-check", "--ephemeral", "say ok"]
     listing = listing_of(first_request(argv, elsewhere, env), "<skills_instructions>")
     assert f"- kernelopt:{SKILL_NAME}: Make a GPU kernel" in listing, listing
+
+
+def test_codex_cancels_a_call_at_its_tool_timeout_and_status_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex 0.171.0 cancels an MCP call at `tool_timeout_sec` (`notifications/cancelled`, "MCP request cancelled by
+    caller") and tells the model only "timed out awaiting tools/call after 2s"; the server stops the call, rolls its
+    stage back, and `status` names the cancel and the setting to raise (docs/agents.md, the trial of 2026-12-05)."""
+    exe = installed_cli(CODEX)
+    project, home = make_project(tmp_path, "codex", capsys)
+    ws = project / "kernel_opt_add"
+    (home / ".codex").mkdir()
+    server_env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in mcp_env(home).items())
+    args = json.dumps(["-m", "kernelopt", "mcp", "--root", str(project), "--device", "cpu"])
+    (home / ".codex" / "config.toml.in").write_text(
+        CODEX_PROVIDER + f"\n[mcp_servers.kernelopt]\ncommand = {json.dumps(sys.executable)}\nargs = {args}\n"
+        f"env = {{ {server_env} }}\nstartup_timeout_sec = 120\ntool_timeout_sec = 2\n"
+        'default_tools_approval_mode = "approve"\n'
+    )
+    steps = [
+        ToolCall.mcp("kernelopt", "init", {"name": "add", "kernel": "src/kernel.py", "reference": "src/reference.py"}),
+        ToolCall.mcp("kernelopt", "profile", {"workspace": str(ws)}),  # V0's gate alone takes longer than 2 s
+        ToolCall.mcp("kernelopt", "status", {"workspace": str(ws)}),
+    ]
+    model = FollowsTheSkill(ToolCall.shell("sleep 2"), steps)
+    env = {
+        "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(home),
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+        "CODEX_HOME": str(home / ".codex"),
+        "OPENAI_API_KEY": "sk-test-0123456789abcdef0123456789",
+    }
+    argv = [str(exe), "exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write"]
+    argv += ["-c", "allow_login_shell=false", "Optimize the kernel in src/ with kernelopt."]
+    server, wall_s = run_cli(argv, project, env, model)
+    outputs = codex_outputs(server.model_requests()[-1])
+    assert "timed out awaiting tools/call after 2s" in outputs["mcp__kernelopt.profile"], outputs
+    status = outputs["mcp__kernelopt.status"]
+    assert "the last profile call was cancelled by the client after 2 s" in status, status
+    assert "tool_timeout_sec" in status and '"next":"profile"' in status.replace(" ", ""), status
+    log = subprocess.run(["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True, check=True)
+    assert len(log.stdout.splitlines()) == 1, log.stdout  # only init's commit: V0 was never recorded
+    print(f"codex exec session with a cancelled profile: {wall_s:.1f} s")
