@@ -283,3 +283,27 @@ def test_problems_that_name_none_say_the_ids_the_batch_has_not_a_range_it_lacks(
     assert id_ranges([19, 23, 36]) == "19, 23, 36"
     assert id_ranges([*range(1, 51), 52, 53, 97]) == "1-50, 52, 53, 97"
     assert id_ranges(list(range(1, 101))) == "1-100"
+
+
+@pytest.mark.timeout(120)
+def test_init_of_a_reference_that_raises_on_its_inputs_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u11: `kernelopt init` of a reference.py whose `reference` raises: "dtype: fp32 (inferred from reference.py's
+    inputs; ...)", "created ...", exit 0, nothing else; its probe had run the reference and seen it raise, and
+    `validate` / `optimize` then stopped at V0 on it. The workspace is still made (the reference may need the GPU
+    it will run on); the line says what the probe saw."""
+    folder = _folder(tmp_path, '[{"n": 64}, {"n": 8}]')
+    ref = folder / "reference.py"
+    ref.write_text(ref.read_text().replace("    return x + y", '    raise RuntimeError("boom")'))
+    root = tmp_path / "root"
+    root.mkdir()
+    argv = ["init", "k", "--kernel", str(folder / "kernel.py"), "--reference", str(ref), "--root", str(root)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    said = next(line for line in err.splitlines() if line.startswith("dtype: fp32"))
+    assert said.endswith(
+        "but the reference raised RuntimeError: boom on get_inputs(n=8) here: validate and optimize stop at V0 "
+        "(a FAIL of reference.py) until it runs"
+    ), said
+    assert (root / "kernel_opt_k" / "reference.py").is_file()

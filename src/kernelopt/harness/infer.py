@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.errors import InputFileError
-from kernelopt.oneline import last_line
+from kernelopt.oneline import first_line, last_line
 
 PROBE_TIMEOUT_S = 120.0
 REAL_RUN_MAX_ELEMENTS = 2**20
@@ -43,11 +43,15 @@ class Inferred:
     field: str
     value: str | None
     source: str
+    trouble: str | None = None
+    """What the probe saw go wrong besides (the reference raised on its inputs), said after the value."""
 
     def line(self) -> str:
         if self.value is None:
-            return f"{self.field}: not inferred ({self.source})"
-        return f"{self.field}: {self.value} (inferred from {self.source}; write it in README.md to override)"
+            text = f"{self.field}: not inferred ({self.source})"
+        else:
+            text = f"{self.field}: {self.value} (inferred from {self.source}; write it in README.md to override)"
+        return f"{text}; but {self.trouble}" if self.trouble else text
 
 
 def dtype_name(torch_dtype: str) -> str | None:
@@ -115,7 +119,14 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
     if value is None:
         return Inferred("dtype", None, f"{reference_py.name}'s inputs and outputs hold no floating-point tensor")
     what = "inputs and outputs" if data.get("outputs_seen") else "inputs"
-    return Inferred("dtype", value, f"{reference_py.name}'s {what}")
+    raised = data.get("reference_error")
+    trouble = (
+        f"the reference raised {raised} on get_inputs({data.get('entry') or ''}) here: validate and optimize "
+        "stop at V0 (a FAIL of reference.py) until it runs"
+        if raised
+        else None
+    )
+    return Inferred("dtype", value, f"{reference_py.name}'s {what}", trouble)
 
 
 _SHAPES_READ: dict[tuple[str, int, int, str], tuple[list[dict[str, Any]] | None, str | None]] = {}
@@ -236,16 +247,24 @@ def _probe(reference_py: Path) -> dict[str, Any]:
     elements: dict[str, int] = {}
     for t in tensors_in(inputs):
         elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
-    out = _outputs(ref, inputs)
+    raised: list[str] = []
+    out = _outputs(ref, inputs, raised)
     for t in tensors_in(out):
         elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
-    return {"elements": elements, "outputs_seen": out is not None}
+    entry = ", ".join(f"{k}={v!r}" for k, v in shape.items())
+    return {
+        "elements": elements,
+        "outputs_seen": out is not None,
+        "reference_error": next(iter(raised), None),
+        "entry": entry,
+    }
 
 
-def _outputs(ref: Any, inputs: list[Any]) -> Any:
+def _outputs(ref: Any, inputs: list[Any], raised: list[str] | None = None) -> Any:
     """What the reference returns for ``inputs``: run on them as they are when it is a function and they
     are small (:data:`REAL_RUN_MAX_ELEMENTS`), else (or when that fails) on meta tensors; ``None`` when it
-    cannot run either way (its inputs alone decide then)."""
+    cannot run either way (its inputs alone decide then). ``raised`` gets what the run on the real inputs raised
+    (``RuntimeError: boom``): the gate will meet it too."""
     import torch
 
     from kernelopt.harness.inputs import tensors_in
@@ -254,8 +273,9 @@ def _outputs(ref: Any, inputs: list[Any]) -> Any:
     if small and not hasattr(ref, "Model"):
         try:
             return ref.reference(*inputs)
-        except Exception:
-            pass
+        except Exception as exc:  # user code: said by the parent, then tried on meta tensors
+            if raised is not None:
+                raised.append(f"{type(exc).__name__}: {first_line(str(exc), 160)}".rstrip(": "))
     try:
         meta = [t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs]
         if hasattr(ref, "Model"):
