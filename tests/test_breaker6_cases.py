@@ -211,7 +211,10 @@ def test_a_timing_past_the_limit_in_the_interpreter_says_why_and_what_to_do(tmp_
         bench=BenchSettings(seconds_per_case=0.1, min_blocks=3),
     )
     assert report.status is CorrectnessStatus.TIMEOUT_FAIL, report.message
-    assert INTERPRETER_HINT in report.message and "TEST_TIMEOUT_SEC" in report.message
+    assert (
+        INTERPRETER_HINT in report.message
+        and "TEST_TIMEOUT_SEC a case, KERNELOPT_RUN_TIMEOUT_S the run" in report.message
+    )
 
 
 @pytest.mark.timeout(60)

@@ -586,7 +586,10 @@ def bench_files(
     if report.status is CorrectnessStatus.TIMEOUT_FAIL and runs_in_interpreter(kernel_py, settings.device):
         # a timing takes several interleaved calls of the kernel and the reference: a case whose one call takes
         # seconds there passes its check and still runs past the limit (breaker6 j5)
-        report.message = f"{report.message}; {INTERPRETER_HINT}, or raise TEST_TIMEOUT_SEC"
+        report.message = (
+            f"{report.message}; {INTERPRETER_HINT}, or raise the limits (TEST_TIMEOUT_SEC a case, "
+            "KERNELOPT_RUN_TIMEOUT_S the run)"
+        )
     return report, outcome.result
 
 
