@@ -41,6 +41,8 @@
 #              within the wall, --within a cut sweep)
 #   breaker5   scripts/gpu_breaker5.sh: the fifth held-out trial's written forms compiled and correct, RoPE in
 #              place through the gate, tune --device cuda on three of its kernels
+#   breaker6   scripts/gpu_breaker6.sh: the sixth held-out trial's kernels (a contended atomic_cas lock) and its
+#              written forms compiled and correct, tune --device cuda on three of its kernels
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -67,6 +69,7 @@ kernelbench 600 scripts/gpu_kernelbench_level1.sh
 mcp 960 scripts/gpu_mcp.sh
 edges 420 scripts/gpu_tune_edges.sh
 breaker5 420 scripts/gpu_breaker5.sh
+breaker6 480 scripts/gpu_breaker6.sh
 gputests 560 -
 EOF
 }
