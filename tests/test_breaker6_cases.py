@@ -281,6 +281,34 @@ def test_a_counted_loop_over_a_parameter_is_guarded_by_it() -> None:
     assert guarded.new_source is not None and "% 32 == 0:  # kernelopt: tuned" in guarded.new_source, guarded.note
 
 
+@pytest.mark.timeout(60)
+def test_a_current_configuration_that_ran_past_its_limit_is_said_so() -> None:
+    """Seen on 2026-12-05: ``tune stencil_dw --device cpu`` printed "best BLOCK_W=32: 3190 ms; the current BLOCK_W=16
+    did not run; written to kernel.py": the current ran, and ran past the 60 s candidate limit on the loaded machine
+    (its record: run_timeout). The line says so."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    current = {"BLOCK_H": 8, "BLOCK_W": 16}
+    timeout = Result(
+        config=current,
+        outcome=Outcome.RUN_TIMEOUT,
+        reason="on the SHAPES entry C=4,H=40,W=64: checking and timing: no reply within 60 s; the worker's group killed",
+    )
+    won = Result(config={"BLOCK_H": 8, "BLOCK_W": 32}, outcome=Outcome.OK, latency_us=3.19e6)
+    result = SessionResult(
+        best_config=won.config, best_latency_us=3.19e6, current_config=current, current_latency_us=None,
+        results=[timeout, won], retimed=[], evaluations=2, served=0, budget=8, space_size=12, wall_s=120.0,
+        stop=StopReason.WALL_TIME, strategy="local",
+    )  # fmt: skip
+    line = verdict_line(result, judge_gain(result), kernel_py="kernel.py", written=True, dry_run=False)
+    assert line == (
+        "best BLOCK_W=32: 3190 ms; the current BLOCK_W=16 was not timed (run_timeout: on the SHAPES entry "
+        "C=4,H=40,W=64: checking and timing: no reply within 60 s); written to kernel.py"
+    )
+
+
 # ------------------------------------------------------------------------------------- on a real GPU
 
 

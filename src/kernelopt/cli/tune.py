@@ -780,7 +780,12 @@ def verdict_line(
             f", {result.speedup:.3g}x faster than the current {current_text} ({_latency(result.current_latency_us)})"
         )
     elif current is not None:
-        line += f"; the current {current_text} did not run"
+        failed = next((r for r in result.results if r.config == current and r.outcome.value != "ok" and r.reason), None)
+        if failed is not None:  # it ran and failed (past the candidate limit on a loaded machine, say)
+            why = failed.reason.split(";")[0]
+            line += f"; the current {current_text} was not timed ({failed.outcome.value}: {why})"
+        else:
+            line += f"; the current {current_text} did not run"
     else:
         line += "; the current configuration is unknown"
     if written:
