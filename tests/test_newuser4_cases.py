@@ -307,3 +307,22 @@ def test_init_of_a_reference_that_raises_on_its_inputs_says_so(
         "(a FAIL of reference.py) until it runs"
     ), said
     assert (root / "kernel_opt_k" / "reference.py").is_file()
+
+
+@pytest.mark.timeout(60)
+def test_tune_refuses_to_write_a_workspace_s_kernel_py(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u12: `kernelopt tune WS --device cpu` on a workspace (docs/tuning-engine.md: "a workspace works too") wrote
+    BLOCK=1024 into WS/kernel.py outside any version; `kernelopt optimize WS` then refused to run ("kernel.py has
+    uncommitted changes; commit them ... or discard them"), and the MCP server's tune never writes there."""
+    ws = add_workspace.root
+    before = (ws / "kernel.py").read_bytes()
+    assert main(["tune", str(ws), "--device", "cpu", "--budget", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(
+        f"kernelopt: error: {ws}: a kernelopt workspace, whose kernel.py only the loop's stages write"
+    )
+    assert f"`kernelopt optimize {ws}` runs this tuning session as its Stage 3" in err and "--dry-run" in err
+    assert (ws / "kernel.py").read_bytes() == before and not (ws / ".kernelopt" / "tune").exists()

@@ -327,6 +327,26 @@ def left_out(prepared: PreparedFolder) -> list[str]:
     ]
 
 
+def _not_a_workspace(folder: Path) -> None:
+    """Refuse to write the kernel.py of a workspace: its files are written by the loop's stages only, as versions.
+    A tune there left kernel.py changed outside any version, and `kernelopt optimize` then refused to run ("has
+    uncommitted changes"); the MCP server's tune never writes it either.
+
+    Raises:
+        UsageError: ``folder`` lies in a workspace (exit 2, before the session).
+    """
+    from kernelopt.workspace import enclosing_workspace
+
+    ws = enclosing_workspace(folder.resolve())
+    if ws is not None:
+        where = "a kernelopt workspace" if ws == folder.resolve() else f"inside the kernelopt workspace {ws}"
+        raise UsageError(
+            f"{folder}: {where}, whose kernel.py only the loop's stages write, as versions",
+            hint=f"`kernelopt optimize {folder}` runs this tuning session as its Stage 3 and gates the result; "
+            "--dry-run times it here without writing",
+        )
+
+
 def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool, locks: ExitStack) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print.
 
@@ -346,6 +366,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         # a hard-linked or read-only kernel.py, or one in a folder or file system that cannot be written: refused
         # now, not at the end
         source_target(Path(request.folder) / "kernel.py")
+        _not_a_workspace(Path(request.folder))
     reference_py = Path(request.folder) / "reference.py"
     reference_before = _bytes_of(reference_py)  # its SHAPES decide what the pick was checked on
     prepared = prepare_folder(request)
