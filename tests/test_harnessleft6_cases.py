@@ -295,3 +295,28 @@ def test_the_re_time_is_read_by_a_sign_test_a_preempted_block_cannot_undo() -> N
     assert REPLICATION_MIN_BLOCKS == 4
     assert confirm_claim(first, [0.5] * 4).confirmed and not confirm_claim(first, [0.5] * 3).confirmed
     assert not confirm_claim(first, [0.5, 0.5, 0.5, 0.99]).confirmed  # within the margin: not past it
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_a_real_difference_is_re_timed_and_kept(tmp_path: Path) -> None:
+    # the re-time on the GPU's samplers (events or CUDA graphs, L2 flushed, inputs rotated): a kernel making three
+    # passes over memory where the reference makes one is claimed slower, and the claim is repeated
+    from kernelopt.harness.gate import bench_files
+    from kernelopt.harness.model import BenchSettings
+    from kernelopt.harness.stats import Verdict
+
+    folder = tmp_path / "problem"
+    shutil.copytree(DATA / "slower_gpu", folder)
+    settings = HarnessSettings(device="cuda", case_timeout_s=60.0, seeds=1, bench_seconds=0.5)
+    report, raw = bench_files(
+        folder / "kernel_slower.py",
+        folder / "reference.py",
+        tmp_path / "state",
+        settings=settings,
+        bench=BenchSettings(seconds_per_case=0.5, time_reference=True),
+    )
+    assert report.ok and raw is not None, report.message
+    speedup = report.cases[0].reference_speedup
+    assert speedup is not None and speedup.verdict is Verdict.REGRESSION and speedup.confirmed, speedup
+    assert speedup.retime_speedup is not None and speedup.retime_speedup < 0.7
+    assert all(v.retime_samples_us for v in raw.timings[0].versions)
