@@ -326,3 +326,32 @@ def test_tune_refuses_to_write_a_workspace_s_kernel_py(
     )
     assert f"`kernelopt optimize {ws}` runs this tuning session as its Stage 3" in err and "--dry-run" in err
     assert (ws / "kernel.py").read_bytes() == before and not (ws / ".kernelopt" / "tune").exists()
+
+
+@pytest.mark.timeout(60)
+def test_init_force_moves_a_workspace_with_recorded_versions_aside_instead_of_deleting_it(
+    add_workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u13: `kernelopt init loop ... --root R` over a workspace that held V0-V2 said "already exists; pass --force to
+    replace it", and `--force` then deleted its records, plans, profiles and git history without a word."""
+    ws = add_workspace
+    ws.memory.create("v0")
+    (ws.root / "plans" / "v1_plan.md").write_text("# plan\n")
+    folder = _folder(tmp_path, '[{"n": 64}]')
+    (folder / "README.md").write_text("---\ndtype: fp32\ngpu: H200\n---\n")
+    argv = ["init", ws.name, "--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py")]
+    argv += ["--root", str(ws.root.parent)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "pass --force to replace it (its 1 recorded version(s) are kept: the old workspace is moved aside)"
+    )
+    assert main([*argv, "--force"]) == 0
+    err = capsys.readouterr().err
+    kept = [p for p in ws.root.parent.iterdir() if p.name.startswith(f"{ws.root.name}.replaced-")]
+    assert len(kept) == 1 and f"is kept at {kept[0]}" in err, err
+    assert (kept[0] / "memory" / "v0.json").is_file() and (kept[0] / "plans" / "v1_plan.md").is_file()
+    assert Workspace(ws.root).memory.versions() == []  # the new one starts empty
+    # a workspace with nothing recorded is replaced as before: nothing to keep
+    assert main([*argv, "--force"]) == 0
+    assert len([p for p in ws.root.parent.iterdir() if ".replaced-" in p.name]) == 1

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -213,6 +214,21 @@ def _init_repository(folder: Path, name: str, *, shown: Path) -> None:
         raise git_failure(f"git {exc.command[1] if len(exc.command) > 1 else ''}", str(exc.stderr), shown) from None
 
 
+def _recorded_versions(folder: Path) -> int:
+    """How many version records (``memory/v<N>.json``) a workspace folder holds (0 for none, or no such folder)."""
+    memory = folder / "memory"
+    return len(MemoryStore(memory).versions()) if memory.is_dir() else 0
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path-2``, ``path-3`` ... the first that does not exist."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
+
+
 def _as_disk_problem(exc: OSError, target: Path) -> OSError | DiskProblem:
     """A disk error met while ``target`` is made, named by ``target`` (not its staging folder); any other
     ``OSError`` as it is."""
@@ -239,6 +255,9 @@ class Workspace:
     Raises:
         WorkspaceError: the folder is not a workspace (no kernel.py / reference.py / git repository).
     """
+
+    set_aside: Path | None = None
+    """Where :meth:`create` moved the workspace of that name it replaced (``--force``), when it held versions."""
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).expanduser().resolve()
@@ -277,7 +296,8 @@ class Workspace:
             reference: the user's reference file (copied to ``reference.py``).
             root: parent folder (default ``/tmp`` as the spec says).
             task_card: a README.md with front matter to use as the task card (default: generated).
-            force: replace an existing workspace of that name.
+            force: replace an existing workspace of that name; one that holds recorded versions is moved aside
+                to ``kernel_opt_<name>.replaced-<time>`` beside it (:attr:`set_aside`), never deleted.
 
         Raises:
             WorkspaceError: the workspace exists and ``force`` is False, or the name is invalid.
@@ -290,8 +310,10 @@ class Workspace:
             raise InputFileError(task_card, "no such file")
         card = TaskCard.load(Path(task_card)) if task_card else TaskCard()
         target = Path(root).expanduser().resolve() / f"{PREFIX}{name}"
+        held = _recorded_versions(target)
         if target.exists() and not force:
-            raise WorkspaceError(f"{target} already exists", hint="pass --force to replace it")
+            kept = f" (its {held} recorded version(s) are kept: the old workspace is moved aside)" if held else ""
+            raise WorkspaceError(f"{target} already exists", hint=f"pass --force to replace it{kept}")
         if target.exists() and not is_workspace(target):
             raise WorkspaceError(
                 f"{target} exists and is not a kernelopt workspace; refusing to delete it even with --force",
@@ -324,7 +346,11 @@ class Workspace:
                 (staging / sub).mkdir()
                 (staging / sub / ".gitkeep").touch()
             _init_repository(staging, name, shown=target)
-            if target.exists():
+            set_aside = None
+            if target.exists() and held:  # recorded versions, plans, profiles and git history: never deleted
+                set_aside = _free_name(target.with_name(f"{target.name}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"))
+                target.rename(set_aside)
+            elif target.exists():  # nothing recorded: the init commit alone
                 shutil.rmtree(target)
             staging.rename(target)
         except OSError as exc:
@@ -333,7 +359,9 @@ class Workspace:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        return cls(target)
+        ws = cls(target)
+        ws.set_aside = set_aside
+        return ws
 
     # -- paths ----------------------------------------------------------------------------------
 

@@ -42,6 +42,8 @@ def register(app: typer.Typer) -> None:
             shapes_by_code(reference)
         with RunLock(target):  # the same lock as a run: no run starts on a half-made workspace
             ws = Workspace.create(name, kernel=kernel, reference=reference, root=root, task_card=task_card, force=force)
+            if ws.set_aside is not None:
+                note(f"the workspace it replaces, with its recorded versions, is kept at {ws.set_aside}")
             for found in fill_new_card(ws, device=None, announce=note):
                 note(found.line())
         for problem in ws.task_card().warnings():
