@@ -198,8 +198,16 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     later joins is never collected: memory, not behaviour)."""
     yield
     if nextitem is None or nextitem.path != item.path:
-        gc.collect()
-        gc.freeze()
+        _freeze_survivors()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _freeze_survivors()  # what collection imported, before the first file runs
+
+
+def _freeze_survivors() -> None:
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture
