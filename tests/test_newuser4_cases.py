@@ -355,3 +355,25 @@ def test_init_force_moves_a_workspace_with_recorded_versions_aside_instead_of_de
     # a workspace with nothing recorded is replaced as before: nothing to keep
     assert main([*argv, "--force"]) == 0
     assert len([p for p in ws.root.parent.iterdir() if ".replaced-" in p.name]) == 1
+
+
+@pytest.mark.timeout(60)
+def test_the_search_plot_legend_writes_a_latency_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """u14: `search.png` of a tune in Triton's interpreter: its legend read "current 9.556e+05 us" beside the axis's
+    "500000" (the figure rule of the tables, `digits.sig`, was not the legend's)."""
+    from matplotlib.axes import Axes
+
+    from kernelopt.report.search_plot import SearchPoint, search_plot
+
+    labels: list[str] = []
+    original = Axes.axhline
+
+    def axhline(self: Axes, *args: object, **kwargs: object) -> object:
+        labels.append(str(kwargs.get("label")))
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Axes, "axhline", axhline)
+    points = [SearchPoint(evaluation=1, latency_us=503600.0, outcome="ok")]
+    image = search_plot(points, title="t", current_latency_us=955600.0, sweep_best_us=12764.0)
+    assert image.startswith(b"\x89PNG")
+    assert "current 955600 us" in labels and "sweep best 12760 us" in labels, labels

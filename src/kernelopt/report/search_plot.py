@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.digits import sig
 from kernelopt.errors import EnvironmentProblem
 
 OK = "ok"
@@ -187,9 +188,9 @@ def search_plot(
         ax.step([s[0] for s in steps], [s[1] for s in steps], where="post", color="#27ae60", label="best so far")
     _failures(ax, failed)
     if current_latency_us is not None:
-        ax.axhline(current_latency_us, color="#7f8c8d", linestyle=":", label=f"current {current_latency_us:.4g} us")
+        ax.axhline(current_latency_us, color="#7f8c8d", linestyle=":", label=f"current {sig(current_latency_us)} us")
     if sweep_best_us is not None:
-        ax.axhline(sweep_best_us, color="#d4ac0d", linestyle="--", label=f"{sweep_label} {sweep_best_us:.4g} us")
+        ax.axhline(sweep_best_us, color="#d4ac0d", linestyle="--", label=f"{sweep_label} {sig(sweep_best_us)} us")
     _latency_scale(ax, axis)
     ax.set_xlim(0, max((p.evaluation for p in points), default=1) + 1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
