@@ -80,6 +80,47 @@ def test_the_re_time_ranks_by_paired_ratios() -> None:
     assert Config.of(best.config) in (Config.of(c.config), Config.of(d.config))
 
 
+@pytest.mark.timeout(10)
+def test_a_noisy_top_that_beats_the_current_configuration_every_round_is_written() -> None:
+    """The fastest two take turns (too noisy to rank among themselves), but the current configuration, re-timed
+    beside them, is 100x slower in every round: the pick is better than it, whichever of the two it is (a session
+    kept a configuration 100x slower than every candidate it re-timed, 2026-12-05). One round it does not win
+    keeps it out."""
+    c = _r(3, [10.0, 100.0, 10.0, 100.0, 10.0, 100.0, 10.0, 100.0])
+    d = _r(4, [100.0, 10.0, 100.0, 10.0, 100.0, 10.0, 100.0, 10.0])
+    best = pick([c, d])
+    assert best is not None
+    why = too_noisy(best, [c, d])
+    assert why is not None
+
+    def judged(current_samples: list[float]) -> object:
+        cur = _r(64, current_samples)
+        return judge_gain(
+            SessionResult(
+                best_config=dict(best.config),
+                best_latency_us=best.latency_us,
+                current_config={"BLOCK": 64},
+                current_latency_us=cur.latency_us,
+                results=[c, d, cur],
+                retimed=[c, d, cur],
+                evaluations=3,
+                served=0,
+                budget=3,
+                space_size=3,
+                wall_s=1.0,
+                stop=StopReason.CANDIDATES,
+                strategy="exhaustive",
+                noisy=why,
+            )
+        )
+
+    far = judged([10000.0] * 8)
+    assert far.better and far.gain_pct is not None and far.gain_pct > 1000  # type: ignore[attr-defined]
+    assert "in each of its 8 re-timed rounds" in far.reason and "too noisy to rank" in far.reason  # type: ignore[attr-defined]
+    once = judged([10000.0] * 7 + [50.0])  # one round where the pick (at 100 us there) lost
+    assert not once.better and once.reason == why  # type: ignore[attr-defined]
+
+
 @pytest.mark.timeout(240)
 def test_tune_under_two_busy_processes_picks_the_best(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """tests/data/tuning/chunks: each doubling of BLOCK about halves the latency, so BLOCK=4096 is the best by

@@ -130,6 +130,19 @@ def too_noisy(best: Result, timed: Sequence[Result]) -> str | None:
     )
 
 
+def beats_every_round(best: Result, current: Result, min_gain_pct: float) -> int | None:
+    """The number of re-timed rounds when ``best`` was faster than ``current`` by at least ``min_gain_pct`` in
+    every one of them (at least :data:`MIN_PAIRS`), else ``None``.
+
+    A re-time too noisy to rank the fastest few among themselves (:func:`too_noisy`) can still say that the pick
+    beats the kernel as written: then any of the few would, and keeping the current configuration threw the gain
+    away (a session kept a configuration 100x slower than every candidate it had re-timed, 2026-12-05)."""
+    ratios = paired_ratios(current.samples_us, best.samples_us)
+    if len(ratios) < MIN_PAIRS or min(ratios) < 1 + min_gain_pct / 100:
+        return None
+    return len(ratios)
+
+
 def too_noisy_unretimed(best: Result, ok: Sequence[Result]) -> str | None:
     """Why a pick that no re-time checked (the wall time left could not fit one) cannot be trusted, or ``None``:
     its first samples spread more than :data:`TOO_NOISY_REL_IQR_PCT` of their median and another candidate's

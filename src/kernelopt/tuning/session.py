@@ -21,7 +21,8 @@
 4. unless interrupted, the best :data:`RETIME_TOP`, those whose noisy samples may be as
    fast, the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed
    together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
-   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration. The wall time
+   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration, unless the pick
+   beat it by the gain asked in every re-timed round. The wall time
    bounds the re-time too: it takes only as many as the wall time left fits at the last round's pace (the
    fastest and the current first), and none when that is under two; the session says so
    (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless those are too noisy to
@@ -49,7 +50,7 @@ from kernelopt.proc import interrupt_signal
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
-from kernelopt.tuning.noise import contenders, pick, too_noisy, too_noisy_unretimed
+from kernelopt.tuning.noise import beats_every_round, contenders, pick, too_noisy, too_noisy_unretimed
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
@@ -514,7 +515,18 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
     if result.best_latency_us is None:
         return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason="no candidate ran")
     if result.noisy is not None:
-        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=result.noisy)
+        rounds = _beaten_every_round(result, min_gain_pct)
+        if rounds is None or result.current_latency_us is None:
+            return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=result.noisy)
+        gain = (result.current_latency_us / result.best_latency_us - 1) * 100
+        return GainJudgement(
+            better=True,
+            gain_pct=gain,
+            min_gain_pct=min_gain_pct,
+            reason=f"the best beats the current configuration by {min_gain_pct:g} % or more in each of its {rounds} "
+            f"re-timed rounds ({gain:+.1f} %); the fastest few were too noisy to rank among themselves, so another "
+            "of them may be as fast",
+        )
     if result.current_latency_us is None:
         why = (
             "the current configuration did not run" if result.current_config else "the current configuration is unknown"
@@ -529,6 +541,19 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
         min_gain_pct=min_gain_pct,
         reason=f"the best {word} the current configuration by {min_gain_pct:g} % ({gain:+.1f} %)",
     )
+
+
+def _beaten_every_round(result: SessionResult, min_gain_pct: float) -> int | None:
+    """:func:`~kernelopt.tuning.noise.beats_every_round` of the session's pick against the current configuration,
+    both re-timed; ``None`` when either was not."""
+    if result.best_config is None or result.current_config is None:
+        return None
+    best, current = Config.of(result.best_config), Config.of(result.current_config)
+    mine = next((r for r in result.retimed if Config.of(r.config) == best), None)
+    theirs = next((r for r in result.retimed if Config.of(r.config) == current), None)
+    if mine is None or theirs is None or mine is theirs:
+        return None
+    return beats_every_round(mine, theirs, min_gain_pct)
 
 
 def judge_table(
@@ -549,7 +574,9 @@ def judge_table(
     is not slower by more than that on any shape (its rows are each shape's own best, so the one best
     configuration being the current one does not mean the table gains nothing).
     """
-    if result.best_latency_us is None or result.noisy is not None or not by_shape:
+    if result.noisy is not None:  # a table's rows are each shape's own best: a noisy session ranks none of them
+        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=result.noisy, table=True)
+    if result.best_latency_us is None or not by_shape:
         return judge_gain(result, min_gain_pct=min_gain_pct).model_copy(update={"table": True})
     untimed = [label for label, (mine, _) in by_shape.items() if mine is None]
     if untimed:
