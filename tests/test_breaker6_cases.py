@@ -309,6 +309,18 @@ def test_a_current_configuration_that_ran_past_its_limit_is_said_so() -> None:
     )
 
 
+@pytest.mark.timeout(60)
+def test_a_literal_conditions_override_says_so_without_a_run() -> None:
+    """Seen on 2026-12-05: ``tunables ln_bwd_lock/kernel.py`` listed ``GROUP_SIZE_M 64`` (the tutorial's ``GROUP_SIZE_M
+    = 64`` then three ``if N <= ...:`` overrides) without a word: at every SHAPES entry the value is 256, and only a
+    run (``--reference``, or ``tune``) said "the literal 64 is in effect at no SHAPES entry". Without a run the line
+    says where the overrides are."""
+    found = _tunables("ln_bwd_lock")
+    note = found["_ln_bwd_dx_fused:GROUP_SIZE_M"].helper_note
+    assert note is not None and "overridden under conditions at line(s) 75, 77, 79" in note
+    assert found["_ln_bwd_dwdb:BLOCK_SIZE_M"].helper_note is None
+
+
 # ------------------------------------------------------------------------------------- on a real GPU
 
 

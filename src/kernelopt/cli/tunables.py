@@ -190,3 +190,5 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
             )
         elif t.computed and t.value is None:
             info(f"{t.key} is computed ({t.computed}); --set {t.key}=VALUE overrides it with a literal")
+        elif t.helper_note:  # a literal conditional overrides may not be the value at the task's sizes
+            info(f"{t.key}: {t.helper_note}")

@@ -1276,6 +1276,7 @@ class _Analyzer:
         kind = TunableKind.LAUNCH_KWARG
         key = f"{launch_id}:{name}"
         overridden = False
+        override_note: str | None = None
         refused = None
         computed = None
         branch = self.branch_literal(expr, la.func, kname) if lit is None and isinstance(expr, cst.Name) else None
@@ -1290,6 +1291,13 @@ class _Analyzer:
             if lit is not None and res.overridden_at:
                 refused = self.override_in_effect(kname, name, lit.value, res.overridden_at)
                 overridden = True  # a run tells whether the literal is in effect at the task's sizes
+                if refused is None and not self.shape_sizes:  # no run told: say the literal may not be in effect
+                    where = ", ".join(str(line) for line in res.overridden_at)
+                    override_note = (
+                        f"{expr.value} = {lit.value!r} is overridden under conditions at line(s) {where}: the literal "
+                        "is the value only where none applies (a run of the task, tunables --reference, "
+                        "tells which is in effect at each SHAPES entry; tune moves the literal only where it is)"
+                    )
             if lit is not None and res.at_module:
                 kind = TunableKind.MODULE_CONSTANT
                 key = res.defined_as or expr.value
@@ -1391,7 +1399,7 @@ class _Analyzer:
             tuned=tuned,
             size_names=size_names,
             needs_run=needs_run or overridden,
-            helper_note=helper_note,
+            helper_note=helper_note or override_note,
         )
 
     def branch_literal(

@@ -209,7 +209,9 @@ class Tunable(BaseModel):
         tuned_table: the size-bucketed table already written for it, when there is one.
         helper_note: for a computed setting a settings helper imported from another module gives, one line:
             where it comes from, that it is tuned at its call in this file (the helper's result the fallback),
-            and that the helper's body is not read (a cap or limit inside it is no knob of this file).
+            and that the helper's body is not read (a cap or limit inside it is no knob of this file). For a
+            literal that conditions override (``GROUP_SIZE_M = 64`` then ``if N <= 8192: GROUP_SIZE_M = 96``) and no
+            run told which is in effect: where the overrides are.
         loop_option: for a ``constexpr`` the kernel body reads only as an option of its ``tl.range`` loops
             (``num_stages=NUM_STAGES``), that option: like the launch's ``num_stages``, Triton's interpreter
             ignores it.
