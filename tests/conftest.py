@@ -82,6 +82,7 @@ SLOW_FILES = (
     "test_breaker5_cases.py",
     "test_breaker6_cases.py",
     "test_variants_cases.py",  # six property checks in Triton's interpreter (about 20 s of CPU)
+    "test_gpu_parity.py",  # one CPU tune (about 20 s under load), a compile for sm_90 without a GPU
     "test_nvidia_runner.py",
     "test_loop_agents.py",
     "test_tuning_rejected.py",

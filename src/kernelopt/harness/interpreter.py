@@ -17,6 +17,18 @@ drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each co
 (:func:`kernelopt.tunables.autotune_worker.cpu_bench`, the benchmark the evaluation run already used), unless
 the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``rep=`` is replaced too (it calls
 ``triton.testing.do_bench``, which asks the driver).
+
+And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
+and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
+also compiles on a GPU:
+
+- ``tl.dot`` needs K >= 16, K >= 32 for 8-bit operands: the NVIDIA backend's ``min_dot_size`` (Triton 3.6,
+  ``triton/backends/nvidia/compiler.py``; M and N may be 1, padded; AMD's backend accepts every size). The
+  interpreter's own is (1, 1, 1), so a ``BLOCK_K = 8`` ran on the CPU and failed to compile on the GPU
+  (:data:`DOT_MIN_K`).
+- ``num_warps`` must be one of the knob's legal values (a power of two, at most 1024 threads of 32:
+  :func:`kernelopt.tunables.knob_rule`); the interpreter drops every launch option unread, so
+  ``num_warps=6`` ran on the CPU where the GPU backends assert "num_warps must be a power of 2".
 """
 
 from __future__ import annotations
@@ -25,6 +37,12 @@ import importlib.util
 from typing import Any
 
 FIXED_IN = (3, 7)
+#: The smallest K of a ``tl.dot`` a GPU compiles, by operand bit width (Triton 3.6's NVIDIA backend,
+#: ``min_dot_size``: 32 for 8-bit operands, else 16; AMD's accepts any).
+DOT_MIN_K = {8: 32}
+DOT_MIN_K_DEFAULT = 16
+#: The launch options the GPU backends check and the interpreter drops unread.
+CHECKED_OPTIONS = ("num_warps",)
 
 
 def patch_interpreter() -> bool:
@@ -34,18 +52,17 @@ def patch_interpreter() -> bool:
     import triton
 
     _patch_autotuner()
-
-    version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
-    if version >= FIXED_IN:
-        return False
     import triton.runtime.interpreter as interp
 
-    if getattr(interp, "_kernelopt_patched", False):
-        return True
-    _patch_index(interp)
-    _patch_dot(interp)
-    interp._kernelopt_patched = True
-    return True
+    version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
+    fixes = version < FIXED_IN
+    if not getattr(interp, "_kernelopt_patched", False):
+        if fixes:
+            _patch_index(interp)
+        _patch_dot(interp, widen_bf16=fixes)
+        _patch_launch_options(interp)
+        interp._kernelopt_patched = True
+    return fixes
 
 
 def _patch_index(interp: Any) -> None:
@@ -58,22 +75,65 @@ def _patch_index(interp: Any) -> None:
     interp._patch_lang_tensor = patched
 
 
-def _patch_dot(interp: Any) -> None:
+def dot_k_problem(k: int, bits: int) -> str | None:
+    """Why a ``tl.dot`` whose operands are ``bits`` wide and share the dimension ``k`` does not compile on a GPU
+    (:data:`DOT_MIN_K`), or ``None``."""
+    need = DOT_MIN_K.get(bits, DOT_MIN_K_DEFAULT)
+    if k >= need:
+        return None
+    return (
+        f"tl.dot with K = {k} ({bits}-bit operands): a GPU compile needs K >= {need} (Triton's NVIDIA backend, "
+        "min_dot_size), which Triton's interpreter does not check"
+    )
+
+
+def _patch_dot(interp: Any, *, widen_bf16: bool) -> None:
     import numpy as np
     import triton.language as tl
 
     create_dot = interp.InterpreterBuilder.create_dot
 
     def widen(h: Any) -> Any:
-        if h.dtype.scalar != tl.bfloat16:
+        if not widen_bf16 or h.dtype.scalar != tl.bfloat16:
             return h
         data = interp._convert_float(h.data, tl.bfloat16, tl.float32, None).view(np.float32)
         return interp.TensorHandle(data, tl.float32)
 
     def dot(self: Any, a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
+        problem = dot_k_problem(int(a.data.shape[-1]), a.dtype.scalar.primitive_bitwidth)
+        if problem is not None:
+            raise ValueError(problem)
         return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
 
     interp.InterpreterBuilder.create_dot = dot
+
+
+def launch_option_problems(options: dict[str, Any]) -> list[str]:
+    """Why the launch options ``options`` (``num_warps=6``) do not compile on a GPU (:data:`CHECKED_OPTIONS`, each
+    against its knob's legality); empty when they do, or say nothing checked."""
+    from kernelopt.tunables import knob_rule
+
+    out = []
+    for name in CHECKED_OPTIONS:
+        value, rule = options.get(name), knob_rule(name)
+        if value is None or rule is None:
+            continue
+        why = rule[1].problem(value)
+        if why is not None:
+            out.append(f"{name}={value!r} {why} on a GPU ({rule[1].source}); Triton's interpreter ignores it")
+    return out
+
+
+def _patch_launch_options(interp: Any) -> None:
+    run = interp.InterpretedFunction.run
+
+    def checked(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
+        problems = launch_option_problems(kwargs)
+        if problems:
+            raise ValueError(f"{self.fn.__name__}: {'; '.join(problems)}")
+        return run(self, *args, grid=grid, warmup=warmup, **kwargs)
+
+    interp.InterpretedFunction.run = checked
 
 
 def _patch_autotuner() -> None:
