@@ -220,7 +220,7 @@ def test_a_claim_without_its_re_time_or_not_repeated_is_not_made() -> None:
     import random
 
     from kernelopt.harness.decision import describe_speedup
-    from kernelopt.harness.stats import Verdict, claims, compare_retimed
+    from kernelopt.harness.stats import Verdict, claim_text, claims, compare_retimed
 
     rng = random.Random(7)
     a, b = _run(rng, 10, 2.0)
@@ -235,6 +235,11 @@ def test_a_claim_without_its_re_time_or_not_repeated_is_not_made() -> None:
     assert taken_back.retime_verdict is Verdict.NO_CHANGE and "not repeated, no claim" in describe_speedup(taken_back)
     kept = compare_retimed(a, b, *_run(rng, 10, 2.0), 2.0)
     assert kept.verdict is Verdict.IMPROVEMENT and kept.confirmed and "; re-timed " in describe_speedup(kept)
+    # the report's and validate's line: what the claim rests on, the re-time among it
+    assert (
+        claim_text("no significant change", 0.004, -1.16, 1.283)
+        == "p 0.004, d -1.16, re-timed 1.28x: no significant change"
+    )
     quiet = compare_retimed(same_a, same_b, [], [], 2.0)
     assert quiet.confirmed is None or not quiet.significant  # no claim: no re-time asked for
 

@@ -266,6 +266,8 @@ def _performance_rows(report: GateReport) -> list[list[Any]]:
         ["verdict", p.comparison_with_previous.verdict],
         [
             "speedup vs reference: claim",
-            claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d) if ref else None,
+            claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d, ref.eager_retime)
+            if ref
+            else None,
         ],
     ]

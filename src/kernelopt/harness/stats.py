@@ -302,14 +302,18 @@ def claim(
     return verdict
 
 
-def claim_text(verdict: str | None, p_value: float | None, effect_size_d: float | None) -> str:
+def claim_text(
+    verdict: str | None, p_value: float | None, effect_size_d: float | None, retime: float | None = None
+) -> str:
     """``p 0.003, d 0.85: improvement`` (what the claim rests on, then the claim), for reports and tables;
-    ``""`` when no comparison was made."""
+    ``re-timed 1.19x`` after it when a re-time was made (rule 4: ``..., re-timed 0.98x: no significant change`` is
+    a first timing's claim its re-time did not repeat); ``""`` when no comparison was made."""
     if verdict is None:
         return ""
     basis = [
         f"p {p_value:.2g}" if p_value is not None else "",
         f"d {effect_size_d:.2f}" if effect_size_d is not None else "",
+        f"re-timed {retime:.3g}x" if retime is not None else "",
     ]
     head = ", ".join(x for x in basis if x)
     return f"{head}: {verdict}" if head else verdict

@@ -375,7 +375,7 @@ def reference_line(p: Performance) -> str | None:
     parts = []
     if ref.eager is not None:
         # the interval and "not reliable" by the one rule the summary and the batch table follow
-        claim = claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d)
+        claim = claim_text(ref.eager_verdict, ref.eager_p_value, ref.eager_effect_size_d, ref.eager_retime)
         parts.append(
             interval_text(ref.eager, ref.eager_ci_low, ref.eager_ci_high, "PyTorch eager")
             + f" (PyTorch eager: {cells.with_unit(ref.eager_latency_us, 'us')})"
@@ -413,7 +413,7 @@ def _result_lines(v: VersionEntry, data: ReportData) -> list[str]:
             comp += f", speedup {cells.speedup(c.speedup)}"
             if c.speedup_ci_low is not None and c.speedup_ci_high is not None:
                 comp += f" (95 % CI {c.speedup_ci_low:.3f}-{c.speedup_ci_high:.3f})"
-        claim = claim_text(c.verdict, c.speedup_p_value, c.speedup_effect_size_d)
+        claim = claim_text(c.verdict, c.speedup_p_value, c.speedup_effect_size_d, c.speedup_retime)
         if claim:
             comp += f", {claim}" if claim != c.verdict else f": {claim}"
         out.append(comp)
