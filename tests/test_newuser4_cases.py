@@ -377,3 +377,25 @@ def test_the_search_plot_legend_writes_a_latency_out(monkeypatch: pytest.MonkeyP
     image = search_plot(points, title="t", current_latency_us=955600.0, sweep_best_us=12764.0)
     assert image.startswith(b"\x89PNG")
     assert "current 955600 us" in labels and "sweep best 12760 us" in labels, labels
+
+
+@pytest.mark.timeout(60)
+def test_an_error_whose_first_line_announces_a_list_keeps_the_list_s_first_item() -> None:
+    """u15: `SHAPES = [{"n": 4096}, {"n": 1e3}]`, then `tune` / `optimize`: "reference.py: TypeError: randn() received
+    an invalid combination of arguments - got (float, generator=torch._C.Generator), but expected one of:" and the
+    line ended there, saying neither what was expected nor that it was cut (three copies of the rule: `oneline`,
+    `tuning.checks.first_line`, `worker.server.first_line`; the last two now read the first)."""
+    import torch
+
+    from kernelopt.oneline import first_line
+    from kernelopt.tuning.checks import first_line as exception_line
+    from kernelopt.worker.server import first_line as server_line
+
+    with pytest.raises(TypeError) as caught:
+        torch.randn(1000.0, generator=torch.Generator())  # type: ignore[call-overload]
+    said = first_line(str(caught.value), 300)
+    assert "but expected one of: * (tuple of ints size" in said, said
+    for line in (exception_line(caught.value), server_line(caught.value)):
+        assert line.startswith("TypeError: ") and "expected one of: * (tuple of ints size" in line, line
+    assert first_line("\n  plain: one line\nnext\n", 300) == "plain: one line"  # no colon at its end: alone
+    assert first_line("a list:\n", 300) == "a list:"  # nothing follows: as it is

@@ -27,11 +27,18 @@ def one_line(text: str, limit: int) -> str:
 
 
 def first_line(text: str, limit: int) -> str:
-    """The first non-empty line of ``text``, cut as :func:`one_line` does; empty when there is none."""
-    for line in text.splitlines():
-        if line.strip():
-            return one_line(line, limit)
-    return ""
+    """The first non-empty line of ``text``, cut as :func:`one_line` does; empty when there is none.
+
+    A first line that announces what follows (it ends with ``:``) takes the next non-empty line with it: torch's
+    "randn() received an invalid combination of arguments - got (float, ...), but expected one of:" alone said
+    neither what was expected nor that anything was cut.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].rstrip().endswith(":") and len(lines) > 1:
+        return one_line(f"{lines[0]} {lines[1]}", limit)
+    return one_line(lines[0], limit)
 
 
 def last_line(text: str, limit: int) -> str:

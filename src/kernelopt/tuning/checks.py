@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
 from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
-from kernelopt.oneline import one_line
+from kernelopt.oneline import first_line as oneline_first
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
@@ -71,8 +71,8 @@ class Verdict:
 
 def first_line(exc: BaseException, path: Path | None = None) -> str:
     """``TypeName: first line`` of an exception, with ``(kernel.py:12)`` when its traceback passes ``path``."""
-    text = str(exc).strip().splitlines()
-    line = f"{type(exc).__name__}: {one_line(text[0], 300)}" if text else type(exc).__name__
+    text = oneline_first(str(exc), 300)
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if path is not None:
         where = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
         if where:

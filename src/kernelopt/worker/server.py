@@ -19,7 +19,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kernelopt.oneline import one_line
+from kernelopt.oneline import first_line as oneline_first
 from kernelopt.proc import die_with_parent
 from kernelopt.worker.channel import Channel, ChannelClosed, child_channel
 from kernelopt.worker.messages import (
@@ -91,8 +91,8 @@ class EventSink:
 
 def first_line(exc: BaseException) -> str:
     """``TypeName: first line of the message`` (at most 300 characters)."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {one_line(text[0], 300)}" if text else type(exc).__name__
+    text = oneline_first(str(exc), 300)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _setup(channel: Channel, service: Service, handler: Handler, events: EventSink) -> bool:
