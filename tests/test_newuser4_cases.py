@@ -399,3 +399,25 @@ def test_an_error_whose_first_line_announces_a_list_keeps_the_list_s_first_item(
         assert line.startswith("TypeError: ") and "expected one of: * (tuple of ints size" in line, line
     assert first_line("\n  plain: one line\nnext\n", 300) == "plain: one line"  # no colon at its end: alone
     assert first_line("a list:\n", 300) == "a list:"  # nothing follows: as it is
+
+
+@pytest.mark.timeout(60)
+def test_validate_shows_a_live_status_with_its_seconds_on_a_terminal_and_nothing_on_a_pipe(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u16: `kernelopt validate WS` said nothing until the gate's end: 18 s for a torch softmax on the loaded CPU,
+    longer for a Triton kernel in the interpreter, minutes on a GPU at full size (the loop and tune show theirs)."""
+    import time
+
+    from rich.console import Console
+
+    from kernelopt.cli.validate import busy
+
+    with busy("validate v0: checking"):
+        time.sleep(0.1)
+    assert capsys.readouterr().err == ""  # a pipe or a log: no status line
+    monkeypatch.setattr(Console, "is_terminal", property(lambda self: True))
+    with busy("validate v0: checking"):
+        time.sleep(1.3)
+    err = capsys.readouterr().err
+    assert "validate v0: checking" in err and "validate v0: checking (1 s)" in err, err

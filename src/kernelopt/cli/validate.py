@@ -14,12 +14,16 @@ Also holds the rendering shared with the workspace's ``test_kernel.py``.
 
 from __future__ import annotations
 
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kernelopt.cli.output import emit_json, fmt, info, table, warn
+from kernelopt.cli.output import emit_json, fmt, info, table, warn, width_of
 from kernelopt.errors import UsageError
 from kernelopt.harness.decision import exit_code
 from kernelopt.harness.model import PROBLEM_FAILED, BenchReport, CorrectnessReport
@@ -165,16 +169,18 @@ def register(app: typer.Typer) -> None:
             warn(changed)
         n = version if version is not None else _default_version(ws)
         prev = None if no_previous else (previous if previous is not None else _default_previous(ws, n))
-        report = validate(
-            ws,
-            n,
-            previous=prev,
-            device=device,
-            enabling_step=enabling_step,
-            compile_reference=compile_reference,
-            size_scale=size_scale,
-            scratch=True,
-        )
+        against = f" against v{prev}" if prev is not None else ""
+        with busy(f"validate v{n}{against}: checking and timing kernel.py on every SHAPES entry"):
+            report = validate(
+                ws,
+                n,
+                previous=prev,
+                device=device,
+                enabling_step=enabling_step,
+                compile_reference=compile_reference,
+                size_scale=size_scale,
+                scratch=True,
+            )
         report.notes.append(not_recorded(ws, n, report.record_path))
         if as_json:
             emit_json(report)
@@ -183,6 +189,35 @@ def register(app: typer.Typer) -> None:
         if report.problem_failed:  # reference.py failed at a SHAPES entry: bad input, as optimize and tune say
             raise UsageError(f"{PROBLEM_FAILED}: {report.failure_reason or report.correctness.message}")
         raise typer.Exit(exit_code(report.result))
+
+
+@contextmanager
+def busy(text: str) -> Iterator[None]:
+    """A live status line with the seconds so far on a terminal's stderr while the gate runs (it said nothing for
+    the whole gate: tens of seconds on the CPU, minutes on a GPU at full size); nothing on a pipe or a log."""
+    import time
+
+    from rich.console import Console
+
+    console = Console(file=sys.stderr, highlight=False, width=width_of(sys.stderr))
+    if not console.is_terminal:
+        yield
+        return
+    start = time.monotonic()
+    with console.status(text) as status:
+
+        def tick() -> None:
+            while not done.wait(1.0):
+                status.update(f"{text} ({time.monotonic() - start:.0f} s)")
+
+        done = threading.Event()
+        clock = threading.Thread(target=tick, name="kernelopt-validate-clock", daemon=True)
+        clock.start()
+        try:
+            yield
+        finally:
+            done.set()
+            clock.join()
 
 
 def _show(n: int, report: GateReport) -> None:
