@@ -421,3 +421,22 @@ def test_validate_shows_a_live_status_with_its_seconds_on_a_terminal_and_nothing
         time.sleep(1.3)
     err = capsys.readouterr().err
     assert "validate v0: checking" in err and "validate v0: checking (1 s)" in err, err
+
+
+@pytest.mark.timeout(60)
+def test_tunables_refuses_a_reference_that_is_missing_or_is_no_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u17: `kernelopt tunables kernel.py --reference nope.py` (a typo) listed the knobs and exit 0, the reference
+    passed over in silence, as was `--reference kernel.py`: the computed knobs' values it was given to read were
+    never read."""
+    folder = _folder(tmp_path, '[{"n": 64}]')
+    kernel = str(folder / "kernel.py")
+    for given, said in (
+        (tmp_path / "nope.py", f"--reference {tmp_path / 'nope.py'}: no such file; give the task's reference.py"),
+        (folder, f"--reference {folder}: is a folder, not a file"),
+        (folder / "kernel.py", f"{kernel}: defines no get_inputs()"),
+    ):
+        assert main(["tunables", kernel, "--reference", str(given)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and said in err, err

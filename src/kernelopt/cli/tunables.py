@@ -60,6 +60,13 @@ def register(app: typer.Typer) -> None:
             lookup(gpu)  # an unknown name is one line (exit 2) listing the known ones, as for every --gpu
         if file.is_dir() and (file / "kernel.py").is_file():
             file = file / "kernel.py"  # a workspace or task folder: its kernel
+        if reference is not None:  # a missing one (or a kernel given for it) was run past in silence
+            from kernelopt.kernelsource import check_reference
+
+            if not reference.is_file():
+                said = "is a folder, not a file" if reference.is_dir() else "no such file"
+                raise UsageError(f"--reference {reference}: {said}", hint="give the task's reference.py")
+            check_reference(reference)
         found, evaluation = _discover(file, gpu=gpu, evaluate=evaluate, reference=reference, device=device)
         if sets:
             from kernelopt.backends.settings import parse_assignments
