@@ -184,6 +184,21 @@ def test_a_stencil_tile_over_an_aligned_padding_is_guarded_by_the_padded_size(tm
     _all_correct(folder, [{"C": 1, "H": 9, "W": 37}, {"C": 1, "H": 16, "W": 30}, {"C": 1, "H": 20, "W": 64}])
 
 
+@pytest.mark.timeout(120)
+def test_a_tl_range_loop_over_unmasked_loads_keeps_its_step_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: range_whole, the GEMV's K loop ``tl.range(0, K, BLOCK_K, num_stages=NUM_STAGES)`` over
+    K loads without a mask (``assert K % 64 == 0``). The guard's loop rules read ``range(...)`` only, with exactly
+    three arguments: a session picking ``BLOCK_K=128`` (SHAPES K of 128 and 256) had it written plainly, NaN at
+    K = 192 and 64, which the original served. ``tl.range`` and ``tl.static_range`` are loops too, their
+    keywords aside: ``if K % 128 == 0:  # kernelopt: tuned``."""
+    written, note = _tune_edit(_copy("range_whole", tmp_path), {"BLOCK_M": 16, "BLOCK_K": 128})
+    assert written is not None, note
+    assert "    BLOCK_K = 64\n    if K % 128 == 0:  # kernelopt: tuned\n        BLOCK_K = 128\n" in written
+    folder = tmp_path / "range_whole"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 10, "K": 192}, {"M": 10, "K": 64}, {"M": 30, "K": 128}])
+
+
 # ------------------------------------------------------------------------------------- a correct kernel rejected at V0
 
 

@@ -447,6 +447,19 @@ def _unguarded_divisor(
     return None
 
 
+def _range_args(expr: cst.BaseExpression) -> list[cst.Arg] | None:
+    """The positional arguments of a loop's ``range(...)``, ``tl.range(...)`` or ``tl.static_range(...)`` (its
+    keywords, ``num_stages=`` and the like, left out); ``None`` for any other iterable."""
+    if not isinstance(expr, cst.Call):
+        return None
+    name = dotted(expr.func)
+    if name != "range" and name.split(".")[-1] not in ("range", "static_range"):
+        return None
+    if name.split(".")[0] not in ("range", "tl", "triton", "language"):
+        return None
+    return [a for a in expr.args if a.keyword is None and not a.star]
+
+
 def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | None:
     """Why a module-level ``name`` must divide a size: a kernel without masks loops ``range(.., N, name)`` (its
     loads cover ``N`` only in whole steps); ``None`` when none does."""
@@ -454,8 +467,8 @@ def _stepped_by(name: str, unmasked: Mapping[str, cst.FunctionDef]) -> str | Non
         for node in walk(kernel.body):
             if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
                 continue
-            args = node.iter.args
-            if dotted(node.iter.func) == "range" and len(args) == 3 and dotted(args[2].value) == name:
+            args = _range_args(node.iter)
+            if args is not None and len(args) == 3 and dotted(args[2].value) == name:
                 return f"the kernel {kernel.name.value} steps {_code(node.iter)} over loads without masks"
     return None
 
@@ -562,10 +575,8 @@ def _loop_steps(
     aliases = _first_bindings(kernel)
     out: list[Divides] = []
     for node in walk(kernel.body):
-        if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and dotted(node.iter.func) == "range"):
-            continue
-        args = node.iter.args
-        if len(args) != 3 or not all(isinstance(a.value, cst.Name) for a in args[1:]):
+        args = _range_args(node.iter) if isinstance(node, cst.For) else None
+        if args is None or len(args) != 3 or not all(isinstance(a.value, cst.Name) for a in args[1:]):
             continue
         stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
         stop = stop if stop in passed else aliases.get(stop, stop)
