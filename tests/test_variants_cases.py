@@ -83,7 +83,8 @@ def test_a_k_loop_whose_loads_mask_only_rows_and_columns_keeps_its_step_a_diviso
     """Seen on 2026-12-05: mm_evenk, a GEMM whose loads in ``for k in range(0, K, BLOCK_K)`` check the rows of A
     and the columns of B but not K (``assert K % 16 == 0`` in run). The guard's loop rule read only loops whose
     loads carry no mask at all, so ``BLOCK_K=32`` went out as a literal: right at the SHAPES' K of 32 and 64, wrong
-    at K = 48 and 16, which the original handled."""
+    at K = 48 and 16, which the original handled. Now a block an access indexes by and its mask leaves unchecked is
+    read as in a kernel without masks: ``if K % 32 == 0:  # kernelopt: tuned``."""
     folder = _copy("mm_evenk", tmp_path)
     written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 32})
     assert written is not None and note is not None
@@ -97,7 +98,8 @@ def test_a_tile_kernel_masking_only_its_rows_keeps_its_column_tile_a_divisor(tmp
     """Seen on 2026-12-05: transpose_rowmask, a transpose whose loads and stores check ``offs_m < M`` and not N
     (``assert N % 16 == 0``), its grid ``triton.cdiv(N, meta["BLOCK_N"])``. The grid rule read only kernels with no
     mask at all, so ``BLOCK_N=32`` went out as a literal: right at the SHAPES' N of 32 and 64; at N = 48 the last
-    column tile stores out of bounds (the interpreter's process aborts: "free(): invalid next size")."""
+    column tile stores out of bounds (the interpreter's process aborts: "free(): invalid next size"). Now guarded
+    by the same rule as v1: ``if N % 32 == 0:  # kernelopt: tuned``."""
     folder = _copy("transpose_rowmask", tmp_path)
     written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 32})
     assert written is not None and note is not None
@@ -134,6 +136,20 @@ def test_the_same_k_loop_under_an_autotune_list_or_a_computed_block_is_not_writt
     tuned = write_table(computed, table, kernel="matmul_kernel").new_source
     kept = guard_edit(computed, tuned)
     assert kept.new_source is None and kept.note is not None and "BLOCK_K=32 must divide K" in kept.note
+
+
+@pytest.mark.timeout(60)
+def test_a_block_two_loops_step_by_is_guarded_only_by_the_loop_that_leaves_it_unchecked() -> None:
+    """two_loops steps one ``BLOCK`` over the gate (K long, no mask: ``assert K % 32 == 0``) and the row (N long,
+    masked). The v1 rule first read the block as unchecked kernel-wide and guarded both loops (``if K % 64 == 0 and
+    N % 64 == 0``), so a row of 300 never got the tuned block; a loop's own accesses decide: ``if K % 64 == 0``."""
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    source = (DATA / "two_loops" / "kernel.py").read_text()
+    guarded = guard_edit(source, apply_source(source, {"gated_rows:BLOCK": 64}).new_source)
+    assert guarded.new_source is not None and "    if K % 64 == 0:  # kernelopt: tuned\n" in guarded.new_source
+    assert guarded.note is not None and "N % 64" not in guarded.note
 
 
 # ------------------------------------------------------------------------- the written kernel at sizes never timed
@@ -205,3 +221,59 @@ def _reference_shapes(folder: Path) -> list[dict[str, int]]:
     from tests.conftest import load_fresh
 
     return list(load_fresh(folder / "reference.py", f"_variants_ref_{folder.name}").SHAPES)
+
+
+# ------------------------------------------------------------------------------------- silent misses
+
+
+@pytest.mark.timeout(120)
+def test_a_launch_that_run_picks_by_size_is_timed_only_at_the_shapes_it_runs_at(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: dispatch_size's run() launches a one-block softmax at rows of at most 128 columns and a
+    looped one above; SHAPES 50 and 600 columns. ``tune`` (the one-block launch) timed every candidate on both
+    entries and ranked them by the sum, 191 of 221 ms from the 600-column entry, where the launch tuned never runs:
+    the looped kernel's noise ranked the one-block kernel's candidates, and the per-shape table claimed a 160 %
+    gap at 50 columns. Now the task's run tells which kernels each entry launches, and an entry the launch does not
+    run at is checked (a write may touch code shared by both paths), never timed, and said in one line."""
+    from kernelopt.tunables.launches import branch_kernels
+    from kernelopt.tuning.folder import TuneRequest, idle_line, prepare_folder
+
+    folder = _copy("dispatch_size", tmp_path)
+    assert branch_kernels((folder / "kernel.py").read_text()) == {"softmax_one_block", "softmax_looped"}
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    assert prepared.space.kernel == "softmax_one_block" and prepared.idle == ("n_rows=2,n_cols=600",)
+    assert idle_line(prepared) == (
+        "launch softmax_one_block does not run at n_rows=2,n_cols=600 (the task's run launched softmax_looped "
+        "there): every candidate is checked there, and timed only where the launch runs"
+    )
+    looped = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel="softmax_looped"))
+    assert looped.idle == ("n_rows=3,n_cols=50",)
+
+
+@pytest.mark.timeout(60)
+def test_a_shape_the_launch_does_not_run_at_is_checked_and_never_timed(tmp_path: Path) -> None:
+    """The evaluator's side of the case above: the untimed entry gets every candidate's check and no timing
+    request, the candidate's latency is the timed entries' alone, a re-time skips it, and an evaluator told every
+    entry is untimed times them all (nothing would rank otherwise)."""
+    from kernelopt.tuning.candidate import Config, Outcome
+    from kernelopt.tuning.problem import Problem, ProblemShape
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from tests.test_shape_failures import _shapes_evaluator
+
+    ev, (small, large) = _shapes_evaluator(tmp_path, [set(), {16}])
+    ev.untimed = frozenset({ev.labels[1]})
+    batch = [Config.of({"BLOCK": b}) for b in (64, 16)]
+    results = ev.evaluate(batch)
+    assert large.calls == [([64, 16], False)] and small.calls == [([64], True)]
+    ok, failed = results
+    assert ok.outcome is Outcome.OK and list(ok.latency_us_by_shape) == [ev.labels[0]]
+    assert failed.failed_entry == ev.labels[1]
+    for fake in (small, large):
+        fake.retime = fake.evaluate  # type: ignore[attr-defined]
+    (again,) = ev.retime([batch[0]])
+    assert large.calls == [([64, 16], False)] and small.calls[-1] == ([64], True)
+    assert list(again.latency_us_by_shape) == [ev.labels[0]]
+    shapes = [ProblemShape(kwargs={"rows": 4, "cols": n}) for n in (40, 300)]
+    problem = Problem.from_folder(tmp_path / "f", device="cpu")  # the folder _shapes_evaluator made
+    idle = [s.label() for s in shapes]
+    every = ShapesEvaluator(problem, shapes, "", lambda c: "", session_dir=tmp_path / "s2", untimed=idle)
+    assert every.untimed == frozenset()

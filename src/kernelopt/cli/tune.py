@@ -356,7 +356,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tunables.inline_guard import unmarked_guards
-    from kernelopt.tuning.folder import best_edit, prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.folder import best_edit, idle_line, prepare_folder, summarize, tune_folder
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.session import StopReason, current_failed_line
     from kernelopt.workspace import RunLock
@@ -395,6 +395,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     if others:
         note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
     note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
+    idle = idle_line(prepared)
+    if idle is not None:
+        note(idle)
     if prepared.within is not None:
         note(prepared.within.line())
     small = prepared.budget.below_floor(space.size.count)

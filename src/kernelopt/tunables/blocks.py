@@ -380,16 +380,17 @@ def _accesses(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
         yield from _accesses(child, params)
 
 
-def unchecked_blocks(kernel: cst.FunctionDef) -> set[str]:
+def unchecked_blocks(kernel: cst.FunctionDef, within: cst.CSTNode | None = None) -> set[str]:
     """The block parameters of a kernel with masks that one of its accesses leaves unchecked: a ``tl.load`` or
     ``tl.store`` whose pointer is indexed by ``tl.arange(0, BLOCK)`` (:meth:`_Kernel.indexes`) and whose mask reads
     no range of ``BLOCK`` (a GEMM whose K loads check only the rows, a tile kernel checking only ``offs_m < M``:
     the author knows the other size divides). Such a block covers its size only in whole blocks, as every block
     of a kernel without masks does. A block-pointer access (``boundary_check``) and one kernelopt cannot read
-    (a ``*`` argument) are left to their own rules."""
+    (a ``*`` argument) are left to their own rules. ``within``: only the accesses under this node of the kernel (a
+    loop's body)."""
     body = _Kernel(kernel)
     out: set[str] = set()
-    for call in _accesses(kernel.body, body.params):
+    for call in _accesses(within if within is not None else kernel.body, body.params):
         if any(a.star for a in call.args) or any(
             a.keyword is not None and a.keyword.value == "boundary_check" for a in call.args
         ):

@@ -21,6 +21,7 @@ from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.tunables.analysis import GIVE_REFERENCE, analyze, evaluated, read_source
 from kernelopt.tunables.autotune_worker import READ
 from kernelopt.tunables.fixed import fix_by_reference, reference_text
+from kernelopt.tunables.launches import branch_kernels
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace, ShapeSizes, Tunable, TunableKind
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -155,10 +156,15 @@ def evaluate_autotune(
 
 
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
-    """True when some editable knob has a computed value that only a run can tell, or a ``**configs[key]``
-    launch needs a run to tell which entry it uses."""
+    """True when some editable knob has a computed value that only a run can tell, a ``**configs[key]``
+    launch needs a run to tell which entry it uses, or the file picks between kernels by a branch (which runs at
+    each ``SHAPES`` entry: :func:`~kernelopt.tunables.launches.branch_kernels`)."""
     _, sites, found = analyze(source, filename)
-    return any(t.editable and t.value is None for t in found) or any(s.needs_run for s in sites)
+    return (
+        any(t.editable and t.value is None for t in found)
+        or any(s.needs_run for s in sites)
+        or bool(branch_kernels(source))
+    )
 
 
 def should_evaluate(kernel_py: Path, *, reference: Path | None = None) -> bool:

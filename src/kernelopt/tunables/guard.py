@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -563,14 +563,15 @@ def _loop_steps(
     line: int,
     *,
     bare_only: bool = False,
-    steps: Collection[str] | None = None,
+    steps: Callable[[cst.For], Collection[str]] | None = None,
 ) -> list[Divides]:
     """The steps of ``range(start, stop, step)`` loops of an unmasked ``kernel`` whose stop and step are its
     parameters, as the launch ``call`` passes them (the step a name or a keyword literal). The stop may be a
     local the kernel first binds to a parameter (``hi = seq``, then ``if CAUSAL: hi = ...``): a causal bound
     only shortens the loop, and without it the loop covers ``seq`` in whole steps. ``bare_only``: a kernel that
     masks some loads (an attention forward masking its queries), where only a loop whose own loads or stores
-    carry no mask (its keys) needs a step that divides. ``steps``: only loops stepping by one of these parameters."""
+    carry no mask (its keys) needs a step that divides. ``steps``: only a loop stepping by one of the parameters
+    this gives for it (the blocks its own accesses leave unchecked)."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
     out: list[Divides] = []
@@ -580,7 +581,7 @@ def _loop_steps(
             continue
         stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
         stop = stop if stop in passed else aliases.get(stop, stop)
-        if stop not in passed or step not in passed or (steps is not None and step not in steps):
+        if stop not in passed or step not in passed or (steps is not None and step not in steps(node)):
             continue
         if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
             continue
@@ -605,7 +606,7 @@ def _unchecked_axes(
         return []
     out = [
         replace(d, why=d.why.replace("over loads without masks", "over loads whose masks leave it unchecked"))
-        for d in _loop_steps(call, kernel, line, steps=blocks)
+        for d in _loop_steps(call, kernel, line, steps=lambda loop: unchecked_blocks(kernel, loop.body))
     ]
     out += _counted_loops(call, kernel, line, blocks)
     passed = _passed(call, kernel)

@@ -83,6 +83,32 @@ def loop_kernels(source: str) -> frozenset[str]:
     )
 
 
+def branch_kernels(source: str) -> frozenset[str]:
+    """The kernels ``source`` launches in one branch of an ``if`` whose other branch launches another kernel
+    (``run()`` picking a kernel by size: ``if n <= 128: one_block[grid](...)`` / ``else: looped[grid](...)``): which
+    of them runs at a ``SHAPES`` entry only a run tells. Empty when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+
+    def launched(body: Sequence[ast.stmt]) -> set[str]:
+        return {
+            n.func.value.id
+            for stmt in body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and isinstance(n.func.value, ast.Name)
+        }
+
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and node.orelse:
+            one, other = launched(node.body), launched(node.orelse)
+            if one and other and one != other:
+                out |= one ^ other
+    return frozenset(out)
+
+
 def inert_reason(t: Tunable, looped: Collection[str] | None) -> str | None:
     """Why ``t`` cannot change the launch's speed (then it is held at its value), or ``None``."""
     if t.name == "num_ctas" and t.kind is TunableKind.LAUNCH_DEFAULT:

@@ -204,6 +204,8 @@ class PreparedFolder:
         shapes: the shapes every candidate is checked and timed on, the primary first
             (:func:`~kernelopt.tuning.shapes.session_shapes`).
         within: the recorded sweep the space is cut to (``--within``), and what its best is.
+        idle: labels of the shapes the launch tuned does not run at (``run()`` launches another kernel there,
+            :func:`idle_shapes`): every candidate is checked there, and timed only where the launch runs.
     """
 
     request: TuneRequest
@@ -221,6 +223,7 @@ class PreparedFolder:
     env: dict[str, str]
     shapes: tuple[ProblemShape, ...] = ()
     within: WithinSweep | None = None
+    idle: tuple[str, ...] = ()
 
     @property
     def record_path(self) -> Path:
@@ -383,6 +386,44 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         env=env,
         shapes=tuple(shapes),
         within=within,
+        idle=idle_shapes(evaluation, space.kernel, shapes),
+    )
+
+
+def idle_shapes(
+    evaluation: AutotuneEvaluation | None, kernel: str | None, shapes: Sequence[ProblemShape]
+) -> tuple[str, ...]:
+    """Labels of the ``shapes`` at which the run of the task launched other kernels and not ``kernel`` (a
+    ``run()`` that picks a kernel by size, the variants trial's dispatch_size): timing a candidate there measures
+    another kernel, whose noise would rank this launch's candidates. Empty when no run told (or every shape would
+    be idle: then the run says nothing usable)."""
+    if evaluation is None or kernel is None or len(shapes) < 2:
+        return ()
+    idle = []
+    for shape in shapes:
+        entry = next((e for e in evaluation.shape_sizes if e.shape == dict(shape.kwargs)), None)
+        if entry is not None and entry.launch_values and kernel not in entry.launch_values:
+            idle.append(shape.label())
+    return tuple(idle) if len(idle) < len(shapes) else ()
+
+
+def idle_line(prepared: PreparedFolder) -> str | None:
+    """One line naming the shapes the launch tuned does not run at (:attr:`PreparedFolder.idle`) and what runs
+    there instead; ``None`` when there are none."""
+    if not prepared.idle or prepared.evaluation is None:
+        return None
+    instead = sorted(
+        {
+            k
+            for e in prepared.evaluation.shape_sizes
+            for s in prepared.shapes
+            if s.label() in prepared.idle and e.shape == dict(s.kwargs)
+            for k in e.launch_values
+        }
+    )
+    return (
+        f"launch {prepared.space.kernel} does not run at {'; '.join(prepared.idle)} (the task's run launched "
+        f"{', '.join(instead)} there): every candidate is checked there, and timed only where the launch runs"
     )
 
 
@@ -618,6 +659,7 @@ def tune_folder(
             session_dir=prepared.session_dir,
             settings=req.evaluator,
             env=prepared.env,
+            untimed=prepared.idle,
         )
     else:
         evaluator = KernelEvaluator(
@@ -1014,7 +1056,7 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
     """
     prepared, result = tuning.prepared, tuning.result
     best = result.best_config or {}
-    sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.shapes}
+    sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.shapes if s.label() not in prepared.idle}
     ran = computed_by_shape(prepared)
 
     def moved(config: Mapping[str, Value], label: str | None = None) -> dict[str, Value]:

@@ -16,7 +16,7 @@ An entry reference.py cannot build (``get_inputs`` raises on it) is one line nam
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -34,6 +34,8 @@ class ShapesEvaluator:
     Args:
         problem: the problem (its primary shape is ``shapes[0]``).
         shapes: the shapes, primary first (:func:`~kernelopt.tuning.shapes.session_shapes`).
+        untimed: labels of shapes every candidate is checked on and timed on none (the launch tuned does not run
+            there: :func:`kernelopt.tuning.folder.idle_shapes`); ignored when it would leave no shape timed.
         base_source, apply, session_dir, settings, env: as :class:`KernelEvaluator`.
     """
 
@@ -47,10 +49,12 @@ class ShapesEvaluator:
         session_dir: Path,
         settings: EvaluatorSettings | None = None,
         env: Mapping[str, str] | None = None,
+        untimed: Collection[str] = (),
     ) -> None:
         settings = settings or EvaluatorSettings()
         others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1})
         self.labels = [s.label() for s in shapes]
+        self.untimed = frozenset(untimed) if set(self.labels) - set(untimed) else frozenset()
         self.interpreted = problem.interpreted
         self.evaluators = [
             KernelEvaluator(
@@ -98,7 +102,9 @@ class ShapesEvaluator:
             return self.evaluators[0].evaluate(batch)
         checked: dict[Config, dict[str, Result]] = {c: {} for c in batch}
         left = list(dict.fromkeys(batch))
-        *first, last = list(zip(self.labels, self.evaluators, strict=True))
+        pairs = list(zip(self.labels, self.evaluators, strict=True))
+        last = [p for p in pairs if p[0] not in self.untimed][-1]
+        first = [p for p in pairs if p is not last]
         ran: list[KernelEvaluator] = []  # the shapes this batch ran on so far
         for label, ev in first:
             if left:
@@ -106,7 +112,7 @@ class ShapesEvaluator:
                 self._after_failures(len(passed) < len(left), ran=ran)
                 left, ran = passed, [*ran, ev]
         timed: dict[Config, dict[str, Result]] = {c: {} for c in left}
-        for label, ev in [last, *first]:
+        for label, ev in [last, *(p for p in first if p[0] not in self.untimed)]:
             if left:
                 passed = self._step(ev.evaluate(left), left, label, timed)
                 self._after_failures(len(passed) < len(left), ran=[e for e in [*ran, last[1]] if e is not ev])
@@ -159,6 +165,8 @@ class ShapesEvaluator:
         for label, ev in zip(self.labels, self.evaluators, strict=True):
             if not left:
                 break
+            if label in self.untimed:
+                continue
             results = ev.retime(left)
             for c, r in zip(left, results, strict=True):
                 per[c].append((label, r))
