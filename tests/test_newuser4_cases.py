@@ -440,3 +440,20 @@ def test_tunables_refuses_a_reference_that_is_missing_or_is_no_reference(
         assert main(["tunables", kernel, "--reference", str(given)]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and said in err, err
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["profile", "plan"])
+def test_a_version_past_the_next_is_refused_before_its_folder_renumbers_the_workspace(
+    add_workspace: Workspace, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u18: `kernelopt profile WS --version 99 --device cpu` on a workspace at V2 wrote profiles/v99/, and from then
+    `kernelopt plan WS` said "v99: ..." and the loop's next version was V100 (numbers are never reused)."""
+    ws = add_workspace
+    assert main([command, str(ws.root), "--version", "99", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "kernelopt: error: --version 99: this workspace's next version is V0; give 0 or an earlier one; a folder "
+        "for v99 would number every later version after it"
+    ), err
+    assert ws.next_version() == 0 and not (ws.root / "profiles" / "v99").exists()

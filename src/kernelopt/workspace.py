@@ -442,6 +442,22 @@ class Workspace:
         used = self.used_versions()
         return max(used) + 1 if used else 0
 
+    def writable_version(self, version: int, flag: str = "--version") -> int:
+        """``version`` when a stage run by hand may write under it: a number already used, or the next one.
+
+        Raises:
+            UsageError: negative, or past the next: a ``profiles/v99/`` (or ``plans/v99_plan.md``) would number
+                every later version after it (`profile --version 99` made the next plan "v99", then v100).
+        """
+        nxt = self.next_version()
+        if not 0 <= version <= nxt:
+            raise UsageError(
+                f"{flag} {version}: this workspace's next version is V{nxt}",
+                hint=f"give {nxt} or an earlier one"
+                + (f"; a folder for v{version} would number every later version after it" if version > nxt else ""),
+            )
+        return version
+
     def latest_unmasked(self) -> int | None:
         """The highest version whose record is not masked, or ``None``."""
         rec = self.memory.latest()

@@ -75,6 +75,8 @@ def register(app: typer.Typer) -> None:
         if device not in (None, "cpu", "cuda"):  # a flag before the path, as validate checks it
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
+        if version is not None:
+            ws.writable_version(version)  # past the next: a plan (and a CPU profile) there would renumber the rest
         n = cpu_evidence(ws, version) if device == "cpu" else default_version(ws) if version is None else version
         opts = _planner_options(planner, parse_assignments(list(options)), knob_only, wiki, web_command, web_timeout_s)
         backend = build_planner(planner, opts, implementer=implementer)

@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
         chosen = resolve_vendor(ws, vendor)
-        n = ws.next_version() if version is None else version
+        n = ws.next_version() if version is None else ws.writable_version(version)
         options: dict[str, object] = {"force": force}
         if device != Device.CUDA:
             options["device"] = device
