@@ -453,7 +453,22 @@ def test_a_version_past_the_next_is_refused_before_its_folder_renumbers_the_work
     assert main([command, str(ws.root), "--version", "99", "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
-        "kernelopt: error: --version 99: this workspace's next version is V0; give 0 or an earlier one; a folder "
-        "for v99 would number every later version after it"
+        "kernelopt: error: --version 99: this workspace's next version is V0; give 0 or an earlier one; anything written for "
+        "v99 would number every later version after it"
     ), err
     assert ws.next_version() == 0 and not (ws.root / "profiles" / "v99").exists()
+
+
+@pytest.mark.timeout(60)
+def test_memory_create_past_the_next_version_is_refused_and_a_bad_label_is_one_line(
+    add_workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u18 for `kernelopt memory create WS --version v9` (the spec's memory_manager) on a workspace at V2: the record
+    made V10 the loop's next version. And since the check: a label that is no version stays the store's one line."""
+    ws = str(add_workspace.root)
+    assert main(["memory", "create", ws, "--version", "v9"]) == 2
+    assert "--version 9: this workspace's next version is V0" in capsys.readouterr().err
+    assert main(["memory", "create", ws, "--version", "abc"]) == 2
+    assert capsys.readouterr().err.strip() == "kernelopt: error: not a version label: 'abc' (expected v<N>, e.g. v3)"
+    assert main(["memory", "create", ws, "--version", "v0"]) == 0
+    assert add_workspace.memory.versions() == [0]

@@ -454,7 +454,11 @@ class Workspace:
             raise UsageError(
                 f"{flag} {version}: this workspace's next version is V{nxt}",
                 hint=f"give {nxt} or an earlier one"
-                + (f"; a folder for v{version} would number every later version after it" if version > nxt else ""),
+                + (
+                    f"; anything written for v{version} would number every later version after it"
+                    if version > nxt
+                    else ""
+                ),
             )
         return version
 

@@ -14,6 +14,7 @@ from kernelopt.cli.workspace_arg import chosen_workspace
 from kernelopt.errors import RecordError, UsageError
 from kernelopt.memory.model import IterationRecord, parse_version
 from kernelopt.memory.store import MemoryStore
+from kernelopt.workspace import Workspace, is_workspace
 
 
 def _chosen(positional: Path | None, option: Path | None, *, takes_version: bool = False) -> Path:
@@ -87,7 +88,11 @@ def create(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Create an empty record for a version."""
-    store = _store(_chosen(ws, workspace))
+    folder = _chosen(ws, workspace)
+    store = _store(folder)
+    n = parse_version(store.path(version).stem)  # a label that is no version: the store's one line
+    if is_workspace(Path(folder).expanduser()):  # a record past the next version renumbers every later one
+        Workspace(Path(folder).expanduser()).writable_version(n)
     record = store.create(version, force=force)
     emit_json(record) if as_json else info(f"created {store.path(record.version)}")
 
