@@ -271,12 +271,31 @@ def test_a_varlen_block_counted_over_a_length_loaded_in_the_kernel_is_not_writte
     old = (DATA / "varlen_whole" / "kernel.py").read_text()
     wider = guard_edit(old, old.replace(VARLEN_BLOCKS, "BLOCK_T=32, BLOCK_D=64"))
     assert wider.new_source is None and wider.note is not None
-    assert "counts range(tl.cdiv(seq_len, BLOCK_T)) blocks" in wider.note and "computed in the kernel" in wider.note
+    assert "counts range(tl.cdiv(seq_len, BLOCK_T)) blocks over loads that leave BLOCK_T unchecked" in wider.note
+    assert "computed in the kernel" in wider.note
     lower = old.replace(VARLEN_BLOCKS, "BLOCK_T=8, BLOCK_D=64")
     assert guard_edit(old, lower).new_source == lower
     folder = _copy("varlen_whole", tmp_path)
     (folder / "kernel.py").write_text(lower)
     _all_correct(folder, [{"B": 3, "D": 40, "L": 48}, {"B": 2, "D": 70, "L": 16}])
+
+
+@pytest.mark.timeout(60)
+def test_a_varlen_loop_stepped_or_unmasked_everywhere_is_held_the_same() -> None:
+    """Beside j8: the same kernel with its loop written ``range(0, seq_len, BLOCK_T)`` (the stepped form, whose rule
+    read only a stop the launch passes), or with no mask at all (whose rules never read a counted loop): a wider
+    ``BLOCK_T`` went out plainly in both. Neither is written now; a divisor is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "varlen_whole" / "kernel.py").read_text()
+    stepped = old.replace("range(0, tl.cdiv(seq_len, BLOCK_T))", "range(0, seq_len, BLOCK_T)")
+    bare = old.replace("mask=cmask[None, :], other=0.0)", ")").replace("mean, mask=cmask)", "mean)")
+    assert stepped != old and bare.count("mask=") == 0
+    for text in (stepped, bare):
+        wider = guard_edit(text, text.replace(VARLEN_BLOCKS, "BLOCK_T=32, BLOCK_D=64"))
+        assert wider.new_source is None and "seq_len is computed in the kernel" in str(wider.note), wider.note
+        lower = text.replace(VARLEN_BLOCKS, "BLOCK_T=8, BLOCK_D=64")
+        assert guard_edit(text, lower).new_source == lower
 
 
 @pytest.mark.timeout(60)

@@ -177,8 +177,11 @@ def _requirements(
     out: list[Divides] = []
     for written, call in launches:
         assert isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)
-        out += _loop_steps(call, unmasked[call.func.value.value], pos[written].start.line)
-        out += _kernel_divisions(call, unmasked[call.func.value.value], pos[written].start.line)
+        kernel = unmasked[call.func.value.value]
+        out += _loop_steps(call, kernel, pos[written].start.line)
+        every = {p.name.value for p in kernel.params.params}  # a kernel without masks leaves every block unchecked
+        out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, every=every: every)
+        out += _kernel_divisions(call, kernel, pos[written].start.line)
         out += _grid_literals(call, pos[written].start.line)
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
@@ -581,7 +584,8 @@ def _loop_steps(
             continue
         stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
         stop = stop if stop in passed else aliases.get(stop, stop)
-        if stop not in passed or step not in passed or (steps is not None and step not in steps(node)):
+        loaded = stop not in passed and stop in _loaded_locals(kernel)  # a length read from memory (cu_seqlens)
+        if (stop not in passed and not loaded) or step not in passed or (steps is not None and step not in steps(node)):
             continue
         if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
             continue
@@ -589,7 +593,30 @@ def _loop_steps(
         tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", step) if _int(given) else None
         if tile is not None:
             why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
-            out.append(Divides(tile, passed[stop], line, why))
+            if loaded:  # no host line knows it: a block that does not divide the original is never written
+                why += f" ({stop} is computed in the kernel)"
+            size = cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(stop)) if loaded else passed[stop]
+            out.append(Divides(tile, size, line, why))
+    return out
+
+
+def _loaded_locals(kernel: cst.FunctionDef) -> set[str]:
+    """The locals of a kernel computed from what it loads (``bos = tl.load(cu_seqlens + i_b)``, ``seq_len = eos -
+    bos``): lengths no host line knows."""
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in walk(kernel.body):
+            if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+                continue
+            target = node.targets[0].target
+            if not isinstance(target, cst.Name) or target.value in out:
+                continue
+            loads = any(isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "load" for n in walk(node.value))
+            if loads or _names(node.value) & out:
+                out.add(target.value)
+                changed = True
     return out
 
 
@@ -608,7 +635,7 @@ def _unchecked_axes(
         replace(d, why=d.why.replace("over loads without masks", "over loads whose masks leave it unchecked"))
         for d in _loop_steps(call, kernel, line, steps=lambda loop: unchecked_blocks(kernel, loop.body))
     ]
-    out += _counted_loops(call, kernel, line, blocks)
+    out += _counted_loops(call, kernel, line, lambda loop: unchecked_blocks(kernel, loop.body))
     passed = _passed(call, kernel)
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
@@ -627,9 +654,11 @@ def _unchecked_axes(
     return out
 
 
-def _counted_loops(call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: Collection[str]) -> list[Divides]:
+def _counted_loops(
+    call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: Callable[[cst.For], Collection[str]]
+) -> list[Divides]:
     """Loops that count blocks, ``for i_t in range(0, tl.cdiv(L, BLOCK_T))`` (or over a local bound to that
-    ``cdiv``), of a block in ``blocks`` (one the kernel's accesses leave unchecked): the loop covers ``L`` only in
+    ``cdiv``), of a block ``blocks`` gives for the loop (one its accesses leave unchecked): the loop covers ``L`` only in
     whole blocks, so the block must divide ``L``. ``L`` a parameter: the size the launch ``call`` passes it. ``L``
     computed in the kernel (a varlen kernel's ``seq_len = eos - bos``, loaded from ``cu_seqlens``): a size no host
     line knows, written ``kernel.L``, so a block that does not divide the original is never written (breaker6
@@ -659,7 +688,7 @@ def _counted_loops(call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: C
         if stop is None or not _is_cdiv(stop):
             continue
         size, block = stop.args[0].value, stop.args[1].value  # type: ignore[attr-defined]
-        if not isinstance(block, cst.Name) or block.value not in blocks or block.value not in passed:
+        if not isinstance(block, cst.Name) or block.value not in blocks(node) or block.value not in passed:
             continue
         given = passed[block.value]
         tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block.value) if _int(given) else None
@@ -668,9 +697,8 @@ def _counted_loops(call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: C
         name = size.value if size.value in passed else aliases.get(size.value, size.value)
         host = passed.get(name) or cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(size.value))
         why = (
-            f"the kernel {kernel.name.value} counts range(tl.cdiv({size.value}, {block.value})) blocks over loads "
-            f"whose masks leave {block.value} unchecked"
-            + ("" if name in passed else f" ({size.value} is computed in the kernel)")
+            f"the kernel {kernel.name.value} counts range(tl.cdiv({size.value}, {block.value})) blocks over loads that "
+            f"leave {block.value} unchecked" + ("" if name in passed else f" ({size.value} is computed in the kernel)")
         )
         out.append(Divides(tile, host, line, why))
     return out
