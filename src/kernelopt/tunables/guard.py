@@ -658,11 +658,11 @@ def _counted_loops(
     call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: Callable[[cst.For], Collection[str]]
 ) -> list[Divides]:
     """Loops that count blocks, ``for i_t in range(0, tl.cdiv(L, BLOCK_T))`` (or over a local bound to that
-    ``cdiv``), of a block ``blocks`` gives for the loop (one its accesses leave unchecked): the loop covers ``L`` only in
-    whole blocks, so the block must divide ``L``. ``L`` a parameter: the size the launch ``call`` passes it. ``L``
-    computed in the kernel (a varlen kernel's ``seq_len = eos - bos``, loaded from ``cu_seqlens``): a size no host
-    line knows, written ``kernel.L``, so a block that does not divide the original is never written (breaker6
-    j8)."""
+    ``cdiv``), of a block ``blocks`` gives for the loop (one its accesses leave unchecked): the loop covers ``L``
+    only in whole blocks, so the block must divide ``L``. ``L`` a parameter: the size the launch ``call`` passes
+    it. ``L`` computed in the kernel (a varlen kernel's ``seq_len = eos - bos``, loaded from ``cu_seqlens``): a
+    size no host line knows, written ``kernel.L``, so a block that does not divide the original is never written
+    (breaker6 j8)."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
     counts: dict[str, cst.Call] = {}  # a local bound once to tl.cdiv(L, BLOCK) -> that call
