@@ -7,7 +7,9 @@ The scenarios are independent workspaces run together from a thread pool (each s
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -136,14 +138,29 @@ def scenario_committed_record_cli(root: Path) -> Callable[[], dict[str, Any]]:
     return run
 
 
+def _main_here(args: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
+    """``kernelopt ARGS`` through the CLI's ``main`` in this process, its exit code and output as a child's
+    (the code ``python -m kernelopt`` exits with is what ``main`` returns: the baseline scenario shows that
+    through a real process). Runs after the thread pool, alone: it sets the process's variables and streams.
+    Its gate's workers fork from this process's fork server instead of a child's own (torch imported again)."""
+    from kernelopt.cli.app import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        for name, value in extra.items():
+            mp.setenv(name, value)
+        code = main(args)
+    return subprocess.CompletedProcess(["kernelopt", *args], code, out.getvalue(), err.getvalue())
+
+
 def scenario_fail_cli(root: Path) -> Callable[[], dict[str, Any]]:
     ws = _ws(root, "nan", ADV / "nan.py")
-    return lambda: {"ws": ws, "proc": _cli(["validate", str(ws.root), "--json"])}
+    return lambda: {"ws": ws, "proc": _main_here(["validate", str(ws.root), "--json"])}
 
 
 def scenario_timeout_cli(root: Path) -> Callable[[], dict[str, Any]]:
     ws = _ws(root, "hang", ADV / "hang.py")
-    return lambda: {"ws": ws, "proc": _cli(["validate", str(ws.root)], TEST_TIMEOUT_SEC="1")}
+    return lambda: {"ws": ws, "proc": _main_here(["validate", str(ws.root)], TEST_TIMEOUT_SEC="1")}
 
 
 def scenario_tamper(root: Path) -> Callable[[], dict[str, Any]]:
@@ -205,12 +222,15 @@ SCENARIOS: dict[str, Callable[[Path], Callable[[], dict[str, Any]]]] = {
     "isa_regression": scenario_isa_regression,
     "regression": scenario_regression,
     "committed_cli": scenario_committed_record_cli,
-    "fail_cli": scenario_fail_cli,
-    "timeout_cli": scenario_timeout_cli,
     "tamper": scenario_tamper,
     "test_kernel_py": scenario_test_kernel_py,
     "ceilings_without_gpu": scenario_ceilings_without_gpu,
 }
+IN_PROCESS: dict[str, Callable[[Path], Callable[[], dict[str, Any]]]] = {
+    "fail_cli": scenario_fail_cli,
+    "timeout_cli": scenario_timeout_cli,
+}
+"""Scenarios of the CLI's exit codes and output run in this process, one after another once the pool is done."""
 
 
 @pytest.fixture(scope="module")
@@ -224,9 +244,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[st
         mp.setenv("KERNELOPT_BENCH_S", "0.1")
         mp.setenv("KERNELOPT_DEVICE", "cpu")  # as _env gives the CLI's subprocesses
         prepared = {name: make(tmp_path_factory.mktemp(name)) for name, make in SCENARIOS.items()}
+        here = {name: make(tmp_path_factory.mktemp(name)) for name, make in IN_PROCESS.items()}
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = {name: pool.submit(run) for name, run in prepared.items()}
-            yield {name: f.result() for name, f in futures.items()}
+            done = {name: f.result() for name, f in futures.items()}
+        yield {**done, **{name: run() for name, run in here.items()}}
 
 
 # -- baseline through the CLI ----------------------------------------------------------------------
