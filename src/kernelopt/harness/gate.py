@@ -34,6 +34,7 @@ from kernelopt.errors import (
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
 from kernelopt.fileio import atomic_write_code, atomic_write_text
+from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.harness.decision import Decision, decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
@@ -257,7 +258,10 @@ def _run(
     extra = {"KERNELOPT_WORKER": "1"}
     if mode is JobMode.CHECK:
         extra["MALLOC_PERTURB_"] = MALLOC_PERTURB  # poison host allocations (see harness.inputs)
-    env = worker_env(None, extra, device=settings.device)
+    # no device asked on a machine with no GPU driver: the worker runs on the CPU, and gets a CPU worker's
+    # environment (one thread: the timing was bimodal, up to a scheduler slice per call, without it)
+    device = settings.device or ("cpu" if runs_on_cpu("auto") else None)
+    env = worker_env(None, extra, device=device)
     try:
         outcome = run_worker(job, limits=limits_of(settings), run_dir=run_dir, env=env, cwd=reference_py.parent)
     except OSError as exc:
