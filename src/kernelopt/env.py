@@ -203,6 +203,16 @@ VARIABLES: tuple[EnvVar, ...] = (
         direction=Direction.SET,
     ),
     EnvVar(
+        "OMP_NUM_THREADS",
+        None,
+        "1 in every child of a `--device cpu` run (and of a gate with no device where there is no GPU driver) "
+        "unless you set it (`worker.environment.worker_env`): torch's threads in the harness and tuning workers "
+        "(torch's default of 2 timed a 1 us softmax at 2.5-20,010 us on the loaded 2-core CI machine; 1 thread: "
+        "1.15-1.28 us)",
+        "",
+        direction=Direction.SET,
+    ),
+    EnvVar(
         "TRITON_CACHE_DIR",
         None,
         "Triton's cache: a version's build folder (triton/) in a harness worker, the session's shared cache "
