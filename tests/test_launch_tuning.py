@@ -274,7 +274,9 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
 
 
 @pytest.mark.timeout(120)
-def test_a_session_killed_with_sigkill_resumes_without_timing_again(tmp_path: Path) -> None:
+def test_a_session_killed_with_sigkill_resumes_without_timing_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "loop"
     folder.mkdir()
     for name in ("kernel.py", "reference.py"):
@@ -297,10 +299,14 @@ def test_a_session_killed_with_sigkill_resumes_without_timing_again(tmp_path: Pa
     measured = len(records[0].read_text().splitlines()) - 1
     assert 2 <= measured < 9
     # the rerun times the rest with 3: the repetitions are no part of the session's key (what its measurements
-    # depend on, tuning.folder.session_key), so the record serves the killed run's results all the same
-    rerun = [*argv, "--repetitions", "3", "--json"]
-    done = subprocess.run(rerun, env=env, capture_output=True, text=True, timeout=90, check=True)
-    doc = json.loads(done.stdout)
+    # depend on, tuning.folder.session_key), so the record serves the killed run's results all the same. The
+    # rerun is the CLI's main in this process (the kill needs a process of its own; the resume does not): its
+    # workers fork from this process's fork server instead of a new child's (torch imported again)
+    from kernelopt.cli.app import main
+
+    capsys.readouterr()
+    assert main(["tune", str(folder), "--device", "cpu", "--repetitions", "3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     assert doc["served"] == measured and doc["evaluations"] == 9 - measured  # nothing measured twice
     assert doc["record"] == str(records[0])
 
