@@ -199,6 +199,21 @@ def test_a_tl_range_loop_over_unmasked_loads_keeps_its_step_a_divisor(tmp_path: 
     _all_correct(folder, [{"M": 10, "K": 192}, {"M": 10, "K": 64}, {"M": 30, "K": 128}])
 
 
+@pytest.mark.timeout(60)
+def test_a_loop_counting_whole_blocks_by_floor_division_keeps_its_block_a_divisor() -> None:
+    """Beside j11: range_whole's loop written ``tl.range(0, K // BLOCK_K, ...)`` with ``cols = i * BLOCK_K + ...``
+    drops the tail a wider block leaves (``BLOCK_K=128`` at K = 192: one block of two): guarded by ``K``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "range_whole" / "kernel.py").read_text()
+    loop = "for k in tl.range(0, K, BLOCK_K, num_stages=NUM_STAGES):\n        cols = k + tl.arange(0, BLOCK_K)"
+    floor = old.replace(loop, loop.replace("0, K, BLOCK_K", "0, K // BLOCK_K").replace("k + ", "k * BLOCK_K + "))
+    assert floor != old and "K // BLOCK_K" in floor
+    guarded = guard_edit(floor, floor.replace("BLOCK_K=64", "BLOCK_K=128"))
+    assert guarded.new_source is not None and "    if K % 128 == 0:  # kernelopt: tuned\n" in guarded.new_source
+    assert "counts range(K // BLOCK_K) blocks" in str(guarded.note)
+
+
 # ------------------------------------------------------------------------------------- a correct kernel rejected at V0
 
 

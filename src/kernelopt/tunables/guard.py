@@ -654,6 +654,16 @@ def _unchecked_axes(
     return out
 
 
+def _count_of(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(size, block) of a count of blocks: ``tl.cdiv(L, BLOCK)``, or ``L // BLOCK`` (a floor that drops the tail);
+    ``None`` for anything else."""
+    if _is_cdiv(expr):
+        return expr.args[0].value, expr.args[1].value  # type: ignore[attr-defined]
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide):
+        return expr.left, expr.right
+    return None
+
+
 def _counted_loops(
     call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: Callable[[cst.For], Collection[str]]
 ) -> list[Divides]:
@@ -665,14 +675,14 @@ def _counted_loops(
     (breaker6 j8)."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
-    counts: dict[str, cst.Call] = {}  # a local bound once to tl.cdiv(L, BLOCK) -> that call
+    counts: dict[str, cst.BaseExpression] = {}  # a local bound once to a count (tl.cdiv(L, BLOCK), L // BLOCK)
     bound: dict[str, int] = {}
     for node in walk(kernel.body):
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
             bound[name] = bound.get(name, 0) + 1
-            if _is_cdiv(node.value):
-                counts[name] = node.value  # type: ignore[assignment]
+            if _count_of(node.value) is not None:
+                counts[name] = node.value
     out: list[Divides] = []
     for node in walk(kernel.body):
         if not (isinstance(node, cst.For) and isinstance(node.iter, cst.Call)):
@@ -685,9 +695,10 @@ def _counted_loops(
             continue
         if isinstance(stop, cst.Name) and stop.value in counts and bound.get(stop.value) == 1:
             stop = counts[stop.value]
-        if stop is None or not _is_cdiv(stop):
+        counted = _count_of(stop) if stop is not None else None
+        if counted is None:
             continue
-        size, block = stop.args[0].value, stop.args[1].value  # type: ignore[attr-defined]
+        size, block = counted
         if not isinstance(block, cst.Name) or block.value not in blocks(node) or block.value not in passed:
             continue
         given = passed[block.value]
@@ -697,7 +708,7 @@ def _counted_loops(
         name = size.value if size.value in passed else aliases.get(size.value, size.value)
         host = passed.get(name) or cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(size.value))
         why = (
-            f"the kernel {kernel.name.value} counts range(tl.cdiv({size.value}, {block.value})) blocks over loads that "
+            f"the kernel {kernel.name.value} counts range({_code(stop)}) blocks over loads that "
             f"leave {block.value} unchecked" + ("" if name in passed else f" ({size.value} is computed in the kernel)")
         )
         out.append(Divides(tile, host, line, why))
