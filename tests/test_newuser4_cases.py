@@ -492,3 +492,16 @@ def test_a_cpu_worker_runs_torch_on_one_thread_unless_the_user_says_otherwise(mo
     probe = [sys.executable, "-c", "import torch; print(torch.get_num_threads())"]
     said = subprocess.run(probe, env=env, capture_output=True, text=True, timeout=100, check=True).stdout
     assert said.strip() == "1", said
+
+
+@pytest.mark.timeout(60)
+def test_a_workspace_name_with_a_letter_outside_ascii_says_ascii(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u20: `kernelopt init ñame ...`: "invalid workspace name 'ñame'; use 1-64 letters, digits, ...": ñ is a letter;
+    the rule is ASCII's."""
+    folder = _folder(tmp_path, '[{"n": 64}]')
+    argv = ["init", "ñame", "--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py")]
+    assert main([*argv, "--root", str(tmp_path / "root")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "invalid workspace name 'ñame'; use 1-64 letters a-z or A-Z (ASCII), digits" in err, err

@@ -54,7 +54,7 @@ def validate_name(name: str) -> str:
     if not _NAME_RE.match(name) or ".." in name:
         raise WorkspaceError(
             f"invalid workspace name {name!r}",
-            hint="use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit",
+            hint="use 1-64 letters a-z or A-Z (ASCII), digits, '_', '-' or '.', starting with a letter or digit",
         )
     return name
 
