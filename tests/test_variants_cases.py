@@ -152,6 +152,37 @@ def test_a_block_two_loops_step_by_is_guarded_only_by_the_loop_that_leaves_it_un
     assert guarded.note is not None and "N % 64" not in guarded.note
 
 
+HELPER_GRID = """
+
+def _grid(M, N, meta):
+    return (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"]))
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_grid_written_in_a_module_helper_is_read_as_the_launch_s_own(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v5): transpose_rowmask with its grid in a module-level helper, ``transpose_kernel[lambda
+    meta: _grid(M, N, meta)](...)``, as libraries share one grid function between launches. The grid rule read
+    ``triton.cdiv`` only in the launching function, so ``BLOCK_N=32`` went out plainly (out of bounds at N = 48),
+    and so would a kernel without any mask. A helper's ``cdiv`` is read with its parameters replaced by the call's
+    arguments: ``if N % 32 == 0:  # kernelopt: tuned``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("transpose_rowmask", tmp_path)
+    source = (folder / "kernel.py").read_text()
+    local = '    def grid(meta):\n        return (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"]))\n\n'
+    helper = (
+        source.replace(local, "")
+        .replace("import triton.language as tl\n", "import triton.language as tl\n" + HELPER_GRID, 1)
+        .replace("transpose_kernel[grid](", "transpose_kernel[lambda meta: _grid(M, N, meta)](")
+    )
+    assert helper != source and "def grid" not in helper
+    guarded = guard_edit(helper, helper.replace("BLOCK_N=16, num_warps", "BLOCK_N=32, num_warps"))
+    assert guarded.new_source is not None and "    if N % 32 == 0:  # kernelopt: tuned\n" in guarded.new_source
+    (folder / "kernel.py").write_text(guarded.new_source)
+    _all_correct(folder, [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 7, "N": 16}])
+
+
 # ------------------------------------------------------------------------- the written kernel at sizes never timed
 
 

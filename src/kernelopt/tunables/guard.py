@@ -162,10 +162,12 @@ def _requirements(
     unmasked: Mapping[str, cst.FunctionDef],
     pos: Positions,
     kernels: Mapping[str, cst.FunctionDef] | None = None,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
 ) -> list[Divides]:
     """What the launching function ``fn`` says each tile must divide (see the module docstring), and what the
     kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
-    ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``."""
+    ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``. ``helpers``: the
+    module's functions, where a grid ``fn`` calls is written (``lambda meta: _grid(M, N, meta)``)."""
     launches = [
         (written, call)
         for written, call in _launch_calls(fn)
@@ -190,7 +192,7 @@ def _requirements(
             out += _block_pointer_axes(call, kernel, pos[written].start.line)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
-                out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos)
+                out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers)
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     for node in walk(fn.body):
@@ -214,6 +216,50 @@ def _requirements(
             if tile is not None:
                 why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
                 out.append(Divides(tile, node.args[0].value, line, why))
+    for node, size in _helper_cdivs(fn, helpers) if launches_unmasked else []:
+        tile = _tile_id(node.args[1].value)
+        if tile is not None:
+            line = pos[node].start.line
+            why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
+            out.append(Divides(tile, size, line, why))
+    return out
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, mapping: Mapping[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.mapping = mapping
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self.mapping.get(original_node.value, updated_node)
+
+
+def _helper_cdivs(
+    fn: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None
+) -> list[tuple[cst.Call, cst.BaseExpression]]:
+    """The ``triton.cdiv(size, tile)`` of the module's functions ``fn`` calls (a grid written in a helper,
+    ``lambda meta: _grid(M, N, meta)``), each with its size as ``fn`` passes it (the helper's parameters replaced
+    by the arguments of the call); a size that reads a name the call does not pass is left out."""
+    out: list[tuple[cst.Call, cst.BaseExpression]] = []
+    for call in walk(fn.body):
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+            continue
+        helper = (helpers or {}).get(call.func.value)
+        if helper is None or helper is fn or any(a.star for a in call.args):
+            continue
+        params = [p.name.value for p in helper.params.params]
+        given: dict[str, cst.BaseExpression] = {}
+        for i, arg in enumerate(call.args):
+            if arg.keyword is not None:
+                given[arg.keyword.value] = arg.value
+            elif i < len(params):
+                given[params[i]] = arg.value
+        for node in walk(helper.body):
+            if _is_cdiv(node):
+                assert isinstance(node, cst.Call)
+                size = node.args[0].value
+                if _names(size) <= set(given):
+                    out.append((node, cst.ensure_type(size.visit(_Substitute(given)), cst.BaseExpression)))
     return out
 
 
@@ -397,7 +443,8 @@ def _decorator_tiles(
                     f"and a setting in {own}'s {where} cannot be guarded by a size: not written"
                 )
             for fn in launchers:
-                needs = [d for d in _requirements(fn, unmasked, pos, kernels) if d.tile == ("meta", key)]
+                helpers = {f.name.value: f for f in launchers}
+                needs = [d for d in _requirements(fn, unmasked, pos, kernels, helpers) if d.tile == ("meta", key)]
                 if needs:
                     return (
                         f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
@@ -621,7 +668,12 @@ def _loaded_locals(kernel: cst.FunctionDef) -> set[str]:
 
 
 def _unchecked_axes(
-    fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int, pos: Positions
+    fn: cst.FunctionDef,
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    pos: Positions,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
 ) -> list[Divides]:
     """What a kernel with masks says of a block one of its accesses leaves unchecked
     (:func:`kernelopt.tunables.blocks.unchecked_blocks`: a GEMM whose K loads check only the rows, a tile kernel
@@ -640,17 +692,16 @@ def _unchecked_axes(
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
     }
-    for node in walk(fn.body):
-        if _is_cdiv(node):
-            assert isinstance(node, cst.Call)
-            tile = _tile_id(node.args[1].value)
-            if tile in tiles:
-                at = pos[node].start.line
-                why = (
-                    f"the grid at line {at} has {_code(node)} programs of {kernel.name.value}, whose accesses leave "
-                    f"{tile[1]} unchecked"
-                )
-                out.append(Divides(tile, node.args[0].value, line, why))
+    own = [(n, n.args[0].value) for n in walk(fn.body) if _is_cdiv(n) and isinstance(n, cst.Call)]
+    for node, size in [*own, *_helper_cdivs(fn, helpers)]:
+        tile = _tile_id(node.args[1].value)
+        if tile in tiles:
+            at = pos[node].start.line
+            why = (
+                f"the grid at line {at} has {_code(node)} programs of {kernel.name.value}, whose accesses leave "
+                f"{tile[1]} unchecked"
+            )
+            out.append(Divides(tile, size, line, why))
     return out
 
 
@@ -1346,7 +1397,8 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                 if _is_jit(fn):
                     continue
                 if id(fn) not in requirements:
-                    requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels)
+                    helpers = {f.name.value: f for f in new_collector.functions if not _is_jit(f)}
+                    requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers)
                 needs = [
                     d
                     for d in requirements[id(fn)]
