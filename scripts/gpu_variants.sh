@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Issue 32, the variants trial (tests/test_variants_cases.py proves it on the CPU in Triton's interpreter) on one
+# NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 3 minutes.
+#
+#   1. tests: the GPU test of tests/test_variants_cases.py: the forms the fixes write (mm_evenk's K tile and
+#      transpose_rowmask's column tile guarded, directly and through a grid helper) compiled by Triton and correct,
+#      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands;
+#   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
+#      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
+#      checked and not timed (the one-block launch does not run there).
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt,
+# tune_<name>.json/.txt, kernel_<name>.py, logs/.
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+mkdir -p "$R/logs" "$R/work"
+gpu_header "$R/session.txt"
+
+progress "tests: start"
+KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
+    tests/test_variants_cases.py > "$R/tests.txt" 2>&1
+progress "tests: rc=$?"
+
+for name in mm_evenk transpose_rowmask dispatch_size; do
+    ws="$R/work/$name"
+    rm -rf "$ws" && cp -r "tests/data/variants/$name" "$ws"
+    progress "tune $name: start"
+    timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s 60 --out "$R/logs/$name" \
+        > "$R/tune_$name.json" 2> "$R/tune_$name.txt"
+    progress "tune $name: rc=$?"
+    cp "$ws/kernel.py" "$R/kernel_$name.py"
+done
+progress "done"
