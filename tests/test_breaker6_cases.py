@@ -370,6 +370,22 @@ def test_a_literal_conditions_override_says_so_without_a_run() -> None:
     assert found["_ln_bwd_dwdb:BLOCK_SIZE_M"].helper_note is None
 
 
+@pytest.mark.timeout(120)
+def test_a_launch_inside_torch_cuda_device_runs_on_the_cpu() -> None:
+    """Seen on 2026-12-05: xent_device, the cross-entropy launched inside ``with torch.cuda.device(logits.device):``
+    (FlagGems wraps every launch so, through ``torch_device_fn.device``; Liger-Kernel and unsloth too). On the CPU
+    torch raised "ValueError: Expected a cuda device, but got: cpu": ``tune --device cpu`` had every candidate
+    run_error, "no candidate ran", and the gate failed a correct kernel. In a worker running Triton's interpreter the
+    context of a CPU device does nothing (``harness.interpreter._patch_cuda_device``); a CUDA device is kept."""
+    import torch
+
+    folder = DATA / "xent_device"
+    _all_correct(folder, [{"rows": 4, "V": 300}, {"rows": 3, "V": 1001}])
+    with torch.cuda.device(torch.device("cpu")), torch.cuda.device("cpu"):
+        pass
+    assert torch.cuda.device("cuda:1").idx == 1
+
+
 # ------------------------------------------------------------------------------------- on a real GPU
 
 

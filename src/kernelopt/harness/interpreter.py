@@ -18,6 +18,9 @@ drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each co
 the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``rep=`` is replaced too (it calls
 ``triton.testing.do_bench``, which asks the driver).
 
+A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
+raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`_patch_cuda_device`).
+
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
 also compiles on a GPU:
@@ -52,6 +55,7 @@ def patch_interpreter() -> bool:
     import triton
 
     _patch_autotuner()
+    _patch_cuda_device()
     import triton.runtime.interpreter as interp
 
     version = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
@@ -63,6 +67,27 @@ def patch_interpreter() -> bool:
         _patch_launch_options(interp)
         interp._kernelopt_patched = True
     return fixes
+
+
+def _patch_cuda_device() -> None:
+    """``with torch.cuda.device(x.device):`` around a launch, as FlagGems (``torch_device_fn.device``), Liger-Kernel
+    and unsloth write it: on a CPU tensor torch raises "Expected a cuda device, but got: cpu", so a correct kernel
+    failed every check on the CPU (breaker6 j12). In a worker running Triton's interpreter on the CPU the context
+    of a CPU device is what ``torch.cuda.device(-1)`` is: nothing. A CUDA device is passed on unchanged."""
+    import torch
+
+    cls = torch.cuda.device
+    if getattr(cls, "_kernelopt_patched", False):
+        return
+    original = cls.__init__
+
+    def __init__(self: Any, device: Any) -> None:
+        if isinstance(device, torch.device | str) and torch.device(device).type == "cpu":
+            device = -1  # no device to switch to: the context does nothing
+        original(self, device)
+
+    cls.__init__ = __init__  # type: ignore[method-assign]
+    cls._kernelopt_patched = True  # type: ignore[attr-defined]
 
 
 def _patch_index(interp: Any) -> None:
