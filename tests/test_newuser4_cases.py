@@ -505,3 +505,29 @@ def test_a_workspace_name_with_a_letter_outside_ascii_says_ascii(
     assert main([*argv, "--root", str(tmp_path / "root")]) == 2
     err = capsys.readouterr().err.strip()
     assert "invalid workspace name 'ñame'; use 1-64 letters a-z or A-Z (ASCII), digits" in err, err
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "text"), [("batch.csv", "problem,score\nfoo,1\n"), ("batch.json", '{"mine": 1}\n')])
+@pytest.mark.parametrize("fresh", [False, True])
+def test_batch_never_replaces_a_table_file_it_did_not_write(
+    tmp_path: Path, name: str, text: str, fresh: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """u21: `kernelopt batch level1 --kernels runs --out myproj`, myproj holding the user's own batch.csv: replaced in
+    silence by the table; a batch.json of theirs: "not a batch table; pass --fresh to start the batch again", and
+    --fresh replaced it."""
+    problems = tmp_path / "problems"
+    (problems / "p1").mkdir(parents=True)
+    (problems / "p1" / "kernel.py").write_text(KERNEL)
+    (problems / "p1" / "reference.py").write_text(REFERENCE.format(shapes='[{"n": 64}]'))
+    out = tmp_path / "myproj"
+    out.mkdir()
+    (out / name).write_text(text)
+    argv = ["batch", str(problems), "--device", "cpu", "--out", str(out)] + (["--fresh"] if fresh else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"kernelopt: error: --out {out}: its {name} was not written by kernelopt batch, and a batch writes its table "
+        "there; give another --out (a batch replaces only its own table)"
+    ), err
+    assert (out / name).read_text() == text and not (out / "workspaces").exists()

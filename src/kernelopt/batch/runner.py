@@ -19,6 +19,7 @@ workspace per problem, the same one ``kernelopt optimize FOLDER --root OUT/works
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,7 +30,7 @@ from pydantic import ValidationError
 
 from kernelopt.batch.cold import ColdRunner, run_problem
 from kernelopt.batch.kernelbench import kernelbench_items
-from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, csv_text, with_fast_p
+from kernelopt.batch.model import CSV_COLUMNS, BatchMode, BatchTable, ProblemRow, csv_text, with_fast_p
 from kernelopt.batch.problems import BatchItem, folder_items
 from kernelopt.batch.rows import (
     DEFAULT_PROBLEM_TIMEOUT_S,
@@ -112,6 +113,43 @@ def table_settings(options: BatchOptions) -> dict[str, str | float | int | bool 
     return settings
 
 
+def _own_table_files(out_dir: Path) -> None:
+    """Refuse an output folder whose ``batch.json`` or ``batch.csv`` kernelopt did not write: a batch replaces only
+    its own table. A user's own files there (``--out`` their project folder, holding their results) were replaced
+    in silence, and the refusal of a ``batch.json`` that is no batch table named ``--fresh``, which replaced it.
+
+    Raises:
+        UsageError: such a file is there (exit 2, before anything runs).
+    """
+    for name, ours in ((TABLE_FILE, _is_table_json), (CSV_FILE, _is_table_csv)):
+        path = out_dir / name
+        if not path.exists():
+            continue
+        try:
+            head = path.read_bytes()[:4096].decode("utf-8", errors="replace") if path.is_file() else ""
+        except OSError:
+            head = ""
+        if not ours(path, head):
+            raise UsageError(
+                f"--out {out_dir}: its {name} was not written by kernelopt batch, and a batch writes its table there",
+                hint="give another --out (a batch replaces only its own table)",
+            )
+
+
+def _is_table_json(path: Path, head: str) -> bool:
+    """A ``batch.json`` kernelopt wrote: a JSON object with a batch table's keys (of any version of the table)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and {"directory", "mode", "rows"} <= set(data)
+
+
+def _is_table_csv(path: Path, head: str) -> bool:
+    """A ``batch.csv`` kernelopt wrote: its header starts with the table's first columns."""
+    return head.startswith(",".join(CSV_COLUMNS[:4]))
+
+
 def _read_table(path: Path, directory: Path, mode: BatchMode, settings: dict[str, Any]) -> BatchTable | None:
     if not path.is_file():
         return None
@@ -175,6 +213,7 @@ def prepare(directory: Path, options: BatchOptions, *, fresh: bool) -> tuple[Bat
         UsageError: the output folder holds another batch.
     """
     directory = Path(directory).resolve()
+    _own_table_files(options.out_dir)  # before anything runs, --fresh or not
     items = batch_items(directory, options)
     settings = table_settings(options)
     table = None if fresh else _read_table(options.out_dir / TABLE_FILE, directory, options.mode, settings)
