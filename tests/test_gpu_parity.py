@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
@@ -54,47 +55,53 @@ def test_the_interpreter_refuses_what_a_gpu_compile_refuses() -> None:
             dots.dot_tile_tuned[(1,)](a, b, c, M=16, N=16, K=16)
 
 
-def _compile_verdict(kernel: object, k: int, operand: str, num_warps: int) -> str | None:
-    """Triton's own compile of ``kernel`` for sm_90 (no GPU needed): ``None`` when it compiles, else its error."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
+def _compiled(file: Path, cases: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Triton's own compile of each case for an NVIDIA target (no GPU needed), in a process of its own with
+    ``TRITON_INTERPRET`` unset (tests/data/gpuparity/compile_for.py): ``error`` None when it compiles."""
+    pytest.importorskip("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    job = json.dumps({"file": str(file), "cases": cases})
+    done = subprocess.run(
+        [sys.executable, str(DATA / "compile_for.py")], input=job, capture_output=True, text=True, env=env, timeout=150
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
 
-    signature = {"a_ptr": f"*{operand}", "b_ptr": f"*{operand}", "c_ptr": "*fp32", "M": "constexpr", "N": "constexpr"}
-    src = ASTSource(kernel, {**signature, "K": "constexpr"}, {"M": 16, "N": 16, "K": k})
-    try:
-        triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
-    except Exception as exc:  # the compile's error is the verdict
-        return f"{type(exc).__name__}: {exc}"
-    return None
+
+def _dot_case(k: int, operand: str, num_warps: int) -> dict[str, object]:
+    signature = {"a_ptr": f"*{operand}", "b_ptr": f"*{operand}", "c_ptr": "*fp32"}
+    signature |= {"M": "constexpr", "N": "constexpr", "K": "constexpr"}
+    constexprs = {"M": 16, "N": 16, "K": k}
+    return {
+        "kernel": "dot_tile",
+        "signature": signature,
+        "constexprs": constexprs,
+        "options": {"num_warps": num_warps},
+        "arch": 90,
+    }
 
 
 @pytest.mark.timeout(180)
 def test_the_interpreter_s_verdicts_match_a_compile_for_sm_90(tmp_path: Path) -> None:
     """The same kernel source, interpreted with kernelopt's rules and compiled by Triton for an H100 (sm_90, no GPU
     needed: Triton compiles to a cubin on the CPU): each configuration passes in both or fails in both."""
-    pytest.importorskip("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
     import torch
 
     cases = [(8, torch.float32, "fp32", 4), (16, torch.float32, "fp32", 6), (16, torch.int8, "i8", 4)]
-    passing = (16, torch.float32, "fp32", 4)
+    cases.append((16, torch.float32, "fp32", 4))  # the one that passes
     with triton_interpreted():
         dots = load_fresh(DATA / "dots.py", "_gpuparity_dots_interp")
         interpreted = {}
-        for k, dtype, _, warps in [*cases, passing]:
+        for k, dtype, _, warps in cases:
             try:
                 dots.launch(k, dtype, num_warps=warps)
                 interpreted[(k, str(dtype), warps)] = None
             except Exception as exc:  # the interpreter's error is the verdict
                 interpreted[(k, str(dtype), warps)] = str(exc)
-        # the same file as a GPU would load it: triton.jit reads TRITON_INTERPRET where it decorates
-        with mock.patch.dict(os.environ):
-            os.environ.pop("TRITON_INTERPRET")
-            compiled = load_fresh(DATA / "dots.py", "_gpuparity_dots_compiled")
-        for k, dtype, operand, warps in [*cases, passing]:
-            gpu = _compile_verdict(compiled.dot_tile, k, operand, warps)
-            cpu = interpreted[(k, str(dtype), warps)]
-            assert (gpu is None) == (cpu is None), (k, dtype, warps, cpu, gpu)
+    compiled = _compiled(DATA / "dots.py", [_dot_case(k, operand, warps) for k, _, operand, warps in cases])
+    for (k, dtype, _, warps), gpu in zip(cases, compiled, strict=True):
+        cpu = interpreted[(k, str(dtype), warps)]
+        assert (gpu["error"] is None) == (cpu is None), (k, dtype, warps, cpu, gpu)
     assert interpreted[(16, "torch.float32", 4)] is None  # the passing case ran: not every verdict a refusal
 
 
@@ -123,6 +130,69 @@ def test_cpu_tune_never_judges_a_dot_k_a_gpu_refuses_correct(
     written = (folder / "kernel.py").read_text()
     if code == 0 and "KSTEP=8)" not in written:
         assert any(f"KSTEP={k})" in written for k in (16, 32, 64))
+
+
+def test_a_space_chosen_for_no_gpu_fits_the_smallest_nvidia_spec_sheet() -> None:
+    from kernelopt.hardware.specs import builtin_specs
+    from kernelopt.tunables import ResourceLimits, resource_problems
+
+    key = "shared_memory_per_sm_bytes"
+    nvidia = [s.figures[key].value for s in builtin_specs() if s.vendor == "nvidia" and s.figures[key].value]
+    limits = ResourceLimits.portable(None)
+    assert limits.shared_memory_bytes == min(nvidia) and limits.elem_bytes == 4
+    assert "no GPU named: the smallest of the NVIDIA spec sheets" in (limits.source or "")
+    assert ResourceLimits.portable("bf16").elem_bytes == 2 and ResourceLimits.portable("fp9").elem_bytes == 4
+    # 3 stages of fp32 64 x 256 x 128 tiles: 480 KiB, more than any GPU's (judged correct on the CPU before)
+    (why,) = resource_problems({"BLOCK_M": 64, "BLOCK_N": 256, "BLOCK_K": 128}, limits)
+    assert why.startswith("estimated shared memory 491520 B (stages x (BM*BK + BK*BN) x 4 B) > ")
+    assert resource_problems({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, limits) == []
+
+
+@pytest.mark.timeout(120)
+def test_cpu_tune_s_space_holds_no_tile_a_gpu_lacks_the_shared_memory_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tune --device cpu`` names no GPU: its space (and so what it writes) is pruned by the smallest NVIDIA spec
+    sheet's shared memory, the operands taken as fp32 when no dtype is given. Before, a 16-candidate CPU session of
+    this GEMM at 256 x 256 x 256 judged 64 x 256 x 128 and 128 x 64 x 128 tiles correct (480 and 288 KiB at 3
+    stages, more than an H100's 227 KiB a block) and timed the first within 3.3x of the best."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = prepare_folder(TuneRequest(folder=DATA / "gemm", device="cpu"))
+    assert prepared.gpu is None and prepared.limits is not None
+    assert "no GPU named" in (prepared.limits.source or "")
+    tiles = {(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"]) for c in prepared.space.configs()}
+    assert (128, 128, 32) in tiles and (64, 64, 32) in tiles
+    assert not {(64, 256, 128), (128, 64, 128), (128, 128, 64), (256, 256, 128)} & tiles
+
+
+@pytest.mark.timeout(180)
+def test_the_shared_memory_estimate_bounds_triton_s_own_for_sm_80_and_sm_90() -> None:
+    """A tile the portable fit admits asks, compiled by Triton for an A100 (sm_80) and an H100 (sm_90), for no more
+    shared memory than the bound; one it refuses asks for more than an H100 has (Triton's compile reports its shared
+    memory without a GPU; a launch over the device's limit raises OutOfResources)."""
+    from kernelopt.hardware.specs import lookup
+    from kernelopt.tunables import ResourceLimits, resource_problems
+
+    limits = ResourceLimits.portable(None)
+    assert limits.shared_memory_bytes is not None
+    sig = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
+    sig |= {"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+    tiles = (((128, 128, 32), 3, True), ((128, 128, 64), 4, False))  # the largest admitted, one refused
+    cases = []
+    for (bm, bn, bk), stages, admitted in tiles:
+        values = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}
+        assert (resource_problems({**values, "num_stages": stages}, limits) == []) is admitted, values
+        options = {"num_stages": stages}
+        for arch in (80, 90) if admitted else (90,):
+            cases.append({"kernel": "_mm", "signature": sig, "constexprs": values, "options": options, "arch": arch})
+            cases[-1]["admitted"] = admitted
+    h100 = lookup("H100").figures["shared_memory_per_sm_bytes"].value
+    for case, got in zip(cases, _compiled(DATA / "gemm" / "kernel.py", cases), strict=True):
+        assert got["error"] is None, got
+        if case["admitted"]:
+            assert got["shared"] <= limits.shared_memory_bytes, (case, got)
+        else:
+            assert h100 is not None and got["shared"] > h100, (case, got)
 
 
 @pytest.mark.gpu

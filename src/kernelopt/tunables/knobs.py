@@ -218,6 +218,39 @@ class ResourceLimits(BaseModel):
         except UsageError:
             return cls()
 
+    @classmethod
+    def portable(cls, dtype: str | None) -> ResourceLimits:
+        """The limits every NVIDIA GPU of the spec sheets meets, for a configuration chosen where no GPU is named
+        (``tune --device cpu``): the smallest shared memory of those sheets (today the L40S's), and operands of
+        ``dtype``, unknown (or not a dtype we know): :data:`PORTABLE_ELEM_BYTES`. Without it a CPU tune of an fp32
+        GEMM could write 128 x 128 x 256 tiles, which need 512 KiB of shared memory on an H100 (docs/faults.md,
+        "Interpreter and GPU disagree", p8)."""
+        from kernelopt.hardware.specs import builtin_specs
+
+        key = "shared_memory_per_sm_bytes"
+        sheets = [
+            s
+            for s in builtin_specs()
+            if s.vendor.lower() == Vendor.NVIDIA and key in s.figures and s.figures[key].value is not None
+        ]
+        try:
+            elem = _dtype_bytes(dtype) or PORTABLE_ELEM_BYTES
+        except UsageError:
+            elem = PORTABLE_ELEM_BYTES
+        if not sheets:
+            return cls(elem_bytes=elem)
+        smallest = min(sheets, key=lambda s: s.figures[key].value or 0)
+        return cls(
+            shared_memory_bytes=int(smallest.figures[key].value or 0),
+            elem_bytes=elem,
+            source=f"no GPU named: the smallest of the NVIDIA spec sheets, {smallest.name}: {smallest.cite(key)}",
+        )
+
+
+#: Bytes per tile element a configuration chosen for no named GPU assumes when the dtype is unknown: an fp32
+#: operand, the widest a ``tl.dot`` multiplies on tensor cores (TF32), so the fit errs toward smaller tiles.
+PORTABLE_ELEM_BYTES = 4
+
 
 def _dtype_bytes(dtype: str | None) -> int | None:
     if not dtype:
