@@ -531,3 +531,23 @@ def test_batch_never_replaces_a_table_file_it_did_not_write(
         "there; give another --out (a batch replaces only its own table)"
     ), err
     assert (out / name).read_text() == text and not (out / "workspaces").exists()
+
+
+@pytest.mark.timeout(60)
+def test_tune_s_bar_shows_the_budget_from_its_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """u22: `kernelopt tune` on a terminal: "tuning ━━━ 0/? 0:00:08 best n/a" for the first 8 s of the CPU demo's
+    10 (the workers starting), then "4/9": the budget was known before the session began."""
+    from rich.console import Console
+
+    from kernelopt.cli.tune import _Bar
+    from kernelopt.tuning.budget import BudgetRule
+
+    assert [BudgetRule().candidates(9), BudgetRule(count=50).candidates(9), BudgetRule(fraction=0.5).candidates(9)] == [
+        9,
+        9,
+        5,
+    ]
+    assert BudgetRule().candidates(1000) == 200  # the default rule: max(24, 1/5 of the space)
+    monkeypatch.setattr(Console, "is_terminal", property(lambda self: True))
+    with _Bar(9) as bar:
+        assert bar.progress.tasks[0].total == 9

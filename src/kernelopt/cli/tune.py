@@ -404,7 +404,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     if small is not None:
         note(small)
     try:
-        with _Bar() as bar:
+        with _Bar(prepared.budget.candidates(space.size.count)) as bar:  # the total from the start, not "0/?"
             tuning = tune_folder(prepared, on_progress=bar.update)
     except KeyboardInterrupt as exc:  # the evaluator's start, or the bar's end: the session's own is a stop
         _interrupted(
@@ -872,7 +872,12 @@ def _latency(us: float) -> str:
 
 
 class _Bar:
-    """A rich progress bar on stderr while the session runs (evaluations, best so far); nothing off a terminal."""
+    """A rich progress bar on stderr while the session runs (evaluations of ``total``, best so far); nothing off a
+    terminal. The total is the budget's from the start: the bar read "0/?" while the workers started (8 s of the CPU
+    demo's 10)."""
+
+    def __init__(self, total: int | None = None) -> None:
+        self.total = total
 
     def __enter__(self) -> _Bar:
         import sys
@@ -891,7 +896,7 @@ class _Bar:
             disable=not console.is_terminal,
             transient=True,
         )
-        self.task = self.progress.add_task("tune", total=None, best="best n/a")
+        self.task = self.progress.add_task("tune", total=self.total, best="best n/a")
         self.progress.start()
         return self
 

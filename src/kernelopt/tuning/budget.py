@@ -244,6 +244,14 @@ class BudgetRule:
             return Budget.from_fraction(space_size, self.fraction, clock, wall_s=self.wall_s)
         return Budget.default(space_size, clock, wall_s=self.wall_s)
 
+    def candidates(self, space_size: int) -> int:
+        """How many candidates the budget built over a space of ``space_size`` allows (:meth:`build`'s count)."""
+        if self.count is not None:
+            return min(space_size, self.count)
+        if self.fraction is not None:
+            return fraction_candidates(space_size, self.fraction)
+        return default_candidates(space_size)
+
     def describe(self) -> str:
         """``default: max(24, 1/5 of the space)``, ``0.1 of the space`` or ``50 candidates``."""
         if self.count is not None:
