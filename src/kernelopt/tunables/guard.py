@@ -210,18 +210,48 @@ def _requirements(
                 and padded.get(dotted(node.left)) != tile
             ):
                 out.append(Divides(tile, node.left, line, f"the grid at line {line} has {_code(node)} programs"))
-        elif launches_unmasked and _is_cdiv(node) and id(node) not in rounded:
-            assert isinstance(node, cst.Call)
-            tile = _tile_id(node.args[1].value)
-            if tile is not None:
-                why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
-                out.append(Divides(tile, node.args[0].value, line, why))
-    for node, size in _helper_cdivs(fn, helpers) if launches_unmasked else []:
-        tile = _tile_id(node.args[1].value)
+    for node, tile_expr, size in _grid_divs(fn, rounded) + _helper_cdivs(fn, helpers) if launches_unmasked else []:
+        tile = _tile_id(tile_expr)
         if tile is not None:
             line = pos[node].start.line
             why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
             out.append(Divides(tile, size, line, why))
+    return out
+
+
+def _ceil_div(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``(size + tile - 1) // tile`` (either order of the sum) as (tile, size); else ``None``."""
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+        return None
+    tile, left = _tile_id(node.right), node.left
+    one = isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Subtract)
+    if tile is None or not one or _int(left.right) != 1:  # type: ignore[union-attr]
+        return None
+    total = left.left  # type: ignore[union-attr]
+    if not (isinstance(total, cst.BinaryOperation) and isinstance(total.operator, cst.Add)):
+        return None
+    for size, other in ((total.left, total.right), (total.right, total.left)):
+        if _tile_id(other) == tile and tile[1] not in _names(size) | _strings(size):
+            return node.right, size.with_changes(lpar=[], rpar=[])
+    return None
+
+
+def _grid_divs(
+    fn: cst.FunctionDef, rounded: Collection[int] = ()
+) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
+    """The counts of whole tiles ``fn`` takes, ``triton.cdiv(size, tile)`` or ``(size + tile - 1) // tile``, as
+    (node, tile, size), less those in ``rounded`` (a size rounded up to the tile, :func:`_rounded_up`): a grid of
+    that many programs covers ``size`` in whole tiles, so over accesses that do not check the tile's axis the tile
+    must divide the size."""
+    out: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
+    for node in walk(fn.body):
+        if id(node) in rounded:
+            continue
+        if _is_cdiv(node):
+            assert isinstance(node, cst.Call)
+            out.append((node, node.args[1].value, node.args[0].value))
+        elif (ceil := _ceil_div(node)) is not None:
+            out.append((node, *ceil))
     return out
 
 
@@ -236,11 +266,11 @@ class _Substitute(cst.CSTTransformer):
 
 def _helper_cdivs(
     fn: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None
-) -> list[tuple[cst.Call, cst.BaseExpression]]:
+) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
     """The ``triton.cdiv(size, tile)`` of the module's functions ``fn`` calls (a grid written in a helper,
     ``lambda meta: _grid(M, N, meta)``), each with its size as ``fn`` passes it (the helper's parameters replaced
     by the arguments of the call); a size that reads a name the call does not pass is left out."""
-    out: list[tuple[cst.Call, cst.BaseExpression]] = []
+    out: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
     for call in walk(fn.body):
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
             continue
@@ -254,12 +284,9 @@ def _helper_cdivs(
                 given[arg.keyword.value] = arg.value
             elif i < len(params):
                 given[params[i]] = arg.value
-        for node in walk(helper.body):
-            if _is_cdiv(node):
-                assert isinstance(node, cst.Call)
-                size = node.args[0].value
-                if _names(size) <= set(given):
-                    out.append((node, cst.ensure_type(size.visit(_Substitute(given)), cst.BaseExpression)))
+        for node, tile, size in _grid_divs(helper, _rounded_up(helper)[0]):
+            if _names(size) <= set(given):
+                out.append((node, tile, cst.ensure_type(size.visit(_Substitute(given)), cst.BaseExpression)))
     return out
 
 
@@ -277,15 +304,15 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
             tile = _tile_id(other)
             if tile is None:
                 continue
-            if _is_cdiv(count) and _tile_id(count.args[1].value) == tile:  # type: ignore[attr-defined]
-                rounded.add(id(count))
-                products[id(node)] = tile
-            elif (  # (H + T - 1) // T * T
+            by_cdiv = _is_cdiv(count) and _tile_id(count.args[1].value) == tile  # type: ignore[attr-defined]
+            by_floor = (  # (H + T - 1) // T * T
                 isinstance(count, cst.BinaryOperation)
                 and isinstance(count.operator, cst.FloorDivide)
                 and _tile_id(count.right) == tile
                 and tile[1] in _names(count.left)
-            ):
+            )
+            if by_cdiv or by_floor:
+                rounded.add(id(count))
                 products[id(node)] = tile
     bound: dict[str, list[cst.BaseExpression]] = {}
     for node in walk(fn.body):
@@ -692,9 +719,8 @@ def _unchecked_axes(
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
     }
-    own = [(n, n.args[0].value) for n in walk(fn.body) if _is_cdiv(n) and isinstance(n, cst.Call)]
-    for node, size in [*own, *_helper_cdivs(fn, helpers)]:
-        tile = _tile_id(node.args[1].value)
+    for node, tile_expr, size in _grid_divs(fn, _rounded_up(fn)[0]) + _helper_cdivs(fn, helpers):
+        tile = _tile_id(tile_expr)
         if tile in tiles:
             at = pos[node].start.line
             why = (
