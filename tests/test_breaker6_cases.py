@@ -214,6 +214,26 @@ def test_a_loop_counting_whole_blocks_by_floor_division_keeps_its_block_a_diviso
     assert "counts range(K // BLOCK_K) blocks" in str(guarded.note)
 
 
+@pytest.mark.timeout(120)
+def test_a_settings_method_of_the_launching_class_is_followed_and_its_cached_dict_copied(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: argmax_method takes its settings from an ``lru_cache``'d method, ``cfg = self._config(N)``,
+    ``**cfg`` at the launch. ``tunables`` said "the argument **cfg cannot be read (its dict is built by code ...)" and
+    nothing was tuned; the same helper as a module function is followed (breaker2's helper_dict). A method of the
+    launching class is followed too, and the table copies the dict first: the method's cache hands every call of
+    that size the same dict, and setting its entry in place would have changed it for the calls above the table."""
+    found = _tunables("argmax_method")
+    assert found["_row_argmax:BLOCK"].kind.value == "computed_setting" and found["_row_argmax:BLOCK"].editable
+    written, note = _tune_edit(_copy("argmax_method", tmp_path), {"BLOCK": 1024})
+    assert written is not None, note
+    assert (
+        "        cfg = self._config(N)\n        if N <= 700:  # kernelopt: tuned\n            cfg = dict(cfg)\n"
+        '            cfg["BLOCK"] = 1024\n' in written
+    )
+    folder = tmp_path / "argmax_method"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 5, "N": 100}, {"M": 7, "N": 33}, {"M": 4, "N": 1500}])
+
+
 # ------------------------------------------------------------------------------------- a correct kernel rejected at V0
 
 

@@ -2115,6 +2115,9 @@ class _Analyzer:
         if helper is None:
             return None
         found = self.functions.get(helper, [])
+        method = la.func is not None and bool(la.func.params) and la.func.params[0].name.value == "self"
+        if not found and method and helper.startswith("self.") and helper.count(".") == 1:
+            found = self.functions.get(helper.removeprefix("self."), [])  # a method of the launching class
         if len(found) == 1 and not self.decorators(found[0].node):
             defined = found[0]
             returns = _Returns()
