@@ -8,12 +8,14 @@ strict xfail is a defect found and not yet fixed."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -36,24 +38,56 @@ PAD = 4096
 """Elements of NaN on each side of every floating-point input (:func:`_padded`)."""
 
 
-def _padded(t: Any) -> Any:
+def _padded(t: Any, fences: list[Any] | None = None) -> Any:
     """``t`` with its strides, in the middle of a buffer of NaN: a kernel that reads past the end of an input (a
     block that does not divide the size, its mask removed) reads NaN, not whatever memory lies there (zeros, at
-    times, which hid the wrong K tiles of mm_evenk)."""
+    times, which hid the wrong K tiles of mm_evenk), and one that writes past it writes into the buffer, not into the
+    process's heap. ``fences``: each buffer is added, with the length of its middle, for :func:`_trespassed`."""
     import torch
 
     if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
         return t
-    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True))
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True)) if t.numel() else 0
     buf = torch.full((span + 2 * PAD,), float("nan"), dtype=t.dtype, device=t.device)
     view = buf.as_strided(t.shape, t.stride(), PAD)
     view.copy_(t)
+    if fences is not None:
+        fences.append((buf, span))
     return view
+
+
+@contextlib.contextmanager
+def _fenced_outputs(fences: list[Any]) -> Iterator[None]:
+    """While a kernel's ``run()`` runs, ``torch.empty`` and ``torch.empty_like`` give floating-point tensors in the
+    middle of NaN (:func:`_padded`), so a store past an output's end (a column tile that does not divide N, its mask
+    removed: transpose_rowmask) is seen, not a corrupt heap that aborts the process later."""
+    import torch
+
+    empty, empty_like = torch.empty, torch.empty_like
+
+    def fenced_empty(*args: Any, **kwargs: Any) -> Any:
+        return _padded(empty(*args, **kwargs), fences)
+
+    def fenced_like(*args: Any, **kwargs: Any) -> Any:
+        return _padded(empty_like(*args, **kwargs), fences)
+
+    with mock.patch.object(torch, "empty", fenced_empty), mock.patch.object(torch, "empty_like", fenced_like):
+        yield
+
+
+def _trespassed(fences: list[Any]) -> bool:
+    """Whether a kernel wrote into the NaN around an input or an output (:func:`_padded`)."""
+    import torch
+
+    return any(
+        not (bool(torch.isnan(buf[:PAD]).all()) and bool(torch.isnan(buf[PAD + span :]).all())) for buf, span in fences
+    )
 
 
 def _correct_padded(folder: Path, shapes: list[dict[str, int]]) -> dict[str, object]:
     """Each shape's check of ``folder``'s kernel against its reference (:func:`tests.test_breaker_cases._correct_at`),
-    the kernel given its inputs padded with NaN (:func:`_padded`): {label: True / False / the error raised}."""
+    the kernel given its inputs, and its ``torch.empty`` outputs, in the middle of NaN (:func:`_padded`): {label:
+    True / False / "wrote out of bounds" / the error raised}."""
     import torch
 
     from tests.conftest import load_fresh, triton_interpreted
@@ -66,10 +100,13 @@ def _correct_padded(folder: Path, shapes: list[dict[str, int]]) -> dict[str, obj
             torch.manual_seed(0)
             inputs = ref.get_inputs(**shape)
             label = ",".join(f"{k}={v}" for k, v in shape.items())
+            fences: list[Any] = []
             try:
-                got = ker.run(*[_padded(t) for t in inputs])
+                with _fenced_outputs(fences):
+                    got = ker.run(*[_padded(t, fences) for t in inputs])
                 want = ref.reference(*inputs)
-                out[label] = bool(torch.allclose(got.float(), want.float(), atol=ref.ATOL, rtol=ref.RTOL))
+                ok = bool(torch.allclose(got.float(), want.float(), atol=ref.ATOL, rtol=ref.RTOL))
+                out[label] = "wrote out of bounds" if _trespassed(fences) else ok
             except Exception as exc:  # a kernel that raises at a size is wrong there
                 out[label] = f"{type(exc).__name__}: {exc}"[:200]
     return out
@@ -194,25 +231,25 @@ HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, li
     # variant: (a size the original handles, drawn; the values of each knob a pick draws from)
     "gelu_nomask": (
         lambda r: {"n_rows": r.randint(1, 9), "n_cols": _multiple(r, 128, 5)},
-        {"BLOCK_SIZE": [16, 64, 256, 512, 1024]},
+        {"BLOCK_SIZE": [16, 256, 1024]},
     ),
     "two_loops": (
         lambda r: {"M": r.randint(1, 4), "N": r.randint(1, 400), "K": _multiple(r, 32, 12)},
-        {"BLOCK": [16, 64, 128, 256]},
+        {"BLOCK": [16, 64, 256]},
     ),
     "mm_evenk": (
         lambda r: {"M": r.randint(1, 40), "N": r.randint(1, 40), "K": _multiple(r, 16, 6)},
-        {"BLOCK_M": [16, 32], "BLOCK_N": [16], "BLOCK_K": [16, 32, 64]},
+        {"BLOCK_M": [16, 32], "BLOCK_N": [16], "BLOCK_K": [16, 32]},
     ),
     "transpose_rowmask": (
         lambda r: {"M": r.randint(1, 70), "N": _multiple(r, 16, 6)},
-        {"BLOCK_M": [16, 64], "BLOCK_N": [16, 32, 64, 128]},
+        {"BLOCK_M": [16, 64], "BLOCK_N": [16, 32]},
     ),
     "dispatch_size": (
         lambda r: {"n_rows": r.randint(1, 3), "n_cols": r.randint(1, 700)},
-        {"BLOCK_SIZE": [64, 128, 256, 512]},
+        {"BLOCK_SIZE": [64, 256, 512]},
     ),
-    "cap_noloop": (lambda r: {"M": r.randint(1, 3), "N": r.randint(1, 512)}, {"BLOCK_SIZE": [64, 128, 256, 512]}),
+    "cap_noloop": (lambda r: {"M": r.randint(1, 3), "N": r.randint(1, 512)}, {"BLOCK_SIZE": [128, 256, 512]}),
 }
 
 
