@@ -333,6 +333,26 @@ def test_a_varlen_loop_stepped_or_unmasked_everywhere_is_held_the_same() -> None
         assert guard_edit(text, lower).new_source == lower
 
 
+@pytest.mark.timeout(120)
+def test_a_varlen_block_pointer_unchecked_over_a_loaded_length_is_not_written_wider(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: varlen_bp, varlen_whole through block pointers as fla writes them (``shape=(T, D)``, ``T =
+    eos - bos`` loaded, ``boundary_check=(1,)``): the block-pointer rule (i1) read only a size the launch passes, so
+    ``BLOCK_T=32`` went out plainly, wrong at 48 tokens a sequence as j8. Not written now; a divisor is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "varlen_bp" / "kernel.py").read_text()
+    wider = guard_edit(old, old.replace(VARLEN_BLOCKS, "BLOCK_T=32, BLOCK_D=64"))
+    assert wider.new_source is None and "(BLOCK_T over T); T is computed in the kernel" in str(wider.note)
+    lower = old.replace(VARLEN_BLOCKS, "BLOCK_T=8, BLOCK_D=64")
+    assert guard_edit(old, lower).new_source == lower
+    checked = old.replace("boundary_check=(1,)", "boundary_check=(0, 1)")
+    free = checked.replace(VARLEN_BLOCKS, "BLOCK_T=32, BLOCK_D=64")
+    assert guard_edit(checked, free).new_source == free
+    folder = _copy("varlen_bp", tmp_path)
+    (folder / "kernel.py").write_text(lower)
+    _all_correct(folder, [{"B": 3, "D": 40, "L": 48}, {"B": 2, "D": 70, "L": 16}])
+
+
 @pytest.mark.timeout(60)
 def test_a_counted_loop_over_a_parameter_is_guarded_by_it() -> None:
     """Beside j8: the same loop over a length the launch passes (``range(0, tl.cdiv(T, BLOCK_T))``, ``T`` a

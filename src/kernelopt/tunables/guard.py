@@ -837,6 +837,7 @@ def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> l
         if isinstance(shape, cst.Tuple) and isinstance(block, cst.Tuple) and len(shape.elements) == len(block.elements):
             made[target.value] = ([e.value for e in shape.elements], [e.value for e in block.elements])
     out: list[Divides] = []
+    loaded = _loaded_locals(kernel)  # a length the kernel loads (a varlen ``T = eos - bos``): no host line knows it
     for node in walk(kernel.body):
         if not isinstance(node, cst.Call) or not node.args:
             continue
@@ -854,7 +855,7 @@ def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> l
         for axis, (size, block) in enumerate(zip(*made[pointer], strict=True)):
             if axis in checked or not isinstance(size, cst.Name) or not isinstance(block, cst.Name):
                 continue
-            if size.value not in passed:
+            if size.value not in passed and size.value not in loaded:
                 continue
             given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
             named = _tile_id(given) if isinstance(given, cst.Name) else None
@@ -864,7 +865,11 @@ def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> l
                     f"the kernel {kernel.name.value} {name}s block pointer {pointer} without a boundary check on "
                     f"axis {axis} ({block.value} over {size.value})"
                 )
-                out.append(Divides(tile, passed[size.value], line, why))
+                if size.value in passed:
+                    out.append(Divides(tile, passed[size.value], line, why))
+                else:  # never written wider (breaker6 j8's rule for a block pointer)
+                    host = cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(size.value))
+                    out.append(Divides(tile, host, line, f"{why}; {size.value} is computed in the kernel"))
     return out
 
 
