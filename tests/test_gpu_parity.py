@@ -165,6 +165,27 @@ def test_cpu_tune_s_space_holds_no_tile_a_gpu_lacks_the_shared_memory_for(monkey
     assert not {(64, 256, 128), (128, 64, 128), (128, 128, 64), (256, 256, 128)} & tiles
 
 
+@pytest.mark.timeout(120)
+def test_cpu_tune_s_fit_reads_the_stages_the_launch_is_written_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the CPU ``num_stages`` is no knob (the interpreter ignores it), but a GPU runs the launch with it: a launch
+    written with ``num_stages=8`` holds 8 tiles in shared memory, so 64 x 64 x 32 fp32 tiles (48 KiB at Triton's
+    default 3 stages, 128 KiB at 8) are pruned. Before, the estimate took Triton's default."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = tmp_path / "gemm"
+    shutil.copytree(DATA / "gemm", folder)
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("BLOCK_K=32)", "BLOCK_K=32, num_stages=8)"))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    assert "num_stages" not in prepared.space.names
+    assert any(rule.startswith("as written: ") and "num_stages=8" in rule for rule in prepared.space.fit_rules)
+    tiles = {(c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"]) for c in prepared.space.configs()}
+    assert (32, 32, 32) in tiles and (64, 64, 32) not in tiles and (128, 128, 32) not in tiles
+
+
 @pytest.mark.timeout(180)
 def test_the_shared_memory_estimate_bounds_triton_s_own_for_sm_80_and_sm_90() -> None:
     """A tile the portable fit admits asks, compiled by Triton for an A100 (sm_80) and an H100 (sm_90), for no more

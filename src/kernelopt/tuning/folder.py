@@ -87,7 +87,7 @@ from kernelopt.tuning.kernel_evaluator import (
     pin_config,
     same_value,
 )
-from kernelopt.tuning.launch import space_from_tunables
+from kernelopt.tuning.launch import space_from_tunables, written_options
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
@@ -333,9 +333,11 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     tunables, evaluation = discover_evaluated(
         problem.kernel_py, gpu=gpu, reference=problem.reference_py, device=request.device or "auto", env=env
     )
+    held_options: dict[str, dict[str, Value]] = {}
     if problem.interpreted:
         # Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
         # num_stages, ...): their timing there is noise, so they keep their values
+        held_options = written_options(tunables)  # still what a GPU would run: the fit estimates with them
         tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
         tunables = [
             t.model_copy(update={"refused_reason": loop_option_note(t.loop_option)})
@@ -358,6 +360,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         problem_sizes=problem_sizes(problem, shapes),
         evaluation=evaluation,
         looped=loop_kernels(base),
+        held_options=held_options,
     )
     within = None
     if request.within is not None:

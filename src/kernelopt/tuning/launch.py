@@ -32,7 +32,8 @@ from collections.abc import Collection, Mapping, Sequence
 from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
-from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, resource_problems
+from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.launches import (
     Launch,
     held_knobs,
@@ -57,6 +58,7 @@ def space_from_tunables(
     problem_sizes: Mapping[str, int] | None = None,
     evaluation: AutotuneEvaluation | None = None,
     looped: Collection[str] | None = None,
+    held_options: Mapping[str, Mapping[str, Value]] | None = None,
 ) -> Space:
     """The space of one launch of a kernel file.
 
@@ -72,6 +74,9 @@ def space_from_tunables(
             autotuner picked (else from its first config).
         looped: the kernels of the file that have a loop (:func:`loop_kernels` of its source); ``None``:
             unknown, every ``num_stages`` is a knob.
+        held_options: launch label -> the launch options it is written with that are no knobs here (on the CPU,
+            where the interpreter ignores them: :func:`written_options`); the fit estimates with them (a launch of
+            ``num_stages=8`` holds 8 tiles in shared memory on a GPU), not with Triton's defaults.
 
     Raises:
         UsageError: no editable knob, no launch of that name, or a space the fit rules leave empty (one
@@ -83,7 +88,8 @@ def space_from_tunables(
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
     chosen = _choose(found, kernel, tunables)
     knobs, origins = _knobs(chosen, evaluation)
-    fit, rules = _fit(knobs, origins, limits, problem_sizes)
+    fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
+    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
     space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins)
     if space.size.count == 0:
@@ -92,6 +98,17 @@ def space_from_tunables(
             hint=f"rules: {'; '.join(rules)}",
         )
     return space
+
+
+def written_options(tunables: Sequence[Tunable]) -> dict[str, dict[str, Value]]:
+    """Launch label -> the launch options (``num_warps``, ``num_stages``, ...) each launch site is written with, or
+    runs with by Triton's default, as discovery read them: what a GPU runs where they are no knobs."""
+    out: dict[str, dict[str, Value]] = {}
+    for t in tunables:
+        if t.name in LAUNCH_OPTIONS and t.kind is not TunableKind.AUTOTUNE_CONFIG and isinstance(t.value, int):
+            for label in t.groups:
+                out.setdefault(label, {})[t.name] = t.value
+    return out
 
 
 def _seen(tunables: Sequence[Tunable]) -> str:
@@ -211,12 +228,17 @@ def _fit(
     origins: Mapping[str, KnobOrigin],
     limits: ResourceLimits | None,
     problem_sizes: Mapping[str, int] | None,
+    fixed: Mapping[str, Value] | None = None,
 ) -> tuple[Fit | None, list[str]]:
-    """The fit callable of the launch and the words for the rules it checks."""
+    """The fit callable of the launch and the words for the rules it checks (``fixed``: the launch options it is
+    written with that are no knobs, which the resource estimate reads)."""
     rules: list[str] = []
     tile = _tile_limits(knobs, origins, problem_sizes) if problem_sizes else {}
+    fixed = dict(fixed or {})
     if limits is not None:
         rules.append(f"resource_problems({limits.model_dump_json(exclude={'source'})})")
+        if fixed:
+            rules.append("as written: " + ", ".join(f"{n}={v}" for n, v in sorted(fixed.items())))
     if tile:
         rules.append("tile <= problem: " + ", ".join(f"{n} <= {m}" for n, m in sorted(tile.items())))
     if not rules:
@@ -225,7 +247,7 @@ def _fit(
     def fit(config: Config) -> list[str]:
         out = [f"{n}={config[n]} > {m}: larger than the problem" for n, m in tile.items() if _gt(config[n], m)]
         if limits is not None:
-            values = {feed: config[n] for n, o in origins.items() for feed in o.feeds}
+            values = {**fixed, **{feed: config[n] for n, o in origins.items() for feed in o.feeds}}
             out += resource_problems(values, limits)
         return out
 
