@@ -354,6 +354,27 @@ def test_a_varlen_block_pointer_unchecked_over_a_loaded_length_is_not_written_wi
 
 
 @pytest.mark.timeout(60)
+def test_a_varlen_block_set_by_a_decorator_is_not_written_wider() -> None:
+    """Beside j8: varlen_whole with ``BLOCK_T`` from ``@triton.autotune(configs=[triton.Config({"BLOCK_T": 16})])``
+    or ``@triton.heuristics({"BLOCK_T": lambda args: 16})`` (the launch passing none): the counted-loop rule read only
+    a block the launch passes, so a pinned 32 went out. A decorator's block is read as the block-pointer rule reads
+    it: a wider one is not written, a divisor is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "varlen_whole" / "kernel.py").read_text()
+    config = '@triton.autotune(configs=[triton.Config({"BLOCK_T": 16}, num_warps=4)], key=["D"])\n@triton.jit\n'
+    tuned = old.replace("@triton.jit\n", config).replace("BLOCK_T=16, BLOCK_D=64, num_warps=4", "BLOCK_D=64")
+    heur = old.replace("@triton.jit\n", '@triton.heuristics({"BLOCK_T": lambda args: 16})\n@triton.jit\n')
+    heur = heur.replace("BLOCK_T=16, BLOCK_D=64", "BLOCK_D=64")
+    for text, was in ((tuned, '{"BLOCK_T": 16}'), (heur, "lambda args: 16")):
+        assert text != old and "BLOCK_T=16" not in text
+        wider = guard_edit(text, text.replace(was, was.replace("16", "32")))
+        assert wider.new_source is None and "seq_len is computed in the kernel" in str(wider.note), wider.note
+        lower = text.replace(was, was.replace("16", "8"))
+        assert guard_edit(text, lower).new_source == lower
+
+
+@pytest.mark.timeout(60)
 def test_a_counted_loop_over_a_parameter_is_guarded_by_it() -> None:
     """Beside j8: the same loop over a length the launch passes (``range(0, tl.cdiv(T, BLOCK_T))``, ``T`` a
     parameter) is guarded by the host's size, as a ``range(0, T, BLOCK_T)`` loop is."""

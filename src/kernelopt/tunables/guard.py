@@ -776,10 +776,11 @@ def _counted_loops(
         if counted is None:
             continue
         size, block = counted
-        if not isinstance(block, cst.Name) or block.value not in blocks(node) or block.value not in passed:
+        if not isinstance(block, cst.Name) or block.value not in blocks(node):
             continue
-        given = passed[block.value]
-        tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", block.value) if _int(given) else None
+        given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
+        named = _tile_id(given) if isinstance(given, cst.Name) else None
+        tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
         if tile is None or not isinstance(size, cst.Name):
             continue
         name = size.value if size.value in passed else aliases.get(size.value, size.value)
