@@ -12,7 +12,12 @@ import pytest
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 #: Modules that run inside the harness's worker process and import torch at their top, by design.
-WORKER_SIDE = ("kernelopt.harness.compare", "kernelopt.harness.inputs", "kernelopt.harness.timers")
+WORKER_SIDE = (
+    "kernelopt.harness.compare",
+    "kernelopt.harness.inplace",
+    "kernelopt.harness.inputs",
+    "kernelopt.harness.timers",
+)
 HEAVY = ("torch", "triton", "matplotlib", "numpy", "git", "ncu_report")
 
 # Run in a fresh interpreter: every way of starting a process raises and is recorded, then every module
