@@ -186,6 +186,27 @@ def test_cpu_tune_s_fit_reads_the_stages_the_launch_is_written_with(
     assert (32, 32, 32) in tiles and (64, 64, 32) not in tiles and (128, 128, 32) not in tiles
 
 
+def test_a_cpu_check_of_a_tf32_dot_at_an_fp32_tolerance_says_what_a_gpu_will_see(tmp_path: Path) -> None:
+    """p3: the interpreter multiplies a default-precision fp32 ``tl.dot`` in fp32, a GPU in TF32, so a check at an
+    fp32 tolerance passes on the CPU and fails on the GPU (the H100 run's two GEMMs): tune on the CPU says so in one
+    line, unless reference.py's RTOL already allows TF32, the dot asks for ieee, or the card's dtype is not fp32."""
+    from kernelopt.tuning.folder import tf32_line
+    from kernelopt.tuning.problem import Problem
+
+    folder = tmp_path / "gemm"
+    shutil.copytree(DATA / "gemm", folder)
+    assert tf32_line(Problem.from_folder(folder, device="cpu")) is None  # RTOL = 1e-2: TF32's
+    reference = folder / "reference.py"
+    reference.write_text(reference.read_text().replace("RTOL = 1e-2", "RTOL = 1e-4"))
+    line = tf32_line(Problem.from_folder(folder, device="cpu"))
+    assert line is not None and line.startswith("on a GPU kernel.py's tl.dot multiplies fp32 operands in TF32")
+    assert 'pass input_precision="ieee", or give reference.py an RTOL of 0.01' in line
+    assert tf32_line(Problem.from_folder(folder, device="cuda")) is None  # on the GPU the check itself shows it
+    (folder / "README.md").write_text("---\ndtype: bf16\n---\n")
+    assert tf32_line(Problem.from_folder(folder, device="cpu")) is None
+    assert tf32_line(Problem.from_folder(DATA / "kstep", device="cpu")) is None  # input_precision="ieee"
+
+
 @pytest.mark.timeout(180)
 def test_the_shared_memory_estimate_bounds_triton_s_own_for_sm_80_and_sm_90() -> None:
     """A tile the portable fit admits asks, compiled by Triton for an A100 (sm_80) and an H100 (sm_90), for no more

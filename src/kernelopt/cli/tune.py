@@ -356,7 +356,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tunables.inline_guard import unmarked_guards
-    from kernelopt.tuning.folder import best_edit, idle_line, prepare_folder, summarize, tune_folder
+    from kernelopt.tuning.folder import best_edit, idle_line, prepare_folder, summarize, tf32_line, tune_folder
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.session import StopReason, current_failed_line
     from kernelopt.workspace import RunLock
@@ -398,6 +398,9 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     idle = idle_line(prepared)
     if idle is not None:
         note(idle)
+    tf32 = tf32_line(prepared.problem)
+    if tf32 is not None:
+        note(tf32)
     if prepared.within is not None:
         note(prepared.within.line())
     small = prepared.budget.below_floor(space.size.count)

@@ -47,7 +47,7 @@ from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizes import SizeValue, size_constants
-from kernelopt.kernelsource import check_pair
+from kernelopt.kernelsource import check_pair, dots_default_precision
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
@@ -411,6 +411,39 @@ def idle_shapes(
         if entry is not None and entry.launch_values and kernel not in entry.launch_values:
             idle.append(shape.label())
     return tuple(idle) if len(idle) < len(shapes) else ()
+
+
+#: The relative tolerance a check of a TF32 ``tl.dot`` needs: the one the H100 run's fp32 GEMMs were given
+#: (docs/gpu-runs/2026-12-05-h100-d: their worst element differed by 7.7e-4 relative, past 1e-3).
+TF32_RTOL = 1e-2
+
+
+def tf32_line(problem: Problem) -> str | None:
+    """One line for a Triton kernel checked on the CPU whose ``tl.dot`` leaves ``input_precision`` to Triton's default
+    (TF32 on NVIDIA GPUs) while reference.py's ``RTOL`` is tighter than :data:`TF32_RTOL` and no task card says the
+    operands are not fp32: the interpreter multiplies in fp32, so the check passes here and fails on a GPU
+    (docs/faults.md, "Interpreter and GPU disagree", p3); ``None`` otherwise."""
+    if not problem.interpreted or not dots_default_precision(problem.kernel_py):
+        return None
+    if problem.dtype_hint is not None and _dtype_of(problem.dtype_hint) != "fp32":
+        return None  # bf16 / fp16 operands, or tf32 already asked for: the card's dtype relaxes the check
+    rtol = problem.rtol if problem.rtol is not None else size_constants(problem.reference_py).get("RTOL")
+    if isinstance(rtol, int | float) and rtol >= TF32_RTOL:
+        return None
+    return (
+        f"on a GPU {problem.kernel_py.name}'s tl.dot multiplies fp32 operands in TF32 (Triton's default, about 1e-3 "
+        "relative); Triton's interpreter multiplies them in fp32, so this check cannot show that error: pass "
+        f'input_precision="ieee", or give reference.py an RTOL of {TF32_RTOL:g} (what TF32 meets)'
+    )
+
+
+def _dtype_of(hint: str) -> str | None:
+    from kernelopt.hardware.specs import normalize_dtype
+
+    try:
+        return normalize_dtype(hint)
+    except UsageError:
+        return None
 
 
 def idle_line(prepared: PreparedFolder) -> str | None:
