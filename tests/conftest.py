@@ -86,6 +86,7 @@ SLOW_FILES = (
     "test_nvidia_runner.py",
     "test_loop_agents.py",
     "test_tuning_rejected.py",
+    "test_tuning_slowcut.py",  # two bench workers on the CPU: about 10 s, mostly one candidate's 2.5 s limit
     "test_harness_correctness.py",
     "test_tuning_noise.py",
     "test_harness_gate.py",

@@ -24,6 +24,8 @@ poison buffers and compare chunks, CUDA-graph outputs capped at inputs + outputs
 
 from __future__ import annotations
 
+import dataclasses
+import signal
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -56,6 +58,28 @@ from kernelopt.tuning.noise import needs_more
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem, size_text
 from kernelopt.worker.messages import USER_CODE, FailureKind, JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
+
+CUT_FACTOR = 3.0
+"""A candidate whose first samples are all above this many times the session's best latency so far is cut: no more
+samples (its record keeps those it has, ``cut_slow``). Our bound, Inductor's and Helion's practice: the re-time takes
+candidates within a few percent of the best, and sample noise on a loaded clock stays well under 3x (the gate's own
+noisy pairs read 1.1-2x), so a candidate 3x slower in each of its first samples is never the pick."""
+
+CUT_PROBE_SAMPLES = 3
+"""Samples a candidate has before the latency cut judges it (the fastest of them must exceed the bound: one
+preempted sample never cuts)."""
+
+CUT_MIN_CALL_S = 0.5
+"""In Triton's interpreter a single call longer than ``CUT_FACTOR`` x the best's latency and than this many seconds
+cuts the candidate (its check's first call, or any call while it is timed, by a timer signal): a small-block
+candidate there takes seconds a call, and its ~30 calls ran to the 60 s candidate limit. The floor keeps a call's
+one-off costs (the first call in a fresh worker: first-use allocations, lazy imports) from cutting a candidate whose
+later calls are fast; one under it is cut by its samples instead."""
+
+
+class _CutSlow(BaseException):
+    """Raised by the per-call timer signal in the interpreter (a BaseException: no ``except Exception`` of the
+    interpreter or the timer may swallow it)."""
 
 
 class BenchKind(StrEnum):
@@ -129,6 +153,8 @@ class EvaluateRequest(BaseModel):
         calls_per_sample: on the CPU, the count of calls per sample the session's candidates are timed with (the
             count its first was timed with, :func:`kernelopt.harness.timers.one_count`); ``None``: the first, which
             takes its own.
+        cut_us: the slow-candidate bound, :data:`CUT_FACTOR` x the session's best latency so far (microseconds per
+            call); ``None``: no best yet, nothing is cut.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -136,6 +162,7 @@ class EvaluateRequest(BaseModel):
     path: str
     time: bool = True
     calls_per_sample: int | None = Field(default=None, ge=1)
+    cut_us: float | None = Field(default=None, gt=0)
 
 
 class BenchReply(BaseModel):
@@ -148,6 +175,8 @@ class BenchReply(BaseModel):
         peak_bytes: the worker's peak memory above its baseline while it ran (``None``: not measured).
         restart: the worker's process is unusable after this candidate (a sticky CUDA error).
         calls_per_sample: the calls per sample it was timed with (``None``: not timed).
+        cut_slow: its timing was cut (:data:`CUT_FACTOR`): ``samples_us`` are those it had, its latency is their
+            median (a lower bound when a call was cut by the clock); ``reason`` says why. It passed its check.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -164,6 +193,7 @@ class BenchReply(BaseModel):
     peak_bytes: int | None = None
     restart: bool = False
     calls_per_sample: int | None = None
+    cut_slow: bool = False
 
 
 class RetimeRequest(BaseModel):
@@ -238,6 +268,7 @@ def time_callables(
     order: Sequence[int],
     gradients: bool = False,
     calls_per_sample: int | None = None,
+    cut_us: float | None = None,
 ) -> tuple[list[list[float]], list[int]]:
     """Samples (microseconds per call) of each of ``fns`` on ``inputs``, taken in ``order`` (index per sample), and
     the calls per sample of each.
@@ -246,7 +277,8 @@ def time_callables(
     50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all. On the CPU every callable is timed
     with one count of calls per sample, ``calls_per_sample`` when given (the session's), by the gate's rule
     (:func:`kernelopt.harness.timers.one_count`). ``gradients``: autograd stays on
-    (:attr:`~kernelopt.kernelsource.KernelForm.takes_gradients`).
+    (:attr:`~kernelopt.kernelsource.KernelForm.takes_gradients`). ``cut_us`` (one callable): the sampling stops once
+    its first :data:`CUT_PROBE_SAMPLES` samples are all above it (:func:`cut_after`).
     """
     import torch
 
@@ -267,7 +299,45 @@ def time_callables(
         samplers = one_count(
             [make_sampler(fn, [inputs], device, settings, flusher) for fn in fns], settings, calls_per_sample
         )
-        return take_samples(samplers, order), [s.launches for s in samplers]
+        launches = [s.launches for s in samplers]
+        if cut_us is None or len(samplers) != 1:
+            return take_samples(samplers, order), launches
+        taken: list[float] = []
+        for _ in order:
+            taken.append(samplers[0].sample())
+            if cut_after(taken, cut_us):
+                break
+        return [taken], launches
+
+
+def cut_after(samples: Sequence[float], cut_us: float) -> bool:
+    """Whether a candidate's sampling stops here: it has :data:`CUT_PROBE_SAMPLES` samples (or more) and the fastest
+    of its first ones is above ``cut_us`` (one preempted sample never cuts)."""
+    return len(samples) >= CUT_PROBE_SAMPLES and min(samples[:CUT_PROBE_SAMPLES]) > cut_us
+
+
+def call_deadline_s(cut_us: float) -> float:
+    """In the interpreter, the longest one call of a candidate may run before it is cut (:data:`CUT_MIN_CALL_S`)."""
+    return max(CUT_MIN_CALL_S, cut_us * 1e-6)
+
+
+def _deadline_calls(fn: Callable[..., Any], deadline_s: float) -> Callable[..., Any]:
+    """``fn`` with each call cut (:class:`_CutSlow`) when it runs past ``deadline_s`` (a real-time timer signal; the
+    interpreter runs Python, so the signal lands within the call)."""
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise _CutSlow
+
+    def timed(*args: Any) -> Any:
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, deadline_s)
+        try:
+            return fn(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return timed
 
 
 def _reference_failure(exc: BaseException) -> str:
@@ -302,6 +372,7 @@ class BenchService:
         self.flusher: Any = None
         self.peak: _Peak | None = None
         self.need: MemoryNeed | None = None
+        self.interpreted = False  # Triton kernels run in its interpreter (the CPU): one call may take seconds
 
     # -- setup --------------------------------------------------------------------------------------
 
@@ -323,6 +394,7 @@ class BenchService:
             self.flusher = L2Flusher(device) if self.plan.l2_flush else None
         else:
             patch_interpreter()  # Triton kernels run in its interpreter on the CPU
+            self.interpreted = init.problem.interpreted
         try:
             # the parent hears where reference.py runs: a process that dies there (os._exit in get_inputs) is
             # reference.py's fault, named, as an exception or sys.exit there is (WorkerProcess.await_ready)
@@ -370,7 +442,12 @@ class BenchService:
     def handle(self, kind: str, payload: JsonObject, events: EventSink) -> JsonObject:
         if kind == BenchKind.EVALUATE:
             request = EvaluateRequest.model_validate(payload)
-            reply = self.evaluate(Path(request.path), timed=request.time, calls_per_sample=request.calls_per_sample)
+            reply = self.evaluate(
+                Path(request.path),
+                timed=request.time,
+                calls_per_sample=request.calls_per_sample,
+                cut_us=request.cut_us,
+            )
             return reply.model_dump(mode="json")
         if kind == BenchKind.RETIME:
             retime = RetimeRequest.model_validate(payload)
@@ -392,9 +469,16 @@ class BenchService:
             **extra,
         )
 
-    def evaluate(self, path: Path, *, timed: bool = True, calls_per_sample: int | None = None) -> BenchReply:
+    def evaluate(
+        self, path: Path, *, timed: bool = True, calls_per_sample: int | None = None, cut_us: float | None = None
+    ) -> BenchReply:
         """Check one candidate and, when it passes and ``timed``, time it (on the CPU at ``calls_per_sample`` calls
-        per sample, the session's count; ``None``: its own, and every extra round at the first round's)."""
+        per sample, the session's count; ``None``: its own, and every extra round at the first round's).
+
+        ``cut_us`` (:data:`CUT_FACTOR` x the session's best so far): a candidate whose first samples are all above it
+        is cut (``cut_slow``, the samples it has); in the interpreter so is one whose check's first call, or any call
+        while it is timed, runs past :func:`call_deadline_s` (that call's time is its one sample, a lower bound, and
+        the worker starts again: the call was stopped inside the interpreter)."""
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None and self.need is not None
         peak.reset()
@@ -405,10 +489,29 @@ class BenchService:
         try:
             if not timed:
                 return self._reply(path, verdict)
+            deadline = call_deadline_s(cut_us) if cut_us is not None and self.interpreted else None
+            if deadline is not None and verdict.first_call_s is not None and verdict.first_call_s > deadline:
+                first_us = verdict.first_call_s * 1e6
+                return self._cut(path, verdict, [first_us], cut_us, bench_s=0.0, calls=1, by_clock=True)
             t0 = time.perf_counter()
-            samples, verdict, calls = self._time([candidate], verdict, [0] * self.plan.repetitions, calls_per_sample)
+            try:
+                samples, verdict, calls = self._time(
+                    [candidate],
+                    verdict,
+                    [0] * self.plan.repetitions,
+                    calls_per_sample,
+                    cut_us=cut_us,
+                    deadline=deadline,
+                )
+            except _CutSlow:
+                bench_s = time.perf_counter() - t0
+                assert deadline is not None and cut_us is not None
+                return self._cut(
+                    path, verdict, [deadline * 1e6], cut_us, bench_s=bench_s, calls=1, by_clock=True, interrupted=True
+                )
+            cut = cut_us is not None and bool(samples) and cut_after(samples[0], cut_us)
             for _ in range(self.plan.extra_rounds):  # a high spread gets more samples
-                if verdict.outcome is not Outcome.OK or not needs_more(samples[0]):
+                if cut or verdict.outcome is not Outcome.OK or not needs_more(samples[0]):
                     break
                 more, verdict, _ = self._time([candidate], verdict, [0] * self.plan.repetitions, calls)
                 samples = [samples[0] + more[0]] if more else samples
@@ -416,6 +519,9 @@ class BenchService:
             if verdict.outcome is not Outcome.OK:
                 recover(loaded, verdict)
                 return self._reply(path, verdict, bench_s=bench_s)
+            if cut:
+                assert cut_us is not None
+                return self._cut(path, verdict, samples[0], cut_us, bench_s=bench_s, calls=calls, by_clock=False)
             return self._reply(
                 path,
                 verdict,
@@ -427,19 +533,62 @@ class BenchService:
         finally:
             candidate.release()
 
+    def _cut(
+        self,
+        path: Path,
+        verdict: Verdict,
+        samples: list[float],
+        cut_us: float,
+        *,
+        bench_s: float,
+        calls: int | None,
+        by_clock: bool,
+        interrupted: bool = False,
+    ) -> BenchReply:
+        """A candidate cut as far slower than the best so far: timed with the samples it has, and why
+        (``interrupted``: a call was stopped by the timer signal; the worker starts again)."""
+        best_us = cut_us / CUT_FACTOR
+        if by_clock:
+            took = "was stopped at" if interrupted else "took"
+            reason = (
+                f"cut: a call {took} {samples[0] / 1e6:.3g} s, past the interpreter's call deadline of "
+                f"{call_deadline_s(cut_us):.3g} s (the larger of {CUT_MIN_CALL_S:g} s and {CUT_FACTOR:g}x the best so "
+                f"far, {best_us:.4g} us); its latency is a lower bound"
+            )
+        else:
+            reason = (
+                f"cut: its first {CUT_PROBE_SAMPLES} samples were all above {CUT_FACTOR:g}x the best so far "
+                f"({min(samples[:CUT_PROBE_SAMPLES]):.4g} us > {cut_us:.4g} us); {len(samples)} samples taken"
+            )
+        return self._reply(
+            path,
+            dataclasses.replace(verdict, reason=reason, restart=verdict.restart or interrupted),
+            latency_us=statistics.median(samples),
+            samples_us=samples,
+            bench_s=bench_s,
+            calls_per_sample=calls,
+            cut_slow=True,
+        )
+
     def _time(
         self,
         candidates: Sequence[LoadedCandidate],
         verdict: Verdict,
         order: Sequence[int],
         calls_per_sample: int | None = None,
+        *,
+        cut_us: float | None = None,
+        deadline: float | None = None,
     ) -> tuple[list[list[float]], Verdict, int | None]:
-        """The candidates' samples in ``order``, the verdict, and the calls per sample they were timed with."""
+        """The candidates' samples in ``order``, the verdict, and the calls per sample they were timed with
+        (``cut_us``: :func:`time_callables`'; ``deadline``: each call is cut past that many seconds, raising
+        :class:`_CutSlow`)."""
         loaded = self.loaded
         assert loaded is not None and self.need is not None
+        fns = [c.fn if deadline is None else _deadline_calls(c.fn, deadline) for c in candidates]
         try:
             samples, calls = time_callables(
-                [c.fn for c in candidates],
+                fns,
                 loaded.inputs,
                 loaded.device,
                 self.plan,
@@ -448,6 +597,7 @@ class BenchService:
                 order=order,
                 gradients=loaded.form.takes_gradients,
                 calls_per_sample=calls_per_sample,
+                cut_us=cut_us,
             )
         except Exception as exc:  # a launch that fails only under the timer (graph capture, ...): a result
             path = candidates[0].path if len(candidates) == 1 else None

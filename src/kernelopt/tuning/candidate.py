@@ -110,6 +110,9 @@ class Result(BaseModel):
         failed_entry: a session across ``SHAPES`` entries: the label of the entry the candidate failed (its check,
             or its timing there), ``None`` when it passed them all or one shape was run. Such a candidate was never
             timed where it failed, and is no candidate of the stall rule (:func:`kernelopt.tuning.budget.stalled`).
+        cut_slow: its timing was cut early, far slower than the best so far
+            (:data:`~kernelopt.tuning.bench_worker.CUT_FACTOR`): ``latency_us`` is the median of the samples it had
+            (``reason`` says why), it passed its check, and it is never picked nor re-timed.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -127,6 +130,7 @@ class Result(BaseModel):
     retimed: bool = False
     recorded: bool = False
     failed_entry: str | None = None
+    cut_slow: bool = False
 
     @property
     def key(self) -> str:

@@ -50,6 +50,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.guard import guard_edit, strip_stale_guards
 from kernelopt.tuning.bench_worker import (
+    CUT_FACTOR,
     BenchInit,
     BenchKind,
     BenchPlan,
@@ -97,6 +98,8 @@ class EvaluatorSettings(BaseModel):
         devices: one bench worker each (``None``: the problem's device).
         workers_per_device: bench workers wanted per device; more than one only when its measured free memory
             holds them (their timings then overlap: for checking throughput, not for final numbers).
+        cut_slow: once a best latency is known, a candidate far slower than it stops being timed early
+            (:data:`~kernelopt.tuning.bench_worker.CUT_FACTOR`, docs/tuning-engine.md "Cutting far-slower candidates").
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -109,6 +112,7 @@ class EvaluatorSettings(BaseModel):
     compile_pool: bool | None = None
     devices: list[str] | None = None
     workers_per_device: int = Field(default=1, ge=1)
+    cut_slow: bool = True
 
 
 def knob_editor(
@@ -366,6 +370,8 @@ class KernelEvaluator:
         # on the CPU, the calls per sample of the session's first timed candidate: every later one is timed with it
         # (kernelopt.harness.timers.one_count), whichever worker, restarted or not, times it
         self.calls_per_sample: int | None = None
+        # the fastest latency this evaluator measured in full (not cut, not re-timed): the slow-candidate cut's base
+        self.best_us: float | None = None
 
     # -- workers ------------------------------------------------------------------------------------
 
@@ -519,22 +525,31 @@ class KernelEvaluator:
         interpreted = self.problem.interpreted
         corrupting = {Outcome.WRONG_RESULT.value, Outcome.RUN_ERROR.value}
 
+        built: list[Job] = []
+
         def on_answer(j: int, answer: Answer, seconds: float, worker: WorkerProcess) -> None:
+            if timed and isinstance(answer, Reply) and self._saw(answer.payload):
+                for job in built:  # requests not sent yet carry the new bound (a payload is read when it is sent)
+                    job.payload["cut_us"] = self._cut_us()
             if isinstance(answer, Reply) and answer.payload.get("restart"):
                 worker.kill()  # its process is unusable (a sticky CUDA error): the next request starts it again
             elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
                 worker.kill()  # the next candidate gets a fresh (forked, cheap) worker, not a corrupt one
 
         def jobs(part: Sequence[Path]) -> list[Job]:
-            return [
+            built[:] = [
                 Job(
                     BenchKind.EVALUATE,
-                    EvaluateRequest(path=str(p), time=timed, calls_per_sample=self.calls_per_sample).model_dump(
-                        mode="json"
-                    ),
+                    EvaluateRequest(
+                        path=str(p),
+                        time=timed,
+                        calls_per_sample=self.calls_per_sample,
+                        cut_us=self._cut_us() if timed else None,
+                    ).model_dump(mode="json"),
                 )
                 for p in part
             ]
+            return built
 
         answers: list[Answer] = []
         try:
@@ -556,6 +571,22 @@ class KernelEvaluator:
             return answers
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
+
+    def _saw(self, payload: Mapping[str, object]) -> bool:
+        """Keep a timed reply's latency as the best so far when it is faster (a cut one is no best); whether it was."""
+        reply = BenchReply.model_validate(payload)
+        if reply.outcome is not Outcome.OK or reply.cut_slow or reply.latency_us is None:
+            return False
+        if self.best_us is not None and reply.latency_us >= self.best_us:
+            return False
+        self.best_us = reply.latency_us
+        return True
+
+    def _cut_us(self) -> float | None:
+        """The slow-candidate bound sent with a timing request: :data:`CUT_FACTOR` x the best so far."""
+        if not self.settings.cut_slow or self.best_us is None:
+            return None
+        return CUT_FACTOR * self.best_us
 
     def _pins_calls(self) -> bool:
         """Whether the session's candidates are timed at one count of calls per sample (the CPU's timer)."""
@@ -668,6 +699,7 @@ def _merge(
         check_s=sum(checked) if checked else None,
         bench_s=reply.bench_s,
         peak_bytes=reply.peak_bytes,
+        cut_slow=reply.cut_slow and reply.outcome is Outcome.OK,
     )
 
 

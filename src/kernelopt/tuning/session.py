@@ -192,7 +192,7 @@ class _Run:
         ]
 
     def best(self) -> Result | None:
-        ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None]
+        ok = [r for r in self.results if r.outcome.ok and r.latency_us is not None and not r.cut_slow]
         return min(ok, key=lambda r: r.latency_us or 0.0) if ok else None
 
 
@@ -387,7 +387,8 @@ def _retime_picks(run: _Run, current: Config | None, top: int) -> list[Config]:
     (:func:`~kernelopt.tuning.noise.contenders`), the current configuration, and (timed on several shapes) each
     shape's own fastest."""
     ok = sorted(
-        (r for r in run.results if r.outcome.ok and r.latency_us is not None), key=lambda r: r.latency_us or 0.0
+        (r for r in run.results if r.outcome.ok and r.latency_us is not None and not r.cut_slow),
+        key=lambda r: r.latency_us or 0.0,
     )
     picks = contenders(ok, top)
     if top > 0 and current is not None and current not in picks and any(Config.of(r.config) == current for r in ok):

@@ -104,6 +104,8 @@ def merge(config: Config, by_shape: Sequence[tuple[str, Result]], *, shapes: int
             "check_s": seconds("check_s"),
             "bench_s": seconds("bench_s"),
             "retimed": all(r.retimed for _, r in by_shape),
+            "cut_slow": any(r.cut_slow for _, r in by_shape),
+            "reason": next((r.reason for _, r in by_shape if r.cut_slow), first.reason),
         }
     )
 
