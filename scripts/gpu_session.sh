@@ -19,7 +19,7 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       shapes gputests breaker5 edges shapefail, with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set,
+#   owed       parity breaker6 variants edges breaker5 harness6 gputests, with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set,
 #              TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
@@ -47,6 +47,8 @@
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
 #   parity     scripts/gpu_parity.sh: what Triton's interpreter now refuses (a tl.dot's K, num_warps) fails on the
 #              GPU too, and the kernel.py a CPU tune wrote compiles and is correct there
+#   harness6   scripts/gpu_harnessleft6.sh: a claim repeated by its re-time on CUDA timing (a 3x slower kernel),
+#              RoPE in place through the gate under the in-place rule
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -56,7 +58,7 @@ cmd=${1:-collect}
 shift || true
 
 # The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
-OWED_GPU_TESTS="tests/test_knob_generality.py tests/test_tuning_shapes.py"
+OWED_GPU_TESTS="tests/test_launch_tuning.py tests/test_batchbreak_cases.py"
 
 phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
     cat <<'EOF'
@@ -76,13 +78,14 @@ breaker5 420 scripts/gpu_breaker5.sh
 breaker6 480 scripts/gpu_breaker6.sh
 variants 420 scripts/gpu_variants.sh
 parity 300 scripts/gpu_parity.sh
+harness6 300 scripts/gpu_harnessleft6.sh
 gputests 560 -
 EOF
 }
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "shapes gputests breaker5 edges shapefail" ;;
+        owed) echo "parity breaker6 variants edges breaker5 harness6 gputests" ;;
     esac
 }
 

@@ -362,7 +362,7 @@ def session_listing() -> tuple[dict[str, tuple[int, str]], dict[str, list[str]],
 @pytest.mark.timeout(60)
 def test_every_phase_of_a_plan_exists_with_its_script_and_the_plan_fits_its_wall() -> None:
     phases, plans, _ = session_listing()
-    assert plans.get("owed", [])[:1] == ["shapes"]  # issue 32's RMSNorm shapes proof first
+    assert plans.get("owed", [])[:1] == ["parity"]  # what a CPU tune writes compiles on a GPU, first
     for plan, names in plans.items():
         assert all(n in phases for n in names), (plan, names)
     for name, (limit, script) in phases.items():
@@ -460,10 +460,10 @@ def test_a_plan_from_one_of_its_phases_keeps_the_plan_s_settings_and_a_phase_it_
         )  # fmt: skip
 
     _, plans, owed_tests = session_listing()
-    done = phases("owed:shapefail")
+    done = phases("owed:edges")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "phases: " + " ".join(plans["owed"][plans["owed"].index("shapefail") :])
+    assert lines[0] == "phases: " + " ".join(plans["owed"][plans["owed"].index("edges") :])
     assert lines[1].startswith(f"GPU_TESTS={' '.join(owed_tests)} TUNE_WALL_S=240 SWEEP_WALL_S=120 PLAN_WALL_S=1320")
     assert phases("owed").stdout.splitlines()[0] == "phases: " + " ".join(plans["owed"])
     bad = phases("owed:shapefails")
