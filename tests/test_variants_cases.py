@@ -220,6 +220,43 @@ def test_a_grid_written_in_a_module_helper_is_read_as_the_launch_s_own(tmp_path:
     _all_correct(folder, [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 7, "N": 16}])
 
 
+JIT_HELPERS = """@triton.jit
+def _load(ptr, offs):
+    return tl.load(ptr + offs)
+
+
+@triton.jit
+def _store(ptr, offs, v):
+    tl.store(ptr + offs, v)
+
+
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_whose_accesses_sit_in_jit_helpers_is_read_through_them(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v7): gelu_nomask with its loads and its store moved into ``@triton.jit`` helpers (``x =
+    _load(x_ptr, offs)``, ``_store(y_ptr, offs, ...)``), as libraries factor them. The kernel had no load or store of
+    its own, so it was read as having no accesses, neither masked nor not, and ``BLOCK_SIZE=512`` went out plainly:
+    wrong at 3 x 128, which the original handled. A kernel with no access of its own is read through the helpers
+    it calls: ``if n % 512 == 0:  # kernelopt: tuned``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("gelu_nomask", tmp_path)
+    source = (folder / "kernel.py").read_text()
+    helped = (
+        source.replace("@triton.jit\ndef bias_gelu_kernel", JIT_HELPERS + "@triton.jit\ndef bias_gelu_kernel")
+        .replace("x = tl.load(x_ptr + offs)", "x = _load(x_ptr, offs)")
+        .replace("b = tl.load(b_ptr + offs % n_cols)", "b = _load(b_ptr, offs % n_cols)")
+        .replace("tl.store(y_ptr + offs, 0.5 * v * (1.0 + t))", "_store(y_ptr, offs, 0.5 * v * (1.0 + t))")
+    )
+    assert "tl.load(x_ptr" not in helped and "tl.store(y_ptr" not in helped
+    guarded = guard_edit(helped, helped.replace("BLOCK_SIZE=128, num_warps", "BLOCK_SIZE=512, num_warps"))
+    assert guarded.new_source is not None and "    if n % 512 == 0:  # kernelopt: tuned\n" in guarded.new_source
+    (folder / "kernel.py").write_text(guarded.new_source)
+    _all_correct(folder, [{"n_rows": 4, "n_cols": 512}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 5, "n_cols": 384}])
+
+
 # ------------------------------------------------------------------------- the written kernel at sizes never timed
 
 

@@ -129,9 +129,22 @@ def _tile_id(expr: cst.BaseExpression) -> tuple[str, str] | None:
     return None
 
 
-def _masked(kernel: cst.FunctionDef) -> bool | None:
+def _masked(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None) -> bool | None:
     """Whether a Triton kernel's loads and stores carry masks (``None``: it has none of either): a mask,
-    ``boundary_check`` or ``other`` argument, or a second positional argument of a load (third of a store)."""
+    ``boundary_check`` or ``other`` argument, or a second positional argument of a load (third of a store). A
+    kernel with no load or store of its own is read through the ``@triton.jit`` ``helpers`` it calls (``x =
+    _load(x_ptr, offs)``: variants v7, a kernel whose every access sat in helpers was read as having none)."""
+    if helpers:
+        own = _masked(kernel)
+        if own is not None:
+            return own
+        called = [
+            helpers[n.func.value]
+            for n in walk(kernel.body)
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in helpers
+        ]
+        found = [_masked(h) for h in called if h is not kernel]
+        return True if True in found else False if False in found else None
     seen = False
     for node in walk(kernel.body):
         if not isinstance(node, cst.Call):
@@ -1381,7 +1394,8 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     pos = new_wrapper.resolve(PositionProvider)
     new_collector = _Collector(_line_starts(new), pos)
     new_wrapper.module.visit(new_collector)
-    unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f) is False}
+    jitted = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
+    unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f, jitted) is False}
     kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
