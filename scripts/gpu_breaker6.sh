@@ -24,13 +24,5 @@ KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovid
     tests/test_breaker6_cases.py > "$R/tests.txt" 2>&1
 progress "tests: rc=$?"
 
-for name in range_stages varlen_whole op_whole; do
-    ws="$R/work/$name"
-    rm -rf "$ws" && cp -r "tests/data/breaker6/$name" "$ws"
-    progress "tune $name: start"
-    timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s 60 --out "$R/logs/$name" \
-        > "$R/tune_$name.json" 2> "$R/tune_$name.txt"
-    progress "tune $name: rc=$?"
-    cp "$ws/kernel.py" "$R/kernel_$name.py"
-done
+tune_copies tests/data/breaker6 range_stages varlen_whole op_whole
 progress "done"

@@ -22,13 +22,5 @@ KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovid
     tests/test_variants_cases.py > "$R/tests.txt" 2>&1
 progress "tests: rc=$?"
 
-for name in mm_evenk transpose_rowmask dispatch_size; do
-    ws="$R/work/$name"
-    rm -rf "$ws" && cp -r "tests/data/variants/$name" "$ws"
-    progress "tune $name: start"
-    timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s 60 --out "$R/logs/$name" \
-        > "$R/tune_$name.json" 2> "$R/tune_$name.txt"
-    progress "tune $name: rc=$?"
-    cp "$ws/kernel.py" "$R/kernel_$name.py"
-done
+tune_copies tests/data/variants mm_evenk transpose_rowmask dispatch_size
 progress "done"
