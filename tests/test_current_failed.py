@@ -86,12 +86,12 @@ def test_a_tl_dot_left_to_its_default_precision_is_found(tmp_path: Path) -> None
 
 
 def test_the_hint_names_tf32_on_a_gpu_only(tmp_path: Path) -> None:
-    from kernelopt.cli.tune import _current_failed_hint
+    from kernelopt.tuning.folder import current_failed_hint
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")
-    gpu = SimpleNamespace(problem=SimpleNamespace(interpreted=False, kernel_py=kernel))
-    cpu = SimpleNamespace(problem=SimpleNamespace(interpreted=True, kernel_py=kernel))
-    assert 'input_precision="ieee"' in _current_failed_hint(gpu) and "TF32" in _current_failed_hint(gpu)  # type: ignore[arg-type]
-    assert "`kernelopt validate`" in _current_failed_hint(gpu)  # type: ignore[arg-type]
-    assert "TF32" not in _current_failed_hint(cpu) and "ATOL/RTOL" in _current_failed_hint(cpu)  # type: ignore[arg-type]
+    gpu = SimpleNamespace(interpreted=False, kernel_py=kernel)
+    cpu = SimpleNamespace(interpreted=True, kernel_py=kernel)
+    assert 'input_precision="ieee"' in current_failed_hint(gpu) and "TF32" in current_failed_hint(gpu)  # type: ignore[arg-type]
+    assert "`kernelopt validate`" in current_failed_hint(gpu)  # type: ignore[arg-type]
+    assert "TF32" not in current_failed_hint(cpu) and "ATOL/RTOL" in current_failed_hint(cpu)  # type: ignore[arg-type]

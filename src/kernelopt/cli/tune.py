@@ -356,7 +356,15 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     """
     from kernelopt.fileio import SourceChanged, replace_source, signals_held, source_target
     from kernelopt.tunables.inline_guard import unmarked_guards
-    from kernelopt.tuning.folder import best_edit, idle_line, prepare_folder, summarize, tf32_line, tune_folder
+    from kernelopt.tuning.folder import (
+        best_edit,
+        current_failed_hint,
+        idle_line,
+        prepare_folder,
+        summarize,
+        tf32_line,
+        tune_folder,
+    )
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.session import StopReason, current_failed_line
     from kernelopt.workspace import RunLock
@@ -420,7 +428,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         _interrupted(_unfinished(tuning), 130)
     failed = current_failed_line(r, kernel_py.name)
     if failed is not None:  # bad input for tuning: the kernel itself does not meet its reference
-        raise UsageError(f"{failed}; {kernel_py.name} unchanged", hint=_current_failed_hint(prepared))
+        raise UsageError(f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem))
     edit = None
     written = False
     refused: str | None = None
@@ -505,22 +513,6 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     line = None if written else _changing_results(tuning)
     if line is not None:  # bad input for tuning: nothing here moves without changing the results
         raise UsageError(line)
-
-
-def _current_failed_hint(prepared: PreparedFolder) -> str:
-    """What to do about a kernel that fails its own check: `validate` runs the gate's check; a ``tl.dot`` left
-    to Triton's default precision on a GPU multiplies fp32 in TF32, which an fp32 tolerance does not allow."""
-    from kernelopt.kernelsource import dots_default_precision
-
-    problem = prepared.problem
-    hint = "fix the kernel, or its tolerance (ATOL/RTOL in reference.py); `kernelopt validate` runs the gate's check"
-    if not problem.interpreted and dots_default_precision(problem.kernel_py):
-        hint = (
-            "its tl.dot multiplies fp32 operands in TF32 (Triton's default on NVIDIA GPUs, about 1e-3 relative): "
-            'pass input_precision="ieee" for fp32 products, or widen ATOL/RTOL in reference.py to what TF32 '
-            f"gives; then {hint.split('; ', 1)[1]}"
-        )
-    return hint
 
 
 def _changing_results(tuning: FolderTuning) -> str | None:

@@ -432,9 +432,26 @@ def tf32_line(problem: Problem) -> str | None:
         return None
     return (
         f"on a GPU {problem.kernel_py.name}'s tl.dot multiplies fp32 operands in TF32 (Triton's default, about 1e-3 "
-        "relative); Triton's interpreter multiplies them in fp32, so this check cannot show that error: pass "
-        f'input_precision="ieee", or give reference.py an RTOL of {TF32_RTOL:g} (what TF32 meets)'
+        f"relative); Triton's interpreter multiplies them in fp32, so this check cannot show that error: {_TF32_FIX}"
     )
+
+
+_TF32_FIX = f'pass input_precision="ieee", or give reference.py an RTOL of {TF32_RTOL:g} (what TF32 meets)'
+"""What a kernel whose ``tl.dot`` runs in TF32 against an fp32 check can do (:func:`tf32_line`,
+:func:`current_failed_hint`)."""
+
+
+def current_failed_hint(problem: Problem) -> str:
+    """What to do about a kernel that fails its own check as written (the session's ``current_failed`` stop):
+    `validate` runs the gate's check; on a GPU, a ``tl.dot`` left to Triton's default precision multiplies fp32 in
+    TF32, which an fp32 tolerance does not allow."""
+    check = "`kernelopt validate` runs the gate's check"
+    if not problem.interpreted and dots_default_precision(problem.kernel_py):
+        return (
+            "its tl.dot multiplies fp32 operands in TF32 (Triton's default on NVIDIA GPUs, about 1e-3 relative): "
+            f"{_TF32_FIX}; then {check}"
+        )
+    return f"fix the kernel, or its tolerance (ATOL/RTOL in reference.py); {check}"
 
 
 def _dtype_of(hint: str) -> str | None:
