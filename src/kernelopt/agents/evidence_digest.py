@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from kernelopt.evidence.diff import KernelDiff, MetricChange, SummaryDiff
-from kernelopt.evidence.model import EvidenceItem, Finding, KernelEvidence, ProfilerRuleResult, ProfileSummary
+from kernelopt.evidence.model import Finding, KernelEvidence, ProfilerRuleResult, ProfileSummary
 from kernelopt.evidence.summary import CONFIG_METRICS, KEY_METRICS
 from kernelopt.oneline import one_line
 
@@ -127,21 +127,10 @@ class EvidenceDigest(BaseModel):
     more: str
 
 
-def _fact(e: EvidenceItem) -> str:
-    """:meth:`EvidenceItem.render` without its ``[source]`` (the kernel's artifact is said once)."""
-    said = e.render()
-    source = f" [{e.source}]"
-    return said[: -len(source)] if said.endswith(source) else said
-
-
 def _finding(f: Finding) -> str:
     """The finding's :meth:`Finding.chain` less the artifact of each fact, cut to :data:`FINDING_CHARS`."""
     where = f" @ {f.location}" if f.location else ""
-    facts = "; ".join(_fact(e) for e in f.evidence)
-    actions = ", ".join(a.value for a in f.action_categories) or "none"
-    return one_line(
-        f"[{f.confidence.value}] {f.rule_id}{where}: {facts} -> {f.inference} -> try {actions}", FINDING_CHARS
-    )
+    return one_line(f"[{f.confidence.value}] {f.rule_id}{where}: {f.chain(with_source=False)}", FINDING_CHARS)
 
 
 def _rule(r: ProfilerRuleResult) -> str:

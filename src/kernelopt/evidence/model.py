@@ -60,8 +60,9 @@ class EvidenceItem(_Model):
     source: str
     missing_reason: str | None = None
 
-    def render(self) -> str:
-        """``metric = value unit (threshold) [source]`` on one line."""
+    def render(self, *, with_source: bool = True) -> str:
+        """``metric = value unit (threshold) [source]`` on one line (without `` [source]`` when ``with_source`` is
+        False: a digest that says the kernel's artifact once)."""
         if self.value is None:
             shown = f"n/a ({self.missing_reason or 'not measured'})"
         elif isinstance(self.value, float):
@@ -70,7 +71,8 @@ class EvidenceItem(_Model):
             shown = str(self.value)
         unit = f" {self.unit}" if self.unit and self.value is not None else ""
         thr = f" (threshold {self.threshold})" if self.threshold else ""
-        return f"{self.metric} = {shown}{unit}{thr} [{self.source}]"
+        source = f" [{self.source}]" if with_source else ""
+        return f"{self.metric} = {shown}{unit}{thr}{source}"
 
 
 class Finding(_Model):
@@ -96,9 +98,10 @@ class Finding(_Model):
     estimated_speedup_pct: float | None = None
     location: str | None = None
 
-    def chain(self) -> str:
-        """The ``evidence -> inference -> action`` line used in plans and memory."""
-        facts = "; ".join(e.render() for e in self.evidence)
+    def chain(self, *, with_source: bool = True) -> str:
+        """The ``evidence -> inference -> action`` line used in plans and memory (each fact without its artifact
+        when ``with_source`` is False)."""
+        facts = "; ".join(e.render(with_source=with_source) for e in self.evidence)
         actions = ", ".join(a.value for a in self.action_categories) or "none"
         return f"{facts} -> {self.inference} -> try {actions}"
 
