@@ -126,5 +126,9 @@ def test_a_whole_iteration_of_softmax_on_the_gpu(tmp_path: Path) -> None:
     ws = seen["ws"]
     log = subprocess.run(["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True, check=True)
     print(json.dumps({k: v for k, v in seen.items() if k != "ws"}, default=str), log.stdout.splitlines()[:2])
-    assert seen["gate"]["result"] == "PASS", seen["gate"]
-    assert log.stdout.splitlines()[0].startswith("V1: ")
+    # the gate's verdict is the GPU's: BLOCK_SIZE 1024 passed on the H200 and was 0.896x on the H100 (2026-12-05)
+    if seen["gate"]["result"] == "PASS":
+        assert log.stdout.splitlines()[0].startswith("V1: ")
+    else:
+        assert seen["gate"]["result"] == "FAIL" and seen["gate"]["culprit"] == "kernel", seen["gate"]
+        assert "BLOCK_SIZE=128" in (ws / "kernel.py").read_text()  # record reverted the edit

@@ -70,7 +70,9 @@ def _env() -> dict[str, str]:
     keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "PATH")
     keep += ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "KERNELOPT_NCU")  # the GPU runs (tests/test_mcp_gpu.py)
     env = {k: os.environ[k] for k in keep if k in os.environ}
-    return {**env, "PYTHONPATH": SRC, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
+    # the GPU machine's carried wheels (/tmp/site) stay importable: the server needs the MCP SDK from there
+    path = os.pathsep.join([SRC, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]])
+    return {**env, "PYTHONPATH": path, "KERNELOPT_BENCH_S": "0.1", "KERNELOPT_SEEDS": "1", "OMP_NUM_THREADS": "1"}
 
 
 def session(roots: list[Path], body: Callable[[Call], Awaitable[None]], *, device: str = "cpu") -> None:

@@ -10,8 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from kernelopt.agents.command_profile import command_argv
+from kernelopt.agents.command_profile import command_argv, profile_command
 from kernelopt.agents.roots import Roots
+from kernelopt.errors import EnvironmentProblem
 
 from .test_mcp_server import LOOP
 
@@ -62,6 +63,18 @@ def test_profile_of_a_command_builds_ncu_argv_and_refuses_in_one_line(
     argv = command_argv("/opt/ncu", ["python3", "train.py", "--steps", "3"], tmp_path / "out")
     assert argv[0] == "/opt/ncu" and argv[-4:] == ["python3", "train.py", "--steps", "3"]
     assert argv[argv.index("--export") + 1] == str(tmp_path / "out" / "command")
+    # a user's command never calls cudaProfilerStart: with --profile-from-start off, ncu saw no kernel (H100, 2026-12-05)
+    assert argv[argv.index("--profile-from-start") + 1] == "on"
+    fake = tmp_path / "ncu"
+    fake.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > {tmp_path}/argv.txt\necho "==WARNING== No kernels were profiled." >&2\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("KERNELOPT_NCU", str(fake))
+    with pytest.raises(EnvironmentProblem, match="No kernels were profiled"):
+        profile_command(["python3", "train.py"], tmp_path / "fake_prof", launch_count=2)
+    said = (tmp_path / "argv.txt").read_text().split("\n")
+    assert said[said.index("--profile-from-start") + 1] == "on" and said[said.index("--launch-count") + 1] == "2"
     monkeypatch.setenv("KERNELOPT_NCU", str(tmp_path / "no-ncu"))
     cases = [
         ({"command": ["python3", "-c", "pass"], "out": str(tmp_path / "prof")}, "Nsight Compute (ncu) not found"),

@@ -423,8 +423,12 @@ def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]]) -> dict[str, ob
             got = ker.run(*[_padded(t) for t in inputs])
             torch.cuda.synchronize()
             want = ref.reference(*inputs)
-            tol = max(ref.ATOL, 2e-2)  # fp32 tl.dot runs in TF32 on the GPU; a wrong tile is off by O(1) or NaN
-            out[label] = bool(torch.allclose(got.float(), want.float(), atol=tol, rtol=tol))
+            # fp32 tl.dot runs in TF32 on the GPU, so at K=2064 single elements drift past any fixed tolerance; a
+            # wrong tile is NaN (the padding) or off by O(1): finite, and 0.5 % normwise (TF32 gives about 0.05 %)
+            got, want = got.float(), want.float()
+            close = torch.allclose(got, want, atol=max(ref.ATOL, 2e-2), rtol=2e-2)
+            normwise = float(torch.linalg.vector_norm(got - want) / torch.linalg.vector_norm(want).clamp_min(1e-30))
+            out[label] = bool(torch.isfinite(got).all()) and (close or normwise < 5e-3)
         except Exception as exc:  # a kernel that raises at a size is wrong there
             out[label] = f"{type(exc).__name__}: {exc}"[:200]
     return out

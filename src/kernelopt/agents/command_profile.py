@@ -19,7 +19,7 @@ REPORT = "command"
 
 def command_argv(ncu: str, command: list[str], out: Path, *, options: NcuOptions | None = None) -> list[str]:
     """The ``ncu`` command line that profiles ``command`` into ``out/command.ncu-rep``."""
-    chosen = options or NcuOptions(export=out / REPORT)
+    chosen = options or NcuOptions(export=out / REPORT, profile_from_start=True)
     return build_ncu_argv(ncu, chosen, command)
 
 
@@ -45,8 +45,13 @@ def profile_command(
     if ncu is None:
         raise EnvironmentProblem("Nsight Compute (ncu) not found", hint="install it or set KERNELOPT_NCU")
     try:
+        # a user's command never calls cudaProfilerStart: profile from its start, or ncu sees no kernel
         options = NcuOptions(
-            export=out / REPORT, kernel_regex=kernel_regex, launch_skip=launch_skip, launch_count=launch_count
+            export=out / REPORT,
+            kernel_regex=kernel_regex,
+            launch_skip=launch_skip,
+            launch_count=launch_count,
+            profile_from_start=True,
         )
     except ValueError as exc:
         raise UsageError(f"profile: {exc}") from None
