@@ -20,6 +20,8 @@ from typing import Any
 
 import torch
 
+from kernelopt.digits import size_text
+from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
 from kernelopt.harness.poison import POISON_BYTE
 from kernelopt.oneline import first_line
@@ -100,6 +102,53 @@ def host_inputs_note(device: str, exc: BaseException) -> str:
     )
 
 
+def _call_label(shape: dict[str, Any]) -> str:
+    return "get_inputs(" + ", ".join(f"{k}={v!r}" for k, v in shape.items()) + ")"
+
+
+def host_need_bytes(inputs: list[Any]) -> tuple[int, int]:
+    """The bytes of ``inputs`` and of the float64 copy of their floating tensors below 64 bits: the gate's
+    reference check holds both at once (:func:`upcast_tree`), so their sum is the least a check of them needs."""
+    tensors = tensors_in(inputs)
+    own = sum(t.numel() * t.element_size() for t in tensors)
+    upcast = sum(t.numel() * 8 for t in tensors if t.is_floating_point() and torch.finfo(t.dtype).bits < 64)
+    return own, upcast
+
+
+def check_host_room(get_inputs: Callable[..., Any], shape: dict[str, Any], seed: int) -> None:
+    """Refuse, before any tensor is built, the inputs of a case that cannot fit the host's available memory.
+
+    ``get_inputs(**shape)`` runs once under ``with torch.device("meta")``: its tensors get shapes and dtypes
+    and no storage (a 16 GiB ``torch.rand`` takes no time and no memory). When their bytes plus their float64
+    copy (:func:`host_need_bytes`) exceed :func:`~kernelopt.harness.hostmem.host_available_bytes`, building them
+    would swap or bring the kernel's out-of-memory killer onto this process or another one (a full-size
+    KernelBench level-1 problem holds 8-16 GiB of inputs). A ``get_inputs`` that cannot run on the meta device
+    (it calls ``.item()``, ``.numpy()``, draws from a CPU generator) is not estimated: its inputs are built as
+    before.
+
+    Raises:
+        InputsDoNotFit: one line with the figures and what to do.
+    """
+    available = host_available_bytes()
+    if available is None:
+        return
+    kwargs = get_inputs_kwargs(get_inputs, shape, "meta", seed)
+    try:
+        with torch.device("meta"):
+            sized = list(get_inputs(**kwargs))
+    except Exception:  # user code the meta device cannot run: no estimate, built as before
+        return
+    own, upcast = host_need_bytes(sized)
+    if own + upcast <= available:
+        return
+    raise InputsDoNotFit(
+        f"{_call_label(shape)} makes {size_text(own)} of inputs, and checking them needs "
+        f"{size_text(own + upcast)} with their float64 copy; this machine has {size_text(available)} of memory "
+        "available, so nothing was built: give a smaller SHAPES entry (a batch: --size-scale), or run it on a "
+        "GPU"
+    )
+
+
 def make_inputs(
     get_inputs: Callable[..., Any],
     shape: dict[str, Any],
@@ -121,10 +170,15 @@ def make_inputs(
     and "built on the CPU and moved" blamed the device for it).
     Tensors it puts on a device itself are moved to ``device`` all the same.
 
+    On the CPU the inputs are sized first and refused when they cannot fit its memory (:func:`check_host_room`).
+
     Raises:
+        InputsDoNotFit: on the CPU, the inputs would not fit the available memory (nothing built).
         torch.OutOfMemoryError: the inputs do not fit the device (no CPU build: they could not be moved).
         Exception: whatever ``get_inputs`` raises on the CPU (the caller's boundary blames the problem).
     """
+    if torch.device(device).type == "cpu":
+        check_host_room(get_inputs, shape, seed)
     kwargs = get_inputs_kwargs(get_inputs, shape, device, seed)
     torch.manual_seed(seed)
     try:

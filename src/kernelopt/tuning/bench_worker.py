@@ -36,6 +36,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.digits import size_text
+from kernelopt.harness.hostmem import InputsDoNotFit
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
@@ -55,7 +57,7 @@ from kernelopt.tuning.checks import (
     synchronize,
 )
 from kernelopt.tuning.noise import needs_more
-from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem, size_text
+from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem
 from kernelopt.worker.messages import USER_CODE, FailureKind, JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
 
@@ -428,6 +430,8 @@ class BenchService:
     def _build(self, loaded: LoadedProblem, shape: Any, free_bytes: int) -> MemoryNeed:
         try:
             return loaded.build(shape)
+        except InputsDoNotFit as exc:  # sized before anything was built: its own figures and remedy
+            raise ProblemDoesNotFit(f"the problem cannot fit on {loaded.device}: {exc}") from None
         except (Exception, SystemExit) as exc:  # reference.py failed (or exited) on the real problem
             if is_out_of_memory(exc):
                 raise ProblemDoesNotFit(

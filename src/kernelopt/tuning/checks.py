@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
+from kernelopt.harness.hostmem import host_available_bytes
 from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
@@ -465,30 +466,7 @@ def device_free_bytes(device: str) -> int:
 
         free, _total = torch.cuda.mem_get_info(torch.device(device))
         return int(free)
-    free = _meminfo("MemAvailable") or 0
-    limit, used = _cgroup_value("memory.max"), _cgroup_value("memory.current")
-    if limit is not None and used is not None:
-        free = min(free, max(0, limit - used))
-    return free
-
-
-def _meminfo(key: str) -> int | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
-
-
-def _cgroup_value(name: str) -> int | None:
-    try:
-        raw = Path("/sys/fs/cgroup", name).read_text(encoding="ascii").strip()
-    except OSError:
-        return None
-    return int(raw) if raw.isdigit() else None
+    return host_available_bytes() or 0
 
 
 def resident_bytes(key: str = "VmRSS") -> int | None:

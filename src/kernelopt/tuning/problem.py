@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.digits import size_text
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
 from kernelopt.kernelsource import (
@@ -103,13 +104,6 @@ class MemoryNeed(BaseModel):
     def bench_bound_bytes(self) -> int:
         """What the bench worker may hold at its peak: :data:`BENCH_MEMORY_FACTOR` x (inputs + outputs)."""
         return BENCH_MEMORY_FACTOR * self.total_bytes
-
-
-def size_text(n: float) -> str:
-    """Bytes as ``512.0 MiB``, ``1.50 GiB`` or ``4.00 TiB``."""
-    if n >= 2**40:
-        return f"{n / 2**40:.2f} TiB"
-    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
 def fit_problem(need: MemoryNeed, free_bytes: int, *, device: str, workers: int = 1) -> None:
