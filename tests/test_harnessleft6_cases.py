@@ -238,7 +238,7 @@ def test_a_claim_without_its_re_time_or_not_repeated_is_not_made() -> None:
     # the report's and validate's line: what the claim rests on, the re-time among it
     assert (
         claim_text("no significant change", 0.004, -1.16, 1.283)
-        == "p 0.004, d -1.16, re-timed 1.28x: no significant change"
+        == "p 0.004, d -1.16, re-timed 1.28x: no claim: the re-time did not repeat it"
     )
     quiet = compare_retimed(same_a, same_b, [], [], 2.0)
     assert quiet.confirmed is None or not quiet.significant  # no claim: no re-time asked for

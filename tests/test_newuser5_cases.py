@@ -67,3 +67,33 @@ def test_validate_of_a_shapes_entry_past_the_host_s_memory_says_so_in_one_line(
     assert len(err.splitlines()) == 1, err
     assert "get_inputs(n=274877906944) makes 1.00 TiB of inputs" in err and "nothing was built" in err, err
     assert "alloc_cpu" not in err
+
+
+@pytest.mark.timeout(60)
+def test_a_significant_test_without_a_claim_says_which_rule_withheld_it() -> None:
+    """n2: a 2.4x slowdown timed beside three long samples (a preemption) gave "p 0.00049, d -0.04: no significant
+    change" (newuser4 saw "no significant change" beside p 4.6e-05 in a batch row): the interval 0.29-0.69x and the
+    p say it changed; Cohen's d, which the long samples make small, is what withheld the claim. The words now say
+    so, and a test that is not significant keeps its words."""
+    import random
+
+    from kernelopt.harness.stats import Verdict, claim_text, compare_interleaved
+
+    rng = random.Random(3)
+    a = [100 * (1 + rng.random() * 0.05) for _ in range(80)]
+    b = [240 * (1 + rng.random() * 0.05) for _ in range(80)]
+    for k in (5, 31, 60):
+        a[k], b[k + 1] = 20000.0, 20000.0
+    slower = compare_interleaved(a, b, 2.0)
+    assert slower.verdict is Verdict.NO_CHANGE and slower.ci_high < 0.7 and slower.p_value is not None
+    assert slower.p_value < 0.001 and slower.effect_size_d is not None and abs(slower.effect_size_d) < 0.2
+    said = claim_text(slower.verdict.value, slower.p_value, slower.effect_size_d)
+    assert (
+        said
+        == "p 0.00049, d -0.04: no claim: Cohen's d -0.04 is not over 0.2 (the samples spread too widely: a few long ones)"
+    )
+    assert "no significant change" not in said
+    assert claim_text("no significant change", 0.3, 0.05) == "p 0.3, d 0.05: no significant change"
+    assert claim_text("no significant change", 0.01, 0.9) == (
+        "p 0.01, d 0.90: no claim: its interval does not clear the margin, or no re-time was made"
+    )

@@ -306,8 +306,13 @@ def claim_text(
     verdict: str | None, p_value: float | None, effect_size_d: float | None, retime: float | None = None
 ) -> str:
     """``p 0.003, d 0.85: improvement`` (what the claim rests on, then the claim), for reports and tables;
-    ``re-timed 1.19x`` after it when a re-time was made (rule 4: ``..., re-timed 0.98x: no significant change`` is
-    a first timing's claim its re-time did not repeat); ``""`` when no comparison was made."""
+    ``re-timed 1.19x`` after it when a re-time was made (rule 4); ``""`` when no comparison was made.
+
+    A test that is significant (p < :data:`ALPHA`) without a claim says which rule withheld it, so the words never
+    contradict the figures beside them (``p 4.6e-05, d 0.15: no significant change`` read as a contradiction on a
+    2.4x slowdown whose few long samples made Cohen's d small): ``no claim: Cohen's d 0.15 is not over 0.2 (the
+    samples spread too widely)``, ``no claim: the re-time did not repeat it`` (rule 4), else ``no claim: its
+    interval does not clear the margin, or no re-time was made``."""
     if verdict is None:
         return ""
     basis = [
@@ -316,7 +321,23 @@ def claim_text(
         f"re-timed {retime:.3g}x" if retime is not None else "",
     ]
     head = ", ".join(x for x in basis if x)
-    return f"{head}: {verdict}" if head else verdict
+    words = verdict
+    if verdict == Verdict.NO_CHANGE and p_value is not None and p_value < ALPHA:
+        words = "no claim: " + withheld_because(effect_size_d, retime)
+    return f"{head}: {words}" if head else words
+
+
+def withheld_because(effect_size_d: float | None, retime: float | None) -> str:
+    """Why a significant test (p < :data:`ALPHA`) is no claim, by the rules of :func:`claim` and
+    :func:`confirm_claim` that the test's figures can tell: Cohen's d, then the re-time, else the interval."""
+    if effect_size_d is not None and not abs(effect_size_d) > MIN_EFFECT_SIZE_D:
+        return (
+            f"Cohen's d {effect_size_d:.2f} is not over {MIN_EFFECT_SIZE_D:g} (the samples spread too widely: a few "
+            "long ones)"
+        )
+    if retime is not None:
+        return "the re-time did not repeat it"
+    return "its interval does not clear the margin, or no re-time was made"
 
 
 def cohens_d(a_samples: Sequence[float], b_samples: Sequence[float]) -> float | None:
