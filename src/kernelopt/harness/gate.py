@@ -249,6 +249,7 @@ def _run(
         seeds=settings.seeds,
         dtype_hint=dtype_hint,
         case_timeout_s=settings.case_timeout_s,
+        run_timeout_s=limits_of(settings).run_s,
         bench=bench or BenchSettings(seconds_per_case=settings.bench_seconds),
         progress_path=str(run_dir / "progress.jsonl"),
         result_path=str(run_dir / "result.json"),
@@ -438,6 +439,8 @@ def _case_bench(t: CaseTiming, current: str, previous: str | None, min_gain_pct:
     prev = next((v for v in t.versions if previous is not None and v.label == previous), None)
     cur_stats = summarize(cur.samples_us)
     warnings = [f"case {t.index} ({t.label}), {current}: {w}" for w in [*cur.warnings, *cur_stats.warnings]]
+    if t.reduced is not None:
+        warnings.insert(0, f"case {t.index} ({t.label}): {t.reduced}")
     prev_stats = speedup = None
     if prev is not None and t.interleaved:
         prev_stats = summarize(prev.samples_us)
@@ -449,6 +452,8 @@ def _case_bench(t: CaseTiming, current: str, previous: str | None, min_gain_pct:
         # the reference's noise is flagged as the kernel's is, and a speedup too uncertain is withheld
         warnings += [f"case {t.index} ({t.label}), {what}: {w}" for w in (stats.warnings if stats else [])]
         why = too_wide(estimate) if estimate is not None else None
+        if why is None and estimate is not None and estimate.n_blocks < 2:
+            why = "one block was timed (the case's timing was reduced to fit its limit): it gives no interval"
         if why is not None:
             warnings.append(f"case {t.index} ({t.label}): the speedup over {what} is withheld: {why}")
         withheld.append(why)

@@ -128,6 +128,7 @@ class WorkerJob(_Model):
         seeds: input sets per case for the check.
         dtype_hint: the task card's dtype (``tf32`` changes the tolerance of fp32 outputs).
         case_timeout_s: the per-case limit, so bench planning can stay well inside it.
+        run_timeout_s: the run's limit over all cases (``None``: none), so a case's timing plans for what is left.
         bench: timing plan.
         progress_path: JSON-lines file the worker appends phase events to.
         result_path: where the worker writes its :class:`WorkerResult`.
@@ -144,6 +145,7 @@ class WorkerJob(_Model):
     seeds: int = Field(default=3, ge=1)
     dtype_hint: str | None = None
     case_timeout_s: float = 30.0
+    run_timeout_s: float | None = Field(default=None, gt=0)
     bench: BenchSettings = Field(default_factory=BenchSettings)
     progress_path: str
     result_path: str
@@ -256,6 +258,8 @@ class CaseTiming(_Model):
         output_dtype: dtype of the first output.
         reference_compile_s: seconds of the compiled reference's warm-up (its compilation), not timed.
         reference_compile_error: why ``torch.compile(reference)`` was not timed, when asked and it failed.
+        reduced: why the case was timed with fewer samples than a full timing takes (one call too slow for the full
+            plan to fit its limit, :func:`kernelopt.harness.timers.full_timing_fits`); ``None``: a full timing.
     """
 
     index: int
@@ -268,6 +272,7 @@ class CaseTiming(_Model):
     output_dtype: str | None = None
     reference_compile_s: float | None = None
     reference_compile_error: str | None = None
+    reduced: str | None = None
 
 
 class WorkerResult(_Model):

@@ -390,6 +390,56 @@ def abba_order(n_versions: int, blocks: int) -> list[int]:
 #: The fewest whole blocks a timing cut short by its time budget keeps (plan_blocks's own floor).
 MIN_BLOCKS_KEPT = 3
 
+FULL_TIMING_CALLS = 1 + 5 + 1 + 2 * MIN_BLOCKS_KEPT
+"""Calls of one callable a full timing makes after its measured call: one more warm-up call, the five single calls of
+the sampler's estimate, at least one warm-up sample (:data:`WARMUP_S`) and the floor of :data:`MIN_BLOCKS_KEPT` blocks
+of two samples."""
+
+TIMING_ROOM_SHARE = 0.5
+"""Our choice: a timing plans within this share of the time its limit leaves (the rest is headroom for a machine whose
+load grows while it runs: samples 10-40x the estimate were seen on the loaded 2-core machine)."""
+
+
+def full_timing_fits(round_s: float, room_s: float, calls: int = FULL_TIMING_CALLS) -> bool:
+    """Whether a full timing fits its limit: one call of every callable (``round_s``, their measured single calls, in
+    seconds) ``calls`` times (the gate's :data:`FULL_TIMING_CALLS`, or the tuning bench worker's plan) within
+    :data:`TIMING_ROOM_SHARE` of ``room_s``, the seconds the limit leaves (the per-case limit, or what is left of the
+    run's, whichever is less).
+
+    The one rule for fitting a timing into its limit, with :func:`samples_that_fit` (the gate's timing for validate,
+    optimize and batch; the tuning bench worker for tune): a correct kernel whose single call takes seconds (Triton's
+    interpreter on the CPU, breaker6 j5) is timed with fewer samples, never judged TIMEOUT_FAIL for its timing; a call
+    past the limit is still one (the watchdog's)."""
+    return calls * round_s <= TIMING_ROOM_SHARE * room_s
+
+
+def samples_that_fit(sample_s: float, room_s: float, most: int) -> int:
+    """How many samples (or ABBA blocks) of ``sample_s`` seconds each fit in :data:`TIMING_ROOM_SHARE` of ``room_s``
+    seconds: at most ``most``, possibly 0 (the timing keeps what it has measured already)."""
+    if sample_s <= 0:
+        return most
+    return max(0, min(most, int(TIMING_ROOM_SHARE * room_s / sample_s)))
+
+
+def single_call_sampler(fn: Callable[..., Any], sets: Sequence[list[Any]], device: str, call_us: float) -> Sampler:
+    """A sampler of one call a sample with no warm-up of its own: a timing reduced to fit its limit
+    (:func:`full_timing_fits`), ``call_us`` the call already measured."""
+    counter = itertools.count()
+
+    def one() -> None:
+        fn(*sets[next(counter) % len(sets)])
+
+    if device.startswith("cuda"):
+        take = _gpu_take(one, 1, flush=lambda: None)
+        return Sampler(TimingMethod.CUDA_EVENTS, 1, len(sets), False, take, call_us)
+
+    def take_cpu() -> float:
+        t0 = time.perf_counter()
+        one()
+        return (time.perf_counter() - t0) * 1e6
+
+    return Sampler(TimingMethod.CPU_PERF_COUNTER, 1, len(sets), False, take_cpu, call_us, shortest_call_us=call_us)
+
 
 def take_samples(
     samplers: Sequence[Sampler],

@@ -702,8 +702,57 @@ def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
     """Time the current version (the last loaded), the previous ones and the reference on every case,
     interleaved; a previous version that fails is dropped with a warning, the current one's failure raises."""
     timed = _prepare_bench(ctx, loaded)
+    run_left_s = ctx.job.run_timeout_s if ctx.job.run_timeout_s is not None else math.inf
     for i in _cases(ctx, timed.current.pair.shapes):
-        ctx.result.timings.append(_bench_case(ctx, timed, i))
+        t0, compile0 = time.monotonic(), ctx.compile_s
+        ctx.result.timings.append(_bench_case(ctx, timed, i, min(ctx.job.case_timeout_s, run_left_s)))
+        run_left_s -= max(0.0, time.monotonic() - t0 - (ctx.compile_s - compile0))
+
+
+@dataclass
+class _Fit:
+    """How one case's timing fits its limit (:func:`kernelopt.harness.timers.full_timing_fits`): the limit (the
+    per-case limit, or what is left of the run's), when the case began, the compile seconds then (compilation is not
+    charged to the case), the single calls measured of each callable (two each, microseconds, in the order the
+    samplers are made), and whether the timing is reduced to fewer samples."""
+
+    limit_s: float
+    since: float
+    compile_s: float
+    calls_us: list[list[float]] = field(default_factory=list)
+    reduced: bool = False
+
+    def room_s(self, ctx: _Ctx) -> float:
+        """Seconds the case's limit still leaves."""
+        return self.limit_s - (time.monotonic() - self.since - (ctx.compile_s - self.compile_s))
+
+    @property
+    def round_s(self) -> float:
+        """Seconds of one call of every callable measured so far (the slower of each one's two calls)."""
+        return sum(max(c) for c in self.calls_us) / 1e6
+
+
+def _warm_sampler(ctx: _Ctx, fn: Callable[..., Any], sets: list[list[Any]], fit: _Fit, flusher: Any) -> tuple[Any, Any]:
+    """Warm ``fn`` up with three calls (the first may compile; the other two are timed, compilation excluded) and
+    make its sampler: the gate's full one when the case's full timing still fits its limit, else one call a sample
+    (:func:`~kernelopt.harness.timers.single_call_sampler`) and the case's timing is reduced. Returns the sampler and
+    the last call's output."""
+    from kernelopt.harness.timers import full_timing_fits, make_sampler, single_call_sampler, synchronize
+
+    out = fn(*sets[0])
+    synchronize(ctx.device)
+    calls: list[float] = []
+    fit.calls_us.append(calls)
+    for k in (1, 2):
+        t0, compile0 = time.perf_counter(), ctx.compile_s
+        out = fn(*sets[k % len(sets)])
+        synchronize(ctx.device)
+        calls.append(max(1e-3, (time.perf_counter() - t0 - (ctx.compile_s - compile0)) * 1e6))
+        if k == 1 and not fit.reduced and not full_timing_fits(fit.round_s, fit.room_s(ctx)):
+            fit.reduced = True
+    if fit.reduced:
+        return single_call_sampler(fn, sets, ctx.device, min(calls)), out
+    return make_sampler(fn, sets, ctx.device, ctx.job.bench, flusher), out
 
 
 @dataclass
@@ -754,9 +803,10 @@ def _prepare_bench(ctx: _Ctx, loaded: list[_Loaded]) -> _Timed:
     return _Timed(current, versions, fns, refs, compiled, flusher)
 
 
-def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
+def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
     """Case ``i``: its input sets, a sampler per version (and the reference), its size, then the samples of
-    all of them, interleaved in ABBA blocks."""
+    all of them, interleaved in ABBA blocks, within ``limit_s`` seconds (the per-case limit, or what is left of the
+    run's): a timing that cannot take its full plan there is reduced (:func:`_reduced_samples`)."""
     from kernelopt.harness.timers import TIMING_BUDGET_SHARE, abba_order, one_count, plan_blocks, take_samples
 
     settings = ctx.job.bench
@@ -764,25 +814,31 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     pair = current.pair
     label = shape_label(pair.shapes[i])
     ctx.progress.phase(Phase.BENCH, case=i, label=label, version=current.source.label)
+    fit = _Fit(limit_s=limit_s, since=time.monotonic(), compile_s=ctx.compile_s)
     where = f"case {i} ({label})"
     ctx.step(Step.INPUTS)
     sets = _bench_inputs(ctx, pair, i, where)
     ctx.step(Step.TIMING)
     timing = CaseTiming(index=i, label=label, versions=[], interleaved=len(timed.versions) > 1)
-    samplers, out_bytes = _version_samplers(ctx, timed, sets, timing, i, where)
+    samplers, out_bytes = _version_samplers(ctx, timed, sets, timing, i, where, fit)
     if settings.time_reference:
-        samplers += _reference_samplers(ctx, timed.ref, timed.compiled, sets, timed.flusher, timing, where)
+        samplers += _reference_samplers(ctx, timed.ref, timed.compiled, sets, timed.flusher, timing, where, fit)
     # the versions and the reference take one count of calls per CPU sample: one exposure to preemption
-    samplers = list(zip([x for x, _ in samplers], one_count([s for _, s in samplers], settings), strict=True))
+    counts = one_count([s for _, s in samplers], settings, 1 if fit.reduced else None)
+    samplers = list(zip([x for x, _ in samplers], counts, strict=True))
     _problem_size(pair, sets[0], out_bytes, timing, i, where)
-    blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, ctx.job.case_timeout_s)
-    order = abba_order(len(samplers), blocks)
     with _user(where, "the kernel (timing)", case=i, version=current.source.label):
-        # at most the share of the case limit plan_blocks plans for, whatever the load does meanwhile
-        t0 = time.monotonic()
-        samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * ctx.job.case_timeout_s)
-        now = next(k for k, (item, _) in enumerate(samplers) if item is current)
-        again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where)
+        if fit.reduced:
+            samples = _reduced_samples(ctx, [s for _, s in samplers], fit, timing)
+            again: list[list[float]] = [[] for _ in samples]
+        else:
+            blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, limit_s)
+            order = abba_order(len(samplers), blocks)
+            # at most the share of the case limit plan_blocks plans for, whatever the load does meanwhile
+            t0 = time.monotonic()
+            samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * limit_s)
+            now = next(k for k, (item, _) in enumerate(samplers) if item is current)
+            again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, limit_s)
     for (item, sampler), taken, retaken in zip(samplers, samples, again, strict=True):
         timing.versions.append(
             VersionTiming(
@@ -799,6 +855,26 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int) -> CaseTiming:
     return timing
 
 
+def _reduced_samples(ctx: _Ctx, samplers: list[Any], fit: _Fit, timing: CaseTiming) -> list[list[float]]:
+    """A timing reduced to fit its limit: each callable's two timed warm-up calls are its first two samples (one
+    block, not interleaved), then as many interleaved blocks of single calls as still fit
+    (:func:`~kernelopt.harness.timers.samples_that_fit`, up to the gate's floor of three), and the case says so in
+    :attr:`CaseTiming.reduced` (its speedups' intervals are wide; with one block none is given)."""
+    from kernelopt.harness.timers import MIN_BLOCKS_KEPT, TIMING_ROOM_SHARE, abba_order, samples_that_fit, take_samples
+
+    room = fit.room_s(ctx)
+    blocks = samples_that_fit(2.0 * fit.round_s, room, MIN_BLOCKS_KEPT)
+    taken = take_samples(samplers, abba_order(len(samplers), blocks), budget_s=TIMING_ROOM_SHARE * room, min_blocks=1)
+    samples = [list(calls) + more for calls, more in zip(fit.calls_us, taken, strict=True)]
+    got = len(samples[0]) // 2
+    timing.reduced = (
+        f"timed in {got} block(s) of single calls, fewer than the {MIN_BLOCKS_KEPT} of a full timing: one call of "
+        f"every callable takes {fit.round_s:.3g} s against a limit of {fit.limit_s:g} s (TEST_TIMEOUT_SEC a case, "
+        "KERNELOPT_RUN_TIMEOUT_S the run), so the speedups' intervals are wide"
+    )
+    return samples
+
+
 RETIME_SHARE = 0.3
 """Our choice: the re-time of a claim may take at most this share of the per-case limit, and is made only when the
 blocks it needs fit (with :data:`~kernelopt.harness.timers.TIMING_BUDGET_SHARE` for the first timing, the case's
@@ -813,6 +889,7 @@ def _retime(
     current: int,
     first_s: float,
     where: str,
+    limit_s: float,
 ) -> list[list[float]]:
     """The samples of a second interleaved timing of every callable when the first claims a difference between the
     current version (``samplers[current]``) and another (:func:`kernelopt.harness.stats.claims`): the re-time that
@@ -826,7 +903,7 @@ def _retime(
     none: list[list[float]] = [[] for _ in samples]
     if margin is None or not claims(samples, current, margin):
         return none
-    room = RETIME_SHARE * ctx.job.case_timeout_s
+    room = RETIME_SHARE * limit_s
     need = REPLICATION_MIN_BLOCKS * first_s / max(1, len(samples[current]) // 2)
     if need > room:
         ctx.result.warnings.append(
@@ -855,7 +932,7 @@ def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
 
 
 def _version_samplers(
-    ctx: _Ctx, timed: _Timed, sets: list[list[Any]], timing: CaseTiming, i: int, where: str
+    ctx: _Ctx, timed: _Timed, sets: list[list[Any]], timing: CaseTiming, i: int, where: str, fit: _Fit
 ) -> tuple[list[tuple[_Loaded | str, Any]], int]:
     """A sampler for each version after its warm-up, and the current version's output bytes (its output
     dtype goes to ``timing``). A previous version that fails here is dropped from ``timed`` for this case
@@ -865,24 +942,21 @@ def _version_samplers(
         CandidateFailed: the current version failed its warm-up.
     """
     from kernelopt.harness.inputs import nbytes, tensors_in
-    from kernelopt.harness.timers import make_sampler, synchronize
 
     samplers: list[tuple[_Loaded | str, Any]] = []
     out_bytes = 0
     for item in list(timed.versions):
         fn = timed.fns[item.source.label]
         is_current = item is timed.current
+        measured = len(fit.calls_us)
         try:
             _version_env(item.source)
             with _user(where, "the kernel (warm-up)", case=i, version=item.source.label):
-                out = None
-                for k in range(3):
-                    out = fn(*sets[k % len(sets)])
-                synchronize(ctx.device)
-                sampler = make_sampler(fn, sets, ctx.device, ctx.job.bench, timed.flusher)
+                sampler, out = _warm_sampler(ctx, fn, sets, fit, timed.flusher)
         except CandidateFailed as failed:
             if is_current:
                 raise
+            del fit.calls_us[measured:]
             timed.versions.remove(item)
             timing.interleaved = False
             ctx.result.warnings.append(f"previous version {item.source.label} not timed: {failed.failure.message}")
@@ -917,6 +991,7 @@ def _reference_samplers(
     flusher: Any,
     timing: CaseTiming,
     where: str,
+    fit: _Fit,
 ) -> list[tuple[str, Any]]:
     """Samplers of the reference as written (eager) and of ``torch.compile(reference)`` when asked.
 
@@ -925,18 +1000,16 @@ def _reference_samplers(
     clock pauses, and the seconds it took go to ``timing.reference_compile_s``. A reference that cannot
     be timed (or compiled) is a warning, never a failure of the candidate.
     """
-    from kernelopt.harness.timers import make_sampler, synchronize
+    from kernelopt.harness.timers import synchronize
 
-    settings = ctx.job.bench
     out: list[tuple[str, Any]] = []
     ctx.step(Step.REFERENCE)
+    measured = len(fit.calls_us)
     try:
         with _user(where, "the reference (timing warm-up)", version=REFERENCE_LABEL, culprit=Culprit.PROBLEM):
-            for k in range(3):
-                ref(*sets[k % len(sets)])
-            synchronize(ctx.device)
-            out.append((REFERENCE_LABEL, make_sampler(ref, sets, ctx.device, settings, flusher)))
+            out.append((REFERENCE_LABEL, _warm_sampler(ctx, ref, sets, fit, flusher)[0]))
     except CandidateFailed as failed:
+        del fit.calls_us[measured:]
         ctx.result.warnings.append(f"the reference was not timed: {failed.failure.message}")
         return out
     finally:
@@ -951,19 +1024,21 @@ def _reference_samplers(
     t0 = time.monotonic()
     try:
         with _user(where, "torch.compile(reference) (warm-up)", version=COMPILED_REFERENCE_LABEL):
-            for k in range(3):
-                fn(*sets[k % len(sets)])
+            fn(*sets[0])  # it compiles here; _warm_sampler's calls follow
             synchronize(ctx.device)
     except CandidateFailed as failed:
         timing.reference_compile_error = failed.failure.message
         return out
     finally:
         timing.reference_compile_s = time.monotonic() - t0
+        fit.compile_s -= timing.reference_compile_s  # not charged to the case, as the watchdog does not
         ctx.progress.emit("compile_end")
+    measured = len(fit.calls_us)
     try:
         with _user(where, "torch.compile(reference) (timing)", version=COMPILED_REFERENCE_LABEL):
-            out.append((COMPILED_REFERENCE_LABEL, make_sampler(fn, sets, ctx.device, settings, flusher)))
+            out.append((COMPILED_REFERENCE_LABEL, _warm_sampler(ctx, fn, sets, fit, flusher)[0]))
     except CandidateFailed as failed:
+        del fit.calls_us[measured:]
         timing.reference_compile_error = failed.failure.message
     return out
 

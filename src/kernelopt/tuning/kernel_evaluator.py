@@ -545,6 +545,7 @@ class KernelEvaluator:
                         time=timed,
                         calls_per_sample=self.calls_per_sample,
                         cut_us=self._cut_us() if timed else None,
+                        limit_s=self.settings.bench_timeout_s,
                     ).model_dump(mode="json"),
                 )
                 for p in part

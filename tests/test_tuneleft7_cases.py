@@ -1,0 +1,109 @@
+"""Tuning leftovers of the sixth session (tuneleft7, issue 32): a correct kernel rejected at V0 for its timing's
+length (breaker6 j5), the first candidate with no best to be cut against, the override in effect and a warps
+setting computed from a class's block (j10, j6), a filter-size constexpr searched, one range rule for listing and
+search, and the planner's tile edits held to the portable shared-memory limit (p12)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.harness.settings import HarnessSettings
+from kernelopt.memory.model import CorrectnessStatus
+
+DATA = Path(__file__).parent / "data" / "tuneleft7"
+
+
+def _slow_call(tmp_path: Path, call_s: float) -> Path:
+    folder = tmp_path / "slow_call"
+    shutil.copytree(DATA / "slow_call", folder)
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("CALL_S = 0.25", f"CALL_S = {call_s}"))
+    return folder
+
+
+@pytest.mark.timeout(60)
+def test_the_timing_rule_plans_within_its_limit() -> None:
+    from kernelopt.harness.timers import FULL_TIMING_CALLS, TIMING_ROOM_SHARE, full_timing_fits, samples_that_fit
+
+    # a full timing of a 1 ms kernel fits 30 s; of two 1 s callables (a kernel in the interpreter) it does not
+    assert full_timing_fits(0.002, 30.0)
+    assert not full_timing_fits(2.0, 30.0)
+    assert full_timing_fits(30.0 * TIMING_ROOM_SHARE / FULL_TIMING_CALLS, 30.0)
+    # fewer samples, down to none: what was measured already is kept
+    assert samples_that_fit(2.0, 30.0, 3) == 3
+    assert samples_that_fit(6.0, 30.0, 3) == 2
+    assert samples_that_fit(20.0, 30.0, 3) == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_correct_kernel_whose_timing_cannot_fit_its_limit_is_timed_with_fewer_samples(tmp_path: Path) -> None:
+    """breaker6 j5: stencil_dw, correct on both SHAPES entries in Triton's interpreter (about 3 s a call), was V0
+    TIMEOUT_FAIL in its timing: warm-up, estimate and the floor of three interleaved blocks took more than the 30 s
+    case limit. The timing now measures one call first and, when the full plan cannot fit, times fewer samples and
+    says the interval is wide. Here a kernel of 0.3 s a call against a 2.5 s limit: the full timing (15 calls, 4.5 s)
+    ran past it; the reduced one is a PASS."""
+    from kernelopt.harness.gate import bench_files
+    from kernelopt.harness.model import BenchSettings
+
+    folder = _slow_call(tmp_path, 0.3)
+    settings = HarnessSettings(device="cpu", case_timeout_s=2.5, run_timeout_s=2.5, seeds=1, bench_seconds=0.1)
+    report, raw = bench_files(
+        folder / "kernel.py",
+        folder / "reference.py",
+        tmp_path / "state",
+        settings=settings,
+        bench=BenchSettings(seconds_per_case=0.1, time_reference=True),
+    )
+    assert report.ok and report.status is CorrectnessStatus.PASS, report.message
+    assert raw is not None and raw.timings[0].reduced is not None
+    case = report.cases[0]
+    assert 0.25e6 < case.current.median < 1.5e6 and case.current.n >= 2
+    assert any("fewer than the 3 of a full timing" in w and "intervals are wide" in w for w in case.warnings)
+    speedup = case.reference_speedup
+    assert speedup is not None and (speedup.n_blocks >= 2 or case.reference_withheld is not None)
+
+
+@pytest.mark.timeout(120)
+def test_a_call_past_the_limit_is_still_a_timeout(tmp_path: Path) -> None:
+    # a real hang: one call longer than the case limit is TIMEOUT_FAIL, as before
+    from kernelopt.harness.gate import bench_files
+
+    folder = _slow_call(tmp_path, 3.0)
+    settings = HarnessSettings(device="cpu", case_timeout_s=1.5, run_timeout_s=1.5, seeds=1, bench_seconds=0.1)
+    report, _raw = bench_files(folder / "kernel.py", folder / "reference.py", tmp_path / "state", settings=settings)
+    assert report.status is CorrectnessStatus.TIMEOUT_FAIL, report.message
+    assert "per-case limit of 1.5 s" in (report.message or "")
+
+
+@pytest.mark.timeout(60)
+def test_tune_s_bench_worker_times_a_slow_candidate_within_its_limit_by_the_same_rule() -> None:
+    """breaker6 j9 / j5 in tune: the current configuration of stencil_dw (3 s a call in the interpreter) ran past the
+    60 s candidate limit (three warm-up calls, five to estimate, 20 samples). The bench worker plans its timing by the
+    gate's rule: its warm-up calls become its first samples and it takes only the samples that fit."""
+    import time
+
+    import torch
+
+    from kernelopt.tuning.bench_worker import BenchPlan, time_callables
+
+    calls: list[float] = []
+
+    def slow(x: torch.Tensor) -> torch.Tensor:
+        calls.append(time.perf_counter())
+        time.sleep(0.05)
+        return x * 2
+
+    x = torch.ones(4)
+    plan = BenchPlan(warmup_calls=3, repetitions=20)
+    samples, launches = time_callables(
+        [slow], [x], "cpu", plan, flusher=None, graph_bytes=0, order=[0] * 20, room_s=1.0
+    )
+    assert launches == [1] and 3 <= len(samples[0]) < 20 and len(calls) == len(samples[0])
+    assert all(40e3 < s < 1e6 for s in samples[0])
+    # with room for the full plan the timing is the full one: 20 samples after the warm-up and the estimate
+    calls.clear()
+    samples, _ = time_callables([slow], [x], "cpu", plan, flusher=None, graph_bytes=0, order=[0] * 20, room_s=60.0)
+    assert len(samples[0]) == 20 and len(calls) >= 3 + 5 + 20
