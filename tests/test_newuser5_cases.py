@@ -97,3 +97,33 @@ def test_a_significant_test_without_a_claim_says_which_rule_withheld_it() -> Non
     assert claim_text("no significant change", 0.01, 0.9) == (
         "p 0.01, d 0.90: no claim: its interval does not clear the margin, or no re-time was made"
     )
+
+
+@pytest.mark.timeout(120)
+def test_plan_with_nothing_to_plan_exits_1_with_its_reason_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n3: `kernelopt plan WS --device cpu` of a kernel.py with no knob printed "v1: no plan: the rules backend has
+    nothing it can move in v1: kernel.py has no tunable knob ..." and exited 0, so `plan && implement` went on to
+    implement's "no plans/v<N>_plan.md to implement; run Stage 2 (kernelopt plan) first", which had just run. No
+    plan written is now exit 1 (the stage's "no", as validate's FAIL), its reason printed, `--json` too."""
+    import json
+
+    folder = tmp_path / "noknob"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run(x):\n    return x * 2\n")
+    (folder / "reference.py").write_text(
+        "import torch\n\nSHAPES = [{'n': 1024}]\n\n\ndef get_inputs(n=1024):\n    return [torch.rand(n)]\n\n\n"
+        "def reference(x):\n    return x * 2\n"
+    )
+    root = tmp_path / "root"
+    assert main(["optimize", str(folder), "--device", "cpu", "--max-iters", "0", "--root", str(root)]) == 0
+    ws = root / "kernel_opt_noknob"
+    capsys.readouterr()
+    assert main(["plan", str(ws), "--device", "cpu"]) == 1
+    out = capsys.readouterr().out.strip()
+    assert out.startswith("v1: no plan: ") and "kernel.py has no tunable knob" in out, out
+    assert main(["plan", str(ws), "--device", "cpu", "--json"]) == 1
+    said = json.loads(capsys.readouterr().out)
+    assert said["plan"] is None and "no tunable knob" in said["reason"]
+    assert not (ws / "plans" / "v1_plan.md").exists()

@@ -77,11 +77,14 @@ def test_plan_writes_only_the_plan(ws: Workspace, capsys: pytest.CaptureFixture[
     assert code == 0 and "wrote " in out and "autotune (one tuning session from BLOCK_SIZE=1024" in out
 
 
-def test_nothing_actionable_is_not_an_error(ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+def test_nothing_actionable_is_no_error_but_exit_1(
+    ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    # exit 1, the stage's "no" (newuser5's n3): no plan was written, so `plan && implement` stops here
     monkeypatch.setattr("kernelopt.planning.rules.discover", lambda path: [])
     fakes.install_summary(ws, 1, "small_grid_latency")
     code, out, _ = run(capsys, "plan", str(ws.root), "--knob-only", "--json")
-    assert code == 0
+    assert code == 1
     data = json.loads(out)
     assert data["plan"] is None and data["reason"].startswith("the rules backend has nothing it can move in v1")
     assert "agent-cli" in data["reason"] and "llm-api" in data["reason"]
@@ -97,7 +100,7 @@ def test_plan_defaults_to_what_the_loop_would_plan(
     monkeypatch.setattr("kernelopt.planning.rules.discover", lambda path: [])
     fakes.install_summary(ws, 1, "small_grid_latency")
     code, out, _ = run(capsys, "plan", str(ws.root), "--json")
-    assert code == 0 and json.loads(out)["plan"] is None
+    assert code == 1 and json.loads(out)["plan"] is None
     code, out, _ = run(capsys, "plan", str(ws.root), "--implementer", "agent-cli", "--json")
     assert code == 0
     data = json.loads(out)["plan"]

@@ -1,5 +1,8 @@
 """``kernelopt plan WS [--version N] [--planner rules|agent-cli|llm-api] [--option K=V] [--json]``: Stage 2.
 
+Exit status: 0 a plan written, 1 nothing new to plan (the reason printed, nothing written: :data:`EXIT_NO_PLAN`),
+2 bad input or a refused plan, 3 the environment (the agent's infrastructure).
+
 Runs :func:`kernelopt.stages.plan.run_plan`, the Stage 2 of the loop, with the backend built by
 :func:`kernelopt.stages.backends.build_planner`: same options, same guard, same checks. A plan that
 breaks a rule is moved out of ``plans/`` to ``.kernelopt/rejected/`` (kept for inspection, never used).
@@ -23,6 +26,11 @@ if TYPE_CHECKING:
     from kernelopt.stages.plan import PlanResult
 
 REJECTED_DIR = "rejected"
+EXIT_NO_PLAN = 1
+"""Exit status when the planner has nothing new to plan (converged, no knob): no plan was written, so the next
+stage cannot run; a script's ``kernelopt plan WS && kernelopt implement WS`` stops here, at the reason, not at
+implement's "no plan to implement". 1, the "no" of a command that ran as asked (validate's FAIL, git commit with
+nothing to commit); 2 and 3 stay errors of the input and the machine."""
 
 
 def _reject(ws: Workspace, path: Path) -> Path:
@@ -90,6 +98,8 @@ def register(app: typer.Typer) -> None:
         if result.verdict is PlanVerdict.FAILED:
             raise _failure(ws, ws.plan_path(n), result)
         _show(n, ws.plan_path(n), result, as_json)
+        if result.plan is None:
+            raise typer.Exit(EXIT_NO_PLAN)
 
 
 def _planner_options(
