@@ -21,6 +21,14 @@ the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``
 A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
 raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`_patch_cuda_device`).
 
+A fifth, for every Triton: ``libdevice`` (``tl.extra.cuda.libdevice.tanh``, ``from triton.language.extra import
+libdevice``), which unsloth's soft-capped cross-entropy, SGLang's and vLLM's per-token quantization (``round``) and
+Liger-Kernel's GELU call, does not run in the interpreter at all: a call fails "Did you forget to add @triton.jit ?"
+(the library is not given the interpreter's semantic), the generic module's stubs return ``None``, and the builder
+raises "extern_elementwise not supported in interpreter mode". The library's functions are computed with numpy
+by the symbol's name (``__nv_tanhf``, ``__ocml_tanh_f32``: :data:`EXTERN_NUMPY`); a symbol with no numpy
+equivalent says so by name (:func:`_patch_libdevice`).
+
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
 also compiles on a GPU:
@@ -65,8 +73,115 @@ def patch_interpreter() -> bool:
             _patch_index(interp)
         _patch_dot(interp, widen_bf16=fixes)
         _patch_launch_options(interp)
+        _patch_libdevice(interp)
         interp._kernelopt_patched = True
     return fixes
+
+
+#: libdevice functions by their name without the library's prefix and type suffix (``__nv_tanhf`` -> ``tanh``),
+#: as numpy computes them: a numpy function's name, or one of the forms :func:`_extern_numpy` builds (``round`` is
+#: libdevice's half away from zero, not numpy's half to even).
+EXTERN_NUMPY = {
+    **{n: n for n in ("tanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos")},
+    **{n: n for n in ("tan", "sinh", "cosh", "floor", "ceil", "trunc", "rint", "fmod", "fmax", "fmin", "copysign")},
+    **{n: n for n in ("hypot", "isnan", "isinf", "signbit")},
+    "nearbyint": "rint",
+    "fabs": "abs",
+    "abs": "abs",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "atan2": "arctan2",
+    "pow": "power",
+    "powi": "power",
+    "div_rn": "divide",
+    "fast_exp": "exp",
+    "fast_log": "log",
+    "fast_tanh": "tanh",
+    "round": "round_half_away",
+    "rsqrt": "rsqrt",
+    "exp10": "exp10",
+    "erf": "erf",
+    "erfc": "erfc",
+}
+_EXTERN_PREFIXES = ("__nv_", "__ocml_")
+_EXTERN_SUFFIXES = ("_f32", "_f64", "_f16", "f")
+
+
+def extern_name(symbol: str) -> str | None:
+    """The :data:`EXTERN_NUMPY` name of a libdevice symbol (``__nv_roundf`` -> ``round``, ``__ocml_tanh_f32`` ->
+    ``tanh``), or ``None`` when it has none."""
+    base = symbol
+    for prefix in _EXTERN_PREFIXES:
+        base = base.removeprefix(prefix)
+    if base in EXTERN_NUMPY:
+        return base
+    for suffix in _EXTERN_SUFFIXES:
+        if base.endswith(suffix) and base[: -len(suffix)] in EXTERN_NUMPY:
+            return base[: -len(suffix)]
+    return None
+
+
+def _extern_numpy(name: str) -> Any:
+    """The numpy computation of :data:`EXTERN_NUMPY`'s ``name``."""
+    import math
+
+    import numpy as np
+
+    how = EXTERN_NUMPY[name]
+    special = {
+        "round_half_away": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x),
+        "rsqrt": lambda x: 1.0 / np.sqrt(x),
+        "exp10": lambda x: np.power(10.0, x),
+        "erf": np.vectorize(math.erf, otypes=[np.float64]),
+        "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
+    }
+    return special.get(how) or getattr(np, how)
+
+
+def _patch_libdevice(interp: Any) -> None:
+    """Let kernels call libdevice in the interpreter (the module docstring's fifth fix)."""
+    import importlib
+
+    modules = []
+    for name in ("triton.language.extra.cuda.libdevice", "triton.language.extra.hip.libdevice"):
+        try:
+            modules.append(importlib.import_module(name))
+        except ImportError:  # a Triton built without that backend
+            continue
+    stub = importlib.import_module("triton.language.extra.libdevice")
+
+    def create_extern_elementwise(
+        self: Any, lib_name: Any, lib_path: Any, symbol: str, args: Any, ret_type: Any, is_pure: Any
+    ) -> Any:
+        name = extern_name(symbol)
+        if name is None:
+            raise NotImplementedError(
+                f"libdevice's {symbol} has no numpy equivalent in kernelopt's interpreter fixes (EXTERN_NUMPY); "
+                "run this kernel on a GPU"
+            )
+        scalar = getattr(ret_type, "scalar", ret_type)
+        out = _extern_numpy(name)(*[a.data for a in args])
+        return interp.TensorHandle(out.astype(interp._get_np_dtype(scalar)), scalar)
+
+    interp.InterpreterBuilder.create_extern_elementwise = create_extern_elementwise
+    original = interp._patch_lang
+
+    def patch_lang(fn: Any) -> Any:
+        scope = original(fn)
+        for module in modules:
+            interp._patch_builtin(module, interp.interpreter_builder, scope)
+        if modules:  # the generic module's stubs stand for the backend's functions, as a GPU compile maps them
+            for name in dir(stub):
+                member = getattr(modules[0], name, None)
+                if not name.startswith("_") and callable(getattr(stub, name)) and member is not None:
+                    interp._patch_attr(stub, name, member, interp.interpreter_builder, scope)
+        return scope
+
+    interp._patch_lang = patch_lang
 
 
 def _patch_cuda_device() -> None:
