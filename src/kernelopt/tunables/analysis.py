@@ -2486,6 +2486,24 @@ class _Analyzer:
                         return arg.value
         return None
 
+    def named_before(self, name: str | None, line: int) -> bool:
+        """``name`` is a function defined, or a name imported, at module level of this file above ``line``: a
+        literal written at ``line`` (an autotune list) can name it (a config's ``pre_hook``)."""
+        if name is None:
+            return False
+        for stmt in self.module.body:
+            if self.positions[stmt].start.line >= line:
+                return False
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                return True
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                        bound = [(a.asname.name if a.asname else a.name) for a in small.names]
+                        if any(isinstance(b, cst.Name) and b.value == name for b in bound):
+                            return True
+        return False
+
     def config_callee(self) -> str:
         """How this module names ``triton.Config`` (``Config`` when imported from triton, else ``triton.Config``)."""
         for b in self.module_bindings.get("Config", []):
@@ -2499,14 +2517,17 @@ class _Analyzer:
         arguments stay as written)."""
         span = self.span(configs_expr)
         code = self.code(configs_expr)
-        hooked = [i for i, c in enumerate(space.configs) if c.pre_hook]
+        hooked = [
+            i for i, c in enumerate(space.configs) if c.pre_hook and not self.named_before(c.pre_hook_name, span.line)
+        ]
         for ci, config in enumerate(space.configs):
             group = f"{kernel}.configs[{ci}] ({self.loc(span.line)})"
             refused = None
             if hooked:
                 refused = (
-                    f"config {hooked[0]} of {code} has a pre_hook, which an explicit literal list cannot carry; "
-                    "edit the configs by hand"
+                    f"config {hooked[0]} of {code} has a pre_hook that no module-level name of {self.filename} "
+                    "defined above the decorator holds (a lambda or a closure), which an explicit literal list "
+                    "cannot carry; edit the configs by hand"
                 )
             for name, value in config.knob_values().items():
                 why = semantic_reason(name, value) if name not in LAUNCH_OPTIONS else None

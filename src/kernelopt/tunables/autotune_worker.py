@@ -41,14 +41,25 @@ def _scalar(v: Any) -> Any:
     return repr(v)
 
 
+def _hook_name(hook: Any) -> str | None:
+    """The name a config's ``pre_hook`` is bound to at module level in the file that defines it (the persistent
+    TMA GEMM's ``_set_block_shapes``), so a literal list written in that file can name it; ``None`` for a lambda,
+    a closure or a callable object, which no name of that file holds."""
+    if not inspect.isfunction(hook) or hook.__name__ == "<lambda>":
+        return None
+    return hook.__name__ if hook.__globals__.get(hook.__name__) is hook else None
+
+
 def _config(c: Any) -> dict[str, Any]:
+    hook = getattr(c, "pre_hook", None)
     return {
         "kwargs": {str(k): _scalar(v) for k, v in dict(getattr(c, "kwargs", {}) or {}).items()},
         "num_warps": int(getattr(c, "num_warps", 4) or 4),
         "num_stages": int(getattr(c, "num_stages", 3) or 3),
         "num_ctas": int(getattr(c, "num_ctas", 1) or 1),
         "maxnreg": getattr(c, "maxnreg", None),
-        "pre_hook": getattr(c, "pre_hook", None) is not None,
+        "pre_hook": hook is not None,
+        "pre_hook_name": _hook_name(hook) if hook is not None else None,
     }
 
 

@@ -148,7 +148,8 @@ def render_configs(
     """An explicit literal list of ``configs`` on one line (``[triton.Config({...}, num_warps=4, ...), ...]``).
     ``unwritten``: options (``num_warps``, ``num_stages``) left out where a config holds Triton's default;
     ``carried``: arguments written after the options of every config, as the user wrote them
-    (``pre_hook=_zero_out``)."""
+    (``pre_hook=_zero_out``); a config whose hook a module-level name holds (read back from a list built by code)
+    names it, ``pre_hook=_set_block_shapes``."""
     items = []
     for c in configs:
         kwargs = ", ".join(f"{k!r}: {_render_value(v)}" for k, v in c.kwargs.items()).replace("'", '"')
@@ -159,6 +160,8 @@ def render_configs(
         if c.maxnreg is not None:
             opts.append(f"maxnreg={c.maxnreg}")
         opts += carried
+        if c.pre_hook_name is not None and not any(a.startswith("pre_hook=") for a in carried):
+            opts.append(f"pre_hook={c.pre_hook_name}")
         items.append(f"{callee}({', '.join([f'{{{kwargs}}}', *opts])})")
     return "[" + ", ".join(items) + "]"
 
@@ -178,7 +181,8 @@ def pin_configs(
     list is checked: the file parses and its configs read back as ``configs``.
 
     Raises:
-        TunableError: no autotuned kernel of that name, an empty list, or a config with a pre_hook.
+        TunableError: no autotuned kernel of that name, an empty list, or a config with a pre_hook no name of the
+            file defined above the list holds.
     """
     an, _, _ = analyze(source, filename, **evaluated(evaluation))
     if not configs:
@@ -191,7 +195,9 @@ def pin_configs(
     # an option a literal list never wrote is not added at its default (a list built by code keeps them all)
     unwritten = frozenset(k for k in TRITON_CONFIG_DEFAULTS if written.lstrip().startswith("[") and k not in written)
     carried = _carried_arguments(expr)
-    if carried is None or (not carried and any(c.pre_hook for c in configs)):
+    if carried is None or (
+        not carried and any(c.pre_hook and not an.named_before(c.pre_hook_name, span.line) for c in configs)
+    ):
         raise TunableError(
             f"{kernel}: the autotune configs carry a pre_hook kernelopt cannot carry into a pinned list (not the "
             "same in every config, or a list built by code); edit the configs by hand"

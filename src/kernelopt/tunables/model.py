@@ -369,7 +369,9 @@ class AutotuneConfig(BaseModel):
     Attributes:
         kwargs: the meta-parameters (``{"BLOCK_M": 128, ...}``).
         num_warps, num_stages, num_ctas, maxnreg: the compile options of the config.
-        pre_hook: the config carries a ``pre_hook`` (a literal list cannot carry it).
+        pre_hook: the config carries a ``pre_hook``.
+        pre_hook_name: the module-level name of that hook in the kernel's file (a literal list written there
+            carries it as ``pre_hook=NAME``); ``None`` for a lambda or closure, which a literal list cannot carry.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -380,6 +382,7 @@ class AutotuneConfig(BaseModel):
     num_ctas: int = 1
     maxnreg: int | None = None
     pre_hook: bool = False
+    pre_hook_name: str | None = None
 
     def knob_values(self) -> dict[str, Value]:
         """Every knob of the config by name: the meta-parameters, then the options it sets."""
