@@ -107,3 +107,62 @@ def test_tune_s_bench_worker_times_a_slow_candidate_within_its_limit_by_the_same
     calls.clear()
     samples, _ = time_callables([slow], [x], "cpu", plan, flusher=None, graph_bytes=0, order=[0] * 20, room_s=60.0)
     assert len(samples[0]) == 20 and len(calls) >= 3 + 5 + 20
+
+
+@pytest.mark.timeout(180)
+def test_the_first_candidate_is_cut_against_the_kernel_as_written(tmp_path: Path) -> None:
+    """slowcut left the first candidate uncut: no best was known before it. The kernel as written's measured latency
+    (the gate's V0, or a resumed record's current configuration) is now the first best, so a first candidate far
+    slower than it is cut; the kernel as written's own configuration is never cut against it."""
+    import os
+
+    from kernelopt.tuning.bench_worker import BenchPlan
+    from kernelopt.tuning.candidate import Config, Outcome
+    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator
+    from kernelopt.tuning.problem import Problem
+
+    add = Path(__file__).parent / "data" / "tuning" / "add"
+    slow = Path(__file__).parent / "data" / "slowcut"
+
+    def apply(config: Config) -> str:
+        name = str(config["variant"])
+        ok = Path(__file__).parent / "data" / "tuning" / "candidates" / "ok.py"
+        return ok.read_text() if name == "ok" else (slow / f"{name}.py").read_text()
+
+    settings = EvaluatorSettings(
+        plan=BenchPlan(warmup_calls=1, repetitions=6, extra_rounds=0),
+        bench_timeout_s=8.0,
+        first_best_us=1.0,  # a kernel as written of 1 us a call: anything slower than 3 us is cut, but itself
+    )
+    written = Config.of({"variant": "ok"})
+    with KernelEvaluator(
+        Problem.from_folder(add, device="cpu"),
+        (add / "kernel.py").read_text(),
+        apply,
+        session_dir=tmp_path,
+        settings=settings,
+        env={**os.environ, "TRITON_INTERPRET": "1"},
+    ) as ev:
+        ev.uncut.add(written.key())
+        first, mine = ev.evaluate([Config.of({"variant": "slow_ms"}), written])
+    assert first.outcome is Outcome.OK and first.cut_slow, first
+    assert first.reason is not None and first.reason.startswith("cut: ")
+    assert mine.outcome is Outcome.OK and not mine.cut_slow and mine.latency_us is not None
+
+
+@pytest.mark.timeout(60)
+def test_the_loop_gives_the_session_the_gate_s_latency_of_the_kernel_being_tuned() -> None:
+    # the newest version that passed the gate is the kernel.py the session tunes: its latency by SHAPES entry
+    from kernelopt.backends.launch_tuning import written_latency
+    from kernelopt.memory.model import GateResult, IterationRecord, Performance, QualityGate
+
+    def record(n: int, result: GateResult, us: float) -> IterationRecord:
+        return IterationRecord(
+            version=f"v{n}",
+            performance=Performance(latency_us=us, latency_us_by_shape={"n=64": us}),
+            quality_gate=QualityGate(result=result),
+        )
+
+    history = [record(0, GateResult.PASS, 90.0), record(1, GateResult.PASS, 60.0), record(2, GateResult.FAIL, 5.0)]
+    assert written_latency(history) == {"n=64": 60.0}
+    assert written_latency([]) == {}

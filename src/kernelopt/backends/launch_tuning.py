@@ -98,7 +98,16 @@ def tune_request(ctx: StageContext, settings: RuleSettings) -> TuneRequest:
         evaluator=EvaluatorSettings(plan=plan, bench_timeout_s=settings.bench_timeout_s),
         min_gain_pct=settings.min_gain_pct,
         exclude=rejected_winners(ctx.history, launch),
+        written_latency_us=written_latency(ctx.history),
     )
+
+
+def written_latency(records: list[IterationRecord]) -> dict[str, float]:
+    """The gate's latency of the kernel.py being tuned by ``SHAPES`` label: the newest version that passed the gate
+    (its kernel.py is the workspace's; a faster one that failed was reset), the cut's first best (so the session's
+    first candidate, when far slower than the kernel as written, is cut too)."""
+    good = [r for r in records if r.quality_gate.result is GateResult.PASS and r.performance.latency_us_by_shape]
+    return dict(max(good, key=lambda r: r.number).performance.latency_us_by_shape) if good else {}
 
 
 def rejected_winners(records: list[IterationRecord], launch: str | None = None) -> list[Exclusion]:

@@ -71,7 +71,7 @@ from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import loop_kernels, profiled_launch
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
-from kernelopt.tuning.candidate import COMPUTED, Config, Result, Value, is_computed
+from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
 from kernelopt.tuning.kernel_evaluator import (
     CONFIG_OPTIONS,
@@ -158,6 +158,9 @@ class TuneRequest(BaseModel):
         exclude: regions left out (winners an earlier version's gate rejected, :mod:`kernelopt.tuning.exclusion`).
         within: a recorded sweep of this launch: the space is cut to the sweep's values
             (:func:`~kernelopt.tuning.replay.restrict_to_sweep`), so the result compares with its best.
+        written_latency_us: the gate's latency of the kernel as written (the loop's version being tuned) by
+            ``SHAPES`` label, microseconds: the primary shape's is the slow-candidate cut's first best
+            (:attr:`EvaluatorSettings.first_best_us`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -183,6 +186,7 @@ class TuneRequest(BaseModel):
     batch_size: int = Field(default=DEFAULT_BATCH, ge=1)
     retime_top: int = Field(default=RETIME_TOP, ge=0)
     exclude: list[Exclusion] = Field(default_factory=list)
+    written_latency_us: dict[str, float] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -634,6 +638,25 @@ def canonical_source(space: Space, base_source: str, editor: Apply) -> str:
     return made if isinstance(made, str) else base_source
 
 
+def _first_best(
+    settings: EvaluatorSettings, written_us: float | None, record: SessionRecord, current: Config | None
+) -> EvaluatorSettings:
+    """``settings`` with the cut's first best (:attr:`EvaluatorSettings.first_best_us`): the settings' own, else
+    ``written_us`` (the gate's latency of the version being tuned, on the primary shape), else the current
+    configuration's latency a resumed session's record serves (it is not timed again, so without it the first
+    candidate timed would have no best to be cut against)."""
+    if settings.first_best_us is not None:
+        return settings
+    if written_us is not None and written_us > 0:
+        return settings.model_copy(update={"first_best_us": written_us})
+    if current is None:
+        return settings
+    held = record.served().get(current.key())
+    if held is None or held.outcome is not Outcome.OK or held.cut_slow or held.latency_us is None:
+        return settings
+    return settings.model_copy(update={"first_best_us": held.latency_us})
+
+
 def session_key(
     source: str,
     problem: Problem,
@@ -706,6 +729,8 @@ def tune_folder(
         )
     )
     evaluator: KernelEvaluator | ShapesEvaluator
+    primary = ",".join(f"{k}={v}" for k, v in prepared.shapes[0].kwargs.items()) if prepared.shapes else "default"
+    settings = _first_best(req.evaluator, req.written_latency_us.get(primary or "default"), record, space.current())
     if len(prepared.shapes) > 1:
         evaluator = ShapesEvaluator(
             prepared.problem,
@@ -713,7 +738,7 @@ def tune_folder(
             prepared.base_source,
             editor,
             session_dir=prepared.session_dir,
-            settings=req.evaluator,
+            settings=settings,
             env=prepared.env,
             untimed=prepared.idle,
         )
@@ -723,13 +748,16 @@ def tune_folder(
             prepared.base_source,
             editor,
             session_dir=prepared.session_dir,
-            settings=req.evaluator,
+            settings=settings,
             env=prepared.env,
         )
     # a literal that runs as the kernel as written on every shape timed (a computation of one value over them, or
     # the values of a guard an earlier write left): the current point, not timed twice
     guarded = guarded_twin(prepared)
     twin = _twin(prepared) or guarded
+    for ev in evaluator.evaluators if isinstance(evaluator, ShapesEvaluator) else [evaluator]:
+        # the kernel as written is what the cut's best is measured against: never cut itself
+        ev.uncut.update(c.key() for c in (space.current(), twin) if c is not None)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         result = tune(

@@ -100,6 +100,10 @@ class EvaluatorSettings(BaseModel):
             holds them (their timings then overlap: for checking throughput, not for final numbers).
         cut_slow: once a best latency is known, a candidate far slower than it stops being timed early
             (:data:`~kernelopt.tuning.bench_worker.CUT_FACTOR`, docs/tuning-engine.md "Cutting far-slower candidates").
+        first_best_us: the kernel as written's measured latency (V0's, or the version being tuned: the gate's, or a
+            resumed session's record of the current configuration), microseconds a call on the primary shape: the
+            cut's best before any candidate is timed, so a first candidate far slower than the kernel as written is
+            cut too; ``None``: the first timed candidate's latency is the first best.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -113,6 +117,7 @@ class EvaluatorSettings(BaseModel):
     devices: list[str] | None = None
     workers_per_device: int = Field(default=1, ge=1)
     cut_slow: bool = True
+    first_best_us: float | None = Field(default=None, gt=0)
 
 
 def knob_editor(
@@ -371,7 +376,9 @@ class KernelEvaluator:
         # (kernelopt.harness.timers.one_count), whichever worker, restarted or not, times it
         self.calls_per_sample: int | None = None
         # the fastest latency this evaluator measured in full (not cut, not re-timed): the slow-candidate cut's base
-        self.best_us: float | None = None
+        self.best_us: float | None = self.settings.first_best_us
+        # the kernel as written's own configuration (config keys): never cut, it is what the best is measured against
+        self.uncut: set[str] = set()
 
     # -- workers ------------------------------------------------------------------------------------
 
@@ -527,10 +534,13 @@ class KernelEvaluator:
 
         built: list[Job] = []
 
+        uncut = {str(self._paths[k]) for k in self.uncut if k in self._paths}
+
         def on_answer(j: int, answer: Answer, seconds: float, worker: WorkerProcess) -> None:
             if timed and isinstance(answer, Reply) and self._saw(answer.payload):
                 for job in built:  # requests not sent yet carry the new bound (a payload is read when it is sent)
-                    job.payload["cut_us"] = self._cut_us()
+                    if job.payload["path"] not in uncut:
+                        job.payload["cut_us"] = self._cut_us()
             if isinstance(answer, Reply) and answer.payload.get("restart"):
                 worker.kill()  # its process is unusable (a sticky CUDA error): the next request starts it again
             elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
@@ -544,7 +554,7 @@ class KernelEvaluator:
                         path=str(p),
                         time=timed,
                         calls_per_sample=self.calls_per_sample,
-                        cut_us=self._cut_us() if timed else None,
+                        cut_us=self._cut_us() if timed and str(p) not in uncut else None,
                         limit_s=self.settings.bench_timeout_s,
                     ).model_dump(mode="json"),
                 )

@@ -52,7 +52,7 @@ class ShapesEvaluator:
         untimed: Collection[str] = (),
     ) -> None:
         settings = settings or EvaluatorSettings()
-        others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1})
+        others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1, "first_best_us": None})
         self.labels = [s.label() for s in shapes]
         self.untimed = frozenset(untimed) if set(self.labels) - set(untimed) else frozenset()
         self.interpreted = problem.interpreted
