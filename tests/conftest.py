@@ -131,6 +131,7 @@ SLOW_FILES = (
     "test_worker_protocol.py",
     "test_cli_signals.py",
     "test_tunables_guard.py",
+    "test_guard_helpers.py",  # ten guard_edit calls of 0.5-1.5 s each (libcst), no torch
     "test_newuser_cases.py",
     "test_newuser3_cases.py",  # the MCP SDK's import and a tune run (about 9 s)
     "test_newuser4_cases.py",  # torch imported in the process and in a child, an init probe (15-25 s under load)

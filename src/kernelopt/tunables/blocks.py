@@ -25,7 +25,7 @@ written for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -166,7 +166,12 @@ class _Kernel:
         self.body = kernel.body
         self.values: dict[str, list[cst.BaseExpression]] = {}
         self.loop_vars: set[str] = set()
-        for node in walk(kernel.body):
+        self.add(kernel.body)
+
+    def add(self, code: cst.CSTNode) -> None:
+        """Read the local assignments and loop variables of ``code``: the body, or a helper's body taken at a
+        call (:class:`_Accesses`)."""
+        for node in walk(code):
             if isinstance(node, cst.Assign):
                 for t in node.targets:
                     if isinstance(t.target, cst.Name):
@@ -370,27 +375,145 @@ def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
 def _accesses(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
     """The ``tl.load`` / ``tl.store`` calls under ``node``, outside a branch on a flag the launch passes (``if
     EVEN_K:``: the fast path taken only where the flag says the block divides)."""
+    for call in _calls_outside_flags(node, params):
+        if dotted(call.func).split(".")[-1] in ("load", "store"):
+            yield call
+
+
+def _calls_outside_flags(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
+    """Every call under ``node``, outside a branch on a flag the launch passes (see :func:`_accesses`)."""
     if isinstance(node, cst.If) and _names(node.test) & params:
         if node.orelse is not None:
-            yield from _accesses(node.orelse, params)
+            yield from _calls_outside_flags(node.orelse, params)
         return
-    if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in ("load", "store"):
+    if isinstance(node, cst.Call):
         yield node
     for child in node.children:
-        yield from _accesses(child, params)
+        yield from _calls_outside_flags(child, params)
 
 
-def unchecked_blocks(kernel: cst.FunctionDef, within: cst.CSTNode | None = None) -> set[str]:
+#: How deep helpers calling helpers are followed (a helper calling itself, or a chain deeper than this, is read
+#: as an access kernelopt cannot read: every block it is given a range of is unchecked)
+HELPER_DEPTH = 4
+
+
+class _Inline(cst.CSTTransformer):
+    """A ``@triton.jit`` helper's body as the kernel's own code at one call: its parameters replaced by the
+    arguments of the call, its locals renamed apart (``__h3_offs``), attribute names and keywords left alone."""
+
+    def __init__(self, given: dict[str, cst.BaseExpression], local: set[str], tag: str) -> None:
+        super().__init__()
+        self.given, self.local, self.tag = given, local, tag
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        name = original_node.value
+        if name in self.given:
+            return self.given[name]
+        return cst.Name(f"__{self.tag}_{name}") if name in self.local else updated_node
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+
+def _bound_names(fn: cst.FunctionDef) -> set[str]:
+    """The names a function's body binds (assignments, loop targets, ``with ... as``): its locals."""
+    out: set[str] = set()
+    for node in walk(fn.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                out |= {n.value for n in walk(t.target) if isinstance(n, cst.Name)}
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
+            out.add(node.target.value)
+        elif isinstance(node, cst.For):
+            out |= {n.value for n in walk(node.target) if isinstance(n, cst.Name)}
+    return out
+
+
+def _given(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpression] | None:
+    """Helper parameter -> what ``call`` passes it (a default where it passes nothing); ``None`` for a call that
+    cannot be read (a ``*`` argument)."""
+    if any(a.star for a in call.args):
+        return None
+    params = [*helper.params.params, *helper.params.kwonly_params]
+    given: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            given[arg.keyword.value] = arg.value
+        elif i < len(helper.params.params):
+            given[helper.params.params[i].name.value] = arg.value
+    for p in params:
+        if p.name.value not in given and p.default is not None:
+            given[p.name.value] = p.default
+    return given
+
+
+class _Accesses:
+    """The loads and stores of a kernel at a node of it (the body, or a loop's), with those of the
+    ``@triton.jit`` helpers it calls there read as its own: each helper's body taken at its call, its parameters
+    replaced by the call's arguments (:class:`_Inline`), its local assignments added to the kernel's
+    (:attr:`_Kernel.values`), through helpers calling helpers. A call of a helper kernelopt cannot read (a ``*``
+    argument, deeper than :data:`HELPER_DEPTH`) or of a function not in ``helpers`` that takes an index (a
+    helper imported from another module, its body not in this file) is kept in :attr:`unread`: every block it is
+    given a range of is read as unchecked."""
+
+    def __init__(self, body: _Kernel, helpers: Mapping[str, cst.FunctionDef], external: Collection[str]) -> None:
+        self.body, self.helpers, self.external = body, helpers, external
+        self.calls: list[cst.Call] = []
+        self.unread: list[cst.Call] = []
+        self._count = 0
+
+    def collect(self, node: cst.CSTNode, params: set[str], depth: int = 0, kernel: str = "") -> None:
+        for call in _calls_outside_flags(node, params):
+            name = dotted(call.func)
+            helper = self.helpers.get(name) if isinstance(call.func, cst.Name) else None
+            if helper is None:
+                if name.split(".")[-1] in ("load", "store"):
+                    self.calls.append(call)
+                elif name.split(".")[0] in self.external:
+                    self.unread.append(call)
+                continue
+            given = _given(call, helper)
+            if given is None or depth >= HELPER_DEPTH or helper.name.value == kernel:
+                self.unread.append(call)
+                continue
+            self._count += 1
+            tag = f"h{self._count}"
+            local = _bound_names(helper)  # a parameter the helper rebinds is a local first bound to the argument
+            for name in local & set(given):
+                self.body.values.setdefault(f"__{tag}_{name}", []).append(given.pop(name))
+            inlined = cst.ensure_type(helper.body.visit(_Inline(given, local, tag)), cst.BaseSuite)
+            self.body.add(inlined)
+            self.collect(inlined, params, depth + 1, helper.name.value)
+
+
+def unchecked_blocks(
+    kernel: cst.FunctionDef,
+    within: cst.CSTNode | None = None,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    external: Collection[str] = (),
+) -> set[str]:
     """The block parameters of a kernel with masks that one of its accesses leaves unchecked: a ``tl.load`` or
     ``tl.store`` whose pointer is indexed by ``tl.arange(0, BLOCK)`` (:meth:`_Kernel.indexes`) and whose mask reads
     no range of ``BLOCK`` (a GEMM whose K loads check only the rows, a tile kernel checking only ``offs_m < M``:
     the author knows the other size divides). Such a block covers its size only in whole blocks, as every block
-    of a kernel without masks does. A block-pointer access (``boundary_check``) and one kernelopt cannot read
-    (a ``*`` argument) are left to their own rules. ``within``: only the accesses under this node of the kernel (a
-    loop's body)."""
+    of a kernel without masks does; a block checked by one access and not by another is unchecked. A
+    block-pointer access (``boundary_check``) and one kernelopt cannot read (a ``*`` argument) are left to their
+    own rules. ``within``: only the accesses under this node of the kernel (a loop's body). ``helpers``: the
+    module's ``@triton.jit`` functions, whose accesses at a call are read as the kernel's own (variants v8: a
+    store in a helper checking the rows only, beside a load the kernel checks on both axes). ``external``: names
+    of functions imported from another module (their bodies not here): a block whose range one is given is
+    unchecked."""
     body = _Kernel(kernel)
+    reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, external)
+    reader.collect(within if within is not None else kernel.body, body.params, kernel=kernel.name.value)
     out: set[str] = set()
-    for call in _accesses(within if within is not None else kernel.body, body.params):
+    for call in reader.unread:
+        for arg in call.args:
+            out |= body.indexes(arg.value)
+    for call in reader.calls:
         if any(a.star for a in call.args) or any(
             a.keyword is not None and a.keyword.value == "boundary_check" for a in call.args
         ):

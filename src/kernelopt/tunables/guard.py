@@ -176,11 +176,14 @@ def _requirements(
     pos: Positions,
     kernels: Mapping[str, cst.FunctionDef] | None = None,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
+    imported: Collection[str] = (),
 ) -> list[Divides]:
     """What the launching function ``fn`` says each tile must divide (see the module docstring), and what the
     kernels without masks it launches say: a loop ``for k in range(0, K, BLOCK_K)`` over unmasked loads covers
     ``K`` only in whole steps, so the launch's ``BLOCK_K`` must divide the launch's ``K``. ``helpers``: the
-    module's functions, where a grid ``fn`` calls is written (``lambda meta: _grid(M, N, meta)``)."""
+    module's functions, where a grid ``fn`` calls is written (``lambda meta: _grid(M, N, meta)``). ``kernels``: the
+    module's ``@triton.jit`` functions, whose accesses a kernel's calls of them are read through; ``imported``: the
+    names of functions imported from another module (:func:`kernelopt.tunables.blocks.unchecked_blocks`)."""
     launches = [
         (written, call)
         for written, call in _launch_calls(fn)
@@ -205,7 +208,8 @@ def _requirements(
             out += _block_pointer_axes(call, kernel, pos[written].start.line)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
-                out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers)
+                jit = (kernels or {}, imported)
+                out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
     flags = _flag_tests(fn)
     rounded, padded = _rounded_up(fn)
     for node in walk(fn.body):
@@ -436,6 +440,7 @@ def _decorator_tiles(
     new: Sequence[cst.FunctionDef],
     unmasked: Mapping[str, cst.FunctionDef],
     pos: Positions,
+    imported: Collection[str] = (),
 ) -> str | None:
     """Why the edit cannot be written when it moved a tile in a kernel's decorator (an autotune ``Config``, a
     heuristic's literal) to a value that does not divide the original, where a launching function says the tile
@@ -473,7 +478,8 @@ def _decorator_tiles(
             if b is None or a is None or b % a == 0:
                 continue
             own = n.name.value
-            bare = unmasked[own] if own in unmasked else n if key in unchecked_blocks(n) else None
+            unchecked = unchecked_blocks(n, helpers=kernels, external=imported)
+            bare = unmasked.get(own, n if key in unchecked else None)
             stepped = _stepped_by(key, {own: bare}) if bare is not None else None
             if stepped is not None and own not in unmasked:
                 stepped = stepped.replace("over loads without masks", "over loads whose masks leave it unchecked")
@@ -484,7 +490,8 @@ def _decorator_tiles(
                 )
             for fn in launchers:
                 helpers = {f.name.value: f for f in launchers}
-                needs = [d for d in _requirements(fn, unmasked, pos, kernels, helpers) if d.tile == ("meta", key)]
+                found = _requirements(fn, unmasked, pos, kernels, helpers, imported)
+                needs = [d for d in found if d.tile == ("meta", key)]
                 if needs:
                     return (
                         f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
@@ -714,20 +721,27 @@ def _unchecked_axes(
     line: int,
     pos: Positions,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
+    jit: tuple[Mapping[str, cst.FunctionDef], Collection[str]] = ({}, ()),
 ) -> list[Divides]:
     """What a kernel with masks says of a block one of its accesses leaves unchecked
     (:func:`kernelopt.tunables.blocks.unchecked_blocks`: a GEMM whose K loads check only the rows, a tile kernel
-    checking only ``offs_m < M``), as the launch ``call`` in ``fn`` passes it: what a kernel without masks says of
-    every block. A loop ``range(.., K, BLOCK_K)`` covers ``K`` only in whole steps, and a grid of
-    ``triton.cdiv(N, BLOCK_N)`` programs covers ``N`` only in whole tiles: the block must divide the size."""
-    blocks = unchecked_blocks(kernel)
+    checking only ``offs_m < M``, a store in a ``@triton.jit`` helper checking only the rows), as the launch
+    ``call`` in ``fn`` passes it: what a kernel without masks says of every block. A loop ``range(.., K,
+    BLOCK_K)`` covers ``K`` only in whole steps, and a grid of ``triton.cdiv(N, BLOCK_N)`` programs covers ``N``
+    only in whole tiles: the block must divide the size. ``jit``: the module's ``@triton.jit`` functions and the
+    names imported from other modules, which the kernel's accesses are read through."""
+
+    def unchecked(within: cst.CSTNode | None = None) -> set[str]:
+        return unchecked_blocks(kernel, within, helpers=jit[0], external=jit[1])
+
+    blocks = unchecked()
     if not blocks:
         return []
     out = [
         replace(d, why=d.why.replace("over loads without masks", "over loads whose masks leave it unchecked"))
-        for d in _loop_steps(call, kernel, line, steps=lambda loop: unchecked_blocks(kernel, loop.body))
+        for d in _loop_steps(call, kernel, line, steps=lambda loop: unchecked(loop.body))
     ]
-    out += _counted_loops(call, kernel, line, lambda loop: unchecked_blocks(kernel, loop.body))
+    out += _counted_loops(call, kernel, line, lambda loop: unchecked(loop.body))
     passed = _passed(call, kernel)
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
@@ -945,7 +959,7 @@ def _helper_argument(
                     d
                     for f in new.functions
                     if not _is_jit(f)
-                    for d in _requirements(f, unmasked, pos, kernels)
+                    for d in _requirements(f, unmasked, pos, kernels, imported=new.imported)
                     if d.tile == ("name", attr) and d.literal is None and not d.holds(before, after)
                 ]
                 if needs:
@@ -975,7 +989,7 @@ def _helper_argument(
         needs = [
             d
             for f in launchers
-            for d in _requirements(f, unmasked, pos, kernels)
+            for d in _requirements(f, unmasked, pos, kernels, imported=new.imported)
             if d.tile in ids and d.literal is None and not d.holds(before, after)
         ]
         if needs:
@@ -1101,6 +1115,10 @@ class _Change:
     entry: bool = False  # an entry of a dict literal (``{"BLOCK": 64}``, splatted at a launch)
 
 
+#: Modules whose functions a kernel calls without an access of their own to read (``tl.where``, ``libdevice``)
+_LIBRARIES = frozenset({"triton", "torch", "math", "numpy", "functools", "typing", "__future__", "os"})
+
+
 class _Collector(cst.CSTVisitor):
     """Every statement line in order, with its function; offsets of the nodes of the edited text."""
 
@@ -1114,6 +1132,23 @@ class _Collector(cst.CSTVisitor):
         self.classes: list[cst.ClassDef] = []
         self.class_defs: list[cst.ClassDef] = []
         self.class_level: set[int] = set()  # statements of a class body (outside its methods)
+        self.imported: set[str] = set()  # functions imported from a module other than triton's or torch's
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted(node.module) if node.module is not None else ""
+        if module.split(".")[0] in _LIBRARIES or isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(name, cst.Name):
+                self.imported.add(name.value)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            if dotted(alias.name).split(".")[0] in _LIBRARIES:
+                continue
+            bound = alias.asname.name if alias.asname is not None else alias.name
+            self.imported.add(dotted(bound).split(".")[0])  # ``import mylib.ops as ops``: ``ops.f(...)``
 
     def _block(self, body: Sequence[cst.BaseStatement]) -> None:
         for a, b in itertools.pairwise(body):
@@ -1444,7 +1479,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     continue
                 if id(fn) not in requirements:
                     helpers = {f.name.value: f for f in new_collector.functions if not _is_jit(f)}
-                    requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers)
+                    requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers, new_collector.imported)
                 needs = [
                     d
                     for d in requirements[id(fn)]
@@ -1495,7 +1530,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
     if add:
-        why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos)
+        why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
@@ -1594,7 +1629,8 @@ def _tuned_tiles(
                     if tile is None:
                         continue
                     kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
-                    needs = needs if needs is not None else _requirements(fn, unmasked, pos, kernels)
+                    if needs is None:
+                        needs = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
                     for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
                         if d.tile[1] == tile[1] and d.literal is None:
                             target = _code(small.targets[0].target)
