@@ -127,3 +127,27 @@ def test_plan_with_nothing_to_plan_exits_1_with_its_reason_and_writes_nothing(
     said = json.loads(capsys.readouterr().out)
     assert said["plan"] is None and "no tunable knob" in said["reason"]
     assert not (ws / "plans" / "v1_plan.md").exists()
+
+
+@pytest.mark.timeout(120)
+def test_init_s_probe_of_a_reference_whose_error_spans_lines_says_its_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n4: `SHAPES = [{"n": 2**70}]` (an odd size) under `init` said 'dtype: not inferred (the probe of reference.py
+    failed: ")': torch's message ("... with error \\"Overflow when unpacking long long" and a C++ backtrace) spans
+    lines, and the parent reads the last line of the probe's stderr. The probe now ends its stderr with the error's
+    first line."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run(x):\n    return x * 2\n")
+    (folder / "reference.py").write_text(
+        "import torch\n\nSHAPES = [{'n': 2**70}]\n\n\ndef get_inputs(n=1024):\n    return [torch.rand(n)]\n\n\n"
+        "def reference(x):\n    return x * 2\n"
+    )
+    root = tmp_path / "root"
+    ref, ker = str(folder / "reference.py"), str(folder / "kernel.py")
+    assert main(["init", "odd", "--kernel", ker, "--reference", ref, "--root", str(root)]) == 0
+    said = capsys.readouterr()
+    line = next(x for x in (said.out + said.err).splitlines() if x.startswith("dtype: not inferred"))
+    assert "the probe of reference.py failed: TypeError: rand(): argument 'size' failed to unpack" in line, line
+    assert "Overflow when unpacking long long" in line and "frame #" not in line, line

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import json
 import sys
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,7 +311,14 @@ def main(argv: list[str]) -> int:
         read = _read_shapes(Path(argv[1]), ast.literal_eval(argv[2]) if len(argv) > 2 else {})
         sys.stdout.write("\n" + json.dumps(read) + "\n")
         return 0
-    found = _probe(Path(argv[0]))
+    try:
+        found = _probe(Path(argv[0]))
+    except Exception as exc:  # reference.py's own code failed: the traceback, then its first line last
+        # the parent reads the last line of stderr; a message of many lines (torch's "Overflow when unpacking
+        # long long" carries a C++ backtrace) left only its closing quote there: 'the probe ... failed: "'
+        traceback.print_exc()
+        sys.stderr.write(f"\n{type(exc).__name__}: {first_line(str(exc), 300)}".rstrip(": ") + "\n")
+        return 1
     sys.stdout.write("\n" + json.dumps(found) + "\n")  # its own line, whatever the reference printed
     return 0
 
