@@ -352,23 +352,30 @@ def test_bad_tables_are_one_line(table: TunedTable, match: str) -> None:
         write_table(src, table)
 
 
-def test_a_literal_overridden_at_every_size_run_is_no_knob() -> None:
+def test_a_literal_overridden_at_every_size_run_is_tuned_where_it_is_computed() -> None:
     """``BLOCK_SIZE = 1024`` then ``if n_cols <= 256: BLOCK_SIZE = ...``: when at every SHAPES entry the run saw
-    the override was in effect, moving the literal changes nothing the task times (noise): said, not tuned."""
+    the override was in effect, moving the literal changes nothing the task times. The value in effect is tuned
+    instead, where it is computed: after the overrides, as any computed setting (breaker6 j10, tuneleft7)."""
     from kernelopt.tunables import AutotuneEvaluation
-    from kernelopt.tunables.model import ShapeSizes
+    from kernelopt.tunables.model import ShapeSizes, TunableKind
 
     src = (CORPUS / "prefix_sum_block_override.py").read_text()
 
-    def block(received: int) -> object:
+    def evaluation(received: int) -> AutotuneEvaluation:
         entry = ShapeSizes(shape={"cols": 200}, launch_values={"row_cumsum_kernel": {"BLOCK_SIZE": received}})
-        found = discover_source(src, evaluation=AutotuneEvaluation(shape_sizes=[entry]))
+        return AutotuneEvaluation(shape_sizes=[entry])
+
+    def block(received: int) -> object:
+        found = discover_source(src, evaluation=evaluation(received))
         return next(t for t in found if t.key == "row_cumsum_kernel:BLOCK_SIZE")
 
     short = block(256)
-    assert not short.editable and "the literal 1024 is in effect at no SHAPES entry the run saw" in short.refused_reason
-    assert "override at line(s) 29 gave BLOCK_SIZE = 256" in short.refused_reason
-    assert block(1024).editable  # a longer row: the literal is the block in effect
+    assert short.editable and short.kind is TunableKind.COMPUTED_SETTING, short
+    assert short.tuned_at == "kernel.py:28"  # the if statement of the override
+    new = apply_source(src, {"row_cumsum_kernel:BLOCK_SIZE": 64}, evaluation=evaluation(256)).new_source
+    assert "        BLOCK_SIZE = triton.next_power_of_2(n_cols)\n    BLOCK_SIZE = 64  # kernelopt: tuned\n" in new
+    literal = block(1024)  # a longer row: the literal is the block in effect, and it moves where it is
+    assert literal.editable and literal.kind is TunableKind.LAUNCH_KWARG and literal.value == 1024
 
 
 # -- settings helpers returning a dict, helpers from another module, one setting at two launches (issue 32) --

@@ -166,3 +166,65 @@ def test_the_loop_gives_the_session_the_gate_s_latency_of_the_kernel_being_tuned
     history = [record(0, GateResult.PASS, 90.0), record(1, GateResult.PASS, 60.0), record(2, GateResult.FAIL, 5.0)]
     assert written_latency(history) == {"n=64": 60.0}
     assert written_latency([]) == {}
+
+
+BREAKER6 = Path(__file__).parent / "data" / "breaker6"
+
+
+@pytest.mark.timeout(60)
+def test_warps_computed_from_a_class_s_block_is_a_knob_tuned_where_it_is_computed() -> None:
+    """breaker6 j6: ``num_warps=_warps_for(self.BLOCK)`` at a launch in a method. It is a knob of the launch's space
+    (at the computation, its current point), and a literal moves it where it is computed, every size the same (a
+    warps count changes no result). ``tunables`` said "so tune writes none"; it says where it is tuned."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.candidate import COMPUTED, Config
+    from kernelopt.tuning.kernel_evaluator import knob_editor
+    from kernelopt.tuning.launch import space_from_tunables
+
+    src = (BREAKER6 / "argmax_class" / "kernel.py").read_text()
+    space = space_from_tunables(discover_source(src))
+    assert "num_warps" in space.names and space.origins["num_warps"].from_problem
+    current = space.current()
+    assert current is not None and current["num_warps"] == COMPUTED
+    made = knob_editor(src, kernel=space.kernel)(Config.of({**current.as_dict(), "num_warps": 8}))
+    assert isinstance(made, str), made
+    assert "        num_warps = _warps_for(self.BLOCK)\n        num_warps = 8  # kernelopt: tuned\n" in made
+    assert "num_warps=num_warps)" in made
+
+
+@pytest.mark.timeout(60)
+def test_warps_computed_from_no_size_says_where_it_is_tuned(capsys: pytest.CaptureFixture[str]) -> None:
+    from kernelopt.cli.app import main
+
+    assert main(["tunables", str(BREAKER6 / "argmax_class" / "kernel.py"), "--no-evaluate"]) == 0
+    out = capsys.readouterr()
+    said = " ".join((out.out + out.err).split())
+    assert "tune writes none" not in said
+    assert "_row_argmax:num_warps is computed (_warps_for(self.BLOCK)) from no size of the problem" in said
+    assert "it is tuned where it is computed (kernel.py:41), one value for every size" in said
+
+
+@pytest.mark.timeout(60)
+def test_the_override_in_effect_is_the_knob_when_a_run_saw_no_entry_take_the_literal() -> None:
+    """breaker6 j10: ln_bwd_lock's ``GROUP_SIZE_M = 64`` then ``if N <= 8192: GROUP_SIZE_M = 96`` and two more
+    overrides; at every SHAPES entry the value was 256, and the literal 64 was the only knob offered (moving it
+    changed nothing the task times). The value in effect is now tuned where it is computed: after the overrides,
+    so the lock buffers, the partial rows and the launch all read the tuned value."""
+    import difflib
+
+    from kernelopt.tunables import AutotuneEvaluation, discover_source
+    from kernelopt.tunables.edit import apply_source
+    from kernelopt.tunables.model import ShapeSizes, TunableKind
+
+    src = (BREAKER6 / "ln_bwd_lock" / "kernel.py").read_text()
+    seen = ShapeSizes(shape={"M": 64, "N": 300}, launch_values={"_ln_bwd_dx_fused": {"GROUP_SIZE_M": 256}})
+    evaluation = AutotuneEvaluation(shape_sizes=[seen])
+    group = next(t for t in discover_source(src, evaluation=evaluation) if t.key == "_ln_bwd_dx_fused:GROUP_SIZE_M")
+    assert group.editable and group.kind is TunableKind.COMPUTED_SETTING, group
+    new = apply_source(src, {"_ln_bwd_dx_fused:GROUP_SIZE_M": 32}, evaluation=evaluation).new_source
+    added = [line for line in difflib.ndiff(src.splitlines(), new.splitlines()) if line[:1] in "+-"]
+    assert added == ["+     GROUP_SIZE_M = 32  # kernelopt: tuned"], added
+    assert new.index("GROUP_SIZE_M = 32") < new.index("locks = torch.zeros(2 * GROUP_SIZE_M")
+    # without a run, the literal is the knob, with its overrides said (breaker6's fix)
+    literal = next(t for t in discover_source(src) if t.key == "_ln_bwd_dx_fused:GROUP_SIZE_M")
+    assert literal.value == 64 and literal.kind is TunableKind.LAUNCH_KWARG

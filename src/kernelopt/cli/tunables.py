@@ -175,7 +175,8 @@ def _show_knobs(file: Path, found: list[Tunable]) -> None:
         elif t.kind.value == "computed_setting" and not t.size_names:
             info(
                 f"{t.key} is computed ({t.computed}) from no size of the problem (a device, a dtype or constants): "
-                "a table by size cannot fall back on it, so tune writes none"
+                f"it is tuned where it is computed ({t.tuned_at}), one value for every size (no table by size "
+                "can fall back on it)"
             )
         elif t.kind.value == "computed_setting":
             sizes = f", by {', '.join(t.size_names)}" if t.size_names else ""

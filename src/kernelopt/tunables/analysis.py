@@ -1291,6 +1291,11 @@ class _Analyzer:
             if lit is not None and res.overridden_at:
                 refused = self.override_in_effect(kname, name, lit.value, res.overridden_at)
                 overridden = True  # a run tells whether the literal is in effect at the task's sizes
+                if refused is not None and not res.at_module:
+                    # an override is in effect at every entry the run saw (breaker6 j10): the value in effect is
+                    # tuned where it is computed, after the overrides, as any computed setting (the literal and
+                    # its overrides stay as the fallback of a table by size)
+                    lit = None
                 if refused is None and not self.shape_sizes:  # no run told: say the literal may not be in effect
                     where = ", ".join(str(line) for line in res.overridden_at)
                     override_note = (
