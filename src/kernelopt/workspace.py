@@ -130,6 +130,10 @@ class RunLock:
             pass
         self._held[self.path] = (fd, 1)
 
+    def held_here(self) -> bool:
+        """True while this process holds the lock."""
+        return self.path in self._held
+
     def holder(self) -> str | None:
         """``another kernelopt <command> is running on <target> (pid <pid>)`` while another process holds the lock,
         else ``None``. The lock is never taken, not even shared (a probe holding it for an instant would refuse a
@@ -174,6 +178,56 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+_GIT_LOCK_RE = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+"""git's words for a lock file (``index.lock``, ``HEAD.lock``, a ref's) that another git command holds or left."""
+
+
+def _open_anywhere(path: Path) -> bool:
+    """True when a process has ``path`` open (a file descriptor of its, in ``/proc``); True also where that cannot
+    be told (no ``/proc``): a lock is removed only when it is known to be nobody's."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return True
+    try:
+        wanted = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
+            continue
+        try:
+            fds = os.scandir(proc / pid / "fd")
+        except OSError:  # gone, or another user's: then its own git would hold its own lock
+            continue
+        with fds:
+            for fd in fds:
+                try:
+                    st = os.stat(fd.path)
+                except OSError:
+                    continue
+                if (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino):
+                    return True
+    return False
+
+
+def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
+    """The run lock of a user's kernel folder, the one every command that writes its kernel.py takes (``tune``,
+    ``tunables --set``; on a workspace it is the lock ``optimize`` holds): beside the folder, or inside it when its
+    parent is not writable (a project folder in a folder of root's). ``tunables --set`` took none, and wrote
+    kernel.py under a running ``tune``, whose session then ended with nothing written (fault trial faults7, f3).
+
+    Args:
+        folder: the folder that holds the kernel file.
+        command: the kernelopt command that takes it (named in a refusal).
+        hint: what the refused one can do.
+    """
+    folder = Path(folder).expanduser().resolve()
+    target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
+    return RunLock(target, command=command, hint=hint)
 
 
 def _template(name: str) -> str:
@@ -242,6 +296,13 @@ def git_failure(what: str, stderr: str, where: Path) -> DiskProblem | GitError:
     problem = disk_problem_in(stderr, path=str(where))
     if problem is not None:
         return problem
+    lock = _GIT_LOCK_RE.search(stderr)
+    if lock is not None:  # git's last line, "remove the file manually to continue.", named no file (faults7, f4)
+        return GitError(
+            f"{what} failed in {where}: {lock.group(1)} exists: another git command works in the workspace, or one "
+            "was killed and left it",
+            hint="if no git command runs there, remove that file and run again",
+        )
     lines = [line.strip() for line in stderr.strip().strip("'").splitlines() if line.strip()]
     return GitError(f"{what} failed in {where}: {lines[-1] if lines else 'no error output'}")
 
@@ -476,11 +537,41 @@ class Workspace:
     def _git(self, *args: str, exact: bool = False) -> str:
         import git
 
+        for _ in range(2):  # a second time only after a stale lock of git's was removed
+            try:
+                # GitPython strips the last newline of the output unless told not to (file contents need it)
+                return str(self._repo.git.execute(["git", *args], strip_newline_in_stdout=not exact))
+            except git.GitCommandError as exc:
+                if not self._removed_stale_git_lock(str(exc.stderr)):
+                    raise git_failure(f"git {' '.join(args)}", str(exc.stderr), self.root) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _removed_stale_git_lock(self, stderr: str) -> bool:
+        """Remove the lock file git says it could not create (``Unable to create '.../.git/index.lock': File
+        exists``) when it is stale: a git command killed with SIGKILL (a run killed with its process group) leaves
+        it, and every git command after it failed. It is stale when this process holds the workspace's run lock (no
+        kernelopt run works here) and no process has the file open (a git command holds its lock file open until
+        it is done). True when it was removed (the command is run again).
+
+        Before, a stale ``index.lock`` let ``optimize`` run a whole iteration, then fail at its commit with git's
+        last line, ``remove the file manually to continue.`` (fault trial faults7, f4).
+        """
+        found = _GIT_LOCK_RE.search(stderr)
+        if found is None:
+            return False
+        lock = Path(found.group(1))
+        git_dir = (self.root / ".git").resolve()
+        if not lock.is_absolute():
+            lock = self.root / lock
+        if git_dir not in lock.resolve().parents or not RunLock(self.root).held_here() or _open_anywhere(lock):
+            return False
         try:
-            # GitPython strips the last newline of the output unless told not to (file contents need it)
-            return str(self._repo.git.execute(["git", *args], strip_newline_in_stdout=not exact))
-        except git.GitCommandError as exc:
-            raise git_failure(f"git {' '.join(args)}", str(exc.stderr), self.root) from None
+            lock.unlink()
+        except FileNotFoundError:  # gone meanwhile: the command may run again all the same
+            pass
+        except OSError:
+            return False
+        return True
 
     def head(self) -> str:
         """The full hash of HEAD (read from .git by GitPython: a loop asks it dozens of times per version;

@@ -25,7 +25,7 @@ import typer
 
 from kernelopt import __version__
 from kernelopt.cli.output import plain_flags
-from kernelopt.cli.start import ignore_interrupts, interrupt_said
+from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said
 from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
 from kernelopt.fileio import atomic_write_text
@@ -174,11 +174,10 @@ def _main(argv: list[str] | None) -> int:
         )
         return 2
     _printable_streams()
-    app = build_app(sys.argv[1:] if argv is None else argv)
-    command = typer.main.get_command(app)
-    plain_flags(command)
-
     try:
+        app = build_app(sys.argv[1:] if argv is None else argv)  # imports the command: an interrupt may cut it
+        command = typer.main.get_command(app)
+        plain_flags(command)
         with _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
@@ -210,6 +209,10 @@ def _main(argv: list[str] | None) -> int:
         _say(f"kernelopt: error: {problem.one_line()}")
         return problem.exit_code
     except Exception as exc:  # our bug: keep the evidence, print one line
+        if cut_by_interrupt(exc):  # an interrupt an import wrapped (a RuntimeError from __set_name__): no bug
+            ignore_interrupts()
+            sys.stderr.write("kernelopt: interrupted\n")
+            return 130
         log = _crash_log(exc)
         _say(f"kernelopt: internal error: {type(exc).__name__}: {exc} (crash log: {log})")
         return 70

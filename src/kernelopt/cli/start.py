@@ -29,11 +29,32 @@ def run() -> None:
         if code is None:
             sys.stderr.write("kernelopt: interrupted\n")
             code = 130
+    except Exception as exc:  # an interrupt that an import's machinery wrapped (faults7, f1)
+        if not cut_by_interrupt(exc):
+            raise
+        ignore_interrupts()
+        sys.stderr.write("kernelopt: interrupted\n")
+        code = 130
     ignore_interrupts()
     proc = sys.modules.get("kernelopt.proc")  # imported by the CLI; never imported again after an interrupt cut
     if proc is not None and hasattr(proc, "exit_process"):  # it short (nor anything it imports, twice)
         proc.exit_process(code)
     sys.exit(code)
+
+
+def cut_by_interrupt(exc: BaseException) -> bool:
+    """True when ``exc`` was raised because an interrupt cut its work short: a ``KeyboardInterrupt`` (a Ctrl-C, or
+    SIGTERM/SIGHUP turned into one) is among its causes. Python 3.11 wraps an exception raised in a class's
+    ``__set_name__`` in a ``RuntimeError`` ("Error calling __set_name__ on 'Field' instance ..."): a Ctrl-C while
+    pydantic built a model at import ended ``tune`` in exit 1 and a traceback (fault trial faults7, f1)."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _fill_closed_descriptors() -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-from kernelopt.cli.output import emit_json, info, note, table, warn
+from kernelopt.cli.output import StdoutLost, emit_json, info, note, printing, table, warn
 from kernelopt.errors import UsageError
 from kernelopt.vocabulary import Device
 
@@ -77,9 +79,16 @@ def register(app: typer.Typer) -> None:
             from kernelopt.fileio import read_source
 
             before = read_source(file).text  # as the edit reads it: line endings as they are (CRLF kept)
-            result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
-            _show_edit(file, result, dry_run=dry_run, as_json=as_json)
+            with contextlib.ExitStack() as held:
+                if not dry_run:  # one writer of a folder's kernel at a time: a running tune or optimize refuses it
+                    from kernelopt.workspace import folder_lock
+
+                    held.enter_context(
+                        folder_lock(file.parent, command="tunables --set", hint="wait for it to end, then set the knob")
+                    )
+                result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
             _warn_unguarded(before, result.new_source, "shown (--dry-run)" if dry_run else "written as asked")
+            _say_edit(file, result, dry_run=dry_run, as_json=as_json)
         elif as_json:
             emit_json(found)
         else:
@@ -133,6 +142,28 @@ def _warn_unguarded(before: str, after: str, done: str) -> None:
         warn(f"not legal at every size the original handled: kernelopt tune would write {guarded.note}; {done}")
     else:
         warn(f"{(guarded.note or 'a tile no longer divides a size').removesuffix(': not written')}; {done}")
+
+
+def _say_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -> None:
+    """:func:`_show_edit`, with a stdout that refuses it (``| head -1``, ``> /dev/full``) after the write said in one
+    line on stderr, exit 0: the file holds the edit. It was exit 1 and not a word, the file written (fault trial
+    faults7, f2); with nothing written it stays stdout's exit 3 (:class:`~kernelopt.cli.output.StdoutLost`).
+
+    Raises:
+        typer.Exit: exit 0, after the line, when the file was written and stdout refused the summary.
+        StdoutLost: stdout refused the summary and nothing was written.
+    """
+    try:
+        with printing():
+            _show_edit(file, result, dry_run=dry_run, as_json=as_json)
+    except StdoutLost as exc:
+        if dry_run or not result.edits:
+            raise
+        edits = ", ".join(f"{e.key}: {e.before} -> {e.after}" for e in result.edits)
+        sys.stderr.write(
+            f"kernelopt: wrote {file} ({edits}); the summary could not be printed: stdout refused it ({exc.reason})\n"
+        )
+        raise typer.Exit(0) from None
 
 
 def _show_edit(file: Path, result: EditResult, *, dry_run: bool, as_json: bool) -> None:

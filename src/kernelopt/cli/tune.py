@@ -38,7 +38,6 @@ before the write.
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -299,17 +298,18 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
     first import ends the run here, before any session, and never leaves half a module for the plot.
     """
     from kernelopt.report.search_plot import preload
-    from kernelopt.workspace import RunLock
+    from kernelopt.workspace import folder_lock
 
     kernel_py = Path(request.folder) / "kernel.py"
     try:
         preload()
-        folder = Path(request.folder).resolve()
-        # the lock beside the folder (the one optimize takes on a workspace); inside it when its parent is
-        # not writable (a project folder in a folder of root's)
-        target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
         with (
-            RunLock(target, command="tune", hint="wait for it or stop it (a stopped run resumes at its next start)"),
+            # the lock of the folder (the one optimize takes on a workspace, and tunables --set on its kernel.py)
+            folder_lock(
+                Path(request.folder),
+                command="tune",
+                hint="wait for it or stop it (a stopped run resumes at its next start)",
+            ),
             ExitStack() as locks,  # the session folder's, once it is known
         ):
             _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json, locks=locks)

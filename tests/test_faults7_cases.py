@@ -1,0 +1,179 @@
+"""The seventh fault trial of the commands that write a user's file (docs/faults.md, "A fault trial of tune,
+tunables --set and optimize on a user's file (faults7)", f1..): each test injects one fault the trial found and
+holds its fix.
+
+The invariant is docs/tuning-engine.md's: after any fault a user's kernel.py (and any file of theirs) is byte for
+byte what they last wrote, or that text with only the knob edit applied, and the exit code says which. Where the
+behaviour depends on a real process (a signal, a pipe whose reader is gone, a lock held by another process), the
+test starts one; the kernels are tests/data/loop's torch add on the CPU.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+
+LOOP = Path(__file__).parent / "data" / "loop"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _folder(tmp_path: Path) -> tuple[Path, bytes]:
+    folder = tmp_path / "loop"
+    shutil.copytree(LOOP, folder, ignore=shutil.ignore_patterns("make_summaries.py", "summary_*"))
+    return folder, (folder / "kernel.py").read_bytes()
+
+
+def _env(*paths: Path | str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, paths), SRC])}
+
+
+@pytest.mark.timeout(60)
+def test_f1_an_interrupt_that_an_import_wraps_is_an_interrupt(tmp_path: Path) -> None:
+    """f1: a Ctrl-C while pydantic built a model at ``tune``'s import (Python 3.11 wraps what ``__set_name__``
+    raises in a RuntimeError) ended in a traceback and exit 1. A real SIGINT, raised in a ``__set_name__`` while the
+    command's module is imported."""
+    folder, before = _folder(tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        textwrap.dedent(
+            """
+            import signal, sys
+
+            class _Cut:  # the moment: a class body's __set_name__ while kernelopt.cli.tune is imported
+                def find_spec(self, name, path=None, target=None):
+                    if name == "kernelopt.cli.tune":
+                        sys.meta_path.remove(self)
+
+                        class Field:
+                            def __set_name__(self, owner, attr):
+                                signal.raise_signal(signal.SIGINT)
+
+                        type("Model", (), {"x": Field()})
+                    return None
+
+            sys.meta_path.insert(0, _Cut())
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "tune", str(folder), "--device", "cpu"],
+        capture_output=True,
+        text=True,
+        env=_env(site),
+        timeout=50,
+    )
+    assert (done.returncode, done.stderr) == (130, "kernelopt: interrupted\n"), done.stderr
+    assert (folder / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(60)
+def test_f2_tunables_set_into_a_pipe_whose_reader_is_gone_says_it_wrote(tmp_path: Path) -> None:
+    """f2: ``tunables FILE --set BLOCK=512 | head -1`` wrote the file and ended in exit 1 with no word. Now exit 0
+    and one line on stderr saying what was written; with nothing written (``--dry-run``) stdout's exit 3."""
+    folder, before = _folder(tmp_path)
+    kernel = folder / "kernel.py"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader went away (`| head -1` done)
+        try:
+            return subprocess.run(
+                [sys.executable, "-m", "kernelopt", "tunables", str(kernel), "--no-evaluate", *args],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=_env(),
+                timeout=50,
+            )
+        finally:
+            os.close(write_end)
+
+    dry = run("--set", "BLOCK=512", "--dry-run")
+    assert dry.returncode == 3 and "could not print to stdout" in dry.stderr, dry.stderr
+    assert kernel.read_bytes() == before
+    done = run("--set", "BLOCK=512")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"kernelopt: wrote {kernel} (BLOCK: 64 -> 512); the summary could not be printed: stdout refused it "
+        "(Broken pipe (errno 32))"
+    ), done.stderr
+    assert kernel.read_bytes() == before.replace(b"BLOCK = 64", b"BLOCK = 512")
+
+
+@pytest.mark.timeout(60)
+def test_f3_tunables_set_under_a_running_tune_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f3: ``tunables --set`` took no lock: under a running ``tune`` it wrote kernel.py, and the session then ended
+    "changed during the session: nothing written", exit 2. Now it takes the folder's lock (the one tune and optimize
+    take) and is refused in one line naming the holder; once the holder is gone (killed: a stale lock file), it
+    writes."""
+    folder, before = _folder(tmp_path)
+    holder = subprocess.Popen(  # another process holding the folder's lock as a running tune does
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from kernelopt.workspace import folder_lock; "
+            "folder_lock(Path(sys.argv[1]), command='tune', hint='').acquire(); print('held', flush=True); "
+            "time.sleep(60)",
+            str(folder),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        code = main(["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set", "BLOCK=512"])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert err == (
+            f"kernelopt: error: another kernelopt tune is running on {folder.resolve()} (pid {holder.pid}); wait "
+            "for it to end, then set the knob\n"
+        )
+        assert (folder / "kernel.py").read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (tmp_path / ".loop.lock").exists()  # killed: its lock file stays, and holds nobody
+    deadline = time.monotonic() + 10
+    while (code := main(["tunables", str(folder / "kernel.py"), "--no-evaluate", "--set", "BLOCK=512"])) != 0:
+        assert time.monotonic() < deadline, capsys.readouterr().err
+        time.sleep(0.1)
+    assert (folder / "kernel.py").read_bytes() == before.replace(b"BLOCK = 64", b"BLOCK = 512")
+
+
+@pytest.mark.timeout(60)
+def test_f4_a_stale_git_index_lock_is_removed_under_the_run_lock_and_a_held_one_is_not(tmp_path: Path) -> None:
+    """f4: a git command killed with SIGKILL (a run killed with its process group) leaves ``.git/index.lock``; the
+    next ``optimize`` ran a whole iteration, then failed at its commit with git's last line ("remove the file
+    manually to continue."). Under the run lock, a lock file nobody has open is removed and the command runs again;
+    one a process holds open, or met outside a run, is git's refusal as before."""
+    from kernelopt.errors import GitError
+    from kernelopt.workspace import RunLock, Workspace
+
+    ws = Workspace.create("f4", kernel=LOOP / "kernel.py", reference=LOOP / "reference.py", root=tmp_path)
+    lock = ws.root / ".git" / "index.lock"
+    lock.write_bytes(b"")  # what a git killed between taking the index's lock and its rename leaves
+    (ws.root / "notes.md").write_text("a\n", encoding="utf-8")
+    with pytest.raises(GitError, match=r"index\.lock"):  # no run lock: nobody says it is stale
+        ws.commit(["notes.md"], "notes outside a run")
+    assert lock.exists()
+    with RunLock(ws.root):
+        with lock.open("rb"), pytest.raises(GitError):  # a git command that holds it (its file open): not stale
+            ws.commit(["notes.md"], "notes while git holds its lock")
+        assert lock.exists()
+        ws.commit(["notes.md"], "notes after a killed git")  # stale: removed, the commit made
+    assert not lock.exists()
+    assert ws.log(1)[0][1] == "notes after a killed git" and ws.is_clean()
