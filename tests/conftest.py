@@ -83,6 +83,7 @@ SLOW_FILES = (
     "test_pruned_autotune.py",  # 20-25 s under load, two tests: autotuned runs in the interpreter
     "test_breaker5_cases.py",
     "test_breaker6_cases.py",
+    "test_breaker7_cases.py",
     "test_variants_cases.py",  # six property checks in Triton's interpreter (about 20 s of CPU)
     "test_nvidia_runner.py",
     "test_loop_agents.py",

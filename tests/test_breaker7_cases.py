@@ -160,3 +160,35 @@ def test_libdevice_symbols_are_read_by_name_and_an_unknown_one_is_named() -> Non
     assert extern_name("__nv_roundf") == "round" and extern_name("__nv_fabsf") == "fabs"
     assert extern_name("__nv_erff") == "erf" and extern_name("__nv_powf") == "pow"
     assert extern_name("__nv_byte_perm") is None and extern_name("__nv_fast_fdividef") is None
+
+
+@pytest.mark.timeout(180)
+def test_a_cap_the_launching_code_dispatches_on_is_no_limit_of_the_helper_that_raises_above_it(
+    tmp_path: Path,
+) -> None:
+    """Seen on 2026-12-05: xent_chunked, unsloth's cross-entropy: ``calculate_settings(vocab_size)`` raises above
+    ``MAX_FUSED_SIZE``, but ``run`` calls it only under ``if n_chunks == 1`` (``div, mod = divmod(vocab_size,
+    MAX_FUSED_SIZE)``); a larger vocabulary goes to the chunked kernel, whose block is ``MAX_FUSED_SIZE``. ``tune``
+    exited 2 "no tunable knob": "MAX_FUSED_SIZE is a limit, not a knob: calculate_settings() raises above it, so a
+    lower value would make sizes the original handled raise", where every value is correct at every size. A constant
+    every call of the helper is guarded by (a test reading it, or a local computed from it) is no limit: tuned (on
+    the CPU ``tune`` wrote ``MAX_FUSED_SIZE = 1024``, 7.9x), correct at sizes on both sides of old and new caps."""
+    found = _tunables("xent_chunked")
+    assert found["MAX_FUSED_SIZE"].editable and found["MAX_FUSED_SIZE"].refused_reason is None, found["MAX_FUSED_SIZE"]
+    written, note = _tune_edit(_copy("xent_chunked", tmp_path), {"BLOCK_SIZE": 1024})
+    assert written is not None, note
+    assert "\nMAX_FUSED_SIZE = 1024\n" in written and "BLOCK_SIZE=MAX_FUSED_SIZE" in written
+    folder = tmp_path / "xent_chunked"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"N": 3, "V": 100}, {"N": 3, "V": 1024}, {"N": 2, "V": 1025}, {"N": 2, "V": 3000}])
+
+
+@pytest.mark.timeout(60)
+def test_a_cap_the_helper_is_called_past_unguarded_is_still_a_limit() -> None:
+    """Beside k3: rms_bwd_sm calls ``calculate_settings(n_cols)`` with no test around it (Liger-Kernel's RMSNorm
+    backward): its ``MAX_FUSED_SIZE`` stays a limit; so does unsloth's when the dispatch reads another constant."""
+    assert "is a limit, not a knob" in str(_tunables("rms_bwd_sm")["MAX_FUSED_SIZE"].refused_reason)
+    base = (DATA / "xent_chunked" / "kernel.py").read_text()
+    other = base.replace("div, mod = divmod(vocab_size, MAX_FUSED_SIZE)", "div, mod = divmod(vocab_size, 4096)")
+    assert other != base
+    assert "is a limit, not a knob" in str(_tunables("xent_chunked", other)["MAX_FUSED_SIZE"].refused_reason)

@@ -1859,9 +1859,10 @@ class _Analyzer:
         for helper in [f for i, f in enumerate(helpers) if all(g is not f for g in helpers[:i])]:
             guards = _RaiseGuards()
             helper.node.body.visit(guards)
+            dispatched = self.dispatched_on(la.func, helper.node.name.value)
             for test in guards.tests:
                 for n in _names_in(test):
-                    if not _binds(helper, n.value):
+                    if not _binds(helper, n.value) and n.value not in dispatched:
                         limits.setdefault(n.value, (helper, n))
         out: list[Site] = []
         for e, scope in scopes:
@@ -1908,6 +1909,31 @@ class _Analyzer:
             value=res.literal.value,
             marker_rule=knob_rule(feed),  # the categories and legality of the value it caps
         )
+
+    def dispatched_on(self, func: _FuncInfo | None, helper: str) -> set[str]:
+        """The names every call of ``helper`` in ``func`` is guarded by: read by the tests of the ``if`` statements
+        around the call, directly or through the locals of ``func`` they read (unsloth's ``n_chunks == 1``, from
+        ``divmod(vocab_size, MAX_FUSED_SIZE)``). A size past a constant read so goes down the other branch, not into
+        the helper that raises above the constant: the constant is no limit of the sizes handled."""
+        if func is None:
+            return set()
+        calls = _GuardedCalls(helper)
+        func.node.body.visit(calls)
+        if not calls.tests:
+            return set()
+        common: set[str] | None = None
+        for tests in calls.tests:
+            names: set[str] = set()
+            todo = [n.value for t in tests for n in _names_in(t)]
+            while todo:
+                name = todo.pop()
+                if name in names:
+                    continue
+                names.add(name)
+                for b in func.locals.get(name, []):
+                    todo += [n.value for e in _assigned_values(b) for n in _names_in(e)]
+            common = names if common is None else common & names
+        return common or set()
 
     def helper_values(
         self, value: cst.CSTNode, variable: str, binding: _Binding
@@ -2806,6 +2832,36 @@ class _Returns(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.values.append(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+class _GuardedCalls(cst.CSTVisitor):
+    """For each call of the function named ``name`` in a body (not in nested functions), the tests of the ``if``
+    statements around it, outermost first (``[]`` for a call no ``if`` guards)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stack: list[cst.BaseExpression] = []
+        self.tests: list[list[cst.BaseExpression]] = []
+
+    def visit_If(self, node: cst.If) -> bool:
+        self.stack.append(node.test)
+        node.body.visit(self)
+        self.stack.pop()
+        if node.orelse is not None:  # an else / elif runs where the test is false: guarded by it too
+            self.stack.append(node.test)
+            node.orelse.visit(self)
+            self.stack.pop()
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == self.name:
+            self.tests.append(list(self.stack))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
