@@ -171,6 +171,15 @@ def validate_row(row: ProblemRow, report: GateReport) -> ProblemRow:
                 "sizes": report.sizes,
             }
         )
+    if report.checker_failed:  # the check could not run here (the device's memory): not the kernel's verdict
+        return row.model_copy(
+            update={
+                "status": ProblemStatus.ERROR,
+                "correct": None,
+                "reason": report.failure_reason or report.correctness.message,
+                "sizes": report.sizes,
+            }
+        )
     figured = figures(row, report.record)
     return figured.model_copy(
         update={
@@ -211,6 +220,8 @@ def optimize_row(row: ProblemRow, ws: Workspace) -> ProblemRow:
             return row.model_copy(
                 update={"status": ProblemStatus.ERROR, "reason": f"the problem's reference failed: {reason}"}
             )
+        if v0 is not None and v0.quality_gate.culprit == Culprit.CHECKER.value:  # the check could not run here
+            return row.model_copy(update={"status": ProblemStatus.ERROR, "reason": reason})
         result = v0.quality_gate.result if v0 and v0.quality_gate.result else GateResult.FAIL
         status = ProblemStatus(result.value) if result is not GateResult.PASS else ProblemStatus.FAIL
         correct = None if v0 is None else v0.correctness.status.value == "PASS"

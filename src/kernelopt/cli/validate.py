@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from kernelopt.cli.output import emit_json, fmt, info, table, warn, width_of
-from kernelopt.errors import UsageError
+from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.decision import exit_code
 from kernelopt.harness.model import PROBLEM_FAILED, BenchReport, CorrectnessReport
 from kernelopt.harness.stats import claim_text
@@ -188,6 +188,8 @@ def register(app: typer.Typer) -> None:
             _show(n, report)
         if report.problem_failed:  # reference.py failed at a SHAPES entry: bad input, as optimize and tune say
             raise UsageError(f"{PROBLEM_FAILED}: {report.failure_reason or report.correctness.message}")
+        if report.checker_failed:  # the check could not run on this device: an environment problem, not a verdict
+            raise EnvironmentProblem(report.failure_reason or report.correctness.message or "the check could not run")
         raise typer.Exit(exit_code(report.result))
 
 

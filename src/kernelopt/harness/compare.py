@@ -115,14 +115,16 @@ def _as_tensors(name: str, out: Any, ref: Any, hi: Any) -> tuple[torch.Tensor, t
     return out, ref, hi
 
 
-def _same_layout(name: str, out: torch.Tensor, ref: torch.Tensor) -> None:
-    """Raises :class:`_Mismatch` when the output's shape, dtype or device type is not the reference's."""
+def _same_layout(name: str, out: torch.Tensor, ref: torch.Tensor, device_type: str | None = None) -> None:
+    """Raises :class:`_Mismatch` when the output's shape, dtype or device type is not the reference's (the device
+    type the reference's outputs were made on: ``device_type`` when they wait on the host)."""
     if tuple(out.shape) != tuple(ref.shape):
         raise _Mismatch(f"{name} has shape {tuple(out.shape)}; the reference's is {tuple(ref.shape)}", "WrongShape")
     if out.dtype != ref.dtype:
         raise _Mismatch(f"{name} has dtype {out.dtype}; the reference's is {ref.dtype}", "WrongDtype")
-    if out.device.type != ref.device.type:
-        raise _Mismatch(f"{name} is on {out.device.type}; the reference's is on {ref.device.type}", "WrongDevice")
+    made_on = device_type or ref.device.type
+    if out.device.type != made_on:
+        raise _Mismatch(f"{name} is on {out.device.type}; the reference's is on {made_on}", "WrongDevice")
 
 
 def check_outputs(
@@ -135,6 +137,7 @@ def check_outputs(
     rtol: float | None = None,
     chunk_elems: int | None = None,
     prepared: Sequence[ReferenceStats | None] | None = None,
+    device_type: str | None = None,
 ) -> OutputCheck:
     """Check one call's outputs against the reference.
 
@@ -149,7 +152,11 @@ def check_outputs(
         chunk_elems: compare this many elements at a time (``None``: :func:`~kernelopt.harness.chunks.chunk_for`
             of each output), so a 1 GB output never gets a float64 copy.
         prepared: :func:`prepare_reference` of ``ref_hi_obj``, for a reference checked against many
-            candidates (the tuning engine's bench worker): its statistics are then read once, not per check.
+            candidates (the tuning engine's bench worker): its statistics are then read once, not per check;
+            or :func:`prepare_pair` of both, read on the device before they were moved to the host.
+        device_type: the device type the reference's outputs were made on, when they wait elsewhere (the
+            gate's worker moves them to the host while a kernel runs on a device short of memory:
+            :mod:`kernelopt.harness.footprint`); ``None``: where they are.
 
     Every output gets the fast pass first, chunk by chunk in float32 (float64 outputs in float64): the
     errors and whether every element is within tolerance. Only an output it cannot vouch for gets the full
@@ -171,7 +178,7 @@ def check_outputs(
             out, ref, hi = _as_tensors(name, out, ref, hi)
             if result.output_dtype is None:
                 result.output_dtype = str(ref.dtype).removeprefix("torch.")
-            _same_layout(name, out, ref)
+            _same_layout(name, out, ref, device_type)
         except _Mismatch as exc:
             result.message, result.error_class = exc.message, exc.error_class
             return result
@@ -294,6 +301,30 @@ def prepare_reference(
             continue
         ranges = _ranges(ref.numel(), chunk_elems or chunk_for(ref.numel()))
         out.append(_reference_stats(ref, ref, ranges, dtype_hint=dtype_hint, atol=atol, rtol=rtol))
+    return out
+
+
+def prepare_pair(
+    ref_native_obj: Any,
+    ref_hi_obj: Any,
+    *,
+    dtype_hint: str | None = None,
+    atol: float | None = None,
+    rtol: float | None = None,
+) -> list[ReferenceStats | None]:
+    """:class:`ReferenceStats` of each output of a reference run in its own dtype (``ref_native_obj``) and in
+    higher precision (``ref_hi_obj``), as :func:`check_outputs` would read them: read where they are (on the
+    device), so that they can wait on the host while the kernel runs; ``None`` for an output that is not a tensor."""
+    refs, his = as_outputs(ref_native_obj), as_outputs(ref_hi_obj)
+    out: list[ReferenceStats | None] = []
+    for ref, hi in zip(refs, his if len(his) == len(refs) else refs, strict=True):
+        if not isinstance(ref, torch.Tensor) or not isinstance(hi, torch.Tensor) or ref.numel() == 0:
+            out.append(None)
+            continue
+        if tuple(hi.shape) != tuple(ref.shape):  # as _check_values: a reference that changed shape in float64
+            hi = ref
+        ranges = _ranges(ref.numel(), chunk_for(ref.numel()))
+        out.append(_reference_stats(ref, hi, ranges, dtype_hint=dtype_hint, atol=atol, rtol=rtol))
     return out
 
 

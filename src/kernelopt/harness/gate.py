@@ -155,6 +155,12 @@ class GateReport(BaseModel):
         problem, never a FAIL of the kernel (issue 34)."""
         return culprit_of(self.correctness, self.bench) is Culprit.PROBLEM
 
+    @property
+    def checker_failed(self) -> bool:
+        """The check itself could not run (it does not fit in the device's memory beside the kernel, or the
+        checker's own work ran past its limit): an ERROR, never a FAIL of the kernel (:attr:`Culprit.CHECKER`)."""
+        return culprit_of(self.correctness, self.bench) is Culprit.CHECKER
+
 
 def _culprit_value(correctness: CorrectnessReport, bench: BenchReport | None) -> str:
     """The record's ``quality_gate.culprit`` of a version that did not pass (the kernel's unless shown otherwise)."""

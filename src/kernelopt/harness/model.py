@@ -159,6 +159,14 @@ class Culprit(StrEnum):
 
     KERNEL = "kernel"
     PROBLEM = "problem"
+    CHECKER = "checker"
+    """The check itself could not run: it does not fit in the device's memory beside the kernel, or the checker's
+    own work ran past its limit. An ERROR, counted apart from the kernels' failures, never a FAIL of the kernel."""
+
+
+CHECK_DOES_NOT_FIT = "the check does not fit in the device's memory"
+"""How the one line of a check that ran out of device memory in the checker's own work says it
+(:attr:`Culprit.CHECKER`)."""
 
 
 PROBLEM_FAILED = "reference.py fails, not the kernel: fix reference.py or its SHAPES entry, then run again"

@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from kernelopt.fileio import redact_tree
 from kernelopt.harness.model import Culprit, RunOutcome, WorkerJob, WorkerResult
-from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Timeout, Watchdog
+from kernelopt.harness.progress import LimitKind, Limits, Phase, ProgressReader, Step, Timeout, Watchdog
 from kernelopt.jsontext import dump_json, load_json
 from kernelopt.proc import start_command
 from kernelopt.vocabulary import Device
@@ -196,6 +196,31 @@ def mark_killed(progress_path: Path) -> None:
         return
 
 
+def _timeout_culprit(timeout: Timeout | None, *, in_problem: bool) -> Culprit:
+    """Whose fault a kill at ``timeout`` is: the problem's in its own code (its inputs, its reference), the
+    checker's past the checker's own limit (its copies and comparison: never the kernel's), else the kernel's."""
+    if timeout is not None and in_problem:
+        return Culprit.PROBLEM
+    if timeout is not None and timeout.kind is LimitKind.CHECK:
+        return Culprit.CHECKER
+    return Culprit.KERNEL
+
+
+OUT_OF_MEMORY_LINE = "OutOfMemoryError"
+"""What the last line of a worker's error output holds when it died of torch's out-of-memory error."""
+
+
+def _crash_culprit(*, in_problem: bool, step: Step | None, stderr_tail: str | None) -> Culprit:
+    """Whose fault a worker's death without a result is: the problem's in its own code, the checker's when it died of
+    the device's memory in the checker's own step (its copies and comparison), else the kernel's."""
+    if in_problem:
+        return Culprit.PROBLEM
+    lines = (stderr_tail or "").strip().splitlines()
+    if step is Step.CHECK and lines and OUT_OF_MEMORY_LINE in lines[-1]:
+        return Culprit.CHECKER
+    return Culprit.KERNEL
+
+
 def run_worker(
     job: WorkerJob,
     *,
@@ -242,26 +267,27 @@ def run_worker(
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
-    culprit = Culprit.PROBLEM if timeout is not None and dog.in_problem_code else Culprit.KERNEL
+    culprit = _timeout_culprit(timeout, in_problem=dog.in_problem_code)
     killed_in = dog.phase.value if timeout is not None else None  # before the kill's own event ends the phase
     if timeout is not None:
         mark_killed(Path(job.progress_path))
     for ev in reader.new_events():
         dog.feed(ev)
     in_problem = dog.in_problem_code or dog.phase is Phase.REFERENCE
+    stderr_tail = _tail(err_path)
     return RunOutcome(
         result=_read_result(Path(job.result_path)) if timeout is None else None,
         returncode=None if timeout is not None else worker.returncode,
         timed_out=timeout is not None,
         timeout_message=timeout.message if timeout else None,
         timeout_culprit=culprit,
-        crash_culprit=Culprit.PROBLEM if in_problem else Culprit.KERNEL,
+        crash_culprit=_crash_culprit(in_problem=in_problem, step=dog.step, stderr_tail=stderr_tail),
         killed_in_phase=killed_in,
         last_phase=dog.phase.value,
         last_case=dog.case,
         last_label=dog.label,
         last_where=dog.where(),
-        stderr_tail=_tail(err_path),
+        stderr_tail=stderr_tail,
         duration_s=time.monotonic() - start,
         run_dir=str(run_dir),
         output_dropped_bytes=dropped,

@@ -28,8 +28,18 @@ from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
 from kernelopt.harness.branches import Line, LineTrace, OwnCode, other_lines, shown_lines
 from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
+from kernelopt.harness.footprint import (
+    HIGH_BYTES_PER_ELEMENT,
+    CheckFootprint,
+    Keep,
+    Snapshot,
+    margin_bytes,
+    place_check,
+    size_text,
+)
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
+    CHECK_DOES_NOT_FIT,
     COMPILED_REFERENCE_LABEL,
     REFERENCE_LABEL,
     CaseCheck,
@@ -59,7 +69,7 @@ from kernelopt.vocabulary import Device
 from kernelopt.worker.environment import interpret_here
 
 if TYPE_CHECKING:
-    from kernelopt.harness.inplace import InPlaceContract, InputCopy
+    from kernelopt.harness.inplace import InPlaceContract, InputSnapshot
 
 EXIT_ENVIRONMENT = 3
 DEVICE_UNAVAILABLE_PREFIX = "kernelopt worker: "
@@ -447,38 +457,67 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     """Case ``i`` with every seed; its :class:`CaseCheck` is added to the result, ``passed`` once all pass.
 
     Raises:
-        CandidateFailed: at the first seed that fails (the case's message says why).
+        CandidateFailed: at the first seed that fails (the case's message says why); the device out of memory
+            in the checker's own work (outside the kernel's and the reference's code) is the checker's
+            (:attr:`Culprit.CHECKER`), never the kernel's.
     """
-    from kernelopt.harness.inputs import PERMUTED_NOTE, clone_tree
+    import torch
+
+    from kernelopt.harness.inplace import fingerprint
+    from kernelopt.harness.inputs import PERMUTED_NOTE
 
     label = shape_label(subject.pair.shapes[i])
     ctx.progress.phase(Phase.CASE, case=i, label=label)
     cc = CaseCheck(index=i, label=label)
     ctx.result.cases.append(cc)
-    first_inputs: Any = None
-    previous: tuple[Any, Any] | None = None  # the kernel's and the reference's outputs of the seed before
+    first_prints: list[tuple[int, int, int]] | None = None  # seed 0's inputs, as checksums: no copy kept
+    previous: _Seen | None = None  # the kernel's and the reference's outputs of the seed before
     for s in range(ctx.job.seeds):
         where = f"case {i} ({label})" + (f", seed {s}" if s else "")
-        ctx.progress.emit("check_start")  # building the inputs is the problem's work, not the kernel's
-        ctx.step(Step.INPUTS)
-        inputs, permuted = _seed_inputs(ctx, subject.pair, i, s, first_inputs, where, label)
-        if s == 0:
-            first_inputs = clone_tree(inputs)
         try:
-            previous = _check_seed(ctx, subject, cc, inputs, previous, where)
-        except CandidateFailed as exc:
-            if permuted:  # the check failed on inputs the harness made: the line says how
-                exc.failure.message = cc.message = f"{exc.failure.message}; {PERMUTED_NOTE}"
-            raise
+            ctx.progress.emit("check_start")  # building the inputs is the problem's work, not the kernel's
+            ctx.step(Step.INPUTS)
+            inputs, permuted = _seed_inputs(ctx, subject.pair, i, s, first_prints, where, label)
+            if s == 0 and ctx.job.seeds > 1:
+                first_prints = fingerprint(_floating(inputs))
+            try:
+                previous = _check_seed(ctx, subject, cc, inputs, previous, where, last=s == ctx.job.seeds - 1)
+            except CandidateFailed as exc:
+                if permuted:  # the check failed on inputs the harness made: the line says how
+                    exc.failure.message = cc.message = f"{exc.failure.message}; {PERMUTED_NOTE}"
+                raise
+        except torch.OutOfMemoryError as exc:  # not in user code (that is a CandidateFailed): the checker's own
+            cc.passed = False
+            cc.message = f"{where}: {CHECK_DOES_NOT_FIT}: the checker's own work ran out of it ({_first_line(exc)})"
+            raise CandidateFailed(
+                Failure(
+                    message=cc.message,
+                    error_class="CheckDoesNotFit",
+                    case=i,
+                    traceback=_tb(exc),
+                    culprit=Culprit.CHECKER,
+                )
+            ) from exc
+        finally:
+            inputs = None  # type: ignore[assignment]  # the next seed builds its own: these go first
     cc.passed = True
 
 
+def _floating(inputs: list[Any]) -> list[Any]:
+    """The floating-point tensors of ``inputs`` (what :func:`~kernelopt.harness.inputs.same_values` compares)."""
+    from kernelopt.harness.inputs import tensors_in
+
+    return [t for t in tensors_in(inputs) if t.is_floating_point()]
+
+
 def _seed_inputs(
-    ctx: _Ctx, pair: Any, i: int, s: int, first_inputs: Any, where: str, label: str
+    ctx: _Ctx, pair: Any, i: int, s: int, first_prints: list[tuple[int, int, int]] | None, where: str, label: str
 ) -> tuple[list[Any], bool]:
     """Seed ``s``'s inputs of case ``i``, and whether they are seed 0's permuted (``get_inputs()`` returned seed
-    0's again): a warning when seed 0's are all zeros (skipped work may pass)."""
-    from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize, same_values
+    0's again: the checksums of its floating inputs, ``first_prints``, are seed 0's): a warning when seed 0's
+    are all zeros (skipped work may pass)."""
+    from kernelopt.harness.inplace import fingerprint
+    from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize
 
     with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
         inputs = build_inputs(pair, pair.shapes[i], ctx.device, seed=s, on_host=ctx.inputs_on_host)
@@ -489,7 +528,7 @@ def _seed_inputs(
                 f"zeros{i}",
                 f"case {i} ({label}): input(s) {zeros} are all zeros, so skipped work may go unnoticed",
             )
-    elif same_values(inputs, first_inputs):
+    elif first_prints and fingerprint(_floating(inputs)) == first_prints:
         ctx.warn_once(
             "rerandomized",
             "get_inputs() returns the same values for every seed and takes no seed; seeds 1+ use seed 0's inputs "
@@ -499,12 +538,125 @@ def _seed_inputs(
     return inputs, False
 
 
+@dataclass
+class _Seen:
+    """A seed's outputs, kept for the next seed's cached-result check without a copy: the checksums of the
+    kernel's and the reference's outputs, their shapes and dtypes, and weak references to the kernel's (alive
+    only while the kernel itself keeps them, so the same storage returned again is told from a reused address)."""
+
+    out_prints: list[tuple[int, int, int]]
+    out_layout: list[tuple[tuple[int, ...], str]]
+    ref_prints: list[tuple[int, int, int]]
+    out_refs: list[Any]
+
+    @classmethod
+    def of(cls, out: Any, ref_prints: list[tuple[int, int, int]]) -> _Seen:
+        import weakref
+
+        from kernelopt.harness.inplace import fingerprint
+        from kernelopt.harness.inputs import tensors_in
+
+        tensors = tensors_in(out)
+        return cls(fingerprint(out), _layout(out), ref_prints, [weakref.ref(t) for t in tensors])
+
+    def same_storage(self, out: Any) -> bool:
+        from kernelopt.harness.inputs import tensors_in
+
+        now = tensors_in(out)
+        before = [r() for r in self.out_refs]
+        return (
+            bool(now)
+            and len(now) == len(before)
+            and all(
+                b is not None and a.data_ptr() == b.data_ptr() and a.numel() > 0
+                for a, b in zip(now, before, strict=True)
+            )
+        )
+
+
+def _layout(obj: Any) -> list[tuple[tuple[int, ...], str]]:
+    from kernelopt.harness.inputs import tensors_in
+
+    return [(tuple(t.shape), str(t.dtype)) for t in tensors_in(obj)]
+
+
+def _device_free_bytes(device: str) -> int | None:
+    """The device's free memory in bytes, the caching allocator's unused blocks given back first; ``None`` on the
+    CPU (nothing to place: every copy stays where it is made)."""
+    if not device.startswith("cuda"):
+        return None
+    import torch
+
+    torch.cuda.empty_cache()
+    free, _total = torch.cuda.mem_get_info(torch.device(device))
+    return int(free)
+
+
+def _peak_start(device: str) -> int | None:
+    """Start measuring the peak of the device's allocated memory; the bytes allocated now (``None``: the CPU)."""
+    if not device.startswith("cuda"):
+        return None
+    import torch
+
+    torch.cuda.reset_peak_memory_stats(torch.device(device))
+    return int(torch.cuda.memory_allocated(torch.device(device)))
+
+
+def _peak_above(device: str, start: int | None) -> int | None:
+    """The peak of the device's allocated memory since :func:`_peak_start`, above what was allocated then."""
+    if start is None:
+        return None
+    import torch
+
+    return max(0, int(torch.cuda.max_memory_allocated(torch.device(device))) - start)
+
+
+def _footprint(free: int | None, inputs: Any, ref_native: Any, peak: int | None) -> CheckFootprint:
+    """:class:`~kernelopt.harness.footprint.CheckFootprint` of one seed from what was measured: the float64
+    outputs and run scaled from the own-dtype ones (8 bytes per floating element)."""
+    from kernelopt.harness.inputs import tensors_in
+
+    def high(obj: Any) -> int:
+        return sum(
+            t.numel() * (HIGH_BYTES_PER_ELEMENT if t.is_floating_point() else t.element_size()) for t in tensors_in(obj)
+        )
+
+    outputs = sum(t.numel() * t.element_size() for t in tensors_in(ref_native))
+    kernel = max(outputs, peak or 0)
+    high_out = high(ref_native)
+    scale = high_out / outputs if outputs else 2.0
+    return CheckFootprint(
+        free_bytes=free,
+        input_bytes=sum(t.numel() * t.element_size() for t in tensors_in(inputs)),
+        output_bytes=outputs,
+        high_output_bytes=high_out,
+        high_run_bytes=high(inputs) + int(kernel * scale),
+        kernel_bytes=kernel,
+    )
+
+
+def _park(obj: Any, keep: Keep) -> Any:
+    """``obj`` with its tensors on the host when ``keep`` says so (they wait there while the kernel runs)."""
+    from kernelopt.harness.inputs import map_tensors
+
+    return obj if keep is Keep.DEVICE else map_tensors(obj, lambda t: t.detach().to("cpu"))
+
+
 def _check_seed(
-    ctx: _Ctx, subject: _Checked, cc: CaseCheck, inputs: list[Any], previous: tuple[Any, Any] | None, where: str
-) -> tuple[Any, Any]:
+    ctx: _Ctx,
+    subject: _Checked,
+    cc: CaseCheck,
+    inputs: list[Any],
+    previous: _Seen | None,
+    where: str,
+    *,
+    last: bool = True,
+) -> _Seen | None:
     """Run the reference and the kernel (on poisoned output memory) on one seed's inputs and check the kernel:
     inputs left untouched, outputs within tolerance, no stale output of the seed before (a cached result).
-    The worst errors so far are kept in ``cc``. Returns the kernel's and the reference's outputs.
+    The worst errors so far are kept in ``cc``. What the checker keeps meanwhile, and where, is placed by the
+    device's free memory (:func:`kernelopt.harness.footprint.place_check`). Returns what the next seed's
+    cached-result check needs of this one (``None`` after the ``last`` seed).
 
     Raises:
         CandidateFailed: the kernel or the reference raised, or a check failed.
@@ -512,7 +664,7 @@ def _check_seed(
     import torch
 
     from kernelopt.harness.compare import check_outputs
-    from kernelopt.harness.inplace import InPlaceContract, InputCopy, modified_inputs
+    from kernelopt.harness.inplace import InPlaceContract, InputCopy, InputPrints, fingerprint, modified_inputs
     from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
     from kernelopt.harness.timers import synchronize
 
@@ -530,13 +682,25 @@ def _check_seed(
         torch.manual_seed(run_seed)
         before = generator_states(ctx.device)
         ref_inputs = clone_tree(inputs)
+        ref_free = _device_free_bytes(ctx.device)  # the room the reference runs in (its inputs' copy made)
+        start = _peak_start(ctx.device)
         with LineTrace(traced) as native_path:
             ref_native = subject.ref(*ref_inputs)
+        peak = _peak_above(ctx.device, start)
         # an op in place: what it leaves in its inputs
         contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
         del ref_inputs
         random = drew(before, generator_states(ctx.device))
-        ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
+        place = place_check(_footprint(_device_free_bytes(ctx.device), inputs, ref_native, peak))
+        if place.high:
+            ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
+        else:
+            ref_hi, precision, hi_lines = ref_native, "native", set()
+            ctx.warn_once(
+                "high-does-not-fit",
+                f"{where}: {place.high_skipped}: the kernel is checked against the reference in its own dtype with "
+                "the dtype's default tolerance",
+            )
         if precision != "native" and (
             not _high_took_the_same_path(ctx, subject.own, precision, native_path.lines, hi_lines)
             or (random and not _high_drew_the_same(ctx, subject, inputs, ref_native, ref_hi))
@@ -545,25 +709,40 @@ def _check_seed(
     cc.reference_precision = precision
     ctx.step(Step.CHECK)
     _fail_if_reference_not_finite(cc, ref_native, where)
-    saved = InputCopy.of(inputs)
-    if not poison_device_memory(ctx.device, tensors_in(ref_native)):
+    made_on = tensors_in(ref_native)[0].device.type if tensors_in(ref_native) else None
+    ref_prints = fingerprint(ref_native) if not last else []
+    kept = _Kept(ref_native, ref_hi, contract)
+    if place.outputs is Keep.HOST or place.high_output is Keep.HOST:
+        kept.park(ctx, subject, place.outputs, place.high_output)
+    kept.saved = InputCopy.of(inputs) if place.snapshot is Snapshot.COPY else InputPrints.of(inputs)
+    _device_free_bytes(ctx.device)  # what left the device is given back before the poison and the kernel
+    if not place.poison or not poison_device_memory(ctx.device, tensors_in(kept.native)):
         ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
     synchronize(ctx.device)
     ctx.progress.emit("check_end")
     ctx.step(Step.KERNEL)
-    with _user(where, "the kernel", case=cc.index):
-        torch.manual_seed(run_seed)
-        out = subject.cand(*inputs)
-        synchronize(ctx.device)
+    out = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
     cc.seeds += 1
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
-    _fail_if_inputs_changed(ctx, cc, saved, inputs, where, contract, subject)
+    assert kept.saved is not None
+    ref_native, ref_hi = kept.native, kept.hi
+    _fail_if_inputs_changed(ctx, cc, kept.saved, inputs, where, contract, subject)
     _fail_if_torch_patched(ctx, cc, where)  # in forward: the next seed's reference would run the patch
+    seen = None if last else _Seen.of(out, ref_prints)
     if contract.whole_result:  # an op in place returning nothing: its inputs, checked above, are its result
         ctx.progress.emit("check_end")
-        return out, ref_native
-    chk = check_outputs(out, ref_native, ref_hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol)
+        return seen
+    chk = check_outputs(
+        out,
+        ref_native,
+        ref_hi,
+        dtype_hint=ctx.job.dtype_hint,
+        atol=subject.atol,
+        rtol=subject.rtol,
+        prepared=kept.prepared,
+        device_type=made_on,
+    )
     ctx.progress.emit("check_end")
     cc.tolerance = cc.tolerance or chk.tolerance
     cc.output_dtype = cc.output_dtype or chk.output_dtype
@@ -583,7 +762,136 @@ def _check_seed(
             f"previous, different inputs (a cached result); {chk.message}",
         )
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
-    return out, ref_native
+    return seen
+
+
+@dataclass
+class _Kept:
+    """What the check of one seed keeps while the kernel runs: the reference's outputs in its own dtype and in high
+    precision, what it leaves in inputs it modifies (``contract``), their statistics when read before they moved to
+    the host (``prepared``), and the inputs' snapshot."""
+
+    native: Any
+    hi: Any
+    contract: Any  # InPlaceContract
+    prepared: list[Any] | None = None
+    saved: Any = None  # InputCopy | InputPrints
+    least: bool = False  # shrunk to the least (:meth:`shrink`)
+
+    def on_device(self) -> bool:
+        """Anything of the checker's beside the inputs where the kernel runs (a copy of the inputs, a reference
+        output): what :meth:`shrink` would move."""
+        from kernelopt.harness.inplace import InputCopy
+        from kernelopt.harness.inputs import tensors_in
+
+        if self.least:
+            return False
+        held = [*tensors_in(self.native), *tensors_in(self.hi), *tensors_in(list(self.contract.left.values()))]
+        return isinstance(self.saved, InputCopy) or any(t.device.type != "cpu" for t in held)
+
+    def park(self, ctx: _Ctx, subject: _Checked, outputs: Keep, high_output: Keep) -> None:
+        """Move the reference's outputs to the host as ``outputs`` / ``high_output`` say, their statistics read
+        on the device first."""
+        from kernelopt.harness.compare import prepare_pair
+
+        if self.prepared is None:
+            self.prepared = prepare_pair(
+                self.native, self.hi, dtype_hint=ctx.job.dtype_hint, atol=subject.atol, rtol=subject.rtol
+            )
+        hi_is_native = self.hi is self.native
+        self.native = _park(self.native, outputs)
+        self.hi = self.native if hi_is_native else _park(self.hi, high_output)
+        self.contract.left = {j: _park(t, outputs) for j, t in self.contract.left.items()}
+
+    def shrink(self, ctx: _Ctx, subject: _Checked) -> None:
+        """The least on the device: the outputs on the host, the inputs' copy a checksum of it."""
+        from kernelopt.harness.inplace import InputCopy, InputPrints, fingerprint
+
+        self.park(ctx, subject, Keep.HOST, Keep.HOST)
+        if isinstance(self.saved, InputCopy):
+            self.saved = InputPrints(fingerprint(self.saved.tensors))
+        self.least = True
+
+
+def _run_kernel(
+    ctx: _Ctx,
+    subject: _Checked,
+    cc: CaseCheck,
+    inputs: list[Any],
+    where: str,
+    run_seed: int,
+    kept: _Kept,
+    ref_free: int | None,
+) -> Any:
+    """The kernel's call on one seed's inputs: what it returned.
+
+    A kernel that runs out of device memory while the checker keeps anything beside its inputs on the device is
+    called again once with the checker at its least (:meth:`_Kept.shrink`). One that runs out of it with nothing
+    of the checker's beside its inputs fails only when it had at least the room the reference ran in
+    (``ref_free``); otherwise the check does not fit the device: an ERROR of the checker
+    (:attr:`Culprit.CHECKER`), never a FAIL of the kernel.
+
+    Raises:
+        CandidateFailed: the kernel raised (its own fault), or the check does not fit the device.
+    """
+    import torch
+
+    from kernelopt.harness.timers import synchronize
+
+    for attempt in (0, 1):
+        try:
+            with _user(where, "the kernel", case=cc.index):
+                torch.manual_seed(run_seed)
+                out = subject.cand(*inputs)
+                synchronize(ctx.device)
+            return out
+        except CandidateFailed as failed:
+            if not isinstance(failed.__cause__, torch.OutOfMemoryError) or ref_free is None:
+                raise
+            if attempt == 0 and kept.on_device():
+                kept.shrink(ctx, subject)
+                if kept.saved.changed(inputs):  # it wrote into its inputs before it ran out: not called again
+                    raise _does_not_fit(
+                        cc,
+                        f"{where}: {CHECK_DOES_NOT_FIT}: the kernel ran out of it beside the checker's copies, after "
+                        "writing into its inputs, so it is not called again",
+                        failed,
+                    ) from failed.__cause__
+                ctx.warn_once(
+                    "kernel-retried",
+                    f"{where}: the kernel ran out of device memory beside the checker's copies; called again with "
+                    "the reference's outputs on the host and the inputs' copy made a checksum",
+                )
+                continue
+            free = _device_free_bytes(ctx.device)
+            if free is not None and free + margin_bytes(ref_free) < ref_free:
+                raise _does_not_fit(
+                    cc,
+                    f"{where}: {CHECK_DOES_NOT_FIT}: the kernel ran out of it with {size_text(free)} free, less "
+                    f"than the {size_text(ref_free)} the reference ran in ({_first_line(failed.__cause__)})",
+                    failed,
+                ) from failed.__cause__
+            failed.failure.message += (
+                f" (with {size_text(free or 0)} of the device free, at least the {size_text(ref_free)} the "
+                "reference ran in)"
+            )
+            raise
+    raise AssertionError("unreachable: the second call returns or raises")
+
+
+def _does_not_fit(cc: CaseCheck, message: str, failed: CandidateFailed) -> CandidateFailed:
+    """The checker's ERROR for a check that does not fit the device (the kernel's OOM ``failed`` kept as cause)."""
+    cc.passed = False
+    cc.message = message
+    return CandidateFailed(
+        Failure(
+            message=message,
+            error_class="CheckDoesNotFit",
+            case=cc.index,
+            traceback=failed.failure.traceback,
+            culprit=Culprit.CHECKER,
+        )
+    )
 
 
 def _high_took_the_same_path(ctx: _Ctx, own: OwnCode, precision: str, native: set[Line], high: set[Line]) -> bool:
@@ -663,7 +971,13 @@ def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) ->
 
 
 def _fail_if_inputs_changed(
-    ctx: _Ctx, cc: CaseCheck, saved: InputCopy, inputs: Any, where: str, contract: InPlaceContract, subject: _Checked
+    ctx: _Ctx,
+    cc: CaseCheck,
+    saved: InputSnapshot,
+    inputs: Any,
+    where: str,
+    contract: InPlaceContract,
+    subject: _Checked,
 ) -> None:
     """Fail the case when the kernel broke the in-place rule (:mod:`kernelopt.harness.inplace`): it wrote into an
     input the reference leaves alone (``saved`` is the inputs' copy from before), or left one the reference
@@ -675,17 +989,15 @@ def _fail_if_inputs_changed(
         _fail_case(ctx, cc, f"{where}: {fault.message}", fault.kind.value)
 
 
-def _fail_if_stale(
-    ctx: _Ctx, cc: CaseCheck, out: Any, ref_native: Any, previous: tuple[Any, Any] | None, message: str
-) -> None:
+def _fail_if_stale(ctx: _Ctx, cc: CaseCheck, out: Any, ref_native: Any, previous: _Seen | None, message: str) -> None:
     """Fail a wrong output as a cached result when it is the previous seed's output (the same storage, or
-    the same values while the reference's changed)."""
-    from kernelopt.harness.compare import outputs_equal, same_storage
+    the same values while the reference's changed: :class:`_Seen`, checksums of both)."""
+    from kernelopt.harness.inplace import fingerprint
 
     if previous is None:
         return
-    prev_out, prev_ref = previous
-    if same_storage(out, prev_out) or (outputs_equal(out, prev_out) and not outputs_equal(ref_native, prev_ref)):
+    same_values = _layout(out) == previous.out_layout and fingerprint(out) == previous.out_prints
+    if previous.same_storage(out) or (same_values and fingerprint(ref_native) != previous.ref_prints):
         _fail_case(ctx, cc, message, "CachedResult")
 
 

@@ -31,6 +31,8 @@ def baseline_gate_stage(run: LoopRun, it: IterationState) -> None:
             it,
             f"{PROBLEM_FAILED}: {why}"
             if report.problem_failed
+            else f"the check of the baseline could not run here, not the kernel's fault: {why}"
+            if report.checker_failed
             else f"the baseline kernel does not pass the gate: {why}",
             error_type="baseline_failed",
             result=it.gate.result,

@@ -313,8 +313,9 @@ class QualityGate(_Model):
     failure_reason: str | None = None
     culprit: str | None = Field(
         default=None,
-        description="whose code failed, when the gate did not pass: kernel, or problem (reference.py raised or its "
-        "Model or inputs could not be built: an ERROR of the problem in a batch, not a FAIL of the kernel)",
+        description="whose code failed, when the gate did not pass: kernel, problem (reference.py raised or its "
+        "Model or inputs could not be built: an ERROR of the problem in a batch, not a FAIL of the kernel), or "
+        "checker (the check does not fit in the device's memory, or the checker ran past its own limit: an ERROR)",
     )
 
 

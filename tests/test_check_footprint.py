@@ -1,0 +1,262 @@
+"""The checker's memory on a device short of it (H100 80GB, KernelBench level 1 at full size, 2026-12-05: 8 identical
+kernels judged FAIL by a CUDA out-of-memory error the checker caused).
+
+- :func:`kernelopt.harness.footprint.place_check`, a pure function: free bytes and the tensors' bytes -> where
+  each copy of the check lives while the kernel runs, and whether the float64 reference runs;
+- the attribution of an out-of-memory error through the real worker path (``run_job`` in this process, the
+  device's free memory given by a stand-in probe): a kernel that runs out beside the checker's copies is called
+  again with the checker at its least; one that runs out with less room than the reference had is the check's
+  ERROR, not the kernel's FAIL; one that runs out with at least that room fails; the checker's own OOM is its own;
+- the kill past the checker's own limit and a death of OOM in its step are not the kernel's;
+- a GPU test that fills the device up to a measured level and proves an identical kernel passes there.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.harness import worker
+from kernelopt.harness.footprint import (
+    EVERYTHING,
+    GIB,
+    CheckFootprint,
+    Keep,
+    Snapshot,
+    margin_bytes,
+    place_check,
+)
+from kernelopt.harness.model import CHECK_DOES_NOT_FIT, Culprit, JobMode, KernelSource, WorkerJob, WorkerResult
+from kernelopt.harness.progress import LimitKind, ProgressWriter, Step, Timeout
+from kernelopt.harness.runner import _crash_culprit, _timeout_culprit
+
+from .conftest import KERNELS
+
+pytestmark = pytest.mark.timeout(120)
+
+ADD_REF = KERNELS / "add_reference.py"
+
+
+def _swish(free_gib: float) -> CheckFootprint:
+    """KernelBench level 1 25_Swish at full size (4096 x 393216 float32: 6 GiB in, 6 GiB out; its reference's
+    own run peaks at the output and one temporary), with ``free_gib`` free after the reference's run."""
+    six = 6 * GIB
+    return CheckFootprint(
+        free_bytes=int(free_gib * GIB),
+        input_bytes=six,
+        output_bytes=six,
+        high_output_bytes=2 * six,
+        high_run_bytes=2 * six + 2 * (2 * six),
+        kernel_bytes=2 * six,
+    )
+
+
+def test_on_the_cpu_nothing_moves() -> None:
+    fp = CheckFootprint(None, 1 << 40, 1 << 40, 1 << 41, 1 << 42, 1 << 41)
+    assert place_check(fp) == EVERYTHING
+    assert not place_check(fp).shrunk
+
+
+def test_a_device_with_room_keeps_every_copy_there() -> None:
+    place = place_check(_swish(free_gib=127.0))  # an H200 after the reference's run
+    assert place == EVERYTHING
+    assert place.high and place.high_skipped is None
+
+
+@pytest.mark.parametrize(
+    ("free_gib", "high", "snapshot", "outputs", "poison"),
+    [
+        # after the reference's run (its inputs and outputs held): the float64 run needs 36 GiB beside them
+        (40.0, True, Snapshot.COPY, Keep.DEVICE, True),
+        # it no longer fits: skipped, and said why; every copy still fits beside the kernel's 12 GiB
+        (30.0, False, Snapshot.COPY, Keep.DEVICE, True),
+        # the inputs' copy gives way first (a checksum), then the outputs wait on the host, then the poison goes
+        (15.0, False, Snapshot.CHECKSUM, Keep.DEVICE, True),
+        (10.0, False, Snapshot.CHECKSUM, Keep.HOST, True),
+        (4.0, False, Snapshot.CHECKSUM, Keep.HOST, False),
+    ],
+)
+def test_what_gives_way_first_as_room_runs_short(
+    free_gib: float, high: bool, snapshot: Snapshot, outputs: Keep, poison: bool
+) -> None:
+    place = place_check(_swish(free_gib))
+    assert (place.high, place.snapshot, place.outputs, place.poison) == (high, snapshot, outputs, poison)
+    assert place.high_output is Keep.DEVICE  # made only when its run fits, and then it fits beside the kernel
+    assert place.shrunk == (snapshot is Snapshot.CHECKSUM or outputs is Keep.HOST or not poison)
+    if not high:
+        assert place.high_skipped is not None and "the float64 reference needs about 36.0 GiB" in place.high_skipped
+
+
+def test_the_kernel_always_keeps_its_room() -> None:
+    """Whatever the free memory, what stays on the device beside the kernel leaves it the reference's need."""
+    for free_gib in range(1, 140):
+        fp = _swish(float(free_gib))
+        place = place_check(fp)
+        assert fp.free_bytes is not None
+        held = (
+            (fp.high_output_bytes if place.high and place.high_output is Keep.DEVICE else 0)
+            + (fp.input_bytes if place.snapshot is Snapshot.COPY else 0)
+            - (fp.output_bytes if place.outputs is Keep.HOST else 0)
+        )
+        fits = fp.free_bytes - fp.kernel_bytes - margin_bytes(fp.free_bytes) >= held
+        at_least = place.outputs is Keep.HOST and place.snapshot is Snapshot.CHECKSUM
+        assert fits or at_least, free_gib
+
+
+# -- the worker path: run_job in this process, the device's free memory from a stand-in probe --
+
+
+def _job(tmp_path: Path, kernel: Path, **job: Any) -> WorkerJob:
+    return WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(ADD_REF),
+        kernels=[KernelSource(label="t", kernel_py=str(kernel), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        **{"device": "cpu", "cases": [1], **job},
+    )
+
+
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel_text: str, frees: list[int]) -> WorkerResult:
+    """``kernel_text`` as kernel.py checked against the add reference; the probe of the device's free memory
+    answers ``frees`` in turn (the last one from then on)."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    answers = list(frees)
+    monkeypatch.setattr(worker, "_device_free_bytes", lambda device: answers.pop(0) if len(answers) > 1 else answers[0])
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(kernel_text, encoding="utf-8")
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return worker.run_job(_job(tmp_path, kernel), writer)
+    finally:
+        writer.close()
+
+
+OOM_ONCE = """
+import torch
+CALLS = []
+
+
+def run(x, y):
+    CALLS.append(1)
+    if len(CALLS) == 1:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 12.00 GiB (a stand-in)")
+    return x + y
+"""
+
+OOM_ALWAYS = """
+import torch
+
+
+def run(x, y):
+    raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 12.00 GiB (a stand-in)")
+"""
+
+
+def test_a_kernel_out_of_memory_beside_the_checkers_copies_is_called_again_and_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    res = _run(tmp_path, monkeypatch, OOM_ONCE, [64 * GIB])
+    assert res.failure is None, res.failure
+    assert res.cases and all(c.passed for c in res.cases)
+    assert any("called again with the reference's outputs on the host" in w for w in res.warnings), res.warnings
+
+
+def test_a_kernel_out_of_memory_with_less_room_than_the_reference_had_is_the_checks_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the reference ran with 64 GiB free; at the kernel's second call, at the checker's least, only 2 GiB are
+    res = _run(tmp_path, monkeypatch, OOM_ALWAYS, [64 * GIB, 64 * GIB, 64 * GIB, 2 * GIB])
+    failure = res.failure
+    assert failure is not None and failure.culprit is Culprit.CHECKER
+    assert failure.error_class == "CheckDoesNotFit"
+    assert f"{CHECK_DOES_NOT_FIT}: the kernel ran out of it with 2.0 GiB free, less than the 64.0 GiB" in (
+        failure.message
+    )
+    assert "\n" not in failure.message
+
+
+def test_a_kernel_out_of_memory_with_the_room_the_reference_had_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    res = _run(tmp_path, monkeypatch, OOM_ALWAYS, [64 * GIB])
+    failure = res.failure
+    assert failure is not None and failure.culprit is Culprit.KERNEL
+    assert failure.error_class == "OutOfMemoryError"
+    assert "the kernel raised OutOfMemoryError" in failure.message
+    assert "with 64.0 GiB of the device free, at least the 64.0 GiB the reference ran in" in failure.message
+
+
+def test_the_checkers_own_out_of_memory_is_never_the_kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from kernelopt.harness import compare
+
+    def short(*args: Any, **kwargs: Any) -> Any:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 16.00 GiB (a stand-in)")
+
+    monkeypatch.setattr(compare, "check_outputs", short)
+    res = _run(tmp_path, monkeypatch, "def run(x, y):\n    return x + y\n", [64 * GIB])
+    failure = res.failure
+    assert failure is not None and failure.culprit is Culprit.CHECKER
+    assert failure.message.startswith(f"case 1 (n=1000): {CHECK_DOES_NOT_FIT}: the checker's own work ran out of it")
+    assert "Tried to allocate 16.00 GiB" in failure.message
+
+
+def test_a_short_device_skips_the_float64_reference_and_moves_the_outputs_to_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With less free than the float64 run needs, an identical kernel still passes, against the reference in its
+    own dtype, with the reason said; a wrong one still fails."""
+    import kernelopt.harness.footprint as footprint
+
+    monkeypatch.setattr(footprint, "MARGIN_MIN_BYTES", 0)
+    small = 3000  # bytes free beside the inputs (8000) and the output (4000): float64 (16000 + 8000) does not fit
+    res = _run(tmp_path, monkeypatch, "def run(x, y):\n    return x + y\n", [small])
+    assert res.failure is None, res.failure
+    assert res.cases[0].reference_precision == "native"
+    assert any("the float64 reference needs about" in w for w in res.warnings), res.warnings
+    assert place_check(worker._footprint(small, [_f32(1000), _f32(1000)], _f32(1000), None)).outputs is Keep.HOST
+    wrong = _run(tmp_path / "wrong", monkeypatch, "def run(x, y):\n    return x + y + 1e-2\n", [small])
+    assert wrong.failure is not None and wrong.failure.culprit is Culprit.KERNEL
+    assert wrong.failure.error_class == "Mismatch"
+
+
+def _f32(n: int) -> Any:
+    import torch
+
+    return torch.zeros(n, dtype=torch.float32)
+
+
+def test_a_cached_result_is_still_caught_without_a_copy_of_the_seed_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cached = """
+SEEN = []
+
+
+def run(x, y):
+    if not SEEN:
+        SEEN.append(x + y)
+    return SEEN[0]
+"""
+    res = _run(tmp_path, monkeypatch, cached, [64 * GIB])
+    assert res.failure is not None and res.failure.error_class == "CachedResult"
+
+
+def test_a_kill_past_the_checkers_limit_or_its_oom_is_not_the_kernels() -> None:
+    check = Timeout(LimitKind.CHECK, "the checker ran past its own limit")
+    case = Timeout(LimitKind.CASE, "the kernel ran past the per-case limit")
+    assert _timeout_culprit(check, in_problem=False) is Culprit.CHECKER
+    assert _timeout_culprit(check, in_problem=True) is Culprit.PROBLEM
+    assert _timeout_culprit(case, in_problem=False) is Culprit.KERNEL
+    oom = "Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.00 GiB.\n"
+    assert _crash_culprit(in_problem=False, step=Step.CHECK, stderr_tail=oom) is Culprit.CHECKER
+    assert _crash_culprit(in_problem=False, step=Step.KERNEL, stderr_tail=oom) is Culprit.KERNEL
+    assert _crash_culprit(in_problem=False, step=Step.CHECK, stderr_tail="Segmentation fault\n") is Culprit.KERNEL
+    assert _crash_culprit(in_problem=True, step=Step.CHECK, stderr_tail=oom) is Culprit.PROBLEM
