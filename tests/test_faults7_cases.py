@@ -177,3 +177,38 @@ def test_f4_a_stale_git_index_lock_is_removed_under_the_run_lock_and_a_held_one_
         ws.commit(["notes.md"], "notes after a killed git")  # stale: removed, the commit made
     assert not lock.exists()
     assert ws.log(1)[0][1] == "notes after a killed git" and ws.is_clean()
+
+
+@pytest.mark.timeout(60)
+def test_f5_an_edit_saved_during_the_gate_is_kept_and_said(ws_root: Path) -> None:
+    """f5: an edit of the workspace's kernel.py (or reference.py) saved while the gate ran was taken for a write of
+    the gate's: reverted from git (reference.py from its recorded content) and lost, the version failed. The guard
+    cannot tell a user's save from a stage's stray write, so both are undone as before, but what the file held is
+    kept first under ``.kernelopt/backups/`` and one line says where."""
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.protocols import EventKind, LoopEvent, Stage
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.workspace import Workspace
+
+    from .loop_fakes import make_fakes
+
+    ws = open_or_create(LOOP, name="f5", root=ws_root).workspace
+    fakes = make_fakes()
+    edits = {"kernel.py": "\n# the user's edit of kernel.py\n", "reference.py": "\n# the user's edit of reference.py\n"}
+
+    def save_during_the_gate(event: LoopEvent) -> None:
+        if event.kind is EventKind.STAGE_START and event.stage is Stage.GATE and event.version == 1:
+            for name, text in edits.items():
+                with (ws.root / name).open("a", encoding="utf-8") as fh:
+                    fh.write(text)
+
+    fakes.sink.hooks.append(save_during_the_gate)
+    OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(max_iterations=1)).run()
+    said = [e.message for e in fakes.sink.events if e.kind is EventKind.WARNING and "kept in" in e.message]
+    assert len(said) == 2, said
+    for name, text in edits.items():
+        assert text not in (ws.root / name).read_text(encoding="utf-8")  # put back, as the guard does
+        line = next(m for m in said if m.startswith(f"V1: {name} changed during the gate stage"))
+        kept = Path(line.rsplit("kept in ", 1)[1])
+        assert kept.parent == ws.root / ".kernelopt" / "backups" and kept.read_text(encoding="utf-8").endswith(text)

@@ -165,6 +165,13 @@ class OptimizeLoop:
                 continue
             stage, t0 = it.stage, run.clock()
             HANDLERS[stage](run, it)
+            for change in run.guard.kept_aside:  # undone by the guard, kept first: said (a user's edit meanwhile)
+                run.emit(
+                    EventKind.WARNING,
+                    f"V{it.version}: {change.path} changed during the {stage.value} stage, by no write that stage may "
+                    f"make; it was put back, and what it held is kept in {change.kept}",
+                )
+            run.guard.kept_aside.clear()
             spent = run.clock() - t0
             run.state.stage_seconds[stage.value] = run.state.stage_seconds.get(stage.value, 0.0) + spent
             it.stage_seconds[stage.value] = it.stage_seconds.get(stage.value, 0.0) + spent

@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 import shutil
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -32,7 +33,7 @@ from kernelopt.memory.model import PitfallAndFix
 from kernelopt.redact import MIN_SECRET_CHARS, Redactor, secret_values
 from kernelopt.stagenames import Stage
 from kernelopt.stages.allowance import PROTECTED_FILES
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import STATE_DIR, Workspace
 
 IGNORED_DIRS = (".git", ".kernelopt", "__pycache__", ".triton_cache")
 # Backend transcripts (``profiles/v<N>/agent_plan.log``, ``llm_implement.log``, ...) are written by the
@@ -69,11 +70,36 @@ def snapshot(root: Path) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Change:
+    """A file added, modified or deleted; ``kept``: where the guard kept its content before undoing it."""
+
     path: str
     kind: ChangeKind
+    kept: Path | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.path} ({self.kind.value})"
+
+
+BACKUPS_DIR = "backups"
+"""The folder of ``.kernelopt/`` where a file's content is kept before the guard undoes it (and where a resume keeps
+kernel.py's edits, :mod:`kernelopt.loop.resume`)."""
+
+
+def keep_aside(root: Path, rel: str) -> Path | None:
+    """Copy the workspace file ``rel`` to ``.kernelopt/backups/<rel>.<ms>`` before the guard reverts or deletes it;
+    the copy's path (``None`` when there is no file of its own to keep: missing, a folder, a symbolic link).
+
+    The guard cannot tell a stage's stray write from a user's edit made while the stage ran: both are undone, and
+    both are kept. A user's edit of kernel.py or reference.py during the gate was reverted from git and lost, the
+    version blamed on the gate (fault trial faults7, f5).
+    """
+    src = root / rel
+    if src.is_symlink() or not src.is_file():
+        return None
+    dst = root / STATE_DIR / BACKUPS_DIR / f"{rel}.{time.time_ns() // 1_000_000}"
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    return dst
 
 
 def changes(before: dict[str, str], after: dict[str, str]) -> list[Change]:
@@ -100,13 +126,16 @@ def enforce(ws: Workspace, before: dict[str, str], patterns: list[str]) -> list[
     if not violations:
         return []
     tracked = set(ws.repo.git.ls_files().splitlines())
+    undone = []
     for c in violations:
         target = ws.root / c.path
+        kept = keep_aside(ws.root, c.path) if c.path in tracked or c.kind is ChangeKind.ADDED else None
         if c.path in tracked:
             ws.reset_hard([c.path])
         elif c.kind is ChangeKind.ADDED:
             target.unlink(missing_ok=True)
-    return violations
+        undone.append(Change(c.path, c.kind, kept))
+    return undone
 
 
 def _own_bytes(p: Path) -> bytes | None:
@@ -204,6 +233,7 @@ class ProtectedContent:
             p = self.ws.root / rel
             kept = self.folder / rel
             linked = p.is_symlink()
+            aside = keep_aside(self.ws.root, rel)  # a user's edit made during a stage is kept, never lost
             if linked:  # never written through: the link goes, the recorded file comes back
                 p.unlink()
             if self.digests.get(rel) is None:
@@ -212,7 +242,7 @@ class ProtectedContent:
             else:
                 kind = ChangeKind.MODIFIED if linked or p.is_file() else ChangeKind.DELETED
                 shutil.copyfile(kept, p)
-            undone.append(Change(rel, kind))
+            undone.append(Change(rel, kind, aside))
         return undone
 
     def accept(self, rel: str) -> bool:
@@ -394,6 +424,8 @@ class RunGuard:
         self.ws = ws
         self.protected = protected if protected is not None else ProtectedContent(ws)
         self.secrets = list(secrets) if secrets is not None else secret_values()
+        #: the changes undone whose content was kept first (:func:`keep_aside`), for the caller to say
+        self.kept_aside: list[Change] = []
 
     def begin(
         self, editable: list[str], *, snapshot_now: dict[str, str] | None = None, git_state: bool = True
@@ -415,9 +447,11 @@ class RunGuard:
         out: list[str] = []
         if point.git is not None:
             out += point.git.restore(self.ws)
-        out += [str(c) for c in self.protected.restore()]
+        undone = self.protected.restore()
         # protected files are the recorded content's business (git may hold a poisoned copy)
-        out += [str(c) for c in enforce(self.ws, point.snapshot, [*allowed_patterns, *PROTECTED_FILES])]
+        undone += enforce(self.ws, point.snapshot, [*allowed_patterns, *PROTECTED_FILES])
+        out += [str(c) for c in undone]
+        self.kept_aside += [c for c in undone if c.kept is not None]
         now = snapshot(self.ws.root)
         written = [c.path for c in changes(point.snapshot, now) if c.kind is not ChangeKind.DELETED]
         leaked = files_with_secret(self.ws.root, written, self.secrets if secrets else [])
