@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
-from kernelopt.tunables.blocks import launched, steps_by
+from kernelopt.tunables.blocks import launched, steps_by, walk
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
@@ -3148,12 +3148,17 @@ def parse_scalar(text: str) -> Value:
 # Public API
 
 
-def _knob_legality(s: Site) -> tuple[list[ActionCategory], Legality]:
-    """Categories and legality of a site: the marker's options first, then the knob-name rules."""
+def _knob_legality(s: Site, arange_ranges: frozenset[str] = frozenset()) -> tuple[list[ActionCategory], Legality]:
+    """Categories and legality of a site: the marker's options first, then the knob-name rules, then Triton's own
+    rule for a name the kernel spans a ``tl.arange`` with (``arange_ranges``: a power of two, at most
+    ``TRITON_MAX_TENSOR_NUMEL``, as the block rule says; ``EPI_BLOCK`` was listed ">= 1" while tune searched powers
+    of two): one legality, which the listing shows and the search takes its values from."""
     cats: list[ActionCategory] = []
     legal: Legality | None = None
     for feed in s.feeds or [s.name]:
         r = knob_rule(feed)
+        if r is None and feed in arange_ranges:
+            r = knob_rule("BLOCK")
         if r:
             cats += [c for c in r[0] if c not in cats]
             legal = legal or r[1]
@@ -3168,8 +3173,23 @@ def _knob_legality(s: Site) -> tuple[list[ActionCategory], Legality]:
     return cats, legal
 
 
+def _arange_ranges(an: _Analyzer, kernel: str | None) -> frozenset[str]:
+    """The names the ``@triton.jit`` kernel ``kernel`` of this file passes as the end of a ``tl.arange(0, NAME)``."""
+    kdef = an.jit_kernel(kernel)
+    if kdef is None:
+        return frozenset()
+    return frozenset(
+        n.args[1].value.value
+        for n in walk(kdef.node.body)
+        if isinstance(n, cst.Call)
+        and (_dotted(n.func) or "").split(".")[-1] == "arange"
+        and len(n.args) == 2
+        and isinstance(n.args[1].value, cst.Name)
+    )
+
+
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
-    cats, legal = _knob_legality(s)
+    cats, legal = _knob_legality(s, _arange_ranges(an, s.kernel))
     name = s.key if len(s.feeds) > 1 else s.name
     return Tunable(
         key=s.key,
