@@ -52,6 +52,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kernelopt.harness.model import CHECK_DOES_NOT_FIT
+
 REPO = Path(__file__).resolve().parents[1]
 
 PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
@@ -203,6 +205,9 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "by_status": dict(sorted(by_status.items())),
         "false_failures": [(r["problem"], r["status"], r.get("reason")) for r in rows if r["status"] in FALSE_FAILURES],
         "errors": [(r["problem"], r.get("reason")) for r in rows if r["status"] == "ERROR"],
+        "does_not_fit": len(
+            [r for r in rows if r["status"] == "ERROR" and CHECK_DOES_NOT_FIT in (r.get("reason") or "")]
+        ),
         "timed": n_timed,
         "withheld": len(withheld),
         "significant_speedups": len(faster),
@@ -261,6 +266,7 @@ def render(levels: list[tuple[str, dict[str, Any], float]]) -> str:
     for status in statuses:
         line(f"  {status}", [str(f["by_status"].get(status, 0)) for _, f, _ in levels])
     line("false failures (FAIL/TIMEOUT_FAIL/INVALID)", [str(len(f["false_failures"])) for _, f, _ in levels])
+    line("  ERROR: the check does not fit in memory", [str(f.get("does_not_fit", 0)) for _, f, _ in levels])
     line("rows timed beside the reference", [str(f["timed"]) for _, f, _ in levels])
     line("  speedup withheld (too noisy)", [str(f["withheld"]) for _, f, _ in levels])
     line("significant 'speedups' (target <= 5 %)", [_pct(f["significant_speedup_rate"]) for _, f, _ in levels])

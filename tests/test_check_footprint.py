@@ -260,3 +260,80 @@ def test_a_kill_past_the_checkers_limit_or_its_oom_is_not_the_kernels() -> None:
     assert _crash_culprit(in_problem=False, step=Step.KERNEL, stderr_tail=oom) is Culprit.KERNEL
     assert _crash_culprit(in_problem=False, step=Step.CHECK, stderr_tail="Segmentation fault\n") is Culprit.KERNEL
     assert _crash_culprit(in_problem=True, step=Step.CHECK, stderr_tail=oom) is Culprit.PROBLEM
+
+
+# -- on a GPU: an identical kernel passes on a device filled up to where the old checker ran out of memory --
+
+SWISH_REFERENCE = """
+import torch
+from torch import nn
+
+ROWS = {rows}
+COLS = 1 << 20
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * torch.sigmoid(x)
+
+
+def get_inputs():
+    return [torch.rand(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+IDENTICAL = """
+import torch
+from torch import nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x * torch.sigmoid(x)
+"""
+
+WRONG = IDENTICAL.replace("torch.sigmoid(x)", "torch.sigmoid(x) + 1e-2")
+
+INPUT_GIB = 2  # the problem's input (and output): 2 GiB of float32
+ROOM_INPUTS = 7
+"""The worker is left this many input sizes of the device's memory (14 GiB): the checker before this change
+held up to 11 (seed 0's copy, the seed before's two outputs, the inputs' copy, the float64 outputs; simulated
+on the CPU with a tensor-counting dispatch mode, 2026-12-05) and its identical kernel ran out of memory below
+about 9; the reference's own run needs 3 and the kernel's 2 beside the inputs."""
+WORKER_CONTEXT_GIB = 1  # the worker's CUDA context and the allocator's rounding
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_an_identical_kernel_passes_where_the_checker_ran_out_of_memory(tmp_path: Path) -> None:
+    import torch
+
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    free, total = torch.cuda.mem_get_info()
+    want = (ROOM_INPUTS * INPUT_GIB + WORKER_CONTEXT_GIB) * GIB
+    if free < want + GIB:
+        pytest.skip(f"{free / GIB:.1f} GiB free of {total / GIB:.1f}: too little for the test")
+    ballast = torch.empty(free - want, dtype=torch.uint8, device="cuda")  # the rest of the device, held here
+    try:
+        rows = INPUT_GIB * GIB // (4 * (1 << 20))
+        reports = {}
+        for name, kernel_text in (("identical", IDENTICAL), ("wrong", WRONG)):
+            folder = tmp_path / name
+            folder.mkdir()
+            (folder / "reference.py").write_text(SWISH_REFERENCE.format(rows=rows), encoding="utf-8")
+            (folder / "kernel.py").write_text(kernel_text, encoding="utf-8")
+            settings = HarnessSettings(device="cuda", seeds=2)
+            reports[name] = check_files(
+                folder / "kernel.py", folder / "reference.py", folder / "state", settings=settings
+            )
+    finally:
+        del ballast
+        torch.cuda.empty_cache()
+    identical, wrong = reports["identical"], reports["wrong"]
+    assert identical.passed, identical.message
+    assert not wrong.passed and wrong.error_class == "Mismatch" and wrong.culprit is Culprit.KERNEL, wrong.message
