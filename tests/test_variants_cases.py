@@ -161,6 +161,32 @@ def test_a_row_masked_store_in_a_jit_helper_keeps_the_column_tile_a_divisor(tmp_
     _all_correct(folder, [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 7, "N": 16}, {"M": 5, "N": 80}])
 
 
+@pytest.mark.timeout(120)
+def test_a_fast_path_flag_computed_from_the_tile_s_value_copied_does_not_vouch_for_a_moved_tile(
+    tmp_path: Path,
+) -> None:
+    """Seen on 2026-12-05 (v9, wrongkernel7's hunt): mm_flag_literal, a GEMM with its K masks and an ``if EVEN_K:``
+    fast path without them, the flag computed at the launch as ``EVEN_K=K % 16 == 0`` beside ``BLOCK_K=16``. The
+    rules skipped every ``if FLAG:`` branch as the fast path taken only where the block divides, so ``BLOCK_K=32``
+    went out plainly: the flag still said 16, and at K = 48 and 16, which the original handled, the unmasked loads
+    read past K (NaN). A flag vouches for a block only when computed from it (``K % BLOCK_K``, a heuristic's
+    ``args["BLOCK_K"]``); this one's branch is read: ``if K % 32 == 0:  # kernelopt: tuned``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("mm_flag_literal", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 32})
+    assert written is not None and note is not None
+    assert "    if K % 32 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 10, "N": 12, "K": 32}, {"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 16}])
+    source = (DATA / "mm_flag_literal" / "kernel.py").read_text()
+    tied = source.replace("BLOCK_K=16, EVEN_K=K % 16 == 0", "BLOCK_K=BK, EVEN_K=K % BK == 0").replace(
+        "    matmul_kernel[grid]", "    BK = 16\n    matmul_kernel[grid]"
+    )
+    plain = guard_edit(tied, tied.replace("BK = 16", "BK = 32"))  # the flag follows the tile: no guard needed
+    assert plain.note is None and plain.new_source is not None and "BK = 32\n" in plain.new_source
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -293,6 +319,10 @@ HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, li
     "mm_evenk": (
         lambda r: {"M": r.randint(1, 40), "N": r.randint(1, 40), "K": _multiple(r, 16, 6)},
         {"BLOCK_M": [16, 32], "BLOCK_N": [16], "BLOCK_K": [16, 32]},
+    ),
+    "mm_flag_literal": (
+        lambda r: {"M": r.randint(1, 30), "N": r.randint(1, 30), "K": _multiple(r, 16, 6)},  # the flag's sizes
+        {"BLOCK_K": [16, 32, 64]},
     ),
     "transpose_rowmask": (
         lambda r: {"M": r.randint(1, 70), "N": _multiple(r, 16, 6)},

@@ -380,9 +380,9 @@ def _accesses(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
             yield call
 
 
-def _calls_outside_flags(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:
+def _calls_outside_flags(node: cst.CSTNode, params: Collection[str]) -> Iterator[cst.Call]:
     """Every call under ``node``, outside a branch on a flag the launch passes (see :func:`_accesses`)."""
-    if isinstance(node, cst.If) and _names(node.test) & params:
+    if isinstance(node, cst.If) and _names(node.test) & set(params):
         if node.orelse is not None:
             yield from _calls_outside_flags(node.orelse, params)
         return
@@ -465,7 +465,7 @@ class _Accesses:
         self.unread: list[cst.Call] = []
         self._count = 0
 
-    def collect(self, node: cst.CSTNode, params: set[str], depth: int = 0, kernel: str = "") -> None:
+    def collect(self, node: cst.CSTNode, params: Collection[str], depth: int = 0, kernel: str = "") -> None:
         for call in _calls_outside_flags(node, params):
             name = dotted(call.func)
             helper = self.helpers.get(name) if isinstance(call.func, cst.Name) else None
@@ -494,6 +494,7 @@ def unchecked_blocks(
     within: cst.CSTNode | None = None,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     external: Collection[str] = (),
+    flags: Collection[str] | None = None,
 ) -> set[str]:
     """The block parameters of a kernel with masks that one of its accesses leaves unchecked: a ``tl.load`` or
     ``tl.store`` whose pointer is indexed by ``tl.arange(0, BLOCK)`` (:meth:`_Kernel.indexes`) and whose mask reads
@@ -505,10 +506,14 @@ def unchecked_blocks(
     module's ``@triton.jit`` functions, whose accesses at a call are read as the kernel's own (variants v8: a
     store in a helper checking the rows only, beside a load the kernel checks on both axes). ``external``: names
     of functions imported from another module (their bodies not here): a block whose range one is given is
-    unchecked."""
+    unchecked. ``flags``: the parameters whose ``if FLAG:`` branch is the fast path taken only where the block
+    divides (``EVEN_K`` set from ``K % BLOCK_K == 0``), its accesses left out; ``None``: every parameter (the
+    caller knows no launch). A flag computed from anything else (``K % 16 == 0``, the tile's value copied) says
+    nothing of the block once it moves: its branch is read (variants v9)."""
     body = _Kernel(kernel)
     reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, external)
-    reader.collect(within if within is not None else kernel.body, body.params, kernel=kernel.name.value)
+    skipped = body.params if flags is None else set(flags)
+    reader.collect(within if within is not None else kernel.body, skipped, kernel=kernel.name.value)
     out: set[str] = set()
     for call in reader.unread:
         for arg in call.args:

@@ -731,8 +731,10 @@ def _unchecked_axes(
     only in whole tiles: the block must divide the size. ``jit``: the module's ``@triton.jit`` functions and the
     names imported from other modules, which the kernel's accesses are read through."""
 
+    flags = _tied_flags(kernel, [(fn, call)])
+
     def unchecked(within: cst.CSTNode | None = None) -> set[str]:
-        return unchecked_blocks(kernel, within, helpers=jit[0], external=jit[1])
+        return unchecked_blocks(kernel, within, helpers=jit[0], external=jit[1], flags=flags)
 
     blocks = unchecked()
     if not blocks:
@@ -755,6 +757,42 @@ def _unchecked_axes(
                 f"{tile[1]} unchecked"
             )
             out.append(Divides(tile, size, line, why))
+    return out
+
+
+def _tied_flags(kernel: cst.FunctionDef, launches: Sequence[tuple[cst.FunctionDef, cst.Call]]) -> set[str]:
+    """The parameters of ``kernel`` that flag a block dividing a size: set by a heuristic or, at every launch of
+    ``launches`` that passes it, by a ``%`` whose divisor is not a literal (``EVEN_K=K % BLOCK_K == 0``, ``even = K %
+    BLOCK_K == 0`` then ``EVEN_K=even``, ``lambda args: args["K"] % args["BLOCK_K"] == 0``): its ``if EVEN_K:``
+    branch runs only where the block, moved or not, divides. A flag computed from the tile's value copied
+    (``EVEN_K=K % 16 == 0`` beside ``BLOCK_K=16``), or from anything else, is not one (variants v9: the tile moved
+    to 32, the flag still said 16, and the fast path's unchecked K loads ran at K = 48)."""
+
+    def tied(expr: cst.CSTNode) -> bool:
+        return any(
+            isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo) and _int(m.right) is None
+            for m in walk(expr)
+        )
+
+    out: set[str] = set()
+    for d in kernel.decorators:
+        call = d.decorator
+        if not (isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] == "heuristics" and call.args):
+            continue
+        table = call.args[0].value
+        for element in table.elements if isinstance(table, cst.Dict) else []:
+            key = element.key if isinstance(element, cst.DictElement) else None
+            if isinstance(key, cst.SimpleString) and tied(element.value):
+                out.add(str(key.evaluated_value))
+    passed_by: dict[str, list[bool]] = {}
+    for fn, call in launches:
+        bound = {
+            dotted(t.target): node.value for node in walk(fn.body) if isinstance(node, cst.Assign) for t in node.targets
+        }
+        for name, value in _passed(call, kernel).items():
+            root = bound.get(value.value, value) if isinstance(value, cst.Name) else value
+            passed_by.setdefault(name, []).append(tied(root))
+    out |= {name for name, ties in passed_by.items() if all(ties) and ties}
     return out
 
 
