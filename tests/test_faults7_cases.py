@@ -212,3 +212,27 @@ def test_f5_an_edit_saved_during_the_gate_is_kept_and_said(ws_root: Path) -> Non
         line = next(m for m in said if m.startswith(f"V1: {name} changed during the gate stage"))
         kept = Path(line.rsplit("kept in ", 1)[1])
         assert kept.parent == ws.root / ".kernelopt" / "backups" and kept.read_text(encoding="utf-8").endswith(text)
+
+
+@pytest.mark.timeout(60)
+def test_f6_a_full_disk_under_tunables_set_names_no_flag_and_leaves_the_file(
+    small_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f6: ``tunables --set`` on a full disk said "free some space (or pass --root to put the workspace elsewhere)":
+    it has no --root, and writes the user's file where it lives. A real full tmpfs."""
+    from .conftest import fill_disk
+
+    kernel = small_disk / "kernel.py"
+    shutil.copyfile(LOOP / "kernel.py", kernel)
+    before = kernel.read_bytes()
+    fill_disk(small_disk)
+    code = main(["tunables", str(kernel), "--no-evaluate", "--set", "BLOCK=256"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert err == (
+        f"kernelopt: error: no space left on the device writing {kernel} (errno 28); free some space and run again "
+        "(the file is as it was)\n"
+    )
+    assert kernel.read_bytes() == before and sorted(p.name for p in small_disk.iterdir() if "kernel" in p.name) == [
+        "kernel.py"
+    ]

@@ -154,11 +154,21 @@ class WritePlace:
     """
 
     what: str
-    flag: str
+    flag: str | None
 
 
 WORKSPACE = WritePlace("the workspace", "--root")
 """The place of ``init``, ``optimize`` and the commands on a workspace (the default of :func:`disk_problem`)."""
+USER_FILE = WritePlace("the file", None)
+"""A user's own file written where it lives (``tunables --set``): no flag moves it, and a refused write left it as
+it was. A full disk there said "or pass --root to put the workspace elsewhere" (fault trial faults7, f6)."""
+
+_IN_PLACE_HINTS: dict[int, str] = {
+    errno.ENOSPC: "free some space and run again ({what} is as it was)",
+    errno.EDQUOT: "free some space and run again ({what} is as it was)",
+    errno.EROFS: "work on a copy on a writable disk ({what} is as it was)",
+}
+"""The hints of :data:`_DISK_ERRORS` for a place no flag moves (:data:`USER_FILE`)."""
 
 _DISK_ERRORS: dict[int, tuple[str, str]] = {
     errno.ENOSPC: ("no space left on the device", "free some space (or pass {flag} to put {what} elsewhere)"),
@@ -180,6 +190,8 @@ def disk_problem(exc: OSError, *, place: WritePlace = WORKSPACE) -> DiskProblem 
     if known is None:
         return None
     what, hint = known
+    if place.flag is None:
+        hint = _IN_PLACE_HINTS.get(exc.errno or 0, hint)
     target = exc.filename if exc.filename is not None else None
     where = f" writing {target}" if target is not None else ""
     return DiskProblem(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kernelopt.cli.output import StdoutLost, emit_json, info, note, printing, table, warn
-from kernelopt.errors import UsageError
+from kernelopt.errors import USER_FILE, UsageError, disk_problem
 from kernelopt.vocabulary import Device
 
 if TYPE_CHECKING:  # the reader (libcst) is imported when the command runs, not at every kernelopt start
@@ -86,7 +86,13 @@ def register(app: typer.Typer) -> None:
                     held.enter_context(
                         folder_lock(file.parent, command="tunables --set", hint="wait for it to end, then set the knob")
                     )
-                result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
+                try:
+                    result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)
+                except OSError as exc:  # a full disk: the file is as it was, and no --root moves it (f6)
+                    problem = disk_problem(exc, place=USER_FILE)
+                    if problem is None:
+                        raise
+                    raise problem from None
             _warn_unguarded(before, result.new_source, "shown (--dry-run)" if dry_run else "written as asked")
             _say_edit(file, result, dry_run=dry_run, as_json=as_json)
         elif as_json:
