@@ -255,6 +255,10 @@ def test_a_kill_past_the_checkers_limit_or_its_oom_is_not_the_kernels() -> None:
     assert _timeout_culprit(check, in_problem=False) is Culprit.CHECKER
     assert _timeout_culprit(check, in_problem=True) is Culprit.PROBLEM
     assert _timeout_culprit(case, in_problem=False) is Culprit.KERNEL
+    # the overall limit or a batch's per-problem deadline, while the checker compares: the checker's
+    run = Timeout(LimitKind.RUN, "the worker ran past the overall limit")
+    assert _timeout_culprit(run, in_problem=False, in_check=True) is Culprit.CHECKER
+    assert _timeout_culprit(run, in_problem=False, in_check=False) is Culprit.KERNEL
     oom = "Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.00 GiB.\n"
     assert _crash_culprit(in_problem=False, step=Step.CHECK, stderr_tail=oom) is Culprit.CHECKER
     assert _crash_culprit(in_problem=False, step=Step.KERNEL, stderr_tail=oom) is Culprit.KERNEL

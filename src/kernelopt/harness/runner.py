@@ -196,12 +196,13 @@ def mark_killed(progress_path: Path) -> None:
         return
 
 
-def _timeout_culprit(timeout: Timeout | None, *, in_problem: bool) -> Culprit:
+def _timeout_culprit(timeout: Timeout | None, *, in_problem: bool, in_check: bool = False) -> Culprit:
     """Whose fault a kill at ``timeout`` is: the problem's in its own code (its inputs, its reference), the
-    checker's past the checker's own limit (its copies and comparison: never the kernel's), else the kernel's."""
+    checker's past the checker's own limit or killed while the checker worked (``in_check``: its copies and
+    comparison, by the overall limit or a batch's per-problem deadline), never the kernel's; else the kernel's."""
     if timeout is not None and in_problem:
         return Culprit.PROBLEM
-    if timeout is not None and timeout.kind is LimitKind.CHECK:
+    if timeout is not None and (timeout.kind is LimitKind.CHECK or in_check):
         return Culprit.CHECKER
     return Culprit.KERNEL
 
@@ -267,7 +268,7 @@ def run_worker(
     redact_tree(run_dir)  # the kernel may have read a secret from our /proc/<pid>/environ and printed it
     if worker.timed_out:
         timeout = Timeout(LimitKind.RUN, f"the worker ran past the overall limit of {hard_limit:g} s in {dog.where()}")
-    culprit = _timeout_culprit(timeout, in_problem=dog.in_problem_code)
+    culprit = _timeout_culprit(timeout, in_problem=dog.in_problem_code, in_check=dog.check_since is not None)
     killed_in = dog.phase.value if timeout is not None else None  # before the kill's own event ends the phase
     if timeout is not None:
         mark_killed(Path(job.progress_path))
