@@ -258,3 +258,29 @@ def test_every_value_tune_searches_is_one_tunables_lists_as_legal() -> None:
                 assert not wrong, (kernel.parent.name, key, by_key[key].constraints, wrong)
                 checked += 1
     assert checked >= 20, checked
+
+
+@pytest.mark.timeout(120)
+def test_a_planned_tile_edit_with_no_gpu_named_is_held_to_the_portable_shared_memory(ws_root: Path) -> None:
+    """p12: the rules implementer checked a plan's direct tile edit (``BLOCK_K`` 32 -> 64 of a 128 x 128 fp32 GEMM,
+    144 KiB at 3 stages) with no shared-memory figure when no GPU was named, so a plan could propose a tile no L40S
+    launches. It now takes the tuner's rule (``ResourceLimits.for_target``): the smallest shared memory of the
+    NVIDIA spec sheets; with the GPU named, that GPU's."""
+    from kernelopt.backends.rules import RuleImplementer
+    from kernelopt.planning.rules import resource_check
+    from kernelopt.tunables import ResourceLimits
+
+    from .backends_support import make_plan, make_ws
+    from .test_backends_rules import _ctx
+
+    assert ResourceLimits.for_target(None, None) == ResourceLimits.portable(None)
+    refused = RuleImplementer().implement(_ctx(make_ws(ws_root, "matmul_tuple.py"), make_plan("tiling", {"BLOCK_K": 64})))
+    assert not refused.changed and refused.error is not None
+    assert "147456 B" in refused.error and "no GPU named: the smallest of the NVIDIA spec sheets" in refused.error
+    named = make_ws(ws_root / "h100", "matmul_tuple.py", card={"gpu": "H100"})
+    moved = RuleImplementer().implement(_ctx(named, make_plan("tiling", {"BLOCK_K": 64})))
+    assert moved.error is None and moved.knob_changes == {"BLOCK_K": (32, 64)}
+    fits = resource_check(None, "fp32")
+    assert fits is not None
+    assert fits({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_stages": 3})  # the planner says so too
+    assert not fits({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 16, "num_stages": 3})

@@ -208,7 +208,7 @@ class RuleImplementer:
             return None
         card = ctx.workspace.task_card()
         gpu, dtype = settings.gpu or card.gpu, settings.dtype or card.dtype
-        return ResourceLimits.for_gpu_or_generic(gpu, dtype)
+        return ResourceLimits.for_target(gpu, dtype)
 
     def implement(self, ctx: StageContext) -> ImplementOutcome:
         """Apply the plan's one knob move to ``kernel.py``.

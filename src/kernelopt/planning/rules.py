@@ -307,7 +307,7 @@ def resource_check(gpu: str | None, dtype: str | None, unread: frozenset[str] = 
     ``None`` when tunables are unavailable. Knobs named in ``unread`` exist with a value discovery could
     not read: the estimate treats them as unknown, never as their default.
     """
-    limits = ResourceLimits.for_gpu_or_generic(gpu, dtype)
+    limits = ResourceLimits.for_target(gpu, dtype)
 
     def fits(values: dict[str, int]) -> list[str]:
         return resource_problems({**dict.fromkeys(unread), **values}, limits)
@@ -332,7 +332,7 @@ def stage3_check(
         source = kernel_py.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return resource_check(gpu, dtype, unread)
-    limits = ResourceLimits.for_gpu_or_generic(gpu, dtype)
+    limits = ResourceLimits.for_target(gpu, dtype)
     current = {k.name: k.value for k in knobs}
 
     def fits(values: dict[str, int]) -> list[str]:

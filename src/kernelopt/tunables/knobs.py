@@ -219,6 +219,13 @@ class ResourceLimits(BaseModel):
             return cls()
 
     @classmethod
+    def for_target(cls, gpu: str | None, dtype: str | None) -> ResourceLimits:
+        """The one rule for the limits a configuration is checked against: the named GPU's (:meth:`for_gpu_or_generic`),
+        else, where no GPU is named, those every NVIDIA GPU of the spec sheets meets (:meth:`portable`), so that no
+        tuning session nor planned tile edit proposes a tile that cannot launch (docs/faults.md p8, p12)."""
+        return cls.for_gpu_or_generic(gpu, dtype) if gpu else cls.portable(dtype)
+
+    @classmethod
     def portable(cls, dtype: str | None) -> ResourceLimits:
         """The limits every NVIDIA GPU of the spec sheets meets, for a configuration chosen where no GPU is named
         (``tune --device cpu``): the smallest shared memory of those sheets (today the L40S's), and operands of

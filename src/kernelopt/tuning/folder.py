@@ -353,7 +353,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     limits = None
     if request.check_resources:  # no GPU named (the CPU): what fits every NVIDIA GPU of the spec sheets, as written
         dtype = request.dtype or card.dtype
-        limits = ResourceLimits.for_gpu_or_generic(gpu, dtype) if gpu else ResourceLimits.portable(dtype)
+        limits = ResourceLimits.for_target(gpu, dtype)
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
     source = read_source(problem.kernel_py)  # its bytes: the write checks them, and keeps its encoding and CRLF
     base = source.text
