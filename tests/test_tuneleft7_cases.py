@@ -274,7 +274,9 @@ def test_a_planned_tile_edit_with_no_gpu_named_is_held_to_the_portable_shared_me
     from .test_backends_rules import _ctx
 
     assert ResourceLimits.for_target(None, None) == ResourceLimits.portable(None)
-    refused = RuleImplementer().implement(_ctx(make_ws(ws_root, "matmul_tuple.py"), make_plan("tiling", {"BLOCK_K": 64})))
+    refused = RuleImplementer().implement(
+        _ctx(make_ws(ws_root, "matmul_tuple.py"), make_plan("tiling", {"BLOCK_K": 64}))
+    )
     assert not refused.changed and refused.error is not None
     assert "147456 B" in refused.error and "no GPU named: the smallest of the NVIDIA spec sheets" in refused.error
     named = make_ws(ws_root / "h100", "matmul_tuple.py", card={"gpu": "H100"})
