@@ -192,3 +192,35 @@ def test_a_cap_the_helper_is_called_past_unguarded_is_still_a_limit() -> None:
     other = base.replace("div, mod = divmod(vocab_size, MAX_FUSED_SIZE)", "div, mod = divmod(vocab_size, 4096)")
     assert other != base
     assert "is a limit, not a knob" in str(_tunables("xent_chunked", other)["MAX_FUSED_SIZE"].refused_reason)
+
+
+@pytest.mark.timeout(60)
+def test_heuristics_from_a_table_getter_are_read_and_a_launch_option_they_set_is_no_launch_knob() -> None:
+    """Seen on 2026-12-05: ge_softmax, FlagGems' inner softmax under ``@triton.heuristics(get_heuristic_config(
+    "softmax_inner"))``, a getter returning ``HEURISTICS_CONFIGS[op_name]``, a table of named functions setting
+    ``TILE_N``, ``ONE_TILE_PER_CTA`` and ``num_warps``. ``tunables`` said nothing of the heuristics and listed
+    ``softmax_kernel_inner:num_warps 4 launch_default``, a knob the heuristic overwrites at every launch (on a GPU its
+    tuning is noise); ``tune`` then said "discovery lists nothing". The getter is followed to the table's entry
+    (``Analysis.table_lookup``): each setting is listed and said ("heuristic is not a lambda: heur_tile_n_inner; edit
+    it by hand"), and ``num_warps`` is the heuristic's, not a launch default."""
+    found = _tunables("ge_softmax")
+    assert "softmax_kernel_inner:num_warps" not in found, sorted(found)
+    for name, fn in (("TILE_N", "heur_tile_n_inner"), ("num_warps", "heur_num_warps_inner")):
+        entry = found[f"softmax_kernel_inner.heuristics.{name}"]
+        assert f"heuristic is not a lambda: {fn}" in str(entry.refused_reason), entry
+
+
+@pytest.mark.timeout(60)
+def test_heuristics_that_cannot_be_read_are_said_and_offer_no_launch_default() -> None:
+    """Beside k4: a getter whose table is built by code cannot be read: one line naming the decorator's argument,
+    and no launch option offered at its default (the heuristics may set any)."""
+    base = (DATA / "ge_softmax" / "kernel.py").read_text()
+    built = base.replace(
+        "def get_heuristic_config(op_name):\n    return HEURISTICS_CONFIGS[op_name]",
+        "def get_heuristic_config(op_name):\n    table = dict(HEURISTICS_CONFIGS)\n    return table[op_name]",
+    )
+    assert built != base
+    found = _tunables("ge_softmax", built)
+    said = found["softmax_kernel_inner.heuristics"].refused_reason
+    assert '@triton.heuristics(get_heuristic_config("softmax_inner")) cannot be read' in str(said), said
+    assert not [k for k in found if k.startswith("softmax_kernel_inner:")], sorted(found)

@@ -2036,6 +2036,8 @@ class _Analyzer:
             return {}
         given = {n for n, _ in args}
         set_by_heuristics = set(self.heuristic_entries(kdef))
+        if self.unread_heuristics(kdef):  # it may set any option: none is offered at its default
+            return {}
         return {n: v for n, v in absent_options(self.gpu).items() if n not in given and n not in set_by_heuristics}
 
     def launch_knobs(
@@ -2291,27 +2293,95 @@ class _Analyzer:
 
     # -- heuristics -------------------------------------------------------------------------------
 
-    def heuristic_entries(self, info: _FuncInfo) -> dict[str, cst.BaseExpression]:
-        """The entries of every ``@triton.heuristics`` of a kernel, stacked ones too (the outer decorator runs
-        first, so a name two of them set is the inner one's)."""
-        out: dict[str, cst.BaseExpression] = {}
+    def heuristic_values(self, info: _FuncInfo) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+        """The ``values`` argument of every ``@triton.heuristics`` of a kernel, outermost first: (as written, the
+        dict it names when that can be read, else ``None``)."""
+        out: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
         for d in info.node.decorators:
             deco = d.decorator
             if not (isinstance(deco, cst.Call) and _dotted(deco.func).split(".")[-1] == "heuristics"):
                 continue
-            values = None
             for i, arg in enumerate(deco.args):
                 if (arg.keyword and arg.keyword.value == "values") or (arg.keyword is None and i == 0):
-                    values = arg.value
+                    out.append((arg.value, self.table_lookup(arg.value)))
+        return out
+
+    def table_lookup(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``expr`` with a call of a table getter followed: FlagGems' ``get_heuristic_config("softmax_inner")``, a
+        function of this file whose body returns ``TABLE[name]`` (or one expression), called with literals, is
+        ``TABLE["softmax_inner"]``; anything else is returned as it is (``None`` for a call that cannot be
+        followed)."""
+        if not isinstance(expr, cst.Call):
+            return expr
+        found = self.functions.get(_dotted(expr.func) or "", [])
+        if len(found) != 1 or self.decorators(found[0].node) or not isinstance(found[0].node.body, cst.IndentedBlock):
+            return None
+        body = [st for st in found[0].node.body.body if not _docstring(st)]
+        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+            return None
+        ret = body[0].body[0] if len(body[0].body) == 1 else None
+        if not isinstance(ret, cst.Return) or ret.value is None:
+            return None
+        params = [p.name.value for p in found[0].params]
+        given = {params[i]: a.value for i, a in enumerate(expr.args) if a.keyword is None and i < len(params)}
+        given |= {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+        if any(not isinstance(v, cst.SimpleString) for v in given.values()):
+            return None
+        value = ret.value
+        if (
+            isinstance(value, cst.Subscript)
+            and len(value.slice) == 1
+            and isinstance(value.slice[0].slice, cst.Index)
+            and isinstance(value.slice[0].slice.value, cst.Name)
+            and value.slice[0].slice.value.value in given
+        ):
+            key = given[value.slice[0].slice.value.value]
+            return value.with_changes(slice=[value.slice[0].with_changes(slice=cst.Index(key))])
+        if any(n.value in params for n in _names_in(value)):
+            return None
+        return value
+
+    def heuristic_entries(self, info: _FuncInfo) -> dict[str, cst.BaseExpression]:
+        """The entries of every ``@triton.heuristics`` of a kernel, stacked ones too (the outer decorator runs
+        first, so a name two of them set is the inner one's)."""
+        out: dict[str, cst.BaseExpression] = {}
+        for _, values in self.heuristic_values(info):
             entries = self.dict_entries(values, None) if values is not None else None
             out.update(entries or [])
         return out
+
+    def unread_heuristics(self, info: _FuncInfo) -> list[str]:
+        """The ``@triton.heuristics`` arguments of a kernel that cannot be read, as written."""
+        return [
+            self.code(written)
+            for written, values in self.heuristic_values(info)
+            if values is None or self.dict_entries(values, None) is None
+        ]
 
     def heuristics(self) -> None:
         for fname, infos in self.functions.items():
             for info in infos:
                 for name, expr in self.heuristic_entries(info).items():
                     self.heuristic_site(fname, name, expr)
+                for code in self.unread_heuristics(info):
+                    line = self.positions[info.node].start.line
+                    self.add_site(
+                        Site(
+                            f"{fname}.heuristics",
+                            "heuristics",
+                            TunableKind.HEURISTIC,
+                            None,
+                            line,
+                            kernel=fname,
+                            feeds=[],
+                            used_at=[line],
+                            groups=[f"{fname}.heuristics ({self.loc(line)})"],
+                            refused=(
+                                f"@triton.heuristics({code}) cannot be read (its dict is built by code); the values "
+                                "it sets are no knobs here, and the launch options it may set are not offered"
+                            ),
+                        )
+                    )
 
     def heuristic_site(self, kernel: str, name: str, expr: cst.BaseExpression) -> None:
         key = f"{kernel}.heuristics.{name}"
@@ -2838,6 +2908,16 @@ class _Returns(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+def _docstring(stmt: cst.BaseStatement) -> bool:
+    """``stmt`` is a string on its own (a docstring)."""
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
 
 
 class _GuardedCalls(cst.CSTVisitor):
