@@ -236,3 +236,40 @@ def test_f6_a_full_disk_under_tunables_set_names_no_flag_and_leaves_the_file(
     assert kernel.read_bytes() == before and sorted(p.name for p in small_disk.iterdir() if "kernel" in p.name) == [
         "kernel.py"
     ]
+
+
+@pytest.mark.timeout(60)
+def test_f7_optimize_into_a_pipe_whose_reader_is_gone_ends_with_the_run_s_status_and_says_so(
+    ws_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f7: ``optimize ... | head -1`` ran V1 to PASS and committed it, then ended in exit 1 with no word: the summary
+    met the closed pipe (rich's broken-pipe answer). Now the run's own exit status (0: it stopped at
+    ``--max-iters``) and one line on stderr saying so and where to read the summary. The loop runs with the test
+    collaborators of tests/loop_fakes.py (the CLI's checks, lock and printing are the real ones)."""
+    import kernelopt.cli.optimize as cli_optimize
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+
+    from .loop_fakes import make_fakes
+
+    def loop_of_fakes(path: Path, name: str | None, root: Path | None, request: LoopRequest, *args: object):
+        ws = open_or_create(path, name=name, root=root).workspace
+        return OptimizeLoop(ws, make_fakes().collaborators(), LoopRequest(max_iterations=1)).run()
+
+    monkeypatch.setattr(cli_optimize, "_run", loop_of_fakes)
+    monkeypatch.setattr(cli_optimize, "nvidia_gpu_present", lambda: False)
+    folder, _ = _folder(tmp_path)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away (`| head -1` done)
+    with open(write_end, "w", encoding="utf-8") as gone:
+        monkeypatch.setattr("sys.stdout", gone)
+        code = main(["optimize", str(folder), "--device", "cpu", "--max-iters", "1", "--root", str(ws_root)])
+        monkeypatch.undo()
+    err = capsys.readouterr().err
+    ws = ws_root / "kernel_opt_loop"
+    assert code == 0, err
+    assert err.splitlines()[-1] == (
+        f"kernelopt: the run on {ws} ended (max_iterations: 1 iteration(s) run, limit 1); the summary could not be "
+        f"printed: stdout refused it (Broken pipe (errno 32)); `kernelopt report {ws}` shows it"
+    ), err

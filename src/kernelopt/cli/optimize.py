@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.status import Status
 
 from kernelopt.cli.bounds import bounded
-from kernelopt.cli.output import emit_json, fmt, info, note, table, warn, width_of
+from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
 from kernelopt.destination import outside_workspaces
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
@@ -403,10 +403,18 @@ def register(app: typer.Typer) -> None:
         # One lock from the first write: the workspace is created, and the run made, under it.
         with RunLock(target_of(path, name=name, root=root)):
             summary = _run(path, name, root, request, reuse_workspace, as_json, planner_settings, implementer_settings)
-        if as_json:
-            emit_json(summary)
-        else:
-            _render(summary)
+        try:
+            with printing():
+                if as_json:
+                    emit_json(summary)
+                else:
+                    _render(summary)
+        except StdoutLost as exc:  # `| head -1`: the run is over and committed; its exit status still says how
+            ended = f" ({summary.stop.line()})" if summary.stop is not None else ""
+            sys.stderr.write(
+                f"kernelopt: the run on {summary.workspace} ended{ended}; the summary could not be printed: stdout "
+                f"refused it ({exc.reason}); `kernelopt report {summary.workspace}` shows it\n"
+            )
         if summary.stop is not None and summary.stop.reason is StopReason.BASELINE_FAILED:
             v0 = next((v for v in summary.versions if v.version == "v0"), None)
             # reference.py failing is bad input (exit 2, as validate and tune say it), a kernel failing is 1
