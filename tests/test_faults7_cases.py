@@ -273,3 +273,31 @@ def test_f7_optimize_into_a_pipe_whose_reader_is_gone_ends_with_the_run_s_status
         f"kernelopt: the run on {ws} ended (max_iterations: 1 iteration(s) run, limit 1); the summary could not be "
         f"printed: stdout refused it (Broken pipe (errno 32)); `kernelopt report {ws}` shows it"
     ), err
+
+
+@pytest.mark.timeout(60)
+def test_f8_batch_into_a_pipe_whose_reader_is_gone_says_where_its_table_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f8: ``batch DIR --out OUT | head -1`` wrote every row to OUT/batch.json and batch.csv, then ended in exit 1 with
+    no word (the table met the closed pipe). Now exit 0 (every row is there) and one line naming the files. The
+    batch's run is the test's (its table as ``run_batch`` returns it); the CLI's checks and printing are real."""
+    import kernelopt.cli.batch as cli_batch
+    from kernelopt.batch.model import BatchMode, BatchTable
+
+    problems = tmp_path / "problems"
+    shutil.copytree(LOOP, problems / "add", ignore=shutil.ignore_patterns("make_summaries.py", "summary_*"))
+    out = tmp_path / "out"
+    monkeypatch.setattr(cli_batch, "_run", lambda *a, **k: BatchTable(directory=str(problems), mode=BatchMode.VALIDATE))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away (`| head -1` done)
+    with open(write_end, "w", encoding="utf-8") as gone:
+        monkeypatch.setattr("sys.stdout", gone)
+        code = main(["batch", str(problems), "--device", "cpu", "--out", str(out)])
+        monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.splitlines()[-1] == (
+        f"kernelopt: the batch is done, its table is in {out / 'batch.json'} and {out / 'batch.csv'}; it could not be "
+        "printed: stdout refused it (Broken pipe (errno 32))"
+    ), err

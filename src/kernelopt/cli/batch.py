@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTable, ProblemRow
 from kernelopt.cli.bounds import bounded
-from kernelopt.cli.output import emit_json, fmt, info, table
+from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, printing, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError, WritePlace, disk_problem
 from kernelopt.harness.sizes import fmt_size
@@ -268,10 +268,19 @@ def register(app: typer.Typer) -> None:
         notes = [NO_GPU_NOTE] if no_gpu else []
         notes += [n for n in [_cpu_sizes_note(options)] if n is not None]
         result = _run(Path(directory), options, ray=ray, fresh=fresh, first_note="\n".join(notes) or None)
-        if as_json:
-            emit_json(result)
-        else:
-            render(result, options.out_dir)
+        try:
+            with printing():
+                if as_json:
+                    emit_json(result)
+                else:
+                    render(result, options.out_dir)
+        except StdoutLost as exc:  # `| head -1`: every row is there and kept; it was exit 1 and no word (f8)
+            from kernelopt.batch.runner import CSV_FILE, TABLE_FILE
+
+            sys.stderr.write(
+                f"kernelopt: the batch is done, its table is in {options.out_dir / TABLE_FILE} and "
+                f"{options.out_dir / CSV_FILE}; it could not be printed: stdout refused it ({exc.reason})\n"
+            )
 
 
 def _out_dir(directory: Path, out: Path | None) -> Path:
