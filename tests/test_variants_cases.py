@@ -187,6 +187,36 @@ def test_a_fast_path_flag_computed_from_the_tile_s_value_copied_does_not_vouch_f
     assert plain.note is None and plain.new_source is not None and "BK = 32\n" in plain.new_source
 
 
+@pytest.mark.timeout(120)
+def test_a_k_loop_counting_whole_tiles_by_floor_keeps_its_tile_a_divisor_masks_or_not(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v10, wrongkernel7's hunt): mm_floor_count, a GEMM whose loads check K and whose loop
+    counts ``range(0, K // BLOCK_K)`` tiles (``assert K % 16 == 0``). The counted-loop rule read only blocks an
+    access leaves unchecked, so ``BLOCK_K=32`` went out plainly: at K = 48 and 16, which the original handled, the
+    floor drops the last 16 (or every) K, whatever the masks say. A floor count needs its tile to divide the size:
+    ``if K % 32 == 0:  # kernelopt: tuned``; a kernel that takes the tail itself (``K % BLOCK_K``) needs none."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("mm_floor_count", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 32})
+    assert written is not None and note is not None and "the floor drops the tail" in note
+    assert "    if K % 32 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 10, "N": 12, "K": 32}, {"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 16}])
+    source = (DATA / "mm_floor_count" / "kernel.py").read_text()
+    tail = source.replace(
+        "    tl.store(c_ptr",
+        "    if K % BLOCK_K != 0:\n        k = (K // BLOCK_K) * BLOCK_K\n"
+        "        a = tl.load(a_ptr + rm[:, None] * stride_am + (k + rk)[None, :] * stride_ak,\n"
+        "                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)\n"
+        "        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :] * stride_bn,\n"
+        "                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)\n"
+        "        acc += tl.dot(a, b)\n    tl.store(c_ptr",
+    )
+    assert tail.count("K // BLOCK_K") == source.count("K // BLOCK_K") + 1
+    plain = guard_edit(tail, tail.replace("BLOCK_K=16, num_warps", "BLOCK_K=32, num_warps"))
+    assert plain.note is None and plain.new_source is not None and "BLOCK_K=32, num_warps" in plain.new_source
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -322,6 +352,10 @@ HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, li
     ),
     "mm_flag_literal": (
         lambda r: {"M": r.randint(1, 30), "N": r.randint(1, 30), "K": _multiple(r, 16, 6)},  # the flag's sizes
+        {"BLOCK_K": [16, 32, 64]},
+    ),
+    "mm_floor_count": (
+        lambda r: {"M": r.randint(1, 30), "N": r.randint(1, 30), "K": _multiple(r, 16, 6)},
         {"BLOCK_K": [16, 32, 64]},
     ),
     "transpose_rowmask": (

@@ -208,6 +208,8 @@ def _requirements(
             out += _block_pointer_axes(call, kernel, pos[written].start.line)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
+                every = {p.name.value for p in kernel.params.params}
+                out += _counted_loops(call, kernel, pos[written].start.line, lambda _loop, e=every: e, floor=True)
                 jit = (kernels or {}, imported)
                 out += _unchecked_axes(fn, call, kernel, pos[written].start.line, pos, helpers, jit)
     flags = _flag_tests(fn)
@@ -743,7 +745,7 @@ def _unchecked_axes(
         replace(d, why=d.why.replace("over loads without masks", "over loads whose masks leave it unchecked"))
         for d in _loop_steps(call, kernel, line, steps=lambda loop: unchecked(loop.body))
     ]
-    out += _counted_loops(call, kernel, line, lambda loop: unchecked(loop.body))
+    out += _counted_loops(call, kernel, line, lambda loop: unchecked(loop.body), floor=False)
     passed = _passed(call, kernel)
     tiles = {("meta", b) for b in blocks} | {
         t for b in blocks if isinstance(passed.get(b), cst.Name | cst.Attribute) and (t := _tile_id(passed[b]))
@@ -807,14 +809,20 @@ def _count_of(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExp
 
 
 def _counted_loops(
-    call: cst.Call, kernel: cst.FunctionDef, line: int, blocks: Callable[[cst.For], Collection[str]]
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    blocks: Callable[[cst.For], Collection[str]],
+    floor: bool | None = None,
 ) -> list[Divides]:
     """Loops that count blocks, ``for i_t in range(0, tl.cdiv(L, BLOCK_T))`` (or over a local bound to that
     ``cdiv``), of a block ``blocks`` gives for the loop (one its accesses leave unchecked): the loop covers ``L``
     only in whole blocks, so the block must divide ``L``. ``L`` a parameter: the size the launch ``call`` passes
     it. ``L`` computed in the kernel (a varlen kernel's ``seq_len = eos - bos``, loaded from ``cu_seqlens``): a
     size no host line knows, written ``kernel.L``, so a block that does not divide the original is never written
-    (breaker6 j8)."""
+    (breaker6 j8). ``floor``: only counts by floor division (``L // BLOCK``, which drops the tail whatever the masks
+    say: variants v10), unless the kernel takes the tail itself (``L % BLOCK``, ``L // BLOCK * BLOCK`` elsewhere);
+    ``False``: only ``tl.cdiv`` counts; ``None``: both."""
     passed = _passed(call, kernel)
     aliases = _first_bindings(kernel)
     counts: dict[str, cst.BaseExpression] = {}  # a local bound once to a count (tl.cdiv(L, BLOCK), L // BLOCK)
@@ -841,7 +849,12 @@ def _counted_loops(
         if counted is None:
             continue
         size, block = counted
+        by_floor = not _is_cdiv(stop)
+        if floor is not None and by_floor != floor:
+            continue
         if not isinstance(block, cst.Name) or block.value not in blocks(node):
+            continue
+        if floor and isinstance(size, cst.Name) and _takes_tail(kernel, size.value, block.value, stop):
             continue
         given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
         named = _tile_id(given) if isinstance(given, cst.Name) else None
@@ -850,12 +863,28 @@ def _counted_loops(
             continue
         name = size.value if size.value in passed else aliases.get(size.value, size.value)
         host = passed.get(name) or cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(size.value))
+        what = "blocks, whole: the floor drops the tail, masks or not" if floor else "blocks over loads that leave "
         why = (
-            f"the kernel {kernel.name.value} counts range({_code(stop)}) blocks over loads that "
-            f"leave {block.value} unchecked" + ("" if name in passed else f" ({size.value} is computed in the kernel)")
+            f"the kernel {kernel.name.value} counts range({_code(stop)}) "
+            + (what if floor else f"{what}{block.value} unchecked")
+            + ("" if name in passed else f" ({size.value} is computed in the kernel)")
         )
         out.append(Divides(tile, host, line, why))
     return out
+
+
+def _takes_tail(kernel: cst.FunctionDef, size: str, block: str, count: cst.CSTNode) -> bool:
+    """Whether ``kernel`` takes the tail a floor count ``size // block`` (the node ``count``) leaves: it reads
+    ``size % block``, or ``size // block`` again beside that count (``(K // BLOCK_K) * BLOCK_K``, where the tail
+    starts)."""
+    inside = {id(n) for n in walk(count)}
+    return any(
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Modulo | cst.FloorDivide)
+        and (dotted(node.left), dotted(node.right)) == (size, block)
+        and id(node) not in inside
+        for node in walk(kernel.body)
+    )
 
 
 def _kernel_divisions(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
