@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 32, the variants trial (tests/test_variants_cases.py proves it on the CPU in Triton's interpreter) on one
-# NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 3 minutes.
+# NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 4 minutes.
 #
-#   1. tests: the GPU test of tests/test_variants_cases.py: the forms the fixes write (mm_evenk's K tile and
-#      transpose_rowmask's column tile guarded, directly and through a grid helper) compiled by Triton and correct,
-#      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands;
+#   1. tests: the GPU tests of tests/test_variants_cases.py: the forms the fixes write (mm_evenk's K tile and
+#      transpose_rowmask's column tile guarded, directly and through a grid helper; v8-v10: a column tile guarded
+#      over a store in a @triton.jit helper, a K tile guarded beside an EVEN_K flag computed from a literal and over
+#      a loop counting K // BLOCK_K) compiled by Triton and correct, inputs padded with NaN, at sizes the SHAPES do
+#      not name, up to thousands;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
 #      checked and not timed (the one-block launch does not run there).

@@ -540,3 +540,31 @@ def test_the_variants_written_kernels_compile_and_hold_on_a_gpu(
     for folder, shapes in cases.items():
         got = _correct_on_cuda(folder, shapes)
         assert all(v is True for v in got.values()), (folder.name, got)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the forms the fixes of v8-v10 write, transpose_helper_store's
+    ``if N % 32 == 0:`` over a store in a ``@triton.jit`` helper (v8), mm_flag_literal's ``if K % 32 == 0:`` beside
+    its ``EVEN_K=K % 16 == 0`` fast path (v9) and mm_floor_count's over its ``range(0, K // BLOCK_K)`` loop (v10),
+    are correct at the SHAPES and at sizes between, above and odd that the originals handled, up to thousands, every
+    input in the middle of NaN."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    picks = {
+        "transpose_helper_store": ({"BLOCK_M": 64, "BLOCK_N": 32}, "if N % 32 == 0:"),
+        "mm_flag_literal": ({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, "if K % 32 == 0:"),
+        "mm_floor_count": ({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, "if K % 32 == 0:"),
+    }
+    cases = {
+        "transpose_helper_store": [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 3001, "N": 4112}],
+        "mm_flag_literal": [{"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 37}, {"M": 1000, "N": 1500, "K": 2064}],
+        "mm_floor_count": [{"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 16}, {"M": 1000, "N": 1500, "K": 2064}],
+    }
+    for name, (pick, guard) in picks.items():
+        folder = _copy(name, tmp_path)
+        written, _ = _tune_edit(folder, pick)
+        assert written is not None and f"{guard}  # kernelopt: tuned" in written, (name, written)
+        (folder / "kernel.py").write_text(written)
+        got = _correct_on_cuda(folder, cases[name])
+        assert all(v is True for v in got.values()), (name, got)
