@@ -286,3 +286,46 @@ def test_a_planned_tile_edit_with_no_gpu_named_is_held_to_the_portable_shared_me
     assert fits is not None
     assert fits({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_stages": 3})  # the planner says so too
     assert not fits({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 16, "num_stages": 3})
+
+
+@pytest.mark.timeout(60)
+def test_a_filter_size_constexpr_is_never_a_knob() -> None:
+    """A convolution's kernel size (``for k in tl.static_range(KSIZE)``, ``k`` added to the load's index) was searched
+    like a tile: every other value reads another window, so every such candidate is wrong. It is listed as not a
+    performance parameter, with why; the tile beside it stays a knob, and so do tiles walked by a loop
+    (``row = pid * ROWS + r``) or an unrolled walk over whole blocks (``u * BLOCK``)."""
+    import libcst as cst
+
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.filters import filter_sizes
+    from kernelopt.tuning.launch import space_from_tunables
+
+    src = (DATA / "conv1d" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(src)}
+    ksize = found["_conv1d:KSIZE"]
+    assert ksize.semantic and not ksize.editable
+    assert ksize.refused_reason is not None and "counts the loop over k" in ksize.refused_reason
+    assert "a filter size, not a tile" in ksize.refused_reason
+    assert found["_conv1d:BLOCK"].editable
+    names = space_from_tunables(list(found.values())).names
+    assert "KSIZE" not in names and "BLOCK" in names
+
+    def sizes(body: str) -> dict[str, str]:
+        head = "@triton.jit\ndef k(x_ptr, y_ptr, n, BLOCK: tl.constexpr, ROWS: tl.constexpr, UNROLL: tl.constexpr):\n"
+        fn = cst.parse_module(head + body).body[0]
+        assert isinstance(fn, cst.FunctionDef)
+        return filter_sizes(fn)
+
+    tile_of_rows = "    pid = tl.program_id(0)\n    for r in range(ROWS):\n        row = pid * ROWS + r\n"
+    tile_of_rows += "        tl.store(y_ptr + row, tl.load(x_ptr + row))\n"
+    assert sizes(tile_of_rows) == {}
+    unrolled = "    base = tl.program_id(0) * BLOCK * UNROLL\n    for u in tl.static_range(UNROLL):\n"
+    unrolled += (
+        "        offs = base + u * BLOCK + tl.arange(0, BLOCK)\n        tl.store(y_ptr + offs, tl.load(x_ptr + offs))\n"
+    )
+    assert sizes(unrolled) == {}
+    window = (
+        "    i = tl.program_id(0)\n    acc = 0.0\n    for j in range(ROWS):\n        acc += tl.load(x_ptr + i + j)\n"
+    )
+    window += "    tl.store(y_ptr + i, acc)\n"
+    assert list(sizes(window)) == ["ROWS"]

@@ -20,6 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.blocks import launched, steps_by, walk
+from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
@@ -644,6 +645,7 @@ class _Analyzer:
         self.helper_settings: dict[tuple[int, str], _HelperSetting] = {}
         # a ``**`` argument (as written) that cannot be read -> why, where more is known than "built by code"
         self.unread_why: dict[str, str] = {}
+        self._filters: dict[str, dict[str, str]] = {}  # kernel -> its filter sizes (filters.filter_sizes)
         # a launch's group label (``launch k (kernel.py:31)``) -> its identity, the same across versions
         # (:func:`launch_identity`)
         self.launch_ids: dict[str, str] = {}
@@ -754,6 +756,16 @@ class _Analyzer:
         if not reads or any(id(n) not in fed for n in reads):
             return None
         return fed[id(reads[0])]
+
+    def filter_size(self, kernel: str | None, name: str) -> str | None:
+        """Why the constexpr ``name`` of the ``@triton.jit`` kernel ``kernel`` changes what it computes (a filter's
+        size, :func:`~kernelopt.tunables.filters.filter_sizes`), or ``None``."""
+        kdef = self.jit_kernel(kernel)
+        if kernel is None or kdef is None:
+            return None
+        if kernel not in self._filters:
+            self._filters[kernel] = filter_sizes(kdef.node)
+        return self._filters[kernel].get(name)
 
     def jit_kernel(self, name: str | None) -> _FuncInfo | None:
         """The ``@triton.jit`` function named ``name`` in this file (only when unique)."""
@@ -1312,10 +1324,11 @@ class _Analyzer:
             refused = f"value is computed at the launch: {self.code(expr)}"
             computed = self.code(expr)
         value = lit.value if lit else None
-        semantic = name not in LAUNCH_OPTIONS and semantic_reason(name, value) is not None
+        window = self.filter_size(kname, name) if name not in LAUNCH_OPTIONS else None
+        semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
         shapes_output = self.sizes_output(expr, la.func) if not semantic and name not in LAUNCH_OPTIONS else None
         if semantic:
-            refused, computed = semantic_reason(name, value), None
+            refused, computed = semantic_reason(name, value) or window, None
         elif shapes_output is not None:
             semantic, refused, computed = True, shapes_output, None
         elif lit is not None and not isinstance(lit.value, int | bool):

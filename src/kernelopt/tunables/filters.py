@@ -1,0 +1,128 @@
+"""Constexprs that shape what a kernel computes, read from its body: a filter's size, a stencil's radius.
+
+A tile (``BLOCK``) decides how a kernel walks the problem: it spans a ``tl.arange``, multiplies a program id or a
+stride, steps a loop; any legal value gives the same result. A convolution's kernel size (``KSIZE``) decides *what*
+is read: the loop ``for k in tl.static_range(KSIZE)`` adds ``k`` to the index of a load (each ``k`` reads another
+input element), and ``offs + k - KSIZE // 2`` centres the window. Another value reads another window: another
+operator, and every candidate of a search over it is wrong (tuneleft7). Such a constexpr is never a knob.
+
+The rule, on the kernel's own body (its local assignments followed, control flow ignored): a ``tl.constexpr``
+parameter is a filter size when it is the count of a loop (``range(N)``, ``tl.static_range(N)``, ``tl.range(N)``,
+``range(0, N)``) whose variable the index of a ``tl.load`` / ``tl.store`` pointer reads *additively*: not as a
+factor of a product, not inside a call (``tl.arange``, a block pointer's shape), not in a ``+=`` that advances a
+pointer. A loop whose variable multiplies a block (``u * BLOCK``: an unrolled walk over whole blocks), or whose
+count also scales the index (``row = pid * ROWS + r``: a tile of rows a program), is no such loop; a constexpr
+added to an index without such a loop (a lock buffer's second half, ``Lock + GROUP_SIZE_M``) is left alone: the
+buffer is sized by it, any value is correct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from kernelopt.tunables.blocks import dotted, walk
+
+_LOOPS = frozenset({"range", "static_range"})
+_ACCESSES = frozenset({"load", "store"})
+
+
+def _kernel_locals(kernel: cst.FunctionDef) -> tuple[dict[str, list[cst.BaseExpression]], dict[str, str]]:
+    """The local assignments of ``kernel`` by name (``+=`` left out: a pointer's advance), and the loop variables
+    with the name their loop counts to (``for k in tl.static_range(KSIZE)`` -> ``{"k": "KSIZE"}``)."""
+    values: dict[str, list[cst.BaseExpression]] = {}
+    counted: dict[str, str] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    values.setdefault(t.target.value, []).append(node.value)
+        elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None:
+            values.setdefault(node.target.value, []).append(node.value)
+        elif isinstance(node, cst.For) and isinstance(node.target, cst.Name) and isinstance(node.iter, cst.Call):
+            stop = _count_of(node.iter)
+            if stop is not None:
+                counted[node.target.value] = stop
+    return values, counted
+
+
+def _count_of(call: cst.Call) -> str | None:
+    """The name a loop counts to: ``range(N)`` / ``range(0, N)`` (any of ``tl.range``, ``tl.static_range``)."""
+    if dotted(call.func).split(".")[-1] not in _LOOPS:
+        return None
+    args = [a for a in call.args if a.keyword is None]
+    if len(args) == 1:
+        stop = args[0].value
+    elif len(args) == 2 and isinstance(args[0].value, cst.Integer) and args[0].value.value == "0":
+        stop = args[1].value
+    else:
+        return None
+    return stop.value if isinstance(stop, cst.Name) else None
+
+
+def _additive(expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], seen: set[str]) -> Iterator[str]:
+    """The names ``expr`` reads additively (through the local assignments of the names it reads): not under a
+    product, not inside a ``tl.arange``."""
+    if isinstance(expr, cst.Call):  # tl.arange's range, a block pointer's shape or offsets: no element's offset
+        return
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        return
+    if isinstance(expr, cst.Name):
+        yield expr.value
+        if expr.value not in seen:
+            seen.add(expr.value)
+            for value in values.get(expr.value, []):
+                yield from _additive(value, values, seen)
+        return
+    if isinstance(expr, cst.Attribute):
+        return
+    for child in expr.children:
+        yield from _additive(child, values, seen)
+
+
+def _scaled(
+    expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], seen: set[str], under: bool
+) -> Iterator[str]:
+    """The names ``expr`` reads as a factor of a product (``pid * ROWS``: a tile's stride), through its locals."""
+    if isinstance(expr, cst.Call):
+        return
+    if isinstance(expr, cst.Name):
+        if under:
+            yield expr.value
+        if expr.value not in seen:
+            seen.add(expr.value)
+            for value in values.get(expr.value, []):
+                yield from _scaled(value, values, seen, under)
+        return
+    if isinstance(expr, cst.Attribute):
+        return
+    product = isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)
+    for child in expr.children:
+        yield from _scaled(child, values, seen, under or product)
+
+
+def filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
+    """``tl.constexpr`` parameter -> why it is a filter size of ``kernel`` (module docstring)."""
+    params = {
+        p.name.value
+        for p in kernel.params.params
+        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
+    }
+    values, counted = _kernel_locals(kernel)
+    read: set[str] = set()
+    scaled: set[str] = set()
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in _ACCESSES and node.args:
+            read.update(_additive(node.args[0].value, values, set()))
+            scaled.update(_scaled(node.args[0].value, values, set(), False))
+    out: dict[str, str] = {}
+    for var, stop in sorted(counted.items()):
+        # a count that also scales the index (``pid * ROWS + r``) walks a tile of rows: any value covers them all
+        if var in read and stop in params and stop not in scaled and stop not in out:
+            out[stop] = (
+                f"'{stop}' counts the loop over {var}, which the index of a load or store adds unscaled (each {var} "
+                f"reads other elements): another value reads another window, so it changes what the kernel computes "
+                "(a filter size, not a tile)"
+            )
+    return out
