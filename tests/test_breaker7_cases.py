@@ -205,9 +205,27 @@ def test_heuristics_from_a_table_getter_are_read_and_a_launch_option_they_set_is
     it by hand"), and ``num_warps`` is the heuristic's, not a launch default."""
     found = _tunables("ge_softmax")
     assert "softmax_kernel_inner:num_warps" not in found, sorted(found)
-    for name, fn in (("TILE_N", "heur_tile_n_inner"), ("num_warps", "heur_num_warps_inner")):
+    for name, fn in (("ONE_TILE_PER_CTA", "heur_one_tile_per_cta"), ("num_warps", "heur_num_warps_inner")):
         entry = found[f"softmax_kernel_inner.heuristics.{name}"]
         assert f"heuristic is not a lambda: {fn}" in str(entry.refused_reason), entry
+
+
+@pytest.mark.timeout(120)
+def test_the_one_literal_a_named_heuristic_function_returns_is_a_knob(tmp_path: Path) -> None:
+    """Beside k4: ``heur_tile_n_inner`` returns ``next_power_of_2(N)`` up to 256 and the literal 128 above: the tile of
+    long rows, the value FlagGems' users tune. It is the knob ``TILE_N`` (``Analysis.heuristic_function_literal``);
+    a session's pick is written into the function's ``return``, correct on both paths at sizes no entry names. A
+    function returning several literals (``heur_num_warps_inner``: 4, 8, 16) stays a table to edit by hand."""
+    found = _tunables("ge_softmax")
+    assert found["softmax_kernel_inner.heuristics.TILE_N"].value == 128
+    assert found["softmax_kernel_inner.heuristics.TILE_N"].editable
+    assert not found["softmax_kernel_inner.heuristics.num_warps"].editable
+    written, note = _tune_edit(_copy("ge_softmax", tmp_path), {"TILE_N": 32})
+    assert written is not None, note
+    assert '        return triton.next_power_of_2(args["N"])\n    else:\n        return 32\n' in written
+    folder = tmp_path / "ge_softmax"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 3, "N": 257}, {"M": 2, "N": 1500}, {"M": 2, "N": 33}])
 
 
 @pytest.mark.timeout(60)

@@ -2410,7 +2410,9 @@ class _Analyzer:
         if semantic_why is not None:
             refused = semantic_why
         elif lit is None and body is None:
-            refused = f"heuristic is not a lambda: {self.code(expr)}; edit it by hand"
+            lit = self.heuristic_function_literal(name, expr)
+            if lit is None:
+                refused = f"heuristic is not a lambda: {self.code(expr)}; edit it by hand"
         table: TunedTable | None = None
         size_names: list[str] = []
         fallback_text: str | None = None
@@ -2447,6 +2449,23 @@ class _Analyzer:
                 heuristic_fallback=fallback_text,
             )
         )
+
+    def heuristic_function_literal(self, name: str, expr: cst.BaseExpression) -> SourceLiteral | None:
+        """The one integer literal a named heuristic function of this file returns beside computed values (FlagGems'
+        ``heur_tile_n_inner``: ``next_power_of_2(N)`` for short rows, else ``return 128``): the value of the sizes
+        its branch takes, a knob of a setting with a rule (a tile, ``num_warps``); ``None`` otherwise (a function
+        returning several literals is a table to edit by hand)."""
+        if not isinstance(expr, cst.Name) or (knob_rule(name) is None and name not in LAUNCH_OPTIONS):
+            return None
+        found = self.functions.get(expr.value, [])
+        if len(found) != 1 or self.decorators(found[0].node) or len(found[0].params) != 1:
+            return None
+        returns = _Returns()
+        found[0].node.body.visit(returns)
+        literals = [lit for v in returns.values if (lit := self.literal(v)) is not None]
+        if len(literals) != 1 or not isinstance(literals[0].value, int) or isinstance(literals[0].value, bool):
+            return None
+        return literals[0]
 
     def heuristic_table(self, body: cst.BaseExpression) -> tuple[TunedTable | None, cst.BaseExpression]:
         """A heuristic's size-bucketed table, as :func:`kernelopt.tunables.edit.write_table` writes it into the
