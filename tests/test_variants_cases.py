@@ -217,6 +217,31 @@ def test_a_k_loop_counting_whole_tiles_by_floor_keeps_its_tile_a_divisor_masks_o
     assert plain.note is None and plain.new_source is not None and "BLOCK_K=32, num_warps" in plain.new_source
 
 
+@pytest.mark.timeout(120)
+def test_a_grouped_order_taken_whole_keeps_its_group_unless_it_divides(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v11, wrongkernel7's hunt): mm_group_whole, a GEMM on a 1-D grid in the grouped order
+    written without the tutorial's ``min(num_pid_m - first_pid_m, GROUP_M)``, ``GROUP_M=1`` at the launch (correct
+    at every size). ``GROUP_M=4`` went out plainly: right at the SHAPES' 4 and 8 rows of tiles, and at M = 48 (3
+    rows of tiles), which the original handled, the last group maps its programs past the rows and leaves the
+    third row's tiles unwritten. Such a group holds only where it divides ``triton.cdiv(M, BLOCK_M)``: not
+    written, one line; the row tile moves freely at ``GROUP_M=1``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("mm_group_whole", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 4})
+    assert written is None and note is not None
+    assert "takes its groups of GROUP_M rows of tiles whole" in note and "not written" in note, note
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 1})
+    assert written is not None and "BLOCK_M=32" in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 64, "N": 32, "K": 32}, {"M": 48, "N": 24, "K": 16}, {"M": 7, "N": 13, "K": 16}])
+    source = (DATA / "mm_group_whole" / "kernel.py").read_text().replace("GROUP_M=1,", "GROUP_M=4,")
+    halved = guard_edit(source, source.replace("GROUP_M=4,", "GROUP_M=2,"))  # a divisor holds where 4 did
+    assert halved.note is None and halved.new_source is not None and "GROUP_M=2," in halved.new_source
+    rows = guard_edit(source, source.replace("BLOCK_M=16,", "BLOCK_M=32,"))
+    assert rows.new_source is None and rows.note is not None and rows.note.startswith("BLOCK_M=32 with GROUP_M=4")
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -357,6 +382,10 @@ HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, li
     "mm_floor_count": (
         lambda r: {"M": r.randint(1, 30), "N": r.randint(1, 30), "K": _multiple(r, 16, 6)},
         {"BLOCK_K": [16, 32, 64]},
+    ),
+    "mm_group_whole": (
+        lambda r: {"M": r.randint(1, 80), "N": r.randint(1, 40), "K": r.randint(1, 40)},
+        {"BLOCK_M": [16, 32], "GROUP_M": [1, 2, 4]},
     ),
     "transpose_rowmask": (
         lambda r: {"M": r.randint(1, 70), "N": _multiple(r, 16, 6)},

@@ -502,6 +502,128 @@ def _decorator_tiles(
     return None
 
 
+def _grouped_rows(kernel: cst.FunctionDef) -> tuple[str, set[str]] | None:
+    """The group parameter of a kernel's grouped program order taken whole (``pid_m = first_pid_m + (pid %
+    GROUP_M)``, no ``min`` with the rows of tiles left, as the Triton tutorial's ``group_size_m`` takes), and the
+    blocks the grouped row index multiplies (``pid_m * BLOCK_M``); ``None`` when the kernel has none, or clamps
+    it. Such an order visits every tile only where the group divides the rows of tiles, ``triton.cdiv(M,
+    BLOCK_M)``: the last, partial group maps its programs past the rows and leaves tiles undone (variants v11)."""
+    params = {  # constexpr parameters: a group and a block, not a size
+        p.name.value
+        for p in kernel.params.params
+        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
+    }
+    clamped = {
+        n.value
+        for call in walk(kernel.body)
+        if isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] in ("min", "minimum")
+        for n in walk(call)
+        if isinstance(n, cst.Name)
+    }
+    for group in sorted(params - clamped):
+        rows = {
+            t.target.value
+            for node in walk(kernel.body)
+            if isinstance(node, cst.Assign)
+            for t in node.targets
+            if isinstance(t.target, cst.Name)
+            and any(
+                isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo) and dotted(m.right) == group
+                for m in walk(node.value)
+            )
+        }
+        blocks = {
+            dotted(other)
+            for node in walk(kernel.body)
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)
+            for one, other in ((node.left, node.right), (node.right, node.left))
+            if dotted(one) in rows and dotted(other) in params
+        }
+        starts = any(  # the group's first row of tiles: group_id * GROUP_M
+            isinstance(node, cst.BinaryOperation)
+            and isinstance(node.operator, cst.Multiply)
+            and group in (dotted(node.left), dotted(node.right))
+            for node in walk(kernel.body)
+        )
+        if rows and blocks and starts and any(_calls_program_id(kernel, r) for r in rows):
+            return group, blocks
+    return None
+
+
+def _calls_program_id(kernel: cst.FunctionDef, name: str) -> bool:
+    """Whether the local ``name`` of ``kernel`` is computed from a program id (through the locals it reads)."""
+    values: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                values.setdefault(dotted(t.target), []).append(node.value)
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for v in values.get(n, []):
+            if any(isinstance(c, cst.Call) and dotted(c.func).split(".")[-1] == "program_id" for c in walk(v)):
+                return True
+            todo += list(_names(v))
+    return False
+
+
+def _launch_value(fn: cst.FunctionDef, expr: cst.BaseExpression | None) -> int | None:
+    """The integer a launch passes: a literal, or a local of ``fn`` bound once to one; ``None`` otherwise."""
+    if expr is None or _int(expr) is not None:
+        return _int(expr) if expr is not None else None
+    if not isinstance(expr, cst.Name):
+        return None
+    bound = [
+        node.value
+        for node in walk(fn.body)
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == expr.value for t in node.targets)
+    ]
+    return _int(bound[0]) if len(bound) == 1 else None
+
+
+def _unclamped_groups(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]) -> str | None:
+    """Why an edit cannot be written when it moved the group or the row block of a kernel whose grouped order
+    takes its groups whole (:func:`_grouped_rows`): the original handled only the sizes where its group divides
+    ``triton.cdiv(M, BLOCK_M)``; a group that divides the original, its row block unmoved, holds there, and so
+    does a group of 1 (no grouping); any other move leaves tiles undone at a size the original handled, and no
+    guard by the launch's sizes is written for it."""
+    if len(old) != len(new):
+        return None
+    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    grouped = {name: g for name, k in kernels.items() if (g := _grouped_rows(k)) is not None}
+    if not grouped:
+        return None
+    for o, n in zip(old, new, strict=True):
+        if _is_jit(n):
+            continue
+        before, after = _launch_calls(o), _launch_calls(n)
+        if len(before) != len(after):
+            continue
+        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
+            name = dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
+            if name not in grouped:
+                continue
+            group, blocks = grouped[name]
+            was, now = _passed(o_call, kernels[name]), _passed(n_call, kernels[name])
+            g0, g1 = _launch_value(o, was.get(group)), _launch_value(n, now.get(group))
+            moved = [b for b in sorted(blocks) if _launch_value(o, was.get(b)) != _launch_value(n, now.get(b))]
+            if g0 is None or g1 is None or g1 == 1 or (not moved and g0 % g1 == 0):
+                continue
+            block = moved[0] if moved else ""
+            what = f"{group}={g1}" if g1 != g0 else f"{block}={_launch_value(n, now.get(block))} with {group}={g1}"
+            tiles = "/".join(sorted(blocks))
+            return (
+                f"{what} may leave tiles undone at a size the original handled (the kernel {name} takes its groups "
+                f"of {group} rows of tiles whole, with no min() with the rows left: correct only where {group} "
+                f"divides the rows of {tiles} tiles), and no guard by a size is written for it: not written"
+            )
+    return None
+
+
 def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpression]:
     """The right operands of ``//`` and ``%`` in a statement (and the tiles of ``triton.cdiv(size, tile)`` where
     ``with_cdiv``), in order."""
@@ -1598,6 +1720,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
     if add:
         why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
+        why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
