@@ -1308,7 +1308,7 @@ class _Analyzer:
                     # tuned where it is computed, after the overrides, as any computed setting (the literal and
                     # its overrides stay as the fallback of a table by size)
                     lit = None
-                if refused is None and not self.shape_sizes:  # no run told: say the literal may not be in effect
+                elif refused is None and not self.shape_sizes:  # no run told: say the literal may not be in effect
                     where = ", ".join(str(line) for line in res.overridden_at)
                     override_note = (
                         f"{expr.value} = {lit.value!r} is overridden under conditions at line(s) {where}: the literal "
