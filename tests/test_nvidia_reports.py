@@ -337,6 +337,7 @@ def test_worker_environment_problem_keeps_its_hint(tmp_path: Path, monkeypatch: 
         return CommandResult(tuple(argv), 2, "", f"some warning\n{sent}\n", 0.1, False)
 
     monkeypatch.setattr("kernelopt.proc.run_command", no_module)
+    monkeypatch.setattr(ncu_rep, "_READ", {})  # a read of this worker's earlier tests is not the one tested
     with pytest.raises(EnvironmentProblem) as info:
         ncu_rep.read_ncu_rep_isolated(report("h200_softmax"))
     assert info.value.one_line() == "cannot import ncu_report (x); install it"
@@ -353,6 +354,43 @@ def test_report_reader_crash_is_one_line(tmp_path: Path, monkeypatch: pytest.Mon
         return CommandResult(tuple(argv), -11, "", "Fatal Python error: Segmentation fault", 0.1, False)
 
     monkeypatch.setattr("kernelopt.proc.run_command", crashing)
+    monkeypatch.setattr(ncu_rep, "_READ", {})
     with pytest.raises(ncu_rep.ReportReaderCrashed, match="killed by signal SIGSEGV") as info:
         ncu_rep.read_ncu_rep_isolated(report("h200_softmax"))
     assert len(calls) == 2 and "\n" not in info.value.one_line()
+
+
+def test_a_report_read_again_in_the_process_starts_no_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same bytes read again (another path, the same name asked for) come from the process's memo, a fresh
+    object each time; other bytes or another name start a worker; a failure is not kept."""
+    import kernelopt.profiling.ncu_rep as ncu_rep
+    from kernelopt.proc import run_command
+
+    started: list[list[str]] = []
+
+    def counted(argv, **kwargs):
+        started.append(list(argv))
+        return run_command(argv, **kwargs)
+
+    monkeypatch.setattr("kernelopt.proc.run_command", counted)
+    monkeypatch.setattr(ncu_rep, "_READ", {})
+    first = ncu_rep.read_ncu_rep_isolated(report("h200_softmax"), artifact="s.ncu-rep")
+    copy = tmp_path / "copy.ncu-rep"
+    copy.write_bytes(report("h200_softmax").read_bytes())
+    first.kernels[0].metrics.clear()  # a caller's change reaches no later read
+    again = ncu_rep.read_ncu_rep_isolated(copy, artifact="s.ncu-rep")
+    assert len(started) == 1
+    assert again.path == str(copy) and again.kernels[0].metrics and again.kernels[0].artifact == "s.ncu-rep"
+    fresh = ncu_rep.read_ncu_rep_isolated(report("h200_softmax"), artifact="s.ncu-rep")
+    assert fresh.kernels[0].metrics == again.kernels[0].metrics and len(started) == 1
+    named = ncu_rep.read_ncu_rep_isolated(copy, artifact="other.ncu-rep")
+    assert len(started) == 2 and named.kernels[0].artifact == "other.ncu-rep"
+    copy.write_bytes(report("h200_matmul").read_bytes())  # the file changed: read again
+    changed = ncu_rep.read_ncu_rep_isolated(copy, artifact="s.ncu-rep")
+    assert len(started) == 3 and changed.kernels[0].name != again.kernels[0].name
+    junk = tmp_path / "junk.ncu-rep"
+    junk.write_bytes(b"\x00" * 1000)
+    for _ in range(2):
+        with pytest.raises(InputFileError, match="holds no profiled kernel"):
+            ncu_rep.read_ncu_rep_isolated(junk)
+    assert len(started) == 5

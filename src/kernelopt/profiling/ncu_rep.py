@@ -12,6 +12,7 @@ imported source, and the profiler's rule results and source markers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -243,7 +244,9 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
 
     ``ncu_report`` is native code; on the H200 test machine it was seen to crash (SIGSEGV) now and then
     while reading reports it reads fine in another process. The worker runs ``python -m
-    kernelopt.profiling.ncu_rep PATH``; a crash is retried ``attempts`` times in all.
+    kernelopt.profiling.ncu_rep PATH``; a crash is retried ``attempts`` times in all. A read of bytes this process
+    has read whole before (the same name asked for) starts no worker: the report comes from the memo
+    (:data:`_READ`), a fresh object each time.
 
     Raises:
         InputFileError: the report is missing, unreadable or empty (from the worker).
@@ -257,11 +260,20 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
         raise InputFileError(path, "no such report")
     argv = [sys.executable, "-m", "kernelopt.profiling.ncu_rep", str(path), artifact or str(path)]
     env = worker_env()
+    key = _read_key(path, artifact or str(path), env)
+    if key is not None and key in _READ:
+        _READ[key] = _READ.pop(key)  # the most recently used last
+        return _from_worker(_READ[key], path)
     last = ""
     for _ in range(max(1, attempts)):
         res = run_command(argv, timeout_s=WORKER_TIMEOUT_S, env=env)
         if res.ok:
-            return report_from_json(json.loads(res.stdout))
+            report = _from_worker(res.stdout, path)
+            if key is not None and key == _read_key(path, artifact or str(path), env):  # unchanged meanwhile
+                _READ[key] = res.stdout
+                while len(_READ) > READ_MEMO_SIZE:
+                    _READ.pop(next(iter(_READ)))
+            return report
         if res.returncode == _EXIT_USER:
             raise _user_error(path, res.stderr)
         if res.timed_out:
@@ -274,6 +286,33 @@ def read_ncu_rep_isolated(path: Path, *, artifact: str | None = None, attempts: 
         f"ncu_report failed reading {path} ({last})",
         hint="open the report with 'ncu --import' or 'ncu-ui' to check it; retry",
     )
+
+
+#: Our choice: how many reports' reads a process keeps (the JSON text the worker sent, 0.1-5 MB each).
+READ_MEMO_SIZE = 16
+_READ: dict[tuple[str, str, str | None], str] = {}
+"""The reads of this process, by the report's bytes (SHA-256), the name evidence gives it and the worker's
+PYTHONPATH (which ``ncu_report`` it imports): the loop, ``kernelopt mcp`` and a report read the same profile
+again (Stage 1, the plan, the report, each MCP tool), and each read is a process importing kernelopt and
+``ncu_report`` (0.6 CPU-s for the test data's H200 reports, seconds for a large report). Only a whole read is
+kept; a failure is read again."""
+
+
+def _read_key(path: Path, artifact: str, env: dict[str, str]) -> tuple[str, str, str | None] | None:
+    """What makes two reads alike (see :data:`_READ`), or ``None`` when the file cannot be read here."""
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return digest, artifact, env.get("PYTHONPATH")
+
+
+def _from_worker(stdout: str, path: Path) -> RawReport:
+    """The report the worker sent, a fresh object for each caller, named by the path asked for (a copy of the
+    same bytes elsewhere reads the same)."""
+    report = report_from_json(json.loads(stdout))
+    report.path = str(path)
+    return report
 
 
 def _user_error(path: Path, stderr: str) -> InputFileError | EnvironmentProblem:
