@@ -33,8 +33,9 @@ class EchoHandler:
             sys.stdout.write("{\"type\": \"reply\", \"id\": 999}\n")  # a line that looks like a message
             return {"printed": 2000}
         if kind == "sleep":
+            start = time.time()
             time.sleep(float(payload["s"]))
-            return {"slept": payload["s"]}
+            return {"slept": payload["s"], "start": start, "end": time.time()}
         if kind == "segv":
             os.kill(os.getpid(), signal.SIGSEGV)
         if kind == "exit":
