@@ -242,6 +242,23 @@ def test_a_grouped_order_taken_whole_keeps_its_group_unless_it_divides(tmp_path:
     assert rows.new_source is None and rows.note is not None and rows.note.startswith("BLOCK_M=32 with GROUP_M=4")
 
 
+@pytest.mark.timeout(120)
+def test_a_block_pointer_loaded_in_a_jit_helper_keeps_its_unchecked_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v12, wrongkernel7's hunt): bp_helper_load, breaker5's bp_gemv (block pointers, the rows
+    checked, K not: ``assert K % 32 == 0``) with its loads in ``@triton.jit`` helpers (``x = _load_rows(x_blk)``).
+    The block-pointer rule (i1) read the kernel's own loads, so ``BLOCK_K = 64`` went out plainly: wrong at K = 96
+    and 32, which the original handled. The loads a kernel reaches through its helpers are read:
+    ``if K % 64 == 0:  # kernelopt: tuned``; the checked rows move freely."""
+    folder = _copy("bp_helper_load", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_K": 64})
+    assert written is not None and note is not None and "loads block pointer x_blk" in note
+    assert "    if K % 64 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 40, "K": 64}, {"M": 10, "K": 96}, {"M": 7, "K": 32}])
+    rows, _ = _tune_edit(_copy("bp_helper_load", tmp_path / "rows"), {"BLOCK_M": 64, "BLOCK_K": 32})
+    assert rows is not None and "BLOCK_M = 64\n" in rows and "if M %" not in rows
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -386,6 +403,10 @@ HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, li
     "mm_group_whole": (
         lambda r: {"M": r.randint(1, 80), "N": r.randint(1, 40), "K": r.randint(1, 40)},
         {"BLOCK_M": [16, 32], "GROUP_M": [1, 2, 4]},
+    ),
+    "bp_helper_load": (
+        lambda r: {"M": r.randint(1, 70), "K": _multiple(r, 32, 6)},
+        {"BLOCK_M": [16, 64], "BLOCK_K": [32, 64]},
     ),
     "transpose_rowmask": (
         lambda r: {"M": r.randint(1, 70), "N": _multiple(r, 16, 6)},

@@ -489,6 +489,20 @@ class _Accesses:
             self.collect(inlined, params, depth + 1, helper.name.value)
 
 
+def reached_accesses(
+    kernel: cst.FunctionDef,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    external: Collection[str] = (),
+) -> tuple[list[cst.Call], list[cst.Call]]:
+    """Every ``tl.load`` / ``tl.store`` ``kernel`` reaches, its own and those of the ``@triton.jit`` ``helpers`` it
+    calls (read at their calls, :class:`_Accesses`), and the calls it makes that kernelopt cannot read (a helper
+    imported from another module, ``external``; a helper past :data:`HELPER_DEPTH`): (accesses, unread calls)."""
+    body = _Kernel(kernel)
+    reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, external)
+    reader.collect(kernel.body, (), kernel=kernel.name.value)
+    return reader.calls, reader.unread
+
+
 def unchecked_blocks(
     kernel: cst.FunctionDef,
     within: cst.CSTNode | None = None,

@@ -45,6 +45,7 @@ from kernelopt.tunables.blocks import (
     one_block,
     reach_of,
     reach_text,
+    reached_accesses,
     unchecked_blocks,
     walk,
 )
@@ -205,7 +206,7 @@ def _requirements(
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line)
-            out += _block_pointer_axes(call, kernel, pos[written].start.line)
+            out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
                 every = {p.name.value for p in kernel.params.params}
@@ -1034,12 +1035,21 @@ def _kernel_divisions(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
 _BLOCK_PTR_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
 
 
-def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+def _block_pointer_axes(
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    imported: Collection[str] = (),
+) -> list[Divides]:
     """What the block pointers of ``kernel`` say, as the launch ``call`` passes their sizes: a ``tl.load`` or
     ``tl.store`` of a pointer made by ``tl.make_block_ptr(..., shape=(M, K), block_shape=(BLOCK_M, BLOCK_K))``
     whose ``boundary_check`` leaves an axis out (``(0,)``, or none at all) reads and writes that axis in whole
     blocks, so its block must divide its size (a GEMV checking its rows and not K: ``BLOCK_K`` divides ``K``). A
-    boundary check kernelopt cannot read (not a literal tuple of axes) is taken as checking every axis."""
+    boundary check kernelopt cannot read (not a literal tuple of axes) is taken as checking every axis. The loads
+    and stores read are every one the kernel reaches, its ``@triton.jit`` ``helpers``' at their calls (variants
+    v12: ``x = _load_rows(x_blk)``); a block pointer given to a function ``imported`` from another module, its body
+    not in the file, is read as loaded with no check."""
     passed = _passed(call, kernel)
     made: dict[str, tuple[list[cst.BaseExpression], list[cst.BaseExpression]]] = {}
     for node in walk(kernel.body):
@@ -1055,15 +1065,23 @@ def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> l
             made[target.value] = ([e.value for e in shape.elements], [e.value for e in block.elements])
     out: list[Divides] = []
     loaded = _loaded_locals(kernel)  # a length the kernel loads (a varlen ``T = eos - bos``): no host line knows it
-    for node in walk(kernel.body):
-        if not isinstance(node, cst.Call) or not node.args:
-            continue
-        name, first = dotted(node.func).split(".")[-1], node.args[0].value
-        if name not in ("load", "store") or not isinstance(first, cst.Name) or first.value not in made:
-            continue
-        pointer = first.value
-        check = next(
-            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "boundary_check"), None
+    accesses, unread = reached_accesses(kernel, helpers, imported) if made else ([], [])
+    given = [  # a block pointer handed to a call kernelopt cannot read: as a load with no check
+        (f"{dotted(node.func)}() is given", a.value.value, None)
+        for node in unread
+        for a in node.args
+        if isinstance(a.value, cst.Name) and a.value.value in made
+    ]
+    reached = [
+        (f"{dotted(node.func).split('.')[-1]}s", node.args[0].value.value, node)
+        for node in accesses
+        if node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in made
+    ]
+    for verb, pointer, node in reached + given:
+        check = (
+            next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "boundary_check"), None)
+            if node is not None
+            else None
         )
         axes = [_int(e.value) for e in check.elements] if isinstance(check, cst.Tuple | cst.List) else [None]
         if check is not None and None in axes:
@@ -1079,7 +1097,7 @@ def _block_pointer_axes(call: cst.Call, kernel: cst.FunctionDef, line: int) -> l
             tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
             if tile is not None:
                 why = (
-                    f"the kernel {kernel.name.value} {name}s block pointer {pointer} without a boundary check on "
+                    f"the kernel {kernel.name.value} {verb} block pointer {pointer} without a boundary check on "
                     f"axis {axis} ({block.value} over {size.value})"
                 )
                 if size.value in passed:
