@@ -4,6 +4,7 @@ the fourth trial's leftovers; one test per fix (docs/faults.md, "A new user's fi
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,7 +21,7 @@ def test_inputs_that_cannot_fit_the_host_are_refused_before_any_is_built(monkeyp
 
     from kernelopt.harness import inputs as inputs_mod
     from kernelopt.harness.hostmem import InputsDoNotFit
-    from kernelopt.harness.inputs import make_inputs
+    from kernelopt.harness.inputs import make_inputs, meta_reference
 
     monkeypatch.setattr(inputs_mod, "host_available_bytes", lambda: 20 * 2**30)
 
@@ -31,10 +32,20 @@ def test_inputs_that_cannot_fit_the_host_are_refused_before_any_is_built(monkeyp
         make_inputs(full_size, {}, "cpu", 0)
     said = str(caught.value)
     assert "\n" not in said
-    assert "get_inputs() makes 16.00 GiB of inputs" in said and "48.00 GiB with their float64 copy" in said, said
+    assert "get_inputs() asks for 16.00 GiB of tensors, and checking them needs 48.00 GiB" in said, said
     assert "20.00 GiB of memory available, so nothing was built" in said and "--size-scale" in said, said
     assert isinstance(caught.value, MemoryError)  # the tuning engine's out-of-memory rule takes it
     assert make_inputs(full_size, {"batch": 1, "side": 64}, "cpu", 0)[0].shape == (1, 64, 64, 64)  # fits: built
+
+    class Model(torch.nn.Module):  # as KernelBench's 19_ReLU (6 GiB of inputs, 18 GiB with their float64 copy)
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(x)
+
+    relu = SimpleNamespace(Model=Model, get_init_inputs=lambda: [], get_inputs=lambda: [torch.rand(5 * 2**20)])
+    monkeypatch.setattr(inputs_mod, "host_available_bytes", lambda: 100 * 2**20)  # 20 MiB of inputs fit alone...
+    with pytest.raises(InputsDoNotFit) as caught:  # ...but not with its output, its float64 copy and the kernel's
+        make_inputs(relu.get_inputs, {}, "cpu", 0, reference=meta_reference(relu))
+    assert "makes 20.0 MiB of inputs and 20.0 MiB of outputs, and checking them needs 140.0 MiB" in str(caught.value)
 
     def needs_values(n: int = 8) -> list[torch.Tensor]:  # .item() cannot run on the meta device: no estimate
         k = int(torch.randint(1, 4, (1,)).item())
@@ -65,7 +76,8 @@ def test_validate_of_a_shapes_entry_past_the_host_s_memory_says_so_in_one_line(
     assert main(["validate", str(root / "kernel_opt_huge"), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    assert "get_inputs(n=274877906944) makes 1.00 TiB of inputs" in err and "nothing was built" in err, err
+    assert "get_inputs(n=274877906944) asks for 1.00 TiB of tensors, and checking them needs 3.00 TiB" in err, err
+    assert "nothing was built" in err, err
     assert "alloc_cpu" not in err
 
 
@@ -151,3 +163,29 @@ def test_init_s_probe_of_a_reference_whose_error_spans_lines_says_its_first_line
     line = next(x for x in (said.out + said.err).splitlines() if x.startswith("dtype: not inferred"))
     assert "the probe of reference.py failed: TypeError: rand(): argument 'size' failed to unpack" in line, line
     assert "Overflow when unpacking long long" in line and "frame #" not in line, line
+
+
+@pytest.mark.timeout(60)
+def test_init_s_dtype_probe_reads_a_full_size_problem_s_dtypes_without_building_it(tmp_path: Path) -> None:
+    """n1, the probe: `init` of KernelBench's 19_ReLU (no SHAPES: `torch.rand(4096, 393216)`, 6 GiB) built its
+    inputs for real to read their dtype (and 16 GiB for 45_Average_Pooling_2D); it sizes them on the meta device
+    first, and builds only small ones (where it runs the reference to see that it runs)."""
+    from kernelopt.harness.infer import _probe
+    from kernelopt.tuning.checks import reset_resident_peak, resident_bytes
+
+    (tmp_path / "reference.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+        "        return torch.relu(x)\n\n\ndef get_inputs(n=4096):\n    return [torch.rand(n, 393216)]\n\n\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+    if not reset_resident_peak():
+        pytest.skip("this kernel does not reset a process's peak resident size (clear_refs)")
+    found = _probe(tmp_path / "reference.py")
+    assert found["elements"] == {"torch.float32": 2 * 4096 * 393216} and found["outputs_seen"], found
+    peak = resident_bytes("VmHWM")
+    assert peak is not None and peak < 2 * 2**30, peak  # 6 GiB of inputs were never built
+    (tmp_path / "reference.py").write_text(
+        "import torch\n\n\ndef get_inputs(n=8):\n    return [torch.rand(n)]\n\n\ndef reference(x):\n"
+        "    raise RuntimeError('boom')\n"
+    )
+    assert _probe(tmp_path / "reference.py")["reference_error"] == "RuntimeError: boom"  # small: run for real

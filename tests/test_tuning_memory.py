@@ -47,7 +47,7 @@ def test_a_problem_that_cannot_fit_is_one_line_before_any_candidate(tmp_path: Pa
         ev.evaluate([Config.of({})])
     line = refused.value.one_line()
     # sized on the meta device before anything was built (newuser5's n1): the figures, not the allocator's words
-    assert line.startswith("the problem cannot fit on cpu: get_inputs() makes 4.00 TiB of inputs, and checking ")
+    assert line.startswith("the problem cannot fit on cpu: get_inputs() asks for 4.00 TiB of tensors, and checking ")
     assert "of memory available, so nothing was built: give a smaller SHAPES entry" in line and "\n" not in line
     assert refused.value.exit_code == 3
     assert not (tmp_path / "candidates").exists()  # nothing was written, nothing ran

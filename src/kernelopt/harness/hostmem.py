@@ -1,7 +1,7 @@
 """The host's memory as Linux reports it: what is available now, and this process's resident size.
 
 The one reading of ``/proc/meminfo`` and the cgroup's limit, for the gate's check of the inputs' size before
-they are built on the CPU (:func:`kernelopt.harness.inputs.check_host_room`) and for the tuning engine's fit
+they are built on the CPU (:class:`kernelopt.harness.inputs.HostBudget`) and for the tuning engine's fit
 (:func:`kernelopt.tuning.checks.device_free_bytes`). Imports nothing heavy: importing it does nothing.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 class InputsDoNotFit(MemoryError):
     """The inputs of a case, sized on the meta device before any is built, would not fit the host's available
-    memory (:func:`kernelopt.harness.inputs.check_host_room`); a ``MemoryError``, so every caller's
+    memory (:class:`kernelopt.harness.inputs.HostBudget`); a ``MemoryError``, so every caller's
     out-of-memory rule takes it."""
 
 

@@ -244,7 +244,7 @@ def _probe(reference_py: Path) -> dict[str, Any]:
     # the smallest entry: the dtype is the same at every size, and the main one may be 1 GB of host memory
     shape = entries[smallest_shape_index(entries)] if entries else {}
     torch.manual_seed(0)
-    inputs = ref.get_inputs(**shape)
+    inputs = _sized_inputs(ref, shape)
     elements: dict[str, int] = {}
     for t in tensors_in(inputs):
         elements[str(t.dtype)] = elements.get(str(t.dtype), 0) + t.numel()
@@ -259,6 +259,30 @@ def _probe(reference_py: Path) -> dict[str, Any]:
         "reference_error": next(iter(raised), None),
         "entry": entry,
     }
+
+
+def _sized_inputs(ref: Any, shape: dict[str, Any]) -> list[Any]:
+    """``get_inputs(**shape)`` for the probe: built for real while its factory calls stay small
+    (:data:`REAL_RUN_MAX_ELEMENTS` elements of 8 bytes, :class:`~kernelopt.harness.inputs.HostBudget`), else on the
+    meta device (shapes and dtypes, no memory). A full-size KernelBench problem has no ``SHAPES``: its default
+    inputs are 6-16 GiB, which the probe built (and held) just to read their dtypes."""
+    import torch
+
+    from kernelopt.harness.hostmem import InputsDoNotFit
+    from kernelopt.harness.inputs import HostBudget
+
+    try:
+        with HostBudget(REAL_RUN_MAX_ELEMENTS * 16, shape):
+            return list(ref.get_inputs(**shape))
+    except InputsDoNotFit:
+        pass
+    torch.manual_seed(0)
+    try:
+        with torch.device("meta"):
+            return list(ref.get_inputs(**shape))
+    except Exception:  # user code the meta device cannot run (.item(), .numpy()): built as it is
+        torch.manual_seed(0)
+        return list(ref.get_inputs(**shape))
 
 
 def _outputs(ref: Any, inputs: list[Any], raised: list[str] | None = None) -> Any:

@@ -14,11 +14,14 @@ such inputs says they were permuted (:data:`PERMUTED_NOTE`).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
@@ -106,47 +109,127 @@ def _call_label(shape: dict[str, Any]) -> str:
     return "get_inputs(" + ", ".join(f"{k}={v!r}" for k, v in shape.items()) + ")"
 
 
-def host_need_bytes(inputs: list[Any]) -> tuple[int, int]:
-    """The bytes of ``inputs`` and of the float64 copy of their floating tensors below 64 bits: the gate's
-    reference check holds both at once (:func:`upcast_tree`), so their sum is the least a check of them needs."""
-    tensors = tensors_in(inputs)
-    own = sum(t.numel() * t.element_size() for t in tensors)
-    upcast = sum(t.numel() * 8 for t in tensors if t.is_floating_point() and torch.finfo(t.dtype).bits < 64)
-    return own, upcast
+def _copy64_bytes(numel: int, dtype: torch.dtype) -> int:
+    """Bytes of the float64 copy the reference check makes of a floating tensor below 64 bits (else 0)."""
+    return numel * 8 if dtype.is_floating_point and torch.finfo(dtype).bits < 64 else 0
 
 
-def check_host_room(get_inputs: Callable[..., Any], shape: dict[str, Any], seed: int) -> None:
-    """Refuse, before any tensor is built, the inputs of a case that cannot fit the host's available memory.
+def host_need_bytes(inputs: list[Any], outputs: Any = None) -> tuple[int, int, int]:
+    """What a check of one case holds on the host at once: the inputs' bytes, the reference's outputs' bytes, and
+    the total: the inputs and their float64 copy (:func:`upcast_tree`), the reference's outputs in their dtype and
+    in float64, and the kernel's outputs (as many as the reference's)."""
+    ins, outs = tensors_in(inputs), tensors_in(outputs)
+    own_in = sum(t.numel() * t.element_size() for t in ins)
+    own_out = sum(t.numel() * t.element_size() for t in outs)
+    copies = sum(_copy64_bytes(t.numel(), t.dtype) for t in ins) + sum(_copy64_bytes(t.numel(), t.dtype) for t in outs)
+    return own_in, own_out, own_in + 2 * own_out + copies
 
-    ``get_inputs(**shape)`` runs once under ``with torch.device("meta")``: its tensors get shapes and dtypes
-    and no storage (a 16 GiB ``torch.rand`` takes no time and no memory). When their bytes plus their float64
-    copy (:func:`host_need_bytes`) exceed :func:`~kernelopt.harness.hostmem.host_available_bytes`, building them
-    would swap or bring the kernel's out-of-memory killer onto this process or another one (a full-size
-    KernelBench level-1 problem holds 8-16 GiB of inputs). A ``get_inputs`` that cannot run on the meta device
-    (it calls ``.item()``, ``.numpy()``, draws from a CPU generator) is not estimated: its inputs are built as
-    before.
+
+def meta_reference(reference: Any) -> Callable[[list[Any]], Any]:
+    """reference.py's ground truth as a function of inputs on the meta device: ``reference(*inputs)``, or a
+    KernelBench ``Model(*get_init_inputs())`` built there (parameters with no storage) and called under
+    ``torch.no_grad()``. Raises what the user's code raises."""
+
+    def run(inputs: list[Any]) -> Any:
+        with torch.device("meta"), torch.no_grad():
+            if hasattr(reference, "Model"):
+                init = reference.get_init_inputs() if hasattr(reference, "get_init_inputs") else []
+                return reference.Model(*init)(*inputs)
+            return reference.reference(*inputs)
+
+    return run
+
+
+_SIZED = {torch.rand: 0, torch.randn: 0, torch.empty: 0, torch.zeros: 0, torch.ones: 0}
+"""Factory functions whose size is their positional arguments (or one sequence of them), as ``size=``."""
+_LIKE = (torch.rand_like, torch.randn_like, torch.empty_like, torch.zeros_like, torch.ones_like, torch.full_like)
+
+
+def requested_bytes(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, int] | None:
+    """What a torch factory call is about to allocate, and the float64 copy a check makes of it: from its size and
+    dtype alone, before it runs (``torch.rand(16, 64, 2048, 2048)``: 16 GiB and 32 GiB); ``None`` for any other
+    call, or one whose arguments do not say."""
+    try:
+        if func in _LIKE:
+            like = args[0]
+            numel, dtype = like.numel(), kwargs.get("dtype") or like.dtype
+        else:
+            if func in _SIZED:
+                size = kwargs.get("size", args[0] if len(args) == 1 and not isinstance(args[0], int) else args)
+                dtype = kwargs.get("dtype") or torch.get_default_dtype()
+            elif func is torch.full:
+                size = kwargs.get("size", args[0] if args else None)
+                fill = kwargs.get("fill_value", args[1] if len(args) > 1 else 0.0)
+                dtype = kwargs.get("dtype") or (torch.get_default_dtype() if isinstance(fill, float) else torch.int64)
+            elif func is torch.randint:
+                size = kwargs.get("size", args[-1] if len(args) >= 2 else None)
+                dtype = kwargs.get("dtype") or torch.int64
+            else:
+                return None
+            numel = math.prod(int(d) for d in size)
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return None
+    return numel * torch.empty((), dtype=dtype, device="meta").element_size(), _copy64_bytes(numel, dtype)
+
+
+def _room_line(shape: dict[str, Any], made: str, need: int, available: int, done: str) -> str:
+    """The one line of a case refused for the host's memory: what it makes, what its check needs, what there is."""
+    return (
+        f"{_call_label(shape)} {made}, and checking them needs {size_text(need)} with their float64 copies; this "
+        f"machine has {size_text(available)} of memory available, so {done}: give a smaller SHAPES entry (a batch: "
+        "--size-scale), or run it on a GPU"
+    )
+
+
+class HostBudget(TorchFunctionMode):
+    """While ``get_inputs`` builds a case on the CPU: before each factory call, what the calls so far and this one
+    allocate (and their float64 copies, :func:`requested_bytes`) against the host's available memory; past it,
+    :class:`~kernelopt.harness.hostmem.InputsDoNotFit` before that allocation. Costs nothing per call, and
+    builds nothing twice (a run on the meta device costs a first-use import of 1.5-8 s per process)."""
+
+    def __init__(self, available: int, shape: dict[str, Any]) -> None:
+        super().__init__()
+        self.available, self.shape, self.total, self.copies = available, shape, 0, 0
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        asked = requested_bytes(func, args, kwargs)
+        if asked is not None:
+            self.total += asked[0] + asked[1]
+            self.copies += asked[1]
+            if self.total > self.available:
+                made = f"asks for {size_text(self.total - self.copies)} of tensors"
+                raise InputsDoNotFit(_room_line(self.shape, made, self.total, self.available, "nothing was built"))
+        return func(*args, **kwargs)
+
+
+#: Our choice: inputs whose check takes over this share of the available memory have their reference's outputs
+#: sized too (on the meta device: 1.5-8 s of first-use import, paid only where building them costs as much).
+OUTPUT_CHECK_SHARE = 8
+
+
+def check_outputs_room(
+    inputs: list[Any], shape: dict[str, Any], reference: Callable[[list[Any]], Any] | None, available: int
+) -> None:
+    """After a large case was built on the CPU, before the check's copies: its outputs sized on the meta device
+    (:func:`meta_reference`), and the whole check (:func:`host_need_bytes`) against the available memory (the
+    inputs built are freed when this raises).
 
     Raises:
-        InputsDoNotFit: one line with the figures and what to do.
+        InputsDoNotFit: one line with the figures (KernelBench's 19_ReLU at full size: 6 GiB of inputs and 6 GiB of
+            outputs need 42 GiB checked).
     """
-    available = host_available_bytes()
-    if available is None:
+    _, _, need_in = host_need_bytes(inputs)
+    if reference is None or need_in * OUTPUT_CHECK_SHARE < available:
         return
-    kwargs = get_inputs_kwargs(get_inputs, shape, "meta", seed)
     try:
-        with torch.device("meta"):
-            sized = list(get_inputs(**kwargs))
-    except Exception:  # user code the meta device cannot run: no estimate, built as before
+        outputs = reference([t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs])
+    except Exception:  # an operation the meta device lacks: the inputs alone were counted
         return
-    own, upcast = host_need_bytes(sized)
-    if own + upcast <= available:
-        return
-    raise InputsDoNotFit(
-        f"{_call_label(shape)} makes {size_text(own)} of inputs, and checking them needs "
-        f"{size_text(own + upcast)} with their float64 copy; this machine has {size_text(available)} of memory "
-        "available, so nothing was built: give a smaller SHAPES entry (a batch: --size-scale), or run it on a "
-        "GPU"
-    )
+    own_in, own_out, need = host_need_bytes(inputs, outputs)
+    if need > available:
+        made = f"makes {size_text(own_in)} of inputs and {size_text(own_out)} of outputs"
+        raise InputsDoNotFit(_room_line(shape, made, need, available, "nothing was checked"))
 
 
 def make_inputs(
@@ -156,6 +239,7 @@ def make_inputs(
     seed: int,
     *,
     on_host: Callable[[str], None] | None = None,
+    reference: Callable[[list[Any]], Any] | None = None,
 ) -> list[Any]:
     """``get_inputs(**shape)`` under ``torch.manual_seed(seed)``, built where it runs, as a list on ``device``.
 
@@ -170,22 +254,26 @@ def make_inputs(
     and "built on the CPU and moved" blamed the device for it).
     Tensors it puts on a device itself are moved to ``device`` all the same.
 
-    On the CPU the inputs are sized first and refused when they cannot fit its memory (:func:`check_host_room`).
+    On the CPU each factory call of ``get_inputs`` is sized before it allocates (:class:`HostBudget`), and a large
+    case's outputs (``reference``, :func:`meta_reference`) before its check (:func:`check_outputs_room`): a case
+    whose check cannot fit the host's available memory is refused in one line.
 
     Raises:
         InputsDoNotFit: on the CPU, the inputs would not fit the available memory (nothing built).
         torch.OutOfMemoryError: the inputs do not fit the device (no CPU build: they could not be moved).
         Exception: whatever ``get_inputs`` raises on the CPU (the caller's boundary blames the problem).
     """
-    if torch.device(device).type == "cpu":
-        check_host_room(get_inputs, shape, seed)
+    available = host_available_bytes() if torch.device(device).type == "cpu" else None
+    budget = HostBudget(available, shape) if available is not None else contextlib.nullcontext()
     kwargs = get_inputs_kwargs(get_inputs, shape, device, seed)
     torch.manual_seed(seed)
     try:
-        with torch.device(device):
+        with torch.device(device), budget:
             inputs = list(get_inputs(**kwargs))
-    except torch.OutOfMemoryError:
-        raise  # they do not fit the device: built on the CPU they could not be moved there either
+        if available is not None:
+            check_outputs_room(inputs, shape, reference, available)
+    except (InputsDoNotFit, torch.OutOfMemoryError):
+        raise  # they do not fit the host, or the device: built on the CPU they could not be moved there either
     except Exception as exc:  # user code that needs the CPU as its default device: built there instead
         torch.manual_seed(seed)
         inputs = list(get_inputs(**kwargs))  # raising here too, the fault is get_inputs's own: no note
@@ -199,7 +287,9 @@ def build_inputs(
 ) -> list[Any]:
     """Fresh inputs of one case for ``seed``, on ``device`` (:func:`make_inputs` of the reference's
     ``get_inputs``)."""
-    return make_inputs(pair.reference.get_inputs, shape, device, seed, on_host=on_host)
+    return make_inputs(
+        pair.reference.get_inputs, shape, device, seed, on_host=on_host, reference=meta_reference(pair.reference)
+    )
 
 
 def same_values(a: Any, b: Any) -> bool:

@@ -37,6 +37,7 @@ from kernelopt.harness.footprint import (
     place_check,
     size_text,
 )
+from kernelopt.harness.hostmem import InputsDoNotFit
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
     CHECK_DOES_NOT_FIT,
@@ -140,7 +141,10 @@ def _failure(
     where: str, what: str, exc: BaseException, *, case: int | None, version: str | None, culprit: Culprit
 ) -> Failure:
     detail = _first_line(exc)
-    msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
+    if isinstance(exc, InputsDoNotFit):  # our refusal before get_inputs ran for real, not something it raised
+        msg = f"{where}: {detail}"
+    else:
+        msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
     return Failure(
         message=msg, error_class=type(exc).__name__, case=case, version=version, traceback=_tb(exc), culprit=culprit
     )

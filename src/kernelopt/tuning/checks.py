@@ -218,10 +218,12 @@ class LoadedProblem:
 
     def make_inputs(self, device: str) -> list[Any]:
         """``get_inputs(**shape)`` under seed 0, built on ``device`` (a KernelBench model is built beside them)."""
-        from kernelopt.harness.inputs import make_inputs
+        from kernelopt.harness.inputs import make_inputs, meta_reference
 
         with _running(self.watch, "reference.py's get_inputs()"):
-            return make_inputs(self.reference.get_inputs, dict(self.shape.kwargs), device, 0)
+            return make_inputs(
+                self.reference.get_inputs, dict(self.shape.kwargs), device, 0, reference=meta_reference(self.reference)
+            )
 
     def reference_callable(self, device: str) -> Callable[..., Any]:
         """The ground truth: a ``Model`` instance (seed 0, eval mode) on ``device``, or ``reference()``."""
