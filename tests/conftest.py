@@ -65,6 +65,7 @@ SLOW_FILES = (
     "test_loop_resume.py",
     "test_tune_env_faults.py",
     "test_tunesafe2_cases.py",
+    "test_faults7_cases.py",  # one real tuning session (f9), a loop of fakes, processes holding locks
     "test_batch.py",
     "test_tuneleft7_cases.py",  # 18 s at load 10: three gate workers timing a slow kernel
     "test_loop_machine.py",

@@ -301,3 +301,74 @@ def test_f8_batch_into_a_pipe_whose_reader_is_gone_says_where_its_table_is(
         f"kernelopt: the batch is done, its table is in {out / 'batch.json'} and {out / 'batch.csv'}; it could not be "
         "printed: stdout refused it (Broken pipe (errno 32))"
     ), err
+
+
+@pytest.mark.timeout(120)
+def test_f9_the_loop_s_tuning_writes_only_over_the_bytes_it_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f9, the write: the loop's tuning session wrote its best over kernel.py with a plain atomic write, so a save made
+    during the session (the user's, in the workspace) was replaced in silence. A real session (two candidates of the
+    loop kernel on the CPU); the verdict is forced "better" so that the write is attempted whatever the timing."""
+    import kernelopt.tuning.folder as tuning_folder
+    from kernelopt.backends.launch_tuning import apply_best
+    from kernelopt.fileio import SourceChanged
+    from kernelopt.tuning.bench_worker import BenchPlan
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, tune_folder
+    from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
+    from kernelopt.tuning.session import GainJudgement
+
+    verdict = GainJudgement(better=True, gain_pct=100.0, min_gain_pct=2.0, reason="the test's verdict")
+    monkeypatch.setattr(tuning_folder, "judge_gain", lambda *args, **kwargs: verdict)
+    folder, before = _folder(tmp_path)
+    plan = BenchPlan(warmup_calls=1, repetitions=3, retime_rounds=1)
+    request = TuneRequest(folder=folder, device="cpu", budget=2, evaluator=EvaluatorSettings(plan=plan))
+    tuning = tune_folder(prepare_folder(request))
+    assert tuning.result.best_config is not None and tuning.result.best_config != tuning.result.current_config
+    saved = before + b"\n# the user's save during the session\n"
+    (folder / "kernel.py").write_bytes(saved)
+    with pytest.raises(SourceChanged):
+        apply_best(tuning)
+    assert (folder / "kernel.py").read_bytes() == saved
+
+
+@pytest.mark.timeout(60)
+def test_f9_a_save_during_stage_3_stops_the_run_and_is_kept_and_said(ws_root: Path) -> None:
+    """f9, the loop: Stage 3 took the refused write for a failure of the implementer's ("the implementer failed:
+    ... changed during the session"), failed V1 and put the last good kernel.py back over the user's save: lost. Now
+    the run stops on it (exit 2 at the CLI), the stage is rolled back, and what kernel.py held is kept and said. The
+    implementer is the test's: it reads kernel.py, the user saves, it writes as ``apply_best`` does."""
+    from kernelopt.backends.protocol import ImplementOutcome, StageContext
+    from kernelopt.fileio import SourceChanged, read_source, replace_source
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.protocols import EventKind
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.workspace import Workspace
+
+    from .loop_fakes import make_fakes
+
+    ws = open_or_create(LOOP, name="f9", root=ws_root).workspace
+    good = ws.kernel_py.read_bytes()
+    save = "\n# the user's save during Stage 3\n"
+
+    class SavedMeanwhile:
+        name = "rules"
+
+        def implement(self, ctx: StageContext) -> ImplementOutcome:
+            source = read_source(ctx.workspace.kernel_py)
+            with ctx.workspace.kernel_py.open("a", encoding="utf-8") as fh:
+                fh.write(save)
+            replace_source(source, source.text.replace("BLOCK = 64", "BLOCK = 128"))
+            return ImplementOutcome(changed=True, description="launch_configuration: BLOCK 64 -> 128")
+
+    fakes = make_fakes()
+    collaborators = fakes.collaborators()
+    collaborators.implementer = SavedMeanwhile()
+    with pytest.raises(SourceChanged):
+        OptimizeLoop(Workspace(ws.root), collaborators, LoopRequest(max_iterations=1)).run()
+    said = [e.message for e in fakes.sink.events if e.kind is EventKind.WARNING and "kept in" in e.message]
+    assert len(said) == 1 and said[0].startswith("V1: kernel.py was put back as the implement stage found it"), said
+    kept = Path(said[0].rsplit("kept in ", 1)[1])
+    assert kept.read_text(encoding="utf-8").endswith(save) and ws.kernel_py.read_bytes() == good
+    assert [s for _, s in ws.log(5) if s.startswith("V1")] == []  # no version recorded the save as a failure

@@ -28,7 +28,7 @@ from kernelopt.backends.settings import RuleSettings
 from kernelopt.digits import sig
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError
-from kernelopt.fileio import atomic_write_code
+from kernelopt.fileio import replace_source
 from kernelopt.memory.model import CandidateResult, CandidateStatus, GateResult, IterationRecord
 from kernelopt.oneline import one_line
 from kernelopt.tunables.launches import same_launch
@@ -216,7 +216,9 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
             no_gain=r.noisy is None and not (tuning.edit_made and tuning.edit is None and tuning.edit_note),
             noisy=r.noisy is not None,
         )
-    atomic_write_code(tuning.prepared.problem.kernel_py, edit.new_source)
+    # only over the bytes the session read: a save made meanwhile (the user's, in the workspace) was written over and
+    # lost, in silence (fault trial faults7, f9); SourceChanged stops the run, the save kept (the loop's park)
+    replace_source(tuning.prepared.source, edit.new_source)
     vs = f" vs current {r.current_latency_us:.4g} us" if r.current_latency_us is not None else ""
     shaped = [x for x in (tuning.choice.reason if tuning.per_shape and tuning.choice else None, tuning.edit_note) if x]
     vs += "".join(f"; {x}" for x in shaped)  # across shapes: one configuration or a table, and how it was written

@@ -37,7 +37,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import ImplementOutcome, PlanOutcome, StageContext
 from kernelopt.backends.settings import RuleSettings, load_settings
 from kernelopt.errors import InputFileError
-from kernelopt.fileio import atomic_write_code
+from kernelopt.fileio import read_source, replace_source
 from kernelopt.planning.plan import Plan
 from kernelopt.tunables import (
     EditResult,
@@ -239,12 +239,13 @@ class RuleImplementer:
         kernel_py = ctx.workspace.kernel_py
         gpu = settings.gpu or ctx.workspace.task_card().gpu
         try:
-            old = kernel_py.read_text(encoding="utf-8")
+            source = read_source(kernel_py)  # the bytes the edit may replace (a save meanwhile is kept, f9)
+            old = source.text
             # autotune lists built by code are read back by importing kernel.py in a worker process
             tunables, evaluation = discover_evaluated(
                 kernel_py, gpu=gpu, reference=ctx.workspace.reference_py, device=settings.device or "auto"
             )
-        except (TunableError, InputFileError, OSError, UnicodeDecodeError) as exc:
+        except (TunableError, InputFileError, OSError, UnicodeDecodeError, SyntaxError) as exc:
             return _fail(f"cannot read the knobs of kernel.py: {getattr(exc, 'message', exc)}")
         changes = _planned_changes(plan, tunables)
         if isinstance(changes, str):
@@ -258,7 +259,7 @@ class RuleImplementer:
         result, why = self._apply(ctx, settings, old, changes, tunables, kernel, gpu, evaluation)
         if result is None:
             return _fail(why or "the edit was refused")
-        atomic_write_code(kernel_py, result.new_source)
+        replace_source(source, result.new_source)
         return ImplementOutcome(
             changed=True,
             description=f"{cat.value}: {_moves(result)}",

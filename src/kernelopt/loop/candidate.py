@@ -21,11 +21,12 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def rollback(ws: Workspace, it: IterationState) -> list[str]:
-    """Undo whatever the in-flight stage wrote since its snapshot; returns ``path (kind)`` of each undo."""
+def rollback(ws: Workspace, it: IterationState) -> list[guard.Change]:
+    """Undo whatever the in-flight stage wrote since its snapshot; each undo, with where its content was kept
+    (``str(change)`` is ``path (kind)``)."""
     if not it.snapshot:
         return []
-    return [str(c) for c in guard.enforce(ws, it.snapshot, [])]
+    return guard.enforce(ws, it.snapshot, [])
 
 
 def restore_good_kernel(ws: Workspace, it: IterationState) -> None:

@@ -29,7 +29,7 @@ def prepare_resume(run: LoopRun, it: IterationState) -> None:
         return  # idempotent: the record stage reads git to see what is done
     undone = candidate.rollback(run.ws, it)
     if undone:
-        run.emit(EventKind.NOTE, f"rolled back the interrupted {it.stage.value} stage: {', '.join(undone)}")
+        run.emit(EventKind.NOTE, f"rolled back the interrupted {it.stage.value} stage: {guard.describe(undone)}")
     if run.ws.head() != it.base_commit:
         _abandon(run, it)
         return
@@ -46,7 +46,13 @@ def park(run: LoopRun) -> None:
     """On Ctrl-C or an error: roll back the in-flight stage and leave kernel.py at the last good version."""
     it = run.state.current
     if it is not None and it.stage not in (Stage.RECORD, Stage.STOP):
-        candidate.rollback(run.ws, it)
+        for change in candidate.rollback(run.ws, it):
+            if change.kept is not None:  # a save of the user's meanwhile among them: never lost, and said (f9)
+                run.emit(
+                    EventKind.WARNING,
+                    f"V{it.version}: {change.path} was put back as the {it.stage.value} stage found it; what it held "
+                    f"is kept in {change.kept}",
+                )
         if it.stage is Stage.GATE:
             # The gate may have half-written the (untracked) record: put back the Stage 3 record,
             # which the resumed gate rewrites anyway.

@@ -22,6 +22,7 @@ from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Imple
 from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
+from kernelopt.fileio import SourceChanged
 from kernelopt.harness.model import CorrectnessReport
 from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord, PitfallAndFix
 from kernelopt.oneline import one_line
@@ -202,6 +203,8 @@ def _call(
     """One implementer call: (its outcome, its transcript, why it failed when it raised)."""
     try:
         outcome = implementer.implement(ctx)
+    except SourceChanged:  # a save of the user's during the call: theirs, no failure of the implementer's; the
+        raise  # run stops, the save kept (as a failed attempt it was written over with the last good kernel, f9)
     except KerneloptError as exc:  # BackendFailure or a usage problem of the backend
         transcript = None
         if isinstance(exc, BackendFailure):
