@@ -362,17 +362,33 @@ def test_report_reader_crash_is_one_line(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_a_report_read_again_in_the_process_starts_no_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same bytes read again (another path, the same name asked for) come from the process's memo, a fresh
-    object each time; other bytes or another name start a worker; a failure is not kept."""
-    import kernelopt.profiling.ncu_rep as ncu_rep
-    from kernelopt.proc import run_command
+    object each time; other bytes or another name start a worker; a failure is not kept. The worker is played
+    by its answer (the JSON of the real reports, read once a session), so no read here starts a process."""
+    import json
 
+    import kernelopt.profiling.ncu_rep as ncu_rep
+    from kernelopt.evidence.raw import report_to_json
+    from kernelopt.proc import CommandResult
+
+    by_bytes = {report(n).read_bytes(): n for n in ("h200_softmax", "h200_matmul")}
+    real = {n: report_to_json(raw_report(n)) for n in by_bytes.values()}  # read before the worker is played
     started: list[list[str]] = []
 
-    def counted(argv, **kwargs):
+    def worker(argv, **kwargs):
         started.append(list(argv))
-        return run_command(argv, **kwargs)
+        path, artifact = Path(argv[-2]), argv[-1]
+        name = by_bytes.get(path.read_bytes())
+        if name is None:
+            return CommandResult(
+                tuple(argv), 2, "", '{"kind": "InputFileError", "message": "holds no profiled kernel"}', 0.1, False
+            )
+        sent = json.loads(json.dumps(real[name]))
+        sent["path"] = str(path)
+        for k in sent["kernels"]:
+            k["artifact"] = artifact
+        return CommandResult(tuple(argv), 0, json.dumps(sent), "", 0.1, False)
 
-    monkeypatch.setattr("kernelopt.proc.run_command", counted)
+    monkeypatch.setattr("kernelopt.proc.run_command", worker)
     monkeypatch.setattr(ncu_rep, "_READ", {})
     first = ncu_rep.read_ncu_rep_isolated(report("h200_softmax"), artifact="s.ncu-rep")
     copy = tmp_path / "copy.ncu-rep"
@@ -381,13 +397,14 @@ def test_a_report_read_again_in_the_process_starts_no_worker(tmp_path: Path, mon
     again = ncu_rep.read_ncu_rep_isolated(copy, artifact="s.ncu-rep")
     assert len(started) == 1
     assert again.path == str(copy) and again.kernels[0].metrics and again.kernels[0].artifact == "s.ncu-rep"
+    assert again.kernels[0].metrics == raw_report("h200_softmax").kernels[0].metrics
     fresh = ncu_rep.read_ncu_rep_isolated(report("h200_softmax"), artifact="s.ncu-rep")
-    assert fresh.kernels[0].metrics == again.kernels[0].metrics and len(started) == 1
+    assert fresh.path == str(report("h200_softmax")) and fresh.kernels[0].metrics and len(started) == 1
     named = ncu_rep.read_ncu_rep_isolated(copy, artifact="other.ncu-rep")
     assert len(started) == 2 and named.kernels[0].artifact == "other.ncu-rep"
     copy.write_bytes(report("h200_matmul").read_bytes())  # the file changed: read again
     changed = ncu_rep.read_ncu_rep_isolated(copy, artifact="s.ncu-rep")
-    assert len(started) == 3 and changed.kernels[0].name != again.kernels[0].name
+    assert len(started) == 3 and changed.kernels[0].name == raw_report("h200_matmul").kernels[0].name
     junk = tmp_path / "junk.ncu-rep"
     junk.write_bytes(b"\x00" * 1000)
     for _ in range(2):
