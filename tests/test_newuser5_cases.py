@@ -189,3 +189,48 @@ def test_init_s_dtype_probe_reads_a_full_size_problem_s_dtypes_without_building_
         "    raise RuntimeError('boom')\n"
     )
     assert _probe(tmp_path / "reference.py")["reference_error"] == "RuntimeError: boom"  # small: run for real
+
+
+@pytest.mark.timeout(60)
+def test_a_report_onto_a_file_system_that_takes_no_file_is_one_line_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n5: `kernelopt report WS --html /proc/x.html` (a folder that exists, on a file system that makes no new file)
+    was "kernelopt: internal error: FileNotFoundError: [Errno 2] No such file or directory:
+    '/proc/.x.html.kernelopt-...tmp' (crash log: ...)", exit 70; the report's writer now says the place, exit 3."""
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    assert main(["report", str(ws.root), "--html", "/proc/x.html"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "internal error" not in err, err
+    assert err.startswith("kernelopt: error: the file system refused writing /proc/.x.html") and "errno 2" in err, err
+
+
+@pytest.mark.timeout(60)
+def test_implement_refuses_the_plan_of_a_recorded_version_and_flags_come_before_the_workspace_s_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n6: `kernelopt implement WS` after the README's CPU demo (V2 converged and recorded as FAIL) took
+    plans/v2_plan.md again: it re-ran v2's whole tuning session (9 candidates) into kernel.py, outside any version.
+    n7: `plan WS --planner nope` said "no profiles/v<N>/summary.json to plan from; run Stage 1 ... first" and
+    `implement WS --implementer nope` "no plans/v<N>_plan.md ...; run Stage 2 ... first": after doing so, the user
+    learnt that the flag was misspelt."""
+    from tests.backends_support import make_ws
+
+    ws = make_ws(tmp_path)
+    assert main(["plan", str(ws.root), "--planner", "nope"]) == 2
+    assert "unknown planner backend 'nope'" in capsys.readouterr().err
+    assert main(["implement", str(ws.root), "--implementer", "nope"]) == 2
+    assert "unknown implementer backend 'nope'" in capsys.readouterr().err
+    ws.memory.create("v2")
+    (ws.plans_dir / "v2_plan.md").write_text("the plan of a version the loop recorded\n")
+    before = (ws.root / "kernel.py").read_bytes()
+    assert main(["implement", str(ws.root)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "the newest plan, plans/v2_plan.md, belongs to a recorded version (memory/v2.json)" in err, err
+    assert "plan the next version first (kernelopt plan), or pass --version 2" in err, err
+    assert (ws.root / "kernel.py").read_bytes() == before

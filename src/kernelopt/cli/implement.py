@@ -43,13 +43,14 @@ def register(app: typer.Typer) -> None:
         from kernelopt.workspace import Workspace
 
         ws = Workspace(workspace)
+        # the flags first: a misspelt --implementer was told to run Stage 2, then, once it had, that it was unknown
+        name = implementer or EnvSettings.read().implementer or "rules"
+        backend = build_implementer(name, parse_assignments(list(options)))
         changed = changed_reference(ws)
         if changed is not None:
             warn(changed)
         n = version if version is not None else implement_version(ws)
         plan = read_plan(ws, n)
-        name = implementer or EnvSettings.read().implementer or "rules"
-        backend = build_implementer(name, parse_assignments(list(options)))
         report = run_implement(
             ws,
             n,

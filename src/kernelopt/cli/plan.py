@@ -85,9 +85,10 @@ def register(app: typer.Typer) -> None:
         ws = Workspace(workspace)
         if version is not None:
             ws.writable_version(version)  # past the next: a plan (and a CPU profile) there would renumber the rest
-        n = cpu_evidence(ws, version) if device == "cpu" else default_version(ws) if version is None else version
+        # the flags first: a misspelt --planner was told to run Stage 1, then, once it had, that it was unknown
         opts = _planner_options(planner, parse_assignments(list(options)), knob_only, wiki, web_command, web_timeout_s)
         backend = build_planner(planner, opts, implementer=implementer)
+        n = cpu_evidence(ws, version) if device == "cpu" else default_version(ws) if version is None else version
         summary = summary_of(ws, n)
         if summary is None:
             raise PlanError(

@@ -88,6 +88,15 @@ def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path 
         return _write_reports(data, markdown=markdown, html=html)
     except OSError as exc:
         problem = disk_problem(exc)
+        if problem is None and exc.filename is not None:
+            # a file system that takes no file where one was named (/proc: ENOENT for a new file in a folder that
+            # exists) is the place, not our bug: it was a crash log and exit 70
+            reason = exc.strerror or type(exc).__name__
+            problem = DiskProblem(
+                f"the file system refused writing {exc.filename} ({reason}, errno {exc.errno})",
+                path=str(exc.filename),
+                code=exc.errno or 0,
+            )
         if problem is None:
             raise
         raise DiskProblem(problem.message, path=problem.path, code=problem.errno, hint=REPORT_HINT) from None

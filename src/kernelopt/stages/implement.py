@@ -324,10 +324,13 @@ def _diff(old: bytes | None, new: bytes) -> str:
 
 
 def implement_version(ws: Workspace) -> int:
-    """The version Stage 3 implements by default: the newest ``plans/v<N>_plan.md``.
+    """The version Stage 3 implements by default: the newest ``plans/v<N>_plan.md``, when its version is not
+    recorded (as Stage 2 plans the newest profile whose version has no record).
 
     Raises:
-        UsageError: there is no plan.
+        UsageError: there is no plan, or the newest one's version is recorded (``memory/v<N>.json``): implementing it
+            again re-ran its whole tuning session into kernel.py, outside any version, and the loop then refused
+            kernel.py's uncommitted change.
     """
     planned = []
     for p in ws.plans_dir.glob("v*_plan.md"):
@@ -336,7 +339,13 @@ def implement_version(ws: Workspace) -> int:
             planned.append(int(head[1:]))
     if not planned:
         raise UsageError(f"{ws.root}: no plans/v<N>_plan.md to implement", hint="run Stage 2 (kernelopt plan) first")
-    return max(planned)
+    n = max(planned)
+    if ws.memory.exists(n):
+        raise UsageError(
+            f"{ws.root}: the newest plan, plans/v{n}_plan.md, belongs to a recorded version (memory/v{n}.json)",
+            hint=f"plan the next version first (kernelopt plan), or pass --version {n} to apply it again by hand",
+        )
+    return n
 
 
 def read_plan(ws: Workspace, version: int, reader: PlanReader | None = None) -> Plan:
