@@ -259,6 +259,23 @@ def test_a_block_pointer_loaded_in_a_jit_helper_keeps_its_unchecked_block_a_divi
     assert rows is not None and "BLOCK_M = 64\n" in rows and "if M %" not in rows
 
 
+@pytest.mark.timeout(120)
+def test_a_persistent_stride_never_moves_past_the_programs_a_fixed_grid_gives(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v13, wrongkernel7's hunt): persist_grid_literal, a persistent GEMM launched on a grid of
+    its own number, ``_mm_persistent[(4,)](..., NUM_SMS=4, ...)``, striding ``range(pid, num_tiles, NUM_SMS)``.
+    ``NUM_SMS=8`` went out plainly: right at the SHAPES' 1 and 4 tiles, and at 96 x 100 (12 tiles), which the
+    original handled, the 4 programs stepped by 8 and left 4 tiles unwritten. A stride above the programs the grid
+    gives is not written, one line; one at most the grid's moves (programs overlapping do the same work)."""
+    folder = _copy("persist_grid_literal", tmp_path)
+    written, note = _tune_edit(folder, {"NUM_SMS": 8})
+    assert written is None and note is not None
+    assert note.startswith("NUM_SMS=8 is more than the 4 programs the launch of _mm_persistent gives"), note
+    written, note = _tune_edit(folder, {"NUM_SMS": 2})
+    assert written is not None and "NUM_SMS=2," in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 64, "N": 64, "K": 32}, {"M": 96, "N": 100, "K": 20}])
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -407,6 +424,10 @@ HANDLED: dict[str, tuple[Callable[[random.Random], dict[str, int]], dict[str, li
     "bp_helper_load": (
         lambda r: {"M": r.randint(1, 70), "K": _multiple(r, 32, 6)},
         {"BLOCK_M": [16, 64], "BLOCK_K": [32, 64]},
+    ),
+    "persist_grid_literal": (
+        lambda r: {"M": r.randint(1, 100), "N": r.randint(1, 100), "K": r.randint(1, 40)},
+        {"NUM_SMS": [2, 8]},
     ),
     "transpose_rowmask": (
         lambda r: {"M": r.randint(1, 70), "N": _multiple(r, 16, 6)},

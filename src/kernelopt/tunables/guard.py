@@ -625,6 +625,89 @@ def _unclamped_groups(old: Sequence[cst.FunctionDef], new: Sequence[cst.Function
     return None
 
 
+def _program_strides(kernel: cst.FunctionDef) -> set[str]:
+    """The parameters a persistent kernel strides its programs by, ``for tile in range(pid, num_tiles, NUM_SMS)``
+    with ``pid`` a program id (directly or through a local): the programs cover every tile only when there are at
+    least that many of them."""
+    out: set[str] = set()
+    params = {p.name.value for p in kernel.params.params}
+    for node in walk(kernel.body):
+        args = _range_args(node.iter) if isinstance(node, cst.For) else None
+        if args is None or len(args) != 3:
+            continue
+        start, step = args[0].value, dotted(args[2].value)
+        if isinstance(start, cst.Name):  # the program id bound to a local first (``pid = tl.program_id(0)``)
+            bound = [
+                n.value
+                for n in walk(kernel.body)
+                if isinstance(n, cst.Assign) and any(dotted(t.target) == start.value for t in n.targets)
+            ]
+            start = bound[0] if len(bound) == 1 else start
+        if step in params and isinstance(start, cst.Call) and dotted(start.func).split(".")[-1] == "program_id":
+            out.add(step)
+    return out
+
+
+def _grid_programs(fn: cst.FunctionDef, call: cst.Call) -> tuple[int | None, set[str]]:
+    """The most programs the launch ``call``'s grid gives on its first axis when it is written as a number (``(4,)``,
+    ``(min(132, num_tiles),)``, a local bound once to one), and the names that first axis reads."""
+    if not isinstance(call.func, cst.Subscript) or len(call.func.slice) != 1:
+        return None, set()
+    index = call.func.slice[0].slice
+    grid = index.value if isinstance(index, cst.Index) else None
+    if isinstance(grid, cst.Name):
+        bound = [
+            node.value
+            for node in walk(fn.body)
+            if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
+        ]
+        grid = bound[0] if len(bound) == 1 else None
+    if not isinstance(grid, cst.Tuple | cst.List) or not grid.elements:
+        return None, set()
+    first = grid.elements[0].value
+    if isinstance(first, cst.Call) and dotted(first.func) == "min":
+        counts = [v for a in first.args if (v := _launch_value(fn, a.value)) is not None]
+        return (min(counts) if counts else None), _names(first)
+    return _launch_value(fn, first), _names(first)
+
+
+def _strides_past_the_grid(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]) -> str | None:
+    """Why an edit cannot be written when it moved a persistent kernel's program stride (:func:`_program_strides`,
+    ``NUM_SMS``) above the programs its launch's grid gives, where the grid is a number of its own (``k[(4,)](...,
+    NUM_SMS=4)``): programs striding past each other leave tiles undone at every size with more tiles than programs
+    (variants v13: right at SHAPES of at most 4 tiles, wrong above). A grid reading the name the stride is passed
+    as (``(min(NUM_SMS, num_tiles),)``) moves with it."""
+    if len(old) != len(new):
+        return None
+    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    strided = {name: s for name, k in kernels.items() if (s := _program_strides(k))}
+    if not strided:
+        return None
+    for o, n in zip(old, new, strict=True):
+        if _is_jit(n):
+            continue
+        before, after = _launch_calls(o), _launch_calls(n)
+        if len(before) != len(after):
+            continue
+        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
+            name = dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
+            for stride in sorted(strided.get(name, ())):
+                was, now = _passed(o_call, kernels[name]).get(stride), _passed(n_call, kernels[name]).get(stride)
+                s0, s1 = _launch_value(o, was), _launch_value(n, now)
+                programs, reads = _grid_programs(n, n_call)
+                if s0 is None or s1 is None or s1 == s0 or programs is None or s1 <= programs:
+                    continue
+                if isinstance(now, cst.Name) and now.value in reads:
+                    continue
+                return (
+                    f"{stride}={s1} is more than the {programs} programs the launch of {name} gives (its grid "
+                    f"{_code(n_call.func.slice[0].slice)}): the kernel strides range(pid, .., {stride}), so programs "
+                    f"would step past each other and leave tiles undone at sizes of more than {programs} tiles; the "
+                    "grid is a number of its own, not moved with it: not written"
+                )
+    return None
+
+
 def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpression]:
     """The right operands of ``//`` and ``%`` in a statement (and the tiles of ``triton.cdiv(size, tile)`` where
     ``with_cdiv``), in order."""
@@ -1739,6 +1822,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     if add:
         why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
         why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
+        why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
