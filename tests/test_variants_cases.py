@@ -618,7 +618,8 @@ def test_the_variants_written_kernels_compile_and_hold_on_a_gpu(
 def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On an NVIDIA GPU (Triton compiled, not interpreted): the forms the fixes of v8-v10 write, transpose_helper_store's
     ``if N % 32 == 0:`` over a store in a ``@triton.jit`` helper (v8), mm_flag_literal's ``if K % 32 == 0:`` beside
-    its ``EVEN_K=K % 16 == 0`` fast path (v9) and mm_floor_count's over its ``range(0, K // BLOCK_K)`` loop (v10),
+    its ``EVEN_K=K % 16 == 0`` fast path (v9), mm_floor_count's over its ``range(0, K // BLOCK_K)`` loop (v10) and
+    bp_helper_load's over block pointers loaded in helpers (v12),
     are correct at the SHAPES and at sizes between, above and odd that the originals handled, up to thousands, every
     input in the middle of NaN."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
@@ -626,11 +627,13 @@ def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, mo
         "transpose_helper_store": ({"BLOCK_M": 64, "BLOCK_N": 32}, "if N % 32 == 0:"),
         "mm_flag_literal": ({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, "if K % 32 == 0:"),
         "mm_floor_count": ({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, "if K % 32 == 0:"),
+        "bp_helper_load": ({"BLOCK_M": 64, "BLOCK_K": 64}, "if K % 64 == 0:"),
     }
     cases = {
         "transpose_helper_store": [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 3001, "N": 4112}],
         "mm_flag_literal": [{"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 37}, {"M": 1000, "N": 1500, "K": 2064}],
         "mm_floor_count": [{"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 16}, {"M": 1000, "N": 1500, "K": 2064}],
+        "bp_helper_load": [{"M": 10, "K": 96}, {"M": 7, "K": 32}, {"M": 3001, "K": 4128}],
     }
     for name, (pick, guard) in picks.items():
         folder = _copy(name, tmp_path)
