@@ -234,3 +234,31 @@ def test_implement_refuses_the_plan_of_a_recorded_version_and_flags_come_before_
     assert "the newest plan, plans/v2_plan.md, belongs to a recorded version (memory/v2.json)" in err, err
     assert "plan the next version first (kernelopt plan), or pass --version 2" in err, err
     assert (ws.root / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(60)
+def test_agent_install_where_no_file_can_be_written_names_its_own_flag_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """n8: `kernelopt agent install claude --project RO` (a read-only mount) said "...; copy the workspace to a
+    writable folder (or pass --root to create it elsewhere)": agent install has neither; `--project /proc` was a
+    crash log and exit 70 ("FileNotFoundError: ... '/proc/.agents'"). Both are the place's, in its own words."""
+    import errno
+
+    from kernelopt.cli.agent import SKILL_FOLDER
+    from kernelopt.errors import write_refusal
+
+    said = write_refusal(OSError(errno.EROFS, "Read-only file system", "/ro/.claude"), place=SKILL_FOLDER)
+    assert said is not None and said.exit_code == 3
+    assert said.one_line() == (
+        "the file system is read-only writing /ro/.claude (errno 30); copy the skill to a writable folder (or pass "
+        "--project to create it elsewhere)"
+    )
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    assert main(["agent", "install", "codex", "--project", "/proc"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "kernelopt: error: the file system refused writing /proc/.agents (No such file or directory, errno 2); name "
+        "a folder this user can write"
+    ), err

@@ -202,6 +202,25 @@ def disk_problem(exc: OSError, *, place: WritePlace = WORKSPACE) -> DiskProblem 
     )
 
 
+def write_refusal(exc: OSError, *, place: WritePlace = WORKSPACE, hint: str | None = None) -> DiskProblem | None:
+    """:func:`disk_problem`, or, for a write into a place the user named (a report file, a project folder), any
+    refusal of the file system that names the file: a file system that makes no new file (``/proc``: ENOENT for a
+    new file in a folder that exists) is the place's, never a crash log and exit 70. ``hint`` replaces the place's.
+    ``None``: not a refusal of a named file."""
+    problem = disk_problem(exc, place=place)
+    if problem is None and exc.filename is not None:
+        reason = exc.strerror or type(exc).__name__
+        problem = DiskProblem(
+            f"the file system refused writing {exc.filename} ({reason}, errno {exc.errno})",
+            path=str(exc.filename),
+            code=exc.errno or 0,
+            hint="name a folder this user can write",
+        )
+    if problem is not None and hint is not None:
+        problem = DiskProblem(problem.message, path=problem.path, code=problem.errno, hint=hint)
+    return problem
+
+
 _DISK_WORDS: dict[str, int] = {
     "No space left on device": errno.ENOSPC,
     "Disk quota exceeded": errno.EDQUOT,

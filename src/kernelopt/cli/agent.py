@@ -7,7 +7,11 @@ from pathlib import Path
 import typer
 
 from kernelopt.cli.output import emit_json, info
-from kernelopt.errors import UsageError
+from kernelopt.errors import UsageError, WritePlace, write_refusal
+
+SKILL_FOLDER = WritePlace("the skill", "--project")
+"""Where ``agent install`` writes, as its disk errors say it: a read-only project said "copy the workspace to a
+writable folder (or pass --root ...)", and ``agent install`` has no --root (newuser5, n8)."""
 
 AGENT = typer.Typer(help="The kernel-optimization skill for coding agents (Claude Code, Codex).", no_args_is_help=True)
 
@@ -32,7 +36,13 @@ def install_cmd(
     if user and project is not None:
         raise UsageError("--project and --user are exclusive")
     scope = skill.Scope.USER if user else skill.Scope.PROJECT
-    result = (skill.uninstall if uninstall else skill.install)(agent, scope, project)
+    try:
+        result = (skill.uninstall if uninstall else skill.install)(agent, scope, project)
+    except OSError as exc:  # the folder the skill goes to refused it: that place, named by this command's flag
+        problem = write_refusal(exc, place=SKILL_FOLDER)
+        if problem is None:
+            raise
+        raise problem from None
     if as_json:
         emit_json(
             {

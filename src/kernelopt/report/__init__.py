@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelopt.errors import DiskProblem, EnvironmentProblem, disk_problem
+from kernelopt.errors import EnvironmentProblem, write_refusal
 from kernelopt.fileio import atomic_write_text
 from kernelopt.report.files import ReportFormat, check_plot_file, report_file
 from kernelopt.report.html import html_report
@@ -87,19 +87,10 @@ def write_reports(data: ReportData, *, markdown: Path | None = None, html: Path 
     try:
         return _write_reports(data, markdown=markdown, html=html)
     except OSError as exc:
-        problem = disk_problem(exc)
-        if problem is None and exc.filename is not None:
-            # a file system that takes no file where one was named (/proc: ENOENT for a new file in a folder that
-            # exists) is the place, not our bug: it was a crash log and exit 70
-            reason = exc.strerror or type(exc).__name__
-            problem = DiskProblem(
-                f"the file system refused writing {exc.filename} ({reason}, errno {exc.errno})",
-                path=str(exc.filename),
-                code=exc.errno or 0,
-            )
+        problem = write_refusal(exc, hint=REPORT_HINT)
         if problem is None:
             raise
-        raise DiskProblem(problem.message, path=problem.path, code=problem.errno, hint=REPORT_HINT) from None
+        raise problem from None
 
 
 def _write_reports(data: ReportData, *, markdown: Path | None = None, html: Path | None = None) -> dict[str, Path]:
