@@ -26,7 +26,7 @@ def rollback(ws: Workspace, it: IterationState) -> list[guard.Change]:
     (``str(change)`` is ``path (kind)``)."""
     if not it.snapshot:
         return []
-    return guard.enforce(ws, it.snapshot, [])
+    return guard.enforce(ws, it.snapshot, [], keep_added=False)  # what it added is its own output
 
 
 def restore_good_kernel(ws: Workspace, it: IterationState) -> None:

@@ -115,12 +115,15 @@ def allowed(path: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(path, pat) for pat in patterns)
 
 
-def enforce(ws: Workspace, before: dict[str, str], patterns: list[str]) -> list[Change]:
+def enforce(ws: Workspace, before: dict[str, str], patterns: list[str], *, keep_added: bool = True) -> list[Change]:
     """Revert every change since ``before`` that ``patterns`` do not allow; return those violations.
 
     Tracked files are restored from HEAD; untracked files that were added are deleted; an untracked
     file that was modified or deleted cannot be recovered from git and is reported all the same.
     (Protected files are restored from their recorded content by :class:`ProtectedContent`.)
+    What a reverted or deleted file held is kept first (:func:`keep_aside`); with ``keep_added`` False, only what a
+    tracked file held (an interrupted stage's rollback: the files it added are its own outputs, a profile report of
+    megabytes among them).
     """
     violations = [c for c in changes(before, snapshot(ws.root)) if not allowed(c.path, patterns)]
     if not violations:
@@ -129,7 +132,7 @@ def enforce(ws: Workspace, before: dict[str, str], patterns: list[str]) -> list[
     undone = []
     for c in violations:
         target = ws.root / c.path
-        kept = keep_aside(ws.root, c.path) if c.path in tracked or c.kind is ChangeKind.ADDED else None
+        kept = keep_aside(ws.root, c.path) if c.path in tracked or (keep_added and c.kind is ChangeKind.ADDED) else None
         if c.path in tracked:
             ws.reset_hard([c.path])
         elif c.kind is ChangeKind.ADDED:
