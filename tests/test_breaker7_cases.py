@@ -242,3 +242,38 @@ def test_heuristics_that_cannot_be_read_are_said_and_offer_no_launch_default() -
     said = found["softmax_kernel_inner.heuristics"].refused_reason
     assert '@triton.heuristics(get_heuristic_config("softmax_inner")) cannot be read' in str(said), said
     assert not [k for k in found if k.startswith("softmax_kernel_inner:")], sorted(found)
+
+
+@pytest.mark.timeout(180)
+def test_a_module_constant_passed_by_the_one_call_of_a_launching_helper_is_a_knob(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: decode_split, SGLang's split-KV decode attention: ``NUM_KV_SPLITS = 4`` at module level,
+    read by ``run`` (the partial buffers ``torch.empty((batch, head, NUM_KV_SPLITS, Lv))``) and passed to
+    ``decode_attention_fwd(..., NUM_KV_SPLITS, ...)``, whose parameter both launches read (the grid and a
+    ``constexpr``). ``tunables``: "comes from argument 'num_kv_splits' of decode_attention_fwd(), which 1 of its 1
+    call(s) pass ...: edit the calls; not a known performance knob, so no override is offered": the split-KV factor,
+    the knob SGLang's users set (``--triton-attention-num-kv-splits``), never offered. The name is a split knob now
+    (``knobs``: split-KV, >= 1), and a helper's parameter that its one call passes a module constant of is that
+    constant (``Analysis.module_literal``): edited where every reader sees it, correct with more splits than
+    tokens."""
+    found = _tunables("decode_split")
+    assert found["NUM_KV_SPLITS"].value == 4 and found["NUM_KV_SPLITS"].editable, found["NUM_KV_SPLITS"]
+    written, note = _tune_edit(_copy("decode_split", tmp_path), {"NUM_KV_SPLITS": 16, "BLOCK_N": 64})
+    assert written is not None, note
+    assert "\nNUM_KV_SPLITS = 16\nBLOCK = 64\n" in written
+    folder = tmp_path / "decode_split"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"B": 2, "H": 2, "H_KV": 1, "D": 48, "L": 9}, {"B": 1, "H": 2, "H_KV": 2, "D": 16, "L": 150}])
+
+
+@pytest.mark.timeout(60)
+def test_a_constant_a_function_rebinds_around_the_call_is_not_followed() -> None:
+    """Beside k5: where the calling function binds the name itself, the call passes its own value, not the module
+    constant: still refused ("edit the calls")."""
+    base = (DATA / "decode_split" / "kernel.py").read_text()
+    local = base.replace(
+        "    batch, head_num, Lv = q.shape[0], q.shape[1], v_buffer.shape[-1]\n",
+        "    batch, head_num, Lv = q.shape[0], q.shape[1], v_buffer.shape[-1]\n    NUM_KV_SPLITS = 2 if batch > 2 else 4\n",
+    )
+    assert local != base
+    found = _tunables("decode_split", local)
+    assert "edit the calls" in str(found["_fwd_kernel_stage1:NUM_KV_SPLITS"].refused_reason)

@@ -940,6 +940,22 @@ class _Analyzer:
             "computes, not how fast"
         )
 
+    def module_literal(self, expr: cst.BaseExpression | None, at: cst.CSTNode) -> SourceLiteral | None:
+        """The literal of a module-level name bound once to one and never changed, read at ``at`` where no
+        enclosing function binds the name as its own; ``None`` otherwise."""
+        if not isinstance(expr, cst.Name):
+            return None
+        binds = self.module_bindings.get(expr.value, [])
+        if len(binds) != 1 or binds[0].chained or binds[0].conditional or self.mutated(expr.value, None):
+            return None
+        line = self.positions[at].start.line
+        for infos in self.functions.values():
+            for f in infos:
+                rng = self.positions[f.node]
+                if rng.start.line <= line <= rng.end.line and _binds(f, expr.value):
+                    return None
+        return self.literal(binds[0].value)
+
     def passed_by_calls(self, func: _FuncInfo, param: cst.Param) -> _Resolved | None:
         """What the calls of ``func`` in this file make of its parameter ``param`` when one passes it (``None``
         when none does: its default is the value). A helper called once with a literal for it (``_launch(x, y,
@@ -967,6 +983,9 @@ class _Analyzer:
         lit = self.literal(passing[0][1]) if len(calls) == 1 and passing[0][1] is not None else None
         if lit is not None:
             return _Resolved(lit, defined_as=pname)
+        constant = self.module_literal(passing[0][1], passing[0][0]) if len(calls) == 1 else None
+        if constant is not None:  # the one call passes a module constant (SGLang's NUM_KV_SPLITS): edited there
+            return _Resolved(constant, at_module=True, defined_as=self.code(passing[0][1]))
         lines = ", ".join(self.loc(self.positions[c].start.line) for c, _ in passing)
         return _Resolved(
             refused=(

@@ -131,6 +131,12 @@ _KNOB_RULES: tuple[_KnobRule, ...] = (
     _rule(r"^GROUP(_SIZE)?(_[MN])?$", [AC.L2_RASTERIZATION], minimum=1, source="grouped tile ordering: group >= 1"),
     _rule(r"^SPLIT_?K$", [AC.SPLIT_K], minimum=1, source="split-K factor >= 1"),
     _rule(
+        r"^(NUM_KV_SPLITS|KV_SPLITS|NUM_SPLITS|SPLIT_KV|NUM_SPLITS_KV)$",
+        [AC.SPLIT_K],
+        minimum=1,
+        source="split-KV (flash-decoding) factor >= 1: the sequence split among programs, merged after",
+    ),
+    _rule(
         r"^(VEC|VEC_SIZE|VECTOR_SIZE|VEC_WIDTH|VECTOR_WIDTH|ELEMS_PER_THREAD|ELEMENTS_PER_THREAD)$",
         [AC.VECTORIZED_ACCESS],
         power_of_two=True,
