@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Issue 32, the seventh held-out trial (tests/test_breaker7_cases.py proves it on the CPU in Triton's interpreter) on
+# one NVIDIA Hopper GPU (TMA descriptors; run from the repository root, $OUT set). GPU clocks and settings are never
+# changed. About 6 minutes.
+#
+#   1. tests: the GPU test of tests/test_breaker7_cases.py: the trial's originals compiled by Triton (the persistent
+#      TMA GEMM, libdevice's tanh and round as CUDA computes them, the split-KV decode at 2000 tokens) and the forms
+#      the fixes write (k1's pinned list with its pre_hook, k3's MAX_FUSED_SIZE, k4's heuristic return, k5's
+#      NUM_KV_SPLITS), correct at sizes the SHAPES do not name;
+#   2. tune: `kernelopt tune --device cuda --json` on copies of tma_persist (configs pinned with their pre_hook: k1),
+#      ge_softmax (TILE_N in a named heuristic: k4) and decode_split (NUM_KV_SPLITS beside BLOCK_N: k5), default
+#      strategy, a 60 s wall each, each written kernel.py kept.
+#
+# Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt,
+# tune_<name>.json/.txt, kernel_<name>.py, logs/.
+set -u
+. "${BASH_SOURCE%/*}/gpu_env.sh"
+gpu_out
+mkdir -p "$R/logs" "$R/work"
+gpu_header "$R/session.txt"
+
+progress "tests: start"
+KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
+    tests/test_breaker7_cases.py > "$R/tests.txt" 2>&1
+progress "tests: rc=$?"
+
+tune_copies tests/data/breaker7 tma_persist ge_softmax decode_split
+progress "done"
