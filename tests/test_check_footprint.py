@@ -249,6 +249,127 @@ def run(x, y):
     assert res.failure is not None and res.failure.error_class == "CachedResult"
 
 
+class _DeviceBudget:
+    """A device of ``budget_bytes`` simulated on the CPU: a dispatch mode that adds up the bytes of the live
+    storages every op makes and raises torch's OutOfMemoryError past the budget, with the worker's probes of the
+    free memory and of the peak reading the same count (the allocator's rounding and the CUDA context left out)."""
+
+    def __init__(self, budget_bytes: int) -> None:
+        import weakref
+        from collections import Counter
+
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils._pytree import tree_flatten
+
+        budget = self
+        self.budget, self.live, self.peak, self.since = budget_bytes, 0, 0, 0
+        refs: Counter[int] = Counter()
+        sizes: dict[int, int] = {}
+
+        def drop(ptr: int) -> None:
+            refs[ptr] -= 1
+            if not refs[ptr]:
+                budget.live -= sizes.pop(ptr)
+                del refs[ptr]
+
+        class Mode(TorchDispatchMode):
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                return False  # no torch._dynamo around the count: its import takes seconds, and nothing compiles here
+
+            def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                out = func(*args, **(kwargs or {}))
+                for t in tree_flatten(out)[0]:
+                    if isinstance(t, torch.Tensor) and t.numel():
+                        ptr = t.untyped_storage().data_ptr()
+                        if ptr not in sizes:
+                            sizes[ptr] = t.untyped_storage().nbytes()
+                            budget.live += sizes[ptr]
+                        refs[ptr] += 1
+                        weakref.finalize(t, drop, ptr)
+                budget.peak, budget.since = max(budget.peak, budget.live), max(budget.since, budget.live)
+                if budget.live > budget.budget:
+                    raise torch.OutOfMemoryError(f"simulated: {budget.live} bytes live of {budget.budget}")
+                return out
+
+        self.mode = Mode()
+
+    def probes(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        def start(device: str) -> int:
+            self.since = self.live
+            return self.live
+
+        monkeypatch.setattr(worker, "_device_free_bytes", lambda device: self.budget - self.live)
+        monkeypatch.setattr(worker, "_peak_start", start)
+        monkeypatch.setattr(worker, "_peak_above", lambda device, at: None if at is None else self.since - at)
+
+
+SWISH_SMALL = """
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * torch.sigmoid(x)
+
+
+def get_inputs():
+    return [torch.rand(64, 4096)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_an_identical_kernel_passes_in_a_device_budget_the_old_checker_overran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Swish in a device of 7 input sizes (an H100's 80 GB holds 13 of 25_Swish's 6 GiB; the worker's CUDA context
+    and the allocator's blocks take some): the checker before held up to 11 and its identical kernel ran out of
+    memory below about 9.5 (the same count, 2026-12-05); now it passes, and a wrong kernel fails."""
+    import kernelopt.harness.chunks as chunks
+    import kernelopt.harness.footprint as footprint
+
+    monkeypatch.setattr(footprint, "MARGIN_MIN_BYTES", 0)
+    monkeypatch.setattr(chunks, "CHUNK_MIN_ELEMS", 1)  # chunks of 1/16 of a tensor, as at full size
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    size = 64 * 4096 * 4
+    results = {}
+    for name, kernel_text in (("identical", IDENTICAL), ("wrong", WRONG)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "reference.py").write_text(SWISH_SMALL, encoding="utf-8")
+        (folder / "kernel.py").write_text(kernel_text, encoding="utf-8")
+        device = _DeviceBudget(7 * size)
+        device.probes(monkeypatch)
+        job = WorkerJob(
+            mode=JobMode.CHECK,
+            reference_py=str(folder / "reference.py"),
+            kernels=[KernelSource(label="t", kernel_py=str(folder / "kernel.py"), build_dir=str(folder / "build"))],
+            progress_path=str(folder / "progress.jsonl"),
+            result_path=str(folder / "result.json"),
+            device="cpu",
+            seeds=2,
+        )
+        writer = ProgressWriter(folder / "progress.jsonl", time.monotonic)
+        try:
+            with device.mode:
+                results[name] = worker.run_job(job, writer)
+        finally:
+            writer.close()
+        assert device.peak <= device.budget
+    identical, wrong = results["identical"], results["wrong"]
+    assert identical.failure is None, identical.failure
+    assert [c.reference_precision for c in identical.cases] == ["native"]  # float64 (6 sizes) did not fit
+    assert any("the float64 reference needs about" in w for w in identical.warnings), identical.warnings
+    assert wrong.failure is not None and wrong.failure.error_class == "Mismatch"
+    assert wrong.failure.culprit is Culprit.KERNEL
+
+
 def test_a_kill_past_the_checkers_limit_or_its_oom_is_not_the_kernels() -> None:
     check = Timeout(LimitKind.CHECK, "the checker ran past its own limit")
     case = Timeout(LimitKind.CASE, "the kernel ran past the per-case limit")
