@@ -462,3 +462,23 @@ def test_on_a_gpu_an_identical_kernel_passes_where_the_checker_ran_out_of_memory
     identical, wrong = reports["identical"], reports["wrong"]
     assert identical.passed, identical.message
     assert not wrong.passed and wrong.error_class == "Mismatch" and wrong.culprit is Culprit.KERNEL, wrong.message
+
+
+def test_outputs_waiting_on_the_host_are_compared_as_made_on_the_device() -> None:
+    """The reference's outputs moved to the host while the kernel ran are held to the device they were made on:
+    an output on that device passes, one elsewhere is WrongDevice naming it; statistics read before the move
+    give the same verdict."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs, prepare_pair
+
+    ref = torch.linspace(-1.0, 1.0, 4096)
+    hi = ref.double()
+    prepared = prepare_pair(ref, hi)
+    same = check_outputs(ref.clone(), ref, hi, prepared=prepared, device_type="cpu")
+    assert same.message is None and same.rel_err == 0.0
+    wrong = check_outputs(ref + 0.5, ref, hi, prepared=prepared, device_type="cpu")
+    assert wrong.error_class == "Mismatch"
+    elsewhere = check_outputs(ref.clone(), ref, hi, prepared=prepared, device_type="cuda")
+    assert elsewhere.error_class == "WrongDevice"
+    assert elsewhere.message == "output is on cpu; the reference's is on cuda"
