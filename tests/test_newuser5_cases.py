@@ -262,3 +262,18 @@ def test_agent_install_where_no_file_can_be_written_names_its_own_flag_in_one_li
         "kernelopt: error: the file system refused writing /proc/.agents (No such file or directory, errno 2); name "
         "a folder this user can write"
     ), err
+
+
+@pytest.mark.timeout(60)
+def test_the_headline_against_the_reference_writes_a_large_factor_out() -> None:
+    """n9: `kernelopt optimize examples/softmax --device cpu --max-iters 1` (a Triton kernel in the interpreter
+    against torch on the CPU) ended "best: v0 at 260500 us ... 3.39e+03x slower than the reference (PyTorch eager)":
+    the one rule for a figure in text (`digits.sig`) writes it out below 1e7, as the latency beside it."""
+    from kernelopt.report.headline import interval_text, speedup_words
+
+    assert (
+        speedup_words(1 / 3391.2, "the reference (PyTorch eager)") == "3390x slower than the reference (PyTorch eager)"
+    )
+    said = interval_text(1 / 3391.2, 0.000173, 0.000808, "the reference")
+    assert said.startswith("3390x slower than the reference, not reliable: its 95 % interval 0.000173-0.000808x"), said
+    assert speedup_words(41.14, "V0") == "41.1x over V0"

@@ -10,6 +10,7 @@ table ``0.00x*`` for the same record. Pure: no I/O.
 
 from __future__ import annotations
 
+from kernelopt.digits import sig
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD
 from kernelopt.memory.model import ReferenceSpeedup
 
@@ -17,14 +18,16 @@ __all__ = ["figure", "interval_text", "reference_headline", "speedup_words", "un
 
 
 def figure(x: float) -> str:
-    """A speedup or an interval end with three significant digits (``0.000766``, ``1.55``), never ``0.00``."""
-    return f"{x:.3g}"
+    """A speedup or an interval end with three significant digits (``0.000766``, ``1.55``), never ``0.00``, and
+    written out below 1e7 by the one rule for a figure in text (:func:`kernelopt.digits.sig`): a Triton kernel in
+    the interpreter against torch on the CPU was "3.39e+03x slower than the reference", now ``3390x``."""
+    return sig(x, 3)
 
 
 def speedup_words(speedup: float, than: str) -> str:
     """A speedup as a reader says it: ``41.1x over V0``; under 1, ``3.92x slower than the reference (PyTorch
     eager)`` rather than ``0.255x over`` it (one that rounds to 1 either way stays ``0.999x over``)."""
-    if speedup >= 1 or f"{1 / speedup:.3g}" == "1":
+    if speedup >= 1 or figure(1 / speedup) == "1":
         return f"{figure(speedup)}x over {than}"
     return f"{figure(1 / speedup)}x slower than {than}"
 
