@@ -372,3 +372,43 @@ def test_f9_a_save_during_stage_3_stops_the_run_and_is_kept_and_said(ws_root: Pa
     kept = Path(said[0].rsplit("kept in ", 1)[1])
     assert kept.read_text(encoding="utf-8").endswith(save) and ws.kernel_py.read_bytes() == good
     assert [s for _, s in ws.log(5) if s.startswith("V1")] == []  # no version recorded the save as a failure
+
+
+@pytest.mark.timeout(60)
+def test_f10_a_kernel_linked_from_another_folder_is_locked_where_it_lives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f10: two folders whose kernel.py is one file (B/kernel.py a symbolic link to A/kernel.py) were tuned at once,
+    each under its own folder's lock; the second to end found the file changed and its session was spent for
+    nothing. A write through the link now takes the lock of the folder the file lives in too: refused in one line
+    naming the holder of A, for ``tune B`` and for ``tunables B/kernel.py --set``."""
+    a, before = _folder(tmp_path)
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "kernel.py").symlink_to(a / "kernel.py")
+    shutil.copyfile(a / "reference.py", b / "reference.py")
+    holder = subprocess.Popen(  # a tune running on A
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from kernelopt.workspace import folder_lock; "
+            "folder_lock(Path(sys.argv[1]), command='tune', hint='').acquire(); print('held', flush=True); "
+            "time.sleep(60)",
+            str(a),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        running = f"another kernelopt tune is running on {a.resolve()} (pid {holder.pid})"
+        assert main(["tunables", str(b / "kernel.py"), "--no-evaluate", "--set", "BLOCK=512"]) == 2
+        assert capsys.readouterr().err.startswith(f"kernelopt: error: {running}; ")
+        assert main(["tune", str(b), "--device", "cpu", "--budget", "2"]) == 2
+        assert capsys.readouterr().err.startswith(f"kernelopt: error: {running}; ")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (a / "kernel.py").read_bytes() == before and (b / "kernel.py").is_symlink()
+    assert not (b / ".kernelopt").exists()  # refused before any session folder

@@ -13,6 +13,8 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -228,6 +230,26 @@ def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
     folder = Path(folder).expanduser().resolve()
     target = folder if os.access(folder.parent, os.W_OK) else folder / ".kernelopt" / "tune"
     return RunLock(target, command=command, hint=hint)
+
+
+@contextmanager
+def kernel_locks(kernel: Path, *, command: str, hint: str) -> Iterator[None]:
+    """The folder locks (:func:`folder_lock`) of a kernel file a command writes: the folder its name is in and, when
+    it is a symbolic link into another folder, the folder of the file it names, which a write changes (two folders
+    whose kernel.py link to one file were tuned at once, each under its own lock; faults7, f10).
+
+    Raises:
+        UsageError: another kernelopt process holds one of them (its pid in the message).
+    """
+    kernel = Path(kernel).expanduser().absolute()
+    folders = [kernel.parent.resolve()]
+    real = Path(os.path.realpath(kernel)).parent
+    if real not in folders:
+        folders.append(real)
+    with ExitStack() as held:
+        for folder in folders:
+            held.enter_context(folder_lock(folder, command=command, hint=hint))
+        yield
 
 
 def _template(name: str) -> str:

@@ -81,10 +81,10 @@ def register(app: typer.Typer) -> None:
             before = read_source(file).text  # as the edit reads it: line endings as they are (CRLF kept)
             with contextlib.ExitStack() as held:
                 if not dry_run:  # one writer of a folder's kernel at a time: a running tune or optimize refuses it
-                    from kernelopt.workspace import folder_lock
+                    from kernelopt.workspace import kernel_locks
 
                     held.enter_context(
-                        folder_lock(file.parent, command="tunables --set", hint="wait for it to end, then set the knob")
+                        kernel_locks(file, command="tunables --set", hint="wait for it to end, then set the knob")
                     )
                 try:
                     result = apply(file, changes, write=not dry_run, limits=limits, gpu=gpu, evaluation=evaluation)

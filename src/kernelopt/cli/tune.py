@@ -298,15 +298,16 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
     first import ends the run here, before any session, and never leaves half a module for the plot.
     """
     from kernelopt.report.search_plot import preload
-    from kernelopt.workspace import folder_lock
+    from kernelopt.workspace import kernel_locks
 
     kernel_py = Path(request.folder) / "kernel.py"
     try:
         preload()
         with (
-            # the lock of the folder (the one optimize takes on a workspace, and tunables --set on its kernel.py)
-            folder_lock(
-                Path(request.folder),
+            # the lock of the folder (the one optimize takes on a workspace, and tunables --set on its kernel.py),
+            # and of the folder of the file a symbolic kernel.py names
+            kernel_locks(
+                kernel_py,
                 command="tune",
                 hint="wait for it or stop it (a stopped run resumes at its next start)",
             ),
