@@ -482,3 +482,26 @@ def test_outputs_waiting_on_the_host_are_compared_as_made_on_the_device() -> Non
     elsewhere = check_outputs(ref.clone(), ref, hi, prepared=prepared, device_type="cuda")
     assert elsewhere.error_class == "WrongDevice"
     assert elsewhere.message == "output is on cpu; the reference's is on cuda"
+
+
+def test_the_timings_own_out_of_memory_is_never_the_kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from kernelopt.harness import timers
+
+    def short(*args: Any, **kwargs: Any) -> Any:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.00 GiB (a stand-in)")
+
+    monkeypatch.setattr(timers, "one_count", short)  # the checker's own step between the samplers and the samples
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("def run(x, y):\n    return x + y\n", encoding="utf-8")
+    job = _job(tmp_path, kernel).model_copy(update={"mode": JobMode.BENCH})
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        res = worker.run_job(job, writer)
+    finally:
+        writer.close()
+    assert res.failure is not None and res.failure.culprit is Culprit.CHECKER
+    assert res.failure.message.startswith(f"case 1: {CHECK_DOES_NOT_FIT}: the timing's own work ran out of it")

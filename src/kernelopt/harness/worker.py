@@ -1016,12 +1016,27 @@ def _fail_case(ctx: _Ctx, cc: CaseCheck, message: str, error_class: str) -> None
 
 def _bench(ctx: _Ctx, loaded: list[_Loaded]) -> None:
     """Time the current version (the last loaded), the previous ones and the reference on every case,
-    interleaved; a previous version that fails is dropped with a warning, the current one's failure raises."""
+    interleaved; a previous version that fails is dropped with a warning, the current one's failure raises. The
+    device out of memory outside the kernel's and the reference's code is the timing's own (:attr:`Culprit.CHECKER`).
+    """
+    import torch
+
     timed = _prepare_bench(ctx, loaded)
     run_left_s = ctx.job.run_timeout_s if ctx.job.run_timeout_s is not None else math.inf
     for i in _cases(ctx, timed.current.pair.shapes):
         t0, compile0 = time.monotonic(), ctx.compile_s
-        ctx.result.timings.append(_bench_case(ctx, timed, i, min(ctx.job.case_timeout_s, run_left_s)))
+        try:
+            ctx.result.timings.append(_bench_case(ctx, timed, i, min(ctx.job.case_timeout_s, run_left_s)))
+        except torch.OutOfMemoryError as exc:  # not in user code (that is a CandidateFailed): the timing's own
+            raise CandidateFailed(
+                Failure(
+                    message=f"case {i}: {CHECK_DOES_NOT_FIT}: the timing's own work ran out of it ({_first_line(exc)})",
+                    error_class="CheckDoesNotFit",
+                    case=i,
+                    traceback=_tb(exc),
+                    culprit=Culprit.CHECKER,
+                )
+            ) from exc
         run_left_s -= max(0.0, time.monotonic() - t0 - (ctx.compile_s - compile0))
 
 
