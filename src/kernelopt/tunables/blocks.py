@@ -166,11 +166,13 @@ class _Kernel:
         self.body = kernel.body
         self.values: dict[str, list[cst.BaseExpression]] = {}
         self.loop_vars: set[str] = set()
+        self.bodies: list[cst.CSTNode] = []  # the body, then each helper's body read at a call
         self.add(kernel.body)
 
     def add(self, code: cst.CSTNode) -> None:
         """Read the local assignments and loop variables of ``code``: the body, or a helper's body taken at a
         call (:class:`_Accesses`)."""
+        self.bodies.append(code)
         for node in walk(code):
             if isinstance(node, cst.Assign):
                 for t in node.targets:
@@ -312,7 +314,7 @@ class _Kernel:
 
     def steps(self, block: str) -> bool:
         """Whether something steps by ``block`` (see the module docstring)."""
-        return any(self._steps_at(node, block) for node in walk(self.body))
+        return any(self._steps_at(node, block) for body in self.bodies for node in walk(body))
 
     def _steps_at(self, node: cst.CSTNode, block: str) -> bool:
         if isinstance(node, cst.For):
@@ -343,13 +345,18 @@ def steps_by(kernel: cst.FunctionDef, block: str) -> bool:
     return _Kernel(kernel).steps(block)
 
 
-def one_block(kernel: cst.FunctionDef) -> list[OneBlock]:
+def one_block(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None) -> list[OneBlock]:
     """Every block parameter of ``kernel`` that covers a size with one block, one entry a comparison (see the
-    module docstring); ``[]`` when it has none."""
+    module docstring); ``[]`` when it has none. ``helpers``: the module's ``@triton.jit`` functions, whose bodies
+    are read at the kernel's calls as its own (variants v14: a one-block row softmax whose masked load and store
+    sit in helpers, ``_load_row(ptr, cols, n_cols)``)."""
     body = _Kernel(kernel)
+    if helpers:
+        own = {k: v for k, v in helpers.items() if k != kernel.name.value}
+        _Accesses(body, own, ()).collect(kernel.body, (), kernel=kernel.name.value)
     out: list[OneBlock] = []
     stepping: dict[str, bool] = {}
-    for node in walk(kernel.body):
+    for node in (n for code in body.bodies for n in walk(code)):
         if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
             continue
         op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator

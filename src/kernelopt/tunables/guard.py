@@ -205,7 +205,7 @@ def _requirements(
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
-            out += _one_block_covers(call, kernel, pos[written].start.line)
+            out += _one_block_covers(call, kernel, pos[written].start.line, kernels)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
@@ -466,7 +466,7 @@ def _decorator_tiles(
             seen, low = handled.get(key, 1), lowest.get(key, b)
             handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
             lowest[key] = None if b is None or low is None else min(low, b)
-        covering = {r.block: r for r in one_block(n)}
+        covering = {r.block: r for r in one_block(n, kernels)}
         for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
             if key in covering and a is not None and low is not None and not covering[key].holds(low, a):
@@ -784,7 +784,7 @@ def _covered_by(name: str, kernels: Mapping[str, cst.FunctionDef]) -> tuple[str,
     for kernel in kernels.values():
         if name in {p.name.value for p in kernel.params.params}:
             continue  # the kernel's own parameter: what a launch passes it, not the global
-        for r in one_block(kernel):
+        for r in one_block(kernel, kernels):
             if r.block == name:
                 covers = r.size if r.size is not None else "a size"
                 of = f"a range of {r.derived}" if r.derived else f"one block of {name}"
@@ -822,7 +822,7 @@ def _positional_block(
             continue
         was, now = _passed(o_call, kernel), _passed(n_call, kernel)
         keywords = {a.keyword.value for a in n_call.args if a.keyword is not None}
-        for d in _one_block_covers(n_call, kernel, 0):
+        for d in _one_block_covers(n_call, kernel, 0, kernels):
             block = d.tile[1]
             b, a = _int(was.get(block, cst.Name("_"))), _int(now.get(block, cst.Name("_")))
             if block not in keywords and b is not None and a is not None and not d.holds(b, a):
@@ -833,7 +833,9 @@ def _positional_block(
     return None
 
 
-def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+def _one_block_covers(
+    call: cst.Call, kernel: cst.FunctionDef, line: int, helpers: Mapping[str, cst.FunctionDef] | None = None
+) -> list[Divides]:
     """What the launch ``call`` of a kernel that covers a size with one block (:func:`kernelopt.tunables.blocks.
     one_block`, the one rule for every form it is written in) says its block must do: cover the size the launch
     passes. One program handles that size up to the block, so a smaller block leaves the rest of a larger size
@@ -841,7 +843,7 @@ def _one_block_covers(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
     passed = _passed(call, kernel)
     splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
     out: list[Divides] = []
-    for reading in dict.fromkeys(one_block(kernel)):
+    for reading in dict.fromkeys(one_block(kernel, helpers)):
         block, size = reading.block, reading.size
         if (block not in passed and not splat) or (size is not None and size not in passed):
             continue
