@@ -5,7 +5,8 @@
 #   1. tests: the GPU tests of tests/test_variants_cases.py: the forms the fixes write (mm_evenk's K tile and
 #      transpose_rowmask's column tile guarded, directly and through a grid helper; v8-v12: a column tile guarded
 #      over a store in a @triton.jit helper, a K tile guarded beside an EVEN_K flag computed from a literal, over
-#      a loop counting K // BLOCK_K and over block pointers loaded in helpers) compiled by Triton and correct,
+#      a loop counting K // BLOCK_K and over block pointers loaded in helpers, v14: a one-block row masked in
+#      helpers, guarded by its length) compiled by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is

@@ -638,7 +638,8 @@ def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, mo
     """On an NVIDIA GPU (Triton compiled, not interpreted): the forms the fixes of v8-v10 write, transpose_helper_store's
     ``if N % 32 == 0:`` over a store in a ``@triton.jit`` helper (v8), mm_flag_literal's ``if K % 32 == 0:`` beside
     its ``EVEN_K=K % 16 == 0`` fast path (v9), mm_floor_count's over its ``range(0, K // BLOCK_K)`` loop (v10) and
-    bp_helper_load's over block pointers loaded in helpers (v12),
+    bp_helper_load's over block pointers loaded in helpers (v12), and softmax_helper_rows' ``if n_cols <= 128:`` over
+    a one-block row masked in helpers (v14),
     are correct at the SHAPES and at sizes between, above and odd that the originals handled, up to thousands, every
     input in the middle of NaN."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
@@ -647,12 +648,18 @@ def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, mo
         "mm_flag_literal": ({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, "if K % 32 == 0:"),
         "mm_floor_count": ({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, "if K % 32 == 0:"),
         "bp_helper_load": ({"BLOCK_M": 64, "BLOCK_K": 64}, "if K % 64 == 0:"),
+        "softmax_helper_rows": ({"BLOCK_SIZE": 128}, "if n_cols <= 128:"),
     }
     cases = {
         "transpose_helper_store": [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 3001, "N": 4112}],
         "mm_flag_literal": [{"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 37}, {"M": 1000, "N": 1500, "K": 2064}],
         "mm_floor_count": [{"M": 20, "N": 24, "K": 48}, {"M": 7, "N": 13, "K": 16}, {"M": 1000, "N": 1500, "K": 2064}],
         "bp_helper_load": [{"M": 10, "K": 96}, {"M": 7, "K": 32}, {"M": 3001, "K": 4128}],
+        "softmax_helper_rows": [
+            {"n_rows": 2, "n_cols": 700},
+            {"n_rows": 3000, "n_cols": 1024},
+            {"n_rows": 5, "n_cols": 1},
+        ],
     }
     for name, (pick, guard) in picks.items():
         folder = _copy(name, tmp_path)
