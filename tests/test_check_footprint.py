@@ -505,3 +505,34 @@ def test_the_timings_own_out_of_memory_is_never_the_kernels(tmp_path: Path, monk
         writer.close()
     assert res.failure is not None and res.failure.culprit is Culprit.CHECKER
     assert res.failure.message.startswith(f"case 1: {CHECK_DOES_NOT_FIT}: the timing's own work ran out of it")
+
+
+def test_batch_counts_a_check_that_does_not_fit_apart_from_the_kernels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernelopt.batch.model import BatchMode, BatchTable, ProblemRow, ProblemStatus, with_fast_p
+    from kernelopt.cli.batch import render
+
+    rows = [
+        ProblemRow(problem="19_ReLU", folder="a", status=ProblemStatus.PASS, correct=True),
+        ProblemRow(
+            problem="25_Swish",
+            folder="b",
+            status=ProblemStatus.ERROR,
+            reason=f"correctness: case 0 (default): {CHECK_DOES_NOT_FIT}: the checker's own work ran out of it",
+        ),
+        ProblemRow(
+            problem="45_Average_Pooling_2D",
+            folder="c",
+            status=ProblemStatus.ERROR,
+            reason="the problem's reference failed: correctness: case 0 (default): the reference raised ...",
+        ),
+    ]
+    table = with_fast_p(BatchTable(directory=str(tmp_path), mode=BatchMode.VALIDATE, rows=rows))
+    assert table.fast_p[0].problems == 1 and table.fast_p[0].errors == 2  # neither ERROR is counted
+    render(table, tmp_path)
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        "2 ERROR row(s) (1 a check that does not fit the device's memory, the rest the problem's own failure), "
+        "counted apart" in out
+    )

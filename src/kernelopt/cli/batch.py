@@ -18,11 +18,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTable, ProblemRow
+from kernelopt.batch.model import DEFAULT_PROBLEM_TIMEOUT_S, BatchMode, BatchTable, ProblemRow, ProblemStatus
 from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, printing, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError, WritePlace, disk_problem
+from kernelopt.harness.model import CHECK_DOES_NOT_FIT
 from kernelopt.harness.sizes import fmt_size
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, Verdict
 from kernelopt.oneline import one_line
@@ -98,7 +99,15 @@ def render(result: BatchTable, out_dir: Path) -> None:
         name_width=NAME_WIDTH,
     )
     errors = next((f.errors for f in result.fast_p if f.errors), 0)
-    apart = f"; {errors} ERROR row(s), the problem's own failure, counted apart" if errors else ""
+    too_large = sum(
+        1 for r in result.rows if r.status is ProblemStatus.ERROR and CHECK_DOES_NOT_FIT in (r.reason or "")
+    )
+    whose = (
+        f" ({too_large} a check that does not fit the device's memory, the rest the problem's own failure)"
+        if too_large
+        else ", the problem's own failure"
+    )
+    apart = f"; {errors} ERROR row(s){whose}, counted apart" if errors else ""
     table(
         "fast_p (correct and faster than p x the reference, over all problems"
         + apart
