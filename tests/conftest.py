@@ -137,7 +137,7 @@ SLOW_FILES = (
     "test_newuser_cases.py",
     "test_newuser3_cases.py",  # the MCP SDK's import and a tune run (about 9 s)
     "test_newuser4_cases.py",  # torch imported in the process and in a child, an init probe (15-25 s under load)
-    "test_newuser5_cases.py",  # gate runs in a worker, torch imported (10-20 s under load)
+    "test_newuser5_cases.py",  # two gate runs in workers, a meta reference, torch imported (35 s at load 12)
     "test_backends_rules.py",
     "test_evidence_summary_diff.py",
     "test_mcp_tools.py",
