@@ -350,3 +350,22 @@ def test_the_seventh_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu
     for name, kernel_py, shapes in cases:
         got = _correct_on_cuda(DATA / name, shapes, kernel_py)
         assert all(v is True for v in got.values()), (name, kernel_py, got)
+
+
+@pytest.mark.timeout(180)
+def test_a_computed_block_of_a_kernel_run_launches_below_a_size_needs_no_size_where_it_does_not_run(
+    tmp_path: Path,
+) -> None:
+    """Seen on 2026-12-05: ``optimize xent_chunked --device cpu``: V1 planned ``BLOCK_SIZE`` of the one-block kernel
+    (``calculate_settings(vocab_size)``, which ``tunables`` lists editable) and failed "the implementer could not
+    apply the plan: autotune: no launch named 'launch _cross_entropy_forward in cross_entropy_forward()'": the
+    tuning engine refused the block, "computed ... from vocab_size, which no SHAPES entry names as a size", because
+    at the V=700 entry ``run`` launches the chunked kernel instead and that launch's sizes are not recorded. A table
+    is read only where its kernel runs, so the entries where ``run`` launches another kernel need no size
+    (``tuning.folder._unbucketable`` skips :func:`idle_shapes`): the planner and the engine agree."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    request = TuneRequest(folder=_copy("xent_chunked", tmp_path), device="cpu", kernel="_cross_entropy_forward")
+    prepared = prepare_folder(request)
+    assert [k.name for k in prepared.space.knobs] == ["BLOCK_SIZE"], prepared.space.knobs
+    assert prepared.idle == ("N=6,V=700",)

@@ -496,11 +496,15 @@ def _unbucketable(t: Tunable, evaluation: AutotuneEvaluation | None, shapes: Seq
     """``t``, refused when it is computed from the problem but reads no size known at every ``SHAPES`` entry
     in the run of the task (``next_power_of_2(x.shape[1])``): its pick could only be a literal, less general than
     the computation, and a table needs a size to bucket on, so it is left alone and says so (no session is spent
-    on it)."""
+    on it). The entries where ``run()`` launches another kernel (:func:`idle_shapes`: unsloth's cross-entropy,
+    one kernel below ``MAX_FUSED_SIZE`` and a chunked one above) need none: the table is read only where its
+    kernel runs (breaker7 k6)."""
     if not _computed(t) or not t.editable or t.kernel is None or evaluation is None or not evaluation.shape_sizes:
         return t  # no run told the sizes: the edit says what it could not write
+    idle = idle_shapes(evaluation, t.kernel, shapes)  # where run() launches another kernel, no size is needed
+    ran = [s for s in shapes if s.label() not in idle]
     for name in t.size_names:
-        if all(_size_of(evaluation, t.kernel, name, s) is not None for s in shapes):
+        if all(_size_of(evaluation, t.kernel, name, s) is not None for s in ran):
             return t
     reads = ", ".join(t.size_names) or "no size of the problem (a device, a dtype or constants)"
     return t.model_copy(
