@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.tuning.bench_worker import CUT_FACTOR, CUT_MIN_CALL_S, CUT_PROBE_SAMPLES, BenchPlan, cut_after
+from kernelopt.tuning.bench_worker import (
+    CUT_CALL_FACTOR,
+    CUT_FACTOR,
+    CUT_MIN_CALL_S,
+    CUT_PROBE_SAMPLES,
+    BenchPlan,
+    cut_after,
+)
 from kernelopt.tuning.budget import Budget, ManualClock
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings, KernelEvaluator
@@ -81,7 +88,8 @@ def test_the_bench_worker_cuts_slow_candidates_and_goes_on(tmp_path: Path) -> No
     for name in ("slow_calls", "slow_ms", "slow_after_first"):
         r = out[name]
         assert r.outcome is Outcome.OK and r.cut_slow, (name, r)
-        assert r.reason is not None and r.reason.startswith("cut: ") and f"{CUT_FACTOR:g}x" in r.reason
+        factor = CUT_CALL_FACTOR if name != "slow_ms" else CUT_FACTOR  # one stopped call, or the first samples
+        assert r.reason is not None and r.reason.startswith("cut: ") and f"{factor:g}x" in r.reason, r.reason
         assert r.latency_us is not None and r.latency_us > CUT_FACTOR * best.latency_us
     # the 0.8 s candidate: cut on its check's first call, no timing at all
     assert out["slow_calls"].samples_us == [pytest.approx(out["slow_calls"].latency_us)]

@@ -215,6 +215,19 @@ def _patch_index(interp: Any) -> None:
     interp._patch_lang_tensor = patched
 
 
+_DOT_BYTES = [0]  # the largest tl.dot's operands (bytes, one stage) since dot_operand_bytes(reset=True)
+
+
+def dot_operand_bytes(*, reset: bool = False) -> int:
+    """The bytes of the largest ``tl.dot``'s two operand tiles run in the interpreter since the last reset: the
+    shared memory one pipeline stage of it takes on a GPU (a lower bound of the compile's; the tile names play no
+    part, so a K tile named ``KSTEP`` is counted as ``BLOCK_K`` is). ``reset``: read, then start again at 0."""
+    seen = _DOT_BYTES[0]
+    if reset:
+        _DOT_BYTES[0] = 0
+    return seen
+
+
 def dot_k_problem(k: int, bits: int) -> str | None:
     """Why a ``tl.dot`` whose operands are ``bits`` wide and share the dimension ``k`` does not compile on a GPU
     (:data:`DOT_MIN_K`), or ``None``."""
@@ -243,6 +256,10 @@ def _patch_dot(interp: Any, *, widen_bf16: bool) -> None:
         problem = dot_k_problem(int(a.data.shape[-1]), a.dtype.scalar.primitive_bitwidth)
         if problem is not None:
             raise ValueError(problem)
+        operands = (
+            a.data.size * a.dtype.scalar.primitive_bitwidth + b.data.size * b.dtype.scalar.primitive_bitwidth
+        ) // 8
+        _DOT_BYTES[0] = max(_DOT_BYTES[0], operands)
         return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
 
     interp.InterpreterBuilder.create_dot = dot

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit
-from kernelopt.harness.interpreter import patch_interpreter
+from kernelopt.harness.interpreter import dot_operand_bytes, patch_interpreter
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedCandidate,
@@ -77,6 +77,12 @@ cuts the candidate (its check's first call, or any call while it is timed, by a 
 candidate there takes seconds a call, and its ~30 calls ran to the 60 s candidate limit. The floor keeps a call's
 one-off costs (the first call in a fresh worker: first-use allocations, lazy imports) from cutting a candidate whose
 later calls are fast; one under it is cut by its samples instead."""
+
+CUT_CALL_FACTOR = 10.0
+"""One call stopped in the interpreter must be this many times the best's latency (and over :data:`CUT_MIN_CALL_S`):
+one call is one sample, and at load 17 on a 2-core machine (2026-12-05) a 1024-wide cap's single call ran past
+3x the 155 ms of the kernel as written, which its next shape ran in 79 ms, and the cut lost the pick; the samples'
+rule (all of the first :data:`CUT_PROBE_SAMPLES` above :data:`CUT_FACTOR` x) stays at 3x."""
 
 
 class _CutSlow(BaseException):
@@ -160,6 +166,9 @@ class EvaluateRequest(BaseModel):
         limit_s: the request's limit (checking and timing), seconds: a timing whose full plan cannot fit what the
             check leaves of it takes fewer samples (:func:`kernelopt.harness.timers.full_timing_fits`, the gate's
             rule); ``None``: no limit to plan for.
+        dot_bytes_limit: in Triton's interpreter, the shared memory (bytes) the candidate's largest ``tl.dot``
+            operands must fit (:func:`kernelopt.harness.interpreter.dot_operand_bytes`); past it the candidate is
+            ``INVALID``, as a GPU compile would refuse it; ``None``: not checked (the kernel as written).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -169,6 +178,7 @@ class EvaluateRequest(BaseModel):
     calls_per_sample: int | None = Field(default=None, ge=1)
     cut_us: float | None = Field(default=None, gt=0)
     limit_s: float | None = Field(default=None, gt=0)
+    dot_bytes_limit: int | None = Field(default=None, gt=0)
 
 
 class BenchReply(BaseModel):
@@ -373,8 +383,9 @@ def cut_after(samples: Sequence[float], cut_us: float) -> bool:
 
 
 def call_deadline_s(cut_us: float) -> float:
-    """In the interpreter, the longest one call of a candidate may run before it is cut (:data:`CUT_MIN_CALL_S`)."""
-    return max(CUT_MIN_CALL_S, cut_us * 1e-6)
+    """In the interpreter, the longest one call of a candidate may run before it is cut (:data:`CUT_MIN_CALL_S`,
+    :data:`CUT_CALL_FACTOR` x the best, ``cut_us`` being :data:`CUT_FACTOR` x the best)."""
+    return max(CUT_MIN_CALL_S, cut_us * 1e-6 * CUT_CALL_FACTOR / CUT_FACTOR)
 
 
 def _deadline_calls(fn: Callable[..., Any], deadline_s: float) -> Callable[..., Any]:
@@ -506,6 +517,7 @@ class BenchService:
                 calls_per_sample=request.calls_per_sample,
                 cut_us=request.cut_us,
                 limit_s=request.limit_s,
+                dot_bytes_limit=request.dot_bytes_limit,
             )
             return reply.model_dump(mode="json")
         if kind == BenchKind.RETIME:
@@ -536,6 +548,7 @@ class BenchService:
         calls_per_sample: int | None = None,
         cut_us: float | None = None,
         limit_s: float | None = None,
+        dot_bytes_limit: int | None = None,
     ) -> BenchReply:
         """Check one candidate and, when it passes and ``timed``, time it (on the CPU at ``calls_per_sample`` calls
         per sample, the session's count; ``None``: its own, and every extra round at the first round's).
@@ -549,10 +562,20 @@ class BenchService:
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None and self.need is not None
         peak.reset()
+        dot_operand_bytes(reset=True)
         candidate, verdict = run_candidate(loaded, path)
         if candidate is None:
             recover(loaded, verdict)
             return self._reply(path, verdict)
+        dots = dot_operand_bytes() if self.interpreted else 0
+        if dot_bytes_limit is not None and dots > dot_bytes_limit:
+            candidate.release()
+            why = (
+                f"its largest tl.dot's operand tiles take {dots} B of shared memory at one stage, past the "
+                f"{dot_bytes_limit} B a block may use on the GPU the session is for; a GPU compile refuses it "
+                "(out of resource), which Triton's interpreter does not check"
+            )
+            return self._reply(path, dataclasses.replace(verdict, outcome=Outcome.INVALID, reason=why))
         try:
             if not timed:
                 return self._reply(path, verdict)
@@ -621,8 +644,8 @@ class BenchService:
             took = "was stopped at" if interrupted else "took"
             reason = (
                 f"cut: a call {took} {samples[0] / 1e6:.3g} s, past the interpreter's call deadline of "
-                f"{call_deadline_s(cut_us):.3g} s (the larger of {CUT_MIN_CALL_S:g} s and {CUT_FACTOR:g}x the best so "
-                f"far, {best_us:.4g} us); its latency is a lower bound"
+                f"{call_deadline_s(cut_us):.3g} s (the larger of {CUT_MIN_CALL_S:g} s and {CUT_CALL_FACTOR:g}x the "
+                f"best so far, {best_us:.4g} us); its latency is a lower bound"
             )
         else:
             reason = (

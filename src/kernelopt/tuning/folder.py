@@ -735,6 +735,8 @@ def tune_folder(
     evaluator: KernelEvaluator | ShapesEvaluator
     primary = ",".join(f"{k}={v}" for k, v in prepared.shapes[0].kwargs.items()) if prepared.shapes else "default"
     settings = _first_best(req.evaluator, req.written_latency_us.get(primary or "default"), record, space.current())
+    if prepared.limits is not None and prepared.limits.shared_memory_bytes and settings.dot_bytes_limit is None:
+        settings = settings.model_copy(update={"dot_bytes_limit": prepared.limits.shared_memory_bytes})
     if len(prepared.shapes) > 1:
         evaluator = ShapesEvaluator(
             prepared.problem,

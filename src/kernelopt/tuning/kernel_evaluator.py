@@ -104,6 +104,8 @@ class EvaluatorSettings(BaseModel):
             resumed session's record of the current configuration), microseconds a call on the primary shape: the
             cut's best before any candidate is timed, so a first candidate far slower than the kernel as written is
             cut too; ``None``: the first timed candidate's latency is the first best.
+        dot_bytes_limit: in Triton's interpreter, the shared memory a candidate's largest ``tl.dot`` operands must
+            fit (the session's limits; the kernel as written is never held to it), whatever its tiles are named.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -118,6 +120,7 @@ class EvaluatorSettings(BaseModel):
     workers_per_device: int = Field(default=1, ge=1)
     cut_slow: bool = True
     first_best_us: float | None = Field(default=None, gt=0)
+    dot_bytes_limit: int | None = Field(default=None, gt=0)
 
 
 def knob_editor(
@@ -556,6 +559,7 @@ class KernelEvaluator:
                         calls_per_sample=self.calls_per_sample,
                         cut_us=self._cut_us() if timed and str(p) not in uncut else None,
                         limit_s=self.settings.bench_timeout_s,
+                        dot_bytes_limit=self.settings.dot_bytes_limit if interpreted and str(p) not in uncut else None,
                     ).model_dump(mode="json"),
                 )
                 for p in part
