@@ -210,3 +210,24 @@ def test_a_k_loop_whose_loads_sit_in_a_helper_checking_rows_keeps_its_step_a_div
     assert got.note is not None and "unchecked" in got.note
     wider_n = guard_edit(helped, helped.replace("BLOCK_N=16, BLOCK_K", "BLOCK_N=64, BLOCK_K"))
     assert wider_n.new_source is not None and "if N %" not in wider_n.new_source  # B's columns are its rows, checked
+
+
+@pytest.mark.timeout(30)
+def test_a_one_block_row_handed_to_an_imported_helper_moves_only_wider() -> None:
+    """softmax_helper_rows (v14) with its helpers imported from another module (``from rowops import _load_row,
+    _store_row``): their comparisons are not in the file, so a block given to them that nothing steps by may be the
+    row they cover, its length unknown: ``BLOCK_SIZE=128`` is not written (one line), 2048 is (it covers more)."""
+    source = (VARIANTS / "softmax_helper_rows" / "kernel.py").read_text()
+    start, end = source.index("@triton.jit\ndef _load_row"), source.index("@triton.jit\ndef softmax_kernel")
+    imported = (
+        source[:start].replace(
+            "import triton.language as tl\n", "import triton.language as tl\nfrom rowops import _load_row, _store_row\n"
+        )
+        + source[end:]
+    )
+    assert "def _load_row" not in imported
+    narrower = guard_edit(imported, imported.replace("BLOCK_SIZE=1024, num_warps", "BLOCK_SIZE=128, num_warps"))
+    assert narrower.new_source is None and narrower.note is not None
+    assert "_load_row() is given a range of BLOCK_SIZE" in narrower.note and "not written" in narrower.note
+    wider = guard_edit(imported, imported.replace("BLOCK_SIZE=1024, num_warps", "BLOCK_SIZE=2048, num_warps"))
+    assert wider.note is None and wider.new_source is not None and "BLOCK_SIZE=2048, num_warps" in wider.new_source

@@ -345,15 +345,22 @@ def steps_by(kernel: cst.FunctionDef, block: str) -> bool:
     return _Kernel(kernel).steps(block)
 
 
-def one_block(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None) -> list[OneBlock]:
+def one_block(
+    kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None, external: Collection[str] = ()
+) -> list[OneBlock]:
     """Every block parameter of ``kernel`` that covers a size with one block, one entry a comparison (see the
     module docstring); ``[]`` when it has none. ``helpers``: the module's ``@triton.jit`` functions, whose bodies
     are read at the kernel's calls as its own (variants v14: a one-block row softmax whose masked load and store
-    sit in helpers, ``_load_row(ptr, cols, n_cols)``)."""
+    sit in helpers, ``_load_row(ptr, cols, n_cols)``). ``external``: names of functions imported from another
+    module: a block whose range one is given and that nothing steps by may be a row it covers, its size not known
+    (:attr:`OneBlock.size` ``None``: it moves only wider)."""
     body = _Kernel(kernel)
-    if helpers:
-        own = {k: v for k, v in helpers.items() if k != kernel.name.value}
-        _Accesses(body, own, ()).collect(kernel.body, (), kernel=kernel.name.value)
+    unread: list[cst.Call] = []
+    if helpers or external:
+        own = {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}
+        reader = _Accesses(body, own, external)
+        reader.collect(kernel.body, (), kernel=kernel.name.value)
+        unread = reader.unread
     out: list[OneBlock] = []
     stepping: dict[str, bool] = {}
     for node in (n for code in body.bodies for n in walk(code)):
@@ -376,6 +383,11 @@ def one_block(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | 
             if not stepping[block]:
                 test = _code(node.with_changes(lpar=[], rpar=[]))
                 out.append(OneBlock(block, body.size(left, right, block), test, spans[block]))
+    for call in unread:  # a range handed to a function whose body is not here: maybe a row it covers
+        for arg in call.args:
+            for block, scale in body.spans(arg.value).items():
+                if block in body.params and not stepping.setdefault(block, body.steps(block)):
+                    out.append(OneBlock(block, None, f"{_code(call.func)}() is given a range of {block}", scale))
     return out
 
 

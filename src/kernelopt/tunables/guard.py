@@ -205,7 +205,7 @@ def _requirements(
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
-            out += _one_block_covers(call, kernel, pos[written].start.line, kernels)
+            out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
@@ -466,7 +466,7 @@ def _decorator_tiles(
             seen, low = handled.get(key, 1), lowest.get(key, b)
             handled[key] = None if b is None or seen is None else math.lcm(seen, b)  # None: a value not read
             lowest[key] = None if b is None or low is None else min(low, b)
-        covering = {r.block: r for r in one_block(n, kernels)}
+        covering = {r.block: r for r in one_block(n, kernels, imported)}
         for key, a_node, where in _decorator_literals(n):
             a, low = _int(a_node), lowest.get(key)
             if key in covering and a is not None and low is not None and not covering[key].holds(low, a):
@@ -834,7 +834,11 @@ def _positional_block(
 
 
 def _one_block_covers(
-    call: cst.Call, kernel: cst.FunctionDef, line: int, helpers: Mapping[str, cst.FunctionDef] | None = None
+    call: cst.Call,
+    kernel: cst.FunctionDef,
+    line: int,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    imported: Collection[str] = (),
 ) -> list[Divides]:
     """What the launch ``call`` of a kernel that covers a size with one block (:func:`kernelopt.tunables.blocks.
     one_block`, the one rule for every form it is written in) says its block must do: cover the size the launch
@@ -843,7 +847,7 @@ def _one_block_covers(
     passed = _passed(call, kernel)
     splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
     out: list[Divides] = []
-    for reading in dict.fromkeys(one_block(kernel, helpers)):
+    for reading in dict.fromkeys(one_block(kernel, helpers, imported)):
         block, size = reading.block, reading.size
         if (block not in passed and not splat) or (size is not None and size not in passed):
             continue
