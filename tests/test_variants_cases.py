@@ -185,6 +185,15 @@ def test_a_fast_path_flag_computed_from_the_tile_s_value_copied_does_not_vouch_f
     )
     plain = guard_edit(tied, tied.replace("BK = 16", "BK = 32"))  # the flag follows the tile: no guard needed
     assert plain.note is None and plain.new_source is not None and "BK = 32\n" in plain.new_source
+    config = 'triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}, num_warps=4)'
+    listed = source.replace(
+        "@triton.jit\ndef matmul_kernel",
+        f'@triton.autotune(configs=[{config}], key=["M", "N", "K"])\n@triton.jit\ndef matmul_kernel',
+    ).replace("BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, EVEN_K=K % 16 == 0, num_warps=4", "EVEN_K=K % 16 == 0")
+    pinned = guard_edit(listed, listed.replace('"BLOCK_K": 16}', '"BLOCK_K": 32}'))  # a decorator: not guarded
+    assert (
+        pinned.new_source is None and pinned.note is not None and "loads whose masks leave it unchecked" in pinned.note
+    )
 
 
 @pytest.mark.timeout(120)

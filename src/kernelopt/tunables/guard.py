@@ -481,7 +481,9 @@ def _decorator_tiles(
             if b is None or a is None or b % a == 0:
                 continue
             own = n.name.value
-            unchecked = unchecked_blocks(n, helpers=kernels, external=imported)
+            launches = [(f, c) for f in launchers for _, c in _launch_calls(f) if _launched_name(c) == own]
+            flags = _tied_flags(n, launches)
+            unchecked = unchecked_blocks(n, helpers=kernels, external=imported, flags=flags)
             bare = unmasked.get(own, n if key in unchecked else None)
             stepped = _stepped_by(key, {own: bare}) if bare is not None else None
             if stepped is not None and own not in unmasked:
@@ -972,6 +974,11 @@ def _unchecked_axes(
             )
             out.append(Divides(tile, size, line, why))
     return out
+
+
+def _launched_name(call: cst.Call) -> str:
+    """The kernel a launch call runs (``kernel[grid](...)``), or empty."""
+    return dotted(call.func.value) if isinstance(call.func, cst.Subscript) else ""
 
 
 def _tied_flags(kernel: cst.FunctionDef, launches: Sequence[tuple[cst.FunctionDef, cst.Call]]) -> set[str]:
