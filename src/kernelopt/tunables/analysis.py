@@ -10,7 +10,7 @@ import ast
 import functools
 import operator
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
-from kernelopt.tunables.blocks import launched, steps_by, walk
+from kernelopt.tunables.blocks import child_nodes, launched, steps_by, walk
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
@@ -286,19 +286,12 @@ def _by_dtype(test: cst.BaseExpression) -> bool:
     """``test`` picks by dtype (``x.dtype == torch.float16``, ``dtype in (torch.float16, torch.bfloat16)``) and
     compares no number: a branch of literals then holds one dtype's settings at every size."""
     names = [n.value for n in _walk_names(test)]
-    has_number = any(isinstance(n, cst.Integer | cst.Float) for n in _all_nodes(test))
+    has_number = any(isinstance(n, cst.Integer | cst.Float) for n in walk(test))
     return any("dtype" in n for n in names) and not has_number
 
 
 def _walk_names(node: cst.CSTNode) -> list[cst.Name]:
-    return [n for n in _all_nodes(node) if isinstance(n, cst.Name)]
-
-
-def _all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out = [node]
-    for child in node.children:
-        out += _all_nodes(child)
-    return out
+    return [n for n in walk(node) if isinstance(n, cst.Name)]
 
 
 def _branches(value: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -502,7 +495,7 @@ def _returned_dims(expr: cst.BaseExpression) -> dict[str, set[int] | None]:
         known = out.get(name, set())
         out[name] = None if dims is None or known is None else known | dims
 
-    for node in _all_nodes(expr):
+    for node in walk(expr):
         if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)):
             continue
         items = [el.slice for el in node.slice]
@@ -511,7 +504,7 @@ def _returned_dims(expr: cst.BaseExpression) -> dict[str, set[int] | None]:
         kept = {d for d, i in enumerate(items) if isinstance(i, cst.Slice) and i.upper is None}
         merge(node.value.value, kept | set(range(len(items), _MAX_DIMS)))  # the dimensions past the slice's
         sliced.add(id(node.value))
-    for node in _all_nodes(expr):
+    for node in walk(expr):
         if isinstance(node, cst.Name) and id(node) not in sliced:
             merge(node.value, None)
     return out
@@ -530,14 +523,7 @@ def _allocation_dims(call: cst.Call) -> list[tuple[int | None, cst.BaseExpressio
 
 def _read_names(expr: cst.CSTNode) -> set[str]:
     """The plain names ``expr`` reads (``x.numel() // GROUP_SIZE`` -> {x, GROUP_SIZE})."""
-    return {n.value for n in _all_nodes(expr) if isinstance(n, cst.Name)}
-
-
-def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """``node`` and every node under it."""
-    yield node
-    for child in node.children:
-        yield from _all_nodes(child)
+    return {n.value for n in walk(expr) if isinstance(n, cst.Name)}
 
 
 def _is_partial_launch(node: cst.Call) -> bool:
@@ -741,17 +727,15 @@ class _Analyzer:
         if not any(p.name.value == name and _is_constexpr(p.annotation) for p in kdef.params):
             return None
         fed: dict[int, str] = {}  # id of the Name node passed -> the option
-        keywords = {id(a.keyword) for a in _all_nodes(kdef.node.body) if isinstance(a, cst.Arg) and a.keyword}
-        for node in _all_nodes(kdef.node.body):
+        keywords = {id(a.keyword) for a in walk(kdef.node.body) if isinstance(a, cst.Arg) and a.keyword}
+        for node in walk(kdef.node.body):
             if isinstance(node, cst.Call) and (_dotted(node.func) or "").split(".")[-1] in ("range", "static_range"):
                 for arg in node.args:
                     option = arg.keyword.value if arg.keyword is not None else None
                     if option in LOOP_OPTIONS and isinstance(arg.value, cst.Name):
                         fed[id(arg.value)] = option
         reads = [
-            n
-            for n in _all_nodes(kdef.node.body)
-            if isinstance(n, cst.Name) and n.value == name and id(n) not in keywords
+            n for n in walk(kdef.node.body) if isinstance(n, cst.Name) and n.value == name and id(n) not in keywords
         ]
         if not reads or any(id(n) not in fed for n in reads):
             return None
@@ -824,7 +808,7 @@ class _Analyzer:
                 isinstance(n, cst.AssignTarget | cst.AugAssign)
                 and isinstance(t := n.target, cst.Attribute)
                 and _dotted(t) == f"self.{attr}"
-                for n in _all_nodes(home)
+                for n in walk(home)
             ):
                 return self.init_argument(home, attr)
             return self.class_field(home, attr)
@@ -857,13 +841,13 @@ class _Analyzer:
             return None
         assigns = [
             n
-            for n in _all_nodes(cls.body)
+            for n in walk(cls.body)
             if isinstance(n, cst.Assign)
             and any(isinstance(t.target, cst.Attribute) and _dotted(t.target) == f"self.{attr}" for t in n.targets)
         ]
         if len(assigns) != 1 or not isinstance(assigns[0].value, cst.Name):
             return None
-        if not any(a is assigns[0] for a in _all_nodes(init.body)):
+        if not any(a is assigns[0] for a in walk(init.body)):
             return None
         params = [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]
         index = next((i for i, q in enumerate(params) if q.name.value == assigns[0].value.value), None)
@@ -912,7 +896,7 @@ class _Analyzer:
         if func is None or not isinstance(expr, cst.Name):
             return None
         returned: dict[str, set[int] | None] = {}  # a returned name -> the dims of it returned (None: all)
-        for node in _all_nodes(func.node.body):
+        for node in walk(func.node.body):
             if isinstance(node, cst.Return) and node.value is not None:
                 for name, dims in _returned_dims(node.value).items():
                     known = returned.get(name, set())
@@ -2842,7 +2826,7 @@ def _module_statements(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStat
 def _child_blocks(node: cst.CSTNode) -> list[cst.IndentedBlock]:
     """The indented blocks a compound statement holds (its body, ``elif``/``else``, handlers, ``finally``)."""
     out: list[cst.IndentedBlock] = []
-    for child in node.children:
+    for child in child_nodes(node):
         if isinstance(child, cst.IndentedBlock):
             out.append(child)
         elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally | cst.ExceptStarHandler):
@@ -3162,7 +3146,7 @@ def _boolean_expr(expr: cst.BaseExpression) -> bool:
 def _integers(expr: cst.CSTNode) -> list[cst.Integer]:
     """Every integer literal in ``expr``."""
     found = [expr] if isinstance(expr, cst.Integer) else []
-    return found + [i for child in expr.children for i in _integers(child)]
+    return found + [i for child in child_nodes(expr) for i in _integers(child)]
 
 
 class _GridLiterals(cst.CSTVisitor):

@@ -96,11 +96,32 @@ class OneBlock:
         return text if div == 1 else f"{text} // {div}"
 
 
+CHILDREN_KEPT = 500_000
+"""Our choice: how many nodes' children :func:`child_nodes` keeps before it forgets them all (a kernel file's
+tree is 5,000-30,000 nodes)."""
+_CHILDREN: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = {}
+
+
+def child_nodes(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    """``node.children``, found once per node: libcst computes the property by rebuilding the node through a
+    visitor on every access (its own comment calls it slow, to be cached if it is accessed often), and the
+    analysis walks the same immutable trees again and again (a third of test_guard_forms' CPU was that property,
+    2026-12-05). libcst's nodes compare and hash by identity, so a node that is kept here is the one asked for."""
+    found = _CHILDREN.get(node)
+    if found is None:
+        if len(_CHILDREN) >= CHILDREN_KEPT:
+            _CHILDREN.clear()
+        found = _CHILDREN[node] = tuple(node.children)
+    return found
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The node and every node under it, depth first."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
+    """The node and every node under it, depth first (in source order)."""
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        yield here
+        stack.extend(reversed(child_nodes(here)))
 
 
 def dotted(expr: cst.BaseExpression) -> str:
@@ -137,7 +158,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
         return {expr.value}
     if isinstance(expr, cst.Attribute):
         return _names(expr.value)
-    return set().union(*(_names(c) for c in expr.children)) if expr.children else set()
+    return set().union(*(_names(c) for c in child_nodes(expr))) if child_nodes(expr) else set()
 
 
 def _calls(expr: cst.CSTNode, name: str) -> list[cst.Call]:
@@ -229,7 +250,7 @@ class _Kernel:
         if isinstance(expr, cst.Attribute):
             return {}
         out = {}
-        for c in expr.children:
+        for c in child_nodes(expr):
             for block, scale in self.spans(c, seen).items():
                 out.setdefault(block, scale)
         return out
@@ -298,7 +319,7 @@ class _Kernel:
             return set(self.spans(expr, seen)) & self.params
         if isinstance(expr, cst.Attribute):
             return set()
-        return set().union(*(self.indexes(c, seen) for c in expr.children))
+        return set().union(*(self.indexes(c, seen) for c in child_nodes(expr)))
 
     def moving(self, expr: cst.CSTNode) -> bool:
         """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments)."""
@@ -407,7 +428,7 @@ def _calls_outside_flags(node: cst.CSTNode, params: Collection[str]) -> Iterator
         return
     if isinstance(node, cst.Call):
         yield node
-    for child in node.children:
+    for child in child_nodes(node):
         yield from _calls_outside_flags(child, params)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.blocks import child_nodes, dotted, walk
 
 _LOOPS = frozenset({"range", "static_range"})
 _ACCESSES = frozenset({"load", "store"})
@@ -77,7 +77,7 @@ def _additive(expr: cst.CSTNode, values: dict[str, list[cst.BaseExpression]], se
         return
     if isinstance(expr, cst.Attribute):
         return
-    for child in expr.children:
+    for child in child_nodes(expr):
         yield from _additive(child, values, seen)
 
 
@@ -98,7 +98,7 @@ def _scaled(
     if isinstance(expr, cst.Attribute):
         return
     product = isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)
-    for child in expr.children:
+    for child in child_nodes(expr):
         yield from _scaled(child, values, seen, under or product)
 
 

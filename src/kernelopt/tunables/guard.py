@@ -39,6 +39,7 @@ from kernelopt.tunables.blocks import (
     ONE,
     OneBlock,
     Scale,
+    child_nodes,
     covers_as_before,
     dotted,
     launched,
@@ -108,7 +109,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.Attribute):
             visit(node.value)
         elif not isinstance(node, cst.Lambda):
-            for child in node.children:
+            for child in child_nodes(node):
                 visit(child)
 
     visit(expr)
@@ -1359,7 +1360,7 @@ def _bare_access(body: cst.CSTNode, params: set[str]) -> bool:
         return body.orelse is not None and _bare_access(body.orelse, params)
     if isinstance(body, cst.Call) and dotted(body.func).split(".")[-1] in ("load", "store"):
         return not _masked_call(body)
-    return any(_bare_access(child, params) for child in body.children)
+    return any(_bare_access(child, params) for child in child_nodes(body))
 
 
 def _masked_call(node: cst.Call) -> bool:

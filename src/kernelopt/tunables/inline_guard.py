@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from kernelopt.tunables.blocks import walk
+
 #: the comment that marks a line an edit wrote (``# kernelopt: tuned``)
 TUNED = "kernelopt: tuned"
 
@@ -159,7 +161,7 @@ def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
         return None
     pos = wrapper.resolve(PositionProvider)
     found: list[str] = []
-    for node in _walk(wrapper.module):
+    for node in walk(wrapper.module):
         if not isinstance(node, cst.If) or not isinstance(node.body, cst.IndentedBlock):
             continue
         comment = node.body.header.comment
@@ -174,9 +176,3 @@ def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
         f"read as a guard an earlier tune wrote, by its form (its `# {TUNED}` comment is gone): {'; '.join(found)}; "
         "the value above it is the knob, the guard's where it holds"
     )
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
