@@ -109,7 +109,15 @@ class RunLock:
         parent = self.path.parent
         if parent.exists() and not parent.is_dir():
             raise WorkspaceError(f"--root {parent} is not a folder")
-        parent.mkdir(parents=True, exist_ok=True)
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except (NotADirectoryError, FileExistsError):  # a file where a folder of the path goes (faults7, f11)
+            in_the_way = next(p for p in (parent, *parent.parents) if p.exists() and not p.is_dir())
+            raise UsageError(
+                f"{in_the_way}: is a file, not a folder, and kernelopt {self.command} keeps its run lock (and "
+                f"its state) in {parent}",
+                hint="move or rename that file and run again",
+            ) from None
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
