@@ -127,6 +127,7 @@ def test_cpu_tune_never_judges_a_dot_k_a_gpu_refuses_correct(
     assert first["config"]["KSTEP"] == 8 and first["outcome"] != "ok"
     assert "a GPU compile needs K >= 16" in json.dumps(first)
     assert all(r["config"]["KSTEP"] >= 16 for r in results if r["outcome"] == "ok")
+
     # KSTEP spans a tl.arange, so it is searched as a block (16..65536); the dot's operand tiles, measured in the
     # interpreter whatever they are named, must fit the portable shared memory (KSTEP=4096 with 32x16 tiles:
     # 768 KiB, which every GPU compile refuses; a CPU tune wrote it on 2026-12-05)

@@ -761,9 +761,8 @@ def tune_folder(
     # the values of a guard an earlier write left): the current point, not timed twice
     guarded = guarded_twin(prepared)
     twin = _twin(prepared) or guarded
-    for ev in evaluator.evaluators if isinstance(evaluator, ShapesEvaluator) else [evaluator]:
-        # the kernel as written is what the cut's best is measured against: never cut itself
-        ev.uncut.update(c.key() for c in (space.current(), twin) if c is not None)
+    # the kernel as written is what the cut's best is measured against: never cut itself
+    evaluator.never_cut(c.key() for c in (space.current(), twin) if c is not None)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         result = tune(

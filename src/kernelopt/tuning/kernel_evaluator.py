@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -460,6 +460,11 @@ class KernelEvaluator:
         return 0 if self._compile is None else self._compile.workers
 
     # -- evaluation ---------------------------------------------------------------------------------
+
+    def never_cut(self, keys: Iterable[str]) -> None:
+        """The configurations (keys) of the kernel as written: what the cut's best is measured against, never cut
+        and never held to the interpreter's shared-memory bound."""
+        self.uncut.update(keys)
 
     def _write(self, source: str) -> Path:
         digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]

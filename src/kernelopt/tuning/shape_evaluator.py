@@ -16,7 +16,7 @@ An entry reference.py cannot build (``get_inputs`` raises on it) is one line nam
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -187,6 +187,12 @@ class ShapesEvaluator:
     @property
     def bench_starts(self) -> int:
         return sum(ev.bench_starts for ev in self.evaluators)
+
+    def never_cut(self, keys: Iterable[str]) -> None:
+        """Every shape's :meth:`KernelEvaluator.never_cut`."""
+        wanted = list(keys)
+        for ev in self.evaluators:
+            ev.never_cut(wanted)
 
     def close(self) -> None:
         """Shut every shape's workers down."""
