@@ -65,6 +65,27 @@ def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
     assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
 
 
+def _launch_edit(folder: Path, best: dict[str, int], kernel: str) -> tuple[str | None, str | None]:
+    """:func:`tests.test_breaker_cases._tune_edit` for the launch of ``kernel`` (``tune --kernel``)."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shapes import choose, per_shape
+
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
+    by_shape = {s.label(): 1.0 for s in prepared.shapes}
+    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
+    result = SessionResult(
+        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
+        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape([won], [won], best)
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+    edit, note = shaped_edit(tuning)
+    return (edit.new_source if edit is not None else None), note
+
+
 def _tunables(name: str, source: str | None = None) -> dict[str, Any]:
     text = source if source is not None else (DATA / name / "kernel.py").read_text()
     return {t.key: t for t in discover_source(text)}
@@ -175,7 +196,9 @@ def test_a_cap_the_launching_code_dispatches_on_is_no_limit_of_the_helper_that_r
     the CPU ``tune`` wrote ``MAX_FUSED_SIZE = 1024``, 7.9x), correct at sizes on both sides of old and new caps."""
     found = _tunables("xent_chunked")
     assert found["MAX_FUSED_SIZE"].editable and found["MAX_FUSED_SIZE"].refused_reason is None, found["MAX_FUSED_SIZE"]
-    written, note = _tune_edit(_copy("xent_chunked", tmp_path), {"BLOCK_SIZE": 1024})
+    written, note = _launch_edit(
+        _copy("xent_chunked", tmp_path), {"BLOCK_SIZE": 1024}, "_chunked_cross_entropy_forward"
+    )
     assert written is not None, note
     assert "\nMAX_FUSED_SIZE = 1024\n" in written and "BLOCK_SIZE=MAX_FUSED_SIZE" in written
     folder = tmp_path / "xent_chunked"
@@ -369,3 +392,12 @@ def test_a_computed_block_of_a_kernel_run_launches_below_a_size_needs_no_size_wh
     prepared = prepare_folder(request)
     assert [k.name for k in prepared.space.knobs] == ["BLOCK_SIZE"], prepared.space.knobs
     assert prepared.idle == ("N=6,V=700",)
+    written, note = _launch_edit(_copy("xent_chunked", tmp_path / "edit"), {"BLOCK_SIZE": 1024}, request.kernel)
+    assert written is not None, note
+    assert (
+        "        BLOCK_SIZE, num_warps = calculate_settings(vocab_size)\n        if vocab_size <= 200:  # kernelopt: tuned\n            BLOCK_SIZE = 1024\n"
+        in written
+    )
+    folder = tmp_path / "edit" / "xent_chunked"
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"N": 3, "V": 100}, {"N": 3, "V": 256}, {"N": 2, "V": 1500}])

@@ -1108,12 +1108,13 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
     if not names or is_list_space(prepared.space.origins):
         return None
     known: list[tuple[bool, int, str]] = []
+    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]  # the rows are for these (:func:`_rows`)
     for i, x in enumerate(computed[names[0]].size_names):
-        values = [_size_at(prepared, x, s) for s in prepared.shapes]
+        values = [_size_at(prepared, x, s) for s in ran]
         if any(v is None for v in values):
             continue
         varies = len(set(values)) > 1
-        named = all(v in _entry_sizes(s) for v, s in zip(values, prepared.shapes, strict=True))
+        named = all(v in _entry_sizes(s) for v, s in zip(values, ran, strict=True))
         known.append((not (varies or named), i, x))
     return (names, min(known)[2]) if known else None
 
