@@ -349,10 +349,13 @@ def test_the_seventh_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu
         "ge_softmax": {"TILE_N": 32},
         "decode_split": {"NUM_KV_SPLITS": 16, "BLOCK_N": 64},
     }
+    launch = {"xent_chunked": "_chunked_cross_entropy_forward"}  # k3's chunk width, not the first launch's block
     written: dict[str, Path] = {}
     for name, pick in picks.items():
-        text, note = _tune_edit(_copy(name, tmp_path), pick)
+        folder = _copy(name, tmp_path)
+        text, note = _launch_edit(folder, pick, launch[name]) if name in launch else _tune_edit(folder, pick)
         assert text is not None, (name, note)
+        assert name != "xent_chunked" or "\nMAX_FUSED_SIZE = 1024\n" in text
         written[name] = tmp_path / f"{name}_written.py"
         written[name].write_text(text)
     big_attn = {"B": 8, "H": 32, "H_KV": 8, "D": 128, "L": 2000}
