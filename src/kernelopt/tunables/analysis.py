@@ -1126,7 +1126,8 @@ class _Analyzer:
                         )
                     )
         finder = _MarkerComments()
-        self.module.visit(finder)
+        if MARKER in self.source:  # a visit of the whole tree, on every analysis: most kernels have no marker
+            self.module.visit(finder)
         for node in finder.comments:
             line = self.positions[node].start.line
             if line in read_lines:
