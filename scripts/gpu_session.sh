@@ -19,8 +19,8 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity breaker6 variants edges breaker5 harness6 gputests, with GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set,
-#              TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
+#   owed       parity variants breaker7 kernelbench gputests (carry .whl/deps and kernelbench/), with
+#              GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
 # are never changed, ncu runs with --clock-control none):
@@ -60,7 +60,7 @@ cmd=${1:-collect}
 shift || true
 
 # The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
-OWED_GPU_TESTS="tests/test_launch_tuning.py tests/test_batchbreak_cases.py"
+OWED_GPU_TESTS="tests/test_harness_gpu.py tests/test_launch_tuning.py"
 
 phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
     cat <<'EOF'
@@ -88,7 +88,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity breaker6 variants edges breaker5 harness6 gputests" ;;
+        owed) echo "parity variants breaker7 kernelbench gputests" ;;
     esac
 }
 
