@@ -96,9 +96,10 @@ class OneBlock:
         return text if div == 1 else f"{text} // {div}"
 
 
-CHILDREN_KEPT = 500_000
+CHILDREN_KEPT = 200_000
 """Our choice: how many nodes' children :func:`child_nodes` keeps before it forgets them all (a kernel file's
-tree is 5,000-30,000 nodes)."""
+tree is 5,000-30,000 nodes; the kept nodes stay alive, some tens of MB at most in a long-lived process such as
+``kernelopt mcp``)."""
 _CHILDREN: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = {}
 
 
