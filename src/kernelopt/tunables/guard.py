@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -601,6 +601,31 @@ def _unclamped_groups(old: Sequence[cst.FunctionDef], new: Sequence[cst.Function
     grouped = {name: g for name, k in kernels.items() if (g := _grouped_rows(k)) is not None}
     if not grouped:
         return None
+    for o, n, o_call, n_call, name in _launch_pairs(old, new):
+        if name not in grouped:
+            continue
+        group, blocks = grouped[name]
+        was, now = _passed(o_call, kernels[name]), _passed(n_call, kernels[name])
+        g0, g1 = _launch_value(o, was.get(group)), _launch_value(n, now.get(group))
+        moved = [b for b in sorted(blocks) if _launch_value(o, was.get(b)) != _launch_value(n, now.get(b))]
+        if g0 is None or g1 is None or g1 == 1 or (not moved and g0 % g1 == 0):
+            continue
+        block = moved[0] if moved else ""
+        what = f"{group}={g1}" if g1 != g0 else f"{block}={_launch_value(n, now.get(block))} with {group}={g1}"
+        tiles = "/".join(sorted(blocks))
+        return (
+            f"{what} may leave tiles undone at a size the original handled (the kernel {name} takes its groups "
+            f"of {group} rows of tiles whole, with no min() with the rows left: correct only where {group} "
+            f"divides the rows of {tiles} tiles), and no guard by a size is written for it: not written"
+        )
+    return None
+
+
+def _launch_pairs(
+    old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]
+) -> Iterator[tuple[cst.FunctionDef, cst.FunctionDef, cst.Call, cst.Call, str]]:
+    """The launches outside the kernels, old beside new, statement by statement where a statement launches as many
+    kernels in both: ``(old statement, new statement, old call, new call, the kernel's name)``."""
     for o, n in zip(old, new, strict=True):
         if _is_jit(n):
             continue
@@ -609,23 +634,7 @@ def _unclamped_groups(old: Sequence[cst.FunctionDef], new: Sequence[cst.Function
             continue
         for (_, o_call), (_, n_call) in zip(before, after, strict=True):
             name = dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
-            if name not in grouped:
-                continue
-            group, blocks = grouped[name]
-            was, now = _passed(o_call, kernels[name]), _passed(n_call, kernels[name])
-            g0, g1 = _launch_value(o, was.get(group)), _launch_value(n, now.get(group))
-            moved = [b for b in sorted(blocks) if _launch_value(o, was.get(b)) != _launch_value(n, now.get(b))]
-            if g0 is None or g1 is None or g1 == 1 or (not moved and g0 % g1 == 0):
-                continue
-            block = moved[0] if moved else ""
-            what = f"{group}={g1}" if g1 != g0 else f"{block}={_launch_value(n, now.get(block))} with {group}={g1}"
-            tiles = "/".join(sorted(blocks))
-            return (
-                f"{what} may leave tiles undone at a size the original handled (the kernel {name} takes its groups "
-                f"of {group} rows of tiles whole, with no min() with the rows left: correct only where {group} "
-                f"divides the rows of {tiles} tiles), and no guard by a size is written for it: not written"
-            )
-    return None
+            yield o, n, o_call, n_call, name
 
 
 def _program_strides(kernel: cst.FunctionDef) -> set[str]:
@@ -686,28 +695,21 @@ def _strides_past_the_grid(old: Sequence[cst.FunctionDef], new: Sequence[cst.Fun
     strided = {name: s for name, k in kernels.items() if (s := _program_strides(k))}
     if not strided:
         return None
-    for o, n in zip(old, new, strict=True):
-        if _is_jit(n):
-            continue
-        before, after = _launch_calls(o), _launch_calls(n)
-        if len(before) != len(after):
-            continue
-        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
-            name = dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
-            for stride in sorted(strided.get(name, ())):
-                was, now = _passed(o_call, kernels[name]).get(stride), _passed(n_call, kernels[name]).get(stride)
-                s0, s1 = _launch_value(o, was), _launch_value(n, now)
-                programs, reads = _grid_programs(n, n_call)
-                if s0 is None or s1 is None or s1 == s0 or programs is None or s1 <= programs:
-                    continue
-                if isinstance(now, cst.Name) and now.value in reads:
-                    continue
-                return (
-                    f"{stride}={s1} is more than the {programs} programs the launch of {name} gives (its grid "
-                    f"{_code(n_call.func.slice[0].slice)}): the kernel strides range(pid, .., {stride}), so programs "
-                    f"would step past each other and leave tiles undone at sizes of more than {programs} tiles; the "
-                    "grid is a number of its own, not moved with it: not written"
-                )
+    for o, n, o_call, n_call, name in _launch_pairs(old, new):
+        for stride in sorted(strided.get(name, ())):
+            was, now = _passed(o_call, kernels[name]).get(stride), _passed(n_call, kernels[name]).get(stride)
+            s0, s1 = _launch_value(o, was), _launch_value(n, now)
+            programs, reads = _grid_programs(n, n_call)
+            if s0 is None or s1 is None or s1 == s0 or programs is None or s1 <= programs:
+                continue
+            if isinstance(now, cst.Name) and now.value in reads:
+                continue
+            return (
+                f"{stride}={s1} is more than the {programs} programs the launch of {name} gives (its grid "
+                f"{_code(n_call.func.slice[0].slice)}): the kernel strides range(pid, .., {stride}), so programs "
+                f"would step past each other and leave tiles undone at sizes of more than {programs} tiles; the "
+                "grid is a number of its own, not moved with it: not written"
+            )
     return None
 
 
