@@ -329,3 +329,23 @@ def test_a_filter_size_constexpr_is_never_a_knob() -> None:
     )
     window += "    tl.store(y_ptr + i, acc)\n"
     assert list(sizes(window)) == ["ROWS"]
+
+
+@pytest.mark.timeout(30)
+def test_the_session_s_own_first_timing_replaces_a_first_best_from_the_gate() -> None:
+    """The gate's figure of the kernel as written comes from another timer: the session's own first timing replaces
+    it, slower or not (else a timer reading the same kernel 4x slower on a loaded machine cuts every candidate
+    against the gate's figure); after that only a faster one does."""
+    from types import SimpleNamespace
+
+    from kernelopt.tuning.kernel_evaluator import KernelEvaluator
+
+    ev = SimpleNamespace(best_us=100.0, _best_from_outside=True)
+
+    def saw(us: float) -> bool:
+        reply = {"path": "c.py", "outcome": "ok", "latency_us": us, "samples_us": [us]}
+        return KernelEvaluator._saw(ev, reply)  # type: ignore[arg-type]
+
+    assert saw(400.0) and ev.best_us == 400.0  # the session's own reading of the kernel as written
+    assert not saw(450.0) and ev.best_us == 400.0
+    assert saw(300.0) and ev.best_us == 300.0
