@@ -390,10 +390,13 @@ def abba_order(n_versions: int, blocks: int) -> list[int]:
 #: The fewest whole blocks a timing cut short by its time budget keeps (plan_blocks's own floor).
 MIN_BLOCKS_KEPT = 3
 
-FULL_TIMING_CALLS = 1 + 5 + 1 + 2 * MIN_BLOCKS_KEPT
-"""Calls of one callable a full timing makes after its measured call: one more warm-up call, the five single calls of
-the sampler's estimate, at least one warm-up sample (:data:`WARMUP_S`) and the floor of :data:`MIN_BLOCKS_KEPT` blocks
-of two samples."""
+SAMPLER_SETUP_CALLS = 5 + 1
+"""Calls a sampler makes before its first sample: the five single calls of its estimate and at least one warm-up sample
+(:data:`WARMUP_S`)."""
+
+FULL_TIMING_CALLS = 1 + SAMPLER_SETUP_CALLS + 2 * MIN_BLOCKS_KEPT
+"""Calls of one callable a full timing makes after its measured call: one more warm-up call, the sampler's setup
+(:data:`SAMPLER_SETUP_CALLS`) and the floor of :data:`MIN_BLOCKS_KEPT` blocks of two samples."""
 
 TIMING_ROOM_SHARE = 0.5
 """Our choice: a timing plans within this share of the time its limit leaves (the rest is headroom for a machine whose

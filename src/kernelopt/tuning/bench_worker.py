@@ -351,7 +351,7 @@ def _reduced_timing(
     seconds in Triton's interpreter is timed, not killed at its limit (breaker6 j5, j9)."""
     import torch
 
-    from kernelopt.harness.timers import full_timing_fits, samples_that_fit
+    from kernelopt.harness.timers import SAMPLER_SETUP_CALLS, full_timing_fits, samples_that_fit
 
     t_start = time.perf_counter()
     warm: list[float] = []
@@ -362,7 +362,7 @@ def _reduced_timing(
             synchronize(device)
             warm.append(max(1e-3, (time.perf_counter() - t0) * 1e6))
             left = room_s - (time.perf_counter() - t_start)
-            if k == 0 and full_timing_fits(warm[0] / 1e6, left, plan.warmup_calls - 1 + 6 + samples):
+            if k == 0 and full_timing_fits(warm[0] / 1e6, left, plan.warmup_calls - 1 + SAMPLER_SETUP_CALLS + samples):
                 for _ in range(plan.warmup_calls - 1):
                     fn(*inputs)
                 synchronize(device)
