@@ -118,7 +118,10 @@ def test_cpu_tune_never_judges_a_dot_k_a_gpu_refuses_correct(
     folder = tmp_path / "kstep"
     shutil.copytree(DATA / "kstep", folder)
     out = tmp_path / "out"
-    args = ["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "2", "--out", str(out)]
+    # --out relative to the working folder: the candidates' workers load them by a path that must not depend on
+    # theirs (a relative --out failed every candidate with FileNotFoundError, the H100 run of 2026-12-05)
+    monkeypatch.chdir(tmp_path)
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "3", "--repetitions", "2", "--out", "out"]
     code = main(args)
     capsys.readouterr()
     record = next(out.rglob("record.jsonl"))
@@ -137,6 +140,10 @@ def test_cpu_tune_never_judges_a_dot_k_a_gpu_refuses_correct(
 
     for r in results[1:]:
         assert (r["outcome"] == "invalid") == (smem(r) > 100 * 1024), r
+    assert not any("FileNotFoundError" in json.dumps(r) for r in results)
+    # a candidate the bound refuses is screened, not charged: the budget's 3 go to candidates that ran (on the H100
+    # of 2026-12-05 a budget of 6 went to 3 refused and 3 K=8 run errors, and nothing was written)
+    assert len([r for r in results if r["outcome"] != "invalid"]) == 3, results
     written = (folder / "kernel.py").read_text()
     if code == 0 and "KSTEP=8)" not in written:
         (kstep,) = [k for k in (16, 32, 64, 128, 256, 512) if f"KSTEP={k})" in written]

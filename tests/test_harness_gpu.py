@@ -92,9 +92,14 @@ def test_ceilings_near_the_measured_copy_bandwidth(cache_dir: Path) -> None:
     from kernelopt.hardware.ceilings import cached_ceilings
     from kernelopt.harness.ceilings import measure_ceilings
 
+    from kernelopt.hardware.specs import lookup
+
     c = measure_ceilings(0)
     print(f"ceilings: {c.model_dump_json()}")
-    assert 3500 < c.copy_gbps < 5000  # about 4.2 TB/s (read + write) on the H200
+    # near the spec sheet's DRAM bandwidth, of whichever GPU this is: 4.2 of 4.8 TB/s on the H200, 3.03 of 3.35 on
+    # the H100 (2026-12-05); the test once said "3500 <" and failed every H100
+    sheet = lookup(c.gpu_name).memory_bandwidth_gbps
+    assert sheet is not None and 0.7 * sheet < c.copy_gbps <= 1.02 * sheet, (c.gpu_name, c.copy_gbps, sheet)
     assert {s.value for s in c.stream_gbps} == {"copy", "add", "sum"}
     assert c.memory_gbps == max(c.stream_gbps.values()) >= c.copy_gbps  # read-heavy streams may beat the copy
     assert c.matmul_tflops["bf16"] > 400
@@ -127,7 +132,9 @@ def test_gate_on_cuda_uses_the_measured_ceilings(cache_dir: Path, tmp_path: Path
         f"({v0.record.performance.roofline_basis}); {v0.record.performance.timing_method}"
     )
     assert v0.result is GateResult.PASS, v0.failure_reason
-    assert v0.record.performance.gpu and "H200" in v0.record.performance.gpu
+    import torch
+
+    assert v0.record.performance.gpu == torch.cuda.get_device_name(0)  # the GPU that ran it, by its own name
     assert v0.record.performance.bandwidth_peak_utilization_pct is not None  # against the spec sheet
     if (cache_dir / "ceilings").is_dir():
         assert v0.record.performance.roofline_basis and "measured" in v0.record.performance.roofline_basis

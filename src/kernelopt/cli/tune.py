@@ -232,8 +232,8 @@ def _out(out: Path | None) -> Path | None:
 
     if out is None:
         return None
-    output_folder(out, "--out", state_ok=True, hint="--out names the folder that holds the session folders")
-    return out
+    # resolved: the candidates' files are loaded by worker processes that need not share this one's folder
+    return output_folder(out, "--out", state_ok=True, hint="--out names the folder that holds the session folders")
 
 
 def stop_words(stop: str) -> str:

@@ -57,7 +57,8 @@ from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strateg
 
 #: How many of the fastest candidates are re-timed together at the end (Helion re-times its near-best).
 RETIME_TOP = 3
-#: Configurations set aside before they are timed (excluded or refused by the edit layer) cost the budget nothing,
+#: Configurations set aside before they are timed (excluded, refused by the edit layer, or refused by the evaluator
+#: for a bound the GPU would refuse, as a tl.dot's shared memory in the interpreter) cost the budget nothing,
 #: up to this many times the budget's candidates; past that each one is charged (our bound: a space whose
 #: configurations are nearly all refused still ends its session).
 FREE_SCREENED = 1
@@ -361,7 +362,11 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
         else:
             r = next(measured)
             run.evaluations += 1
-            charged += 1
+            if r.outcome is Outcome.INVALID:  # refused by the evaluator (a bound the GPU would refuse): screened
+                run.screened += 1
+                charged += run.screened > FREE_SCREENED * run.budget.candidates
+            else:
+                charged += 1
             if run.record is not None:
                 run.record.append(r)
         out.append(r)
