@@ -90,9 +90,8 @@ def test_l2_flush_effect_on_a_small_memory_bound_kernel(cache_dir: Path) -> None
 
 def test_ceilings_near_the_measured_copy_bandwidth(cache_dir: Path) -> None:
     from kernelopt.hardware.ceilings import cached_ceilings
-    from kernelopt.harness.ceilings import measure_ceilings
-
     from kernelopt.hardware.specs import lookup
+    from kernelopt.harness.ceilings import measure_ceilings
 
     c = measure_ceilings(0)
     print(f"ceilings: {c.model_dump_json()}")
