@@ -549,10 +549,11 @@ def test_a_reference_edited_during_the_session_stops_the_write(
 
 
 def test_a_kernel_py_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The second fault trial: a latin-1 kernel.py ended in exit 70 (UnicodeDecodeError in detect_framework)."""
+    """The second fault trial: a latin-1 kernel.py ended in exit 70 (UnicodeDecodeError in detect_framework). With
+    its coding line it is Python and is tuned (faults8, f13); without one Python would not import it: one line."""
     folder, _ = _tune_copy(tmp_path, capsys)
     text = (folder / "kernel.py").read_text()
-    (folder / "kernel.py").write_bytes(("# -*- coding: latin-1 -*-\n" + text + "# caf\xe9\n").encode("latin-1"))
+    (folder / "kernel.py").write_bytes((text + "# caf\xe9\n").encode("latin-1"))
     code = main(["tune", str(folder), "--device", "cpu", "--budget", "2"])
     err = capsys.readouterr().err
     assert code == 2 and "not UTF-8 text" in err and "Traceback" not in err, err

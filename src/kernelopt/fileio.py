@@ -28,7 +28,9 @@ redactor and the error classes, so every layer may use it.
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import shutil
 import signal
 import stat
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelopt import exchange
-from kernelopt.errors import EnvironmentProblem, UsageError
+from kernelopt.errors import EnvironmentProblem, InputFileError, UsageError
 from kernelopt.redact import redact
 
 #: The tag of every temporary name kernelopt makes (followed by the owner's PID).
@@ -112,15 +114,17 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def atomic_write_code(path: Path, text: str) -> None:
-    """Write source code to ``path`` as :func:`atomic_write_text` does, but exactly as given: never redacted.
+    """Write source code to ``path`` as :func:`atomic_write_text` does, but exactly as given: never redacted, and
+    in the encoding its coding line declares (:func:`encode_code`; UTF-8 without one).
 
     Redacting code changes the program: with ``BUILD_KEY=empty_like`` in the environment, ``torch.empty_like``
     became ``torch.[redacted]`` in every candidate of a tuning session (issue 35). A kernel, a candidate and a
     reference are code; a secret that code holds is the guard's to refuse (:mod:`kernelopt.stages.guard`),
     not the writer's to hide.
     """
+    data = encode_code(text, path)  # in the encoding its coding line declares (UTF-8 without one)
     with naming(path):
-        _write_bytes(path, text.encode("utf-8", "surrogateescape"))
+        _write_bytes(path, data)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -367,17 +371,114 @@ class SourceText:
     encoding: str
 
 
-def read_source(path: Path) -> SourceText:
-    """``path``'s bytes and text (:class:`SourceText`).
+def decode_python(raw: bytes, path: Path | str) -> tuple[str, str]:
+    """The text of a Python source's bytes and its encoding, by Python's own rules (PEP 263, as
+    :func:`tokenize.open` reads a file): a UTF-8 BOM, else a coding line on line 1 or 2
+    (``# -*- coding: latin-1 -*-``), else UTF-8. Line endings are left as they are (CRLF stays CRLF).
+
+    A latin-1 kernel.py with its coding line is Python that imports, so it is read, and written back in its
+    encoding (:func:`replace_source`, :func:`atomic_write_code`); it was refused as "not UTF-8 text" (faults8).
+
+    Raises:
+        InputFileError: the bytes are not text in the encoding they declare (or, with no coding line, not
+            UTF-8, which Python would not import either), or the coding line names an encoding Python does
+            not know: one line naming ``path``, the encoding and the first byte that does not decode.
+    """
+    lines = iter(raw.splitlines(keepends=True))
+    try:
+        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+    except SyntaxError as exc:  # a first line that is not UTF-8 and names no encoding, or an unknown name
+        if str(exc.msg).startswith("unknown encoding"):
+            named = str(exc.msg).rsplit(": ", 1)[-1]
+            raise InputFileError(
+                path,
+                f"its coding line names {named!r}, an encoding Python does not know, so Python would not import it "
+                "either",
+                hint="correct its coding line (PEP 263), e.g. # -*- coding: latin-1 -*-",
+            ) from None
+        encoding = "utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8"
+    try:
+        return raw.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        where = f"byte {exc.start} is 0x{raw[exc.start]:02x}"
+        if encoding in ("utf-8", "utf-8-sig") and not _declares(raw):
+            raise InputFileError(
+                path,
+                f"not UTF-8 text ({where}) and no coding line names another encoding, so Python would not import it "
+                "either",
+                hint="save it as UTF-8, or name its encoding on line 1 or 2 (# -*- coding: latin-1 -*-, PEP 263)",
+            ) from None
+        raise InputFileError(
+            path,
+            f"not {encoding} text, the encoding its coding line declares ({where}), so Python would not import it "
+            "either",
+            hint="save it in that encoding, or correct its coding line (PEP 263)",
+        ) from None
+
+
+def _declares(raw: bytes) -> bool:
+    """True when line 1 or 2 of a source is a coding line (PEP 263)."""
+    return any(_CODING.match(line) for line in raw.splitlines()[:2])
+
+
+#: PEP 263's coding line, as the tokenizer matches it.
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def code_encoding(text: str) -> str:
+    """The encoding a Python source's text is written in: the one its coding line declares (PEP 263), else UTF-8
+    (a BOM is a character of the text, written as UTF-8 as it came)."""
+    head = text.encode("utf-8", "surrogateescape").splitlines(keepends=True)[:2]
+    lines = iter(head)
+    try:
+        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+    except SyntaxError:  # a BOM with another coding line, an unknown name: Python reads such a file as UTF-8 or not
+        return "utf-8"
+    return "utf-8" if encoding in ("utf-8", "utf-8-sig") else encoding
+
+
+def encode_code(text: str, path: Path | str) -> bytes:
+    """``text`` as the bytes of a Python source: in the encoding its coding line declares (:func:`code_encoding`),
+    so that Python reads back the same text (a latin-1 kernel's candidates and edits stay latin-1).
+
+    Raises:
+        InputFileError: the text holds a character its declared encoding cannot hold.
+    """
+    encoding = code_encoding(text)
+    if encoding == "utf-8":
+        return text.encode("utf-8", "surrogateescape")
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise InputFileError(
+            path,
+            f"holds {exc.object[exc.start]!r}, which {encoding}, the encoding its coding line declares, cannot hold; "
+            "nothing was written",
+            hint="write that character as an escape, or save the file as UTF-8 (and drop its coding line)",
+        ) from None
+
+
+def read_python(path: Path | str) -> str:
+    """The text of the Python source ``path`` by :func:`decode_python` (line endings as they are): for a parser
+    (``ast.parse``, libcst) of a kernel.py or a reference.py.
 
     Raises:
         OSError: it cannot be read.
-        UnicodeDecodeError, SyntaxError: its bytes are not text in the encoding they declare.
+        InputFileError: its bytes are not text in the encoding they declare.
+    """
+    return decode_python(Path(path).read_bytes(), path)[0]
+
+
+def read_source(path: Path) -> SourceText:
+    """``path``'s bytes and text (:class:`SourceText`), decoded by :func:`decode_python`.
+
+    Raises:
+        OSError: it cannot be read.
+        InputFileError: its bytes are not text in the encoding they declare (:func:`decode_python`).
     """
     raw = path.read_bytes()
-    lines = iter(raw.splitlines(keepends=True))
-    encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
-    return SourceText(path=path, raw=raw, text=raw.decode(encoding), encoding=encoding)
+    text, encoding = decode_python(raw, path)
+    return SourceText(path=path, raw=raw, text=text, encoding=encoding)
 
 
 def replace_source(source: SourceText, text: str) -> None:
@@ -388,11 +489,20 @@ def replace_source(source: SourceText, text: str) -> None:
     Raises:
         SourceChanged: the file was edited, replaced or deleted since it was read (nothing is written).
         HardLinkRefused: the file has other hard links.
-        UnicodeEncodeError: ``text`` has a character the file's encoding cannot hold.
+        InputFileError: ``text`` has a character the file's encoding cannot hold (nothing is written).
     """
     _check_unchanged(source.path, source.raw)
+    try:
+        data = text.encode(source.encoding)
+    except UnicodeEncodeError as exc:
+        raise InputFileError(
+            source.path,
+            f"the new text holds {exc.object[exc.start]!r}, which {source.encoding}, the file's encoding, cannot "
+            "hold; nothing was written",
+            hint="save the file as UTF-8 (and drop its coding line) and run again",
+        ) from None
     with naming(source.path):
-        _write_bytes(source.path, text.encode(source.encoding), expected=source.raw)
+        _write_bytes(source.path, data, expected=source.raw)
 
 
 def _check_unchanged(path: Path, expected: bytes) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.errors import InputFileError
+from kernelopt.fileio import read_python
 from kernelopt.vocabulary import Device, Framework
 
 
@@ -40,11 +41,9 @@ def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
     if not path.is_file():
         raise InputFileError(path, "is a folder, not a file" if path.is_dir() else "no such file")
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+        tree = ast.parse(read_python(path), filename=str(path))
     except SyntaxError as exc:
         raise InputFileError(path, f"syntax error at line {exc.lineno}: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise InputFileError(path, "not UTF-8 text") from None
     funcs: set[str] = set()
     classes: set[str] = set()
     names: set[str] = set()
@@ -93,7 +92,7 @@ def check_reference(path: Path) -> KernelForm:
 def _written_shapes_fault(path: Path) -> str | None:
     """:func:`shapes_fault` of a ``SHAPES`` written as a literal that names no case (``{"n": 4096}``, ``5``, ``[]``,
     ``["n=4"]``); ``None`` for a good one or one built by code (``[dict(n=k) for k in ...]``: the run checks it)."""
-    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    tree = ast.parse(read_python(path), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             value = node.value
@@ -111,7 +110,7 @@ def _written_shapes_fault(path: Path) -> str | None:
 def written_entries(path: Path) -> list[dict[str, object]]:
     """The entries of a ``SHAPES`` written once at the top level as a literal list of dicts (integer arithmetic
     of literals allowed: ``{"n": 2**20}``); ``[]`` for one built by code, absent, or not a list of dicts."""
-    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    tree = ast.parse(read_python(path), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
             if not isinstance(node.value, ast.List | ast.Tuple):
@@ -176,7 +175,7 @@ def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], boo
     """``get_inputs``'s parameter names, its literal defaults and whether it takes ``**kwargs``; ``None`` when
     reference.py defines no such function at module level."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+        tree = ast.parse(read_python(path), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:
@@ -231,8 +230,8 @@ def shapes_built_by_code(path: Path) -> bool:
     literals included: ``{"n": 2**27}``), which is read from the text. Parses, imports nothing; False when the
     file does not parse (the form's check says so)."""
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8-sig"), filename=str(path))
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        tree = ast.parse(read_python(path), filename=str(path))
+    except (OSError, SyntaxError, InputFileError, ValueError):
         return False
     found: list[tuple[ast.stmt, bool]] = []  # (assignment, at the top level)
 
@@ -295,7 +294,7 @@ def missing_imports(path: Path) -> list[str]:
     Raises:
         SyntaxError: the file does not parse (callers check the file's form first).
     """
-    tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+    tree = ast.parse(read_python(path), filename=str(path))
     names: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -341,8 +340,8 @@ def folder_imports(path: Path) -> list[str]:
     a kernel could not load in one. Parses, imports nothing; ``[]`` when the file does not parse (the form's
     check says so)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError, ValueError):
+        tree = ast.parse(read_python(path), filename=str(path))
+    except (SyntaxError, InputFileError, ValueError):
         return []
     out: list[str] = []
     for node in tree.body:
@@ -364,14 +363,9 @@ def detect_framework(path: Path) -> Framework:
     """``triton``, ``cuda`` (inline CUDA through torch extensions / cupy), or ``torch``, from imports.
 
     Raises:
-        InputFileError: the file is not UTF-8 text.
+        InputFileError: the file is not text in the encoding it declares (:func:`kernelopt.fileio.decode_python`).
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputFileError(
-            path, "not UTF-8 text", hint="kernelopt reads kernel and reference files as UTF-8"
-        ) from None
+    text = read_python(path)
     if "import triton" in text or "from triton" in text:
         return Framework.TRITON
     if "load_inline" in text or "cupy" in text or "__global__" in text:
@@ -479,8 +473,8 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
     (:func:`kernelopt.harness.inputs.rerandomize`), which may break a structure the kernel relies on (sorted
     boundaries). Read statically (a file that does not parse, or has no ``get_inputs``: ``False``)."""
     try:
-        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8-sig"))
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(read_python(reference_py))
+    except (OSError, SyntaxError, InputFileError, ValueError):
         return False
     fn = next(
         (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "get_inputs"),
@@ -505,8 +499,8 @@ def dots_default_precision(kernel_py: Path) -> bool:
     default, which multiplies fp32 operands in TF32 on NVIDIA GPUs: ten mantissa bits, so its fp32 results differ
     from an fp32 reference by about 1e-3 relative (a GEMM whose reference checks at 1e-3 fails as written)."""
     try:
-        tree = ast.parse(kernel_py.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(read_python(kernel_py))
+    except (OSError, SyntaxError, InputFileError, ValueError):
         return False
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):

@@ -648,8 +648,14 @@ class Workspace:
             self._git("reset", "--hard", ref)
 
     def file_at(self, ref: str, path: str) -> str:
-        """The text of ``path`` at commit ``ref``, byte for byte (its final newline included)."""
+        """The text of ``path`` at commit ``ref``, byte for byte (its final newline included; bytes that are not
+        UTF-8 as ``surrogateescape`` characters: :meth:`bytes_at` gives them back)."""
         return self._git("show", f"{ref}:{path}", exact=True)
+
+    def bytes_at(self, ref: str, path: str) -> bytes:
+        """The bytes of ``path`` at commit ``ref``, exactly: a kernel.py in its own encoding (a latin-1 one stays
+        latin-1 when it is put back)."""
+        return self.file_at(ref, path).encode("utf-8", "surrogateescape")
 
     def log(self, max_count: int = 50) -> list[tuple[str, str]]:
         """(short hash, subject) of recent commits, newest first."""

@@ -64,8 +64,8 @@ from kernelopt.backends.protocol import (
 )
 from kernelopt.backends.settings import PLACEHOLDERS, AgentCliSettings, load_settings
 from kernelopt.env import inherited
-from kernelopt.errors import EnvironmentProblem, UsageError
-from kernelopt.fileio import atomic_write_text
+from kernelopt.errors import EnvironmentProblem, InputFileError, UsageError
+from kernelopt.fileio import atomic_write_text, decode_python
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
@@ -395,10 +395,12 @@ class AgentCliImplementer(_AgentCliBackend):
         after = ws.kernel_py.read_bytes()
         if after == before:
             return fail(f"the agent exited 0 without changing kernel.py (transcript: {run.transcript})")
-        try:
-            old, new = before.decode("utf-8"), after.decode("utf-8")
-        except UnicodeDecodeError:
-            return fail(f"the agent left a kernel.py that is not UTF-8 text (binary?) (transcript: {run.transcript})")
+        try:  # each in the encoding it declares (PEP 263)
+            old, new = decode_python(before, "kernel.py")[0], decode_python(after, "kernel.py")[0]
+        except InputFileError as exc:
+            return fail(
+                f"the agent left a kernel.py that Python cannot read: {exc.message} (transcript: {run.transcript})"
+            )
         knobs = {k: v for k, v in knob_diff(old, new).items() if v[0] is not None and v[1] is not None}
         what = ctx.plan.action if ctx.plan else "the plan"
         category = ctx.plan.action_category.value if ctx.plan else "plan"

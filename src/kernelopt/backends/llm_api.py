@@ -43,8 +43,8 @@ from kernelopt.backends.protocol import (
     transcript_path,
 )
 from kernelopt.backends.settings import LlmApiSettings, load_settings
-from kernelopt.errors import KerneloptError
-from kernelopt.fileio import atomic_write_code, atomic_write_text
+from kernelopt.errors import InputFileError, KerneloptError
+from kernelopt.fileio import atomic_write_code, atomic_write_text, read_python
 from kernelopt.oneline import one_line
 from kernelopt.planning.markdown import parse_plan
 from kernelopt.planning.plan import Plan
@@ -398,10 +398,12 @@ class LlmApiImplementer(_LlmApiBackend):
         if reply is None:
             return ImplementOutcome(changed=False, error=f"llm-api: {error}", transcript=transcript)
         try:
-            old = ws.kernel_py.read_text(encoding="utf-8")
-        except (FileNotFoundError, UnicodeDecodeError) as exc:
+            old = read_python(ws.kernel_py)  # in the encoding it declares (PEP 263)
+        except (OSError, InputFileError) as exc:
             return ImplementOutcome(
-                changed=False, error=f"llm-api: cannot read kernel.py: {exc}", transcript=transcript
+                changed=False,
+                error=f"llm-api: cannot read kernel.py: {getattr(exc, 'message', exc)}",
+                transcript=transcript,
             )
         try:
             new, mode = kernel_from_reply(reply.content, old)
@@ -409,7 +411,12 @@ class LlmApiImplementer(_LlmApiBackend):
             return ImplementOutcome(
                 changed=False, error=f"llm-api: {exc.message}", transcript=transcript, tokens=dict(reply.tokens)
             )
-        atomic_write_code(ws.kernel_py, new)
+        try:
+            atomic_write_code(ws.kernel_py, new)  # in kernel.py's encoding (a character it cannot hold: said)
+        except InputFileError as exc:
+            return ImplementOutcome(
+                changed=False, error=f"llm-api: {exc.message}", transcript=transcript, tokens=dict(reply.tokens)
+            )
         knobs = {k: v for k, v in knob_diff(old, new).items() if v[0] is not None and v[1] is not None}
         what = ctx.plan.action if ctx.plan else "the plan"
         category = ctx.plan.action_category.value if ctx.plan else "plan"

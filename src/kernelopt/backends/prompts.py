@@ -25,6 +25,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.backends.protocol import StageContext
 from kernelopt.destination import FileKind
 from kernelopt.errors import UsageError
+from kernelopt.fileio import read_python
 from kernelopt.memory.model import IterationRecord, SearchLogEntry
 from kernelopt.planning.markdown import render_plan
 from kernelopt.planning.plan import Plan
@@ -205,7 +206,7 @@ def _contract(ctx: StageContext) -> str:
 def _kernel_section(ctx: StageContext, channel: PromptChannel) -> str:
     if channel is PromptChannel.AGENT:
         return f"## kernel.py\n\nThe current kernel is `{ctx.workspace.kernel_py}`; read it before you start."
-    source = ctx.workspace.kernel_py.read_text(encoding="utf-8")
+    source = read_python(ctx.workspace.kernel_py)  # in the encoding it declares (PEP 263)
     return f"## kernel.py (current)\n\n```python\n{source.rstrip()}\n```"
 
 

@@ -99,9 +99,10 @@ def register(app: typer.Typer) -> None:
             emit_json(found)
         else:
             _show_knobs(file, found)
+            from kernelopt.tunables.analysis import read_source as read_kernel
             from kernelopt.tunables.inline_guard import unmarked_guards
 
-            unmarked = unmarked_guards(file.read_text(encoding="utf-8"), file.name)
+            unmarked = unmarked_guards(read_kernel(file), file.name)  # read as discovery reads it (its encoding)
             if unmarked is not None:
                 note(unmarked)
 

@@ -33,7 +33,7 @@ from kernelopt.errors import (
 )
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SummaryError, read_summary
-from kernelopt.fileio import atomic_write_code, atomic_write_text
+from kernelopt.fileio import atomic_write_bytes, atomic_write_text
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.harness.decision import Decision, decide
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
@@ -738,21 +738,21 @@ def _previous_kernel(ws: Workspace, previous: int, dest_dir: Path) -> tuple[Path
         commit = rec.git_commit_hash
     except RecordError:
         origin = f"no record v{previous}; "
-    text: str | None = None
+    text: bytes | None = None
     if commit:
         try:
-            text = ws.file_at(commit, "kernel.py")
+            text = ws.bytes_at(commit, "kernel.py")
             origin += f"kernel.py at {commit[:12]} (memory/v{previous}.json git_commit_hash)"
         except GitError:
             origin += f"commit {commit[:12]} not found; "
     if text is None:
         try:
-            text = ws.file_at("HEAD", "kernel.py")
+            text = ws.bytes_at("HEAD", "kernel.py")
             origin += "kernel.py at HEAD"
         except GitError:
             return None, origin + "no committed kernel.py"
     path = dest_dir / f"previous_v{previous}_kernel.py"
-    atomic_write_code(path, text if text.endswith("\n") else text + "\n")  # code: never redacted
+    atomic_write_bytes(path, text if text.endswith(b"\n") else text + b"\n")  # its bytes: its encoding kept
     return path, origin
 
 

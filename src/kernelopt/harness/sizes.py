@@ -37,6 +37,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import InputFileError, UsageError
+from kernelopt.fileio import read_python
 from kernelopt.taskcard import TaskCard
 
 #: Integers below this are never scaled: kernel sizes, strides, small channel counts or ranks, whose meaning
@@ -198,7 +199,7 @@ def fmt_size(value: SizeValue) -> str:
 def _parse(reference_py: Path) -> ast.Module:
     path = Path(reference_py)
     try:
-        return ast.parse(path.read_text(encoding="utf-8-sig"), filename=str(path))
+        return ast.parse(read_python(path), filename=str(path))
     except FileNotFoundError:
         raise InputFileError(path, "no such file") from None
     except SyntaxError as exc:

@@ -31,6 +31,7 @@ from pathlib import Path
 from kernelopt.digits import sig
 from kernelopt.errors import GitError
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
+from kernelopt.fileio import atomic_write_bytes
 from kernelopt.memory.model import IterationRecord, best_version
 from kernelopt.profiling.reuse import reused_from
 from kernelopt.stages.allowance import transcripts
@@ -92,13 +93,13 @@ def _untracked_profiles(ws: Workspace) -> list[str]:
     return [line for line in out.splitlines() if line.strip()]
 
 
-def _best_kernel(ws: Workspace, best: IterationRecord) -> str | None:
+def _best_kernel(ws: Workspace, best: IterationRecord) -> bytes | None:
     """kernel.py of ``best``: from its recorded commit, else from its commit in the log, else None."""
     found = version_commit(best.number, best.git_commit_hash, ws.log(max_count=1_000_000))
     for ref in (best.git_commit_hash, found[0] if found else None):
         if ref:
             try:
-                return ws.file_at(ref, "kernel.py")
+                return ws.bytes_at(ref, "kernel.py")
             except GitError:
                 continue
     return None
@@ -115,9 +116,9 @@ def end_on_best(ws: Workspace, records: list[IterationRecord]) -> str | None:
     subject = ""
     text = _best_kernel(ws, best) if best is not None else None
     if best is not None and text is not None:
-        current = ws.kernel_py.read_text(encoding="utf-8")
-        if current.rstrip("\n") != text.rstrip("\n"):
-            ws.kernel_py.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        current = ws.kernel_py.read_bytes()  # bytes: a kernel.py in another encoding (latin-1) is put back as it was
+        if current.rstrip(b"\n") != text.rstrip(b"\n"):
+            atomic_write_bytes(ws.kernel_py, text if text.endswith(b"\n") else text + b"\n")
             paths.append("kernel.py")
             lat = best.performance.latency_us
             subject = f"{END_PREFIX}: kernel.py = {best.version.upper()}, the fastest passing version" + (

@@ -97,7 +97,7 @@ def changed_reference(ws: Workspace) -> str | None:
 
 def _same_text(ws: Workspace, ref: str, rel: str, source: Path) -> bool:
     # git show strips the final newline: compare without trailing newlines.
-    return ws.file_at(ref, rel).rstrip("\n") == source.read_text(encoding="utf-8").rstrip("\n")
+    return ws.bytes_at(ref, rel).rstrip(b"\n") == source.read_bytes().rstrip(b"\n")
 
 
 def default_name(folder: Path) -> str:

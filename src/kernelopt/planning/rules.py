@@ -50,7 +50,7 @@ from kernelopt.errors import KerneloptError, UsageError
 from kernelopt.evidence.model import BottleneckType, Finding, KernelEvidence, ProfileSummary
 from kernelopt.evidence.summary import KEY_METRICS
 from kernelopt.evidence.symptoms import Symptom
-from kernelopt.fileio import atomic_write_text
+from kernelopt.fileio import atomic_write_text, read_python
 from kernelopt.kernelsource import detect_framework
 from kernelopt.memory.model import GateResult, IterationRecord, SearchLogEntry
 from kernelopt.oneline import one_line
@@ -329,8 +329,8 @@ def stage3_check(
     read, and is ``None`` when tunables are unavailable.
     """
     try:
-        source = kernel_py.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        source = read_python(kernel_py)  # in the encoding it declares (PEP 263)
+    except (OSError, KerneloptError):
         return resource_check(gpu, dtype, unread)
     limits = ResourceLimits.for_target(gpu, dtype)
     current = {k.name: k.value for k in knobs}
@@ -537,7 +537,7 @@ def _planning(
         # the launches as the tuning engine groups them, from the same discovery (a stand-in discovery of
         # bare name/value records names no launch: one session of the whole configuration, as before)
         kept = [t for t in found if not (interpreted and t.name in LAUNCH_OPTIONS)]
-        ordered = session_order(launches(kept, loop_kernels(ws.kernel_py.read_text())), kernel.kernel_name)
+        ordered = session_order(launches(kept, loop_kernels(read_python(ws.kernel_py))), kernel.kernel_name)
     return _Planning(
         ws, n, summary, kernel, options, records, build_history(records, past), knobs, knob_note, fits, triton,
         reference, web, ordered,

@@ -22,6 +22,7 @@ from kernelopt.evidence.model import IsaFacts, ProfileSummary
 from kernelopt.evidence.nvidia import build_summary
 from kernelopt.evidence.sass import isa_facts, parse_listing
 from kernelopt.evidence.summary import write_summary
+from kernelopt.fileio import read_python
 from kernelopt.oneline import one_line
 from kernelopt.proc import CommandResult, run_command
 from kernelopt.profiling.driver import DriverResult
@@ -122,7 +123,7 @@ def _checked_version(ncu: str) -> tuple[int, int, int]:
 def _ncu_options(ws: Workspace, settings: ProfileSettings, staging: Path) -> NcuOptions:
     """What ncu collects (the full set, or the fast sections) and which launches: the kernels of
     kernel.py (or ``--kernel-regex``), ``settings.launches`` of each after the skipped ones."""
-    names = kernel_names(ws.kernel_py.read_text(encoding="utf-8"))
+    names = kernel_names(read_python(ws.kernel_py))
     regex = settings.kernel_regex or kernel_regex_for(names)
     launch_count = settings.launch_count
     if launch_count is None and regex is not None:

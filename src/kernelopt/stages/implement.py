@@ -19,10 +19,10 @@ from pathlib import Path
 
 from kernelopt.actions import SEARCH_NO_GAIN, SEARCH_TOO_NOISY
 from kernelopt.backends.protocol import AGENT_UNAVAILABLE, BackendFailure, Implementer, ImplementOutcome, StageContext
-from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.errors import InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import ProfileSummary
 from kernelopt.evidence.summary import SUMMARY_JSON, SummaryError, read_summary
-from kernelopt.fileio import SourceChanged
+from kernelopt.fileio import SourceChanged, decode_python
 from kernelopt.harness.model import CorrectnessReport
 from kernelopt.memory.model import CorrectnessStatus, GateResult, IterationRecord, PitfallAndFix
 from kernelopt.oneline import one_line
@@ -283,10 +283,10 @@ def _inspect(ws: Workspace, good_kernel: bytes | None) -> _Attempt | None:
     if data == good_kernel:
         return _Attempt("the implementer left kernel.py unchanged", "no_change", repairable=False)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+        text = decode_python(data, "kernel.py")[0]  # in the encoding it declares (PEP 263)
+    except InputFileError as exc:
         return _Attempt(
-            f"the implementer left a kernel.py that is not UTF-8 text (binary?): byte {exc.start}",
+            f"the implementer left a kernel.py that Python cannot read: {exc.message}",
             "binary_kernel",
             repairable=False,
         )

@@ -3437,7 +3437,7 @@ def read_source(path: Path) -> str:
         raise InputFileError(p, "is a folder, not a kernel file", hint="give a kernel file (e.g. its kernel.py)")
     if not p.is_file():
         raise InputFileError(p, "no such file")
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputFileError(p, "not UTF-8 text") from None
+    from kernelopt.fileio import decode_python
+
+    text, _ = decode_python(p.read_bytes(), p)  # Python's rules: a latin-1 file with its coding line is read
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as the analysis reads lines

@@ -21,6 +21,8 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
+from kernelopt.errors import InputFileError
+from kernelopt.fileio import read_python
 from kernelopt.tunables.model import Tunable
 
 #: Functions of reference.py that build the inputs: a constant read only there sizes the problem, not the operator.
@@ -77,6 +79,6 @@ def reference_text(kernel_py: Path, reference: Path | None = None) -> str | None
     there is none or it cannot be read as UTF-8 (its loader says why, where it runs)."""
     path = Path(reference) if reference is not None else Path(kernel_py).with_name("reference.py")
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_python(path)  # in the encoding it declares (PEP 263)
+    except (OSError, InputFileError):
         return None

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.digits import size_text
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
+from kernelopt.fileio import read_python
 from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
 from kernelopt.kernelsource import (
     OPAQUE_ENTRY_HINT,
@@ -183,7 +184,7 @@ def literal_shapes(reference_py: Path) -> list[dict[str, ShapeValue]] | None:
         InputFileError: the file is missing or is not valid Python.
     """
     try:
-        tree = ast.parse(Path(reference_py).read_text(encoding="utf-8-sig"), filename=str(reference_py))
+        tree = ast.parse(read_python(reference_py), filename=str(reference_py))
     except FileNotFoundError:
         raise InputFileError(reference_py, "no such file") from None
     except SyntaxError as exc:

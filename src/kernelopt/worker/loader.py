@@ -109,7 +109,7 @@ def load_module(
         sys.path.insert(0, folder)
     try:
         if overrides:
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            tree = ast.parse(path.read_bytes(), filename=str(path))  # bytes: Python's own reading (PEP 263)
             found = substitute(tree, overrides)
             exec(compile(tree, str(path), "exec"), module.__dict__)  # the user's file, as an import runs it
             for key, value in overrides.items():
@@ -130,7 +130,7 @@ def _imports_relatively(path: Path) -> bool:
     """True when the file has a relative import (``from .settings import pick``); ``False`` when it does not
     parse (the import then says why)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(path.read_bytes(), filename=str(path))  # bytes: Python's own reading (PEP 263)
     except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
         return False
     return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))

@@ -1,0 +1,116 @@
+"""The eighth fault trial of the commands that write a user's file (docs/faults.md, "tune and optimize on a user's
+file, eighth fault trial (faults8)", f13..) and the seventh trial's leftovers: each test injects one fault and
+holds its fix.
+
+The invariant is docs/tuning-engine.md's: after any fault a user's kernel.py (and any file of theirs) is byte for
+byte what they last wrote, or that text with only the knob edit applied, and the exit code says which. The kernels
+are tests/data/loop's torch add on the CPU.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.app import main
+
+LOOP = Path(__file__).parent / "data" / "loop"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+#: A latin-1 kernel.py as an older codebase keeps it: a coding line (PEP 263) and an accented comment and string.
+LATIN1_HEAD = "# -*- coding: latin-1 -*-\n# Noyau écrit à Zürich\nNAME = 'addition élémentaire'\n"
+
+
+def _folder(tmp_path: Path, head: str = "", encoding: str = "utf-8") -> tuple[Path, bytes]:
+    folder = tmp_path / "loop"
+    shutil.copytree(LOOP, folder, ignore=shutil.ignore_patterns("make_summaries.py", "summary_*"))
+    kernel = folder / "kernel.py"
+    if head:
+        kernel.write_bytes((head + kernel.read_text(encoding="utf-8")).encode(encoding))
+    return folder, kernel.read_bytes()
+
+
+@pytest.mark.timeout(60)
+def test_f13_a_latin1_kernel_with_its_coding_line_is_read_and_written_back_in_latin1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f13: a latin-1 kernel.py with its coding line (Python imports it) was refused by `tunables`, `tune`, `init`
+    and `optimize` as "not UTF-8 text". It is read by Python's rules (PEP 263) and written back in latin-1: only the
+    knob's line changes, every other byte (the accents' single bytes) kept."""
+    folder, before = _folder(tmp_path, LATIN1_HEAD, "latin-1")
+    kernel = folder / "kernel.py"
+    assert main(["tunables", str(kernel), "--no-evaluate"]) == 0
+    assert "BLOCK" in capsys.readouterr().out
+    assert main(["tunables", str(kernel), "--no-evaluate", "--set", "BLOCK=512"]) == 0, capsys.readouterr().err
+    after = kernel.read_bytes()
+    assert after == before.replace(b"BLOCK = 64 ", b"BLOCK = 512 ")
+    assert "élémentaire".encode("latin-1") in after and "é".encode() not in after  # latin-1 still, not UTF-8
+
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", budget=2))  # tune's discovery and reading
+    assert any(t.name == "BLOCK" for t in prepared.tunables)
+
+
+@pytest.mark.timeout(60)
+def test_f13_what_the_loop_writes_and_puts_back_keeps_the_kernel_s_encoding(tmp_path: Path) -> None:
+    """f13, the loop: a candidate or an implementer's text is written in the encoding its coding line declares
+    (``atomic_write_code``), and a kernel.py put back from a commit is its bytes (``Workspace.bytes_at``), never
+    UTF-8 over a latin-1 coding line (Python would then read ``Ã©`` for ``é``)."""
+    from kernelopt.fileio import atomic_write_code, read_python
+    from kernelopt.workspace import Workspace
+
+    text = LATIN1_HEAD + "BLOCK = 64\n"
+    out = tmp_path / "candidate.py"
+    atomic_write_code(out, text)
+    assert out.read_bytes() == text.encode("latin-1") and read_python(out) == text
+    atomic_write_code(out, "# no coding line: é\n")  # UTF-8 without one, as before
+    assert out.read_bytes() == "# no coding line: é\n".encode()
+
+    folder, before = _folder(tmp_path, LATIN1_HEAD, "latin-1")
+    ws = Workspace.create("lat", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    assert (ws.kernel_py.read_bytes(), ws.bytes_at("HEAD", "kernel.py")) == (before, before)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["tunables", "set", "tune", "init"])
+def test_f13_non_utf8_bytes_without_a_coding_line_are_one_line_naming_the_encoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """f13, the refusal: bytes that are not UTF-8 and no coding line (Python would not import the file either) are
+    one line in every command, naming the encoding, the byte and what to do; nothing is made or written."""
+    folder, before = _folder(tmp_path, "# Noyau écrit à Zürich\n", "latin-1")
+    kernel = folder / "kernel.py"
+    argv = {
+        "tunables": ["tunables", str(kernel), "--no-evaluate"],
+        "set": ["tunables", str(kernel), "--no-evaluate", "--set", "BLOCK=512"],
+        "tune": ["tune", str(folder), "--device", "cpu"],
+        "init": ["init", "lat", "-k", str(kernel), "-r", str(folder / "reference.py"), "--root", str(tmp_path)],
+    }[command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (
+        f"kernelopt: error: {kernel}: not UTF-8 text (byte 8 is 0xe9) and no coding line names another encoding, so "
+        "Python would not import it either; save it as UTF-8, or name its encoding on line 1 or 2 "
+        "(# -*- coding: latin-1 -*-, PEP 263)"
+    )
+    assert kernel.read_bytes() == before
+    assert not (folder / ".kernelopt").exists() and not (tmp_path / "kernel_opt_lat").exists()
+
+
+@pytest.mark.timeout(30)
+def test_f13_an_unknown_coding_line_or_bytes_it_cannot_decode_are_said_as_such(tmp_path: Path) -> None:
+    """f13: a coding line naming no encoding Python knows, or bytes its declared encoding cannot decode, are one
+    line naming that encoding (a file Python would refuse too)."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.fileio import decode_python
+
+    with pytest.raises(InputFileError, match=r"its coding line names 'klingon', an encoding Python does not know"):
+        decode_python(b"# coding: klingon\nBLOCK = 64\n", "k.py")
+    with pytest.raises(
+        InputFileError, match=r"not ascii text, the encoding its coding line declares \(byte 18 is 0xe9\)"
+    ):
+        decode_python(b"# coding: ascii\n# \xe9\n", "k.py")
+    assert decode_python(b"\xef\xbb\xbfBLOCK = 64\r\n", "k.py") == ("BLOCK = 64\r\n", "utf-8-sig")
