@@ -177,6 +177,7 @@ SLOW_FILES = (
     "test_current_failed.py",  # about 4 CPU-s: one tune of a kernel wrong as written, stopped after its round
     "test_write_exchange.py",  # about 2 s: one tunables --set through the CLI
     "test_check_footprint.py",  # 7 s at load 14: nine worker runs in the process (torch imported)
+    "test_faults8_cases.py",  # about 2.5 s: tune's discovery and CLI runs in the process
 )
 
 
