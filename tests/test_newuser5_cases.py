@@ -73,7 +73,7 @@ def test_validate_of_a_shapes_entry_past_the_host_s_memory_says_so_in_one_line(
 
     ws = Workspace.create("huge", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
     capsys.readouterr()
-    assert main(["validate", str(ws.root), "--device", "cpu"]) == 2
+    assert main(["validate", str(ws.root), "--device", "cpu"]) == 3  # this machine, as tune says it (newuser6's n10)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
     assert "get_inputs(n=274877906944) asks for 1.00 TiB of tensors, and checking them needs 3.00 TiB" in err, err

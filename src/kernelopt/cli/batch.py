@@ -23,7 +23,7 @@ from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, printing, table
 from kernelopt.env import EnvSettings
 from kernelopt.errors import UsageError, WritePlace, disk_problem
-from kernelopt.harness.model import CHECK_DOES_NOT_FIT
+from kernelopt.harness.model import CHECK_DOES_NOT_FIT, HOST_DOES_NOT_FIT
 from kernelopt.harness.sizes import fmt_size
 from kernelopt.harness.stats import MAX_REPORTED_SPEEDUP_SPREAD, Verdict
 from kernelopt.oneline import one_line
@@ -100,10 +100,14 @@ def render(result: BatchTable, out_dir: Path) -> None:
     )
     errors = next((f.errors for f in result.fast_p if f.errors), 0)
     too_large = sum(
-        1 for r in result.rows if r.status is ProblemStatus.ERROR and CHECK_DOES_NOT_FIT in (r.reason or "")
+        1
+        for r in result.rows
+        if r.status is ProblemStatus.ERROR
+        and any(m in (r.reason or "") for m in (CHECK_DOES_NOT_FIT, HOST_DOES_NOT_FIT))
     )
     whose = (
-        f" ({too_large} a check that does not fit the device's memory, the rest the problem's own failure)"
+        f" ({too_large} a check that does not fit the device's or the host's memory, the rest the problem's own "
+        "failure)"
         if too_large
         else ", the problem's own failure"
     )

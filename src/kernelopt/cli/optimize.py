@@ -16,7 +16,7 @@ from rich.status import Status
 from kernelopt.cli.bounds import bounded
 from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
 from kernelopt.destination import outside_workspaces
-from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError
+from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EnvironmentProblem, NoGpu, UsageError
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.summary import LoopSummary, VersionRow
@@ -441,8 +441,16 @@ def register(app: typer.Typer) -> None:
             )
         if summary.stop is not None and summary.stop.reason is StopReason.BASELINE_FAILED:
             v0 = next((v for v in summary.versions if v.version == "v0"), None)
-            # reference.py failing is bad input (exit 2, as validate and tune say it), a kernel failing is 1
-            raise typer.Exit(2 if v0 is not None and v0.culprit == Culprit.PROBLEM.value else 1)
+            # reference.py failing is bad input (exit 2, as validate and tune say it), a check that cannot run on
+            # this machine (its memory) is the environment (exit 3, as validate and tune say it), a kernel failing is 1
+            culprit = v0.culprit if v0 is not None else None
+            raise typer.Exit(
+                EXIT_BAD_INPUT
+                if culprit == Culprit.PROBLEM.value
+                else EXIT_ENVIRONMENT
+                if culprit == Culprit.CHECKER.value
+                else 1
+            )
         if summary.stop is not None and summary.stop.reason is StopReason.AGENT_UNAVAILABLE:
             # the agent's infrastructure failed (not logged in, API down, a timeout): an environment problem,
             # exit 3 as `kernelopt validate` gives the verdict (harness.decision.EXIT_CODES), never a result

@@ -32,8 +32,8 @@ exit 130, the session record kept, and a rerun resumes from it.
 
 Exit codes: 1 no candidate could be timed, 2 bad input (no knob, an empty space, a wrong flag or file, a
 kernel.py changed during the session or hard-linked, another tune on the folder), 3 environment (no GPU, a
-problem that cannot fit the device, a worker that cannot start, a full or read-only disk), 130 interrupted
-before the write.
+problem that cannot fit the device or the host's memory, as validate and optimize say it, a worker that cannot
+start, a full or read-only disk), 130 interrupted before the write.
 """
 
 from __future__ import annotations

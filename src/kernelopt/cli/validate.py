@@ -242,6 +242,11 @@ def _show(n: int, report: GateReport) -> None:
     aside = "not recorded in memory/: see the note above"
     if report.problem_failed:  # the error line that ends the run says why, once (the reason was said twice)
         reason, aside = " of reference.py, not of the kernel", f"the line below says why; {aside}"
+    elif report.checker_failed:  # as above: the check could not run here (memory), no verdict on the kernel
+        reason, aside = (
+            ": the check could not run on this machine, not the kernel's fault",
+            f"the line below says why; {aside}",
+        )
     info(f"quality gate v{n}: {report.result.value}{reason} ({aside})")
 
 

@@ -26,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
+from kernelopt.harness.model import HOST_DOES_NOT_FIT
 from kernelopt.harness.poison import POISON_BYTE
 from kernelopt.oneline import first_line
 
@@ -145,12 +146,80 @@ _SIZED = {torch.rand: 0, torch.randn: 0, torch.empty: 0, torch.zeros: 0, torch.o
 _LIKE = (torch.rand_like, torch.randn_like, torch.empty_like, torch.zeros_like, torch.ones_like, torch.full_like)
 
 
+def _data_size(data: Any) -> tuple[int, torch.dtype] | None:
+    """The elements and dtype of the tensor ``torch.tensor(data)`` makes, read from ``data`` without copying it: a
+    tensor, a numpy array (numpy names its dtypes as torch does: ``float32``, ``int64``, ``bool``), or a nested list
+    of Python numbers (its lengths along the first elements, the type of the first number); ``None`` otherwise."""
+    if isinstance(data, torch.Tensor):
+        return data.numel(), data.dtype
+    dims, dt = getattr(data, "shape", None), getattr(data, "dtype", None)
+    if dims is not None and dt is not None:
+        dtype = getattr(torch, str(getattr(dt, "name", "")), None)
+        return (math.prod(int(d) for d in dims), dtype) if isinstance(dtype, torch.dtype) else None
+    lengths, leaf = [], data
+    while isinstance(leaf, list | tuple):
+        lengths.append(len(leaf))
+        if not leaf:
+            break
+        leaf = leaf[0]
+    if isinstance(leaf, bool):
+        dtype = torch.bool
+    elif isinstance(leaf, int):
+        dtype = torch.int64
+    elif isinstance(leaf, float) or (isinstance(leaf, list | tuple) and not leaf):
+        dtype = torch.get_default_dtype()
+    else:
+        return None
+    return math.prod(lengths), dtype
+
+
+def _range_size(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, torch.dtype] | None:
+    """Elements and dtype of ``arange``, ``linspace``, ``randperm`` and ``eye`` from their arguments; ``None`` for
+    any other function."""
+    if func is torch.arange:
+        pos = [0, *args[:1]] if len(args) == 1 else list(args[:3])
+        start = kwargs.get("start", pos[0] if pos else 0)
+        end = kwargs.get("end", pos[1] if len(pos) > 1 else None)
+        step = kwargs.get("step", pos[2] if len(pos) > 2 else 1)
+        numel = max(0, math.ceil((float(end) - float(start)) / float(step)))
+        exact = all(isinstance(v, int) for v in (start, end, step))
+        return numel, kwargs.get("dtype") or (torch.int64 if exact else torch.get_default_dtype())
+    if func is torch.linspace:
+        return int(kwargs.get("steps", args[2] if len(args) > 2 else 0)), kwargs.get(
+            "dtype"
+        ) or torch.get_default_dtype()
+    if func is torch.randperm:
+        return int(kwargs.get("n", args[0] if args else 0)), kwargs.get("dtype") or torch.int64
+    if func is torch.eye:
+        n = int(kwargs.get("n", args[0] if args else 0))
+        m = kwargs.get("m", args[1] if len(args) > 1 else None)
+        return n * (n if m is None else int(m)), kwargs.get("dtype") or torch.get_default_dtype()
+    return None
+
+
 def requested_bytes(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, int] | None:
-    """What a torch factory call is about to allocate, and the float64 copy a check makes of it: from its size and
-    dtype alone, before it runs (``torch.rand(16, 64, 2048, 2048)``: 16 GiB and 32 GiB); ``None`` for any other
-    call, or one whose arguments do not say."""
+    """What a torch factory call is about to allocate (or, ``as_tensor`` of a numpy array, to hold), and the float64
+    copy a check makes of it: from its size and dtype alone, before it runs (``torch.rand(16, 64, 2048, 2048)``:
+    16 GiB and 32 GiB; ``torch.tensor(array)``: the array's elements in its dtype or the one asked; ``arange``,
+    ``linspace``, ``randperm``, ``eye``); ``None`` for any other call, one whose arguments do not say, and
+    ``as_tensor`` of a tensor (the same tensor, already counted when a factory made it).
+
+    What numpy builds (``np.random.rand(n)``) cannot be sized before it is made: numpy allocates outside torch,
+    where no hook of ours sees it. It is counted when torch takes it (``torch.tensor`` / ``as_tensor``, above), and
+    the built inputs as a whole before the check's copies (:func:`check_outputs_room`); ``torch.from_numpy``
+    shares the array and is no torch function to see: counted there too."""
     try:
-        if func in _LIKE:
+        if func in (torch.tensor, torch.as_tensor):
+            data = args[0] if args else kwargs.get("data")
+            if func is torch.as_tensor and isinstance(data, torch.Tensor) and kwargs.get("dtype") in (None, data.dtype):
+                return None
+            sized = _data_size(data)
+            if sized is None:
+                return None
+            numel, dtype = sized[0], kwargs.get("dtype") or sized[1]
+        elif (ranged := _range_size(func, args, kwargs)) is not None:
+            numel, dtype = ranged
+        elif func in _LIKE:
             like = args[0]
             numel, dtype = like.numel(), kwargs.get("dtype") or like.dtype
         else:
@@ -167,16 +236,17 @@ def requested_bytes(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
             else:
                 return None
             numel = math.prod(int(d) for d in size)
-    except (TypeError, ValueError, IndexError, AttributeError):
+    except (TypeError, ValueError, IndexError, AttributeError, OverflowError, ZeroDivisionError):
         return None
     return numel * torch.empty((), dtype=dtype, device="meta").element_size(), _copy64_bytes(numel, dtype)
 
 
 def _room_line(shape: dict[str, Any], made: str, need: int, available: int, done: str) -> str:
-    """The one line of a case refused for the host's memory: what it makes, what its check needs, what there is."""
+    """The one line of a case refused for the host's memory: what it makes, what its check needs, what there is;
+    ``done``: what was not (``built``, ``checked``)."""
     return (
         f"{_call_label(shape)} {made}, and checking them needs {size_text(need)} with their float64 copies; this "
-        f"machine has {size_text(available)} of memory available, so {done}: give a smaller SHAPES entry (a batch: "
+        f"machine has {size_text(available)} {HOST_DOES_NOT_FIT} {done}: give a smaller SHAPES entry (a batch: "
         "--size-scale), or run it on a GPU"
     )
 
@@ -199,7 +269,7 @@ class HostBudget(TorchFunctionMode):
             self.copies += asked[1]
             if self.total > self.available:
                 made = f"asks for {size_text(self.total - self.copies)} of tensors"
-                raise InputsDoNotFit(_room_line(self.shape, made, self.total, self.available, "nothing was built"))
+                raise InputsDoNotFit(_room_line(self.shape, made, self.total, self.available, "built"))
         return func(*args, **kwargs)
 
 
@@ -224,12 +294,14 @@ def check_outputs_room(
         return
     try:
         outputs = reference([t.to("meta") if isinstance(t, torch.Tensor) else t for t in inputs])
-    except Exception:  # an operation the meta device lacks: the inputs alone were counted
-        return
+    except Exception:  # an operation the meta device lacks: the inputs alone, built here (numpy's, say) are counted
+        outputs = None
     own_in, own_out, need = host_need_bytes(inputs, outputs)
     if need > available:
-        made = f"makes {size_text(own_in)} of inputs and {size_text(own_out)} of outputs"
-        raise InputsDoNotFit(_room_line(shape, made, need, available, "nothing was checked"))
+        made = f"makes {size_text(own_in)} of inputs" + (
+            f" and {size_text(own_out)} of outputs" if outputs is not None else " (its outputs not sized)"
+        )
+        raise InputsDoNotFit(_room_line(shape, made, need, available, "checked"))
 
 
 def make_inputs(

@@ -169,6 +169,11 @@ CHECK_DOES_NOT_FIT = "the check does not fit in the device's memory"
 (:attr:`Culprit.CHECKER`)."""
 
 
+HOST_DOES_NOT_FIT = "of memory available, so nothing was"
+"""What the one line of a case refused for the host's memory holds (``harness.hostmem.InputsDoNotFit``, the checker's
+as :data:`CHECK_DOES_NOT_FIT` is): how a batch counts both apart from the problems' own failures."""
+
+
 PROBLEM_FAILED = "reference.py fails, not the kernel: fix reference.py or its SHAPES entry, then run again"
 """How `validate` and `optimize` begin the one line of a V0 whose reference failed (:attr:`Culprit.PROBLEM`):
 bad input, exit 2, as `tune` says it and `batch` makes it an ERROR of the problem (issue 32, item 5)."""

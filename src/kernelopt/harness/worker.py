@@ -141,10 +141,18 @@ def _failure(
     where: str, what: str, exc: BaseException, *, case: int | None, version: str | None, culprit: Culprit
 ) -> Failure:
     detail = _first_line(exc)
-    if isinstance(exc, InputsDoNotFit):  # our refusal before get_inputs ran for real, not something it raised
-        msg = f"{where}: {detail}"
-    else:
-        msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
+    if isinstance(exc, InputsDoNotFit):
+        # our refusal before get_inputs ran for real, not something it raised: the check cannot run on this machine
+        # (the checker's, exit 3 in every command, as `tune` says it), never a fault of reference.py; no traceback
+        # of our own refusal
+        return Failure(
+            message=f"{where}: {detail}",
+            error_class=type(exc).__name__,
+            case=case,
+            version=version,
+            culprit=Culprit.CHECKER,
+        )
+    msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
     return Failure(
         message=msg, error_class=type(exc).__name__, case=case, version=version, traceback=_tb(exc), culprit=culprit
     )
