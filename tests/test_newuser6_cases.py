@@ -127,3 +127,30 @@ def test_inputs_torch_takes_from_numpy_or_lists_are_counted_before_the_copy(monk
     assert "makes 24.0 MiB of inputs (its outputs not sized), and checking them needs 72.0 MiB" in str(caught.value)
     assert "nothing was checked" in str(caught.value)
     assert make_inputs(numpy_only, {"n": mib}, "cpu", 0, reference=raises_on_meta)[0].numel() == mib  # fits: built
+
+
+@pytest.mark.timeout(120)
+def test_a_path_given_with_a_tilde_is_the_home_folder_in_every_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n12: `~` reaches kernelopt unexpanded when quoted ("~/my k/reference.py"), after `=` (`--root=~/ws`) or from
+    an agent's subprocess. `init --kernel "~/my k/kernel.py"` found the kernel but `--reference` in the same form
+    said "~/my k/reference.py: no such file"; `tunables`, `tune PATH`, `evidence PATH --diff` said "no such file or
+    folder" too. Every path argument and option now expands a leading `~` at the CLI's boundary (`cli.paths`)."""
+    import shutil
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = tmp_path / "my k"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder)
+    assert main(["tunables", "~/my k"]) == 0
+    assert "BLOCK" in capsys.readouterr().out
+    assert main(["evidence", "~/my k/summary_timing_only.json", "--diff", "~/my k/summary_memory_bound.json"]) == 0
+    capsys.readouterr()
+    assert main(["tune", "~/my k", "--device", "cpu", "--within", "~/my k/none.json"]) == 2
+    assert f"--within {folder / 'none.json'}: no such file" in capsys.readouterr().err
+    assert main(["tune", "~/gone", "--device", "cpu"]) == 2
+    assert f"{tmp_path / 'gone'}: no such folder" in capsys.readouterr().err
+    argv = ["init", "t", "--kernel", "~/my k/kernel.py", "--reference", "~/my k/reference.py", "--root=~/ws"]
+    assert main([*argv, "--task-card", "~/my k/README.md"]) == 0, capsys.readouterr().err
+    assert (tmp_path / "ws" / "kernel_opt_t" / "reference.py").is_file()
+    assert not (Path.cwd() / "~").exists()

@@ -25,6 +25,7 @@ import typer
 
 from kernelopt import __version__
 from kernelopt.cli.output import plain_flags
+from kernelopt.cli.paths import expand_home
 from kernelopt.cli.start import cut_by_interrupt, ignore_interrupts, interrupt_said
 from kernelopt.env import DeprecatedVariable, EnvSettings, raw_value
 from kernelopt.errors import KerneloptError, disk_problem
@@ -178,6 +179,7 @@ def _main(argv: list[str] | None) -> int:
         app = build_app(sys.argv[1:] if argv is None else argv)  # imports the command: an interrupt may cut it
         command = typer.main.get_command(app)
         plain_flags(command)
+        expand_home(command)
         with _one_line_warnings():
             rv = command.main(args=argv, prog_name="kernelopt", standalone_mode=False)
     except KerneloptError as exc:
