@@ -533,6 +533,6 @@ def test_batch_counts_a_check_that_does_not_fit_apart_from_the_kernels(
     render(table, tmp_path)
     out = " ".join(capsys.readouterr().out.split())
     assert (
-        "2 ERROR row(s) (1 a check that does not fit the device's memory, the rest the problem's own failure), "
-        "counted apart" in out
+        "2 ERROR row(s) (1 a check that does not fit the device's or the host's memory, the rest the problem's own "
+        "failure), counted apart" in out
     )

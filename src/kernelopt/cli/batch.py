@@ -108,6 +108,8 @@ def render(result: BatchTable, out_dir: Path) -> None:
     whose = (
         f" ({too_large} a check that does not fit the device's or the host's memory, the rest the problem's own "
         "failure)"
+        if 0 < too_large < errors
+        else ", a check that does not fit the device's or the host's memory"
         if too_large
         else ", the problem's own failure"
     )
