@@ -188,7 +188,10 @@ def _patch_cuda_device() -> None:
     """``with torch.cuda.device(x.device):`` around a launch, as FlagGems (``torch_device_fn.device``), Liger-Kernel
     and unsloth write it: on a CPU tensor torch raises "Expected a cuda device, but got: cpu", so a correct kernel
     failed every check on the CPU (breaker6 j12). In a worker running Triton's interpreter on the CPU the context
-    of a CPU device is what ``torch.cuda.device(-1)`` is: nothing. A CUDA device is passed on unchanged."""
+    of a CPU device is what ``torch.cuda.device(-1)`` is: nothing. Mamba's and fla's
+    ``torch.cuda.device(x.device.index)`` is ``torch.cuda.device(None)`` for a CPU tensor, which a torch without CUDA
+    fails ("'<' not supported between instances of 'NoneType' and 'int'", breaker8 m1) and a CUDA torch reads as
+    "stay on the current device": nothing too. A CUDA device or index is passed on unchanged."""
     import torch
 
     cls = torch.cuda.device
@@ -197,7 +200,7 @@ def _patch_cuda_device() -> None:
     original = cls.__init__
 
     def __init__(self: Any, device: Any) -> None:
-        if isinstance(device, torch.device | str) and torch.device(device).type == "cpu":
+        if device is None or (isinstance(device, torch.device | str) and torch.device(device).type == "cpu"):
             device = -1  # no device to switch to: the context does nothing
         original(self, device)
 
