@@ -207,6 +207,9 @@ class _HelperSetting:
     defined: _FuncInfo | None
     values: list[cst.BaseExpression]
     imported_from: str | None = None
+    #: the call of the launching function in the function that binds the dict, when the launching function takes
+    #: it as a parameter (vLLM's ``invoke_fused_moe_kernel(..., config, ...)``); ``None``: the launch's own function
+    at: _Launch | None = None
 
     @property
     def target(self) -> str:
@@ -1469,8 +1472,9 @@ class _Analyzer:
         ``cfg["BLOCK"]`` (the grid) agree. A value the helper computes stays computed; a literal entry of the
         helper is moved the same way (the line after the call holds it for every size)."""
         name = setting.key
-        binds = la.func.locals.get(setting.variable, []) if la.func is not None else []
-        computed = self.computed_text(setting.variable, la.func) or f"{setting.variable} = {setting.helper}(...)"
+        at = setting.at or la
+        binds = at.func.locals.get(setting.variable, []) if at.func is not None else []
+        computed = self.computed_text(setting.variable, at.func) or f"{setting.variable} = {setting.helper}(...)"
         site = Site(
             f"{launch_id}:{name}",
             name,
@@ -1495,7 +1499,7 @@ class _Analyzer:
                 f"{setting.helper}() computes it ({computed}); not a known performance knob, so it is not tuned"
             )
             return site
-        found = self.tuned_region(setting.variable, la, setting.target)
+        found = self.tuned_region(setting.variable, at, setting.target)
         if not isinstance(found, tuple):
             site.kind, site.computed = TunableKind.LAUNCH_KWARG, None
             site.refused = found or f"{setting.variable} is not computed in the launching function"
@@ -2135,6 +2139,10 @@ class _Analyzer:
         if isinstance(expr, cst.Name) and depth < 3:
             binds = func.locals.get(expr.value) if func is not None else None
             scope = func
+            if not binds and launch is not None and func is not None and depth == 0:
+                passed = self.passed_dict(expr.value, func, launch, kernel)
+                if passed is not None:
+                    return passed
             if not binds:
                 binds, scope = self.module_bindings.get(expr.value), None
             if not binds or len(binds) != 1 or binds[0].value is None or binds[0].chained:
@@ -2150,8 +2158,76 @@ class _Analyzer:
             return self.dict_entries(value, scope, depth + 1)
         return None
 
+    def passed_dict(
+        self, param: str, func: _FuncInfo, la: _Launch, kernel: str | None
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The settings of ``**config`` where ``config`` is a parameter of the launching function that its one call in
+        this file passes as a local bound once to a settings helper's result: vLLM's ``invoke_fused_moe_kernel(...,
+        config, ...)`` called by ``fused_experts`` with ``config = get_config_func(M)``. They are that helper's
+        settings (:meth:`helper_entries`), tuned after the binding in the caller (``config["BLOCK_SIZE_M"] = 64  #
+        kernelopt: tuned``), where every reader of the dict sees them (vLLM pads the tokens to ``BLOCK_SIZE_M`` before
+        the launch). ``None`` when the parameter is not passed that way."""
+        if not any(p.name.value == param for p in func.params) or param in func.locals:
+            return None
+        fname = func.node.name.value
+        calls = self.calls.get(fname, [])
+        if len(self.functions.get(fname, [])) != 1 or len(calls) != 1 or any(a.star for a in calls[0].args):
+            return None
+        call = calls[0]
+        positional = [p.name.value for p in (*func.node.params.posonly_params, *func.node.params.params)]
+        by_keyword = [a.value for a in call.args if a.keyword is not None and a.keyword.value == param]
+        plain = [a.value for a in call.args if a.keyword is None]
+        index = positional.index(param) if param in positional else None
+        given = by_keyword[0] if by_keyword else (plain[index] if index is not None and index < len(plain) else None)
+        caller = self.enclosing_function(call)
+        if not isinstance(given, cst.Name) or caller is None:
+            return None
+        binds = caller.locals.get(given.value, [])
+        if len(binds) != 1 or binds[0].chained or not isinstance(binds[0].value, cst.Call):
+            return None
+        if _dotted(binds[0].value.func) == "dict" or self.mutated(given.value, caller, tuned_lines=False):
+            return None
+        at = _Launch(call, caller, self.positions[call].start.line, la.wrapper)
+        entries = self.helper_entries(given.value, binds[0].value, at, kernel, given=la)
+        if given.value in self.unread_why:
+            self.unread_why[param] = self.unread_why[given.value]
+        for key, expr in entries or []:
+            setting = self.helper_settings.get((id(expr), key))
+            if setting is not None:
+                setting.at = at
+        return entries
+
+    def enclosing_function(self, node: cst.CSTNode) -> _FuncInfo | None:
+        """The innermost function of this file whose body holds ``node``; ``None`` at module level."""
+        rng = self.positions[node]
+        start, end = (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
+        holding = [
+            f
+            for infos in self.functions.values()
+            for f in infos
+            if (self.positions[f.node].start.line, self.positions[f.node].start.column) <= start
+            and end <= (self.positions[f.node].end.line, self.positions[f.node].end.column)
+        ]
+        return max(holding, key=lambda f: self.positions[f.node].start.line, default=None)
+
+    def partial_target(self, helper: str, func: _FuncInfo | None) -> str:
+        """``helper`` itself, or the function a local of ``func`` bound once to ``functools.partial(f, ...)`` calls
+        (vLLM's ``get_config_func = functools.partial(try_get_optimal_moe_config, ...)``)."""
+        binds = func.locals.get(helper, []) if func is not None and "." not in helper else []
+        value = binds[0].value if len(binds) == 1 else None
+        if (
+            isinstance(value, cst.Call)
+            and _dotted(value.func) in ("functools.partial", "partial")
+            and value.args
+            and value.args[0].keyword is None
+            and isinstance(value.args[0].value, cst.Name)
+            and len(self.functions.get(value.args[0].value.value, [])) == 1
+        ):
+            return value.args[0].value.value
+        return helper
+
     def helper_entries(
-        self, variable: str, call: cst.Call, la: _Launch, kernel: str | None
+        self, variable: str, call: cst.Call, la: _Launch, kernel: str | None, given: _Launch | None = None
     ) -> list[tuple[str, cst.BaseExpression]] | None:
         """The settings of ``**cfg`` where the launching function binds ``cfg`` once to a settings helper's result
         (``cfg = launch_config(n)``). A helper of this file whose every ``return`` is a dict of the same string
@@ -2159,11 +2235,15 @@ class _Analyzer:
         module is not read (its body is not in the file an edit may write): its settings are the keywords the
         launch received in a run of the task that the launch does not pass itself. Each is a computed setting,
         tuned after the call (``cfg["BLOCK"] = 256  # kernelopt: tuned``), the helper's result the fallback
-        (:meth:`helper_site`). ``None`` with the reason in :attr:`unread_why` otherwise."""
+        (:meth:`helper_site`). A helper of this file whose returns cannot be read (vLLM's ``config`` bound in an
+        if / else, from a tuned JSON file or a default) is read as an imported one is: by a run. ``la`` is where the
+        dict is bound, ``given`` the launch when that is another function (:meth:`passed_dict`). ``None`` with the
+        reason in :attr:`unread_why` otherwise."""
         helper = _dotted(call.func)
         code = variable
         if helper is None:
             return None
+        helper = self.partial_target(helper, la.func)
         found = self.functions.get(helper, [])
         method = la.func is not None and bool(la.func.params) and la.func.params[0].name.value == "self"
         if not found and method and helper.startswith("self.") and helper.count(".") == 1:
@@ -2174,9 +2254,11 @@ class _Analyzer:
             defined.node.body.visit(returns)
             tables = [self.dict_entries(r, defined, 1) for r in returns.values]
             if not tables or any(t is None for t in tables):
+                if self.launch_values.get(kernel or "", {}):
+                    return self.received_entries(variable, call, helper, given or la, kernel, None)
                 self.unread_why[code] = (
                     f"the argument **{code} is what {helper}() returns, and a return of {helper}() is not a dict of "
-                    "string keys: the settings it passes are not listed"
+                    f"string keys: which settings it passes is known only from a run of the task {GIVE_REFERENCE}"
                 )
                 return None
             keys = [[k for k, _ in t or []] for t in tables]
@@ -2202,6 +2284,14 @@ class _Analyzer:
                 f"which settings it passes is known only from a run of the task {GIVE_REFERENCE}"
             )
             return None
+        return self.received_entries(variable, call, helper, given or la, kernel, source)
+
+    def received_entries(
+        self, variable: str, call: cst.Call, helper: str, la: _Launch, kernel: str | None, source: str | None
+    ) -> list[tuple[str, cst.BaseExpression]]:
+        """The settings a helper whose body is not read gives ``**variable``: the keywords the launch ``la``
+        received in a run of the task that it does not pass itself."""
+        received = self.launch_values.get(kernel or "", {})
         given = {a.keyword.value for a in la.args if a.keyword is not None}
         out = []
         for key in received:
