@@ -1,0 +1,123 @@
+"""The eighth new user's trial of ``kernelopt tunables`` / ``tune`` / ``validate`` / ``optimize`` / ``batch``, held
+out (issue 32: "kernels, shapes and clients we have never seen are the test"). Each folder of tests/data/breaker8 is
+a public Triton kernel written for the trial in a form the first seven trials did not try (its README lists them).
+What tuning writes is judged as a user would: the written kernel against the reference at every ``SHAPES`` entry and
+at sizes not in ``SHAPES`` that the original handled, its inputs and its ``torch.empty`` outputs in the middle of NaN
+(tests/test_variants_cases.py's rule), loaded afresh in this process with Triton's interpreter."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import discover_source
+from tests.test_breaker7_cases import _correct_padded
+from tests.test_breaker_cases import _tune_edit
+
+DATA = Path(__file__).parent / "data" / "breaker8"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
+    got = _correct_padded(folder, shapes)
+    assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
+
+
+# ------------------------------------------------------------------------------------- correct kernels failing on the CPU
+
+
+@pytest.mark.timeout(120)
+def test_a_launch_inside_torch_cuda_device_of_a_cpu_tensor_s_index_runs_on_the_cpu() -> None:
+    """Seen on 2026-12-05: ssd_cumsum, Mamba-2's ``_chunk_cumsum_fwd`` launched inside ``with
+    torch.cuda.device(dt.device.index):`` (mamba_ssm and fla write it so). A CPU tensor's index is ``None``, and a
+    torch without CUDA raises "'<' not supported between instances of 'NoneType' and 'int'" entering the context:
+    every check of a correct kernel failed on the CPU. On the CPU the context of ``None`` does nothing, as on a GPU
+    (where it means "stay on the current device"); an int index is passed on as before."""
+    import torch
+
+    from tests.conftest import triton_interpreted
+
+    with triton_interpreted():
+        with torch.cuda.device(None):
+            pass
+        with torch.cuda.device(torch.device("cpu")):
+            pass
+    _all_correct(DATA / "ssd_cumsum", [{"B": 1, "L": 40, "H": 3}, {"B": 1, "L": 17, "H": 5}])
+
+
+# ------------------------------------------------------------------------------------- knobs refused
+
+
+@pytest.mark.timeout(240)
+def test_a_settings_dict_passed_to_the_launching_function_is_tuned_where_its_caller_binds_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: moe_vllm, vLLM's fused MoE: ``invoke_fused_moe_kernel(..., config, ...)`` launches
+    ``fused_moe_kernel[grid](..., **config)``, ``config`` a parameter its one caller binds to ``get_config_func(M)``
+    (``functools.partial(try_get_optimal_moe_config, ...)``, which returns a tuned JSON file's entry or
+    ``get_default_config``'s dict by an if / else). ``tune`` exited 2 "no tunable knob: ... the argument **config
+    cannot be read (its dict is built by code or changed after it is built)": the four settings vLLM users tune
+    never offered. They are now the helper's settings, read by a run (as an imported helper's are), and tuned after
+    the caller's binding, where ``moe_align_block_size`` reads ``config["BLOCK_SIZE_M"]`` too: the padding and the
+    tile stay one value, correct at sizes no entry names."""
+    from kernelopt.tunables import TunableKind
+
+    source = (DATA / "moe_vllm" / "kernel.py").read_text()
+    static = {t.key: t for t in discover_source(source)}
+    assert "which settings it passes is known only from a run of the task" in (
+        static["fused_moe_kernel:**config"].refused_reason or ""
+    )
+    folder = _copy("moe_vllm", tmp_path)
+    best = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 4}
+    written, note = _tune_edit(folder, best)
+    assert written is not None, note
+    assert '        config["BLOCK_SIZE_M"] = 32\n' in written
+    assert written.index('config["BLOCK_SIZE_M"] = 32') < written.index("moe_align_block_size(topk_ids, config")
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 3, "K": 64, "N": 48}, {"M": 9, "K": 40, "N": 33}, {"M": 40, "K": 24, "N": 130}])
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    prepared = prepare_folder(TuneRequest(folder=_copy("moe_vllm", tmp_path / "again"), device="cpu"))
+    knobs = {t.name: t for t in prepared.tunables if t.kernel == "fused_moe_kernel" and t.editable}
+    assert {"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M"} <= set(knobs)
+    assert knobs["BLOCK_SIZE_M"].kind is TunableKind.COMPUTED_SETTING
+
+
+@pytest.mark.timeout(60)
+def test_a_dict_the_launching_function_gets_from_several_callers_is_still_unread() -> None:
+    """Beside m2: two calls of the launching function may pass two dicts; which one a launch runs is not one
+    binding, so ``**config`` stays unread, said in one line."""
+    source = (DATA / "moe_vllm" / "kernel.py").read_text()
+    twice = source.replace(
+        "    return cache.sum(dim=1)\n",
+        "    invoke_fused_moe_kernel(hidden_states, w1, cache, topk_weights, sorted_token_ids, expert_ids,\n"
+        "                            num_tokens_post_padded, True, top_k, dict(config), compute_type=tl.float32)\n"
+        "    return cache.sum(dim=1)\n",
+    )
+    assert twice != source
+    found = {t.key: t for t in discover_source(twice)}
+    assert not found["fused_moe_kernel:**config"].editable
+    assert "cannot be read" in (found["fused_moe_kernel:**config"].refused_reason or "")
+
+
+# ------------------------------------------------------------------------------------- the launch tuned
+
+
+@pytest.mark.timeout(60)
+def test_a_tie_between_an_autotune_list_and_a_computed_block_goes_to_the_autotune_list() -> None:
+    """Seen on 2026-12-05: ssd_cumsum autotunes ``BLOCK_SIZE_H`` (heads a program, seven configs keyed on
+    ``["chunk_size", "nheads"]``) and computes ``BLOCK_SIZE_CHUNK=triton.next_power_of_2(chunk_size)`` at the launch
+    (the model's chunk, which every smaller value leaves partly undone). ``tune`` searched the computed block (4
+    candidates, none better) and said "not tuned in this session: _chunk_cumsum_fwd_kernel.configs": the knob Mamba's
+    authors tune was left out. One knob each: the tie now goes to the launch with fewer computed settings."""
+    from kernelopt.tuning.launch import space_from_tunables
+
+    tunables = discover_source((DATA / "ssd_cumsum" / "kernel.py").read_text())
+    space = space_from_tunables(tunables)
+    assert space.launch == "_chunk_cumsum_fwd_kernel.configs"
+    assert [k.name for k in space.knobs] == ["BLOCK_SIZE_H"]
+    launch = space_from_tunables(tunables, kernel="launch _chunk_cumsum_fwd_kernel (kernel.py:92)")
+    assert [k.name for k in launch.knobs] == ["BLOCK_SIZE_CHUNK"]
