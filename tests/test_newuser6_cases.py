@@ -156,3 +156,21 @@ def test_a_path_given_with_a_tilde_is_the_home_folder_in_every_command(
     assert main([*argv, "--task-card", "~/my k/README.md"]) == 0, capsys.readouterr().err
     assert (tmp_path / "ws" / "kernel_opt_t" / "reference.py").is_file()
     assert not (Path.cwd() / "~").exists()
+
+
+@pytest.mark.timeout(60)
+def test_an_option_left_without_its_value_points_at_its_own_command_s_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """n13: `kernelopt optimize . --max-iters` (the value forgotten at the end), `tune . --budget`, `memory list
+    --workspace`: "Option '--max-iters' requires an argument; see `kernelopt --help`", the top-level help that does
+    not list the option (click raises that error before it makes the command's context). Now the line names the
+    command the arguments began with, sub-command included; a misspelt option still points at its command."""
+    for argv, path in (
+        (["optimize", ".", "--max-iters"], "kernelopt optimize"),
+        (["tune", ".", "--budget"], "kernelopt tune"),
+        (["memory", "list", "--workspace"], "kernelopt memory list"),
+        (["optimize", ".", "--max-iter", "3"], "kernelopt optimize"),
+        (["--nope"], "kernelopt"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.endswith(f"; see `{path} --help`\n") and len(err.splitlines()) == 1, err

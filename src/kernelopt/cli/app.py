@@ -135,14 +135,27 @@ def _one_line_warnings() -> Iterator[None]:
         yield
 
 
-def _usage_line(exc: Exception) -> str:
-    """A usage error of the command line as one line (``--max-iters -1``), with where to read more;
-    never click's multi-line usage box."""
+def _command_path(command: Any, args: Sequence[str]) -> str:
+    """``kernelopt`` and the (sub-)commands ``args`` begins with (``kernelopt memory list``): what a usage error
+    raised before click made a context (an option's value missing, ``--max-iters`` at the end) points at."""
+    path = ["kernelopt"]
+    for arg in args:
+        sub = getattr(command, "commands", {}).get(arg)
+        if sub is None:
+            break
+        path.append(arg)
+        command = sub
+    return " ".join(path)
+
+
+def _usage_line(exc: Exception, command: Any = None, args: Sequence[str] = ()) -> str:
+    """A usage error of the command line as one line (``--max-iters -1``), with where to read more (the command's
+    own ``--help``, also when click raised it without a context); never click's multi-line usage box."""
     format_message = getattr(exc, "format_message", None)
     message = format_message() if callable(format_message) else str(exc)
     message = message.replace(": Value error, ", ": ")  # pydantic's prefix of an enum argument's refusal
     ctx = getattr(exc, "ctx", None)
-    path = getattr(ctx, "command_path", None) or "kernelopt"
+    path = getattr(ctx, "command_path", None) or _command_path(command, args)
     return f"{message.rstrip('.')}; see `{path} --help`"
 
 
@@ -175,8 +188,10 @@ def _main(argv: list[str] | None) -> int:
         )
         return 2
     _printable_streams()
+    args = sys.argv[1:] if argv is None else argv
+    command: Any = None
     try:
-        app = build_app(sys.argv[1:] if argv is None else argv)  # imports the command: an interrupt may cut it
+        app = build_app(args)  # imports the command: an interrupt may cut it
         command = typer.main.get_command(app)
         plain_flags(command)
         expand_home(command)
@@ -196,7 +211,7 @@ def _main(argv: list[str] | None) -> int:
             # `kernelopt` or `kernelopt memory` alone: the help is printed (on stdout) and that is the answer;
             # click's usage error for it has no message ("kernelopt: error: ; see ...", exit 2, before)
             return 0
-        _say(f"kernelopt: error: {_usage_line(exc)}")
+        _say(f"kernelopt: error: {_usage_line(exc, command, args)}")
         return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         ignore_interrupts()  # a second Ctrl-C while it unwinds says nothing more
