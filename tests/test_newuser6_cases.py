@@ -174,3 +174,32 @@ def test_an_option_left_without_its_value_points_at_its_own_command_s_help(capsy
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.endswith(f"; see `{path} --help`\n") and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.timeout(60)
+def test_a_batch_interrupted_before_its_first_row_names_no_table_it_did_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n14: Ctrl-C during a batch's first problem (`kernelopt batch "kb batch" --out ../bo3`, 9 s in): "kernelopt:
+    interrupted; the rows so far are in .../bo3/batch.json: the same command resumes the batch", exit 130, and no
+    batch.json was there (a row is written when a problem ends). Now the line names the table only when it exists."""
+    import shutil
+
+    from kernelopt.batch import runner
+
+    batch = tmp_path / "kb batch"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", batch / "one")
+    out = tmp_path / "out"
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_batch", interrupted)
+    assert main(["batch", str(batch), "--device", "cpu", "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert "no problem had finished, so no table was written" in err and "batch.json" not in err, err
+    assert not (out / "batch.json").exists()
+    out.mkdir(exist_ok=True)
+    (out / "batch.json").write_text("{}")  # a row kept by an earlier problem
+    assert main(["batch", str(batch), "--device", "cpu", "--out", str(out)]) == 130
+    assert f"the rows so far are in {out / 'batch.json'}" in capsys.readouterr().err

@@ -381,10 +381,13 @@ def _run(
 
         ignore_interrupts()  # one line: not also the CLI's own "interrupted"
         bar.close()
-        sys.stderr.write(
-            f"kernelopt: interrupted; the rows so far are in {options.out_dir / TABLE_FILE}: "
-            "the same command resumes the batch\n"
+        table_path = options.out_dir / TABLE_FILE
+        kept = (
+            f"the rows so far are in {table_path}"
+            if table_path.is_file()  # none before the first problem ended: no file to name
+            else "no problem had finished, so no table was written"
         )
+        sys.stderr.write(f"kernelopt: interrupted; {kept}: the same command resumes the batch\n")
         raise typer.Exit(130) from None
     finally:
         bar.close()
