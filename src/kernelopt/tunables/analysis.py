@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
-from kernelopt.tunables.blocks import child_nodes, launched, steps_by, walk
+from kernelopt.tunables.blocks import child_nodes, launched, steps_by, visit, walk
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
@@ -455,7 +455,7 @@ class _LaunchCollector(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         bc = _BindingCollector(self.positions, node)
-        node.body.visit(bc)
+        visit(node.body, bc)
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         info = _FuncInfo(node, params, bc.bindings)
         self.functions.setdefault(node.name.value, []).append(info)
@@ -581,16 +581,18 @@ def _parse(source: str) -> _Parsed:
     Raises:
         cst.ParserSyntaxError: the text is not Python (not kept).
     """
-    wrapper = MetadataWrapper(cst.parse_module(source))
+    # a fresh parse that nothing else holds: the wrapper's deep copy of it (libcst's default) is skipped here and
+    # at every MetadataWrapper of the tunables package
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     module = wrapper.module
     positions = wrapper.resolve(PositionProvider)
     # a line ends as libcst's tokenizer ends it: CRLF, LF or a lone CR (a kernel.py saved with classic Mac line
     # endings had one line here and 38 in the parse: an IndexError, exit 70; second fault trial, t6)
     line_starts = [0, *(m.end() for m in _LINE_END.finditer(source))]
     mc = _BindingCollector(positions, module)
-    module.visit(mc)
+    visit(module, mc)
     lc = _LaunchCollector(positions)
-    module.visit(lc)
+    visit(module, lc)
     return _Parsed(module, positions, line_starts, mc.bindings, lc.launches, lc.functions, lc.calls)
 
 
@@ -1130,7 +1132,7 @@ class _Analyzer:
                     )
         finder = _MarkerComments()
         if MARKER in self.source:  # a visit of the whole tree, on every analysis: most kernels have no marker
-            self.module.visit(finder)
+            visit(self.module, finder)
         for node in finder.comments:
             line = self.positions[node].start.line
             if line in read_lines:
@@ -1609,7 +1611,7 @@ class _Analyzer:
                 if info is func or not info.params:
                     continue
                 saving = _AttributeAssigns(info.params[0].name.value, attr)
-                info.node.body.visit(saving)
+                visit(info.node.body, saving)
                 if not saving.found:
                     continue
                 assign = saving.found[0]
@@ -1661,7 +1663,7 @@ class _Analyzer:
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return f"{where} in a statement the expression cannot be moved out of"
         nested = _NestedScopes()
-        stmt.visit(nested)
+        visit(stmt, nested)
         if any(self._inside(la.call, node) for node in nested.nodes):
             return f"{where} inside a lambda or a comprehension"
         used = {p.name.value for p in func.params} | set(func.locals) | {n.value for n in _names_in(func.node)}
@@ -1734,7 +1736,7 @@ class _Analyzer:
             if block is None or self.block_of(func.node.body.body, other_stmt) is not block:
                 return "in another block"
             nested = _NestedScopes()
-            other_stmt.visit(nested)
+            visit(other_stmt, nested)
             if any(self._inside(other.call, node) for node in nested.nodes):
                 return "inside a lambda or a comprehension"
             stmts.append((other_stmt, e))
@@ -1879,7 +1881,7 @@ class _Analyzer:
         helpers = [f for _, f in scopes if f is not None and f is not la.func]
         for helper in [f for i, f in enumerate(helpers) if all(g is not f for g in helpers[:i])]:
             guards = _RaiseGuards()
-            helper.node.body.visit(guards)
+            visit(helper.node.body, guards)
             dispatched = self.dispatched_on(la.func, helper.node.name.value)
             for test in guards.tests:
                 for n in _names_in(test):
@@ -1888,7 +1890,7 @@ class _Analyzer:
         out: list[Site] = []
         for e, scope in scopes:
             finder = _BoundCalls()
-            e.visit(finder)
+            visit(e, finder)
             for arg in finder.args:
                 if not isinstance(arg, cst.Name) or (scope is not None and _binds(scope, arg.value)):
                     continue
@@ -1939,7 +1941,7 @@ class _Analyzer:
         if func is None:
             return set()
         calls = _GuardedCalls(helper)
-        func.node.body.visit(calls)
+        visit(func.node.body, calls)
         if not calls.tests:
             return set()
         common: set[str] | None = None
@@ -1978,7 +1980,7 @@ class _Analyzer:
                         names = [_dotted(el.value) for el in t.target.elements]
                         position = names.index(variable) if variable in names else None
         returns = _Returns()
-        helper.node.body.visit(returns)
+        visit(helper.node.body, returns)
         out: list[tuple[cst.CSTNode, _FuncInfo]] = []
         for r in returns.values:
             if position is not None:
@@ -2023,7 +2025,7 @@ class _Analyzer:
             return None
         names = {n.value for n in _names_in(expr)}
         uses = _NameReads(names, self.positions)
-        la.func.node.body.visit(uses)
+        visit(la.func.node.body, uses)
         for node, line in uses.reads:
             if not self._inside(node, expr):
                 return self.loc(line)
@@ -2251,7 +2253,7 @@ class _Analyzer:
         if len(found) == 1 and not self.decorators(found[0].node):
             defined = found[0]
             returns = _Returns()
-            defined.node.body.visit(returns)
+            visit(defined.node.body, returns)
             tables = [self.dict_entries(r, defined, 1) for r in returns.values]
             if not tables or any(t is None for t in tables):
                 if self.launch_values.get(kernel or "", {}):
@@ -2395,7 +2397,7 @@ class _Analyzer:
         ``tuned_lines=False``: the ``# kernelopt: tuned`` lines an edit wrote after a settings helper's call do not
         count (they are that helper's knobs)."""
         finder = _Mutations(name, tuned_lines=tuned_lines)
-        (func.node.body if func is not None else self.module).visit(finder)
+        visit((func.node.body if func is not None else self.module), finder)
         return finder.found
 
     # -- heuristics -------------------------------------------------------------------------------
@@ -2555,7 +2557,7 @@ class _Analyzer:
         if len(found) != 1 or self.decorators(found[0].node) or len(found[0].params) != 1:
             return None
         returns = _Returns()
-        found[0].node.body.visit(returns)
+        visit(found[0].node.body, returns)
         literals = [lit for v in returns.values if (lit := self.literal(v)) is not None]
         if len(literals) != 1 or not isinstance(literals[0].value, int) or isinstance(literals[0].value, bool):
             return None
@@ -2623,7 +2625,7 @@ class _Analyzer:
             return
         for expr in self.grid_exprs(la):
             finder = _GridLiterals(self)
-            expr.visit(finder)
+            visit(expr, finder)
             grid_code = self.code(expr)
             for lit, role, numerator in finder.found:
                 value = lit.value
@@ -2789,7 +2791,7 @@ class _Analyzer:
             fns = self.functions.get(expr.func.value, [])
             if len(fns) == 1:
                 finder = _Returns()
-                fns[0].node.body.visit(finder)
+                visit(fns[0].node.body, finder)
                 if len(finder.values) == 1:
                     return self.config_list(finder.values[0])
         return None
@@ -2984,7 +2986,7 @@ def _argument_reads(expr: cst.CSTNode, param: str) -> list[str]:
                     self.found.append(f'{param}["{key}"]')
 
     reads = _Reads()
-    expr.visit(reads)
+    visit(expr, reads)
     return list(dict.fromkeys(reads.found))
 
 
@@ -3057,11 +3059,11 @@ class _GuardedCalls(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         self.stack.append(node.test)
-        node.body.visit(self)
+        visit(node.body, self)
         self.stack.pop()
         if node.orelse is not None:  # an else / elif runs where the test is false: guarded by it too
             self.stack.append(node.test)
-            node.orelse.visit(self)
+            visit(node.orelse, self)
             self.stack.pop()
         return False
 
@@ -3128,17 +3130,17 @@ def _device_only(expr: cst.CSTNode) -> set[str]:
             if isinstance(node.value, cst.Name) and node.attr.value in _DEVICE_ATTRIBUTES:
                 device.add(node.value.value)
                 return False
-            node.value.visit(self)
+            visit(node.value, self)
             return False
 
         def visit_Name(self, node: cst.Name) -> None:
             other.add(node.value)
 
         def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
+            visit(node.value, self)
             return False
 
-    expr.visit(_Reads())
+    visit(expr, _Reads())
     return device - other
 
 
@@ -3151,15 +3153,15 @@ def _names_in(expr: cst.CSTNode) -> list[cst.Name]:
             self.names.append(node)
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)  # the base object is read; the attribute name is not a variable
+            visit(node.value, self)  # the base object is read; the attribute name is not a variable
             return False
 
         def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)  # the keyword of an argument is not a variable
+            visit(node.value, self)  # the keyword of an argument is not a variable
             return False
 
     v = _All()
-    expr.visit(v)
+    visit(expr, v)
     return v.names
 
 
@@ -3175,16 +3177,16 @@ class _NameReads(cst.CSTVisitor):
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            visit(node.default, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -48,6 +48,7 @@ from kernelopt.tunables.blocks import (
     reach_text,
     reached_accesses,
     unchecked_blocks,
+    visit,
     walk,
 )
 from kernelopt.tunables.inline_guard import TUNED, bound_block, read_inline_guard, read_statement_guard
@@ -1654,7 +1655,7 @@ def _inline_guard_args(source: str) -> list[tuple[str | None, cst.IfExp, int, in
     (:func:`kernelopt.tunables.inline_guard.read_inline_guard`) in order, the keyword it is passed as at a launch
     (``None`` for a grid's copy of one); ``None`` when the text does not parse."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return None
     pos = wrapper.resolve(PositionProvider)
@@ -1715,11 +1716,11 @@ def _collected(source: str) -> _Collector | None:
     """``source``'s statements and functions (``None``: it does not parse), kept for the next call: a tuning session
     judges every candidate's write against the same original text (:func:`guard_edit` per candidate)."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return None
     collector = _Collector(_line_starts(source), wrapper.resolve(PositionProvider))
-    wrapper.module.visit(collector)
+    visit(wrapper.module, collector)
     return collector
 
 
@@ -1727,14 +1728,14 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     old, new, inline = _moved_inline_guards(old, new)
     old_collector = _collected(old)
     try:
-        new_wrapper = MetadataWrapper(cst.parse_module(new))
+        new_wrapper = MetadataWrapper(cst.parse_module(new), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return Guarded(new, None)  # not ours to judge: the edit's own checks say it
     if old_collector is None:
         return Guarded(new, None)
     pos = new_wrapper.resolve(PositionProvider)
     new_collector = _Collector(_line_starts(new), pos)
-    new_wrapper.module.visit(new_collector)
+    visit(new_wrapper.module, new_collector)
     jitted = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
     unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f, jitted) is False}
     kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}

@@ -156,7 +156,7 @@ def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
     if " if " not in source:
         return None
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return None
     pos = wrapper.resolve(PositionProvider)
