@@ -69,6 +69,8 @@ def test_an_integer_output_the_reference_computes_exactly_stays_exact() -> None:
     off[5, 7] += 1
     got = check_outputs((off,), native, hi)
     assert got.message is not None and got.tolerance is not None and got.tolerance.atol == 0.0, got.message
+    # the worst element named is the one that differs (it named index (0, 0), equal, before)
+    assert "worst at (5, 7)" in got.message and f"got {int(off[5, 7])}" in got.message, got.message
 
 
 def test_an_index_that_moves_further_than_one_step_is_not_widened() -> None:
@@ -78,3 +80,42 @@ def test_an_index_that_moves_further_than_one_step_is_not_widened() -> None:
     out = torch.tensor([3, 13, 7])
     got = check_outputs((out,), (ref_native,), (ref_hi,))
     assert got.message is not None and got.tolerance is not None and got.tolerance.atol == 0.0
+
+
+def test_tune_checks_an_integer_output_as_the_gate_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tuning engine's check (tuning/checks.py) reads the same rule: a quantizer that divides the scale last
+    (``x * 127 / absmax``) lands one element on the other side of a tie from its fp32 reference, where the float64
+    reference agrees with it. ``tune --device cpu`` said "kernel.py as written fails its own correctness check ...
+    1 of 65536 elements ... atol 0" and exited 2 (2026-12-05); now the kernel as written runs, and a candidate two
+    steps off still fails."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate, run_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    folder = DATA / "intround" / "quant_div"
+    problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    candidate, verdict = run_candidate(loaded, folder / "kernel.py")
+    assert verdict.outcome is Outcome.OK, verdict.reason
+    assert candidate is not None
+    candidate.release()
+
+    # the same kernel with its int8 values two steps up: wrong, and said so
+    class _TwoUp:
+        def __init__(self, fn):
+            self.fn = fn
+
+        def __call__(self, *args):
+            q, s = self.fn(*args)
+            return torch.where(q.abs() < 100, q + 2, q), s  # never onto the poison byte 0x7F
+
+    candidate, verdict = load_candidate(loaded, folder / "kernel.py")
+    assert candidate is not None
+    candidate.fn = _TwoUp(candidate.fn)
+    verdict = check_run(loaded, candidate, verdict)
+    assert verdict.outcome is Outcome.WRONG_RESULT and "differs from the reference" in (verdict.reason or ""), (
+        verdict.reason
+    )
+    candidate.release()

@@ -421,7 +421,10 @@ def _scan_chunk(
     scan.err_squares += float(err.pow(2).sum().item())
     scan.ref_squares += float(torch.where(both_finite, r64, torch.zeros_like(r64)).pow(2).sum().item())
     scan.worst_ratio = max(scan.worst_ratio, float(ratio.max().item()))
-    finite_ratio = torch.where(torch.isfinite(ratio), ratio, torch.zeros_like(ratio))
+    if tol.atol == 0 and tol.rtol == 0:  # exact: every difference's ratio is inf, so the worst is the largest one
+        finite_ratio = err
+    else:
+        finite_ratio = torch.where(torch.isfinite(ratio), ratio, torch.zeros_like(ratio))
     k = int(torch.argmax(finite_ratio).item())
     value = float(finite_ratio[k].item())
     if scan.worst_finite is None or value > scan.worst_finite[0]:

@@ -268,17 +268,23 @@ class LoadedProblem:
             modified = self.inputs
             self.restore_inputs()
             self.contract.left = modified_inputs(self.inputs, modified)  # the inputs are built again as they were
-        from kernelopt.harness.compare import prepare_reference
+        from kernelopt.harness.compare import prepare_pair, prepare_reference
         from kernelopt.harness.inputs import tensors_in
 
         self.chunk_elems = chunk_for(sum(t.numel() for t in tensors_in(self.expected)))
-        self.prepared = prepare_reference(
-            self.expected,
-            dtype_hint=self.problem.dtype_hint,
-            atol=self.atol,
-            rtol=self.rtol,
-            chunk_elems=self.chunk_elems,
-        )
+        hi = _integer_outputs_in_float64(ref, self.inputs, self.expected, self.form.takes_gradients)
+        if hi is not None:  # an integer output of a float computation: within the reference's own rounding
+            self.prepared = prepare_pair(
+                self.expected, hi, dtype_hint=self.problem.dtype_hint, atol=self.atol, rtol=self.rtol
+            )
+        else:
+            self.prepared = prepare_reference(
+                self.expected,
+                dtype_hint=self.problem.dtype_hint,
+                atol=self.atol,
+                rtol=self.rtol,
+                chunk_elems=self.chunk_elems,
+            )
         return MemoryNeed(inputs_bytes=nbytes(self.inputs) + _parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
 
     @property
@@ -423,6 +429,40 @@ def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None
     if fault is not None or loaded.contract.left:  # an input changed (or may have: an op in place)
         loaded.restore_inputs()
     return None if fault is None else f"the {fault.message}"
+
+
+def _integer_outputs_in_float64(ref: Callable[..., Any], inputs: list[Any], expected: Any, grad: bool) -> Any:
+    """The reference's outputs with each integer one (a quantizer's int8, not a bool) taken from a run on float64
+    copies of the floating inputs, the others as computed: the gate's rule of one step at a rounding tie
+    (:func:`kernelopt.harness.compare.check_outputs`), read by the tuning engine too; ``None`` when no output is
+    an integer tensor, no input is floating, or the float64 run raises or returns another structure."""
+    import torch
+
+    from kernelopt.harness.compare import as_outputs
+
+    outs = as_outputs(expected)
+    integer = [isinstance(t, torch.Tensor) and not (t.is_floating_point() or t.is_complex()) for t in outs]
+    integer = [i and t.dtype != torch.bool for i, t in zip(integer, outs, strict=True)]
+    floating = [t for t in inputs if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    if not any(integer) or not floating:
+        return None
+    copies = [
+        (t.double() if t.is_floating_point() else t.clone()) if isinstance(t, torch.Tensor) else t for t in inputs
+    ]
+    try:
+        with torch.set_grad_enabled(grad):
+            his = as_outputs(ref(*copies))
+    except Exception:  # the reference does not run in float64 (a module's float32 weights): compared as computed
+        return None
+    finally:
+        del copies
+    if len(his) != len(outs):
+        return None
+    mixed = [
+        h if keep and isinstance(h, torch.Tensor) and tuple(h.shape) == tuple(o.shape) else o
+        for o, h, keep in zip(outs, his, integer, strict=True)
+    ]
+    return tuple(mixed)
 
 
 def run_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
