@@ -300,6 +300,131 @@ def test_a_one_block_row_whose_mask_sits_in_a_helper_keeps_its_block_covering(tm
     _all_correct(folder, [{"n_rows": 2, "n_cols": 700}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 1}])
 
 
+@pytest.mark.timeout(120)
+def test_a_grouped_order_taken_whole_keeps_its_group_where_an_autotune_config_sets_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v15, wrongkernel8): mm_group_autotune, v11's GEMM (the grouped order taken whole, no
+    ``min()`` with the rows left) with its settings in an ``@triton.autotune`` list, ``"GROUP_M": 1``. v11's rule
+    read the group at the launch only, so ``GROUP_M=4`` went out plainly in the pinned config: right at the SHAPES'
+    4 and 8 rows of tiles, and at M = 48 (3 rows of 16), which the original handled, the third row's tiles were
+    never written. The group is read wherever it is set, a config, a heuristic or the launch; an autotune list runs
+    any of its configs, so each new one must hold wherever every old one did."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("mm_group_autotune", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 4})
+    assert written is None and note is not None and note.startswith("GROUP_M=4 may leave tiles undone"), note
+    assert "takes its groups of GROUP_M rows of tiles whole" in note and "decorator sets GROUP_M, BLOCK_M" in note
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 1})
+    assert written is not None and '"BLOCK_M": 32' in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 64, "N": 32, "K": 32}, {"M": 48, "N": 24, "K": 16}, {"M": 7, "N": 13, "K": 16}])
+    source = (DATA / "mm_group_autotune" / "kernel.py").read_text()
+    one = '{"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 1}'
+    first, second = one.replace('"GROUP_M": 1', '"GROUP_M": 4'), one.replace('16, "BLOCK_N', '32, "BLOCK_N')
+    listed = source.replace(f"triton.Config({one}, num_warps=4)", f"triton.Config({first}), triton.Config({second})")
+    assert listed.count("triton.Config(") == 2 and '"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 1' in listed
+    divides = guard_edit(listed, listed.replace(first, first.replace('"GROUP_M": 4', '"GROUP_M": 2')))
+    assert divides.note is None and divides.new_source is not None and '"GROUP_M": 2' in divides.new_source
+    rows = guard_edit(listed, listed.replace(first, first.replace('"BLOCK_M": 16', '"BLOCK_M": 64')))
+    assert rows.new_source is None and rows.note is not None and rows.note.startswith("BLOCK_M=64 with GROUP_M=4")
+    joined = guard_edit(listed, listed.replace(second, second.replace('"GROUP_M": 1', '"GROUP_M": 4')))
+    assert joined.new_source is None and joined.note is not None and joined.note.startswith("GROUP_M=4 may leave")
+    heuristic = source.replace(', "GROUP_M": 1}', "}").replace(
+        "@triton.jit\n", '@triton.heuristics({"GROUP_M": lambda args: 1})\n@triton.jit\n'
+    )
+    assert "lambda args: 1" in heuristic and '"GROUP_M": 1}' not in heuristic
+    moved = guard_edit(heuristic, heuristic.replace("lambda args: 1", "lambda args: 8"))
+    assert moved.new_source is None and moved.note is not None and moved.note.startswith("GROUP_M=8 may leave")
+
+
+@pytest.mark.timeout(120)
+def test_a_persistent_stride_an_autotune_config_sets_never_moves_past_a_fixed_grid(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v16, wrongkernel8): persist_autotune, v13's persistent GEMM with its stride in an
+    ``@triton.autotune`` config (``"NUM_SMS": 4``) on a grid of 4 programs, ``lambda META: (4,)``. v13's rule read
+    the stride at the launch only, so ``NUM_SMS=8`` went out plainly in the pinned config: right at the SHAPES' 1
+    and 4 tiles, and at 96 x 100 (12 tiles), which the original handled, 4 tiles were never written. The stride is
+    read wherever it is set; a grid reading ``META["NUM_SMS"]`` moves with it."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("persist_autotune", tmp_path)
+    written, note = _tune_edit(folder, {"NUM_SMS": 8})
+    assert written is None and note is not None
+    assert note.startswith(
+        "NUM_SMS=8 is more than the 4 programs the launch of _mm_persistent gives (its grid lambda META: (4,), set "
+        "in _mm_persistent's decorator)"
+    ), note
+    written, note = _tune_edit(folder, {"NUM_SMS": 2})
+    assert written is not None and '"NUM_SMS": 2,' in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 64, "N": 64, "K": 8}, {"M": 96, "N": 100, "K": 8}])
+    source = (DATA / "persist_autotune" / "kernel.py").read_text()
+    reads = source.replace(
+        "lambda META: (4,)", 'lambda META: (min(META["NUM_SMS"], triton.cdiv(M, 32) * triton.cdiv(N, 32)),)'
+    )
+    followed = guard_edit(reads, reads.replace('"NUM_SMS": 4,', '"NUM_SMS": 8,'))  # the grid moves with it
+    assert followed.note is None and followed.new_source is not None and '"NUM_SMS": 8,' in followed.new_source
+
+
+@pytest.mark.timeout(120)
+def test_a_split_k_stride_never_moves_away_from_the_programs_a_fixed_grid_gives(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v17, wrongkernel8's hunt): splitk_grid_literal, a split-K GEMM whose second grid axis is
+    a number of its own, ``(tiles, 4)`` beside ``SPLIT_K=4``, each program stepping ``range(pid_k * BLOCK_K, K,
+    BLOCK_K * SPLIT_K)`` and adding its part with ``tl.atomic_add``. v13's rule read only ``range(pid, .., S)`` on
+    the first axis, so ``SPLIT_K=8`` went out plainly: right at the SHAPES' K of 64 and 40 (at most 4 steps), and at
+    K = 200, which the original handled, the parts past the fourth were never added. Fewer (``SPLIT_K=2``) adds
+    parts twice. Neither is written; the K tile moves freely."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("splitk_grid_literal", tmp_path)
+    written, note = _tune_edit(folder, {"SPLIT_K": 8})
+    assert written is None and note is not None
+    assert note.startswith("SPLIT_K=8 is more than the 4 programs the launch of splitk_kernel gives on axis 1"), note
+    written, note = _tune_edit(folder, {"SPLIT_K": 2})
+    assert written is None and note is not None and "adds its part with an atomic" in note, note
+    written, note = _tune_edit(folder, {"BLOCK_K": 32})
+    assert written is not None and "BLOCK_K=32, SPLIT_K=4" in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 24, "K": 200}, {"M": 7, "N": 13, "K": 5}])
+    source = (DATA / "splitk_grid_literal" / "kernel.py").read_text()
+    reads = source.replace(
+        "grid = (triton.cdiv(M, 16) * triton.cdiv(N, 16), 4)",
+        'grid = lambda META: (triton.cdiv(M, 16) * triton.cdiv(N, 16), META["SPLIT_K"])  # noqa: E731',
+    )
+    assert reads != source
+    followed = guard_edit(reads, reads.replace("SPLIT_K=4,", "SPLIT_K=8,"))  # the grid moves with it
+    assert followed.note is None and followed.new_source is not None and "SPLIT_K=8," in followed.new_source
+
+
+@pytest.mark.timeout(180)
+def test_the_hunt_s_tutorial_layouts_are_written_correct_at_sizes_never_timed(tmp_path: Path) -> None:
+    """Held in wrongkernel8's hunt (2026-12-05), pinned: the layouts of Triton's tutorials, each through the edit a
+    session picking a wider K tile writes, correct at sizes no ``SHAPES`` entry names on NaN-padded inputs.
+    mm_tutorial_evenk (rows and columns wrapped ``% M`` / ``% N``, pointers advanced ``a_ptrs += BLOCK_K *
+    stride_ak`` over ``range(tl.cdiv(K, BLOCK_K))``, no K mask: ``assert K % 32 == 0``) guards its K tile and moves
+    its row tile plainly (the wrap reads in bounds); bp_advance (block pointers checking rows and columns, not K,
+    ``tl.advance`` along K) guards its K tile."""
+    cases = {
+        "mm_tutorial_evenk": (
+            {"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 64, "GROUP_M": 4},
+            "    if K % 64 == 0:  # kernelopt: tuned\n",
+            [{"M": 20, "N": 24, "K": 96}, {"M": 7, "N": 13, "K": 32}, {"M": 100, "N": 70, "K": 64}],
+        ),
+        "bp_advance": (
+            {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 64},
+            "    if K % 64 == 0:  # kernelopt: tuned\n",
+            [{"M": 20, "N": 24, "K": 96}, {"M": 7, "N": 13, "K": 32}],
+        ),
+    }
+    for name, (pick, guard, sizes) in cases.items():
+        folder = _copy(name, tmp_path)
+        written, _ = _tune_edit(folder, pick)
+        assert written is not None and guard in written, (name, written)
+        (folder / "kernel.py").write_text(written)
+        _all_correct(folder, sizes)
+    rows, note = _tune_edit(_copy("mm_tutorial_evenk", tmp_path / "rows"), {"BLOCK_M": 64, "BLOCK_N": 32, "GROUP_M": 2})
+    assert rows is not None and note is None and "BLOCK_M=64, BLOCK_N=32, BLOCK_K=32, GROUP_M=2" in rows
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 

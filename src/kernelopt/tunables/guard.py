@@ -590,36 +590,130 @@ def _launch_value(fn: cst.FunctionDef, expr: cst.BaseExpression | None) -> int |
     return _int(bound[0]) if len(bound) == 1 else None
 
 
+def _decorator_configs(kernel: cst.FunctionDef) -> list[dict[str, int | None]] | None:
+    """The configurations a kernel's decorators give it, one dict a config of its ``@triton.autotune`` list
+    (``triton.Config({"GROUP_M": 4, ...})``: key -> the literal, ``None`` where not a literal), each with the
+    literals of its ``@triton.heuristics`` (``"GROUP_M": lambda args: 8``) and the defaults of its signature; one
+    dict when it has no list; ``None`` for a list built by code (not read here)."""
+    common: dict[str, int | None] = {
+        p.name.value: _int(p.default) for p in (*kernel.params.params, *kernel.params.kwonly_params) if p.default
+    }
+    listed: list[dict[str, int | None]] | None = None
+    for decorator in kernel.decorators:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call):
+            continue
+        name = dotted(call.func).split(".")[-1]
+        if name == "heuristics":
+            for node in walk(call):
+                if isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString):
+                    value = node.value.body if isinstance(node.value, cst.Lambda) else node.value
+                    common[str(node.key.evaluated_value)] = _int(value)
+        elif name == "autotune":
+            configs = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "configs"), None)
+            if not isinstance(configs, cst.List | cst.Tuple):
+                return None
+            listed = []
+            for element in configs.elements:
+                config = element.value
+                first = config.args[0].value if isinstance(config, cst.Call) and config.args else None
+                if not isinstance(first, cst.Dict):
+                    return None
+                listed.append(
+                    {
+                        str(e.key.evaluated_value): _int(e.value)
+                        for e in first.elements
+                        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                    }
+                )
+    return [{**common, **config} for config in (listed if listed is not None else [{}])]
+
+
+def _run_configs(
+    kernel: cst.FunctionDef, fn: cst.FunctionDef | None, call: cst.Call | None
+) -> list[dict[str, int | None]] | None:
+    """The configurations one launch of ``kernel`` runs (:func:`_decorator_configs`, each with the values the launch
+    passes, :func:`_launch_value`; an autotune list runs any of its configs); ``None`` where its list is not read."""
+    configs = _decorator_configs(kernel)
+    if configs is None:
+        return None
+    passed = {k: _launch_value(fn, v) for k, v in _passed(call, kernel).items()} if fn and call else {}
+    return [{**config, **passed} for config in configs]
+
+
+def _launch_configs(
+    old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], name: str
+) -> Iterator[tuple[list[dict[str, int | None]], list[dict[str, int | None]], cst.FunctionDef | None, cst.Call | None]]:
+    """For each launch of the kernel ``name`` (old beside new, :func:`_launch_pairs`; the kernel alone when nothing
+    in the file launches it): the configurations it ran and runs (:func:`_run_configs`), the new launching function
+    and call (``None``: no launch)."""
+    o_kernel = next((f for f in old if _is_jit(f) and f.name.value == name), None)
+    n_kernel = next((f for f in new if _is_jit(f) and f.name.value == name), None)
+    if o_kernel is None or n_kernel is None:
+        return
+    launched = False
+    for o, n, o_call, n_call, called in _launch_pairs(old, new):
+        if called != name:
+            continue
+        launched = True
+        before, after = _run_configs(o_kernel, o, o_call), _run_configs(n_kernel, n, n_call)
+        if before is not None and after is not None:
+            yield before, after, n, n_call
+    if not launched:
+        before, after = _run_configs(o_kernel, None, None), _run_configs(n_kernel, None, None)
+        if before is not None and after is not None:
+            yield before, after, None, None
+
+
 def _unclamped_groups(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]) -> str | None:
     """Why an edit cannot be written when it moved the group or the row block of a kernel whose grouped order
     takes its groups whole (:func:`_grouped_rows`): the original handled only the sizes where its group divides
     ``triton.cdiv(M, BLOCK_M)``; a group that divides the original, its row block unmoved, holds there, and so
     does a group of 1 (no grouping); any other move leaves tiles undone at a size the original handled, and no
-    guard by the launch's sizes is written for it."""
+    guard by the launch's sizes is written for it. The group and the block are read wherever they are set: at
+    the launch, in an ``@triton.autotune`` config or a heuristic (:func:`_run_configs`); an autotune list runs any
+    of its configs, so each new config must hold wherever every old one did (variants v15)."""
     if len(old) != len(new):
         return None
     kernels = {f.name.value: f for f in new if _is_jit(f)}
     grouped = {name: g for name, k in kernels.items() if (g := _grouped_rows(k)) is not None}
-    if not grouped:
-        return None
-    for o, n, o_call, n_call, name in _launch_pairs(old, new):
-        if name not in grouped:
-            continue
-        group, blocks = grouped[name]
-        was, now = _passed(o_call, kernels[name]), _passed(n_call, kernels[name])
-        g0, g1 = _launch_value(o, was.get(group)), _launch_value(n, now.get(group))
-        moved = [b for b in sorted(blocks) if _launch_value(o, was.get(b)) != _launch_value(n, now.get(b))]
-        if g0 is None or g1 is None or g1 == 1 or (not moved and g0 % g1 == 0):
-            continue
-        block = moved[0] if moved else ""
-        what = f"{group}={g1}" if g1 != g0 else f"{block}={_launch_value(n, now.get(block))} with {group}={g1}"
-        tiles = "/".join(sorted(blocks))
-        return (
-            f"{what} may leave tiles undone at a size the original handled (the kernel {name} takes its groups "
-            f"of {group} rows of tiles whole, with no min() with the rows left: correct only where {group} "
-            f"divides the rows of {tiles} tiles), and no guard by a size is written for it: not written"
-        )
+    for name, (group, blocks) in sorted(grouped.items()):
+        for before, after, _, _ in _launch_configs(old, new, name):
+            if before == after:
+                continue
+            for config in after:
+                g1 = config.get(group)
+                if g1 is None or g1 == 1:
+                    continue
+                held = any(  # an old config with the same row blocks and a group g1 divides
+                    (g0 := was.get(group)) is not None
+                    and g0 % g1 == 0
+                    and all(was.get(b) == config.get(b) for b in blocks)
+                    for was in before
+                )
+                if held or config in before:
+                    continue
+                same = [c for c in before if all(c.get(b) == config.get(b) for b in blocks)]
+                was = next((c for c in [*same, *before] if c.get(group) is not None), {})
+                moved = [b for b in sorted(blocks) if was.get(b) != config.get(b)]
+                block = moved[0] if moved and was.get(group) == g1 else ""
+                what = f"{block}={config.get(block)} with {group}={g1}" if block else f"{group}={g1}"
+                tiles = "/".join(sorted(blocks))
+                decorated = _set_in_decorator(kernels[name], group, *blocks)
+                where = f"; {name}'s decorator sets {', '.join(decorated)}" if decorated else ""
+                return (
+                    f"{what} may leave tiles undone at a size the original handled (the kernel {name} takes its "
+                    f"groups of {group} rows of tiles whole, with no min() with the rows left: correct only where "
+                    f"{group} divides the rows of {tiles} tiles{where}), and no guard by a size is written for it: "
+                    "not written"
+                )
     return None
+
+
+def _set_in_decorator(kernel: cst.FunctionDef, *keys: str) -> list[str]:
+    """Which of ``keys`` a kernel's decorators set (an autotune config or a heuristic), in order."""
+    held = {key for key, _, where in _decorator_literals(kernel) if where == "decorator"}
+    return [k for k in keys if k in held]
 
 
 def _launch_pairs(
@@ -638,32 +732,61 @@ def _launch_pairs(
             yield o, n, o_call, n_call, name
 
 
-def _program_strides(kernel: cst.FunctionDef) -> set[str]:
-    """The parameters a persistent kernel strides its programs by, ``for tile in range(pid, num_tiles, NUM_SMS)``
-    with ``pid`` a program id (directly or through a local): the programs cover every tile only when there are at
-    least that many of them."""
-    out: set[str] = set()
+def _program_strides(kernel: cst.FunctionDef) -> dict[str, int]:
+    """The parameters a kernel strides its programs by, and the grid axis of those programs: a loop ``for tile in
+    range(pid, num_tiles, NUM_SMS)`` with ``pid`` a program id (directly or through a local: a persistent kernel),
+    or ``range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K)``, the step the start's unit times the stride (a split-K
+    kernel): the programs of that axis cover every step only when there are at least that many of them."""
+    out: dict[str, int] = {}
     params = {p.name.value for p in kernel.params.params}
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for n in walk(kernel.body):
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                bound.setdefault(dotted(t.target), []).append(n.value)
+
+    def resolved(expr: cst.BaseExpression) -> cst.BaseExpression:
+        values = bound.get(expr.value, []) if isinstance(expr, cst.Name) else []
+        return values[0] if len(values) == 1 else expr
+
+    def axis(expr: cst.BaseExpression) -> int | None:
+        expr = resolved(expr)
+        if not (isinstance(expr, cst.Call) and dotted(expr.func).split(".")[-1] == "program_id"):
+            return None
+        arg = next((a.value for a in expr.args if a.keyword is None or a.keyword.value == "axis"), None)
+        return _int(arg) if arg is not None else 0
+
     for node in walk(kernel.body):
         args = _range_args(node.iter) if isinstance(node, cst.For) else None
         if args is None or len(args) != 3:
             continue
-        start, step = args[0].value, dotted(args[2].value)
-        if isinstance(start, cst.Name):  # the program id bound to a local first (``pid = tl.program_id(0)``)
-            bound = [
-                n.value
-                for n in walk(kernel.body)
-                if isinstance(n, cst.Assign) and any(dotted(t.target) == start.value for t in n.targets)
-            ]
-            start = bound[0] if len(bound) == 1 else start
-        if step in params and isinstance(start, cst.Call) and dotted(start.func).split(".")[-1] == "program_id":
-            out.add(step)
+        start, step = resolved(args[0].value), args[2].value
+        unit: set[str] = set()
+        at = axis(start)
+        if at is None and isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Multiply):
+            for one, other in ((start.left, start.right), (start.right, start.left)):
+                if (a := axis(one)) is not None:
+                    at, unit = a, _names(other)
+        if at is None or not isinstance(step, cst.Name | cst.BinaryOperation):
+            continue
+        if isinstance(step, cst.BinaryOperation) and not isinstance(step.operator, cst.Multiply):
+            continue
+        strides = (_names(step) - unit) & params
+        if len(strides) == 1 and _names(step) & params >= unit:
+            out[strides.pop()] = at
     return out
 
 
-def _grid_programs(fn: cst.FunctionDef, call: cst.Call) -> tuple[int | None, set[str]]:
-    """The most programs the launch ``call``'s grid gives on its first axis when it is written as a number (``(4,)``,
-    ``(min(132, num_tiles),)``, a local bound once to one), and the names that first axis reads."""
+def _atomic(kernel: cst.FunctionDef) -> bool:
+    """Whether ``kernel`` adds into its output with an atomic (``tl.atomic_add`` and the like): a program run twice
+    over the same part adds it twice."""
+    return any(isinstance(n, cst.Call) and dotted(n.func).split(".")[-1].startswith("atomic_") for n in walk(kernel))
+
+
+def _grid_programs(fn: cst.FunctionDef, call: cst.Call, axis: int = 0) -> tuple[int | None, set[str]]:
+    """The most programs the launch ``call``'s grid gives on its ``axis`` when it is written as a number (``(4,)``,
+    ``(min(132, num_tiles),)``, a local bound once to one, the same returned by a ``lambda META:`` grid), and the
+    names that axis reads (a ``META["NUM_SMS"]`` key as ``['NUM_SMS']``)."""
     if not isinstance(call.func, cst.Subscript) or len(call.func.slice) != 1:
         return None, set()
     index = call.func.slice[0].slice
@@ -675,43 +798,92 @@ def _grid_programs(fn: cst.FunctionDef, call: cst.Call) -> tuple[int | None, set
             if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
         ]
         grid = bound[0] if len(bound) == 1 else None
-    if not isinstance(grid, cst.Tuple | cst.List) or not grid.elements:
+    if isinstance(grid, cst.Lambda):
+        grid = grid.body
+    if not isinstance(grid, cst.Tuple | cst.List) or len(grid.elements) <= axis:
         return None, set()
-    first = grid.elements[0].value
+    first = grid.elements[axis].value
+    reads = _names(first) | {f"[{key!r}]" for key in _strings(first)}  # a name, or a key of the grid's META
     if isinstance(first, cst.Call) and dotted(first.func) == "min":
         counts = [v for a in first.args if (v := _launch_value(fn, a.value)) is not None]
-        return (min(counts) if counts else None), _names(first)
-    return _launch_value(fn, first), _names(first)
+        return (min(counts) if counts else None), reads
+    return _launch_value(fn, first), reads
 
 
 def _strides_past_the_grid(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]) -> str | None:
-    """Why an edit cannot be written when it moved a persistent kernel's program stride (:func:`_program_strides`,
-    ``NUM_SMS``) above the programs its launch's grid gives, where the grid is a number of its own (``k[(4,)](...,
-    NUM_SMS=4)``): programs striding past each other leave tiles undone at every size with more tiles than programs
-    (variants v13: right at SHAPES of at most 4 tiles, wrong above). A grid reading the name the stride is passed
-    as (``(min(NUM_SMS, num_tiles),)``) moves with it."""
+    """Why an edit cannot be written when it moved a kernel's program stride (:func:`_program_strides`: a persistent
+    kernel's ``NUM_SMS``, a split-K kernel's ``SPLIT_K``) away from the programs its launch's grid gives on that
+    axis, where the grid is a number of its own (``k[(4,)](..., NUM_SMS=4)``, ``(tiles, 4)`` beside ``SPLIT_K=4``):
+    above them, programs striding past each other leave tiles (or parts of K) undone at every size with more of
+    them than programs (variants v13: right at SHAPES of at most 4 tiles, wrong above; v17: a split-K stride right
+    at the SHAPES' K of 64 and wrong at 200); below them, in a kernel that adds its part with an atomic, programs
+    overlap and add a part twice. A grid reading the name the stride is passed as (``(min(NUM_SMS, num_tiles),)``,
+    ``META["NUM_SMS"]``) moves with it. The stride is read wherever it is set: at the launch, in an
+    ``@triton.autotune`` config or a heuristic (:func:`_run_configs`, variants v16)."""
     if len(old) != len(new):
         return None
     kernels = {f.name.value: f for f in new if _is_jit(f)}
     strided = {name: s for name, k in kernels.items() if (s := _program_strides(k))}
-    if not strided:
-        return None
-    for o, n, o_call, n_call, name in _launch_pairs(old, new):
-        for stride in sorted(strided.get(name, ())):
-            was, now = _passed(o_call, kernels[name]).get(stride), _passed(n_call, kernels[name]).get(stride)
-            s0, s1 = _launch_value(o, was), _launch_value(n, now)
-            programs, reads = _grid_programs(n, n_call)
-            if s0 is None or s1 is None or s1 == s0 or programs is None or s1 <= programs:
+    for name, strides in sorted(strided.items()):
+        for before, after, fn, call in _launch_configs(old, new, name):
+            if fn is None or call is None or before == after:
                 continue
-            if isinstance(now, cst.Name) and now.value in reads:
-                continue
-            return (
-                f"{stride}={s1} is more than the {programs} programs the launch of {name} gives (its grid "
-                f"{_code(n_call.func.slice[0].slice)}): the kernel strides range(pid, .., {stride}), so programs "
-                f"would step past each other and leave tiles undone at sizes of more than {programs} tiles; the "
-                "grid is a number of its own, not moved with it: not written"
-            )
+            for stride, axis in sorted(strides.items()):
+                programs, reads = _grid_programs(fn, call, axis)
+                if programs is None:
+                    continue
+                now = _passed(call, kernels[name]).get(stride)
+                if (isinstance(now, cst.Name) and now.value in reads) or f"[{stride!r}]" in reads:
+                    continue
+                was = {c.get(stride) for c in before}
+                atomic = _atomic(kernels[name])
+                s1 = next(
+                    (
+                        v
+                        for c in after
+                        if (v := c.get(stride)) is not None
+                        and v not in was
+                        and (v > programs or atomic)
+                        and v != programs
+                    ),
+                    None,
+                )
+                if s1 is None:
+                    continue
+                where = "" if _launch_value(fn, now) == s1 else f", set in {name}'s decorator"
+                grid = f"its grid {_grid_text(fn, call)}{where}"
+                on = f" on axis {axis}" if axis else ""
+                if s1 > programs:
+                    return (
+                        f"{stride}={s1} is more than the {programs} programs the launch of {name} gives{on} ({grid}): "
+                        f"the kernel strides its programs by {stride}, so they would step past each other and leave "
+                        f"work undone at sizes of more than {programs} steps; the grid is a number of its own, not "
+                        "moved with it: not written"
+                    )
+                return (
+                    f"{stride}={s1} is fewer than the {programs} programs the launch of {name} gives{on} ({grid}): "
+                    f"the kernel strides its programs by {stride} and adds its part with an atomic, so programs "
+                    "would overlap and add a part twice; the grid is a number of its own, not moved with it: "
+                    "not written"
+                )
     return None
+
+
+def _grid_text(fn: cst.FunctionDef, call: cst.Call) -> str:
+    """A launch's grid as written, a local bound once shown with its value (``grid = (tiles, 4)``)."""
+    index = call.func.slice[0].slice if isinstance(call.func, cst.Subscript) else None
+    grid = index.value if isinstance(index, cst.Index) else None
+    if grid is None:
+        return ""
+    if isinstance(grid, cst.Name):
+        bound = [
+            node.value
+            for node in walk(fn.body)
+            if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
+        ]
+        if len(bound) == 1:
+            return f"{grid.value} = {_code(bound[0])}"
+    return _code(grid)
 
 
 def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpression]:
