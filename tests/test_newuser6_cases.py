@@ -203,3 +203,33 @@ def test_a_batch_interrupted_before_its_first_row_names_no_table_it_did_not_writ
     (out / "batch.json").write_text("{}")  # a row kept by an earlier problem
     assert main(["batch", str(batch), "--device", "cpu", "--out", str(out)]) == 130
     assert f"the rows so far are in {out / 'batch.json'}" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_a_command_a_message_tells_to_run_keeps_a_path_with_a_space_one_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n15: Ctrl-C of `optimize` on a workspace under "my dir": "the run is saved: `kernelopt optimize
+    /work/tmp/newuser6/my dir/wsc/kernel_opt_ctc --resume` continues it": pasted, that is two words ("my" and
+    "dir/...") and a refusal. Every command a message gives to copy (`--resume`, `--max-iters 0`, `kernelopt report`,
+    `tune`'s and `batch`'s hints to `optimize`) now writes its path as one shell word (`oneline.shell_word`,
+    quoted only when it must be)."""
+    import shlex
+    import shutil
+
+    from kernelopt.oneline import shell_word
+
+    folder = tmp_path / "my dir"
+    shutil.copytree(Path(__file__).parent / "data" / "loop", folder / "k")
+    argv = ["init", "e", "--kernel", str(folder / "k" / "kernel.py"), "--reference", str(folder / "k" / "reference.py")]
+    assert main([*argv, "--root", str(folder)]) == 0
+    ws = folder / "kernel_opt_e"
+    capsys.readouterr()
+    assert main(["memory", "list", str(ws)]) == 0
+    said = capsys.readouterr()
+    command = (said.out + said.err).split("`")[1]
+    assert shlex.split(command) == ["kernelopt", "optimize", str(ws), "--max-iters", "0"], command
+    assert main(["tune", str(ws), "--device", "cpu"]) == 2
+    command = capsys.readouterr().err.split("`")[1]
+    assert shlex.split(command) == ["kernelopt", "optimize", str(ws)], command
+    assert shell_word("/tmp/kernel_opt_x") == "/tmp/kernel_opt_x"  # a plain path stays as it was

@@ -3,10 +3,14 @@
 Whitespace (newlines included) is folded to single spaces, and a text over the limit is cut at the last
 space before it, never inside a word or a number ("1000 of 1000 elements" is never shown as "1000 of
 100"), with ``...`` marking the cut. Every reason, message and table cell kernelopt shortens goes through
-:func:`one_line`. This module imports nothing.
+:func:`one_line`. A path written into a command that a line tells the user to run goes through :func:`shell_word`.
+This module imports only the standard library's ``shlex``.
 """
 
 from __future__ import annotations
+
+import shlex
+from pathlib import PurePath
 
 ELLIPSIS = "..."
 
@@ -47,3 +51,10 @@ def last_line(text: str, limit: int) -> str:
         if line.strip():
             return one_line(line, limit)
     return ""
+
+
+def shell_word(word: str | PurePath) -> str:
+    """``word`` as one word of a shell command a message shows to be copied (`` `kernelopt optimize WS --resume` ``):
+    as it is when the shell reads it so, else quoted (``'/work/my dir/kernel_opt_x'``): a workspace in a folder
+    with a space was two words when pasted."""
+    return shlex.quote(str(word))

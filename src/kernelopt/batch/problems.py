@@ -14,6 +14,7 @@ from kernelopt.batch.model import row_key
 from kernelopt.errors import InputFileError
 from kernelopt.harness.infer import shapes_by_code
 from kernelopt.kernelsource import check_kernel, check_reference, missing_imports
+from kernelopt.oneline import shell_word
 
 #: A problem file of KernelBench's layout: ``<id>_<Name>.py`` (``19_ReLU.py``) in a level folder.
 PROBLEM_FILE = re.compile(r"^(\d+)_(.*)\.py$")
@@ -66,7 +67,8 @@ def problem_folders(directory: Path) -> list[Path]:
         raise InputFileError(
             directory,
             "is one problem, not a folder of problems",
-            hint=f"give its parent folder ({directory.resolve().parent}), or run `kernelopt optimize {directory}`",
+            hint=f"give its parent folder ({directory.resolve().parent}), or run "
+            f"`kernelopt optimize {shell_word(directory)}`",
         )
     files = sorted(
         (p.name for p in directory.glob("*.py") if PROBLEM_FILE.match(p.name)), key=lambda n: int(n.split("_")[0])

@@ -14,6 +14,7 @@ from kernelopt.cli.workspace_arg import chosen_workspace
 from kernelopt.errors import RecordError, UsageError
 from kernelopt.memory.model import IterationRecord, parse_version
 from kernelopt.memory.store import MemoryStore
+from kernelopt.oneline import shell_word
 from kernelopt.workspace import Workspace, is_workspace
 
 
@@ -44,8 +45,8 @@ def _nothing_to_show(workspace: Path, store: MemoryStore) -> str:
     if store.versions():
         return f"{workspace}: every recorded version is masked; --include-masked shows them"
     return (
-        f"{workspace}: no version recorded in memory/ yet; `kernelopt optimize {workspace} --max-iters 0` gates, "
-        "profiles and commits V0 as the baseline"
+        f"{workspace}: no version recorded in memory/ yet; `kernelopt optimize {shell_word(workspace)} --max-iters 0` "
+        "gates, profiles and commits V0 as the baseline"
     )
 
 

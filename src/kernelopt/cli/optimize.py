@@ -20,7 +20,7 @@ from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EnvironmentProble
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT as MIN_GAIN_PCT
 from kernelopt.loop.journal import RunSettings
 from kernelopt.loop.summary import LoopSummary, VersionRow
-from kernelopt.oneline import one_line
+from kernelopt.oneline import one_line, shell_word
 from kernelopt.report.headline import reference_headline, speedup_words
 from kernelopt.taskcard import StopConditions
 
@@ -307,7 +307,8 @@ def _run(
         ignore_interrupts()  # the run is rolled back and saved: a second Ctrl-C says nothing more
         progress.close()
         sys.stderr.write(
-            f"kernelopt: interrupted; the run is saved: `kernelopt optimize {ws.root} --resume` continues it\n"
+            f"kernelopt: interrupted; the run is saved: `kernelopt optimize {shell_word(ws.root)} --resume` "
+            "continues it\n"
         )
         raise typer.Exit(130) from None
     finally:
@@ -437,7 +438,7 @@ def register(app: typer.Typer) -> None:
             ended = f" ({summary.stop.line()})" if summary.stop is not None else ""
             sys.stderr.write(
                 f"kernelopt: the run on {summary.workspace} ended{ended}; the summary could not be printed: stdout "
-                f"refused it ({exc.reason}); `kernelopt report {summary.workspace}` shows it\n"
+                f"refused it ({exc.reason}); `kernelopt report {shell_word(summary.workspace)}` shows it\n"
             )
         if summary.stop is not None and summary.stop.reason is StopReason.BASELINE_FAILED:
             v0 = next((v for v in summary.versions if v.version == "v0"), None)

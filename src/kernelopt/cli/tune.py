@@ -47,6 +47,7 @@ import typer
 
 from kernelopt.cli.output import StdoutLost, emit_json, fmt, info, note, printing, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, NoGpu, UsageError, WritePlace, disk_problem
+from kernelopt.oneline import shell_word
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
@@ -343,7 +344,8 @@ def _not_a_workspace(folder: Path) -> None:
         where = "a kernelopt workspace" if ws == folder.resolve() else f"inside the kernelopt workspace {ws}"
         raise UsageError(
             f"{folder}: {where}, whose kernel.py only the loop's stages write, as versions",
-            hint=f"`kernelopt optimize {folder}` runs this tuning session as its Stage 3 and gates the result; "
+            hint=f"`kernelopt optimize {shell_word(folder)}` runs this tuning session as its Stage 3 and gates the "
+            "result; "
             "--dry-run times it here without writing",
         )
 

@@ -29,6 +29,7 @@ from kernelopt.harness.decision import exit_code
 from kernelopt.harness.model import PROBLEM_FAILED, BenchReport, CorrectnessReport
 from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, ReferenceSpeedup
+from kernelopt.oneline import shell_word
 from kernelopt.vocabulary import Device
 from kernelopt.workspace import Workspace
 
@@ -258,8 +259,8 @@ def not_recorded(ws: Workspace, n: int, record_path: str) -> str:
     alone = f"nothing recorded: memory/ holds the versions the loop commits, and a gate run alone is a check ({aside})"
     if baseline_commit(ws) is None:
         return (
-            f"{alone}; V0 is not recorded yet, so the next plan would be numbered v0: `kernelopt optimize {ws.root} "
-            "--max-iters 0` gates, profiles and commits V0 as the baseline"
+            f"{alone}; V0 is not recorded yet, so the next plan would be numbered v0: "
+            f"`kernelopt optimize {shell_word(ws.root)} --max-iters 0` gates, profiles and commits V0 as the baseline"
         )
     if ws.memory.exists(n):
         return f"nothing recorded: memory/v{n}.json is the loop's record of V{n}, unchanged ({aside})"
@@ -267,9 +268,12 @@ def not_recorded(ws: Workspace, n: int, record_path: str) -> str:
     if n != upcoming:  # `--version 7` where the loop's next is V1: "the loop records V7" was not so
         return (
             f"{alone}; kernel.py as it stands was gated under the label v{n}, but the loop's next version is "
-            f"V{upcoming} (`kernelopt optimize {ws.root}`, or the MCP tools validate and record, record it)"
+            f"V{upcoming} (`kernelopt optimize {shell_word(ws.root)}`, or the MCP tools validate and record, record it)"
         )
-    return f"{alone}; the loop records V{n} (`kernelopt optimize {ws.root}`, or the MCP tools validate and record)"
+    return (
+        f"{alone}; the loop records V{n} (`kernelopt optimize {shell_word(ws.root)}`, or the MCP tools validate and "
+        "record)"
+    )
 
 
 def _against(ref: ReferenceSpeedup, which: str) -> str | None:
