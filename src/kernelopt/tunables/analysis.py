@@ -1008,7 +1008,7 @@ class _Analyzer:
             return _Resolved(lit, at_module=func is None, defined_as=name)
         if isinstance(b.value, cst.Name):  # BLOCK = DEFAULT_BLOCK: follow the name
             inner = b.value.value
-            scope = func if func is not None and inner in func.locals else None
+            scope = func if func is not None and _binds(func, inner) else None
             return self.resolve_name(inner, scope, depth + 1)
         if b.value is None:
             return _Resolved(refused=f"'{name}' is not a simple assignment in {where} (line {b.line})")
