@@ -121,3 +121,26 @@ def test_a_tie_between_an_autotune_list_and_a_computed_block_goes_to_the_autotun
     assert [k.name for k in space.knobs] == ["BLOCK_SIZE_H"]
     launch = space_from_tunables(tunables, kernel="launch _chunk_cumsum_fwd_kernel (kernel.py:92)")
     assert [k.name for k in launch.knobs] == ["BLOCK_SIZE_CHUNK"]
+
+
+# ------------------------------------------------------------------------------------- messages
+
+
+@pytest.mark.timeout(120)
+def test_a_local_bound_to_a_parameter_is_followed_to_what_the_calls_pass() -> None:
+    """Seen on 2026-12-05: fla_cumsum, fla's ``chunk_local_cumsum_vector(g, chunk_size, ...)`` binds ``BT =
+    chunk_size`` and launches with ``BT=BT``; its one call passes the module constant ``CHUNK_SIZE``. ``tunables``
+    said "BT is not editable: 'chunk_size' is not defined in this file (imported or global)", though it is a
+    parameter of the launching function: a local bound to a parameter was looked up in the module only. It is now
+    followed to the value the calls pass, the module constant, and with the reference ``CHUNK_SIZE`` is refused for
+    the right reason: the reference computes with it too (the model's chunk, not a speed setting)."""
+    from kernelopt.tunables.evaluate import discover_evaluated
+
+    folder = DATA / "fla_cumsum"
+    static = {t.key: t for t in discover_source((folder / "kernel.py").read_text())}
+    assert not any("is not defined in this file" in (t.refused_reason or "") for t in static.values()), static
+    assert "CHUNK_SIZE" in static
+    found, _ = discover_evaluated(folder / "kernel.py", reference=folder / "reference.py", device="cpu")
+    run = {t.key: t for t in found}
+    assert not run["CHUNK_SIZE"].editable
+    assert "fixed by the reference" in (run["CHUNK_SIZE"].refused_reason or "")
