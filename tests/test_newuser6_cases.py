@@ -233,3 +233,26 @@ def test_a_command_a_message_tells_to_run_keeps_a_path_with_a_space_one_word(
     command = capsys.readouterr().err.split("`")[1]
     assert shlex.split(command) == ["kernelopt", "optimize", str(ws)], command
     assert shell_word("/tmp/kernel_opt_x") == "/tmp/kernel_opt_x"  # a plain path stays as it was
+
+
+@pytest.mark.timeout(60)
+def test_a_case_too_big_for_the_host_names_the_size_scale_optimize_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """n16: `optimize "kb batch/19_ReLU" --device cpu` (KernelBench's full size: 6 GiB of inputs, 42 GiB checked) said
+    "give a smaller SHAPES entry (a batch: --size-scale), or run it on a GPU": `optimize` has no --size-scale and a
+    KernelBench problem no SHAPES. The line now names the task card's `size_scale`, which `optimize` reads (a card
+    of `size_scale: 0.01` ran V0 in 2 s), beside the flag of validate, tune and batch."""
+    import torch
+
+    from kernelopt.harness import inputs as inputs_mod
+    from kernelopt.harness.hostmem import InputsDoNotFit
+    from kernelopt.harness.inputs import make_inputs
+
+    monkeypatch.setattr(inputs_mod, "host_available_bytes", lambda: 2**20)
+    with pytest.raises(InputsDoNotFit) as caught:
+        make_inputs(lambda: [torch.rand(2**20)], {}, "cpu", 0)
+    said = str(caught.value)
+    assert (
+        "give a smaller SHAPES entry or a size scale (the task card's size_scale; --size-scale of validate, tune"
+        in said
+    )
+    assert said.endswith("and batch), or run it on a GPU"), said
