@@ -70,12 +70,24 @@ class Verdict:
     check_s: float | None = None
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from or during (``__cause__``, else ``__context__``), outermost
+    first: Triton's interpreter wraps what a kernel raised in an ``InterpreterError`` whose own traceback ends at
+    the launch."""
+    out = [exc]
+    while len(out) < 8 and (inner := out[-1].__cause__ or out[-1].__context__) is not None and inner not in out:
+        out.append(inner)
+    return out
+
+
 def first_line(exc: BaseException, path: Path | None = None) -> str:
-    """``TypeName: first line`` of an exception, with ``(kernel.py:12)`` when its traceback passes ``path``."""
+    """``TypeName: first line`` of an exception, with ``(kernel.py:12)`` when its traceback passes ``path``: the
+    innermost line of ``path`` an exception of its chain passed (a kernel's line under Triton's interpreter, not
+    the launch's)."""
     text = oneline_first(str(exc), 300)
     line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if path is not None:
-        where = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+        where = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
         if where:
             line += f" ({path.name}:{where[-1].lineno})"
         elif isinstance(exc, SyntaxError) and exc.lineno is not None:
@@ -99,7 +111,12 @@ def is_compile_error(exc: BaseException) -> bool:
         if cls.__module__.startswith(("triton.compiler", "triton.backends")) or cls.__name__ == "OutOfResources":
             return True
     frames = traceback.extract_tb(exc.__traceback__)
-    return bool(frames) and any(part in frames[-1].filename for part in ("/triton/compiler/", "/triton/backends/"))
+    if bool(frames) and any(part in frames[-1].filename for part in ("/triton/compiler/", "/triton/backends/")):
+        return True
+    # a ``tl.static_assert`` that fails in Triton's interpreter: on a GPU the compiler raises it
+    # (CompileTimeAssertionFailure, which Triton's autotuner skips), so it is the same outcome (breaker8 m5)
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    return bool(inner) and inner[-1].name == "_new_static_assert" and "/triton/runtime/" in inner[-1].filename
 
 
 def classify(exc: BaseException, path: Path | None, what: str) -> Verdict:
