@@ -144,3 +144,32 @@ def test_a_local_bound_to_a_parameter_is_followed_to_what_the_calls_pass() -> No
     run = {t.key: t for t in found}
     assert not run["CHUNK_SIZE"].editable
     assert "fixed by the reference" in (run["CHUNK_SIZE"].refused_reason or "")
+
+
+@pytest.mark.timeout(120)
+def test_a_static_assert_failing_in_the_interpreter_is_a_compile_error_at_its_line(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: ``tune fa2_causal`` (the tutorial's ``tl.static_assert(BLOCK_N <= HEAD_DIM)``) counted
+    the candidates of 64-wide key blocks at a head dimension of 32 as "run_error ... raised while running:
+    InterpreterError: AssertionError('') (kernel.py:127)": an empty message at the launch's line. On a GPU the
+    compiler raises it (CompileTimeAssertionFailure, which Triton's own autotuner skips). In the interpreter it is now
+    the same outcome, at the assert's line."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import classify
+    from tests.conftest import load_fresh, triton_interpreted
+
+    source = (DATA / "fa2_causal" / "kernel.py").read_text()
+    wide = source.replace("for BM in [16, 32]\n    for BN in [16, 32]", "for BM in [64]\n    for BN in [64]")
+    assert wide != source
+    path = tmp_path / "kernel.py"
+    path.write_text(wide)
+    line = next(i for i, text in enumerate(wide.splitlines(), 1) if "tl.static_assert(BLOCK_N <= HEAD_DIM)" in text)
+    with triton_interpreted():
+        import torch
+
+        kernel = load_fresh(path, "_breaker8_static_assert")
+        q = torch.randn(1, 1, 16, 32)
+        with pytest.raises(Exception) as raised:
+            kernel.run(q, q, q)
+    verdict = classify(raised.value, path, "running")
+    assert verdict.outcome is Outcome.COMPILE_ERROR, verdict
+    assert verdict.reason is not None and verdict.reason.endswith(f"(kernel.py:{line})"), verdict.reason
