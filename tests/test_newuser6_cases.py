@@ -256,3 +256,28 @@ def test_a_case_too_big_for_the_host_names_the_size_scale_optimize_takes(monkeyp
         in said
     )
     assert said.endswith("and batch), or run it on a GPU"), said
+
+
+@pytest.mark.timeout(60)
+def test_a_relative_trace_decoder_folder_reaches_rocprofv3_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n17: `kernelopt profile WS --vendor amd --att-library-path "./rocm lib"` (relative to the user's folder): the
+    folder was found here, then passed as written to rocprofv3, which runs in the workspace, where it names nothing
+    (the lead's `tune --out` fault, in another command). It is made absolute where it is looked up, before rocprofv3
+    is given it (`profiling.amd.find_trace_decoder`); relative folders in the decoder's variables too."""
+    from kernelopt.profiling import amd
+
+    lib = tmp_path / "rocm lib"
+    lib.mkdir()
+    (lib / "librocprof-trace-decoder.so.0.1.4").write_bytes(b"\x7fELF")
+    monkeypatch.chdir(tmp_path)
+    found = amd.find_trace_decoder(Path("rocm lib"), {})
+    assert found.directory == lib and found.directory.is_absolute()
+    argv = amd.att_argv(
+        rocprofv3="rocprofv3", decoder_dir=found.directory, out_dir=tmp_path / "ws" / "att", program=["python3"],
+        kernel_regex=None, iteration="1",
+    )  # fmt: skip
+    assert argv[argv.index("--att-library-path") + 1] == str(lib)
+    found = amd.find_trace_decoder(None, {amd.DECODER_ENV: "rocm lib", "ROCM_PATH": str(tmp_path / "none")})
+    assert found.directory == lib

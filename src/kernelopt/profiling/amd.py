@@ -379,9 +379,10 @@ def find_trace_decoder(att_library_path: Path | None, env: Mapping[str, str]) ->
     """Find ``librocprof-trace-decoder.so``: ``--att-library-path`` (only there when given), else
     ``$ROCPROF_TRACE_DECODER_DIR``, ``$ROCPROF_ATT_LIBRARY_PATH`` (rocprofv3's own variable),
     ``$ROCM_PATH/lib`` (default ``/opt/rocm/lib``) and ``$LD_LIBRARY_PATH`` (where rocprofv3 itself
-    looks by default)."""
+    looks by default). A relative folder is taken from this process's folder and given to rocprofv3 whole: it
+    runs in the workspace, where ``--att-library-path ./lib`` named nothing."""
     if att_library_path is not None:
-        candidates = [Path(att_library_path)]
+        candidates = [Path(att_library_path).expanduser().absolute()]
     else:
         candidates = []
         for var in (DECODER_ENV, ROCPROF_DECODER_ENV):
@@ -389,6 +390,7 @@ def find_trace_decoder(att_library_path: Path | None, env: Mapping[str, str]) ->
                 candidates.append(Path(env[var]))
         candidates.append(_rocm_root(env) / "lib")
         candidates += [Path(p) for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+        candidates = [c.absolute() for c in candidates]
     searched: list[str] = []
     for folder in candidates:
         if str(folder) in searched:
