@@ -2153,7 +2153,14 @@ class _Analyzer:
             call = value if isinstance(value, cst.Call) and _dotted(value.func) != "dict" else None
             if launch is None or scope is None:
                 call = None  # a settings helper's result is followed only where a launch's function binds it
-            if self.mutated(expr.value, scope, tuned_lines=call is None):
+            changed = self.mutation(expr.value, scope, tuned_lines=call is None)
+            if changed is not None:
+                if depth == 0 and call is None and self.dict_entries(value, scope, depth + 1) is not None:
+                    where = f"{self.loc(self.positions[changed].start.line)}: {self.code(changed).strip()[:80]}"
+                    self.unread_why[expr.value] = (
+                        f"the argument **{expr.value} cannot be read: it is a dict changed after it is built "
+                        f"({where}): the settings it passes are not listed"
+                    )
                 return None
             if call is not None and launch is not None:
                 return self.helper_entries(expr.value, call, launch, kernel)
@@ -2396,9 +2403,13 @@ class _Analyzer:
         """True when ``name[...] = ...``, ``name.update(...)`` or similar changes the dict after it is built;
         ``tuned_lines=False``: the ``# kernelopt: tuned`` lines an edit wrote after a settings helper's call do not
         count (they are that helper's knobs)."""
+        return self.mutation(name, func, tuned_lines=tuned_lines) is not None
+
+    def mutation(self, name: str, func: _FuncInfo | None, *, tuned_lines: bool = True) -> cst.CSTNode | None:
+        """The first part of a statement that changes the dict ``name`` after it is built (:meth:`mutated`)."""
         finder = _Mutations(name, tuned_lines=tuned_lines)
         visit((func.node.body if func is not None else self.module), finder)
-        return finder.found
+        return finder.first if finder.found else None
 
     # -- heuristics -------------------------------------------------------------------------------
 
@@ -3201,6 +3212,17 @@ class _Mutations(cst.CSTVisitor):
         self.name = name
         self.found = False
         self.tuned_lines = tuned_lines
+        self.first: cst.CSTNode | None = None  # the first statement that changes it
+        self.statement: cst.CSTNode | None = None  # the statement being visited
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.SimpleStatementLine):
+            self.statement = node
+        was = self.found
+        go = super().on_visit(node)
+        if self.found and not was:
+            self.first = self.statement or node
+        return go
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         return self.tuned_lines or not _is_tuned(node)  # ``cfg["BLOCK"] = 256  # kernelopt: tuned``: an edit's
