@@ -173,3 +173,19 @@ def test_a_static_assert_failing_in_the_interpreter_is_a_compile_error_at_its_li
     verdict = classify(raised.value, path, "running")
     assert verdict.outcome is Outcome.COMPILE_ERROR, verdict
     assert verdict.reason is not None and verdict.reason.endswith(f"(kernel.py:{line})"), verdict.reason
+
+
+@pytest.mark.timeout(60)
+def test_a_settings_dict_changed_after_it_is_built_names_the_change() -> None:
+    """Seen on 2026-12-05: fused_add_rms, Liger-Kernel's ``kernel_args = {}`` / ``if X.device.type == "xpu":
+    kernel_args["grf_mode"] = "large"`` splatted at the launch. ``tunables`` said "the argument **kernel_args cannot
+    be read (its dict is built by code or changed after it is built) ...; build it from literals to tune them":
+    neither which, nor where, and advice that does not fit an Intel backend option. It now names the change."""
+    found = {t.key: t for t in discover_source((DATA / "fused_add_rms" / "kernel.py").read_text())}
+    why = found["_fused_add_rms_norm_forward_kernel:**kernel_args"].refused_reason or ""
+    assert (
+        'cannot be read: it is a dict changed after it is built (kernel.py:101: kernel_args["grf_mode"] = "large")'
+        in (why)
+    ), why
+    assert "build it from literals" not in why
+    assert found["_fused_add_rms_norm_forward_kernel:num_warps"].editable
