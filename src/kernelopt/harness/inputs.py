@@ -247,7 +247,7 @@ def _room_line(shape: dict[str, Any], made: str, need: int, available: int, done
     return (
         f"{_call_label(shape)} {made}, and checking them needs {size_text(need)} with their float64 copies; this "
         f"machine has {size_text(available)} {HOST_DOES_NOT_FIT} {done}: give a smaller SHAPES entry or a size scale "
-        "(the task card's size_scale; --size-scale of validate, tune and batch), or run it on a GPU"
+        "(the task card's size_scale, or --size-scale), or run it on a GPU"
     )
 
 

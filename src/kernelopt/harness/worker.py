@@ -146,7 +146,7 @@ def _failure(
         # (the checker's, exit 3 in every command, as `tune` says it), never a fault of reference.py; no traceback
         # of our own refusal
         return Failure(
-            message=f"{where}: {detail}",
+            message=f"{where}: {exc}",  # our own line, whole: its figures and its remedy come last
             error_class=type(exc).__name__,
             case=case,
             version=version,
