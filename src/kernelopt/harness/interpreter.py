@@ -196,7 +196,16 @@ def _patch_libdevice(interp: Any) -> None:
             wrapped[key] = made.value
         return wrapped[key]
 
+    patched: list[set[int] | None] = []  # per launch running (innermost last): the language modules it patched
+
     def patch_lang(fn: Any) -> Any:
+        langs = {id(v) for v in fn.__globals__.values() if inspect.ismodule(v) and v in (interp.tl, interp.tl.core)}
+        if patched and patched[-1] is not None and langs <= patched[-1]:
+            # a jit'd helper called inside a launch that patched its language already: Triton would patch the same
+            # functions again (a third of a launch whose helper is called in a loop), never restoring that scope
+            return interp._LangPatchScope()
+        if patched and patched[-1] is None:
+            patched[-1] = langs
         scope = original(fn)
         builder = interp.interpreter_builder
         for module, name, member in members:
@@ -207,6 +216,16 @@ def _patch_libdevice(interp: Any) -> None:
                 scope.set_attr(obj, name, wrapper(obj, name, member, builder))
         return scope
 
+    launch = interp.GridExecutor.__call__
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        patched.append(None)
+        try:
+            return launch(self, *args, **kwargs)
+        finally:
+            patched.pop()
+
+    interp.GridExecutor.__call__ = call
     interp._patch_lang = patch_lang
 
 
