@@ -179,7 +179,11 @@ def _knobs(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob
     for name, ts in by_name.items():
         first = ts[0]
         value = picked.get(name, first.value) if picked else first.value
-        knobs.append(knob_of(name, *_domain(first, value)))
+        values, default = _domain(first, value)
+        # an autotune list's own values are in its domain: the authors' choices (Mamba's BLOCK_SIZE_H of 1, 2
+        # and 4 for a few heads sit below the block family's grid; breaker8 m7)
+        values += [t.value for t in ts if _own_value(t) and t.value not in values]
+        knobs.append(knob_of(name, values, default))
         origins[name] = KnobOrigin(
             keys=tuple(t.key for t in ts),
             value=value,
@@ -188,6 +192,17 @@ def _knobs(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob
             categories=tuple(c.value for c in first.categories),
         )
     return knobs, origins
+
+
+def _own_value(t: Tunable) -> bool:
+    """Whether ``t`` is an autotune config's integer value its legality accepts."""
+    v = t.value
+    return (
+        t.kind is TunableKind.AUTOTUNE_CONFIG
+        and isinstance(v, int)
+        and not isinstance(v, bool)
+        and t.legality.problem(v) is None
+    )
 
 
 def _picked_config(la: Launch, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
