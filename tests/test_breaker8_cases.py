@@ -189,3 +189,18 @@ def test_a_settings_dict_changed_after_it_is_built_names_the_change() -> None:
     ), why
     assert "build it from literals" not in why
     assert found["_fused_add_rms_norm_forward_kernel:num_warps"].editable
+
+
+@pytest.mark.timeout(60)
+def test_an_autotune_list_s_own_values_are_in_the_search() -> None:
+    """Seen on 2026-12-05, after m3: ``tune ssd_cumsum`` searched "BLOCK_SIZE_H: power_of_two 8..65536": the block
+    family's grid starts at 8, so Mamba's own 1, 2 and 4 heads a program (the values that fit a model of a few heads)
+    were out of the search, though the list names them. An autotune list's values now join its knob's domain."""
+    from kernelopt.tuning.launch import space_from_tunables
+
+    tunables = discover_source((DATA / "ssd_cumsum" / "kernel.py").read_text())
+    (knob,) = space_from_tunables(tunables).knobs
+    assert knob.describe() == "BLOCK_SIZE_H: power_of_two 1..65536 (17 values)"
+    literal = discover_source((DATA / "unroll_range" / "kernel.py").read_text())
+    block_m = next(k for k in space_from_tunables(literal).knobs if k.name == "BLOCK_M")
+    assert block_m.describe() == "BLOCK_M: power_of_two 16..256 (5 values)"  # a launch literal: its family's grid
