@@ -121,7 +121,11 @@ def test_hang_is_timeout_fail_within_the_limit(tmp_path: Path) -> None:
     events = [json.loads(line) for line in Path(r.run_dir, "progress.jsonl").read_text().splitlines()]
     # the worker stamps events with time.monotonic(), the system-wide CLOCK_MONOTONIC this process reads too
     case_start = next(e["t"] for e in events if e.get("phase") == "case")
-    assert limit <= done - case_start <= limit + 1.0, done - case_start  # killed within the limit + a small margin
+    # killed within the limit + a small margin, by the orchestrator's own stamp as the kill is done (the report built
+    # after it, read here as it returns, took the test past the margin at load 9+)
+    killed = next(e["t"] for e in events if e.get("event") == "killed")
+    assert limit <= killed - case_start <= limit + 1.0, killed - case_start
+    assert killed <= done
 
 
 def test_the_next_candidate_after_a_crash_passes(reports: dict[str, CorrectnessReport], state: Path) -> None:
