@@ -17,7 +17,10 @@ exceeded. Limits (see :mod:`kernelopt.harness.settings`):
 - any single JIT compilation (between ``compile_start`` and ``compile_end``): ``compile_s``;
 - the checker's own work in a case (between ``check_start`` and ``check_end``: building the inputs, running
   the reference, comparing the outputs): ``check_s``, a generous bound of its own, said as the checker's;
-- a ``case`` or ``bench`` phase, compile and check time excluded: ``case_s`` (the kernel's own run);
+- a ``case`` or ``bench`` phase, compile and check time excluded: ``case_s`` (the kernel's own run). A correctness
+  check's seeds are test cases of their own (each its own inputs, as KernelBench's correctness trials are): the
+  worker opens the phase again at each seed after the first (``{"event": "phase", "phase": "case", "seed": 1}``), so
+  each seed's call has the whole per-case limit, and the run limit bounds them together;
 - all ``case`` and ``bench`` phases together, compile and check time excluded: ``run_s``.
 """
 
@@ -174,6 +177,7 @@ class Watchdog:
     case: int | None = None
     label: str | None = None
     version: str | None = None
+    seed: int | None = None  # a correctness check's seed after the first: a test case of its own, on its own clock
     compile_since: float | None = None
     compile_in_phase_s: float = 0.0
     run_used_s: float = 0.0
@@ -243,6 +247,8 @@ class Watchdog:
             self.case = case if isinstance(case, int) else None
             self.label = event.get("label") if isinstance(event.get("label"), str) else None
             self.version = event.get("version") if isinstance(event.get("version"), str) else None
+            seed = event.get("seed")
+            self.seed = seed if isinstance(seed, int) and seed > 0 else None
         elif kind == "compile_start" and self.compile_since is None:
             self.compile_since = t
         elif kind == "compile_end" and self.compile_since is not None:
@@ -273,8 +279,9 @@ class Watchdog:
         if self.phase in (Phase.CASE, Phase.BENCH) and self.case is not None:
             what = "timing of case" if self.phase is Phase.BENCH else "case"
             ver = f" [{self.version}]" if self.version else ""
+            seed = f", seed {self.seed}" if self.seed else ""
             step = f", {STEP_WORDS[self.step]}" if self.step in STEP_WORDS else ""
-            return f"{what} {self.case} ({self.label or 'default'}){ver}{step}"
+            return f"{what} {self.case} ({self.label or 'default'}){seed}{ver}{step}"
         if self.phase is Phase.REFERENCE:
             return "importing reference.py"
         if self.phase is Phase.LOAD:

@@ -486,6 +486,8 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     previous: _Seen | None = None  # the kernel's and the reference's outputs of the seed before
     for s in range(ctx.job.seeds):
         where = f"case {i} ({label})" + (f", seed {s}" if s else "")
+        if s:  # a test case of its own inputs: its own per-case clock (the run's limit bounds the seeds together)
+            ctx.progress.phase(Phase.CASE, case=i, label=label, seed=s)
         try:
             ctx.progress.emit("check_start")  # building the inputs is the problem's work, not the kernel's
             ctx.step(Step.INPUTS)
@@ -1171,13 +1173,18 @@ def _bench_case(ctx: _Ctx, timed: _Timed, i: int, limit_s: float) -> CaseTiming:
             samples = _reduced_samples(ctx, [s for _, s in samplers], fit, timing)
             again: list[list[float]] = [[] for _ in samples]
         else:
-            blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, limit_s)
+            # the shares are of what the limit leaves now: the warm-up and the samplers' estimates already spent some
+            # (nine calls a callable: at 0.8 s a call against 30 s, 7.2 s, then 12.8 s of samples and 9.6 s of a
+            # claim's re-time as shares of the whole limit; tuneleft8)
+            room_s = min(limit_s, fit.room_s(ctx))
+            blocks = plan_blocks([s.est_sample_us for _, s in samplers], settings, room_s)
             order = abba_order(len(samplers), blocks)
             # at most the share of the case limit plan_blocks plans for, whatever the load does meanwhile
             t0 = time.monotonic()
-            samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * limit_s)
+            samples = take_samples([s for _, s in samplers], order, budget_s=TIMING_BUDGET_SHARE * room_s)
             now = next(k for k, (item, _) in enumerate(samplers) if item is current)
-            again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, limit_s)
+            left_s = min(limit_s, fit.room_s(ctx))
+            again = _retime(ctx, [s for _, s in samplers], order, samples, now, time.monotonic() - t0, where, left_s)
     for (item, sampler), taken, retaken in zip(samplers, samples, again, strict=True):
         timing.versions.append(
             VersionTiming(
@@ -1215,9 +1222,10 @@ def _reduced_samples(ctx: _Ctx, samplers: list[Any], fit: _Fit, timing: CaseTimi
 
 
 RETIME_SHARE = 0.3
-"""Our choice: the re-time of a claim may take at most this share of the per-case limit, and is made only when the
-blocks it needs fit (with :data:`~kernelopt.harness.timers.TIMING_BUDGET_SHARE` for the first timing, the case's
-timing stays within 70 % of its limit: a claim is never paid for with a false TIMEOUT_FAIL)."""
+"""Our choice: the re-time of a claim may take at most this share of what the per-case limit leaves after the first
+timing, and is made only when the blocks it needs fit (with :data:`~kernelopt.harness.timers.TIMING_BUDGET_SHARE` of
+what it leaves after the warm-up and the estimates for the first timing, the case's timing stays within its limit: a
+claim is never paid for with a false TIMEOUT_FAIL)."""
 
 
 def _retime(
@@ -1232,9 +1240,10 @@ def _retime(
 ) -> list[list[float]]:
     """The samples of a second interleaved timing of every callable when the first claims a difference between the
     current version (``samplers[current]``) and another (:func:`kernelopt.harness.stats.claims`): the re-time that
-    confirms a claim or takes it back, within :data:`RETIME_SHARE` of the case's limit. Empty lists when the first
-    claims nothing, or when the fewest blocks a re-time needs (:data:`~kernelopt.harness.stats.REPLICATION_MIN_BLOCKS`)
-    would not fit, at the first timing's pace (the claim is then not confirmed, so not made: a warning says so)."""
+    confirms a claim or takes it back, within :data:`RETIME_SHARE` of ``limit_s`` (what the case's limit leaves).
+    Empty lists when the first claims nothing, or when the fewest blocks a re-time needs
+    (:data:`~kernelopt.harness.stats.REPLICATION_MIN_BLOCKS`) would not fit, at the first timing's pace (the claim is
+    then not confirmed, so not made: a warning says so)."""
     from kernelopt.harness.stats import REPLICATION_MIN_BLOCKS, claims
     from kernelopt.harness.timers import take_samples
 
