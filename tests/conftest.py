@@ -69,6 +69,7 @@ SLOW_FILES = (
     "test_faults7_cases.py",  # one real tuning session (f9), a loop of fakes, processes holding locks
     "test_batch.py",
     "test_tuneleft7_cases.py",  # 18 s at load 10: three gate workers timing a slow kernel
+    "test_tuneleft8_cases.py",  # 22 s at load 8: a run of the task, three gate workers on a slow kernel
     "test_loop_machine.py",
     "test_report_sweep_compare.py",
     "test_tunables.py",

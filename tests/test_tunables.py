@@ -767,13 +767,19 @@ def test_cpu_loop_moves_the_corpus_knobs(
     knob_names = {k.split(":")[-1] for k in engineer}
     good = v0  # kernel.py of the last version that passed the gate
     for r in records[1:]:
+        new = ws.file_at(r.git_commit_hash, "kernel.py")
+        if not r.candidates:
+            # on the CPU only BLOCK_SIZE moves, and it must cover the row's 300 columns: 512, calculate_settings's
+            # own value, is the only block left, so the session is over before any candidate (tuneleft8); converged
+            assert "cannot move without changing what kernel.py computes" in json.dumps(r.model_dump(mode="json"))
+            assert new == good
+            continue
         # one tuning session (issue 22) timed candidates of the launch configuration: the engineer's knobs
-        assert r.candidates and len(r.candidates) <= 6, r
+        assert len(r.candidates) <= 6, r
         # in Triton's interpreter the launch options (num_warps, num_stages) keep their values: only BLOCK_SIZE
         assert {k for c in r.candidates for k in c.parameters} == {"BLOCK_SIZE"}, [c.parameters for c in r.candidates]
         # calculate_settings gives the smallest block that covers the row: a smaller one leaves it unwritten
         assert all(c.status.value == "wrong_result" for c in r.candidates if not c.current), r.candidates
-        new = ws.file_at(r.git_commit_hash, "kernel.py")
         if not r.optimization.knob_changes:
             # nothing beat the current configuration on the CPU: a measured result, kernel.py unchanged
             assert r.quality_gate.result.value != "PASS" and not any(c.chosen and not c.current for c in r.candidates)

@@ -35,7 +35,15 @@ from kernelopt.tunables.launches import same_launch
 from kernelopt.tuning.bench_worker import BenchPlan
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.exclusion import Exclusion, region_of
-from kernelopt.tuning.folder import FolderTuning, TuneRequest, best_edit, config_text, prepare_folder, tune_folder
+from kernelopt.tuning.folder import (
+    FolderTuning,
+    NothingToTune,
+    TuneRequest,
+    best_edit,
+    config_text,
+    prepare_folder,
+    tune_folder,
+)
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
 from kernelopt.tuning.session import Progress, SessionResult, StopReason, changing_results_line, current_failed_line
 
@@ -144,6 +152,8 @@ def tune_launch(ctx: StageContext, settings: RuleSettings) -> ImplementOutcome:
     """
     try:
         prepared = prepare_folder(tune_request(ctx, settings))
+    except NothingToTune as exc:  # every configuration left runs as kernel.py does: converged, not a failure
+        return ImplementOutcome(changed=False, error=f"the tuning session kept nothing: {exc.one_line()}", no_gain=True)
     except UsageError as exc:
         return ImplementOutcome(changed=False, error=f"{LAUNCH_CONFIGURATION.value}: {exc.one_line()}")
     evidence = ctx.summary.primary() if ctx.summary is not None else None

@@ -99,6 +99,8 @@ def register(app: typer.Typer) -> None:
             emit_json(found)
         else:
             _show_knobs(file, found)
+            for line in cover_lines(found, evaluation):
+                info(line)
             from kernelopt.tunables.analysis import read_source as read_kernel
             from kernelopt.tunables.inline_guard import unmarked_guards
 
@@ -132,6 +134,34 @@ def _discover(
                 f"{space.best_config_shape} (key {space.key})"
             )
     return found, evaluation
+
+
+def cover_lines(found: list[Tunable], evaluation: AutotuneEvaluation | None) -> list[str]:
+    """One line for each knob one block of which must cover a size (:attr:`Tunable.covers`): why ``tune``'s search
+    of it starts where it does, and (a run of the task told the sizes: ``--reference``) where that is."""
+    from kernelopt.tunables import covered_sizes
+
+    shapes = [e.shape for e in evaluation.shape_sizes] if evaluation is not None else []
+    out = []
+    for t in found:
+        if not t.editable or not t.covers:
+            continue
+        sizes = covered_sizes([t], evaluation, shapes)
+        for c in t.covers:
+            size = sizes.get((c.kernel, c.size))
+            low = c.lowest(t.legal_values or [], size) if size is not None else None
+            where = (
+                f"here {c.size} is up to {size} at the SHAPES entries: {t.name} >= {low}"
+                if low is not None
+                else f"here {c.size} is up to {size} at the SHAPES entries"
+                if size is not None
+                else "--reference runs the task to tell it"
+            )
+            out.append(
+                f"{t.key}: {c.rule()}, so a smaller {t.name} leaves part of a row undone: tune's search starts at the "
+                f"smallest {t.name} that covers {c.size}'s largest value at the SHAPES entries it checks ({where})"
+            )
+    return out
 
 
 def _warn_unguarded(before: str, after: str, done: str) -> None:

@@ -397,7 +397,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
-    for line in left_out(prepared):
+    for line in (*space.domain_notes, *left_out(prepared)):
         note(line)
     unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
     if unmarked is not None:
@@ -783,9 +783,10 @@ def verdict_line(
         if written:
             return f"{line}; written to {kernel_py}"
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"
+    summed = _summed(result)
     if not judgement.better:
         if not changed:
-            return f"the current configuration is the best found ({_latency(result.best_latency_us)}); {left}"
+            return f"the current configuration is the best found ({_latency(result.best_latency_us)}{summed}); {left}"
         if judgement.gain_pct is None or judgement.gain_pct >= judgement.min_gain_pct:
             # faster by the gain, yet kept out: too noisy to rank, or the edit could not be written as checked
             return f"the current configuration stays (the best found, {best_text}): {judgement.reason}; {left}"
@@ -796,7 +797,7 @@ def verdict_line(
             else f"was {-gain:.1f} % slower"
         )
         return f"the current configuration stays (the best found, {best_text}, {by}); {left}"
-    line = f"best {best_text}: {_latency(result.best_latency_us)}"
+    line = f"best {best_text}: {_latency(result.best_latency_us)}{summed}"
     if result.current_latency_us is not None and result.speedup is not None:
         line += (
             f", {result.speedup:.3g}x faster than the current {current_text} ({_latency(result.current_latency_us)})"
@@ -815,6 +816,13 @@ def verdict_line(
     if dry_run:
         return f"{line}; --dry-run: {left}"
     return f"{line}; {left}: nothing to write"
+
+
+def _summed(result: SessionResult) -> str:
+    """`` for its 2 shapes together`` when the session's latencies are sums over several ``SHAPES`` entries
+    (:func:`kernelopt.tuning.shapes.total`: one run of each), so a figure is not read as one call's; else empty."""
+    shapes = max((len(r.latency_us_by_shape) for r in (*result.retimed, *result.results)), default=0)
+    return f" for its {shapes} shapes together" if shapes > 1 else ""
 
 
 def failures_line(result: SessionResult) -> str | None:

@@ -68,6 +68,7 @@ from kernelopt.tunables.model import (
     AutotuneEvaluation,
     AutotuneSpace,
     Bucket,
+    Cover,
     EditResult,
     KnobEdit,
     Legality,
@@ -77,6 +78,7 @@ from kernelopt.tunables.model import (
     TunableKind,
     TunedTable,
     Value,
+    covered_sizes,
 )
 
 if TYPE_CHECKING:
@@ -144,6 +146,7 @@ __all__ = [
     "AutotuneEvaluation",
     "AutotuneSpace",
     "Bucket",
+    "Cover",
     "EditResult",
     "KnobEdit",
     "Legality",
@@ -158,6 +161,7 @@ __all__ = [
     "absent_options",
     "apply",
     "apply_source",
+    "covered_sizes",
     "discover",
     "discover_source",
     "edit_diff",

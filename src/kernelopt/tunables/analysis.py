@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from kernelopt.actions import ActionCategory
-from kernelopt.tunables.blocks import child_nodes, launched, steps_by, visit, walk
+from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
@@ -35,6 +35,7 @@ from kernelopt.tunables.model import (
     AutotuneEvaluation,
     AutotuneSpace,
     Bucket,
+    Cover,
     Legality,
     ShapeSizes,
     Tunable,
@@ -640,6 +641,7 @@ class _Analyzer:
         # a launch's group label (``launch k (kernel.py:31)``) -> its identity, the same across versions
         # (:func:`launch_identity`)
         self.launch_ids: dict[str, str] = {}
+        self._covers: dict[str, list[Cover]] = {}  # kernel -> the sizes its one-block parameters cover (covers())
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -2006,6 +2008,25 @@ class _Analyzer:
             f"but {kernel} loops over no {param} (one block covers what it handles): a lower cap would leave longer "
             "rows partly undone, so the cap is a limit, not a knob"
         )
+
+    def covers(self, kernel: str | None, feeds: Sequence[str]) -> list[Cover]:
+        """The sizes one block of a knob feeding ``feeds`` of ``kernel`` must cover: the kernel spans a size with a
+        ``tl.arange`` of it and nothing steps by it (:func:`kernelopt.tunables.blocks.one_block`, with the module's
+        ``@triton.jit`` helpers read at their calls). Only comparisons that name one kernel parameter as the size
+        and a range whose length is read: what a bound can be computed from."""
+        kdef = self.jit_kernel(kernel)
+        if kdef is None or kernel is None:
+            return []
+        if kernel not in self._covers:
+            helpers = {
+                n: fs[0].node for n, fs in self.functions.items() if len(fs) == 1 and self.decorators(fs[0].node)
+            }
+            self._covers[kernel] = [
+                Cover(kernel=kernel, block=r.block, size=r.size, test=r.test, mul=r.scale[0], div=r.scale[1])
+                for r in dict.fromkeys(one_block(kdef.node, helpers))
+                if r.size is not None and r.scale is not None
+            ]
+        return [c for c in self._covers[kernel] if c.block in feeds]
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
@@ -3446,6 +3467,7 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         tuned_table=_table_of(s),
         helper_note=s.helper_note if s.refused is None else None,
         loop_option=an.loop_option(s.kernel, s.name) if not s.semantic else None,
+        covers=an.covers(s.kernel, s.feeds or [s.name]) if not s.semantic and s.refused is None else [],
     )
 
 

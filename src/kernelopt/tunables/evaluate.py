@@ -157,11 +157,13 @@ def evaluate_autotune(
 
 def needs_values(source: str, filename: str = "kernel.py") -> bool:
     """True when some editable knob has a computed value that only a run can tell, a ``**configs[key]``
-    launch needs a run to tell which entry it uses, or the file picks between kernels by a branch (which runs at
-    each ``SHAPES`` entry: :func:`~kernelopt.tunables.launches.branch_kernels`)."""
+    launch needs a run to tell which entry it uses, the file picks between kernels by a branch (which runs at
+    each ``SHAPES`` entry: :func:`~kernelopt.tunables.launches.branch_kernels`), or one block of a knob must cover a
+    size of the kernel (:attr:`~kernelopt.tunables.model.Tunable.covers`: the run tells the size at each entry, where
+    the search starts)."""
     _, sites, found = analyze(source, filename)
     return (
-        any(t.editable and t.value is None for t in found)
+        any(t.editable and (t.value is None or t.covers) for t in found)
         or any(s.needs_run for s in sites)
         or bool(branch_kernels(source))
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -172,6 +172,51 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+class Cover(BaseModel):
+    """A knob whose block one program spans a size of the kernel with, nothing looping over it: a
+    ``tl.arange(0, BLOCK)`` compared with the kernel parameter ``size`` (``cols < N``), and no loop, program offset
+    or ``tl.cdiv`` stepping by the block (:func:`kernelopt.tunables.blocks.one_block`, the rule the guard reads
+    blocks by). One program then handles ``size`` up to what the range reaches and masks the rest, so a block
+    that reaches less than ``size`` at some entry leaves the rest of that row undone, silently: the block must be
+    at least the size (a softmax or a per-token quantization with ``BLOCK = next_power_of_2(N)``, one program a
+    row).
+
+    Attributes:
+        kernel: the ``@triton.jit`` kernel.
+        block: the kernel parameter (or global) the knob feeds, whose range covers the size.
+        size: the kernel parameter the range is compared with (``N``, ``n_cols``).
+        test: the comparison as written (``cols < N``).
+        mul, div: a range derived from the block reaches ``block * mul // div`` (``HALF = BLOCK // 2``: 1, 2).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: str
+    block: str
+    size: str
+    test: str
+    mul: int = 1
+    div: int = 1
+
+    def reach(self, value: int) -> int:
+        """The largest size one block of ``value`` covers."""
+        return value * self.mul // self.div
+
+    def lowest(self, values: Iterable[Value], size: int) -> int | None:
+        """The smallest of ``values`` whose block covers ``size``; ``None`` when none does."""
+        ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and self.reach(v) >= size]
+        return min(ints) if ints else None
+
+    def rule(self) -> str:
+        """``_quant covers N with one block of BLOCK (cols < N) and loops over no N``."""
+        if (self.mul, self.div) == (1, 1):
+            of = f"one block of {self.block}"
+        else:
+            length = self.block if self.mul == 1 else f"{self.block} * {self.mul}"
+            of = f"a range of {length if self.div == 1 else f'{length} // {self.div}'}"
+        return f"{self.kernel} covers {self.size} with {of} ({self.test}) and loops over no {self.size}"
+
+
 class Tunable(BaseModel):
     """One knob of a kernel file.
 
@@ -215,6 +260,8 @@ class Tunable(BaseModel):
         loop_option: for a ``constexpr`` the kernel body reads only as an option of its ``tl.range`` loops
             (``num_stages=NUM_STAGES``), that option: like the launch's ``num_stages``, Triton's interpreter
             ignores it.
+        covers: the sizes one block of it must cover (:class:`Cover`): a smaller value leaves part of a row
+            undone, so the search starts where the block covers each size checked.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -243,6 +290,7 @@ class Tunable(BaseModel):
     tuned_table: TunedTable | None = None
     helper_note: str | None = None
     loop_option: str | None = None
+    covers: list[Cover] = Field(default_factory=list)
 
     @property
     def editable(self) -> bool:
@@ -493,3 +541,25 @@ class ShapeSizes(BaseModel):
 
 
 AutotuneEvaluation.model_rebuild()
+
+
+def covered_sizes(
+    tunables: Iterable[Tunable], evaluation: AutotuneEvaluation | None, shapes: Iterable[Mapping[str, Value]]
+) -> dict[tuple[str, str], int]:
+    """(kernel, size parameter) -> the largest value the parameter takes at ``shapes`` (the ``SHAPES`` entries every
+    candidate is checked on), for each size a knob's block must cover (:attr:`Tunable.covers`): the value the run of
+    the task saw where the kernel was launched (:meth:`AutotuneEvaluation.size_value`), else the entry's own when it
+    names the parameter. A shape at which the kernel was not launched, or whose value no run told, adds nothing:
+    the bound is the largest size known, so a value it leaves out fails the check at that size."""
+    out: dict[tuple[str, str], int] = {}
+    entries = list(shapes)
+    for cover in (c for t in tunables for c in t.covers):
+        for shape in entries:
+            at = evaluation.size_value(cover.kernel, f'args["{cover.size}"]', dict(shape)) if evaluation else None
+            own = shape.get(cover.size)
+            if at is None and isinstance(own, int) and not isinstance(own, bool):
+                at = own  # no run told it: the entry's own value of that name
+            key = (cover.kernel, cover.size)
+            if at is not None and at > out.get(key, 0):
+                out[key] = at
+    return out

@@ -193,6 +193,8 @@ class BenchReply(BaseModel):
         calls_per_sample: the calls per sample it was timed with (``None``: not timed).
         cut_slow: its timing was cut (:data:`CUT_FACTOR`): ``samples_us`` are those it had, its latency is their
             median (a lower bound when a call was cut by the clock); ``reason`` says why. It passed its check.
+        grows_with_tiles: refused (``INVALID``) for its ``tl.dot`` operand tiles' shared memory, a bound larger
+            tiles only exceed further (:attr:`~kernelopt.tuning.candidate.Result.grows_with_tiles`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -210,6 +212,7 @@ class BenchReply(BaseModel):
     restart: bool = False
     calls_per_sample: int | None = None
     cut_slow: bool = False
+    grows_with_tiles: bool = False
 
 
 class RetimeRequest(BaseModel):
@@ -575,7 +578,8 @@ class BenchService:
                 f"{dot_bytes_limit} B a block may use on the GPU the session is for; a GPU compile refuses it "
                 "(out of resource), which Triton's interpreter does not check"
             )
-            return self._reply(path, dataclasses.replace(verdict, outcome=Outcome.INVALID, reason=why))
+            refused = dataclasses.replace(verdict, outcome=Outcome.INVALID, reason=why)
+            return self._reply(path, refused, grows_with_tiles=True)
         try:
             if not timed:
                 return self._reply(path, verdict)

@@ -113,6 +113,10 @@ class Result(BaseModel):
         cut_slow: its timing was cut early, far slower than the best so far
             (:data:`~kernelopt.tuning.bench_worker.CUT_FACTOR`): ``latency_us`` is the median of the samples it had
             (``reason`` says why), it passed its check, and it is never picked nor re-timed.
+        grows_with_tiles: an ``INVALID`` refusal of a bound that only grows with the tiles (the shared memory its
+            largest ``tl.dot``'s operand tiles take, measured in Triton's interpreter): every configuration whose
+            block knobs are all at least this one's is refused too (:meth:`~kernelopt.tuning.space.Space.larger_tiles`;
+            the session sets them aside untimed and the strategy never proposes them).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -131,6 +135,7 @@ class Result(BaseModel):
     recorded: bool = False
     failed_entry: str | None = None
     cut_slow: bool = False
+    grows_with_tiles: bool = False
 
     @property
     def key(self) -> str:

@@ -59,6 +59,7 @@ from kernelopt.tunables import (
     TunableKind,
     TunedTable,
     apply_source,
+    covered_sizes,
     discover_source,
     edit_diff,
     pin_configs,
@@ -365,6 +366,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         evaluation=evaluation,
         looped=loop_kernels(base),
         held_options=held_options,
+        covered=covered_sizes(tunables, evaluation, [dict(s.kwargs) for s in shapes]),
     )
     within = None
     if request.within is not None:
@@ -380,7 +382,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         pin_current=problem.interpreted,
     )
     key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
-    return PreparedFolder(
+    prepared = PreparedFolder(
         request=request,
         card=card,
         problem=problem,
@@ -397,6 +399,41 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         shapes=tuple(shapes),
         within=within,
         idle=idle_shapes(evaluation, space.kernel, shapes),
+    )
+    pinned = pinned_line(prepared)
+    if pinned is not None:
+        raise NothingToTune(pinned)
+    return prepared
+
+
+class NothingToTune(UsageError):
+    """Every configuration of the space runs as the kernel as written (:func:`pinned_line`): bad input for ``tune``
+    (exit 2), a converged launch configuration for the loop."""
+
+
+def pinned_line(prepared: PreparedFolder) -> str | None:
+    """The one line for a space whose every configuration runs as the kernel as written, because a block that must
+    cover a row starts where the problem ends (:attr:`Space.domain_notes`: the smallest block covering the largest
+    size checked is also the largest the problem leaves, and the kernel already computes it, or is written with
+    it): nothing to tune, said before any candidate runs (issue 32, "Bad input": a kernel whose knobs would all
+    change its results is one line that names them). ``None`` when something can move, or no cover bound applied
+    (a session then finds out, :func:`~kernelopt.tuning.session.knobs_changing_results`)."""
+    space = prepared.space
+    current = space.current()
+    if not space.domain_notes or current is None or space.size.count > len(space.knobs) + 2:
+        return None
+    same = {current}
+    twin = _twin(prepared)
+    if twin is not None:
+        same.add(twin)
+    if any(c not in same for c in space.configs()):
+        return None
+    names, kernel = ", ".join(space.names), prepared.problem.kernel_py.name
+    tile = [r for r in space.fit_rules if r.startswith("tile <= problem")]
+    larger = f" ({'; '.join(tile)}: a larger block only adds masked lanes)" if tile else ""
+    return (
+        f"{names} cannot move without changing what {kernel} computes: {'; '.join(space.domain_notes)}; and no "
+        f"larger value fits{larger}, so there is nothing to tune; {kernel} unchanged"
     )
 
 

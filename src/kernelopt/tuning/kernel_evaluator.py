@@ -725,6 +725,7 @@ def _merge(
         bench_s=reply.bench_s,
         peak_bytes=reply.peak_bytes,
         cut_slow=reply.cut_slow and reply.outcome is Outcome.OK,
+        grows_with_tiles=reply.grows_with_tiles and reply.outcome is Outcome.INVALID,
     )
 
 

@@ -59,6 +59,7 @@ def space_from_tunables(
     evaluation: AutotuneEvaluation | None = None,
     looped: Collection[str] | None = None,
     held_options: Mapping[str, Mapping[str, Value]] | None = None,
+    covered: Mapping[tuple[str, str], int] | None = None,
 ) -> Space:
     """The space of one launch of a kernel file.
 
@@ -77,6 +78,10 @@ def space_from_tunables(
         held_options: launch label -> the launch options it is written with that are no knobs here (on the CPU,
             where the interpreter ignores them: :func:`written_options`); the fit estimates with them (a launch of
             ``num_stages=8`` holds 8 tiles in shared memory on a GPU), not with Triton's defaults.
+        covered: (kernel, size parameter) -> the largest value the parameter takes at the shapes every candidate
+            is checked on (:func:`kernelopt.tunables.model.covered_sizes`): a knob one block of which must cover
+            that size (:attr:`Tunable.covers`) starts at the smallest value that does (:func:`_cover_bound`); a
+            smaller one leaves part of a row undone and fails the check, so it is never proposed.
 
     Raises:
         UsageError: no editable knob, no launch of that name, or a space the fit rules leave empty (one
@@ -87,11 +92,11 @@ def space_from_tunables(
     if not found:
         raise UsageError(f"no tunable knob: discovery lists {_seen(tunables)}")
     chosen = _choose(found, kernel, tunables)
-    knobs, origins = _knobs(chosen, evaluation)
+    knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {})
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
-    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed)
+    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
-    space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins)
+    space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes))
     if space.size.count == 0:
         raise UsageError(
             f"{chosen.label}: the fit rules leave no configuration of {', '.join(k.describe() for k in knobs)}",
@@ -168,14 +173,19 @@ def _knob_name(t: Tunable) -> str:
 # ---------------------------------------------------------------------------------------------- knobs
 
 
-def _knobs(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob], dict[str, KnobOrigin]]:
-    """The launch's knobs by name (an autotune list: one knob per name over all its configs)."""
+def _knobs(
+    la: Launch, evaluation: AutotuneEvaluation | None, covered: Mapping[tuple[str, str], int]
+) -> tuple[list[Knob], dict[str, KnobOrigin], list[str], dict[str, int]]:
+    """The launch's knobs by name (an autotune list: one knob per name over all its configs), one line for each
+    whose domain starts where its block covers the sizes checked (:func:`_cover_bound`), and that start by knob."""
     by_name: dict[str, list[Tunable]] = {}
     for t in la.tunables:
         by_name.setdefault(_knob_name(t), []).append(t)
     picked = _picked_config(la, evaluation)
     knobs: list[Knob] = []
     origins: dict[str, KnobOrigin] = {}
+    notes: list[str] = []
+    floors: dict[str, int] = {}
     for name, ts in by_name.items():
         first = ts[0]
         value = picked.get(name, first.value) if picked else first.value
@@ -183,6 +193,13 @@ def _knobs(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob
         # an autotune list's own values are in its domain: the authors' choices (Mamba's BLOCK_SIZE_H of 1, 2
         # and 4 for a few heads sit below the block family's grid; breaker8 m7)
         values += [t.value for t in ts if _own_value(t) and t.value not in values]
+        from_problem = first.computed is not None and not any(".configs[" in t.key for t in ts)  # as KnobOrigin's
+        values, default, low, note = _cover_bound(
+            name, first, values, default, None if from_problem else value, covered
+        )
+        if low is not None and note is not None:
+            notes.append(note)
+            floors[name] = low
         knobs.append(knob_of(name, values, default))
         origins[name] = KnobOrigin(
             keys=tuple(t.key for t in ts),
@@ -191,7 +208,58 @@ def _knobs(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[list[Knob
             feeds=tuple(first.feeds or [name]),
             categories=tuple(c.value for c in first.categories),
         )
-    return knobs, origins
+    return knobs, origins, notes, floors
+
+
+def _cover_bound(
+    name: str,
+    t: Tunable,
+    values: list[Value],
+    default: Value,
+    current: Value | None,
+    covered: Mapping[tuple[str, str], int],
+) -> tuple[list[Value], Value, int | None, str | None]:
+    """The domain of a knob one block of which must cover a size (:attr:`Tunable.covers`), cut below the smallest
+    value that covers the largest size checked, that value, and the line that says why; unchanged (bound and note
+    ``None``) when the knob covers nothing or no size is known. The ``current`` literal stays (the current
+    configuration is one of the space, wrong or not); a knob the kernel computes from the problem (``current``
+    ``None``) keeps its computation, and the neighbour of its computation among the literals (its default, the value
+    on the primary shape) moves up to the bound."""
+    bounds: list[tuple[int, str]] = []
+    for cover in t.covers:
+        size = covered.get((cover.kernel, cover.size))
+        if size is None:
+            continue
+        low = cover.lowest(values, size)
+        if low is None:  # no value of the domain covers it: every literal but the current one would fail
+            low = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)
+            if low is None:
+                continue
+        bounds.append((low, f"{cover.rule()}, and {cover.size} is up to {size} at the SHAPES entries checked"))
+    if not bounds:
+        return values, default, None, None
+    low, why = max(bounds)
+    kept = [v for v in values if v == current or not _lt(v, low)]
+    if len(kept) == len(values):
+        return values, default, None, None
+    if default not in kept or current is None:  # a computation's literal neighbour: the smallest that covers
+        default = min((v for v in kept if not _lt(v, low)), key=_int_key)
+    left = [v for v in values if v not in kept]
+    return (
+        kept,
+        default,
+        low,
+        f"{name} starts at {low}: {why}, so a smaller {name} ({', '.join(map(str, left))}) would leave part of "
+        "a row undone and is never proposed",
+    )
+
+
+def _lt(value: Value, limit: int) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value < limit
+
+
+def _int_key(value: Value) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
 
 
 def _own_value(t: Tunable) -> bool:
@@ -252,11 +320,15 @@ def _fit(
     limits: ResourceLimits | None,
     problem_sizes: Mapping[str, int] | None,
     fixed: Mapping[str, Value] | None = None,
+    floors: Mapping[str, int] | None = None,
 ) -> tuple[Fit | None, list[str]]:
     """The fit callable of the launch and the words for the rules it checks (``fixed``: the launch options it is
-    written with that are no knobs, which the resource estimate reads)."""
+    written with that are no knobs, which the resource estimate reads; ``floors``: knob -> the smallest value that
+    covers the rows checked, :func:`_cover_bound`, never "larger than the problem": a range of ``BLOCK // 2`` needs
+    a block twice the row)."""
     rules: list[str] = []
     tile = _tile_limits(knobs, origins, problem_sizes) if problem_sizes else {}
+    tile = {n: max(m, (floors or {}).get(n, 0)) for n, m in tile.items()}
     fixed = dict(fixed or {})
     if limits is not None:
         rules.append(f"resource_problems({limits.model_dump_json(exclude={'source'})})")

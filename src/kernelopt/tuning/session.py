@@ -168,19 +168,43 @@ class _Run:
     screened: int = 0
     aside: set[str] = field(default_factory=set)  # the keys of the configurations set aside
     interrupted_by: str | None = None  # the termination signal that ended it (SIGTERM, SIGHUP); None for Ctrl-C
+    space: Space | None = None
+    # candidates refused for a bound their tiles broke (Result.grows_with_tiles): larger tiles break it too
+    tile_refusals: list[Result] = field(default_factory=list)
 
     def set_aside(self, config: Config) -> tuple[str, bool] | None:
-        """Why ``config`` is not timed, and whether it is a refusal of the edit layer (recorded); ``None``: it is
-        timed (or served: a configuration the record holds a measurement of was made then, and is not made
-        again)."""
+        """Why ``config`` is not timed, and whether it is a refusal (recorded: the edit layer's, or larger tiles than
+        a candidate refused for a bound they only exceed further); ``None``: it is timed (or served: a configuration
+        the record holds a measurement of was made then, and is not made again)."""
         reason = self.excluded(config) if self.excluded is not None else None
         if reason is not None:
             return reason, False
         held = self.served_from.get(config.key())
-        if self.screen is None or (held is not None and held.outcome is not Outcome.INVALID):
+        if held is not None and held.outcome is not Outcome.INVALID:
             return None
-        reason = self.screen(config)
+        larger = self.larger_than_refused(config)
+        if larger is not None:
+            return larger, True
+        reason = self.screen(config) if self.screen is not None else None
         return (reason, True) if reason is not None else None
+
+    def larger_than_refused(self, config: Config) -> str | None:
+        """Why ``config`` is refused untimed: its tiles are each at least those of a candidate refused for a bound
+        that grows with the tiles (:meth:`Space.larger_tiles`); ``None`` when none is."""
+        for refused in self.tile_refusals:
+            if self.space is not None and self.space.larger_tiles(config, refused.config):
+                return (
+                    f"set aside untimed: its tiles are each at least those of {refused.key}, which was refused "
+                    f"({refused.reason})"
+                )
+        return None
+
+    def refused_tiles(self, result: Result) -> bool:
+        """Keep ``result`` when it is a refusal larger tiles share (``grows_with_tiles``); whether it was new."""
+        if not result.grows_with_tiles or any(r.key == result.key for r in self.tile_refusals):
+            return False
+        self.tile_refusals.append(result)
+        return True
 
     def latencies(self) -> list[float | None]:
         """Each candidate's latency in order, ``None`` for one that failed; the configurations set aside untimed
@@ -249,7 +273,7 @@ def tune(
         if isinstance(strategy, str)
         else strategy
     )
-    run = _Run(budget, record, record.served() if record is not None else {}, excluded, screen)
+    run = _Run(budget, record, record.served() if record is not None else {}, excluded, screen, space=space)
     if current is not None and (not literal or twin is not None):
         # the kernel as written, a knob computed from the problem (or a file whose tuned guard runs ``twin``): a
         # point of its own, timed first; the strategy knows it (it moves from it: one knob to a literal, the others
@@ -261,6 +285,7 @@ def tune(
             return _result(space, run, current, [], StopReason.INTERRUPTED, name)
         if failed_check(timed[0]):
             return _result(space, run, current, [], StopReason.CURRENT_FAILED, name)
+        _avoid_larger(strat, run, timed)
         known = [timed[0]]
         if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
             known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
@@ -324,6 +349,7 @@ def _loop(
             if not batch:
                 return StopReason.STRATEGY_DONE
             results = _round(batch, evaluator, run)
+            _avoid_larger(strat, run, results)
             strat.observe(results)
             if on_progress is not None:
                 on_progress(_progress(run, results))
@@ -332,6 +358,17 @@ def _loop(
     except KeyboardInterrupt as exc:
         run.interrupted_by = interrupt_signal(exc)
         return StopReason.INTERRUPTED
+
+
+def _avoid_larger(strat: Strategy, run: _Run, results: Sequence[Result]) -> None:
+    """For each new refusal larger tiles share (:meth:`_Run.refused_tiles`), the strategy is told never to propose
+    them (:meth:`~kernelopt.tuning.strategies.Strategy.avoid`); one proposed before it came is set aside untimed."""
+    space = run.space
+    if space is None:
+        return
+    for r in results:
+        if run.refused_tiles(r):
+            strat.avoid(lambda c, than=r.config: space.larger_tiles(c, than))
 
 
 def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Result]:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
+from kernelopt.actions import ActionCategory
+from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tuning.candidate import COMPUTED, Config, Value, is_computed
 
 #: Why a configuration cannot run (empty: it fits).
@@ -38,6 +40,12 @@ ESTIMATE_DRAWS = 2_000
 COMPUTED_SHARE = 0.5
 #: Random draws tried per configuration asked of :meth:`Space.sample` before it gives up.
 SAMPLE_TRIES = 200
+#: Discovery's categories of a knob that sizes a block or a tile.
+_BLOCK_CATEGORIES = frozenset({ActionCategory.BLOCK_SIZE.value, ActionCategory.TILING.value})
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class KnobKind(StrEnum):
@@ -235,6 +243,8 @@ class Space:
         kernel: the Triton kernel launched, when known.
         launch: the launch site or autotune list the knobs belong to (``launch k (kernel.py:31)``).
         origins: knob name -> where it lives (empty for a space from a sweep).
+        domain_notes: one line for each knob whose domain a rule read from the kernel narrowed (a block that must
+            cover a row starts where it does: :func:`kernelopt.tuning.launch.space_from_tunables`).
     """
 
     knobs: tuple[Knob, ...]
@@ -243,6 +253,7 @@ class Space:
     kernel: str | None = None
     launch: str | None = None
     origins: Mapping[str, KnobOrigin] = field(default_factory=dict)
+    domain_notes: tuple[str, ...] = ()
     _fit_cache: dict[Config, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -423,6 +434,28 @@ class Space:
                     if self.fits(c):
                         out.append(c)
         return out
+
+    def block_knobs(self) -> frozenset[str]:
+        """The knobs that size a block or a tile (discovery's categories ``block_size`` or ``tiling``); empty for a
+        space from a sweep, whose knobs carry no category."""
+        return frozenset(n for n, o in self.origins.items() if set(o.categories) & _BLOCK_CATEGORIES)
+
+    def larger_tiles(self, config: Mapping[str, Value], than: Mapping[str, Value]) -> bool:
+        """Whether every block knob of ``config`` is at least ``than``'s and every other knob the same, launch
+        options (``num_warps``, ``num_stages``, ...) aside: a bound its tiles broke, ``config``'s break too (the
+        shared memory of a ``tl.dot``'s operand tiles grows with each tile). ``False`` for a space with no block
+        knob, and where a block knob is computed from the problem in either (no one value to compare)."""
+        blocks = self.block_knobs()
+        if not blocks:
+            return False
+        for name in self.names:
+            a, b = config.get(name), than.get(name)
+            if name in blocks:
+                if not (_number(a) and _number(b)) or a < b:  # type: ignore[operator]
+                    return False
+            elif name not in LAUNCH_OPTIONS and a != b:
+                return False
+        return True
 
     def encode(self, config: Config) -> list[float]:
         """``config`` as a vector in [0, 1]^knobs for a model (each knob's :meth:`Knob.encode`)."""

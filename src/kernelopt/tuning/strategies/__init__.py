@@ -14,7 +14,7 @@ it deterministic. :data:`STRATEGIES` is the registry of names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from kernelopt.errors import UsageError
@@ -42,6 +42,11 @@ class Strategy(Protocol):
     def known(self, results: Sequence[Result]) -> None:
         """Results of configurations evaluated without it (a literal that runs as the kernel as written on every
         shape timed, known from the current configuration's result): observed, and never proposed."""
+        ...
+
+    def avoid(self, rule: Callable[[Config], bool]) -> None:
+        """Never propose a configuration ``rule`` holds for (larger tiles than one refused for a bound they only
+        exceed further, :meth:`~kernelopt.tuning.space.Space.larger_tiles`)."""
         ...
 
 

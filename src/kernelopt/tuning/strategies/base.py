@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kernelopt.tuning.candidate import Config, Result
 from kernelopt.tuning.space import Space
+
+#: How many more times :meth:`BaseStrategy.propose` asks for candidates when those it got were all avoided (our bound:
+#: each time the avoided ones are known, so the next draw or move is another).
+AVOID_TRIES = 20
 
 
 class BaseStrategy:
@@ -33,6 +37,8 @@ class BaseStrategy:
         self.order: list[Config] = []  # observed, in order
         self.done = False
         self._seeds = list(dict.fromkeys(Config.of(s) for s in seeds))
+        self._avoid: list[Callable[[Config], bool]] = []
+        self._skipped = 0
 
     # ------------------------------------------------------------------ the protocol
 
@@ -42,11 +48,16 @@ class BaseStrategy:
         out: list[Config] = []
         while self._seeds and len(out) < n:
             s = self._seeds.pop(0)
-            if s not in self.proposed and not self.space.illegal(s):
+            if s not in self.proposed and not self.space.illegal(s) and not self._avoided(s):
                 out.append(s)
                 self.proposed.add(s)
-        if len(out) < n:
+        for _ in range(1 + AVOID_TRIES):
+            if len(out) >= n:
+                break
+            self._skipped = 0
             out += self._take(self._next(n - len(out)), n - len(out))
+            if not self._skipped:
+                break
         if not out and not self._pending():
             self.done = True
         return out
@@ -65,6 +76,11 @@ class BaseStrategy:
             self.proposed.add(Config.of(r.config))
         self.observe(results)
 
+    def avoid(self, rule: Callable[[Config], bool]) -> None:
+        """Never propose a configuration ``rule`` holds for (the session's: larger tiles than one refused for a
+        bound they only exceed further); one met is known as a failure, as if it had been proposed and refused."""
+        self._avoid.append(rule)
+
     # ------------------------------------------------------------------ for subclasses
 
     def _next(self, n: int) -> Iterable[Config]:
@@ -79,12 +95,22 @@ class BaseStrategy:
         if n <= 0:
             return out
         for c in candidates:  # stops as soon as it has n: an iterator keeps the rest
-            if c not in self.proposed and self.space.fits(c):
+            if c not in self.proposed and self.space.fits(c) and not self._avoided(c):
                 self.proposed.add(c)
                 out.append(c)
                 if len(out) == n:
                     break
         return out
+
+    def _avoided(self, c: Config) -> bool:
+        """Whether an :meth:`avoid` rule holds for ``c``; when one does, ``c`` is known as a failure from then on (never
+        drawn, moved to or proposed again)."""
+        if c in self.cost or not any(rule(c) for rule in self._avoid):
+            return False
+        self.proposed.add(c)
+        self.cost[c] = math.inf  # known, not observed: no result came, and a descent never centres on it
+        self._skipped += 1
+        return True
 
     def _pending(self) -> bool:
         """Proposed configurations whose results are not in yet."""
@@ -97,4 +123,4 @@ class BaseStrategy:
         return min(ok, key=lambda c: self.cost[c]) if ok else None
 
     def unseen_fitting(self, pool: Iterable[Config]) -> list[Config]:
-        return [c for c in pool if c not in self.proposed and self.space.fits(c)]
+        return [c for c in pool if c not in self.proposed and self.space.fits(c) and not self._avoided(c)]

@@ -161,7 +161,7 @@ class LocalDescent(BaseStrategy):
                 i = knob.index(base[knob.name]) + self.rng.choice((-2, -1, 1, 2))
                 changes[knob.name] = knob.values[max(0, min(knob.size - 1, i))]
             c = base.with_values(changes)
-            if c not in self.proposed and self.space.fits(c):
+            if c not in self.proposed and self.space.fits(c) and not self._avoided(c):
                 return c
         return next(iter(self.space.sample(self.rng, 1, exclude=self.proposed)), None)
 
