@@ -281,3 +281,38 @@ def test_a_relative_trace_decoder_folder_reaches_rocprofv3_whole(
     assert argv[argv.index("--att-library-path") + 1] == str(lib)
     found = amd.find_trace_decoder(None, {amd.DECODER_ENV: "rocm lib", "ROCM_PATH": str(tmp_path / "none")})
     assert found.directory == lib
+
+
+NUMPY_TOO_BIG = (
+    "import numpy as np\nimport torch\n\nSHAPES = [{'n': 2**40}]\n\n\ndef get_inputs(n=1024):\n"
+    "    return [torch.from_numpy(np.empty(n, dtype=np.float32))]\n\n\ndef reference(x):\n    return x * 2\n"
+)
+"""reference.py whose numpy refuses 4 TiB (``MemoryError: Unable to allocate 4.00 TiB``) before torch sees it."""
+
+
+@pytest.mark.timeout(180)
+def test_inputs_numpy_cannot_allocate_are_the_machine_s_exit_3_as_tune_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n18: a case numpy builds, too large for the host (`np.empty(2**40)`: no torch call to count before it):
+    `validate` said "reference.py fails, not the kernel: ... reference.py get_inputs raised MemoryError: Unable to
+    allocate ...", exit 2, where `tune` said "the problem cannot fit on cpu: building its inputs ... ran out of
+    memory", exit 3. An out-of-memory error while a case's inputs are built is now the checker's, as the host's
+    refusal is (n10): "the check does not fit in the device's memory: reference.py get_inputs ran out of it
+    (MemoryError: ...); give a smaller SHAPES entry or a size scale ...", exit 3 in both (`harness.hostmem.
+    is_out_of_memory`, the one rule `tune` used, moved where the gate reads it)."""
+    folder = _problem(tmp_path / "np", NUMPY_TOO_BIG)
+    from kernelopt.workspace import Workspace
+
+    ws = Workspace.create("np", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    capsys.readouterr()
+    assert main(["validate", str(ws.root), "--device", "cpu"]) == 3
+    out, err = capsys.readouterr()
+    assert (
+        "kernelopt: error: correctness: case 0 (n=1099511627776): the check does not fit in the device's memory: "
+        in err
+    )
+    assert "reference.py get_inputs ran out of it (MemoryError: Unable to allocate" in err, err
+    assert "reference.py fails" not in out + err and "give a smaller SHAPES entry or a size scale" in err
+    assert main(["tune", str(folder), "--device", "cpu", "--dry-run"]) == 3
+    assert "the problem cannot fit on cpu" in capsys.readouterr().err

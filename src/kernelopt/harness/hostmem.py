@@ -2,7 +2,8 @@
 
 The one reading of ``/proc/meminfo`` and the cgroup's limit, for the gate's check of the inputs' size before
 they are built on the CPU (:class:`kernelopt.harness.inputs.HostBudget`) and for the tuning engine's fit
-(:func:`kernelopt.tuning.checks.device_free_bytes`). Imports nothing heavy: importing it does nothing.
+(:func:`kernelopt.tuning.checks.device_free_bytes`), and the one rule for what an out-of-memory error is
+(:func:`is_out_of_memory`). Imports nothing heavy: importing it does nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,16 @@ class InputsDoNotFit(MemoryError):
     """The inputs of a case, sized on the meta device before any is built, would not fit the host's available
     memory (:class:`kernelopt.harness.inputs.HostBudget`); a ``MemoryError``, so every caller's
     out-of-memory rule takes it."""
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """torch's OutOfMemoryError (CUDA), Python's MemoryError (numpy's "Unable to allocate 512. GiB ..."), or
+    torch's CPU allocator refusing ("can't allocate memory")."""
+    import torch
+
+    if isinstance(exc, torch.OutOfMemoryError | MemoryError):
+        return True
+    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
 
 
 def host_available_bytes() -> int | None:

@@ -26,7 +26,7 @@ from torch.overrides import TorchFunctionMode
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
-from kernelopt.harness.model import HOST_DOES_NOT_FIT
+from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY
 from kernelopt.harness.poison import POISON_BYTE
 from kernelopt.oneline import first_line
 
@@ -246,8 +246,7 @@ def _room_line(shape: dict[str, Any], made: str, need: int, available: int, done
     ``done``: what was not (``built``, ``checked``)."""
     return (
         f"{_call_label(shape)} {made}, and checking them needs {size_text(need)} with their float64 copies; this "
-        f"machine has {size_text(available)} {HOST_DOES_NOT_FIT} {done}: give a smaller SHAPES entry or a size scale "
-        "(the task card's size_scale, or --size-scale), or run it on a GPU"
+        f"machine has {size_text(available)} {HOST_DOES_NOT_FIT} {done}: {SIZE_REMEDY}, or run it on a GPU"
     )
 
 

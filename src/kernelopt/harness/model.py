@@ -174,6 +174,11 @@ HOST_DOES_NOT_FIT = "of memory available, so nothing was"
 as :data:`CHECK_DOES_NOT_FIT` is): how a batch counts both apart from the problems' own failures."""
 
 
+SIZE_REMEDY = "give a smaller SHAPES entry or a size scale (the task card's size_scale, or --size-scale)"
+"""What a case too large for the memory it runs in says to do (the host's refusal before it is built, and an
+out-of-memory error while ``get_inputs`` builds it)."""
+
+
 PROBLEM_FAILED = "reference.py fails, not the kernel: fix reference.py or its SHAPES entry, then run again"
 """How `validate` and `optimize` begin the one line of a V0 whose reference failed (:attr:`Culprit.PROBLEM`):
 bad input, exit 2, as `tune` says it and `batch` makes it an ERROR of the problem (issue 32, item 5)."""

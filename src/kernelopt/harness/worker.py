@@ -37,12 +37,13 @@ from kernelopt.harness.footprint import (
     place_check,
     size_text,
 )
-from kernelopt.harness.hostmem import InputsDoNotFit
+from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import patch_interpreter
 from kernelopt.harness.model import (
     CHECK_DOES_NOT_FIT,
     COMPILED_REFERENCE_LABEL,
     REFERENCE_LABEL,
+    SIZE_REMEDY,
     CaseCheck,
     CaseTiming,
     Culprit,
@@ -138,9 +139,28 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _failure(
-    where: str, what: str, exc: BaseException, *, case: int | None, version: str | None, culprit: Culprit
+    where: str,
+    what: str,
+    exc: BaseException,
+    *,
+    case: int | None,
+    version: str | None,
+    culprit: Culprit,
+    out_of_memory: Culprit | None = None,
 ) -> Failure:
     detail = _first_line(exc)
+    if out_of_memory is not None and is_out_of_memory(exc):
+        # numpy's or torch's allocator refused while the case was built (numpy allocates where no count sees it
+        # first): the memory of the machine it runs on, as the host's refusal above and as `tune` says it
+        return Failure(
+            message=f"{where}: {CHECK_DOES_NOT_FIT}: {what} ran out of it ({type(exc).__name__}: {detail}); "
+            f"{SIZE_REMEDY}",
+            error_class=type(exc).__name__,
+            case=case,
+            version=version,
+            traceback=_tb(exc),
+            culprit=out_of_memory,
+        )
     if isinstance(exc, InputsDoNotFit):
         # our refusal before get_inputs ran for real, not something it raised: the check cannot run on this machine
         # (the checker's, exit 3 in every command, as `tune` says it), never a fault of reference.py; no traceback
@@ -160,16 +180,24 @@ def _failure(
 
 @contextmanager
 def _user(
-    where: str, what: str, *, case: int | None = None, version: str | None = None, culprit: Culprit = Culprit.KERNEL
+    where: str,
+    what: str,
+    *,
+    case: int | None = None,
+    version: str | None = None,
+    culprit: Culprit = Culprit.KERNEL,
+    out_of_memory: Culprit | None = None,
 ) -> Iterator[None]:
     """Boundary around user code: any exception it raises becomes a :class:`CandidateFailed`, blamed on
-    ``culprit`` (reference.py's code is the problem's: an ERROR of the problem, not a FAIL of the kernel)."""
+    ``culprit`` (reference.py's code is the problem's: an ERROR of the problem, not a FAIL of the kernel), or on
+    ``out_of_memory`` when it is an out-of-memory error (building a case's inputs: the machine's, not the code's)."""
     try:
         yield
     except CandidateFailed:
         raise
     except (Exception, SystemExit) as exc:  # user code may raise anything; it is a result, not our bug
-        raise CandidateFailed(_failure(where, what, exc, case=case, version=version, culprit=culprit)) from exc
+        failure = _failure(where, what, exc, case=case, version=version, culprit=culprit, out_of_memory=out_of_memory)
+        raise CandidateFailed(failure) from exc
 
 
 def resolve_device(requested: str | None) -> str:
@@ -533,7 +561,7 @@ def _seed_inputs(
     from kernelopt.harness.inplace import fingerprint
     from kernelopt.harness.inputs import all_zero_inputs, build_inputs, rerandomize
 
-    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
+    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM, out_of_memory=Culprit.CHECKER):
         inputs = build_inputs(pair, pair.shapes[i], ctx.device, seed=s, on_host=ctx.inputs_on_host)
     if s == 0:
         zeros = all_zero_inputs(inputs)
@@ -1269,7 +1297,7 @@ def _bench_inputs(ctx: _Ctx, pair: Any, i: int, where: str) -> list[list[Any]]:
     from kernelopt.harness.timers import rotation_count
 
     shape = pair.shapes[i]
-    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM):
+    with _user(where, "reference.py get_inputs", case=i, culprit=Culprit.PROBLEM, out_of_memory=Culprit.CHECKER):
         first = build_inputs(pair, shape, ctx.device, seed=0, on_host=ctx.inputs_on_host)
         n_sets = rotation_count(nbytes(first), ctx.device, ctx.job.bench) if ctx.device.startswith("cuda") else 1
         sets = [first]

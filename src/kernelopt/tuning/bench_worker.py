@@ -37,7 +37,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.digits import size_text
-from kernelopt.harness.hostmem import InputsDoNotFit
+from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import dot_operand_bytes, patch_interpreter
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
@@ -48,7 +48,6 @@ from kernelopt.tuning.checks import (
     device_free_bytes,
     first_line,
     indexed_device,
-    is_out_of_memory,
     mutated_inputs,
     recover,
     reset_resident_peak,

@@ -28,7 +28,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
-from kernelopt.harness.hostmem import host_available_bytes
+from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
 from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
@@ -93,15 +93,6 @@ def first_line(exc: BaseException, path: Path | None = None) -> str:
         elif isinstance(exc, SyntaxError) and exc.lineno is not None:
             line += f" ({path.name}:{exc.lineno})"
     return line
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    """torch's OutOfMemoryError (CUDA), Python's MemoryError, or torch's CPU allocator refusing."""
-    import torch
-
-    if isinstance(exc, torch.OutOfMemoryError | MemoryError):
-        return True
-    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
 
 
 def is_compile_error(exc: BaseException) -> bool:
