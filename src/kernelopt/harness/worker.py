@@ -149,18 +149,6 @@ def _failure(
     out_of_memory: Culprit | None = None,
 ) -> Failure:
     detail = _first_line(exc)
-    if out_of_memory is not None and is_out_of_memory(exc):
-        # numpy's or torch's allocator refused while the case was built (numpy allocates where no count sees it
-        # first): the memory of the machine it runs on, as the host's refusal above and as `tune` says it
-        return Failure(
-            message=f"{where}: {CHECK_DOES_NOT_FIT}: {what} ran out of it ({type(exc).__name__}: {detail}); "
-            f"{SIZE_REMEDY}",
-            error_class=type(exc).__name__,
-            case=case,
-            version=version,
-            traceback=_tb(exc),
-            culprit=out_of_memory,
-        )
     if isinstance(exc, InputsDoNotFit):
         # our refusal before get_inputs ran for real, not something it raised: the check cannot run on this machine
         # (the checker's, exit 3 in every command, as `tune` says it), never a fault of reference.py; no traceback
@@ -171,6 +159,18 @@ def _failure(
             case=case,
             version=version,
             culprit=Culprit.CHECKER,
+        )
+    if out_of_memory is not None and is_out_of_memory(exc):
+        # numpy's or torch's allocator refused while the case was built (numpy allocates where no count sees it
+        # first): the memory of the machine it runs on, as the host's refusal is and as `tune` says it
+        return Failure(
+            message=f"{where}: {CHECK_DOES_NOT_FIT}: {what} ran out of it ({type(exc).__name__}: {detail}); "
+            f"{SIZE_REMEDY}",
+            error_class=type(exc).__name__,
+            case=case,
+            version=version,
+            traceback=_tb(exc),
+            culprit=out_of_memory,
         )
     msg = f"{where}: {what} raised {type(exc).__name__}" + (f": {detail}" if detail else "")
     return Failure(
