@@ -246,7 +246,10 @@ def test_the_loop_reaches_the_large_block_then_stops_converged(
     from kernelopt.cli.app import main
 
     monkeypatch.setattr(launch_tuning, "PROGRESS_EVERY_S", 0.0)
-    args = ["optimize", str(DATA / "loop"), "--root", str(ws_root), "--device", "cpu", "--max-iters", "4"]
+    # room for two more versions than an idle machine needs (V1 tunes, V2 keeps nothing): at load 17 a later
+    # session's pick passed the gate's side-by-side timing by the noise twice and the loop stopped at a limit of 4
+    # (max_iterations) before its session kept nothing; the stop asserted below is still convergence
+    args = ["optimize", str(DATA / "loop"), "--root", str(ws_root), "--device", "cpu", "--max-iters", "6"]
     assert main([*args, "-I", "bench_repetitions=5", "--json"]) == 0
     captured = capsys.readouterr()
     data = json.loads(captured.out)
