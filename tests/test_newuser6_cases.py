@@ -316,3 +316,24 @@ def test_inputs_numpy_cannot_allocate_are_the_machine_s_exit_3_as_tune_says(
     assert "reference.py fails" not in out + err and "give a smaller SHAPES entry or a size scale" in err
     assert main(["tune", str(folder), "--device", "cpu", "--dry-run"]) == 3
     assert "the problem cannot fit on cpu" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_resume_with_no_workspace_yet_is_refused_before_one_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n19: `kernelopt optimize ctc --device cpu --root wsflags --resume` with no run ever started: "created
+    .../wsflags/kernel_opt_ctc", then "nothing to resume in .../kernel_opt_ctc; run without --resume to start", exit
+    2, and the workspace it had just made left behind. Now refused first, nothing made."""
+    import shutil
+
+    shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "ctc")
+    root = tmp_path / "ws"
+    assert main(["optimize", str(tmp_path / "ctc"), "--device", "cpu", "--root", str(root), "--resume"]) == 2
+    out, err = capsys.readouterr()
+    assert "created" not in out + err
+    assert err == (
+        f"kernelopt: error: nothing to resume: {root / 'kernel_opt_ctc'} does not exist; run without --resume to "
+        "start\n"
+    )
+    assert not (root / "kernel_opt_ctc").exists()

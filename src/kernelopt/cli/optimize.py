@@ -256,11 +256,14 @@ def _run(
 ) -> LoopSummary:
     """Open (or create) the workspace and run the loop on it (the caller holds the run lock)."""
     from kernelopt.loop.machine import OptimizeLoop
-    from kernelopt.loop.opening import find_existing, open_or_create
+    from kernelopt.loop.opening import find_existing, open_or_create, target_of
     from kernelopt.loop.settings import resolve_settings
     from kernelopt.loop.wiring import build_collaborators
 
     existing = find_existing(path, name=name, root=root)
+    if request.resume and existing is None:  # refused before a workspace is made for a run that never started
+        target = target_of(path, name=name, root=root)
+        raise UsageError(f"nothing to resume: {target} does not exist", hint="run without --resume to start")
     chosen = request.device
     if chosen is None and existing is not None:
         chosen = resolve_settings(existing, request)[0].device
