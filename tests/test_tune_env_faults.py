@@ -443,8 +443,13 @@ def test_an_ascii_locale_and_a_non_ascii_folder_tune_and_write(tmp_path: Path) -
     )
     out, err = done.stdout.decode("ascii"), done.stderr.decode("ascii")  # ASCII only: the name escaped
     assert done.returncode == 0, err
-    assert "written to kernel.py" in out and "caf\\udcc3\\udca9" in out  # the bytes it could not decode
-    assert "BLOCK = 64 " not in (folder / "kernel.py").read_text()
+    assert "caf\\udcc3\\udca9" in out  # the bytes it could not decode, escaped
+    # the write: a budget of 2 times one candidate beside the current, which a loaded machine (load 15, a fresh
+    # clone's suite beside six engineers, 2026-12-05) may time within noise of it: kept, and said so, is a verdict too
+    if "written to kernel.py" in out:
+        assert "BLOCK = 64 " not in (folder / "kernel.py").read_text()
+    else:
+        assert "kernel.py left unchanged" in out and "BLOCK = 64 " in (folder / "kernel.py").read_text(), out
     (record,) = (folder / ".kernelopt" / "tune").glob("*/record.jsonl")
     assert len(SessionRecord.read(record).results) >= 2
 
