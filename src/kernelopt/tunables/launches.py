@@ -169,11 +169,23 @@ def profiled_launch(profiled: str | None, tunables: Sequence[Tunable]) -> str | 
 
 def session_order(found: Sequence[Launch], profiled: str | None = None) -> list[Launch]:
     """The launches in the order the loop tunes them, one session each: first the one ``kernelopt tune`` tunes
-    by default (the profiled kernel's launch with the most knobs, else the launch with the most knobs, the
-    first in source order on a tie), then the others in source order."""
+    by default (:func:`tuned_first` of the profiled kernel's launches, else of all), then the others in source
+    order."""
     if not found:
         return []
     kernel = profiled_launch(profiled, [t for la in found for t in la.tunables])
     pool = [la for la in found if kernel is not None and la.kernel == kernel] or list(found)
-    first = max(pool, key=lambda la: len(la.knob_names()))
+    first = tuned_first(pool)
     return [first, *(la for la in found if la is not first)]
+
+
+def tuned_first(pool: Sequence[Launch]) -> Launch:
+    """The launch a session tunes first among ``pool`` (``kernelopt tune`` without ``--kernel``, the loop's first
+    session): the one with most knobs; on a tie, an autotune list before a launch site (the space its authors
+    declared for tuning: Mamba's ``_chunk_cumsum_fwd_kernel`` autotunes ``BLOCK_SIZE_H`` and computes the chunk's
+    block at its launch, breaker8 m3), then the first in source order."""
+
+    def rank(la: Launch) -> tuple[int, bool]:
+        return len(la.knob_names()), any(t.kind is TunableKind.AUTOTUNE_CONFIG for t in la.tunables)
+
+    return max(pool, key=rank)

@@ -39,6 +39,7 @@ from kernelopt.tunables.launches import (
     held_knobs,
     launches,
     same_launch,
+    tuned_first,
 )
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
@@ -138,9 +139,7 @@ def other_launches(tunables: Sequence[Tunable], space: Space, looped: Collection
 
 def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunable] = ()) -> Launch:
     """The launch named by ``kernel`` (label, identity as the loop's plan names it, kernel name or label prefix),
-    else the one with most knobs; on a tie, the one with fewer computed settings (a value its authors wrote to
-    be tuned, an autotune list's, before one they compute from the size: Mamba's ``_chunk_cumsum_fwd_kernel``
-    autotunes ``BLOCK_SIZE_H`` and computes the chunk's block, breaker8 m3), then the first in source order.
+    else :func:`~kernelopt.tunables.launches.tuned_first` of them (the loop's first session is the same launch);
     ``tunables`` (discovery's) says why a kernel named that has none."""
     pool = launches
     if kernel is not None:
@@ -158,12 +157,7 @@ def _choose(launches: list[Launch], kernel: str | None, tunables: Sequence[Tunab
                 why = f"launch {kernel} has no knob tune can move: {_seen(held)}"
                 raise UsageError(why, hint=f"launches with knobs: {names}")
             raise UsageError(f"no launch named {kernel!r}", hint=f"launches with knobs: {names}")
-    return max(pool, key=lambda la: (len(la.knob_names()), -_computed(la)))
-
-
-def _computed(la: Launch) -> int:
-    """How many of a launch's knobs are computed settings (tuned where they are computed)."""
-    return len({t.name for t in la.tunables if t.kind is TunableKind.COMPUTED_SETTING})
+    return tuned_first(pool)
 
 
 def _knob_name(t: Tunable) -> str:
