@@ -107,12 +107,12 @@ def test_a_dict_the_launching_function_gets_from_several_callers_is_still_unread
 
 
 @pytest.mark.timeout(60)
-def test_a_tie_between_an_autotune_list_and_a_computed_block_goes_to_the_autotune_list() -> None:
+def test_a_tie_between_an_autotune_list_and_a_launch_site_goes_to_the_autotune_list() -> None:
     """Seen on 2026-12-05: ssd_cumsum autotunes ``BLOCK_SIZE_H`` (heads a program, seven configs keyed on
     ``["chunk_size", "nheads"]``) and computes ``BLOCK_SIZE_CHUNK=triton.next_power_of_2(chunk_size)`` at the launch
     (the model's chunk, which every smaller value leaves partly undone). ``tune`` searched the computed block (4
     candidates, none better) and said "not tuned in this session: _chunk_cumsum_fwd_kernel.configs": the knob Mamba's
-    authors tune was left out. One knob each: the tie now goes to the launch with fewer computed settings."""
+    authors tune was left out. One knob each: the tie now goes to the autotune list, the space its authors declared."""
     from kernelopt.tuning.launch import space_from_tunables
 
     tunables = discover_source((DATA / "ssd_cumsum" / "kernel.py").read_text())
@@ -121,6 +121,21 @@ def test_a_tie_between_an_autotune_list_and_a_computed_block_goes_to_the_autotun
     assert [k.name for k in space.knobs] == ["BLOCK_SIZE_H"]
     launch = space_from_tunables(tunables, kernel="launch _chunk_cumsum_fwd_kernel (kernel.py:92)")
     assert [k.name for k in launch.knobs] == ["BLOCK_SIZE_CHUNK"]
+
+
+@pytest.mark.timeout(60)
+def test_the_loop_s_first_tuning_session_is_the_launch_tune_picks() -> None:
+    """Seen on 2026-12-05, after m3: ``optimize ssd_cumsum --max-iters 2 --device cpu`` planned V1 as a session of
+    the computed ``BLOCK_SIZE_CHUNK`` ("V1 FAIL at implement: the tuning session of launch _chunk_cumsum_fwd_kernel
+    (kernel.py:92) kept nothing"), then V2 the autotune list: the loop's order (``session_order``) kept its own copy
+    of the rule ``tune`` had just changed. One rule now (``tunables.launches.tuned_first``), read by both."""
+    from kernelopt.tunables.launches import launches, loop_kernels, session_order
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source = (DATA / "ssd_cumsum" / "kernel.py").read_text()
+    tunables = discover_source(source)
+    order = session_order(launches(tunables, loop_kernels(source)), "_chunk_cumsum_fwd_kernel")
+    assert order[0].label == space_from_tunables(tunables).launch == "_chunk_cumsum_fwd_kernel.configs"
 
 
 # ------------------------------------------------------------------------------------- messages
