@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Issue 32, the variants trial (tests/test_variants_cases.py proves it on the CPU in Triton's interpreter) on one
-# NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 4 minutes.
+# NVIDIA GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 5 minutes.
 #
 #   1. tests: the GPU tests of tests/test_variants_cases.py: the forms the fixes write (mm_evenk's K tile and
 #      transpose_rowmask's column tile guarded, directly and through a grid helper; v8-v12: a column tile guarded
 #      over a store in a @triton.jit helper, a K tile guarded beside an EVEN_K flag computed from a literal, over
 #      a loop counting K // BLOCK_K and over block pointers loaded in helpers, v14: a one-block row masked in
-#      helpers, guarded by its length) compiled by Triton and correct,
+#      helpers, guarded by its length; wrongkernel8's v19, a one-block row guarded by the bound it is compared with,
+#      `if (2 * n_pairs) <= 64:`, the tutorial's wrapped GEMM and tl.advance block pointers guarded on K, a split-K
+#      tile moved beside its tl.atomic_add, an autotune config's row tile at a group of 1) compiled by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is

@@ -425,6 +425,52 @@ def test_the_hunt_s_tutorial_layouts_are_written_correct_at_sizes_never_timed(tm
     assert rows is not None and note is None and "BLOCK_M=64, BLOCK_N=32, BLOCK_K=32, GROUP_M=2" in rows
 
 
+@pytest.mark.timeout(120)
+def test_a_tile_whose_value_is_copied_into_a_buffer_s_size_or_the_grid_is_not_moved_apart_from_it(
+    tmp_path: Path,
+) -> None:
+    """Seen on 2026-12-05 (v18, wrongkernel8's hunt): sum_two_stage, a two-stage sum whose partial-sum buffer and
+    grid are sized with the block's value written again (``num = triton.cdiv(n, 256)``, ``(triton.cdiv(n, 256),)``
+    beside ``BLOCK=256``). ``BLOCK=512`` went out with the grid's copy moved and the buffer's not: right at the
+    SHAPES' 100 and 256 elements (one block), and at 700, which the original handled, the second stage summed a
+    partial no program wrote (a smaller tile writes past the buffer). A copy of a moved tile's value left in the
+    launching function is refused in one line; a buffer sized by the tile's name moves with it."""
+    folder = _copy("sum_two_stage", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is None and note is not None
+    assert note.startswith(
+        "BLOCK=512 moves the tile from 256, but line 27 still divides by 256 (triton.cdiv(n, 256))"
+    ), note
+    source = (folder / "kernel.py").read_text()
+    named = source.replace(
+        "    num = triton.cdiv(n, 256)\n", "    BLOCK = 256\n    num = triton.cdiv(n, BLOCK)\n"
+    ).replace(
+        "partial_sum[(triton.cdiv(n, 256),)](x, partials, n, BLOCK=256)",
+        "partial_sum[(num,)](x, partials, n, BLOCK=BLOCK)",
+    )
+    assert "    BLOCK = 256\n" in named and "(num,)](x, partials, n, BLOCK=BLOCK)" in named
+    (folder / "kernel.py").write_text(named)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is not None and "    BLOCK = 512\n" in written, (written, note)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n": 700}, {"n": 3000}, {"n": 1}])
+
+
+@pytest.mark.timeout(120)
+def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
+    stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule
+    read the size as ``n_pairs`` and wrote ``if n_pairs <= 64:`` over ``BLOCK=64``: right at the SHAPES' 10 and 30
+    pairs, and at 60 pairs (120 floats), which the original handled, half the row was never normalized. The bound
+    the comparison names is the guard's, the launch's arguments put in: ``if (2 * n_pairs) <= 64:``."""
+    folder = _copy("pairs_one_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 64})
+    assert written is not None and note is not None and "covers 2 * n_pairs with one block of BLOCK" in note, note
+    assert "    if (2 * n_pairs) <= 64:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"rows": 2, "n_pairs": 60}, {"rows": 2, "n_pairs": 32}, {"rows": 1, "n_pairs": 128}])
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -799,6 +845,45 @@ def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, mo
         folder = _copy(name, tmp_path)
         written, _ = _tune_edit(folder, pick)
         assert written is not None and f"{guard}  # kernelopt: tuned" in written, (name, written)
+        (folder / "kernel.py").write_text(written)
+        got = _correct_on_cuda(folder, cases[name])
+        assert all(v is True for v in got.values()), (name, got)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_eighth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): what wrongkernel8's fixes and held forms write,
+    pairs_one_block's ``if (2 * n_pairs) <= 64:`` (v19), mm_tutorial_evenk's ``if K % 64 == 0:`` over wrapped
+    offsets and advanced pointers, bp_advance's over ``tl.advance`` block pointers, splitk_grid_literal's K tile
+    moved beside its ``tl.atomic_add`` and mm_group_autotune's row tile at a group of 1 in its autotune config, are
+    correct at the SHAPES and at sizes between, above and odd that the originals handled, up to thousands, every
+    input in the middle of NaN."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    picks: dict[str, tuple[dict[str, int], str]] = {
+        "pairs_one_block": ({"BLOCK": 64}, "if (2 * n_pairs) <= 64:  # kernelopt: tuned"),
+        "mm_tutorial_evenk": ({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 4}, "if K % 64 == 0:"),
+        "bp_advance": ({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, "if K % 64 == 0:"),
+        "splitk_grid_literal": ({"BLOCK_K": 32}, "BLOCK_K=32, SPLIT_K=4"),
+        "mm_group_autotune": ({"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 1}, '"BLOCK_M": 32'),
+    }
+    cases = {
+        "pairs_one_block": [{"rows": 2, "n_pairs": 60}, {"rows": 3000, "n_pairs": 32}, {"rows": 5, "n_pairs": 128}],
+        "mm_tutorial_evenk": [
+            {"M": 20, "N": 24, "K": 96},
+            {"M": 1000, "N": 1500, "K": 2080},
+            {"M": 7, "N": 3, "K": 32},
+        ],
+        "bp_advance": [{"M": 20, "N": 24, "K": 96}, {"M": 1000, "N": 1500, "K": 2080}],
+        "splitk_grid_literal": [{"M": 20, "N": 24, "K": 200}, {"M": 1000, "N": 1500, "K": 2063}],
+        "mm_group_autotune": [{"M": 48, "N": 24, "K": 16}, {"M": 1000, "N": 1500, "K": 300}],
+    }
+    for name, (pick, form) in picks.items():
+        folder = _copy(name, tmp_path)
+        written, _ = _tune_edit(folder, pick)
+        assert written is not None and form in written, (name, written)
         (folder / "kernel.py").write_text(written)
         got = _correct_on_cuda(folder, cases[name])
         assert all(v is True for v in got.values()), (name, got)

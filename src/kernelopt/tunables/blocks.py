@@ -26,7 +26,7 @@ written for it.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -75,6 +75,9 @@ class OneBlock:
     size: str | None
     test: str
     scale: Scale | None = ONE
+    bound: cst.BaseExpression | None = field(default=None, compare=False)
+    """The comparison's bound in the kernel's parameters where it is not ``size`` itself (``2 * n_pairs`` for
+    ``cols < 2 * n_pairs``): what one block must reach; ``None`` where it is ``size``."""
 
     def reach(self, block: int) -> int | None:
         """The largest size one block of ``block`` covers (``block // 2`` for a half-block range)."""
@@ -217,6 +220,18 @@ class _Kernel:
                     self.values.setdefault(node.target.value, []).append(node.value)
             elif isinstance(node, cst.For):
                 self.loop_vars |= _names(node.target)
+
+    def resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """``expr`` with a local bound once followed to its value, again while the value is such a local (``n =
+        n_cols``), its parentheses dropped."""
+        seen: set[str] = set()
+        while isinstance(expr, cst.Name) and expr.value not in self.params and expr.value not in seen:
+            values = self.values.get(expr.value, [])
+            if len(values) != 1:
+                break
+            seen.add(expr.value)
+            expr = values[0]
+        return expr.with_changes(lpar=[], rpar=[]) if hasattr(expr, "lpar") else expr
 
     def reads(self, expr: cst.CSTNode) -> set[str]:
         """Every name ``expr`` reads, through the local assignments of the names it reads."""
@@ -416,13 +431,34 @@ def one_block(
                 stepping[block] = body.steps(block)
             if not stepping[block]:
                 test = _code(node.with_changes(lpar=[], rpar=[]))
-                out.append(OneBlock(block, body.size(left, right, block), test, spans[block]))
+                size, bound = body.size(left, right, block), None
+                if size is not None:
+                    exact = body.resolved(right)
+                    shared = body.reads(right) & body.reads(left)  # ``offs < start + n``: a base on both sides
+                    if not shared and not (isinstance(exact, cst.Name) and exact.value == size):
+                        bound = exact if _arithmetic(exact, body.params) else None  # ``cols < 2 * n_pairs``
+                        size = size if bound is not None else None
+                out.append(OneBlock(block, size, test, spans[block], bound))
     for call in unread:  # a range handed to a function whose body is not here: maybe a row it covers
         for arg in call.args:
             for block, scale in body.spans(arg.value).items():
                 if block in body.params and not stepping.setdefault(block, body.steps(block)):
                     out.append(OneBlock(block, None, f"{_code(call.func)}() is given a range of {block}", scale))
     return out
+
+
+def _arithmetic(expr: cst.BaseExpression, params: Collection[str]) -> bool:
+    """Whether ``expr`` is integer arithmetic (``+``, ``-``, ``*``, ``//``) of integer literals and the names
+    ``params``: a bound a launch's arguments can be put into."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in params
+    if isinstance(expr, cst.BinaryOperation) and isinstance(
+        expr.operator, cst.Add | cst.Subtract | cst.Multiply | cst.FloorDivide
+    ):
+        return _arithmetic(expr.left, params) and _arithmetic(expr.right, params)
+    return False
 
 
 def _accesses(node: cst.CSTNode, params: set[str]) -> Iterator[cst.Call]:

@@ -286,6 +286,14 @@ class _Substitute(cst.CSTTransformer):
         return self.mapping.get(original_node.value, updated_node)
 
 
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` in parentheses where an operator around it could bind tighter (``n - 1`` put into ``2 * n``)."""
+    simple = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Integer)
+    if isinstance(expr, simple) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 def _helper_cdivs(
     fn: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None
 ) -> list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
@@ -869,6 +877,60 @@ def _strides_past_the_grid(old: Sequence[cst.FunctionDef], new: Sequence[cst.Fun
     return None
 
 
+def _stale_copies(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], pos: Positions) -> str | None:
+    """Why an edit cannot be written when a launching function still divides a size by a moved tile's original
+    value (``num = triton.cdiv(n, 256)`` beside ``BLOCK=256``): a copy of the tile's value that the edit did not
+    move. It counts the programs (a tile moved below it leaves elements undone) or sizes a buffer the kernel
+    indexes by program (a grid whose own copy moved with the tile writes past it): variants v18, a two-stage sum
+    right at SHAPES of at most one block and wrong above. A value another setting of the function still holds
+    unmoved is not read as the moved tile's copy."""
+    if len(old) != len(new):
+        return None
+    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    for o, n in zip(old, new, strict=True):
+        if _is_jit(n):
+            continue
+        before, after = _launch_calls(o), _launch_calls(n)
+        if len(before) != len(after) or not after:
+            continue
+        moved: dict[int, tuple[str, int]] = {}
+        kept: set[int] = set()
+        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
+            kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
+            if kernel is None:
+                continue
+            was, now = _passed(o_call, kernel), _passed(n_call, kernel)
+            params = {p.name.value for p in (*kernel.params.params, *kernel.params.kwonly_params)}
+            for key in was.keys() & now.keys() & params:  # a kernel's setting, not a launch option (num_warps)
+                b, a = _launch_value(o, was[key]), _launch_value(n, now[key])
+                if b is None or a is None:
+                    continue
+                if a != b:
+                    moved.setdefault(b, (key, a))
+                else:
+                    kept.add(b)
+        for node in walk(n.body):
+            divisor: cst.BaseExpression | None = None
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
+                divisor = node.right  # ``n // 256``, ``(n + 255) // 256``
+            elif _is_cdiv(node) and isinstance(node, cst.Call) and len(node.args) == 2:
+                divisor = node.args[1].value
+            else:
+                continue
+            b = _int(divisor) if divisor is not None else None
+            if b is None or b not in moved or b in kept:
+                continue
+            key, a = moved[b]
+            line = pos[node].start.line if node in pos else 0
+            at = f"line {line}" if line else "the launching function"
+            return (
+                f"{key}={a} moves the tile from {b}, but {at} still divides by {b} ({_code(node)}): a copy of the "
+                f"tile's value the edit does not move, which counts the programs or sizes a buffer the kernel "
+                f"indexes by program, so the two would disagree at sizes of more than one block: not written"
+            )
+    return None
+
+
 def _grid_text(fn: cst.FunctionDef, call: cst.Call) -> str:
     """A launch's grid as written, a local bound once shown with its value (``grid = (tiles, 4)``)."""
     index = call.func.slice[0].slice if isinstance(call.func, cst.Subscript) else None
@@ -1042,6 +1104,12 @@ def _one_block_covers(
             of = f"a range of {reading.derived}" if reading.derived else f"one block of {block}"
             why = f"the kernel {kernel.name.value} covers {covers} with {of} ({reading.test})"
             size_expr = passed[size] if size is not None else None
+            if reading.bound is not None:  # ``cols < 2 * n_pairs``: the bound, in the launch's arguments
+                names = {n.value for n in walk(reading.bound) if isinstance(n, cst.Name)}
+                given = {n: _parenthesized(passed[n]) for n in names if n in passed}
+                size_expr = reading.bound.visit(_Substitute(given)) if len(given) == len(names) else None
+                covers = _code(reading.bound)
+                why = f"the kernel {kernel.name.value} covers {covers} with {of} ({reading.test})"
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale))
     return out
 
@@ -2012,6 +2080,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
         why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
         why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
+        why = why or _stale_copies(old_collector.functions, new_collector.functions, pos)
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
