@@ -471,6 +471,33 @@ def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_th
     _all_correct(folder, [{"rows": 2, "n_pairs": 60}, {"rows": 2, "n_pairs": 32}, {"rows": 1, "n_pairs": 128}])
 
 
+@pytest.mark.timeout(120)
+def test_a_jit_helper_imported_from_the_kernel_s_folder_is_refused_by_tune_and_guarded_by_tunables(
+    tmp_path: Path,
+) -> None:
+    """Why a ``@triton.jit`` helper imported from another file of the folder is not read (wrongkernel8, the case v8
+    left): ``tune``, like ``optimize`` and ``batch``, refuses such a kernel in one line before any candidate (its
+    candidates load from folders of their own, where the import fails), so no session writes over one; the guard
+    stays pure (it reads the text it is given, imports nothing), and for ``tunables --set``'s warning a block handed
+    to the imported helper is read as unchecked: transpose_helper_store with its row-masked store in
+    ``tileops.py`` gets ``if N % 32 == 0`` (correct at every N the original handled, if conservative)."""
+    from kernelopt.errors import InputFileError
+    from kernelopt.tunables.guard import guard_edit
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = _copy("transpose_helper_store", tmp_path)
+    source = (folder / "kernel.py").read_text()
+    start, end = source.index("@triton.jit\ndef _store_rows"), source.index("@triton.jit\ndef transpose_kernel")
+    (folder / "tileops.py").write_text("import triton\nimport triton.language as tl\n\n\n" + source[start:end])
+    imported = source[:start].replace("import triton.language as tl\n", "import triton.language as tl\n"
+                                      "from tileops import _store_rows\n") + source[end:]  # fmt: skip
+    (folder / "kernel.py").write_text(imported)
+    with pytest.raises(InputFileError, match="imports tileops from its own folder; .* tune loads each candidate"):
+        prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    guarded = guard_edit(imported, imported.replace("BLOCK_N=16, num_warps", "BLOCK_N=32, num_warps"))
+    assert guarded.new_source is not None and "    if N % 32 == 0:  # kernelopt: tuned\n" in guarded.new_source
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 

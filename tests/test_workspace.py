@@ -81,7 +81,7 @@ def test_kernel_contract_checks(ws_root: Path, tmp_path: Path) -> None:
 def test_a_kernel_importing_a_module_of_its_own_folder_is_refused_in_one_line(
     line: str, ws_root: Path, tmp_path: Path
 ) -> None:
-    """A kernel folder may hold a helper module beside kernel.py (``tune`` runs in the folder and reads it); a
+    """A kernel folder may hold a helper module beside kernel.py; a
     workspace holds only kernel.py and reference.py, where the import failed at V0 as the kernel's FAIL ("loading:
     kernel.py raised ModuleNotFoundError"). Now the workspace is not made, and one line says why (issue 32)."""
     folder = tmp_path / "task"

@@ -278,8 +278,8 @@ def check_kernel(path: Path, form: KernelForm) -> None:
         raise InputFileError(
             path,
             f"imports {', '.join(beside)} from its own folder; a workspace holds only kernel.py and reference.py, "
-            "so it could not load there",
-            hint="define what it uses in kernel.py (kernelopt tune runs in the folder itself and reads it)",
+            "and tune loads each candidate from a folder of its own, so it could not load there",
+            hint="define what it uses in kernel.py",
         )
     if form is KernelForm.KERNELBENCH and "ModelNew" not in classes | names:
         raise InputFileError(path, "defines no class ModelNew (the reference uses the KernelBench form)")
