@@ -45,6 +45,8 @@
 #              written forms compiled and correct, tune --device cuda on three of its kernels
 #   breaker7   scripts/gpu_breaker7.sh: the seventh held-out trial's kernels (a TMA persistent GEMM, libdevice) and its
 #              written forms compiled and correct on a Hopper, tune --device cuda on three of its kernels
+#   breaker8   scripts/gpu_breaker8.sh: the eighth held-out trial's kernels (vLLM's fused MoE, Mamba, fla, Inductor,
+#              the causal attention tutorial) and its written forms compiled and correct, tune --device cuda on three
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
 #   parity     scripts/gpu_parity.sh: what Triton's interpreter now refuses (a tl.dot's K, num_warps) fails on the
@@ -79,6 +81,7 @@ edges 420 scripts/gpu_tune_edges.sh
 breaker5 420 scripts/gpu_breaker5.sh
 breaker6 480 scripts/gpu_breaker6.sh
 breaker7 480 scripts/gpu_breaker7.sh
+breaker8 420 scripts/gpu_breaker8.sh
 variants 420 scripts/gpu_variants.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh

@@ -219,3 +219,46 @@ def test_an_autotune_list_s_own_values_are_in_the_search() -> None:
     literal = discover_source((DATA / "unroll_range" / "kernel.py").read_text())
     block_m = next(k for k in space_from_tunables(literal).knobs if k.name == "BLOCK_M")
     assert block_m.describe() == "BLOCK_M: power_of_two 16..256 (5 values)"  # a launch literal: its family's grid
+
+
+# ------------------------------------------------------------------------------------- on a real GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_eighth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at their SHAPES and at larger sizes
+    (Mamba's ``torch.cuda.device(dt.device.index)`` of a CUDA tensor, fla's ``check_shared_mem`` asking the device,
+    ``tl.interleave``, ``loop_unroll_factor``, the tutorial's causal attention), and the forms the fixes write:
+    moe_vllm's settings set after ``config = get_config_func(M)`` (m2) and ssd_cumsum's pinned ``BLOCK_SIZE_H``
+    (m3, m7), correct at sizes no entry names."""
+    from tests.test_breaker7_cases import _correct_on_cuda
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    picks = {
+        "moe_vllm": {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 4},
+        "ssd_cumsum": {"BLOCK_SIZE_H": 2},
+    }
+    written: dict[str, Path] = {}
+    for name, pick in picks.items():
+        text, note = _tune_edit(_copy(name, tmp_path), pick)
+        assert text is not None, (name, note)
+        written[name] = tmp_path / f"{name}_written.py"
+        written[name].write_text(text)
+    cases: list[tuple[str, Path | None, list[dict[str, int]]]] = [
+        ("fa2_causal", None, [{"Z": 1, "H": 2, "N_CTX": 80, "D": 32}, {"Z": 2, "H": 8, "N_CTX": 1000, "D": 64}]),
+        ("moe_vllm", None, [{"M": 3, "K": 64, "N": 48}, {"M": 300, "K": 512, "N": 1024}]),
+        ("moe_vllm", written["moe_vllm"], [{"M": 9, "K": 40, "N": 33}, {"M": 300, "K": 512, "N": 1024}]),
+        ("ssd_cumsum", None, [{"B": 1, "L": 40, "H": 3}, {"B": 2, "L": 1000, "H": 24}]),
+        ("ssd_cumsum", written["ssd_cumsum"], [{"B": 1, "L": 17, "H": 5}, {"B": 2, "L": 1000, "H": 24}]),
+        ("fla_cumsum", None, [{"B": 1, "T": 33, "H": 3, "S": 40}, {"B": 2, "T": 1000, "H": 4, "S": 128}]),
+        ("fused_add_rms", None, [{"B": 2, "T": 3, "D": 100}, {"B": 4, "T": 256, "D": 4096}]),
+        ("int4_dequant", None, [{"N": 202}, {"N": 1 << 20}]),
+        ("inductor_red", None, [{"M": 3, "N": 17}, {"M": 512, "N": 5000}]),
+        ("unroll_range", None, [{"M": 3, "K": 17, "E": 2}, {"M": 4096, "K": 2048, "E": 8}]),
+    ]
+    for name, kernel_py, shapes in cases:
+        got = _correct_on_cuda(DATA / name, shapes, kernel_py)
+        assert all(v is True for v in got.values()), (name, kernel_py, got)

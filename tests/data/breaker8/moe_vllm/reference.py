@@ -1,8 +1,8 @@
 import torch
 
 SHAPES = [{"M": 3, "K": 64, "N": 48}, {"M": 24, "K": 96, "N": 80}]
-ATOL = 1e-3
-RTOL = 1e-3
+ATOL = 1e-2
+RTOL = 1e-2  # what TF32 meets on a GPU (tl.dot of fp32 operands)
 EXPERTS = 4
 TOPK = 2
 
