@@ -337,3 +337,28 @@ def test_resume_with_no_workspace_yet_is_refused_before_one_is_made(
         "start\n"
     )
     assert not (root / "kernel_opt_ctc").exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_inputs_past_the_device_s_memory_are_exit_3_in_validate_and_tune(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n18 on a GPU (owed to the lead's GPU run): `torch.empty(2**40)` (4 TiB of fp32) built on the device raises
+    CUDA's OutOfMemoryError at once; `validate --device cuda` said "reference.py fails", exit 2, and `tune` "the
+    problem cannot fit on cuda", exit 3. Both now exit 3, the gate's line "the check does not fit in the device's
+    memory: reference.py get_inputs ran out of it (OutOfMemoryError: ...)"."""
+    reference = (
+        "import torch\n\nSHAPES = [{'n': 2**40}]\n\n\ndef get_inputs(n=1024):\n    return [torch.empty(n)]\n\n\n"
+        "def reference(x):\n    return x * 2\n"
+    )
+    folder = _problem(tmp_path / "gpu", reference)
+    from kernelopt.workspace import Workspace
+
+    ws = Workspace.create("gpu", kernel=folder / "kernel.py", reference=folder / "reference.py", root=tmp_path)
+    capsys.readouterr()
+    assert main(["validate", str(ws.root), "--device", "cuda"]) == 3
+    err = capsys.readouterr().err
+    assert "the check does not fit in the device's memory: reference.py get_inputs ran out of it" in err, err
+    assert main(["tune", str(folder), "--device", "cuda", "--dry-run"]) == 3
+    assert "the problem cannot fit on cuda" in capsys.readouterr().err
