@@ -200,3 +200,54 @@ def test_f14_an_interrupt_while_python_m_imports_the_entry_point_is_the_one_line
     )
     assert (done.returncode, done.stderr) == (130, "kernelopt: interrupted\n"), (done.returncode, done.stderr)
     assert (folder / "kernel.py").read_bytes() == before
+
+
+@pytest.mark.timeout(60)
+def test_f15_a_text_is_parsed_once_for_discovery_the_edit_and_the_guard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f15 (the seventh trial's leftover: a large kernel.py was slow in libcst): discovery, an edit and its check,
+    and the guard each parsed the same text again (a 380 kB kernel.py with 100 kernels: 73.6 CPU-s for
+    ``tune --dry-run --budget 3``). One parse per text now serves them all."""
+    import libcst as cst
+
+    from kernelopt.tunables import apply_source, discover_source
+    from kernelopt.tunables.guard import guard_edit
+
+    source = (LOOP / "kernel.py").read_text(encoding="utf-8") + "\n# a text no other test parses: faults8 f15\n"
+    made: list[int] = []
+    real = cst.parse_module
+    monkeypatch.setattr(cst, "parse_module", lambda text, *a, **k: made.append(len(text)) or real(text, *a, **k))
+    for _ in range(3):  # tune's discovery reads its kernel.py three times before the session
+        assert [t.name for t in discover_source(source)] == ["BLOCK"]
+    result = apply_source(source, {"BLOCK": 256})
+    assert result.new_source == source.replace("BLOCK = 64 ", "BLOCK = 256 ")
+    for _ in range(2):  # the guard reads the original and the edited text, as each candidate's write does
+        assert guard_edit(source, result.new_source).new_source == result.new_source
+    assert made == [len(source), len(result.new_source)], made  # the original once, the edited text once
+
+
+@pytest.mark.timeout(30)
+def test_f15_what_is_kept_of_parsed_texts_is_bounded_by_their_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """f15: a tree takes about 320 bytes a character (355 MB for a 1.1 MB kernel.py), and 64 of them were kept:
+    the cache now keeps texts up to a number of characters, and always its two most recent."""
+    from kernelopt.tunables import syntax
+
+    monkeypatch.setattr(syntax, "CHARS_KEPT", 100)
+    calls: list[str] = []
+
+    @syntax.kept_by_text
+    def length(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    big = ["a" * 80, "b" * 80, "c" * 80]
+    assert [length(t) for t in big] == [80, 80, 80]
+    assert length(big[2]) == 80 and length(big[1]) == 80 and len(calls) == 3  # the two most recent kept
+    assert length(big[0]) == 80 and len(calls) == 4  # the oldest was let go
+    small = ["x", "y", "z"]
+    for t in small:
+        length(t)
+    for t in small:
+        length(t)
+    assert len(calls) == 7  # small texts stay kept

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from kernelopt.actions import ActionCategory
 from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
@@ -44,6 +44,7 @@ from kernelopt.tunables.model import (
     TunedTable,
     Value,
 )
+from kernelopt.tunables.syntax import NODES_KEPT, kept_by_text, parsed
 
 MARKER = "kernelopt: tunable"
 NOT_TAKEN = "a branch the task's run did not take"
@@ -53,8 +54,6 @@ name moves the branch taken, not this one."""
 #: its cause (:func:`kernelopt.tunables.evaluate.discover_evaluated`).
 GIVE_REFERENCE = "(give the reference)"
 """The comment on the lines an edit writes after a computed setting (see :class:`TunedRegion`)."""
-PARSE_CACHE_SIZE = 64
-"""Our choice: how many parsed source texts are kept (a kernel file's tree is a few MB at most)."""
 
 # ---------------------------------------------------------------------------------------------------
 # Analysis (internal): find the literal nodes behind every knob
@@ -573,7 +572,7 @@ class _Parsed:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
+@kept_by_text
 def _parse(source: str) -> _Parsed:
     """The parse of ``source``, kept for the next analysis of the same text: a tuning session analyses its
     kernel.py again for every candidate it applies, verifies and pins, and the planner for every category it
@@ -582,11 +581,8 @@ def _parse(source: str) -> _Parsed:
     Raises:
         cst.ParserSyntaxError: the text is not Python (not kept).
     """
-    # a fresh parse that nothing else holds: the wrapper's deep copy of it (libcst's default) is skipped here and
-    # at every MetadataWrapper of the tunables package
-    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    module = wrapper.module
-    positions = wrapper.resolve(PositionProvider)
+    tree = parsed(source)  # the one parse of the text, shared with the guard's readers
+    module, positions = tree.module, tree.positions
     # a line ends as libcst's tokenizer ends it: CRLF, LF or a lone CR (a kernel.py saved with classic Mac line
     # endings had one line here and 38 in the parse: an IndexError, exit 70; second fault trial, t6)
     line_starts = [0, *(m.end() for m in _LINE_END.finditer(source))]
@@ -3176,7 +3172,11 @@ def _device_only(expr: cst.CSTNode) -> set[str]:
     return device - other
 
 
-def _names_in(expr: cst.CSTNode) -> list[cst.Name]:
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _names_in(expr: cst.CSTNode) -> tuple[cst.Name, ...]:
+    """The names ``expr`` reads (an attribute's base, an argument's value), in source order; kept by node (a
+    kernel's body is read so by each launch of it, and again for each candidate of a session)."""
+
     class _All(cst.CSTVisitor):
         def __init__(self) -> None:
             self.names: list[cst.Name] = []
@@ -3194,7 +3194,7 @@ def _names_in(expr: cst.CSTNode) -> list[cst.Name]:
 
     v = _All()
     visit(expr, v)
-    return v.names
+    return tuple(v.names)
 
 
 class _NameReads(cst.CSTVisitor):
@@ -3427,11 +3427,15 @@ def _knob_legality(s: Site, arange_ranges: frozenset[str] = frozenset()) -> tupl
 def _arange_ranges(an: _Analyzer, kernel: str | None) -> frozenset[str]:
     """The names the ``@triton.jit`` kernel ``kernel`` of this file passes as the end of a ``tl.arange(0, NAME)``."""
     kdef = an.jit_kernel(kernel)
-    if kdef is None:
-        return frozenset()
+    return frozenset() if kdef is None else _aranges_in(kdef.node.body)
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _aranges_in(body: cst.CSTNode) -> frozenset[str]:
+    """The names passed as the end of a ``tl.arange(0, NAME)`` under ``body``; kept by node (asked per knob)."""
     return frozenset(
         n.args[1].value.value
-        for n in walk(kdef.node.body)
+        for n in walk(body)
         if isinstance(n, cst.Call)
         and (_dotted(n.func) or "").split(".")[-1] == "arange"
         and len(n.args) == 2

@@ -18,11 +18,13 @@ buffer is sized by it, any value is correct.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import libcst as cst
 
 from kernelopt.tunables.blocks import child_nodes, dotted, walk
+from kernelopt.tunables.syntax import NODES_KEPT
 
 _LOOPS = frozenset({"range", "static_range"})
 _ACCESSES = frozenset({"load", "store"})
@@ -103,7 +105,13 @@ def _scaled(
 
 
 def filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
-    """``tl.constexpr`` parameter -> why it is a filter size of ``kernel`` (module docstring)."""
+    """``tl.constexpr`` parameter -> why it is a filter size of ``kernel`` (module docstring); read once per kernel
+    node (a tuning session analyses the same tree for every candidate)."""
+    return dict(_filter_sizes(kernel))
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     params = {
         p.name.value
         for p in kernel.params.params

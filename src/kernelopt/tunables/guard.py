@@ -26,14 +26,13 @@ a candidate, which runs the configuration it names at every size; :func:`guard_e
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from kernelopt.tunables.blocks import (
     ONE,
@@ -52,6 +51,7 @@ from kernelopt.tunables.blocks import (
     walk,
 )
 from kernelopt.tunables.inline_guard import TUNED, bound_block, read_inline_guard, read_statement_guard
+from kernelopt.tunables.syntax import kept_by_text, parsed
 
 _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
@@ -1895,16 +1895,16 @@ def _inline_guard_args(source: str) -> list[tuple[str | None, cst.IfExp, int, in
     (:func:`kernelopt.tunables.inline_guard.read_inline_guard`) in order, the keyword it is passed as at a launch
     (``None`` for a grid's copy of one); ``None`` when the text does not parse."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        tree = parsed(source)
     except cst.ParserSyntaxError:
         return None
-    pos = wrapper.resolve(PositionProvider)
+    pos = tree.positions
     starts = _line_starts(source)
     keywords = {
-        id(n.value): n.keyword.value for n in walk(wrapper.module) if isinstance(n, cst.Arg) and n.keyword is not None
+        id(n.value): n.keyword.value for n in walk(tree.module) if isinstance(n, cst.Arg) and n.keyword is not None
     }
     out: list[tuple[str | None, cst.IfExp, int, int]] = []
-    for node in walk(wrapper.module):
+    for node in walk(tree.module):
         if isinstance(node, cst.IfExp) and read_inline_guard(node) is not None:
             rng = pos[node]
             start, end = starts[rng.start.line - 1] + rng.start.column, starts[rng.end.line - 1] + rng.end.column
@@ -1951,16 +1951,16 @@ def _spliced(text: str, splices: list[_Splice]) -> str:
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=8)
+@kept_by_text
 def _collected(source: str) -> _Collector | None:
     """``source``'s statements and functions (``None``: it does not parse), kept for the next call: a tuning session
     judges every candidate's write against the same original text (:func:`guard_edit` per candidate)."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        tree = parsed(source)
     except cst.ParserSyntaxError:
         return None
-    collector = _Collector(_line_starts(source), wrapper.resolve(PositionProvider))
-    visit(wrapper.module, collector)
+    collector = _Collector(_line_starts(source), tree.positions)
+    visit(tree.module, collector)
     return collector
 
 
@@ -1968,14 +1968,14 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     old, new, inline = _moved_inline_guards(old, new)
     old_collector = _collected(old)
     try:
-        new_wrapper = MetadataWrapper(cst.parse_module(new), unsafe_skip_copy=True)
+        new_tree = parsed(new)
     except cst.ParserSyntaxError:
         return Guarded(new, None)  # not ours to judge: the edit's own checks say it
     if old_collector is None:
         return Guarded(new, None)
-    pos = new_wrapper.resolve(PositionProvider)
+    pos = new_tree.positions
     new_collector = _Collector(_line_starts(new), pos)
-    visit(new_wrapper.module, new_collector)
+    visit(new_tree.module, new_collector)
     jitted = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
     unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f, jitted) is False}
     kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}

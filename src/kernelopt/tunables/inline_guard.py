@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from kernelopt.tunables.blocks import walk
+from kernelopt.tunables.syntax import parsed
 
 #: the comment that marks a line an edit wrote (``# kernelopt: tuned``)
 TUNED = "kernelopt: tuned"
@@ -156,12 +156,12 @@ def unmarked_guards(source: str, filename: str = "kernel.py") -> str | None:
     if " if " not in source:
         return None
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        tree = parsed(source)
     except cst.ParserSyntaxError:
         return None
-    pos = wrapper.resolve(PositionProvider)
+    pos = tree.positions
     found: list[str] = []
-    for node in walk(wrapper.module):
+    for node in walk(tree.module):
         if not isinstance(node, cst.If) or not isinstance(node.body, cst.IndentedBlock):
             continue
         comment = node.body.header.comment
