@@ -362,3 +362,39 @@ def test_on_a_gpu_inputs_past_the_device_s_memory_are_exit_3_in_validate_and_tun
     assert "the check does not fit in the device's memory: reference.py get_inputs ran out of it" in err, err
     assert main(["tune", str(folder), "--device", "cuda", "--dry-run"]) == 3
     assert "the problem cannot fit on cuda" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_an_init_interrupted_in_its_probe_leaves_no_workspace_and_runs_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n20: Ctrl-C of `kernelopt init ci --kernel ... --reference ...` while "dtype: probing reference.py's inputs
+    and outputs" (3 s in, a KernelBench reference): exit 130, but the workspace was already made and committed,
+    its card without the dtype, and the same command then said "... already exists; pass --force to replace it".
+    The half-made workspace goes with the interrupt, as it goes with the probe's errors (`loop.opening.
+    fill_new_card`)."""
+    import shutil
+
+    from kernelopt.loop import opening
+
+    shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "k")
+    argv = [
+        "init",
+        "ci",
+        "--kernel",
+        str(tmp_path / "k" / "kernel.py"),
+        "--reference",
+        str(tmp_path / "k" / "reference.py"),
+    ]
+    argv += ["--root", str(tmp_path / "ws")]
+
+    def cut(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(opening, "fill_card", cut)
+        assert main(argv) == 130
+    assert not (tmp_path / "ws" / "kernel_opt_ci").exists()
+    capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr().err  # the same command runs again
+    assert (tmp_path / "ws" / "kernel_opt_ci" / "kernel.py").is_file()

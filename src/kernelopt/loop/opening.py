@@ -232,10 +232,11 @@ def fill_new_card(
 ) -> list[Inferred]:
     """:func:`fill_card` for a workspace this command has just created: when the probe fails (reference.py
     hangs at import), the workspace goes with the error, so that the same command can run again once
-    reference.py is fixed (nothing of the user's is in it: copies of their files)."""
+    reference.py is fixed (nothing of the user's is in it: copies of their files); so when an interrupt (Ctrl-C,
+    SIGTERM) cuts the probe: the same command then makes it again, where "already exists; pass --force" was said."""
     try:
         return fill_card(ws, device=device, announce=announce)
-    except KerneloptError:
+    except (KerneloptError, KeyboardInterrupt):
         shutil.rmtree(ws.root, ignore_errors=True)
         raise
 
