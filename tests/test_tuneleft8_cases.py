@@ -319,3 +319,33 @@ def test_a_verdict_over_several_shapes_says_its_figures_are_their_sum() -> None:
     assert line.startswith("best BLOCK=512: 262.8 ms for its 2 shapes together, 1.08x faster than the current")
     one = result.model_copy(update={"results": [best.model_copy(update={"latency_us_by_shape": {}})]})
     assert "together" not in verdict_line(one, judge_gain(one), kernel_py="kernel.py", written=False, dry_run=True)
+
+
+@pytest.mark.timeout(30)
+def test_smaller_tiles_than_one_whose_dot_is_too_short_are_never_proposed() -> None:
+    """kstep as written (KSTEP=8) fails as a GPU compile would: a tl.dot needs K >= 16. Each candidate with KSTEP=8
+    ran before it failed (4 of a budget of 10 on the CPU, 2026-12-05); the K only shrinks with the tiles, so every
+    configuration whose block knobs are each at most a failed one's fails too, and is no longer proposed."""
+    space = _kstep_space()
+
+    class ShortDot(_SharedMemory):
+        def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+            out = super().evaluate(batch)
+            short = [
+                Result.failed(r.config, Outcome.RUN_ERROR, "tl.dot with K = 8").model_copy(
+                    update={"shrinks_with_tiles": True}
+                )
+                if int(r.config["KSTEP"]) < 16
+                else r
+                for r in out
+            ]
+            return short
+
+    ev = ShortDot()
+    written = Config.of({"BLOCK_M": 32, "BLOCK_N": 32, "KSTEP": 8})
+    tune(space, ev, budget=Budget(40, ManualClock()), seeds=[written], rng_seed=5)  # type: ignore[arg-type]
+    failed: list[Config] = []
+    for batch in ev.batches:
+        assert not [(c, r) for c in batch for r in failed if space.larger_tiles(r, c)]
+        failed += [c for c in batch if int(c["KSTEP"]) < 16]
+    assert written in failed

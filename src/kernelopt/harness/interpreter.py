@@ -285,6 +285,19 @@ def dot_operand_bytes(*, reset: bool = False) -> int:
     return seen
 
 
+_DOT_K_SHORT: list[str | None] = [None]  # the last min_dot_size refusal since dot_k_short(reset=True)
+
+
+def dot_k_short(*, reset: bool = False) -> str | None:
+    """The last ``tl.dot`` refused since the last reset because its K is under what a GPU compile needs
+    (:func:`dot_k_problem`'s line), else ``None``; ``reset``: read, then forget it. A K shrinks with the tiles, so
+    smaller tiles are refused too (:attr:`kernelopt.tuning.candidate.Result.shrinks_with_tiles`)."""
+    seen = _DOT_K_SHORT[0]
+    if reset:
+        _DOT_K_SHORT[0] = None
+    return seen
+
+
 def dot_k_problem(k: int, bits: int) -> str | None:
     """Why a ``tl.dot`` whose operands are ``bits`` wide and share the dimension ``k`` does not compile on a GPU
     (:data:`DOT_MIN_K`), or ``None``."""
@@ -312,6 +325,7 @@ def _patch_dot(interp: Any, *, widen_bf16: bool) -> None:
     def dot(self: Any, a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
         problem = dot_k_problem(int(a.data.shape[-1]), a.dtype.scalar.primitive_bitwidth)
         if problem is not None:
+            _DOT_K_SHORT[0] = problem
             raise ValueError(problem)
         operands = (
             a.data.size * a.dtype.scalar.primitive_bitwidth + b.data.size * b.dtype.scalar.primitive_bitwidth

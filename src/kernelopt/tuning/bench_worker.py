@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
-from kernelopt.harness.interpreter import dot_operand_bytes, patch_interpreter
+from kernelopt.harness.interpreter import dot_k_short, dot_operand_bytes, patch_interpreter
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedCandidate,
@@ -194,6 +194,8 @@ class BenchReply(BaseModel):
             median (a lower bound when a call was cut by the clock); ``reason`` says why. It passed its check.
         grows_with_tiles: refused (``INVALID``) for its ``tl.dot`` operand tiles' shared memory, a bound larger
             tiles only exceed further (:attr:`~kernelopt.tuning.candidate.Result.grows_with_tiles`).
+        shrinks_with_tiles: a ``RUN_ERROR`` of a ``tl.dot`` whose K is under what a GPU compile needs, which smaller
+            tiles break too (:attr:`~kernelopt.tuning.candidate.Result.shrinks_with_tiles`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -212,6 +214,7 @@ class BenchReply(BaseModel):
     calls_per_sample: int | None = None
     cut_slow: bool = False
     grows_with_tiles: bool = False
+    shrinks_with_tiles: bool = False
 
 
 class RetimeRequest(BaseModel):
@@ -565,10 +568,12 @@ class BenchService:
         assert loaded is not None and peak is not None and self.need is not None
         peak.reset()
         dot_operand_bytes(reset=True)
+        dot_k_short(reset=True)
         candidate, verdict = run_candidate(loaded, path)
         if candidate is None:
             recover(loaded, verdict)
-            return self._reply(path, verdict)
+            short = self.interpreted and verdict.outcome is Outcome.RUN_ERROR and dot_k_short() is not None
+            return self._reply(path, verdict, shrinks_with_tiles=short)
         dots = dot_operand_bytes() if self.interpreted else 0
         if dot_bytes_limit is not None and dots > dot_bytes_limit:
             candidate.release()

@@ -117,6 +117,9 @@ class Result(BaseModel):
             largest ``tl.dot``'s operand tiles take, measured in Triton's interpreter): every configuration whose
             block knobs are all at least this one's is refused too (:meth:`~kernelopt.tuning.space.Space.larger_tiles`;
             the session sets them aside untimed and the strategy never proposes them).
+        shrinks_with_tiles: a ``RUN_ERROR`` of a bound smaller tiles break too (a ``tl.dot`` whose K is under the 16
+            a GPU compile needs, :func:`kernelopt.harness.interpreter.dot_k_problem`): every configuration whose block
+            knobs are all at most this one's fails it too, and is set aside and never proposed alike.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -136,6 +139,7 @@ class Result(BaseModel):
     failed_entry: str | None = None
     cut_slow: bool = False
     grows_with_tiles: bool = False
+    shrinks_with_tiles: bool = False
 
     @property
     def key(self) -> str:

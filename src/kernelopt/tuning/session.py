@@ -190,18 +190,24 @@ class _Run:
 
     def larger_than_refused(self, config: Config) -> str | None:
         """Why ``config`` is refused untimed: its tiles are each at least those of a candidate refused for a bound
-        that grows with the tiles (:meth:`Space.larger_tiles`); ``None`` when none is."""
-        for refused in self.tile_refusals:
-            if self.space is not None and self.space.larger_tiles(config, refused.config):
+        that grows with the tiles, or each at most those of one refused for a bound that shrinks with them
+        (:meth:`Space.larger_tiles`); ``None`` when none is."""
+        for r in self.tile_refusals:
+            if self.space is None:
+                break
+            if r.grows_with_tiles and self.space.larger_tiles(config, r.config):
                 return (
-                    f"set aside untimed: its tiles are each at least those of {refused.key}, which was refused "
-                    f"({refused.reason})"
+                    f"set aside untimed: its tiles are each at least those of {r.key}, which was refused ({r.reason})"
                 )
+            if r.shrinks_with_tiles and self.space.larger_tiles(r.config, config):
+                return f"set aside untimed: its tiles are each at most those of {r.key}, which failed ({r.reason})"
         return None
 
     def refused_tiles(self, result: Result) -> bool:
-        """Keep ``result`` when it is a refusal larger tiles share (``grows_with_tiles``); whether it was new."""
-        if not result.grows_with_tiles or any(r.key == result.key for r in self.tile_refusals):
+        """Keep ``result`` when it is a refusal larger or smaller tiles share (``grows_with_tiles``,
+        ``shrinks_with_tiles``); whether it was new."""
+        shared = result.grows_with_tiles or result.shrinks_with_tiles
+        if not shared or any(r.key == result.key for r in self.tile_refusals):
             return False
         self.tile_refusals.append(result)
         return True
@@ -367,8 +373,12 @@ def _avoid_larger(strat: Strategy, run: _Run, results: Sequence[Result]) -> None
     if space is None:
         return
     for r in results:
-        if run.refused_tiles(r):
+        if not run.refused_tiles(r):
+            continue
+        if r.grows_with_tiles:
             strat.avoid(lambda c, than=r.config: space.larger_tiles(c, than))
+        else:  # shrinks with the tiles (a tl.dot's K under 16): smaller ones fail alike
+            strat.avoid(lambda c, than=r.config: space.larger_tiles(than, c))
 
 
 def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Result]:
