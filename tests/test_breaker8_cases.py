@@ -84,6 +84,7 @@ def test_a_settings_dict_passed_to_the_launching_function_is_tuned_where_its_cal
     knobs = {t.name: t for t in prepared.tunables if t.kernel == "fused_moe_kernel" and t.editable}
     assert {"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M"} <= set(knobs)
     assert knobs["BLOCK_SIZE_M"].kind is TunableKind.COMPUTED_SETTING
+    assert knobs["BLOCK_SIZE_M"].size_names == ["M"]  # not the partial it calls, get_config_func
 
 
 @pytest.mark.timeout(60)

@@ -1588,7 +1588,13 @@ class _Analyzer:
         reads = [n.value for e in values for n in _names_in(e)]
         device = set.intersection(*(_device_only(e) for e in values)) if values else set()
         device |= _receiver(func)
-        size_names = [n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device]
+        # a local that is called is a function (vLLM's ``get_config_func = functools.partial(...)``), not a size
+        called = {
+            c.func.value for e in values for c in walk(e) if isinstance(c, cst.Call) and isinstance(c.func, cst.Name)
+        }
+        size_names = [
+            n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device and n not in called
+        ]
         return region, size_names
 
     def saved_on_ctx(self, expr: cst.BaseExpression, la: _Launch) -> str | None:
