@@ -251,3 +251,55 @@ def test_f15_what_is_kept_of_parsed_texts_is_bounded_by_their_size(monkeypatch: 
     for t in small:
         length(t)
     assert len(calls) == 7  # small texts stay kept
+
+
+@pytest.mark.timeout(120)
+def test_f16_an_interrupt_while_the_run_puts_the_best_version_back_leaves_kernel_py_whole(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f16: at the end of a run whose last versions were slower, kernel.py is put back to the best version's. It was
+    written in place (``Path.write_text``: the file truncated, then written), so an interrupt between the two left
+    the workspace's kernel.py empty or cut. Now it is a temporary file renamed into place with the signals held: a
+    Ctrl-C while the new text is written (held here at its fsync) leaves kernel.py as it was, and the next run ends
+    on the best version. Fake stages over a real workspace and git (tests/loop_fakes.py)."""
+    import os
+
+    from kernelopt import fileio
+    from kernelopt.loop.machine import OptimizeLoop
+    from kernelopt.loop.opening import open_or_create
+    from kernelopt.loop.settings import LoopRequest
+    from kernelopt.workspace import Workspace
+
+    from .loop_fakes import DATA, block_of, make_fakes
+
+    ws = open_or_create(DATA, name="loop", root=ws_root).workspace
+    fakes = make_fakes()
+    fakes.gate.latency_of = lambda b: {64: 100.0, 128: 101.5, 256: 103.0}.get(b, 110.0)  # V1 passes, slower; V2 fails
+    real_fsync = os.fsync
+    cut: list[int] = []
+
+    def fsync(fd: int) -> None:
+        if (
+            not cut
+            and os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp")
+            and ".kernel.py." in os.readlink(f"/proc/self/fd/{fd}")
+        ):
+            cut.append(fd)
+            raise KeyboardInterrupt
+        real_fsync(fd)
+
+    OptimizeLoop(Workspace(ws.root), fakes.collaborators(), LoopRequest(max_iterations=2)).run()
+    before = ws.kernel_py.read_bytes()
+    assert block_of(ws) == 64  # the run already ended on V0; make it end there again from V1's kernel
+    ws.kernel_py.write_bytes(before.replace(b"BLOCK = 64 ", b"BLOCK = 128 "))
+    ws.commit(["kernel.py"], "the user's V1 kernel back in place")
+    slower = ws.kernel_py.read_bytes()
+    monkeypatch.setattr(fileio.os, "fsync", fsync)
+    from kernelopt.loop.ending import end_on_best
+
+    with pytest.raises(KeyboardInterrupt):
+        end_on_best(ws, list(ws.memory.records()))
+    assert cut and ws.kernel_py.read_bytes() == slower  # whole, as it was
+    assert not [p for p in ws.root.iterdir() if p.name.startswith(".kernel.py.")]
+    monkeypatch.setattr(fileio.os, "fsync", real_fsync)
+    assert end_on_best(ws, list(ws.memory.records())) is not None and block_of(ws) == 64
