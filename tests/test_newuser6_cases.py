@@ -324,7 +324,7 @@ def test_resume_with_no_workspace_yet_is_refused_before_one_is_made(
 ) -> None:
     """n19: `kernelopt optimize ctc --device cpu --root wsflags --resume` with no run ever started: "created
     .../wsflags/kernel_opt_ctc", then "nothing to resume in .../kernel_opt_ctc; run without --resume to start", exit
-    2, and the workspace it had just made left behind. Now refused first, nothing made."""
+    2, and the workspace it had just made left behind. Now refused first, nothing made, not even --root."""
     import shutil
 
     shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "ctc")
@@ -336,7 +336,7 @@ def test_resume_with_no_workspace_yet_is_refused_before_one_is_made(
         f"kernelopt: error: nothing to resume: {root / 'kernel_opt_ctc'} does not exist; run without --resume to "
         "start\n"
     )
-    assert not (root / "kernel_opt_ctc").exists()
+    assert not root.exists()  # neither the workspace nor its --root
 
 
 @pytest.mark.gpu

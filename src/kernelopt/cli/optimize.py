@@ -256,14 +256,11 @@ def _run(
 ) -> LoopSummary:
     """Open (or create) the workspace and run the loop on it (the caller holds the run lock)."""
     from kernelopt.loop.machine import OptimizeLoop
-    from kernelopt.loop.opening import find_existing, open_or_create, target_of
+    from kernelopt.loop.opening import find_existing, open_or_create
     from kernelopt.loop.settings import resolve_settings
     from kernelopt.loop.wiring import build_collaborators
 
     existing = find_existing(path, name=name, root=root)
-    if request.resume and existing is None:  # refused before a workspace is made for a run that never started
-        target = target_of(path, name=name, root=root)
-        raise UsageError(f"nothing to resume: {target} does not exist", hint="run without --resume to start")
     chosen = request.device
     if chosen is None and existing is not None:
         chosen = resolve_settings(existing, request)[0].device
@@ -425,6 +422,11 @@ def register(app: typer.Typer) -> None:
         existing = _existing_or_holder(path, name=name, root=root)
         if existing is None:
             check_task_folder(path)  # a wrong PATH is said before a missing GPU, and before any write
+            if resume:  # a run that never started: refused before a workspace (or its --root) is made
+                raise UsageError(
+                    f"nothing to resume: {target_of(path, name=name, root=root)} does not exist",
+                    hint="run without --resume to start",
+                )
             if root is not None:  # the new workspace's parent: never inside another workspace
                 outside_workspaces(root, "--root")
         _check_backends(existing, request, planner_settings, implementer_settings)
