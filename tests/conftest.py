@@ -180,7 +180,7 @@ SLOW_FILES = (
     "test_current_failed.py",  # about 4 CPU-s: one tune of a kernel wrong as written, stopped after its round
     "test_write_exchange.py",  # about 2 s: one tunables --set through the CLI
     "test_check_footprint.py",  # 7 s at load 14: nine worker runs in the process (torch imported)
-    "test_faults8_cases.py",  # about 2.5 s: tune's discovery and CLI runs in the process
+    "test_faults8_cases.py",  # about 8 s at load 14: CLI runs and a loop of fakes in the process, two short starts
     "test_integer_rounding.py",  # about 3 s: an int8 quantizer on 65536 elements, in fp32 and float64
 )
 

@@ -114,6 +114,9 @@ def test_f13_an_unknown_coding_line_or_bytes_it_cannot_decode_are_said_as_such(t
     ):
         decode_python(b"# coding: ascii\n# \xe9\n", "k.py")
     assert decode_python(b"\xef\xbb\xbfBLOCK = 64\r\n", "k.py") == ("BLOCK = 64\r\n", "utf-8-sig")
+    # a BOM and a latin-1 coding line: Python refuses the file ("encoding problem: iso-8859-1 with BOM"), so do we
+    with pytest.raises(InputFileError, match=r"starts with a UTF-8 byte order mark but its coding line declares latin-1, so Python"):
+        decode_python(b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nBLOCK = 64\n", "k.py")
 
 
 @pytest.mark.timeout(60)

@@ -396,6 +396,17 @@ def decode_python(raw: bytes, path: Path | str) -> tuple[str, str]:
                 "either",
                 hint="correct its coding line (PEP 263), e.g. # -*- coding: latin-1 -*-",
             ) from None
+        if str(exc.msg).startswith("encoding problem"):  # a UTF-8 BOM, and a coding line naming another encoding
+            declared = next(
+                (m.group(1).decode("ascii", "replace") for m in map(_CODING.match, raw[3:].splitlines()[:2]) if m),
+                "another",
+            )
+            raise InputFileError(
+                path,
+                f"starts with a UTF-8 byte order mark but its coding line declares {declared}, so Python would not "
+                "import it either",
+                hint="drop the byte order mark or the coding line, whichever is wrong (PEP 263)",
+            ) from None
         encoding = "utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8"
     try:
         return raw.decode(encoding), encoding
