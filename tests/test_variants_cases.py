@@ -401,8 +401,9 @@ def test_the_hunt_s_tutorial_layouts_are_written_correct_at_sizes_never_timed(tm
     session picking a wider K tile writes, correct at sizes no ``SHAPES`` entry names on NaN-padded inputs.
     mm_tutorial_evenk (rows and columns wrapped ``% M`` / ``% N``, pointers advanced ``a_ptrs += BLOCK_K *
     stride_ak`` over ``range(tl.cdiv(K, BLOCK_K))``, no K mask: ``assert K % 32 == 0``) guards its K tile and moves
-    its row tile plainly (the wrap reads in bounds); bp_advance (block pointers checking rows and columns, not K,
-    ``tl.advance`` along K) guards its K tile."""
+    its row tile plainly (the wrap reads in bounds), and with the tutorial's ``EVEN_K`` heuristic moves its K tile
+    plainly (the flag is computed from the block) or guards it (a flag computed from the literal 32); bp_advance
+    (block pointers checking rows and columns, not K, ``tl.advance`` along K) guards its K tile."""
     cases = {
         "mm_tutorial_evenk": (
             {"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 64, "GROUP_M": 4},
@@ -423,6 +424,31 @@ def test_the_hunt_s_tutorial_layouts_are_written_correct_at_sizes_never_timed(tm
         _all_correct(folder, sizes)
     rows, note = _tune_edit(_copy("mm_tutorial_evenk", tmp_path / "rows"), {"BLOCK_M": 64, "BLOCK_N": 32, "GROUP_M": 2})
     assert rows is not None and note is None and "BLOCK_M=64, BLOCK_N=32, BLOCK_K=32, GROUP_M=2" in rows
+    # the tutorial's EVEN_K heuristic: a flag computed from the block moves with it, one from a literal does not
+    from kernelopt.tunables.guard import guard_edit
+
+    source = (DATA / "mm_tutorial_evenk" / "kernel.py").read_text()
+    flagged = (
+        source.replace(
+            "@triton.jit\ndef matmul_kernel",
+            '@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})\n@triton.jit\ndef matmul_kernel',
+        )
+        .replace("GROUP_M: tl.constexpr):", "GROUP_M: tl.constexpr, EVEN_K: tl.constexpr):")
+        .replace(
+            "        a = tl.load(a_ptrs)\n        b = tl.load(b_ptrs)\n",
+            "        if EVEN_K:\n            a = tl.load(a_ptrs)\n            b = tl.load(b_ptrs)\n        else:\n"
+            "            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)\n"
+            "            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)\n",
+        )
+        .replace('    assert K % 32 == 0, "K must be a multiple of 32"\n', "")
+    )
+    assert "if EVEN_K:" in flagged and '"K must be' not in flagged
+    wider = "BLOCK_K=64, GROUP_M=4"
+    tied = guard_edit(flagged, flagged.replace("BLOCK_K=32, GROUP_M=4", wider))
+    assert tied.note is None and tied.new_source is not None and wider in tied.new_source
+    literal = flagged.replace('args["K"] % args["BLOCK_K"] == 0', 'args["K"] % 32 == 0')
+    copied = guard_edit(literal, literal.replace("BLOCK_K=32, GROUP_M=4", wider))
+    assert copied.new_source is not None and "    if K % 64 == 0:  # kernelopt: tuned\n" in copied.new_source
 
 
 @pytest.mark.timeout(120)
@@ -496,6 +522,34 @@ def test_a_jit_helper_imported_from_the_kernel_s_folder_is_refused_by_tune_and_g
         prepare_folder(TuneRequest(folder=folder, device="cpu"))
     guarded = guard_edit(imported, imported.replace("BLOCK_N=16, num_warps", "BLOCK_N=32, num_warps"))
     assert guarded.new_source is not None and "    if N % 32 == 0:  # kernelopt: tuned\n" in guarded.new_source
+
+
+@pytest.mark.timeout(120)
+def test_a_masked_load_filling_a_max_with_zero_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v20, wrongkernel8's hunt): row_max_fill, a row max over a loop of blocks whose loads are
+    masked but fill with ``other=0.0`` (the author's rows are a multiple of 128, so no lane is ever masked out), the
+    values shifted below zero. The mask read as checking the block, so ``BLOCK=256`` went out plainly: right at the
+    SHAPES' 256 and 512 columns, and at 384, which the original handled, the masked-out zeros won the max. A fill
+    that is not an infinity reaching a max or a min unmasked leaves the block unchecked: ``if n_cols % 256 == 0``;
+    one masked again with ``tl.where`` (or a max of ``tl.abs``) reads as before."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("row_max_fill", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and note is not None and "loads whose masks leave it unchecked" in note, note
+    assert "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 640}])
+    source = (DATA / "row_max_fill" / "kernel.py").read_text()
+    filled = source.replace("other=0.0)", 'other=float("-inf"))')
+    again = source.replace(
+        "        acc = tl.maximum(acc, x)\n",
+        '        x = tl.where(cols < n_cols, x, float("-inf"))\n        acc = tl.maximum(acc, x)\n',
+    )
+    for text in (filled, again):
+        assert text != source
+        plain = guard_edit(text, text.replace("BLOCK=128)", "BLOCK=256)"))
+        assert plain.note is None and plain.new_source is not None and "BLOCK=256)" in plain.new_source
 
 
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"

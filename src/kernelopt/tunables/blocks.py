@@ -634,5 +634,60 @@ def unchecked_blocks(
         if mask is None and len(positional) > at:
             mask = positional[at]
         checked = body.ranges(mask) if mask is not None else set()
+        if checked and at == 1 and len(body.indexes(positional[0])) == 1 and _fill_reaches_extremum(body, call):
+            checked = set()  # its masked-out lanes are read as data: a block leaving some covers only in whole blocks
         out |= body.indexes(positional[0]) - checked
     return out
+
+
+#: Reductions across lanes that a masked-out lane changes unless it holds an infinity (``tl.max``, ``tl.argmin``)
+_EXTREMA = frozenset({"max", "min", "argmax", "argmin"})
+
+
+def _fill_reaches_extremum(body: _Kernel, load: cst.Call) -> bool:
+    """Whether the masked ``load`` fills its masked-out lanes with a value that is not an infinity (``other=0.0``,
+    or none) and its value reaches a max or a min across lanes (``tl.max(x)``, or ``tl.max(acc)`` after ``acc =
+    tl.maximum(acc, x)``) without being masked again (``tl.where(cols < n, x, -inf)``): the lanes then count as
+    data, so the load checks its block only where no lane is masked out, at sizes the block divides (variants v20:
+    a row max filling with 0.0 whose rows were always a multiple of the original block). Read for a load over one
+    block (a row); a tile's reduction over one of its axes is not told apart here."""
+    fill = next((a.value for a in load.args if a.keyword is not None and a.keyword.value == "other"), None)
+    positional = [a.value for a in load.args if a.keyword is None]
+    fill = fill if fill is not None or len(positional) < 3 else positional[2]
+    if fill is not None and "inf" in _code(fill):
+        return False
+    tainted: set[str] = set()
+    for code in body.bodies:
+        for node in walk(code):
+            if isinstance(node, cst.Assign) and any(n is load for n in walk(node.value)):
+                for t in node.targets:
+                    tainted |= {n.value for n in walk(t.target) if isinstance(n, cst.Name)}
+
+    def remasked(expr: cst.BaseExpression) -> bool:
+        return (
+            isinstance(expr, cst.Call)
+            and dotted(expr.func).split(".")[-1] == "where"
+            and bool(expr.args)
+            and bool(body.ranges(expr.args[0].value))
+        )
+
+    again = {name for name, values in body.values.items() if any(remasked(v) for v in values)}  # ``x = tl.where(..)``
+    tainted -= again
+    grown = True
+    while grown:
+        grown = False
+        for name, values in body.values.items():
+            if name not in tainted | again and any(_names(v) & tainted for v in values):
+                tainted.add(name)
+                grown = True
+    zero = fill is not None and _code(fill).strip() in ("0", "0.0", "0.")
+    for code in body.bodies:
+        for node in walk(code):
+            if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in _EXTREMA:
+                for arg in node.args:
+                    value = arg.value
+                    if zero and isinstance(value, cst.Call) and dotted(value.func).split(".")[-1] in ("abs", "fabs"):
+                        continue  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
+                    if _names(value) & tainted or any(n is load for n in walk(value)):
+                        return True
+    return False
