@@ -50,7 +50,7 @@ SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures-pub
 # From test_starts.py on, the order is re-measured (2026-12-05 07:10-07:17, -n 0 under load 4-5, each file's
 # own seconds), with the eight files over 1.5 s that were missing (test_disk_full.py ... test_bad_input.py).
 SLOW_FILES = (
-    "test_newuser6_cases.py",  # 24 s at load 1: validate, optimize, tune and batch each start a worker
+    "test_newuser6_cases.py",  # 33-39 s at load 8-14: validate, optimize, tune and batch each start a worker (n10)
     "test_tuning_shapes.py",
     "test_tune_faults.py",
     "test_launch_tuning.py",
