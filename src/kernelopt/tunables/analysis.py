@@ -3438,15 +3438,23 @@ def _arange_ranges(an: _Analyzer, kernel: str | None) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=NODES_KEPT)
 def _aranges_in(body: cst.CSTNode) -> frozenset[str]:
-    """The names passed as the end of a ``tl.arange(0, NAME)`` under ``body``; kept by node (asked per knob)."""
-    return frozenset(
-        n.args[1].value.value
-        for n in walk(body)
-        if isinstance(n, cst.Call)
-        and (_dotted(n.func) or "").split(".")[-1] == "arange"
-        and len(n.args) == 2
-        and isinstance(n.args[1].value, cst.Name)
-    )
+    """The names passed as the end of a ``tl.arange(0, NAME)`` under ``body``, or as a dimension of a
+    ``tl.make_block_ptr``'s ``block_shape`` (a block of a tensor too, a power of two: fla's ``(BT, BS)``, breaker8
+    m8); kept by node (asked per knob)."""
+    out: set[str] = set()
+    for n in walk(body):
+        if not isinstance(n, cst.Call):
+            continue
+        called = (_dotted(n.func) or "").split(".")[-1]
+        if called == "arange" and len(n.args) == 2 and isinstance(n.args[1].value, cst.Name):
+            out.add(n.args[1].value.value)
+        elif called == "make_block_ptr":
+            keyword = [a.value for a in n.args if a.keyword is not None and a.keyword.value == "block_shape"]
+            plain = [a.value for a in n.args if a.keyword is None]
+            shape = keyword[0] if keyword else (plain[4] if len(plain) > 4 else None)
+            if isinstance(shape, cst.Tuple | cst.List):
+                out |= {e.value.value for e in shape.elements if isinstance(e.value, cst.Name)}
+    return frozenset(out)
 
 
 def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
