@@ -263,3 +263,19 @@ def test_the_eighth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
     for name, kernel_py, shapes in cases:
         got = _correct_on_cuda(DATA / name, shapes, kernel_py)
         assert all(v is True for v in got.values()), (name, kernel_py, got)
+
+
+@pytest.mark.timeout(120)
+def test_a_block_pointer_s_block_shape_is_a_power_of_two_block() -> None:
+    """Seen on 2026-12-05: fla_cumsum's autotuned ``BS`` (``tl.make_block_ptr(..., (BT, BS), (1, 0))``: the feature
+    block of each load and store) was listed "BS >= 1", no category, where ``tl.arange(0, BS)`` would have made it a
+    power-of-two block (Triton's block shapes are powers of two; a 24 does not compile). A name in a block pointer's
+    ``block_shape`` is now read as ``tl.arange``'s end is."""
+    from kernelopt.tunables import TunableKind
+    from kernelopt.tunables.evaluate import discover_evaluated
+
+    folder = DATA / "fla_cumsum"
+    found, _ = discover_evaluated(folder / "kernel.py", reference=folder / "reference.py", device="cpu")
+    bs = [t for t in found if t.name == "BS" and t.kind is TunableKind.AUTOTUNE_CONFIG]
+    assert bs and all(t.legality.power_of_two for t in bs), bs
+    assert all(t.legality.problem(24) is not None and t.legality.problem(64) is None for t in bs)
