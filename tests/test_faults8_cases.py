@@ -115,7 +115,9 @@ def test_f13_an_unknown_coding_line_or_bytes_it_cannot_decode_are_said_as_such(t
         decode_python(b"# coding: ascii\n# \xe9\n", "k.py")
     assert decode_python(b"\xef\xbb\xbfBLOCK = 64\r\n", "k.py") == ("BLOCK = 64\r\n", "utf-8-sig")
     # a BOM and a latin-1 coding line: Python refuses the file ("encoding problem: iso-8859-1 with BOM"), so do we
-    with pytest.raises(InputFileError, match=r"starts with a UTF-8 byte order mark but its coding line declares latin-1, so Python"):
+    with pytest.raises(
+        InputFileError, match=r"starts with a UTF-8 byte order mark but its coding line declares latin-1, so Python"
+    ):
         decode_python(b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nBLOCK = 64\n", "k.py")
 
 
@@ -306,3 +308,27 @@ def test_f16_an_interrupt_while_the_run_puts_the_best_version_back_leaves_kernel
     assert not [p for p in ws.root.iterdir() if p.name.startswith(".kernel.py.")]
     monkeypatch.setattr(fileio.os, "fsync", real_fsync)
     assert end_on_best(ws, list(ws.memory.records())) is not None and block_of(ws) == 64
+
+
+@pytest.mark.timeout(60)
+def test_f18_a_nul_byte_is_one_line_in_every_command_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """f18: a kernel.py holding a NUL byte (Python refuses it: "source code cannot contain null bytes") was listed
+    and edited by ``tunables --set`` (libcst reads it), and refused by ``tune`` as "syntax error at line None". Now
+    one line in both, naming the byte and its line; nothing written."""
+    folder, _ = _folder(tmp_path)
+    kernel = folder / "kernel.py"
+    kernel.write_bytes(kernel.read_bytes() + b"# a stray \x00 byte\n")
+    before = kernel.read_bytes()
+    for argv in (
+        ["tunables", str(kernel), "--no-evaluate", "--set", "BLOCK=128"],
+        ["tune", str(folder), "--device", "cpu"],
+    ):
+        assert main(argv) == 2
+        line = capsys.readouterr().err.splitlines()[-1]
+        assert line == (
+            f"kernelopt: error: {kernel}: holds a NUL byte (byte {before.index(0)}, line 17), so Python would not "
+            "import it either; remove that byte (a binary file, or one cut short by a crash?)"
+        )
+        assert kernel.read_bytes() == before

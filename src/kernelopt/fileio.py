@@ -381,9 +381,17 @@ def decode_python(raw: bytes, path: Path | str) -> tuple[str, str]:
 
     Raises:
         InputFileError: the bytes are not text in the encoding they declare (or, with no coding line, not
-            UTF-8, which Python would not import either), or the coding line names an encoding Python does
-            not know: one line naming ``path``, the encoding and the first byte that does not decode.
+            UTF-8, which Python would not import either), the coding line names an encoding Python does
+            not know, or they hold a NUL byte: one line naming ``path``, the encoding and the first byte that does
+            not decode.
     """
+    if (nul := raw.find(b"\0")) >= 0:  # Python refuses it ("source code cannot contain null bytes"); libcst did not
+        line = raw.count(b"\n", 0, nul) + 1
+        raise InputFileError(
+            path,
+            f"holds a NUL byte (byte {nul}, line {line}), so Python would not import it either",
+            hint="remove that byte (a binary file, or one cut short by a crash?)",
+        )
     lines = iter(raw.splitlines(keepends=True))
     try:
         encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
