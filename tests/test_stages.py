@@ -222,7 +222,7 @@ def test_the_harness_worker_does_not_see_the_key(ws, monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("script", "reason", "error_type"),
     [
-        ("binary.py", "that Python cannot read: kernel.py: not UTF-8 text", "implementer_error"),
+        ("binary.py", "that Python cannot read: kernel.py: holds a NUL byte", "implementer_error"),
         ("delete.py", "the agent deleted kernel.py", "implementer_error"),
         ("silent.py", "the agent exited 0 without changing kernel.py", "implementer_error"),
         ("crash.py", "the agent exited with status 3: agent crashed: out of credits", "implementer_error"),
