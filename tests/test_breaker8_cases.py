@@ -275,7 +275,14 @@ def test_a_block_pointer_s_block_shape_is_a_power_of_two_block() -> None:
     from kernelopt.tunables.evaluate import discover_evaluated
 
     folder = DATA / "fla_cumsum"
-    found, _ = discover_evaluated(folder / "kernel.py", reference=folder / "reference.py", device="cpu")
+    found, evaluation = discover_evaluated(folder / "kernel.py", reference=folder / "reference.py", device="cpu")
     bs = [t for t in found if t.name == "BS" and t.kind is TunableKind.AUTOTUNE_CONFIG]
     assert bs and all(t.legality.power_of_two for t in bs), bs
     assert all(t.legality.problem(24) is not None and t.legality.problem(64) is None for t in bs)
+    # a block of no known name is bounded by the problem's largest size as a 1-D block is: 16, 32, 64 of S = 64
+    from kernelopt.tuning.launch import space_from_tunables
+
+    space = space_from_tunables(found, evaluation=evaluation, problem_sizes={"B": 2, "T": 64, "H": 2, "S": 64})
+    block = next(k for k in space.knobs if k.name == "BS")
+    held = {k.name: k.default for k in space.knobs if k.name != "BS"}
+    assert [v for v in block.values if not space.problems({**held, "BS": v})] == [16, 32, 64]

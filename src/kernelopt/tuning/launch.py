@@ -279,9 +279,7 @@ def _picked_config(la: Launch, evaluation: AutotuneEvaluation | None) -> dict[st
 
 def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
     """The legal values of ``t`` and its default (its value, or the middle of the domain when unknown)."""
-    fam = family(t.feeds[0] if t.feeds else t.name)
-    if fam is KnobFamily.OTHER and t.category is ActionCategory.BLOCK_SIZE:
-        fam = KnobFamily.BLOCK  # a cap on a computed block (MAX_FUSED_SIZE): a block's grid
+    fam = _family(t.feeds[0] if t.feeds else t.name, [c.value for c in t.categories])
     grid = family_values(fam)
     values: list[Value] = list(t.legal_values or [])
     if values and grid is not None:
@@ -354,7 +352,7 @@ def _tile_limits(knobs: list[Knob], origins: Mapping[str, KnobOrigin], sizes: Ma
         return {}
     out: dict[str, int] = {}
     for k in knobs:
-        fam = family(origins[k.name].feeds[0])
+        fam = _family(origins[k.name].feeds[0], origins[k.name].categories)
         axis = _TILE_AXES.get(fam)
         if axis is not None and axis in by_axis:
             out[k.name] = _pow2_ceil(by_axis[axis])
@@ -363,6 +361,16 @@ def _tile_limits(knobs: list[Knob], origins: Mapping[str, KnobOrigin], sizes: Ma
     lowest = {k.name: k.values[0] for k in knobs}
     # a problem smaller than the smallest legal tile prunes nothing (else it would prune everything)
     return {n: m for n, m in out.items() if not _gt(lowest[n], m)}
+
+
+def _family(feed: str, categories: Sequence[str]) -> KnobFamily:
+    """The knob family of the name a knob feeds; one of no known family whose primary category is a block size (a
+    cap on a computed block, ``MAX_FUSED_SIZE``; a block pointer's ``BS``, breaker8 m8) is a block: its grid, and a
+    1-D block's bound by the problem's largest size."""
+    fam = family(feed)
+    if fam is KnobFamily.OTHER and list(categories[:1]) == [ActionCategory.BLOCK_SIZE.value]:
+        return KnobFamily.BLOCK
+    return fam
 
 
 def _pow2_ceil(n: int) -> int:
