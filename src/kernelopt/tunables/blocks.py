@@ -99,10 +99,12 @@ class OneBlock:
         return text if div == 1 else f"{text} // {div}"
 
 
-CHILDREN_KEPT = 200_000
+CHILDREN_KEPT = 2_000_000
 """Our choice: how many nodes' children :func:`child_nodes` keeps before it forgets them all (a kernel file's
 tree is 5,000-30,000 nodes; the kept nodes stay alive, some tens of MB at most in a long-lived process such as
-``kernelopt mcp``)."""
+``kernelopt mcp``). About one node a character of source, so as many as the parse caches keep texts for
+(:data:`kernelopt.tunables.syntax.CHARS_KEPT`): at 200,000, a 348 kB kernel.py of 10,000 functions (310,000 nodes)
+forgot its children mid-analysis and listed each node's twice (8.4 CPU-s; 7.2 s kept; faults8, f15)."""
 _CHILDREN: dict[cst.CSTNode, tuple[cst.CSTNode, ...]] = {}
 
 
