@@ -9,15 +9,21 @@
 #      NUM_KV_SPLITS), correct at sizes the SHAPES do not name;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of tma_persist (configs pinned with their pre_hook: k1),
 #      ge_softmax (TILE_N in a named heuristic: k4) and decode_split (NUM_KV_SPLITS beside BLOCK_N: k5), default
-#      strategy, a 60 s wall each, each written kernel.py kept.
+#      strategy, a 60 s wall each, each written kernel.py kept;
+#   0. diag: token_quant's int8 at B=4, T=512, D=4096 against its reference (how many differ, all at rounding ties?),
+#      the H100 failure of 2026-12-05 that the integer-output rule answers (docs/gpu-runs/2026-12-05-h100-f).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt,
-# tune_<name>.json/.txt, kernel_<name>.py, logs/.
+# tune_<name>.json/.txt, kernel_<name>.py, logs/, token_quant_diag.txt.
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
 gpu_out
 mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
+
+progress "diag: start"
+timeout 120 $PY docs/gpu-runs/2026-12-05-h100-f/token_quant_diag.py > "$R/token_quant_diag.txt" 2>&1
+progress "diag: rc=$?"
 
 progress "tests: start"
 KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
