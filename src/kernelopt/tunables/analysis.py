@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.actions import ActionCategory
+from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
@@ -2179,7 +2180,7 @@ class _Analyzer:
             changed = self.mutation(expr.value, scope, tuned_lines=call is None)
             if changed is not None:
                 if depth == 0 and call is None and self.dict_entries(value, scope, depth + 1) is not None:
-                    where = f"{self.loc(self.positions[changed].start.line)}: {self.code(changed).strip()[:80]}"
+                    where = f"{self.loc(self.positions[changed].start.line)}: {one_line(self.code(changed), 80)}"
                     self.unread_why[expr.value] = (
                         f"the argument **{expr.value} cannot be read: it is a dict changed after it is built "
                         f"({where}): the settings it passes are not listed"
