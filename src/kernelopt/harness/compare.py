@@ -72,6 +72,12 @@ def _index_of(flat: int, shape: torch.Size | tuple[int, ...]) -> str:
     return str(tuple(reversed(idx)))
 
 
+def is_integer_output(t: Any) -> bool:
+    """An integer tensor (a quantizer's int8, an index), not a bool: judged exactly, or within one step where the
+    reference's own dtype and its float64 run disagree (:func:`_reference_stats`)."""
+    return isinstance(t, torch.Tensor) and not (t.is_floating_point() or t.is_complex()) and t.dtype != torch.bool
+
+
 def changed_elements(before: torch.Tensor, after: torch.Tensor) -> int:
     """Elements that differ (NaN equal to NaN; a changed shape or dtype counts every element), compared a chunk at
     a time (:func:`~kernelopt.harness.chunks.chunk_for`): its masks never take the memory of a whole tensor (a
@@ -270,7 +276,7 @@ def _reference_stats(
         stats.tolerance = user_tolerance(precision, atol=atol, rtol=rtol, ref_rms=ref_rms)
     else:
         stats.tolerance = default_tolerance(precision, ref_rms=ref_rms)
-    if not floating and ref is not hi and ref.dtype != torch.bool:
+    if is_integer_output(ref) and ref is not hi:
         # an integer output of a float computation (a quantizer's round): the reference in its own dtype lands on
         # the other side of a rounding tie where its float64 run does not; no candidate is held to more. One step
         # only: an index (an argmax on a tie) that moves further says nothing of a neighbour's value

@@ -446,11 +446,10 @@ def _integer_outputs_in_float64(ref: Callable[..., Any], inputs: list[Any], expe
     an integer tensor, no input is floating, or the float64 run raises or returns another structure."""
     import torch
 
-    from kernelopt.harness.compare import as_outputs
+    from kernelopt.harness.compare import as_outputs, is_integer_output
 
     outs = as_outputs(expected)
-    integer = [isinstance(t, torch.Tensor) and not (t.is_floating_point() or t.is_complex()) for t in outs]
-    integer = [i and t.dtype != torch.bool for i, t in zip(integer, outs, strict=True)]
+    integer = [is_integer_output(t) for t in outs]
     floating = [t for t in inputs if isinstance(t, torch.Tensor) and t.is_floating_point()]
     if not any(integer) or not floating:
         return None

@@ -188,13 +188,19 @@ class _Run:
         reason = self.screen(config) if self.screen is not None else None
         return (reason, True) if reason is not None else None
 
+    def screen_one(self) -> int:
+        """Count one configuration set aside untimed; the candidates it costs the budget: none up to
+        :data:`FREE_SCREENED` times the budget's candidates, one past that."""
+        self.screened += 1
+        return int(self.screened > FREE_SCREENED * self.budget.candidates)
+
     def larger_than_refused(self, config: Config) -> str | None:
         """Why ``config`` is refused untimed: its tiles are each at least those of a candidate refused for a bound
         that grows with the tiles, or each at most those of one refused for a bound that shrinks with them
         (:meth:`Space.larger_tiles`); ``None`` when none is."""
+        if self.space is None:
+            return None
         for r in self.tile_refusals:
-            if self.space is None:
-                break
             if r.grows_with_tiles and self.space.larger_tiles(config, r.config):
                 return (
                     f"set aside untimed: its tiles are each at least those of {r.key}, which was refused ({r.reason})"
@@ -400,8 +406,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
             run.aside.add(c.key())
             if refused and held is None and run.record is not None:
                 run.record.append(r)  # attribution: the refusal and its reason stay in the record
-            run.screened += 1
-            charged += run.screened > FREE_SCREENED * run.budget.candidates
+            charged += run.screen_one()
         elif held is not None:
             r = held.model_copy(update={"recorded": True})
             run.served += 1
@@ -410,8 +415,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
             r = next(measured)
             run.evaluations += 1
             if r.outcome is Outcome.INVALID:  # refused by the evaluator (a bound the GPU would refuse): screened
-                run.screened += 1
-                charged += run.screened > FREE_SCREENED * run.budget.candidates
+                charged += run.screen_one()
             else:
                 charged += 1
             if run.record is not None:
