@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from kernelopt.harness import worker
+from kernelopt.harness import highrun, worker
 from kernelopt.harness.footprint import (
     EVERYTHING,
     GIB,
@@ -126,7 +126,7 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel_text: str, free
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     answers = list(frees)
-    monkeypatch.setattr(worker, "_device_free_bytes", lambda device: answers.pop(0) if len(answers) > 1 else answers[0])
+    monkeypatch.setattr(highrun, "device_free_bytes", lambda device: answers.pop(0) if len(answers) > 1 else answers[0])
     tmp_path.mkdir(parents=True, exist_ok=True)
     kernel = tmp_path / "kernel.py"
     kernel.write_text(kernel_text, encoding="utf-8")
@@ -221,7 +221,7 @@ def test_a_short_device_skips_the_float64_reference_and_moves_the_outputs_to_the
     assert res.failure is None, res.failure
     assert res.cases[0].reference_precision == "native"
     assert any("the float64 reference needs about" in w for w in res.warnings), res.warnings
-    assert place_check(worker._footprint(small, [_f32(1000), _f32(1000)], _f32(1000), None)).outputs is Keep.HOST
+    assert place_check(highrun.check_footprint(small, [_f32(1000), _f32(1000)], _f32(1000), None)).outputs is Keep.HOST
     wrong = _run(tmp_path / "wrong", monkeypatch, "def run(x, y):\n    return x + y + 1e-2\n", [small])
     assert wrong.failure is not None and wrong.failure.culprit is Culprit.KERNEL
     assert wrong.failure.error_class == "Mismatch"
@@ -300,7 +300,7 @@ class _DeviceBudget:
             self.since = self.live
             return self.live
 
-        monkeypatch.setattr(worker, "_device_free_bytes", lambda device: self.budget - self.live)
+        monkeypatch.setattr(highrun, "device_free_bytes", lambda device: self.budget - self.live)
         monkeypatch.setattr(worker, "_peak_start", start)
         monkeypatch.setattr(worker, "_peak_above", lambda device, at: None if at is None else self.since - at)
 

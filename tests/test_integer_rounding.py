@@ -119,3 +119,37 @@ def test_tune_checks_an_integer_output_as_the_gate_does(monkeypatch: pytest.Monk
         verdict.reason
     )
     candidate.release()
+
+
+def test_tunes_float64_run_is_skipped_with_its_reason_when_it_cannot_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tuning engine's float64 run is the gate's (harness/highrun.py), sized and placed as the gate's is: with
+    less free on the device than it needs it is not made, the reason is kept (and handed to the parent in the bench
+    worker's Ready), and the integer outputs are compared exactly: the quantizer one tie off then fails, as the gate
+    fails it when its own float64 run is skipped."""
+    import kernelopt.harness.footprint as footprint
+    from kernelopt.harness import highrun
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import LoadedProblem, run_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(footprint, "MARGIN_MIN_BYTES", 0)
+    ran: list[int] = []
+    real = highrun.run_high
+    monkeypatch.setattr(highrun, "run_high", lambda *a, **k: ran.append(1) or real(*a, **k))
+    monkeypatch.setattr(highrun, "device_free_bytes", lambda device: 4096)  # the device's probe, as on a GPU
+    folder = DATA / "intround" / "quant_div"
+    problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    assert not ran
+    said = loaded.high_skipped or ""
+    assert said.startswith("the float64 reference needs about ") and "of the device is free" in said, said
+    assert said.endswith("its integer outputs are compared exactly with the reference in its own dtype"), said
+    candidate, verdict = run_candidate(loaded, folder / "kernel.py")
+    assert verdict.outcome is Outcome.WRONG_RESULT and "atol 0" in (verdict.reason or ""), verdict.reason
+    assert candidate is None
+
+    monkeypatch.setattr(highrun, "device_free_bytes", lambda device: None)  # the CPU: the host counted it before
+    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    assert ran and loaded.high_skipped is None

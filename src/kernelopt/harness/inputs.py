@@ -24,6 +24,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from kernelopt.digits import size_text
+from kernelopt.harness.footprint import HIGH_BYTES_PER_ELEMENT
 from kernelopt.harness.hostmem import InputsDoNotFit, host_available_bytes
 from kernelopt.harness.loader import KernelPair
 from kernelopt.harness.model import HOST_DOES_NOT_FIT, SIZE_REMEDY
@@ -110,19 +111,23 @@ def _call_label(shape: dict[str, Any]) -> str:
     return "get_inputs(" + ", ".join(f"{k}={v!r}" for k, v in shape.items()) + ")"
 
 
-def _copy64_bytes(numel: int, dtype: torch.dtype) -> int:
-    """Bytes of the float64 copy the reference check makes of a floating tensor below 64 bits (else 0)."""
-    return numel * 8 if dtype.is_floating_point and torch.finfo(dtype).bits < 64 else 0
+def high_copy_bytes(numel: int, dtype: torch.dtype) -> int:
+    """Bytes of the copy the reference's run in higher precision makes of a tensor (:func:`upcast_tree` to float64:
+    :data:`~kernelopt.harness.footprint.HIGH_BYTES_PER_ELEMENT` per floating element, a clone of any other), and of
+    an output it returns: the one rule of the host's budget and the device's footprint
+    (:func:`kernelopt.harness.highrun.high_bytes`)."""
+    if dtype.is_floating_point:
+        return numel * HIGH_BYTES_PER_ELEMENT
+    return numel * dtype.itemsize
 
 
 def host_need_bytes(inputs: list[Any], outputs: Any = None) -> tuple[int, int, int]:
     """What a check of one case holds on the host at once: the inputs' bytes, the reference's outputs' bytes, and
     the total: the inputs and their float64 copy (:func:`upcast_tree`), the reference's outputs in their dtype and
-    in float64, and the kernel's outputs (as many as the reference's)."""
-    ins, outs = tensors_in(inputs), tensors_in(outputs)
-    own_in = sum(t.numel() * t.element_size() for t in ins)
-    own_out = sum(t.numel() * t.element_size() for t in outs)
-    copies = sum(_copy64_bytes(t.numel(), t.dtype) for t in ins) + sum(_copy64_bytes(t.numel(), t.dtype) for t in outs)
+    in float64, and the kernel's outputs (as many as the reference's). The gate's check and the tuning engine's
+    run the same float64 run (:mod:`kernelopt.harness.highrun`): one count for both."""
+    own_in, own_out = nbytes(inputs), nbytes(outputs)
+    copies = sum(high_copy_bytes(t.numel(), t.dtype) for t in [*tensors_in(inputs), *tensors_in(outputs)])
     return own_in, own_out, own_in + 2 * own_out + copies
 
 
@@ -238,7 +243,7 @@ def requested_bytes(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
             numel = math.prod(int(d) for d in size)
     except (TypeError, ValueError, IndexError, AttributeError, OverflowError, ZeroDivisionError):
         return None
-    return numel * torch.empty((), dtype=dtype, device="meta").element_size(), _copy64_bytes(numel, dtype)
+    return numel * torch.empty((), dtype=dtype, device="meta").element_size(), high_copy_bytes(numel, dtype)
 
 
 def _room_line(shape: dict[str, Any], made: str, need: int, available: int, done: str) -> str:

@@ -13,7 +13,6 @@ environment is unusable (a requested CUDA device that does not exist).
 
 from __future__ import annotations
 
-import copy
 import math
 import sys
 import time
@@ -26,11 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from kernelopt.env import EnvSettings, use_build_folders
 from kernelopt.fileio import atomic_write_text
+from kernelopt.harness import highrun
 from kernelopt.harness.branches import Line, LineTrace, OwnCode, other_lines, shown_lines
 from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
 from kernelopt.harness.footprint import (
-    HIGH_BYTES_PER_ELEMENT,
-    CheckFootprint,
     Keep,
     Snapshot,
     margin_bytes,
@@ -431,26 +429,16 @@ def _fails_as_written(pair: Any, ref: Callable[..., Any], errors: list[str]) -> 
 def _reference_high(
     ref: Callable[..., Any], inputs: list[Any], ctx: _Ctx, cache: dict[Any, Any], seed: int, traced: OwnCode
 ) -> tuple[Any, str, set[Line]]:
-    """The reference in float64 (else float32) on upcast inputs; native when neither runs. Each attempt starts
-    from the random state ``seed`` (``torch.manual_seed``). Also the lines of the reference's own code
-    (``traced``) the run that answered executed (:class:`~kernelopt.harness.branches.LineTrace`)."""
+    """The reference in float64 (else float32) on upcast inputs (:func:`kernelopt.harness.highrun.run_high`, the
+    tuning engine's run too); native when neither runs. Each attempt starts from the random state ``seed``. Also
+    the lines of the reference's own code (``traced``) the run that answered executed."""
     import torch
 
-    from kernelopt.harness.inputs import clone_tree, upcast_tree
+    from kernelopt.harness.inputs import clone_tree
 
-    for dtype in (torch.float64, torch.float32):
-        try:
-            fn = ref
-            if isinstance(ref, torch.nn.Module):
-                if dtype not in cache:
-                    cache[dtype] = copy.deepcopy(ref).to(dtype)
-                fn = cache[dtype]
-            torch.manual_seed(seed)
-            with LineTrace(traced) as path:
-                out = fn(*upcast_tree(inputs, dtype))
-            return out, str(dtype).removeprefix("torch."), path.lines
-        except (Exception, SystemExit):  # user reference code that cannot run in this dtype; try the next
-            continue
+    high = highrun.run_high(ref, inputs, cache, seed=seed, own=traced)
+    if high is not None:
+        return high.outputs, high.precision, high.lines
     ctx.warn_once("native-ref", "the reference could not run in float64 or float32; compared in its own dtype")
     torch.manual_seed(seed)
     return ref(*clone_tree(inputs)), "native", set()
@@ -622,18 +610,6 @@ def _layout(obj: Any) -> list[tuple[tuple[int, ...], str]]:
     return [(tuple(t.shape), str(t.dtype)) for t in tensors_in(obj)]
 
 
-def _device_free_bytes(device: str) -> int | None:
-    """The device's free memory in bytes, the caching allocator's unused blocks given back first; ``None`` on the
-    CPU (nothing to place: every copy stays where it is made)."""
-    if not device.startswith("cuda"):
-        return None
-    import torch
-
-    torch.cuda.empty_cache()
-    free, _total = torch.cuda.mem_get_info(torch.device(device))
-    return int(free)
-
-
 def _peak_start(device: str) -> int | None:
     """Start measuring the peak of the device's allocated memory; the bytes allocated now (``None``: the CPU)."""
     if not device.startswith("cuda"):
@@ -651,30 +627,6 @@ def _peak_above(device: str, start: int | None) -> int | None:
     import torch
 
     return max(0, int(torch.cuda.max_memory_allocated(torch.device(device))) - start)
-
-
-def _footprint(free: int | None, inputs: Any, ref_native: Any, peak: int | None) -> CheckFootprint:
-    """:class:`~kernelopt.harness.footprint.CheckFootprint` of one seed from what was measured: the float64
-    outputs and run scaled from the own-dtype ones (8 bytes per floating element)."""
-    from kernelopt.harness.inputs import tensors_in
-
-    def high(obj: Any) -> int:
-        return sum(
-            t.numel() * (HIGH_BYTES_PER_ELEMENT if t.is_floating_point() else t.element_size()) for t in tensors_in(obj)
-        )
-
-    outputs = sum(t.numel() * t.element_size() for t in tensors_in(ref_native))
-    kernel = max(outputs, peak or 0)
-    high_out = high(ref_native)
-    scale = high_out / outputs if outputs else 2.0
-    return CheckFootprint(
-        free_bytes=free,
-        input_bytes=sum(t.numel() * t.element_size() for t in tensors_in(inputs)),
-        output_bytes=outputs,
-        high_output_bytes=high_out,
-        high_run_bytes=high(inputs) + int(kernel * scale),
-        kernel_bytes=kernel,
-    )
 
 
 def _park(obj: Any, keep: Keep) -> Any:
@@ -724,7 +676,7 @@ def _check_seed(
         torch.manual_seed(run_seed)
         before = generator_states(ctx.device)
         ref_inputs = clone_tree(inputs)
-        ref_free = _device_free_bytes(ctx.device)  # the room the reference runs in (its inputs' copy made)
+        ref_free = highrun.device_free_bytes(ctx.device)  # the room the reference runs in (its inputs' copy made)
         start = _peak_start(ctx.device)
         with LineTrace(traced) as native_path:
             ref_native = subject.ref(*ref_inputs)
@@ -733,7 +685,7 @@ def _check_seed(
         contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
         del ref_inputs
         random = drew(before, generator_states(ctx.device))
-        place = place_check(_footprint(_device_free_bytes(ctx.device), inputs, ref_native, peak))
+        place = place_check(highrun.check_footprint(highrun.device_free_bytes(ctx.device), inputs, ref_native, peak))
         if place.high:
             ref_hi, precision, hi_lines = _reference_high(subject.ref, inputs, ctx, subject.hi_cache, run_seed, traced)
         else:
@@ -757,7 +709,7 @@ def _check_seed(
     if place.outputs is Keep.HOST or place.high_output is Keep.HOST:
         kept.park(ctx, subject, place.outputs, place.high_output)
     kept.saved = InputCopy.of(inputs) if place.snapshot is Snapshot.COPY else InputPrints.of(inputs)
-    _device_free_bytes(ctx.device)  # what left the device is given back before the poison and the kernel
+    highrun.device_free_bytes(ctx.device)  # what left the device is given back before the poison and the kernel
     if not place.poison or not poison_device_memory(ctx.device, tensors_in(kept.native)):
         ctx.warn_once("no-poison", "not enough GPU memory to poison output memory: unwritten outputs may pass")
     synchronize(ctx.device)
@@ -905,7 +857,7 @@ def _run_kernel(
                     "the reference's outputs on the host and the inputs' copy made a checksum",
                 )
                 continue
-            free = _device_free_bytes(ctx.device)
+            free = highrun.device_free_bytes(ctx.device)
             if free is not None and free + margin_bytes(ref_free) < ref_free:
                 raise _does_not_fit(
                     cc,

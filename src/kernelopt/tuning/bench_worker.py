@@ -142,6 +142,8 @@ class BenchReady(BaseModel):
         held_bytes: what the worker holds above its baseline after setup (inputs, reference output).
         baseline_bytes: the process's memory before the problem was built (GPU: allocated by torch after the
             L2 flush buffer; CPU: resident set), the zero of every ``peak_bytes``.
+        high_skipped: why the reference's float64 run for its integer outputs was not made (it could not fit),
+            else ``None`` (:attr:`kernelopt.tuning.checks.LoadedProblem.high_skipped`).
     """
 
     device: str
@@ -151,6 +153,7 @@ class BenchReady(BaseModel):
     free_bytes: int
     held_bytes: int | None
     baseline_bytes: int | None
+    high_skipped: str | None = None
 
 
 class EvaluateRequest(BaseModel):
@@ -494,6 +497,7 @@ class BenchService:
             free_bytes=free,
             held_bytes=None if held is None or self.peak.baseline is None else max(0, held - self.peak.baseline),
             baseline_bytes=self.peak.baseline,
+            high_skipped=loaded.high_skipped,
         )
         return SetupInfo(device=device, versions=_versions(), info=ready.model_dump(mode="json"))
 

@@ -173,6 +173,9 @@ class LoadedProblem:
         prepared: what the value checks need of ``expected``, read once
             (:func:`kernelopt.harness.compare.prepare_reference`).
         chunk_elems: elements per step of the output comparison (:func:`chunk_for` of the outputs).
+        high_skipped: why the reference's float64 run for its integer outputs was not made (it could not fit on
+            the device beside the problem: :func:`kernelopt.harness.footprint.place_check`, the gate's rule), else
+            ``None``.
     """
 
     problem: Problem
@@ -190,6 +193,7 @@ class LoadedProblem:
     chunk_elems: int = CHUNK_MIN_ELEMS
     watch: UserCodeWatch | None = None
     contract: InPlaceContract | None = None
+    high_skipped: str | None = None
 
     @classmethod
     def load(cls, problem: Problem, device: str, *, watch: UserCodeWatch | None = None) -> LoadedProblem:
@@ -280,7 +284,7 @@ class LoadedProblem:
         from kernelopt.harness.inputs import tensors_in
 
         self.chunk_elems = chunk_for(sum(t.numel() for t in tensors_in(self.expected)))
-        hi = _integer_outputs_in_float64(ref, self.inputs, self.expected, self.form.takes_gradients)
+        hi = self._integer_outputs_high(ref)
         if hi is not None:  # an integer output of a float computation: within the reference's own rounding
             self.prepared = prepare_pair(
                 self.expected, hi, dtype_hint=self.problem.dtype_hint, atol=self.atol, rtol=self.rtol
@@ -294,6 +298,42 @@ class LoadedProblem:
                 chunk_elems=self.chunk_elems,
             )
         return MemoryNeed(inputs_bytes=nbytes(self.inputs) + _parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
+
+    def _integer_outputs_high(self, ref: Callable[..., Any]) -> Any:
+        """The reference's outputs with each integer one (a quantizer's int8, not a bool) taken from its run in
+        float64 (:func:`kernelopt.harness.highrun.run_high`, the gate's run), the others as computed: the gate's
+        rule of one step at a rounding tie (:func:`kernelopt.harness.compare.check_outputs`). ``None`` when no
+        output is an integer tensor, no input is floating, the run does not fit on the device beside the problem
+        (:attr:`high_skipped` says why), or it raises or returns another structure."""
+        import torch
+
+        from kernelopt.harness import highrun
+        from kernelopt.harness.compare import as_outputs, is_integer_output
+        from kernelopt.harness.footprint import place_check
+
+        self.high_skipped = None
+        outs = as_outputs(self.expected)
+        integer = [is_integer_output(t) for t in outs]
+        if not any(integer) or not any(isinstance(t, torch.Tensor) and t.is_floating_point() for t in self.inputs):
+            return None
+        fp = highrun.check_footprint(highrun.device_free_bytes(self.device), self.inputs, self.expected, None)
+        place = place_check(fp)
+        if not place.high:
+            self.high_skipped = (
+                f"{place.high_skipped}: its integer outputs are compared exactly with the reference in its own dtype"
+            )
+            return None
+        with torch.set_grad_enabled(self.form.takes_gradients):
+            high = highrun.run_high(ref, self.inputs, {})  # a module's float64 copy: for this run only
+        if high is None:  # the reference runs in neither float64 nor float32: compared as computed
+            return None
+        his = as_outputs(high.outputs)
+        if len(his) != len(outs):
+            return None
+        return tuple(
+            h if keep and isinstance(h, torch.Tensor) and tuple(h.shape) == tuple(o.shape) else o
+            for o, h, keep in zip(outs, his, integer, strict=True)
+        )
 
     @property
     def atol(self) -> float | None:
@@ -437,39 +477,6 @@ def mutated_inputs(loaded: LoadedProblem, *, timing: bool = False) -> str | None
     if fault is not None or loaded.contract.left:  # an input changed (or may have: an op in place)
         loaded.restore_inputs()
     return None if fault is None else f"the {fault.message}"
-
-
-def _integer_outputs_in_float64(ref: Callable[..., Any], inputs: list[Any], expected: Any, grad: bool) -> Any:
-    """The reference's outputs with each integer one (a quantizer's int8, not a bool) taken from a run on float64
-    copies of the floating inputs, the others as computed: the gate's rule of one step at a rounding tie
-    (:func:`kernelopt.harness.compare.check_outputs`), read by the tuning engine too; ``None`` when no output is
-    an integer tensor, no input is floating, or the float64 run raises or returns another structure."""
-    import torch
-
-    from kernelopt.harness.compare import as_outputs, is_integer_output
-
-    outs = as_outputs(expected)
-    integer = [is_integer_output(t) for t in outs]
-    floating = [t for t in inputs if isinstance(t, torch.Tensor) and t.is_floating_point()]
-    if not any(integer) or not floating:
-        return None
-    copies = [
-        (t.double() if t.is_floating_point() else t.clone()) if isinstance(t, torch.Tensor) else t for t in inputs
-    ]
-    try:
-        with torch.set_grad_enabled(grad):
-            his = as_outputs(ref(*copies))
-    except Exception:  # the reference does not run in float64 (a module's float32 weights): compared as computed
-        return None
-    finally:
-        del copies
-    if len(his) != len(outs):
-        return None
-    mixed = [
-        h if keep and isinstance(h, torch.Tensor) and tuple(h.shape) == tuple(o.shape) else o
-        for o, h, keep in zip(outs, his, integer, strict=True)
-    ]
-    return tuple(mixed)
 
 
 def run_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate | None, Verdict]:
