@@ -25,10 +25,7 @@ progress "diag: start"
 timeout 120 $PY docs/gpu-runs/2026-12-05-h100-f/token_quant_diag.py > "$R/token_quant_diag.txt" 2>&1
 progress "diag: rc=$?"
 
-progress "tests: start"
-KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
-    tests/test_breaker7_cases.py > "$R/tests.txt" 2>&1
-progress "tests: rc=$?"
+gpu_tests 900 tests/test_breaker7_cases.py
 
 tune_copies tests/data/breaker7 tma_persist ge_softmax decode_split
 progress "done"

@@ -15,14 +15,4 @@
 # tune_<name>.json/.txt, kernel_<name>.py, logs/.
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
-gpu_out
-mkdir -p "$R/logs" "$R/work"
-gpu_header "$R/session.txt"
-
-progress "tests: start"
-KERNELOPT_GPU_TESTS=1 timeout 900 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
-    tests/test_breaker8_cases.py > "$R/tests.txt" 2>&1
-progress "tests: rc=$?"
-
-tune_copies tests/data/breaker8 moe_vllm ssd_cumsum fa2_causal
-progress "done"
+gpu_trial tests/test_breaker8_cases.py tests/data/breaker8 moe_vllm ssd_cumsum fa2_causal

@@ -8,6 +8,11 @@
 #                             (default name, driver, clocks, memory), torch and triton, CPU cores, the commit
 #                             (none in the device tool's copy, which has no .git)
 #   progress MESSAGE          "HH:MM:SS MESSAGE" appended to $R/progress.txt (a cut run says how far it got)
+#   gpu_tests LIMIT_S ARGS... `pytest -m gpu ARGS` with the GPU tests on, under `timeout LIMIT_S`, into $R/tests.txt
+#                             (appended), its start and rc in progress.txt
+#   tune_copies DATA NAME...  `kernelopt tune --device cuda` on a copy of each DATA/NAME (a 60 s wall)
+#   gpu_trial TESTS DATA NAME...  a held-out trial's whole session: $R with logs/ and work/, session.txt, the GPU
+#                             tests of TESTS (900 s), tune_copies DATA NAME..., then "done"
 #   gpu_pip_target DIR WHEEL...  pip install of carried wheels into DIR: no index, no dependencies, no network
 #   gpu_ncu_python            Nsight Compute's extras/python folder (ncu_report), empty when there is none
 #
@@ -38,6 +43,15 @@ progress() {
     echo "$(date -u +%T) $*" >> "$R/progress.txt"
 }
 
+gpu_tests() {  # LIMIT_S PYTEST_ARGS...
+    local limit=$1
+    shift
+    progress "tests: start"
+    KERNELOPT_GPU_TESTS=1 timeout "$limit" $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu "$@" \
+        >> "$R/tests.txt" 2>&1
+    progress "tests: rc=$?"
+}
+
 tune_copies() {  # DATA_DIR NAME...: `kernelopt tune --device cuda --json` (a 60 s wall) on a copy of each folder
     # DATA_DIR/NAME under $R/work, each written kernel.py kept as $R/kernel_NAME.py (the held-out trials' scripts)
     local data=$1 name ws
@@ -51,6 +65,17 @@ tune_copies() {  # DATA_DIR NAME...: `kernelopt tune --device cuda --json` (a 60
         progress "tune $name: rc=$?"
         cp "$ws/kernel.py" "$R/kernel_$name.py"
     done
+}
+
+gpu_trial() {  # TESTS DATA_DIR NAME...: the session of scripts/gpu_breaker*.sh and gpu_variants.sh
+    local tests=$1
+    shift
+    gpu_out
+    mkdir -p "$R/logs" "$R/work"
+    gpu_header "$R/session.txt"
+    gpu_tests 900 "$tests"
+    tune_copies "$@"
+    progress "done"
 }
 
 gpu_pip_target() {  # DIR WHEEL...

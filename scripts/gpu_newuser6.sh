@@ -12,8 +12,5 @@ set -u
 gpu_out
 gpu_header "$R/session.txt"
 
-progress "tests: start"
-KERNELOPT_GPU_TESTS=1 timeout 600 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
-    tests/test_newuser6_cases.py > "$R/tests.txt" 2>&1
-progress "tests: rc=$?"
+gpu_tests 600 tests/test_newuser6_cases.py
 progress "done"

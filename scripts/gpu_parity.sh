@@ -16,10 +16,7 @@ set -u
 gpu_out
 gpu_header "$R/session.txt"
 
-progress "tests: start"
-KERNELOPT_GPU_TESTS=1 timeout 240 $PY -m pytest -o addopts=-ra -p no:cacheprovider -m gpu \
-    tests/test_gpu_parity.py > "$R/tests.txt" 2>&1
-progress "tests: rc=$?"
+gpu_tests 240 tests/test_gpu_parity.py
 
 progress "compile: start"
 timeout 120 $PY - > "$R/compile.txt" 2>&1 <<'PYEOF'

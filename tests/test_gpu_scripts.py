@@ -409,11 +409,12 @@ def test_every_test_file_a_gpu_session_runs_exists_and_holds_gpu_tests() -> None
     for s in SCRIPTS:
         for line in logical_lines(s.read_text()):
             ws = words(line)
-            if "pytest" not in ws:
+            runner = next((w for w in ("pytest", "gpu_tests", "gpu_trial") if w in ws), None)  # gpu_env.sh's two
+            if runner is None:
                 continue
             files = [w for w in ws if re.fullmatch(r"tests/test_\w+\.py", w)]
             pytest_files += [(s.name, [f]) for f in files]
-            after = ws[ws.index("pytest") :]
+            after = ws[ws.index(runner) :]
             if "-k" in after:  # `-k gpu`: a test of the file must carry each word, or pytest may select none (exit 5)
                 expression = after[after.index("-k") + 1]
                 chosen = [w for w in expression.split() if w not in ("or", "and", "not")]
