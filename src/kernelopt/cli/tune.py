@@ -364,6 +364,7 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
         current_failed_hint,
         idle_line,
         prepare_folder,
+        screen_lines,
         summarize,
         tf32_line,
         tune_folder,
@@ -412,6 +413,8 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
     tf32 = tf32_line(prepared.problem)
     if tf32 is not None:
         note(tf32)
+    for line in screen_lines(prepared):
+        note(line)
     if prepared.within is not None:
         note(prepared.within.line())
     small = prepared.budget.below_floor(space.size.count)

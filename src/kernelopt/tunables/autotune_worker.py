@@ -63,7 +63,8 @@ def _config(c: Any) -> dict[str, Any]:
     }
 
 
-def _autotuners(module: ModuleType) -> list[Any]:
+def autotuners(module: ModuleType) -> list[Any]:
+    """The ``triton.runtime.autotuner.Autotuner`` objects a module's names hold (under its heuristics too)."""
     from triton.runtime.autotuner import Autotuner
 
     found: list[Any] = []
@@ -76,7 +77,8 @@ def _autotuners(module: ModuleType) -> list[Any]:
     return found
 
 
-def _base_fn(at: Any) -> Any:
+def base_fn(at: Any) -> Any:
+    """The Python function an autotuner wraps (its name is the kernel's)."""
     fn = getattr(at, "base_fn", None) or at.fn
     while not inspect.isfunction(fn) and getattr(fn, "fn", None) is not None:
         fn = fn.fn
@@ -84,7 +86,7 @@ def _base_fn(at: Any) -> Any:
 
 
 def _space(at: Any) -> dict[str, Any]:
-    fn = _base_fn(at)
+    fn = base_fn(at)
     prune = []
     if getattr(at, "early_config_prune", None):
         prune.append("early_config_prune")
@@ -168,7 +170,7 @@ def _argument_sizes(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> d
 
 def time_autotune_on_cpu(module: ModuleType) -> None:
     """Let the autotuners of ``module`` benchmark on the CPU (Triton's interpreter has no benchmarker)."""
-    for at in _autotuners(module):
+    for at in autotuners(module):
         if getattr(at, "_do_bench", None) is None:
             at._do_bench = cpu_bench
 
@@ -177,10 +179,10 @@ def picked_configs(module: ModuleType) -> dict[str, dict[str, Any]]:
     """Kernel name -> the config its autotuner picked in the last call (``kwargs``, ``num_warps``, ...);
     autotuners not yet run are left out."""
     out = {}
-    for at in _autotuners(module):
+    for at in autotuners(module):
         best = getattr(at, "best_config", None)
         if best is not None:
-            out[str(getattr(_base_fn(at), "__name__", "?"))] = _config(best)
+            out[str(getattr(base_fn(at), "__name__", "?"))] = _config(best)
     return out
 
 
@@ -245,7 +247,7 @@ def read_module(
             "error": f"importing the module failed: {type(exc).__name__}: {exc}",
             "line": _line_in(kernel_py, exc.__traceback__),
         }
-    spaces = {s["kernel"]: s for s in (_space(at) for at in _autotuners(module))}
+    spaces = {s["kernel"]: s for s in (_space(at) for at in autotuners(module))}
     result: dict[str, Any] = {"spaces": spaces}
     if reference is None:
         return result

@@ -27,7 +27,9 @@ from kernelopt.tunables.analysis import (
     parse_scalar,
     read_source,
 )
+from kernelopt.tunables.blocks import walk
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
+from kernelopt.tunables.list_filters import size_asserts
 from kernelopt.tunables.model import (
     AutotuneConfig,
     AutotuneEvaluation,
@@ -227,30 +229,36 @@ def keep_pruned_fallback(
     source: str, pinned: str, kernel: str, *, filename: str = "kernel.py"
 ) -> tuple[str, str] | None:
     """``pinned`` (``source`` with ``kernel``'s autotune list pinned) with the original configs kept after the
-    pinned ones, and a note, when the list is pruned by the user's ``early_config_prune`` (``None`` otherwise).
+    pinned ones, and a note, when the list is pruned by the user's ``early_config_prune`` or the kernel holds a
+    ``tl.static_assert`` reading a tuned knob beside a size (:func:`~kernelopt.tunables.list_filters.size_asserts`)
+    (``None`` otherwise).
 
     A user's prune may keep none of the pinned configs at a size ``SHAPES`` never names (a split-K list pruned to
     ``BLOCK_K * SPLIT_K <= K``: a pinned 64 leaves nothing below K = 64, where the original's 32 ran), and the
     autotuner then raises "No valid autotuner configs after pruning". With the original configs after the pinned
     ones, the prune keeps at every size at least what it kept before (issue 32, breaker5 i4); the autotuner
-    picks among what it keeps, the pinned configs included.
+    picks among what it keeps, the pinned configs included. A config failing a kernel's ``tl.static_assert`` at a
+    size is skipped by the autotuner there (``BLOCK_N <= HEAD_DIM``: the tutorial's 32-wide key blocks at a head
+    dimension of 16); a list of tuned configs that all fail it there no longer runs, so the original configs are kept
+    after them too (tuneleft9: fa2_causal's table of two configs, both ``BLOCK_N=32``, at ``HEAD_DIM=16``).
     """
     an, _, _ = analyze(source, filename)
     prune = an.autotune_argument(kernel, "prune_configs_by")
-    if prune is None:
-        return None
+    pruned = prune is not None
     if isinstance(prune, cst.Dict):
         keys = {
             e.key.evaluated_value
             for e in prune.elements
             if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
         }
-        if "early_config_prune" not in keys:
-            return None
+        pruned = "early_config_prune" in keys
     original = an.autotune_configs_expr(kernel)
     after, _, _ = analyze(pinned, filename)
     expr = after.autotune_configs_expr(kernel)
     if original is None or not isinstance(expr, cst.List):
+        return None
+    asserts = [] if pruned else size_asserts(source, kernel, _config_keys(expr))
+    if not pruned and not asserts:
         return None
     have = {_code(e.value) for e in expr.elements}
     earlier = _wrapper(an, source, kernel)  # a list an earlier tune wrote: its tuned configs head it
@@ -277,6 +285,13 @@ def keep_pruned_fallback(
     else:
         text = "[" + ", ".join(items) + "]"
     new_source = pinned[: span.start] + text + pinned[span.end :]
+    if asserts:
+        return new_source, (
+            f"{kernel}'s tl.static_assert({asserts[0]}) reads a tuned knob beside a size: a tuned config may fail "
+            "it at a size SHAPES does not name, where Triton's autotuner skips it (CompileTimeAssertionFailure); "
+            f"the original configs are kept after the tuned ones, so the autotuner benchmarks the {len(items)} at "
+            "each new key and every size the original handled keeps a config that compiles"
+        )
     first = _tuned_first(new_source, kernel, filename, len(items) - len(extra))
     if first is not None:
         return first, (
@@ -304,6 +319,21 @@ def _wrapper_name(kernel: str) -> str:
 
 
 _TUNED_HEAD = re.compile(r"configs\[:(\d+)\]")
+
+
+def _config_keys(configs: cst.List) -> set[str]:
+    """The string keys of the ``triton.Config`` dicts a literal list writes (the knobs it sets)."""
+    return {
+        key
+        for node in walk(configs)
+        if isinstance(node, cst.DictElement) and isinstance(key := _plain_string(node.key), str)
+    }
+
+
+def _plain_string(node: cst.BaseExpression) -> str | None:
+    return (
+        node.evaluated_value if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) else None
+    )
 
 
 def _early_prune(an: Any, kernel: str) -> cst.BaseExpression | None:

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import dot_k_short, dot_operand_bytes, patch_interpreter
+from kernelopt.tunables.list_filters import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedCandidate,
@@ -122,13 +123,15 @@ class BenchPlan(BaseModel):
 
 
 class BenchInit(BaseModel):
-    """The bench service's setup payload."""
+    """The bench service's setup payload (``screen``: the tuned autotune list's own filters, see
+    :mod:`kernelopt.tuning.list_screen`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     problem: Problem
     device: str | None = None
     plan: BenchPlan = Field(default_factory=BenchPlan)
+    screen: ListScreen | None = None
 
 
 class BenchReady(BaseModel):
@@ -485,6 +488,7 @@ class BenchService:
             fit_problem(need, free, device=device)
         except ProblemDoesNotFit as exc:
             raise SetupRefused(FailureKind.NO_ROOM, exc.one_line()) from None
+        loaded.screen = init.screen
         loaded.watch = None  # the setup is over: what a candidate's request meets is the candidate's result
         self.loaded, self.need = loaded, need
         name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"

@@ -32,7 +32,9 @@ from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
 from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
+from kernelopt.tunables.list_filters import ListScreen
 from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.list_screen import ScreenedConfig, screen_loaded, watch_prune
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
 from kernelopt.worker.loader import load_module, unload
 
@@ -102,17 +104,36 @@ def is_compile_error(exc: BaseException) -> bool:
         if cls.__module__.startswith(("triton.compiler", "triton.backends")) or cls.__name__ == "OutOfResources":
             return True
     frames = traceback.extract_tb(exc.__traceback__)
-    if bool(frames) and any(part in frames[-1].filename for part in ("/triton/compiler/", "/triton/backends/")):
+    return bool(frames) and any(part in frames[-1].filename for part in ("/triton/compiler/", "/triton/backends/"))
+
+
+def is_static_assert(exc: BaseException) -> bool:
+    """A ``tl.static_assert`` of the kernel that failed: on a GPU the compiler raises it
+    (``CompileTimeAssertionFailure``, which Triton's autotuner skips), in Triton's interpreter its
+    ``_new_static_assert`` does (breaker8 m5)."""
+    if any(type(e).__name__ == "CompileTimeAssertionFailure" for e in _chain(exc)):
         return True
-    # a ``tl.static_assert`` that fails in Triton's interpreter: on a GPU the compiler raises it
-    # (CompileTimeAssertionFailure, which Triton's autotuner skips), so it is the same outcome (breaker8 m5)
     inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
     return bool(inner) and inner[-1].name == "_new_static_assert" and "/triton/runtime/" in inner[-1].filename
 
 
 def classify(exc: BaseException, path: Path | None, what: str) -> Verdict:
-    """The verdict of an exception a candidate raised while ``what`` (``running``, ``timing``)."""
+    """The verdict of an exception a candidate raised while ``what`` (``running``, ``timing``).
+
+    A configuration the kernel's author declared invalid is ``INVALID`` (set aside untimed, not charged: docs/
+    tuning-engine.md "What is never timed costs nothing"): one its autotune list's ``early_config_prune`` drops
+    (:class:`~kernelopt.tuning.list_screen.ScreenedConfig`), one that fails the kernel's own ``tl.static_assert``.
+    """
     line = first_line(exc, path)
+    screened = next((e for e in _chain(exc) if isinstance(e, ScreenedConfig)), None)
+    if screened is not None:
+        return Verdict(Outcome.INVALID, screened.reason)
+    if is_static_assert(exc):
+        return Verdict(
+            Outcome.INVALID,
+            f"it fails the kernel's own tl.static_assert: {line}; a GPU compile refuses it "
+            "(CompileTimeAssertionFailure, which Triton's autotuner skips)",
+        )
     if is_out_of_memory(exc):
         return Verdict(Outcome.OUT_OF_MEMORY, f"out of memory while {what}: {line}")
     if is_compile_error(exc):
@@ -176,6 +197,8 @@ class LoadedProblem:
         high_skipped: why the reference's float64 run for its integer outputs was not made (it could not fit on
             the device beside the problem: :func:`kernelopt.harness.footprint.place_check`, the gate's rule), else
             ``None``.
+        screen: the tuned autotune list's own filters, applied to each candidate loaded
+            (:mod:`kernelopt.tuning.list_screen`); ``None``: none.
     """
 
     problem: Problem
@@ -194,6 +217,7 @@ class LoadedProblem:
     watch: UserCodeWatch | None = None
     contract: InPlaceContract | None = None
     high_skipped: str | None = None
+    screen: ListScreen | None = None
 
     @classmethod
     def load(cls, problem: Problem, device: str, *, watch: UserCodeWatch | None = None) -> LoadedProblem:
@@ -403,6 +427,12 @@ def load_candidate(loaded: LoadedProblem, path: Path) -> tuple[LoadedCandidate |
             raise
         return None, Verdict(Outcome.COMPILE_ERROR, f"loading failed: {first_line(exc, path)}")
     load_s = time.perf_counter() - t0
+    if loaded.screen is not None:  # the autotune list's own filters: what its author says is valid
+        rejected = screen_loaded(module, loaded.screen)
+        if rejected is not None:
+            unload(module)
+            return None, Verdict(Outcome.INVALID, rejected, load_s=load_s)
+        watch_prune(module, loaded.screen)
     try:
         fn = loaded.candidate_callable(module)
     except Exception as exc:  # ModelNew's constructor raised (an extension build, a bad argument): a result

@@ -29,6 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.env import build_folders, inherited
+from kernelopt.tunables.list_filters import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedProblem,
@@ -63,12 +64,13 @@ class CompileKind(StrEnum):
 
 
 class CompileInit(BaseModel):
-    """The compile service's setup payload."""
+    """The compile service's setup payload (``screen``: as :class:`~kernelopt.tuning.bench_worker.BenchInit`'s)."""
 
     model_config = ConfigDict(extra="forbid")
 
     problem: Problem
     device: str | None = None
+    screen: ListScreen | None = None
 
 
 class CompileRequest(BaseModel):
@@ -126,6 +128,7 @@ class CompileService:
             ) from None
         except Exception as exc:  # reference.py fails on the compile shape: bad input
             raise SetupRefused(FailureKind.BAD_INPUT, f"reference.py on the compile shape: {first_line(exc)}") from None
+        loaded.screen = init.screen
         loaded.watch = None
         self.loaded = loaded
         return SetupInfo(device=device, info={"shape": shape.label()})
@@ -225,6 +228,7 @@ class CompilePool:
         settings: worker count and limits.
         env: the workers' environment (default: this process's); ``TRITON_CACHE_DIR`` is set in it.
         device_cap: the most workers the device has room for (the caller measured it), ``None``: no cap.
+        screen: the tuned autotune list's own filters, applied to each candidate (:mod:`kernelopt.tuning.list_screen`).
     """
 
     def __init__(
@@ -236,8 +240,10 @@ class CompilePool:
         settings: CompileSettings | None = None,
         env: Mapping[str, str] | None = None,
         device_cap: int | None = None,
+        screen: ListScreen | None = None,
     ) -> None:
         self.problem = problem
+        self.screen = screen
         self.session_dir = Path(session_dir)
         self.device = device or problem.device
         self.settings = settings or CompileSettings()
@@ -257,7 +263,7 @@ class CompilePool:
     def _worker(self, k: int) -> WorkerProcess:
         return WorkerProcess(
             Service.COMPILE,
-            setup=CompileInit(problem=self.problem, device=self.device),
+            setup=CompileInit(problem=self.problem, device=self.device, screen=self.screen),
             log_dir=self.session_dir / "logs",
             env=self.env,
             cwd=Path(self.problem.kernel_py).parent,

@@ -71,6 +71,7 @@ from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import loop_kernels, profiled_launch
+from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -211,6 +212,8 @@ class PreparedFolder:
         within: the recorded sweep the space is cut to (``--within``), and what its best is.
         idle: labels of the shapes the launch tuned does not run at (``run()`` launches another kernel there,
             :func:`idle_shapes`): every candidate is checked there, and timed only where the launch runs.
+        screen: the tuned kernel's autotune list's own filters (:func:`~kernelopt.tunables.list_filters.list_screen`),
+            which the workers apply to every candidate: one they reject is set aside untimed.
     """
 
     request: TuneRequest
@@ -229,6 +232,7 @@ class PreparedFolder:
     shapes: tuple[ProblemShape, ...] = ()
     within: WithinSweep | None = None
     idle: tuple[str, ...] = ()
+    screen: ListScreen | None = None
 
     @property
     def record_path(self) -> Path:
@@ -399,6 +403,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         shapes=tuple(shapes),
         within=within,
         idle=idle_shapes(evaluation, space.kernel, shapes),
+        screen=list_screen(base, space.kernel) if space.kernel is not None else None,
     )
     pinned = pinned_line(prepared)
     if pinned is not None:
@@ -522,6 +527,25 @@ def idle_line(prepared: PreparedFolder) -> str | None:
         f"launch {prepared.space.kernel} does not run at {'; '.join(prepared.idle)} (the task's run launched "
         f"{', '.join(instead)} there): every candidate is checked there, and timed only where the launch runs"
     )
+
+
+def screen_lines(prepared: PreparedFolder) -> list[str]:
+    """The lines saying which of the autotune list's own filters every candidate is held to, and which cannot be
+    (:attr:`PreparedFolder.screen`); none when the list has none."""
+    screen = prepared.screen
+    if screen is None:
+        return []
+    held = [f"`{f.text}` (kernel.py:{f.line})" for f in screen.filters]
+    if screen.prune:
+        held.append("its early_config_prune, at each launch")
+    out = list(screen.unread)
+    if held:
+        out.insert(
+            0,
+            f"the autotune list's own filters hold every candidate: {', '.join(held)}; a configuration they reject "
+            "is set aside untimed",
+        )
+    return out
 
 
 def _computed(t: Tunable) -> bool:
@@ -774,6 +798,8 @@ def tune_folder(
     settings = _first_best(req.evaluator, req.written_latency_us.get(primary or "default"), record, space.current())
     if prepared.limits is not None and prepared.limits.shared_memory_bytes and settings.dot_bytes_limit is None:
         settings = settings.model_copy(update={"dot_bytes_limit": prepared.limits.shared_memory_bytes})
+    if prepared.screen is not None and not prepared.screen.empty and settings.screen is None:
+        settings = settings.model_copy(update={"screen": prepared.screen})
     if len(prepared.shapes) > 1:
         evaluator = ShapesEvaluator(
             prepared.problem,

@@ -49,6 +49,7 @@ from kernelopt.tunables import (
     pin_configs,
 )
 from kernelopt.tunables.guard import guard_edit, strip_stale_guards
+from kernelopt.tunables.list_filters import ListScreen
 from kernelopt.tuning.bench_worker import (
     CUT_FACTOR,
     BenchInit,
@@ -106,6 +107,8 @@ class EvaluatorSettings(BaseModel):
             cut too; ``None``: the first timed candidate's latency is the first best.
         dot_bytes_limit: in Triton's interpreter, the shared memory a candidate's largest ``tl.dot`` operands must
             fit (the session's limits; the kernel as written is never held to it), whatever its tiles are named.
+        screen: the tuned autotune list's own filters (:func:`kernelopt.tunables.list_filters.list_screen`): the
+            workers set aside a candidate they reject, ``INVALID`` (:mod:`kernelopt.tuning.list_screen`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -121,6 +124,7 @@ class EvaluatorSettings(BaseModel):
     cut_slow: bool = True
     first_best_us: float | None = Field(default=None, gt=0)
     dot_bytes_limit: int | None = Field(default=None, gt=0)
+    screen: ListScreen | None = None
 
 
 def knob_editor(
@@ -395,7 +399,7 @@ class KernelEvaluator:
             env["MALLOC_PERTURB_"] = MALLOC_PERTURB  # glibc fills fresh host memory with the poison byte
         return WorkerProcess(
             Service.BENCH,
-            setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan),
+            setup=BenchInit(problem=self.problem, device=device, plan=self.settings.plan, screen=self.settings.screen),
             log_dir=self.session_dir / "logs",
             env=env,
             cwd=Path(self.problem.kernel_py).parent,
@@ -443,6 +447,7 @@ class KernelEvaluator:
                 device_cap=max(1, left // DEVICE_BYTES_PER_COMPILE_WORKER)
                 if Device.of(ready.device) is Device.CUDA
                 else None,
+                screen=self.settings.screen,
             )
         return ready
 

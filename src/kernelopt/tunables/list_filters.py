@@ -1,0 +1,267 @@
+"""The filters an autotune list's author wrote: what they say is a valid config, read from the source.
+
+People rarely write an autotune list config by config. They build it by code and keep the configs that are
+valid: ``list(filter(keep, configs))`` (Triton's fused-attention tutorial keeps ``BLOCK_M % BLOCK_N == 0``), a
+comprehension with ``if`` clauses (``[triton.Config({"BLOCK_M": bm, ...}) for bm in ... for bn in ... if bm >= bn]``),
+``[c for c in configs if ok(c)]``, or ``prune_configs_by={"early_config_prune": fn}``, which Triton calls with the
+launch's arguments before it benchmarks. A tuning session proposes configurations the list never held, and pins the
+list to one of them: the filter is gone from the candidate's source, and with one config Triton's autotuner calls no
+``early_config_prune`` either. The author's filter is their statement of what is valid, so a candidate it rejects is
+set aside untimed (:mod:`kernelopt.tuning.list_screen` applies these in the worker that loads the candidate).
+
+This module reads the filters from the source (pure: no import of the user's module): each is a Python expression
+over names bound to the candidate's values (``binds``: a loop variable of the comprehension to the knob its
+``triton.Config`` sets, or a name to the ``triton.Config`` itself). A condition that reads a loop variable no knob
+takes as it is (``BLOCK_K=bk * 2``) cannot be evaluated on a candidate, and is said (``unread``), never dropped in
+silence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.syntax import parsed
+
+#: The options of a ``triton.Config`` beside its kwargs (a loop variable may feed one: ``num_warps=w``).
+CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+#: A name bound to the candidate's ``triton.Config`` itself (``filter(keep, ...)``'s argument).
+WHOLE_CONFIG = ""
+#: Calls that pass a list through unchanged as far as its filters go.
+_PASS_THROUGH = frozenset({"list", "tuple", "sorted"})
+#: How many module-level names a list is followed through (``configs = [...]`` then ``filter(keep, configs)``).
+_DEPTH = 4
+
+
+class ListFilter(BaseModel):
+    """One filter of an autotune list.
+
+    Attributes:
+        text: how the source writes it (``filter(keep, ...)``, ``if BM % BN == 0``), for the reason of a refusal.
+        line: its line in kernel.py.
+        expression: a Python expression, true for a config the filter keeps, evaluated in the module's namespace
+            with ``binds`` set.
+        binds: a name the expression reads -> the knob whose value it takes (a kwarg or an option of the
+            config), or :data:`WHOLE_CONFIG` for the ``triton.Config`` itself.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    line: int
+    expression: str
+    binds: dict[str, str] = Field(default_factory=dict)
+
+
+class ListScreen(BaseModel):
+    """What an autotuned kernel's author says a valid config is.
+
+    Attributes:
+        kernel: the autotuned kernel's name.
+        filters: the list's filters (every one must keep a config).
+        prune: the decorator passes ``prune_configs_by`` with an ``early_config_prune``: called with the launch's
+            arguments, in the worker, on the candidate's config.
+        unread: filters that cannot be evaluated on a candidate, each with why (said once by the session).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kernel: str
+    filters: tuple[ListFilter, ...] = ()
+    prune: bool = False
+    unread: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.filters and not self.prune
+
+
+def list_screen(source: str, kernel: str) -> ListScreen | None:
+    """The filters of ``kernel``'s ``@triton.autotune`` list in ``source`` (module docstring); ``None`` when the
+    kernel has no autotune decorator, its list no filter and no ``early_config_prune``, or ``source`` does not parse
+    (discovery says that one)."""
+    try:
+        tree = parsed(source)
+    except cst.ParserSyntaxError:
+        return None
+    deco = _autotune_call(tree.module, kernel)
+    if deco is None:
+        return None
+    reader = _Reader(tree.module, tree.positions)
+    configs = _argument(deco, "configs", 0)
+    if configs is not None:
+        reader.read(configs, _DEPTH)
+    prune = _argument(deco, "prune_configs_by", None)
+    has_prune = isinstance(prune, cst.Dict) and any(
+        isinstance(e, cst.DictElement) and _string(e.key) == "early_config_prune" for e in prune.elements
+    )
+    if prune is not None and not isinstance(prune, cst.Dict):
+        has_prune = True  # a dict built elsewhere: the worker reads the autotuner's own early_config_prune
+    screen = ListScreen(kernel=kernel, filters=tuple(reader.filters), prune=has_prune, unread=tuple(reader.unread))
+    return None if screen.empty and not screen.unread else screen
+
+
+def _autotune_call(module: cst.Module, kernel: str) -> cst.Call | None:
+    for node in walk(module):
+        if isinstance(node, cst.FunctionDef) and node.name.value == kernel:
+            for d in node.decorators:
+                if isinstance(d.decorator, cst.Call) and dotted(d.decorator.func).split(".")[-1] == "autotune":
+                    return d.decorator
+    return None
+
+
+def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+        if arg.keyword is None and arg.star == "" and i == position:
+            return arg.value
+    return None
+
+
+def _string(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    return None
+
+
+class _Reader:
+    """Collects the filters of one list expression, following module-level names."""
+
+    def __init__(self, module: cst.Module, positions: object) -> None:
+        self.module = module
+        self.positions = positions
+        self.filters: list[ListFilter] = []
+        self.unread: list[str] = []
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node).strip()
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line  # type: ignore[index]
+
+    def read(self, expr: cst.BaseExpression, depth: int) -> None:
+        if isinstance(expr, cst.Name) and depth > 0:
+            value = self.assigned(expr.value)
+            if value is not None:
+                self.read(value, depth - 1)
+            return
+        if isinstance(expr, cst.Call):
+            name = dotted(expr.func)
+            args = [a.value for a in expr.args if a.keyword is None and a.star == ""]
+            if name in _PASS_THROUGH and len(args) == 1:
+                self.read(args[0], depth)
+            elif name == "filter" and len(args) == 2:
+                keep = self.code(args[0])
+                self.filters.append(
+                    ListFilter(
+                        text=f"filter({keep}, ...)",
+                        line=self.line(expr),
+                        expression=f"({keep})(config)",
+                        binds={"config": WHOLE_CONFIG},
+                    )
+                )
+                self.read(args[1], depth)
+            return
+        if isinstance(expr, cst.ListComp | cst.GeneratorExp):
+            self.comprehension(expr, depth)
+
+    def assigned(self, name: str) -> cst.BaseExpression | None:
+        """The value of the one module-level ``name = ...`` (``None`` when there is none, or several)."""
+        found = [
+            small.value
+            for stmt in self.module.body
+            if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body
+            if isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == name
+        ]
+        return found[0] if len(found) == 1 else None
+
+    def comprehension(self, comp: cst.ListComp | cst.GeneratorExp, depth: int) -> None:
+        fors = list(_for_clauses(comp.for_in))
+        targets = [n.value for f in fors for n in _target_names(f.target)]
+        tests = [i.test for f in fors for i in f.ifs]
+        elt = comp.elt
+        if isinstance(elt, cst.Name) and len(fors) == 1 and targets == [elt.value]:
+            binds = {elt.value: WHOLE_CONFIG}
+            self.read(fors[0].iter, depth)  # [c for c in filter(keep, configs) if ...]
+        else:
+            binds = _config_binds(elt)
+        for test in tests:
+            text = f"if {self.code(test)}"
+            read = {n.value for n in walk(test) if isinstance(n, cst.Name)}
+            loose = sorted(v for v in read if v in targets and v not in binds)
+            if loose:
+                self.unread.append(
+                    f"the autotune list's `{text}` (kernel.py:{self.line(test)}) reads {', '.join(loose)}, which no "
+                    "knob takes as it is: it cannot be checked on a candidate"
+                )
+                continue
+            used = {v: k for v, k in binds.items() if v in read}
+            self.filters.append(
+                ListFilter(text=text, line=self.line(test), expression=f"({self.code(test)})", binds=used)
+            )
+
+
+def _for_clauses(first: cst.CompFor) -> Iterator[cst.CompFor]:
+    here: cst.CompFor | None = first
+    while here is not None:
+        yield here
+        here = here.inner_for_in
+
+
+def _target_names(target: cst.BaseAssignTargetExpression) -> list[cst.Name]:
+    return [n for n in walk(target) if isinstance(n, cst.Name)]
+
+
+def _config_binds(elt: cst.BaseExpression) -> dict[str, str]:
+    """A ``triton.Config({"BLOCK_M": bm, ...}, num_warps=w)`` element: each bare name it passes -> the knob."""
+    if not isinstance(elt, cst.Call) or dotted(elt.func).split(".")[-1] != "Config":
+        return {}
+    out: dict[str, str] = {}
+    kwargs = _argument(elt, "kwargs", 0)
+    if isinstance(kwargs, cst.Dict):
+        for e in kwargs.elements:
+            key = _string(e.key) if isinstance(e, cst.DictElement) else None
+            if key is not None and isinstance(e.value, cst.Name):
+                out.setdefault(e.value.value, key)
+    elif isinstance(kwargs, cst.Call) and dotted(kwargs.func) == "dict":
+        for a in kwargs.args:
+            if a.keyword is not None and isinstance(a.value, cst.Name):
+                out.setdefault(a.value.value, a.keyword.value)
+    for a in elt.args:
+        if a.keyword is not None and a.keyword.value in CONFIG_OPTIONS and isinstance(a.value, cst.Name):
+            out.setdefault(a.value.value, a.keyword.value)
+    return out
+
+
+def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
+    """The ``tl.static_assert`` conditions of ``kernel``'s body that read one of ``knobs`` beside another
+    ``tl.constexpr`` parameter (``BLOCK_N <= HEAD_DIM``): a config may pass them at the sizes a session checks and
+    fail them at another size the original list handled, where Triton's autotuner skips it
+    (``CompileTimeAssertionFailure``) and runs another of its configs; empty when there are none."""
+    try:
+        tree = parsed(source)
+    except cst.ParserSyntaxError:
+        return []
+    out: list[str] = []
+    for node in walk(tree.module):
+        if not (isinstance(node, cst.FunctionDef) and node.name.value == kernel):
+            continue
+        params = {
+            p.name.value
+            for p in node.params.params
+            if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
+        }
+        for call in walk(node.body):
+            if isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] == "static_assert" and call.args:
+                read = {n.value for n in walk(call.args[0].value) if isinstance(n, cst.Name)}
+                if read & knobs and (read & params) - knobs:
+                    out.append(tree.module.code_for_node(call.args[0].value).strip())
+    return out

@@ -1,0 +1,163 @@
+"""An autotune list's own filters hold every candidate (tuneleft9): ``filter(keep, configs)``, a comprehension's ``if``
+clauses, ``[c for c in configs if ...]`` and ``early_config_prune`` are read from the source
+(:mod:`kernelopt.tunables.list_filters`) and applied in the worker to the candidate's pinned list
+(:mod:`kernelopt.tuning.list_screen`): a configuration they reject is ``INVALID``, set aside untimed and not charged.
+
+Seen on 2026-12-05 (breaker8's fa2_causal, Triton's fused-attention tutorial, ``list(filter(keep, configs))`` with
+``keep`` requiring ``BLOCK_M % BLOCK_N == 0``): ``tune --budget 12`` charged 7 of its 12 candidates to configurations
+the author's own filter or ``tl.static_assert(BLOCK_N <= HEAD_DIM)`` rejects (6 compile_error, 1 wrong_result)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.tunables import AutotuneConfig, pin_configs
+from kernelopt.tunables.list_filters import WHOLE_CONFIG, list_screen
+
+DATA = Path(__file__).parent / "data" / "breaker8"
+
+FORMS = """
+import triton
+import triton.language as tl
+
+configs = [triton.Config({"BM": b * 2}) for b in [8, 16] if b > 8]
+
+
+def drop_wide(configs, named_args, **kwargs):
+    return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]]
+
+
+@triton.autotune(
+    [triton.Config({"BM": bm, "BN": bn}, num_warps=w) for bm in [16, 32] for bn in [16, 32] for w in [4] if bm >= bn],
+    key=[],
+)
+@triton.jit
+def comp(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=[c for c in configs if c.kwargs["BM"] < 64], key=[])
+@triton.jit
+def whole(x, BM: tl.constexpr):
+    pass
+
+
+@triton.autotune(
+    [triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 256})],
+    key=["n"],
+    prune_configs_by={"early_config_prune": drop_wide},
+)
+@triton.jit
+def add_one(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def run(x):
+    add_one[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, x.numel())
+    return x
+"""
+
+
+def test_the_filters_people_write_are_read_with_the_knobs_they_bind() -> None:
+    fa2 = list_screen((DATA / "fa2_causal" / "kernel.py").read_text(), "_attn_fwd")
+    assert fa2 is not None and not fa2.prune and not fa2.unread
+    [keep] = fa2.filters
+    assert (keep.text, keep.expression, keep.binds) == ("filter(keep, ...)", "(keep)(config)", {"config": WHOLE_CONFIG})
+
+    comp = list_screen(FORMS, "comp")
+    assert comp is not None
+    [cond] = comp.filters
+    assert (cond.text, cond.binds) == ("if bm >= bn", {"bm": "BM", "bn": "BN"})
+
+    # a comprehension over the Config objects binds them whole; the list it reads, followed to its module-level
+    # assignment, filters on a loop variable no knob takes as it is (``BM = b * 2``): said, never dropped in silence
+    whole = list_screen(FORMS, "whole")
+    assert whole is not None
+    assert [(f.text, f.binds) for f in whole.filters] == [('if c.kwargs["BM"] < 64', {"c": WHOLE_CONFIG})]
+    assert len(whole.unread) == 1 and "`if b > 8`" in whole.unread[0] and "reads b" in whole.unread[0]
+
+    pruned = list_screen(FORMS, "add_one")
+    assert pruned is not None and pruned.prune and not pruned.filters
+    assert list_screen(FORMS, "run") is None  # no autotune decorator
+
+
+def _pinned(source: str, kernel: str, tmp_path: Path, name: str, **kwargs: int) -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(pin_configs(source, kernel, [AutotuneConfig(kwargs=kwargs, num_warps=4, num_stages=3)]).new_source)
+    return path
+
+
+@pytest.mark.timeout(120)
+def test_a_pinned_candidate_the_list_s_own_filter_rejects_is_refused_in_the_worker(tmp_path: Path) -> None:
+    """fa2_causal pinned to BLOCK_M=16, BLOCK_N=32: ``keep`` drops it (the diagonal block is walked in BLOCK_N steps
+    that must divide BLOCK_M); 32 x 16 is kept. A comprehension's ``if`` holds the same way."""
+    from kernelopt.tuning.list_screen import screen_loaded
+    from tests.conftest import load_fresh, triton_interpreted
+
+    source = (DATA / "fa2_causal" / "kernel.py").read_text()
+    screen = list_screen(source, "_attn_fwd")
+    assert screen is not None
+    with triton_interpreted():
+        bad = load_fresh(_pinned(source, "_attn_fwd", tmp_path, "bad", BLOCK_M=16, BLOCK_N=32), "_ls_bad")
+        good = load_fresh(_pinned(source, "_attn_fwd", tmp_path, "good", BLOCK_M=32, BLOCK_N=16), "_ls_good")
+        comp = load_fresh(_pinned(FORMS, "comp", tmp_path, "comp", BM=16, BN=32), "_ls_comp")
+    why = screen_loaded(bad, screen)
+    assert why is not None and "`filter(keep, ...)` (kernel.py:66) rejects BLOCK_M=16, BLOCK_N=32" in why, why
+    assert screen_loaded(good, screen) is None
+    comp_screen = list_screen(FORMS, "comp")
+    assert comp_screen is not None
+    why = screen_loaded(comp, comp_screen)
+    assert why is not None and "`if bm >= bn`" in why, why
+
+
+@pytest.mark.timeout(120)
+def test_an_early_config_prune_that_drops_the_pinned_config_makes_it_invalid(tmp_path: Path) -> None:
+    """With one config Triton's autotuner never calls ``early_config_prune``: the worker calls it at the launch, with
+    the launch's arguments, and a config it drops is ``INVALID`` (not a run error, not timed); one it keeps runs."""
+    import torch
+
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import classify
+    from kernelopt.tuning.list_screen import ScreenedConfig, watch_prune
+    from tests.conftest import load_fresh, triton_interpreted
+
+    screen = list_screen(FORMS, "add_one")
+    assert screen is not None
+    with triton_interpreted():
+        wide_path = _pinned(FORMS, "add_one", tmp_path, "wide", BLOCK=256)
+        wide = load_fresh(wide_path, "_ls_wide")
+        narrow = load_fresh(_pinned(FORMS, "add_one", tmp_path, "narrow", BLOCK=64), "_ls_narrow")
+        watch_prune(wide, screen)
+        watch_prune(narrow, screen)
+        with pytest.raises(ScreenedConfig) as raised:
+            wide.run(torch.zeros(100))
+        assert torch.equal(narrow.run(torch.zeros(100)), torch.ones(100))
+    verdict = classify(raised.value, wide_path, "running")
+    assert verdict.outcome is Outcome.INVALID
+    assert verdict.reason is not None and "early_config_prune `drop_wide` drops BLOCK=256" in verdict.reason
+
+
+def test_a_written_list_keeps_the_original_configs_when_a_static_assert_reads_a_tuned_knob() -> None:
+    """fa2_causal's ``tl.static_assert(BLOCK_N <= HEAD_DIM)``: a table of tuned configs all 32-wide passes at the
+    head dimension of 32 its ``SHAPES`` name, and every one fails at 16, which the original handled (its autotuner skips
+    the 32-wide config there and runs a 16-wide one). The written list keeps the original configs after the tuned ones,
+    as for a user's ``early_config_prune``; a kernel without such an assert keeps its pin alone."""
+    from kernelopt.tunables.edit import keep_pruned_fallback
+    from kernelopt.tunables.list_filters import size_asserts
+
+    source = (DATA / "fa2_causal" / "kernel.py").read_text()
+    assert size_asserts(source, "_attn_fwd", {"BLOCK_M", "BLOCK_N"}) == ["BLOCK_N <= HEAD_DIM"]
+    assert size_asserts(source, "_attn_fwd", {"BLOCK_M"}) == []  # the assert reads no tuned knob
+    tuned = [AutotuneConfig(kwargs={"BLOCK_M": m, "BLOCK_N": 32}, num_warps=4, num_stages=3) for m in (32, 128)]
+    pinned = pin_configs(source, "_attn_fwd", tuned).new_source
+    kept = keep_pruned_fallback(source, pinned, "_attn_fwd")
+    assert kept is not None
+    written, note = kept
+    assert "*(list(filter(keep, configs)))" in written, written
+    assert "tl.static_assert(BLOCK_N <= HEAD_DIM)" in note and "original configs are kept" in note
+    compile(written, "kernel.py", "exec")
+    plain = source.replace("    tl.static_assert(BLOCK_N <= HEAD_DIM)\n", "")
+    assert keep_pruned_fallback(plain, pin_configs(plain, "_attn_fwd", tuned).new_source, "_attn_fwd") is None
