@@ -371,6 +371,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         looped=loop_kernels(base),
         held_options=held_options,
         covered=covered_sizes(tunables, evaluation, [dict(s.kwargs) for s in shapes]),
+        source=base,
     )
     within = None
     if request.within is not None:

@@ -41,6 +41,7 @@ from kernelopt.tunables.launches import (
     same_launch,
     tuned_first,
 )
+from kernelopt.tunables.tile_growth import tile_growth
 from kernelopt.tuning.candidate import Config, Value
 from kernelopt.tuning.space import Fit, Knob, KnobOrigin, Space, knob_of
 
@@ -61,6 +62,7 @@ def space_from_tunables(
     looped: Collection[str] | None = None,
     held_options: Mapping[str, Mapping[str, Value]] | None = None,
     covered: Mapping[tuple[str, str], int] | None = None,
+    source: str | None = None,
 ) -> Space:
     """The space of one launch of a kernel file.
 
@@ -83,6 +85,8 @@ def space_from_tunables(
             is checked on (:func:`kernelopt.tunables.model.covered_sizes`): a knob one block of which must cover
             that size (:attr:`Tunable.covers`) starts at the smallest value that does (:func:`_cover_bound`); a
             smaller one leaves part of a row undone and fails the check, so it is never proposed.
+        source: the kernel file's text: the chosen kernel's body tells which way its tiles move with each knob
+            (:func:`kernelopt.tunables.tile_growth.tile_growth`, :attr:`Space.tile_growth`); ``None``: not read.
 
     Raises:
         UsageError: no editable knob, no launch of that name, or a space the fit rules leave empty (one
@@ -97,7 +101,8 @@ def space_from_tunables(
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
     fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
-    space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes))
+    growth = tile_growth(source, chosen.kernel) if source is not None and chosen.kernel is not None else None
+    space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes), growth)
     if space.size.count == 0:
         raise UsageError(
             f"{chosen.label}: the fit rules leave no configuration of {', '.join(k.describe() for k in knobs)}",

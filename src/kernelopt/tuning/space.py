@@ -245,6 +245,9 @@ class Space:
         origins: knob name -> where it lives (empty for a space from a sweep).
         domain_notes: one line for each knob whose domain a rule read from the kernel narrowed (a block that must
             cover a row starts where it does: :func:`kernelopt.tuning.launch.space_from_tunables`).
+        tile_growth: how the kernel's tiles move as each name it reads grows (``+1``, ``-1``, ``0``: not known;
+            :func:`kernelopt.tunables.tile_growth.tile_growth`), read by :meth:`larger_tiles`; ``None``: the kernel
+            was not read, and every block knob is taken to grow them.
     """
 
     knobs: tuple[Knob, ...]
@@ -254,6 +257,7 @@ class Space:
     launch: str | None = None
     origins: Mapping[str, KnobOrigin] = field(default_factory=dict)
     domain_notes: tuple[str, ...] = ()
+    tile_growth: Mapping[str, int] | None = None
     _fit_cache: dict[Config, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -441,21 +445,37 @@ class Space:
         return frozenset(n for n, o in self.origins.items() if set(o.categories) & _BLOCK_CATEGORIES)
 
     def larger_tiles(self, config: Mapping[str, Value], than: Mapping[str, Value]) -> bool:
-        """Whether every block knob of ``config`` is at least ``than``'s and every other knob the same, launch
-        options (``num_warps``, ``num_stages``, ...) aside: a bound its tiles broke, ``config``'s break too (the
-        shared memory of a ``tl.dot``'s operand tiles grows with each tile). ``False`` for a space with no block
-        knob, and where a block knob is computed from the problem in either (no one value to compare)."""
+        """Whether every tile of ``config`` is at least ``than``'s: each block knob that grows the tiles at least
+        ``than``'s, each that shrinks them (a divisor: ``tl.arange(0, BLOCK // SPLIT)``) at most, and every other knob
+        the same (a block knob that spans no tile of the kernel's body, or whose direction is not known, included:
+        :meth:`tile_way`), launch options (``num_warps``, ``num_stages``, ...) aside: the bounds this decides on are
+        measured at one pipeline stage in Triton's interpreter, which ignores them. A bound its tiles broke,
+        ``config``'s break too (the shared memory of a ``tl.dot``'s operand tiles grows with each tile). ``False``
+        for a space with no block knob, and where a block knob is computed from the problem in either (no one value
+        to compare)."""
         blocks = self.block_knobs()
         if not blocks:
             return False
         for name in self.names:
             a, b = config.get(name), than.get(name)
-            if name in blocks:
-                if not (_number(a) and _number(b)) or a < b:  # type: ignore[operator]
+            way = self.tile_way(name) if name in blocks else 0
+            if way != 0:
+                if not (_number(a) and _number(b)) or (a - b) * way < 0:  # type: ignore[operator]
                     return False
             elif name not in LAUNCH_OPTIONS and a != b:
                 return False
         return True
+
+    def tile_way(self, name: str) -> int:
+        """How the kernel's tiles move as the knob ``name`` grows (:attr:`tile_growth` of the name and of the kernel
+        parameters it feeds): ``+1``, ``-1``, or ``0`` when the names disagree, span no tile, or are not known;
+        ``+1`` when the kernel was not read (``tile_growth`` is ``None``)."""
+        if self.tile_growth is None:
+            return 1
+        origin = self.origins.get(name)
+        names = {name, *(origin.feeds if origin is not None else ())}
+        ways = {self.tile_growth[n] for n in names if n in self.tile_growth}
+        return ways.pop() if len(ways) == 1 else 0
 
     def encode(self, config: Config) -> list[float]:
         """``config`` as a vector in [0, 1]^knobs for a model (each knob's :meth:`Knob.encode`)."""
