@@ -384,8 +384,16 @@ def entry_of(result: Result, method: str) -> SweepEntry:
         iqr_us=iqr if result.outcome is Outcome.OK else None,
         samples=len(samples) if result.outcome is Outcome.OK else 0,
         method=method if result.outcome is Outcome.OK else None,
-        message=None if result.outcome is Outcome.OK else f"{result.outcome.value}: {result.reason}",
+        message=_why_not_timed_in_full(result),
     )
+
+
+def _why_not_timed_in_full(result: Result) -> str | None:
+    """A failed configuration's outcome and reason; a timed one's reason only when its timing was cut far slower than
+    the best so far (fewer samples than asked, its latency a lower bound: the tuning engine's ``cut_slow``)."""
+    if result.outcome is not Outcome.OK:
+        return f"{result.outcome.value}: {result.reason}"
+    return result.reason if result.cut_slow else None
 
 
 def evaluator_for(

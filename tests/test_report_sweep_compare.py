@@ -335,7 +335,10 @@ def test_cpu_sweep_reuse_and_compare(
     assert code == 0, out[-3000:]
     assert "sweep resume: 1 of 4 configurations not measured yet" in out
     (entry,) = [c for c in json.loads((sweeps / "gelu_fp32.json").read_text())["configs"] if c["config"] == added]
-    assert entry["status"] == "ok" and entry["latency_us"] > 0 and entry["samples"] == 2
+    assert entry["status"] == "ok" and entry["latency_us"] > 0
+    # --samples 2, unless its timing was cut as far slower than the naive configuration (the interpreter's call
+    # deadline: a first call past 0.5 s, which a loaded machine reaches): the entry then says so
+    assert entry["samples"] == 2 or entry["message"].startswith("cut: "), entry
     run = json.loads(report.read_text())
     assert run["device"] == "cpu" and run["sweeps"]["gelu_fp32"]["sittings"] == 2
     assert run["sweeps"]["gelu_fp32"]["timed"] == 4

@@ -72,7 +72,8 @@ class SweepEntry(BaseModel):
         samples: timing samples taken (0 when not timed).
         method: the timer (``cuda_events``; ``None`` when not timed).
         max_abs_err: largest absolute error against the reference (``None`` when not checked).
-        message: why it was pruned, wrong or failed.
+        message: why it was pruned, wrong or failed; for an ``ok`` one, why it has fewer samples than asked (its
+            timing cut far slower than the best so far: the latency is a lower bound), else ``None``.
     """
 
     model_config = ConfigDict(extra="forbid")
