@@ -450,28 +450,41 @@ def take_samples(
     *,
     budget_s: float | None = None,
     min_blocks: int = MIN_BLOCKS_KEPT,
+    block_s: float | None = None,
+    limit_s: float | None = None,
 ) -> list[list[float]]:
     """Samples per sampler, taken in ``order`` (version index per sample, see :func:`abba_order`).
 
-    With ``budget_s`` the timing stops at the end of the first whole block (``2 x len(samplers)`` samples)
-    past that many seconds, once ``min_blocks`` blocks (:data:`MIN_BLOCKS_KEPT`) are taken: the block count is
-    planned from a latency estimated before the timing, and a machine whose load grows meanwhile (a CPU shared
-    with other jobs: samples 10-40 x the estimate) would otherwise run the case past its limit, a false
-    TIMEOUT_FAIL. Whole blocks keep every pair of versions interleaved as :func:`abba_order` made them.
+    With ``budget_s`` the timing takes whole blocks (``2 x len(samplers)`` samples) while they end within that many
+    seconds at the pace of the last block taken (``block_s``, the caller's estimate of one block, before the first):
+    past ``min_blocks`` blocks (:data:`MIN_BLOCKS_KEPT`), a block that would end past the budget is not started. The
+    block count is planned from a latency estimated before the timing, and a machine whose load grows meanwhile (a
+    CPU shared with other jobs: samples 10-40 x the estimate) would otherwise run the case past its limit, a false
+    TIMEOUT_FAIL. With ``limit_s`` (the seconds the case's limit leaves), past ``min_blocks`` blocks a sample that
+    would end past it at the pace of the last sample is not taken either: the block it belongs to is dropped whole.
+    Before (tuneleft9), the timing stopped at the end of the first block past the budget, so it ran past the budget
+    by up to one whole block at the loaded pace; now a block is started only where it ends within the budget at the
+    last block's pace, and no sample runs past the limit unless it alone slows past it. Whole blocks keep every pair of
+    versions interleaved as :func:`abba_order` made them.
     """
     samples: list[list[float]] = [[] for _ in samplers]
     block = 2 * len(samplers)
-    t0 = time.perf_counter()
+    t0 = block_t0 = time.perf_counter()
+    pace_s = block_s or 0.0
+    sample_s = pace_s / block
     for k, v in enumerate(order):
-        samples[v].append(samplers[v].sample())
-        done = k + 1
-        if (
-            budget_s is not None
-            and done % block == 0
-            and done // block >= min_blocks
-            and time.perf_counter() - t0 > budget_s
-        ):
+        free = k // block >= min_blocks  # the blocks a caller needs are taken whatever the clock says
+        if free and budget_s is not None and k % block == 0 and time.perf_counter() - t0 + pace_s > budget_s:
             break
+        if free and limit_s is not None and time.perf_counter() - t0 + sample_s > limit_s:
+            samples = [taken[: 2 * (k // block)] for taken in samples]  # whole blocks: two samples of each a block
+            break
+        t1 = time.perf_counter()
+        samples[v].append(samplers[v].sample())
+        now = time.perf_counter()
+        sample_s = now - t1
+        if (k + 1) % block == 0:
+            pace_s, block_t0 = now - block_t0, now
     return samples
 
 

@@ -1190,7 +1190,14 @@ def _reduced_samples(ctx: _Ctx, samplers: list[Any], fit: _Fit, timing: CaseTimi
 
     room = fit.room_s(ctx)
     blocks = samples_that_fit(2.0 * fit.round_s, room, MIN_BLOCKS_KEPT)
-    taken = take_samples(samplers, abba_order(len(samplers), blocks), budget_s=TIMING_ROOM_SHARE * room, min_blocks=1)
+    taken = take_samples(
+        samplers,
+        abba_order(len(samplers), blocks),
+        budget_s=TIMING_ROOM_SHARE * room,
+        min_blocks=0,  # the warm-up's calls are its first block: one more only where it ends within the budget
+        block_s=2.0 * fit.round_s,
+        limit_s=room,
+    )
     samples = [list(calls) + more for calls, more in zip(fit.calls_us, taken, strict=True)]
     got = len(samples[0]) // 2
     timing.reduced = (
