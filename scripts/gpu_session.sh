@@ -47,6 +47,8 @@
 #              written forms compiled and correct on a Hopper, tune --device cuda on three of its kernels
 #   breaker8   scripts/gpu_breaker8.sh: the eighth held-out trial's kernels (vLLM's fused MoE, Mamba, fla, Inductor,
 #              the causal attention tutorial) and its written forms compiled and correct, tune --device cuda on three
+#   tuneleft9  scripts/gpu_tuneleft9.sh: an autotune list's own filter and static_assert on the GPU (fa2_causal's
+#              written list at a head dimension every tuned config fails), tune --device cuda on fa2_causal
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
 #   parity     scripts/gpu_parity.sh: what Triton's interpreter now refuses (a tl.dot's K, num_warps) fails on the
@@ -82,6 +84,7 @@ breaker5 420 scripts/gpu_breaker5.sh
 breaker6 480 scripts/gpu_breaker6.sh
 breaker7 480 scripts/gpu_breaker7.sh
 breaker8 420 scripts/gpu_breaker8.sh
+tuneleft9 300 scripts/gpu_tuneleft9.sh
 variants 420 scripts/gpu_variants.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh

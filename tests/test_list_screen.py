@@ -161,3 +161,45 @@ def test_a_written_list_keeps_the_original_configs_when_a_static_assert_reads_a_
     compile(written, "kernel.py", "exec")
     plain = source.replace("    tl.static_assert(BLOCK_N <= HEAD_DIM)\n", "")
     assert keep_pruned_fallback(plain, pin_configs(plain, "_attn_fwd", tuned).new_source, "_attn_fwd") is None
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_fa2_s_written_list_holds_at_a_head_dim_every_tuned_config_fails_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled): fa2_causal's list tuned to two 32-wide key blocks. Pinned alone, the list
+    fails at a head dimension of 16 (each config's ``tl.static_assert(BLOCK_N <= HEAD_DIM)``: a
+    ``CompileTimeAssertionFailure``, which classify makes ``INVALID``); with the original configs kept after them
+    (``keep_pruned_fallback``) it is correct at 16, 32 and 64, as the original is; and ``keep`` rejects a config of
+    ``BLOCK_M % BLOCK_N != 0`` in the loaded module as in the interpreter."""
+    from kernelopt.tunables.edit import keep_pruned_fallback
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import classify
+    from kernelopt.tuning.list_screen import screen_loaded
+    from tests.conftest import load_fresh
+    from tests.test_breaker7_cases import _correct_on_cuda
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = DATA / "fa2_causal"
+    source = (folder / "kernel.py").read_text()
+    tuned = [AutotuneConfig(kwargs={"BLOCK_M": m, "BLOCK_N": 32}, num_warps=4, num_stages=3) for m in (32, 128)]
+    pinned = pin_configs(source, "_attn_fwd", tuned).new_source
+    kept = keep_pruned_fallback(source, pinned, "_attn_fwd")
+    assert kept is not None
+    (tmp_path / "pinned.py").write_text(pinned)
+    (tmp_path / "written.py").write_text(kept[0])
+    shapes = [{"Z": 1, "H": 2, "N_CTX": 200, "D": d} for d in (16, 32, 64)]
+    got = _correct_on_cuda(folder, shapes, tmp_path / "written.py")
+    assert got == {f"Z=1,H=2,N_CTX=200,D={d}": True for d in (16, 32, 64)}, got
+    import torch
+
+    q = torch.randn(1, 2, 200, 16, device="cuda")
+    with pytest.raises(Exception) as raised:
+        load_fresh(tmp_path / "pinned.py", "_ls_gpu_pinned").run(q, q, q)
+    verdict = classify(raised.value, tmp_path / "pinned.py", "running")
+    assert verdict.outcome is Outcome.INVALID, verdict
+    screen = list_screen(source, "_attn_fwd")
+    assert screen is not None
+    bad = load_fresh(_pinned(source, "_attn_fwd", tmp_path, "gpu_bad", BLOCK_M=16, BLOCK_N=32), "_ls_gpu_bad")
+    assert screen_loaded(bad, screen) is not None
