@@ -55,6 +55,23 @@ def add_one(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
 
 
+looped = []
+for bm in [16, 32, 64]:
+    for bn in [16, 32]:
+        if bm < bn:
+            continue
+        if bm * bn >= 2048:
+            looped.append(triton.Config({"BM": bm, "BN": bn}, num_warps=8))
+        else:
+            looped.append(triton.Config({"BM": bm, "BN": bn}, num_warps=4))
+
+
+@triton.autotune(configs=looped, key=[])
+@triton.jit
+def loop(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
 def run(x):
     add_one[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, x.numel())
     return x
@@ -78,6 +95,15 @@ def test_the_filters_people_write_are_read_with_the_knobs_they_bind() -> None:
     assert whole is not None
     assert [(f.text, f.binds) for f in whole.filters] == [('if c.kwargs["BM"] < 64', {"c": WHOLE_CONFIG})]
     assert len(whole.unread) == 1 and "`if b > 8`" in whole.unread[0] and "reads b" in whole.unread[0]
+
+    # a list appended to in loops (Triton's tutorials, FlagGems): each append's conditions, the appends' alternatives
+    loop = list_screen(FORMS, "loop")
+    assert loop is not None and not loop.unread
+    [either] = loop.filters
+    assert either.binds == {"bm": "BM", "bn": "BN"}
+    assert either.expression == (
+        "(not (bm < bn) and (bm * bn >= 2048)) or (not (bm < bn) and not (bm * bn >= 2048))"
+    ), either.expression
 
     pruned = list_screen(FORMS, "add_one")
     assert pruned is not None and pruned.prune and not pruned.filters
@@ -104,6 +130,8 @@ def test_a_pinned_candidate_the_list_s_own_filter_rejects_is_refused_in_the_work
         bad = load_fresh(_pinned(source, "_attn_fwd", tmp_path, "bad", BLOCK_M=16, BLOCK_N=32), "_ls_bad")
         good = load_fresh(_pinned(source, "_attn_fwd", tmp_path, "good", BLOCK_M=32, BLOCK_N=16), "_ls_good")
         comp = load_fresh(_pinned(FORMS, "comp", tmp_path, "comp", BM=16, BN=32), "_ls_comp")
+        looped = load_fresh(_pinned(FORMS, "loop", tmp_path, "loop", BM=16, BN=32), "_ls_loop")
+        kept = load_fresh(_pinned(FORMS, "loop", tmp_path, "kept", BM=64, BN=16), "_ls_kept")
     why = screen_loaded(bad, screen)
     assert why is not None and "`filter(keep, ...)` (kernel.py:66) rejects BLOCK_M=16, BLOCK_N=32" in why, why
     assert screen_loaded(good, screen) is None
@@ -111,6 +139,11 @@ def test_a_pinned_candidate_the_list_s_own_filter_rejects_is_refused_in_the_work
     assert comp_screen is not None
     why = screen_loaded(comp, comp_screen)
     assert why is not None and "`if bm >= bn`" in why, why
+    loop_screen = list_screen(FORMS, "loop")
+    assert loop_screen is not None
+    why = screen_loaded(looped, loop_screen)
+    assert why is not None and "the conditions of its 2 appends" in why, why
+    assert screen_loaded(kept, loop_screen) is None
 
 
 @pytest.mark.timeout(120)

@@ -18,7 +18,8 @@ silence.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import libcst as cst
 from pydantic import BaseModel, ConfigDict, Field
@@ -148,6 +149,10 @@ class _Reader:
             value = self.assigned(expr.value)
             if value is not None:
                 self.read(value, depth - 1)
+            if isinstance(value, cst.List) and not value.elements:  # configs = [] and a loop appending to it
+                sites: list[_Site] = []
+                self.appended(expr.value, self.module.body, [], [], sites)
+                self.either(sites)
             return
         if isinstance(expr, cst.Call):
             name = dotted(expr.func)
@@ -183,6 +188,91 @@ class _Reader:
         ]
         return found[0] if len(found) == 1 else None
 
+    def appended(
+        self,
+        name: str,
+        stmts: Sequence[cst.CSTNode],
+        targets: list[str],
+        tests: list[tuple[cst.BaseExpression, str]],
+        sites: list[_Site],
+    ) -> None:
+        """The conditions a module-level loop holds each ``name.append(triton.Config(...))`` to: the ``if`` around it
+        (``not`` in its ``else``), an ``if ...: continue`` before it in its loop (Triton's tutorials and FlagGems build
+        lists so), as the comprehension's ``if`` clauses."""
+        tests = list(tests)
+        for stmt in stmts:
+            if isinstance(stmt, cst.For):
+                inner = [*targets, *(n.value for n in _target_names(stmt.target))]
+                self.appended(name, _block(stmt.body), inner, tests, sites)
+            elif isinstance(stmt, cst.If) and _only_continue(stmt.body) and stmt.orelse is None:
+                tests.append((stmt.test, f"if {self.code(stmt.test)}: continue"))  # the rest of the block: not it
+            elif isinstance(stmt, cst.If):
+                self.appended(name, _block(stmt.body), targets, [*tests, (stmt.test, "")], sites)
+                if isinstance(stmt.orelse, cst.Else):
+                    self.appended(name, _block(stmt.orelse.body), targets, [*tests, (stmt.test, "not")], sites)
+                elif isinstance(stmt.orelse, cst.If):
+                    self.appended(name, [stmt.orelse], targets, [*tests, (stmt.test, "not")], sites)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    call = small.value if isinstance(small, cst.Expr) else None
+                    if (
+                        isinstance(call, cst.Call)
+                        and dotted(call.func) == f"{name}.append"
+                        and len(call.args) == 1
+                        and targets
+                    ):
+                        sites.append(_Site(_config_binds(call.args[0].value), targets, tests))
+
+    def either(self, sites: list[_Site]) -> None:
+        """The filters of a list appended to at ``sites``: one site's conditions as the comprehension's; several
+        sites' as one filter, a config kept when every condition of one of them holds (a condition that cannot be
+        checked on a candidate is taken to hold, and said)."""
+        if len(sites) == 1:
+            self.conditions(sites[0].binds, sites[0].targets, sites[0].tests)
+            return
+        alternatives: list[str] = []
+        binds: dict[str, str] = {}
+        for site in sites:
+            kept, before = [], len(self.filters)
+            self.conditions(site.binds, site.targets, site.tests)
+            kept, self.filters = self.filters[before:], self.filters[:before]
+            if any(binds.get(v, k) != k for f in kept for v, k in f.binds.items()):
+                self.unread.append("the autotune list's appends bind one loop variable to two knobs: not checked")
+                return
+            for f in kept:
+                binds.update(f.binds)
+            alternatives.append(" and ".join(f.expression for f in kept) or "True")
+        if sites and "True" not in alternatives:
+            line = min(self.line(t) for site in sites for t, _ in site.tests) if any(s.tests for s in sites) else 0
+            self.filters.append(
+                ListFilter(
+                    text=f"the conditions of its {len(sites)} appends",
+                    line=line,
+                    expression=" or ".join(f"({a})" for a in alternatives),
+                    binds=binds,
+                )
+            )
+
+    def conditions(
+        self, binds: dict[str, str], targets: list[str], tests: Sequence[tuple[cst.BaseExpression, str]]
+    ) -> None:
+        """One filter for each test (``(test, how)``: ``""`` kept when true, ``"not"`` kept when false, else the text of
+        an ``if ...: continue``), or a line saying why it cannot be checked on a candidate."""
+        for test, how in tests:
+            code = self.code(test)
+            text = how if how.endswith("continue") else f"if {'not ' if how else ''}{code}"
+            read = {n.value for n in walk(test) if isinstance(n, cst.Name)}
+            loose = sorted(v for v in read if v in targets and v not in binds)
+            if loose:
+                self.unread.append(
+                    f"the autotune list's `{text}` (kernel.py:{self.line(test)}) reads {', '.join(loose)}, which no "
+                    "knob takes as it is: it cannot be checked on a candidate"
+                )
+                continue
+            used = {v: k for v, k in binds.items() if v in read}
+            expression = f"({code})" if how == "" else f"not ({code})"
+            self.filters.append(ListFilter(text=text, line=self.line(test), expression=expression, binds=used))
+
     def comprehension(self, comp: cst.ListComp | cst.GeneratorExp, depth: int) -> None:
         fors = list(_for_clauses(comp.for_in))
         targets = [n.value for f in fors for n in _target_names(f.target)]
@@ -193,20 +283,29 @@ class _Reader:
             self.read(fors[0].iter, depth)  # [c for c in filter(keep, configs) if ...]
         else:
             binds = _config_binds(elt)
-        for test in tests:
-            text = f"if {self.code(test)}"
-            read = {n.value for n in walk(test) if isinstance(n, cst.Name)}
-            loose = sorted(v for v in read if v in targets and v not in binds)
-            if loose:
-                self.unread.append(
-                    f"the autotune list's `{text}` (kernel.py:{self.line(test)}) reads {', '.join(loose)}, which no "
-                    "knob takes as it is: it cannot be checked on a candidate"
-                )
-                continue
-            used = {v: k for v, k in binds.items() if v in read}
-            self.filters.append(
-                ListFilter(text=text, line=self.line(test), expression=f"({self.code(test)})", binds=used)
-            )
+        self.conditions(binds, targets, [(test, "") for test in tests])
+
+
+class _Site(NamedTuple):
+    """One ``configs.append(triton.Config(...))``: its loop variables bound to knobs, the loops' variables, the
+    conditions it sits under (``(test, how)`` as :meth:`_Reader.conditions` reads them)."""
+
+    binds: dict[str, str]
+    targets: list[str]
+    tests: list[tuple[cst.BaseExpression, str]]
+
+
+def _block(body: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return body.body if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _only_continue(body: cst.BaseSuite) -> bool:
+    stmts = _block(body)
+    return (
+        len(stmts) == 1
+        and isinstance(stmts[0], cst.SimpleStatementLine)
+        and all(isinstance(small, cst.Continue) for small in stmts[0].body)
+    )
 
 
 def _for_clauses(first: cst.CompFor) -> Iterator[cst.CompFor]:
