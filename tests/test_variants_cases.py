@@ -552,6 +552,55 @@ def test_a_masked_load_filling_a_max_with_zero_keeps_its_block_a_divisor(tmp_pat
         assert plain.note is None and plain.new_source is not None and "BLOCK=256)" in plain.new_source
 
 
+@pytest.mark.timeout(120)
+def test_a_deviation_from_the_mean_summed_unmasked_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v21, wrongkernel9's hunt): row_var_center, a row variance over a loop of blocks whose
+    loads fill with 0.0 and whose deviation ``x - mean`` is summed squared without a mask again (the author's rows
+    a multiple of 128). The masks were read as checking the block, so ``BLOCK=256`` went out plainly: right at the
+    SHAPES' 256 and 512 columns, and at 384, which the original handled, each masked-out lane added ``mean**2``.
+    The lanes a mask leaves out are followed into the reductions they reach (``tl.sum`` wants a zero there):
+    ``if n_cols % 256 == 0``; the same kernel masking the deviation again, or filling a plain sum with nothing,
+    moves plainly, and ``other=1.0`` into a sum does not."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("row_var_center", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and note is not None and "loads whose masks leave it unchecked" in note, note
+    assert "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 640}])
+    source = (DATA / "row_var_center" / "kernel.py").read_text()
+    remasked = source.replace("d = x - mean", "d = tl.where(cols < n_cols, x - mean, 0.0)")
+    # a fill left out is a zero in Triton's interpreter and its NVIDIA backend: neutral for a sum
+    no_fill = remasked.replace("mask=cols < n_cols, other=0.0)", "mask=cols < n_cols)")
+    ones = no_fill.replace(
+        "acc += tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols)",
+        "acc += tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=1.0)",
+    )
+    assert len({source, remasked, no_fill, ones}) == 4
+    for text, plainly in ((remasked, True), (no_fill, True), (ones, False)):
+        edit = guard_edit(text, text.replace("BLOCK=128)", "BLOCK=256)"))
+        assert edit.new_source is not None and ("BLOCK=256)" in edit.new_source) is plainly, text
+
+
+@pytest.mark.timeout(120)
+def test_a_tile_summed_along_its_columns_keeps_only_its_column_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v22, wrongkernel9's hunt): tile_lse_zero, a log-sum-exp over tiles of 16 rows and 32
+    columns whose second pass loads fill with 0.0 (``exp(0 - m)`` is no zero; the author's rows a multiple of 32)
+    and are summed along the columns, ``tl.sum(.., axis=1)``. ``BLOCK_N=64`` went out plainly: right at the SHAPES'
+    64 and 128 columns, wrong at 96. Only the block along the reduced axis is read as unchecked: ``if N % 64 ==
+    0``; the row block, whose masked-out rows are never summed, still moves plainly (correct at 33 and 50 rows)."""
+    folder = _copy("tile_lse_zero", tmp_path)
+    written, _note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 64})
+    assert written is not None and "    if N % 64 == 0:  # kernelopt: tuned\n" in written, written
+    rows, _ = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 32})
+    assert rows is not None and "BLOCK_M=32, BLOCK_N=32)" in rows and "kernelopt: tuned" not in rows, rows
+    sizes = [{"M": 20, "N": 64}, {"M": 7, "N": 96}, {"M": 33, "N": 32}, {"M": 50, "N": 160}]
+    for text in (written, rows):
+        (folder / "kernel.py").write_text(text)
+        _all_correct(folder, sizes)
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 
@@ -968,3 +1017,42 @@ def test_the_eighth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
         (folder / "kernel.py").write_text(written)
         got = _correct_on_cuda(folder, cases[name])
         assert all(v is True for v in got.values()), (name, got)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): what wrongkernel9's fill rule writes, row_var_center's
+    ``if n_cols % 256 == 0:`` (v21) and tile_lse_zero's ``if N % 64 == 0:`` beside its row block moved plainly
+    (v22), correct at sizes the SHAPES do not name, up to thousands, every input in the middle of NaN; and the
+    judgment behind reading a fill left out as a zero: row_var_center with its deviation masked again and its
+    fills left out, ``BLOCK=256`` written plainly, is correct at 384 and 2944 columns, where the masked-out lanes
+    lie past the row (the next row, or the NaN around the input) and a sum of them would show."""
+    from kernelopt.tunables.guard import guard_edit
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    cases: list[tuple[Path, list[dict[str, int]]]] = []
+    var = _copy("row_var_center", tmp_path)
+    written, _ = _tune_edit(var, {"BLOCK": 256})
+    assert written is not None and "if n_cols % 256 == 0:  # kernelopt: tuned" in written, written
+    (var / "kernel.py").write_text(written)
+    cases.append((var, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3000, "n_cols": 2944}, {"n_rows": 5, "n_cols": 128}]))
+    tile = _copy("tile_lse_zero", tmp_path)
+    written, _ = _tune_edit(tile, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None and "if N % 64 == 0:  # kernelopt: tuned" in written, written
+    (tile / "kernel.py").write_text(written)
+    cases.append((tile, [{"M": 7, "N": 96}, {"M": 3001, "N": 2080}, {"M": 50, "N": 160}]))
+    bare = _copy("row_var_center", tmp_path / "bare")
+    source = (bare / "kernel.py").read_text()
+    source = source.replace("d = x - mean", "d = tl.where(cols < n_cols, x - mean, 0.0)").replace(
+        "mask=cols < n_cols, other=0.0)", "mask=cols < n_cols)"
+    )
+    plain = guard_edit(source, source.replace("BLOCK=128)", "BLOCK=256)")).new_source
+    assert plain is not None and "BLOCK=256)" in plain and "kernelopt: tuned" not in plain, plain
+    (bare / "kernel.py").write_text(plain)
+    cases.append((bare, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3000, "n_cols": 2944}]))
+    for folder, shapes in cases:
+        got = _correct_on_cuda(folder, shapes)
+        assert all(v is True for v in got.values()), (folder.name, got)

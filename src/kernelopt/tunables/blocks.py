@@ -25,7 +25,9 @@ written for it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+import contextlib
+import math
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -620,6 +622,7 @@ def unchecked_blocks(
     skipped = body.params if flags is None else set(flags)
     reader.collect(within if within is not None else kernel.body, skipped, kernel=kernel.name.value)
     out: set[str] = set()
+    spoiled: dict[str, set[cst.Call]] | None = None
     for call in reader.unread:
         for arg in call.args:
             out |= body.indexes(arg.value)
@@ -636,60 +639,446 @@ def unchecked_blocks(
         if mask is None and len(positional) > at:
             mask = positional[at]
         checked = body.ranges(mask) if mask is not None else set()
-        if checked and at == 1 and len(body.indexes(positional[0])) == 1 and _fill_reaches_extremum(body, call):
-            checked = set()  # its masked-out lanes are read as data: a block leaving some covers only in whole blocks
+        if checked and at == 1:
+            spoiled = spoiled if spoiled is not None else _Lanes(body, skipped).spoiled()
+            checked = {b for b in checked if call not in spoiled.get(b, ())}  # its masked-out lanes read as data
         out |= body.indexes(positional[0]) - checked
     return out
 
 
-#: Reductions across lanes that a masked-out lane changes unless it holds an infinity (``tl.max``, ``tl.argmin``)
-_EXTREMA = frozenset({"max", "min", "argmax", "argmin"})
+#: What a masked-out lane holds, where it is not a number known: a finite value not known (a parameter, a lane of
+#: data), or anything (an infinity or NaN may come of it)
+FINITE, ANY = "finite", "any"
+Lane = float | str
+Reached = tuple[Lane, frozenset[cst.Call]]
+"""A lane's value and the masked loads that reach it."""
+
+#: Reductions across lanes and what a masked-out lane must hold for the result to be the unmasked lanes' alone
+_NEUTRAL: dict[str, float] = {
+    "sum": 0.0,
+    "xor_sum": 0.0,
+    "prod": 1.0,
+    "max": float("-inf"),
+    "argmax": float("-inf"),
+    "min": float("inf"),
+    "argmin": float("inf"),
+}
+INT32_MAX = 2**31 - 1
+"""The identity of a min over int32 lanes (a max's is ``-INT32_MAX - 1``), as kernels fill an index they min."""
+_MATH: dict[str, Callable[[float], float]] = {
+    "exp": math.exp,
+    "exp2": lambda v: 2.0**v,
+    "log": math.log,
+    "log2": math.log2,
+    "sqrt": math.sqrt,
+    "sqrt_rn": math.sqrt,
+    "rsqrt": lambda v: 1 / math.sqrt(v),
+    "abs": abs,
+    "fabs": abs,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tanh": math.tanh,
+    "erf": math.erf,
+    "sigmoid": lambda v: 1 / (1 + math.exp(-v)),
+}
+_FINITE_ONLY = frozenset({"exp", "exp2", "abs", "fabs", "sin", "cos", "tanh", "erf", "sigmoid"})
+"""Of :data:`_MATH`, those giving a finite value of any finite one (``log`` and ``rsqrt`` of zero do not)."""
+_KEEP = frozenset({"to", "cast", "multiple_of", "max_contiguous", "broadcast_to", "expand_dims"})
+"""Calls whose value is their first argument's, lane by lane."""
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "Equal": lambda a, b: a == b,
+    "NotEqual": lambda a, b: a != b,
+    "LessThan": lambda a, b: a < b,
+    "LessThanEqual": lambda a, b: a <= b,
+    "GreaterThan": lambda a, b: a > b,
+    "GreaterThanEqual": lambda a, b: a >= b,
+}
+_MOVES_AXES = frozenset({"trans", "permute", "reshape", "view", "join", "split", "interleave"})
 
 
-def _fill_reaches_extremum(body: _Kernel, load: cst.Call) -> bool:
-    """Whether the masked ``load`` fills its masked-out lanes with a value that is not an infinity (``other=0.0``,
-    or none) and its value reaches a max or a min across lanes (``tl.max(x)``, or ``tl.max(acc)`` after ``acc =
-    tl.maximum(acc, x)``) without being masked again (``tl.where(cols < n, x, -inf)``): the lanes then count as
-    data, so the load checks its block only where no lane is masked out, at sizes the block divides (variants v20:
-    a row max filling with 0.0 whose rows were always a multiple of the original block). Read for a load over one
-    block (a row); a tile's reduction over one of its axes is not told apart here."""
-    fill = next((a.value for a in load.args if a.keyword is not None and a.keyword.value == "other"), None)
-    positional = [a.value for a in load.args if a.keyword is None]
-    fill = fill if fill is not None or len(positional) < 3 else positional[2]
-    if fill is not None and "inf" in _code(fill):
-        return False
-    tainted: set[str] = set()
-    for code in body.bodies:
-        for node in walk(code):
-            if isinstance(node, cst.Assign) and any(n is load for n in walk(node.value)):
-                for t in node.targets:
-                    tainted |= {n.value for n in walk(t.target) if isinstance(n, cst.Name)}
+def _const(expr: cst.BaseExpression) -> float | None:
+    """The number a literal is (``0.0``, ``-1``, ``float("-inf")``, ``-float('inf')``); ``None`` otherwise."""
+    if isinstance(expr, cst.Integer | cst.Float):
+        return float(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _const(expr.expression)
+        return None if inner is None else -inner
+    if isinstance(expr, cst.Call) and dotted(expr.func) == "float" and len(expr.args) == 1:
+        arg = expr.args[0].value
+        if isinstance(arg, cst.SimpleString):
+            with contextlib.suppress(ValueError):
+                return float(arg.evaluated_value)
+            return None
+        return _const(arg)
+    return None
 
-    def remasked(expr: cst.BaseExpression) -> bool:
-        return (
-            isinstance(expr, cst.Call)
-            and dotted(expr.func).split(".")[-1] == "where"
-            and bool(expr.args)
-            and bool(body.ranges(expr.args[0].value))
-        )
 
-    again = {name for name, values in body.values.items() if any(remasked(v) for v in values)}  # ``x = tl.where(..)``
-    tainted -= again
-    grown = True
-    while grown:
-        grown = False
-        for name, values in body.values.items():
-            if name not in tainted | again and any(_names(v) & tainted for v in values):
-                tainted.add(name)
-                grown = True
-    zero = fill is not None and _code(fill).strip() in ("0", "0.0", "0.")
-    for code in body.bodies:
-        for node in walk(code):
-            if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] in _EXTREMA:
-                for arg in node.args:
-                    value = arg.value
-                    if zero and isinstance(value, cst.Call) and dotted(value.func).split(".")[-1] in ("abs", "fabs"):
-                        continue  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
-                    if _names(value) & tainted or any(n is load for n in walk(value)):
-                        return True
-    return False
+def _finite(value: Lane) -> bool:
+    return value == FINITE or (isinstance(value, float) and math.isfinite(value))
+
+
+def _same(a: Lane, b: Lane) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _apply(op: str, a: Lane, b: Lane) -> Lane:
+    """``a op b`` (``op`` ``Add``, ``Subtract``, ``Multiply``, ``Divide``) over lane values: numbers as Python's
+    floats give them (``0 * inf`` is NaN), a finite value not known times zero is zero, an infinity plus one is the
+    infinity; anything else not known."""
+    if ANY in (a, b) or op not in ("Add", "Subtract", "Multiply", "Divide"):
+        return ANY
+    if isinstance(a, float) and isinstance(b, float):
+        try:
+            return {"Add": a + b, "Subtract": a - b, "Multiply": a * b}[op] if op != "Divide" else a / b
+        except ZeroDivisionError:
+            return math.nan if a == 0 or math.isnan(a) else ANY
+    if not isinstance(a, float) and not isinstance(b, float):
+        return FINITE
+    known, first = (a, True) if isinstance(a, float) else (b, False)
+    assert isinstance(known, float)
+    if math.isnan(known):
+        return math.nan
+    if op in ("Add", "Subtract"):
+        if math.isinf(known):
+            return known if first or op == "Add" else -known  # an infinity and a finite value
+        return FINITE
+    if op == "Multiply":
+        return 0.0 if known == 0 else FINITE if math.isfinite(known) else ANY
+    if first:  # known / finite
+        return 0.0 if known == 0 else FINITE if math.isfinite(known) else ANY
+    return 0.0 if math.isinf(known) else FINITE if known != 0 else ANY  # finite / known
+
+
+def _join(values: list[Reached]) -> Reached:
+    """One value of several (the branches of an ``if``, a ``tl.where`` not decided): the value they share, else not
+    known (finite where all are)."""
+    loads = frozenset().union(*(r for _, r in values))
+    lanes = [v for v, _ in values]
+    if all(_same(v, lanes[0]) for v in lanes):
+        return lanes[0], loads
+    return (FINITE if all(_finite(v) for v in lanes) else ANY), loads
+
+
+def _join_env(a: dict[str, Reached], b: dict[str, Reached], carried: bool = False) -> dict[str, Reached]:
+    """Each name's value after two paths (``a`` before a loop or an ``if``'s one branch, ``b`` the other). A loop
+    (``carried``) carries its own value over a start no masked lane reaches (``acc = tl.zeros(..)`` then ``acc +=
+    x``; ``m = float("-inf")`` then ``m = tl.maximum(m, tl.max(x))``): the start is what the lanes are added to,
+    not a lane of its own."""
+    out = dict(a)
+    for name, value in b.items():
+        if name not in a or (carried and not a[name][1]):
+            out[name] = value
+        else:
+            out[name] = _join([a[name], value])
+    return out
+
+
+def _same_env(a: dict[str, Reached], b: dict[str, Reached]) -> bool:
+    return a.keys() == b.keys() and all(_same(a[k][0], b[k][0]) and a[k][1] == b[k][1] for k in a)
+
+
+class _Lanes:
+    """What the masked-out lanes of a kernel's masked loads hold as they flow into its reductions (variants v20 and
+    the sum side after it, issue 32). A load masked over a block reads its fill there (``other=``; left out, zero:
+    what Triton's interpreter gives, and its NVIDIA backend, which zeroes the ``ld``'s destination when a load has
+    no ``other``), and arithmetic, ``tl.where`` on a range of the block (its else value), ``tl.exp`` / ``tl.log`` and
+    the like carry it into a ``tl.sum`` / ``tl.max`` / ``tl.min`` / ``tl.argmax`` / ``tl.prod`` / ``tl.dot``. Where
+    the reduction runs along the block's axis and the lane it meets is not neutral for it (a zero for a sum,
+    ``-inf`` for a max), the result is right only where no lane is masked out, at sizes the block divides: the
+    block is as good as unchecked. The body is read statement by statement (a name holds its last value; both
+    branches of an ``if`` joined; a loop to a fixed point, its start replaced by what the loop carries: ``m =
+    float("-inf")`` before ``m = tl.maximum(m, tl.max(x))``); an ``if FLAG:`` branch on a flag that vouches for the
+    block is left out; a ``@triton.jit`` helper's body is read after the kernel's, its return value not followed."""
+
+    def __init__(self, body: _Kernel, flags: Collection[str]) -> None:
+        self.body, self.flags = body, set(flags)
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+        self.loads: list[cst.Call] = []
+        for code in body.bodies:
+            for node in _outside_flags(code, flags):
+                if isinstance(node, cst.Assign):
+                    for t in node.targets:
+                        if isinstance(t.target, cst.Name):
+                            self.assigned.setdefault(t.target.value, []).append(node.value)
+                elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
+                    if node.value is not None:
+                        self.assigned.setdefault(node.target.value, []).append(node.value)
+                elif isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "load":
+                    self.loads.append(node)
+        self.block = ""
+        self.quiet = 0  # inside a loop's passes before its fixed point: reductions not judged yet
+        self.found: set[cst.Call] = set()
+        self.named_axes: dict[str, set[int]] = {}  # the block's axes in each name's values (:meth:`_axes`)
+
+    def spoiled(self) -> dict[str, set[cst.Call]]:
+        """Block -> the masked loads whose masked-out lanes of that block reach a reduction along its axis holding
+        a value not neutral for it."""
+        out: dict[str, set[cst.Call]] = {}
+        masks = [m for m in map(_mask_of, self.loads) if m is not None]
+        for block in sorted(set().union(*(self.body.ranges(m) for m in masks))):
+            self.block, self.found, self.named_axes = block, set(), {}
+            env: dict[str, Reached] = {}
+            for code in self.body.bodies:
+                self._run(code, env)
+            if self.found:
+                out[block] = self.found
+        return out
+
+    def _run(self, node: cst.CSTNode, env: dict[str, Reached]) -> None:
+        """Read the statements of ``node`` in order, ``env`` holding each name's lane as it goes."""
+        if isinstance(node, cst.If):
+            self.lane(node.test, env)
+            branch = dict(env)
+            if not (_names(node.test) & self.flags):
+                self._run(node.body, branch)
+            other = dict(env)
+            if node.orelse is not None:
+                self._run(node.orelse, other)
+            env.update(_join_env(branch, other))
+            return
+        if isinstance(node, cst.For | cst.While):
+            self.lane(node.iter if isinstance(node, cst.For) else node.test, env)
+            start, head = dict(env), dict(env)
+            self.quiet += 1
+            for _ in range(4):
+                passed = dict(head)
+                self._run(node.body, passed)
+                new = _join_env(start, passed, carried=True)
+                if _same_env(new, head):
+                    break
+                head = new
+            else:
+                head = {k: (v if _same_env({k: v}, {k: start.get(k, v)}) else (ANY, v[1])) for k, v in head.items()}
+            self.quiet -= 1
+            passed = dict(head)
+            self._run(node.body, passed)  # once more, judging its reductions
+            env.update(_join_env(start, passed, carried=True))
+            return
+        if isinstance(node, cst.Assign):
+            value = self.lane(node.value, env)
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    env[t.target.value] = value
+            return
+        if isinstance(node, cst.AugAssign):
+            step = self.lane(node.value, env)
+            if isinstance(node.target, cst.Name):
+                now = env.get(node.target.value, (FINITE, frozenset()))
+                op = type(node.operator).__name__.removesuffix("Assign")
+                env[node.target.value] = (_apply(op, now[0], step[0]), now[1] | step[1])
+            return
+        if isinstance(node, cst.AnnAssign):
+            if node.value is not None and isinstance(node.target, cst.Name):
+                env[node.target.value] = self.lane(node.value, env)
+            return
+        if isinstance(node, cst.Expr | cst.Return):
+            if node.value is not None:
+                self.lane(node.value, env)
+            return
+        for child in child_nodes(node):
+            if isinstance(child, cst.BaseStatement | cst.BaseSmallStatement | cst.BaseSuite):
+                self._run(child, env)
+
+    def _judge(self, red: cst.Call, env: dict[str, Reached]) -> bool:
+        """Whether the reduction ``red`` meets a masked-out lane not neutral for it, the loads that reach it kept
+        (outside a loop's passes before its fixed point)."""
+        spoiling = self._spoiling(red, env)
+        if spoiling and not self.quiet:
+            self.found |= spoiling
+        return bool(spoiling)
+
+    def _spoiling(self, red: cst.Call, env: dict[str, Reached]) -> frozenset[cst.Call]:
+        """The masked loads whose lanes reach ``red`` along the block's axis holding a value not neutral for it."""
+        name = dotted(red.func).split(".")[-1]
+        args = [a.value for a in red.args if a.keyword is None and not a.star]
+        if name == "dot":
+            if len(args) < 2:
+                return frozenset()
+            (a, ra), (b, rb) = self.lane(args[0], env), self.lane(args[1], env)
+            rows, cols = self._axes(args[0]), self._axes(args[1])
+            if (rows | cols) - {-1} and not (rows <= {1, -1} and cols <= {0, -1}):
+                return frozenset()  # the block's lanes are rows of a or columns of b: not summed over
+            return frozenset() if _apply("Multiply", a, b) == 0.0 else ra | rb
+        if not args:
+            return frozenset()
+        lane, reached = self.lane(args[0], env)
+        if not reached or not self._along(red, args[0]) or lane == _NEUTRAL[name]:
+            return frozenset()
+        least = name in ("min", "argmin")
+        if isinstance(lane, float) and name != "sum" and (lane >= INT32_MAX if least else -lane > INT32_MAX):
+            return frozenset()  # the int32 identity of an integer min or max (``2147483647``)
+        inner = args[0]
+        absolute = isinstance(inner, cst.Call) and dotted(inner.func).split(".")[-1] in ("abs", "fabs")
+        if name in ("max", "argmax") and lane == 0.0 and absolute:
+            return frozenset()  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
+        return reached
+
+    def _along(self, red: cst.Call, arg: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether the reduction ``red`` of ``arg`` runs along the block's axis (or its axis is not read)."""
+        axis = next((a.value for a in red.args if a.keyword is not None and a.keyword.value == "axis"), None)
+        positional = [a.value for a in red.args if a.keyword is None]
+        if axis is None and len(positional) > 1:
+            axis = positional[1]
+        if not isinstance(axis, cst.Integer):
+            return True  # every axis (``axis=None``), or one not read
+        axes, at = self._axes(arg, seen), int(axis.evaluated_value)
+        return not axes or -1 in axes or axes == {at} or (axes == {0} and at == -1)
+
+    def _axes(self, expr: cst.CSTNode, seen: frozenset[str] = frozenset()) -> set[int]:
+        """The axes the block's lanes take in ``expr``: a range 0, ``offs[None, :]`` 1, a tile loaded through
+        ``offs[:, None]`` 0, ``tl.dot(a, b)`` a's rows and b's columns, a reduction along another axis 0; ``-1``
+        where a reshape or a transpose leaves it not known; empty where the block's lanes are not there."""
+        if isinstance(expr, cst.Subscript):
+            inner = self._axes(expr.value, seen)
+            places = [i for i, e in enumerate(expr.slice) if isinstance(e.slice, cst.Slice)]
+            if not inner or len(places) == len(expr.slice):
+                return inner
+            return {places[0]} if inner == {0} and len(places) == 1 else {-1}
+        if isinstance(expr, cst.Call):
+            name = dotted(expr.func).split(".")[-1]
+            args = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if name in _MOVES_AXES:
+                return {-1} if any(self._axes(a.value, seen) for a in expr.args) else set()
+            if name == "arange":
+                return {0} if self.block in self.body.spans(expr) else set()
+            if name == "dot" and len(args) >= 2:
+                rows, cols = self._axes(args[0], seen), self._axes(args[1], seen)
+                return {a for a in rows if a != 1} | {a for a in cols if a != 0}
+            if name in _NEUTRAL:
+                inner = self._axes(args[0], seen) if args else set()
+                return {0} if inner and not self._along(expr, args[0], seen) else set()
+        if isinstance(expr, cst.Name):
+            if expr.value in seen:
+                return set()
+            if expr.value in self.named_axes:
+                return self.named_axes[expr.value]
+            found: set[int] = set()
+            for value in self.assigned.get(expr.value, []):
+                found |= self._axes(value, seen | {expr.value})
+            self.named_axes[expr.value] = found  # a union over its values: a cycle cut adds nothing to it
+            return found
+        out: set[int] = set()
+        for child in child_nodes(expr):
+            out |= self._axes(child, seen)
+        return out
+
+    def lane(self, expr: cst.BaseExpression, env: dict[str, Reached]) -> Reached:
+        """What ``expr`` holds at a lane the block's masks leave out, and the masked loads that reach it."""
+        known = _const(expr)
+        if known is not None:
+            return known, frozenset()
+        if isinstance(expr, cst.Name):
+            return env.get(expr.value, (FINITE, frozenset()))  # a parameter or a global holds data
+        if isinstance(expr, cst.UnaryOperation):
+            value, reached = self.lane(expr.expression, env)
+            if isinstance(expr.operator, cst.Minus) and isinstance(value, float):
+                return -value, reached
+            return (value if isinstance(expr.operator, cst.Plus) else ANY), reached
+        if isinstance(expr, cst.BinaryOperation):
+            (a, ra), (b, rb) = self.lane(expr.left, env), self.lane(expr.right, env)
+            return _apply(type(expr.operator).__name__, a, b), ra | rb
+        if isinstance(expr, cst.Subscript):
+            return self.lane(expr.value, env)
+        if isinstance(expr, cst.IfExp):
+            return _join([self.lane(expr.body, env), self.lane(expr.orelse, env)])
+        if isinstance(expr, cst.Call):
+            return self._call(expr, env)
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            (a, ra), (b, rb) = self.lane(expr.left, env), self.lane(expr.comparisons[0].comparator, env)
+            test = _COMPARE.get(type(expr.comparisons[0].operator).__name__)
+            if isinstance(a, float) and isinstance(b, float) and test is not None:
+                return float(test(a, b)), ra | rb  # ``m == float("-inf")`` of a lane filled with ``-inf``
+            return FINITE, ra | rb
+        return FINITE, frozenset()  # an attribute: no lane of a masked load
+
+    def _call(self, call: cst.Call, env: dict[str, Reached]) -> Reached:
+        name = dotted(call.func).split(".")[-1]
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if name == "load":
+            mask = _mask_of(call)
+            if mask is None or self.block not in self.body.ranges(mask):
+                return FINITE, frozenset()
+            fill = _fill_of(call)
+            value = 0.0 if fill is None else _const(fill)
+            return (value if value is not None else self.lane(cst.ensure_type(fill, cst.BaseExpression), env)[0]), (
+                frozenset({call})
+            )
+        if name == "where" and len(args) == 3:
+            if self.block in self.body.ranges(args[0]):
+                return self.lane(args[2], env)  # masked again: the else value
+            test, reached = self.lane(args[0], env)
+            if isinstance(test, float) and not math.isnan(test):  # a test the lane's own value decides
+                value, more = self.lane(args[1] if test else args[2], env)
+                return value, reached | more
+            return _join([self.lane(args[1], env), self.lane(args[2], env)])
+        if name in ("zeros", "zeros_like"):
+            return 0.0, frozenset()
+        if name == "full":
+            value = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "value"), None)
+            value = value if value is not None or len(args) < 2 else args[1]
+            return self.lane(value, env) if value is not None else (ANY, frozenset())
+        if isinstance(call.func, cst.Attribute) and name in _KEEP:
+            return self.lane(call.func.value, env)  # ``x.to(tl.float32)``
+        if name in _KEEP and args:
+            return self.lane(args[0], env)
+        if name in _MATH and args:
+            value, reached = self.lane(args[0], env)
+            if isinstance(value, float):
+                try:
+                    return float(_MATH[name](value)), reached
+                except ValueError:
+                    return math.nan, reached
+                except (OverflowError, ZeroDivisionError):
+                    return ANY, reached
+            return (FINITE if value == FINITE and name in _FINITE_ONLY else ANY), reached
+        if name in ("maximum", "minimum") and len(args) == 2:
+            (a, ra), (b, rb) = self.lane(args[0], env), self.lane(args[1], env)
+            if isinstance(a, float) and isinstance(b, float):
+                return (max(a, b) if name == "maximum" else min(a, b)), ra | rb
+            identity = -math.inf if name == "maximum" else math.inf
+            if identity in (a, b):  # the other value
+                return (b if a == identity else a), ra | rb
+            return _join([(a, ra), (b, rb)])
+        if name == "dot" or (name in _NEUTRAL and not args):
+            spoiling = self._judge(call, env)
+            return (ANY if spoiling else FINITE), frozenset().union(*(self.lane(a, env)[1] for a in args))
+        if name in _NEUTRAL:
+            value, reached = self.lane(args[0], env)
+            if not reached:
+                return FINITE, reached
+            if self._along(call, args[0]):  # the block's lanes reduced away: judged here, not carried on
+                return (ANY if self._judge(call, env) else FINITE), frozenset()
+            if isinstance(value, float) and (value == 0 or not math.isfinite(value) or name not in ("sum", "prod")):
+                return value, reached  # the block's lanes along another axis, each reduced over lanes alike
+            return (FINITE if _finite(value) else ANY), reached
+        found = [self.lane(a.value, env) for a in call.args]
+        reached = frozenset().union(*(r for _, r in found))
+        return (ANY if reached else FINITE), reached
+
+
+def _outside_flags(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CSTNode]:
+    """:func:`walk`, leaving out the body of an ``if FLAG:`` on a flag that vouches for the block (its else
+    kept): the fast path taken only where the block divides, as :func:`_calls_outside_flags` reads it."""
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        if isinstance(here, cst.If) and _names(here.test) & set(flags):
+            if here.orelse is not None:
+                stack.append(here.orelse)
+            continue
+        yield here
+        stack.extend(reversed(child_nodes(here)))
+
+
+def _mask_of(call: cst.Call) -> cst.BaseExpression | None:
+    """A ``tl.load``'s mask (``mask=`` or its second positional argument)."""
+    mask = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "mask"), None)
+    positional = [a.value for a in call.args if a.keyword is None]
+    return mask if mask is not None or len(positional) < 2 else positional[1]
+
+
+def _fill_of(call: cst.Call) -> cst.BaseExpression | None:
+    """A ``tl.load``'s fill (``other=`` or its third positional argument); ``None`` where it is left out."""
+    fill = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "other"), None)
+    positional = [a.value for a in call.args if a.keyword is None]
+    return fill if fill is not None or len(positional) < 3 else positional[2]
