@@ -483,6 +483,33 @@ def test_a_tile_whose_value_is_copied_into_a_buffer_s_size_or_the_grid_is_not_mo
 
 
 @pytest.mark.timeout(120)
+def test_a_tile_whose_value_a_module_constant_copies_into_the_grid_is_not_moved_apart_from_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v23, wrongkernel9's hunt): grid_named_copy, a vector kernel whose grid is sized by a
+    module constant of the tile's value (``triton.cdiv(n, ROWS_PER_PROGRAM)``, ``ROWS_PER_PROGRAM = 256``) beside
+    ``BLOCK=256``. ``BLOCK=128`` went out plainly: right at the SHAPES' 100 and 128 elements, and at 200 and 700,
+    which the original handled, half of each program's elements were never written. v18's rule read a literal
+    divisor only; a named copy (a module constant or a local bound once) is read the same: not written, one line.
+    The constant's own value moved with the tile, or a constant of another value, is not a copy."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("grid_named_copy", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 128})
+    assert written is None and note is not None
+    assert note.startswith(
+        "BLOCK=128 moves the tile from 256, but line 21 still divides by 256 (triton.cdiv(n, ROWS_PER_PROGRAM), "
+        "ROWS_PER_PROGRAM = 256)"
+    ), note
+    source = (folder / "kernel.py").read_text()
+    both = source.replace("ROWS_PER_PROGRAM = 256", "ROWS_PER_PROGRAM = 128").replace("BLOCK=256)", "BLOCK=128)")
+    moved = guard_edit(source, both)
+    assert moved.new_source is not None and moved.note is None, moved.note
+    other = source.replace("ROWS_PER_PROGRAM = 256", "ROWS_PER_PROGRAM = 64")
+    assert guard_edit(other, other.replace("BLOCK=256)", "BLOCK=512)")).new_source is not None
+    (folder / "kernel.py").write_text(moved.new_source)
+    _all_correct(folder, [{"n": 200}, {"n": 700}, {"n": 1}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -877,13 +877,20 @@ def _strides_past_the_grid(old: Sequence[cst.FunctionDef], new: Sequence[cst.Fun
     return None
 
 
-def _stale_copies(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], pos: Positions) -> str | None:
+def _stale_copies(
+    old: Sequence[cst.FunctionDef],
+    new: Sequence[cst.FunctionDef],
+    pos: Positions,
+    constants: Mapping[str, int] | None = None,
+) -> str | None:
     """Why an edit cannot be written when a launching function still divides a size by a moved tile's original
     value (``num = triton.cdiv(n, 256)`` beside ``BLOCK=256``): a copy of the tile's value that the edit did not
     move. It counts the programs (a tile moved below it leaves elements undone) or sizes a buffer the kernel
     indexes by program (a grid whose own copy moved with the tile writes past it): variants v18, a two-stage sum
-    right at SHAPES of at most one block and wrong above. A value another setting of the function still holds
-    unmoved is not read as the moved tile's copy."""
+    right at SHAPES of at most one block and wrong above. The copy may be named: a local bound once to the value,
+    or a module constant (``constants``: bound once at module level, ``ROWS_PER_PROGRAM = 256`` dividing the grid
+    beside ``BLOCK=256``, variants v23). A value another setting of the function still holds unmoved is not read
+    as the moved tile's copy."""
     if len(old) != len(new):
         return None
     kernels = {f.name.value: f for f in new if _is_jit(f)}
@@ -918,17 +925,41 @@ def _stale_copies(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]
             else:
                 continue
             b = _int(divisor) if divisor is not None else None
+            if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
+                b = _launch_value(n, divisor)
+                b = b if b is not None or not constants else constants.get(divisor.value)
             if b is None or b not in moved or b in kept:
                 continue
             key, a = moved[b]
             line = pos[node].start.line if node in pos else 0
             at = f"line {line}" if line else "the launching function"
+            named = f", {divisor.value} = {b}" if isinstance(divisor, cst.Name) else ""
             return (
-                f"{key}={a} moves the tile from {b}, but {at} still divides by {b} ({_code(node)}): a copy of the "
-                f"tile's value the edit does not move, which counts the programs or sizes a buffer the kernel "
+                f"{key}={a} moves the tile from {b}, but {at} still divides by {b} ({_code(node)}{named}): a copy of "
+                f"the tile's value the edit does not move, which counts the programs or sizes a buffer the kernel "
                 f"indexes by program, so the two would disagree at sizes of more than one block: not written"
             )
     return None
+
+
+def _constants(collector: _Collector) -> dict[str, int]:
+    """The module's integer constants: a name bound once at module level, to an integer literal (``ROWS = 256``,
+    ``ROWS: int = 256``, ``ROWS = tl.constexpr(256)``)."""
+    bound: dict[str, list[int | None]] = {}
+    for line, fn in collector.statements:
+        if fn is not None:
+            continue
+        for small in line.body:
+            targets = (
+                [t.target for t in small.targets] if isinstance(small, cst.Assign)
+                else [small.target] if isinstance(small, cst.AnnAssign | cst.AugAssign) else []
+            )  # fmt: skip
+            value = getattr(small, "value", None)
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    once = isinstance(small, cst.Assign | cst.AnnAssign) and value is not None
+                    bound.setdefault(target.value, []).append(_int(_constant(value)) if once else None)
+    return {name: values[0] for name, values in bound.items() if len(values) == 1 and values[0] is not None}
 
 
 def _grid_text(fn: cst.FunctionDef, call: cst.Call) -> str:
@@ -2080,7 +2111,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
         why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
         why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
-        why = why or _stale_copies(old_collector.functions, new_collector.functions, pos)
+        why = why or _stale_copies(old_collector.functions, new_collector.functions, pos, _constants(new_collector))
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
