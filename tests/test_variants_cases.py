@@ -628,6 +628,31 @@ def test_a_tile_summed_along_its_columns_keeps_only_its_column_block_a_divisor(t
         _all_correct(folder, sizes)
 
 
+@pytest.mark.timeout(120)
+def test_a_histogram_of_masked_lanes_keeps_its_block_a_divisor_beside_a_grid_literal(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v24, wrongkernel9's hunt): hist_block, a histogram whose programs each count one block
+    of codes with ``tl.histogram(codes, BINS)`` (no mask) over loads filling with 0, the grid
+    ``(triton.cdiv(n, 256),)`` beside ``BLOCK=256`` (inputs a multiple of 256). ``BLOCK=512`` went out plainly, the
+    grid's literal moved with it: right at the SHAPES' 512 and 1024 codes, and at 768, 256 and 1280, which the
+    original handled, the masked-out lanes were counted in bin 0. Two rules missed it: a histogram counts every
+    lane it is given (a mask of its own leaves them out), and the grid's copy of an unchecked block's literal was
+    read for kernels without masks only. Now ``if n % 512 == 0:  # kernelopt: tuned``; with the histogram's own
+    ``mask=offs < n`` the block moves plainly."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("hist_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512})
+    assert written is not None and note is not None and "whose accesses leave BLOCK unchecked" in note, note
+    assert "    if n % 512 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n": 768}, {"n": 256}, {"n": 1280}])
+    source = (DATA / "hist_block" / "kernel.py").read_text()
+    masked = source.replace("tl.histogram(codes, BINS)", "tl.histogram(codes, BINS, mask=offs < n)")
+    assert masked != source
+    plain = guard_edit(masked, masked.replace("256),)](x, out, n, BLOCK=256", "512),)](x, out, n, BLOCK=512"))
+    assert plain.note is None and plain.new_source is not None and "BLOCK=512" in plain.new_source
+
+
 EVENK_LAUNCH = ",\n                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, num_warps=4)"
 
 

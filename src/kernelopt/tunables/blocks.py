@@ -901,6 +901,12 @@ class _Lanes:
             return frozenset() if _apply("Multiply", a, b) == 0.0 else ra | rb
         if not args:
             return frozenset()
+        if name == "histogram":  # every lane counts in some bin, whatever it holds, unless its own mask leaves it out
+            mask = next((a.value for a in red.args if a.keyword is not None and a.keyword.value == "mask"), None)
+            mask = mask if mask is not None or len(args) < 3 else args[2]
+            return (
+                frozenset() if mask is not None and self.block in self.body.ranges(mask) else self.lane(args[0], env)[1]
+            )
         lane, reached = self.lane(args[0], env)
         if not reached or not self._along(red, args[0]) or lane == _NEUTRAL[name]:
             return frozenset()
@@ -944,6 +950,8 @@ class _Lanes:
             if name == "dot" and len(args) >= 2:
                 rows, cols = self._axes(args[0], seen), self._axes(args[1], seen)
                 return {a for a in rows if a != 1} | {a for a in cols if a != 0}
+            if name == "histogram":
+                return set()  # the bins
             if name in _NEUTRAL:
                 inner = self._axes(args[0], seen) if args else set()
                 return {0} if inner and not self._along(expr, args[0], seen) else set()
@@ -1039,7 +1047,7 @@ class _Lanes:
             if identity in (a, b):  # the other value
                 return (b if a == identity else a), ra | rb
             return _join([(a, ra), (b, rb)])
-        if name == "dot" or (name in _NEUTRAL and not args):
+        if name in ("dot", "histogram") or (name in _NEUTRAL and not args):
             spoiling = self._judge(call, env)
             return (ANY if spoiling else FINITE), frozenset().union(*(self.lane(a, env)[1] for a in args))
         if name in _NEUTRAL:

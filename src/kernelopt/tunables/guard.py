@@ -1248,6 +1248,10 @@ def _unchecked_axes(
                 f"{tile[1]} unchecked"
             )
             out.append(Divides(tile, size, line, why))
+    for d in _grid_literals(call, line):  # the grid's own copy of the block's literal (variants v24)
+        if d.tile[1] in blocks:
+            unread = f"of {kernel.name.value}, whose accesses leave {d.tile[1]} unchecked"
+            out.append(replace(d, why=d.why.replace("of a kernel without masks", unread)))
     return out
 
 
