@@ -551,6 +551,18 @@ def test_a_jit_helper_imported_from_the_kernel_s_folder_is_refused_by_tune_and_g
     assert guarded.new_source is not None and "    if N % 32 == 0:  # kernelopt: tuned\n" in guarded.new_source
 
 
+def _guarded_over_rows(tmp_path: Path, name: str) -> None:
+    """What ``tune`` writes for a pick of ``BLOCK=256`` over a row kernel of ``name`` whose rows are a multiple of
+    128 and whose masked-out lanes reach a reduction unneutral: guarded by ``n_cols % 256``, correct at 384, 128
+    and 640 columns."""
+    folder = _copy(name, tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and note is not None and "loads whose masks leave it unchecked" in note, note
+    assert "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 640}])
+
+
 @pytest.mark.timeout(120)
 def test_a_masked_load_filling_a_max_with_zero_keeps_its_block_a_divisor(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v20, wrongkernel8's hunt): row_max_fill, a row max over a loop of blocks whose loads are
@@ -561,12 +573,7 @@ def test_a_masked_load_filling_a_max_with_zero_keeps_its_block_a_divisor(tmp_pat
     one masked again with ``tl.where`` (or a max of ``tl.abs``) reads as before."""
     from kernelopt.tunables.guard import guard_edit
 
-    folder = _copy("row_max_fill", tmp_path)
-    written, note = _tune_edit(folder, {"BLOCK": 256})
-    assert written is not None and note is not None and "loads whose masks leave it unchecked" in note, note
-    assert "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, written
-    (folder / "kernel.py").write_text(written)
-    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 640}])
+    _guarded_over_rows(tmp_path, "row_max_fill")
     source = (DATA / "row_max_fill" / "kernel.py").read_text()
     filled = source.replace("other=0.0)", 'other=float("-inf"))')
     again = source.replace(
@@ -590,12 +597,7 @@ def test_a_deviation_from_the_mean_summed_unmasked_keeps_its_block_a_divisor(tmp
     moves plainly, and ``other=1.0`` into a sum does not."""
     from kernelopt.tunables.guard import guard_edit
 
-    folder = _copy("row_var_center", tmp_path)
-    written, note = _tune_edit(folder, {"BLOCK": 256})
-    assert written is not None and note is not None and "loads whose masks leave it unchecked" in note, note
-    assert "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, written
-    (folder / "kernel.py").write_text(written)
-    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 640}])
+    _guarded_over_rows(tmp_path, "row_var_center")
     source = (DATA / "row_var_center" / "kernel.py").read_text()
     remasked = source.replace("d = x - mean", "d = tl.where(cols < n_cols, x - mean, 0.0)")
     # a fill left out is a zero in Triton's interpreter and its NVIDIA backend: neutral for a sum

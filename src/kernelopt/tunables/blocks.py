@@ -792,19 +792,12 @@ class _Lanes:
 
     def __init__(self, body: _Kernel, flags: Collection[str]) -> None:
         self.body, self.flags = body, set(flags)
-        self.assigned: dict[str, list[cst.BaseExpression]] = {}
-        self.loads: list[cst.Call] = []
-        for code in body.bodies:
-            for node in _outside_flags(code, flags):
-                if isinstance(node, cst.Assign):
-                    for t in node.targets:
-                        if isinstance(t.target, cst.Name):
-                            self.assigned.setdefault(t.target.value, []).append(node.value)
-                elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
-                    if node.value is not None:
-                        self.assigned.setdefault(node.target.value, []).append(node.value)
-                elif isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "load":
-                    self.loads.append(node)
+        self.loads = [
+            node
+            for code in body.bodies
+            for node in _outside_flags(code, flags)
+            if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "load"
+        ]
         self.block = ""
         self.quiet = 0  # inside a loop's passes before its fixed point: reductions not judged yet
         self.found: set[cst.Call] = set()
@@ -961,7 +954,7 @@ class _Lanes:
             if expr.value in self.named_axes:
                 return self.named_axes[expr.value]
             found: set[int] = set()
-            for value in self.assigned.get(expr.value, []):
+            for value in self.body.values.get(expr.value, []):
                 found |= self._axes(value, seen | {expr.value})
             self.named_axes[expr.value] = found  # a union over its values: a cycle cut adds nothing to it
             return found
