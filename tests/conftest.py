@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from unittest import mock
@@ -384,7 +384,10 @@ def _rewrite_test_modules(config: pytest.Config) -> None:
     workers start: under ``PYTHONDONTWRITEBYTECODE`` pytest writes none, so each worker rewrote the asserts of
     all 150 test files afresh, 7 of its 13.5 collection CPU-s, three times a run. pytest reads a cached rewrite
     even where it writes none, valid while the file's size and mtime match (as any .pyc; its name carries
-    pytest's version). Through pytest's own private functions: where they moved, each worker rewrites as before."""
+    pytest's version). Through pytest's own private functions: where they moved, each worker rewrites as before.
+
+    On a fresh clone (CI's every run) that is 3.6 CPU-s, and the workers start only after it (xdist starts them
+    last): a forked child rewrites half of the files beside the controller, so both cores do it."""
     try:
         from _pytest.assertion.rewrite import (
             PYC_TAIL,
@@ -398,16 +401,42 @@ def _rewrite_test_modules(config: pytest.Config) -> None:
         state = config.stash[assertstate_key]
         if state.mode != "rewrite":
             return
+        todo = []
         for source in [*sorted(Path(__file__).parent.glob("test_*.py")), Path(__file__)]:
             source = source.resolve()
             pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
-            if _read_pyc(source, pyc) is not None:
-                continue
-            pyc.parent.mkdir(exist_ok=True)
-            source_stat, code = _rewrite_test(source, config)
-            _write_pyc(state, code, source_stat, pyc)
+            if _read_pyc(source, pyc) is None:
+                todo.append((source, pyc))
+        if todo:
+            todo[0][1].parent.mkdir(exist_ok=True)  # one __pycache__ folder for every test module
+
+        def rewrite(part: list[tuple[Path, Path]]) -> None:
+            for source, pyc in part:
+                source_stat, code = _rewrite_test(source, config)
+                _write_pyc(state, code, source_stat, pyc)  # a temporary file renamed: never read half written
+
+        with _forked(todo[1::2] if len(todo) >= 16 else [], rewrite):
+            rewrite(todo[::2] if len(todo) >= 16 else todo)
     except Exception:  # an optimization only: the workers rewrite what is not cached
         return
+
+
+@contextlib.contextmanager
+def _forked(part: list[tuple[Path, Path]], work: Callable[[list[tuple[Path, Path]]], None]) -> Iterator[None]:
+    """``work(part)`` in a forked child while the block runs (where the platform forks and ``part`` is not empty);
+    waits for the child after it. The child leaves by ``os._exit``: no exit handler, no buffer of the parent's
+    flushed twice."""
+    pid = os.fork() if part and hasattr(os, "fork") else -1
+    if pid == 0:
+        try:
+            work(part)
+        finally:
+            os._exit(0)
+    try:
+        yield
+    finally:
+        if pid > 0:
+            os.waitpid(pid, 0)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
