@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.digits import size_text
 from kernelopt.harness.hostmem import InputsDoNotFit, is_out_of_memory
 from kernelopt.harness.interpreter import dot_k_short, dot_operand_bytes, patch_interpreter
-from kernelopt.tunables.list_filters import ListScreen
+from kernelopt.tunables.list_model import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedCandidate,

@@ -32,7 +32,7 @@ from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
 from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
-from kernelopt.tunables.list_filters import ListScreen
+from kernelopt.tunables.list_model import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.list_screen import ScreenedConfig, screen_loaded, watch_prune
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape

@@ -29,7 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.env import build_folders, inherited
-from kernelopt.tunables.list_filters import ListScreen
+from kernelopt.tunables.list_model import ListScreen
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import (
     LoadedProblem,

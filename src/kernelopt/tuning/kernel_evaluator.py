@@ -49,7 +49,7 @@ from kernelopt.tunables import (
     pin_configs,
 )
 from kernelopt.tunables.guard import guard_edit, strip_stale_guards
-from kernelopt.tunables.list_filters import ListScreen
+from kernelopt.tunables.list_model import ListScreen
 from kernelopt.tuning.bench_worker import (
     CUT_FACTOR,
     BenchInit,

@@ -18,7 +18,7 @@ from typing import Any
 
 from kernelopt.oneline import one_line
 from kernelopt.tunables.autotune_worker import autotuners, base_fn
-from kernelopt.tunables.list_filters import CONFIG_OPTIONS, WHOLE_CONFIG, ListFilter, ListScreen
+from kernelopt.tunables.list_model import CONFIG_OPTIONS, WHOLE_CONFIG, ListFilter, ListScreen
 
 
 class ScreenedConfig(Exception):
