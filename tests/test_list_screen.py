@@ -26,7 +26,7 @@ configs = [triton.Config({"BM": b * 2}) for b in [8, 16] if b > 8]
 
 
 def drop_wide(configs, named_args, **kwargs):
-    return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]]
+    return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]] or configs[:1]
 
 
 @triton.autotune(
@@ -53,6 +53,21 @@ def whole(x, BM: tl.constexpr):
 def add_one(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def built(small=False):
+    out = []
+    for bm in [16, 32, 64]:
+        for bn in [16, 32]:
+            if bm % bn == 0 and (bm < 64 or not small):
+                out.append(triton.Config({"BM": bm, "BN": bn}))
+    return out
+
+
+@triton.autotune(configs=built(), key=[])
+@triton.jit
+def from_helper(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
 
 
 looped = []
@@ -105,6 +120,12 @@ def test_the_filters_people_write_are_read_with_the_knobs_they_bind() -> None:
         "(not (bm < bn) and (bm * bn >= 2048)) or (not (bm < bn) and not (bm * bn >= 2048))"
     ), either.expression
 
+    # a helper's one return, its loops read in its body; a condition on its parameter is said, its other half kept
+    helper = list_screen(FORMS, "from_helper")
+    assert helper is not None
+    assert [(f.text, f.binds) for f in helper.filters] == [("if bm % bn == 0", {"bm": "BM", "bn": "BN"})]
+    assert len(helper.unread) == 1 and "reads small, which is neither a loop variable nor a name" in helper.unread[0]
+
     pruned = list_screen(FORMS, "add_one")
     assert pruned is not None and pruned.prune and not pruned.filters
     assert list_screen(FORMS, "run") is None  # no autotune decorator
@@ -149,7 +170,9 @@ def test_a_pinned_candidate_the_list_s_own_filter_rejects_is_refused_in_the_work
 @pytest.mark.timeout(120)
 def test_an_early_config_prune_that_drops_the_pinned_config_makes_it_invalid(tmp_path: Path) -> None:
     """With one config Triton's autotuner never calls ``early_config_prune``: the worker calls it at the launch, with
-    the launch's arguments, and a config it drops is ``INVALID`` (not a run error, not timed); one it keeps runs."""
+    the launch's arguments, and a config it drops is ``INVALID`` (not a run error, not timed); one it keeps runs. The
+    prune falls back on its first config when it keeps none (``or configs[:1]``, as breaker5's split-K prune does), so
+    a lone config is always kept: it is judged beside the original list too (``ListScreen.originals``)."""
     import torch
 
     from kernelopt.tuning.candidate import Outcome
@@ -157,12 +180,17 @@ def test_an_early_config_prune_that_drops_the_pinned_config_makes_it_invalid(tmp
     from kernelopt.tuning.list_screen import ScreenedConfig, watch_prune
     from tests.conftest import load_fresh, triton_interpreted
 
-    screen = list_screen(FORMS, "add_one")
-    assert screen is not None
+    alone = list_screen(FORMS, "add_one")
+    assert alone is not None
+    originals = tuple(AutotuneConfig(kwargs={"BLOCK": b}) for b in (64, 256))
+    screen = alone.model_copy(update={"originals": originals})
     with triton_interpreted():
         wide_path = _pinned(FORMS, "add_one", tmp_path, "wide", BLOCK=256)
         wide = load_fresh(wide_path, "_ls_wide")
         narrow = load_fresh(_pinned(FORMS, "add_one", tmp_path, "narrow", BLOCK=64), "_ls_narrow")
+        lone = load_fresh(wide_path, "_ls_lone")
+        watch_prune(lone, alone)
+        assert torch.equal(lone.run(torch.zeros(100)), torch.ones(100))  # the fallback keeps a config given alone
         watch_prune(wide, screen)
         watch_prune(narrow, screen)
         with pytest.raises(ScreenedConfig) as raised:
@@ -170,7 +198,10 @@ def test_an_early_config_prune_that_drops_the_pinned_config_makes_it_invalid(tmp
         assert torch.equal(narrow.run(torch.zeros(100)), torch.ones(100))
     verdict = classify(raised.value, wide_path, "running")
     assert verdict.outcome is Outcome.INVALID
-    assert verdict.reason is not None and "early_config_prune `drop_wide` drops BLOCK=256" in verdict.reason
+    assert (
+        verdict.reason is not None
+        and "early_config_prune `drop_wide` drops BLOCK=256 beside the original configs" in verdict.reason
+    )
 
 
 def test_a_written_list_keeps_the_original_configs_when_a_static_assert_reads_a_tuned_knob() -> None:

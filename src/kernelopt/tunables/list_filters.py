@@ -18,6 +18,7 @@ silence.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -90,6 +91,7 @@ class _Reader:
         self.positions = positions
         self.filters: list[ListFilter] = []
         self.unread: list[str] = []
+        self.globals = _module_names(module)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node).strip()
@@ -112,6 +114,8 @@ class _Reader:
             args = [a.value for a in expr.args if a.keyword is None and a.star == ""]
             if name in _PASS_THROUGH and len(args) == 1:
                 self.read(args[0], depth)
+            elif isinstance(expr.func, cst.Name) and (fn := self.function(name)) is not None and depth > 0:
+                self.returned(fn, depth - 1)  # configs=get_configs(): the list its one return builds
             elif name == "filter" and len(args) == 2:
                 keep = self.code(args[0])
                 self.filters.append(
@@ -126,6 +130,31 @@ class _Reader:
             return
         if isinstance(expr, cst.ListComp | cst.GeneratorExp):
             self.comprehension(expr, depth)
+
+    def function(self, name: str) -> cst.FunctionDef | None:
+        """The module-level function ``name`` (``None`` when there is none)."""
+        return next((f for f in self.module.body if isinstance(f, cst.FunctionDef) and f.name.value == name), None)
+
+    def returned(self, fn: cst.FunctionDef, depth: int) -> None:
+        """The filters of the list ``fn`` returns from its one ``return``: a comprehension, or a name it binds to
+        ``[]`` and appends to in its loops."""
+        body = _block(fn.body)
+        returns = [
+            small.value
+            for stmt in body
+            if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body
+            if isinstance(small, cst.Return) and small.value is not None
+        ]
+        if len(returns) != 1:
+            return
+        value = returns[0]
+        if isinstance(value, cst.Name):
+            sites: list[_Site] = []
+            self.appended(value.value, body, [], [], sites)
+            self.either(sites)
+        else:
+            self.read(value, depth)
 
     def assigned(self, name: str) -> cst.BaseExpression | None:
         """The value of the one module-level ``name = ...`` (``None`` when there is none, or several)."""
@@ -211,15 +240,21 @@ class _Reader:
     ) -> None:
         """One filter for each test (``(test, how)``: ``""`` kept when true, ``"not"`` kept when false, else the text of
         an ``if ...: continue``), or a line saying why it cannot be checked on a candidate."""
-        for test, how in tests:
+        for test, how in _conjuncts(tests):
             code = self.code(test)
             text = how if how.endswith("continue") else f"if {'not ' if how else ''}{code}"
-            read = {n.value for n in walk(test) if isinstance(n, cst.Name)}
+            read = _free_names(test)
             loose = sorted(v for v in read if v in targets and v not in binds)
-            if loose:
+            unknown = sorted(v for v in read if v not in targets and v not in self.globals)
+            if loose or unknown:
+                why = (
+                    f"{', '.join(loose)}, which no knob takes as it is"
+                    if loose
+                    else f"{', '.join(unknown)}, which is neither a loop variable nor a name of the module"
+                )
                 self.unread.append(
-                    f"the autotune list's `{text}` (kernel.py:{self.line(test)}) reads {', '.join(loose)}, which no "
-                    "knob takes as it is: it cannot be checked on a candidate"
+                    f"the autotune list's `{text}` (kernel.py:{self.line(test)}) reads {why}: it cannot be checked on "
+                    "a candidate"
                 )
                 continue
             used = {v: k for v, k in binds.items() if v in read}
@@ -237,6 +272,54 @@ class _Reader:
         else:
             binds = _config_binds(elt)
         self.conditions(binds, targets, [(test, "") for test in tests])
+
+
+def _conjuncts(tests: Sequence[tuple[cst.BaseExpression, str]]) -> Iterator[tuple[cst.BaseExpression, str]]:
+    """Each test kept when true split at its ``and``s (each part a filter of its own, so a part that cannot be checked
+    leaves the others); the others as they are."""
+    for test, how in tests:
+        if how == "" and isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            yield from _conjuncts([(test.left, ""), (test.right, "")])
+        else:
+            yield test, how
+
+
+def _free_names(expr: cst.CSTNode) -> set[str]:
+    """The names ``expr`` reads from outside it: not an attribute's, a keyword's, a lambda's or a comprehension's."""
+    bound: set[int] = set()
+    for node in walk(expr):
+        if isinstance(node, cst.Attribute):
+            bound.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            bound.add(id(node.keyword))
+        elif isinstance(node, cst.Lambda):
+            bound.update(id(n) for p in node.params.params for n in walk(p) if isinstance(n, cst.Name))
+        elif isinstance(node, cst.CompFor):
+            bound.update(id(n) for n in _target_names(node.target))
+    inner = {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) in bound}
+    return {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) not in bound and n.value not in inner}
+
+
+def _module_names(module: cst.Module) -> frozenset[str]:
+    """The names a module binds at its top level (functions, classes, assignments, imports, loop variables) and
+    Python's builtins: what an expression evaluated in its namespace may read."""
+    names = set(dir(builtins))
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.For):
+            names.update(n.value for n in _target_names(stmt.target))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    names.update(n.value for t in small.targets for n in _target_names(t.target))
+                elif isinstance(small, cst.AnnAssign):
+                    names.update(n.value for n in _target_names(small.target))
+                elif isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        names.add(dotted(bound).split(".")[0])  # type: ignore[arg-type]
+    return frozenset(names)
 
 
 class _Site(NamedTuple):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.tunables.model import AutotuneConfig
+
 #: The options of a ``triton.Config`` beside its kwargs (a loop variable may feed one: ``num_warps=w``).
 CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 #: A name bound to the candidate's ``triton.Config`` itself (``filter(keep, ...)``'s argument).
@@ -41,6 +43,9 @@ class ListScreen(BaseModel):
         prune: the decorator passes ``prune_configs_by`` with an ``early_config_prune``: called with the launch's
             arguments, in the worker, on the candidate's config.
         unread: filters that cannot be evaluated on a candidate, each with why (said once by the session).
+        originals: the list as the autotuner holds it (the evaluation's read-back), beside which the prune judges a
+            candidate: a prune that keeps none of what it is given falls back on its first (``kept or configs[:1]``),
+            which with the candidate alone would always keep it.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -49,6 +54,7 @@ class ListScreen(BaseModel):
     filters: tuple[ListFilter, ...] = ()
     prune: bool = False
     unread: tuple[str, ...] = ()
+    originals: tuple[AutotuneConfig, ...] = ()
 
     @property
     def empty(self) -> bool:

@@ -404,7 +404,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         shapes=tuple(shapes),
         within=within,
         idle=idle_shapes(evaluation, space.kernel, shapes),
-        screen=list_screen(base, space.kernel) if space.kernel is not None else None,
+        screen=_screen(base, space.kernel, evaluation),
     )
     pinned = pinned_line(prepared)
     if pinned is not None:
@@ -528,6 +528,16 @@ def idle_line(prepared: PreparedFolder) -> str | None:
         f"launch {prepared.space.kernel} does not run at {'; '.join(prepared.idle)} (the task's run launched "
         f"{', '.join(instead)} there): every candidate is checked there, and timed only where the launch runs"
     )
+
+
+def _screen(base: str, kernel: str | None, evaluation: AutotuneEvaluation | None) -> ListScreen | None:
+    """The autotune list's own filters of ``kernel`` (:func:`list_screen`), with the list the evaluation read back
+    when it is pruned (its prune judges a candidate beside it)."""
+    screen = list_screen(base, kernel) if kernel is not None else None
+    listed = evaluation.spaces.get(kernel) if evaluation is not None and kernel is not None else None
+    if screen is not None and screen.prune and listed is not None:
+        screen = screen.model_copy(update={"originals": tuple(listed.configs)})
+    return screen
 
 
 def screen_lines(prepared: PreparedFolder) -> list[str]:

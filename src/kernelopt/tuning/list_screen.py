@@ -67,6 +67,8 @@ def screen_loaded(module: ModuleType, screen: ListScreen) -> str | None:
                 continue
             try:
                 kept = bool(eval(f.expression, {**vars(module), **bound}))
+            except NameError:  # a name the source reading took for the module's is not there: no verdict
+                continue
             except Exception as exc:  # the filter fails on this config: the list as written could not hold it
                 error = one_line(f"{type(exc).__name__}: {exc}", 160)
                 return f"the autotune list's own filter `{f.text}` (kernel.py:{f.line}) raised on it ({error})"
@@ -80,7 +82,12 @@ def screen_loaded(module: ModuleType, screen: ListScreen) -> str | None:
 
 def watch_prune(module: ModuleType, screen: ListScreen) -> None:
     """Make the candidate's autotuner call its ``early_config_prune`` at each launch when it holds one config
-    (Triton's calls it only to choose among several); a launch whose config it drops raises :class:`ScreenedConfig`."""
+    (Triton's calls it only to choose among several); a launch whose config it drops raises :class:`ScreenedConfig`.
+
+    The prune is asked about the config alone, then beside the original list (:attr:`ListScreen.originals`, after
+    them): one that drops it either way rejects it. A prune that keeps none of what it is given and falls back on its
+    first config (``kept or configs[:1]``) would keep a lone config whatever it is; beside the originals its verdict is
+    the author's. Judged by its kwargs (a prune may give a config back with other stages)."""
     if not screen.prune:
         return
     at = _autotuner(module, screen.kernel)
@@ -89,16 +96,32 @@ def watch_prune(module: ModuleType, screen: ListScreen) -> None:
         return
     launch = at.run
     name = getattr(prune, "__name__", "early_config_prune")
+    originals = _configs(screen)
 
     def run(*args: Any, **kwargs: Any) -> Any:
         nargs = dict(zip(at.arg_names, args, strict=False))
-        kept = prune(at.configs, nargs, **kwargs) or []
         mine = at.configs[0]
-        if not any(k is mine or dict(getattr(k, "kwargs", {}) or {}) == dict(mine.kwargs) for k in kept):
-            raise ScreenedConfig(
-                f"the autotune list's own early_config_prune `{name}` drops {_config_text(mine)} at this launch: its "
-                "author's statement of what is valid"
-            )
+        for given in ([mine], [*originals, mine]) if originals else ([mine],):
+            kept = prune(list(given), nargs, **kwargs) or []
+            if not any(k is mine or dict(getattr(k, "kwargs", {}) or {}) == dict(mine.kwargs) for k in kept):
+                beside = " beside the original configs" if len(given) > 1 else ""
+                raise ScreenedConfig(
+                    f"the autotune list's own early_config_prune `{name}` drops {_config_text(mine)}{beside} at this "
+                    "launch: its author's statement of what is valid"
+                )
         return launch(*args, **kwargs)
 
     at.run = run
+
+
+def _configs(screen: ListScreen) -> list[Any]:
+    """The original list as ``triton.Config`` objects (empty when Triton cannot build one of them)."""
+    import triton
+
+    try:
+        return [
+            triton.Config(dict(c.kwargs), num_warps=c.num_warps, num_stages=c.num_stages, num_ctas=c.num_ctas)
+            for c in screen.originals
+        ]
+    except (TypeError, ValueError):
+        return []
