@@ -1080,7 +1080,9 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
 ) -> None:
     """On an NVIDIA GPU (Triton compiled, not interpreted): what wrongkernel9's fill rule writes, row_var_center's
     ``if n_cols % 256 == 0:`` (v21) and tile_lse_zero's ``if N % 64 == 0:`` beside its row block moved plainly
-    (v22), correct at sizes the SHAPES do not name, up to thousands, every input in the middle of NaN; and the
+    (v22), hist_block's ``if n % 512 == 0:`` over an unmasked ``tl.histogram`` (v24), grid_named_copy's tile moved
+    with the module constant its grid divides by (v23), correct at sizes the SHAPES do not name, up to millions,
+    every input in the middle of NaN; and the
     judgment behind reading a fill left out as a zero: row_var_center with its deviation masked again and its
     fills left out, ``BLOCK=256`` written plainly, is correct at 384 and 2944 columns, where the masked-out lanes
     lie past the row (the next row, or the NaN around the input) and a sum of them would show."""
@@ -1107,6 +1109,18 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
     assert plain is not None and "BLOCK=256)" in plain and "kernelopt: tuned" not in plain, plain
     (bare / "kernel.py").write_text(plain)
     cases.append((bare, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3000, "n_cols": 2944}]))
+    hist = _copy("hist_block", tmp_path)
+    written, _ = _tune_edit(hist, {"BLOCK": 512})
+    assert written is not None and "if n % 512 == 0:  # kernelopt: tuned" in written, written
+    (hist / "kernel.py").write_text(written)
+    cases.append((hist, [{"n": 768}, {"n": 256}, {"n": 1_000_192}]))
+    grid = _copy("grid_named_copy", tmp_path)
+    source = (grid / "kernel.py").read_text()
+    both = source.replace("ROWS_PER_PROGRAM = 256", "ROWS_PER_PROGRAM = 1024").replace("BLOCK=256)", "BLOCK=1024)")
+    moved = guard_edit(source, both).new_source
+    assert moved is not None and "BLOCK=1024)" in moved, moved
+    (grid / "kernel.py").write_text(moved)
+    cases.append((grid, [{"n": 200}, {"n": 700}, {"n": 3_000_001}]))
     for folder, shapes in cases:
         got = _correct_on_cuda(folder, shapes)
         assert all(v is True for v in got.values()), (folder.name, got)
