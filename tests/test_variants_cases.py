@@ -587,6 +587,25 @@ def test_a_masked_load_filling_a_max_with_zero_keeps_its_block_a_divisor(tmp_pat
 
 
 @pytest.mark.timeout(120)
+def test_a_max_taken_by_tl_reduce_with_a_combine_of_its_own_reads_the_combine(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v25, wrongkernel9's hunt): row_max_reduce, row_max_fill with the block's max taken by
+    ``tl.reduce(x, 0, _larger)`` (a ``@triton.jit`` combine returning ``tl.maximum(a, b)``). ``BLOCK=256`` went out
+    plainly (a ``tl.reduce`` was no reduction to the fill rule): wrong at 384 and 128. The combine is read (``a +
+    b`` a sum, ``a * b`` a product, ``tl.maximum`` / ``tl.minimum``) and judged as that reduction; a combine not
+    read is judged spoiled by any masked-out lane, however filled."""
+    from kernelopt.tunables.guard import guard_edit
+
+    _guarded_over_rows(tmp_path, "row_max_reduce")
+    source = (DATA / "row_max_reduce" / "kernel.py").read_text()
+    filled = source.replace("other=0.0)", 'other=float("-inf"))')
+    unread = filled.replace("return tl.maximum(a, b)", "return tl.where(a > b, a, b)")
+    assert len({source, filled, unread}) == 3
+    for text, plainly in ((filled, True), (unread, False)):
+        edit = guard_edit(text, text.replace("BLOCK=128)", "BLOCK=256)"))
+        assert edit.new_source is not None and ("BLOCK=256)" in edit.new_source) is plainly, edit.note
+
+
+@pytest.mark.timeout(120)
 def test_a_deviation_from_the_mean_summed_unmasked_keeps_its_block_a_divisor(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v21, wrongkernel9's hunt): row_var_center, a row variance over a loop of blocks whose
     loads fill with 0.0 and whose deviation ``x - mean`` is summed squared without a mask again (the author's rows

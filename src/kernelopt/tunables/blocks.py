@@ -640,7 +640,7 @@ def unchecked_blocks(
             mask = positional[at]
         checked = body.ranges(mask) if mask is not None else set()
         if checked and at == 1:
-            spoiled = spoiled if spoiled is not None else _Lanes(body, skipped).spoiled()
+            spoiled = spoiled if spoiled is not None else _Lanes(body, skipped, _combines(helpers)).spoiled()
             checked = {b for b in checked if call not in spoiled.get(b, ())}  # its masked-out lanes read as data
         out |= body.indexes(positional[0]) - checked
     return out
@@ -790,8 +790,8 @@ class _Lanes:
     float("-inf")`` before ``m = tl.maximum(m, tl.max(x))``); an ``if FLAG:`` branch on a flag that vouches for the
     block is left out; a ``@triton.jit`` helper's body is read after the kernel's, its return value not followed."""
 
-    def __init__(self, body: _Kernel, flags: Collection[str]) -> None:
-        self.body, self.flags = body, set(flags)
+    def __init__(self, body: _Kernel, flags: Collection[str], combines: Mapping[str, str] | None = None) -> None:
+        self.body, self.flags, self.combines = body, set(flags), combines or {}
         self.loads = [
             node
             for code in body.bodies
@@ -880,9 +880,20 @@ class _Lanes:
             self.found |= spoiling
         return bool(spoiling)
 
+    def _kind(self, call: cst.Call) -> str:
+        """The reduction a call makes: its name (``sum``, ``max``, ``dot``), or for ``tl.reduce(x, axis, combine)``
+        the one its ``@triton.jit`` combine makes (:func:`_combines`; ``reduce`` where it is not read)."""
+        name = dotted(call.func).split(".")[-1]
+        if name != "reduce":
+            return name
+        combine = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "combine_fn"), None)
+        positional = [a.value for a in call.args if a.keyword is None]
+        combine = combine if combine is not None or len(positional) < 3 else positional[2]
+        return self.combines.get(dotted(combine), "reduce") if combine is not None else "reduce"
+
     def _spoiling(self, red: cst.Call, env: dict[str, Reached]) -> frozenset[cst.Call]:
         """The masked loads whose lanes reach ``red`` along the block's axis holding a value not neutral for it."""
-        name = dotted(red.func).split(".")[-1]
+        name = self._kind(red)
         args = [a.value for a in red.args if a.keyword is None and not a.star]
         if name == "dot":
             if len(args) < 2:
@@ -901,6 +912,8 @@ class _Lanes:
                 frozenset() if mask is not None and self.block in self.body.ranges(mask) else self.lane(args[0], env)[1]
             )
         lane, reached = self.lane(args[0], env)
+        if name == "reduce":  # a combine not read: any lane it meets may change it
+            return reached if reached and self._along(red, args[0]) else frozenset()
         if not reached or not self._along(red, args[0]) or lane == _NEUTRAL[name]:
             return frozenset()
         least = name in ("min", "argmin")
@@ -945,7 +958,7 @@ class _Lanes:
                 return {a for a in rows if a != 1} | {a for a in cols if a != 0}
             if name == "histogram":
                 return set()  # the bins
-            if name in _NEUTRAL:
+            if name in _NEUTRAL or name == "reduce":
                 inner = self._axes(args[0], seen) if args else set()
                 return {0} if inner and not self._along(expr, args[0], seen) else set()
         if isinstance(expr, cst.Name):
@@ -1040,21 +1053,49 @@ class _Lanes:
             if identity in (a, b):  # the other value
                 return (b if a == identity else a), ra | rb
             return _join([(a, ra), (b, rb)])
+        name = self._kind(call)
         if name in ("dot", "histogram") or (name in _NEUTRAL and not args):
             spoiling = self._judge(call, env)
             return (ANY if spoiling else FINITE), frozenset().union(*(self.lane(a, env)[1] for a in args))
-        if name in _NEUTRAL:
+        if name in _NEUTRAL or name == "reduce":
             value, reached = self.lane(args[0], env)
             if not reached:
                 return FINITE, reached
             if self._along(call, args[0]):  # the block's lanes reduced away: judged here, not carried on
                 return (ANY if self._judge(call, env) else FINITE), frozenset()
+            if name == "reduce":
+                return ANY, reached  # a combine not read, along another axis
             if isinstance(value, float) and (value == 0 or not math.isfinite(value) or name not in ("sum", "prod")):
                 return value, reached  # the block's lanes along another axis, each reduced over lanes alike
             return (FINITE if _finite(value) else ANY), reached
         found = [self.lane(a.value, env) for a in call.args]
         reached = frozenset().union(*(r for _, r in found))
         return (ANY if reached else FINITE), reached
+
+
+_COMBINED = {"Add": "sum", "Multiply": "prod", "maximum": "max", "minimum": "min"}
+
+
+def _combines(helpers: Mapping[str, cst.FunctionDef] | None) -> dict[str, str]:
+    """The ``@triton.jit`` functions that combine two values as a reduction does, by name: ``return a + b`` a sum,
+    ``a * b`` a product, ``tl.maximum(a, b)`` a max, ``tl.minimum(a, b)`` a min (what ``tl.reduce(x, axis,
+    combine)`` then makes: variants v25); others are not read."""
+    out: dict[str, str] = {}
+    for name, fn in (helpers or {}).items():
+        params = [p.name.value for p in fn.params.params]
+        body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
+        line = body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
+        ret = line.body[0] if line is not None and isinstance(line.body[0], cst.Return) else None
+        value = ret.value if ret is not None else None
+        if isinstance(value, cst.BinaryOperation):
+            op, operands = type(value.operator).__name__, [value.left, value.right]
+        elif isinstance(value, cst.Call) and len(value.args) == 2:
+            op, operands = dotted(value.func).split(".")[-1], [a.value for a in value.args]
+        else:
+            continue
+        if op in _COMBINED and len(params) == 2 and {dotted(o) for o in operands} == set(params):
+            out[name] = _COMBINED[op]
+    return out
 
 
 def _outside_flags(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CSTNode]:
