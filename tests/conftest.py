@@ -182,6 +182,8 @@ SLOW_FILES = (
     "test_check_footprint.py",  # 7 s at load 14: nine worker runs in the process (torch imported)
     "test_faults8_cases.py",  # about 8 s at load 14: CLI runs and a loop of fakes in the process, two short starts
     "test_integer_rounding.py",  # about 3 s: an int8 quantizer on 65536 elements, in fp32 and float64
+    "test_harness_output_cap.py",  # 6.6 s at load 18 (-n 0): gate checks whose output is capped, a spawned command
+    "test_list_screen.py",  # 5.9 s at load 18 (-n 0): tunes of autotune lists their own filters hold
 )
 
 
