@@ -1241,10 +1241,11 @@ class _Analyzer:
         self, la: _Launch, kdef: _FuncInfo | None, args: list[tuple[str, cst.BaseExpression]], opaque: bool
     ) -> list[tuple[str, cst.BaseExpression]]:
         """Knob values a launch gives without passing them: the literal default of a ``tl.constexpr`` parameter
-        it leaves out (``BLOCK: tl.constexpr = 256``; the edit moves the default), and a module-level constant the
-        kernel body reads as a global (``BLOCK = tl.constexpr(256)``; the edit moves the constant). Only knob
-        names (:func:`knob_rule`), not for autotuned kernels, values a heuristic sets, or after an unreadable
-        ``*args``/``**kwargs``."""
+        it leaves out (``BLOCK: tl.constexpr = 256``; the edit moves the default), a ``tl.constexpr`` local the
+        kernel body binds once to a literal (SGLang's ``BLOCK_SIZE: tl.constexpr = 512`` as the body's first line;
+        the edit moves that literal), and a module-level constant the kernel body reads as a global
+        (``BLOCK = tl.constexpr(256)``; the edit moves the constant). Only knob names (:func:`knob_rule`), not for
+        autotuned kernels, values a heuristic sets, or after an unreadable ``*args``/``**kwargs``."""
         if kdef is None or opaque or self.autotuned(kdef):
             return []
         given = {n for n, _ in args} | set(self.heuristic_entries(kdef))
@@ -1257,11 +1258,32 @@ class _Analyzer:
                 continue
             if knob_rule(name) is not None and name not in LAUNCH_OPTIONS and self.literal(p.default) is not None:
                 out.append((name, p.default))
+        out += self.constexpr_locals(kdef, given)
         launching = (set(la.func.locals) | {p.name.value for p in la.func.params}) if la.func is not None else set()
         for name in sorted(read - params - set(kdef.locals) - given - launching):
             if knob_rule(name) is None or name in LAUNCH_OPTIONS or self.resolve_name(name, None).literal is None:
                 continue
             out.append((name, cst.Name(name)))  # resolved to the module constant, as a name passed at the launch
+        return out
+
+    def constexpr_locals(self, kdef: _FuncInfo, given: set[str]) -> list[tuple[str, cst.BaseExpression]]:
+        """(name, literal) for each knob name the kernel body binds once, at its top level, by
+        ``NAME: tl.constexpr = <int literal>`` and nowhere else: a setting of the kernel's own, as a constexpr
+        default is (breaker9 k1)."""
+        out: list[tuple[str, cst.BaseExpression]] = []
+        for stmt in kdef.node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+                continue
+            node = stmt.body[0]
+            if not (isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None):
+                continue
+            name = node.target.value
+            if name in given or not _is_constexpr(node.annotation) or len(kdef.locals.get(name, [])) > 1:
+                continue
+            lit = self.literal(node.value)
+            if knob_rule(name) is None or name in LAUNCH_OPTIONS or lit is None or not isinstance(lit.value, int):
+                continue
+            out.append((name, node.value))
         return out
 
     def feeds_marked(self, la: _Launch, group: str, name: str, expr: cst.BaseExpression) -> bool:
