@@ -54,3 +54,136 @@ def test_a_constexpr_local_of_the_kernel_body_is_a_knob(tmp_path: Path) -> None:
         "    pid = tl.program_id(axis=0)\n", "    pid = tl.program_id(axis=0)\n    BLOCK_SIZE = 256\n", 1
     )
     assert "create_flashinfer_kv_indices_triton:BLOCK_SIZE" not in {t.key for t in discover_source(twice)}
+
+
+@pytest.mark.timeout(120)
+def test_a_heuristic_that_is_a_named_function_is_tuned_in_a_lambda_falling_back_on_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-05: attorch_ln, attorch's layer norm, ``@triton.heuristics({"BLOCK_SIZE_BATCH":
+    BLOCK_SIZE_BATCH_heuristic, ...})`` with ``def BLOCK_SIZE_BATCH_heuristic(args)`` a module function (several
+    rows a program when the features are few). ``tunables``: "heuristic is not a lambda: BLOCK_SIZE_BATCH_heuristic;
+    edit it by hand": the rows-per-program block attorch computes was no knob (``tune`` searched the one-block
+    ``BLOCK_SIZE_FEAT`` instead, only wider values legal). A named function of this file of one parameter is now
+    read as ``lambda args: fn(args)``: its sizes are the arguments the function reads, and an edit writes the
+    lambda in its place, its value or table falling back on a call of the function, read back as a table."""
+    source = (DATA / "attorch_ln" / "kernel.py").read_text()
+    found = {t.key: t for t in discover_source(source)}
+    batch = found["layer_norm_forward_kernel.heuristics.BLOCK_SIZE_BATCH"]
+    assert batch.refused_reason is None and batch.computed == "BLOCK_SIZE_BATCH_heuristic(args)"
+    assert batch.size_names == ['args["batch_dim"]', 'args["feat_dim"]']
+    folder = _copy("attorch_ln", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_SIZE_BATCH": 8})
+    assert written is not None, note
+    assert '"BLOCK_SIZE_BATCH": lambda args: 8 if args["batch_dim"] <= 200 else BLOCK_SIZE_BATCH_heuristic(args),' in (
+        written
+    )
+    again = {t.key: t for t in discover_source(written)}["layer_norm_forward_kernel.heuristics.BLOCK_SIZE_BATCH"]
+    assert again.tuned_table is not None and [b.upto for b in again.tuned_table.buckets] == [200]
+    assert again.size_names == batch.size_names  # the call in the fallback is read as the function was
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"B": 37, "F": 24}, {"B": 5, "F": 130}])
+    # a function of two parameters is not a heuristic's: left to edit by hand, as before
+    two = source.replace("def BLOCK_SIZE_BATCH_heuristic(args):", "def BLOCK_SIZE_BATCH_heuristic(args, cap=128):")
+    refused = {t.key: t for t in discover_source(two)}["layer_norm_forward_kernel.heuristics.BLOCK_SIZE_BATCH"]
+    assert "heuristic is not a lambda" in (refused.refused_reason or "")
+
+
+# ------------------------------------------------------------------------------------- wrong kernels written
+
+
+TWIN = """import torch
+import triton
+import triton.language as tl
+
+BLOCK = 256
+
+
+@triton.jit
+def _scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 256):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    _scale[(triton.cdiv(n, BLOCK),)](x, y, n)
+    return y
+"""
+
+TWIN_REFERENCE = """import torch
+
+SHAPES = [{"N": 1000}, {"N": 300}]
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(N=1000, device="cpu"):
+    return [torch.randn(N, device=device)]
+
+
+def reference(x):
+    return x * 2
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_constexpr_default_and_the_module_constant_of_its_name_move_together(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (rope_group, Unsloth's RoPE, writes its group size twice: ``ROPE_GROUP_SIZE = 4`` at module
+    level for the grid and ``ROPE_GROUP_SIZE: tl.constexpr = 4`` as the kernel's default). The same form with a
+    knob's name: an edit picking ``BLOCK=128`` moved the default alone, the grid still ``cdiv(n, 256)`` from the
+    module's ``BLOCK = 256``: half of every vector never written (wrong at every size; 512 would have passed the
+    checks). The default of a constexpr the launch leaves out is now linked to the module constant of its name and
+    value that the launching function reads: both move."""
+    folder = tmp_path / "twin"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(TWIN)
+    (folder / "reference.py").write_text(TWIN_REFERENCE)
+    written, note = _tune_edit(folder, {"BLOCK": 128})
+    assert written is not None, note
+    assert "\nBLOCK = 128\n" in written and "BLOCK: tl.constexpr = 128):" in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"N": 1000}, {"N": 5}])
+    # a module constant of another value, or one the launching function does not read, stays as written
+    other = TWIN.replace("\nBLOCK = 256\n", "\nBLOCK = 512\n").replace("cdiv(n, BLOCK)", "cdiv(n, 256)")
+    (folder / "kernel.py").write_text(other)
+    written, _ = _tune_edit(folder, {"BLOCK": 128})
+    assert written is not None and "\nBLOCK = 512\n" in written and "BLOCK: tl.constexpr = 128):" in written
+
+
+# ------------------------------------------------------------------------------------- the CPU's interpreter
+
+
+def test_autotune_configs_differing_only_in_launch_options_run_once_in_the_interpreter() -> None:
+    """Seen on 2026-12-05: attorch_ln's ``@triton.autotune(configs=warps_kernel_configs())``, six configs of no meta
+    parameter (``triton.Config({}, num_warps=2 ** i)``), ran its kernel six times a shape on the CPU, where
+    ``num_warps`` changes nothing: 75 s for its first call at 3000 rows (load 19). The interpreter's autotuners keep
+    the first config of each set that differs only in launch options (its kwargs and pre-hook)."""
+    import triton
+    import triton.language as tl
+
+    from kernelopt.harness.interpreter import patch_interpreter
+
+    assert patch_interpreter()
+
+    def hook(nargs: dict[str, object]) -> None:
+        pass
+
+    configs = [triton.Config({}, num_warps=w) for w in (1, 2, 4)]
+    configs += [triton.Config({"B": 8}, num_warps=2), triton.Config({"B": 8}, num_warps=4)]
+    configs += [triton.Config({"B": 8}, num_warps=4, pre_hook=hook), triton.Config({"B": 16}, num_stages=2)]
+
+    @triton.autotune(configs=configs, key=["n"])
+    @triton.jit
+    def k(x_ptr, n, B: tl.constexpr = 4):
+        tl.store(x_ptr + tl.arange(0, B), tl.zeros((B,), tl.float32))
+
+    k.nargs = {}
+    kept = k.prune_configs({})
+    assert [(c.kwargs, c.num_warps, c.pre_hook) for c in kept] == [
+        ({}, 1, None),
+        ({"B": 8}, 2, None),
+        ({"B": 8}, 4, hook),
+        ({"B": 16}, 4, None),
+    ]

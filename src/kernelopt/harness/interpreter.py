@@ -16,7 +16,8 @@ of several configs benchmarks them through ``driver.active``, which the interpre
 drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each config on the CPU instead
 (:func:`kernelopt.tunables.autotune_worker.cpu_bench`, the benchmark the evaluation run already used), unless
 the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``rep=`` is replaced too (it calls
-``triton.testing.do_bench``, which asks the driver).
+``triton.testing.do_bench``, which asks the driver). Configs that differ only in launch options the interpreter
+ignores (``num_warps``, ``num_stages``) are one program there: the first of each is timed for them all.
 
 A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
 raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`_patch_cuda_device`).
@@ -386,4 +387,16 @@ def _patch_autotuner() -> None:
         return cpu_bench if own is None or built else own
 
     Autotuner.do_bench = property(do_bench)  # type: ignore[assignment]
+    pruned = Autotuner.prune_configs
+
+    def prune_configs(self: Any, kwargs: dict[str, Any]) -> Any:
+        # configs that differ only in launch options the interpreter ignores (num_warps, num_stages, ...) run one
+        # program: the first of each stands for them. attorch's warps_kernel_configs(), six configs of no meta
+        # parameter, ran six times a shape, and a correct layer norm failed V0 past the per-case limit (breaker9)
+        kept: dict[str, Any] = {}
+        for config in pruned(self, kwargs):
+            kept.setdefault(f"{sorted(config.kwargs.items())!r} {id(config.pre_hook)}", config)
+        return list(kept.values())
+
+    Autotuner.prune_configs = prune_configs  # type: ignore[method-assign]
     Autotuner._kernelopt_cpu_bench = True  # type: ignore[attr-defined]

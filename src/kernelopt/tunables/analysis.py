@@ -105,6 +105,9 @@ class Site:
     # a heuristic computed from the arguments: the table an edit wrote into its lambda (values keyed by "")
     heuristic_table: TunedTable | None = None
     heuristic_fallback: str | None = None  # the computation the table falls back on, as written
+    # a heuristic that is a named function of this file: the parameter of the lambda an edit writes in its place
+    # (``lambda args: <value or table> else fn(args)``); ``None`` for a lambda, whose body an edit replaces
+    heuristic_wrap: str | None = None
     # refused until a run of the task tells which entry of ``**configs[key]`` the launch uses
     needs_run: bool = False
     # a computed setting of a settings helper imported from another module: where it comes from, what is not read
@@ -1258,6 +1261,7 @@ class _Analyzer:
                 continue
             if knob_rule(name) is not None and name not in LAUNCH_OPTIONS and self.literal(p.default) is not None:
                 out.append((name, p.default))
+                self.link_module_twin(la, name, p.default)
         out += self.constexpr_locals(kdef, given)
         launching = (set(la.func.locals) | {p.name.value for p in la.func.params}) if la.func is not None else set()
         for name in sorted(read - params - set(kdef.locals) - given - launching):
@@ -1265,6 +1269,20 @@ class _Analyzer:
                 continue
             out.append((name, cst.Name(name)))  # resolved to the module constant, as a name passed at the launch
         return out
+
+    def link_module_twin(self, la: _Launch, name: str, default: cst.BaseExpression) -> None:
+        """Links a constexpr default to the module constant of the same name and value that the launching function
+        reads (Unsloth's ``ROPE_GROUP_SIZE = 4`` sizing the grid beside the kernel's ``ROPE_GROUP_SIZE:
+        tl.constexpr = 4``): the two are one setting, and an edit moving the default alone left the grid at the
+        old value, wrong at every size (breaker9 w1); both move together."""
+        binds = self.module_bindings.get(name, [])
+        if la.func is None or _binds(la.func, name) or len(binds) != 1 or binds[0].value is None:
+            return
+        if binds[0].conditional or name not in {n.value for n in _names_in(la.func.node.body)}:
+            return
+        twin, mine = self.literal(binds[0].value), self.literal(default)
+        if twin is not None and mine is not None and twin.value == mine.value:
+            self.splat_partners[id(default)] = ([binds[0].value], None)
 
     def constexpr_locals(self, kdef: _FuncInfo, given: set[str]) -> list[tuple[str, cst.BaseExpression]]:
         """(name, literal) for each knob name the kernel body binds once, at its top level, by
@@ -2564,11 +2582,20 @@ class _Analyzer:
             refused = semantic_why
         elif lit is None and body is None:
             lit = self.heuristic_function_literal(name, expr)
-            if lit is None:
+            if lit is None and self.heuristic_function_param(name, expr) is None:
                 refused = f"heuristic is not a lambda: {self.code(expr)}; edit it by hand"
         table: TunedTable | None = None
         size_names: list[str] = []
         fallback_text: str | None = None
+        wrap: str | None = None
+        if refused is None and lit is None and isinstance(expr, cst.Name):
+            # a named function of this file computing the value (attorch's BLOCK_SIZE_BATCH_heuristic): an edit
+            # writes a lambda in its place whose value, or table, falls back on a call of it (breaker9 k3)
+            wrap = self.heuristic_function_param(name, expr)
+            assert wrap is not None
+            computed = fallback_text = f"{expr.value}({wrap})"
+            override = self.span(expr)
+            size_names = self.heuristic_reads(cst.parse_expression(fallback_text), wrap)
         if refused is None and lit is None and isinstance(expr, cst.Lambda) and body is not None:
             if knob_rule(name) is None and name not in LAUNCH_OPTIONS:
                 refused = f"computed by a heuristic ({self.code(body)}); not a known performance knob"
@@ -2580,7 +2607,7 @@ class _Analyzer:
                 span = self.span(fallback)
                 fallback_text = self.source[span.start : span.end]
                 params = [p.name.value for p in expr.params.params]
-                size_names = _argument_reads(fallback, params[0]) if params else []
+                size_names = self.heuristic_reads(fallback, params[0]) if params else []
         self.add_site(
             Site(
                 key,
@@ -2600,8 +2627,35 @@ class _Analyzer:
                 size_names=size_names,
                 heuristic_table=table,
                 heuristic_fallback=fallback_text,
+                heuristic_wrap=wrap,
             )
         )
+
+    def heuristic_function_param(self, name: str, expr: cst.BaseExpression) -> str | None:
+        """The one parameter of the named function of this file a heuristic entry of a knob names (attorch's
+        ``"BLOCK_SIZE_BATCH": BLOCK_SIZE_BATCH_heuristic``, ``def BLOCK_SIZE_BATCH_heuristic(args)``); ``None`` for
+        anything else (a lambda, an imported or decorated function, several parameters, no knob)."""
+        if not isinstance(expr, cst.Name) or (knob_rule(name) is None and name not in LAUNCH_OPTIONS):
+            return None
+        found = self.functions.get(expr.value, [])
+        if len(found) != 1 or self.decorators(found[0].node) or len(found[0].params) != 1:
+            return None
+        return found[0].params[0].name.value
+
+    def heuristic_reads(self, expr: cst.BaseExpression, param: str) -> list[str]:
+        """The kernel arguments a heuristic's computation reads (``args["n_cols"]``), those of a named function of
+        this file it calls with ``param`` (``fn(args)``) included, in the caller's spelling."""
+        reads = _argument_reads(expr, param)
+        for call in _calls_in(expr):
+            found = self.functions.get(_dotted(call.func) or "", [])
+            passed = [a.value for a in call.args]
+            if len(found) != 1 or len(found[0].params) != 1 or len(passed) != 1:
+                continue
+            if not (isinstance(passed[0], cst.Name) and passed[0].value == param):
+                continue
+            own = found[0].params[0].name.value
+            reads += [r.replace(f"{own}[", f"{param}[", 1) for r in _argument_reads(found[0].node.body, own)]
+        return list(dict.fromkeys(reads))
 
     def heuristic_function_literal(self, name: str, expr: cst.BaseExpression) -> SourceLiteral | None:
         """The one integer literal a named heuristic function of this file returns beside computed values (FlagGems'
@@ -3024,6 +3078,21 @@ def _fold(expr: cst.BaseExpression) -> int | None:
     else:
         return None
     return value if 1 <= value <= 2**31 else None
+
+
+def _calls_in(expr: cst.CSTNode) -> list[cst.Call]:
+    """Every call in ``expr``, outermost first."""
+
+    class _Calls(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[cst.Call] = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            self.found.append(node)
+
+    calls = _Calls()
+    visit(expr, calls)
+    return calls.found
 
 
 def _argument_reads(expr: cst.CSTNode, param: str) -> list[str]:

@@ -732,7 +732,8 @@ def render_heuristic(size: str, rows: list[tuple[int, Value]], site: Site) -> st
     fallback = site.heuristic_fallback
     if "\n" in fallback or " if " in fallback:
         fallback = f"({fallback})"
-    return "".join(f"{_render_value(v)} if {size} <= {upto} else " for upto, v in rows) + fallback
+    body = "".join(f"{_render_value(v)} if {size} <= {upto} else " for upto, v in rows) + fallback
+    return f"lambda {site.heuristic_wrap}: {body}" if site.heuristic_wrap else body
 
 
 def _check_value(t: Tunable, value: Value) -> None:
@@ -887,7 +888,8 @@ def _site_splice(s: Site, new: Value) -> _Splice:
     if s.insert is not None:
         return (s.insert.offset, s.insert.offset, f"{s.insert.separator}{s.name}={_render_value(new)}")
     if s.override is not None:
-        return (s.override.start, s.override.end, _render_value(new))
+        text = _render_value(new)
+        return (s.override.start, s.override.end, f"lambda {s.heuristic_wrap}: {text}" if s.heuristic_wrap else text)
     assert s.literal is not None
     return (s.literal.start, s.literal.end, _render(s.literal, new))
 

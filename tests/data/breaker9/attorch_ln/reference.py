@@ -1,11 +1,11 @@
 import torch
 
-SHAPES = [{"B": 3000, "F": 40}, {"B": 50, "F": 100}, {"B": 2100, "F": 24}]
+SHAPES = [{"B": 64, "F": 40}, {"B": 50, "F": 100}, {"B": 200, "F": 24}]
 ATOL = 1e-4
 RTOL = 1e-4
 
 
-def get_inputs(B=2100, F=24, device="cpu"):
+def get_inputs(B=200, F=24, device="cpu"):
     x = torch.randn(B, F, device=device)
     weight = torch.rand(F, device=device) + 0.5
     bias = torch.randn(F, device=device) * 0.1
