@@ -87,6 +87,20 @@ def test_a_heuristic_that_is_a_named_function_is_tuned_in_a_lambda_falling_back_
     assert "heuristic is not a lambda" in (refused.refused_reason or "")
 
 
+def test_a_current_value_below_its_family_s_grid_is_searched_up_to_the_grid() -> None:
+    """Seen on 2026-12-05: index_select (xformers' ``BLOCK_SIZE_INDEX=1``, one index a program) and attorch_ln (its
+    ``BLOCK_SIZE_BATCH`` of 1 row a program): "BLOCK_SIZE_INDEX: one of [1, 16, 32, ...]": the block family's grid
+    starts at 16, and the current 1 joined it alone, so 2, 4 and 8 rows a program were never tried. The powers of
+    two between a current power of two and the grid's start are in the domain now."""
+    from kernelopt.tuning.launch import space_from_tunables
+
+    space = space_from_tunables(discover_source((DATA / "index_select" / "kernel.py").read_text()))
+    index = {k.name: k for k in space.knobs}["BLOCK_SIZE_INDEX"]
+    assert sorted(index.values)[:6] == [1, 2, 4, 8, 16, 32], index.values
+    col = {k.name: k for k in space.knobs}["BLOCK_SIZE_COL"]
+    assert min(col.values) == 16  # a current value inside the grid adds nothing
+
+
 # ------------------------------------------------------------------------------------- wrong kernels written
 
 

@@ -297,8 +297,24 @@ def _domain(t: Tunable, value: Value | None) -> tuple[list[Value], Value]:
         values = [v for v in _SMALL_COUNTS if t.legality.problem(v) is None]
     if value is not None and value not in values:
         values.append(value)
+        values += _up_to_grid(t, value, values) if grid is not None else []
     default = value if value is not None else values[len(values) // 2]
     return values, default
+
+
+def _up_to_grid(t: Tunable, value: Value, values: list[Value]) -> list[Value]:
+    """The powers of two between a current power of two below its family's grid and the grid's start, legal ones:
+    xformers' ``BLOCK_SIZE_INDEX=1`` and attorch's ``BLOCK_SIZE_BATCH`` of 1 (a row a program) were searched at 1
+    and 16 and up, never 2, 4 or 8 rows a program (breaker9)."""
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1) or not ints:
+        return []
+    start = min((v for v in ints if v > value), default=None)
+    if start is None:
+        return []
+    return [
+        v for v in (value << i for i in range(1, start.bit_length())) if v < start and t.legality.problem(v) is None
+    ]
 
 
 def _around(t: Tunable, value: int) -> list[Value]:
