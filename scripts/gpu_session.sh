@@ -47,6 +47,9 @@
 #              written forms compiled and correct on a Hopper, tune --device cuda on three of its kernels
 #   breaker8   scripts/gpu_breaker8.sh: the eighth held-out trial's kernels (vLLM's fused MoE, Mamba, fla, Inductor,
 #              the causal attention tutorial) and its written forms compiled and correct, tune --device cuda on three
+#   breaker9   scripts/gpu_breaker9.sh: the ninth held-out trial's kernels (SGLang, DeepSpeed, Unsloth, FlagGems, attorch,
+#              xformers, vLLM's lightning attention, the grouped GEMM tutorial) and its written forms compiled and
+#              correct, tune --device cuda on three
 #   tuneleft9  scripts/gpu_tuneleft9.sh: an autotune list's own filter and static_assert on the GPU (fa2_causal's
 #              written list at a head dimension every tuned config fails), tune --device cuda on fa2_causal
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
@@ -84,6 +87,7 @@ breaker5 420 scripts/gpu_breaker5.sh
 breaker6 480 scripts/gpu_breaker6.sh
 breaker7 480 scripts/gpu_breaker7.sh
 breaker8 420 scripts/gpu_breaker8.sh
+breaker9 420 scripts/gpu_breaker9.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 variants 420 scripts/gpu_variants.sh
 parity 300 scripts/gpu_parity.sh
