@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.tunables import discover_source
-from tests.test_breaker7_cases import _correct_padded
+from tests.test_breaker7_cases import _all_correct
 from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "breaker9"
@@ -21,11 +21,6 @@ DATA = Path(__file__).parent / "data" / "breaker9"
 
 def _copy(name: str, tmp_path: Path) -> Path:
     return Path(shutil.copytree(DATA / name, tmp_path / name))
-
-
-def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
-    got = _correct_padded(folder, shapes)
-    assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
 
 
 # ------------------------------------------------------------------------------------- knobs not found
