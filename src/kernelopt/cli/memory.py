@@ -12,25 +12,60 @@ import typer
 from kernelopt.cli.output import emit_json, fmt, info, table
 from kernelopt.cli.workspace_arg import chosen_workspace
 from kernelopt.errors import RecordError, UsageError
-from kernelopt.memory.model import IterationRecord, parse_version
+from kernelopt.memory.model import IterationRecord, parse_version, version_label
 from kernelopt.memory.store import MemoryStore
 from kernelopt.oneline import shell_word
 from kernelopt.workspace import Workspace, is_workspace
 
 
-def _chosen(positional: Path | None, option: Path | None, *, takes_version: bool = False) -> Path:
-    """The workspace given; a version given where the workspace goes (``memory read -w WS v7``) is said as one."""
-    if positional is not None and option is not None and not Path(positional).expanduser().is_dir():
-        try:
-            number = parse_version(str(positional))
-        except ValueError:
-            number = None
-        if number is not None:
-            fix = f"give it as --version v{number}" if takes_version else "this verb takes no version"
-            raise UsageError(
-                f"{positional} is a version, not a workspace (--workspace {option} is the workspace)", hint=fix
-            )
-    return chosen_workspace(positional, option, usage="kernelopt memory <verb>")
+def _as_version(text: str) -> int | None:
+    """The version ``text`` names (``v3``, ``V3``, ``3``), or ``None`` when it names a folder or no version."""
+    if Path(text).expanduser().is_dir():  # a folder named like a version is a workspace
+        return None
+    try:
+        return parse_version(text)
+    except ValueError:
+        return None
+
+
+def _chosen(
+    args: list[str] | None, option: Path | None, versions: list[str] | None = None, *, takes_version: bool = True
+) -> tuple[Path, list[str]]:
+    """The workspace and the versions a verb names.
+
+    ``--version v<N>`` is the spelling of a version (the spec's memory_manager); a version written positionally
+    after the workspace (``memory read WS v1``, ``memory mask WS v1 v2``, ``memory read -w WS v1``) is the same
+    version, in every verb that takes one.
+
+    Raises:
+        UsageError: no workspace, two, a word that is neither a workspace folder nor a version, or a version
+            given to a verb that takes none.
+    """
+    words = list(args or [])
+    positional = Path(words.pop(0)).expanduser() if words and _as_version(words[0]) is None else None
+    workspace = chosen_workspace(positional, option, usage="kernelopt memory <verb>")
+    found = []
+    for word in words:
+        number = _as_version(word)
+        if number is None:
+            raise UsageError(f"{word}: neither a version (v<N>) nor the workspace ({workspace} is the workspace)")
+        if not takes_version:
+            raise UsageError(f"{word} is a version, not a workspace ({workspace} is the workspace)",
+                             hint="this verb takes no version")  # fmt: skip
+        found.append(version_label(number))
+    given = [v if _as_version(v) is None else version_label(parse_version(v)) for v in versions or []]
+    return workspace, list(dict.fromkeys([*given, *found]))  # v1 given both ways is one version
+
+
+def _one_version(named: list[str], verb: str) -> str | None:
+    """The one version ``verb`` reads or writes, or ``None`` when none was given.
+
+    Raises:
+        UsageError: two or more.
+    """
+    if len(named) > 1:
+        raise UsageError(f"two versions given: {' and '.join(named)}", hint=f"kernelopt memory {verb} takes one")
+    return named[0] if named else None
 
 
 def _store(workspace: Path) -> MemoryStore:
@@ -71,9 +106,14 @@ def summary_rows(records: list[IterationRecord]) -> list[dict[str, Any]]:
 
 MEMORY = typer.Typer(help="Create, read, update, mask and summarize memory/v<N>.json records.", no_args_is_help=True)
 WS_OPT = typer.Option(None, "--workspace", "-w", help="The workspace folder (or give it first, positionally).")
-WS_ARG = typer.Argument(None, help="The workspace folder (or --workspace).", show_default=False)
+WS_ARG = typer.Argument(None, help="The workspace folder (or --workspace).", show_default=False, metavar="[WS]")
+WS_VERSION_ARG = typer.Argument(
+    None, help="The workspace folder (or --workspace), then v<N> (the same as --version v<N>).", show_default=False,
+    metavar="[WS] [v<N>]",
+)  # fmt: skip
 JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")
-VERSIONS_ARG = typer.Argument(..., help="[WS] v<N>...")
+VERSIONS_ARG = typer.Argument(None, help="[WS] v<N>... (the same as --version v<N> ...).", metavar="[WS] v<N>...")
+VERSIONS_OPT = typer.Option(None, "--version", help="v<N> (repeatable; or give the versions after WS).")
 
 
 def register(app: typer.Typer) -> None:
@@ -82,14 +122,17 @@ def register(app: typer.Typer) -> None:
 
 @MEMORY.command("create")
 def create(
-    ws: Path | None = WS_ARG,
+    ws: list[str] | None = WS_VERSION_ARG,
     workspace: Path | None = WS_OPT,
-    version: str = typer.Option(..., "--version", help="v<N>"),
+    version: str | None = typer.Option(None, "--version", help="v<N> (or give it after WS)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing record."),
     as_json: bool = JSON_OPT,
 ) -> None:
     """Create an empty record for a version."""
-    folder = _chosen(ws, workspace)
+    folder, named = _chosen(ws, workspace, [version] if version else None)
+    version = _one_version(named, "create")
+    if version is None:
+        raise UsageError("no version to create", hint="kernelopt memory create WS --version v<N>")
     store = _store(folder)
     n = parse_version(store.path(version).stem)  # a label that is no version: the store's one line
     if is_workspace(Path(folder).expanduser()):  # a record past the next version renumbers every later one
@@ -100,14 +143,15 @@ def create(
 
 @MEMORY.command("read")
 def read(
-    ws: Path | None = WS_ARG,
+    ws: list[str] | None = WS_VERSION_ARG,
     workspace: Path | None = WS_OPT,
-    version: str | None = typer.Option(None, "--version", help="v<N> (default: latest unmasked)."),
+    version: str | None = typer.Option(None, "--version", help="v<N> (default: latest unmasked; or give it after WS)."),
     field: str | None = typer.Option(None, "--field", help="Dotted path, e.g. performance.latency_us."),
     include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
 ) -> None:
     """Print a record (or one field of it) as JSON."""
-    workspace = _chosen(ws, workspace, takes_version=True)
+    workspace, named = _chosen(ws, workspace, [version] if version else None)
+    version = _one_version(named, "read")
     store = _store(workspace)
     if version is None:
         record = store.latest(include_masked=include_masked)
@@ -125,36 +169,49 @@ def read(
 
 @MEMORY.command("update")
 def update(
-    ws: Path | None = WS_ARG,
+    ws: list[str] | None = WS_VERSION_ARG,
     workspace: Path | None = WS_OPT,
-    version: str = typer.Option(..., "--version", help="v<N>"),
+    version: str | None = typer.Option(None, "--version", help="v<N> (or give it after WS)."),
     sets: list[str] = typer.Option(..., "--set", help="key.path=value (repeatable)."),
     as_json: bool = JSON_OPT,
 ) -> None:
     """Set fields (converted by the schema's type); all or nothing, validated, atomic."""
-    store = _store(_chosen(ws, workspace))
+    folder, named = _chosen(ws, workspace, [version] if version else None)
+    version = _one_version(named, "update")
+    if version is None:
+        raise UsageError("no version to update", hint="kernelopt memory update WS --version v<N> --set KEY=VALUE")
+    store = _store(folder)
     record = store.update(version, list(sets))
     emit_json(record) if as_json else info(f"updated {store.path(record.version)}")
 
 
 @MEMORY.command("mask")
-def mask(workspace: Path | None = WS_OPT, versions: list[str] = VERSIONS_ARG, as_json: bool = JSON_OPT) -> None:
+def mask(
+    args: list[str] | None = VERSIONS_ARG,
+    workspace: Path | None = WS_OPT,
+    versions: list[str] | None = VERSIONS_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
     """Mask records: kept for audit, never read as active data."""
-    _mask(workspace, versions, True, as_json)
+    _mask(args, workspace, versions, True, as_json)
 
 
 @MEMORY.command("unmask")
-def unmask(workspace: Path | None = WS_OPT, versions: list[str] = VERSIONS_ARG, as_json: bool = JSON_OPT) -> None:
+def unmask(
+    args: list[str] | None = VERSIONS_ARG,
+    workspace: Path | None = WS_OPT,
+    versions: list[str] | None = VERSIONS_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
     """Unmask records."""
-    _mask(workspace, versions, False, as_json)
+    _mask(args, workspace, versions, False, as_json)
 
 
-def _mask(workspace: Path | None, versions: list[str], masked: bool, as_json: bool) -> None:
-    if workspace is None and versions:  # kernelopt memory mask WS v1 v2
-        workspace, versions = Path(versions[0]), versions[1:]
-    workspace = _chosen(None, workspace)
+def _mask(args: list[str] | None, option: Path | None, given: list[str] | None, masked: bool, as_json: bool) -> None:
+    workspace, versions = _chosen(args, option, given)
+    verb = "mask" if masked else "unmask"
     if not versions:
-        raise UsageError("no version to change", hint="kernelopt memory mask WS v<N>...")
+        raise UsageError(f"no version to {verb}", hint=f"kernelopt memory {verb} WS --version v<N> (or WS v<N> ...)")
     store = _store(workspace)
     for v in versions:  # check all first: nothing is written if one is missing
         store.read(v)
@@ -168,12 +225,13 @@ def _mask(workspace: Path | None, versions: list[str], masked: bool, as_json: bo
 @MEMORY.command("list")
 def list_(ws: Path | None = WS_ARG, workspace: Path | None = WS_OPT, as_json: bool = JSON_OPT) -> None:
     """List every record (masked ones included) with its status."""
-    store = _store(_chosen(ws, workspace))
+    folder, _ = _chosen([str(ws)] if ws else None, workspace, takes_version=False)
+    store = _store(folder)
     rows = [_list_row(store, n) for n in store.versions()]
     if as_json:
         emit_json(rows)
     elif not rows:
-        info(_nothing_to_show(_chosen(ws, workspace), store))
+        info(_nothing_to_show(folder, store))
     else:
         table(
             "memory records",
@@ -200,7 +258,7 @@ def latest(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Print the latest unmasked version label."""
-    workspace = _chosen(ws, workspace)
+    workspace, _ = _chosen([str(ws)] if ws else None, workspace, takes_version=False)
     store = _store(workspace)
     record = store.latest(include_masked=include_masked)
     if record is None:
@@ -231,7 +289,7 @@ def summary(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Table of versions: latency, TFLOP/s, GB/s, utilization, correctness, gate, action."""
-    workspace = _chosen(ws, workspace)
+    workspace, _ = _chosen([str(ws)] if ws else None, workspace, takes_version=False)
     store = _store(workspace)
     rows = summary_rows(list(store.records(include_masked=include_masked)))
     if as_json:
