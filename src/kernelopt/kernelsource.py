@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
@@ -36,10 +37,25 @@ class KernelForm(StrEnum):
         return self is KernelForm.FUNCTION
 
 
+def why_missing(path: Path, wanted: str = "file") -> str:
+    """Why ``path`` is no ``wanted`` ("file" or "folder") to read, as a user who lists its folder sees it: a
+    symbolic link to nothing, or a folder where a file goes, was "no such file" beside a name ``ls`` shows.
+
+    Returns:
+        "no such file", "is a folder, not a file", "is a file, not a folder", or "is a symbolic link to
+        TARGET, which does not exist".
+    """
+    if path.is_symlink() and not path.exists():
+        return f"is a symbolic link to {os.readlink(path)}, which does not exist"
+    if not path.exists():
+        return f"no such {wanted}"
+    return "is a folder, not a file" if wanted == "file" else "is a file, not a folder"
+
+
 def _top_level_names(path: Path) -> tuple[set[str], set[str], set[str]]:
     """(functions, classes, assigned names) defined at the top level of ``path``."""
     if not path.is_file():
-        raise InputFileError(path, "is a folder, not a file" if path.is_dir() else "no such file")
+        raise InputFileError(path, why_missing(path))
     try:
         tree = ast.parse(read_python(path), filename=str(path))
     except SyntaxError as exc:

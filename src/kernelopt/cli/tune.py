@@ -200,13 +200,18 @@ def _folder(path: Path, device: str | None) -> Path:
         EnvironmentProblem: no NVIDIA GPU for ``--device cuda`` (the default).
     """
     from kernelopt.cli.optimize import DEVICES, nvidia_gpu_present, refuse_gpu_framework_on_cpu
+    from kernelopt.kernelsource import why_missing
 
     if device is not None and device not in DEVICES:
         raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
-    if not path.is_dir():
-        what = "is a file, not a folder" if path.exists() else "no such folder"  # as optimize says it
-        raise UsageError(f"{path}: {what}", hint="PATH holds kernel.py and reference.py, as optimize takes")
+    if not path.is_dir():  # as optimize says it
+        raise UsageError(
+            f"{path}: {why_missing(path, 'folder')}", hint="PATH holds kernel.py and reference.py, as optimize takes"
+        )
     missing = [n for n in ("kernel.py", "reference.py") if not (path / n).is_file()]
+    odd = [n for n in missing if why_missing(path / n) != "no such file"]  # a dangling link, a folder
+    if odd:
+        raise UsageError(f"{path / odd[0]}: {why_missing(path / odd[0])}", hint="PATH holds kernel.py and reference.py")
     if missing:
         raise UsageError(f"{path}: no {' and no '.join(missing)}", hint="PATH holds kernel.py and reference.py")
     if device == "cpu":

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kernelopt.errors import GitError, InputFileError, KerneloptError, WorkspaceError
 from kernelopt.harness.infer import PROBE_TIMEOUT_S, Inferred, infer_dtype, infer_gpu, shapes_by_code
+from kernelopt.kernelsource import why_missing
 from kernelopt.workspace import DEFAULT_ROOT, PREFIX, Workspace, looks_like_workspace, validate_name
 
 BASELINE_PREFIX = "V0: baseline"
@@ -144,16 +145,16 @@ def check_task_folder(path: Path) -> None:
     """
     path = Path(path).expanduser()
     if not path.exists():
-        raise InputFileError(path, "no such folder", hint="give a folder with kernel.py and reference.py")
+        raise InputFileError(path, why_missing(path, "folder"), hint="give a folder with kernel.py and reference.py")
     if not path.is_dir():
         raise InputFileError(
             path, "is a file, not a folder", hint="give the folder that holds kernel.py and reference.py"
         )
     for required in ("kernel.py", "reference.py"):
-        if not (path / required).is_file():
-            raise InputFileError(
-                path, f"has no {required}", hint="a task folder holds kernel.py and reference.py [+ README.md]"
-            )
+        file = path / required
+        if not file.is_file():
+            said = (path, f"has no {required}") if why_missing(file) == "no such file" else (file, why_missing(file))
+            raise InputFileError(*said, hint="a task folder holds kernel.py and reference.py [+ README.md]")
     shapes_by_code(path / "reference.py")  # a SHAPES built by code that names no case: one line, nothing made
 
 

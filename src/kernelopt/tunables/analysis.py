@@ -3682,7 +3682,9 @@ def read_source(path: Path) -> str:
     if p.is_dir():
         raise InputFileError(p, "is a folder, not a kernel file", hint="give a kernel file (e.g. its kernel.py)")
     if not p.is_file():
-        raise InputFileError(p, "no such file")
+        from kernelopt.kernelsource import why_missing
+
+        raise InputFileError(p, why_missing(p))  # no such file, or a symbolic link to nothing
     from kernelopt.fileio import decode_python
 
     text, _ = decode_python(p.read_bytes(), p)  # Python's rules: a latin-1 file with its coding line is read
