@@ -90,3 +90,57 @@ def test_a_dangling_link_or_a_folder_named_kernel_py_is_said_as_it_is(
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and said in err, (argv, err)
     assert not (tmp_path / "ws").exists()  # nothing made
+
+
+@pytest.mark.timeout(60)
+def test_validate_refuses_a_negative_previous_version(add_workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """n23: `kernelopt validate WS --previous -2`: taken, and kernel.py at HEAD timed as "v-2" (no record v-2, so the
+    gate's fallback), PASS, exit 0. Now a negative version is refused as `--version -1` is: one line, exit 2."""
+    assert main(["validate", str(add_workspace.root), "--device", "cpu", "--previous", "-2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "kernelopt: error: previous version must be >= 0, got -2", err
+
+
+@pytest.mark.timeout(60)
+def test_utilization_refuses_a_latency_or_count_that_is_not_finite(capsys: pytest.CaptureFixture[str]) -> None:
+    """n24: `kernelopt utilization --latency-us nan` printed a table of nan, exit 0; `--latency-us inf --json` a
+    JSON with `Infinity`, which no JSON reader takes. Now each is refused in one line, exit 2."""
+    common = ["--gpu", "h100", "--dtype", "fp16"]
+    for given, said in (
+        (["--latency-us", "nan", "--flops", "1", "--bytes", "1"], "latency must be positive and finite, got nan us"),
+        (
+            ["--latency-us", "inf", "--flops", "1", "--bytes", "1", "--json"],
+            "latency must be positive and finite, got inf us",
+        ),
+        (["--latency-us", "1", "--flops", "nan", "--bytes", "1"], "flops must be a finite number >= 0, got nan"),
+        (["--latency-us", "1", "--flops", "1", "--bytes", "1e400"], "bytes must be a finite number >= 0, got inf"),
+    ):
+        assert main(["utilization", *given, *common]) == 2, given
+        out, err = capsys.readouterr()
+        assert out == "" and err.strip() == f"kernelopt: error: {said}", (given, err)
+
+
+@pytest.mark.timeout(120)
+def test_a_reference_flops_that_is_no_count_is_reference_py_s_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n25: reference.py's `flops()` returning -1: `validate` said "kernelopt: error: flops must be >= 0, got -1.0"
+    (which flops?), exit 2; returning NaN: PASS with a utilization of nan. Now either is reference.py's failure, as a
+    `flops()` that raises is (a FAIL "of reference.py, not of the kernel", exit 2), and says what it returned."""
+    folder = _problem(tmp_path / "prob")
+    with (folder / "reference.py").open("a") as fh:
+        fh.write("\n\ndef flops(x):\n    return float('nan')\n")
+    assert main(["init", "fl", "--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py"),
+                 "--root", str(tmp_path / "ws")]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["validate", str(tmp_path / "ws" / "kernel_opt_fl"), "--device", "cpu"]) == 2
+    out, err = capsys.readouterr()
+    assert "FAIL of reference.py, not of the kernel" in out, out
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .endswith(
+            "reference.py flops()/bytes_moved() raised ValueError: flops() returned nan; a count per launch is a finite "
+            "number >= 0"
+        )
+    ), err

@@ -7,6 +7,7 @@ from measured ceilings passed in. Units: latency in microseconds, FLOP and bytes
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -76,13 +77,14 @@ def compute_utilization(
         peak_gbps: memory roof in GB/s (``None`` when unknown).
 
     Raises:
-        UsageError: latency not positive, or negative counts.
+        UsageError: latency not a positive finite number, or counts negative or not finite (a NaN passed every
+            comparison and gave a table of nan, an infinity a JSON of ``Infinity``, which is no JSON).
     """
-    if not latency_us or latency_us <= 0:
-        raise UsageError(f"latency must be positive, got {latency_us} us")
+    if not latency_us or not latency_us > 0 or not math.isfinite(latency_us):
+        raise UsageError(f"latency must be positive and finite, got {latency_us} us")
     for label, v in (("flops", flops), ("bytes", bytes_moved)):
-        if v is not None and v < 0:
-            raise UsageError(f"{label} must be >= 0, got {v}")
+        if v is not None and not (v >= 0 and math.isfinite(v)):
+            raise UsageError(f"{label} must be a finite number >= 0, got {v}")
     seconds = latency_us * 1e-6
     tflops = flops / seconds / 1e12 if flops is not None else None
     gbps = bytes_moved / seconds / 1e9 if bytes_moved is not None else None

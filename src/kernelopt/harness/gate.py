@@ -953,6 +953,8 @@ def validate(
 def _check_versions(version: int, previous: int | None) -> None:
     if version < 0:
         raise UsageError(f"version must be >= 0, got {version}")
+    if previous is not None and previous < 0:  # -2 compared with HEAD's kernel.py, labelled v-2
+        raise UsageError(f"previous version must be >= 0, got {previous}")
     if previous is not None and previous >= version:
         raise UsageError(f"previous version v{previous} must be older than v{version}")
 

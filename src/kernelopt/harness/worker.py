@@ -1308,7 +1308,7 @@ def _problem_size(pair: Any, first: list[Any], out_bytes: int, timing: CaseTimin
     first input set, else no FLOPs and the bytes of the inputs and the output."""
     from kernelopt.harness.inputs import nbytes
 
-    with _user(where, "reference.py flops()/bytes_moved()", case=i):
+    with _user(where, "reference.py flops()/bytes_moved()", case=i, culprit=Culprit.PROBLEM):  # not the kernel's
         flops_fn = pair.optional("flops")
         bytes_fn = pair.optional("bytes_moved")
         timing.flops = float(flops_fn(*first)) if flops_fn else None
@@ -1316,6 +1316,9 @@ def _problem_size(pair: Any, first: list[Any], out_bytes: int, timing: CaseTimin
             timing.bytes_moved, timing.bytes_source = float(bytes_fn(*first)), "bytes_moved()"
         else:
             timing.bytes_moved, timing.bytes_source = float(nbytes(first) + out_bytes), "inputs + outputs"
+        for name, count in (("flops", timing.flops), ("bytes_moved", timing.bytes_moved)):
+            if count is not None and not (count >= 0 and math.isfinite(count)):  # said as reference.py's, not ours
+                raise ValueError(f"{name}() returned {count}; a count per launch is a finite number >= 0")
 
 
 def _reference_samplers(
