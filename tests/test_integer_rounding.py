@@ -9,6 +9,7 @@ at 14 of 8.4 M elements on the CPU (tests/data/breaker7/token_quant): no kernel 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -82,6 +83,22 @@ def test_an_index_that_moves_further_than_one_step_is_not_widened() -> None:
     assert got.message is not None and got.tolerance is not None and got.tolerance.atol == 0.0
 
 
+QUANT_DIV = DATA / "intround" / "quant_div"
+
+
+def _quant_div_built(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The tuning engine's :class:`~kernelopt.tuning.checks.LoadedProblem` of quant_div, built at its first shape
+    (Triton's interpreter on the CPU)."""
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    problem = Problem(reference_py=QUANT_DIV / "reference.py", kernel_py=QUANT_DIV / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    return loaded
+
+
 def test_tune_checks_an_integer_output_as_the_gate_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tuning engine's check (tuning/checks.py) reads the same rule: a quantizer that divides the scale last
     (``x * 127 / absmax``) lands one element on the other side of a tie from its fp32 reference, where the float64
@@ -89,15 +106,10 @@ def test_tune_checks_an_integer_output_as_the_gate_does(monkeypatch: pytest.Monk
     1 of 65536 elements ... atol 0" and exited 2 (2026-12-05); now the kernel as written runs, and a candidate two
     steps off still fails."""
     from kernelopt.tuning.candidate import Outcome
-    from kernelopt.tuning.checks import LoadedProblem, check_run, load_candidate, run_candidate
-    from kernelopt.tuning.problem import Problem, ProblemShape
+    from kernelopt.tuning.checks import check_run, load_candidate, run_candidate
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    folder = DATA / "intround" / "quant_div"
-    problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
-    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
-    candidate, verdict = run_candidate(loaded, folder / "kernel.py")
+    loaded = _quant_div_built(monkeypatch)
+    candidate, verdict = run_candidate(loaded, QUANT_DIV / "kernel.py")
     assert verdict.outcome is Outcome.OK, verdict.reason
     assert candidate is not None
     candidate.release()
@@ -111,7 +123,7 @@ def test_tune_checks_an_integer_output_as_the_gate_does(monkeypatch: pytest.Monk
             q, s = self.fn(*args)
             return torch.where(q.abs() < 100, q + 2, q), s  # never onto the poison byte 0x7F
 
-    candidate, verdict = load_candidate(loaded, folder / "kernel.py")
+    candidate, verdict = load_candidate(loaded, QUANT_DIV / "kernel.py")
     assert candidate is not None
     candidate.fn = _TwoUp(candidate.fn)
     verdict = check_run(loaded, candidate, verdict)
@@ -129,24 +141,20 @@ def test_tunes_float64_run_is_skipped_with_its_reason_when_it_cannot_fit(monkeyp
     import kernelopt.harness.footprint as footprint
     from kernelopt.harness import highrun
     from kernelopt.tuning.candidate import Outcome
-    from kernelopt.tuning.checks import LoadedProblem, run_candidate
-    from kernelopt.tuning.problem import Problem, ProblemShape
+    from kernelopt.tuning.checks import run_candidate
+    from kernelopt.tuning.problem import ProblemShape
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setattr(footprint, "MARGIN_MIN_BYTES", 0)
     ran: list[int] = []
     real = highrun.run_high
     monkeypatch.setattr(highrun, "run_high", lambda *a, **k: ran.append(1) or real(*a, **k))
     monkeypatch.setattr(highrun, "device_free_bytes", lambda device: 4096)  # the device's probe, as on a GPU
-    folder = DATA / "intround" / "quant_div"
-    problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
-    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    loaded = _quant_div_built(monkeypatch)
     assert not ran
     said = loaded.high_skipped or ""
     assert said.startswith("the float64 reference needs about ") and "of the device is free" in said, said
     assert said.endswith("its integer outputs are compared exactly with the reference in its own dtype"), said
-    candidate, verdict = run_candidate(loaded, folder / "kernel.py")
+    candidate, verdict = run_candidate(loaded, QUANT_DIV / "kernel.py")
     assert verdict.outcome is Outcome.WRONG_RESULT and "atol 0" in (verdict.reason or ""), verdict.reason
     assert candidate is None
 
