@@ -232,6 +232,28 @@ def test_f15_a_text_is_parsed_once_for_discovery_the_edit_and_the_guard(
     assert made == [len(source), len(result.new_source)], made  # the original once, the edited text once
 
 
+@pytest.mark.timeout(60)
+def test_f15_a_text_is_analysed_once_per_arguments_and_each_caller_gets_its_own_knobs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """f15's leftover (leftovers9): after its one parse, a text was analysed again by every reader (14 analyses of
+    four kinds in a `tune --dry-run --budget 3`, about 10 CPU-s each on a 20,000-line kernel.py). One analysis per
+    text and arguments now, and a caller that marks its knob (the reference's fixed sizes) marks only its own."""
+    from kernelopt.tunables import analysis, discover_source
+
+    source = (LOOP / "kernel.py").read_text(encoding="utf-8") + "\n# a text no other test analyses: leftovers9\n"
+    made: list[str] = []
+    real = analysis._Analyzer.analyze
+    monkeypatch.setattr(analysis._Analyzer, "analyze", lambda self: made.append(self.filename) or real(self))
+    first = discover_source(source)
+    first[0].refused_reason = "one caller's own mark"
+    again = discover_source(source)
+    assert [t.name for t in again] == ["BLOCK"] and again[0].refused_reason is None
+    assert made == ["kernel.py"], made
+    assert discover_source(source, "other.py")[0].location.startswith("other.py:")  # other arguments: its own
+    assert made == ["kernel.py", "other.py"], made
+
+
 @pytest.mark.timeout(30)
 def test_f15_what_is_kept_of_parsed_texts_is_bounded_by_their_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """f15: a tree takes about 320 bytes a character (355 MB for a 1.1 MB kernel.py), and 64 of them were kept:

@@ -765,6 +765,13 @@ class _Analyzer:
         found = [f for f in self.functions.get(name, []) if self.decorators(f.node)]
         return found[0] if len(found) == 1 else None
 
+    @functools.cached_property
+    def jit_helpers(self) -> dict[str, cst.FunctionDef]:
+        """The module's ``@triton.jit`` functions defined once, by name: the helpers a kernel's body is read with
+        (:func:`kernelopt.tunables.blocks.one_block`). Listed once per analysis: listed per kernel, a file of 500
+        kernels read 500 x 1,000 decorators in each analysis (a 20,000-line kernel.py, leftovers9)."""
+        return {n: fs[0].node for n, fs in self.functions.items() if len(fs) == 1 and self.decorators(fs[0].node)}
+
     def decorators(self, fn: cst.FunctionDef) -> dict[str, cst.Decorator]:
         out = {}
         for d in fn.decorators:
@@ -2061,12 +2068,9 @@ class _Analyzer:
         if kdef is None or kernel is None:
             return []
         if kernel not in self._covers:
-            helpers = {
-                n: fs[0].node for n, fs in self.functions.items() if len(fs) == 1 and self.decorators(fs[0].node)
-            }
             self._covers[kernel] = [
                 Cover(kernel=kernel, block=r.block, size=r.size, test=r.test, mul=r.scale[0], div=r.scale[1])
-                for r in dict.fromkeys(one_block(kdef.node, helpers))
+                for r in dict.fromkeys(one_block(kdef.node, self.jit_helpers))
                 if r.size is not None and r.scale is not None
             ]
         return [c for c in self._covers[kernel] if c.block in feeds]
@@ -3604,17 +3608,43 @@ def analyze(
     shape: Mapping[str, Value] | None = None,
     shape_sizes: list[ShapeSizes] | None = None,
 ) -> tuple[_Analyzer, list[Site], list[Tunable]]:
-    an = _Analyzer(
-        source, filename, gpu=gpu, autotune=autotune, launch_values=launch_values, shape=shape, shape_sizes=shape_sizes
-    )
-    sites = an.analyze()
-    used: dict[str, int] = {}
-    for s in sites:  # unique keys
-        used[s.key] = used.get(s.key, 0) + 1
-    for s in sites:
-        if used[s.key] > 1:
-            s.key = f"{s.key}@{s.location_line}"
-    return an, sites, [_to_tunable(an, s) for s in sites]
+    """The analysis of ``source``: its analyzer, its knob sites and its knobs (pure).
+
+    Made once per text and arguments (:func:`_analyses`): a tuning session analysed its kernel.py 14 times with four
+    sets of arguments (discovery, the evaluation, each candidate's edit and its check), and each analysis of a
+    20,000-line kernel.py of 512 kernels takes about 10 CPU-s after its parse (leftovers9). The knobs are the
+    callers' own copies (a caller that marks one refused, :func:`kernelopt.tunables.fixed.fix_by_reference`, marks
+    only its own); the analyzer and the sites are shared and read only.
+    """
+    kept = _analyses(source)
+    key = repr((filename, gpu, autotune, launch_values, shape, shape_sizes))
+    if key not in kept:
+        an = _Analyzer(
+            source,
+            filename,
+            gpu=gpu,
+            autotune=autotune,
+            launch_values=launch_values,
+            shape=shape,
+            shape_sizes=shape_sizes,
+        )
+        sites = an.analyze()
+        used: dict[str, int] = {}
+        for s in sites:  # unique keys
+            used[s.key] = used.get(s.key, 0) + 1
+        for s in sites:
+            if used[s.key] > 1:
+                s.key = f"{s.key}@{s.location_line}"
+        kept[key] = (an, sites, [_to_tunable(an, s) for s in sites])
+    an, sites, tunables = kept[key]
+    return an, sites, [t.model_copy() for t in tunables]
+
+
+@kept_by_text
+def _analyses(source: str) -> dict[str, tuple[_Analyzer, list[Site], list[Tunable]]]:
+    """The analyses of ``source`` made so far, by their other arguments (:func:`analyze`): kept as its parse is
+    (:func:`kernelopt.tunables.syntax.kept_by_text`, bounded by the texts' size)."""
+    return {}
 
 
 def discover_source(
