@@ -267,3 +267,16 @@ def test_fa2_s_written_list_holds_at_a_head_dim_every_tuned_config_fails_on_a_gp
     assert screen is not None
     bad = load_fresh(_pinned(source, "_attn_fwd", tmp_path, "gpu_bad", BLOCK_M=16, BLOCK_N=32), "_ls_gpu_bad")
     assert screen_loaded(bad, screen) is not None
+
+
+def test_a_pruned_literal_list_is_judged_beside_its_own_configs() -> None:
+    """breaker5's split-K list is literal, so discovery imports nothing and no evaluation holds it: the original
+    configs the prune judges a candidate beside come from its literal entries (before, none: the prune's fallback,
+    ``kept or configs[:1]``, kept every lone candidate, and ``tune --budget 8`` timed three it drops)."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.folder import _screen
+
+    base = (Path(__file__).parent / "data" / "breaker5" / "splitk_prune" / "kernel.py").read_text()
+    screen = _screen(base, "_mm_splitk", None, discover_source(base))
+    assert screen is not None and screen.prune
+    assert [(c.kwargs["BLOCK_K"], c.kwargs["SPLIT_K"]) for c in screen.originals] == [(16, 2), (32, 4), (16, 8)]

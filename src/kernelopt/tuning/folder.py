@@ -404,7 +404,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         shapes=tuple(shapes),
         within=within,
         idle=idle_shapes(evaluation, space.kernel, shapes),
-        screen=_screen(base, space.kernel, evaluation),
+        screen=_screen(base, space.kernel, evaluation, tunables),
     )
     pinned = pinned_line(prepared)
     if pinned is not None:
@@ -530,14 +530,17 @@ def idle_line(prepared: PreparedFolder) -> str | None:
     )
 
 
-def _screen(base: str, kernel: str | None, evaluation: AutotuneEvaluation | None) -> ListScreen | None:
-    """The autotune list's own filters of ``kernel`` (:func:`list_screen`), with the list the evaluation read back
-    when it is pruned (its prune judges a candidate beside it)."""
+def _screen(
+    base: str, kernel: str | None, evaluation: AutotuneEvaluation | None, tunables: Sequence[Tunable]
+) -> ListScreen | None:
+    """The autotune list's own filters of ``kernel`` (:func:`list_screen`), with the list as the autotuner holds it
+    (:func:`autotune_list`: the evaluation's read-back, else its literal configs) when it is pruned (its prune judges a
+    candidate beside it)."""
     screen = list_screen(base, kernel) if kernel is not None else None
-    listed = evaluation.spaces.get(kernel) if evaluation is not None and kernel is not None else None
-    if screen is not None and screen.prune and listed is not None:
-        screen = screen.model_copy(update={"originals": tuple(listed.configs)})
-    return screen
+    if screen is None or not screen.prune:
+        return screen
+    listed = autotune_list(kernel, evaluation, tunables)
+    return screen.model_copy(update={"originals": tuple(listed.configs)}) if listed is not None else screen
 
 
 def screen_lines(prepared: PreparedFolder) -> list[str]:
