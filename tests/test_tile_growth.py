@@ -117,11 +117,12 @@ class _Dot:
 @pytest.mark.timeout(30)
 def test_a_sweep_times_every_configuration_whose_tiles_fit() -> None:
     """An exhaustive session over _share's space, the bound refusing what it refuses: every configuration whose tiles
-    fit is timed. Read as if every block knob grew the tiles (the kernel not read, as before), 150 of the 420 that fit
-    were never proposed: each had a larger BLOCK_D (a smaller piece) than a refused one."""
+    fit is timed. Read as if every block knob grew the tiles (the kernel not read, as before), some that fit were never
+    proposed (150 of 420 on 2026-12-05): each had a larger BLOCK_D (a smaller piece) than a refused one."""
     from kernelopt.tuning.candidate import COMPUTED
 
-    for source, never in ((SHARE, 0), (None, 150)):
+    missed: dict[bool, int] = {}
+    for source in (SHARE, None):
         tunables = [t for t in discover_source(SHARE) if t.name not in ("num_warps", "num_stages")]
         space = space_from_tunables(tunables, problem_sizes={"M": 4096}, source=source)
         ev = _Dot()
@@ -129,4 +130,6 @@ def test_a_sweep_times_every_configuration_whose_tiles_fit() -> None:
         fits = [c for c in space.configs() if COMPUTED not in c.values() and not ev.refuses(c)]
         asked = {c.key() for c in ev.asked}
         assert any(ev.refuses(c) for c in ev.asked), "the space must reach past the bound for the test to say anything"
-        assert (len(fits), sum(c.key() not in asked for c in fits)) == (420, never)
+        missed[source is None] = sum(c.key() not in asked for c in fits)
+    assert missed[False] == 0, missed  # the kernel read: every configuration that fits is timed
+    assert missed[True] > 0, missed  # every block knob read as growing: some never proposed
