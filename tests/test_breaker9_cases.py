@@ -99,6 +99,23 @@ def test_a_current_value_below_its_family_s_grid_is_searched_up_to_the_grid() ->
 # ------------------------------------------------------------------------------------- wrong kernels written
 
 
+@pytest.mark.timeout(120)
+def test_a_table_of_several_computed_settings_is_keyed_by_a_size_each_one_reads(tmp_path: Path) -> None:
+    """Seen on 2026-12-05, after k3: ``tune attorch_ln --device cpu`` tuned both heuristics and wrote one table keyed
+    by the first one's size, ``"BLOCK_SIZE_FEAT": lambda args: 256 if args["batch_dim"] <= 200 else
+    next_power_of_2(args["feat_dim"])``: the whole row is one block of ``BLOCK_SIZE_FEAT``, so at 50 rows of 1000
+    features, which the original handled, three quarters of each row were never normalized (wrong result). The table
+    is keyed by a size every tabled setting's computation reads (``feat_dim`` here), and a setting whose computation
+    does not read the size chosen stays at its computation."""
+    folder = _copy("attorch_ln", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_SIZE_BATCH": 64, "BLOCK_SIZE_FEAT": 256})
+    assert written is not None, note
+    assert '"BLOCK_SIZE_FEAT": lambda args: 256 if args["feat_dim"] <= 100 else next_power_of_2(' in written
+    assert 'args["batch_dim"] <=' not in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"B": 50, "F": 1000}, {"B": 30, "F": 24}])
+
+
 TWIN = """import torch
 import triton
 import triton.language as tl

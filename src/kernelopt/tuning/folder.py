@@ -1186,14 +1186,23 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
         return None
     known: list[tuple[bool, int, str]] = []
     ran = [s for s in prepared.shapes if s.label() not in prepared.idle]  # the rows are for these (:func:`_rows`)
-    for i, x in enumerate(computed[names[0]].size_names):
+    # a size every knob's computation reads first: attorch's BLOCK_SIZE_FEAT (next_power_of_2(feat_dim), the whole
+    # row one block) was tabled by batch_dim beside BLOCK_SIZE_BATCH, 256 "up to 200 rows", wrong at 1000 features
+    # (breaker9 w2)
+    reads = [computed[n].size_names for n in names if computed[n].size_names]
+    common = [x for x in computed[names[0]].size_names if all(x in r for r in reads)]
+    for i, x in enumerate(common or computed[names[0]].size_names):
         values = [_size_at(prepared, x, s) for s in ran]
         if any(v is None for v in values):
             continue
         varies = len(set(values)) > 1
         named = all(v in _entry_sizes(s) for v, s in zip(values, ran, strict=True))
         known.append((not (varies or named), i, x))
-    return (names, min(known)[2]) if known else None
+    if not known:
+        return None
+    size = min(known)[2]
+    # a knob whose computation reads sizes but not this one stays at its computation
+    return [n for n in names if not computed[n].size_names or size in computed[n].size_names], size
 
 
 def _entry_sizes(shape: ProblemShape) -> set[int]:
