@@ -510,6 +510,37 @@ def test_a_tile_whose_value_a_module_constant_copies_into_the_grid_is_not_moved_
 
 
 @pytest.mark.timeout(120)
+def test_a_copy_of_a_value_two_tiles_share_is_read_by_the_size_it_divides(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v26, wrongkernel9's hunt): tile_sum_shared, a two-stage sum over 64 x 64 tiles whose
+    partials buffer is sized ``triton.cdiv(M, 64) * triton.cdiv(N, 64)`` beside ``BLOCK_M=64, BLOCK_N=64``, the
+    program ids unpacked ``pid_m, pid_n = tl.program_id(0), tl.program_id(1)``. Two misreadings: the unpacked ids
+    were not read as program ids, so ``BLOCK_M`` read as one block covering ``M`` and ``BLOCK_M=32`` was written
+    under ``if M <= 32:`` with the grid's literal moved outside the guard (out of bounds at 100 rows); and a copy
+    of a value two tiles share was read as neither's (v18). A shared value's copy is the moved tile's where it
+    divides the size its ranges are compared with: not written, one line; both tiles moved together are written
+    (correct at 130 x 130)."""
+    import libcst as cst
+
+    from kernelopt.tunables.blocks import steps_by
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("tile_sum_shared", tmp_path)
+    source = (folder / "kernel.py").read_text()
+    fn = next(n for n in cst.parse_module(source).body if isinstance(n, cst.FunctionDef) and n.name.value == "tile_sum")
+    assert steps_by(fn, "BLOCK_M") and steps_by(fn, "BLOCK_N")
+    for pick, line in (({"BLOCK_M": 32}, "(triton.cdiv(M, 64))"), ({"BLOCK_N": 32}, "(triton.cdiv(N, 64))")):
+        written, note = _tune_edit(folder, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK": 128, **pick})
+        assert written is None and note is not None and f"still divides by 64 {line}" in note, note
+    every = source.replace("triton.cdiv(M, 64), triton.cdiv(N, 64)", "triton.cdiv(M, 32), triton.cdiv(N, 32)")
+    every = every.replace("BLOCK_M=64, BLOCK_N=64", "BLOCK_M=32, BLOCK_N=32")
+    assert every.count("cdiv(M, 32)") == 2
+    moved = guard_edit(source, every)  # every copy moved with the tiles
+    assert moved.new_source is not None and moved.note is None, moved.note
+    (folder / "kernel.py").write_text(moved.new_source)
+    _all_correct(folder, [{"M": 130, "N": 130}, {"M": 20, "N": 100}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -217,8 +217,8 @@ class _Kernel:
         for node in walk(code):
             if isinstance(node, cst.Assign):
                 for t in node.targets:
-                    if isinstance(t.target, cst.Name):
-                        self.values.setdefault(t.target.value, []).append(node.value)
+                    for name, value in _unpacked(t.target, node.value):
+                        self.values.setdefault(name, []).append(value)
             elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
                 if node.value is not None:
                     self.values.setdefault(node.target.value, []).append(node.value)
@@ -448,6 +448,41 @@ def one_block(
             for block, scale in body.spans(arg.value).items():
                 if block in body.params and not stepping.setdefault(block, body.steps(block)):
                     out.append(OneBlock(block, None, f"{_code(call.func)}() is given a range of {block}", scale))
+    return out
+
+
+def _unpacked(
+    target: cst.BaseAssignTargetExpression, value: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]]:
+    """(name, value) of each name an assignment binds: ``x = v`` one; ``pid_m, pid_n = tl.program_id(0),
+    tl.program_id(1)`` each its element (a tuple of as many elements, parenthesized or not); a name of another
+    unpacking (``a, b = f()``) none, its value not known."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    tuples = isinstance(target, cst.Tuple | cst.List) and isinstance(value, cst.Tuple | cst.List)
+    if tuples and len(target.elements) == len(value.elements):  # type: ignore[union-attr]
+        pairs = zip(target.elements, value.elements, strict=True)  # type: ignore[union-attr]
+        return [pair for t, v in pairs for pair in _unpacked(t.value, v.value)]
+    return []
+
+
+def compared_sizes(kernel: cst.FunctionDef) -> dict[str, set[str]]:
+    """Block parameter -> the kernel parameters a range of it is compared with (``rm[:, None] < M`` gives
+    ``BLOCK_M`` -> ``{"M"}``): the size each block tiles, as the kernel's own masks say."""
+    body = _Kernel(kernel)
+    out: dict[str, set[str]] = {}
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            continue
+        op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator
+        if isinstance(op, _GREATER):
+            left, right = right, left
+        elif not isinstance(op, _LESS):
+            continue
+        for block in body.ranges(left) - body.ranges(right):
+            size = body.size(left, right, block)
+            if size is not None:
+                out.setdefault(block, set()).add(size)
     return out
 
 

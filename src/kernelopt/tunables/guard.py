@@ -39,6 +39,7 @@ from kernelopt.tunables.blocks import (
     OneBlock,
     Scale,
     child_nodes,
+    compared_sizes,
     covers_as_before,
     dotted,
     launched,
@@ -889,8 +890,10 @@ def _stale_copies(
     indexes by program (a grid whose own copy moved with the tile writes past it): variants v18, a two-stage sum
     right at SHAPES of at most one block and wrong above. The copy may be named: a local bound once to the value,
     or a module constant (``constants``: bound once at module level, ``ROWS_PER_PROGRAM = 256`` dividing the grid
-    beside ``BLOCK=256``, variants v23). A value another setting of the function still holds unmoved is not read
-    as the moved tile's copy."""
+    beside ``BLOCK=256``, variants v23). A value another setting of the function still holds unmoved (square
+    tiles, ``BLOCK_M=64, BLOCK_N=64``) is the moved tile's copy only where it divides a size the moved tile's
+    ranges are compared with in the kernel (``M``) and the unmoved one's are not (``N``): variants v26, a buffer
+    of ``triton.cdiv(M, 64)`` row tiles left behind by ``BLOCK_M=32``."""
     if len(old) != len(new):
         return None
     kernels = {f.name.value: f for f in new if _is_jit(f)}
@@ -901,36 +904,46 @@ def _stale_copies(
         if len(before) != len(after) or not after:
             continue
         moved: dict[int, tuple[str, int]] = {}
-        kept: set[int] = set()
+        kept: dict[int, set[str]] = {}  # a value a setting still holds unmoved -> the sizes that setting tiles
+        tiles: dict[str, set[str]] = {}  # a moved setting -> the sizes it tiles, as the launch passes them
         for (_, o_call), (_, n_call) in zip(before, after, strict=True):
             kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
             if kernel is None:
                 continue
             was, now = _passed(o_call, kernel), _passed(n_call, kernel)
             params = {p.name.value for p in (*kernel.params.params, *kernel.params.kwonly_params)}
+            sizes = {
+                block: {_code(now[size]) for size in compared if size in now}
+                for block, compared in compared_sizes(kernel).items()
+            }
             for key in was.keys() & now.keys() & params:  # a kernel's setting, not a launch option (num_warps)
                 b, a = _launch_value(o, was[key]), _launch_value(n, now[key])
                 if b is None or a is None:
                     continue
                 if a != b:
                     moved.setdefault(b, (key, a))
+                    tiles.setdefault(key, set()).update(sizes.get(key, set()))
                 else:
-                    kept.add(b)
+                    kept.setdefault(b, set()).update(sizes.get(key, set()))
         for node in walk(n.body):
             divisor: cst.BaseExpression | None = None
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
-                divisor = node.right  # ``n // 256``, ``(n + 255) // 256``
+                divisor, size = node.right, node.left  # ``n // 256``, ``(n + 255) // 256``
             elif _is_cdiv(node) and isinstance(node, cst.Call) and len(node.args) == 2:
-                divisor = node.args[1].value
+                divisor, size = node.args[1].value, node.args[0].value
             else:
                 continue
             b = _int(divisor) if divisor is not None else None
             if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
                 b = _launch_value(n, divisor)
                 b = b if b is not None or not constants else constants.get(divisor.value)
-            if b is None or b not in moved or b in kept:
+            if b is None or b not in moved:
                 continue
             key, a = moved[b]
+            if b in kept:  # a value two settings share: the moved one's copy only where it divides the size it tiles
+                divided = {_code(m) for m in walk(size) if isinstance(m, cst.Name)} | {_code(size)}
+                if not (divided & tiles.get(key, set())) or divided & kept[b]:
+                    continue
             line = pos[node].start.line if node in pos else 0
             at = f"line {line}" if line else "the launching function"
             named = f", {divisor.value} = {b}" if isinstance(divisor, cst.Name) else ""
