@@ -1131,7 +1131,8 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
     """On an NVIDIA GPU (Triton compiled, not interpreted): what wrongkernel9's fill rule writes, row_var_center's
     ``if n_cols % 256 == 0:`` (v21) and tile_lse_zero's ``if N % 64 == 0:`` beside its row block moved plainly
     (v22), hist_block's ``if n % 512 == 0:`` over an unmasked ``tl.histogram`` (v24), grid_named_copy's tile moved
-    with the module constant its grid divides by (v23), correct at sizes the SHAPES do not name, up to millions,
+    with the module constant its grid divides by (v23), tile_sum_shared with both tiles and every copy moved (v26),
+    correct at sizes the SHAPES do not name, up to millions,
     every input in the middle of NaN; and the
     judgment behind reading a fill left out as a zero: row_var_center with its deviation masked again and its
     fills left out, ``BLOCK=256`` written plainly, is correct at 384 and 2944 columns, where the masked-out lanes
@@ -1171,6 +1172,13 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
     assert moved is not None and "BLOCK=1024)" in moved, moved
     (grid / "kernel.py").write_text(moved)
     cases.append((grid, [{"n": 200}, {"n": 700}, {"n": 3_000_001}]))
+    tiles = _copy("tile_sum_shared", tmp_path)
+    source = (tiles / "kernel.py").read_text()
+    every = source.replace("triton.cdiv(M, 64), triton.cdiv(N, 64)", "triton.cdiv(M, 32), triton.cdiv(N, 32)")
+    moved = guard_edit(source, every.replace("BLOCK_M=64, BLOCK_N=64", "BLOCK_M=32, BLOCK_N=32")).new_source
+    assert moved is not None and "BLOCK_M=32, BLOCK_N=32" in moved, moved
+    (tiles / "kernel.py").write_text(moved)
+    cases.append((tiles, [{"M": 130, "N": 130}, {"M": 3001, "N": 2999}]))
     for folder, shapes in cases:
         got = _correct_on_cuda(folder, shapes)
         assert all(v is True for v in got.values()), (folder.name, got)
