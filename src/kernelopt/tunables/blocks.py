@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -416,14 +416,7 @@ def one_block(
         unread = reader.unread
     out: list[OneBlock] = []
     stepping: dict[str, bool] = {}
-    for node in (n for code in body.bodies for n in walk(code)):
-        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
-            continue
-        op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator
-        if isinstance(op, _GREATER):
-            left, right = right, left
-        elif not isinstance(op, _LESS):
-            continue
+    for node, left, right in _bounds(n for code in body.bodies for n in walk(code)):
         spans = body.spans(left)
         blocks = set(spans) - body.ranges(right)
         if not blocks or body.ranges(right):
@@ -466,19 +459,25 @@ def _unpacked(
     return []
 
 
+def _bounds(nodes: Iterable[cst.CSTNode]) -> Iterator[tuple[cst.Comparison, cst.BaseExpression, cst.BaseExpression]]:
+    """Each single comparison of ``nodes`` read as ``left < right`` (``n_cols > cols`` turned around): (node,
+    left, right); ``==`` and the like left out."""
+    for node in nodes:
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            continue
+        op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator
+        if isinstance(op, _GREATER):
+            yield node, right, left
+        elif isinstance(op, _LESS):
+            yield node, left, right
+
+
 def compared_sizes(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     """Block parameter -> the kernel parameters a range of it is compared with (``rm[:, None] < M`` gives
     ``BLOCK_M`` -> ``{"M"}``): the size each block tiles, as the kernel's own masks say."""
     body = _Kernel(kernel)
     out: dict[str, set[str]] = {}
-    for node in walk(kernel.body):
-        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
-            continue
-        op, left, right = node.comparisons[0].operator, node.left, node.comparisons[0].comparator
-        if isinstance(op, _GREATER):
-            left, right = right, left
-        elif not isinstance(op, _LESS):
-            continue
+    for _node, left, right in _bounds(walk(kernel.body)):
         for block in body.ranges(left) - body.ranges(right):
             size = body.size(left, right, block)
             if size is not None:
