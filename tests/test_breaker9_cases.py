@@ -96,6 +96,14 @@ def test_a_current_value_below_its_family_s_grid_is_searched_up_to_the_grid() ->
     assert min(col.values) == 16  # a current value inside the grid adds nothing
 
 
+def test_the_grouped_gemm_tutorial_s_num_sm_is_a_persistent_grid() -> None:
+    """Seen on 2026-12-05: grouped_gemm's autotuned ``NUM_SM`` (the tutorial's spelling; the persistent GEMM's is
+    ``NUM_SMS``) was listed ">= 1" with no category, so the planner could not tell it a persistent grid."""
+    found = discover_source((DATA / "grouped_gemm" / "kernel.py").read_text())
+    num_sm = [t for t in found if t.name == "NUM_SM" and t.value is not None]
+    assert num_sm and all([c.value for c in t.categories] == ["persistent_kernel"] for t in num_sm), num_sm
+
+
 # ------------------------------------------------------------------------------------- wrong kernels written
 
 
