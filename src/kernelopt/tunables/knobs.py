@@ -144,7 +144,9 @@ _KNOB_RULES: tuple[_KnobRule, ...] = (
         maximum=16,
         source="vector width in elements: a power of two; 16 B is the widest global access (LDG.128)",
     ),
-    _rule(r"^(NUM_SMS?|NUM_PROGRAMS|NUM_CTAS_PERSISTENT)$", [AC.PERSISTENT_KERNEL], minimum=1, source="persistent grid"),
+    _rule(
+        r"^(NUM_SMS?|NUM_PROGRAMS|NUM_CTAS_PERSISTENT)$", [AC.PERSISTENT_KERNEL], minimum=1, source="persistent grid"
+    ),
     _rule(
         r"^(THREADS|NUM_THREADS|THREADS_PER_BLOCK|BLOCK_THREADS|BLOCK_DIM|THREADS_PER_CTA)$",
         [AC.BLOCK_SIZE, AC.OCCUPANCY],
