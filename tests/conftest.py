@@ -9,6 +9,7 @@ import gc
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -477,10 +478,21 @@ def _hold_session_folder(base: Path) -> None:
 
 @pytest.hookimpl(trylast=True)  # after pytest's own, which makes the factory
 def pytest_configure(config: pytest.Config) -> None:
+    _interruptible()
     if not hasattr(config, "workerinput"):
         # registered before pytest's own removal of the session folder (at exit too, once the session made
         # it), so it runs after it: exit handlers run last registered first
         atexit.register(_remove_if_empty, config._tmp_path_factory)  # type: ignore[attr-defined]
+
+
+def _interruptible() -> None:
+    """SIGINT as in a terminal (Python's KeyboardInterrupt) in the controller and each worker, and so its default in
+    every child they start: a run started in the background by a shell without job control (``pytest &``, nohup,
+    a scheduler) inherits SIGINT ignored, which a process keeps through fork and exec, and the tests that interrupt
+    a command or themselves (test_tune_faults, test_faults7_cases, test_cli_signals) failed: the signal was never
+    seen (2026-12-05, six failures in two such runs that pass from a terminal)."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
