@@ -124,3 +124,12 @@ def test_two_interrupts_while_the_process_ends_change_neither_its_line_nor_its_s
         err
         == f"kernelopt: error: {tmp_path / 'nowhere'}: no such folder; PATH holds kernel.py and reference.py, as optimize takes\n"
     )
+
+
+def test_a_child_of_the_tests_takes_sigint_as_a_terminal_s_process_does() -> None:
+    """What every test here assumes: a child the tests start turns SIGINT into KeyboardInterrupt. A run started in the
+    background by a shell without job control (``pytest &``, nohup) inherits SIGINT ignored, kept through fork and
+    exec; tests/conftest.py restores it (without that, eight interrupt tests of the suite failed, each its own way)."""
+    code = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["True"], "SIGINT is ignored in the tests' children: see tests/conftest.py"
