@@ -541,6 +541,24 @@ def test_a_copy_of_a_value_two_tiles_share_is_read_by_the_size_it_divides(tmp_pa
 
 
 @pytest.mark.timeout(120)
+def test_a_count_of_parts_written_as_the_product_of_two_settings_moves_only_with_it(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v27, wrongkernel9's hunt): splitk_parts, a split-K dot product whose programs each sum
+    ``STEPS=4`` steps of ``BLOCK_K=16``, the number of parts written ``triton.cdiv(K, 64)``. ``BLOCK_K=8`` (or
+    ``STEPS=2``) went out plainly: right at the SHAPES' K of 20 and 32 (one part), and at 100 and 300, which the
+    original handled, the parts covered half of K. A divisor equal to the product of two settings the edit moves is
+    their copy: not written, one line; both moved with their product kept are written (correct at K 100 and 300)."""
+    folder = _copy("splitk_parts", tmp_path)
+    for pick in ({"BLOCK_K": 8, "STEPS": 4}, {"BLOCK_K": 16, "STEPS": 2}):
+        written, note = _tune_edit(folder, pick)
+        assert written is None and note is not None, (pick, written)
+        assert "moves from 64 to 32, but line 23 still divides by 64 (triton.cdiv(K, 64))" in note, note
+    written, note = _tune_edit(folder, {"BLOCK_K": 32, "STEPS": 2})
+    assert written is not None and "BLOCK_K=32, STEPS=2)" in written, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 2, "K": 100}, {"M": 2, "K": 300}, {"M": 3, "K": 1}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -906,6 +906,7 @@ def _stale_copies(
         moved: dict[int, tuple[str, int]] = {}
         kept: dict[int, set[str]] = {}  # a value a setting still holds unmoved -> the sizes that setting tiles
         tiles: dict[str, set[str]] = {}  # a moved setting -> the sizes it tiles, as the launch passes them
+        products: dict[int, tuple[str, int]] = {}  # two settings' product the edit moves -> (their names, the new)
         for (_, o_call), (_, n_call) in zip(before, after, strict=True):
             kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
             if kernel is None:
@@ -916,15 +917,20 @@ def _stale_copies(
                 block: {_code(now[size]) for size in compared if size in now}
                 for block, compared in compared_sizes(kernel).items()
             }
+            values: dict[str, tuple[int, int]] = {}
             for key in was.keys() & now.keys() & params:  # a kernel's setting, not a launch option (num_warps)
                 b, a = _launch_value(o, was[key]), _launch_value(n, now[key])
                 if b is None or a is None:
                     continue
+                values[key] = (b, a)
                 if a != b:
                     moved.setdefault(b, (key, a))
                     tiles.setdefault(key, set()).update(sizes.get(key, set()))
                 else:
                     kept.setdefault(b, set()).update(sizes.get(key, set()))
+            for (k1, (b1, a1)), (k2, (b2, a2)) in itertools.combinations(sorted(values.items()), 2):
+                if b1 * b2 != a1 * a2 and b1 > 1 and b2 > 1:  # ``4 * BLOCK_K`` steps written as 64 (v27)
+                    products.setdefault(b1 * b2, (f"{k1} * {k2}", a1 * a2))
         for node in walk(n.body):
             divisor: cst.BaseExpression | None = None
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
@@ -937,6 +943,14 @@ def _stale_copies(
             if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
                 b = _launch_value(n, divisor)
                 b = b if b is not None or not constants else constants.get(divisor.value)
+            if b is not None and b not in moved and b not in kept and b in products:
+                line = pos[node].start.line if node in pos else 0
+                names, a = products[b]
+                return (
+                    f"{names} moves from {b} to {a}, but line {line} still divides by {b} ({_code(node)}): a copy "
+                    f"of the settings' product the edit does not move (the elements a program steps over), which "
+                    f"counts the programs or sizes a buffer the kernel indexes by program: not written"
+                )
             if b is None or b not in moved:
                 continue
             key, a = moved[b]
