@@ -67,7 +67,7 @@ cmd=${1:-collect}
 shift || true
 
 # The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
-OWED_GPU_TESTS="tests/test_harness_gpu.py tests/test_newuser6_cases.py"
+OWED_GPU_TESTS="tests/test_harness_gpu.py tests/test_newuser6_cases.py tests/test_check_footprint.py"
 
 phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
     cat <<'EOF'
