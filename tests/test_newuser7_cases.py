@@ -144,3 +144,30 @@ def test_a_reference_flops_that_is_no_count_is_reference_py_s_failure(
             "number >= 0"
         )
     ), err
+
+
+@pytest.mark.timeout(60)
+def test_the_mcp_tune_tool_says_what_is_at_the_path(tmp_path: Path) -> None:
+    """n26: the MCP tool `tune(path="nope")` said "tune: nope holds no kernel.py and reference.py" of a folder that
+    is not there, and so of a kernel.py that is a link to nothing. Now each is said as `kernelopt tune` says it."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    linked = _problem(tmp_path / "linked")
+    (linked / "kernel.py").unlink()
+    (linked / "kernel.py").symlink_to(tmp_path / "gone.py")
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+    for path, said in (
+        ("nope", "tune: nope: no such folder"),
+        ("linked", f"tune: {linked / 'kernel.py'}: is a symbolic link to {tmp_path / 'gone.py'}, which does not"),
+    ):
+
+        async def call(path: str = path) -> None:
+            await server.call_tool("tune", {"path": path})
+
+        with pytest.raises(ToolError) as caught:
+            anyio.run(call)
+        assert said in str(caught.value) and "\n" not in str(caught.value), str(caught.value)

@@ -207,7 +207,12 @@ class Tune:
         return sorted(beside + [p.name for p in self.tmp.iterdir() if p.name.startswith("kernelopt-")])
 
 
-def wait_for(check: Callable[[], bool], proc: subprocess.Popen[str], what: str, timeout_s: float = 60) -> None:
+def wait_for(check: Callable[[], bool], proc: subprocess.Popen[str], what: str, timeout_s: float = 150) -> None:
+    """Until ``check()``; the tune child's end or ``timeout_s`` is a failure. 150 s, not 60: at load 30 (2 cores,
+    2026-12-05, four CPU hogs beside the other engineers' runs) a module import took 51 s of wall for 1.4 CPU-s,
+    and the first wait, a child's start through its imports to a candidate's load, ran past 60 s: the load
+    failure of this file seen once before (docs/faults.md, newuser7). A hang is still stopped by each test's own
+    timeout."""
     deadline = time.monotonic() + timeout_s
     while not check():
         if proc.poll() is not None:
@@ -243,7 +248,7 @@ def tune(tmp_path: Path) -> Iterator[Tune]:
         shutil.rmtree(t.tmp, ignore_errors=True)
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(480)  # five tune runs, each through its imports: at load 30 the waits alone reach minutes
 def test_signals_at_every_moment_leave_kernel_py_and_the_rerun_resumes(tune: Tune) -> None:
     """SIGINT at a candidate's load, SIGTERM while timing, SIGHUP in the final re-time: exit 130, one line,
     kernel.py untouched, the record kept; SIGKILL in the write: kernel.py untouched, a temporary file named for

@@ -810,11 +810,16 @@ def build_server(roots: Roots, *, default_device: str | None = None) -> MCPServe
         """The tuning engine on a launch configuration; kernel.py is not written: put the winner in a plan."""
 
         def run(report: Callable[[str], None]) -> TuneResult:
+            from kernelopt.kernelsource import why_missing
             from kernelopt.tuning.folder import TuneRequest, best_edit, prepare_folder, summarize, tune_folder
 
             folder = folder_of(path, "path")
-            if not (folder / "kernel.py").is_file() or not (folder / "reference.py").is_file():
-                raise UsageError(f"tune: {path} holds no kernel.py and reference.py")
+            if not folder.is_dir():  # "nope holds no kernel.py" was said of a folder that is not there
+                raise UsageError(f"tune: {path}: {why_missing(folder, 'folder')}")
+            for name in ("kernel.py", "reference.py"):
+                if not (folder / name).is_file():
+                    said = f"{path} holds no {name}" if why_missing(folder / name) == "no such file" else None
+                    raise UsageError(f"tune: {said or f'{folder / name}: {why_missing(folder / name)}'}")
             cancels.start(folder)
             tuned.append(folder)
             request = TuneRequest(
