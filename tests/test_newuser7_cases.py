@@ -171,3 +171,21 @@ def test_the_mcp_tune_tool_says_what_is_at_the_path(tmp_path: Path) -> None:
         with pytest.raises(ToolError) as caught:
             anyio.run(call)
         assert said in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_cpu_timing_evidence_is_not_said_to_be_cuda_events() -> None:
+    """n27: `kernelopt profile WS --device cpu`, then `kernelopt evidence WS/profiles/v0` (the skill's commands, read
+    literally): "duration_us = 3.782e+04 us [driver.json: median of 20 CUDA-event timed calls]" of a kernel timed
+    by time.perf_counter on a machine with no GPU. Now the source names the CPU's timer; a GPU's stays CUDA events."""
+    from kernelopt.profiling.driver import DriverResult
+    from kernelopt.profiling.timing_only import timing_only_summary
+
+    def source(device: str) -> str | None:
+        result = DriverResult(mode="time", device=device, samples_us=[20.0, 22.0, 21.0], median_us=21.0)
+        summary = timing_only_summary(
+            result, reason="no GPU", version="v0", sass_text={}, artifact="driver.json", artifacts=["driver.json"]
+        )
+        return summary.kernels[0].metrics["duration_us"].source
+
+    assert source("cpu") == "driver.json: median of 3 calls timed by time.perf_counter on the CPU"
+    assert source("NVIDIA H200") == "driver.json: median of 3 CUDA-event timed calls"

@@ -1,9 +1,10 @@
 """Timing-only evidence: what Stage 1 can say when hardware counters cannot be read.
 
 Used when ``ncu`` is missing or the GPU forbids performance counters (``ERR_NVGPUCTRPERM``, common on
-cloud GPUs). The evidence is the CUDA-event time of one call of the candidate, analytic FLOP/byte counts
-(from the reference's hooks, or input + output sizes) turned into achieved TFLOP/s and GB/s, the compiler's
-resource use (registers, spills, shared memory, warps) and SASS facts of the compiled Triton kernels.
+cloud GPUs). The evidence is the CUDA-event time of one call of the candidate (``time.perf_counter`` on the
+CPU), analytic FLOP/byte counts (from the reference's hooks, or input + output sizes) turned into achieved
+TFLOP/s and GB/s, the compiler's resource use (registers, spills, shared memory, warps) and SASS facts of the
+compiled Triton kernels.
 Every such summary says ``counters_available: false`` with the reason, and each kernel carries a
 ``timing_only`` finding so that planners know what they are missing. Pure: no I/O.
 """
@@ -34,11 +35,12 @@ CPU_REASON = CPU_TIMING_REASON
 """Why a ``--device cpu`` Stage 1 has no counters (the loop's and ``kernelopt profile``'s)."""
 
 
-def _timing_metrics(result: DriverResult, source: str) -> dict[str, Metric]:
+def _timing_metrics(result: DriverResult, source: str, timer: str) -> dict[str, Metric]:
     m: dict[str, Metric] = {}
     t = result.median_us
+    timed = "CUDA-event timed calls" if timer == CUDA_EVENTS else f"calls timed by {timer}"  # CPU: no CUDA event
     m["duration_us"] = (
-        Metric(value=t, unit="us", source=f"{source}: median of {len(result.samples_us)} CUDA-event timed calls")
+        Metric(value=t, unit="us", source=f"{source}: median of {len(result.samples_us)} {timed}")
         if t is not None
         else Metric(value=None, unit="us", missing_reason="no timed call")
     )
@@ -158,7 +160,7 @@ def timing_only_summary(
     timer = CPU_TIMER if result.device == "cpu" else CUDA_EVENTS
     targets = result.compiled or [CompiledKernel(name="kernel.py (one call)")]
     for ck in targets:
-        metrics = _timing_metrics(result, artifact)
+        metrics = _timing_metrics(result, artifact, timer)
         if result.compiled:
             metrics.update(_compiler_metrics(ck, artifact))
         isa: IsaFacts | None = None
