@@ -189,3 +189,42 @@ def test_cpu_timing_evidence_is_not_said_to_be_cuda_events() -> None:
 
     assert source("cpu") == "driver.json: median of 3 calls timed by time.perf_counter on the CPU"
     assert source("NVIDIA H200") == "driver.json: median of 3 CUDA-event timed calls"
+
+
+@pytest.mark.timeout(120)
+def test_a_stage_run_by_hand_beside_a_run_on_its_workspace_is_refused(
+    add_workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n28: `kernelopt profile WS --device cpu` beside a running `kernelopt optimize WS` wrote profiles/v4/ while V3
+    was gated, and the guard failed V3 ("the gate wrote outside memory/v3.json: profiles/v4/driver.json (added)") and
+    reverted it; `validate`, `plan`, `implement` and the memory verbs that write ran beside it too. Now each takes the
+    workspace's run lock, as `optimize`, `tune` and `kernelopt mcp` do: one line naming the run, exit 2, nothing
+    written. The verbs that read (`memory read`, `summary`) still answer."""
+    import subprocess
+    import sys
+
+    ws = add_workspace.root
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom kernelopt.workspace import RunLock\n"
+         f"with RunLock({str(ws)!r}):\n    print('held', flush=True)\n    sys.stdin.read()\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        for argv in (
+            ["profile", str(ws), "--device", "cpu"],
+            ["validate", str(ws), "--device", "cpu"],
+            ["plan", str(ws), "--device", "cpu"],
+            ["implement", str(ws)],
+            ["memory", "create", str(ws), "v0"],
+        ):
+            assert main(argv) == 2, argv
+            err = capsys.readouterr().err.strip()
+            assert err.startswith(f"kernelopt: error: another kernelopt optimize is running on {ws} (pid "), err
+            assert len(err.splitlines()) == 1, err
+        assert not (ws / "profiles" / "v0").exists() and not (ws / "memory" / "v0.json").exists()
+        assert main(["memory", "summary", str(ws)]) == 0  # reading is not refused
+    finally:
+        holder.communicate("", timeout=30)
+    capsys.readouterr()
+    assert main(["memory", "create", str(ws), "v0"]) == 0  # the run ended: the lock is free

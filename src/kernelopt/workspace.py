@@ -224,6 +224,19 @@ def _open_anywhere(path: Path) -> bool:
     return False
 
 
+def stage_lock(root: Path, command: str) -> RunLock:
+    """The run lock a stage run by hand takes on a workspace (``profile``, ``plan``, ``implement``, ``validate``,
+    the memory verbs that write), the one ``optimize`` and ``kernelopt mcp`` hold: a ``kernelopt profile WS`` beside a
+    running ``optimize`` wrote ``profiles/v4/`` while V3 was gated, and the guard failed and reverted V3 for a write
+    it had not made; a ``validate`` beside it timed the kernel against the run's own timing (newuser7, n28).
+
+    Args:
+        root: the workspace folder.
+        command: the kernelopt command that takes it (named in the other's refusal).
+    """
+    return RunLock(root, command=command, hint="wait for it or stop it: a stage run beside it writes into its version")
+
+
 def folder_lock(folder: Path, *, command: str, hint: str) -> RunLock:
     """The run lock of a user's kernel folder, the one every command that writes its kernel.py takes (``tune``,
     ``tunables --set``; on a workspace it is the lock ``optimize`` holds): beside the folder, or inside it when its

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def register(app: typer.Typer) -> None:
     @app.command("implement")
     def implement(
+        ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder."),
         version: int | None = typer.Option(None, "--version", help="Iteration N (default: the newest plan)."),
         implementer: str | None = typer.Option(
@@ -40,9 +41,10 @@ def register(app: typer.Typer) -> None:
         from kernelopt.stages.backends import build_implementer
         from kernelopt.stages.guard import RunGuard
         from kernelopt.stages.implement import implement_version, read_plan, run_implement, summary_of
-        from kernelopt.workspace import Workspace
+        from kernelopt.workspace import Workspace, stage_lock
 
         ws = Workspace(workspace)
+        ctx.with_resource(stage_lock(ws.root, "implement"))  # not beside a run on it: n28
         # the flags first: a misspelt --implementer was told to run Stage 2, then, once it had, that it was unknown
         name = implementer or EnvSettings.read().implementer or "rules"
         backend = build_implementer(name, parse_assignments(list(options)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from kernelopt.errors import RecordError, UsageError
 from kernelopt.memory.model import IterationRecord, parse_version, version_label
 from kernelopt.memory.store import MemoryStore
 from kernelopt.oneline import shell_word
-from kernelopt.workspace import Workspace, is_workspace
+from kernelopt.workspace import Workspace, is_workspace, stage_lock
 
 
 def _as_version(text: str) -> int | None:
@@ -66,6 +67,13 @@ def _one_version(named: list[str], verb: str) -> str | None:
     if len(named) > 1:
         raise UsageError(f"two versions given: {' and '.join(named)}", hint=f"kernelopt memory {verb} takes one")
     return named[0] if named else None
+
+
+def _held(workspace: Path, command: str) -> AbstractContextManager[object]:
+    """The workspace's run lock while a verb writes a record (:func:`kernelopt.workspace.stage_lock`); none for a
+    folder that is no workspace (a bare ``memory/`` of records)."""
+    folder = Path(workspace).expanduser()
+    return stage_lock(folder, command) if is_workspace(folder) else nullcontext()
 
 
 def _store(workspace: Path) -> MemoryStore:
@@ -137,7 +145,8 @@ def create(
     n = parse_version(store.path(version).stem)  # a label that is no version: the store's one line
     if is_workspace(Path(folder).expanduser()):  # a record past the next version renumbers every later one
         Workspace(Path(folder).expanduser()).writable_version(n)
-    record = store.create(version, force=force)
+    with _held(folder, "memory create"):
+        record = store.create(version, force=force)
     emit_json(record) if as_json else info(f"created {store.path(record.version)}")
 
 
@@ -181,7 +190,8 @@ def update(
     if version is None:
         raise UsageError("no version to update", hint="kernelopt memory update WS --version v<N> --set KEY=VALUE")
     store = _store(folder)
-    record = store.update(version, list(sets))
+    with _held(folder, "memory update"):
+        record = store.update(version, list(sets))
     emit_json(record) if as_json else info(f"updated {store.path(record.version)}")
 
 
@@ -213,9 +223,10 @@ def _mask(args: list[str] | None, option: Path | None, given: list[str] | None, 
     if not versions:
         raise UsageError(f"no version to {verb}", hint=f"kernelopt memory {verb} WS --version v<N> (or WS v<N> ...)")
     store = _store(workspace)
-    for v in versions:  # check all first: nothing is written if one is missing
-        store.read(v)
-    done = [store.set_masked(v, masked).version for v in versions]
+    with _held(workspace, f"memory {verb}"):
+        for v in versions:  # check all first: nothing is written if one is missing
+            store.read(v)
+        done = [store.set_masked(v, masked).version for v in versions]
     if as_json:
         emit_json({"masked" if masked else "unmasked": done})
     else:

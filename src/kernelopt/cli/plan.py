@@ -20,7 +20,7 @@ import typer
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.env import EnvSettings
 from kernelopt.errors import KerneloptError, UsageError
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import Workspace, stage_lock
 
 if TYPE_CHECKING:
     from kernelopt.stages.plan import PlanResult
@@ -43,6 +43,7 @@ def _reject(ws: Workspace, path: Path) -> Path:
 def register(app: typer.Typer) -> None:
     @app.command("plan")
     def plan(
+        ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder."),
         version: int | None = typer.Option(
             None, "--version", min=0, help="Iteration N to plan (default: the newest unrecorded profile)."
@@ -83,6 +84,7 @@ def register(app: typer.Typer) -> None:
         if device not in (None, "cpu", "cuda"):  # a flag before the path, as validate checks it
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
+        ctx.with_resource(stage_lock(ws.root, "plan"))  # not beside a run on it: n28
         if version is not None:
             ws.writable_version(version)  # past the next: a plan (and a CPU profile) there would renumber the rest
         # the flags first: a misspelt --planner was told to run Stage 1, then, once it had, that it was unknown

@@ -18,6 +18,7 @@ _RANGE = re.compile(r"^\d+-\d+$")
 def register(app: typer.Typer) -> None:
     @app.command("profile")
     def profile_cmd(
+        ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder (kernel_opt_<name>)."),
         version: int | None = typer.Option(None, "--version", help="Version N (profiles/v<N>/); default: next."),
         vendor: str | None = typer.Option(None, "--vendor", help="nvidia or amd (default: the task card's platform)."),
@@ -49,11 +50,12 @@ def register(app: typer.Typer) -> None:
         """Profile the workspace's kernel.py and write profiles/v<N>/ (report, summary.json, summary.txt)."""
         from kernelopt.profiling import profile
         from kernelopt.profiling.stage import resolve_vendor
-        from kernelopt.workspace import Workspace
+        from kernelopt.workspace import Workspace, stage_lock
 
         if Device.of(device) is None:  # as every other command says it (it was pydantic's pattern message)
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
+        ctx.with_resource(stage_lock(ws.root, "profile"))  # not beside a run on it: n28
         chosen = resolve_vendor(ws, vendor)
         n = ws.next_version() if version is None else ws.writable_version(version)
         options: dict[str, object] = {"force": force}

@@ -31,7 +31,7 @@ from kernelopt.harness.stats import claim_text
 from kernelopt.memory.model import GateResult, ReferenceSpeedup
 from kernelopt.oneline import shell_word
 from kernelopt.vocabulary import Device
-from kernelopt.workspace import Workspace
+from kernelopt.workspace import Workspace, stage_lock
 
 if TYPE_CHECKING:
     from kernelopt.harness.gate import GateReport
@@ -132,6 +132,7 @@ def _default_previous(ws: Workspace, version: int) -> int | None:
 def register(app: typer.Typer) -> None:
     @app.command("validate")
     def validate_cmd(
+        ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder (kernel_opt_<name>)."),
         version: int | None = typer.Option(
             None, "--version", "-v", help="Version N to validate (default: newest record without a gate result)."
@@ -164,6 +165,7 @@ def register(app: typer.Typer) -> None:
         if device is not None and Device.of(device) is None:
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
         ws = Workspace(workspace)
+        ctx.with_resource(stage_lock(ws.root, "validate"))  # not beside a run on it: n28
         shapes_by_code(ws.reference_py, device=device)  # a SHAPES built by code that names no case: one line, first
         changed = changed_reference(ws)
         if changed is not None:
