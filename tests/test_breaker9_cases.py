@@ -19,8 +19,18 @@ from tests.test_breaker_cases import _tune_edit
 DATA = Path(__file__).parent / "data" / "breaker9"
 
 
-def _copy(name: str, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(DATA / name, tmp_path / name))
+def _copy(name: str, tmp_path: Path, shapes: str | None = None) -> Path:
+    """A copy of the trial's folder ``name``; with ``shapes``, its reference's ``SHAPES`` line replaced (smaller
+    entries keep the evaluation run that discovery makes of an autotuned kernel short)."""
+    folder = Path(shutil.copytree(DATA / name, tmp_path / name))
+    if shapes is not None:
+        ref = folder / "reference.py"
+        lines = [f"SHAPES = {shapes}" if ln.startswith("SHAPES = ") else ln for ln in ref.read_text().splitlines()]
+        ref.write_text("\n".join(lines) + "\n")
+    return folder
+
+
+SMALL_LN = '[{"B": 8, "F": 40}, {"B": 16, "F": 24}]'
 
 
 # ------------------------------------------------------------------------------------- knobs not found
@@ -38,7 +48,7 @@ def test_a_constexpr_local_of_the_kernel_body_is_a_knob(tmp_path: Path) -> None:
     found = {t.key: t for t in discover_source(source)}
     block = found["create_flashinfer_kv_indices_triton:BLOCK_SIZE"]
     assert block.value == 512 and block.refused_reason is None and block.legality.power_of_two
-    folder = _copy("kv_indices", tmp_path)
+    folder = _copy("kv_indices", tmp_path, '[{"B": 2, "L": 40}, {"B": 3, "L": 90}]')
     written, note = _tune_edit(folder, {"BLOCK_SIZE": 128})
     assert written is not None, note
     assert "    BLOCK_SIZE: tl.constexpr = 128\n" in written and "    BLOCK_SIZE: tl.constexpr = 512\n" not in written
@@ -65,17 +75,17 @@ def test_a_heuristic_that_is_a_named_function_is_tuned_in_a_lambda_falling_back_
     batch = found["layer_norm_forward_kernel.heuristics.BLOCK_SIZE_BATCH"]
     assert batch.refused_reason is None and batch.computed == "BLOCK_SIZE_BATCH_heuristic(args)"
     assert batch.size_names == ['args["batch_dim"]', 'args["feat_dim"]']
-    folder = _copy("attorch_ln", tmp_path)
+    folder = _copy("attorch_ln", tmp_path, SMALL_LN)
     written, note = _tune_edit(folder, {"BLOCK_SIZE_BATCH": 8})
     assert written is not None, note
-    assert '"BLOCK_SIZE_BATCH": lambda args: 8 if args["batch_dim"] <= 200 else BLOCK_SIZE_BATCH_heuristic(args),' in (
+    assert '"BLOCK_SIZE_BATCH": lambda args: 8 if args["batch_dim"] <= 16 else BLOCK_SIZE_BATCH_heuristic(args),' in (
         written
     )
     again = {t.key: t for t in discover_source(written)}["layer_norm_forward_kernel.heuristics.BLOCK_SIZE_BATCH"]
-    assert again.tuned_table is not None and [b.upto for b in again.tuned_table.buckets] == [200]
+    assert again.tuned_table is not None and [b.upto for b in again.tuned_table.buckets] == [16]
     assert again.size_names == batch.size_names  # the call in the fallback is read as the function was
     (folder / "kernel.py").write_text(written)
-    _all_correct(folder, [{"B": 37, "F": 24}, {"B": 5, "F": 130}])
+    _all_correct(folder, [{"B": 13, "F": 24}, {"B": 5, "F": 130}])
     # a function of two parameters is not a heuristic's: left to edit by hand, as before
     two = source.replace("def BLOCK_SIZE_BATCH_heuristic(args):", "def BLOCK_SIZE_BATCH_heuristic(args, cap=128):")
     refused = {t.key: t for t in discover_source(two)}["layer_norm_forward_kernel.heuristics.BLOCK_SIZE_BATCH"]
@@ -115,13 +125,13 @@ def test_a_table_of_several_computed_settings_is_keyed_by_a_size_each_one_reads(
     features, which the original handled, three quarters of each row were never normalized (wrong result). The table
     is keyed by a size every tabled setting's computation reads (``feat_dim`` here), and a setting whose computation
     does not read the size chosen stays at its computation."""
-    folder = _copy("attorch_ln", tmp_path)
+    folder = _copy("attorch_ln", tmp_path, SMALL_LN)
     written, note = _tune_edit(folder, {"BLOCK_SIZE_BATCH": 64, "BLOCK_SIZE_FEAT": 256})
     assert written is not None, note
-    assert '"BLOCK_SIZE_FEAT": lambda args: 256 if args["feat_dim"] <= 100 else next_power_of_2(' in written
+    assert '"BLOCK_SIZE_FEAT": lambda args: 256 if args["feat_dim"] <= 40 else next_power_of_2(' in written
     assert 'args["batch_dim"] <=' not in written
     (folder / "kernel.py").write_text(written)
-    _all_correct(folder, [{"B": 50, "F": 1000}, {"B": 30, "F": 24}])
+    _all_correct(folder, [{"B": 5, "F": 1000}, {"B": 30, "F": 24}])
 
 
 TWIN = """import torch
