@@ -3611,8 +3611,9 @@ def analyze(
     """The analysis of ``source``: its analyzer, its knob sites and its knobs (pure).
 
     Made once per text and arguments (:func:`_analyses`): a tuning session analysed its kernel.py 14 times with four
-    sets of arguments (discovery, the evaluation, each candidate's edit and its check), and each analysis of a
-    20,000-line kernel.py of 512 kernels takes about 10 CPU-s after its parse (leftovers9). The knobs are the
+    sets of arguments (discovery, the evaluation, each candidate's edit and its check); on a 20,000-line kernel.py
+    of 512 kernels each analysis after the first took about 1.6 CPU-s (the first, with the parse, about 17;
+    docs/faults.md, leftovers9 l3). The knobs are the
     callers' own copies (a caller that marks one refused, :func:`kernelopt.tunables.fixed.fix_by_reference`, marks
     only its own); the analyzer and the sites are shared and read only.
     """
