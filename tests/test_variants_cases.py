@@ -692,8 +692,13 @@ def test_a_tile_summed_along_its_columns_keeps_only_its_column_block_a_divisor(t
     assert written is not None and "    if N % 64 == 0:  # kernelopt: tuned\n" in written, written
     rows, _ = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 32})
     assert rows is not None and "BLOCK_M=32, BLOCK_N=32)" in rows and "kernelopt: tuned" not in rows, rows
+    # Both moved (the H100 run of 2026-12-05, 23:17): the grid's ``cdiv(M, 16)`` moves to ``cdiv(M, 32)`` with the
+    # row block; that moved literal is no stale copy of BLOCK_N's old 32, which was read as one and wrote nothing
+    both, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert both is not None and "    if N % 64 == 0:  # kernelopt: tuned\n" in both, note
+    assert "tile_lse[(triton.cdiv(M, 32),)](x, y, M, N, BLOCK_M=32, BLOCK_N=BLOCK_N)" in both, both
     sizes = [{"M": 20, "N": 64}, {"M": 7, "N": 96}, {"M": 33, "N": 32}, {"M": 50, "N": 160}]
-    for text in (written, rows):
+    for text in (written, rows, both):
         (folder / "kernel.py").write_text(text)
         _all_correct(folder, sizes)
 

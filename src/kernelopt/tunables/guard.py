@@ -931,15 +931,12 @@ def _stale_copies(
             for (k1, (b1, a1)), (k2, (b2, a2)) in itertools.combinations(sorted(values.items()), 2):
                 if b1 * b2 != a1 * a2 and b1 > 1 and b2 > 1:  # ``4 * BLOCK_K`` steps written as 64 (v27)
                     products.setdefault(b1 * b2, (f"{k1} * {k2}", a1 * a2))
-        for node in walk(n.body):
-            divisor: cst.BaseExpression | None = None
-            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
-                divisor, size = node.right, node.left  # ``n // 256``, ``(n + 255) // 256``
-            elif _is_cdiv(node) and isinstance(node, cst.Call) and len(node.args) == 2:
-                divisor, size = node.args[1].value, node.args[0].value
-            else:
-                continue
-            b = _int(divisor) if divisor is not None else None
+        was_divided = [_int(d) for _, d, _ in _divisions(o.body)]
+        divisions = list(_divisions(n.body))
+        for i, (node, divisor, size) in enumerate(divisions):
+            b = _int(divisor)
+            if len(was_divided) == len(divisions) and was_divided[i] is not None and was_divided[i] != b:
+                continue  # a literal the edit itself moved (the grid's copy of another tile): no stale copy
             if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
                 b = _launch_value(n, divisor)
                 b = b if b is not None or not constants else constants.get(divisor.value)
@@ -967,6 +964,16 @@ def _stale_copies(
                 f"indexes by program, so the two would disagree at sizes of more than one block: not written"
             )
     return None
+
+
+def _divisions(body: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
+    """Each division of a size in ``body``, in the order of the tree: the node, its divisor and the size divided
+    (``n // 256``, ``(n + 255) // 256``, ``triton.cdiv(n, 256)``)."""
+    for node in walk(body):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
+            yield node, node.right, node.left
+        elif _is_cdiv(node) and isinstance(node, cst.Call) and len(node.args) == 2:
+            yield node, node.args[1].value, node.args[0].value
 
 
 def _constants(collector: _Collector) -> dict[str, int]:
