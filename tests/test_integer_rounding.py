@@ -161,3 +161,34 @@ def test_tunes_float64_run_is_skipped_with_its_reason_when_it_cannot_fit(monkeyp
     monkeypatch.setattr(highrun, "device_free_bytes", lambda device: None)  # the CPU: the host counted it before
     loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
     assert ran and loaded.high_skipped is None
+
+
+def test_a_skipped_float64_run_is_said_by_tune_as_the_gate_says_it(tmp_path: Path) -> None:
+    """What a bench worker's setup said of its float64 run (BenchReady.high_skipped) is the session's note, which
+    `tune` prints as a warning (each SHAPES entry named when several are timed); a run that fitted says nothing."""
+    from kernelopt.tuning.bench_worker import BenchReady
+    from kernelopt.tuning.kernel_evaluator import KernelEvaluator
+    from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemShape
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    problem = Problem(reference_py=QUANT_DIV / "reference.py", kernel_py=QUANT_DIV / "kernel.py", device="cpu")
+    why = "the float64 reference needs about 64 MiB and 1 MiB of the device is free beside the inputs"
+    ready = BenchReady(
+        device="cuda:0",
+        device_name="a GPU",
+        shape="B=4",
+        need=MemoryNeed(inputs_bytes=1, outputs_bytes=1),
+        free_bytes=1 << 20,
+        held_bytes=None,
+        baseline_bytes=None,
+        high_skipped=why,
+    )
+    shapes = [ProblemShape(kwargs={"B": 4}), ProblemShape(kwargs={"B": 8})]
+    both = ShapesEvaluator(problem, shapes, "", lambda config: "", session_dir=tmp_path)
+    assert both.check_notes == []  # not started: nothing said
+    both.evaluators[1].ready = ready
+    both.evaluators[0].ready = ready.model_copy(update={"high_skipped": None})
+    assert both.check_notes == [f"the SHAPES entry B=8: the check: {why}"]
+    one = KernelEvaluator(problem, "", lambda config: "", session_dir=tmp_path)
+    one.ready = ready
+    assert one.check_notes == [f"the check: {why}"]

@@ -434,6 +434,8 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
             f"({prepared.record_path})",
             130,
         )
+    for line in tuning.check_notes:  # as validate warns of the gate's check
+        warn(line)
     r = tuning.result
     if r.stop is StopReason.INTERRUPTED:
         _interrupted(_unfinished(tuning), 130)

@@ -242,8 +242,9 @@ class PreparedFolder:
 @dataclass(frozen=True)
 class FolderTuning:
     """One session on a folder: what was prepared, what the session found, the verdict on the gain, (timed on
-    several shapes) what it found on each and whether one configuration serves them all, and (kernel.py holding a
-    guard an earlier write left) the configuration the guard runs (:func:`guarded_twin`)."""
+    several shapes) what it found on each and whether one configuration serves them all, (kernel.py holding a
+    guard an earlier write left) the configuration the guard runs (:func:`guarded_twin`), and what the bench workers
+    said of the check (``check_notes``: the float64 run for an integer output skipped for the device's room)."""
 
     prepared: PreparedFolder
     result: SessionResult
@@ -254,6 +255,7 @@ class FolderTuning:
     edit_made: bool = False
     edit_note: str | None = None
     guarded: dict[str, Value] | None = None
+    check_notes: tuple[str, ...] = ()
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -867,6 +869,7 @@ def tune_folder(
             per_shape=tuple(shapes),
             choice=choice,
             guarded=guarded.as_dict() if guarded is not None else None,
+            check_notes=tuple(evaluator.check_notes),
         )
         if choice is not None and choice.kind is ChoiceKind.TABLE:
             tuning = judge_choice(tuning)

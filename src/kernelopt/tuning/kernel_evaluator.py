@@ -459,6 +459,13 @@ class KernelEvaluator:
                 worker.kill()
 
     @property
+    def check_notes(self) -> list[str]:
+        """What the bench worker's setup said of the check: the reference's float64 run for its integer outputs
+        skipped for the device's room (:attr:`BenchReady.high_skipped`), as the gate's warning says it."""
+        high = self.ready.high_skipped if self.ready is not None else None
+        return [f"the check: {high}"] if high else []
+
+    @property
     def bench_starts(self) -> int:
         """How many times bench workers were started (restarts after a crash or hang included)."""
         return 0 if self._bench is None else sum(w.starts for w in self._bench.workers)

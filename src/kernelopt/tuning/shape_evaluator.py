@@ -185,6 +185,15 @@ class ShapesEvaluator:
         return merge(config, by, shapes=len(self.labels))
 
     @property
+    def check_notes(self) -> list[str]:
+        """Each entry's :attr:`KernelEvaluator.check_notes`, naming the entry."""
+        return [
+            f"the SHAPES entry {label}: {line}"
+            for label, ev in zip(self.labels, self.evaluators, strict=True)
+            for line in ev.check_notes
+        ]
+
+    @property
     def bench_starts(self) -> int:
         return sum(ev.bench_starts for ev in self.evaluators)
 
