@@ -19,7 +19,7 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity breaker7 variants breaker8 gputests (carry .whl/deps), with
+#   owed       parity variants breaker9 tuneleft9 gputests (carry .whl/deps), with
 #              GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
@@ -67,7 +67,7 @@ cmd=${1:-collect}
 shift || true
 
 # The GPU tests owed (docs/results.md, "Open, and the next GPU session"): test files with tests marked gpu.
-OWED_GPU_TESTS="tests/test_harness_gpu.py tests/test_newuser6_cases.py tests/test_check_footprint.py"
+OWED_GPU_TESTS="tests/test_check_footprint.py"
 
 phase_table() {  # one line a phase: NAME LIMIT_S SCRIPT (`-`: the phase runs pytest itself)
     cat <<'EOF'
@@ -98,7 +98,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity breaker7 variants breaker8 gputests" ;;
+        owed) echo "parity variants breaker9 tuneleft9 gputests" ;;
     esac
 }
 
