@@ -228,3 +228,54 @@ def test_a_stage_run_by_hand_beside_a_run_on_its_workspace_is_refused(
         holder.communicate("", timeout=30)
     capsys.readouterr()
     assert main(["memory", "create", str(ws), "v0"]) == 0  # the run ended: the lock is free
+
+
+LOOP_KERNEL = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    _scale[(1,)](x, y, x.numel(), BLOCK=16)
+    return y
+"""
+"""A Triton kernel whose loop runs over a runtime ``n`` (``range(0, n, BLOCK)``), as examples/softmax's does."""
+
+
+@pytest.mark.timeout(180)
+def test_the_readme_s_cpu_walk_through_plans_and_implements_a_triton_loop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n29, n30: the README's step by step on the CPU with a Triton kernel like examples/softmax (a main `SHAPES`
+    entry sized for a GPU, a `range(0, n, BLOCK)` loop): `kernelopt plan WS --device cpu` failed in Stage 1's driver,
+    "InterpreterError: TypeError('only 0-dimensional arrays can be converted to Python scalars')": the driver ran the
+    first entry, and without the gate's fixes to Triton's interpreter; `kernelopt implement WS` then ran every
+    candidate outside the interpreter ("0 active drivers") and found none correct. Now the driver times the entry the
+    gate times there with the gate's fixes, and `implement` with no GPU driver tunes on the CPU and says so."""
+    folder = tmp_path / "prob"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(LOOP_KERNEL)
+    (folder / "reference.py").write_text(
+        "import torch\n\nSHAPES = [{'n': 2**23}, {'n': 100}]\n\n\ndef get_inputs(n=100):\n    return [torch.rand(n)]"
+        "\n\n\ndef reference(x):\n    return x * 2\n"
+    )
+    ws = tmp_path / "ws" / "kernel_opt_lp"
+    assert main(["init", "lp", "--kernel", str(folder / "kernel.py"), "--reference", str(folder / "reference.py"),
+                 "--root", str(ws.parent)]) == 0  # fmt: skip
+    assert main(["plan", str(ws), "--device", "cpu"]) == 0, capsys.readouterr().err
+    driver = json.loads((ws / "profiles" / "v0" / "driver.json").read_text())
+    assert driver["shape"] == {"n": 100}, driver["shape"]
+    assert "SHAPES[0] is sized for a GPU (over 2**22): timed SHAPES[1] on the CPU" in " ".join(driver["notes"])
+    capsys.readouterr()
+    assert main(["implement", str(ws), "-o", "budget=3"]) == 0
+    out, err = capsys.readouterr()
+    assert "the tuning session runs on the CPU" in err and "0 active drivers" not in out + err, out + err
+    assert "BLOCK=16" not in (ws / "kernel.py").read_text()  # a larger block: the loop runs fewer steps

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kernelopt.cli.output import emit_json, info, warn
+from kernelopt.cli.output import emit_json, info, note, warn
 from kernelopt.env import EnvSettings
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
         from kernelopt.backends.protocol import AGENT_UNAVAILABLE
         from kernelopt.backends.settings import parse_assignments
         from kernelopt.errors import EXIT_ENVIRONMENT
+        from kernelopt.hardware.gpu import gpu_driver_present
         from kernelopt.harness.gate import check_correctness
         from kernelopt.loop.opening import changed_reference
         from kernelopt.stages.backends import build_implementer
@@ -47,7 +48,13 @@ def register(app: typer.Typer) -> None:
         ctx.with_resource(stage_lock(ws.root, "implement"))  # not beside a run on it: n28
         # the flags first: a misspelt --implementer was told to run Stage 2, then, once it had, that it was unknown
         name = implementer or EnvSettings.read().implementer or "rules"
-        backend = build_implementer(name, parse_assignments(list(options)))
+        settings = parse_assignments(list(options))
+        if name == "rules" and "device" not in settings and not gpu_driver_present():
+            # `kernelopt implement WS` of the README's CPU walk-through: the session's workers left to choose ran
+            # every candidate outside Triton's interpreter ("0 active drivers"), and none was correct (n30)
+            settings["device"] = "cpu"
+            note("no GPU driver on this machine: the tuning session runs on the CPU (-o device=cuda to insist)")
+        backend = build_implementer(name, settings)
         changed = changed_reference(ws)
         if changed is not None:
             warn(changed)

@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kernelopt.env import EnvSettings
+from kernelopt.kernelsource import INTERPRETER_MAX_SIZE, INTERPRETER_MAX_SIZE_TEXT, shape_size, timed_shape_index
 from kernelopt.oneline import one_line
 from kernelopt.proc import die_with_parent, exit_process
 from kernelopt.profiling.ncu_failures import DRIVER_ERROR_MARK, NO_CUDA_DEVICE
@@ -210,6 +211,10 @@ def run(args: argparse.Namespace) -> DriverResult:
     if on_gpu and not torch.cuda.is_available():
         raise RuntimeError(f"{NO_CUDA_DEVICE} (torch.cuda.is_available() is False)")
     result.device = torch.cuda.get_device_name() if on_gpu else "cpu"
+    if not on_gpu:  # Triton's interpreter with the gate's fixes: a `range(0, n, BLOCK)` loop failed here (n29)
+        from kernelopt.harness.interpreter import patch_interpreter
+
+        patch_interpreter()
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     pair, inputs = _problem(args, result)
     fn = pair.candidate(device=args.device)
@@ -237,7 +242,18 @@ def _problem(args: argparse.Namespace, result: DriverResult) -> tuple[Any, list[
     result.form = pair.form
     if not 0 <= args.shape_index < len(pair.shapes):
         raise IndexError(f"shape index {args.shape_index} out of range (reference has {len(pair.shapes)} shapes)")
-    shape = pair.shapes[args.shape_index]
+    index = args.shape_index
+    if args.device != Device.CUDA and shape_size(pair.shapes[index]) > INTERPRETER_MAX_SIZE:
+        # a main shape sized for a GPU (examples/softmax's 32768 x 4096) on the CPU: the one the gate times there
+        # (`kernelopt plan WS --device cpu` failed in Triton's interpreter on it, newuser7 n29)
+        smaller = timed_shape_index(pair.shapes, interpreted=True)
+        if smaller != index:
+            result.notes.append(
+                f"SHAPES[{index}] is sized for a GPU (over {INTERPRETER_MAX_SIZE_TEXT}): timed SHAPES[{smaller}] on "
+                "the CPU, the entry the gate times there"
+            )
+            index = smaller
+    shape = pair.shapes[index]
     result.shape = {k: v if isinstance(v, int | float | str | bool) else repr(v) for k, v in shape.items()}
     return pair, _to_device(pair.build_inputs(shape), args.device)
 
