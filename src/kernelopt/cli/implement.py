@@ -49,17 +49,20 @@ def register(app: typer.Typer) -> None:
         # the flags first: a misspelt --implementer was told to run Stage 2, then, once it had, that it was unknown
         name = implementer or EnvSettings.read().implementer or "rules"
         settings = parse_assignments(list(options))
-        if name == "rules" and "device" not in settings and not gpu_driver_present():
-            # `kernelopt implement WS` of the README's CPU walk-through: the session's workers left to choose ran
-            # every candidate outside Triton's interpreter ("0 active drivers"), and none was correct (n30)
+        # `kernelopt implement WS` of the README's CPU walk-through: the session's workers, left to choose, ran every
+        # candidate outside Triton's interpreter ("0 active drivers"), and none was correct (n30)
+        on_cpu = name == "rules" and "device" not in settings and EnvSettings.read().device is None
+        on_cpu = on_cpu and not gpu_driver_present()
+        if on_cpu:
             settings["device"] = "cpu"
-            note("no GPU driver on this machine: the tuning session runs on the CPU (-o device=cuda to insist)")
         backend = build_implementer(name, settings)
         changed = changed_reference(ws)
         if changed is not None:
             warn(changed)
         n = version if version is not None else implement_version(ws)
         plan = read_plan(ws, n)
+        if on_cpu:
+            note("no GPU driver on this machine: the tuning session runs on the CPU (-o device=cuda to insist)")
         report = run_implement(
             ws,
             n,
