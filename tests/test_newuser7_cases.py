@@ -279,3 +279,25 @@ def test_the_readme_s_cpu_walk_through_plans_and_implements_a_triton_loop(
     out, err = capsys.readouterr()
     assert "the tuning session runs on the CPU" in err and "0 active drivers" not in out + err, out + err
     assert "BLOCK=16" not in (ws / "kernel.py").read_text()  # a larger block: the loop runs fewer steps
+
+
+@pytest.mark.timeout(60)
+def test_an_infinite_time_limit_is_refused_in_one_line(
+    add_workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n31: `kernelopt profile WS --timeout inf`: "kernelopt: internal error: OverflowError: cannot convert float
+    infinity to integer", exit 70 and a crash log (the command gateway turns the limit into milliseconds);
+    `doctor --probe-timeout inf` (or `1e400`) and `batch --problem-timeout-s inf` were taken, a limit of forever.
+    Now each is one line, exit 2, nothing made."""
+    for argv, said in (
+        (
+            ["profile", str(add_workspace.root), "--device", "cpu", "--timeout", "inf"],
+            "Input should be a finite number",
+        ),
+        (["doctor", "--probe-timeout", "1e400"], "--probe-timeout must be a finite number of seconds, not inf"),
+        (["batch", str(tmp_path), "--out", str(tmp_path / "o"), "--problem-timeout-s", "inf"], "not inf"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and said in err and "internal error" not in err, (argv, err)
+    assert not (add_workspace.root / "profiles" / "v0").exists() and not (tmp_path / "o").exists()

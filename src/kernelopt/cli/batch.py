@@ -10,6 +10,7 @@ command again resumes the batch. Exit status 0 once every row is there, whatever
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -264,6 +265,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--level needs --kernels", hint="--kernels RUN_DIR pairs a level folder with its samples")
         from kernelopt.batch.runner import BatchOptions
 
+        if not math.isfinite(problem_timeout_s):  # every problem has a limit: inf was taken, each ran unbounded (n31)
+            raise UsageError(f"--problem-timeout-s must be a finite number of seconds, not {problem_timeout_s}")
         no_gpu = device is None and ray is None and no_gpu_here()
         options = BatchOptions(
             mode=BatchMode.OPTIMIZE if optimize else BatchMode.VALIDATE,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import typer
 
 from kernelopt.cli.output import emit_json, info
+from kernelopt.errors import UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -19,6 +22,8 @@ def register(app: typer.Typer) -> None:
         """Check that Stage 1 can run here: profiles a trivial kernel with ncu. Exit status 3 when a check fails."""
         from kernelopt.profiling.environment import CheckStatus, run_checks
 
+        if not math.isfinite(probe_timeout):  # every command has a limit (`kernelopt.proc`): inf was taken (n31)
+            raise UsageError(f"--probe-timeout must be a finite number of seconds, not {probe_timeout}")
         checks = run_checks(probe_counters=not no_probe, probe_timeout_s=probe_timeout)
         if as_json:
             emit_json([{"name": c.name, "status": c.status.value, "detail": c.detail, "fix": c.fix} for c in checks])

@@ -43,7 +43,7 @@ class ProfileSettings(BaseModel):
 
     kernel_regex: str | None = None
     fast: bool = False
-    timeout_s: float = Field(default=900.0, gt=0)
+    timeout_s: float = Field(default=900.0, gt=0, allow_inf_nan=False)  # --timeout inf: exit 70 (n31)
     warmup: int = Field(default=3, ge=1)
     launches: int = Field(default=1, ge=1)
     shape_index: int = Field(default=0, ge=0)
