@@ -48,6 +48,10 @@ class Stopwatch:
     def never_cut(self, keys: object) -> None:  # nothing is timed, so nothing is cut
         return None
 
+    @property
+    def check_notes(self) -> list[str]:  # no check is run, so nothing is said of it
+        return []
+
     def _one(self, config: Config, *, retimed: bool) -> Result:
         from kernelopt.tuning.kernel_evaluator import Refusal
 
