@@ -27,6 +27,7 @@ from kernelopt.harness.progress import Limits, ProgressReader
 from kernelopt.harness.runner import new_run_dir, run_worker, worker_env, workers_started_by
 from kernelopt.harness.settings import HarnessSettings
 from kernelopt.worker.forkpool import ForkPool, PooledWorker, warm_entry
+from tests.conftest import skip_without
 
 from .conftest import DATA, timed_or_withheld
 
@@ -241,7 +242,7 @@ def test_a_triton_reduction_runs_in_the_interpreter_of_the_pool(tmp_path: Path, 
     13_softmax_triton and 14_row_sum_triton with "Cannot call @triton.jit'd outside of the scope of a
     kernel" (both PASS with TRITON_INTERPRET=1 set by hand): the fork server imported triton before the
     interpreter was on, so tl.sum and tl.max were compiled functions in every child."""
-    pytest.importorskip("triton")
+    skip_without("triton")  # not imported here: the pool's children import it, interpreted
     example = Path(__file__).parent.parent / "examples" / "kernelbench" / "14_row_sum_triton"
     shutil.copytree(example, tmp_path / "problems" / "row_sum_triton")
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kernelopt.harness.interpreter import dot_k_problem, launch_option_problems
-from tests.conftest import load_fresh, triton_interpreted
+from tests.conftest import load_fresh, skip_without, triton_interpreted
 
 DATA = Path(__file__).parent / "data" / "gpuparity"
 
@@ -58,7 +58,7 @@ def test_the_interpreter_refuses_what_a_gpu_compile_refuses() -> None:
 def _compiled(file: Path, cases: list[dict[str, object]]) -> list[dict[str, object]]:
     """Triton's own compile of each case for an NVIDIA target (no GPU needed), in a process of its own with
     ``TRITON_INTERPRET`` unset (tests/data/gpuparity/compile_for.py): ``error`` None when it compiles."""
-    pytest.importorskip("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
+    skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")  # compiled apart
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     job = json.dumps({"file": str(file), "cases": cases})
     done = subprocess.run(
