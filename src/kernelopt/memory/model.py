@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from kernelopt.actions import ActionCategory
 
 RECORD_SCHEMA_VERSION = 1
-_VERSION_RE = re.compile(r"^[vV]?(\d+)$")
+_VERSION_RE = re.compile(r"[vV]?([0-9]+)")  # ASCII digits: int() reads "v٢" as 2
 
 
 def parse_version(text: str | int) -> int:
@@ -30,7 +30,7 @@ def parse_version(text: str | int) -> int:
         if text < 0:
             raise ValueError(f"version must be >= 0, got {text}")
         return text
-    m = _VERSION_RE.match(text.strip())
+    m = _VERSION_RE.fullmatch(text.strip())
     if not m:
         raise ValueError(f"not a version label: {text!r} (expected v<N>, e.g. v3)")
     return int(m.group(1))

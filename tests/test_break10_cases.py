@@ -1,0 +1,24 @@
+"""A fresh helper breaking the ninth session's work as a new user (break10, 2026-12-06): the README's CPU commands,
+issue 32's kernels tuned and checked at sizes no entry names, new kernels written with the session's features, bad
+input to the new surfaces; one test per fix (docs/faults.md, "The ninth session's work broken as a new user")."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.cli.app import main
+from kernelopt.memory.model import parse_version
+
+
+def test_a_version_is_written_in_ascii_digits(add_workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """b1: `memory create WS --version v٢` (an Arabic-Indic two) created memory/v2.json, and `memory read WS v١` read
+    v1: the label's pattern took any Unicode digit and int() read it. A version is v<N> in ASCII digits."""
+    assert parse_version("v2") == parse_version(" V2 ") == parse_version("2") == 2
+    for text in ("v٢", "٢", "v²", "v1\n2"):
+        with pytest.raises(ValueError, match="not a version label"):
+            parse_version(text)
+    ws = str(add_workspace.root)
+    capsys.readouterr()
+    assert main(["memory", "create", ws, "--version", "v٢"]) == 2
+    assert "not a version label" in capsys.readouterr().err
+    assert not (add_workspace.root / "memory" / "v2.json").exists()
