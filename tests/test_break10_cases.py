@@ -22,3 +22,15 @@ def test_a_version_is_written_in_ascii_digits(add_workspace, capsys: pytest.Capt
     assert main(["memory", "create", ws, "--version", "v٢"]) == 2
     assert "not a version label" in capsys.readouterr().err
     assert not (add_workspace.root / "memory" / "v2.json").exists()
+
+
+def test_a_candidate_time_limit_of_forever_is_refused(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    """b3: `tune PATH --candidate-timeout-s inf` ran a session whose candidates had no limit (one that hangs in the
+    interpreter, reading out of bounds, held it forever), where n31 refused every other time limit of forever. Now
+    one line, exit 2, before any work; nan was refused already (not >= 1)."""
+    (tmp_path / "kernel.py").write_text("def run(x):\n    return x\n")
+    (tmp_path / "reference.py").write_text("def get_inputs():\n    return []\n")
+    for given in ("inf", "1e400"):
+        assert main(["tune", str(tmp_path), "--device", "cpu", "--candidate-timeout-s", given]) == 2
+        assert "--candidate-timeout-s must be a finite number of seconds, not inf" in capsys.readouterr().err
+    assert not (tmp_path / ".kernelopt").exists()

@@ -38,6 +38,7 @@ start, a full or read-only disk), 130 interrupted before the write.
 
 from __future__ import annotations
 
+import math
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -134,6 +135,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Tune the launch configuration of a kernel folder (PATH), or replay the strategy on a sweep."""
         rule = _budget_rule(budget, budget_fraction, budget_wall_s)
+        if not math.isfinite(candidate_timeout_s):  # a candidate that hangs would hold the session forever (b3)
+            raise UsageError(f"--candidate-timeout-s must be a finite number of seconds, not {candidate_timeout_s:g}")
         if strategy not in STRATEGIES:
             raise UsageError(f"unknown strategy {strategy!r}", hint=f"known: {', '.join(STRATEGIES)}")
         if replay is not None:
