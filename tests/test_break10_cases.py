@@ -34,3 +34,22 @@ def test_a_candidate_time_limit_of_forever_is_refused(tmp_path, capsys: pytest.C
         assert main(["tune", str(tmp_path), "--device", "cpu", "--candidate-timeout-s", given]) == 2
         assert "--candidate-timeout-s must be a finite number of seconds, not inf" in capsys.readouterr().err
     assert not (tmp_path / ".kernelopt").exists()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.xfail(strict=True, reason="b2, open: a heuristic table is bounded by one of the sizes it reads")
+def test_a_heuristic_of_two_sizes_is_not_tabled_over_one(tmp_path) -> None:
+    """b2 (open): heur_prod's ``BLOCK`` is ``next_power_of_2(args["C"] * args["G"])``, the whole row one block. A
+    session picking BLOCK=128 (what both SHAPES entries compute) writes ``128 if args["C"] <= 50 else _block(args)``:
+    the table bounds C alone, and at C=30, G=5 (150 columns, no entry's) the block covers 128 of them."""
+    import shutil
+    from pathlib import Path
+
+    from tests.test_breaker7_cases import _correct_padded
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "break10" / "heur_prod", tmp_path / "heur_prod"))
+    written, _ = _tune_edit(folder, {"BLOCK": 128})
+    assert written is not None
+    (folder / "kernel.py").write_text(written)
+    assert _correct_padded(folder, [{"R": 3, "G": 5, "C": 30}]) == {"R=3,G=5,C=30": True}
