@@ -559,6 +559,45 @@ def test_a_count_of_parts_written_as_the_product_of_two_settings_moves_only_with
 
 
 @pytest.mark.timeout(120)
+def test_a_grid_copy_of_a_one_block_setting_moves_inside_its_guard(tmp_path: Path) -> None:
+    """Seen on 2026-12-05 (v28, guardgrid10): rows_one_block_atomic, a row sum whose one block covers every row
+    (``rows < M``, at most 32 rows), added into its output with ``tl.atomic_add``, its grid written from the row
+    block's value (``triton.cdiv(M, 32)`` beside ``BLOCK_M=32``: one program). ``BLOCK_M=16`` went out under the
+    one-block guard ``if M <= 16:`` with the grid's copy moved to ``triton.cdiv(M, 16)`` outside it: right at the
+    SHAPES' 8 and 16 rows; at 20, 30 and 32 rows, which the original handled, two programs of 32 rows each added
+    every row, twice. The copy is now the guard's, as a divisor guard's grid copy is: ``triton.cdiv(M,
+    BLOCK_M)``, correct at 20 and 32 rows; a named copy the edit leaves refuses it in one line (v23)."""
+    folder = _copy("rows_one_block_atomic", tmp_path)
+    source = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 128})
+    assert written is not None and note is not None and "BLOCK_M=16 only where M <= 16" in note, note
+    assert "if M <= 16:  # kernelopt: tuned" in written, written
+    assert "row_sum[(triton.cdiv(M, BLOCK_M),)](x, out, M, N, BLOCK_M=BLOCK_M, BLOCK_N=128)" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 100}, {"M": 32, "N": 7}])
+    named = source.replace("row_sum[(triton.cdiv(M, 32),)]", "ROWS = 32\n    row_sum[(triton.cdiv(M, ROWS),)]")
+    (folder / "kernel.py").write_text(named)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 128})
+    assert written is None and note is not None and "still divides by 32 (triton.cdiv(M, ROWS)" in note, note
+
+
+@pytest.mark.timeout(120)
+def test_a_one_block_guard_leaves_the_grid_copy_of_another_block_moved_plainly(tmp_path: Path) -> None:
+    """v28's companion (guardgrid10, 2026-12-05): colsum_one_block, column sums whose one block covers every row
+    (``BLOCK_M=32``, at most 32 rows) while the grid tiles the columns (``triton.cdiv(N, 32)`` beside
+    ``BLOCK_N=32``, the same value). With both moved to 16, the row block is guarded (``if M <= 16:``) and the
+    column block moves plainly with its grid's copy, which divides ``N``, not the guard's ``M``: written, and
+    correct at 20 and 32 rows and 33 and 100 columns, sizes the SHAPES do not name."""
+    folder = _copy("colsum_one_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 16})
+    assert written is not None and note is not None and "BLOCK_M=16 only where M <= 16" in note, note
+    assert "if M <= 16:  # kernelopt: tuned" in written, written
+    assert "col_sum[(triton.cdiv(N, 16),)](x, out, M, N, BLOCK_M=BLOCK_M, BLOCK_N=16)" in written, written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 100}, {"M": 32, "N": 33}, {"M": 5, "N": 16}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

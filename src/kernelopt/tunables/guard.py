@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -974,6 +974,37 @@ def _divisions(body: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.BaseExpress
             yield node, node.right, node.left
         elif _is_cdiv(node) and isinstance(node, cst.Call) and len(node.args) == 2:
             yield node, node.args[1].value, node.args[0].value
+
+
+def _carry_copies(
+    guarded: Iterable[list[tuple[_Change, list[Divides]]]],
+    old: Sequence[cst.FunctionDef],
+    new: Sequence[cst.FunctionDef],
+) -> None:
+    """Give the guard the copies of a guarded setting's value that the edit moved with it in the launching
+    function: a one-block setting guarded by a size (``if M <= 16:`` over ``BLOCK_M = 16``) whose grid is written
+    from its value (``triton.cdiv(M, 16)``) has the copy written as its name (``triton.cdiv(M, BLOCK_M)``), as a
+    divisor's guard writes the grid's own copy; left outside, the original value ran with the copy's programs where
+    the guard does not hold (variants v28, a one-block row sum adding into its output with ``tl.atomic_add``: every
+    row twice at 20 rows). A copy dividing another size than the guard's (``triton.cdiv(N, 16)`` beside a
+    ``BLOCK_N`` moved with it) is that setting's; a named copy the edit leaves is :func:`_stale_copies`'. The lists
+    of needs in ``guarded`` are extended in place."""
+    for moved in guarded:
+        for change, needs in moved:
+            if change.function is None or not needs or any(d.literal is not None for d in needs):
+                continue
+            for o, n in zip(old, new, strict=True):
+                if n is not change.function:
+                    continue
+                was = [_int(d) for _, d, _ in _divisions(o.body)]
+                now = list(_divisions(n.body))
+                if len(was) != len(now):
+                    continue
+                sizes = {_code(d.size) for d in needs if d.size is not None}
+                for b, (_, divisor, size) in zip(was, now, strict=True):
+                    if b != change.before or _int(divisor) != change.after or (sizes and _code(size) not in sizes):
+                        continue
+                    needs.append(replace(needs[0], literal=divisor))
 
 
 def _constants(collector: _Collector) -> dict[str, int]:
@@ -2146,6 +2177,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
     if add:
+        _carry_copies(by_statement.values(), old_collector.functions, new_collector.functions)
         why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
         why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
         why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
