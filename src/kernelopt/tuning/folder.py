@@ -1205,7 +1205,28 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
         return None
     size = min(known)[2]
     # a knob whose computation reads sizes but not this one stays at its computation
-    return [n for n in names if not computed[n].size_names or size in computed[n].size_names], size
+    held = [n for n in names if not computed[n].size_names or size in computed[n].size_names]
+    whole = _over_computation(prepared, held)
+    return (held, whole) if whole is not None else (held, size)
+
+
+def _over_computation(prepared: PreparedFolder, names: list[str]) -> str | None:
+    """The computation of the one heuristic ``names`` holds, where it reads several sizes and gave an integer at
+    every shape run: its table is bounded by the computation's value, not by one size it reads (break10 b2:
+    ``next_power_of_2(args["C"] * args["G"])``, the row one block, tabled as ``128 if args["C"] <= 50`` was
+    wrong at C=30, G=5; ``128 if _block(args) <= 128`` holds where the computation gives at most what it gave
+    at a size checked). ``None`` for any other table."""
+    tunable = _tabled(prepared).get(names[0]) if len(names) == 1 else None
+    if tunable is None or tunable.kind is not TunableKind.HEURISTIC or tunable.computed is None:
+        return None
+    if len(set(tunable.size_names)) < 2 or " if " in tunable.computed or "\n" in tunable.computed:
+        return None
+    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
+    given = computed_by_shape(prepared)
+    values = [given.get(s.label(), {}).get(names[0]) for s in ran]
+    if not ran or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    return tunable.computed
 
 
 def _entry_sizes(shape: ProblemShape) -> set[int]:
@@ -1214,7 +1235,12 @@ def _entry_sizes(shape: ProblemShape) -> set[int]:
 
 
 def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
-    """The value of the size name ``size`` at a ``SHAPES`` entry (:func:`_size_of`) for the launch tuned."""
+    """The value of the size name ``size`` at a ``SHAPES`` entry (:func:`_size_of`) for the launch tuned, or of
+    the heuristic's computation a table is bounded by (:func:`_over_computation`)."""
+    for name, t in _tabled(prepared).items():
+        if t.kind is TunableKind.HEURISTIC and t.computed == size and _over_computation(prepared, [name]) == size:
+            value = computed_by_shape(prepared).get(shape.label(), {}).get(name)
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
     if prepared.space.kernel is None:
         value = shape.kwargs.get(size)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
