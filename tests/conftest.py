@@ -260,6 +260,19 @@ def git_home(home: Path) -> dict[str, str]:
     return {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _triton_first_interpreted() -> None:
+    """Triton imported first with TRITON_INTERPRET=1 in every process that runs tests on a machine without a GPU,
+    so :func:`triton_interpreted` holds whatever a test before it imported: torch imports Triton of its own accord
+    (``torch._dynamo`` asks ``has_triton_package``; ``init``'s dtype probe on the meta device reaches it), and a
+    worker whose first import came that way, with the variable unset, failed every interpreted test it ran after
+    (a fresh clone at 276efac, 13 failures on one worker). Left alone where the GPU tests run, which compile."""
+    if os.environ.get("KERNELOPT_GPU_TESTS") == "1" or importlib.util.find_spec("triton") is None:
+        return
+    with mock.patch.dict(os.environ, {"TRITON_INTERPRET": "1"}):
+        import triton.language  # noqa: F401
+
+
 @pytest.fixture(autouse=True)
 def _isolated_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never read or write the user's global git configuration; a real gate measures 0.1 s per case
