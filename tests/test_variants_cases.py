@@ -597,16 +597,15 @@ def test_a_one_block_guard_leaves_the_grid_copy_of_another_block_moved_plainly(t
     _all_correct(folder, [{"M": 20, "N": 100}, {"M": 32, "N": 33}, {"M": 5, "N": 16}])
 
 
-@pytest.mark.xfail(strict=True, reason="v29: a block pointer's one block over a size is not read (open)")
 @pytest.mark.timeout(120)
 def test_a_block_pointer_covering_its_columns_in_one_block_is_guarded_by_them(tmp_path: Path) -> None:
-    """Seen on 2026-12-05 (v29, guardgrid10, open): rows_blockptr_one_block, row sums whose block pointer
+    """Seen on 2026-12-05 (v29, guardgrid10): rows_blockptr_one_block, row sums whose block pointer
     ``tl.make_block_ptr(x_ptr, (M, N), (N, 1), (pid * BLOCK_M, 0), (BLOCK_M, BLOCK_N), (1, 0))`` covers every
     column in one block (``BLOCK_N=128``, ``assert N <= 128``, the column offset 0 and never advanced), loaded
-    with ``boundary_check=(0, 1)``. ``BLOCK_N=64`` goes out plainly: right at the SHAPES' 50 and 60 columns; at
-    100 columns, which the original handled, the columns past 64 are never summed. The one-block rule
-    (``blocks.one_block``) reads ranges compared in masks, not a block pointer's checked axis whose offset no
-    program id or ``tl.advance`` moves. Wanted: ``if N <= 64:  # kernelopt: tuned``, correct at 100 columns."""
+    with ``boundary_check=(0, 1)``. ``BLOCK_N=64`` went out plainly: right at the SHAPES' 50 and 60 columns; at
+    100 columns, which the original handled, the columns past 64 were never summed. The one-block rule
+    (``blocks.one_block``) read ranges compared in masks only; a block pointer's axis at offset 0 in a kernel
+    that advances none is one block too: ``if N <= 64:  # kernelopt: tuned``, correct at 100 and 128 columns."""
     folder = _copy("rows_blockptr_one_block", tmp_path)
     written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
     assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, (note, written)

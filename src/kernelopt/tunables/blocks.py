@@ -436,11 +436,49 @@ def one_block(
                         bound = exact if _arithmetic(exact, body.params) else None  # ``cols < 2 * n_pairs``
                         size = size if bound is not None else None
                 out.append(OneBlock(block, size, test, spans[block], bound))
+    out += _block_pointer_blocks(kernel, body, stepping)
     for call in unread:  # a range handed to a function whose body is not here: maybe a row it covers
         for arg in call.args:
             for block, scale in body.spans(arg.value).items():
                 if block in body.params and not stepping.setdefault(block, body.steps(block)):
                     out.append(OneBlock(block, None, f"{_code(call.func)}() is given a range of {block}", scale))
+    return out
+
+
+#: ``tl.make_block_ptr``'s arguments in order
+BLOCK_PTR_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
+
+
+def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict[str, bool]) -> list[OneBlock]:
+    """The blocks of ``kernel``'s block pointers that cover a size in one block: an axis of
+    ``tl.make_block_ptr(..., shape=(M, N), offsets=(pid * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_N))`` whose offset
+    is ``0``, whose block is a parameter nothing steps by, in a kernel that advances no block pointer
+    (``tl.advance``): one block of ``BLOCK_N`` from the first column, so a smaller block leaves the rest of ``N``
+    undone (variants v29, row sums over at most 128 columns)."""
+    calls = [n for n in walk(kernel.body) if isinstance(n, cst.Call)]
+    if any(dotted(c.func).split(".")[-1] == "advance" for c in calls):
+        return []
+    out: list[OneBlock] = []
+    for call in calls:
+        if dotted(call.func).split(".")[-1] != "make_block_ptr":
+            continue
+        args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        args |= {k: a.value for k, a in zip(BLOCK_PTR_ARGS, call.args, strict=False) if a.keyword is None}
+        shape, offsets, block = args.get("shape"), args.get("offsets"), args.get("block_shape")
+        if not all(isinstance(t, cst.Tuple) for t in (shape, offsets, block)):
+            continue
+        axes = [e.value for e in shape.elements], [e.value for e in offsets.elements], [e.value for e in block.elements]  # type: ignore[union-attr]
+        if len({len(a) for a in axes}) != 1:
+            continue
+        for axis, (size, offset, tile) in enumerate(zip(*axes, strict=True)):
+            if not (isinstance(size, cst.Name) and isinstance(tile, cst.Name) and isinstance(offset, cst.Integer)):
+                continue
+            if int(offset.evaluated_value) != 0 or tile.value not in body.params or size.value not in body.params:
+                continue
+            if stepping.setdefault(tile.value, body.steps(tile.value)):
+                continue
+            test = f"block pointer axis {axis} at offset 0: {tile.value} over {size.value}"
+            out.append(OneBlock(tile.value, size.value, test))
     return out
 
 

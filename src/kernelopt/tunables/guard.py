@@ -35,6 +35,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from kernelopt.tunables.blocks import (
+    BLOCK_PTR_ARGS,
     ONE,
     OneBlock,
     Scale,
@@ -1472,9 +1473,6 @@ def _kernel_divisions(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
     return out
 
 
-_BLOCK_PTR_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
-
-
 def _block_pointer_axes(
     call: cst.Call,
     kernel: cst.FunctionDef,
@@ -1499,7 +1497,7 @@ def _block_pointer_axes(
         if not isinstance(target, cst.Name) or dotted(node.value.func).split(".")[-1] != "make_block_ptr":
             continue
         args = {a.keyword.value: a.value for a in node.value.args if a.keyword is not None}
-        args |= {k: a.value for k, a in zip(_BLOCK_PTR_ARGS, node.value.args, strict=False) if a.keyword is None}
+        args |= {k: a.value for k, a in zip(BLOCK_PTR_ARGS, node.value.args, strict=False) if a.keyword is None}
         shape, block = args.get("shape"), args.get("block_shape")
         if isinstance(shape, cst.Tuple) and isinstance(block, cst.Tuple) and len(shape.elements) == len(block.elements):
             made[target.value] = ([e.value for e in shape.elements], [e.value for e in block.elements])
