@@ -1260,3 +1260,30 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
     for folder, shapes in cases:
         got = _correct_on_cuda(folder, shapes)
         assert all(v is True for v in got.values()), (folder.name, got)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): guardgrid10's written forms, rows_one_block_atomic's
+    one-block guard carrying its grid's copy (``triton.cdiv(M, BLOCK_M)``, v28) and rows_blockptr_one_block's
+    ``if N <= 64:`` over a block pointer's one block of columns (v29), correct at the sizes the originals handle
+    that the SHAPES do not name, every input in the middle of NaN."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    rows = _copy("rows_one_block_atomic", tmp_path)
+    written, _ = _tune_edit(rows, {"BLOCK_M": 16, "BLOCK_N": 128})
+    assert written is not None and "row_sum[(triton.cdiv(M, BLOCK_M),)]" in written, written
+    (rows / "kernel.py").write_text(written)
+    pointer = _copy("rows_blockptr_one_block", tmp_path)
+    written, _ = _tune_edit(pointer, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, written
+    (pointer / "kernel.py").write_text(written)
+    cases = [
+        (rows, [{"M": 20, "N": 100}, {"M": 32, "N": 128}, {"M": 16, "N": 7}]),
+        (pointer, [{"M": 3001, "N": 100}, {"M": 20, "N": 128}, {"M": 7, "N": 33}]),
+    ]
+    for folder, shapes in cases:
+        got = _correct_on_cuda(folder, shapes)
+        assert all(v is True for v in got.values()), (folder.name, got)
