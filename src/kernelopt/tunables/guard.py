@@ -932,11 +932,9 @@ def _stale_copies(
             for (k1, (b1, a1)), (k2, (b2, a2)) in itertools.combinations(sorted(values.items()), 2):
                 if b1 * b2 != a1 * a2 and b1 > 1 and b2 > 1:  # ``4 * BLOCK_K`` steps written as 64 (v27)
                     products.setdefault(b1 * b2, (f"{k1} * {k2}", a1 * a2))
-        was_divided = [_int(d) for _, d, _ in _divisions(o.body)]
-        divisions = list(_divisions(n.body))
-        for i, (node, divisor, size) in enumerate(divisions):
+        for before, node, divisor, size in _divisions(o.body, n.body):
             b = _int(divisor)
-            if len(was_divided) == len(divisions) and was_divided[i] is not None and was_divided[i] != b:
+            if before is not None and before != b:
                 continue  # a literal the edit itself moved (the grid's copy of another tile): no stale copy
             if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
                 b = _launch_value(n, divisor)
@@ -967,14 +965,17 @@ def _stale_copies(
     return None
 
 
-def _divisions(body: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
-    """Each division of a size in ``body``, in the order of the tree: the node, its divisor and the size divided
-    (``n // 256``, ``(n + 255) // 256``, ``triton.cdiv(n, 256)``)."""
-    for node in walk(body):
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide):
-            yield node, node.right, node.left
-        elif _is_cdiv(node) and isinstance(node, cst.Call) and len(node.args) == 2:
-            yield node, node.args[1].value, node.args[0].value
+def _divisions(
+    old: cst.CSTNode, new: cst.CSTNode
+) -> list[tuple[int | None, cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
+    """Each count of blocks in ``new`` (:func:`_count_of`: ``n // 256``, ``(n + 255) // 256``,
+    ``triton.cdiv(n, 256)``), in the order of the tree: the literal the division at the same place of ``old``
+    divides by (``None`` where it is no literal, or where the two texts' divisions do not pair up one for one), the
+    node, its divisor and the size divided."""
+    was = [_int(c[1]) for node in walk(old) if (c := _count_of(node)) is not None]
+    now = [(node, c[1], c[0]) for node in walk(new) if (c := _count_of(node)) is not None]
+    paired = len(was) == len(now)
+    return [(was[i] if paired else None, *division) for i, division in enumerate(now)]
 
 
 def _carry_copies(
@@ -997,12 +998,8 @@ def _carry_copies(
             for o, n in zip(old, new, strict=True):
                 if n is not change.function:
                     continue
-                was = [_int(d) for _, d, _ in _divisions(o.body)]
-                now = list(_divisions(n.body))
-                if len(was) != len(now):
-                    continue
                 sizes = {_code(d.size) for d in needs if d.size is not None}
-                for b, (_, divisor, size) in zip(was, now, strict=True):
+                for b, _, divisor, size in _divisions(o.body, n.body):  # b None: the two do not pair up
                     if b != change.before or _int(divisor) != change.after or (sizes and _code(size) not in sizes):
                         continue
                     needs.append(replace(needs[0], literal=divisor))
@@ -1362,7 +1359,7 @@ def _tied_flags(kernel: cst.FunctionDef, launches: Sequence[tuple[cst.FunctionDe
     return out
 
 
-def _count_of(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+def _count_of(expr: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """(size, block) of a count of blocks: ``tl.cdiv(L, BLOCK)``, or ``L // BLOCK`` (a floor that drops the tail);
     ``None`` for anything else."""
     if _is_cdiv(expr):
