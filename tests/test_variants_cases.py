@@ -614,6 +614,34 @@ def test_a_block_pointer_covering_its_columns_in_one_block_is_guarded_by_them(tm
 
 
 @pytest.mark.timeout(120)
+def test_a_block_pointer_advanced_along_one_axis_still_covers_the_other_in_one_block(tmp_path: Path) -> None:
+    """Seen on 2026-12-06 (v30, wrongkernel10): bp_advance_onecol, ``x @ w`` for at most 64 output columns through
+    block pointers advanced along K (``w_blk = tl.advance(w_blk, (BLOCK_K, 0))``), w's columns at offset 0 in one
+    block of ``BLOCK_N=64``. v29's rule read no axis of a kernel with any ``tl.advance`` as one block, so
+    ``BLOCK_N=32`` went out plainly: right at the SHAPES' 20 and 30 columns, wrong at 50 and 64, which the original
+    handled. An advance now moves the axes its offsets name: ``if N <= 32:  # kernelopt: tuned``."""
+    folder = _copy("bp_advance_onecol", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 16})
+    assert written is not None and "if N <= 32:  # kernelopt: tuned" in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 50, "K": 33}, {"M": 7, "N": 64, "K": 16}, {"M": 3, "N": 5, "K": 70}])
+
+
+@pytest.mark.timeout(120)
+def test_a_tensor_descriptor_covering_its_columns_in_one_block_is_guarded_by_them(tmp_path: Path) -> None:
+    """Seen on 2026-12-06 (v31, wrongkernel10): desc_one_block, v29's row sums through
+    ``tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])`` loaded at
+    ``[pid * BLOCK_M, 0]``, every column in one block (``BLOCK_N=128``). ``BLOCK_N=64`` went out plainly: right
+    at the SHAPES' 48 and 60 columns, at 100 and 128 the columns past 64 were never summed (a descriptor reads
+    past its shape as zeros: no divisor needed, but one block must still cover). Now ``if N <= 64:``."""
+    folder = _copy("desc_one_block", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 100}, {"M": 40, "N": 128}, {"M": 33, "N": 4}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule
@@ -1269,8 +1297,9 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
 ) -> None:
     """On an NVIDIA GPU (Triton compiled, not interpreted): guardgrid10's written forms, rows_one_block_atomic's
     one-block guard carrying its grid's copy (``triton.cdiv(M, BLOCK_M)``, v28) and rows_blockptr_one_block's
-    ``if N <= 64:`` over a block pointer's one block of columns (v29), correct at the sizes the originals handle
-    that the SHAPES do not name, every input in the middle of NaN."""
+    ``if N <= 64:`` over a block pointer's one block of columns (v29), and wrongkernel10's: the same guard over a
+    block pointer advanced along K (v30) and over a tensor descriptor (v31, TMA on Hopper), correct at the sizes
+    the originals handle that the SHAPES do not name, every input in the middle of NaN."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
     rows = _copy("rows_one_block_atomic", tmp_path)
     written, _ = _tune_edit(rows, {"BLOCK_M": 16, "BLOCK_N": 128})
@@ -1280,9 +1309,19 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     written, _ = _tune_edit(pointer, {"BLOCK_M": 32, "BLOCK_N": 64})
     assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, written
     (pointer / "kernel.py").write_text(written)
+    advanced = _copy("bp_advance_onecol", tmp_path)  # v30 (wrongkernel10)
+    written, _ = _tune_edit(advanced, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32})
+    assert written is not None and "if N <= 32:  # kernelopt: tuned" in written, written
+    (advanced / "kernel.py").write_text(written)
+    described = _copy("desc_one_block", tmp_path)  # v31 (wrongkernel10): a TMA descriptor on Hopper
+    written, _ = _tune_edit(described, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, written
+    (described / "kernel.py").write_text(written)
     cases = [
         (rows, [{"M": 20, "N": 100}, {"M": 32, "N": 128}, {"M": 16, "N": 7}]),
         (pointer, [{"M": 3001, "N": 100}, {"M": 20, "N": 128}, {"M": 7, "N": 33}]),
+        (advanced, [{"M": 3001, "N": 64, "K": 2064}, {"M": 100, "N": 50, "K": 1000}, {"M": 7, "N": 5, "K": 33}]),
+        (described, [{"M": 3001, "N": 100}, {"M": 40, "N": 128}, {"M": 7, "N": 32}]),
     ]
     for folder, shapes in cases:
         got = _correct_on_cuda(folder, shapes)

@@ -436,7 +436,7 @@ def one_block(
                         bound = exact if _arithmetic(exact, body.params) else None  # ``cols < 2 * n_pairs``
                         size = size if bound is not None else None
                 out.append(OneBlock(block, size, test, spans[block], bound))
-    out += _block_pointer_blocks(kernel, body, stepping)
+    out += _block_pointer_blocks(kernel, body, stepping) + _descriptor_blocks(kernel, body, stepping)
     for call in unread:  # a range handed to a function whose body is not here: maybe a row it covers
         for arg in call.args:
             for block, scale in body.spans(arg.value).items():
@@ -454,14 +454,20 @@ def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict
     ``tl.make_block_ptr(..., shape=(M, N), offsets=(pid * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_N))`` whose offset
     is ``0``, whose block is a parameter nothing steps by, in a kernel that advances no block pointer
     (``tl.advance``): one block of ``BLOCK_N`` from the first column, so a smaller block leaves the rest of ``N``
-    undone (variants v29, row sums over at most 128 columns)."""
+    undone (variants v29, row sums over at most 128 columns). An axis ``tl.advance`` moves steps: each advance of
+    a pointer the kernel names is read axis by axis (``w_blk = tl.advance(w_blk, (BLOCK_K, 0))`` moves axis 0 of
+    ``w_blk`` and of what it was made from, not axis 1: variants v30, a small GEMM advanced along K with every
+    output column in one block); an advance not read so (of a pointer not named, by offsets not a literal tuple)
+    leaves no axis one block."""
     calls = [n for n in walk(kernel.body) if isinstance(n, cst.Call)]
-    if any(dotted(c.func).split(".")[-1] == "advance" for c in calls):
+    advanced = _advanced_axes(kernel)
+    if advanced is None:
         return []
     out: list[OneBlock] = []
     for call in calls:
         if dotted(call.func).split(".")[-1] != "make_block_ptr":
             continue
+        moved = advanced.get(_made_as(kernel, call), set())
         args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         args |= {k: a.value for k, a in zip(BLOCK_PTR_ARGS, call.args, strict=False) if a.keyword is None}
         shape, offsets, block = args.get("shape"), args.get("offsets"), args.get("block_shape")
@@ -475,10 +481,122 @@ def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict
                 continue
             if int(offset.evaluated_value) != 0 or tile.value not in body.params or size.value not in body.params:
                 continue
+            if axis in moved:
+                continue
             if stepping.setdefault(tile.value, body.steps(tile.value)):
                 continue
             test = f"block pointer axis {axis} at offset 0: {tile.value} over {size.value}"
             out.append(OneBlock(tile.value, size.value, test))
+    return out
+
+
+#: ``tl.make_tensor_descriptor``'s arguments in order
+DESCRIPTOR_ARGS = ("base", "shape", "strides", "block_shape")
+
+
+def _descriptor_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict[str, bool]) -> list[OneBlock]:
+    """The blocks of ``kernel``'s tensor descriptors that cover a size in one block: ``desc =
+    tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])`` whose every
+    ``desc.load(offsets)`` / ``desc.store(offsets, v)`` (or ``tl.load_tensor_descriptor(desc, offsets)``) is at
+    offset ``0`` on an axis whose block is a parameter nothing steps by: one block of ``BLOCK_N`` from the first
+    column, the rest of ``N`` never read (variants v31, v29's row sums through a descriptor). A descriptor reads
+    and writes out of bounds as zeros, so its blocks need no divisor; a descriptor given to anything else (a
+    helper, a host-made one) is not read."""
+    out: list[OneBlock] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+            continue
+        target, call = node.targets[0].target, node.value
+        if not isinstance(target, cst.Name) or dotted(call.func).split(".")[-1] != "make_tensor_descriptor":
+            continue
+        args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        args |= {k: a.value for k, a in zip(DESCRIPTOR_ARGS, call.args, strict=False) if a.keyword is None}
+        shape, block = args.get("shape"), args.get("block_shape")
+        if not (isinstance(shape, cst.Tuple | cst.List) and isinstance(block, cst.Tuple | cst.List)):
+            continue
+        offsets = _descriptor_offsets(kernel, target.value)
+        if not offsets:
+            continue
+        for axis, (size, tile) in enumerate(zip(shape.elements, block.elements, strict=False)):
+            size_name, tile_name = size.value, tile.value
+            if not (isinstance(size_name, cst.Name) and isinstance(tile_name, cst.Name)):
+                continue
+            if tile_name.value not in body.params or size_name.value not in body.params:
+                continue
+            if not all(axis < len(o) and _zero(o[axis]) for o in offsets):
+                continue
+            if stepping.setdefault(tile_name.value, body.steps(tile_name.value)):
+                continue
+            test = f"tensor descriptor {target.value} axis {axis} at offset 0: {tile_name.value} over {size_name.value}"
+            out.append(OneBlock(tile_name.value, size_name.value, test))
+    return out
+
+
+def _zero(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and int(expr.evaluated_value) == 0
+
+
+def _descriptor_offsets(kernel: cst.FunctionDef, desc: str) -> list[list[cst.BaseExpression]]:
+    """The offsets of every access ``kernel`` makes through the descriptor named ``desc``, each a list by axis;
+    ``[]`` when one is not read so (offsets not a literal list, the descriptor used otherwise: handed to a call,
+    bound again)."""
+    out: list[list[cst.BaseExpression]] = []
+    uses = 0
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Name) and node.value == desc:
+            uses += 1
+        if not isinstance(node, cst.Call):
+            continue
+        name = dotted(node.func)
+        if name in (f"{desc}.load", f"{desc}.store") and node.args:
+            where = node.args[0].value
+        elif name.split(".")[-1] in ("load_tensor_descriptor", "store_tensor_descriptor") and len(node.args) > 1:
+            first = node.args[0].value
+            if not (isinstance(first, cst.Name) and first.value == desc):
+                continue
+            where = node.args[1].value
+        else:
+            continue
+        if not isinstance(where, cst.Tuple | cst.List):
+            return []
+        out.append([e.value for e in where.elements])
+    return out if uses == len(out) + 1 else []  # its binding and one use an access: nothing else reads it
+
+
+def _made_as(kernel: cst.FunctionDef, call: cst.Call) -> str | None:
+    """The name ``kernel`` binds the block pointer ``call`` makes to (``x_blk = tl.make_block_ptr(...)``);
+    ``None`` where it binds none (made inside a load)."""
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign) and node.value is call and len(node.targets) == 1:
+            target = node.targets[0].target
+            return target.value if isinstance(target, cst.Name) else None
+    return None
+
+
+def _advanced_axes(kernel: cst.FunctionDef) -> dict[str | None, set[int]] | None:
+    """The axes ``tl.advance`` moves in ``kernel``, by the name of the block pointer first made
+    (``w_blk = tl.advance(w_blk, (BLOCK_K, 0))``: ``{"w_blk": {0}}``; ``w2 = tl.advance(w_blk, ..)`` counts for
+    ``w_blk``); ``None`` when an advance is not read so (its pointer not a name, its offsets not a literal tuple):
+    then any axis may move."""
+    advances = [n for n in walk(kernel.body) if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "advance"]
+    origin: dict[str, str] = {}  # ``q = tl.advance(p, ..)``: q's moves are p's
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and node.value in advances:
+            target, first = node.targets[0].target, node.value.args[0].value  # type: ignore[attr-defined]
+            if isinstance(target, cst.Name) and isinstance(first, cst.Name) and target.value != first.value:
+                origin[target.value] = first.value
+    out: dict[str | None, set[int]] = {}
+    for node in advances:
+        pointer = node.args[0].value if node.args else None
+        offsets = node.args[1].value if len(node.args) > 1 else None
+        if not isinstance(pointer, cst.Name) or not isinstance(offsets, cst.Tuple | cst.List):
+            return None
+        root, seen = pointer.value, set()
+        while root in origin and root not in seen:
+            seen.add(root)
+            root = origin[root]
+        zero = [isinstance(e.value, cst.Integer) and int(e.value.evaluated_value) == 0 for e in offsets.elements]
+        out.setdefault(root, set()).update(axis for axis, z in enumerate(zero) if not z)
     return out
 
 
