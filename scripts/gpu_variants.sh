@@ -9,7 +9,9 @@
 #      helpers, guarded by its length; wrongkernel8's v19, a one-block row guarded by the bound it is compared with,
 #      `if (2 * n_pairs) <= 64:`, the tutorial's wrapped GEMM and tl.advance block pointers guarded on K, a split-K
 #      tile moved beside its tl.atomic_add, an autotune config's row tile at a group of 1; wrongkernel9's v21-v22, a
-#      block whose masked-out lanes reach a sum unneutral, guarded, and a fill left out read as a zero) compiled
+#      block whose masked-out lanes reach a sum unneutral, guarded, and a fill left out read as a zero;
+#      guardgrid10's v28-v29 and wrongkernel10's v30-v31: one block of columns guarded over a block pointer,
+#      one advanced along K, and a tl.make_tensor_descriptor (TMA)) compiled
 #      by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
