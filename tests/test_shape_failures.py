@@ -28,8 +28,9 @@ class FakeShape:
     """One shape's evaluator: the blocks in ``fails`` raise there (as an ``assert n_cols <= BLOCK`` does); every
     request is remembered with whether it timed."""
 
-    def __init__(self, fails: set[int]) -> None:
+    def __init__(self, fails: set[int], invalid: set[int] | None = None) -> None:
         self.fails = fails
+        self.invalid = invalid or set()  # set aside here by the author's screen (an early_config_prune, an assert)
         self.calls: list[tuple[list[int], bool]] = []
 
     def start(self) -> object:
@@ -41,6 +42,9 @@ class FakeShape:
         for c in batch:
             if c["BLOCK"] in self.fails:
                 out.append(Result(config=c.as_dict(), outcome=Outcome.RUN_ERROR, reason="AssertionError", check_s=0.25))
+                continue
+            if c["BLOCK"] in self.invalid:
+                out.append(Result(config=c.as_dict(), outcome=Outcome.INVALID, reason="pruned", check_s=0.25))
                 continue
             us = 100.0 / int(c["BLOCK"])
             out.append(
@@ -56,6 +60,9 @@ class FakeShape:
             )
         return out
 
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        return self.evaluate(batch)
+
     def discard_workers(self) -> None:
         self.calls.append(([], False))  # ([], False): its workers were stopped here
 
@@ -63,13 +70,15 @@ class FakeShape:
         pass
 
 
-def _shapes_evaluator(tmp_path: Path, fails: Sequence[set[int]]) -> tuple[ShapesEvaluator, list[FakeShape]]:
+def _shapes_evaluator(
+    tmp_path: Path, fails: Sequence[set[int]], invalid: Sequence[set[int]] = (), *, per_entry: bool = False
+) -> tuple[ShapesEvaluator, list[FakeShape]]:
     folder = tmp_path / "f"
     shutil.copytree(DATA / "assert_block", folder)
     problem = Problem.from_folder(folder, device="cpu")
     shapes = [ProblemShape(kwargs={"rows": 4, "cols": n}) for n in (40, 300, 200)[: len(fails)]]
-    ev = ShapesEvaluator(problem, shapes, "", lambda c: "", session_dir=tmp_path / "s")
-    fakes = [FakeShape(f) for f in fails]
+    ev = ShapesEvaluator(problem, shapes, "", lambda c: "", session_dir=tmp_path / "s", per_entry=per_entry)
+    fakes = [FakeShape(f, i) for f, i in zip(fails, [*invalid, *[set()] * len(fails)], strict=False)]
     ev.evaluators = fakes  # type: ignore[assignment]
     return ev, fakes
 
@@ -131,6 +140,65 @@ def test_a_failure_at_the_last_entry_s_check_is_not_timed_and_one_shape_is_one_r
     one, (only,) = _shapes_evaluator(tmp_path / "one", [set()])
     [r] = one.evaluate([Config.of({"BLOCK": 64})])
     assert only.calls == [([64], True)] and r.outcome is Outcome.OK and r.failed_entry is None
+
+
+@pytest.mark.timeout(30)
+def test_a_config_set_aside_at_one_entry_is_timed_at_the_others_where_the_session_tunes_per_shape(
+    tmp_path: Path,
+) -> None:
+    """leftovers10: an early_config_prune (or a tl.static_assert) dropping BLOCK=512 at 40 columns set it aside for
+    the whole session, though a list keyed by size (the autotuner skips it at 40) could run it at 300 and 200. Per
+    entry, it is checked and timed where it is valid: INVALID, naming the entry, with its medians there."""
+    ev, (small, large, middle) = _shapes_evaluator(tmp_path, [set()] * 3, [{512}], per_entry=True)
+    results = ev.evaluate([Config.of({"BLOCK": b}) for b in (64, 512)])
+    assert small.calls == [([64, 512], False), ([64], True)]  # never timed where it was set aside
+    assert large.calls == [([64, 512], False), ([64, 512], True)] and middle.calls == [([64, 512], True)]
+    ok, part = results
+    assert ok.outcome is Outcome.OK and len(ok.latency_us_by_shape) == 3
+    assert part.outcome is Outcome.INVALID and part.failed_entry == "rows=4,cols=40" and part.latency_us is None
+    assert part.reason == "on the SHAPES entry rows=4,cols=40: pruned"
+    assert part.latency_us_by_shape == pytest.approx({"rows=4,cols=300": 100 / 512, "rows=4,cols=200": 100 / 512})
+    assert part.bench_s == pytest.approx(4.0) and part.check_s == pytest.approx(4 * 0.25)
+    for f in (small, large, middle):
+        f.calls.clear()
+    again = ev.retime([Config.of({"BLOCK": b}) for b in (64, 512)])
+    assert small.calls == [([64], True)] and again[1].latency_us_by_shape == part.latency_us_by_shape
+    assert again[1].outcome is Outcome.INVALID and again[1].failed_entry == "rows=4,cols=40"
+    # a session that writes one configuration for every size keeps the rule: set aside at one entry, timed nowhere
+    whole, fakes = _shapes_evaluator(tmp_path / "whole", [set()] * 3, [{512}])
+    [_, r] = whole.evaluate([Config.of({"BLOCK": b}) for b in (64, 512)])
+    assert r.outcome is Outcome.INVALID and not r.latency_us_by_shape
+    assert 512 not in [b for f in fakes for blocks, timed in f.calls if timed for b in blocks]
+
+
+@pytest.mark.timeout(30)
+def test_a_config_set_aside_at_one_entry_can_be_another_entry_s_own_best_in_the_per_shape_table(
+    tmp_path: Path,
+) -> None:
+    """The session across shapes: BLOCK=512, fastest at 300 and 200 columns and pruned at 40, is those entries' own
+    best and the table's row there; the one configuration stays the block valid everywhere; it costs the budget what
+    it was timed for."""
+    from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape
+    from kernelopt.tuning.space import Space, knob_of
+
+    space = Space((knob_of("BLOCK", [64, 512], 64),), origins={})
+    tables = {}
+    for per_entry in (True, False):
+        ev, _ = _shapes_evaluator(tmp_path / str(per_entry), [set()] * 3, [{512}], per_entry=per_entry)
+        res = tune(space, ev, budget=Budget(4, ManualClock()), strategy="exhaustive")
+        assert res.best_config == {"BLOCK": 64}
+        shapes = per_shape(res.results, res.retimed, res.best_config)
+        tables[per_entry] = {s.shape: s.best_config for s in shapes}, choose(shapes)
+        assert res.screened == (0 if per_entry else 1)  # timed at two entries: a candidate of the budget's
+    bests, choice = tables[True]
+    assert bests == {
+        "rows=4,cols=40": {"BLOCK": 64},
+        "rows=4,cols=300": {"BLOCK": 512},
+        "rows=4,cols=200": {"BLOCK": 512},
+    }
+    assert choice.kind is ChoiceKind.TABLE and choice.table == bests
+    bests, choice = tables[False]
+    assert set(map(str, bests.values())) == {"{'BLOCK': 64}"} and choice.kind is ChoiceKind.ONE
 
 
 class EntryFailing:

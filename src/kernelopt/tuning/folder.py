@@ -52,6 +52,7 @@ from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
     AutotuneEvaluation,
+    AutotuneSpace,
     Bucket,
     EditResult,
     ResourceLimits,
@@ -826,6 +827,7 @@ def tune_folder(
             settings=settings,
             env=prepared.env,
             untimed=prepared.idle,
+            per_entry=_keyed_list(prepared) is not None,  # a config the autotuner skips at one key serves the others
         )
     else:
         evaluator = KernelEvaluator(
@@ -1134,11 +1136,8 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     if len(bests) < 2 or result.best_config is None:
         return None
     fn = prepared.problem.kernel_py.name
-    found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
-    listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
-    if listed is not None and not listed.key:  # a literal list, not imported: its key as the file writes it
-        listed = listed.model_copy(update={"key": literal_autotune_key(prepared.base_source, listed.kernel)})
-    if listed is None or not listed.key:
+    listed = _keyed_list(prepared)
+    if listed is None:
         return None
     one = pin_config(
         prepared.base_source, result.best_config, listed, prepared.space.origins, filename=fn,
@@ -1165,6 +1164,19 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
         f"one picked per key ({', '.join(listed.key)}) at run time"
     )
     return table.model_copy(update={"edits": one.edits}), note
+
+
+def _keyed_list(prepared: PreparedFolder) -> AutotuneSpace | None:
+    """The autotune list tuned when it is keyed on the problem (``key=["n"]``: its autotuner picks a config per key
+    at run time, and a session's per-shape bests are written as its table); ``None`` otherwise."""
+    if not is_list_space(prepared.space.origins):
+        return None
+    fn = prepared.problem.kernel_py.name
+    found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
+    listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
+    if listed is not None and not listed.key:  # a literal list, not imported: its key as the file writes it
+        listed = listed.model_copy(update={"key": literal_autotune_key(prepared.base_source, listed.kernel)})
+    return listed if listed is not None and listed.key else None
 
 
 def _tabled(prepared: PreparedFolder) -> dict[str, Tunable]:

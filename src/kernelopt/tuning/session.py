@@ -52,6 +52,7 @@ from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
 from kernelopt.tuning.noise import beats_every_round, contenders, pick, too_noisy, too_noisy_unretimed
 from kernelopt.tuning.record import SessionRecord
+from kernelopt.tuning.shapes import partial
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
 
@@ -414,8 +415,8 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
         else:
             r = next(measured)
             run.evaluations += 1
-            if r.outcome is Outcome.INVALID:  # refused by the evaluator (a bound the GPU would refuse): screened
-                charged += run.screen_one()
+            if r.outcome is Outcome.INVALID and not partial(r):  # refused by the evaluator (a bound the GPU would
+                charged += run.screen_one()  # refuse): screened; one timed at other entries costs what it took
             else:
                 charged += 1
             if run.record is not None:
@@ -449,10 +450,12 @@ def _retime_picks(run: _Run, current: Config | None, top: int) -> list[Config]:
     picks = contenders(ok, top)
     if top > 0 and current is not None and current not in picks and any(Config.of(r.config) == current for r in ok):
         picks.append(current)
-    if top > 0:  # timed on several shapes: each shape's own fastest too, so its best is re-timed beside the pick
-        labels = dict.fromkeys(label for r in ok for label in r.latency_us_by_shape)
+    if top > 0:  # timed on several shapes: each shape's own fastest too (a partial one among them: set aside at
+        # another entry), so its best is re-timed beside the pick
+        timed = [*ok, *(r for r in run.results if partial(r) and not r.cut_slow)]
+        labels = dict.fromkeys(label for r in timed for label in r.latency_us_by_shape)
         for label in labels:
-            mine = [r for r in ok if label in r.latency_us_by_shape]
+            mine = [r for r in timed if label in r.latency_us_by_shape]
             fastest = Config.of(min(mine, key=lambda r: r.latency_us_by_shape[label]).config)
             if fastest not in picks:
                 picks.append(fastest)

@@ -10,6 +10,13 @@ candidate that fails an entry (a block that trips the kernel's own assert at the
 size) is never timed anywhere, and its result is that failure with the entry in its reason.
 :func:`kernelopt.tuning.shapes.merge` makes one result of each candidate's results.
 
+A session that tunes per shape (``per_entry``: an autotune list keyed by size, written as a table of each entry's
+own best, whose autotuner skips a config where its ``early_config_prune`` or the kernel's ``tl.static_assert`` drops
+it) keeps a candidate the author's screen sets aside at one entry (``INVALID`` there) a candidate at the others: it is
+checked and timed where it is valid, and its result is ``INVALID`` naming the first entry that set it aside, with the
+medians of the entries it was timed on (:func:`kernelopt.tuning.shapes.partial`): never the one configuration, but an
+entry's own best (tuneleft9 set it aside for the whole session).
+
 An entry reference.py cannot build (``get_inputs`` raises on it) is one line naming the entry
 (:class:`ProblemError`, exit 2) when the workers start, before any candidate runs.
 """
@@ -22,7 +29,7 @@ from types import TracebackType
 
 from kernelopt.errors import KerneloptError
 from kernelopt.tuning.bench_worker import BenchReady
-from kernelopt.tuning.candidate import Config, Result
+from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.kernel_evaluator import Apply, EvaluatorSettings, KernelEvaluator
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape
 from kernelopt.tuning.shapes import merge
@@ -36,6 +43,8 @@ class ShapesEvaluator:
         shapes: the shapes, primary first (:func:`~kernelopt.tuning.shapes.session_shapes`).
         untimed: labels of shapes every candidate is checked on and timed on none (the launch tuned does not run
             there: :func:`kernelopt.tuning.folder.idle_shapes`); ignored when it would leave no shape timed.
+        per_entry: the session tunes per shape: a candidate set aside (``INVALID``) at one entry stays a candidate at
+            the others (module docstring).
         base_source, apply, session_dir, settings, env: as :class:`KernelEvaluator`.
     """
 
@@ -50,12 +59,15 @@ class ShapesEvaluator:
         settings: EvaluatorSettings | None = None,
         env: Mapping[str, str] | None = None,
         untimed: Collection[str] = (),
+        per_entry: bool = False,
     ) -> None:
         settings = settings or EvaluatorSettings()
         others = settings.model_copy(update={"compile_pool": False, "workers_per_device": 1, "first_best_us": None})
         self.labels = [s.label() for s in shapes]
         self.untimed = frozenset(untimed) if set(self.labels) - set(untimed) else frozenset()
         self.interpreted = problem.interpreted
+        self.per_entry = per_entry
+        self.aside: dict[Config, dict[str, Result]] = {}  # per_entry: where each candidate was set aside, and why
         self.evaluators = [
             KernelEvaluator(
                 problem if k == 0 else problem.model_copy(update={"shape": dict(shape.kwargs)}),
@@ -95,12 +107,14 @@ class ShapesEvaluator:
         check there comes before its timing) and timed on the others (each timing request checks it again: a
         check costs one call, a timing dozens). A candidate that fails an entry is that failure, its reason naming
         the entry (:func:`~kernelopt.tuning.shapes.merge`), and was never timed: its seconds are its compile and
-        checks. One shape: checked and timed in one request, as a :class:`KernelEvaluator` does.
+        checks. One shape: checked and timed in one request, as a :class:`KernelEvaluator` does. ``per_entry``: one
+        set aside at an entry goes on to the others, and is timed where it is valid (:meth:`_partial`).
         """
         self.start()
         if len(self.evaluators) == 1:
             return self.evaluators[0].evaluate(batch)
         checked: dict[Config, dict[str, Result]] = {c: {} for c in batch}
+        aside: dict[Config, set[str]] = {c: set() for c in batch}
         left = list(dict.fromkeys(batch))
         pairs = list(zip(self.labels, self.evaluators, strict=True))
         last = [p for p in pairs if p[0] not in self.untimed][-1]
@@ -108,19 +122,53 @@ class ShapesEvaluator:
         ran: list[KernelEvaluator] = []  # the shapes this batch ran on so far
         for label, ev in first:
             if left:
-                passed = self._step(ev.evaluate(left, timed=False), left, label, checked)
-                self._after_failures(len(passed) < len(left), ran=ran)
+                results = ev.evaluate(left, timed=False)
+                passed = self._step(results, left, label, checked, aside)
+                self._after_failures(any(not r.outcome.ok for r in results), ran=ran)
                 left, ran = passed, [*ran, ev]
         timed: dict[Config, dict[str, Result]] = {c: {} for c in left}
         for label, ev in [last, *(p for p in first if p[0] not in self.untimed)]:
-            if left:
-                passed = self._step(ev.evaluate(left), left, label, timed)
-                self._after_failures(len(passed) < len(left), ran=[e for e in [*ran, last[1]] if e is not ev])
-                left = passed
-        # a candidate timed anywhere passed every check; one that failed a check (or its timing) is that failure
-        return [
-            self._merged(c, timed[c], spent=checked[c]) if timed.get(c) else self._merged(c, checked[c]) for c in batch
-        ]
+            here = [c for c in left if label not in aside[c]]
+            if here:
+                results = ev.evaluate(here)
+                passed = self._step(results, here, label, timed, aside)
+                failed = any(not r.outcome.ok for r in results)
+                self._after_failures(failed, ran=[e for e in [*ran, last[1]] if e is not ev])
+                left = [c for c in left if c in passed or c not in here]
+        for c, labels in aside.items():
+            if labels:
+                by = {**checked[c], **timed.get(c, {})}
+                self.aside[c] = {label: by[label] for label in self.labels if label in labels}
+        # a candidate timed anywhere passed every check there; one that failed a check (or its timing) is that failure
+        out = []
+        for c in batch:
+            mine = {label: r for label, r in timed.get(c, {}).items() if label not in aside[c]}
+            if mine:  # its checks before, and where it was set aside at its timing's check (per_entry), cost too
+                spent = {**checked[c], **{label: r for label, r in timed[c].items() if label in aside[c]}}
+                merged = self._merged(c, mine, spent=spent)
+            else:
+                merged = self._merged(c, {**checked[c], **timed.get(c, {})})
+            out.append(self._partial(c, merged, {**checked[c], **timed.get(c, {})}))
+        return out
+
+    def _partial(self, config: Config, merged: Result, by: dict[str, Result]) -> Result:
+        """``merged`` (a candidate's results where it was timed, merged) as the candidate's result when the author's
+        screen set it aside at an entry (``per_entry``): ``INVALID`` naming the first such entry, with the medians
+        of the entries it was timed on; a failure of its own (a wrong result, an error) stays that failure."""
+        invalid = [label for label in self.labels if label in by and by[label].outcome is Outcome.INVALID]
+        if not invalid or (not merged.outcome.ok and merged.outcome is not Outcome.INVALID):
+            return merged
+        r = by[invalid[0]]
+        return merged.model_copy(
+            update={
+                "outcome": Outcome.INVALID,
+                "reason": f"on the SHAPES entry {invalid[0]}: {r.reason or r.outcome.value}",
+                "failed_entry": invalid[0],
+                "latency_us": None,
+                "samples_us": [],
+                "latency_us_by_shape": dict(merged.latency_us_by_shape) if merged.outcome.ok else {},
+            }
+        )
 
     def _after_failures(self, failed: bool, *, ran: Sequence[KernelEvaluator]) -> None:
         """In the interpreter, when a candidate failed one shape after passing others (``ran``: their evaluators),
@@ -130,14 +178,21 @@ class ShapesEvaluator:
             for ev in ran:
                 ev.discard_workers()
 
-    @staticmethod
     def _step(
-        results: Sequence[Result], left: Sequence[Config], label: str, into: dict[Config, dict[str, Result]]
+        self,
+        results: Sequence[Result],
+        left: Sequence[Config],
+        label: str,
+        into: dict[Config, dict[str, Result]],
+        aside: dict[Config, set[str]],
     ) -> list[Config]:
-        """Keep each result under its shape's label; the configurations that passed."""
+        """Keep each result under its shape's label; the configurations that go on: those that passed, and
+        (``per_entry``) those the author's screen set aside here, noted in ``aside``."""
         for c, r in zip(left, results, strict=True):
             into[c][label] = r
-        return [c for c, r in zip(left, results, strict=True) if r.outcome.ok]
+            if self.per_entry and r.outcome is Outcome.INVALID:
+                aside[c].add(label)
+        return [c for c, r in zip(left, results, strict=True) if r.outcome.ok or label in aside[c]]
 
     def _merged(self, config: Config, by: dict[str, Result], *, spent: dict[str, Result] | None = None) -> Result:
         """:func:`merge` of ``by`` (shape label -> result) in the shapes' order, with every second the candidate
@@ -163,15 +218,21 @@ class ShapesEvaluator:
         per: dict[Config, list[tuple[str, Result]]] = {c: [] for c in batch}
         left = list(dict.fromkeys(batch))
         for label, ev in zip(self.labels, self.evaluators, strict=True):
-            if not left:
-                break
-            if label in self.untimed:
+            here = [c for c in left if label not in self.aside.get(c, ())]
+            if not here or label in self.untimed:
                 continue
-            results = ev.retime(left)
-            for c, r in zip(left, results, strict=True):
+            results = ev.retime(here)
+            for c, r in zip(here, results, strict=True):
                 per[c].append((label, r))
-            left = [c for c, r in zip(left, results, strict=True) if r.outcome.ok]
-        return [merge(c, per[c], shapes=len(self.labels)) for c in batch]
+            left = [c for c in left if c not in here or per[c][-1][1].outcome.ok]
+        out = []
+        for c in batch:
+            invalid = self.aside.get(c, {})
+            if not per[c]:  # set aside at every entry it could be timed on (the session re-times none such)
+                out.append(next(iter(invalid.values())))
+                continue
+            out.append(self._partial(c, merge(c, per[c], shapes=len(self.labels)), invalid))
+        return out
 
     def check_source(self, source: str, config: Config) -> Result:
         """Check a kernel source on every shape, untimed (stopping at its first failure, which names the entry)."""

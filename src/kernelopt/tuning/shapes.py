@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.errors import InputFileError
 from kernelopt.kernelsource import entry_fault, interpreted_cases
-from kernelopt.tuning.candidate import Config, Result, Value
+from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.problem import Problem, ProblemShape, ShapeValue
 
 WITHIN_PCT = 3.0
@@ -157,12 +157,19 @@ class ShapeChoice(BaseModel):
     gain_pct: float | None = None
 
 
-def latest(results: Sequence[Result]) -> dict[Config, Result]:
+def partial(r: Result) -> bool:
+    """A candidate the author's screen set aside at some entries and timed at others (a session that tunes per shape:
+    :class:`~kernelopt.tuning.shape_evaluator.ShapesEvaluator`'s ``per_entry``): never the one configuration, but
+    an entry's own best where it was timed."""
+    return r.outcome is Outcome.INVALID and bool(r.latency_us_by_shape)
+
+
+def latest(results: Sequence[Result], *, partly: bool = False) -> dict[Config, Result]:
     """Each configuration's latest passing result timed on several shapes (a re-time, later in the sequence,
-    replaces the first measurement)."""
+    replaces the first measurement); ``partly``: the :func:`partial` ones too."""
     out: dict[Config, Result] = {}
     for r in results:
-        if r.outcome.ok and r.latency_us_by_shape:
+        if (r.outcome.ok or (partly and partial(r))) and r.latency_us_by_shape:
             out[Config.of(r.config)] = r
     return out
 
@@ -175,8 +182,9 @@ def per_shape(
 ) -> list[ShapeBest]:
     """For each shape timed, its own best configuration and latency, and ``chosen``'s and ``current``'s latency
     there. The re-timed results are used where there are any (the per-shape bests and the current configuration
-    are re-timed with the top few), else the first measurements. Empty when one shape was timed."""
-    pool = latest(retimed) or latest(results)
+    are re-timed with the top few), else the first measurements. A shape's own best may be a :func:`partial`
+    candidate, set aside at another entry. Empty when one shape was timed."""
+    pool = latest(retimed, partly=True) or latest(results, partly=True)
     if not pool:
         return []
     labels = list(next(iter(pool.values())).latency_us_by_shape)
