@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.cli.tune import failures_line
+from kernelopt.cli.tune import failures_line, refused_line
 from kernelopt.tuning.budget import Budget, ManualClock, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.problem import Problem, ProblemShape
@@ -190,6 +190,8 @@ def test_a_config_set_aside_at_one_entry_can_be_another_entry_s_own_best_in_the_
         shapes = per_shape(res.results, res.retimed, res.best_config)
         tables[per_entry] = {s.shape: s.best_config for s in shapes}, choose(shapes)
         assert res.screened == (0 if per_entry else 1)  # timed at two entries: a candidate of the budget's
+        line = refused_line(res) or ""
+        assert line.endswith("1 configuration(s) set aside at a SHAPES entry and timed at the others") is per_entry
     bests, choice = tables[True]
     assert bests == {
         "rows=4,cols=40": {"BLOCK": 64},

@@ -869,10 +869,13 @@ def refused_line(result: SessionResult) -> str | None:
     from kernelopt.tuning.candidate import Outcome
     from kernelopt.tuning.folder import config_text
     from kernelopt.tuning.session import FREE_SCREENED
+    from kernelopt.tuning.shapes import partial
 
-    aside = [x for x in result.results if x.outcome is Outcome.INVALID]
+    aside = [x for x in result.results if x.outcome is Outcome.INVALID and not partial(x)]
+    parts = sum(map(partial, result.results))  # set aside at an entry, timed at the others (a keyed list's session)
+    part_text = f"{parts} configuration(s) set aside at a SHAPES entry and timed at the others" if parts else None
     if not aside:
-        return None
+        return part_text
     first = aside[0]
     why = f": {one_line(first.reason, 160)}" if first.reason else ""
     # the first FREE_SCREENED x budget cost nothing, each past them a candidate (it said "6 of them not charged"
@@ -882,7 +885,8 @@ def refused_line(result: SessionResult) -> str | None:
     free_text = f", {free} of them not charged to the budget" if free else ""
     if charged:
         free_text += f", the {charged} past those charged as candidates"
-    return f"{len(aside)} configuration(s) set aside untimed{free_text} (first: {config_text(first.config)}{why})"
+    line = f"{len(aside)} configuration(s) set aside untimed{free_text} (first: {config_text(first.config)}{why})"
+    return f"{line}; {part_text}" if part_text else line
 
 
 def _latency(us: float) -> str:
