@@ -280,3 +280,104 @@ def test_a_pruned_literal_list_is_judged_beside_its_own_configs() -> None:
     screen = _screen(base, "_mm_splitk", None, discover_source(base))
     assert screen is not None and screen.prune
     assert [(c.kwargs["BLOCK_K"], c.kwargs["SPLIT_K"]) for c in screen.originals] == [(16, 2), (32, 4), (16, 8)]
+
+
+OTHER_FORMS = """
+import itertools
+
+import triton
+import triton.language as tl
+
+base = [triton.Config({"BM": bm, "BN": bn}) for bm in [16, 32, 64] for bn in [16, 32]]
+
+
+def ok(c):
+    return c.kwargs["BM"] >= c.kwargs["BN"]
+
+
+def bad(c):
+    return c.kwargs["BM"] < c.kwargs["BN"]
+
+
+def square(c):
+    return c.kwargs["BM"] == c.kwargs["BN"]
+
+
+@triton.autotune(configs=list(filter(None, base)), key=[])
+@triton.jit
+def k_none(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=[c for c in base if c], key=[])
+@triton.jit
+def k_truthy(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=[c for c in itertools.filterfalse(bad, base)], key=[])
+@triton.jit
+def k_filterfalse(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=list(itertools.takewhile(ok, base)), key=[])
+@triton.jit
+def k_takewhile(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=[c for c in filter(square, base)] + [c for c in base if c.kwargs["BN"] == 16], key=[])
+@triton.jit
+def k_joined(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=list(itertools.chain(filter(ok, base), [triton.Config({"BM": 16, "BN": 64})])), key=[])
+@triton.jit
+def k_chain_literal(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=list(itertools.compress(base, [ok(c) for c in base])), key=[])
+@triton.jit
+def k_compress(x, BM: tl.constexpr, BN: tl.constexpr):
+    pass
+"""
+
+
+@pytest.mark.timeout(120)
+def test_filter_none_itertools_and_joined_lists_are_screened_as_their_author_wrote_them(tmp_path: Path) -> None:
+    """leftovers10: ``filter(None, configs)`` was read as a filter calling ``None`` and refused every candidate
+    ("raised on it (TypeError: 'NoneType' object is not callable)"); ``itertools.filterfalse``/``takewhile`` and lists
+    joined by ``+`` or ``itertools.chain`` were not read (their filters dropped in silence). Each pinned to a config
+    the author keeps (BM=32, BN=32) and one they do not (BM=16, BN=32)."""
+    from kernelopt.tuning.list_screen import screen_loaded
+    from tests.conftest import load_fresh, triton_interpreted
+
+    verdicts: dict[str, tuple[str | None, str | None]] = {}
+    for kernel in ("k_none", "k_truthy", "k_filterfalse", "k_takewhile", "k_joined", "k_chain_literal"):
+        screen = list_screen(OTHER_FORMS, kernel)
+        if screen is None:  # nothing to check: every candidate is kept
+            verdicts[kernel] = (None, None)
+            continue
+        assert not screen.unread, screen.unread
+        with triton_interpreted():
+            good = load_fresh(_pinned(OTHER_FORMS, kernel, tmp_path, f"{kernel}_g", BM=32, BN=32), f"_{kernel}_g")
+            bad = load_fresh(_pinned(OTHER_FORMS, kernel, tmp_path, f"{kernel}_b", BM=16, BN=32), f"_{kernel}_b")
+        verdicts[kernel] = (screen_loaded(good, screen), screen_loaded(bad, screen))
+    assert verdicts["k_none"] == verdicts["k_truthy"] == (None, None)  # a triton.Config is truthy: every one kept
+    for kernel, text in [
+        ("k_filterfalse", "`itertools.filterfalse(bad, ...)` (kernel.py:34)"),
+        ("k_takewhile", "`itertools.takewhile(ok, ...)` (kernel.py:40)"),
+        ("k_joined", "`the filters of its 2 parts joined by +` (kernel.py:46)"),
+    ]:
+        kept, refused = verdicts[kernel]
+        assert kept is None and refused is not None and f"{text} rejects BM=16, BN=32" in refused, refused
+    # a part that is a literal list states no rule beyond itself: nothing to check on a candidate
+    assert verdicts["k_chain_literal"] == (None, None)
+    compress = list_screen(OTHER_FORMS, "k_compress")
+    assert compress is not None and not compress.filters
+    assert (
+        "`itertools.compress(...)` (kernel.py:58) keeps configs by more than each config's values" in compress.unread[0]
+    )

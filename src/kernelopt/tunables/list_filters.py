@@ -28,8 +28,19 @@ from kernelopt.tunables.blocks import dotted, walk
 from kernelopt.tunables.list_model import CONFIG_OPTIONS, WHOLE_CONFIG, ListFilter, ListScreen
 from kernelopt.tunables.syntax import parsed
 
-#: Calls that pass a list through unchanged as far as its filters go.
-_PASS_THROUGH = frozenset({"list", "tuple", "sorted"})
+#: Calls that pass a list through unchanged as far as its filters go (a part of it is no statement of validity).
+_PASS_THROUGH = frozenset({"list", "tuple", "sorted", "reversed", "itertools.islice", "islice"})
+#: Calls that keep what a function says of each config: ``filter(keep, ...)``; ``itertools.takewhile(keep, ...)``
+#: (what it keeps holds ``keep``); ``itertools.filterfalse(drop, ...)`` (what it keeps fails ``drop``).
+_KEEPERS = {
+    "filter": "",
+    "itertools.takewhile": "",
+    "takewhile": "",
+    "itertools.filterfalse": "not ",
+    "filterfalse": "not ",
+}
+#: Calls that join lists: a config is valid when one of the parts holds it (``list(a) + list(b)`` the same).
+_JOINS = frozenset({"itertools.chain", "chain"})
 #: How many module-level names a list is followed through (``configs = [...]`` then ``filter(keep, configs)``).
 _DEPTH = 4
 
@@ -116,20 +127,63 @@ class _Reader:
                 self.read(args[0], depth)
             elif isinstance(expr.func, cst.Name) and (fn := self.function(name)) is not None and depth > 0:
                 self.returned(fn, depth - 1)  # configs=get_configs(): the list its one return builds
-            elif name == "filter" and len(args) == 2:
+            elif name in _KEEPERS and len(args) == 2:
                 keep = self.code(args[0])
-                self.filters.append(
-                    ListFilter(
-                        text=f"filter({keep}, ...)",
-                        line=self.line(expr),
-                        expression=f"({keep})(config)",
-                        binds={"config": WHOLE_CONFIG},
+                if not (isinstance(args[0], cst.Name) and args[0].value == "None"):  # filter(None, ...): a config is
+                    self.filters.append(  # truthy, kept (filterfalse(None, ...) would keep none: the list's own fault)
+                        ListFilter(
+                            text=f"{name}({keep}, ...)",
+                            line=self.line(expr),
+                            expression=f"{_KEEPERS[name]}({keep})(config)",
+                            binds={"config": WHOLE_CONFIG},
+                        )
                     )
-                )
                 self.read(args[1], depth)
+            elif name in _JOINS and args:
+                self.joined(args, depth, f"{name}(...)")
+            elif name.split(".")[0] == "itertools" or name in {"compress", "dropwhile"}:
+                self.unread.append(
+                    f"the autotune list's `{name}(...)` (kernel.py:{self.line(expr)}) keeps configs by more than each "
+                    "config's values: it cannot be checked on a candidate"
+                )
+            return
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            self.joined([expr.left, expr.right], depth, "+")
             return
         if isinstance(expr, cst.ListComp | cst.GeneratorExp):
             self.comprehension(expr, depth)
+
+    def joined(self, parts: Sequence[cst.BaseExpression], depth: int, how: str) -> None:
+        """The filters of lists joined (``itertools.chain(a, b)``, ``a + b``): one filter keeping a config when
+        every filter of one part holds it; none when a part has none (its configs are no statement of what is valid
+        beyond themselves)."""
+        alternatives: list[str] = []
+        binds: dict[str, str] = {}
+        for part in parts:
+            before = len(self.filters)
+            self.read(part, depth)
+            kept, self.filters = self.filters[before:], self.filters[:before]
+            if not kept:
+                return
+            if any(binds.get(v, k) != k for f in kept for v, k in f.binds.items()):
+                self.unread.append(f"the autotune list's parts joined by {how} bind one name to two knobs: not checked")
+                return
+            for f in kept:
+                binds.update(f.binds)
+            alternatives.append(" and ".join(f.expression for f in kept))
+        if len(alternatives) == 1:
+            self.filters.append(
+                ListFilter(text=kept[0].text, line=kept[0].line, expression=alternatives[0], binds=binds)
+            )
+            return
+        self.filters.append(
+            ListFilter(
+                text=f"the filters of its {len(alternatives)} parts joined by {how}",
+                line=self.line(parts[0]),
+                expression=" or ".join(f"({a})" for a in alternatives),
+                binds=binds,
+            )
+        )
 
     def function(self, name: str) -> cst.FunctionDef | None:
         """The module-level function ``name`` (``None`` when there is none)."""
