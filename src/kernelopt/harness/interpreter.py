@@ -28,7 +28,12 @@ Liger-Kernel's GELU call, does not run in the interpreter at all: a call fails "
 (the library is not given the interpreter's semantic), the generic module's stubs return ``None``, and the builder
 raises "extern_elementwise not supported in interpreter mode". The library's functions are computed with numpy
 by the symbol's name (``__nv_tanhf``, ``__ocml_tanh_f32``: :data:`EXTERN_NUMPY`); a symbol with no numpy
-equivalent says so by name (:func:`_patch_libdevice`).
+equivalent says so by name (:func:`_patch_libdevice`). A function the kernel's module imports by name (Liger-Kernel's
+``from triton.language.extra.libdevice import rsqrt``) is patched in that module's globals too.
+
+A sixth, for every Triton: a float narrowed to an 8-bit float (fp8 quantization: FBGEMM, torchao) is rounded to
+nearest even and saturated as a GPU does, and an 8-bit float widened reads its NaN and infinity codes
+(:func:`_patch_fp8`); Triton's interpreter lost the rounding's carry into the exponent (31.6 became 16).
 
 And, for every Triton, two rules a GPU compile enforces and the interpreter does not (docs/faults.md, "Interpreter
 and GPU disagree"), so that what passes its check on the CPU (a kernel as written, a candidate ``tune`` writes)
@@ -75,6 +80,7 @@ def patch_interpreter() -> bool:
         _patch_dot(interp, widen_bf16=fixes)
         _patch_launch_options(interp)
         _patch_libdevice(interp)
+        _patch_fp8(interp)
         interp._kernelopt_patched = True
     return fixes
 
@@ -87,6 +93,10 @@ EXTERN_NUMPY = {
     **{n: n for n in ("tan", "sinh", "cosh", "floor", "ceil", "trunc", "rint", "fmod", "fmax", "fmin", "copysign")},
     **{n: n for n in ("hypot", "isnan", "isinf", "signbit")},
     "nearbyint": "rint",
+    "llrint": "rint",
+    "lrint": "rint",
+    "llround": "round_half_away",
+    "lround": "round_half_away",
     "fabs": "abs",
     "abs": "abs",
     "asin": "arcsin",
@@ -199,12 +209,26 @@ def _patch_libdevice(interp: Any) -> None:
 
     patched: list[set[int] | None] = []  # per launch running (innermost last): the language modules it patched
 
+    # a function imported by name (Liger-Kernel's ``from triton.language.extra.libdevice import rsqrt``) is bound in
+    # the kernel's module, where patching the library's modules never reaches it: by its object, what stands for it
+    by_object = {id(member): member for _, _, member in members}
+    by_object.update({id(own): member for _, _, member, own in stubs})
+
+    def patch_globals(fn: Any, scope: Any) -> Any:
+        names = fn.__globals__
+        for name, value in list(names.items()):
+            member = by_object.get(id(value))
+            if member is not None and not inspect.ismodule(value):
+                view = _Globals(names)
+                scope.set_attr(view, name, wrapper(names, name, member, interp.interpreter_builder))
+        return scope
+
     def patch_lang(fn: Any) -> Any:
         langs = {id(v) for v in fn.__globals__.values() if inspect.ismodule(v) and v in (interp.tl, interp.tl.core)}
         if patched and patched[-1] is not None and langs <= patched[-1]:
             # a jit'd helper called inside a launch that patched its language already: Triton would patch the same
             # functions again (a third of a launch whose helper is called in a loop), never restoring that scope
-            return interp._LangPatchScope()
+            return patch_globals(fn, interp._LangPatchScope())
         if patched and patched[-1] is None:
             patched[-1] = langs
         scope = original(fn)
@@ -215,7 +239,7 @@ def _patch_libdevice(interp: Any) -> None:
         for obj, name, member, own in stubs:
             if getattr(obj, name) is own:
                 scope.set_attr(obj, name, wrapper(obj, name, member, builder))
-        return scope
+        return patch_globals(fn, scope)
 
     launch = interp.GridExecutor.__call__
 
@@ -228,6 +252,26 @@ def _patch_libdevice(interp: Any) -> None:
 
     interp.GridExecutor.__call__ = call
     interp._patch_lang = patch_lang
+
+
+class _Globals:
+    """A module's globals as attributes, so that a patch scope (``setattr`` / ``getattr`` / ``delattr``) sets and
+    restores a name a kernel's module binds."""
+
+    def __init__(self, names: dict[str, Any]) -> None:
+        object.__setattr__(self, "_names", names)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._names[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._names[name] = value
+
+    def __delattr__(self, name: str) -> None:
+        del self._names[name]
 
 
 class _Made:
@@ -335,6 +379,55 @@ def _patch_dot(interp: Any, *, widen_bf16: bool) -> None:
         return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
 
     interp.InterpreterBuilder.create_dot = dot
+
+
+#: Triton's 8-bit float types by the torch dtype of the same format (``tl.float8e4b15`` has none: left to Triton).
+FP8_TORCH = {
+    "fp8e4nv": "float8_e4m3fn",
+    "fp8e5": "float8_e5m2",
+    "fp8e4b8": "float8_e4m3fnuz",
+    "fp8e5b16": "float8_e5m2fnuz",
+}
+
+WIDE_TORCH = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+
+def _patch_fp8(interp: Any) -> None:
+    """A float narrowed to an 8-bit float (``x.to(tl.float8e4nv)``, a store into a ``torch.float8_e4m3fn`` tensor)
+    the way a GPU converts it: rounded to nearest even, saturated to the format's largest finite value (NVIDIA's
+    ``cvt.rn.satfinite``), NaN kept. Triton 3.6's interpreter (``_convert_float``) adds its rounding bit to the
+    mantissa without carrying it into the exponent (-31.6 becomes -16, not -32) and wraps what is past the largest
+    value: FBGEMM's fp8 row quantization failed V0 on the CPU in one value of ten (breaker10). torch's conversion
+    of the clamped value is the GPU's; other roundings and formats are left to Triton."""
+    import numpy as np
+    import torch
+    import triton.language as tl
+
+    convert = interp.InterpreterBuilder.create_fp_to_fp
+
+    def create_fp_to_fp(self: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:
+        source, target = src.dtype.scalar, dst_type.scalar
+        narrow_twin = getattr(torch, FP8_TORCH.get(target.name, ""), None)
+        wide_twin = getattr(torch, FP8_TORCH.get(source.name, ""), None)
+        if wide_twin is not None and target.name in WIDE_TORCH:
+            # widened by torch: its NaN and infinity codes too (Triton's reads 0x7f of e4m3 as 480, not NaN)
+            wide = torch.from_numpy(np.ascontiguousarray(src.data, dtype=np.uint8)).view(wide_twin)
+            out = wide.to(getattr(torch, WIDE_TORCH[target.name]))
+            bits = out.view(torch.int16).numpy().view(np.uint16) if target == tl.bfloat16 else out.numpy()
+            return interp.TensorHandle(bits.reshape(np.shape(src.data)), target)
+        if narrow_twin is None or rounding_mode != interp._ir.ROUNDING_MODE.RTNE or source.primitive_bitwidth <= 8:
+            return convert(self, src, dst_type, rounding_mode)
+        data = src.data
+        if source == tl.bfloat16:  # kept as its 16 bits: widened exactly (a bf16 is the top half of an fp32)
+            data = interp._convert_float(data, tl.bfloat16, tl.float32, None).view(np.float32)
+        wide = torch.from_numpy(
+            np.ascontiguousarray(data, dtype=np.float64 if source.primitive_bitwidth == 64 else np.float32)
+        )
+        top = torch.finfo(narrow_twin).max
+        narrow = wide.clamp(-top, top).to(narrow_twin).view(torch.uint8).numpy()
+        return interp.TensorHandle(narrow.reshape(np.shape(src.data)), target)
+
+    interp.InterpreterBuilder.create_fp_to_fp = create_fp_to_fp
 
 
 def launch_option_problems(options: dict[str, Any]) -> list[str]:
