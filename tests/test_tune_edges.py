@@ -100,6 +100,27 @@ def _tune(folder: Path, **request: Any) -> Any:
     return tune_folder(prepare_folder(TuneRequest(folder=folder, device="cpu", **request)))
 
 
+@pytest.mark.timeout(60)
+def test_tune_json_carries_what_the_checks_setup_said_of_the_float64_run(
+    tmp_path: Path, stopwatch: type[Stopwatch], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """leftovers10: the reference's float64 run for its integer outputs skipped for the device's room
+    (harness/highrun.py's skip, :attr:`KernelEvaluator.check_notes`) was a warning on stderr only: ``tune --json``
+    said nothing of it. It is the summary's ``check_notes``, the line the warning prints."""
+    import json
+
+    from kernelopt.cli.app import main
+
+    why = "the float64 run of the reference for its integer outputs needs 3.1 GB, 1.2 GB free"
+    monkeypatch.setattr(Stopwatch, "check_notes", property(lambda self: [f"the check: {why}"]))
+    folder = _copy("breaker2/global_tile", tmp_path)
+    code = main(["tune", str(folder), "--device", "cpu", "--budget", "2", "--dry-run", "--json"])
+    out = capsys.readouterr()
+    assert code in (0, 3), out.err
+    assert json.loads(out.out)["check_notes"] == [f"the check: {why}"]
+    assert f"the check: {why}" in out.err  # the warning as before
+
+
 # ------------------------------------------------------------------------------ 1. unwritable candidates
 
 

@@ -1428,6 +1428,8 @@ class TuneSummary(BaseModel):
             configuration there, timed once as it: :func:`guarded_twin`); ``None`` without such a guard.
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
         within: the sweep the space was cut to (``--within``): complete or cut short, and what its best is called.
+        check_notes: what the checks' setup said of them, as ``tune`` warns it on stderr (the reference's float64
+            run for its integer outputs skipped for the device's room: :attr:`KernelEvaluator.check_notes`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -1463,6 +1465,7 @@ class TuneSummary(BaseModel):
     guarded: dict[str, Value] | None = None
     unretimed: str | None = None
     within: WithinSweep | None = None
+    check_notes: list[str] = Field(default_factory=list)
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -1530,6 +1533,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         guarded=tuning.guarded,
         unretimed=r.unretimed,
         within=p.within,
+        check_notes=list(tuning.check_notes),
     )
 
 
