@@ -105,20 +105,37 @@ def test_a_sandbox_that_forbids_sockets_falls_back_to_a_fresh_process(tmp_path: 
     assert shared_cpu_pool(worker_env(None, {"KERNELOPT_WORKER": "1"}, device="cpu")) is None
 
 
-def test_a_deep_temporary_folder_leaves_the_pool_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deep_temporary_folder_gets_an_abstract_socket_whatever_its_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A coding agent's scratch TMPDIR inside a deep pytest folder made "AF_UNIX path too long" for the pool's
-    socket, and `python test_kernel.py` inside Claude Code exited 3: the pool now says it is unavailable, and its
-    callers run the child in a fresh process (as where a sandbox refuses the socket)."""
+    socket, and so did a TMPDIR of 27+ characters under pytest-xdist (leftovers10): the pool was unavailable and each
+    run a fresh interpreter. The socket is now an abstract one there (Linux): no file, the folder's length does not
+    count, and the pool opens; elsewhere the pool says it is unavailable, and its callers run the child in a fresh
+    process (as where a sandbox refuses the socket)."""
+    import socket
+    import sys
     import tempfile
 
-    from kernelopt.worker.forkpool import ForkPool, PoolUnavailable, socket_fits
+    from kernelopt.worker import forkpool
+    from kernelopt.worker.forkserver import _own_user, socket_address
 
     monkeypatch.setattr(tempfile, "tempdir", "/tmp")
-    assert socket_fits()
+    assert forkpool.socket_fits()
     deep = tmp_path / ("d" * 80)
     deep.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(deep))
-    assert not socket_fits()
-    with pytest.raises(PoolUnavailable, match="too long for the worker pool's socket"):
-        ForkPool(tmp_path / "run", warm_device="cpu", lifetime_s=10).open()
+    assert not forkpool.socket_fits()
+    name, folder = forkpool.server_socket()
+    assert folder is None and name.startswith("@kernelopt-pool-") and socket_address(name) == "\0" + name[1:]
+    with forkpool.ForkPool(tmp_path / "run", warm_device="cpu", lifetime_s=30) as pool:
+        pool.open()
+        assert pool.ready is not None and pool.ready.pid != os.getpid()
     assert not list(deep.iterdir())  # nothing made
+    a, b = socket.socketpair(socket.AF_UNIX)
+    with a, b:
+        assert _own_user(a)  # the server's peer check: a peer of this user is taken
+    monkeypatch.setattr(sys, "platform", "darwin")  # no abstract sockets
+    with pytest.raises(forkpool.PoolUnavailable, match="too long for the worker pool's socket"):
+        forkpool.ForkPool(tmp_path / "run2", warm_device="cpu", lifetime_s=10).open()
+    assert not list(deep.iterdir())

@@ -52,6 +52,7 @@ from kernelopt.proc import (
 )
 from kernelopt.worker.environment import worker_env
 from kernelopt.worker.forkserver import (
+    ABSTRACT,
     ENTRY_POINTS,
     MESSAGE,
     Exited,
@@ -62,6 +63,7 @@ from kernelopt.worker.forkserver import (
     Refused,
     Shutdown,
     encode,
+    socket_address,
 )
 
 T = TypeVar("T")
@@ -80,11 +82,32 @@ SOCKET_SUFFIX_BYTES = 40
 
 
 def socket_fits() -> bool:
-    """Whether a pool's socket fits under the temporary folder. A coding agent's own scratch TMPDIR inside a
-    deep folder does not ("AF_UNIX path too long"); the pool is then unavailable and its callers run each
-    child in a fresh process, as they do where a sandbox refuses the socket (a short folder elsewhere, /tmp,
-    is read-only inside Codex's sandbox)."""
+    """Whether a pool's socket file fits under the temporary folder. A coding agent's own scratch TMPDIR inside a
+    deep folder does not ("AF_UNIX path too long"), nor a TMPDIR of 27 characters and more under pytest-xdist's
+    folders: the pool then listens on an abstract socket (:func:`server_socket`)."""
     return len(os.fsencode(tempfile.gettempdir())) + SOCKET_SUFFIX_BYTES <= SOCKET_PATH_MAX
+
+
+def server_socket() -> tuple[str, Path | None]:
+    """The socket argument of a new pool's server and the folder that holds its file (``None``: none).
+
+    A file ``s`` in a new 0700 folder of the temporary folder where its path fits ``sun_path``; else, on Linux, an
+    abstract socket ``@kernelopt-pool-<pid>-<random>`` (:func:`~kernelopt.worker.forkserver.socket_address`: no
+    file, so the temporary folder's length does not count; the server takes only a peer of its own user), whatever
+    TMPDIR is (a short folder elsewhere, /tmp, is read-only inside Codex's sandbox).
+
+    Raises:
+        PoolUnavailable: the path does not fit and the system has no abstract sockets; its callers run each child in
+            a fresh process, as they do where a sandbox refuses the socket.
+    """
+    if socket_fits():
+        folder = owned_temp_dir("pool")
+        return str(folder / "s"), folder
+    if not sys.platform.startswith("linux"):
+        raise PoolUnavailable(
+            f"the temporary folder's path is too long for the worker pool's socket: {tempfile.gettempdir()}"
+        )
+    return f"{ABSTRACT}kernelopt-pool-{os.getpid()}-{uuid.uuid4().hex}", None
 
 
 class PoolUnavailable(EnvironmentProblem):
@@ -234,14 +257,10 @@ class ForkPool:
 
     def _open(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        if not socket_fits():
-            raise PoolUnavailable(
-                f"the temporary folder's path is too long for the worker pool's socket: {tempfile.gettempdir()}"
-            )
-        sock_dir = owned_temp_dir("pool")
-        sock_path = sock_dir / "s"
+        sock_path, sock_dir = server_socket()
         stack = ExitStack()
-        stack.callback(shutil.rmtree, sock_dir, True)
+        if sock_dir is not None:
+            stack.callback(shutil.rmtree, sock_dir, True)
         argv = [sys.executable, "-m", SERVER_MODULE, str(sock_path), "--warm", self.warm_device]
         if not self.spare:
             argv.append("--no-spare")
@@ -275,12 +294,12 @@ class ForkPool:
             self._stack = self._server = self._conn = None
             raise
 
-    def _connect(self, server: RunningCommand, path: Path) -> socket.socket:
+    def _connect(self, server: RunningCommand, path: str) -> socket.socket:
         deadline = time.monotonic() + self.startup_timeout_s
         while True:
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                conn.connect(str(path))
+                conn.connect(socket_address(path))
                 return conn
             except (FileNotFoundError, ConnectionRefusedError):
                 conn.close()

@@ -446,18 +446,45 @@ def _preload() -> tuple[list[str], list[str]]:
     return loaded, missing
 
 
+#: A server's socket argument that starts so names a Linux abstract socket (an argument cannot carry its NUL).
+ABSTRACT = "@"
+
+
+def socket_address(text: str) -> str:
+    """The ``AF_UNIX`` address of a server's socket argument: a path as it is; ``@NAME`` the abstract socket ``NAME``
+    (a leading NUL: no file, so no folder's length counts against ``sun_path``'s 107 bytes)."""
+    return "\0" + text[len(ABSTRACT) :] if text.startswith(ABSTRACT) else text
+
+
+def _own_user(conn: socket.socket) -> bool:
+    """Whether the peer of ``conn`` runs as this process's user (``SO_PEERCRED``; true where it cannot be read):
+    an abstract socket has no folder's permissions to keep other users out."""
+    import struct
+
+    cred = getattr(socket, "SO_PEERCRED", None)
+    if cred is None:
+        return True
+    _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, cred, struct.calcsize("3i")))
+    return bool(uid == os.getuid())
+
+
 def serve(socket_path: str, *, warm_device: str, spares: bool, accept_timeout_s: float = 120.0) -> int:
-    """Preload, accept the parent's connection on ``socket_path``, then serve until told to stop or the
-    parent goes away; returns the exit status."""
+    """Preload, accept the parent's connection on ``socket_path`` (:func:`socket_address`; a peer of another user
+    is turned away), then serve until told to stop or the parent goes away; returns the exit status."""
     die_with_parent()
     start = time.monotonic()
     loaded, missing = _preload()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(socket_path)
+    listener.bind(socket_address(socket_path))
     listener.listen(1)
-    listener.settimeout(accept_timeout_s)
+    deadline = time.monotonic() + accept_timeout_s
     try:
-        conn, _ = listener.accept()
+        while True:
+            listener.settimeout(max(0.0, deadline - time.monotonic()))
+            conn, _ = listener.accept()
+            if _own_user(conn):
+                break
+            conn.close()
     except TimeoutError:
         return 1
     finally:
