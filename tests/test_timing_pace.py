@@ -65,3 +65,24 @@ def test_no_sample_starts_past_the_limit_at_the_last_sample_s_pace(monkeypatch: 
     assert _timed(monkeypatch, 1.0, 6.0, budget_s=10.0, block_s=4.0, limit_s=20.0) == ([2, 2], 16.0)
     # without the limit the block is finished (the budget is only looked at between blocks): 28 s
     assert _timed(monkeypatch, 1.0, 6.0, budget_s=10.0, block_s=4.0) == ([4, 4], 28.0)
+
+
+def test_the_bench_worker_s_reduced_timing_keeps_the_same_pace_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tune``'s bench worker times a slow candidate in single calls (Triton's interpreter): its own check of the
+    last call's pace sat beside ``take_samples``' (leftovers10); both read :func:`timers.ends_past` now. A room of
+    20 s, a first call of 1 s, then 6 s a call: calls end at 1, 7, 13 and 19 s, and the next (25 s) is not made."""
+    from kernelopt.harness import timers
+    from kernelopt.tuning import bench_worker
+
+    clock = _Clock()
+    fake = types.SimpleNamespace(perf_counter=clock.perf_counter)
+    monkeypatch.setattr(timers, "time", fake)
+    monkeypatch.setattr(bench_worker, "time", fake)
+    paces = iter([1.0] + [6.0] * 20)
+
+    def call() -> None:
+        clock.now += next(paces)
+
+    plan = bench_worker.BenchPlan(warmup_calls=1)
+    got = bench_worker._reduced_timing(call, [], "cpu", plan, samples=10, room_s=20.0, gradients=False)
+    assert got == [1e6, 6e6, 6e6, 6e6] and clock.now == 19.0

@@ -444,6 +444,14 @@ def single_call_sampler(fn: Callable[..., Any], sets: Sequence[list[Any]], devic
     return Sampler(TimingMethod.CPU_PERF_COUNTER, 1, len(sets), False, take_cpu, call_us, shortest_call_us=call_us)
 
 
+def ends_past(started_s: float, step_s: float, limit_s: float) -> bool:
+    """Whether one more step, begun now and as long as the last one (``step_s``, the pace), would end past
+    ``limit_s`` seconds after ``started_s`` (``time.perf_counter``): the rule a timing cut to a budget keeps, so it
+    stops before a step it cannot finish in time rather than one step past it (tuneleft9). :func:`take_samples` keeps
+    it for its blocks and samples, ``tune``'s bench worker for the single calls of a reduced timing."""
+    return time.perf_counter() - started_s + step_s > limit_s
+
+
 def take_samples(
     samplers: Sequence[Sampler],
     order: Sequence[int],
@@ -474,9 +482,9 @@ def take_samples(
     sample_s = pace_s / block
     for k, v in enumerate(order):
         free = k // block >= min_blocks  # the blocks a caller needs are taken whatever the clock says
-        if free and budget_s is not None and k % block == 0 and time.perf_counter() - t0 + pace_s > budget_s:
+        if free and budget_s is not None and k % block == 0 and ends_past(t0, pace_s, budget_s):
             break
-        if free and limit_s is not None and time.perf_counter() - t0 + sample_s > limit_s:
+        if free and limit_s is not None and ends_past(t0, sample_s, limit_s):
             samples = [taken[: 2 * (k // block)] for taken in samples]  # whole blocks: two samples of each a block
             break
         t1 = time.perf_counter()

@@ -363,7 +363,7 @@ def _reduced_timing(
     ``room_s`` at the pace of the last one is not made (a load spike after the count was planned; tuneleft9)."""
     import torch
 
-    from kernelopt.harness.timers import SAMPLER_SETUP_CALLS, full_timing_fits, samples_that_fit
+    from kernelopt.harness.timers import SAMPLER_SETUP_CALLS, ends_past, full_timing_fits, samples_that_fit
 
     t_start = time.perf_counter()
     warm: list[float] = []
@@ -381,9 +381,9 @@ def _reduced_timing(
                 return None
         more = samples_that_fit(max(warm) / 1e6, room_s - (time.perf_counter() - t_start), max(0, samples - len(warm)))
         for _ in range(more):
-            t0 = time.perf_counter()
-            if t0 - t_start + warm[-1] / 1e6 > room_s:  # at the last call's pace it would end past the limit
+            if ends_past(t_start, warm[-1] / 1e6, room_s):  # at the last call's pace it would end past the limit
                 break
+            t0 = time.perf_counter()
             fn(*inputs)
             synchronize(device)
             warm.append(max(1e-3, (time.perf_counter() - t0) * 1e6))
