@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kernelopt.tunables.guard import guard_edit
+from tests.gpu_correct import Ran, assert_correct
 from tests.test_breaker_cases import _correct_at
 
 DATA = Path(__file__).parent / "data" / "breaker5"
@@ -315,29 +316,12 @@ def test_the_tuning_check_lets_an_in_place_op_modify_what_its_reference_modifies
 # ----------------------------------------------------------------------------------------- on a real GPU
 
 
-def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]]) -> dict[str, object]:
-    """:func:`tests.test_breaker_cases._correct_at` compiled for the GPU (no interpreter): {label: True / False /
-    the error}."""
+def _close_tf32(ran: Ran) -> bool:
+    """The output within ``max(ATOL, 2e-2)``: fp32 ``tl.dot`` runs in TF32 on the GPU; a wrong tile is off by O(1)."""
     import torch
 
-    from tests.conftest import load_fresh
-
-    ref = load_fresh(folder / "reference.py", f"_b5_gpu_ref_{folder.name}")
-    ker = load_fresh(folder / "kernel.py", f"_b5_gpu_ker_{folder.name}")
-    out: dict[str, object] = {}
-    for shape in shapes:
-        torch.manual_seed(0)
-        inputs = ref.get_inputs(**shape, device="cuda")
-        label = ",".join(f"{k}={v}" for k, v in shape.items())
-        try:
-            got = ker.run(*[t.clone() for t in inputs])
-            torch.cuda.synchronize()
-            want = ref.reference(*inputs)
-            tol = max(ref.ATOL, 2e-2)  # fp32 tl.dot runs in TF32 on the GPU; a wrong tile is off by O(1)
-            out[label] = bool(torch.allclose(got.float(), want.float(), atol=tol, rtol=tol))
-        except Exception as exc:  # a kernel that raises at a size is wrong there
-            out[label] = f"{type(exc).__name__}: {exc}"[:200]
-    return out
+    tol = max(ran.ref.ATOL, 2e-2)
+    return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=tol, rtol=tol))
 
 
 @pytest.mark.gpu
@@ -374,8 +358,7 @@ def test_the_fifth_trial_s_written_kernels_compile_and_hold_on_a_gpu(
         DATA / "moe_table": [{"T": 12, "D": 32, "N": 48}, {"T": 40, "D": 64, "N": 96}, {"T": 300, "D": 256, "N": 512}],
     }
     for folder, shapes in cases.items():
-        got = _correct_on_cuda(folder, shapes)
-        assert all(v is True for v in got.values()), (folder.name, got)
+        assert_correct(folder, shapes, _close_tf32)
     rope = DATA / "rope_inplace"
     res = _check_in_process(tmp_path / "rope", monkeypatch, rope / "kernel.py", rope / "reference.py", device="cuda")
     assert res.failure is None, res.failure

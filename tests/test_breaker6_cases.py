@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from kernelopt.tunables import discover_source
+from tests.gpu_correct import Ran, assert_correct
 from tests.test_breaker_cases import _correct_at, _tune_edit
 
 if TYPE_CHECKING:
@@ -450,31 +451,13 @@ def test_a_launch_inside_torch_cuda_device_runs_on_the_cpu() -> None:
 # ------------------------------------------------------------------------------------- on a real GPU
 
 
-def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]], kernel_py: Path | None = None) -> dict[str, object]:
-    """The kernel of ``folder`` (or ``kernel_py``) against its reference compiled for the GPU (no interpreter), the
-    outputs and every input either modifies in place: {label: True / False / the error}."""
+def _close_in_place(ran: Ran) -> bool:
+    """The output and every input either modifies in place within ``max(ATOL, 1e-4)``."""
     import torch
 
-    from tests.conftest import load_fresh
-
-    ref = load_fresh(folder / "reference.py", f"_b6_gpu_ref_{folder.name}")
-    ker = load_fresh(kernel_py or folder / "kernel.py", f"_b6_gpu_ker_{folder.name}")
-    out: dict[str, object] = {}
-    for shape in shapes:
-        torch.manual_seed(0)
-        inputs = ref.get_inputs(**shape, device="cuda")
-        label = ",".join(f"{k}={v}" for k, v in shape.items())
-        mine, theirs = [t.clone() for t in inputs], [t.clone() for t in inputs]
-        try:
-            got = ker.run(*mine)
-            torch.cuda.synchronize()
-            want = ref.reference(*theirs)
-            tol = max(float(ref.ATOL), 1e-4)
-            same = [torch.allclose(a.float(), b.float(), atol=tol, rtol=tol) for a, b in zip(mine, theirs, strict=True)]
-            out[label] = bool(torch.allclose(got.float(), want.float(), atol=tol, rtol=tol)) and all(same)
-        except Exception as exc:  # a kernel that raises at a size is wrong there
-            out[label] = f"{type(exc).__name__}: {exc}"[:200]
-    return out
+    tol = max(float(ran.ref.ATOL), 1e-4)
+    same = [torch.allclose(a.float(), b.float(), atol=tol, rtol=tol) for a, b in zip(ran.mine, ran.theirs, strict=True)]
+    return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=tol, rtol=tol)) and all(same)
 
 
 @pytest.mark.gpu
@@ -511,5 +494,4 @@ def test_the_sixth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
         ("varlen_whole", written["varlen_whole"], [{"B": 3, "D": 40, "L": 48}, {"B": 32, "D": 256, "L": 1008}]),
     ]
     for name, kernel_py, shapes in cases:
-        got = _correct_on_cuda(DATA / name, shapes, kernel_py)
-        assert all(v is True for v in got.values()), (name, got)
+        assert_correct(DATA / name, shapes, _close_in_place, kernel_py=kernel_py)

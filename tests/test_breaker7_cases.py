@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kernelopt.tunables import discover_source
+from tests.gpu_correct import Ran, assert_correct
 from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "breaker7"
@@ -307,45 +308,26 @@ def test_a_constant_a_function_rebinds_around_the_call_is_not_followed() -> None
 # ------------------------------------------------------------------------------------- on a real GPU
 
 
-def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]], kernel_py: Path | None = None) -> dict[str, object]:
-    """The kernel of ``folder`` (or ``kernel_py``) against its reference compiled for the GPU (no interpreter), every
-    output of a tuple compared: {label: True / False / the error}."""
-    import torch
-
+def _outputs_checked(ran: Ran) -> bool | str:
+    """Every output of a tuple by the harness's judgement (harness/compare.check_outputs): float outputs by
+    reference.py's ATOL/RTOL against the reference as computed (torch.allclose's rule); an integer output against the
+    reference's float64 run, within its own rounding (one step at a tie: token_quant's int8 at B=4, T=512, D=4096 on
+    the H100 of 2026-12-05)."""
     from kernelopt.harness.compare import check_outputs
-    from tests.conftest import load_fresh
 
-    ref = load_fresh(folder / "reference.py", f"_b7_gpu_ref_{folder.name}")
-    ker = load_fresh(kernel_py or folder / "kernel.py", f"_b7_gpu_ker_{folder.name}")
-    out: dict[str, object] = {}
-    for shape in shapes:
-        torch.manual_seed(0)
-        inputs = ref.get_inputs(**shape, device="cuda")
-        label = ",".join(f"{k}={v}" for k, v in shape.items())
-        try:
-            got = _leaves(ker.run(*[t.clone() for t in inputs]))
-            torch.cuda.synchronize()
-            want = _leaves(ref.reference(*[t.clone() for t in inputs]))
-            if len(got) != len(want):
-                out[label] = False
-                continue
-            # the harness's judgement (harness/compare.check_outputs): float outputs by reference.py's ATOL/RTOL
-            # against the reference as computed (torch.allclose's rule); an integer output against the
-            # reference's float64 run, within its own rounding (one step at a tie: token_quant's int8 at
-            # B=4, T=512, D=4096 on the H100 of 2026-12-05)
-            hi = want
-            if not all(w.is_floating_point() for w in want):
-                hi_in = [t.double() if t.is_floating_point() else t for t in inputs]
-                hi = _leaves(ref.reference(*hi_in))
-                hi = [h if not w.is_floating_point() else w for w, h in zip(want, hi, strict=True)]
-            got = [g.float() if g.is_floating_point() else g for g in got]
-            want = [w.float() if w.is_floating_point() else w for w in want]
-            hi = [h.float() if h.is_floating_point() else h for h in hi]
-            checked = check_outputs(tuple(got), tuple(want), tuple(hi), atol=ref.ATOL, rtol=ref.RTOL)
-            out[label] = checked.message is None or checked.message
-        except Exception as exc:  # a kernel that raises at a size is wrong there
-            out[label] = f"{type(exc).__name__}: {exc}"[:200]
-    return out
+    got, want = _leaves(ran.got), _leaves(ran.want)
+    if len(got) != len(want):
+        return False
+    hi = want
+    if not all(w.is_floating_point() for w in want):
+        hi_in = [t.double() if t.is_floating_point() else t for t in ran.inputs]
+        hi = _leaves(ran.ref.reference(*hi_in))
+        hi = [h if not w.is_floating_point() else w for w, h in zip(want, hi, strict=True)]
+    got = [g.float() if g.is_floating_point() else g for g in got]
+    want = [w.float() if w.is_floating_point() else w for w in want]
+    hi = [h.float() if h.is_floating_point() else h for h in hi]
+    checked = check_outputs(tuple(got), tuple(want), tuple(hi), atol=ran.ref.ATOL, rtol=ran.ref.RTOL)
+    return checked.message is None or checked.message
 
 
 @pytest.mark.gpu
@@ -390,8 +372,7 @@ def test_the_seventh_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu
         ("scan_rec", None, [{"T": 50, "D": 70}, {"T": 512, "D": 1000}]),
     ]
     for name, kernel_py, shapes in cases:
-        got = _correct_on_cuda(DATA / name, shapes, kernel_py)
-        assert all(v is True for v in got.values()), (name, kernel_py, got)
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=kernel_py)
 
 
 @pytest.mark.timeout(180)

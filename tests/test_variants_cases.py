@@ -20,6 +20,7 @@ from unittest import mock
 import pytest
 
 from kernelopt.tunables import discover_source
+from tests.gpu_correct import Ran, assert_correct, written_pick
 from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "variants"
@@ -1081,33 +1082,21 @@ def test_a_shape_the_launch_does_not_run_at_is_checked_and_never_timed(tmp_path:
 # ----------------------------------------------------------------------------------------- on a real GPU
 
 
-def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]]) -> dict[str, object]:
-    """:func:`_correct_padded` compiled for the GPU (no interpreter), the inputs padded with NaN there too: {label:
-    True / False / the error}."""
+def _close_padded(ran: Ran) -> bool:
+    """The output of inputs padded with NaN (:func:`_padded`): fp32 tl.dot runs in TF32 on the GPU, so at K=2064
+    single elements drift past any fixed tolerance; a wrong tile is NaN (the padding) or off by O(1): finite, and
+    0.5 % normwise (TF32 gives about 0.05 %)."""
     import torch
 
-    from tests.conftest import load_fresh
+    got, want = ran.got.float(), ran.want.float()
+    close = torch.allclose(got, want, atol=max(ran.ref.ATOL, 2e-2), rtol=2e-2)
+    normwise = float(torch.linalg.vector_norm(got - want) / torch.linalg.vector_norm(want).clamp_min(1e-30))
+    return bool(torch.isfinite(got).all()) and (close or normwise < 5e-3)
 
-    ref = load_fresh(folder / "reference.py", f"_variants_gpu_ref_{folder.name}")
-    ker = load_fresh(folder / "kernel.py", f"_variants_gpu_ker_{folder.name}")
-    out: dict[str, object] = {}
-    for shape in shapes:
-        torch.manual_seed(0)
-        inputs = ref.get_inputs(**shape, device="cuda")
-        label = ",".join(f"{k}={v}" for k, v in shape.items())
-        try:
-            got = ker.run(*[_padded(t) for t in inputs])
-            torch.cuda.synchronize()
-            want = ref.reference(*inputs)
-            # fp32 tl.dot runs in TF32 on the GPU, so at K=2064 single elements drift past any fixed tolerance; a
-            # wrong tile is NaN (the padding) or off by O(1): finite, and 0.5 % normwise (TF32 gives about 0.05 %)
-            got, want = got.float(), want.float()
-            close = torch.allclose(got, want, atol=max(ref.ATOL, 2e-2), rtol=2e-2)
-            normwise = float(torch.linalg.vector_norm(got - want) / torch.linalg.vector_norm(want).clamp_min(1e-30))
-            out[label] = bool(torch.isfinite(got).all()) and (close or normwise < 5e-3)
-        except Exception as exc:  # a kernel that raises at a size is wrong there
-            out[label] = f"{type(exc).__name__}: {exc}"[:200]
-    return out
+
+def _correct_on_cuda(folder: Path, shapes: list[dict[str, int]]) -> None:
+    """:func:`_correct_padded` compiled for the GPU (no interpreter), the inputs padded with NaN there too."""
+    assert_correct(folder, shapes, _close_padded, prepare=_padded)
 
 
 @pytest.mark.gpu
@@ -1148,8 +1137,7 @@ def test_the_variants_written_kernels_compile_and_hold_on_a_gpu(
         helper: [{"M": 20, "N": 32}, {"M": 33, "N": 48}, {"M": 3001, "N": 4112}],
     }  # fmt: skip
     for folder, shapes in cases.items():
-        got = _correct_on_cuda(folder, shapes)
-        assert all(v is True for v in got.values()), (folder.name, got)
+        _correct_on_cuda(folder, shapes)
 
 
 @pytest.mark.gpu
@@ -1182,12 +1170,7 @@ def test_the_hunt_s_written_kernels_compile_and_hold_on_a_gpu(tmp_path: Path, mo
         ],
     }
     for name, (pick, guard) in picks.items():
-        folder = _copy(name, tmp_path)
-        written, _ = _tune_edit(folder, pick)
-        assert written is not None and f"{guard}  # kernelopt: tuned" in written, (name, written)
-        (folder / "kernel.py").write_text(written)
-        got = _correct_on_cuda(folder, cases[name])
-        assert all(v is True for v in got.values()), (name, got)
+        _correct_on_cuda(written_pick(_copy(name, tmp_path), pick, f"{guard}  # kernelopt: tuned"), cases[name])
 
 
 @pytest.mark.gpu
@@ -1221,12 +1204,7 @@ def test_the_eighth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
         "mm_group_autotune": [{"M": 48, "N": 24, "K": 16}, {"M": 1000, "N": 1500, "K": 300}],
     }
     for name, (pick, form) in picks.items():
-        folder = _copy(name, tmp_path)
-        written, _ = _tune_edit(folder, pick)
-        assert written is not None and form in written, (name, written)
-        (folder / "kernel.py").write_text(written)
-        got = _correct_on_cuda(folder, cases[name])
-        assert all(v is True for v in got.values()), (name, got)
+        _correct_on_cuda(written_pick(_copy(name, tmp_path), pick, form), cases[name])
 
 
 @pytest.mark.gpu
@@ -1286,8 +1264,7 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
     (tiles / "kernel.py").write_text(moved)
     cases.append((tiles, [{"M": 130, "N": 130}, {"M": 3001, "N": 2999}]))
     for folder, shapes in cases:
-        got = _correct_on_cuda(folder, shapes)
-        assert all(v is True for v in got.values()), (folder.name, got)
+        _correct_on_cuda(folder, shapes)
 
 
 @pytest.mark.gpu
@@ -1324,5 +1301,4 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
         (described, [{"M": 3001, "N": 100}, {"M": 40, "N": 128}, {"M": 7, "N": 32}]),
     ]
     for folder, shapes in cases:
-        got = _correct_on_cuda(folder, shapes)
-        assert all(v is True for v in got.values()), (folder.name, got)
+        _correct_on_cuda(folder, shapes)

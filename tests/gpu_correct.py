@@ -1,0 +1,99 @@
+"""A kernel checked against its reference, compiled for the GPU, at sizes its ``SHAPES`` need not name: the one loop
+of the trials' GPU tests (tests/test_breaker5_cases.py, test_breaker6_cases.py, test_breaker7_cases.py,
+test_variants_cases.py), each with its own judgement of an output (:data:`Judge`), and the pick written and checked
+(:func:`written_pick`).
+
+Each file kept a near-copy of the loop (``_correct_on_cuda``) and of the pick/edit/check one (leftovers10). The loop
+runs the kernel on copies of the inputs (or on what ``prepare`` makes of them: NaN around each) and the reference on
+other copies, so an input either changes in place is compared too where the judgement asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+#: Where the GPU tests run their kernels (a test of this module runs the loop on the CPU in Triton's interpreter).
+DEVICE = "cuda"
+
+
+@dataclass
+class Ran:
+    """One size's run: ``ref`` the reference module, ``got`` and ``want`` the kernel's and the reference's outputs,
+    ``mine`` and ``theirs`` the inputs each was given (after the run), ``inputs`` the inputs as built."""
+
+    ref: ModuleType
+    got: Any
+    want: Any
+    mine: list[Any]
+    theirs: list[Any]
+    inputs: list[Any]
+
+
+Judge = Callable[[Ran], "bool | str"]
+"""A run -> ``True`` when correct, else ``False`` or what was wrong."""
+
+
+def _clone(t: Any) -> Any:
+    return t.clone() if hasattr(t, "clone") else t
+
+
+def correct_on_device(
+    folder: Path,
+    shapes: Sequence[dict[str, int]],
+    judge: Judge,
+    *,
+    kernel_py: Path | None = None,
+    prepare: Callable[[Any], Any] = _clone,
+) -> dict[str, object]:
+    """The kernel of ``folder`` (or ``kernel_py``) against ``folder``'s reference on :data:`DEVICE` at each of
+    ``shapes`` (seed 0): {label: ``judge``'s verdict, or the error the run raised (a kernel that raises at a size is
+    wrong there)}."""
+    import torch
+
+    from tests.conftest import load_fresh
+
+    ref = load_fresh(folder / "reference.py", f"_gpu_ref_{folder.name}")
+    ker = load_fresh(kernel_py or folder / "kernel.py", f"_gpu_ker_{folder.name}")
+    out: dict[str, object] = {}
+    for shape in shapes:
+        torch.manual_seed(0)
+        inputs = ref.get_inputs(**shape, device=DEVICE)
+        label = ",".join(f"{k}={v}" for k, v in shape.items())
+        mine, theirs = [prepare(t) for t in inputs], [_clone(t) for t in inputs]
+        try:
+            got = ker.run(*mine)
+            if DEVICE.startswith("cuda"):
+                torch.cuda.synchronize()
+            want = ref.reference(*theirs)
+            out[label] = judge(Ran(ref, got, want, mine, theirs, inputs))
+        except Exception as exc:  # a kernel that raises at a size is wrong there
+            out[label] = f"{type(exc).__name__}: {exc}"[:200]
+    return out
+
+
+def assert_correct(
+    folder: Path,
+    shapes: Sequence[dict[str, int]],
+    judge: Judge,
+    *,
+    kernel_py: Path | None = None,
+    prepare: Callable[[Any], Any] = _clone,
+) -> None:
+    """:func:`correct_on_device` holds at every size (the failing sizes in the message)."""
+    got = correct_on_device(folder, shapes, judge, kernel_py=kernel_py, prepare=prepare)
+    assert all(v is True for v in got.values()), (folder.name, kernel_py, got)
+
+
+def written_pick(folder: Path, pick: dict[str, int], form: str) -> Path:
+    """``folder``'s kernel.py replaced by what ``kernelopt tune`` writes when its session picks ``pick``
+    (:func:`tests.test_breaker_cases._tune_edit`), checked to hold ``form`` (the guard or line the fix writes)."""
+    from tests.test_breaker_cases import _tune_edit
+
+    written, _ = _tune_edit(folder, pick)
+    assert written is not None and form in written, (folder.name, written)
+    (folder / "kernel.py").write_text(written)
+    return folder
