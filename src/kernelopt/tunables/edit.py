@@ -7,7 +7,7 @@ import difflib
 import itertools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +225,41 @@ def pin_configs(
     return EditResult(path=filename, edits=[], diff=edit_diff(source, new_source, filename), new_source=new_source)
 
 
+def _with_list(source: str, span: Any, user_text: str, items: Sequence[str]) -> str:
+    """``source`` with the list at ``span`` (its text offsets) written as ``items``, laid out as the user's list
+    (``user_text``) is: one config a line when theirs is, or when one line would pass 100 characters."""
+    lines = user_text.splitlines()
+    line_start = source.rfind("\n", 0, span.start) + 1
+    opened = source[line_start : span.start]
+    if len(lines) > 2:  # the user's list is written one config a line: so is this one
+        indent = lines[1][: len(lines[1]) - len(lines[1].lstrip())]
+        close = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())]
+        text = "[\n" + "".join(f"{indent}{item},\n" for item in items) + f"{close}]"
+    elif len(opened) + sum(len(i) + 2 for i in items) > 100:  # too long for one line: one config a line
+        close = opened[: len(opened) - len(opened.lstrip())]
+        text = "[\n" + "".join(f"{close}    {item},\n" for item in items) + f"{close}]"
+    else:
+        text = "[" + ", ".join(items) + "]"
+    return source[: span.start] + text + source[span.end :]
+
+
+def distinct_configs(source: str, kernel: str, filename: str = "kernel.py") -> str:
+    """``source`` with each entry of ``kernel``'s literal autotune list that repeats an earlier one (the same text)
+    left out. A pick written into every literal entry of a list whose entries cannot all be read (grouped_gemm's
+    ``NUM_SM: num_sms()`` beside three literal ones) made three identical configs: the autotuner times each, and a
+    reader sees three lines where the tune wrote one config (leftovers10). The entry a computation keeps
+    (``num_sms()``) differs, and stays."""
+    an, _, _ = analyze(source, filename)
+    expr = an.autotune_configs_expr(kernel)
+    if not isinstance(expr, cst.List):
+        return source
+    items = list(dict.fromkeys(_code(e.value) for e in expr.elements))
+    if len(items) == len(expr.elements):
+        return source
+    span = an.span(expr)
+    return _with_list(source, span, source[span.start : span.end], items)
+
+
 def keep_pruned_fallback(
     source: str, pinned: str, kernel: str, *, filename: str = "kernel.py"
 ) -> tuple[str, str] | None:
@@ -272,19 +307,7 @@ def keep_pruned_fallback(
         return None
     span, was = after.span(expr), an.span(original)
     items = [*(_code(e.value) for e in expr.elements), *extra]
-    lines = source[was.start : was.end].splitlines()
-    line_start = pinned.rfind("\n", 0, span.start) + 1
-    opened = pinned[line_start : span.start]
-    if len(lines) > 2:  # the user's list is written one config a line: so is this one
-        indent = lines[1][: len(lines[1]) - len(lines[1].lstrip())]
-        close = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())]
-        text = "[\n" + "".join(f"{indent}{item},\n" for item in items) + f"{close}]"
-    elif len(opened) + sum(len(i) + 2 for i in items) > 100:  # too long for one line: one config a line
-        close = opened[: len(opened) - len(opened.lstrip())]
-        text = "[\n" + "".join(f"{close}    {item},\n" for item in items) + f"{close}]"
-    else:
-        text = "[" + ", ".join(items) + "]"
-    new_source = pinned[: span.start] + text + pinned[span.end :]
+    new_source = _with_list(pinned, span, source[was.start : was.end], items)
     if asserts:
         return new_source, (
             f"{kernel}'s tl.static_assert({asserts[0]}) reads a tuned knob beside a size: a tuned config may fail "
