@@ -57,6 +57,7 @@ def list_screen(source: str, kernel: str) -> ListScreen | None:
     if deco is None:
         return None
     reader = _Reader(tree.module, tree.positions)
+    reader.at = _defined_at(tree.module, kernel)
     configs = _argument(deco, "configs", 0)
     if configs is not None:
         reader.read(configs, _DEPTH)
@@ -77,6 +78,13 @@ def _autotune_call(module: cst.Module, kernel: str) -> cst.Call | None:
                 if isinstance(d.decorator, cst.Call) and dotted(d.decorator.func).split(".")[-1] == "autotune":
                     return d.decorator
     return None
+
+
+def _defined_at(module: cst.Module, kernel: str) -> int:
+    """The place of the module-level ``def`` of ``kernel`` among the module's statements (after the last when it is
+    nested): its decorator reads the names bound before it."""
+    body = module.body
+    return next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value == kernel), len(body))
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
@@ -103,6 +111,9 @@ class _Reader:
         self.filters: list[ListFilter] = []
         self.unread: list[str] = []
         self.globals = _module_names(module)
+        #: The module statement a name read now is read at: it names the last assignment before it
+        #: (``configs = [...]`` then ``configs = list(filter(keep, configs))``: the second reads the first).
+        self.at = len(module.body)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node).strip()
@@ -112,9 +123,11 @@ class _Reader:
 
     def read(self, expr: cst.BaseExpression, depth: int) -> None:
         if isinstance(expr, cst.Name) and depth > 0:
-            value = self.assigned(expr.value)
+            value, at = self.assigned(expr.value)
             if value is not None:
+                outer, self.at = self.at, at
                 self.read(value, depth - 1)
+                self.at = outer
             if isinstance(value, cst.List) and not value.elements:  # configs = [] and a loop appending to it
                 sites: list[_Site] = []
                 self.appended(expr.value, self.module.body, [], [], sites)
@@ -210,11 +223,13 @@ class _Reader:
         else:
             self.read(value, depth)
 
-    def assigned(self, name: str) -> cst.BaseExpression | None:
-        """The value of the one module-level ``name = ...`` (``None`` when there is none, or several)."""
+    def assigned(self, name: str) -> tuple[cst.BaseExpression | None, int]:
+        """The value of the last module-level ``name = ...`` before the statement read now (:attr:`at`) and that
+        statement's place (``None`` when there is none): a list rebound under its own name, ``configs =
+        list(filter(keep, configs))``, is the filter over the list bound before it, as Python runs it."""
         found = [
-            small.value
-            for stmt in self.module.body
+            (small.value, i)
+            for i, stmt in enumerate(self.module.body[: self.at])
             if isinstance(stmt, cst.SimpleStatementLine)
             for small in stmt.body
             if isinstance(small, cst.Assign)
@@ -222,7 +237,7 @@ class _Reader:
             and isinstance(small.targets[0].target, cst.Name)
             and small.targets[0].target.value == name
         ]
-        return found[0] if len(found) == 1 else None
+        return found[-1] if found else (None, self.at)
 
     def appended(
         self,
