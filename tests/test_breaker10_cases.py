@@ -86,3 +86,74 @@ def test_a_float_narrowed_to_fp8_in_the_interpreter_is_rounded_and_saturated_as_
             widen[(1,)](codes, back, N=256)
             torch.testing.assert_close(back, codes.float(), equal_nan=True, rtol=0, atol=0)
     _all_correct(DATA / "fp8_row", [{"M": 2, "N": 5000}, {"M": 3, "N": 17}])
+
+
+# ------------------------------------------------------------------------------------- wrong kernels written
+
+
+TWO_SIZES = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _softmax_rows(x_ptr, y_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    m = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=m, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=1)[:, None])
+    tl.store(y_ptr + rows[:, None] * N + cols[None, :], e / tl.sum(e, axis=1)[:, None], mask=m)
+
+
+def run(x):
+    M, N = x.shape
+    y = torch.empty_like(x)
+    BLOCK_M = 4 if M <= 64 else 8
+    BLOCK_N = triton.next_power_of_2(N)
+    _softmax_rows[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+    return y
+"""
+
+TWO_SIZES_REFERENCE = """import torch
+
+SHAPES = [{"M": 20, "N": 100}, {"M": 100, "N": 60}]
+ATOL = 1e-5
+RTOL = 1e-5
+
+
+def get_inputs(M=20, N=100, device="cpu"):
+    return [torch.randn(M, N, generator=torch.Generator().manual_seed(M + N)).to(device)]
+
+
+def reference(x):
+    return torch.softmax(x, dim=1)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_computed_setting_that_does_not_read_the_table_s_size_stays_at_its_computation(tmp_path: Path) -> None:
+    """Seen on 2026-12-06 (mamba_ssu, Mamba's ``selective_state_update``: ``BLOCK_SIZE_M`` from ``dstate`` in the
+    launching function, ``BLOCK_SIZE_DSTATE`` a heuristic of ``args["dstate"]``): ``tune`` wrote both in one table
+    over the launcher's ``dstate``, the heuristic's lambda ``128 if dstate <= 100 else ...``, whose check failed
+    "NameError: name 'dstate' is not defined". ``_table_plan`` keeps a setting that does not read the table's size
+    at its computation; the edit tabled every computed setting regardless. The same with two launcher sizes wrote a
+    wrong kernel: a one-block ``BLOCK_N = next_power_of_2(N)`` beside ``BLOCK_M`` computed from ``M``, a pick of
+    ``BLOCK_M=16, BLOCK_N=128``, was written ``if M <= 100: BLOCK_N = 128``: at 20 rows of 1000 columns, which the
+    original handled, 872 columns of each row never normalized. Only the settings reading the size are tabled."""
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = tmp_path / "two_sizes"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(TWO_SIZES)
+    (folder / "reference.py").write_text(TWO_SIZES_REFERENCE)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 128})
+    assert written is not None, note
+    assert "    if M <= 100:  # kernelopt: tuned\n        BLOCK_M = 16\n" in written
+    assert "BLOCK_N = 128" not in written and "BLOCK_N kept at its computation (it does not read M)" in (note or "")
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 1000}, {"M": 7, "N": 3}])
+    # the heuristic of mamba_ssu stays a lambda of args: no launcher name in it
+    mamba, note = _tune_edit(_copy("mamba_ssu", tmp_path), {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_DSTATE": 128})
+    assert mamba is not None, note
+    assert 'lambda args: triton.next_power_of_2(args["dstate"])' in mamba and "if dstate <= 100:" in mamba

@@ -1095,7 +1095,11 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
             f"{', '.join(names)} computed from {reads}, which the SHAPES entries do not name: a table bounded by "
             "the sizes checked cannot be written"
         )
-    size = plan[1]
+    # only the settings whose computation reads the size go in its table (breaker10: a one-block BLOCK_N =
+    # next_power_of_2(N) beside a BLOCK_M computed from M was written 'if M <= 100: BLOCK_N = 128', wrong at
+    # N = 1000); the others stay at their computation, as _table_plan says and judge_choice judged
+    left = [n for n in names if n not in plan[0]]
+    names, size = plan
     rows, _ = _rows(tuning, names, size)
     if not rows:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
@@ -1120,6 +1124,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         f"{', '.join(names)} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
         "original computation"
     )
+    if left:
+        note += f"; {', '.join(left)} kept at its computation (it does not read {size})"
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
 
 
