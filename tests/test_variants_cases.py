@@ -1207,6 +1207,39 @@ def test_the_eighth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
         _correct_on_cuda(written_pick(_copy(name, tmp_path), pick, form), cases[name])
 
 
+def _running_max_as_a_tile(source: str) -> str:
+    """tile_lse_zero with its running row max kept as a tile and reduced after the loop: the same values, in a form
+    Triton 3.6 compiles for sm_90. Its own form (``m = tl.maximum(m, tl.max(x, axis=1))`` in the loop) fails there in
+    the TritonGPUOptimizeThreadLocality pass whenever N is a multiple of 16, the original's tiles included (H100,
+    2026-12-06: ``PassManager::run failed`` at every size; reproduced on a machine without a GPU by
+    ``triton.compile`` for ``GPUTarget("cuda", 90, 32)`` with N's divisibility), so the GPU test of what the fill
+    rule writes runs on the twin."""
+    twin = source.replace(
+        'm = tl.full((BLOCK_M,), float("-inf"), tl.float32)',
+        'mt = tl.full((BLOCK_M, BLOCK_N), float("-inf"), tl.float32)',
+    ).replace("        m = tl.maximum(m, tl.max(x, axis=1))", "        mt = tl.maximum(mt, x)")
+    twin = twin.replace(
+        "    s = tl.zeros((BLOCK_M,), tl.float32)",
+        "    m = tl.max(mt, axis=1)\n    s = tl.zeros((BLOCK_M,), tl.float32)",
+    )
+    assert twin.count("mt") == 4, twin
+    return twin
+
+
+def test_tile_lse_zero_s_gpu_twin_is_read_and_written_as_the_original(tmp_path: Path) -> None:
+    """The twin the GPU test runs (:func:`_running_max_as_a_tile`) is the original in every reading that matters: its
+    row block moved plainly with the grid, its column block guarded (v22), the same written run()."""
+    original = _copy("tile_lse_zero", tmp_path)
+    twin = _copy("tile_lse_zero", tmp_path / "twin")
+    (twin / "kernel.py").write_text(_running_max_as_a_tile((twin / "kernel.py").read_text()))
+    runs = []
+    for folder in (original, twin):
+        written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+        assert written is not None and "    if N % 64 == 0:  # kernelopt: tuned\n" in written, note
+        runs.append(written.split("def run")[1])
+    assert runs[0] == runs[1], runs
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
@@ -1231,6 +1264,7 @@ def test_the_ninth_hunt_s_written_kernels_compile_and_hold_on_a_gpu(
     (var / "kernel.py").write_text(written)
     cases.append((var, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3000, "n_cols": 2944}, {"n_rows": 5, "n_cols": 128}]))
     tile = _copy("tile_lse_zero", tmp_path)
+    (tile / "kernel.py").write_text(_running_max_as_a_tile((tile / "kernel.py").read_text()))
     written, _ = _tune_edit(tile, {"BLOCK_M": 32, "BLOCK_N": 64})
     assert written is not None and "if N % 64 == 0:  # kernelopt: tuned" in written, written
     (tile / "kernel.py").write_text(written)
