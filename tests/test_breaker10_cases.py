@@ -88,6 +88,28 @@ def test_a_float_narrowed_to_fp8_in_the_interpreter_is_rounded_and_saturated_as_
     _all_correct(DATA / "fp8_row", [{"M": 2, "N": 5000}, {"M": 3, "N": 17}])
 
 
+def test_the_gate_checks_an_fp8_output() -> None:
+    """Seen on 2026-12-06, after the conversion above: ``validate fp8_row --device cpu`` still failed "the worker
+    exited with code 1 without a result: NotImplementedError: "isfinite" not implemented for 'Float8_e4m3fn'" (the
+    reference's outputs screened for NaN), then "aminmax_cpu" (the output's range): torch has neither for an 8-bit
+    float. Both read it widened; ``tune``'s check, which compared it widened already, said the same."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.worker import _fail_if_reference_not_finite
+
+    ref = (torch.linspace(-400, 400, 300).reshape(3, 100)).to(torch.float8_e4m3fn)
+    scale = torch.rand(3)
+    _fail_if_reference_not_finite(None, (ref, scale), "case 0")  # type: ignore[arg-type]
+    hi = (ref.float(), scale.double())
+    same = check_outputs((ref.clone(), scale.clone()), (ref, scale), hi, atol=0, rtol=1e-6, device_type="cpu")
+    assert same.message is None, same
+    off = ref.clone()
+    off[1, 7] = torch.tensor(-16.0).to(torch.float8_e4m3fn)  # 31.6 stored a binade low, as the interpreter did
+    wrong = check_outputs((off, scale), (ref, scale), hi, atol=0, rtol=1e-6, device_type="cpu")
+    assert wrong.message is not None and "(1, 7)" in wrong.message, wrong
+
+
 # ------------------------------------------------------------------------------------- wrong kernels written
 
 

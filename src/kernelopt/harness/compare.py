@@ -397,7 +397,9 @@ class _Scan:
         """Count a chunk whose every element is finite (a clean chunk of the fast pass) into the output's range."""
         if o.numel() == 0:
             return
-        lo, hi = torch.aminmax(o.detach() if floating else o.detach().to(torch.int64))
+        # an 8-bit float (fp8 quantization's output) has no aminmax on the CPU: its range read widened
+        wide = o.detach().float() if floating and o.element_size() == 1 else o.detach()
+        lo, hi = torch.aminmax(wide if floating else o.detach().to(torch.int64))
         self.out_finite += o.numel()
         self.out_min = min(self.out_min, float(lo.item()))
         self.out_max = max(self.out_max, float(hi.item()))
