@@ -133,6 +133,40 @@ def test_a_pick_written_into_every_literal_entry_of_a_list_is_written_once(tmp_p
     ], configs
 
 
+@pytest.mark.timeout(180)
+def test_a_rope_group_size_is_a_knob_where_any_value_stays_correct(tmp_path: Path) -> None:
+    """leftovers10, breaker9's rope_group: Unsloth's ``ROPE_GROUP_SIZE`` (heads a program), a module constant the host
+    counts the groups with (``divmod`` and its remainder) and the kernel's constexpr default, never passed, was no
+    knob (its name matched no rule). A work group is one (:mod:`kernelopt.tunables.groups`) where the kernel bounds a
+    group's end (``min(head_start + G, n_heads)``) and the launch counts groups by a ceiling: both are moved, and a
+    value that does not divide the heads is correct (8 at 6 and 5 heads). A group with no bound on its end,
+    counted by a floor, or spanning a block (a quantization group) stays no knob, and says why."""
+    folder = _copy("rope_group", tmp_path)
+    source = (folder / "kernel.py").read_text()
+    [group] = [t for t in discover_source(source) if t.name == "ROPE_GROUP_SIZE"]
+    assert group.value == 4 and group.categories and group.categories[0].value == "occupancy"
+    shapes = [{"B": 1, "T": 3, "H": 6, "D": 32}, {"B": 1, "T": 2, "H": 5, "D": 16}]
+    from kernelopt.tunables import apply_source
+    from kernelopt.tunables.guard import guard_edit
+
+    written = guard_edit(source, apply_source(source, {group.key: 8}).new_source).new_source  # tune's literal edit
+    assert written is not None
+    assert "\nROPE_GROUP_SIZE = 8\n" in written and "ROPE_GROUP_SIZE: tl.constexpr = 8," in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, shapes)
+    unbounded = source.replace("min((head_start + ROPE_GROUP_SIZE), n_heads)", "head_start + ROPE_GROUP_SIZE")
+    floor = source.replace("n_groups = div + (mod != 0)", "n_groups = div")
+    block = source.replace("col_offsets = tl.arange(0, BLOCK_SIZE)", "col_offsets = tl.arange(0, ROPE_GROUP_SIZE * 8)")
+    for text, why in [
+        (unbounded, "no bound on a group's end"),
+        (floor, "does not count the groups of 'ROPE_GROUP_SIZE' with a ceiling"),
+        (block, "spans a block of the kernel"),
+    ]:
+        assert text != source
+        [found] = [t for t in discover_source(text) if t.name == "ROPE_GROUP_SIZE"]
+        assert found.refused_reason is not None and why in found.refused_reason, found.refused_reason
+
+
 # ------------------------------------------------------------------------------------- wrong kernels written
 
 

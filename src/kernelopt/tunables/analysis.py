@@ -22,6 +22,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
 from kernelopt.tunables.filters import filter_sizes
+from kernelopt.tunables.groups import group_refusal
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
     ABSENT_OPTION_SOURCE,
@@ -29,6 +30,7 @@ from kernelopt.tunables.knobs import (
     LAUNCH_OPTIONS,
     LOOP_OPTIONS,
     absent_options,
+    is_work_group,
     knob_rule,
     semantic_reason,
 )
@@ -758,6 +760,14 @@ class _Analyzer:
             self._filters[kernel] = filter_sizes(kdef.node)
         return self._filters[kernel].get(name)
 
+    def group_size(self, kernel: str | None, name: str, la: _Launch) -> str | None:
+        """Why the work group ``name`` of ``kernel`` is no knob at the launch ``la``
+        (:func:`~kernelopt.tunables.groups.group_refusal`), or ``None``."""
+        kdef = self.jit_kernel(kernel)
+        if kdef is None:
+            return None
+        return group_refusal(kdef.node, la.func.node if la.func is not None else None, name)
+
     def jit_kernel(self, name: str | None) -> _FuncInfo | None:
         """The ``@triton.jit`` function named ``name`` in this file (only when unique)."""
         if not name:
@@ -1380,6 +1390,7 @@ class _Analyzer:
             computed = self.code(expr)
         value = lit.value if lit else None
         window = self.filter_size(kname, name) if name not in LAUNCH_OPTIONS else None
+        window = window or (self.group_size(kname, name, la) if is_work_group(name) else None)
         semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
         shapes_output = self.sizes_output(expr, la.func) if not semantic and name not in LAUNCH_OPTIONS else None
         if semantic:

@@ -70,6 +70,16 @@ class _KnobRule:
     legality: Legality
 
 
+#: A work group's name (Unsloth's ``ROPE_GROUP_SIZE``: heads a program): a knob only where the kernel and its launch
+#: keep any value correct (:func:`kernelopt.tunables.groups.group_refusal`).
+WORK_GROUP = r"^[A-Z][A-Z0-9]*_GROUP_SIZE$"
+
+
+def is_work_group(name: str) -> bool:
+    """Whether ``name`` names a work group (:data:`WORK_GROUP`)."""
+    return re.match(WORK_GROUP, name, re.IGNORECASE) is not None
+
+
 def _rule(regex: str, cats: Iterable[ActionCategory], **legal: Any) -> _KnobRule:
     return _KnobRule(re.compile(regex, re.IGNORECASE), tuple(cats), Legality(**legal))
 
@@ -129,6 +139,13 @@ _KNOB_RULES: tuple[_KnobRule, ...] = (
         source=_LEGAL_SOURCE_TRITON_ARANGE,
     ),
     _rule(r"^GROUP(_SIZE)?(_[MN])?$", [AC.L2_RASTERIZATION], minimum=1, source="grouped tile ordering: group >= 1"),
+    _rule(
+        WORK_GROUP,
+        [AC.OCCUPANCY],
+        minimum=1,
+        source="items a program handles in a loop bounded by min(start + G, n), the groups counted by a ceiling: any "
+        "count >= 1 (kernelopt.tunables.groups)",
+    ),
     _rule(r"^SPLIT_?K$", [AC.SPLIT_K], minimum=1, source="split-K factor >= 1"),
     _rule(
         r"^(NUM_KV_SPLITS|KV_SPLITS|NUM_SPLITS|SPLIT_KV|NUM_SPLITS_KV)$",
