@@ -8,17 +8,18 @@ strict xfail is a defect found and not yet fixed."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import random
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
+from kernelopt.harness.fences import fenced_outputs as _fenced_outputs
+from kernelopt.harness.fences import padded as _padded
+from kernelopt.harness.fences import trespassed as _trespassed
 from kernelopt.tunables import discover_source
 from tests.gpu_correct import Ran, assert_correct, written_pick
 from tests.test_breaker_cases import _tune_edit
@@ -33,56 +34,6 @@ def _copy(name: str, tmp_path: Path) -> Path:
 def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
     got = _correct_padded(folder, shapes)
     assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
-
-
-PAD = 4096
-"""Elements of NaN on each side of every floating-point input (:func:`_padded`)."""
-
-
-def _padded(t: Any, fences: list[Any] | None = None) -> Any:
-    """``t`` with its strides, in the middle of a buffer of NaN: a kernel that reads past the end of an input (a
-    block that does not divide the size, its mask removed) reads NaN, not whatever memory lies there (zeros, at
-    times, which hid the wrong K tiles of mm_evenk), and one that writes past it writes into the buffer, not into the
-    process's heap. ``fences``: each buffer is added, with the length of its middle, for :func:`_trespassed`."""
-    import torch
-
-    if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
-        return t
-    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True)) if t.numel() else 0
-    buf = torch.full((span + 2 * PAD,), float("nan"), dtype=t.dtype, device=t.device)
-    view = buf.as_strided(t.shape, t.stride(), PAD)
-    view.copy_(t)
-    if fences is not None:
-        fences.append((buf, span))
-    return view
-
-
-@contextlib.contextmanager
-def _fenced_outputs(fences: list[Any]) -> Iterator[None]:
-    """While a kernel's ``run()`` runs, ``torch.empty`` and ``torch.empty_like`` give floating-point tensors in the
-    middle of NaN (:func:`_padded`), so a store past an output's end (a column tile that does not divide N, its mask
-    removed: transpose_rowmask) is seen, not a corrupt heap that aborts the process later."""
-    import torch
-
-    empty, empty_like = torch.empty, torch.empty_like
-
-    def fenced_empty(*args: Any, **kwargs: Any) -> Any:
-        return _padded(empty(*args, **kwargs), fences)
-
-    def fenced_like(*args: Any, **kwargs: Any) -> Any:
-        return _padded(empty_like(*args, **kwargs), fences)
-
-    with mock.patch.object(torch, "empty", fenced_empty), mock.patch.object(torch, "empty_like", fenced_like):
-        yield
-
-
-def _trespassed(fences: list[Any]) -> bool:
-    """Whether a kernel wrote into the NaN around an input or an output (:func:`_padded`)."""
-    import torch
-
-    return any(
-        not (bool(torch.isnan(buf[:PAD]).all()) and bool(torch.isnan(buf[PAD + span :]).all())) for buf, span in fences
-    )
 
 
 def _correct_padded(folder: Path, shapes: list[dict[str, int]]) -> dict[str, object]:

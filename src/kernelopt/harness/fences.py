@@ -1,0 +1,69 @@
+"""Tensors in the middle of NaN: a kernel that reads past the end of a buffer reads NaN, and one that writes past it
+writes into NaN that is read back afterwards.
+
+In Triton's interpreter a kernel reads and writes raw host memory: a block that does not divide a size, its mask
+removed, read zeros at times (the wrong K tiles of mm_evenk passed by luck) and a column tile stored past an
+output's end passed its check and aborted the process later (transpose_rowmask). :func:`padded` gives an input its
+strides inside a buffer of NaN; :func:`fenced_outputs` gives what ``torch.empty`` and ``torch.empty_like`` allocate
+while a kernel's ``run()`` runs the same; :func:`trespassed` says whether anything was written into the NaN. Used by
+the net behind the rules (:mod:`kernelopt.tuning.net`) and the variants' property test.
+
+torch is imported inside the functions: importing this module does nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+from unittest import mock
+
+PAD = 4096
+"""Elements of NaN on each side of every floating-point tensor (:func:`padded`)."""
+
+Fences = list[tuple[Any, int]]
+"""Each NaN buffer :func:`padded` made and the length of its middle (the tensor's span), for :func:`trespassed`."""
+
+
+def padded(t: Any, fences: Fences | None = None) -> Any:
+    """``t`` with its strides, in the middle of a buffer of NaN (a floating-point tensor; anything else as it is).
+
+    ``fences``: each buffer is added with the length of its middle, for :func:`trespassed`."""
+    import torch
+
+    if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
+        return t
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True)) if t.numel() else 0
+    buf = torch.full((span + 2 * PAD,), float("nan"), dtype=t.dtype, device=t.device)
+    view = buf.as_strided(t.shape, t.stride(), PAD)
+    view.copy_(t)
+    if fences is not None:
+        fences.append((buf, span))
+    return view
+
+
+@contextlib.contextmanager
+def fenced_outputs(fences: Fences) -> Iterator[None]:
+    """While the block runs, ``torch.empty`` and ``torch.empty_like`` give floating-point tensors in the middle of NaN
+    (:func:`padded`), each fence added to ``fences``: a store past an output's end is seen, not a corrupt heap."""
+    import torch
+
+    empty, empty_like = torch.empty, torch.empty_like
+
+    def fenced_empty(*args: Any, **kwargs: Any) -> Any:
+        return padded(empty(*args, **kwargs), fences)
+
+    def fenced_like(*args: Any, **kwargs: Any) -> Any:
+        return padded(empty_like(*args, **kwargs), fences)
+
+    with mock.patch.object(torch, "empty", fenced_empty), mock.patch.object(torch, "empty_like", fenced_like):
+        yield
+
+
+def trespassed(fences: Fences) -> bool:
+    """Whether anything was written into the NaN around a tensor of ``fences`` (:func:`padded`)."""
+    import torch
+
+    return any(
+        not (bool(torch.isnan(buf[:PAD]).all()) and bool(torch.isnan(buf[PAD + span :]).all())) for buf, span in fences
+    )
