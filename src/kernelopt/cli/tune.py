@@ -719,6 +719,8 @@ def _render(
     note = note_beside(tuning.edit_note, verdict)
     if note:
         info(note)
+    if tuning.net is not None and tuning.net.failed is None:  # a failure is the note's
+        info(tuning.net.line())
     if r.unretimed:
         info(r.unretimed)
     if diff:

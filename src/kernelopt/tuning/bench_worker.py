@@ -56,6 +56,7 @@ from kernelopt.tuning.checks import (
     run_candidate,
     synchronize,
 )
+from kernelopt.tuning.net import DerivedProblems, SizeRequest
 from kernelopt.tuning.noise import needs_more
 from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit_problem
 from kernelopt.worker.messages import USER_CODE, FailureKind, JsonObject
@@ -95,6 +96,7 @@ class BenchKind(StrEnum):
 
     EVALUATE = "evaluate"
     RETIME = "retime"
+    SIZE = "size"  # one kernel file checked at a size the SHAPES entries do not name (kernelopt.tuning.net)
 
 
 class BenchPlan(BaseModel):
@@ -454,6 +456,7 @@ class BenchService:
         self.peak: _Peak | None = None
         self.need: MemoryNeed | None = None
         self.interpreted = False  # Triton kernels run in its interpreter (the CPU): one call may take seconds
+        self.derived = DerivedProblems()  # the net's size, built beside the problem (kernelopt.tuning.net)
 
     # -- setup --------------------------------------------------------------------------------------
 
@@ -540,6 +543,13 @@ class BenchService:
             retime = RetimeRequest.model_validate(payload)
             replies = self.retime([Path(p) for p in retime.paths], calls_per_sample=retime.calls_per_sample)
             return RetimeReply(results=replies).model_dump(mode="json")
+        if kind == BenchKind.SIZE:
+            at = SizeRequest.model_validate(payload)
+            assert self.loaded is not None and self.peak is not None
+            self.peak.reset()
+            return self._reply(Path(at.path), self.derived.check(self.loaded, Path(at.path), at.shape)).model_dump(
+                mode="json"
+            )
         raise ValueError(f"the bench service has no request kind {kind!r}")
 
     def _reply(self, path: Path, verdict: Verdict, **extra: Any) -> BenchReply:
@@ -770,4 +780,6 @@ class BenchService:
             )
 
     def close(self) -> None:
+        if self.loaded is not None:
+            self.derived.release(self.loaded.device)
         self.loaded = None

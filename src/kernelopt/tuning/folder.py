@@ -91,6 +91,7 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
+from kernelopt.tuning.net import NetVerdict, cast, derived_sizes
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
@@ -257,6 +258,7 @@ class FolderTuning:
     edit_note: str | None = None
     guarded: dict[str, Value] | None = None
     check_notes: tuple[str, ...] = ()
+    net: NetVerdict | None = None
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -1016,16 +1018,23 @@ def _runs_the_computation(tuning: FolderTuning, names: list[str], size: str, row
 
 def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvaluator) -> FolderTuning:
     """The edit to write (:func:`shaped_edit`), checked once more on every shape the session ran (the written
-    text is not a candidate when it holds a table); a failing or impossible edit keeps kernel.py as it is and
-    says why (the judgement turns to "not better")."""
+    text is not a candidate when it holds a table) and by the net at sizes the ``SHAPES`` entries do not name
+    (:mod:`kernelopt.tuning.net`); a failing or impossible edit keeps kernel.py as it is and says why (the judgement
+    turns to "not better"). A pick the net fails gives way to the next-best that still beats the current
+    configuration (:func:`_next_picks`), or nothing is written, the line naming the size that failed and why."""
+    known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     try:
-        edit, note = shaped_edit(tuning)
-        if edit is not None and tuning.judgement.table:  # written because the table beats the current kernel
-            note = f"{note}; {tuning.judgement.reason}" if note else tuning.judgement.reason
-        if edit is not None and len(tuning.prepared.shapes) > 1:
-            checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
-            if not checked.outcome.ok:
-                edit, note = None, f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
+        edit, note, net = _checked(tuning, evaluator, known)
+        failed = net.line() if net is not None and net.failed is not None else None
+        for alt in _next_picks(tuning) if failed is not None else []:
+            edit, note, net = _checked(alt, evaluator, known)
+            if edit is not None:
+                picked = f"{failed}: {config_text(tuning.result.best_config)} not written"
+                note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
+                tuning = alt
+                break
+        if edit is None and failed is not None:
+            note = f"{failed}: nothing written"
     except KeyboardInterrupt as exc:  # the session is unfinished: nothing is written
         update = {"stop": StopReason.INTERRUPTED, "interrupted_by": interrupt_signal(exc)}
         result = tuning.result.model_copy(update=update)
@@ -1037,7 +1046,81 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
         edit, note = None, f"already tuned: writing {best} gives kernel.py as it is"
     if edit is None and note is not None:
         judgement = judgement.model_copy(update={"better": False, "reason": note})
-    return replace(tuning, judgement=judgement, edit=edit, edit_made=True, edit_note=note)
+    return replace(tuning, judgement=judgement, edit=edit, edit_made=True, edit_note=note, net=net)
+
+
+NEXT_PICKS = 2
+"""Picks after the first the net checks when the first fails it (each is a shaped edit, a check on the ``SHAPES``
+entries and the net's sizes again: the original's outcomes there are known by then)."""
+
+
+def _checked(
+    tuning: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    known: dict[str, tuple[Outcome, str | None]],
+) -> tuple[EditResult | None, str | None, NetVerdict | None]:
+    """The pick's edit and note after its check on the ``SHAPES`` entries and the net (``None`` when it was not
+    cast: no edit, or kernel.py as it is)."""
+    edit, note = shaped_edit(tuning)
+    if edit is not None and tuning.judgement.table:  # written because the table beats the current kernel
+        note = f"{note}; {tuning.judgement.reason}" if note else tuning.judgement.reason
+    base = tuning.prepared.base_source
+    if edit is None or keep_newlines(base, edit.new_source) == base:
+        return edit, note, None
+    if len(tuning.prepared.shapes) > 1:
+        checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
+        if not checked.outcome.ok:
+            return None, f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})", None
+    net = _cast_net(tuning, evaluator, edit.new_source, known)
+    if net.failed is not None:
+        return None, note, net
+    return edit, note, net
+
+
+def _cast_net(
+    tuning: FolderTuning,
+    evaluator: KernelEvaluator | ShapesEvaluator,
+    written: str,
+    known: dict[str, tuple[Outcome, str | None]],
+) -> NetVerdict:
+    """The net's verdict on ``written`` (:func:`kernelopt.tuning.net.cast`); not cast when the pick moves only
+    launch options (``num_warps``, ``num_stages``: what the kernel computes is the same at every size) or the
+    entries give no size to move."""
+    prepared = tuning.prepared
+    changes = config_changes(tuning.result.best_config or {}, current_values(prepared.tunables), prepared.space.origins)
+    if changes and set(changes) <= set(LAUNCH_OPTIONS):
+        return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
+    sizes = derived_sizes(prepared.shapes)
+    if not sizes:
+        return NetVerdict(not_cast="reference.py's SHAPES entries give no integer size to move")
+    return cast(sizes, prepared.base_source, written, evaluator.check_at, known=known)
+
+
+def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
+    """The session as if it had picked each of the next-fastest configurations that passed (the re-timed first, then
+    the others by their latency), while each still beats the current configuration (:func:`judge_gain`); at most
+    :data:`NEXT_PICKS`, none when the pick is a per-bucket table."""
+    result = tuning.result
+    if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
+        return []
+    skip = {Config.of(c) for c in (result.best_config, result.current_config) if c is not None}
+    ranked: list[Result] = []
+    for pool in (result.retimed, result.results):
+        passed = [r for r in pool if r.outcome.ok and not r.cut_slow and r.latency_us is not None]
+        for r in sorted(passed, key=lambda r: r.latency_us or 0.0):
+            if Config.of(r.config) not in skip:
+                skip.add(Config.of(r.config))
+                ranked.append(r)
+    out: list[FolderTuning] = []
+    min_gain = tuning.prepared.request.min_gain_pct
+    for r in ranked[:NEXT_PICKS]:
+        alt = result.model_copy(update={"best_config": r.config, "best_latency_us": r.latency_us})
+        judgement = judge_gain(alt, min_gain_pct=min_gain)
+        if not judgement.better:
+            break
+        shapes = per_shape(alt.results, alt.retimed, alt.best_config, alt.current_config)
+        out.append(replace(tuning, result=alt, judgement=judgement, per_shape=tuple(shapes)))
+    return out
 
 
 def shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
@@ -1439,6 +1522,8 @@ class TuneSummary(BaseModel):
         within: the sweep the space was cut to (``--within``): complete or cut short, and what its best is called.
         check_notes: what the checks' setup said of them, as ``tune`` warns it on stderr (the reference's float64
             run for its integer outputs skipped for the device's room: :attr:`KernelEvaluator.check_notes`).
+        net: the net's line on the written kernel at sizes the ``SHAPES`` entries do not name
+            (:meth:`~kernelopt.tuning.net.NetVerdict.line`; ``None``: no edit was checked).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -1475,6 +1560,7 @@ class TuneSummary(BaseModel):
     unretimed: str | None = None
     within: WithinSweep | None = None
     check_notes: list[str] = Field(default_factory=list)
+    net: str | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -1543,6 +1629,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         unretimed=r.unretimed,
         within=p.within,
         check_notes=list(tuning.check_notes),
+        net=tuning.net.line() if tuning.net is not None else None,
     )
 
 

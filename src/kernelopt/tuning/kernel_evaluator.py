@@ -63,7 +63,8 @@ from kernelopt.tuning.bench_worker import (
 )
 from kernelopt.tuning.candidate import Config, Outcome, Result, is_computed
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
-from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, workers_that_fit
+from kernelopt.tuning.net import SizeRequest
+from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, workers_that_fit
 from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
@@ -645,6 +646,30 @@ class KernelEvaluator:
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
         return _merge(config, None, answer, timed=False)
+
+    def check_at(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        """Check a kernel source at a size the ``SHAPES`` entries do not name, untimed, in the first bench worker (its
+        inputs and reference built there once for the size, beside the problem: :mod:`kernelopt.tuning.net`); its
+        outcome and the failure's line. In the interpreter a failure starts the worker again (a write past a buffer
+        may have corrupted its heap).
+
+        Raises:
+            ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
+        """
+        self.start()
+        assert self._bench is not None
+        worker = self._bench.workers[0]
+        at = SizeRequest(path=str(self._write(source)), shape=shape)
+        try:
+            answer = worker.request(BenchKind.SIZE, at, self.settings.bench_timeout_s)
+        except WorkerStartError as exc:
+            raise _problem_error(exc) from None
+        if isinstance(answer, Failure):
+            return _bench_failure(answer, "checking")
+        reply = BenchReply.model_validate(answer.payload)
+        if reply.restart or (self.problem.interpreted and not reply.outcome.ok):
+            worker.kill()
+        return reply.outcome, reply.reason
 
     def retime(self, batch: Sequence[Config]) -> list[Result]:
         """Check and time ``batch`` again in one bench worker, interleaved (ABBA rounds); results are ``retimed``."""

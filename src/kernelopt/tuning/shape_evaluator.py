@@ -245,6 +245,11 @@ class ShapesEvaluator:
                 break
         return merge(config, by, shapes=len(self.labels))
 
+    def check_at(self, source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        """The primary shape's :meth:`KernelEvaluator.check_at`: one worker for every size of the net."""
+        self.start()
+        return self.evaluators[0].check_at(source, shape)
+
     @property
     def check_notes(self) -> list[str]:
         """Each entry's :attr:`KernelEvaluator.check_notes`, naming the entry."""

@@ -1,0 +1,238 @@
+"""What the net behind the rules catches, what it refuses wrongly, and what it costs (kernelopt.tuning.net).
+
+Usage::
+
+    TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py cases [--rules off|on] [--only v1,v23]
+    TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
+
+``cases``: the variants of docs/faults.md (v1-v29, the folder and the pick that was written wrong), each pick
+written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
+form each case wrote before its rule; ``on``: as main writes it), then checked as ``tune`` checks it before the
+write (every ``SHAPES`` entry, then the net: :func:`kernelopt.tuning.folder._checked_edit`) in the session's own
+workers on the CPU. One row a case: whether the written text differs from the original, passes the entries, and what
+the net says, with its seconds.
+
+``corpus``: every folder under the DIRs holding kernel.py and reference.py, each integer knob of the launch a session
+tunes doubled and halved alone, written as ``tune`` writes it (rules on) and checked so. A net failure here is a
+written kernel the rules let through: either a wrong kernel (a catch) or a false refusal (judge each by hand).
+Prints one JSON line a pick and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+VARIANTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "variants"
+
+HELPER_GRID = (
+    '\n\ndef _grid(M, N, meta):\n    return (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"]))\n'
+)
+JIT_HELPERS = (
+    "@triton.jit\ndef _load(ptr, offs):\n    return tl.load(ptr + offs)\n\n\n"
+    "@triton.jit\ndef _store(ptr, offs, v):\n    tl.store(ptr + offs, v)\n\n\n"
+)
+
+
+def _helper_grid(source: str) -> str:
+    local = '    def grid(meta):\n        return (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"]))\n\n'
+    return (
+        source.replace(local, "")
+        .replace("import triton.language as tl\n", "import triton.language as tl\n" + HELPER_GRID, 1)
+        .replace("transpose_kernel[grid](", "transpose_kernel[lambda meta: _grid(M, N, meta)](")
+    )
+
+
+def _jit_helpers(source: str) -> str:
+    return (
+        source.replace("@triton.jit\ndef bias_gelu_kernel", JIT_HELPERS + "@triton.jit\ndef bias_gelu_kernel")
+        .replace("x = tl.load(x_ptr + offs)", "x = _load(x_ptr, offs)")
+        .replace("b = tl.load(b_ptr + offs % n_cols)", "b = _load(b_ptr, offs % n_cols)")
+        .replace("tl.store(y_ptr + offs, 0.5 * v * (1.0 + t))", "_store(y_ptr, offs, 0.5 * v * (1.0 + t))")
+    )
+
+
+def _ceiling_grid(source: str) -> str:
+    return source.replace(
+        '(triton.cdiv(n, meta["BLOCK_SIZE"]),)', '((n + meta["BLOCK_SIZE"] - 1) // meta["BLOCK_SIZE"],)'
+    )
+
+
+Case = tuple[str, dict[str, int], Callable[[str], str] | None]
+CASES: dict[str, Case] = {
+    # case: (variant folder, the pick docs/faults.md names, the form's change of the folder's kernel.py)
+    "v1": ("mm_evenk", {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 32}, None),
+    "v2": ("transpose_rowmask", {"BLOCK_N": 32}, None),
+    "v5": ("transpose_rowmask", {"BLOCK_N": 32}, _helper_grid),
+    "v6": ("gelu_nomask", {"BLOCK_SIZE": 512}, _ceiling_grid),
+    "v7": ("gelu_nomask", {"BLOCK_SIZE": 512}, _jit_helpers),
+    "v8": ("transpose_helper_store", {"BLOCK_N": 32}, None),
+    "v9": ("mm_flag_literal", {"BLOCK_K": 32}, None),
+    "v10": ("mm_floor_count", {"BLOCK_K": 32}, None),
+    "v11": ("mm_group_whole", {"GROUP_M": 4}, None),
+    "v12": ("bp_helper_load", {"BLOCK_K": 64}, None),
+    "v13": ("persist_grid_literal", {"NUM_SMS": 8}, None),
+    "v14": ("softmax_helper_rows", {"BLOCK_SIZE": 128}, None),
+    "v15": ("mm_group_autotune", {"GROUP_M": 4}, None),
+    "v16": ("persist_autotune", {"NUM_SMS": 8}, None),
+    "v17": ("splitk_grid_literal", {"SPLIT_K": 8}, None),
+    "v18": ("sum_two_stage", {"BLOCK": 512}, None),
+    "v19": ("pairs_one_block", {"BLOCK": 64}, None),
+    "v20": ("row_max_fill", {"BLOCK": 256}, None),
+    "v21": ("row_var_center", {"BLOCK": 256}, None),
+    "v22": ("tile_lse_zero", {"BLOCK_N": 64}, None),
+    "v23": ("grid_named_copy", {"BLOCK": 128}, None),
+    "v24": ("hist_block", {"BLOCK": 512}, None),
+    "v25": ("row_max_reduce", {"BLOCK": 256}, None),
+    "v26": ("tile_sum_shared", {"BLOCK_M": 32}, None),
+    "v27": ("splitk_parts", {"BLOCK_K": 8}, None),
+    "v28": ("rows_one_block_atomic", {"BLOCK_M": 16}, None),
+    "v29": ("rows_blockptr_one_block", {"BLOCK_N": 64}, None),
+}
+
+
+def _plain(old: str, new: str) -> Any:
+    from kernelopt.tunables.guard import Guarded
+
+    return Guarded(new_source=new, note=None)
+
+
+def checked_pick(folder: Path, pick: dict[str, Any], *, rules: bool = True) -> dict[str, Any]:
+    """The edit ``tune`` writes when its session picks ``pick`` (:func:`kernelopt.tuning.folder._checked_edit`, the
+    entries' check and the net, in the session's workers), with ``guard_edit`` switched off unless ``rules``."""
+    from kernelopt.tuning import folder as tf
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.kernel_evaluator import knob_editor
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+    from kernelopt.tuning.shapes import choose, per_shape
+
+    with mock.patch.object(tf, "guard_edit", tf.guard_edit if rules else _plain):
+        prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+        by_shape = {s.label(): 1.0 for s in prepared.shapes}
+        won = Result(config=pick, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
+        result = SessionResult(
+            best_config=pick, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
+            retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+            strategy="exhaustive",
+        )  # fmt: skip
+        shapes = per_shape([won], [won], pick)
+        tuning = tf.FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+        editor = knob_editor(prepared.base_source, kernel=prepared.space.kernel, evaluation=prepared.evaluation)
+        plain, _ = tf.shaped_edit(tuning)
+        evaluator = ShapesEvaluator(
+            prepared.problem,
+            prepared.shapes,
+            prepared.base_source,
+            editor,
+            session_dir=prepared.session_dir,
+            env=prepared.env,
+        )
+        with evaluator:
+            evaluator.start()
+            t0 = time.perf_counter()
+            done = tf._checked_edit(tuning, evaluator)
+            wall = time.perf_counter() - t0
+    net = done.net
+    return {
+        "moved": plain is not None and plain.new_source != prepared.base_source,
+        "written": done.edit is not None,
+        "note": done.edit_note,
+        "net": net.line() if net is not None else None,
+        "net_failed": net is not None and net.failed is not None,
+        "net_s": round(net.seconds, 2) if net is not None else None,
+        "check_s": round(wall, 2),
+    }
+
+
+def run_cases(rules: bool, only: list[str]) -> None:
+    caught = 0
+    for case, (name, pick, form) in CASES.items():
+        if only and case not in only:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(shutil.copytree(VARIANTS / name, Path(tmp) / name))
+            if form is not None:
+                kernel = folder / "kernel.py"
+                kernel.write_text(form(kernel.read_text()))
+            row = checked_pick(folder, pick, rules=rules)
+        caught += row["net_failed"]
+        print(json.dumps({"case": case, "variant": name, "pick": pick, "rules": rules, **row}), flush=True)
+    print(json.dumps({"net_failed": caught}))
+
+
+def _picks(folder: Path) -> list[dict[str, int]]:
+    """Each integer knob of the launch a session tunes, doubled and halved alone (legal values only)."""
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    current = prepared.space.current()
+    out = []
+    for knob in prepared.space.knobs:
+        value = current.get(knob.name) if current is not None else None
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue
+        for moved in (value * 2, value // 2):
+            if moved != value and moved in knob.values:
+                out.append({knob.name: moved})
+    return out
+
+
+def run_corpus(dirs: list[Path]) -> None:
+    from kernelopt.errors import KerneloptError
+
+    folders = sorted({k.parent for d in dirs for k in d.rglob("kernel.py") if (k.parent / "reference.py").is_file()})
+    rows: list[dict[str, Any]] = []
+    for src in folders:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(shutil.copytree(src, Path(tmp) / src.name))
+            try:
+                picks = _picks(folder)
+            except (KerneloptError, Exception) as exc:  # a folder tune refuses: not the net's
+                print(json.dumps({"folder": str(src), "skipped": f"{type(exc).__name__}: {exc}"[:200]}), flush=True)
+                continue
+            for pick in picks:
+                try:
+                    row = checked_pick(folder, pick)
+                except (KerneloptError, Exception) as exc:
+                    row = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+                rows.append({"folder": str(src), "pick": pick, **row})
+                print(json.dumps(rows[-1]), flush=True)
+    netted = [r for r in rows if r.get("net_s") is not None]
+    summary = {
+        "folders": len(folders),
+        "picks": len(rows),
+        "written_before_net": sum(1 for r in rows if r.get("written") or r.get("net_failed")),
+        "net_cast": len(netted),
+        "net_failed": sum(1 for r in rows if r.get("net_failed")),
+        "net_s_median": sorted(r["net_s"] for r in netted)[len(netted) // 2] if netted else None,
+        "net_s_max": max((r["net_s"] for r in netted), default=None),
+    }
+    print(json.dumps(summary))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    cases = sub.add_parser("cases")
+    cases.add_argument("--rules", choices=["off", "on"], default="off")
+    cases.add_argument("--only", default="")
+    corpus = sub.add_parser("corpus")
+    corpus.add_argument("dirs", nargs="+", type=Path)
+    args = parser.parse_args()
+    if args.what == "cases":
+        run_cases(args.rules == "on", [c for c in args.only.split(",") if c])
+    else:
+        run_corpus(args.dirs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
