@@ -21,49 +21,64 @@ from unittest import mock
 PAD = 4096
 """Elements of NaN on each side of every floating-point tensor (:func:`padded`)."""
 
-Fences = list[tuple[Any, int]]
-"""Each NaN buffer :func:`padded` made and the length of its middle (the tensor's span), for :func:`trespassed`."""
+OUTPUT_FILL = -1234.5
+"""A fence value no computation gives by chance (not NaN): an output's fence filled with it sees a NaN written past the
+output's end too, a value read past an input's NaN end and stored past the output's (a kernel without masks), which
+a NaN fence cannot tell from its own NaN."""
+
+Fences = list[tuple[Any, int, float]]
+"""Each buffer :func:`padded` made, the length of its middle (the tensor's span) and its fill, for
+:func:`trespassed`."""
 
 
-def padded(t: Any, fences: Fences | None = None) -> Any:
-    """``t`` with its strides, in the middle of a buffer of NaN (a floating-point tensor; anything else as it is).
+def padded(t: Any, fences: Fences | None = None, fill: float = float("nan")) -> Any:
+    """``t`` with its strides, in the middle of a buffer of ``fill`` (NaN; a floating-point tensor; anything else as
+    it is).
 
-    ``fences``: each buffer is added with the length of its middle, for :func:`trespassed`."""
+    ``fences``: each buffer is added with the length of its middle and its fill, for :func:`trespassed`."""
     import torch
 
     if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
         return t
     span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True)) if t.numel() else 0
-    buf = torch.full((span + 2 * PAD,), float("nan"), dtype=t.dtype, device=t.device)
+    buf = torch.full((span + 2 * PAD,), fill, dtype=t.dtype, device=t.device)
     view = buf.as_strided(t.shape, t.stride(), PAD)
     view.copy_(t)
     if fences is not None:
-        fences.append((buf, span))
+        fences.append((buf, span, fill))
     return view
 
 
 @contextlib.contextmanager
-def fenced_outputs(fences: Fences) -> Iterator[None]:
-    """While the block runs, ``torch.empty`` and ``torch.empty_like`` give floating-point tensors in the middle of NaN
-    (:func:`padded`), each fence added to ``fences``: a store past an output's end is seen, not a corrupt heap."""
+def fenced_outputs(fences: Fences, fill: float = float("nan")) -> Iterator[None]:
+    """While the block runs, ``torch.empty`` and ``torch.empty_like`` give floating-point tensors in the middle of
+    ``fill`` (NaN; :func:`padded`), each fence added to ``fences``: a store past an output's end is seen, not a
+    corrupt heap (:data:`OUTPUT_FILL` sees a NaN stored there too)."""
     import torch
 
     empty, empty_like = torch.empty, torch.empty_like
 
     def fenced_empty(*args: Any, **kwargs: Any) -> Any:
-        return padded(empty(*args, **kwargs), fences)
+        return padded(empty(*args, **kwargs), fences, fill)
 
     def fenced_like(*args: Any, **kwargs: Any) -> Any:
-        return padded(empty_like(*args, **kwargs), fences)
+        return padded(empty_like(*args, **kwargs), fences, fill)
 
     with mock.patch.object(torch, "empty", fenced_empty), mock.patch.object(torch, "empty_like", fenced_like):
         yield
 
 
 def trespassed(fences: Fences) -> bool:
-    """Whether anything was written into the NaN around a tensor of ``fences`` (:func:`padded`)."""
+    """Whether anything was written into the fill around a tensor of ``fences`` (:func:`padded`)."""
+    import math
+
     import torch
 
-    return any(
-        not (bool(torch.isnan(buf[:PAD]).all()) and bool(torch.isnan(buf[PAD + span :]).all())) for buf, span in fences
-    )
+    def intact(part: Any, fill: float) -> bool:
+        return bool(torch.isnan(part).all()) if math.isnan(fill) else bool((part == fill).all())
+
+    def kept(buf: Any, span: int, fill: float) -> bool:
+        held = torch.full((1,), fill, dtype=buf.dtype).item()  # the fill as the dtype holds it
+        return intact(buf[:PAD], held) and intact(buf[PAD + span :], held)
+
+    return any(not kept(buf, span, fill) for buf, span, fill in fences)

@@ -43,7 +43,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelopt.harness.fences import Fences, fenced_outputs, padded, trespassed
+from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, padded, trespassed
 from kernelopt.harness.hostmem import is_out_of_memory
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, first_line, load_candidate
@@ -242,7 +242,7 @@ class SizeRequest(BaseModel):
     shape: ProblemShape
 
 
-OUT_OF_BOUNDS = "it wrote into the NaN around an input or an output (out of bounds)"
+OUT_OF_BOUNDS = "it wrote past the end of an input or an output (into the fence around it)"
 
 
 @dataclasses.dataclass
@@ -274,7 +274,7 @@ class DerivedProblems:
         fn = candidate.fn
 
         def fenced(*args: Any) -> Any:
-            with fenced_outputs(fences):
+            with fenced_outputs(fences, OUTPUT_FILL):
                 return fn(*args)
 
         try:
