@@ -1090,7 +1090,9 @@ def _cast_net(
     changes = config_changes(tuning.result.best_config or {}, current_values(prepared.tunables), prepared.space.origins)
     if changes and set(changes) <= set(LAUNCH_OPTIONS):
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
-    sizes = derived_sizes(prepared.shapes)
+    current = current_values(prepared.tunables)
+    grown = [v for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v > old]
+    sizes = derived_sizes(prepared.shapes, grown)
     if not sizes:
         return NetVerdict(not_cast="reference.py's SHAPES entries give no integer size to move")
     return cast(sizes, prepared.base_source, written, evaluator.check_at, known=known)

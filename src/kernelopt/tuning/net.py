@@ -18,9 +18,10 @@ refuses the first:
   above every entry and odd, so a multiple of no tile above 1 and past any one block a pick that passes the entries
   may cover. Its second try moves only the keys some entry gives an odd or twice-odd value (the others kept at
   their largest): a size a kernel's ``assert K % 16 == 0`` refuses still moves its rows.
-- **half**: the largest entry plus half the largest power of two every entry is a multiple of (``256, 512 -> 640``;
-  ``32, 64 -> 80``): a multiple of every tile up to that half, of no larger one; a key some entry gives an odd value
-  stays at its largest.
+- **half**: the largest entry plus half a power of two: first half the smallest tile the pick grows (``BLOCK`` 128 ->
+  256 over entries of 4096 and 8192 columns: ``8320``), then half the largest power of two every entry is a multiple
+  of (``256, 512 -> 640``; ``32, 64 -> 80``): a multiple of every tile up to that half, of no larger one; a key some
+  entry gives an odd value stays at its largest.
 
 They run in the session's own primary bench worker (one request a kernel and size, untimed, never charged to the
 budget; the size's inputs and reference built once there and kept for the next request), after the pick passed every
@@ -82,11 +83,14 @@ def _power_of_two_part(n: int) -> int:
     return n & -n
 
 
-def derived_sizes(shapes: Sequence[ProblemShape]) -> list[DerivedSize]:
+def derived_sizes(shapes: Sequence[ProblemShape], grown: Sequence[int] = ()) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
 
-    Only integer keys whose largest value over the entries is above 1 move (a 0/1 key reads as a flag or a mode);
-    every other key and the constants stay the primary's. No entry, or no key to move: no size.
+    ``grown``: the values of the knobs the pick moves up (a tile of 256 over an original 128): the half size's first
+    try steps by half the smallest one's power of two (the largest entry plus 128), a multiple of what the original's
+    tile divides and of no tile the pick grew to, where the entries' own power of two (4096 and 8192) would step past
+    a multiple of both. Only integer keys whose largest value over the entries is above 1 move (a 0/1 key reads as a
+    flag or a mode); every other key and the constants stay the primary's. No entry, or no key to move: no size.
     """
     if not shapes:
         return []
@@ -99,6 +103,7 @@ def derived_sizes(shapes: Sequence[ProblemShape]) -> list[DerivedSize]:
         return []
     largest = {k: max(sizes[k]) for k in moving}
     grain = {k: _power_of_two_part(math.gcd(*sizes[k])) for k in moving}
+    tile = min((_power_of_two_part(v) for v in grown if v > 1), default=None)
 
     def shape(moved: Mapping[str, int]) -> ProblemShape:
         kwargs = {**base.kwargs, **{k: largest[k] for k in moving}, **moved}
@@ -110,11 +115,13 @@ def derived_sizes(shapes: Sequence[ProblemShape]) -> list[DerivedSize]:
     unmoved = shape({})
     past_all = shape({k: past(k) for k in moving})
     past_fine = shape({k: past(k) for k in moving if grain[k] <= 2})
-    half = shape({k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2})
+    by_tile = shape({k: largest[k] + min(grain[k], tile) // 2 for k in moving if tile and min(grain[k], tile) >= 2})
+    by_grain = shape({k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2})
     tries = [past_all] if past_fine in (unmoved, past_all) else [past_all, past_fine]
     out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(tries))]
-    if half != unmoved and half not in tries:
-        out.append(DerivedSize(kind=SizeClass.HALF, tries=(half,)))
+    halves = [h for h in (by_tile, by_grain) if h != unmoved and h not in tries]
+    if halves:
+        out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(halves[:1] if halves[-1] == halves[0] else halves)))
     return out
 
 
