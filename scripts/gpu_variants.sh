@@ -13,13 +13,22 @@
 #      guardgrid10's v28-v29 and wrongkernel10's v30-v31: one block of columns guarded over a block pointer,
 #      one advanced along K, and a tl.make_tensor_descriptor (TMA)) compiled
 #      by Triton and correct,
-#      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands;
+#      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands; and tests/test_tuning_net.py's GPU
+#      test: the net behind the rules (kernelopt.tuning.net) on cuda at realistic SHAPES (row_var_center 4096 and
+#      8192 columns, hist_block 2**19 and 2**20 codes): the plain picks (rules off) failed at the largest entry plus
+#      half the grown tile, the guarded ones passed there;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
-#      checked and not timed (the one-block launch does not run there).
+#      checked and not timed (the one-block launch does not run there); each --json's "net" says where the net
+#      checked the written kernel past the SHAPES on the GPU.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, tests.txt,
 # tune_<name>.json/.txt, kernel_<name>.py, logs/.
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
-gpu_trial tests/test_variants_cases.py tests/data/variants mm_evenk transpose_rowmask dispatch_size
+gpu_out
+mkdir -p "$R/logs" "$R/work"
+gpu_header "$R/session.txt"
+gpu_tests 900 tests/test_variants_cases.py tests/test_tuning_net.py
+tune_copies tests/data/variants mm_evenk transpose_rowmask dispatch_size
+progress "done"
