@@ -51,7 +51,7 @@ def test_the_sizes_go_one_past_a_power_of_two_and_half_a_power_of_two_past_the_l
     assert _labels([{"causal": 1}]) == [] and _labels([]) == []
 
 
-def test_a_size_the_original_refuses_is_skipped_with_its_reason_and_its_runs_are_not_made_twice() -> None:
+def test_the_original_runs_only_where_the_written_kernel_fails_and_a_size_it_refuses_is_skipped() -> None:
     sizes = derived_sizes([ProblemShape(kwargs={"M": 10, "K": 32}), ProblemShape(kwargs={"M": 40, "K": 64})])
     ran: list[tuple[str, str]] = []
 
@@ -69,13 +69,17 @@ def test_a_size_the_original_refuses_is_skipped_with_its_reason_and_its_runs_are
         (SizeClass.PAST, "M=65,K=64", True),  # K=65 refused by the original's assert: the rows alone moved
         (SizeClass.HALF, "M=41,K=80", False),
     ]
+    assert ran == [  # the original runs only where the written kernel fails
+        ("wide", "M=65,K=65"), ("original", "M=65,K=65"), ("wide", "M=65,K=64"), ("wide", "M=41,K=80"),
+        ("original", "M=41,K=80"),
+    ]  # fmt: skip
     assert wide.failed is not None and wide.line() == (
         "the written kernel fails at M=41,K=80 (half a power of two past the largest entry), where the original "
         "passes: wrong_result: output differs from the reference"
     )
     ran.clear()
     narrow = cast(sizes, "original", "narrow", check_at, known=known)  # the next pick: the original is known
-    assert ran == [("narrow", "M=65,K=64"), ("narrow", "M=41,K=80")] and narrow.failed is None
+    assert ran == [("narrow", "M=65,K=65"), ("narrow", "M=41,K=80")] and narrow.failed is None
     refused = cast(derived_sizes([ProblemShape(kwargs={"K": 64})]), "original", "wide", check_at)
     assert [c.passed for c in refused.checks] == [None, True]
     assert "skipped K=65 (K=65: run_error: raised while running: AssertionError)" in refused.line()

@@ -9,7 +9,7 @@ floating-point inputs and the outputs its ``run()`` allocates with ``torch.empty
 middle of NaN (:mod:`kernelopt.harness.fences`: a read past an end reads NaN, a write past it is seen). A size the
 original refuses (its assert, a reference that cannot build it, a wrong result of its own) is skipped, with its
 reason; a size where the written kernel fails and the original passes keeps the pick from being written
-(:func:`cast`).
+(:func:`cast`; the original runs only where the written kernel fails).
 
 The sizes, each integer key of the entries (above 1) moved together, a try with fewer keys moved when the original
 refuses the first:
@@ -197,42 +197,35 @@ def cast(
 ) -> NetVerdict:
     """Check ``written`` at each of ``sizes`` where ``original`` passes; stop at its first failure.
 
-    ``known``: the original's outcomes by size label, filled as they are found (a second pick checked after a first
-    one failed runs the original at no size twice)."""
+    The written kernel runs first at each try: where it passes, the size is passed and the original is not run (half
+    the runs, in the common case); where it fails, the original runs there: passing, the written kernel fails the
+    net; failing too, the size is refused and the next try is taken. ``known``: the original's outcomes by size
+    label, filled as they are found (a second pick checked after a first one failed runs the original at no size
+    twice)."""
     memo = known if known is not None else {}
     started = clock()
     checks: list[SizeCheck] = []
     for size in sizes:
         t0 = clock()
-        at, refusals = None, []
+        refusals: list[str] = []
+        check: SizeCheck | None = None
         for shape in size.tries:
+            outcome, reason = check_at(written, shape)
+            if outcome is Outcome.OK:
+                check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome)
+                break
             label = shape.label()
             if label not in memo:
                 memo[label] = check_at(original, shape)
-            outcome, reason = memo[label]
-            if outcome is Outcome.OK:
-                at = shape
+            theirs, why = memo[label]
+            if theirs is Outcome.OK:
+                check = SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
                 break
-            refusals.append(f"{label}: {outcome}: {reason}")
-        if at is None:
-            why = "; ".join(refusals)
-            checks.append(
-                SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason=why, seconds=clock() - t0)
-            )
-            continue
-        outcome, reason = check_at(written, at)
-        ok = outcome is Outcome.OK
-        checks.append(
-            SizeCheck(
-                kind=size.kind,
-                shape=at,
-                passed=ok,
-                outcome=outcome,
-                reason=None if ok else reason,
-                seconds=clock() - t0,
-            )
-        )
-        if not ok:
+            refusals.append(f"{label}: {theirs}: {why}")
+        if check is None:
+            check = SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
+        checks.append(check.model_copy(update={"seconds": clock() - t0}))
+        if check.passed is False:
             break
     return NetVerdict(checks=checks, seconds=clock() - started)
 
