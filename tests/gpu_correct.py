@@ -75,17 +75,11 @@ def correct_on_device(
     return out
 
 
-def assert_correct(
-    folder: Path,
-    shapes: Sequence[dict[str, int]],
-    judge: Judge,
-    *,
-    kernel_py: Path | None = None,
-    prepare: Callable[[Any], Any] = _clone,
-) -> None:
-    """:func:`correct_on_device` holds at every size (the failing sizes in the message)."""
-    got = correct_on_device(folder, shapes, judge, kernel_py=kernel_py, prepare=prepare)
-    assert all(v is True for v in got.values()), (folder.name, kernel_py, got)
+def assert_correct(folder: Path, shapes: Sequence[dict[str, int]], judge: Judge, **options: Any) -> None:
+    """:func:`correct_on_device` (``options``: its ``kernel_py`` and ``prepare``) holds at every size (the failing
+    sizes in the message)."""
+    got = correct_on_device(folder, shapes, judge, **options)
+    assert all(v is True for v in got.values()), (folder.name, options.get("kernel_py"), got)
 
 
 def written_pick(folder: Path, pick: dict[str, int], form: str) -> Path:
