@@ -559,10 +559,12 @@ def screen_lines(prepared: PreparedFolder) -> list[str]:
         held.append("its early_config_prune, at each launch")
     out = list(screen.unread)
     if held:
+        keyed = len(prepared.shapes) > 1 and _keyed_list(prepared) is not None
+        where = "; at one SHAPES entry, it is timed at the others (the list is keyed by size)" if keyed else ""
         out.insert(
             0,
             f"the autotune list's own filters hold every candidate: {', '.join(held)}; a configuration they reject "
-            "is set aside untimed",
+            f"is set aside untimed{where}",
         )
     return out
 
