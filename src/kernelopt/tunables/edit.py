@@ -194,8 +194,7 @@ def pin_configs(
         raise TunableError(f"{filename}: no @triton.autotune(configs=...) on a function named {kernel!r}")
     span = an.span(expr)
     written = source[span.start : span.end]
-    # an option a literal list never wrote is not added at its default (a list built by code keeps them all)
-    unwritten = frozenset(k for k in TRITON_CONFIG_DEFAULTS if written.lstrip().startswith("[") and k not in written)
+    unwritten = unwritten_options(source, expr, filename)
     carried = _carried_arguments(expr)
     if carried is None or (
         not carried and any(c.pre_hook and not an.named_before(c.pre_hook_name, span.line) for c in configs)
@@ -243,21 +242,73 @@ def _with_list(source: str, span: Any, user_text: str, items: Sequence[str]) -> 
     return source[: span.start] + text + source[span.end :]
 
 
-def distinct_configs(source: str, kernel: str, filename: str = "kernel.py") -> str:
-    """``source`` with each entry of ``kernel``'s literal autotune list that repeats an earlier one (the same text)
-    left out. A pick written into every literal entry of a list whose entries cannot all be read (grouped_gemm's
-    ``NUM_SM: num_sms()`` beside three literal ones) made three identical configs: the autotuner times each, and a
-    reader sees three lines where the tune wrote one config (leftovers10). The entry a computation keeps
-    (``num_sms()``) differs, and stays."""
+def unwritten_options(source: str, expr: cst.BaseExpression, filename: str = "kernel.py") -> frozenset[str]:
+    """The compile options (``num_warps``, ``num_stages``) of :data:`TRITON_CONFIG_DEFAULTS` the user never wrote
+    for the autotune list ``expr`` (its ``configs=`` argument in ``source``): a literal list's text does not name
+    them; a list built by code (``warps_kernel_configs()``, a comprehension) reads them nowhere in the module's
+    code (no keyword argument, no string of that name; a docstring's prose does not count). A pinned list leaves
+    them out where a config holds the default: ``triton.Config({}, num_warps=16)`` is the config
+    ``triton.Config({}, num_warps=16, num_stages=3)`` (Triton 3.6's ``Config.__init__`` defaults, num_warps=4 and
+    num_stages=3), written as the user writes theirs (gpuleft10: attorch's warps-only configs came back with a
+    ``num_stages=3`` the user never wrote)."""
+    module = cst.parse_module(source)
+    if isinstance(expr, cst.List):
+        text = module.code_for_node(expr)
+        return frozenset(k for k in TRITON_CONFIG_DEFAULTS if k not in text)
+    named = {
+        node.keyword.value
+        for node in walk(module)
+        if isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in TRITON_CONFIG_DEFAULTS
+    }
+    named |= {
+        value
+        for node in walk(module)
+        if isinstance(node, cst.SimpleString) and (value := _plain_string(node)) in TRITON_CONFIG_DEFAULTS
+    }
+    return frozenset(TRITON_CONFIG_DEFAULTS) - named
+
+
+def distinct_configs(
+    source: str, kernel: str, filename: str = "kernel.py", *, unwritten: frozenset[str] = frozenset()
+) -> str:
+    """``source`` with each entry of ``kernel``'s literal autotune list that repeats an earlier one left out, and
+    the options of ``unwritten`` (:func:`unwritten_options`) left out of each entry where they hold Triton's
+    default. A pick written into every entry of a list made that many identical configs, each timed by the
+    autotuner at every new key: grouped_gemm's three literal entries beside ``NUM_SM: num_sms()`` (leftovers10),
+    attorch's six ``warps_kernel_configs()`` pinned to six copies of the pick (gpuleft10: 3.6 s to check a candidate
+    on the H100 against 0.07 s for the other kernels). The entry a computation keeps (``num_sms()``) differs, and
+    stays."""
     an, _, _ = analyze(source, filename)
     expr = an.autotune_configs_expr(kernel)
     if not isinstance(expr, cst.List):
         return source
-    items = list(dict.fromkeys(_code(e.value) for e in expr.elements))
-    if len(items) == len(expr.elements):
+    written = [_code(e.value) for e in expr.elements]
+    items = list(dict.fromkeys(_code(_without_defaults(e.value, unwritten)) for e in expr.elements))
+    if items == written:
         return source
     span = an.span(expr)
     return _with_list(source, span, source[span.start : span.end], items)
+
+
+def _without_defaults(value: cst.BaseExpression, unwritten: frozenset[str]) -> cst.BaseExpression:
+    """A ``triton.Config(...)`` call without its keyword arguments of ``unwritten`` that hold their default."""
+    if not isinstance(value, cst.Call) or not unwritten:
+        return value
+    args = [
+        a
+        for a in value.args
+        if not (
+            a.keyword is not None
+            and a.keyword.value in unwritten
+            and isinstance(a.value, cst.Integer)
+            and a.value.evaluated_value == TRITON_CONFIG_DEFAULTS[a.keyword.value]
+        )
+    ]
+    if len(args) == len(value.args):
+        return value
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return value.with_changes(args=args)
 
 
 def keep_pruned_fallback(
@@ -574,7 +625,7 @@ def apply_source(
     value is overridden by a literal in its place at the launch (the edit keeps the original expression
     in :attr:`KnobEdit.overrides`).
     """
-    _, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
+    an, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
     new_values = plan_edits(tunables, changes, kernel=kernel)
     if limits is not None:
         _check_fit(tunables, new_values, limits)
@@ -593,7 +644,23 @@ def apply_source(
     )
     if problems:  # our bug, not the user's: the splice must touch only the planned literals
         raise AssertionError(f"tunable edit touched more than planned: {problems}")
+    new_source = _lists_once(an, source, new_source, tunables, new_values, filename)
     return EditResult(path=filename, edits=edits, diff=edit_diff(source, new_source, filename), new_source=new_source)
+
+
+def _lists_once(
+    an: Any, source: str, new_source: str, tunables: list[Tunable], new_values: Mapping[str, Value], filename: str
+) -> str:
+    """``new_source`` with every autotune list the edit moved written once (:func:`distinct_configs`): a knob of a
+    list is moved at every config, so a pick of one value leaves as many identical configs as the list had. The
+    one place every write of a list's knobs goes through: the candidates a session times and the final write."""
+    moved = sorted({t.kernel for t in tunables if t.key in new_values and t.kind is TunableKind.AUTOTUNE_CONFIG})
+    for kernel in moved:
+        expr = an.autotune_configs_expr(kernel) if kernel is not None else None
+        if expr is not None and kernel is not None:
+            unwritten = unwritten_options(source, expr, filename)
+            new_source = distinct_configs(new_source, kernel, filename, unwritten=unwritten)
+    return new_source
 
 
 def write_config(

@@ -67,7 +67,7 @@ from kernelopt.tunables import (
     write_config,
     write_table,
 )
-from kernelopt.tunables.edit import distinct_configs, keep_newlines, keep_pruned_fallback, literal_autotune_key
+from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
@@ -1485,9 +1485,6 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
         gpu=prepared.gpu,
         evaluation=prepared.evaluation,
     )
-    if is_list_space(origins) and prepared.space.kernel is not None:  # the pick at every literal entry: once
-        once = distinct_configs(edit.new_source, prepared.space.kernel, fn)
-        edit = edit.model_copy(update={"new_source": once, "diff": edit_diff(prepared.base_source, once, fn)})
     guarded = guard_edit(prepared.base_source, edit.new_source)
     if guarded.new_source is None:
         return None, guarded.note

@@ -1,0 +1,91 @@
+"""What the H100 run of 2026-12-06 found (plan ``owed``, kernelopt 76330d3, one H100 80GB HBM3), made into CPU tests:
+an autotune list pinned as six copies of the pick, a pick written over a current configuration never timed, a
+session's wall spent on candidates that could not be written, and a test kernel that does not compile for sm_90."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kernelopt.tunables import AutotuneConfig, discover_source, pin_configs
+from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace
+
+DATA = Path(__file__).parent / "data"
+
+
+def _configs_line(source: str) -> str:
+    """The ``configs=`` argument of the decorator (the module docstring may quote the user's)."""
+    return re.findall(r"^\s+configs=.*$", source, flags=re.M)[0].strip()
+
+
+def _attorch_on_cuda() -> tuple[str, AutotuneEvaluation]:
+    """attorch_ln's kernel.py and its autotune list as Triton holds it once imported: ``warps_kernel_configs()``,
+    six ``triton.Config({}, num_warps=2**i)`` (the evaluation a GPU run gives; its defaults are Triton 3.6's)."""
+    source = (DATA / "breaker9" / "attorch_ln" / "kernel.py").read_text()
+    kernel = "layer_norm_forward_kernel"
+    configs = [AutotuneConfig(num_warps=2**i) for i in range(6)]
+    listed = AutotuneSpace(kernel=kernel, key=["batch_dim", "feat_dim"], configs=configs)
+    return source, AutotuneEvaluation(spaces={kernel: listed})
+
+
+def test_a_list_built_by_code_is_pinned_once_in_the_candidate_and_the_written_kernel() -> None:
+    """Seen on the H100 on 2026-12-06: attorch_ln's ``configs=warps_kernel_configs()`` (six warps-only configs) was
+    tuned jointly with its two heuristics, so the space was not a list space alone and a candidate moved
+    ``num_warps`` at each of the six configs: every candidate's kernel.py held SIX copies of
+    ``triton.Config({}, num_warps=16, num_stages=3)``, which Triton's autotuner benchmarks at every new key (3.6 s
+    to check a candidate, median, against 0.07 s for the other kernels; 7 candidates in the 60 s session). The space
+    is built here as prepare_folder builds it for device cuda (the launch options kept, the list evaluated); the
+    candidate text the engine times and the final write hold the pick once, without the ``num_stages=3`` the user
+    never wrote (Triton's default: the same config)."""
+    from kernelopt.tunables import apply_source
+    from kernelopt.tuning.candidate import Config
+    from kernelopt.tuning.kernel_evaluator import config_changes, current_values, knob_editor
+    from kernelopt.tuning.launch import space_from_tunables
+
+    source, evaluation = _attorch_on_cuda()
+    found = discover_source(source, evaluation=evaluation)
+    space = space_from_tunables(found, kernel="layer_norm_forward_kernel", evaluation=evaluation, source=source)
+    assert {"num_warps", "BLOCK_SIZE_BATCH"} <= set(space.names)  # a list knob beside heuristics: not a list space
+    current = space.current()
+    assert current is not None
+    editor = knob_editor(
+        source, kernel=space.kernel, evaluation=evaluation, origins=space.origins, writable=True
+    )  # the session's editor (tune_folder's)
+    candidate = editor(Config.of({**current, "num_warps": 16}))
+    assert isinstance(candidate, str)
+    assert _configs_line(candidate) == "configs=[triton.Config({}, num_warps=16)],"
+    # the final write (_config_edit's route for a space that is not a list space alone)
+    best = {**current, "num_warps": 8}
+    written = apply_source(
+        source,
+        config_changes(best, current_values(found), space.origins),
+        kernel=space.kernel,
+        evaluation=evaluation,
+    ).new_source
+    assert _configs_line(written) == "configs=[triton.Config({}, num_warps=8)],"
+    assert written.count("triton.Config(") == source.count("triton.Config(") + 1  # the pick, once
+    # a pick with num_stages other than Triton's default writes it; a list pinned alone leaves the default out too
+    staged = editor(Config.of({**current, "num_warps": 4, "num_stages": 2}))
+    assert isinstance(staged, str)
+    assert _configs_line(staged) == "configs=[triton.Config({}, num_warps=4, num_stages=2)],"
+    pinned = pin_configs(source, "layer_norm_forward_kernel", [AutotuneConfig(num_warps=32)], evaluation=evaluation)
+    assert _configs_line(pinned.new_source) == "configs=[triton.Config({}, num_warps=32)],"
+
+
+def test_an_option_the_module_names_in_code_stays_written_at_its_default() -> None:
+    """The user's text is kept where the option is theirs: a list built by code that names ``num_stages`` (a
+    keyword argument, or a key of a dict splatted into the configs) keeps ``num_stages=3`` in the pinned list; a
+    docstring's mention does not count."""
+    import libcst as cst
+
+    from kernelopt.tunables.edit import unwritten_options
+
+    built = cst.parse_expression("make()")
+    for body, unwritten in [
+        ('"""num_stages and num_warps are left to Triton."""\n', {"num_warps", "num_stages"}),
+        ("def make():\n    return [triton.Config({}, num_warps=w, num_stages=3) for w in (2, 4)]\n", set()),
+        ('OPTS = {"num_stages": 3}\n', {"num_warps"}),
+    ]:
+        assert unwritten_options(body, built) == unwritten, body
+    listed = cst.parse_expression("[triton.Config({}, num_warps=4)]")
+    assert unwritten_options("", listed) == {"num_stages"}
