@@ -203,6 +203,80 @@ def test_a_config_set_aside_at_one_entry_can_be_another_entry_s_own_best_in_the_
     assert set(map(str, bests.values())) == {"{'BLOCK': 64}"} and choice.kind is ChoiceKind.ONE
 
 
+def _keyed_table(tmp_path: Path) -> tuple[Path, str]:
+    """breaker5's splitk_prune (a list keyed on ``M, K``, its prune dropping ``BLOCK_K * SPLIT_K > K``) written as a
+    session across its two entries writes it when each entry has its own best: 32 x 32 x 32 split 1 at K=96, and
+    64 x 64 x 64 split 2 at K=200, pruned at K=96 (set aside there, timed at K=200: a partial result). The folder and
+    the note."""
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, judge_gain
+    from kernelopt.tuning.shapes import choose, per_shape
+
+    folder = Path(shutil.copytree(DATA.parent / "breaker5" / "splitk_prune", tmp_path / "splitk_prune"))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    small, large = (s.label() for s in prepared.shapes)
+    one = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 1}
+    part = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "SPLIT_K": 2}
+    a = Result(config=one, outcome=Outcome.OK, latency_us=3.0, latency_us_by_shape={small: 1.0, large: 2.0})
+    b = Result(
+        config=part, outcome=Outcome.INVALID, reason="pruned", failed_entry=small, latency_us_by_shape={large: 1.0}
+    )
+    result = SessionResult(
+        best_config=one, best_latency_us=3.0, current_config=None, current_latency_us=None, results=[a, b],
+        retimed=[], evaluations=2, served=0, budget=2, space_size=2, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape([a, b], [], one)
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+    edit, note = shaped_edit(tuning)
+    assert edit is not None, note
+    (folder / "kernel.py").write_text(edit.new_source)
+    return folder, note or ""
+
+
+@pytest.mark.timeout(120)
+def test_a_keyed_list_s_table_holds_an_entry_s_best_its_prune_drops_elsewhere(tmp_path: Path) -> None:
+    """The table a per-entry session writes: both entries' bests head the list, the prune wrapped so it still drops
+    the K=200 best at K=96 (where the autotuner runs the other), the original configs after them."""
+    folder, note = _keyed_table(tmp_path)
+    text = (folder / "kernel.py").read_text()
+    configs = [line.strip() for line in text.splitlines() if line.strip().startswith("triton.Config(")]
+    assert (
+        configs[:2]
+        == [
+            'triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 1}, num_warps=4),',
+            'triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "SPLIT_K": 2}, num_warps=4),',
+        ]
+        and len(configs) == 5
+    ), configs
+    assert "kept = _prune(configs, named_args, **kwargs)" in text and "per-bucket table" in note
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_a_gpu_a_keyed_list_s_table_with_an_entry_s_pruned_best_is_correct_at_every_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, its autotuner benchmarking what the prune keeps at each key): the table of
+    :func:`_keyed_table` is correct at the entries, at K the prune drops the 64 x 2 split below (40, 96, 127) and
+    keeps it above (128, 200, 1000, 4096). On the CPU it was right at K=96, 200, 40 and 300 in the interpreter."""
+    from tests.gpu_correct import Ran, assert_correct
+
+    def close(ran: Ran) -> bool:
+        import torch
+
+        tol = max(ran.ref.ATOL, 2e-2)  # fp32 tl.dot runs in TF32 on the GPU; a wrong tile is off by O(1)
+        return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=tol, rtol=tol))
+
+    folder, _ = _keyed_table(tmp_path)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernel is loaded
+    shapes = [{"M": 24, "N": 40, "K": k} for k in (40, 96, 127, 128, 200)] + [
+        {"M": 64, "N": 48, "K": 1000},
+        {"M": 1000, "N": 768, "K": 4096},
+    ]
+    assert_correct(folder, shapes, close)
+
+
 class EntryFailing:
     """A recorded sweep in which every configuration with ``BLOCK_K`` in ``fails`` fails one entry."""
 
