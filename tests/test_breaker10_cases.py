@@ -110,6 +110,31 @@ def test_the_gate_checks_an_fp8_output() -> None:
     assert wrong.message is not None and "(1, 7)" in wrong.message, wrong
 
 
+# ------------------------------------------------------------------------------------- knobs that are no knobs
+
+
+@pytest.mark.timeout(120)
+def test_a_block_named_setting_passed_a_whole_size_is_no_knob(tmp_path: Path) -> None:
+    """Seen on 2026-12-06: bnb_rowwise, bitsandbytes' ``quantize_rowwise``, launches ``BLOCK_SIZE=x.shape[1]`` (the
+    row's length under a block's name: the kernel's row stride, the arange covering it is ``P2``). ``tune`` searched
+    it as a block, "BLOCK_SIZE: power_of_two 16..65536", where every value but the row length computes something
+    else (each candidate fails a check, the budget spent on nothing). A launch value that is one of a tensor's sizes
+    as it is (``x.shape[i]``, ``x.size(i)``, ``x.numel()``, ``len(x)``) is refused, said so; the kernel's only knobs
+    are then its autotune list's ``num_warps`` / ``num_stages``, which the CPU cannot time: ``tune`` says that,
+    where it said "discovery lists only knobs it cannot edit" naming neither."""
+    from kernelopt.errors import UsageError
+    from kernelopt.tunables import discover_source
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    found = {t.key: t for t in discover_source((DATA / "bnb_rowwise" / "kernel.py").read_text())}
+    block = found["_quantize_rowwise:BLOCK_SIZE"]
+    assert not block.editable and "x.shape[1] is a size of the problem passed whole" in (block.refused_reason or "")
+    with pytest.raises(
+        UsageError, match="no tunable knob on the CPU: the kernel.s autotune list holds launch options only"
+    ):
+        prepare_folder(TuneRequest(folder=_copy("bnb_rowwise", tmp_path), device="cpu"))
+
+
 # ------------------------------------------------------------------------------------- wrong kernels written
 
 

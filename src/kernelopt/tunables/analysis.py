@@ -230,6 +230,24 @@ class _FuncInfo:
     locals: dict[str, list[_Binding]]
 
 
+def _bare_size(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is one of a tensor's sizes as it is (``x.shape[1]``, ``x.size(-1)``, ``x.numel()``,
+    ``len(x)``), no block computed from it."""
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        value = index.value if isinstance(index, cst.Index) else None
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        return expr.value.attr.value == "shape" and isinstance(value, cst.Integer)
+    if not isinstance(expr, cst.Call):
+        return False
+    if isinstance(expr.func, cst.Name):
+        return expr.func.value == "len" and len(expr.args) == 1
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("size", "numel"):
+        return len(expr.args) == (1 if expr.func.attr.value == "size" else 0)
+    return False
+
+
 def _dotted(expr: cst.BaseExpression) -> str | None:
     if isinstance(expr, cst.Name):
         return expr.value
@@ -1425,6 +1443,16 @@ class _Analyzer:
             saved = self.saved_on_ctx(expr, la) if performance and lit is None else None
             if saved is not None:  # the forward's value, read back in the backward: tuned where the forward has it
                 left, refused = True, saved
+            elif performance and _bare_size(expr):
+                # bitsandbytes' BLOCK_SIZE=x.shape[1]: the row's length under a block's name (the kernel's row
+                # stride, the arange covering it another constexpr); any other value computes something else
+                left, refused = (
+                    True,
+                    (
+                        f"{name}={self.code(expr)} is a size of the problem passed whole, not a choice: another value "
+                        "changes what the kernel computes"
+                    ),
+                )
             elif performance and isinstance(expr, cst.Name):
                 found = self.tuned_region(expr.value, la)
             elif performance and lit is None:

@@ -71,7 +71,7 @@ from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
-from kernelopt.tunables.launches import loop_kernels, profiled_launch
+from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
@@ -352,7 +352,21 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         # Triton's interpreter runs one program at a time and ignores the launch options (num_warps,
         # num_stages, ...): their timing there is noise, so they keep their values
         held_options = written_options(tunables)  # still what a GPU would run: the fit estimates with them
+        # an autotune list's launch options: the space the kernel's authors declared, which only a GPU can search
+        options = [
+            t for t in tunables if t.name in LAUNCH_OPTIONS and t.editable and t.kind is TunableKind.AUTOTUNE_CONFIG
+        ]
         tunables = [t for t in tunables if t.name not in LAUNCH_OPTIONS]
+        if options and not launches(tunables, loop_kernels(read_source(problem.kernel_py).text)):
+            # bitsandbytes' autotune list of num_warps / num_stages only (breaker10): "no tunable knob ... only
+            # knobs it cannot edit" named neither the knobs nor where they can be tuned
+            names = sorted({t.name for t in options})
+            raise UsageError(
+                "no tunable knob on the CPU: the kernel's autotune list holds launch options only "
+                f"({', '.join(names)}: {len(options)} of them, first {options[0].key}), which Triton's interpreter "
+                "ignores",
+                hint="tune them on a GPU (--device cuda)",
+            )
         tunables = [
             t.model_copy(update={"refused_reason": loop_option_note(t.loop_option)})
             if t.loop_option is not None and t.editable
