@@ -277,6 +277,40 @@ def test_on_a_gpu_a_keyed_list_s_table_with_an_entry_s_pruned_best_is_correct_at
     assert_correct(folder, shapes, close)
 
 
+ASSERTED_LIST = """
+import triton
+import triton.language as tl
+
+
+@triton.autotune([triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})], key=["N"])
+@triton.jit
+def add_one(x, N: tl.constexpr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK <= N)
+    offs = tl.arange(0, BLOCK)
+    tl.store(x + offs, tl.load(x + offs) + 1, mask=offs < N)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_in_the_interpreter_an_autotuner_skips_a_config_its_static_assert_refuses(tmp_path: Path) -> None:
+    """A list keyed by size holding a config the kernel's ``tl.static_assert`` refuses at one key (what the per-entry
+    screen may write): a GPU compile raises CompileTimeAssertionFailure there, which Triton's autotuner skips, and
+    runs the other config; Triton's interpreter raised the AssertionError through the autotuner (leftovers10), so the
+    CPU's check of such a table failed where the GPU is right. It is skipped in the interpreter too."""
+    import torch
+
+    from tests.conftest import load_fresh, triton_interpreted
+
+    path = tmp_path / "asserted.py"
+    path.write_text(ASSERTED_LIST)
+    with triton_interpreted():
+        module = load_fresh(path, "_asserted_list")
+        x = torch.zeros(64)
+        module.add_one[(1,)](x, 32)  # BLOCK=64 > N=32 refused there: BLOCK=16 runs (timed once, then the launch)
+    assert module.add_one.best_config.kwargs == {"BLOCK": 16}
+    assert torch.equal(x[:16], torch.full((16,), 2.0)) and not x[16:].any()
+
+
 class EntryFailing:
     """A recorded sweep in which every configuration with ``BLOCK_K`` in ``fails`` fails one entry."""
 

@@ -17,7 +17,8 @@ drivers": a correct kernel failed at V0 on the CPU). Its autotuners time each co
 (:func:`kernelopt.tunables.autotune_worker.cpu_bench`, the benchmark the evaluation run already used), unless
 the kernel gives its own ``do_bench``; the one Triton builds from ``warmup=``/``rep=`` is replaced too (it calls
 ``triton.testing.do_bench``, which asks the driver). Configs that differ only in launch options the interpreter
-ignores (``num_warps``, ``num_stages``) are one program there: the first of each is timed for them all.
+ignores (``num_warps``, ``num_stages``) are one program there: the first of each is timed for them all. A config that
+fails the kernel's ``tl.static_assert`` is skipped, as a GPU compile's ``CompileTimeAssertionFailure`` is.
 
 A fourth, for every Triton: ``with torch.cuda.device(x.device):`` around a launch (FlagGems, Liger-Kernel, unsloth)
 raises on a CPU tensor; on the CPU it does nothing, as ``torch.cuda.device(-1)`` does (:func:`_patch_cuda_device`).
@@ -51,6 +52,7 @@ also compiles on a GPU:
 from __future__ import annotations
 
 import importlib.util
+import traceback
 from typing import Any
 
 FIXED_IN = (3, 7)
@@ -60,6 +62,27 @@ DOT_MIN_K = {8: 32}
 DOT_MIN_K_DEFAULT = 16
 #: The launch options the GPU backends check and the interpreter drops unread.
 CHECKED_OPTIONS = ("num_warps",)
+
+
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from or during (``__cause__``, else ``__context__``), outermost
+    first: Triton's interpreter wraps what a kernel raised in an ``InterpreterError`` whose own traceback ends at
+    the launch."""
+    out = [exc]
+    while len(out) < 8 and (inner := out[-1].__cause__ or out[-1].__context__) is not None and inner not in out:
+        out.append(inner)
+    return out
+
+
+def is_static_assert(exc: BaseException) -> bool:
+    """A ``tl.static_assert`` of the kernel that failed: on a GPU the compiler raises it
+    (``CompileTimeAssertionFailure``, which Triton's autotuner skips), in Triton's interpreter its
+    ``_new_static_assert`` does (breaker8 m5)."""
+    chain = exception_chain(exc)
+    if any(type(e).__name__ == "CompileTimeAssertionFailure" for e in chain):
+        return True
+    inner = traceback.extract_tb(chain[-1].__traceback__)
+    return bool(inner) and inner[-1].name == "_new_static_assert" and "/triton/runtime/" in inner[-1].filename
 
 
 def patch_interpreter() -> bool:
@@ -492,4 +515,18 @@ def _patch_autotuner() -> None:
         return list(kept.values())
 
     Autotuner.prune_configs = prune_configs  # type: ignore[method-assign]
+    benched = Autotuner._bench
+
+    def _bench(self: Any, *args: Any, config: Any, **meta: Any) -> Any:
+        # a config that fails the kernel's tl.static_assert is skipped, as a GPU compile's CompileTimeAssertionFailure
+        # is: in the interpreter it raised through the autotuner, and a list keyed by size whose config is refused at
+        # one key (leftovers10's per-entry screen writes such tables) failed on the CPU where a GPU runs another
+        try:
+            return benched(self, *args, config=config, **meta)
+        except Exception as exc:
+            if not is_static_assert(exc):
+                raise
+            return [float("inf"), float("inf"), float("inf")]
+
+    Autotuner._bench = _bench  # type: ignore[method-assign]
     Autotuner._kernelopt_cpu_bench = True  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernelopt.harness.chunks import CHUNK_MIN_ELEMS, chunk_for
 from kernelopt.harness.hostmem import host_available_bytes, is_out_of_memory
+from kernelopt.harness.interpreter import exception_chain, is_static_assert
 from kernelopt.harness.loader import check_shapes
 from kernelopt.kernelsource import KernelForm
 from kernelopt.oneline import first_line as oneline_first
@@ -72,16 +73,6 @@ class Verdict:
     check_s: float | None = None
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
-    """``exc`` and the exceptions it was raised from or during (``__cause__``, else ``__context__``), outermost
-    first: Triton's interpreter wraps what a kernel raised in an ``InterpreterError`` whose own traceback ends at
-    the launch."""
-    out = [exc]
-    while len(out) < 8 and (inner := out[-1].__cause__ or out[-1].__context__) is not None and inner not in out:
-        out.append(inner)
-    return out
-
-
 def first_line(exc: BaseException, path: Path | None = None) -> str:
     """``TypeName: first line`` of an exception, with ``(kernel.py:12)`` when its traceback passes ``path``: the
     innermost line of ``path`` an exception of its chain passed (a kernel's line under Triton's interpreter, not
@@ -89,7 +80,9 @@ def first_line(exc: BaseException, path: Path | None = None) -> str:
     text = oneline_first(str(exc), 300)
     line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     if path is not None:
-        where = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
+        where = [
+            f for e in exception_chain(exc) for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path
+        ]
         if where:
             line += f" ({path.name}:{where[-1].lineno})"
         elif isinstance(exc, SyntaxError) and exc.lineno is not None:
@@ -107,16 +100,6 @@ def is_compile_error(exc: BaseException) -> bool:
     return bool(frames) and any(part in frames[-1].filename for part in ("/triton/compiler/", "/triton/backends/"))
 
 
-def is_static_assert(exc: BaseException) -> bool:
-    """A ``tl.static_assert`` of the kernel that failed: on a GPU the compiler raises it
-    (``CompileTimeAssertionFailure``, which Triton's autotuner skips), in Triton's interpreter its
-    ``_new_static_assert`` does (breaker8 m5)."""
-    if any(type(e).__name__ == "CompileTimeAssertionFailure" for e in _chain(exc)):
-        return True
-    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
-    return bool(inner) and inner[-1].name == "_new_static_assert" and "/triton/runtime/" in inner[-1].filename
-
-
 def classify(exc: BaseException, path: Path | None, what: str) -> Verdict:
     """The verdict of an exception a candidate raised while ``what`` (``running``, ``timing``).
 
@@ -125,7 +108,7 @@ def classify(exc: BaseException, path: Path | None, what: str) -> Verdict:
     (:class:`~kernelopt.tuning.list_screen.ScreenedConfig`), one that fails the kernel's own ``tl.static_assert``.
     """
     line = first_line(exc, path)
-    screened = next((e for e in _chain(exc) if isinstance(e, ScreenedConfig)), None)
+    screened = next((e for e in exception_chain(exc) if isinstance(e, ScreenedConfig)), None)
     if screened is not None:
         return Verdict(Outcome.INVALID, screened.reason)
     if is_static_assert(exc):
