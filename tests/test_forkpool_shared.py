@@ -139,3 +139,39 @@ def test_a_deep_temporary_folder_gets_an_abstract_socket_whatever_its_length(
     with pytest.raises(forkpool.PoolUnavailable, match="too long for the worker pool's socket"):
         forkpool.ForkPool(tmp_path / "run2", warm_device="cpu", lifetime_s=10).open()
     assert not list(deep.iterdir())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="connecting as another user needs root to change user")
+def test_the_fork_server_turns_away_a_peer_of_another_user() -> None:
+    """An abstract socket has no folder whose permissions keep other users out: the server takes a peer of its own
+    user only (SO_PEERCRED). A process of another user (nobody, 65534) connecting first is turned away."""
+    import socket
+    import uuid
+
+    from kernelopt.worker.forkserver import _own_user, socket_address
+
+    name = socket_address(f"@kernelopt-test-{uuid.uuid4().hex}")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with listener:
+        listener.bind(name)
+        listener.listen(2)
+        listener.settimeout(20)
+        pid = os.fork()
+        if pid == 0:  # the other user: connect, wait to be closed, leave without running pytest's exit
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                peer.connect(name)
+                peer.recv(1)
+            finally:
+                os._exit(0)
+        try:
+            theirs, _ = listener.accept()
+            mine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            mine.connect(name)
+            ours, _ = listener.accept()
+            with theirs, mine, ours:
+                assert not _own_user(theirs) and _own_user(ours)
+        finally:
+            os.waitpid(pid, 0)

@@ -480,7 +480,10 @@ def serve(socket_path: str, *, warm_device: str, spares: bool, accept_timeout_s:
     deadline = time.monotonic() + accept_timeout_s
     try:
         while True:
-            listener.settimeout(max(0.0, deadline - time.monotonic()))
+            left = deadline - time.monotonic()
+            if left <= 0:  # a peer of another user took the time: as when none came
+                return 1
+            listener.settimeout(left)
             conn, _ = listener.accept()
             if _own_user(conn):
                 break
