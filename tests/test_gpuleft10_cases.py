@@ -5,10 +5,17 @@ session's wall spent on candidates that could not be written, and a test kernel 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from kernelopt.tunables import AutotuneConfig, discover_source, pin_configs
 from kernelopt.tunables.model import AutotuneEvaluation, AutotuneSpace
+from kernelopt.tuning.budget import ManualClock
+from kernelopt.tuning.candidate import Config, Outcome, Result
+from kernelopt.tuning.record import SweepFile
+from kernelopt.tuning.replay import ReplayEvaluator
 
 DATA = Path(__file__).parent / "data"
 
@@ -89,3 +96,80 @@ def test_an_option_the_module_names_in_code_stays_written_at_its_default() -> No
         assert unwritten_options(body, built) == unwritten, body
     listed = cst.parse_expression("[triton.Config({}, num_warps=4)]")
     assert unwritten_options("", listed) == {"num_stages"}
+
+
+# ------------------------------------------------------------------------------------- an untimed baseline
+
+
+class _SlowCurrent:
+    """A recorded sweep (the hardware, :class:`~kernelopt.tuning.replay.ReplayEvaluator`) where the current
+    configuration runs past the candidate limit when first evaluated, and, re-timed, is timed (``recovers``) or
+    runs past the re-time's limit too."""
+
+    def __init__(self, sweep: SweepFile, clock: ManualClock, current: Config, *, recovers: bool) -> None:
+        self.inner = ReplayEvaluator(sweep, clock)
+        self.current, self.recovers = current, recovers
+        self.retimed: list[list[str]] = []
+
+    @staticmethod
+    def _late(config: Config, limit_s: int) -> Result:
+        why = f"on the SHAPES entry B=64,F=40: checking and timing: no reply within {limit_s} s; the worker's group killed"
+        return Result.failed(config, Outcome.RUN_TIMEOUT, why)
+
+    def evaluate(self, batch: Sequence[Config]) -> list[Result]:
+        out = [r.model_copy(update={"recorded": False}) for r in self.inner.evaluate(batch)]
+        return [self._late(c, 60) if c == self.current else r for c, r in zip(batch, out, strict=True)]
+
+    def retime(self, batch: Sequence[Config]) -> list[Result]:
+        self.retimed.append([c.key() for c in batch])
+        out = self.inner.retime(batch)
+        if self.recovers:
+            return out
+        return [self._late(c, 300) if c == self.current else r for c, r in zip(batch, out, strict=True)]
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("recovers", [True, False])
+def test_a_pick_is_written_only_over_a_current_configuration_that_was_timed(tmp_path: Path, recovers: bool) -> None:
+    """Seen on the CPU under load 10 (2026-12-06): ``tune`` of a copy of attorch_ln with ``--budget 3`` printed "best
+    BLOCK_SIZE_BATCH=16: 379 ms ...; the current BLOCK_SIZE_BATCH=computed was not timed (run_timeout: on the SHAPES
+    entry B=64,F=40: checking and timing: no reply within 60 s); written to kernel.py": a change whose speedup was
+    never measured. The current configuration that ran past its limit (or crashed) is timed once more, alone, with
+    the re-time's limit; timed, it is the baseline as any other; not timed again, nothing is written, the line
+    says why, and a loop does not call the launch converged."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.budget import Budget
+    from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
+    from kernelopt.tuning.replay import space_from_sweep
+    from kernelopt.tuning.session import judge_gain, tune, untimed_current
+
+    [sweep] = read_sweeps(DATA.parent.parent / "docs" / "gpu-runs" / "2026-12-01-sweeps" / "rmsnorm_bf16.json")
+    space, clock = space_from_sweep(sweep), ManualClock()
+    current = space.current()
+    assert current is not None
+    ev = _SlowCurrent(sweep, clock, current, recovers=recovers)
+    record = SessionRecord.open(tmp_path / "record.jsonl", RecordHeader.for_space(space, device="cuda"))
+    budget = Budget.default(space.size.count, clock)
+    res = tune(space, ev, budget=budget, record=record, rng_seed=7)
+    assert ev.retimed[0] == [current.key()]  # timed again alone, before the re-time of the top few
+    lines = [
+        r
+        for r in SessionRecord.open(tmp_path / "record.jsonl", RecordHeader.for_space(space, device="cuda")).results
+        if r.key == current.key()
+    ]
+    assert [r.outcome for r in lines][:1] == [Outcome.RUN_TIMEOUT] and lines[1].retimed  # both kept
+    judgement = judge_gain(res)
+    if recovers:
+        assert res.current_latency_us is not None and untimed_current(res) is None
+        assert judgement.gain_pct is not None  # judged against a measured baseline, as any session
+        return
+    assert res.current_latency_us is None and res.best_latency_us is not None
+    assert not judgement.better and judgement.reason == untimed_current(res)
+    line = verdict_line(res, judgement, kernel_py="kernel.py", written=False, dry_run=False)
+    assert (
+        "was not timed (run_timeout: on the SHAPES entry B=64,F=40: checking and timing: no reply within 60 s)" in line
+    )
+    assert "a change is written only over a measured baseline" in line and line.endswith("kernel.py left unchanged")
+    assert "written to" not in line and "\n" not in line

@@ -45,7 +45,14 @@ from kernelopt.tuning.folder import (
     tune_folder,
 )
 from kernelopt.tuning.kernel_evaluator import EvaluatorSettings
-from kernelopt.tuning.session import Progress, SessionResult, StopReason, changing_results_line, current_failed_line
+from kernelopt.tuning.session import (
+    Progress,
+    SessionResult,
+    StopReason,
+    changing_results_line,
+    current_failed_line,
+    untimed_current,
+)
 
 #: The tuning engine's outcome as the iteration record's candidate status (the one mapping; the record's
 #: statuses are coarser, so the reason of a coarse one starts with the outcome's word).
@@ -222,8 +229,11 @@ def apply_best(tuning: FolderTuning) -> ImplementOutcome:
             error=f"the tuning session of {launch} kept nothing: {judgement.reason}; best "
             f"{config_text(r.best_config)}; {counted}{why}",
             candidates=candidate_results(r, applied=r.current_config),
-            # a session too noisy to rank, or whose pick could not be written as checked, did not converge
-            no_gain=r.noisy is None and not (tuning.edit_made and tuning.edit is None and tuning.edit_note),
+            # a session too noisy to rank, whose pick could not be written as checked, or whose current
+            # configuration was never timed (the machine's, maybe) did not converge
+            no_gain=r.noisy is None
+            and untimed_current(r) is None
+            and not (tuning.edit_made and tuning.edit is None and tuning.edit_note),
             noisy=r.noisy is not None,
         )
     # only over the bytes the session read: a save made meanwhile (the user's, in the workspace) was written over and

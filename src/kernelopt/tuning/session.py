@@ -18,17 +18,18 @@
    left can fit, :meth:`~kernelopt.tuning.budget.Budget.affordable`; none fits: the wall time), when a default
    budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
-4. unless interrupted, the best :data:`RETIME_TOP`, those whose noisy samples may be as
-   fast, the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed
-   together, interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
-   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration, unless the pick
-   beat it by the gain asked in every re-timed round. The wall time
-   bounds the re-time too: it takes only as many as the wall time left fits at the last round's pace (the
-   fastest and the current first), and none when that is under two; the session says so
-   (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless those are too noisy to
-   rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current configuration is kept). An
-   interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an
-   interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
+4. unless interrupted, a current configuration that ran past its limit or lost its worker (:data:`MACHINE_OUTCOMES`) is
+   timed once more, alone, with the re-time's limit (:func:`_time_baseline`): nothing is written over a baseline
+   never timed (:func:`untimed_current`); then the best :data:`RETIME_TOP`, those whose noisy samples may be as fast,
+   the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed together,
+   interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
+   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration, unless the pick beat
+   it by the gain asked in every re-timed round. The wall time bounds the re-time too: it takes only as many as the
+   wall time left fits at the last round's pace (the fastest and the current first), and none when that is under two;
+   the session says so (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless those are
+   too noisy to rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current configuration is kept). An
+   interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an interrupted
+   session is an unfinished one (``kernelopt tune`` writes nothing from it).
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
 minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged. :func:`judge_table`
@@ -307,6 +308,11 @@ def tune(
     retimed: list[Result] = []
     unretimed: str | None = None
     if stop not in (StopReason.INTERRUPTED, StopReason.CURRENT_FAILED):
+        try:
+            _time_baseline(evaluator, run, current)
+        except KeyboardInterrupt as exc:
+            run.interrupted_by = interrupt_signal(exc)
+            return _result(space, run, current, [], StopReason.INTERRUPTED, name)
         picks = _retime_picks(run, current, retime_top)
         kept, unretimed = _within_wall(picks, run, current)
         try:
@@ -325,6 +331,56 @@ def failed_check(result: Result) -> bool:
     kernel itself does not meet (on the H100, 2026-12-05, a fp32 GEMM whose ``tl.dot`` ran in TF32 spent its
     whole budget, 340 candidates and 170 s, on wrong results, then exited saying nothing)."""
     return result.outcome is Outcome.WRONG_RESULT and not result.recorded
+
+
+#: Outcomes of the kernel as written that may be the machine's, not the kernel's: past the candidate limit on a loaded
+#: machine (its first call compiles), a worker that died without a word. A run error or an out-of-memory carries the
+#: kernel's own error (kstep's ``tl.dot`` with K = 8 as written): a pick that runs there is measured against a kernel
+#: that does not, as after a compile error.
+MACHINE_OUTCOMES = frozenset({Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT, Outcome.WORKER_CRASH})
+
+
+def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None) -> None:
+    """Time the current configuration once more, alone, when it ran and ended in :data:`MACHINE_OUTCOMES` and some
+    candidate was timed: a pick is written only over a measured baseline (:func:`untimed_current`). It goes through
+    :meth:`Evaluator.retime`, whose limit is the re-time's (300 s by default against 60 s a candidate) and whose
+    files are compiled already; its result takes the failure's place among the session's (the record keeps both,
+    the re-time not served to a rerun). On the CPU under load 10 (2026-12-06), ``tune attorch_ln --budget 3``
+    wrote ``BLOCK_SIZE_BATCH=16`` over a current configuration that ran past 60 s once, its speedup never measured."""
+    if current is None or run.best() is None:
+        return
+    at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == current), None)
+    if at is None or run.results[at].outcome not in MACHINE_OUTCOMES:
+        return
+    [again] = evaluator.retime([current])
+    if run.record is not None:
+        run.record.append(again.model_copy(update={"retimed": True}))
+    if again.outcome.ok and again.latency_us is not None:
+        run.results[at] = again.model_copy(update={"retimed": False})
+
+
+def untimed_current(result: SessionResult) -> str | None:
+    """Why nothing may be written over the current configuration: it ran, ended in :data:`MACHINE_OUTCOMES` (past its
+    limit, a crash) and was not timed when timed again alone (:func:`_time_baseline`), so no pick's speedup over it
+    was measured; ``None`` when it was timed, did not run, is unknown, or failed for the kernel's own reason (a
+    compile error: the kernel as written does not run at that configuration, and a pick that does is measured)."""
+    if result.current_config is None or result.current_latency_us is not None:
+        return None
+    current = Config.of(result.current_config)
+    failed = next((r for r in result.results if Config.of(r.config) == current), None)
+    if failed is None or failed.outcome not in MACHINE_OUTCOMES:
+        return None
+    from kernelopt.oneline import one_line
+
+    why = one_line((failed.reason or "no reason given").split(";")[0], 200)
+    best = result.best_config or {}
+    moved = {k: v for k, v in failed.config.items() if best.get(k) != v} or failed.config  # as the verdict names it
+    text = ", ".join(f"{k}={v}" for k, v in moved.items())
+    return (
+        f"the current {text} was not timed ({failed.outcome.value}: {why}), nor when timed again alone with the "
+        "re-time's limit: a change is written only over a measured baseline (a loaded machine? run tune again, or "
+        "give --candidate-timeout-s more)"
+    )
 
 
 def _seeds(space: Space, current: Config | None, seeds: Sequence[Config]) -> list[Config]:
@@ -587,6 +643,9 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
             f"re-timed rounds ({gain:+.1f} %); the fastest few were too noisy to rank among themselves, so another "
             "of them may be as fast",
         )
+    untimed = untimed_current(result)
+    if untimed is not None:
+        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=untimed)
     if result.current_latency_us is None:
         why = (
             "the current configuration did not run" if result.current_config else "the current configuration is unknown"
@@ -647,6 +706,9 @@ def judge_table(
             reason=f"the per-bucket table's row for {', '.join(untimed)} was not timed there",
             table=True,
         )
+    untimed = untimed_current(result)
+    if untimed is not None:
+        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=untimed, table=True)
     if any(now is None for _, now in by_shape.values()):
         why = "did not run" if result.current_config else "is unknown"
         return GainJudgement(
