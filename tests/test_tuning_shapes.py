@@ -463,7 +463,7 @@ def test_a_gemm_without_masks_is_never_written_with_a_tile_that_does_not_divide_
 @pytest.mark.timeout(60)
 def test_the_search_plot_shows_each_shape() -> None:
     pytest.importorskip("matplotlib")
-    from kernelopt.report.search_plot import SearchPoint, search_plot
+    from kernelopt.report.search_plot import SearchPoint, search_plot, shape_series
 
     points = [
         SearchPoint(evaluation=1, latency_us=20.0, outcome="ok", by_shape={"n=4096": 40.0, "n=1024": 10.0}),
@@ -476,6 +476,13 @@ def test_the_search_plot_shows_each_shape() -> None:
         assert words in text, words
     plain = search_plot([SearchPoint(evaluation=1, latency_us=3.0, outcome="ok")], title="t", image_format="svg")
     assert b"on n=" not in plain and b"candidate (timed)" in plain
+    # leftovers10: a config set aside at one entry and timed at the other is drawn there (it may be that entry's best)
+    part = SearchPoint(evaluation=4, latency_us=None, outcome="invalid", by_shape={"n=4096": 15.0})
+    assert shape_series([*points, part]) == {
+        "n=4096": [(1, 40.0), (3, 20.0), (4, 15.0)],
+        "n=1024": [(1, 10.0), (3, 5.0)],
+    }
+    assert b"on n=4096" in search_plot([*points, part], title="t", image_format="svg")
 
 
 @pytest.mark.gpu

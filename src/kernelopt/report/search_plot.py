@@ -71,6 +71,15 @@ class SearchPoint(BaseModel):
     by_shape: dict[str, float] = Field(default_factory=dict)
 
 
+def shape_series(points: Sequence[SearchPoint]) -> dict[str, list[tuple[int, float]]]:
+    """Shape label -> (evaluation, latency there) of each point timed on it (pure): the timed points, and those set
+    aside at one ``SHAPES`` entry and timed at the others (an ``invalid`` point with latencies by shape: a list keyed
+    by size, :func:`kernelopt.tuning.shapes.partial`), which may be an entry's own best."""
+    shaped = [p for p in points if p.by_shape and (p.outcome == OK or p.latency_us is None)]
+    labels = dict.fromkeys(label for p in shaped for label in p.by_shape)
+    return {label: [(p.evaluation, p.by_shape[label]) for p in shaped if label in p.by_shape] for label in labels}
+
+
 def best_so_far(points: Sequence[SearchPoint]) -> list[tuple[int, float]]:
     """(evaluation, best latency so far) at every timed point, in order (pure)."""
     out: list[tuple[int, float]] = []
@@ -165,14 +174,13 @@ def search_plot(
     lats = [p.latency_us for p in timed if p.latency_us is not None]
     lines = [v for v in (current_latency_us, sweep_best_us) if v is not None]
     failed = [p for p in points if p.outcome != OK and p.latency_us is not None]
-    shapes = list(dict.fromkeys(label for p in timed for label in p.by_shape))
-    per_shape = [v for p in timed for v in p.by_shape.values()]
+    series = shape_series(points)
+    per_shape = [v for mine in series.values() for _, v in mine]
     axis = latency_axis([*lats, *per_shape, *lines, *(p.latency_us for p in failed if p.latency_us is not None)])
-    for k, label in enumerate(shapes):  # each shape's own latencies (several SHAPES entries timed)
-        mine = [p for p in timed if label in p.by_shape]
+    for k, (label, mine) in enumerate(series.items()):  # each shape's own latencies (several SHAPES entries timed)
         ax.scatter(
-            [p.evaluation for p in mine],
-            [p.by_shape[label] for p in mine],
+            [n for n, _ in mine],
+            [v for _, v in mine],
             s=12,
             marker=SHAPE_MARKERS[k % len(SHAPE_MARKERS)],
             color=SHAPE_COLORS[k % len(SHAPE_COLORS)],
@@ -181,7 +189,7 @@ def search_plot(
             zorder=2,
         )
     if timed:
-        name = "candidate (sum over the shapes)" if shapes else "candidate (timed)"
+        name = "candidate (sum over the shapes)" if series else "candidate (timed)"
         ax.scatter([p.evaluation for p in timed], lats, s=22, color="#2874a6", label=name, zorder=3)
     steps = best_so_far(points)
     if steps:
