@@ -5,9 +5,13 @@ trial")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kernelopt.tunables.list_filters import list_screen
+from kernelopt.tuning.candidate import Outcome, Result
+from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, total
 
 #: An autotune list built by a comprehension with an ``if`` clause, then filtered under its own name, as a user
 #: rewrites the fused-attention tutorial's ``list(filter(keep, configs))``.
@@ -56,3 +60,90 @@ def test_an_autotune_list_filtered_under_its_own_name_keeps_both_filters() -> No
     once = REBOUND_LIST.replace("configs = list(filter(keep, configs))", "kept = list(filter(keep, configs))")
     once = once.replace("autotune(configs=configs", "autotune(configs=kept")
     assert list_screen(once, "_axpb") == screen
+
+
+#: The per-bucket table `tune` writes into a keyed autotune list (n32's kernel after its first tune): the autotuner
+#: runs BLOCK=1024 on the small size and BLOCK=8192 on the large one.
+KEYED_TABLE = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4, num_stages=3), triton.Config({"BLOCK": 8192}, num_warps=4, num_stages=3)], key=["n"])
+@triton.jit
+def _axpb(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * alpha + 1.0, mask=offs < n)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    _axpb[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, n, 2.0)
+    return y
+"""
+AXPB_REFERENCE = """import torch
+
+SHAPES = [{"n": 1000}, {"n": 30000}]
+
+
+def get_inputs(n=30000):
+    return (torch.randn(n),)
+
+
+def reference(x):
+    return x * 2.0 + 1.0
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_retune_of_a_keyed_table_is_judged_against_what_the_autotuner_runs_at_each_key(tmp_path: Path) -> None:
+    """n33: a second `tune` of the keyed list the first one wrote took the list's first entry, BLOCK=1024, as the
+    kernel as written on every shape (the large one runs 8192), and wrote [2048, 8192] over [1024, 8192] as "3.7x
+    faster than the current BLOCK=1024" on the CPU, a difference of noise on the small shape. The list's entries are
+    each timed, and what would be written is judged shape by shape against the fastest of them there. Replayed
+    timings (the session's own are the interpreter's noise)."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_against_list, list_configs, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KEYED_TABLE)
+    (folder / "reference.py").write_text(AXPB_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    listed = list_configs(prepared)
+    assert [c.as_dict() for c in listed] == [{"BLOCK": 1024}, {"BLOCK": 8192}]
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(block: int, a: float, b: float) -> Result:
+        return Result(config={"BLOCK": block}, outcome=Outcome.OK, latency_us=total([a, b]),
+                      latency_us_by_shape={small: a, large: b}, retimed=True)  # fmt: skip
+
+    def judged(at_small_2048: float) -> FolderTuning:
+        results = [timed(1024, 1000.0, 20000.0), timed(8192, 1500.0, 5000.0), timed(2048, at_small_2048, 10000.0)]
+        chosen = min(results, key=lambda r: r.latency_us or 0.0)
+        result = SessionResult(
+            best_config=chosen.config, best_latency_us=chosen.latency_us, current_config={"BLOCK": 1024},
+            current_latency_us=21000.0, results=results, retimed=results, evaluations=3, served=0, budget=3,
+            space_size=10, wall_s=1.0, stop=StopReason.CANDIDATES, strategy="local",
+        )  # fmt: skip
+        shapes = per_shape(results, results, chosen.config, result.current_config)
+        choice = choose(shapes)
+        assert choice.kind is ChoiceKind.TABLE
+        before = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)
+        assert before.judgement.better  # the first entry on every shape: "3.2x faster"
+        return judge_against_list(before, listed)
+
+    noise = judged(990.0)  # [2048, 8192] against [1024, 8192]: 1 % on the small shape
+    assert not noise.judgement.better and noise.result.current_latency_us == pytest.approx(6000.0)
+    assert {s.shape: s.current_latency_us for s in noise.per_shape} == {small: 1000.0, large: 5000.0}
+    line = verdict_line(noise.result, noise.judgement, kernel_py="kernel.py", written=False, dry_run=False)
+    assert line == (
+        "the current configuration stays: the per-bucket table does not beat the current autotune list (its "
+        "autotuner's pick of its 2 configs at each key) by 2 % on any shape (at most +1.0 % on n=1000); kernel.py "
+        "left unchanged"
+    )
+    gain = judged(800.0)  # a true gain on the small shape is still written
+    assert gain.judgement.better and gain.judgement.gain_pct == pytest.approx(25.0)
+    assert gain.current_list == ({"BLOCK": 1024}, {"BLOCK": 8192})

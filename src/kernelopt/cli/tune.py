@@ -673,7 +673,7 @@ def _render(
             f"latency (us, sum of {n} shapes)" if (n := len(tuning.prepared.shapes)) > 1 else "latency (us)",
         ],
         [
-            ["current", config_text(r.current_config), r.current_latency_us],
+            ["current", _current_text(tuning), r.current_latency_us],
             ["best", config_text(r.best_config), r.best_latency_us],
         ],
         wide="configuration",
@@ -770,6 +770,16 @@ def computed_line(tuning: FolderTuning) -> str | None:
     return line
 
 
+def _current_text(tuning: FolderTuning) -> str:
+    """The current configuration as the session's table names it: a keyed autotune list of a few configurations is
+    each of them, one picked per key (its latency on a shape is the fastest of them there)."""
+    from kernelopt.tuning.folder import config_text
+
+    if not tuning.current_list:
+        return config_text(tuning.result.current_config)
+    return f"the list's {' | '.join(config_text(c) for c in tuning.current_list)}, one per key"
+
+
 def verdict_line(
     result: SessionResult, judgement: GainJudgement, *, kernel_py: str, written: bool, dry_run: bool
 ) -> str:
@@ -794,7 +804,9 @@ def verdict_line(
     if judgement.table:  # a per-bucket table, judged shape by shape
         if not judgement.better:
             return f"the current configuration stays: {judgement.reason}; {left}"
-        line = f"a per-bucket table (each shape's own best for its size): {judgement.reason}"
+        line = judgement.reason  # one configuration judged shape by shape against a keyed list names itself
+        if line.startswith("the per-bucket table"):
+            line = f"a per-bucket table (each shape's own best for its size): {line}"
         if written:
             return f"{line}; written to {kernel_py}"
         return f"{line}; --dry-run: {left}" if dry_run else f"{line}; {left}: nothing to write"

@@ -117,6 +117,7 @@ from kernelopt.tuning.shapes import (
     latest,
     per_shape,
     session_shapes,
+    total,
     within_pct,
 )
 from kernelopt.tuning.space import Space
@@ -246,7 +247,9 @@ class FolderTuning:
     """One session on a folder: what was prepared, what the session found, the verdict on the gain, (timed on
     several shapes) what it found on each and whether one configuration serves them all, (kernel.py holding a
     guard an earlier write left) the configuration the guard runs (:func:`guarded_twin`), and what the bench workers
-    said of the check (``check_notes``: the float64 run for an integer output skipped for the device's room)."""
+    said of the check (``check_notes``: the float64 run for an integer output skipped for the device's room), and
+    (kernel.py running a keyed autotune list of a few configurations) those configurations (``current_list``:
+    :func:`judge_against_list`)."""
 
     prepared: PreparedFolder
     result: SessionResult
@@ -259,6 +262,7 @@ class FolderTuning:
     guarded: dict[str, Value] | None = None
     check_notes: tuple[str, ...] = ()
     net: NetVerdict | None = None
+    current_list: tuple[dict[str, Value], ...] = ()
 
 
 def budget_rule(request: TuneRequest, card: TaskCard) -> BudgetRule:
@@ -860,15 +864,16 @@ def tune_folder(
     # the values of a guard an earlier write left): the current point, not timed twice
     guarded = guarded_twin(prepared)
     twin = _twin(prepared) or guarded
+    listed_now = list_configs(prepared)  # a keyed list runs each of them somewhere: each one is timed
     # the kernel as written is what the cut's best is measured against: never cut itself
-    evaluator.never_cut(c.key() for c in (space.current(), twin) if c is not None)
+    evaluator.never_cut(c.key() for c in (space.current(), twin, *listed_now) if c is not None)
     budget = prepared.budget.build(space.size.count, time.monotonic)
     with evaluator:
         result = tune(
             space,
             evaluator,
             budget=budget,
-            seeds=evidence_seeds(space, evidence),
+            seeds=[*listed_now, *evidence_seeds(space, evidence)],
             strategy=req.strategy,
             record=record,
             rng_seed=req.rng_seed,
@@ -893,6 +898,8 @@ def tune_folder(
         )
         if choice is not None and choice.kind is ChoiceKind.TABLE:
             tuning = judge_choice(tuning)
+        if listed_now:
+            tuning = judge_against_list(tuning, listed_now)
         if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
             tuning = _checked_edit(tuning, evaluator)
     return tuning
@@ -1004,6 +1011,70 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
         return replace(tuning, judgement=judgement)
     judgement = judge_table(by_shape, result, min_gain_pct=tuning.judgement.min_gain_pct)
     return replace(tuning, judgement=judgement)
+
+
+#: The most configurations a keyed autotune list may hold for a session to time each of them as the kernel as
+#: written: a per-bucket table ``tune`` writes holds one per shape; a user's list of dozens stays one configuration.
+LIST_CURRENT_MOST = 8
+
+
+def list_configs(prepared: PreparedFolder) -> list[Config]:
+    """The configurations of the keyed autotune list the kernel runs now (:func:`_keyed_list`), as the space's
+    (an option the interpreter ignores left out), when it holds 2 to :data:`LIST_CURRENT_MOST` distinct ones and
+    each is a configuration of the space; ``[]`` otherwise.
+
+    Its autotuner picks one of them at each key, so the kernel as written is no one configuration: a per-bucket
+    table ``tune`` wrote (``configs=[BLOCK 1024, BLOCK 8192], key=["n"]``) ran 8192 on the large shape, where the
+    next session's current configuration, the list's first entry, was timed at 1024 on every shape and a table
+    differing by noise was written as "3.7x faster than the current"."""
+    listed = _keyed_list(prepared)
+    if listed is None:
+        return []
+    space = prepared.space
+    out: list[Config] = []
+    for entry in listed.configs:
+        values = entry.knob_values()
+        if any(n not in values for n in space.names):
+            return []
+        config = Config.of({n: values[n] for n in space.names})
+        if space.problems(config):
+            return []
+        if config not in out:
+            out.append(config)
+    return out if 2 <= len(out) <= LIST_CURRENT_MOST else []
+
+
+def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> FolderTuning:
+    """``tuning`` judged shape by shape against the keyed list the kernel runs now (:func:`list_configs`): at each
+    shape the current latency is the fastest of the list's configurations there (its autotuner's pick), and what
+    would be written (each shape's own best for a table, else the one best) is judged against it
+    (:func:`~kernelopt.tuning.session.judge_table`). Unchanged when a configuration of the list was not timed on
+    every shape."""
+    result = tuning.result
+    if result.best_config is None:
+        return tuning
+    pool = latest([*result.results, *result.retimed])
+    table = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    by_shape: dict[str, tuple[float | None, float | None]] = {}
+    shapes = []
+    for shape in tuning.per_shape:
+        ran = [pool[c].latency_us_by_shape.get(shape.shape) if c in pool else None for c in configs]
+        if any(at is None for at in ran):
+            return tuning
+        now = min(at for at in ran if at is not None)
+        by_shape[shape.shape] = (shape.best_latency_us if table else shape.chosen_latency_us, now)
+        shapes.append(shape.model_copy(update={"current_latency_us": now}))
+    nows = [s.current_latency_us or 0.0 for s in shapes]
+    judgement = judge_table(
+        by_shape,
+        result,
+        min_gain_pct=tuning.judgement.min_gain_pct,
+        what="the per-bucket table" if table else config_text(result.best_config),
+        against=f"the current autotune list (its autotuner's pick of its {len(configs)} configs at each key)",
+    )
+    listed = tuple(c.as_dict() for c in configs)
+    result = result.model_copy(update={"current_latency_us": total(nows) or None})
+    return replace(tuning, result=result, per_shape=tuple(shapes), judgement=judgement, current_list=listed)
 
 
 def _table_latency(shape: ShapeBest, at: float | None) -> ShapeBest:
@@ -1533,6 +1604,9 @@ class TuneSummary(BaseModel):
         computed_by_shape: shape label -> knob -> the value that computation gave there, where the run told.
         guarded: the configuration a guard an earlier write left in kernel.py runs where it holds (the current
             configuration there, timed once as it: :func:`guarded_twin`); ``None`` without such a guard.
+        current_list: the configurations of the keyed autotune list kernel.py runs, one picked per key at run time
+            (:func:`judge_against_list`; ``current_config`` is its first): ``current_latency_us`` and each shape's
+            ``current_latency_us`` are the fastest of them there; ``[]`` otherwise.
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
         within: the sweep the space was cut to (``--within``): complete or cut short, and what its best is called.
         check_notes: what the checks' setup said of them, as ``tune`` warns it on stderr (the reference's float64
@@ -1572,6 +1646,7 @@ class TuneSummary(BaseModel):
     computed: dict[str, str] = Field(default_factory=dict)
     computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
     guarded: dict[str, Value] | None = None
+    current_list: list[dict[str, Value]] = Field(default_factory=list)
     unretimed: str | None = None
     within: WithinSweep | None = None
     check_notes: list[str] = Field(default_factory=list)
@@ -1641,6 +1716,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         computed=computed_knobs(p),
         computed_by_shape=computed_by_shape(p),
         guarded=tuning.guarded,
+        current_list=list(tuning.current_list),
         unretimed=r.unretimed,
         within=p.within,
         check_notes=list(tuning.check_notes),

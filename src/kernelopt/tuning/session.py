@@ -680,6 +680,8 @@ def judge_table(
     result: SessionResult,
     *,
     min_gain_pct: float = DEFAULT_MIN_GAIN_PCT,
+    what: str = "the per-bucket table",
+    against: str = "the current configuration",
 ) -> GainJudgement:
     """Judge a per-bucket table against the current configuration shape by shape.
 
@@ -688,6 +690,9 @@ def judge_table(
             shape's size; the current configuration's latency there), microseconds.
         result: the session (no candidate ran, or a re-time too noisy to rank: as :func:`judge_gain`).
         min_gain_pct: the gain a shape needs; a shape where the table is slower by less is within noise.
+        what: the reason's name for what is judged (one configuration judged shape by shape names itself).
+        against: the reason's name for the kernel as written (a keyed autotune list: the autotuner's pick at
+            each key).
 
     The table is better when it beats the current configuration on some shape by at least ``min_gain_pct`` and
     is not slower by more than that on any shape (its rows are each shape's own best, so the one best
@@ -703,7 +708,7 @@ def judge_table(
             better=False,
             gain_pct=None,
             min_gain_pct=min_gain_pct,
-            reason=f"the per-bucket table's row for {', '.join(untimed)} was not timed there",
+            reason=f"{what}'s row for {', '.join(untimed)} was not timed there",
             table=True,
         )
     untimed = untimed_current(result)
@@ -715,7 +720,7 @@ def judge_table(
             better=True,
             gain_pct=None,
             min_gain_pct=min_gain_pct,
-            reason=f"the current configuration {why}; every row of the per-bucket table ran",
+            reason=f"{against} {why}; every row of {what} ran",
             table=True,
         )
     gains = {label: ((now or 0.0) / mine - 1) * 100 for label, (mine, now) in by_shape.items() if mine}
@@ -726,19 +731,18 @@ def judge_table(
     better = wins and not loses
     if better:
         reason = (
-            f"the per-bucket table beats the current configuration by {gains[top]:+.1f} % on {top} (at least "
+            f"{what} beats {against} by {gains[top]:+.1f} % on {top} (at least "
             f"{min_gain_pct:g} % asked) and is no slower beyond {min_gain_pct:g} % on any shape "
             f"(least {gains[low]:+.1f} % on {low})"
         )
     elif loses:
         reason = (
-            f"the per-bucket table is {-gains[low]:.1f} % slower than the current configuration on {low} "
+            f"{what} is {-gains[low]:.1f} % slower than {against} on {low} "
             f"(more than the {min_gain_pct:g} % of noise allowed)"
         )
     else:
         reason = (
-            f"the per-bucket table does not beat the current configuration by {min_gain_pct:g} % on any shape "
-            f"(at most {gains[top]:+.1f} % on {top})"
+            f"{what} does not beat {against} by {min_gain_pct:g} % on any shape (at most {gains[top]:+.1f} % on {top})"
         )
     return GainJudgement(better=better, gain_pct=gains[top], min_gain_pct=min_gain_pct, reason=reason, table=True)
 
