@@ -147,3 +147,25 @@ def test_a_retune_of_a_keyed_table_is_judged_against_what_the_autotuner_runs_at_
     gain = judged(800.0)  # a true gain on the small shape is still written
     assert gain.judgement.better and gain.judgement.gain_pct == pytest.approx(25.0)
     assert gain.current_list == ({"BLOCK": 1024}, {"BLOCK": 8192})
+
+
+@pytest.mark.timeout(30)
+def test_a_per_bucket_table_pinned_into_a_named_list_is_one_config_a_line() -> None:
+    """n34: the table `tune` pins into `@triton.autotune(configs=configs, key=["n"])` went on the decorator's line, 168
+    characters for two shapes (one config more a shape). The pinned list is laid out as `keep_pruned_fallback` lays
+    its out (one rule, `edit._with_list`): one config a line where one line would pass 100 characters, and a second
+    pin keeps that layout; one config stays on its line."""
+    from kernelopt.tunables import AutotuneConfig, pin_configs
+
+    two = [AutotuneConfig(kwargs={"BLOCK": b}, num_warps=4) for b in (1024, 8192)]
+    first = pin_configs(REBOUND_LIST, "_axpb", two).new_source
+    assert first is not None
+    assert (
+        '@triton.autotune(configs=[\n    triton.Config({"BLOCK": 1024}, num_warps=4, num_stages=3),\n'
+        '    triton.Config({"BLOCK": 8192}, num_warps=4, num_stages=3),\n], key=["n"])\n@triton.jit\n'
+    ) in first
+    assert max(len(line) for line in first.splitlines()) <= 100
+    again = pin_configs(first, "_axpb", [two[0], two[0].model_copy(update={"kwargs": {"BLOCK": 4096}})]).new_source
+    assert again == first.replace('"BLOCK": 8192', '"BLOCK": 4096')
+    one = pin_configs(REBOUND_LIST, "_axpb", two[:1]).new_source
+    assert one is not None and '@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4' in one

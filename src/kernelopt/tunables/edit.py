@@ -203,14 +203,12 @@ def pin_configs(
             f"{kernel}: the autotune configs carry a pre_hook kernelopt cannot carry into a pinned list (not the "
             "same in every config, or a list built by code); edit the configs by hand"
         )
-    text = render_configs(configs, an.config_callee(), unwritten=unwritten, carried=carried)
-    lines = written.splitlines()
-    if isinstance(expr, cst.List) and len(lines) > 2 and len(configs) > 1:  # a list written one config a line
-        indent = lines[1][: len(lines[1]) - len(lines[1].lstrip())]
-        close = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())]
+    if len(configs) > 1:  # laid out as the user's list, or one config a line where one line would pass 100
         items = [render_configs([c], an.config_callee(), unwritten=unwritten, carried=carried)[1:-1] for c in configs]
-        text = "[\n" + "".join(f"{indent}{item},\n" for item in items) + f"{close}]"
-    new_source = source[: span.start] + text + source[span.end :]
+        new_source = _with_list(source, span, written if isinstance(expr, cst.List) else "", items)
+    else:
+        text = render_configs(configs, an.config_callee(), unwritten=unwritten, carried=carried)
+        new_source = source[: span.start] + text + source[span.end :]
     _, _, after = analyze(new_source, filename)
     got = {t.key: t.value for t in after if t.kernel == kernel and t.kind is TunableKind.AUTOTUNE_CONFIG}
     want = {
