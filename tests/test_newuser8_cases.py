@@ -169,3 +169,32 @@ def test_a_per_bucket_table_pinned_into_a_named_list_is_one_config_a_line() -> N
     assert again == first.replace('"BLOCK": 8192', '"BLOCK": 4096')
     one = pin_configs(REBOUND_LIST, "_axpb", two[:1]).new_source
     assert one is not None and '@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4' in one
+
+
+@pytest.mark.timeout(30)
+def test_an_mcp_client_that_goes_away_mid_call_is_one_line_not_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n35: an MCP client killed during a `tune` call (the agent stopped, 25 s into the session): the server's next
+    write met a closed pipe, and the SDK's stdio server raised it as a group; `kernelopt mcp` said "kernelopt:
+    internal error: ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)", exit 70 and a crash log. Now
+    it is stdout's one line, exit 3, no crash log (the server itself is not started here: the group is the SDK's,
+    as seen with the real client; kernel.py was untouched there)."""
+    import kernelopt.agents.mcp_server as mcp_server
+    from kernelopt.cli.app import main
+
+    def gone(*_: object, **__: object) -> None:
+        raise BaseExceptionGroup("unhandled errors in a TaskGroup", [BrokenPipeError(32, "Broken pipe")])
+
+    monkeypatch.setattr(mcp_server, "serve", gone)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert main(["mcp", "--root", str(tmp_path)]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err] and err.startswith("kernelopt: error: could not print to stdout: Broken pipe")
+    assert not list(tmp_path.glob("kernelopt-crash-*"))
+
+    def other(*_: object, **__: object) -> None:
+        raise BaseExceptionGroup("unhandled errors in a TaskGroup", [BrokenPipeError(32, "x"), KeyError("k")])
+
+    monkeypatch.setattr(mcp_server, "serve", other)
+    assert main(["mcp", "--root", str(tmp_path)]) == 70  # anything else in the group is still our bug

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from kernelopt.cli.output import printing
 from kernelopt.errors import UsageError
 
 
@@ -23,4 +24,21 @@ def register(app: typer.Typer) -> None:
 
         if device not in (None, "cuda", "cpu"):
             raise UsageError(f"unknown device {device!r}", hint="use cuda or cpu")
-        serve(Roots(list(root)), device=device)
+        try:
+            serve(Roots(list(root)), device=device)
+        except BaseExceptionGroup as group:
+            _client_gone(group)
+
+
+def _client_gone(group: BaseExceptionGroup) -> None:
+    """The SDK's answer when the client closed its end while a reply was written (an agent killed mid-call): a group
+    of ``BrokenPipeError``, raised as stdout's one line, exit 3 (:func:`~kernelopt.cli.output.printing`); it was
+    "kernelopt: internal error: ExceptionGroup" and a crash log. Any other group is raised as it is."""
+    gone, rest = group.split((BrokenPipeError, ConnectionResetError))
+    if gone is None or rest is not None:
+        raise group
+    first: BaseException = gone
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    with printing():
+        raise first
