@@ -68,23 +68,7 @@ def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
 
 def _launch_edit(folder: Path, best: dict[str, int], kernel: str) -> tuple[str | None, str | None]:
     """:func:`tests.test_breaker_cases._tune_edit` for the launch of ``kernel`` (``tune --kernel``)."""
-    from kernelopt.tuning.candidate import Outcome, Result
-    from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
-    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
-    from kernelopt.tuning.shapes import choose, per_shape
-
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
-    by_shape = {s.label(): 1.0 for s in prepared.shapes}
-    won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
-    result = SessionResult(
-        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
-        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
-        strategy="exhaustive",
-    )  # fmt: skip
-    shapes = per_shape([won], [won], best)
-    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
-    edit, note = shaped_edit(tuning)
-    return (edit.new_source if edit is not None else None), note
+    return _tune_edit(folder, best, kernel)
 
 
 def _tunables(name: str, source: str | None = None) -> dict[str, Any]:

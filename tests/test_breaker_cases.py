@@ -63,14 +63,15 @@ def _edit_for(folder: Path, best: dict[str, int]) -> str:
     return written if written is not None else (folder / "kernel.py").read_text()
 
 
-def _tune_edit(folder: Path, best: dict[str, int]) -> tuple[str | None, str | None]:
-    """What ``kernelopt tune`` writes when its session picks ``best`` (see :func:`_edit_for`): the text (``None``
-    when it writes none) and the note it prints about the edit (a guard written, or why nothing is)."""
+def _tune_edit(folder: Path, best: dict[str, int], kernel: str | None = None) -> tuple[str | None, str | None]:
+    """What ``kernelopt tune`` writes when its session picks ``best`` (see :func:`_edit_for`; ``kernel``: the launch
+    of that kernel, ``tune --kernel``): the text (``None`` when it writes none) and the note it prints about the edit
+    (a guard written, or why nothing is)."""
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
     from kernelopt.tuning.shapes import choose, per_shape
 
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
     by_shape = {s.label(): 1.0 for s in prepared.shapes}
     won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
     result = SessionResult(
