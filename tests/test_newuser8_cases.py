@@ -198,3 +198,22 @@ def test_an_mcp_client_that_goes_away_mid_call_is_one_line_not_an_internal_error
 
     monkeypatch.setattr(mcp_server, "serve", other)
     assert main(["mcp", "--root", str(tmp_path)]) == 70  # anything else in the group is still our bug
+
+
+@pytest.mark.timeout(60)
+def test_an_empty_memory_version_is_refused_not_read_as_none(add_workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """n36: `memory read WS --version ""` (a script's unset `"$V"`) printed the latest record, exit 0, as if no
+    version were given; `update`, `mask` and `create` said "no version to ..." of a version the user gave. A version
+    given to --version is parsed as one, whatever it is: one line, exit 2, nothing read or written."""
+    from kernelopt.cli.app import main
+
+    ws = str(add_workspace.root)
+    assert main(["memory", "create", ws, "v0"]) == 0
+    capsys.readouterr()
+    before = sorted(p.read_text() for p in (add_workspace.root / "memory").glob("v*.json"))
+    for verb in (["read"], ["create"], ["update", "--set", "git_commit_hash=0012345"], ["mask"], ["unmask"]):
+        assert main(["memory", verb[0], ws, "--version", "", *verb[1:]]) == 2, verb
+        err = capsys.readouterr().err.strip()
+        assert err == "kernelopt: error: not a version label: '' (expected v<N>, e.g. v3)", (verb, err)
+    assert sorted(p.read_text() for p in (add_workspace.root / "memory").glob("v*.json")) == before
+    assert main(["memory", "read", ws, "--version", "v0", "--field", "version"]) == 0  # a label still reads

@@ -54,7 +54,12 @@ def _chosen(
             raise UsageError(f"{word} is a version, not a workspace ({workspace} is the workspace)",
                              hint="this verb takes no version")  # fmt: skip
         found.append(version_label(number))
-    given = [v if _as_version(v) is None else version_label(parse_version(v)) for v in versions or []]
+    given = []
+    for v in versions or []:  # --version names a version, whatever folders the current one holds
+        try:
+            given.append(version_label(parse_version(v)))
+        except ValueError as exc:  # '' (an unset "$V"): it read the latest record as if no version were given
+            raise UsageError(str(exc)) from None
     return workspace, list(dict.fromkeys([*given, *found]))  # v1 given both ways is one version
 
 
@@ -137,7 +142,7 @@ def create(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Create an empty record for a version."""
-    folder, named = _chosen(ws, workspace, [version] if version else None)
+    folder, named = _chosen(ws, workspace, [version] if version is not None else None)
     version = _one_version(named, "create")
     if version is None:
         raise UsageError("no version to create", hint="kernelopt memory create WS --version v<N>")
@@ -159,7 +164,7 @@ def read(
     include_masked: bool = typer.Option(False, "--include-masked", help="Allow a masked record."),
 ) -> None:
     """Print a record (or one field of it) as JSON."""
-    workspace, named = _chosen(ws, workspace, [version] if version else None)
+    workspace, named = _chosen(ws, workspace, [version] if version is not None else None)
     version = _one_version(named, "read")
     store = _store(workspace)
     if version is None:
@@ -185,7 +190,7 @@ def update(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Set fields (converted by the schema's type); all or nothing, validated, atomic."""
-    folder, named = _chosen(ws, workspace, [version] if version else None)
+    folder, named = _chosen(ws, workspace, [version] if version is not None else None)
     version = _one_version(named, "update")
     if version is None:
         raise UsageError("no version to update", hint="kernelopt memory update WS --version v<N> --set KEY=VALUE")
