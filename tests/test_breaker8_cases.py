@@ -238,7 +238,8 @@ def test_the_eighth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
     ``tl.interleave``, ``loop_unroll_factor``, the tutorial's causal attention), and the forms the fixes write:
     moe_vllm's settings set after ``config = get_config_func(M)`` (m2) and ssd_cumsum's pinned ``BLOCK_SIZE_H``
     (m3, m7), correct at sizes no entry names."""
-    from tests.test_breaker7_cases import _correct_on_cuda
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     picks = {
@@ -264,8 +265,7 @@ def test_the_eighth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
         ("unroll_range", None, [{"M": 3, "K": 17, "E": 2}, {"M": 4096, "K": 2048, "E": 8}]),
     ]
     for name, kernel_py, shapes in cases:
-        got = _correct_on_cuda(DATA / name, shapes, kernel_py)
-        assert all(v is True for v in got.values()), (name, kernel_py, got)
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=kernel_py)
 
 
 @pytest.mark.timeout(120)

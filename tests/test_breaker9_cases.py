@@ -300,7 +300,8 @@ def test_the_ninth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
     moved (k1), attorch's named heuristic replaced by a lambda falling back on it (k3), correct at sizes no entry
     names, up to 512 MB-1 GB a tensor (kv_indices' token table, attorch's and DeepSpeed's rows, the RoPE queries,
     the sum's input, the gathered source)."""
-    from tests.test_breaker7_cases import _correct_on_cuda
+    from tests.gpu_correct import assert_correct
+    from tests.test_breaker7_cases import _outputs_checked
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     picks = {"kv_indices": {"BLOCK_SIZE": 128}, "attorch_ln": {"BLOCK_SIZE_BATCH": 8}}
@@ -323,5 +324,4 @@ def test_the_ninth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
         ("grouped_gemm", None, [{"M": 32, "N": 64, "K": 32}, {"M": 256, "N": 512, "K": 256}]),
     ]
     for name, kernel_py, shapes in cases:
-        got = _correct_on_cuda(DATA / name, shapes, kernel_py)
-        assert all(v is True for v in got.values()), (name, kernel_py, got)
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=kernel_py)

@@ -242,7 +242,8 @@ def test_fa2_s_written_list_holds_at_a_head_dim_every_tuned_config_fails_on_a_gp
     from kernelopt.tuning.checks import classify
     from kernelopt.tuning.list_screen import screen_loaded
     from tests.conftest import load_fresh
-    from tests.test_breaker7_cases import _correct_on_cuda
+    from tests.gpu_correct import correct_on_device
+    from tests.test_breaker7_cases import _outputs_checked
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     folder = DATA / "fa2_causal"
@@ -254,7 +255,7 @@ def test_fa2_s_written_list_holds_at_a_head_dim_every_tuned_config_fails_on_a_gp
     (tmp_path / "pinned.py").write_text(pinned)
     (tmp_path / "written.py").write_text(kept[0])
     shapes = [{"Z": 1, "H": 2, "N_CTX": 200, "D": d} for d in (16, 32, 64)]
-    got = _correct_on_cuda(folder, shapes, tmp_path / "written.py")
+    got = correct_on_device(folder, shapes, _outputs_checked, kernel_py=tmp_path / "written.py")
     assert got == {f"Z=1,H=2,N_CTX=200,D={d}": True for d in (16, 32, 64)}, got
     import torch
 
