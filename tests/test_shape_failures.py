@@ -277,6 +277,41 @@ def test_on_a_gpu_a_keyed_list_s_table_with_an_entry_s_pruned_best_is_correct_at
     assert_correct(folder, shapes, close)
 
 
+def test_a_keyed_list_whose_config_is_set_aside_at_one_key_is_judged_where_it_runs() -> None:
+    """A kernel whose keyed list [16, 32] its static_assert(BLOCK <= N) trims at N=16 (32 is skipped there): the
+    list's pick at each key is the fastest of the configs that run there. Before (leftovers10), 32 had no latency at
+    N=16, so the session judged nothing against the list and wrote nothing, though N=256's own best (256, set aside at
+    N=16 too) was 5.8x faster than the list's pick there (tune on the CPU, 2026-12-06)."""
+    from kernelopt.tuning.folder import FolderTuning, judge_against_list
+    from kernelopt.tuning.session import SessionResult, judge_gain
+    from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape
+
+    small, large = "rows=4,N=16", "rows=4,N=256"
+
+    def aside(block: int, us: float) -> Result:
+        return Result(config={"BLOCK": block}, outcome=Outcome.INVALID, reason="its static_assert", failed_entry=small,
+                      latency_us_by_shape={large: us})  # fmt: skip
+
+    ok = Result(
+        config={"BLOCK": 16}, outcome=Outcome.OK, latency_us=157.0, latency_us_by_shape={small: 17.0, large: 140.0}
+    )
+    results = [ok, aside(32, 96.0), aside(256, 16.0)]
+    result = SessionResult(
+        best_config={"BLOCK": 16}, best_latency_us=157.0, current_config={"BLOCK": 16}, current_latency_us=157.0,
+        results=results, retimed=[], evaluations=3, served=0, budget=3, space_size=5, wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
+    )  # fmt: skip
+    shapes = per_shape(results, [], result.best_config, result.current_config)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE and choice.table[large] == {"BLOCK": 256}
+    tuning = FolderTuning(None, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)  # type: ignore[arg-type]
+    assert not tuning.judgement.better  # the one best is the current configuration
+    judged = judge_against_list(tuning, [Config.of({"BLOCK": 16}), Config.of({"BLOCK": 32})])
+    assert judged.judgement.better and judged.judgement.table, judged.judgement.reason
+    assert [s.current_latency_us for s in judged.per_shape] == [17.0, 96.0]  # 32 where it runs, 16 where 32 cannot
+    assert "+500.0 % on rows=4,N=256" in judged.judgement.reason
+
+
 ASSERTED_LIST = """
 import triton
 import triton.language as tl

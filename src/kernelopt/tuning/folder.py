@@ -115,6 +115,7 @@ from kernelopt.tuning.shapes import (
     check_entries,
     choose,
     latest,
+    partial,
     per_shape,
     session_shapes,
     total,
@@ -1049,17 +1050,19 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     shape the current latency is the fastest of the list's configurations there (its autotuner's pick), and what
     would be written (each shape's own best for a table, else the one best) is judged against it
     (:func:`~kernelopt.tuning.session.judge_table`). Unchanged when a configuration of the list was not timed on
-    every shape."""
+    every shape; one its author's screen set aside at a shape is left out there, as the autotuner skips it
+    (leftovers10)."""
     result = tuning.result
     if result.best_config is None:
         return tuning
-    pool = latest([*result.results, *result.retimed])
+    pool = latest([*result.results, *result.retimed], partly=True)
     table = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []
     for shape in tuning.per_shape:
         ran = [pool[c].latency_us_by_shape.get(shape.shape) if c in pool else None for c in configs]
-        if any(at is None for at in ran):
+        skipped = [c in pool and partial(pool[c]) for c in configs]  # where it has no latency, it was set aside
+        if any(at is None and not aside for at, aside in zip(ran, skipped, strict=True)) or all(a is None for a in ran):
             return tuning
         now = min(at for at in ran if at is not None)
         by_shape[shape.shape] = (shape.best_latency_us if table else shape.chosen_latency_us, now)
