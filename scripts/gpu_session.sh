@@ -19,7 +19,7 @@
 #
 # Plans (a plan is a list of phases; PLAN_WALL_S bounds the whole plan: a phase gets at most the time left, and one
 # that would have under 60 s is skipped and says so in progress.txt):
-#   owed       parity variants breaker9 tuneleft9 gputests (carry .whl/deps), with
+#   owed       parity variants breaker9 tuneleft9 gputests breaker10 (carry .whl/deps), with
 #              GPU_TESTS=$OWED_GPU_TESTS unless GPU_TESTS is set, TUNE_WALL_S=240 and SWEEP_WALL_S=120 unless set; PLAN_WALL_S 1320 unless set
 #
 # Phases (each writes under $GPU_DIR/<phase>/, default GPU_DIR=/tmp/kernelopt_gpu; GPU clocks and settings
@@ -50,6 +50,9 @@
 #   breaker9   scripts/gpu_breaker9.sh: the ninth held-out trial's kernels (SGLang, DeepSpeed, Unsloth, FlagGems, attorch,
 #              xformers, vLLM's lightning attention, the grouped GEMM tutorial) and its written forms compiled and
 #              correct, tune --device cuda on three
+#   breaker10  scripts/gpu_breaker10.sh: the tenth held-out trial's kernels (Mamba, bitsandbytes, the dropout tutorial,
+#              Liger-Kernel, FlashInfer, FBGEMM's fp8 row quantization, SGLang's extend attention) and its written forms
+#              compiled and correct at realistic sizes, tune --device cuda on three
 #   tuneleft9  scripts/gpu_tuneleft9.sh: an autotune list's own filter and static_assert on the GPU (fa2_causal's
 #              written list at a head dimension every tuned config fails), tune --device cuda on fa2_causal
 #   leftovers10 scripts/gpu_leftovers10.sh: a keyed list's table holding an entry's best its prune drops at the
@@ -90,6 +93,7 @@ breaker6 480 scripts/gpu_breaker6.sh
 breaker7 480 scripts/gpu_breaker7.sh
 breaker8 420 scripts/gpu_breaker8.sh
 breaker9 420 scripts/gpu_breaker9.sh
+breaker10 480 scripts/gpu_breaker10.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
 variants 420 scripts/gpu_variants.sh
@@ -101,7 +105,7 @@ EOF
 
 plan_phases() {  # PLAN: its phases in order, or nothing for a name that is no plan
     case $1 in
-        owed) echo "parity variants breaker9 tuneleft9 gputests" ;;
+        owed) echo "parity variants breaker9 tuneleft9 gputests breaker10" ;;
     esac
 }
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import triton_interpreted
+from tests.gpu_correct import Ran, assert_correct
 from tests.test_breaker7_cases import _all_correct
 
 DATA = Path(__file__).parent / "data" / "breaker10"
@@ -204,3 +205,80 @@ def test_a_computed_setting_that_does_not_read_the_table_s_size_stays_at_its_com
     mamba, note = _tune_edit(_copy("mamba_ssu", tmp_path), {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_DSTATE": 128})
     assert mamba is not None, note
     assert 'lambda args: triton.next_power_of_2(args["dstate"])' in mamba and "if dstate <= 100:" in mamba
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+
+def _fp8_within_a_step(ran: Ran) -> bool | str:
+    """fp8_row's outputs on a GPU: the scales to 1e-5, the fp8 values within one step of the format (a GPU divides
+    ``MAX_FP8 / absmax`` to within an ulp, which can move a value across a rounding boundary) and all but 1 % exact."""
+    import torch
+
+    (got, scale), (want, want_scale) = ran.got, ran.want
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return f"fp8 output {got.dtype} {tuple(got.shape)}, expected {want.dtype} {tuple(want.shape)}"
+    if not torch.allclose(scale, want_scale, rtol=1e-5, atol=0):
+        return f"scales differ by {float((scale - want_scale).abs().max())}"
+    g, w = got.float(), want.float()
+    step = torch.exp2(torch.floor(torch.log2(w.abs().clamp(min=2.0**-6))) - 3)  # e4m3: 3 mantissa bits
+    off = (g - w).abs()
+    if bool((off > step).any()):
+        return f"fp8 values off by more than a step: {float(off.max())}"
+    return bool((off > 0).float().mean() <= 0.01) or "over 1 % of the fp8 values off by a step"
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_tenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at their SHAPES and at realistic sizes
+    (256 MB to 1 GB a tensor where the kernel allows: the dropout's 64 M elements, bitsandbytes' and FBGEMM's 256 MB
+    rows, Liger's group norm of 64 M values, JSD over a 16 K vocabulary, FlashInfer's 16 K positions x 32 heads x
+    128), libdevice's ``llrint`` and ``rsqrt`` imported by name as CUDA computes them, the fp8 store as the GPU rounds
+    it (against the same torch conversion the interpreter's fix uses), and the forms ``tune`` wrote on the CPU:
+    mamba_ssu's ``if dstate <= 100: BLOCK_SIZE_M = 128`` (its heuristic left at its computation), liger_jsd's ``if
+    V <= 1000: BLOCK_SIZE = 1024``, the dropout's ``BLOCK_SIZE=8192``, extend_attn's table of ``BLOCK_M`` /
+    ``BLOCK_N``, and the two-size softmax whose one-block ``BLOCK_N`` stays computed, correct at sizes no entry names."""
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_breaker_cases import _tune_edit
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    picks = {
+        "mamba_ssu": {"BLOCK_SIZE_M": 128},
+        "liger_jsd": {"BLOCK_SIZE": 1024},
+        "seeded_dropout": {"BLOCK_SIZE": 8192},
+        "extend_attn": {"BLOCK_M": 32, "BLOCK_N": 32},
+    }
+    written: dict[str, Path] = {}
+    for name, pick in picks.items():
+        text, note = _tune_edit(_copy(name, tmp_path), pick)
+        assert text is not None, (name, note)
+        written[name] = tmp_path / f"{name}_written.py"
+        written[name].write_text(text)
+    two = tmp_path / "two_sizes"
+    two.mkdir()
+    (two / "kernel.py").write_text(TWO_SIZES)
+    (two / "reference.py").write_text(TWO_SIZES_REFERENCE)
+    text, note = _tune_edit(two, {"BLOCK_M": 16, "BLOCK_N": 128})
+    assert text is not None and "BLOCK_N = 128" not in text, note
+    (two / "kernel.py").write_text(text)
+    attn = {"B": 4, "H": 32, "G": 4, "D": 128, "P": 2048, "E": 1024}
+    cases: list[tuple[Path, Path | None, list[dict[str, int]]]] = [
+        (DATA / "mamba_ssu", None, [{"B": 2, "D": 48, "S": 16}, {"B": 64, "D": 4096, "S": 256}]),
+        (DATA / "mamba_ssu", written["mamba_ssu"], [{"B": 3, "D": 300, "S": 16}, {"B": 64, "D": 4096, "S": 64}]),
+        (DATA / "bnb_rowwise", None, [{"M": 3, "N": 77}, {"M": 65536, "N": 1024}]),
+        (DATA / "seeded_dropout", None, [{"N": 333}, {"N": 1 << 26}]),
+        (DATA / "seeded_dropout", written["seeded_dropout"], [{"N": 8193}, {"N": (1 << 26) + 5}]),
+        (DATA / "group_norm", None, [{"B": 1, "C": 12, "H": 37}, {"B": 32, "C": 512, "H": 4096}]),
+        (DATA / "liger_jsd", None, [{"BT": 9, "V": 64}, {"BT": 4096, "V": 16384}]),
+        (DATA / "liger_jsd", written["liger_jsd"], [{"BT": 5, "V": 17}, {"BT": 64, "V": 999}, {"BT": 8, "V": 5000}]),
+        (DATA / "merge_state", None, [{"S": 9, "H": 3, "D": 8}, {"S": 16384, "H": 32, "D": 128}]),
+        (DATA / "extend_attn", None, [{"B": 2, "H": 2, "G": 1, "D": 32, "P": 40, "E": 30}, attn]),
+        (DATA / "extend_attn", written["extend_attn"], [{"B": 1, "H": 2, "G": 1, "D": 40, "P": 10, "E": 70}, attn]),
+        (two, None, [{"M": 20, "N": 1000}, {"M": 4096, "N": 8192}]),
+    ]
+    for folder, kernel_py, shapes in cases:
+        assert_correct(folder, shapes, _outputs_checked, kernel_py=kernel_py)
+    assert_correct(DATA / "fp8_row", [{"M": 3, "N": 17}, {"M": 32768, "N": 2048}], _fp8_within_a_step)
