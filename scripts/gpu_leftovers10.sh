@@ -5,7 +5,9 @@
 #
 #   1. tests: the GPU tests of tests/test_shape_failures.py: splitk_prune's keyed table whose K=200 best its prune
 #      drops at K=96 (a config set aside at one SHAPES entry, timed at the other), correct at K from 40 to 4096 with
-#      Triton's autotuner benchmarking what the prune keeps at each key (and the shapefail test beside it);
+#      Triton's autotuner benchmarking what the prune keeps at each key; the [16, 256, 32] table tune wrote for a
+#      list whose tl.static_assert refuses 256 and 32 at N=16, correct at N 16..4096 with the autotuner skipping
+#      what the assert refuses (CompileTimeAssertionFailure); and the shapefail test beside them;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of splitk_prune (the per-entry screen on a GPU) and
 #      rope_group (Unsloth's ROPE_GROUP_SIZE, a work group searched 1..16), a 60 s wall each, each written kernel.py
 #      kept.

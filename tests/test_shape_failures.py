@@ -346,6 +346,75 @@ def test_in_the_interpreter_an_autotuner_skips_a_config_its_static_assert_refuse
     assert torch.equal(x[:16], torch.full((16,), 2.0)) and not x[16:].any()
 
 
+KEYED_ASSERTED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 16}),
+        triton.Config({"BLOCK": 256}),
+        triton.Config({"BLOCK": 32}),
+    ],
+    key=["N"],
+)
+@triton.jit
+def _scale_rows(x_ptr, y_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK <= N)
+    row = tl.program_id(0)
+    for start in range(0, N, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        mask = offs < N
+        tl.store(y_ptr + row * N + offs, tl.load(x_ptr + row * N + offs, mask=mask) * 2.0, mask=mask)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    _scale_rows[(x.shape[0],)](x, y, x.shape[1])
+    return y
+"""
+
+KEYED_ASSERTED_REFERENCE = """
+import torch
+
+ATOL = 1e-6
+RTOL = 1e-6
+SHAPES = [{"rows": 4, "N": 16}, {"rows": 4, "N": 256}]
+
+
+def get_inputs(rows=4, N=256, device="cpu"):
+    return [torch.randn(rows, N, device=device)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_on_a_gpu_a_keyed_table_whose_config_a_static_assert_refuses_at_one_key_is_correct(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table ``tune`` wrote on the CPU for a [16, 32] list with ``tl.static_assert(BLOCK <= N)`` at N 16 and 256
+    (docs/faults.md, leftovers10 m1c): ``[16, 256, 32]`` keyed on N. On a GPU Triton's autotuner skips what the assert
+    refuses (CompileTimeAssertionFailure) at each key, as the interpreter now does: right at N = 16, 17, 40, 100, 256,
+    300 and 4096."""
+    from tests.gpu_correct import Ran, assert_correct
+
+    def exact(ran: Ran) -> bool:
+        import torch
+
+        return bool(torch.allclose(ran.got, ran.want, atol=ran.ref.ATOL, rtol=ran.ref.RTOL))
+
+    (tmp_path / "kernel.py").write_text(KEYED_ASSERTED)
+    (tmp_path / "reference.py").write_text(KEYED_ASSERTED_REFERENCE)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernel is loaded
+    assert_correct(tmp_path, [{"rows": 3, "N": n} for n in (16, 17, 40, 100, 256, 300, 4096)], exact)
+
+
 class EntryFailing:
     """A recorded sweep in which every configuration with ``BLOCK_K`` in ``fails`` fails one entry."""
 
