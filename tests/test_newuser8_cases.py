@@ -217,3 +217,94 @@ def test_an_empty_memory_version_is_refused_not_read_as_none(add_workspace, caps
         assert err == "kernelopt: error: not a version label: '' (expected v<N>, e.g. v3)", (verb, err)
     assert sorted(p.read_text() for p in (add_workspace.root / "memory").glob("v*.json")) == before
     assert main(["memory", "read", ws, "--version", "v0", "--field", "version"]) == 0  # a label still reads
+
+
+#: A row sum whose block is computed by a settings helper, after a first `tune` wrote its table and the user edited
+#: its last row by hand (the comment and 4096 are theirs).
+ROWSUM_RETUNED = '''"""My row sum: each program sums one row, in blocks."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _row_sum(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+def _settings(n_cols):
+    block = min(256, triton.next_power_of_2(n_cols))
+    return block, 4
+
+
+def run(x):
+    n_rows, n_cols = x.shape
+    out = torch.empty(n_rows, device=x.device, dtype=torch.float32)
+    block, warps = _settings(n_cols)   # computed per problem
+    if n_cols <= 100:  # kernelopt: tuned
+        block = 128
+    elif n_cols <= 2000:  # kernelopt: tuned
+        # mine: 1024 fits my GPU's cache better
+        block = 1024
+    _row_sum[(n_rows,)](x, out, n_cols, x.stride(0), BLOCK=block, num_warps=warps)
+    return out
+'''
+ROWSUM_REFERENCE = """import torch
+
+SHAPES = [dict(n_rows=2, n_cols=100), dict(n_rows=2, n_cols=2000)]
+
+
+def get_inputs(n_rows=2, n_cols=2000):
+    return (torch.randn(n_rows, n_cols),)
+
+
+def reference(x):
+    return x.float().sum(dim=1)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_retune_keeps_the_row_it_timed_where_an_earlier_table_gave_the_computation_its_value(tmp_path: Path) -> None:
+    """n37: a second `tune` of a file holding an earlier table (`elif n_cols <= 20000: block = 4096`, the last row
+    edited by hand) found the kernel as written best on the large shape, so its row was "the computation's values
+    there" and was dropped as the fallback's; but the new table replaces the earlier lines, and the fallback is then
+    the helper alone, 256 at 20000 columns, 12x slower in the interpreter than the 4096 the session timed, while the
+    verdict said "no slower beyond 2 % on any shape". Where kernel.py holds lines an earlier tune wrote, that row is
+    written with the values the run gave (replayed timings)."""
+    from kernelopt.tuning.candidate import COMPUTED
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_choice, prepare_folder, shaped_edit
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    folder = tmp_path / "rowsum"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(ROWSUM_RETUNED)
+    (folder / "reference.py").write_text(ROWSUM_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    small, large = (s.label() for s in prepared.shapes)
+
+    def timed(block: int | str, a: float, b: float) -> Result:
+        return Result(config={"BLOCK": block}, outcome=Outcome.OK, latency_us=total([a, b]),
+                      latency_us_by_shape={small: a, large: b}, retimed=True)  # fmt: skip
+
+    results = [timed(COMPUTED, 1200.0, 5000.0), timed(512, 1000.0, 9000.0), timed(256, 1300.0, 60000.0)]
+    result = SessionResult(
+        best_config={"BLOCK": COMPUTED}, best_latency_us=6200.0, current_config={"BLOCK": COMPUTED},
+        current_latency_us=6200.0, results=results, retimed=results, evaluations=3, served=0, budget=3,
+        space_size=10, wall_s=1.0, stop=StopReason.CANDIDATES, strategy="local",
+    )  # fmt: skip
+    shapes = per_shape(results, results, result.best_config, result.current_config)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE
+    tuning = judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
+    assert tuning.judgement.better, tuning.judgement  # 512 on 100 columns, the kernel as written on 2000
+    edit, _ = shaped_edit(tuning)
+    assert edit is not None and edit.new_source is not None
+    assert (
+        "    if n_cols <= 100:  # kernelopt: tuned\n        block = 512\n"
+        "    elif n_cols <= 2000:  # kernelopt: tuned\n        block = 1024\n    _row_sum"
+    ) in edit.new_source, edit.diff

@@ -70,6 +70,7 @@ from kernelopt.tunables import (
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
 from kernelopt.tunables.guard import guard_edit, guarded_values
+from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
@@ -1491,7 +1492,10 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
         else:
             rows.append(Bucket(upto=upto, values=values))
         sources[upto] = source
-    while len(rows) > 1 and all(is_computed(sources[rows[-1].upto].get(n)) for n in names):
+    # the lines an earlier tune wrote are replaced by these rows: the computation the fallback runs is then not the
+    # one the session timed (its rows gave 4096 at 20000 columns, the computation alone 256), so no row of it goes
+    rewritten = TUNED in prepared.base_source
+    while len(rows) > 1 and not rewritten and all(is_computed(sources[rows[-1].upto].get(n)) for n in names):
         # the largest row is the computation's values at its shape: above the row before it the fallback (the same
         # computation) serves, and a size between gets what the computation gives there, not that shape's literals
         # (H200, 2026-12-05: BLOCK_SIZE = 32768 for every row from 8193 to 32768 columns, 16384 computed at 12000)
