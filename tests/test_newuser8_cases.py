@@ -308,3 +308,31 @@ def test_a_retune_keeps_the_row_it_timed_where_an_earlier_table_gave_the_computa
         "    if n_cols <= 100:  # kernelopt: tuned\n        block = 512\n"
         "    elif n_cols <= 2000:  # kernelopt: tuned\n        block = 1024\n    _row_sum"
     ) in edit.new_source, edit.diff
+
+
+@pytest.mark.timeout(60)
+def test_an_mcp_tool_refuses_an_argument_it_does_not_take(tmp_path: Path) -> None:
+    """n38: `tune(path=..., json=true)` ran a whole session (175 s at load 8) and `validate(workspace=...,
+    previuos=0)` would gate against the default: the SDK drops an argument no parameter names, in silence. Now one
+    line naming the argument and what the tool takes, before anything runs; the tool's own arguments still pass."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from kernelopt.agents.mcp_server import build_server
+    from kernelopt.agents.roots import Roots
+
+    server = build_server(Roots([tmp_path]), default_device="cpu")
+
+    async def call(tool: str, **arguments: object) -> object:
+        return await server.call_tool(tool, arguments)
+
+    with pytest.raises(ToolError) as caught:
+        anyio.run(lambda: call("tune", path=str(tmp_path), json=True))
+    said = str(caught.value)
+    assert said == "tune: bad arguments: json: no such argument; tune takes path, kernel, budget, budget_wall_s, device"
+    with pytest.raises(ToolError) as caught:
+        anyio.run(lambda: call("status", workspace=str(tmp_path), verbose=1, all=2))
+    assert str(caught.value).startswith("status: bad arguments: all, verbose: no such argument; status takes ")
+    with pytest.raises(ToolError) as caught:  # its own arguments reach the tool, which says what is wrong
+        anyio.run(lambda: call("tune", path=str(tmp_path / "nope")))
+    assert "no such folder" in str(caught.value)

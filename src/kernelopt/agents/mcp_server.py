@@ -431,6 +431,7 @@ class _Server(MCPServer):
     (``/proc/<pid>/environ``)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        _known_arguments(self._tool_manager.get_tool(name), name, arguments)
         try:
             result = await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -447,6 +448,23 @@ class _Server(MCPServer):
             if result.structured_content is not None:
                 result.structured_content = _redacted(result.structured_content, redactor)
         return result
+
+
+def _known_arguments(tool: Any, name: str, arguments: dict[str, Any]) -> None:
+    """Refuse an argument the tool does not take, in one line: the SDK drops it in silence, so ``tune(path=...,
+    dry_run=true)`` or a misspelt ``validate(previuos=1)`` ran as if it were not there (newuser8, n38).
+
+    Raises:
+        ToolError: an argument no parameter of the tool's schema names (an unknown tool is the SDK's to say).
+    """
+    if tool is None:
+        return
+    takes = list((tool.parameters or {}).get("properties", {}))
+    unknown = sorted(k for k in arguments or {} if k not in takes)
+    if unknown:
+        raise ToolError(
+            redact(f"{name}: bad arguments: {', '.join(unknown)}: no such argument; {name} takes {', '.join(takes)}")
+        )
 
 
 ECHO_CHARS = 120
