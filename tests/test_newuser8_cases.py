@@ -275,7 +275,8 @@ def test_a_retune_keeps_the_row_it_timed_where_an_earlier_table_gave_the_computa
     there" and was dropped as the fallback's; but the new table replaces the earlier lines, and the fallback is then
     the helper alone, 256 at 20000 columns, 12x slower in the interpreter than the 4096 the session timed, while the
     verdict said "no slower beyond 2 % on any shape". Where kernel.py holds lines an earlier tune wrote, that row is
-    written with the values the run gave (replayed timings)."""
+    written with the values the run gave (replayed timings). n39: the user's comment among the earlier lines was
+    dropped by the rewrite; it is kept, above the rows."""
     from kernelopt.tuning.candidate import COMPUTED
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_choice, prepare_folder, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
@@ -307,6 +308,10 @@ def test_a_retune_keeps_the_row_it_timed_where_an_earlier_table_gave_the_computa
     assert (
         "    if n_cols <= 100:  # kernelopt: tuned\n        block = 512\n"
         "    elif n_cols <= 2000:  # kernelopt: tuned\n        block = 1024\n    _row_sum"
+    ) in edit.new_source, edit.diff
+    assert (
+        "    block, warps = _settings(n_cols)   # computed per problem\n"
+        "        # mine: 1024 fits my GPU's cache better\n    if n_cols <= 100:"
     ) in edit.new_source, edit.diff
 
 

@@ -148,6 +148,11 @@ class Hoist:
         return [self.span, *self.also]
 
 
+def _comment_only(line: str) -> bool:
+    """A line that is a comment and nothing else (a tuned line's ``# kernelopt: tuned`` follows its code)."""
+    return line.lstrip().startswith("#")
+
+
 @dataclass
 class TunedRegion:
     """The ``# kernelopt: tuned`` lines after the statement that computes a setting.
@@ -166,6 +171,7 @@ class TunedRegion:
     values: dict[str, Value] = field(default_factory=dict)
     table: TunedTable | None = None
     hoist: Hoist | None = None
+    comments: tuple[str, ...] = ()  # the user's own comment lines among the tuned lines: a rewrite keeps them
 
 
 @dataclass
@@ -1669,6 +1675,7 @@ class _Analyzer:
             indent + self.module.default_indent,
             values,
             table,
+            comments=tuple(line for line in self.source[start:end].splitlines(keepends=True) if _comment_only(line)),
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
         values = [e for b in binds for e in _assigned_values(b)]

@@ -945,8 +945,10 @@ def _without(table: TunedTable | None, variables: set[str]) -> TunedTable | None
 def render_tuned(region: TunedRegion, values: Mapping[str, Value], table: TunedTable | None) -> str:
     """The ``# kernelopt: tuned`` lines of a computed setting, as Triton users write them: the values for every
     size first, then the size-bucketed rows (``if n <= 1024:`` / ``elif n <= 4096:``), keyed by the variable
-    names of the function. Sizes no row covers keep the computation above the lines."""
+    names of the function. Sizes no row covers keep the computation above the lines. A comment the user wrote among
+    the earlier lines (``# mine: 4096 fits my GPU's cache better``) is kept, above the rows (newuser8, n39)."""
     lines = [f"{region.indent}{region.variable} = {region.hoist.text}\n"] if region.hoist is not None else []
+    lines += [c if c.endswith("\n") else f"{c}\n" for c in region.comments]  # the user's, kept above the rows
     copied = _dicts_set(values)
     lines += [f"{region.indent}{d} = dict({d})  # {TUNED}\n" for d in copied]
     lines += [f"{region.indent}{var} = {_render_value(v)}  # {TUNED}\n" for var, v in values.items()]
