@@ -198,7 +198,7 @@ def test_a_computed_setting_that_does_not_read_the_table_s_size_stays_at_its_com
     written, note = _tune_edit(folder, {"BLOCK_M": 16, "BLOCK_N": 128})
     assert written is not None, note
     assert "    if M <= 100:  # kernelopt: tuned\n        BLOCK_M = 16\n" in written
-    assert "BLOCK_N = 128" not in written and "BLOCK_N kept at its computation (it does not read M)" in (note or "")
+    assert "BLOCK_N = 128" not in written and "BLOCK_N kept at its computation (it reads N, not M)" in (note or "")
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 20, "N": 1000}, {"M": 7, "N": 3}])
     # the heuristic of mamba_ssu stays a lambda of args: no launcher name in it

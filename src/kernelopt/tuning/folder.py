@@ -1300,8 +1300,9 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         f"{', '.join(names)} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
         "original computation"
     )
-    if left:
-        note += f"; {', '.join(left)} kept at its computation (it does not read {size})"
+    for name in left:
+        reads = ", ".join(computed[name].size_names) or "no size"
+        note += f"; {name} kept at its computation (it reads {reads}, not {size})"
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
 
 
