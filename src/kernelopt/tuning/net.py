@@ -199,9 +199,11 @@ def cast(
 
     The written kernel runs first at each try: where it passes, the size is passed and the original is not run (half
     the runs, in the common case); where it fails, the original runs there: passing, the written kernel fails the
-    net; failing too, the size is refused and the next try is taken. ``known``: the original's outcomes by size
-    label, filled as they are found (a second pick checked after a first one failed runs the original at no size
-    twice)."""
+    net; failing too, the size is refused and the next try is taken. A written kernel that runs past the request's
+    limit there gets no verdict at that try (a smaller tile can take many times the original's time in Triton's
+    interpreter: a timeout there is the machine's load as often as the kernel's). ``known``: the original's outcomes
+    by size label, filled as they are found (a second pick checked after a first one failed runs the original at no
+    size twice)."""
     memo = known if known is not None else {}
     started = clock()
     checks: list[SizeCheck] = []
@@ -215,6 +217,9 @@ def cast(
                 check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome)
                 break
             label = shape.label()
+            if outcome is Outcome.RUN_TIMEOUT:  # too slow to judge there (a small tile in the interpreter): no verdict
+                refusals.append(f"{label}: the written kernel ran past its limit there ({reason})")
+                continue
             if label not in memo:
                 memo[label] = check_at(original, shape)
             theirs, why = memo[label]
