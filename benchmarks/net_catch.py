@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-VARIANTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "variants"
+REPO = Path(__file__).resolve().parents[1]
+VARIANTS = REPO / "tests" / "data" / "variants"
 
 HELPER_GRID = (
     '\n\ndef _grid(M, N, meta):\n    return (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"]))\n'
@@ -107,36 +108,18 @@ def _plain(old: str, new: str) -> Any:
 
 def checked_pick(folder: Path, pick: dict[str, Any], *, rules: bool = True) -> dict[str, Any]:
     """The edit ``tune`` writes when its session picks ``pick`` (:func:`kernelopt.tuning.folder._checked_edit`, the
-    entries' check and the net, in the session's workers), with ``guard_edit`` switched off unless ``rules``."""
+    entries' check and the net, in the session's workers; the session as tests/test_tuning_net.py builds it), with
+    ``guard_edit`` switched off unless ``rules``."""
+    from tests.test_tuning_net import _evaluator, _session
+
     from kernelopt.tuning import folder as tf
-    from kernelopt.tuning.candidate import Outcome, Result
-    from kernelopt.tuning.kernel_evaluator import knob_editor
-    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
-    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
-    from kernelopt.tuning.shapes import choose, per_shape
 
     with mock.patch.object(tf, "guard_edit", tf.guard_edit if rules else _plain):
         prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-        by_shape = {s.label(): 1.0 for s in prepared.shapes}
-        won = Result(config=pick, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
-        result = SessionResult(
-            best_config=pick, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
-            retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
-            strategy="exhaustive",
-        )  # fmt: skip
-        shapes = per_shape([won], [won], pick)
-        tuning = tf.FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
-        editor = knob_editor(prepared.base_source, kernel=prepared.space.kernel, evaluation=prepared.evaluation)
+        current = prepared.space.current()
+        tuning = _session(prepared, [(pick, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
         plain, _ = tf.shaped_edit(tuning)
-        evaluator = ShapesEvaluator(
-            prepared.problem,
-            prepared.shapes,
-            prepared.base_source,
-            editor,
-            session_dir=prepared.session_dir,
-            env=prepared.env,
-        )
-        with evaluator:
+        with _evaluator(prepared) as evaluator:
             evaluator.start()
             t0 = time.perf_counter()
             done = tf._checked_edit(tuning, evaluator)
@@ -220,6 +203,7 @@ def run_corpus(dirs: list[Path]) -> None:
 
 
 def main() -> None:
+    sys.path.insert(0, str(REPO))  # tests.test_tuning_net's session and evaluator
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
     cases = sub.add_parser("cases")
