@@ -52,15 +52,16 @@ gpu_tests() {  # LIMIT_S PYTEST_ARGS...
     progress "tests: rc=$?"
 }
 
-tune_copies() {  # DATA_DIR NAME...: `kernelopt tune --device cuda --json` (a 60 s wall) on a copy of each folder
-    # DATA_DIR/NAME under $R/work, each written kernel.py kept as $R/kernel_NAME.py (the held-out trials' scripts)
+tune_copies() {  # DATA_DIR NAME...: `kernelopt tune --device cuda --json` (a wall of TRIAL_TUNE_S, default 60 s) on a
+    # copy of each folder DATA_DIR/NAME under $R/work, each written kernel.py kept as $R/kernel_NAME.py (the held-out
+    # trials' scripts)
     local data=$1 name ws
     shift
     for name in "$@"; do
         ws="$R/work/$name"
         rm -rf "$ws" && cp -r "$data/$name" "$ws"
         progress "tune $name: start"
-        timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s 60 --out "$R/logs/$name" \
+        timeout 300 $PY -m kernelopt tune "$ws" --device cuda --json --budget-wall-s "${TRIAL_TUNE_S:-60}" --out "$R/logs/$name" \
             > "$R/tune_$name.json" 2> "$R/tune_$name.txt"
         progress "tune $name: rc=$?"
         cp "$ws/kernel.py" "$R/kernel_$name.py"

@@ -233,7 +233,7 @@ case $cmd in
         PLAN_DEADLINE=${PLAN_WALL_S:+$(( $(date +%s) + PLAN_WALL_S ))}
         export -f run_phase run_plan phase_table
         export GPU_DIR PY PLAN_PHASES PLAN_DEADLINE PLAIN GPU_TESTS TUNABLES_TASKS LOOP_EXAMPLES2 SWEEP_EXAMPLES \
-            TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S SWEEPS_FROM SWEEP_WALL_S
+            TUNE_EXAMPLES LOOP_EXAMPLES TUNE_WALL_S LOOP_WALL_MIN SWEEP_BUDGET_S SWEEPS_FROM SWEEP_WALL_S TRIAL_TUNE_S
         touch "$GPU_DIR/running"
         setsid bash -c run_plan > "$GPU_DIR/session.log" 2>&1 < /dev/null &
         sleep 5
