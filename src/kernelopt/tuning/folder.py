@@ -124,6 +124,7 @@ from kernelopt.tuning.shapes import (
 )
 from kernelopt.tuning.space import Space
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY
+from kernelopt.tuning.writable import writable_space
 from kernelopt.vocabulary import Device
 from kernelopt.worker.environment import worker_env
 
@@ -401,6 +402,11 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     within = None
     if request.within is not None:
         space, within = _within(space, request.within, evaluation, shapes, problem.kernel_py.name)
+    # a value the guard refuses to write beside any other leaves the space before the strategy proposes it
+    writable = knob_editor(
+        base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins, writable=True
+    )
+    space = writable_space(space, writable, tunables)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
     editor = knob_editor(
         base,

@@ -85,6 +85,9 @@ class Refusal:
 Apply = Callable[[Config], "str | Refusal"]
 """Configuration -> the candidate's full kernel source, or a :class:`Refusal`."""
 
+#: How a :class:`Refusal` of an edit the guard cannot write begins (:func:`knob_editor`, ``writable``).
+UNWRITABLE = "cannot be written: "
+
 
 class EvaluatorSettings(BaseModel):
     """Limits and workers of a :class:`KernelEvaluator`.
@@ -187,7 +190,7 @@ def knob_editor(
         if writable and made != base_source and not divisors:
             kept = guard_edit(base_source, made)
             if kept.new_source is None:
-                return Refusal(f"cannot be written: {kept.note}")
+                return Refusal(f"{UNWRITABLE}{kept.note}")
         if listed is not None:
             return made
         return strip_stale_guards(base_source, made)  # a guard an earlier write left would override it
