@@ -57,6 +57,8 @@
 #              written list at a head dimension every tuned config fails), tune --device cuda on fa2_causal
 #   leftovers10 scripts/gpu_leftovers10.sh: a keyed list's table holding an entry's best its prune drops at the
 #              other entry, correct on the GPU; tune --device cuda on splitk_prune and rope_group (its work group)
+#   gpuleft10  scripts/gpu_gpuleft10.sh: every test kernel compiled for sm_90 first (no GPU needed), then tune
+#              --device cuda on attorch_ln (its autotune list pinned once) and grouped_gemm (no unwritable candidate)
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
 #   parity     scripts/gpu_parity.sh: what Triton's interpreter now refuses (a tl.dot's K, num_warps) fails on the
@@ -96,6 +98,7 @@ breaker9 420 scripts/gpu_breaker9.sh
 breaker10 480 scripts/gpu_breaker10.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
+gpuleft10 420 scripts/gpu_gpuleft10.sh
 variants 420 scripts/gpu_variants.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh

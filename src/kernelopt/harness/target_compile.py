@@ -1,0 +1,223 @@
+"""Compile a kernel's launches for a GPU on a machine without one.
+
+Triton's whole NVIDIA pipeline (TTIR, TTGIR, LLVM IR, PTX, ``ptxas`` to a cubin) runs on a CPU-only machine:
+``triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32))``. What it needs is
+what a launch on the GPU would give Triton's JIT: the signature (``*fp32``, ``i32``), the constexprs and the
+specialization attributes (``tt.divisibility`` 16 of a pointer or an integer divisible by 16). A compile failure
+that only the GPU's pipeline meets (on the H100, 2026-12-06, tests/data/variants/tile_lse_zero: Triton's
+TritonGPUOptimizeThreadLocality pass fails once ``N``'s divisibility 16 is known) is then found here, before device
+time is spent; the interpreter (``TRITON_INTERPRET=1``) never compiles, so it cannot.
+
+:func:`target_launches` runs in a process of its own (:func:`compile_for_target` starts it): it imports kernel.py
+with Triton's JIT (not the interpreter), replaces the launch of every ``@triton.jit`` function by a compile for the
+target, and calls the kernel on the reference's inputs built on the CPU, so each launch's arguments are bound and
+specialized by Triton's own code (``create_function_from_signature`` and ``JITFunction._pack_args`` with the target's
+backend): the signature and attributes are those the GPU's JIT would compute, except for data pointers, whose
+alignment is the CPU allocator's (64 bytes for torch's: divisible by 16, as a GPU allocation is). An autotuned
+kernel compiles every config its prune keeps; a heuristic runs as it would. Nothing runs on a device: what the kernel
+computes is not checked, and the outputs stay as allocated.
+
+It cannot catch what only a launch meets: shared memory or registers beyond the device at launch ("out of
+resources": the compile succeeds, the launch fails), a kernel that faults at run time (an illegal address, a hang),
+a wrong result, and what depends on the device's own values (a size read from a device array, a pointer's actual
+alignment on the GPU).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from kernelopt.oneline import one_line
+
+#: Triton's name of an NVIDIA target: ``sm_90`` -> ("cuda", 90, warp size 32).
+WARP_SIZE = 32
+#: The limit of one folder's compiles, seconds (each launch compiles once per distinct specialization).
+COMPILE_TIMEOUT_S = 300.0
+
+
+class LaunchCompile(BaseModel):
+    """One distinct launch compiled for the target.
+
+    Attributes:
+        kernel: the ``@triton.jit`` function's name.
+        shape: the ``SHAPES`` entry whose inputs launched it.
+        signature: argument -> Triton type (``*fp32``, ``i32``, ``constexpr``).
+        constexprs: the constexpr arguments' values (a tile, a flag).
+        divisible: the arguments Triton's JIT marks ``tt.divisibility`` 16.
+        options: the compile options given (``num_warps``, ``num_stages``).
+        error: the compile's failure in one line, ``None`` when it compiled to a cubin.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: str
+    shape: dict[str, Any]
+    signature: dict[str, str]
+    constexprs: dict[str, Any]
+    divisible: list[str]
+    options: dict[str, Any]
+    error: str | None = None
+
+
+def parse_target(target: str) -> int:
+    """``sm_90`` (or ``90``, ``sm90``) -> the capability 90.
+
+    Raises:
+        ValueError: not an NVIDIA ``sm_NN`` target.
+    """
+    text = target.strip().lower().removeprefix("sm_").removeprefix("sm")
+    if not text.isdigit():
+        raise ValueError(f"{target!r} is not an NVIDIA target: give sm_NN (sm_80, sm_90)")
+    return int(text)
+
+
+class TargetReport(BaseModel):
+    """One folder's launches compiled for the target, or why they could not be reached.
+
+    Attributes:
+        folder: the folder (its kernel.py and reference.py).
+        launches: each distinct launch and its compile's verdict.
+        problem: one line when kernel.py, reference.py or the inputs failed before any launch (not a compile
+            failure: the folder's own fault, or a launch Triton's JIT refused to bind).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    folder: str
+    launches: list[LaunchCompile] = []
+    problem: str | None = None
+
+    @property
+    def failed(self) -> list[LaunchCompile]:
+        """The launches that did not compile."""
+        return [x for x in self.launches if x.error is not None]
+
+
+def compile_for_target(
+    folders: Sequence[Path], target: str = "sm_90", *, timeout_s: float = COMPILE_TIMEOUT_S
+) -> list[TargetReport]:
+    """Each folder's launches compiled for ``target`` (``sm_90``), in one process of its own with Triton's JIT (its
+    interpreter off), on a machine with or without a GPU (see the module docstring).
+
+    Raises:
+        ValueError: ``target`` is not ``sm_NN``.
+        EnvironmentProblem: the process failed or ran past ``timeout_s`` (its last lines say why).
+    """
+    import os
+
+    from kernelopt.errors import EnvironmentProblem
+    from kernelopt.proc import run_command
+
+    parse_target(target)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    argv = [sys.executable, "-m", "kernelopt.harness.target_compile", target, *map(str, folders)]
+    done = run_command(argv, timeout_s=timeout_s, env=env)
+    if done.timed_out or done.returncode != 0:
+        why = "ran past its limit" if done.timed_out else f"exited {done.returncode}"
+        raise EnvironmentProblem(
+            f"the compile for {target} {why}: {one_line(done.stderr[-600:] or done.stdout[-600:], 300)}"
+        )
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    return [TargetReport.model_validate_json(ln) for ln in lines]
+
+
+def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> list[LaunchCompile]:
+    """Every distinct launch of ``kernel_py`` on the reference's ``SHAPES`` entries, compiled for ``sm_<capability>``
+    (see the module docstring). Patches Triton in this process: run it in a process of its own.
+
+    Raises:
+        Exception: importing the files or building the inputs failed (the caller reports it in one line).
+    """
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource, make_backend
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction, create_function_from_signature
+
+    from kernelopt.harness.inputs import build_inputs
+    from kernelopt.harness.interpreter import _patch_cuda_device
+    from kernelopt.harness.loader import load_pair
+
+    target = GPUTarget("cuda", capability, WARP_SIZE)
+    backend = make_backend(target)
+    done: dict[str, LaunchCompile] = {}
+    shape: dict[str, Any] = {}
+
+    def compile_launch(self: JITFunction, *args: Any, grid: Any = None, warmup: bool = False, **kwargs: Any) -> None:
+        kwargs.pop("debug", None)
+        binder = create_function_from_signature(self.signature, self.params, backend)
+        bound, specialization, options = binder(*args, **kwargs)
+        options, signature, constexprs, attrs = self._pack_args(backend, kwargs, bound, specialization, options)
+        names = [p.name for p in self.params]
+        given = {k: v for k, v in options.__dict__.items() if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
+        launch = LaunchCompile(
+            kernel=self.__name__,
+            shape=dict(shape),
+            signature={k: str(v) for k, v in signature.items()},
+            constexprs={names[p[0]]: _plain(v) for p, v in constexprs.items() if len(p) == 1},
+            divisible=[names[p[0]] for p, a in attrs.items() if len(p) == 1 and "tt.divisibility" in str(a)],
+            options=given,
+        )
+        key = json.dumps([launch.kernel, launch.signature, launch.constexprs, launch.divisible, given], default=str)
+        if key in done:
+            return
+        try:
+            triton.compile(ASTSource(self, signature, constexprs, attrs), target=target, options=options.__dict__)
+        except Exception as exc:  # the compiler's failure of this launch is the result
+            launch = launch.model_copy(update={"error": one_line(f"{type(exc).__name__}: {exc}", 400)})
+        done[key] = launch
+
+    def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:
+        self.nargs = dict(zip(self.arg_names, args, strict=False))
+        configs = self.prune_configs(kwargs) if len(self.configs) > 1 else self.configs
+        for config in configs:
+            full = {**self.nargs, **kwargs, **config.all_kwargs()}
+            if config.pre_hook is not None:
+                config.pre_hook(full)
+            self.fn.run(*args, **kwargs, **config.all_kwargs())
+        self.nargs = None
+
+    _patch_cuda_device()  # ``with torch.cuda.device(x.device.index):`` around a launch (Mamba's): nothing on the CPU
+    JITFunction.run = compile_launch  # type: ignore[method-assign]
+    Autotuner.run = every_config  # type: ignore[method-assign]
+    pair = load_pair(kernel_py, reference_py)
+    for entry in pair.shapes:
+        shape.clear()
+        shape.update(entry)
+        inputs = build_inputs(pair, dict(entry), "cpu", 0)
+        with torch.no_grad():
+            pair.candidate("cpu")(*inputs)
+    return list(done.values())
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, bool | int | float | str) or value is None else repr(value)
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m kernelopt.harness.target_compile sm_90 FOLDER...``: one JSON line a folder (a
+    :class:`TargetReport`)."""
+    target, *folders = argv
+    capability = parse_target(target)
+    for folder in map(Path, folders):
+        try:
+            launches = target_launches(folder / "kernel.py", folder / "reference.py", capability)
+            report = TargetReport(folder=str(folder), launches=launches)
+        except Exception as exc:  # the folder's own fault (an import, get_inputs): one line, the next folder
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{Path(last.filename).name}:{last.lineno}"
+            report = TargetReport(folder=str(folder), problem=one_line(f"{type(exc).__name__}: {exc} ({where})", 400))
+        print(report.model_dump_json(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
