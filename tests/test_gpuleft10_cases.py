@@ -260,6 +260,33 @@ def test_a_test_kernel_that_cannot_compile_for_sm_90_is_found_without_a_gpu(tmp_
     assert compiled.launches and not compiled.failed
 
 
+@pytest.mark.timeout(300)
+def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tune --device cpu --target sm_90``: the pick about to be written is compiled for the target first (the same
+    launches, :func:`~kernelopt.harness.target_compile.target_refusal`); tile_lse_zero's BLOCK_M=32 does not compile
+    there, nor does the original, and the line says both. A target that is not ``sm_NN`` is one line, exit 2,
+    before any work."""
+    from kernelopt.cli.app import main
+    from kernelopt.harness.target_compile import target_refusal
+    from tests.conftest import skip_without
+
+    skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
+    folder = DATA / "variants" / "tile_lse_zero"
+    original = (folder / "kernel.py").read_text()
+    pick = original.replace("BLOCK_M=16, BLOCK_N=32)", "BLOCK_M=32, BLOCK_N=32)")
+    assert pick != original
+    line = target_refusal(pick, folder / "reference.py", tmp_path, "sm_90", original)
+    assert line == (
+        "the pick does not compile for sm_90: tile_lse (BLOCK_M=32, BLOCK_N=32) at {'M': 20, 'N': 64}: RuntimeError: "
+        "PassManager::run failed; kernel.py as it is fails the same compile; nothing written"
+    )
+    assert main(["tune", str(folder), "--device", "cpu", "--target", "gfx942"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "kernelopt: error: --target 'gfx942' is not an NVIDIA target: give sm_NN (sm_80, sm_90)"
+
+
 #: The originals of tests/data that do not compile for sm_90 (Triton 3.6), and the line each fails with: a test of the
 #: GPU runs a twin of each (tests/test_variants_cases.py's _running_max_as_a_tile).
 FAILS_ON_SM_90 = {"variants/tile_lse_zero": "RuntimeError: PassManager::run failed"}

@@ -131,6 +131,13 @@ def register(app: typer.Typer) -> None:
             help="A recorded sweep of this launch: search only its values, so the result compares with its best "
             "(a ratio to a sweep's best holds only over the same space).",
         ),
+        target: str | None = typer.Option(
+            None,
+            "--target",
+            help="An NVIDIA GPU to compile the pick for before it is written (sm_90), no GPU needed: each launch on "
+            "the SHAPES entries, specialized as Triton's JIT would; one that does not compile is not written. "
+            "It cannot see shared memory or registers at launch, faults or wrong results there.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Tune the launch configuration of a kernel folder (PATH), or replay the strategy on a sweep."""
@@ -148,6 +155,13 @@ def register(app: typer.Typer) -> None:
             raise UsageError("give PATH (a folder with kernel.py and reference.py) or --replay SWEEP.json")
         if trials is not None:
             raise UsageError("--trials goes with --replay only", hint="a tuning session of PATH is one session")
+        if target is not None:
+            from kernelopt.harness.target_compile import parse_target
+
+            try:
+                parse_target(target)
+            except ValueError as exc:
+                raise UsageError(f"--target {exc}") from None
         for flag, given in (("--within", within), ("--sweep", sweep)):  # named by its flag, before any work
             if given is not None and not given.is_file():
                 what = "is a folder, not a sweep file" if given.is_dir() else "no such file"
@@ -174,7 +188,7 @@ def register(app: typer.Typer) -> None:
             within=within,
         )
         try:
-            _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json)
+            _tune(request, dry_run=dry_run, sweep=sweep, as_json=as_json, target=target)
         except OSError as exc:  # a full or read-only disk: one line naming the file and tune's own flag
             problem = disk_problem(exc, place=SESSION_FOLDER)
             if problem is None:
@@ -300,7 +314,7 @@ def _timed_shape(problem: Problem, timed: Sequence[ProblemShape]) -> str:
     return line
 
 
-def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool) -> None:
+def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool, target: str | None = None) -> None:
     """Tune under the folder's lock; an interrupt anywhere before the write leaves kernel.py as it was.
 
     The plot's heavy modules (matplotlib, numpy) are imported first, whole: an interrupt in the middle of a
@@ -322,7 +336,7 @@ def _tune(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: b
             ),
             ExitStack() as locks,  # the session folder's, once it is known
         ):
-            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json, locks=locks)
+            _tune_locked(request, dry_run=dry_run, sweep=sweep, as_json=as_json, locks=locks, target=target)
     except KeyboardInterrupt as exc:  # before the session's first round (or before its start)
         _interrupted(f"interrupted{_by(exc)} before any candidate finished; {kernel_py.name} unchanged", 130)
 
@@ -358,7 +372,15 @@ def _not_a_workspace(folder: Path) -> None:
         )
 
 
-def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_json: bool, locks: ExitStack) -> None:
+def _tune_locked(
+    request: TuneRequest,
+    *,
+    dry_run: bool,
+    sweep: Path | None,
+    as_json: bool,
+    locks: ExitStack,
+    target: str | None = None,
+) -> None:
     """Prepare, run the session with a progress bar, write the best configuration, draw, print.
 
     The session folder is locked too (into ``locks``): two folders that hold the same kernel and reference share
@@ -458,6 +480,11 @@ def _tune_locked(request: TuneRequest, *, dry_run: bool, sweep: Path | None, as_
                 hint="run again to tune against reference.py as it is now",
             )
         refused = _gate_refusal(prepared, edit.new_source) if edit is not None else None
+        if refused is None and edit is not None and target is not None:  # what the target GPU's compiler refuses
+            from kernelopt.harness.target_compile import target_refusal
+
+            work = prepared.session_dir / "target"
+            refused = target_refusal(edit.new_source, reference_py, work, target, prepared.base_source)
         if refused is not None:
             edit = None  # nothing is written that the gate's check refuses (issue 32, item 2)
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged

@@ -128,6 +128,49 @@ def compile_for_target(
     return [TargetReport.model_validate_json(ln) for ln in lines]
 
 
+def target_refusal(
+    source: str, reference_py: Path, work_dir: Path, target: str, original: str | None = None
+) -> str | None:
+    """Why ``source`` (a kernel.py about to be written) must not be written for ``target``: a launch of it on the
+    reference's ``SHAPES`` entries does not compile there (the line names the kernel, its constexprs and the
+    compiler's error, and whether ``original``, kernel.py as it is, fails the same compile); ``None`` when every
+    launch compiles, or when no launch could be reached (the folder's own fault, which the session's checks say).
+
+    ``work_dir``: where the two files are written to be compiled (a folder of the session).
+
+    Raises:
+        ValueError, EnvironmentProblem: as :func:`compile_for_target`.
+    """
+    import shutil
+
+    def compiled(text: str, name: str) -> TargetReport:
+        folder = work_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "kernel.py").write_text(text, encoding="utf-8")
+        shutil.copyfile(reference_py, folder / "reference.py")
+        return compile_for_target([folder], target)[0]
+
+    report = compiled(source, "written")
+    if not report.failed:
+        return None
+    first = report.failed[0]
+    tiles = ", ".join(f"{k}={v}" for k, v in first.constexprs.items())
+    same = ""
+    if original is not None:
+        before = compiled(original, "original")
+        same = (
+            "; kernel.py as it is fails the same compile"
+            if before.failed
+            else "; kernel.py as it is compiles there"
+            if before.problem is None
+            else ""
+        )
+    return (
+        f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {first.shape or 'get_inputs()'}: "
+        f"{first.error}{same}; nothing written"
+    )
+
+
 def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> list[LaunchCompile]:
     """Every distinct launch of ``kernel_py`` on the reference's ``SHAPES`` entries, compiled for ``sm_<capability>``
     (see the module docstring). Patches Triton in this process: run it in a process of its own.
