@@ -98,7 +98,7 @@ breaker9 420 scripts/gpu_breaker9.sh
 breaker10 480 scripts/gpu_breaker10.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
-gpuleft10 420 scripts/gpu_gpuleft10.sh
+gpuleft10 720 scripts/gpu_gpuleft10.sh
 variants 420 scripts/gpu_variants.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
