@@ -8,7 +8,7 @@
 #      as the compile without a GPU says; its twin runs and matches torch.logsumexp);
 #   3. tune: `kernelopt tune --device cuda --json` on copies of attorch_ln (its warps-only autotune list pinned once
 #      in each candidate: the candidates' kernel.py and the check seconds per candidate, 3.6 s on 2026-12-06) and
-#      grouped_gemm (BLOCK_SIZE_K = 32, 64 out of the space before the session: no "cannot be written" candidate),
+#      grouped_gemm (BLOCK_SIZE_K = 32 and up out of the space before the session: no "cannot be written" candidate),
 #      a 60 s wall each, each written kernel.py kept.
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt, aot.txt, tests.txt,

@@ -79,6 +79,10 @@ def writable_space(space: Space, apply: Apply, tunables: Sequence[Tunable]) -> S
             made = apply(moved)
             if isinstance(made, Refusal) and made.reason.startswith(UNWRITABLE):
                 refused[value] = made.reason.removeprefix(UNWRITABLE)
+        for value in knob.values:  # not probed (no single move fits): a multiple of a non-divisor divides nothing more
+            base = next((r for r in refused if _divides(r, value) and "does not divide" in refused[r]), None)
+            if base is not None and value not in refused:
+                refused[value] = refused[base]
         kept = [v for v in knob.values if v not in refused]
         if not refused or not kept:
             knobs.append(knob)
