@@ -6,12 +6,16 @@ trial")."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from kernelopt.tunables.list_filters import list_screen
 from kernelopt.tuning.candidate import Outcome, Result
 from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, total
+
+if TYPE_CHECKING:
+    from kernelopt.tuning.folder import FolderTuning
 
 #: An autotune list built by a comprehension with an ``if`` clause, then filtered under its own name, as a user
 #: rewrites the fused-attention tutorial's ``list(filter(keep, configs))``.
@@ -62,6 +66,30 @@ def test_an_autotune_list_filtered_under_its_own_name_keeps_both_filters() -> No
     assert list_screen(once, "_axpb") == screen
 
 
+def _timed(shapes: tuple[str, str], block: int | str, a: float, b: float) -> Result:
+    """A replayed result timed on the two shapes (``a`` on the first, ``b`` on the second), microseconds."""
+    return Result(config={"BLOCK": block}, outcome=Outcome.OK, latency_us=total([a, b]),
+                  latency_us_by_shape=dict(zip(shapes, (a, b), strict=True)), retimed=True)  # fmt: skip
+
+
+def _replayed(prepared: Any, results: list[Result], best: dict, current: dict, current_us: float) -> FolderTuning:
+    """The session ``results`` replay on ``prepared``, as ``tune_folder`` judges it before any table is judged:
+    its per-shape bests differ (a table)."""
+    from kernelopt.tuning.folder import FolderTuning
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    chosen = next(r for r in results if r.config == best)
+    result = SessionResult(
+        best_config=best, best_latency_us=chosen.latency_us, current_config=current, current_latency_us=current_us,
+        results=results, retimed=results, evaluations=len(results), served=0, budget=len(results), space_size=10,
+        wall_s=1.0, stop=StopReason.CANDIDATES, strategy="local",
+    )  # fmt: skip
+    shapes = per_shape(results, results, best, current)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE
+    return FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)
+
+
 #: The per-bucket table `tune` writes into a keyed autotune list (n32's kernel after its first tune): the autotuner
 #: runs BLOCK=1024 on the small size and BLOCK=8192 on the large one.
 KEYED_TABLE = """import torch
@@ -104,8 +132,7 @@ def test_a_retune_of_a_keyed_table_is_judged_against_what_the_autotuner_runs_at_
     each timed, and what would be written is judged shape by shape against the fastest of them there. Replayed
     timings (the session's own are the interpreter's noise)."""
     from kernelopt.cli.tune import verdict_line
-    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_against_list, list_configs, prepare_folder
-    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
 
     folder = tmp_path / "axpb"
     folder.mkdir()
@@ -114,30 +141,19 @@ def test_a_retune_of_a_keyed_table_is_judged_against_what_the_autotuner_runs_at_
     prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
     listed = list_configs(prepared)
     assert [c.as_dict() for c in listed] == [{"BLOCK": 1024}, {"BLOCK": 8192}]
-    small, large = (s.label() for s in prepared.shapes)
-
-    def timed(block: int, a: float, b: float) -> Result:
-        return Result(config={"BLOCK": block}, outcome=Outcome.OK, latency_us=total([a, b]),
-                      latency_us_by_shape={small: a, large: b}, retimed=True)  # fmt: skip
+    labels = tuple(s.label() for s in prepared.shapes)
 
     def judged(at_small_2048: float) -> FolderTuning:
-        results = [timed(1024, 1000.0, 20000.0), timed(8192, 1500.0, 5000.0), timed(2048, at_small_2048, 10000.0)]
-        chosen = min(results, key=lambda r: r.latency_us or 0.0)
-        result = SessionResult(
-            best_config=chosen.config, best_latency_us=chosen.latency_us, current_config={"BLOCK": 1024},
-            current_latency_us=21000.0, results=results, retimed=results, evaluations=3, served=0, budget=3,
-            space_size=10, wall_s=1.0, stop=StopReason.CANDIDATES, strategy="local",
-        )  # fmt: skip
-        shapes = per_shape(results, results, chosen.config, result.current_config)
-        choice = choose(shapes)
-        assert choice.kind is ChoiceKind.TABLE
-        before = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)
-        assert before.judgement.better  # the first entry on every shape: "3.2x faster"
+        results = [_timed(labels, 1024, 1000.0, 20000.0), _timed(labels, 8192, 1500.0, 5000.0),
+                   _timed(labels, 2048, at_small_2048, 10000.0)]  # fmt: skip
+        best = min(results, key=lambda r: r.latency_us or 0.0).config
+        before = _replayed(prepared, results, best, {"BLOCK": 1024}, 21000.0)
+        assert before.judgement.better  # the first entry on every shape: 3.2x faster
         return judge_against_list(before, listed)
 
     noise = judged(990.0)  # [2048, 8192] against [1024, 8192]: 1 % on the small shape
     assert not noise.judgement.better and noise.result.current_latency_us == pytest.approx(6000.0)
-    assert {s.shape: s.current_latency_us for s in noise.per_shape} == {small: 1000.0, large: 5000.0}
+    assert {s.shape: s.current_latency_us for s in noise.per_shape} == dict(zip(labels, (1000.0, 5000.0), strict=True))
     line = verdict_line(noise.result, noise.judgement, kernel_py="kernel.py", written=False, dry_run=False)
     assert line == (
         "the current configuration stays: the per-bucket table does not beat the current autotune list (its "
@@ -278,30 +294,18 @@ def test_a_retune_keeps_the_row_it_timed_where_an_earlier_table_gave_the_computa
     written with the values the run gave (replayed timings). n39: the user's comment among the earlier lines was
     dropped by the rewrite; it is kept, above the rows."""
     from kernelopt.tuning.candidate import COMPUTED
-    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_choice, prepare_folder, shaped_edit
-    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from kernelopt.tuning.folder import TuneRequest, judge_choice, prepare_folder, shaped_edit
 
     folder = tmp_path / "rowsum"
     folder.mkdir()
     (folder / "kernel.py").write_text(ROWSUM_RETUNED)
     (folder / "reference.py").write_text(ROWSUM_REFERENCE)
     prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
-    small, large = (s.label() for s in prepared.shapes)
-
-    def timed(block: int | str, a: float, b: float) -> Result:
-        return Result(config={"BLOCK": block}, outcome=Outcome.OK, latency_us=total([a, b]),
-                      latency_us_by_shape={small: a, large: b}, retimed=True)  # fmt: skip
-
-    results = [timed(COMPUTED, 1200.0, 5000.0), timed(512, 1000.0, 9000.0), timed(256, 1300.0, 60000.0)]
-    result = SessionResult(
-        best_config={"BLOCK": COMPUTED}, best_latency_us=6200.0, current_config={"BLOCK": COMPUTED},
-        current_latency_us=6200.0, results=results, retimed=results, evaluations=3, served=0, budget=3,
-        space_size=10, wall_s=1.0, stop=StopReason.CANDIDATES, strategy="local",
-    )  # fmt: skip
-    shapes = per_shape(results, results, result.best_config, result.current_config)
-    choice = choose(shapes)
-    assert choice.kind is ChoiceKind.TABLE
-    tuning = judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
+    labels = tuple(s.label() for s in prepared.shapes)
+    results = [_timed(labels, COMPUTED, 1200.0, 5000.0), _timed(labels, 512, 1000.0, 9000.0),
+               _timed(labels, 256, 1300.0, 60000.0)]  # fmt: skip
+    computed = {"BLOCK": COMPUTED}
+    tuning = judge_choice(_replayed(prepared, results, computed, computed, 6200.0))
     assert tuning.judgement.better, tuning.judgement  # 512 on 100 columns, the kernel as written on 2000
     edit, _ = shaped_edit(tuning)
     assert edit is not None and edit.new_source is not None
