@@ -185,6 +185,7 @@ SLOW_FILES = (
     "test_integer_rounding.py",  # about 3 s: an int8 quantizer on 65536 elements, in fp32 and float64
     "test_harness_output_cap.py",  # 6.6 s at load 18 (-n 0): gate checks whose output is capped, a spawned command
     "test_list_screen.py",  # 5.9 s at load 18 (-n 0): tunes of autotune lists their own filters hold
+    "test_newuser8_cases.py",  # 6.5 s at load 6 (-n 0): two folders prepared (a run each), the MCP server built
 )
 
 
