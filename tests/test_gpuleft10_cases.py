@@ -75,7 +75,8 @@ def test_a_list_built_by_code_is_pinned_once_in_the_candidate_and_the_written_ke
     staged = editor(Config.of({**current, "num_warps": 4, "num_stages": 2}))
     assert isinstance(staged, str)
     assert _configs_line(staged) == "configs=[triton.Config({}, num_warps=4, num_stages=2)],"
-    pinned = pin_configs(source, "layer_norm_forward_kernel", [AutotuneConfig(num_warps=32)], evaluation=evaluation)
+    twice = [AutotuneConfig(num_warps=32), AutotuneConfig(num_warps=32, num_stages=3)]  # one config: its default
+    pinned = pin_configs(source, "layer_norm_forward_kernel", twice, evaluation=evaluation)
     assert _configs_line(pinned.new_source) == "configs=[triton.Config({}, num_warps=32)],"
 
 

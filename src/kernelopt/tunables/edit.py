@@ -189,6 +189,7 @@ def pin_configs(
     an, _, _ = analyze(source, filename, **evaluated(evaluation))
     if not configs:
         raise TunableError(f"{kernel}: an autotune list needs at least one config")
+    configs = [c for i, c in enumerate(configs) if c not in configs[:i]]  # each config once: the autotuner times each
     expr = an.autotune_configs_expr(kernel)
     if expr is None:
         raise TunableError(f"{filename}: no @triton.autotune(configs=...) on a function named {kernel!r}")
