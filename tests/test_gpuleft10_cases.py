@@ -290,8 +290,8 @@ def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
 
 #: The originals of tests/data that do not compile for sm_90 (Triton 3.6), and the line each fails with. tile_lse_zero:
 #: a test of the GPU runs a twin (tests/test_variants_cases.py's _running_max_as_a_tile); kstep: written to fail there
-#: (a tl.dot with K = 8, tests/test_gpu_parity.py's case). Found by this test on the CPU machine, 2026-12-06 (185
-#: folders, 431 s at load 11 with one worker).
+#: (a tl.dot with K = 8, tests/test_gpu_parity.py's case). Found by this test on the 2-core CPU machine, 2026-12-06:
+#: 185 folders, 252 s with one worker at load 3-8 (passed, 02:09-02:13 UTC).
 FAILS_ON_SM_90 = {
     "variants/tile_lse_zero": "RuntimeError: PassManager::run failed",
     "gpuparity/kstep": "CompilationError: Input shapes should have M >= 1, N >= 1 and K >= 16",
