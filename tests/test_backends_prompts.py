@@ -168,6 +168,8 @@ def test_cli_prompt(ws, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "unknown stage 'review'; use plan or implement" in err and "channel" not in err
     assert main(["prompt", str(ws.root), "--stage", "plan", "--version", "-1"]) == 2  # not an internal error
+    assert "Invalid value for '--version': version must be >= 0, got -1" in capsys.readouterr().err
+    assert main(["prompt", str(ws.root), "--stage", "plan", "--version", "0"]) == 2
     assert "iterations 1 and later" in capsys.readouterr().err
     assert main(["prompt", str(ws.root), "--stage", "plan", "--version", "99"]) == 2
     assert "next iteration is v" in capsys.readouterr().err

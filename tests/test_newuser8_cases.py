@@ -345,3 +345,30 @@ def test_an_mcp_tool_refuses_an_argument_it_does_not_take(tmp_path: Path) -> Non
     with pytest.raises(ToolError) as caught:  # its own arguments reach the tool, which says what is wrong
         anyio.run(lambda: call("tune", path=str(tmp_path / "nope")))
     assert "no such folder" in str(caught.value)
+
+
+@pytest.mark.timeout(60)
+def test_a_version_option_takes_the_label_records_are_written_with(
+    add_workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n40: `validate WS --previous v0`, copied from `memory list` (and `memory read WS --version v0`, n21's one
+    spelling), was "Invalid value for '--previous': Input should be a valid integer"; so `--version` of `validate`,
+    `profile`, `plan`, `prompt` and `implement`. Each takes v<N>, V<N> or N now; a word that is none is one line,
+    exit 2, as a negative number is (n23; `plan --version -1`'s `min=0` is the parser's now)."""
+    from kernelopt.cli.app import main
+    from kernelopt.cli.bounds import version_number
+
+    assert [version_number(v) for v in ("v0", "V12", "3", 4)] == [0, 12, 3, 4]
+    ws = str(add_workspace.root)
+    for argv, said in (
+        (["validate", ws, "--previous", "vx"], "Invalid value for '--previous': not a version label: 'vx'"),
+        (["prompt", ws, "--stage", "plan", "--version", "v"], "Invalid value for '--version': not a version label"),
+        (["profile", ws, "--version", "x1"], "Invalid value for '--version': not a version label: 'x1'"),
+        (["validate", ws, "--previous", "-2"], "Invalid value for '--previous': version must be >= 0, got -2"),
+        (["plan", ws, "--version", "-1"], "Invalid value for '--version': version must be >= 0, got -1"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert said in err and len(err.splitlines()) == 1, (argv, err)
+    assert main(["prompt", ws, "--stage", "plan", "--version", "V0"]) == 2  # parsed: V0 is the baseline, no prompt
+    assert "prompts are for iterations 1 and later" in capsys.readouterr().err

@@ -56,3 +56,24 @@ def bounded(model: type[BaseModel], name: str) -> dict[str, Any]:
     if shown is None:
         return {"parser": parse}
     return {"parser": parse, "metavar": f"<{kind.__name__} range> [{shown}]"}
+
+
+def version_number(value: Any) -> int:
+    """The version an option names, ``3``, ``v3`` or ``V3`` (as records, plans and ``memory`` write it) -> ``3``;
+    a negative number or a word that is no version reads as typer's refusal of the option (one line, exit 2).
+    ``validate --previous v0``, copied from ``memory list``, was "Input should be a valid integer" (newuser8, n40);
+    ``plan --version -1`` had typer's ``min=0``, which a parser replaces."""
+    from kernelopt.memory.model import parse_version
+
+    try:
+        number = value if isinstance(value, int) else int(value)
+    except ValueError:
+        number = None
+    try:
+        return parse_version(value if number is None else number)
+    except ValueError as exc:
+        raise PydanticCustomError("version_label", str(exc)) from None
+
+
+#: ``parser=`` and ``metavar=`` of an option naming a version: ``typer.Option(None, "--version", **VERSION)``.
+VERSION: dict[str, Any] = {"parser": version_number, "metavar": "v<N>"}

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kernelopt.cli.bounds import VERSION
 from kernelopt.cli.output import emit_json, info, note, warn
 from kernelopt.env import EnvSettings
 
@@ -20,7 +21,9 @@ def register(app: typer.Typer) -> None:
     def implement(
         ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder."),
-        version: int | None = typer.Option(None, "--version", help="Iteration N (default: the newest plan)."),
+        version: int | None = typer.Option(
+            None, "--version", help="Iteration N (default: the newest plan).", **VERSION
+        ),
         implementer: str | None = typer.Option(
             None,
             "--implementer",

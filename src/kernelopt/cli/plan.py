@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kernelopt.cli.bounds import VERSION
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.env import EnvSettings
 from kernelopt.errors import KerneloptError, UsageError
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder."),
         version: int | None = typer.Option(
-            None, "--version", min=0, help="Iteration N to plan (default: the newest unrecorded profile)."
+            None, "--version", help="Iteration N to plan (default: the newest unrecorded profile).", **VERSION
         ),
         planner: str = typer.Option("rules", "--planner", help="rules, agent-cli, llm-api (or a plug-in)."),
         knob_only: bool | None = typer.Option(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from kernelopt.cli.bounds import VERSION
 from kernelopt.cli.output import emit_json, info, warn
 from kernelopt.errors import UsageError
 from kernelopt.oneline import one_line
@@ -20,7 +21,9 @@ def register(app: typer.Typer) -> None:
     def profile_cmd(
         ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder (kernel_opt_<name>)."),
-        version: int | None = typer.Option(None, "--version", help="Version N (profiles/v<N>/); default: next."),
+        version: int | None = typer.Option(
+            None, "--version", help="Version N (profiles/v<N>/); default: next.", **VERSION
+        ),
         vendor: str | None = typer.Option(None, "--vendor", help="nvidia or amd (default: the task card's platform)."),
         kernel_regex: str | None = typer.Option(
             None, "--kernel-regex", help="Kernels to profile (default: the kernels kernel.py defines)."

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import typer
 
+from kernelopt.cli.bounds import VERSION
 from kernelopt.cli.output import emit_json, warn
 from kernelopt.errors import KerneloptError
 
@@ -22,7 +23,10 @@ def register(app: typer.Typer) -> None:
         workspace: Path = typer.Argument(..., help="The workspace folder."),
         stage: str = typer.Option(..., "--stage", help="plan (Stage 2) or implement (Stage 3)."),
         version: int | None = typer.Option(
-            None, "--version", help="Iteration N (default: newest profile for plan, newest plan for implement)."
+            None,
+            "--version",
+            help="Iteration N (default: newest profile for plan, newest plan for implement).",
+            **VERSION,
         ),
         channel: str = typer.Option(
             "agent", "--channel", help="agent (works in the workspace) or api (sees only the prompt)."

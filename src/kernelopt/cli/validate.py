@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kernelopt.cli.bounds import VERSION
 from kernelopt.cli.output import emit_json, fmt, info, table, warn, width_of
 from kernelopt.errors import EnvironmentProblem, UsageError
 from kernelopt.harness.decision import exit_code
@@ -135,10 +136,14 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         workspace: Path = typer.Argument(..., help="The workspace folder (kernel_opt_<name>)."),
         version: int | None = typer.Option(
-            None, "--version", "-v", help="Version N to validate (default: newest record without a gate result)."
+            None,
+            "--version",
+            "-v",
+            help="Version N to validate (default: newest record without a gate result).",
+            **VERSION,
         ),
         previous: int | None = typer.Option(
-            None, "--previous", help="Version to compare with (default: newest earlier version that passed)."
+            None, "--previous", help="Version to compare with (default: newest earlier version that passed).", **VERSION
         ),
         no_previous: bool = typer.Option(False, "--no-previous", help="Do not compare with any earlier version."),
         enabling_step: bool = typer.Option(
