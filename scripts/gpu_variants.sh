@@ -11,7 +11,8 @@
 #      tile moved beside its tl.atomic_add, an autotune config's row tile at a group of 1; wrongkernel9's v21-v22, a
 #      block whose masked-out lanes reach a sum unneutral, guarded, and a fill left out read as a zero;
 #      guardgrid10's v28-v29 and wrongkernel10's v30-v31: one block of columns guarded over a block pointer,
-#      one advanced along K, and a tl.make_tensor_descriptor (TMA)) compiled
+#      one advanced along K, and a tl.make_tensor_descriptor (TMA); v33: a column tile on the grid's second
+#      axis guarded by the 65535 programs CUDA takes there, at 65535 * 1024 columns) compiled
 #      by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands; and tests/test_tuning_net.py's GPU
 #      test: the net behind the rules (kernelopt.tuning.net) on cuda at realistic SHAPES (row_var_center 4096 and

@@ -22,7 +22,7 @@ from kernelopt.harness.fences import fenced_outputs as _fenced_outputs
 from kernelopt.harness.fences import padded as _padded
 from kernelopt.harness.fences import trespassed as _trespassed
 from kernelopt.tunables import discover_source
-from tests.gpu_correct import Ran, assert_correct, written_pick
+from tests.gpu_correct import Ran, assert_correct, correct_on_device, written_pick
 from tests.test_breaker_cases import _tune_edit
 
 DATA = Path(__file__).parent / "data" / "variants"
@@ -594,6 +594,88 @@ def test_a_tensor_descriptor_covering_its_columns_in_one_block_is_guarded_by_the
     assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, (note, written)
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 20, "N": 100}, {"M": 40, "N": 128}, {"M": 33, "N": 4}])
+
+
+@pytest.mark.timeout(120)
+def test_a_table_row_of_a_falling_computation_keeps_its_block_covering_or_is_not_written(tmp_path: Path) -> None:
+    """Seen on 2026-12-06 (v32, wrongkernel10; break10 b2's bound assumed a computation rising with size):
+    heur_falling, row sums whose one block per row is the heuristic ``4096 // next_power_of_2(args["R"])`` (the
+    rows share a budget: the block falls as the batch grows). A session picking ``BLOCK=128`` (right at the SHAPES'
+    16 and 32 rows of 100 columns) wrote ``128 if args["R"] <= 32 else <computation>``: at 16 rows of 200
+    columns, which the original handled with a block of 256, 72 columns went unsummed; the same table written
+    after a computed ``BLOCK`` in ``run()`` did the same. A row over another size than the one the block covers is
+    not written now, in one line; a row bounding that size, or the computation itself (b2's form), is."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("heur_falling", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK": 128})
+    assert written is None and note is not None, (note, written)
+    assert 'BLOCK=128 where args["R"] <= 32 may not cover every size the original computation handled' in note, note
+    heuristic = 'lambda args: 4096 // triton.next_power_of_2(args["R"])'
+    table = original.replace(heuristic, heuristic.replace("args: ", 'args: 128 if args["R"] <= 32 else '))
+    (folder / "kernel.py").write_text(table)  # what was written before: wrong where a row is wider than 128
+    assert _correct_padded(folder, [{"R": 16, "N": 200}, {"R": 32, "N": 100}]) == {
+        "R=16,N=200": False,
+        "R=32,N=100": True,
+    }
+    (folder / "kernel.py").write_text(original)
+    bounded = original.replace(heuristic, heuristic.replace("args: ", 'args: 128 if args["N"] <= 128 else '))
+    assert guard_edit(original, bounded).new_source == bounded
+    over_itself = original.replace(
+        heuristic, heuristic.replace("args: ", f"args: 128 if {heuristic[13:]} <= 128 else ")
+    )
+    assert guard_edit(original, over_itself).new_source == over_itself
+    launched = original.replace(f'@triton.heuristics({{"BLOCK": {heuristic}}})\n', "").replace(
+        "_rsum[(R,)](x, y, R, N)", "BLOCK = 4096 // triton.next_power_of_2(R)\n    _rsum[(R,)](x, y, R, N, BLOCK=BLOCK)"
+    )
+    (folder / "kernel.py").write_text(launched)
+    written, note = _tune_edit(folder, {"BLOCK": 128})
+    assert written is None and note is not None and "BLOCK=128 where R <= 32 may not cover" in note, (note, written)
+
+
+@pytest.mark.timeout(120)
+def test_a_tile_on_the_grid_s_second_axis_keeps_its_programs_within_the_launch_limit(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v33, wrongkernel10): grid_axis1_cols, a row scale on a grid of ``(n_rows,
+    triton.cdiv(n_cols, 1024))`` beside ``BLOCK=1024``. ``BLOCK=256`` went out plainly, the grid's copy moved
+    with it: right at every size in Triton's interpreter, which runs any grid, but a GPU takes at most 65535
+    programs on a grid's second axis (``gridDim.y``; Triton passes it to the driver unchecked), so at rows of
+    more than 256 * 65535 = 16,776,960 columns, which the original ran up to 67,107,840, the launch fails. Now
+    the tile covers at most 65535 of itself there: ``if n_cols <= 256 * 65535:  # kernelopt: tuned`` (the GPU
+    half: ``test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu``)."""
+    folder = _copy("grid_axis1_cols", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and note is not None and "at most 65535 on a GPU" in note, (note, written)
+    assert "    if n_cols <= 256 * 65535:  # kernelopt: tuned\n" in written, written
+    assert "row_scale[(n_rows, triton.cdiv(n_cols, BLOCK))]" in written, written
+    written, note = _tune_edit(folder, {"BLOCK": 2048})  # fewer programs: holds wherever the original did
+    assert written is not None and "BLOCK=2048)" in written and "kernelopt: tuned" not in written, (note, written)
+
+
+@pytest.mark.timeout(120)
+def test_a_reversed_scan_over_masked_lanes_not_neutral_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Seen on 2026-12-06 (v34, wrongkernel10; wrongkernel9 left scans, reasoning only forward ones):
+    rev_cumsum_exp, the reverse cumulative sum of ``exp`` over rows a multiple of 128, block by block from the
+    row's end, ``tl.cumsum(e, axis=0, reverse=True)`` over a load filling 0.0 (``exp`` makes it 1), the carry's
+    total masked again. ``BLOCK=256`` went out plainly: right at the SHAPES' 256 and 512 columns; at 384 and 128,
+    which the original handled, every kept lane of the last block took in one per masked-out lane after it. A
+    reversed scan (``reverse=True``, or over a ``tl.flip``) is read as its reduction now; a forward one's kept
+    lanes come before the masked-out tail and stay as they were: ``if n_cols % 256 == 0:  # kernelopt: tuned``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("rev_cumsum_exp", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}, {"n_rows": 1, "n_cols": 640}])
+    flipped = original.replace("tl.cumsum(e, axis=0, reverse=True)", "tl.flip(tl.cumsum(tl.flip(e, 0), axis=0), 0)")
+    moved = guard_edit(flipped, flipped.replace("BLOCK=128)", "BLOCK=256)")).new_source
+    assert moved is not None and "if n_cols % 256 == 0:  # kernelopt: tuned" in moved, moved
+    forward = original.replace(", reverse=True", "")  # kept lanes before the masked-out tail: moved plainly
+    assert guard_edit(forward, forward.replace("BLOCK=128)", "BLOCK=256)")).new_source == forward.replace(
+        "BLOCK=128)", "BLOCK=256)"
+    )
 
 
 @pytest.mark.timeout(120)
@@ -1263,8 +1345,10 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     """On an NVIDIA GPU (Triton compiled, not interpreted): guardgrid10's written forms, rows_one_block_atomic's
     one-block guard carrying its grid's copy (``triton.cdiv(M, BLOCK_M)``, v28) and rows_blockptr_one_block's
     ``if N <= 64:`` over a block pointer's one block of columns (v29), and wrongkernel10's: the same guard over a
-    block pointer advanced along K (v30) and over a tensor descriptor (v31, TMA on Hopper), correct at the sizes
-    the originals handle that the SHAPES do not name, every input in the middle of NaN."""
+    block pointer advanced along K (v30) and over a tensor descriptor (v31, TMA on Hopper), and a column tile on
+    the grid's second axis guarded by the 65535 programs a GPU takes there (v33: at 65535 * 1024 columns the
+    original's block runs, a plain 256 would fail the launch), correct at the sizes the originals handle that the
+    SHAPES do not name, every input in the middle of NaN."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
     rows = _copy("rows_one_block_atomic", tmp_path)
     written, _ = _tune_edit(rows, {"BLOCK_M": 16, "BLOCK_N": 128})
@@ -1282,11 +1366,26 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     written, _ = _tune_edit(described, {"BLOCK_M": 32, "BLOCK_N": 64})
     assert written is not None and "if N <= 64:  # kernelopt: tuned" in written, written
     (described / "kernel.py").write_text(written)
+    columns = _copy("grid_axis1_cols", tmp_path)  # v33 (wrongkernel10): 65535 programs at most on axis 1
+    written, _ = _tune_edit(columns, {"BLOCK": 256})
+    assert written is not None and "if n_cols <= 256 * 65535:  # kernelopt: tuned" in written, written
+    (columns / "kernel.py").write_text(written)
     cases = [
         (rows, [{"M": 20, "N": 100}, {"M": 32, "N": 128}, {"M": 16, "N": 7}]),
         (pointer, [{"M": 3001, "N": 100}, {"M": 20, "N": 128}, {"M": 7, "N": 33}]),
         (advanced, [{"M": 3001, "N": 64, "K": 2064}, {"M": 100, "N": 50, "K": 1000}, {"M": 7, "N": 5, "K": 33}]),
         (described, [{"M": 3001, "N": 100}, {"M": 40, "N": 128}, {"M": 7, "N": 32}]),
+        (
+            columns,
+            [{"n_rows": 2, "n_cols": 65535 * 1024}, {"n_rows": 1, "n_cols": 20_000_001}, {"n_rows": 3, "n_cols": 7}],
+        ),
     ]
     for folder, shapes in cases:
         _correct_on_cuda(folder, shapes)
+    plain = _copy("grid_axis1_cols", tmp_path / "plain")  # what was written before v33: the launch fails
+    source = (plain / "kernel.py").read_text()
+    (plain / "kernel.py").write_text(
+        source.replace("1024))](x, s, y, n_cols, BLOCK=1024)", "256))](x, s, y, n_cols, BLOCK=256)")
+    )
+    got = correct_on_device(plain, [{"n_rows": 1, "n_cols": 65535 * 1024}], _close_padded, prepare=_padded)
+    assert got["n_rows=1,n_cols=67107840"] is not True, got

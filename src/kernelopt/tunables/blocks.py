@@ -884,6 +884,11 @@ _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "GreaterThanEqual": lambda a, b: a >= b,
 }
 _MOVES_AXES = frozenset({"trans", "permute", "reshape", "view", "join", "split", "interleave"})
+#: Scans across lanes and the reduction each lane's result is over the lanes before it (after it, reversed);
+#: ``associative_scan``'s is its combine's (:meth:`_Lanes._kind`)
+_SCANS: dict[str, str] = {"cumsum": "sum", "cumprod": "prod", "associative_scan": "reduce"}
+#: the position of each scan's ``reverse`` argument
+_REVERSE_AT = {"cumsum": 2, "cumprod": 2, "associative_scan": 3}
 
 
 def _const(expr: cst.BaseExpression) -> float | None:
@@ -1072,7 +1077,8 @@ class _Lanes:
 
     def _kind(self, call: cst.Call) -> str:
         """The reduction a call makes: its name (``sum``, ``max``, ``dot``), or for ``tl.reduce(x, axis, combine)``
-        the one its ``@triton.jit`` combine makes (:func:`_combines`; ``reduce`` where it is not read)."""
+        (and a scan's, ``tl.associative_scan(x, axis, combine)``) the one its ``@triton.jit`` combine makes
+        (:func:`_combines`; ``reduce`` where it is not read)."""
         name = dotted(call.func).split(".")[-1]
         if name != "reduce":
             return name
@@ -1081,9 +1087,10 @@ class _Lanes:
         combine = combine if combine is not None or len(positional) < 3 else positional[2]
         return self.combines.get(dotted(combine), "reduce") if combine is not None else "reduce"
 
-    def _spoiling(self, red: cst.Call, env: dict[str, Reached]) -> frozenset[cst.Call]:
-        """The masked loads whose lanes reach ``red`` along the block's axis holding a value not neutral for it."""
-        name = self._kind(red)
+    def _spoiling(self, red: cst.Call, env: dict[str, Reached], kind: str | None = None) -> frozenset[cst.Call]:
+        """The masked loads whose lanes reach ``red`` along the block's axis holding a value not neutral for it
+        (``kind``: the reduction it makes where its name does not say, a scan's)."""
+        name = kind or self._kind(red)
         args = [a.value for a in red.args if a.keyword is None and not a.star]
         if name == "dot":
             if len(args) < 2:
@@ -1114,6 +1121,31 @@ class _Lanes:
         if name in ("max", "argmax") and lane == 0.0 and absolute:
             return frozenset()  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
         return reached
+
+    def _reversed(self, scan: cst.Call, name: str) -> bool:
+        """Whether the scan ``scan`` (``tl.cumsum``, ``tl.cumprod``, ``tl.associative_scan``) runs from the block's
+        last lane to its first: ``reverse=True`` (or a ``reverse`` not a literal), or its input flipped
+        (``tl.flip``). A masked-out lane of ``offs < n`` comes after every lane kept, so a forward scan's kept
+        lanes never take it in; a reversed one's all do (variants v34)."""
+        given = next((a.value for a in scan.args if a.keyword is not None and a.keyword.value == "reverse"), None)
+        positional = [a.value for a in scan.args if a.keyword is None]
+        if given is None and len(positional) > _REVERSE_AT[name]:
+            given = positional[_REVERSE_AT[name]]
+        if given is not None and not (isinstance(given, cst.Name) and given.value in ("True", "False")):
+            return True  # a flag not read: maybe reversed
+        if isinstance(given, cst.Name) and given.value == "True":
+            return True
+        return bool(positional) and self._flipped(positional[0], frozenset())
+
+    def _flipped(self, expr: cst.CSTNode, seen: frozenset[str]) -> bool:
+        """Whether ``expr`` reads a ``tl.flip`` of the block's lanes (through the names it reads)."""
+        for node in walk(expr):
+            if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "flip":
+                return True
+            named = isinstance(node, cst.Name) and node.value not in seen and node.value in self.body.values
+            if named and any(self._flipped(v, seen | {node.value}) for v in self.body.values[node.value]):  # type: ignore[union-attr]
+                return True
+        return False
 
     def _along(self, red: cst.Call, arg: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
         """Whether the reduction ``red`` of ``arg`` runs along the block's axis (or its axis is not read)."""
@@ -1243,6 +1275,15 @@ class _Lanes:
             if identity in (a, b):  # the other value
                 return (b if a == identity else a), ra | rb
             return _join([(a, ra), (b, rb)])
+        if name in _SCANS and args and self._reversed(call, name):
+            kind = (
+                _SCANS[name] if name != "associative_scan" else self._kind(call.with_changes(func=cst.Name("reduce")))
+            )
+            spoiling = self._spoiling(call, env, kind)  # each lane takes in the lanes after it: the masked-out tail
+            if spoiling and not self.quiet:
+                self.found |= spoiling
+            value, reached = self.lane(args[0], env)
+            return (ANY if reached else FINITE), reached
         name = self._kind(call)
         if name in ("dot", "histogram") or (name in _NEUTRAL and not args):
             spoiling = self._judge(call, env)

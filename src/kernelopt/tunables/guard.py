@@ -52,7 +52,7 @@ from kernelopt.tunables.blocks import (
     visit,
     walk,
 )
-from kernelopt.tunables.inline_guard import TUNED, bound_block, read_inline_guard, read_statement_guard
+from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
 _Splice = tuple[int, int, str]
@@ -210,6 +210,7 @@ def _requirements(
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported)
+            out += _grid_axis_limits(fn, call, kernel, pos[written].start.line)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
@@ -433,6 +434,84 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
     return out
 
 
+GRID_AXIS_MOST = 65535
+"""The most programs a CUDA launch may have on its grid's second and third axes (``gridDim.y``, ``gridDim.z``; the
+first takes 2**31 - 1): Triton passes its grid to the driver unchecked, and a launch past it fails ("invalid
+argument") where the interpreter runs it."""
+
+
+def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """What the launch ``call``'s grid says of a tile on its second or third axis (``k[(rows, triton.cdiv(n,
+    BLOCK))]``, a ``lambda meta:`` grid's ``meta["BLOCK"]``, a local bound once to the tuple, the launch literal's
+    copy ``triton.cdiv(n, 64)`` beside ``BLOCK=64``, the copy of the keyword whose ranges ``kernel`` compares with
+    ``n`` where two share its value; none where the launching function divides by the value elsewhere too, as a
+    partials buffer's count, which a guard's fallback would leave at the new value: the launch then fails loudly
+    past the limit, as before, rather than run with its copies apart): that axis holds at most
+    :data:`GRID_AXIS_MOST` programs, so
+    the tile covers ``n`` up to 65535 of it, and a smaller tile fails the launch at sizes the original ran (variants
+    v33): the tile must reach ``n <= BLOCK * 65535``, read as a block covering ``n`` with a range 65535 times its
+    size."""
+    grid = _grid_tuple(fn, call)
+    if grid is None:
+        return []
+    literals: dict[int, list[str]] = {}
+    for arg in call.args:
+        value = _int(arg.value) if arg.keyword is not None else None
+        if value is not None and arg.keyword is not None:
+            literals.setdefault(value, []).append(arg.keyword.value)
+    out: list[Divides] = []
+    for axis, element in enumerate(grid.elements[1:3], start=1):
+        count = element.value
+        if _is_cdiv(count):
+            assert isinstance(count, cst.Call)
+            tile_expr, size = count.args[1].value, count.args[0].value
+        elif (ceil := _ceil_div(count)) is not None:
+            tile_expr, size = ceil
+        else:
+            continue
+        why = f"the grid's axis {axis} at line {line} has {_code(count)} programs, at most {GRID_AXIS_MOST} on a GPU"
+        value = _int(tile_expr)
+        if value is not None:
+            if any(_int(t) == value and n is not count for n, t, _ in _grid_divs(fn)) or any(
+                isinstance(n, cst.BinaryOperation)
+                and isinstance(n.operator, cst.FloorDivide)
+                and _int(n.right) == value
+                for n in walk(fn.body)
+            ):
+                continue  # another copy of the value (a buffer's count): a guard's fallback would leave it moved
+            keywords = literals.get(value, [])
+            if len(keywords) > 1:  # a value two tiles share: the copy of the one that tiles this size
+                params = {k for k, v in _passed(call, kernel).items() if _code(v).strip() == _code(size).strip()}
+                tiling = {b for b, sizes in compared_sizes(kernel).items() if sizes & params}
+                keywords = [k for k in keywords if k in tiling] or keywords
+            for keyword in keywords:
+                out.append(Divides(("meta", keyword), size, line, why, tile_expr, True, (GRID_AXIS_MOST, 1)))  # type: ignore[arg-type]
+            continue
+        tile = _tile_id(tile_expr)
+        if tile is not None:
+            out.append(Divides(tile, size, line, why, covers=True, scale=(GRID_AXIS_MOST, 1)))
+    return out
+
+
+def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | None:
+    """The tuple the launch ``call``'s grid is: written there, a local of ``fn`` bound once to one, or what a
+    ``lambda META:`` grid returns; ``None`` for any other grid."""
+    if not isinstance(call.func, cst.Subscript) or len(call.func.slice) != 1:
+        return None
+    index = call.func.slice[0].slice
+    grid = index.value if isinstance(index, cst.Index) else None
+    if isinstance(grid, cst.Name):
+        bound = [
+            node.value
+            for node in walk(fn.body)
+            if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
+        ]
+        grid = bound[0] if len(bound) == 1 else None
+    if isinstance(grid, cst.Lambda):
+        grid = grid.body
+    return grid if isinstance(grid, cst.Tuple | cst.List) else None
+
+
 def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression, str]]:
     """(key, value, where) of every setting a kernel holds itself, in order: each ``"KEY": <value>`` entry in its
     decorators (``triton.Config``'s dicts and ``@triton.heuristics``', a lambda's body standing for its value;
@@ -489,6 +568,13 @@ def _decorator_tiles(
                     f"{n.name.value} covers {covers} with one block of {key} ({r.test})), and a setting in "
                     f"{n.name.value}'s {where} cannot be guarded by a size: not written"
                 )
+            if a is not None and low is not None and a < low:
+                limit = _grid_limited(key, launchers, unmasked, pos, kernels, imported)
+                if limit is not None:
+                    return (
+                        f"{key}={a} does not cover every size the original {key}={low} handled ({limit.why}), and a "
+                        f"setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
+                    )
             b = handled.get(key)
             if b is None or a is None or b % a == 0:
                 continue
@@ -508,12 +594,31 @@ def _decorator_tiles(
             for fn in launchers:
                 helpers = {f.name.value: f for f in launchers}
                 found = _requirements(fn, unmasked, pos, kernels, helpers, imported)
-                needs = [d for d in found if d.tile == ("meta", key)]
+                needs = [d for d in found if d.tile == ("meta", key) and not d.covers]
                 if needs:
                     return (
                         f"{key}={a} does not divide every size the original {key}={b} handled ({needs[0].why}), "
                         f"and a setting in {n.name.value}'s {where} cannot be guarded by a size: not written"
                     )
+    return None
+
+
+def _grid_limited(
+    key: str,
+    launchers: Sequence[cst.FunctionDef],
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    kernels: Mapping[str, cst.FunctionDef],
+    imported: Collection[str],
+) -> Divides | None:
+    """The first launch's word that a decorator's ``key`` counts the programs of a grid's second or third axis
+    (:func:`_grid_axis_limits`: a smaller value fails the launch at sizes the original ran); ``None`` when none
+    does."""
+    helpers = {f.name.value: f for f in launchers}
+    for fn in launchers:
+        for d in _requirements(fn, unmasked, pos, kernels, helpers, imported):
+            if d.tile == ("meta", key) and d.covers and d.scale == (GRID_AXIS_MOST, 1):
+                return d
     return None
 
 
@@ -797,20 +902,8 @@ def _grid_programs(fn: cst.FunctionDef, call: cst.Call, axis: int = 0) -> tuple[
     """The most programs the launch ``call``'s grid gives on its ``axis`` when it is written as a number (``(4,)``,
     ``(min(132, num_tiles),)``, a local bound once to one, the same returned by a ``lambda META:`` grid), and the
     names that axis reads (a ``META["NUM_SMS"]`` key as ``['NUM_SMS']``)."""
-    if not isinstance(call.func, cst.Subscript) or len(call.func.slice) != 1:
-        return None, set()
-    index = call.func.slice[0].slice
-    grid = index.value if isinstance(index, cst.Index) else None
-    if isinstance(grid, cst.Name):
-        bound = [
-            node.value
-            for node in walk(fn.body)
-            if isinstance(node, cst.Assign) and any(dotted(t.target) == grid.value for t in node.targets)
-        ]
-        grid = bound[0] if len(bound) == 1 else None
-    if isinstance(grid, cst.Lambda):
-        grid = grid.body
-    if not isinstance(grid, cst.Tuple | cst.List) or len(grid.elements) <= axis:
+    grid = _grid_tuple(fn, call)
+    if grid is None or len(grid.elements) <= axis:
         return None, set()
     first = grid.elements[axis].value
     reads = _names(first) | {f"[{key!r}]" for key in _strings(first)}  # a name, or a key of the grid's META
@@ -2077,6 +2170,9 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
         why = _tuned_tiles(old, new_collector, unmasked, pos) if add else None
+        if why is not None:
+            return Guarded(None, why)
+        why = _uncovered_rows(old, new_collector, unmasked, pos) if add else None
         return Guarded(None, why) if why is not None else Guarded(new, None)
     why = _helper_argument(old_collector, new_collector, unmasked, pos, kernels) if add else None
     if why is not None:
@@ -2177,6 +2273,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
         why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
         why = why or _stale_copies(old_collector.functions, new_collector.functions, pos, _constants(new_collector))
+        why = why or _uncovered_rows(old, new_collector, unmasked, pos)
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
@@ -2285,6 +2382,155 @@ def _tuned_tiles(
                                 "overrides is computed: which sizes the computation handled is known only at the sizes "
                                 "checked, so a tuned value is not written"
                             )
+    return None
+
+
+def _uncovered_rows(
+    old: str, collector: _Collector, unmasked: Mapping[str, cst.FunctionDef], pos: Positions
+) -> str | None:
+    """Why a tuned table cannot be written: a row sets a block its kernel covers a size with (``cols < N``) and its
+    test does not keep the block covering it; ``None`` when every row does. A row ``if R <= 32:  # kernelopt:
+    tuned`` / ``BLOCK = 128`` after a computed ``BLOCK`` (or a heuristic's ``128 if args["R"] <= 32 else
+    <computation>``) holds only where one block of 128 covers ``N``: a bound over another size holds that only
+    where the computation rises with it, and one that falls (``4096 // next_power_of_2(R)``, a budget the rows
+    share) gave larger blocks below the sizes checked (variants v32). A row whose test bounds that size (``N <=
+    128``), or bounds the computation itself at most the row's value (``128 if _block(args) <= 128 else
+    _block(args)``: the original covers wherever it ran, so a block at least its value does), holds. Rows the
+    original held are not judged again; a grid axis' limit of programs (:func:`_grid_axis_limits`) is not asked of
+    a row (a computed block's row is most often the computation's own value at the sizes checked)."""
+    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+    for fn in collector.functions:
+        if _is_jit(fn):
+            why = _uncovered_lambda_rows(fn, kernels, collector.imported, old)
+            if why is not None:
+                return why
+            continue
+        needs: list[Divides] | None = None
+        for node in walk(fn.body):
+            if not (isinstance(node, cst.If) and _tuned_header(node) and not _is_divisibility(node.test)):
+                continue
+            if _code(node).strip() in old or not isinstance(node.body, cst.IndentedBlock):
+                continue
+            for line in node.body.body:
+                for name, value in _assignments(line) if isinstance(line, cst.SimpleStatementLine) else []:
+                    v = _int(value)
+                    if v is None:
+                        continue
+                    if needs is None:
+                        needs = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
+                    covering = (d for d in needs if d.covers and d.scale != (GRID_AXIS_MOST, 1))  # not v33's limit
+                    for d in (d for d in covering if d.tile == ("name", name) and d.literal is None):
+                        reach = d.reach(v)
+                        if d.size is None:
+                            continue  # a size the comparison does not name: not read, as before
+                        if reach is None or not _bounds_size(node.test, d.size, reach):
+                            return _uncovered(name, v, _code(node.test), d.why)
+    return None
+
+
+def _uncovered(name: str, value: int, test: str, why: str) -> str:
+    return (
+        f"{name}={value} where {test} may not cover every size the original computation handled ({why}), and a "
+        f"row's bound over another size keeps it covering only where the computation rises with that size: not "
+        "written"
+    )
+
+
+def _uncovered_lambda_rows(
+    kernel: cst.FunctionDef, kernels: Mapping[str, cst.FunctionDef], imported: Collection[str], old: str
+) -> str | None:
+    """:func:`_uncovered_rows` for the tables in ``kernel``'s ``@triton.heuristics``: each row ``V if <test>`` of
+    a lambda over a block the kernel covers a size with must bound ``args["N"]`` (the lambda's own parameter
+    name) or the computation the table falls back on."""
+    covering: dict[str, OneBlock] | None = None
+    for decorator in kernel.decorators:
+        for node in walk(decorator.decorator):
+            if not (isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString)):
+                continue
+            if not (isinstance(node.value, cst.Lambda) and isinstance(node.value.body, cst.IfExp)):
+                continue
+            if _code(node.value.body).strip() in old or not node.value.params.params:
+                continue
+            if covering is None:
+                covering = {r.block: r for r in one_block(kernel, kernels, imported)}
+            key = str(node.key.evaluated_value)
+            reading = covering.get(key)
+            if reading is None:
+                continue
+            args = node.value.params.params[0].name.value
+            source = reading.bound if reading.bound is not None else cst.Name(reading.size or "_")
+            names = {n.value for n in walk(source) if isinstance(n, cst.Name)}
+            given = {n: cst.parse_expression(f'{args}["{n}"]') for n in names}
+            size = cst.ensure_type(source.visit(_Substitute(given)), cst.BaseExpression)
+            covers = _code(source) if reading.size is not None else "a size"
+            why = f"the kernel {kernel.name.value} covers {covers} with one block of {key} ({reading.test})"
+            rows: list[cst.IfExp] = []
+            fallback: cst.BaseExpression = node.value.body
+            while isinstance(fallback, cst.IfExp):
+                rows.append(fallback)
+                fallback = fallback.orelse
+            for row in rows:
+                v = _int(row.body)
+                if v is None or reading.size is None or _bounds_size(row.test, fallback, v):
+                    continue  # over the computation itself, at most the row's value; or a size not read
+                reach = reading.reach(v)
+                if reach is None or not _bounds_size(row.test, size, reach):
+                    return _uncovered(key, v, _code(row.test), why)
+    return None
+
+
+def _bounds_size(test: cst.BaseExpression, size: cst.BaseExpression, most: int) -> bool:
+    """Whether ``test`` holds only where ``size`` is at most ``most``: a conjunct ``x <= u`` (or ``x < u``, ``u``
+    an integer, ``1024 // 2`` and the like read) where ``size`` is ``x`` or rises with it alone (``x // 2``, ``2 *
+    x + 1``), its value at ``u`` at most ``most``."""
+    for conjunct in conjuncts(test):
+        if not (isinstance(conjunct, cst.Comparison) and len(conjunct.comparisons) == 1):
+            continue
+        op, upto = conjunct.comparisons[0].operator, _evaluated(conjunct.comparisons[0].comparator)
+        if upto is None or not isinstance(op, cst.LessThanEqual | cst.LessThan):
+            continue
+        upto -= 1 if isinstance(op, cst.LessThan) else 0
+        at = _rising_at(size, _code(conjunct.left).strip().strip("()"), upto)
+        if at is not None and at <= most:
+            return True
+    return False
+
+
+def _rising_at(expr: cst.BaseExpression, x: str, value: int) -> int | None:
+    """``expr``'s value where the expression whose text is ``x`` is ``value``, when ``expr`` is it or rises with it
+    alone (integer constants beside it: ``x // 2``, ``2 * x``, ``x + 1``); ``None`` otherwise."""
+    if _code(expr).strip().strip("()") == x:
+        return value
+    if not isinstance(expr, cst.BinaryOperation):
+        return None
+    left, right = expr.left, expr.right
+    rising_left = (cst.Multiply, cst.FloorDivide, cst.Add, cst.Subtract, cst.LeftShift, cst.RightShift)
+    if isinstance(expr.operator, rising_left) and (k := _evaluated(right)) is not None and k >= 0:
+        at = _rising_at(left, x, value)
+        if at is None:
+            return None
+        return (
+            _evaluated(cst.BinaryOperation(cst.Integer(str(at)), expr.operator, cst.Integer(str(k))))
+            if at >= 0
+            else None
+        )
+    if isinstance(expr.operator, cst.Multiply | cst.Add) and (k := _evaluated(left)) is not None and k >= 0:
+        at = _rising_at(right, x, value)
+        return None if at is None else (k * at if isinstance(expr.operator, cst.Multiply) else k + at)
+    return None
+
+
+def _evaluated(expr: cst.BaseExpression) -> int | None:
+    """The integer ``expr`` is (``1024 // 2``, ``256 * 2``), ``None`` for anything but integer arithmetic."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.BinaryOperation):
+        a, b = _evaluated(expr.left), _evaluated(expr.right)
+        ops = {cst.Multiply: lambda: a * b, cst.FloorDivide: lambda: a // b if b else None,  # type: ignore[operator]
+               cst.LeftShift: lambda: a << b, cst.RightShift: lambda: a >> b,  # type: ignore[operator]
+               cst.Add: lambda: a + b, cst.Subtract: lambda: a - b}  # type: ignore[operator]  # fmt: skip
+        run = ops.get(type(expr.operator))
+        return run() if run is not None and a is not None and b is not None else None
     return None
 
 

@@ -51,15 +51,16 @@ def read_inline_guard(expr: cst.BaseExpression) -> InlineGuard | None:
     if not isinstance(body, cst.Integer) or not isinstance(orelse, cst.Integer):
         return None
     tuned = int(body.evaluated_value)
-    if not all(_guards(test, tuned) for test in _conjuncts(expr.test)):
+    if not all(_guards(test, tuned) for test in conjuncts(expr.test)):
         return None
     return InlineGuard(tuned, int(orelse.evaluated_value), cst.Module([]).code_for_node(expr.test))
 
 
-def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+def conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The tests ``test`` joins by ``and`` (``test`` itself when it joins none)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        yield from _conjuncts(test.left)
-        yield from _conjuncts(test.right)
+        yield from conjuncts(test.left)
+        yield from conjuncts(test.right)
     else:
         yield test
 
@@ -118,7 +119,7 @@ def read_statement_guard(node: cst.CSTNode) -> list[tuple[str, int]] | None:
                 return None
             out += pairs
     values = {v for _, v in out}
-    if not out or not all(any(_guards(test, v) for v in values) for test in _conjuncts(node.test)):
+    if not out or not all(any(_guards(test, v) for v in values) for test in conjuncts(node.test)):
         return None
     return out
 
