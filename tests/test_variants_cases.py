@@ -1347,7 +1347,8 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     ``if N <= 64:`` over a block pointer's one block of columns (v29), and wrongkernel10's: the same guard over a
     block pointer advanced along K (v30) and over a tensor descriptor (v31, TMA on Hopper), and a column tile on
     the grid's second axis guarded by the 65535 programs a GPU takes there (v33: at 65535 * 1024 columns the
-    original's block runs, a plain 256 would fail the launch), correct at the sizes the originals handle that the
+    original's block runs, a plain 256 would fail the launch) and a reversed scan's block guarded as a divisor (v34,
+    rows of 2944 columns, a multiple of 128 and not of 256), correct at the sizes the originals handle that the
     SHAPES do not name, every input in the middle of NaN."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
     rows = _copy("rows_one_block_atomic", tmp_path)
@@ -1370,6 +1371,10 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     written, _ = _tune_edit(columns, {"BLOCK": 256})
     assert written is not None and "if n_cols <= 256 * 65535:  # kernelopt: tuned" in written, written
     (columns / "kernel.py").write_text(written)
+    scan = _copy("rev_cumsum_exp", tmp_path)  # v34 (wrongkernel10): a reversed scan's block a divisor
+    written, _ = _tune_edit(scan, {"BLOCK": 256})
+    assert written is not None and "if n_cols % 256 == 0:  # kernelopt: tuned" in written, written
+    (scan / "kernel.py").write_text(written)
     cases = [
         (rows, [{"M": 20, "N": 100}, {"M": 32, "N": 128}, {"M": 16, "N": 7}]),
         (pointer, [{"M": 3001, "N": 100}, {"M": 20, "N": 128}, {"M": 7, "N": 33}]),
@@ -1379,6 +1384,7 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
             columns,
             [{"n_rows": 2, "n_cols": 65535 * 1024}, {"n_rows": 1, "n_cols": 20_000_001}, {"n_rows": 3, "n_cols": 7}],
         ),
+        (scan, [{"n_rows": 64, "n_cols": 2944}, {"n_rows": 8, "n_cols": 8192}, {"n_rows": 3, "n_cols": 128}]),
     ]
     for folder, shapes in cases:
         _correct_on_cuda(folder, shapes)
