@@ -679,6 +679,22 @@ def test_a_reversed_scan_over_masked_lanes_not_neutral_keeps_its_block_a_divisor
 
 
 @pytest.mark.timeout(120)
+def test_a_persistent_stride_in_a_while_loop_never_moves_past_the_programs_a_fixed_grid_gives(tmp_path: Path) -> None:
+    """Seen on 2026-12-06 (v35, wrongkernel10): persist_while, v13's persistent GEMM on a grid of 4 programs with
+    its tiles walked as the grouped GEMM tutorial walks them, ``tile = pid`` / ``while tile < num_tiles:`` / ``tile
+    += NUM_SMS``. ``NUM_SMS=8`` went out plainly: right at the SHAPES' 1 and 4 tiles; at 96 x 100 (12 tiles), which
+    the original handled, 4 tiles were never written. v13's rule read ``range(pid, .., NUM_SMS)`` only; a ``while``
+    loop stepping a program id by the stride is the same stride: not written, one line; ``NUM_SMS=2`` is."""
+    folder = _copy("persist_while", tmp_path)
+    written, note = _tune_edit(folder, {"NUM_SMS": 8})
+    assert written is None and note is not None and "more than the 4 programs the launch" in note, (note, written)
+    written, note = _tune_edit(folder, {"NUM_SMS": 2})
+    assert written is not None and "NUM_SMS=2" in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 96, "N": 100, "K": 8}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -851,7 +851,9 @@ def _program_strides(kernel: cst.FunctionDef) -> dict[str, int]:
     """The parameters a kernel strides its programs by, and the grid axis of those programs: a loop ``for tile in
     range(pid, num_tiles, NUM_SMS)`` with ``pid`` a program id (directly or through a local: a persistent kernel),
     or ``range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K)``, the step the start's unit times the stride (a split-K
-    kernel): the programs of that axis cover every step only when there are at least that many of them."""
+    kernel), or the same written as a ``while`` loop (``tile = pid`` / ``while tile < num_tiles:`` / ``tile +=
+    NUM_SMS``: variants v35): the programs of that axis cover every step only when there are at least that many of
+    them."""
     out: dict[str, int] = {}
     params = {p.name.value for p in kernel.params.params}
     bound: dict[str, list[cst.BaseExpression]] = {}
@@ -871,11 +873,20 @@ def _program_strides(kernel: cst.FunctionDef) -> dict[str, int]:
         arg = next((a.value for a in expr.args if a.keyword is None or a.keyword.value == "axis"), None)
         return _int(arg) if arg is not None else 0
 
+    loops: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []  # (start, step) of each striding loop
     for node in walk(kernel.body):
         args = _range_args(node.iter) if isinstance(node, cst.For) else None
-        if args is None or len(args) != 3:
-            continue
-        start, step = resolved(args[0].value), args[2].value
+        if args is not None and len(args) == 3:
+            loops.append((args[0].value, args[2].value))
+        if isinstance(node, cst.While):  # ``tile = pid`` / ``while tile < num_tiles:`` / ``tile += NUM_SMS``
+            tested = _names(node.test)
+            loops += [
+                (cst.Name(dotted(n.target)), n.value)
+                for n in walk(node.body)
+                if isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.AddAssign) and dotted(n.target) in tested
+            ]
+    for start, step in loops:
+        start = resolved(start)
         unit: set[str] = set()
         at = axis(start)
         if at is None and isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Multiply):
