@@ -49,10 +49,12 @@ def writable_space(space: Space, apply: Apply, tunables: Sequence[Tunable]) -> S
         tunables: discovery's knobs, which say where each knob of the space lives.
 
     Only a knob the kernel does not compute from the problem, set where the guard cannot guard it
-    (:data:`UNGUARDABLE`), and not a launch option, is probed, and only at values that do not divide its current one
-    and whose single move from the current configuration fits the space: a few edits (7 for grouped_gemm), each one
-    the session would have made for that neighbour. A block below the smallest that covered a row (the guard's other
-    rule of this kind) is left to the session's screen.
+    (:data:`UNGUARDABLE`), and not a launch option, is probed, at its values that do not divide its current one and
+    whose single move from the current configuration fits the space, smallest first: a value refused by the
+    divisor rule takes its multiples with it, and the first value written ends the knob's probes (the rule does not
+    hold it). One edit a knob, most often (4 for grouped_gemm), each one the session would have made for that
+    neighbour. A block below the smallest that covered a row (the guard's other rule of this kind) is left to the
+    session's screen.
     """
     current = space.current()
     if current is None or not space.literal(current):
@@ -71,18 +73,21 @@ def writable_space(space: Space, apply: Apply, tunables: Sequence[Tunable]) -> S
             knobs.append(knob)
             continue
         refused: dict[Value, str] = {}
-        for value in knob.values:
+        for value in knob.values:  # ascending: the smallest non-divisor first
+            if value in refused or _divides(value, current[knob.name]):
+                continue
             moved = current.with_values({knob.name: value})
-            if _divides(value, current[knob.name]) or not space.fits(moved) or probes >= PROBES:
+            if not space.fits(moved) or probes >= PROBES:
                 continue
             probes += 1
             made = apply(moved)
-            if isinstance(made, Refusal) and made.reason.startswith(UNWRITABLE):
-                refused[value] = made.reason.removeprefix(UNWRITABLE)
-        for value in knob.values:  # not probed (no single move fits): a multiple of a non-divisor divides nothing more
-            base = next((r for r in refused if _divides(r, value) and "does not divide" in refused[r]), None)
-            if base is not None and value not in refused:
-                refused[value] = refused[base]
+            if not (isinstance(made, Refusal) and made.reason.startswith(UNWRITABLE)):
+                break  # written: the guard's divisor rule does not hold this knob (a masked tile, a guard written)
+            refused[value] = made.reason.removeprefix(UNWRITABLE)
+            if "does not divide" in refused[value]:  # a multiple of a non-divisor divides nothing more
+                for other in knob.values:
+                    if other not in refused and _divides(value, other):
+                        refused[other] = refused[value]
         kept = [v for v in knob.values if v not in refused]
         if not refused or not kept:
             knobs.append(knob)
