@@ -262,11 +262,13 @@ def test_on_a_gpu_a_keyed_list_s_table_with_an_entry_s_pruned_best_is_correct_at
     keeps it above (128, 200, 1000, 4096). On the CPU it was right at K=96, 200, 40 and 300 in the interpreter."""
     from tests.gpu_correct import Ran, assert_correct
 
-    def close(ran: Ran) -> bool:
-        import torch
-
-        tol = max(ran.ref.ATOL, 2e-2)  # fp32 tl.dot runs in TF32 on the GPU; a wrong tile is off by O(1)
-        return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=tol, rtol=tol))
+    def close(ran: Ran) -> bool | str:
+        """The error's norm against the output's: fp32 ``tl.dot`` runs in TF32 on the GPU, whose error grows with K
+        (at K=4096 an elementwise 2e-2 failed near zero outputs, H100 2026-12-06) while staying near 1e-3 of the
+        norm; a K tile missed or summed twice is off by a tenth of it or more."""
+        got, want = ran.got.double(), ran.want.double()
+        rel = float((got - want).norm() / want.norm())
+        return rel < 1e-2 or f"relative error {rel:.3g} of the output's norm"
 
     folder, _ = _keyed_table(tmp_path)
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernel is loaded

@@ -44,7 +44,8 @@ def reference(q, k, v, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices):
         vals = torch.cat([v_buffer[idx], v[q0:q1]]).repeat_interleave(G, dim=1)
         n_new, n_pre = q1 - q0, p1 - p0
         s = torch.einsum("qhd,khd->hqk", q[q0:q1], keys) / D**0.5
-        allowed = torch.arange(n_pre + n_new)[None, :] <= (n_pre + torch.arange(n_new))[:, None]
+        at = torch.arange(n_pre + n_new, device=s.device)  # on the GPU too (H100, 2026-12-06: the mask was on the CPU)
+        allowed = at[None, :] <= (n_pre + at[:n_new])[:, None]
         s = s.masked_fill(~allowed, float("-inf"))
         out[q0:q1] = torch.einsum("hqk,khd->qhd", torch.softmax(s, dim=-1), vals)
     return out
