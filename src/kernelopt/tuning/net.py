@@ -23,6 +23,9 @@ refuses the first:
   of (``256, 512 -> 640``; ``32, 64 -> 80``): a multiple of every tile up to that half, of no larger one; a key some
   entry gives an odd value stays at its largest.
 
+Each size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its largest (an
+activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped whole).
+
 They run in the session's own primary bench worker (one request a kernel and size, untimed, never charged to the
 budget; the size's inputs and reference built once there and kept for the next request), after the pick passed every
 ``SHAPES`` entry (:func:`kernelopt.tuning.folder.tune_folder`). Measured in docs/faults.md ("The net behind the
@@ -82,6 +85,11 @@ def _power_of_two_part(n: int) -> int:
     return n & -n
 
 
+SMALL_KEY = 8
+"""A key whose largest value over the entries is at most this may be a code rather than a size (an activation's 2,
+a ``dim``, a stride, a group count): each size's last tries keep it at its largest (break11's x1)."""
+
+
 def derived_sizes(shapes: Sequence[ProblemShape], grown: Sequence[int] = ()) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
 
@@ -111,16 +119,27 @@ def derived_sizes(shapes: Sequence[ProblemShape], grown: Sequence[int] = ()) -> 
     def past(k: str) -> int:
         return (1 << (largest[k] - 1).bit_length()) | 1
 
+    def half(k: str) -> int | None:
+        step = min(grain[k], tile) if tile else None
+        return largest[k] + step // 2 if step is not None and step >= 2 else None
+
+    def tries(*moves: dict[str, int | None]) -> list[ProblemShape]:
+        # the tries, then their fallbacks: the same moves with the small keys kept (a mode, a dim, a stride: an
+        # original refuses them moved, and the size would be skipped whole; docs/faults.md x1)
+        keeps = (lambda k: True, lambda k: largest[k] > SMALL_KEY)
+        shapes = [shape({k: v for k, v in m.items() if v is not None and keep(k)}) for keep in keeps for m in moves]
+        return [s for i, s in enumerate(shapes) if s != unmoved and s not in shapes[:i]]
+
     unmoved = shape({})
-    past_all = shape({k: past(k) for k in moving})
-    past_fine = shape({k: past(k) for k in moving if grain[k] <= 2})
-    by_tile = shape({k: largest[k] + min(grain[k], tile) // 2 for k in moving if tile and min(grain[k], tile) >= 2})
-    by_grain = shape({k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2})
-    tries = [past_all] if past_fine in (unmoved, past_all) else [past_all, past_fine]
-    out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(tries))]
-    halves = [h for h in (by_tile, by_grain) if h != unmoved and h not in tries]
-    if halves:
-        out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(halves[:1] if halves[-1] == halves[0] else halves)))
+    past_tries = tries({k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2})
+    half_tries = [
+        h
+        for h in tries({k: half(k) for k in moving}, {k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2})
+        if h not in past_tries
+    ]
+    out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(past_tries))] if past_tries else []
+    if half_tries:
+        out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(half_tries)))
     return out
 
 

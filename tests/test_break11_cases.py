@@ -1,0 +1,85 @@
+"""break11: the tenth session's work broken from a fresh clone, as a new user (docs/faults.md, "break11").
+
+Each test is one finding (x1, ...), run on the real engine: Triton kernels in the interpreter, the session's own
+bench workers.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.tunables.guard import Guarded
+from kernelopt.tuning.net import derived_sizes
+from kernelopt.tuning.problem import ProblemShape
+
+VARIANTS = Path(__file__).parent / "data" / "variants"
+
+ACT_RUN = """
+def run(x, act):
+    assert act in (1, 2), f"unknown activation code {act}"
+    n = x.numel()
+    y = torch.empty_like(x)
+    grid = (triton.cdiv(n, ROWS_PER_PROGRAM),)
+    scale_kernel[grid](x, y, n, BLOCK=256)
+    return y * (act / 2)
+"""
+
+ACT_REFERENCE = """import torch
+
+SHAPES = [{"n": 100, "act": 2}, {"n": 128, "act": 2}]
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(n=200, act=2, device="cpu"):
+    return [torch.randn(n, device=device), act]
+
+
+def reference(x, act):
+    if act not in (1, 2):
+        raise ValueError(f"unknown activation code {act}")
+    return x * act
+"""
+
+
+def test_x1_a_small_code_key_is_kept_in_each_size_s_last_tries() -> None:
+    """x1: an int key that is a code, not a size (an activation's 2, a dim, a stride), was moved in every try with
+    the sizes (2 -> 3), so the original refused every try and the net checked nothing; the last tries keep it."""
+    sizes = derived_sizes([ProblemShape(kwargs={"n": 3000, "act": 2}), ProblemShape(kwargs={"n": 1000, "act": 2})])
+    assert [(s.kind.value, [t.label() for t in s.tries]) for s in sizes] == [
+        ("past", ["n=4097,act=3", "n=3000,act=3", "n=4097,act=2"]),
+        ("half", ["n=3004,act=3", "n=3004,act=2"]),
+    ]
+    # a key above SMALL_KEY moves in every try as before: no fallback try
+    assert [len(s.tries) for s in derived_sizes([ProblemShape(kwargs={"n": 100, "heads": 12})])] == [1, 1]
+
+
+@pytest.mark.timeout(120)
+def test_x1_the_net_catches_a_wrong_pick_of_a_kernel_with_an_activation_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """grid_named_copy (v23, its rule switched off) with an ``act`` code of 2 its run() asserts: ``BLOCK=128`` leaves
+    half of every program's elements unwritten above 128 elements. Before x1 every net size moved ``act`` to 3, the
+    original refused each, and the wrong pick was written; now the net finds it at n=129 with ``act`` kept."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "act_copy"))
+    kernel = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(kernel[: kernel.index("\ndef run(")] + ACT_RUN)
+    (folder / "reference.py").write_text(ACT_REFERENCE)
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    with _evaluator(prepared) as evaluator:
+        done: Any = tf._checked_edit(_session(prepared, [({"BLOCK": 128}, 10.0)], ({"BLOCK": 256}, 20.0)), evaluator)
+    assert done.edit is None and not done.judgement.better
+    assert done.edit_note is not None and done.edit_note.startswith(
+        "the written kernel fails at n=129,act=2 (one past the power of two at or above the largest entry), where the "
+        "original passes: wrong_result"
+    )
+    assert done.edit_note.endswith(": nothing written")
