@@ -44,4 +44,4 @@ def test_help_shows_plain_flags_as_flags(capsys: pytest.CaptureFixture[str], mon
     out = capsys.readouterr().out
     assert "--json" in out and "--no-previous" in out
     assert "<bool>" not in out
-    assert "<int>" in out  # options that take a value still show their type
+    assert "<float>" in out and "v<N>" in out  # options that take a value still show their type (a version: v<N>)
