@@ -116,9 +116,23 @@ def test_a_noisy_top_that_beats_the_current_configuration_every_round_is_written
 
     far = judged([10000.0] * 8)
     assert far.better and far.gain_pct is not None and far.gain_pct > 1000  # type: ignore[attr-defined]
-    assert "in each of its 8 re-timed rounds" in far.reason and "too noisy to rank" in far.reason  # type: ignore[attr-defined]
-    once = judged([10000.0] * 7 + [50.0])  # one round where the pick (at 100 us there) lost
+    assert "in 8 of its 8 re-timed rounds" in far.reason and "too noisy to rank" in far.reason  # type: ignore[attr-defined]
+    once = judged([10000.0] * 7 + [50.0])  # one round where the pick (at 100 us there) lost: 7 of 8 is no proof
     assert not once.better and once.reason == why  # type: ignore[attr-defined]
+
+
+def test_a_noisy_top_that_beats_the_current_configuration_by_a_sign_test_is_written() -> None:
+    """Twenty re-timed rounds: the pick beats the current configuration in 16 (a fair coin reaches 16 of 20 with
+    probability 0.6 %) and loses 4 to a context switch: written, the count said; in 15 (2.1 %) it is kept out. At
+    load 7-16 on two cores a README walk-through's pick, 2-3x faster, was kept out by one lost round in twenty."""
+    from kernelopt.tuning.noise import beats_current, sign_test_wins
+
+    assert [sign_test_wins(n) for n in (8, 15, 20)] == [8, 13, 16]
+    best = _r(3, [10.0] * 20)
+    for losses, written in ((4, True), (5, False)):
+        cur = _r(64, [30.0] * (20 - losses) + [9.0] * losses)
+        assert (beats_current(best, cur, 2.0) == (20 - losses, 20)) is written, losses
+    assert beats_current(best, _r(64, [10.1] * 20), 2.0) is None  # every round, but by 1 %: under the gain asked
 
 
 @pytest.mark.timeout(240)

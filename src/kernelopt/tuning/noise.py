@@ -18,6 +18,7 @@ configuration first. Three rules, one place:
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 
@@ -130,17 +131,36 @@ def too_noisy(best: Result, timed: Sequence[Result]) -> str | None:
     )
 
 
-def beats_every_round(best: Result, current: Result, min_gain_pct: float) -> int | None:
-    """The number of re-timed rounds when ``best`` was faster than ``current`` by at least ``min_gain_pct`` in
-    every one of them (at least :data:`MIN_PAIRS`), else ``None``.
+SIGN_TEST_P = 0.01
+"""The one-sided level of the sign test by which a pick beats the current configuration (:func:`beats_current`)."""
+
+
+def sign_test_wins(rounds: int, p: float = SIGN_TEST_P) -> int:
+    """The fewest wins in ``rounds`` paired rounds that a fair coin reaches with probability at most ``p``: 8 of 8,
+    13 of 15, 16 of 20 at 1 %."""
+    tail = 0
+    for wins in range(rounds, -1, -1):
+        tail += math.comb(rounds, wins)
+        if tail / 2**rounds > p:
+            return wins + 1
+    return 0
+
+
+def beats_current(best: Result, current: Result, min_gain_pct: float) -> tuple[int, int] | None:
+    """(wins, rounds) when ``best`` beat ``current`` by at least ``min_gain_pct`` in enough of their paired re-timed
+    rounds (at least :data:`MIN_PAIRS`) that a fair coin would not (:func:`sign_test_wins`), its median paired gain
+    at least ``min_gain_pct`` too; else ``None``.
 
     A re-time too noisy to rank the fastest few among themselves (:func:`too_noisy`) can still say that the pick
     beats the kernel as written: then any of the few would, and keeping the current configuration threw the gain
-    away (a session kept a configuration 100x slower than every candidate it had re-timed, 2026-12-05)."""
+    away (a session kept a configuration 100x slower than every candidate it had re-timed, 2026-12-05). Every round
+    was asked first; at load 7-16 on two cores one round in twenty lost to a context switch, and a block seven times
+    the current's, 2-3x faster, was kept out (the README's CPU walk-through, 2026-12-06)."""
     ratios = paired_ratios(current.samples_us, best.samples_us)
-    if len(ratios) < MIN_PAIRS or min(ratios) < 1 + min_gain_pct / 100:
+    if len(ratios) < MIN_PAIRS or statistics.median(ratios) < 1 + min_gain_pct / 100:
         return None
-    return len(ratios)
+    wins = sum(r >= 1 + min_gain_pct / 100 for r in ratios)
+    return (wins, len(ratios)) if wins >= sign_test_wins(len(ratios)) else None
 
 
 def too_noisy_unretimed(best: Result, ok: Sequence[Result]) -> str | None:

@@ -51,7 +51,7 @@ from kernelopt.proc import interrupt_signal
 from kernelopt.tuning.budget import Budget, BudgetStop, stalled
 from kernelopt.tuning.candidate import Config, Outcome, Result, Value
 from kernelopt.tuning.evaluator import Evaluator
-from kernelopt.tuning.noise import beats_every_round, contenders, pick, too_noisy, too_noisy_unretimed
+from kernelopt.tuning.noise import SIGN_TEST_P, beats_current, contenders, pick, too_noisy, too_noisy_unretimed
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.shapes import partial
 from kernelopt.tuning.space import Space
@@ -631,16 +631,17 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
     if result.best_latency_us is None:
         return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason="no candidate ran")
     if result.noisy is not None:
-        rounds = _beaten_every_round(result, min_gain_pct)
-        if rounds is None or result.current_latency_us is None:
+        beaten = _beaten(result, min_gain_pct)
+        if beaten is None or result.current_latency_us is None:
             return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=result.noisy)
         gain = (result.current_latency_us / result.best_latency_us - 1) * 100
         return GainJudgement(
             better=True,
             gain_pct=gain,
             min_gain_pct=min_gain_pct,
-            reason=f"the best beats the current configuration by {min_gain_pct:g} % or more in each of its {rounds} "
-            f"re-timed rounds ({gain:+.1f} %); the fastest few were too noisy to rank among themselves, so another "
+            reason=f"the best beats the current configuration by {min_gain_pct:g} % or more in {beaten[0]} of its "
+            f"{beaten[1]} re-timed rounds ({gain:+.1f} %; a sign test at {SIGN_TEST_P:.0%}); the fastest few were too "
+            "noisy to rank among themselves, so another "
             "of them may be as fast",
         )
     untimed = untimed_current(result)
@@ -662,9 +663,9 @@ def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_
     )
 
 
-def _beaten_every_round(result: SessionResult, min_gain_pct: float) -> int | None:
-    """:func:`~kernelopt.tuning.noise.beats_every_round` of the session's pick against the current configuration,
-    both re-timed; ``None`` when either was not."""
+def _beaten(result: SessionResult, min_gain_pct: float) -> tuple[int, int] | None:
+    """:func:`~kernelopt.tuning.noise.beats_current` of the session's pick against the current configuration, both
+    re-timed; ``None`` when either was not."""
     if result.best_config is None or result.current_config is None:
         return None
     best, current = Config.of(result.best_config), Config.of(result.current_config)
@@ -672,7 +673,7 @@ def _beaten_every_round(result: SessionResult, min_gain_pct: float) -> int | Non
     theirs = next((r for r in result.retimed if Config.of(r.config) == current), None)
     if mine is None or theirs is None or mine is theirs:
         return None
-    return beats_every_round(mine, theirs, min_gain_pct)
+    return beats_current(mine, theirs, min_gain_pct)
 
 
 def judge_table(
