@@ -91,3 +91,20 @@ def written_pick(folder: Path, pick: dict[str, int], form: str) -> Path:
     assert written is not None and form in written, (folder.name, written)
     (folder / "kernel.py").write_text(written)
     return folder
+
+
+def written_files(data: Path, picks: dict[str, dict[str, int]], tmp_path: Path) -> dict[str, Path]:
+    """{name: the kernel.py ``kernelopt tune`` writes for ``data / name`` when its session picks ``picks[name]``},
+    each written beside the copies as ``<name>_written.py`` (the trials' GPU tests run it against the folder's own
+    reference)."""
+    import shutil
+
+    from tests.test_breaker_cases import _tune_edit
+
+    written: dict[str, Path] = {}
+    for name, pick in picks.items():
+        text, note = _tune_edit(Path(shutil.copytree(data / name, tmp_path / name)), pick)
+        assert text is not None, (name, note)
+        written[name] = tmp_path / f"{name}_written.py"
+        written[name].write_text(text)
+    return written

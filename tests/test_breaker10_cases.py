@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import triton_interpreted
-from tests.gpu_correct import Ran, assert_correct
+from tests.gpu_correct import Ran, assert_correct, written_files
 from tests.test_breaker7_cases import _all_correct
 
 DATA = Path(__file__).parent / "data" / "breaker10"
@@ -251,12 +251,7 @@ def test_the_tenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
         "seeded_dropout": {"BLOCK_SIZE": 8192},
         "extend_attn": {"BLOCK_M": 32, "BLOCK_N": 32},
     }
-    written: dict[str, Path] = {}
-    for name, pick in picks.items():
-        text, note = _tune_edit(_copy(name, tmp_path), pick)
-        assert text is not None, (name, note)
-        written[name] = tmp_path / f"{name}_written.py"
-        written[name].write_text(text)
+    written = written_files(DATA, picks, tmp_path)
     two = tmp_path / "two_sizes"
     two.mkdir()
     (two / "kernel.py").write_text(TWO_SIZES)

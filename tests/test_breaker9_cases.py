@@ -300,17 +300,12 @@ def test_the_ninth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
     moved (k1), attorch's named heuristic replaced by a lambda falling back on it (k3), correct at sizes no entry
     names, up to 512 MB-1 GB a tensor (kv_indices' token table, attorch's and DeepSpeed's rows, the RoPE queries,
     the sum's input, the gathered source)."""
-    from tests.gpu_correct import assert_correct
+    from tests.gpu_correct import assert_correct, written_files
     from tests.test_breaker7_cases import _outputs_checked
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     picks = {"kv_indices": {"BLOCK_SIZE": 128}, "attorch_ln": {"BLOCK_SIZE_BATCH": 8}}
-    written: dict[str, Path] = {}
-    for name, pick in picks.items():
-        text, note = _tune_edit(_copy(name, tmp_path), pick)
-        assert text is not None, (name, note)
-        written[name] = tmp_path / f"{name}_written.py"
-        written[name].write_text(text)
+    written = written_files(DATA, picks, tmp_path)
     cases: list[tuple[str, Path | None, list[dict[str, int]]]] = [
         ("kv_indices", None, [{"B": 3, "L": 700}, {"B": 64, "L": 4000}, {"B": 4096, "L": 32768}]),
         ("kv_indices", written["kv_indices"], [{"B": 4, "L": 77}, {"B": 64, "L": 4000}, {"B": 4096, "L": 32768}]),

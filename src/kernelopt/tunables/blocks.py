@@ -153,6 +153,13 @@ def dotted(expr: cst.BaseExpression) -> str:
     return ""
 
 
+def call_args(call: cst.Call, names: Iterable[str]) -> dict[str, cst.BaseExpression]:
+    """``call``'s arguments by parameter name: its positional ones named in the order of ``names`` (the callee's
+    parameters), its keyword ones by their keyword (``tl.make_block_ptr``'s, ``tl.make_tensor_descriptor``'s)."""
+    args = {k: a.value for k, a in zip(names, call.args, strict=False) if a.keyword is None}
+    return args | {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+
+
 #: Wrappers a kernel is launched through as ``wrapper(kernel)[grid](...)``: torch's, so that ``torch.compile``
 #: traces the launch (``torch.library.wrap_triton``, before torch 2.6 ``capture_triton``).
 LAUNCH_WRAPPERS = frozenset({"wrap_triton", "capture_triton"})
@@ -468,8 +475,7 @@ def _block_pointer_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict
         if dotted(call.func).split(".")[-1] != "make_block_ptr":
             continue
         moved = advanced.get(_made_as(kernel, call), set())
-        args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        args |= {k: a.value for k, a in zip(BLOCK_PTR_ARGS, call.args, strict=False) if a.keyword is None}
+        args = call_args(call, BLOCK_PTR_ARGS)
         shape, offsets, block = args.get("shape"), args.get("offsets"), args.get("block_shape")
         if not all(isinstance(t, cst.Tuple) for t in (shape, offsets, block)):
             continue
@@ -509,8 +515,7 @@ def _descriptor_blocks(kernel: cst.FunctionDef, body: _Kernel, stepping: dict[st
         target, call = node.targets[0].target, node.value
         if not isinstance(target, cst.Name) or dotted(call.func).split(".")[-1] != "make_tensor_descriptor":
             continue
-        args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        args |= {k: a.value for k, a in zip(DESCRIPTOR_ARGS, call.args, strict=False) if a.keyword is None}
+        args = call_args(call, DESCRIPTOR_ARGS)
         shape, block = args.get("shape"), args.get("block_shape")
         if not (isinstance(shape, cst.Tuple | cst.List) and isinstance(block, cst.Tuple | cst.List)):
             continue

@@ -39,6 +39,7 @@ from kernelopt.tunables.blocks import (
     ONE,
     OneBlock,
     Scale,
+    call_args,
     child_nodes,
     compared_sizes,
     covers_as_before,
@@ -1597,8 +1598,7 @@ def _block_pointer_axes(
         target = node.targets[0].target
         if not isinstance(target, cst.Name) or dotted(node.value.func).split(".")[-1] != "make_block_ptr":
             continue
-        args = {a.keyword.value: a.value for a in node.value.args if a.keyword is not None}
-        args |= {k: a.value for k, a in zip(BLOCK_PTR_ARGS, node.value.args, strict=False) if a.keyword is None}
+        args = call_args(node.value, BLOCK_PTR_ARGS)
         shape, block = args.get("shape"), args.get("block_shape")
         if isinstance(shape, cst.Tuple) and isinstance(block, cst.Tuple) and len(shape.elements) == len(block.elements):
             made[target.value] = ([e.value for e in shape.elements], [e.value for e in block.elements])
