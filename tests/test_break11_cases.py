@@ -83,3 +83,58 @@ def test_x1_the_net_catches_a_wrong_pick_of_a_kernel_with_an_activation_code(
         "original passes: wrong_result"
     )
     assert done.edit_note.endswith(": nothing written")
+
+
+CLIP_RUN = """
+def run(x, clip):
+    n = x.numel()
+    y = torch.empty_like(x)
+    grid = (triton.cdiv(n, ROWS_PER_PROGRAM),)
+    scale_kernel[grid](x, y, n, BLOCK=256)
+    return y.clamp(max=clip)
+"""
+
+CLIP_REFERENCE = """import torch
+
+SHAPES = [{"n": 100, "clip": float("inf")}, {"n": 128, "clip": float("inf")}]
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(n=200, clip=float("inf"), device="cpu"):
+    return [torch.randn(n, device=device), clip]
+
+
+def reference(x, clip):
+    return (x * 2.0).clamp(max=clip)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_x2_a_float_key_of_inf_reaches_the_net_s_worker_as_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """x2: a SHAPES entry with ``"clip": float("inf")`` (no clipping): the net's size request wrote the inf as JSON
+    ``null``, the bench service refused it ("4 validation errors for SizeRequest"), both sizes were skipped as if
+    the original refused them, and grid_named_copy's wrong ``BLOCK=128`` (v23's rule off) was written. Now the inf
+    arrives as itself and the net finds the pick wrong at n=129."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "clip_copy"))
+    kernel = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(kernel[: kernel.index("\ndef run(")] + CLIP_RUN)
+    (folder / "reference.py").write_text(CLIP_REFERENCE)
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    with _evaluator(prepared) as evaluator:
+        done: Any = tf._checked_edit(_session(prepared, [({"BLOCK": 128}, 10.0)], ({"BLOCK": 256}, 20.0)), evaluator)
+    assert (
+        done.edit is None
+        and done.edit_note is not None
+        and done.edit_note.startswith(
+            "the written kernel fails at n=129,clip=inf (one past the power of two at or above the largest entry), where "
+            "the original passes: wrong_result"
+        )
+    )

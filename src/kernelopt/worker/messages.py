@@ -79,7 +79,11 @@ class Ready(_Envelope):
 
 
 class Request(_Envelope):
-    """One piece of work; ``kind`` is one of the service's request kinds."""
+    """One piece of work; ``kind`` is one of the service's request kinds. A NaN or infinite float in the payload (a
+    ``SHAPES`` entry's ``"clip": float("inf")`` in the net's size request) is written as JSON's ``NaN`` /
+    ``Infinity`` and read back as itself (pydantic's default wrote ``null``, which the service refused: break11 x2)."""
+
+    model_config = ConfigDict(ser_json_inf_nan="constants")
 
     type: Literal["request"] = "request"
     id: int
