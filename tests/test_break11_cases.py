@@ -138,3 +138,26 @@ def test_x2_a_float_key_of_inf_reaches_the_net_s_worker_as_itself(
             "the original passes: wrong_result"
         )
     )
+
+
+def test_x3_a_size_that_runs_past_its_limit_ends_there_and_the_line_says_who_may_have() -> None:
+    """x3: a reference.py that hangs past the entries (``time.sleep`` above 6000 elements, /work/tmp/break11/hang):
+    the net spent the limit once a try (60 s each; with x1's fallback tries up to four a size), blamed "the written
+    kernel", and ended "which the original does not pass" though the original never ran. Now a size stops at its
+    first timeout, and the line names both candidates for the hang."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import cast
+
+    sizes = derived_sizes([ProblemShape(kwargs={"n": 3000, "act": 2}), ProblemShape(kwargs={"n": 1000, "act": 2})])
+    ran: list[tuple[str, str]] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        ran.append((source, shape.label()))
+        return Outcome.RUN_TIMEOUT, "checking: no reply within 60 s"
+
+    verdict = cast(sizes, "original", "written", check_at)
+    assert ran == [("written", "n=4097,act=3"), ("written", "n=3004,act=3")]  # one limit a size, no original run
+    assert [c.passed for c in verdict.checks] == [None, None] and verdict.failed is None
+    line = verdict.line()
+    assert "n=4097,act=3: no reply within the limit (the written kernel, or reference.py building the size)" in line
+    assert "original does not pass" not in line

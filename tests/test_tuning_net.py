@@ -82,10 +82,14 @@ def test_the_original_runs_only_where_the_written_kernel_fails_and_a_size_it_ref
     assert ran == [("narrow", "M=65,K=65"), ("narrow", "M=41,K=80")] and narrow.failed is None
     refused = cast(derived_sizes([ProblemShape(kwargs={"K": 64})]), "original", "wide", check_at)
     assert [c.passed for c in refused.checks] == [None, True]
-    assert "skipped K=65 (K=65: run_error: raised while running: AssertionError)" in refused.line()
+    assert "skipped K=65 (K=65: the original fails there too: run_error: raised while running: AssertionError)" in (
+        refused.line()
+    )
     slow = cast(sizes[1:], "original", "slow", lambda src, shape: (Outcome.RUN_TIMEOUT, "ran past 60 s"))
     assert [c.passed for c in slow.checks] == [None] and slow.failed is None  # no verdict, no original run
-    assert "the written kernel ran past its limit there (ran past 60 s)" in slow.line()
+    assert "no reply within the limit (the written kernel, or reference.py building the size): ran past 60 s" in (
+        slow.line()
+    )
     assert NetVerdict(not_cast="only num_warps moved").line().startswith("not checked at sizes")
     assert SizeCheck(kind=SizeClass.PAST, shape=ProblemShape(kwargs={"n": 3}), passed=None).label() == (
         "n=3 (one past the power of two at or above the largest entry)"

@@ -195,7 +195,7 @@ class NetVerdict(BaseModel):
         if held:
             parts.append(f"correct at {', '.join(held)}")
         if skipped:
-            parts.append(f"skipped {'; '.join(skipped)}, which the original does not pass")
+            parts.append(f"skipped {'; '.join(skipped)}")
         return f"checked at sizes the SHAPES entries do not name ({self.seconds:.1f} s): {'; '.join(parts)}"
 
 
@@ -218,10 +218,11 @@ def cast(
     The written kernel runs first at each try: where it passes, the size is passed and the original is not run (half
     the runs, in the common case); where it fails, the original runs there: passing, the written kernel fails the
     net; failing too, the size is refused and the next try is taken. A written kernel that runs past the request's
-    limit there gets no verdict at that try (a smaller tile can take many times the original's time in Triton's
-    interpreter: a timeout there is the machine's load as often as the kernel's). ``known``: the original's outcomes
-    by size label, filled as they are found (a second pick checked after a first one failed runs the original at no
-    size twice)."""
+    limit there gets no verdict at that size (a smaller tile can take many times the original's time in Triton's
+    interpreter: a timeout there is the machine's load as often as the kernel's; or reference.py is slow building the
+    size), and the size's other tries are not run: one limit a size at most (break11 x3). ``known``: the original's
+    outcomes by size label, filled as they are found (a second pick checked after a first one failed runs the
+    original at no size twice)."""
     memo = known if known is not None else {}
     started = clock()
     checks: list[SizeCheck] = []
@@ -236,15 +237,19 @@ def cast(
                 break
             label = shape.label()
             if outcome is Outcome.RUN_TIMEOUT:  # too slow to judge there (a small tile in the interpreter): no verdict
-                refusals.append(f"{label}: the written kernel ran past its limit there ({reason})")
-                continue
+                # the size's other tries are as large in the other keys: one limit a size, not one a try (x3)
+                refusals.append(
+                    f"{label}: no reply within the limit (the written kernel, or reference.py building the size): "
+                    f"{reason}"
+                )
+                break
             if label not in memo:
                 memo[label] = check_at(original, shape)
             theirs, why = memo[label]
             if theirs is Outcome.OK:
                 check = SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
                 break
-            refusals.append(f"{label}: {theirs}: {why}")
+            refusals.append(f"{label}: the original fails there too: {theirs}: {why}")
         if check is None:
             check = SizeCheck(kind=size.kind, shape=size.tries[-1], passed=None, reason="; ".join(refusals))
         checks.append(check.model_copy(update={"seconds": clock() - t0}))
