@@ -46,6 +46,23 @@ def reference(x, act):
 """
 
 
+def _wrong_pick_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: str, reference: str) -> Any:
+    """grid_named_copy (v23) with ``run`` for its run() and ``reference`` for reference.py, its pick ``BLOCK=128``
+    (wrong above 128 elements) written through the real evaluator with v23's rule off: the session after the net."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "copy"))
+    kernel = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(kernel[: kernel.index("\ndef run(")] + run)
+    (folder / "reference.py").write_text(reference)
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    with _evaluator(prepared) as evaluator:
+        return tf._checked_edit(_session(prepared, [({"BLOCK": 128}, 10.0)], ({"BLOCK": 256}, 20.0)), evaluator)
+
+
 def test_x1_a_small_code_key_is_kept_in_each_size_s_last_tries() -> None:
     """x1: an int key that is a code, not a size (an activation's 2, a dim, a stride), was moved in every try with
     the sizes (2 -> 3), so the original refused every try and the net checked nothing; the last tries keep it."""
@@ -65,18 +82,7 @@ def test_x1_the_net_catches_a_wrong_pick_of_a_kernel_with_an_activation_code(
     """grid_named_copy (v23, its rule switched off) with an ``act`` code of 2 its run() asserts: ``BLOCK=128`` leaves
     half of every program's elements unwritten above 128 elements. Before x1 every net size moved ``act`` to 3, the
     original refused each, and the wrong pick was written; now the net finds it at n=129 with ``act`` kept."""
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
-
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "act_copy"))
-    kernel = (folder / "kernel.py").read_text()
-    (folder / "kernel.py").write_text(kernel[: kernel.index("\ndef run(")] + ACT_RUN)
-    (folder / "reference.py").write_text(ACT_REFERENCE)
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    with _evaluator(prepared) as evaluator:
-        done: Any = tf._checked_edit(_session(prepared, [({"BLOCK": 128}, 10.0)], ({"BLOCK": 256}, 20.0)), evaluator)
+    done = _wrong_pick_checked(tmp_path, monkeypatch, ACT_RUN, ACT_REFERENCE)
     assert done.edit is None and not done.judgement.better
     assert done.edit_note is not None and done.edit_note.startswith(
         "the written kernel fails at n=129,act=2 (one past the power of two at or above the largest entry), where the "
@@ -118,18 +124,7 @@ def test_x2_a_float_key_of_inf_reaches_the_net_s_worker_as_itself(
     ``null``, the bench service refused it ("4 validation errors for SizeRequest"), both sizes were skipped as if
     the original refused them, and grid_named_copy's wrong ``BLOCK=128`` (v23's rule off) was written. Now the inf
     arrives as itself and the net finds the pick wrong at n=129."""
-    from kernelopt.tuning import folder as tf
-    from tests.test_tuning_net import _evaluator, _session
-
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "clip_copy"))
-    kernel = (folder / "kernel.py").read_text()
-    (folder / "kernel.py").write_text(kernel[: kernel.index("\ndef run(")] + CLIP_RUN)
-    (folder / "reference.py").write_text(CLIP_REFERENCE)
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    with _evaluator(prepared) as evaluator:
-        done: Any = tf._checked_edit(_session(prepared, [({"BLOCK": 128}, 10.0)], ({"BLOCK": 256}, 20.0)), evaluator)
+    done = _wrong_pick_checked(tmp_path, monkeypatch, CLIP_RUN, CLIP_REFERENCE)
     assert (
         done.edit is None
         and done.edit_note is not None
