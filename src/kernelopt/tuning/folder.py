@@ -1184,10 +1184,10 @@ def _cast_net(
     launch options (``num_warps``, ``num_stages``: what the kernel computes is the same at every size) or the
     entries give no size to move."""
     prepared = tuning.prepared
-    changes = config_changes(tuning.result.best_config or {}, current_values(prepared.tunables), prepared.space.origins)
+    current = current_values(prepared.tunables)
+    changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
     if changes and set(changes) <= set(LAUNCH_OPTIONS):
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
-    current = current_values(prepared.tunables)
     grown = [v for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v > old]
     sizes = derived_sizes(prepared.shapes, grown)
     if not sizes:

@@ -24,12 +24,14 @@
    the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed together,
    interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
    (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration, unless the pick beat
-   it by the gain asked in every re-timed round. The wall time bounds the re-time too: it takes only as many as the
-   wall time left fits at the last round's pace (the fastest and the current first), and none when that is under two;
-   the session says so (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless those are
-   too noisy to rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current configuration is kept). An
-   interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an interrupted
-   session is an unfinished one (``kernelopt tune`` writes nothing from it).
+   it by the gain asked in enough re-timed rounds to pass a sign test (:func:`~kernelopt.tuning.noise.beats_current`);
+   a re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds reads each candidate's lower of its
+   re-timed and first latency (:func:`_load_only_adds`). The wall time bounds the re-time too: it takes only as many as
+   the wall time left fits at the last round's pace (the fastest and the current first), and none when that is under
+   two; the session says so (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless
+   those are too noisy to rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current configuration is
+   kept). An interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an
+   interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
 minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged. :func:`judge_table`
@@ -571,8 +573,8 @@ def _result(
     unretimed: str | None = None,
 ) -> SessionResult:
     first = {Config.of(r.config): r.samples_us for r in run.results if r.outcome.ok}
-    timed = _load_only_adds([r for r in retimed if r.outcome.ok and r.latency_us is not None], run.results)
-    retimed = [next((t for t in timed if t is r or t.config == r.config), r) for r in retimed]
+    retimed = _load_only_adds(retimed, run.results)
+    timed = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
     best = pick(timed, first) if timed else run.best()
     if stop is StopReason.CURRENT_FAILED:
         best = None  # nothing is picked against a reference the kernel as written does not meet
@@ -601,18 +603,19 @@ def _result(
     )
 
 
-def _load_only_adds(timed: list[Result], results: Sequence[Result]) -> list[Result]:
-    """``timed`` with each re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds given the lower
-    of its latency and its first measurement's: load only adds time, and a median of two or three samples is one
+def _load_only_adds(retimed: list[Result], results: Sequence[Result]) -> list[Result]:
+    """``retimed`` with each passing re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds given the
+    lower of its latency and its first measurement's: load only adds time, and a median of two or three samples is one
     preempted sample away from a multiple of the truth. A cap 3.7x faster than the current one at first (22.6
     against 83.8 ms) was re-timed at [319.3, 5.2] ms, its median 169.8 ms, and the session kept the current
     configuration as "not beaten" (test_knob_helper_caps at load 5, 2026-12-06). The pick and the gain read the same
     figure."""
     firsts = {Config.of(r.config): r.latency_us for r in results if r.outcome.ok and r.latency_us is not None}
     out = []
-    for r in timed:
+    for r in retimed:
         was = firsts.get(Config.of(r.config))
-        if len(r.samples_us) < MIN_PAIRS and was is not None and r.latency_us is not None and was < r.latency_us:
+        short = r.outcome.ok and len(r.samples_us) < MIN_PAIRS
+        if short and was is not None and r.latency_us is not None and was < r.latency_us:
             r = r.model_copy(update={"latency_us": was})
         out.append(r)
     return out
