@@ -1,10 +1,11 @@
 """Liger-Kernel's Qwen2-VL multimodal rotary embedding forward (``LigerQwen2VLMRopeFunction``): q and k given as
-(batch, heads, seq, head_dim), transposed back to their physical (batch, seq, heads, head_dim) layout and made
-contiguous, then rotated in place one program a token; cos / sin stacked (3, batch, seq, head_dim), the temporal,
-height and width sections of the half head picked by ``mrope_section``. The padded covers ``pad_hd``,
-``pad_n_q_head``, ``pad_n_kv_head`` are ``next_power_of_2`` of the head dimension and head counts, all constexprs;
-``BLOCK_SIZE = max(pad_n_q_head, pad_n_kv_head)`` is passed and never read by the body; ``BACKWARD_PASS`` a
-defaulted constexpr; the launch's arguments positional up to the last two."""
+(batch, heads, seq, head_dim) views of (batch, seq, heads, head_dim) projections, transposed back to that physical
+layout and made contiguous (no copy for such views: rotated in the caller's storage), one program a token; cos / sin
+stacked (3, batch, seq, head_dim), the temporal, height and width sections of the half head picked by
+``mrope_section``. The padded covers ``pad_hd``, ``pad_n_q_head``, ``pad_n_kv_head`` are ``next_power_of_2`` of the
+head dimension and head counts, all constexprs; ``BLOCK_SIZE = max(pad_n_q_head, pad_n_kv_head)`` is passed and
+never read by the body; ``BACKWARD_PASS`` a defaulted constexpr; the launch's arguments positional up to the last
+two."""
 
 import torch
 import triton
