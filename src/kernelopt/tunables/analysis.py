@@ -21,6 +21,7 @@ from libcst.metadata import CodeRange
 from kernelopt.actions import ActionCategory
 from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
+from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.groups import group_refusal
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
@@ -1679,7 +1680,7 @@ class _Analyzer:
         )
         in_scope = {p.name.value for p in func.params} | set(func.locals)
         values = [e for b in binds for e in _assigned_values(b)]
-        reads = [n.value for e in values for n in _names_in(e)]
+        reads = self.chosen_reads(func, binds, {variable})
         device = set.intersection(*(_device_only(e) for e in values)) if values else set()
         device |= _receiver(func)
         # a local that is called is a function (vLLM's ``get_config_func = functools.partial(...)``), not a size
@@ -1690,6 +1691,39 @@ class _Analyzer:
             n for n in dict.fromkeys(reads) if n in in_scope and n != variable and n not in device and n not in called
         ]
         return region, size_names
+
+    def chosen_reads(
+        self, func: _FuncInfo, binds: list[_Binding], seen: set[str], conditions_first: bool = False
+    ) -> list[str]:
+        """The names a local's value depends on: those its assignments read, or where they read none (literals
+        chosen by branches), those of the ``if`` conditions that choose between them (:func:`conditions_over`).
+        A local it reads that the function binds
+        only under a condition is a choice, no size at every run (vLLM's ``tile_shape``, a tuple picked by ``if
+        next_power_of_2_M <= 32:`` / ``elif ...``, unpacked into the tiles; ``next_power_of_2_M`` itself bound
+        inside ``if use_heuristic:``): it stands for what it reads, so a table over a size falls back on the
+        computation where every path binds that size (breaker11: the tiles were refused, "computed from
+        tile_shape, which no SHAPES entry names as a size"). A choice's conditions come before its values' reads
+        (the ``if`` chain over ``M`` picks the tile, ``is_small_N`` only refines one branch)."""
+        assigned = [n.value for b in binds for e in _assigned_values(b) for n in _names_in(e)]
+        tested = [
+            n.value
+            for b in binds
+            if b.conditional and b.statement is not None
+            for t in conditions_over(func.node, b.statement) or []
+            for n in _names_in(t)
+        ]
+        # a setting computed by an expression reads what the expression reads; its own conditions count where
+        # it is chosen among literals (``if M <= 32: BLOCK = 64`` / ``else: BLOCK = 128``) or stands for a choice
+        reads = tested + assigned if conditions_first else assigned or tested
+        out: list[str] = []
+        for name in dict.fromkeys(reads):
+            chosen = [c for c in func.locals.get(name, []) if not c.tuned]
+            if name in seen or not chosen or not all(c.conditional and c.statement is not None for c in chosen):
+                out.append(name)
+                continue
+            seen.add(name)
+            out += self.chosen_reads(func, chosen, seen, conditions_first=True)
+        return list(dict.fromkeys(out))
 
     def saved_on_ctx(self, expr: cst.BaseExpression, la: _Launch) -> str | None:
         """Where a launch setting read from the autograd context comes from, in one line; ``None`` when ``expr`` is

@@ -7,7 +7,7 @@ import difflib
 import itertools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -708,6 +708,7 @@ def write_table(
     kernel: str | None = None,
     gpu: str | None = None,
     evaluation: AutotuneEvaluation | None = None,
+    ran: Collection[int] = (),
 ) -> EditResult:
     """Write a size-bucketed table of computed settings after their computation (see :class:`TunedTable`):
     ``if <size> <= <upto>:  # kernelopt: tuned`` rows, the original computation as the fallback for sizes
@@ -722,7 +723,10 @@ def write_table(
     Raises:
         TunableError: an empty or unordered table, a size expression that is not Python, a knob that is
             not a computed setting, an illegal value.
-        TunableFitError: with ``limits``, a row cannot fit.
+        TunableFitError: with ``limits``, a row cannot fit. The rows whose ``upto`` is in ``ran`` hold what the
+            original computation gave at a size checked: no new configuration, so the estimate does not judge them
+            (breaker11: vLLM's int8 ``scaled_mm`` computes 64 x 64 x 256 tiles, 96 KiB at 1 B an element, which
+            the portable estimate's 4 B put at 384 KiB, and ``tune`` exited 2 writing its table).
     """
     _, sites, tunables = analyze(source, filename, gpu=gpu, **evaluated(evaluation))
     uptos = [b.upto for b in table.buckets]
@@ -749,7 +753,7 @@ def write_table(
                 if ident in row.values:
                     _check_value(t, row.values[ident])
     if limits is not None:
-        for row in table.buckets:
+        for row in (b for b in table.buckets if b.upto not in ran):
             _check_fit(tunables, {chosen[k].key: v for k, v in row.values.items()}, limits)
     per_region: dict[tuple[int, str], tuple[TunedRegion, dict[str, str]]] = {}
     spans: list[_Splice] = []

@@ -1282,7 +1282,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     # N = 1000); the others stay at their computation, as _table_plan says and judge_choice judged
     left = [n for n in names if n not in plan[0]]
     names, size = plan
-    rows, _ = _rows(tuning, names, size)
+    rows, sources = _rows(tuning, names, size)
     if not rows:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
     others = {k: v for k, v in changes.items() if k not in computed}
@@ -1295,7 +1295,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     }
     first = write_config(prepared.base_source, others, filename=fn, **opts) if others else None  # type: ignore[arg-type]
     source = first.new_source if first is not None else prepared.base_source
-    table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, **opts)  # type: ignore[arg-type]
+    ran = [b.upto for b in rows if all(is_computed(sources[b.upto].get(n)) for n in names)]  # the original's
+    table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     kept = guard_edit(prepared.base_source, table.new_source)
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
         return None, kept.note
