@@ -38,6 +38,8 @@ from kernelopt.oneline import one_line
 
 #: Triton's name of an NVIDIA target: ``sm_90`` -> ("cuda", 90, warp size 32).
 WARP_SIZE = 32
+#: What starts a report's line on the compile process's stdout (a line of anything else there is not one).
+REPORT_MARK = "kernelopt-target-report: "
 #: The limit of one folder's compiles, seconds (each launch compiles once per distinct specialization).
 COMPILE_TIMEOUT_S = 300.0
 
@@ -66,16 +68,33 @@ class LaunchCompile(BaseModel):
     error: str | None = None
 
 
+#: The compute capabilities of NVIDIA's GPUs (CUDA C++ Programming Guide, "Compute Capabilities"): a target outside
+#: them is a typo (``sm_9`` for sm_90), which ptxas refuses only after a whole session (newuser9 n42).
+CAPABILITIES = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121)
+
+
 def parse_target(target: str) -> int:
     """``sm_90`` (or ``90``, ``sm90``) -> the capability 90.
 
     Raises:
-        ValueError: not an NVIDIA ``sm_NN`` target.
+        ValueError: not an NVIDIA ``sm_NN`` target, or no GPU's capability (:data:`CAPABILITIES`).
     """
     text = target.strip().lower().removeprefix("sm_").removeprefix("sm")
     if not text.isdigit():
         raise ValueError(f"{target!r} is not an NVIDIA target: give sm_NN (sm_80, sm_90)")
+    if int(text) not in CAPABILITIES:
+        known = ", ".join(f"sm_{c}" for c in CAPABILITIES)
+        raise ValueError(f"{target!r} is no NVIDIA GPU's compute capability: give one of {known}")
     return int(text)
+
+
+def compiler_line(exc: BaseException) -> str:
+    """The compiler's own word on a failed compile, in one line: ptxas's ``fatal`` / ``error`` line of a
+    ``PTXASError`` (its message ends with the repro command), else the last line (a ``CompilationError`` quotes the
+    kernel's source first)."""
+    said = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [""]
+    ptxas = [ln for ln in said if ln.startswith("ptxas") and ("fatal" in ln or "error" in ln)]
+    return one_line(f"{type(exc).__name__}: {(ptxas or said)[-1]}", 400)
 
 
 class TargetReport(BaseModel):
@@ -124,8 +143,11 @@ def compile_for_target(
         raise EnvironmentProblem(
             f"the compile for {target} {why}: {one_line(done.stderr[-600:] or done.stdout[-600:], 300)}"
         )
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    return [TargetReport.model_validate_json(ln) for ln in lines]
+    return [
+        TargetReport.model_validate_json(ln.removeprefix(REPORT_MARK))
+        for ln in done.stdout.splitlines()
+        if ln.startswith(REPORT_MARK)
+    ]
 
 
 def target_refusal(
@@ -214,9 +236,7 @@ def target_launches(kernel_py: Path, reference_py: Path, capability: int) -> lis
         try:
             triton.compile(ASTSource(self, signature, constexprs, attrs), target=target, options=options.__dict__)
         except Exception as exc:  # the compiler's failure of this launch is the result
-            # a CompilationError quotes the kernel's source first: its last line is the compiler's word
-            said = [ln for ln in str(exc).splitlines() if ln.strip()] or [""]
-            launch = launch.model_copy(update={"error": one_line(f"{type(exc).__name__}: {said[-1]}", 400)})
+            launch = launch.model_copy(update={"error": compiler_line(exc)})
         done[key] = launch
 
     def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> None:
@@ -248,17 +268,22 @@ def _plain(value: Any) -> Any:
 def main(argv: Sequence[str]) -> int:
     """``python -m kernelopt.harness.target_compile sm_90 FOLDER...``: one JSON line a folder (a
     :class:`TargetReport`)."""
+    import contextlib
+
     target, *folders = argv
     capability = parse_target(target)
     for folder in map(Path, folders):
         try:
-            launches = target_launches(folder / "kernel.py", folder / "reference.py", capability)
+            # what the kernel's own code and Triton print goes to stderr (a ptxas failure prints the PTX, whose
+            # lines include a bare "{"; a run() may print a dict): stdout holds the reports alone (n41)
+            with contextlib.redirect_stdout(sys.stderr):
+                launches = target_launches(folder / "kernel.py", folder / "reference.py", capability)
             report = TargetReport(folder=str(folder), launches=launches)
         except Exception as exc:  # the folder's own fault (an import, get_inputs): one line, the next folder
             last = traceback.extract_tb(exc.__traceback__)[-1]
             where = f"{Path(last.filename).name}:{last.lineno}"
             report = TargetReport(folder=str(folder), problem=one_line(f"{type(exc).__name__}: {exc} ({where})", 400))
-        print(report.model_dump_json(), flush=True)
+        print(REPORT_MARK + report.model_dump_json(), flush=True)
     return 0
 
 

@@ -1,0 +1,91 @@
+"""A new user's first hour on a fresh clone, ninth trial (2026-12-06): what the tenth session changed (the net behind
+the rules, ``tune --target sm_90``, per-entry screened autotune lists, a pick written only over a timed baseline,
+``tune --json``'s check_notes) tried on the user's own kernels, and bad input of every kind; one test per fix
+(docs/faults.md, "A new user's first hour, ninth trial")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import skip_without
+
+#: A torch kernel whose ``run()`` prints what users print while debugging: a dict, and a line that is a bare brace
+#: (a ptxas failure prints the PTX, whose body opens with one).
+PRINTING_KERNEL = """
+import torch
+
+print({"loaded": True})
+
+
+def run(x):
+    print({"n": x.numel()})
+    print("{")
+    return x * 2.0
+"""
+
+PRINTING_REFERENCE = """
+import torch
+
+SHAPES = [{"n": 8}]
+
+
+def get_inputs(n=8):
+    return [torch.arange(n, dtype=torch.float32)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
+def test_n41_what_a_kernel_or_triton_prints_leaves_the_compile_for_a_target_its_reports(tmp_path: Path) -> None:
+    """n41: the compile for ``--target`` read every stdout line starting with "{" as its report: a ptxas failure
+    (Triton prints the PTX, a line of it a bare "{") ended ``tune --target`` after its whole session in exit 70,
+    "ValidationError: 1 validation error for TargetReport ... input_value='{'", as would a ``print(dict)`` in
+    ``run()``. What the kernel and Triton print goes to stderr; the reports carry their own mark."""
+    from kernelopt.harness.target_compile import compile_for_target
+
+    skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
+    (tmp_path / "kernel.py").write_text(PRINTING_KERNEL)
+    (tmp_path / "reference.py").write_text(PRINTING_REFERENCE)
+    [report] = compile_for_target([tmp_path], "sm_90")
+    assert report.folder == str(tmp_path) and report.problem is None and report.launches == []
+
+
+def test_n41_a_ptxas_failure_is_said_by_ptxas_own_line() -> None:
+    """n41: a launch's error was the last line of the compiler's message, for a ptxas failure Triton's "Repro
+    command: .../ptxas -lineinfo -v --gpu-name=sm_9 ..." (which says nothing of why); now ptxas's own line."""
+    from kernelopt.harness.target_compile import compiler_line
+
+    skip_without("triton.runtime.errors", reason="Triton")
+    from triton.runtime.errors import PTXASError
+
+    # the message as Triton's make_cubin builds it (triton/backends/nvidia/compiler.py, Triton 3.6)
+    exc = PTXASError(
+        "Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_9' is not defined for option "
+        "'gpu-name'\n\nRepro command: /x/ptxas -lineinfo -v --gpu-name=sm_9 /tmp/a.ptx -o /tmp/a.ptx.o\n"
+    )
+    assert compiler_line(exc) == "PTXASError: ptxas fatal : Value 'sm_9' is not defined for option 'gpu-name'"
+    assert compiler_line(RuntimeError("a\n\nPassManager::run failed\n")) == "RuntimeError: PassManager::run failed"
+
+
+@pytest.mark.parametrize("target", ["sm_9", "sm_0", "sm_1000", "91"])
+def test_n42_a_target_that_is_no_gpu_is_one_line_before_the_session(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n42: ``tune --target sm_9`` (sm_90 mistyped) was taken as a capability of 9: the whole session ran, then ptxas
+    refused "sm_9" (exit 70 by n41; after n41 the pick would be refused as not compiling, kernel.py as it is too).
+    A capability no NVIDIA GPU has is one line, exit 2, before any work."""
+    from kernelopt.cli.app import main
+    from kernelopt.harness.target_compile import parse_target
+
+    assert parse_target("sm_90") == parse_target("SM90") == parse_target("90") == 90
+    import shutil
+
+    folder = shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "loop")  # never the test data
+    assert main(["tune", str(folder), "--device", "cpu", "--target", target]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"kernelopt: error: --target {target!r} is no NVIDIA GPU's compute capability: give one of")
+    assert "sm_90" in err and len(err.splitlines()) == 1
