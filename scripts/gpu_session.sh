@@ -53,6 +53,9 @@
 #   breaker10  scripts/gpu_breaker10.sh: the tenth held-out trial's kernels (Mamba, bitsandbytes, the dropout tutorial,
 #              Liger-Kernel, FlashInfer, FBGEMM's fp8 row quantization, SGLang's extend attention) and its written forms
 #              compiled and correct at realistic sizes, tune --device cuda on three
+#   breaker11  scripts/gpu_breaker11.sh: the eleventh held-out trial's kernels (vLLM's int8 scaled_mm, DeepSeek-V3's fp8
+#              block GEMM and quantization, Liger-Kernel, xformers, Unsloth, SGLang's moe_align) and its written forms
+#              compiled and correct at realistic sizes, tune --device cuda on three
 #   tuneleft9  scripts/gpu_tuneleft9.sh: an autotune list's own filter and static_assert on the GPU (fa2_causal's
 #              written list at a head dimension every tuned config fails), tune --device cuda on fa2_causal
 #   leftovers10 scripts/gpu_leftovers10.sh: a keyed list's table holding an entry's best its prune drops at the
@@ -96,6 +99,7 @@ breaker7 480 scripts/gpu_breaker7.sh
 breaker8 420 scripts/gpu_breaker8.sh
 breaker9 420 scripts/gpu_breaker9.sh
 breaker10 480 scripts/gpu_breaker10.sh
+breaker11 480 scripts/gpu_breaker11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
 gpuleft10 720 scripts/gpu_gpuleft10.sh

@@ -103,3 +103,95 @@ def test_a_table_row_of_what_the_original_computed_is_not_refused_by_the_fit_est
     too_big = TunedTable(size="M", buckets=[Bucket(upto=5, values=new), Bucket(upto=150, values=ran)])
     with pytest.raises(TunableFitError, match="393216 B"):
         write_table(source, too_big, limits=limits, ran=[5], kernel="scaled_mm_kernel")
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+
+def _fp8_gemm_close(ran: object) -> bool | str:
+    """fp8_block_gemm's output on a GPU: within 1e-3 of the output's largest magnitude. An H100's fp8 tensor cores
+    accumulate a 128-wide K block in fewer than fp32's bits (why DeepSeek-V3 scales and sums each block in fp32,
+    as this kernel does), so a block's partial sum is good to about 2^-13 of itself, not to the reference's fp64."""
+    got, want = ran.got.float(), ran.want.float()  # type: ignore[attr-defined]
+    if got.shape != want.shape:
+        return f"output {tuple(got.shape)}, expected {tuple(want.shape)}"
+    off, top = float((got - want).abs().max()), float(want.abs().max())
+    return off <= 1e-3 * max(top, 1.0) or f"off by {off:.3g} where the output reaches {top:.3g}"
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_eleventh_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at their SHAPES' kind and at realistic
+    sizes (256 MB to 1 GB a tensor where the kernel allows: vLLM's int8 scaled_mm with a 256 MB activation,
+    DeepSeek-V3's fp8 block GEMM at 16384 x 16384 and its fp8 quantization of a 1 GB activation, Liger's TVD over
+    4096 x 65536 probabilities and mrope of 32 heads x 8192 tokens in place, xformers' RMS norm of 1 GB, Unsloth's
+    GEGLU backward of three 1 GB tensors in place, SGLang's moe_align of 64 K tokens x 8 experts), fp8 as the GPU
+    rounds it (one step of tolerance, breaker10's rule), and the forms ``tune`` wrote on the CPU: scaled_mm's tile
+    table over ``M`` after vLLM's branches, xformers' ``BLOCK_SIZE`` table over ``N`` after three reassignments,
+    Unsloth's ``BLOCK_SIZE = 8192``, Liger's ``MAX_FUSED_SIZE = 32768``, correct at sizes no entry names."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+    from tests.test_breaker10_cases import _fp8_within_a_step
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    picks = {
+        "scaled_mm": {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 64},
+        "xformers_rms": {"BLOCK_SIZE": 2048},
+        "unsloth_geglu": {"BLOCK_SIZE": 8192},
+        "liger_tvd": {"MAX_FUSED_SIZE": 32768},
+    }
+    written = written_files(DATA, picks, tmp_path)
+    mm = {"M": 16384, "N": 4096, "K": 16384}
+    cases: list[tuple[str, Path | None, list[dict[str, int]]]] = [
+        ("scaled_mm", None, [{"M": 333, "N": 1000, "K": 777}, mm]),
+        ("scaled_mm", written["scaled_mm"], [{"M": 3, "N": 33, "K": 77}, {"M": 150, "N": 4096, "K": 16384}, mm]),
+        ("liger_tvd", None, [{"BT": 9, "V": 17}, {"BT": 4096, "V": 65536}]),
+        ("liger_tvd", written["liger_tvd"], [{"BT": 5, "V": 40000}, {"BT": 2048, "V": 131072}]),
+        (
+            "liger_mrope",
+            None,
+            [{"B": 1, "HQ": 7, "HK": 1, "S": 9, "D": 48}, {"B": 4, "HQ": 32, "HK": 8, "S": 8192, "D": 128}],
+        ),
+        ("xformers_rms", None, [{"B": 3, "T": 1, "D": 777}, {"B": 8, "T": 8192, "D": 4096}]),
+        ("xformers_rms", written["xformers_rms"], [{"B": 1, "T": 3, "D": 99}, {"B": 4, "T": 4096, "D": 16384}]),
+        ("unsloth_geglu", None, [{"T": 7, "H": 300}, {"T": 16384, "H": 16384}]),
+        ("unsloth_geglu", written["unsloth_geglu"], [{"T": 3, "H": 3}, {"T": 8192, "H": 8193}]),
+        ("moe_align", None, [{"T": 5, "TOPK": 1, "E": 3, "BM": 64}, {"T": 65536, "TOPK": 8, "E": 64, "BM": 64}]),
+    ]
+    for name, kernel_py, shapes in cases:
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=kernel_py)
+    assert_correct(DATA / "fp8_block_gemm", [{"M": 7, "N": 384, "K": 640}, mm], _fp8_gemm_close)
+    assert_correct(DATA / "fp8_act_quant", [{"T": 5, "D": 384}, {"T": 16384, "D": 16384}], _fp8_within_a_step)
+
+
+# ------------------------------------------------------------------------------------- the gate's inputs
+
+
+@pytest.mark.timeout(120)
+def test_the_gate_s_permuted_inputs_keep_a_view_s_layout() -> None:
+    """Seen on 2026-12-06: ``batch`` FAIL on liger_mrope, Liger's Qwen2-VL mrope, which takes q and k as the attention
+    hands them over (transposed views of (batch, seq, heads, dim) storage) and rotates that storage in place, as its
+    reference does: seed 0 passed, seeds 1+ "kernel left input 0 as it was, which the reference modifies in place".
+    The gate's seeds 1+ permute seed 0's rows (``rerandomize``) into contiguous tensors, so the kernel's
+    ``q.transpose(1, 2).contiguous()`` copied and the rotation never reached the input. A permuted input keeps the
+    layout it was given."""
+    import torch
+
+    from kernelopt.harness.inputs import rerandomize
+    from tests.conftest import load_fresh, triton_interpreted
+
+    with triton_interpreted():
+        ref = load_fresh(DATA / "liger_mrope" / "reference.py", "_b11_mrope_ref")
+        ker = load_fresh(DATA / "liger_mrope" / "kernel.py", "_b11_mrope_ker")
+        inputs = ref.get_inputs(B=2, HQ=4, HK=2, S=5, D=32)
+        permuted = rerandomize(inputs, 1)
+        assert [t.stride() for t in permuted] == [t.stride() for t in inputs]
+        mine = [t.clone() for t in permuted]
+        theirs = [t.clone() for t in permuted]
+        ker.run(*mine)
+        ref.reference(*theirs)
+    for got, want, before in zip(mine[:2], theirs[:2], permuted[:2], strict=True):
+        assert not torch.equal(got, before) and torch.allclose(got, want, atol=1e-5, rtol=1e-5)

@@ -390,14 +390,17 @@ PERMUTED_NOTE = (
 def rerandomize(inputs: list[Any], seed: int) -> list[Any]:
     """Floating tensors with their slices along the first dimension randomly permuted (seeded): every row
     keeps its values and their order, so the structure a row has (equal halves of a RoPE table, a
-    probability row's sum) stays; a 1-D tensor's elements are its rows. Other inputs unchanged."""
+    probability row's sum) stays; a 1-D tensor's elements are its rows. Other inputs unchanged. Each keeps its
+    layout (``torch.empty_like``): Liger's Qwen2-VL mrope is given q as a transposed view of (batch, seq, heads,
+    dim) storage and rotates that storage in place; a contiguous permutation made its ``.contiguous()`` copy, and
+    the gate failed seeds 1+ with "kernel left input 0 as it was" (breaker11)."""
     gen = torch.Generator().manual_seed(1_000_003 + seed)
 
     def permute(t: torch.Tensor) -> torch.Tensor:
         if not t.is_floating_point() or t.dim() == 0 or t.shape[0] < 2:
             return t
         idx = torch.randperm(t.shape[0], generator=gen).to(t.device)
-        return t.detach()[idx].contiguous()
+        return torch.empty_like(t).copy_(t.detach()[idx])
 
     return [map_tensors(x, permute) for x in inputs]
 

@@ -26,4 +26,5 @@ def reference(topk_ids, num_experts, block_size):
         padded = (idx.numel() + BM - 1) // BM * BM
         expert_ids[pos // BM : (pos + padded) // BM] = e
         pos += padded
-    return sorted_ids.to(topk_ids.device), expert_ids.to(topk_ids.device), torch.tensor([pos], dtype=torch.int32)
+    dev = topk_ids.device
+    return sorted_ids.to(dev), expert_ids.to(dev), torch.tensor([pos], dtype=torch.int32, device=dev)
