@@ -266,11 +266,11 @@ def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``tune --device cpu --target sm_90``: the pick about to be written is compiled for the target first (the same
-    launches, :func:`~kernelopt.harness.target_compile.target_refusal`); tile_lse_zero's BLOCK_M=32 does not compile
+    launches, :func:`~kernelopt.harness.target_compile.target_check`); tile_lse_zero's BLOCK_M=32 does not compile
     there, nor does the original, and the line says both. A target that is not ``sm_NN`` is one line, exit 2,
     before any work."""
     from kernelopt.cli.app import main
-    from kernelopt.harness.target_compile import target_refusal
+    from kernelopt.harness.target_compile import target_check
     from tests.conftest import skip_without
 
     skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
@@ -278,8 +278,8 @@ def test_tune_with_a_target_writes_no_pick_its_gpu_cannot_compile(
     original = (folder / "kernel.py").read_text()
     pick = original.replace("BLOCK_M=16, BLOCK_N=32)", "BLOCK_M=32, BLOCK_N=32)")
     assert pick != original
-    line = target_refusal(pick, folder / "reference.py", tmp_path, "sm_90", original)
-    assert line == (
+    checked = target_check(pick, folder / "reference.py", tmp_path, "sm_90", original)
+    assert checked.refused and checked.line == (
         "the pick does not compile for sm_90: tile_lse (BLOCK_M=32, BLOCK_N=32) at {'M': 20, 'N': 64}: RuntimeError: "
         "PassManager::run failed; kernel.py as it is fails the same compile; nothing written"
     )

@@ -11,47 +11,46 @@ import pytest
 
 from tests.conftest import skip_without
 
-#: A torch kernel whose ``run()`` prints what users print while debugging: a dict, and a line that is a bare brace
-#: (a ptxas failure prints the PTX, whose body opens with one).
-PRINTING_KERNEL = """
-import torch
 
-print({"loaded": True})
-
-
-def run(x):
-    print({"n": x.numel()})
-    print("{")
-    return x * 2.0
-"""
-
-PRINTING_REFERENCE = """
-import torch
-
-SHAPES = [{"n": 8}]
-
-
-def get_inputs(n=8):
-    return [torch.arange(n, dtype=torch.float32)]
-
-
-def reference(x):
-    return x * 2.0
-"""
-
-
-def test_n41_what_a_kernel_or_triton_prints_leaves_the_compile_for_a_target_its_reports(tmp_path: Path) -> None:
+@pytest.mark.timeout(300)
+def test_n41_n43_tune_says_what_the_compile_for_its_target_did_whatever_the_kernel_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """n41: the compile for ``--target`` read every stdout line starting with "{" as its report: a ptxas failure
     (Triton prints the PTX, a line of it a bare "{") ended ``tune --target`` after its whole session in exit 70,
-    "ValidationError: 1 validation error for TargetReport ... input_value='{'", as would a ``print(dict)`` in
-    ``run()``. What the kernel and Triton print goes to stderr; the reports carry their own mark."""
-    from kernelopt.harness.target_compile import compile_for_target
+    "ValidationError: 1 validation error for TargetReport ... input_value='{'", as did a ``run()`` that prints a dict.
+    What the kernel and Triton print goes to stderr; the reports carry their own mark. n43: ``tune --target sm_90``
+    said nothing of the target unless it refused the pick: on a torch kernel (nothing to compile) the pick was
+    written with no word of the target, as if it had compiled. The line is printed beside the net's, and ``--json``
+    has it as ``target``."""
+    import json
+    import shutil
+
+    from kernelopt.cli.app import main
 
     skip_without("triton.backends.nvidia.compiler", reason="Triton without its NVIDIA backend")
-    (tmp_path / "kernel.py").write_text(PRINTING_KERNEL)
-    (tmp_path / "reference.py").write_text(PRINTING_REFERENCE)
-    [report] = compile_for_target([tmp_path], "sm_90")
-    assert report.folder == str(tmp_path) and report.problem is None and report.launches == []
+    folder = shutil.copytree(Path(__file__).parent / "data" / "loop", tmp_path / "loop", ignore=_no_sessions)
+    kernel = folder / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("    out = torch.empty_like(x)\n", PRINTS))
+    args = ["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "5", "--target", "sm_90"]
+    assert main([*args, "--json", "--dry-run"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["better"] and out["diff"]  # BLOCK 64 -> a larger block, many times faster: a pick to compile
+    assert out["target"] == (
+        "not compiled for sm_90: kernel.py launches no Triton kernel at the SHAPES entries (nothing to compile)"
+    )
+
+
+#: What users print while debugging: a dict, and a line that is a bare brace (a ptxas failure prints the PTX, whose
+#: body opens with one).
+PRINTS = """    print({"n": x.numel()})
+    print("{")
+    out = torch.empty_like(x)
+"""
+
+
+def _no_sessions(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if n == ".kernelopt"]
 
 
 def test_n41_a_ptxas_failure_is_said_by_ptxas_own_line() -> None:

@@ -470,6 +470,7 @@ def _tune_locked(
     edit = None
     written = False
     refused: str | None = None
+    target_line: str | None = None  # what the compile for --target said (n43)
     try:
         edit = best_edit(tuning) if tuning.judgement.better else None
         if edit is not None and _bytes_of(reference_py) != reference_before:
@@ -481,10 +482,12 @@ def _tune_locked(
             )
         refused = _gate_refusal(prepared, edit.new_source) if edit is not None else None
         if refused is None and edit is not None and target is not None:  # what the target GPU's compiler refuses
-            from kernelopt.harness.target_compile import target_refusal
+            from kernelopt.harness.target_compile import target_check
 
             work = prepared.session_dir / "target"
-            refused = target_refusal(edit.new_source, reference_py, work, target, prepared.base_source)
+            checked = target_check(edit.new_source, reference_py, work, target, prepared.base_source)
+            refused = checked.line if checked.refused else None
+            target_line = checked.line
         if refused is not None:
             edit = None  # nothing is written that the gate's check refuses (issue 32, item 2)
         # the plot before the write: a disk that fills while it is drawn stops the run with kernel.py unchanged
@@ -509,11 +512,20 @@ def _tune_locked(
                         "plot": str(plot) if plot is not None else None,
                         "sweep_best_us": sweep_best,
                         "sweep_best_label": sweep_label,
+                        "target": target_line,
                     }
                 )
             else:
                 diff = edit.diff if edit is not None else ""
-                _render(tuning, diff, written=written, dry_run=dry_run, plot=plot, say_verdict=changing is None)
+                _render(
+                    tuning,
+                    diff,
+                    written=written,
+                    dry_run=dry_run,
+                    plot=plot,
+                    say_verdict=changing is None,
+                    target_line=None if refused is not None else target_line,
+                )
     except StdoutLost as exc:  # exit 0 when kernel.py was written (the exit code says which), else exit 3
         if written and edit is not None:
             from kernelopt.tuning.folder import config_text
@@ -677,10 +689,17 @@ def _interrupted(line: str, code: int) -> None:
 
 
 def _render(
-    tuning: FolderTuning, diff: str, *, written: bool, dry_run: bool, plot: Path | None, say_verdict: bool = True
+    tuning: FolderTuning,
+    diff: str,
+    *,
+    written: bool,
+    dry_run: bool,
+    plot: Path | None,
+    say_verdict: bool = True,
+    target_line: str | None = None,
 ) -> None:
     """The session's tables, diff, verdict (unless ``say_verdict`` is False: a line that ends the run says it) and
-    where its record is."""
+    where its record is; ``target_line``: what the compile for ``--target`` said of a pick it let through."""
     from kernelopt.tunables.analysis import TUNED
     from kernelopt.tunables.guard import may_hold_inline_guards
     from kernelopt.tuning.folder import config_text
@@ -748,6 +767,8 @@ def _render(
         info(note)
     if tuning.net is not None and tuning.net.failed is None:  # a failure is the note's
         info(tuning.net.line())
+    if target_line:
+        info(target_line)
     if r.unretimed:
         info(r.unretimed)
     if diff:

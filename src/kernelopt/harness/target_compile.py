@@ -150,13 +150,29 @@ def compile_for_target(
     ]
 
 
-def target_refusal(
+class TargetCheck(BaseModel):
+    """What the compile for ``--target`` said of the kernel.py about to be written, in one line for the user.
+
+    Attributes:
+        line: the refusal (``refused``), or what was compiled, or why nothing was (``tune`` prints it either way, and
+            ``--json`` has it as ``target``: a check that compiled nothing must not read as one that passed, n43).
+        refused: a launch does not compile for the target: nothing may be written.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    line: str
+    refused: bool = False
+
+
+def target_check(
     source: str, reference_py: Path, work_dir: Path, target: str, original: str | None = None
-) -> str | None:
-    """Why ``source`` (a kernel.py about to be written) must not be written for ``target``: a launch of it on the
-    reference's ``SHAPES`` entries does not compile there (the line names the kernel, its constexprs and the
-    compiler's error, and whether ``original``, kernel.py as it is, fails the same compile); ``None`` when every
-    launch compiles, or when no launch could be reached (the folder's own fault, which the session's checks say).
+) -> TargetCheck:
+    """``source`` (a kernel.py about to be written) compiled for ``target`` on the reference's ``SHAPES`` entries.
+    Refused when a launch does not compile there (the line names the kernel, its constexprs and the compiler's error,
+    and whether ``original``, kernel.py as it is, fails the same compile); not refused when every launch compiles,
+    when no Triton kernel is launched (a torch kernel), or when no launch could be reached (the folder's own fault,
+    which the session's checks say): the line says which.
 
     ``work_dir``: where the two files are written to be compiled (a folder of the session).
 
@@ -164,6 +180,7 @@ def target_refusal(
         ValueError, EnvironmentProblem: as :func:`compile_for_target`.
     """
     import shutil
+    import time
 
     def compiled(text: str, name: str) -> TargetReport:
         folder = work_dir / name
@@ -172,9 +189,21 @@ def target_refusal(
         shutil.copyfile(reference_py, folder / "reference.py")
         return compile_for_target([folder], target)[0]
 
+    started = time.monotonic()
     report = compiled(source, "written")
+    if report.problem is not None:
+        return TargetCheck(line=f"not compiled for {target}: the written kernel.py did not launch: {report.problem}")
+    if not report.launches:
+        return TargetCheck(
+            line=f"not compiled for {target}: kernel.py launches no Triton kernel at the SHAPES entries (nothing to "
+            "compile)"
+        )
     if not report.failed:
-        return None
+        kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
+        return TargetCheck(
+            line=f"compiled for {target} before the write: {len(report.launches)} launch(es) of {kernels} at the "
+            f"SHAPES entries ({time.monotonic() - started:.1f} s)"
+        )
     first = report.failed[0]
     tiles = ", ".join(f"{k}={v}" for k, v in first.constexprs.items())
     same = ""
@@ -187,9 +216,10 @@ def target_refusal(
             if before.problem is None
             else ""
         )
-    return (
-        f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {first.shape or 'get_inputs()'}: "
-        f"{first.error}{same}; nothing written"
+    return TargetCheck(
+        line=f"the pick does not compile for {target}: {first.kernel} ({tiles}) at {first.shape or 'get_inputs()'}: "
+        f"{first.error}{same}; nothing written",
+        refused=True,
     )
 
 
