@@ -88,3 +88,34 @@ def test_n42_a_target_that_is_no_gpu_is_one_line_before_the_session(
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"kernelopt: error: --target {target!r} is no NVIDIA GPU's compute capability: give one of")
     assert "sm_90" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--target", "sm_90"], "--target goes"),
+        (["--dry-run"], "--dry-run goes"),
+        (["--device", "cpu", "--repetitions", "5"], "--device, --repetitions go"),
+        (
+            ["--kernel", "k", "--out", "o", "--size-scale", "0.5", "--candidate-timeout-s", "9"],
+            "--kernel, --out, --size-scale, --candidate-timeout-s go",
+        ),
+    ],
+)
+def test_n44_a_folder_flag_given_to_a_replay_is_one_line(
+    flags: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """n44: ``tune --replay SWEEP --target sm_90`` (or ``--dry-run``, ``--device cpu``, ...) replayed and exited 0, the
+    flag taken in silence, where ``--trials`` without ``--replay`` is refused: a user reads that the replay compiled
+    for the target, or that ``--dry-run`` kept something unwritten. One line, exit 2, before the replay."""
+    from kernelopt.cli.app import main
+
+    sweep = Path(__file__).parents[1] / "docs" / "gpu-runs" / "2026-11-29-run4-sweep_layernorm.json.gz"
+    assert main(["tune", "--replay", str(sweep), "--trials", "1", *flags]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"kernelopt: error: {named} with PATH only: --replay runs the strategy on the sweep's recorded latencies, and "
+        "compiles, times and writes nothing\n"
+    )
+    assert main(["tune", "--replay", str(sweep), "--trials", "1", "--json"]) == 0  # its own flags still run
+    assert '"trials"' in capsys.readouterr().out

@@ -52,6 +52,10 @@ from kernelopt.oneline import shell_word
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.strategies import DEFAULT_STRATEGY, STRATEGIES
 
+#: ``--repetitions`` and ``--candidate-timeout-s`` as ``tune PATH`` takes them when not given.
+DEFAULT_REPETITIONS = 20
+DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -107,10 +111,13 @@ def register(app: typer.Typer) -> None:
             help="Scale reference.py's size constants down for a quick run (0 < F <= 1; overrides the task card).",
         ),
         repetitions: int = typer.Option(
-            20, "--repetitions", min=1, help="Timing samples per candidate (the median is its latency)."
+            DEFAULT_REPETITIONS,
+            "--repetitions",
+            min=1,
+            help="Timing samples per candidate (the median is its latency).",
         ),
         candidate_timeout_s: float = typer.Option(
-            60.0,
+            DEFAULT_CANDIDATE_TIMEOUT_S,
             "--candidate-timeout-s",
             min=1.0,
             help="Limit for checking and timing one candidate, seconds: one that runs past it is a run_timeout "
@@ -149,6 +156,23 @@ def register(app: typer.Typer) -> None:
         if replay is not None:
             if path is not None:
                 raise UsageError("give PATH (tune a kernel folder) or --replay SWEEP.json, not both")
+            folder_only = {  # a replay runs the strategy on recorded latencies: it compiles, times and writes nothing
+                "--target": target is not None,
+                "--dry-run": dry_run,
+                "--device": device is not None,
+                "--kernel": kernel is not None,
+                "--out": out is not None,
+                "--size-scale": size_scale is not None,
+                "--sweep": sweep is not None,
+                "--within": within is not None,
+                "--repetitions": repetitions != DEFAULT_REPETITIONS,
+                "--candidate-timeout-s": candidate_timeout_s != DEFAULT_CANDIDATE_TIMEOUT_S,
+            }
+            if given := [flag for flag, on in folder_only.items() if on]:  # taken in silence before (n44)
+                raise UsageError(
+                    f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with PATH only: --replay runs the "
+                    "strategy on the sweep's recorded latencies, and compiles, times and writes nothing"
+                )
             _replay(replay, trials=trials or 100, rule=rule, strategy=strategy, seed=seed, as_json=as_json)
             return
         if path is None:
