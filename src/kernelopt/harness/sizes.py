@@ -85,7 +85,8 @@ _SPATIAL_NAME = re.compile(
 _DIVISOR = re.compile(r"group|num_heads?$|n_heads?$|^heads?$", re.IGNORECASE)
 _BATCH_NAME = re.compile(r"batch|^b$", re.IGNORECASE)
 _WINDOW = re.compile(r"kernel|window|pool|filter", re.IGNORECASE)
-_TENSOR_MAKERS = frozenset(
+#: Calls that build a tensor: their size arguments are its dimensions.
+TENSOR_MAKERS = frozenset(
     {
         "rand",
         "randn",
@@ -306,6 +307,20 @@ def size_constants(reference_py: Path) -> dict[str, int | float]:
     return {b.name: b.value for b in found.values() if isinstance(b.value, int | float)}
 
 
+def module_sizes(reference_py: Path, constants: Mapping[str, SizeValue] | None = None) -> dict[str, SizeValue]:
+    """The module-level sizes of ``reference_py`` a size scale would scale (see the module docstring: a tensor
+    dimension of ``get_inputs`` or a name that says it is a size, no setting, none below :data:`SCALE_MIN_VALUE`,
+    none derived from others), with their values as a run sees them (``constants`` over the file's), in file order.
+
+    Raises:
+        InputFileError: the file is missing or is not valid Python.
+    """
+    tree = _parse(reference_py)
+    found = bindings(tree, constants)
+    dims = _tensor_dim_names(tree, found)
+    return {b.name: b.value for b in found.values() if not b.derived and _size_kind(b, dims) is None}
+
+
 def _tensor_dim_names(tree: ast.Module, found: Mapping[str, Binding]) -> set[str]:
     """The module-level names ``get_inputs`` passes as tensor dimensions (through shape tuples too), and
     the names every ``*_shape`` binding reads."""
@@ -318,7 +333,7 @@ def _tensor_dim_names(tree: ast.Module, found: Mapping[str, Binding]) -> set[str
                 continue
             func = call.func
             attr = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if attr not in _TENSOR_MAKERS:
+            if attr not in TENSOR_MAKERS:
                 continue
             args: list[ast.expr] = list(call.args)
             if attr == "randint" and len(args) >= 3:

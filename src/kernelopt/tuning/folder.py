@@ -42,11 +42,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt import __version__
-from kernelopt.errors import KerneloptError, UsageError
+from kernelopt.errors import InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
-from kernelopt.fileio import SourceText, atomic_write_text, read_source
+from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
-from kernelopt.harness.sizes import SizeValue, size_constants
+from kernelopt.harness.sizekeys import KeyRole, key_roles
+from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
 from kernelopt.kernelsource import check_pair, dots_default_precision
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
@@ -92,7 +93,7 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
-from kernelopt.tuning.net import NetVerdict, cast, derived_sizes
+from kernelopt.tuning.net import NetCap, NetVerdict, cast, derived_sizes
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
@@ -1120,11 +1121,12 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     turns to "not better"). A pick the net fails gives way to the next-best that still beats the current
     configuration (:func:`_next_picks`), or nothing is written, the line naming the size that failed and why."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
+    cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
-        edit, note, net = _checked(tuning, evaluator, known)
+        edit, note, net = _checked(tuning, evaluator, known, cap)
         failed = net.line() if net is not None and net.failed is not None else None
         for alt in _next_picks(tuning) if failed is not None else []:
-            edit, note, net = _checked(alt, evaluator, known)
+            edit, note, net = _checked(alt, evaluator, known, cap)
             if edit is not None:
                 picked = f"{failed}: {config_text(tuning.result.best_config)} not written"
                 note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
@@ -1155,6 +1157,7 @@ def _checked(
     tuning: FolderTuning,
     evaluator: KernelEvaluator | ShapesEvaluator,
     known: dict[str, tuple[Outcome, str | None]],
+    cap: NetCap | None = None,
 ) -> tuple[EditResult | None, str | None, NetVerdict | None]:
     """The pick's edit and note after its check on the ``SHAPES`` entries and the net (``None`` when it was not
     cast: no edit, or kernel.py as it is)."""
@@ -1168,7 +1171,7 @@ def _checked(
         checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
         if not checked.outcome.ok:
             return None, f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})", None
-    net = _cast_net(tuning, evaluator, edit.new_source, known)
+    net = _cast_net(tuning, evaluator, edit.new_source, known, cap)
     if net.failed is not None:
         return None, note, net
     return edit, note, net
@@ -1179,20 +1182,35 @@ def _cast_net(
     evaluator: KernelEvaluator | ShapesEvaluator,
     written: str,
     known: dict[str, tuple[Outcome, str | None]],
+    cap: NetCap | None = None,
 ) -> NetVerdict:
     """The net's verdict on ``written`` (:func:`kernelopt.tuning.net.cast`); not cast when the pick moves only
     launch options (``num_warps``, ``num_stages``: what the kernel computes is the same at every size) or the
-    entries give no size to move."""
+    entries give no size to move. Which keys are sizes is read from ``get_inputs``
+    (:func:`kernelopt.harness.sizekeys.key_roles`); without one, reference.py's module-level sizes move
+    (:func:`kernelopt.harness.sizes.module_sizes`)."""
     prepared = tuning.prepared
     current = current_values(prepared.tunables)
     changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
     if changes and set(changes) <= set(LAUNCH_OPTIONS):
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
     grown = [v for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v > old]
-    sizes = derived_sizes(prepared.shapes, grown)
+    reference = prepared.problem.reference_py
+    try:
+        roles = key_roles(read_python(reference))
+        constants = module_sizes(reference, prepared.shapes[0].constants if prepared.shapes else None)
+    except (OSError, InputFileError, ValueError):  # read when the session started: gone since, the value rule
+        roles, constants = {}, {}
+    keys = {k for s in prepared.shapes for k in s.kwargs}
+    kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
+    kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
+    sizes = derived_sizes(prepared.shapes, grown, roles, constants)
     if not sizes:
-        return NetVerdict(not_cast="reference.py's SHAPES entries give no integer size to move")
-    return cast(sizes, prepared.base_source, written, evaluator.check_at, known=known)
+        return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
+    net = cast(
+        sizes, prepared.base_source, written, evaluator.check_at, build_at=evaluator.build_at, known=known, cap=cap
+    )
+    return net.model_copy(update={"kept": kept})
 
 
 def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:

@@ -659,19 +659,31 @@ class KernelEvaluator:
         Raises:
             ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
         """
+        return self._size(SizeRequest(path=str(self._write(source)), shape=shape), "checking")
+
+    def build_at(self, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        """Build a size the ``SHAPES`` entries do not name (its inputs and reference output, kept for the next
+        :meth:`check_at`) in the first bench worker, in a request of its own: ``OK``, or why reference.py cannot
+        (a ``RUN_TIMEOUT`` is reference.py's, not a kernel's).
+
+        Raises:
+            ProblemDoesNotFit, ProblemError, WorkerStartError: as :meth:`start`.
+        """
+        return self._size(SizeRequest(path=None, shape=shape), "building the size")
+
+    def _size(self, at: SizeRequest, doing: str) -> tuple[Outcome, str | None]:
         self.start()
         assert self._bench is not None
         worker = self._bench.workers[0]
-        at = SizeRequest(path=str(self._write(source)), shape=shape)
         try:
             answer = worker.request(BenchKind.SIZE, at, self.settings.bench_timeout_s)
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
         if isinstance(answer, Failure):
-            return _bench_failure(answer, "checking")
+            return _bench_failure(answer, doing)
         reply = BenchReply.model_validate(answer.payload)
-        if reply.restart or (self.problem.interpreted and not reply.outcome.ok):
-            worker.kill()
+        if reply.restart or (self.problem.interpreted and not reply.outcome.ok and at.path is not None):
+            worker.kill()  # a kernel's write past a buffer may have corrupted the heap; reference.py's refusal did not
         return reply.outcome, reply.reason
 
     def retime(self, batch: Sequence[Config]) -> list[Result]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
@@ -48,6 +49,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, padded, trespassed
 from kernelopt.harness.hostmem import is_out_of_memory
+from kernelopt.harness.sizekeys import KeyReading, KeyRole
+from kernelopt.harness.sizes import SizeValue
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.checks import LoadedProblem, Verdict, check_run, first_line, load_candidate
 from kernelopt.tuning.problem import ProblemShape
@@ -89,54 +92,147 @@ SMALL_KEY = 8
 """A key whose largest value over the entries is at most this may be a code rather than a size (an activation's 2,
 a ``dim``, a stride, a group count): each size's last tries keep it at its largest (break11's x1)."""
 
+_NUMBER = re.compile(r"\d+")
 
-def derived_sizes(shapes: Sequence[ProblemShape], grown: Sequence[int] = ()) -> list[DerivedSize]:
+Slot = tuple[str, int | None]
+"""Where a size sits: a ``SHAPES`` key (or a module-level constant) and, in a string (``"4x1000"``) or a tuple
+(``input_shape = (4, 1000)``), the index of its number there (``None``: the value itself)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Values:
+    """The numbers of one ``SHAPES`` key or constant over the entries, by slot, and how to write moved ones back."""
+
+    slots: dict[Slot, list[int]]
+    template: tuple[str, ...] | None = None  # a string's parts between its numbers
+    tuple_value: tuple[object, ...] | None = None  # a constant's tuple as written
+
+
+def _key_values(key: str, values: Sequence[object]) -> _Values | None:
+    """The slots of a key over the entries: an integer, or a string whose numbers sit in the same text in every
+    entry (``"4x1000"``, ``"8x512"``); ``None`` for anything else (a float, a word, strings of other forms)."""
+    if _int(values[0]) is not None:  # an entry without the key, or with another kind of value there, adds nothing
+        return _Values({(key, None): [i for v in values if (i := _int(v)) is not None]})
+    if not all(isinstance(v, str) for v in values):
+        return None
+    parts = [tuple(_NUMBER.split(str(v))) for v in values]
+    numbers = [[int(n) for n in _NUMBER.findall(str(v))] for v in values]
+    if not numbers[0] or any(p != parts[0] for p in parts) or max(max(n) for n in numbers) >= 1 << 40:
+        return None
+    return _Values({(key, i): [n[i] for n in numbers] for i in range(len(numbers[0]))}, template=parts[0])
+
+
+def _constant_values(name: str, value: SizeValue) -> _Values | None:
+    """The slots of a module-level size: an integer, or each integer of a tuple (``input_shape = (4, 1000)``)."""
+    if _int(value) is not None:
+        return _Values({(name, None): [int(value)]})  # type: ignore[arg-type]
+    if isinstance(value, tuple):
+        slots = {(name, i): [v] for i, v in enumerate(value) if _int(v) is not None}
+        return _Values(slots, tuple_value=value) if slots else None
+    return None
+
+
+def _written(values: _Values, moved: Mapping[Slot, int], first: object) -> object:
+    """A key's value with its moved slots written back (``first``: the primary's value, for the slots not moved)."""
+    if values.template is not None:
+        numbers = [int(n) for n in _NUMBER.findall(str(first))]
+        for (_, i), v in moved.items():
+            numbers[i if i is not None else 0] = v
+        out = values.template[0]
+        for n, part in zip(numbers, values.template[1:], strict=True):
+            out += f"{n}{part}"
+        return out
+    if values.tuple_value is not None:
+        items = list(values.tuple_value)
+        for (_, i), v in moved.items():
+            items[i if i is not None else 0] = v
+        return tuple(items)
+    [v] = moved.values()
+    return v
+
+
+def derived_sizes(
+    shapes: Sequence[ProblemShape],
+    grown: Sequence[int] = (),
+    roles: Mapping[str, KeyReading] | None = None,
+    constants: Mapping[str, SizeValue] | None = None,
+) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
 
     ``grown``: the values of the knobs the pick moves up (a tile of 256 over an original 128): the half size's first
     try steps by half the smallest one's power of two (the largest entry plus 128), a multiple of what the original's
     tile divides and of no tile the pick grew to, where the entries' own power of two (4096 and 8192) would step past
-    a multiple of both. Only integer keys whose largest value over the entries is above 1 move (a 0/1 key reads as a
-    flag or a mode); every other key and the constants stay the primary's. No entry, or no key to move: no size.
+    a multiple of both.
+
+    ``roles``: what each key is by its use in ``get_inputs`` (:func:`kernelopt.harness.sizekeys.key_roles`): a size
+    moves, an exponent moves by one in the past size only (``log_n`` 17 -> 18: twice the largest entry), a key that
+    is not a size stays the primary's; a key not read (``None``, or absent) moves when its largest value is above 1
+    (a 0/1 key reads as a flag or a mode). A string key that is a size moves each of its numbers (``"4x1000"`` ->
+    ``"5x1025"``). ``constants``: reference.py's module-level sizes (:func:`kernelopt.harness.sizes.module_sizes`),
+    moved only where no key moves (``SHAPES`` absent, or naming no size: a KernelBench problem's ``batch_size = 16``,
+    ``input_shape = (4, 1000)``). Every other key and constant stays the primary's. No size to move: no size.
     """
     if not shapes:
         return []
     base = shapes[0]
-    keys = [k for k, v in base.kwargs.items() if _int(v) is not None]
-    values = {k: [_int(s.kwargs.get(k)) for s in shapes] for k in keys}
-    sizes = {k: [v for v in vs if v is not None and v > 0] for k, vs in values.items()}
-    moving = [k for k in keys if sizes[k] and max(sizes[k]) > 1]
+    readings = roles or {}
+    keyed: dict[str, _Values] = {}
+    for k, v in base.kwargs.items():
+        reading = readings.get(k)
+        role = reading.role if reading is not None else KeyRole.UNKNOWN
+        if role is KeyRole.KEPT or (isinstance(v, str) and role is not KeyRole.SIZE):
+            continue
+        got = _key_values(k, [s.kwargs.get(k) for s in shapes])
+        if got is not None:
+            keyed[k] = got
+    exponents = {(k, None) for k, r in readings.items() if r.role is KeyRole.EXPONENT and k in keyed}
+    sizes = {slot: [v for v in vs if v > 0] for got in keyed.values() for slot, vs in got.slots.items()}
+    moving = [slot for slot, vs in sizes.items() if vs and (max(vs) > 1 or slot in exponents)]
+    owners: dict[str, _Values] = dict(keyed)
+    on_constants = False
+    if not moving and constants:
+        consts = {name: got for name, v in constants.items() if (got := _constant_values(name, v)) is not None}
+        sizes = {slot: [v for v in vs if v > 0] for got in consts.values() for slot, vs in got.slots.items()}
+        moving = [slot for slot, vs in sizes.items() if vs and max(vs) > 1]
+        owners, on_constants = consts, True
     if not moving:
         return []
     largest = {k: max(sizes[k]) for k in moving}
     grain = {k: _power_of_two_part(math.gcd(*sizes[k])) for k in moving}
     tile = min((_power_of_two_part(v) for v in grown if v > 1), default=None)
 
-    def shape(moved: Mapping[str, int]) -> ProblemShape:
-        kwargs = {**base.kwargs, **{k: largest[k] for k in moving}, **moved}
-        return ProblemShape(kwargs=kwargs, constants=dict(base.constants))
+    def shape(moved: Mapping[Slot, int]) -> ProblemShape:
+        at = {**{k: largest[k] for k in moving}, **moved}
+        values: dict[str, object] = {}
+        for name, got in owners.items():
+            mine = {slot: v for slot, v in at.items() if slot[0] == name}
+            if mine:
+                first = constants[name] if on_constants and constants else base.kwargs.get(name)
+                values[name] = _written(got, mine, first)
+        if on_constants:
+            return ProblemShape(kwargs=dict(base.kwargs), constants={**base.constants, **values})  # type: ignore[dict-item]
+        return ProblemShape(kwargs={**base.kwargs, **values}, constants=dict(base.constants))  # type: ignore[dict-item]
 
-    def past(k: str) -> int:
+    def past(k: Slot) -> int:
+        if k in exponents:
+            return largest[k] + 1
         return (1 << (largest[k] - 1).bit_length()) | 1
 
-    def half(k: str) -> int | None:
+    def half(k: Slot) -> int | None:
         step = min(grain[k], tile) if tile else None
-        return largest[k] + step // 2 if step is not None and step >= 2 else None
+        return largest[k] + step // 2 if step is not None and step >= 2 and k not in exponents else None
 
-    def tries(*moves: dict[str, int | None]) -> list[ProblemShape]:
+    def tries(*moves: dict[Slot, int | None]) -> list[ProblemShape]:
         # the tries, then their fallbacks: the same moves with the small keys kept (a mode, a dim, a stride: an
         # original refuses them moved, and the size would be skipped whole; docs/faults.md x1)
-        keeps = (lambda k: True, lambda k: largest[k] > SMALL_KEY)
+        keeps = (lambda k: True, lambda k: largest[k] > SMALL_KEY or k in exponents)
         shapes = [shape({k: v for k, v in m.items() if v is not None and keep(k)}) for keep in keeps for m in moves]
         return [s for i, s in enumerate(shapes) if s != unmoved and s not in shapes[:i]]
 
     unmoved = shape({})
-    past_tries = tries({k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2})
-    half_tries = [
-        h
-        for h in tries({k: half(k) for k in moving}, {k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2})
-        if h not in past_tries
-    ]
+    past_tries = tries({k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2 or k in exponents})
+    half_moves = {k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2 and k not in exponents}
+    half_tries = [h for h in tries({k: half(k) for k in moving}, half_moves) if h not in past_tries]
     out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(past_tries))] if past_tries else []
     if half_tries:
         out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(half_tries)))
@@ -170,12 +266,14 @@ class SizeCheck(BaseModel):
 
 
 class NetVerdict(BaseModel):
-    """The net's verdict on one written kernel (``not_cast``: why no size was checked)."""
+    """The net's verdict on one written kernel (``not_cast``: why no size was checked; ``kept``: the keys the net
+    left at the primary's value, each with why: ``seed (a seed)``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     checks: list[SizeCheck] = Field(default_factory=list)
     not_cast: str | None = None
+    kept: list[str] = Field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -184,8 +282,9 @@ class NetVerdict(BaseModel):
 
     def line(self) -> str:
         """One line for the user: where the written kernel was checked beyond the ``SHAPES`` entries, and how."""
+        kept = f"; kept {', '.join(self.kept)}" if self.kept else ""
         if self.not_cast is not None:
-            return f"not checked at sizes the SHAPES entries do not name: {self.not_cast}"
+            return f"not checked at sizes the SHAPES entries do not name: {self.not_cast}{kept}"
         bad = self.failed
         if bad is not None:
             return f"the written kernel fails at {bad.label()}, where the original passes: {bad.outcome}: {bad.reason}"
@@ -196,12 +295,47 @@ class NetVerdict(BaseModel):
             parts.append(f"correct at {', '.join(held)}")
         if skipped:
             parts.append(f"skipped {'; '.join(skipped)}")
-        return f"checked at sizes the SHAPES entries do not name ({self.seconds:.1f} s): {'; '.join(parts)}"
+        return f"checked at sizes the SHAPES entries do not name ({self.seconds:.1f} s): {'; '.join(parts)}{kept}"
 
 
 CheckAt = Callable[[str, ProblemShape], tuple[Outcome, str | None]]
 """A kernel source and a size -> its outcome there and the failure's line (the evaluator's
 :meth:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator.check_at`)."""
+
+BuildAt = Callable[[ProblemShape], tuple[Outcome, str | None]]
+"""A size -> whether reference.py builds it (its inputs and reference output), and why not (the evaluator's
+:meth:`~kernelopt.tuning.kernel_evaluator.KernelEvaluator.build_at`): a size built in a request of its own, so that a
+hang is pinned on reference.py or on the kernel."""
+
+NET_SHARE = 0.25
+"""The net's time is at most this share of the session's wall time (our choice: a quarter more than the session it
+checks), or :data:`NET_FLOOR_S`, whichever is larger. On a GPU a net takes milliseconds; in Triton's interpreter a
+grouped GEMM's took 23-64 s (breaker9's grouped_gemm, every size run whole by both kernels; docs/faults.md)."""
+NET_FLOOR_S = 20.0
+"""The least time the net is given, seconds: the 27 wrong kernels of docs/faults.md's variants were each caught in
+0.4-5.5 s at load 11-12 in the interpreter (a session of a few seconds still gets its net)."""
+
+
+class NetCap(BaseModel):
+    """The net's time cap over every pick it checks for one session (``deadline``: on the clock :func:`cast` reads)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    deadline: float
+    seconds: float
+    session_s: float
+
+    @classmethod
+    def of(cls, session_s: float, now: float) -> NetCap:
+        """The cap for a session of ``session_s`` wall seconds, starting at ``now``."""
+        seconds = max(NET_FLOOR_S, NET_SHARE * session_s)
+        return cls(deadline=now + seconds, seconds=seconds, session_s=session_s)
+
+    def words(self) -> str:
+        return (
+            f"past the net's time cap of {self.seconds:.0f} s (the larger of {NET_FLOOR_S:.0f} s and "
+            f"{NET_SHARE:.0%} of the session's {self.session_s:.0f} s)"
+        )
 
 
 def cast(
@@ -210,41 +344,82 @@ def cast(
     written: str,
     check_at: CheckAt,
     *,
+    build_at: BuildAt | None = None,
     known: dict[str, tuple[Outcome, str | None]] | None = None,
+    cap: NetCap | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> NetVerdict:
     """Check ``written`` at each of ``sizes`` where ``original`` passes; stop at its first failure.
 
-    The written kernel runs first at each try: where it passes, the size is passed and the original is not run (half
-    the runs, in the common case); where it fails, the original runs there: passing, the written kernel fails the
-    net; failing too, the size is refused and the next try is taken. A written kernel that runs past the request's
-    limit there gets no verdict at that size (a smaller tile can take many times the original's time in Triton's
-    interpreter: a timeout there is the machine's load as often as the kernel's; or reference.py is slow building the
-    size), and the size's other tries are not run: one limit a size at most (break11 x3). ``known``: the original's
-    outcomes by size label, filled as they are found (a second pick checked after a first one failed runs the
-    original at no size twice)."""
+    At each try reference.py builds the size first (``build_at``, a request of its own): a size it cannot build is
+    refused with no kernel run, and a build that runs past the request's limit is pinned on reference.py. Then the
+    written kernel runs: where it passes, the size is passed and the original is not run (half the runs, in the
+    common case); where it fails, the original runs there: passing, the written kernel fails the net; failing too,
+    the size is refused and the next try is taken. A kernel that runs past the request's limit there gets no verdict
+    at that size (a smaller tile can take many times the original's time in Triton's interpreter: a timeout there is
+    the machine's load as often as the kernel's), and the size's other tries are not run: one limit a size at most
+    (break11 x3). ``known``: reference.py's and the original's outcomes by size, filled as they are found (a second
+    pick checked after a first one failed runs the original at no size twice). ``cap``: no try starts past its
+    deadline, nor one the longest request so far says would end past it (the sizes left are skipped, the line saying
+    so); a try started ends, the original run where the written kernel failed: a wrong kernel is never written for
+    want of the original's verdict."""
     memo = known if known is not None else {}
     started = clock()
+    longest = 0.0
     checks: list[SizeCheck] = []
+
+    def timed(run: Callable[..., tuple[Outcome, str | None]], *args: Any) -> tuple[Outcome, str | None]:
+        nonlocal longest
+        t0 = clock()
+        try:
+            return run(*args)
+        finally:
+            longest = max(longest, clock() - t0)
+
+    def spent() -> bool:
+        return cap is not None and clock() + longest > cap.deadline
+
     for size in sizes:
         t0 = clock()
         refusals: list[str] = []
         check: SizeCheck | None = None
         for shape in size.tries:
-            outcome, reason = check_at(written, shape)
+            label = shape.label()
+            if spent():
+                assert cap is not None
+                refusals.append(f"{label}: not run, it would end {cap.words()}")
+                break
+            built = memo.get(f"reference.py at {label}")
+            if built is None and build_at is not None:
+                built = timed(build_at, shape)
+                if built[0] is not Outcome.OK:
+                    memo[f"reference.py at {label}"] = built
+            if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
+                refusals.append(f"{label}: reference.py did not build it within the limit: {built[1]}")
+                break
+            if built is not None and built[0] is not Outcome.OK:
+                refusals.append(f"{label}: {built[1]}")
+                continue
+            outcome, reason = timed(check_at, written, shape)
             if outcome is Outcome.OK:
                 check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome)
                 break
-            label = shape.label()
             if outcome is Outcome.RUN_TIMEOUT:  # too slow to judge there (a small tile in the interpreter): no verdict
                 # the size's other tries are as large in the other keys: one limit a size, not one a try (x3)
-                refusals.append(
-                    f"{label}: no reply within the limit (the written kernel, or reference.py building the size): "
-                    f"{reason}"
+                who = (
+                    "the written kernel"
+                    if build_at is not None
+                    else "the written kernel, or reference.py building the size"
                 )
+                refusals.append(f"{label}: no reply within the limit ({who}): {reason}")
                 break
-            if label not in memo:
-                memo[label] = check_at(original, shape)
+            if label not in memo:  # the try's verdict needs the original: run past the cap, if need be
+                if build_at is not None:  # the worker may have started again after the failure: built anew
+                    rebuilt = timed(build_at, shape)
+                    if rebuilt[0] is not Outcome.OK:
+                        refusals.append(f"{label}: reference.py did not build it again: {rebuilt[1]}")
+                        break
+                memo[label] = timed(check_at, original, shape)
             theirs, why = memo[label]
             if theirs is Outcome.OK:
                 check = SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
@@ -262,11 +437,12 @@ def cast(
 
 
 class SizeRequest(BaseModel):
-    """Check one kernel file at one derived size, untimed (the bench service's ``size`` request)."""
+    """Check one kernel file at one derived size, untimed (the bench service's ``size`` request); ``path`` ``None``:
+    build the size only (its inputs and reference output), so that a hang there is reference.py's."""
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str
+    path: str | None
     shape: ProblemShape
 
 
@@ -313,6 +489,11 @@ class DerivedProblems:
             return dataclasses.replace(verdict, outcome=Outcome.WRONG_RESULT, reason=OUT_OF_BOUNDS)
         return verdict
 
+    def build(self, loaded: LoadedProblem, shape: ProblemShape) -> Verdict:
+        """Build ``shape`` (kept for the next request): ``OK``, or why reference.py cannot."""
+        self._build(loaded, shape)
+        return self.refused if self.refused is not None else Verdict(Outcome.OK)
+
     def _build(self, loaded: LoadedProblem, shape: ProblemShape) -> None:
         label = shape.label()
         if label == self.label:
@@ -323,7 +504,10 @@ class DerivedProblems:
             loaded, inputs=[], expected=None, prints=None, prepared=[], ref_model=None, contract=None, watch=None
         )
         try:
-            derived.build(ProblemShape(kwargs=dict(shape.kwargs), constants=dict(loaded.shape.constants)))
+            # the module-level sizes the net moves (a problem without SHAPES keys) over the session's own
+            derived.build(
+                ProblemShape(kwargs=dict(shape.kwargs), constants={**loaded.shape.constants, **shape.constants})
+            )
         except (Exception, SystemExit) as exc:  # reference.py cannot build the size: the size is not the kernel's
             self.release(loaded.device)
             self.label = label

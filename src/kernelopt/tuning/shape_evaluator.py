@@ -250,6 +250,11 @@ class ShapesEvaluator:
         self.start()
         return self.evaluators[0].check_at(source, shape)
 
+    def build_at(self, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        """The primary shape's :meth:`KernelEvaluator.build_at`: the worker that checks every size builds it."""
+        self.start()
+        return self.evaluators[0].build_at(shape)
+
     @property
     def check_notes(self) -> list[str]:
         """Each entry's :attr:`KernelEvaluator.check_notes`, naming the entry."""

@@ -1,0 +1,242 @@
+"""net11: the net's leftovers (docs/faults.md, "net11"; :mod:`kernelopt.tuning.net`).
+
+Which ``SHAPES`` keys are sizes is read from ``get_inputs`` (:mod:`kernelopt.harness.sizekeys`), a string key and
+module-level sizes move too, the net's time has a cap, and a size is built in a request of its own so that a hang is
+pinned on reference.py or on the kernel. The real-engine cases run grid_named_copy (v23, ``BLOCK=128`` wrong above
+128 elements, its rule switched off) in the session's own workers under Triton's interpreter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
+from kernelopt.tuning.candidate import Outcome
+from kernelopt.tuning.net import NET_FLOOR_S, NetCap, cast, derived_sizes
+from kernelopt.tuning.problem import ProblemShape
+
+VARIANTS = Path(__file__).parent / "data" / "variants"
+
+
+def _roles(source: str) -> dict[str, tuple[str, str | None]]:
+    return {k: (r.role.value, r.why) for k, r in key_roles(source).items()}
+
+
+def test_a_key_is_a_size_by_its_use_in_get_inputs_not_by_its_value() -> None:
+    """Seeds, exponents, divisors, multipliers and codes are read as such, whatever their value; a size handed to a
+    helper of the module is followed, one handed to another module's function is not read."""
+    assert _roles("def get_inputs(n=100, seed=42):\n    torch.manual_seed(seed)\n    return [torch.randn(n)]\n") == {
+        "n": ("size", None),
+        "seed": ("kept", "a seed"),
+    }
+    exponent = "def get_inputs(log_n=17, device='cpu'):\n    n = 1 << log_n\n    return [torch.randn(n, device=device)]"
+    assert _roles(exponent)["log_n"] == ("exponent", "a dimension is a power of it")
+    heads = "def get_inputs(B=2, S=64, hidden=512, heads=16):\n    return [torch.randn(B, heads, S, hidden // heads)]\n"
+    assert _roles(heads) == {
+        "B": ("size", None),
+        "S": ("size", None),
+        "hidden": ("size", None),
+        "heads": ("kept", "divides a dimension"),
+    }
+    mult = "def get_inputs(n_rows=4, n_cols=100, k=3, act=12):\n    return [torch.randn(n_rows, n_cols) * k, act]\n"
+    assert _roles(mult)["k"] == _roles(mult)["act"] == ("kept", "no tensor dimension in get_inputs")
+    # a size that also seeds the generator is a size (breaker9's kv_indices: manual_seed(B * 1000 + L))
+    seeded = "def get_inputs(B=5, L=13):\n    g = torch.Generator().manual_seed(B * 1000 + L)\n    return [torch.randn(B, L)]"
+    assert _roles(seeded) == {"B": ("size", None), "L": ("size", None)}
+    text = "def get_inputs(shape='4x1000'):\n    rows, cols = map(int, shape.split('x'))\n    return [torch.randn(rows, cols)]"
+    assert _roles(text) == {"shape": ("size", None)}
+    helper = "def _make(m, k):\n    return torch.empty((m, k))\n\ndef get_inputs(M=4, K=64, G=4):\n    return [_make(M, K * G)]"
+    assert _roles(helper) == {"M": ("size", None), "K": ("size", None), "G": ("size", None)}
+    grouped = "def get_inputs(M=96, N=32):\n    out = []\n    for m, n in [(M, N), (2 * M, N)]:\n        out.append(torch.randn(m, n))\n    return out"
+    assert _roles(grouped) == {"M": ("size", None), "N": ("size", None)}
+    assert _roles("from helpers import make\n\ndef get_inputs(n=100):\n    return make(n)\n") == {
+        "n": ("unknown", None)
+    }
+    assert _roles("def get_inputs(n=1000, block=128):\n    return [torch.zeros(triton.cdiv(n, block))]")["block"] == (
+        "kept",
+        "divides a dimension",
+    )
+    assert key_roles("x = (") == {} and key_roles("SHAPES = []") == {}
+
+
+def _labels(entries: list[dict[str, Any]], **kw: Any) -> list[tuple[str, list[str]]]:
+    return [
+        (s.kind.value, [t.label() for t in s.tries])
+        for s in derived_sizes([ProblemShape(kwargs=e) for e in entries], **kw)
+    ]
+
+
+def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_module_sizes_move() -> None:
+    size, kept = KeyReading(KeyRole.SIZE), KeyReading(KeyRole.KEPT, "a seed")
+    # before net11 seed=42 moved to 65 and 43 with the sizes; a code of 10 to 17 (the original refuses it: skipped)
+    assert _labels([{"n": 100, "seed": 42}, {"n": 60, "seed": 42}], roles={"n": size, "seed": kept}) == [
+        ("past", ["n=129,seed=42"]),
+        ("half", ["n=102,seed=42"]),
+    ]
+    # an exponent: 2 ** 18, twice the largest entry, not 2 ** 33 (which the host check refused: nothing checked)
+    exponent = {"log_n": KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")}
+    assert _labels([{"log_n": 17}, {"log_n": 12}], roles=exponent) == [("past", ["log_n=18"])]
+    # a string key that is a size moves each of its numbers; one not read as a size stays
+    assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}], roles={"shape": size}) == [
+        ("past", ["shape=9x1025", "shape=8x1025"]),
+        ("half", ["shape=10x1004", "shape=8x1004"]),
+    ]
+    assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}]) == []
+    assert _labels([{"shape": "4x1000"}, {"shape": "8,512"}], roles={"shape": size}) == []  # two forms: not moved
+    # no SHAPES key: the module-level sizes move (a KernelBench problem's, a tuple's numbers one by one)
+    assert _labels([{}], constants={"batch_size": 16, "input_shape": (4, 1000)}) == [
+        ("past", ["batch_size=17,input_shape=(5, 1025)", "batch_size=17,input_shape=(4, 1025)"]),  # 4 <= SMALL_KEY
+        ("half", ["batch_size=24,input_shape=(6, 1004)", "batch_size=24,input_shape=(4, 1004)"]),
+    ]
+    assert _labels([{"n": 100}], constants={"batch_size": 16}) == [("past", ["n=129"]), ("half", ["n=102"])]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_net_s_time_is_capped_and_a_try_started_ends_with_the_original_s_verdict() -> None:
+    """grouped_gemm's 23-64 s (each size run whole by both kernels, the original failing too) is bounded: no try
+    starts past the cap, nor one the longest request says would end past it; the line names what was not run.
+    A try whose written kernel failed runs the original past the cap: never a wrong kernel for want of it."""
+    clock = _Clock()
+    sizes = derived_sizes([ProblemShape(kwargs={"M": 32, "K": 32}), ProblemShape(kwargs={"M": 96, "K": 64})])
+    ran: list[tuple[str, str]] = []
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        ran.append((source, shape.label()))
+        clock.now += 11.0  # a grouped GEMM in the interpreter
+        return Outcome.WRONG_RESULT, "output 0 contains NaN where the reference has none"
+
+    cap = NetCap.of(1.0, clock())
+    assert cap.seconds == NET_FLOOR_S and NetCap.of(400.0, 0.0).seconds == 100.0
+    verdict = cast(sizes, "original", "written", check_at, cap=cap, clock=clock)
+    assert ran == [("written", "M=129,K=65"), ("original", "M=129,K=65")]  # the original ran past the cap: 22 s
+    assert [c.passed for c in verdict.checks] == [None, None] and verdict.failed is None
+    assert "M=112,K=80: not run, it would end past the net's time cap of 20 s (the larger of 20 s and 25% of the " in (
+        verdict.line()
+    )
+    # the cap is one for every pick the net checks: a second pick starts with the cap spent
+    ran.clear()
+    assert [c.passed for c in cast(sizes, "original", "other", check_at, cap=cap, clock=clock).checks] == [None, None]
+    assert ran == []
+
+
+def test_a_size_is_built_in_a_request_of_its_own_so_a_hang_names_reference_py_or_the_kernel() -> None:
+    """break11 x3 left "the written kernel, or reference.py building the size": one request built the size and ran
+    the kernel. Now reference.py builds it first: its hang or refusal is its own (no kernel runs there), and a
+    timeout after the build is the kernel's."""
+    sizes = derived_sizes([ProblemShape(kwargs={"n": 3000}), ProblemShape(kwargs={"n": 1000})])
+    ran: list[str] = []
+
+    def built(outcome: Outcome, reason: str | None) -> Any:
+        def build_at(shape: ProblemShape) -> tuple[Outcome, str | None]:
+            ran.append(f"build {shape.label()}")
+            return outcome, reason
+
+        return build_at
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        ran.append(f"{source} {shape.label()}")
+        return Outcome.RUN_TIMEOUT, "checking: no reply within 60 s"
+
+    hang = cast(sizes, "original", "written", check_at, build_at=built(Outcome.RUN_TIMEOUT, "building: 60 s"))
+    assert ran == ["build n=4097", "build n=3004"]  # one limit a size, no kernel run
+    assert "n=4097: reference.py did not build it within the limit: building: 60 s" in hang.line()
+    ran.clear()
+    refused = cast(sizes, "original", "written", check_at, build_at=built(Outcome.RUN_ERROR, "reference.py cannot"))
+    assert ran == ["build n=4097", "build n=3004"] and "n=4097: reference.py cannot" in refused.line()
+    ran.clear()
+    slow = cast(sizes, "original", "written", check_at, build_at=built(Outcome.OK, None))
+    assert ran == ["build n=4097", "written n=4097", "build n=3004", "written n=3004"]
+    assert "n=4097: no reply within the limit (the written kernel): checking: no reply within 60 s" in slow.line()
+
+
+CODE_RUN = """
+def run(x, mode):
+    assert mode in (10, 20), f"unknown mode {mode}"
+    n = x.numel()
+    y = torch.empty_like(x)
+    grid = (triton.cdiv(n, ROWS_PER_PROGRAM),)
+    scale_kernel[grid](x, y, n, BLOCK=256)
+    return y * (mode / 10)
+"""
+
+CODE_REFERENCE = """import torch
+
+SHAPES = [{"n": 100, "mode": 10}, {"n": 128, "mode": 10}]
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(n=200, mode=10, device="cpu"):
+    return [torch.randn(n, device=device), mode]
+
+
+def reference(x, mode):
+    if mode not in (10, 20):
+        raise ValueError(f"unknown mode {mode}")
+    return x * 2.0 * (mode / 10)
+"""
+
+MODULE_RUN = """
+def run(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    grid = (triton.cdiv(n, ROWS_PER_PROGRAM),)
+    scale_kernel[grid](x, y, n, BLOCK=256)
+    return y
+"""
+
+MODULE_REFERENCE = """import torch
+
+N = 128
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(device="cpu"):
+    return [torch.randn(N, device=device)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
+def _wrong_pick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: str, reference: str) -> Any:
+    from tests.test_break11_cases import _wrong_pick_checked
+
+    return _wrong_pick_checked(tmp_path, monkeypatch, run, reference)
+
+
+@pytest.mark.timeout(120)
+def test_a_code_key_above_8_stays_put_and_the_net_catches_the_wrong_pick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``mode`` of 10 that run() asserts is 10 or 20: the net moved it to 17 (above SMALL_KEY, so no try kept it),
+    the original refused every try, and v23's wrong ``BLOCK=128`` was written. get_inputs passes it through (no
+    tensor dimension): kept, and the net finds the pick wrong at n=129."""
+    done = _wrong_pick(tmp_path, monkeypatch, CODE_RUN, CODE_REFERENCE)
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert done.edit_note.startswith("the written kernel fails at n=129,mode=10 (one past the power of two"), (
+        done.edit_note
+    )
+
+
+@pytest.mark.timeout(120)
+def test_a_problem_without_shapes_keys_is_netted_at_its_module_level_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No SHAPES, ``N = 128`` at module level (as KernelBench problems declare their sizes): the net said "no integer
+    size to move" and v23's wrong ``BLOCK=128`` was written. Now N moves (129), substituted as reference.py runs."""
+    done = _wrong_pick(tmp_path, monkeypatch, MODULE_RUN, MODULE_REFERENCE)
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert done.edit_note.startswith("the written kernel fails at N=129 (one past the power of two"), done.edit_note
