@@ -64,6 +64,8 @@
 #              --device cuda on attorch_ln (its autotune list pinned once) and grouped_gemm (no unwritable candidate)
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
+#   net11      scripts/gpu_net11.sh: the net behind the rules on cuda at 2**20 elements with module-level sizes moved
+#              and a code key kept, tune --device cuda on two KernelBench examples (the net at their moved sizes)
 #   parity     scripts/gpu_parity.sh: what Triton's interpreter now refuses (a tl.dot's K, num_warps) fails on the
 #              GPU too, and the kernel.py a CPU tune wrote compiles and is correct there
 #   harness6   scripts/gpu_harnessleft6.sh: a claim repeated by its re-time on CUDA timing (a 3x slower kernel),
@@ -104,6 +106,7 @@ tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
 gpuleft10 720 scripts/gpu_gpuleft10.sh
 variants 420 scripts/gpu_variants.sh
+net11 300 scripts/gpu_net11.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
 gputests 560 -

@@ -8,12 +8,14 @@ pinned on reference.py or on the kernel. The real-engine cases run grid_named_co
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
+from kernelopt.tunables.guard import Guarded
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.net import NET_FLOOR_S, NetCap, cast, derived_sizes
 from kernelopt.tuning.problem import ProblemShape
@@ -240,3 +242,40 @@ def test_a_problem_without_shapes_keys_is_netted_at_its_module_level_sizes(
     done = _wrong_pick(tmp_path, monkeypatch, MODULE_RUN, MODULE_REFERENCE)
     assert done.edit is None and done.edit_note is not None, done.edit_note
     assert done.edit_note.startswith("the written kernel fails at N=129 (one past the power of two"), done.edit_note
+
+
+# ------------------------------------------------------------------------------------------------ on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_the_net_moves_module_level_sizes_and_keeps_a_code_key_at_realistic_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU, compiled: grid_named_copy (v23, its rule switched off) with a module-level ``N = 2**20`` and no
+    SHAPES, and with SHAPES of 2**19 and 2**20 elements beside a ``mode`` code of 10. The plain ``BLOCK=128`` passes
+    the entries; the net fails it at 2**20 + 1 elements (N moved; mode kept), where the original passes, and the
+    next-best ``BLOCK=512`` (its programs overlap: correct everywhere) passes there and is written instead."""
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    module = MODULE_REFERENCE.replace("N = 128", "N = 1 << 20")
+    code = CODE_REFERENCE.replace('"n": 100,', '"n": 1 << 19,').replace('"n": 128,', '"n": 1 << 20,')
+    for name, run, reference, where in (
+        ("module", MODULE_RUN, module, "N=1048577"),
+        ("code", CODE_RUN, code, "n=1048577,mode=10"),
+    ):
+        folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / name))
+        kernel = (folder / "kernel.py").read_text()
+        (folder / "kernel.py").write_text(kernel[: kernel.index("\ndef run(")] + run)
+        (folder / "reference.py").write_text(reference)
+        prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+        with _evaluator(prepared) as evaluator:
+            picks = [({"BLOCK": 128}, 10.0), ({"BLOCK": 512}, 11.0)]
+            done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": 256}, 20.0)), evaluator)
+        assert done.edit is not None and done.result.best_config == {"BLOCK": 512}, (name, done.edit_note)
+        assert done.edit_note is not None and done.edit_note.startswith(f"the written kernel fails at {where} ("), (
+            done.edit_note
+        )
+        assert done.net is not None and done.net.failed is None and where in done.net.line(), done.net.line()

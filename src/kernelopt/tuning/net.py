@@ -11,8 +11,13 @@ original refuses (its assert, a reference that cannot build it, a wrong result o
 reason; a size where the written kernel fails and the original passes keeps the pick from being written
 (:func:`cast`; the original runs only where the written kernel fails).
 
-The sizes, each integer key of the entries (above 1) moved together, a try with fewer keys moved when the original
-refuses the first:
+The sizes move the keys that are sizes, together, a try with fewer keys moved when the original refuses the first.
+Which keys are sizes is read from how ``get_inputs`` uses them (:func:`kernelopt.harness.sizekeys.key_roles`): a
+tensor dimension moves; a seed, a divisor of a dimension (``hidden // heads``), a multiplier or a code passed through
+stays the primary's; an exponent (``1 << log_n``) moves by one, in the past size only; a key the text cannot follow
+(``**kwargs``, another module's function) moves when its largest value is above 1. A string key that is a size
+moves each of its numbers (``"4x1000"``); with no key to move, reference.py's module-level sizes move
+(:func:`kernelopt.harness.sizes.module_sizes`: ``N = 4096``, ``input_shape = (4, 1000)``, substituted as it runs).
 
 - **past**: one past the power of two at or above the largest entry (``100 -> 129``, ``60 -> 65``, ``512 -> 513``):
   above every entry and odd, so a multiple of no tile above 1 and past any one block a pick that passes the entries
@@ -26,10 +31,12 @@ refuses the first:
 Each size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its largest (an
 activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped whole).
 
-They run in the session's own primary bench worker (one request a kernel and size, untimed, never charged to the
-budget; the size's inputs and reference built once there and kept for the next request), after the pick passed every
-``SHAPES`` entry (:func:`kernelopt.tuning.folder.tune_folder`). Measured in docs/faults.md ("The net behind the
-rules") and docs/tuning-engine.md.
+They run in the session's own primary bench worker (untimed, never charged to the budget; the size's inputs and
+reference built once there, in a request of their own so that a hang is pinned on reference.py or on the kernel, and
+kept for the next request), after the pick passed every ``SHAPES`` entry (:func:`kernelopt.tuning.folder.tune_folder`),
+within a time cap (:class:`NetCap`: the larger of :data:`NET_FLOOR_S` and :data:`NET_SHARE` of the session's wall
+time; a size not run for it is named in the line). Measured in docs/faults.md ("The net behind the rules", "net11")
+and docs/tuning-engine.md.
 
 torch is imported inside the worker's functions: importing this module does nothing.
 """
