@@ -88,6 +88,12 @@ def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_m
     ]
     assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}]) == []
     assert _labels([{"shape": "4x1000"}, {"shape": "8,512"}], roles={"shape": size}) == []  # two forms: not moved
+    # a tuple of integers (tune took none before net11): each of its numbers, as an integer key's
+    assert _labels([{"shape": (4, 25)}, {"shape": (4, 32)}]) == [
+        ("past", ["shape=(5, 33)", "shape=(4, 33)"]),
+        ("half", ["shape=(6, 32)"]),
+    ]
+    assert _labels([{"shape": (4, 25)}, {"shape": (4, 32, 2)}]) == []  # of other lengths: not moved
     # no SHAPES key: the module-level sizes move (a KernelBench problem's, a tuple's numbers one by one)
     assert _labels([{}], constants={"batch_size": 16, "input_shape": (4, 1000)}) == [
         ("past", ["batch_size=17,input_shape=(5, 1025)", "batch_size=17,input_shape=(4, 1025)"]),  # 4 <= SMALL_KEY
@@ -213,6 +219,22 @@ def reference(x):
 """
 
 
+TUPLE_REFERENCE = """import torch
+
+SHAPES = [{"shape": (4, 25)}, {"shape": (4, 32)}]
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(shape=(4, 50), device="cpu"):
+    return [torch.randn(*shape, device=device)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
 def _wrong_pick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: str, reference: str) -> Any:
     from tests.test_break11_cases import _wrong_pick_checked
 
@@ -242,6 +264,18 @@ def test_a_problem_without_shapes_keys_is_netted_at_its_module_level_sizes(
     done = _wrong_pick(tmp_path, monkeypatch, MODULE_RUN, MODULE_REFERENCE)
     assert done.edit is None and done.edit_note is not None, done.edit_note
     assert done.edit_note.startswith("the written kernel fails at N=129 (one past the power of two"), done.edit_note
+
+
+@pytest.mark.timeout(120)
+def test_a_tuple_shapes_entry_is_tuned_and_netted_at_each_of_its_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``SHAPES = [{"shape": (4, 25)}, {"shape": (4, 32)}]``: tune refused the tuple ("SHAPES[0] holds shape=(4, 25)
+    (tuple): a tuning session hands each SHAPES entry to its bench workers as numbers and strings"); now it is handed
+    on as itself and the net moves its numbers: v23's wrong ``BLOCK=128`` (128 elements at most) fails at 5 x 33."""
+    done = _wrong_pick(tmp_path, monkeypatch, MODULE_RUN, TUPLE_REFERENCE)
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert done.edit_note.startswith("the written kernel fails at shape=(5, 33) (one past the power"), done.edit_note
 
 
 # ------------------------------------------------------------------------------------------------ on a GPU

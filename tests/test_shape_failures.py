@@ -649,10 +649,13 @@ def test_a_shapes_built_by_code_is_read_once_and_refused_by_the_literal_s_rule(t
     line = caught.value.one_line()
     assert "SHAPES[0] holds dtype=torch.float16 (torch.dtype): a tuning session hands each SHAPES entry" in line
     assert 'dtype="float16"' in line and "validate and optimize's gate take the entry as it is" in line
-    tupled = tmp_path / "tupled.py"  # a literal with a tuple: the same line (it was "internal error: ValidationError")
+    tupled = tmp_path / "tupled.py"  # a tuple of integers is handed on as itself (net11: the net moves its numbers)
     tupled.write_text('SHAPES = [{"size": (4, 40)}]\n\n\ndef get_inputs(size=(4, 40)):\n    return []\n')
-    with pytest.raises(InputFileError, match=r"SHAPES\[0\] holds size=\(4, 40\) \(tuple\): a tuning session"):
-        reference_shapes(tupled)
+    assert reference_shapes(tupled) == [{"size": (4, 40)}]
+    floats = tmp_path / "floats.py"  # one of anything else: the same line (it was "internal error: ValidationError")
+    floats.write_text('SHAPES = [{"size": (4, 0.5)}]\n\n\ndef get_inputs(size=(4, 0.5)):\n    return []\n')
+    with pytest.raises(InputFileError, match=r"SHAPES\[0\] holds size=\(4, 0.5\) \(tuple\): a tuning session"):
+        reference_shapes(floats)
 
 
 @pytest.mark.timeout(240)

@@ -419,19 +419,25 @@ OPAQUE_ENTRY_HINT = (
 """:func:`opaque_entry`'s hint, what to write instead."""
 
 
+def _int_tuple(value: object) -> bool:
+    """A tuple (or list) of integers (``"shape": (4, 1000)``): handed to a bench worker as itself."""
+    return isinstance(value, tuple | list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+
+
 def opaque_entry(shapes: Sequence[Mapping[Any, Any]]) -> str | None:
     """Why a tuning session cannot run reference.py's ``SHAPES`` (a list of dicts), in one line: an entry holds a
-    value other than a number, a bool or a string (``(4, 40)``, ``torch.float16``), which its bench workers cannot
-    be handed (they take each entry as numbers and strings, and crashed on it: "ValidationError ...
-    ProblemShape"); ``None`` when every value is one. The gate's workers index the entries of the module they
-    import, so ``validate`` and ``optimize``'s gate take any value."""
+    value other than a number, a bool, a string or a tuple of integers (``(4, 0.5)``, ``torch.float16``), which its
+    bench workers cannot be handed (they take each entry as numbers and strings, and crashed on it: "ValidationError
+    ... ProblemShape"); ``None`` when every value is one (``(4, 40)`` since net11: the net moves its numbers). The
+    gate's workers index the entries of the module they import, so ``validate`` and ``optimize``'s gate take any
+    value."""
     for i, entry in enumerate(shapes):
         for key, value in entry.items():
-            if not isinstance(key, str) or not isinstance(value, int | float | bool | str):
+            if not isinstance(key, str) or not (isinstance(value, int | float | bool | str) or _int_tuple(value)):
                 kind = f"{type(value).__module__}.{type(value).__name__}".removeprefix("builtins.")
                 return (
                     f"SHAPES[{i}] holds {key}={value!r} ({kind}): a tuning session hands each SHAPES entry to its "
-                    "bench workers as numbers and strings, so it cannot run this one"
+                    "bench workers as numbers, strings and tuples of integers, so it cannot run this one"
                 )
     return None
 
@@ -446,7 +452,8 @@ def _shapes_kind(shapes: object) -> str:
 def shape_size(shape: Mapping[str, Any]) -> float:
     """How large a ``SHAPES`` entry is: the product of its numbers, each counted as at least 1; infinite for
     an entry with no number (``get_inputs()``'s defaults: its size is not known, so it is never the small one)."""
-    numbers = [max(float(v), 1.0) for v in shape.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    flat = [w for v in shape.values() for w in (v if isinstance(v, tuple | list) else (v,))]  # (4, 1000): its numbers
+    numbers = [max(float(v), 1.0) for v in flat if isinstance(v, int | float) and not isinstance(v, bool)]
     return math.prod(numbers) if numbers else math.inf
 
 

@@ -116,10 +116,17 @@ class _Values:
 
 
 def _key_values(key: str, values: Sequence[object]) -> _Values | None:
-    """The slots of a key over the entries: an integer, or a string whose numbers sit in the same text in every
-    entry (``"4x1000"``, ``"8x512"``); ``None`` for anything else (a float, a word, strings of other forms)."""
+    """The slots of a key over the entries: an integer, a tuple of integers (``(4, 1000)``, each of its numbers), or
+    a string whose numbers sit in the same text in every entry (``"4x1000"``, ``"8x512"``); ``None`` for anything
+    else (a float, a word, strings of other forms, tuples of other lengths)."""
     if _int(values[0]) is not None:  # an entry without the key, or with another kind of value there, adds nothing
         return _Values({(key, None): [i for v in values if (i := _int(v)) is not None]})
+    if isinstance(values[0], tuple | list):  # {"shape": (4, 1000)}: each number, in entries of the same length
+        if not all(isinstance(v, tuple | list) and len(v) == len(values[0]) for v in values):
+            return None
+        if any(_int(n) is None for v in values for n in v):  # type: ignore[union-attr]
+            return None
+        return _Values({(key, i): [v[i] for v in values] for i in range(len(values[0]))}, tuple_value=tuple(values[0]))  # type: ignore[index,arg-type]
     if not all(isinstance(v, str) for v in values):
         return None
     parts = [tuple(_NUMBER.split(str(v))) for v in values]

@@ -39,7 +39,7 @@ from kernelopt.kernelsource import (
 )
 from kernelopt.taskcard import TaskCard
 
-ShapeValue = int | float | bool | str
+ShapeValue = int | float | bool | str | tuple[int, ...]
 Number = int | float
 
 BENCH_MEMORY_FACTOR = 4
