@@ -4,6 +4,7 @@ Usage::
 
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py cases [--rules off|on] [--only v1,v23]
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/net_catch.py corpus DIR [DIR ...]
+    PYTHONPATH=src python benchmarks/net_catch.py sizes DIR [DIR ...]
 
 ``cases``: the variants of docs/faults.md (v1-v29, the folder and the pick that was written wrong), each pick
 written as ``tune`` writes it (``--rules off``: ``guard_edit`` switched off, so every pick is written plainly, the
@@ -16,6 +17,10 @@ the net says, with its seconds.
 tunes doubled and halved alone, written as ``tune`` writes it (rules on) and checked so. A net failure here is a
 written kernel the rules let through: either a wrong kernel (a catch) or a false refusal (judge each by hand).
 Prints one JSON line a pick and a summary.
+
+``sizes``: every such folder whose net sizes (from its literal ``SHAPES``) differ between net10's value rule (every
+integer key above 1 moved) and net11's reading of ``get_inputs`` and the module-level sizes; one JSON line a folder
+that differs and a count. Reads the files only.
 """
 
 from __future__ import annotations
@@ -202,6 +207,32 @@ def run_corpus(dirs: list[Path]) -> None:
     print(json.dumps(summary))
 
 
+def run_sizes(dirs: list[Path]) -> None:
+    from kernelopt.harness.sizekeys import key_roles
+    from kernelopt.harness.sizes import module_sizes
+    from kernelopt.tuning.net import derived_sizes
+    from kernelopt.tuning.problem import ProblemShape, literal_shapes
+
+    def labels(sizes: list[Any]) -> list[tuple[str, list[str]]]:
+        return [(s.kind.value, [t.label() for t in s.tries]) for s in sizes]
+
+    folders = sorted({k.parent for d in dirs for k in d.rglob("kernel.py") if (k.parent / "reference.py").is_file()})
+    changed = 0
+    for folder in folders:
+        reference = folder / "reference.py"
+        try:
+            entries = literal_shapes(reference) or [{}]
+            shapes = [ProblemShape(kwargs=e) for e in entries]
+        except Exception:  # a SHAPES tune refuses (not the net's)
+            continue
+        old = labels(derived_sizes(shapes))
+        new = labels(derived_sizes(shapes, (), key_roles(reference.read_text()), module_sizes(reference)))
+        if old != new:
+            changed += 1
+            print(json.dumps({"folder": str(folder), "value_rule": old, "read": new}), flush=True)
+    print(json.dumps({"folders": len(folders), "changed": changed}))
+
+
 def main() -> None:
     sys.path.insert(0, str(REPO))  # tests.test_tuning_net's session and evaluator
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -211,9 +242,13 @@ def main() -> None:
     cases.add_argument("--only", default="")
     corpus = sub.add_parser("corpus")
     corpus.add_argument("dirs", nargs="+", type=Path)
+    sizes = sub.add_parser("sizes")
+    sizes.add_argument("dirs", nargs="+", type=Path)
     args = parser.parse_args()
     if args.what == "cases":
         run_cases(args.rules == "on", [c for c in args.only.split(",") if c])
+    elif args.what == "sizes":
+        run_sizes(args.dirs)
     else:
         run_corpus(args.dirs)
 
