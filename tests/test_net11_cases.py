@@ -19,6 +19,7 @@ from kernelopt.tunables.guard import Guarded
 from kernelopt.tuning.candidate import Outcome
 from kernelopt.tuning.net import NET_FLOOR_S, NetCap, cast, derived_sizes
 from kernelopt.tuning.problem import ProblemShape
+from tests.test_break11_cases import ACT_REFERENCE, ACT_RUN
 
 VARIANTS = Path(__file__).parent / "data" / "variants"
 
@@ -167,41 +168,15 @@ def test_a_size_is_built_in_a_request_of_its_own_so_a_hang_names_reference_py_or
     assert "n=4097: no reply within the limit (the written kernel): checking: no reply within 60 s" in slow.line()
 
 
-CODE_RUN = """
-def run(x, mode):
-    assert mode in (10, 20), f"unknown mode {mode}"
-    n = x.numel()
-    y = torch.empty_like(x)
-    grid = (triton.cdiv(n, ROWS_PER_PROGRAM),)
-    scale_kernel[grid](x, y, n, BLOCK=256)
-    return y * (mode / 10)
-"""
-
-CODE_REFERENCE = """import torch
-
-SHAPES = [{"n": 100, "mode": 10}, {"n": 128, "mode": 10}]
-ATOL = 1e-6
-RTOL = 1e-6
+def _code_ten(text: str) -> str:
+    """break11's activation-code case (x1) with a code of 10 or 20 for 1 or 2: above ``SMALL_KEY``, so no try of
+    the value rule kept it."""
+    return text.replace("(1, 2)", "(10, 20)").replace('"act": 2', '"act": 10').replace("act=2", "act=10")
 
 
-def get_inputs(n=200, mode=10, device="cpu"):
-    return [torch.randn(n, device=device), mode]
-
-
-def reference(x, mode):
-    if mode not in (10, 20):
-        raise ValueError(f"unknown mode {mode}")
-    return x * 2.0 * (mode / 10)
-"""
-
-MODULE_RUN = """
-def run(x):
-    n = x.numel()
-    y = torch.empty_like(x)
-    grid = (triton.cdiv(n, ROWS_PER_PROGRAM),)
-    scale_kernel[grid](x, y, n, BLOCK=256)
-    return y
-"""
+CODE_RUN, CODE_REFERENCE = _code_ten(ACT_RUN), _code_ten(ACT_REFERENCE)
+MODULE_RUN = "".join((VARIANTS / "grid_named_copy" / "kernel.py").read_text().partition("\ndef run(")[1:])
+"""grid_named_copy's own run(), unchanged."""
 
 MODULE_REFERENCE = """import torch
 
@@ -245,12 +220,12 @@ def _wrong_pick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: str, refer
 def test_a_code_key_above_8_stays_put_and_the_net_catches_the_wrong_pick(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A ``mode`` of 10 that run() asserts is 10 or 20: the net moved it to 17 (above SMALL_KEY, so no try kept it),
+    """An ``act`` of 10 that run() asserts is 10 or 20: the net moved it to 17 (above SMALL_KEY, so no try kept it),
     the original refused every try, and v23's wrong ``BLOCK=128`` was written. get_inputs passes it through (no
     tensor dimension): kept, and the net finds the pick wrong at n=129."""
     done = _wrong_pick(tmp_path, monkeypatch, CODE_RUN, CODE_REFERENCE)
     assert done.edit is None and done.edit_note is not None, done.edit_note
-    assert done.edit_note.startswith("the written kernel fails at n=129,mode=10 (one past the power of two"), (
+    assert done.edit_note.startswith("the written kernel fails at n=129,act=10 (one past the power of two"), (
         done.edit_note
     )
 
@@ -287,8 +262,8 @@ def test_on_cuda_the_net_moves_module_level_sizes_and_keeps_a_code_key_at_realis
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On a GPU, compiled: grid_named_copy (v23, its rule switched off) with a module-level ``N = 2**20`` and no
-    SHAPES, and with SHAPES of 2**19 and 2**20 elements beside a ``mode`` code of 10. The plain ``BLOCK=128`` passes
-    the entries; the net fails it at 2**20 + 1 elements (N moved; mode kept), where the original passes, and the
+    SHAPES, and with SHAPES of 2**19 and 2**20 elements beside an ``act`` code of 10. The plain ``BLOCK=128`` passes
+    the entries; the net fails it at 2**20 + 1 elements (N moved; act kept), where the original passes, and the
     next-best ``BLOCK=512`` (its programs overlap: correct everywhere) passes there and is written instead."""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
@@ -298,7 +273,7 @@ def test_on_cuda_the_net_moves_module_level_sizes_and_keeps_a_code_key_at_realis
     code = CODE_REFERENCE.replace('"n": 100,', '"n": 1 << 19,').replace('"n": 128,', '"n": 1 << 20,')
     for name, run, reference, where in (
         ("module", MODULE_RUN, module, "N=1048577"),
-        ("code", CODE_RUN, code, "n=1048577,mode=10"),
+        ("code", CODE_RUN, code, "n=1048577,act=10"),
     ):
         folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / name))
         kernel = (folder / "kernel.py").read_text()
