@@ -77,7 +77,7 @@ def test_a_table_of_tiles_chosen_by_branches_is_written_and_correct_at_other_siz
     assert written is not None, note
     assert "    if M <= 150:  # kernelopt: tuned\n        block_size_m = 32\n" in written, written
     (folder / "kernel.py").write_text(written)
-    _all_correct(folder, [{"M": 3, "N": 33, "K": 77}, {"M": 129, "N": 17, "K": 300}, {"M": 200, "N": 130, "K": 129}])
+    _all_correct(folder, [{"M": 3, "N": 33, "K": 77}, {"M": 200, "N": 130, "K": 129}])
 
 
 def test_a_table_row_of_what_the_original_computed_is_not_refused_by_the_fit_estimate() -> None:
@@ -195,3 +195,43 @@ def test_the_gate_s_permuted_inputs_keep_a_view_s_layout() -> None:
         ref.reference(*theirs)
     for got, want, before in zip(mine[:2], theirs[:2], permuted[:2], strict=True):
         assert not torch.equal(got, before) and torch.allclose(got, want, atol=1e-5, rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------- the net
+
+
+@pytest.mark.timeout(300)
+def test_the_net_tries_a_whole_grain_past_where_the_format_refuses_every_half_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 2026-12-06: fp8_block_gemm, DeepSeek-V3's block-scaled fp8 GEMM, with SHAPES at one quantization block
+    of N and K (128: the checkpoint's format, get_inputs asserts multiples of it). Its autotune list holds
+    ``BLOCK_SIZE_K = 128`` in every config (the K tile is the scale block: ``offs_n // BLOCK_SIZE_K`` indexes b's
+    scales); a pick of ``BLOCK_SIZE_K = 256`` passes both entries and is wrong at N = 256 and K = 384, which the
+    original handles. The net's sizes moving N and K were 129 and 192, both refused by the format, so it checked
+    only M = 65 and let the pick through. Its last try is now a whole grain past (N = K = 256): the original passes
+    there, the pick does not, and nothing is written."""
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = _copy("fp8_block_gemm", tmp_path)
+    ref = folder / "reference.py"
+    entries = '[{"M": 5, "N": 128, "K": 128}, {"M": 33, "N": 128, "K": 128}]'
+    ref.write_text(ref.read_text().replace('[{"M": 5, "N": 256, "K": 256}, {"M": 33, "N": 128, "K": 384}]', entries))
+    kernel = folder / "kernel.py"  # two configs of the 36, for time: the interpreter benchmarks each at every launch
+    kernel.write_text(
+        kernel.read_text()
+        .replace("[16, 32, 64]", "[32]")
+        .replace("[3, 4, 5, 6]", "[3]")
+        .replace("[32, 64, 128]", "[64, 128]")
+    )
+    wrong = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 256}
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current = ({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 128}, 20.0)
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(_session(prepared, [(wrong, 10.0)], current), evaluator)
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert "the written kernel fails at M=33,N=256,K=256" in done.edit_note, done.edit_note

@@ -29,24 +29,25 @@ def test_the_sizes_go_one_past_a_power_of_two_and_half_a_power_of_two_past_the_l
     # one past the power of two at or above the largest entry: odd, above every entry, past a one-block pick of 64
     assert _labels([{"M": 8, "N": 50}, {"M": 16, "N": 60}]) == [
         ("past", ["M=17,N=65", "M=16,N=65"]),  # the rows' 8 and 16 are multiples of 8: kept in the second try
-        ("half", ["M=20,N=61"]),
+        ("half", ["M=20,N=61", "M=24,N=62"]),
     ]
-    # an assert K % 16 == 0 refuses the first try; the second moves the rows only; half: K=80, a multiple of 16, not 32
+    # an assert K % 16 == 0 refuses the first try; the second moves the rows only; half: K=80, a multiple of 16, not 32;
+    # last, a whole grain past (K=96), for a format that allows only multiples of 32
     assert _labels([{"M": 10, "N": 12, "K": 32}, {"M": 40, "N": 36, "K": 64}]) == [
         ("past", ["M=65,N=65,K=65", "M=65,N=36,K=64"]),
-        ("half", ["M=41,N=38,K=80"]),
+        ("half", ["M=41,N=38,K=80", "M=42,N=40,K=96"]),
     ]
-    assert _labels([{"n": 100}, {"n": 128}]) == [("past", ["n=129"]), ("half", ["n=130"])]
+    assert _labels([{"n": 100}, {"n": 128}]) == [("past", ["n=129"]), ("half", ["n=130", "n=132"])]
     # entries of powers of two: half the grown tile first (BLOCK 128 -> 256: 8192 + 128), then the entries' own
     realistic = [{"n_rows": 1024, "n_cols": 4096}, {"n_rows": 512, "n_cols": 8192}]
     assert _labels(realistic, grown=(256,)) == [
         ("past", ["n_rows=1025,n_cols=8193"]),
-        ("half", ["n_rows=1152,n_cols=8320", "n_rows=1280,n_cols=10240"]),
+        ("half", ["n_rows=1152,n_cols=8320", "n_rows=1280,n_cols=10240", "n_rows=1536,n_cols=12288"]),
     ]
     # a 0/1 key (a flag, a mode) and a string stay; no key above 1: no size
     assert _labels([{"n": 64, "causal": 1, "dtype": "fp16"}]) == [
         ("past", ["n=65,causal=1,dtype=fp16"]),
-        ("half", ["n=96,causal=1,dtype=fp16"]),
+        ("half", ["n=96,causal=1,dtype=fp16", "n=128,causal=1,dtype=fp16"]),
     ]
     assert _labels([{"causal": 1}]) == [] and _labels([]) == []
 

@@ -26,7 +26,9 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
 - **half**: the largest entry plus half a power of two: first half the smallest tile the pick grows (``BLOCK`` 128 ->
   256 over entries of 4096 and 8192 columns: ``8320``), then half the largest power of two every entry is a multiple
   of (``256, 512 -> 640``; ``32, 64 -> 80``): a multiple of every tile up to that half, of no larger one; a key some
-  entry gives an odd value stays at its largest.
+  entry gives an odd value stays at its largest. Last, that whole power of two past (``128 -> 256``): where the
+  format allows only its multiples (a quantization block of 128 columns), every half step is refused, and a pick
+  that passes the entries can still be wrong at the next multiple (breaker11).
 
 Each size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its largest (an
 activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped whole).
@@ -247,6 +249,10 @@ def derived_sizes(
     past_tries = tries({k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2 or k in exponents})
     half_moves = {k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2 and k not in exponents}
     half_tries = [h for h in tries({k: half(k) for k in moving}, half_moves) if h not in past_tries]
+    # last, a whole grain past: a size the format allows where every half step is refused (DeepSeek-V3's fp8 GEMM at
+    # N = K = 128, its quantization block: 129 and 192 refused, BLOCK_SIZE_K = 256 passed the entries, wrong at 256)
+    whole = tries({k: largest[k] + grain[k] for k in moving if grain[k] >= 2 and k not in exponents})
+    half_tries += [w for w in whole if w not in past_tries and w not in half_tries]
     out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(past_tries))] if past_tries else []
     if half_tries:
         out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(half_tries)))
