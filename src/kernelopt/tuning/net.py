@@ -26,9 +26,9 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
 - **half**: the largest entry plus half a power of two: first half the smallest tile the pick grows (``BLOCK`` 128 ->
   256 over entries of 4096 and 8192 columns: ``8320``), then half the largest power of two every entry is a multiple
   of (``256, 512 -> 640``; ``32, 64 -> 80``): a multiple of every tile up to that half, of no larger one; a key some
-  entry gives an odd value stays at its largest. Last, that whole power of two past (``128 -> 256``): where the
-  format allows only its multiples (a quantization block of 128 columns), every half step is refused, and a pick
-  that passes the entries can still be wrong at the next multiple (breaker11).
+  entry gives an odd value stays at its largest. Last, where it is :data:`FORMAT_GRAIN` or more, that whole power of
+  two past (``128 -> 256``): where the format allows only its multiples (a quantization block of 128 columns), every
+  half step is refused, and a pick that passes the entries can still be wrong at the next multiple (breaker11).
 
 Each size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its largest (an
 activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped whole).
@@ -86,6 +86,12 @@ class DerivedSize(BaseModel):
 
     kind: SizeClass
     tries: tuple[ProblemShape, ...]
+
+
+#: The least power of two every entry of a key must be a multiple of for the net's last try, a whole one past the
+#: largest entry: a format's step (quantization groups of 32 to 128 values, a kernel's ``assert K % 64 == 0``), where
+#: the half steps before it are refused; a smaller one is the entries' chance (60 and 100 share a 4).
+FORMAT_GRAIN = 32
 
 
 def _int(v: object) -> int | None:
@@ -251,7 +257,7 @@ def derived_sizes(
     half_tries = [h for h in tries({k: half(k) for k in moving}, half_moves) if h not in past_tries]
     # last, a whole grain past: a size the format allows where every half step is refused (DeepSeek-V3's fp8 GEMM at
     # N = K = 128, its quantization block: 129 and 192 refused, BLOCK_SIZE_K = 256 passed the entries, wrong at 256)
-    whole = tries({k: largest[k] + grain[k] for k in moving if grain[k] >= 2 and k not in exponents})
+    whole = tries({k: largest[k] + grain[k] for k in moving if grain[k] >= FORMAT_GRAIN and k not in exponents})
     half_tries += [w for w in whole if w not in past_tries and w not in half_tries]
     out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(past_tries))] if past_tries else []
     if half_tries:
