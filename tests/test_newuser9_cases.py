@@ -39,6 +39,11 @@ def test_n41_n43_tune_says_what_the_compile_for_its_target_did_whatever_the_kern
     assert out["target"] == (
         "not compiled for sm_90: kernel.py launches no Triton kernel at the SHAPES entries (nothing to compile)"
     )
+    # n45: docs/tuning-engine.md's list of --json's keys lacked ten of them (check_notes, net, current_list, ...)
+    doc = (Path(__file__).parents[1] / "docs" / "tuning-engine.md").read_text()
+    listed = doc[doc.index("`--json` prints `best_config`") :]
+    listed = listed[: listed.index("Errors are one line")]
+    assert [k for k in out if f"`{k}`" not in listed] == []
 
 
 #: What users print while debugging: a dict, and a line that is a bare brace (a ptxas failure prints the PTX, whose
@@ -119,3 +124,69 @@ def test_n44_a_folder_flag_given_to_a_replay_is_one_line(
     )
     assert main(["tune", "--replay", str(sweep), "--trials", "1", "--json"]) == 0  # its own flags still run
     assert '"trials"' in capsys.readouterr().out
+
+
+#: A scale without masks whose grid counts its programs with ``math.ceil`` (the run() asserts what the kernel needs).
+CEIL_GRID_KERNEL = """
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 3.0)
+
+
+def run(x):
+    n = x.numel()
+    assert n % 64 == 0
+    out = x.new_empty(n)
+    scale_kernel[(math.ceil(n / 64),)](x, out, BLOCK=64)
+    return out
+"""
+
+CEIL_GRID_REFERENCE = """
+import torch
+
+SHAPES = [{"n": 4096}, {"n": 8192}]
+ATOL = 1e-6
+RTOL = 1e-6
+
+
+def get_inputs(n=4096):
+    return [torch.randn(n)]
+
+
+def reference(x):
+    return x * 3.0
+"""
+
+
+@pytest.mark.timeout(120)
+def test_n46_a_grid_counted_by_math_ceil_over_a_kernel_without_masks_is_guarded(tmp_path: Path) -> None:
+    """n46, a wrong written kernel: ``kernelopt tune --device cpu`` of a scale without masks launched on
+    ``(math.ceil(n / 64),)`` programs (``assert n % 64 == 0``; SHAPES 4096 and 8192) wrote ``scale_kernel[(math.ceil(n
+    / 1024),)](x, out, BLOCK=1024)``: at 4160 elements, which the original handles, its fifth program reads and writes
+    4096..5119, past the end of both tensors. The guard read ``triton.cdiv`` and ``(n + B - 1) // B`` as counts of
+    tiles but not ``math.ceil(n / B)``; the net missed it too (its output came from ``x.new_empty``, which it does not
+    fence). Now the tile is guarded by ``n`` and the grid names it."""
+    from tests.test_breaker_cases import _correct_at, _edit_for
+
+    folder = tmp_path / "ceil_grid"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(CEIL_GRID_KERNEL)
+    (folder / "reference.py").write_text(CEIL_GRID_REFERENCE)
+    written = _edit_for(folder, {"BLOCK": 1024})
+    assert "    BLOCK = 64\n    if n % 1024 == 0:  # kernelopt: tuned\n        BLOCK = 1024\n" in written
+    assert "scale_kernel[(math.ceil(n / BLOCK),)](x, out, BLOCK=BLOCK)" in written
+    (folder / "kernel.py").write_text(written)
+    assert _correct_at((folder, [{"n": 4096}, {"n": 4160}, {"n": 1088}])) == {
+        "n=4096": True,
+        "n=4160": True,
+        "n=1088": True,
+    }

@@ -278,6 +278,10 @@ def _grid_divs(
             out.append((node, node.args[1].value, node.args[0].value))
         elif (ceil := _ceil_div(node)) is not None:
             out.append((node, *ceil))
+        elif (by_ceil := _ceil_call(node)) is not None:
+            tile = _tile_id(by_ceil[1])
+            if tile is not None and tile[1] not in _names(by_ceil[0]) | _strings(by_ceil[0]):
+                out.append((node, by_ceil[1], by_ceil[0]))
     return out
 
 
@@ -426,6 +430,8 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
         elif _is_cdiv(node):
             assert isinstance(node, cst.Call)
             size, tile = node.args[0].value, node.args[1].value
+        elif (ceil := _ceil_call(node)) is not None:
+            size, tile = ceil
         else:
             continue
         value = _int(tile)
@@ -468,6 +474,8 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
             tile_expr, size = count.args[1].value, count.args[0].value
         elif (ceil := _ceil_div(count)) is not None:
             tile_expr, size = ceil
+        elif (by_ceil := _ceil_call(count)) is not None:
+            size, tile_expr = by_ceil
         else:
             continue
         why = f"the grid's axis {axis} at line {line} has {_code(count)} programs, at most {GRID_AXIS_MOST} on a GPU"
@@ -1826,6 +1834,24 @@ def _is_cdiv(node: cst.CSTNode) -> bool:
         and len(node.args) == 2
         and all(a.keyword is None for a in node.args)
     )
+
+
+def _ceil_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``math.ceil(size / tile)`` (or ``ceil`` imported by name) as (size, tile): a count of tiles rounded up, as
+    ``triton.cdiv`` counts them (newuser9 n46: a grid of ``math.ceil(n / 64)`` programs of a kernel without masks was
+    read as no count at all, and ``BLOCK=1024`` was written plainly, past the end of ``n`` at 4160 elements)."""
+    if not (
+        isinstance(node, cst.Call)
+        and dotted(node.func).split(".")[-1] == "ceil"
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and node.args[0].star == ""
+    ):
+        return None
+    ratio = node.args[0].value
+    if isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.Divide):
+        return ratio.left.with_changes(lpar=[], rpar=[]), ratio.right
+    return None
 
 
 def _strings(expr: cst.CSTNode) -> set[str]:
