@@ -417,6 +417,7 @@ def _tune_locked(
         best_edit,
         current_failed_hint,
         idle_line,
+        list_note,
         prepare_folder,
         screen_lines,
         summarize,
@@ -452,7 +453,8 @@ def _tune_locked(
         f"tuning {space.launch}: {', '.join(k.describe() for k in space.knobs)}; space {space.size} of "
         f"{space.raw_size} fit; budget {prepared.budget.describe()}, {prepared.budget.wall_s:g} s"
     )
-    for line in (*space.domain_notes, *left_out(prepared)):
+    listed = list_note(prepared)
+    for line in (*space.domain_notes, *left_out(prepared), *([listed] if listed else [])):
         note(line)
     unmarked = unmarked_guards(prepared.base_source, kernel_py.name)
     if unmarked is not None:

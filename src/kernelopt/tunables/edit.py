@@ -28,6 +28,7 @@ from kernelopt.tunables.analysis import (
     read_source,
 )
 from kernelopt.tunables.blocks import walk
+from kernelopt.tunables.heuristic_layout import lay_out_heuristics
 from kernelopt.tunables.knobs import ResourceLimits, resource_problems
 from kernelopt.tunables.list_filters import size_asserts
 from kernelopt.tunables.model import (
@@ -41,6 +42,7 @@ from kernelopt.tunables.model import (
     TunableKind,
     TunedTable,
     Value,
+    size_name,
 )
 
 _DIRECTION = re.compile(r"^\s*(x|\*|/|\+|-)\s*(\d+(?:\.\d+)?)\s*$")
@@ -755,28 +757,29 @@ def write_table(
     if limits is not None:
         for row in (b for b in table.buckets if b.upto not in ran):
             _check_fit(tunables, {chosen[k].key: v for k, v in row.values.items()}, limits)
-    per_region: dict[tuple[int, str], tuple[TunedRegion, dict[str, str]]] = {}
+    per_region: dict[tuple[int, str], tuple[TunedRegion, dict[str, str], Site]] = {}
     spans: list[_Splice] = []
     for ident, t in chosen.items():
         site = by_key[t.key]
         if _computed_heuristic(site):  # the table goes into the lambda, its computation the fallback
             rows = [(b.upto, b.values[ident]) for b in table.buckets if ident in b.values]
             assert site.override is not None and site.heuristic_fallback is not None
-            spans.append((site.override.start, site.override.end, render_heuristic(table.size, rows, site)))
+            size = _spelled(table.size, site)
+            spans.append((site.override.start, site.override.end, render_heuristic(size, rows, site)))
             continue
         region = site.tuned
         assert region is not None
-        per_region.setdefault(_region_key(region), (region, {}))[1][ident] = region.variable
-    for region, names in per_region.values():
+        per_region.setdefault(_region_key(region), (region, {}, site))[1][ident] = region.variable
+    for region, names, site in per_region.values():
         rows = [{names[k]: v for k, v in row.values.items() if k in names} for row in table.buckets]
         new_table = TunedTable(
-            size=table.size,
+            size=_spelled(table.size, site),
             buckets=[b.model_copy(update={"values": r}) for b, r in zip(table.buckets, rows, strict=True) if r],
         )
         variables = set(names.values())
         values = {k: v for k, v in region.values.items() if k not in variables}
         spans += _tuned_splices(region, values, new_table)
-    new_source = _splice(source, spans)
+    new_source = lay_out_heuristics(_splice(source, spans), source)
     _, _, after = analyze(new_source, filename, gpu=gpu, **evaluated(evaluation))
     now = {t.key: t for t in after}
     for t in tunables:  # our bug when it fails: the table must read back, and nothing else move
@@ -816,6 +819,18 @@ def write_table(
 def _computed_heuristic(site: Site) -> bool:
     """True for a ``@triton.heuristics`` value computed from the kernel's arguments (a table can fall back on it)."""
     return site.kind is TunableKind.HEURISTIC and site.heuristic_fallback is not None
+
+
+def _spelled(size: str, site: Site) -> str:
+    """The table's size as ``site``'s computation reads it: the launcher's ``dstate`` is ``args["dstate"]`` in a
+    heuristic's lambda that reads its arguments so, and a heuristic's ``args["dstate"]`` is ``dstate`` in a
+    launching function whose computation reads a ``dstate`` (one size however spelled: tunegaps11; the caller
+    tells they are one, :func:`kernelopt.tuning.folder._reads`)."""
+    named = size_name(size)
+    spelled = [n for n in site.size_names if size_name(n) == named]
+    if size in site.size_names or not spelled:
+        return size
+    return spelled[0]
 
 
 def render_heuristic(size: str, rows: list[tuple[int, Value]], site: Site) -> str:

@@ -527,6 +527,28 @@ _ARGUMENT = re.compile(r"""^\w+\[(["'])(\w+)\1\]$""")
 """A kernel argument as a ``@triton.heuristics`` lambda reads it (``args["n_cols"]``)."""
 
 
+def argument_name(expression: str) -> str | None:
+    """The launch argument a ``@triton.heuristics`` lambda's ``expression`` reads (``n_cols`` for
+    ``args["n_cols"]`` or ``nargs['n_cols']``); ``None`` for any other expression."""
+    found = _ARGUMENT.match(expression.strip())
+    return found.group(2) if found else None
+
+
+def size_name(expression: str) -> str:
+    """The name a size expression gives its size: a heuristic's ``args["dstate"]`` and a launcher's ``dstate`` are
+    both ``dstate`` (the same size where the launcher passes its ``dstate`` as that argument)."""
+    return argument_name(expression) or expression.strip()
+
+
+def argument_as(expression: str, name: str) -> str:
+    """The launch argument ``name`` spelled as ``expression`` spells one (``args["N"]`` for ``args["R"]``)."""
+    found = _ARGUMENT.match(expression.strip())
+    if found is None:
+        raise ValueError(f"{expression!r} reads no launch argument")
+    head = expression.strip()[: found.start(1) - 1]
+    return f"{head}[{found.group(1)}{name}{found.group(1)}]"
+
+
 class ShapeSizes(BaseModel):
     """The integer locals of each kernel's launching function at one ``SHAPES`` entry, and the values its launch
     received there."""

@@ -75,6 +75,7 @@ from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
 from kernelopt.tunables.list_filters import ListScreen, list_screen
+from kernelopt.tunables.model import argument_as, argument_name, size_name
 from kernelopt.tuning.budget import DEFAULT_WALL_S, BudgetRule, check_wall_s
 from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result, Value, is_computed
 from kernelopt.tuning.exclusion import Exclusion, excluder
@@ -1023,19 +1024,52 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
 
 
 #: The most configurations a keyed autotune list may hold for a session to time each of them as the kernel as
-#: written: a per-bucket table ``tune`` writes holds one per shape; a user's list of dozens stays one configuration.
+#: written whatever its budget: a per-bucket table ``tune`` writes holds one per shape; a longer list is timed
+#: whole when the session's candidate budget holds it (:func:`list_most`).
 LIST_CURRENT_MOST = 8
+
+
+def list_most(prepared: PreparedFolder) -> int:
+    """The most distinct configurations of a keyed autotune list a session times each of as the kernel as written:
+    :data:`LIST_CURRENT_MOST`, or the session's candidate budget where it holds more (each entry is seeded and
+    never cut, so a list longer than the budget would spend it all on the list)."""
+    return max(LIST_CURRENT_MOST, prepared.budget.candidates(prepared.space.size.count))
 
 
 def list_configs(prepared: PreparedFolder) -> list[Config]:
     """The configurations of the keyed autotune list the kernel runs now (:func:`_keyed_list`), as the space's
-    (an option the interpreter ignores left out), when it holds 2 to :data:`LIST_CURRENT_MOST` distinct ones and
-    each is a configuration of the space; ``[]`` otherwise.
+    (an option the interpreter ignores left out), when it holds 2 to :func:`list_most` distinct ones and each is
+    a configuration of the space; ``[]`` otherwise.
 
     Its autotuner picks one of them at each key, so the kernel as written is no one configuration: a per-bucket
     table ``tune`` wrote (``configs=[BLOCK 1024, BLOCK 8192], key=["n"]``) ran 8192 on the large shape, where the
     next session's current configuration, the list's first entry, was timed at 1024 on every shape and a table
     differing by noise was written as "3.7x faster than the current"."""
+    out = _list_entries(prepared)
+    return out if 2 <= len(out) <= list_most(prepared) else []
+
+
+def list_note(prepared: PreparedFolder) -> str | None:
+    """The line that says a keyed autotune list is judged as one configuration: it holds more distinct
+    configurations than :func:`list_most`, so the current configuration is one entry on every shape (its
+    autotuner's pick at the first shape, else its first), not what the autotuner picks at each key (tunegaps11);
+    ``None`` otherwise."""
+    out = _list_entries(prepared)
+    most = list_most(prepared)
+    if len(out) <= most:
+        return None
+    return (
+        f"the keyed autotune list holds {len(out)} distinct configurations, more than the {most} a session of this "
+        "budget times as the kernel as written: the current configuration is one entry (its autotuner's pick at the "
+        f"first shape, else its first) on every shape, not what the autotuner picks at each key, and a gain is over "
+        f"that entry (--budget {len(out)} or more times "
+        "the whole list and judges against its pick at each shape)"
+    )
+
+
+def _list_entries(prepared: PreparedFolder) -> list[Config]:
+    """The distinct configurations of the keyed autotune list the kernel runs (:func:`list_configs`), in the list's
+    order; ``[]`` when there is none or one of them is no configuration of the space."""
     listed = _keyed_list(prepared)
     if listed is None:
         return []
@@ -1050,7 +1084,7 @@ def list_configs(prepared: PreparedFolder) -> list[Config]:
             return []
         if config not in out:
             out.append(config)
-    return out if 2 <= len(out) <= LIST_CURRENT_MOST else []
+    return out
 
 
 def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> FolderTuning:
@@ -1413,7 +1447,7 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
     # row one block) was tabled by batch_dim beside BLOCK_SIZE_BATCH, 256 "up to 200 rows", wrong at 1000 features
     # (breaker9 w2)
     reads = [computed[n].size_names for n in names if computed[n].size_names]
-    common = [x for x in computed[names[0]].size_names if all(x in r for r in reads)]
+    common = [x for x in computed[names[0]].size_names if all(_reads(prepared, r, x) for r in reads)]
     for i, x in enumerate(common or computed[names[0]].size_names):
         values = [_size_at(prepared, x, s) for s in ran]
         if any(v is None for v in values):
@@ -1425,9 +1459,50 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
         return None
     size = min(known)[2]
     # a knob whose computation reads sizes but not this one stays at its computation
-    held = [n for n in names if not computed[n].size_names or size in computed[n].size_names]
+    held = [n for n in names if not computed[n].size_names or _reads(prepared, computed[n].size_names, size)]
+    spans = _covered_size(prepared, held)
+    if spans is not None:
+        return held, spans
     whole = _over_computation(prepared, held)
     return (held, whole) if whole is not None else (held, size)
+
+
+def _reads(prepared: PreparedFolder, names: Sequence[str], size: str) -> bool:
+    """Whether a computation reading the sizes ``names`` reads ``size``, however either is spelled: a heuristic's
+    ``args["dstate"]`` is the launcher's ``dstate`` where the launching function passes its ``dstate`` as that
+    argument, the two the same value at every shape run (Mamba's ``BLOCK_SIZE_DSTATE`` heuristic and its
+    launcher's ``BLOCK_SIZE_M`` from ``dstate``: one size, one table; tunegaps11)."""
+    if size in names:
+        return True
+    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
+    named = size_name(size)
+    return any(
+        size_name(x) == named
+        and bool(ran)
+        and all((at := _size_at(prepared, size, s)) is not None and at == _size_at(prepared, x, s) for s in ran)
+        for x in names
+    )
+
+
+def _covered_size(prepared: PreparedFolder, names: list[str]) -> str | None:
+    """The size the one heuristic ``names`` holds covers with one block (``cols < N``), spelled as its lambda
+    reads the launch's arguments (``args["N"]``), when its computation does not read that size and every shape run
+    gives it: its table is bounded by that size. A block computed from another size (``4096 //
+    next_power_of_2(args["R"])``, a budget the rows share, falling as the batch grows) covers N only where the
+    computation gave at least N; a row over R (``128 if args["R"] <= 32``) leaves wider rows at fewer rows undone,
+    and a row over the computation's value holds only a block at least that value, never the smaller block the
+    session found (128 where 16 rows gave 256): ``128 if args["N"] <= 100`` covers every row it serves (tunegaps11).
+    ``None`` for any other table."""
+    tunable = _tabled(prepared).get(names[0]) if len(names) == 1 else None
+    if tunable is None or tunable.kind is not TunableKind.HEURISTIC or not tunable.covers:
+        return None
+    reads = [argument_name(n) for n in tunable.size_names]
+    sizes = {c.size for c in tunable.covers}
+    if not reads or None in reads or len(sizes) != 1 or sizes & set(reads):
+        return None
+    size = argument_as(tunable.size_names[0], sizes.pop())
+    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
+    return size if ran and all(_size_at(prepared, size, s) is not None for s in ran) else None
 
 
 def _over_computation(prepared: PreparedFolder, names: list[str]) -> str | None:

@@ -192,6 +192,9 @@ def _knobs(
         # an autotune list's own values are in its domain: the authors' choices (Mamba's BLOCK_SIZE_H of 1, 2
         # and 4 for a few heads sit below the block family's grid; breaker8 m7)
         values += [t.value for t in ts if _own_value(t) and t.value not in values]
+        # a computed knob's values at the SHAPES entries are the authors' choices too (Mamba's BLOCK_SIZE_M of 4
+        # and 8 rows a program for a large dstate sat below the block grid's 16: tunegaps11)
+        values += _computed_values(first, values, la.kernel, evaluation)
         from_problem = first.computed is not None and not any(".configs[" in t.key for t in ts)  # as KnobOrigin's
         values, default, low, note = _cover_bound(
             name, first, values, default, None if from_problem else value, covered
@@ -270,6 +273,31 @@ def _own_value(t: Tunable) -> bool:
         and not isinstance(v, bool)
         and t.legality.problem(v) is None
     )
+
+
+def _computed_values(
+    t: Tunable, values: list[Value], kernel: str | None, evaluation: AutotuneEvaluation | None
+) -> list[Value]:
+    """The legal values a knob computed from the problem took at the ``SHAPES`` entries the evaluation ran that
+    ``values`` lacks, each with the powers of two between it and the grid (:func:`_up_to_grid`): what the
+    authors' own computation gives, a heuristic's or a launcher's, is searched as their literals are."""
+    if t.computed is None or kernel is None or evaluation is None:
+        return []
+    feed = t.feeds[0] if t.feeds else t.name
+    # a launch value passed by keyword, else (passed positionally: Mamba's BLOCK_SIZE_M) the launching function's
+    # local the setting is computed into
+    local = t.name if t.kind is TunableKind.COMPUTED_SETTING else None
+    given = [
+        e.launch_values.get(kernel, {}).get(feed, e.sizes.get(kernel, {}).get(local) if local else None)
+        for e in evaluation.shape_sizes
+    ]
+    out: list[Value] = []
+    for v in sorted({v for v in given if isinstance(v, int) and not isinstance(v, bool)}):
+        if v in values or v in out or t.legality.problem(v) is not None:
+            continue
+        out.append(v)
+        out += [w for w in _up_to_grid(t, v, [*values, *out]) if w not in out]
+    return out
 
 
 def _picked_config(la: Launch, evaluation: AutotuneEvaluation | None) -> dict[str, Value]:
