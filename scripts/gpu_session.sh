@@ -56,6 +56,8 @@
 #   breaker11  scripts/gpu_breaker11.sh: the eleventh held-out trial's kernels (vLLM's int8 scaled_mm, DeepSeek-V3's fp8
 #              block GEMM and quantization, Liger-Kernel, xformers, Unsloth, SGLang's moe_align) and its written forms
 #              compiled and correct at realistic sizes, tune --device cuda on three
+#   tunegaps11 scripts/gpu_tunegaps11.sh: the tables of a falling heuristic, of one size spelled two ways and of
+#              Mamba's own BLOCK_SIZE_M = 4 compiled and correct, tune --device cuda on heur_rows and keyed_nine
 #   tuneleft9  scripts/gpu_tuneleft9.sh: an autotune list's own filter and static_assert on the GPU (fa2_causal's
 #              written list at a head dimension every tuned config fails), tune --device cuda on fa2_causal
 #   leftovers10 scripts/gpu_leftovers10.sh: a keyed list's table holding an entry's best its prune drops at the
@@ -102,6 +104,7 @@ breaker8 420 scripts/gpu_breaker8.sh
 breaker9 420 scripts/gpu_breaker9.sh
 breaker10 480 scripts/gpu_breaker10.sh
 breaker11 480 scripts/gpu_breaker11.sh
+tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
 gpuleft10 720 scripts/gpu_gpuleft10.sh

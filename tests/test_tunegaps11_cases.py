@@ -48,6 +48,16 @@ def test_a_falling_heuristic_is_tabled_over_the_size_its_block_covers(tmp_path: 
     (folder / "kernel.py").write_text(written)
     shapes = [{"R": 16, "N": 200}, {"R": 64, "N": 64}, {"R": 3, "N": 1000}]
     assert _correct_padded(folder, shapes) == {f"R={s['R']},N={s['N']}": True for s in shapes}
+    # the same computation in the launching function: its N is the argument the kernel covers, so the table is
+    # bounded by it there too
+    heuristic = '@triton.heuristics({"BLOCK": lambda args: 4096 // triton.next_power_of_2(args["R"])})\n'
+    launch = "BLOCK = 4096 // triton.next_power_of_2(R)\n    _rsum[(R,)](x, y, R, N, BLOCK=BLOCK)"
+    original = (DATA / "variants" / "heur_falling" / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(original.replace(heuristic, "").replace("_rsum[(R,)](x, y, R, N)", launch))
+    written, note = _tune_edit(folder, {"BLOCK": 128})
+    assert written is not None and "    if N <= 100:  # kernelopt: tuned\n        BLOCK = 128\n" in written, note
+    (folder / "kernel.py").write_text(written)
+    assert _correct_padded(folder, shapes[:1]) == {"R=16,N=200": True}
     rows = _copy("tunegaps11/heur_rows", tmp_path)
     written, note = _tune_edit(rows, {"BLOCK_M": 16})
     assert written is not None and '16 if args["N"] <= 300 else max(1, 1024 //' in written, (note, written)
@@ -148,3 +158,32 @@ def test_a_keyed_list_of_more_than_eight_is_timed_whole_when_the_budget_holds_it
     assert line is not None and "holds 9 distinct configurations, more than the 8" in line and "--budget 9" in line
     whole = replace(small, budget=BudgetRule(count=12))
     assert [c["BLOCK"] for c in list_configs(whole)] == [2**i for i in range(4, 13)] and list_note(whole) is None
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_tables_written_here_compile_and_hold_on_a_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted), the forms this lane's rules write, at sizes no ``SHAPES``
+    entry names: heur_falling's ``128 if args["N"] <= 100`` over its falling computation (16 rows of 200 columns,
+    where the computation gives 256; one row of 4096), heur_rows' ``BLOCK_M`` and ``BLOCK_N`` in one table over
+    ``N`` (a row of 16384 columns, 65536 rows), and Mamba's table of the authors' own ``BLOCK_SIZE_M = 4`` beside
+    ``BLOCK_SIZE_DSTATE`` tabled over the same ``dstate`` (``args["dstate"]`` in its lambda)."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    falling = written_files(DATA / "variants", {"heur_falling": {"BLOCK": 128}}, tmp_path)["heur_falling"]
+    rows = written_files(DATA / "tunegaps11", {"heur_rows": {"BLOCK_M": 16}}, tmp_path)["heur_rows"]
+    mamba_pick = {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_DSTATE": 128}
+    mamba = written_files(DATA / "breaker10", {"mamba_ssu": mamba_pick}, tmp_path)["mamba_ssu"]
+    assert "if dstate <= 100:  # kernelopt: tuned\n        BLOCK_SIZE_M = 4\n" in mamba.read_text()
+    cases: list[tuple[Path, Path, list[dict[str, int]]]] = [
+        (DATA / "variants" / "heur_falling", falling, [{"R": 16, "N": 200}, {"R": 1, "N": 4096}, {"R": 4096, "N": 1}]),
+        (DATA / "tunegaps11" / "heur_rows", rows, [{"R": 5, "N": 1000}, {"R": 65536, "N": 300}, {"R": 3, "N": 16384}]),
+        (DATA / "breaker10" / "mamba_ssu", mamba, [{"B": 3, "D": 300, "S": 16}, {"B": 64, "D": 4096, "S": 100}]),
+    ]
+    for folder, kernel_py, shapes in cases:
+        assert_correct(folder, shapes, _outputs_checked, kernel_py=kernel_py)

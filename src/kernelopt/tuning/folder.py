@@ -1485,22 +1485,30 @@ def _reads(prepared: PreparedFolder, names: Sequence[str], size: str) -> bool:
 
 
 def _covered_size(prepared: PreparedFolder, names: list[str]) -> str | None:
-    """The size the one heuristic ``names`` holds covers with one block (``cols < N``), spelled as its lambda
-    reads the launch's arguments (``args["N"]``), when its computation does not read that size and every shape run
-    gives it: its table is bounded by that size. A block computed from another size (``4096 //
-    next_power_of_2(args["R"])``, a budget the rows share, falling as the batch grows) covers N only where the
-    computation gave at least N; a row over R (``128 if args["R"] <= 32``) leaves wider rows at fewer rows undone,
-    and a row over the computation's value holds only a block at least that value, never the smaller block the
-    session found (128 where 16 rows gave 256): ``128 if args["N"] <= 100`` covers every row it serves (tunegaps11).
-    ``None`` for any other table."""
+    """The size the one computed knob ``names`` holds covers with one block (``cols < N``), spelled as its
+    computation reads sizes (``args["N"]`` in a heuristic's lambda; ``N`` in the launching function, where its
+    ``N`` is the argument the kernel gets as ``N`` at every shape run), when its computation does not read that
+    size and every shape run gives it: its table is bounded by that size. A block computed from another size
+    (``4096 // next_power_of_2(args["R"])``, a budget the rows share, falling as the batch grows) covers N only
+    where the computation gave at least N; a row over R (``128 if args["R"] <= 32``) leaves wider rows at fewer
+    rows undone, and a row over the computation's value holds only a block at least that value, never the smaller
+    block the session found (128 where 16 rows gave 256): ``128 if args["N"] <= 100`` covers every row it serves
+    (tunegaps11). ``None`` for any other table."""
     tunable = _tabled(prepared).get(names[0]) if len(names) == 1 else None
-    if tunable is None or tunable.kind is not TunableKind.HEURISTIC or not tunable.covers:
+    if tunable is None or not tunable.covers or not tunable.size_names:
         return None
-    reads = [argument_name(n) for n in tunable.size_names]
-    sizes = {c.size for c in tunable.covers}
-    if not reads or None in reads or len(sizes) != 1 or sizes & set(reads):
+    covered = {c.size for c in tunable.covers}
+    if len(covered) != 1 or covered & {size_name(n) for n in tunable.size_names}:
         return None
-    size = argument_as(tunable.size_names[0], sizes.pop())
+    name = covered.pop()
+    if tunable.kind is TunableKind.HEURISTIC and argument_name(tunable.size_names[0]) is not None:
+        size = argument_as(tunable.size_names[0], name)
+    elif tunable.kind is TunableKind.COMPUTED_SETTING and argument_name(tunable.size_names[0]) is None:
+        size = name  # the launcher's own name: one size with the argument only where their values agree
+        if not _reads(prepared, [argument_as('args["_"]', name)], size):
+            return None
+    else:
+        return None
     ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
     return size if ran and all(_size_at(prepared, size, s) is not None for s in ran) else None
 
