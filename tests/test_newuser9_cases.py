@@ -190,3 +190,30 @@ def test_n46_a_grid_counted_by_math_ceil_over_a_kernel_without_masks_is_guarded(
         "n=4160": True,
         "n=1088": True,
     }
+
+
+@pytest.mark.parametrize("alloc", ["x.new_empty(n)", "torch.zeros(n)", "torch.zeros_like(x)", "x.new_zeros(n)"])
+def test_n47_the_net_sees_a_store_past_an_output_that_new_empty_or_zeros_allocated(alloc: str, tmp_path: Path) -> None:
+    """n47: the net fenced what ``run()`` allocates with ``torch.empty`` and ``torch.empty_like`` only: n46's written
+    kernel (``BLOCK=1024`` over ``math.ceil(n / 1024)`` programs, no masks) stores 4096..5119 at 4160 elements past
+    the end of its ``x.new_empty(n)`` output, and the net said "correct at n=8704". ``torch.zeros``, ``zeros_like``
+    and a tensor's ``new_empty`` / ``new_zeros`` are fenced too: the store is seen (the values in range are right),
+    and a size the tile divides stays inside."""
+    import torch
+
+    from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, padded, trespassed
+    from tests.conftest import load_fresh, triton_interpreted
+
+    written = CEIL_GRID_KERNEL.replace("math.ceil(n / 64)", "math.ceil(n / 1024)").replace("BLOCK=64", "BLOCK=1024")
+    (tmp_path / "kernel.py").write_text(written.replace("x.new_empty(n)", alloc))
+    with triton_interpreted():
+        kernel = load_fresh(tmp_path / "kernel.py", f"_newuser9_n47_{alloc.split('(')[0].replace('.', '_')}")
+        seen = {}
+        for n in (4160, 4096):
+            fences: Fences = []
+            x = padded(torch.randn(n), fences)
+            with fenced_outputs(fences, OUTPUT_FILL):
+                out = kernel.run(x)
+            assert torch.equal(out, x * 3.0)
+            seen[n] = trespassed(fences)
+    assert seen == {4160: True, 4096: False}

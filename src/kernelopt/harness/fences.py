@@ -4,9 +4,10 @@ writes into NaN that is read back afterwards.
 In Triton's interpreter a kernel reads and writes raw host memory: a block that does not divide a size, its mask
 removed, read zeros at times (the wrong K tiles of mm_evenk passed by luck) and a column tile stored past an
 output's end passed its check and aborted the process later (transpose_rowmask). :func:`padded` gives an input its
-strides inside a buffer of NaN; :func:`fenced_outputs` gives what ``torch.empty`` and ``torch.empty_like`` allocate
-while a kernel's ``run()`` runs the same; :func:`trespassed` says whether anything was written into the NaN. Used by
-the net behind the rules (:mod:`kernelopt.tuning.net`) and the variants' property test.
+strides inside a buffer of NaN; :func:`fenced_outputs` gives what ``torch.empty``, ``torch.zeros``, their ``_like``
+forms and a tensor's ``new_empty`` / ``new_zeros`` allocate while a kernel's ``run()`` runs the same;
+:func:`trespassed` says whether anything was written into the NaN. Used by the net behind the rules
+(:mod:`kernelopt.tuning.net`) and the variants' property test.
 
 torch is imported inside the functions: importing this module does nothing.
 """
@@ -49,22 +50,31 @@ def padded(t: Any, fences: Fences | None = None, fill: float = float("nan")) -> 
     return view
 
 
+#: What a ``run()`` allocates its outputs with, each fenced while it runs (:func:`fenced_outputs`): torch's functions,
+#: and the tensor methods (``x.new_empty(n)``: newuser9 n47, a store past its end went unseen by the net).
+FENCED_FUNCTIONS = ("empty", "empty_like", "zeros", "zeros_like")
+FENCED_METHODS = ("new_empty", "new_zeros")
+
+
 @contextlib.contextmanager
 def fenced_outputs(fences: Fences, fill: float = float("nan")) -> Iterator[None]:
-    """While the block runs, ``torch.empty`` and ``torch.empty_like`` give floating-point tensors in the middle of
-    ``fill`` (NaN; :func:`padded`), each fence added to ``fences``: a store past an output's end is seen, not a
-    corrupt heap (:data:`OUTPUT_FILL` sees a NaN stored there too)."""
+    """While the block runs, what ``torch.empty``, ``torch.empty_like``, ``torch.zeros``, ``torch.zeros_like`` and a
+    tensor's ``new_empty`` and ``new_zeros`` allocate is, for a floating-point tensor, in the middle of ``fill`` (NaN;
+    :func:`padded`), each fence added to ``fences``: a store past an output's end is seen, not a corrupt heap
+    (:data:`OUTPUT_FILL` sees a NaN stored there too)."""
     import torch
 
-    empty, empty_like = torch.empty, torch.empty_like
+    def fenced(make: Any) -> Any:
+        def allocate(*args: Any, **kwargs: Any) -> Any:
+            return padded(make(*args, **kwargs), fences, fill)
 
-    def fenced_empty(*args: Any, **kwargs: Any) -> Any:
-        return padded(empty(*args, **kwargs), fences, fill)
+        return allocate
 
-    def fenced_like(*args: Any, **kwargs: Any) -> Any:
-        return padded(empty_like(*args, **kwargs), fences, fill)
-
-    with mock.patch.object(torch, "empty", fenced_empty), mock.patch.object(torch, "empty_like", fenced_like):
+    with contextlib.ExitStack() as stack:
+        for name in FENCED_FUNCTIONS:
+            stack.enter_context(mock.patch.object(torch, name, fenced(getattr(torch, name))))
+        for name in FENCED_METHODS:
+            stack.enter_context(mock.patch.object(torch.Tensor, name, fenced(getattr(torch.Tensor, name))))
         yield
 
 
