@@ -1723,6 +1723,8 @@ class TuneSummary(BaseModel):
         current_list: the configurations of the keyed autotune list kernel.py runs, one picked per key at run time
             (:func:`judge_against_list`; ``current_config`` is its first): ``current_latency_us`` and each shape's
             ``current_latency_us`` are the fastest of them there; ``[]`` otherwise.
+        list_note: why a keyed autotune list was judged as one entry (more configurations than the session times
+            as the kernel as written: :func:`list_note`), else ``None``.
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
         within: the sweep the space was cut to (``--within``): complete or cut short, and what its best is called.
         check_notes: what the checks' setup said of them, as ``tune`` warns it on stderr (the reference's float64
@@ -1763,6 +1765,7 @@ class TuneSummary(BaseModel):
     computed_by_shape: dict[str, dict[str, Value]] = Field(default_factory=dict)
     guarded: dict[str, Value] | None = None
     current_list: list[dict[str, Value]] = Field(default_factory=list)
+    list_note: str | None = None
     unretimed: str | None = None
     within: WithinSweep | None = None
     check_notes: list[str] = Field(default_factory=list)
@@ -1833,6 +1836,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         computed_by_shape=computed_by_shape(p),
         guarded=tuning.guarded,
         current_list=list(tuning.current_list),
+        list_note=list_note(p),
         unretimed=r.unretimed,
         within=p.within,
         check_notes=list(tuning.check_notes),
