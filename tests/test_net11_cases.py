@@ -58,6 +58,18 @@ def test_a_key_is_a_size_by_its_use_in_get_inputs_not_by_its_value() -> None:
     assert _roles("from helpers import make\n\ndef get_inputs(n=100):\n    return make(n)\n") == {
         "n": ("unknown", None)
     }
+    # a count of a sequence made a tensor, a slice's bound: dimensions (breaker11's moe_align: randperm(E)[:TOPK]);
+    # a 0-d tensor's value is not (its BLOCK_SIZE_M, the output's format)
+    listed = (
+        "def get_inputs(b=4, d=64, n=9):\n    return [torch.stack([torch.randn(d) for _ in range(b)]), torch.tensor(n)]"
+    )
+    assert _roles(listed) == {
+        "b": ("size", None),
+        "d": ("size", None),
+        "n": ("kept", "no tensor dimension in get_inputs"),
+    }
+    sliced = "def get_inputs(E=4, K=2, T=9):\n    return [torch.tensor([list(range(0, T, 2))]), torch.randperm(E)[:K]]"
+    assert _roles(sliced) == {"E": ("size", None), "K": ("size", None), "T": ("size", None)}
     assert _roles("def get_inputs(n=1000, block=128):\n    return [torch.zeros(triton.cdiv(n, block))]")["block"] == (
         "kept",
         "divides a dimension",

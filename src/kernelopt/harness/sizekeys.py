@@ -52,6 +52,8 @@ _Deps = dict[str, set[_Use]]
 _SHAPE_METHODS = frozenset(
     {"view", "reshape", "expand", "new_empty", "new_zeros", "new_ones", "new_full", "repeat", "unflatten", "tile"}
 )
+#: Calls that make a tensor of a sequence: a ``range`` in it counts one of its dimensions.
+_LISTED = frozenset({"tensor", "as_tensor", "stack", "cat", "vstack", "hstack", "concatenate", "array"})
 #: Calls that seed a random generator.
 _SEEDING = frozenset({"manual_seed", "seed", "default_rng", "RandomState", "manual_seed_all"})
 #: Calls whose second argument divides the first (``triton.cdiv(n, groups)``).
@@ -108,6 +110,7 @@ class _Reader:
         self.seeds: set[str] = set()
         self.divides: set[str] = set()
         self.unread: set[str] = set()
+        self.used: set[str] = set()  # handed to a call other than a seeding one
 
     def deps(self, node: ast.AST | None, env: Mapping[str, _Deps]) -> _Deps:
         """The keys ``node``'s value depends on, and how (in a product or sum, as an exponent, as a divisor)."""
@@ -148,6 +151,8 @@ class _Reader:
                 env[node.target.id] = self.deps(node.value, env)
             elif isinstance(node, ast.Call):
                 self._call(node, env, depth)
+            elif isinstance(node, ast.Slice):  # torch.randperm(E)[:TOPK]: a slice's bounds are a dimension
+                self.dims = _merge(self.dims, self.deps(node.lower, env), self.deps(node.upper, env))
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
                 self.divides |= set(self.deps(node.right, env))  # hidden // heads, assert n % groups == 0
 
@@ -158,6 +163,14 @@ class _Reader:
         if name in TENSOR_MAKERS or (method and name in _SHAPE_METHODS):
             for arg in _size_args(call, name) if name in TENSOR_MAKERS else call.args:
                 self.dims = _merge(self.dims, self.deps(arg, env))
+            return
+        if name not in _SEEDING:
+            self.used |= set(_merge(*(self.deps(a, env) for a in args)))
+        if name in _LISTED:  # torch.tensor(range(n)), torch.stack([... for _ in range(b)]): the count is a dimension
+            for node in (n for a in call.args for n in ast.walk(a)):
+                if isinstance(node, ast.Call) and _call_name(node) == "range" and node.args:
+                    stop = node.args[0] if len(node.args) == 1 else node.args[1]  # range(n), range(start, n, step)
+                    self.dims = _merge(self.dims, self.deps(stop, env))
             return
         if name in _SEEDING:
             self.seeds |= set(_merge(*(self.deps(a, env) for a in args)))
@@ -242,7 +255,7 @@ def key_roles(source: str) -> dict[str, KeyReading]:
             out[p] = KeyReading(KeyRole.SIZE)
         elif _Use.EXPONENT in uses:
             out[p] = KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")
-        elif p in reader.seeds:
+        elif p in reader.seeds and p not in reader.used:
             out[p] = KeyReading(KeyRole.KEPT, "a seed")
         elif p in reader.unread:
             out[p] = KeyReading(KeyRole.UNKNOWN)
