@@ -217,3 +217,73 @@ def test_n47_the_net_sees_a_store_past_an_output_that_new_empty_or_zeros_allocat
             assert torch.equal(out, x * 3.0)
             seen[n] = trespassed(fences)
     assert seen == {4160: True, 4096: False}
+
+
+MASKED_AXPY = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    m = offs < n
+    tl.store(out_ptr + offs, a * tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+def run(x, y):
+    n = x.numel()
+    out = torch.empty_like(x)
+    axpy_kernel[GRID](x, y, out, 2.0, n, BLOCK_SIZE=32)
+    return out
+"""
+
+AXPY_REFERENCE = """
+import torch
+
+SHAPES = [{"n": 1000}, {"n": 5000}]
+ATOL = 1e-5
+RTOL = 1e-5
+
+
+def get_inputs(n=1000):
+    return [torch.randn(n), torch.randn(n)]
+
+
+def reference(x, y):
+    return 2.0 * x + y
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("grid", "written"),
+    [("((n - 1) // 32 + 1,)", "((n - 1) // 1024 + 1,)"), ("(-(-n // 32),)", "(-(-n // 1024),)")],
+)
+def test_n48_a_grid_rounded_up_by_hand_over_a_masked_kernel_takes_any_block(
+    grid: str, written: str, tmp_path: Path
+) -> None:
+    """n48, a correct pick refused: an axpy with masks launched on ``((n - 1) // 32 + 1,)`` or ``(-(-n // 32),)``
+    programs (two spellings of ``triton.cdiv(n, 32)``): ``tune`` set every larger block aside, "cannot be written: the
+    divisor 32 at line 19 moved to 1024, which does not divide every size the original handled, in a form no guard is
+    written for", since their floors read as ``n - 1`` and ``-n`` rounded down. Both are counts of tiles rounded up
+    (``guard._ceil_floors``): over masks any block is right, written plainly; without masks the tile must divide ``n``
+    (not ``n - 1``, a guard that never held where the original ran)."""
+    from kernelopt.tunables.guard import guard_edit
+    from tests.test_breaker_cases import _correct_at, _edit_for
+
+    folder = tmp_path / "axpy"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(MASKED_AXPY.replace("GRID", grid))
+    (folder / "reference.py").write_text(AXPY_REFERENCE)
+    text = _edit_for(folder, {"BLOCK_SIZE": 1024})
+    assert f"axpy_kernel[{written}](x, y, out, 2.0, n, BLOCK_SIZE=1024)" in text
+    (folder / "kernel.py").write_text(text)
+    shapes = [{"n": 1000}, {"n": 1025}, {"n": 7}]
+    assert set(_correct_at((folder, shapes)).values()) == {True}
+    unmasked = CEIL_GRID_KERNEL.replace("math.ceil(n / 64)", grid[1:-2].replace("32", "64"))
+    moved = unmasked.replace("// 64", "// 1024").replace("BLOCK=64", "BLOCK=1024")
+    guarded = guard_edit(unmasked, moved).new_source
+    assert guarded is not None and "    if n % 1024 == 0:  # kernelopt: tuned\n" in guarded
