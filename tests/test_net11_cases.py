@@ -300,3 +300,23 @@ def test_on_cuda_the_net_moves_module_level_sizes_and_keeps_a_code_key_at_realis
             done.edit_note
         )
         assert done.net is not None and done.net.failed is None and where in done.net.line(), done.net.line()
+
+
+def test_an_fp8_output_s_fence_falls_back_to_nan_and_an_empty_tensor_is_not_fenced() -> None:
+    """breaker11's fp8_block_gemm: since the net fences a tensor's ``new_empty`` (newuser9 n47), Triton's interpreter
+    staging each argument in ``arg.new_empty(0)`` got a fence of -1234.5 in float8_e4m3fn (at most 448): "value
+    cannot be converted to type c10::Float8_e4m3fn without overflow", the original failed at every size and the net
+    checked nothing there. Now an empty tensor is not fenced and a fill the dtype cannot hold falls back to NaN."""
+    import torch
+
+    from kernelopt.harness.fences import OUTPUT_FILL, fenced_outputs, padded, trespassed
+
+    fences: list[Any] = []
+    x = padded(torch.ones(4).to(torch.float8_e4m3fn), fences, OUTPUT_FILL)
+    assert x.dtype == torch.float8_e4m3fn and torch.equal(x.float(), torch.ones(4)) and not trespassed(fences)
+    with fenced_outputs(fences, OUTPUT_FILL):
+        staged = x.new_empty(0, device="cpu")
+        out = x.new_empty(3, dtype=torch.float8_e4m3fn)
+    assert len(fences) == 2 and staged.numel() == 0 and out.numel() == 3
+    out.as_strided((4,), (1,)).fill_(1.0)  # a store one past the end: into the NaN fence, seen
+    assert trespassed(fences)

@@ -39,10 +39,14 @@ def padded(t: Any, fences: Fences | None = None, fill: float = float("nan")) -> 
     ``fences``: each buffer is added with the length of its middle and its fill, for :func:`trespassed`."""
     import torch
 
-    if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
-        return t
-    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True)) if t.numel() else 0
-    buf = torch.full((span + 2 * PAD,), fill, dtype=t.dtype, device=t.device)
+    if not (isinstance(t, torch.Tensor) and t.is_floating_point()) or t.numel() == 0:
+        return t  # nothing to fence in an empty tensor (Triton's interpreter stages each argument in new_empty(0))
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True))
+    try:
+        buf = torch.full((span + 2 * PAD,), fill, dtype=t.dtype, device=t.device)
+    except RuntimeError:  # a fill the dtype cannot hold (-1234.5 in float8_e4m3fn, at most 448): NaN, as inputs
+        fill = float("nan")
+        buf = torch.full((span + 2 * PAD,), fill, dtype=t.dtype, device=t.device)
     view = buf.as_strided(t.shape, t.stride(), PAD)
     view.copy_(t)
     if fences is not None:
