@@ -287,3 +287,84 @@ def test_n48_a_grid_rounded_up_by_hand_over_a_masked_kernel_takes_any_block(
     moved = unmasked.replace("// 64", "// 1024").replace("BLOCK=64", "BLOCK=1024")
     guarded = guard_edit(unmasked, moved).new_source
     assert guarded is not None and "    if n % 1024 == 0:  # kernelopt: tuned\n" in guarded
+
+
+#: A row sum whose autotune list a ``tl.static_assert`` in a ``@triton.jit`` helper refuses at short rows.
+HELPER_ASSERT_LIST = (
+    Path("/dev/null"),
+    """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _fits(N: tl.constexpr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK <= N, "BLOCK must not exceed the row")
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": 16}, num_warps=1), triton.Config({"BLOCK": 32}, num_warps=1)],
+    key=["N"],
+)
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    _fits(N, BLOCK)
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for s in range(0, N, BLOCK):
+        c = s + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * N + c, mask=c < N, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+def run(x):
+    m, n = x.shape
+    out = torch.empty(m, dtype=x.dtype)
+    rowsum_kernel[(m,)](x, out, n)
+    return out
+""",
+)[1]
+
+ROWSUM_REFERENCE = """
+import torch
+
+SHAPES = [{"m": 4, "N": 40}, {"m": 4, "N": 3000}]
+ATOL = 1e-3
+RTOL = 1e-4
+
+
+def get_inputs(m=4, N=40):
+    return [torch.randn(m, N)]
+
+
+def reference(x):
+    return x.sum(dim=1)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_n49_a_static_assert_in_a_helper_keeps_the_original_configs_after_the_tuned_ones(tmp_path: Path) -> None:
+    """n49, a wrong written kernel: a keyed list ``[16, 32]`` whose ``tl.static_assert(BLOCK <= N)`` sits in a
+    ``@triton.jit`` helper the kernel calls; ``tune --device cpu`` (SHAPES N = 40 and 3000) wrote ``[32, 1024]`` in
+    its place, each entry's best: at rows of 16 to 31, which the original ran with 16, every config fails the assert
+    and the autotuner has none left ("BLOCK must not exceed the row"). The net checks only sizes past the entries.
+    An assert in a helper is read as one in the kernel (``list_filters.size_asserts``), so the original configs stay
+    after the tuned ones and every row the original ran still has a config."""
+    from kernelopt.tunables.edit import keep_pruned_fallback
+    from tests.test_breaker_cases import _correct_at
+
+    folder = tmp_path / "rowsum"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(HELPER_ASSERT_LIST)
+    (folder / "reference.py").write_text(ROWSUM_REFERENCE)
+    tuned = '[triton.Config({"BLOCK": 32}, num_warps=1), triton.Config({"BLOCK": 1024}, num_warps=1)]'
+    old = '[triton.Config({"BLOCK": 16}, num_warps=1), triton.Config({"BLOCK": 32}, num_warps=1)]'
+    kept = keep_pruned_fallback(HELPER_ASSERT_LIST, HELPER_ASSERT_LIST.replace(old, tuned), "rowsum_kernel")
+    assert kept is not None  # the list as tune pins it, the original's 16 after the tuned configs
+    written, note = kept
+    assert 'triton.Config({"BLOCK": 16}, num_warps=1)' in written and '{"BLOCK": 1024}' in written
+    assert note.startswith("rowsum_kernel's tl.static_assert(BLOCK <= N in _fits) reads a tuned knob beside a size")
+    (folder / "kernel.py").write_text(written)
+    rows = [{"m": 2, "N": n} for n in (16, 20, 31, 40, 1100)]
+    assert _correct_at((folder, rows)) == {f"m=2,N={r['N']}": True for r in rows}

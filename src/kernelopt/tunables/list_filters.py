@@ -446,26 +446,56 @@ def _config_binds(elt: cst.BaseExpression) -> dict[str, str]:
 
 
 def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
-    """The ``tl.static_assert`` conditions of ``kernel``'s body that read one of ``knobs`` beside another
+    """The ``tl.static_assert`` conditions of ``kernel``'s body, and of the module's functions it calls (a
+    ``@triton.jit`` helper, read through the arguments the call passes), that read one of ``knobs`` beside another
     ``tl.constexpr`` parameter (``BLOCK_N <= HEAD_DIM``): a config may pass them at the sizes a session checks and
     fail them at another size the original list handled, where Triton's autotuner skips it
-    (``CompileTimeAssertionFailure``) and runs another of its configs; empty when there are none."""
+    (``CompileTimeAssertionFailure``) and runs another of its configs; empty when there are none. A helper's
+    condition is named with it (``BLOCK <= N in _fits``; newuser9 n49: an assert in a helper was not read, and a
+    tuned list ``[32, 1024]`` replaced ``[16, 32]`` whole, no config left at rows of 16 to 31)."""
     try:
         tree = parsed(source)
     except cst.ParserSyntaxError:
         return []
+    functions = {n.name.value: n for n in walk(tree.module) if isinstance(n, cst.FunctionDef)}
     out: list[str] = []
-    for node in walk(tree.module):
-        if not (isinstance(node, cst.FunctionDef) and node.name.value == kernel):
-            continue
-        params = {
-            p.name.value
-            for p in node.params.params
-            if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
-        }
-        for call in walk(node.body):
-            if isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] == "static_assert" and call.args:
-                read = {n.value for n in walk(call.args[0].value) if isinstance(n, cst.Name)}
+
+    def read_in(fn: cst.FunctionDef, names: dict[str, set[str]], where: str, depth: int) -> None:
+        """The asserts of ``fn``, its parameter ``p`` standing for the kernel's names ``names[p]``."""
+        for call in walk(fn.body):
+            if not isinstance(call, cst.Call):
+                continue
+            callee = dotted(call.func)
+            if callee.split(".")[-1] == "static_assert" and call.args:
+                read = set().union(
+                    *(names.get(n.value, set()) for n in walk(call.args[0].value) if isinstance(n, cst.Name))
+                )
                 if read & knobs and (read & params) - knobs:
-                    out.append(tree.module.code_for_node(call.args[0].value).strip())
+                    text = tree.module.code_for_node(call.args[0].value).strip()
+                    out.append(f"{text} in {where}" if fn is not root else text)
+            elif callee in functions and depth < 3:
+                helper = functions[callee]
+                passed: dict[str, set[str]] = {}
+                positional = [a for a in call.args if a.keyword is None and not a.star]
+                for param, arg in zip(helper.params.params, positional, strict=False):
+                    passed[param.name.value] = _read_names(arg.value, names)
+                for arg in call.args:
+                    if arg.keyword is not None:
+                        passed[arg.keyword.value] = _read_names(arg.value, names)
+                read_in(helper, passed, callee, depth + 1)
+
+    root = functions.get(kernel)
+    if root is None:
+        return out
+    params = {
+        p.name.value
+        for p in root.params.params
+        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
+    }
+    read_in(root, {p.name.value: {p.name.value} for p in root.params.params}, kernel, 0)
     return out
+
+
+def _read_names(expr: cst.BaseExpression, names: dict[str, set[str]]) -> set[str]:
+    """The kernel's names an argument expression reads, through ``names`` (a helper's parameters)."""
+    return set().union(*(names.get(n.value, set()) for n in walk(expr) if isinstance(n, cst.Name)))
