@@ -2778,6 +2778,89 @@ def _guard(
     return [*restore, (end_of_statement, end_of_statement, block)], note
 
 
+def bound_moves(old: str, new: str, test: str) -> Guarded:
+    """``new`` (``old`` with literal knobs moved, :func:`~kernelopt.tunables.edit.write_config`) with every moved
+    literal set under ``test`` (``Lq <= 48``: the bound of the tuned table written beside them), its original value
+    the fallback above it, as the guard writes a tile (``num_stages = 1`` / ``if Lq <= 48:  # kernelopt: tuned`` /
+    ``num_stages = 6``; a launch literal gets a line of its own first, or, where the function already uses its
+    name, ``num_warps=8 if Lq <= 48 else 4``). A pick is one configuration: where a table falls back on the
+    original computation, every setting the pick moved falls back with it (tablebound11: extend_attn's six stages
+    beside a BLOCK_M/BLOCK_N table over Lq up to 48 ran with the original tiles at D=65, 458752 B of shared memory
+    of 232448 on an H100). No text, and why, when a moved literal cannot be set under ``test``: a module constant,
+    a kernel's own literal, an entry of a dict of settings, a branch of a conditional, a name of ``test`` not
+    known where it is set, or an edit that is not literals alone (an inserted launch option)."""
+    old_collector = _collected(old)
+    try:
+        new_tree = parsed(new)
+        wanted = _names(cst.parse_expression(test))
+    except cst.ParserSyntaxError:
+        return Guarded(None, f"the bound {test!r} or the edited text does not parse")
+    pos = new_tree.positions
+    collector = _Collector(_line_starts(new), pos)
+    visit(new_tree.module, collector)
+    if old_collector is None or len(old_collector.statements) != len(collector.statements):
+        return Guarded(None, "the edit is not of literals alone")
+    restores: list[_Splice] = []
+    by_statement: dict[int, list[_Change]] = {}
+    for o, n in zip(old_collector.statements, collector.statements, strict=True):
+        for change in _changes(o, n, collector):
+            name = change.target or change.keyword
+            fn = change.function
+            where = (
+                "it is an entry of a dict of settings"
+                if change.entry
+                else "it is a branch of a conditional expression"
+                if _conditional(change.statement)
+                else "it is set outside a launching function"
+                if fn is None or _is_jit(fn)
+                else "it is set on a one-line compound statement"
+                if isinstance(change.statement, cst.SimpleStatementSuite)
+                else None
+            )
+            missing = (
+                sorted(wanted - _LIBRARIES - _bound_before(fn, pos[change.statement].start.line, pos)) if fn else []
+            )
+            if where is None and missing:
+                where = f"{', '.join(missing)} is not known where it is set"
+            if where is not None:
+                return Guarded(None, f"{name}={change.after} cannot be set under {test} ({where})")
+            restores.append((change.start, change.end, str(change.before)))
+            by_statement.setdefault(id(change.statement), []).append(change)
+    if _spliced(new, restores) != old:
+        return Guarded(None, f"the edit moved more than literals that can be set under {test}")
+    splices: list[_Splice] = []
+    starts = _line_starts(new)
+    for moved in by_statement.values():
+        statement, fn = moved[0].statement, moved[0].function
+        assert fn is not None
+        rng = pos[statement]
+        line = new[starts[rng.start.line - 1] : starts[rng.start.line]]
+        indent = line[: len(line) - len(line.lstrip())]
+        inner = indent + _step(indent)
+        if all(c.target is not None for c in moved):
+            targets, values = ", ".join(c.target for c in moved), ", ".join(str(c.after) for c in moved)  # type: ignore[misc]
+            block = f"{indent}if {test}:  # {TUNED}\n{inner}{targets} = {values}\n"
+            splices += [
+                *((c.start, c.end, str(c.before)) for c in moved),
+                (starts[rng.end.line], starts[rng.end.line], block),
+            ]
+            continue
+        if any(c.target is not None for c in moved):
+            return Guarded(None, "an assignment and a launch literal moved on one line cannot be set under a bound")
+        keywords = {id(n.keyword) for n in walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
+        used = {n.value for n in walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
+        if used & {c.keyword for c in moved}:  # the function's own name: inline, the original the fallback
+            splices += [(c.start, c.end, f"{c.after} if {test} else {c.before}") for c in moved]
+            continue
+        targets = ", ".join(c.keyword for c in moved)  # type: ignore[misc]
+        before, after = ", ".join(str(c.before) for c in moved), ", ".join(str(c.after) for c in moved)
+        block = f"{indent}{targets} = {before}\n{indent}if {test}:  # {TUNED}\n{inner}{targets} = {after}\n"
+        at = starts[rng.start.line - 1]
+        splices += [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved)]
+    sets = ", ".join(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
+    return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values above it")
+
+
 def _step(indent: str) -> str:
     """One level of indentation as the file writes it: a tab where the line is indented with tabs."""
     return "\t" if "\t" in indent else "    "

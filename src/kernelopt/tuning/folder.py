@@ -70,7 +70,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
-from kernelopt.tunables.guard import guard_edit, guarded_values
+from kernelopt.tunables.guard import bound_moves, guard_edit, guarded_values
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
@@ -1347,6 +1347,25 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     }
     first = write_config(prepared.base_source, others, filename=fn, **opts) if others else None  # type: ignore[arg-type]
     source = first.new_source if first is not None else prepared.base_source
+    held: str | None = None  # how the moved literals are bounded
+    if source != prepared.base_source:
+        # the pick is one configuration: above the sizes checked, where the table falls back on the computation, the
+        # literals it moved fall back too (extend_attn: six stages beside the original tiles at D=65, never timed,
+        # needed 458752 B of shared memory of 232448 on an H100)
+        checked = max(
+            v
+            for s in prepared.shapes
+            if s.label() not in prepared.idle
+            if (v := _size_at(prepared, size, s)) is not None
+        )
+        bounded = bound_moves(prepared.base_source, source, f"{size} <= {checked}")
+        if bounded.new_source is None:
+            return None, (
+                f"{', '.join(names)} tuned in a table over {size}, beside {config_text(others)}, which would hold "
+                f"above the sizes checked with the original {', '.join(names)}, a combination never timed: "
+                f"{bounded.note}: not written"
+            )
+        source, held = bounded.new_source, bounded.note
     ran = [b.upto for b in rows if all(is_computed(sources[b.upto].get(n)) for n in names)]  # the original's
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     kept = guard_edit(prepared.base_source, table.new_source)
@@ -1359,6 +1378,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         f"{', '.join(names)} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
         "original computation"
     )
+    if held is not None:
+        note += f"; {held}"
     for name in left:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
