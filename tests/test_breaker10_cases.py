@@ -242,7 +242,8 @@ def test_the_tenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
     it (against the same torch conversion the interpreter's fix uses), and the forms ``tune`` wrote on the CPU:
     mamba_ssu's ``if dstate <= 100: BLOCK_SIZE_M = 128`` (its heuristic left at its computation), liger_jsd's ``if
     V <= 1000: BLOCK_SIZE = 1024``, the dropout's ``BLOCK_SIZE=8192``, extend_attn's table of ``BLOCK_M`` /
-    ``BLOCK_N``, and the two-size softmax whose one-block ``BLOCK_N`` stays computed, correct at sizes no entry names."""
+    ``BLOCK_N`` (and the H100's pick with six stages, bounded by the table: the original's settings at D=65 and 128,
+    where the mixed form needed 458752 B of shared memory), and the two-size softmax whose one-block ``BLOCK_N`` stays computed, correct at sizes no entry names."""
     from tests.test_breaker7_cases import _outputs_checked
     from tests.test_breaker_cases import _tune_edit
 
@@ -261,6 +262,12 @@ def test_the_tenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
     text, note = _tune_edit(two, {"BLOCK_M": 16, "BLOCK_N": 128})
     assert text is not None and "BLOCK_N = 128" not in text, note
     (two / "kernel.py").write_text(text)
+    # the H100's pick (2026-12-06): six stages bounded with the table (tablebound11), the original's settings above it
+    staged, note = _tune_edit(
+        _copy("extend_attn", tmp_path / "staged"), {"BLOCK_M": 16, "BLOCK_N": 64, "num_stages": 6}
+    )
+    assert staged is not None and "    if Lq <= 48:  # kernelopt: tuned\n        num_stages = 6\n" in staged, note
+    (tmp_path / "extend_attn_staged.py").write_text(staged)
     attn = {"B": 4, "H": 32, "G": 4, "D": 128, "P": 2048, "E": 1024}
     cases: list[tuple[Path, Path | None, list[dict[str, int]]]] = [
         (DATA / "mamba_ssu", None, [{"B": 2, "D": 48, "S": 16}, {"B": 64, "D": 4096, "S": 256}]),
@@ -274,6 +281,15 @@ def test_the_tenth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
         (DATA / "merge_state", None, [{"S": 9, "H": 3, "D": 8}, {"S": 16384, "H": 32, "D": 128}]),
         (DATA / "extend_attn", None, [{"B": 2, "H": 2, "G": 1, "D": 32, "P": 40, "E": 30}, attn]),
         (DATA / "extend_attn", written["extend_attn"], [{"B": 1, "H": 2, "G": 1, "D": 40, "P": 10, "E": 70}, attn]),
+        (
+            DATA / "extend_attn",
+            tmp_path / "extend_attn_staged.py",
+            [
+                {"B": 1, "H": 2, "G": 1, "D": 40, "P": 10, "E": 70},
+                {"B": 2, "H": 4, "G": 2, "D": 65, "P": 300, "E": 200},
+                attn,
+            ],
+        ),
         (two, None, [{"M": 20, "N": 1000}, {"M": 4096, "N": 8192}]),
     ]
     for folder, kernel_py, shapes in cases:

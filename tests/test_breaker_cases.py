@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -63,10 +64,12 @@ def _edit_for(folder: Path, best: dict[str, int]) -> str:
     return written if written is not None else (folder / "kernel.py").read_text()
 
 
-def _tune_edit(folder: Path, best: dict[str, int], kernel: str | None = None) -> tuple[str | None, str | None]:
+def _tune_edit(
+    folder: Path, best: dict[str, int], kernel: str | None = None, also: Sequence[dict[str, int]] = ()
+) -> tuple[str | None, str | None]:
     """What ``kernelopt tune`` writes when its session picks ``best`` (see :func:`_edit_for`; ``kernel``: the launch
-    of that kernel, ``tune --kernel``): the text (``None`` when it writes none) and the note it prints about the edit
-    (a guard written, or why nothing is)."""
+    of that kernel, ``tune --kernel``; ``also``: configurations the session timed too, slower): the text (``None``
+    when it writes none) and the note it prints about the edit (a guard written, or why nothing is)."""
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
     from kernelopt.tuning.shapes import choose, per_shape
@@ -74,10 +77,12 @@ def _tune_edit(folder: Path, best: dict[str, int], kernel: str | None = None) ->
     prepared = prepare_folder(TuneRequest(folder=folder, device="cpu", kernel=kernel))
     by_shape = {s.label(): 1.0 for s in prepared.shapes}
     won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
+    slower = {k: 2.0 for k in by_shape}
+    timed = [Result(config=c, outcome=Outcome.OK, latency_us=2.0, latency_us_by_shape=slower) for c in also]
     result = SessionResult(
-        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
-        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
-        strategy="exhaustive",
+        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won, *timed],
+        retimed=[won], evaluations=1 + len(timed), served=0, budget=1 + len(timed), space_size=1 + len(timed),
+        wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
     )  # fmt: skip
     shapes = per_shape([won], [won], best)
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))

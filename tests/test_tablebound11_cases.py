@@ -77,3 +77,77 @@ def test_extend_attn_s_six_stages_fall_back_with_its_table_above_the_sizes_check
     moved = apply_source(written, {"_fwd_kernel:num_stages": 2}).new_source
     retuned = guard_edit(written, moved).new_source
     assert retuned is not None and "    num_stages = 2\n\n" in retuned and "num_stages = 6" not in retuned
+
+
+def _rows_folder(tmp_path: Path, name: str, text: str) -> Path:
+    """A folder of breaker10's two-size softmax (``BLOCK_M`` computed from ``M``, tabled over it) in the form
+    ``text`` gives it."""
+    from tests.test_breaker10_cases import TWO_SIZES_REFERENCE
+
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "kernel.py").write_text(text)
+    (folder / "reference.py").write_text(TWO_SIZES_REFERENCE)
+    return folder
+
+
+@pytest.mark.timeout(120)
+def test_a_launch_literal_moved_beside_a_table_gets_a_line_of_its_own_under_the_table_s_bound(tmp_path: Path) -> None:
+    """A ``num_warps=4`` literal at the launch beside a ``BLOCK_M`` computed from ``M`` (a pick of ``BLOCK_M=16,
+    num_warps=2``, the SHAPES up to 100 rows) was written ``num_warps=2`` for every size, the original ``BLOCK_M`` with
+    two warps above 100 rows, never timed. Now the literal gets a line of its own before the launch and the table's
+    bound (``num_warps = 4`` / ``if M <= 100:  # kernelopt: tuned`` / ``num_warps = 2``), read back as the literal 4;
+    correct at 300 rows, above the bound."""
+    from kernelopt.tunables import discover_source
+    from tests.test_breaker10_cases import TWO_SIZES
+
+    text = TWO_SIZES.replace("BLOCK_N=BLOCK_N)", "BLOCK_N=BLOCK_N, num_warps=4)")
+    folder = _rows_folder(tmp_path, "rows", text)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "num_warps": 2})
+    assert written is not None, note
+    assert (
+        "    num_warps = 4\n    if M <= 100:  # kernelopt: tuned\n        num_warps = 2\n    _softmax_rows[" in written
+    )
+    assert "BLOCK_N=BLOCK_N, num_warps=num_warps)" in written and "num_warps=2 only where M <= 100" in (note or "")
+    assert {t.key: t.value for t in discover_source(written)}["_softmax_rows:num_warps"] == 4
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 300, "N": 60}, {"M": 20, "N": 100}])
+
+
+@pytest.mark.timeout(120)
+def test_a_literal_no_bound_can_hold_writes_the_table_alone_only_where_the_session_timed_it(tmp_path: Path) -> None:
+    """Where the moved literal cannot be set under the table's bound, the mixed form is not written: a module
+    constant (``NUM_WARPS = 4``, no size in scope) writes the table alone, the constant at its 4, when the session
+    timed those tiles with four warps, and nothing, one line, when it did not; an option the launch does not pass
+    (``num_stages``: Triton's default, no value of the file's to fall back on) writes nothing."""
+    from tests.test_breaker10_cases import TWO_SIZES
+
+    constant = TWO_SIZES.replace("BLOCK_N=BLOCK_N)", "BLOCK_N=BLOCK_N, num_warps=NUM_WARPS)")
+    constant = constant.replace("\n\n@triton.jit", "\nNUM_WARPS = 4\n\n\n@triton.jit", 1)
+    folder = _rows_folder(tmp_path, "constant", constant)
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "NUM_WARPS": 2})
+    assert written is None and "NUM_WARPS=2 cannot be set under M <= 100 (it is set outside a launching function)" in (
+        note or ""
+    ), note
+    assert (note or "").endswith(": not written")
+    written, note = _tune_edit(folder, {"BLOCK_M": 16, "NUM_WARPS": 2}, also=[{"BLOCK_M": 16, "NUM_WARPS": 4}])
+    assert written is not None and "the table written alone, NUM_WARPS=4 as the original has them" in (note or "")
+    assert "    if M <= 100:  # kernelopt: tuned\n        BLOCK_M = 16\n" in written and "NUM_WARPS = 4\n" in written
+    written, note = _tune_edit(_rows_folder(tmp_path, "inserted", TWO_SIZES), {"BLOCK_M": 16, "num_stages": 2})
+    assert written is None and "num_stages is not passed at the launch" in (note or ""), note
+
+
+def test_a_launch_literal_whose_name_the_function_uses_is_bounded_inline() -> None:
+    """Where the launching function already uses the option's name, the literal is bounded at the launch
+    (``num_warps=8 if n <= 64 else 4``); a re-tune moving the literal takes the bound out."""
+    from kernelopt.tunables.guard import bound_moves
+
+    old = (
+        "def run(x, n):\n    num_warps = 2\n    if n <= 64:  # kernelopt: tuned\n        BLOCK = 32\n"
+        "    k[(1,)](x, n, BLOCK=BLOCK, num_warps=4)\n    return num_warps\n"
+    )
+    bounded = bound_moves(old, old.replace("num_warps=4", "num_warps=8"), "n <= 64")
+    assert bounded.new_source == old.replace("num_warps=4", "num_warps=8 if n <= 64 else 4"), bounded
+    assert bound_moves(old, old.replace("num_warps=4", "num_warps=8"), "m <= 64").note == (
+        "num_warps=8 cannot be set under m <= 64 (m is not known where it is set)"
+    )

@@ -2803,6 +2803,16 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
     restores: list[_Splice] = []
     by_statement: dict[int, list[_Change]] = {}
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
+        had = {a.keyword.value for c in walk(o[0]) if isinstance(c, cst.Call) for a in c.args if a.keyword is not None}
+        added = sorted(
+            {a.keyword.value for c in walk(n[0]) if isinstance(c, cst.Call) for a in c.args if a.keyword is not None}
+            - had
+        )
+        if added:
+            return Guarded(None, (
+                f"{', '.join(added)} is not passed at the launch (Triton's default), so an option inserted there has "
+                f"no value of the file's to fall back on above {test}"
+            ))  # fmt: skip
         for change in _changes(o, n, collector):
             name = change.target or change.keyword
             fn = change.function

@@ -1360,11 +1360,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         )
         bounded = bound_moves(prepared.base_source, source, f"{size} <= {checked}")
         if bounded.new_source is None:
-            return None, (
-                f"{', '.join(names)} tuned in a table over {size}, beside {config_text(others)}, which would hold "
-                f"above the sizes checked with the original {', '.join(names)}, a combination never timed: "
-                f"{bounded.note}: not written"
-            )
+            return _table_alone(tuning, names, size, others, bounded.note or "")
         source, held = bounded.new_source, bounded.note
     ran = [b.upto for b in rows if all(is_computed(sources[b.upto].get(n)) for n in names)]  # the original's
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
@@ -1384,6 +1380,40 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
+
+
+def _table_alone(
+    tuning: FolderTuning, names: list[str], size: str, others: Mapping[str, Value], why: str
+) -> tuple[EditResult | None, str | None]:
+    """The table of ``names`` written with the literals ``others`` at the original's values, when the moved literals
+    cannot be set under the table's bound (``why``, :func:`~kernelopt.tunables.guard.bound_moves`) and the session
+    timed that combination on every shape; else nothing, and the line saying why: the pick's literals for every
+    size beside the computation above the table is a combination no session timed or checked."""
+    result = tuning.result
+    best = result.best_config or {}
+    prepared = tuning.prepared
+    now = prepared.space.current()
+    found = discover_source(
+        prepared.base_source, prepared.problem.kernel_py.name, gpu=prepared.gpu, evaluation=prepared.evaluation
+    )  # every literal of the file (a CPU session leaves num_warps out of its space)
+    current = {**current_values(found), **(result.current_config or (now.as_dict() if now is not None else {}))}
+    alone = {k: current[k] if k in others and k in current else v for k, v in best.items()}
+    timed = latest([*result.results, *result.retimed]).get(Config.of(alone))
+    mixed = (
+        f"{', '.join(names)} tuned in a table over {size}, beside {config_text(others)} for every size, would run "
+        f"the original {', '.join(names)} with {config_text(others)} above the sizes checked, a combination never "
+        f"timed, and {why}"
+    )
+    if alone == best or any(k not in current for k in others) or timed is None or timed.latency_us is None:
+        return None, f"{mixed}: not written"
+    edit, note = _shaped_edit(replace(tuning, result=result.model_copy(update={"best_config": alone})))
+    if edit is None:
+        return None, f"{mixed}: not written" + (f" ({note})" if note else "")
+    kept = config_text({k: alone[k] for k in others})
+    return (
+        edit,
+        f"{note}; {mixed}: the table written alone, {kept} as the original has them ({timed.latency_us:.1f} us)",
+    )
 
 
 def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None] | None:
