@@ -133,15 +133,15 @@ def test_the_net_s_time_is_capped_and_a_try_started_ends_with_the_original_s_ver
 
     def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
         ran.append((source, shape.label()))
-        clock.now += 11.0  # a grouped GEMM in the interpreter
+        clock.now += 16.0  # a grouped GEMM in the interpreter, loaded
         return Outcome.WRONG_RESULT, "output 0 contains NaN where the reference has none"
 
     cap = NetCap.of(1.0, clock())
     assert cap.seconds == NET_FLOOR_S and NetCap.of(400.0, 0.0).seconds == 100.0
     verdict = cast(sizes, "original", "written", check_at, cap=cap, clock=clock)
-    assert ran == [("written", "M=129,K=65"), ("original", "M=129,K=65")]  # the original ran past the cap: 22 s
+    assert ran == [("written", "M=129,K=65"), ("original", "M=129,K=65")]  # the original ran past the cap: 32 s
     assert [c.passed for c in verdict.checks] == [None, None] and verdict.failed is None
-    assert "M=112,K=80: not run, it would end past the net's time cap of 20 s (the larger of 20 s and 25% of the " in (
+    assert "M=112,K=80: not run, it would end past the net's time cap of 30 s (the larger of 30 s and 25% of the " in (
         verdict.line()
     )
     # the cap is one for every pick the net checks: a second pick starts with the cap spent

@@ -337,9 +337,10 @@ NET_SHARE = 0.25
 """The net's time is at most this share of the session's wall time (our choice: a quarter more than the session it
 checks), or :data:`NET_FLOOR_S`, whichever is larger. On a GPU a net takes milliseconds; in Triton's interpreter a
 grouped GEMM's took 23-64 s (breaker9's grouped_gemm, every size run whole by both kernels; docs/faults.md)."""
-NET_FLOOR_S = 20.0
+NET_FLOOR_S = 30.0
 """The least time the net is given, seconds: the 27 wrong kernels of docs/faults.md's variants were each caught in
-0.4-5.5 s at load 11-12 in the interpreter (a session of a few seconds still gets its net)."""
+0.2-4.9 s at load 8-12 in the interpreter, and breaker11's unsloth_geglu took 9 s a request at load 25 (a session of
+a few seconds still gets its net; at 20 s its second size was not run there)."""
 
 
 class NetCap(BaseModel):
