@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -245,6 +246,50 @@ class PreparedFolder:
     @property
     def record_path(self) -> Path:
         return self.session_dir / RECORD_FILE
+
+    # What the session reads of the folder again and again, worked out once a PreparedFolder (a ``replace`` of it
+    # starts afresh): the screen, the session, the list's current configurations and each edit asked for the
+    # autotune list, each time through a whole analysis of kernel.py (libcst); a table's sizes walked the
+    # tunables and the run's values anew at every shape.
+
+    @cached_property
+    def listed(self) -> AutotuneSpace | None:
+        """The autotune list of the launch tuned as its autotuner holds it (:func:`autotune_list` over the
+        discovery of :attr:`base_source`); ``None`` unless the space is an autotune list's."""
+        if not is_list_space(self.space.origins):
+            return None
+        found = discover_source(self.base_source, self.problem.kernel_py.name, gpu=self.gpu, evaluation=self.evaluation)
+        return autotune_list(self.space.kernel, self.evaluation, found)
+
+    @cached_property
+    def keyed_list(self) -> AutotuneSpace | None:
+        """:attr:`listed` when it is keyed on the problem (``key=["n"]``: its autotuner picks a config per key at
+        run time, and a session's per-shape bests are written as its table); ``None`` otherwise."""
+        listed = self.listed
+        if listed is not None and not listed.key:  # a literal list, not imported: its key as the file writes it
+            listed = listed.model_copy(update={"key": literal_autotune_key(self.base_source, listed.kernel)})
+        return listed if listed is not None and listed.key else None
+
+    @cached_property
+    def tabled(self) -> dict[str, Tunable]:
+        """Knob name -> the tunable of each setting of the launch tuned that the kernel computes (:func:`_computed`):
+        what a tuned table holds."""
+        return {t.name: t for t in self.tunables if t.kernel == self.space.kernel and _computed(t)}
+
+    @cached_property
+    def by_shape(self) -> dict[str, dict[str, Value]]:
+        """:func:`computed_by_shape` (read it, do not change it)."""
+        return _computation_values(self.space, self.evaluation, self.shapes)
+
+    @cached_property
+    def bounds(self) -> dict[str, str]:
+        """A heuristic's computation that bounds a table (:func:`_over_computation`) -> the knob it computes (the
+        first such knob of :attr:`tabled`)."""
+        out: dict[str, str] = {}
+        for name, t in self.tabled.items():
+            if t.kind is TunableKind.HEURISTIC and t.computed is not None and _over_computation(self, [name]):
+                out.setdefault(t.computed, name)
+        return out
 
 
 @dataclass(frozen=True)
@@ -587,7 +632,7 @@ def screen_lines(prepared: PreparedFolder) -> list[str]:
         held.append("its early_config_prune, at each launch")
     out = list(screen.unread)
     if held:
-        keyed = len(prepared.shapes) > 1 and _keyed_list(prepared) is not None
+        keyed = len(prepared.shapes) > 1 and prepared.keyed_list is not None
         where = "; at one SHAPES entry, it is timed at the others (the list is keyed by size)" if keyed else ""
         out.insert(
             0,
@@ -859,7 +904,7 @@ def tune_folder(
             settings=settings,
             env=prepared.env,
             untimed=prepared.idle,
-            per_entry=_keyed_list(prepared) is not None,  # a config the autotuner skips at one key serves the others
+            per_entry=prepared.keyed_list is not None,  # a config the autotuner skips at one key serves the others
         )
     else:
         evaluator = KernelEvaluator(
@@ -1037,9 +1082,9 @@ def list_most(prepared: PreparedFolder) -> int:
 
 
 def list_configs(prepared: PreparedFolder) -> list[Config]:
-    """The configurations of the keyed autotune list the kernel runs now (:func:`_keyed_list`), as the space's
-    (an option the interpreter ignores left out), when it holds 2 to :func:`list_most` distinct ones and each is
-    a configuration of the space; ``[]`` otherwise.
+    """The configurations of the keyed autotune list the kernel runs now (:attr:`PreparedFolder.keyed_list`), as
+    the space's (an option the interpreter ignores left out), when it holds 2 to :func:`list_most` distinct ones and
+    each is a configuration of the space; ``[]`` otherwise.
 
     Its autotuner picks one of them at each key, so the kernel as written is no one configuration: a per-bucket
     table ``tune`` wrote (``configs=[BLOCK 1024, BLOCK 8192], key=["n"]``) ran 8192 on the large shape, where the
@@ -1070,7 +1115,7 @@ def list_note(prepared: PreparedFolder) -> str | None:
 def _list_entries(prepared: PreparedFolder) -> list[Config]:
     """The distinct configurations of the keyed autotune list the kernel runs (:func:`list_configs`), in the list's
     order; ``[]`` when there is none or one of them is no configuration of the space."""
-    listed = _keyed_list(prepared)
+    listed = prepared.keyed_list
     if listed is None:
         return []
     space = prepared.space
@@ -1306,7 +1351,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     best = result.best_config
     if best is None:
         return None, None
-    computed = _tabled(prepared)
+    computed = prepared.tabled
     changes = config_changes(best, current_values(prepared.tunables), prepared.space.origins)
     moved = {k: v for k, v in changes.items() if k in computed}
     table_wanted = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
@@ -1429,7 +1474,7 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     if len(bests) < 2 or result.best_config is None:
         return None
     fn = prepared.problem.kernel_py.name
-    listed = _keyed_list(prepared)
+    listed = prepared.keyed_list
     if listed is None:
         return None
     one = pin_config(
@@ -1459,25 +1504,6 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
     return table.model_copy(update={"edits": one.edits}), note
 
 
-def _keyed_list(prepared: PreparedFolder) -> AutotuneSpace | None:
-    """The autotune list tuned when it is keyed on the problem (``key=["n"]``: its autotuner picks a config per key
-    at run time, and a session's per-shape bests are written as its table); ``None`` otherwise."""
-    if not is_list_space(prepared.space.origins):
-        return None
-    fn = prepared.problem.kernel_py.name
-    found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
-    listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
-    if listed is not None and not listed.key:  # a literal list, not imported: its key as the file writes it
-        listed = listed.model_copy(update={"key": literal_autotune_key(prepared.base_source, listed.kernel)})
-    return listed if listed is not None and listed.key else None
-
-
-def _tabled(prepared: PreparedFolder) -> dict[str, Tunable]:
-    """Knob name -> the tunable of each setting of the launch tuned that the kernel computes (:func:`_computed`):
-    what a tuned table holds."""
-    return {t.name: t for t in prepared.tunables if t.kernel == prepared.space.kernel and _computed(t)}
-
-
 def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
     """The computed knobs of ``best`` a table holds and the size it buckets on; ``None`` when no table can be
     written (no computed knob, an autotune list, no size every shape names).
@@ -1488,7 +1514,7 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
     next_power_of_2(n_cols))`` with ``MAX_FUSED_SIZE = 65536 // x.element_size()`` buckets on ``n_cols``: a
     table over the cap (16384 for every float32 row) would hold the pick at every row length, a one-block
     kernel's block too small above the sizes checked."""
-    computed = _tabled(prepared)
+    computed = prepared.tabled
     names = [n for n in computed if best is not None and n in best]
     if not names or is_list_space(prepared.space.origins):
         return None
@@ -1545,7 +1571,7 @@ def _covered_size(prepared: PreparedFolder, names: list[str]) -> str | None:
     rows undone, and a row over the computation's value holds only a block at least that value, never the smaller
     block the session found (128 where 16 rows gave 256): ``128 if args["N"] <= 100`` covers every row it serves
     (tunegaps11). ``None`` for any other table."""
-    tunable = _tabled(prepared).get(names[0]) if len(names) == 1 else None
+    tunable = prepared.tabled.get(names[0]) if len(names) == 1 else None
     if tunable is None or not tunable.covers or not tunable.size_names:
         return None
     covered = {c.size for c in tunable.covers}
@@ -1570,7 +1596,7 @@ def _over_computation(prepared: PreparedFolder, names: list[str]) -> str | None:
     ``next_power_of_2(args["C"] * args["G"])``, the row one block, tabled as ``128 if args["C"] <= 50`` was
     wrong at C=30, G=5; ``128 if _block(args) <= 128`` holds where the computation gives at most what it gave
     at a size checked). ``None`` for any other table."""
-    tunable = _tabled(prepared).get(names[0]) if len(names) == 1 else None
+    tunable = prepared.tabled.get(names[0]) if len(names) == 1 else None
     if tunable is None or tunable.kind is not TunableKind.HEURISTIC or tunable.computed is None:
         return None
     if len(set(tunable.size_names)) < 2 or " if " in tunable.computed or "\n" in tunable.computed:
@@ -1591,10 +1617,10 @@ def _entry_sizes(shape: ProblemShape) -> set[int]:
 def _size_at(prepared: PreparedFolder, size: str, shape: ProblemShape) -> int | None:
     """The value of the size name ``size`` at a ``SHAPES`` entry (:func:`_size_of`) for the launch tuned, or of
     the heuristic's computation a table is bounded by (:func:`_over_computation`)."""
-    for name, t in _tabled(prepared).items():
-        if t.kind is TunableKind.HEURISTIC and t.computed == size and _over_computation(prepared, [name]) == size:
-            value = computed_by_shape(prepared).get(shape.label(), {}).get(name)
-            return value if isinstance(value, int) and not isinstance(value, bool) else None
+    name = prepared.bounds.get(size)
+    if name is not None:
+        value = prepared.by_shape.get(shape.label(), {}).get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
     if prepared.space.kernel is None:
         value = shape.kwargs.get(size)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -1704,12 +1730,7 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
     if best is None:
         return None, None
     origins = prepared.space.origins
-    listed = None
-    if is_list_space(origins):
-        found = discover_source(
-            prepared.base_source, prepared.problem.kernel_py.name, gpu=prepared.gpu, evaluation=prepared.evaluation
-        )
-        listed = autotune_list(prepared.space.kernel, prepared.evaluation, found)
+    listed = prepared.listed
     if listed is not None:
         pinned = pin_config(
             prepared.base_source,
@@ -1831,8 +1852,9 @@ def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
 
 def computed_by_shape(prepared: PreparedFolder) -> dict[str, dict[str, Value]]:
     """Shape label -> knob -> the value the kernel's computation gave there, for the knobs it computes from the
-    problem and the shapes whose run told (discovery's evaluation; empty when it did not run them)."""
-    return _computation_values(prepared.space, prepared.evaluation, prepared.shapes)
+    problem and the shapes whose run told (discovery's evaluation; empty when it did not run them). Worked out once a
+    PreparedFolder: read it, do not change it."""
+    return prepared.by_shape
 
 
 def _computation_values(
