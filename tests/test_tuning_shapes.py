@@ -416,25 +416,6 @@ def test_judge_table_wants_a_gain_on_one_shape_and_no_loss_beyond_noise_on_any()
     assert not judge_table({"a": (50.0, 100.0)}, noisy).better
 
 
-@pytest.mark.timeout(300)
-def test_the_row_normalize_stays_correct_at_every_size_after_optimize(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The loop's Stage 3 writes the same checked form: V1's kernel.py is correct at sizes not in SHAPES."""
-    from kernelopt.workspace import Workspace
-
-    root = tmp_path / "root"
-    root.mkdir()
-    monkeypatch.setenv("KERNELOPT_SEEDS", "1")  # the gate's input sets: the sizes are what this test checks
-    argv = ["optimize", str(DATA / "tuning" / "rownorm"), "--root", str(root), "--device", "cpu"]
-    code = main([*argv, "--max-iters", "1", "-I", "bench_repetitions=2", "--json"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    ws = Workspace(Path(json.loads(out)["workspace"]))
-    assert "block, warps = launch_settings(n_cols)" in ws.kernel_py.read_text()
-    assert _correct_at(ws.root) == {"100": True, "256": True, "512": True, "1000": True}
-
-
 @pytest.mark.timeout(240)
 def test_a_gemm_without_masks_is_never_written_with_a_tile_that_does_not_divide_an_entry(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
