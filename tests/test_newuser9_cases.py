@@ -368,3 +368,32 @@ def test_n49_a_static_assert_in_a_helper_keeps_the_original_configs_after_the_tu
     (folder / "kernel.py").write_text(written)
     rows = [{"m": 2, "N": n} for n in (16, 20, 31, 40, 1100)]
     assert _correct_at((folder, rows)) == {f"m=2,N={r['N']}": True for r in rows}
+
+
+@pytest.mark.timeout(120)
+def test_n50_a_grid_rounded_up_with_literals_is_written_over_masks_and_never_with_a_broken_fallback(
+    tmp_path: Path,
+) -> None:
+    """n50: a grid of ``((n + 31) // 32,)`` programs, the launch's ``BLOCK_SIZE=32`` (the C spelling of a ceiling,
+    both literals moved by the edit: ``(n + 1023) // 1024``). Over masks every larger block was refused ("the divisor
+    32 ... moved to 1024, ... in a form no guard is written for"), a correct pick; without masks the guard named the
+    divisor alone, ``if ((n + 1023)) % 1024 == 0: BLOCK = 1024`` over ``scale_kernel[((n + 1023) // BLOCK,)]``, so
+    its fallback of 64 launched ``(n + 1023) // 64`` programs, past the end at every size, the SHAPES entries among
+    them. Now the masked pick is written plainly and the unmasked one is not written (the line says why)."""
+    from tests.test_breaker_cases import _correct_at, _edit_for, _tune_edit
+
+    masked = tmp_path / "masked"
+    masked.mkdir()
+    (masked / "kernel.py").write_text(MASKED_AXPY.replace("GRID", "((n + 31) // 32,)"))
+    (masked / "reference.py").write_text(AXPY_REFERENCE)
+    text = _edit_for(masked, {"BLOCK_SIZE": 1024})
+    assert "axpy_kernel[((n + 1023) // 1024,)](x, y, out, 2.0, n, BLOCK_SIZE=1024)" in text
+    (masked / "kernel.py").write_text(text)
+    assert set(_correct_at((masked, [{"n": 7}, {"n": 1000}, {"n": 1025}])).values()) == {True}
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    unmasked = CEIL_GRID_KERNEL.replace("math.ceil(n / 64)", "(n + 63) // 64")
+    (bare / "kernel.py").write_text(unmasked)
+    (bare / "reference.py").write_text(CEIL_GRID_REFERENCE)
+    written, note = _tune_edit(bare, {"BLOCK": 1024})
+    assert written is None and note is not None and note.endswith("not written")

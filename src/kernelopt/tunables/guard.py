@@ -429,7 +429,10 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
             literals.setdefault(value, []).append(arg.keyword.value)
     out: list[Divides] = []
     ceilings = _ceil_floors(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else {}
+    by_literals = _literal_ceils(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else set()
     for node in walk(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else ():
+        if id(node) in by_literals:
+            continue  # no guard for it: _unguarded_divisor says so (n50)
         if id(node) in ceilings:
             size, tile = ceilings[id(node)]
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
@@ -1168,10 +1171,15 @@ def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpressio
     ``with_cdiv``), in order."""
     out: list[cst.BaseExpression] = []
     ceilings = _ceil_floors(statement)
+    by_literals = _literal_ceils(statement)
     for node in walk(statement):
         if id(node) in ceilings:
             if with_cdiv:
                 out.append(ceilings[id(node)][1])
+        elif id(node) in by_literals:
+            if with_cdiv:
+                assert isinstance(node, cst.BinaryOperation)
+                out.append(node.right)
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
             out.append(node.right)
         elif with_cdiv and _is_cdiv(node):
@@ -1866,6 +1874,23 @@ def _ceil_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpressio
     if isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.Divide):
         return ratio.left.with_changes(lpar=[], rpar=[]), ratio.right
     return None
+
+
+def _literal_ceils(root: cst.CSTNode) -> set[int]:
+    """The ids of the floors ``(size + 63) // 64`` (either order of the sum): a count of 64-wide tiles rounded up,
+    written with literals, which an edit moves together (``(n + 1023) // 1024``). Over masks any tile is right there;
+    without them a guard would name the divisor alone (``(n + 1023) // BLOCK``, its fallback of 64 then counting
+    ``(n + 1023) // 64`` programs, past the end at every size: newuser9 n50), so none is written."""
+    out: set[int] = set()
+    for node in walk(root):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+            continue
+        tile, total = _int(node.right), node.left
+        if tile is None or not (isinstance(total, cst.BinaryOperation) and isinstance(total.operator, cst.Add)):
+            continue
+        if tile - 1 in (_int(total.left), _int(total.right)):
+            out.add(id(node))
+    return out
 
 
 def _ceil_floors(root: cst.CSTNode) -> dict[int, tuple[cst.BaseExpression, cst.BaseExpression]]:
