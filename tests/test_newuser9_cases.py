@@ -397,3 +397,23 @@ def test_n50_a_grid_rounded_up_with_literals_is_written_over_masks_and_never_wit
     (bare / "reference.py").write_text(CEIL_GRID_REFERENCE)
     written, note = _tune_edit(bare, {"BLOCK": 1024})
     assert written is None and note is not None and note.endswith("not written")
+
+
+@pytest.mark.timeout(30)
+def test_n51_a_resumed_session_re_times_a_config_set_aside_at_one_entry_at_the_others(tmp_path: Path) -> None:
+    """n51: ``tune`` of n49's list wrote ``[32, 1024]`` (BLOCK=1024 set aside at N=40 by the assert, timed at
+    N=3000, 15x faster there); run again (as after a ``--dry-run``), its record served every candidate and the
+    re-time took 1024 at N=40 first, found it set aside, and re-timed it nowhere else: "the current configuration
+    stays: BLOCK=32 does not beat the current autotune list", its per-shape table lost. The re-time sets it aside
+    there and times it at the others, as the session's first evaluation did (the fake shapes of
+    tests/test_shape_failures.py: BLOCK=512 pruned at 40 columns)."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.space import Config
+    from tests.test_shape_failures import _shapes_evaluator
+
+    ev, (small, large, middle) = _shapes_evaluator(tmp_path, [set()] * 3, [{512}], per_entry=True)
+    ok, part = ev.retime([Config.of({"BLOCK": b}) for b in (64, 512)])  # nothing evaluated in this process
+    assert ok.outcome is Outcome.OK and len(ok.latency_us_by_shape) == 3
+    assert part.outcome is Outcome.INVALID and part.failed_entry == "rows=4,cols=40"
+    assert part.latency_us_by_shape == pytest.approx({"rows=4,cols=300": 100 / 512, "rows=4,cols=200": 100 / 512})
+    assert small.calls == large.calls == middle.calls == [([64, 512], True)]  # found set aside at 40 by its check

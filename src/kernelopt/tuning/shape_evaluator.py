@@ -213,7 +213,9 @@ class ShapesEvaluator:
 
     def retime(self, batch: Sequence[Config]) -> list[Result]:
         """Re-time ``batch`` interleaved on each shape in turn (every one passed every entry's check); one merged
-        result each, in order."""
+        result each, in order. ``per_entry``: a candidate the author's screen sets aside at an entry here (one a
+        resumed session's record served, which :meth:`evaluate` never saw) is re-timed at the others, as
+        :meth:`evaluate` times it (newuser9 n51: a rerun re-timed it nowhere else, and its table was lost)."""
         self.start()
         per: dict[Config, list[tuple[str, Result]]] = {c: [] for c in batch}
         left = list(dict.fromkeys(batch))
@@ -223,8 +225,11 @@ class ShapesEvaluator:
                 continue
             results = ev.retime(here)
             for c, r in zip(here, results, strict=True):
-                per[c].append((label, r))
-            left = [c for c in left if c not in here or per[c][-1][1].outcome.ok]
+                if self.per_entry and r.outcome is Outcome.INVALID:  # set aside here, timed at the others
+                    self.aside.setdefault(c, {})[label] = r  # (a resumed session served it: evaluate never saw it)
+                else:
+                    per[c].append((label, r))
+            left = [c for c in left if c not in here or label in self.aside.get(c, {}) or per[c][-1][1].outcome.ok]
         out = []
         for c in batch:
             invalid = self.aside.get(c, {})
