@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # net11: the net's leftovers (tests/test_net11_cases.py proves them on the CPU in Triton's interpreter) on one NVIDIA
-# GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 3 minutes.
+# GPU (run from the repository root, $OUT set). GPU clocks and settings are never changed. About 4 minutes.
 #
 #   1. tests: the GPU test of tests/test_net11_cases.py: the net behind the rules (kernelopt.tuning.net) on cuda at
 #      2**20 elements, its size built in a request of its own before each kernel runs: grid_named_copy (v23, its rule
@@ -17,6 +17,6 @@ set -u
 gpu_out
 mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
-gpu_tests 300 tests/test_net11_cases.py
+gpu_tests 180 tests/test_net11_cases.py
 tune_copies examples/kernelbench 12_relu_triton 14_row_sum_triton
 progress "done"

@@ -109,7 +109,7 @@ tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh
 gpuleft10 720 scripts/gpu_gpuleft10.sh
 variants 420 scripts/gpu_variants.sh
-net11 300 scripts/gpu_net11.sh
+net11 480 scripts/gpu_net11.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
 gputests 560 -
