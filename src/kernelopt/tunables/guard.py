@@ -660,6 +660,13 @@ def _grouped_rows(kernel: cst.FunctionDef) -> tuple[str, set[str]] | None:
         if isinstance(n, cst.Name)
     }
     for group in sorted(params - clamped):
+        names = {group} | {  # a local bound to the group as it is (group_size_m = GROUP_SIZE_M: newuser9 n52)
+            t.target.value
+            for node in walk(kernel.body)
+            if isinstance(node, cst.Assign) and dotted(node.value) == group
+            for t in node.targets
+            if isinstance(t.target, cst.Name)
+        }
         rows = {
             t.target.value
             for node in walk(kernel.body)
@@ -667,7 +674,7 @@ def _grouped_rows(kernel: cst.FunctionDef) -> tuple[str, set[str]] | None:
             for t in node.targets
             if isinstance(t.target, cst.Name)
             and any(
-                isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo) and dotted(m.right) == group
+                isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo) and dotted(m.right) in names
                 for m in walk(node.value)
             )
         }
