@@ -490,3 +490,21 @@ def test_n52_a_group_bound_to_a_local_and_taken_whole_is_not_written(tmp_path: P
     written, note = _tune_edit(folder, {"GROUP_SIZE_M": 2})
     assert written is None and note is not None
     assert note.startswith("GROUP_SIZE_M=2 may leave tiles undone at a size the original handled")
+
+
+def test_n53_a_count_of_programs_by_math_ceil_bound_before_the_launch_is_a_copy_of_the_tile(tmp_path: Path) -> None:
+    """n53: ``num_blocks = math.ceil(n / 64)`` then ``scale_kernel[(num_blocks,)](x, out, BLOCK=64)`` (no masks): the
+    pick ``BLOCK=1024`` was written with the count left at 64, so ``n / 64`` programs each stored 1024 elements, past
+    the end at every size; the rule that refuses a copy of the tile the edit does not move read ``triton.cdiv``,
+    ``(n + 63) // 64`` and ``n // 64`` but not ``math.ceil``. Now it is read too: not written, the line says why."""
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = tmp_path / "counted"
+    folder.mkdir()
+    launch = "    scale_kernel[(math.ceil(n / 64),)](x, out, BLOCK=64)\n"
+    bound = "    num_blocks = math.ceil(n / 64)\n    scale_kernel[(num_blocks,)](x, out, BLOCK=64)\n"
+    (folder / "kernel.py").write_text(CEIL_GRID_KERNEL.replace(launch, bound))
+    (folder / "reference.py").write_text(CEIL_GRID_REFERENCE)
+    written, note = _tune_edit(folder, {"BLOCK": 1024})
+    assert written is None and note is not None
+    assert note.startswith("BLOCK=1024 moves the tile from 64, but line 20 still divides by 64 (math.ceil(n / 64))")

@@ -1502,10 +1502,12 @@ def _tied_flags(kernel: cst.FunctionDef, launches: Sequence[tuple[cst.FunctionDe
 
 
 def _count_of(expr: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(size, block) of a count of blocks: ``tl.cdiv(L, BLOCK)``, or ``L // BLOCK`` (a floor that drops the tail);
-    ``None`` for anything else."""
+    """(size, block) of a count of blocks: ``tl.cdiv(L, BLOCK)``, ``math.ceil(L / BLOCK)`` (newuser9 n53), or ``L //
+    BLOCK`` (a floor that drops the tail); ``None`` for anything else."""
     if _is_cdiv(expr):
         return expr.args[0].value, expr.args[1].value  # type: ignore[attr-defined]
+    if (by_ceil := _ceil_call(expr)) is not None:
+        return by_ceil
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide):
         return expr.left, expr.right
     return None
