@@ -58,6 +58,14 @@ def _no_sessions(folder: str, names: list[str]) -> list[str]:
     return [n for n in names if n == ".kernelopt"]
 
 
+def _folder(folder: Path, kernel: str, reference: str) -> Path:
+    """A task folder of the user's: ``kernel`` as kernel.py, ``reference`` as reference.py."""
+    folder.mkdir()
+    (folder / "kernel.py").write_text(kernel)
+    (folder / "reference.py").write_text(reference)
+    return folder
+
+
 def test_n41_a_ptxas_failure_is_said_by_ptxas_own_line() -> None:
     """n41: a launch's error was the last line of the compiler's message, for a ptxas failure Triton's "Repro
     command: .../ptxas -lineinfo -v --gpu-name=sm_9 ..." (which says nothing of why); now ptxas's own line."""
@@ -177,10 +185,7 @@ def test_n46_a_grid_counted_by_math_ceil_over_a_kernel_without_masks_is_guarded(
     fence). Now the tile is guarded by ``n`` and the grid names it."""
     from tests.test_breaker_cases import _correct_at, _edit_for
 
-    folder = tmp_path / "ceil_grid"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(CEIL_GRID_KERNEL)
-    (folder / "reference.py").write_text(CEIL_GRID_REFERENCE)
+    folder = _folder(tmp_path / "ceil_grid", CEIL_GRID_KERNEL, CEIL_GRID_REFERENCE)
     written = _edit_for(folder, {"BLOCK": 1024})
     assert "    BLOCK = 64\n    if n % 1024 == 0:  # kernelopt: tuned\n        BLOCK = 1024\n" in written
     assert "scale_kernel[(math.ceil(n / BLOCK),)](x, out, BLOCK=BLOCK)" in written
@@ -274,10 +279,7 @@ def test_n48_a_grid_rounded_up_by_hand_over_a_masked_kernel_takes_any_block(
     from kernelopt.tunables.guard import guard_edit
     from tests.test_breaker_cases import _correct_at, _edit_for
 
-    folder = tmp_path / "axpy"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(MASKED_AXPY.replace("GRID", grid))
-    (folder / "reference.py").write_text(AXPY_REFERENCE)
+    folder = _folder(tmp_path / "axpy", MASKED_AXPY.replace("GRID", grid), AXPY_REFERENCE)
     text = _edit_for(folder, {"BLOCK_SIZE": 1024})
     assert f"axpy_kernel[{written}](x, y, out, 2.0, n, BLOCK_SIZE=1024)" in text
     (folder / "kernel.py").write_text(text)
@@ -354,10 +356,7 @@ def test_n49_a_static_assert_in_a_helper_keeps_the_original_configs_after_the_tu
     from kernelopt.tunables.edit import keep_pruned_fallback
     from tests.test_breaker_cases import _correct_at
 
-    folder = tmp_path / "rowsum"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(HELPER_ASSERT_LIST)
-    (folder / "reference.py").write_text(ROWSUM_REFERENCE)
+    folder = _folder(tmp_path / "rowsum", HELPER_ASSERT_LIST, ROWSUM_REFERENCE)
     tuned = '[triton.Config({"BLOCK": 32}, num_warps=1), triton.Config({"BLOCK": 1024}, num_warps=1)]'
     old = '[triton.Config({"BLOCK": 16}, num_warps=1), triton.Config({"BLOCK": 32}, num_warps=1)]'
     kept = keep_pruned_fallback(HELPER_ASSERT_LIST, HELPER_ASSERT_LIST.replace(old, tuned), "rowsum_kernel")
@@ -382,19 +381,13 @@ def test_n50_a_grid_rounded_up_with_literals_is_written_over_masks_and_never_wit
     them. Now the masked pick is written plainly and the unmasked one is not written (the line says why)."""
     from tests.test_breaker_cases import _correct_at, _edit_for, _tune_edit
 
-    masked = tmp_path / "masked"
-    masked.mkdir()
-    (masked / "kernel.py").write_text(MASKED_AXPY.replace("GRID", "((n + 31) // 32,)"))
-    (masked / "reference.py").write_text(AXPY_REFERENCE)
+    masked = _folder(tmp_path / "masked", MASKED_AXPY.replace("GRID", "((n + 31) // 32,)"), AXPY_REFERENCE)
     text = _edit_for(masked, {"BLOCK_SIZE": 1024})
     assert "axpy_kernel[((n + 1023) // 1024,)](x, y, out, 2.0, n, BLOCK_SIZE=1024)" in text
     (masked / "kernel.py").write_text(text)
     assert set(_correct_at((masked, [{"n": 7}, {"n": 1000}, {"n": 1025}])).values()) == {True}
-    bare = tmp_path / "bare"
-    bare.mkdir()
     unmasked = CEIL_GRID_KERNEL.replace("math.ceil(n / 64)", "(n + 63) // 64")
-    (bare / "kernel.py").write_text(unmasked)
-    (bare / "reference.py").write_text(CEIL_GRID_REFERENCE)
+    bare = _folder(tmp_path / "bare", unmasked, CEIL_GRID_REFERENCE)
     written, note = _tune_edit(bare, {"BLOCK": 1024})
     assert written is None and note is not None and note.endswith("not written")
 
@@ -483,10 +476,7 @@ def test_n52_a_group_bound_to_a_local_and_taken_whole_is_not_written(tmp_path: P
     the group: not written, the line says why."""
     from tests.test_breaker_cases import _tune_edit
 
-    folder = tmp_path / "mm"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(ALIASED_GROUP_MM)
-    (folder / "reference.py").write_text(ALIASED_GROUP_REFERENCE)
+    folder = _folder(tmp_path / "mm", ALIASED_GROUP_MM, ALIASED_GROUP_REFERENCE)
     written, note = _tune_edit(folder, {"GROUP_SIZE_M": 2})
     assert written is None and note is not None
     assert note.startswith("GROUP_SIZE_M=2 may leave tiles undone at a size the original handled")
@@ -499,12 +489,9 @@ def test_n53_a_count_of_programs_by_math_ceil_bound_before_the_launch_is_a_copy_
     ``(n + 63) // 64`` and ``n // 64`` but not ``math.ceil``. Now it is read too: not written, the line says why."""
     from tests.test_breaker_cases import _tune_edit
 
-    folder = tmp_path / "counted"
-    folder.mkdir()
     launch = "    scale_kernel[(math.ceil(n / 64),)](x, out, BLOCK=64)\n"
     bound = "    num_blocks = math.ceil(n / 64)\n    scale_kernel[(num_blocks,)](x, out, BLOCK=64)\n"
-    (folder / "kernel.py").write_text(CEIL_GRID_KERNEL.replace(launch, bound))
-    (folder / "reference.py").write_text(CEIL_GRID_REFERENCE)
+    folder = _folder(tmp_path / "counted", CEIL_GRID_KERNEL.replace(launch, bound), CEIL_GRID_REFERENCE)
     written, note = _tune_edit(folder, {"BLOCK": 1024})
     assert written is None and note is not None
     assert note.startswith("BLOCK=1024 moves the tile from 64, but line 20 still divides by 64 (math.ceil(n / 64))")
