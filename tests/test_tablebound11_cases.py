@@ -62,7 +62,7 @@ def test_extend_attn_s_six_stages_fall_back_with_its_table_above_the_sizes_check
     assert written is not None, note
     assert "    if Lq <= 48:  # kernelopt: tuned\n        BLOCK_M = 16\n        BLOCK_N = 64\n" in written
     assert "    num_stages = 1\n    if Lq <= 48:  # kernelopt: tuned\n        num_stages = 6\n" in written
-    assert "num_stages=6 only where Lq <= 48, the original values above it" in (note or "")
+    assert "num_stages=6 only where Lq <= 48, the original values elsewhere" in (note or "")
     (folder / "kernel.py").write_text(written)
     (tmp_path / "original.py").write_text(original)
     small = {"B": 1, "H": 2, "G": 1, "P": 6, "E": 20}
@@ -151,3 +151,23 @@ def test_a_launch_literal_whose_name_the_function_uses_is_bounded_inline() -> No
     assert bound_moves(old, old.replace("num_warps=4", "num_warps=8"), "m <= 64").note == (
         "num_warps=8 cannot be set under m <= 64 (m is not known where it is set)"
     )
+
+
+@pytest.mark.timeout(120)
+def test_a_literal_moved_beside_a_guarded_tile_falls_back_with_it(tmp_path: Path) -> None:
+    """A guarded tile beside a moved ``num_warps`` mixed the same way: guard_forms/and_mask's pick ``BLOCK=512,
+    num_warps=8`` (a one-block softmax, the original 1024) was written ``if n_cols <= 512: BLOCK = 512`` with
+    ``num_warps=8`` for every size: rows of 513 to 1024 columns ran the original block with eight warps, never timed.
+    Now the moved literal is set under the guard's own condition, and a re-tune reads it as the original 4; correct at
+    800 columns, where the guard fails."""
+    from kernelopt.tunables import discover_source
+
+    folder = Path(shutil.copytree(DATA / "guard_forms" / "and_mask", tmp_path / "and_mask"))
+    written, note = _tune_edit(folder, {"BLOCK": 512, "num_warps": 8})
+    assert written is not None, note
+    assert "    if n_cols <= 512:  # kernelopt: tuned\n        BLOCK = 512\n" in written
+    assert "    num_warps = 4\n    if n_cols <= 512:  # kernelopt: tuned\n        num_warps = 8\n" in written
+    assert "num_warps=8 only where n_cols <= 512, the original values elsewhere" in (note or ""), note
+    assert {t.name: t.value for t in discover_source(written)}["num_warps"] == 4
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"rows": 3, "cols": 800}, {"rows": 2, "cols": 300}])

@@ -97,10 +97,12 @@ class _Function:
 
 @dataclass(frozen=True)
 class Guarded:
-    """The text to write and a note (one line, or ``None``), or no text and the note saying why."""
+    """The text to write and a note (one line, or ``None``), or no text and the note saying why; ``tests``: the
+    condition of each guard written (``n % 64 == 0``)."""
 
     new_source: str | None
     note: str | None
+    tests: tuple[str, ...] = ()
 
 
 def _names(expr: cst.CSTNode) -> set[str]:
@@ -2402,6 +2404,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
             why = _unguarded_divisor(o, n, fn, unmasked, covered, pos) or _positional_block(o, n, kernels)
             if why is not None:
                 return Guarded(None, why)
+    tests: list[str] = []
     for moved in by_statement.values():
         user_if = overridden.get(id(moved[0][0].statement))
         if user_if is not None:
@@ -2411,9 +2414,10 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
             return Guarded(None, why)
         splices += splice
         notes.append(why)
+        tests.append(" and ".join(_condition(needs, c.after) for c, needs in moved))
     if not splices:
         return Guarded(new, None)
-    return Guarded(_spliced(new, splices), "; ".join(notes) or None)
+    return Guarded(_spliced(new, splices), "; ".join(notes) or None, tuple(tests))
 
 
 def guarded_values(source: str) -> dict[str, int]:
@@ -2902,7 +2906,7 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
         at = starts[rng.start.line - 1]
         splices += [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved)]
     sets = ", ".join(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
-    return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values above it")
+    return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values elsewhere")
 
 
 def _step(indent: str) -> str:

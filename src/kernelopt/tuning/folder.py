@@ -71,7 +71,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
-from kernelopt.tunables.guard import bound_moves, guard_edit, guarded_values
+from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
@@ -1763,8 +1763,42 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
         return None, guarded.note
     if guarded.new_source == edit.new_source:
         return edit, None
+    guarded = _with_guard(prepared, changes, guarded)
+    if guarded.new_source is None:
+        return None, guarded.note
     diff = edit_diff(prepared.base_source, guarded.new_source, fn)
     return edit.model_copy(update={"new_source": guarded.new_source, "diff": diff}), guarded.note
+
+
+def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:
+    """``guarded`` (the pick ``changes`` with its tiles guarded by the sizes they must divide or cover) with the other
+    literals the pick moved set under the same guard (:func:`~kernelopt.tunables.guard.bound_moves`): where the guard
+    fails, the original's values of every knob, not the original tile with the pick's ``num_stages``, a combination
+    never timed (on a GPU, a deeper pipeline of the original's larger tiles can need more shared memory than the
+    device has). No text, and why, when they cannot be set under it (several guards of different conditions, a
+    literal no size is known at)."""
+    base, fn = prepared.base_source, prepared.problem.kernel_py.name
+    assert guarded.new_source is not None
+    tiles = set(guarded_values(guarded.new_source))  # the names a guard sets (the pick's own, as guarded)
+    others = {k: v for k, v in changes.items() if k.rpartition(":")[2] not in tiles}
+    if not others:
+        return guarded
+    tests = sorted(set(guarded.tests))
+    mixed = f"{guarded.note}; {config_text(others)} for every size would run with the original tiles where"
+    if len(tests) != 1:
+        return Guarded(None, f"{mixed} a guard fails ({'; '.join(tests)}), a combination never timed: not written")
+    opts = {"filename": fn, "limits": prepared.limits, "kernel": prepared.space.kernel, "gpu": prepared.gpu}
+    tiled = apply_source(
+        base, {k: v for k, v in changes.items() if k not in others}, evaluation=prepared.evaluation, **opts
+    )  # type: ignore[arg-type]
+    first = guard_edit(base, tiled.new_source)
+    if first.new_source is None or set(first.tests) != set(tests):
+        return Guarded(None, f"{mixed} {tests[0]} fails, a combination never timed: not written")
+    moved = write_config(first.new_source, others, evaluation=prepared.evaluation, **opts)  # type: ignore[arg-type]
+    bounded = bound_moves(first.new_source, moved.new_source, tests[0])
+    if bounded.new_source is None:
+        return Guarded(None, f"{mixed} {tests[0]} fails, a combination never timed, and {bounded.note}: not written")
+    return Guarded(bounded.new_source, f"{first.note}; {bounded.note}", first.tests)
 
 
 class TuneSummary(BaseModel):
