@@ -1771,17 +1771,22 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
 
 
 def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:
-    """``guarded`` (the pick ``changes`` with its tiles guarded by the sizes they must divide or cover) with the other
-    literals the pick moved set under the same guard (:func:`~kernelopt.tunables.guard.bound_moves`): where the guard
-    fails, the original's values of every knob, not the original tile with the pick's ``num_stages``, a combination
-    never timed (on a GPU, a deeper pipeline of the original's larger tiles can need more shared memory than the
-    device has). No text, and why, when they cannot be set under it (several guards of different conditions, a
-    literal no size is known at)."""
+    """``guarded`` (the pick ``changes`` with its tiles guarded by the sizes they must divide or cover) with the
+    launch options the pick moved (``num_warps``, ``num_stages``) set under the same guard
+    (:func:`~kernelopt.tunables.guard.bound_moves`): where the guard fails, the original's values of every knob, not
+    the original tile with the pick's ``num_stages``, a combination never timed (on a GPU, a deeper pipeline of the
+    original's larger tiles can need more shared memory than the device has). No text, and why, when they cannot be
+    set under it (guards of different conditions, an option the launch does not pass, a literal no size is known
+    at)."""
     base, fn = prepared.base_source, prepared.problem.kernel_py.name
     assert guarded.new_source is not None
     tiles = set(guarded_values(guarded.new_source))  # the names a guard sets (the pick's own, as guarded)
-    others = {k: v for k, v in changes.items() if k.rpartition(":")[2] not in tiles}
-    if not others:
+    # the launch options the pick moved beside the guarded tiles (a tile the guard judged legal at every size stays
+    # as the guard writes it: its grid's copies move with it, which no bound is written into)
+    others = {
+        k: v for k, v in changes.items() if k.rpartition(":")[2] not in tiles and k.rpartition(":")[2] in CONFIG_OPTIONS
+    }
+    if not others or not guarded.tests:  # no option moved, or no guard written (an earlier one taken out)
         return guarded
     tests = sorted(set(guarded.tests))
     mixed = f"{guarded.note}; {config_text(others)} for every size would run with the original tiles where"
