@@ -894,6 +894,10 @@ _MOVES_AXES = frozenset({"trans", "permute", "reshape", "view", "join", "split",
 _SCANS: dict[str, str] = {"cumsum": "sum", "cumprod": "prod", "associative_scan": "reduce"}
 #: the position of each scan's ``reverse`` argument
 _REVERSE_AT = {"cumsum": 2, "cumprod": 2, "associative_scan": 3}
+#: Calls that move lanes along an axis, and their axis argument (keyword, position): a flip, a gather or a sort of a
+#: block whose tail ``offs < n`` masks out brings that tail onto kept lanes (a sort, unless the tail holds what sorts
+#: last: ``+inf`` ascending, ``-inf`` descending)
+_MOVES_LANES: dict[str, tuple[str, int]] = {"flip": ("dim", 1), "sort": ("dim", 1), "gather": ("axis", 2)}
 
 
 def _const(expr: cst.BaseExpression) -> float | None:
@@ -1127,6 +1131,27 @@ class _Lanes:
             return frozenset()  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
         return reached
 
+    def _moving(self, call: cst.Call, env: dict[str, Reached]) -> frozenset[cst.Call]:
+        """The masked loads whose lanes ``call`` (:data:`_MOVES_LANES`: ``tl.flip``, ``tl.gather``, ``tl.sort``) moves
+        along the block's axis onto lanes kept: the masked-out tail of ``offs < n`` comes last, and a flip puts it
+        first, a gather takes it wherever its index points, and a sort wherever its value falls (unless it holds the
+        value sorted last). A kernel whose masks never leave a lane out at the sizes it was written for (rows a
+        multiple of the block, or a block of ``next_power_of_2(n)`` over rows of powers of two) is right only
+        there (variants v36)."""
+        name = dotted(call.func).split(".")[-1]
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        value, reached = self.lane(args[0], env)
+        if not reached or not self._along(call, args[0], at=_MOVES_LANES[name]):
+            return frozenset()
+        if name == "sort":
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "descending"), None)
+            given = given if given is not None or len(args) < 3 else args[2]
+            flag = given.value if isinstance(given, cst.Name) and given.value in ("True", "False") else None
+            last = math.inf if given is None or flag == "False" else -math.inf if flag == "True" else None
+            if last is not None and value == last:
+                return frozenset()
+        return reached
+
     def _reversed(self, scan: cst.Call, name: str) -> bool:
         """Whether the scan ``scan`` (``tl.cumsum``, ``tl.cumprod``, ``tl.associative_scan``) runs from the block's
         last lane to its first: ``reverse=True`` (or a ``reverse`` not a literal), or its input flipped
@@ -1152,12 +1177,19 @@ class _Lanes:
                 return True
         return False
 
-    def _along(self, red: cst.Call, arg: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
-        """Whether the reduction ``red`` of ``arg`` runs along the block's axis (or its axis is not read)."""
-        axis = next((a.value for a in red.args if a.keyword is not None and a.keyword.value == "axis"), None)
+    def _along(
+        self,
+        red: cst.Call,
+        arg: cst.BaseExpression,
+        seen: frozenset[str] = frozenset(),
+        at: tuple[str, int] = ("axis", 1),
+    ) -> bool:
+        """Whether the reduction ``red`` of ``arg`` runs along the block's axis (or its axis is not read); ``at``:
+        the axis argument's keyword and position."""
+        axis = next((a.value for a in red.args if a.keyword is not None and a.keyword.value == at[0]), None)
         positional = [a.value for a in red.args if a.keyword is None]
-        if axis is None and len(positional) > 1:
-            axis = positional[1]
+        if axis is None and len(positional) > at[1]:
+            axis = positional[at[1]]
         if not isinstance(axis, cst.Integer):
             return True  # every axis (``axis=None``), or one not read
         axes, at = self._axes(arg, seen), int(axis.evaluated_value)
@@ -1280,6 +1312,12 @@ class _Lanes:
             if identity in (a, b):  # the other value
                 return (b if a == identity else a), ra | rb
             return _join([(a, ra), (b, rb)])
+        if name in _MOVES_LANES and args:
+            spoiling = self._moving(call, env)
+            if spoiling and not self.quiet:
+                self.found |= spoiling
+            value, reached = self.lane(args[0], env)
+            return (value if name == "sort" and not spoiling else ANY if reached else FINITE), reached
         if name in _SCANS and args and self._reversed(call, name):
             kind = (
                 _SCANS[name] if name != "associative_scan" else self._kind(call.with_changes(func=cst.Name("reduce")))

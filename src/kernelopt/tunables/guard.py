@@ -1317,17 +1317,21 @@ def _one_block_covers(
     line: int,
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     imported: Collection[str] = (),
+    only: Collection[str] | None = None,
 ) -> list[Divides]:
     """What the launch ``call`` of a kernel that covers a size with one block (:func:`kernelopt.tunables.blocks.
     one_block`, the one rule for every form it is written in) says its block must do: cover the size the launch
     passes. One program handles that size up to the block, so a smaller block leaves the rest of a larger size
-    undone (masked, silently). A size the comparison does not name is ``None``: no guard is written for it."""
+    undone (masked, silently). A size the comparison does not name is ``None``: no guard is written for it.
+    ``only``: the blocks to read (every one where ``None``)."""
     passed = _passed(call, kernel)
     splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
     out: list[Divides] = []
     for reading in dict.fromkeys(one_block(kernel, helpers, imported)):
         block, size = reading.block, reading.size
         if (block not in passed and not splat) or (size is not None and size not in passed):
+            continue
+        if only is not None and block not in only:
             continue
         given = passed.get(block)
         tile = (
@@ -1459,6 +1463,10 @@ def _unchecked_axes(
         if d.tile[1] in blocks:
             unread = f"of {kernel.name.value}, whose accesses leave {d.tile[1]} unchecked"
             out.append(replace(d, why=d.why.replace("of a kernel without masks", unread)))
+    for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=blocks):
+        if d.scale == ONE:  # one block whose masked-out lanes are read as data: right only where none is masked out
+            why = f"{d.why}, and its masked-out lanes are read as data: right only where the block fills the size"
+            out.append(replace(d, covers=False, why=why))
     return out
 
 
