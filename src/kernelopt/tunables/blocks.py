@@ -841,6 +841,18 @@ def unchecked_blocks(
     return out
 
 
+def padded_blocks(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None) -> set[str]:
+    """The blocks of ``kernel``'s block pointers whose padding reaches a reduction along the block's axis holding a
+    value not neutral for it: a ``boundary_check`` on the axis pads the tail with zeros (or NaN), as a mask's fill
+    does (:class:`_Lanes`), so a row max over ``tl.load(blk, boundary_check=(0, 1), padding_option="zero")`` of
+    values below zero is right only where the block divides the row (variants v39). A checked axis of such a
+    block is as good as unchecked. ``helpers``: the module's ``@triton.jit`` functions, read at their calls."""
+    body = _Kernel(kernel)
+    reader = _Accesses(body, {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}, ())
+    reader.collect(kernel.body, (), kernel=kernel.name.value)
+    return set(_Lanes(body, (), _combines(helpers), padded=True).spoiled())
+
+
 #: What a masked-out lane holds, where it is not a number known: a finite value not known (a parameter, a lane of
 #: data), or anything (an infinity or NaN may come of it)
 FINITE, ANY = "finite", "any"
@@ -994,8 +1006,10 @@ class _Lanes:
     float("-inf")`` before ``m = tl.maximum(m, tl.max(x))``); an ``if FLAG:`` branch on a flag that vouches for the
     block is left out; a ``@triton.jit`` helper's body is read after the kernel's, its return value not followed."""
 
-    def __init__(self, body: _Kernel, flags: Collection[str], combines: Mapping[str, str] | None = None) -> None:
-        self.body, self.flags, self.combines = body, set(flags), combines or {}
+    def __init__(
+        self, body: _Kernel, flags: Collection[str], combines: Mapping[str, str] | None = None, padded: bool = False
+    ) -> None:
+        self.body, self.flags, self.combines, self.padded = body, set(flags), combines or {}, padded
         self.loads = [
             node
             for code in body.bodies
@@ -1012,7 +1026,15 @@ class _Lanes:
         a value not neutral for it."""
         out: dict[str, set[cst.Call]] = {}
         masks = [m for m in map(_mask_of, self.loads) if m is not None]
-        for block in sorted(set().union(*(self.body.ranges(m) for m in masks))):
+        blocks: set[str] = set().union(*(self.body.ranges(m) for m in masks))
+        if self.padded:  # the tiles of the block pointers made, read through their loads' padding
+            for code in self.body.bodies:
+                for node in walk(code):
+                    if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "make_block_ptr":
+                        shape = call_args(node, BLOCK_PTR_ARGS).get("block_shape")
+                        if isinstance(shape, cst.Tuple):
+                            blocks |= {e.value.value for e in shape.elements if isinstance(e.value, cst.Name)}
+        for block in sorted(blocks):
             self.block, self.found, self.named_axes = block, set(), {}
             env: dict[str, Reached] = {}
             for code in self.body.bodies:
@@ -1131,6 +1153,40 @@ class _Lanes:
             return frozenset()  # ``tl.max(tl.abs(x))``: a zero lane is no larger than any other
         return reached
 
+    def _padded(self, load: cst.Call) -> tuple[int, float] | None:
+        """The axis on which ``load``, a load of a block pointer (``tl.make_block_ptr``, made inline or named, advanced
+        or not), holds the block in its ``block_shape`` and checks it (``boundary_check``), and the value its
+        padding reads there (``padding_option="nan"``: NaN; else zero, as a mask's fill left out); ``None`` for any
+        other load."""
+        check = next(
+            (a.value for a in load.args if a.keyword is not None and a.keyword.value == "boundary_check"), None
+        )
+        if not load.args or not isinstance(check, cst.Tuple | cst.List):
+            return None
+        axes = {int(e.value.evaluated_value) for e in check.elements if isinstance(e.value, cst.Integer)}
+        option = next(
+            (a.value for a in load.args if a.keyword is not None and a.keyword.value == "padding_option"), None
+        )
+        fill = math.nan if isinstance(option, cst.SimpleString) and option.evaluated_value == "nan" else 0.0
+        for made in self._made(load.args[0].value, frozenset()):
+            shape = call_args(made, BLOCK_PTR_ARGS).get("block_shape")
+            for axis, e in enumerate(shape.elements if isinstance(shape, cst.Tuple) else ()):
+                if isinstance(e.value, cst.Name) and e.value.value == self.block and axis in axes:
+                    return axis, fill
+        return None
+
+    def _made(self, expr: cst.BaseExpression, seen: frozenset[str]) -> Iterator[cst.Call]:
+        """The ``tl.make_block_ptr`` calls a pointer ``expr`` is made by (through names and ``tl.advance``)."""
+        if isinstance(expr, cst.Call):
+            name = dotted(expr.func).split(".")[-1]
+            if name == "make_block_ptr":
+                yield expr
+            elif name == "advance" and expr.args:
+                yield from self._made(expr.args[0].value, seen)
+        elif isinstance(expr, cst.Name) and expr.value not in seen:
+            for value in self.body.values.get(expr.value, []):
+                yield from self._made(value, seen | {expr.value})
+
     def _moving(self, call: cst.Call, env: dict[str, Reached]) -> frozenset[cst.Call]:
         """The masked loads whose lanes ``call`` (:data:`_MOVES_LANES`: ``tl.flip``, ``tl.gather``, ``tl.sort``) moves
         along the block's axis onto lanes kept: the masked-out tail of ``offs < n`` comes last, and a flip puts it
@@ -1144,7 +1200,9 @@ class _Lanes:
         if not reached or not self._along(call, args[0], at=_MOVES_LANES[name]):
             return frozenset()
         if name == "sort":
-            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "descending"), None)
+            given = next(
+                (a.value for a in call.args if a.keyword is not None and a.keyword.value == "descending"), None
+            )
             given = given if given is not None or len(args) < 3 else args[2]
             flag = given.value if isinstance(given, cst.Name) and given.value in ("True", "False") else None
             last = math.inf if given is None or flag == "False" else -math.inf if flag == "True" else None
@@ -1217,6 +1275,9 @@ class _Lanes:
                 return {a for a in rows if a != 1} | {a for a in cols if a != 0}
             if name == "histogram":
                 return set()  # the bins
+            padded = self._padded(expr) if name == "load" and self.padded else None
+            if padded is not None:
+                return {padded[0]}
             if name in _NEUTRAL or name == "reduce":
                 inner = self._axes(args[0], seen) if args else set()
                 return {0} if inner and not self._along(expr, args[0], seen) else set()
@@ -1270,7 +1331,8 @@ class _Lanes:
         if name == "load":
             mask = _mask_of(call)
             if mask is None or self.block not in self.body.ranges(mask):
-                return FINITE, frozenset()
+                padded = self._padded(call) if self.padded else None
+                return (FINITE, frozenset()) if padded is None else (padded[1], frozenset({call}))
             fill = _fill_of(call)
             value = 0.0 if fill is None else _const(fill)
             return (value if value is not None else self.lane(cst.ensure_type(fill, cst.BaseExpression), env)[0]), (

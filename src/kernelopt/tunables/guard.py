@@ -46,6 +46,7 @@ from kernelopt.tunables.blocks import (
     dotted,
     launched,
     one_block,
+    padded_blocks,
     reach_of,
     reach_text,
     reached_accesses,
@@ -1463,8 +1464,11 @@ def _unchecked_axes(
         if d.tile[1] in blocks:
             unread = f"of {kernel.name.value}, whose accesses leave {d.tile[1]} unchecked"
             out.append(replace(d, why=d.why.replace("of a kernel without masks", unread)))
-    for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=blocks):
-        if d.scale == ONE:  # one block whose masked-out lanes are read as data: right only where none is masked out
+    # one block that an access of the kernel itself leaves unchecked (its masked-out lanes read as data, a store
+    # without the mask): right only where no lane is masked out (a block given to an imported helper: its own rule)
+    local = unchecked_blocks(kernel, helpers=jit[0], flags=flags) if jit[1] else blocks
+    for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=local):
+        if d.scale == ONE:
             why = f"{d.why}, and its masked-out lanes are read as data: right only where the block fills the size"
             out.append(replace(d, covers=False, why=why))
     return out
@@ -1641,19 +1645,21 @@ def _block_pointer_axes(
     not in the file, is read as loaded with no check."""
     passed = _passed(call, kernel)
     made: dict[str, tuple[list[cst.BaseExpression], list[cst.BaseExpression]]] = {}
+    inline = False
     for node in walk(kernel.body):
+        if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "make_block_ptr":
+            inline = True
         if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
             continue
         target = node.targets[0].target
         if not isinstance(target, cst.Name) or dotted(node.value.func).split(".")[-1] != "make_block_ptr":
             continue
-        args = call_args(node.value, BLOCK_PTR_ARGS)
-        shape, block = args.get("shape"), args.get("block_shape")
-        if isinstance(shape, cst.Tuple) and isinstance(block, cst.Tuple) and len(shape.elements) == len(block.elements):
-            made[target.value] = ([e.value for e in shape.elements], [e.value for e in block.elements])
+        axes = _pointer_axes(node.value)
+        if axes is not None:
+            made[target.value] = axes
     out: list[Divides] = []
     loaded = _loaded_locals(kernel)  # a length the kernel loads (a varlen ``T = eos - bos``): no host line knows it
-    accesses, unread = reached_accesses(kernel, helpers, imported) if made else ([], [])
+    accesses, unread = reached_accesses(kernel, helpers, imported) if made or inline else ([], [])
     given = [  # a block pointer handed to a call kernelopt cannot read: as a load with no check
         (f"{dotted(node.func)}() is given", a.value.value, None)
         for node in unread
@@ -1665,6 +1671,18 @@ def _block_pointer_axes(
         for node in accesses
         if node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in made
     ]
+    for node in accesses:  # ``tl.load(tl.make_block_ptr(...), boundary_check=(0,))``: made inline, in the access
+        first = node.args[0].value if node.args else None
+        axes = _pointer_axes(first) if isinstance(first, cst.Call) else None
+        if axes is not None and dotted(first.func).split(".")[-1] == "make_block_ptr":  # type: ignore[union-attr]
+            base = _code(first.args[0].value) if first.args else "?"  # type: ignore[union-attr]
+            label, again = f"{base} (made inline)", 1
+            while label in made:  # two made inline over one base: each its own axes
+                again += 1
+                label = f"{base} (made inline, {again})"
+            made[label] = axes
+            reached.append((f"{dotted(node.func).split('.')[-1]}s", label, node))
+    padded: set[str] | None = None  # the blocks whose padding a reduction reads as data (read once, when needed)
     for verb, pointer, node in reached + given:
         check = (
             next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "boundary_check"), None)
@@ -1675,25 +1693,43 @@ def _block_pointer_axes(
         if check is not None and None in axes:
             continue  # not read: taken as checking every axis
         checked = set(axes) if check is not None else set()
+        loading = node is not None and dotted(node.func).split(".")[-1] == "load"
+        if loading and checked and padded is None:
+            padded = padded_blocks(kernel, helpers)
         for axis, (size, block) in enumerate(zip(*made[pointer], strict=True)):
-            if axis in checked or not isinstance(size, cst.Name) or not isinstance(block, cst.Name):
+            if not isinstance(size, cst.Name) or not isinstance(block, cst.Name):
                 continue
+            if axis in checked and not (loading and block.value in (padded or ())):
+                continue  # checked, and its padding read as no data
             if size.value not in passed and size.value not in loaded:
                 continue
             given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
             named = _tile_id(given) if isinstance(given, cst.Name) else None
             tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
             if tile is not None:
-                why = (
-                    f"the kernel {kernel.name.value} {verb} block pointer {pointer} without a boundary check on "
-                    f"axis {axis} ({block.value} over {size.value})"
+                how = (
+                    f"with a boundary check on axis {axis} whose padding a reduction reads as data"
+                    if axis in checked
+                    else f"without a boundary check on axis {axis}"
                 )
+                why = f"the kernel {kernel.name.value} {verb} block pointer {pointer} {how} ({block.value} over "
+                why += f"{size.value})"
                 if size.value in passed:
                     out.append(Divides(tile, passed[size.value], line, why))
                 else:  # never written wider (breaker6 j8's rule for a block pointer)
                     host = cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(size.value))
                     out.append(Divides(tile, host, line, f"{why}; {size.value} is computed in the kernel"))
     return out
+
+
+def _pointer_axes(make: cst.Call) -> tuple[list[cst.BaseExpression], list[cst.BaseExpression]] | None:
+    """A ``tl.make_block_ptr`` call's shape and block shape, axis by axis; ``None`` where they are not literal tuples
+    of one length."""
+    args = call_args(make, BLOCK_PTR_ARGS)
+    shape, block = args.get("shape"), args.get("block_shape")
+    if isinstance(shape, cst.Tuple) and isinstance(block, cst.Tuple) and len(shape.elements) == len(block.elements):
+        return [e.value for e in shape.elements], [e.value for e in block.elements]
+    return None
 
 
 def _helper_argument(
