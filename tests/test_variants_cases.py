@@ -698,6 +698,109 @@ def test_a_persistent_stride_in_a_while_loop_never_moves_past_the_programs_a_fix
     _all_correct(folder, [{"M": 96, "N": 100, "K": 8}])
 
 
+_POW2 = "    BLOCK = triton.next_power_of_2(n_cols)\n"
+_POW2_ROWS = (
+    "    if n_cols <= 64:  # kernelopt: tuned\n        BLOCK = 64\n"
+    "    elif n_cols <= 128:  # kernelopt: tuned\n        BLOCK = 128\n"
+)
+
+
+@pytest.mark.timeout(120)
+def test_a_table_row_over_a_one_block_sort_whose_masked_lanes_are_read_is_not_written(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v36, wrongkernel11): sort_pow2, each row sorted in one block of
+    ``triton.next_power_of_2(n_cols)`` lanes, masked ``cols < n_cols`` and filling 0.0 (rows a power of two long, so
+    no lane is masked out). A session whose entries (64 and 128 columns) want their own blocks wrote the table ``if
+    n_cols <= 64: BLOCK = 64`` / ``elif n_cols <= 128: BLOCK = 128``: right at both entries; at 32 and 16 columns,
+    which the original handled with blocks of 32 and 16, the masked-out lanes' zeros sorted into the row. The net's
+    sizes all lie above the largest entry: it never sees a row's lower sizes. A sort moves the masked-out tail onto
+    kept lanes (unless it holds what sorts last, ``+inf`` ascending), as a max reads a zero fill (v20): such a
+    one-block block is right only where it fills its size, so no row over the computation is written, for a sort or
+    a max; a fill of ``+inf`` sorts last and its table is written."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("sort_pow2", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    table = original.replace(_POW2, _POW2 + _POW2_ROWS)
+    (folder / "kernel.py").write_text(table)  # what was written before: wrong below the smallest entry
+    got = _correct_padded(folder, [{"n_rows": 2, "n_cols": 32}, {"n_rows": 2, "n_cols": 64}])
+    assert got == {"n_rows=2,n_cols=32": False, "n_rows=2,n_cols=64": True}, got
+    (folder / "kernel.py").write_text(original)
+    refused = guard_edit(original, table)
+    assert refused.new_source is None and "masked-out lanes are read as data" in (refused.note or ""), refused
+    written, note = _tune_edit(folder, {"BLOCK": 128})  # one value for both entries: a row up to the largest
+    assert written is None and note is not None and "masked-out lanes are read as data" in note, (note, written)
+    store = "tl.store(y_ptr + row * n_cols + cols, tl.sort(x, 0), mask=cols < n_cols)"
+    maxed = original.replace(store, "tl.store(y_ptr + row, tl.max(x, 0))")
+    assert guard_edit(maxed, maxed.replace(_POW2, _POW2 + _POW2_ROWS)).new_source is None
+    last = original.replace("other=0.0", 'other=float("inf")')  # sorted last: the kept lanes are the row's
+    assert guard_edit(last, last.replace(_POW2, _POW2 + _POW2_ROWS)).new_source is not None
+
+
+@pytest.mark.timeout(120)
+def test_a_block_flipped_or_gathered_onto_its_mirror_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v37, wrongkernel11): flip_mirror, each row reversed block by block, block ``i`` flipped
+    with ``tl.flip`` and stored as block ``n / BLOCK - 1 - i`` (rows a multiple of 128, masks on the columns).
+    ``BLOCK=256`` went out plainly: right at the SHAPES' 256 and 512 columns; at 384 and 128, which the original
+    handled, the last block's masked-out tail was flipped onto kept lanes and the mirror fell before the row (written
+    out of bounds). The net caught it at 640 columns; the rules now read a flip, a ``tl.gather`` and a sort as moving
+    the tail onto kept lanes: ``if n_cols % 256 == 0:  # kernelopt: tuned``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("flip_mirror", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and "    if n_cols % 256 == 0:  # kernelopt: tuned\n" in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 2, "n_cols": 384}, {"n_rows": 3, "n_cols": 128}])
+    gathered = original.replace("tl.flip(x, 0)", "tl.gather(x, BLOCK - 1 - tl.arange(0, BLOCK), 0)")
+    moved = guard_edit(gathered, gathered.replace("BLOCK = 128", "BLOCK = 256")).new_source
+    assert moved is not None and "if n_cols % 256 == 0:  # kernelopt: tuned" in moved, moved
+    plain = original.replace("tl.flip(x, 0)", "x").replace("dst = n_cols - (blk + 1) * BLOCK + ", "dst = cols + 0 * ")
+    assert guard_edit(plain, plain.replace("BLOCK = 128", "BLOCK = 256")).new_source == plain.replace(
+        "BLOCK = 128", "BLOCK = 256"
+    )  # a copy block by block moves no lane: moved plainly
+
+
+@pytest.mark.timeout(120)
+def test_a_block_pointer_made_inline_in_its_load_keeps_its_unchecked_block_a_divisor(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v38, wrongkernel11): bp_inline, a GEMM whose loads make their block pointers inline,
+    ``tl.load(tl.make_block_ptr(a_ptr, (M, K), .., (pid_m * BLOCK_M, k), (BLOCK_M, BLOCK_K), ..),
+    boundary_check=(0,))``, K unchecked (``assert K % 32 == 0``). ``BLOCK_K=64`` went out plainly: right at the SHAPES'
+    K of 64 and 128; at 96 and 32, which the original handled, A's rows were read past K. The rule read only block
+    pointers bound to a name (v12, bp_advance); one made in the access is read the same now: ``if K % 64 == 0``."""
+    folder = _copy("bp_inline", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_K": 64})
+    assert written is not None and "    if K % 64 == 0:  # kernelopt: tuned\n" in written, (note, written)
+    assert note is not None and "a_ptr (made inline) without a boundary check on axis 1" in note, note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 24, "K": 96}, {"M": 7, "N": 5, "K": 32}])
+    written, note = _tune_edit(_copy("bp_inline", tmp_path / "rows"), {"BLOCK_M": 32})  # rows checked: plainly
+    assert written is not None and "kernelopt: tuned" not in written and "(triton.cdiv(M, 32)" in written, note
+
+
+@pytest.mark.timeout(120)
+def test_a_block_pointer_s_padding_read_by_a_max_keeps_its_block_a_divisor(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v39, wrongkernel11): bp_rowmax, a row max through a block pointer advanced along the row,
+    ``tl.load(blk, boundary_check=(0, 1), padding_option="zero")`` (rows a multiple of 64, values below zero).
+    ``BLOCK_N=128`` went out plainly: right at the SHAPES' 128 and 256 columns; at 192 and 64, which the original
+    handled, the padding's zeros won the max. A boundary check pads as a mask fills: a checked axis whose padding
+    reaches a reduction not neutral for it is read as unchecked, ``if N % 128 == 0``; the rows' block (reduced
+    across, never along) moves plainly, and so does the column block of a sum, whose zero padding adds nothing."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("bp_rowmax", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK_N": 128})
+    assert written is not None and "    if N % 128 == 0:  # kernelopt: tuned\n" in written, (note, written)
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 20, "N": 192}, {"M": 7, "N": 64}])
+    wider = original.replace("BLOCK_M=16, BLOCK_N=64", "BLOCK_M=32, BLOCK_N=64").replace("cdiv(M, 16)", "cdiv(M, 32)")
+    assert guard_edit(original, wider).new_source == wider
+    summed = original.replace("m = tl.maximum(m, tl.max(x, axis=1))", "m = m + tl.sum(x, axis=1)")
+    moved = summed.replace("BLOCK_M=16, BLOCK_N=64", "BLOCK_M=16, BLOCK_N=128")
+    assert guard_edit(summed, moved).new_source == moved
+
+
 @pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
@@ -1415,3 +1518,35 @@ def test_the_tenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     )
     got = correct_on_device(plain, [{"n_rows": 1, "n_cols": 65535 * 1024}], _close_padded, prepare=_padded)
     assert got["n_rows=1,n_cols=67107840"] is not True, got
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_eleventh_round_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): wrongkernel11's written forms, each correct at sizes the
+    originals handle that the SHAPES do not name, every input in the middle of NaN: a block flipped onto its mirror
+    guarded as a divisor (v37, rows of 2944 columns, a multiple of 128 and not of 256), a GEMM's K tile guarded over
+    block pointers made inline in its loads (v38, K = 1056, a multiple of 32 and not of 64), a row max's column block
+    guarded over a block pointer's zero padding (v39, rows of 2944 columns), and a one-block sort's table over
+    ``next_power_of_2`` where its fill sorts last (v36's written form: ``+inf``, rows of 16 to 1024)."""
+    from kernelopt.tunables.guard import guard_edit
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    flipped = written_pick(_copy("flip_mirror", tmp_path), {"BLOCK": 256}, "if n_cols % 256 == 0:  # kernelopt: tuned")
+    inline = written_pick(_copy("bp_inline", tmp_path), {"BLOCK_K": 64}, "if K % 64 == 0:  # kernelopt: tuned")
+    padded = written_pick(_copy("bp_rowmax", tmp_path), {"BLOCK_N": 128}, "if N % 128 == 0:  # kernelopt: tuned")
+    sort = _copy("sort_pow2", tmp_path)
+    last = (sort / "kernel.py").read_text().replace("other=0.0", 'other=float("inf")')
+    table = guard_edit(last, last.replace(_POW2, _POW2 + _POW2_ROWS)).new_source
+    assert table is not None and "if n_cols <= 64:  # kernelopt: tuned" in table, table
+    (sort / "kernel.py").write_text(table)
+    cases = [
+        (flipped, [{"n_rows": 64, "n_cols": 2944}, {"n_rows": 8, "n_cols": 8192}, {"n_rows": 3, "n_cols": 128}]),
+        (inline, [{"M": 3001, "N": 100, "K": 1056}, {"M": 100, "N": 70, "K": 2048}, {"M": 7, "N": 5, "K": 32}]),
+        (padded, [{"M": 3001, "N": 2944}, {"M": 64, "N": 8192}, {"M": 7, "N": 64}]),
+        (sort, [{"n_rows": 300, "n_cols": 16}, {"n_rows": 64, "n_cols": 128}, {"n_rows": 8, "n_cols": 1024}]),
+    ]
+    for folder, shapes in cases:
+        _correct_on_cuda(folder, shapes)
