@@ -759,6 +759,11 @@ def test_a_block_flipped_or_gathered_onto_its_mirror_keeps_its_block_a_divisor(t
     assert guard_edit(plain, plain.replace("BLOCK = 128", "BLOCK = 256")).new_source == plain.replace(
         "BLOCK = 128", "BLOCK = 256"
     )  # a copy block by block moves no lane: moved plainly
+    scan = (DATA / "rev_cumsum_exp" / "kernel.py").read_text().replace("tl.exp(tl.load(", "(tl.load(")
+    back = scan.replace("tl.cumsum(e, axis=0, reverse=True)", "tl.flip(tl.cumsum(tl.flip(e, 0), axis=0), 0)")
+    assert guard_edit(back, back.replace("BLOCK=128)", "BLOCK=256)")).new_source == back.replace(
+        "BLOCK=128)", "BLOCK=256)"
+    )  # flipped back where they were, a reversed scan over a neutral fill: moved plainly
 
 
 @pytest.mark.timeout(120)

@@ -1018,6 +1018,7 @@ class _Lanes:
         ]
         self.block = ""
         self.quiet = 0  # inside a loop's passes before its fixed point: reductions not judged yet
+        self.undoing = 0  # inside a flip undone by another (a reversed scan's, or a flip's of a flip): not judged
         self.found: set[cst.Call] = set()
         self.named_axes: dict[str, set[int]] = {}  # the block's axes in each name's values (:meth:`_axes`)
 
@@ -1375,19 +1376,24 @@ class _Lanes:
                 return (b if a == identity else a), ra | rb
             return _join([(a, ra), (b, rb)])
         if name in _MOVES_LANES and args:
-            spoiling = self._moving(call, env)
+            undone = name == "flip" and self._flipped(args[0], frozenset())  # flipped back where they were
+            self.undoing += undone
+            spoiling = frozenset() if undone or self.undoing else self._moving(call, env)
             if spoiling and not self.quiet:
                 self.found |= spoiling
             value, reached = self.lane(args[0], env)
-            return (value if name == "sort" and not spoiling else ANY if reached else FINITE), reached
+            self.undoing -= undone
+            return value, reached  # the same values, other lanes: where they land is judged above
         if name in _SCANS and args and self._reversed(call, name):
             kind = (
                 _SCANS[name] if name != "associative_scan" else self._kind(call.with_changes(func=cst.Name("reduce")))
             )
+            self.undoing += 1  # a flip of its input makes it a reversed scan, judged here as one
             spoiling = self._spoiling(call, env, kind)  # each lane takes in the lanes after it: the masked-out tail
             if spoiling and not self.quiet:
                 self.found |= spoiling
             value, reached = self.lane(args[0], env)
+            self.undoing -= 1
             return (ANY if reached else FINITE), reached
         name = self._kind(call)
         if name in ("dot", "histogram") or (name in _NEUTRAL and not args):
