@@ -495,3 +495,25 @@ def test_n53_a_count_of_programs_by_math_ceil_bound_before_the_launch_is_a_copy_
     written, note = _tune_edit(folder, {"BLOCK": 1024})
     assert written is None and note is not None
     assert note.startswith("BLOCK=1024 moves the tile from 64, but line 20 still divides by 64 (math.ceil(n / 64))")
+
+
+@pytest.mark.timeout(120)
+def test_n54_a_grid_of_minus_n_floor_minus_block_programs_is_a_count_rounded_up(tmp_path: Path) -> None:
+    """n54, a wrong written kernel: ``BLOCK = 64`` then ``scale_kernel[(-(n // -BLOCK),)](x, out, BLOCK=BLOCK)`` (the
+    upside-down floor, Python's ceiling division), no masks: ``BLOCK = 1024`` was written plainly, so at 4160
+    elements, which the original handles, its fifth program stores 4096..5119 past the end (the floor's divisor,
+    ``-BLOCK``, read as no tile). Now the tile is guarded by ``n``; over masks any block is written plainly."""
+    from tests.test_breaker_cases import _correct_at, _edit_for
+
+    launch = "    scale_kernel[(math.ceil(n / 64),)](x, out, BLOCK=64)\n"
+    named = "    BLOCK = 64\n    scale_kernel[(-(n // -BLOCK),)](x, out, BLOCK=BLOCK)\n"
+    bare = _folder(tmp_path / "bare", CEIL_GRID_KERNEL.replace(launch, named), CEIL_GRID_REFERENCE)
+    written = _edit_for(bare, {"BLOCK": 1024})
+    assert "    BLOCK = 64\n    if n % 1024 == 0:  # kernelopt: tuned\n        BLOCK = 1024\n" in written
+    launch = "    axpy_kernel[GRID](x, y, out, 2.0, n, BLOCK_SIZE=32)\n"
+    named = "    BLOCK_SIZE = 32\n    axpy_kernel[(-(n // -BLOCK_SIZE),)](x, y, out, 2.0, n, BLOCK_SIZE=BLOCK_SIZE)\n"
+    masked = _folder(tmp_path / "masked", MASKED_AXPY.replace(launch, named), AXPY_REFERENCE)
+    text = _edit_for(masked, {"BLOCK_SIZE": 1024})
+    assert "    BLOCK_SIZE = 1024\n" in text and "kernelopt: tuned" not in text
+    (masked / "kernel.py").write_text(text)
+    assert set(_correct_at((masked, [{"n": 7}, {"n": 1025}])).values()) == {True}

@@ -1949,10 +1949,11 @@ def _literal_ceils(root: cst.CSTNode) -> set[int]:
 
 
 def _ceil_floors(root: cst.CSTNode) -> dict[int, tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """The floors inside the two other spellings of a count of tiles rounded up, ``(size - 1) // tile + 1`` (either
-    order of the sum) and ``-(-size // tile)``, by the floor's id -> (size, tile): such a floor counts ``size`` in
-    tiles rounded up, as ``triton.cdiv`` does, not ``size - 1`` or ``-size`` rounded down (newuser9 n48: a masked
-    kernel's pick was refused, "in a form no guard is written for")."""
+    """The floors inside the other spellings of a count of tiles rounded up, ``(size - 1) // tile + 1`` (either
+    order of the sum), ``-(-size // tile)`` and ``-(size // -tile)``, by the floor's id -> (size, tile): such a floor
+    counts ``size`` in tiles rounded up, as ``triton.cdiv`` does, not ``size - 1`` or ``-size`` rounded down
+    (newuser9 n48: a masked kernel's pick was refused, "in a form no guard is written for"; n54: without masks, a
+    tile of ``-(n // -BLOCK)`` programs was written plainly)."""
     out: dict[int, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
 
     def floor(node: cst.CSTNode) -> cst.BinaryOperation | None:
@@ -1974,12 +1975,13 @@ def _ceil_floors(root: cst.CSTNode) -> dict[int, tuple[cst.BaseExpression, cst.B
                     out[id(div)] = (less.left.with_changes(lpar=[], rpar=[]), div.right)
         elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             div = floor(node.expression)
-            if (
-                div is not None
-                and isinstance(div.left, cst.UnaryOperation)
-                and isinstance(div.left.operator, cst.Minus)
-            ):
+            if div is None:
+                continue
+            if isinstance(div.left, cst.UnaryOperation) and isinstance(div.left.operator, cst.Minus):
                 out[id(div)] = (div.left.expression.with_changes(lpar=[], rpar=[]), div.right)
+            elif isinstance(div.right, cst.UnaryOperation) and isinstance(div.right.operator, cst.Minus):
+                # -(n // -BLOCK), the other way up (n54)
+                out[id(div)] = (div.left.with_changes(lpar=[], rpar=[]), div.right.expression)
     return out
 
 
