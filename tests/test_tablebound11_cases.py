@@ -112,6 +112,13 @@ def test_a_launch_literal_moved_beside_a_table_gets_a_line_of_its_own_under_the_
     assert {t.key: t.value for t in discover_source(written)}["_softmax_rows:num_warps"] == 4
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"M": 300, "N": 60}, {"M": 20, "N": 100}])
+    # an option the launch leaves to Triton whose default every backend shares (four warps): inserted the same way
+    inserted, note = _tune_edit(_rows_folder(tmp_path, "inserted", TWO_SIZES), {"BLOCK_M": 16, "num_warps": 8})
+    assert (
+        inserted is not None
+        and "    num_warps = 4\n    if M <= 100:  # kernelopt: tuned\n        num_warps = 8\n" in (inserted)
+    ), note
+    assert "BLOCK_N=BLOCK_N, num_warps=num_warps)" in inserted
 
 
 @pytest.mark.timeout(120)
@@ -119,7 +126,7 @@ def test_a_literal_no_bound_can_hold_writes_the_table_alone_only_where_the_sessi
     """Where the moved literal cannot be set under the table's bound, the mixed form is not written: a module
     constant (``NUM_WARPS = 4``, no size in scope) writes the table alone, the constant at its 4, when the session
     timed those tiles with four warps, and nothing, one line, when it did not; an option the launch does not pass
-    (``num_stages``: Triton's default, no value of the file's to fall back on) writes nothing."""
+    (``num_stages``: Triton's default, 3 on NVIDIA and 2 on AMD, no one value to fall back on) writes nothing."""
     from tests.test_breaker10_cases import TWO_SIZES
 
     constant = TWO_SIZES.replace("BLOCK_N=BLOCK_N)", "BLOCK_N=BLOCK_N, num_warps=NUM_WARPS)")

@@ -2887,17 +2887,10 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
     restores: list[_Splice] = []
     by_statement: dict[int, list[_Change]] = {}
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
-        had = {a.keyword.value for c in walk(o[0]) if isinstance(c, cst.Call) for a in c.args if a.keyword is not None}
-        added = sorted(
-            {a.keyword.value for c in walk(n[0]) if isinstance(c, cst.Call) for a in c.args if a.keyword is not None}
-            - had
-        )
-        if added:
-            return Guarded(None, (
-                f"{', '.join(added)} is not passed at the launch (Triton's default), so an option inserted there has "
-                f"no value of the file's to fall back on above {test}"
-            ))  # fmt: skip
-        for change in _changes(o, n, collector):
+        inserted = _inserted_options(o, n, collector)
+        if isinstance(inserted, str):
+            return Guarded(None, f"{inserted}, so it has no value of the file's to fall back on where {test} fails")
+        for change, cut in [*((c, (c.start, c.end, str(c.before))) for c in _changes(o, n, collector)), *inserted]:
             name = change.target or change.keyword
             fn = change.function
             where = (
@@ -2918,7 +2911,7 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
                 where = f"{', '.join(missing)} is not known where it is set"
             if where is not None:
                 return Guarded(None, f"{name}={change.after} cannot be set under {test} ({where})")
-            restores.append((change.start, change.end, str(change.before)))
+            restores.append(cut)
             by_statement.setdefault(id(change.statement), []).append(change)
     if _spliced(new, restores) != old:
         return Guarded(None, f"the edit moved more than literals that can be set under {test}")
@@ -2953,6 +2946,38 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
         splices += [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved)]
     sets = ", ".join(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
     return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values elsewhere")
+
+
+#: The launch options whose default Triton 3.6 gives alike on every backend (NVIDIA's CUDAOptions and AMD's
+#: HIPOptions: four warps, one CTA; ``num_stages`` is 3 on NVIDIA and 2 on AMD, so no one value stands for it).
+PORTABLE_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_ctas": 1}
+
+
+def _inserted_options(
+    old: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
+    new: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
+    collector: _Collector,
+) -> list[tuple[_Change, _Splice]] | str:
+    """The launch options an edit inserted into a statement's calls (``, num_warps=8`` where the launch left it to
+    Triton), each as a move from Triton's default (:data:`PORTABLE_DEFAULTS`) and the splice that takes the
+    insertion out again; why not, for an option whose default differs between backends."""
+    (o, _), (n, fn) = old, new
+    out: list[tuple[_Change, _Splice]] = []
+    old_calls = [c for c in walk(o) if isinstance(c, cst.Call)]
+    new_calls = [c for c in walk(n) if isinstance(c, cst.Call)]
+    for oc, nc in zip(old_calls, new_calls, strict=False):
+        had = {a.keyword.value for a in oc.args if a.keyword is not None}
+        for i, arg in enumerate(nc.args):
+            if arg.keyword is None or arg.keyword.value in had:
+                continue
+            name, value = arg.keyword.value, _int(arg.value)
+            if name not in PORTABLE_DEFAULTS or value is None:
+                return f"{name} is not passed at the launch (Triton's default, which differs between backends)"
+            start, end = collector.offset(arg.value)
+            cut_from = collector.offset(nc.args[i - 1].value)[1] if i else collector.offset(arg)[0]
+            change = _Change(PORTABLE_DEFAULTS[name], value, start, end, n, fn, None, name)
+            out.append((change, (cut_from, end, "")))
+    return out
 
 
 def _step(indent: str) -> str:
