@@ -412,74 +412,28 @@ def test_n51_a_resumed_session_re_times_a_config_set_aside_at_one_entry_at_the_o
     assert small.calls == large.calls == middle.calls == [([64, 512], True)]  # found set aside at 40 by its check
 
 
-#: A matmul whose grouped program order binds its group to a local first (``group_size_m = GROUP_SIZE_M``) and takes
-#: it whole (no ``min`` with the rows of tiles left).
-ALIASED_GROUP_MM = """import torch
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-              GROUP_SIZE_M: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = GROUP_SIZE_M
-    pid_m = first_pid_m + (pid % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-def run(a, b):
-    M, K = a.shape
-    _, N = b.shape
-    c = torch.empty((M, N), dtype=torch.float32)
-    grid = (triton.cdiv(M, 32) * triton.cdiv(N, 32),)
-    mm_kernel[grid](a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_SIZE_M=1)
-    return c
-"""
-
-ALIASED_GROUP_REFERENCE = """import torch
-
-SHAPES = [{"M": 64, "N": 64, "K": 32}, {"M": 128, "N": 64, "K": 64}]
-ATOL = 1e-2
-RTOL = 1e-2
-
-
-def get_inputs(M=64, N=64, K=32):
-    g = torch.Generator().manual_seed(9)
-    return [torch.randn(M, K, generator=g), torch.randn(K, N, generator=g)]
-
-
-def reference(a, b):
-    return a @ b
-"""
-
-
 def test_n52_a_group_bound_to_a_local_and_taken_whole_is_not_written(tmp_path: Path) -> None:
     """n52: a matmul with the tutorial's grouped order, its group first bound to a local (``group_size_m =
     GROUP_SIZE_M``, then ``pid % group_size_m``) and no ``min``: ``GROUP_SIZE_M=2`` passed both SHAPES entries (2 and
     4 rows of 32-row tiles) and the guard wrote it plainly (its rule looked for ``% GROUP_SIZE_M`` by that name), wrong
     at M = 96, which the original (a group of 1) handles; only the net's M=129 stood in the way. The local is read as
-    the group: not written, the line says why."""
+    the group: not written, the line says why (variants' mm_group_whole with its group bound to a local)."""
+    import shutil
+
     from tests.test_breaker_cases import _tune_edit
 
-    folder = _folder(tmp_path / "mm", ALIASED_GROUP_MM, ALIASED_GROUP_REFERENCE)
-    written, note = _tune_edit(folder, {"GROUP_SIZE_M": 2})
+    whole = Path(__file__).parent / "data" / "variants" / "mm_group_whole"
+    folder = Path(shutil.copytree(whole, tmp_path / "mm", ignore=_no_sessions))
+    kernel = (folder / "kernel.py").read_text()
+    aliased = kernel.replace(
+        "    first_pid_m = group_id * GROUP_M\n", "    first_pid_m = group_id * GROUP_M\n    group_m = GROUP_M\n"
+    )
+    aliased = aliased.replace("(pid % GROUP_M)", "(pid % group_m)").replace("// GROUP_M\n", "// group_m\n")
+    assert aliased.count("group_m") == 3
+    (folder / "kernel.py").write_text(aliased)
+    written, note = _tune_edit(folder, {"GROUP_M": 2})
     assert written is None and note is not None
-    assert note.startswith("GROUP_SIZE_M=2 may leave tiles undone at a size the original handled")
+    assert note.startswith("GROUP_M=2 may leave tiles undone at a size the original handled")
 
 
 def test_n53_a_count_of_programs_by_math_ceil_bound_before_the_launch_is_a_copy_of_the_tile(tmp_path: Path) -> None:
