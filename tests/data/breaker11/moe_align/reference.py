@@ -17,8 +17,9 @@ def reference(topk_ids, num_experts, block_size):
     flat = topk_ids.flatten().long()
     n = flat.numel()
     cap = n + E * (BM - 1)
-    sorted_ids = torch.full((cap,), n, dtype=torch.int32)
-    expert_ids = torch.zeros(((cap + BM - 1) // BM,), dtype=torch.int32)
+    dev = topk_ids.device
+    sorted_ids = torch.full((cap,), n, dtype=torch.int32, device=dev)
+    expert_ids = torch.zeros(((cap + BM - 1) // BM,), dtype=torch.int32, device=dev)
     pos = 0
     for e in range(E):
         idx = (flat == e).nonzero().flatten()
@@ -26,5 +27,4 @@ def reference(topk_ids, num_experts, block_size):
         padded = (idx.numel() + BM - 1) // BM * BM
         expert_ids[pos // BM : (pos + padded) // BM] = e
         pos += padded
-    dev = topk_ids.device
-    return sorted_ids.to(dev), expert_ids.to(dev), torch.tensor([pos], dtype=torch.int32, device=dev)
+    return sorted_ids, expert_ids, torch.tensor([pos], dtype=torch.int32, device=dev)
