@@ -1384,6 +1384,19 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         return _config_edit(prepared, {k: v for k, v in best.items() if k not in computed} or None)
     others = {k: v for k, v in changes.items() if k not in computed}
     fn = prepared.problem.kernel_py.name
+    # a setting computed from the same size that the space left out (a CPU session's num_warps from the helper that
+    # gives the tiles) joins the table's rows: above the bound it falls back with them (tablebound11)
+    found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
+    joined = {
+        k: v
+        for k, v in others.items()
+        for t in found
+        if t.name == k and t.kind is TunableKind.COMPUTED_SETTING and t.editable and size in t.size_names
+        if t.kernel in (prepared.space.kernel, None) and isinstance(v, int) and not isinstance(v, bool)
+    }
+    if joined:
+        rows = [b.model_copy(update={"values": {**b.values, **joined}}) for b in rows]
+        others = {k: v for k, v in others.items() if k not in joined}
     opts = {
         "limits": prepared.limits,
         "kernel": prepared.space.kernel,
@@ -1416,7 +1429,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     diff = edit_diff(prepared.base_source, table.new_source, fn)
     bound = max(b.upto for b in rows)
     note = (
-        f"{', '.join(names)} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
+        f"{', '.join([*names, *joined])} tuned in a table over {size} up to {bound} (the sizes checked); above it, the "
         "original computation"
     )
     if held is not None:
