@@ -201,8 +201,8 @@ def target_check(
     if not report.failed:
         kernels = ", ".join(dict.fromkeys(x.kernel for x in report.launches))
         return TargetCheck(
-            line=f"compiled for {target} before the write: {len(report.launches)} launch(es) of {kernels} at the "
-            f"SHAPES entries ({time.monotonic() - started:.1f} s)"
+            line=f"compiled for {target} before the write: {len(report.launches)} distinct launch(es) of {kernels} at "
+            f"the SHAPES entries ({time.monotonic() - started:.1f} s)"
         )
     first = report.failed[0]
     tiles = ", ".join(f"{k}={v}" for k, v in first.constexprs.items())
