@@ -463,6 +463,23 @@ def _close_in_place(ran: Ran) -> bool:
     return bool(torch.allclose(ran.got.float(), ran.want.float(), atol=tol, rtol=tol)) and all(same)
 
 
+@pytest.mark.timeout(120)
+def test_a_grid_axis_guard_is_bound_above_the_grid_that_names_it(tmp_path: Path) -> None:
+    """net11 (2026-12-06): varlen_pool's pick ``BLOCK_D=32`` was written with its grid's copy ``triton.cdiv(D, 64)``
+    turned into ``triton.cdiv(D, BLOCK_D)`` one line above the guard that binds ``BLOCK_D``: UnboundLocalError at
+    every size (the check on the SHAPES entries refused it, so the pick was lost, not written wrong). The guard's
+    lines now go above the first statement of the launch's block that holds a copy."""
+    folder = _copy("varlen_pool", tmp_path)
+    text, note = _tune_edit(folder, {"BLOCK_D": 32})
+    assert text is not None, note
+    lines = text.splitlines()
+    bound = next(i for i, line in enumerate(lines) if line.strip() == "BLOCK_D = 64")
+    grid = next(i for i, line in enumerate(lines) if "triton.cdiv(D, BLOCK_D)" in line)
+    assert bound < grid, text
+    (folder / "kernel.py").write_text(text)
+    _all_correct(folder, [{"B": 3, "D": 40, "L": 20}, {"B": 2, "D": 33, "L": 5}, {"B": 4, "D": 129, "L": 9}])
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(600)
 def test_the_sixth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(

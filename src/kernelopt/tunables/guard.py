@@ -2985,6 +2985,32 @@ def _step(indent: str) -> str:
     return "\t" if "\t" in indent else "    "
 
 
+def _first_holding(
+    fn: cst.FunctionDef, launch: cst.SimpleStatementLine, copies: Sequence[cst.CSTNode], pos: Positions
+) -> cst.BaseStatement | None:
+    """The statement the guard's lines go before: the launch statement, or an earlier statement of its block that
+    holds a copy of a moved literal (``grid = (B, triton.cdiv(D, 64))`` before ``_k[grid](..., BLOCK_D=64)``: the
+    grid then names ``BLOCK_D``, which must be bound above it; breaker6/varlen_pool's ``BLOCK_D=32`` was written
+    below its grid, an UnboundLocalError at every size). ``None`` when a copy lies outside that block before it
+    (the inline form is written then)."""
+    block = next(
+        (b for b in walk(fn) if isinstance(b, cst.IndentedBlock) and any(st is launch for st in b.body)), None
+    )
+    if block is None:
+        return None
+    first = launch
+    for lit in copies:
+        at = pos[lit].start.line
+        holder = next((st for st in block.body if pos[st].start.line <= at <= pos[st].end.line), None)
+        if holder is None:
+            if at < pos[launch].start.line:
+                return None
+            continue
+        if pos[holder].start.line < pos[first].start.line:
+            first = holder
+    return first
+
+
 def _hoisted(
     moved: list[tuple[_Change, list[Divides]]],
     fn: cst.FunctionDef,
@@ -3006,11 +3032,11 @@ def _hoisted(
         (starts[pos[lit].start.line - 1] + pos[lit].start.column, len(_code(lit)), c)
         for c, lit in {id(lit): (c, lit) for c, lit in copies}.values()
     ]
-    if (used | inline) & set(names):  # type: ignore[arg-type]
+    statement = _first_holding(fn, moved[0][0].statement, [lit for _, lit in copies], pos)
+    if statement is None or (used | inline) & set(names):  # type: ignore[arg-type]
         inline = {id(c): f"{c.after} if {_condition(needs, c.after)} else {c.before}" for c, needs in moved}
         grid = [(at, at + size, f"({inline[id(c)]})") for at, size, c in spans]
         return [*((c.start, c.end, inline[id(c)]) for c, _ in moved), *grid]
-    statement = moved[0][0].statement
     at = starts[pos[statement].start.line - 1]
     line = new[at : starts[pos[statement].start.line]]
     indent = line[: len(line) - len(line.lstrip())]
