@@ -2993,9 +2993,7 @@ def _first_holding(
     grid then names ``BLOCK_D``, which must be bound above it; breaker6/varlen_pool's ``BLOCK_D=32`` was written
     below its grid, an UnboundLocalError at every size). ``None`` when a copy lies outside that block before it
     (the inline form is written then)."""
-    block = next(
-        (b for b in walk(fn) if isinstance(b, cst.IndentedBlock) and any(st is launch for st in b.body)), None
-    )
+    block = next((b for b in walk(fn) if isinstance(b, cst.IndentedBlock) and any(st is launch for st in b.body)), None)
     if block is None:
         return None
     first = launch
