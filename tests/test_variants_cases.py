@@ -807,6 +807,29 @@ def test_a_block_pointer_s_padding_read_by_a_max_keeps_its_block_a_divisor(tmp_p
 
 
 @pytest.mark.timeout(120)
+def test_a_block_striding_a_buffer_padded_to_its_value_is_not_moved_apart_from_it(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v40, wrongkernel11): padded_rows, rows of at most 128 columns stored into a buffer padded
+    to the block, ``y = torch.empty(M, 128)`` and ``y_ptr + row * BLOCK_N + cols`` beside ``BLOCK_N=128``, SHAPES of
+    one row each (batch-1 decoding). ``BLOCK_N=256`` (one block still covers every row) went out plainly with the
+    net on: right at the SHAPES, where no second row exists, and at the net's sizes, which move no size of 1 (one
+    row of 102 columns); at 3 rows, which the original handled, the second row was written past the first's end and
+    the last past the buffer's. The buffer's 128 is the block's copy: not written, one line."""
+    folder = _copy("padded_rows", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(original.replace("BLOCK_N=128)", "BLOCK_N=256)"))  # what was written before
+    got = _correct_padded(folder, [{"M": 1, "N": 100}, {"M": 3, "N": 100}])
+    assert got == {"M=1,N=100": True, "M=3,N=100": "wrote out of bounds"}, got
+    (folder / "kernel.py").write_text(original)
+    written, note = _tune_edit(folder, {"BLOCK_N": 256})
+    assert written is None and note is not None, (note, written)
+    assert "still allocates y with 128 (torch.empty(M, 128, device=x.device, dtype=x.dtype))" in note, note
+    copied = original.replace("BLOCK_N=128)", "BLOCK_N=256)").replace("torch.empty(M, 128,", "torch.empty(M, 256,")
+    from kernelopt.tunables.guard import guard_edit
+
+    assert guard_edit(original, copied).new_source == copied  # the copy moved with it: written
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -1098,6 +1098,89 @@ def _stale_copies(
     return None
 
 
+#: Calls that allocate a tensor of the shape their positional arguments give (``torch.empty(M, 128)``)
+_ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full", "new_empty", "new_zeros", "new_ones", "new_full"})
+
+
+def _stale_strides(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], pos: Positions) -> str | None:
+    """Why an edit cannot be written when a buffer a kernel strides by a moved block per program (``y_ptr + row *
+    BLOCK_N + cols``, ``row`` a program id: rows padded to the block) is still allocated with the block's original
+    value (``y = torch.empty(M, 128)`` beside ``BLOCK_N=128``): the stride moves with the block and the buffer does
+    not, so the second row is written past the first's end, and the last past the buffer's (variants v40: right at
+    SHAPES of one row, where there is no second, and the net moves no size of 1)."""
+    if len(old) != len(new):
+        return None
+    kernels = {f.name.value: f for f in new if _is_jit(f)}
+    for o, n in zip(old, new, strict=True):
+        if _is_jit(n):
+            continue
+        before, after = _launch_calls(o), _launch_calls(n)
+        if len(before) != len(after):
+            continue
+        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
+            kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
+            if kernel is None:
+                continue
+            was, now = _passed(o_call, kernel), _passed(n_call, kernel)
+            for pointer, blocks in _program_strided(kernel).items():
+                buffer = now.get(pointer)
+                for block in sorted(blocks) if isinstance(buffer, cst.Name) else ():
+                    b, a = _launch_value(o, was.get(block)), _launch_value(n, now.get(block))
+                    if b is None or a is None or a == b:
+                        continue
+                    for node in _allocations(n, buffer.value, b):  # type: ignore[union-attr]
+                        line = pos[node].start.line if node in pos else 0
+                        return (
+                            f"{block}={a} moves from {b}, but line {line} still allocates {_code(buffer)} with {b} "
+                            f"({_code(node)}), and {kernel.name.value} strides {pointer} by {block} per program: rows "
+                            "padded to the block would be written past each other and past the buffer: not written"
+                        )
+    return None
+
+
+def _program_strided(kernel: cst.FunctionDef) -> dict[str, set[str]]:
+    """Pointer parameter -> the ``tl.constexpr`` blocks an access of ``kernel`` strides it by per program: its
+    offset multiplies a block by a local computed from a program id (``y_ptr + row * BLOCK_N + cols``)."""
+    params = {p.name.value for p in kernel.params.params}
+    blocks = {
+        p.name.value
+        for p in kernel.params.params
+        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
+    }
+    out: dict[str, set[str]] = {}
+    for call in walk(kernel.body):
+        if not (isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] in ("load", "store") and call.args):
+            continue
+        pointer = call.args[0].value
+        strided = set()
+        for node in walk(pointer):
+            if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+                continue
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                named = isinstance(side, cst.Name) and side.value in blocks and isinstance(other, cst.Name)
+                if named and other.value not in params and _calls_program_id(kernel, other.value):  # type: ignore[union-attr]
+                    strided.add(side.value)  # type: ignore[union-attr]
+        for name in _names(pointer) & (params - blocks) if strided else ():
+            out.setdefault(name, set()).update(strided)
+    return out
+
+
+def _allocations(fn: cst.FunctionDef, name: str, value: int) -> list[cst.Call]:
+    """The calls of ``fn`` that allocate ``name`` with a shape holding the literal ``value`` at any depth of their
+    positional arguments (``name = torch.empty(M, 128)``, ``torch.zeros((M * 128,))``)."""
+    out: list[cst.Call] = []
+    for node in walk(fn.body):
+        if not (isinstance(node, cst.Assign) and any(dotted(t.target) == name for t in node.targets)):
+            continue
+        call = node.value
+        if not (isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] in _ALLOCATIONS):
+            continue
+        shape = [a.value for a in call.args if a.keyword is None]
+        if any(isinstance(i, cst.Integer) and _int(i) == value for a in shape for i in walk(a)):
+            out.append(call)
+    return out
+
+
 def _divisions(
     old: cst.CSTNode, new: cst.CSTNode
 ) -> list[tuple[int | None, cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]:
@@ -2441,6 +2524,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
         why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
         why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
         why = why or _stale_copies(old_collector.functions, new_collector.functions, pos, _constants(new_collector))
+        why = why or _stale_strides(old_collector.functions, new_collector.functions, pos)
         why = why or _uncovered_rows(old, new_collector, unmasked, pos)
         if why is not None:
             return Guarded(None, why)
