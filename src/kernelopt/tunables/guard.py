@@ -1111,30 +1111,24 @@ def _stale_strides(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef
     if len(old) != len(new):
         return None
     kernels = {f.name.value: f for f in new if _is_jit(f)}
-    for o, n in zip(old, new, strict=True):
-        if _is_jit(n):
+    for o, n, o_call, n_call, name in _launch_pairs(old, new):
+        kernel = kernels.get(name)
+        if kernel is None:
             continue
-        before, after = _launch_calls(o), _launch_calls(n)
-        if len(before) != len(after):
-            continue
-        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
-            kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
-            if kernel is None:
-                continue
-            was, now = _passed(o_call, kernel), _passed(n_call, kernel)
-            for pointer, blocks in _program_strided(kernel).items():
-                buffer = now.get(pointer)
-                for block in sorted(blocks) if isinstance(buffer, cst.Name) else ():
-                    b, a = _launch_value(o, was.get(block)), _launch_value(n, now.get(block))
-                    if b is None or a is None or a == b:
-                        continue
-                    for node in _allocations(n, buffer.value, b):  # type: ignore[union-attr]
-                        line = pos[node].start.line if node in pos else 0
-                        return (
-                            f"{block}={a} moves from {b}, but line {line} still allocates {_code(buffer)} with {b} "
-                            f"({_code(node)}), and {kernel.name.value} strides {pointer} by {block} per program: rows "
-                            "padded to the block would be written past each other and past the buffer: not written"
-                        )
+        was, now = _passed(o_call, kernel), _passed(n_call, kernel)
+        for pointer, blocks in _program_strided(kernel).items():
+            buffer = now.get(pointer)
+            for block in sorted(blocks) if isinstance(buffer, cst.Name) else ():
+                b, a = _launch_value(o, was.get(block)), _launch_value(n, now.get(block))
+                if b is None or a is None or a == b:
+                    continue
+                for node in _allocations(n, buffer.value, b):  # type: ignore[union-attr]
+                    line = pos[node].start.line if node in pos else 0
+                    return (
+                        f"{block}={a} moves from {b}, but line {line} still allocates {_code(buffer)} with {b} "
+                        f"({_code(node)}), and {kernel.name.value} strides {pointer} by {block} per program: rows "
+                        "padded to the block would be written past each other and past the buffer: not written"
+                    )
     return None
 
 
