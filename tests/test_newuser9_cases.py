@@ -471,3 +471,18 @@ def test_n54_a_grid_of_minus_n_floor_minus_block_programs_is_a_count_rounded_up(
     assert "    BLOCK_SIZE = 1024\n" in text and "kernelopt: tuned" not in text
     (masked / "kernel.py").write_text(text)
     assert set(_correct_at((masked, [{"n": 7}, {"n": 1025}])).values()) == {True}
+
+
+@pytest.mark.timeout(120)
+def test_n55_a_masked_kernel_on_one_program_more_than_the_tiles_takes_any_block(tmp_path: Path) -> None:
+    """n55, a correct pick refused: an axpy with masks on ``(n // 32 + 1,)`` programs (a program more than the tiles
+    where 32 divides ``n``, never fewer): every larger block was refused, "the divisor 32 ... moved to 1024, which does
+    not divide every size the original handled, in a form no guard is written for". It is read as a count rounded up
+    (at least): written plainly, right at 7, 1024 and 1025 elements."""
+    from tests.test_breaker_cases import _correct_at, _edit_for
+
+    masked = _folder(tmp_path / "masked", MASKED_AXPY.replace("GRID", "(n // 32 + 1,)"), AXPY_REFERENCE)
+    text = _edit_for(masked, {"BLOCK_SIZE": 1024})
+    assert "axpy_kernel[(n // 1024 + 1,)](x, y, out, 2.0, n, BLOCK_SIZE=1024)" in text
+    (masked / "kernel.py").write_text(text)
+    assert set(_correct_at((masked, [{"n": 7}, {"n": 1024}, {"n": 1025}])).values()) == {True}

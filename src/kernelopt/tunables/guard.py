@@ -2027,7 +2027,8 @@ def _literal_ceils(root: cst.CSTNode) -> set[int]:
 
 def _ceil_floors(root: cst.CSTNode) -> dict[int, tuple[cst.BaseExpression, cst.BaseExpression]]:
     """The floors inside the other spellings of a count of tiles rounded up, ``(size - 1) // tile + 1`` (either
-    order of the sum), ``-(-size // tile)`` and ``-(size // -tile)``, by the floor's id -> (size, tile): such a floor
+    order of the sum; ``size // tile + 1`` too, at least as many), ``-(-size // tile)`` and ``-(size // -tile)``, by the
+    floor's id -> (size, tile): such a floor
     counts ``size`` in tiles rounded up, as ``triton.cdiv`` does, not ``size - 1`` or ``-size`` rounded down
     (newuser9 n48: a masked kernel's pick was refused, "in a form no guard is written for"; n54: without masks, a
     tile of ``-(n // -BLOCK)`` programs was written plainly)."""
@@ -2042,14 +2043,16 @@ def _ceil_floors(root: cst.CSTNode) -> dict[int, tuple[cst.BaseExpression, cst.B
             for inner, one in ((node.left, node.right), (node.right, node.left)):
                 div = floor(inner)
                 less = div.left if div is not None else None
+                if div is None or less is None or _int(one) != 1:
+                    continue
                 if (
-                    div is not None
-                    and _int(one) == 1
-                    and isinstance(less, cst.BinaryOperation)
+                    isinstance(less, cst.BinaryOperation)
                     and isinstance(less.operator, cst.Subtract)
                     and _int(less.right) == 1
                 ):
                     out[id(div)] = (less.left.with_changes(lpar=[], rpar=[]), div.right)
+                else:  # size // tile + 1: a program more than the tiles where tile divides size, never fewer (n55)
+                    out[id(div)] = (less.with_changes(lpar=[], rpar=[]), div.right)
         elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             div = floor(node.expression)
             if div is None:
