@@ -44,6 +44,20 @@ def test_constants_are_read_from_the_file_without_importing_it(tmp_path: Path) -
     assert err.value.exit_code == 2 and "N, K, EPS" in err.value.one_line()
 
 
+def test_a_size_written_as_a_shift_is_a_size(tmp_path: Path) -> None:
+    """H100, 2026-12-06: net11's GPU test wrote its module-level size ``N = 1 << 20``, which was read as no number,
+    so the net said "reference.py gives no size to move" and checked nothing; sizes are often written so."""
+    from kernelopt.harness.sizes import module_sizes
+
+    ref = tmp_path / "reference.py"
+    ref.write_text(
+        "import torch\nN = 1 << 12\nH = N >> 2\nS = 1 << 99\nF = 1.5 * 2\n\n"
+        "def get_inputs(device='cpu'):\n    return [torch.randn(N, device=device)]\n"
+    )
+    assert size_constants(ref) == {"N": 4096, "H": 1024, "F": 3.0}  # a shift past 64 bits is no size
+    assert module_sizes(ref) == {"N": 4096}
+
+
 def test_sizes_and_scale_change_the_timed_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNELOPT_DEVICE", "cpu")
     monkeypatch.setenv("KERNELOPT_BENCH_S", "0.05")

@@ -218,8 +218,8 @@ _BINARY = {
 
 
 def evaluate(node: ast.expr, env: Mapping[str, SizeValue]) -> SizeValue | None:
-    """The value of a size expression (numbers, names of ``env``, ``+ - * / // % **``, a flat tuple), or
-    ``None`` when it is anything else."""
+    """The value of a size expression (numbers, names of ``env``, ``+ - * / // % **``, ``<< >>`` of integers, a flat
+    tuple), or ``None`` when it is anything else."""
     if isinstance(node, ast.Constant):
         c = node.value
         return c if isinstance(c, int | float) and not isinstance(c, bool) else None
@@ -234,6 +234,10 @@ def evaluate(node: ast.expr, env: Mapping[str, SizeValue]) -> SizeValue | None:
             return None
         if isinstance(node.op, ast.Pow):
             return a**b if abs(b) <= 64 and abs(a) <= 2**20 else None
+        if isinstance(node.op, ast.LShift | ast.RShift):  # N = 1 << 20, as sizes are often written
+            if not isinstance(a, int) or not isinstance(b, int) or not 0 <= b <= 64:
+                return None
+            return a << b if isinstance(node.op, ast.LShift) else a >> b
         op = _BINARY.get(type(node.op))
         try:
             return op(a, b) if op else None
