@@ -7,7 +7,8 @@ Usage::
     python benchmarks/table_bounds.py --diff before.jsonl after.jsonl
 
 Every folder under the DIRs holding kernel.py and reference.py is prepared as ``tune --device cpu`` prepares it; its
-picks are each integer knob of the space doubled and halved alone, and each of those with each launch option the
+picks are each integer knob of the space doubled and halved alone (a computed one from the value it gave at the
+first entry: a table), and each of those with each launch option the
 launch passes or leaves to Triton (``num_warps`` doubled, ``num_stages`` one more: a GPU session's moves, which the
 CPU's space leaves out). Each pick is written as ``tune`` writes it (:func:`kernelopt.tuning.folder.shaped_edit`,
 no check run). One JSON line a pick: the folder, the pick, a hash of the written text (``None``: nothing written) and
@@ -44,11 +45,14 @@ def _edit(prepared: Any, best: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def _picks(prepared: Any) -> list[dict[str, Any]]:
     from kernelopt.tunables import discover_source
+    from kernelopt.tuning.folder import computed_by_shape
 
     current = prepared.space.current()
+    ran = computed_by_shape(prepared).get(prepared.shapes[0].label(), {}) if prepared.shapes else {}
     singles: list[dict[str, Any]] = []
     for knob in prepared.space.knobs:
         value = current.get(knob.name) if current is not None else None
+        value = ran.get(knob.name, value) if not isinstance(value, int) else value  # a computed one: its value there
         if isinstance(value, int) and not isinstance(value, bool):
             singles += [{knob.name: m} for m in (value * 2, value // 2) if m != value and m in knob.values]
     found = discover_source(prepared.base_source, prepared.problem.kernel_py.name, evaluation=prepared.evaluation)

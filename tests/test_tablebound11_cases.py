@@ -178,3 +178,19 @@ def test_a_literal_moved_beside_a_guarded_tile_falls_back_with_it(tmp_path: Path
     assert {t.name: t.value for t in discover_source(written)}["num_warps"] == 4
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"rows": 3, "cols": 800}, {"rows": 2, "cols": 300}])
+
+
+def test_an_absent_num_stages_is_bounded_only_where_the_session_s_gpu_tells_its_default() -> None:
+    """``num_stages`` left to Triton is 3 on NVIDIA (CUDAOptions) and 2 on AMD (HIPOptions): a session on an H100
+    bounds the inserted option with 3 as the original's value there; with no NVIDIA GPU named, no one value stands for
+    it, and nothing is written."""
+    from kernelopt.tunables.guard import bound_moves, option_defaults
+
+    old = "def run(x, n):\n    k[(1,)](x, n, BLOCK=64)\n"
+    new = old.replace("BLOCK=64)", "BLOCK=64, num_stages=4)")
+    assert bound_moves(old, new, "n <= 64", option_defaults("H100")).new_source == (
+        "def run(x, n):\n    num_stages = 3\n    if n <= 64:  # kernelopt: tuned\n        num_stages = 4\n"
+        "    k[(1,)](x, n, BLOCK=64, num_stages=num_stages)\n"
+    )
+    refused = bound_moves(old, new, "n <= 64", option_defaults(None))
+    assert refused.new_source is None and "num_stages is not passed at the launch" in (refused.note or "")

@@ -2943,7 +2943,28 @@ def _guard(
     return [*restore, (end_of_statement, end_of_statement, block)], note
 
 
-def bound_moves(old: str, new: str, test: str) -> Guarded:
+#: The launch options whose default Triton 3.6 gives alike on every backend (NVIDIA's CUDAOptions and AMD's
+#: HIPOptions: four warps, one CTA; ``num_stages`` is 3 on NVIDIA and 2 on AMD, so no one value stands for it).
+PORTABLE_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_ctas": 1}
+
+
+def option_defaults(gpu: str | None) -> dict[str, int]:
+    """The defaults of the launch options a launch leaves out that a bound may fall back on, for a session on
+    ``gpu`` (a spec-sheet name): :data:`PORTABLE_DEFAULTS`, and on an NVIDIA GPU ``num_stages`` 3 (CUDAOptions: the
+    value the original ran with where the session timed it)."""
+    if not gpu:
+        return dict(PORTABLE_DEFAULTS)
+    from kernelopt.errors import UsageError
+    from kernelopt.hardware.specs import lookup
+
+    try:
+        nvidia = lookup(gpu).vendor.lower() == "nvidia"
+    except UsageError:
+        nvidia = False
+    return {**PORTABLE_DEFAULTS, "num_stages": 3} if nvidia else dict(PORTABLE_DEFAULTS)
+
+
+def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = PORTABLE_DEFAULTS) -> Guarded:
     """``new`` (``old`` with literal knobs moved, :func:`~kernelopt.tunables.edit.write_config`) with every moved
     literal set under ``test`` (``Lq <= 48``: the bound of the tuned table written beside them), its original value
     the fallback above it, as the guard writes a tile (``num_stages = 1`` / ``if Lq <= 48:  # kernelopt: tuned`` /
@@ -2968,7 +2989,7 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
     restores: list[_Splice] = []
     by_statement: dict[int, list[_Change]] = {}
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
-        inserted = _inserted_options(o, n, collector)
+        inserted = _inserted_options(o, n, collector, defaults)
         if isinstance(inserted, str):
             return Guarded(None, f"{inserted}, so it has no value of the file's to fall back on where {test} fails")
         for change, cut in [*((c, (c.start, c.end, str(c.before))) for c in _changes(o, n, collector)), *inserted]:
@@ -3029,19 +3050,15 @@ def bound_moves(old: str, new: str, test: str) -> Guarded:
     return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values elsewhere")
 
 
-#: The launch options whose default Triton 3.6 gives alike on every backend (NVIDIA's CUDAOptions and AMD's
-#: HIPOptions: four warps, one CTA; ``num_stages`` is 3 on NVIDIA and 2 on AMD, so no one value stands for it).
-PORTABLE_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_ctas": 1}
-
-
 def _inserted_options(
     old: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
     new: tuple[cst.SimpleStatementLine, cst.FunctionDef | None],
     collector: _Collector,
+    defaults: Mapping[str, int],
 ) -> list[tuple[_Change, _Splice]] | str:
     """The launch options an edit inserted into a statement's calls (``, num_warps=8`` where the launch left it to
-    Triton), each as a move from Triton's default (:data:`PORTABLE_DEFAULTS`) and the splice that takes the
-    insertion out again; why not, for an option whose default differs between backends."""
+    Triton), each as a move from Triton's default (``defaults``: :func:`option_defaults`) and the splice that takes
+    the insertion out again; why not, for an option whose default is not known (``num_stages`` off NVIDIA)."""
     (o, _), (n, fn) = old, new
     out: list[tuple[_Change, _Splice]] = []
     old_calls = [c for c in walk(o) if isinstance(c, cst.Call)]
@@ -3052,11 +3069,11 @@ def _inserted_options(
             if arg.keyword is None or arg.keyword.value in had:
                 continue
             name, value = arg.keyword.value, _int(arg.value)
-            if name not in PORTABLE_DEFAULTS or value is None:
+            if name not in defaults or value is None:
                 return f"{name} is not passed at the launch (Triton's default, which differs between backends)"
             start, end = collector.offset(arg.value)
             cut_from = collector.offset(nc.args[i - 1].value)[1] if i else collector.offset(arg)[0]
-            change = _Change(PORTABLE_DEFAULTS[name], value, start, end, n, fn, None, name)
+            change = _Change(defaults[name], value, start, end, n, fn, None, name)
             out.append((change, (cut_from, end, "")))
     return out
 

@@ -71,7 +71,7 @@ from kernelopt.tunables import (
 )
 from kernelopt.tunables.edit import keep_newlines, keep_pruned_fallback, literal_autotune_key
 from kernelopt.tunables.evaluate import discover_evaluated
-from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values
+from kernelopt.tunables.guard import Guarded, bound_moves, guard_edit, guarded_values, option_defaults
 from kernelopt.tunables.inline_guard import TUNED
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS, loop_option_note
 from kernelopt.tunables.launches import launches, loop_kernels, profiled_launch
@@ -1416,7 +1416,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
             if s.label() not in prepared.idle
             if (v := _size_at(prepared, size, s)) is not None
         )
-        bounded = bound_moves(prepared.base_source, source, f"{size} <= {checked}")
+        bounded = bound_moves(prepared.base_source, source, f"{size} <= {checked}", option_defaults(prepared.gpu))
         if bounded.new_source is None:
             return _table_alone(tuning, names, size, others, bounded.note or "")
         source, held = bounded.new_source, bounded.note
@@ -1813,7 +1813,7 @@ def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded:
     if first.new_source is None or set(first.tests) != set(tests):
         return Guarded(None, f"{mixed} {tests[0]} fails, a combination never timed: not written")
     moved = write_config(first.new_source, others, evaluation=prepared.evaluation, **opts)  # type: ignore[arg-type]
-    bounded = bound_moves(first.new_source, moved.new_source, tests[0])
+    bounded = bound_moves(first.new_source, moved.new_source, tests[0], option_defaults(prepared.gpu))
     if bounded.new_source is None:
         return Guarded(None, f"{mixed} {tests[0]} fails, a combination never timed, and {bounded.note}: not written")
     return Guarded(bounded.new_source, f"{first.note}; {bounded.note}", first.tests)
