@@ -70,12 +70,16 @@ class SizeClass(StrEnum):
 
     PAST = "past"
     HALF = "half"
+    BELOW = "below"
+    ONES = "ones"
 
     @property
     def words(self) -> str:
         return {
             SizeClass.PAST: "one past the power of two at or above the largest entry",
             SizeClass.HALF: "half a power of two past the largest entry",
+            SizeClass.BELOW: "below the smallest entry",
+            SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
         }[self]
 
 
@@ -106,6 +110,10 @@ def _power_of_two_part(n: int) -> int:
 SMALL_KEY = 8
 """A key whose largest value over the entries is at most this may be a code rather than a size (an activation's 2,
 a ``dim``, a stride, a group count): each size's last tries keep it at its largest (break11's x1)."""
+
+ONE_MOVED_TO = 3
+"""Where the ``ones`` size moves a tensor dimension every entry gives 1 (batch-1 decoding's one row): odd, and more
+than two, so a row past the second is placed too (netgaps11: padded_rows, v40, wrong only with more than one row)."""
 
 _NUMBER = re.compile(r"\d+")
 
@@ -210,6 +218,8 @@ def derived_sizes(
     exponents = {(k, None) for k, r in readings.items() if r.role is KeyRole.EXPONENT and k in keyed}
     sizes = {slot: [v for v in vs if v > 0] for got in keyed.values() for slot, vs in got.slots.items()}
     moving = [slot for slot, vs in sizes.items() if vs and (max(vs) > 1 or slot in exponents)]
+    # the tensor dimensions by get_inputs' text (never a key the text cannot follow): the sizes below and of ones
+    dims = [slot for slot, vs in sizes.items() if vs and (r := readings.get(slot[0])) and r.role is KeyRole.SIZE]
     owners: dict[str, _Values] = dict(keyed)
     on_constants = False
     if not moving and constants:
@@ -217,7 +227,7 @@ def derived_sizes(
         sizes = {slot: [v for v in vs if v > 0] for got in consts.values() for slot, vs in got.slots.items()}
         moving = [slot for slot, vs in sizes.items() if vs and max(vs) > 1]
         owners, on_constants = consts, True
-    if not moving:
+    if not moving and not dims:
         return []
     largest = {k: max(sizes[k]) for k in moving}
     grain = {k: _power_of_two_part(math.gcd(*sizes[k])) for k in moving}
@@ -262,6 +272,25 @@ def derived_sizes(
     out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(past_tries))] if past_tries else []
     if half_tries:
         out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(half_tries)))
+    if on_constants:
+        return out
+    seen = [unmoved, *past_tries, *half_tries]
+    # below the smallest entry (a table's row under every entry: v36's `if n_cols <= 64: BLOCK = 64`, wrong at 32):
+    # each dimension's smallest value halved and made odd, then halved (a power of two an original asserts), the keys
+    # that are not dimensions at their smallest; at least 1
+    smallest = {k: min(sizes[k]) for k in moving}
+    lows = [k for k in dims if k in moving]
+    below = [
+        shape({**smallest, **{k: max(1, halve(smallest[k])) for k in lows}})
+        for halve in (lambda v: (v // 2) | 1, lambda v: v // 2)
+    ]
+    below = [b for i, b in enumerate(below) if lows and b not in seen and b not in below[:i]]
+    if below:
+        out.append(DerivedSize(kind=SizeClass.BELOW, tries=tuple(below)))
+    # a dimension every entry gives 1 moved (batch-1's one row: v40's buffer padded to the block, wrong at 3 rows)
+    ones = [k for k in dims if max(sizes[k]) == 1]
+    if ones:
+        out.append(DerivedSize(kind=SizeClass.ONES, tries=(shape({k: ONE_MOVED_TO for k in ones}),)))
     return out
 
 
