@@ -90,6 +90,7 @@ def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_m
     assert _labels([{"n": 100, "seed": 42}, {"n": 60, "seed": 42}], roles={"n": size, "seed": kept}) == [
         ("past", ["n=129,seed=42"]),
         ("half", ["n=102,seed=42"]),
+        ("below", ["n=31,seed=42", "n=30,seed=42"]),  # netgaps11: a size below the smallest entry
     ]
     # an exponent: 2 ** 18, twice the largest entry, not 2 ** 33 (which the host check refused: nothing checked)
     exponent = {"log_n": KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")}
@@ -98,6 +99,7 @@ def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_m
     assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}], roles={"shape": size}) == [
         ("past", ["shape=9x1025", "shape=8x1025"]),
         ("half", ["shape=10x1004", "shape=8x1004"]),
+        ("below", ["shape=3x257", "shape=2x256"]),
     ]
     assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}]) == []
     assert _labels([{"shape": "4x1000"}, {"shape": "8,512"}], roles={"shape": size}) == []  # two forms: not moved
