@@ -102,12 +102,12 @@ CASES: dict[str, Case] = {
     "v27": ("splitk_parts", {"BLOCK_K": 8}, None),
     "v28": ("rows_one_block_atomic", {"BLOCK_M": 16}, None),
     "v29": ("rows_blockptr_one_block", {"BLOCK_N": 64}, None),
-    # wrongkernel11 (v36, sort_pow2, is a table's row below every entry: one pick cannot show it, and the net's sizes
-    # all lie above the largest entry)
+    # wrongkernel11 (v36, sort_pow2, is a table's row below every entry: one pick cannot show it; netgaps11's size
+    # below the smallest entry fails it, tests/test_netgaps11_cases.py)
     "v37": ("flip_mirror", {"BLOCK": 256}, None),
     "v38": ("bp_inline", {"BLOCK_K": 64}, None),
     "v39": ("bp_rowmax", {"BLOCK_N": 128}, None),
-    "v40": ("padded_rows", {"BLOCK_N": 256}, None),  # missed by the net: its SHAPES hold one row, a size it never moves
+    "v40": ("padded_rows", {"BLOCK_N": 256}, None),  # one row in every entry: caught at 3 rows (netgaps11)
 }
 
 

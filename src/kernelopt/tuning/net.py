@@ -30,8 +30,17 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   two past (``128 -> 256``): where the format allows only its multiples (a quantization block of 128 columns), every
   half step is refused, and a pick that passes the entries can still be wrong at the next multiple (breaker11).
 
-Each size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its largest (an
-activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped whole).
+- **below**: each tensor dimension (by :func:`~kernelopt.harness.sizekeys.key_roles`, never a key the text cannot
+  follow) at its smallest entry halved and made odd, then halved (``64 -> 33, 32``: an original asserting a power of
+  two refuses the first), at least 1, the other keys at their smallest: a table row under every entry (``if n_cols <=
+  64: BLOCK = 64``, wrong at 32 columns; docs/faults.md v36).
+- **ones**: a tensor dimension every entry gives 1 (batch-1 decoding's one row) moved to :data:`ONE_MOVED_TO`, the
+  rest at their largest: a buffer padded to the block, right while there is one row (v40). Neither for module-level
+  sizes (netgaps11).
+
+Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
+largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
+whole).
 
 They run in the session's own primary bench worker (untimed, never charged to the budget; the size's inputs and
 reference built once there, in a request of their own so that a hang is pinned on reference.py or on the kernel, and
