@@ -62,23 +62,16 @@ def test_a_size_below_the_smallest_entry_and_a_dimension_of_one_moved_only_where
     assert [s.kind for s in module] == [SizeClass.PAST, SizeClass.HALF]
 
 
-def _prepared(tmp_path: Path, name: str) -> Any:
+def _prepared(tmp_path: Path, name: str, device: str) -> Any:
     from kernelopt.tuning import folder as tf
 
     folder = Path(shutil.copytree(VARIANTS / name, tmp_path / name))
-    return tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    return tf.prepare_folder(tf.TuneRequest(folder=folder, device=device))
 
 
-@pytest.mark.timeout(120)
-def test_a_table_row_wrong_below_every_entry_fails_the_net_at_the_size_below(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """v36 as written before its rule: sort_pow2's table ``if n_cols <= 64: BLOCK = 64`` / ``elif n_cols <= 128:
-    BLOCK = 128``, right at 64 and 128 columns; at 32 the masked-out lanes' zeros sort into the row. The size below
-    the smallest entry: 33 columns, which the original's power-of-two assert refuses, then 32, where it passes and
-    the table fails. The same table over a ``+inf`` fill (sorted last) passes there."""
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    prepared = _prepared(tmp_path, "sort_pow2")
+def _table_below(tmp_path: Path, device: str) -> None:
+    """sort_pow2's v36 table and its ``+inf`` form checked at the size below on ``device``."""
+    prepared = _prepared(tmp_path, "sort_pow2", device)
     base = prepared.base_source
     roles = key_roles(prepared.problem.reference_py.read_text())
     [below] = [s for s in derived_sizes(prepared.shapes, (), roles) if s.kind is SizeClass.BELOW]
@@ -94,20 +87,14 @@ def test_a_table_row_wrong_below_every_entry_fails_the_net_at_the_size_below(
     assert right.failed is None and [c.passed for c in right.checks] == [True], right.line()
 
 
-@pytest.mark.timeout(120)
-def test_a_buffer_padded_to_the_block_fails_the_net_with_three_rows_where_every_entry_has_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """v40 with its rule switched off: padded_rows' ``BLOCK_N=256`` beside ``y = torch.empty(M, 128)`` passes the
-    entries (one row each) and the sizes above them (one row of 129 or 102 columns); at 3 rows, which the original
-    handles, the second row lands past the first's end. The net moves the dimension of 1 to 3: nothing written, the
-    line naming the size. The buffer moved with the block passes there."""
+def _padded_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str) -> None:
+    """padded_rows' plain ``BLOCK_N=256`` (its rule off) through ``tune``'s check on ``device``, and the buffer moved
+    with the block at the ones size."""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _session
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-    prepared = _prepared(tmp_path, "padded_rows")
+    prepared = _prepared(tmp_path, "padded_rows", device)
     base = prepared.base_source
     copied = base.replace("BLOCK_N=128)", "BLOCK_N=256)").replace("torch.empty(M, 128,", "torch.empty(M, 256,")
     roles = key_roles(prepared.problem.reference_py.read_text())
@@ -121,3 +108,38 @@ def test_a_buffer_padded_to_the_block_fails_the_net_with_three_rows_where_every_
         done.edit_note
     )
     assert right.failed is None and [c.passed for c in right.checks] == [True], right.line()
+
+
+@pytest.mark.timeout(120)
+def test_a_table_row_wrong_below_every_entry_fails_the_net_at_the_size_below(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v36 as written before its rule: sort_pow2's table ``if n_cols <= 64: BLOCK = 64`` / ``elif n_cols <= 128:
+    BLOCK = 128``, right at 64 and 128 columns; at 32 the masked-out lanes' zeros sort into the row. The size below
+    the smallest entry: 33 columns, which the original's power-of-two assert refuses, then 32, where it passes and
+    the table fails. The same table over a ``+inf`` fill (sorted last) passes there."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    _table_below(tmp_path, "cpu")
+
+
+@pytest.mark.timeout(120)
+def test_a_buffer_padded_to_the_block_fails_the_net_with_three_rows_where_every_entry_has_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v40 with its rule switched off: padded_rows' ``BLOCK_N=256`` beside ``y = torch.empty(M, 128)`` passes the
+    entries (one row each) and the sizes above them (one row of 129 or 102 columns); at 3 rows, which the original
+    handles, the second row lands past the first's end. The net moves the dimension of 1 to 3: nothing written, the
+    line naming the size. The buffer moved with the block passes there."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    _padded_ones(tmp_path, monkeypatch, "cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_the_net_fails_v36_s_table_below_the_entries_and_v40_s_buffer_at_three_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two CPU cases above on a GPU, compiled (``tl.sort`` in one block, the strided store): v36's table fails at
+    32 columns, its ``+inf`` form passes; v40's plain ``BLOCK_N=256`` is not written, failing at 3 rows."""
+    _table_below(tmp_path / "sort", "cuda")
+    _padded_ones(tmp_path / "padded", monkeypatch, "cuda")
