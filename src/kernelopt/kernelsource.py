@@ -517,22 +517,27 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
     return False
 
 
-def dots_default_precision(kernel_py: Path) -> bool:
-    """Whether a ``tl.dot`` of ``kernel_py`` leaves ``input_precision`` (or the older ``allow_tf32``) to Triton's
-    default, which multiplies fp32 operands in TF32 on NVIDIA GPUs: ten mantissa bits, so its fp32 results differ
-    from an fp32 reference by about 1e-3 relative (a GEMM whose reference checks at 1e-3 fails as written)."""
+def triton_dots(kernel_py: Path) -> list[ast.Call]:
+    """The ``tl.dot`` (``triton.language.dot``) calls of ``kernel_py``; none when it cannot be read."""
     try:
         tree = ast.parse(read_python(kernel_py))
     except (OSError, SyntaxError, InputFileError, ValueError):
-        return False
+        return []
+    out: list[ast.Call] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func  # tl.dot, triton.language.dot
         of = func.value if isinstance(func, ast.Attribute) and func.attr == "dot" else None
-        triton_dot = (isinstance(of, ast.Name) and of.id == "tl") or (
-            isinstance(of, ast.Attribute) and of.attr == "language"
-        )
-        if triton_dot and not any(k.arg in ("input_precision", "allow_tf32") for k in node.keywords):
-            return True
-    return False
+        if (isinstance(of, ast.Name) and of.id == "tl") or (isinstance(of, ast.Attribute) and of.attr == "language"):
+            out.append(node)
+    return out
+
+
+def dots_default_precision(kernel_py: Path) -> bool:
+    """Whether a ``tl.dot`` of ``kernel_py`` leaves ``input_precision`` (or the older ``allow_tf32``) to Triton's
+    default, which multiplies fp32 operands in TF32 on NVIDIA GPUs: ten mantissa bits, so its fp32 results differ
+    from an fp32 reference by about 1e-3 relative (a GEMM whose reference checks at 1e-3 fails as written)."""
+    return any(
+        not any(k.arg in ("input_precision", "allow_tf32") for k in node.keywords) for node in triton_dots(kernel_py)
+    )

@@ -69,12 +69,19 @@ def dtype_name(torch_dtype: str) -> str | None:
         return None
 
 
+INT8 = "int8"
+"""The operand dtype of an integer GEMM or quantized kernel (``torch.int8`` / ``torch.uint8`` tensors): counted by
+:func:`dominant_dtype` beside the floating ones, so that vLLM's int8 ``scaled_mm`` is not called fp32 from its
+scales and output (docs/faults.md, small11 s1); no task-card dtype names it (:data:`kernelopt.vocabulary.DTYPES`)."""
+
+
 def dominant_dtype(counts: dict[str, int]) -> str | None:
-    """The dtype with the most elements (``{"torch.float16": 2 * 4096**2, ...}``); ties: the narrower one."""
-    order = ("fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
+    """The dtype with the most elements (``{"torch.float16": 2 * 4096**2, ...}``); ties: the narrower one.
+    8-bit integer tensors count as :data:`INT8`; other integer tensors (indices, counts) do not count."""
+    order = (INT8, "fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
     by_name: dict[str, int] = {}
     for raw, n in counts.items():
-        name = dtype_name(raw)
+        name = INT8 if raw.removeprefix("torch.") in ("int8", "uint8") else dtype_name(raw)
         if name is not None:
             by_name[name] = by_name.get(name, 0) + n
     if not by_name:
@@ -85,11 +92,59 @@ def dominant_dtype(counts: dict[str, int]) -> str | None:
 def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = PROBE_TIMEOUT_S) -> Inferred:
     """The reference's dtype (see the module docstring), from a child process: on the CPU (``device``, see
     :func:`~kernelopt.hardware.gpu.runs_on_cpu`) a child forked from this process's fork server for CPU runs,
-    the one the gate's runs come from next (torch imported once), else a new interpreter.
+    the one the gate's runs come from next (torch imported once), else a new interpreter. Mostly int8 tensors:
+    not inferred (no card dtype names it), said so.
 
     Raises:
         InputFileError: the probe ran past ``timeout_s`` (reference.py hangs at import, in get_inputs, or
             in the reference itself).
+    """
+    data, why = _probe_data(reference_py, device=device, timeout_s=timeout_s)
+    if data is None:
+        return Inferred("dtype", None, f"the probe of {reference_py.name} failed: {why}")
+    value = dominant_dtype({str(k): int(v) for k, v in dict(data.get("elements", {})).items()})
+    if value is None:
+        return Inferred("dtype", None, f"{reference_py.name}'s inputs and outputs hold no floating-point tensor")
+    if value == INT8:
+        return Inferred(
+            "dtype",
+            None,
+            f"{reference_py.name}'s inputs and outputs are mostly int8, which no task-card dtype names "
+            "(tuning sizes its tiles at 1 B an element)",
+        )
+    what = "inputs and outputs" if data.get("outputs_seen") else "inputs"
+    raised = data.get("reference_error")
+    trouble = (
+        f"the reference raised {raised} on get_inputs({data.get('entry') or ''}) here: validate and optimize "
+        "stop at V0 (a FAIL of reference.py) until it runs"
+        if raised
+        else None
+    )
+    return Inferred("dtype", value, f"{reference_py.name}'s {what}", trouble)
+
+
+def operand_dtype(reference_py: Path, *, device: str = "auto") -> str | None:
+    """What the reference's tensors mostly hold (:func:`dominant_dtype`, :data:`INT8` included): the operands a
+    kernel's ``tl.dot`` multiplies when no task card names them, for the fit estimate's bytes an element and the
+    TF32 line (``kernelopt.tuning.folder``); ``None`` when the probe fails. One probe per file and process."""
+    stat = reference_py.stat()
+    key = (str(reference_py.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _OPERANDS:
+        data, _ = _probe_data(reference_py, device=device, timeout_s=PROBE_TIMEOUT_S)
+        counts = dict(data.get("elements", {})) if data else {}
+        _OPERANDS[key] = dominant_dtype({str(k): int(v) for k, v in counts.items()})
+    return _OPERANDS[key]
+
+
+_OPERANDS: dict[tuple[str, int, int], str | None] = {}
+"""What :func:`operand_dtype` found, by reference.py's path, modification time and size."""
+
+
+def _probe_data(reference_py: Path, *, device: str, timeout_s: float) -> tuple[dict[str, Any] | None, str]:
+    """The child's JSON object (:func:`_probe`), or ``None`` and why not.
+
+    Raises:
+        InputFileError: the probe ran past ``timeout_s``.
     """
     from kernelopt.hardware.gpu import runs_on_cpu
     from kernelopt.harness.runner import worker_env
@@ -114,20 +169,8 @@ def infer_dtype(reference_py: Path, *, device: str = "auto", timeout_s: float = 
     except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
-        why = last_line(res.stderr, 300) or f"exit {res.returncode}, no error output"
-        return Inferred("dtype", None, f"the probe of {reference_py.name} failed: {why}")
-    value = dominant_dtype({str(k): int(v) for k, v in dict(data.get("elements", {})).items()})
-    if value is None:
-        return Inferred("dtype", None, f"{reference_py.name}'s inputs and outputs hold no floating-point tensor")
-    what = "inputs and outputs" if data.get("outputs_seen") else "inputs"
-    raised = data.get("reference_error")
-    trouble = (
-        f"the reference raised {raised} on get_inputs({data.get('entry') or ''}) here: validate and optimize "
-        "stop at V0 (a FAIL of reference.py) until it runs"
-        if raised
-        else None
-    )
-    return Inferred("dtype", value, f"{reference_py.name}'s {what}", trouble)
+        return None, last_line(res.stderr, 300) or f"exit {res.returncode}, no error output"
+    return data, ""
 
 
 _SHAPES_READ: dict[tuple[str, int, int, str], tuple[list[dict[str, Any]] | None, str | None]] = {}

@@ -287,6 +287,8 @@ PORTABLE_ELEM_BYTES = 4
 def _dtype_bytes(dtype: str | None) -> int | None:
     if not dtype:
         return None
+    if dtype == "int8":  # an integer GEMM's operands (kernelopt.harness.infer.INT8), which no card dtype names
+        return 1
     from kernelopt.hardware.specs import normalize_dtype
 
     return {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}.get(normalize_dtype(dtype))

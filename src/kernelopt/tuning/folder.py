@@ -49,7 +49,7 @@ from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_so
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
 from kernelopt.harness.sizekeys import KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
-from kernelopt.kernelsource import check_pair, dots_default_precision
+from kernelopt.kernelsource import check_pair, dots_default_precision, triton_dots
 from kernelopt.proc import interrupt_signal
 from kernelopt.taskcard import TaskCard
 from kernelopt.tunables import (
@@ -430,7 +430,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     tunables = [_unbucketable(t, evaluation, shapes) for t in tunables]
     limits = None
     if request.check_resources:  # no GPU named (the CPU): what fits every NVIDIA GPU of the spec sheets, as written
-        dtype = request.dtype or card.dtype
+        dtype = operands_dtype(problem, request.dtype or card.dtype)
         limits = ResourceLimits.for_target(gpu, dtype)
     kernel = request.kernel or profiled_launch(request.profiled_kernel, tunables)
     source = read_source(problem.kernel_py)  # its bytes: the write checks them, and keeps its encoding and CRLF
@@ -550,11 +550,12 @@ def tf32_line(problem: Problem) -> str | None:
     (docs/faults.md, "Interpreter and GPU disagree", p3); ``None`` otherwise."""
     if not problem.interpreted or not dots_default_precision(problem.kernel_py):
         return None
-    if problem.dtype_hint is not None and _dtype_of(problem.dtype_hint) != "fp32":
-        return None  # bf16 / fp16 operands, or tf32 already asked for: the card's dtype relaxes the check
     rtol = problem.rtol if problem.rtol is not None else size_constants(problem.reference_py).get("RTOL")
     if isinstance(rtol, int | float) and rtol >= TF32_RTOL:
         return None
+    operands = operands_dtype(problem, problem.dtype_hint)
+    if operands is not None and _dtype_of(operands) != "fp32":
+        return None  # bf16 / fp16 / fp8 / int8 operands, or tf32 already asked for: no fp32 multiplied in TF32
     return (
         f"on a GPU {problem.kernel_py.name}'s tl.dot multiplies fp32 operands in TF32 (Triton's default, about 1e-3 "
         f"relative); Triton's interpreter multiplies them in fp32, so this check cannot show that error: {_TF32_FIX}"
@@ -577,6 +578,17 @@ def current_failed_hint(problem: Problem) -> str:
             f"{_TF32_FIX}; then {check}"
         )
     return f"fix the kernel, or its tolerance (ATOL/RTOL in reference.py); {check}"
+
+
+def operands_dtype(problem: Problem, named: str | None) -> str | None:
+    """The dtype a kernel's ``tl.dot`` multiplies: ``named`` (``--dtype``, the task card's), else, for a kernel with
+    a ``tl.dot``, what reference.py's tensors mostly hold (:func:`kernelopt.harness.infer.operand_dtype`, int8
+    included: breaker11's int8 GEMM was sized at 4 B an element and told of TF32, docs/faults.md small11 s1)."""
+    if named or not triton_dots(problem.kernel_py):
+        return named
+    from kernelopt.harness.infer import operand_dtype
+
+    return operand_dtype(problem.reference_py, device=problem.device or "auto")
 
 
 def _dtype_of(hint: str) -> str | None:
