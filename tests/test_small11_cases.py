@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 DATA = Path(__file__).parent / "data" / "breaker11"
 
 
@@ -36,3 +38,37 @@ def test_s1_an_int8_gemm_is_not_called_fp32_nor_told_of_tf32_and_its_tiles_are_s
     reference.write_text(reference.read_text().replace("RTOL = 1e-2", "RTOL = 1e-4"))
     line = tf32_line(Problem.from_folder(folder, device="cpu"))
     assert line is not None and "multiplies fp32 operands in TF32" in line
+
+
+def test_s2_a_cap_no_table_can_hold_is_said_as_one_configuration_never_as_a_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """breaker11's liger_tvd (``MAX_FUSED_SIZE = 65536 // 4``, a module-level cap): ``tune`` said "a per-bucket
+    table, each shape its own best" and then "the current configuration is the best found; kernel.py left
+    unchanged". The session's line now says no table can hold the cap and that one configuration is judged; a
+    kernel whose knob is computed from a size named by the entries still gets its table line."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder, unheld_table
+    from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, unheld
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = prepare_folder(TuneRequest(folder=DATA / "liger_tvd", device="cpu"))
+    labels = [s.label() for s in prepared.shapes]
+
+    def timed(cap: int, *us: float) -> Result:
+        by = dict(zip(labels, us, strict=True))
+        return Result(config={"MAX_FUSED_SIZE": cap}, outcome=Outcome.OK, latency_us=sum(us), latency_us_by_shape=by)
+
+    results = [timed(16384, 10.0, 50.0, 10.0), timed(1024, 30.0, 45.0, 30.0)]  # each shape's own best differs
+    choice = choose(per_shape(results, results, results[0].config))
+    assert choice.kind is ChoiceKind.TABLE and choice.reason.endswith("a per-bucket table, each shape its own best")
+    why = unheld_table(prepared, results[0].config)
+    assert why == "MAX_FUSED_SIZE is not computed from a size (a literal or a cap), which no table can hold"
+    line = unheld(choice, why).reason
+    assert "each shape its own best" not in line and line.endswith(
+        "each shape's own best needs a per-bucket table, but MAX_FUSED_SIZE is not computed from a size (a literal "
+        "or a cap), which no table can hold: one configuration is judged against the current one"
+    )
+    gemm = prepare_folder(TuneRequest(folder=DATA / "scaled_mm", device="cpu"))  # tiles computed from M: a table
+    tiles = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 256}
+    assert unheld_table(gemm, tiles) is None

@@ -123,6 +123,7 @@ from kernelopt.tuning.shapes import (
     per_shape,
     session_shapes,
     total,
+    unheld,
     within_pct,
 )
 from kernelopt.tuning.space import Space
@@ -964,7 +965,8 @@ def tune_folder(
             check_notes=tuple(evaluator.check_notes),
         )
         if choice is not None and choice.kind is ChoiceKind.TABLE:
-            tuning = judge_choice(tuning)
+            why = unheld_table(prepared, result.best_config)
+            tuning = judge_choice(tuning if why is None else replace(tuning, choice=unheld(choice, why)))
         if listed_now:
             tuning = judge_against_list(tuning, listed_now)
         if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
@@ -1527,6 +1529,22 @@ def _keyed_list_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | Non
         f"one picked per key ({', '.join(listed.key)}) at run time"
     )
     return table.model_copy(update={"edits": one.edits}), note
+
+
+def unheld_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> str | None:
+    """Why no per-bucket table can hold ``best`` (:func:`shaped_edit` writes one configuration, or nothing): no knob
+    of the space is computed from a size (a literal, a module-level cap), or the size its computation reads is one
+    the entries do not name; ``None`` when a table can be written, or an autotune list may hold one."""
+    if best is None or is_list_space(prepared.space.origins) or _table_plan(prepared, best) is not None:
+        return None
+    names = [n for n in prepared.tabled if n in best]
+    if names:
+        reads = ", ".join(prepared.tabled[names[0]].size_names) or "the problem"
+        verb = "is" if len(names) == 1 else "are"
+        return f"{', '.join(names)} {verb} computed from {reads}, which the SHAPES entries do not name"
+    knobs = [n for n in prepared.space.names if n in best]
+    verb = "is" if len(knobs) == 1 else "are"
+    return f"{', '.join(knobs)} {verb} not computed from a size (a literal or a cap), which no table can hold"
 
 
 def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
