@@ -66,9 +66,11 @@ def _all_correct(folder: Path, shapes: list[dict[str, int]]) -> None:
     assert got == {",".join(f"{k}={v}" for k, v in s.items()): True for s in shapes}, got
 
 
-def _launch_edit(folder: Path, best: dict[str, int], kernel: str) -> tuple[str | None, str | None]:
+def _launch_edit(
+    folder: Path, best: dict[str, int], kernel: str, *, current: bool = False
+) -> tuple[str | None, str | None]:
     """:func:`tests.test_breaker_cases._tune_edit` for the launch of ``kernel`` (``tune --kernel``)."""
-    return _tune_edit(folder, best, kernel)
+    return _tune_edit(folder, best, kernel, current=current)
 
 
 def _tunables(name: str, source: str | None = None) -> dict[str, Any]:
@@ -376,10 +378,17 @@ def test_a_computed_block_of_a_kernel_run_launches_below_a_size_needs_no_size_wh
     prepared = prepare_folder(request)
     assert [k.name for k in prepared.space.knobs] == ["BLOCK_SIZE"], prepared.space.knobs
     assert prepared.idle == ("N=6,V=700",)
-    written, note = _launch_edit(_copy("xent_chunked", tmp_path / "edit"), {"BLOCK_SIZE": 1024}, request.kernel)
-    # Since wrongkernel11's v36 rule (eda41f5) a one-block block whose masked-out lanes are read as data must fill its
-    # size, and Unsloth's softcap branch (SOFTCAP * tanh(logits / SOFTCAP) over the -inf fill) makes them data: the
-    # table is refused, with its reason. A false refusal where the branch is off (the run's DO_SOFTCAPPING is False),
-    # and where the original itself ran masked lanes at an entry (V=200 in a block of 256) and passed: left open
-    # (docs/faults.md). Before, the table 'if vocab_size <= 200: BLOCK_SIZE = 1024' was written and correct.
+    edit = _copy("xent_chunked", tmp_path / "edit")
+    # v36's rule (eda41f5): a one-block block whose masked-out lanes are read as data (Unsloth's softcap branch over
+    # the -inf fill, taken in this run) must fill its size; but the original itself ran 56 masked lanes at V=200 (a
+    # block of 256) and passed there, so the row need not (lanelift11). Without that run known, the rule holds.
+    written, note = _launch_edit(edit, {"BLOCK_SIZE": 1024}, request.kernel)
     assert written is None and note is not None and "masked-out lanes are read as data" in note, note
+    written, note = _launch_edit(edit, {"BLOCK_SIZE": 1024}, request.kernel, current=True)
+    assert written is not None, note
+    assert (
+        "        BLOCK_SIZE, num_warps = calculate_settings(vocab_size)\n        if vocab_size <= 200:  # kernelopt: tuned\n            BLOCK_SIZE = 1024\n"
+        in written
+    )
+    (edit / "kernel.py").write_text(written)
+    _all_correct(edit, [{"N": 3, "V": 100}, {"N": 3, "V": 256}, {"N": 2, "V": 1500}])

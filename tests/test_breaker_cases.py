@@ -65,11 +65,17 @@ def _edit_for(folder: Path, best: dict[str, int]) -> str:
 
 
 def _tune_edit(
-    folder: Path, best: dict[str, int], kernel: str | None = None, also: Sequence[dict[str, int]] = ()
+    folder: Path,
+    best: dict[str, int],
+    kernel: str | None = None,
+    also: Sequence[dict[str, int]] = (),
+    *,
+    current: bool = False,
 ) -> tuple[str | None, str | None]:
     """What ``kernelopt tune`` writes when its session picks ``best`` (see :func:`_edit_for`; ``kernel``: the launch
-    of that kernel, ``tune --kernel``; ``also``: configurations the session timed too, slower): the text (``None``
-    when it writes none) and the note it prints about the edit (a guard written, or why nothing is)."""
+    of that kernel, ``tune --kernel``; ``also``: configurations the session timed too, slower; ``current``: the
+    original ran too, slower, and passed its check at every entry): the text (``None`` when it writes none) and the
+    note it prints about the edit (a guard written, or why nothing is)."""
     from kernelopt.tuning.folder import FolderTuning, TuneRequest, prepare_folder, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
     from kernelopt.tuning.shapes import choose, per_shape
@@ -78,13 +84,19 @@ def _tune_edit(
     by_shape = {s.label(): 1.0 for s in prepared.shapes}
     won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
     slower = {k: 2.0 for k in by_shape}
-    timed = [Result(config=c, outcome=Outcome.OK, latency_us=2.0, latency_us_by_shape=slower) for c in also]
+    now = prepared.space.current()
+    original = now.as_dict() if current and now is not None else None
+    timed = [
+        Result(config=c, outcome=Outcome.OK, latency_us=2.0, latency_us_by_shape=slower)
+        for c in [*also, *([original] if original is not None else [])]
+    ]
     result = SessionResult(
-        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won, *timed],
+        best_config=best, best_latency_us=1.0, current_config=original,
+        current_latency_us=2.0 if original is not None else None, results=[won, *timed],
         retimed=[won], evaluations=1 + len(timed), served=0, budget=1 + len(timed), space_size=1 + len(timed),
         wall_s=1.0, stop=StopReason.CANDIDATES, strategy="exhaustive",
     )  # fmt: skip
-    shapes = per_shape([won], [won], best)
+    shapes = per_shape([won], [won], best, original)
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
     edit, note = shaped_edit(tuning)
     return (edit.new_source if edit is not None else None), note

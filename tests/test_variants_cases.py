@@ -736,6 +736,30 @@ def test_a_table_row_over_a_one_block_sort_whose_masked_lanes_are_read_is_not_wr
 
 
 @pytest.mark.timeout(120)
+def test_a_one_block_table_is_freed_of_filling_its_size_only_where_the_original_ran_masked_lanes(
+    tmp_path: Path,
+) -> None:
+    """lanelift11 (2026-12-06): v36's rule (a one-block block whose masked-out lanes are read as data must fill its
+    size) is lifted for a table row by evidence only: the original ran one block wider than the size at an entry and
+    passed there (Unsloth's cross-entropy, tests/test_breaker7_cases.py). sort_pow2's entries are powers of two, so
+    the original never masks a lane at one: with its run known to pass, the row over the sort (and over a max of
+    the zero fill) is still refused; the guard given the evidence writes it."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("sort_pow2", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK": 128}, current=True)
+    assert written is None and "masked-out lanes are read as data" in (note or ""), (note, written)
+    store = "tl.store(y_ptr + row * n_cols + cols, tl.sort(x, 0), mask=cols < n_cols)"
+    (folder / "kernel.py").write_text(original.replace(store, "tl.store(y_ptr + row, tl.max(x, 0))"))
+    written, note = _tune_edit(folder, {"BLOCK": 128}, current=True)
+    assert written is None and "masked-out lanes are read as data" in (note or ""), (note, written)
+    table = original.replace(_POW2, _POW2 + _POW2_ROWS)
+    assert guard_edit(original, table, ran_masked={("BLOCK", "n_cols")}).new_source == table
+    assert guard_edit(original, table, ran_masked={("BLOCK", "n_rows")}).new_source is None  # another size's
+
+
+@pytest.mark.timeout(120)
 def test_a_block_flipped_or_gathered_onto_its_mirror_keeps_its_block_a_divisor(tmp_path: Path) -> None:
     """Found on 2026-12-06 (v37, wrongkernel11): flip_mirror, each row reversed block by block, block ``i`` flipped
     with ``tl.flip`` and stored as block ``n / BLOCK - 1 - i`` (rows a multiple of 128, masks on the columns).

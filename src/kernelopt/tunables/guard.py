@@ -74,6 +74,9 @@ class Divides:
     covers: bool = False  # the tile is one block covering the size (a smaller one leaves the rest undone)
     # a block covering a size through a derived range (``BLOCK // 2``): (mul, div); ``None``: a length not read
     scale: Scale | None = ONE
+    # a one-block block's divisor beside its cover, its masked-out lanes read as data (v36): dropped from a table
+    # row where the original ran masked-out lanes at an entry and passed there (``guard_edit``'s ``ran_masked``)
+    fills: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -1547,7 +1550,7 @@ def _unchecked_axes(
     for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=local):
         if d.scale == ONE:
             why = f"{d.why}, and its masked-out lanes are read as data: right only where the block fills the size"
-            out.append(replace(d, covers=False, why=why))
+            out.append(replace(d, covers=False, why=why, fills=True))
     return out
 
 
@@ -2294,7 +2297,7 @@ def _bound_before(fn: cst.FunctionDef, line: int, pos: Positions) -> set[str]:
     return names
 
 
-def guard_edit(old: str, new: str) -> Guarded:
+def guard_edit(old: str, new: str, *, ran_masked: Collection[tuple[str, str]] = ()) -> Guarded:
     """The text to write for the literal edit ``old`` -> ``new``: ``new`` itself when every moved tile is legal
     at every size the original handled; else ``new`` with each such tile guarded by the sizes it must divide
     (its original value the fallback); no text when a guard cannot be written (the note says why). A guard an
@@ -2303,8 +2306,13 @@ def guard_edit(old: str, new: str) -> Guarded:
     Args:
         old: kernel.py as the user wrote it.
         new: the same text with only knob literals moved (:func:`~kernelopt.tunables.edit.apply_source`).
+        ran_masked: (block, size) pairs, the block as the launching function names it and the size's source
+            text, where the original ran one block wider than the size at an entry and passed its check there:
+            the masked-out lanes the kernel reads as data were evidently harmless to its result, so a table row
+            over that computed block is not asked to fill the size (:attr:`Divides.fills`; the row must still
+            cover it).
     """
-    return _rewrite(old, new, add=True)
+    return _rewrite(old, new, add=True, ran_masked=ran_masked)
 
 
 def strip_stale_guards(old: str, new: str) -> str:
@@ -2400,7 +2408,7 @@ def _collected(source: str) -> _Collector | None:
     return collector
 
 
-def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
+def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str, str]] = ()) -> Guarded:
     old, new, inline = _moved_inline_guards(old, new)
     old_collector = _collected(old)
     try:
@@ -2417,7 +2425,7 @@ def _rewrite(old: str, new: str, *, add: bool) -> Guarded:
     kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
-        why = _tuned_tiles(old, new_collector, unmasked, pos) if add else None
+        why = _tuned_tiles(old, new_collector, unmasked, pos, ran_masked) if add else None
         if why is not None:
             return Guarded(None, why)
         why = _uncovered_rows(old, new_collector, unmasked, pos) if add else None
@@ -2595,13 +2603,18 @@ def _guard_values(node: cst.BaseStatement | None) -> list[tuple[str, int]] | Non
 
 
 def _tuned_tiles(
-    old: str, collector: _Collector, unmasked: Mapping[str, cst.FunctionDef], pos: Positions
+    old: str,
+    collector: _Collector,
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    ran_masked: Collection[tuple[str, str]] = (),
 ) -> str | None:
     """Why the ``# kernelopt: tuned`` lines an edit adds after a computed setting cannot be written: one sets a tile
     the launching function says must divide a size (a grid of ``n // block`` programs, a kernel without masks, an
     ``assert``), and the value it overrides is computed, so which sizes the original handled is known only at the
     sizes checked (a tuned ``block = 128`` under ``if n <= 5000:`` is wrong at 192 where the computation gave 64);
-    ``None`` when none does. Lines the original already held are not judged again."""
+    ``None`` when none does. Lines the original already held are not judged again. ``ran_masked``: the (block,
+    size) pairs whose one-block fill divisor evidence drops (:func:`guard_edit`)."""
     for fn in collector.functions:
         if _is_jit(fn):
             continue
@@ -2626,6 +2639,8 @@ def _tuned_tiles(
                     if needs is None:
                         needs = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
                     for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
+                        if d.fills and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
+                            continue  # the original ran masked-out lanes at an entry and passed: harmless there
                         if d.tile[1] == tile[1] and d.literal is None:
                             target = _code(small.targets[0].target)
                             return (

@@ -1436,7 +1436,8 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         source, held = bounded.new_source, bounded.note
     ran = [b.upto for b in rows if all(is_computed(sources[b.upto].get(n)) for n in names)]  # the original's
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
-    kept = guard_edit(prepared.base_source, table.new_source)
+    masked = _ran_masked(tuning, names, size)
+    kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
         return None, kept.note
     edits = [*(first.edits if first is not None else []), *table.edits]
@@ -1452,6 +1453,31 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
     return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
+
+
+def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tuple[str, str]]:
+    """The (knob, size) pairs of a table's computed blocks whose original ran wider than ``size`` at an entry where
+    the launch runs and the session's run of the original passed its check: masked-out lanes there, evidently
+    harmless to the kernel's result (Unsloth's cross-entropy, ``calculate_settings(vocab_size)``: 56 lanes masked at
+    V = 200 in a block of 256), so :func:`~kernelopt.tunables.guard.guard_edit` does not ask a row over the block to
+    fill its size. None where every entry's block fills its size (variants v36, sort_pow2: rows a power of two, a
+    sort over a zero fill), where the original's run is not known to have passed, or where the table is bounded by
+    a computation rather than a size."""
+    prepared, result = tuning.prepared, tuning.result
+    if size in prepared.bounds or result.current_config is None:
+        return set()
+    ran = latest([*result.results, *result.retimed]).get(Config.of(result.current_config))
+    if ran is None or ran.outcome is not Outcome.OK:
+        return set()
+    out: set[tuple[str, str]] = set()
+    for shape in prepared.shapes:
+        label = shape.label()
+        at = _size_at(prepared, size, shape)
+        if label in prepared.idle or label not in ran.latency_us_by_shape or at is None:
+            continue
+        given = prepared.by_shape.get(label, {})
+        out |= {(n, size) for n in names if isinstance(v := given.get(n), int) and not isinstance(v, bool) and v > at}
+    return out
 
 
 def _table_alone(
