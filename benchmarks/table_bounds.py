@@ -6,6 +6,9 @@ Usage::
     PYTHONPATH=<an older checkout>/src python benchmarks/table_bounds.py DIR [DIR ...] > before.jsonl
     python benchmarks/table_bounds.py --diff before.jsonl after.jsonl
 
+``--original-passed`` (first) records the original's run beside each pick, slower and passing at every entry, as
+``tune`` has it when the original passes its check (lanelift11: a table row's evidence of masked-out lanes).
+
 Every folder under the DIRs holding kernel.py and reference.py is prepared as ``tune --device cpu`` prepares it; its
 picks are each integer knob of the space doubled and halved alone (a computed one from the value it gave at the
 first entry: a table), and each of those with each launch option the
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _edit(prepared: Any, best: dict[str, Any]) -> tuple[str | None, str | None]:
+def _edit(prepared: Any, best: dict[str, Any], passed: bool = False) -> tuple[str | None, str | None]:
     from kernelopt.tuning.candidate import Outcome, Result
     from kernelopt.tuning.folder import FolderTuning, shaped_edit
     from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
@@ -32,12 +35,17 @@ def _edit(prepared: Any, best: dict[str, Any]) -> tuple[str | None, str | None]:
 
     by_shape = {s.label(): 1.0 for s in prepared.shapes}
     won = Result(config=best, outcome=Outcome.OK, latency_us=1.0, latency_us_by_shape=by_shape, retimed=True)
+    now = prepared.space.current()
+    original = now.as_dict() if passed and now is not None else None
+    slower = {k: 2.0 for k in by_shape}
+    ran = [Result(config=original, outcome=Outcome.OK, latency_us=2.0, latency_us_by_shape=slower)] if original else []
     result = SessionResult(
-        best_config=best, best_latency_us=1.0, current_config=None, current_latency_us=None, results=[won],
-        retimed=[won], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
-        strategy="exhaustive",
+        best_config=best, best_latency_us=1.0, current_config=original,
+        current_latency_us=2.0 if original is not None else None, results=[won, *ran], retimed=[won],
+        evaluations=1 + len(ran), served=0, budget=1 + len(ran), space_size=1 + len(ran), wall_s=1.0,
+        stop=StopReason.CANDIDATES, strategy="exhaustive",
     )  # fmt: skip
-    shapes = per_shape([won], [won], best)
+    shapes = per_shape([won], [won], best, original)
     tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
     edit, note = shaped_edit(tuning)
     return (edit.new_source if edit is not None else None), note
@@ -64,7 +72,7 @@ def _picks(prepared: Any) -> list[dict[str, Any]]:
     return singles + [{**s, **o} for s in singles for o in options if not set(s) & set(o)]
 
 
-def run(dirs: list[Path]) -> None:
+def run(dirs: list[Path], passed: bool = False) -> None:
     from kernelopt.tuning.folder import TuneRequest, prepare_folder
 
     folders = sorted({k.parent for d in dirs for k in d.rglob("kernel.py") if (k.parent / "reference.py").is_file()})
@@ -77,7 +85,7 @@ def run(dirs: list[Path]) -> None:
             continue
         for pick in picks:
             try:
-                text, note = _edit(prepared, pick)
+                text, note = _edit(prepared, pick, passed)
             except Exception as exc:
                 text, note = None, f"raised {type(exc).__name__}"
             digest = hashlib.sha256(text.encode()).hexdigest()[:12] if text is not None else None
@@ -118,4 +126,5 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--diff"]:
         diff(Path(sys.argv[2]), Path(sys.argv[3]))
     else:
-        run([Path(a) for a in sys.argv[1:]])
+        passed = sys.argv[1:2] == ["--original-passed"]
+        run([Path(a) for a in sys.argv[1 + passed :]], passed)
