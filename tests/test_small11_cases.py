@@ -72,3 +72,51 @@ def test_s2_a_cap_no_table_can_hold_is_said_as_one_configuration_never_as_a_tabl
     gemm = prepare_folder(TuneRequest(folder=DATA / "scaled_mm", device="cpu"))  # tiles computed from M: a table
     tiles = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 256}
     assert unheld_table(gemm, tiles) is None
+
+
+GRAINED = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scaled(x_ptr, s_ptr, y_ptr, n, BLOCK: tl.constexpr, QBLOCK: tl.constexpr, TILE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    scale = tl.load(s_ptr + offs // QBLOCK, mask=offs < n)
+    lanes = tl.arange(0, TILE) // TILE  # a tile dividing its own span: no grain
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * scale + lanes.sum(0), mask=offs < n)
+
+
+def run(x, s):
+    y = x.new_empty(x.shape)
+    scaled[(triton.cdiv(x.numel(), 256),)](x, s, y, x.numel(), BLOCK=256, QBLOCK=128, TILE=64)
+    return y
+"""
+
+
+def test_s3_fp8_gemm_s_k_tile_that_picks_the_scales_is_held_and_the_other_tiles_stay_knobs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DeepSeek-V3's fp8 GEMM (breaker11's fp8_block_gemm): ``BLOCK_SIZE_K`` is 128 in all 36 configs and the kernel
+    reads it as the quantization block (``b_s_ptr + (offs_n // BLOCK_SIZE_K) * k``); the search moved it 16..256 and
+    5 of 6 CPU candidates failed their check. A constexpr that divides an index of another block is held now
+    (``tunables.grains``), at a launch and in an autotune list; a tile stays a knob, and one dividing its own span
+    is no grain."""
+    from kernelopt.tunables.analysis import discover_source
+    from kernelopt.tunables.grains import grain_sizes
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = prepare_folder(TuneRequest(folder=DATA / "fp8_block_gemm", device="cpu"))
+    assert tuple(prepared.space.names) == ("BLOCK_SIZE_M", "BLOCK_SIZE_N")  # was BLOCK_SIZE_K too, 16..256
+    k = [t for t in prepared.tunables if t.name == "BLOCK_SIZE_K"]
+    assert k and all(t.semantic and "((offs_n // BLOCK_SIZE_K))" in (t.refused_reason or "") for t in k)
+    by_name = {t.name: t for t in discover_source(GRAINED)}
+    assert by_name["QBLOCK"].semantic and "a grain of what the kernel reads" in (by_name["QBLOCK"].refused_reason or "")
+    assert not by_name["BLOCK"].semantic and not by_name["TILE"].semantic
+    import libcst as cst
+
+    kernel = next(
+        n for n in cst.parse_module(GRAINED).body if isinstance(n, cst.FunctionDef) and n.name.value == "scaled"
+    )
+    assert list(grain_sizes(kernel)) == ["QBLOCK"]

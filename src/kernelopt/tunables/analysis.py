@@ -23,6 +23,7 @@ from kernelopt.oneline import one_line
 from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
 from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.filters import filter_sizes
+from kernelopt.tunables.grains import grain_sizes
 from kernelopt.tunables.groups import group_refusal
 from kernelopt.tunables.inline_guard import TUNED, read_inline_guard, read_statement_guard
 from kernelopt.tunables.knobs import (
@@ -777,12 +778,13 @@ class _Analyzer:
 
     def filter_size(self, kernel: str | None, name: str) -> str | None:
         """Why the constexpr ``name`` of the ``@triton.jit`` kernel ``kernel`` changes what it computes (a filter's
-        size, :func:`~kernelopt.tunables.filters.filter_sizes`), or ``None``."""
+        size, :func:`~kernelopt.tunables.filters.filter_sizes`; a grain of its format,
+        :mod:`kernelopt.tunables.grains`), or ``None``."""
         kdef = self.jit_kernel(kernel)
         if kernel is None or kdef is None:
             return None
-        if kernel not in self._filters:
-            self._filters[kernel] = filter_sizes(kdef.node)
+        if kernel not in self._filters:  # a grain of the data's format (a quantization block) is held the same way
+            self._filters[kernel] = {**grain_sizes(kdef.node), **filter_sizes(kdef.node)}
         return self._filters[kernel].get(name)
 
     def group_size(self, kernel: str | None, name: str, la: _Launch) -> str | None:
@@ -2954,7 +2956,11 @@ class _Analyzer:
                     "cannot carry; edit the configs by hand"
                 )
             for name, value in config.knob_values().items():
-                why = semantic_reason(name, value) if name not in LAUNCH_OPTIONS else None
+                why = (
+                    (semantic_reason(name, value) or self.filter_size(kernel, name))
+                    if name not in LAUNCH_OPTIONS
+                    else None
+                )
                 self.sites.append(
                     Site(
                         f"{kernel}.configs[{ci}].{name}",

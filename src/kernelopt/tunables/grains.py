@@ -1,0 +1,69 @@
+"""Constexprs that are the block of the data's format, read from the kernel's body: a quantization block.
+
+DeepSeek-V3's block-scaled fp8 GEMM (breaker11's fp8_block_gemm) holds ``BLOCK_SIZE_K`` at 128 in every config of its
+autotune list: its K tile is also the block one scale covers, and the kernel reads it so, ``b_s_ptr + (offs_n //
+BLOCK_SIZE_K) * k``: the column offsets of another tile divided by it pick ``b``'s scale. Any other value reads
+other scales (wrong at every size, 5 of 6 CPU candidates failing their check, 11 of 12 at one block); a tile never
+divides an index, it spans a ``tl.arange`` or multiplies a program id or a stride.
+
+The rule, on the kernel's own body (its local assignments followed one level): a ``tl.constexpr`` parameter is a
+grain when it is the whole divisor of a floor division (``x // NAME``) whose dividend reads a ``tl.arange`` of
+another block, directly or through a local assigned from one. Such a constexpr is held at its value (never a knob).
+Pure: libcst nodes in, a line out.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import libcst as cst
+
+from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.syntax import NODES_KEPT
+
+
+def _aranges(node: cst.CSTNode) -> list[cst.Call]:
+    return [n for n in walk(node) if isinstance(n, cst.Call) and dotted(n.func).split(".")[-1] == "arange"]
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in walk(node) if isinstance(n, cst.Name)}
+
+
+def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
+    """``tl.constexpr`` parameter -> why it is the block of the data's format in ``kernel`` (module docstring); read
+    once per kernel node."""
+    return dict(_grain_sizes(kernel))
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
+    params = {
+        p.name.value
+        for p in kernel.params.params
+        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
+    }
+    spans: dict[str, set[str]] = {}  # a local assigned from a tl.arange -> the names its aranges span
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign) and (found := _aranges(node.value)):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    spans.setdefault(t.target.value, set()).update(n for a in found for n in _names(a))
+    out: dict[str, str] = {}
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+            continue
+        if not isinstance(node.right, cst.Name) or node.right.value not in params or node.right.value in out:
+            continue
+        name = node.right.value
+        spanned = {n for a in _aranges(node.left) for n in _names(a)}
+        for local in _names(node.left):
+            spanned |= spans.get(local, set())
+        if spanned and name not in spanned:
+            index = cst.Module([]).code_for_node(node)
+            out[name] = (
+                f"'{name}' divides an index of another block ({index}): a grain of what the kernel reads (a "
+                "quantization block that picks a scale, a count that groups slots), not a tile; another value reads "
+                "other elements, so it is held at its value"
+            )
+    return out
