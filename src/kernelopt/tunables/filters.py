@@ -110,13 +110,18 @@ def filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     return dict(_filter_sizes(kernel))
 
 
-@functools.lru_cache(maxsize=NODES_KEPT)
-def _filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
-    params = {
+def constexpr_params(kernel: cst.FunctionDef) -> set[str]:
+    """The parameters of ``kernel`` annotated ``tl.constexpr``."""
+    return {
         p.name.value
         for p in kernel.params.params
         if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
     }
+
+
+@functools.lru_cache(maxsize=NODES_KEPT)
+def _filter_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
+    params = constexpr_params(kernel)
     values, counted = _kernel_locals(kernel)
     read: set[str] = set()
     scaled: set[str] = set()

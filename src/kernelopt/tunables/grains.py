@@ -19,6 +19,7 @@ import functools
 import libcst as cst
 
 from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.syntax import NODES_KEPT
 
 
@@ -30,19 +31,11 @@ def _names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in walk(node) if isinstance(n, cst.Name)}
 
 
-def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
-    """``tl.constexpr`` parameter -> why it is the block of the data's format in ``kernel`` (module docstring); read
-    once per kernel node."""
-    return dict(_grain_sizes(kernel))
-
-
 @functools.lru_cache(maxsize=NODES_KEPT)
-def _grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
-    params = {
-        p.name.value
-        for p in kernel.params.params
-        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
-    }
+def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
+    """``tl.constexpr`` parameter -> why it is a grain of what ``kernel`` reads (module docstring); read once per
+    kernel node (the cached dict is shared: callers copy it before changing it)."""
+    params = constexpr_params(kernel)
     spans: dict[str, set[str]] = {}  # a local assigned from a tl.arange -> the names its aranges span
     for node in walk(kernel.body):
         if isinstance(node, cst.Assign) and (found := _aranges(node.value)):
