@@ -486,7 +486,7 @@ def interpreted_cases(shapes: Sequence[Mapping[str, Any]]) -> list[int]:
 
 
 #: Calls that seed a random generator of their own (torch, numpy, random).
-_OWN_SEEDING = ("manual_seed", "seed", "default_rng", "RandomState")
+OWN_SEEDING = ("manual_seed", "seed", "default_rng", "RandomState")
 
 
 def seeds_its_own_inputs(reference_py: Path) -> bool:
@@ -512,7 +512,7 @@ def seeds_its_own_inputs(reference_py: Path) -> bool:
         if isinstance(node, ast.Call):
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            if name in _OWN_SEEDING:
+            if name in OWN_SEEDING:
                 return True
     return False
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from kernelopt.harness.sizes import TENSOR_MAKERS
+from kernelopt.kernelsource import OWN_SEEDING
 
 
 class KeyRole(StrEnum):
@@ -54,8 +55,8 @@ _SHAPE_METHODS = frozenset(
 )
 #: Calls that make a tensor of a sequence: a ``range`` in it counts one of its dimensions.
 _LISTED = frozenset({"tensor", "as_tensor", "stack", "cat", "vstack", "hstack", "concatenate", "array"})
-#: Calls that seed a random generator.
-_SEEDING = frozenset({"manual_seed", "seed", "default_rng", "RandomState", "manual_seed_all"})
+#: Calls that seed a random generator (those of :data:`kernelopt.kernelsource.OWN_SEEDING`, and every device's).
+_SEEDING = frozenset({*OWN_SEEDING, "manual_seed_all"})
 #: Calls whose second argument divides the first (``triton.cdiv(n, groups)``).
 _CEIL_DIVS = frozenset({"cdiv", "ceil_div", "ceildiv", "div_up"})
 #: Calls that pass their arguments' sizes on (``int(n)``, ``max(n, 1)``, ``map(int, shape.split("x"))``).

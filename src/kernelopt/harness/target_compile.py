@@ -129,13 +129,12 @@ def compile_for_target(
         ValueError: ``target`` is not ``sm_NN``.
         EnvironmentProblem: the process failed or ran past ``timeout_s`` (its last lines say why).
     """
-    import os
-
     from kernelopt.errors import EnvironmentProblem
     from kernelopt.proc import run_command
+    from kernelopt.worker.environment import worker_env
 
     parse_target(target)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env = worker_env(device="cuda")  # compiled, never interpreted: TRITON_INTERPRET dropped; this kernelopt first
     argv = [sys.executable, "-m", "kernelopt.harness.target_compile", target, *map(str, folders)]
     done = run_command(argv, timeout_s=timeout_s, env=env)
     if done.timed_out or done.returncode != 0:

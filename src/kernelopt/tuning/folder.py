@@ -47,7 +47,7 @@ from kernelopt.errors import InputFileError, KerneloptError, UsageError
 from kernelopt.evidence.model import KernelEvidence
 from kernelopt.fileio import SourceText, atomic_write_text, read_python, read_source
 from kernelopt.harness.settings import DEFAULT_MIN_GAIN_PCT
-from kernelopt.harness.sizekeys import KeyRole, key_roles
+from kernelopt.harness.sizekeys import KeyReading, KeyRole, key_roles
 from kernelopt.harness.sizes import SizeValue, module_sizes, size_constants
 from kernelopt.kernelsource import check_pair, dots_default_precision, triton_dots
 from kernelopt.proc import interrupt_signal
@@ -281,6 +281,20 @@ class PreparedFolder:
     def by_shape(self) -> dict[str, dict[str, Value]]:
         """:func:`computed_by_shape` (read it, do not change it)."""
         return _computation_values(self.space, self.evaluation, self.shapes)
+
+    @cached_property
+    def size_readings(self) -> tuple[dict[str, KeyReading], dict[str, SizeValue]]:
+        """What the net reads of reference.py to derive its sizes, once for every pick it checks: which ``SHAPES``
+        keys are sizes (:func:`kernelopt.harness.sizekeys.key_roles` of ``get_inputs``) and its module-level sizes
+        (:func:`kernelopt.harness.sizes.module_sizes`); both empty when the file cannot be read (read when the
+        session started: gone since, the value rule)."""
+        reference = self.problem.reference_py
+        try:
+            roles = key_roles(read_python(reference))
+            constants = module_sizes(reference, self.shapes[0].constants if self.shapes else None)
+        except (OSError, InputFileError, ValueError):
+            return {}, {}
+        return roles, constants
 
     @cached_property
     def bounds(self) -> dict[str, str]:
@@ -1288,12 +1302,7 @@ def _cast_net(
     if changes and set(changes) <= set(LAUNCH_OPTIONS):
         return NetVerdict(not_cast=f"only {', '.join(changes)} moved, which change no result at any size")
     grown = [v for k, v in changes.items() if isinstance(v, int) and isinstance(old := current.get(k), int) and v > old]
-    reference = prepared.problem.reference_py
-    try:
-        roles = key_roles(read_python(reference))
-        constants = module_sizes(reference, prepared.shapes[0].constants if prepared.shapes else None)
-    except (OSError, InputFileError, ValueError):  # read when the session started: gone since, the value rule
-        roles, constants = {}, {}
+    roles, constants = prepared.size_readings
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
