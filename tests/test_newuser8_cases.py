@@ -359,6 +359,9 @@ def test_a_version_option_takes_the_label_records_are_written_with(
     from kernelopt.cli.bounds import version_number
 
     assert [version_number(v) for v in ("v0", "V12", "3", 4)] == [0, 12, 3, 4]
+    for digits in ("\u0662", "1_0"):  # int() reads both; a version is ASCII digits, as memory --version takes it
+        with pytest.raises(Exception, match="not a version label"):
+            version_number(digits)
     ws = str(add_workspace.root)
     for argv, said in (
         (["validate", ws, "--previous", "vx"], "Invalid value for '--previous': not a version label: 'vx'"),

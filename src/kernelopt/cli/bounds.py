@@ -65,12 +65,11 @@ def version_number(value: Any) -> int:
     ``plan --version -1`` had typer's ``min=0``, which a parser replaces."""
     from kernelopt.memory.model import parse_version
 
+    text = value if isinstance(value, int) else str(value).strip()
+    if isinstance(text, str) and text[:1] == "-" and text[1:].isascii() and text[1:].isdigit():
+        text = int(text)  # -2: parse_version's own ">= 0" line; int() of anything else reads "٢" and "1_0" as numbers
     try:
-        number = value if isinstance(value, int) else int(value)
-    except ValueError:
-        number = None
-    try:
-        return parse_version(value if number is None else number)
+        return parse_version(text)
     except ValueError as exc:
         raise PydanticCustomError("version_label", str(exc)) from None
 
