@@ -254,13 +254,24 @@ class PreparedFolder:
     # tunables and the run's values anew at every shape.
 
     @cached_property
+    def found(self) -> list[Tunable]:
+        """Every knob of :attr:`base_source` as discovery reads it (:func:`discover_source`: literals a CPU session's
+        space leaves out included), unlike :attr:`tunables`, the launch's as the session tunes them. Read it, do not
+        change it."""
+        return discover_source(self.base_source, self.problem.kernel_py.name, gpu=self.gpu, evaluation=self.evaluation)
+
+    @cached_property
+    def ran_shapes(self) -> list[ProblemShape]:
+        """The ``SHAPES`` entries where the launch tuned runs (not :attr:`idle`): the ones a table's rows are for."""
+        return [s for s in self.shapes if s.label() not in self.idle]
+
+    @cached_property
     def listed(self) -> AutotuneSpace | None:
-        """The autotune list of the launch tuned as its autotuner holds it (:func:`autotune_list` over the
-        discovery of :attr:`base_source`); ``None`` unless the space is an autotune list's."""
+        """The autotune list of the launch tuned as its autotuner holds it (:func:`autotune_list` over
+        :attr:`found`); ``None`` unless the space is an autotune list's."""
         if not is_list_space(self.space.origins):
             return None
-        found = discover_source(self.base_source, self.problem.kernel_py.name, gpu=self.gpu, evaluation=self.evaluation)
-        return autotune_list(self.space.kernel, self.evaluation, found)
+        return autotune_list(self.space.kernel, self.evaluation, self.found)
 
     @cached_property
     def keyed_list(self) -> AutotuneSpace | None:
@@ -1409,7 +1420,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     fn = prepared.problem.kernel_py.name
     # a setting computed from the same size that the space left out (a CPU session's num_warps from the helper that
     # gives the tiles) joins the table's rows: above the bound it falls back with them (tablebound11)
-    found = discover_source(prepared.base_source, fn, gpu=prepared.gpu, evaluation=prepared.evaluation)
+    found = prepared.found
     joined = {
         k: v
         for k, v in others.items()
@@ -1433,12 +1444,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
         # the pick is one configuration: above the sizes checked, where the table falls back on the computation, the
         # literals it moved fall back too (extend_attn: six stages beside the original tiles at D=65, never timed,
         # needed 458752 B of shared memory of 232448 on an H100)
-        checked = max(
-            v
-            for s in prepared.shapes
-            if s.label() not in prepared.idle
-            if (v := _size_at(prepared, size, s)) is not None
-        )
+        checked = max(v for s in prepared.ran_shapes if (v := _size_at(prepared, size, s)) is not None)
         bounded = bound_moves(prepared.base_source, source, f"{size} <= {checked}", option_defaults(prepared.gpu))
         if bounded.new_source is None:
             return _table_alone(tuning, names, size, others, bounded.note or "")
@@ -1479,10 +1485,10 @@ def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tu
     if ran is None or ran.outcome is not Outcome.OK:
         return set()
     out: set[tuple[str, str]] = set()
-    for shape in prepared.shapes:
+    for shape in prepared.ran_shapes:
         label = shape.label()
         at = _size_at(prepared, size, shape)
-        if label in prepared.idle or label not in ran.latency_us_by_shape or at is None:
+        if label not in ran.latency_us_by_shape or at is None:
             continue
         given = prepared.by_shape.get(label, {})
         out |= {(n, size) for n in names if isinstance(v := given.get(n), int) and not isinstance(v, bool) and v > at}
@@ -1500,10 +1506,11 @@ def _table_alone(
     best = result.best_config or {}
     prepared = tuning.prepared
     now = prepared.space.current()
-    found = discover_source(
-        prepared.base_source, prepared.problem.kernel_py.name, gpu=prepared.gpu, evaluation=prepared.evaluation
-    )  # every literal of the file (a CPU session leaves num_warps out of its space)
-    current = {**current_values(found), **(result.current_config or (now.as_dict() if now is not None else {}))}
+    # every literal of the file (a CPU session leaves num_warps out of its space)
+    current = {
+        **current_values(prepared.found),
+        **(result.current_config or (now.as_dict() if now is not None else {})),
+    }
     alone = {k: current[k] if k in others and k in current else v for k, v in best.items()}
     timed = latest([*result.results, *result.retimed]).get(Config.of(alone))
     mixed = (
@@ -1597,7 +1604,7 @@ def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> t
     if not names or is_list_space(prepared.space.origins):
         return None
     known: list[tuple[bool, int, str]] = []
-    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]  # the rows are for these (:func:`_rows`)
+    ran = prepared.ran_shapes  # the rows are for these (:func:`_rows`)
     # a size every knob's computation reads first: attorch's BLOCK_SIZE_FEAT (next_power_of_2(feat_dim), the whole
     # row one block) was tabled by batch_dim beside BLOCK_SIZE_BATCH, 256 "up to 200 rows", wrong at 1000 features
     # (breaker9 w2)
@@ -1629,7 +1636,7 @@ def _reads(prepared: PreparedFolder, names: Sequence[str], size: str) -> bool:
     launcher's ``BLOCK_SIZE_M`` from ``dstate``: one size, one table; tunegaps11)."""
     if size in names:
         return True
-    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
+    ran = prepared.ran_shapes
     named = size_name(size)
     return any(
         size_name(x) == named
@@ -1664,7 +1671,7 @@ def _covered_size(prepared: PreparedFolder, names: list[str]) -> str | None:
             return None
     else:
         return None
-    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
+    ran = prepared.ran_shapes
     return size if ran and all(_size_at(prepared, size, s) is not None for s in ran) else None
 
 
@@ -1679,7 +1686,7 @@ def _over_computation(prepared: PreparedFolder, names: list[str]) -> str | None:
         return None
     if len(set(tunable.size_names)) < 2 or " if " in tunable.computed or "\n" in tunable.computed:
         return None
-    ran = [s for s in prepared.shapes if s.label() not in prepared.idle]
+    ran = prepared.ran_shapes
     given = computed_by_shape(prepared)
     values = [given.get(s.label(), {}).get(names[0]) for s in ran]
     if not ran or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
@@ -1719,7 +1726,7 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
     """
     prepared, result = tuning.prepared, tuning.result
     best = result.best_config or {}
-    sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.shapes if s.label() not in prepared.idle}
+    sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.ran_shapes}
     ran = computed_by_shape(prepared)
 
     def moved(config: Mapping[str, Value], label: str | None = None) -> dict[str, Value]:
