@@ -54,6 +54,7 @@ from kernelopt.tunables.blocks import (
     visit,
     walk,
 )
+from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
@@ -653,11 +654,7 @@ def _grouped_rows(kernel: cst.FunctionDef) -> tuple[str, set[str]] | None:
     blocks the grouped row index multiplies (``pid_m * BLOCK_M``); ``None`` when the kernel has none, or clamps
     it. Such an order visits every tile only where the group divides the rows of tiles, ``triton.cdiv(M,
     BLOCK_M)``: the last, partial group maps its programs past the rows and leaves tiles undone (variants v11)."""
-    params = {  # constexpr parameters: a group and a block, not a size
-        p.name.value
-        for p in kernel.params.params
-        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
-    }
+    params = constexpr_params(kernel)  # a group and a block, not a size
     clamped = {
         n.value
         for call in walk(kernel.body)
@@ -1139,11 +1136,7 @@ def _program_strided(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     """Pointer parameter -> the ``tl.constexpr`` blocks an access of ``kernel`` strides it by per program: its
     offset multiplies a block by a local computed from a program id (``y_ptr + row * BLOCK_N + cols``)."""
     params = {p.name.value for p in kernel.params.params}
-    blocks = {
-        p.name.value
-        for p in kernel.params.params
-        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
-    }
+    blocks = constexpr_params(kernel)
     out: dict[str, set[str]] = {}
     for call in walk(kernel.body):
         if not (isinstance(call, cst.Call) and dotted(call.func).split(".")[-1] in ("load", "store") and call.args):

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.list_model import CONFIG_OPTIONS, WHOLE_CONFIG, ListFilter, ListScreen
 from kernelopt.tunables.syntax import parsed
 
@@ -487,11 +488,7 @@ def size_asserts(source: str, kernel: str, knobs: set[str]) -> list[str]:
     root = functions.get(kernel)
     if root is None:
         return out
-    params = {
-        p.name.value
-        for p in root.params.params
-        if p.annotation is not None and dotted(p.annotation.annotation).split(".")[-1] == "constexpr"
-    }
+    params = constexpr_params(root)
     read_in(root, {p.name.value: {p.name.value} for p in root.params.params}, kernel, 0)
     return out
 
