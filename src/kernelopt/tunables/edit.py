@@ -759,9 +759,11 @@ def write_table(
             _check_fit(tunables, {chosen[k].key: v for k, v in row.values.items()}, limits)
     per_region: dict[tuple[int, str], tuple[TunedRegion, dict[str, str], Site]] = {}
     spans: list[_Splice] = []
+    lambdas = False  # a heuristic's decorator rewritten: laid out as the formatter would (only those change)
     for ident, t in chosen.items():
         site = by_key[t.key]
         if _computed_heuristic(site):  # the table goes into the lambda, its computation the fallback
+            lambdas = True
             rows = [(b.upto, b.values[ident]) for b in table.buckets if ident in b.values]
             assert site.override is not None and site.heuristic_fallback is not None
             size = _spelled(table.size, site)
@@ -779,7 +781,9 @@ def write_table(
         variables = set(names.values())
         values = {k: v for k, v in region.values.items() if k not in variables}
         spans += _tuned_splices(region, values, new_table)
-    new_source = lay_out_heuristics(_splice(source, spans), source)
+    new_source = _splice(source, spans)
+    if lambdas:
+        new_source = lay_out_heuristics(new_source, source)
     _, _, after = analyze(new_source, filename, gpu=gpu, **evaluated(evaluation))
     now = {t.key: t for t in after}
     for t in tunables:  # our bug when it fails: the table must read back, and nothing else move
