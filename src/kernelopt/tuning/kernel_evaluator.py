@@ -175,7 +175,7 @@ def knob_editor(
                 changes = config_changes(config, current, origins)
                 if not changes:
                     return base_source
-                divisors = all(_divides(v, current.get(k)) for k, v in changes.items())
+                divisors = all(divides(v, current.get(k)) for k, v in changes.items())
                 made = apply_source(
                     base_source,
                     changes,
@@ -198,7 +198,7 @@ def knob_editor(
     return apply
 
 
-def _divides(new: object, old: object) -> bool:
+def divides(new: object, old: object) -> bool:
     """``new`` is a positive integer that divides the integer ``old`` (a tile moved to it stays legal at every size
     the original handled, so :func:`~kernelopt.tunables.guard.guard_edit` keeps it as it is)."""
     ints = all(isinstance(x, int) and not isinstance(x, bool) for x in (new, old))

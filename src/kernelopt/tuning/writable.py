@@ -25,7 +25,7 @@ from kernelopt.oneline import one_line
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.model import Tunable, TunableKind
 from kernelopt.tuning.candidate import Value
-from kernelopt.tuning.kernel_evaluator import UNWRITABLE, Apply, Refusal
+from kernelopt.tuning.kernel_evaluator import UNWRITABLE, Apply, Refusal, divides
 from kernelopt.tuning.space import Space, knob_of
 
 #: Where a setting lives that the guard cannot guard by a size (it refuses a value instead of guarding it).
@@ -109,5 +109,4 @@ def writable_space(space: Space, apply: Apply, tunables: Sequence[Tunable]) -> S
 def _divides(value: Value, current: Value) -> bool:
     """``value`` divides the integer ``current`` (``current`` itself included): legal wherever the original was by
     the guard's divisor rule (a divisor of one value of a list divides their least common multiple), so not probed."""
-    ints = all(isinstance(x, int) and not isinstance(x, bool) for x in (value, current))
-    return value == current or (ints and value > 0 and current % value == 0)  # type: ignore[operator]
+    return value == current or divides(value, current)
