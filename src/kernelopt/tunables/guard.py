@@ -424,16 +424,21 @@ def _flag_tests(fn: cst.FunctionDef) -> set[int]:
     return out
 
 
+def _keyword_literals(call: cst.Call) -> dict[int, list[str]]:
+    """Integer literal -> the keywords a launch passes it as (``BLOCK=64, GROUP=64``: ``{64: ["BLOCK", "GROUP"]}``)."""
+    literals: dict[int, list[str]] = {}
+    for arg in call.args:
+        value = _int(arg.value) if arg.keyword is not None else None
+        if value is not None and arg.keyword is not None:
+            literals.setdefault(value, []).append(arg.keyword.value)
+    return literals
+
+
 def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
     """A grid written with the launch literal's value in place of its name (``k[(n // 64,)](.., BLOCK=64)`` or
     ``triton.cdiv(n, 64)``) of a kernel without masks: the keyword's tile must divide ``n``, and the grid's
     literal is that tile's copy (a guard names both)."""
-    literals: dict[int, list[str]] = {}
-    for arg in call.args:
-        value = _int(arg.value) if arg.keyword is not None else None
-        if value is not None:
-            assert arg.keyword is not None
-            literals.setdefault(value, []).append(arg.keyword.value)
+    literals = _keyword_literals(call)
     out: list[Divides] = []
     ceilings = _ceil_floors(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else {}
     by_literals = _literal_ceils(call.func.slice[0]) if isinstance(call.func, cst.Subscript) else set()
@@ -478,11 +483,7 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
     grid = _grid_tuple(fn, call)
     if grid is None:
         return []
-    literals: dict[int, list[str]] = {}
-    for arg in call.args:
-        value = _int(arg.value) if arg.keyword is not None else None
-        if value is not None and arg.keyword is not None:
-            literals.setdefault(value, []).append(arg.keyword.value)
+    literals = _keyword_literals(call)
     out: list[Divides] = []
     for axis, element in enumerate(grid.elements[1:3], start=1):
         count = element.value
