@@ -1236,15 +1236,15 @@ def _checked_edit(tuning: FolderTuning, evaluator: KernelEvaluator | ShapesEvalu
     """The edit to write (:func:`shaped_edit`), checked once more on every shape the session ran (the written
     text is not a candidate when it holds a table) and by the net at sizes the ``SHAPES`` entries do not name
     (:mod:`kernelopt.tuning.net`); a failing or impossible edit keeps kernel.py as it is and says why (the judgement
-    turns to "not better"). A pick the net fails gives way to the next-best that still beats the current
-    configuration (:func:`_next_picks`), or nothing is written, the line naming the size that failed and why."""
+    turns to "not better"). A pick whose edit fails its check on the entries (a table or a guard writes text the
+    session did not time) or the net gives way to the next-best that still beats the current configuration
+    (:func:`_next_picks`), or nothing is written, the line naming the entry or the size that failed and why."""
     known: dict[str, tuple[Outcome, str | None]] = {}  # the original's outcomes at the net's sizes, found once
     cap = NetCap.of(tuning.result.wall_s, time.monotonic())  # one time cap over every pick the net checks
     try:
-        edit, note, net = _checked(tuning, evaluator, known, cap)
-        failed = net.line() if net is not None and net.failed is not None else None
+        edit, note, net, failed = _checked(tuning, evaluator, known, cap)
         for alt in _next_picks(tuning) if failed is not None else []:
-            edit, note, net = _checked(alt, evaluator, known, cap)
+            edit, note, net, _ = _checked(alt, evaluator, known, cap)
             if edit is not None:
                 picked = f"{failed}: {config_text(tuning.result.best_config)} not written"
                 note = f"{picked}; the next-best, {config_text(alt.result.best_config)}, passes: written instead"
@@ -1276,23 +1276,25 @@ def _checked(
     evaluator: KernelEvaluator | ShapesEvaluator,
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None = None,
-) -> tuple[EditResult | None, str | None, NetVerdict | None]:
+) -> tuple[EditResult | None, str | None, NetVerdict | None, str | None]:
     """The pick's edit and note after its check on the ``SHAPES`` entries and the net (``None`` when it was not
-    cast: no edit, or kernel.py as it is)."""
+    cast: no edit, or kernel.py as it is), and the line of the check it failed (on the entries, or the net's; ``None``
+    when it failed none): one path for both, the next-best pick taken after either (net12)."""
     edit, note = shaped_edit(tuning)
     if edit is not None and tuning.judgement.table:  # written because the table beats the current kernel
         note = f"{note}; {tuning.judgement.reason}" if note else tuning.judgement.reason
     base = tuning.prepared.base_source
     if edit is None or keep_newlines(base, edit.new_source) == base:
-        return edit, note, None
+        return edit, note, None, None
     if len(tuning.prepared.shapes) > 1:
         checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
         if not checked.outcome.ok:
-            return None, f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})", None
+            failed = f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
+            return None, failed, None, failed
     net = _cast_net(tuning, evaluator, edit.new_source, known, cap)
     if net.failed is not None:
-        return None, note, net
-    return edit, note, net
+        return None, note, net, net.line()
+    return edit, note, net, None
 
 
 def _cast_net(
