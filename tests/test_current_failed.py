@@ -90,8 +90,25 @@ def test_the_hint_names_tf32_on_a_gpu_only(tmp_path: Path) -> None:
 
     kernel = tmp_path / "kernel.py"
     kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")
-    gpu = SimpleNamespace(interpreted=False, kernel_py=kernel)
-    cpu = SimpleNamespace(interpreted=True, kernel_py=kernel)
+    gpu = SimpleNamespace(interpreted=False, kernel_py=kernel, dtype_hint="float32")
+    cpu = SimpleNamespace(interpreted=True, kernel_py=kernel, dtype_hint="float32")
     assert 'input_precision="ieee"' in current_failed_hint(gpu) and "TF32" in current_failed_hint(gpu)  # type: ignore[arg-type]
     assert "`kernelopt validate`" in current_failed_hint(gpu)  # type: ignore[arg-type]
     assert "TF32" not in current_failed_hint(cpu) and "ATOL/RTOL" in current_failed_hint(cpu)  # type: ignore[arg-type]
+
+
+def test_an_fp8_gemm_on_a_gpu_is_told_of_its_tensor_cores_sums_not_of_tf32() -> None:
+    """breaker11's fp8_block_gemm (DeepSeek-V3's block-scaled GEMM) failed its own 1e-4 RTOL as written on an H100
+    (2026-12-06) and was told its tl.dot multiplies fp32 operands in TF32: its operands are fp8, read from
+    reference.py's tensors (no task card), and an input precision changes nothing there."""
+    from kernelopt.tuning.folder import FP8_DOT_LINE, current_failed_hint
+
+    data = Path(__file__).parent / "data" / "breaker11" / "fp8_block_gemm"
+    gpu = SimpleNamespace(
+        interpreted=False, kernel_py=data / "kernel.py", reference_py=data / "reference.py", dtype_hint=None,
+        device="cpu",
+    )  # fmt: skip
+    hint = current_failed_hint(gpu)  # type: ignore[arg-type]
+    assert hint.startswith(FP8_DOT_LINE) and "TF32" not in hint and "ATOL near 1e-3" in hint, hint
+    bf16 = SimpleNamespace(interpreted=False, kernel_py=data / "kernel.py", dtype_hint="bfloat16")
+    assert "TF32" not in current_failed_hint(bf16) and "ATOL/RTOL" in current_failed_hint(bf16)  # type: ignore[arg-type]

@@ -276,18 +276,20 @@ def test_on_cuda_the_net_moves_module_level_sizes_and_keeps_a_code_key_at_realis
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On a GPU, compiled: grid_named_copy (v23, its rule switched off) with a module-level ``N = 2**20`` and no
-    SHAPES, and with SHAPES of 2**19 and 2**20 elements beside an ``act`` code of 10. The plain ``BLOCK=128`` passes
-    the entries; the net fails it at 2**20 + 1 elements (N moved; act kept), where the original passes, and the
-    next-best ``BLOCK=512`` (its programs overlap: correct everywhere) passes there and is written instead."""
+    SHAPES (one entry, the session's own: the plain ``BLOCK=128`` is not checked there again and reaches the net),
+    and with SHAPES of 100 and 128 elements beside an ``act`` code of 10. The net fails ``BLOCK=128`` at 2**20 + 1
+    elements (N moved) and at 129 (n moved; act kept), where the original passes, and the next-best ``BLOCK=512``
+    (its programs overlap: correct everywhere) passes there and is written instead. (On 2026-12-06 the code case had
+    SHAPES of 2**19 and 2**20: ``BLOCK=128``, wrong above 128 elements, failed the edit's own check at the entries
+    before the net ran, so that case proved nothing about the net; docs/gpu-runs/2026-12-06-h100-e.)"""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
     module = MODULE_REFERENCE.replace("N = 128", "N = 1 << 20")
-    code = CODE_REFERENCE.replace('"n": 100,', '"n": 1 << 19,').replace('"n": 128,', '"n": 1 << 20,')
     for name, run, reference, where in (
         ("module", MODULE_RUN, module, "N=1048577"),
-        ("code", CODE_RUN, code, "n=1048577,act=10"),
+        ("code", CODE_RUN, CODE_REFERENCE, "n=129,act=10"),
     ):
         folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / name))
         kernel = (folder / "kernel.py").read_text()

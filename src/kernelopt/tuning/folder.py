@@ -596,14 +596,30 @@ _TF32_FIX = f'pass input_precision="ieee", or give reference.py an RTOL of {TF32
 def current_failed_hint(problem: Problem) -> str:
     """What to do about a kernel that fails its own check as written (the session's ``current_failed`` stop):
     `validate` runs the gate's check; on a GPU, a ``tl.dot`` left to Triton's default precision multiplies fp32 in
-    TF32, which an fp32 tolerance does not allow."""
+    TF32, which an fp32 tolerance does not allow, and one of fp8 operands sums its K tile in fewer bits than fp32
+    (:data:`FP8_DOT_LINE`), which no input precision changes."""
     check = "`kernelopt validate` runs the gate's check"
-    if not problem.interpreted and dots_default_precision(problem.kernel_py):
-        return (
-            "its tl.dot multiplies fp32 operands in TF32 (Triton's default on NVIDIA GPUs, about 1e-3 relative): "
-            f"{_TF32_FIX}; then {check}"
-        )
+    if not problem.interpreted and triton_dots(problem.kernel_py):
+        operands = operands_dtype(problem, problem.dtype_hint)
+        kind = _dtype_of(operands) if operands is not None else None
+        if kind == "fp8":
+            return f"{FP8_DOT_LINE}; then {check}"
+        if kind in (None, "fp32") and dots_default_precision(problem.kernel_py):
+            return (
+                "its tl.dot multiplies fp32 operands in TF32 (Triton's default on NVIDIA GPUs, about 1e-3 relative): "
+                f"{_TF32_FIX}; then {check}"
+            )
     return f"fix the kernel, or its tolerance (ATOL/RTOL in reference.py); {check}"
+
+
+FP8_DOT_LINE = (
+    "its tl.dot multiplies fp8 operands, and NVIDIA's fp8 tensor cores sum each K tile in fewer bits than fp32 "
+    "(an H100 was off by 2.7e-3 where the fp64 reference read 4.33, on 2026-12-06): give reference.py an ATOL near "
+    "1e-3 of the output's largest magnitude, not an fp32 RTOL"
+)
+"""Why a GEMM of fp8 operands fails an fp32 tolerance on a GPU and passes in the interpreter (which multiplies in
+fp32): breaker11's fp8_block_gemm, DeepSeek-V3's block-scaled GEMM, judged failed as written on an H100 with an RTOL
+of 1e-4 (docs/gpu-runs/2026-12-06-h100-e), and told of TF32, which it does not use."""
 
 
 def operands_dtype(problem: Problem, named: str | None) -> str | None:
