@@ -160,6 +160,19 @@ def test_a_launch_literal_whose_name_the_function_uses_is_bounded_inline() -> No
     )
 
 
+def test_an_assigned_literal_is_bounded_on_the_guard_s_lines() -> None:
+    """The bound writes an assignment as the guard does (one writer, guard._set_under): the original kept, the
+    pick under the bound on the lines after it."""
+    from kernelopt.tunables.guard import bound_moves
+
+    old = "def run(x, n):\n    stages = 2\n    k[(1,)](x, n, num_stages=stages)\n"
+    bounded = bound_moves(old, old.replace("stages = 2", "stages = 5"), "n <= 64")
+    assert bounded.new_source == old.replace(
+        "    stages = 2\n", "    stages = 2\n    if n <= 64:  # kernelopt: tuned\n        stages = 5\n"
+    ), bounded
+    assert bounded.note == "stages=5 only where n <= 64, the original values elsewhere"
+
+
 @pytest.mark.timeout(120)
 def test_a_literal_moved_beside_a_guarded_tile_falls_back_with_it(tmp_path: Path) -> None:
     """A guarded tile beside a moved ``num_warps`` mixed the same way: guard_forms/and_mask's pick ``BLOCK=512,

@@ -2936,20 +2936,12 @@ def _guard(
     conditions = " and ".join(_condition(needs, c.after) for c, needs in moved)
     rule = " or a block cover it" if any(d.covers for _, needs in moved for d in needs) else ""
     note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size{rule}: {whys})"
-    if all(c.keyword is not None for c, _ in moved):
-        return _hoisted(moved, fn, new, pos, conditions, inline), note
-    if any(c.keyword is not None for c, _ in moved):
+    copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
+    tests = [_condition(needs, c.after) for c, needs in moved]
+    splices = _set_under([c for c, _ in moved], tests, fn, new, pos, conditions, copies, inline)
+    if splices is None:
         return None, f"{names}: an assignment and a launch literal moved on one line: not written"
-    rng = pos[statement]
-    starts = _line_starts(new)
-    line_text = new[starts[rng.start.line - 1] : starts[rng.start.line]]
-    indent = line_text[: len(line_text) - len(line_text.lstrip())]
-    end_of_statement = starts[rng.end.line]  # the statement line ends with its newline
-    restore = [(c.start, c.end, str(c.before)) for c, _ in moved]
-    targets = ", ".join(c.target for c, _ in moved)  # type: ignore[misc]
-    values = ", ".join(str(c.after) for c, _ in moved)
-    block = f"{indent}if {conditions}:  # {TUNED}\n{indent}{_step(indent)}{targets} = {values}\n"
-    return [*restore, (end_of_statement, end_of_statement, block)], note
+    return splices, note
 
 
 #: The launch options whose default Triton 3.6 gives alike on every backend (NVIDIA's CUDAOptions and AMD's
@@ -3027,34 +3019,13 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     if _spliced(new, restores) != old:
         return Guarded(None, f"the edit moved more than literals that can be set under {test}")
     splices: list[_Splice] = []
-    starts = _line_starts(new)
     for moved in by_statement.values():
-        statement, fn = moved[0].statement, moved[0].function
+        fn = moved[0].function
         assert fn is not None
-        rng = pos[statement]
-        line = new[starts[rng.start.line - 1] : starts[rng.start.line]]
-        indent = line[: len(line) - len(line.lstrip())]
-        inner = indent + _step(indent)
-        if all(c.target is not None for c in moved):
-            targets, values = ", ".join(c.target for c in moved), ", ".join(str(c.after) for c in moved)  # type: ignore[misc]
-            block = f"{indent}if {test}:  # {TUNED}\n{inner}{targets} = {values}\n"
-            splices += [
-                *((c.start, c.end, str(c.before)) for c in moved),
-                (starts[rng.end.line], starts[rng.end.line], block),
-            ]
-            continue
-        if any(c.target is not None for c in moved):
+        written = _set_under(moved, [test] * len(moved), fn, new, pos, test)
+        if written is None:
             return Guarded(None, "an assignment and a launch literal moved on one line cannot be set under a bound")
-        keywords = {id(n.keyword) for n in walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
-        used = {n.value for n in walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
-        if used & {c.keyword for c in moved}:  # the function's own name: inline, the original the fallback
-            splices += [(c.start, c.end, f"{c.after} if {test} else {c.before}") for c in moved]
-            continue
-        targets = ", ".join(c.keyword for c in moved)  # type: ignore[misc]
-        before, after = ", ".join(str(c.before) for c in moved), ", ".join(str(c.after) for c in moved)
-        block = f"{indent}{targets} = {before}\n{indent}if {test}:  # {TUNED}\n{inner}{targets} = {after}\n"
-        at = starts[rng.start.line - 1]
-        splices += [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved)]
+        splices += written
     sets = ", ".join(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
     return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values elsewhere")
 
@@ -3116,39 +3087,56 @@ def _first_holding(
     return first
 
 
-def _hoisted(
-    moved: list[tuple[_Change, list[Divides]]],
+def _set_under(
+    moved: Sequence[_Change],
+    tests: Sequence[str],
     fn: cst.FunctionDef,
     new: str,
     pos: Positions,
     conditions: str,
+    copies: Sequence[tuple[_Change, cst.CSTNode]] = (),
     inline: frozenset[str] = frozenset(),
-) -> list[_Splice]:
-    """Launch literals guarded: their values get a line of their own before the launch statement, named like the
-    keywords, and the guard follows it, as for an assigned tile (``BM = 16`` / ``if M % 32 == 0:  # kernelopt:
-    tuned`` / ``BM = 32``; the launch passes ``BM=BM``); where the function already uses such a name, inline at
-    the launch (``BM=32 if M % 32 == 0 else 16``), and where the launch held an inline guard (``inline``)."""
-    names = [c.keyword for c, _ in moved]
+) -> list[_Splice] | None:
+    """The splices that set the literals ``moved`` on one statement of ``fn`` only where ``conditions`` hold, their
+    original values elsewhere (``tests``: each literal's own condition, for the inline form): the one writer of the
+    guard (:func:`_guard`) and of a table's bound (:func:`bound_moves`). Assigned tiles keep their line and the
+    tuned values follow under the condition (``BLOCK = 64`` / ``if n % 128 == 0:  # kernelopt: tuned`` / ``BLOCK =
+    128``). Launch literals get a line of their own before the launch statement, named like the keywords, and the
+    condition follows it (``BM = 16`` / ``if M % 32 == 0:  # kernelopt: tuned`` / ``BM = 32``; the launch passes
+    ``BM=BM``), the grid's ``copies`` of them named too; where the function already uses such a name, inline at
+    the launch (``BM=32 if M % 32 == 0 else 16``), and where the launch held an inline guard (``inline``).
+    ``None`` where an assignment and a launch literal moved on one line."""
+    statement = moved[0].statement
+    starts = _line_starts(new)
+    if all(c.target is not None for c in moved):
+        rng = pos[statement]
+        line = new[starts[rng.start.line - 1] : starts[rng.start.line]]
+        indent = line[: len(line) - len(line.lstrip())]
+        targets, values = ", ".join(c.target for c in moved), ", ".join(str(c.after) for c in moved)  # type: ignore[misc]
+        block = f"{indent}if {conditions}:  # {TUNED}\n{indent}{_step(indent)}{targets} = {values}\n"
+        end_of_statement = starts[rng.end.line]  # the statement line ends with its newline
+        return [*((c.start, c.end, str(c.before)) for c in moved), (end_of_statement, end_of_statement, block)]
+    if any(c.target is not None for c in moved):
+        return None
+    names = [c.keyword for c in moved]
     keywords = {id(n.keyword) for n in walk(fn) if isinstance(n, cst.Arg) and n.keyword is not None}
     used = {n.value for n in walk(fn) if isinstance(n, cst.Name) and id(n) not in keywords}
-    starts = _line_starts(new)
-    copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
     spans = [
         (starts[pos[lit].start.line - 1] + pos[lit].start.column, len(_code(lit)), c)
         for c, lit in {id(lit): (c, lit) for c, lit in copies}.values()
     ]
-    statement = _first_holding(fn, moved[0][0].statement, [lit for _, lit in copies], pos)
-    if statement is None or (used | inline) & set(names):  # type: ignore[arg-type]
-        inline = {id(c): f"{c.after} if {_condition(needs, c.after)} else {c.before}" for c, needs in moved}
-        grid = [(at, at + size, f"({inline[id(c)]})") for at, size, c in spans]
-        return [*((c.start, c.end, inline[id(c)]) for c, _ in moved), *grid]
-    at = starts[pos[statement].start.line - 1]
-    line = new[at : starts[pos[statement].start.line]]
+    first = _first_holding(fn, statement, [lit for _, lit in copies], pos)
+    if first is None or (used | inline) & set(names):  # type: ignore[arg-type]
+        inlined = {id(c): f"{c.after} if {t} else {c.before}" for c, t in zip(moved, tests, strict=True)}
+        grid = [(at, at + size, f"({inlined[id(c)]})") for at, size, c in spans]
+        return [*((c.start, c.end, inlined[id(c)]) for c in moved), *grid]
+    at = starts[pos[first].start.line - 1]
+    line = new[at : starts[pos[first].start.line]]
     indent = line[: len(line) - len(line.lstrip())]
     targets = ", ".join(names)  # type: ignore[arg-type]
-    before = ", ".join(str(c.before) for c, _ in moved)
-    after = ", ".join(str(c.after) for c, _ in moved)
+    before = ", ".join(str(c.before) for c in moved)
+    after = ", ".join(str(c.after) for c in moved)
     inner = indent + _step(indent)
     block = f"{indent}{targets} = {before}\n{indent}if {conditions}:  # {TUNED}\n{inner}{targets} = {after}\n"
     grid = [(start, start + size, c.keyword or "") for start, size, c in spans]
-    return [(at, at, block), *((c.start, c.end, c.keyword or "") for c, _ in moved), *grid]
+    return [(at, at, block), *((c.start, c.end, c.keyword or "") for c in moved), *grid]
