@@ -86,6 +86,23 @@ one call is one sample, and at load 17 on a 2-core machine (2026-12-05) a 1024-w
 rule (all of the first :data:`CUT_PROBE_SAMPLES` above :data:`CUT_FACTOR` x) stays at 3x."""
 
 
+GRAPH_FLOOR_BYTES = 64 * 1024**2
+"""The least memory the outputs of one callable's CUDA graph may keep, whatever the problem's size (the cap is
+otherwise the problem's own bytes, shared by the callables timed together). Below it a problem of a few kilobytes
+held one or two calls a graph, and the graph's own start was part of every per-call figure: on an H100
+(benchmarks/graph_calls.py, 2026-12-06) xformers' RMS norm at 6 x 100 read 2.78 us at the first round's cap (two
+calls), 3.71 us at a re-time's (one call) and 1.46 us at 64 MiB (410 calls), as at the gate's 1 GB; so a session's
+first round and its re-time measured different things, and the re-time read about 1.6 us slower. A kernel short
+enough to be timed by graph (under ``graph_below_us``) moves less than 64 MiB a call on any GPU we know, so every
+round holds as many calls as the sample target asks."""
+
+
+def graph_cap(problem_bytes: int, callables: int) -> int:
+    """The bytes of graph outputs each of ``callables`` timed together may keep: the problem's bytes shared among
+    them, never under :data:`GRAPH_FLOOR_BYTES`."""
+    return max(GRAPH_FLOOR_BYTES, problem_bytes // max(1, callables))
+
+
 class _CutSlow(BaseException):
     """Raised by the per-call timer signal in the interpreter (a BaseException: no ``except Exception`` of the
     interpreter or the timer may swallow it)."""
@@ -304,7 +321,8 @@ def time_callables(
     the calls per sample of each.
 
     Each is called ``plan.warmup_calls`` times, then the gate's sampler is prepared (its method chosen, a
-    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` in all. On the CPU every callable is timed
+    50 ms warm-up); CUDA-graph outputs are capped at ``graph_bytes`` shared among them, never under
+    :data:`GRAPH_FLOOR_BYTES` a callable (:func:`graph_cap`). On the CPU every callable is timed
     with one count of calls per sample, ``calls_per_sample`` when given (the session's), by the gate's rule
     (:func:`kernelopt.harness.timers.one_count`). ``gradients``: autograd stays on
     (:attr:`~kernelopt.kernelsource.KernelForm.takes_gradients`). ``cut_us`` (one callable): the sampling stops once
@@ -328,7 +346,7 @@ def time_callables(
         l2_flush=plan.l2_flush,
         rotate_inputs=False,
         cuda_graphs=plan.cuda_graphs,
-        max_graph_output_bytes=max(0, graph_bytes // max(1, len(fns))),
+        max_graph_output_bytes=graph_cap(graph_bytes, len(fns)),
     )
     with torch.set_grad_enabled(gradients):
         for fn in fns:
