@@ -853,6 +853,35 @@ def test_a_block_striding_a_buffer_padded_to_its_value_is_not_moved_apart_from_i
 
 
 @pytest.mark.timeout(120)
+def test_a_tile_counted_in_a_product_of_settings_keeps_the_product_a_divisor(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v41, wrongkernel12): unroll_static, a vector scaled without masks (``assert n % 384 ==
+    0``: hidden sizes 768, 1536, 3072), each program ``UNROLL=3`` blocks of ``BLOCK=128`` unrolled by
+    ``tl.static_range(UNROLL)``, its grid ``triton.cdiv(n, meta["BLOCK"] * meta["UNROLL"])``. ``UNROLL=6`` (or
+    ``BLOCK=256``) went out plainly **with the net on**: right at the SHAPES' 1536 and 3072, and at the one net size
+    the original passes (768, below); at 1152 and 384, multiples of 384 and not of 768, which the original handled,
+    the last program stored past the end. The grid's count read a lone tile only; a product of tiles is one
+    divisor, guarded at its edited value: ``if n % 768 == 0``, and both moved at once ``if n % 1536 == 0``."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("unroll_static", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(original.replace("UNROLL=3)", "UNROLL=6)"))  # what was written before
+    assert _correct_padded(folder, [{"n": 768}, {"n": 1152}]) == {"n=768": True, "n=1152": "wrote out of bounds"}
+    (folder / "kernel.py").write_text(original)
+    written, note = _tune_edit(folder, {"BLOCK": 128, "UNROLL": 6})
+    assert written is not None and note is not None and "    if n % 768 == 0:  # kernelopt: tuned\n" in written, note
+    both = guard_edit(original, original.replace("BLOCK=128, UNROLL=3", "BLOCK=256, UNROLL=6")).new_source
+    assert both is not None and both.count("if n % 1536 == 0:  # kernelopt: tuned") == 1, both
+    smaller = original.replace("BLOCK=128, UNROLL=3", "BLOCK=64, UNROLL=6")  # 384 still: legal wherever 384 was
+    assert guard_edit(original, smaller).new_source == smaller
+    unread = original.replace('meta["UNROLL"]),)', 'meta["UNROLL"] * meta["STEP"]),)')
+    refused = guard_edit(unread, unread.replace("UNROLL=3)", "UNROLL=6)"))
+    assert refused.new_source is None and "does not read the other factors' values" in (refused.note or ""), refused
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n": 1152}, {"n": 384}, {"n": 1536}, {"n": 3840}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

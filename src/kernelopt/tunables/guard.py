@@ -78,6 +78,12 @@ class Divides:
     # a one-block block's divisor beside its cover, its masked-out lanes read as data (v36): dropped from a table
     # row where the original ran masked-out lanes at an entry and passed there (``guard_edit``'s ``ran_masked``)
     fills: bool = False
+    # a tile that is one factor of a product the size is counted in (``triton.cdiv(n, meta["BLOCK"] *
+    # meta["UNROLL"])``, v41): the other factors' tiles, and the product of the others' values (with any literal
+    # factor) in the edited text and in the original (:func:`_with_partners`)
+    factors: tuple[tuple[str, str], ...] = ()
+    times: int = 1
+    times_before: int = 1
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -85,7 +91,9 @@ class Divides:
 
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
-        return covers_as_before(self.scale, before, after) if self.covers else before % after == 0
+        if self.covers:
+            return covers_as_before(self.scale, before, after)
+        return (before * self.times_before) % (after * self.times) == 0
 
     @property
     def fails(self) -> str:
@@ -247,12 +255,75 @@ def _requirements(
             ):
                 out.append(Divides(tile, node.left, line, f"the grid at line {line} has {_code(node)} programs"))
     for node, tile_expr, size in _grid_divs(fn, rounded) + _helper_cdivs(fn, helpers) if launches_unmasked else []:
-        tile = _tile_id(tile_expr)
+        tile, line = _tile_id(tile_expr), pos[node].start.line
+        why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
         if tile is not None:
-            line = pos[node].start.line
-            why = f"the grid at line {line} has {_code(node)} programs of a kernel without masks"
             out.append(Divides(tile, size, line, why))
+        elif (product := _tile_product(tile_expr)) is not None:
+            tiles, literal = product
+            for i, one in enumerate(tiles):
+                others = tiles[:i] + tiles[i + 1 :]
+                out.append(Divides(one, size, line, why, factors=others, times=literal, times_before=literal))
     return out
+
+
+def _tile_product(expr: cst.BaseExpression) -> tuple[tuple[tuple[str, str], ...], int] | None:
+    """A product of two or more factors, at least one a tile (``meta["BLOCK"] * meta["UNROLL"]``, ``BLOCK * 4``):
+    the tiles and the product of the literal factors; ``None`` for anything else."""
+    factors: list[cst.BaseExpression] = []
+
+    def flat(node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            flat(node.left)
+            flat(node.right)
+        else:
+            factors.append(node)
+
+    flat(expr)
+    if len(factors) < 2:
+        return None
+    tiles, literal = [], 1
+    for factor in factors:
+        value, tile = _int(factor), _tile_id(factor)
+        if value is not None:
+            literal *= value
+        elif tile is not None:
+            tiles.append(tile)
+        else:
+            return None
+    return (tuple(tiles), literal) if tiles else None
+
+
+def _with_partners(
+    need: Divides, fn: cst.FunctionDef, moves: Mapping[tuple[int, tuple[str, str]], tuple[int, int]]
+) -> Divides | None:
+    """``need`` with its partner tiles' values put in (:attr:`Divides.factors`): a partner the edit moved at its
+    original and edited values (``moves``: (id of the launching function, tile) -> (before, after)), one it kept at
+    the value ``fn`` passes (a launch keyword's literal, a local bound once to one); ``None`` where one is not read."""
+    before, after = need.times_before, need.times
+    for tile in need.factors:
+        moved = moves.get((id(fn), tile))
+        if moved is None:
+            value = _passed_value(fn, tile)
+            if value is None:
+                return None
+            moved = (value, value)
+        before, after = before * moved[0], after * moved[1]
+    return replace(need, factors=(), times=after, times_before=before)
+
+
+def _passed_value(fn: cst.FunctionDef, tile: tuple[str, str]) -> int | None:
+    """The value ``fn`` gives a tile it does not move: a name bound once to a literal, or a keyword its launches
+    pass one literal (``meta["UNROLL"]`` beside ``UNROLL=3``)."""
+    if tile[0] == "name":
+        return _launch_value(fn, cst.Name(tile[1]))
+    values = {
+        _launch_value(fn, arg.value)
+        for _, call in _launch_calls(fn)
+        for arg in call.args
+        if arg.keyword is not None and arg.keyword.value == tile[1]
+    }
+    return values.pop() if len(values) == 1 else None
 
 
 def _ceil_div(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
@@ -2432,8 +2503,18 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
     notes: list[str] = []
     by_statement: dict[int, list[tuple[_Change, list[Divides]]]] = {}
     overridden: dict[int, cst.If] = {}  # a statement -> a conditional of the user's right after it
-    for o, n in zip(old_collector.statements, new_collector.statements, strict=True):
-        changes = _changes(o, n, new_collector)
+    changed = [
+        (n, _changes(o, n, new_collector))
+        for o, n in zip(old_collector.statements, new_collector.statements, strict=True)
+    ]
+    moves = {
+        (id(c.function), tile): (c.before, c.after)
+        for _, changes in changed
+        for c in changes
+        if c.function is not None
+        for tile in _ids(c, c.function)
+    }  # every tile the edit moved, for a product of tiles (v41)
+    for n, changes in changed:
         stale = _stale_guard(n[0], {c.target for c in changes if c.target}, new_collector, new, pos)
         if stale is not None:
             splices.append(stale)
@@ -2468,13 +2549,21 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
                 if id(fn) not in requirements:
                     helpers = {f.name.value: f for f in new_collector.functions if not _is_jit(f)}
                     requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers, new_collector.imported)
-                needs = [
+                mine = [
                     d
                     for d in requirements[id(fn)]
-                    if d.tile in _ids(change, fn)
-                    and (d.literal is None or _int(d.literal) == change.after)
-                    and not d.holds(change.before, change.after)
+                    if d.tile in _ids(change, fn) and (d.literal is None or _int(d.literal) == change.after)
                 ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
+                resolved = [_with_partners(d, fn, moves) if d.factors else d for d in mine]
+                if None in resolved:
+                    name = change.target or change.keyword
+                    product = next(d for d, r in zip(mine, resolved, strict=True) if r is None)
+                    return Guarded(None, (
+                        f"{name}={change.after} is one factor of a product a size is counted in ({product.why}), "
+                        "and kernelopt does not read the other factors' values, so no guard can be written: not "
+                        "written"
+                    ))  # fmt: skip
+                needs = [d for d in resolved if d is not None and not d.holds(change.before, change.after)]
                 unread_length = next((d for d in needs if d.covers and d.scale is None), None)
                 if unread_length is not None:
                     name = change.target or change.keyword
@@ -2543,7 +2632,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
             return Guarded(None, why)
         splices += splice
         notes.append(why)
-        tests.append(" and ".join(_condition(needs, c.after) for c, needs in moved))
+        tests.append(" and ".join(dict.fromkeys(_condition(needs, c.after) for c, needs in moved)))
     if not splices:
         return Guarded(new, None)
     return Guarded(_spliced(new, splices), "; ".join(notes) or None, tuple(tests))
@@ -2901,7 +2990,9 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
-        f"{_size_text(d.size)} <= {reach_text(d.scale, value)}" if d.covers else f"{_size_text(d.size)} % {value} == 0"
+        f"{_size_text(d.size)} <= {reach_text(d.scale, value)}"
+        if d.covers
+        else f"{_size_text(d.size)} % {value * d.times} == 0"
         for d in needs
     )
     return " and ".join(tests)
@@ -2933,7 +3024,7 @@ def _guard(
             )
     whys = "; ".join(dict.fromkeys(needs[0].why for _, needs in moved))
     names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
-    conditions = " and ".join(_condition(needs, c.after) for c, needs in moved)
+    conditions = " and ".join(dict.fromkeys(_condition(needs, c.after) for c, needs in moved))  # a product: once
     rule = " or a block cover it" if any(d.covers for _, needs in moved for d in needs) else ""
     note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size{rule}: {whys})"
     copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
