@@ -118,9 +118,9 @@ from kernelopt.tuning.shapes import (
     ShapeChoice,
     check_entries,
     choose,
-    latest,
     partial,
     per_shape,
+    same_round,
     session_shapes,
     total,
     unheld,
@@ -1086,10 +1086,11 @@ def _twin(prepared: PreparedFolder) -> Config | None:
 
 def judge_choice(tuning: FolderTuning) -> FolderTuning:
     """A session whose choice is a per-bucket table is judged by the table it writes (:func:`judge_table`): at
-    each shape, the measured latency of the configuration its size gets from the table (or, above the table, the
-    computation) against the current configuration's there. Unchanged when no table can be written (no setting
-    computed from the size, an autotune list, a size the entries do not name: one configuration, or nothing, is
-    written, :func:`shaped_edit`)."""
+    each shape, the measured latency of the configuration its size runs once the table is written
+    (:func:`_serving`) against the current configuration's there, both from one round of measurements
+    (:func:`~kernelopt.tuning.shapes.same_round`); what runs at a shape and was never timed there judges the table
+    "not timed". Unchanged when no table can be written (no setting computed from the size, an autotune list, a
+    size the entries do not name: one configuration, or nothing, is written, :func:`shaped_edit`)."""
     prepared, result = tuning.prepared, tuning.result
     plan = _table_plan(prepared, result.best_config)
     if plan is None:
@@ -1097,12 +1098,13 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
     names, size = plan
     table = _rows(tuning, names, size)
     served = _serving(tuning, names, size, table)
-    pool = latest([*result.results, *result.retimed])
-    now = pool.get(Config.of(result.current_config)) if result.current_config is not None else None
+    current = Config.of(result.current_config) if result.current_config is not None else None
+    pool = same_round(result.results, result.retimed, [c for c in (*served.values(), current) if c is not None])
+    now = pool.get(current) if current is not None else None
     same = _runs_the_computation(tuning, names, size, table[0])
     by_shape: dict[str, tuple[float | None, float | None]] = {}
-    for label, r in served.items():
-        mine = now if label in same else r
+    for label, config in served.items():
+        mine = now if label in same else pool.get(config)
         by_shape[label] = (
             mine.latency_us_by_shape.get(label) if mine is not None else None,
             now.latency_us_by_shape.get(label) if now is not None else None,
@@ -1120,6 +1122,14 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
         )
         return replace(tuning, judgement=judgement)
     judgement = judge_table(by_shape, result, min_gain_pct=tuning.judgement.min_gain_pct)
+    untimed: dict[Config, list[str]] = {}
+    for label, (mine, _) in by_shape.items():
+        if mine is None:
+            untimed.setdefault(served[label], []).append(label)
+    if untimed and not judgement.better and result.noisy is None and result.best_latency_us is not None:
+        runs = "; ".join(f"{config_text(c)} at {', '.join(labels)}" for c, labels in untimed.items())
+        why = f"the per-bucket table would run {runs}, never timed there: no latency is claimed for it"
+        judgement = judgement.model_copy(update={"reason": why})
     return replace(tuning, judgement=judgement)
 
 
@@ -1197,7 +1207,7 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     result = tuning.result
     if result.best_config is None:
         return tuning
-    pool = latest([*result.results, *result.retimed], partly=True)
+    pool = same_round(result.results, result.retimed, configs, partly=True)
     table = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []
@@ -1234,7 +1244,7 @@ def _runs_the_computation(tuning: FolderTuning, names: list[str], size: str, row
     that noise can set apart."""
     prepared = tuning.prepared
     ran = computed_by_shape(prepared)
-    others = {k: v for k, v in (tuning.result.best_config or {}).items() if k not in names}
+    others = _written_others(tuning, names)
     current = tuning.result.current_config or {}
     if any(not same_value(current.get(k), v) for k, v in others.items()):
         return set()  # the pick moves another knob: no shape runs the current kernel
@@ -1499,7 +1509,8 @@ def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tu
     prepared, result = tuning.prepared, tuning.result
     if size in prepared.bounds or result.current_config is None:
         return set()
-    ran = latest([*result.results, *result.retimed]).get(Config.of(result.current_config))
+    current = Config.of(result.current_config)
+    ran = same_round(result.results, result.retimed, [current]).get(current)
     if ran is None or ran.outcome is not Outcome.OK:
         return set()
     out: set[tuple[str, str]] = set()
@@ -1530,7 +1541,7 @@ def _table_alone(
         **(result.current_config or (now.as_dict() if now is not None else {})),
     }
     alone = {k: current[k] if k in others and k in current else v for k, v in best.items()}
-    timed = latest([*result.results, *result.retimed]).get(Config.of(alone))
+    timed = same_round(result.results, result.retimed, [Config.of(alone)]).get(Config.of(alone))
     mixed = (
         f"{', '.join(names)} tuned in a table over {size}, beside {config_text(others)} for every size, would run "
         f"the original {', '.join(names)} with {config_text(others)} above the sizes checked, a combination never "
@@ -1735,12 +1746,17 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
     measurement stands for it.
 
     One row at the largest size checked with the pick's values, or (``shape_choice`` ``table``) per shape its
-    own best (``per_shape``) when its other knobs are the pick's, else its fastest among the configurations whose
-    other knobs are the pick's. A row holds the knobs its configuration gives literals; one at the computation
-    (:data:`~kernelopt.tuning.candidate.COMPUTED`) stays computed in that row. A shape whose best is the
-    computation itself (the current configuration) gets the values the computation gave there (what it ran),
-    when the run told them; else no row (a larger row, checked there too, or the fallback serves it). Rows that
-    repeat the next one's values are merged into it.
+    own best (``per_shape``) when its other knobs are as the edit writes them (:func:`_written_others`), else its
+    fastest among the configurations whose other knobs are, in one round of measurements
+    (:func:`~kernelopt.tuning.shapes.same_round`); no row when none was timed there. A row holds the knobs its
+    configuration gives literals; one at the computation (:data:`~kernelopt.tuning.candidate.COMPUTED`) stays
+    computed in that row. A shape whose best is the computation itself (the current configuration) gets the values
+    the computation gave there (what it ran), when the run told them; else no row (a larger row, checked there
+    too, or the fallback serves it). Rows that repeat the next one's values are merged into it.
+
+    Each row's configuration is one the table writes as it is (honest12, H100, 2026-12-06: xformers' RMS norm
+    wrote ``BLOCK_SIZE = 64`` for 100 columns from a candidate timed with 32 warps and 6 stages, where the written
+    kernel runs the computation's 1 warp, a configuration never timed, and claimed the candidate's latency).
     """
     prepared, result = tuning.prepared, tuning.result
     best = result.best_config or {}
@@ -1754,9 +1770,9 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
         return out
 
     wanted: dict[int, tuple[dict[str, Value], Config]] = {}
+    others = _written_others(tuning, names)
     if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
-        others = {k: v for k, v in best.items() if k not in names}
-        pool = latest([*result.results, *result.retimed])
+        pool = same_round(result.results, result.retimed)
         same = {c: r for c, r in pool.items() if all(same_value(r.config.get(k), v) for k, v in others.items())}
         own = {s.shape: Config.of(s.best_config) for s in tuning.per_shape if s.best_config is not None}
         for label, value in sorted(sizes.items(), key=lambda kv: kv[1]):  # type: ignore[arg-type, return-value]
@@ -1764,10 +1780,11 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
             if mine is None:
                 timed = [r for r in same.values() if label in r.latency_us_by_shape]
                 mine = min(timed, key=lambda r: r.latency_us_by_shape[label]) if timed else None
-            chosen = mine.config if mine is not None else best
-            wanted.setdefault(int(value), (moved(chosen, label), Config.of(chosen)))  # type: ignore[arg-type]
+            if mine is None:
+                continue  # nothing the table writes as it is was timed here: a larger row or the fallback serves it
+            wanted.setdefault(int(value), (moved(mine.config, label), Config.of(mine.config)))  # type: ignore[arg-type]
     else:
-        wanted[int(max(sizes.values()))] = (moved(best), Config.of(best))  # type: ignore[type-var]
+        wanted[int(max(sizes.values()))] = (moved(best), Config.of({**best, **others}))  # type: ignore[type-var]
     rows: list[Bucket] = []
     sources: dict[int, Config] = {}
     for upto in sorted(wanted):
@@ -1795,20 +1812,37 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
 def _serving(
     tuning: FolderTuning, names: list[str], size: str, table: tuple[list[Bucket], dict[int, Config]]
 ) -> dict[str, Result | None]:
-    """Shape label -> the result of what the table (:func:`_rows`) gives its size (the first row at or above it;
-    above the last row, the computation with the pick's other knobs): what that shape runs once the table is
-    written, as measured (re-timed when it was); ``None`` when that configuration was not timed."""
-    prepared, result = tuning.prepared, tuning.result
+    """Shape label -> the configuration that shape runs once the table (:func:`_rows`) is written: the row at or
+    above its size (a row that writes the computation's values at a larger shape runs those values here, not the
+    computation), else the computation; the other knobs as the edit writes them (:func:`_written_others`). The
+    configuration of every knob, to look up among those timed: one no candidate ran was never measured there."""
+    prepared = tuning.prepared
     rows, sources = table
-    others = {k: v for k, v in (result.best_config or {}).items() if k not in names}
-    pool = latest([*result.results, *result.retimed])
-    out: dict[str, Result | None] = {}
+    others = _written_others(tuning, names)
+    ran = computed_by_shape(prepared)
+    out: dict[str, Config] = {}
     for shape in prepared.shapes:
         at = _size_at(prepared, size, shape)
+        label = shape.label()
         row = next((b for b in rows if at is not None and at <= b.upto), None)
-        config = sources[row.upto] if row is not None else Config.of({**others, **dict.fromkeys(names, COMPUTED)})
-        out[shape.label()] = pool.get(config)
+        if row is None:
+            out[label] = Config.of({**others, **dict.fromkeys(names, COMPUTED)})
+            continue
+        source = sources[row.upto]
+        pinned = {n: v for n, v in row.values.items() if is_computed(source.get(n))}
+        if any(not same_value(ran.get(label, {}).get(n), v) for n, v in pinned.items()):
+            source = Config.of({**source.as_dict(), **pinned})
+        out[label] = source
     return out
+
+
+def _written_others(tuning: FolderTuning, names: Sequence[str]) -> dict[str, Value]:
+    """The pick's knobs other than the table's ``names`` as :func:`shaped_edit` writes them at every size checked:
+    a computed setting the table does not hold stays at its computation (:data:`COMPUTED`, whatever the pick gave
+    it: num_warps computed from BLOCK_SIZE beside a table over N), every other knob the pick's value."""
+    computed = tuning.prepared.tabled
+    best = tuning.result.best_config or {}
+    return {k: COMPUTED if k in computed else v for k, v in best.items() if k not in names}
 
 
 def best_edit(tuning: FolderTuning) -> EditResult | None:
