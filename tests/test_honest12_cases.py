@@ -1,0 +1,149 @@
+"""honest12: a per-bucket table writes only what was timed, and claims only like against like (docs/faults.md,
+"A per-bucket table that wrote what it never timed").
+
+Found on an H100 on 2026-12-06: ``kernelopt tune tests/data/breaker11/xformers_rms --device cuda`` wrote
+``if N <= 100: BLOCK_SIZE = 64 / elif N <= 777: BLOCK_SIZE = 256`` beside ``num_stages = 6`` and claimed "+33.3 % on
+B=2,T=3,D=100". Its row for 100 columns came from a candidate's first measurement (64, 6 stages, 32 warps: 3.05 us)
+set against re-timed ones, and was judged against the current configuration's re-time (4.06 us), where in the
+first round the current ran 2.46 us; and what the row writes (the computation's 1 warp from a 64 block) was never
+timed. tests/data/honest12/xformers_rms_h100.json is that session's record (every result, the re-timed last).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelopt.tuning.candidate import COMPUTED, Config, Outcome, Result
+from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, same_round, total
+
+DATA = Path(__file__).parent / "data"
+RECORD = json.loads((DATA / "honest12" / "xformers_rms_h100.json").read_text())
+SMALL, LARGE, MIDDLE = "B=2,T=3,D=100", "B=1,T=5,D=9000", "B=3,T=1,D=777"
+CURRENT = {"BLOCK_SIZE": COMPUTED, "num_stages": 3, "num_warps": COMPUTED}
+
+
+@pytest.fixture(scope="module")
+def xformers_on_an_h100(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """tests/data/breaker11/xformers_rms prepared for tuning on an H100, with what its run told there (the block and
+    warps the computation gave at each entry, and the row length ``N``): the CPU cannot run its launch
+    (``torch.cuda.device``), so the GPU session's figures stand in, as they were recorded."""
+    from kernelopt.tunables import AutotuneEvaluation
+    from kernelopt.tunables.model import ShapeSizes
+    from kernelopt.tuning.folder import TuneRequest, prepare_folder
+
+    folder = tmp_path_factory.mktemp("honest12") / "xformers_rms"
+    shutil.copytree(DATA / "breaker11" / "xformers_rms", folder)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cuda", gpu=RECORD["gpu"]))
+    told = []
+    for shape in prepared.shapes:
+        given = RECORD["computed_by_shape"][shape.label()]
+        kw = shape.kwargs
+        sizes = {"M": kw["B"] * kw["T"], "N": kw["D"], "MAX_FUSED_SIZE": 16384, **given}
+        told.append(ShapeSizes(shape=kw, sizes={"_rms_norm_kernel": sizes}, launch_values={"_rms_norm_kernel": given}))
+    return replace(prepared, evaluation=AutotuneEvaluation(shape_sizes=told))
+
+
+def _result(config: dict, by_shape: dict[str, float], *, retimed: bool) -> Result:
+    return Result(config=config, outcome=Outcome.OK, latency_us=total(list(by_shape.values())),
+                  latency_us_by_shape=by_shape, retimed=retimed)  # fmt: skip
+
+
+def _session(prepared: Any, first: list[Result], again: list[Result], best: dict) -> Any:
+    """The session ``first`` (round one) and ``again`` (the re-time) replay on ``prepared``, as ``tune_folder`` judges
+    it: the pick ``best`` re-timed, the current configuration re-timed beside it."""
+    from kernelopt.tuning.folder import FolderTuning, judge_choice
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    mine = next(r for r in again if r.config == best)
+    now = next(r for r in again if r.config == CURRENT)
+    result = SessionResult(
+        best_config=best, best_latency_us=mine.latency_us, current_config=CURRENT, current_latency_us=now.latency_us,
+        results=first, retimed=again, evaluations=len(first), served=0, budget=120, space_size=600, wall_s=55.3,
+        stop=StopReason.STALLED, strategy="local",
+    )  # fmt: skip
+    shapes = per_shape(first, again, best, CURRENT)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.TABLE, choice
+    return judge_choice(FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice))
+
+
+def _served(tuning: Any) -> dict[str, Config]:
+    """Shape label -> the configuration the table ``tuning`` would write runs there."""
+    from kernelopt.tuning.folder import _rows, _serving, _table_plan
+
+    names, size = _table_plan(tuning.prepared, tuning.result.best_config)
+    return _serving(tuning, names, size, _rows(tuning, names, size))
+
+
+@pytest.mark.timeout(60)
+def test_the_h100_record_writes_no_table_it_never_timed_and_claims_no_gain(xformers_on_an_h100: Any) -> None:
+    """Replayed, the session's table is judged by what it would run: BLOCK_SIZE at its computation with 6 stages and
+    the computation's warps (32 warps cannot be written beside a table over N: num_warps reads BLOCK_SIZE), a
+    configuration neither round timed. No row, no "+33.3 %", nothing written; the per-shape figures are the
+    re-time's, current and chosen alike."""
+    results = [Result.model_validate({**r, "outcome": Outcome(r["outcome"])}) for r in RECORD["results"]]
+    first = [r for r in results if not r.retimed]
+    again = [r for r in results if r.retimed]
+    assert (len(first), len(again)) == (32, 6)
+    best = {"BLOCK_SIZE": COMPUTED, "num_stages": 6, "num_warps": 32}
+    tuning = _session(xformers_on_an_h100, first, again, best)
+    j = tuning.judgement
+    assert j.table and not j.better and j.gain_pct is None, j
+    assert "33.3" not in j.reason and "never timed there" in j.reason, j.reason
+    assert "BLOCK_SIZE=computed, num_stages=6, num_warps=computed at" in j.reason, j.reason
+    served = _served(tuning)
+    untimed = Config.of({"BLOCK_SIZE": COMPUTED, "num_stages": 6, "num_warps": COMPUTED})
+    assert set(served.values()) == {untimed}
+    assert all(untimed not in same_round(first, again, [c]) for c in served.values())
+    # the per-shape figures come from one round: the current's re-time (4.06 us on 100 columns), never its
+    # first measurement (2.46) beside another's re-time, nor another's first measurement (3.05) beside its re-time
+    small = next(s for s in tuning.per_shape if s.shape == SMALL)
+    assert small.current_latency_us == pytest.approx(4.064, abs=1e-3) and small.chosen_latency_us is None
+
+
+@pytest.mark.timeout(60)
+def test_a_row_is_a_configuration_timed_in_the_round_it_is_judged_in(xformers_on_an_h100: Any) -> None:
+    """Round one has a 64 block with 6 stages fastest on 100 columns (2.0 us, the current 2.5); the re-time, which
+    runs everything 1.6x slower, did not take it, and has 256 fastest there (3.6 us against the current's 4.0). The
+    row for 100 columns is 256 (chosen among the re-timed, as the judgement reads them), judged +11.1 % on the
+    re-time's figures; a 64 block with 32 warps, faster still in the re-time, is no row: 32 warps cannot be written
+    beside a table over N (the computation gives num_warps from the block)."""
+    from kernelopt.tuning.folder import shaped_edit
+
+    stages6 = {"num_stages": 6, "num_warps": COMPUTED}
+    pick = {"BLOCK_SIZE": COMPUTED, **stages6}
+    b256 = {"BLOCK_SIZE": 256, **stages6}
+    warps32 = {"BLOCK_SIZE": 64, "num_stages": 6, "num_warps": 32}
+    first = [
+        _result(CURRENT, {SMALL: 2.5, LARGE: 6.0, MIDDLE: 3.0}, retimed=False),
+        _result(pick, {SMALL: 2.6, LARGE: 5.0, MIDDLE: 2.5}, retimed=False),
+        _result({"BLOCK_SIZE": 64, **stages6}, {SMALL: 2.0, LARGE: 90.0, MIDDLE: 6.5}, retimed=False),
+        _result(b256, {SMALL: 2.3, LARGE: 20.0, MIDDLE: 4.0}, retimed=False),
+        _result(warps32, {SMALL: 2.1, LARGE: 91.0, MIDDLE: 6.7}, retimed=False),
+    ]
+    again = [
+        _result(CURRENT, {SMALL: 4.0, LARGE: 9.6, MIDDLE: 4.8}, retimed=True),
+        _result(pick, {SMALL: 4.2, LARGE: 8.0, MIDDLE: 4.0}, retimed=True),
+        _result(b256, {SMALL: 3.6, LARGE: 32.0, MIDDLE: 6.4}, retimed=True),
+        _result(warps32, {SMALL: 3.4, LARGE: 145.0, MIDDLE: 10.7}, retimed=True),
+    ]
+    tuning = _session(xformers_on_an_h100, first, again, pick)
+    served = _served(tuning)
+    assert served == {SMALL: Config.of(b256), LARGE: Config.of(pick), MIDDLE: Config.of(pick)}
+    pool = same_round(first, again, served.values())
+    assert all(c in pool for c in served.values()) and pool[Config.of(b256)].retimed  # one round: the re-time
+    j = tuning.judgement
+    assert j.better and j.table and j.gain_pct == pytest.approx(20.0), j  # 9.6 / 8.0 on the largest
+    assert "(least +11.1 % on B=2,T=3,D=100)" in j.reason, j.reason  # 4.0 / 3.6, not 2.5 / 2.0 nor 4.0 / 2.0
+    edit, note = shaped_edit(tuning)
+    assert edit is not None and edit.new_source is not None, note
+    text = edit.new_source
+    assert "if N <= 100:  # kernelopt: tuned\n        BLOCK_SIZE = 256\n" in text, edit.diff
+    assert "BLOCK_SIZE = 64" not in text and "num_warps = 32" not in text
+    assert "num_warps = min(max(BLOCK_SIZE // 256, 1), 8)" in text  # the warps the 256 row ran: computed
