@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -221,12 +222,21 @@ def reference_shapes(
     from kernelopt.harness.infer import shapes_by_code
 
     if shapes_built_by_code(reference_py):
-        return shapes_by_code(reference_py, constants=constants, device=device, plain=True)
+        return _tuples(shapes_by_code(reference_py, constants=constants, device=device, plain=True))
     written = literal_shapes(reference_py)
     opaque = opaque_entry(written) if written is not None else None
     if opaque is not None:  # a tuple ({"size": (4, 40)}): the same line as for a built one
         raise InputFileError(reference_py, opaque, hint=OPAQUE_ENTRY_HINT)
-    return written
+    return _tuples(written)
+
+
+def _tuples(entries: Sequence[Mapping[str, Any]] | None) -> list[dict[str, ShapeValue]] | None:
+    """The entries with each list of integers a tuple (``{"shape": [4, 1000]}``, and a built tuple, which comes back
+    from the child as JSON's list), as the bench workers' :class:`ProblemShape` holds it: the session keys its
+    entries by their items, and a list there ended it in exit 70 ("unhashable type: 'list'", newuser10 n56)."""
+    if entries is None:
+        return None
+    return [{k: tuple(v) if isinstance(v, list) else v for k, v in e.items()} for e in entries]
 
 
 class Problem(BaseModel):
