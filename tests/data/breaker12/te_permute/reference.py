@@ -1,0 +1,27 @@
+import torch
+
+SHAPES = [{"T": 6, "E": 4, "H": 300}, {"T": 3, "E": 8, "H": 4500}, {"T": 11, "E": 3, "H": 33}]
+ATOL = 0.0
+RTOL = 0.0
+
+
+def get_inputs(T=6, E=4, H=300, device="cpu"):
+    g = torch.Generator().manual_seed(T * 100000 + E * 1000 + H)
+    inp = torch.randn(T, H, generator=g)
+    routing_map = torch.rand(T, E, generator=g) < 0.5
+    routing_map[0] = False  # a token routed nowhere
+    routing_map[-1, 0] = True
+    probs = torch.rand(T, E, generator=g) * routing_map
+    probs[-1, 0] = 0.0  # a padded slot: routed with probability 0
+    return [inp.to(device), routing_map.to(device), probs.to(device)]
+
+
+def reference(inp, routing_map, probs):
+    rows, out_probs = [], []
+    for e in range(routing_map.shape[1]):
+        for t in range(routing_map.shape[0]):
+            if routing_map[t, e]:
+                p = probs[t, e]
+                rows.append(inp[t] if p != 0 else torch.zeros_like(inp[t]))
+                out_probs.append(p)
+    return torch.stack(rows), torch.stack(out_probs)
