@@ -224,6 +224,16 @@ class _HelperSetting:
     #: the call of the launching function in the function that binds the dict, when the launching function takes
     #: it as a parameter (vLLM's ``invoke_fused_moe_kernel(..., config, ...)``); ``None``: the launch's own function
     at: _Launch | None = None
+    #: the dict is no helper's result but a literal the launching function binds in each branch of an ``if`` /
+    #: ``else`` (Liger-Kernel's DyT, ``kwargs = {"BLOCK_N": ..., "num_warps": 4}`` under ``if N >= 4096:``)
+    branches: bool = False
+
+    @property
+    def source(self) -> str:
+        """Where the setting's value comes from, for the listing."""
+        if self.branches:
+            return f"a dict literal {self.variable} bound in each branch of an if / else"
+        return f"{self.helper}() returns it in a dict"
 
     @property
     def target(self) -> str:
@@ -1582,8 +1592,8 @@ class _Analyzer:
             used_at=[la.line],
             groups=[group],
             computed=computed,
-            value_source=f"{setting.helper}() returns it in a dict",
-            helper_note=self.imported_note(setting.helper),
+            value_source=setting.source,
+            helper_note=None if setting.branches else self.imported_note(setting.helper),
         )
         semantic = semantic_reason(name, None) if name not in LAUNCH_OPTIONS else None
         if semantic is not None:
@@ -1592,7 +1602,7 @@ class _Analyzer:
         if name not in LAUNCH_OPTIONS and knob_rule(name) is None:
             site.kind, site.computed = TunableKind.LAUNCH_KWARG, None
             site.refused = (
-                f"{setting.helper}() computes it ({computed}); not a known performance knob, so it is not tuned"
+                f"{setting.source} ({computed}); not a known performance knob, so it is not tuned"
             )
             return site
         found = self.tuned_region(setting.variable, at, setting.target)
@@ -1999,7 +2009,7 @@ class _Analyzer:
         scopes: list[tuple[cst.CSTNode, _FuncInfo | None]] = [(expr, la.func)]
         if setting is not None:  # one setting of a helper's dict: what the helper's returns give it
             scopes = []
-            defined = setting.defined
+            defined = la.func if setting.branches else setting.defined
             for v in setting.values if defined is not None else []:
                 scopes.append((v, defined))
                 if isinstance(v, cst.Name) and defined is not None:
@@ -2297,6 +2307,8 @@ class _Analyzer:
                     return passed
             if not binds:
                 binds, scope = self.module_bindings.get(expr.value), None
+            if binds and len(binds) > 1 and launch is not None and scope is not None and depth == 0:
+                return self.branch_entries(expr.value, binds, scope, kernel)
             if not binds or len(binds) != 1 or binds[0].value is None or binds[0].chained:
                 return None
             value = binds[0].value
@@ -2316,6 +2328,37 @@ class _Analyzer:
                 return self.helper_entries(expr.value, call, launch, kernel)
             return self.dict_entries(value, scope, depth + 1)
         return None
+
+    def branch_entries(
+        self, variable: str, binds: list[_Binding], func: _FuncInfo, kernel: str | None
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The settings of ``**kwargs`` where the launching function binds ``kwargs`` to a dict literal in each
+        branch of an ``if`` / ``else`` (Liger-Kernel's DyT: ``{"BLOCK_N": min(next_power_of_2(N), 2048), ...}``
+        under ``if N >= 4096:``, the same keys with another cap under ``else:``), never changing it after. Each is a
+        computed setting, tuned after the ``if`` (``kwargs["BLOCK_N"] = 256  # kernelopt: tuned``, or a table by the
+        sizes the branches read whose fallback is the branches' dict), as a settings helper's are
+        (:meth:`helper_entries`). ``None`` when a binding is unconditional, not such a literal, or the keys differ."""
+        live = [b for b in binds if not b.tuned]
+        if len(live) < 2 or any(not b.conditional or b.value is None or b.chained for b in live):
+            return None
+        if self.mutation(variable, func, tuned_lines=False) is not None:
+            return None
+        tables = [self.dict_entries(b.value, func, 1) for b in live if b.value is not None]
+        if any(t is None for t in tables):
+            return None
+        keys = [[k for k, _ in t or []] for t in tables]
+        if any(set(k) != set(keys[0]) for k in keys[1:]):
+            self.unread_why[variable] = (
+                f"the argument **{variable} is a dict bound in branches whose keys differ "
+                f"({' / '.join(', '.join(k) for k in keys)}): the settings it passes depend on the branch, not listed"
+            )
+            return None
+        out = []
+        for key, expr in tables[0] or []:
+            values = [e for t in tables for k, e in t or [] if k == key]
+            self.helper_settings[(id(expr), key)] = _HelperSetting(variable, key, "", None, values, branches=True)
+            out.append((key, expr))
+        return out
 
     def passed_dict(
         self, param: str, func: _FuncInfo, la: _Launch, kernel: str | None
