@@ -1601,9 +1601,7 @@ class _Analyzer:
             return site
         if name not in LAUNCH_OPTIONS and knob_rule(name) is None:
             site.kind, site.computed = TunableKind.LAUNCH_KWARG, None
-            site.refused = (
-                f"{setting.source} ({computed}); not a known performance knob, so it is not tuned"
-            )
+            site.refused = f"{setting.source} ({computed}); not a known performance knob, so it is not tuned"
             return site
         found = self.tuned_region(setting.variable, at, setting.target)
         if not isinstance(found, tuple):
