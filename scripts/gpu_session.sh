@@ -72,6 +72,8 @@
 #              GPU too, and the kernel.py a CPU tune wrote compiles and is correct there
 #   harness6   scripts/gpu_harnessleft6.sh: a claim repeated by its re-time on CUDA timing (a 3x slower kernel),
 #              RoPE in place through the gate under the in-place rule
+#   honest12   scripts/gpu_honest12.sh: tune --device cuda on xformers_rms twice, the table written and every
+#              configuration's latency by shape in the first round and the re-time, side by side
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -112,6 +114,7 @@ variants 420 scripts/gpu_variants.sh
 net11 480 scripts/gpu_net11.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
+honest12 300 scripts/gpu_honest12.sh
 gputests 560 -
 EOF
 }
