@@ -147,3 +147,53 @@ def test_a_row_is_a_configuration_timed_in_the_round_it_is_judged_in(xformers_on
     assert "if N <= 100:  # kernelopt: tuned\n        BLOCK_SIZE = 256\n" in text, edit.diff
     assert "BLOCK_SIZE = 64" not in text and "num_warps = 32" not in text
     assert "num_warps = min(max(BLOCK_SIZE // 256, 1), 8)" in text  # the warps the 256 row ran: computed
+
+
+@pytest.mark.timeout(180)
+def test_a_re_time_slower_than_round_one_is_compared_only_with_itself_in_the_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tune`` on the row normalize in Triton's interpreter, its re-time made 3x slower than its first round (the
+    H100's re-time ran xformers' RMS norm 1.6x slower): every figure the session compares (each shape's current
+    and chosen latency, the pick's and the current's, the gain) is the re-time's, never a first measurement set
+    against a re-timed one, whatever the session chose and wrote."""
+    from kernelopt.cli.app import main
+    from kernelopt.tuning.shape_evaluator import ShapesEvaluator
+
+    real = ShapesEvaluator.retime
+
+    def slower(self: ShapesEvaluator, picks: Any) -> list[Result]:
+        def times3(r: Result) -> Result:
+            by = {k: v * 3 for k, v in r.latency_us_by_shape.items()}
+            late = r.latency_us * 3 if r.latency_us is not None else None
+            return r.model_copy(update={"latency_us": late, "latency_us_by_shape": by,
+                                        "samples_us": [s * 3 for s in r.samples_us]})  # fmt: skip
+
+        return [times3(r) for r in real(self, picks)]
+
+    monkeypatch.setattr(ShapesEvaluator, "retime", slower)
+    folder = tmp_path / "rownorm"
+    shutil.copytree(DATA / "tuning" / "rownorm", folder)
+    argv = ["tune", str(folder), "--device", "cpu", "--budget", "2", "--repetitions", "3", "--json"]
+    assert main([*argv, "--out", str(tmp_path / "logs")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    lines = [json.loads(line) for line in Path(doc["record"]).read_text().splitlines()]
+    results = [Result.model_validate(x["result"]) for x in lines if x["kind"] == "result"]
+    again = {Config.of(r.config): r for r in results if r.retimed and r.outcome is Outcome.OK}
+    current = again[Config.of(doc["current_config"])]
+    assert len(again) >= 2 and doc["per_shape"], doc
+    for shape in doc["per_shape"]:
+        label = shape["shape"]
+        assert shape["current_latency_us"] == current.latency_us_by_shape[label]
+        assert shape["best_latency_us"] == min(r.latency_us_by_shape[label] for r in again.values())
+        chosen = shape["chosen_latency_us"]
+        assert chosen is None or chosen in {r.latency_us_by_shape[label] for r in again.values()}, (label, chosen)
+    table = doc["shape_choice"]["kind"] == "table"
+    if doc["gain_pct"] is not None and table:  # the table's gain: its best shape, both figures the re-time's
+        gains = [
+            s["current_latency_us"] / s["chosen_latency_us"] - 1 for s in doc["per_shape"] if s["chosen_latency_us"]
+        ]
+        assert doc["gain_pct"] == pytest.approx(max(gains) * 100)
+    elif doc["gain_pct"] is not None:
+        assert doc["gain_pct"] == pytest.approx((doc["current_latency_us"] / doc["best_latency_us"] - 1) * 100)
+        assert doc["best_latency_us"] == pytest.approx(again[Config.of(doc["best_config"])].latency_us)
