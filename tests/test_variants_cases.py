@@ -882,6 +882,25 @@ def test_a_tile_counted_in_a_product_of_settings_keeps_the_product_a_divisor(tmp
 
 
 @pytest.mark.timeout(120)
+def test_a_loop_stepping_by_a_product_of_settings_keeps_the_product_a_divisor(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v42, wrongkernel12): rowsum_unroll, row sums without masks (``assert n_cols % 384 ==
+    0``), the loop ``for start in range(0, n_cols, BLOCK * UNROLL)`` over ``tl.static_range(UNROLL)`` blocks.
+    ``UNROLL=6`` (or ``BLOCK=256``) went out plainly with the net on (its one size the original passes, 768
+    columns, a multiple of 768): at 1152 and 384 columns, which the original handled, each row's sum read past the
+    row. The loop rule read a step of one name only; a product of settings is one divisor, as v41's grid."""
+    folder = _copy("rowsum_unroll", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(original.replace("UNROLL=3)", "UNROLL=6)"))  # what was written before
+    got = _correct_padded(folder, [{"n_rows": 1, "n_cols": 768}, {"n_rows": 3, "n_cols": 1152}])
+    assert got == {"n_rows=1,n_cols=768": True, "n_rows=3,n_cols=1152": False}, got
+    (folder / "kernel.py").write_text(original)
+    written, note = _tune_edit(folder, {"BLOCK": 256, "UNROLL": 3})
+    assert written is not None and note is not None and "    if n_cols % 768 == 0:  # kernelopt: tuned\n" in written
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 3, "n_cols": 1152}, {"n_rows": 2, "n_cols": 384}, {"n_rows": 2, "n_cols": 1536}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

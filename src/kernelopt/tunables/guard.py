@@ -1522,24 +1522,53 @@ def _loop_steps(
     out: list[Divides] = []
     for node in walk(kernel.body):
         args = _range_args(node.iter) if isinstance(node, cst.For) else None
-        if args is None or len(args) != 3 or not all(isinstance(a.value, cst.Name) for a in args[1:]):
+        if args is None or len(args) != 3 or not isinstance(args[1].value, cst.Name):
             continue
-        stop, step = (a.value.value for a in args[1:])  # type: ignore[attr-defined]
+        stop, factors = args[1].value.value, _step_factors(args[2].value)
         stop = stop if stop in passed else aliases.get(stop, stop)
         loaded = stop not in passed and stop in _loaded_locals(kernel)  # a length read from memory (cu_seqlens)
-        if (stop not in passed and not loaded) or step not in passed or (steps is not None and step not in steps(node)):
+        if factors is None or (stop not in passed and not loaded) or any(f not in passed for f in factors[0]):
+            continue
+        if steps is not None and not set(factors[0]) & set(steps(node)):
             continue
         if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
             continue
-        given = passed[step]
-        tile = _tile_id(given) if isinstance(given, cst.Name) else ("meta", step) if _int(given) else None
-        if tile is not None:
-            why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
-            if loaded:  # no host line knows it: a block that does not divide the original is never written
-                why += f" ({stop} is computed in the kernel)"
-            size = cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(stop)) if loaded else passed[stop]
-            out.append(Divides(tile, size, line, why))
+        tiles = [
+            _tile_id(passed[f]) if isinstance(passed[f], cst.Name) else ("meta", f) if _int(passed[f]) else None
+            for f in factors[0]
+        ]
+        step = _code(args[2].value)
+        why = f"the kernel {kernel.name.value} steps range(.., {stop}, {step}) over loads without masks"
+        if loaded:  # no host line knows it: a block that does not divide the original is never written
+            why += f" ({stop} is computed in the kernel)"
+        size = cst.Attribute(value=cst.Name(kernel.name.value), attr=cst.Name(stop)) if loaded else passed[stop]
+        if len(tiles) == 1 and factors[1] == 1:
+            out += [Divides(tiles[0], size, line, why)] if tiles[0] is not None else []
+        elif None not in tiles:  # a step of several settings (``BLOCK * UNROLL``, v42): the product divides
+            known = [t for t in tiles if t is not None]
+            for i, tile in enumerate(known):
+                others = tuple(known[:i] + known[i + 1 :])
+                out.append(Divides(tile, size, line, why, factors=others, times=factors[1], times_before=factors[1]))
     return out
+
+
+def _step_factors(step: cst.BaseExpression) -> tuple[tuple[str, ...], int] | None:
+    """A loop's step as the kernel's names it multiplies and the product of its literals (``BLOCK`` -> (("BLOCK",),
+    1); ``BLOCK * UNROLL`` -> (("BLOCK", "UNROLL"), 1); ``2 * BLOCK`` -> (("BLOCK",), 2)); ``None`` for anything
+    else."""
+    if isinstance(step, cst.Name):
+        return (step.value,), 1
+    if not (isinstance(step, cst.BinaryOperation) and isinstance(step.operator, cst.Multiply)):
+        return None
+    names: list[str] = []
+    literal = 1
+    for side in (step.left, step.right):
+        inner = _step_factors(side) if _int(side) is None else ((), _int(side) or 0)
+        if inner is None:
+            return None
+        names += inner[0]
+        literal *= inner[1]
+    return (tuple(names), literal) if names and literal > 0 else None
 
 
 def _loaded_locals(kernel: cst.FunctionDef) -> set[str]:
