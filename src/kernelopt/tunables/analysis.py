@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange
 
 from kernelopt.actions import ActionCategory
 from kernelopt.oneline import one_line
-from kernelopt.tunables.blocks import child_nodes, launched, one_block, steps_by, visit, walk
+from kernelopt.tunables.blocks import cdiv_args, child_nodes, launched, one_block, steps_by, visit, walk
 from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.grains import grain_sizes
@@ -3567,9 +3567,8 @@ class _GridLiterals(cst.CSTVisitor):
         self.partners[id(lit.node)] = partners
 
     def visit_Call(self, node: cst.Call) -> None:
-        fn = _dotted(node.func)
-        if fn and fn.split(".")[-1] == "cdiv" and len(node.args) == 2:
-            self._divisor(node, node.args[0].value, node.args[1].value)
+        if (counted := cdiv_args(node)) is not None:
+            self._divisor(node, *counted)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, cst.FloorDivide | cst.Divide):

@@ -153,6 +153,42 @@ def dotted(expr: cst.BaseExpression) -> str:
     return ""
 
 
+def cdiv_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(size, tile) of ``triton.cdiv(size, tile)`` (``tl.cdiv``, any module's ``cdiv``; two positional arguments),
+    a count of tiles rounded up; ``None`` for any other node."""
+    if not (isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "cdiv" and len(node.args) == 2):
+        return None
+    if any(a.keyword is not None for a in node.args):
+        return None
+    return node.args[0].value, node.args[1].value
+
+
+def ceil_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(size, tile) of ``math.ceil(size / tile)`` (or ``ceil`` imported by name): a count of tiles rounded up, as
+    ``triton.cdiv`` counts them (newuser9 n46: a grid of ``math.ceil(n / 64)`` programs of a kernel without masks was
+    read as no count at all, and ``BLOCK=1024`` was written plainly, past the end of ``n`` at 4160 elements)."""
+    if not (
+        isinstance(node, cst.Call)
+        and dotted(node.func).split(".")[-1] == "ceil"
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and node.args[0].star == ""
+    ):
+        return None
+    ratio = node.args[0].value
+    if isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.Divide):
+        return ratio.left.with_changes(lpar=[], rpar=[]), ratio.right
+    return None
+
+
+def ceil_count(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(size, tile) of a count of tiles rounded up written as a call, :func:`cdiv_args` or :func:`ceil_args`: the
+    one reading of those calls for every rule of tunables (the guard's grids and loops, a tile's growth, a group's
+    count, a block a loop steps by, a literal's partners). The floor spellings (``(size + tile - 1) // tile``) are
+    the guard's (:func:`kernelopt.tunables.guard._ceil_floors`)."""
+    return cdiv_args(node) or ceil_args(node)
+
+
 def call_args(call: cst.Call, names: Iterable[str]) -> dict[str, cst.BaseExpression]:
     """``call``'s arguments by parameter name: its positional ones named in the order of ``names`` (the callee's
     parameters), its keyword ones by their keyword (``tl.make_block_ptr``'s, ``tl.make_tensor_descriptor``'s)."""
@@ -383,9 +419,8 @@ class _Kernel:
             return block in self.reads(node.test)
         if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
             return block in self.named(node.value) and not self.ranges(node.value)  # start += BLOCK
-        if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "cdiv":
-            divisor = node.args[-1].value if node.args else node
-            return block in self.reads(divisor)  # tl.cdiv(n, BLOCK); tl.cdiv(BLOCK, 3) divides the block itself
+        if (counted := cdiv_args(node)) is not None:
+            return block in self.reads(counted[1])  # tl.cdiv(n, BLOCK); tl.cdiv(BLOCK, 3) divides the block itself
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
             pairs = ((node.left, node.right), (node.right, node.left))
             return any(block in self.named(one) and not self.ranges(one) and self.moving(other) for one, other in pairs)

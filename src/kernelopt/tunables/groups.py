@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.blocks import cdiv_args, dotted, walk
 
 _MINIMA = frozenset({"min", "minimum"})
 
@@ -45,9 +45,8 @@ def _bounded(kernel: cst.FunctionDef, name: str) -> bool:
 def _ceiling_count(launcher: cst.FunctionDef, name: str) -> bool:
     """The launching function counts the groups with a ceiling: ``triton.cdiv(n, G)``, ``(n + G - 1) // G``, or
     ``divmod(n, G)`` whose remainder it tests (``div + (mod != 0)``)."""
-    for call in _calls(launcher.body, {"cdiv"}):
-        if len(call.args) == 2 and _reads(call.args[1].value, name):
-            return True
+    if any((c := cdiv_args(n)) is not None and _reads(c[1], name) for n in walk(launcher.body)):
+        return True
     for node in walk(launcher.body):  # (n + G - 1) // G
         if (
             isinstance(node, cst.BinaryOperation)

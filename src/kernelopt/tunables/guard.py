@@ -40,6 +40,9 @@ from kernelopt.tunables.blocks import (
     OneBlock,
     Scale,
     call_args,
+    cdiv_args,
+    ceil_args,
+    ceil_count,
     child_nodes,
     compared_sizes,
     covers_as_before,
@@ -355,12 +358,11 @@ def _grid_divs(
     for node in walk(fn.body):
         if id(node) in rounded:
             continue
-        if _is_cdiv(node):
-            assert isinstance(node, cst.Call)
-            out.append((node, node.args[1].value, node.args[0].value))
+        if (counted := cdiv_args(node)) is not None:
+            out.append((node, counted[1], counted[0]))
         elif (ceil := _ceil_div(node)) is not None:
             out.append((node, *ceil))
-        elif (by_ceil := _ceil_call(node) or ceilings.get(id(node))) is not None:
+        elif (by_ceil := ceil_args(node) or ceilings.get(id(node))) is not None:
             tile = _tile_id(by_ceil[1])
             if tile is not None and tile[1] not in _names(by_ceil[0]) | _strings(by_ceil[0]):
                 out.append((node, by_ceil[1], by_ceil[0]))
@@ -424,7 +426,7 @@ def _rounded_up(fn: cst.FunctionDef) -> tuple[set[int], dict[str, tuple[str, str
             tile = _tile_id(other)
             if tile is None:
                 continue
-            by_cdiv = _is_cdiv(count) and _tile_id(count.args[1].value) == tile  # type: ignore[attr-defined]
+            by_cdiv = (counted := cdiv_args(count)) is not None and _tile_id(counted[1]) == tile
             by_floor = (  # (H + T - 1) // T * T
                 isinstance(count, cst.BinaryOperation)
                 and isinstance(count.operator, cst.FloorDivide)
@@ -520,11 +522,8 @@ def _grid_literals(call: cst.Call, line: int) -> list[Divides]:
             size, tile = ceilings[id(node)]
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
             size, tile = node.left, node.right
-        elif _is_cdiv(node):
-            assert isinstance(node, cst.Call)
-            size, tile = node.args[0].value, node.args[1].value
-        elif (ceil := _ceil_call(node)) is not None:
-            size, tile = ceil
+        elif (counted := ceil_count(node)) is not None:
+            size, tile = counted
         else:
             continue
         value = _int(tile)
@@ -558,13 +557,10 @@ def _grid_axis_limits(fn: cst.FunctionDef, call: cst.Call, kernel: cst.FunctionD
     out: list[Divides] = []
     for axis, element in enumerate(grid.elements[1:3], start=1):
         count = element.value
-        if _is_cdiv(count):
-            assert isinstance(count, cst.Call)
-            tile_expr, size = count.args[1].value, count.args[0].value
+        if (counted := ceil_count(count)) is not None:
+            size, tile_expr = counted
         elif (ceil := _ceil_div(count)) is not None:
             tile_expr, size = ceil
-        elif (by_ceil := _ceil_call(count)) is not None:
-            size, tile_expr = by_ceil
         else:
             continue
         why = f"the grid's axis {axis} at line {line} has {_code(count)} programs, at most {GRID_AXIS_MOST} on a GPU"
@@ -1337,11 +1333,8 @@ def _divisors(statement: cst.CSTNode, with_cdiv: bool) -> list[cst.BaseExpressio
                 out.append(node.right)
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Modulo):
             out.append(node.right)
-        elif with_cdiv and _is_cdiv(node):
-            assert isinstance(node, cst.Call)
-            out.append(node.args[1].value)
-        elif with_cdiv and (by_ceil := _ceil_call(node)) is not None:
-            out.append(by_ceil[1])
+        elif with_cdiv and (counted := ceil_count(node)) is not None:
+            out.append(counted[1])
     return out
 
 
@@ -1692,10 +1685,8 @@ def _tied_flags(kernel: cst.FunctionDef, launches: Sequence[tuple[cst.FunctionDe
 def _count_of(expr: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """(size, block) of a count of blocks: ``tl.cdiv(L, BLOCK)``, ``math.ceil(L / BLOCK)`` (newuser9 n53), or ``L //
     BLOCK`` (a floor that drops the tail); ``None`` for anything else."""
-    if _is_cdiv(expr):
-        return expr.args[0].value, expr.args[1].value  # type: ignore[attr-defined]
-    if (by_ceil := _ceil_call(expr)) is not None:
-        return by_ceil
+    if (counted := ceil_count(expr)) is not None:
+        return counted
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide):
         return expr.left, expr.right
     return None
@@ -1742,7 +1733,7 @@ def _counted_loops(
         if counted is None:
             continue
         size, block = counted
-        by_floor = not _is_cdiv(stop)
+        by_floor = cdiv_args(stop) is None
         if floor is not None and by_floor != floor:
             continue
         if not isinstance(block, cst.Name) or block.value not in blocks(node):
@@ -2075,34 +2066,6 @@ def _masked_call(node: cst.Call) -> bool:
         or len(positional) > (1 if name == "load" else 2)
         or any(a.star for a in node.args)
     )
-
-
-def _is_cdiv(node: cst.CSTNode) -> bool:
-    """``triton.cdiv(size, tile)`` (two positional arguments)."""
-    return (
-        isinstance(node, cst.Call)
-        and dotted(node.func).split(".")[-1] == "cdiv"
-        and len(node.args) == 2
-        and all(a.keyword is None for a in node.args)
-    )
-
-
-def _ceil_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """``math.ceil(size / tile)`` (or ``ceil`` imported by name) as (size, tile): a count of tiles rounded up, as
-    ``triton.cdiv`` counts them (newuser9 n46: a grid of ``math.ceil(n / 64)`` programs of a kernel without masks was
-    read as no count at all, and ``BLOCK=1024`` was written plainly, past the end of ``n`` at 4160 elements)."""
-    if not (
-        isinstance(node, cst.Call)
-        and dotted(node.func).split(".")[-1] == "ceil"
-        and len(node.args) == 1
-        and node.args[0].keyword is None
-        and node.args[0].star == ""
-    ):
-        return None
-    ratio = node.args[0].value
-    if isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.Divide):
-        return ratio.left.with_changes(lpar=[], rpar=[]), ratio.right
-    return None
 
 
 def _literal_ceils(root: cst.CSTNode) -> set[int]:

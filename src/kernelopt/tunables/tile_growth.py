@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from kernelopt.tunables.blocks import dotted, walk
+from kernelopt.tunables.blocks import cdiv_args, dotted, walk
 from kernelopt.tunables.syntax import parsed
 
 _SHAPED = frozenset({"zeros", "full", "empty", "zeros_like"})  # their first argument is a shape
@@ -111,9 +111,9 @@ def _signs(
     if isinstance(expr, cst.Call):
         name = dotted(expr.func).split(".")[-1]
         args = [a.value for a in expr.args]
-        if name == "cdiv" and len(args) == 2:
-            yield from _signs(args[0], sign, params, values, seen)
-            yield from _signs(args[1], -sign, params, values, seen)
+        if (counted := cdiv_args(expr)) is not None:
+            yield from _signs(counted[0], sign, params, values, seen)
+            yield from _signs(counted[1], -sign, params, values, seen)
             return
         for a in args:
             yield from _signs(a, sign if name in _MONOTONE else 0, params, values, seen)
