@@ -416,6 +416,29 @@ def test_judge_table_wants_a_gain_on_one_shape_and_no_loss_beyond_noise_on_any()
     assert not judge_table({"a": (50.0, 100.0)}, noisy).better
 
 
+@pytest.mark.timeout(10)
+def test_the_verdict_names_a_per_bucket_table_from_the_judgement_not_from_its_words() -> None:
+    """The verdict frames a per-bucket table's line as one (``per_bucket``, carried by judge_table), and one
+    configuration judged shape by shape against a keyed list as itself, whatever words either reason begins with."""
+    from kernelopt.cli.tune import verdict_line
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_table
+
+    result = SessionResult(
+        best_config={"B": 2}, best_latency_us=1.0, current_config={"B": 1}, current_latency_us=2.0, results=[],
+        retimed=[], evaluations=1, served=0, budget=1, space_size=1, wall_s=1.0, stop=StopReason.CANDIDATES,
+        strategy="exhaustive",
+    )  # fmt: skip
+    table = judge_table({"a": (50.0, 100.0)}, result)
+    one = judge_table({"a": (50.0, 100.0)}, result, what="B=2", against="the current autotune list")
+    assert table.per_bucket and not one.per_bucket and table.better and one.better
+    line = verdict_line(result, table, kernel_py="kernel.py", written=True, dry_run=False)
+    assert line == f"a per-bucket table (each shape's own best for its size): {table.reason}; written to kernel.py"
+    assert verdict_line(result, one, kernel_py="kernel.py", written=True, dry_run=False) == (
+        "B=2 beats the current autotune list by +100.0 % on a (at least 2 % asked) and is no slower beyond 2 % on any "
+        "shape (least +100.0 % on a); written to kernel.py"
+    )
+
+
 @pytest.mark.timeout(240)
 def test_a_gemm_without_masks_is_never_written_with_a_tile_that_does_not_divide_an_entry(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

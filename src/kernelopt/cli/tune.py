@@ -879,7 +879,7 @@ def verdict_line(
         if not judgement.better:
             return f"the current configuration stays: {judgement.reason}; {left}"
         line = judgement.reason  # one configuration judged shape by shape against a keyed list names itself
-        if line.startswith("the per-bucket table"):
+        if judgement.per_bucket:
             line = f"a per-bucket table (each shape's own best for its size): {line}"
         if written:
             return f"{line}; written to {kernel_py}"

@@ -1224,7 +1224,7 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         by_shape,
         result,
         min_gain_pct=tuning.judgement.min_gain_pct,
-        what="the per-bucket table" if table else config_text(result.best_config),
+        what=None if table else config_text(result.best_config),
         against=f"the current autotune list (its autotuner's pick of its {len(configs)} configs at each key)",
     )
     listed = tuple(c.as_dict() for c in configs)

@@ -648,6 +648,8 @@ class GainJudgement(BaseModel):
         reason: one line saying why.
         table: what was judged is the per-bucket table (each shape's own best for its size, shape_choice
             ``table``, :func:`judge_table`), not the one best configuration.
+        per_bucket: of a table judgement, what was judged is the per-bucket table itself, not one configuration
+            judged shape by shape (against a keyed autotune list), nor the best alone (no shape to judge).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -657,6 +659,7 @@ class GainJudgement(BaseModel):
     min_gain_pct: float
     reason: str
     table: bool = False
+    per_bucket: bool = False
 
 
 def judge_gain(result: SessionResult, *, min_gain_pct: float = DEFAULT_MIN_GAIN_PCT) -> GainJudgement:
@@ -714,7 +717,7 @@ def judge_table(
     result: SessionResult,
     *,
     min_gain_pct: float = DEFAULT_MIN_GAIN_PCT,
-    what: str = "the per-bucket table",
+    what: str | None = None,
     against: str = "the current configuration",
 ) -> GainJudgement:
     """Judge a per-bucket table against the current configuration shape by shape.
@@ -724,7 +727,8 @@ def judge_table(
             shape's size; the current configuration's latency there), microseconds.
         result: the session (no candidate ran, or a re-time too noisy to rank: as :func:`judge_gain`).
         min_gain_pct: the gain a shape needs; a shape where the table is slower by less is within noise.
-        what: the reason's name for what is judged (one configuration judged shape by shape names itself).
+        what: the reason's name for what is judged, one configuration judged shape by shape (``None``: the
+            per-bucket table, ``per_bucket`` then).
         against: the reason's name for the kernel as written (a keyed autotune list: the autotuner's pick at
             each key).
 
@@ -732,10 +736,18 @@ def judge_table(
     is not slower by more than that on any shape (its rows are each shape's own best, so the one best
     configuration being the current one does not mean the table gains nothing).
     """
+    per_bucket, what = what is None, what or "the per-bucket table"
     if result.noisy is not None:  # a table's rows are each shape's own best: a noisy session ranks none of them
-        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=result.noisy, table=True)
+        return GainJudgement(
+            better=False,
+            gain_pct=None,
+            min_gain_pct=min_gain_pct,
+            reason=result.noisy,
+            table=True,
+            per_bucket=per_bucket,
+        )
     if result.best_latency_us is None or not by_shape:
-        return judge_gain(result, min_gain_pct=min_gain_pct).model_copy(update={"table": True})
+        return judge_gain(result, min_gain_pct=min_gain_pct).model_copy(update={"table": True})  # the best judged
     untimed = [label for label, (mine, _) in by_shape.items() if mine is None]
     if untimed:
         return GainJudgement(
@@ -744,10 +756,13 @@ def judge_table(
             min_gain_pct=min_gain_pct,
             reason=f"{what}'s row for {', '.join(untimed)} was not timed there",
             table=True,
+            per_bucket=per_bucket,
         )
     untimed = untimed_current(result)
     if untimed is not None:
-        return GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=untimed, table=True)
+        return GainJudgement(
+            better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=untimed, table=True, per_bucket=per_bucket
+        )
     if any(now is None for _, now in by_shape.values()):
         why = "did not run" if result.current_config else "is unknown"
         return GainJudgement(
@@ -756,6 +771,7 @@ def judge_table(
             min_gain_pct=min_gain_pct,
             reason=f"{against} {why}; every row of {what} ran",
             table=True,
+            per_bucket=per_bucket,
         )
     gains = {label: ((now or 0.0) / mine - 1) * 100 for label, (mine, now) in by_shape.items() if mine}
     top = max(gains, key=lambda label: gains[label])
@@ -778,7 +794,9 @@ def judge_table(
         reason = (
             f"{what} does not beat {against} by {min_gain_pct:g} % on any shape (at most {gains[top]:+.1f} % on {top})"
         )
-    return GainJudgement(better=better, gain_pct=gains[top], min_gain_pct=min_gain_pct, reason=reason, table=True)
+    return GainJudgement(
+        better=better, gain_pct=gains[top], min_gain_pct=min_gain_pct, reason=reason, table=True, per_bucket=per_bucket
+    )
 
 
 def knobs_changing_results(result: SessionResult) -> dict[str, list[Value]]:
