@@ -39,6 +39,21 @@ def test_products_are_sizes() -> None:
     assert scaled == {"M": (2048, 102), "N": (4096, 205), "K": (512, 26)} and kept == {}
 
 
+@pytest.mark.parametrize("call", ["randint(HI, (N,))", "randint(0, HI, (N,))", "randint(0, HI, size=(N,))"])
+def test_randint_s_bound_is_no_size_in_either_spelling(call: str, tmp_path: Path) -> None:
+    """torch.randint(high, size) and randint(low, high, size): one reading of the size (harness.sizes.size_args) for
+    the scale and the SHAPES keys. The scale read ``high`` as a dimension in the two-argument and ``size=`` forms
+    (``HI`` scaled with ``N``), where the keys read it as no size."""
+    from kernelopt.harness.sizekeys import KeyRole, key_roles
+    from kernelopt.harness.sizes import module_sizes
+
+    reference = tmp_path / "reference.py"
+    reference.write_text(f"import torch\nN = 4096\nHI = 1000\ndef get_inputs():\n    return [torch.{call}]\n")
+    assert module_sizes(reference) == {"N": 4096}
+    roles = key_roles(f"import torch\ndef get_inputs(N, HI):\n    return [torch.{call}]\n")
+    assert roles["N"].role is KeyRole.SIZE and roles["HI"].role is KeyRole.KEPT, roles
+
+
 def test_a_tuple_shape_is_scaled_and_a_dim_index_kept() -> None:
     scaled, kept = _scaled("tuple_shape.py")
     assert scaled == {"batch_size": (512, 26), "input_shape": ((32768,), (1638,))}

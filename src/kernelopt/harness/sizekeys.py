@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kernelopt.harness.sizes import TENSOR_MAKERS
+from kernelopt.harness.sizes import TENSOR_MAKERS, size_args
 from kernelopt.kernelsource import OWN_SEEDING
 
 
@@ -75,19 +75,6 @@ _MAX_DEPTH = 3
 def _call_name(call: ast.Call) -> str:
     f = call.func
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-
-
-def _size_args(call: ast.Call, name: str) -> list[ast.expr]:
-    """The arguments of a tensor maker that are its size (``randint(low, high, size)``, ``randint(high, size)``,
-    ``full(size, value)``, ``normal(mean, std, size)``, ``size=``), as :mod:`kernelopt.harness.sizes` reads them."""
-    args: list[ast.expr] = list(call.args)
-    if name == "randint":
-        args = args[2:] if len(args) >= 3 else args[1:]
-    elif name == "full":
-        args = args[:1]
-    elif name == "normal":
-        args = args[2:]
-    return args + [kw.value for kw in call.keywords if kw.arg == "size"]
 
 
 def _merge(*parts: Mapping[str, set[_Use]]) -> _Deps:
@@ -162,7 +149,7 @@ class _Reader:
         method = isinstance(call.func, ast.Attribute)
         args = [*call.args, *(k.value for k in call.keywords)]
         if name in TENSOR_MAKERS or (method and name in _SHAPE_METHODS):
-            for arg in _size_args(call, name) if name in TENSOR_MAKERS else call.args:
+            for arg in size_args(call, name) if name in TENSOR_MAKERS else call.args:
                 self.dims = _merge(self.dims, self.deps(arg, env))
             return
         if name not in _SEEDING:

@@ -325,6 +325,23 @@ def module_sizes(reference_py: Path, constants: Mapping[str, SizeValue] | None =
     return {b.name: b.value for b in found.values() if not b.derived and _size_kind(b, dims) is None}
 
 
+def size_args(call: ast.Call, name: str) -> list[ast.expr]:
+    """The arguments of a call of the tensor maker ``name`` (one of :data:`TENSOR_MAKERS`) that are its size:
+    ``randint(low, high, size)`` and ``randint(high, size)`` their last positional one (torch's two spellings; the
+    bound is no size), ``full(size, value)`` its first, ``normal(mean, std, size)`` its third on, and ``size=``
+    (then no positional one of ``randint``); every positional one of the others (``randn(n, m)``, ``zeros((n,
+    m))``). The one reading of a maker's size, here and in :mod:`kernelopt.harness.sizekeys`."""
+    args: list[ast.expr] = list(call.args)
+    sized = [kw.value for kw in call.keywords if kw.arg == "size"]
+    if name == "randint":
+        args = [] if sized else args[-1:] if len(args) >= 2 else []
+    elif name == "full":
+        args = args[:1]
+    elif name == "normal":
+        args = args[2:]
+    return args + sized
+
+
 def _tensor_dim_names(tree: ast.Module, found: Mapping[str, Binding]) -> set[str]:
     """The module-level names ``get_inputs`` passes as tensor dimensions (through shape tuples too), and
     the names every ``*_shape`` binding reads."""
@@ -339,13 +356,7 @@ def _tensor_dim_names(tree: ast.Module, found: Mapping[str, Binding]) -> set[str
             attr = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if attr not in TENSOR_MAKERS:
                 continue
-            args: list[ast.expr] = list(call.args)
-            if attr == "randint" and len(args) >= 3:
-                args = args[2:]  # low, high, then the size
-            elif attr in ("full", "normal"):
-                args = args[:1] if attr == "full" else args[2:]
-            args += [kw.value for kw in call.keywords if kw.arg == "size"]
-            for arg in args:
+            for arg in size_args(call, attr):
                 direct |= _names(arg)
     direct |= {n for b in found.values() if b.name.endswith("_shape") for n in b.names} | {
         b.name for b in found.values() if b.name.endswith("_shape")
