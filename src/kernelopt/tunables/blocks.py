@@ -939,12 +939,31 @@ _MOVES_AXES = frozenset({"trans", "permute", "reshape", "view", "join", "split",
 #: Scans across lanes and the reduction each lane's result is over the lanes before it (after it, reversed);
 #: ``associative_scan``'s is its combine's (:meth:`_Lanes._kind`)
 _SCANS: dict[str, str] = {"cumsum": "sum", "cumprod": "prod", "associative_scan": "reduce"}
-#: the position of each scan's ``reverse`` argument
-_REVERSE_AT = {"cumsum": 2, "cumprod": 2, "associative_scan": 3}
-#: Calls that move lanes along an axis, and their axis argument (keyword, position): a flip, a gather or a sort of a
-#: block whose tail ``offs < n`` masks out brings that tail onto kept lanes (a sort, unless the tail holds what sorts
-#: last: ``+inf`` ascending, ``-inf`` descending)
-_MOVES_LANES: dict[str, tuple[str, int]] = {"flip": ("dim", 1), "sort": ("dim", 1), "gather": ("axis", 2)}
+#: Calls that move lanes along an axis, and their axis parameter: a flip, a gather or a sort of a block whose tail
+#: ``offs < n`` masks out brings that tail onto kept lanes (a sort, unless the tail holds what sorts last: ``+inf``
+#: ascending, ``-inf`` descending)
+_MOVES_LANES: dict[str, str] = {"flip": "dim", "sort": "dim", "gather": "axis"}
+#: The parameters, in order, of the ``tl`` calls whose arguments the lanes read (Triton 3.6's signatures, those of
+#: the ``@jit`` functions of ``triton.language.standard`` for the scans, ``sort`` and ``flip``); any other call (a
+#: ``tl.sum``, ``tl.max``, ...) ``(input, axis)``. Read with :func:`_bound`, as :func:`call_args` binds a call.
+_TL_PARAMS: dict[str, tuple[str, ...]] = {
+    "load": ("pointer", "mask", "other", "boundary_check", "padding_option"),
+    "advance": ("base", "offsets"),
+    "full": ("shape", "value", "dtype"),
+    "reduce": ("input", "axis", "combine_fn", "keep_dims"),
+    "associative_scan": ("input", "axis", "combine_fn", "reverse"),
+    "cumsum": ("input", "axis", "reverse", "dtype"),
+    "cumprod": ("input", "axis", "reverse"),
+    "histogram": ("input", "num_bins", "mask"),
+    "sort": ("x", "dim", "descending"),
+    "flip": ("x", "dim"),
+    "gather": ("src", "index", "axis"),
+}
+
+
+def _bound(call: cst.Call) -> dict[str, cst.BaseExpression]:
+    """``call``'s arguments by the parameter names of the ``tl`` function it calls (:data:`_TL_PARAMS`)."""
+    return call_args(call, _TL_PARAMS.get(dotted(call.func).split(".")[-1], ("input", "axis")))
 
 
 def _const(expr: cst.BaseExpression) -> float | None:
@@ -1149,9 +1168,7 @@ class _Lanes:
         name = dotted(call.func).split(".")[-1]
         if name != "reduce":
             return name
-        combine = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "combine_fn"), None)
-        positional = [a.value for a in call.args if a.keyword is None]
-        combine = combine if combine is not None or len(positional) < 3 else positional[2]
+        combine = _bound(call).get("combine_fn")
         return self.combines.get(dotted(combine), "reduce") if combine is not None else "reduce"
 
     def _spoiling(self, red: cst.Call, env: dict[str, Reached], kind: str | None = None) -> frozenset[cst.Call]:
@@ -1170,8 +1187,7 @@ class _Lanes:
         if not args:
             return frozenset()
         if name == "histogram":  # every lane counts in some bin, whatever it holds, unless its own mask leaves it out
-            mask = next((a.value for a in red.args if a.keyword is not None and a.keyword.value == "mask"), None)
-            mask = mask if mask is not None or len(args) < 3 else args[2]
+            mask = _bound(red).get("mask")
             return (
                 frozenset() if mask is not None and self.block in self.body.ranges(mask) else self.lane(args[0], env)[1]
             )
@@ -1194,17 +1210,13 @@ class _Lanes:
         or not), holds the block in its ``block_shape`` and checks it (``boundary_check``), and the value its
         padding reads there (``padding_option="nan"``: NaN; else zero, as a mask's fill left out); ``None`` for any
         other load."""
-        check = next(
-            (a.value for a in load.args if a.keyword is not None and a.keyword.value == "boundary_check"), None
-        )
-        if not load.args or not isinstance(check, cst.Tuple | cst.List):
+        bound = _bound(load)
+        check, option, pointer = bound.get("boundary_check"), bound.get("padding_option"), bound.get("pointer")
+        if pointer is None or not isinstance(check, cst.Tuple | cst.List):
             return None
         axes = {int(e.value.evaluated_value) for e in check.elements if isinstance(e.value, cst.Integer)}
-        option = next(
-            (a.value for a in load.args if a.keyword is not None and a.keyword.value == "padding_option"), None
-        )
         fill = math.nan if isinstance(option, cst.SimpleString) and option.evaluated_value == "nan" else 0.0
-        for made in self._made(load.args[0].value, frozenset()):
+        for made in self._made(pointer, frozenset()):
             shape = call_args(made, BLOCK_PTR_ARGS).get("block_shape")
             for axis, e in enumerate(shape.elements if isinstance(shape, cst.Tuple) else ()):
                 if isinstance(e.value, cst.Name) and e.value.value == self.block and axis in axes:
@@ -1217,8 +1229,8 @@ class _Lanes:
             name = dotted(expr.func).split(".")[-1]
             if name == "make_block_ptr":
                 yield expr
-            elif name == "advance" and expr.args:
-                yield from self._made(expr.args[0].value, seen)
+            elif name == "advance" and (base := _bound(expr).get("base")) is not None:
+                yield from self._made(base, seen)
         elif isinstance(expr, cst.Name) and expr.value not in seen:
             for value in self.body.values.get(expr.value, []):
                 yield from self._made(value, seen | {expr.value})
@@ -1236,10 +1248,7 @@ class _Lanes:
         if not reached or not self._along(call, args[0], at=_MOVES_LANES[name]):
             return frozenset()
         if name == "sort":
-            given = next(
-                (a.value for a in call.args if a.keyword is not None and a.keyword.value == "descending"), None
-            )
-            given = given if given is not None or len(args) < 3 else args[2]
+            given = _bound(call).get("descending")
             flag = given.value if isinstance(given, cst.Name) and given.value in ("True", "False") else None
             last = math.inf if given is None or flag == "False" else -math.inf if flag == "True" else None
             if last is not None and value == last:
@@ -1251,15 +1260,13 @@ class _Lanes:
         last lane to its first: ``reverse=True`` (or a ``reverse`` not a literal), or its input flipped
         (``tl.flip``). A masked-out lane of ``offs < n`` comes after every lane kept, so a forward scan's kept
         lanes never take it in; a reversed one's all do (variants v34)."""
-        given = next((a.value for a in scan.args if a.keyword is not None and a.keyword.value == "reverse"), None)
-        positional = [a.value for a in scan.args if a.keyword is None]
-        if given is None and len(positional) > _REVERSE_AT[name]:
-            given = positional[_REVERSE_AT[name]]
+        bound = _bound(scan)
+        given = bound.get("reverse")
         if given is not None and not (isinstance(given, cst.Name) and given.value in ("True", "False")):
             return True  # a flag not read: maybe reversed
         if isinstance(given, cst.Name) and given.value == "True":
             return True
-        return bool(positional) and self._flipped(positional[0], frozenset())
+        return "input" in bound and self._flipped(bound["input"], frozenset())
 
     def _flipped(self, expr: cst.CSTNode, seen: frozenset[str]) -> bool:
         """Whether ``expr`` reads a ``tl.flip`` of the block's lanes (through the names it reads)."""
@@ -1276,14 +1283,11 @@ class _Lanes:
         red: cst.Call,
         arg: cst.BaseExpression,
         seen: frozenset[str] = frozenset(),
-        at: tuple[str, int] = ("axis", 1),
+        at: str = "axis",
     ) -> bool:
         """Whether the reduction ``red`` of ``arg`` runs along the block's axis (or its axis is not read); ``at``:
-        the axis argument's keyword and position."""
-        axis = next((a.value for a in red.args if a.keyword is not None and a.keyword.value == at[0]), None)
-        positional = [a.value for a in red.args if a.keyword is None]
-        if axis is None and len(positional) > at[1]:
-            axis = positional[at[1]]
+        the axis parameter's name."""
+        axis = _bound(red).get(at)
         if not isinstance(axis, cst.Integer):
             return True  # every axis (``axis=None``), or one not read
         axes, at = self._axes(arg, seen), int(axis.evaluated_value)
@@ -1385,8 +1389,7 @@ class _Lanes:
         if name in ("zeros", "zeros_like"):
             return 0.0, frozenset()
         if name == "full":
-            value = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "value"), None)
-            value = value if value is not None or len(args) < 2 else args[1]
+            value = _bound(call).get("value")
             return self.lane(value, env) if value is not None else (ANY, frozenset())
         if isinstance(call.func, cst.Attribute) and name in _KEEP:
             return self.lane(call.func.value, env)  # ``x.to(tl.float32)``
@@ -1491,13 +1494,9 @@ def _outside_flags(node: cst.CSTNode, flags: Collection[str]) -> Iterator[cst.CS
 
 def _mask_of(call: cst.Call) -> cst.BaseExpression | None:
     """A ``tl.load``'s mask (``mask=`` or its second positional argument)."""
-    mask = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "mask"), None)
-    positional = [a.value for a in call.args if a.keyword is None]
-    return mask if mask is not None or len(positional) < 2 else positional[1]
+    return _bound(call).get("mask")
 
 
 def _fill_of(call: cst.Call) -> cst.BaseExpression | None:
     """A ``tl.load``'s fill (``other=`` or its third positional argument); ``None`` where it is left out."""
-    fill = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "other"), None)
-    positional = [a.value for a in call.args if a.keyword is None]
-    return fill if fill is not None or len(positional) < 3 else positional[2]
+    return _bound(call).get("other")
