@@ -247,6 +247,11 @@ class _FuncInfo:
     params: list[cst.Param]
     locals: dict[str, list[_Binding]]
 
+    @functools.cached_property
+    def conditions(self) -> dict[int, list[cst.BaseExpression]]:
+        """:func:`conditions_over` of the function, walked once."""
+        return conditions_over(self.node)
+
 
 def _bare_size(expr: cst.BaseExpression) -> bool:
     """Whether ``expr`` is one of a tensor's sizes as it is (``x.shape[1]``, ``x.size(-1)``, ``x.numel()``,
@@ -1719,7 +1724,7 @@ class _Analyzer:
             n.value
             for b in binds
             if b.conditional and b.statement is not None
-            for t in conditions_over(func.node, b.statement) or []
+            for t in func.conditions.get(id(b.statement)) or []
             for n in _names_in(t)
         ]
         # a setting computed by an expression reads what the expression reads; its own conditions count where

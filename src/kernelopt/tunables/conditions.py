@@ -14,18 +14,21 @@ import libcst as cst
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
-def conditions_over(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.BaseExpression] | None:
-    """The tests of the ``if`` / ``elif`` statements of ``root`` (a function, or its body) that decide whether
-    ``target`` runs, outermost first: the test of an ``if`` whose body or ``else`` holds it, and of every ``elif``
-    before it (an ``elif`` is an ``if`` in the ``else`` of the one above). ``[]`` when ``target`` runs
-    unconditionally, ``None`` when ``root`` does not hold it. Nested functions and classes are not entered."""
-    if root is target:
-        return []
-    for child in root.children:
-        if isinstance(child, _SCOPES):
-            continue
-        found = conditions_over(child, target)
-        if found is not None:
-            chooses = isinstance(root, cst.If) and child is not root.test
-            return [root.test, *found] if chooses else found
-    return None
+def conditions_over(root: cst.CSTNode) -> dict[int, list[cst.BaseExpression]]:
+    """The tests of the ``if`` / ``elif`` statements of ``root`` (a function, or its body) that decide whether each
+    node of it runs, by the node's id, outermost first: the test of an ``if`` whose body or ``else`` holds it, and
+    of every ``elif`` before it (an ``elif`` is an ``if`` in the ``else`` of the one above). ``[]`` for a node that
+    runs unconditionally; a node ``root`` does not hold is not there. Nested functions and classes are not entered.
+    One walk of ``root`` for all its nodes (a launcher's bindings each asked it of the whole function again)."""
+    out: dict[int, list[cst.BaseExpression]] = {}
+
+    def enter(node: cst.CSTNode, tests: list[cst.BaseExpression]) -> None:
+        out[id(node)] = tests
+        for child in node.children:
+            if isinstance(child, _SCOPES):
+                continue
+            chooses = isinstance(node, cst.If) and child is not node.test
+            enter(child, [*tests, node.test] if chooses else tests)  # type: ignore[attr-defined]
+
+    enter(root, [])
+    return out
