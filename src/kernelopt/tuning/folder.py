@@ -1317,7 +1317,7 @@ def _checked(
         if not checked.outcome.ok:
             failed = f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
             return None, failed, None, failed
-    net = _cast_net(tuning, evaluator, edit.new_source, known, cap)
+    net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.lifted)
     if net.failed is not None:
         return None, note, net, net.line()
     return edit, note, net, None
@@ -1329,12 +1329,15 @@ def _cast_net(
     written: str,
     known: dict[str, tuple[Outcome, str | None]],
     cap: NetCap | None = None,
+    *,
+    least: bool = False,
 ) -> NetVerdict:
     """The net's verdict on ``written`` (:func:`kernelopt.tuning.net.cast`); not cast when the pick moves only
     launch options (``num_warps``, ``num_stages``: what the kernel computes is the same at every size) or the
     entries give no size to move. Which keys are sizes is read from ``get_inputs``
     (:func:`kernelopt.harness.sizekeys.key_roles`); without one, reference.py's module-level sizes move
-    (:func:`kernelopt.harness.sizes.module_sizes`)."""
+    (:func:`kernelopt.harness.sizes.module_sizes`). ``least``: the edit holds a row the evidence lifted
+    (:attr:`EditResult.lifted`): each dimension is checked at 1 too."""
     prepared = tuning.prepared
     current = current_values(prepared.tunables)
     changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
@@ -1345,7 +1348,7 @@ def _cast_net(
     keys = {k for s in prepared.shapes for k in s.kwargs}
     kept = [f"{k} ({r.why})" for k, r in roles.items() if r.role is KeyRole.KEPT and k in keys and r.why]
     kept += [f"{k} ({r.why}: moved by one)" for k, r in roles.items() if r.role is KeyRole.EXPONENT and k in keys]
-    sizes = derived_sizes(prepared.shapes, grown, roles, constants)
+    sizes = derived_sizes(prepared.shapes, grown, roles, constants, least=least)
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
     net = cast(
@@ -1481,6 +1484,13 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     masked = _ran_masked(tuning, names, size)
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
+    # a row the evidence alone admits: harmless masked-out lanes at an entry's data say little of a size the row
+    # covers with far more of them (a row max over a zero fill, right at 200 columns, wrong at 4: newuser10 n57)
+    lifted = (
+        bool(masked)
+        and kept.new_source is not None
+        and guard_edit(prepared.base_source, table.new_source).new_source is None
+    )
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
         return None, kept.note
     edits = [*(first.edits if first is not None else []), *table.edits]
@@ -1495,7 +1505,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     for name in left:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
-    return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source), note
+    return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source, lifted=lifted), note
 
 
 def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tuple[str, str]]:

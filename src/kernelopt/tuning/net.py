@@ -195,8 +195,15 @@ def derived_sizes(
     grown: Sequence[int] = (),
     roles: Mapping[str, KeyReading] | None = None,
     constants: Mapping[str, SizeValue] | None = None,
+    *,
+    least: bool = False,
 ) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
+
+    ``least``: the pick holds a table row over a one-block block that the session's evidence admitted wider than its
+    size (masked-out lanes read as data, harmless at an entry: ``folder._ran_masked``); each tensor dimension is
+    also tried at 1, the other keys at their smallest, where such a row has the most masked-out lanes to a lane of
+    data (a row max over a zero fill, harmless at 200 columns of random values, wrong at 4: newuser10 n57).
 
     ``grown``: the values of the knobs the pick moves up (a tile of 256 over an original 128): the half size's first
     try steps by half the smallest one's power of two (the largest entry plus 128), a multiple of what the original's
@@ -296,6 +303,14 @@ def derived_sizes(
     below = [b for i, b in enumerate(below) if lows and b not in seen and b not in below[:i]]
     if below:
         out.append(DerivedSize(kind=SizeClass.BELOW, tries=tuple(below)))
+    if least:  # each dimension at 1: a lifted row's most masked-out lanes
+        seen += below
+        ones_at = [shape({**smallest, k: 1}) for k in lows if smallest[k] > 1]
+        out += [
+            DerivedSize(kind=SizeClass.BELOW, tries=(s,))
+            for i, s in enumerate(ones_at)
+            if s not in [*seen, *ones_at[:i]]
+        ]
     # a dimension every entry gives 1 moved (batch-1's one row: v40's buffer padded to the block, wrong at 3 rows)
     ones = [k for k in dims if max(sizes[k]) == 1]
     if ones:
