@@ -197,3 +197,61 @@ def test_a_re_time_slower_than_round_one_is_compared_only_with_itself_in_the_int
     elif doc["gain_pct"] is not None:
         assert doc["gain_pct"] == pytest.approx((doc["current_latency_us"] / doc["best_latency_us"] - 1) * 100)
         assert doc["best_latency_us"] == pytest.approx(again[Config.of(doc["best_config"])].latency_us)
+
+
+def _one(prepared: Any, first: list[Result], again: list[Result], best: dict) -> Any:
+    """The session replayed as ``tune_folder`` judges one configuration (``shape_choice`` ``one``)."""
+    from kernelopt.tuning.folder import FolderTuning, judge_written
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+
+    mine = next(r for r in again if r.config == best)
+    now = next(r for r in again if r.config == CURRENT)
+    result = SessionResult(
+        best_config=best, best_latency_us=mine.latency_us, current_config=CURRENT, current_latency_us=now.latency_us,
+        results=first, retimed=again, evaluations=len(first), served=0, budget=120, space_size=600, wall_s=55.3,
+        stop=StopReason.STALLED, strategy="local",
+    )  # fmt: skip
+    shapes = per_shape(first, again, best, CURRENT)
+    choice = choose(shapes)
+    assert choice.kind is ChoiceKind.ONE, choice
+    tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choice)
+    return tuning, judge_written(tuning)
+
+
+@pytest.mark.timeout(60)
+def test_one_configuration_is_judged_by_what_its_edit_runs_and_next_picks_by_their_own_round(
+    xformers_on_an_h100: Any,
+) -> None:
+    """A one-configuration pick of 32 warps with 5 stages is written as 5 stages and the computation's warps (num_warps
+    reads BLOCK_SIZE, not N): never timed, it claims nothing; timed, it is judged by its own re-time. And the
+    next picks the net falls back on are judged in their own round: a candidate 8.7 % slower than the current in the
+    first round (12.5 against 11.5 us) is no "41 % faster" next pick against the current's re-time (17.6)."""
+    from kernelopt.tuning.folder import _next_picks
+
+    pick = {"BLOCK_SIZE": COMPUTED, "num_stages": 5, "num_warps": 32}
+    runs = {"BLOCK_SIZE": COMPUTED, "num_stages": 5, "num_warps": COMPUTED}
+    other = {"BLOCK_SIZE": 2048, "num_stages": 5, "num_warps": COMPUTED}
+    first = [
+        _result(CURRENT, {SMALL: 2.5, LARGE: 6.0, MIDDLE: 3.0}, retimed=False),
+        _result(pick, {SMALL: 2.0, LARGE: 5.0, MIDDLE: 2.5}, retimed=False),
+        _result(other, {SMALL: 2.8, LARGE: 6.5, MIDDLE: 3.2}, retimed=False),
+    ]
+    again = [
+        _result(CURRENT, {SMALL: 4.0, LARGE: 9.0, MIDDLE: 4.6}, retimed=True),
+        _result(pick, {SMALL: 3.0, LARGE: 7.0, MIDDLE: 3.5}, retimed=True),
+    ]
+    before, tuning = _one(xformers_on_an_h100, first, again, pick)
+    assert before.judgement.better  # the pick's own timing: 13.5 against 17.6 us
+    j = tuning.judgement
+    assert not j.better and j.gain_pct is None, j
+    assert j.reason.startswith(
+        "BLOCK_SIZE=computed, num_stages=5, num_warps=32 is written as BLOCK_SIZE=computed, num_stages=5, "
+        "num_warps=computed (num_warps kept at its computation: it reads BLOCK_SIZE, not N), a configuration never "
+        "timed"
+    ), j.reason
+    assert _next_picks(before) == []  # other: 12.5 us against the current's first 11.5, not its re-time
+    timed = [*again, _result(runs, {SMALL: 3.2, LARGE: 7.8, MIDDLE: 3.7}, retimed=True)]
+    _, tuning = _one(xformers_on_an_h100, first, timed, pick)
+    j = tuning.judgement
+    assert j.better and tuning.result.best_config == runs, j
+    assert j.gain_pct == pytest.approx((17.6 / 14.7 - 1) * 100), j  # its re-time against the current's

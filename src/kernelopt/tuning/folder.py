@@ -1008,6 +1008,8 @@ def tune_folder(
         if choice is not None and choice.kind is ChoiceKind.TABLE:
             why = unheld_table(prepared, result.best_config)
             tuning = judge_choice(tuning if why is None else replace(tuning, choice=unheld(choice, why)))
+        else:
+            tuning = judge_written(tuning)
         if listed_now:
             tuning = judge_against_list(tuning, listed_now)
         if tuning.judgement.better and result.stop is not StopReason.INTERRUPTED:
@@ -1131,6 +1133,49 @@ def judge_choice(tuning: FolderTuning) -> FolderTuning:
         why = f"the per-bucket table would run {runs}, never timed there: no latency is claimed for it"
         judgement = judgement.model_copy(update={"reason": why})
     return replace(tuning, judgement=judgement)
+
+
+def judge_written(tuning: FolderTuning) -> FolderTuning:
+    """One configuration judged by what its edit runs. A pick that moves a computed setting no table over the size
+    holds (num_warps computed from BLOCK_SIZE beside a table over N stays at its computation, :func:`shaped_edit`)
+    is written without that move: another configuration, judged by its own timing in one round with the current's
+    (it becomes the pick) where the session timed it, else not better and no latency claimed (honest12: the H100's
+    pick of 32 warps for xformers' RMS norm, written as the computation's). Unchanged when the edit writes the pick
+    as it is."""
+    prepared, result = tuning.prepared, tuning.result
+    best = result.best_config
+    plan = _table_plan(prepared, best) if best is not None else None
+    if best is None or plan is None:
+        return tuning
+    names, size = plan
+    written = Config.of({**best, **_written_others(tuning, names)})
+    if written == Config.of(best):
+        return tuning
+    dropped = [k for k in prepared.tabled if k in best and k not in names and not is_computed(best[k])]
+    reads = sorted({r for k in dropped for r in prepared.tabled[k].size_names}) or ["no size"]
+    head = (
+        f"{config_text(best)} is written as {config_text(written)} ({', '.join(dropped)} kept at its computation: it "
+        f"reads {', '.join(reads)}, not {size})"
+    )
+    current = Config.of(result.current_config) if result.current_config is not None else None
+    pool = same_round(result.results, result.retimed, [c for c in (written, current) if c is not None])
+    mine = pool.get(written)
+    min_gain = tuning.judgement.min_gain_pct
+    if mine is None or mine.latency_us is None:
+        why = f"{head}, a configuration never timed: no latency is claimed for it"
+        return replace(tuning, judgement=GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain, reason=why))
+    now = pool.get(current) if current is not None else None
+    alt = result.model_copy(
+        update={
+            "best_config": written.as_dict(),
+            "best_latency_us": mine.latency_us,
+            "current_latency_us": now.latency_us if now is not None else result.current_latency_us,
+        }
+    )
+    judgement = judge_gain(alt, min_gain_pct=min_gain)
+    judgement = judgement.model_copy(update={"reason": f"{head}; {judgement.reason}"})
+    shapes = per_shape(alt.results, alt.retimed, alt.best_config, alt.current_config)
+    return replace(tuning, result=alt, judgement=judgement, per_shape=tuple(shapes))
 
 
 #: The most configurations a keyed autotune list may hold for a session to time each of them as the kernel as
@@ -1359,23 +1404,28 @@ def _cast_net(
 
 def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
     """The session as if it had picked each of the next-fastest configurations that passed (the re-timed first, then
-    the others by their latency), while each still beats the current configuration (:func:`judge_gain`); at most
+    the others by their latency), while each still beats the current configuration (:func:`judge_gain`) as timed in
+    its own round (a first measurement against the current's first, never against its re-time); at most
     :data:`NEXT_PICKS`, none when the pick is a per-bucket table."""
     result = tuning.result
     if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
         return []
     skip = {Config.of(c) for c in (result.best_config, result.current_config) if c is not None}
-    ranked: list[Result] = []
+    current = Config.of(result.current_config) if result.current_config is not None else None
+    ranked: list[tuple[Result, float | None]] = []
     for pool in (result.retimed, result.results):
         passed = [r for r in pool if r.outcome.ok and not r.cut_slow and r.latency_us is not None]
+        now = next((r.latency_us for r in passed if current is not None and Config.of(r.config) == current), None)
         for r in sorted(passed, key=lambda r: r.latency_us or 0.0):
             if Config.of(r.config) not in skip:
                 skip.add(Config.of(r.config))
-                ranked.append(r)
+                ranked.append((r, now))
     out: list[FolderTuning] = []
     min_gain = tuning.prepared.request.min_gain_pct
-    for r in ranked[:NEXT_PICKS]:
-        alt = result.model_copy(update={"best_config": r.config, "best_latency_us": r.latency_us})
+    for r, now in ranked[:NEXT_PICKS]:
+        alt = result.model_copy(
+            update={"best_config": r.config, "best_latency_us": r.latency_us, "current_latency_us": now}
+        )
         judgement = judge_gain(alt, min_gain_pct=min_gain)
         if not judgement.better:
             break
