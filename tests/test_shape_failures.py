@@ -33,8 +33,14 @@ class FakeShape:
         self.invalid = invalid or set()  # set aside here by the author's screen (an early_config_prune, an assert)
         self.calls: list[tuple[list[int], bool]] = []
 
-    def start(self) -> object:
+    def spawn(self) -> None:
+        pass
+
+    def start(self, compile_workers: int = 0) -> object:
         return object()
+
+    def bound(self, limit: object) -> None:
+        pass
 
     def evaluate(self, batch: Sequence[Config], *, timed: bool = True) -> list[Result]:
         self.calls.append(([int(c["BLOCK"]) for c in batch], timed))

@@ -62,6 +62,9 @@ from kernelopt.tuning.problem import MemoryNeed, Problem, ProblemDoesNotFit, fit
 from kernelopt.worker.messages import USER_CODE, FailureKind, JsonObject
 from kernelopt.worker.server import EventSink, SetupInfo, SetupRefused
 
+KEEP_CHECKED = 8
+"""Candidates a bench worker keeps loaded after an untimed check passed, for their timing request (a session's
+batch is four; our bound on the modules held)."""
 CUT_FACTOR = 3.0
 """A candidate whose first samples are all above this many times the session's best latency so far is cut: no more
 samples (its record keeps those it has, ``cut_slow``). Our bound, Inductor's and Helion's practice: the re-time takes
@@ -475,6 +478,11 @@ class BenchService:
         self.need: MemoryNeed | None = None
         self.interpreted = False  # Triton kernels run in its interpreter (the CPU): one call may take seconds
         self.derived = DerivedProblems()  # the net's size, built beside the problem (kernelopt.tuning.net)
+        # candidates an untimed request checked here and passed, kept loaded for their timing request (path ->
+        # the loaded candidate and its check's verdict): a session across shapes checks a batch on every entry,
+        # then times it; a second load and check of each (its module imported, its kernel loaded, its reference
+        # compared again) took about 40 % of the candidates' check seconds on the H100 (2026-12-06, scaled_mm)
+        self.checked: dict[Path, tuple[LoadedCandidate, Verdict]] = {}
 
     # -- setup --------------------------------------------------------------------------------------
 
@@ -608,6 +616,16 @@ class BenchService:
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None and self.need is not None
         peak.reset()
+        kept = self.checked.pop(path, None)
+        if kept is not None and not timed:  # checked again: the new check's load replaces it
+            kept[0].release()
+            kept = None
+        if kept is not None:  # checked here already: timed without a second load and check
+            candidate, checked = kept
+            verdict = dataclasses.replace(checked, load_s=None, first_call_s=None, check_s=None)
+            return self._timed(
+                path, candidate, verdict, checked.first_call_s, started, calls_per_sample, cut_us, limit_s
+            )
         dot_operand_bytes(reset=True)
         dot_k_short(reset=True)
         candidate, verdict = run_candidate(loaded, path)
@@ -625,12 +643,38 @@ class BenchService:
             )
             refused = dataclasses.replace(verdict, outcome=Outcome.INVALID, reason=why)
             return self._reply(path, refused, grows_with_tiles=True)
+        if not timed:  # kept for its timing request, the oldest released past KEEP_CHECKED
+            self.checked[path] = (candidate, verdict)
+            self._release_checked()
+            return self._reply(path, verdict)
+        return self._timed(path, candidate, verdict, verdict.first_call_s, started, calls_per_sample, cut_us, limit_s)
+
+    def _release_checked(self, keep: int = KEEP_CHECKED) -> None:
+        """Release the candidates kept loaded past the ``keep`` newest (all: ``keep=0``): a batch's checks that were
+        never timed (a candidate that failed another entry) do not pile up."""
+        while len(self.checked) > keep:
+            candidate, _ = self.checked.pop(next(iter(self.checked)))
+            candidate.release()
+
+    def _timed(
+        self,
+        path: Path,
+        candidate: LoadedCandidate,
+        verdict: Verdict,
+        first_call_s: float | None,
+        started: float,
+        calls_per_sample: int | None,
+        cut_us: float | None,
+        limit_s: float | None,
+    ) -> BenchReply:
+        """Time ``candidate``, which passed its check (``first_call_s``: its first call's seconds there), and release
+        it (:meth:`evaluate`)."""
+        loaded = self.loaded
+        assert loaded is not None
         try:
-            if not timed:
-                return self._reply(path, verdict)
             deadline = call_deadline_s(cut_us) if cut_us is not None and self.interpreted else None
-            if deadline is not None and verdict.first_call_s is not None and verdict.first_call_s > deadline:
-                first_us = verdict.first_call_s * 1e6
+            if deadline is not None and first_call_s is not None and first_call_s > deadline:
+                first_us = first_call_s * 1e6
                 return self._cut(path, verdict, [first_us], cut_us, bench_s=0.0, calls=1, by_clock=True)
             t0 = time.perf_counter()
             try:
@@ -755,6 +799,7 @@ class BenchService:
         count of calls per sample (``calls_per_sample``, the session's; ``None``: the smallest of theirs)."""
         loaded, peak = self.loaded, self.peak
         assert loaded is not None and peak is not None
+        self._release_checked(0)  # the rounds are over: what was kept for a timing is not timed now
         peak.reset()
         ready: list[tuple[Path, LoadedCandidate, Verdict]] = []
         replies: dict[Path, BenchReply] = {}
@@ -800,6 +845,7 @@ class BenchService:
             )
 
     def close(self) -> None:
+        self._release_checked(0)
         if self.loaded is not None:
             self.derived.release(self.loaded.device)
         self.loaded = None

@@ -197,13 +197,14 @@ class Budget:
         if evaluated > 0:
             self.candidate_s = max(0.0, seconds) / evaluated
 
-    def affordable(self, n: int) -> int:
+    def affordable(self, n: int, *, reserve_s: float = 0.0) -> int:
         """How many of ``n`` candidates the wall time left can fit, at :attr:`candidate_s` seconds each (all
         ``n`` before any round has run, or while the last one cost nothing, without a look at the clock; else 0
-        once the wall time is spent)."""
+        once the wall time is spent); ``reserve_s`` of the wall time left is kept for what comes after (a
+        session's re-time)."""
         if not self.candidate_s:
             return n
-        left = self.wall_s - self.elapsed_s
+        left = self.wall_s - self.elapsed_s - reserve_s
         if math.isinf(left):  # no wall time (a sweep without a time budget): every candidate fits
             return n
         return max(0, min(n, math.floor(left / self.candidate_s)))

@@ -21,7 +21,7 @@ Worker side, :class:`CompileService`: the handler of the ``compile`` service.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -284,6 +284,15 @@ class CompilePool:
             self._pool.grow([self._worker(k) for k in range(have, want)])
         return self._pool
 
+    def prepare(self, n: int) -> None:
+        """Start ``n`` workers (at most the cap) now, before any batch: a session starts them with its bench workers,
+        before its budget's clock, where the first batches paid their start-up (:mod:`kernelopt.tuning.pace`).
+
+        Raises:
+            WorkerStartError: as :meth:`compile`.
+        """
+        self._ensure(n)
+
     @property
     def workers(self) -> int:
         """Workers started so far."""
@@ -294,8 +303,12 @@ class CompilePool:
         """Worker starts so far (restarts after a hang or crash included)."""
         return 0 if self._pool is None else sum(w.starts for w in self._pool.workers)
 
-    def compile(self, paths: Sequence[Path]) -> list[CompileResult]:
-        """Compile each candidate file; one result each, in order.
+    def compile(
+        self, paths: Sequence[Path], *, bound: Callable[[float], float | None] | None = None
+    ) -> list[CompileResult]:
+        """Compile each candidate file; one result each, in order. ``bound`` (the session's,
+        :meth:`~kernelopt.tuning.pace.CandidateLimit.seconds`): the adaptive limit -> the limit a compilation gets now,
+        ``None`` when it is not sent (``NOT_RUN_BUDGET``).
 
         Raises:
             WorkerStartError: a compile worker could not start (its setup failed: a broken environment, or
@@ -313,10 +326,11 @@ class CompilePool:
                 if reply.restart:
                     worker.kill()
 
+        def limit() -> float | None:
+            return self.timeout.current() if bound is None else bound(self.timeout.current())
+
         answers = pool.run(
-            [Job(CompileKind.COMPILE, {"path": str(p)}) for p in paths],
-            timeout_s=self.timeout.current,
-            on_answer=on_answer,
+            [Job(CompileKind.COMPILE, {"path": str(p)}) for p in paths], timeout_s=limit, on_answer=on_answer
         )
         return [_result(Path(p), a) for p, a in zip(paths, answers, strict=True)]
 
@@ -335,6 +349,8 @@ def _result(path: Path, answer: Answer) -> CompileResult:
         return CompileResult(path, Outcome.COMPILE_TIMEOUT, f"compiling: {answer.reason} (the adaptive compile limit)")
     if answer.outcome is FailureKind.WORKER_CRASH:
         return CompileResult(path, Outcome.WORKER_CRASH, f"compiling: {answer.reason}")
+    if answer.outcome is FailureKind.NOT_SENT:
+        return CompileResult(path, Outcome.NOT_RUN_BUDGET, f"compiling: {answer.reason} (the session's wall time)")
     return CompileResult(path, Outcome.RUN_ERROR, f"the compile service failed: {answer.reason}")
 
 

@@ -96,6 +96,7 @@ from kernelopt.tuning.kernel_evaluator import (
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
 from kernelopt.tuning.net import NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
 from kernelopt.tuning.replay import restrict_to_sweep
@@ -2039,6 +2040,7 @@ class TuneSummary(BaseModel):
             run for its integer outputs skipped for the device's room: :attr:`KernelEvaluator.check_notes`).
         net: the net's line on the written kernel at sizes the ``SHAPES`` entries do not name
             (:meth:`~kernelopt.tuning.net.NetVerdict.line`; ``None``: no edit was checked).
+        pace: where the session's wall went (:class:`~kernelopt.tuning.pace.SessionPace`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -2078,6 +2080,7 @@ class TuneSummary(BaseModel):
     within: WithinSweep | None = None
     check_notes: list[str] = Field(default_factory=list)
     net: str | None = None
+    pace: SessionPace | None = None
 
 
 def computed_knobs(prepared: PreparedFolder) -> dict[str, str]:
@@ -2150,6 +2153,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         within=p.within,
         check_notes=list(tuning.check_notes),
         net=tuning.net.line() if tuning.net is not None else None,
+        pace=r.pace,
     )
 
 

@@ -64,6 +64,7 @@ from kernelopt.tuning.bench_worker import (
 from kernelopt.tuning.candidate import Config, Outcome, Result, is_computed
 from kernelopt.tuning.compile_pool import CompilePool, CompileResult, CompileSettings, shared_cache_env
 from kernelopt.tuning.net import SizeRequest
+from kernelopt.tuning.pace import LEAST_REQUEST_S, CandidateLimit
 from kernelopt.tuning.problem import Problem, ProblemDoesNotFit, ProblemError, ProblemShape, workers_that_fit
 from kernelopt.tuning.space import KnobOrigin
 from kernelopt.vocabulary import Device
@@ -394,6 +395,9 @@ class KernelEvaluator:
         self._best_from_outside = self.settings.first_best_us is not None
         # the kernel as written's own configuration (config keys): never cut, it is what the best is measured against
         self.uncut: set[str] = set()
+        self._first: WorkerPool | None = None  # the first bench workers, spawned and not yet awaited (spawn)
+        # the session's limit of each candidate's request (its pace, its wall time): None, the settings' own limits
+        self.limit: CandidateLimit | None = None
 
     # -- workers ------------------------------------------------------------------------------------
 
@@ -413,8 +417,19 @@ class KernelEvaluator:
             device=device or self.problem.device,
         )
 
-    def start(self) -> BenchReady:
-        """Start the bench worker(s) (the problem is built and its fit checked) and, on a GPU, the compile pool.
+    def spawn(self) -> None:
+        """Spawn the first bench worker(s) without waiting for them (:meth:`start` waits): a session across shapes
+        spawns every entry's before it waits for any, so their start-ups overlap (on the H100, 2026-12-06, three
+        entries' workers started one after another took about 24 s of a 60 s wall)."""
+        if self.ready is not None or self._first is not None:
+            return
+        devices = self.settings.devices or [self.problem.device]  # type: ignore[list-item]
+        self._first = WorkerPool([self._bench_worker(d, k) for k, d in enumerate(devices)])
+        self._first.spawn()
+
+    def start(self, compile_workers: int = 0) -> BenchReady:
+        """Start the bench worker(s) (the problem is built and its fit checked) and, on a GPU, the compile pool, with
+        ``compile_workers`` of its workers started now (a session's batch; else on the first batches).
 
         Raises:
             ProblemDoesNotFit: the problem does not fit on the device (exit 3).
@@ -424,9 +439,11 @@ class KernelEvaluator:
         if self.ready is not None:
             return self.ready
         devices = self.settings.devices or [self.problem.device]  # type: ignore[list-item]
-        first = [self._bench_worker(d, k) for k, d in enumerate(devices)]
-        pool = WorkerPool(first)
-        readies = _started(pool.start)
+        self.spawn()
+        pool, self._first = self._first, None
+        assert pool is not None
+        first = list(pool.workers)
+        readies = _started(pool.await_ready)
         ready = BenchReady.model_validate(readies[0].info)
         extra = workers_that_fit(ready.need, ready.free_bytes, self.settings.workers_per_device) - 1
         if extra > 0:
@@ -453,7 +470,43 @@ class KernelEvaluator:
                 else None,
                 screen=self.settings.screen,
             )
+            if compile_workers > 0:
+                try:
+                    self._compile.prepare(compile_workers)
+                except WorkerStartError as exc:
+                    raise _problem_error(exc) from None
         return ready
+
+    def bound(self, limit: CandidateLimit | None) -> None:
+        """Bound each candidate's request by the session's ``limit`` (:mod:`kernelopt.tuning.pace`); ``None``: by the
+        settings' limits alone."""
+        self.limit = limit
+
+    def _bounded(self, own_s: float, sent: list[tuple[float, float]]) -> Callable[[], float | None]:
+        """The limit of each request sent next (``own_s``: the settings' limit; ``None``: not sent), each kept in
+        ``sent`` as (limit, own) in the order the requests go."""
+
+        def limit() -> float | None:
+            if self.limit is None:
+                return own_s
+            seconds = self.limit.seconds(own_s)
+            if seconds is not None:
+                sent.append((seconds, own_s))
+            return seconds
+
+        return limit
+
+    def _cut_reason(self, result: Result, limit: tuple[float, float] | None) -> Result:
+        """``result`` with why its limit was the session's, when it ran past one under the settings' own."""
+        if limit is None or self.limit is None or result.outcome not in (Outcome.RUN_TIMEOUT, Outcome.COMPILE_TIMEOUT):
+            if self.limit is not None and result.outcome is Outcome.NOT_RUN_BUDGET:
+                self.limit.cut += 1
+            return result
+        why = self.limit.why(*limit)
+        if why is None:
+            return result
+        self.limit.cut += 1
+        return result.model_copy(update={"reason": f"{result.reason}; {why}"})
 
     def discard_workers(self) -> None:
         """Stop the bench workers (the next request starts them again): a candidate that failed on another shape
@@ -522,25 +575,42 @@ class KernelEvaluator:
         self.start()
         made = self._sources(batch)
         paths = list(dict.fromkeys(p for p in made if isinstance(p, Path)))
-        compiled = self._compile_all(paths)
+        compile_limits: dict[Path, tuple[float, float]] = {}
+        compiled = self._compile_all(paths, compile_limits)
         to_bench = [p for p in paths if compiled[p] is None or compiled[p].outcome is Outcome.OK]  # type: ignore[union-attr]
-        benched = dict(zip(to_bench, self._bench_all(to_bench, timed=timed), strict=True))
+        sent: list[tuple[float, float]] = []
+        benched = dict(zip(to_bench, self._bench_all(to_bench, timed=timed, sent=sent), strict=True))
+        bench_limits = dict(zip(to_bench, sent, strict=False))
         results: list[Result] = []
         for config, item in zip(batch, made, strict=True):
             if isinstance(item, Result):
                 results.append(item)
                 continue
-            results.append(_merge(config, compiled[item], benched.get(item), timed=timed))
+            merged = _merge(config, compiled[item], benched.get(item), timed=timed)
+            limit = bench_limits.get(item) if item in benched else compile_limits.get(item)
+            results.append(self._cut_reason(merged, limit))
         return results
 
-    def _compile_all(self, paths: Sequence[Path]) -> dict[Path, CompileResult | None]:
+    def _compile_all(
+        self, paths: Sequence[Path], limits: dict[Path, tuple[float, float]] | None = None
+    ) -> dict[Path, CompileResult | None]:
         """Each path's compile result (``None``: no compile pool); one that compiled before is not compiled again
-        (its result comes back without its seconds: they were spent once)."""
+        (its result comes back without its seconds: they were spent once). ``limits``: filled with each compile's
+        (limit, own limit) where the session bounds it."""
         if self._compile is None or not paths:
             return dict.fromkeys(paths)
         fresh = [p for p in paths if p not in self._compiled]
+        sent: list[tuple[float, float]] = []
+        session = self.limit
+
+        def bound(own_s: float) -> float | None:
+            seconds = session.seconds(own_s) if session is not None else own_s
+            if seconds is not None:
+                sent.append((seconds, own_s))
+            return seconds
+
         try:
-            done = self._compile.compile(fresh) if fresh else []
+            done = self._compile.compile(fresh, bound=bound if session is not None else None) if fresh else []
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
         out: dict[Path, CompileResult | None] = {}
@@ -548,12 +618,19 @@ class KernelEvaluator:
             out[p] = r
             if r.outcome is Outcome.OK:
                 self._compiled[p] = dataclasses.replace(r, compile_s=None)
+        if limits is not None:
+            limits.update(zip(fresh, sent, strict=False))
         return {p: out[p] if p in out else self._compiled[p] for p in paths}
 
-    def _bench_all(self, paths: Sequence[Path], *, timed: bool = True) -> list[Answer]:
+    def _bench_all(
+        self, paths: Sequence[Path], *, timed: bool = True, sent: list[tuple[float, float]] | None = None
+    ) -> list[Answer]:
+        """Check (and, ``timed``, time) each path in the bench workers; ``sent``: filled with each request's (limit,
+        own limit) in the order they went (:meth:`_bounded`)."""
         assert self._bench is not None
         if not paths:
             return []
+        limit_s = self._bounded(self.settings.bench_timeout_s, sent if sent is not None else [])
 
         # a Triton kernel in the interpreter reads and writes raw host memory: one that failed may have written
         # past its buffers into the worker's heap (a GEMM without masks), and the next candidate crashed on it
@@ -569,6 +646,9 @@ class KernelEvaluator:
                 for job in built:  # requests not sent yet carry the new bound (a payload is read when it is sent)
                     if job.payload["path"] not in uncut:
                         job.payload["cut_us"] = self._cut_us()
+            if self.limit is not None:  # the wall time moved: the timing plans within what its request will get
+                for job in built:
+                    job.payload["limit_s"] = self._request_room()
             if isinstance(answer, Reply) and answer.payload.get("restart"):
                 worker.kill()  # its process is unusable (a sticky CUDA error): the next request starts it again
             elif interpreted and isinstance(answer, Reply) and answer.payload.get("outcome") in corrupting:
@@ -583,7 +663,7 @@ class KernelEvaluator:
                         time=timed,
                         calls_per_sample=self.calls_per_sample,
                         cut_us=self._cut_us() if timed and str(p) not in uncut else None,
-                        limit_s=self.settings.bench_timeout_s,
+                        limit_s=self._request_room(),
                         dot_bytes_limit=self.settings.dot_bytes_limit if interpreted and str(p) not in uncut else None,
                     ).model_dump(mode="json"),
                 )
@@ -596,21 +676,23 @@ class KernelEvaluator:
             # on the CPU the first timed candidate sets the session's count of calls per sample: alone, then the rest
             while timed and self._pins_calls() and self.calls_per_sample is None and len(answers) < len(paths):
                 [answer] = self._bench.run(
-                    jobs(paths[len(answers) : len(answers) + 1]),
-                    timeout_s=lambda: self.settings.bench_timeout_s,
-                    on_answer=on_answer,
+                    jobs(paths[len(answers) : len(answers) + 1]), timeout_s=limit_s, on_answer=on_answer
                 )
                 answers.append(answer)
                 if isinstance(answer, Reply):
                     self.calls_per_sample = BenchReply.model_validate(answer.payload).calls_per_sample
             rest = paths[len(answers) :]
             if rest:
-                answers += self._bench.run(
-                    jobs(rest), timeout_s=lambda: self.settings.bench_timeout_s, on_answer=on_answer
-                )
+                answers += self._bench.run(jobs(rest), timeout_s=limit_s, on_answer=on_answer)
             return answers
         except WorkerStartError as exc:
             raise _problem_error(exc) from None
+
+    def _request_room(self) -> float:
+        """The seconds a bench request sent now may take (the worker plans its timing within them)."""
+        own = self.settings.bench_timeout_s
+        seconds = self.limit.seconds(own) if self.limit is not None else own
+        return own if seconds is None else seconds
 
     def _saw(self, payload: Mapping[str, object]) -> bool:
         """Keep a timed reply's latency as the best so far when it is faster (a cut one is no best); whether it was."""
@@ -699,7 +781,9 @@ class KernelEvaluator:
             worker = self._bench.workers[0]
             try:
                 retime = RetimeRequest(paths=[str(p) for p in wanted], calls_per_sample=self.calls_per_sample)
-                answer = worker.request(BenchKind.RETIME, retime, self.settings.retime_timeout_s)
+                own = self.settings.retime_timeout_s
+                bounded = self.limit.seconds(own) if self.limit is not None else own
+                answer = worker.request(BenchKind.RETIME, retime, LEAST_REQUEST_S if bounded is None else bounded)
             except WorkerStartError as exc:
                 raise _problem_error(exc) from None
             if isinstance(answer, Reply):
@@ -724,6 +808,9 @@ class KernelEvaluator:
         if self._bench is not None:
             self._bench.close()
             self._bench = None
+        if self._first is not None:  # spawned, never awaited (a session across shapes stopped at another entry)
+            self._first.close()
+            self._first = None
         self.ready = None
 
     def __enter__(self) -> KernelEvaluator:
@@ -787,4 +874,6 @@ def _bench_failure(failure: Failure, doing: str = "checking and timing") -> tupl
         return Outcome.RUN_TIMEOUT, f"{doing}: {failure.reason}; the bench worker starts again"
     if failure.outcome is FailureKind.WORKER_CRASH:
         return Outcome.WORKER_CRASH, f"{doing}: {failure.reason}; the bench worker starts again"
+    if failure.outcome is FailureKind.NOT_SENT:
+        return Outcome.NOT_RUN_BUDGET, f"{doing}: {failure.reason} (the session's wall time)"
     return Outcome.RUN_ERROR, f"the bench service failed: {failure.reason}"

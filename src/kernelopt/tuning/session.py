@@ -62,6 +62,7 @@ from kernelopt.tuning.noise import (
     too_noisy,
     too_noisy_unretimed,
 )
+from kernelopt.tuning.pace import CandidateLimit, SessionPace
 from kernelopt.tuning.record import SessionRecord
 from kernelopt.tuning.shapes import partial
 from kernelopt.tuning.space import Space
@@ -69,6 +70,9 @@ from kernelopt.tuning.strategies import DEFAULT_STRATEGY, Strategy, make_strateg
 
 #: How many of the fastest candidates are re-timed together at the end (Helion re-times its near-best).
 RETIME_TOP = 3
+#: The most of a session's wall time its rounds leave for the re-time of the top few (our choice; the re-time is cut
+#: to what the wall time left fits when its picks need more, :func:`_within_wall`).
+RETIME_SHARE = 0.25
 #: Configurations set aside before they are timed (excluded, refused by the edit layer, or refused by the evaluator
 #: for a bound the GPU would refuse, as a tl.dot's shared memory in the interpreter) cost the budget nothing,
 #: up to this many times the budget's candidates; past that each one is charged (our bound: a space whose
@@ -135,6 +139,8 @@ class SessionResult(BaseModel):
         unretimed: why the top few were not all re-timed (the wall time left could not fit it), else ``None``.
         interrupted_by: the termination signal that interrupted it (``SIGTERM``, ``SIGHUP``); ``None`` for
             Ctrl-C and for a session that was not interrupted.
+        pace: where the wall went (the workers' start before it, the rounds, the candidates' own seconds, the
+            re-time; :class:`~kernelopt.tuning.pace.SessionPace`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -156,6 +162,7 @@ class SessionResult(BaseModel):
     screened: int = 0
     unretimed: str | None = None
     interrupted_by: str | None = None
+    pace: SessionPace | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -183,6 +190,10 @@ class _Run:
     space: Space | None = None
     # candidates refused for a bound their tiles broke (Result.grows_with_tiles): larger tiles break it too
     tile_refusals: list[Result] = field(default_factory=list)
+    limit: CandidateLimit | None = None  # each candidate's request bounded by the pace and the wall time left
+    start_s: float = 0.0  # the workers' start, before the budget's clock
+    rounds_s: float = 0.0  # the rounds' evaluations
+    retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
 
     def set_aside(self, config: Config) -> tuple[str, bool] | None:
         """Why ``config`` is not timed, and whether it is a refusal (recorded: the edit layer's, or larger tiles than
@@ -287,6 +298,15 @@ def tune(
     Raises:
         UsageError: a seed is not a configuration of the space, or an unknown strategy name.
     """
+    limit = CandidateLimit(budget)
+    bound = getattr(evaluator, "bound", None)
+    if bound is not None:  # each candidate's request: at most a multiple of the pace, never past the wall time
+        bound(limit)
+    caught: KeyboardInterrupt | None = None
+    try:
+        start_s = _start_workers(evaluator, budget, batch_size)
+    except KeyboardInterrupt as exc:
+        start_s, caught = 0.0, exc
     budget.start()
     current = space.current()
     literal = current is not None and space.literal(current)
@@ -298,6 +318,10 @@ def tune(
         else strategy
     )
     run = _Run(budget, record, record.served() if record is not None else {}, excluded, screen, space=space)
+    run.limit, run.start_s = limit, start_s
+    if caught is not None:
+        run.interrupted_by = interrupt_signal(caught)
+        return _result(space, run, current, [], StopReason.INTERRUPTED, name)
     if current is not None and (not literal or twin is not None):
         # the kernel as written, a knob computed from the problem (or a file whose tuned guard runs ``twin``): a
         # point of its own, timed first; the strategy knows it (it moves from it: one knob to a literal, the others
@@ -314,10 +338,11 @@ def tune(
         if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
             known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
         strat.known(known)
-    stop = _loop(strat, evaluator, run, batch_size, on_progress, current)
+    stop = _loop(strat, evaluator, run, batch_size, on_progress, current, retime_top)
     retimed: list[Result] = []
     unretimed: str | None = None
     if stop not in (StopReason.INTERRUPTED, StopReason.CURRENT_FAILED):
+        limit.retiming = True  # the re-time: bounded by the wall time left and its margin, not by the pace
         try:
             _time_baseline(evaluator, run, current)
         except KeyboardInterrupt as exc:
@@ -362,7 +387,11 @@ def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None) -> N
     at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == current), None)
     if at is None or run.results[at].outcome not in MACHINE_OUTCOMES:
         return
-    [again] = evaluator.retime([current])
+    started_s = run.budget.clock()
+    try:
+        [again] = evaluator.retime([current])
+    finally:
+        run.retime_s += run.budget.clock() - started_s
     if run.record is not None:
         run.record.append(again.model_copy(update={"retimed": True}))
     if again.outcome.ok and again.latency_us is not None:
@@ -408,9 +437,11 @@ def _loop(
     batch_size: int,
     on_progress: Callable[[Progress], None] | None,
     current: Config | None = None,
+    retime_top: int = 0,
 ) -> StopReason:
     """Rounds until a stop; returns why it stopped (at once when the round that ran ``current``, the kernel as
-    written, found it wrong)."""
+    written, found it wrong). A round is only as large as the wall time left fits beside the re-time of the picks so
+    far (:func:`_retime_picks` of ``retime_top``), at the last round's pace."""
     try:
         while True:
             limit = run.budget.stop()
@@ -421,8 +452,11 @@ def _loop(
             # the candidates left, not ``remaining``: that looks at the clock again, and a wall time
             # passing just now read as a strategy with nothing left (H200, 2026-12-04: matmul at 11)
             room = run.budget.candidates - run.budget.spent
-            fits = run.budget.affordable(min(batch_size, room))
-            if fits == 0:  # the wall time left cannot fit one more candidate at the last round's pace
+            # the re-time's share of the wall time is kept for it (a candidate's seconds a pick, as _within_wall
+            # reckons): on the H100 (2026-12-06) scaled_mm's rounds took its 60 s to 0.6 s, its 3.04x could not be
+            # re-timed, and nothing was written
+            fits = run.budget.affordable(min(batch_size, room), reserve_s=_retime_share_s(run, current, retime_top))
+            if fits == 0:  # the wall time left cannot fit one more candidate and the re-time at the last round's pace
                 return StopReason.WALL_TIME
             batch = strat.propose(fits)[:fits]
             if not batch:
@@ -437,6 +471,16 @@ def _loop(
     except KeyboardInterrupt as exc:
         run.interrupted_by = interrupt_signal(exc)
         return StopReason.INTERRUPTED
+
+
+def _retime_share_s(run: _Run, current: Config | None, top: int) -> float:
+    """The wall seconds the rounds leave the re-time: its picks so far at the last round's seconds a candidate (as
+    :func:`_within_wall` reckons it), at most :data:`RETIME_SHARE` of the wall time (a round that paid a worker's
+    restart, or a cut candidate's wait, does not end the rounds)."""
+    if top <= 0 or not run.budget.candidate_s:
+        return 0.0
+    picks = len(_retime_picks(run, current, top))
+    return min(picks * run.budget.candidate_s, RETIME_SHARE * run.budget.wall_s)
 
 
 def _avoid_larger(strat: Strategy, run: _Run, results: Sequence[Result]) -> None:
@@ -456,8 +500,9 @@ def _avoid_larger(strat: Strategy, run: _Run, results: Sequence[Result]) -> None
 
 def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Result]:
     """Set aside what must not be timed, serve what the record holds, evaluate the rest in one batch, record and
-    charge; results in order. An evaluator with a ``start`` (its workers) is started before the round's clock: the
-    wall time pays the start, the pace of a candidate does not."""
+    charge; results in order. An evaluator with a ``start`` (its workers) was started before the budget's clock
+    (:func:`_start_workers`); one whose workers were not is started before the round's clock: the pace of a candidate
+    never pays a start."""
     why = {c: w for c in batch if (w := run.set_aside(c)) is not None}
     fresh = [c for c in batch if c.key() not in run.served_from and c not in why]
     start = getattr(evaluator, "start", None)
@@ -466,6 +511,7 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
     started_s = run.budget.clock()
     measured = iter(evaluator.evaluate(fresh) if fresh else [])
     seconds = run.budget.clock() - started_s
+    run.rounds_s += seconds
     out: list[Result] = []
     charged = 0
     for c in batch:
@@ -494,6 +540,8 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
         out.append(r)
         run.results.append(r)  # with its record line: an interrupt between two lines keeps what was recorded
     run.budget.charge(charged, evaluated=len(fresh), seconds=seconds)
+    if run.limit is not None and fresh:
+        run.limit.observe(run.budget.candidate_s)
     return out
 
 
@@ -556,11 +604,29 @@ def _within_wall(picks: list[Config], run: _Run, current: Config | None) -> tupl
     return kept, f"{wall} fits the re-time of {fits} of the top {len(picks)} only (the fastest and the current first)"
 
 
+def _start_workers(evaluator: Evaluator, budget: Budget, batch_size: int) -> float:
+    """Start an evaluator's workers (one with a ``start``: every ``SHAPES`` entry's bench workers together, and the
+    compile pool's ``batch_size`` workers) before the budget's clock; the seconds it took. The wall time is the
+    candidates': on the H100 (2026-12-06) a session across three entries started their workers one after another in
+    about 24 s of its 60 s, and its compile workers within its first two rounds."""
+    start = getattr(evaluator, "start", None)
+    if start is None:
+        return 0.0
+    started_s = budget.clock()
+    start(batch_size)
+    return budget.clock() - started_s
+
+
 def _retime(evaluator: Evaluator, run: _Run, picks: Sequence[Config]) -> list[Result]:
     """Re-time ``picks`` together, interleaved; appended to the record."""
     if not picks:
         return []
-    retimed = [r.model_copy(update={"retimed": True}) for r in evaluator.retime(picks)]
+    started_s = run.budget.clock()
+    try:
+        again = evaluator.retime(picks)
+    finally:
+        run.retime_s += run.budget.clock() - started_s
+    retimed = [r.model_copy(update={"retimed": True}) for r in again]
     if run.record is not None:
         for r in retimed:
             run.record.append(r)
@@ -604,6 +670,24 @@ def _result(
         screened=run.screened,
         unretimed=unretimed,
         interrupted_by=run.interrupted_by,
+        pace=_pace(run),
+    )
+
+
+def _pace(run: _Run) -> SessionPace:
+    """Where the session's wall went (:class:`SessionPace`), from its clocks and its candidates measured now."""
+    measured = [r for r in run.results if not r.recorded and r.key not in run.aside]
+    wall = run.budget.elapsed_s
+    return SessionPace(
+        start_s=run.start_s,
+        wall_s=wall,
+        rounds_s=run.rounds_s,
+        compile_s=sum(r.compile_s or 0.0 for r in measured),
+        check_s=sum(r.check_s or 0.0 for r in measured),
+        bench_s=sum(r.bench_s or 0.0 for r in measured),
+        retime_s=run.retime_s,
+        other_s=max(0.0, wall - run.rounds_s - run.retime_s),
+        cut=run.limit.cut if run.limit is not None else 0,
     )
 
 

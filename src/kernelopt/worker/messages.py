@@ -46,6 +46,7 @@ class FailureKind(StrEnum):
     NO_ROOM = "no_room"  # the service's setup found the device without room for its problem
     BAD_INPUT = "bad_input"  # the service's setup was given inputs that do not work (reference.py raised)
     SERVICE_ERROR = "service_error"  # the service raised while handling the request (a bug, or a bad request)
+    NOT_SENT = "not_sent"  # never sent: the caller's limit left no time for it (a session's wall time spent)
 
 
 class _Envelope(BaseModel):

@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from kernelopt.worker.client import WorkerProcess, WorkerStartError
-from kernelopt.worker.messages import Failure, JsonObject, Ready, Reply
+from kernelopt.worker.messages import Failure, FailureKind, JsonObject, Ready, Reply
 
 POLL_S = 0.5
 """Longest wait between looks at the deadlines (a request's limit is kept to about this)."""
+
+NOT_SENT = "not sent: the caller's limit left no time for it"
+"""The reason of a request :meth:`WorkerPool.run` did not send."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,21 @@ class WorkerPool:
         Raises:
             WorkerStartError: one of them could not start (the others are killed).
         """
+        self.spawn()
+        return self.await_ready()
+
+    def spawn(self) -> None:
+        """Start every worker without waiting for them (:meth:`await_ready` waits): a caller with several pools
+        starts them all, so their start-ups overlap too."""
         for w in self.workers:
             w.spawn()
+
+    def await_ready(self) -> list[Ready]:
+        """The Ready messages of the start :meth:`spawn` made, in order.
+
+        Raises:
+            WorkerStartError: one of them could not start (the others are killed).
+        """
         try:
             return [w.await_ready() for w in self.workers]
         except WorkerStartError:
@@ -81,14 +97,16 @@ class WorkerPool:
         self,
         jobs: Sequence[Job],
         *,
-        timeout_s: Callable[[], float],
+        timeout_s: Callable[[], float | None],
         on_answer: Callable[[int, Answer, float, WorkerProcess], None] | None = None,
     ) -> list[Answer]:
         """Serve every job; one answer each, in ``jobs``' order.
 
         Args:
             jobs: the requests.
-            timeout_s: the limit of the next request, asked when it is sent (an adaptive limit).
+            timeout_s: the limit of the next request, asked when it is sent (an adaptive limit); ``None``: the caller
+                has no time left for it, and it and those after it are not sent (their answer a ``NOT_SENT``
+                Failure).
             on_answer: called with (job index, answer, seconds from send to answer, the worker) as each
                 arrives (the caller may :meth:`~WorkerProcess.kill` a worker that asked to be started again).
 
@@ -101,9 +119,17 @@ class WorkerPool:
         while waiting or running:
             for wi, worker in enumerate(self.workers):
                 if waiting and wi not in running:
+                    limit = timeout_s()
+                    if limit is None:
+                        for j in waiting:
+                            answers[j] = Failure(id=0, outcome=FailureKind.NOT_SENT, reason=NOT_SENT)
+                        waiting.clear()
+                        break
                     j = waiting.pop(0)
-                    worker.submit(jobs[j].kind, jobs[j].payload, timeout_s())
+                    worker.submit(jobs[j].kind, jobs[j].payload, limit)
                     running[wi] = (j, time.monotonic())
+            if not running:
+                break
             select.select([self.workers[wi].fileno() for wi in running], [], [], POLL_S)
             for wi in list(running):
                 answer = self.workers[wi].poll(0.0)  # reads what came, judges the deadline

@@ -1,0 +1,145 @@
+"""A session's pace (pure): how long one candidate's request may run, and where the session's wall went.
+
+:class:`CandidateLimit` bounds each request a candidate makes (a compile, a check, a timing on one ``SHAPES`` entry)
+by three things, the least of them: the evaluator's own limit (``--candidate-timeout-s``, 60 s), a multiple of the pace
+measured so far (:data:`PACE_FACTOR` x the median of the rounds' seconds a candidate, never under
+:data:`PACE_FLOOR_S`, so a first slow compile is not cut; no pace before a round ran: the kernel as written, timed
+first alone, is never cut by it), and the wall time the budget has left. A request the wall time leaves no second for
+is not sent (``NOT_RUN_BUDGET``). The re-time of the top few at the end is bounded by the wall time left plus
+:data:`WALL_MARGIN_S`, so a session ends within its wall time plus that margin (the re-time is sized to the wall time
+left at the pace, :func:`~kernelopt.tuning.session.tune`, and a request in flight at the end is seen within
+:data:`~kernelopt.worker.pool.POLL_S` and killed).
+
+On the H100 (2026-12-06, ``docs/tuning-engine.md`` "The pace of a session") one mamba_ssu candidate
+(``BLOCK_SIZE_M=256, num_warps=1``) waited out the whole 60 s limit on a small entry while the session's candidates
+took 4-6 s each, and the session ran 103 s of its 60 s wall: at this pace the limit is 30 s, and never past the wall.
+
+:class:`SessionPace` is the breakdown ``tune --json`` prints (``pace``): the workers' start, before the budget's clock;
+the rounds' wall and the candidates' own compile, check and timing seconds within it; the re-time; and what was cut.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from kernelopt.tuning.budget import Budget
+
+#: A candidate's request may take this many times the median of the rounds' seconds a candidate so far (our choice:
+#: a candidate far slower than the rounds' is a far slower kernel, or a hung one; the median, so one round that waited
+#: on a cut candidate does not raise the limit for the next).
+PACE_FACTOR = 5.0
+#: Nor is it cut by the pace under this (a first compile of a large tile takes seconds on a busy host; the CPU's
+#: interpreter runs one call in seconds at load 10), seconds.
+PACE_FLOOR_S = 30.0
+#: A session ends within its wall time plus this, seconds: the re-time of the top few is cut here (it was sized to fit
+#: the wall time left at the last round's pace), as are the workers' kill and the record's last lines.
+WALL_MARGIN_S = 15.0
+#: A request gets at least this, or it is not sent (a request sent with no time would only kill its worker), seconds.
+LEAST_REQUEST_S = 1.0
+
+
+@dataclass
+class CandidateLimit:
+    """The limit of each request a session's candidates make (module docstring).
+
+    Attributes:
+        budget: the session's budget (its wall time and clock, and its rounds' pace).
+        factor, floor_s: the pace's multiple and its floor (:data:`PACE_FACTOR`, :data:`PACE_FLOOR_S`).
+        paces_s: each round's seconds a candidate so far (:attr:`Budget.candidate_s`).
+        retiming: the session re-times its top few: the wall time left has :data:`WALL_MARGIN_S` more, and the pace
+            does not bound it (a re-time takes several candidates' timings in one request).
+        cut: candidates' requests cut at a limit under the evaluator's own, so far.
+    """
+
+    budget: Budget
+    factor: float = PACE_FACTOR
+    floor_s: float = PACE_FLOOR_S
+    paces_s: list[float] = field(default_factory=list)
+    retiming: bool = False
+    cut: int = 0
+
+    def observe(self, candidate_s: float | None) -> None:
+        """A round's seconds a candidate (:attr:`Budget.candidate_s`)."""
+        if candidate_s is not None and candidate_s > 0:
+            self.paces_s.append(candidate_s)
+
+    @property
+    def pace_s(self) -> float | None:
+        """The median of the rounds' seconds a candidate (``None`` before a round ran)."""
+        return statistics.median(self.paces_s) if self.paces_s else None
+
+    def paced_s(self) -> float | None:
+        """The pace's bound alone (``None`` before a round ran, or while re-timing)."""
+        if self.pace_s is None or self.retiming:
+            return None
+        return max(self.floor_s, self.factor * self.pace_s)
+
+    def left_s(self) -> float:
+        """The wall time left (plus :data:`WALL_MARGIN_S` while re-timing), seconds; infinite without a wall time."""
+        left = self.budget.wall_s - self.budget.elapsed_s
+        return left + WALL_MARGIN_S if self.retiming else left
+
+    def seconds(self, own_s: float) -> float | None:
+        """The limit of the next request whose own limit is ``own_s``; ``None``: the wall time leaves no
+        :data:`LEAST_REQUEST_S` for it, and it is not sent."""
+        left = self.left_s()
+        if left < LEAST_REQUEST_S:
+            return None
+        paced = self.paced_s()
+        return min(own_s, left, paced if paced is not None else own_s)
+
+    def why(self, limit_s: float, own_s: float) -> str | None:
+        """Why a request's limit of ``limit_s`` is under its own ``own_s`` (``None``: it is not), in words for the
+        reason of a candidate cut there."""
+        if limit_s >= own_s:
+            return None
+        paced = self.paced_s()
+        if paced is not None and limit_s >= paced - 1e-9:
+            return (
+                f"cut at the session's pace: {self.factor:g}x the {self.pace_s:.3g} s a candidate of its rounds so far "
+                f"(at least {self.floor_s:g} s), under the {own_s:g} s limit"
+            )
+        return f"cut at the end of the session's wall time ({self.budget.wall_s:g} s), under the {own_s:g} s limit"
+
+
+class SessionPace(BaseModel):
+    """Where a session's wall went, seconds (``tune --json``'s ``pace``).
+
+    Attributes:
+        start_s: the workers' start (bench workers of every ``SHAPES`` entry and the compile pool, together), before
+            the budget's clock: not in ``wall_s``.
+        wall_s: the session's wall time from the budget's start (the rounds, the re-time, and the strategy and record
+            between them).
+        rounds_s: the rounds' evaluations (compile, checks, timings, the workers' waits and restarts).
+        compile_s, check_s, bench_s: the candidates measured now, their own seconds summed (compiles run in
+            parallel in the compile pool, so ``compile_s`` may exceed their share of ``rounds_s``).
+        retime_s: the re-time of the top few and of a current configuration never timed.
+        other_s: ``wall_s`` less the rounds and the re-time (the strategy, the edits set aside, the record).
+        cut: candidates whose request was cut at the session's limit (its pace, or the end of its wall time) or not
+            sent for want of wall time.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    start_s: float = 0.0
+    wall_s: float = 0.0
+    rounds_s: float = 0.0
+    compile_s: float = 0.0
+    check_s: float = 0.0
+    bench_s: float = 0.0
+    retime_s: float = 0.0
+    other_s: float = 0.0
+    cut: int = 0
+
+    def line(self) -> str:
+        """One line: ``start 3.1 s before the wall; wall 58.2 s: rounds 50.3 s (compile 9.4, check 18.4, timing 1.7
+        s of candidates' own), re-time 4.0 s, other 3.9 s; 1 cut``."""
+        cut = f"; {self.cut} candidate(s) cut at the session's limit" if self.cut else ""
+        return (
+            f"start {self.start_s:.1f} s before the wall; wall {self.wall_s:.1f} s: rounds {self.rounds_s:.1f} s "
+            f"(compile {self.compile_s:.1f}, check {self.check_s:.1f}, timing {self.bench_s:.1f} s of the candidates' "
+            f"own), re-time {self.retime_s:.1f} s, other {self.other_s:.1f} s{cut}"
+        )
