@@ -1109,11 +1109,13 @@ def _stale_copies(
         kept: dict[int, set[str]] = {}  # a value a setting still holds unmoved -> the sizes that setting tiles
         tiles: dict[str, set[str]] = {}  # a moved setting -> the sizes it tiles, as the launch passes them
         products: dict[int, tuple[str, int]] = {}  # two settings' product the edit moves -> (their names, the new)
+        own: set[str] = set()  # a local each launch passes as one setting of its own, before and after the edit
         for (_, o_call), (_, n_call) in zip(before, after, strict=True):
             kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
             if kernel is None:
                 continue
             was, now = _passed(o_call, kernel), _passed(n_call, kernel)
+            own |= _own_names(was) & _own_names(now)
             params = {p.name.value for p in (*kernel.params.params, *kernel.params.kwonly_params)}
             sizes = {
                 block: {_code(now[size]) for size in compared if size in now}
@@ -1137,6 +1139,8 @@ def _stale_copies(
             b = _int(divisor)
             if before is not None and before != b:
                 continue  # a literal the edit itself moved (the grid's copy of another tile): no stale copy
+            if isinstance(divisor, cst.Name) and divisor.value in own:
+                continue  # the setting itself (vLLM's cdiv(max_seq_length, BLOCK_M) beside BLOCK_M), not a copy
             if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
                 b = _launch_value(n, divisor)
                 b = b if b is not None or not constants else constants.get(divisor.value)
@@ -1164,6 +1168,13 @@ def _stale_copies(
                 f"indexes by program, so the two would disagree at sizes of more than one block: not written"
             )
     return None
+
+
+def _own_names(passed: Mapping[str, cst.BaseExpression]) -> set[str]:
+    """The names a launch passes as the value of exactly one of its settings (``BLOCK_M`` for ``BLOCK_M``): a
+    divisor that reads one is that setting, moved with it; a name two settings share is not its own."""
+    names = [v.value for v in passed.values() if isinstance(v, cst.Name)]
+    return {n for n in names if names.count(n) == 1}
 
 
 #: Calls that allocate a tensor of the shape their positional arguments give (``torch.empty(M, 128)``)
