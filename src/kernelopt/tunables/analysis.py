@@ -2976,6 +2976,40 @@ class _Analyzer:
                             return True
         return False
 
+    def written_hook(self, configs_expr: cst.BaseExpression, line: int) -> str | None:
+        """``pre_hook=...`` as every ``triton.Config`` of a list built by code writes it, when a pinned list written at
+        ``line`` can carry it as written: a call of a module-level function of this file defined above ``line`` with
+        literal arguments (GemLite's ``pre_hook=init_to_zero("c_ptr")`` in each config of ``get_autotune_config()``:
+        a closure, which no name holds, rebuilt by the same call). The configs are the ``Config`` calls in the
+        expression and, for a call of a function of this file (``get_autotune_config()``), in its body; ``None``
+        when one writes no hook, they differ, or the hook is anything else."""
+        roots: list[cst.CSTNode] = [configs_expr]
+        if isinstance(configs_expr, cst.Call) and isinstance(configs_expr.func, cst.Name):
+            fns = self.functions.get(configs_expr.func.value, [])
+            if len(fns) != 1:
+                return None
+            roots.append(fns[0].node.body)
+        calls = _ConfigCalls()
+        for root in roots:
+            visit(root, calls)
+        hooks = set()
+        for call in calls.found:
+            given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "pre_hook"]
+            if len(given) != 1:
+                return None
+            hooks.add(self.code(given[0]))
+            hook = given[0]
+            if not (
+                isinstance(hook, cst.Call)
+                and isinstance(hook.func, cst.Name)
+                and self.named_before(hook.func.value, line)
+                and all(a.keyword is None and a.star == "" and self.literal(a.value) is not None for a in hook.args)
+            ):
+                return None
+        if len(hooks) != 1:
+            return None
+        return f"pre_hook={hooks.pop()}"
+
     def config_callee(self) -> str:
         """How this module names ``triton.Config`` (``Config`` when imported from triton, else ``triton.Config``)."""
         for b in self.module_bindings.get("Config", []):
@@ -2992,6 +3026,8 @@ class _Analyzer:
         hooked = [
             i for i, c in enumerate(space.configs) if c.pre_hook and not self.named_before(c.pre_hook_name, span.line)
         ]
+        if hooked and all(c.pre_hook for c in space.configs) and self.written_hook(configs_expr, span.line):
+            hooked = []  # each config's hook is rebuilt by the call every config writes (written_hook)
         for ci, config in enumerate(space.configs):
             group = f"{kernel}.configs[{ci}] ({self.loc(span.line)})"
             refused = None
@@ -3281,6 +3317,18 @@ class _RaiseGuards(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
+
+
+class _ConfigCalls(cst.CSTVisitor):
+    """The ``triton.Config(...)`` / ``Config(...)`` calls under a node."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = _dotted(node.func)
+        if name is not None and name.split(".")[-1] == "Config":
+            self.found.append(node)
 
 
 class _Returns(cst.CSTVisitor):

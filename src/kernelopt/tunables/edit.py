@@ -199,6 +199,8 @@ def pin_configs(
     written = source[span.start : span.end]
     unwritten = unwritten_options(source, expr, filename)
     carried = _carried_arguments(expr)
+    hook = an.written_hook(expr, span.line) if carried == () and all(c.pre_hook for c in configs) else None
+    carried = (hook,) if hook is not None else carried
     if carried is None or (
         not carried and any(c.pre_hook and not an.named_before(c.pre_hook_name, span.line) for c in configs)
     ):
@@ -446,8 +448,10 @@ def _tuned_first(source: str, kernel: str, filename: str, tuned: int) -> str | N
     """``source`` with ``kernel``'s ``early_config_prune`` wrapped so that the first ``tuned`` configs of its list
     (the tuned ones) run alone wherever the user's prune keeps one of them, and what it keeps otherwise (the
     original configs) as before: the autotuner picks among the original configs only where the tuned ones are
-    pruned. ``None`` where the prune is not a value of a literal ``prune_configs_by={...}`` in the decorator. A
-    wrapper an earlier tune wrote is kept, its count of tuned configs updated."""
+    pruned. The prune's result is listed first (GemLite's ``kernel_config_pruner`` is a generator) and a tuned
+    config is known by identity or by its values (that pruner yields a new ``triton.Config`` for each it keeps).
+    ``None`` where the prune is not a value of a literal ``prune_configs_by={...}`` in the decorator. A wrapper an
+    earlier tune wrote is kept, its count of tuned configs updated."""
     an, _, _ = analyze(source, filename)
     earlier = _wrapper(an, source, kernel)
     if earlier is not None:
@@ -465,8 +469,8 @@ def _tuned_first(source: str, kernel: str, filename: str, tuned: int) -> str | N
     wrapper = (
         f"def {name}(configs, named_args, **kwargs):  # {TUNED}\n"
         f'    """The tuned configs (first in the list) alone wherever {user} keeps one, else what it keeps."""\n'
-        f"    kept = {user}(configs, named_args, **kwargs)\n"
-        f"    tuned = [c for c in kept if any(c is t for t in configs[:{tuned}])]\n"
+        f"    kept = list({user}(configs, named_args, **kwargs))\n"
+        f"    tuned = [c for c in kept if any(c is t or c.all_kwargs() == t.all_kwargs() for t in configs[:{tuned}])]\n"
         "    return tuned or kept\n\n\n"
     )
     return source[:at] + wrapper + source[at : span.start] + name + source[span.end :]
