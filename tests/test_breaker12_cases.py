@@ -63,3 +63,105 @@ def test_a_table_of_settings_of_a_dict_bound_in_branches_is_correct_at_other_siz
     )
     (folder / "kernel.py").write_text(written)
     _all_correct(folder, [{"B": 1, "T": 3, "N": 5001}, {"B": 2, "T": 1, "N": 77}, {"B": 1, "T": 1, "N": 1}])
+
+
+def _gemlite_pinned() -> tuple[str, str]:
+    """GemLite's kernel.py and what pinning one config writes (the list's configs read back by an import)."""
+    from kernelopt.tunables.edit import keep_pruned_fallback, pin_configs
+    from kernelopt.tunables.evaluate import evaluate_autotune
+    from kernelopt.tunables.model import AutotuneConfig
+
+    source = (DATA / "gemlite_gemv" / "kernel.py").read_text()
+    evaluation = evaluate_autotune(DATA / "gemlite_gemv" / "kernel.py", device="cpu")
+    pick = AutotuneConfig(
+        kwargs={"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=2, pre_hook=True
+    )
+    pinned = pin_configs(source, "gemv_A16fWnO16f_int32packing_kernel", [pick], evaluation=evaluation).new_source
+    kept = keep_pruned_fallback(source, pinned, "gemv_A16fWnO16f_int32packing_kernel")
+    assert kept is not None
+    return source, kept[0]
+
+
+def test_a_pre_hook_every_config_builds_by_one_call_is_carried_into_the_pinned_list() -> None:
+    """Seen on 2026-12-06: gemlite_gemv, GemLite's int4 GEMV, builds its autotune list in ``get_autotune_config()``
+    with ``pre_hook=init_to_zero("c_ptr")`` in every ``triton.Config`` (the output is ``torch.empty``: each config
+    zeroes it before the split-K ``tl.atomic_add``). ``tunables`` refused every config, "a pre_hook that no
+    module-level name of kernel.py defined above the decorator holds (a lambda or a closure)": the closure has no
+    name, but the call that builds it does. A hook every config of a list built by code writes as the same call of
+    a module-level function with literal arguments is carried as written into the pinned list; a lambda is not."""
+    from kernelopt.tunables import discover_source
+    from kernelopt.tunables.evaluate import evaluate_autotune
+
+    source, written = _gemlite_pinned()
+    evaluation = evaluate_autotune(DATA / "gemlite_gemv" / "kernel.py", device="cpu")
+    listed = [t for t in discover_source(source, evaluation=evaluation) if ".configs[" in t.key]
+    assert listed and all(t.editable for t in listed), [t.refused_reason for t in listed][:1]
+    assert 'num_warps=4, num_stages=2, pre_hook=init_to_zero("c_ptr")),' in written, written
+    other = source.replace('pre_hook=init_to_zero("c_ptr"),', 'pre_hook=lambda nargs: nargs["c_ptr"].zero_(),')
+    assert not any(t.editable for t in discover_source(other, evaluation=evaluation) if ".configs[" in t.key)
+
+
+def test_a_tuned_list_behind_a_prune_that_yields_new_configs_keeps_a_config_at_every_size(tmp_path: Path) -> None:
+    """The list ``tune`` writes for gemlite_gemv: the tuned config first, the originals after, and GemLite's
+    ``early_config_prune`` wrapped so the tuned config alone runs where the prune keeps it. GemLite's prune is a
+    generator that yields a new ``triton.Config`` for each config it keeps (clamping ``BLOCK_SIZE_K`` to the
+    group): the wrapper took the tuned ones by identity from the generator, then returned the generator it had used
+    up, and the autotuner failed "min() arg is an empty sequence" at every size (the written kernel checked at
+    M=3,N=77,K=320 and M=1,N=1,K=64). The prune's result is listed first and a tuned config is known by identity or
+    by its values: the tuned one alone where the prune keeps it as it is, the prune's configs elsewhere."""
+    from tests.conftest import load_fresh, triton_interpreted
+
+    _, written = _gemlite_pinned()
+    assert "kept = list(kernel_config_pruner(configs, named_args, **kwargs))" in written, written
+    path = tmp_path / "kernel.py"
+    path.write_text(written)
+    with triton_interpreted():
+        module = load_fresh(path, "_b12_gemlite_written")
+    kernel = module.gemv_A16fWnO16f_int32packing_kernel
+    wrapper = module._gemv_A16fWnO16f_int32packing_kernel_tuned_first
+    sizes = {"M": 1, "N": 200, "K": 256, "group_size": 64, "elements_per_sample": 8}
+    alone = wrapper(kernel.configs, sizes)
+    assert [c.all_kwargs() for c in alone] == [kernel.configs[0].all_kwargs()]
+    narrow = wrapper(kernel.configs, {**sizes, "N": 40, "group_size": 16})  # the prune rewrites the tuned config
+    assert narrow and all(c.kwargs["BLOCK_SIZE_K"] == 16 and c.kwargs["BLOCK_SIZE_N"] == 64 for c in narrow)
+
+
+SHARED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add(x_ptr, y_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    m = (rm[:, None] < M) & (rn[None, :] < N)
+    p = rm[:, None] * N + rn[None, :]
+    tl.store(y_ptr + p, tl.load(x_ptr + p, mask=m) + 1, mask=m)
+
+
+def run(x):
+    M, N = x.shape
+    y = torch.empty_like(x)
+    BLOCK = 32
+    _add[(triton.cdiv(M, BLOCK), triton.cdiv(N, BLOCK))](x, y, M, N, BLOCK_M=BLOCK, BLOCK_N=BLOCK)
+    return y
+"""
+
+
+def test_a_grid_dividing_by_a_setting_it_passes_is_no_stale_copy_of_another_tile() -> None:
+    """Seen on 2026-12-06: lora_shrink, vLLM's punica LoRA shrink, binds ``BLOCK_M = 32``, ``BLOCK_N = 16``,
+    ``BLOCK_K = 32``, ``SPLIT_K = 8`` and launches ``(cdiv(max_seq_length, BLOCK_M) * cdiv(N, BLOCK_N), SPLIT_K,
+    batches)``. ``tune`` set aside every candidate whose BLOCK_M took another tile's old value, "BLOCK_N=32 moves the
+    tile from 16, but line 107 still divides by 16 (triton.cdiv(max_seq_length, BLOCK_M), BLOCK_M = 16): a copy of
+    the tile's value" (and "BLOCK_N * SPLIT_K moves from 128 ..." where BLOCK_M was 128): the divisor is BLOCK_M
+    itself, which the launch passes as its own setting and the edit moves with it. A name a launch passes as one
+    setting of its own, before and after the edit, is that setting; a name two settings share is still a copy."""
+    from kernelopt.tunables.guard import guard_edit
+
+    old = (DATA / "lora_shrink" / "kernel.py").read_text()
+    new = old.replace("    BLOCK_M = 32\n    BLOCK_N = 16\n", "    BLOCK_M = 16\n    BLOCK_N = 32\n")
+    assert "still divides" not in (guard_edit(old, new).note or "")
+    shared = SHARED.replace("BLOCK_N=BLOCK)", "BLOCK_N=64)")
+    refused = guard_edit(SHARED, shared)
+    assert refused.new_source is None and "still divides by 32" in (refused.note or ""), refused.note
