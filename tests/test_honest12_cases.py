@@ -255,3 +255,34 @@ def test_one_configuration_is_judged_by_what_its_edit_runs_and_next_picks_by_the
     j = tuning.judgement
     assert j.better and tuning.result.best_config == runs, j
     assert j.gain_pct == pytest.approx((17.6 / 14.7 - 1) * 100), j  # its re-time against the current's
+
+
+@pytest.mark.timeout(60)
+def test_a_keyed_list_not_re_timed_whole_is_judged_in_the_first_round(tmp_path: Path) -> None:
+    """A keyed list of [1024, 8192] whose re-time (2x slower) took 2048 and 1024 but not 8192: the autotuner's pick at
+    each key is known in the first round only, so the table is judged there too, each shape's own best among the
+    first measurements (2048's 900 us against the list's 1000 on n=1000: +11.1 %), never a re-time (1800) against
+    a first measurement (1000), which read as 44 % slower."""
+    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
+    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE, _replayed, _timed
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KEYED_TABLE)
+    (folder / "reference.py").write_text(AXPB_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    listed = list_configs(prepared)
+    small, large = labels = tuple(s.label() for s in prepared.shapes)
+    first = [_timed(labels, 1024, 1000.0, 20000.0), _timed(labels, 8192, 1500.0, 5000.0),
+             _timed(labels, 2048, 900.0, 10000.0)]  # fmt: skip
+    first = [r.model_copy(update={"retimed": False}) for r in first]
+    again = [_timed(labels, 2048, 1800.0, 20000.0), _timed(labels, 1024, 2000.0, 40000.0)]
+    before = _replayed(prepared, first, {"BLOCK": 2048}, {"BLOCK": 1024}, 42000.0)
+    retimed = before.result.model_copy(update={"retimed": again})
+    before = replace(before, result=retimed, per_shape=tuple(per_shape(first, again, {"BLOCK": 2048}, {"BLOCK": 1024})))
+    assert before.per_shape[0].best_latency_us == 1800.0  # as tune_folder has them: the re-time's
+    judged = judge_against_list(before, listed)
+    j = judged.judgement
+    assert j.better and j.gain_pct == pytest.approx((1000.0 / 900.0 - 1) * 100), j
+    figures = {s.shape: (s.best_latency_us, s.current_latency_us) for s in judged.per_shape}
+    assert figures == {small: (900.0, 1000.0), large: (5000.0, 5000.0)}

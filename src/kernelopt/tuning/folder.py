@@ -119,6 +119,7 @@ from kernelopt.tuning.shapes import (
     ShapeChoice,
     check_entries,
     choose,
+    latest,
     partial,
     per_shape,
     same_round,
@@ -1249,15 +1250,19 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     would be written (each shape's own best for a table, else the one best) is judged against it
     (:func:`~kernelopt.tuning.session.judge_table`). Unchanged when a configuration of the list was not timed on
     every shape; one its author's screen set aside at a shape is left out there, as the autotuner skips it
-    (leftovers10)."""
+    (leftovers10). Both sides from one round (:func:`~kernelopt.tuning.shapes.same_round`): where the re-time did
+    not take every configuration of the list, the first measurements, the shapes' own bests among them too."""
     result = tuning.result
     if result.best_config is None:
         return tuning
     pool = same_round(result.results, result.retimed, configs, partly=True)
+    per = tuning.per_shape
+    if any(c not in latest(result.retimed, partly=True) for c in configs):
+        per = tuple(per_shape(result.results, [], result.best_config, result.current_config))
     table = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []
-    for shape in tuning.per_shape:
+    for shape in per:
         ran = [pool[c].latency_us_by_shape.get(shape.shape) if c in pool else None for c in configs]
         skipped = [c in pool and partial(pool[c]) for c in configs]  # where it has no latency, it was set aside
         if any(at is None and not aside for at, aside in zip(ran, skipped, strict=True)) or all(a is None for a in ran):
