@@ -286,3 +286,43 @@ def test_a_keyed_list_not_re_timed_whole_is_judged_in_the_first_round(tmp_path: 
     assert j.better and j.gain_pct == pytest.approx((1000.0 / 900.0 - 1) * 100), j
     figures = {s.shape: (s.best_latency_us, s.current_latency_us) for s in judged.per_shape}
     assert figures == {small: (900.0, 1000.0), large: (5000.0, 5000.0)}
+
+
+@pytest.mark.timeout(60)
+def test_a_literal_the_computation_gives_at_every_shape_timed_is_judged_by_its_own_timing(tmp_path: Path) -> None:
+    """breaker10's two sizes (``BLOCK_M`` from M, tabled; ``BLOCK_N = next_power_of_2(N)`` kept at its computation) at
+    two entries of 100 columns: a pick of ``BLOCK_N=128``, which the computation gives at both, is written as the
+    computation and runs the pick itself wherever the session timed it: judged by the pick's timing. A pick of
+    ``BLOCK_N=256`` is written as the computation's 128, a configuration never timed: not better."""
+    from kernelopt.tuning.folder import FolderTuning, TuneRequest, judge_written, prepare_folder
+    from kernelopt.tuning.session import SessionResult, StopReason, judge_gain
+    from tests.test_breaker10_cases import TWO_SIZES, TWO_SIZES_REFERENCE
+
+    folder = tmp_path / "two_sizes"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(TWO_SIZES)
+    entries = '[{"M": 20, "N": 100}, {"M": 100, "N": 100}]'
+    (folder / "reference.py").write_text(
+        TWO_SIZES_REFERENCE.replace('[{"M": 20, "N": 100}, {"M": 100, "N": 60}]', entries)
+    )
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    labels = [s.label() for s in prepared.shapes]
+    current = {"BLOCK_M": COMPUTED, "BLOCK_N": COMPUTED}
+
+    def judged(pick: dict) -> Any:
+        won = _result(pick, dict.fromkeys(labels, 1.0), retimed=True)
+        now = _result(current, dict.fromkeys(labels, 2.0), retimed=True)
+        result = SessionResult(
+            best_config=pick, best_latency_us=won.latency_us, current_config=current, current_latency_us=now.latency_us,
+            results=[won, now], retimed=[won, now], evaluations=2, served=0, budget=2, space_size=10, wall_s=1.0,
+            stop=StopReason.CANDIDATES, strategy="local",
+        )  # fmt: skip
+        shapes = per_shape([won, now], [won, now], pick, current)
+        tuning = FolderTuning(prepared, result, judge_gain(result), per_shape=tuple(shapes), choice=choose(shapes))
+        return judge_written(tuning).judgement
+
+    assert judged({"BLOCK_M": 16, "BLOCK_N": 128}).better
+    j = judged({"BLOCK_M": 16, "BLOCK_N": 256})
+    assert (
+        not j.better and "BLOCK_N kept at its computation: it reads N, not M), a configuration never timed" in j.reason
+    )

@@ -1154,6 +1154,8 @@ def judge_written(tuning: FolderTuning) -> FolderTuning:
     if written == Config.of(best):
         return tuning
     dropped = [k for k in prepared.tabled if k in best and k not in names and not is_computed(best[k])]
+    if _same_where_timed(prepared, best, names, dropped):
+        return tuning
     reads = sorted({r for k in dropped for r in prepared.tabled[k].size_names}) or ["no size"]
     head = (
         f"{config_text(best)} is written as {config_text(written)} ({', '.join(dropped)} kept at its computation: it "
@@ -1178,6 +1180,25 @@ def judge_written(tuning: FolderTuning) -> FolderTuning:
     judgement = judgement.model_copy(update={"reason": f"{head}; {judgement.reason}"})
     shapes = per_shape(alt.results, alt.retimed, alt.best_config, alt.current_config)
     return replace(tuning, result=alt, judgement=judgement, per_shape=tuple(shapes))
+
+
+def _same_where_timed(
+    prepared: PreparedFolder, best: Mapping[str, Value], names: Sequence[str], dropped: Sequence[str]
+) -> bool:
+    """Whether the pick with ``dropped`` at their computation runs the pick itself at every shape the session ran:
+    there the computation gave the pick's values of ``dropped`` (the run told them), and where it reads one of the
+    table's ``names`` (num_warps from BLOCK_SIZE), from the values the pick gives them (computed, or the same
+    literal). Then the pick's timing is the written kernel's (a literal the session timed as the computation's
+    twin)."""
+    ran = computed_by_shape(prepared)
+    reads = {n for k in dropped for n in names if n in prepared.tabled[k].size_names}
+    for shape in prepared.ran_shapes:
+        told = ran.get(shape.label(), {})
+        if not all(is_computed(best[n]) or same_value(best[n], told.get(n)) for n in reads if n in best):
+            return False
+        if not all(same_value(best[k], told.get(k)) for k in dropped):
+            return False
+    return bool(prepared.ran_shapes)
 
 
 #: The most configurations a keyed autotune list may hold for a session to time each of them as the kernel as
