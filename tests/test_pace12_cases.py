@@ -263,3 +263,44 @@ def test_every_entry_s_workers_start_together_and_a_checked_candidate_is_timed_w
         ev.bound(limit)
         [late] = ev.evaluate([Config.of({"BLOCK": 64})])
         assert late.outcome is Outcome.NOT_RUN_BUDGET and "not sent" in (late.reason or "") and limit.cut == 1
+
+
+def test_a_hung_candidate_s_request_is_cut_at_the_session_s_pace_and_says_so(tmp_path: Path) -> None:
+    """A real bench worker, a candidate that never returns: with the session's pace bound at 2 s (a floor of 2 s, 1x a
+    pace of 0.5 s) its request is cut there, not at its own 30 s, and its reason says whose limit it was."""
+    from kernelopt.tuning.kernel_evaluator import KernelEvaluator, Refusal
+    from kernelopt.tuning.problem import Problem
+
+    hang = (ADD.parent / "candidates" / "hang.py").read_text()
+
+    def apply(config: Config) -> str | Refusal:
+        return hang
+
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    base = (ADD / "kernel.py").read_text()
+    budget = Budget(10, time.monotonic, wall_s=600.0)
+    budget.start()
+    limit = CandidateLimit(budget, factor=1.0, floor_s=2.0)
+    limit.observe(0.5)
+    with KernelEvaluator(Problem.from_folder(ADD, device="cpu"), base, apply, session_dir=tmp_path, settings=_settings(),
+                         env=env) as ev:  # fmt: skip
+        ev.start()
+        ev.bound(limit)
+        t0 = time.monotonic()
+        [r] = ev.evaluate([Config.of({"BLOCK": 64})])
+        took = time.monotonic() - t0
+    assert r.outcome is Outcome.RUN_TIMEOUT and took < 20.0, (r, took)
+    assert "no reply within 2 s" in (r.reason or "") and "cut at the session's pace: 1x the 0.5 s" in (r.reason or "")
+    assert limit.cut == 1
+
+
+def test_a_request_with_no_time_left_is_not_sent_and_its_worker_is_not_started(tmp_path: Path) -> None:
+    """The pool answers ``NOT_SENT`` for every request its limit says no to, without starting a worker for it."""
+    from kernelopt.worker.client import WorkerProcess
+    from kernelopt.worker.messages import FailureKind, Service
+    from kernelopt.worker.pool import NOT_SENT, Job, WorkerPool
+
+    worker = WorkerProcess(Service.BENCH, log_dir=tmp_path)
+    answers = WorkerPool([worker]).run([Job("evaluate", {}), Job("evaluate", {})], timeout_s=lambda: None)
+    assert [(a.outcome, a.reason) for a in answers] == [(FailureKind.NOT_SENT, NOT_SENT)] * 2  # type: ignore[union-attr]
+    assert worker.starts == 0
