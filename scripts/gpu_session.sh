@@ -67,6 +67,9 @@
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
 #   net11      scripts/gpu_net11.sh: the net behind the rules on cuda at 2**20 elements with module-level sizes moved
+#   breaker12  scripts/gpu_breaker12.sh: the twelfth held-out trial's kernels (Transformer Engine's MoE permutation,
+#              fla's l2norm, Liger-Kernel's DyT and sparsemax, vLLM's LoRA shrink, LightLLM's token attention, GemLite's
+#              int4 GEMV) and its written forms compiled and correct at realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
 #              and a code key kept, tune --device cuda on two KernelBench examples (the net at their moved sizes)
@@ -108,6 +111,7 @@ breaker8 420 scripts/gpu_breaker8.sh
 breaker9 420 scripts/gpu_breaker9.sh
 breaker10 480 scripts/gpu_breaker10.sh
 breaker11 480 scripts/gpu_breaker11.sh
+breaker12 480 scripts/gpu_breaker12.sh
 tunegaps11 300 scripts/gpu_tunegaps11.sh
 tuneleft9 300 scripts/gpu_tuneleft9.sh
 leftovers10 360 scripts/gpu_leftovers10.sh

@@ -165,3 +165,64 @@ def test_a_grid_dividing_by_a_setting_it_passes_is_no_stale_copy_of_another_tile
     shared = SHARED.replace("BLOCK_N=BLOCK)", "BLOCK_N=64)")
     refused = guard_edit(SHARED, shared)
     assert refused.new_source is None and "still divides by 32" in (refused.note or ""), refused.note
+
+
+# ------------------------------------------------------------------------------------- on a GPU
+
+#: what ``tune`` writes (or wrote on the CPU, 2026-12-06) for five of the trial's kernels, checked on the GPU
+GPU_PICKS = {
+    "liger_dyt": {"BLOCK_N": 256, "num_warps": 4, "num_stages": 1},
+    "lora_shrink": {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 64, "SPLIT_K": 4},
+    "gemlite_gemv": {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "num_warps": 4, "num_stages": 2},
+    "lightllm_tokatt": {"BLOCK_N": 128},
+    "fla_l2norm": {"BT": 512, "num_warps": 1},
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(900)
+def test_the_twelfth_trial_s_kernels_and_written_forms_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): the eight originals at their SHAPES' kind and at realistic
+    sizes (256 MB to 1 GB a tensor where the kernel allows: TE's permutation of 16 K tokens x 4096 to 8 experts and
+    its unpermute backward, fla's l2norm of 1 GB on both of its kernels, Liger's DyT of 1 GB and sparsemax of 64 x
+    32768 x 128, vLLM's LoRA shrink of 4096 sequences x 4096 (tf32 in tl.dot: the reference's 1e-2), LightLLM's
+    token attention over a 1.2 GB cache, GemLite's int4 GEMV of 16384 x 16384), and the forms ``tune`` writes
+    (:data:`GPU_PICKS`: DyT's table over N after the branches' dict, the LoRA tiles with BLOCK_N guarded, GemLite's
+    pinned config with its pre_hook and prune wrapper, LightLLM's BLOCK = 128, fla's BT = 512 list, the CPU's pick),
+    correct at sizes no entry names."""
+    from tests.gpu_correct import assert_correct, written_files
+    from tests.test_breaker7_cases import _outputs_checked
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    written = written_files(DATA, GPU_PICKS, tmp_path)
+    cases: list[tuple[str, Path | None, list[dict[str, int]]]] = [
+        ("te_permute", None, [{"T": 11, "E": 3, "H": 33}, {"T": 16384, "E": 8, "H": 4096}]),
+        ("te_unperm_bwd", None, [{"T": 9, "E": 3, "H": 40}, {"T": 16384, "E": 8, "H": 4096}]),
+        (
+            "fla_l2norm",
+            None,
+            [{"B": 3, "T": 130, "D": 100}, {"B": 64, "T": 32768, "D": 128}, {"B": 8, "T": 8192, "D": 4096}],
+        ),
+        ("fla_l2norm", written["fla_l2norm"], [{"B": 1, "T": 1000, "D": 512}, {"B": 64, "T": 32768, "D": 128}]),
+        ("liger_dyt", None, [{"B": 4, "T": 9, "N": 33}, {"B": 8, "T": 8192, "N": 4096}]),
+        ("liger_dyt", written["liger_dyt"], [{"B": 1, "T": 3, "N": 5001}, {"B": 8, "T": 8192, "N": 4096}]),
+        ("liger_sparsemax", None, [{"B": 5, "N": 7, "T": 6}, {"B": 64, "N": 32768, "T": 128}]),
+        ("lora_shrink", None, [{"B": 3, "L": 3, "R": 32, "K": 96}, {"B": 4096, "L": 8, "R": 16, "K": 4096}]),
+        (
+            "lora_shrink",
+            written["lora_shrink"],
+            [{"B": 2, "L": 2, "R": 24, "K": 100}, {"B": 4096, "L": 8, "R": 64, "K": 4096}],
+        ),
+        (
+            "lightllm_tokatt",
+            None,
+            [{"B": 5, "HQ": 2, "HK": 1, "D": 16, "S": 9}, {"B": 16, "HQ": 32, "HK": 8, "D": 128, "S": 8192}],
+        ),
+        ("lightllm_tokatt", written["lightllm_tokatt"], [{"B": 3, "HQ": 6, "HK": 3, "D": 32, "S": 257}]),
+        ("gemlite_gemv", None, [{"M": 1, "N": 33, "K": 128}, {"M": 4, "N": 16384, "K": 16384}]),
+        ("gemlite_gemv", written["gemlite_gemv"], [{"M": 3, "N": 77, "K": 320}, {"M": 1, "N": 16384, "K": 16384}]),
+    ]
+    for name, kernel_py, shapes in cases:
+        assert_correct(DATA / name, shapes, _outputs_checked, kernel_py=kernel_py)

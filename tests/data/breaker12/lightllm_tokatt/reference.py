@@ -13,7 +13,7 @@ def get_inputs(B=3, HQ=4, HK=4, D=64, S=70, device="cpu"):
     g = torch.Generator().manual_seed(B * 100000 + HQ * 1000 + HK * 100 + D + S)
     b_seqlen = torch.randint(1, S + 1, (B,), generator=g)
     b_seqlen[0] = S
-    slots = 4 * B * S
+    slots = 2 * (B + 2) * S
     k_cache = torch.randn(slots, HK, D, generator=g)
     n_req = B + 2
     req_to_tokens = torch.randperm(slots, generator=g)[: n_req * S].reshape(n_req, S).to(torch.int32)

@@ -90,16 +90,18 @@ except RuntimeError:
 
 
 def make_row_id_map(routing_map):
+    """Expert-major destination rows: expert e's tokens, in token order, after experts 0..e-1's."""
     num_tokens, num_experts = routing_map.shape
     routed = routing_map.t().reshape(-1).to(torch.int64)
     dest = (torch.cumsum(routed, 0) - 1).reshape(num_experts, num_tokens).t()
-    row_id_map = torch.full((num_tokens, 2 * num_experts + 1), -1, dtype=torch.int32, device=routing_map.device)
-    for t in range(num_tokens):
-        experts = torch.nonzero(routing_map[t]).flatten()
-        n = experts.numel()
-        row_id_map[t, :n] = dest[t, experts].to(torch.int32)
-        row_id_map[t, num_experts : num_experts + n] = experts.to(torch.int32)
-        row_id_map[t, 2 * num_experts] = n
+    experts = torch.arange(num_experts, device=routing_map.device)
+    order = torch.where(routing_map, experts, experts + num_experts).argsort(dim=1)  # routed experts first
+    n_routed = routing_map.sum(1, keepdim=True)
+    live = experts[None, :] < n_routed
+    row_id_map = torch.empty((num_tokens, 2 * num_experts + 1), dtype=torch.int32, device=routing_map.device)
+    row_id_map[:, :num_experts] = torch.where(live, dest.gather(1, order), -1)
+    row_id_map[:, num_experts : 2 * num_experts] = torch.where(live, order, -1)
+    row_id_map[:, 2 * num_experts] = n_routed[:, 0]
     return row_id_map
 
 
