@@ -10,6 +10,7 @@ run's evaluations, its session wall (``wall_s``), the process's wall, evaluation
 the session re-timed and wrote, and the tree's ``pace`` breakdown where it has one.
 
     python benchmarks/pace12_session.py --before /path/to/old/checkout [--after .] [--start-s 8] [--wall-s 60]
+                                        [--repetitions N]
 """
 
 from __future__ import annotations
@@ -44,13 +45,14 @@ def folder(root: Path, start_s: float) -> Path:
     return out
 
 
-def run(tree: Path, start_s: float, wall_s: float) -> dict[str, object]:
+def run(tree: Path, start_s: float, wall_s: float, repetitions: int | None = None) -> dict[str, object]:
     """One ``tune`` of a fresh copy with ``tree``'s source; its figures."""
     with tempfile.TemporaryDirectory(prefix="pace12-") as tmp:
         problem = folder(Path(tmp), start_s)
         env = {**os.environ, "PYTHONPATH": str(tree / "src"), "TRITON_INTERPRET": "1"}
         argv = [sys.executable, "-m", "kernelopt", "tune", str(problem), "--device", "cpu", "--json"]
         argv += ["--budget-wall-s", f"{wall_s:g}", "--out", str(Path(tmp) / "logs")]
+        argv += ["--repetitions", str(repetitions)] if repetitions else []
         t0 = time.monotonic()
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=wall_s * 4 + 300, check=False)
         process_s = time.monotonic() - t0
@@ -65,6 +67,7 @@ def run(tree: Path, start_s: float, wall_s: float) -> dict[str, object]:
         "process_s": round(process_s, 1),
         "per_minute": round(60.0 * evaluations / process_s, 1),
         "stop": summary["stop"],
+        "outcomes": summary["outcomes"],
         "unretimed": summary.get("unretimed"),
         "better": summary.get("better"),
         "pace": summary.get("pace"),
@@ -77,9 +80,10 @@ def main() -> None:
     parser.add_argument("--after", type=Path, default=REPO, help="the checkout after it (default: this one)")
     parser.add_argument("--start-s", type=float, default=8.0, help="seconds each entry's inputs take to build")
     parser.add_argument("--wall-s", type=float, default=60.0, help="the session's wall time")
+    parser.add_argument("--repetitions", type=int, help="timing samples a candidate (tune's --repetitions)")
     args = parser.parse_args()
     for name, tree in (("before", args.before), ("after", args.after)):
-        row = run(tree.resolve(), args.start_s, args.wall_s)
+        row = run(tree.resolve(), args.start_s, args.wall_s, args.repetitions)
         print(f"{name}: {json.dumps(row)}", flush=True)
 
 
