@@ -168,3 +168,55 @@ def test_a_tuned_table_for_a_computed_tile_a_size_must_divide_is_not_written(
     assert refused.note.startswith(f"{target}=128 must divide n (the grid at line ") and "\n" not in refused.note
     warps = write_config(old, {"num_warps": 8}).new_source
     assert guard_edit(old, warps).new_source == warps
+
+
+#: A row sum whose K loop counts its blocks with math.ceil (K a constexpr): the loads check the rows, and the K axis
+#: only where ``KMASK`` is spliced in.
+_CEIL_LOOP = """import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rowsum(x_ptr, out_ptr, R, K: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    acc = tl.zeros([BLOCK_R], dtype=tl.float32)
+    for i in range(math.ceil(K / BLOCK_K)):
+        cols = i * BLOCK_K + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + rows[:, None] * K + cols[None, :], mask=(rows[:, None] < R)KMASK, other=0.0)
+        acc += tl.sum(x, axis=1)
+    tl.store(out_ptr + rows, acc, mask=rows < R)
+
+
+def run(x):
+    R, K = x.shape
+    out = torch.empty(R, dtype=torch.float32)
+    rowsum[(triton.cdiv(R, 16),)](x, out, R, K, BLOCK_R=16, BLOCK_K=32)
+    return out
+"""
+
+
+def test_a_loop_counted_by_math_ceil_is_a_ceiling_not_a_floor(tmp_path: Path) -> None:
+    """``range(math.ceil(K / BLOCK_K))`` covers K's tail as ``tl.cdiv`` does (one recogniser, blocks.ceil_count): it
+    was read as a floor ("the floor drops the tail, masks or not"), so a kernel checking K on every load had
+    ``BLOCK_K=64`` guarded by ``K % 64 == 0`` for nothing. Now it is written plainly there, right at K=96; where the
+    loads leave K unchecked, the guard stays, for the loads' reason."""
+    from .conftest import load_fresh, triton_interpreted
+
+    checked = _CEIL_LOOP.replace("KMASK", " & (cols[None, :] < K)")
+    plain = guard_edit(checked, checked.replace("BLOCK_K=32", "BLOCK_K=64"))
+    assert plain.new_source == checked.replace("BLOCK_K=32", "BLOCK_K=64") and plain.note is None, plain
+    unchecked = _CEIL_LOOP.replace("KMASK", "")
+    kept = guard_edit(unchecked, unchecked.replace("BLOCK_K=32", "BLOCK_K=64"))
+    assert kept.new_source is not None and "if K % 64 == 0:  # kernelopt: tuned" in kept.new_source, kept
+    assert "over loads that leave BLOCK_K unchecked" in (kept.note or ""), kept.note
+    written = tmp_path / "kernel.py"
+    written.write_text(plain.new_source)
+    with triton_interpreted():
+        import torch
+
+        x = torch.randn(20, 96)
+        got = load_fresh(written, "ceil_loop_kernel").run(x)
+    assert torch.allclose(got, x.sum(1), atol=1e-4)

@@ -1744,7 +1744,7 @@ def _counted_loops(
         if counted is None:
             continue
         size, block = counted
-        by_floor = cdiv_args(stop) is None
+        by_floor = ceil_count(stop) is None  # a count by math.ceil covers the tail as tl.cdiv does
         if floor is not None and by_floor != floor:
             continue
         if not isinstance(block, cst.Name) or block.value not in blocks(node):
