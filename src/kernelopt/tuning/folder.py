@@ -296,6 +296,12 @@ class PreparedFolder:
         return _computation_values(self.space, self.evaluation, self.shapes)
 
     @cached_property
+    def table_plans(self) -> dict[Config | None, tuple[list[str], str] | None]:
+        """The table plans made so far, by the configuration a table would hold (:func:`_table_plan`: the choice's
+        words, its judgement and the write each ask it of the one best)."""
+        return {}
+
+    @cached_property
     def size_readings(self) -> tuple[dict[str, KeyReading], dict[str, SizeValue]]:
         """What the net reads of reference.py to derive its sizes, once for every pick it checks: which ``SHAPES``
         keys are sizes (:func:`kernelopt.harness.sizekeys.key_roles` of ``get_inputs``) and its module-level sizes
@@ -1707,7 +1713,16 @@ def unheld_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
 
 def _table_plan(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
     """The computed knobs of ``best`` a table holds and the size it buckets on; ``None`` when no table can be
-    written (no computed knob, an autotune list, no size every shape names).
+    written (no computed knob, an autotune list, no size every shape names). Made once per configuration
+    (:attr:`PreparedFolder.table_plans`); read it, do not change it."""
+    key = Config.of(best) if best is not None else None
+    if key not in prepared.table_plans:
+        prepared.table_plans[key] = _planned_table(prepared, best)
+    return prepared.table_plans[key]
+
+
+def _planned_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> tuple[list[str], str] | None:
+    """:func:`_table_plan`, made.
 
     The size is a name their computation reads that every shape gives, the one that tells the shapes apart
     first: a name whose value differs between the entries, or is a size an entry names (``n_cols`` from ``cols``),
