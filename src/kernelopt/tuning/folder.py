@@ -483,9 +483,18 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     within = None
     if request.within is not None:
         space, within = _within(space, request.within, evaluation, shapes, problem.kernel_py.name)
-    # a value the guard refuses to write beside any other leaves the space before the strategy proposes it
+    # a value the guard refuses to write beside any other leaves the space before the strategy proposes it; the
+    # editors share one discovery of kernel.py
+    found = discover_source(base, problem.kernel_py.name, gpu=gpu, evaluation=evaluation)
     writable = knob_editor(
-        base, limits=limits, kernel=space.kernel, gpu=gpu, evaluation=evaluation, origins=space.origins, writable=True
+        base,
+        limits=limits,
+        kernel=space.kernel,
+        gpu=gpu,
+        evaluation=evaluation,
+        origins=space.origins,
+        writable=True,
+        found=found,
     )
     space = writable_space(space, writable, tunables)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
@@ -497,6 +506,7 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
         evaluation=evaluation,
         origins=space.origins,
         pin_current=problem.interpreted,
+        found=found,
     )
     key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
     prepared = PreparedFolder(
@@ -947,6 +957,7 @@ def tune_folder(
             origins=space.origins,
             pin_current=prepared.problem.interpreted,
             writable=True,
+            found=prepared.found,
         )
     )
     evaluator: KernelEvaluator | ShapesEvaluator

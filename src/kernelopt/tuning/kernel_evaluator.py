@@ -143,6 +143,7 @@ def knob_editor(
     origins: Mapping[str, KnobOrigin] | None = None,
     pin_current: bool = False,
     writable: bool = False,
+    found: Sequence[Tunable] | None = None,
 ) -> Apply:
     """An ``apply`` callable of :func:`kernelopt.tunables.apply_source` on ``base_source``: a configuration
     becomes the edited source (knobs already at their value are left out, so the current configuration is
@@ -155,12 +156,14 @@ def knob_editor(
     :func:`~kernelopt.tunables.guard.guard_edit` refuses (a tile that no longer divides a size the original
     handled, where no guard can be written: a module-level constant, a decorator's tile) is refused too, with the
     guard's one line, so a session never times what it could not write (its candidate would run unguarded). The
-    other arguments are ``apply_source``'s.
+    other arguments are ``apply_source``'s. ``found``: the knobs of ``base_source`` as :func:`discover_source` reads
+    them with these arguments, where the caller holds them (read, not changed).
 
     Raises:
         TunableError: ``base_source`` does not parse.
     """
-    found = discover_source(base_source, filename, gpu=gpu, evaluation=evaluation)
+    if found is None:
+        found = discover_source(base_source, filename, gpu=gpu, evaluation=evaluation)
     current = current_values(found)
     listed = autotune_list(kernel, evaluation, found) if origins and is_list_space(origins) else None
 
