@@ -2491,12 +2491,13 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
     jitted = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
     unmasked = {f.name.value: f for f in new_collector.functions if _is_jit(f) and _masked(f, jitted) is False}
     kernels = {f.name.value: f for f in new_collector.functions if _is_jit(f)}
+    plain: dict[int, list[Divides]] = {}  # what each launching function requires, read once for both rules
     if len(old_collector.statements) != len(new_collector.statements):
         # not a literal edit: tuned lines after a computed setting (one value, or a table by size)
-        why = _tuned_tiles(old, new_collector, unmasked, pos, ran_masked) if add else None
+        why = _tuned_tiles(old, new_collector, unmasked, pos, ran_masked, plain) if add else None
         if why is not None:
             return Guarded(None, why)
-        why = _uncovered_rows(old, new_collector, unmasked, pos) if add else None
+        why = _uncovered_rows(old, new_collector, unmasked, pos, plain) if add else None
         return Guarded(None, why) if why is not None else Guarded(new, None)
     why = _helper_argument(old_collector, new_collector, unmasked, pos, kernels) if add else None
     if why is not None:
@@ -2694,13 +2695,15 @@ def _tuned_tiles(
     unmasked: Mapping[str, cst.FunctionDef],
     pos: Positions,
     ran_masked: Collection[tuple[str, str]] = (),
+    made: dict[int, list[Divides]] | None = None,
 ) -> str | None:
     """Why the ``# kernelopt: tuned`` lines an edit adds after a computed setting cannot be written: one sets a tile
     the launching function says must divide a size (a grid of ``n // block`` programs, a kernel without masks, an
     ``assert``), and the value it overrides is computed, so which sizes the original handled is known only at the
     sizes checked (a tuned ``block = 128`` under ``if n <= 5000:`` is wrong at 192 where the computation gave 64);
     ``None`` when none does. Lines the original already held are not judged again. ``ran_masked``: the (block,
-    size) pairs whose one-block fill divisor evidence drops (:func:`guard_edit`)."""
+    size) pairs whose one-block fill divisor evidence drops (:func:`guard_edit`); ``made``: :func:`_plain_requirements`
+    made so far."""
     for fn in collector.functions:
         if _is_jit(fn):
             continue
@@ -2721,9 +2724,8 @@ def _tuned_tiles(
                     tile = _tile_id(small.targets[0].target)
                     if tile is None:
                         continue
-                    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
                     if needs is None:
-                        needs = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
+                        needs = _plain_requirements(fn, collector, unmasked, pos, made)
                     for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
                         if d.fills and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
                             continue  # the original ran masked-out lanes at an entry and passed: harmless there
@@ -2737,8 +2739,31 @@ def _tuned_tiles(
     return None
 
 
+def _plain_requirements(
+    fn: cst.FunctionDef,
+    collector: _Collector,
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    made: dict[int, list[Divides]] | None,
+) -> list[Divides]:
+    """:func:`_requirements` of the launching function ``fn`` of ``collector``'s text, with its kernels and no helper
+    read, made once per function for the rules that ask it of one text (``made``, by the function's id; ``None``:
+    made afresh): a tuned table's lines and its rows (:func:`_tuned_tiles`, :func:`_uncovered_rows`)."""
+    if made is not None and id(fn) in made:
+        return made[id(fn)]
+    kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
+    found = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
+    if made is not None:
+        made[id(fn)] = found
+    return found
+
+
 def _uncovered_rows(
-    old: str, collector: _Collector, unmasked: Mapping[str, cst.FunctionDef], pos: Positions
+    old: str,
+    collector: _Collector,
+    unmasked: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    made: dict[int, list[Divides]] | None = None,
 ) -> str | None:
     """Why a tuned table cannot be written: a row sets a block its kernel covers a size with (``cols < N``) and its
     test does not keep the block covering it; ``None`` when every row does. A row ``if R <= 32:  # kernelopt:
@@ -2769,7 +2794,7 @@ def _uncovered_rows(
                     if v is None:
                         continue
                     if needs is None:
-                        needs = _requirements(fn, unmasked, pos, kernels, imported=collector.imported)
+                        needs = _plain_requirements(fn, collector, unmasked, pos, made)
                     covering = (d for d in needs if d.covers and d.scale != (GRID_AXIS_MOST, 1))  # not v33's limit
                     for d in (d for d in covering if d.tile == ("name", name) and d.literal is None):
                         reach = d.reach(v)
