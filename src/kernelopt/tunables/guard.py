@@ -1751,9 +1751,7 @@ def _counted_loops(
             continue
         if floor and isinstance(size, cst.Name) and _takes_tail(kernel, size.value, block.value, stop):
             continue
-        given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
-        named = _tile_id(given) if isinstance(given, cst.Name) else None
-        tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
+        tile = _passed_tile(passed, block.value)
         if tile is None or not isinstance(size, cst.Name):
             continue
         name = size.value if size.value in passed else aliases.get(size.value, size.value)
@@ -1766,6 +1764,15 @@ def _counted_loops(
         )
         out.append(Divides(tile, host, line, why))
     return out
+
+
+def _passed_tile(passed: Mapping[str, cst.BaseExpression], block: str) -> tuple[str, str] | None:
+    """The tile a launch gives the kernel's block parameter ``block`` (``passed``: :func:`_passed`): the launch's own
+    name for it (``BLOCK_M=BM``: ``("name", "BM")``), or the parameter's where the launch passes a literal or leaves
+    it to a decorator (a heuristic, an autotune config: ``("meta", block)``); ``None`` for any other value."""
+    given = passed.get(block)
+    named = _tile_id(given) if isinstance(given, cst.Name) else None
+    return named if named is not None else ("meta", block) if given is None or _int(given) else None
 
 
 def _takes_tail(kernel: cst.FunctionDef, size: str, block: str, count: cst.CSTNode) -> bool:
@@ -1794,10 +1801,8 @@ def _kernel_divisions(call: cst.Call, kernel: cst.FunctionDef, line: int) -> lis
         size, block = node.left, node.right
         if not (isinstance(size, cst.Name) and isinstance(block, cst.Name)) or size.value not in passed:
             continue
-        given = passed.get(block.value)
-        named = _tile_id(given) if isinstance(given, cst.Name) else None
-        tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
-        if tile is not None and (given is not None or block.value in {p.name.value for p in kernel.params.params}):
+        tile = _passed_tile(passed, block.value)
+        if tile is not None and (block.value in passed or block.value in {p.name.value for p in kernel.params.params}):
             whole = _code(node.with_changes(lpar=[], rpar=[]))
             why = f"the kernel {kernel.name.value} counts {whole} whole tiles over loads without masks"
             out.append(Divides(tile, passed[size.value], line, why))
@@ -1879,9 +1884,7 @@ def _block_pointer_axes(
                 continue  # checked, and its padding read as no data
             if size.value not in passed and size.value not in loaded:
                 continue
-            given = passed.get(block.value)  # not passed: set by a decorator (a heuristic, an autotune config)
-            named = _tile_id(given) if isinstance(given, cst.Name) else None
-            tile = named if named is not None else ("meta", block.value) if given is None or _int(given) else None
+            tile = _passed_tile(passed, block.value)
             if tile is not None:
                 how = (
                     f"with a boundary check on axis {axis} whose padding a reduction reads as data"
