@@ -30,6 +30,7 @@ record), ``candidates/`` (one file per candidate source), ``logs/`` (the workers
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -486,28 +487,10 @@ def prepare_folder(request: TuneRequest) -> PreparedFolder:
     # a value the guard refuses to write beside any other leaves the space before the strategy proposes it; the
     # editors share one discovery of kernel.py
     found = discover_source(base, problem.kernel_py.name, gpu=gpu, evaluation=evaluation)
-    writable = knob_editor(
-        base,
-        limits=limits,
-        kernel=space.kernel,
-        gpu=gpu,
-        evaluation=evaluation,
-        origins=space.origins,
-        writable=True,
-        found=found,
-    )
-    space = writable_space(space, writable, tunables)
+    edits = functools.partial(knob_editor, base, limits=limits, gpu=gpu, evaluation=evaluation, found=found)
+    space = writable_space(space, edits(kernel=space.kernel, origins=space.origins, writable=True), tunables)
     out = Path(request.out) if request.out is not None else folder / DEFAULT_OUT
-    editor = knob_editor(
-        base,
-        limits=limits,
-        kernel=space.kernel,
-        gpu=gpu,
-        evaluation=evaluation,
-        origins=space.origins,
-        pin_current=problem.interpreted,
-        found=found,
-    )
+    editor = edits(kernel=space.kernel, origins=space.origins, pin_current=problem.interpreted)
     key = session_key(canonical_source(space, base, editor), problem, space, env=env, gpu=gpu, shapes=shapes)
     prepared = PreparedFolder(
         request=request,
