@@ -128,6 +128,7 @@ def test_the_workers_start_before_the_budget_s_clock_and_the_pace_says_where_the
     assert res.pace.rounds_s == pytest.approx(1.5 * res.evaluations)
     assert res.pace.check_s == pytest.approx(0.25 * 1.5 * res.evaluations)
     assert res.pace.retime_s > 0 and res.retimed
+    assert res.pace.screen_s == 0.0  # no edit layer here: nothing screened, on a clock that moves only when told
     assert res.pace.other_s == pytest.approx(res.wall_s - res.pace.rounds_s - res.pace.retime_s)
     line = res.pace.line()
     assert line.startswith("start 24.0 s before the wall; wall ") and "re-time" in line

@@ -194,6 +194,7 @@ class _Run:
     start_s: float = 0.0  # the workers' start, before the budget's clock
     rounds_s: float = 0.0  # the rounds' evaluations
     retime_s: float = 0.0  # the re-time of the top few (and of a current configuration never timed)
+    screen_s: float = 0.0  # the rounds' configurations made and screened before they ran (the edit layer's)
 
     def set_aside(self, config: Config) -> tuple[str, bool] | None:
         """Why ``config`` is not timed, and whether it is a refusal (recorded: the edit layer's, or larger tiles than
@@ -503,7 +504,9 @@ def _round(batch: Sequence[Config], evaluator: Evaluator, run: _Run) -> list[Res
     charge; results in order. An evaluator with a ``start`` (its workers) was started before the budget's clock
     (:func:`_start_workers`); one whose workers were not is started before the round's clock: the pace of a candidate
     never pays a start."""
+    screened_s = run.budget.clock()
     why = {c: w for c in batch if (w := run.set_aside(c)) is not None}
+    run.screen_s += run.budget.clock() - screened_s
     fresh = [c for c in batch if c.key() not in run.served_from and c not in why]
     start = getattr(evaluator, "start", None)
     if fresh and start is not None:  # the workers' start (once, then at once) is the session's, not the pace's:
@@ -686,7 +689,8 @@ def _pace(run: _Run) -> SessionPace:
         check_s=sum(r.check_s or 0.0 for r in measured),
         bench_s=sum(r.bench_s or 0.0 for r in measured),
         retime_s=run.retime_s,
-        other_s=max(0.0, wall - run.rounds_s - run.retime_s),
+        screen_s=run.screen_s,
+        other_s=max(0.0, wall - run.rounds_s - run.retime_s - run.screen_s),
         cut=run.limit.cut if run.limit is not None else 0,
     )
 
