@@ -698,7 +698,35 @@ class _Analyzer:
         return Span(start, end, rng.start.line, rng.end.line)
 
     def autotuned(self, info: _FuncInfo | None) -> bool:
-        return info is not None and "autotune" in self.decorators(info.node)
+        return info is not None and (
+            "autotune" in self.decorators(info.node) or info.node.name.value in self.wrapped_autotunes
+        )
+
+    @functools.cached_property
+    def wrapped_autotunes(self) -> dict[str, int]:
+        """Kernels of this file autotuned by a module-level call rather than a decorator, with the call's line:
+        Transformer Engine's ``_permute_kernel = triton.autotune(configs=[...], key=[...])(_permute_kernel)`` inside
+        ``try: ... except RuntimeError: pass``. Their configs set the launch options (none is offered at the launch)
+        and are listed refused (:meth:`autotune_configs`): an edit writes only a decorator's list."""
+        out: dict[str, int] = {}
+        for stmt in _module_statements(self.module.body):
+            for small in stmt.body:
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                    continue
+                target, value = small.targets[0].target, small.value
+                if not (isinstance(target, cst.Name) and isinstance(value, cst.Call) and len(value.args) == 1):
+                    continue
+                inner, wrapped = value.func, value.args[0].value
+                name = _dotted(inner.func) if isinstance(inner, cst.Call) else None
+                if (
+                    name is not None
+                    and name.split(".")[-1] == "autotune"
+                    and isinstance(wrapped, cst.Name)
+                    and wrapped.value == target.value
+                    and self.jit_kernel(target.value) is not None
+                ):
+                    out[target.value] = self.positions[small].start.line
+        return out
 
     def code(self, node: cst.CSTNode) -> str:
         return " ".join(self.module.code_for_node(node).split())
@@ -2936,6 +2964,20 @@ class _Analyzer:
                     continue
                 for ci, el in enumerate(configs):
                     self.config_entry(fname, ci, el)
+        for fname, line in self.wrapped_autotunes.items():
+            self.sites.append(
+                Site(
+                    f"{fname}.configs",
+                    "configs",
+                    TunableKind.AUTOTUNE_CONFIG,
+                    None,
+                    line,
+                    kernel=fname,
+                    refused=f"{fname}'s autotune list is applied by a call ({self.loc(line)}: {fname} = "
+                    f"triton.autotune(...)({fname})), not a decorator: kernelopt edits only a decorator's list; "
+                    "write it as @triton.autotune(...) above the kernel to tune its configs",
+                )
+            )
 
     def autotune_configs_expr(self, kernel: str) -> cst.BaseExpression | None:
         """The ``configs=`` expression of ``kernel``'s ``@triton.autotune`` (``None`` when there is none)."""
