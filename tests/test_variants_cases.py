@@ -901,6 +901,35 @@ def test_a_loop_stepping_by_a_product_of_settings_keeps_the_product_a_divisor(tm
 
 
 @pytest.mark.timeout(120)
+def test_a_row_covered_by_a_fixed_count_of_blocks_keeps_the_product_covering(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v43, wrongkernel12): chunks_row, each row (at most 1024 columns) one program summing
+    ``CHUNKS=4`` blocks of ``BLOCK=256``, ``for i in tl.static_range(CHUNKS)`` over ``i * BLOCK + tl.arange(0,
+    BLOCK)`` masked on the columns. ``CHUNKS=2`` (or ``BLOCK=128``) went out plainly with the rules alone: right at
+    the SHAPES' 300 and 500 columns; at 700 and 1000, which the original handled, the columns past 512 went
+    unsummed (the net caught it at 513). ``i * BLOCK`` was read as stepping by the block, as a loop over a size
+    does, so any block was read as covering any row. A loop counting to a number the launch fixes covers that many
+    blocks and no more: ``if n_cols <= 512``; a count the launch computes from the size (``triton.cdiv(n_cols,
+    256)``) still steps, and a literal count widens the block's reach (``n_cols <= 128 * 4``)."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("chunks_row", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK": 256, "CHUNKS": 2})
+    assert written is not None and note is not None and "    if n_cols <= 512:  # kernelopt: tuned\n" in written, note
+    wider = original.replace("BLOCK=256, CHUNKS=4", "BLOCK=128, CHUNKS=8")  # 1024 still: plainly
+    assert guard_edit(original, wider).new_source == wider
+    sized = original.replace("CHUNKS=4)", "CHUNKS=triton.cdiv(n_cols, 256))")
+    moved = sized.replace("BLOCK=256, CHUNKS=triton.cdiv(n_cols, 256)", "BLOCK=128, CHUNKS=triton.cdiv(n_cols, 128)")
+    assert guard_edit(sized, moved).new_source == moved
+    literal = original.replace("tl.static_range(CHUNKS)", "tl.static_range(4)").replace(", CHUNKS=4", "")
+    literal = literal.replace(", CHUNKS: tl.constexpr", "")
+    guarded = guard_edit(literal, literal.replace("BLOCK=256)", "BLOCK=128)")).new_source
+    assert guarded is not None and "    if n_cols <= 128 * 4:  # kernelopt: tuned\n" in guarded, guarded
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 3, "n_cols": 700}, {"n_rows": 2, "n_cols": 1000}, {"n_rows": 2, "n_cols": 300}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

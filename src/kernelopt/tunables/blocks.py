@@ -80,6 +80,10 @@ class OneBlock:
     bound: cst.BaseExpression | None = field(default=None, compare=False)
     """The comparison's bound in the kernel's parameters where it is not ``size`` itself (``2 * n_pairs`` for
     ``cols < 2 * n_pairs``): what one block must reach; ``None`` where it is ``size``."""
+    factors: tuple[str, ...] = ()
+    """The other parameters the covering range is a product with: a loop ``for i in tl.static_range(CHUNKS)``
+    over ``i * BLOCK + tl.arange(0, BLOCK)`` covers ``CHUNKS * BLOCK`` (v43); the block's reading names
+    ``CHUNKS``, the count's names the block."""
 
     def reach(self, block: int) -> int | None:
         """The largest size one block of ``block`` covers (``block // 2`` for a half-block range)."""
@@ -245,11 +249,15 @@ class _Kernel:
     """What the rule reads of one kernel body: the local assignments (in order, control flow ignored) and the
     loop variables."""
 
-    def __init__(self, kernel: cst.FunctionDef) -> None:
+    def __init__(self, kernel: cst.FunctionDef, fixed: Collection[str] | None = None) -> None:
         self.params = {p.name.value for p in kernel.params.params}
         self.body = kernel.body
         self.values: dict[str, list[cst.BaseExpression]] = {}
         self.loop_vars: set[str] = set()
+        # a loop variable counting to a fixed number (``for i in tl.static_range(CHUNKS)``, ``CHUNKS`` in ``fixed``
+        # or a literal) -> that count; read only where ``fixed`` is given (:func:`one_block`)
+        self.counted: dict[str, cst.BaseExpression] = {}
+        self.fixed = fixed
         self.bodies: list[cst.CSTNode] = []  # the body, then each helper's body read at a call
         self.add(kernel.body)
 
@@ -266,7 +274,44 @@ class _Kernel:
                 if node.value is not None:
                     self.values.setdefault(node.target.value, []).append(node.value)
             elif isinstance(node, cst.For):
+                count = self._fixed_count(node)
+                for name in _names(node.target):
+                    if count is not None and name not in self.loop_vars:
+                        self.counted[name] = count
+                    else:
+                        self.counted.pop(name, None)  # bound by another loop too: not read as counted
                 self.loop_vars |= _names(node.target)
+
+    def _fixed_count(self, loop: cst.For) -> cst.BaseExpression | None:
+        """The count of ``range(C)`` / ``tl.range(C)`` / ``tl.static_range(C)`` (or from a literal 0) when ``C``
+        is an integer literal or a name in :attr:`fixed`; ``None`` otherwise, or where ``fixed`` is not given."""
+        if self.fixed is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.target, cst.Name):
+            return None
+        name = dotted(loop.iter.func)
+        if name != "range" and name.split(".")[-1] not in ("range", "static_range"):
+            return None
+        args = [a.value for a in loop.iter.args if a.keyword is None and not a.star]
+        if len(args) == 2 and isinstance(args[0], cst.Integer) and args[0].evaluated_value == 0:
+            args = args[1:]
+        if len(args) != 1:
+            return None
+        count = _bare(args[0])
+        fixed = isinstance(count, cst.Integer) or (isinstance(count, cst.Name) and count.value in self.fixed)
+        return count if fixed else None
+
+    def counts(self, expr: cst.CSTNode, block: str) -> list[cst.BaseExpression]:
+        """The fixed counts (:attr:`counted`) whose loop variable multiplies ``block`` in the index ``expr``
+        (``i * BLOCK``), through its local assignments."""
+        nodes = [expr, *(v for name in self.reads(expr) for v in self.values.get(name, []))]
+        out: list[cst.BaseExpression] = []
+        for root in nodes:
+            for node in walk(root):
+                if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+                    continue
+                for one, other in ((node.left, node.right), (node.right, node.left)):
+                    if block in self.named(one) and not self.ranges(one):
+                        out += [self.counted[v] for v in sorted(self.reads(other) & set(self.counted))]
+        return out
 
     def resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """``expr`` with a local bound once followed to its value, again while the value is such a local (``n =
@@ -397,9 +442,11 @@ class _Kernel:
         return set().union(*(self.indexes(c, seen) for c in child_nodes(expr)))
 
     def moving(self, expr: cst.CSTNode) -> bool:
-        """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments)."""
+        """Whether ``expr`` reads a loop variable or a program id (directly or through local assignments); a loop
+        variable counting to a fixed number (:attr:`counted`) does not move past that count times a block."""
         nodes = [expr, *(v for name in self.reads(expr) for v in self.values.get(name, []))]
-        return bool(self.reads(expr) & self.loop_vars) or any(_calls(n, "program_id") for n in nodes)
+        loops = self.loop_vars - set(self.counted)
+        return bool(self.reads(expr) & loops) or any(_calls(n, "program_id") for n in nodes)
 
     def named(self, expr: cst.CSTNode) -> set[str]:
         """The names ``expr`` reads, with the block each local derived from one stands for (``HALF`` of
@@ -441,15 +488,20 @@ def steps_by(kernel: cst.FunctionDef, block: str) -> bool:
 
 
 def one_block(
-    kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None, external: Collection[str] = ()
+    kernel: cst.FunctionDef,
+    helpers: Mapping[str, cst.FunctionDef] | None = None,
+    external: Collection[str] = (),
+    fixed: Collection[str] | None = None,
 ) -> list[OneBlock]:
     """Every block parameter of ``kernel`` that covers a size with one block, one entry a comparison (see the
     module docstring); ``[]`` when it has none. ``helpers``: the module's ``@triton.jit`` functions, whose bodies
     are read at the kernel's calls as its own (variants v14: a one-block row softmax whose masked load and store
     sit in helpers, ``_load_row(ptr, cols, n_cols)``). ``external``: names of functions imported from another
     module: a block whose range one is given and that nothing steps by may be a row it covers, its size not known
-    (:attr:`OneBlock.size` ``None``: it moves only wider)."""
-    body = _Kernel(kernel)
+    (:attr:`OneBlock.size` ``None``: it moves only wider). ``fixed``: the parameters a launch gives a fixed
+    number (a literal); a loop counting to one of them, or to a literal, over ``i * BLOCK`` covers that many blocks
+    and no more (v43: :attr:`OneBlock.factors`); where ``None``, such a loop steps by the block, as before."""
+    body = _Kernel(kernel, fixed)
     unread: list[cst.Call] = []
     if helpers or external:
         own = {k: v for k, v in (helpers or {}).items() if k != kernel.name.value}
@@ -477,7 +529,14 @@ def one_block(
                     if not shared and not (isinstance(exact, cst.Name) and exact.value == size):
                         bound = exact if _arithmetic(exact, body.params) else None  # ``cols < 2 * n_pairs``
                         size = size if bound is not None else None
-                out.append(OneBlock(block, size, test, spans[block], bound))
+                counts, scale = body.counts(left, block), spans[block]
+                named = tuple(_code(c) for c in counts if isinstance(c, cst.Name))
+                for c in counts:  # a literal count widens the range's scale
+                    if isinstance(c, cst.Integer) and scale is not None:
+                        scale = (scale[0] * int(c.evaluated_value), scale[1])
+                out.append(OneBlock(block, size, test, scale, bound, named))
+                for i, count in enumerate(named):  # each count covers with the block and the other counts
+                    out.append(OneBlock(count, size, test, scale, bound, (block, *named[:i], *named[i + 1 :])))
     out += _block_pointer_blocks(kernel, body, stepping) + _descriptor_blocks(kernel, body, stepping)
     for call in unread:  # a range handed to a function whose body is not here: maybe a row it covers
         for arg in call.args:

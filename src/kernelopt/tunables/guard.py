@@ -95,7 +95,7 @@ class Divides:
     def holds(self, before: int, after: int) -> bool:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
         if self.covers:
-            return covers_as_before(self.scale, before, after)
+            return covers_as_before(self.scale, before * self.times_before, after * self.times)
         return (before * self.times_before) % (after * self.times) == 0
 
     @property
@@ -228,7 +228,7 @@ def _requirements(
     for written, call in _launch_calls(fn):
         kernel = (kernels or {}).get(dotted(call.func.value)) if isinstance(call.func, cst.Subscript) else None
         if kernel is not None:
-            out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported)
+            out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
             out += _grid_axis_limits(fn, call, kernel, pos[written].start.line)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
@@ -1468,16 +1468,22 @@ def _one_block_covers(
     helpers: Mapping[str, cst.FunctionDef] | None = None,
     imported: Collection[str] = (),
     only: Collection[str] | None = None,
+    launcher: cst.FunctionDef | None = None,
 ) -> list[Divides]:
     """What the launch ``call`` of a kernel that covers a size with one block (:func:`kernelopt.tunables.blocks.
     one_block`, the one rule for every form it is written in) says its block must do: cover the size the launch
     passes. One program handles that size up to the block, so a smaller block leaves the rest of a larger size
     undone (masked, silently). A size the comparison does not name is ``None``: no guard is written for it.
-    ``only``: the blocks to read (every one where ``None``)."""
+    ``only``: the blocks to read (every one where ``None``). ``launcher``: the function that launches, where a
+    parameter it passes a fixed number (a literal, or a local bound once to one) counts a loop of blocks
+    (``for i in tl.static_range(CHUNKS)`` over ``i * BLOCK``: one block of ``CHUNKS * BLOCK``, v43)."""
     passed = _passed(call, kernel)
     splat = any(a.star == "**" for a in call.args)  # ``**configs[x.dtype]``: the block by its key
+    fixed = None
+    if launcher is not None:
+        fixed = {name for name, value in passed.items() if _launch_value(launcher, value) is not None}
     out: list[Divides] = []
-    for reading in dict.fromkeys(one_block(kernel, helpers, imported)):
+    for reading in dict.fromkeys(one_block(kernel, helpers, imported, fixed)):
         block, size = reading.block, reading.size
         if (block not in passed and not splat) or (size is not None and size not in passed):
             continue
@@ -1502,8 +1508,21 @@ def _one_block_covers(
                 size_expr = reading.bound.visit(_Substitute(given)) if len(given) == len(names) else None
                 covers = _code(reading.bound)
                 why = f"the kernel {kernel.name.value} covers {covers} with {of} ({reading.test})"
-            out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale))
+            others = tuple(_passed_tile(passed.get(f), f) for f in reading.factors)
+            if reading.factors:
+                why += f" with {' * '.join(reading.factors)} in a product: a loop counting blocks"
+            out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
     return out
+
+
+def _passed_tile(given: cst.BaseExpression | None, param: str) -> tuple[str, str]:
+    """How a launch names the tile it passes a kernel parameter as: a name (or attribute) it passes, else the
+    launch keyword (``meta["CHUNKS"]``)."""
+    if isinstance(given, cst.Name | cst.Attribute):
+        tile = _tile_id(given)
+        if tile is not None:
+            return tile
+    return ("meta", param)
 
 
 def _loop_steps(
@@ -3021,7 +3040,7 @@ def _ids(change: _Change, fn: cst.FunctionDef) -> set[tuple[str, str]]:
 
 def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
-        f"{_size_text(d.size)} <= {reach_text(d.scale, value)}"
+        f"{_size_text(d.size)} <= {reach_text(d.scale, value * d.times)}"
         if d.covers
         else f"{_size_text(d.size)} % {value * d.times} == 0"
         for d in needs
