@@ -15,7 +15,9 @@
 #      axis guarded by the 65535 programs CUDA takes there, at 65535 * 1024 columns; v34: a reversed
 #      tl.cumsum's block guarded as a divisor; wrongkernel11's v36-v39: a block flipped onto its mirror guarded as a
 #      divisor, a K tile guarded over block pointers made inline in the loads, a row max's column block guarded over
-#      a block pointer's zero padding, a one-block tl.sort's table where its fill sorts last) compiled
+#      a block pointer's zero padding, a one-block tl.sort's table where its fill sorts last; wrongkernel12's
+#      v41-v43: a grid counting programs of BLOCK * UNROLL and a loop stepping by it guarded by the product's
+#      multiple, a row covered by a tl.static_range count of blocks guarded by the product's reach) compiled
 #      by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands; and tests/test_tuning_net.py's GPU
 #      test: the net behind the rules (kernelopt.tuning.net) on cuda at realistic SHAPES (row_var_center 4096 and

@@ -1678,3 +1678,32 @@ def test_the_eleventh_round_s_written_kernels_compile_and_hold_on_a_gpu(
     ]
     for folder, shapes in cases:
         _correct_on_cuda(folder, shapes)
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_twelfth_round_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): wrongkernel12's written forms, each correct at sizes the
+    originals handle that the SHAPES do not name, every input in the middle of NaN: a grid counting programs of a
+    product of settings guarded by the product (v41, ``UNROLL=6`` under ``if n % 768 == 0``, at 384 * 3001
+    elements, a multiple of 384 and not of 768), a loop stepping by the product (v42, ``BLOCK=256`` under ``if
+    n_cols % 768 == 0``, 3001 rows of 2688 columns), and a row covered by a fixed count of blocks (v43,
+    ``CHUNKS=2`` under ``if n_cols <= 512``, 3001 rows of 1000 columns); and what the rules wrote for v43 before
+    the fix, ``CHUNKS=2`` plainly, wrong there."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    grid = written_pick(_copy("unroll_static", tmp_path), {"BLOCK": 128, "UNROLL": 6}, "if n % 768 == 0:")
+    loop = written_pick(_copy("rowsum_unroll", tmp_path), {"BLOCK": 256, "UNROLL": 3}, "if n_cols % 768 == 0:")
+    rows = written_pick(_copy("chunks_row", tmp_path), {"BLOCK": 256, "CHUNKS": 2}, "if n_cols <= 512:")
+    cases = [
+        (grid, [{"n": 384 * 3001}, {"n": 768 * 4096}, {"n": 384}]),
+        (loop, [{"n_rows": 3001, "n_cols": 2688}, {"n_rows": 64, "n_cols": 6144}, {"n_rows": 5, "n_cols": 384}]),
+        (rows, [{"n_rows": 3001, "n_cols": 1000}, {"n_rows": 64, "n_cols": 700}, {"n_rows": 7, "n_cols": 300}]),
+    ]
+    for folder, shapes in cases:
+        _correct_on_cuda(folder, shapes)
+    plain = _copy("chunks_row", tmp_path / "plain")
+    (plain / "kernel.py").write_text((plain / "kernel.py").read_text().replace("CHUNKS=4)", "CHUNKS=2)"))
+    got = correct_on_device(plain, [{"n_rows": 3001, "n_cols": 1000}], _close_padded, prepare=_padded)
+    assert got["n_rows=3001,n_cols=1000"] is not True, got
