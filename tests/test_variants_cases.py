@@ -930,6 +930,30 @@ def test_a_row_covered_by_a_fixed_count_of_blocks_keeps_the_product_covering(tmp
 
 
 @pytest.mark.timeout(120)
+def test_a_tile_reshaped_into_rows_of_a_size_keeps_that_size_a_divisor_of_it(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v44, wrongkernel12): reshape_rows, a softmax of many short rows (a power of two long, at
+    most 1024), each program's ``BLOCK=1024`` contiguous elements reshaped into ``BLOCK // N`` rows of ``N``
+    (``tl.reshape(x, (BLOCK // N, N))``, ``N: tl.constexpr``). ``BLOCK=256`` went out plainly **with the net on**:
+    right at the SHAPES' 64 and 128 columns and at the one net size the original passes (32 columns, below; the
+    others are no power of two); at 512 and 1024 columns, which the original handled, the reshape failed
+    ("reshape() cannot change total number of elements"). A tile divided by a size is that size's multiple: ``if
+    256 % n == 0``, the grid's copy of the block carried; a larger multiple moves plainly."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("reshape_rows", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    written, note = _tune_edit(folder, {"BLOCK": 256})
+    assert written is not None and note is not None and "    if 256 % n == 0:  # kernelopt: tuned\n" in written, note
+    assert "softmax_rows[(triton.cdiv(n_rows * n, BLOCK),)]" in written, written
+    wider = original.replace(
+        "1024),)](x, y, n_rows * n, N=n, BLOCK=1024)", "2048),)](x, y, n_rows * n, N=n, BLOCK=2048)"
+    )
+    assert guard_edit(original, wider).new_source == wider
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"n_rows": 3, "n": 512}, {"n_rows": 2, "n": 1024}, {"n_rows": 33, "n": 256}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule
@@ -1690,16 +1714,20 @@ def test_the_twelfth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     product of settings guarded by the product (v41, ``UNROLL=6`` under ``if n % 768 == 0``, at 384 * 3001
     elements, a multiple of 384 and not of 768), a loop stepping by the product (v42, ``BLOCK=256`` under ``if
     n_cols % 768 == 0``, 3001 rows of 2688 columns), and a row covered by a fixed count of blocks (v43,
-    ``CHUNKS=2`` under ``if n_cols <= 512``, 3001 rows of 1000 columns); and what the rules wrote for v43 before
-    the fix, ``CHUNKS=2`` plainly, wrong there."""
+    ``CHUNKS=2`` under ``if n_cols <= 512``, 3001 rows of 1000 columns), and a block reshaped into rows of a
+    size guarded by that size dividing it (v44, ``BLOCK=256`` under ``if 256 % n == 0``, 3001 rows of 1024 columns,
+    compiled for the original's block there); and what the rules wrote for v43 before the fix, ``CHUNKS=2``
+    plainly, wrong there."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
     grid = written_pick(_copy("unroll_static", tmp_path), {"BLOCK": 128, "UNROLL": 6}, "if n % 768 == 0:")
     loop = written_pick(_copy("rowsum_unroll", tmp_path), {"BLOCK": 256, "UNROLL": 3}, "if n_cols % 768 == 0:")
     rows = written_pick(_copy("chunks_row", tmp_path), {"BLOCK": 256, "CHUNKS": 2}, "if n_cols <= 512:")
+    shaped = written_pick(_copy("reshape_rows", tmp_path), {"BLOCK": 256}, "if 256 % n == 0:")
     cases = [
         (grid, [{"n": 384 * 3001}, {"n": 768 * 4096}, {"n": 384}]),
         (loop, [{"n_rows": 3001, "n_cols": 2688}, {"n_rows": 64, "n_cols": 6144}, {"n_rows": 5, "n_cols": 384}]),
         (rows, [{"n_rows": 3001, "n_cols": 1000}, {"n_rows": 64, "n_cols": 700}, {"n_rows": 7, "n_cols": 300}]),
+        (shaped, [{"n_rows": 3001, "n": 1024}, {"n_rows": 4097, "n": 512}, {"n_rows": 3001, "n": 64}]),
     ]
     for folder, shapes in cases:
         _correct_on_cuda(folder, shapes)

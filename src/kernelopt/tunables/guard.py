@@ -87,6 +87,8 @@ class Divides:
     factors: tuple[tuple[str, str], ...] = ()
     times: int = 1
     times_before: int = 1
+    # the size must divide the tile instead (``tl.reshape(x, (BLOCK // N, N))``: rows of N, v44)
+    divided: bool = False
 
     def reach(self, tile: int) -> int | None:
         """The largest size one block of ``tile`` covers (:attr:`scale`; the tile itself for a plain range)."""
@@ -96,12 +98,14 @@ class Divides:
         """Whether a tile moved from ``before`` to ``after`` stays legal at every size ``before`` handled."""
         if self.covers:
             return covers_as_before(self.scale, before * self.times_before, after * self.times)
+        if self.divided:  # every size dividing the original divides the new value
+            return after % before == 0
         return (before * self.times_before) % (after * self.times) == 0
 
     @property
     def fails(self) -> str:
         """What a tile that does not hold fails to do, in words."""
-        return "does not cover" if self.covers else "does not divide"
+        return "does not cover" if self.covers else "is not a multiple of" if self.divided else "does not divide"
 
 
 @dataclass
@@ -230,6 +234,7 @@ def _requirements(
         if kernel is not None:
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
             out += _grid_axis_limits(fn, call, kernel, pos[written].start.line)
+            out += _divided_tiles(call, kernel, pos[written].start.line)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
@@ -267,6 +272,37 @@ def _requirements(
             for i, one in enumerate(tiles):
                 others = tiles[:i] + tiles[i + 1 :]
                 out.append(Divides(one, size, line, why, factors=others, times=literal, times_before=literal))
+    return out
+
+
+def _divided_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """A tile the kernel divides by a size it is given as a constexpr (``BLOCK // N`` with ``N: tl.constexpr``,
+    ``tl.reshape(x, (BLOCK // N, N))``: a block of rows of N, v44): the launch's ``N`` must divide its tile, or
+    the shape is wrong (or empty) there. ``N`` passed a literal is not a size; a size passed at runtime makes the
+    quotient a value, not a shape, and is not read."""
+    passed = _passed(call, kernel)
+    constexprs = set(constexpr_params(kernel))
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+            continue
+        block, size = node.left, node.right
+        if not (isinstance(block, cst.Name) and isinstance(size, cst.Name)):
+            continue
+        if not {block.value, size.value} <= constexprs or block.value not in passed or size.value not in passed:
+            continue
+        given = passed[block.value]
+        tile = (
+            ("meta", block.value)
+            if _int(given) is not None
+            else _tile_id(given)
+            if isinstance(given, cst.Name | cst.Attribute)
+            else None
+        )
+        if tile is None or _int(passed[size.value]) is not None:
+            continue
+        why = f"the kernel {kernel.name.value} takes {_code(node)}: {size.value} must divide {block.value}"
+        out.append(Divides(tile, passed[size.value], line, why, divided=True))
     return out
 
 
@@ -1283,7 +1319,8 @@ def _carry_copies(
             for o, n in zip(old, new, strict=True):
                 if n is not change.function:
                     continue
-                sizes = {_code(d.size) for d in needs if d.size is not None}
+                # a size dividing the tile (v44) is not the size the grid counts (``n_rows * n`` for rows of n)
+                sizes = {_code(d.size) for d in needs if d.size is not None and not d.divided}
                 for b, _, divisor, size in _divisions(o.body, n.body):  # b None: the two do not pair up
                     if b != change.before or _int(divisor) != change.after or (sizes and _code(size) not in sizes):
                         continue
@@ -3042,6 +3079,8 @@ def _condition(needs: list[Divides], value: int) -> str:
     tests = dict.fromkeys(
         f"{_size_text(d.size)} <= {reach_text(d.scale, value * d.times)}"
         if d.covers
+        else f"{value} % {_size_text(d.size)} == 0"
+        if d.divided
         else f"{_size_text(d.size)} % {value * d.times} == 0"
         for d in needs
     )
@@ -3076,6 +3115,7 @@ def _guard(
     names = ", ".join(f"{c.target or c.keyword}={c.after}" for c, _ in moved)
     conditions = " and ".join(dict.fromkeys(_condition(needs, c.after) for c, needs in moved))  # a product: once
     rule = " or a block cover it" if any(d.covers for _, needs in moved for d in needs) else ""
+    rule += " or be a multiple of a size it is divided by" if any(d.divided for _, n in moved for d in n) else ""
     note = f"{names} only where {conditions}, the original values elsewhere (a tile must divide its size{rule}: {whys})"
     copies = [(c, d.literal) for c, needs in moved for d in needs if d.literal is not None]
     tests = [_condition(needs, c.after) for c, needs in moved]
