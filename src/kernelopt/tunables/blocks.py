@@ -923,12 +923,9 @@ def unchecked_blocks(
         positional = [a.value for a in call.args if a.keyword is None]
         if not positional:
             continue
-        mask = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "mask"), None)
-        at = 1 if dotted(call.func).split(".")[-1] == "load" else 2
-        if mask is None and len(positional) > at:
-            mask = positional[at]
+        mask = _bound(call).get("mask")
         checked = body.ranges(mask) if mask is not None else set()
-        if checked and at == 1:
+        if checked and dotted(call.func).split(".")[-1] == "load":
             spoiled = spoiled if spoiled is not None else _Lanes(body, skipped, _combines(helpers)).spoiled()
             checked = {b for b in checked if call not in spoiled.get(b, ())}  # its masked-out lanes read as data
         out |= body.indexes(positional[0]) - checked
@@ -1007,6 +1004,7 @@ _MOVES_LANES: dict[str, str] = {"flip": "dim", "sort": "dim", "gather": "axis"}
 #: ``tl.sum``, ``tl.max``, ...) ``(input, axis)``. Read with :func:`_bound`, as :func:`call_args` binds a call.
 _TL_PARAMS: dict[str, tuple[str, ...]] = {
     "load": ("pointer", "mask", "other", "boundary_check", "padding_option"),
+    "store": ("pointer", "value", "mask", "boundary_check"),
     "advance": ("base", "offsets"),
     "full": ("shape", "value", "dtype"),
     "reduce": ("input", "axis", "combine_fn", "keep_dims"),
