@@ -241,3 +241,20 @@ def test_an_autotune_list_applied_by_a_call_is_said_and_sets_the_launch_options(
     listed = found["_permute_kernel.configs"]
     assert not listed.editable and "applied by a call" in (listed.refused_reason or ""), listed
     assert "_permute_kernel:num_warps" not in found and "_permute_kernel:num_stages" not in found
+
+
+def test_a_quantization_group_that_divides_a_program_s_first_index_is_held() -> None:
+    """Seen on 2026-12-06: gemlite_gemv passes its checkpoint's quantization group as a literal, ``group_size=64``,
+    and picks a tile's scale row by ``k_m = (pid_k * BLOCK_SIZE_K) // group_size`` (GemLite writes ``pid_k *
+    (BLOCK_SIZE_K / group_size)``). ``tunables`` listed ``group_size`` as an editable knob (the grouped-ordering
+    rule, ``GROUP_SIZE``): any other value reads other scales, failing every SHAPES entry, so the search spent
+    candidates on it. A constexpr that divides a program's first index along another tile (a program id times
+    another constexpr), as it divides an arange of another block (breaker11's grain rule), is the data's grain, held
+    at its value; the tile it divides stays a knob."""
+    from kernelopt.tunables import discover_source
+
+    source = (DATA / "gemlite_gemv" / "kernel.py").read_text()
+    for text in (source, source.replace("(pid_k * BLOCK_SIZE_K) // group_size", "pid_k * BLOCK_SIZE_K / group_size")):
+        found = {t.key: t for t in discover_source(text)}
+        held = found["gemv_A16fWnO16f_int32packing_kernel:group_size"]
+        assert not held.editable and "divides an index of another block" in (held.refused_reason or ""), held

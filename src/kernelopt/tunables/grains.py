@@ -7,8 +7,10 @@ other scales (wrong at every size, 5 of 6 CPU candidates failing their check, 11
 divides an index, it spans a ``tl.arange`` or multiplies a program id or a stride.
 
 The rule, on the kernel's own body (its local assignments followed one level): a ``tl.constexpr`` parameter is a
-grain when it is the whole divisor of a floor division (``x // NAME``) whose dividend reads a ``tl.arange`` of
-another block, directly or through a local assigned from one. Such a constexpr is held at its value (never a knob).
+grain when it is the whole divisor of a division (``x // NAME``, ``x / NAME``) whose dividend reads a ``tl.arange`` of
+another block, directly or through a local assigned from one, or is a program's first index along another tile (a
+program id times another constexpr: GemLite's ``(pid_k * BLOCK_SIZE_K) // group_size`` picks the K block's scale
+row). Such a constexpr is held at its value (never a knob).
 Pure: libcst nodes in, a line out.
 """
 
@@ -44,7 +46,7 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
                     spans.setdefault(t.target.value, set()).update(n for a in found for n in _names(a))
     out: dict[str, str] = {}
     for node in walk(kernel.body):
-        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide | cst.Divide)):
             continue
         if not isinstance(node.right, cst.Name) or node.right.value not in params or node.right.value in out:
             continue
@@ -52,6 +54,8 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
         spanned = {n for a in _aranges(node.left) for n in _names(a)}
         for local in _names(node.left):
             spanned |= spans.get(local, set())
+        if not spanned and _tile_offset(node.left, params - {name}):
+            spanned = {"tile"}  # a program's first index along another tile: (pid_k * BLOCK_SIZE_K) // group_size
         if spanned and name not in spanned:
             index = cst.Module([]).code_for_node(node)
             out[name] = (
@@ -60,3 +64,18 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
                 "other elements, so it is held at its value"
             )
     return out
+
+
+def _tile_offset(node: cst.BaseExpression, tiles: set[str]) -> bool:
+    """``node`` is a product of a program id (``pid_k``, ``tl.program_id(1)``, or a local named ``pid...``) and
+    another constexpr (``pid_k * BLOCK_SIZE_K``), possibly in parentheses."""
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+        return False
+    sides = [node.left, node.right]
+    tile = any(isinstance(x, cst.Name) and x.value in tiles for x in sides)
+    program = any(
+        (isinstance(x, cst.Name) and x.value.startswith("pid"))
+        or (isinstance(x, cst.Call) and dotted(x.func).split(".")[-1] == "program_id")
+        for x in sides
+    )
+    return tile and program
