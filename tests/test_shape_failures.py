@@ -255,7 +255,7 @@ def test_a_keyed_list_s_table_holds_an_entry_s_best_its_prune_drops_elsewhere(tm
         ]
         and len(configs) == 5
     ), configs
-    assert "kept = _prune(configs, named_args, **kwargs)" in text and "per-bucket table" in note
+    assert "kept = list(_prune(configs, named_args, **kwargs))" in text and "per-bucket table" in note
 
 
 @pytest.mark.gpu
