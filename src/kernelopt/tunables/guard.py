@@ -1545,21 +1545,11 @@ def _one_block_covers(
                 size_expr = reading.bound.visit(_Substitute(given)) if len(given) == len(names) else None
                 covers = _code(reading.bound)
                 why = f"the kernel {kernel.name.value} covers {covers} with {of} ({reading.test})"
-            others = tuple(_passed_tile(passed.get(f), f) for f in reading.factors)
+            others = tuple(_passed_tile(passed, f) or ("meta", f) for f in reading.factors)
             if reading.factors:
                 why += f" with {' * '.join(reading.factors)} in a product: a loop counting blocks"
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
     return out
-
-
-def _passed_tile(given: cst.BaseExpression | None, param: str) -> tuple[str, str]:
-    """How a launch names the tile it passes a kernel parameter as: a name (or attribute) it passes, else the
-    launch keyword (``meta["CHUNKS"]``)."""
-    if isinstance(given, cst.Name | cst.Attribute):
-        tile = _tile_id(given)
-        if tile is not None:
-            return tile
-    return ("meta", param)
 
 
 def _loop_steps(
