@@ -67,12 +67,14 @@
 #   variants   scripts/gpu_variants.sh: the variants trial's written forms (tiles its masks leave unchecked, guarded)
 #              compiled and correct on NaN-padded inputs, tune --device cuda on three of its kernels
 #   net11      scripts/gpu_net11.sh: the net behind the rules on cuda at 2**20 elements with module-level sizes moved
+#              and a code key kept, tune --device cuda on two KernelBench examples (the net at their moved sizes)
 #   breaker12  scripts/gpu_breaker12.sh: the twelfth held-out trial's kernels (Transformer Engine's MoE permutation,
 #              fla's l2norm, Liger-Kernel's DyT and sparsemax, vLLM's LoRA shrink, LightLLM's token attention, GemLite's
 #              int4 GEMV) and its written forms compiled and correct at realistic sizes, tune --device cuda on three
 #   pace12     scripts/gpu_pace12.sh: the tuner's pace: tune --device cuda (60 s wall) on scaled_mm, mamba_ssu and
 #              extend_attn, each session's evaluations, wall and where it went (tune --json's pace)
-#              and a code key kept, tune --device cuda on two KernelBench examples (the net at their moved sizes)
+#   net12      scripts/gpu_net12.sh: an edit failing its own check on the entries giving way to the next-best on cuda
+#              (2**19 and 2**20 elements), integer outputs fenced, one dimension moved below the smallest entry alone
 #   parity     scripts/gpu_parity.sh: what Triton's interpreter now refuses (a tl.dot's K, num_warps) fails on the
 #              GPU too, and the kernel.py a CPU tune wrote compiles and is correct there
 #   harness6   scripts/gpu_harnessleft6.sh: a claim repeated by its re-time on CUDA timing (a 3x slower kernel),
@@ -119,6 +121,7 @@ gpuleft10 720 scripts/gpu_gpuleft10.sh
 variants 420 scripts/gpu_variants.sh
 net11 480 scripts/gpu_net11.sh
 pace12 420 scripts/gpu_pace12.sh
+net12 360 scripts/gpu_net12.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
 honest12 300 scripts/gpu_honest12.sh

@@ -100,6 +100,8 @@ def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_m
         ("past", ["shape=9x1025", "shape=8x1025"]),
         ("half", ["shape=10x1004", "shape=8x1004"]),
         ("below", ["shape=3x257", "shape=2x256"]),
+        ("below_one", ["shape=3x1000", "shape=2x1000"]),  # net12: one dimension below, the rest at their largest
+        ("below_one", ["shape=8x257", "shape=8x256"]),
     ]
     assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}]) == []
     assert _labels([{"shape": "4x1000"}, {"shape": "8,512"}], roles={"shape": size}) == []  # two forms: not moved

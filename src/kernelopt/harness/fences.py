@@ -6,8 +6,11 @@ removed, read zeros at times (the wrong K tiles of mm_evenk passed by luck) and 
 output's end passed its check and aborted the process later (transpose_rowmask). :func:`padded` gives an input its
 strides inside a buffer of NaN; :func:`fenced_outputs` gives what ``torch.empty``, ``torch.zeros``, their ``_like``
 forms and a tensor's ``new_empty`` / ``new_zeros`` allocate while a kernel's ``run()`` runs the same;
-:func:`trespassed` says whether anything was written into the NaN. Used by the net behind the rules
-(:mod:`kernelopt.tuning.net`) and the variants' property test.
+:func:`trespassed` says whether anything was written into the NaN. An integer or boolean output is fenced with a
+value the reference's outputs do not hold (:func:`integer_fills`), its ``empty`` forms filled with it too, so an
+element left unwritten holds a value the reference never gives (net12); where every value of the dtype is held (a
+boolean output with both), it is not fenced. Used by the net behind the rules (:mod:`kernelopt.tuning.net`) and the
+variants' property test.
 
 torch is imported inside the functions: importing this module does nothing.
 """
@@ -15,7 +18,8 @@ torch is imported inside the functions: importing this module does nothing.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from unittest import mock
 
@@ -31,16 +35,24 @@ Fences = list[tuple[Any, int, float]]
 """Each buffer :func:`padded` made, the length of its middle (the tensor's span) and its fill, for
 :func:`trespassed`."""
 
+IntegerFills = Callable[[Any], int | None]
+"""A torch integer or boolean dtype -> the value its outputs are fenced with, ``None``: none can be chosen
+(:func:`integer_fills`)."""
 
-def padded(t: Any, fences: Fences | None = None, fill: float = float("nan")) -> Any:
-    """``t`` with its strides, in the middle of a buffer of ``fill`` (NaN; a floating-point tensor; anything else as
-    it is).
 
-    ``fences``: each buffer is added with the length of its middle and its fill, for :func:`trespassed`."""
+def padded(t: Any, fences: Fences | None = None, fill: float = float("nan"), *, blank: bool = False) -> Any:
+    """``t`` with its strides, in the middle of a buffer of ``fill`` (NaN; a floating-point tensor, or an integer or
+    boolean one where ``fill`` is an integer (:func:`integer_fills`); anything else as it is).
+
+    ``fences``: each buffer is added with the length of its middle and its fill, for :func:`trespassed`. ``blank``:
+    the middle holds ``fill`` too, not ``t``'s values (what an ``empty`` allocation holds is no value of its own)."""
     import torch
 
-    if not (isinstance(t, torch.Tensor) and t.is_floating_point()) or t.numel() == 0:
+    if not isinstance(t, torch.Tensor) or t.numel() == 0:
         return t  # nothing to fence in an empty tensor (Triton's interpreter stages each argument in new_empty(0))
+    integer = isinstance(fill, int) and (t.dtype == torch.bool or not (t.is_floating_point() or t.is_complex()))
+    if not (t.is_floating_point() or integer):
+        return t
     span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride(), strict=True))
     try:
         buf = torch.full((span + 2 * PAD,), fill, dtype=t.dtype, device=t.device)
@@ -48,7 +60,8 @@ def padded(t: Any, fences: Fences | None = None, fill: float = float("nan")) -> 
         fill = float("nan")
         buf = torch.full((span + 2 * PAD,), fill, dtype=t.dtype, device=t.device)
     view = buf.as_strided(t.shape, t.stride(), PAD)
-    view.copy_(t)
+    if not blank:
+        view.copy_(t)
     if fences is not None:
         fences.append((buf, span, fill))
     return view
@@ -61,25 +74,70 @@ FENCED_METHODS = ("new_empty", "new_zeros")
 
 
 @contextlib.contextmanager
-def fenced_outputs(fences: Fences, fill: float = float("nan")) -> Iterator[None]:
+def fenced_outputs(fences: Fences, fill: float = float("nan"), integers: IntegerFills | None = None) -> Iterator[None]:
     """While the block runs, what ``torch.empty``, ``torch.empty_like``, ``torch.zeros``, ``torch.zeros_like`` and a
     tensor's ``new_empty`` and ``new_zeros`` allocate is, for a floating-point tensor, in the middle of ``fill`` (NaN;
     :func:`padded`), each fence added to ``fences``: a store past an output's end is seen, not a corrupt heap
-    (:data:`OUTPUT_FILL` sees a NaN stored there too)."""
+    (:data:`OUTPUT_FILL` sees a NaN stored there too). ``integers``: an integer or boolean tensor is fenced with its
+    dtype's value (:func:`integer_fills`), and what the ``empty`` forms allocate holds it too, so an element left
+    unwritten is seen whatever the allocator handed back; a dtype without one, as it is."""
     import torch
 
-    def fenced(make: Any) -> Any:
+    def fenced(make: Any, blank: bool) -> Any:
         def allocate(*args: Any, **kwargs: Any) -> Any:
-            return padded(make(*args, **kwargs), fences, fill)
+            t = make(*args, **kwargs)
+            if integers is None or not isinstance(t, torch.Tensor) or t.is_floating_point() or t.is_complex():
+                return padded(t, fences, fill)
+            value = integers(t.dtype)
+            return t if value is None else padded(t, fences, value, blank=blank)
 
         return allocate
 
     with contextlib.ExitStack() as stack:
         for name in FENCED_FUNCTIONS:
-            stack.enter_context(mock.patch.object(torch, name, fenced(getattr(torch, name))))
+            made = fenced(getattr(torch, name), name.startswith("empty"))
+            stack.enter_context(mock.patch.object(torch, name, made))
         for name in FENCED_METHODS:
-            stack.enter_context(mock.patch.object(torch.Tensor, name, fenced(getattr(torch.Tensor, name))))
+            made = fenced(getattr(torch.Tensor, name), name == "new_empty")
+            stack.enter_context(mock.patch.object(torch.Tensor, name, made))
         yield
+
+
+def integer_fills(outputs: Sequence[Any]) -> IntegerFills:
+    """For an integer or boolean dtype, a value no integer or boolean tensor of ``outputs`` (the reference's, at the
+    size checked) holds: the dtype's least, else its largest (no index, count or code a reference gives), else the
+    least value between them that none holds; ``None`` where every value of the dtype is held (a boolean output
+    with both, a ``uint8`` one with all 256): such an output is not fenced. Each dtype's found once."""
+    import torch
+
+    def bounds(dtype: Any) -> tuple[int, int] | None:
+        try:
+            return (0, 1) if dtype == torch.bool else (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
+        except TypeError:  # a dtype with no integer range (a quantized one)
+            return None
+
+    held = [(t, r) for t in outputs if isinstance(t, torch.Tensor) and (r := bounds(t.dtype)) is not None]
+    found: dict[Any, int | None] = {}
+
+    def holds(v: int) -> bool:  # a tensor whose dtype cannot hold v is not compared (uint8 == -128 wraps)
+        return any(r[0] <= v <= r[1] and bool((t == v).any()) for t, r in held)
+
+    def fill(dtype: Any) -> int | None:
+        if dtype not in found:
+            if (range_ := bounds(dtype)) is None:  # not fenced
+                found[dtype] = None
+                return None
+            lo, hi = range_
+            found[dtype] = next((v for v in (lo, hi) if not holds(v)), None)
+            if found[dtype] is None and held:  # the least value none holds: the first gap in the values held
+                values = torch.unique(torch.cat([t.detach().flatten().to(torch.int64).cpu() for t, _ in held]))
+                inside = values[(values >= lo) & (values <= hi)].tolist()
+                found[dtype] = next((a + 1 for a, b in itertools.pairwise(inside) if b > a + 1), None)
+            if dtype == torch.bool and found[dtype] is not None:
+                found[dtype] = bool(found[dtype])
+        return found[dtype]
+
+    return fill
 
 
 def trespassed(fences: Fences) -> bool:

@@ -96,7 +96,7 @@ from kernelopt.tuning.kernel_evaluator import (
     same_value,
 )
 from kernelopt.tuning.launch import space_from_tunables, written_options
-from kernelopt.tuning.net import NetCap, NetVerdict, cast, derived_sizes
+from kernelopt.tuning.net import EntryTimes, NetCap, NetVerdict, cast, derived_sizes
 from kernelopt.tuning.pace import SessionPace
 from kernelopt.tuning.problem import Problem, ProblemShape, reference_shapes
 from kernelopt.tuning.record import RecordHeader, SessionRecord, read_sweeps
@@ -1384,12 +1384,18 @@ def _checked(
     base = tuning.prepared.base_source
     if edit is None or keep_newlines(base, edit.new_source) == base:
         return edit, note, None, None
+    # the seconds the written kernel's check took on every entry together (else the pick's as the session ran it) and
+    # the pick's calls there: what the net's first size is estimated by (net12)
+    check_s = next((r.check_s for r in tuning.result.results if r.config == tuning.result.best_config), None)
     if len(tuning.prepared.shapes) > 1:
         checked = evaluator.check_source(edit.new_source, Config.of(tuning.result.best_config or {}))
         if not checked.outcome.ok:
             failed = f"the edit to write failed its check ({checked.outcome.value}: {checked.reason})"
             return None, failed, None, failed
-    net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.lifted)
+        check_s = checked.check_s if checked.check_s is not None else check_s
+    kernel_us, count = tuning.result.best_latency_us, len(tuning.prepared.shapes)
+    entries = EntryTimes(check_s=check_s, kernel_s=kernel_us / 1e6, count=count) if check_s and kernel_us else None
+    net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.lifted, entries=entries)
     if net.failed is not None:
         return None, note, net, net.line()
     return edit, note, net, None
@@ -1403,8 +1409,10 @@ def _cast_net(
     cap: NetCap | None = None,
     *,
     least: bool = False,
+    entries: EntryTimes | None = None,
 ) -> NetVerdict:
-    """The net's verdict on ``written`` (:func:`kernelopt.tuning.net.cast`); not cast when the pick moves only
+    """The net's verdict on ``written`` (:func:`kernelopt.tuning.net.cast`; ``entries``: its check's and calls' seconds
+    on the entries, what the first size is estimated by); not cast when the pick moves only
     launch options (``num_warps``, ``num_stages``: what the kernel computes is the same at every size) or the
     entries give no size to move. Which keys are sizes is read from ``get_inputs``
     (:func:`kernelopt.harness.sizekeys.key_roles`); without one, reference.py's module-level sizes move
@@ -1424,7 +1432,14 @@ def _cast_net(
     if not sizes:
         return NetVerdict(not_cast="reference.py gives no size to move (SHAPES keys or module-level sizes)", kept=kept)
     net = cast(
-        sizes, prepared.base_source, written, evaluator.check_at, build_at=evaluator.build_at, known=known, cap=cap
+        sizes,
+        prepared.base_source,
+        written,
+        evaluator.check_at,
+        build_at=evaluator.build_at,
+        known=known,
+        cap=cap,
+        entries=entries,
     )
     return net.model_copy(update={"kept": kept})
 

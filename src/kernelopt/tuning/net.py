@@ -6,7 +6,9 @@ or not at all); each of their 29 fixes (docs/faults.md, v1-v29) was a form they 
 them: before the write, the written kernel runs at a few sizes derived from the ``SHAPES`` entries the session ran
 (:func:`derived_sizes`), each only where the original kernel (kernel.py as the user wrote it) passes there, with its
 floating-point inputs and the outputs its ``run()`` allocates with ``torch.empty`` / ``torch.empty_like`` in the
-middle of NaN (:mod:`kernelopt.harness.fences`: a read past an end reads NaN, a write past it is seen). A size the
+middle of NaN (:mod:`kernelopt.harness.fences`: a read past an end reads NaN, a write past it is seen), an integer
+or boolean output in the middle of a value the reference's outputs do not hold, an ``empty`` one filled with it (an
+element left unwritten is seen; net12). A size the
 original refuses (its assert, a reference that cannot build it, a wrong result of its own) is skipped, with its
 reason; a size where the written kernel fails and the original passes keeps the pick from being written
 (:func:`cast`; the original runs only where the written kernel fails).
@@ -37,6 +39,10 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
 - **ones**: a tensor dimension every entry gives 1 (batch-1 decoding's one row) moved to :data:`ONE_MOVED_TO`, the
   rest at their largest: a buffer padded to the block, right while there is one row (v40). Neither for module-level
   sizes (netgaps11).
+- **below_one**: where there are two dimensions or more, each alone at its smallest entry halved and made odd, then
+  halved, the rest at their largest: a table row under every entry wrong only where another dimension is large (rows
+  a program set for short rows, the grid still counting the original's: right at ``below``'s one row; net12). Last,
+  so the time cap cuts them first.
 
 Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
@@ -46,8 +52,9 @@ They run in the session's own primary bench worker (untimed, never charged to th
 reference built once there, in a request of their own so that a hang is pinned on reference.py or on the kernel, and
 kept for the next request), after the pick passed every ``SHAPES`` entry (:func:`kernelopt.tuning.folder.tune_folder`),
 within a time cap (:class:`NetCap`: the larger of :data:`NET_FLOOR_S` and :data:`NET_SHARE` of the session's wall
-time; a size not run for it is named in the line). Measured in docs/faults.md ("The net behind the rules", "net11")
-and docs/tuning-engine.md.
+time; a size not run for it is named in the line), each request estimated before it starts, the first from the
+entries' own check seconds (:attr:`DerivedSize.scales`, net12). Measured in docs/faults.md ("The net behind the
+rules", "net11", "net12") and docs/tuning-engine.md.
 
 torch is imported inside the worker's functions: importing this module does nothing.
 """
@@ -65,7 +72,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, padded, trespassed
+from kernelopt.harness.fences import OUTPUT_FILL, Fences, fenced_outputs, integer_fills, padded, trespassed
 from kernelopt.harness.hostmem import is_out_of_memory
 from kernelopt.harness.sizekeys import KeyReading, KeyRole
 from kernelopt.harness.sizes import SizeValue
@@ -81,6 +88,7 @@ class SizeClass(StrEnum):
     HALF = "half"
     BELOW = "below"
     ONES = "ones"
+    BELOW_ONE = "below_one"
 
     @property
     def words(self) -> str:
@@ -89,16 +97,23 @@ class SizeClass(StrEnum):
             SizeClass.HALF: "half a power of two past the largest entry",
             SizeClass.BELOW: "below the smallest entry",
             SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
+            SizeClass.BELOW_ONE: "one dimension below the smallest entry, the rest at their largest",
         }[self]
 
 
 class DerivedSize(BaseModel):
-    """One size of the net: the shapes to try in order (the first the original passes at is the size checked)."""
+    """One size of the net: the shapes to try in order (the first the original passes at is the size checked), and
+    each try's elements over those of every entry together (``scales``: the product of the keys that move, the
+    entries' sum 1; :func:`cast` estimates a request's seconds by it; none: 1 each)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: SizeClass
     tries: tuple[ProblemShape, ...]
+    scales: tuple[float, ...] = ()
+
+    def scale(self, i: int) -> float:
+        return self.scales[i] if i < len(self.scales) else 1.0
 
 
 #: The least power of two every entry of a key must be a multiple of for the net's last try, a whole one past the
@@ -159,6 +174,17 @@ def _key_values(key: str, values: Sequence[object]) -> _Values | None:
     if not numbers[0] or any(p != parts[0] for p in parts) or max(max(n) for n in numbers) >= 1 << 40:
         return None
     return _Values({(key, i): [n[i] for n in numbers] for i in range(len(numbers[0]))}, template=parts[0])
+
+
+def _slot_value(value: object, index: int | None) -> int | None:
+    """The number at a slot of one entry's value (an integer; a tuple's ``index``-th; a string's ``index``-th
+    number)."""
+    if index is None:
+        return _int(value)
+    if isinstance(value, tuple | list):
+        return _int(value[index]) if index < len(value) else None
+    numbers = _NUMBER.findall(value) if isinstance(value, str) else []
+    return int(numbers[index]) if index < len(numbers) else None
 
 
 def _constant_values(name: str, value: SizeValue) -> _Values | None:
@@ -247,6 +273,18 @@ def derived_sizes(
         return []
     largest = {k: max(sizes[k]) for k in moving}
     grain = {k: _power_of_two_part(math.gcd(*sizes[k])) for k in moving}
+
+    def elements(s: ProblemShape) -> int:  # the product of the keys that move (an exponent's power of two)
+        values = s.constants if on_constants else s.kwargs
+        n = 1
+        for slot in moving:
+            v = _slot_value(values.get(slot[0]), slot[1])
+            n *= (1 << v if slot in exponents else v) if v is not None and v > 0 else 1
+        return n
+
+    def sized(kind: SizeClass, tries: Sequence[ProblemShape]) -> DerivedSize:
+        return DerivedSize(kind=kind, tries=tuple(tries), scales=tuple(elements(t) / entries for t in tries))
+
     tile = min((_power_of_two_part(v) for v in grown if v > 1), default=None)
 
     def shape(moved: Mapping[Slot, int]) -> ProblemShape:
@@ -278,6 +316,7 @@ def derived_sizes(
         return [s for i, s in enumerate(shapes) if s != unmoved and s not in shapes[:i]]
 
     unmoved = shape({})
+    entries = len(shapes) * elements(unmoved) if on_constants else sum(elements(s) for s in shapes)
     past_tries = tries({k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2 or k in exponents})
     half_moves = {k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2 and k not in exponents}
     half_tries = [h for h in tries({k: half(k) for k in moving}, half_moves) if h not in past_tries]
@@ -285,9 +324,9 @@ def derived_sizes(
     # N = K = 128, its quantization block: 129 and 192 refused, BLOCK_SIZE_K = 256 passed the entries, wrong at 256)
     whole = tries({k: largest[k] + grain[k] for k in moving if grain[k] >= FORMAT_GRAIN and k not in exponents})
     half_tries += [w for w in whole if w not in past_tries and w not in half_tries]
-    out = [DerivedSize(kind=SizeClass.PAST, tries=tuple(past_tries))] if past_tries else []
+    out = [sized(SizeClass.PAST, past_tries)] if past_tries else []
     if half_tries:
-        out.append(DerivedSize(kind=SizeClass.HALF, tries=tuple(half_tries)))
+        out.append(sized(SizeClass.HALF, half_tries))
     if on_constants:
         return out
     seen = [unmoved, *past_tries, *half_tries]
@@ -296,25 +335,30 @@ def derived_sizes(
     # that are not dimensions at their smallest; at least 1
     smallest = {k: min(sizes[k]) for k in moving}
     lows = [k for k in dims if k in moving]
-    below = [
-        shape({**smallest, **{k: max(1, halve(smallest[k])) for k in lows}})
-        for halve in (lambda v: (v // 2) | 1, lambda v: v // 2)
-    ]
+    halves = (lambda v: (v // 2) | 1, lambda v: v // 2)
+    below = [shape({**smallest, **{k: max(1, halve(smallest[k])) for k in lows}}) for halve in halves]
     below = [b for i, b in enumerate(below) if lows and b not in seen and b not in below[:i]]
     if below:
-        out.append(DerivedSize(kind=SizeClass.BELOW, tries=tuple(below)))
+        out.append(sized(SizeClass.BELOW, below))
+    seen += below
     if least:  # each dimension at 1: a lifted row's most masked-out lanes
-        seen += below
         ones_at = [shape({**smallest, k: 1}) for k in lows if smallest[k] > 1]
-        out += [
-            DerivedSize(kind=SizeClass.BELOW, tries=(s,))
-            for i, s in enumerate(ones_at)
-            if s not in [*seen, *ones_at[:i]]
-        ]
+        ones_at = [a for i, a in enumerate(ones_at) if a not in [*seen, *ones_at[:i]]]
+        out += [sized(SizeClass.BELOW, [a]) for a in ones_at]
+        seen += ones_at
     # a dimension every entry gives 1 moved (batch-1's one row: v40's buffer padded to the block, wrong at 3 rows)
     ones = [k for k in dims if max(sizes[k]) == 1]
     if ones:
-        out.append(DerivedSize(kind=SizeClass.ONES, tries=(shape({k: ONE_MOVED_TO for k in ones}),)))
+        out.append(sized(SizeClass.ONES, [shape({k: ONE_MOVED_TO for k in ones})]))
+    # last (the cap cuts them first), each dimension below its smallest entry alone, the rest at their largest: a
+    # table row under every entry that is wrong only where another dimension is large (net12's m3: rows a program
+    # set for short rows, the grid still counting the original's; the size below moves them together and passes)
+    for k in lows if len(lows) > 1 else []:
+        alone = [shape({k: max(1, halve(smallest[k]))}) for halve in halves]
+        alone = [a for i, a in enumerate(alone) if a not in seen and a not in alone[:i]]
+        seen += alone
+        if alone:
+            out.append(sized(SizeClass.BELOW_ONE, alone))
     return out
 
 
@@ -427,6 +471,7 @@ def cast(
     build_at: BuildAt | None = None,
     known: dict[str, tuple[Outcome, str | None]] | None = None,
     cap: NetCap | None = None,
+    entries: EntryTimes | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> NetVerdict:
     """Check ``written`` at each of ``sizes`` where ``original`` passes; stop at its first failure.
@@ -440,38 +485,38 @@ def cast(
     the machine's load as often as the kernel's), and the size's other tries are not run: one limit a size at most
     (break11 x3). ``known``: reference.py's and the original's outcomes by size, filled as they are found (a second
     pick checked after a first one failed runs the original at no size twice). ``cap``: no try starts past its
-    deadline, nor one the longest request so far says would end past it (the sizes left are skipped, the line saying
-    so); a try started ends, the original run where the written kernel failed: a wrong kernel is never written for
-    want of the original's verdict."""
+    deadline, nor one whose request is estimated to end past it (the sizes left are skipped, the line saying so); a
+    try started ends, the original run where the written kernel failed: a wrong kernel is never written for want of
+    the original's verdict. A request's seconds at a try are estimated before it starts (:func:`_estimate`): from the
+    requests run so far, and where the try is larger than any, from ``entries`` (the written kernel's check and calls
+    on the entries: :class:`EntryTimes`) by the try's elements over theirs (:attr:`DerivedSize.scales`): the first size
+    is weighed before it runs (net12; before, only the longest request so far, so the first size always started)."""
     memo = known if known is not None else {}
     started = clock()
-    longest = 0.0
+    ran: list[tuple[float, float]] = []  # each request's seconds and its try's scale
     checks: list[SizeCheck] = []
 
-    def timed(run: Callable[..., tuple[Outcome, str | None]], *args: Any) -> tuple[Outcome, str | None]:
-        nonlocal longest
+    def timed(scale: float, run: Callable[..., tuple[Outcome, str | None]], *args: Any) -> tuple[Outcome, str | None]:
         t0 = clock()
         try:
             return run(*args)
         finally:
-            longest = max(longest, clock() - t0)
-
-    def spent() -> bool:
-        return cap is not None and clock() + longest > cap.deadline
+            ran.append((clock() - t0, scale))
 
     for size in sizes:
         t0 = clock()
         refusals: list[str] = []
         check: SizeCheck | None = None
-        for shape in size.tries:
-            label = shape.label()
-            if spent():
-                assert cap is not None
-                refusals.append(f"{label}: not run, it would end {cap.words()}")
+        for i, shape in enumerate(size.tries):
+            label, scale = shape.label(), size.scale(i)
+            expected = _estimate(scale, entries, ran)
+            if cap is not None and clock() + expected > cap.deadline:
+                estimate = f" (about {expected:.1f} s a request at its size)" if expected >= 0.05 else ""
+                refusals.append(f"{label}: not run, it would end {cap.words()}{estimate}")
                 break
             built = memo.get(f"reference.py at {label}")
             if built is None and build_at is not None:
-                built = timed(build_at, shape)
+                built = timed(scale, build_at, shape)
                 if built[0] is not Outcome.OK:
                     memo[f"reference.py at {label}"] = built
             if built is not None and built[0] is Outcome.RUN_TIMEOUT:  # reference.py hangs there: one limit a size
@@ -480,7 +525,7 @@ def cast(
             if built is not None and built[0] is not Outcome.OK:
                 refusals.append(f"{label}: {built[1]}")
                 continue
-            outcome, reason = timed(check_at, written, shape)
+            outcome, reason = timed(scale, check_at, written, shape)
             if outcome is Outcome.OK:
                 check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome)
                 break
@@ -495,11 +540,11 @@ def cast(
                 break
             if label not in memo:  # the try's verdict needs the original: run past the cap, if need be
                 if build_at is not None:  # the worker may have started again after the failure: built anew
-                    rebuilt = timed(build_at, shape)
+                    rebuilt = timed(scale, build_at, shape)
                     if rebuilt[0] is not Outcome.OK:
                         refusals.append(f"{label}: reference.py did not build it again: {rebuilt[1]}")
                         break
-                memo[label] = timed(check_at, original, shape)
+                memo[label] = timed(scale, check_at, original, shape)
             theirs, why = memo[label]
             if theirs is Outcome.OK:
                 check = SizeCheck(kind=size.kind, shape=shape, passed=False, outcome=outcome, reason=reason)
@@ -511,6 +556,55 @@ def cast(
         if check.passed is False:
             break
     return NetVerdict(checks=checks, seconds=clock() - started)
+
+
+class EntryTimes(BaseModel):
+    """What the written kernel's check took on the ``SHAPES`` entries, to weigh the net's first size by.
+
+    Attributes:
+        check_s: the seconds of its check on every entry together (each a request: loading, one call, comparing).
+        kernel_s: the seconds of one call on every entry together (the pick's timed latencies, summed).
+        count: the entries.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    check_s: float = Field(ge=0)
+    kernel_s: float = Field(ge=0)
+    count: int = Field(ge=1)
+
+    @property
+    def fixed_s(self) -> float:
+        """A request's seconds that no size changes (loading the kernel, the check's own work): what the entries'
+        check took beyond their calls, an entry's share."""
+        return max(0.0, self.check_s - self.kernel_s) / self.count
+
+    def estimate(self, scale: float) -> float:
+        """A request's seconds at a try of ``scale`` (its elements over every entry's together): the fixed part, and
+        the calls scaled by the elements, doubled (our margin: the check's copies and comparison grow with the size
+        too)."""
+        return self.fixed_s + 2 * self.kernel_s * scale
+
+
+def _estimate(scale: float, entries: EntryTimes | None, ran: Sequence[tuple[float, float]]) -> float:
+    """A request's seconds at a try of ``scale`` (its elements over those of every entry together), from ``ran`` (each
+    request so far: its seconds and its try's scale) and the entries' times.
+
+    A try no larger than one run: the costliest request of the smallest such try (a larger size costs no less).
+    A larger one: the entries' estimate (:meth:`EntryTimes.estimate`), or the costliest request of the largest try
+    run with its part beyond the fixed one scaled up by the elements, whichever is more. A request's fixed part is
+    never scaled: unsloth_geglu's entries (16324 elements) took 2.5 s of checks, mostly loading and comparing; scaled
+    whole to 65 x 8193 they read 80 s, where the size takes about 7."""
+    costliest: dict[float, float] = {}
+    for seconds, mine in ran:
+        costliest[mine] = max(seconds, costliest.get(mine, 0.0))
+    above = [mine for mine in costliest if mine >= scale]
+    if above:
+        return costliest[min(above)]
+    fixed = entries.fixed_s if entries is not None else 0.0
+    top = max(costliest, default=None)
+    from_ran = fixed + max(0.0, costliest[top] - fixed) * scale / top if top else 0.0
+    return max(entries.estimate(scale) if entries is not None else 0.0, from_ran)
 
 
 # -- the worker's side ------------------------------------------------------------------------------
@@ -556,9 +650,12 @@ class DerivedProblems:
         if candidate is None:
             return verdict
         fn = candidate.fn
+        from kernelopt.harness.inputs import tensors_in
+
+        integers = integer_fills(tensors_in(derived.expected))  # a value the reference's outputs do not hold
 
         def fenced(*args: Any) -> Any:
-            with fenced_outputs(fences, OUTPUT_FILL):
+            with fenced_outputs(fences, OUTPUT_FILL, integers):
                 return fn(*args)
 
         try:
