@@ -55,22 +55,32 @@ def test_n56_a_shapes_entry_holding_a_list_is_tuned_as_its_tuple(
     assert out["better"] and "shape=(4097,)" in out["net"], out["net"]
 
 
+#: rowmax_zero's block computed by a heuristic instead of in run() (n58).
+HEURISTIC = '@triton.heuristics({"BLOCK": lambda args: triton.next_power_of_2(args["n_cols"])})\n@triton.jit\n'
+
+
 @pytest.mark.timeout(120)
-def test_n57_a_table_row_the_evidence_lifts_is_netted_where_it_masks_the_most_lanes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("form", ["launcher", "heuristic"])
+def test_n57_n58_a_table_row_over_a_one_block_block_is_netted_where_it_masks_the_most_lanes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
 ) -> None:
     """n57 (a wrong written kernel): a row max over a one-block ``BLOCK = next_power_of_2(n_cols)`` whose masked-out
     lanes load 0.0, SHAPES 200 and 1000 columns. v36's rule refuses a table row wider than its size there (the lanes
     are read as data), but lanelift11 lifts it on evidence: the original ran 56 masked lanes at 200 columns and passed
     (random rows of 200 have a maximum above 0). ``if n_cols <= 1000: BLOCK = 1024`` was written, netted at 1025,
     1004 and 101 columns (right there too) and wrong at 4 and 2 columns, where the original's block fills the row: a
-    row of negative values gave 0. A row the evidence lifted is now netted with each dimension at 1 too; this one
-    fails there, where the original passes, and nothing is written."""
+    row of negative values gave 0. n58: the same block computed in a ``@triton.heuristics`` lambda, which v36's rule
+    does not read at all: ``1024 if args["n_cols"] <= 1000 else ...`` written, wrong alike. A table by size is now
+    netted with each dimension at 1 too; this one fails there, where the original passes, and nothing is written."""
     from kernelopt.tuning import folder as tf
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     folder = Path(shutil.copytree(DATA / "newuser10" / "rowmax_zero", tmp_path / "rowmax"))
+    if form == "heuristic":
+        kernel = (folder / "kernel.py").read_text().replace("@triton.jit\n", HEURISTIC)
+        kernel = kernel.replace("    BLOCK = triton.next_power_of_2(n_cols)\n", "").replace(", BLOCK=BLOCK)", ")")
+        (folder / "kernel.py").write_text(kernel)
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(_session(prepared, [({"BLOCK": 1024}, 10.0)], ({"BLOCK": 256}, 20.0)), evaluator)

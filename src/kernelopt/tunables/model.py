@@ -379,9 +379,8 @@ class EditResult(BaseModel):
         diff: unified diff of the file (empty when nothing changed).
         written: True when the new text was written to ``path``.
         new_source: the edited text.
-        lifted: a table row over a one-block block is written wider than its size on the evidence of the session's
-            run (:func:`kernelopt.tunables.guard.guard_edit`'s ``ran_masked``): the net checks it at the least
-            sizes too (:func:`kernelopt.tuning.net.derived_sizes`' ``least``).
+        table: the edit is a table by size (``if n_cols <= 1000: BLOCK = 1024``, in a launcher or a heuristic):
+            the net checks it with each dimension at 1 too (:func:`kernelopt.tuning.net.derived_sizes`' ``least``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -391,7 +390,7 @@ class EditResult(BaseModel):
     diff: str
     written: bool = False
     new_source: str = Field(default="", exclude=True, repr=False)
-    lifted: bool = Field(default=False, exclude=True, repr=False)
+    table: bool = Field(default=False, exclude=True, repr=False)
 
     @property
     def knob_changes(self) -> dict[str, tuple[Value | None, Value]]:

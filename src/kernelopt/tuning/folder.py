@@ -1395,7 +1395,7 @@ def _checked(
         check_s = checked.check_s if checked.check_s is not None else check_s
     kernel_us, count = tuning.result.best_latency_us, len(tuning.prepared.shapes)
     entries = EntryTimes(check_s=check_s, kernel_s=kernel_us / 1e6, count=count) if check_s and kernel_us else None
-    net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.lifted, entries=entries)
+    net = _cast_net(tuning, evaluator, edit.new_source, known, cap, least=edit.table, entries=entries)
     if net.failed is not None:
         return None, note, net, net.line()
     return edit, note, net, None
@@ -1416,8 +1416,8 @@ def _cast_net(
     launch options (``num_warps``, ``num_stages``: what the kernel computes is the same at every size) or the
     entries give no size to move. Which keys are sizes is read from ``get_inputs``
     (:func:`kernelopt.harness.sizekeys.key_roles`); without one, reference.py's module-level sizes move
-    (:func:`kernelopt.harness.sizes.module_sizes`). ``least``: the edit holds a row the evidence lifted
-    (:attr:`EditResult.lifted`): each dimension is checked at 1 too."""
+    (:func:`kernelopt.harness.sizes.module_sizes`). ``least``: the edit is a table by size
+    (:attr:`EditResult.table`): each dimension is checked at 1 too."""
     prepared = tuning.prepared
     current = current_values(prepared.tunables)
     changes = config_changes(tuning.result.best_config or {}, current, prepared.space.origins)
@@ -1576,13 +1576,6 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     table = write_table(source, TunedTable(size=size, buckets=rows), filename=fn, ran=ran, **opts)  # type: ignore[arg-type]
     masked = _ran_masked(tuning, names, size)
     kept = guard_edit(prepared.base_source, table.new_source, ran_masked=masked)
-    # a row the evidence alone admits: harmless masked-out lanes at an entry's data say little of a size the row
-    # covers with far more of them (a row max over a zero fill, right at 200 columns, wrong at 4: newuser10 n57)
-    lifted = (
-        bool(masked)
-        and kept.new_source is not None
-        and guard_edit(prepared.base_source, table.new_source).new_source is None
-    )
     if kept.new_source is None:  # a tuned tile a size must divide: legal only where the computation's was
         return None, kept.note
     edits = [*(first.edits if first is not None else []), *table.edits]
@@ -1597,7 +1590,7 @@ def _shaped_edit(tuning: FolderTuning) -> tuple[EditResult | None, str | None]:
     for name in left:
         reads = ", ".join(computed[name].size_names) or "no size"
         note += f"; {name} kept at its computation (it reads {reads}, not {size})"
-    return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source, lifted=lifted), note
+    return EditResult(path=fn, edits=edits, diff=diff, new_source=table.new_source, table=True), note
 
 
 def _ran_masked(tuning: FolderTuning, names: Sequence[str], size: str) -> set[tuple[str, str]]:

@@ -226,10 +226,10 @@ def derived_sizes(
 ) -> list[DerivedSize]:
     """The net's sizes from the ``SHAPES`` entries a session ran (the primary first): see the module docstring.
 
-    ``least``: the pick holds a table row over a one-block block that the session's evidence admitted wider than its
-    size (masked-out lanes read as data, harmless at an entry: ``folder._ran_masked``); each tensor dimension is
-    also tried at 1, the other keys at their smallest, where such a row has the most masked-out lanes to a lane of
-    data (a row max over a zero fill, harmless at 200 columns of random values, wrong at 4: newuser10 n57).
+    ``least``: the pick is a table by size (``folder._shaped_edit``); each tensor dimension is also tried at 1, the
+    other keys at their smallest: a row wider than every size below the entries has the most masked-out lanes to a
+    lane of data there (a row max over a zero fill, in a heuristic no rule reads, or lifted by lanelift11's evidence:
+    harmless at 200 columns of random values, wrong at 4 and at 1: newuser10 n57, n58).
 
     ``grown``: the values of the knobs the pick moves up (a tile of 256 over an original 128): the half size's first
     try steps by half the smallest one's power of two (the largest entry plus 128), a multiple of what the original's
@@ -341,7 +341,7 @@ def derived_sizes(
     if below:
         out.append(sized(SizeClass.BELOW, below))
     seen += below
-    if least:  # each dimension at 1: a lifted row's most masked-out lanes
+    if least:  # each dimension at 1: a table row's most masked-out lanes
         ones_at = [shape({**smallest, k: 1}) for k in lows if smallest[k] > 1]
         ones_at = [a for i, a in enumerate(ones_at) if a not in [*seen, *ones_at[:i]]]
         out += [sized(SizeClass.BELOW, [a]) for a in ones_at]
