@@ -188,6 +188,7 @@ SLOW_FILES = (
     "test_harness_output_cap.py",  # 6.6 s at load 18 (-n 0): gate checks whose output is capped, a spawned command
     "test_list_screen.py",  # 5.9 s at load 18 (-n 0): tunes of autotune lists their own filters hold
     "test_newuser8_cases.py",  # 6.5 s at load 6 (-n 0): two folders prepared (a run each), the MCP server built
+    "test_newuser10_cases.py",  # 7.6 s at load 3 (-n 0): a SHAPES read by a child, a net run in the interpreter
 )
 
 
