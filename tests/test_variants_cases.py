@@ -954,6 +954,30 @@ def test_a_tile_reshaped_into_rows_of_a_size_keeps_that_size_a_divisor_of_it(tmp
 
 
 @pytest.mark.timeout(120)
+def test_a_tile_whose_value_the_kernel_writes_again_is_not_moved_apart_from_it(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v45, wrongkernel12): pid_map_literal, a 2-D scale over a 1-D grid of tiles, the kernel
+    mapping its program to a tile with the column tile's value written again inside it (``num_pid_n = tl.cdiv(N,
+    64)`` beside ``BLOCK_N=64`` at the launch). ``BLOCK_N=128`` went out plainly from the rules: right at the
+    SHAPES' 50 and 64 columns, where one tile of either covers every row; at 65 columns and 129 rows, which the
+    original handled, the programs mapped two column tiles a row and left the rows past 96 undone (the net caught
+    it at 65). The rules read copies of a tile's value in the launching function only (v18, v23); the kernel's own
+    copy, which no edit moves, refuses the move in one line. ``BLOCK_M`` moves plainly."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("pid_map_literal", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(original.replace("BLOCK_N=64)", "BLOCK_N=128)"))  # what was written before
+    got = _correct_padded(folder, [{"M": 100, "N": 64}, {"M": 129, "N": 65}])
+    assert got == {"M=100,N=64": True, "M=129,N=65": False}, got
+    (folder / "kernel.py").write_text(original)
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 128})
+    assert written is None and note is not None, (note, written)
+    assert "the kernel scale_tiles still divides by 64 (line 12: tl.cdiv(N, 64))" in note, note
+    rows = original.replace("BLOCK_M=32,", "BLOCK_M=16,")
+    assert guard_edit(original, rows).new_source == rows
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -740,6 +740,19 @@ def compared_sizes(kernel: cst.FunctionDef) -> dict[str, set[str]]:
     return out
 
 
+def compared_names(kernel: cst.FunctionDef) -> dict[str, set[str]]:
+    """Block parameter -> every kernel parameter a comparison with a range of it names on its other side
+    (``rn[None, :] < N`` gives ``BLOCK_N`` -> ``{"N"}`` even where ``rn``'s base reads ``N`` too, which
+    :func:`compared_sizes` leaves out: a program mapped to its tile through ``tl.cdiv(N, 64)``, v45)."""
+    body = _Kernel(kernel)
+    out: dict[str, set[str]] = {}
+    for _node, left, right in _bounds(walk(kernel.body)):
+        for block in body.ranges(left) - body.ranges(right):
+            named = {n for n in _names(right) if n in body.params and n != block}
+            out.setdefault(block, set()).update(named)
+    return out
+
+
 def _arithmetic(expr: cst.BaseExpression, params: Collection[str]) -> bool:
     """Whether ``expr`` is integer arithmetic (``+``, ``-``, ``*``, ``//``) of integer literals and the names
     ``params``: a bound a launch's arguments can be put into."""

@@ -44,6 +44,7 @@ from kernelopt.tunables.blocks import (
     ceil_args,
     ceil_count,
     child_nodes,
+    compared_names,
     compared_sizes,
     covers_as_before,
     dotted,
@@ -1171,6 +1172,9 @@ def _stale_copies(
             for (k1, (b1, a1)), (k2, (b2, a2)) in itertools.combinations(sorted(values.items()), 2):
                 if b1 * b2 != a1 * a2 and b1 > 1 and b2 > 1:  # ``4 * BLOCK_K`` steps written as 64 (v27)
                     products.setdefault(b1 * b2, (f"{k1} * {k2}", a1 * a2))
+            why = _kernel_copy(kernel, values, pos, constants)
+            if why is not None:
+                return why
         for before, node, divisor, size in _divisions(o.body, n.body):
             b = _int(divisor)
             if before is not None and before != b:
@@ -1202,6 +1206,41 @@ def _stale_copies(
                 f"{key}={a} moves the tile from {b}, but {at} still divides by {b} ({_code(node)}{named}): a copy of "
                 f"the tile's value the edit does not move, which counts the programs or sizes a buffer the kernel "
                 f"indexes by program, so the two would disagree at sizes of more than one block: not written"
+            )
+    return None
+
+
+def _kernel_copy(
+    kernel: cst.FunctionDef,
+    values: Mapping[str, tuple[int, int]],
+    pos: Positions,
+    constants: Mapping[str, int] | None = None,
+) -> str | None:
+    """Why an edit cannot be written when the launched kernel itself counts a size in the moved tile's original
+    value (``num_pid_n = tl.cdiv(N, 64)`` beside ``BLOCK_N=64`` at the launch, ``N`` the size ``BLOCK_N``'s ranges
+    are compared with): the kernel's copy, which no edit moves, maps its programs by the old tile while the grid
+    and the ranges take the new one (v45: right while one tile covers ``N``, wrong above). ``values``: the launch's
+    settings, (before, after); ``constants``: module constants bound once (``GROUP_N = 64`` read in the kernel)."""
+    compared = compared_names(kernel)
+    for key, (before, after) in values.items():
+        tiled = compared.get(key, set())
+        if before == after or not tiled:
+            continue
+        for node in walk(kernel.body):
+            count = _count_of(node)
+            if count is None:
+                continue
+            size, divisor = count
+            value = _int(divisor)
+            if value is None and isinstance(divisor, cst.Name) and constants:
+                value = constants.get(divisor.value)
+            if value != before or not {n.value for n in walk(size) if isinstance(n, cst.Name)} & tiled:
+                continue
+            line = pos[node].start.line if node in pos else 0
+            return (
+                f"{key}={after} moves the tile from {before}, but the kernel {kernel.name.value} still divides by "
+                f"{before} (line {line}: {_code(node)}), a copy of the tile's value inside the kernel that no edit "
+                "moves: its programs and the grid's would disagree at sizes of more than one tile: not written"
             )
     return None
 
