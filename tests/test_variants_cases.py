@@ -67,6 +67,17 @@ def _correct_padded(folder: Path, shapes: list[dict[str, int]]) -> dict[str, obj
     return out
 
 
+def _plainly(folder: Path, old: str, new: str, shapes: list[dict[str, int]]) -> dict[str, object]:
+    """:func:`_correct_padded` of ``folder``'s kernel with ``old`` replaced by ``new`` (a pick written plainly, as
+    the rules wrote it before a fix), the original put back after."""
+    original = (folder / "kernel.py").read_text()
+    (folder / "kernel.py").write_text(original.replace(old, new))
+    try:
+        return _correct_padded(folder, shapes)
+    finally:
+        (folder / "kernel.py").write_text(original)
+
+
 # ------------------------------------------------------------------------------------- a wrong kernel written
 
 
@@ -865,9 +876,8 @@ def test_a_tile_counted_in_a_product_of_settings_keeps_the_product_a_divisor(tmp
 
     folder = _copy("unroll_static", tmp_path)
     original = (folder / "kernel.py").read_text()
-    (folder / "kernel.py").write_text(original.replace("UNROLL=3)", "UNROLL=6)"))  # what was written before
-    assert _correct_padded(folder, [{"n": 768}, {"n": 1152}]) == {"n=768": True, "n=1152": "wrote out of bounds"}
-    (folder / "kernel.py").write_text(original)
+    got = _plainly(folder, "UNROLL=3)", "UNROLL=6)", [{"n": 768}, {"n": 1152}])  # what was written before
+    assert got == {"n=768": True, "n=1152": "wrote out of bounds"}, got
     written, note = _tune_edit(folder, {"BLOCK": 128, "UNROLL": 6})
     assert written is not None and note is not None and "    if n % 768 == 0:  # kernelopt: tuned\n" in written, note
     both = guard_edit(original, original.replace("BLOCK=128, UNROLL=3", "BLOCK=256, UNROLL=6")).new_source
@@ -889,11 +899,9 @@ def test_a_loop_stepping_by_a_product_of_settings_keeps_the_product_a_divisor(tm
     columns, a multiple of 768): at 1152 and 384 columns, which the original handled, each row's sum read past the
     row. The loop rule read a step of one name only; a product of settings is one divisor, as v41's grid."""
     folder = _copy("rowsum_unroll", tmp_path)
-    original = (folder / "kernel.py").read_text()
-    (folder / "kernel.py").write_text(original.replace("UNROLL=3)", "UNROLL=6)"))  # what was written before
-    got = _correct_padded(folder, [{"n_rows": 1, "n_cols": 768}, {"n_rows": 3, "n_cols": 1152}])
+    shapes = [{"n_rows": 1, "n_cols": 768}, {"n_rows": 3, "n_cols": 1152}]
+    got = _plainly(folder, "UNROLL=3)", "UNROLL=6)", shapes)  # what was written before
     assert got == {"n_rows=1,n_cols=768": True, "n_rows=3,n_cols=1152": False}, got
-    (folder / "kernel.py").write_text(original)
     written, note = _tune_edit(folder, {"BLOCK": 256, "UNROLL": 3})
     assert written is not None and note is not None and "    if n_cols % 768 == 0:  # kernelopt: tuned\n" in written
     (folder / "kernel.py").write_text(written)
@@ -966,10 +974,8 @@ def test_a_tile_whose_value_the_kernel_writes_again_is_not_moved_apart_from_it(t
 
     folder = _copy("pid_map_literal", tmp_path)
     original = (folder / "kernel.py").read_text()
-    (folder / "kernel.py").write_text(original.replace("BLOCK_N=64)", "BLOCK_N=128)"))  # what was written before
-    got = _correct_padded(folder, [{"M": 100, "N": 64}, {"M": 129, "N": 65}])
+    got = _plainly(folder, "BLOCK_N=64)", "BLOCK_N=128)", [{"M": 100, "N": 64}, {"M": 129, "N": 65}])  # before
     assert got == {"M=100,N=64": True, "M=129,N=65": False}, got
-    (folder / "kernel.py").write_text(original)
     written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 128})
     assert written is None and note is not None, (note, written)
     assert "the kernel scale_tiles still divides by 64 (line 12: tl.cdiv(N, 64))" in note, note
