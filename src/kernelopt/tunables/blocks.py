@@ -1148,11 +1148,12 @@ class _Lanes:
 
     def spoiled(self) -> dict[str, set[cst.Call]]:
         """Block -> the masked loads whose masked-out lanes of that block reach a reduction along its axis holding
-        a value not neutral for it."""
+        a value not neutral for it (``padded``: of the blocks of the block pointers made alone)."""
         out: dict[str, set[cst.Call]] = {}
         masks = [m for m in map(_mask_of, self.loads) if m is not None]
-        blocks: set[str] = set().union(*(self.body.ranges(m) for m in masks))
-        if self.padded:  # the tiles of the block pointers made, read through their loads' padding
+        blocks: set[str] = set() if self.padded else set().union(*(self.body.ranges(m) for m in masks))
+        if self.padded:  # the tiles of the block pointers made, read through their loads' padding: only those (each
+            # block is read on its own, and the masks' blocks are unchecked_blocks', which read them already)
             for code in self.body.bodies:
                 for node in walk(code):
                     if isinstance(node, cst.Call) and dotted(node.func).split(".")[-1] == "make_block_ptr":
