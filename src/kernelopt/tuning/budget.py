@@ -197,17 +197,18 @@ class Budget:
         if evaluated > 0:
             self.candidate_s = max(0.0, seconds) / evaluated
 
-    def affordable(self, n: int, *, reserve_s: float = 0.0) -> int:
-        """How many of ``n`` candidates the wall time left can fit, at :attr:`candidate_s` seconds each (all
-        ``n`` before any round has run, or while the last one cost nothing, without a look at the clock; else 0
-        once the wall time is spent); ``reserve_s`` of the wall time left is kept for what comes after (a
-        session's re-time)."""
-        if not self.candidate_s:
+    def affordable(self, n: int, *, reserve_s: float = 0.0, each_s: float | None = None) -> int:
+        """How many of ``n`` candidates the wall time left can fit, at ``each_s`` seconds each (default
+        :attr:`candidate_s`; all ``n`` before any round has run, or while the last one cost nothing, without a look
+        at the clock; else 0 once the wall time is spent); ``reserve_s`` of the wall time left is kept for what
+        comes after (a session's re-time)."""
+        each = each_s if each_s is not None else self.candidate_s
+        if not each:
             return n
         left = self.wall_s - self.elapsed_s - reserve_s
         if math.isinf(left):  # no wall time (a sweep without a time budget): every candidate fits
             return n
-        return max(0, min(n, math.floor(left / self.candidate_s)))
+        return max(0, min(n, math.floor(left / each)))
 
     def stop(self) -> BudgetStop | None:
         """The limit reached, or ``None`` while the session may go on; the wall time first (a last round that

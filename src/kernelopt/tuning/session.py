@@ -41,6 +41,7 @@ own best), shape by shape.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -475,13 +476,29 @@ def _loop(
 
 
 def _retime_share_s(run: _Run, current: Config | None, top: int) -> float:
-    """The wall seconds the rounds leave the re-time: its picks so far at the last round's seconds a candidate (as
+    """The wall seconds the rounds leave the re-time: its picks so far at :func:`_retime_each_s` (as
     :func:`_within_wall` reckons it), at most :data:`RETIME_SHARE` of the wall time (a round that paid a worker's
     restart, or a cut candidate's wait, does not end the rounds)."""
-    if top <= 0 or not run.budget.candidate_s:
+    each = _retime_each_s(run)
+    if top <= 0 or not each:
         return 0.0
     picks = len(_retime_picks(run, current, top))
-    return min(picks * run.budget.candidate_s, RETIME_SHARE * run.budget.wall_s)
+    return min(picks * each, RETIME_SHARE * run.budget.wall_s)
+
+
+def _retime_each_s(run: _Run) -> float | None:
+    """Seconds the re-time takes a pick: what it does for one (check it again and time it on every entry; no
+    compile, no worker start, no wait on a candidate that hangs), the median of the passing candidates' check and
+    timing seconds so far, never more than the last round's pace; that pace before any candidate passed. On the
+    H100 (2026-12-06) mamba_ssu's rounds held a candidate cut after 30 s, its pace read 10.3 s a candidate, and the
+    14 s its wall had left "could not fit" a re-time of four whose checks and timings took about 2.5 s each."""
+    pace = run.budget.candidate_s
+    spent = [(r.check_s or 0.0) + (r.bench_s or 0.0) for r in run.results if r.outcome.ok and r.latency_us is not None]
+    spent = [s for s in spent if s > 0]
+    if not spent:
+        return pace
+    each = statistics.median(spent)
+    return min(each, pace) if pace else each
 
 
 def _avoid_larger(strat: Strategy, run: _Run, results: Sequence[Result]) -> None:
@@ -584,17 +601,18 @@ def _retime_picks(run: _Run, current: Config | None, top: int) -> list[Config]:
 
 
 def _within_wall(picks: list[Config], run: _Run, current: Config | None) -> tuple[list[Config], str | None]:
-    """The picks the wall time left can re-time (:meth:`Budget.affordable`: a re-time checks each candidate again
-    and takes as many samples as its first measurement, so it costs about what a round did a candidate), and a
+    """The picks the wall time left can re-time (:meth:`Budget.affordable` at :func:`_retime_each_s`: a re-time
+    checks each candidate again and takes as many samples as its first measurement), and a
     line when it cannot re-time them all. Cut short, the re-time keeps the fastest and the current configuration
     first; under two, there is nothing to compare and none is re-timed: the pick is the ranking's, by first
     measurements."""
     if not picks:
         return picks, None
-    fits = run.budget.affordable(len(picks)) if run.budget.elapsed_s < run.budget.wall_s else 0
+    each_s = _retime_each_s(run)
+    fits = run.budget.affordable(len(picks), each_s=each_s) if run.budget.elapsed_s < run.budget.wall_s else 0
     if fits >= len(picks):
         return picks, None
-    each = f"about {run.budget.candidate_s:.3g} s a candidate" if run.budget.candidate_s else "its pace"
+    each = f"about {each_s:.3g} s a candidate" if each_s else "its pace"
     left = max(0.0, run.budget.wall_s - run.budget.elapsed_s)
     wall = f"the wall time left ({left:.3g} s of {run.budget.wall_s:g} s, at {each})"
     if fits < 2:
