@@ -136,13 +136,15 @@ def test_an_integer_output_is_fenced_with_a_value_the_reference_does_not_hold() 
     assert padded(codes, []) is codes  # an integer input stays as it is (no integer fill given)
 
 
-def _codes_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Any]:
+def _codes_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str = CODES_KERNEL, reference: str = CODES_REFERENCE
+) -> tuple[Path, Any]:
     from kernelopt.tuning.checks import LoadedProblem
     from kernelopt.tuning.problem import Problem
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    (tmp_path / "kernel.py").write_text(CODES_KERNEL)
-    (tmp_path / "reference.py").write_text(CODES_REFERENCE)
+    (tmp_path / "kernel.py").write_text(kernel)
+    (tmp_path / "reference.py").write_text(reference)
     problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
     return tmp_path, LoadedProblem.load(problem, "cpu")
 
@@ -166,6 +168,36 @@ def test_the_net_sees_an_int32_output_left_unwritten_or_stored_past_its_end(
     assert got["kernel"].outcome is Outcome.OK, got["kernel"].reason
     assert got["half"].outcome is Outcome.WRONG_RESULT, got["half"].reason
     assert got["past"].outcome is Outcome.WRONG_RESULT and got["past"].reason == OUT_OF_BOUNDS, got["past"].reason
+
+
+SIGNS_KERNEL = """import torch
+
+
+def run(x):
+    y = torch.empty(x.shape, dtype=torch.bool, device=x.device)
+    torch.gt(x, 0, out=y)
+    return y
+"""
+
+
+def test_an_output_no_value_can_fence_is_said_beside_the_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A boolean output whose reference holds both values has no value to fence it with: it is left as it is, and
+    the net's line says so beside the size it was checked at, where a fenced one says nothing."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.net import UNFENCED, DerivedProblems, cast, derived_sizes
+    from kernelopt.tuning.problem import ProblemShape
+
+    reference = CODES_REFERENCE.replace("(x * 8.0).to(torch.int32)", "x > 0")
+    folder, loaded = _codes_folder(tmp_path, monkeypatch, SIGNS_KERNEL, reference)
+    derived = DerivedProblems()
+
+    def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
+        verdict = derived.check(loaded, folder / "kernel.py", shape)
+        return verdict.outcome, verdict.reason
+
+    sizes = derived_sizes([ProblemShape(kwargs={"n": 64}), ProblemShape(kwargs={"n": 128})])[:1]
+    line = cast(sizes, "original", "written", check_at).line()
+    assert line.endswith(f"correct at n=129 (bool {UNFENCED})"), line
 
 
 ROWS_KERNEL = """import torch

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 from unittest import mock
 
@@ -34,10 +34,6 @@ a NaN fence cannot tell from its own NaN."""
 Fences = list[tuple[Any, int, float]]
 """Each buffer :func:`padded` made, the length of its middle (the tensor's span) and its fill, for
 :func:`trespassed`."""
-
-IntegerFills = Callable[[Any], int | None]
-"""A torch integer or boolean dtype -> the value its outputs are fenced with, ``None``: none can be chosen
-(:func:`integer_fills`)."""
 
 
 def padded(t: Any, fences: Fences | None = None, fill: float = float("nan"), *, blank: bool = False) -> Any:
@@ -103,41 +99,57 @@ def fenced_outputs(fences: Fences, fill: float = float("nan"), integers: Integer
         yield
 
 
+class IntegerFills:
+    """For an integer or boolean dtype, a value no integer or boolean tensor of the reference's outputs (at the size
+    checked) holds: the dtype's least, else its largest (no index, count or code a reference gives), else the least
+    value between them that none holds; ``None`` where every value of the dtype is held (a boolean output with both,
+    a ``uint8`` one with all 256): such an output is not fenced, and :attr:`unfenced` names its dtype. Each dtype's
+    found once."""
+
+    def __init__(self, outputs: Sequence[Any]) -> None:
+        import torch
+
+        self._held = [(t, r) for t in outputs if isinstance(t, torch.Tensor) and (r := _bounds(t.dtype)) is not None]
+        self._found: dict[Any, int | None] = {}
+        self.unfenced: list[str] = []  # the dtypes asked for that no value fences
+
+    def _holds(self, v: int) -> bool:  # a tensor whose dtype cannot hold v is not compared (uint8 == -128 wraps)
+        return any(r[0] <= v <= r[1] and bool((t == v).any()) for t, r in self._held)
+
+    def __call__(self, dtype: Any) -> int | None:
+        if dtype not in self._found:
+            self._found[dtype] = self._fill(dtype)
+            if self._found[dtype] is None:
+                self.unfenced.append(str(dtype).removeprefix("torch."))
+        return self._found[dtype]
+
+    def _fill(self, dtype: Any) -> int | None:
+        import torch
+
+        if (range_ := _bounds(dtype)) is None:  # no integer range (a quantized dtype): not fenced
+            return None
+        lo, hi = range_
+        found = next((v for v in (lo, hi) if not self._holds(v)), None)
+        if found is None and self._held:  # the least value none holds: the first gap in the values held
+            values = torch.unique(torch.cat([t.detach().flatten().to(torch.int64).cpu() for t, _ in self._held]))
+            inside = values[(values >= lo) & (values <= hi)].tolist()
+            found = next((a + 1 for a, b in itertools.pairwise(inside) if b > a + 1), None)
+        return bool(found) if dtype == torch.bool and found is not None else found
+
+
 def integer_fills(outputs: Sequence[Any]) -> IntegerFills:
-    """For an integer or boolean dtype, a value no integer or boolean tensor of ``outputs`` (the reference's, at the
-    size checked) holds: the dtype's least, else its largest (no index, count or code a reference gives), else the
-    least value between them that none holds; ``None`` where every value of the dtype is held (a boolean output
-    with both, a ``uint8`` one with all 256): such an output is not fenced. Each dtype's found once."""
+    """The fences of integer and boolean outputs for a reference's ``outputs`` (:class:`IntegerFills`)."""
+    return IntegerFills(outputs)
+
+
+def _bounds(dtype: Any) -> tuple[int, int] | None:
+    """The least and largest value of an integer or boolean torch dtype; ``None`` for any other."""
     import torch
 
-    def bounds(dtype: Any) -> tuple[int, int] | None:
-        try:
-            return (0, 1) if dtype == torch.bool else (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
-        except TypeError:  # a dtype with no integer range (a quantized one)
-            return None
-
-    held = [(t, r) for t in outputs if isinstance(t, torch.Tensor) and (r := bounds(t.dtype)) is not None]
-    found: dict[Any, int | None] = {}
-
-    def holds(v: int) -> bool:  # a tensor whose dtype cannot hold v is not compared (uint8 == -128 wraps)
-        return any(r[0] <= v <= r[1] and bool((t == v).any()) for t, r in held)
-
-    def fill(dtype: Any) -> int | None:
-        if dtype not in found:
-            if (range_ := bounds(dtype)) is None:  # not fenced
-                found[dtype] = None
-                return None
-            lo, hi = range_
-            found[dtype] = next((v for v in (lo, hi) if not holds(v)), None)
-            if found[dtype] is None and held:  # the least value none holds: the first gap in the values held
-                values = torch.unique(torch.cat([t.detach().flatten().to(torch.int64).cpu() for t, _ in held]))
-                inside = values[(values >= lo) & (values <= hi)].tolist()
-                found[dtype] = next((a + 1 for a, b in itertools.pairwise(inside) if b > a + 1), None)
-            if dtype == torch.bool and found[dtype] is not None:
-                found[dtype] = bool(found[dtype])
-        return found[dtype]
-
-    return fill
+    try:
+        return (0, 1) if dtype == torch.bool else (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
+    except TypeError:  # a floating-point or quantized dtype
+        return None
 
 
 def trespassed(fences: Fences) -> bool:

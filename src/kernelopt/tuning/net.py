@@ -371,7 +371,7 @@ class SizeCheck(BaseModel):
         passed: the written kernel passed there (``True``), failed where the original passed (``False``), or the
             size was skipped (``None``): the original did not pass at any try (``reason`` says why).
         outcome: the written kernel's outcome there (``None`` when skipped).
-        reason: the failure's line, or why the size was skipped.
+        reason: the failure's line, or why the size was skipped; beside a pass, an output not fenced there.
         seconds: wall seconds the size took (the original's runs included).
     """
 
@@ -411,7 +411,7 @@ class NetVerdict(BaseModel):
         bad = self.failed
         if bad is not None:
             return f"the written kernel fails at {bad.label()}, where the original passes: {bad.outcome}: {bad.reason}"
-        held = [c.shape.label() for c in self.checks if c.passed]
+        held = [c.shape.label() + (f" ({c.reason})" if c.reason else "") for c in self.checks if c.passed]
         skipped = [f"{c.shape.label()} ({c.reason})" for c in self.checks if c.passed is None]
         parts = []
         if held:
@@ -526,8 +526,8 @@ def cast(
                 refusals.append(f"{label}: {built[1]}")
                 continue
             outcome, reason = timed(scale, check_at, written, shape)
-            if outcome is Outcome.OK:
-                check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome)
+            if outcome is Outcome.OK:  # a reason beside a pass: what was not fenced there
+                check = SizeCheck(kind=size.kind, shape=shape, passed=True, outcome=outcome, reason=reason)
                 break
             if outcome is Outcome.RUN_TIMEOUT:  # too slow to judge there (a small tile in the interpreter): no verdict
                 # the size's other tries are as large in the other keys: one limit a size, not one a try (x3)
@@ -621,6 +621,7 @@ class SizeRequest(BaseModel):
 
 
 OUT_OF_BOUNDS = "it wrote past the end of an input or an output (into the fence around it)"
+UNFENCED = "output not fenced: the reference's outputs there hold every value of the dtype"
 
 
 @dataclasses.dataclass
@@ -664,6 +665,8 @@ class DerivedProblems:
             candidate.release()
         if verdict.outcome is Outcome.OK and trespassed(fences):
             return dataclasses.replace(verdict, outcome=Outcome.WRONG_RESULT, reason=OUT_OF_BOUNDS)
+        if verdict.outcome is Outcome.OK and integers.unfenced:  # said beside the size (NetVerdict.line)
+            return dataclasses.replace(verdict, reason=f"{' and '.join(integers.unfenced)} {UNFENCED}")
         return verdict
 
     def build(self, loaded: LoadedProblem, shape: ProblemShape) -> Verdict:
