@@ -33,10 +33,8 @@ def test_an_edit_failing_its_check_on_the_entries_gives_way_to_the_next_best_as_
     entry; with no next-best nothing is written, as before."""
     from kernelopt.tuning import folder as tf
     from kernelopt.tuning.net import cast as net_cast
-    from tests.test_tuning_net import _evaluator, _session
+    from tests.test_tuning_net import _two_picks_checked
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
     weighed: list[Any] = []  # m2: what the net's first size is estimated by, the edit's check on the entries
 
     def cast(*args: Any, **kwargs: Any) -> Any:
@@ -44,14 +42,7 @@ def test_an_edit_failing_its_check_on_the_entries_gives_way_to_the_next_best_as_
         return net_cast(*args, **kwargs)
 
     monkeypatch.setattr(tf, "cast", cast)
-    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "grid_named_copy"))
-    reference = folder / "reference.py"
-    reference.write_text(reference.read_text().replace('{"n": 128}', '{"n": 200}'))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    with _evaluator(prepared) as evaluator:
-        picks = [({"BLOCK": 128}, 10.0), ({"BLOCK": 512}, 11.0)]
-        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": 256}, 20.0)), evaluator)
-        alone = tf._checked_edit(_session(prepared, picks[:1], ({"BLOCK": 256}, 20.0)), evaluator)
+    done, alone = _two_picks_checked(tmp_path, monkeypatch, largest=200)
     assert done.edit is not None and "scale_kernel[grid](x, y, n, BLOCK=512)" in done.edit.new_source
     assert done.result.best_config == {"BLOCK": 512} and done.judgement.better
     assert done.edit_note is not None and done.edit_note.startswith(

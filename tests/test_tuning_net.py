@@ -129,6 +129,25 @@ def _evaluator(prepared: Any) -> Any:
     )
 
 
+def _two_picks_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, largest: int = 128) -> tuple[Any, Any]:
+    """grid_named_copy (v23, its rule switched off; SHAPES of 100 and ``largest`` elements) through
+    :func:`kernelopt.tuning.folder._checked_edit` under Triton's interpreter: a session picking ``BLOCK=128`` (wrong
+    above 128 elements) with ``BLOCK=512`` next, and one picking ``BLOCK=128`` alone."""
+    from kernelopt.tuning import folder as tf
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "grid_named_copy"))
+    reference = folder / "reference.py"
+    reference.write_text(reference.read_text().replace('{"n": 128}', f'{{"n": {largest}}}'))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    with _evaluator(prepared) as evaluator:
+        picks = [({"BLOCK": 128}, 10.0), ({"BLOCK": 512}, 11.0)]
+        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": 256}, 20.0)), evaluator)
+        alone = tf._checked_edit(_session(prepared, picks[:1], ({"BLOCK": 256}, 20.0)), evaluator)
+    return done, alone
+
+
 @pytest.mark.timeout(120)
 def test_a_pick_wrong_past_the_entries_gives_way_to_the_next_best_that_holds_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -137,16 +156,7 @@ def test_a_pick_wrong_past_the_entries_gives_way_to_the_next_best_that_holds_the
     passes the SHAPES' 100 and 128 elements and leaves half of every program's elements unwritten above 128. The net
     finds it at 129 elements, where the original passes, and the next-best pick, ``BLOCK=512`` (its programs overlap:
     correct everywhere), is written instead, the line naming the size; with no next-best nothing is written."""
-    from kernelopt.tuning import folder as tf
-
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
-    folder = Path(shutil.copytree(VARIANTS / "grid_named_copy", tmp_path / "grid_named_copy"))
-    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
-    with _evaluator(prepared) as evaluator:
-        picks = [({"BLOCK": 128}, 10.0), ({"BLOCK": 512}, 11.0)]
-        done = tf._checked_edit(_session(prepared, picks, ({"BLOCK": 256}, 20.0)), evaluator)
-        alone = tf._checked_edit(_session(prepared, picks[:1], ({"BLOCK": 256}, 20.0)), evaluator)
+    done, alone = _two_picks_checked(tmp_path, monkeypatch)
     assert done.edit is not None and "scale_kernel[grid](x, y, n, BLOCK=512)" in done.edit.new_source
     assert done.result.best_config == {"BLOCK": 512} and done.judgement.better
     assert done.edit_note is not None and done.edit_note.startswith(
