@@ -319,3 +319,15 @@ def test_optimize_mode_reports_the_best_version(tmp_path: Path, monkeypatch: pyt
     assert timed_or_withheld(row.speedup_vs_eager, row.reason), row
     ws = Workspace(Path(row.workspace or ""))
     assert ws.memory.read(0).performance.speedup_vs_reference is not None  # the loop's gate timed the reference
+
+
+def test_two_folders_of_one_name_get_default_outputs_of_their_own(tmp_path: Path) -> None:
+    """breaker12 (2026-12-06): a batch of /work/tmp/breaker12/batchdir met breaker9's batchdir's output, the default
+    being /tmp/kernelopt_batch_<name>. The default now carries a hash of the folder's path; --out is as given."""
+    from kernelopt.cli.batch import _out_dir
+
+    first, second = tmp_path / "a" / "batchdir", tmp_path / "b" / "batchdir"
+    one, two = _out_dir(first, None), _out_dir(second, None)
+    assert one != two and one.name.startswith("kernelopt_batch_batchdir_") and len(one.name) == len(two.name)
+    assert _out_dir(first, None) == one  # a second run resumes in the first's folder
+    assert _out_dir(first, tmp_path / "mine") == (tmp_path / "mine").resolve()

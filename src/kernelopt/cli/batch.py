@@ -223,7 +223,8 @@ def register(app: typer.Typer) -> None:
         out: Path | None = typer.Option(
             None,
             "--out",
-            help="Output folder: batch.json, batch.csv, workspaces/, logs/ (default /tmp/kernelopt_batch_<DIR>).",
+            help="Output folder: batch.json, batch.csv, workspaces/, logs/ "
+            "(default /tmp/kernelopt_batch_<DIR>_<path hash>).",
         ),
         fresh: bool = typer.Option(False, "--fresh", help="Start again instead of resuming from batch.json."),
         device: str | None = typer.Option(None, "--device", help="cuda or cpu (default: cuda when present)."),
@@ -302,17 +303,23 @@ def register(app: typer.Typer) -> None:
 
 
 def _out_dir(directory: Path, out: Path | None) -> Path:
-    """``--out``, else ``/tmp/kernelopt_batch_<DIR's name>``; never a file, never in a workspace
-    (:func:`kernelopt.destination.output_folder`).
+    """``--out``, else ``/tmp/kernelopt_batch_<DIR's name>_<8 hex digits of DIR's path>``; never a file, never in a
+    workspace (:func:`kernelopt.destination.output_folder`). The digits tell two folders of one name apart: by name
+    alone, a batch of /work/tmp/breaker12/batchdir met breaker9's batchdir's output (breaker12, 2026-12-06; refused
+    clearly, nothing lost, but a second --out was needed).
 
     Raises:
         UsageError: the folder is a file, or lies in a workspace.
     """
+    import hashlib
+
     from kernelopt.destination import output_folder
 
-    name = Path(directory).expanduser().resolve().name or "batch"
-    out_dir = (Path(out).expanduser() if out is not None else DEFAULT_ROOT / f"kernelopt_batch_{name}").resolve()
-    return output_folder(out_dir, "--out", hint="give a folder (it is created when missing)")
+    where = Path(directory).expanduser().resolve()
+    if out is None:
+        tag = hashlib.sha1(str(where).encode(), usedforsecurity=False).hexdigest()[:8]
+        out = DEFAULT_ROOT / f"kernelopt_batch_{where.name or 'batch'}_{tag}"
+    return output_folder(Path(out).expanduser().resolve(), "--out", hint="give a folder (it is created when missing)")
 
 
 #: Where batch writes (its table, workspaces and logs), as its disk errors say it: its flag is --out (it has no --root).
