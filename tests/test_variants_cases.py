@@ -984,6 +984,34 @@ def test_a_tile_whose_value_the_kernel_writes_again_is_not_moved_apart_from_it(t
 
 
 @pytest.mark.timeout(120)
+def test_a_split_k_loop_over_k_per_split_keeps_the_step_times_the_splits_a_divisor(tmp_path: Path) -> None:
+    """Found on 2026-12-06 (v46, wrongkernel12): splitk_range, a split-K GEMV whose programs each sum ``K //
+    SPLIT_K`` of K, ``for k in range(pid_k * k_per, (pid_k + 1) * k_per, BLOCK_K)``, the x loads without a mask
+    (``assert K % 64 == 0``, ``SPLIT_K=4``, ``BLOCK_K=16``). ``BLOCK_K=32`` went out under ``if N % 32 == 0``, **the
+    net on**: the grid's ``triton.cdiv(N, 32)``, BLOCK_N's own copy, was read as the moved tile's because its new
+    value equals it, and the loop was read as nothing. Right at the SHAPES and at every net size (K of 640, 768,
+    128 and 512: each split a multiple of 32); at N=64, K=192 (splits of 48), which the original handled, each split
+    read 16 elements of the next and the sums were counted twice. The split's step times the splits is one product
+    (v41): ``if K % 128 == 0``; a count literal the edit kept is no copy of the moved tile; a grid number moved with
+    a guarded keyword is written as its name."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("splitk_range", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    got = _plainly(folder, "BLOCK_K=16,", "BLOCK_K=32,", [{"N": 64, "K": 256}, {"N": 64, "K": 192}])  # before
+    assert got == {"N=64,K=256": True, "N=64,K=192": False}, got
+    written, note = _tune_edit(folder, {"BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 4})
+    assert written is not None and note is not None and "    if K % 128 == 0:  # kernelopt: tuned\n" in written, note
+    assert "gemv_splitk[(triton.cdiv(N, 32), 4)]" in written, written
+    splits = original.replace("4)](x, w, y, N, K, BLOCK_N=32, BLOCK_K=16, SPLIT_K=4)", "8)](x, w, y, N, K, BLOCK_N=32, "
+                              "BLOCK_K=16, SPLIT_K=8)")  # fmt: skip
+    carried = guard_edit(original, splits).new_source
+    assert carried is not None and "if K % 128 == 0:" in carried and "32), SPLIT_K)](" in carried, carried
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"N": 64, "K": 192}, {"N": 32, "K": 320}, {"N": 40, "K": 512}])
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule
@@ -1746,18 +1774,21 @@ def test_the_twelfth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     n_cols % 768 == 0``, 3001 rows of 2688 columns), and a row covered by a fixed count of blocks (v43,
     ``CHUNKS=2`` under ``if n_cols <= 512``, 3001 rows of 1000 columns), and a block reshaped into rows of a
     size guarded by that size dividing it (v44, ``BLOCK=256`` under ``if 256 % n == 0``, 3001 rows of 1024 columns,
-    compiled for the original's block there); and what the rules wrote for v43 before the fix, ``CHUNKS=2``
-    plainly, wrong there."""
+    compiled for the original's block there), and a split-K loop over ``K // SPLIT_K`` guarded by the step times
+    the splits (v46, ``BLOCK_K=32`` under ``if K % 128 == 0``, N=4096 and K=4032, a multiple of 64 and not of 128);
+    and what the rules wrote for v43 before the fix, ``CHUNKS=2`` plainly, wrong there."""
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
     grid = written_pick(_copy("unroll_static", tmp_path), {"BLOCK": 128, "UNROLL": 6}, "if n % 768 == 0:")
     loop = written_pick(_copy("rowsum_unroll", tmp_path), {"BLOCK": 256, "UNROLL": 3}, "if n_cols % 768 == 0:")
     rows = written_pick(_copy("chunks_row", tmp_path), {"BLOCK": 256, "CHUNKS": 2}, "if n_cols <= 512:")
     shaped = written_pick(_copy("reshape_rows", tmp_path), {"BLOCK": 256}, "if 256 % n == 0:")
+    split = written_pick(_copy("splitk_range", tmp_path), {"BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 4}, "if K % 128")
     cases = [
         (grid, [{"n": 384 * 3001}, {"n": 768 * 4096}, {"n": 384}]),
         (loop, [{"n_rows": 3001, "n_cols": 2688}, {"n_rows": 64, "n_cols": 6144}, {"n_rows": 5, "n_cols": 384}]),
         (rows, [{"n_rows": 3001, "n_cols": 1000}, {"n_rows": 64, "n_cols": 700}, {"n_rows": 7, "n_cols": 300}]),
         (shaped, [{"n_rows": 3001, "n": 1024}, {"n_rows": 4097, "n": 512}, {"n_rows": 3001, "n": 64}]),
+        (split, [{"N": 4096, "K": 4032}, {"N": 4000, "K": 8192}, {"N": 64, "K": 192}]),
     ]
     for folder, shapes in cases:
         _correct_on_cuda(folder, shapes)

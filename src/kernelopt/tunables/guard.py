@@ -307,6 +307,17 @@ def _divided_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[D
     return out
 
 
+def _kept_literals(old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef], fn: cst.FunctionDef) -> set[int]:
+    """The ids of ``fn``'s count literals (``triton.cdiv(N, 32)``'s 32, :func:`_divisions`) that hold the value the
+    same place of the original held: no tile's copy moved with it, whatever tile's new value they equal."""
+    if len(old) != len(new):
+        return set()
+    for o, n in zip(old, new, strict=True):
+        if n is fn:
+            return {id(d) for b, _, d, _ in _divisions(o.body, n.body) if b is not None and b == _int(d)}
+    return set()
+
+
 def _tile_product(expr: cst.BaseExpression) -> tuple[tuple[tuple[str, str], ...], int] | None:
     """A product of two or more factors, at least one a tile (``meta["BLOCK"] * meta["UNROLL"]``, ``BLOCK * 4``):
     the tiles and the product of the literal factors; ``None`` for anything else."""
@@ -1364,6 +1375,26 @@ def _carry_copies(
                     if b != change.before or _int(divisor) != change.after or (sizes and _code(size) not in sizes):
                         continue
                     needs.append(replace(needs[0], literal=divisor))
+                needs += [replace(needs[0], literal=e) for e in _grid_number_copies(o, n, change)]
+
+
+def _grid_number_copies(old: cst.FunctionDef, new: cst.FunctionDef, change: _Change) -> list[cst.BaseExpression]:
+    """The numbers of a launch's grid tuple the edit moved with a launch keyword (``(tiles, 8)`` beside
+    ``SPLIT_K=8``, from 4 and 4): a guarded keyword's copy there, written as its name with it (v46: left at 8, the
+    original's 4 splits ran on eight programs of the axis and read past K)."""
+    out: list[cst.BaseExpression] = []
+    if change.keyword is None:
+        return out
+    for (_, o_call), (_, n_call) in zip(_launch_calls(old), _launch_calls(new), strict=False):
+        if not any(a.keyword is not None and a.keyword.value == change.keyword for a in n_call.args):
+            continue
+        was, now = _grid_tuple(old, o_call), _grid_tuple(new, n_call)
+        if was is None or now is None or len(was.elements) != len(now.elements):
+            continue
+        for o_el, n_el in zip(was.elements, now.elements, strict=True):
+            if _int(o_el.value) == change.before and _int(n_el.value) == change.after:
+                out.append(n_el.value)
+    return out
 
 
 def _constants(collector: _Collector) -> dict[str, int]:
@@ -1634,10 +1665,60 @@ def _loop_steps(
         if len(tiles) == 1 and factors[1] == 1:
             out += [Divides(tiles[0], size, line, why)] if tiles[0] is not None else []
         elif None not in tiles:  # a step of several settings (``BLOCK * UNROLL``, v42): the product divides
-            known = [t for t in tiles if t is not None]
-            for i, tile in enumerate(known):
-                others = tuple(known[:i] + known[i + 1 :])
-                out.append(Divides(tile, size, line, why, factors=others, times=factors[1], times_before=factors[1]))
+            out += _product_needs([t for t in tiles if t is not None], size, line, why, factors[1])
+    return out + _split_loops(call, kernel, line, bare_only=bare_only)
+
+
+def _product_needs(
+    tiles: Sequence[tuple[str, str]], size: cst.BaseExpression, line: int, why: str, literal: int = 1
+) -> list[Divides]:
+    """One :class:`Divides` a tile of a product of tiles (and ``literal``) that must divide ``size``, each with the
+    others as its partners (:attr:`Divides.factors`, v41)."""
+    return [
+        Divides(tile, size, line, why, factors=tuple(tiles[:i]) + tuple(tiles[i + 1 :]), times=literal,
+                times_before=literal)
+        for i, tile in enumerate(tiles)
+    ]  # fmt: skip
+
+
+def _split_loops(call: cst.Call, kernel: cst.FunctionDef, line: int, *, bare_only: bool = False) -> list[Divides]:
+    """A loop over one split of a size, ``for k in range(pid_k * per, (pid_k + 1) * per, BLOCK_K)`` with ``per = K
+    // SPLIT_K`` (split-K, v46): over loads without masks it covers each split in whole steps only where the step
+    times the splits divides the size, ``K % (SPLIT_K * BLOCK_K) == 0``; the two settings are one product."""
+    passed = _passed(call, kernel)
+    splits: dict[str, tuple[str, str]] = {}  # a local -> (the size, the number of splits), both parameters
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            value = node.value
+            if (
+                isinstance(value, cst.BinaryOperation)
+                and isinstance(value.operator, cst.FloorDivide)
+                and isinstance(value.left, cst.Name)
+                and isinstance(value.right, cst.Name)
+            ):
+                splits[node.targets[0].target.value] = (value.left.value, value.right.value)
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        args = _range_args(node.iter) if isinstance(node, cst.For) else None
+        if args is None or len(args) != 3 or not isinstance(args[2].value, cst.Name):
+            continue
+        per = _names(args[0].value) & _names(args[1].value) & set(splits)
+        if len(per) != 1:
+            continue
+        size, count = splits[per.pop()]
+        step = args[2].value.value
+        if size not in passed or count not in passed or step not in passed:
+            continue
+        if bare_only and not _bare_access(node.body, {p.name.value for p in kernel.params.params}):
+            continue
+        tiles = [_passed_tile(passed, step), _passed_tile(passed, count)]
+        if None in tiles:
+            continue
+        why = (
+            f"the kernel {kernel.name.value} steps {_code(node.iter)} over loads without masks, each of "
+            f"{count} splits of {size}"
+        )
+        out += _product_needs([t for t in tiles if t is not None], passed[size], line, why)
     return out
 
 
@@ -2591,6 +2672,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
     if why is not None:
         return Guarded(None, why)
     requirements: dict[int, list[Divides]] = {}
+    kept: dict[int, set[int]] = {}  # a launching function -> its count literals the edit left as they were
     splices: list[_Splice] = []
     notes: list[str] = []
     by_statement: dict[int, list[tuple[_Change, list[Divides]]]] = {}
@@ -2641,11 +2723,14 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
                 if id(fn) not in requirements:
                     helpers = {f.name.value: f for f in new_collector.functions if not _is_jit(f)}
                     requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers, new_collector.imported)
+                    kept[id(fn)] = _kept_literals(old_collector.functions, new_collector.functions, fn)
                 mine = [
                     d
                     for d in requirements[id(fn)]
-                    if d.tile in _ids(change, fn) and (d.literal is None or _int(d.literal) == change.after)
-                ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value)
+                    if d.tile in _ids(change, fn)
+                    and (d.literal is None or (_int(d.literal) == change.after and id(d.literal) not in kept[id(fn)]))
+                ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value,
+                # or another setting's that the moved one's new value equals: ``cdiv(N, 32)`` of BLOCK_N=32, v46)
                 resolved = [_with_partners(d, fn, moves) if d.factors else d for d in mine]
                 if None in resolved:
                     name = change.target or change.keyword
