@@ -1755,11 +1755,34 @@ def _planned_table(prepared: PreparedFolder, best: Mapping[str, Value] | None) -
     size = min(known)[2]
     # a knob whose computation reads sizes but not this one stays at its computation
     held = [n for n in names if not computed[n].size_names or _reads(prepared, computed[n].size_names, size)]
+    held += _joined_options(prepared, best, names, held)
     spans = _covered_size(prepared, held)
     if spans is not None:
         return held, spans
     whole = _over_computation(prepared, held)
     return (held, whole) if whole is not None else (held, size)
+
+
+def _joined_options(
+    prepared: PreparedFolder, best: Mapping[str, Value] | None, names: Sequence[str], held: Sequence[str]
+) -> list[str]:
+    """The launch options of ``names`` (``num_warps``, ``num_stages``) computed from the table's own knobs alone
+    (``num_warps = min(max(BLOCK_SIZE // 256, 1), 8)`` beside a table of ``BLOCK_SIZE`` over N) that ``best`` gives a
+    literal: they join the table's rows, each row holding them as timed, the computation the fallback above the
+    table (tablewarps12, H100, 2026-12-06: xformers' RMS norm ran 4.18 us at D=9000 with BLOCK_SIZE 4096 and 16
+    warps, 5.42 as written, and a table that could not hold the warps wrote nothing). None where ``held`` is empty
+    or ``best`` leaves them at their computation (the computation then reads the row's values, as it did when
+    timed), or gives a knob of ``held`` its computation: one row cannot hold a block computed per shape beside 32
+    warps (honest12's one-configuration pick is written with the computation's warps, and judged so)."""
+    computed = prepared.tabled
+    if not held or best is None or any(is_computed(best.get(n)) for n in held):
+        return []
+    return [
+        n
+        for n in names
+        if n not in held and n in LAUNCH_OPTIONS and not is_computed(best.get(n))
+        if computed[n].editable and computed[n].size_names and set(computed[n].size_names) <= set(held)
+    ]
 
 
 def _reads(prepared: PreparedFolder, names: Sequence[str], size: str) -> bool:
@@ -1867,17 +1890,26 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
     sizes = {s.label(): _size_at(prepared, size, s) for s in prepared.ran_shapes}
     ran = computed_by_shape(prepared)
 
+    whole = _whole_rows(prepared, names)
+    top = max(sizes, key=lambda k: sizes[k] or 0) if sizes else None
+
     def moved(config: Mapping[str, Value], label: str | None = None) -> dict[str, Value]:
         out = {n: config[n] for n in names if n in config and not is_computed(config[n])}
-        if label is not None and not out and all(n in ran.get(label, {}) for n in names):
-            return {n: ran[label][n] for n in names}  # the computation's values at that shape (what it ran)
-        return out
+        at = label if label is not None else top
+        if at is not None and (whole or label is not None) and all(n in ran.get(at, {}) for n in names):
+            if not out:
+                return {n: ran[at][n] for n in names}  # the computation's values at that shape (what it ran)
+            if whole and _fillable(prepared, names, out):  # every row holds every knob, as that shape ran it
+                return {n: out.get(n, ran[at][n]) for n in names}
+        return {} if whole else out
 
     wanted: dict[int, tuple[dict[str, Value], Config]] = {}
     others = _written_others(tuning, names)
     if tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE:
         pool = same_round(result.results, result.retimed)
         same = {c: r for c, r in pool.items() if all(same_value(r.config.get(k), v) for k, v in others.items())}
+        if whole:  # a configuration no row can write as it ran (warps computed from a block the row moves)
+            same = {c: r for c, r in same.items() if _fillable(prepared, names, r.config)}
         own = {s.shape: Config.of(s.best_config) for s in tuning.per_shape if s.best_config is not None}
         for label, value in sorted(sizes.items(), key=lambda kv: kv[1]):  # type: ignore[arg-type, return-value]
             mine = same.get(own[label]) if label in own else None
@@ -1911,6 +1943,25 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
         # (H200, 2026-12-05: BLOCK_SIZE = 32768 for every row from 8193 to 32768 columns, 16384 computed at 12000)
         del sources[rows.pop().upto]
     return rows, sources
+
+
+def _whole_rows(prepared: PreparedFolder, names: Sequence[str]) -> bool:
+    """Whether the table of ``names`` holds a launch option computed from its other knobs
+    (:func:`_joined_options`): its knobs are then written in separate tables over the same size, so every row
+    holds every knob, or a row missing one would take a smaller row's value there."""
+    computed = prepared.tabled
+    return any(
+        n in LAUNCH_OPTIONS and computed[n].size_names and set(computed[n].size_names) <= set(names) for n in names
+    )
+
+
+def _fillable(prepared: PreparedFolder, names: Sequence[str], config: Mapping[str, Value]) -> bool:
+    """Whether a row can give the knobs of ``names`` that ``config`` leaves at their computation the values the
+    computation gave at a shape: none of them reads a knob ``config`` sets (``num_warps`` computed from a
+    ``BLOCK_SIZE`` of 4096 is not the warps the computed block gave)."""
+    computed = prepared.tabled
+    literal = {n for n in names if n in config and not is_computed(config[n])}
+    return not any(set(computed[n].size_names) & literal for n in names if n not in literal and n in computed)
 
 
 def _serving(
