@@ -7,7 +7,9 @@
 #      beside 6 stages, a configuration never timed, claimed "+33.3 %" by a first measurement against a re-time;
 #   2. figures: for each run, the table written (its `# kernelopt: tuned` lines), the verdict, and from its record
 #      every configuration's latency by shape in the first round and in the re-time, side by side, so the claim
-#      can be read against the same round (a row of the table is a configuration timed in the round it is judged).
+#      can be read against the same round (a row of the table is a configuration timed in the round it is judged);
+#   3. tablewarps12: each written kernel (a table may hold num_warps in its rows now) compiled and checked against
+#      the reference at D = 50, 300, 5000, 9001, 17000 (sizes no entry names, above the table's bound too).
 #
 # Env: OUT (required), PYTHON (default python3). Writes under $OUT: session.txt, progress.txt,
 # tune_xformers_rms_{1,2}.json/.txt, kernel_xformers_rms_{1,2}.py, figures.txt, logs/xformers_rms_{1,2}/.
@@ -66,4 +68,37 @@ for run in ("1", "2"):
         print(f"  {key} | {fr} | {rt}")
 PYEOF
 progress "figures: rc=$?"
+# tablewarps12: a table may now hold num_warps in its rows (BLOCK_SIZE 4096 + 16 warps where N <= 9000 from the 07:14
+# record); each written kernel, compiled, against the reference at row lengths no entry names, above the bound too
+progress "written kernels at other sizes: start"
+$PY - "$R" >> "$R/figures.txt" 2>&1 << 'PYEOF'
+import importlib.util
+import sys
+from pathlib import Path
+
+import torch
+
+out = Path(sys.argv[1])
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ref = load(Path("tests/data/breaker11/xformers_rms/reference.py"), "ref")
+for run in ("1", "2"):
+    path = out / f"kernel_xformers_rms_{run}.py"
+    if not path.is_file():
+        print(f"== run {run}: no written kernel")
+        continue
+    written = load(path, f"written_{run}")
+    for d in (50, 300, 5000, 9001, 17000):
+        x, w = ref.get_inputs(B=2, T=3, D=d, device="cuda")
+        err = (written.run(x, w) - ref.reference(x, w)).abs().max().item()
+        print(f"== run {run}: D={d} max abs error {err:.2e} {'ok' if err <= 1e-4 else 'WRONG'}")
+PYEOF
+progress "written kernels at other sizes: rc=$?"
 progress "done"
