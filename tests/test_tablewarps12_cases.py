@@ -101,11 +101,7 @@ def test_a_row_never_writes_warps_computed_from_another_block_nor_joins_warps_to
         _result(PICK, {SMALL: 2.4, LARGE: 4.0, MIDDLE: 2.9}, retimed=False),
         _result(b256, {SMALL: 1.5, LARGE: 20.0, MIDDLE: 3.5}, retimed=False),
     ]
-    again = [
-        _result(CURRENT, {SMALL: 2.0, LARGE: 6.0, MIDDLE: 2.5}, retimed=True),
-        _result(PICK, {SMALL: 2.4, LARGE: 4.0, MIDDLE: 2.9}, retimed=True),
-        _result(b256, {SMALL: 1.5, LARGE: 20.0, MIDDLE: 3.5}, retimed=True),
-    ]
+    again = [r.model_copy(update={"retimed": True}) for r in first]  # the re-time as round one
     tuning = judge_choice(_replay(xformers_on_an_h100, first, again, PICK, ChoiceKind.TABLE))
     assert _rows_of(tuning)[0] == (100, {"BLOCK_SIZE": 128, "num_warps": 1})
     assert _served(tuning)[SMALL] == Config.of(CURRENT)
