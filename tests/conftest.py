@@ -6,8 +6,10 @@ import atexit
 import compileall
 import contextlib
 import gc
+import getpass
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -495,6 +497,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     scratch.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(scratch)
     tempfile.tempdir = None  # re-read TMPDIR
+    # torch._dynamo's import (reached in this process by a meta-device probe, as `init`'s) writes torch's inductor
+    # cache folder into os.environ, the value below (torch/_inductor/runtime/cache_dir_utils.py, cache_dir): from
+    # that test on, the runs' environment differed from the shared CPU fork server's, and the worker started a
+    # second one (torch imported again, ~2 CPU-s; seen on a worker of 27 files at 2026-12-06, speed12). Set first,
+    # the variable stays as it is for the whole session.
+    user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(scratch / f"torchinductor_{user}"))
     # a child `python -m kernelopt` imports this checkout's kernelopt (pyproject's pythonpath=src only sets
     # this process's sys.path; an installed kernelopt could point at another checkout)
     path = [SRC, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC)]
