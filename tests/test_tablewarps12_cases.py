@@ -109,3 +109,25 @@ def test_a_row_never_writes_warps_computed_from_another_block_nor_joins_warps_to
     prepared = xformers_on_an_h100
     assert _table_plan(prepared, {"BLOCK_SIZE": COMPUTED, "num_stages": 6, "num_warps": 32}) == (["BLOCK_SIZE"], "N")
     assert _table_plan(prepared, PICK) == (["BLOCK_SIZE", "num_warps"], "N")
+
+
+@pytest.mark.timeout(60)
+def test_one_configuration_of_a_block_and_warps_is_one_row_of_each_under_the_largest_size_checked(
+    xformers_on_an_h100: Any,
+) -> None:
+    """A pick that is the fastest at every shape (``shape_choice`` ``one``), BLOCK_SIZE 4096 with 16 warps, is
+    written as it was timed: one row of each up to the largest row length checked, the original computation of both
+    above it; judged by its own timing (nothing dropped by ``judge_written``)."""
+    from kernelopt.tuning.folder import judge_written, shaped_edit
+
+    first = [
+        _result(CURRENT, {SMALL: 2.0, LARGE: 6.0, MIDDLE: 2.5}, retimed=False),
+        _result(PICK, {SMALL: 1.9, LARGE: 4.0, MIDDLE: 2.4}, retimed=False),
+    ]
+    tuning = _replay(xformers_on_an_h100, first, list(first), PICK, ChoiceKind.ONE)
+    assert judge_written(tuning).judgement == tuning.judgement
+    assert _rows_of(tuning) == [(9000, {"BLOCK_SIZE": 4096, "num_warps": 16})]
+    edit, note = shaped_edit(tuning)
+    assert edit is not None, note
+    warps = "    num_warps = min(max(BLOCK_SIZE // 256, 1), 8)\n    if N <= 9000:  # kernelopt: tuned\n        num_warps = 16\n"
+    assert warps in edit.new_source and "        BLOCK_SIZE = 4096\n" in edit.new_source.split(warps)[0]

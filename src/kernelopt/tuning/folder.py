@@ -1895,6 +1895,8 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
 
     def moved(config: Mapping[str, Value], label: str | None = None) -> dict[str, Value]:
         out = {n: config[n] for n in names if n in config and not is_computed(config[n])}
+        if whole and len(out) == len(names):
+            return out  # every knob a literal: the row is the configuration, whatever the run told
         at = label if label is not None else top
         if at is not None and (whole or label is not None) and all(n in ran.get(at, {}) for n in names):
             if not out:
