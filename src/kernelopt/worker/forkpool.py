@@ -569,9 +569,12 @@ class ForkPool:
 #: the harness worker sets the build folders per version). ``PATH``: the preload looks at no file in a
 #: ``PATH`` folder and runs no program (strace of the preload under ``TRITON_INTERPRET=1``, 2026-12-05), and
 #: a run's programs are found in the run's own environment; ``MPLCONFIGDIR``: the preload imports no
-#: matplotlib; the coding agents' variables (:data:`LATE_PREFIXES`, ``DISABLE_TELEMETRY``): no file of torch,
-#: triton or numpy names them. A run whose environment differs from a server's in any other variable
-#: (``TRITON_INTERPRET``, ``OMP_NUM_THREADS``, ``PYTHONPATH``, ...) gets a server of its own.
+#: matplotlib; ``TORCHINDUCTOR_CACHE_DIR``: the preload imports no inductor (checked 2026-12-06), and
+#: ``torch._dynamo``'s import writes it into ``os.environ`` (a meta-device probe in the CLI's own process did,
+#: and every later run got a second server: speed12, 2026-12-06); the coding agents' variables
+#: (:data:`LATE_PREFIXES`, ``DISABLE_TELEMETRY``): no file of torch, triton or numpy names them. A run whose
+#: environment differs from a server's in any other variable (``TRITON_INTERPRET``, ``OMP_NUM_THREADS``,
+#: ``PYTHONPATH``, ...) gets a server of its own.
 LATE_VARIABLES = frozenset(
     {
         "HOME",
@@ -589,6 +592,7 @@ LATE_VARIABLES = frozenset(
         "TEST_TIMEOUT_SEC",
         "TRITON_CACHE_DIR",
         "TORCH_EXTENSIONS_DIR",
+        "TORCHINDUCTOR_CACHE_DIR",
         "PYTEST_CURRENT_TEST",
         "PATH",
         "MPLCONFIGDIR",
