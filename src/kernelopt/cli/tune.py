@@ -870,6 +870,12 @@ def verdict_line(
     if best is None or result.best_latency_us is None:
         if not result.results and result.stop is StopReason.WALL_TIME:
             return f"the wall time ran out ({result.wall_s:.3g} s) before any candidate ran; {kernel_py} left unchanged"
+        partial = sum(1 for r in result.results if r.latency_us_by_shape)  # timed at some entries, failed one
+        if partial:
+            return (
+                f"no candidate passed every SHAPES entry ({partial} timed at some of them, each one's outcome in "
+                f"the session record); {kernel_py} left unchanged"
+            )
         return f"no candidate ran (each one's outcome is in the session record); {kernel_py} left unchanged"
     changed = {k: v for k, v in best.items() if current is None or not (k in current and same_value(current[k], v))}
     best_text = config_text(changed or best)
