@@ -49,3 +49,20 @@ def test_b1_candidates_timed_at_some_entries_are_not_said_never_to_have_run() ->
     assert verdict_line(nothing, judge_gain(nothing), kernel_py="kernel.py", written=False, dry_run=False) == (
         "no candidate ran (each one's outcome is in the session record); kernel.py left unchanged"
     )
+
+
+def test_b2_tune_json_gives_no_one_configuration_speedup_beside_a_table_s_verdict() -> None:
+    """b2: ``tune --json`` on an autotune list pruned by size wrote a per-bucket table (``better: true``,
+    ``gain_pct`` 1361) beside ``speedup: 0.0995``, the one best configuration's (BLOCK=16, the only one every entry's
+    prune kept, ten times slower than the current list): a script reading ``speedup`` read a slowdown written.
+    Where a table was judged the one-configuration speedup is ``None``; the best alone keeps it."""
+    from kernelopt.tuning.folder import judged_speedup
+    from kernelopt.tuning.session import GainJudgement
+
+    slow = _session([]).model_copy(update={"best_config": {"BLOCK": 16}, "best_latency_us": 323897.8})
+    slow = slow.model_copy(update={"current_latency_us": 32224.7})
+    table = GainJudgement(better=True, gain_pct=1360.9, min_gain_pct=2.0, reason="per-bucket", table=True)
+    assert slow.speedup is not None and slow.speedup < 0.1
+    assert judged_speedup(slow, table) is None
+    alone = GainJudgement(better=False, gain_pct=-90.0, min_gain_pct=2.0, reason="slower")
+    assert judged_speedup(slow, alone) == slow.speedup

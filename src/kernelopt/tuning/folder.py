@@ -2107,7 +2107,8 @@ class TuneSummary(BaseModel):
         best_config: knob name -> value of the best configuration (``None``: no candidate ran).
         best_latency_us, current_latency_us: their latencies (re-timed together when both ran), microseconds.
         current_config: the configuration kernel.py ran before.
-        speedup: current / best latency; gain_pct and better: the judgement against the minimum gain.
+        speedup: current / best latency (:func:`judged_speedup`: ``None`` where a per-bucket table was judged);
+            gain_pct and better: the judgement against the minimum gain.
         evaluations: candidates measured now; served: served from the session record.
         space_size: the fit-pruned space's size; raw_size: before the fit rules; knobs: knob -> legal values.
         budget: candidates the budget allowed; budget_rule: how it was set; wall_s: the session's seconds.
@@ -2218,7 +2219,7 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         best_latency_us=r.best_latency_us,
         current_config=r.current_config,
         current_latency_us=r.current_latency_us,
-        speedup=r.speedup,
+        speedup=judged_speedup(r, tuning.judgement),
         gain_pct=tuning.judgement.gain_pct,
         better=tuning.judgement.better,
         evaluations=r.evaluations,
@@ -2251,6 +2252,13 @@ def summarize(tuning: FolderTuning) -> TuneSummary:
         net=tuning.net.line() if tuning.net is not None else None,
         pace=r.pace,
     )
+
+
+def judged_speedup(result: SessionResult, judgement: GainJudgement) -> float | None:
+    """The best's speedup over the current configuration, where the best alone is what was judged; ``None`` where a
+    per-bucket table was (b2: a table written and ``better`` beside the one best configuration's 0.0995, ten times
+    slower than the current, where the table's gain is per shape: ``gain_pct``)."""
+    return None if judgement.table else result.speedup
 
 
 def outcome_counts(result: SessionResult) -> dict[str, int]:
