@@ -72,7 +72,7 @@ def test_n57_a_table_row_the_evidence_lifts_is_netted_where_it_masks_the_most_la
     from tests.test_tuning_net import _evaluator, _session
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    folder = Path(shutil.copytree(DATA / "newuser10" / "rowmax_zero", tmp_path / "rowmax"))
+    folder = _unread_fill(tmp_path)
     prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
     with _evaluator(prepared) as evaluator:
         done = tf._checked_edit(_session(prepared, PICK, CURRENT), evaluator)
@@ -80,6 +80,22 @@ def test_n57_a_table_row_the_evidence_lifts_is_netted_where_it_masks_the_most_la
     assert done.edit_note.startswith("the written kernel fails at m=4,n_cols=1 (below the smallest entry)"), (
         done.edit_note
     )
+
+
+def _unread_fill(tmp_path: Path) -> Path:
+    """rowmax_zero with its fill passed as a parameter (``other=fill``, 0.0 at the launch): a lane the reading does
+    not know, so fill12's rule (a max over a fixed fill takes no table row, evidence or none) leaves the table to the
+    lift and the net, which these tests prove (the literal ``other=0.0`` is refused by the rule:
+    tests/test_fill12_cases.py)."""
+    folder = Path(shutil.copytree(DATA / "newuser10" / "rowmax_zero", tmp_path / "rowmax"))
+    kernel = (
+        (folder / "kernel.py")
+        .read_text()
+        .replace("other=0.0", "other=fill")
+        .replace("n_cols, BLOCK:", "n_cols, fill, BLOCK:")
+    )
+    (folder / "kernel.py").write_text(kernel.replace("(x, y, n_cols, BLOCK", "(x, y, n_cols, 0.0, BLOCK"))
+    return folder
 
 
 #: The pick and the current configuration of n57 and n58's session.
@@ -99,7 +115,7 @@ def test_n58_a_heuristic_s_table_is_netted_with_each_dimension_at_1_too(tmp_path
     from kernelopt.tuning.net import derived_sizes
     from tests.test_tuning_net import _session
 
-    folder = Path(shutil.copytree(DATA / "newuser10" / "rowmax_zero", tmp_path / "rowmax"))
+    folder = _unread_fill(tmp_path)
     kernel = (folder / "kernel.py").read_text().replace("@triton.jit\n", HEURISTIC)
     kernel = kernel.replace("    BLOCK = triton.next_power_of_2(n_cols)\n", "").replace(", BLOCK=BLOCK)", ")")
     (folder / "kernel.py").write_text(kernel)

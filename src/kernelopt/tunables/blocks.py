@@ -945,6 +945,21 @@ def unchecked_blocks(
     return out
 
 
+def filled_by_data(
+    kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None, flags: Collection[str] | None = None
+) -> set[str]:
+    """The blocks whose masked-out lanes reach a ``tl.max`` / ``tl.min`` (or an arg of one) along the block's axis
+    holding a known finite value not its identity (a row max over ``other=0.0``): whether it changes the result
+    depends on the data's values against it (a row of negatives gives 0), so one run that passed with masked-out
+    lanes says nothing of another (fill12: a max over random rows of 200 columns passes, over 2 negative columns
+    fails). ``flags``: as :func:`unchecked_blocks`' (their ``if FLAG:`` branches left out; ``None``: every
+    parameter's)."""
+    body = _Kernel(kernel)
+    lanes = _Lanes(body, body.params if flags is None else flags, _combines(helpers))
+    lanes.spoiled()
+    return lanes.by_data
+
+
 def padded_blocks(kernel: cst.FunctionDef, helpers: Mapping[str, cst.FunctionDef] | None = None) -> set[str]:
     """The blocks of ``kernel``'s block pointers whose padding reaches a reduction along the block's axis holding a
     value not neutral for it: a ``boundary_check`` on the axis pads the tail with zeros (or NaN), as a mask's fill
@@ -974,6 +989,9 @@ _NEUTRAL: dict[str, float] = {
     "min": float("inf"),
     "argmin": float("inf"),
 }
+
+#: The reductions whose result a lane holding a known finite value changes only where the data lies beyond it
+_BY_DATA = frozenset({"max", "min", "argmax", "argmin"})
 INT32_MAX = 2**31 - 1
 """The identity of a min over int32 lanes (a max's is ``-INT32_MAX - 1``), as kernels fill an index they min."""
 _MATH: dict[str, Callable[[float], float]] = {
@@ -1144,6 +1162,7 @@ class _Lanes:
         self.quiet = 0  # inside a loop's passes before its fixed point: reductions not judged yet
         self.undoing = 0  # inside a flip undone by another (a reversed scan's, or a flip's of a flip): not judged
         self.found: set[cst.Call] = set()
+        self.by_data: set[str] = set()  # blocks a max or min meets holding a known finite value (:meth:`_judge`)
         self.named_axes: dict[str, set[int]] = {}  # the block's axes in each name's values (:meth:`_axes`)
 
     def spoiled(self) -> dict[str, set[cst.Call]]:
@@ -1230,6 +1249,10 @@ class _Lanes:
         spoiling = self._spoiling(red, env)
         if spoiling and not self.quiet:
             self.found |= spoiling
+            args = [a.value for a in red.args if a.keyword is None and not a.star]
+            lane = self.lane(args[0], env)[0] if args else ANY
+            if self._kind(red) in _BY_DATA and isinstance(lane, float) and math.isfinite(lane):
+                self.by_data.add(self.block)
         return bool(spoiling)
 
     def _kind(self, call: cst.Call) -> str:

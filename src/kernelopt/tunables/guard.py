@@ -48,6 +48,7 @@ from kernelopt.tunables.blocks import (
     compared_sizes,
     covers_as_before,
     dotted,
+    filled_by_data,
     launched,
     one_block,
     padded_blocks,
@@ -66,6 +67,15 @@ _Splice = tuple[int, int, str]
 Positions = Mapping[cst.CSTNode, CodeRange]
 
 
+#: v36's rule for a one-block block whose masked-out lanes are read as data, and fill12's where a max or min meets
+#: them as a fixed value (no run's evidence lifts that one: :func:`kernelopt.tunables.blocks.filled_by_data`)
+DATA_FILL = "and its masked-out lanes are read as data: right only where the block fills the size"
+BY_DATA_FILL = (
+    "and its masked-out lanes are read as data, a fixed value a max or min meets: right only where the block fills "
+    "the size, whatever a run at an entry showed (rows of values beyond the fill give it)"
+)
+
+
 @dataclass(frozen=True)
 class Divides:
     """A tile must divide a size: the tile (a local name, or ``meta["BLOCK"]``'s key in a grid function), the
@@ -82,6 +92,9 @@ class Divides:
     # a one-block block's divisor beside its cover, its masked-out lanes read as data (v36): dropped from a table
     # row where the original ran masked-out lanes at an entry and passed there (``guard_edit``'s ``ran_masked``)
     fills: bool = False
+    # its masked-out lanes meet a max or min holding a known finite value: harm by the data's values, so no run's
+    # evidence lifts it (fill12, :func:`kernelopt.tunables.blocks.filled_by_data`)
+    by_data: bool = False
     # a tile that is one factor of a product the size is counted in (``triton.cdiv(n, meta["BLOCK"] *
     # meta["UNROLL"])``, v41): the other factors' tiles, and the product of the others' values (with any literal
     # factor) in the edited text and in the original (:func:`_with_partners`)
@@ -1811,10 +1824,13 @@ def _unchecked_axes(
     # one block that an access of the kernel itself leaves unchecked (its masked-out lanes read as data, a store
     # without the mask): right only where no lane is masked out (a block given to an imported helper: its own rule)
     local = unchecked_blocks(kernel, helpers=jit[0], flags=flags) if jit[1] else blocks
-    for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=local):
+    by_data = filled_by_data(kernel, jit[0], flags)
+    for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=local - by_data):
         if d.scale == ONE:
-            why = f"{d.why}, and its masked-out lanes are read as data: right only where the block fills the size"
-            out.append(replace(d, covers=False, why=why, fills=True))
+            out.append(replace(d, covers=False, why=f"{d.why}, {DATA_FILL}", fills=True))
+    for d in _one_block_covers(call, kernel, line, jit[0], jit[1], only=local & by_data):
+        if d.scale == ONE:
+            out.append(replace(d, covers=False, why=f"{d.why}, {BY_DATA_FILL}", fills=True, by_data=True))
     return out
 
 
@@ -2666,7 +2682,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
         why = _tuned_tiles(old, new_collector, unmasked, pos, ran_masked, plain) if add else None
         if why is not None:
             return Guarded(None, why)
-        why = _uncovered_rows(old, new_collector, unmasked, pos, plain) if add else None
+        why = _uncovered_rows(old, new_collector, unmasked, pos, plain, ran_masked) if add else None
         return Guarded(None, why) if why is not None else Guarded(new, None)
     why = _helper_argument(old_collector, new_collector, unmasked, pos, kernels) if add else None
     if why is not None:
@@ -2790,7 +2806,7 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
         why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
         why = why or _stale_copies(old_collector.functions, new_collector.functions, pos, _constants(new_collector))
         why = why or _stale_strides(old_collector.functions, new_collector.functions, pos)
-        why = why or _uncovered_rows(old, new_collector, unmasked, pos)
+        why = why or _uncovered_rows(old, new_collector, unmasked, pos, ran_masked=ran_masked)
         if why is not None:
             return Guarded(None, why)
         covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
@@ -2900,7 +2916,7 @@ def _tuned_tiles(
                     if needs is None:
                         needs = _plain_requirements(fn, collector, unmasked, pos, made)
                     for d in (d for d in needs if not d.covers):  # a table's bound keeps a block covering
-                        if d.fills and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
+                        if d.fills and not d.by_data and d.size is not None and (tile[1], _code(d.size)) in ran_masked:
                             continue  # the original ran masked-out lanes at an entry and passed: harmless there
                         if d.tile[1] == tile[1] and d.literal is None:
                             target = _code(small.targets[0].target)
@@ -2937,6 +2953,7 @@ def _uncovered_rows(
     unmasked: Mapping[str, cst.FunctionDef],
     pos: Positions,
     made: dict[int, list[Divides]] | None = None,
+    ran_masked: Collection[tuple[str, str]] = (),
 ) -> str | None:
     """Why a tuned table cannot be written: a row sets a block its kernel covers a size with (``cols < N``) and its
     test does not keep the block covering it; ``None`` when every row does. A row ``if R <= 32:  # kernelopt:
@@ -2951,7 +2968,7 @@ def _uncovered_rows(
     kernels = {f.name.value: f for f in collector.functions if _is_jit(f)}
     for fn in collector.functions:
         if _is_jit(fn):
-            why = _uncovered_lambda_rows(fn, kernels, collector.imported, old)
+            why = _uncovered_lambda_rows(fn, kernels, collector.imported, old, ran_masked)
             if why is not None:
                 return why
             continue
@@ -2987,12 +3004,18 @@ def _uncovered(name: str, value: int, test: str, why: str) -> str:
 
 
 def _uncovered_lambda_rows(
-    kernel: cst.FunctionDef, kernels: Mapping[str, cst.FunctionDef], imported: Collection[str], old: str
+    kernel: cst.FunctionDef,
+    kernels: Mapping[str, cst.FunctionDef],
+    imported: Collection[str],
+    old: str,
+    ran_masked: Collection[tuple[str, str]] = (),
 ) -> str | None:
     """:func:`_uncovered_rows` for the tables in ``kernel``'s ``@triton.heuristics``: each row ``V if <test>`` of
     a lambda over a block the kernel covers a size with must bound ``args["N"]`` (the lambda's own parameter
-    name) or the computation the table falls back on."""
+    name) or the computation the table falls back on. A block whose masked-out lanes the kernel reads as data
+    (:func:`_lambda_fill`, v36's rule as :func:`_tuned_tiles` asks it of a launching function's) takes no row."""
     covering: dict[str, OneBlock] | None = None
+    filled: tuple[set[str], set[str]] | None = None
     for decorator in kernel.decorators:
         for node in walk(decorator.decorator):
             if not (isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString)):
@@ -3019,6 +3042,16 @@ def _uncovered_lambda_rows(
             while isinstance(fallback, cst.IfExp):
                 rows.append(fallback)
                 fallback = fallback.orelse
+            if filled is None:
+                filled = _lambda_fill(kernel, kernels, imported)
+            fill = _lambda_fill_why(key, reading, filled, ran_masked, why, _code(size))
+            row_values = [v for row in rows if (v := _int(row.body)) is not None]
+            if fill is not None and row_values:
+                return (
+                    f"{key}={row_values[0]} must divide {reading.size} ({fill}), and the value it overrides is "
+                    "computed: which sizes the computation handled is known only at the sizes checked, so a tuned "
+                    "value is not written"
+                )
             for row in rows:
                 v = _int(row.body)
                 if v is None or reading.size is None or _bounds_size(row.test, fallback, v):
@@ -3027,6 +3060,38 @@ def _uncovered_lambda_rows(
                 if reach is None or not _bounds_size(row.test, size, reach):
                     return _uncovered(key, v, _code(row.test), why)
     return None
+
+
+def _lambda_fill(
+    kernel: cst.FunctionDef, kernels: Mapping[str, cst.FunctionDef], imported: Collection[str]
+) -> tuple[set[str], set[str]]:
+    """The blocks of ``kernel`` one of its accesses leaves unchecked (its masked-out lanes read as data among
+    them), and those whose lanes meet a max or min as a fixed value (:func:`~kernelopt.tunables.blocks.
+    filled_by_data`); a heuristic knows no launch, so every ``if FLAG:`` branch is left out, as ``flags=None``."""
+    unchecked = unchecked_blocks(kernel, helpers=kernels, external=imported)
+    return unchecked, filled_by_data(kernel, kernels) & unchecked
+
+
+def _lambda_fill_why(
+    key: str,
+    reading: OneBlock,
+    filled: tuple[set[str], set[str]],
+    ran_masked: Collection[tuple[str, str]],
+    why: str,
+    given: str,
+) -> str | None:
+    """Why a heuristic's one-block ``key`` must fill its size (v36's rule, ``why`` its cover), or ``None``: it is
+    checked by every access, or the original ran masked-out lanes at an entry and passed (``ran_masked``, the size
+    named as the kernel does or as the lambda reads it, ``given``: ``args["n_cols"]``), which a max or min over a
+    fixed fill does not lift."""
+    unchecked, by_data = filled
+    if key not in unchecked or reading.scale != ONE or reading.size is None:
+        return None
+    if key in by_data:
+        return f"{why}, {BY_DATA_FILL}"
+    if (key, reading.size) in ran_masked or (key, given) in ran_masked:
+        return None
+    return f"{why}, {DATA_FILL}"
 
 
 def _bounds_size(test: cst.BaseExpression, size: cst.BaseExpression, most: int) -> bool:
