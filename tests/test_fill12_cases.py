@@ -74,3 +74,64 @@ def test_the_fill_rule_reads_a_heuristic_s_block_and_evidence_lifts_it_only_off_
         assert guard_edit(*unread, ran_masked=lifted).new_source == unread[1]
         neutral = [t.replace("other=0.0", 'other=float("-inf")') for t in (old, new)]
         assert guard_edit(*neutral).new_source == neutral[1]
+
+
+def test_a_whole_float_where_get_inputs_takes_an_integer_is_refused_before_the_session() -> None:
+    """newuser10's leftover: ``SHAPES = [{"n_cols": 1000.0}]`` where ``get_inputs``'s default is an integer was
+    refused only after the session started, with torch's own long line (exit 2). The entries' one rule
+    (``kernelsource.entry_fault``, which ``tune``, ``validate``, ``optimize``, ``init`` and ``batch`` ask first) says
+    it in one line with the fix; a fraction (a scale, ``0.5``) is left to the run, and a float default takes any."""
+    from kernelopt.errors import EXIT_BAD_INPUT, InputFileError
+    from kernelopt.tuning.shapes import check_entries
+
+    reference = DATA / "tuning" / "divides" / "reference.py"
+    with pytest.raises(InputFileError) as caught:
+        check_entries(reference, [{"n": 4096}, {"n": 1e3}])
+    assert caught.value.exit_code == EXIT_BAD_INPUT
+    assert caught.value.one_line().endswith(
+        "SHAPES[1] {'n': 1000.0} cannot be built: n is the float 1000.0, get_inputs's default is the integer 4096; "
+        "write 'n': 1000 (or give get_inputs a float default where it takes one)"
+    ), caught.value.one_line()
+    check_entries(reference, [{"n": 8}, {"n": 0.5}])
+
+
+#: a scale over a module-level size and no SHAPES, as newuser10 wrote it (``N = 1 << 20``: ``tune --budget 4`` ran
+#: past 10 minutes in the interpreter, 16384 programs a run at a block of 64)
+MODULE_SIZED = """import torch
+
+N = {n}
+
+
+def get_inputs(device="cpu"):
+    return [torch.randn(N).to(device)]
+
+
+def reference(x):
+    return x * 2.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("n", "device", "said"), [("1 << 20", "cpu", True), ("1 << 12", "cpu", False), ("1 << 20", "cuda", False)]
+)
+def test_a_large_module_level_size_without_shapes_is_said_up_front_on_the_cpu(
+    tmp_path: Path, n: str, device: str, said: bool
+) -> None:
+    """newuser10's other leftover: a module-level ``N = 1 << 20`` with no SHAPES is timed whole in the interpreter
+    (2**20 is under ``INTERPRETER_MAX_SIZE``, which assumes few programs). ``tune`` now says so among its first
+    lines (run by hand: right after "timed on get_inputs()'s defaults", before any candidate), what runs unchanged;
+    ``N = 1 << 12`` (tuned in seconds) and a GPU's run are not told."""
+    from kernelopt.tuning.problem import Problem, default_size_hint
+
+    (tmp_path / "kernel.py").write_text((DATA / "variants" / "rowmax_fast1" / "kernel.py").read_text())
+    (tmp_path / "reference.py").write_text(MODULE_SIZED.format(n=n))
+    problem = Problem.from_folder(tmp_path, device=device)
+    hint = default_size_hint(problem, [])
+    if not said:
+        assert hint is None, hint
+        return
+    assert hint == (
+        "no SHAPES: Triton's interpreter runs every program of N=1048576 one at a time, minutes or more a candidate; "
+        "give reference.py a small SHAPES entry for the CPU (at most 2**16 elements), or scale the sizes (--size-scale)"
+    )
+    assert default_size_hint(problem, [{"N": 4096}]) is None

@@ -149,9 +149,9 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
     """Why a ``SHAPES`` entry cannot be handed to ``get_inputs``, read from reference.py's text: (the fault, its
     fix), or ``None``. The one rule of ``init``, ``validate``, ``optimize``, ``batch`` and ``tune``.
 
-    Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), and a value is not a
-    string where the parameter's default is a number. What only a call can tell (``get_inputs`` raising on an
-    entry) is said by the worker that builds the entry.
+    Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), a value is not a
+    string where the parameter's default is a number, nor a whole float (``4096.0``) where it is an integer. What
+    only a call can tell (``get_inputs`` raising on an entry) is said by the worker that builds the entry.
     """
     signature = _get_inputs_signature(Path(reference_py))
     if signature is None:
@@ -173,7 +173,19 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
                     f"{default!r}",
                     _number_hint(key, value, default),
                 )
+            if _integral_float(value) and isinstance(default, int) and not isinstance(default, bool):
+                return (
+                    f"{where} cannot be built: {key} is the float {value!r}, get_inputs's default is the integer "
+                    f"{default!r}",
+                    f"write {key!r}: {int(value)} (or give get_inputs a float default where it takes one)",
+                )
     return None
+
+
+def _integral_float(value: object) -> bool:
+    """A float holding a whole number (``4096.0``, ``1e4``): where ``get_inputs`` takes an integer, torch refused it
+    only in the session, in its own long line (newuser10; a fraction, ``0.5``, may be a scale and is left alone)."""
+    return isinstance(value, float) and value.is_integer()
 
 
 def _number_hint(key: str, value: str, default: object) -> str:

@@ -425,6 +425,7 @@ def _tune_locked(
         tune_folder,
     )
     from kernelopt.tuning.launch import other_launches
+    from kernelopt.tuning.problem import default_size_hint
     from kernelopt.tuning.session import StopReason, current_failed_line
     from kernelopt.workspace import RunLock
 
@@ -463,6 +464,9 @@ def _tune_locked(
     if others:
         note(f"not tuned in this session: {'; '.join(others)} (--kernel NAME tunes one)")
     note(f"timed on {_timed_shape(prepared.problem, prepared.shapes)}")
+    large = default_size_hint(prepared.problem, [s.kwargs for s in prepared.shapes if s.kwargs])
+    if large is not None:
+        note(large)
     idle = idle_line(prepared)
     if idle is not None:
         note(idle)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.digits import size_text
 from kernelopt.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, InputFileError, KerneloptError
 from kernelopt.fileio import read_python
-from kernelopt.harness.sizes import SizeValue, effective_constants, size_constants
+from kernelopt.harness.sizes import SizeValue, effective_constants, module_sizes, size_constants
 from kernelopt.kernelsource import (
     OPAQUE_ENTRY_HINT,
     literal_value,
@@ -237,6 +237,32 @@ def _tuples(entries: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Shape
     if entries is None:
         return None
     return [{k: tuple(v) if isinstance(v, list) else v for k, v in e.items()} for e in entries]
+
+
+INTERPRETER_DEFAULT_MOST = 2**16
+"""Our choice: the most elements the module-level sizes of a reference.py without ``SHAPES`` may hold before ``tune``
+says, for a Triton kernel in the interpreter, to give it a small entry: ``N = 1 << 12`` tuned in seconds, and
+``N = 1 << 20`` (16384 programs at a block of 64, one at a time) ran past 10 minutes (newuser10)."""
+
+
+def default_size_hint(problem: Problem, shapes: Sequence[Mapping[str, object]]) -> str | None:
+    """One line for a Triton kernel in the interpreter with no ``SHAPES`` (nor a shape named) whose module-level
+    sizes (:func:`~kernelopt.harness.sizes.module_sizes`, as the run sees them) hold more than
+    :data:`INTERPRETER_DEFAULT_MOST` elements: what runs is unchanged, and a GPU's run is never told."""
+    if shapes or problem.shape is not None or not problem.interpreted:
+        return None
+    sizes = {k: v for k, v in module_sizes(problem.reference_py, problem.constants).items() if isinstance(v, int)}
+    total = 1
+    for v in sizes.values():
+        total *= max(v, 1)
+    if not sizes or total <= INTERPRETER_DEFAULT_MOST:
+        return None
+    named = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    return (
+        f"no SHAPES: Triton's interpreter runs every program of {named} one at a time, minutes or more a candidate; "
+        f"give reference.py a small SHAPES entry for the CPU (at most 2**{INTERPRETER_DEFAULT_MOST.bit_length() - 1} "
+        "elements), or scale the sizes (--size-scale)"
+    )
 
 
 class Problem(BaseModel):
