@@ -66,3 +66,22 @@ def test_b2_tune_json_gives_no_one_configuration_speedup_beside_a_table_s_verdic
     assert judged_speedup(slow, table) is None
     alone = GainJudgement(better=False, gain_pct=-90.0, min_gain_pct=2.0, reason="slower")
     assert judged_speedup(slow, alone) == slow.speedup
+
+
+def test_b3_a_candidate_cut_by_its_time_limit_is_not_said_to_fail_a_check() -> None:
+    """b3: under load the row-stats session's 60 s request limit cut six candidates at 64 x 40 (0.5-0.6 s a call in
+    the interpreter), each a ``run_timeout`` timed nowhere; the failures line said they "failed a SHAPES entry's
+    check". A cut says it ran out of time; a wrong result keeps "failed"; both together say either."""
+    from kernelopt.cli.tune import failures_line
+
+    def ended(block: int, outcome: Outcome) -> Result:
+        return Result(
+            config={"BLOCK": block}, outcome=outcome, reason="at n_rows=64", failed_entry="n_rows=64,n_cols=40"
+        )
+
+    cut = _session([ended(16, Outcome.RUN_TIMEOUT), ended(64, Outcome.RUN_TIMEOUT)])
+    assert "2 of them ran out of time at a SHAPES entry's check and were timed nowhere" in (failures_line(cut) or "")
+    wrong = _session([ended(16, Outcome.WRONG_RESULT)])
+    assert "1 of them failed a SHAPES entry's check and were timed nowhere" in (failures_line(wrong) or "")
+    both = _session([ended(16, Outcome.WRONG_RESULT), ended(64, Outcome.RUN_TIMEOUT)])
+    assert "2 of them failed or ran out of time at a SHAPES entry's check" in (failures_line(both) or "")

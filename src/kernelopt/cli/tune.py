@@ -951,9 +951,12 @@ def failures_line(result: SessionResult) -> str | None:
     for x in bad:
         counts[x.outcome.value] = counts.get(x.outcome.value, 0) + 1
     by = ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    entries = sum(x.failed_entry is not None and x.bench_s is None for x in bad)
-    if entries:  # checked on every entry before any timing: these cost their checks, no timing
-        by += f"; {entries} of them failed a SHAPES entry's check and were timed nowhere"
+    ended = [x for x in bad if x.failed_entry is not None and x.bench_s is None]
+    if ended:  # checked on every entry before any timing: these cost their checks, no timing
+        # a request cut by its time limit failed no check (b3: seven 60 s cuts under load read as failed checks)
+        cut = sum(x.outcome is Outcome.RUN_TIMEOUT for x in ended)
+        what = "ran out of time at" if cut == len(ended) else "failed or ran out of time at" if cut else "failed"
+        by += f"; {len(ended)} of them {what} a SHAPES entry's check and were timed nowhere"
     first = bad[0]
     why = f": {one_line(first.reason, 120)}" if first.reason else ""
     return f"{len(bad)} candidate(s) failed: {by} (first: {config_text(first.config)}{why})"
