@@ -2360,6 +2360,35 @@ class _Analyzer:
             return self.dict_entries(value, scope, depth + 1)
         return None
 
+    def _settings_of(
+        self,
+        tables: Sequence[Sequence[tuple[str, cst.BaseExpression]] | None],
+        variable: str,
+        helper: str,
+        defined: _FuncInfo | None,
+        *,
+        why: tuple[str, str, str],
+        branches: bool = False,
+    ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """The settings of a ``**variable`` whose dict is one of ``tables`` (a helper's returns, or the literals bound
+        in each branch), each key recorded with the values every table gives it (:class:`_HelperSetting`); ``None``,
+        with why (``why``: the code it is listed under, the reason's start, and what the settings depend on), when
+        the tables' keys differ."""
+        keys = [[k for k, _ in t or []] for t in tables]
+        if any(set(k) != set(keys[0]) for k in keys[1:]):
+            code, differ, on = why
+            named = " / ".join(", ".join(k) for k in keys)
+            self.unread_why[code] = f"{differ} ({named}): the settings it passes depend on {on}, not listed"
+            return None
+        out = []
+        for key, expr in tables[0] or []:
+            values = [e for t in tables for k, e in t or [] if k == key]
+            self.helper_settings[(id(expr), key)] = _HelperSetting(
+                variable, key, helper, defined, values, branches=branches
+            )
+            out.append((key, expr))
+        return out
+
     def branch_entries(
         self, variable: str, binds: list[_Binding], func: _FuncInfo, kernel: str | None
     ) -> list[tuple[str, cst.BaseExpression]] | None:
@@ -2377,19 +2406,8 @@ class _Analyzer:
         tables = [self.dict_entries(b.value, func, 1) for b in live if b.value is not None]
         if any(t is None for t in tables):
             return None
-        keys = [[k for k, _ in t or []] for t in tables]
-        if any(set(k) != set(keys[0]) for k in keys[1:]):
-            self.unread_why[variable] = (
-                f"the argument **{variable} is a dict bound in branches whose keys differ "
-                f"({' / '.join(', '.join(k) for k in keys)}): the settings it passes depend on the branch, not listed"
-            )
-            return None
-        out = []
-        for key, expr in tables[0] or []:
-            values = [e for t in tables for k, e in t or [] if k == key]
-            self.helper_settings[(id(expr), key)] = _HelperSetting(variable, key, "", None, values, branches=True)
-            out.append((key, expr))
-        return out
+        differ = f"the argument **{variable} is a dict bound in branches whose keys differ"
+        return self._settings_of(tables, variable, "", None, why=(variable, differ, "the branch"), branches=True)
 
     def passed_dict(
         self, param: str, func: _FuncInfo, la: _Launch, kernel: str | None
@@ -2494,19 +2512,8 @@ class _Analyzer:
                     f"string keys: which settings it passes is known only from a run of the task {GIVE_REFERENCE}"
                 )
                 return None
-            keys = [[k for k, _ in t or []] for t in tables]
-            if any(set(k) != set(keys[0]) for k in keys[1:]):
-                self.unread_why[code] = (
-                    f"the argument **{code} is what {helper}() returns, and its returns differ in their keys "
-                    f"({' / '.join(', '.join(k) for k in keys)}): the settings it passes depend on the size, not listed"
-                )
-                return None
-            out = []
-            for key, expr in tables[0] or []:
-                values = [e for t in tables for k, e in t or [] if k == key]
-                self.helper_settings[(id(expr), key)] = _HelperSetting(variable, key, helper, defined, values)
-                out.append((key, expr))
-            return out
+            differ = f"the argument **{code} is what {helper}() returns, and its returns differ in their keys"
+            return self._settings_of(tables, variable, helper, defined, why=(code, differ, "the size"))
         source = self.imported_from(helper.split(".")[0])
         if source is None:
             return None
