@@ -110,7 +110,9 @@ def test_n58_a_heuristic_s_table_is_netted_with_each_dimension_at_1_too(tmp_path
     """n58 (a wrong written kernel): rowmax_zero's block computed in a ``@triton.heuristics`` lambda, which v36's fill
     rule does not read at all: ``1024 if args["n_cols"] <= 1000 else triton.next_power_of_2(args["n_cols"])`` was
     written with or without evidence, wrong at 4, 2 and 1 columns like n57's. The edit says it is a table, so the
-    net's sizes hold ``n_cols=1`` (n57's test runs that size through the real net)."""
+    net's sizes hold ``n_cols=1`` (n57's test runs that size through the real net). Since fill12 the rule reads a
+    heuristic's block, and the literal 0.0 fill under a max is refused before the net; the unread fill run here
+    (:func:`_unread_fill`) is lifted by the session's evidence (``args["n_cols"]``) and netted as before."""
     from kernelopt.tuning import folder as tf
     from kernelopt.tuning.net import derived_sizes
     from tests.test_tuning_net import _session
