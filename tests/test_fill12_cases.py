@@ -131,7 +131,8 @@ def test_a_large_module_level_size_without_shapes_is_said_up_front_on_the_cpu(
         assert hint is None, hint
         return
     assert hint == (
-        "no SHAPES: Triton's interpreter runs every program of N=1048576 one at a time, minutes or more a candidate; "
+        "no SHAPES: Triton's interpreter runs every program of N=1048576 one at a time, "
+        "which may take minutes a candidate; "
         "give reference.py a small SHAPES entry for the CPU (at most 2**16 elements), or scale the sizes (--size-scale)"
     )
     assert default_size_hint(problem, [{"N": 4096}]) is None

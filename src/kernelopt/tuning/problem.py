@@ -259,7 +259,8 @@ def default_size_hint(problem: Problem, shapes: Sequence[Mapping[str, object]]) 
         return None
     named = ", ".join(f"{k}={v}" for k, v in sizes.items())
     return (
-        f"no SHAPES: Triton's interpreter runs every program of {named} one at a time, minutes or more a candidate; "
+        f"no SHAPES: Triton's interpreter runs every program of {named} one at a time, "
+        "which may take minutes a candidate; "
         f"give reference.py a small SHAPES entry for the CPU (at most 2**{INTERPRETER_DEFAULT_MOST.bit_length() - 1} "
         "elements), or scale the sizes (--size-scale)"
     )
