@@ -108,6 +108,13 @@ CASES: dict[str, Case] = {
     "v38": ("bp_inline", {"BLOCK_K": 64}, None),
     "v39": ("bp_rowmax", {"BLOCK_N": 128}, None),
     "v40": ("padded_rows", {"BLOCK_N": 256}, None),  # one row in every entry: caught at 3 rows (netgaps11)
+    # wrongkernel12 (v41, v42, v44 and v46 went past the net before its quarter size)
+    "v41": ("unroll_static", {"UNROLL": 6}, None),
+    "v42": ("rowsum_unroll", {"BLOCK": 256}, None),
+    "v43": ("chunks_row", {"CHUNKS": 2}, None),
+    "v44": ("reshape_rows", {"BLOCK": 256}, None),
+    "v45": ("pid_map_literal", {"BLOCK_N": 128}, None),
+    "v46": ("splitk_range", {"BLOCK_K": 32}, None),
 }
 
 

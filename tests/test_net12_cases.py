@@ -256,6 +256,7 @@ def test_one_dimension_below_the_smallest_entry_alone_catches_a_table_row_wrong_
         ("below", ["M=1,N=33", "M=1,N=32"]),
         ("below_one", ["M=1,N=128"]),  # M=1 alone: its second try, 1 too, is the first
         ("below_one", ["M=16,N=33", "M=16,N=32"]),
+        ("quarter", ["M=16,N=144"]),  # N's entries share 64: a quarter of it past 128
     ]
 
     def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
@@ -299,7 +300,7 @@ def test_the_first_size_s_cost_is_estimated_from_the_entries_check_before_it_sta
     entries = EntryTimes(check_s=40.0, kernel_s=20.0, count=2)  # 10 s a request fixed, the calls 20 s together
     verdict = cast(sizes, "original", "written", check_at, cap=NetCap.of(1.0, clock()), entries=entries, clock=clock)
     assert ran == ["M=1,N=33", "M=1,N=128", "M=16,N=33"], ran  # the sizes whose estimates fit the 30 s
-    assert [c.passed for c in verdict.checks] == [None, None, True, True, True]
+    assert [c.passed for c in verdict.checks] == [None, None, True, True, True, None]  # the quarter past the cap
     assert "M=17,N=129: not run, it would end past the net's time cap of 30 s" in verdict.line()
     assert "(about 50.3 s a request at its size)" in verdict.line(), verdict.line()
     # without the entries' seconds the first size starts, as before (the longest request so far then weighs the rest)
@@ -379,3 +380,29 @@ def test_on_cuda_a_failed_edit_gives_way_integer_outputs_are_fenced_and_one_dime
     assert before.failed is None, before.line()
     now = cast(sizes, "kernel", "table", check_at)
     assert now.failed is not None and now.failed.shape.label() == "M=16,N=33", now.line()
+
+
+@pytest.mark.timeout(120)
+def test_a_quarter_of_the_entries_common_factor_past_the_largest_catches_a_split_k_step_the_rules_let_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """wrongkernel12's v46 (a split-K loop over K // SPLIT_K, loads without masks; SHAPES K of 256 and 512) with
+    ``BLOCK_K=32`` written plainly (its rule off) passed every size of the net, each a power of two's step from the
+    entries, and summed each split into the next at K=192 and 320. The quarter size, 512 + 256 // 4 = 576 (splits of
+    144), is one the original allows (K % 64 == 0) and the pick fails."""
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+    folder = Path(shutil.copytree(Path(__file__).parent / "data" / "variants" / "splitk_range", tmp_path / "v46"))
+    prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cpu"))
+    current = prepared.space.current()
+    tuning = _session(prepared, [({"BLOCK_K": 32}, 1.0)], (current.as_dict() if current is not None else {}, 2.0))
+    with _evaluator(prepared) as evaluator:
+        done = tf._checked_edit(tuning, evaluator)
+    assert done.edit is None and done.edit_note is not None, done.edit_note
+    assert done.edit_note.startswith(
+        "the written kernel fails at N=64,K=576 (a quarter of the entries' common factor"
+    ), done.edit_note

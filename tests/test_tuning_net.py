@@ -43,11 +43,13 @@ def test_the_sizes_go_one_past_a_power_of_two_and_half_a_power_of_two_past_the_l
     assert _labels(realistic, grown=(256,)) == [
         ("past", ["n_rows=1025,n_cols=8193"]),
         ("half", ["n_rows=1152,n_cols=8320", "n_rows=1280,n_cols=10240", "n_rows=1536,n_cols=12288"]),
+        ("quarter", ["n_rows=1152,n_cols=9216"]),  # a quarter of the entries' common factors past the largest
     ]
     # a 0/1 key (a flag, a mode) and a string stay; no key above 1: no size
     assert _labels([{"n": 64, "causal": 1, "dtype": "fp16"}]) == [
         ("past", ["n=65,causal=1,dtype=fp16"]),
         ("half", ["n=96,causal=1,dtype=fp16", "n=128,causal=1,dtype=fp16"]),
+        ("quarter", ["n=80,causal=1,dtype=fp16"]),
     ]
     assert _labels([{"causal": 1}]) == [] and _labels([]) == []
 
@@ -82,9 +84,13 @@ def test_the_original_runs_only_where_the_written_kernel_fails_and_a_size_it_ref
     narrow = cast(sizes, "original", "narrow", check_at, known=known)  # the next pick: the original is known
     assert ran == [("narrow", "M=65,K=65"), ("narrow", "M=41,K=80")] and narrow.failed is None
     refused = cast(derived_sizes([ProblemShape(kwargs={"K": 64})]), "original", "wide", check_at)
-    assert [c.passed for c in refused.checks] == [None, True]
+    assert [c.passed for c in refused.checks] == [None, True, False]  # the quarter, K=80: wide fails, the original not
+    assert refused.checks[0].reason is not None and "the original fails there too: run_error: raised while" in (
+        refused.checks[0].reason
+    )
+    alone = cast(derived_sizes([ProblemShape(kwargs={"K": 64})])[:2], "original", "wide", check_at)
     assert "skipped K=65 (K=65: the original fails there too: run_error: raised while running: AssertionError)" in (
-        refused.line()
+        alone.line()
     )
     slow = cast(sizes[1:], "original", "slow", lambda src, shape: (Outcome.RUN_TIMEOUT, "ran past 60 s"))
     assert [c.passed for c in slow.checks] == [None] and slow.failed is None  # no verdict, no original run

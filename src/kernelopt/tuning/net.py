@@ -43,6 +43,11 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   halved, the rest at their largest: a table row under every entry wrong only where another dimension is large (rows
   a program set for short rows, the grid still counting the original's: right at ``below``'s one row; net12). Last,
   so the time cap cuts them first.
+- **quarter**: each size key whose entries' common factor is a multiple of :data:`QUARTER_MIN`, moved a quarter of
+  that factor past its largest entry (``256, 512 -> 576``; ``1536, 3072 -> 3456``): a size the original's own grain
+  allows where a product of tiles (``cdiv(n, BLOCK * UNROLL)``, a loop stepping by ``BLOCK * UNROLL``) or a step
+  times a count of splits no longer divides; every other size steps by powers of two (wrongkernel12's v41, v42 and
+  v46 passed them all). After every other size, so the cap cuts it first.
 
 Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
@@ -89,6 +94,7 @@ class SizeClass(StrEnum):
     BELOW = "below"
     ONES = "ones"
     BELOW_ONE = "below_one"
+    QUARTER = "quarter"
 
     @property
     def words(self) -> str:
@@ -98,6 +104,7 @@ class SizeClass(StrEnum):
             SizeClass.BELOW: "below the smallest entry",
             SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
             SizeClass.BELOW_ONE: "one dimension below the smallest entry, the rest at their largest",
+            SizeClass.QUARTER: "a quarter of the entries' common factor past the largest entry",
         }[self]
 
 
@@ -130,6 +137,10 @@ def _power_of_two_part(n: int) -> int:
     """The largest power of two dividing ``n`` (``n`` > 0)."""
     return n & -n
 
+
+QUARTER_MIN = 64
+"""The ``quarter`` size moves a key whose entries' common factor is a multiple of this: its quarter is then a multiple
+of 16, a step a tile's grain allows (256 and 512 -> 576; 1536 and 3072 -> 3456); 1000 and 3000 get none: our bound."""
 
 SMALL_KEY = 8
 """A key whose largest value over the entries is at most this may be a code rather than a size (an activation's 2,
@@ -359,6 +370,14 @@ def derived_sizes(
         seen += alone
         if alone:
             out.append(sized(SizeClass.BELOW_ONE, alone))
+    # last of all, a quarter of the entries' common factor past the largest (3456 beside 1536 and 3072; 576 beside 256
+    # and 512): a size the original's own grain allows where a product of tiles (v41, v42), or a step times a count
+    # of splits (v46), no longer divides; the past and half sizes step by powers of two and missed all three
+    common = {k: math.gcd(*sizes[k]) for k in moving if k not in exponents}
+    quarter = {k: largest[k] + c // 4 for k, c in common.items() if c % QUARTER_MIN == 0}
+    fourth = [q for q in tries(quarter) if q not in seen] if quarter else []
+    if fourth:
+        out.append(sized(SizeClass.QUARTER, fourth))
     return out
 
 
