@@ -283,7 +283,8 @@ def derived_sizes(
     if not moving and not dims:
         return []
     largest = {k: max(sizes[k]) for k in moving}
-    grain = {k: _power_of_two_part(math.gcd(*sizes[k])) for k in moving}
+    common = {k: math.gcd(*sizes[k]) for k in moving}  # the entries' common factor: the half and quarter steps
+    grain = {k: _power_of_two_part(c) for k, c in common.items()}
 
     def elements(s: ProblemShape) -> int:  # the product of the keys that move (an exponent's power of two)
         values = s.constants if on_constants else s.kwargs
@@ -373,8 +374,7 @@ def derived_sizes(
     # last of all, a quarter of the entries' common factor past the largest (3456 beside 1536 and 3072; 576 beside 256
     # and 512): a size the original's own grain allows where a product of tiles (v41, v42), or a step times a count
     # of splits (v46), no longer divides; the past and half sizes step by powers of two and missed all three
-    common = {k: math.gcd(*sizes[k]) for k in moving if k not in exponents}
-    quarter = {k: largest[k] + c // 4 for k, c in common.items() if c % QUARTER_MIN == 0}
+    quarter = {k: largest[k] + c // 4 for k, c in common.items() if c % QUARTER_MIN == 0 and k not in exponents}
     fourth = [q for q in tries(quarter) if q not in seen] if quarter else []
     if fourth:
         out.append(sized(SizeClass.QUARTER, fourth))

@@ -180,8 +180,10 @@ def same_round(
     """The measurements every comparison of configurations reads (:func:`latest`): the re-time's where it ran and
     timed each of ``wanted``, else the first measurements; never a mix of the two rounds. The re-time ran
     everything slower on an H100 (xformers' RMS norm, 2026-12-06: the current configuration 2.46 us on 100 columns
-    at first, 4.06 re-timed), and a table row chosen by a first measurement (3.05 us) against re-timed ones was
-    written as "+33.3 %" over the current's re-time, where the same round had the current faster."""
+    at first, 4.06 re-timed; its graphs held fewer calls, mended since by ``bench_worker.GRAPH_FLOOR_BYTES``, but
+    load and clocks still set rounds apart), and a table row chosen by a first measurement (3.05 us) against
+    re-timed ones was written as "+33.3 %" over the current's re-time, where the same round had the current
+    faster."""
     again = latest(retimed, partly=partly)
     if again and all(c in again for c in wanted):
         return again
