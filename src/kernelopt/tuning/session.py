@@ -27,11 +27,11 @@
    it by the gain asked in enough re-timed rounds to pass a sign test (:func:`~kernelopt.tuning.noise.beats_current`);
    a re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds reads each candidate's lower of its
    re-timed and first latency (:func:`_load_only_adds`). The wall time bounds the re-time too: it takes only as many as
-   the wall time left fits at the last round's pace (the fastest and the current first), and none when that is under
-   two; the session says so (``SessionResult.unretimed``) and the pick is the fastest first measurement, unless
-   those are too noisy to rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current configuration is
-   kept). An interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never re-timed, so an
-   interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
+   the wall time left fits at a re-time's cost a pick (:func:`_retime_each_s`; the fastest and the current first), and
+   none when that is under two; the session says so (``SessionResult.unretimed``) and the pick is the fastest first
+   measurement, unless those are too noisy to rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current
+   configuration is kept). An interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never
+   re-timed, so an interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
 
 :func:`judge_gain` says whether a session found something better than the current configuration by a
 minimum gain; when it did not (:func:`no_gain`), the launch configuration has converged. :func:`judge_table`
@@ -389,11 +389,7 @@ def _time_baseline(evaluator: Evaluator, run: _Run, current: Config | None) -> N
     at = next((i for i, r in enumerate(run.results) if Config.of(r.config) == current), None)
     if at is None or run.results[at].outcome not in MACHINE_OUTCOMES:
         return
-    started_s = run.budget.clock()
-    try:
-        [again] = evaluator.retime([current])
-    finally:
-        run.retime_s += run.budget.clock() - started_s
+    [again] = _charged_retime(evaluator, run, [current])
     if run.record is not None:
         run.record.append(again.model_copy(update={"retimed": True}))
     if again.outcome.ok and again.latency_us is not None:
@@ -443,7 +439,8 @@ def _loop(
 ) -> StopReason:
     """Rounds until a stop; returns why it stopped (at once when the round that ran ``current``, the kernel as
     written, found it wrong). A round is only as large as the wall time left fits beside the re-time of the picks so
-    far (:func:`_retime_picks` of ``retime_top``), at the last round's pace."""
+    far (:func:`_retime_picks` of ``retime_top``): the candidates at the last round's pace, the re-time at its own cost
+    a pick (:func:`_retime_share_s`)."""
     try:
         while True:
             limit = run.budget.stop()
@@ -454,11 +451,11 @@ def _loop(
             # the candidates left, not ``remaining``: that looks at the clock again, and a wall time
             # passing just now read as a strategy with nothing left (H200, 2026-12-04: matmul at 11)
             room = run.budget.candidates - run.budget.spent
-            # the re-time's share of the wall time is kept for it (a candidate's seconds a pick, as _within_wall
+            # the re-time's share of the wall time is kept for it (:func:`_retime_each_s` a pick, as _within_wall
             # reckons): on the H100 (2026-12-06) scaled_mm's rounds took its 60 s to 0.6 s, its 3.04x could not be
             # re-timed, and nothing was written
             fits = run.budget.affordable(min(batch_size, room), reserve_s=_retime_share_s(run, current, retime_top))
-            if fits == 0:  # the wall time left cannot fit one more candidate and the re-time at the last round's pace
+            if fits == 0:  # the wall time left cannot fit one more candidate beside the re-time's share
                 return StopReason.WALL_TIME
             batch = strat.propose(fits)[:fits]
             if not batch:
@@ -638,16 +635,21 @@ def _start_workers(evaluator: Evaluator, budget: Budget, batch_size: int) -> flo
     return budget.clock() - started_s
 
 
+def _charged_retime(evaluator: Evaluator, run: _Run, picks: Sequence[Config]) -> list[Result]:
+    """``evaluator.retime(picks)``, its seconds charged to the session's re-time (:attr:`_Run.retime_s`), an
+    interrupt's included."""
+    started_s = run.budget.clock()
+    try:
+        return evaluator.retime(picks)
+    finally:
+        run.retime_s += run.budget.clock() - started_s
+
+
 def _retime(evaluator: Evaluator, run: _Run, picks: Sequence[Config]) -> list[Result]:
     """Re-time ``picks`` together, interleaved; appended to the record."""
     if not picks:
         return []
-    started_s = run.budget.clock()
-    try:
-        again = evaluator.retime(picks)
-    finally:
-        run.retime_s += run.budget.clock() - started_s
-    retimed = [r.model_copy(update={"retimed": True}) for r in again]
+    retimed = [r.model_copy(update={"retimed": True}) for r in _charged_retime(evaluator, run, picks)]
     if run.record is not None:
         for r in retimed:
             run.record.append(r)
