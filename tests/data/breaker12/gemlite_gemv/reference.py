@@ -25,6 +25,7 @@ def reference(x, W_q, scales, zeros):
     K = x.shape[1]
     per = 32 // BITS
     words = W_q.to(torch.int64) & 0xFFFFFFFF
-    q = (words.repeat_interleave(per, 0) >> (torch.arange(K) % per * BITS)[:, None]) & (2**BITS - 1)
+    shifts = (torch.arange(K, device=W_q.device) % per * BITS)[:, None]
+    q = (words.repeat_interleave(per, 0) >> shifts) & (2**BITS - 1)
     w = (q.double() - zeros.double().repeat_interleave(GROUP, 0)) * scales.double().repeat_interleave(GROUP, 0)
     return (x.double() @ w).float()

@@ -13,7 +13,7 @@ def get_inputs(B=3, N=50, T=4, device="cpu"):
 def reference(x):
     z = x.transpose(1, -1).double()
     zs = torch.sort(z, dim=-1, descending=True).values
-    r = torch.arange(1, z.shape[-1] + 1, dtype=torch.float64)
+    r = torch.arange(1, z.shape[-1] + 1, dtype=torch.float64, device=z.device)
     support = zs > (torch.cumsum(zs, -1) - 1) / r
     k = support.sum(-1, keepdim=True).clamp(min=1)
     tau = ((zs * support).sum(-1, keepdim=True) - 1) / k

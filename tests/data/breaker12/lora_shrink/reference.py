@@ -18,7 +18,7 @@ def get_inputs(B=3, L=4, R=16, K=512, device="cpu"):
 
 
 def reference(inputs, lora_a, seq_lens, lora_indices):
-    out = torch.zeros(inputs.shape[0], lora_a.shape[1])
+    out = torch.zeros(inputs.shape[0], lora_a.shape[1], device=inputs.device)
     start = 0
     for n, idx in zip(seq_lens.tolist(), lora_indices.tolist(), strict=True):
         if idx != -1:
