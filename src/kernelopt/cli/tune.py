@@ -12,7 +12,8 @@ written), and draws the search (``search.png`` in the session folder; ``--sweep 
 sweep's best as a line). The session folder is
 ``<--out>/<key>/`` (default ``--out``: ``PATH/.kernelopt/tune``): the record there makes a second run of an
 interrupted session serve what it measured. ``--json`` prints :class:`~kernelopt.tuning.folder.TuneSummary`
-with ``written``, ``dry_run``, ``diff``, ``kernel_py`` and ``plot``.
+with ``written``, ``dry_run``, ``diff``, ``kernel_py``, ``plot`` and ``verdict`` (the line the text output ends on: what
+was found and what happened to kernel.py, or why the current configuration stays).
 
 **--replay**: each trial is one tuning session of the strategy with its own seed (``--seed``, ``--seed + 1``,
 ...) on the sweep's recorded latencies (:func:`kernelopt.tuning.replay.replay_trials`). Printed: the success
@@ -543,6 +544,13 @@ def _tune_locked(
                         "sweep_best_us": sweep_best,
                         "sweep_best_label": sweep_label,
                         "target": target_line,
+                        "verdict": verdict_line(
+                            tuning.result,
+                            tuning.judgement,
+                            kernel_py=kernel_py.name,
+                            written=written,
+                            dry_run=dry_run and edit is not None and bool(edit.diff),
+                        ),
                     }
                 )
             else:
