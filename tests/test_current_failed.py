@@ -97,6 +97,22 @@ def test_the_hint_names_tf32_on_a_gpu_only(tmp_path: Path) -> None:
     assert "TF32" not in current_failed_hint(cpu) and "ATOL/RTOL" in current_failed_hint(cpu)  # type: ignore[arg-type]
 
 
+def test_int8_operands_are_told_of_tf32_by_neither_line(tmp_path: Path) -> None:
+    """The TF32 line and the hint of a kernel failing its own check read the dot's operands in one place
+    (review13): int8 ones (what reference.py's tensors hold in breaker11's scaled_mm; no card dtype names it) are
+    multiplied in no TF32, where the hint read an unnamed dtype as fp32 and told an int8 GEMM of TF32."""
+    from kernelopt.tuning.folder import current_failed_hint, tf32_line
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")
+    gpu = SimpleNamespace(interpreted=False, kernel_py=kernel, dtype_hint="int8")
+    cpu = SimpleNamespace(interpreted=True, kernel_py=kernel, dtype_hint="int8", rtol=1e-5)
+    assert "TF32" not in current_failed_hint(gpu) and "ATOL/RTOL" in current_failed_hint(gpu)  # type: ignore[arg-type]
+    assert tf32_line(cpu) is None  # type: ignore[arg-type]
+    fp32 = SimpleNamespace(interpreted=True, kernel_py=kernel, dtype_hint="float32", rtol=1e-5)
+    assert tf32_line(fp32) is not None  # type: ignore[arg-type]
+
+
 def test_an_fp8_gemm_on_a_gpu_is_told_of_its_tensor_cores_sums_not_of_tf32() -> None:
     """breaker11's fp8_block_gemm (DeepSeek-V3's block-scaled GEMM) failed its own 1e-4 RTOL as written on an H100
     (2026-12-06) and was told its tl.dot multiplies fp32 operands in TF32: its operands are fp8, read from

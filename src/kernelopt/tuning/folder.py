@@ -580,8 +580,7 @@ def tf32_line(problem: Problem) -> str | None:
     rtol = problem.rtol if problem.rtol is not None else size_constants(problem.reference_py).get("RTOL")
     if isinstance(rtol, int | float) and rtol >= TF32_RTOL:
         return None
-    operands = operands_dtype(problem, problem.dtype_hint)
-    if operands is not None and _dtype_of(operands) != "fp32":
+    if not _in_tf32(problem, _operand_kind(problem)):
         return None  # bf16 / fp16 / fp8 / int8 operands, or tf32 already asked for: no fp32 multiplied in TF32
     return (
         f"on a GPU {problem.kernel_py.name}'s tl.dot multiplies fp32 operands in TF32 (Triton's default, about 1e-3 "
@@ -601,11 +600,10 @@ def current_failed_hint(problem: Problem) -> str:
     (:data:`FP8_DOT_LINE`), which no input precision changes."""
     check = "`kernelopt validate` runs the gate's check"
     if not problem.interpreted and triton_dots(problem.kernel_py):
-        operands = operands_dtype(problem, problem.dtype_hint)
-        kind = _dtype_of(operands) if operands is not None else None
+        kind = _operand_kind(problem)
         if kind == "fp8":
             return f"{FP8_DOT_LINE}; then {check}"
-        if kind in (None, "fp32") and dots_default_precision(problem.kernel_py):
+        if _in_tf32(problem, kind):
             return (
                 "its tl.dot multiplies fp32 operands in TF32 (Triton's default on NVIDIA GPUs, about 1e-3 relative): "
                 f"{_TF32_FIX}; then {check}"
@@ -632,6 +630,20 @@ def operands_dtype(problem: Problem, named: str | None) -> str | None:
     from kernelopt.harness.infer import operand_dtype
 
     return operand_dtype(problem.reference_py, device=problem.device or "auto")
+
+
+def _operand_kind(problem: Problem) -> str | None:
+    """The dtype word of what a kernel's ``tl.dot`` multiplies (:func:`operands_dtype` of the task card's dtype:
+    ``fp32``, ``bf16``, ``fp8``, ...; ``int8``, which no card dtype names, as itself); ``None`` when nothing tells.
+    The one reading of the operands :func:`tf32_line` and :func:`current_failed_hint` judge by."""
+    operands = operands_dtype(problem, problem.dtype_hint)
+    return None if operands is None else (_dtype_of(operands) or operands)
+
+
+def _in_tf32(problem: Problem, kind: str | None) -> bool:
+    """Whether ``problem``'s ``tl.dot`` multiplies in TF32 on an NVIDIA GPU: it leaves ``input_precision`` to Triton's
+    default and its operands (``kind``, :func:`_operand_kind`) are fp32 or named by nothing."""
+    return kind in (None, "fp32") and dots_default_precision(problem.kernel_py)
 
 
 def _dtype_of(hint: str) -> str | None:
