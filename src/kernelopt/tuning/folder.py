@@ -120,9 +120,9 @@ from kernelopt.tuning.shapes import (
     ShapeChoice,
     check_entries,
     choose,
-    latest,
     partial,
     per_shape,
+    retime_round,
     same_round,
     session_shapes,
     total,
@@ -1288,10 +1288,11 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     result = tuning.result
     if result.best_config is None:
         return tuning
-    pool = same_round(result.results, result.retimed, configs, partly=True)
-    per = tuning.per_shape
-    if any(c not in latest(result.retimed, partly=True) for c in configs):
-        per = tuple(per_shape(result.results, [], result.best_config, result.current_config))
+    retimed = retime_round(result.retimed, configs, partly=True)
+    pool = same_round(result.results, retimed, partly=True)
+    per = (
+        tuning.per_shape if retimed else tuple(per_shape(result.results, [], result.best_config, result.current_config))
+    )
     table = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []

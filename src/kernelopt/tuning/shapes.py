@@ -184,10 +184,15 @@ def same_round(
     load and clocks still set rounds apart), and a table row chosen by a first measurement (3.05 us) against
     re-timed ones was written as "+33.3 %" over the current's re-time, where the same round had the current
     faster."""
+    return latest(retime_round(retimed, wanted, partly=partly) or results, partly=partly)
+
+
+def retime_round(retimed: Sequence[Result], wanted: Iterable[Config] = (), *, partly: bool = False) -> Sequence[Result]:
+    """``retimed`` when the re-time is the round :func:`same_round` reads (it ran and timed each of ``wanted``), else
+    empty (the first measurements are that round): the one rule of which round a comparison reads, for one that reads
+    more of it than :func:`same_round` gives (the shapes' own bests of :func:`per_shape`, beside a keyed list's)."""
     again = latest(retimed, partly=partly)
-    if again and all(c in again for c in wanted):
-        return again
-    return latest(results, partly=partly)
+    return retimed if again and all(c in again for c in wanted) else ()
 
 
 def per_shape(
