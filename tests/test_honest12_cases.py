@@ -266,15 +266,10 @@ def test_a_keyed_list_not_re_timed_whole_is_judged_in_the_first_round(tmp_path: 
     each key is known in the first round only, so the table is judged there too, each shape's own best among the
     first measurements (2048's 900 us against the list's 1000 on n=1000: +11.1 %), never a re-time (1800) against
     a first measurement (1000), which read as 44 % slower."""
-    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
-    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE, _replayed, _timed
+    from kernelopt.tuning.folder import judge_against_list
+    from tests.test_newuser8_cases import _keyed_list, _replayed, _timed
 
-    folder = tmp_path / "axpb"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(KEYED_TABLE)
-    (folder / "reference.py").write_text(AXPB_REFERENCE)
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
-    listed = list_configs(prepared)
+    prepared, listed = _keyed_list(tmp_path)
     small, large = labels = tuple(s.label() for s in prepared.shapes)
     first = [_timed(labels, 1024, 1000.0, 20000.0), _timed(labels, 8192, 1500.0, 5000.0),
              _timed(labels, 2048, 900.0, 10000.0)]  # fmt: skip

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from kernelopt.tunables.list_filters import list_screen
-from kernelopt.tuning.candidate import Outcome, Result
+from kernelopt.tuning.candidate import Config, Outcome, Result
 from kernelopt.tuning.shapes import ChoiceKind, choose, per_shape, total
 
 if TYPE_CHECKING:
@@ -124,6 +124,18 @@ def reference(x):
 """
 
 
+def _keyed_list(tmp_path: Path) -> tuple[Any, list[Config]]:
+    """:data:`KEYED_TABLE` over :data:`AXPB_REFERENCE` prepared for a CPU session, and the list the autotuner runs."""
+    from kernelopt.tuning.folder import TuneRequest, list_configs, prepare_folder
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KEYED_TABLE)
+    (folder / "reference.py").write_text(AXPB_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    return prepared, list_configs(prepared)
+
+
 @pytest.mark.timeout(60)
 def test_a_retune_of_a_keyed_table_is_judged_against_what_the_autotuner_runs_at_each_key(tmp_path: Path) -> None:
     """n33: a second `tune` of the keyed list the first one wrote took the list's first entry, BLOCK=1024, as the
@@ -132,14 +144,9 @@ def test_a_retune_of_a_keyed_table_is_judged_against_what_the_autotuner_runs_at_
     each timed, and what would be written is judged shape by shape against the fastest of them there. Replayed
     timings (the session's own are the interpreter's noise)."""
     from kernelopt.cli.tune import verdict_line
-    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
+    from kernelopt.tuning.folder import judge_against_list
 
-    folder = tmp_path / "axpb"
-    folder.mkdir()
-    (folder / "kernel.py").write_text(KEYED_TABLE)
-    (folder / "reference.py").write_text(AXPB_REFERENCE)
-    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
-    listed = list_configs(prepared)
+    prepared, listed = _keyed_list(tmp_path)
     assert [c.as_dict() for c in listed] == [{"BLOCK": 1024}, {"BLOCK": 8192}]
     labels = tuple(s.label() for s in prepared.shapes)
 
