@@ -2957,34 +2957,23 @@ class _Analyzer:
                     continue
                 if configs is None:
                     what = self.code(configs_expr) if configs_expr is not None else "missing"
-                    self.sites.append(
-                        Site(
-                            f"{fname}.configs",
-                            "configs",
-                            TunableKind.AUTOTUNE_CONFIG,
-                            None,
-                            line,
-                            kernel=fname,
-                            refused=f"autotune configs are built by code ({what}); edit them by hand",
-                        )
-                    )
+                    why = f"autotune configs are built by code ({what}); edit them by hand"
+                    self.refused_configs(fname, f"{fname}.configs", "configs", line, why)
                     continue
                 for ci, el in enumerate(configs):
                     self.config_entry(fname, ci, el)
         for fname, line in self.wrapped_autotunes.items():
-            self.sites.append(
-                Site(
-                    f"{fname}.configs",
-                    "configs",
-                    TunableKind.AUTOTUNE_CONFIG,
-                    None,
-                    line,
-                    kernel=fname,
-                    refused=f"{fname}'s autotune list is applied by a call ({self.loc(line)}: {fname} = "
-                    f"triton.autotune(...)({fname})), not a decorator: kernelopt edits only a decorator's list; "
-                    "write it as @triton.autotune(...) above the kernel to tune its configs",
-                )
+            why = (
+                f"{fname}'s autotune list is applied by a call ({self.loc(line)}: {fname} = "
+                f"triton.autotune(...)({fname})), not a decorator: kernelopt edits only a decorator's list; "
+                "write it as @triton.autotune(...) above the kernel to tune its configs"
             )
+            self.refused_configs(fname, f"{fname}.configs", "configs", line, why)
+
+    def refused_configs(self, kernel: str, name: str, param: str, line: int, why: str) -> None:
+        """A site of ``kernel``'s autotune list (the list, ``configs``, or one entry of it) kernelopt does not edit,
+        with no value and refused for ``why``."""
+        self.sites.append(Site(name, param, TunableKind.AUTOTUNE_CONFIG, None, line, kernel=kernel, refused=why))
 
     def autotune_configs_expr(self, kernel: str) -> cst.BaseExpression | None:
         """The ``configs=`` expression of ``kernel``'s ``@triton.autotune`` (``None`` when there is none)."""
@@ -3134,17 +3123,8 @@ class _Analyzer:
         prefix = f"{kernel}.configs[{index}]"
         fn = _dotted(el.func) if isinstance(el, cst.Call) else None
         if not isinstance(el, cst.Call) or not fn or fn.split(".")[-1] != "Config":
-            self.sites.append(
-                Site(
-                    prefix,
-                    "config",
-                    TunableKind.AUTOTUNE_CONFIG,
-                    None,
-                    line,
-                    kernel=kernel,
-                    refused=f"config entry is not a triton.Config(...) literal: {self.code(el)}",
-                )
-            )
+            why = f"config entry is not a triton.Config(...) literal: {self.code(el)}"
+            self.refused_configs(kernel, prefix, "config", line, why)
             return
         entries: list[tuple[str, cst.BaseExpression]] = []
         positional = 0
