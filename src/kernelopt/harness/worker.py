@@ -28,6 +28,7 @@ from kernelopt.fileio import atomic_write_text
 from kernelopt.harness import highrun
 from kernelopt.harness.branches import Line, LineTrace, OwnCode, other_lines, shown_lines
 from kernelopt.harness.draws import OTHER_STATE_SEED, drew, generator_states, same_draws
+from kernelopt.harness.first_call import first_call_line, watch_benchmarks
 from kernelopt.harness.footprint import (
     Keep,
     Snapshot,
@@ -715,7 +716,8 @@ def _check_seed(
     synchronize(ctx.device)
     ctx.progress.emit("check_end")
     ctx.step(Step.KERNEL)
-    out = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
+    with watch_benchmarks() as benchmarked:
+        out = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
     cc.seeds += 1
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
@@ -755,6 +757,21 @@ def _check_seed(
             f"{where}: kernel returned the same output as for the "
             f"previous, different inputs (a cached result); {chk.message}",
         )
+        if benchmarked:  # an autotuner benchmarked on these tensors: is the next call right?
+            del out
+            again = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
+            later = check_outputs(
+                again,
+                ref_native,
+                ref_hi,
+                dtype_hint=ctx.job.dtype_hint,
+                atol=subject.atol,
+                rtol=subject.rtol,
+                prepared=kept.prepared,
+                device_type=made_on,
+            )
+            if later.message is None:
+                _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", "FirstCallOnly")
         _fail_case(ctx, cc, f"{where}: {chk.message}", chk.error_class or "Mismatch")
     return seen
 

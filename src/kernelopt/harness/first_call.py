@@ -1,0 +1,121 @@
+"""A kernel wrong on its first call only: an ``@triton.autotune`` list that benchmarks into its own outputs.
+
+On the first call at a new key, Triton's autotuner runs every config it keeps on the caller's tensors before the
+call itself. A kernel that adds into an output (``tl.atomic_add``) or writes only part of it (a larger block writes
+fewer partial sums) keeps what the benchmark runs left there unless the list names that output in
+``reset_to_zero`` (zeroed before each run) or ``restore_value`` (restored after it): the first call is wrong, the
+later ones right. A check that follows a warm-up never sees it, and a user's first call in production is wrong
+(break13, docs/faults.md).
+
+The checks (the gate's worker, the tuning engine's candidate check) call a kernel first in a fresh process, so they
+see that first call; what this module adds costs nothing to a kernel that passes. :func:`watch_benchmarks` records
+the autotuners that benchmarked their configs during a call (Triton's ``Autotuner.run`` wrapped for the
+call only); where that call's check fails, the checker calls the kernel once more and, when the second call passes,
+:func:`first_call_line` says why the first was wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+WRITES = frozenset(
+    {"store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg"}
+)
+"""``tl.<name>`` calls whose first argument is a pointer the kernel writes through."""
+
+
+@dataclass(frozen=True)
+class Benchmarked:
+    """An autotuner that benchmarked configs during a call, with nothing that undoes what the runs wrote.
+
+    Attributes:
+        kernel: the autotuned function's name.
+        configs: how many configs it ran on the caller's tensors.
+        written: the kernel's pointer parameters it stores or adds through (what ``reset_to_zero`` would name).
+    """
+
+    kernel: str
+    configs: int
+    written: tuple[str, ...]
+
+
+@contextmanager
+def watch_benchmarks() -> Iterator[list[Benchmarked]]:
+    """The autotuners that benchmarked configs (one or more) on the caller's tensors inside the block and hold no
+    ``reset_to_zero`` / ``restore_value`` (nothing when Triton is not imported)."""
+    seen: list[Benchmarked] = []
+    if "triton" not in sys.modules:
+        yield seen
+        return
+    from triton.runtime.autotuner import Autotuner
+
+    original = Autotuner.run
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = len(getattr(self, "cache", {}) or {})
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            timings = getattr(self, "configs_timings", None) or {}
+            grew = len(getattr(self, "cache", {}) or {}) > before
+            if grew and timings and not (self.reset_to_zero or self.restore_value):
+                fn = _base_fn(self)
+                seen.append(Benchmarked(getattr(fn, "__name__", "?"), len(timings), written_pointers(fn)))
+
+    Autotuner.run = run  # type: ignore[method-assign]
+    try:
+        yield seen
+    finally:
+        Autotuner.run = original  # type: ignore[method-assign]
+
+
+def _base_fn(at: Any) -> Any:
+    fn = getattr(at, "base_fn", None) or at.fn
+    while not inspect.isfunction(fn) and getattr(fn, "fn", None) is not None:
+        fn = fn.fn
+    return fn
+
+
+def written_pointers(fn: Any) -> tuple[str, ...]:
+    """The parameters of ``fn`` (a ``@triton.jit`` function's Python body) named in the pointer of a
+    ``tl.store`` / ``tl.atomic_*`` call, in order; ``()`` when its source cannot be read."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return ()
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)
+    if func is None:
+        return ()
+    params = [a.arg for a in func.args.args]
+    out: list[str] = []
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if name not in WRITES:
+            continue
+        for sub in ast.walk(node.args[0]):
+            if isinstance(sub, ast.Name) and sub.id in params and sub.id not in out:
+                out.append(sub.id)
+    return tuple(out)
+
+
+def first_call_line(benchmarked: list[Benchmarked], mismatch: str) -> str:
+    """The check's failure for a kernel wrong on its first call and right on the next (``mismatch``: the first
+    call's comparison): the cause, the autotuner, and the fix."""
+    one = benchmarked[0]
+    names = ", ".join(f'"{w}"' for w in one.written) or '"<the output it adds into>"'
+    return (
+        f"wrong on its first call only (the next call is right): the @triton.autotune of {one.kernel} benchmarked "
+        f"{one.configs} config(s) on the call's own tensors before running it, and holds no reset_to_zero or "
+        "restore_value, so what the benchmark runs wrote stayed in the outputs; a user's first call at each new "
+        f"autotune key is wrong. Fix: add reset_to_zero=[{names}] (the outputs it adds into or writes only in "
+        f"part) or restore_value=[...] to its @triton.autotune ({mismatch})"
+    )
