@@ -153,3 +153,27 @@ def test_a_written_autotune_list_keeps_reset_to_zero_restore_value_and_the_hooks
     assert verdict.outcome is Outcome.OK, verdict.reason
     assert candidate is not None
     candidate.release()
+
+
+def test_a_short_re_time_is_read_in_one_round_for_the_pick_and_the_current() -> None:
+    """session._load_only_adds gave each configuration of a short re-time (fewer than MIN_PAIRS rounds) the lower of
+    its re-timed and first latency on its own: a pick preempted in the re-time (first 22.6, re-timed 169.8) read
+    its first figure, the current (first 83.8, re-timed 60.0) its re-time, and the gain line compared 22.6 with
+    60.0 across rounds. One round is read: a short re-time slower than the first measurements anywhere gives way
+    to the first round, every configuration alike; a re-time no slower anywhere is read as it ran."""
+    from kernelopt.tuning.candidate import Outcome, Result
+    from kernelopt.tuning.session import _load_only_adds
+
+    def ran(block: int, latency: float, samples: list[float], *, retimed: bool) -> Result:
+        return Result(
+            config={"BLOCK": block}, outcome=Outcome.OK, latency_us=latency, samples_us=samples, retimed=retimed
+        )
+
+    first = [ran(64, 22.6, [22.6] * 5, retimed=False), ran(16, 83.8, [83.8] * 5, retimed=False)]
+    again = [ran(64, 169.8, [319.3, 20.3], retimed=True), ran(16, 60.0, [60.0, 60.0], retimed=True)]
+    read = {r.config["BLOCK"]: r.latency_us for r in _load_only_adds(again, first)}
+    assert read == {64: 22.6, 16: 83.8}  # both the first round's (before: {64: 22.6, 16: 60.0})
+    calm = [ran(64, 20.0, [20.0, 20.0], retimed=True), ran(16, 60.0, [60.0, 60.0], retimed=True)]
+    assert {r.config["BLOCK"]: r.latency_us for r in _load_only_adds(calm, first)} == {64: 20.0, 16: 60.0}
+    unknown = [*again, ran(32, 50.0, [50.0, 50.0], retimed=True)]  # one re-timed with no first figure: the re-time
+    assert [r.latency_us for r in _load_only_adds(unknown, first)] == [169.8, 60.0, 50.0]

@@ -19,16 +19,16 @@
    budget's session has stalled (:func:`~kernelopt.tuning.budget.stalled`), when the strategy has nothing left, or on
    ``KeyboardInterrupt`` (the batch in flight is lost, everything before it is kept);
 4. unless interrupted, a current configuration that ran past its limit or lost its worker (:data:`MACHINE_OUTCOMES`) is
-   timed once more, alone, with the re-time's limit (:func:`_time_baseline`): nothing is written over a baseline
-   never timed (:func:`untimed_current`); then the best :data:`RETIME_TOP`, those whose noisy samples may be as fast,
-   the current configuration (and, timed on several shapes, each shape's own fastest) are re-timed together,
-   interleaved (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios
-   (:mod:`kernelopt.tuning.noise`); a re-time too noisy to rank keeps the current configuration, unless the pick beat
-   it by the gain asked in enough re-timed rounds to pass a sign test (:func:`~kernelopt.tuning.noise.beats_current`);
-   a re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds reads each candidate's lower of its
-   re-timed and first latency (:func:`_load_only_adds`). The wall time bounds the re-time too: it takes only as many as
-   the wall time left fits at a re-time's cost a pick (:func:`_retime_each_s`; the fastest and the current first), and
-   none when that is under two; the session says so (``SessionResult.unretimed``) and the pick is the fastest first
+   timed once more, alone, with the re-time's limit (:func:`_time_baseline`): nothing is written over a baseline never
+   timed (:func:`untimed_current`); then the best :data:`RETIME_TOP`, those whose noisy samples may be as fast, the
+   current configuration (and, timed on several shapes, each shape's own fastest) are re-timed together, interleaved
+   (:meth:`Evaluator.retime`), and the best is picked from those by paired ratios (:mod:`kernelopt.tuning.noise`); a
+   re-time too noisy to rank keeps the current configuration, unless the pick beat it by the gain asked in enough
+   re-timed rounds to pass a sign test (:func:`~kernelopt.tuning.noise.beats_current`); a re-time of fewer than
+   :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds slower than the first measurements is read as the first round, every
+   configuration alike (:func:`_load_only_adds`). The wall time bounds the re-time too: it takes only as many as the
+   wall time left fits at a re-time's cost a pick (:func:`_retime_each_s`; the fastest and the current first), and none
+   when that is under two; the session says so (``SessionResult.unretimed``) and the pick is the fastest first
    measurement, unless those are too noisy to rank (:func:`~kernelopt.tuning.noise.too_noisy_unretimed`: the current
    configuration is kept). An interrupt during the re-time ends the session ``INTERRUPTED`` too: its best was never
    re-timed, so an interrupted session is an unfinished one (``kernelopt tune`` writes nothing from it).
@@ -41,6 +41,7 @@ own best), shape by shape.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -716,21 +717,29 @@ def _pace(run: _Run) -> SessionPace:
 
 
 def _load_only_adds(retimed: list[Result], results: Sequence[Result]) -> list[Result]:
-    """``retimed`` with each passing re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS` rounds given the
-    lower of its latency and its first measurement's: load only adds time, and a median of two or three samples is one
-    preempted sample away from a multiple of the truth. A cap 3.7x faster than the current one at first (22.6
+    """``retimed`` read in one round: where a passing re-time of fewer than :data:`~kernelopt.tuning.noise.MIN_PAIRS`
+    rounds is slower than its first measurement, load only added time there, and every passing re-time is given its
+    first measurement's latency (the first round, whole); else the re-time's own. A median of two or three samples is
+    one preempted sample away from a multiple of the truth: a cap 3.7x faster than the current one at first (22.6
     against 83.8 ms) was re-timed at [319.3, 5.2] ms, its median 169.8 ms, and the session kept the current
-    configuration as "not beaten" (test_knob_helper_caps at load 5, 2026-12-06). The pick and the gain read the same
-    figure."""
+    configuration as "not beaten" (test_knob_helper_caps at load 5, 2026-12-06). Each configuration given the lower
+    of its two figures on its own mixed the rounds: the pick's first figure against the current's re-time in the
+    gain line (:func:`~kernelopt.tuning.shapes.same_round`, the rule every comparison keeps). The first round is
+    read only where every passing re-time has a first measurement; otherwise the re-time's round stands."""
     firsts = {Config.of(r.config): r.latency_us for r in results if r.outcome.ok and r.latency_us is not None}
-    out = []
-    for r in retimed:
-        was = firsts.get(Config.of(r.config))
-        short = r.outcome.ok and len(r.samples_us) < MIN_PAIRS
-        if short and was is not None and r.latency_us is not None and was < r.latency_us:
-            r = r.model_copy(update={"latency_us": was})
-        out.append(r)
-    return out
+    passing = [r for r in retimed if r.outcome.ok and r.latency_us is not None]
+    loaded = any(
+        len(r.samples_us) < MIN_PAIRS and firsts.get(Config.of(r.config), math.inf) < (r.latency_us or 0.0)
+        for r in passing
+    )
+    if not loaded or any(Config.of(r.config) not in firsts for r in passing):
+        return retimed
+    return [
+        r.model_copy(update={"latency_us": firsts[Config.of(r.config)]})
+        if r.outcome.ok and r.latency_us is not None
+        else r
+        for r in retimed
+    ]
 
 
 def _latency_of(config: Config | None, results: Sequence[Result]) -> float | None:
