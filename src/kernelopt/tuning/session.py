@@ -326,39 +326,60 @@ def tune(
         run.interrupted_by = interrupt_signal(caught)
         return _result(space, run, current, [], StopReason.INTERRUPTED, name)
     if current is not None and (not literal or twin is not None):
-        # the kernel as written, a knob computed from the problem (or a file whose tuned guard runs ``twin``): a
-        # point of its own, timed first; the strategy knows it (it moves from it: one knob to a literal, the others
-        # computed)
-        try:
-            timed = _round([current], evaluator, run)
-        except KeyboardInterrupt as exc:
-            run.interrupted_by = interrupt_signal(exc)
-            return _result(space, run, current, [], StopReason.INTERRUPTED, name)
-        if failed_check(timed[0]):
-            return _result(space, run, current, [], StopReason.CURRENT_FAILED, name)
-        _avoid_larger(strat, run, timed)
-        known = [timed[0]]
-        if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
-            known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
-        strat.known(known)
+        ended = _time_current_first(strat, evaluator, run, current, twin)
+        if ended is not None:
+            return _result(space, run, current, [], ended, name)
     stop = _loop(strat, evaluator, run, batch_size, on_progress, current, retime_top)
     retimed: list[Result] = []
     unretimed: str | None = None
     if stop not in (StopReason.INTERRUPTED, StopReason.CURRENT_FAILED):
         limit.retiming = True  # the re-time: bounded by the wall time left and its margin, not by the pace
-        try:
-            _time_baseline(evaluator, run, current)
-        except KeyboardInterrupt as exc:
-            run.interrupted_by = interrupt_signal(exc)
-            return _result(space, run, current, [], StopReason.INTERRUPTED, name)
-        picks = _retime_picks(run, current, retime_top)
-        kept, unretimed = _within_wall(picks, run, current)
-        try:
-            retimed = _retime(evaluator, run, kept)
-        except KeyboardInterrupt as exc:  # the session is unfinished: its best was never re-timed
-            run.interrupted_by = interrupt_signal(exc)
+        retimed, unretimed, interrupted = _retime_end(evaluator, run, current, retime_top)
+        if interrupted:  # the session is unfinished: its best was never re-timed
             stop = StopReason.INTERRUPTED
     return _result(space, run, current, retimed, stop, name, unretimed)
+
+
+def _time_current_first(
+    strat: Strategy, evaluator: Evaluator, run: _Run, current: Config, twin: Config | None
+) -> StopReason | None:
+    """Time the kernel as written first, a point of its own (a knob computed from the problem, or a file whose tuned
+    guard runs ``twin``), and tell the strategy (it moves from it: one knob to a literal, the others computed); the
+    stop when that ends the session (an interrupt, or the kernel as written failing its check), else ``None``."""
+    try:
+        timed = _round([current], evaluator, run)
+    except KeyboardInterrupt as exc:
+        run.interrupted_by = interrupt_signal(exc)
+        return StopReason.INTERRUPTED
+    if failed_check(timed[0]):
+        return StopReason.CURRENT_FAILED
+    _avoid_larger(strat, run, timed)
+    known = [timed[0]]
+    if twin is not None:  # runs as the kernel as written everywhere timed: known, never timed again
+        known.append(timed[0].model_copy(update={"config": twin.as_dict(), "recorded": True}))
+    strat.known(known)
+    return None
+
+
+def _retime_end(
+    evaluator: Evaluator, run: _Run, current: Config | None, retime_top: int
+) -> tuple[list[Result], str | None, bool]:
+    """The session's end after its rounds (step 4 of the module docstring): a current configuration the machine
+    failed timed again alone (:func:`_time_baseline`), then the picks the wall time left fits re-timed together. The
+    re-time's results, why it did not take every pick (``None`` when it did), and whether an interrupt ended it (then
+    no results: the best was never re-timed; interrupted in the baseline's time, no line either)."""
+    try:
+        _time_baseline(evaluator, run, current)
+    except KeyboardInterrupt as exc:
+        run.interrupted_by = interrupt_signal(exc)
+        return [], None, True
+    picks = _retime_picks(run, current, retime_top)
+    kept, unretimed = _within_wall(picks, run, current)
+    try:
+        return _retime(evaluator, run, kept), unretimed, False
+    except KeyboardInterrupt as exc:
+        run.interrupted_by = interrupt_signal(exc)
+        return [], unretimed, True
 
 
 def failed_check(result: Result) -> bool:
@@ -854,65 +875,53 @@ def judge_table(
     configuration being the current one does not mean the table gains nothing).
     """
     per_bucket, what = what is None, what or "the per-bucket table"
-    if result.noisy is not None:  # a table's rows are each shape's own best: a noisy session ranks none of them
+
+    def judged(better: bool, reason: str, gain_pct: float | None = None) -> GainJudgement:
         return GainJudgement(
-            better=False,
-            gain_pct=None,
+            better=better,
+            gain_pct=gain_pct,
             min_gain_pct=min_gain_pct,
-            reason=result.noisy,
+            reason=reason,
             table=True,
             per_bucket=per_bucket,
         )
+
+    if result.noisy is not None:  # a table's rows are each shape's own best: a noisy session ranks none of them
+        return judged(False, result.noisy)
     if result.best_latency_us is None or not by_shape:
         return judge_gain(result, min_gain_pct=min_gain_pct).model_copy(update={"table": True})  # the best judged
     untimed = [label for label, (mine, _) in by_shape.items() if mine is None]
     if untimed:
-        return GainJudgement(
-            better=False,
-            gain_pct=None,
-            min_gain_pct=min_gain_pct,
-            reason=f"{what}'s row for {', '.join(untimed)} was not timed there",
-            table=True,
-            per_bucket=per_bucket,
-        )
-    untimed = untimed_current(result)
-    if untimed is not None:
-        return GainJudgement(
-            better=False, gain_pct=None, min_gain_pct=min_gain_pct, reason=untimed, table=True, per_bucket=per_bucket
-        )
+        return judged(False, f"{what}'s row for {', '.join(untimed)} was not timed there")
+    baseline = untimed_current(result)
+    if baseline is not None:
+        return judged(False, baseline)
     if any(now is None for _, now in by_shape.values()):
         why = "did not run" if result.current_config else "is unknown"
-        return GainJudgement(
-            better=True,
-            gain_pct=None,
-            min_gain_pct=min_gain_pct,
-            reason=f"{against} {why}; every row of {what} ran",
-            table=True,
-            per_bucket=per_bucket,
-        )
+        return judged(True, f"{against} {why}; every row of {what} ran")
     gains = {label: ((now or 0.0) / mine - 1) * 100 for label, (mine, now) in by_shape.items() if mine}
+    better, reason = _shape_gains(gains, min_gain_pct, what, against)
+    return judged(better, reason, max(gains.values()))
+
+
+def _shape_gains(gains: Mapping[str, float], min_gain_pct: float, what: str, against: str) -> tuple[bool, str]:
+    """Whether ``what`` beats ``against`` given its gain on each shape (``gains``, percent): by ``min_gain_pct`` on
+    some shape and slower by no more than that on any (:func:`judge_table`); and the reason's line."""
     top = max(gains, key=lambda label: gains[label])
     low = min(gains, key=lambda label: gains[label])
-    wins = gains[top] >= min_gain_pct
-    loses = gains[low] < -min_gain_pct
-    better = wins and not loses
-    if better:
-        reason = (
+    if gains[low] < -min_gain_pct:
+        return False, (
+            f"{what} is {-gains[low]:.1f} % slower than {against} on {low} "
+            f"(more than the {min_gain_pct:g} % of noise allowed)"
+        )
+    if gains[top] >= min_gain_pct:
+        return True, (
             f"{what} beats {against} by {gains[top]:+.1f} % on {top} (at least "
             f"{min_gain_pct:g} % asked) and is no slower beyond {min_gain_pct:g} % on any shape "
             f"(least {gains[low]:+.1f} % on {low})"
         )
-    elif loses:
-        reason = (
-            f"{what} is {-gains[low]:.1f} % slower than {against} on {low} "
-            f"(more than the {min_gain_pct:g} % of noise allowed)"
-        )
-    else:
-        reason = (
-            f"{what} does not beat {against} by {min_gain_pct:g} % on any shape (at most {gains[top]:+.1f} % on {top})"
-        )
-    return GainJudgement(
-        better=better, gain_pct=gains[top], min_gain_pct=min_gain_pct, reason=reason, table=True, per_bucket=per_bucket
+    return False, (
+        f"{what} does not beat {against} by {min_gain_pct:g} % on any shape (at most {gains[top]:+.1f} % on {top})"
     )
 
 
