@@ -70,6 +70,7 @@ def test_tune_stops_on_a_kernel_wrong_as_written(tmp_path: Path, capsys: pytest.
     record = next(out.rglob("record.jsonl"))
     results = [json.loads(x)["result"] for x in record.read_text().splitlines() if '"kind":"result"' in x]
     assert results[0]["config"] == {"BLOCK": 64} and results[0]["outcome"] == "wrong_result"
+    assert results[0]["error_class"] == "Mismatch"  # the class that decides its hints (harness/hints.py)
     assert len(results) <= 4  # the round that ran the kernel as written, never the budget of 12
 
 

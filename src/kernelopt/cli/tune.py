@@ -427,7 +427,7 @@ def _tune_locked(
     )
     from kernelopt.tuning.launch import other_launches
     from kernelopt.tuning.problem import default_size_hint
-    from kernelopt.tuning.session import StopReason, current_failed_line
+    from kernelopt.tuning.session import StopReason, current_failed_line, current_failure
     from kernelopt.workspace import RunLock
 
     sweep_best, sweep_label = _sweep_best(sweep) if sweep is not None else (None, None)
@@ -497,7 +497,11 @@ def _tune_locked(
         _interrupted(_unfinished(tuning), 130)
     failed = current_failed_line(r, kernel_py.name)
     if failed is not None:  # bad input for tuning: the kernel itself does not meet its reference
-        raise UsageError(f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem))
+        failure = current_failure(r)
+        error_class = failure.error_class if failure is not None else None
+        raise UsageError(
+            f"{failed}; {kernel_py.name} unchanged", hint=current_failed_hint(prepared.problem, error_class)
+        )
     edit = None
     written = False
     refused: str | None = None

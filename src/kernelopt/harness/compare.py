@@ -127,16 +127,68 @@ def _as_tensors(name: str, out: Any, ref: Any, hi: Any) -> tuple[torch.Tensor, t
     return out, ref, hi
 
 
-def _same_layout(name: str, out: torch.Tensor, ref: torch.Tensor, device_type: str | None = None) -> None:
+def _same_layout(
+    name: str, out: torch.Tensor, ref: torch.Tensor, device_type: str | None = None, inputs_type: str | None = None
+) -> None:
     """Raises :class:`_Mismatch` when the output's shape, dtype or device type is not the reference's (the device
-    type the reference's outputs were made on: ``device_type`` when they wait on the host)."""
+    type the reference's outputs were made on: ``device_type`` when they wait on the host), nor its inputs'
+    (``inputs_type``: a reference that makes its output elsewhere is its own fault, :func:`reference_device_line`)."""
     if tuple(out.shape) != tuple(ref.shape):
         raise _Mismatch(f"{name} has shape {tuple(out.shape)}; the reference's is {tuple(ref.shape)}", "WrongShape")
     if out.dtype != ref.dtype:
         raise _Mismatch(f"{name} has dtype {out.dtype}; the reference's is {ref.dtype}", "WrongDtype")
     made_on = device_type or ref.device.type
-    if out.device.type != made_on:
-        raise _Mismatch(f"{name} is on {out.device.type}; the reference's is on {made_on}", "WrongDevice")
+    if out.device.type not in (made_on, inputs_type):
+        inputs = f" and its inputs' on {inputs_type}" if inputs_type not in (None, made_on) else ""
+        raise _Mismatch(f"{name} is on {out.device.type}; the reference's is on {made_on}{inputs}", "WrongDevice")
+
+
+NO_VALUES_DEVICES = ("meta",)
+"""Device types whose tensors hold no values (shapes only): nothing to compare a kernel's output with."""
+
+
+class ReferenceElsewhere(Exception):
+    """A reference output on a device with no values (:data:`NO_VALUES_DEVICES`): the reference's fault, its line
+    naming reference.py and the fix."""
+
+
+def inputs_device_type(inputs: Any) -> str | None:
+    """The device type of a problem's inputs: the one type of their tensors other than the CPU's (index tensors may
+    stay on the host beside the data on the device), else ``cpu``; ``None`` without tensors or with two others."""
+    types = {t.device.type for t in tensors_in(inputs)}
+    others = types - {"cpu"}
+    if len(others) == 1:
+        return others.pop()
+    return "cpu" if types == {"cpu"} else None
+
+
+def reference_device_line(ref_obj: Any, inputs: Any, what: str = "reference.py") -> str | None:
+    """The one line saying the reference returned an output on a device type other than its inputs' (``torch.zeros``
+    without ``device=``, beside cuda inputs: breaker12's LoRA reference on the H100, 2026-12-06, failed a correct
+    kernel as "output is on cuda; the reference's is on cpu"). Its values are right, so a kernel's output on its
+    inputs' device is compared with them there (``check_outputs(inputs_type=...)``); ``None`` when every output is
+    on its inputs' device type.
+
+    Raises:
+        ReferenceElsewhere: an output on a device with no values (``meta``): nothing to check a kernel against.
+    """
+    home = inputs_device_type(inputs)
+    outs = as_outputs(ref_obj)
+    for k, t in enumerate(outs):
+        if not isinstance(t, torch.Tensor) or home is None or t.device.type == home:
+            continue
+        name = f"output {k}" if len(outs) > 1 else "its output"
+        fix = "make it on its inputs' device (device=x.device)"
+        if t.device.type in NO_VALUES_DEVICES:
+            raise ReferenceElsewhere(
+                f"{what} returns {name} on {t.device.type} while its inputs are on {home}, and a {t.device.type} "
+                f"tensor holds no values: nothing to check the kernel against; {fix}"
+            )
+        return (
+            f"{what} returns {name} on {t.device.type} while its inputs are on {home} (its own doing, not the "
+            f"kernel's): a kernel's output on {home} is compared with its values there; {fix}"
+        )
+    return None
 
 
 def check_outputs(
@@ -150,6 +202,7 @@ def check_outputs(
     chunk_elems: int | None = None,
     prepared: Sequence[ReferenceStats | None] | None = None,
     device_type: str | None = None,
+    inputs_type: str | None = None,
 ) -> OutputCheck:
     """Check one call's outputs against the reference.
 
@@ -169,6 +222,8 @@ def check_outputs(
         device_type: the device type the reference's outputs were made on, when they wait elsewhere (the
             gate's worker moves them to the host while a kernel runs on a device short of memory:
             :mod:`kernelopt.harness.footprint`); ``None``: where they are.
+        inputs_type: the device type of the inputs (:func:`inputs_device_type`): an output there is compared with
+            a reference that made its own elsewhere (:func:`reference_device_line`); ``None``: the reference's only.
 
     Every output gets the fast pass first, chunk by chunk in float32 (float64 outputs in float64): the
     errors and whether every element is within tolerance. Only an output it cannot vouch for gets the full
@@ -190,7 +245,7 @@ def check_outputs(
             out, ref, hi = _as_tensors(name, out, ref, hi)
             if result.output_dtype is None:
                 result.output_dtype = str(ref.dtype).removeprefix("torch.")
-            _same_layout(name, out, ref, device_type)
+            _same_layout(name, out, ref, device_type, inputs_type)
         except _Mismatch as exc:
             result.message, result.error_class = exc.message, exc.error_class
             return result

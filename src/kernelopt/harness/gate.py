@@ -36,6 +36,7 @@ from kernelopt.evidence.summary import SummaryError, read_summary
 from kernelopt.fileio import atomic_write_bytes, atomic_write_text
 from kernelopt.hardware.gpu import runs_on_cpu
 from kernelopt.harness.decision import Decision, decide
+from kernelopt.harness.hints import Hint, failure_class, hint_fits
 from kernelopt.harness.isa import IsaRegression, isa_progress, severe_regressions
 from kernelopt.harness.model import (
     COMPILED_REFERENCE_LABEL,
@@ -535,9 +536,17 @@ def check_files(
         constants=constants,
     )
     report = _correctness_report(outcome)
-    if report.status is CorrectnessStatus.TIMEOUT_FAIL and runs_in_interpreter(kernel_py, settings.device):
+    if _interpreter_timeout(report, kernel_py, settings.device):
         report.message = f"{report.message}; {INTERPRETER_HINT}"
     return report
+
+
+def _interpreter_timeout(report: CorrectnessReport | BenchReport, kernel_py: Path, device: str | None) -> bool:
+    """Whether ``report`` is the kernel's own timeout in Triton's interpreter (:data:`INTERPRETER_HINT` is about it;
+    a reference or a checker past its limit is not: :func:`kernelopt.harness.hints.hint_fits`)."""
+    if report.status is not CorrectnessStatus.TIMEOUT_FAIL or not runs_in_interpreter(kernel_py, device):
+        return False
+    return hint_fits(Hint.INTERPRETER, failure_class(report.error_class or "Timeout", report.culprit))
 
 
 INTERPRETER_HINT = (
@@ -598,7 +607,7 @@ def bench_files(
     report = _bench_report(
         outcome, current=label, previous=previous[0] if previous else None, min_gain_pct=settings.min_gain_pct
     )
-    if report.status is CorrectnessStatus.TIMEOUT_FAIL and runs_in_interpreter(kernel_py, settings.device):
+    if _interpreter_timeout(report, kernel_py, settings.device):
         # a timing takes several interleaved calls of the kernel and the reference: a case whose one call takes
         # seconds there passes its check and still runs past the limit (breaker6 j5)
         report.message = (

@@ -492,6 +492,7 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
     """
     import torch
 
+    from kernelopt.harness.hints import Hint, failure_class, hint_fits
     from kernelopt.harness.inplace import fingerprint
     from kernelopt.harness.inputs import PERMUTED_NOTE
 
@@ -514,7 +515,8 @@ def _check_case(ctx: _Ctx, subject: _Checked, i: int) -> None:
             try:
                 previous = _check_seed(ctx, subject, cc, inputs, previous, where, last=s == ctx.job.seeds - 1)
             except CandidateFailed as exc:
-                if permuted:  # the check failed on inputs the harness made: the line says how
+                failed = failure_class(exc.failure.error_class, exc.failure.culprit)
+                if permuted and hint_fits(Hint.PERMUTED, failed):  # failed on inputs the harness made: it says how
                     exc.failure.message = cc.message = f"{exc.failure.message}; {PERMUTED_NOTE}"
                 raise
         except torch.OutOfMemoryError as exc:  # not in user code (that is a CandidateFailed): the checker's own
@@ -658,7 +660,7 @@ def _check_seed(
     """
     import torch
 
-    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.compare import check_outputs, inputs_device_type
     from kernelopt.harness.inplace import InPlaceContract, InputCopy, InputPrints, fingerprint, modified_inputs
     from kernelopt.harness.inputs import clone_tree, poison_device_memory, tensors_in
     from kernelopt.harness.timers import synchronize
@@ -682,6 +684,7 @@ def _check_seed(
         with LineTrace(traced) as native_path:
             ref_native = subject.ref(*ref_inputs)
         peak = _peak_above(ctx.device, start)
+        _fail_if_reference_elsewhere(ctx, cc, ref_native, inputs, where)
         # an op in place: what it leaves in its inputs
         contract = InPlaceContract(modified_inputs(inputs, ref_inputs), returns_nothing=ref_native is None)
         del ref_inputs
@@ -738,6 +741,7 @@ def _check_seed(
         rtol=subject.rtol,
         prepared=kept.prepared,
         device_type=made_on,
+        inputs_type=inputs_device_type(inputs),
     )
     ctx.progress.emit("check_end")
     cc.tolerance = cc.tolerance or chk.tolerance
@@ -769,6 +773,7 @@ def _check_seed(
                 rtol=subject.rtol,
                 prepared=kept.prepared,
                 device_type=made_on,
+                inputs_type=inputs_device_type(inputs),
             )
             if later.message is None:
                 _fail_case(ctx, cc, f"{where}: {first_call_line(benchmarked, chk.message)}", "FirstCallOnly")
@@ -959,6 +964,24 @@ def _fail_if_torch_patched(ctx: _Ctx, cc: CaseCheck, where: str) -> None:
             "kernel with itself; call your own function instead of patching torch",
             "TorchPatched",
         )
+
+
+def _fail_if_reference_elsewhere(ctx: _Ctx, cc: CaseCheck, ref_native: Any, inputs: list[Any], where: str) -> None:
+    """Say once that the reference made an output on a device type other than its inputs' (its values are compared
+    where the kernel's are: :func:`~kernelopt.harness.compare.reference_device_line`); fail the case as the
+    problem's when that device holds no values (``meta``): never the kernel's fault."""
+    from kernelopt.harness.compare import ReferenceElsewhere, reference_device_line
+
+    try:
+        line = reference_device_line(ref_native, inputs)
+    except ReferenceElsewhere as exc:
+        cc.passed = False
+        cc.message = f"{where}: {exc}"
+        raise CandidateFailed(
+            Failure(message=cc.message, error_class="ReferenceDevice", case=cc.index, culprit=Culprit.PROBLEM)
+        ) from None
+    if line is not None:
+        ctx.warn_once("reference-device", line)
 
 
 def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) -> None:

@@ -169,6 +169,8 @@ class BenchReady(BaseModel):
             L2 flush buffer; CPU: resident set), the zero of every ``peak_bytes``.
         high_skipped: why the reference's float64 run for its integer outputs was not made (it could not fit),
             else ``None`` (:attr:`kernelopt.tuning.checks.LoadedProblem.high_skipped`).
+        device_line: the reference returns an output on a device type other than its inputs'
+            (:attr:`kernelopt.tuning.checks.LoadedProblem.device_line`), else ``None``.
     """
 
     device: str
@@ -179,6 +181,7 @@ class BenchReady(BaseModel):
     held_bytes: int | None
     baseline_bytes: int | None
     high_skipped: str | None = None
+    device_line: str | None = None
 
 
 class EvaluateRequest(BaseModel):
@@ -212,7 +215,8 @@ class BenchReply(BaseModel):
     """One candidate's verdict and measurement.
 
     Attributes:
-        outcome: ``OK`` or why not; reason: one line for a failure.
+        outcome: ``OK`` or why not; reason: one line for a failure; error_class: a wrong result's check name
+            (:attr:`kernelopt.tuning.checks.Verdict.error_class`).
         latency_us: median of ``samples_us`` (microseconds per call).
         load_s, first_call_s, check_s, bench_s: seconds importing, of the first call, checking, timing.
         peak_bytes: the worker's peak memory above its baseline while it ran (``None``: not measured).
@@ -231,6 +235,7 @@ class BenchReply(BaseModel):
     path: str
     outcome: Outcome
     reason: str | None = None
+    error_class: str | None = None
     latency_us: float | None = None
     samples_us: list[float] = Field(default_factory=list)
     load_s: float | None = None
@@ -450,6 +455,10 @@ def _reference_failure(exc: BaseException) -> str:
     ``reference.py called sys.exit(4)``."""
     if isinstance(exc, SystemExit):
         return f"reference.py called sys.exit({exc.code!r}) while the problem was built"
+    from kernelopt.harness.compare import ReferenceElsewhere
+
+    if isinstance(exc, ReferenceElsewhere):  # our line, naming reference.py and the fix
+        return str(exc)
     return f"reference.py: {first_line(exc)}"
 
 
@@ -534,6 +543,7 @@ class BenchService:
             held_bytes=None if held is None or self.peak.baseline is None else max(0, held - self.peak.baseline),
             baseline_bytes=self.peak.baseline,
             high_skipped=loaded.high_skipped,
+            device_line=loaded.device_line,
         )
         return SetupInfo(device=device, versions=_versions(), info=ready.model_dump(mode="json"))
 
@@ -586,6 +596,7 @@ class BenchService:
             path=str(path),
             outcome=verdict.outcome,
             reason=verdict.reason,
+            error_class=verdict.error_class,
             load_s=verdict.load_s,
             first_call_s=verdict.first_call_s,
             check_s=verdict.check_s,

@@ -97,6 +97,8 @@ class Result(BaseModel):
         config: knob name -> value of the candidate.
         outcome: how it ended.
         reason: one line for a failure; ``None`` when it was timed.
+        error_class: a wrong result's check name (``WrongDevice``, ``Mismatch``, ...), which decides the hints its
+            line may carry (:func:`kernelopt.harness.hints.failure_class`); ``None`` otherwise.
         latency_us: median of ``samples_us`` on the primary shape, microseconds; ``None`` unless ``OK``. A
             candidate timed on several ``SHAPES`` entries: the sum of their medians
             (:func:`kernelopt.tuning.shapes.total`), so each shape weighs what it costs in the ranking.
@@ -127,6 +129,7 @@ class Result(BaseModel):
     config: dict[str, Value]
     outcome: Outcome
     reason: str | None = None
+    error_class: str | None = None
     latency_us: float | None = Field(default=None, ge=0)
     samples_us: list[float] = Field(default_factory=list)
     latency_us_by_shape: dict[str, float] = Field(default_factory=dict)

@@ -60,6 +60,9 @@ class Verdict:
     Attributes:
         outcome: ``OK`` or why not.
         reason: one line for a failure.
+        error_class: the check's name of a wrong result (:mod:`kernelopt.harness.compare`'s ``WrongDevice``,
+            ``Mismatch``, ...; the in-place rule's), which decides the hints it may carry
+            (:func:`kernelopt.harness.hints.failure_class`); ``None`` otherwise.
         restart: the process is unusable after it (a sticky CUDA error): its worker must start again.
         load_s: seconds importing the candidate file.
         first_call_s: seconds of its first call (compilation included).
@@ -68,6 +71,7 @@ class Verdict:
 
     outcome: Outcome
     reason: str | None = None
+    error_class: str | None = None
     restart: bool = False
     load_s: float | None = None
     first_call_s: float | None = None
@@ -181,6 +185,8 @@ class LoadedProblem:
         high_skipped: why the reference's float64 run for its integer outputs was not made (it could not fit on
             the device beside the problem: :func:`kernelopt.harness.footprint.place_check`, the gate's rule), else
             ``None``.
+        device_line: the line saying the reference returns an output on a device type other than its inputs'
+            (:func:`kernelopt.harness.compare.reference_device_line`), else ``None``.
         screen: the tuned autotune list's own filters, applied to each candidate loaded
             (:mod:`kernelopt.tuning.list_screen`); ``None``: none.
     """
@@ -201,6 +207,7 @@ class LoadedProblem:
     watch: UserCodeWatch | None = None
     contract: InPlaceContract | None = None
     high_skipped: str | None = None
+    device_line: str | None = None
     screen: ListScreen | None = None
 
     @classmethod
@@ -283,6 +290,9 @@ class LoadedProblem:
             with _running(self.watch, where):
                 self.expected = ref(*self.inputs)
                 synchronize(self.device)
+        from kernelopt.harness.compare import reference_device_line
+
+        self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
         self.contract = InPlaceContract(returns_nothing=self.expected is None)
         if self.prints.changed(self.inputs):  # an op in place: candidates must leave what it leaves
             modified = self.inputs
@@ -432,7 +442,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     outputs; ``verdict`` (from :func:`load_candidate`) is completed and returned."""
     import torch
 
-    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.compare import check_outputs, inputs_device_type
     from kernelopt.harness.inputs import poison_device_memory, tensors_in
 
     poison_device_memory(loaded.device, tensors_in(loaded.expected))
@@ -450,7 +460,7 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
     try:
         changed = mutated_inputs(loaded)
         if changed:
-            verdict.outcome, verdict.reason = Outcome.WRONG_RESULT, changed
+            verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, changed, "InputMutated"
             return verdict
         if loaded.contract is not None and loaded.contract.whole_result:  # the inputs, checked above, are the result
             return verdict
@@ -463,11 +473,12 @@ def check_run(loaded: LoadedProblem, candidate: LoadedCandidate, verdict: Verdic
             rtol=loaded.rtol,
             chunk_elems=loaded.chunk_elems,
             prepared=loaded.prepared,
+            inputs_type=inputs_device_type(loaded.inputs),
         )
         if chk.message is not None:
-            verdict.outcome, verdict.reason = Outcome.WRONG_RESULT, chk.message
+            verdict.outcome, verdict.reason, verdict.error_class = Outcome.WRONG_RESULT, chk.message, chk.error_class
             if benchmarked and _right_on_the_next_call(loaded, candidate):
-                verdict.reason = first_call_line(benchmarked, chk.message)
+                verdict.reason, verdict.error_class = first_call_line(benchmarked, chk.message), "FirstCallOnly"
     finally:
         del out
         verdict.check_s = time.perf_counter() - t1
@@ -479,7 +490,7 @@ def _right_on_the_next_call(loaded: LoadedProblem, candidate: LoadedCandidate) -
     benchmarked on its tensors: :mod:`kernelopt.harness.first_call`); a raise is no pass."""
     import torch
 
-    from kernelopt.harness.compare import check_outputs
+    from kernelopt.harness.compare import check_outputs, inputs_device_type
 
     try:
         with torch.set_grad_enabled(loaded.form.takes_gradients):
@@ -498,6 +509,7 @@ def _right_on_the_next_call(loaded: LoadedProblem, candidate: LoadedCandidate) -
         rtol=loaded.rtol,
         chunk_elems=loaded.chunk_elems,
         prepared=loaded.prepared,
+        inputs_type=inputs_device_type(loaded.inputs),
     )
     return chk.message is None
 

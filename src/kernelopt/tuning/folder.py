@@ -593,12 +593,18 @@ _TF32_FIX = f'pass input_precision="ieee", or give reference.py an RTOL of {TF32
 :func:`current_failed_hint`)."""
 
 
-def current_failed_hint(problem: Problem) -> str:
-    """What to do about a kernel that fails its own check as written (the session's ``current_failed`` stop):
-    `validate` runs the gate's check; on a GPU, a ``tl.dot`` left to Triton's default precision multiplies fp32 in
-    TF32, which an fp32 tolerance does not allow, and one of fp8 operands sums its K tile in fewer bits than fp32
-    (:data:`FP8_DOT_LINE`), which no input precision changes."""
+def current_failed_hint(problem: Problem, error_class: str | None = None) -> str:
+    """What to do about a kernel that fails its own check as written (the session's ``current_failed`` stop), by the
+    failure's class (``error_class``, the check's name: :func:`kernelopt.harness.hints.hint_fits`, one rule):
+    `validate` runs the gate's check; only values beyond the tolerance hear of precision: on a GPU, a ``tl.dot`` left
+    to Triton's default precision multiplies fp32 in TF32, which an fp32 tolerance does not allow, and one of fp8
+    operands sums its K tile in fewer bits than fp32 (:data:`FP8_DOT_LINE`), which no input precision changes. A
+    device, shape or dtype mismatch hears of neither, nor of the tolerance; ``None``: not known (a value's hints)."""
+    from kernelopt.harness.hints import Hint, failure_class, hint_fits
+
     check = "`kernelopt validate` runs the gate's check"
+    if error_class is not None and not hint_fits(Hint.PRECISION, failure_class(error_class)):
+        return f"fix the kernel (no tolerance or precision changes this failure); {check}"
     if not problem.interpreted and triton_dots(problem.kernel_py):
         kind = _operand_kind(problem)
         if kind == "fp8":

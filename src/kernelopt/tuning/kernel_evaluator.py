@@ -521,9 +521,12 @@ class KernelEvaluator:
     @property
     def check_notes(self) -> list[str]:
         """What the bench worker's setup said of the check: the reference's float64 run for its integer outputs
-        skipped for the device's room (:attr:`BenchReady.high_skipped`), as the gate's warning says it."""
-        high = self.ready.high_skipped if self.ready is not None else None
-        return [f"the check: {high}"] if high else []
+        skipped for the device's room (:attr:`BenchReady.high_skipped`), the reference's output on a device type
+        other than its inputs' (:attr:`BenchReady.device_line`), as the gate's warnings say them."""
+        if self.ready is None:
+            return []
+        high, device = self.ready.high_skipped, self.ready.device_line
+        return [*([f"the check: {high}"] if high else []), *([device] if device else [])]
 
     @property
     def bench_starts(self) -> int:
@@ -860,6 +863,7 @@ def _merge(
         config=config.as_dict(),
         outcome=reply.outcome,
         reason=reply.reason,
+        error_class=reply.error_class,
         latency_us=reply.latency_us if reply.outcome is Outcome.OK else None,
         samples_us=reply.samples_us,
         compile_s=compile_s,

@@ -957,10 +957,16 @@ def current_failed_line(result: SessionResult, kernel_py: str = "kernel.py") -> 
 
     if result.stop is not StopReason.CURRENT_FAILED:
         return None
-    current = Config.of(result.current_config) if result.current_config is not None else None
-    failed = next((r for r in result.results if failed_check(r) and Config.of(r.config) == current), None)
+    failed = current_failure(result)
     why = one_line(failed.reason, 300) if failed is not None and failed.reason else "a wrong result"
     return f"{kernel_py} as written fails its own correctness check, so nothing was tuned: {why}"
+
+
+def current_failure(result: SessionResult) -> Result | None:
+    """The result of the kernel as written that failed its own correctness check (its reason, and its error class
+    that decides the hints it may carry), ``None`` when there is none."""
+    current = Config.of(result.current_config) if result.current_config is not None else None
+    return next((r for r in result.results if failed_check(r) and Config.of(r.config) == current), None)
 
 
 def changing_results_line(result: SessionResult, kernel_py: str = "kernel.py") -> str | None:

@@ -1,0 +1,96 @@
+"""Which hints a failed check's line may carry: one rule, by the class of the failure (pure; no torch).
+
+A hint appended to a failure (a ``tl.dot`` in TF32 or on fp8 operands, seeds 1+ made of seed 0's rows permuted,
+Triton's interpreter running one program at a time) is about one kind of failure only. breaker12's LoRA reference
+made its output on the CPU beside cuda inputs (H100, 2026-12-06) and `tune` said "output is on cuda; the reference's
+is on cpu ...: its tl.dot multiplies fp32 operands in TF32 ...": a precision hint on a device mismatch, which no
+precision explains. Every place that appends a hint asks :func:`hint_fits` first.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from kernelopt.harness.model import Culprit
+
+
+class FailureClass(StrEnum):
+    """What a failed check is about."""
+
+    LAYOUT = "layout"
+    """The outputs' count, type, shape, dtype or device is not the reference's: no value was compared."""
+    VALUES = "values"
+    """Values beyond the tolerance (the only class a precision explains)."""
+    CONTENT = "content"
+    """NaN or Inf where the reference has none, elements never written, a constant output, a cached result."""
+    INPUTS = "inputs"
+    """The in-place rule: the kernel wrote into an input, or left one the reference modifies."""
+    RAISED = "raised"
+    """The kernel raised, crashed or replaced torch's operators."""
+    TIMEOUT = "timeout"
+    """The kernel ran past its limit."""
+    REFERENCE = "reference"
+    """reference.py's own fault (:attr:`Culprit.PROBLEM`): it raised, made its output where no value is, ..."""
+    CHECKER = "checker"
+    """The check could not run here (the checker's time or memory, :attr:`Culprit.CHECKER`)."""
+
+
+class Hint(StrEnum):
+    """A hint some failures carry."""
+
+    PRECISION = "precision"
+    """A ``tl.dot`` multiplying fp32 operands in TF32, or fp8 operands summed in fewer bits, on a GPU."""
+    PERMUTED = "permuted"
+    """The seed's inputs are seed 0's with their rows permuted (:data:`kernelopt.harness.inputs.PERMUTED_NOTE`)."""
+    INTERPRETER = "interpreter"
+    """On the CPU a Triton kernel runs in Triton's interpreter, one program at a time
+    (:data:`kernelopt.harness.gate.INTERPRETER_HINT`)."""
+
+
+HINT_CLASSES: dict[Hint, frozenset[FailureClass]] = {
+    Hint.PRECISION: frozenset({FailureClass.VALUES}),
+    # inputs the harness made may be what the values, the kernel's or the reference's raise, answer to; never a
+    # layout or the in-place rule
+    Hint.PERMUTED: frozenset({FailureClass.VALUES, FailureClass.CONTENT, FailureClass.RAISED, FailureClass.REFERENCE}),
+    Hint.INTERPRETER: frozenset({FailureClass.TIMEOUT}),
+}
+"""The failure classes each hint is about: the one rule."""
+
+LAYOUT_ERRORS = frozenset({"WrongOutputCount", "WrongType", "WrongShape", "WrongDtype", "WrongDevice"})
+"""The error classes of :mod:`kernelopt.harness.compare` that say the outputs' layout is not the reference's."""
+
+VALUE_ERRORS = frozenset({"Mismatch"})
+"""The error class of values beyond the tolerance."""
+
+CONTENT_ERRORS = frozenset({"NaN", "Inf", "NotWritten", "ZeroOutput", "ConstantOutput", "CachedResult"})
+"""The error classes of outputs whose content is wrong whatever the tolerance."""
+
+INPUT_ERRORS = frozenset({"InputMutated", "InputNotWritten"})
+"""The error classes of the in-place rule (:class:`kernelopt.harness.inplace.InputFaultKind`, which imports torch)."""
+
+
+def failure_class(error_class: str | None, culprit: Culprit | None = Culprit.KERNEL) -> FailureClass | None:
+    """The class of a failure from its error class (the check's name, or the exception's type) and whose it is;
+    ``None`` for no failure."""
+    if culprit is Culprit.PROBLEM:
+        return FailureClass.REFERENCE
+    if culprit is Culprit.CHECKER:
+        return FailureClass.CHECKER
+    if error_class is None:
+        return None
+    if error_class in LAYOUT_ERRORS:
+        return FailureClass.LAYOUT
+    if error_class in VALUE_ERRORS:
+        return FailureClass.VALUES
+    if error_class in CONTENT_ERRORS:
+        return FailureClass.CONTENT
+    if error_class in INPUT_ERRORS:
+        return FailureClass.INPUTS
+    if error_class == "Timeout":
+        return FailureClass.TIMEOUT
+    return FailureClass.RAISED
+
+
+def hint_fits(hint: Hint, failed: FailureClass | None) -> bool:
+    """Whether ``hint`` is about a failure of class ``failed`` (:data:`HINT_CLASSES`)."""
+    return failed is not None and failed in HINT_CLASSES[hint]

@@ -1,0 +1,233 @@
+"""A reference's fault is never the kernel's (docs/faults.md, "refblame13").
+
+breaker12's LoRA reference made its output with ``torch.zeros(...)`` on the CPU beside cuda inputs (H100,
+2026-12-06): `tune` failed the correct kernel "output is on cuda; the reference's is on cpu" and told it of TF32.
+On the CPU a reference returning its output on ``meta`` stands in for it (the device type a CPU machine has); the
+cuda case itself is tests/test_refblame13_gpu.py. The gate's checks run in this process (``run_job``: no torch
+start-up each); reference.py files are written into ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from kernelopt.harness.hints import (
+    CONTENT_ERRORS,
+    INPUT_ERRORS,
+    LAYOUT_ERRORS,
+    FailureClass,
+    Hint,
+    failure_class,
+    hint_fits,
+)
+from kernelopt.harness.model import Culprit, JobMode, KernelSource, WorkerJob, WorkerResult
+
+pytestmark = pytest.mark.timeout(120)
+
+INPUTS = """import torch
+
+SHAPES = [{"n": 256}, {"n": 100}]
+
+
+def get_inputs(n=256, device="cpu"):  # takes no seed: seeds 1+ are seed 0's rows permuted
+    g = torch.Generator().manual_seed(n)
+    return [torch.randn(n, generator=g).to(device), torch.randn(n, generator=g).to(device)]
+"""
+
+ADD = "def run(x, y):\n    return x + y\n"
+
+
+def _check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str = ADD, **job: Any
+) -> WorkerResult:
+    """The gate's check of ``kernel`` against ``INPUTS + reference``, in this process."""
+    from kernelopt.harness.progress import ProgressWriter
+    from kernelopt.harness.worker import run_job
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + reference)
+    (tmp_path / "kernel.py").write_text(kernel)
+    spec = WorkerJob(
+        mode=JobMode.CHECK,
+        reference_py=str(tmp_path / "reference.py"),
+        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
+        progress_path=str(tmp_path / "progress.jsonl"),
+        result_path=str(tmp_path / "result.json"),
+        **{"device": "cpu", **job},
+    )
+    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
+    try:
+        return run_job(spec, writer)
+    finally:
+        writer.close()
+
+
+# -- item 1: a reference output on a device type other than its inputs' --------------------------------------------
+
+META_REFERENCE = 'def reference(x, y):\n    return (x + y).to("meta")\n'
+
+
+def test_a_reference_output_without_values_is_the_problems_error_naming_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen: the worker crashed in the reference's NaN check ("Tensor.item() cannot be called on meta tensors") and
+    the gate failed the kernel: "FAIL ... the worker exited with code 1 without a result", culprit kernel."""
+    res = _check(tmp_path, monkeypatch, META_REFERENCE)
+    assert res.failure is not None and res.failure.culprit is Culprit.PROBLEM, res.failure
+    assert res.failure.error_class == "ReferenceDevice"
+    assert res.failure.message == (
+        "case 0 (n=256): reference.py returns its output on meta while its inputs are on cpu, and a meta tensor "
+        "holds no values: nothing to check the kernel against; make it on its inputs' device (device=x.device)"
+    )
+    assert "\n" not in res.failure.message and "TF32" not in res.failure.message
+
+
+def test_tune_refuses_a_reference_output_without_values_as_reference_pys(tmp_path: Path) -> None:
+    """The tuning engine's setup (its bench worker's ``LoadedProblem.build``) refuses it as bad input, in the same
+    words, never a wrong result of every candidate."""
+    from kernelopt.harness.compare import ReferenceElsewhere
+    from kernelopt.tuning.bench_worker import _reference_failure
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + META_REFERENCE)
+    (tmp_path / "kernel.py").write_text(ADD)
+    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    with pytest.raises(ReferenceElsewhere) as raised:
+        loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    assert _reference_failure(raised.value).startswith("reference.py returns its output on meta while its inputs")
+
+
+def test_a_kernel_on_its_inputs_device_is_compared_with_a_reference_made_elsewhere() -> None:
+    """The rule of the comparison (compare.py): an output on the inputs' device type is compared with the values of
+    a reference that made its own on another; one on neither is the kernel's WrongDevice, naming both. The
+    reference's outputs here wait on the host, made on ``meta`` (``device_type``), as the gate parks a cuda one."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs
+
+    out = torch.arange(8.0)
+    ok = check_outputs(out, out.clone(), out.clone(), device_type="meta", inputs_type="cpu")
+    assert ok.message is None, ok.message
+    wrong = check_outputs(out, out.clone(), out.clone(), device_type="meta", inputs_type="cuda")
+    assert wrong.error_class == "WrongDevice"
+    assert wrong.message == "output is on cpu; the reference's is on meta and its inputs' on cuda"
+    assert check_outputs(out, out.clone(), out.clone(), device_type="meta").error_class == "WrongDevice"
+
+
+def test_the_line_of_a_reference_made_elsewhere_names_reference_py_and_the_fix() -> None:
+    """Inputs on ``meta`` beside a reference output on the CPU: the stand-in of cuda inputs beside ``torch.zeros``'s
+    CPU output (breaker12's LoRA). Index tensors on the host beside the data do not count as the inputs' device."""
+    import torch
+
+    from kernelopt.harness.compare import inputs_device_type, reference_device_line
+
+    inputs = [torch.empty(4, device="meta"), torch.tensor([1, 2])]
+    assert inputs_device_type(inputs) == "meta"
+    assert inputs_device_type([torch.ones(2), 3]) == "cpu" and inputs_device_type([1.0]) is None
+    line = reference_device_line((torch.ones(4), torch.ones(4)), inputs)
+    assert line == (
+        "reference.py returns output 0 on cpu while its inputs are on meta (its own doing, not the kernel's): a "
+        "kernel's output on meta is compared with its values there; make it on its inputs' device (device=x.device)"
+    )
+    assert reference_device_line(torch.ones(4), [torch.ones(4)]) is None
+
+
+# -- item 2: a hint is about its failure's class ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("error_class", "culprit", "expected"),
+    [
+        ("WrongDevice", Culprit.KERNEL, FailureClass.LAYOUT),
+        ("WrongShape", Culprit.KERNEL, FailureClass.LAYOUT),
+        ("WrongDtype", Culprit.KERNEL, FailureClass.LAYOUT),
+        ("Mismatch", Culprit.KERNEL, FailureClass.VALUES),
+        ("NaN", Culprit.KERNEL, FailureClass.CONTENT),
+        ("InputMutated", Culprit.KERNEL, FailureClass.INPUTS),
+        ("RuntimeError", Culprit.KERNEL, FailureClass.RAISED),
+        ("Timeout", Culprit.KERNEL, FailureClass.TIMEOUT),
+        ("RuntimeError", Culprit.PROBLEM, FailureClass.REFERENCE),
+        ("Timeout", Culprit.PROBLEM, FailureClass.REFERENCE),
+        ("Timeout", Culprit.CHECKER, FailureClass.CHECKER),
+    ],
+)
+def test_each_failure_has_its_class(error_class: str, culprit: Culprit, expected: FailureClass) -> None:
+    assert failure_class(error_class, culprit) is expected
+
+
+def test_only_values_beyond_tolerance_hear_of_precision_and_the_sets_are_the_checks_names() -> None:
+    from kernelopt.harness.inplace import InputFaultKind
+
+    assert [c for c in FailureClass if hint_fits(Hint.PRECISION, c)] == [FailureClass.VALUES]
+    for never in (FailureClass.LAYOUT, FailureClass.CHECKER, FailureClass.INPUTS):
+        assert not hint_fits(Hint.PERMUTED, never) and not hint_fits(Hint.INTERPRETER, never)
+    assert hint_fits(Hint.PERMUTED, FailureClass.REFERENCE)  # a reference may raise on rows out of their order
+    assert not hint_fits(Hint.INTERPRETER, FailureClass.REFERENCE) and not hint_fits(Hint.PRECISION, None)
+    assert {k.value for k in InputFaultKind} == INPUT_ERRORS
+    assert not LAYOUT_ERRORS & CONTENT_ERRORS
+
+
+@pytest.mark.parametrize("error_class", ["WrongDevice", "WrongShape", "WrongDtype", "NaN", "InputMutated"])
+def test_tunes_hint_for_a_kernel_failing_as_written_is_its_failures(tmp_path: Path, error_class: str) -> None:
+    """breaker12's LoRA on the H100: a device mismatch was told "its tl.dot multiplies fp32 operands in TF32 ...:
+    pass input_precision="ieee" ...". Only values beyond the tolerance are told of precision or the tolerance."""
+    from kernelopt.tuning.folder import current_failed_hint
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("import triton.language as tl\n\ndef k(a, b, acc):\n    return tl.dot(a, b, acc)\n")
+    gpu = SimpleNamespace(interpreted=False, kernel_py=kernel, dtype_hint="float32")
+    hint = current_failed_hint(gpu, error_class)  # type: ignore[arg-type]
+    assert "TF32" not in hint and "input_precision" not in hint and "ATOL" not in hint, hint
+    assert hint.startswith("fix the kernel") and "`kernelopt validate`" in hint
+    assert "TF32" in current_failed_hint(gpu, "Mismatch")  # type: ignore[arg-type]
+
+
+def test_the_interpreter_hint_is_for_the_kernels_timeout_only() -> None:
+    """A reference or the checker past its limit in Triton's interpreter is not told the kernel runs one program at
+    a time there."""
+    from kernelopt.harness.gate import _interpreter_timeout
+    from kernelopt.harness.model import CorrectnessReport
+    from kernelopt.memory.model import CorrectnessStatus
+
+    triton_kernel = Path(__file__).parent / "data" / "harness" / "add_triton.py"
+    for culprit, told in ((Culprit.KERNEL, True), (Culprit.PROBLEM, False), (Culprit.CHECKER, False)):
+        report = CorrectnessReport(
+            passed=False, status=CorrectnessStatus.TIMEOUT_FAIL, message="timed out", error_class="Timeout",
+            culprit=culprit,
+        )  # fmt: skip
+        assert _interpreter_timeout(report, triton_kernel, "cpu") is told, culprit
+
+
+SECOND_CALL = """import torch
+
+calls = [0]
+
+
+def run(x, y):
+    calls[0] += 1
+    out = x + y
+    return {second} if calls[0] == 2 else out
+"""
+
+
+@pytest.mark.parametrize(
+    ("second", "error_class", "permuted"),
+    [("out.reshape(-1, 1)", "WrongShape", False), ("out.double()", "WrongDtype", False), ("out + 1", "Mismatch", True)],
+)
+def test_the_permuted_inputs_note_is_for_failures_inputs_explain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str, error_class: str, permuted: bool
+) -> None:
+    """Seed 1's inputs are seed 0's rows permuted (get_inputs takes no seed): a wrong value there is told so; a wrong
+    shape or dtype, which no permutation explains, is not."""
+    res = _check(tmp_path, monkeypatch, "def reference(x, y):\n    return x + y\n", SECOND_CALL.format(second=second))
+    assert res.failure is not None and res.failure.error_class == error_class, res.failure
+    assert res.failure.message.startswith("case 0 (n=256), seed 1: ")
+    assert ("rows (first dimension) permuted" in res.failure.message) is permuted, res.failure.message
