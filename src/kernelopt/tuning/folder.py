@@ -1942,6 +1942,16 @@ def _rows(tuning: FolderTuning, names: list[str], size: str) -> tuple[list[Bucke
             wanted.setdefault(int(value), (moved(mine.config, label), Config.of(mine.config)))  # type: ignore[arg-type]
     else:
         wanted[int(max(sizes.values()))] = (moved(best), Config.of({**best, **others}))  # type: ignore[type-var]
+    return _merged_rows(prepared, names, wanted)
+
+
+def _merged_rows(
+    prepared: PreparedFolder, names: Sequence[str], wanted: Mapping[int, tuple[dict[str, Value], Config]]
+) -> tuple[list[Bucket], dict[int, Config]]:
+    """:func:`_rows`' rows from each size's values and the configuration that stands for them (``wanted``, by the
+    row's ``upto``): none where the computation serves the size, a row that repeats the next one's values merged
+    into it, and no largest row that is only the computation's values at its shape (unless an earlier tune wrote
+    the table: its lines are replaced)."""
     rows: list[Bucket] = []
     sources: dict[int, Config] = {}
     for upto in sorted(wanted):
