@@ -33,6 +33,7 @@ from kernelopt.actions import ActionCategory
 from kernelopt.errors import UsageError
 from kernelopt.planning.knobs import KnobFamily, family, family_values
 from kernelopt.tunables import AutotuneEvaluation, ResourceLimits, Tunable, TunableKind, resource_problems
+from kernelopt.tunables.block_tiles import HeldTiles, TileEntry, block_tiles, tile_problems
 from kernelopt.tunables.knobs import LAUNCH_OPTIONS
 from kernelopt.tunables.launches import (
     Launch,
@@ -99,7 +100,9 @@ def space_from_tunables(
     chosen = _choose(found, kernel, tunables)
     knobs, origins, notes, floors = _knobs(chosen, evaluation, covered or {})
     fixed = {n: v for n, v in (held_options or {}).get(chosen.label, {}).items() if n not in origins}
-    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors)
+    tiles = block_tiles(source, chosen.kernel) if source is not None and chosen.kernel is not None else ()
+    held_tiles = HeldTiles(tiles, _tile_entries(chosen, evaluation) if tiles else ())
+    fit, rules = _fit(knobs, origins, limits, problem_sizes, fixed, floors, held_tiles)
     rules += [f"held at its value: {key} ({why})" for key, why in held.items()]
     growth = tile_growth(source, chosen.kernel) if source is not None and chosen.kernel is not None else None
     space = Space(tuple(knobs), fit, tuple(rules), chosen.kernel, chosen.label, origins, tuple(notes), growth)
@@ -362,12 +365,15 @@ def _fit(
     problem_sizes: Mapping[str, int] | None,
     fixed: Mapping[str, Value] | None = None,
     floors: Mapping[str, int] | None = None,
+    tiles: HeldTiles | None = None,
 ) -> tuple[Fit | None, list[str]]:
     """The fit callable of the launch and the words for the rules it checks (``fixed``: the launch options it is
     written with that are no knobs, which the resource estimate reads; ``floors``: knob -> the smallest value that
     covers the rows checked, :func:`_cover_bound`, never "larger than the problem": a range of ``BLOCK // 2`` needs
-    a block twice the row)."""
+    a block twice the row; ``tiles``: the kernel's block pointers' tiles and the entries it runs at, whose share a
+    thread :func:`~kernelopt.tunables.block_tiles.tile_problems` bounds)."""
     rules: list[str] = []
+    tiles = tiles if tiles is not None and tiles.entries and limits is not None else None
     tile = _tile_limits(knobs, origins, problem_sizes) if problem_sizes else {}
     tile = {n: max(m, (floors or {}).get(n, 0)) for n, m in tile.items()}
     fixed = dict(fixed or {})
@@ -375,6 +381,8 @@ def _fit(
         rules.append(f"resource_problems({limits.model_dump_json(exclude={'source'})})")
         if fixed:
             rules.append("as written: " + ", ".join(f"{n}={v}" for n, v in sorted(fixed.items())))
+    if tiles is not None:
+        rules.append(tiles.rule())
     if tile:
         rules.append("tile <= problem: " + ", ".join(f"{n} <= {m}" for n, m in sorted(tile.items())))
     if not rules:
@@ -385,9 +393,28 @@ def _fit(
         if limits is not None:
             values = {**fixed, **{feed: config[n] for n, o in origins.items() for feed in o.feeds}}
             out += resource_problems(values, limits)
+            out += tile_problems(tiles, values, limits) if tiles is not None else []
         return out
 
     return fit, rules
+
+
+def _tile_entries(la: Launch, evaluation: AutotuneEvaluation | None) -> tuple[TileEntry, ...]:
+    """The ``SHAPES`` entries the run of the task launched ``la``'s kernel at, each with the values its launch
+    received there (the config its autotuner picked for the task's shape in place of the entry's own pick: the
+    list tune writes pins it) and the authors' configurations (the autotune list's, else the launch itself)."""
+    if evaluation is None or la.kernel is None:
+        return ()
+    runs = [(e.shape, e.launch_values[la.kernel]) for e in evaluation.shape_sizes if la.kernel in e.launch_values]
+    if not runs and la.kernel in evaluation.launch_values:
+        runs = [(evaluation.shape or {}, evaluation.launch_values[la.kernel])]
+    listed = evaluation.spaces.get(la.kernel) if la.label.endswith(".configs") else None
+    configs = tuple(c.knob_values() for c in listed.configs) if listed is not None else ()
+    picked = _picked_config(la, evaluation)
+    return tuple(
+        TileEntry(", ".join(f"{k}={v}" for k, v in shape.items()), {**launched, **picked}, configs or (launched,))
+        for shape, launched in runs
+    )
 
 
 def _gt(value: Value, limit: int) -> bool:
