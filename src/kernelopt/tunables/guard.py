@@ -2719,20 +2719,9 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
             ):
                 continue  # legal wherever the original was
             launchers = [change.function] if change.function is not None else new_collector.functions
-            stepped = _stepped_by(change.target, unmasked) if change.function is None and change.target else None
-            if stepped is not None and not divides:
-                return Guarded(None, (
-                    f"{change.target}={change.after} does not divide every size the original "
-                    f"{change.target}={change.before} handled ({stepped}), and a module-level constant cannot be "
-                    "guarded by a size: not written"
-                ))  # fmt: skip
-            covering = _covered_by(change.target, kernels) if change.function is None and change.target else None
-            if covering is not None and not covering[1].holds(change.before, change.after):
-                return Guarded(None, (
-                    f"{change.target}={change.after} does not cover every size the original "
-                    f"{change.target}={change.before} handled ({covering[0]}), and a module-level constant cannot be "
-                    "guarded by a size: not written"
-                ))  # fmt: skip
+            why = _constant_refusal(change, unmasked, kernels, divides=divides)
+            if why is not None:
+                return Guarded(None, why)
             for fn in launchers:
                 if _is_jit(fn):
                     continue
@@ -2740,81 +2729,16 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
                     helpers = {f.name.value: f for f in new_collector.functions if not _is_jit(f)}
                     requirements[id(fn)] = _requirements(fn, unmasked, pos, kernels, helpers, new_collector.imported)
                     kept[id(fn)] = _kept_literals(old_collector.functions, new_collector.functions, fn)
-                mine = [
-                    d
-                    for d in requirements[id(fn)]
-                    if d.tile in _ids(change, fn)
-                    and (d.literal is None or (_int(d.literal) == change.after and id(d.literal) not in kept[id(fn)]))
-                ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value,
-                # or another setting's that the moved one's new value equals: ``cdiv(N, 32)`` of BLOCK_N=32, v46)
-                resolved = [_with_partners(d, fn, moves) if d.factors else d for d in mine]
-                if None in resolved:
-                    name = change.target or change.keyword
-                    product = next(d for d, r in zip(mine, resolved, strict=True) if r is None)
-                    return Guarded(None, (
-                        f"{name}={change.after} is one factor of a product a size is counted in ({product.why}), "
-                        "and kernelopt does not read the other factors' values, so no guard can be written: not "
-                        "written"
-                    ))  # fmt: skip
-                needs = [d for d in resolved if d is not None and not d.holds(change.before, change.after)]
-                unread_length = next((d for d in needs if d.covers and d.scale is None), None)
-                if unread_length is not None:
-                    name = change.target or change.keyword
-                    return Guarded(None, (
-                        f"{name}={change.after} may not cover every size the original {name}={change.before} handled "
-                        f"({unread_length.why}), in a form kernelopt does not read, so no guard can be written: "
-                        "not written"
-                    ))  # fmt: skip
-                unread = next((d for d in needs if d.size is None), None)
-                if unread is not None:
-                    name = change.target or change.keyword
-                    return Guarded(None, (
-                        f"{name}={change.after} {unread.fails} every size the original {name}={change.before} "
-                        f"handled ({unread.why}), and no one kernel parameter is that size, so no guard can be "
-                        "written: not written"
-                    ))  # fmt: skip
-                if needs and change.entry:
-                    return Guarded(None, (
-                        f"{change.keyword}={change.after} {needs[0].fails} every size the original "
-                        f"{change.keyword}={change.before} handled ({needs[0].why}), and an entry of a dict of "
-                        "settings is not guarded by a size: not written"
-                    ))  # fmt: skip
-                if needs and _conditional(change.statement):
-                    name = change.target or change.keyword
-                    return Guarded(None, (
-                        f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
-                        f"handled ({needs[0].why}), and a branch of a conditional expression is not guarded by a "
-                        "size (a guard would also move the other branches): not written"
-                    ))  # fmt: skip
-                if needs and change.function is None:
-                    name = change.target or change.keyword
-                    where = (
-                        "a class attribute or a field of a settings class"
-                        if id(change.statement) in new_collector.class_level
-                        else "a module-level constant"
-                    )
-                    return Guarded(None, (
-                        f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
-                        f"handled ({needs[0].why}), and {where} cannot be guarded by a size: not written"
-                    ))  # fmt: skip
+                needs = _launch_needs(change, fn, requirements[id(fn)], kept[id(fn)], moves, new_collector)
+                if isinstance(needs, str):
+                    return Guarded(None, needs)
                 if needs:
                     by_statement.setdefault(id(change.statement), []).append((change, needs))
     if add:
         _carry_copies(by_statement.values(), old_collector.functions, new_collector.functions)
-        why = _decorator_tiles(old_collector.functions, new_collector.functions, unmasked, pos, new_collector.imported)
-        why = why or _unclamped_groups(old_collector.functions, new_collector.functions)
-        why = why or _strides_past_the_grid(old_collector.functions, new_collector.functions)
-        why = why or _stale_copies(old_collector.functions, new_collector.functions, pos, _constants(new_collector))
-        why = why or _stale_strides(old_collector.functions, new_collector.functions, pos)
-        why = why or _uncovered_rows(old, new_collector, unmasked, pos, ran_masked=ran_masked)
+        why = _file_refusal(old, old_collector, new_collector, by_statement, unmasked, kernels, ran_masked)
         if why is not None:
             return Guarded(None, why)
-        covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
-        pairs = zip(old_collector.statements, new_collector.statements, strict=True)
-        for (o, _), (n, fn) in pairs:
-            why = _unguarded_divisor(o, n, fn, unmasked, covered, pos) or _positional_block(o, n, kernels)
-            if why is not None:
-                return Guarded(None, why)
     tests: list[str] = []
     for moved in by_statement.values():
         user_if = overridden.get(id(moved[0][0].statement))
@@ -2829,6 +2753,136 @@ def _rewrite(old: str, new: str, *, add: bool, ran_masked: Collection[tuple[str,
     if not splices:
         return Guarded(new, None)
     return Guarded(_spliced(new, splices), "; ".join(notes) or None, tuple(tests))
+
+
+def _constant_refusal(
+    change: _Change,
+    unmasked: Mapping[str, cst.FunctionDef],
+    kernels: Mapping[str, cst.FunctionDef],
+    *,
+    divides: bool,
+) -> str | None:
+    """Why a module-level constant's move cannot be written (``divides``: its new value divides the old): a kernel
+    without masks steps by it and it no longer divides every size (:func:`_stepped_by`), or a kernel covers a size
+    with one block of it and it no longer covers (:func:`_covered_by`); no guard by a size can hold a module-level
+    constant. ``None`` for a setting of a function, or a move both allow."""
+    if change.function is not None or not change.target:
+        return None
+    stepped = _stepped_by(change.target, unmasked)
+    if stepped is not None and not divides:
+        return (
+            f"{change.target}={change.after} does not divide every size the original "
+            f"{change.target}={change.before} handled ({stepped}), and a module-level constant cannot be "
+            "guarded by a size: not written"
+        )
+    covering = _covered_by(change.target, kernels)
+    if covering is not None and not covering[1].holds(change.before, change.after):
+        return (
+            f"{change.target}={change.after} does not cover every size the original "
+            f"{change.target}={change.before} handled ({covering[0]}), and a module-level constant cannot be "
+            "guarded by a size: not written"
+        )
+    return None
+
+
+def _file_refusal(
+    old: str,
+    old_collector: _Collector,
+    new_collector: _Collector,
+    by_statement: Mapping[int, list[tuple[_Change, list[Divides]]]],
+    unmasked: Mapping[str, cst.FunctionDef],
+    kernels: Mapping[str, cst.FunctionDef],
+    ran_masked: Collection[tuple[str, str]],
+) -> str | None:
+    """Why a plain edit with guards to add cannot be written, by the rules that read the whole file, old and new
+    (a decorator's tiles, an unclamped group, strides past the grid, a stale copy of a tile or a buffer's stride, an
+    uncovered row), then by each statement (a divisor no guard covers, ``by_statement``'s needs aside; a block passed
+    by position); ``None`` when none refuses it."""
+    pos = new_collector.positions
+    old_fns, new_fns = old_collector.functions, new_collector.functions
+    why = _decorator_tiles(old_fns, new_fns, unmasked, pos, new_collector.imported)
+    why = why or _unclamped_groups(old_fns, new_fns)
+    why = why or _strides_past_the_grid(old_fns, new_fns)
+    why = why or _stale_copies(old_fns, new_fns, pos, _constants(new_collector))
+    why = why or _stale_strides(old_fns, new_fns, pos)
+    why = why or _uncovered_rows(old, new_collector, unmasked, pos, ran_masked=ran_masked)
+    if why is not None:
+        return why
+    covered = {id(d.literal) for moved in by_statement.values() for _, needs in moved for d in needs}
+    for (o, _), (n, fn) in zip(old_collector.statements, new_collector.statements, strict=True):
+        why = _unguarded_divisor(o, n, fn, unmasked, covered, pos) or _positional_block(o, n, kernels)
+        if why is not None:
+            return why
+    return None
+
+
+def _launch_needs(
+    change: _Change,
+    fn: cst.FunctionDef,
+    requirements: Sequence[Divides],
+    kept: Collection[int],
+    moves: Mapping[tuple[int, tuple[str, str]], tuple[int, int]],
+    collector: _Collector,
+) -> list[Divides] | str:
+    """What launching function ``fn`` requires of the literal ``change`` moved that its new value does not meet where
+    the original's did (each a size a guard tests), from ``fn``'s ``requirements`` (:func:`_requirements`; ``kept``:
+    its count literals the edit left as they were, :func:`_kept_literals`; ``moves``: every tile the edit moved, for
+    a product of tiles); or why no guard can be written (a line: a factor, a length or a size it does not read, or a
+    place no guard by a size can hold)."""
+    name = change.target or change.keyword
+    mine = [
+        d
+        for d in requirements
+        if d.tile in _ids(change, fn)
+        and (d.literal is None or (_int(d.literal) == change.after and id(d.literal) not in kept))
+    ]  # a grid's literal copy is this launch's when it moved with it (another launch's kept its value,
+    # or another setting's that the moved one's new value equals: ``cdiv(N, 32)`` of BLOCK_N=32, v46)
+    resolved = [_with_partners(d, fn, moves) if d.factors else d for d in mine]
+    if None in resolved:
+        product = next(d for d, r in zip(mine, resolved, strict=True) if r is None)
+        return (
+            f"{name}={change.after} is one factor of a product a size is counted in ({product.why}), "
+            "and kernelopt does not read the other factors' values, so no guard can be written: not "
+            "written"
+        )
+    needs = [d for d in resolved if d is not None and not d.holds(change.before, change.after)]
+    unread_length = next((d for d in needs if d.covers and d.scale is None), None)
+    if unread_length is not None:
+        return (
+            f"{name}={change.after} may not cover every size the original {name}={change.before} handled "
+            f"({unread_length.why}), in a form kernelopt does not read, so no guard can be written: "
+            "not written"
+        )
+    unread = next((d for d in needs if d.size is None), None)
+    if unread is not None:
+        return (
+            f"{name}={change.after} {unread.fails} every size the original {name}={change.before} "
+            f"handled ({unread.why}), and no one kernel parameter is that size, so no guard can be "
+            "written: not written"
+        )
+    if needs and change.entry:
+        return (
+            f"{change.keyword}={change.after} {needs[0].fails} every size the original "
+            f"{change.keyword}={change.before} handled ({needs[0].why}), and an entry of a dict of "
+            "settings is not guarded by a size: not written"
+        )
+    if needs and _conditional(change.statement):
+        return (
+            f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
+            f"handled ({needs[0].why}), and a branch of a conditional expression is not guarded by a "
+            "size (a guard would also move the other branches): not written"
+        )
+    if needs and change.function is None:
+        where = (
+            "a class attribute or a field of a settings class"
+            if id(change.statement) in collector.class_level
+            else "a module-level constant"
+        )
+        return (
+            f"{name}={change.after} {needs[0].fails} every size the original {name}={change.before} "
+            f"handled ({needs[0].why}), and {where} cannot be guarded by a size: not written"
+        )
+    return needs
 
 
 def guarded_values(source: str) -> dict[str, int]:
