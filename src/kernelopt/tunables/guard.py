@@ -1166,62 +1166,32 @@ def _stale_copies(
         before, after = _launch_calls(o), _launch_calls(n)
         if len(before) != len(after) or not after:
             continue
-        moved: dict[int, tuple[str, int]] = {}
-        kept: dict[int, set[str]] = {}  # a value a setting still holds unmoved -> the sizes that setting tiles
-        tiles: dict[str, set[str]] = {}  # a moved setting -> the sizes it tiles, as the launch passes them
-        products: dict[int, tuple[str, int]] = {}  # two settings' product the edit moves -> (their names, the new)
-        own: set[str] = set()  # a local each launch passes as one setting of its own, before and after the edit
-        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
-            kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
-            if kernel is None:
-                continue
-            was, now = _passed(o_call, kernel), _passed(n_call, kernel)
-            own |= _own_names(was) & _own_names(now)
-            params = {p.name.value for p in (*kernel.params.params, *kernel.params.kwonly_params)}
-            sizes = {
-                block: {_code(now[size]) for size in compared if size in now}
-                for block, compared in compared_sizes(kernel).items()
-            }
-            values: dict[str, tuple[int, int]] = {}
-            for key in was.keys() & now.keys() & params:  # a kernel's setting, not a launch option (num_warps)
-                b, a = _launch_value(o, was[key]), _launch_value(n, now[key])
-                if b is None or a is None:
-                    continue
-                values[key] = (b, a)
-                if a != b:
-                    moved.setdefault(b, (key, a))
-                    tiles.setdefault(key, set()).update(sizes.get(key, set()))
-                else:
-                    kept.setdefault(b, set()).update(sizes.get(key, set()))
-            for (k1, (b1, a1)), (k2, (b2, a2)) in itertools.combinations(sorted(values.items()), 2):
-                if b1 * b2 != a1 * a2 and b1 > 1 and b2 > 1:  # ``4 * BLOCK_K`` steps written as 64 (v27)
-                    products.setdefault(b1 * b2, (f"{k1} * {k2}", a1 * a2))
-            why = _kernel_copy(kernel, values, pos, constants)
-            if why is not None:
-                return why
+        launched = _launch_moves(o, n, zip(before, after, strict=True), kernels, pos, constants)
+        if isinstance(launched, str):
+            return launched
         for before, node, divisor, size in _divisions(o.body, n.body):
             b = _int(divisor)
             if before is not None and before != b:
                 continue  # a literal the edit itself moved (the grid's copy of another tile): no stale copy
-            if isinstance(divisor, cst.Name) and divisor.value in own:
+            if isinstance(divisor, cst.Name) and divisor.value in launched.own:
                 continue  # the setting itself (vLLM's cdiv(max_seq_length, BLOCK_M) beside BLOCK_M), not a copy
             if b is None and isinstance(divisor, cst.Name):  # a named copy: a local, or a module constant
                 b = _launch_value(n, divisor)
                 b = b if b is not None or not constants else constants.get(divisor.value)
-            if b is not None and b not in moved and b not in kept and b in products:
+            if b is not None and b not in launched.moved and b not in launched.kept and b in launched.products:
                 line = pos[node].start.line if node in pos else 0
-                names, a = products[b]
+                names, a = launched.products[b]
                 return (
                     f"{names} moves from {b} to {a}, but line {line} still divides by {b} ({_code(node)}): a copy "
                     f"of the settings' product the edit does not move (the elements a program steps over), which "
                     f"counts the programs or sizes a buffer the kernel indexes by program: not written"
                 )
-            if b is None or b not in moved:
+            if b is None or b not in launched.moved:
                 continue
-            key, a = moved[b]
-            if b in kept:  # a value two settings share: the moved one's copy only where it divides the size it tiles
+            key, a = launched.moved[b]
+            if b in launched.kept:  # a value two settings share: the moved one's copy only where it divides its size
                 divided = {_code(m) for m in walk(size) if isinstance(m, cst.Name)} | {_code(size)}
-                if not (divided & tiles.get(key, set())) or divided & kept[b]:
+                if not (divided & launched.tiles.get(key, set())) or divided & launched.kept[b]:
                     continue
             line = pos[node].start.line if node in pos else 0
             at = f"line {line}" if line else "the launching function"
@@ -1232,6 +1202,61 @@ def _stale_copies(
                 f"indexes by program, so the two would disagree at sizes of more than one block: not written"
             )
     return None
+
+
+@dataclass
+class _LaunchMoves:
+    """What a launching function's launches pass before and after an edit (:func:`_launch_moves`)."""
+
+    moved: dict[int, tuple[str, int]] = field(default_factory=dict)  # an original value -> (its setting, the new)
+    kept: dict[int, set[str]] = field(default_factory=dict)  # a value a setting still holds unmoved -> sizes it tiles
+    tiles: dict[str, set[str]] = field(default_factory=dict)  # a moved setting -> the sizes it tiles, as passed
+    products: dict[int, tuple[str, int]] = field(default_factory=dict)  # two settings' product moved -> names, new
+    own: set[str] = field(default_factory=set)  # a local each launch passes as one setting of its own, both sides
+
+
+def _launch_moves(
+    o: cst.FunctionDef,
+    n: cst.FunctionDef,
+    calls: Iterable[tuple[tuple[cst.Call, cst.Call], tuple[cst.Call, cst.Call]]],
+    kernels: Mapping[str, cst.FunctionDef],
+    pos: Positions,
+    constants: Mapping[str, int] | None,
+) -> _LaunchMoves | str:
+    """The settings launching function ``o`` (``n`` after the edit) passes its kernels, each launch paired with its
+    edited one (``calls``): which moved, which kept their value, the sizes each tiles, the products of two that
+    moved, and the names passed as one setting of their own (:func:`_stale_copies`); or why the edit cannot be
+    written, a kernel's own copy of a moved tile (:func:`_kernel_copy`)."""
+    out = _LaunchMoves()
+    for (_, o_call), (_, n_call) in calls:
+        kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
+        if kernel is None:
+            continue
+        was, now = _passed(o_call, kernel), _passed(n_call, kernel)
+        out.own |= _own_names(was) & _own_names(now)
+        params = {p.name.value for p in (*kernel.params.params, *kernel.params.kwonly_params)}
+        sizes = {
+            block: {_code(now[size]) for size in compared if size in now}
+            for block, compared in compared_sizes(kernel).items()
+        }
+        values: dict[str, tuple[int, int]] = {}
+        for key in was.keys() & now.keys() & params:  # a kernel's setting, not a launch option (num_warps)
+            b, a = _launch_value(o, was[key]), _launch_value(n, now[key])
+            if b is None or a is None:
+                continue
+            values[key] = (b, a)
+            if a != b:
+                out.moved.setdefault(b, (key, a))
+                out.tiles.setdefault(key, set()).update(sizes.get(key, set()))
+            else:
+                out.kept.setdefault(b, set()).update(sizes.get(key, set()))
+        for (k1, (b1, a1)), (k2, (b2, a2)) in itertools.combinations(sorted(values.items()), 2):
+            if b1 * b2 != a1 * a2 and b1 > 1 and b2 > 1:  # ``4 * BLOCK_K`` steps written as 64 (v27)
+                out.products.setdefault(b1 * b2, (f"{k1} * {k2}", a1 * a2))
+        why = _kernel_copy(kernel, values, pos, constants)
+        if why is not None:
+            return why
+    return out
 
 
 def _kernel_copy(
