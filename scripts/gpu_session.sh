@@ -81,6 +81,8 @@
 #              RoPE in place through the gate under the in-place rule
 #   honest12   scripts/gpu_honest12.sh: tune --device cuda on xformers_rms twice, the table written and every
 #              configuration's latency by shape in the first round and the re-time, side by side
+#   refblame13 scripts/gpu_refblame13.sh: breaker12's LoRA with its reference's output made on the CPU beside cuda
+#              inputs: the gate's check passes the correct kernel and says whose doing it is, tune --device cuda tunes
 #   gputests   every test marked gpu in GPU_TESTS (default: tests)
 set -u
 . "${BASH_SOURCE%/*}/gpu_env.sh"
@@ -125,6 +127,7 @@ net12 360 scripts/gpu_net12.sh
 parity 300 scripts/gpu_parity.sh
 harness6 300 scripts/gpu_harnessleft6.sh
 honest12 300 scripts/gpu_honest12.sh
+refblame13 120 scripts/gpu_refblame13.sh
 gputests 560 -
 EOF
 }

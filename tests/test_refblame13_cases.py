@@ -51,6 +51,7 @@ def _check(
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + reference)
     (tmp_path / "kernel.py").write_text(kernel)
     spec = WorkerJob(
@@ -231,3 +232,211 @@ def test_the_permuted_inputs_note_is_for_failures_inputs_explain(
     assert res.failure is not None and res.failure.error_class == error_class, res.failure
     assert res.failure.message.startswith("case 0 (n=256), seed 1: ")
     assert ("rows (first dimension) permuted" in res.failure.message) is permuted, res.failure.message
+
+
+# -- item 3: the audit (docs/faults.md, refblame13 r1-r7) -------------------------------------------------------------
+
+NOISY = "def reference(x, y):\n    return x + y + 1e-3 * torch.randn(x.shape, device=x.device)\n"
+
+
+def test_r2_a_reference_that_draws_noise_is_the_problems_error_not_a_deterministic_kernels_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen: FAIL "output differs from the reference beyond tolerance (212 of 256 elements ...)", culprit kernel,
+    for ``x + y`` against a reference adding ``torch.randn`` noise drawn inside reference()."""
+    res = _check(tmp_path, monkeypatch, NOISY)
+    assert res.failure is not None and res.failure.culprit is Culprit.PROBLEM, res.failure
+    assert res.failure.error_class == "ReferenceNondeterministic"
+    message = res.failure.message
+    assert message.startswith(
+        "case 0 (n=256): the reference draws random numbers and its output changes with the random state (run again "
+        "from another: output differs from the reference beyond tolerance"
+    ), message
+    assert (
+        message.endswith("draw them in get_inputs(), or from a generator seeded in reference()")
+        and "TF32" not in message
+    )
+
+
+def test_r2_a_kernel_drawing_the_same_numbers_passes_and_one_drawing_wrong_ones_is_its_own_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dropout's way (KernelBench's training-mode models): the check seeds the reference and the kernel alike."""
+    same = "import torch\n\n\ndef run(x, y):\n    return x + y + 1e-3 * torch.randn(x.shape, device=x.device)\n"
+    assert _check(tmp_path / "same", monkeypatch, NOISY, same).failure is None
+    other = "import torch\n\n\ndef run(x, y):\n    return x + y + 1e-3 * torch.rand(x.shape, device=x.device)\n"
+    res = _check(tmp_path / "other", monkeypatch, NOISY, other)
+    assert res.failure is not None and res.failure.culprit is Culprit.KERNEL and res.failure.error_class == "Mismatch"
+
+
+def test_r2_tune_refuses_a_reference_whose_output_changes_with_the_random_state(tmp_path: Path) -> None:
+    """`tune` runs candidates from any random state: it said "kernel.py as written fails its own correctness check
+    ... differs from the reference beyond tolerance" and told of TF32; its setup now refuses reference.py."""
+    from kernelopt.harness.draws import ReferenceNondeterministic
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + NOISY)
+    (tmp_path / "kernel.py").write_text(ADD)
+    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    with pytest.raises(ReferenceNondeterministic, match=r"^reference.py's reference\(\) draws random numbers"):
+        loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    # one that draws without its output depending on it (a random permutation summed away) is checked as usual
+    (tmp_path / "reference.py").write_text(
+        INPUTS
+        + "\n\ndef reference(x, y):\n    p = torch.randperm(x.numel())\n    return (x + y)[p][torch.argsort(p)]\n"
+    )
+    loaded = LoadedProblem.load(problem, "cpu")
+    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    assert loaded.expected.shape == (256,)
+
+
+def test_r3_a_reference_that_modifies_an_input_says_the_references_side_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The modification is the contract (docs/faults.md, breaker5 #2); the line now says what a reference that only
+    scribbles on its input does instead. The kernel never sees the reference's writes (it runs on its own copy)."""
+    scribbles = "def reference(x, y):\n    x.add_(y)\n    return x.clone()\n"
+    res = _check(tmp_path / "a", monkeypatch, scribbles)
+    assert res.failure is not None and res.failure.error_class == "InputNotWritten", res.failure
+    assert res.failure.message.endswith(
+        "the kernel must modify it too; a reference that only writes into it as scratch should work on a copy, x = "
+        "x.clone())"
+    ), res.failure.message
+    fixed = "def reference(x, y):\n    x = x.clone()\n    x.add_(y)\n    return x\n"
+    assert _check(tmp_path / "b", monkeypatch, fixed).failure is None
+
+
+def test_r4_a_reference_that_returns_a_view_of_an_input_checks_a_correct_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the gate and in tune's checks (whose expected output then shares the inputs' storage)."""
+    from kernelopt.tuning.candidate import Outcome
+    from kernelopt.tuning.checks import LoadedProblem, run_candidate
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    view = "def reference(x, y):\n    return x[:]\n"
+    copy = "def run(x, y):\n    return x.clone()\n"
+    assert _check(tmp_path, monkeypatch, view, copy).failure is None
+    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    candidate, verdict = run_candidate(loaded, tmp_path / "kernel.py")
+    assert verdict.outcome is Outcome.OK, verdict.reason
+    assert candidate is not None
+    candidate.release()
+
+
+def test_r5_a_reference_without_float64_is_checked_in_a_precision_it_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An op without float64 (as an fp8 or a Triton-only op is): the high run falls back, the kernel passes."""
+    no_double = (
+        "def reference(x, y):\n    if x.dtype == torch.float64:\n"
+        '        raise RuntimeError(\'"add_stub" not implemented for "Double"\')\n    return x + y\n'
+    )
+    res = _check(tmp_path, monkeypatch, no_double)
+    assert res.failure is None, res.failure
+    assert {c.reference_precision for c in res.cases} == {"float32"}
+
+
+def test_r6_a_reference_that_raises_at_one_shapes_entry_is_the_problems_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raises = "def reference(x, y):\n    if x.numel() == 100:\n        raise ValueError('no 100')\n    return x + y\n"
+    res = _check(tmp_path, monkeypatch, raises)
+    assert res.failure is not None and res.failure.culprit is Culprit.PROBLEM, res.failure
+    assert res.failure.message == "case 1 (n=100): the reference raised ValueError: no 100"
+    assert [c.passed for c in res.cases] == [True, False]
+
+
+class _SetupInReference:
+    """A bench worker's channel during its setup: it says the setup runs reference() (the ``user_code`` event
+    ``LoadedProblem.build`` sends), then nothing more before the limit."""
+
+    def __init__(self) -> None:
+        from kernelopt.worker.messages import USER_CODE, Event
+
+        self.said: list[Any] = [Event(id=0, name=USER_CODE, data={"where": "reference.py's reference()"}), None]
+
+    def receive(self, timeout_s: float) -> Any:
+        return self.said.pop(0)
+
+    def close(self) -> None:
+        self.said.clear()
+
+
+def test_r7_tunes_setup_past_its_limit_in_reference_is_reference_pys_time(tmp_path: Path) -> None:
+    """Seen: "the bench worker did not start: no Ready within 8 s (start-up and setup); killed" (exit 3, the
+    machine's) for a reference() that sleeps (KernelEvaluator, startup_timeout_s=8, 2026-12-06); the gate already
+    named it ("running the reference (reference.py): the checker ... not the kernel", tests/test_batch_verdicts.py).
+    Now bad input naming where (`tune` exits 2: ``_problem_error``); the real worker's run took 12 s, so its channel
+    is played here."""
+    from kernelopt.worker.client import WorkerProcess, WorkerStartError
+    from kernelopt.worker.messages import FailureKind, Service
+
+    worker = WorkerProcess(Service.BENCH, log_dir=tmp_path, startup_timeout_s=8.0)
+    worker._channel = _SetupInReference()  # type: ignore[assignment]
+    worker._start_deadline = time.monotonic() + 8.0
+    with pytest.raises(WorkerStartError) as refused:
+        worker.await_ready()
+    assert refused.value.failure.outcome is FailureKind.BAD_INPUT
+    assert refused.value.failure.reason == (
+        "reference.py's reference() was still running when the worker's 8 s for its start-up and setup ran out, while "
+        "the problem was built (its time, not a kernel's); killed: give reference.py smaller SHAPES, or a faster "
+        "reference"
+    )
+
+
+# -- item 4: the cuda case itself (scripts/gpu_refblame13.sh) ---------------------------------------------------------
+
+LORA_ON_DEVICE = "out = torch.zeros(inputs.shape[0], lora_a.shape[1], device=inputs.device)"
+LORA_ON_CPU = "out = torch.zeros(inputs.shape[0], lora_a.shape[1])"  # breaker12's reference before 24b6e35
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(300)
+def test_lora_whose_reference_makes_its_output_on_the_cpu_passes_validate_and_tune_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """breaker12's LoRA shrink with its reference as it was on the H100 (2026-12-06 08:36): ``torch.zeros`` on the CPU
+    beside cuda inputs, the values right. `tune --device cuda` said "kernel.py as written fails its own correctness
+    check ...: output is on cuda; the reference's is on cpu ...; its tl.dot multiplies fp32 operands in TF32". Now the
+    gate's check passes and says once whose doing it is, and tune tunes, saying the same."""
+    import shutil
+
+    from kernelopt.cli.app import main
+    from kernelopt.harness.gate import check_files
+    from kernelopt.harness.settings import HarnessSettings
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = tmp_path / "lora_shrink"
+    shutil.copytree(Path(__file__).parent / "data" / "breaker12" / "lora_shrink", folder)
+    reference = folder / "reference.py"
+    assert LORA_ON_DEVICE in reference.read_text()
+    reference.write_text(reference.read_text().replace(LORA_ON_DEVICE, LORA_ON_CPU))
+    said = "reference.py returns its output on cpu while its inputs are on cuda (its own doing, not the kernel's)"
+
+    report = check_files(
+        folder / "kernel.py", reference, tmp_path / "state", settings=HarnessSettings(device="cuda", seeds=2)
+    )
+    assert report.passed, report.message
+    assert sum(w.startswith(said) for w in report.warnings) == 1, report.warnings  # said once
+
+    args = [
+        "tune",
+        str(folder),
+        "--device",
+        "cuda",
+        "--budget",
+        "3",
+        "--budget-wall-s",
+        "30",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.count(said) == 1 and "fails its own correctness check" not in err and "TF32" not in err, err

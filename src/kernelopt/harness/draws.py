@@ -21,6 +21,7 @@ A reference that draws nothing costs nothing more.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 SAME_DRAWS_RATIO = 0.25
@@ -108,3 +109,39 @@ def same_draws(native: Any, high: Any, other: Any) -> bool:
         if gap is None or not gap <= SAME_DRAWS_RATIO * spread:
             return False
     return True
+
+
+class ReferenceNondeterministic(Exception):
+    """A reference whose output changes with the random state beyond the tolerance (:func:`state_dependence`): no
+    kernel that draws its own numbers, or none, can be checked against it; the reference's fault, never a kernel's."""
+
+
+def state_dependence(
+    rerun: Callable[[], Any],
+    native: Any,
+    *,
+    dtype_hint: str | None,
+    atol: float | None,
+    rtol: float | None,
+    what: str = "the reference",
+) -> str | None:
+    """The one line saying a reference that drew random numbers returns other values from another random state
+    (``rerun()`` runs it again on the same inputs; started here from :data:`OTHER_STATE_SEED`) beyond the tolerance
+    its outputs ``native`` hold a kernel to; ``None`` when its output does not depend on its draws that much.
+
+    A ``torch.randn`` inside ``reference()`` (weights or noise drawn there, not in ``get_inputs()``) failed a
+    correct kernel as "output differs from the reference beyond tolerance" (docs/faults.md refblame13 r2)."""
+    import torch
+
+    from kernelopt.harness.compare import check_outputs
+
+    torch.manual_seed(OTHER_STATE_SEED)
+    other = rerun()
+    differs = check_outputs(other, native, native, dtype_hint=dtype_hint, atol=atol, rtol=rtol)
+    if differs.message is None:
+        return None
+    return (
+        f"{what} draws random numbers and its output changes with the random state (run again from another: "
+        f"{differs.message}), so no kernel that draws its own numbers, or none, can be checked against it; draw them "
+        "in get_inputs(), or from a generator seeded in reference()"
+    )

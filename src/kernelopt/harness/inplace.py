@@ -160,7 +160,8 @@ def left_unwritten(j: int, returns_nothing: bool) -> str:
         )
     return (
         f"kernel left input {j} as it was, which the reference modifies in place besides returning its output "
-        "(the caller sees its inputs after the call: the kernel must modify it too)"
+        "(the caller sees its inputs after the call: the kernel must modify it too; a reference that only writes "
+        "into it as scratch should work on a copy, x = x.clone())"
     )
 
 

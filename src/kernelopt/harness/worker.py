@@ -721,6 +721,7 @@ def _check_seed(
     ctx.step(Step.KERNEL)
     with watch_benchmarks() as benchmarked:
         out = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
+    kernel_drew = _drew_since(ctx, run_seed)
     cc.seeds += 1
     ctx.progress.emit("check_start")
     ctx.step(Step.CHECK)
@@ -761,6 +762,8 @@ def _check_seed(
             f"{where}: kernel returned the same output as for the "
             f"previous, different inputs (a cached result); {chk.message}",
         )
+        if random and not kernel_drew and not contract.left:
+            _fail_if_reference_random(ctx, subject, cc, chk, inputs, ref_native, where)
         if benchmarked:  # an autotuner benchmarked on these tensors: is the next call right?
             del out
             again = _run_kernel(ctx, subject, cc, inputs, where, run_seed, kept, ref_free)
@@ -982,6 +985,44 @@ def _fail_if_reference_elsewhere(ctx: _Ctx, cc: CaseCheck, ref_native: Any, inpu
         ) from None
     if line is not None:
         ctx.warn_once("reference-device", line)
+
+
+def _drew_since(ctx: _Ctx, seed: int) -> bool:
+    """Whether anything drew from torch's generators since they were seeded with ``seed`` (the kernel's call); they
+    are seeded with it again."""
+    import torch
+
+    after = generator_states(ctx.device)
+    torch.manual_seed(seed)
+    return drew(generator_states(ctx.device), after)
+
+
+def _fail_if_reference_random(
+    ctx: _Ctx, subject: _Checked, cc: CaseCheck, chk: Any, inputs: list[Any], ref_native: Any, where: str
+) -> None:
+    """Fail the case as the problem's when the kernel, which drew nothing from torch's generators, failed on its values
+    against a reference that drew random numbers and whose own output changes with the random state beyond the
+    tolerance (:func:`~kernelopt.harness.draws.state_dependence`): the check cannot tell a correct kernel there."""
+    from kernelopt.harness.draws import state_dependence
+    from kernelopt.harness.hints import FailureClass, failure_class
+    from kernelopt.harness.inputs import clone_tree
+
+    if failure_class(chk.error_class) not in (FailureClass.VALUES, FailureClass.CONTENT):
+        return
+    with _user(where, "the reference", culprit=Culprit.PROBLEM):
+        line = state_dependence(
+            lambda: subject.ref(*clone_tree(inputs)),
+            ref_native,
+            dtype_hint=ctx.job.dtype_hint,
+            atol=subject.atol,
+            rtol=subject.rtol,
+        )
+    if line is not None:
+        cc.passed = False
+        cc.message = f"{where}: {line}"
+        raise CandidateFailed(
+            Failure(message=cc.message, error_class="ReferenceNondeterministic", case=cc.index, culprit=Culprit.PROBLEM)
+        )
 
 
 def _fail_if_reference_not_finite(cc: CaseCheck, ref_native: Any, where: str) -> None:

@@ -456,8 +456,9 @@ def _reference_failure(exc: BaseException) -> str:
     if isinstance(exc, SystemExit):
         return f"reference.py called sys.exit({exc.code!r}) while the problem was built"
     from kernelopt.harness.compare import ReferenceElsewhere
+    from kernelopt.harness.draws import ReferenceNondeterministic
 
-    if isinstance(exc, ReferenceElsewhere):  # our line, naming reference.py and the fix
+    if isinstance(exc, ReferenceElsewhere | ReferenceNondeterministic):  # our line, naming reference.py and the fix
         return str(exc)
     return f"reference.py: {first_line(exc)}"
 

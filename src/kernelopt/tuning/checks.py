@@ -277,6 +277,7 @@ class LoadedProblem:
         """
         import torch
 
+        from kernelopt.harness.draws import drew, generator_states
         from kernelopt.harness.inplace import InPlaceContract, InputPrints, modified_inputs
         from kernelopt.harness.inputs import nbytes
 
@@ -288,8 +289,10 @@ class LoadedProblem:
             self.ref_model = ref if self.form is KernelForm.KERNELBENCH else None
             where = "reference.py's reference()" if self.form is KernelForm.FUNCTION else "reference.py's Model"
             with _running(self.watch, where):
+                before = generator_states(self.device)
                 self.expected = ref(*self.inputs)
                 synchronize(self.device)
+                random = drew(before, generator_states(self.device))
         from kernelopt.harness.compare import reference_device_line
 
         self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
@@ -298,6 +301,8 @@ class LoadedProblem:
             modified = self.inputs
             self.restore_inputs()
             self.contract.left = modified_inputs(self.inputs, modified)  # the inputs are built again as they were
+        if random:  # candidates run from any random state: a reference whose output depends on it checks none
+            self._refuse_if_random(ref, where)
         from kernelopt.harness.compare import prepare_pair, prepare_reference
         from kernelopt.harness.inputs import tensors_in
 
@@ -316,6 +321,27 @@ class LoadedProblem:
                 chunk_elems=self.chunk_elems,
             )
         return MemoryNeed(inputs_bytes=nbytes(self.inputs) + _parameter_bytes(ref), outputs_bytes=nbytes(self.expected))
+
+    def _refuse_if_random(self, ref: Callable[..., Any], where: str) -> None:
+        """Raise :class:`~kernelopt.harness.draws.ReferenceNondeterministic` (the setup's refusal, naming reference.py)
+        when the reference's output changes with the random state beyond the tolerance
+        (:func:`~kernelopt.harness.draws.state_dependence`, the gate's rule)."""
+        import torch
+
+        from kernelopt.harness.draws import ReferenceNondeterministic, state_dependence
+        from kernelopt.harness.inputs import clone_tree
+
+        with torch.set_grad_enabled(self.form.takes_gradients), _running(self.watch, where):
+            line = state_dependence(
+                lambda: ref(*clone_tree(self.inputs)),
+                self.expected,
+                dtype_hint=self.problem.dtype_hint,
+                atol=self.atol,
+                rtol=self.rtol,
+                what=where,
+            )
+        if line is not None:
+            raise ReferenceNondeterministic(line)
 
     def _integer_outputs_high(self, ref: Callable[..., Any]) -> Any:
         """The reference's outputs with each integer one (a quantizer's int8, not a bool) taken from its run in

@@ -274,11 +274,17 @@ class ShapesEvaluator:
 
     @property
     def check_notes(self) -> list[str]:
-        """Each entry's :attr:`KernelEvaluator.check_notes`, naming the entry."""
+        """Each entry's :attr:`KernelEvaluator.check_notes`, naming the entry; the reference's output made on another
+        device than its inputs' (:attr:`BenchReady.device_line`), the reference's at every entry, once."""
+        device = [ev.ready.device_line for ev in self.evaluators if ev.ready is not None and ev.ready.device_line]
         return [
-            f"the SHAPES entry {label}: {line}"
-            for label, ev in zip(self.labels, self.evaluators, strict=True)
-            for line in ev.check_notes
+            *dict.fromkeys(device),
+            *(
+                f"the SHAPES entry {label}: {line}"
+                for label, ev in zip(self.labels, self.evaluators, strict=True)
+                for line in ev.check_notes
+                if line not in device
+            ),
         ]
 
     @property

@@ -100,6 +100,19 @@ def _died_in_user_code(failure: Failure, where: str, returncode: int | None) -> 
     return Failure(id=failure.id, outcome=FailureKind.BAD_INPUT, reason=f"{where} {how} while the problem was built")
 
 
+def _slow_in_user_code(failure: Failure, where: str, limit_s: float) -> Failure:
+    """A setup still running the user's code (``where``: ``reference.py's reference()``) when its limit ran out: that
+    code's time, ``BAD_INPUT`` naming it, never a kernel's (a reference that sleeps said only "no Ready within 8 s",
+    docs/faults.md refblame13 r7)."""
+    return Failure(
+        id=failure.id,
+        outcome=FailureKind.BAD_INPUT,
+        reason=f"{where} was still running when the worker's {limit_s:g} s for its start-up and setup ran out, while "
+        "the problem was built (its time, not a kernel's); killed: give reference.py smaller SHAPES, or a faster "
+        "reference",
+    )
+
+
 def signal_name(returncode: int | None) -> str | None:
     """``-11`` -> ``SIGSEGV``; ``None`` for a normal exit."""
     if returncode is None or returncode >= 0:
@@ -275,6 +288,8 @@ class WorkerProcess:
                     outcome=FailureKind.START_TIMEOUT,
                     reason=f"no Ready within {self.startup_timeout_s:g} s (start-up and setup); killed",
                 )
+                if in_user_code is not None:
+                    failure = _slow_in_user_code(failure, in_user_code, self.startup_timeout_s)
                 raise WorkerStartError(self.service, failure, self.log_path)
             if isinstance(message, Ready):
                 self.ready = message
