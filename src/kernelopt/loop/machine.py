@@ -1,8 +1,8 @@
 """The stage machine of ``kernelopt optimize``: V0 baseline, then Stage 1..6 per version, resumable.
 
-Stage order is a transition table (:data:`NEXT_STAGES`): every move goes through :meth:`_advance`,
-which refuses a move the table does not hold, so no stage is skipped. V0 runs
-``baseline_gate -> baseline_profile -> record -> stop``; V<N> runs
+Stage order is a transition table (:data:`NEXT_STAGES`): every move goes through
+:meth:`~kernelopt.loop.run.LoopRun.advance`, which refuses a move the table does not hold, so no stage is skipped.
+V0 runs ``baseline_gate -> baseline_profile -> record -> stop``; V<N> runs
 ``profile -> plan -> implement -> gate -> record -> stop``, where a failing plan, implementation or gate
 goes on to ``record`` (revert marker) and "no new actionable plan" goes to ``stop``.
 

@@ -7,8 +7,8 @@ measured so far (:data:`PACE_FACTOR` x the median of the rounds' seconds a candi
 first alone, is never cut by it), and the wall time the budget has left. A request the wall time leaves no second for
 is not sent (``NOT_RUN_BUDGET``). The re-time of the top few at the end is bounded by the wall time left plus
 :data:`WALL_MARGIN_S`, so a session ends within its wall time plus that margin (the re-time is sized to the wall time
-left at the pace, :func:`~kernelopt.tuning.session.tune`, and a request in flight at the end is seen within
-:data:`~kernelopt.worker.pool.POLL_S` and killed).
+left at its own cost a pick, :func:`~kernelopt.tuning.session._retime_each_s`, and a request in flight at the end is
+seen within :data:`~kernelopt.worker.pool.POLL_S` and killed).
 
 On the H100 (2026-12-06, ``docs/tuning-engine.md`` "The pace of a session") one mamba_ssu candidate
 (``BLOCK_SIZE_M=256, num_warps=1``) waited out the whole 60 s limit on a small entry while the session's candidates
@@ -35,7 +35,8 @@ PACE_FACTOR = 5.0
 #: interpreter runs one call in seconds at load 10), seconds.
 PACE_FLOOR_S = 30.0
 #: A session ends within its wall time plus this, seconds: the re-time of the top few is cut here (it was sized to fit
-#: the wall time left at the last round's pace), as are the workers' kill and the record's last lines.
+#: the wall time left at its own cost a pick, never more than the last round's pace), as are the workers' kill and the
+#: record's last lines.
 WALL_MARGIN_S = 15.0
 #: A request gets at least this, or it is not sent (a request sent with no time would only kill its worker), seconds.
 LEAST_REQUEST_S = 1.0

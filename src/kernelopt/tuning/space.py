@@ -8,9 +8,10 @@ configuration cannot run: shared memory, registers, a tile larger than the probl
 key of a session record), the size of the fit-pruned space, random fit-pruned draws and single and paired
 moves.
 
-A space comes from discovery (:meth:`Space.from_tunables`: the knobs ``kernelopt tunables`` lists for one
-launch) or from a recorded sweep (:meth:`Space.from_sweep`). Randomness is a ``random.Random`` the caller
-seeds; nothing here reads a clock, a file or the environment.
+A space comes from discovery (:func:`kernelopt.tuning.launch.space_from_tunables`: the knobs ``kernelopt tunables``
+lists for one launch) or from a recorded sweep (:func:`kernelopt.tuning.replay.space_from_sweep`); this module
+imports neither (no circle). Randomness is a ``random.Random`` the caller seeds; nothing here reads a clock, a file or
+the environment.
 """
 
 from __future__ import annotations
