@@ -94,7 +94,8 @@ def test_keys_that_are_not_sizes_stay_an_exponent_moves_by_one_and_strings_and_m
     ]
     # an exponent: 2 ** 18, twice the largest entry, not 2 ** 33 (which the host check refused: nothing checked)
     exponent = {"log_n": KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")}
-    assert _labels([{"log_n": 17}, {"log_n": 12}], roles=exponent) == [("past", ["log_n=18"])]
+    # the power size (wrongkernel13): four times the largest entry, 2 ** 19; twice is the past size's
+    assert _labels([{"log_n": 17}, {"log_n": 12}], roles=exponent) == [("past", ["log_n=18"]), ("power", ["log_n=19"])]
     # a string key that is a size moves each of its numbers; one not read as a size stays
     assert _labels([{"shape": "4x1000"}, {"shape": "8x512"}], roles={"shape": size}) == [
         ("past", ["shape=9x1025", "shape=8x1025"]),
@@ -144,13 +145,13 @@ def test_the_net_s_time_is_capped_and_a_try_started_ends_with_the_original_s_ver
     assert cap.seconds == NET_FLOOR_S and NetCap.of(400.0, 0.0).seconds == 100.0
     verdict = cast(sizes, "original", "written", check_at, cap=cap, clock=clock)
     assert ran == [("written", "M=129,K=65"), ("original", "M=129,K=65")]  # the original ran past the cap: 32 s
-    assert [c.passed for c in verdict.checks] == [None, None] and verdict.failed is None
+    assert [c.passed for c in verdict.checks] == [None, None, None] and verdict.failed is None  # K's power size too
     assert "M=112,K=80: not run, it would end past the net's time cap of 30 s (the larger of 30 s and 25% of the " in (
         verdict.line()
     )
     # the cap is one for every pick the net checks: a second pick starts with the cap spent
     ran.clear()
-    assert [c.passed for c in cast(sizes, "original", "other", check_at, cap=cap, clock=clock).checks] == [None, None]
+    assert [c.passed for c in cast(sizes, "original", "other", check_at, cap=cap, clock=clock).checks] == [None] * 3
     assert ran == []
 
 

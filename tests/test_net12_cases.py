@@ -257,13 +257,15 @@ def test_one_dimension_below_the_smallest_entry_alone_catches_a_table_row_wrong_
         ("below_one", ["M=1,N=128"]),  # M=1 alone: its second try, 1 too, is the first
         ("below_one", ["M=16,N=33", "M=16,N=32"]),
         ("quarter", ["M=16,N=144"]),  # N's entries share 64: a quarter of it past 128
+        ("power", ["M=64,N=128", "M=32,N=128"]),  # wrongkernel13: each key a power of two in every entry, alone
+        ("power", ["M=16,N=512", "M=16,N=256"]),
     ]
 
     def check_at(source: str, shape: ProblemShape) -> tuple[Outcome, str | None]:
         verdict = derived.check(loaded, tmp_path / f"{source}.py", shape)
         return verdict.outcome, verdict.reason
 
-    together = [s for s in sizes if s.kind is not SizeClass.BELOW_ONE]  # the net before net12
+    together = [s for s in sizes if s.kind not in (SizeClass.BELOW_ONE, SizeClass.POWER)]  # the net before net12
     before = cast(together, "kernel", "table", check_at)
     assert before.failed is None and "correct at M=17,N=129, M=17,N=160, M=1,N=33" in before.line(), before.line()
     now = cast(sizes, "kernel", "table", check_at)
@@ -300,7 +302,8 @@ def test_the_first_size_s_cost_is_estimated_from_the_entries_check_before_it_sta
     entries = EntryTimes(check_s=40.0, kernel_s=20.0, count=2)  # 10 s a request fixed, the calls 20 s together
     verdict = cast(sizes, "original", "written", check_at, cap=NetCap.of(1.0, clock()), entries=entries, clock=clock)
     assert ran == ["M=1,N=33", "M=1,N=128", "M=16,N=33"], ran  # the sizes whose estimates fit the 30 s
-    assert [c.passed for c in verdict.checks] == [None, None, True, True, True, None]  # the quarter past the cap
+    # the quarter and the power sizes past the cap
+    assert [c.passed for c in verdict.checks] == [None, None, True, True, True, None, None, None]
     assert "M=17,N=129: not run, it would end past the net's time cap of 30 s" in verdict.line()
     assert "(about 50.3 s a request at its size)" in verdict.line(), verdict.line()
     # without the entries' seconds the first size starts, as before (the longest request so far then weighs the rest)

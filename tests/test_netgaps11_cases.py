@@ -54,9 +54,10 @@ def test_a_size_below_the_smallest_entry_and_a_dimension_of_one_moved_only_where
     assert got["ones"] == ["B=3,n=64,seed=1,causal=1"] and got["below"][0] == "B=1,n=33,seed=1,causal=1", got
     # every key a dimension of 1: no size above or below, the ones size alone
     assert _sizes([{"M": 1}], {"M": size}) == {"ones": ["M=3"]}
-    # an exponent moves by one in the past size only; no key read: no new size (the value rule of net10)
+    # an exponent moves by one in the past size, by two in the power size (wrongkernel13); no key read: no new size
+    # (the value rule of net10)
     exponent = {"log_n": KeyReading(KeyRole.EXPONENT, "a dimension is a power of it")}
-    assert _sizes([{"log_n": 17}, {"log_n": 12}], exponent) == {"past": ["log_n=18"]}
+    assert _sizes([{"log_n": 17}, {"log_n": 12}], exponent) == {"past": ["log_n=18"], "power": ["log_n=19"]}
     assert set(_sizes([{"M": 1, "N": 100}], {})) == {"past", "half"}
     module = derived_sizes([ProblemShape(kwargs={})], constants={"N": 128})
     assert [s.kind for s in module] == [SizeClass.PAST, SizeClass.HALF]

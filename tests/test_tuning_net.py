@@ -30,12 +30,14 @@ def test_the_sizes_go_one_past_a_power_of_two_and_half_a_power_of_two_past_the_l
     assert _labels([{"M": 8, "N": 50}, {"M": 16, "N": 60}]) == [
         ("past", ["M=17,N=65", "M=16,N=65"]),  # the rows' 8 and 16 are multiples of 8: kept in the second try
         ("half", ["M=20,N=61"]),
+        ("power", ["M=64,N=60", "M=32,N=60"]),  # the rows a power of two in every entry: four times, else twice
     ]
     # an assert K % 16 == 0 refuses the first try; the second moves the rows only; half: K=80, a multiple of 16, not 32;
     # last, K a whole grain (32) past, the rest kept: for a format that allows only multiples of 32 (breaker11)
     assert _labels([{"M": 10, "N": 12, "K": 32}, {"M": 40, "N": 36, "K": 64}]) == [
         ("past", ["M=65,N=65,K=65", "M=65,N=36,K=64"]),
         ("half", ["M=41,N=38,K=80", "M=40,N=36,K=96"]),
+        ("power", ["M=40,N=36,K=256", "M=40,N=36,K=128"]),
     ]
     assert _labels([{"n": 100}, {"n": 128}]) == [("past", ["n=129"]), ("half", ["n=130"])]
     # entries of powers of two: half the grown tile first (BLOCK 128 -> 256: 8192 + 128), then the entries' own
@@ -44,12 +46,15 @@ def test_the_sizes_go_one_past_a_power_of_two_and_half_a_power_of_two_past_the_l
         ("past", ["n_rows=1025,n_cols=8193"]),
         ("half", ["n_rows=1152,n_cols=8320", "n_rows=1280,n_cols=10240", "n_rows=1536,n_cols=12288"]),
         ("quarter", ["n_rows=1152,n_cols=9216"]),  # a quarter of the entries' common factors past the largest
+        ("power", ["n_rows=4096,n_cols=8192", "n_rows=2048,n_cols=8192"]),  # each key alone, four times or twice
+        ("power", ["n_rows=1024,n_cols=32768", "n_rows=1024,n_cols=16384"]),
     ]
     # a 0/1 key (a flag, a mode) and a string stay; no key above 1: no size
     assert _labels([{"n": 64, "causal": 1, "dtype": "fp16"}]) == [
         ("past", ["n=65,causal=1,dtype=fp16"]),
         ("half", ["n=96,causal=1,dtype=fp16", "n=128,causal=1,dtype=fp16"]),
         ("quarter", ["n=80,causal=1,dtype=fp16"]),
+        ("power", ["n=256,causal=1,dtype=fp16"]),  # twice, 128, is the half size's whole grain
     ]
     assert _labels([{"causal": 1}]) == [] and _labels([]) == []
 
@@ -82,9 +87,11 @@ def test_the_original_runs_only_where_the_written_kernel_fails_and_a_size_it_ref
     )
     ran.clear()
     narrow = cast(sizes, "original", "narrow", check_at, known=known)  # the next pick: the original is known
-    assert ran == [("narrow", "M=65,K=65"), ("narrow", "M=41,K=80")] and narrow.failed is None
+    assert ran == [("narrow", "M=65,K=65"), ("narrow", "M=41,K=80"), ("narrow", "M=40,K=256")]
+    assert narrow.failed is None
     refused = cast(derived_sizes([ProblemShape(kwargs={"K": 64})]), "original", "wide", check_at)
     assert [c.passed for c in refused.checks] == [None, True, False]  # the quarter, K=80: wide fails, the original not
+    # (the power size, K=256, is not reached: the net stops at its first failure)
     assert refused.checks[0].reason is not None and "the original fails there too: run_error: raised while" in (
         refused.checks[0].reason
     )
@@ -93,7 +100,7 @@ def test_the_original_runs_only_where_the_written_kernel_fails_and_a_size_it_ref
         alone.line()
     )
     slow = cast(sizes[1:], "original", "slow", lambda src, shape: (Outcome.RUN_TIMEOUT, "ran past 60 s"))
-    assert [c.passed for c in slow.checks] == [None] and slow.failed is None  # no verdict, no original run
+    assert [c.passed for c in slow.checks] == [None, None] and slow.failed is None  # no verdict, no original run
     assert "no reply within the limit (the written kernel, or reference.py building the size): ran past 60 s" in (
         slow.line()
     )

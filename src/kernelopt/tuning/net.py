@@ -47,7 +47,13 @@ moves each of its numbers (``"4x1000"``); with no key to move, reference.py's mo
   that factor past its largest entry (``256, 512 -> 576``; ``1536, 3072 -> 3456``): a size the original's own grain
   allows where a product of tiles (``cdiv(n, BLOCK * UNROLL)``, a loop stepping by ``BLOCK * UNROLL``) or a step
   times a count of splits no longer divides; every other size steps by powers of two (wrongkernel12's v41, v42 and
-  v46 passed them all). After every other size, so the cap cuts it first.
+  v46 passed them all). After every other size but the power size, so the cap cuts it first.
+- **power**: each key a power of two in every entry (and above :data:`SMALL_KEY`, or an exponent), alone at four
+  times its largest, else twice (:data:`POWER_STEPS`; an exponent moved by two, else one), the rest at their
+  largest: an original that allows only powers of two (``assert n & (n - 1) == 0``) refuses every size above, and a
+  pick can be wrong only past the next power of two (v44: ``tl.reshape(x, (BLOCK // N, N))`` with ``BLOCK=256``,
+  right at rows of 64, 128 and 256, wrong from 512). One key at a time: four times each alone is fewer elements
+  than every key at once (a GEMM's three keys: 12 times the largest entry against 64). Last of all.
 
 Each past and half size's last tries are its tries again with every key of at most :data:`SMALL_KEY` kept at its
 largest (an activation code, a ``dim``, a stride: moved, the original refuses every try, and the size was skipped
@@ -95,6 +101,7 @@ class SizeClass(StrEnum):
     ONES = "ones"
     BELOW_ONE = "below_one"
     QUARTER = "quarter"
+    POWER = "power"
 
     @property
     def words(self) -> str:
@@ -105,6 +112,10 @@ class SizeClass(StrEnum):
             SizeClass.ONES: f"a dimension every entry gives 1 moved to {ONE_MOVED_TO}",
             SizeClass.BELOW_ONE: "one dimension below the smallest entry, the rest at their largest",
             SizeClass.QUARTER: "a quarter of the entries' common factor past the largest entry",
+            SizeClass.POWER: (
+                f"a key a power of two in every entry, alone at {POWER_STEPS[0]} (else {POWER_STEPS[1]}) times its "
+                "largest"
+            ),
         }[self]
 
 
@@ -141,6 +152,12 @@ def _power_of_two_part(n: int) -> int:
 QUARTER_MIN = 64
 """The ``quarter`` size moves a key whose entries' common factor is a multiple of this: its quarter is then a multiple
 of 16, a step a tile's grain allows (256 and 512 -> 576; 1536 and 3072 -> 3456); 1000 and 3000 get none: our bound."""
+
+POWER_STEPS = (4, 2)
+"""The ``power`` size's tries: a key a power of two in every entry at this many times its largest (an exponent moved
+by this power of two's exponent), the first the original passes at the size checked: four times first, past the next
+power of two above the largest entry (v44, wrong from 512 over rows of 64 and 128), then twice where an original's
+bound refuses four times (``assert n <= 256``)."""
 
 SMALL_KEY = 8
 """A key whose largest value over the entries is at most this may be a code rather than a size (an activation's 2,
@@ -378,6 +395,19 @@ def derived_sizes(
     fourth = [q for q in tries(quarter) if q not in seen] if quarter else []
     if fourth:
         out.append(sized(SizeClass.QUARTER, fourth))
+        seen += fourth
+    # last, each key a power of two in every entry alone at four times its largest, else twice, the rest at their
+    # largest: an original that allows only powers of two refuses every size above (v44's rows of N reshaped from a
+    # block, `tl.reshape(x, (BLOCK // N, N))`: BLOCK=256 over rows of 64 and 128 is wrong from 512, past the next)
+    for k in moving:
+        if not (k in exponents or (largest[k] > SMALL_KEY and all(v & (v - 1) == 0 for v in sizes[k]))):
+            continue
+        up = [largest[k] + n.bit_length() - 1 if k in exponents else largest[k] * n for n in POWER_STEPS]
+        ladder = [shape({k: v}) for v in up]
+        ladder = [p for i, p in enumerate(ladder) if p not in seen and p not in ladder[:i]]
+        seen += ladder
+        if ladder:
+            out.append(sized(SizeClass.POWER, ladder))
     return out
 
 
