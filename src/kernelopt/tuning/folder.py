@@ -1793,15 +1793,24 @@ def _joined_options(
     or ``best`` leaves them at their computation (the computation then reads the row's values, as it did when
     timed), or gives a knob of ``held`` its computation: one row cannot hold a block computed per shape beside 32
     warps (honest12's one-configuration pick is written with the computation's warps, and judged so)."""
-    computed = prepared.tabled
     if not held or best is None or any(is_computed(best.get(n)) for n in held):
         return []
     return [
         n
         for n in names
-        if n not in held and n in LAUNCH_OPTIONS and not is_computed(best.get(n))
-        if computed[n].editable and computed[n].size_names and set(computed[n].size_names) <= set(held)
+        if n not in held and not is_computed(best.get(n))
+        if _option_computed_from(prepared, n, held) and prepared.tabled[n].editable
     ]
+
+
+def _option_computed_from(prepared: PreparedFolder, name: str, knobs: Sequence[str]) -> bool:
+    """Whether ``name`` is a launch option (``num_warps``, ``num_stages``) the kernel computes from ``knobs`` alone
+    (``num_warps = min(max(BLOCK_SIZE // 256, 1), 8)`` beside ``BLOCK_SIZE``): what a table of ``knobs`` holds beside
+    them (:func:`_joined_options`, :func:`_whole_rows`)."""
+    if name not in LAUNCH_OPTIONS:
+        return False
+    reads = prepared.tabled[name].size_names
+    return bool(reads) and set(reads) <= set(knobs)
 
 
 def _reads(prepared: PreparedFolder, names: Sequence[str], size: str) -> bool:
@@ -1980,10 +1989,7 @@ def _whole_rows(prepared: PreparedFolder, names: Sequence[str]) -> bool:
     """Whether the table of ``names`` holds a launch option computed from its other knobs
     (:func:`_joined_options`): its knobs are then written in separate tables over the same size, so every row
     holds every knob, or a row missing one would take a smaller row's value there."""
-    computed = prepared.tabled
-    return any(
-        n in LAUNCH_OPTIONS and computed[n].size_names and set(computed[n].size_names) <= set(names) for n in names
-    )
+    return any(_option_computed_from(prepared, n, names) for n in names)
 
 
 def _fillable(prepared: PreparedFolder, names: Sequence[str], config: Mapping[str, Value]) -> bool:
