@@ -1187,17 +1187,20 @@ def judge_written(tuning: FolderTuning) -> FolderTuning:
         why = f"{head}, a configuration never timed: no latency is claimed for it"
         return replace(tuning, judgement=GainJudgement(better=False, gain_pct=None, min_gain_pct=min_gain, reason=why))
     now = pool.get(current) if current is not None else None
-    alt = result.model_copy(
-        update={
-            "best_config": written.as_dict(),
-            "best_latency_us": mine.latency_us,
-            "current_latency_us": now.latency_us if now is not None else result.current_latency_us,
-        }
-    )
-    judgement = judge_gain(alt, min_gain_pct=min_gain)
-    judgement = judgement.model_copy(update={"reason": f"{head}; {judgement.reason}"})
+    now_us = now.latency_us if now is not None else result.current_latency_us
+    alt = _picked(tuning, written.as_dict(), mine.latency_us, now_us, min_gain)
+    return replace(alt, judgement=alt.judgement.model_copy(update={"reason": f"{head}; {alt.judgement.reason}"}))
+
+
+def _picked(
+    tuning: FolderTuning, config: dict[str, Value], latency_us: float | None, current_us: float | None, min_gain: float
+) -> FolderTuning:
+    """``tuning`` as if its session had picked ``config`` at ``latency_us`` against the current configuration's
+    ``current_us`` (both of one round): judged against it (:func:`judge_gain`), and its shapes' figures."""
+    update = {"best_config": config, "best_latency_us": latency_us, "current_latency_us": current_us}
+    alt = tuning.result.model_copy(update=update)
     shapes = per_shape(alt.results, alt.retimed, alt.best_config, alt.current_config)
-    return replace(tuning, result=alt, judgement=judgement, per_shape=tuple(shapes))
+    return replace(tuning, result=alt, judgement=judge_gain(alt, min_gain_pct=min_gain), per_shape=tuple(shapes))
 
 
 def _same_where_timed(
@@ -1484,14 +1487,10 @@ def _next_picks(tuning: FolderTuning) -> list[FolderTuning]:
     out: list[FolderTuning] = []
     min_gain = tuning.prepared.request.min_gain_pct
     for r, now in ranked[:NEXT_PICKS]:
-        alt = result.model_copy(
-            update={"best_config": r.config, "best_latency_us": r.latency_us, "current_latency_us": now}
-        )
-        judgement = judge_gain(alt, min_gain_pct=min_gain)
-        if not judgement.better:
+        alt = _picked(tuning, r.config, r.latency_us, now, min_gain)
+        if not alt.judgement.better:
             break
-        shapes = per_shape(alt.results, alt.retimed, alt.best_config, alt.current_config)
-        out.append(replace(tuning, result=alt, judgement=judgement, per_shape=tuple(shapes)))
+        out.append(alt)
     return out
 
 
