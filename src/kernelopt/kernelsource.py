@@ -150,13 +150,15 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
     fix), or ``None``. The one rule of ``init``, ``validate``, ``optimize``, ``batch`` and ``tune``.
 
     Checked: every key is a parameter of ``get_inputs`` (unless it takes ``**kwargs``), a value is not a
-    string where the parameter's default is a number, nor a whole float (``4096.0``) where it is an integer. What
+    string where the parameter's default is a number, nor a whole float (``4096.0``) where it is an integer, nor a
+    bool where it is an integer (``True`` was read as a size of 1, said "too large" on the CPU: newuser11's n60),
+    nor any float where the parameter is annotated ``int`` (``1000.5`` ended in torch's long line). What
     only a call can tell (``get_inputs`` raising on an entry) is said by the worker that builds the entry.
     """
     signature = _get_inputs_signature(Path(reference_py))
     if signature is None:
         return None
-    params, defaults, open_kwargs = signature
+    params, defaults, open_kwargs, annotated_int = signature
     for i, entry in enumerate(shapes):
         where = f"SHAPES[{i}] {entry_text(entry)}"
         for key, value in entry.items():
@@ -173,11 +175,23 @@ def entry_fault(reference_py: Path, shapes: Sequence[Mapping[str, object]]) -> t
                     f"{default!r}",
                     _number_hint(key, value, default),
                 )
-            if _integral_float(value) and isinstance(default, int) and not isinstance(default, bool):
+            integer = isinstance(default, int) and not isinstance(default, bool)
+            if _integral_float(value) and integer:
                 return (
                     f"{where} cannot be built: {key} is the float {value!r}, get_inputs's default is the integer "
                     f"{default!r}",
                     f"write {key!r}: {int(value)} (or give get_inputs a float default where it takes one)",
+                )
+            if isinstance(value, bool) and (integer or key in annotated_int):
+                return (
+                    f"{where} cannot be built: {key} is the bool {value!r}, where get_inputs takes an integer",
+                    f"write {key!r}: {int(value)} if that is the size meant",
+                )
+            if isinstance(value, float) and key in annotated_int:
+                return (
+                    f"{where} cannot be built: {key} is the float {value!r}, where get_inputs takes an integer "
+                    f"({key}: int)",
+                    f"write {key!r} as an integer",
                 )
     return None
 
@@ -199,9 +213,9 @@ def _number_hint(key: str, value: str, default: object) -> str:
     return f"write {key!r}: {shown} without quotes"
 
 
-def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], bool] | None:
-    """``get_inputs``'s parameter names, its literal defaults and whether it takes ``**kwargs``; ``None`` when
-    reference.py defines no such function at module level."""
+def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], bool, set[str]] | None:
+    """``get_inputs``'s parameter names, its literal defaults, whether it takes ``**kwargs`` and the parameters
+    annotated ``int``; ``None`` when reference.py defines no such function at module level."""
     try:
         tree = ast.parse(read_python(path), filename=str(path))
     except FileNotFoundError:
@@ -222,7 +236,10 @@ def _get_inputs_signature(path: Path) -> tuple[list[str], dict[str, object], boo
             defaults[p.arg] = ast.literal_eval(d)
         except (ValueError, TypeError, SyntaxError):
             continue
-    return names, defaults, a.kwarg is not None
+    annotated_int = {
+        p.arg for p in [*positional, *a.kwonlyargs] if isinstance(p.annotation, ast.Name) and p.annotation.id == "int"
+    }
+    return names, defaults, a.kwarg is not None, annotated_int
 
 
 _OPERATORS = {
