@@ -50,3 +50,46 @@ def test_n60_a_bool_or_a_fraction_where_get_inputs_takes_an_integer_is_refused_b
         assert caught.value.exit_code == EXIT_BAD_INPUT
         assert caught.value.one_line().endswith(said), caught.value.one_line()
     check_entries(reference, [{"n": 8}, {"n": 8, "scale": 0.5}, {"n": 8, "flag": True}])
+
+
+@pytest.mark.timeout(60)
+def test_n59_a_keyed_list_judged_in_the_first_round_chooses_and_reports_in_that_round_too(tmp_path: Path) -> None:
+    """n59: an autotune list ``[16, 32]`` keyed by ``n_cols`` at 100 and 3000 columns, whose re-time took 4096, 512,
+    256 and 16 but not 32: the list was judged in the first round (honest12's rule) and the pinned list written from
+    the first round's bests (256 at 100 columns), but the choice (``shape_choice``'s table and its line) was the
+    re-time's (512 there, "11.0 % slower" beside a per-shape table's "+8.0 %"), and the best's re-timed latency was
+    set beside the list's first one. Replayed as the trial's record had it (the second re-time, 5x slower under
+    load): the choice, its table and the best's latency are the first round's."""
+    from dataclasses import replace
+
+    from kernelopt.tuning.folder import TuneRequest, judge_against_list, list_configs, prepare_folder
+    from kernelopt.tuning.shapes import choose, per_shape
+    from tests.test_newuser8_cases import AXPB_REFERENCE, KEYED_TABLE, _replayed, _timed
+
+    folder = tmp_path / "axpb"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(KEYED_TABLE)
+    (folder / "reference.py").write_text(AXPB_REFERENCE)
+    prepared = prepare_folder(TuneRequest(folder=folder, device="cpu"))
+    listed = list_configs(prepared)
+    small, large = labels = tuple(s.label() for s in prepared.shapes)
+    first = [_timed(labels, 1024, 10080.0, 78821.0), _timed(labels, 8192, 15085.0, 15546.0),
+             _timed(labels, 256, 4855.0, 12220.0), _timed(labels, 512, 5008.0, 7451.0),
+             _timed(labels, 4096, 5243.0, 2932.0)]  # fmt: skip
+    first = [r.model_copy(update={"retimed": False}) for r in first]
+    again = [_timed(labels, 4096, 28263.0, 12823.0), _timed(labels, 512, 25472.0, 29805.0),
+             _timed(labels, 256, 28383.0, 43967.0), _timed(labels, 1024, 55726.0, 278651.0)]  # fmt: skip
+    best, current = {"BLOCK": 4096}, {"BLOCK": 1024}
+    before = _replayed(prepared, first, best, current, 88901.0)
+    result = before.result.model_copy(update={"retimed": again, "best_latency_us": 41086.0})
+    shapes = tuple(per_shape(first, again, best, current))
+    before = replace(before, result=result, per_shape=shapes, choice=choose(shapes))
+    assert before.choice.table[small] == {"BLOCK": 512}  # as tune_folder had it: the re-time's
+    judged = judge_against_list(before, listed)
+    assert judged.choice.table == {small: {"BLOCK": 256}, large: {"BLOCK": 4096}}, judged.choice
+    assert judged.choice.reason.startswith(
+        f"one configuration for all 2 shapes is {(5243.0 / 4855.0 - 1) * 100:.1f} % slower than {small}'s own best"
+    ), judged.choice.reason
+    assert {s.shape: s.best_config for s in judged.per_shape} == {small: {"BLOCK": 256}, large: {"BLOCK": 4096}}
+    assert judged.result.best_latency_us == pytest.approx(5243.0 + 2932.0)
+    assert judged.result.current_latency_us == pytest.approx(10080.0 + 15546.0)

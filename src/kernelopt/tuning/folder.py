@@ -1299,10 +1299,18 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
         return tuning
     retimed = retime_round(result.retimed, configs, partly=True)
     pool = same_round(result.results, retimed, partly=True)
-    per = (
-        tuning.per_shape if retimed else tuple(per_shape(result.results, [], result.best_config, result.current_config))
-    )
-    table = tuning.choice is not None and tuning.choice.kind is ChoiceKind.TABLE
+    per, choice = tuning.per_shape, tuning.choice
+    if not retimed:
+        # the first round throughout: the shapes' bests, the choice between one configuration and a table (its
+        # rows, its line), and the best's latency beside the list's (newuser11's n59: the re-time's choice said
+        # 512 for 100 columns and "11.0 % slower" beside a first-round table of 256 and "+8.0 %", and the best's
+        # re-timed 41 ms stood beside the list's first 89 ms)
+        per = tuple(per_shape(result.results, [], result.best_config, result.current_config))
+        choice = choose(per) if choice is not None else None
+        first = pool.get(Config.of(result.best_config))
+        if first is not None:
+            result = result.model_copy(update={"best_latency_us": first.latency_us})
+    table = choice is not None and choice.kind is ChoiceKind.TABLE
     by_shape: dict[str, tuple[float | None, float | None]] = {}
     shapes = []
     for shape in per:
@@ -1323,7 +1331,9 @@ def judge_against_list(tuning: FolderTuning, configs: Sequence[Config]) -> Folde
     )
     listed = tuple(c.as_dict() for c in configs)
     result = result.model_copy(update={"current_latency_us": total(nows) or None})
-    return replace(tuning, result=result, per_shape=tuple(shapes), judgement=judgement, current_list=listed)
+    return replace(
+        tuning, result=result, per_shape=tuple(shapes), choice=choice, judgement=judgement, current_list=listed
+    )
 
 
 def _table_latency(shape: ShapeBest, at: float | None) -> ShapeBest:
