@@ -20,7 +20,16 @@ from libcst.metadata import CodeRange
 
 from kernelopt.actions import ActionCategory
 from kernelopt.oneline import one_line
-from kernelopt.tunables.blocks import cdiv_args, child_nodes, launched, one_block, steps_by, visit, walk
+from kernelopt.tunables.blocks import (
+    body_constexprs,
+    cdiv_args,
+    child_nodes,
+    launched,
+    one_block,
+    steps_by,
+    visit,
+    walk,
+)
 from kernelopt.tunables.conditions import conditions_over
 from kernelopt.tunables.filters import filter_sizes
 from kernelopt.tunables.grains import grain_sizes
@@ -2182,11 +2191,20 @@ class _Analyzer:
             "rows partly undone, so the cap is a limit, not a knob"
         )
 
-    def covers(self, kernel: str | None, feeds: Sequence[str]) -> list[Cover]:
+    def held(self, s: Site) -> bool:
+        """Whether no guard by a size can be written for the knob of ``s``: a module-level constant, or a literal
+        its kernel's body binds (``RBLOCK: tl.constexpr = 64``, which no launch passes)."""
+        if s.kind is TunableKind.MODULE_CONSTANT:
+            return True
+        kdef = self.jit_kernel(s.kernel)
+        return kdef is not None and s.name in body_constexprs(kdef.node)
+
+    def covers(self, kernel: str | None, feeds: Sequence[str], held: bool = False) -> list[Cover]:
         """The sizes one block of a knob feeding ``feeds`` of ``kernel`` must cover: the kernel spans a size with a
         ``tl.arange`` of it and nothing steps by it (:func:`kernelopt.tunables.blocks.one_block`, with the module's
         ``@triton.jit`` helpers read at their calls). Only comparisons that name one kernel parameter as the size
-        and a range whose length is read: what a bound can be computed from."""
+        and a range whose length is read: what a bound can be computed from. ``held``: the knob cannot be guarded
+        by a size (:meth:`held`), so it never shrinks (:attr:`Cover.held`)."""
         kdef = self.jit_kernel(kernel)
         if kdef is None or kernel is None:
             return []
@@ -2196,7 +2214,7 @@ class _Analyzer:
                 for r in dict.fromkeys(one_block(kdef.node, self.jit_helpers))
                 if r.size is not None and r.scale is not None
             ]
-        return [c for c in self._covers[kernel] if c.block in feeds]
+        return [c.model_copy(update={"held": held}) for c in self._covers[kernel] if c.block in feeds]
 
     def computed_text(self, name: str, func: _FuncInfo | None) -> str | None:
         """How ``name`` is computed, as written: its one assignment statement, or the lines assigning it."""
@@ -3789,7 +3807,9 @@ def _to_tunable(an: _Analyzer, s: Site) -> Tunable:
         tuned_table=_table_of(s),
         helper_note=s.helper_note if s.refused is None else None,
         loop_option=an.loop_option(s.kernel, s.name) if not s.semantic else None,
-        covers=an.covers(s.kernel, s.feeds or [s.name]) if not s.semantic and s.refused is None else [],
+        covers=an.covers(s.kernel, s.feeds or [s.name], held=an.held(s))
+        if not s.semantic and s.refused is None
+        else [],
     )
 
 

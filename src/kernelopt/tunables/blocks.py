@@ -259,6 +259,9 @@ class _Kernel:
         self.counted: dict[str, cst.BaseExpression] = {}
         self.fixed = fixed
         self.bodies: list[cst.CSTNode] = []  # the body, then each helper's body read at a call
+        # a setting the body holds itself, ``RBLOCK: tl.constexpr = 64`` at its top level (Inductor's persistent
+        # reductions, SGLang's ``BLOCK_SIZE: tl.constexpr = 512``): a block as a parameter is (breaker13)
+        self.held = body_constexprs(kernel)
         self.add(kernel.body)
 
     def add(self, code: cst.CSTNode) -> None:
@@ -385,7 +388,7 @@ class _Kernel:
         expr = _bare(expr)
         if isinstance(expr, cst.Name):
             name = expr.value
-            if name in self.params or name not in self.values:
+            if name in self.params or name in self.held or name not in self.values:
                 return name, ONE
             if name in seen:
                 return None
@@ -479,6 +482,31 @@ class _Kernel:
         base = self.reads(lhs)
         left = {n for n in self.reads(rhs) - base - {block} if n in self.params and n not in self.values}
         return left.pop() if len(left) == 1 else None
+
+
+def body_constexprs(kernel: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Name -> literal for each ``NAME: tl.constexpr = <int literal>`` at the top level of ``kernel``'s body that
+    binds its name once: a setting the kernel holds itself, as a default of its signature is."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                for name in _names(t.target):
+                    found.setdefault(name, []).append(node.value)
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign) and isinstance(node.target, cst.Name):
+            found.setdefault(node.target.value, []).append(node.value or node.target)
+    out: dict[str, cst.BaseExpression] = {}
+    for stmt in kernel.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            continue
+        node = stmt.body[0]
+        if not (isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name)):
+            continue
+        annotation = dotted(node.annotation.annotation).split(".")[-1]
+        name = node.target.value
+        if annotation == "constexpr" and isinstance(node.value, cst.Integer) and len(found.get(name, [])) == 1:
+            out[name] = node.value
+    return out
 
 
 def steps_by(kernel: cst.FunctionDef, block: str) -> bool:

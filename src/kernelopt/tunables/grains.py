@@ -54,7 +54,7 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
         spanned = {n for a in _aranges(node.left) for n in _names(a)}
         for local in _names(node.left):
             spanned |= spans.get(local, set())
-        if not spanned and _tile_offset(node.left, params - {name}):
+        if not spanned and tile_offset(node.left, params - {name}):
             spanned = {"tile"}  # a program's first index along another tile: (pid_k * BLOCK_SIZE_K) // group_size
         if spanned and name not in spanned:
             index = cst.Module([]).code_for_node(node)
@@ -66,7 +66,7 @@ def grain_sizes(kernel: cst.FunctionDef) -> dict[str, str]:
     return out
 
 
-def _tile_offset(node: cst.BaseExpression, tiles: set[str]) -> bool:
+def tile_offset(node: cst.BaseExpression, tiles: set[str]) -> bool:
     """``node`` is a product of a program id (``pid_k``, ``tl.program_id(1)``, or a local named ``pid...``) and
     another constexpr (``pid_k * BLOCK_SIZE_K``), possibly in parentheses."""
     if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):

@@ -39,6 +39,7 @@ from kernelopt.tunables.blocks import (
     ONE,
     OneBlock,
     Scale,
+    body_constexprs,
     call_args,
     cdiv_args,
     ceil_args,
@@ -60,6 +61,7 @@ from kernelopt.tunables.blocks import (
     walk,
 )
 from kernelopt.tunables.filters import constexpr_params
+from kernelopt.tunables.grains import tile_offset
 from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
@@ -249,6 +251,7 @@ def _requirements(
             out += _one_block_covers(call, kernel, pos[written].start.line, kernels, imported, launcher=fn)
             out += _grid_axis_limits(fn, call, kernel, pos[written].start.line)
             out += _divided_tiles(call, kernel, pos[written].start.line)
+            out += _grouped_tiles(call, kernel, pos[written].start.line)
             out += _block_pointer_axes(call, kernel, pos[written].start.line, kernels, imported)
             if kernel.name.value not in unmasked:  # masked elsewhere: a loop whose own loads carry no mask
                 out += _loop_steps(call, kernel, pos[written].start.line, bare_only=True)
@@ -317,6 +320,34 @@ def _divided_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[D
             continue
         why = f"the kernel {kernel.name.value} takes {_code(node)}: {size.value} must divide {block.value}"
         out.append(Divides(tile, passed[size.value], line, why, divided=True))
+    return out
+
+
+def _grouped_tiles(call: cst.Call, kernel: cst.FunctionDef, line: int) -> list[Divides]:
+    """A tile whose program's first index the kernel divides by a size the launch gives it at runtime (vLLM's AWQ
+    dequantization, ``pid_y * BLOCK_SIZE_Y // group_size + tl.arange(0, 1)``: the one row of zeros and scales every
+    row of the tile reads): a tile that straddles two groups reads the first one's for both, so the launch's tile must
+    divide the size (breaker13). A size given as a constexpr is the data's grain instead, held
+    (:mod:`kernelopt.tunables.grains`)."""
+    passed = _passed(call, kernel)
+    constexprs = set(constexpr_params(kernel))
+    out: list[Divides] = []
+    for node in walk(kernel.body):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+            continue
+        size = node.right
+        if not isinstance(size, cst.Name) or size.value in constexprs or size.value not in passed:
+            continue
+        if not tile_offset(node.left, constexprs):
+            continue
+        for block in sorted(_names(node.left) & constexprs):
+            tile = _passed_tile(passed, block)
+            if tile is not None:
+                why = (
+                    f"the kernel {kernel.name.value} takes {_code(node.with_changes(lpar=[], rpar=[]))}: one "
+                    f"{size.value} group a program, so {block} must divide {size.value}"
+                )
+                out.append(Divides(tile, passed[size.value], line, why))
     return out
 
 
@@ -670,7 +701,8 @@ def _grid_tuple(fn: cst.FunctionDef, call: cst.Call) -> cst.Tuple | cst.List | N
 def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression, str]]:
     """(key, value, where) of every setting a kernel holds itself, in order: each ``"KEY": <value>`` entry in its
     decorators (``triton.Config``'s dicts and ``@triton.heuristics``', a lambda's body standing for its value;
-    where: ``decorator``), then each default of its signature (``BLOCK: tl.constexpr = 1024``; ``signature``)."""
+    where: ``decorator``), then each default of its signature (``BLOCK: tl.constexpr = 1024``; ``signature``), then
+    each ``tl.constexpr`` its body binds to a literal (Inductor's ``RBLOCK: tl.constexpr = 64``; ``body``)."""
     out: list[tuple[str, cst.BaseExpression, str]] = []
     for decorator in fn.decorators:
         for node in walk(decorator.decorator):
@@ -681,6 +713,7 @@ def _decorator_literals(fn: cst.FunctionDef) -> list[tuple[str, cst.BaseExpressi
     for param in (*fn.params.params, *fn.params.kwonly_params):
         if param.default is not None:
             out.append((param.name.value, param.default, "signature"))
+    out += [(name, value, "body") for name, value in body_constexprs(fn).items()]
     return out
 
 

@@ -187,6 +187,8 @@ class Cover(BaseModel):
         size: the kernel parameter the range is compared with (``N``, ``n_cols``).
         test: the comparison as written (``cols < N``).
         mul, div: a range derived from the block reaches ``block * mul // div`` (``HALF = BLOCK // 2``: 1, 2).
+        held: the knob is a setting no guard by a size can be written for (a module-level constant, a literal the
+            kernel's body binds, ``RBLOCK: tl.constexpr = 64``): it may grow, never shrink below its value.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -197,6 +199,7 @@ class Cover(BaseModel):
     test: str
     mul: int = 1
     div: int = 1
+    held: bool = False
 
     def reach(self, value: int) -> int:
         """The largest size one block of ``value`` covers."""

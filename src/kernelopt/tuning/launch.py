@@ -240,7 +240,12 @@ def _cover_bound(
             low = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)
             if low is None:
                 continue
-        bounds.append((low, f"{cover.rule()}, and {cover.size} is up to {size} at the SHAPES entries checked"))
+        why = f"{cover.rule()}, and {cover.size} is up to {size} at the SHAPES entries checked"
+        if cover.held and isinstance(current, int) and not isinstance(current, bool) and low < current:
+            # a size past the entries that the original covers would be left undone, and no guard can be written
+            low, why = current, f"{cover.rule()}, and no guard by a size can be written for {name} (it covers "
+            why += f"{cover.size} up to its value {current} wherever the original runs)"
+        bounds.append((low, why))
     if not bounds:
         return values, default, None, None
     low, why = max(bounds)
