@@ -43,16 +43,16 @@ ADD = "def run(x, y):\n    return x + y\n"
 
 
 def _check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str = ADD, **job: Any
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str = ADD, *, inputs: str = INPUTS
 ) -> WorkerResult:
-    """The gate's check of ``kernel`` against ``INPUTS + reference``, in this process."""
+    """The gate's check of ``kernel`` against ``inputs + reference``, in this process."""
     from kernelopt.harness.progress import ProgressWriter
     from kernelopt.harness.worker import run_job
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + reference)
+    (tmp_path / "reference.py").write_text(inputs + "\n\n" + reference)
     (tmp_path / "kernel.py").write_text(kernel)
     spec = WorkerJob(
         mode=JobMode.CHECK,
@@ -60,7 +60,7 @@ def _check(
         kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
         progress_path=str(tmp_path / "progress.jsonl"),
         result_path=str(tmp_path / "result.json"),
-        **{"device": "cpu", **job},
+        device="cpu",
     )
     writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
     try:
@@ -87,6 +87,41 @@ def test_a_reference_output_without_values_is_the_problems_error_naming_the_fix(
         "holds no values: nothing to check the kernel against; make it on its inputs' device (device=x.device)"
     )
     assert "\n" not in res.failure.message and "TF32" not in res.failure.message
+
+
+KERNELBENCH_META = """import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x).to("meta")
+
+
+def get_inputs():
+    return [torch.randn(64, 32)]
+
+
+def get_init_inputs():
+    return []
+"""
+KERNELBENCH_NEW = """import torch
+from torch import nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+"""
+
+
+def test_a_kernelbench_model_returning_its_output_without_values_is_the_problems_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The KernelBench form goes the same way (batch's rows: ERROR, the problem's, counted apart)."""
+    res = _check(tmp_path, monkeypatch, "", KERNELBENCH_NEW, inputs=KERNELBENCH_META)
+    assert res.failure is not None and res.failure.culprit is Culprit.PROBLEM, res.failure
+    assert res.failure.error_class == "ReferenceDevice" and "returns its output on meta" in res.failure.message
 
 
 def test_tune_refuses_a_reference_output_without_values_as_reference_pys(tmp_path: Path) -> None:
