@@ -25,7 +25,7 @@ from kernelopt.harness.hints import (
     failure_class,
     hint_fits,
 )
-from kernelopt.harness.model import Culprit, JobMode, KernelSource, WorkerJob, WorkerResult
+from kernelopt.harness.model import Culprit, WorkerResult
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -45,28 +45,24 @@ ADD = "def run(x, y):\n    return x + y\n"
 def _check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str, kernel: str = ADD, *, inputs: str = INPUTS
 ) -> WorkerResult:
-    """The gate's check of ``kernel`` against ``inputs + reference``, in this process."""
-    from kernelopt.harness.progress import ProgressWriter
-    from kernelopt.harness.worker import run_job
+    """The gate's check of ``kernel`` against ``inputs + reference`` (written into ``tmp_path``), in this process."""
+    from tests.test_harness_correctness import _in_process
 
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # run_job sets them; restored after
-    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "reference.py").write_text(inputs + "\n\n" + reference)
     (tmp_path / "kernel.py").write_text(kernel)
-    spec = WorkerJob(
-        mode=JobMode.CHECK,
-        reference_py=str(tmp_path / "reference.py"),
-        kernels=[KernelSource(label="t", kernel_py=str(tmp_path / "kernel.py"), build_dir=str(tmp_path / "build"))],
-        progress_path=str(tmp_path / "progress.jsonl"),
-        result_path=str(tmp_path / "result.json"),
-        device="cpu",
-    )
-    writer = ProgressWriter(tmp_path / "progress.jsonl", time.monotonic)
-    try:
-        return run_job(spec, writer)
-    finally:
-        writer.close()
+    return _in_process(tmp_path, monkeypatch, tmp_path / "kernel.py", tmp_path / "reference.py")
+
+
+def _tune_loaded(folder: Path) -> Any:
+    """The tuning engine's :class:`~kernelopt.tuning.checks.LoadedProblem` of ``folder`` on the CPU, as its bench
+    worker's setup loads it, and the first SHAPES entry to build."""
+    from kernelopt.tuning.checks import LoadedProblem
+    from kernelopt.tuning.problem import Problem, ProblemShape
+
+    problem = Problem(reference_py=folder / "reference.py", kernel_py=folder / "kernel.py", device="cpu")
+    loaded = LoadedProblem.load(problem, "cpu")
+    return loaded, ProblemShape(kwargs=loaded.shapes[0])
 
 
 # -- item 1: a reference output on a device type other than its inputs' --------------------------------------------
@@ -129,15 +125,12 @@ def test_tune_refuses_a_reference_output_without_values_as_reference_pys(tmp_pat
     words, never a wrong result of every candidate."""
     from kernelopt.harness.compare import ReferenceElsewhere
     from kernelopt.tuning.bench_worker import _reference_failure
-    from kernelopt.tuning.checks import LoadedProblem
-    from kernelopt.tuning.problem import Problem, ProblemShape
 
     (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + META_REFERENCE)
     (tmp_path / "kernel.py").write_text(ADD)
-    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
+    loaded, first = _tune_loaded(tmp_path)
     with pytest.raises(ReferenceElsewhere) as raised:
-        loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+        loaded.build(first)
     assert _reference_failure(raised.value).startswith("reference.py returns its output on meta while its inputs")
 
 
@@ -308,22 +301,19 @@ def test_r2_tune_refuses_a_reference_whose_output_changes_with_the_random_state(
     """`tune` runs candidates from any random state: it said "kernel.py as written fails its own correctness check
     ... differs from the reference beyond tolerance" and told of TF32; its setup now refuses reference.py."""
     from kernelopt.harness.draws import ReferenceNondeterministic
-    from kernelopt.tuning.checks import LoadedProblem
-    from kernelopt.tuning.problem import Problem, ProblemShape
 
     (tmp_path / "reference.py").write_text(INPUTS + "\n\n" + NOISY)
     (tmp_path / "kernel.py").write_text(ADD)
-    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
+    loaded, first = _tune_loaded(tmp_path)
     with pytest.raises(ReferenceNondeterministic, match=r"^reference.py's reference\(\) draws random numbers"):
-        loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+        loaded.build(first)
     # one that draws without its output depending on it (a random permutation summed away) is checked as usual
     (tmp_path / "reference.py").write_text(
         INPUTS
         + "\n\ndef reference(x, y):\n    p = torch.randperm(x.numel())\n    return (x + y)[p][torch.argsort(p)]\n"
     )
-    loaded = LoadedProblem.load(problem, "cpu")
-    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
+    loaded, first = _tune_loaded(tmp_path)
+    loaded.build(first)
     assert loaded.expected.shape == (256,)
 
 
@@ -346,21 +336,29 @@ def test_r3_a_reference_that_modifies_an_input_says_the_references_side_too(
 def test_r4_a_reference_that_returns_a_view_of_an_input_checks_a_correct_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In the gate and in tune's checks (whose expected output then shares the inputs' storage)."""
+    """In the gate (the reference runs on a copy of the inputs) and in tune's checks, where the expected output was
+    the inputs' memory: a candidate writing into its input changed it, and every correct candidate after it failed
+    "output differs from the reference beyond tolerance (256 of 256 elements ...)" (r8)."""
     from kernelopt.tuning.candidate import Outcome
-    from kernelopt.tuning.checks import LoadedProblem, run_candidate
-    from kernelopt.tuning.problem import Problem, ProblemShape
+    from kernelopt.tuning.checks import run_candidate
 
     view = "def reference(x, y):\n    return x[:]\n"
     copy = "def run(x, y):\n    return x.clone()\n"
     assert _check(tmp_path, monkeypatch, view, copy).failure is None
-    problem = Problem(reference_py=tmp_path / "reference.py", kernel_py=tmp_path / "kernel.py", device="cpu")
-    loaded = LoadedProblem.load(problem, "cpu")
-    loaded.build(ProblemShape(kwargs=loaded.shapes[0]))
-    candidate, verdict = run_candidate(loaded, tmp_path / "kernel.py")
-    assert verdict.outcome is Outcome.OK, verdict.reason
-    assert candidate is not None
-    candidate.release()
+    (tmp_path / "writes.py").write_text("def run(x, y):\n    x.add_(1.0)\n    return x.clone()\n")
+    loaded, first = _tune_loaded(tmp_path)
+    loaded.build(first)
+    verdicts = []
+    for name in ("kernel.py", "writes.py", "kernel.py"):
+        candidate, verdict = run_candidate(loaded, tmp_path / name)
+        verdicts.append((verdict.outcome, verdict.reason))
+        if candidate is not None:
+            candidate.release()
+    assert verdicts == [
+        (Outcome.OK, None),
+        (Outcome.WRONG_RESULT, "the kernel modified input 0 in place; inputs must be left untouched"),
+        (Outcome.OK, None),
+    ]
 
 
 def test_r5_a_reference_without_float64_is_checked_in_a_precision_it_has(

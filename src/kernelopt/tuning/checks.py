@@ -295,6 +295,7 @@ class LoadedProblem:
                 random = drew(before, generator_states(self.device))
         from kernelopt.harness.compare import reference_device_line
 
+        self.expected = _own_memory(self.expected, self.inputs)
         self.device_line = reference_device_line(self.expected, self.inputs)  # a meta output: the setup's refusal
         self.contract = InPlaceContract(returns_nothing=self.expected is None)
         if self.prints.changed(self.inputs):  # an op in place: candidates must leave what it leaves
@@ -415,6 +416,20 @@ class LoadedProblem:
                 model.load_state_dict(theirs)
             model.eval()
         return model
+
+
+def _own_memory(outputs: Any, inputs: Any) -> Any:
+    """``outputs`` with each tensor that shares memory with an input copied: a reference returning a view of an input
+    (``x[:]``) left the expected output in the inputs' memory, which a candidate writing into its inputs changed, so
+    every correct candidate after it failed "output differs from the reference" (docs/faults.md refblame13 r8)."""
+    from kernelopt.harness.inputs import map_tensors, tensors_in
+
+    held = {t.untyped_storage().data_ptr() for t in tensors_in(inputs) if t.numel()}
+
+    def own(t: Any) -> Any:
+        return t.detach().clone() if t.numel() and t.untyped_storage().data_ptr() in held else t
+
+    return map_tensors(outputs, own)
 
 
 def _parameter_bytes(obj: Any) -> int:
