@@ -272,142 +272,224 @@ def derived_sizes(
     moved only where no key moves (``SHAPES`` absent, or naming no size: a KernelBench problem's ``batch_size = 16``,
     ``input_shape = (4, 1000)``). Every other key and constant stays the primary's. No size to move: no size.
     """
-    if not shapes:
+    mover = _Mover.of(shapes, roles or {}, constants)
+    if mover is None:
         return []
-    base = shapes[0]
-    readings = roles or {}
-    keyed: dict[str, _Values] = {}
-    for k, v in base.kwargs.items():
-        reading = readings.get(k)
-        role = reading.role if reading is not None else KeyRole.UNKNOWN
-        if role is KeyRole.KEPT or (isinstance(v, str) and role is not KeyRole.SIZE):
-            continue
-        got = _key_values(k, [s.kwargs.get(k) for s in shapes])
-        if got is not None:
-            keyed[k] = got
-    exponents = {(k, None) for k, r in readings.items() if r.role is KeyRole.EXPONENT and k in keyed}
-    sizes = {slot: [v for v in vs if v > 0] for got in keyed.values() for slot, vs in got.slots.items()}
-    moving = [slot for slot, vs in sizes.items() if vs and (max(vs) > 1 or slot in exponents)]
-    # the tensor dimensions by get_inputs' text (never a key the text cannot follow): the sizes below and of ones
-    dims = [slot for slot, vs in sizes.items() if vs and (r := readings.get(slot[0])) and r.role is KeyRole.SIZE]
-    owners: dict[str, _Values] = dict(keyed)
-    on_constants = False
-    if not moving and constants:
-        consts = {name: got for name, v in constants.items() if (got := _constant_values(name, v)) is not None}
-        sizes = {slot: [v for v in vs if v > 0] for got in consts.values() for slot, vs in got.slots.items()}
-        moving = [slot for slot, vs in sizes.items() if vs and max(vs) > 1]
-        owners, on_constants = consts, True
-    if not moving and not dims:
-        return []
-    largest = {k: max(sizes[k]) for k in moving}
-    common = {k: math.gcd(*sizes[k]) for k in moving}  # the entries' common factor: the half and quarter steps
-    grain = {k: _power_of_two_part(c) for k, c in common.items()}
+    out = _past_and_half(mover, grown)
+    if mover.on_constants:
+        return out
+    return out + _below(mover, least) + _ones(mover) + _below_one(mover) + _quarter(mover) + _power(mover)
 
-    def elements(s: ProblemShape) -> int:  # the product of the keys that move (an exponent's power of two)
-        values = s.constants if on_constants else s.kwargs
+
+@dataclasses.dataclass
+class _Mover:
+    """What :func:`derived_sizes` moves and how: the slots that move over the entries (``sizes``: each one's
+    positive values; ``moving``: those of more than 1, or an exponent; ``dims``: the tensor dimensions by
+    ``get_inputs``' text), the keys (or module-level constants) that own them, and the tries taken so far
+    (``seen``: the entries' largest, then each size's; the sizes from ``below`` on take none again, :meth:`fresh`)."""
+
+    base: ProblemShape
+    owners: dict[str, _Values]
+    sizes: dict[Slot, list[int]]
+    moving: list[Slot]
+    dims: list[Slot]
+    exponents: set[Slot]
+    constants: Mapping[str, SizeValue] | None
+    on_constants: bool
+    largest: dict[Slot, int] = dataclasses.field(init=False)
+    common: dict[Slot, int] = dataclasses.field(init=False)  # the entries' common factor: the half, quarter steps
+    grain: dict[Slot, int] = dataclasses.field(init=False)  # its power of two
+    entries: int = 1  # the elements of every entry together (:meth:`elements`)
+    seen: list[ProblemShape] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.largest = {k: max(self.sizes[k]) for k in self.moving}
+        self.common = {k: math.gcd(*self.sizes[k]) for k in self.moving}
+        self.grain = {k: _power_of_two_part(c) for k, c in self.common.items()}
+
+    @classmethod
+    def of(
+        cls,
+        shapes: Sequence[ProblemShape],
+        readings: Mapping[str, KeyReading],
+        constants: Mapping[str, SizeValue] | None,
+    ) -> _Mover | None:
+        """The keys of ``shapes`` that move by their ``readings`` (else reference.py's module-level ``constants``);
+        ``None`` when none does."""
+        if not shapes:
+            return None
+        base = shapes[0]
+        keyed: dict[str, _Values] = {}
+        for k, v in base.kwargs.items():
+            reading = readings.get(k)
+            role = reading.role if reading is not None else KeyRole.UNKNOWN
+            if role is KeyRole.KEPT or (isinstance(v, str) and role is not KeyRole.SIZE):
+                continue
+            got = _key_values(k, [s.kwargs.get(k) for s in shapes])
+            if got is not None:
+                keyed[k] = got
+        exponents = {(k, None) for k, r in readings.items() if r.role is KeyRole.EXPONENT and k in keyed}
+        sizes = {slot: [v for v in vs if v > 0] for got in keyed.values() for slot, vs in got.slots.items()}
+        moving = [slot for slot, vs in sizes.items() if vs and (max(vs) > 1 or slot in exponents)]
+        # the tensor dimensions by get_inputs' text (never a key the text cannot follow): the sizes below and of ones
+        dims = [slot for slot, vs in sizes.items() if vs and (r := readings.get(slot[0])) and r.role is KeyRole.SIZE]
+        owners: dict[str, _Values] = dict(keyed)
+        on_constants = False
+        if not moving and constants:
+            consts = {name: got for name, v in constants.items() if (got := _constant_values(name, v)) is not None}
+            sizes = {slot: [v for v in vs if v > 0] for got in consts.values() for slot, vs in got.slots.items()}
+            moving = [slot for slot, vs in sizes.items() if vs and max(vs) > 1]
+            owners, on_constants = consts, True
+        if not moving and not dims:
+            return None
+        mover = cls(base, owners, sizes, moving, dims, exponents, constants, on_constants)
+        unmoved = mover.shape({})
+        mover.entries = len(shapes) * mover.elements(unmoved) if on_constants else sum(map(mover.elements, shapes))
+        mover.seen.append(unmoved)
+        return mover
+
+    def elements(self, s: ProblemShape) -> int:
+        """The product of the keys that move at ``s`` (an exponent's power of two)."""
+        values = s.constants if self.on_constants else s.kwargs
         n = 1
-        for slot in moving:
+        for slot in self.moving:
             v = _slot_value(values.get(slot[0]), slot[1])
-            n *= (1 << v if slot in exponents else v) if v is not None and v > 0 else 1
+            n *= (1 << v if slot in self.exponents else v) if v is not None and v > 0 else 1
         return n
 
-    def sized(kind: SizeClass, tries: Sequence[ProblemShape]) -> DerivedSize:
-        return DerivedSize(kind=kind, tries=tuple(tries), scales=tuple(elements(t) / entries for t in tries))
+    def sized(self, kind: SizeClass, tries: Sequence[ProblemShape]) -> DerivedSize:
+        """A size of ``tries``, each weighed by its elements over the entries' (:attr:`DerivedSize.scales`)."""
+        return DerivedSize(kind=kind, tries=tuple(tries), scales=tuple(self.elements(t) / self.entries for t in tries))
 
-    tile = min((_power_of_two_part(v) for v in grown if v > 1), default=None)
-
-    def shape(moved: Mapping[Slot, int]) -> ProblemShape:
-        at = {**{k: largest[k] for k in moving}, **moved}
+    def shape(self, moved: Mapping[Slot, int]) -> ProblemShape:
+        """The primary entry with every moving slot at its largest, ``moved`` at theirs."""
+        at = {**{k: self.largest[k] for k in self.moving}, **moved}
         values: dict[str, object] = {}
-        for name, got in owners.items():
+        for name, got in self.owners.items():
             mine = {slot: v for slot, v in at.items() if slot[0] == name}
             if mine:
-                first = constants[name] if on_constants and constants else base.kwargs.get(name)
+                first = self.constants[name] if self.on_constants and self.constants else self.base.kwargs.get(name)
                 values[name] = _written(got, mine, first)
-        if on_constants:
+        base = self.base
+        if self.on_constants:
             return ProblemShape(kwargs=dict(base.kwargs), constants={**base.constants, **values})  # type: ignore[dict-item]
         return ProblemShape(kwargs={**base.kwargs, **values}, constants=dict(base.constants))  # type: ignore[dict-item]
 
+    def tries(self, *moves: dict[Slot, int | None]) -> list[ProblemShape]:
+        """The shapes of ``moves`` (a move of ``None`` left out), then their fallbacks: the same moves with the small
+        keys kept (a mode, a dim, a stride: an original refuses them moved, and the size would be skipped whole;
+        docs/faults.md x1); each once, none the entries' largest."""
+        keeps = (lambda k: True, lambda k: self.largest[k] > SMALL_KEY or k in self.exponents)
+        made = [self.shape({k: v for k, v in m.items() if v is not None and keep(k)}) for keep in keeps for m in moves]
+        unmoved = self.seen[0]
+        return [s for i, s in enumerate(made) if s != unmoved and s not in made[:i]]
+
+    def fresh(self, tries: Sequence[ProblemShape]) -> list[ProblemShape]:
+        """``tries`` less the shapes an earlier size took and those repeated, now taken."""
+        new = [t for i, t in enumerate(tries) if t not in self.seen and t not in tries[:i]]
+        self.seen += new
+        return new
+
+
+def _past_and_half(mover: _Mover, grown: Sequence[int]) -> list[DerivedSize]:
+    """The ``past`` and ``half`` sizes (the module docstring); ``grown``: as :func:`derived_sizes`'."""
+    largest, grain, exponents, moving = mover.largest, mover.grain, mover.exponents, mover.moving
+    tile = min((_power_of_two_part(v) for v in grown if v > 1), default=None)
+
     def past(k: Slot) -> int:
-        if k in exponents:
-            return largest[k] + 1
-        return (1 << (largest[k] - 1).bit_length()) | 1
+        return largest[k] + 1 if k in exponents else (1 << (largest[k] - 1).bit_length()) | 1
 
     def half(k: Slot) -> int | None:
         step = min(grain[k], tile) if tile else None
         return largest[k] + step // 2 if step is not None and step >= 2 and k not in exponents else None
 
-    def tries(*moves: dict[Slot, int | None]) -> list[ProblemShape]:
-        # the tries, then their fallbacks: the same moves with the small keys kept (a mode, a dim, a stride: an
-        # original refuses them moved, and the size would be skipped whole; docs/faults.md x1)
-        keeps = (lambda k: True, lambda k: largest[k] > SMALL_KEY or k in exponents)
-        shapes = [shape({k: v for k, v in m.items() if v is not None and keep(k)}) for keep in keeps for m in moves]
-        return [s for i, s in enumerate(shapes) if s != unmoved and s not in shapes[:i]]
-
-    unmoved = shape({})
-    entries = len(shapes) * elements(unmoved) if on_constants else sum(elements(s) for s in shapes)
-    past_tries = tries({k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2 or k in exponents})
+    past_tries = mover.tries(
+        {k: past(k) for k in moving}, {k: past(k) for k in moving if grain[k] <= 2 or k in exponents}
+    )
     half_moves = {k: largest[k] + grain[k] // 2 for k in moving if grain[k] >= 2 and k not in exponents}
-    half_tries = [h for h in tries({k: half(k) for k in moving}, half_moves) if h not in past_tries]
+    half_tries = [h for h in mover.tries({k: half(k) for k in moving}, half_moves) if h not in past_tries]
     # last, a whole grain past: a size the format allows where every half step is refused (DeepSeek-V3's fp8 GEMM at
     # N = K = 128, its quantization block: 129 and 192 refused, BLOCK_SIZE_K = 256 passed the entries, wrong at 256)
-    whole = tries({k: largest[k] + grain[k] for k in moving if grain[k] >= FORMAT_GRAIN and k not in exponents})
+    whole = mover.tries({k: largest[k] + grain[k] for k in moving if grain[k] >= FORMAT_GRAIN and k not in exponents})
     half_tries += [w for w in whole if w not in past_tries and w not in half_tries]
-    out = [sized(SizeClass.PAST, past_tries)] if past_tries else []
-    if half_tries:
-        out.append(sized(SizeClass.HALF, half_tries))
-    if on_constants:
-        return out
-    seen = [unmoved, *past_tries, *half_tries]
-    # below the smallest entry (a table's row under every entry: v36's `if n_cols <= 64: BLOCK = 64`, wrong at 32):
-    # each dimension's smallest value halved and made odd, then halved (a power of two an original asserts), the keys
-    # that are not dimensions at their smallest; at least 1
-    smallest = {k: min(sizes[k]) for k in moving}
-    lows = [k for k in dims if k in moving]
-    halves = (lambda v: (v // 2) | 1, lambda v: v // 2)
-    below = [shape({**smallest, **{k: max(1, halve(smallest[k])) for k in lows}}) for halve in halves]
-    below = [b for i, b in enumerate(below) if lows and b not in seen and b not in below[:i]]
-    if below:
-        out.append(sized(SizeClass.BELOW, below))
-    seen += below
-    if least:  # each dimension at 1: a table row's most masked-out lanes
-        ones_at = [shape({**smallest, k: 1}) for k in lows if smallest[k] > 1]
-        ones_at = [a for i, a in enumerate(ones_at) if a not in [*seen, *ones_at[:i]]]
-        out += [sized(SizeClass.BELOW, [a]) for a in ones_at]
-        seen += ones_at
-    # a dimension every entry gives 1 moved (batch-1's one row: v40's buffer padded to the block, wrong at 3 rows)
-    ones = [k for k in dims if max(sizes[k]) == 1]
-    if ones:
-        out.append(sized(SizeClass.ONES, [shape({k: ONE_MOVED_TO for k in ones})]))
-    # last (the cap cuts them first), each dimension below its smallest entry alone, the rest at their largest: a
-    # table row under every entry that is wrong only where another dimension is large (net12's m3: rows a program
-    # set for short rows, the grid still counting the original's; the size below moves them together and passes)
+    mover.seen += [*past_tries, *half_tries]
+    out = [mover.sized(SizeClass.PAST, past_tries)] if past_tries else []
+    return out + ([mover.sized(SizeClass.HALF, half_tries)] if half_tries else [])
+
+
+_HALVES = (lambda v: (v // 2) | 1, lambda v: v // 2)
+"""A dimension's smallest entry halved and made odd, then halved (a power of two an original asserts)."""
+
+
+def _lows(mover: _Mover) -> list[Slot]:
+    """The tensor dimensions that move: those the sizes below the smallest entry move."""
+    return [k for k in mover.dims if k in mover.moving]
+
+
+def _below(mover: _Mover, least: bool) -> list[DerivedSize]:
+    """The ``below`` size: below the smallest entry (a table's row under every entry: v36's ``if n_cols <= 64: BLOCK
+    = 64``, wrong at 32), each dimension's smallest value halved (:data:`_HALVES`), the keys that are not dimensions
+    at their smallest; at least 1. ``least``: then each dimension at 1 alone, a table row's most masked-out lanes."""
+    smallest = {k: min(mover.sizes[k]) for k in mover.moving}
+    lows = _lows(mover)
+    below = [mover.shape({**smallest, **{k: max(1, halve(smallest[k])) for k in lows}}) for halve in _HALVES]
+    below = mover.fresh(below) if lows else []
+    out = [mover.sized(SizeClass.BELOW, below)] if below else []
+    if least:
+        ones_at = mover.fresh([mover.shape({**smallest, k: 1}) for k in lows if smallest[k] > 1])
+        out += [mover.sized(SizeClass.BELOW, [a]) for a in ones_at]
+    return out
+
+
+def _ones(mover: _Mover) -> list[DerivedSize]:
+    """The ``ones`` size: the dimensions every entry gives 1 moved to :data:`ONE_MOVED_TO` together (batch-1's one row:
+    v40's buffer padded to the block, wrong at 3 rows); taken whatever the sizes before took."""
+    ones = [k for k in mover.dims if max(mover.sizes[k]) == 1]
+    return [mover.sized(SizeClass.ONES, [mover.shape({k: ONE_MOVED_TO for k in ones})])] if ones else []
+
+
+def _below_one(mover: _Mover) -> list[DerivedSize]:
+    """The ``below_one`` sizes, last but for the quarter and power (the cap cuts them first): each dimension below
+    its smallest entry alone, the rest at their largest: a table row under every entry that is wrong only where
+    another dimension is large (net12's m3: rows a program set for short rows, the grid still counting the
+    original's; the size below moves them together and passes)."""
+    lows = _lows(mover)
+    out = []
     for k in lows if len(lows) > 1 else []:
-        alone = [shape({k: max(1, halve(smallest[k]))}) for halve in halves]
-        alone = [a for i, a in enumerate(alone) if a not in seen and a not in alone[:i]]
-        seen += alone
+        smallest = min(mover.sizes[k])
+        alone = mover.fresh([mover.shape({k: max(1, halve(smallest))}) for halve in _HALVES])
         if alone:
-            out.append(sized(SizeClass.BELOW_ONE, alone))
-    # last of all, a quarter of the entries' common factor past the largest (3456 beside 1536 and 3072; 576 beside 256
-    # and 512): a size the original's own grain allows where a product of tiles (v41, v42), or a step times a count
-    # of splits (v46), no longer divides; the past and half sizes step by powers of two and missed all three
-    quarter = {k: largest[k] + c // 4 for k, c in common.items() if c % QUARTER_MIN == 0 and k not in exponents}
-    fourth = [q for q in tries(quarter) if q not in seen] if quarter else []
-    if fourth:
-        out.append(sized(SizeClass.QUARTER, fourth))
-        seen += fourth
-    # last, each key a power of two in every entry alone at four times its largest, else twice, the rest at their
-    # largest: an original that allows only powers of two refuses every size above (v44's rows of N reshaped from a
-    # block, `tl.reshape(x, (BLOCK // N, N))`: BLOCK=256 over rows of 64 and 128 is wrong from 512, past the next)
-    for k in moving:
-        if not (k in exponents or (largest[k] > SMALL_KEY and all(v & (v - 1) == 0 for v in sizes[k]))):
+            out.append(mover.sized(SizeClass.BELOW_ONE, alone))
+    return out
+
+
+def _quarter(mover: _Mover) -> list[DerivedSize]:
+    """The ``quarter`` size: a quarter of the entries' common factor past the largest (3456 beside 1536 and 3072; 576
+    beside 256 and 512): a size the original's own grain allows where a product of tiles (v41, v42), or a step times a
+    count of splits (v46), no longer divides; the past and half sizes step by powers of two and missed all three."""
+    quarter = {
+        k: mover.largest[k] + c // 4
+        for k, c in mover.common.items()
+        if c % QUARTER_MIN == 0 and k not in mover.exponents
+    }
+    fourth = mover.fresh(mover.tries(quarter)) if quarter else []
+    return [mover.sized(SizeClass.QUARTER, fourth)] if fourth else []
+
+
+def _power(mover: _Mover) -> list[DerivedSize]:
+    """The ``power`` sizes, last: each key a power of two in every entry alone at four times its largest, else twice,
+    the rest at their largest: an original that allows only powers of two refuses every size above (v44's rows of N
+    reshaped from a block, ``tl.reshape(x, (BLOCK // N, N))``: BLOCK=256 over rows of 64 and 128 is wrong from 512,
+    past the next)."""
+    out = []
+    for k in mover.moving:
+        largest, exponent = mover.largest[k], k in mover.exponents
+        if not (exponent or (largest > SMALL_KEY and all(v & (v - 1) == 0 for v in mover.sizes[k]))):
             continue
-        up = [largest[k] + n.bit_length() - 1 if k in exponents else largest[k] * n for n in POWER_STEPS]
-        ladder = [shape({k: v}) for v in up]
-        ladder = [p for i, p in enumerate(ladder) if p not in seen and p not in ladder[:i]]
-        seen += ladder
+        up = [largest + n.bit_length() - 1 if exponent else largest * n for n in POWER_STEPS]
+        ladder = mover.fresh([mover.shape({k: v}) for v in up])
         if ladder:
-            out.append(sized(SizeClass.POWER, ladder))
+            out.append(mover.sized(SizeClass.POWER, ladder))
     return out
 
 
