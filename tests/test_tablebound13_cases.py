@@ -70,3 +70,82 @@ def test_a_tile_is_refused_only_past_both_the_registers_and_the_authors_largest(
     assert tile_problems(small, {"BT": 512, "num_warps": 1}, ResourceLimits(max_registers_per_thread=None)) == []
     gemm = source.replace("b_rstd = 1 / tl.sqrt(tl.sum(b_x * b_x, 1) + eps)", "b_rstd = tl.sum(tl.dot(b_x, b_x), 1)")
     assert block_tiles(gemm, "l2norm_fwd_kernel") == ()
+
+
+# ------------------------------------------------------------------------------ a table over args[...]
+
+
+def _heuristic_launches(folder: Path, shapes: list[dict[str, int]]) -> list[dict[str, object]]:
+    """The ``num_warps`` each shape's launch of heur_falling's ``_rsum`` passes and the ``BLOCK`` its heuristic gives
+    there (Triton's interpreter)."""
+    from tests.conftest import load_fresh, triton_interpreted
+
+    seen: list[dict[str, object]] = []
+    with triton_interpreted():
+        ref = load_fresh(folder / "reference.py", "_tablebound13_ref")
+        ker = load_fresh(folder / "kernel.py", "_tablebound13_ker")
+        heuristic = ker._rsum
+
+        class Spy:
+            def __getitem__(self, grid: object) -> object:
+                def launch(*args: object, **kwargs: object) -> object:
+                    R, N = args[2], args[3]
+                    block = heuristic.values["BLOCK"]({"R": R, "N": N})
+                    seen.append({"num_warps": kwargs.get("num_warps"), "BLOCK": block})
+                    return heuristic[grid](*args, **kwargs)
+
+                return launch
+
+        ker._rsum = Spy()
+        for shape in shapes:
+            ker.run(*ref.get_inputs(**shape))
+    return seen
+
+
+@pytest.mark.timeout(120)
+def test_a_launch_option_beside_a_heuristic_s_table_over_args_is_set_under_the_launch_s_own_argument(
+    tmp_path: Path,
+) -> None:
+    """tablebound11's leftover: a pick of ``BLOCK=512, num_warps=8`` for variants/heur_falling, whose block is a
+    ``@triton.heuristics`` lambda of ``args["R"]``, wrote nothing: the table goes into the lambda over ``args["N"]``
+    up to 100 (the sizes checked), and ``num_warps=8`` "cannot be set under args["N"] <= 100 (args is not known where
+    it is set)". The launch ``_rsum[(R,)](x, y, R, N)`` passes its local ``N`` as the kernel's ``N``, bound once
+    before it: the option is set under ``N <= 100`` there, Triton's four warps above, so above the sizes checked the
+    launch gets every one of the original's settings and below every one of the pick's; correct at sizes no entry
+    names, NaN-padded, on both sides of the bound."""
+    from tests.test_breaker7_cases import _all_correct
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = _copy("variants/heur_falling", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK": 512, "num_warps": 8})
+    assert written is not None, note
+    assert '{"BLOCK": lambda args: 512 if args["N"] <= 100 else 4096 // triton.next_power_of_2(args["R"])}' in written
+    assert "    num_warps = 4\n    if N <= 100:  # kernelopt: tuned\n        num_warps = 8\n" in written, written
+    assert 'num_warps=8 only where N <= 100 (args["N"] <= 100 at the launch)' in (note or ""), note
+    (folder / "kernel.py").write_text(written)
+    shapes = [{"R": 7, "N": 33}, {"R": 3, "N": 101}, {"R": 2, "N": 1000}]
+    assert _heuristic_launches(folder, shapes) == [
+        {"num_warps": 8, "BLOCK": 512},
+        {"num_warps": 4, "BLOCK": 1024},  # the original's 4096 // next_power_of_2(3), with Triton's four warps
+        {"num_warps": 4, "BLOCK": 2048},
+    ]
+    _all_correct(folder, shapes)
+
+
+def test_a_launch_argument_not_read_again_the_same_keeps_the_option_unbounded_and_says_why() -> None:
+    """Where the launch passes the kernel's ``N`` through a call that may differ when called again (a helper of the
+    file, not a pure size), or a name it binds twice, ``args["N"]`` cannot be written where the option is set: nothing
+    is written, one line."""
+    from kernelopt.tunables.guard import bound_moves
+
+    source = (DATA / "variants" / "heur_falling" / "kernel.py").read_text()
+    for launch in ("_rsum[(R,)](x, y, R, cols(x))", "_rsum[(R,)](x, y, R, N)\n    N = N + 1"):
+        old = source.replace("_rsum[(R,)](x, y, R, N)", launch) + "\n\ndef cols(x):\n    return x.shape[1]\n"
+        new = old.replace("_rsum[(R,)](x, y, R, N", "_rsum[(R,)](x, y, R, N, num_warps=8").replace(
+            "_rsum[(R,)](x, y, R, cols(x))", "_rsum[(R,)](x, y, R, cols(x), num_warps=8)"
+        )
+        bounded = bound_moves(old, new, 'args["N"] <= 100')
+        assert bounded.new_source is None, bounded
+        assert 'num_warps=8 cannot be set under args["N"] <= 100 (args is not known where it is set' in (
+            bounded.note or ""
+        ), bounded.note

@@ -63,6 +63,7 @@ from kernelopt.tunables.blocks import (
 from kernelopt.tunables.filters import constexpr_params
 from kernelopt.tunables.grains import tile_offset
 from kernelopt.tunables.inline_guard import TUNED, bound_block, conjuncts, read_inline_guard, read_statement_guard
+from kernelopt.tunables.launch_bound import launch_test
 from kernelopt.tunables.syntax import kept_by_text, parsed
 
 _Splice = tuple[int, int, str]
@@ -3451,7 +3452,7 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     old_collector = _collected(old)
     try:
         new_tree = parsed(new)
-        wanted = _names(cst.parse_expression(test))
+        cst.parse_expression(test)
     except cst.ParserSyntaxError:
         return Guarded(None, f"the bound {test!r} or the edited text does not parse")
     pos = new_tree.positions
@@ -3461,6 +3462,7 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
         return Guarded(None, "the edit is not of literals alone")
     restores: list[_Splice] = []
     by_statement: dict[int, list[_Change]] = {}
+    tests: dict[int, str] = {}  # statement -> the bound as its function reads it
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
         inserted = _inserted_options(o, n, collector, defaults)
         if isinstance(inserted, str):
@@ -3479,27 +3481,41 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
                 if isinstance(change.statement, cst.SimpleStatementSuite)
                 else None
             )
+            # a heuristic's table bounds args["N"]: the launch's own argument N is the same size where it is set
+            own = launch_test(test, change.statement, fn, new_tree.module, change.target) if fn and not where else test
+            if own is None:
+                where = "args is not known where it is set, and the launch passes no argument it reads again the same"
             missing = (
-                sorted(wanted - _LIBRARIES - _bound_before(fn, pos[change.statement].start.line, pos)) if fn else []
+                sorted(
+                    _names(cst.parse_expression(own))
+                    - _LIBRARIES
+                    - _bound_before(fn, pos[change.statement].start.line, pos)
+                )
+                if fn and own is not None
+                else []
             )
             if where is None and missing:
                 where = f"{', '.join(missing)} is not known where it is set"
-            if where is not None:
+            if where is not None or own is None:
                 return Guarded(None, f"{name}={change.after} cannot be set under {test} ({where})")
             restores.append(cut)
             by_statement.setdefault(id(change.statement), []).append(change)
+            tests[id(change.statement)] = own
     if _spliced(new, restores) != old:
         return Guarded(None, f"the edit moved more than literals that can be set under {test}")
     splices: list[_Splice] = []
-    for moved in by_statement.values():
+    for key, moved in by_statement.items():
         fn = moved[0].function
         assert fn is not None
-        written = _set_under(moved, [test] * len(moved), fn, new, pos, test)
+        written = _set_under(moved, [tests[key]] * len(moved), fn, new, pos, tests[key])
         if written is None:
             return Guarded(None, "an assignment and a launch literal moved on one line cannot be set under a bound")
         splices += written
     sets = ", ".join(f"{c.target or c.keyword}={c.after}" for moved in by_statement.values() for c in moved)
-    return Guarded(_spliced(new, splices), f"{sets} only where {test}, the original values elsewhere")
+    where = sorted(set(tests.values()))
+    spelled = "; ".join(t for t in where if t != test)
+    said = f"{' and '.join(where)} ({test} at the launch)" if spelled else test
+    return Guarded(_spliced(new, splices), f"{sets} only where {said}, the original values elsewhere")
 
 
 def _inserted_options(
