@@ -149,3 +149,46 @@ def test_a_launch_argument_not_read_again_the_same_keeps_the_option_unbounded_an
         assert 'num_warps=8 cannot be set under args["N"] <= 100 (args is not known where it is set' in (
             bounded.note or ""
         ), bounded.note
+
+
+# ------------------------------------------------------------------------------ a tile beside a guarded tile
+
+
+@pytest.mark.timeout(120)
+def test_a_tile_legal_at_every_size_falls_back_with_a_guarded_tile_beside_it(tmp_path: Path) -> None:
+    """tablebound11's leftover: a pick of ``BLOCK_M=32, BLOCK_N=64`` for variants/tile_lse_zero (rows of N a multiple
+    of 32, a column loop whose loads leave BLOCK_N unchecked) guards BLOCK_N by ``N % 64 == 0`` and wrote BLOCK_M=32,
+    legal at every size, for every size: where N % 64 != 0 it ran 32 rows a program with the original 32 columns, a
+    combination no session timed. It now falls back with the guard, its grid's copy named (``triton.cdiv(M,
+    BLOCK_M)``); correct, NaN-padded, on both sides of the guard at sizes no entry names, and a re-tune reads
+    BLOCK_M as the literal 16."""
+    from kernelopt.tunables import discover_source
+    from tests.test_breaker7_cases import _all_correct
+    from tests.test_breaker_cases import _tune_edit
+
+    folder = _copy("variants/tile_lse_zero", tmp_path)
+    written, note = _tune_edit(folder, {"BLOCK_M": 32, "BLOCK_N": 64})
+    assert written is not None, note
+    assert "    BLOCK_M = 16\n    if N % 64 == 0:  # kernelopt: tuned\n        BLOCK_M = 32\n" in written, written
+    assert "tile_lse[(triton.cdiv(M, BLOCK_M),)](x, y, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)" in written
+    assert "BLOCK_M=32 only where N % 64 == 0, the original values elsewhere" in (note or ""), note
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, [{"M": 9, "N": 96}, {"M": 17, "N": 128}])
+    assert {t.key: t.value for t in discover_source(written)}["tile_lse:BLOCK_M"] == 16
+
+
+def test_an_absent_num_stages_is_bounded_on_an_amd_gpu_with_its_backend_s_default() -> None:
+    """tablebound11's leftover: ``num_stages`` left to Triton beside a table or a guard was bounded only on NVIDIA
+    (3, CUDAOptions); on an AMD GPU the pick wrote nothing ("num_stages is not passed at the launch (Triton's
+    default, which differs between backends)"). Triton 3.6's HIPOptions give 2, the value the original ran with where
+    an AMD session timed it: the option falls back on it there. With no GPU named nothing is written, as before."""
+    from kernelopt.tunables.guard import bound_moves, option_defaults
+
+    old = "def run(x, n):\n    k[(1,)](x, n, BLOCK=64)\n"
+    new = old.replace("BLOCK=64)", "BLOCK=64, num_stages=4)")
+    for gpu, stages in (("MI300X", 2), ("MI355X", 2), ("H100", 3)):
+        assert bound_moves(old, new, "n <= 64", option_defaults(gpu)).new_source == (
+            f"def run(x, n):\n    num_stages = {stages}\n    if n <= 64:  # kernelopt: tuned\n        num_stages = 4\n"
+            "    k[(1,)](x, n, BLOCK=64, num_stages=num_stages)\n"
+        ), gpu
+    assert bound_moves(old, new, "n <= 64", option_defaults(None)).new_source is None

@@ -3418,24 +3418,32 @@ def _guard(
 
 
 #: The launch options whose default Triton 3.6 gives alike on every backend (NVIDIA's CUDAOptions and AMD's
-#: HIPOptions: four warps, one CTA; ``num_stages`` is 3 on NVIDIA and 2 on AMD, so no one value stands for it).
+#: HIPOptions: four warps, one CTA; ``num_stages`` is 3 on NVIDIA and 2 on AMD, so no one value stands for it:
+#: :data:`DEFAULT_STAGES`).
 PORTABLE_DEFAULTS: dict[str, int] = {"num_warps": 4, "num_ctas": 1}
+
+
+#: ``num_stages`` a launch that leaves it out runs with, by the GPU's vendor: Triton 3.6's (the version kernelopt
+#: pins) CUDAOptions give 3, its HIPOptions 2 (``triton/backends/{nvidia,amd}/compiler.py``).
+DEFAULT_STAGES: dict[str, int] = {"nvidia": 3, "amd": 2}
 
 
 def option_defaults(gpu: str | None) -> dict[str, int]:
     """The defaults of the launch options a launch leaves out that a bound may fall back on, for a session on
-    ``gpu`` (a spec-sheet name): :data:`PORTABLE_DEFAULTS`, and on an NVIDIA GPU ``num_stages`` 3 (CUDAOptions: the
-    value the original ran with where the session timed it)."""
+    ``gpu`` (a spec-sheet name): :data:`PORTABLE_DEFAULTS`, and on an NVIDIA or AMD GPU its backend's ``num_stages``
+    (:data:`DEFAULT_STAGES`: the value the original ran with where the session timed it). No ``num_stages`` where no
+    GPU, or one of no known vendor, is named: its default is not known."""
     if not gpu:
         return dict(PORTABLE_DEFAULTS)
     from kernelopt.errors import UsageError
     from kernelopt.hardware.specs import lookup
 
     try:
-        nvidia = lookup(gpu).vendor.lower() == "nvidia"
+        vendor = lookup(gpu).vendor.lower()
     except UsageError:
-        nvidia = False
-    return {**PORTABLE_DEFAULTS, "num_stages": 3} if nvidia else dict(PORTABLE_DEFAULTS)
+        return dict(PORTABLE_DEFAULTS)
+    stages = DEFAULT_STAGES.get(vendor)
+    return {**PORTABLE_DEFAULTS, "num_stages": stages} if stages is not None else dict(PORTABLE_DEFAULTS)
 
 
 def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = PORTABLE_DEFAULTS) -> Guarded:
@@ -3463,6 +3471,8 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     restores: list[_Splice] = []
     by_statement: dict[int, list[_Change]] = {}
     tests: dict[int, str] = {}  # statement -> the bound as its function reads it
+    copies: dict[int, list[tuple[_Change, cst.CSTNode]]] = {}  # statement -> its moved tiles' grid copies
+    claimed: set[int] = set()
     for o, n in zip(old_collector.statements, collector.statements, strict=True):
         inserted = _inserted_options(o, n, collector, defaults)
         if isinstance(inserted, str):
@@ -3501,13 +3511,19 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
             restores.append(cut)
             by_statement.setdefault(id(change.statement), []).append(change)
             tests[id(change.statement)] = own
+            for lit in _moved_copies(o[1], n[1], change):  # a tile's grid copy (``triton.cdiv(M, 32)``) moves with it
+                if id(lit) in claimed:
+                    return Guarded(None, f"{_code(lit)} moved with two settings: no bound names it")
+                claimed.add(id(lit))
+                copies.setdefault(id(change.statement), []).append((change, lit))
+                restores.append((*collector.offset(lit), str(change.before)))
     if _spliced(new, restores) != old:
         return Guarded(None, f"the edit moved more than literals that can be set under {test}")
     splices: list[_Splice] = []
     for key, moved in by_statement.items():
         fn = moved[0].function
         assert fn is not None
-        written = _set_under(moved, [tests[key]] * len(moved), fn, new, pos, tests[key])
+        written = _set_under(moved, [tests[key]] * len(moved), fn, new, pos, tests[key], copies.get(key, []))
         if written is None:
             return Guarded(None, "an assignment and a launch literal moved on one line cannot be set under a bound")
         splices += written
@@ -3516,6 +3532,18 @@ def bound_moves(old: str, new: str, test: str, defaults: Mapping[str, int] = POR
     spelled = "; ".join(t for t in where if t != test)
     said = f"{' and '.join(where)} ({test} at the launch)" if spelled else test
     return Guarded(_spliced(new, splices), f"{sets} only where {said}, the original values elsewhere")
+
+
+def _moved_copies(old: cst.FunctionDef | None, new: cst.FunctionDef | None, change: _Change) -> list[cst.CSTNode]:
+    """The literals of ``new`` (the edited launching function) that moved with the launch keyword ``change`` from
+    its value to the new one: a count of blocks dividing by it (``triton.cdiv(M, 16)`` -> ``32``) and a number of the
+    launch's grid tuple (:func:`_grid_number_copies`). Set under a bound with the keyword, they are written as its
+    name, else the original tile would run on the pick's count of programs."""
+    if old is None or new is None or change.keyword is None or change.function is not new:
+        return []
+    counts = [d for b, _, d, _ in _divisions(old.body, new.body) if b == change.before and _int(d) == change.after]
+    grids = [e for e in _grid_number_copies(old, new, change) if all(e is not d for d in counts)]
+    return [*counts, *grids]
 
 
 def _inserted_options(

@@ -2110,22 +2110,35 @@ def _config_edit(prepared: PreparedFolder, best: Mapping[str, Value] | None) -> 
 
 def _with_guard(prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded) -> Guarded:
     """``guarded`` (the pick ``changes`` with its tiles guarded by the sizes they must divide or cover) with the
-    launch options the pick moved (``num_warps``, ``num_stages``) set under the same guard
+    other settings the pick moved (``num_warps``, ``num_stages``, a tile legal at every size with its grid's copies)
+    set under the same guard
     (:func:`~kernelopt.tunables.guard.bound_moves`): where the guard fails, the original's values of every knob, not
     the original tile with the pick's ``num_stages``, a combination never timed (on a GPU, a deeper pipeline of the
     original's larger tiles can need more shared memory than the device has). No text, and why, when they cannot be
     set under it (guards of different conditions, an option the launch does not pass, a literal no size is known
     at)."""
-    base, fn = prepared.base_source, prepared.problem.kernel_py.name
     assert guarded.new_source is not None
     tiles = set(guarded_values(guarded.new_source))  # the names a guard sets (the pick's own, as guarded)
-    # the launch options the pick moved beside the guarded tiles (a tile the guard judged legal at every size stays
-    # as the guard writes it: its grid's copies move with it, which no bound is written into)
-    others = {
-        k: v for k, v in changes.items() if k.rpartition(":")[2] not in tiles and k.rpartition(":")[2] in CONFIG_OPTIONS
-    }
-    if not others or not guarded.tests:  # no option moved, or no guard written (an earlier one taken out)
+    # every setting the pick moved beside the guarded tiles falls back with them: a tile the guard judged legal at
+    # every size too, its grid's copies named (tablebound13: tile_lse_zero's BLOCK_M=32 beside a guarded BLOCK_N ran
+    # 32 rows a program with the original BLOCK_N where N % 64 != 0, a combination never timed); where no bound
+    # holds such a tile, it stays as the guard writes it, legal at every size, and the launch options alone fall back
+    beside = {k: v for k, v in changes.items() if k.rpartition(":")[2] not in tiles}
+    options = {k: v for k, v in beside.items() if k.rpartition(":")[2] in CONFIG_OPTIONS}
+    if not beside or not guarded.tests:  # nothing moved beside them, or no guard written (an earlier one taken out)
         return guarded
+    if beside != options:
+        bounded = _guard_beside(prepared, changes, guarded, beside)
+        if bounded.new_source is not None or not options:
+            return bounded if bounded.new_source is not None else guarded
+    return _guard_beside(prepared, changes, guarded, options) if options else guarded
+
+
+def _guard_beside(
+    prepared: PreparedFolder, changes: Mapping[str, Value], guarded: Guarded, others: Mapping[str, Value]
+) -> Guarded:
+    """:func:`_with_guard`'s text with the settings ``others`` (of the pick ``changes``) set under the guard."""
+    base, fn = prepared.base_source, prepared.problem.kernel_py.name
     tests = sorted(set(guarded.tests))
     mixed = f"{guarded.note}; {config_text(others)} for every size would run with the original tiles where"
     if len(tests) != 1:
