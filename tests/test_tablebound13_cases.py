@@ -192,3 +192,25 @@ def test_an_absent_num_stages_is_bounded_on_an_amd_gpu_with_its_backend_s_defaul
             "    k[(1,)](x, n, BLOCK=64, num_stages=num_stages)\n"
         ), gpu
     assert bound_moves(old, new, "n <= 64", option_defaults(None)).new_source is None
+
+
+# ------------------------------------------------------------------------------ GemLite's W_nbits
+
+
+def test_a_bit_width_the_launcher_derives_a_held_grain_from_is_held_with_it() -> None:
+    """Seen on 2026-12-06 (breaker12, "seen, not changed"): ``tunables gemlite_gemv`` listed ``W_nbits`` (4, the
+    packed weights' bit width) as an editable knob with no category, beside ``elements_per_sample`` held as a grain and
+    ``unpack_mask`` computed, both derived from it at the launch (``32 // W_nbits``, ``2**W_nbits - 1``). ``tunables
+    --set W_nbits=8`` then wrote a kernel reading every weight wrong. A launch argument from which the launching
+    function computes another argument the kernel holds as a grain of its data is held too, saying which."""
+    from kernelopt.tunables import discover_source
+
+    found = {t.key: t for t in discover_source((DATA / "breaker12" / "gemlite_gemv" / "kernel.py").read_text())}
+    bits = found["gemv_A16fWnO16f_int32packing_kernel:W_nbits"]
+    assert bits.semantic and not bits.editable, bits
+    assert (bits.refused_reason or "").startswith(
+        "'W_nbits' gives elements_per_sample (elements_per_sample = 32 // W_nbits), which is held: 'elements_per_sample'"
+        " divides an index of another block"
+    ), bits.refused_reason
+    assert found["gemv_A16fWnO16f_int32packing_kernel:elements_per_sample"].semantic
+    assert found["gemv_A16fWnO16f_int32packing_kernel:group_size"].semantic

@@ -839,6 +839,40 @@ class _Analyzer:
             self._filters[kernel] = {**grain_sizes(kdef.node), **filter_sizes(kdef.node)}
         return self._filters[kernel].get(name)
 
+    def feeds_held(self, la: _Launch, kernel: str | None, name: str, expr: cst.BaseExpression) -> str | None:
+        """Why the argument ``name`` the launch ``la`` passes as ``expr`` (a name of the launching function) is held:
+        the launching function computes from it another argument of the same launch that the kernel reads as a grain
+        of its data (:meth:`filter_size`). GemLite's ``W_nbits``, the packed weights' bit width, gives
+        ``elements_per_sample = 32 // W_nbits``, the values one int32 holds, which divides the K offsets: another
+        width reads other bits of every weight. ``None`` otherwise."""
+        kdef = self.jit_kernel(kernel)
+        if kdef is None or la.func is None or not isinstance(expr, cst.Name) or any(a.star for a in la.args):
+            return None
+        params = [p.name.value for p in kdef.params]
+        given = dict(zip(params, [a.value for a in la.args if a.keyword is None], strict=False))
+        given |= {a.keyword.value: a.value for a in la.args if a.keyword is not None}
+        for other, arg in given.items():
+            why = self.filter_size(kernel, other) if other != name else None
+            if why is None or expr.value not in self._reads_through(arg, la.func):
+                continue
+            how = self.code(arg) if not isinstance(arg, cst.Name) else self.computed_text(arg.value, la.func)
+            return (
+                f"'{name}' gives {other} ({how or self.code(arg)}), which is held: {why.split(': ', 1)[0]}; another "
+                f"{name} changes it, so {name} is held at its value too"
+            )
+        return None
+
+    def _reads_through(self, expr: cst.BaseExpression, func: _FuncInfo) -> set[str]:
+        """The names ``expr`` reads in ``func``, and those the values of the locals it reads read, followed."""
+        out: set[str] = set()
+        todo = [expr]
+        while todo:
+            for n in walk(todo.pop()):
+                if isinstance(n, cst.Name) and n.value not in out:
+                    out.add(n.value)
+                    todo += [b.value for b in func.locals.get(n.value, []) if b.value is not None]
+        return out
+
     def group_size(self, kernel: str | None, name: str, la: _Launch) -> str | None:
         """Why the work group ``name`` of ``kernel`` is no knob at the launch ``la``
         (:func:`~kernelopt.tunables.groups.group_refusal`), or ``None``."""
@@ -1470,6 +1504,7 @@ class _Analyzer:
         value = lit.value if lit else None
         window = self.filter_size(kname, name) if name not in LAUNCH_OPTIONS else None
         window = window or (self.group_size(kname, name, la) if is_work_group(name) else None)
+        window = window or (self.feeds_held(la, kname, name, expr) if name not in LAUNCH_OPTIONS else None)
         semantic = name not in LAUNCH_OPTIONS and (semantic_reason(name, value) is not None or window is not None)
         shapes_output = self.sizes_output(expr, la.func) if not semantic and name not in LAUNCH_OPTIONS else None
         if semantic:
