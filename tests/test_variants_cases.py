@@ -1012,6 +1012,41 @@ def test_a_split_k_loop_over_k_per_split_keeps_the_step_times_the_splits_a_divis
 
 
 @pytest.mark.timeout(120)
+def test_a_count_of_tiles_a_second_stage_covers_in_one_block_keeps_the_tile_times_the_block_covering(
+    tmp_path: Path,
+) -> None:
+    """Found on 2026-12-06 (v47, wrongkernel13's hunt): parts_capped, a sum in two stages, ``BLOCK_SIZE = 1024``
+    elements a partial sum (``num_parts = triton.cdiv(n, BLOCK_SIZE)``), then one program summing the partials with
+    one block of ``MAX_PARTS=64`` (``assert n <= 65536``). ``BLOCK_SIZE = 512`` went out plainly, **the net on**:
+    right at the SHAPES' 3000 and 8192 elements and at every net size (8193, 8196, 1501: at most 17 partials); at
+    40000 elements, which the original handled, the partials past the 64th were never summed. The second
+    stage's block was read as covering ``num_parts`` (``MAX_PARTS`` guarded by it), never the tile the count divides
+    by. A count of tiles a fixed block covers is that tile times the block over the size: ``if n <= 32768``; a larger
+    tile moves plainly, and a block computed from the count (``triton.next_power_of_2(num_parts)``) requires
+    nothing."""
+    from kernelopt.tunables.guard import guard_edit
+
+    folder = _copy("parts_capped", tmp_path)
+    original = (folder / "kernel.py").read_text()
+    shapes = [{"n": 40000}, {"n": 20000}]  # the original's block past 32768 elements, the pick's below
+    got = _plainly(folder, "BLOCK_SIZE = 1024", "BLOCK_SIZE = 512", shapes)  # before
+    assert got == {"n=40000": False, "n=20000": True}, got
+    # the rules as tune runs them on its pick's text (the session's own worker is not started: the v43 test's
+    # _tune_edit shows the path; here the guard is what is new)
+    guarded = guard_edit(original, original.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
+    written, note = guarded.new_source, guarded.note
+    assert written is not None and note is not None and "    if n <= 32768:  # kernelopt: tuned\n" in written, note
+    assert "the launch counts it in tiles of BLOCK_SIZE (triton.cdiv(n, BLOCK_SIZE))" in note, note
+    wider = original.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 2048")
+    assert guard_edit(original, wider).new_source == wider
+    computed = original.replace("MAX_PARTS=64)", "MAX_PARTS=triton.next_power_of_2(num_parts))")
+    smaller = computed.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512")
+    assert guard_edit(computed, smaller).new_source == smaller
+    (folder / "kernel.py").write_text(written)
+    _all_correct(folder, shapes)
+
+
+@pytest.mark.timeout(120)
 def test_a_one_block_row_compared_with_a_multiple_of_its_length_is_guarded_by_that_multiple(tmp_path: Path) -> None:
     """Seen on 2026-12-05 (v19, wrongkernel8's hunt): pairs_one_block, one block over a row of complex numbers
     stored as pairs, masked ``cols < 2 * n_pairs`` (``BLOCK=256``, rows of at most 128 pairs). The one-block rule

@@ -1691,7 +1691,44 @@ def _one_block_covers(
             if reading.factors:
                 why += f" with {' * '.join(reading.factors)} in a product: a loop counting blocks"
             out.append(Divides(tile, size_expr, line, why, covers=True, scale=reading.scale, factors=others))
+            if launcher is not None and size is not None and reading.bound is None and not reading.factors:
+                out += _counted_cover(launcher, passed[size], tile, given, line, why)
     return out
+
+
+def _counted_cover(
+    launcher: cst.FunctionDef,
+    count: cst.BaseExpression,
+    block: tuple[str, str],
+    given: cst.BaseExpression | None,
+    line: int,
+    why: str,
+) -> list[Divides]:
+    """A size a kernel covers with one block of a fixed value (a literal, or a local bound once to one) that the
+    launch counts in tiles of another setting (``parts = triton.cdiv(n, BLOCK)``, or ``(n + BLOCK - 1) // BLOCK``,
+    passed as it or through a local bound once): that tile times the block is one block's reach over ``n`` (a second
+    stage summing at most 64 partial sums of a first stage's ``BLOCK``, v47); a smaller tile counts more than the
+    block covers where the original's did not. A block computed from the count (``next_power_of_2(parts)``) grows
+    with it: no requirement."""
+    if _launch_value(launcher, given) is None:
+        return []
+    if isinstance(count, cst.Name):
+        bound = [
+            node.value
+            for node in walk(launcher.body)
+            if isinstance(node, cst.Assign) and any(dotted(t.target) == count.value for t in node.targets)
+        ]
+        count = bound[0] if len(bound) == 1 else count
+    counted = cdiv_args(count)
+    tile_size = (counted[1], counted[0]) if counted is not None else _ceil_div(count)
+    tile = _tile_id(tile_size[0]) if tile_size is not None else None
+    if tile_size is None or tile is None or tile == block:
+        return []
+    size = tile_size[1]
+    counts = (
+        f"; the launch counts it in tiles of {tile[1]} ({_code(count)}): {tile[1]} * {block[1]} reaches {_code(size)}"
+    )
+    return [Divides(tile, size, line, why + counts, covers=True, factors=(block,))]
 
 
 def _loop_steps(
