@@ -297,6 +297,21 @@ def test_r2_a_kernel_drawing_the_same_numbers_passes_and_one_drawing_wrong_ones_
     assert res.failure is not None and res.failure.culprit is Culprit.KERNEL and res.failure.error_class == "Mismatch"
 
 
+def test_r9_a_reference_drawing_numpys_random_numbers_is_told_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen: PASS, told nothing: torch's generators never moved, so its float64 run's other numpy draws were read as
+    its rounding error and widened the tolerance by its noise (any kernel near it passed). Python's and numpy's
+    global generators are watched with torch's (draws.generator_states)."""
+    noisy = (
+        "import numpy as np\n\n\ndef reference(x, y):\n"
+        '    return x + y + 1e-3 * torch.from_numpy(np.random.rand(x.numel()).astype("float32"))\n'
+    )
+    res = _check(tmp_path, monkeypatch, noisy)
+    assert res.failure is not None and res.failure.error_class == "ReferenceNondeterministic", res.failure
+    assert res.failure.culprit is Culprit.PROBLEM
+
+
 def test_r2_tune_refuses_a_reference_whose_output_changes_with_the_random_state(tmp_path: Path) -> None:
     """`tune` runs candidates from any random state: it said "kernel.py as written fails its own correctness check
     ... differs from the reference beyond tolerance" and told of TF32; its setup now refuses reference.py."""

@@ -35,21 +35,38 @@ OTHER_STATE_SEED = 999
 
 
 def generator_states(device: str) -> list[Any]:
-    """Copies of the default random generators' states that the reference's draws move: the CPU generator, and
-    the current CUDA device's when ``device`` is a CUDA device and CUDA has started."""
+    """Copies of the default random generators' states that the reference's draws move: the CPU generator, the
+    current CUDA device's when ``device`` is a CUDA device and CUDA has started, and Python's and numpy's global
+    generators (numpy's when something imported it): a reference drawing ``np.random.rand`` was never told, and its
+    float64 run's other draws widened the tolerance by its noise (docs/faults.md refblame13 r9)."""
+    import random
+    import sys
+
     import torch
 
-    states = [torch.get_rng_state()]
+    states: list[Any] = [torch.get_rng_state()]
     if device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_initialized():
         states.append(torch.cuda.get_rng_state())
+    states.append(random.getstate())
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        states.append(numpy.random.get_state(legacy=False))
     return states
 
 
 def drew(before: list[Any], after: list[Any]) -> bool:
     """Whether anything drew from the generators between the two :func:`generator_states`."""
+    return len(before) != len(after) or any(not _same_state(a, b) for a, b in zip(before, after, strict=True))
+
+
+def _same_state(a: Any, b: Any) -> bool:
+    import pickle
+
     import torch
 
-    return len(before) != len(after) or any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return torch.equal(a, b)
+    return pickle.dumps(a) == pickle.dumps(b)  # Python's tuple, numpy's dict (its key an array)
 
 
 def _distance(a: Any, b: Any) -> float | None:
