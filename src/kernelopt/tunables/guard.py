@@ -1026,17 +1026,29 @@ def _set_in_decorator(kernel: cst.FunctionDef, *keys: str) -> list[str]:
 def _launch_pairs(
     old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]
 ) -> Iterator[tuple[cst.FunctionDef, cst.FunctionDef, cst.Call, cst.Call, str]]:
-    """The launches outside the kernels, old beside new, statement by statement where a statement launches as many
-    kernels in both: ``(old statement, new statement, old call, new call, the kernel's name)``."""
+    """The launches outside the kernels, old beside new, function by function where a function launches as many
+    kernels in both: ``(old function, new function, old call, new call, the kernel's name)``."""
+    for o, n, calls in _function_launches(old, new):
+        for o_call, n_call, name in calls:
+            yield o, n, o_call, n_call, name
+
+
+def _function_launches(
+    old: Sequence[cst.FunctionDef], new: Sequence[cst.FunctionDef]
+) -> Iterator[tuple[cst.FunctionDef, cst.FunctionDef, list[tuple[cst.Call, cst.Call, str]]]]:
+    """:func:`_launch_pairs` by launching function: ``(old function, new function, [(old call, new call, the
+    kernel's name)])``, a function whose launches are as many in both and more than none."""
     for o, n in zip(old, new, strict=True):
         if _is_jit(n):
             continue
         before, after = _launch_calls(o), _launch_calls(n)
-        if len(before) != len(after):
+        if len(before) != len(after) or not after:
             continue
-        for (_, o_call), (_, n_call) in zip(before, after, strict=True):
-            name = dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else ""
-            yield o, n, o_call, n_call, name
+        calls = [
+            (o_call, n_call, dotted(n_call.func.value) if isinstance(n_call.func, cst.Subscript) else "")
+            for (_, o_call), (_, n_call) in zip(before, after, strict=True)
+        ]
+        yield o, n, calls
 
 
 def _program_strides(kernel: cst.FunctionDef) -> dict[str, int]:
@@ -1194,13 +1206,8 @@ def _stale_copies(
     if len(old) != len(new):
         return None
     kernels = {f.name.value: f for f in new if _is_jit(f)}
-    for o, n in zip(old, new, strict=True):
-        if _is_jit(n):
-            continue
-        before, after = _launch_calls(o), _launch_calls(n)
-        if len(before) != len(after) or not after:
-            continue
-        launched = _launch_moves(o, n, zip(before, after, strict=True), kernels, pos, constants)
+    for o, n, calls in _function_launches(old, new):
+        launched = _launch_moves(o, n, calls, kernels, pos, constants)
         if isinstance(launched, str):
             return launched
         for before, node, divisor, size in _divisions(o.body, n.body):
@@ -1252,18 +1259,18 @@ class _LaunchMoves:
 def _launch_moves(
     o: cst.FunctionDef,
     n: cst.FunctionDef,
-    calls: Iterable[tuple[tuple[cst.Call, cst.Call], tuple[cst.Call, cst.Call]]],
+    calls: Sequence[tuple[cst.Call, cst.Call, str]],
     kernels: Mapping[str, cst.FunctionDef],
     pos: Positions,
     constants: Mapping[str, int] | None,
 ) -> _LaunchMoves | str:
-    """The settings launching function ``o`` (``n`` after the edit) passes its kernels, each launch paired with its
-    edited one (``calls``): which moved, which kept their value, the sizes each tiles, the products of two that
-    moved, and the names passed as one setting of their own (:func:`_stale_copies`); or why the edit cannot be
-    written, a kernel's own copy of a moved tile (:func:`_kernel_copy`)."""
+    """The settings launching function ``o`` (``n`` after the edit) passes its kernels, each launch beside its edited
+    one and the kernel's name (``calls``, :func:`_launch_pairs`): which moved, which kept their value, the sizes each
+    tiles, the products of two that moved, and the names passed as one setting of their own (:func:`_stale_copies`);
+    or why the edit cannot be written, a kernel's own copy of a moved tile (:func:`_kernel_copy`)."""
     out = _LaunchMoves()
-    for (_, o_call), (_, n_call) in calls:
-        kernel = kernels.get(dotted(n_call.func.value)) if isinstance(n_call.func, cst.Subscript) else None
+    for o_call, n_call, name in calls:
+        kernel = kernels.get(name)
         if kernel is None:
             continue
         was, now = _passed(o_call, kernel), _passed(n_call, kernel)
