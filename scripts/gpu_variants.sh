@@ -19,12 +19,15 @@
 #      v41-v43: a grid counting programs of BLOCK * UNROLL and a loop stepping by it guarded by the product's
 #      multiple, a row covered by a tl.static_range count of blocks guarded by the product's reach; v44: a block
 #      reshaped into rows of a size guarded by that size dividing it; v46: a split-K loop over K // SPLIT_K guarded
-#      by the step times the splits) compiled
+#      by the step times the splits; wrongkernel13's v47: a two-stage sum's first tile guarded by the reach of the
+#      second stage's one block, `if n <= 32768:`, at up to 65536 elements, and the plain pick wrong at 40001) compiled
 #      by Triton and correct,
 #      inputs padded with NaN, at sizes the SHAPES do not name, up to thousands; and tests/test_tuning_net.py's GPU
 #      test: the net behind the rules (kernelopt.tuning.net) on cuda at realistic SHAPES (row_var_center 4096 and
 #      8192 columns, hist_block 2**19 and 2**20 codes): the plain picks (rules off) failed at the largest entry plus
-#      half the grown tile, the guarded ones passed there;
+#      half the grown tile, the guarded ones passed there; and tests/test_wrongkernel13_cases.py's GPU test: the net's
+#      power size on cuda (reshape_rows, v44, over 4096 rows of 64 and 2048 of 128 columns): the plain BLOCK=256 fails
+#      at 4096 rows of 512 columns, the guarded one passes there;
 #   2. tune: `kernelopt tune --device cuda --json` on copies of mm_evenk, transpose_rowmask and dispatch_size (default
 #      strategy, a 60 s wall each), each written kernel.py kept; dispatch_size's log says its 600-column entry is
 #      checked and not timed (the one-block launch does not run there); each --json's "net" says where the net
@@ -37,6 +40,6 @@ set -u
 gpu_out
 mkdir -p "$R/logs" "$R/work"
 gpu_header "$R/session.txt"
-gpu_tests 900 tests/test_variants_cases.py tests/test_tuning_net.py
+gpu_tests 900 tests/test_variants_cases.py tests/test_tuning_net.py tests/test_wrongkernel13_cases.py
 tune_copies tests/data/variants mm_evenk transpose_rowmask dispatch_size
 progress "done"

@@ -1831,3 +1831,22 @@ def test_the_twelfth_round_s_written_kernels_compile_and_hold_on_a_gpu(
     (plain / "kernel.py").write_text((plain / "kernel.py").read_text().replace("CHUNKS=4)", "CHUNKS=2)"))
     got = correct_on_device(plain, [{"n_rows": 3001, "n_cols": 1000}], _close_padded, prepare=_padded)
     assert got["n_rows=3001,n_cols=1000"] is not True, got
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_the_thirteenth_round_s_written_kernels_compile_and_hold_on_a_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an NVIDIA GPU (Triton compiled, not interpreted): wrongkernel13's written form, correct at sizes the
+    original handles that the SHAPES do not name, every input in the middle of NaN: a two-stage sum's first tile
+    guarded by the reach of the second stage's one block (v47, ``BLOCK_SIZE = 512`` under ``if n <= 32768``, at
+    65536, 40001, 32768 and 3001 elements: the original's block above 32768, the pick's at and below); and what the
+    rules wrote before the fix, ``BLOCK_SIZE = 512`` plainly, wrong at 40001 elements there."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # compiled for the GPU where the kernels are loaded
+    capped = written_pick(_copy("parts_capped", tmp_path), {"BLOCK": 512}, "if n <= 32768:  # kernelopt: tuned")
+    _correct_on_cuda(capped, [{"n": 65536}, {"n": 40001}, {"n": 32768}, {"n": 3001}])
+    plain = _copy("parts_capped", tmp_path / "plain")
+    (plain / "kernel.py").write_text((plain / "kernel.py").read_text().replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 512"))
+    got = correct_on_device(plain, [{"n": 40001}], _close_padded, prepare=_padded)
+    assert got["n=40001"] is not True, got

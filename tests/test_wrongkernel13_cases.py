@@ -60,3 +60,40 @@ def test_v44_a_tile_reshaped_into_rows_fails_the_net_past_the_next_power_of_two_
         "its largest), where the original passes: run_error"
     ), done.edit_note
     assert "reshape() cannot change total number of elements" in done.edit_note, done.edit_note
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(600)
+def test_on_cuda_the_power_size_keeps_out_v44_s_plain_pick_and_passes_its_guarded_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU, compiled, at realistic sizes: reshape_rows (v44) over 4096 rows of 64 columns and 2048 of 128. With
+    the rules off the plain ``BLOCK=256`` passes every entry and every other size of the net and fails the power
+    size, 4096 rows of 512 columns (the reshape refused at compile time), where the original passes; with the rules
+    on the guarded text (``if 256 % n == 0``) passes the net there too and is written."""
+    from kernelopt.tunables.guard import Guarded
+    from kernelopt.tuning import folder as tf
+    from tests.test_tuning_net import _evaluator, _session
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    folder = Path(shutil.copytree(VARIANTS / "reshape_rows", tmp_path / "v44"))
+    reference = folder / "reference.py"
+    entries = '[{"n_rows": 4096, "n": 64}, {"n_rows": 2048, "n": 128}]'
+    reference.write_text(reference.read_text().replace('[{"n_rows": 40, "n": 64}, {"n_rows": 20, "n": 128}]', entries))
+    for rules in (False, True):
+        with monkeypatch.context() as m:
+            if not rules:
+                m.setattr(tf, "guard_edit", lambda old, new: Guarded(new_source=new, note=None))
+            prepared = tf.prepare_folder(tf.TuneRequest(folder=folder, device="cuda"))
+            with _evaluator(prepared) as evaluator:
+                done = tf._checked_edit(
+                    _session(prepared, [({"BLOCK": 256}, 10.0)], ({"BLOCK": 1024}, 20.0)), evaluator
+                )
+        assert done.net is not None, (rules, done.edit_note)
+        if rules:
+            assert done.edit is not None and done.net.failed is None, done.net.line()
+            assert "n_rows=4096,n=512" in done.net.line(), done.net.line()
+        else:
+            assert done.edit is None and done.net.failed is not None, done.net.line()
+            assert done.net.failed.kind is SizeClass.POWER, done.net.line()
+            assert done.net.failed.shape.label() == "n_rows=4096,n=512", done.net.line()
